@@ -1,0 +1,14 @@
+package main
+
+// rootCommand lists every subcommand of sweep, in the order "sweep --help"
+// shows them. Each command's constructor lives in its own file.
+func rootCommand(ios *IOStreams) *Command {
+	return &Command{
+		Name: "sweep",
+		Long: `sweep plans, runs and checks LLM inference benchmark sweeps (SGLang, vLLM,
+aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
+		Sub: []*Command{
+			newVersionCmd(ios),
+		},
+	}
+}

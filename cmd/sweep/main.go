@@ -1,0 +1,167 @@
+// Command sweep plans, runs and checks LLM inference benchmark sweeps.
+//
+// Every subcommand lives in its own file with an options struct, a
+// constructor that binds its flags (newXxxCmd) and a function that does the
+// work (xxxRun). This file holds the dispatcher and the single place where
+// exit codes are decided.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit codes decided by Main.
+const (
+	exitOK        = 0
+	exitError     = 1 // the command ran and failed (invalid input, failed stage)
+	exitUsage     = 2 // bad flags or arguments
+	exitCancelled = 130
+)
+
+// IOStreams carries every input and output of a command; tests use buffers.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer // results
+	ErrOut io.Writer // progress, warnings, errors
+}
+
+// Command is one subcommand: a name, its help and a function that parses
+// its own flags and runs.
+type Command struct {
+	Name  string // as typed after "sweep"
+	Short string // one line for the command list
+	Long  string // shown by "sweep NAME --help" above the flags
+	// Flags returns a fresh flag set bound to a fresh options value and the
+	// function that runs with those options after parsing.
+	Flags func() (*pflag.FlagSet, func(ctx context.Context, args []string) error)
+	// Sub lists subcommands ("sweep matrix test-config"); a command with
+	// Sub has no Flags of its own.
+	Sub []*Command
+}
+
+// FlagError is a usage mistake: Main prints it with a hint and exits 2.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// flagErrorf makes a FlagError.
+func flagErrorf(format string, a ...any) error {
+	return &FlagError{Err: fmt.Errorf(format, a...)}
+}
+
+// exitCodeError lets a command pick its exit code while still printing err.
+type exitCodeError struct {
+	Code int
+	Err  error
+}
+
+func (e *exitCodeError) Error() string { return e.Err.Error() }
+func (e *exitCodeError) Unwrap() error { return e.Err }
+
+func main() { os.Exit(Main()) }
+
+// Main runs sweep with the process's arguments and returns the exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ios := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	return run(ctx, ios, os.Args[1:])
+}
+
+// run dispatches args to a command and maps its error to an exit code.
+func run(ctx context.Context, ios *IOStreams, args []string) int {
+	root := rootCommand(ios)
+	err := dispatch(ctx, ios, root, []string{"sweep"}, args)
+	switch {
+	case err == nil, errors.Is(err, pflag.ErrHelp):
+		return exitOK
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintln(ios.ErrOut, "sweep: cancelled")
+		return exitCancelled
+	}
+	fmt.Fprintf(ios.ErrOut, "sweep: %v\n", err)
+	if fe, ok := errors.AsType[*FlagError](err); ok && fe != nil {
+		fmt.Fprintln(ios.ErrOut, "run with --help for usage")
+		return exitUsage
+	}
+	if ce, ok := errors.AsType[*exitCodeError](err); ok && ce != nil {
+		return ce.Code
+	}
+	return exitError
+}
+
+// dispatch walks the command tree along args and runs the leaf.
+func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []string) error {
+	if len(c.Sub) > 0 {
+		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+			if len(args) > 1 && args[0] == "help" {
+				return dispatch(ctx, ios, c, path, append(args[1:], "--help"))
+			}
+			printCommandList(ios.Out, c, path)
+			return nil
+		}
+		for _, s := range c.Sub {
+			if s.Name == args[0] {
+				return dispatch(ctx, ios, s, append(path, s.Name), args[1:])
+			}
+		}
+		return flagErrorf("unknown command %q for %q (known: %s)", args[0], strings.Join(path, " "), subNames(c))
+	}
+	fs, runF := c.Flags()
+	fs.SetOutput(ios.ErrOut)
+	fs.SortFlags = false
+	fs.Usage = func() { printLeafHelp(ios.Out, c, path, fs) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return &FlagError{Err: fmt.Errorf("%s: %w", strings.Join(path, " "), err)}
+	}
+	return runF(ctx, fs.Args())
+}
+
+func subNames(c *Command) string {
+	names := make([]string, 0, len(c.Sub))
+	for _, s := range c.Sub {
+		names = append(names, s.Name)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func printCommandList(w io.Writer, c *Command, path []string) {
+	if c.Long != "" {
+		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(c.Long))
+	}
+	fmt.Fprintf(w, "Usage:\n  %s <command> [flags]\n\nCommands:\n", strings.Join(path, " "))
+	width := 0
+	for _, s := range c.Sub {
+		width = max(width, len(s.Name))
+	}
+	for _, s := range c.Sub {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, s.Name, s.Short)
+	}
+	fmt.Fprintf(w, "\nRun '%s <command> --help' for a command's flags.\n", strings.Join(path, " "))
+}
+
+func printLeafHelp(w io.Writer, c *Command, path []string, fs *pflag.FlagSet) {
+	fmt.Fprintf(w, "%s\n\n", c.Short)
+	if c.Long != "" {
+		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(c.Long))
+	}
+	fmt.Fprintf(w, "Usage:\n  %s [flags]\n", strings.Join(path, " "))
+	if fs.HasFlags() {
+		fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
+	}
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// runCLI runs sweep with args and returns exit code, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(t.Context(), &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestDispatch(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // substring
+		stderr string // substring
+	}{
+		{name: "no args lists commands", args: nil, code: 0, stdout: "Commands:\n"},
+		{name: "help flag", args: []string{"--help"}, code: 0, stdout: "version"},
+		{name: "help command", args: []string{"help", "version"}, code: 0, stdout: "Usage:\n  sweep version"},
+		{name: "version", args: []string{"version"}, code: 0, stdout: "sweep "},
+		{name: "version --help", args: []string{"version", "--help"}, code: 0, stdout: "Print the sweep version"},
+		{name: "unknown command", args: []string{"bogus"}, code: exitUsage, stderr: `unknown command "bogus"`},
+		{name: "unknown flag", args: []string{"version", "--bogus"}, code: exitUsage, stderr: "unknown flag: --bogus"},
+		{name: "stray argument", args: []string{"version", "x"}, code: exitUsage, stderr: "takes no arguments"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, tc.args...)
+			assert.Equal(t, tc.code, code, "stdout:\n%s\nstderr:\n%s", out, errOut)
+			assert.Contains(t, out, tc.stdout)
+			assert.Contains(t, errOut, tc.stderr)
+		})
+	}
+}
+
+func TestEveryCommandHasHelp(t *testing.T) {
+	var walk func(c *Command, path []string)
+	walk = func(c *Command, path []string) {
+		for _, s := range c.Sub {
+			p := append(append([]string{}, path...), s.Name)
+			assert.NotEmpty(t, s.Short, "%v has no short description", p)
+			code, out, errOut := runCLI(t, append(p, "--help")...)
+			assert.Equal(t, 0, code, "%v --help: %s", p, errOut)
+			assert.Contains(t, out, "Usage:", "%v --help", p)
+			walk(s, p)
+		}
+	}
+	walk(rootCommand(&IOStreams{}), nil)
+}

@@ -1,0 +1,374 @@
+package configs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// decoder walks yaml.v3 nodes of one file and collects every problem it
+// finds instead of stopping at the first.
+type decoder struct {
+	file string
+	errs []*Error
+}
+
+// errAt records a problem at node n (nil n means the top of the file).
+func (d *decoder) errAt(n *yaml.Node, key, format string, args ...any) {
+	line, col := 1, 1
+	if n != nil {
+		line, col = n.Line, n.Column
+	}
+	d.errs = append(d.errs, &Error{File: d.file, Line: line, Col: col, Key: key, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) pos(n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{File: d.file, Line: 1, Col: 1}
+	}
+	return Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+// parseDocument parses data into its root content node. A syntax error is
+// recorded with the line yaml.v3 reports; an empty document gives nil.
+func (d *decoder) parseDocument(data []byte) *yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		d.syntaxErr(err)
+		return nil
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		d.errAt(&extra, "", "a second YAML document starts here; the file must hold exactly one document")
+	} else if !errors.Is(err, io.EOF) {
+		d.syntaxErr(err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil
+	}
+	return doc.Content[0]
+}
+
+var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func (d *decoder) syntaxErr(err error) {
+	msg := err.Error()
+	line := 1
+	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	d.errs = append(d.errs, &Error{File: d.file, Line: line, Col: 1, Msg: "invalid YAML: " + msg})
+}
+
+// resolve follows aliases.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return "null"
+		case "!!bool":
+			return "a boolean"
+		case "!!int":
+			return "an integer"
+		case "!!float":
+			return "a number"
+		}
+		return "a string"
+	}
+	return "a YAML node"
+}
+
+// field is one key/value pair of a mapping.
+type field struct {
+	key, val *yaml.Node
+}
+
+// fields is the checked content of a mapping node.
+type fields struct {
+	byName map[string]field
+	order  []string
+}
+
+func (f fields) has(name string) bool { _, ok := f.byName[name]; return ok }
+
+// get returns the value node of name, nil when absent.
+func (f fields) get(name string) *yaml.Node { return f.byName[name].val }
+
+// keyNode returns the key node of name, nil when absent.
+func (f fields) keyNode(name string) *yaml.Node { return f.byName[name].key }
+
+// mapping checks that n is a mapping whose keys are plain strings, appear
+// once and are in allowed (nil allowed means any key). Unknown and
+// duplicate keys are reported at the key's line; the returned fields hold
+// the keys that passed. ok is false when n is not a mapping at all.
+func (d *decoder) mapping(n *yaml.Node, path string, allowed []string, hint func(key string) string) (fields, bool) {
+	n = resolve(n)
+	f := fields{byName: map[string]field{}}
+	if n == nil || n.Kind != yaml.MappingNode {
+		if n == nil {
+			d.errAt(n, path, "must be a mapping")
+		} else {
+			d.errAt(n, path, "must be a mapping, got %s", kindName(n))
+		}
+		return f, false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := resolve(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
+			d.errAt(k, path, "key %s is not allowed: keys must be plain strings (no merge keys or complex keys)", quoteNodeValue(k))
+			continue
+		}
+		name := k.Value
+		p := joinPath(path, name)
+		if prev, dup := f.byName[name]; dup {
+			d.errAt(k, p, "duplicate key (first defined at line %d); a key may appear only once in a mapping", prev.key.Line)
+			continue
+		}
+		if allowed != nil && !containsStr(allowed, name) {
+			msg := fmt.Sprintf("unknown key %q; allowed keys here: %s", name, strings.Join(allowed, ", "))
+			if hint != nil {
+				if h := hint(name); h != "" {
+					msg = fmt.Sprintf("unknown key %q; %s", name, h)
+				}
+			}
+			d.errAt(k, p, "%s", msg)
+			// Still remember the key so later duplicate checks see it.
+			f.byName[name] = field{key: k}
+			continue
+		}
+		f.byName[name] = field{key: k, val: v}
+		f.order = append(f.order, name)
+	}
+	// Drop unknown keys from the lookup so callers only see allowed ones.
+	for name, fl := range f.byName {
+		if fl.val == nil {
+			delete(f.byName, name)
+		}
+	}
+	return f, true
+}
+
+func quoteNodeValue(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return strconv.Quote(n.Value)
+	}
+	return kindName(n)
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// joinPath appends a key to a dotted path.
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// indexPath appends a list index to a path.
+func indexPath(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+
+// require reports a missing required key at the mapping's key node.
+func (d *decoder) require(f fields, at *yaml.Node, path string, names ...string) bool {
+	ok := true
+	for _, name := range names {
+		if !f.has(name) {
+			d.errAt(at, joinPath(path, name), "required key is missing")
+			ok = false
+		}
+	}
+	return ok
+}
+
+// yaml11Bool lists the plain scalars PyYAML (YAML 1.1), which InferenceX
+// uses, reads as booleans while yaml.v3 reads them as strings.
+var yaml11Bool = map[string]bool{
+	"yes": true, "Yes": true, "YES": true, "on": true, "On": true, "ON": true,
+	"no": false, "No": false, "NO": false, "off": false, "Off": false, "OFF": false,
+}
+
+// str decodes a string scalar. Empty strings are rejected unless allowEmpty.
+func (d *decoder) str(n *yaml.Node, path string) (string, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		d.errAt(n, path, "must be a string, got %s; quote the value if it is meant as text", kindName(n))
+		return "", false
+	}
+	if n.Style == 0 {
+		if _, ok := yaml11Bool[n.Value]; ok {
+			d.errAt(n, path, "%q is read as a boolean by YAML 1.1 parsers (InferenceX's); quote it if it is meant as text", n.Value)
+			return "", false
+		}
+	}
+	if n.Value == "" {
+		d.errAt(n, path, "must not be empty")
+		return "", false
+	}
+	return n.Value, true
+}
+
+// strPtr is str for optional keys: nil when the key is absent.
+func (d *decoder) strPtr(f fields, name, path string) *string {
+	n := f.get(name)
+	if n == nil {
+		return nil
+	}
+	s, ok := d.str(n, joinPath(path, name))
+	if !ok {
+		return nil
+	}
+	return &s
+}
+
+// integer decodes an integer scalar.
+func (d *decoder) integer(n *yaml.Node, path string) (int64, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		d.errAt(n, path, "must be an integer, got %s %s", kindName(n), quoteNodeValue(n))
+		return 0, false
+	}
+	var v int64
+	if err := n.Decode(&v); err != nil {
+		d.errAt(n, path, "integer %q out of range", n.Value)
+		return 0, false
+	}
+	return v, true
+}
+
+// intMin decodes an integer that must be at least min.
+func (d *decoder) intMin(n *yaml.Node, path string, min int64) (int, bool) {
+	v, ok := d.integer(n, path)
+	if !ok {
+		return 0, false
+	}
+	if v < min {
+		d.errAt(n, path, "must be >= %d, got %d", min, v)
+		return 0, false
+	}
+	if v > math.MaxInt32 {
+		d.errAt(n, path, "%d is too large (max %d)", v, math.MaxInt32)
+		return 0, false
+	}
+	return int(v), true
+}
+
+// intPtr decodes an optional integer key (>= min); nil when absent or bad.
+func (d *decoder) intPtr(f fields, name, path string, min int64) *int {
+	n := f.get(name)
+	if n == nil {
+		return nil
+	}
+	v, ok := d.intMin(n, joinPath(path, name), min)
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// boolean decodes a boolean scalar (true/false, or YAML 1.1 yes/no/on/off
+// as InferenceX's parser reads them).
+func (d *decoder) boolean(n *yaml.Node, path string) (bool, bool) {
+	n = resolve(n)
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
+		var b bool
+		if err := n.Decode(&b); err == nil {
+			return b, true
+		}
+	}
+	if n.Kind == yaml.ScalarNode && n.Style == 0 {
+		if b, ok := yaml11Bool[n.Value]; ok {
+			return b, true
+		}
+	}
+	d.errAt(n, path, "must be true or false, got %s %s", kindName(n), quoteNodeValue(n))
+	return false, false
+}
+
+// boolPtr decodes an optional boolean key; nil when absent or bad.
+func (d *decoder) boolPtr(f fields, name, path string) *bool {
+	n := f.get(name)
+	if n == nil {
+		return nil
+	}
+	b, ok := d.boolean(n, joinPath(path, name))
+	if !ok {
+		return nil
+	}
+	return &b
+}
+
+// number decodes an integer or float scalar.
+func (d *decoder) number(n *yaml.Node, path string) (float64, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!float" && n.ShortTag() != "!!int") {
+		d.errAt(n, path, "must be a number, got %s %s", kindName(n), quoteNodeValue(n))
+		return 0, false
+	}
+	var v float64
+	if err := n.Decode(&v); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		d.errAt(n, path, "must be a finite number, got %q", n.Value)
+		return 0, false
+	}
+	return v, true
+}
+
+// sequence checks that n is a list and returns its items.
+func (d *decoder) sequence(n *yaml.Node, path string) ([]*yaml.Node, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.SequenceNode {
+		d.errAt(n, path, "must be a list, got %s", kindName(n))
+		return nil, false
+	}
+	return n.Content, true
+}
+
+// strList decodes a list of non-empty strings.
+func (d *decoder) strList(n *yaml.Node, path string) ([]string, bool) {
+	items, ok := d.sequence(n, path)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		s, ok2 := d.str(it, indexPath(path, i))
+		if !ok2 {
+			ok = false
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, ok
+}

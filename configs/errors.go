@@ -1,0 +1,81 @@
+package configs
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Error is one problem in a config file, at a position. Msg says what is
+// wrong and what is allowed or how to fix it. Loaders return every Error
+// they find joined with errors.Join; use Errors to get them back.
+type Error struct {
+	File string
+	Line int
+	Col  int
+	Key  string // dotted key path, e.g. dsr1-fp4-mi355x-sglang.scenarios.fixed-seq-len[0].isl
+	Msg  string
+}
+
+// Error formats the problem as file:line:col: key: msg.
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s: %s", e.File, e.Line, e.Col, e.Key, e.Msg)
+}
+
+// Errors flattens err (as returned by this package's loaders, possibly
+// wrapped or joined) into its *Error values. Errors that are not *Error are
+// left out; a nil err gives nil.
+func Errors(err error) []*Error {
+	var out []*Error
+	var walk func(error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		if ce, ok := e.(*Error); ok {
+			out = append(out, ce)
+			return
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				walk(x)
+			}
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		}
+	}
+	walk(err)
+	return out
+}
+
+// joinErrors sorts errs by file (in first-seen order), line and column and
+// joins them; nil when errs is empty.
+func joinErrors(errs []*Error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	fileRank := map[string]int{}
+	for _, e := range errs {
+		if _, ok := fileRank[e.File]; !ok {
+			fileRank[e.File] = len(fileRank)
+		}
+	}
+	sorted := slices.Clone(errs)
+	slices.SortStableFunc(sorted, func(a, b *Error) int {
+		return cmp.Or(
+			cmp.Compare(fileRank[a.File], fileRank[b.File]),
+			cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Col, b.Col),
+		)
+	})
+	out := make([]error, len(sorted))
+	for i, e := range sorted {
+		out[i] = e
+	}
+	return errors.Join(out...)
+}

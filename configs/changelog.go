@@ -26,7 +26,10 @@ func ParseChangelog(file string, data []byte) ([]ChangelogEntry, error) {
 }
 
 func (d *decoder) changelog(data []byte) []ChangelogEntry {
-	root := d.parseDocument(data)
+	return d.changelogRoot(d.parseDocument(data))
+}
+
+func (d *decoder) changelogRoot(root *yaml.Node) []ChangelogEntry {
 	if root == nil {
 		return nil
 	}
@@ -38,6 +41,7 @@ func (d *decoder) changelog(data []byte) []ChangelogEntry {
 	out := make([]ChangelogEntry, 0, len(items))
 	for i, it := range items {
 		if e, ok := d.changelogEntry(it, indexPath("entry", i+1)); ok {
+			e.Index = i + 1
 			out = append(out, e)
 		}
 	}
@@ -61,6 +65,9 @@ func (d *decoder) changelogEntry(n *yaml.Node, path string) (ChangelogEntry, boo
 				d.errAt(resolve(v), p, "must list at least one config key (exact keys or '*' wildcards)")
 			}
 			e.ConfigKeys = list
+			for _, it := range resolve(v).Content {
+				e.ConfigKeyPos = append(e.ConfigKeyPos, d.pos(resolve(it)))
+			}
 		}
 	}
 	if v := f.get("description"); v != nil {
@@ -74,6 +81,7 @@ func (d *decoder) changelogEntry(n *yaml.Node, path string) (ChangelogEntry, boo
 	}
 	if v := f.get("pr-link"); v != nil {
 		e.PRLink, _ = d.str(v, joinPath(path, "pr-link"))
+		e.PRLinkPos = d.pos(resolve(v))
 	}
 	if v := f.get("scenario-type"); v != nil && !isNull(v) {
 		p := joinPath(path, "scenario-type")

@@ -30,15 +30,15 @@ var (
 // generatedFields are fields the matrix generator computes; writing them in
 // a master config is a mistake with a specific fix.
 var generatedFields = map[string]string{
-	"total-cpu-dram-gb": "it is computed from dram-utilization and the runner's hardware in runners.yaml; set dram-utilization on the agentic-coding item instead",
-	"gpus-per-node":     "it is a runner fact; set it under hardware in runners.yaml",
-	"duration":          "agentic runs always last 3600 s; remove the key",
+	"total-cpu-dram-gb":      "it is computed from dram-utilization and the runner's hardware in runners.yaml; set dram-utilization on the agentic-coding item instead",
+	"gpus-per-node":          "it is a runner fact; set it under hardware in runners.yaml",
+	"duration":               "agentic runs always last 3600 s; remove the key",
 	"available-cpu-dram-mib": "it is a runner fact; set it under hardware in runners.yaml",
-	"max-model-len":     "it is computed as isl+osl+256; remove the key",
-	"exp-name":          "it is generated; remove the key",
-	"conc":              "use conc-list or conc-start/conc-end",
-	"scenario-type":     "the scenario is given by the scenarios key the entry sits under",
-	"trace-source":      "the trace corpus is chosen by the recipe, not the master config; remove the key",
+	"max-model-len":          "it is computed as isl+osl+256; remove the key",
+	"exp-name":               "it is generated; remove the key",
+	"conc":                   "use conc-list or conc-start/conc-end",
+	"scenario-type":          "the scenario is given by the scenarios key the entry sits under",
+	"trace-source":           "the trace corpus is chosen by the recipe, not the master config; remove the key",
 }
 
 func generatedHint(key string) string {

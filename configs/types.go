@@ -248,6 +248,12 @@ type ChangelogEntry struct {
 	EvalMinPrefillEP *int
 	// Keys lists the entry's keys in file order.
 	Keys []string
+	// ConfigKeyPos gives the position of each ConfigKeys item.
+	ConfigKeyPos []Pos
+	// PRLinkPos is the position of the pr-link value.
+	PRLinkPos Pos
+	// Index is the entry's 1-based number in its file.
+	Index int
 }
 
 func intOr(p *int, d int) int {

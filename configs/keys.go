@@ -1,0 +1,169 @@
+package configs
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MatchWildcard reports whether key matches pattern, where '*' matches any
+// run of characters (including none) and every other character matches
+// itself; the whole key must match. This is how perf-changelog.yaml
+// config-keys select master entries.
+func MatchWildcard(pattern, key string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == key
+	}
+	if !strings.HasPrefix(key, parts[0]) {
+		return false
+	}
+	rest := key[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(rest, p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(p):]
+	}
+	return len(rest) >= len(last) && strings.HasSuffix(rest, last)
+}
+
+// ExpandKeys resolves changelog config-keys against the masters: exact keys
+// must exist, and a pattern with '*' must match at least one key (matches
+// in file order). The result has no duplicates and keeps first-seen order.
+// The error names every pattern that failed.
+func (m *Masters) ExpandKeys(patterns []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	var bad []string
+	for _, p := range patterns {
+		keys := m.expand(p)
+		if len(keys) == 0 {
+			bad = append(bad, p)
+			continue
+		}
+		for _, k := range keys {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("config keys not found in master configs: %s", strings.Join(bad, ", "))
+	}
+	return out, nil
+}
+
+func (m *Masters) expand(pattern string) []string {
+	if !strings.Contains(pattern, "*") {
+		if _, ok := m.byKey[pattern]; ok {
+			return []string{pattern}
+		}
+		return nil
+	}
+	var keys []string
+	for _, e := range m.Entries {
+		if MatchWildcard(pattern, e.Key) {
+			keys = append(keys, e.Key)
+		}
+	}
+	return keys
+}
+
+// CheckChangelogKeys checks that every config key of entries resolves
+// against the masters (exact keys exist, wildcards match something) and
+// that each entry's scenario-type filter selects at least one scenario of
+// its configs. Problems are positioned at the config key in file.
+func CheckChangelogKeys(file string, entries []ChangelogEntry, m *Masters) error {
+	d := &decoder{file: file}
+	for i, e := range entries {
+		path := indexPath("entry", entryNumber(e, i))
+		var resolved []*Master
+		for j, k := range e.ConfigKeys {
+			pos := e.Pos
+			if j < len(e.ConfigKeyPos) {
+				pos = e.ConfigKeyPos[j]
+			}
+			keys := m.expand(k)
+			if len(keys) == 0 {
+				if strings.Contains(k, "*") {
+					d.errAt(posNode(pos), joinPath(path, "config-keys"), "wildcard %q matches no key in the master configs (%s)", k, strings.Join(m.Files, ", "))
+				} else {
+					d.errAt(posNode(pos), joinPath(path, "config-keys"), "config key %q is not defined in the master configs (%s)%s", k, strings.Join(m.Files, ", "), m.suggest(k))
+				}
+				continue
+			}
+			for _, key := range keys {
+				resolved = append(resolved, m.byKey[key])
+			}
+		}
+		if len(e.ScenarioType) > 0 && len(resolved) > 0 {
+			any := false
+			for _, mc := range resolved {
+				for _, st := range e.ScenarioType {
+					if (st == ScenarioFixedSeqLen && len(mc.Scenarios.FixedSeqLen) > 0) || (st == ScenarioAgenticCoding && len(mc.Scenarios.AgenticCoding) > 0) {
+						any = true
+					}
+				}
+			}
+			if !any {
+				d.errAt(posNode(e.Pos), joinPath(path, "scenario-type"), "scenario-type %s selects nothing: none of the entry's configs has that scenario", strings.Join(e.ScenarioType, ", "))
+			}
+		}
+	}
+	return joinErrors(d.errs)
+}
+
+// entryNumber is the 1-based entry number used in key paths.
+func entryNumber(e ChangelogEntry, i int) int {
+	if e.Index > 0 {
+		return e.Index
+	}
+	return i + 1
+}
+
+// suggest names a master key close to k, for typos.
+func (m *Masters) suggest(k string) string {
+	best, bestDist := "", len(k)/3+1
+	for _, e := range m.Entries {
+		if dist := editDistance(k, e.Key, bestDist); dist < bestDist {
+			best, bestDist = e.Key, dist
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// editDistance is the Levenshtein distance of a and b, or limit when it is
+// at least limit.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d >= limit || -d >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin >= limit {
+			return limit
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], limit)
+}

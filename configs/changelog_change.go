@@ -270,7 +270,8 @@ func allPRLinkPairs(a, b []string, del, ins []lineOp) bool {
 // checkTail checks the layout of the appended lines b[start:].
 func (d *decoder) checkTail(b []string, start int) {
 	first := start
-	for first < len(b) && b[first] == "" {
+	// A new file may open with a comment header; appended text may not.
+	for first < len(b) && (b[first] == "" || (start == 0 && strings.HasPrefix(b[first], "#"))) {
 		first++
 	}
 	if first == len(b) {

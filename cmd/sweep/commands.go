@@ -9,6 +9,7 @@ func rootCommand(ios *IOStreams) *Command {
 aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 		Sub: []*Command{
 			newVersionCmd(ios),
+			newValidateCmd(ios, nil),
 		},
 	}
 }

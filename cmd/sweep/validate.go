@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"sweep/configs"
+)
+
+// validateOptions are the inputs of "sweep validate".
+type validateOptions struct {
+	IO            *IOStreams
+	ConfigFiles   []string // empty: the embedded master configs
+	RunnerConfig  string   // empty: the embedded runners.yaml
+	Changelog     string   // empty: ./perf-changelog.yaml when it exists
+	ChangelogBase string   // file holding the changelog before the change
+	BaseRef       string   // git ref holding the changelog before the change
+}
+
+const defaultChangelog = "perf-changelog.yaml"
+
+// newValidateCmd binds "sweep validate" flags to a validateOptions and runs
+// runF with it (validateRun when runF is nil).
+func newValidateCmd(ios *IOStreams, runF func(context.Context, *validateOptions) error) *Command {
+	if runF == nil {
+		runF = validateRun
+	}
+	return &Command{
+		Name:  "validate",
+		Short: "Check master configs, runners.yaml and perf-changelog.yaml; report every problem",
+		Long: `Check the config files the way InferenceX does, and more strictly:
+
+  - master configs: every key known, required keys present, no duplicate or
+    '*' keys, keys unique across files, concurrency lists/ranges, dcp-size
+    dividing tp, kv-offloading/backend/dram-utilization coupling, router and
+    kv-p2p-transfer scope, spec-decoding values, cluster: runners for
+    agentic configs, topologies that fit the runner's nodes;
+  - runners.yaml: labels map to non-empty lists, hardware facts positive;
+  - perf-changelog.yaml: the entry schema, no tabs/CR/NUL, a final newline,
+    and config keys of new entries that resolve (wildcards must match);
+  - with --changelog-base or --changelog-base-ref: the append-only rules
+    (historical bytes unchanged, entries appended at the end with one empty
+    line between them, only pr-link lines of old entries may be corrected).
+
+Every problem is printed on its own line as file:line:col: key: what is
+wrong; what is allowed. Exit status is 0 when everything is valid, 1 when
+any problem is found, 2 on usage errors.
+
+Without --config-files and --runner-config the built-in configs are
+checked (the copies of configs/*.yaml compiled into sweep). Without
+--changelog, ./perf-changelog.yaml is checked when it exists; without a
+base, every changelog entry counts as new.
+
+Examples:
+  sweep validate
+  sweep validate --config-files my-amd.yaml configs/nvidia-master.yaml
+  sweep validate --changelog perf-changelog.yaml --changelog-base-ref origin/main`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &validateOptions{IO: ios}
+			fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
+			fs.StringSliceVar(&o.ConfigFiles, "config-files", nil, "master config files, in order (repeat, comma-separate or list after the flag; default: built-in amd and nvidia masters)")
+			fs.StringVar(&o.RunnerConfig, "runner-config", "", "runners.yaml (default: built-in)")
+			fs.StringVar(&o.Changelog, "changelog", "", "perf-changelog.yaml to check (default: ./"+defaultChangelog+" when present)")
+			fs.StringVar(&o.ChangelogBase, "changelog-base", "", "the changelog before the change, as a file; enables the append-only rules")
+			fs.StringVar(&o.BaseRef, "changelog-base-ref", "", "git ref (e.g. origin/main) holding the changelog before the change; enables the append-only rules")
+			return fs, func(ctx context.Context, args []string) error {
+				// "--config-files a.yaml b.yaml" (InferenceX's argparse
+				// style): words after the flag are more master files.
+				if len(args) > 0 {
+					if !fs.Changed("config-files") {
+						return flagErrorf("validate takes no arguments, got %q (name master files with --config-files)", args)
+					}
+					o.ConfigFiles = append(o.ConfigFiles, args...)
+				}
+				if o.ChangelogBase != "" && o.BaseRef != "" {
+					return flagErrorf("--changelog-base and --changelog-base-ref are mutually exclusive")
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// validateRun loads the files named by o, prints every problem to o.IO.Out
+// and returns an error carrying the count when there is any.
+func validateRun(ctx context.Context, o *validateOptions) error {
+	in, note, err := validateInputs(ctx, o)
+	if err != nil {
+		return err
+	}
+	rep := configs.Validate(in)
+	for _, p := range rep.Problems {
+		fmt.Fprintln(o.IO.Out, p)
+	}
+	if note != "" {
+		fmt.Fprintln(o.IO.ErrOut, note)
+	}
+	if !rep.OK() {
+		files := map[string]bool{}
+		for _, p := range rep.Problems {
+			files[p.File] = true
+		}
+		return fmt.Errorf("%d %s in %d %s", len(rep.Problems), plural(len(rep.Problems), "problem", "problems"),
+			len(files), plural(len(files), "file", "files"))
+	}
+	msg := fmt.Sprintf("ok: %d master configs in %d %s, %d runner labels", rep.MasterEntries, len(in.Masters),
+		plural(len(in.Masters), "file", "files"), rep.RunnerLabels)
+	if in.Changelog != nil {
+		msg += fmt.Sprintf(", %d changelog entries (%d new", rep.ChangelogEntries, rep.NewEntries)
+		if rep.Corrections > 0 {
+			msg += fmt.Sprintf(", %d pr-link corrections", rep.Corrections)
+		}
+		msg += ")"
+	}
+	fmt.Fprintln(o.IO.Out, msg)
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// validateInputs reads every file validate needs. Unreadable files are
+// problems of the run (exit 1), not usage errors. note explains a skipped
+// changelog check.
+func validateInputs(ctx context.Context, o *validateOptions) (configs.ValidateInput, string, error) {
+	var in configs.ValidateInput
+	masters, err := configs.ReadSources(o.ConfigFiles, configs.DefaultMasterFiles)
+	if err != nil {
+		return in, "", err
+	}
+	in.Masters = masters
+	var runnerPaths []string
+	if o.RunnerConfig != "" {
+		runnerPaths = []string{o.RunnerConfig}
+	}
+	runners, err := configs.ReadSources(runnerPaths, []string{configs.DefaultRunnerFile})
+	if err != nil {
+		return in, "", err
+	}
+	in.Runners = runners[0]
+
+	path := o.Changelog
+	note := ""
+	if path == "" {
+		if _, err := os.Stat(defaultChangelog); err != nil {
+			if o.ChangelogBase != "" || o.BaseRef != "" {
+				return in, "", flagErrorf("a changelog base was given but there is no ./%s; name it with --changelog", defaultChangelog)
+			}
+			return in, fmt.Sprintf("note: no ./%s here; changelog not checked (use --changelog)", defaultChangelog), nil
+		}
+		path = defaultChangelog
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return in, "", fmt.Errorf("read changelog: %w", err)
+	}
+	in.Changelog = &configs.Source{Name: path, Data: data}
+	switch {
+	case o.ChangelogBase != "":
+		base, err := os.ReadFile(o.ChangelogBase)
+		if err != nil {
+			return in, "", fmt.Errorf("read changelog base: %w", err)
+		}
+		in.ChangelogBase = &configs.Source{Name: o.ChangelogBase, Data: base}
+	case o.BaseRef != "":
+		base, err := gitShow(ctx, o.BaseRef, path)
+		if err != nil {
+			return in, "", err
+		}
+		in.ChangelogBase = &configs.Source{Name: o.BaseRef + ":" + path, Data: base}
+	}
+	return in, note, nil
+}
+
+// gitShow returns the bytes of path (a file in a git work tree) at ref.
+func gitShow(ctx context.Context, ref, path string) ([]byte, error) {
+	dir, file := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "show", ref+":./"+file)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("--changelog-base-ref needs git: %w", err)
+		}
+		return nil, fmt.Errorf("git show %s:%s: %s", ref, path, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.Bytes(), nil
+}

@@ -1,0 +1,282 @@
+package schema
+
+import (
+	"bufio"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// HelpFlag is one option row read from a tool's --help output.
+type HelpFlag struct {
+	Names []string // every option string of the row, negative forms included
+	// Choices as the help shows them (cyclopts shows a display form: lower case, '-' for
+	// '_'); nil when the row lists none.
+	Choices []string
+	// Kind is what the help says about the value: "value", "bool" (no value),
+	// "bool-optional" (--x/--no-x) or "" when the format does not show it (cyclopts).
+	Kind  string
+	Multi bool // argparse nargs="+" ("X [X ...]")
+	Line  int  // 1-based line of the row's first line
+}
+
+// ParseHelp reads the option rows of a --help text: cyclopts/rich panels (aiperf, at any
+// terminal width) or Python argparse (SGLang, vLLM).
+func ParseHelp(family Family, text string) ([]HelpFlag, error) {
+	var out []HelpFlag
+	var err error
+	switch family {
+	case Cyclopts:
+		out = parseCycloptsHelp(text)
+	case Argparse:
+		out = parseArgparseHelp(text)
+	default:
+		return nil, fmt.Errorf("no help parser for family %q", family)
+	}
+	if len(out) == 0 {
+		err = fmt.Errorf("no option rows found in the %s help text", family)
+	}
+	return out, err
+}
+
+var choicesRe = regexp.MustCompile(`\[choices: ([^\]]*)\]`)
+
+func parseCycloptsHelp(text string) []HelpFlag {
+	var out []HelpFlag
+	var desc []string
+	flush := func() {
+		if len(out) == 0 {
+			return
+		}
+		joined := strings.Join(desc, " ")
+		if m := choicesRe.FindStringSubmatch(joined); m != nil {
+			for _, c := range strings.Split(m[1], ",") {
+				if c = strings.TrimSpace(c); c != "" {
+					out[len(out)-1].Choices = append(out[len(out)-1].Choices, c)
+				}
+			}
+		}
+		desc = nil
+	}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimRightFunc(sc.Text(), unicode.IsSpace)
+		if !strings.HasPrefix(line, "│") {
+			if strings.HasPrefix(line, "╰") || strings.HasPrefix(line, "╭") {
+				flush()
+			}
+			continue
+		}
+		body := strings.TrimPrefix(line, "│")
+		body = strings.TrimSuffix(body, "│")
+		body = strings.TrimPrefix(body, " ")
+		switch {
+		case strings.HasPrefix(body, "-"):
+			flush()
+			names, rest := splitNameColumn(body)
+			out = append(out, HelpFlag{Names: names, Line: n})
+			desc = append(desc, rest)
+		case strings.HasPrefix(body, "  -") && !strings.HasPrefix(body, "   "):
+			if len(out) > 0 {
+				names, rest := splitNameColumn(body[2:])
+				out[len(out)-1].Names = append(out[len(out)-1].Names, names...)
+				desc = append(desc, rest)
+			}
+		default:
+			desc = append(desc, strings.TrimSpace(body))
+		}
+	}
+	flush()
+	return out
+}
+
+// splitNameColumn splits "--a --b -c      description" at the first run of two spaces.
+func splitNameColumn(s string) (names []string, rest string) {
+	col := s
+	if i := strings.Index(s, "  "); i >= 0 {
+		col, rest = s[:i], strings.TrimSpace(s[i:])
+	}
+	return strings.Fields(col), rest
+}
+
+var (
+	argparseEntry = regexp.MustCompile(`^  (-[^\s].*)$`)
+	braceRe       = regexp.MustCompile(`^\{(.*)\}$`)
+)
+
+func parseArgparseHelp(text string) []HelpFlag {
+	var out []HelpFlag
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		m := argparseEntry.FindStringSubmatch(strings.TrimRightFunc(sc.Text(), unicode.IsSpace))
+		if m == nil {
+			continue
+		}
+		inv := m[1]
+		if i := strings.Index(inv, "  "); i >= 0 {
+			inv = inv[:i] // help text on the same line
+		}
+		hf := HelpFlag{Line: n, Kind: "bool"}
+		for _, part := range strings.Split(inv, ", ") {
+			fields := strings.Fields(part)
+			if len(fields) == 0 {
+				continue
+			}
+			hf.Names = append(hf.Names, fields[0])
+			if len(fields) > 1 {
+				hf.Kind = "value"
+				if bm := braceRe.FindStringSubmatch(fields[1]); bm != nil && hf.Choices == nil {
+					hf.Choices = strings.Split(bm[1], ",")
+				}
+				if strings.Contains(part, "...]") {
+					hf.Multi = true
+				}
+			}
+		}
+		if slices.Contains(hf.Names, "-h") || slices.Contains(hf.Names, "--help") {
+			continue
+		}
+		if hf.Kind == "bool" {
+			for _, nm := range hf.Names {
+				if strings.HasPrefix(nm, "--no-") && slices.Contains(hf.Names, "--"+strings.TrimPrefix(nm, "--no-")) {
+					hf.Kind = "bool-optional"
+				}
+			}
+		}
+		out = append(out, hf)
+	}
+	return out
+}
+
+// Change is one difference between a schema flag and the help row of the same flag.
+type Change struct {
+	Flag   string // canonical name in the schema
+	What   string // "names", "kind", "choices", "removed-flag-present"
+	Schema string // the schema's view
+	Help   string // the help's view
+}
+
+// Drift is the difference between a schema and a tool's --help.
+type Drift struct {
+	Schema string
+	// Added lists help rows the schema does not know. For a partial schema these are not
+	// drift (the schema covers only the flags sweep uses); they are counted in Uncovered.
+	Added     []HelpFlag
+	Uncovered int
+	Removed   []string // schema flags the help no longer shows
+	Changed   []Change
+	Matched   int // help rows matched to a schema flag
+}
+
+// Empty reports whether the schema and the help agree.
+func (d *Drift) Empty() bool { return len(d.Added) == 0 && len(d.Removed) == 0 && len(d.Changed) == 0 }
+
+// Compare lists the flags added, removed or changed in a help text relative to the schema.
+func (s *Schema) Compare(help []HelpFlag) *Drift {
+	d := &Drift{Schema: s.ID()}
+	seen := map[string]bool{}
+	for _, h := range help {
+		var f *Flag
+		for _, nm := range h.Names {
+			if g, ok := s.bySpell[nm]; ok {
+				f = g
+				break
+			}
+		}
+		if f == nil {
+			if s.Complete {
+				d.Added = append(d.Added, h)
+			} else {
+				d.Uncovered++
+			}
+			continue
+		}
+		d.Matched++
+		seen[f.Name] = true
+		if f.Removed != "" {
+			d.Changed = append(d.Changed, Change{Flag: f.Name, What: "removed-flag-present", Schema: "removed: " + f.Removed, Help: strings.Join(h.Names, " ")})
+		}
+		want, got := sortedCopy(f.Spellings()), sortedCopy(h.Names)
+		if !slices.Equal(want, got) {
+			d.Changed = append(d.Changed, Change{Flag: f.Name, What: "names", Schema: strings.Join(want, " "), Help: strings.Join(got, " ")})
+		}
+		if h.Kind != "" {
+			kind := "value"
+			if f.isBool() {
+				kind = string(f.Type)
+			}
+			if kind != h.Kind {
+				d.Changed = append(d.Changed, Change{Flag: f.Name, What: "kind", Schema: kind, Help: h.Kind})
+			}
+		}
+		if ch := compareChoices(f, h); ch != nil {
+			d.Changed = append(d.Changed, *ch)
+		}
+	}
+	for _, f := range s.Flags {
+		if !seen[f.Name] && f.Removed == "" && !f.Hidden {
+			d.Removed = append(d.Removed, f.Name)
+		}
+	}
+	return d
+}
+
+func compareChoices(f *Flag, h HelpFlag) *Change {
+	if f.OpenChoices || f.isBool() {
+		return nil
+	}
+	schemaHas := len(f.Choices) > 0
+	if !schemaHas && h.Choices == nil {
+		return nil
+	}
+	norm := func(xs []string) []string {
+		out := make([]string, 0, len(xs))
+		for _, x := range xs {
+			out = append(out, normDisplay(x))
+		}
+		sort.Strings(out)
+		return out
+	}
+	if slices.Equal(norm(f.Choices), norm(h.Choices)) {
+		return nil
+	}
+	return &Change{Flag: f.Name, What: "choices", Schema: strings.Join(f.Choices, ","), Help: strings.Join(h.Choices, ",")}
+}
+
+// normDisplay folds cyclopts' display form and raw values together: lower case, letters and
+// digits only ("semianalysis-cc-traces-weka-062126-256-k" == "..._062126_256k").
+func normDisplay(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func sortedCopy(xs []string) []string {
+	out := slices.Clone(xs)
+	sort.Strings(out)
+	return out
+}
+
+// Lines renders the drift one problem per line, for the CLI.
+func (d *Drift) Lines() []string {
+	var out []string
+	for _, h := range d.Added {
+		out = append(out, fmt.Sprintf("added: %s (help line %d; not in %s)", strings.Join(h.Names, " "), h.Line, d.Schema))
+	}
+	for _, n := range d.Removed {
+		out = append(out, fmt.Sprintf("removed: %s (in %s, not in the help)", n, d.Schema))
+	}
+	for _, c := range d.Changed {
+		out = append(out, fmt.Sprintf("changed: %s %s: schema %q, help %q", c.Flag, c.What, c.Schema, c.Help))
+	}
+	return out
+}

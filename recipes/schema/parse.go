@@ -1,0 +1,724 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Value is what a parsed argv holds for one flag.
+type Value struct {
+	Flag     *Flag
+	Spelling string // spelling of the last occurrence
+	// Occurrences holds the raw value tokens of each occurrence, in order ("--x=v" gives
+	// ["v"]; a bool gives ["true"] or ["false"]). Argparse keeps only the last occurrence of
+	// a non-list flag, as argparse itself does.
+	Occurrences [][]string
+	Bool        bool      // the value of a bool flag
+	Strs        []string  // every element, after comma splitting and choice normalisation
+	Ints        []int64   // the elements of an int flag or an int list
+	Floats      []float64 // the elements of a float flag or list (ints are converted too)
+	JSON        any       // the decoded document of a JSON flag
+
+	merged bool // built from dotted keys (--compilation-config.mode 3)
+}
+
+// Escape is a flag passed through without a schema check, with the reason it was needed.
+// Plans show every escape so a reviewer sees it.
+type Escape struct {
+	Flag   string
+	Values []string
+	Reason string
+}
+
+// Parsed is an argv read with a schema.
+type Parsed struct {
+	Schema *Schema
+	// Help is true when the argv asks for --help; the tool prints help and exits 0.
+	Help bool
+	// Escapes lists the flags accepted through AllowUnchecked.
+	Escapes []Escape
+	// Warnings are problems the tool accepts (deprecated flags, argparse repeats, scenario
+	// violations under the override flag, escapes).
+	Warnings []*Error
+
+	values map[string]*Value
+	order  []string // canonical names, first occurrence order
+	items  []item   // normalised argv items, for Args
+}
+
+type item struct {
+	flag   string // canonical name, or "" for an escape
+	escape *Escape
+}
+
+// ParseOption changes how Parse treats an argv.
+type ParseOption func(*parseConfig)
+
+type parseConfig struct{ escapes []Escape }
+
+// AllowUnchecked lets Parse accept the given flags even though the schema does not know
+// them; each takes exactly len(Values) value tokens.
+func AllowUnchecked(escapes ...Escape) ParseOption {
+	return func(c *parseConfig) { c.escapes = append(c.escapes, escapes...) }
+}
+
+// Has reports whether the flag (any spelling) was given.
+func (p *Parsed) Has(name string) bool {
+	_, ok := p.value(name)
+	return ok
+}
+
+// Get returns the parsed value of a flag given by any spelling.
+func (p *Parsed) Get(name string) (*Value, bool) { return p.value(name) }
+
+// Flags returns the canonical names of the flags given, in first-occurrence order.
+func (p *Parsed) Flags() []string { return slices.Clone(p.order) }
+
+func (p *Parsed) value(name string) (*Value, bool) {
+	if p == nil || p.Schema == nil {
+		return nil, false
+	}
+	f, ok := p.Schema.Lookup(name)
+	if !ok {
+		return nil, false
+	}
+	v, ok := p.values[f.Name]
+	return v, ok
+}
+
+func (p *Parsed) flagDefault(name string) any {
+	if p == nil || p.Schema == nil {
+		return nil
+	}
+	if f, ok := p.Schema.Lookup(name); ok {
+		return f.Default
+	}
+	return nil
+}
+
+// Bool returns a bool flag's value and whether it was given; when absent it returns the
+// schema default (false if none).
+func (p *Parsed) Bool(name string) (bool, bool) {
+	if v, ok := p.value(name); ok {
+		return v.Bool, true
+	}
+	b, _ := p.flagDefault(name).(bool)
+	return b, false
+}
+
+// Int returns an int flag's value (the last element of a list or sweep) and whether it was
+// given; when absent it returns the schema default (0 if none).
+func (p *Parsed) Int(name string) (int64, bool) {
+	if v, ok := p.value(name); ok && len(v.Ints) > 0 {
+		return v.Ints[len(v.Ints)-1], true
+	}
+	switch d := p.flagDefault(name).(type) {
+	case int:
+		return int64(d), false
+	case float64:
+		return int64(d), false
+	}
+	return 0, false
+}
+
+// Float returns a numeric flag's value (the last element of a list or sweep) and whether it
+// was given; when absent it returns the schema default (0 if none).
+func (p *Parsed) Float(name string) (float64, bool) {
+	if v, ok := p.value(name); ok && len(v.Floats) > 0 {
+		return v.Floats[len(v.Floats)-1], true
+	}
+	switch d := p.flagDefault(name).(type) {
+	case int:
+		return float64(d), false
+	case float64:
+		return d, false
+	}
+	return 0, false
+}
+
+// String returns a flag's value as text (the last element of a list) and whether it was
+// given; when absent it returns the schema default rendered as text ("" if none).
+func (p *Parsed) String(name string) (string, bool) {
+	if v, ok := p.value(name); ok {
+		if len(v.Strs) > 0 {
+			return v.Strs[len(v.Strs)-1], true
+		}
+		return "", true
+	}
+	switch d := p.flagDefault(name).(type) {
+	case nil:
+		return "", false
+	case string:
+		return d, false
+	default:
+		return fmt.Sprint(d), false
+	}
+}
+
+// Strings returns every element of a flag (list items, sweep values) as text.
+func (p *Parsed) Strings(name string) []string {
+	if v, ok := p.value(name); ok {
+		return slices.Clone(v.Strs)
+	}
+	return nil
+}
+
+// Ints returns every element of an int flag or list (a comma sweep gives several).
+func (p *Parsed) Ints(name string) []int64 {
+	if v, ok := p.value(name); ok {
+		return slices.Clone(v.Ints)
+	}
+	return nil
+}
+
+// Floats returns every element of a numeric flag or list.
+func (p *Parsed) Floats(name string) []float64 {
+	if v, ok := p.value(name); ok {
+		return slices.Clone(v.Floats)
+	}
+	return nil
+}
+
+// JSON returns the decoded document of a JSON flag and whether it was given.
+func (p *Parsed) JSON(name string) (any, bool) {
+	if v, ok := p.value(name); ok {
+		return v.JSON, true
+	}
+	return nil, false
+}
+
+// Args returns the normalised argv: the tool's subcommand, the positional, then every flag
+// under its canonical name in first-occurrence order, then escapes.
+func (p *Parsed) Args() []string {
+	s := p.Schema
+	out := slices.Clone(s.Command)
+	if s.Positional != nil {
+		if v, ok := p.values[s.Positional.Flag]; ok && len(v.Strs) > 0 {
+			out = append(out, v.Strs[len(v.Strs)-1])
+		}
+	}
+	for _, it := range p.items {
+		if it.escape != nil {
+			out = append(out, it.escape.Flag)
+			out = append(out, it.escape.Values...)
+			continue
+		}
+		if s.Positional != nil && it.flag == s.Positional.Flag {
+			continue
+		}
+		out = append(out, p.values[it.flag].tokens(s)...)
+	}
+	return out
+}
+
+// tokens renders one flag's value in canonical form.
+func (v *Value) tokens(s *Schema) []string {
+	f := v.Flag
+	switch {
+	case f.isBool():
+		if v.Bool {
+			return []string{f.Name}
+		}
+		if neg := f.negatives(); len(neg) > 0 {
+			return []string{neg[0]}
+		}
+		return []string{f.Name + "=false"}
+	case f.Type == List:
+		var out []string
+		for _, occ := range v.Occurrences {
+			if f.Multi || s.Family == Argparse {
+				out = append(out, f.Name)
+				out = append(out, occ...)
+				continue
+			}
+			for _, t := range occ {
+				out = append(out, f.Name, t)
+			}
+		}
+		return out
+	case f.Type == JSON:
+		if !v.merged && len(v.Occurrences) == 1 && len(v.Occurrences[0]) == 1 {
+			return []string{f.Name, v.Occurrences[0][0]}
+		}
+		b, _ := json.Marshal(v.JSON) // merged dotted keys; a decoded document always re-encodes
+		return []string{f.Name, string(b)}
+	case f.Type == Enum && len(v.Strs) > 0:
+		return []string{f.Name, strings.Join(v.Strs, ",")} // canonical spelling of the choice
+	default:
+		last := v.Occurrences[len(v.Occurrences)-1]
+		return append([]string{f.Name}, last...)
+	}
+}
+
+// Parse reads argv (everything after the program name: for aiperf it starts with
+// "profile", for vLLM with "serve") with the schema. It returns the parsed values together
+// with every problem found, joined; the Parsed value is usable even when err is not nil.
+// Warnings (deprecated flags, argparse repeats, overridden scenario locks) do not make err
+// non-nil and are listed in Parsed.Warnings.
+func (s *Schema) Parse(argv []string, opts ...ParseOption) (*Parsed, error) {
+	var cfg parseConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ps := &parser{s: s, cfg: cfg, probs: &problems{s: s}, p: &Parsed{Schema: s, values: map[string]*Value{}}}
+	ps.run(argv)
+	if !ps.p.Help {
+		ps.checkRules()
+		ps.checkScenario()
+	}
+	for _, e := range ps.probs.list {
+		if e.Severity == SevWarning {
+			ps.p.Warnings = append(ps.p.Warnings, e)
+		}
+	}
+	if ps.p.Help {
+		return ps.p, nil
+	}
+	return ps.p, ps.probs.err()
+}
+
+type parser struct {
+	s     *Schema
+	cfg   parseConfig
+	probs *problems
+	p     *Parsed
+	args  []string
+	i     int
+}
+
+var negNumber = regexp.MustCompile(`^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
+
+// isOption says whether a token starts a flag rather than being a value.
+func (ps *parser) isOption(tok string) bool {
+	if !strings.HasPrefix(tok, "-") || tok == "-" {
+		return false
+	}
+	if negNumber.MatchString(tok) {
+		// argparse treats negative numbers as values when no option looks like one;
+		// cyclopts does the same for numeric parameters.
+		return false
+	}
+	return true
+}
+
+func (ps *parser) run(argv []string) {
+	s := ps.s
+	for _, c := range s.Command {
+		if len(argv) == 0 || argv[0] != c {
+			got := "nothing"
+			if len(argv) > 0 {
+				got = fmt.Sprintf("%q", argv[0])
+			}
+			ps.probs.errorf(BadCommand, "", "expected %q as the first argument (%s %s ...), got %s", c, s.Program, c, got)
+			break
+		}
+		argv = argv[1:]
+	}
+	if slices.Contains(argv, "--help") || slices.Contains(argv, "-h") {
+		ps.p.Help = true
+		return
+	}
+	ps.args = argv
+	var stray []string
+	for ps.i = 0; ps.i < len(ps.args); {
+		tok := ps.args[ps.i]
+		ps.i++
+		if tok == "--" {
+			stray = append(stray, ps.positionals(ps.args[ps.i:])...)
+			break
+		}
+		if !ps.isOption(tok) {
+			stray = append(stray, ps.positionals([]string{tok})...)
+			continue
+		}
+		ps.option(tok)
+	}
+	if len(stray) > 0 {
+		msg := fmt.Sprintf("unused tokens %q (no flag takes them)", stray)
+		if s.Family == Argparse {
+			msg = fmt.Sprintf("unrecognized arguments: %s", strings.Join(stray, " "))
+		}
+		e := ps.probs.errorf(StrayToken, "", "%s", msg)
+		e.Value = strings.Join(stray, " ")
+	}
+}
+
+// positionals assigns tokens to the schema's positional, returning the ones left over.
+func (ps *parser) positionals(toks []string) []string {
+	pos := ps.s.Positional
+	var left []string
+	for _, t := range toks {
+		if pos != nil {
+			if _, set := ps.p.values[pos.Flag]; !set {
+				f, _ := ps.s.Lookup(pos.Flag)
+				ps.record(f, pos.Flag, []string{t}, false)
+				continue
+			}
+		}
+		left = append(left, t)
+	}
+	return left
+}
+
+// resolve finds the flag for a spelling, applying the family's spelling rules.
+func (ps *parser) resolve(name string) (f *Flag, spelling string, ok bool) {
+	s := ps.s
+	if f, ok := s.bySpell[name]; ok {
+		return f, name, true
+	}
+	if s.Underscores && strings.HasPrefix(name, "--") {
+		alt := "--" + strings.ReplaceAll(name[2:], "_", "-")
+		if f, ok := s.bySpell[alt]; ok {
+			return f, alt, true
+		}
+	}
+	if s.AllowAbbrev && strings.HasPrefix(name, "--") && len(name) > 2 {
+		var hits []string
+		for _, sp := range s.spelling {
+			if strings.HasPrefix(sp, name) {
+				hits = append(hits, sp)
+			}
+		}
+		if len(hits) == 1 {
+			return s.bySpell[hits[0]], hits[0], true
+		}
+		if len(hits) > 1 {
+			ps.probs.add(&Error{Kind: UnknownFlag, Spelling: name, Msg: fmt.Sprintf("ambiguous option: %s could match %s", name, strings.Join(hits, ", "))})
+			return nil, "", false
+		}
+	}
+	return nil, "", false
+}
+
+func (ps *parser) option(tok string) {
+	name, attached, hasAttached := tok, "", false
+	if i := strings.IndexByte(tok, '='); i > 0 {
+		name, attached, hasAttached = tok[:i], tok[i+1:], true
+	}
+	// Escape hatch.
+	for _, esc := range ps.cfg.escapes {
+		if esc.Flag == name {
+			vals := []string{}
+			if hasAttached {
+				vals = append(vals, attached)
+			}
+			for len(vals) < len(esc.Values) && ps.i < len(ps.args) {
+				vals = append(vals, ps.args[ps.i])
+				ps.i++
+			}
+			e := Escape{Flag: esc.Flag, Values: vals, Reason: esc.Reason}
+			ps.p.Escapes = append(ps.p.Escapes, e)
+			ps.p.items = append(ps.p.items, item{escape: &ps.p.Escapes[len(ps.p.Escapes)-1]})
+			ps.probs.add(&Error{Kind: Unchecked, Severity: SevWarning, Spelling: name, Msg: "passed without a schema check: " + esc.Reason})
+			return
+		}
+	}
+	// vLLM dotted keys: --compilation-config.mode 3
+	if base, key, dotted := strings.Cut(name, "."); dotted && strings.HasPrefix(name, "--") {
+		if f, sp, ok := ps.resolve(base); ok && f.Type == JSON && f.Dotted {
+			val, ok := ps.takeValue(f, sp, attached, hasAttached)
+			if ok {
+				ps.dotted(f, sp, key, val)
+			}
+			return
+		}
+	}
+	f, spelling, ok := ps.resolve(name)
+	if !ok && ps.s.Family == Argparse && !strings.HasPrefix(tok, "--") && len(tok) > 2 {
+		// argparse short option with an attached value: -O3
+		if g, ok2 := ps.s.bySpell[tok[:2]]; ok2 && !g.isBool() {
+			f, spelling, ok, attached, hasAttached = g, tok[:2], true, tok[2:], true
+		}
+	}
+	if !ok {
+		if len(ps.probs.list) > 0 && ps.probs.list[len(ps.probs.list)-1].Spelling == name {
+			return // ambiguous abbreviation, already reported
+		}
+		ps.probs.add(&Error{Kind: UnknownFlag, Spelling: name, Suggestion: ps.s.Suggest(name)})
+		// Skip what is most likely its value so one typo is one problem.
+		if !hasAttached && ps.i < len(ps.args) && !ps.isOption(ps.args[ps.i]) {
+			ps.i++
+		}
+		return
+	}
+	if f.Removed != "" {
+		ps.probs.add(&Error{Kind: RemovedFlag, Flag: f.Name, Spelling: spelling, Msg: "removed in this version: " + f.Removed})
+		if !f.isBool() && !hasAttached && ps.i < len(ps.args) && !ps.isOption(ps.args[ps.i]) {
+			ps.i++
+		}
+		return
+	}
+	if f.Deprecated != "" {
+		ps.probs.add(&Error{Kind: Deprecated, Severity: SevWarning, Flag: f.Name, Spelling: spelling, Msg: "deprecated: " + f.Deprecated})
+	}
+	if f.isBool() {
+		neg := slices.Contains(f.negatives(), spelling)
+		val := !neg
+		if hasAttached {
+			if ps.s.Family == Argparse || neg {
+				ps.probs.add(&Error{Kind: BadValue, Flag: f.Name, Spelling: spelling, Value: attached, Msg: fmt.Sprintf("takes no value (ignored explicit argument %q)", attached)})
+				return
+			}
+			b, ok := parseBoolWord(attached)
+			if !ok {
+				ps.probs.add(&Error{Kind: BadValue, Flag: f.Name, Spelling: spelling, Value: attached, Msg: fmt.Sprintf("unable to convert %q into bool (use true/false, yes/no, 1/0)", attached)})
+				return
+			}
+			val = b
+		}
+		ps.record(f, spelling, []string{strconv.FormatBool(val)}, true)
+		return
+	}
+	val, ok := ps.takeValue(f, spelling, attached, hasAttached)
+	if !ok {
+		return
+	}
+	vals := []string{val}
+	if f.Multi && !hasAttached {
+		for ps.i < len(ps.args) && !ps.isOption(ps.args[ps.i]) && ps.args[ps.i] != "--" {
+			vals = append(vals, ps.args[ps.i])
+			ps.i++
+		}
+	}
+	ps.record(f, spelling, vals, false)
+}
+
+// takeValue returns the attached value or consumes the next token.
+func (ps *parser) takeValue(f *Flag, spelling, attached string, hasAttached bool) (string, bool) {
+	if hasAttached {
+		return attached, true
+	}
+	if ps.i >= len(ps.args) || ps.isOption(ps.args[ps.i]) || ps.args[ps.i] == "--" {
+		ps.probs.add(&Error{Kind: MissingValue, Flag: f.Name, Spelling: spelling, Msg: "requires an argument"})
+		return "", false
+	}
+	v := ps.args[ps.i]
+	ps.i++
+	return v, true
+}
+
+// record stores one occurrence after converting its values.
+func (ps *parser) record(f *Flag, spelling string, raw []string, isBool bool) {
+	v, seen := ps.p.values[f.Name]
+	if seen && f.Type != List {
+		if ps.s.Family == Cyclopts {
+			ps.probs.add(&Error{Kind: Repeated, Flag: f.Name, Spelling: spelling, Msg: fmt.Sprintf("specified multiple times (%s takes one value; use a comma list for a sweep)", f.Name)})
+			return
+		}
+		ps.probs.add(&Error{Kind: Repeated, Severity: SevWarning, Flag: f.Name, Spelling: spelling, Msg: "given more than once; the last value wins"})
+		*v = Value{Flag: f}
+	}
+	if !seen {
+		v = &Value{Flag: f}
+		ps.p.values[f.Name] = v
+		ps.p.order = append(ps.p.order, f.Name)
+		ps.p.items = append(ps.p.items, item{flag: f.Name})
+	}
+	v.Spelling = spelling
+	v.Occurrences = append(v.Occurrences, raw)
+	if isBool {
+		v.Bool = raw[0] == "true"
+		return
+	}
+	ps.convert(f, spelling, v, raw)
+}
+
+// convert turns raw tokens into typed elements and checks choices and bounds.
+func (ps *parser) convert(f *Flag, spelling string, v *Value, raw []string) {
+	bad := func(kind Kind, val, format string, a ...any) {
+		ps.probs.add(&Error{Kind: kind, Flag: f.Name, Spelling: spelling, Value: val, Msg: fmt.Sprintf(format, a...)})
+	}
+	if f.Type == JSON {
+		var doc any
+		if err := json.Unmarshal([]byte(raw[0]), &doc); err != nil {
+			bad(BadValue, raw[0], "not valid JSON: %v", err)
+			return
+		}
+		if _, isObj := doc.(map[string]any); f.Object && !isObj {
+			bad(BadValue, raw[0], "must be a JSON object")
+			return
+		}
+		v.JSON = doc
+		v.Strs = []string{raw[0]}
+		return
+	}
+	var elems []string
+	split := f.Comma && (f.Type == List || f.Sweep)
+	for _, r := range raw {
+		if split {
+			elems = append(elems, strings.Split(r, ",")...)
+		} else {
+			elems = append(elems, r)
+		}
+	}
+	et := f.elemType()
+	for _, el := range elems {
+		switch et {
+		case Int:
+			n, ok := parseIntWord(el)
+			if !ok {
+				bad(BadValue, el, "invalid literal for int: %q", el)
+				continue
+			}
+			if msg := checkBounds(f, float64(n)); msg != "" {
+				bad(OutOfBounds, el, "%s", msg)
+				continue
+			}
+			v.Ints = append(v.Ints, n)
+			v.Floats = append(v.Floats, float64(n))
+			v.Strs = append(v.Strs, el)
+		case Float:
+			x, ok := parseFloatWord(el)
+			if !ok {
+				bad(BadValue, el, "could not convert string to float: %q", el)
+				continue
+			}
+			if msg := checkBounds(f, x); msg != "" {
+				bad(OutOfBounds, el, "%s", msg)
+				continue
+			}
+			v.Floats = append(v.Floats, x)
+			v.Strs = append(v.Strs, el)
+		case Enum:
+			c, ok := ps.choice(f, el)
+			if !ok {
+				bad(BadChoice, el, "%q is not one of: %s", el, strings.Join(f.Choices, ", "))
+				continue
+			}
+			v.Strs = append(v.Strs, c)
+		default:
+			if len(f.Choices) > 0 && !f.OpenChoices {
+				c, ok := ps.choice(f, el)
+				if !ok {
+					bad(BadChoice, el, "%q is not one of: %s", el, strings.Join(f.Choices, ", "))
+					continue
+				}
+				el = c
+			}
+			v.Strs = append(v.Strs, el)
+		}
+	}
+	if f.Type == List && f.MinItems > 0 && len(v.Strs) < f.MinItems {
+		bad(OutOfBounds, "", "needs at least %d item(s)", f.MinItems)
+	}
+}
+
+// choice matches a value against the flag's choices with the family's normalisation and
+// returns the canonical choice.
+func (ps *parser) choice(f *Flag, val string) (string, bool) {
+	if slices.Contains(f.Choices, val) {
+		return val, true
+	}
+	if ps.s.Family == Cyclopts && !f.Exact {
+		n := normChoice(val)
+		for _, c := range f.Choices {
+			if normChoice(c) == n {
+				return c, true
+			}
+		}
+	}
+	return "", false
+}
+
+// normChoice is aiperf's enum comparison: case-insensitive, '-' equal to '_'.
+func normChoice(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
+
+func checkBounds(f *Flag, x float64) string {
+	switch {
+	case f.Gt != nil && !(x > *f.Gt):
+		return fmt.Sprintf("must be greater than %s", fmtNum(*f.Gt))
+	case f.Ge != nil && !(x >= *f.Ge):
+		return fmt.Sprintf("must be greater than or equal to %s", fmtNum(*f.Ge))
+	case f.Lt != nil && !(x < *f.Lt):
+		return fmt.Sprintf("must be less than %s", fmtNum(*f.Lt))
+	case f.Le != nil && !(x <= *f.Le):
+		return fmt.Sprintf("must be less than or equal to %s", fmtNum(*f.Le))
+	}
+	return ""
+}
+
+func fmtNum(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+var (
+	intWord   = regexp.MustCompile(`^\s*[+-]?\d+(_\d+)*\s*$`)
+	floatWord = regexp.MustCompile(`^\s*[+-]?((\d+(_\d+)*)?\.?\d+(_\d+)*|\d+(_\d+)*\.)([eE][+-]?\d+)?\s*$`)
+)
+
+// parseIntWord accepts what Python's int() accepts for base 10.
+func parseIntWord(s string) (int64, bool) {
+	if !intWord.MatchString(s) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.ReplaceAll(strings.TrimSpace(s), "_", ""), 10, 64)
+	return n, err == nil
+}
+
+// parseFloatWord accepts what Python's float() accepts (decimal, exponent, inf, nan).
+func parseFloatWord(s string) (float64, bool) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	switch strings.TrimLeft(t, "+-") {
+	case "inf", "infinity":
+		if strings.HasPrefix(t, "-") {
+			return math.Inf(-1), true
+		}
+		return math.Inf(1), true
+	case "nan":
+		return math.NaN(), true
+	}
+	if !floatWord.MatchString(s) {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(strings.ReplaceAll(t, "_", ""), 64)
+	return x, err == nil
+}
+
+// parseBoolWord is cyclopts' bool conversion.
+func parseBoolWord(s string) (bool, bool) {
+	switch strings.ToLower(s) {
+	case "true", "t", "yes", "y", "1":
+		return true, true
+	case "false", "f", "no", "n", "0":
+		return false, true
+	}
+	return false, false
+}
+
+// dotted merges --flag.key value into the flag's JSON object.
+func (ps *parser) dotted(f *Flag, spelling, key, val string) {
+	v, seen := ps.p.values[f.Name]
+	if !seen {
+		v = &Value{Flag: f, JSON: map[string]any{}}
+		ps.p.values[f.Name] = v
+		ps.p.order = append(ps.p.order, f.Name)
+		ps.p.items = append(ps.p.items, item{flag: f.Name})
+	}
+	obj, ok := v.JSON.(map[string]any)
+	if !ok {
+		obj = map[string]any{}
+		v.JSON = obj
+	}
+	var x any
+	if err := json.Unmarshal([]byte(val), &x); err != nil {
+		x = val
+	}
+	parts := strings.Split(key, ".")
+	for _, k := range parts[:len(parts)-1] {
+		next, ok := obj[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			obj[k] = next
+		}
+		obj = next
+	}
+	obj[parts[len(parts)-1]] = x
+	v.merged = true
+	v.Spelling = spelling
+	v.Occurrences = append(v.Occurrences, []string{key + "=" + val})
+	b, _ := json.Marshal(v.JSON)
+	v.Strs = []string{string(b)}
+}

@@ -1,0 +1,243 @@
+package schema
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// isSet says whether a flag counts as given for rules: present, and for a bool, true.
+func (ps *parser) isSet(name string) bool {
+	v, ok := ps.p.value(name)
+	if !ok {
+		return false
+	}
+	if v.Flag.isBool() {
+		return v.Bool
+	}
+	return true
+}
+
+// given says whether the flag appears at all (a bool set to false counts).
+func (ps *parser) given(name string) bool { return ps.p.Has(name) }
+
+func (ps *parser) anySet(names []string) (string, bool) {
+	for _, n := range names {
+		if ps.isSet(n) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// checkRules evaluates the schema's cross-flag rules.
+func (ps *parser) checkRules() {
+	for _, r := range ps.s.Rules {
+		if _, ok := ps.anySet(r.Unless); ok {
+			continue
+		}
+		if len(r.When) > 0 {
+			if _, ok := ps.anySet(r.When); !ok {
+				continue
+			}
+		}
+		sev := SevError
+		if r.Severity == SevWarning {
+			sev = SevWarning
+		}
+		fail := func(flag, format string, a ...any) {
+			ps.probs.add(&Error{Kind: RuleBroken, Severity: sev, Flag: flag, Rule: r.ID, Msg: fmt.Sprintf(format, a...)})
+		}
+		switch r.Kind {
+		case Required:
+			if _, ok := ps.anySet(r.Flags); !ok {
+				fail(r.Flags[0], "%s", r.Message)
+			}
+		case Requires, RequiresAll, RequiresVal, RequiresGt:
+			// A flag triggers the rule when it is given at all (aiperf checks
+			// model_fields_set), even a bool given as false.
+			for _, f := range r.Flags {
+				if !ps.given(f) {
+					continue
+				}
+				if !ps.needsMet(r) {
+					fail(f, "%s", r.Message)
+				}
+				break
+			}
+		case Conflicts:
+			var set []string
+			for _, f := range r.Flags {
+				if ps.isSet(f) {
+					set = append(set, f)
+				}
+			}
+			if len(set) > 1 {
+				fail(set[1], "%s", r.Message)
+			}
+		case LessOrEqual:
+			a, aok := ps.p.value(r.Flags[0])
+			b, bok := ps.p.value(r.Flags[1])
+			if aok && bok && len(a.Floats) == 1 && len(b.Floats) == 1 && a.Floats[0] > b.Floats[0] {
+				fail(r.Flags[0], "%s (%s > %s)", r.Message, a.Strs[0], b.Strs[0])
+			}
+		}
+	}
+}
+
+func (ps *parser) needsMet(r Rule) bool {
+	switch r.Kind {
+	case Requires:
+		_, ok := ps.anySet(r.Needs)
+		return ok
+	case RequiresAll:
+		for _, n := range r.Needs {
+			if !ps.isSet(n) {
+				return false
+			}
+		}
+		return true
+	case RequiresVal:
+		got, _ := ps.p.String(r.Needs[0])
+		return normChoice(got) == normChoice(r.Value)
+	case RequiresGt:
+		got, _ := ps.p.Float(r.Needs[0])
+		lim, _ := strconv.ParseFloat(r.Value, 64)
+		return got > lim
+	}
+	return true
+}
+
+// checkScenario applies the locks of the scenario named by the scenario flag.
+func (ps *parser) checkScenario() {
+	s := ps.s
+	if s.ScenarioFlag == "" {
+		return
+	}
+	name, ok := ps.p.String(s.ScenarioFlag)
+	if !ok {
+		return
+	}
+	i := slices.IndexFunc(s.Scenarios, func(sc Scenario) bool { return sc.Name == name })
+	if i < 0 {
+		var names []string
+		for _, sc := range s.Scenarios {
+			names = append(names, sc.Name)
+		}
+		ps.probs.add(&Error{Kind: ScenarioLock, Flag: s.ScenarioFlag, Value: name, Rule: "unknown-scenario",
+			Msg: fmt.Sprintf("unknown scenario %q (valid scenarios: %s)", name, strings.Join(names, ", "))})
+		return
+	}
+	sc := s.Scenarios[i]
+	override := s.OverrideFlag != "" && ps.isSet(s.OverrideFlag)
+	for _, l := range sc.Locks {
+		if _, ok := ps.anySet(l.Unless); ok {
+			continue
+		}
+		if len(l.When) > 0 {
+			if _, ok := ps.anySet(l.When); !ok {
+				continue
+			}
+		}
+		bad, val := ps.lockViolated(l)
+		if !bad {
+			continue
+		}
+		e := &Error{Kind: ScenarioLock, Flag: l.Flag, Value: val, Rule: sc.Name, Bypassable: !l.Hard,
+			Msg: fmt.Sprintf("scenario %q %s", sc.Name, l.Message)}
+		if !l.Hard {
+			if override {
+				e.Severity = SevWarning
+				e.Msg += fmt.Sprintf(" (allowed by %s; the run is stamped submission_valid=false)", s.OverrideFlag)
+			} else if s.OverrideFlag != "" {
+				e.Msg += fmt.Sprintf(" (%s would allow it and mark the run invalid for submission)", s.OverrideFlag)
+			}
+		}
+		ps.probs.add(e)
+	}
+}
+
+// lockViolated evaluates one lock and returns the offending value.
+func (ps *parser) lockViolated(l Lock) (bool, string) {
+	v, given := ps.p.value(l.Flag)
+	switch l.Kind {
+	case LockForbid:
+		if ps.isSet(l.Flag) {
+			return true, strings.Join(v.Strs, ",")
+		}
+	case LockEqual:
+		if !given {
+			return false, ""
+		}
+		if v.Flag.isBool() {
+			return strconv.FormatBool(v.Bool) != l.Value, strconv.FormatBool(v.Bool)
+		}
+		for _, got := range v.Strs {
+			if !sameValue(got, l.Value) {
+				return true, got
+			}
+		}
+	case LockMin:
+		if !given {
+			return false, ""
+		}
+		lim, _ := strconv.ParseFloat(l.Value, 64)
+		for i, x := range v.Floats {
+			if x < lim {
+				return true, v.Strs[i]
+			}
+		}
+	case LockOneOf:
+		if !given {
+			return false, ""
+		}
+		for _, got := range v.Strs {
+			if !slices.ContainsFunc(l.Values, func(w string) bool { return sameValue(got, w) }) {
+				return true, got
+			}
+		}
+	case LockRequired:
+		return !ps.isSet(l.Flag), ""
+	case LockImplies:
+		got, ok := ps.p.String(l.Flag)
+		if ok && sameValue(got, l.Value) {
+			need, _ := ps.p.String(l.Needs)
+			return need != l.NeedsValue, need
+		}
+	case LockKeyTrue:
+		if !given {
+			return false, ""
+		}
+		for _, kv := range v.Strs {
+			k, val, ok := strings.Cut(kv, ":")
+			if ok && strings.TrimSpace(k) == l.Value && isFalsy(val) {
+				return true, kv
+			}
+		}
+	case LockSingle:
+		if given && len(v.Strs) > 1 {
+			return true, strings.Join(v.Strs, ",")
+		}
+	}
+	return false, ""
+}
+
+// sameValue compares a parsed value with a lock value: numerically when both are numbers,
+// otherwise after aiperf's enum normalisation.
+func sameValue(got, want string) bool {
+	a, aok := parseFloatWord(got)
+	b, bok := parseFloatWord(want)
+	if aok && bok {
+		return a == b
+	}
+	return normChoice(got) == normChoice(want)
+}
+
+func isFalsy(v string) bool {
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(v), `"'`)) {
+	case "false", "0", "no", "off", "none", "null", "":
+		return true
+	}
+	return false
+}

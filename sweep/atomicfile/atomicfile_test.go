@@ -1,0 +1,51 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWriteReplacesWholeFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "result.json")
+	require.NoError(t, Write(path, []byte("old content that is longer"), 0o600))
+	require.NoError(t, Write(path, []byte("new"), 0o644))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "new", string(b))
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary file is left behind")
+}
+
+func TestWriteFailsInMissingDirAndLeavesNothing(t *testing.T) {
+	err := Write(filepath.Join(t.TempDir(), "missing", "x.json"), []byte("x"), 0o644)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "x.json")
+}
+
+func TestWriteJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v.json")
+	require.NoError(t, WriteJSON(path, map[string]any{"a": "<b>", "n": 1}))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "{\n  \"a\": \"<b>\",\n  \"n\": 1\n}\n", string(b))
+}
+
+func TestCleanStale(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".result.json.123.tmp"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "keep.json"), nil, 0o644))
+	require.NoError(t, CleanStale(dir))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	assert.Equal(t, "keep.json", entries[0].Name())
+}

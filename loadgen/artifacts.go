@@ -1,0 +1,186 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// prepareDir creates the artifact directory and removes temp files a
+// crashed earlier run left behind.
+func prepareDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("artifact dir: %w", err)
+	}
+	stale, err := filepath.Glob(filepath.Join(dir, ".*.tmp"))
+	if err != nil {
+		return fmt.Errorf("artifact dir: %w", err)
+	}
+	for _, f := range stale {
+		if err := os.Remove(f); err != nil {
+			return fmt.Errorf("artifact dir: remove stale %s: %w", f, err)
+		}
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to path through a temp file in the same
+// directory (write, sync, close, rename).
+func writeFileAtomic(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(f.Name()) // best effort: the write already failed
+		}
+	}()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	return err
+}
+
+// writeArtifacts writes the aiperf files: the per-request JSONL always
+// (when any request was sent), the summary and the server metrics only
+// when at least one profiling request succeeded, as aiperf does.
+func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, profEnd int64) (*Result, error) {
+	r.mu.Lock()
+	records := r.records
+	res := &Result{
+		BenchmarkID: r.benchID, Dir: r.o.ArtifactDir,
+		Warmup: *r.counts[PhaseWarmup], Profiling: *r.counts[PhaseProfiling],
+		Cancelled: r.abort != nil || ctx.Err() != nil, Dataset: r.ds.describe(),
+	}
+	r.mu.Unlock()
+	if len(records) > 0 {
+		var b bytes.Buffer
+		for _, rec := range records {
+			line, err := json.Marshal(rec)
+			if err != nil {
+				return res, fmt.Errorf("encode record: %w", err)
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		if err := writeFileAtomic(filepath.Join(r.o.ArtifactDir, RecordsFile), b.Bytes()); err != nil {
+			return res, fmt.Errorf("write %s: %w", RecordsFile, err)
+		}
+		res.Files = append(res.Files, RecordsFile)
+	}
+	if res.Profiling.OK == 0 {
+		return res, nil
+	}
+	data, err := marshalIndent(r.summary(records, res.Cancelled))
+	if err != nil {
+		return res, fmt.Errorf("encode summary: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(r.o.ArtifactDir, SummaryFile), data); err != nil {
+		return res, fmt.Errorf("write %s: %w", SummaryFile, err)
+	}
+	res.Files = append(res.Files, SummaryFile)
+	if scr != nil {
+		if sm, ok := scr.export(r.benchID, profStart, profEnd, r.o.scaled(r.o.SliceDuration)); ok {
+			data, err := marshalIndent(sm)
+			if err != nil {
+				return res, fmt.Errorf("encode server metrics: %w", err)
+			}
+			if err := writeFileAtomic(filepath.Join(r.o.ArtifactDir, ServerMetricsFile), data); err != nil {
+				return res, fmt.Errorf("write %s: %w", ServerMetricsFile, err)
+			}
+			res.Files = append(res.Files, ServerMetricsFile)
+		} else {
+			r.logf("warning: no server metrics endpoint answered (%s); %s not written", strings.Join(scr.endpoints, ", "), ServerMetricsFile)
+		}
+	}
+	return res, nil
+}
+
+// summary builds profile_export_aiperf.json.
+func (r *runner) summary(records []*Record, cancelled bool) object {
+	o := &r.o
+	prof := collect(records, PhaseProfiling)
+	out := object{
+		{"schema_version", "1.4"},
+		{"aiperf_version", aiperfVersion},
+		{"benchmark_id", r.benchID},
+	}
+	out = append(out, prof.metricBlocks()...)
+	endpoint := object{
+		{"urls", []string{o.URL}}, {"type", "chat"}, {"streaming", o.Streaming},
+		{"path", o.Endpoint}, {"use_server_token_count", o.ServerTokens},
+	}
+	loadgen := object{{"concurrency", o.Concurrency}}
+	if o.BenchmarkDuration > 0 {
+		loadgen = append(loadgen, field{"benchmark_duration", rawFloat(o.BenchmarkDuration.Seconds())})
+	}
+	if o.RequestCount > 0 {
+		loadgen = append(loadgen, field{"request_count", o.RequestCount})
+	}
+	if o.WarmupPerLane > 0 {
+		loadgen = append(loadgen, field{"warmup_requests_per_lane", o.WarmupPerLane})
+	}
+	loadgen = append(loadgen, field{"trajectory_start_min_ratio", rawFloat(o.StartMinRatio)}, field{"trajectory_start_max_ratio", rawFloat(o.StartMaxRatio)})
+	if o.TimeScale != 1 {
+		loadgen = append(loadgen, field{"time_scale", rawFloat(o.TimeScale)})
+	}
+	models := object{{"items", []object{{{"name", o.Model}}}}}
+	ic := object{{"endpoint", endpoint}, {"models", models}, {"loadgen", loadgen}}
+	if o.Tokenizer != "" {
+		ic = append(ic, field{"tokenizer", object{{"name", o.Tokenizer}}})
+	}
+	if o.Scenario != "" {
+		ic = append(ic, field{"scenario", o.Scenario})
+	}
+	var seed any = o.Seed
+	out = append(out,
+		field{"input_config", ic},
+		field{"run_info", object{
+			{"benchmark_id", r.benchID}, {"random_seed", seed}, {"trial", 0}, {"run_label", "run_0001"},
+			{"variation_label", "base"}, {"variation_index", 0}, {"variation_values", object{}},
+			{"cli_command", o.CLICommand},
+		}},
+		field{"was_cancelled", cancelled},
+		field{"error_summary", errorSummary(records)},
+		field{"start_time", isoLocal(prof.startNs)},
+		field{"end_time", isoLocal(prof.endNs)},
+	)
+	if warm := collect(records, PhaseWarmup); warm.ok > 0 {
+		out = append(out, field{"warmup_metrics", warm.metricBlocks()})
+	}
+	ds := object{{"source_type", r.ds.SourceType}, {"loader", r.ds.Loader}}
+	if r.ds.HFName != "" {
+		ds = append(ds, field{"hf_dataset_name", r.ds.HFName})
+	}
+	if r.ds.Path != "" {
+		ds = append(ds, field{"path", r.ds.Path})
+	}
+	ds = append(ds, field{"num_dataset_entries", len(r.convs)})
+	// The built-in generator is never a valid AgentX submission.
+	reasons := []string{"builtin_load_generator"}
+	if o.UnsafeOverride {
+		reasons = append(reasons, "unsafe_override")
+	}
+	if cancelled {
+		reasons = append(reasons, "run_cancelled")
+	}
+	md := object{{"dataset", ds}}
+	if o.Scenario != "" {
+		md = append(md, field{"scenario", o.Scenario})
+	}
+	md = append(md, field{"submission_valid", false}, field{"submission_invalid_reasons", reasons},
+		field{"load_generator", "sweep loadgen (aiperf " + aiperfVersion + " artifact formats)"})
+	return append(out, field{"metadata", md})
+}

@@ -1,0 +1,279 @@
+package loadgen
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// maxErrorBody caps how much of an error response body is kept.
+const maxErrorBody = 64 << 10
+
+// chatRequest is one request to send.
+type chatRequest struct {
+	url            string // full endpoint URL
+	model          string
+	messages       []message
+	maxTokens      int // 0: omit
+	streaming      bool
+	extra          map[string]any // --extra-inputs, merged into the body
+	apiKey         string
+	headers        map[string]string
+	xRequestID     string
+	xCorrelationID string
+	useServerCount bool
+	clientISL      int // client-side token estimate of the prompt
+}
+
+// body builds the OpenAI chat-completions JSON body.
+func (r *chatRequest) body() ([]byte, error) {
+	m := map[string]any{
+		"model":    r.model,
+		"messages": r.messages,
+	}
+	if r.maxTokens > 0 {
+		m["max_completion_tokens"] = r.maxTokens
+	}
+	if r.streaming {
+		m["stream"] = true
+		m["stream_options"] = map[string]any{"include_usage": true}
+	}
+	for k, v := range r.extra {
+		m[k] = v
+	}
+	return json.Marshal(m)
+}
+
+// streamChunk is the part of an OpenAI chat-completion chunk (or a whole
+// non-streamed response) the client reads.
+type streamChunk struct {
+	Choices []struct {
+		Delta *struct {
+			Content          string `json:"content"`
+			ReasoningContent string `json:"reasoning_content"`
+		} `json:"delta"`
+		Message *struct {
+			Content          string `json:"content"`
+			ReasoningContent string `json:"reasoning_content"`
+		} `json:"message"`
+	} `json:"choices"`
+	Usage *usage          `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+// send performs one request and measures it. start is when the request
+// was handed to the transport; every offset in the timing is relative to
+// it. A nil *RecordError means success. The response body is always
+// closed before send returns.
+func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time, t timing, rerr *RecordError) {
+	body, err := r.body()
+	if err != nil {
+		return time.Now(), t, &RecordError{Type: "EncodeError", Message: err.Error()}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(body))
+	if err != nil {
+		return time.Now(), t, &RecordError{Type: "InvalidURL", Message: err.Error()}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "sweep-loadgen")
+	if r.streaming {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if r.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+r.apiKey)
+	}
+	req.Header.Set("X-Request-ID", r.xRequestID)
+	req.Header.Set("X-Correlation-ID", r.xCorrelationID)
+	for k, v := range r.headers {
+		req.Header.Set(k, v)
+	}
+	start = time.Now()
+	resp, err := hc.Do(req)
+	if err != nil {
+		return start, t, transportError(err)
+	}
+	defer resp.Body.Close()
+	t.ackNs = max(1, time.Since(start).Nanoseconds())
+	if resp.StatusCode >= 400 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // best effort: the status is the error
+		t.endNs = time.Since(start).Nanoseconds()
+		return start, t, &RecordError{Code: resp.StatusCode, Type: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
+	}
+	if !r.streaming || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		rerr = readWhole(resp.Body, start, &t)
+	} else {
+		rerr = readStream(resp.Body, start, &t)
+	}
+	t.endNs = time.Since(start).Nanoseconds()
+	if rerr == nil && ctx.Err() != nil {
+		rerr = transportError(ctx.Err())
+	}
+	if rerr != nil {
+		return start, t, rerr
+	}
+	t.inputToks = r.clientISL
+	if r.useServerCount && t.usage != nil {
+		t.inputToks = t.usage.PromptTokens
+		t.outputToks = t.usage.CompletionTokens
+	} else {
+		for _, n := range t.chunkToks {
+			t.outputToks += n
+		}
+	}
+	if t.outputToks == 0 && len(t.chunkNs) == 0 {
+		return start, t, &RecordError{Type: "EmptyResponseError", Message: "the response carried no output content"}
+	}
+	return start, t, nil
+}
+
+// readStream reads an SSE stream of chat-completion chunks until [DONE]
+// or EOF, timestamping each event that carries content.
+func readStream(body io.Reader, start time.Time, t *timing) *RecordError {
+	br := bufio.NewReaderSize(body, 64<<10)
+	done := false
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// An event longer than the buffer: collect the rest.
+			rest, err2 := br.ReadBytes('\n')
+			line = append(append([]byte(nil), line...), rest...)
+			err = err2
+		}
+		now := time.Since(start).Nanoseconds()
+		if len(line) > 0 {
+			if rerr := handleEvent(bytes.TrimSpace(line), now, t, &done); rerr != nil {
+				return rerr
+			}
+		}
+		if done {
+			return nil
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				if len(t.chunkNs) > 0 || t.usage != nil {
+					return nil // servers may close without [DONE]
+				}
+				return &RecordError{Type: "ServerDisconnectedError", Message: "server disconnected before sending any output", CauseChain: []string{"ServerDisconnectedError"}}
+			}
+			return transportError(err)
+		}
+	}
+}
+
+func handleEvent(line []byte, now int64, t *timing, done *bool) *RecordError {
+	data, ok := bytes.CutPrefix(line, []byte("data:"))
+	if !ok {
+		return nil // comments, event:, id:, blank separators
+	}
+	data = bytes.TrimSpace(data)
+	if string(data) == "[DONE]" {
+		*done = true
+		return nil
+	}
+	var c streamChunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return &RecordError{Type: "ResponseParseError", Message: fmt.Sprintf("invalid SSE data %.200q: %v", data, err)}
+	}
+	if len(c.Error) > 0 && string(c.Error) != "null" {
+		return apiError(c.Error)
+	}
+	if c.Usage != nil {
+		t.usage = c.Usage
+	}
+	var text string
+	for _, ch := range c.Choices {
+		if ch.Delta != nil {
+			text += ch.Delta.ReasoningContent + ch.Delta.Content
+		}
+	}
+	if text != "" {
+		t.chunkNs = append(t.chunkNs, now)
+		t.chunkToks = append(t.chunkToks, max(1, len(strings.Fields(text))))
+	}
+	return nil
+}
+
+// readWhole reads a non-streamed JSON response.
+func readWhole(body io.Reader, start time.Time, t *timing) *RecordError {
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return transportError(err)
+	}
+	now := time.Since(start).Nanoseconds()
+	var c streamChunk
+	if err := json.Unmarshal(b, &c); err != nil {
+		return &RecordError{Type: "ResponseParseError", Message: fmt.Sprintf("invalid JSON response: %v", err)}
+	}
+	if len(c.Error) > 0 && string(c.Error) != "null" {
+		return apiError(c.Error)
+	}
+	t.usage = c.Usage
+	var text string
+	for _, ch := range c.Choices {
+		if ch.Message != nil {
+			text += ch.Message.ReasoningContent + ch.Message.Content
+		}
+	}
+	if text != "" {
+		t.chunkNs = append(t.chunkNs, now)
+		t.chunkToks = append(t.chunkToks, len(strings.Fields(text)))
+	}
+	return nil
+}
+
+// apiError converts an in-band {"error": ...} object.
+func apiError(raw json.RawMessage) *RecordError {
+	var e struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
+		Code    any    `json:"code"`
+	}
+	if json.Unmarshal(raw, &e) != nil || e.Message == "" {
+		return &RecordError{Type: "ServerError", Message: string(raw)}
+	}
+	re := &RecordError{Type: e.Type, Message: e.Message}
+	if c, ok := e.Code.(float64); ok {
+		re.Code = int(c)
+	}
+	if re.Type == "" {
+		re.Type = "ServerError"
+	}
+	return re
+}
+
+// errCancelled marks requests cancelled by the load generator itself
+// (end of the grace period, run abort, SIGINT).
+var errCancelled = errors.New("request cancelled by external signal")
+
+// transportError maps a transport failure to aiperf's error vocabulary.
+func transportError(err error) *RecordError {
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, errCancelled):
+		return &RecordError{Code: 499, Type: "RequestCancellationError", Message: "Request cancelled by external signal"}
+	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+		return &RecordError{Type: "TimeoutError", Message: err.Error(), CauseChain: []string{"TimeoutError"}}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &RecordError{Type: "ClientConnectorError", Message: err.Error(), CauseChain: []string{"ClientConnectorError", "ConnectionRefusedError"}}
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return &RecordError{Type: "ServerDisconnectedError", Message: err.Error(), CauseChain: []string{"ServerDisconnectedError"}}
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return &RecordError{Type: "ClientConnectorError", Message: err.Error(), CauseChain: []string{"ClientConnectorError", "DNSError"}}
+	}
+	return &RecordError{Type: "ClientError", Message: err.Error()}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}

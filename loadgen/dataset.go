@@ -1,0 +1,120 @@
+package loadgen
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// builtinTraceCount is the size of the built-in synthetic trace set.
+const builtinTraceCount = 24
+
+// builtinTraceSeed seeds the built-in synthetic trace set; the same set
+// is checked in as testdata/traces/agentic-small.jsonl.
+const builtinTraceSeed = 20261202
+
+// dataset records where the traces came from, for the summary's
+// metadata.dataset.
+type dataset struct {
+	SourceType string // "file", "public_dataset" or "builtin"
+	Loader     string
+	HFName     string
+	Path       string
+	Traces     []Trace
+}
+
+// hfRepoFor maps an aiperf --public-dataset WEKA loader name to its
+// Hugging Face dataset repo (docs/tutorials/weka-trace.md: the rolling
+// with_subagents alias tracks 062126).
+func hfRepoFor(loader string) (string, bool) {
+	l := strings.ToLower(strings.ReplaceAll(loader, "-", "_"))
+	if l == "semianalysis_cc_traces_weka" || l == "semianalysis_cc_traces_weka_no_subagents" {
+		return "semianalysisai/cc-traces-weka-no-subagents-051826", true
+	}
+	rest, ok := strings.CutPrefix(l, "semianalysis_cc_traces_weka_")
+	if !ok {
+		return "", false
+	}
+	rest = strings.TrimPrefix(rest, "with_subagents")
+	rest = strings.TrimPrefix(rest, "_")
+	k256 := strings.HasSuffix(rest, "256k")
+	rest = strings.TrimSuffix(strings.TrimSuffix(rest, "256k"), "_")
+	if rest == "" {
+		rest = "062126"
+	}
+	name := "semianalysisai/cc-traces-weka-" + rest
+	if k256 {
+		name += "-256k"
+	}
+	return name, true
+}
+
+// hfCacheDirs lists the Hugging Face hub caches to search, in the
+// huggingface_hub order.
+func hfCacheDirs() []string {
+	var dirs []string
+	if d := os.Getenv("HF_HUB_CACHE"); d != "" {
+		dirs = append(dirs, d)
+	}
+	if d := os.Getenv("HF_HOME"); d != "" {
+		dirs = append(dirs, filepath.Join(d, "hub"))
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, filepath.Join(home, ".cache", "huggingface", "hub"))
+	}
+	return dirs
+}
+
+// findHFSnapshot returns the newest snapshot directory of a cached
+// dataset repo, or "".
+func findHFSnapshot(repo string) string {
+	dirName := "datasets--" + strings.ReplaceAll(repo, "/", "--")
+	for _, cache := range hfCacheDirs() {
+		snaps, err := filepath.Glob(filepath.Join(cache, dirName, "snapshots", "*"))
+		if err != nil || len(snaps) == 0 {
+			continue
+		}
+		slices.Sort(snaps)
+		return snaps[len(snaps)-1]
+	}
+	return ""
+}
+
+// resolveDataset picks the trace source: --input-file; else the
+// --public-dataset / --hf-weka-dataset repo from the local Hugging Face
+// cache (the load generator never downloads); else the built-in
+// synthetic set, with a warning on warn.
+func resolveDataset(o *Options, warn func(string)) (*dataset, error) {
+	if o.TraceFile != "" {
+		ts, err := LoadTraces(o.TraceFile)
+		if err != nil {
+			return nil, err
+		}
+		return &dataset{SourceType: "file", Loader: "weka_trace", Path: o.TraceFile, Traces: ts}, nil
+	}
+	repo := o.HFDataset
+	loader := o.PublicDataset
+	if repo == "" && loader != "" {
+		r, ok := hfRepoFor(loader)
+		if !ok {
+			return nil, fmt.Errorf("--public-dataset %s: the load generator replays WEKA agentic traces only (semianalysis_cc_traces_weka_* or weka_hf)", loader)
+		}
+		repo = r
+	}
+	if repo != "" {
+		if loader == "" {
+			loader = "weka_hf"
+		}
+		if snap := findHFSnapshot(repo); snap != "" {
+			ts, err := LoadTraces(snap)
+			if err != nil {
+				return nil, err
+			}
+			return &dataset{SourceType: "public_dataset", Loader: loader, HFName: repo, Path: snap, Traces: ts}, nil
+		}
+		warn(fmt.Sprintf("dataset %s is not in the local Hugging Face cache (%s); replaying the built-in synthetic agentic trace set instead", repo, strings.Join(hfCacheDirs(), ", ")))
+	}
+	return &dataset{SourceType: "builtin", Loader: "sweep_synthetic_agentic", Traces: SyntheticTraces(builtinTraceSeed, builtinTraceCount)}, nil
+}

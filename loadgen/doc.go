@@ -1,0 +1,46 @@
+// Package loadgen is sweep's built-in load generator: it replays
+// multi-turn agentic coding sessions (WEKA cc-traces format) against an
+// OpenAI-compatible chat server at a fixed concurrency and writes the
+// artifacts aiperf 0.12 writes, so the same aggregation code reads both
+// clients.
+//
+// Call sequence:
+//
+//	args, err := loadgen.ParseArgs(argv)          // "profile", then aiperf flags
+//	opts, err := loadgen.OptionsFromFlags(args)   // or any Flags, e.g. the aiperf schema's parse
+//	res, err := loadgen.Run(ctx, opts, os.Stderr) // progress lines on stderr
+//
+// Run resolves the traces (--input-file; the --public-dataset repo in the
+// local Hugging Face cache; else the built-in synthetic set from
+// SyntheticTraces), then:
+//
+//  1. scrapes every metrics endpoint once (baseline) and keeps polling;
+//  2. warm-up: each of the --concurrency lanes takes a trace from a
+//     seeded shuffle, picks a start turn k in
+//     [min ratio·n, max ratio·n] (capped at n-2) and sends the
+//     --warmup-requests-per-lane turns ending at k with max_tokens=1 and
+//     the full history as context (benchmark_phase "warmup"); a failed
+//     root warm-up request aborts the run as aiperf does;
+//  3. profiling: each lane continues at k+1, waiting each turn's
+//     recorded idle gap (end-to-start, capped), replays subagents before
+//     the parent turn that follows them, and recycles to a new trace from
+//     turn 0 when a session ends; requests stop being issued when
+//     --benchmark-duration (or --request-count / --conversation-num) is
+//     reached, in-flight requests get --benchmark-grace-period, then are
+//     cancelled; the live --failed-request-threshold cancels the run;
+//  4. writes profile_export.jsonl, and when at least one profiling
+//     request succeeded, profile_export_aiperf.json and
+//     server_metrics_export.json, each atomically.
+//
+// Every prompt is the growing conversation (recorded assistant responses
+// replayed into the history), so an engine's prefix cache sees the
+// trace's reuse. Text is synthetic: one word per token, derived from the
+// trace's KV block hash ids, so equal blocks give equal text.
+//
+// Differences from aiperf, by design: no tokenizer (tokens come from the
+// server's usage with --use-server-token-count, else are counted as
+// words); subagents run sequentially inside their parent's lane instead
+// of as parallel branches; a lane pauses 100ms after a transport error;
+// no CSV, inputs.json or logs are written; the summary's metadata names
+// the generator and is never a valid submission.
+package loadgen

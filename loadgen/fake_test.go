@@ -1,0 +1,140 @@
+package loadgen
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// fakeServer is a tiny OpenAI-compatible streaming server for tests. It
+// streams one word per SSE event, sends usage, and exposes SGLang-style
+// /metrics whose counters move at request end.
+type fakeServer struct {
+	t        testing.TB
+	tokenGap time.Duration // between content events
+	ttft     time.Duration
+	// status, when non-zero, is returned for every request whose index
+	// (0-based, arrival order) satisfies failIf.
+	status int
+	failIf func(i int) bool
+
+	mu        sync.Mutex
+	bodies    []map[string]any
+	inFlight  atomic.Int64
+	maxFlight atomic.Int64
+	requests  atomic.Int64
+	genTokens atomic.Int64
+	prompt    atomic.Int64
+}
+
+func (f *fakeServer) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", f.chat)
+	mux.HandleFunc("GET /metrics", f.metrics)
+	return mux
+}
+
+func (f *fakeServer) start(t testing.TB) *httptest.Server {
+	srv := httptest.NewServer(f.handler())
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func (f *fakeServer) chat(w http.ResponseWriter, r *http.Request) {
+	n := f.inFlight.Add(1)
+	defer f.inFlight.Add(-1)
+	for {
+		m := f.maxFlight.Load()
+		if n <= m || f.maxFlight.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	idx := int(f.requests.Add(1) - 1)
+	var body map[string]any
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		assert.NoError(f.t, err)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	f.bodies = append(f.bodies, body)
+	f.mu.Unlock()
+	if f.status != 0 && (f.failIf == nil || f.failIf(idx)) {
+		w.WriteHeader(f.status)
+		fmt.Fprintf(w, `{"object":"error","message":"fake failure","type":"X","param":null,"code":%d}`, f.status)
+		return
+	}
+	prompt := 0
+	for _, m := range body["messages"].([]any) {
+		prompt += len(strings.Fields(m.(map[string]any)["content"].(string)))
+	}
+	maxTok := 16
+	if v, ok := body["max_completion_tokens"].(float64); ok {
+		maxTok = int(v)
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fl := w.(http.Flusher)
+	fl.Flush()
+	if !pause(r, f.ttft) {
+		return
+	}
+	for i := range maxTok {
+		if i > 0 && !pause(r, f.tokenGap) {
+			return
+		}
+		fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok%d \"}}]}\n\n", i)
+		fl.Flush()
+	}
+	fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\n", prompt, maxTok, prompt+maxTok)
+	io.WriteString(w, "data: [DONE]\n\n")
+	fl.Flush()
+	f.genTokens.Add(int64(maxTok))
+	f.prompt.Add(int64(prompt))
+}
+
+func pause(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return r.Context().Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+func (f *fakeServer) metrics(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	fmt.Fprintf(w, `# HELP sglang:generation_tokens_total Number of generation tokens processed.
+# TYPE sglang:generation_tokens_total counter
+sglang:generation_tokens_total{model_name="m"} %d
+sglang:generation_tokens_created{model_name="m"} 1.7e9
+# HELP sglang:prompt_tokens_total Number of prefill tokens processed.
+# TYPE sglang:prompt_tokens_total counter
+sglang:prompt_tokens_total{model_name="m"} %d
+# HELP sglang:num_running_reqs The number of running requests.
+# TYPE sglang:num_running_reqs gauge
+sglang:num_running_reqs{model_name="m",tp_rank="0"} %d
+# HELP sglang:e2e_request_latency_seconds Histogram of End-to-end request latency in seconds
+# TYPE sglang:e2e_request_latency_seconds histogram
+sglang:e2e_request_latency_seconds_bucket{le="0.1",model_name="m"} %d
+sglang:e2e_request_latency_seconds_bucket{le="1.0",model_name="m"} %d
+sglang:e2e_request_latency_seconds_bucket{le="+Inf",model_name="m"} %d
+sglang:e2e_request_latency_seconds_sum{model_name="m"} %g
+sglang:e2e_request_latency_seconds_count{model_name="m"} %d
+`, f.genTokens.Load(), f.prompt.Load(), f.inFlight.Load(),
+		f.requests.Load(), f.requests.Load(), f.requests.Load(), 0.01*float64(f.requests.Load()), f.requests.Load())
+}

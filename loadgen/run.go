@@ -1,0 +1,600 @@
+package loadgen
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	mrand "math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// aiperfVersion is the aiperf release whose artifact formats the load
+// generator writes.
+const aiperfVersion = "0.12.0"
+
+// Artifact file names, as aiperf writes them without
+// --profile-export-prefix.
+const (
+	RecordsFile       = "profile_export.jsonl"
+	SummaryFile       = "profile_export_aiperf.json"
+	ServerMetricsFile = "server_metrics_export.json"
+)
+
+// Result is what a run did. Success is a nil error from Run; a Result is
+// returned alongside most errors too, describing the partial run.
+type Result struct {
+	BenchmarkID string
+	Dir         string   // artifact directory
+	Files       []string // artifacts written, base names
+	Warmup      Counts
+	Profiling   Counts
+	Cancelled   bool   // was_cancelled: the run stopped early (abort or ctx)
+	Dataset     string // trace source description
+}
+
+// Counts is the number of requests of one phase by outcome.
+type Counts struct{ OK, Failed int }
+
+// RunError is a run that executed but failed the way aiperf fails (exit
+// code 1): every request failed, the live failed-request threshold was
+// exceeded, or a warm-up request failed. Artifacts were still written.
+type RunError struct {
+	Reason string // "all_failed", "failed_request_threshold", "warmup_failed"
+	Err    error
+}
+
+func (e *RunError) Error() string { return e.Err.Error() }
+func (e *RunError) Unwrap() error { return e.Err }
+
+// minThresholdSample is how many profiling requests must have completed
+// before the live failed-request threshold is evaluated.
+const minThresholdSample = 10
+
+// transportBackoff is how long a lane pauses after a transport error
+// (connection refused, reset) before its next request, so a dead server
+// is not hammered in a tight loop for the whole duration.
+const transportBackoff = 100 * time.Millisecond
+
+// runner holds the state of one Run. Lanes share it under mu.
+type runner struct {
+	o          Options
+	hc         *http.Client
+	url        string
+	ds         *dataset
+	convs      []*Conversation
+	benchID    string
+	procID     string
+	progress   io.Writer
+	start      time.Time
+	mu         sync.Mutex
+	records    []*Record
+	counts     map[string]*Counts
+	issued     int // profiling requests issued
+	sessions   int // session plays started (session_num)
+	profPlays  int // root plays started during profiling
+	sampleNext int
+	order      []int
+	abort      *RunError
+	cancelIss  context.CancelFunc
+	cancelReq  context.CancelCauseFunc
+}
+
+// Run replays the traces against the server as Options say, writes the
+// aiperf artifacts into o.ArtifactDir and returns what happened. It is
+// synchronous: every goroutine it starts (one per lane, the metrics
+// poller, the progress printer, the grace-period timer) has exited when
+// it returns. Cancelling ctx stops issuing, cancels in-flight requests
+// (recorded as cancelled), writes the partial artifacts and returns
+// ctx's error. progress receives human-readable progress lines.
+func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
+	if err := o.validate(); err != nil {
+		return nil, fmt.Errorf("load generator options: %w", err)
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	r := &runner{o: o, progress: progress, counts: map[string]*Counts{PhaseWarmup: {}, PhaseProfiling: {}}}
+	r.benchID = newUUID()
+	r.procID = "record_processor_" + r.benchID[:8]
+	r.url = o.URL + o.Endpoint
+	ds, err := resolveDataset(&o, func(msg string) { r.logf("warning: %s", msg) })
+	if err != nil {
+		return nil, err
+	}
+	r.ds = ds
+	traces := ds.Traces
+	if o.DatasetEntries > 0 && o.DatasetEntries < len(traces) {
+		traces = traces[:o.DatasetEntries]
+	}
+	for i := range traces {
+		c := traces[i].Conversation(o.IdleGapCap.Seconds())
+		if len(c.Turns) > 0 {
+			r.convs = append(r.convs, c)
+		}
+	}
+	if len(r.convs) == 0 {
+		return nil, fmt.Errorf("trace source %s: no replayable turns", ds.describe())
+	}
+	rng := mrand.New(mrand.NewPCG(o.Seed, 0x7ace))
+	r.order = rng.Perm(len(r.convs))
+	if err := prepareDir(o.ArtifactDir); err != nil {
+		return nil, err
+	}
+	tr := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		MaxIdleConns:        o.Concurrency*2 + 8,
+		MaxIdleConnsPerHost: o.Concurrency*2 + 8,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	defer tr.CloseIdleConnections()
+	r.hc = &http.Client{Transport: tr}
+	r.logf("replaying %d agentic sessions from %s against %s (model %s, concurrency %d)", len(r.convs), ds.describe(), r.url, o.Model, o.Concurrency)
+
+	// Server metrics: a baseline before warm-up, then a poller until the
+	// end of profiling plus the flush period.
+	var scr *scraper
+	var pollWG sync.WaitGroup
+	pollCtx, stopPoll := context.WithCancel(ctx)
+	defer func() { stopPoll(); pollWG.Wait() }()
+	if eps := metricsEndpoints(&o); len(eps) > 0 {
+		scr = newScraper(r.hc, eps)
+		scr.scrapeAll(ctx)
+		pollWG.Go(func() { scr.poll(pollCtx, max(o.scaled(o.ScrapeInterval), time.Millisecond)) }) // exits on stopPoll
+	}
+
+	r.start = time.Now()
+	lanes := r.warmup(ctx)
+	var profStart int64
+	if r.abort == nil && ctx.Err() == nil {
+		profStart = time.Now().UnixNano()
+		r.profile(ctx, lanes)
+	}
+	profEnd := time.Now().UnixNano()
+
+	if scr != nil && profStart > 0 {
+		if ctx.Err() == nil { // let counters that move at request end settle
+			sleepCtx(ctx, o.scaled(o.ScrapeFlush))
+		}
+		stopPoll()
+		pollWG.Wait()
+		fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), scrapeTimeout)
+		scr.scrapeAll(fin)
+		cancel()
+		profEnd = time.Now().UnixNano()
+	}
+	res, werr := r.writeArtifacts(ctx, scr, profStart, profEnd)
+	switch {
+	case werr != nil:
+		return res, werr
+	case r.abort != nil:
+		return res, r.abort
+	case ctx.Err() != nil:
+		return res, ctx.Err()
+	case res.Profiling.OK == 0:
+		n := res.Profiling.OK + res.Profiling.Failed
+		return res, &RunError{Reason: "all_failed", Err: fmt.Errorf("all %d inference request(s) failed; no successful responses were collected", n)}
+	}
+	return res, nil
+}
+
+func (ds *dataset) describe() string {
+	switch ds.SourceType {
+	case "builtin":
+		return fmt.Sprintf("the built-in synthetic trace set (%d traces)", len(ds.Traces))
+	case "public_dataset":
+		return fmt.Sprintf("%s (%s, %d traces)", ds.HFName, ds.Path, len(ds.Traces))
+	}
+	return fmt.Sprintf("%s (%d traces)", ds.Path, len(ds.Traces))
+}
+
+func (r *runner) logf(format string, a ...any) {
+	fmt.Fprintf(r.progress, "loadgen: "+format+"\n", a...)
+}
+
+// lane is one concurrency slot: a worker id and its current root play.
+type lane struct {
+	idx    int
+	worker string
+	sess   *session
+}
+
+// nextConv returns the next conversation from the sampler: a seeded
+// shuffle of the corpus, played in order and wrapped.
+func (r *runner) nextConv() *Conversation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.convs[r.order[r.sampleNext%len(r.order)]]
+	r.sampleNext++
+	return c
+}
+
+// newSession starts a play of conv; parent is nil for roots.
+func (r *runner) newSession(conv *Conversation, parent *session) *session {
+	r.mu.Lock()
+	num := r.sessions
+	r.sessions++
+	r.mu.Unlock()
+	s := &session{conv: conv, num: num, correlationID: newUUID()}
+	s.rootID = s.correlationID
+	if parent != nil {
+		s.rootID, s.parentID, s.marker = parent.rootID, parent.correlationID, parent.marker
+	} else if r.o.CacheBust {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%s/%d/%s", r.benchID, num, conv.ID)
+		s.marker = fmt.Sprintf("[rid:%012x]", h.Sum64()&0xffffffffffff)
+	}
+	return s
+}
+
+// startTurn samples a lane's initial trajectory start k in
+// [int(min*n), int(max*n)], capped at n-2 so at least one profiling turn
+// follows, seeded by (seed, trace, lane) as aiperf does.
+func (r *runner) startTurn(conv *Conversation, laneIdx int) int {
+	n := len(conv.Turns)
+	if n < 3 {
+		return 0
+	}
+	kmin := min(int(r.o.StartMinRatio*float64(n)), n-2)
+	kmax := min(int(r.o.StartMaxRatio*float64(n)), n-2)
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d", conv.ID, laneIdx)
+	rng := mrand.New(mrand.NewPCG(r.o.Seed, h.Sum64()))
+	return kmin + rng.IntN(kmax-kmin+1)
+}
+
+// warmup builds every lane's first trajectory and sends its warm-up
+// turns (the W turns ending at k, max_tokens=1, with the full history).
+// All lanes finish warm-up before profiling starts. It returns the lanes
+// ready to profile from k+1.
+func (r *runner) warmup(ctx context.Context) []*lane {
+	lanes := make([]*lane, r.o.Concurrency)
+	for i := range lanes {
+		h := fnv.New32a()
+		fmt.Fprintf(h, "%s/%d", r.benchID, i)
+		lanes[i] = &lane{idx: i, worker: fmt.Sprintf("worker_%08x", h.Sum32())}
+		conv := r.nextConv()
+		lanes[i].sess = r.newSession(conv, nil)
+	}
+	w := r.o.WarmupPerLane
+	if w == 0 {
+		for _, l := range lanes {
+			k := r.startTurn(l.sess.conv, l.idx)
+			for i := 0; i <= k; i++ {
+				l.sess.prepare(i)
+				l.sess.complete(i)
+			}
+		}
+		return lanes
+	}
+	r.logf("warm-up: %d request(s) per lane on %d lanes", w, len(lanes))
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if g := r.o.scaled(r.o.WarmupGrace); g > 0 {
+		var cancelTimer context.CancelFunc
+		wctx, cancelTimer = context.WithTimeoutCause(wctx, g, errCancelled)
+		defer cancelTimer()
+	}
+	var wg sync.WaitGroup
+	for _, l := range lanes {
+		wg.Go(func() { // exits after its lane's warm-up turns or on wctx
+			s := l.sess
+			k := r.startTurn(s.conv, l.idx)
+			first := max(0, k-w+1)
+			for i := 0; i < first; i++ {
+				s.prepare(i)
+				s.complete(i)
+			}
+			for i := first; i <= k; i++ {
+				if wctx.Err() != nil {
+					return
+				}
+				rec := r.do(wctx, l, s, i, PhaseWarmup, 1)
+				if rec.Error != nil && !rec.Metadata.WasCancelled && s.parentID == "" {
+					r.fail(&RunError{Reason: "warmup_failed", Err: fmt.Errorf("warm-up request for trace %s turn %d failed (%s: %s); aborting run early", s.conv.ID, i, rec.Error.Type, truncate(rec.Error.Message, 200))})
+					cancel(errCancelled)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	c := r.counts[PhaseWarmup]
+	r.logf("warm-up done: %d ok, %d failed, %s", c.OK, c.Failed, time.Since(r.start).Round(time.Millisecond))
+	return lanes
+}
+
+// fail records the first abort reason and stops the run.
+func (r *runner) fail(e *RunError) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.abort == nil {
+		r.abort = e
+		r.logf("%v", e)
+	}
+	if r.cancelIss != nil {
+		r.cancelIss()
+	}
+	if r.cancelReq != nil {
+		r.cancelReq(errCancelled)
+	}
+}
+
+// profile runs the lanes until the stop condition, then drains in-flight
+// requests for the grace period and cancels the rest.
+func (r *runner) profile(ctx context.Context, lanes []*lane) {
+	o := &r.o
+	issueCtx, cancelIss := context.WithCancel(ctx)
+	if o.BenchmarkDuration > 0 {
+		issueCtx, cancelIss = context.WithTimeout(ctx, o.scaled(o.BenchmarkDuration))
+	}
+	reqCtx, cancelReq := context.WithCancelCause(ctx)
+	r.mu.Lock()
+	r.cancelIss, r.cancelReq = cancelIss, cancelReq
+	r.mu.Unlock()
+	defer cancelIss()
+	defer cancelReq(nil)
+	r.logf("profiling: %s", r.stopDescription())
+
+	lanesDone := make(chan struct{})
+	var aux sync.WaitGroup
+	aux.Go(func() { // grace timer: exits when the lanes are done or the grace period ends
+		select {
+		case <-issueCtx.Done():
+		case <-lanesDone:
+			return
+		}
+		t := time.NewTimer(o.scaled(o.GracePeriod))
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancelReq(errCancelled)
+		case <-lanesDone:
+		}
+	})
+	profStart := time.Now()
+	aux.Go(func() { r.printProgress(lanesDone, profStart) }) // exits when the lanes are done
+
+	var wg sync.WaitGroup
+	for _, l := range lanes {
+		wg.Go(func() { r.runLane(issueCtx, reqCtx, l) }) // exits when issueCtx is done and its request returned
+	}
+	wg.Wait()
+	close(lanesDone)
+	aux.Wait()
+	c := r.counts[PhaseProfiling]
+	r.logf("profiling done: %d ok, %d failed in %s", c.OK, c.Failed, time.Since(profStart).Round(time.Millisecond))
+}
+
+func (r *runner) stopDescription() string {
+	o := &r.o
+	var s string
+	if o.BenchmarkDuration > 0 {
+		s = fmt.Sprintf("%s", o.BenchmarkDuration)
+		if o.TimeScale != 1 {
+			s += fmt.Sprintf(" at time scale %g (%s wall)", o.TimeScale, o.scaled(o.BenchmarkDuration).Round(time.Millisecond))
+		}
+	}
+	if o.RequestCount > 0 {
+		s += fmt.Sprintf(" up to %d requests", o.RequestCount)
+	}
+	if o.MaxSessions > 0 {
+		s += fmt.Sprintf(" up to %d sessions", o.MaxSessions)
+	}
+	return s
+}
+
+// printProgress writes a progress line every stats interval.
+func (r *runner) printProgress(done <-chan struct{}, start time.Time) {
+	every := r.o.StatsInterval
+	if every <= 0 {
+		every = 10 * time.Second
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	total := r.o.scaled(r.o.BenchmarkDuration)
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			r.mu.Lock()
+			c := *r.counts[PhaseProfiling]
+			r.mu.Unlock()
+			el := time.Since(start)
+			eta := "unknown"
+			if total > 0 {
+				eta = max(total-el, 0).Round(time.Second).String()
+			}
+			r.logf("profiling: %d requests done (%d failed), %s elapsed, ETA %s", c.OK+c.Failed, c.Failed, el.Round(time.Second), eta)
+		}
+	}
+}
+
+// takeIssue reserves one profiling request slot; false when a count
+// limit is reached.
+func (r *runner) takeIssue() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.o.RequestCount > 0 && r.issued >= r.o.RequestCount {
+		return false
+	}
+	r.issued++
+	return true
+}
+
+// runLane replays sessions on one lane until issueCtx is done.
+func (r *runner) runLane(issueCtx, reqCtx context.Context, l *lane) {
+	for issueCtx.Err() == nil {
+		s := l.sess
+		if s == nil || s.next >= len(s.conv.Turns) {
+			r.mu.Lock()
+			over := r.o.MaxSessions > 0 && r.profPlays >= r.o.MaxSessions
+			if !over {
+				r.profPlays++
+			}
+			r.mu.Unlock()
+			if over {
+				return
+			}
+			s = r.newSession(r.nextConv(), nil) // recycled plays start at turn 0
+			l.sess = s
+		}
+		i := s.next
+		for _, child := range s.conv.Children[i] {
+			cs := r.newSession(child, s)
+			for j := range child.Turns {
+				if !r.turn(issueCtx, reqCtx, l, cs, j) {
+					return
+				}
+			}
+		}
+		if !r.turn(issueCtx, reqCtx, l, s, i) {
+			return
+		}
+	}
+}
+
+// turn waits the recorded idle gap, then sends turn i of s in the
+// profiling phase. It returns false when the lane must stop.
+func (r *runner) turn(issueCtx, reqCtx context.Context, l *lane, s *session, i int) bool {
+	t := s.conv.Turns[i]
+	if i > 0 && t.Delay > 0 {
+		if !sleepCtx(issueCtx, r.o.scaled(time.Duration(t.Delay*float64(time.Second)))) {
+			return false
+		}
+	}
+	if issueCtx.Err() != nil {
+		return false
+	}
+	if r.o.MaxContext > 0 && t.In > r.o.MaxContext {
+		s.prepare(i)
+		s.complete(i)
+		return true
+	}
+	if !r.takeIssue() {
+		return false
+	}
+	rec := r.do(reqCtx, l, s, i, PhaseProfiling, max(1, t.Out))
+	if rec.Error != nil && rec.Metadata.RequestAckNs == 0 && !rec.Metadata.WasCancelled {
+		sleepCtx(issueCtx, transportBackoff)
+	}
+	return true
+}
+
+// do sends turn i of s, records it and advances the session.
+func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase string, maxTokens int) *Record {
+	msgs := s.prepare(i)
+	isl := s.tokens
+	req := &chatRequest{
+		url: r.url, model: r.o.Model, messages: msgs, maxTokens: maxTokens, streaming: r.o.Streaming,
+		extra: r.o.ExtraInputs, apiKey: r.o.APIKey, headers: r.o.Headers,
+		xRequestID: newUUID(), xCorrelationID: s.correlationID, useServerCount: r.o.ServerTokens, clientISL: isl,
+	}
+	rctx, cancel := context.WithTimeout(ctx, r.o.RequestTimeout)
+	credit := time.Now()
+	start, tm, rerr := send(rctx, r.hc, req)
+	if rerr != nil && errors.Is(context.Cause(rctx), errCancelled) {
+		rerr = transportError(errCancelled) // stopped by us, not a server timeout
+	}
+	cancel()
+	t := s.conv.Turns[i]
+	md := RecordMetadata{
+		SessionNum: s.num, XRequestID: req.xRequestID, XCorrelationID: s.correlationID,
+		ConversationID: s.conv.ID, TurnIndex: i, SourceTraceID: s.conv.TraceID, SourceOuterIdx: t.OuterIndex,
+		SourceKind: s.conv.Kind, CreditIssuedNs: credit.UnixNano(), RequestStartNs: start.UnixNano(),
+		RequestEndNs: start.UnixNano() + tm.endNs, WorkerID: l.worker, RecordProcessorID: r.procID,
+		BenchmarkPhase: phase, PhaseName: phase, PhaseKind: phase, AgentDepth: s.conv.Depth,
+		ParentCorrelationID: s.parentID, RootCorrelationID: s.rootID,
+	}
+	if t.InnerIndex >= 0 {
+		inner := t.InnerIndex
+		md.SourceInnerIdx = &inner
+	}
+	if tm.ackNs > 0 {
+		md.RequestAckNs = start.UnixNano() + tm.ackNs
+	}
+	if tm.endNs == 0 {
+		md.RequestEndNs = time.Now().UnixNano()
+	}
+	if phase == PhaseProfiling {
+		zero := 0
+		md.ProfilingIndex = &zero
+		if r.o.WarmupPerLane > 0 {
+			md.PhaseIndex = 1
+		}
+	}
+	rec := &Record{Metadata: md, Error: rerr}
+	if rerr != nil {
+		if rerr.Code == 499 {
+			rec.Metadata.WasCancelled = true
+			rec.Metadata.CancellationTimeNs = rec.Metadata.RequestEndNs
+		}
+		rec.Metrics = []Metric{}
+		if tm.ackNs > 0 {
+			rec.Metrics = []Metric{{Tag: "error_isl", Value: float64(isl), Unit: "tokens"}}
+		}
+	} else {
+		rec.Metrics = recordMetrics(&tm, r.o.Streaming)
+	}
+	rec.blocks, rec.hits = s.complete(i)
+	r.add(rec)
+	return rec
+}
+
+// add stores a record and applies the live failed-request threshold.
+func (r *runner) add(rec *Record) {
+	r.mu.Lock()
+	r.records = append(r.records, rec)
+	c := r.counts[rec.Metadata.BenchmarkPhase]
+	if rec.Error != nil {
+		c.Failed++
+	} else {
+		c.OK++
+	}
+	exceeded := false
+	if rec.Metadata.BenchmarkPhase == PhaseProfiling && r.o.FailThreshold >= 0 {
+		n := c.OK + c.Failed
+		exceeded = n >= minThresholdSample && float64(c.Failed)/float64(n) > r.o.FailThreshold
+	}
+	failed, n := c.Failed, c.OK+c.Failed
+	r.mu.Unlock()
+	if exceeded {
+		r.fail(&RunError{Reason: "failed_request_threshold", Err: fmt.Errorf("failed-request threshold exceeded: %d of %d profiling requests failed (%.1f%% > %.1f%%); run cancelled", failed, n, 100*float64(failed)/float64(n), 100*r.o.FailThreshold)})
+	}
+}
+
+// sleepCtx waits d or until ctx is done; it reports whether d elapsed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// newUUID returns a random RFC 4122 version 4 UUID string.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error (Go 1.24+)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,126 @@
+package loadgen
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strings"
+)
+
+// message is one chat message sent to the server.
+type message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// session is one play of a conversation on a lane: the growing chat
+// history (so every turn's prompt extends the previous one and the
+// engine's prefix cache is hit), the cache-bust marker of this play and
+// the KV blocks already sent (for theoretical_prefix_cache_hit).
+type session struct {
+	conv          *Conversation
+	num           int    // session_num: play ordinal across the run
+	marker        string // cache-bust marker, "" when disabled
+	correlationID string
+	rootID        string // root_correlation_id (tree id)
+	parentID      string // parent_correlation_id, "" for roots
+	next          int    // index of the next turn to send
+	messages      []message
+	tokens        int // words in messages (one word is one synthetic token)
+	seen          map[int64]struct{}
+}
+
+// synthetic text: every token is one lower-case word derived from
+// (namespace, block id, position), so equal hash ids give equal text and
+// an engine that counts whitespace-separated words sees the trace's
+// token counts. A real tokenizer gives a different count; ISL/OSL then
+// come from the server (--use-server-token-count).
+func word(sb *strings.Builder, ns string, block int64, pos int) {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d/%d", ns, block, pos)
+	v := h.Sum64()
+	const letters = "abcdefghijklmnopqrstuvwxyz"
+	n := 3 + int(v%5)
+	v /= 5
+	for range n {
+		sb.WriteByte(letters[v%26])
+		v /= 26
+	}
+}
+
+// appendWords writes n words for token positions [from, from+n) of a turn
+// whose input blocks are hashIDs; positions past the last block use
+// turn-unique filler (the part of the prompt no earlier request shares).
+func appendWords(sb *strings.Builder, ns string, blockSize int, hashIDs []int64, from, n int, unique string) {
+	for p := from; p < from+n; p++ {
+		if sb.Len() > 0 {
+			sb.WriteByte(' ')
+		}
+		b := p / blockSize
+		if b < len(hashIDs) {
+			word(sb, ns, hashIDs[b], p%blockSize)
+		} else {
+			word(sb, unique, int64(b), p%blockSize)
+		}
+	}
+}
+
+// prepare appends the user message of turn i to the history and returns
+// the messages to send. The prompt is the whole conversation so far plus
+// the new input, sized so it holds turn.In tokens. When the recorded
+// input is shorter than the history (context compaction), the history is
+// reset and the turn is sent as one fresh message.
+func (s *session) prepare(i int) []message {
+	t := s.conv.Turns[i]
+	if t.In < s.tokens {
+		s.messages, s.tokens = nil, 0
+	}
+	n := max(1, t.In-s.tokens)
+	var sb strings.Builder
+	if len(s.messages) == 0 && s.marker != "" {
+		sb.WriteString(s.marker)
+		n = max(1, n-1)
+	}
+	appendWords(&sb, s.conv.TraceID, s.conv.BlockSize, t.HashIDs, s.tokens, n, fmt.Sprintf("%s#%d", s.conv.ID, i))
+	s.messages = append(s.messages, message{Role: "user", Content: sb.String()})
+	s.tokens += n
+	if s.marker != "" && len(s.messages) == 1 {
+		s.tokens++
+	}
+	return s.messages
+}
+
+// complete replays turn i's recorded assistant response into the history
+// (the live response is not used, as with
+// AIPERF_DATASET_WEKA_LIVE_ASSISTANT_RESPONSES=0) and returns the
+// turn's (blocks, blocks already seen in this play).
+func (s *session) complete(i int) (blocks, hits int) {
+	t := s.conv.Turns[i]
+	if t.Out > 0 {
+		var sb strings.Builder
+		appendWords(&sb, s.conv.ID+"/assistant", s.conv.BlockSize, nil, 0, t.Out, fmt.Sprintf("%s@%d", s.conv.ID, i))
+		s.messages = append(s.messages, message{Role: "assistant", Content: sb.String()})
+		s.tokens += t.Out
+	}
+	if s.seen == nil {
+		s.seen = map[int64]struct{}{}
+	}
+	for _, h := range t.HashIDs {
+		if _, ok := s.seen[h]; ok {
+			hits++
+		} else {
+			s.seen[h] = struct{}{}
+		}
+	}
+	s.next = i + 1
+	return len(t.HashIDs), hits
+}
+
+// countWords estimates tokens as whitespace-separated words (the client
+// has no model tokenizer).
+func countWords(msgs []message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(strings.Fields(m.Content))
+	}
+	return n
+}

@@ -1,0 +1,186 @@
+package loadgen
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// recordMetricOrder is the order aiperf writes per-record metric blocks
+// in profile_export_aiperf.json; tags not listed follow in first-seen
+// order.
+var recordMetricOrder = []string{
+	"request_latency", "time_to_first_token", "time_to_second_token", "inter_token_latency",
+	"output_token_throughput_per_user", "output_sequence_length", "input_sequence_length",
+	"output_token_count", "inter_chunk_latency", "time_to_first_output_token", "decode_duration",
+	"prefill_throughput_per_user", "e2e_output_token_throughput", "usage_prompt_tokens",
+	"usage_completion_tokens", "usage_total_tokens", "full_decode_duration",
+	"full_response_output_token_throughput_per_user", "full_response_inter_token_latency",
+}
+
+// phaseStats holds what a phase's metric blocks are computed from.
+type phaseStats struct {
+	values       map[string][]float64
+	units        map[string]string
+	tags         []string
+	ok, failed   int
+	errorISL     []float64
+	startNs      int64 // min request_start_ns over the phase's records
+	endNs        int64 // max request_end_ns
+	osl, isl     float64
+	blocks, hits int
+}
+
+func collect(records []*Record, phase string) *phaseStats {
+	ps := &phaseStats{values: map[string][]float64{}, units: map[string]string{}}
+	for _, r := range records {
+		md := &r.Metadata
+		if md.BenchmarkPhase != phase {
+			continue
+		}
+		if ps.startNs == 0 || md.RequestStartNs < ps.startNs {
+			ps.startNs = md.RequestStartNs
+		}
+		ps.endNs = max(ps.endNs, md.RequestEndNs)
+		if r.Error != nil {
+			ps.failed++
+			if v, ok := r.Metric("error_isl"); ok {
+				ps.errorISL = append(ps.errorISL, v)
+			}
+			continue
+		}
+		ps.ok++
+		ps.blocks += r.blocks
+		ps.hits += r.hits
+		for _, m := range r.Metrics {
+			if _, seen := ps.units[m.Tag]; !seen {
+				ps.units[m.Tag] = m.Unit
+				ps.tags = append(ps.tags, m.Tag)
+			}
+			if m.List != nil {
+				ps.values[m.Tag] = append(ps.values[m.Tag], m.List...)
+				continue
+			}
+			ps.values[m.Tag] = append(ps.values[m.Tag], m.Value)
+			switch m.Tag {
+			case "output_sequence_length":
+				ps.osl += m.Value
+			case "input_sequence_length":
+				ps.isl += m.Value
+			}
+		}
+	}
+	rank := func(tag string) int {
+		if i := slices.Index(recordMetricOrder, tag); i >= 0 {
+			return i
+		}
+		return len(recordMetricOrder)
+	}
+	slices.SortStableFunc(ps.tags, func(a, b string) int { return cmp.Compare(rank(a), rank(b)) })
+	return ps
+}
+
+// metricBlocks returns the phase's metric blocks in aiperf's order:
+// throughputs and counts first, then the record metrics and totals.
+func (ps *phaseStats) metricBlocks() object {
+	dur := float64(ps.endNs-ps.startNs) / 1e9
+	rate := func(v float64) float64 {
+		if dur <= 0 {
+			return 0
+		}
+		return v / dur
+	}
+	var o object
+	rec := func(tag string) {
+		if xs := ps.values[tag]; len(xs) > 0 {
+			o = append(o, field{tag, recordStats(ps.units[tag], xs)})
+		}
+	}
+	o = append(o, field{"request_throughput", single("requests/sec", rate(float64(ps.ok)))})
+	rec("request_latency")
+	o = append(o, field{"request_count", single("requests", float64(ps.ok))})
+	for _, tag := range []string{"time_to_first_token", "time_to_second_token", "inter_token_latency"} {
+		rec(tag)
+	}
+	o = append(o, field{"output_token_throughput", single("tokens/sec", rate(ps.osl))})
+	done := map[string]bool{"request_latency": true, "time_to_first_token": true, "time_to_second_token": true, "inter_token_latency": true}
+	for _, tag := range []string{"output_token_throughput_per_user", "output_sequence_length", "input_sequence_length", "output_token_count", "inter_chunk_latency"} {
+		rec(tag)
+		done[tag] = true
+	}
+	o = append(o,
+		field{"total_output_tokens", single("tokens", ps.osl)},
+		field{"benchmark_duration", single("sec", dur)},
+		field{"total_isl", single("tokens", ps.isl)},
+		field{"total_osl", single("tokens", ps.osl)},
+	)
+	if ps.failed > 0 {
+		o = append(o, field{"error_request_count", single("requests", float64(ps.failed))})
+		if len(ps.errorISL) > 0 {
+			o = append(o, field{"error_isl", recordStats("tokens", ps.errorISL)})
+			var sum float64
+			for _, v := range ps.errorISL {
+				sum += v
+			}
+			o = append(o, field{"total_error_isl", single("tokens", sum)})
+		}
+	}
+	for _, tag := range ps.tags {
+		if !done[tag] {
+			rec(tag)
+		}
+	}
+	o = append(o,
+		field{"input_token_throughput", single("tokens/sec", rate(ps.isl))},
+		field{"total_token_throughput", single("tokens/sec", rate(ps.isl+ps.osl))},
+		field{"completed_request_count", single("requests", float64(ps.ok+ps.failed))},
+	)
+	if ps.failed > 0 {
+		o = append(o, field{"request_error_rate", single("%", 100*float64(ps.failed)/float64(ps.ok+ps.failed))})
+	}
+	if ps.blocks > 0 {
+		o = append(o, field{"theoretical_prefix_cache_hit", object{
+			{"unit", "%"}, {"avg", rawFloat(100 * float64(ps.hits) / float64(ps.blocks))},
+			{"count", ps.blocks}, {"sum", ps.hits},
+		}})
+	}
+	return o
+}
+
+// errorSummary groups failed profiling records by error, most frequent
+// first, as aiperf's error_summary.
+func errorSummary(records []*Record) []object {
+	type key struct {
+		code          int
+		typ, message string
+	}
+	counts := map[key]int{}
+	var order []key
+	for _, r := range records {
+		if r.Error == nil || r.Metadata.BenchmarkPhase != PhaseProfiling {
+			continue
+		}
+		k := key{r.Error.Code, r.Error.Type, r.Error.Message}
+		if counts[k] == 0 {
+			order = append(order, k)
+		}
+		counts[k]++
+	}
+	slices.SortStableFunc(order, func(a, b key) int { return cmp.Compare(counts[b], counts[a]) })
+	out := make([]object, 0, len(order))
+	for _, k := range order {
+		d := object{}
+		if k.code != 0 {
+			d = append(d, field{"code", k.code})
+		}
+		d = append(d, field{"type", k.typ}, field{"message", k.message})
+		out = append(out, object{{"error_details", d}, {"count", counts[k]}})
+	}
+	return out
+}
+
+// isoLocal formats a Unix-ns time like Python's datetime.isoformat()
+// of a naive local time, as aiperf's start_time / end_time.
+func isoLocal(ns int64) string {
+	return time.Unix(0, ns).Local().Format("2006-01-02T15:04:05.000000")
+}

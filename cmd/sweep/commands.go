@@ -10,6 +10,7 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 		Sub: []*Command{
 			newVersionCmd(ios),
 			newValidateCmd(ios, nil),
+			newSchemaCmd(ios),
 		},
 	}
 }

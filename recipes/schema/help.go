@@ -80,10 +80,17 @@ func parseCycloptsHelp(text string) []HelpFlag {
 			names, rest := splitNameColumn(body)
 			out = append(out, HelpFlag{Names: names, Line: n})
 			desc = append(desc, rest)
-		case strings.HasPrefix(body, "  -") && !strings.HasPrefix(body, "   "):
+		case strings.HasPrefix(body, "  ") && len(body) > 2 && body[2] != ' ':
+			// Name-column continuation: more aliases, or the tail of a name that rich
+			// folded because it was wider than the column ("--rankings-...-me" / "an").
 			if len(out) > 0 {
 				names, rest := splitNameColumn(body[2:])
-				out[len(out)-1].Names = append(out[len(out)-1].Names, names...)
+				row := &out[len(out)-1]
+				if len(names) > 0 && !strings.HasPrefix(names[0], "-") && len(row.Names) > 0 {
+					row.Names[len(row.Names)-1] += names[0]
+					names = names[1:]
+				}
+				row.Names = append(row.Names, names...)
 				desc = append(desc, rest)
 			}
 		default:
@@ -214,7 +221,7 @@ func (s *Schema) Compare(help []HelpFlag) *Drift {
 				d.Changed = append(d.Changed, Change{Flag: f.Name, What: "kind", Schema: kind, Help: h.Kind})
 			}
 		}
-		if ch := compareChoices(f, h); ch != nil {
+		if ch := compareChoices(s.Family, f, h); ch != nil {
 			d.Changed = append(d.Changed, *ch)
 		}
 	}
@@ -226,9 +233,12 @@ func (s *Schema) Compare(help []HelpFlag) *Drift {
 	return d
 }
 
-func compareChoices(f *Flag, h HelpFlag) *Change {
+func compareChoices(family Family, f *Flag, h HelpFlag) *Change {
 	if f.OpenChoices || f.isBool() {
 		return nil
+	}
+	if h.Choices == nil && family == Cyclopts {
+		return nil // cyclopts does not show choices for every enum (e.g. optional enums)
 	}
 	schemaHas := len(f.Choices) > 0
 	if !schemaHas && h.Choices == nil {

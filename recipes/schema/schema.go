@@ -536,3 +536,28 @@ func (s *Schema) index() error {
 	}
 	return errors.Join(errs...)
 }
+
+// TrimProgram removes a leading program invocation from argv ("aiperf", "/venv/bin/aiperf",
+// "vllm", "python3 -m sglang.launch_server", "sglang serve"), so a whole recorded command
+// line can be parsed. An argv without one is returned unchanged.
+func (s *Schema) TrimProgram(argv []string) []string {
+	prog := strings.Fields(s.Program)
+	if len(prog) == 0 || len(argv) == 0 {
+		return argv
+	}
+	base := func(x string) string { return path.Base(strings.ReplaceAll(x, `\`, "/")) }
+	if len(prog) > 1 && strings.HasPrefix(prog[0], "python") {
+		// python3 -m module: any python interpreter, then "-m module".
+		if len(argv) >= 3 && strings.HasPrefix(base(argv[0]), "python") && argv[1] == "-m" && argv[2] == prog[2] {
+			return argv[3:]
+		}
+		if tool := s.Tool; len(argv) >= 2 && base(argv[0]) == tool && argv[1] == "serve" {
+			return argv[2:] // "sglang serve", the 2026 entry point
+		}
+		return argv
+	}
+	if base(argv[0]) == prog[0] {
+		return argv[1:]
+	}
+	return argv
+}

@@ -191,7 +191,13 @@ func (bd *decoder) compareChangelogs(hd *decoder, baseData, headData []byte, bas
 		}
 		if len(del) == len(ins) && allPRLinkPairs(a, b, del, ins) {
 			for k := range del {
+				oldLink := strings.TrimSpace(strings.TrimPrefix(a[del[k].a], "  pr-link:"))
 				newLink := strings.TrimSpace(strings.TrimPrefix(b[ins[k].b], "  pr-link:"))
+				if oldLink == newLink {
+					hd.errAt(posNode(Pos{Line: ins[k].b + 1, Col: 1}), "pr-link",
+						"pr-link line reformatted without changing the link (base line %d: %q); historical bytes are immutable, restore the line", del[k].a+1, a[del[k].a])
+					continue
+				}
 				if !prURL.MatchString(newLink) {
 					hd.errAt(posNode(Pos{Line: ins[k].b + 1, Col: 12}), "pr-link",
 						"pr-link correction %q is not a pull request URL; a corrected link must be https://github.com/<owner>/<repo>/pull/<number>", newLink)
@@ -239,6 +245,18 @@ func (bd *decoder) compareChangelogs(hd *decoder, baseData, headData []byte, bas
 	}
 	if headEntries != nil && len(headEntries) != len(baseEntries)+len(added) && len(hd.errs) == 0 && len(bd.errs) == 0 {
 		hd.errAt(nil, "", "head has %d entries but base has %d and %d were appended; entries may only be appended", len(headEntries), len(baseEntries), len(added))
+	}
+	if len(added) > 1 {
+		appendOnly := 0
+		for _, e := range added {
+			if e.AppendOnly {
+				appendOnly++
+			}
+		}
+		if appendOnly > 0 && appendOnly < len(added) {
+			hd.errAt(posNode(added[0].Pos), "append-only",
+				"%d of the %d new entries are append-only; append-only entries cannot share a sweep with regular entries, add them in separate changes", appendOnly, len(added))
+		}
 	}
 	for _, e := range added {
 		link := e.PRLink

@@ -152,6 +152,9 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed []string, hint func
 		}
 		if allowed != nil && !containsStr(allowed, name) {
 			msg := fmt.Sprintf("unknown key %q; allowed keys here: %s", name, strings.Join(allowed, ", "))
+			if close := closest(name, allowed); close != "" {
+				msg = fmt.Sprintf("unknown key %q (did you mean %q?); allowed keys here: %s", name, close, strings.Join(allowed, ", "))
+			}
 			if hint != nil {
 				if h := hint(name); h != "" {
 					msg = fmt.Sprintf("unknown key %q; %s", name, h)
@@ -371,4 +374,16 @@ func (d *decoder) strList(n *yaml.Node, path string) ([]string, bool) {
 		out = append(out, s)
 	}
 	return out, ok
+}
+
+// closest returns the element of candidates nearest to s by edit distance,
+// when it is close enough to be a likely typo.
+func closest(s string, candidates []string) string {
+	best, bestDist := "", len(s)/3+1
+	for _, c := range candidates {
+		if d := editDistance(s, c, bestDist); d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
 }

@@ -126,16 +126,10 @@ func entryNumber(e ChangelogEntry, i int) int {
 
 // suggest names a master key close to k, for typos.
 func (m *Masters) suggest(k string) string {
-	best, bestDist := "", len(k)/3+1
-	for _, e := range m.Entries {
-		if dist := editDistance(k, e.Key, bestDist); dist < bestDist {
-			best, bestDist = e.Key, dist
-		}
+	if best := closest(k, m.Keys()); best != "" {
+		return fmt.Sprintf("; did you mean %q?", best)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
+	return ""
 }
 
 // editDistance is the Levenshtein distance of a and b, or limit when it is

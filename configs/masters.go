@@ -239,7 +239,7 @@ func (d *decoder) masterRules(e *Master, f fields) {
 			}
 		}
 	}
-	if e.DisaggValue() && e.KVP2PTransfer == nil {
+	if e.Multinode && e.DisaggValue() && e.KVP2PTransfer == nil {
 		missing := len(entries) == 0
 		for _, s := range entries {
 			if s.KVP2PTransfer == nil {

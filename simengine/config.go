@@ -1,0 +1,489 @@
+package simengine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Engine is the kind of server the simulator imitates.
+type Engine string
+
+// The engines the simulator imitates.
+const (
+	SGLang Engine = "sglang"
+	VLLM   Engine = "vllm"
+)
+
+// Set validates and stores an engine name (pflag.Value).
+func (e *Engine) Set(s string) error {
+	switch Engine(s) {
+	case SGLang, VLLM:
+		*e = Engine(s)
+		return nil
+	}
+	return fmt.Errorf("engine %q: want one of sglang, vllm", s)
+}
+
+func (e *Engine) String() string { return string(*e) }
+
+// Type names the flag type in --help (pflag.Value).
+func (e *Engine) Type() string { return "engine" }
+
+// Spec holds the speculative-decoding settings the simulator honours.
+// Algorithm "" means speculative decoding is off and every decode step
+// yields one token.
+type Spec struct {
+	// Algorithm is SGLang's --speculative-algorithm (EAGLE, EAGLE3, NEXTN,
+	// MTP...) or vLLM's speculative-config "method" (mtp, eagle3, ...).
+	Algorithm string
+	// NumSteps is the number of draft steps (SGLang
+	// --speculative-num-steps, vLLM num_speculative_tokens).
+	NumSteps int
+	// TopK is SGLang's --speculative-eagle-topk (1 for vLLM).
+	TopK int
+	// NumDraftTokens is the number of tokens verified per step including
+	// the bonus token (SGLang --speculative-num-draft-tokens; vLLM
+	// num_speculative_tokens+1).
+	NumDraftTokens int
+	// AcceptLength is the synthetic mean acceptance length (accepted
+	// drafts + bonus per verify step): SGLANG_SIMULATE_ACC_LEN or vLLM
+	// synthetic_acceptance_length. 0 means "not pinned": the simulator
+	// then uses DefaultAcceptRate per draft position.
+	AcceptLength float64
+	// AcceptRates are vLLM's synthetic_acceptance_rates: the conditional
+	// acceptance probability per draft position. Used when AcceptLength
+	// is 0.
+	AcceptRates []float64
+}
+
+// Enabled reports whether speculative decoding is on.
+func (s Spec) Enabled() bool { return s.Algorithm != "" && s.MaxDrafts() > 0 }
+
+// MaxDrafts is the largest number of draft tokens one verify step can
+// accept (the bonus token excluded).
+func (s Spec) MaxDrafts() int {
+	if s.NumDraftTokens > 0 {
+		return max(min(s.NumSteps, s.NumDraftTokens-1), 0)
+	}
+	return s.NumSteps
+}
+
+// DefaultAcceptRate is the per-position acceptance probability used when
+// speculative decoding is on but no synthetic acceptance is configured.
+const DefaultAcceptRate = 0.72
+
+// Config is everything that shapes the simulated engine. Build it with
+// ConfigFromArgs (from a real engine argv) or by hand; zero fields take
+// the defaults documented on each field, applied by Normalize.
+type Config struct {
+	Engine          Engine
+	ModelPath       string // --model-path / vllm serve MODEL
+	ServedModelName string // defaults to ModelPath
+	Host            string // default 127.0.0.1 (SGLang) / 0.0.0.0 (vLLM)
+	Port            int    // default 30000 (SGLang) / 8000 (vLLM)
+
+	TP, EP, DP, PP int // parallel sizes; 0 means 1
+	// DPAttention is SGLang --enable-dp-attention: DP ranks share the
+	// GPUs of the TP group instead of multiplying them.
+	DPAttention bool
+
+	// MaxRunningRequests caps the batch per DP rank (SGLang
+	// --max-running-requests, vLLM --max-num-seqs). 0 means auto.
+	MaxRunningRequests int
+	// MemFraction is SGLang --mem-fraction-static or vLLM
+	// --gpu-memory-utilization: the share of HBM for weights and KV.
+	MemFraction float64
+	// MaxTotalTokens overrides the KV pool size (SGLang --max-total-tokens).
+	MaxTotalTokens int
+	PageSize       int // KV page (block) size in tokens; default 1 / 16
+	// ChunkSize is the prefill token budget per step (SGLang
+	// --chunked-prefill-size, vLLM --max-num-batched-tokens).
+	ChunkSize     int
+	ContextLength int // default 262144
+	// NoPrefixCache is SGLang --disable-radix-cache or vLLM
+	// --no-enable-prefix-caching.
+	NoPrefixCache bool
+	// EnableMetrics is SGLang --enable-metrics (vLLM always serves
+	// /metrics).
+	EnableMetrics     bool
+	EnableCacheReport bool // SGLang --enable-cache-report: usage.prompt_tokens_details
+	StreamInterval    int  // SGLang --stream-interval; default 1
+	DecodeLogInterval int  // SGLang --decode-log-interval; default 40
+	SkipWarmup        bool // SGLang --skip-server-warmup
+	KVCacheDType      string
+
+	Spec Spec
+
+	// GPU is a hint for the hardware model (mi300x, mi325x, mi355x, h100,
+	// h200, b200, b300, gb200); default mi300x.
+	GPU string
+	// TimeScale divides every simulated duration: 60 runs a 20-minute
+	// point in 20 s. Metrics report simulated seconds. Default 1.
+	TimeScale float64
+	// Seed makes noise and output lengths reproducible.
+	Seed uint64
+	// LoadTime is the simulated time before the port opens (weights,
+	// graph capture). WarmupTime is the simulated time after the port
+	// opens before /health turns 200 (SGLang only). Negative means 0;
+	// zero takes the default (90 s and 10 s).
+	LoadTime, WarmupTime time.Duration
+	// KVBytesPerToken overrides the KV footprint of one token summed
+	// over all ranks; 0 derives it from the model name.
+	KVBytesPerToken int
+	// Faults are injected failures for tests.
+	Faults []Fault
+}
+
+// GPUs returns the number of GPUs the configuration occupies, computed
+// the way each engine does.
+func (c Config) GPUs() int {
+	tp, dp, pp := max(c.TP, 1), max(c.DP, 1), max(c.PP, 1)
+	if c.Engine == SGLang && c.DPAttention {
+		return tp * pp
+	}
+	return tp * dp * pp
+}
+
+// Ranks is the number of independent schedulers (DP ranks), each with its
+// own batch and KV pool.
+func (c Config) Ranks() int { return max(c.DP, 1) }
+
+// Normalize fills defaults and checks the configuration.
+func (c Config) Normalize() (Config, error) {
+	var errs []error
+	if err := c.Engine.Set(string(c.Engine)); err != nil {
+		errs = append(errs, err)
+	}
+	if c.ModelPath == "" {
+		errs = append(errs, errors.New("model path is required (--model-path or vllm serve MODEL)"))
+	}
+	if c.ServedModelName == "" {
+		c.ServedModelName = c.ModelPath
+	}
+	if c.Host == "" {
+		c.Host = map[Engine]string{SGLang: "127.0.0.1", VLLM: "0.0.0.0"}[c.Engine]
+	}
+	if c.Port == 0 {
+		c.Port = map[Engine]int{SGLang: 30000, VLLM: 8000}[c.Engine]
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		errs = append(errs, fmt.Errorf("port %d: want 0-65535", c.Port))
+	}
+	for _, p := range []struct {
+		name string
+		v    *int
+	}{{"tp", &c.TP}, {"ep", &c.EP}, {"dp", &c.DP}, {"pp", &c.PP}} {
+		if *p.v < 0 {
+			errs = append(errs, fmt.Errorf("%s size %d: want a positive integer", p.name, *p.v))
+		}
+		*p.v = max(*p.v, 1)
+	}
+	if c.DPAttention && c.TP%c.DP != 0 {
+		errs = append(errs, fmt.Errorf("dp-attention: tp %d is not a multiple of dp %d", c.TP, c.DP))
+	}
+	if c.MemFraction == 0 {
+		c.MemFraction = map[Engine]float64{SGLang: 0.85, VLLM: 0.92}[c.Engine]
+	}
+	if c.MemFraction < 0 || c.MemFraction > 1 {
+		errs = append(errs, fmt.Errorf("memory fraction %g: want a value in (0, 1]", c.MemFraction))
+	}
+	if c.PageSize <= 0 {
+		c.PageSize = map[Engine]int{SGLang: 1, VLLM: 16}[c.Engine]
+	}
+	if c.ChunkSize <= 0 {
+		c.ChunkSize = map[Engine]int{SGLang: 16384, VLLM: 8192}[c.Engine]
+	}
+	if c.ContextLength <= 0 {
+		c.ContextLength = 262144
+	}
+	if c.StreamInterval <= 0 {
+		c.StreamInterval = 1
+	}
+	if c.DecodeLogInterval <= 0 {
+		c.DecodeLogInterval = 40
+	}
+	if c.Engine == VLLM {
+		c.EnableMetrics = true
+	}
+	if c.TimeScale == 0 {
+		c.TimeScale = 1
+	}
+	if c.TimeScale < 0 {
+		errs = append(errs, fmt.Errorf("time scale %g: want a positive number", c.TimeScale))
+	}
+	if c.LoadTime == 0 {
+		c.LoadTime = 90 * time.Second
+	}
+	if c.WarmupTime == 0 {
+		c.WarmupTime = 10 * time.Second
+	}
+	c.LoadTime, c.WarmupTime = max(c.LoadTime, 0), max(c.WarmupTime, 0)
+	if c.GPU == "" {
+		c.GPU = "mi300x"
+	}
+	c.GPU = strings.ToLower(c.GPU)
+	if _, ok := gpuSpecs[c.GPU]; !ok {
+		errs = append(errs, fmt.Errorf("gpu %q: want one of %s", c.GPU, strings.Join(gpuNames(), ", ")))
+	}
+	if s := &c.Spec; s.Algorithm != "" {
+		if s.TopK <= 0 {
+			s.TopK = 1
+		}
+		if s.NumSteps <= 0 && s.NumDraftTokens > 1 {
+			s.NumSteps = s.NumDraftTokens - 1
+		}
+		if s.NumSteps <= 0 {
+			s.NumSteps = 3
+		}
+		if s.NumDraftTokens <= 0 || (s.TopK == 1 && s.NumDraftTokens != s.NumSteps+1) {
+			s.NumDraftTokens = s.NumSteps + 1 // SGLang forces steps+1 when topk is 1
+		}
+		if k := float64(s.MaxDrafts()); s.AcceptLength != 0 && (s.AcceptLength < 1 || s.AcceptLength > k+1) {
+			errs = append(errs, fmt.Errorf("synthetic acceptance length %g: want a value in [1, %g] for %d draft tokens", s.AcceptLength, k+1, int(k)))
+		}
+		for i, r := range s.AcceptRates {
+			if r < 0 || r > 1 {
+				errs = append(errs, fmt.Errorf("synthetic_acceptance_rates[%d] = %g: want a value in [0, 1]", i, r))
+			}
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+// Lookup gives typed access to a parsed engine argv by canonical long flag
+// name, spelled as in engine-flags.yaml ("--tp-size",
+// "--tensor-parallel-size", "--speculative-config"). The second result
+// reports whether the flag was given. A boolean flag reports its value
+// (store_true: true when present; --no-x: false).
+type Lookup interface {
+	String(name string) (string, bool)
+	Int(name string) (int, bool)
+	Float(name string) (float64, bool)
+	Bool(name string) (bool, bool)
+}
+
+// Environment variables the simulator reads besides the engines' own.
+const (
+	EnvFault     = "SWEEP_SIM_FAULT"      // fault list, see ParseFaults
+	EnvTimeScale = "SWEEP_SIM_TIME_SCALE" // float, see Config.TimeScale
+	EnvGPU       = "SWEEP_SIM_GPU"        // see Config.GPU
+	EnvSeed      = "SWEEP_SIM_SEED"       // uint64
+	EnvLoadTime  = "SWEEP_SIM_LOAD_TIME"  // Go duration, simulated
+	EnvWarmup    = "SWEEP_SIM_WARMUP_TIME"
+)
+
+// ConfigFromArgs builds a Config from a parsed engine argv and the
+// environment the engine would see (SGLANG_SIMULATE_ACC_LEN, the
+// SWEEP_SIM_* variables). The result is normalized.
+func ConfigFromArgs(engine Engine, flags Lookup, env map[string]string) (Config, error) {
+	c := Config{Engine: engine}
+	var errs []error
+	str := func(name string, dst *string) {
+		if v, ok := flags.String(name); ok {
+			*dst = v
+		}
+	}
+	num := func(name string, dst *int) {
+		if v, ok := flags.Int(name); ok {
+			*dst = v
+		}
+	}
+	switch engine {
+	case SGLang:
+		str("--model-path", &c.ModelPath)
+		str("--served-model-name", &c.ServedModelName)
+		str("--host", &c.Host)
+		num("--port", &c.Port)
+		num("--tp-size", &c.TP)
+		num("--dp-size", &c.DP)
+		num("--pp-size", &c.PP)
+		num("--ep-size", &c.EP)
+		c.DPAttention = boolFlag(flags, "--enable-dp-attention")
+		num("--max-running-requests", &c.MaxRunningRequests)
+		if v, ok := flags.Float("--mem-fraction-static"); ok {
+			c.MemFraction = v
+		}
+		num("--max-total-tokens", &c.MaxTotalTokens)
+		num("--page-size", &c.PageSize)
+		num("--chunked-prefill-size", &c.ChunkSize)
+		if c.ChunkSize < 0 { // -1 disables chunking: the whole prompt in one step
+			c.ChunkSize = 1 << 30
+		}
+		num("--context-length", &c.ContextLength)
+		c.NoPrefixCache = boolFlag(flags, "--disable-radix-cache")
+		c.EnableMetrics = boolFlag(flags, "--enable-metrics")
+		c.EnableCacheReport = boolFlag(flags, "--enable-cache-report")
+		num("--stream-interval", &c.StreamInterval)
+		num("--decode-log-interval", &c.DecodeLogInterval)
+		c.SkipWarmup = boolFlag(flags, "--skip-server-warmup")
+		str("--kv-cache-dtype", &c.KVCacheDType)
+		str("--speculative-algorithm", &c.Spec.Algorithm)
+		num("--speculative-num-steps", &c.Spec.NumSteps)
+		num("--speculative-eagle-topk", &c.Spec.TopK)
+		num("--speculative-num-draft-tokens", &c.Spec.NumDraftTokens)
+		if v, ok := env["SGLANG_SIMULATE_ACC_LEN"]; ok && c.Spec.Algorithm != "" {
+			al, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			switch {
+			case err != nil:
+				errs = append(errs, fmt.Errorf("SGLANG_SIMULATE_ACC_LEN=%q: want a number", v))
+			case al > 0: // -1 (the default) means off
+				c.Spec.AcceptLength = al
+			}
+		}
+	case VLLM:
+		str("--model", &c.ModelPath)
+		str("--served-model-name", &c.ServedModelName)
+		str("--host", &c.Host)
+		num("--port", &c.Port)
+		num("--tensor-parallel-size", &c.TP)
+		num("--data-parallel-size", &c.DP)
+		num("--pipeline-parallel-size", &c.PP)
+		if boolFlag(flags, "--enable-expert-parallel") {
+			c.EP = max(c.TP, 1) * max(c.DP, 1)
+		}
+		num("--max-num-seqs", &c.MaxRunningRequests)
+		if v, ok := flags.Float("--gpu-memory-utilization"); ok {
+			c.MemFraction = v
+		}
+		num("--block-size", &c.PageSize)
+		num("--max-num-batched-tokens", &c.ChunkSize)
+		num("--max-model-len", &c.ContextLength)
+		if v, ok := flags.Bool("--enable-prefix-caching"); ok && !v {
+			c.NoPrefixCache = true
+		}
+		str("--kv-cache-dtype", &c.KVCacheDType)
+		if raw, ok := flags.String("--speculative-config"); ok && strings.TrimSpace(raw) != "" {
+			if err := parseVLLMSpec(raw, &c.Spec); err != nil {
+				errs = append(errs, err)
+			}
+		} else if m, ok := flags.String("--spec-method"); ok {
+			c.Spec.Algorithm = m
+			num("--spec-tokens", &c.Spec.NumSteps)
+			c.Spec.TopK = 1
+			c.Spec.NumDraftTokens = c.Spec.NumSteps + 1
+		}
+	default:
+		return c, fmt.Errorf("engine %q: want one of sglang, vllm", engine)
+	}
+	if err := simEnv(env, &c); err != nil {
+		errs = append(errs, err)
+	}
+	if c.GPU == "" {
+		c.GPU = gpuFromRunner(env["RUNNER_TYPE"])
+	}
+	if len(errs) > 0 {
+		return c, errors.Join(errs...)
+	}
+	return c.Normalize()
+}
+
+func boolFlag(flags Lookup, name string) bool {
+	v, ok := flags.Bool(name)
+	return ok && v
+}
+
+// vllmSpecConfig is the subset of vLLM's --speculative-config JSON that the
+// simulator honours.
+type vllmSpecConfig struct {
+	Method                    string    `json:"method"`
+	Model                     string    `json:"model"`
+	NumSpeculativeTokens      int       `json:"num_speculative_tokens"`
+	RejectionSampleMethod     string    `json:"rejection_sample_method"`
+	SyntheticAcceptanceLength *float64  `json:"synthetic_acceptance_length"`
+	SyntheticAcceptanceRates  []float64 `json:"synthetic_acceptance_rates"`
+}
+
+func parseVLLMSpec(raw string, s *Spec) error {
+	var v vllmSpecConfig
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return fmt.Errorf("--speculative-config %s: %w", raw, err)
+	}
+	if v.NumSpeculativeTokens <= 0 {
+		return fmt.Errorf("--speculative-config: num_speculative_tokens must be > 0, got %d", v.NumSpeculativeTokens)
+	}
+	s.Algorithm = v.Method
+	if s.Algorithm == "" {
+		s.Algorithm = "draft_model"
+		if v.Model == "[ngram]" {
+			s.Algorithm = "ngram"
+		}
+	}
+	s.NumSteps, s.TopK, s.NumDraftTokens = v.NumSpeculativeTokens, 1, v.NumSpeculativeTokens+1
+	switch v.RejectionSampleMethod {
+	case "", "standard", "block":
+	case "synthetic":
+		if v.SyntheticAcceptanceLength != nil {
+			s.AcceptLength = *v.SyntheticAcceptanceLength
+		} else if len(v.SyntheticAcceptanceRates) > 0 {
+			s.AcceptRates = v.SyntheticAcceptanceRates
+		} else {
+			return errors.New("--speculative-config: rejection_sample_method synthetic needs synthetic_acceptance_length or synthetic_acceptance_rates")
+		}
+	default:
+		return fmt.Errorf("--speculative-config: rejection_sample_method %q: want standard, synthetic or block", v.RejectionSampleMethod)
+	}
+	return nil
+}
+
+func simEnv(env map[string]string, c *Config) error {
+	var errs []error
+	if v, ok := env[EnvTimeScale]; ok && v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 {
+			errs = append(errs, fmt.Errorf("%s=%q: want a positive number", EnvTimeScale, v))
+		}
+		c.TimeScale = f
+	}
+	if v, ok := env[EnvGPU]; ok && v != "" {
+		c.GPU = v
+	}
+	if v, ok := env[EnvSeed]; ok && v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: want an unsigned integer", EnvSeed, v))
+		}
+		c.Seed = n
+	}
+	for _, d := range []struct {
+		key string
+		dst *time.Duration
+	}{{EnvLoadTime, &c.LoadTime}, {EnvWarmup, &c.WarmupTime}} {
+		if v, ok := env[d.key]; ok && v != "" {
+			t, err := time.ParseDuration(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: want a duration such as 90s", d.key, v))
+			}
+			*d.dst = max(t, -1) // explicit 0 means "no load time"
+			if t == 0 {
+				*d.dst = -1
+			}
+		}
+	}
+	if v, ok := env[EnvFault]; ok && v != "" {
+		f, err := ParseFaults(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", EnvFault, err))
+		}
+		c.Faults = f
+	}
+	return errors.Join(errs...)
+}
+
+// gpuFromRunner picks a GPU hint out of a runner label such as
+// "mi325x-amds_3" or "cluster:b300-nv".
+func gpuFromRunner(runner string) string {
+	runner = strings.ToLower(runner)
+	names := gpuNames()
+	slices.SortFunc(names, func(a, b string) int { return len(b) - len(a) }) // gb200 before b200
+	for _, n := range names {
+		if strings.Contains(runner, n) {
+			return n
+		}
+	}
+	return ""
+}

@@ -1,0 +1,116 @@
+package simengine
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FaultKind names an injected failure.
+type FaultKind string
+
+// The injected failures. Counts are requests finished after warm-up.
+const (
+	// FaultNeverReady: SGLang opens the port and answers /health with 503
+	// forever; vLLM never opens the port.
+	FaultNeverReady FaultKind = "never-ready"
+	// FaultCrash: Run returns a *CrashError (the command exits 1) as soon
+	// as N requests have finished; in-flight streams are cut.
+	FaultCrash FaultKind = "crash"
+	// FaultHang: after N finished requests the scheduler stops and every
+	// endpoint, /health included, stops answering.
+	FaultHang FaultKind = "hang"
+	// FaultSlowMetrics: /metrics answers after the given wall-clock delay.
+	FaultSlowMetrics FaultKind = "slow-metrics"
+	// FaultMalformedMetrics: /metrics returns text that does not parse.
+	FaultMalformedMetrics FaultKind = "malformed-metrics"
+	// FaultIgnoreSIGTERM: the sim-engine command ignores SIGTERM, so only
+	// SIGKILL stops it (tests the runner's escalation).
+	FaultIgnoreSIGTERM FaultKind = "ignore-sigterm"
+)
+
+var faultKinds = []FaultKind{FaultNeverReady, FaultCrash, FaultHang, FaultSlowMetrics, FaultMalformedMetrics, FaultIgnoreSIGTERM}
+
+// Fault is one injected failure: a kind with its count (crash, hang) or
+// delay (slow-metrics).
+type Fault struct {
+	Kind  FaultKind
+	After int           // crash, hang: finished requests before the fault
+	Delay time.Duration // slow-metrics: wall-clock delay
+}
+
+func (f Fault) String() string {
+	switch f.Kind {
+	case FaultCrash, FaultHang:
+		return fmt.Sprintf("%s:%d", f.Kind, f.After)
+	case FaultSlowMetrics:
+		return fmt.Sprintf("%s:%s", f.Kind, f.Delay)
+	}
+	return string(f.Kind)
+}
+
+// ParseFaults parses a comma-separated fault list such as
+// "crash:5", "hang:0", "slow-metrics:3s,never-ready" or
+// "malformed-metrics". An empty string is no faults.
+func ParseFaults(s string) ([]Fault, error) {
+	var out []Fault
+	var errs []error
+	for item := range strings.SplitSeq(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		kind, arg, hasArg := strings.Cut(item, ":")
+		f := Fault{Kind: FaultKind(kind)}
+		switch f.Kind {
+		case FaultCrash, FaultHang:
+			n, err := strconv.Atoi(arg)
+			if !hasArg || err != nil || n < 0 {
+				errs = append(errs, fmt.Errorf("fault %q: want %s:N with N >= 0 finished requests", item, kind))
+				continue
+			}
+			f.After = n
+		case FaultSlowMetrics:
+			d, err := time.ParseDuration(arg)
+			if !hasArg || err != nil || d < 0 {
+				errs = append(errs, fmt.Errorf("fault %q: want slow-metrics:DURATION such as slow-metrics:5s", item))
+				continue
+			}
+			f.Delay = d
+		case FaultNeverReady, FaultMalformedMetrics, FaultIgnoreSIGTERM:
+			if hasArg {
+				errs = append(errs, fmt.Errorf("fault %q: %s takes no argument", item, kind))
+				continue
+			}
+		default:
+			names := make([]string, len(faultKinds))
+			for i, k := range faultKinds {
+				names[i] = string(k)
+			}
+			errs = append(errs, fmt.Errorf("fault %q: unknown kind, want one of %s", item, strings.Join(names, ", ")))
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, errors.Join(errs...)
+}
+
+// HasFault reports whether the configuration injects a fault of kind k and
+// returns it.
+func (c Config) HasFault(k FaultKind) (Fault, bool) {
+	for _, f := range c.Faults {
+		if f.Kind == k {
+			return f, true
+		}
+	}
+	return Fault{}, false
+}
+
+// CrashError is returned by Server.Run when the crash fault fires.
+type CrashError struct{ After int }
+
+func (e *CrashError) Error() string {
+	return fmt.Sprintf("simulated engine crash after %d finished requests", e.After)
+}

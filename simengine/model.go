@@ -1,0 +1,196 @@
+package simengine
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// gpuSpec is the little the capacity model needs to know about a GPU.
+type gpuSpec struct {
+	hbmGB   float64 // memory per GPU
+	hbmTBps float64 // memory bandwidth per GPU
+	pflops  float64 // dense FP8 peak per GPU
+	speed   float64 // relative step-overhead speed (kernel launch, comm)
+}
+
+// gpuSpecs is read-only: rough public figures per GPU model.
+var gpuSpecs = map[string]gpuSpec{
+	"mi300x": {hbmGB: 192, hbmTBps: 5.3, pflops: 2.6, speed: 1.0},
+	"mi325x": {hbmGB: 256, hbmTBps: 6.0, pflops: 2.6, speed: 1.05},
+	"mi355x": {hbmGB: 288, hbmTBps: 8.0, pflops: 5.0, speed: 1.4},
+	"h100":   {hbmGB: 80, hbmTBps: 3.35, pflops: 2.0, speed: 1.0},
+	"h200":   {hbmGB: 141, hbmTBps: 4.8, pflops: 2.0, speed: 1.05},
+	"b200":   {hbmGB: 180, hbmTBps: 8.0, pflops: 4.5, speed: 1.4},
+	"b300":   {hbmGB: 288, hbmTBps: 8.0, pflops: 5.0, speed: 1.5},
+	"gb200":  {hbmGB: 186, hbmTBps: 8.0, pflops: 5.0, speed: 1.5},
+}
+
+func gpuNames() []string {
+	names := make([]string, 0, len(gpuSpecs))
+	for n := range gpuSpecs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// modelShape is what the capacity model derives from a model name such as
+// "Qwen/Qwen3.5-397B-A17B-FP8".
+type modelShape struct {
+	totalB, activeB float64 // parameters, billions
+	weightBytes     float64 // per parameter
+}
+
+var (
+	reTotal  = regexp.MustCompile(`(?i)(?:^|[-_/])(\d+(?:\.\d+)?)b(?:$|[-_])`)
+	reActive = regexp.MustCompile(`(?i)(?:^|[-_])a(\d+(?:\.\d+)?)b(?:$|[-_])`)
+)
+
+// shapeOf guesses the size of a model from its name; unknown names get the
+// shape of a 400B-class MoE with 17B active parameters in FP8.
+func shapeOf(name string) modelShape {
+	s := modelShape{totalB: 397, activeB: 17, weightBytes: 1}
+	base := strings.ToLower(name)
+	if m := reTotal.FindStringSubmatch(base); m != nil {
+		s.totalB, _ = strconv.ParseFloat(m[1], 64)
+		s.activeB = s.totalB // dense unless an A<n>B part says otherwise
+	}
+	if m := reActive.FindStringSubmatch(base); m != nil {
+		s.activeB, _ = strconv.ParseFloat(m[1], 64)
+	}
+	if strings.Contains(base, "deepseek") && reTotal.FindStringSubmatch(base) == nil {
+		s.totalB, s.activeB = 671, 37
+	}
+	switch {
+	case strings.Contains(base, "fp4"), strings.Contains(base, "mxfp4"), strings.Contains(base, "nvfp4"):
+		s.weightBytes = 0.5
+	case strings.Contains(base, "fp8"), strings.Contains(base, "int8"):
+		s.weightBytes = 1
+	case reTotal.FindStringSubmatch(base) != nil:
+		s.weightBytes = 2
+	}
+	s.totalB, s.activeB = max(s.totalB, 0.1), max(min(s.activeB, s.totalB), 0.1)
+	return s
+}
+
+// capacity is the derived performance model of one configuration. All
+// times are simulated seconds.
+type capacity struct {
+	ranks        int
+	poolTokens   int     // KV pool per rank, tokens
+	maxRunning   int     // per rank
+	fixedStep    float64 // per decode step, independent of batch
+	perSeq       float64 // per sequence per step
+	perCtxToken  float64 // attention read per context token per step
+	perPrefill   float64 // per uncached prompt token
+	specOverhead float64 // multiplier on the step for draft + verify
+}
+
+// kvBytesPerToken is the KV footprint of one token (all layers, all
+// ranks): about 256 KiB for a 400B-class model with an FP8 KV cache, scaled
+// with model size.
+func kvBytesPerToken(c Config, s modelShape) float64 {
+	if c.KVBytesPerToken > 0 {
+		return float64(c.KVBytesPerToken)
+	}
+	b := 256 * 1024 * math.Sqrt(s.totalB/400)
+	switch strings.ToLower(c.KVCacheDType) {
+	case "", "auto", "bf16", "bfloat16", "float16":
+		if !strings.Contains(strings.ToLower(c.ModelPath), "fp8") && !strings.Contains(strings.ToLower(c.ModelPath), "fp4") {
+			b *= 2
+		}
+	case "fp4_e2m1", "nvfp4", "fp4_mx_block16":
+		b /= 2
+	}
+	return b
+}
+
+// newCapacity derives the performance model of a normalized Config.
+//
+// The shape, not the absolute numbers, is the point: a decode step costs
+// a fixed part (weights, kernels, collectives; shrinking with TP but with
+// growing communication), a part per sequence, and a part per context
+// token (KV reads, spread over the attention GPUs). Throughput per GPU
+// therefore rises with concurrency and flattens as KV reads dominate;
+// more TP lowers step latency but spends more GPUs. EP trades a larger
+// fixed all-to-all cost for cheaper per-sequence expert compute.
+func newCapacity(c Config) capacity {
+	g := gpuSpecs[c.GPU]
+	s := shapeOf(c.ModelPath)
+	tp, ep, ranks := float64(c.TP), float64(c.EP), c.Ranks()
+	attnTP := tp // GPUs that hold one rank's KV
+	if c.Engine == SGLang && c.DPAttention {
+		attnTP = tp / float64(ranks)
+	}
+	m := s.activeB / 17 // relative to a 17B-active MoE
+
+	capa := capacity{ranks: ranks}
+	capa.fixedStep = (5e-3+12e-3*m/math.Pow(tp, 0.8))/g.speed + 0.35e-3*math.Log2(tp)
+	capa.perSeq = 0.12e-3 * m / (tp * g.speed)
+	if ep > 1 {
+		capa.fixedStep = capa.fixedStep*0.92 + 0.45e-3*math.Log2(ep)
+		capa.perSeq *= 0.75
+	}
+	kvb := kvBytesPerToken(c, s)
+	capa.perCtxToken = kvb / (attnTP * g.hbmTBps * 1e12 * 0.55)
+	// Prefill: 2 FLOPs per active parameter per token at 35% of peak.
+	capa.perPrefill = 2 * s.activeB * 1e9 / (tp * g.pflops * 1e15 * 0.35)
+	capa.specOverhead = 1
+	if c.Spec.Enabled() {
+		capa.specOverhead = 1 + 0.08*float64(c.Spec.NumSteps)
+		capa.perSeq *= math.Sqrt(float64(c.Spec.NumDraftTokens))
+	}
+
+	// KV pool: the memory fraction of every GPU, minus weights, draft
+	// weights and per-GPU activations/graphs, divided over DP ranks.
+	totalGB := float64(c.GPUs()) * g.hbmGB * c.MemFraction
+	weightsGB := s.totalB * s.weightBytes * (1 + 0.03*b2f(c.Spec.Enabled()))
+	if c.Engine != SGLang || !c.DPAttention {
+		weightsGB *= float64(ranks) // plain DP replicates the model
+	}
+	freeGB := totalGB - weightsGB - 4*float64(c.GPUs())
+	pool := int(math.Max(freeGB, 1) * 1e9 / kvb / float64(ranks))
+	if c.MaxTotalTokens > 0 {
+		pool = c.MaxTotalTokens
+	}
+	capa.poolTokens = max(pool/c.PageSize*c.PageSize, 4*c.PageSize)
+
+	capa.maxRunning = c.MaxRunningRequests
+	if capa.maxRunning <= 0 {
+		if c.Engine == VLLM {
+			capa.maxRunning = 1024
+		} else {
+			capa.maxRunning = min(4096, max(capa.poolTokens/2048, 32))
+		}
+	}
+	return capa
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// decodeTime is the duration of one step with n decoding sequences whose
+// contexts sum to ctx tokens (verifying draft tokens when spec is on).
+func (c capacity) decodeTime(n, ctx int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return c.fixedStep*c.specOverhead + float64(n)*c.perSeq + float64(ctx)*c.perCtxToken
+}
+
+// prefillTime is the duration of computing tokens new prompt tokens that
+// attend to ctxBefore tokens already present.
+func (c capacity) prefillTime(tokens, ctxBefore int) float64 {
+	if tokens == 0 {
+		return 0
+	}
+	mid := float64(ctxBefore) + float64(tokens)/2
+	return c.fixedStep + float64(tokens)*c.perPrefill*(1+mid/1000*0.02)
+}

@@ -1,0 +1,165 @@
+package simengine
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"hash/maphash"
+	"math"
+	"math/rand/v2"
+	"strings"
+)
+
+// maxTokenBytes is the longest run of non-space bytes counted as one token.
+const maxTokenBytes = 8
+
+// CountTokens is the simulator's tokenizer: a token is a run of up to 8
+// non-space bytes, and whitespace belongs to the token that follows it.
+// So "hello world" is 2 tokens, a 20-letter word 3, and the synthetic
+// output of N tokens is N words. Load generators that want exact prompt
+// lengths can build prompts with it; usage fields always agree with it.
+func CountTokens(s string) int {
+	return scanTokens(s, 0, nil)
+}
+
+// scanTokens counts the tokens of s and, when every > 0, calls mark with
+// the byte offset where token number k*every begins (k >= 1). A token
+// begins right after the previous token's last byte.
+func scanTokens(s string, every int, mark func(off int)) int {
+	n, run, prevEnd := 0, 0, 0
+	inTok := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\n', '\t', '\r':
+			inTok = false
+			continue
+		}
+		if !inTok || run == maxTokenBytes {
+			if every > 0 && n > 0 && n%every == 0 {
+				mark(prevEnd)
+			}
+			n++
+			inTok, run = true, 0
+		}
+		run++
+		prevEnd = i + 1
+	}
+	return n
+}
+
+// blockHashes returns the token count of text and the chained hashes of its
+// full blocks of blockTokens tokens: hash i covers tokens [0, (i+1)*blockTokens),
+// so equal hashes mean equal prefixes.
+func blockHashes(seed maphash.Seed, text string, blockTokens int) (int, []uint64) {
+	var cuts []int
+	n := scanTokens(text, blockTokens, func(off int) { cuts = append(cuts, off) })
+	if n%blockTokens == 0 && n > 0 {
+		cuts = append(cuts, len(strings.TrimRight(text, " \n\t\r")))
+	}
+	hashes := make([]uint64, len(cuts))
+	var h maphash.Hash
+	h.SetSeed(seed)
+	prev, start := uint64(0), 0
+	var buf [8]byte
+	for i, end := range cuts {
+		h.Reset()
+		binary.LittleEndian.PutUint64(buf[:], prev)
+		_, _ = h.Write(buf[:])
+		_, _ = h.WriteString(text[start:end])
+		prev = h.Sum64()
+		hashes[i], start = prev, end
+	}
+	return n, hashes
+}
+
+// chatMessage is one OpenAI chat message as the simulator reads it.
+type chatMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	Name       string          `json:"name,omitempty"`
+	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+}
+
+// renderChat applies the simulator's chat template: the text whose tokens
+// are the prompt. Equal message prefixes give equal text prefixes, so
+// multi-turn sessions hit the prefix cache.
+func renderChat(tools json.RawMessage, msgs []chatMessage) string {
+	var b strings.Builder
+	if len(tools) > 0 && string(tools) != "null" {
+		b.WriteString("<|im_start|>tools\n")
+		b.Write(tools)
+		b.WriteString("<|im_end|>\n")
+	}
+	for _, m := range msgs {
+		b.WriteString("<|im_start|>")
+		b.WriteString(m.Role)
+		b.WriteByte('\n')
+		writeContent(&b, m.Content)
+		if len(m.ToolCalls) > 0 && string(m.ToolCalls) != "null" {
+			b.WriteByte('\n')
+			b.Write(m.ToolCalls)
+		}
+		b.WriteString("<|im_end|>\n")
+	}
+	b.WriteString("<|im_start|>assistant\n")
+	return b.String()
+}
+
+// writeContent writes a message content: a string, or the text parts of a
+// content array (other parts are written as their JSON).
+func writeContent(b *strings.Builder, raw json.RawMessage) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		b.WriteString(s)
+		return
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		for i, p := range parts {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			if p.Type == "text" {
+				b.WriteString(p.Text)
+			} else {
+				b.Write(raw)
+			}
+		}
+		return
+	}
+	b.Write(raw)
+}
+
+// vocabulary is the synthetic output: short words, each one token.
+var vocabulary = strings.Fields(`the of and to in is that for it as with was on be by this are from or
+an at not have but which one all their there can has more when will would about if into
+its some than out other time only new these two may first then do any like my now over
+such our man me even most made after also did many before must through back years where
+much your way well down should because each just those people how too little state good
+very make world still own see men work long get here between both life being under never
+day same another know while last might us great old year off come since against go came
+right used take three code file test build value error return func type list map run`)
+
+// outputText is the synthetic completion: n words from a per-request
+// random stream, each preceded by a space.
+func outputText(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	b.Grow(n * 6)
+	for range n {
+		b.WriteByte(' ')
+		b.WriteString(vocabulary[rng.IntN(len(vocabulary))])
+	}
+	return b.String()
+}
+
+// naturalLength draws the length at which a request would stop on its own
+// (EOS) when ignore_eos is off: log-normal, median 350 tokens.
+func naturalLength(rng *rand.Rand) int {
+	return max(1, int(math.Exp(math.Log(350)+0.8*rng.NormFloat64())))
+}

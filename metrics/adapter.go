@@ -1,0 +1,179 @@
+package metrics
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Engine is an inference engine whose /metrics page an adapter knows.
+type Engine string
+
+// Known engines.
+const (
+	EngineSGLang Engine = "sglang"
+	EngineVLLM   Engine = "vllm"
+)
+
+// Set implements pflag.Value.
+func (e *Engine) Set(s string) error {
+	switch Engine(s) {
+	case EngineSGLang, EngineVLLM:
+		*e = Engine(s)
+		return nil
+	}
+	return fmt.Errorf("engine %q: want sglang or vllm", s)
+}
+
+// String implements pflag.Value.
+func (e *Engine) String() string { return string(*e) }
+
+// Type implements pflag.Value.
+func (e *Engine) Type() string { return "engine" }
+
+// Prefix is the engine's metric name prefix ("sglang:" or "vllm:").
+func (e Engine) Prefix() string { return string(e) + ":" }
+
+// DetectEngine picks the engine from the metric prefixes on the page.
+func DetectEngine(s *Snapshot) (Engine, bool) {
+	if s == nil {
+		return "", false
+	}
+	for name := range s.Families {
+		switch {
+		case strings.HasPrefix(name, "sglang:"):
+			return EngineSGLang, true
+		case strings.HasPrefix(name, "vllm:"):
+			return EngineVLLM, true
+		}
+	}
+	return "", false
+}
+
+// Gauges are the live figures that matter during a run, read from one
+// snapshot (and the previous one for rates). A nil field means the engine
+// does not export it, or there is no previous snapshot for a rate.
+//
+// Across ranks: running and queued requests and throughput are summed
+// (each DP rank serves its own requests); KV usage is the fullest rank;
+// the cache hit rate is the mean over ranks (SGLang gauge) or the ratio
+// of summed counter increases (vLLM).
+type Gauges struct {
+	Time          time.Time `json:"time"`
+	Running       *float64  `json:"running,omitempty"`        // requests being decoded
+	Queued        *float64  `json:"queued,omitempty"`         // requests waiting
+	KVUsage       *float64  `json:"kv_usage,omitempty"`       // 0-1
+	CacheHitRate  *float64  `json:"cache_hit_rate,omitempty"` // 0-1
+	GenThroughput *float64  `json:"gen_throughput,omitempty"` // generated tokens/s
+}
+
+func optOK(v float64, ok bool) *float64 {
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// Gauges reads the live gauges of cur; prev (may be nil) is the previous
+// snapshot of the same endpoint, used for counter rates.
+func (e Engine) Gauges(prev, cur *Snapshot) Gauges {
+	g := Gauges{Time: cur.Time}
+	switch e {
+	case EngineSGLang:
+		g.Running = optOK(cur.Sum("sglang:num_running_reqs", nil))
+		g.Queued = optOK(cur.Sum("sglang:num_queue_reqs", nil))
+		g.KVUsage = optOK(cur.Max("sglang:token_usage", nil))
+		g.CacheHitRate = optOK(cur.Mean("sglang:cache_hit_rate", nil))
+		g.GenThroughput = optOK(cur.Sum("sglang:gen_throughput", nil))
+	case EngineVLLM:
+		g.Running = optOK(cur.Sum("vllm:num_requests_running", nil))
+		g.Queued = optOK(cur.Sum("vllm:num_requests_waiting", nil))
+		if v, ok := cur.Max("vllm:kv_cache_usage_perc", nil); ok {
+			g.KVUsage = &v
+		} else {
+			g.KVUsage = optOK(cur.Max("vllm:gpu_cache_usage_perc", nil))
+		}
+		if prev != nil {
+			hits, err1 := CounterDelta(prev, cur, "vllm:prefix_cache_hits", nil)
+			queries, err2 := CounterDelta(prev, cur, "vllm:prefix_cache_queries", nil)
+			if err1 == nil && err2 == nil && queries > 0 {
+				r := hits / queries
+				g.CacheHitRate = &r
+			}
+			if dt := cur.Time.Sub(prev.Time).Seconds(); dt > 0 {
+				if gen, err := CounterDelta(prev, cur, "vllm:generation_tokens", nil); err == nil {
+					r := gen / dt
+					g.GenThroughput = &r
+				}
+			}
+		}
+	}
+	return g
+}
+
+// ALCounters returns the acceptance-length counter increases between two
+// snapshots of one engine (take them idle, before and after the load:
+// SGLang's counters advance only when requests finish). Counters are
+// summed over label sets (tp/dp rank, engine, is_streaming) with reset
+// handling. A missing counter is a *MissingSeriesError naming it.
+func (e Engine) ALCounters(before, after *Snapshot) (ALCounters, error) {
+	c := ALCounters{Engine: e}
+	delta := func(name, hint string) (*float64, error) {
+		d, err := CounterDelta(before, after, name, nil)
+		if err != nil {
+			if me, ok := err.(*MissingSeriesError); ok {
+				me.Engine, me.Hint = e, hint
+			}
+			return nil, err
+		}
+		return &d, nil
+	}
+	var err error
+	switch e {
+	case EngineVLLM:
+		const hint = "speculative decoding must be on; vLLM exports it per engine"
+		if c.Accepted, err = delta("vllm:spec_decode_num_accepted_tokens_total", hint); err != nil {
+			return c, err
+		}
+		if c.Drafts, err = delta("vllm:spec_decode_num_drafts_total", hint); err != nil {
+			return c, err
+		}
+	case EngineSGLang:
+		if c.GenerationTokens, err = delta("sglang:generation_tokens_total", "start SGLang with --enable-metrics"); err != nil {
+			return c, err
+		}
+		if c.Requests, err = delta("sglang:num_requests_total", "start SGLang with --enable-metrics"); err != nil {
+			return c, err
+		}
+		if c.VerifyCalls, err = delta("sglang:spec_verify_calls_total", "needs an SGLang build that exports it (2026+) and speculative decoding on"); err != nil {
+			return c, err
+		}
+	default:
+		return c, fmt.Errorf("acceptance length: unknown engine %q", e)
+	}
+	return c, nil
+}
+
+// RequiredSeries lists the series the adapter reads for the live view;
+// Missing returns the ones absent from a snapshot.
+func (e Engine) RequiredSeries() []string {
+	switch e {
+	case EngineSGLang:
+		return []string{"sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage"}
+	case EngineVLLM:
+		return []string{"vllm:num_requests_running", "vllm:num_requests_waiting"}
+	}
+	return nil
+}
+
+// Missing returns a *MissingSeriesError for each required series absent
+// from s.
+func (e Engine) Missing(s *Snapshot) []error {
+	var errs []error
+	for _, name := range e.RequiredSeries() {
+		if !s.Has(name) {
+			errs = append(errs, &MissingSeriesError{Engine: e, Series: name, Endpoint: s.Endpoint})
+		}
+	}
+	return errs
+}

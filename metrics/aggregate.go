@@ -1,0 +1,436 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// Inputs are the artifacts one aggregation reads. Summary and
+// ServerMetrics may be nil (aiperf skips them when nothing succeeded).
+type Inputs struct {
+	// Records are every line of profile_export.jsonl, warm-up and failed
+	// ones included; Aggregate drops and counts them.
+	Records       []Record
+	Summary       *Summary
+	ServerMetrics *ServerMetricsExport
+	// ServerLogs are the engine logs to read the KV pool size from
+	// (server.log, watchtower-*.out), as text.
+	ServerLogs []string
+	// Traces maps trace id to its turns' expected output lengths (the WEKA
+	// dataset); nil when the dataset is not cached.
+	Traces TraceLengths
+}
+
+// ErrNoRecords is returned by LoadInputs when profile_export.jsonl is
+// missing: there is nothing to aggregate.
+var ErrNoRecords = errors.New("profile_export.jsonl not found")
+
+// LoadInputs reads a RESULT_DIR the way InferenceX does: the artifact
+// directory under aiperf_artifacts/ (or its first run subdirectory),
+// server.log plus watchtower-*.out logs in RESULT_DIR and up to three parent
+// directories, and the trace dataset under hfHubCache (may be empty).
+func LoadInputs(resultDir, hfHubCache string) (*Inputs, error) {
+	dir := ResolveArtifactDir(resultDir)
+	jsonl := filepath.Join(dir, RecordsFile)
+	if !isFile(jsonl) {
+		return nil, fmt.Errorf("%s: %w", jsonl, ErrNoRecords)
+	}
+	in := &Inputs{}
+	f, err := os.Open(jsonl)
+	if err != nil {
+		return nil, err
+	}
+	in.Records, err = ReadRecords(f, jsonl)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if p := filepath.Join(dir, SummaryFile); exists(p) {
+		if in.Summary, err = ReadSummaryFile(p); err != nil {
+			return nil, err
+		}
+	}
+	if p := filepath.Join(dir, ServerMetricsFile); exists(p) {
+		if in.ServerMetrics, err = ReadServerMetricsFile(p); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range ServerLogPaths(resultDir) {
+		text, err := readLogHead(p)
+		if err != nil {
+			return nil, err
+		}
+		in.ServerLogs = append(in.ServerLogs, text)
+	}
+	if hfHubCache != "" {
+		if in.Traces, err = LoadTraceLengths(hfHubCache); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// Aggregate computes the aggregate result from the inputs and the run's
+// facts with InferenceX's maths. It fails only where InferenceX's
+// aggregator fails: invalid facts, or server metrics from an engine no
+// adapter knows.
+func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
+	if err := facts.Check(); err != nil {
+		return nil, err
+	}
+	profiled, acct := splitRecords(in.Records)
+	res := &Result{
+		HW:                    facts.RunnerType,
+		Conc:                  facts.Conc,
+		Image:                 facts.Image,
+		RecipeFingerprint:     facts.RecipeFingerprint,
+		Model:                 facts.Model,
+		InfmaxModelPrefix:     facts.ModelPrefix,
+		Framework:             facts.Framework,
+		Precision:             facts.Precision,
+		SpecDecoding:          facts.SpecDecoding,
+		Disagg:                facts.Disagg,
+		ScenarioType:          "agentic-coding",
+		IsMultinode:           facts.Multinode,
+		KVOffloading:          facts.KVOffloading,
+		KVOffloadBackend:      facts.KVOffloadBackendMeta,
+		AllocatedCPUDRAMGB:    facts.TotalCPUDRAMGB,
+		NumRequestsTotal:      acct.RecordsTotal,
+		NumRequestsSuccessful: len(profiled),
+		RequestAccounting:     acct,
+		Router:                facts.Router,
+		KVP2PTransfer:         facts.KVP2PTransfer,
+	}
+	numGPUs := applyShape(res, facts)
+	if in.Summary != nil {
+		if ds := in.Summary.Dataset(); ds != nil {
+			rounded, err := roundRawJSON(ds)
+			if err != nil {
+				return nil, fmt.Errorf("%s: metadata.dataset: %w", in.Summary.File, err)
+			}
+			res.Dataset = rounded
+		}
+	}
+	res.RequestMetrics = requestMetrics(profiled, in.Summary, in.Traces)
+	sm, warnings, err := serverMetrics(in.ServerMetrics, facts.Framework, profiled, in.ServerLogs)
+	if err != nil {
+		return nil, err
+	}
+	if tp := res.RequestMetrics.Throughput; tp.Total != nil && numGPUs > 0 {
+		n := float64(numGPUs)
+		tp.PerGPU = &PerGPU{
+			TotalTputTPS:  fp(float64(tp.Total.TokensPerSecond) / n),
+			OutputTputTPS: fp(float64(tp.Output.TokensPerSecond) / n),
+			InputTputTPS:  fp(float64(tp.Input.TokensPerSecond) / n),
+		}
+		res.RequestMetrics.Throughput = tp
+	}
+	res.ServerMetrics = sm
+	res.KVCachePoolTokens = sm.KVCache.GPUTotalTokens
+	res.Warnings = warnings
+	return res, nil
+}
+
+// applyShape fills the topology fields and returns the GPU count.
+func applyShape(res *Result, f RunFacts) int {
+	if !f.Multinode {
+		res.TP, res.EP, res.DPAttention = f.TP, f.EP, f.DPAttention
+		res.SingleNodeShape = &SingleNodeShape{PP: f.PP, DCPSize: f.DCP, PCPSize: f.PCP}
+		return f.NumGPUs()
+	}
+	p, d := f.Prefill, f.Decode
+	np, nd := p.gpus(), d.gpus()
+	if nd <= 0 {
+		// Aggregated worker: no separate decode GPUs, so the decode side
+		// adds nothing to TP/EP.
+		d.TP, d.EP, d.PP, d.DCP, d.PCP = 0, 0, 1, 1, 1
+	}
+	res.TP = p.TP + d.TP
+	res.EP = max(p.EP, d.EP)
+	res.DPAttention = "false"
+	if envBool(p.DPAttention) || envBool(d.DPAttention) {
+		res.DPAttention = "true"
+	}
+	res.MultiNodeShape = &MultiNodeShape{
+		PrefillNumWorkers: p.NumWorkers, PrefillTP: p.TP, PrefillPP: p.PP, PrefillDCPSize: p.DCP,
+		PrefillPCPSize: p.PCP, PrefillEP: p.EP, PrefillDPAttention: p.DPAttention, NumPrefillGPU: np,
+		DecodeNumWorkers: d.NumWorkers, DecodeTP: d.TP, DecodePP: d.PP, DecodeDCPSize: d.DCP,
+		DecodePCPSize: d.PCP, DecodeEP: d.EP, DecodeDPAttention: d.DPAttention, NumDecodeGPU: nd,
+	}
+	if f.PrefillHW != "" {
+		res.MultiNodeShape.PrefillHW, res.MultiNodeShape.DecodeHW = f.PrefillHW, f.DecodeHW
+	}
+	return np + nd
+}
+
+// splitRecords keeps the successful profiling records and counts the rest.
+func splitRecords(all []Record) ([]*Record, RequestAccounting) {
+	var acct RequestAccounting
+	profiled := make([]*Record, 0, len(all))
+	for i := range all {
+		r := &all[i]
+		acct.RecordsTotal++
+		warm := r.Warmup()
+		failed := r.Failed()
+		if warm {
+			acct.RecordsWarmupDropped++
+		}
+		if failed {
+			acct.RecordsErrorDropped++
+			acct.ErrorCategories.Inc(r.ErrorCategory())
+		}
+		if warm || failed {
+			continue
+		}
+		profiled = append(profiled, r)
+	}
+	acct.RecordsProfiled = len(profiled)
+	acct.RecordsDroppedTotal = acct.RecordsTotal - len(profiled)
+	return profiled, acct
+}
+
+// floatsOf collects a metric's values that convert to float.
+func floatsOf(recs []*Record, pick func(*RecordMetrics) *MetricValue) []float64 {
+	out := make([]float64, 0, len(recs))
+	for _, r := range recs {
+		if m := pick(&r.Metrics); m != nil {
+			if v, ok := m.Value.Float(); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// intsOf collects a metric's values that convert to int.
+func intsOf(recs []*Record, pick func(*RecordMetrics) *MetricValue) []int64 {
+	out := make([]int64, 0, len(recs))
+	for _, r := range recs {
+		if m := pick(&r.Metrics); m != nil {
+			if v, ok := m.Value.Int(); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// msToSeconds keeps finite positive values and converts ms to s.
+func msToSeconds(ms []float64) []float64 {
+	out := ms[:0]
+	for _, v := range ms {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) && v > 0 {
+			out = append(out, v/1000.0)
+		}
+	}
+	return out
+}
+
+func requestMetrics(recs []*Record, summary *Summary, traces TraceLengths) RequestMetrics {
+	var rm RequestMetrics
+	rm.QPS = qpsStats(recs)
+	rm.Latency = latencyStats(recs)
+	rm.Tokens = Tokens{
+		Input:          intStats(intsOf(recs, pickISL)),
+		OutputActual:   intStats(intsOf(recs, pickOSL)),
+		OutputExpected: intStats(traces.expected(recs)),
+	}
+	rm.Throughput = throughputStats(recs)
+	rm.Cache.TheoreticalCacheHitRate = optFloat(theoreticalCacheHitRate(summary))
+	return rm
+}
+
+func pickTTFT(m *RecordMetrics) *MetricValue { return m.TimeToFirstToken }
+func pickE2EL(m *RecordMetrics) *MetricValue { return m.RequestLatency }
+func pickITL(m *RecordMetrics) *MetricValue  { return m.InterTokenLatency }
+func pickFRITL(m *RecordMetrics) *MetricValue {
+	return m.FullResponseInterTokenLatency
+}
+func pickISL(m *RecordMetrics) *MetricValue { return m.InputSequenceLength }
+func pickOSL(m *RecordMetrics) *MetricValue { return m.OutputSequenceLength }
+
+func latencyStats(recs []*Record) Latency {
+	ttft := msToSeconds(floatsOf(recs, pickTTFT))
+	e2el := msToSeconds(floatsOf(recs, pickE2EL))
+	itl := msToSeconds(floatsOf(recs, pickITL))
+	frITL := msToSeconds(floatsOf(recs, pickFRITL))
+
+	var l Latency
+	l.TTFT = statsOf(ttft)
+	l.E2EL = statsOf(e2el)
+	l.ITL = statsOf(slices.Clone(itl))
+	l.TPOT = l.ITL
+	l.Intvty = interactivity(l.ITL, itl)
+	l.FullResponseITL = statsOf(slices.Clone(frITL))
+	l.FullResponseIntvty = interactivity(l.FullResponseITL, frITL)
+
+	// E2E-normalised interactivity: 1 / percentile(E2EL_i / OSL_i).
+	var ratios []float64
+	for _, r := range recs {
+		e, ok1 := scalarOf(r.Metrics.RequestLatency).Float()
+		o, ok2 := scalarOf(r.Metrics.OutputSequenceLength).Float()
+		if !ok1 || !ok2 || !finite(e) || !finite(o) || e <= 0 || o <= 0 {
+			continue
+		}
+		ratios = append(ratios, e/1000.0/o)
+	}
+	l.E2ENormIntvty = interactivity(statsOf(slices.Clone(ratios)), ratios)
+	return l
+}
+
+func scalarOf(m *MetricValue) Scalar {
+	if m == nil {
+		return Scalar{}
+	}
+	return m.Value
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// interactivity turns latency statistics into rates: each of mean and the
+// percentiles becomes 1/value when positive (so the slow tail stays the
+// slow tail), and std is the spread of the per-request 1/value.
+func interactivity(lat Stats, perRequest []float64) Stats {
+	inv := func(f *Float) *Float {
+		if f == nil || *f <= 0 {
+			return nil
+		}
+		return fp(1.0 / float64(*f))
+	}
+	out := Stats{Mean: inv(lat.Mean), P50: inv(lat.P50), P75: inv(lat.P75), P90: inv(lat.P90), P95: inv(lat.P95)}
+	var m moments
+	for _, v := range perRequest {
+		if v > 0 {
+			m.add(1.0 / v)
+		}
+	}
+	if m.n > 0 {
+		out.Std = fp(m.pstdev())
+	}
+	return out
+}
+
+func intStats(vals []int64) Stats {
+	f := make([]float64, len(vals))
+	for i, v := range vals {
+		f[i] = float64(v)
+	}
+	return statsOf(f)
+}
+
+// qpsStats counts completions in consecutive 1-second windows starting at
+// the first completion, while a whole window fits before the last one.
+func qpsStats(recs []*Record) QPS {
+	var ends []float64
+	for _, r := range recs {
+		if r.Metadata.RequestEndNs.Truthy() {
+			if ns, ok := r.Metadata.RequestEndNs.Int(); ok {
+				ends = append(ends, float64(ns)/1e9)
+			}
+		}
+	}
+	if len(ends) < 2 {
+		return QPS{}
+	}
+	slices.Sort(ends)
+	first, last := ends[0], ends[len(ends)-1]
+	if last-first <= 0 {
+		return QPS{}
+	}
+	const window = 1.0
+	var values []float64
+	lo := 0
+	for cur := first; cur+window <= last; cur += window {
+		// ends is sorted: count ends in [cur, cur+window).
+		for lo < len(ends) && ends[lo] < cur {
+			lo++
+		}
+		hi := lo
+		for hi < len(ends) && ends[hi] < cur+window {
+			hi++
+		}
+		values = append(values, float64(hi-lo)/window)
+	}
+	n := len(values)
+	q := QPS{WindowSeconds: fp(window), Samples: &n}
+	if n == 0 {
+		q.Mean = fp(float64(len(ends)) / (last - first))
+		return q
+	}
+	q.Stats = statsOf(values)
+	return q
+}
+
+func throughputStats(recs []*Record) Throughput {
+	var minStart, maxEnd int64
+	haveStart, haveEnd := false, false
+	for _, r := range recs {
+		if r.Metadata.RequestStartNs.Truthy() {
+			if v, ok := r.Metadata.RequestStartNs.Int(); ok && (!haveStart || v < minStart) {
+				minStart, haveStart = v, true
+			}
+		}
+		if r.Metadata.RequestEndNs.Truthy() {
+			if v, ok := r.Metadata.RequestEndNs.Int(); ok && (!haveEnd || v > maxEnd) {
+				maxEnd, haveEnd = v, true
+			}
+		}
+	}
+	if !haveStart || !haveEnd {
+		return Throughput{}
+	}
+	duration := float64(maxEnd-minStart) / 1e9
+	if duration <= 0 {
+		return Throughput{}
+	}
+	var in, out int64
+	for _, v := range intsOf(recs, pickISL) {
+		in += v
+	}
+	for _, v := range intsOf(recs, pickOSL) {
+		out += v
+	}
+	return Throughput{
+		Input:           &TokensPerSecond{Float(float64(in) / duration)},
+		Output:          &TokensPerSecond{Float(float64(out) / duration)},
+		Total:           &TokensPerSecond{Float(float64(in+out) / duration)},
+		DurationSeconds: fp(duration),
+		PerGPU:          &PerGPU{},
+	}
+}
+
+// theoreticalCacheHitRate reads aiperf's theoretical_prefix_cache_hit:
+// sum/count when both are there, else avg (a "%" unit is divided by 100).
+func theoreticalCacheHitRate(s *Summary) *float64 {
+	if s == nil {
+		return nil
+	}
+	m, ok, err := s.Metric("theoretical_prefix_cache_hit")
+	if !ok || err != nil {
+		return nil
+	}
+	hit, ok1 := m.Sum.Float()
+	total, ok2 := m.Count.Float()
+	if ok1 && ok2 && total > 0 {
+		v := hit / total
+		return &v
+	}
+	avg, ok := m.Avg.Float()
+	if !ok {
+		return nil
+	}
+	if u := m.Unit; u.Present() && trimPy(u.String()) == "%" {
+		avg /= 100.0
+	}
+	return &avg
+}

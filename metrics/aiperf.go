@@ -1,0 +1,767 @@
+package metrics
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// aiperf 0.12 artifact names inside --output-artifact-dir.
+const (
+	RecordsFile       = "profile_export.jsonl"
+	SummaryFile       = "profile_export_aiperf.json"
+	ServerMetricsFile = "server_metrics_export.json"
+	ServerMetricsCSV  = "server_metrics_export.csv"
+)
+
+// FieldError reports a missing or malformed field of an aiperf artifact. Line
+// is 1-based for JSONL files and 0 for whole-file JSON.
+type FieldError struct {
+	File  string
+	Line  int
+	Field string // dotted path, e.g. "metadata" or "request_count.avg"
+	Msg   string
+}
+
+func (e *FieldError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Field, e.Msg)
+}
+
+// Scalar is a leniently typed JSON scalar. aiperf writes numbers, but
+// InferenceX reads every value through Python's float()/int()/str(), so a
+// numeric string or a boolean is still a number there; Scalar keeps enough
+// of the original to apply the same rules. The zero value is "absent".
+type Scalar struct {
+	kind scalarKind
+	num  float64
+	i    int64 // exact value of an integer literal
+	str  string
+	b    bool
+}
+
+type scalarKind uint8
+
+const (
+	scalarAbsent scalarKind = iota // missing or null
+	scalarInt                      // integer literal
+	scalarFloat                    // literal with a fraction or exponent
+	scalarString
+	scalarBool
+	scalarOther // object or array
+)
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (s *Scalar) UnmarshalJSON(b []byte) error {
+	*s = parseScalar(b)
+	return nil
+}
+
+func parseScalar(b []byte) Scalar {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return Scalar{}
+	}
+	switch b[0] {
+	case 'n':
+		return Scalar{}
+	case 't':
+		return Scalar{kind: scalarBool, b: true}
+	case 'f':
+		return Scalar{kind: scalarBool}
+	case '"':
+		var str string
+		if err := json.Unmarshal(b, &str); err != nil {
+			return Scalar{kind: scalarOther}
+		}
+		return Scalar{kind: scalarString, str: str}
+	case '{', '[':
+		return Scalar{kind: scalarOther}
+	}
+	lit := string(b)
+	if !strings.ContainsAny(lit, ".eE") {
+		if v, err := strconv.ParseInt(lit, 10, 64); err == nil {
+			return Scalar{kind: scalarInt, i: v, num: float64(v)}
+		}
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return Scalar{kind: scalarOther}
+	}
+	return Scalar{kind: scalarFloat, num: f}
+}
+
+// Present reports whether the value is neither missing nor null.
+func (s Scalar) Present() bool { return s.kind != scalarAbsent }
+
+// Float is Python's float(value): numbers, numeric strings and booleans
+// convert; null, objects and arrays do not.
+func (s Scalar) Float() (float64, bool) {
+	switch s.kind {
+	case scalarInt, scalarFloat:
+		return s.num, true
+	case scalarString:
+		return pyFloat(s.str)
+	case scalarBool:
+		if s.b {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// Int is Python's int(value): floats truncate toward zero, strings must be
+// integer literals, NaN and infinities fail.
+func (s Scalar) Int() (int64, bool) {
+	switch s.kind {
+	case scalarInt:
+		return s.i, true
+	case scalarFloat:
+		if math.IsNaN(s.num) || math.IsInf(s.num, 0) || math.Abs(s.num) >= 9.2e18 {
+			return 0, false
+		}
+		return int64(s.num), true
+	case scalarString:
+		return pyInt(s.str)
+	case scalarBool:
+		if s.b {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// Truthy is Python's bool(value) for a scalar.
+func (s Scalar) Truthy() bool {
+	switch s.kind {
+	case scalarInt, scalarFloat:
+		return s.num != 0
+	case scalarString:
+		return s.str != ""
+	case scalarBool:
+		return s.b
+	case scalarOther:
+		return true // non-empty containers; empty ones are decoded separately
+	}
+	return false
+}
+
+// String is Python's str(value) for scalars.
+func (s Scalar) String() string {
+	switch s.kind {
+	case scalarInt:
+		return strconv.FormatInt(s.i, 10)
+	case scalarFloat:
+		return pyFloatRepr(s.num)
+	case scalarString:
+		return s.str
+	case scalarBool:
+		if s.b {
+			return "True"
+		}
+		return "False"
+	case scalarAbsent:
+		return "None"
+	}
+	return ""
+}
+
+// MetricValue is one per-record metric: aiperf writes {"value": v, "unit":
+// u}; a bare value is accepted as InferenceX does. Lists (such as
+// inter_chunk_latency) are kept only as "not a number".
+type MetricValue struct {
+	Value Scalar
+	Unit  string
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (m *MetricValue) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		m.Value = parseScalar(b)
+		return nil
+	}
+	var obj struct {
+		Value json.RawMessage `json:"value"`
+		Unit  json.RawMessage `json:"unit"`
+	}
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return err
+	}
+	m.Value = parseScalar(obj.Value)
+	if len(obj.Unit) > 0 && obj.Unit[0] == '"' {
+		_ = json.Unmarshal(obj.Unit, &m.Unit) // a non-string unit is ignored
+	}
+	return nil
+}
+
+// RecordMetadata holds the fields of a record's metadata the aggregation
+// uses; aiperf writes many more (ignored).
+type RecordMetadata struct {
+	XRequestID     string `json:"x_request_id"`
+	ConversationID string `json:"conversation_id"`
+	// TurnIndex is the turn within the conversation (absent = nil).
+	TurnIndex *float64 `json:"turn_index"`
+	// RequestStartNs and RequestEndNs are wall-clock nanoseconds; a value
+	// that is absent, null or 0 is "not recorded".
+	RequestStartNs Scalar `json:"request_start_ns"`
+	RequestEndNs   Scalar `json:"request_end_ns"`
+	// BenchmarkPhase is "warmup" or "profiling"; absent means profiling
+	// (older artifacts).
+	BenchmarkPhase Scalar `json:"benchmark_phase"`
+	WasCancelled   bool   `json:"was_cancelled"`
+}
+
+// RecordMetrics holds the per-record metrics the aggregation reads, in
+// aiperf's display units (ms, tokens). Missing metrics are nil.
+type RecordMetrics struct {
+	TimeToFirstToken              *MetricValue `json:"time_to_first_token"`
+	RequestLatency                *MetricValue `json:"request_latency"`
+	InterTokenLatency             *MetricValue `json:"inter_token_latency"`
+	FullResponseInterTokenLatency *MetricValue `json:"full_response_inter_token_latency"`
+	InputSequenceLength           *MetricValue `json:"input_sequence_length"`
+	OutputSequenceLength          *MetricValue `json:"output_sequence_length"`
+}
+
+// Record is one line of profile_export.jsonl.
+type Record struct {
+	Line     int // 1-based line in the file
+	Metadata RecordMetadata
+	Metrics  RecordMetrics
+	// Error is the raw "error" value; nil when absent or null.
+	Error json.RawMessage
+}
+
+// Warmup reports whether the record belongs to a phase other than
+// profiling (InferenceX: phase is not None and phase != "profiling").
+func (r *Record) Warmup() bool {
+	p := r.Metadata.BenchmarkPhase
+	return p.Present() && !(p.kind == scalarString && p.str == "profiling")
+}
+
+// Failed reports whether the record carries a truthy error value.
+func (r *Record) Failed() bool { return jsonTruthy(r.Error) }
+
+// ErrorCategory names the error the way InferenceX counts it: the first of
+// type, error_type, code, class, status that is set, else the text before
+// the first colon of the message's first line, at most 120 characters.
+func (r *Record) ErrorCategory() string { return errorCategory(r.Error) }
+
+type recordJSON struct {
+	Metadata *RecordMetadata `json:"metadata"`
+	Metrics  *RecordMetrics  `json:"metrics"`
+	Error    json.RawMessage `json:"error"`
+}
+
+// maxRecordLine bounds one JSONL line (a record with a long error message
+// or a big inter_chunk_latency list is still far below it).
+const maxRecordLine = 64 << 20
+
+// ReadRecords reads every record of a profile_export.jsonl stream. name is
+// used in errors. Blank lines are skipped; a line that is not a JSON object
+// or has no "metadata" object is an error naming the line.
+func ReadRecords(r io.Reader, name string) ([]Record, error) {
+	var out []Record
+	err := EachRecord(r, name, func(rec *Record) error {
+		out = append(out, *rec)
+		return nil
+	})
+	return out, err
+}
+
+// EachRecord streams the records of a profile_export.jsonl stream to fn
+// without keeping them; fn must not retain rec.
+func EachRecord(r io.Reader, name string, fn func(rec *Record) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 256<<10), maxRecordLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var rec Record
+		raw := recordJSON{Metadata: &rec.Metadata, Metrics: &rec.Metrics}
+		if b[0] != '{' {
+			return &FieldError{File: name, Line: line, Field: "record", Msg: "not a JSON object"}
+		}
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return &FieldError{File: name, Line: line, Field: "record", Msg: err.Error()}
+		}
+		if raw.Metadata == nil {
+			return &FieldError{File: name, Line: line, Field: "metadata", Msg: "missing (aiperf writes it on every record)"}
+		}
+		rec.Line = line
+		if len(raw.Error) > 0 && !bytes.Equal(raw.Error, []byte("null")) {
+			rec.Error = raw.Error
+		}
+		if err := fn(&rec); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: line %d: %w", name, line+1, err)
+	}
+	return nil
+}
+
+// jsonTruthy is Python's bool() of a decoded JSON value.
+func jsonTruthy(raw json.RawMessage) bool {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 {
+		return false
+	}
+	switch b[0] {
+	case '{', '[':
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			return true
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			return len(t) > 0
+		case []any:
+			return len(t) > 0
+		}
+		return true
+	}
+	return parseScalar(b).Truthy()
+}
+
+// errorCategory implements ErrorCategory on a raw error value.
+func errorCategory(raw json.RawMessage) string {
+	b := bytes.TrimSpace(raw)
+	var message string
+	var haveMessage bool
+	if len(b) > 0 && b[0] == '{' {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(b, &obj); err == nil {
+			for _, key := range []string{"type", "error_type", "code", "class", "status"} {
+				v, ok := obj[key]
+				if !ok {
+					continue
+				}
+				s := parseScalar(v)
+				if !s.Present() || (s.kind == scalarString && s.str == "") {
+					continue
+				}
+				return pyStr(v)
+			}
+			for _, key := range []string{"message", "error"} {
+				if v, ok := obj[key]; ok && jsonTruthy(v) {
+					message, haveMessage = pyStr(v), true
+					break
+				}
+			}
+		}
+	} else if jsonTruthy(b) {
+		message, haveMessage = pyStr(b), true
+	}
+	if !haveMessage || message == "" {
+		return "unknown"
+	}
+	first := strings.TrimFunc(message, unicode.IsSpace)
+	if lines := pySplitLines(first); len(lines) > 0 {
+		first = lines[0]
+	} else {
+		first = ""
+	}
+	head, _, _ := strings.Cut(first, ":")
+	if head == "" {
+		head = "unknown"
+	}
+	if utf8.RuneCountInString(head) > 120 {
+		head = string([]rune(head)[:120])
+	}
+	return head
+}
+
+// pySplitLines splits on the line boundaries Python's str.splitlines knows.
+func pySplitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	var lines []string
+	start := 0
+	for i, r := range s {
+		switch r {
+		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			if r == '\n' && i > 0 && s[i-1] == '\r' {
+				start = i + 1
+				continue
+			}
+			lines = append(lines, s[start:i])
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	if start < len(s) {
+		lines = append(lines, s[start:])
+	}
+	return lines
+}
+
+// pyStr is Python's str() of a decoded JSON value (repr for containers).
+func pyStr(raw json.RawMessage) string {
+	b := bytes.TrimSpace(raw)
+	if len(b) > 0 && (b[0] == '{' || b[0] == '[') {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return string(b)
+		}
+		return pyRepr(v)
+	}
+	return parseScalar(b).String()
+}
+
+// pyRepr renders a decoded JSON value like Python's repr of the same
+// dict/list (keys in sorted order: Go maps lose the original order).
+func pyRepr(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		if t {
+			return "True"
+		}
+		return "False"
+	case json.Number:
+		return parseScalar([]byte(t)).String()
+	case string:
+		return "'" + strings.ReplaceAll(strings.ReplaceAll(t, `\`, `\\`), "'", `\'`) + "'"
+	case []any:
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = pyRepr(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = pyRepr(k) + ": " + pyRepr(t[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return fmt.Sprint(v)
+}
+
+// SummaryMetric is one metric block of profile_export_aiperf.json: a unit
+// and any of the statistics aiperf computed (absent ones are zero Scalars).
+type SummaryMetric struct {
+	Unit  Scalar `json:"unit"`
+	Avg   Scalar `json:"avg"`
+	Min   Scalar `json:"min"`
+	Max   Scalar `json:"max"`
+	Std   Scalar `json:"std"`
+	Count Scalar `json:"count"`
+	Sum   Scalar `json:"sum"`
+	P50   Scalar `json:"p50"`
+	P90   Scalar `json:"p90"`
+	P99   Scalar `json:"p99"`
+}
+
+// Summary is profile_export_aiperf.json. Metrics are top-level keys named
+// by metric tag; every other key is kept raw.
+type Summary struct {
+	File          string
+	SchemaVersion string
+	AIPerfVersion string
+	BenchmarkID   string
+	// Metadata is the raw "metadata" object (scenario stamp, dataset
+	// provenance), nil when absent.
+	Metadata json.RawMessage
+	raw      map[string]json.RawMessage
+}
+
+// ReadSummary reads profile_export_aiperf.json. The file must hold a JSON
+// object; name is used in errors.
+func ReadSummary(r io.Reader, name string) (*Summary, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	s := &Summary{File: name}
+	if err := json.Unmarshal(data, &s.raw); err != nil || s.raw == nil {
+		if err == nil {
+			err = errors.New("not a JSON object")
+		}
+		return nil, &FieldError{File: name, Field: "(top level)", Msg: "must contain a JSON object: " + err.Error()}
+	}
+	for key, dst := range map[string]*string{"schema_version": &s.SchemaVersion, "aiperf_version": &s.AIPerfVersion, "benchmark_id": &s.BenchmarkID} {
+		if v, ok := s.raw[key]; ok {
+			_ = json.Unmarshal(v, dst) // informational fields; a wrong type leaves them empty
+		}
+	}
+	if md, ok := s.raw["metadata"]; ok && len(bytes.TrimSpace(md)) > 0 && bytes.TrimSpace(md)[0] == '{' {
+		s.Metadata = md
+	}
+	return s, nil
+}
+
+// Has reports whether the top-level key exists.
+func (s *Summary) Has(key string) bool {
+	_, ok := s.raw[key]
+	return ok
+}
+
+// Raw returns a top-level value as written.
+func (s *Summary) Raw(key string) (json.RawMessage, bool) {
+	v, ok := s.raw[key]
+	return v, ok
+}
+
+// Metric returns the metric block under tag. ok is false when the key is
+// missing or null; err is a *FieldError when the value is not an object.
+func (s *Summary) Metric(tag string) (m SummaryMetric, ok bool, err error) {
+	raw, found := s.raw[tag]
+	if !found || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return SummaryMetric{}, false, nil
+	}
+	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '{' {
+		return SummaryMetric{}, false, &FieldError{File: s.File, Field: tag, Msg: "must be an object"}
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return SummaryMetric{}, false, &FieldError{File: s.File, Field: tag, Msg: err.Error()}
+	}
+	return m, true, nil
+}
+
+// MetricTags lists the keys that hold metric blocks (objects with a
+// "unit"), sorted.
+func (s *Summary) MetricTags() []string {
+	var tags []string
+	for k, v := range s.raw {
+		b := bytes.TrimSpace(v)
+		if len(b) == 0 || b[0] != '{' {
+			continue
+		}
+		var probe struct {
+			Unit *json.RawMessage `json:"unit"`
+		}
+		if json.Unmarshal(b, &probe) == nil && probe.Unit != nil {
+			tags = append(tags, k)
+		}
+	}
+	sort.Strings(tags)
+	return tags
+}
+
+// Dataset returns metadata.dataset raw when it is an object.
+func (s *Summary) Dataset() json.RawMessage {
+	if s == nil || s.Metadata == nil {
+		return nil
+	}
+	var md map[string]json.RawMessage
+	if json.Unmarshal(s.Metadata, &md) != nil {
+		return nil
+	}
+	ds := bytes.TrimSpace(md["dataset"])
+	if len(ds) == 0 || ds[0] != '{' {
+		return nil
+	}
+	return ds
+}
+
+// ExportedSeries is one label set of a server metric in
+// server_metrics_export.json, with aiperf's statistics over the profiling
+// window (gauges: avg/min/max/std/pNN; counters: total/rate...; histograms:
+// count/sum/avg/...).
+type ExportedSeries struct {
+	EndpointURL string
+	Labels      map[string]string // values as Python's str(); null labels dropped
+	Stats       map[string]Scalar // nil when "stats" is missing or not an object
+}
+
+// Stat returns the first of keys that converts to a number (InferenceX's
+// series_stat).
+func (s *ExportedSeries) Stat(keys ...string) (float64, bool) {
+	for _, k := range keys {
+		if v, ok := s.Stats[k].Float(); ok {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// ExportedMetric is one metric family of server_metrics_export.json.
+type ExportedMetric struct {
+	Type        string // gauge, counter, histogram or unknown
+	Description string
+	Unit        string
+	Series      []ExportedSeries
+}
+
+// ServerMetricsExport is aiperf's server_metrics_export.json. aiperf names
+// counter families without the _total suffix ("sglang:generation_tokens").
+type ServerMetricsExport struct {
+	File          string
+	SchemaVersion string
+	AIPerfVersion string
+	MetricsPhase  string
+	// Metrics maps family name to its series; entries that are not objects
+	// with a series list are kept with no series (InferenceX skips them).
+	Metrics map[string]*ExportedMetric
+	// Endpoints lists summary.endpoints_successful.
+	Endpoints []string
+}
+
+// ReadServerMetrics reads server_metrics_export.json. A top level that is
+// not an object is an error; a missing "metrics" object gives an empty
+// export (InferenceX then warns that server metrics are missing).
+func ReadServerMetrics(r io.Reader, name string) (*ServerMetricsExport, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, &FieldError{File: name, Field: "(top level)", Msg: "must contain a JSON object: " + err.Error()}
+	}
+	out := &ServerMetricsExport{File: name, Metrics: map[string]*ExportedMetric{}}
+	_ = json.Unmarshal(top["schema_version"], &out.SchemaVersion)
+	_ = json.Unmarshal(top["aiperf_version"], &out.AIPerfVersion)
+	_ = json.Unmarshal(top["metrics_phase"], &out.MetricsPhase)
+	var summary struct {
+		Endpoints []string `json:"endpoints_successful"`
+	}
+	if json.Unmarshal(top["summary"], &summary) == nil {
+		out.Endpoints = summary.Endpoints
+	}
+	var fams map[string]json.RawMessage
+	if json.Unmarshal(top["metrics"], &fams) != nil {
+		return out, nil
+	}
+	for fam, raw := range fams {
+		m := &ExportedMetric{}
+		out.Metrics[fam] = m
+		var entry struct {
+			Type        json.RawMessage   `json:"type"`
+			Description json.RawMessage   `json:"description"`
+			Unit        json.RawMessage   `json:"unit"`
+			Series      []json.RawMessage `json:"series"`
+		}
+		if json.Unmarshal(raw, &entry) != nil {
+			continue
+		}
+		_ = json.Unmarshal(entry.Type, &m.Type)
+		_ = json.Unmarshal(entry.Description, &m.Description)
+		_ = json.Unmarshal(entry.Unit, &m.Unit)
+		for _, sraw := range entry.Series {
+			var s struct {
+				EndpointURL json.RawMessage            `json:"endpoint_url"`
+				Labels      map[string]json.RawMessage `json:"labels"`
+				Stats       map[string]Scalar          `json:"stats"`
+			}
+			if b := bytes.TrimSpace(sraw); len(b) == 0 || b[0] != '{' {
+				continue
+			}
+			if json.Unmarshal(sraw, &s) != nil {
+				// A series with odd labels or stats is still a series.
+				var minimal struct {
+					Stats map[string]Scalar `json:"stats"`
+				}
+				_ = json.Unmarshal(sraw, &minimal)
+				s.Stats = minimal.Stats
+			}
+			es := ExportedSeries{Stats: s.Stats, Labels: map[string]string{}}
+			if jsonTruthy(s.EndpointURL) {
+				es.EndpointURL = pyStr(s.EndpointURL)
+			}
+			for k, v := range s.Labels {
+				if parseScalar(v).Present() {
+					es.Labels[k] = pyStr(v)
+				}
+			}
+			m.Series = append(m.Series, es)
+		}
+	}
+	return out, nil
+}
+
+// Names returns the metric family names, sorted.
+func (e *ServerMetricsExport) Names() []string {
+	names := make([]string, 0, len(e.Metrics))
+	for n := range e.Metrics {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Artifacts are the aiperf outputs of one run, found by ResolveArtifactDir.
+type Artifacts struct {
+	Dir string // the directory holding the profile_export* files
+}
+
+// ResolveArtifactDir finds the directory holding aiperf's files under
+// RESULT_DIR/aiperf_artifacts: the directory itself when it has
+// profile_export.jsonl, else its first subdirectory (by name) that has one,
+// else the directory itself (InferenceX's _resolve_artifact_dir).
+func ResolveArtifactDir(resultDir string) string {
+	base := filepath.Join(resultDir, "aiperf_artifacts")
+	if isFile(filepath.Join(base, RecordsFile)) {
+		return base
+	}
+	entries, err := os.ReadDir(base) // sorted by name
+	if err != nil {
+		return base
+	}
+	for _, e := range entries {
+		child := filepath.Join(base, e.Name())
+		if isDir(child) && isFile(filepath.Join(child, RecordsFile)) {
+			return child
+		}
+	}
+	return base
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// readJSONFile opens path and applies read.
+func readJSONFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return read(f, path)
+}
+
+// ReadSummaryFile reads profile_export_aiperf.json from path.
+func ReadSummaryFile(path string) (*Summary, error) { return readJSONFile(path, ReadSummary) }
+
+// ReadServerMetricsFile reads server_metrics_export.json from path.
+func ReadServerMetricsFile(path string) (*ServerMetricsExport, error) {
+	return readJSONFile(path, ReadServerMetrics)
+}

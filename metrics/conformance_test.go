@@ -1,0 +1,239 @@
+package metrics
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// conformanceDir holds InferenceX's own aggregation outputs (see
+// testdata/README.md); each case folder is a RESULT_DIR.
+const conformanceDir = "../testdata/aggregation"
+
+type conformanceIndex struct {
+	Cases []struct {
+		Name       string `json:"name"`
+		ProcessRC  int    `json:"process_rc"`
+		ValidateRC int    `json:"validate_rc"`
+		HasOutput  bool   `json:"has_output"`
+	} `json:"cases"`
+}
+
+type processOutput struct {
+	ExitCode int    `json:"exit_code"`
+	Stdout   string `json:"stdout"`
+	Stderr   string `json:"stderr"`
+}
+
+// ourKeys are the top-level keys we add; InferenceX's readers ignore them.
+var ourKeys = map[string]bool{"acceptance_length": true, "scrape_health": true}
+
+func loadIndex(t *testing.T) conformanceIndex {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(conformanceDir, "INDEX.json"))
+	require.NoError(t, err)
+	var idx conformanceIndex
+	require.NoError(t, json.Unmarshal(data, &idx))
+	require.NotEmpty(t, idx.Cases)
+	return idx
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, v), path)
+}
+
+// caseFacts reads a case's env.json as InferenceX saw it.
+func caseFacts(t *testing.T, dir string) RunFacts {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	require.NoError(t, err)
+	env, err := EnvFromFile(filepath.Join(dir, "env.json"), map[string]string{
+		"RESULT_DIR": abs, "AGENTIC_OUTPUT_DIR": t.TempDir(),
+	})
+	require.NoError(t, err)
+	facts, err := FromEnv(env)
+	require.NoError(t, err)
+	return facts
+}
+
+func TestConformanceAggregate(t *testing.T) {
+	idx := loadIndex(t)
+	matched := 0
+	for _, c := range idx.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			dir := filepath.Join(conformanceDir, c.Name)
+			facts := caseFacts(t, dir)
+			var want any
+			readJSON(t, filepath.Join(dir, "expected.json"), &want)
+
+			in, err := LoadInputs(dir, facts.HFHubCache)
+			var res *Result
+			if err == nil {
+				res, err = Aggregate(in, facts)
+			}
+			if want == nil {
+				assert.Error(t, err, "InferenceX wrote nothing (exit %d), so aggregation must fail", c.ProcessRC)
+				return
+			}
+			require.NoError(t, err)
+			data, err := MarshalResult(res)
+			require.NoError(t, err)
+			var got any
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.UseNumber()
+			require.NoError(t, dec.Decode(&got))
+			wantN := decodeNumbers(t, filepath.Join(dir, "expected.json"))
+			diffs := diffJSON("", got, wantN, true)
+			if !assert.Empty(t, diffs, "aggregate differs from InferenceX's expected.json") {
+				t.Logf("got:\n%s", data)
+				return
+			}
+			matched++
+		})
+	}
+	t.Logf("aggregate conformance: %d/%d cases matched", matched, len(idx.Cases))
+}
+
+func decodeNumbers(t *testing.T, path string) any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	require.NoError(t, dec.Decode(&v))
+	return v
+}
+
+// diffJSON lists every difference between got and want. Numbers compare by
+// value (InferenceX writes 1 for 1.0); at the top level our own keys may be
+// extra.
+func diffJSON(path string, got, want any, top bool) []string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return []string{fmt.Sprintf("%s: got %T %v, want object", path, got, got)}
+		}
+		var out []string
+		keys := make([]string, 0, len(w))
+		for k := range w {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			gv, ok := g[k]
+			if !ok {
+				out = append(out, fmt.Sprintf("%s.%s: missing", path, k))
+				continue
+			}
+			out = append(out, diffJSON(path+"."+k, gv, w[k], false)...)
+		}
+		for k := range g {
+			if _, ok := w[k]; !ok && !(top && ourKeys[k]) {
+				out = append(out, fmt.Sprintf("%s.%s: unexpected key", path, k))
+			}
+		}
+		return out
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return []string{fmt.Sprintf("%s: got %v, want %v", path, got, want)}
+		}
+		var out []string
+		for i := range w {
+			out = append(out, diffJSON(fmt.Sprintf("%s[%d]", path, i), g[i], w[i], false)...)
+		}
+		return out
+	case json.Number:
+		g, ok := got.(json.Number)
+		if !ok {
+			return []string{fmt.Sprintf("%s: got %v, want %v", path, got, want)}
+		}
+		gf, _ := g.Float64()
+		wf, _ := w.Float64()
+		if gf != wf && !(math.IsNaN(gf) && math.IsNaN(wf)) {
+			return []string{fmt.Sprintf("%s: got %s, want %s", path, g, w)}
+		}
+		return nil
+	default:
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return []string{fmt.Sprintf("%s: got %v, want %v", path, got, want)}
+		}
+		return nil
+	}
+}
+
+func TestConformanceValidate(t *testing.T) {
+	idx := loadIndex(t)
+	matched := 0
+	for _, c := range idx.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			dir := filepath.Join(conformanceDir, c.Name)
+			var want processOutput
+			readJSON(t, filepath.Join(dir, "validate.json"), &want)
+			artifacts := filepath.Join(dir, "aiperf_artifacts")
+			v, err := Validate(artifacts, ValidateOptions{FailedRequestThreshold: DefaultFailedRequestThreshold})
+			require.NoError(t, err)
+			// InferenceX prints paths under the case folder as <RESULT_DIR>.
+			norm := func(s string) string { return strings.ReplaceAll(s, dir, "<RESULT_DIR>") }
+			if want.ExitCode == 0 {
+				assert.True(t, v.Valid, "reason: %s", v.Reason)
+				assert.Equal(t, want.Stdout, norm(v.Message)+"\n")
+			} else {
+				assert.False(t, v.Valid)
+				assert.Equal(t, want.Stderr, "ERROR: "+norm(v.Reason)+"\n")
+			}
+			if !t.Failed() {
+				matched++
+			}
+		})
+	}
+	t.Logf("validate conformance: %d/%d verdicts matched", matched, len(idx.Cases))
+}
+
+// TestConformanceAcceptanceLength checks our AL from the exported counters
+// against the value the case generator computed.
+func TestConformanceAcceptanceLength(t *testing.T) {
+	idx := loadIndex(t)
+	for _, c := range idx.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			dir := filepath.Join(conformanceDir, c.Name)
+			var cs struct {
+				AL *struct {
+					Value float64 `json:"value"`
+				} `json:"acceptance_length_from_counters"`
+			}
+			readJSON(t, filepath.Join(dir, "case.json"), &cs)
+			exp, err := ReadServerMetricsFile(filepath.Join(ResolveArtifactDir(dir), ServerMetricsFile))
+			if cs.AL == nil {
+				if err == nil {
+					check := CheckALFromExport(exp, nil, 0)
+					assert.Equal(t, ALNotMeasured, check.Verdict)
+					assert.NotEmpty(t, check.Reason)
+				}
+				return
+			}
+			require.NoError(t, err)
+			counters, err := ALCountersFromExport(exp)
+			require.NoError(t, err)
+			al, err := counters.AcceptanceLength()
+			require.NoError(t, err)
+			assert.InDelta(t, cs.AL.Value, al, 1e-12)
+			check := CheckALFromExport(exp, &cs.AL.Value, 0)
+			assert.Equal(t, ALPass, check.Verdict)
+		})
+	}
+}

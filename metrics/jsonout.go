@@ -1,0 +1,224 @@
+package metrics
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Float is a number in the aggregate result. It marshals the way
+// InferenceX's round_floats leaves it: rounded to 5 decimals (Python's
+// round), integral values without a fraction. A NaN or infinity, which
+// InferenceX would write as a non-JSON token, is written as null.
+type Float float64
+
+// MarshalJSON implements json.Marshaler.
+func (f Float) MarshalJSON() ([]byte, error) {
+	x := float64(f)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return []byte("null"), nil
+	}
+	r := round5(x)
+	if r == 0 {
+		return []byte("0.0"), nil
+	}
+	if a := math.Abs(r); a >= 1e-4 && a < 1e21 {
+		return strconv.AppendFloat(nil, r, 'f', -1, 64), nil
+	}
+	return strconv.AppendFloat(nil, r, 'g', -1, 64), nil
+}
+
+// fp returns a pointer to Float(x).
+func fp(x float64) *Float {
+	f := Float(x)
+	return &f
+}
+
+// optFloat converts an optional float64.
+func optFloat(x *float64) *Float {
+	if x == nil {
+		return nil
+	}
+	return fp(*x)
+}
+
+// FloatMap is a JSON object of numbers that keeps its keys in insertion
+// order (InferenceX's dicts do). The zero value is an empty map.
+type FloatMap struct {
+	keys []string
+	vals map[string]float64
+}
+
+// Add adds v to the value under key, inserting the key at the end when new.
+func (m *FloatMap) Add(key string, v float64) {
+	if m.vals == nil {
+		m.vals = make(map[string]float64)
+	}
+	if _, ok := m.vals[key]; !ok {
+		m.keys = append(m.keys, key)
+	}
+	m.vals[key] += v
+}
+
+// Get returns the value under key.
+func (m *FloatMap) Get(key string) (float64, bool) {
+	v, ok := m.vals[key]
+	return v, ok
+}
+
+// Keys returns the keys in insertion order.
+func (m *FloatMap) Keys() []string { return m.keys }
+
+// Len is the number of keys.
+func (m *FloatMap) Len() int { return len(m.keys) }
+
+// Sum is the sum of all values, or nil for an empty map.
+func (m *FloatMap) Sum() *float64 {
+	if m == nil || len(m.keys) == 0 {
+		return nil
+	}
+	var s float64
+	for _, k := range m.keys {
+		s += m.vals[k]
+	}
+	return &s
+}
+
+// MarshalJSON implements json.Marshaler.
+func (m FloatMap) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range m.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		vb, err := Float(m.vals[k]).MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// IntMap is a JSON object of counts in insertion order.
+type IntMap struct {
+	keys []string
+	vals map[string]int
+}
+
+// Inc adds one to key.
+func (m *IntMap) Inc(key string) {
+	if m.vals == nil {
+		m.vals = make(map[string]int)
+	}
+	if _, ok := m.vals[key]; !ok {
+		m.keys = append(m.keys, key)
+	}
+	m.vals[key]++
+}
+
+// Get returns the count under key.
+func (m *IntMap) Get(key string) int { return m.vals[key] }
+
+// Keys returns the keys in insertion order.
+func (m *IntMap) Keys() []string { return m.keys }
+
+// MarshalJSON implements json.Marshaler.
+func (m IntMap) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range m.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		fmt.Fprintf(&b, ":%d", m.vals[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// roundRawJSON re-encodes an arbitrary JSON value compactly with every
+// floating-point literal rounded as round_floats does and integer literals
+// untouched. Key order is kept.
+func roundRawJSON(raw []byte) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var out bytes.Buffer
+	type frame struct {
+		object bool
+		n      int // tokens written in this container
+	}
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			out.WriteByte(byte(d))
+			if len(stack) > 0 {
+				stack[len(stack)-1].n++
+			}
+			continue
+		}
+		if len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			switch {
+			case top.object && top.n%2 == 1:
+				out.WriteByte(':')
+			case top.n > 0:
+				out.WriteByte(',')
+			}
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			out.WriteByte(byte(t))
+			stack = append(stack, frame{object: t == '{'})
+			continue
+		case json.Number:
+			s := string(t)
+			if strings.ContainsAny(s, ".eE") {
+				f, err := t.Float64()
+				if err != nil {
+					return nil, err
+				}
+				b, _ := Float(f).MarshalJSON()
+				out.Write(b)
+			} else {
+				out.WriteString(s)
+			}
+		default:
+			b, err := json.Marshal(t)
+			if err != nil {
+				return nil, err
+			}
+			out.Write(b)
+		}
+		if len(stack) > 0 {
+			stack[len(stack)-1].n++
+		}
+	}
+	return out.Bytes(), nil
+}

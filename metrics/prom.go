@@ -1,0 +1,383 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Snapshot is one parsed Prometheus text exposition of an engine's
+// /metrics page. Families are keyed by the name as exposed: a Python
+// engine's counters appear with their _total suffix
+// ("vllm:prompt_tokens_total"); lookups accept either form.
+type Snapshot struct {
+	Endpoint string    // URL or file it came from
+	Time     time.Time // when the page was read
+	Families map[string]*dto.MetricFamily
+}
+
+// ParseText parses Prometheus text exposition (format 0.0.4) with
+// expfmt. name (URL or file) is used in errors, which carry the line:
+// "NAME: line N: MSG".
+func ParseText(r io.Reader, name string) (*Snapshot, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		if pe, ok := errors.AsType[expfmt.ParseError](err); ok {
+			return nil, fmt.Errorf("%s: line %d: %s", name, pe.Line, pe.Msg)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &Snapshot{Endpoint: name, Families: fams}, nil
+}
+
+// ReadSnapshotFile parses a saved /metrics page; the file's modification
+// time becomes the snapshot time.
+func ReadSnapshotFile(path string) (*Snapshot, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := ParseText(f, path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil {
+		s.Time = st.ModTime()
+	}
+	return s, nil
+}
+
+// family returns the family for name, trying name+"_total" first for
+// counters (text exposition) and then name itself.
+func (s *Snapshot) family(name string) *dto.MetricFamily {
+	if s == nil {
+		return nil
+	}
+	if !strings.HasSuffix(name, "_total") {
+		if f := s.Families[name+"_total"]; f != nil {
+			return f
+		}
+	}
+	if f := s.Families[name]; f != nil {
+		return f
+	}
+	return s.Families[strings.TrimSuffix(name, "_total")]
+}
+
+// Has reports whether the snapshot has a family of that name (with or
+// without the _total suffix).
+func (s *Snapshot) Has(name string) bool { return s.family(name) != nil }
+
+// LabelFilter selects series by their labels; nil selects all.
+type LabelFilter func(labels map[string]string) bool
+
+// sampleValue is the value of a counter, gauge or untyped sample.
+func sampleValue(m *dto.Metric) (float64, bool) {
+	switch {
+	case m.Counter != nil:
+		return m.Counter.GetValue(), true
+	case m.Gauge != nil:
+		return m.Gauge.GetValue(), true
+	case m.Untyped != nil:
+		return m.Untyped.GetValue(), true
+	}
+	return 0, false
+}
+
+func labelMap(m *dto.Metric) map[string]string {
+	out := make(map[string]string, len(m.Label))
+	for _, l := range m.Label {
+		out[l.GetName()] = l.GetValue()
+	}
+	return out
+}
+
+// labelKey is a stable identity of a label set.
+func labelKey(m *dto.Metric) string {
+	pairs := make([]string, len(m.Label))
+	for i, l := range m.Label {
+		pairs[i] = l.GetName() + "\xff" + l.GetValue()
+	}
+	sort.Strings(pairs)
+	return strings.Join(pairs, "\xfe")
+}
+
+// Values returns the value of every series of name that passes filter.
+func (s *Snapshot) Values(name string, filter LabelFilter) []float64 {
+	f := s.family(name)
+	if f == nil {
+		return nil
+	}
+	var out []float64
+	for _, m := range f.Metric {
+		if filter != nil && !filter(labelMap(m)) {
+			continue
+		}
+		if v, ok := sampleValue(m); ok && !math.IsNaN(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Sum adds every series of name (across ranks and label sets such as
+// tp_rank, dp_rank, engine, is_streaming). ok is false when the family
+// is absent or no series passes the filter.
+func (s *Snapshot) Sum(name string, filter LabelFilter) (sum float64, ok bool) {
+	for _, v := range s.Values(name, filter) {
+		sum += v
+		ok = true
+	}
+	return sum, ok
+}
+
+// Max is the largest value over the series of name.
+func (s *Snapshot) Max(name string, filter LabelFilter) (float64, bool) {
+	vals := s.Values(name, filter)
+	if len(vals) == 0 {
+		return 0, false
+	}
+	m := vals[0]
+	for _, v := range vals[1:] {
+		m = max(m, v)
+	}
+	return m, true
+}
+
+// Mean is the mean over the series of name.
+func (s *Snapshot) Mean(name string, filter LabelFilter) (float64, bool) {
+	vals := s.Values(name, filter)
+	if len(vals) == 0 {
+		return 0, false
+	}
+	var sum float64
+	for _, v := range vals {
+		sum += v
+	}
+	return sum / float64(len(vals)), true
+}
+
+// CounterDelta is the increase of a counter between two snapshots, summed
+// over its label sets. A series whose value went down was reset (engine
+// restart) and contributes its new value; a series new in after started
+// at zero; a series gone from after contributes nothing. The counter must
+// be present in after (a *MissingSeriesError otherwise).
+func CounterDelta(before, after *Snapshot, name string, filter LabelFilter) (float64, error) {
+	fa := after.family(name)
+	if fa == nil {
+		return 0, &MissingSeriesError{Series: name, Endpoint: after.Endpoint}
+	}
+	prev := map[string]float64{}
+	if fb := before.family(name); fb != nil {
+		for _, m := range fb.Metric {
+			if v, ok := sampleValue(m); ok {
+				prev[labelKey(m)] = v
+			}
+		}
+	}
+	var delta float64
+	for _, m := range fa.Metric {
+		if filter != nil && !filter(labelMap(m)) {
+			continue
+		}
+		v, ok := sampleValue(m)
+		if !ok || math.IsNaN(v) {
+			continue
+		}
+		p, seen := prev[labelKey(m)]
+		switch {
+		case !seen:
+			delta += v
+		case v < p: // reset
+			delta += v
+		default:
+			delta += v - p
+		}
+	}
+	return delta, nil
+}
+
+// MissingSeriesError names a series an adapter needs that the engine does
+// not export.
+type MissingSeriesError struct {
+	Engine   Engine
+	Series   string
+	Endpoint string
+	Hint     string
+}
+
+func (e *MissingSeriesError) Error() string {
+	var b strings.Builder
+	if e.Engine != "" {
+		b.WriteString(string(e.Engine) + ": ")
+	}
+	fmt.Fprintf(&b, "required series %s is absent", e.Series)
+	if e.Endpoint != "" {
+		fmt.Fprintf(&b, " from %s", e.Endpoint)
+	}
+	if e.Hint != "" {
+		b.WriteString(" (" + e.Hint + ")")
+	}
+	return b.String()
+}
+
+// ClientOptions configure a Client. Zero fields take the defaults noted.
+type ClientOptions struct {
+	HTTP         *http.Client  // default: a client without its own timeout
+	Timeout      time.Duration // per attempt, default 5s
+	Retries      int           // extra attempts after a failure, default 2; <0 = none
+	Backoff      time.Duration // first retry delay, doubled each time, default 200ms
+	MaxBackoff   time.Duration // cap of the delay, default 2s
+	MaxBodyBytes int64         // largest accepted page, default 32 MiB
+}
+
+// Client reads /metrics pages over HTTP.
+type Client struct {
+	opts ClientOptions
+}
+
+// ErrBodyTooLarge is returned when a page exceeds MaxBodyBytes.
+var ErrBodyTooLarge = errors.New("metrics page exceeds the body size limit")
+
+// HTTPStatusError is a non-200 answer.
+type HTTPStatusError struct {
+	URL        string
+	StatusCode int
+}
+
+func (e *HTTPStatusError) Error() string {
+	return fmt.Sprintf("GET %s: HTTP %d %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode))
+}
+
+// NewClient returns a Client with defaults filled in.
+func NewClient(opts ClientOptions) *Client {
+	if opts.HTTP == nil {
+		opts.HTTP = &http.Client{}
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Second
+	}
+	if opts.Retries == 0 {
+		opts.Retries = 2
+	} else if opts.Retries < 0 {
+		opts.Retries = 0
+	}
+	if opts.Backoff <= 0 {
+		opts.Backoff = 200 * time.Millisecond
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = 2 * time.Second
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 32 << 20
+	}
+	return &Client{opts: opts}
+}
+
+// Scrape fetches and parses url, retrying failed attempts (network errors,
+// 5xx, 429) with exponential backoff until the retries are used up or ctx
+// is done. Parse errors and other statuses are not retried.
+func (c *Client) Scrape(ctx context.Context, url string) (*Snapshot, error) {
+	delay := c.opts.Backoff
+	var lastErr error
+	for attempt := 0; ; attempt++ {
+		snap, err, retry := c.scrapeOnce(ctx, url)
+		if err == nil {
+			return snap, nil
+		}
+		lastErr = err
+		if !retry || attempt >= c.opts.Retries || ctx.Err() != nil {
+			break
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("scrape %s: %w (last error: %v)", url, ctx.Err(), lastErr)
+		case <-t.C:
+		}
+		delay = min(2*delay, c.opts.MaxBackoff)
+	}
+	if ctx.Err() != nil && !errors.Is(lastErr, ctx.Err()) {
+		return nil, fmt.Errorf("scrape %s: %w (last error: %v)", url, ctx.Err(), lastErr)
+	}
+	return nil, fmt.Errorf("scrape %s: %w", url, lastErr)
+}
+
+func (c *Client) scrapeOnce(ctx context.Context, url string) (snap *Snapshot, err error, retry bool) {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err, false
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
+	resp, err := c.opts.HTTP.Do(req)
+	if err != nil {
+		return nil, err, true
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096)) // let the connection be reused
+		retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
+		return nil, &HTTPStatusError{URL: url, StatusCode: resp.StatusCode}, retry
+	}
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
+		return nil, fmt.Errorf("GET %s: got %s, want Prometheus text", url, ct), false
+	}
+	start := time.Now()
+	body := &limitedReader{r: resp.Body, n: c.opts.MaxBodyBytes}
+	snap, err = ParseText(body, url)
+	if body.exceeded {
+		return nil, fmt.Errorf("GET %s: %w (%d bytes)", url, ErrBodyTooLarge, c.opts.MaxBodyBytes), false
+	}
+	if err != nil {
+		// A connection cut mid-body surfaces as a read error: retry it.
+		return nil, err, ctx.Err() == nil && body.readErr != nil
+	}
+	snap.Time = start
+	return snap, nil, false
+}
+
+// limitedReader fails once more than n bytes have been read.
+type limitedReader struct {
+	r        io.Reader
+	n        int64
+	exceeded bool
+	readErr  error
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		// Probe one byte to tell "exactly at the limit" from "over it".
+		var one [1]byte
+		n, err := l.r.Read(one[:])
+		if n > 0 {
+			l.exceeded = true
+			return 0, ErrBodyTooLarge
+		}
+		return 0, err
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	if err != nil && !errors.Is(err, io.EOF) {
+		l.readErr = err
+	}
+	return n, err
+}

@@ -1,0 +1,303 @@
+package metrics
+
+import (
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// This file holds the numeric rules InferenceX's aggregation gets from
+// Python: statistics.mean and statistics.pstdev are exact (rational
+// arithmetic, one correct rounding at the end), the percentile is linear
+// interpolation between order statistics, and round(x, 5) rounds the exact
+// binary value half to even. Reproducing them bit for bit keeps our numbers
+// equal to InferenceX's after rounding, even at a rounding boundary.
+
+// exactSum accumulates float64 values without rounding error (Shewchuk's
+// non-overlapping expansion, the algorithm behind Python's math.fsum). The
+// zero value is an empty sum.
+type exactSum struct {
+	partials []float64
+}
+
+// add adds x exactly. x must be finite.
+func (s *exactSum) add(x float64) {
+	i := 0
+	for _, y := range s.partials {
+		if math.Abs(x) < math.Abs(y) {
+			x, y = y, x
+		}
+		hi := x + y
+		lo := y - (hi - x)
+		if lo != 0 {
+			s.partials[i] = lo
+			i++
+		}
+		x = hi
+	}
+	s.partials = append(s.partials[:i], x)
+}
+
+// addSquare adds x*x exactly, split into its rounded product and the
+// rounding error (math.FMA computes the error exactly).
+func (s *exactSum) addSquare(x float64) {
+	p := x * x
+	s.add(p)
+	if e := math.FMA(x, x, -p); e != 0 {
+		s.add(e)
+	}
+}
+
+// rat returns the exact sum.
+func (s *exactSum) rat() *big.Rat {
+	r := new(big.Rat)
+	var t big.Rat
+	for _, p := range s.partials {
+		r.Add(r, t.SetFloat64(p))
+	}
+	return r
+}
+
+// moments is the exact first and second moment of a sample, enough for
+// Python's statistics.mean and statistics.pstdev.
+type moments struct {
+	n      int
+	sx, sq exactSum
+}
+
+func (m *moments) add(x float64) {
+	m.n++
+	m.sx.add(x)
+	m.sq.addSquare(x)
+}
+
+// mean is statistics.mean: the exact mean rounded once.
+func (m *moments) mean() float64 {
+	if m.n == 0 {
+		return 0
+	}
+	q := new(big.Rat).Quo(m.sx.rat(), new(big.Rat).SetInt64(int64(m.n)))
+	f, _ := q.Float64()
+	return f
+}
+
+// pstdev is statistics.pstdev: the correctly rounded square root of the
+// exact population variance (n·Σx² − (Σx)²) / n². One value gives 0.
+func (m *moments) pstdev() float64 {
+	if m.n < 2 {
+		return 0
+	}
+	n := new(big.Rat).SetInt64(int64(m.n))
+	sx := m.sx.rat()
+	num := new(big.Rat).Mul(n, m.sq.rat())
+	num.Sub(num, new(big.Rat).Mul(sx, sx))
+	if num.Sign() <= 0 {
+		return 0
+	}
+	num.Quo(num, new(big.Rat).Mul(n, n))
+	return sqrtRat(num)
+}
+
+// sqrtRat returns the correctly rounded float64 square root of a positive
+// rational: an integer square root with 2 extra bits and a sticky bit
+// ("round to odd"), then one rounding to 53 bits.
+func sqrtRat(r *big.Rat) float64 {
+	a, b := r.Num(), r.Denom()
+	// Scale so the integer root has at least 55 significant bits.
+	shift := (110 - (a.BitLen() - b.BitLen())) / 2
+	if shift < 0 {
+		shift = 0
+	}
+	shift++
+	num := new(big.Int).Lsh(a, uint(2*shift))
+	quo, rem := new(big.Int).QuoRem(num, b, new(big.Int))
+	root := new(big.Int).Sqrt(quo)
+	exact := rem.Sign() == 0 && new(big.Int).Mul(root, root).Cmp(quo) == 0
+	root.Lsh(root, 1)
+	if !exact {
+		root.SetBit(root, 0, 1)
+	}
+	f, _ := new(big.Float).SetMantExp(new(big.Float).SetInt(root), -shift-1).Float64()
+	return f
+}
+
+// percentile is InferenceX's percentile: linear interpolation between the
+// order statistics at (n-1)·p/100. sorted must be sorted ascending; an empty
+// slice gives 0. The product is kept out of a fused multiply-add on purpose.
+func percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	k := float64(len(sorted)-1) * (p / 100)
+	f := int(k)
+	c := f + 1
+	if c >= len(sorted) {
+		return sorted[f]
+	}
+	frac := k - float64(f)
+	step := float64(frac * (sorted[c] - sorted[f]))
+	return sorted[f] + step
+}
+
+// Stats is InferenceX's six-number summary of a sample: mean, linear
+// percentiles 50/75/90/95 and population standard deviation. Each field is
+// nil when the statistic is absent (an empty sample has no fields at all;
+// interactivity keeps only the positive ones).
+type Stats struct {
+	Mean *Float `json:"mean,omitempty"`
+	P50  *Float `json:"p50,omitempty"`
+	P75  *Float `json:"p75,omitempty"`
+	P90  *Float `json:"p90,omitempty"`
+	P95  *Float `json:"p95,omitempty"`
+	Std  *Float `json:"std,omitempty"`
+}
+
+// statsOf computes Stats over values (order does not matter; values is
+// sorted in place). Empty input gives the empty Stats.
+func statsOf(values []float64) Stats {
+	if len(values) == 0 {
+		return Stats{}
+	}
+	var m moments
+	for _, v := range values {
+		m.add(v)
+	}
+	slices.Sort(values)
+	return Stats{
+		Mean: fp(m.mean()),
+		P50:  fp(percentile(values, 50)),
+		P75:  fp(percentile(values, 75)),
+		P90:  fp(percentile(values, 90)),
+		P95:  fp(percentile(values, 95)),
+		Std:  fp(m.pstdev()),
+	}
+}
+
+// empty reports whether no statistic is set.
+func (s Stats) empty() bool {
+	return s.Mean == nil && s.P50 == nil && s.P75 == nil && s.P90 == nil && s.P95 == nil && s.Std == nil
+}
+
+// round5 is Python's round(x, 5) for a finite float: the exact binary value
+// rounded half to even at the fifth decimal.
+func round5(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 5, 64), 64)
+	if err != nil {
+		return x
+	}
+	return r
+}
+
+// pyFloat is Python's float() applied to a string: surrounding whitespace,
+// a sign, "inf"/"infinity"/"nan" and underscores between digits are
+// accepted; hexadecimal literals are not.
+func pyFloat(s string) (float64, bool) {
+	s = strings.TrimFunc(s, unicode.IsSpace)
+	if s == "" {
+		return 0, false
+	}
+	body := strings.TrimLeft(s, "+-")
+	if len(s)-len(body) > 1 {
+		return 0, false
+	}
+	if strings.HasPrefix(body, "0x") || strings.HasPrefix(body, "0X") {
+		return 0, false
+	}
+	if strings.Contains(s, "_") {
+		var ok bool
+		if s, ok = stripDigitUnderscores(s); !ok {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return f, true // Python overflows to ±inf or underflows to 0 too
+		}
+		return 0, false
+	}
+	return f, true
+}
+
+// pyInt is Python's int() applied to a string: whitespace, a sign and
+// underscores between digits; no decimal point or exponent.
+func pyInt(s string) (int64, bool) {
+	s = strings.TrimFunc(s, unicode.IsSpace)
+	if strings.Contains(s, "_") {
+		var ok bool
+		if s, ok = stripDigitUnderscores(s); !ok {
+			return 0, false
+		}
+	}
+	body := strings.TrimLeft(s, "+-")
+	if body == "" || len(s)-len(body) > 1 {
+		return 0, false
+	}
+	for _, r := range body {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
+}
+
+// stripDigitUnderscores removes underscores that sit between two digits and
+// fails on any other underscore, as Python's numeric parsers do.
+func stripDigitUnderscores(s string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '_' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i == 0 || i == len(s)-1 || !isDigit(s[i-1]) || !isDigit(s[i+1]) {
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// pyFloatRepr is Python's repr(float): the shortest round-trip digits, in
+// fixed notation for decimal exponents -4..15 and scientific otherwise.
+func pyFloatRepr(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64)
+	mant, expStr, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(expStr)
+	if exp < -4 || exp >= 16 {
+		sign := "+"
+		if exp < 0 {
+			sign = "-"
+			exp = -exp
+		}
+		return mant + "e" + sign + leftPad2(exp)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+func leftPad2(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}

@@ -1,0 +1,230 @@
+package metrics
+
+import (
+	"encoding/json"
+)
+
+// Result is the aggregate result JSON of one agentic point, field for field
+// what InferenceX's process_agentic_result writes (same keys, same order,
+// numbers rounded to 5 decimals), plus two keys of our own at the end
+// (acceptance_length, scrape_health) that InferenceX's readers ignore.
+type Result struct {
+	HW                    string            `json:"hw"`
+	Conc                  int               `json:"conc"`
+	Image                 string            `json:"image"`
+	RecipeFingerprint     string            `json:"recipe_fingerprint"`
+	Model                 string            `json:"model"`
+	InfmaxModelPrefix     string            `json:"infmax_model_prefix"`
+	Framework             string            `json:"framework"`
+	Precision             string            `json:"precision"`
+	SpecDecoding          string            `json:"spec_decoding"`
+	Disagg                bool              `json:"disagg"`
+	ScenarioType          string            `json:"scenario_type"`
+	IsMultinode           bool              `json:"is_multinode"`
+	TP                    int               `json:"tp"`
+	EP                    int               `json:"ep"`
+	DPAttention           string            `json:"dp_attention"`
+	KVOffloading          string            `json:"kv_offloading"`
+	KVOffloadBackend      *Component        `json:"kv_offload_backend"`
+	AllocatedCPUDRAMGB    int               `json:"allocated_cpu_dram_gb"`
+	NumRequestsTotal      int               `json:"num_requests_total"`
+	NumRequestsSuccessful int               `json:"num_requests_successful"`
+	RequestAccounting     RequestAccounting `json:"request_accounting"`
+	*SingleNodeShape
+	*MultiNodeShape
+	Router            *Component      `json:"router,omitempty"`
+	KVP2PTransfer     string          `json:"kv_p2p_transfer,omitempty"`
+	Dataset           json.RawMessage `json:"dataset,omitempty"`
+	RequestMetrics    RequestMetrics  `json:"request_metrics"`
+	ServerMetrics     ServerMetrics   `json:"server_metrics"`
+	KVCachePoolTokens *Float          `json:"kv_cache_pool_tokens"`
+	Warnings          []string        `json:"warnings,omitempty"`
+
+	// AcceptanceLength is our speculative-decoding check (nil when not
+	// computed at all; see ALCheck.Verdict for "not measured").
+	AcceptanceLength *ALCheck `json:"acceptance_length,omitempty"`
+	// ScrapeHealth summarises our own Prometheus scraping during the run
+	// (nil when the point was not scraped by sweep).
+	ScrapeHealth *ScrapeHealth `json:"scrape_health,omitempty"`
+}
+
+// SingleNodeShape holds the single-node parallelism fields.
+type SingleNodeShape struct {
+	PP      int `json:"pp"`
+	DCPSize int `json:"dcp_size"`
+	PCPSize int `json:"pcp_size"`
+}
+
+// MultiNodeShape holds the disaggregated (prefill/decode) fields.
+type MultiNodeShape struct {
+	PrefillNumWorkers  int    `json:"prefill_num_workers"`
+	PrefillTP          int    `json:"prefill_tp"`
+	PrefillPP          int    `json:"prefill_pp"`
+	PrefillDCPSize     int    `json:"prefill_dcp_size"`
+	PrefillPCPSize     int    `json:"prefill_pcp_size"`
+	PrefillEP          int    `json:"prefill_ep"`
+	PrefillDPAttention string `json:"prefill_dp_attention"`
+	NumPrefillGPU      int    `json:"num_prefill_gpu"`
+	DecodeNumWorkers   int    `json:"decode_num_workers"`
+	DecodeTP           int    `json:"decode_tp"`
+	DecodePP           int    `json:"decode_pp"`
+	DecodeDCPSize      int    `json:"decode_dcp_size"`
+	DecodePCPSize      int    `json:"decode_pcp_size"`
+	DecodeEP           int    `json:"decode_ep"`
+	DecodeDPAttention  string `json:"decode_dp_attention"`
+	NumDecodeGPU       int    `json:"num_decode_gpu"`
+	PrefillHW          string `json:"prefill_hw,omitempty"`
+	DecodeHW           string `json:"decode_hw,omitempty"`
+}
+
+// RequestAccounting counts the records of profile_export.jsonl. A warm-up
+// record with an error counts in both dropped categories.
+type RequestAccounting struct {
+	RecordsTotal         int    `json:"records_total"`
+	RecordsProfiled      int    `json:"records_profiled"`
+	RecordsDroppedTotal  int    `json:"records_dropped_total"`
+	RecordsWarmupDropped int    `json:"records_warmup_dropped"`
+	RecordsErrorDropped  int    `json:"records_error_dropped"`
+	ErrorCategories      IntMap `json:"error_categories"`
+}
+
+// RequestMetrics is request_metrics: client-side figures from the records.
+type RequestMetrics struct {
+	QPS        QPS        `json:"qps"`
+	Latency    Latency    `json:"latency"`
+	Tokens     Tokens     `json:"tokens"`
+	Throughput Throughput `json:"throughput"`
+	Cache      struct {
+		TheoreticalCacheHitRate *Float `json:"theoretical_cache_hit_rate"`
+	} `json:"cache"`
+}
+
+// QPS counts completions in 1-second windows from the first completion.
+// It is empty ({}) with fewer than two completions.
+type QPS struct {
+	WindowSeconds *Float `json:"window_seconds,omitempty"`
+	Samples       *int   `json:"samples,omitempty"`
+	Stats
+}
+
+// Latency holds the latency distributions in seconds and the
+// interactivity derived from them (tokens/s per user).
+type Latency struct {
+	TTFT               Stats `json:"ttft"`
+	E2EL               Stats `json:"e2el"`
+	ITL                Stats `json:"itl"`
+	TPOT               Stats `json:"tpot"` // same per-request values as ITL
+	Intvty             Stats `json:"intvty"`
+	E2ENormIntvty      Stats `json:"e2e_norm_intvty"`
+	FullResponseITL    Stats `json:"full_response_itl"`
+	FullResponseIntvty Stats `json:"full_response_intvty"`
+}
+
+// Tokens holds per-request token distributions. OutputExpected comes from
+// the WEKA trace dataset when it is in the HF cache.
+type Tokens struct {
+	Input          Stats `json:"input"`
+	OutputActual   Stats `json:"output_actual"`
+	OutputExpected Stats `json:"output_expected"`
+}
+
+// Throughput is tokens per second over the span from the first start to
+// the last end of the successful profiled requests; empty ({}) without a
+// positive span.
+type Throughput struct {
+	Input           *TokensPerSecond `json:"input,omitempty"`
+	Output          *TokensPerSecond `json:"output,omitempty"`
+	Total           *TokensPerSecond `json:"total,omitempty"`
+	DurationSeconds *Float           `json:"duration_seconds,omitempty"`
+	PerGPU          *PerGPU          `json:"per_gpu,omitempty"`
+}
+
+// TokensPerSecond wraps one throughput figure.
+type TokensPerSecond struct {
+	TokensPerSecond Float `json:"tokens_per_second"`
+}
+
+// PerGPU divides the throughput by the GPU count (RunFacts.NumGPUs); it is
+// {} when there is no GPU count.
+type PerGPU struct {
+	TotalTputTPS  *Float `json:"total_tput_tps,omitempty"`
+	OutputTputTPS *Float `json:"output_tput_tps,omitempty"`
+	InputTputTPS  *Float `json:"input_tput_tps,omitempty"`
+}
+
+// ServerMetrics is server_metrics: the engine's Prometheus view over the
+// profiling window as aiperf exported it, normalised by a backend adapter.
+// Every figure is nil (null) when the engine does not export it.
+type ServerMetrics struct {
+	Present     bool          `json:"present"`
+	Adapter     string        `json:"adapter"` // sglang, vllm, dynamo-vllm, atom or none
+	MetricCount int           `json:"metric_count"`
+	Cache       ServerCache   `json:"cache"`
+	KVCache     ServerKVCache `json:"kv_cache"`
+	KVOffload   KVOffload     `json:"kv_offload"`
+	Tokens      ServerTokens  `json:"tokens"`
+	Sources     []Source      `json:"sources"`
+}
+
+// ServerCache holds cache hit rates (0-1) and the counters behind them.
+type ServerCache struct {
+	GPUCacheHitRate            *Float   `json:"gpu_cache_hit_rate"`
+	CPUCacheHitRate            *Float   `json:"cpu_cache_hit_rate"`
+	ExternalCacheHitRate       *Float   `json:"external_cache_hit_rate"`
+	OverallCacheHitRate        *Float   `json:"overall_cache_hit_rate"`
+	PrefixCacheHits            *Float   `json:"prefix_cache_hits"`
+	PrefixCacheQueries         *Float   `json:"prefix_cache_queries"`
+	ExternalPrefixCacheHits    *Float   `json:"external_prefix_cache_hits"`
+	ExternalPrefixCacheQueries *Float   `json:"external_prefix_cache_queries"`
+	CachedTokensBySource       FloatMap `json:"cached_tokens_by_source"`
+	FrontendCacheHitRate       *Float   `json:"frontend_cache_hit_rate"`
+	RouterKVHitRate            *Float   `json:"router_kv_hit_rate"`
+	RouterSharedCacheHitRate   *Float   `json:"router_shared_cache_hit_rate"`
+	FrontendCachedTokens       *Float   `json:"frontend_cached_tokens"`
+	FrontendInputTokens        *Float   `json:"frontend_input_tokens"`
+}
+
+// ServerKVCache holds KV pool usage (0-1) and capacity in tokens.
+type ServerKVCache struct {
+	GPUUsagePct    *Float `json:"gpu_usage_pct"`
+	GPUTotalTokens *Float `json:"gpu_total_tokens"`
+	CPUUsagePct    *Float `json:"cpu_usage_pct"`
+	CPUUsedTokens  *Float `json:"cpu_used_tokens"`
+	CPUTotalTokens *Float `json:"cpu_total_tokens"`
+}
+
+// KVOffload holds KV offload traffic (vLLM offload connector metrics).
+type KVOffload struct {
+	BytesGPUToCPU                   *Float `json:"bytes_gpu_to_cpu"`
+	BytesCPUToGPU                   *Float `json:"bytes_cpu_to_gpu"`
+	TimeGPUToCPU                    *Float `json:"time_gpu_to_cpu"`
+	TimeCPUToGPU                    *Float `json:"time_cpu_to_gpu"`
+	BandwidthGPUToCPUBytesPerSecond *Float `json:"bandwidth_gpu_to_cpu_bytes_per_second"`
+	BandwidthCPUToGPUBytesPerSecond *Float `json:"bandwidth_cpu_to_gpu_bytes_per_second"`
+}
+
+// ServerTokens holds token totals over the window.
+type ServerTokens struct {
+	PromptTotal       *Float         `json:"prompt_total"`
+	GenerationTotal   *Float         `json:"generation_total"`
+	RequestsCompleted *Float         `json:"requests_completed"`
+	PromptBySource    PromptBySource `json:"prompt_by_source"`
+}
+
+// PromptBySource splits prompt tokens by where their KV came from.
+type PromptBySource struct {
+	GPUCacheHit           *Float   `json:"gpu_cache_hit"`
+	CPUOrExternalCacheHit *Float   `json:"cpu_or_external_cache_hit"`
+	Computed              *Float   `json:"computed"`
+	Raw                   FloatMap `json:"raw"`
+}
+
+// Source is one vLLM engine (or Dynamo component) seen in the export.
+type Source struct {
+	ID                  string `json:"id"`
+	Role                string `json:"role"`
+	PromptTokens        *Float `json:"prompt_tokens"`
+	GenerationTokens    *Float `json:"generation_tokens"`
+	PrefixCacheHitRate  *Float `json:"prefix_cache_hit_rate"`
+	GPUKVCacheUsagePct  *Float `json:"gpu_kv_cache_usage_pct"`
+}

@@ -107,6 +107,17 @@ func SupportedFlags() []string {
 	return out
 }
 
+// Supported reports whether the load generator accepts the aiperf
+// `profile` flag name (primary name, with or without leading dashes) and,
+// for flags accepted without effect, why.
+func Supported(name string) (note string, ok bool) {
+	spec, ok := lookupSpec(name)
+	if !ok {
+		return "", false
+	}
+	return spec.Note, true
+}
+
 func lookupSpec(token string) (*flagSpec, bool) {
 	name := strings.TrimLeft(token, "-")
 	for i := range supportedFlags {

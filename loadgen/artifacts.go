@@ -92,7 +92,7 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 	}
 	res.Files = append(res.Files, SummaryFile)
 	if scr != nil {
-		if sm, ok := scr.export(r.benchID, profStart, profEnd, r.o.scaled(r.o.SliceDuration)); ok {
+		if sm, ok := scr.export(r.benchID, profStart, profEnd, r.o.SliceDuration); ok {
 			data, err := marshalIndent(sm)
 			if err != nil {
 				return res, fmt.Errorf("encode server metrics: %w", err)

@@ -99,11 +99,49 @@ func OptionsFromFlags(f Flags) (Options, error) {
 			errs = append(errs, err)
 		}
 	}
-	str := func(name string) string { v, err := f.String(name); check(err); return v }
-	integer := func(name string) int { v, err := f.Int(name); check(err); return v }
-	float := func(name string) float64 { v, err := f.Float(name); check(err); return v }
-	boolean := func(name string) bool { v, err := f.Bool(name); check(err); return v }
-	list := func(name string) []string { v, err := f.Strings(name); check(err); return v }
+	// Every accessor returns the zero value for a flag not given, so a
+	// Flags implementation that reports schema defaults changes nothing:
+	// the defaults applied are DefaultOptions' and the scenario's.
+	str := func(name string) string {
+		if !f.Changed(name) {
+			return ""
+		}
+		v, err := f.String(name)
+		check(err)
+		return v
+	}
+	integer := func(name string) int {
+		if !f.Changed(name) {
+			return 0
+		}
+		v, err := f.Int(name)
+		check(err)
+		return v
+	}
+	float := func(name string) float64 {
+		if !f.Changed(name) {
+			return 0
+		}
+		v, err := f.Float(name)
+		check(err)
+		return v
+	}
+	boolean := func(name string) bool {
+		if !f.Changed(name) {
+			return false
+		}
+		v, err := f.Bool(name)
+		check(err)
+		return v
+	}
+	list := func(name string) []string {
+		if !f.Changed(name) {
+			return nil
+		}
+		v, err := f.Strings(name)
+		check(err)
+		return v
+	}
 	bad := func(format string, a ...any) { errs = append(errs, &ArgError{Msg: fmt.Sprintf(format, a...)}) }
 
 	o.Scenario = str("scenario")

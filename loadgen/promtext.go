@@ -41,7 +41,7 @@ func parsePromText(r io.Reader) (map[string]*promFamily, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	line := 0
 	series := map[string]map[string]*promSample{} // family -> key -> sample
-	order := map[string][]string{}                 // family -> keys in first-seen order
+	order := map[string][]string{}                // family -> keys in first-seen order
 	for sc.Scan() {
 		line++
 		s := strings.TrimSpace(sc.Text())

@@ -153,6 +153,18 @@ type timing struct {
 	usage      *usage  // server usage block, when sent
 }
 
+// scale multiplies every measured offset by s (see clock).
+func (t *timing) scale(s float64) {
+	if s == 1 || s == 0 {
+		return
+	}
+	f := func(ns int64) int64 { return int64(float64(ns) * s) }
+	t.ackNs, t.endNs = f(t.ackNs), f(t.endNs)
+	for i := range t.chunkNs {
+		t.chunkNs[i] = f(t.chunkNs[i])
+	}
+}
+
 type usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`

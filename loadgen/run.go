@@ -71,6 +71,7 @@ type runner struct {
 	procID     string
 	progress   io.Writer
 	start      time.Time
+	clock      clock
 	mu         sync.Mutex
 	records    []*Record
 	counts     map[string]*Counts
@@ -99,6 +100,8 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 		progress = io.Discard
 	}
 	r := &runner{o: o, progress: progress, counts: map[string]*Counts{PhaseWarmup: {}, PhaseProfiling: {}}}
+	r.start = time.Now()
+	r.clock = clock{t0: r.start, scale: o.TimeScale}
 	r.benchID = newUUID()
 	r.procID = "record_processor_" + r.benchID[:8]
 	r.url = o.URL + o.Endpoint
@@ -142,19 +145,18 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 	pollCtx, stopPoll := context.WithCancel(ctx)
 	defer func() { stopPoll(); pollWG.Wait() }()
 	if eps := metricsEndpoints(&o); len(eps) > 0 {
-		scr = newScraper(r.hc, eps)
+		scr = newScraper(r.hc, eps, r.clock)
 		scr.scrapeAll(ctx)
 		pollWG.Go(func() { scr.poll(pollCtx, max(o.scaled(o.ScrapeInterval), time.Millisecond)) }) // exits on stopPoll
 	}
 
-	r.start = time.Now()
 	lanes := r.warmup(ctx)
 	var profStart int64
 	if r.abort == nil && ctx.Err() == nil {
-		profStart = time.Now().UnixNano()
+		profStart = r.clock.now()
 		r.profile(ctx, lanes)
 	}
-	profEnd := time.Now().UnixNano()
+	profEnd := r.clock.now()
 
 	if scr != nil && profStart > 0 {
 		if ctx.Err() == nil { // let counters that move at request end settle
@@ -165,7 +167,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 		fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), scrapeTimeout)
 		scr.scrapeAll(fin)
 		cancel()
-		profEnd = time.Now().UnixNano()
+		profEnd = r.clock.now()
 	}
 	res, werr := r.writeArtifacts(ctx, scr, profStart, profEnd)
 	switch {
@@ -496,18 +498,20 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 		xRequestID: newUUID(), xCorrelationID: s.correlationID, useServerCount: r.o.ServerTokens, clientISL: isl,
 	}
 	rctx, cancel := context.WithTimeout(ctx, r.o.RequestTimeout)
-	credit := time.Now()
+	credit := r.clock.ns(time.Now())
 	start, tm, rerr := send(rctx, r.hc, req)
 	if rerr != nil && errors.Is(context.Cause(rctx), errCancelled) {
 		rerr = transportError(errCancelled) // stopped by us, not a server timeout
 	}
 	cancel()
+	tm.scale(r.o.TimeScale)
+	startNs := r.clock.ns(start)
 	t := s.conv.Turns[i]
 	md := RecordMetadata{
 		SessionNum: s.num, XRequestID: req.xRequestID, XCorrelationID: s.correlationID,
 		ConversationID: s.conv.ID, TurnIndex: i, SourceTraceID: s.conv.TraceID, SourceOuterIdx: t.OuterIndex,
-		SourceKind: s.conv.Kind, CreditIssuedNs: credit.UnixNano(), RequestStartNs: start.UnixNano(),
-		RequestEndNs: start.UnixNano() + tm.endNs, WorkerID: l.worker, RecordProcessorID: r.procID,
+		SourceKind: s.conv.Kind, CreditIssuedNs: credit, RequestStartNs: startNs,
+		RequestEndNs: startNs + tm.endNs, WorkerID: l.worker, RecordProcessorID: r.procID,
 		BenchmarkPhase: phase, PhaseName: phase, PhaseKind: phase, AgentDepth: s.conv.Depth,
 		ParentCorrelationID: s.parentID, RootCorrelationID: s.rootID,
 	}
@@ -516,10 +520,10 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 		md.SourceInnerIdx = &inner
 	}
 	if tm.ackNs > 0 {
-		md.RequestAckNs = start.UnixNano() + tm.ackNs
+		md.RequestAckNs = startNs + tm.ackNs
 	}
 	if tm.endNs == 0 {
-		md.RequestEndNs = time.Now().UnixNano()
+		md.RequestEndNs = r.clock.ns(time.Now())
 	}
 	if phase == PhaseProfiling {
 		zero := 0
@@ -598,3 +602,22 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "..."
 }
+
+// clock maps wall time to the timestamps the artifacts carry. With a
+// time scale s, the run is the engine's compressed clock: every instant
+// t becomes t0 + (t-t0)*s and every measured duration is multiplied by
+// s, so latencies, durations and rates come out in the engine's
+// simulated time, consistently across records and server metrics.
+type clock struct {
+	t0    time.Time
+	scale float64
+}
+
+func (c clock) ns(t time.Time) int64 {
+	if c.scale == 1 || c.scale == 0 {
+		return t.UnixNano()
+	}
+	return c.t0.UnixNano() + int64(float64(t.Sub(c.t0))*c.scale)
+}
+
+func (c clock) now() int64 { return c.ns(time.Now()) }

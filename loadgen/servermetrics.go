@@ -43,6 +43,7 @@ type scraper struct {
 	endpoints []string
 	mu        sync.Mutex
 	logs      map[string]*endpointLog
+	clock     clock
 }
 
 // metricsEndpoints returns the endpoints aiperf would scrape: the
@@ -74,8 +75,8 @@ func metricsEndpoints(o *Options) []string {
 	return out
 }
 
-func newScraper(hc *http.Client, endpoints []string) *scraper {
-	s := &scraper{hc: hc, endpoints: endpoints, logs: map[string]*endpointLog{}}
+func newScraper(hc *http.Client, endpoints []string, c clock) *scraper {
+	s := &scraper{hc: hc, endpoints: endpoints, logs: map[string]*endpointLog{}, clock: c}
 	for _, e := range endpoints {
 		s.logs[e] = &endpointLog{}
 	}
@@ -100,7 +101,7 @@ func (s *scraper) scrapeAll(ctx context.Context) {
 		l := s.logs[e]
 		l.lastErr = err
 		if err == nil {
-			ns := start.UnixNano()
+			ns := s.clock.ns(start)
 			l.fetches++
 			l.latencyNs += lat
 			h := fnv.New64a()
@@ -552,4 +553,3 @@ func inferUnit(name string) string {
 	}
 	return ""
 }
-

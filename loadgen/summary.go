@@ -151,7 +151,7 @@ func (ps *phaseStats) metricBlocks() object {
 // first, as aiperf's error_summary.
 func errorSummary(records []*Record) []object {
 	type key struct {
-		code          int
+		code         int
 		typ, message string
 	}
 	counts := map[key]int{}

@@ -9,8 +9,10 @@ func rootCommand(ios *IOStreams) *Command {
 aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 		Sub: []*Command{
 			newVersionCmd(ios),
+			newMatrixCmd(ios),
 			newValidateCmd(ios, nil),
 			newSchemaCmd(ios),
+			newLoadgenCmd(ios, nil),
 		},
 	}
 }

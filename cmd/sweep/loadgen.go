@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"sweep/loadgen"
+	"sweep/recipes/schema"
+)
+
+// defaultLoadgenSchema is the aiperf the recipes' replay command is
+// written for: InferenceX pins the SemiAnalysis fork, whose
+// --warmup-requests-per-lane upstream 0.12.0 does not have.
+const defaultLoadgenSchema = "aiperf@sa-754356e9"
+
+// timeScaleEnv lets a runner that swaps only the program (aiperf ->
+// sweep loadgen) set the time scale without touching the argv;
+// simTimeScaleEnv (the simulated engine's) is the fallback, so one
+// variable can drive both processes.
+const (
+	timeScaleEnv    = "SWEEP_LOADGEN_TIME_SCALE"
+	simTimeScaleEnv = "SWEEP_SIM_TIME_SCALE"
+)
+
+type loadgenOptions struct {
+	IO        *IOStreams
+	Schema    string   // aiperf schema ref the argv is checked against
+	TimeScale float64  // 0: from $SWEEP_LOADGEN_TIME_SCALE, else 1
+	Argv      []string // "profile" and the aiperf flags
+}
+
+func newLoadgenCmd(ios *IOStreams, runF func(context.Context, *loadgenOptions) error) *Command {
+	if runF == nil {
+		runF = loadgenRun
+	}
+	return &Command{
+		Name:  "loadgen",
+		Short: "Built-in load generator: run an `aiperf profile` command without aiperf",
+		Long: `Runs an aiperf profile command line with sweep's built-in load generator, so a
+point runner can swap only the program: "aiperf profile ARGS" becomes
+"sweep loadgen -- profile ARGS". It replays multi-turn agentic coding sessions
+(WEKA cc-traces format) at --concurrency lanes for --benchmark-duration, with
+per-lane warm-up, SSE streaming and per-request TTFT/ITL, scrapes the
+Prometheus endpoints, and writes aiperf 0.12's profile_export.jsonl,
+profile_export_aiperf.json and server_metrics_export.json into
+--output-artifact-dir. Progress goes to stderr; the files written to stdout.
+
+The argv is checked with the aiperf flag schema first (the same messages as
+the real parser), then every flag must be one the load generator implements:
+` + wrapFlags(loadgen.SupportedFlags()) + `
+
+Traces: --input-file (JSONL, JSON or a directory); else the --public-dataset
+repo from the local Hugging Face cache (never downloaded); else the built-in
+synthetic trace set (a warning says so).
+
+Exit codes follow aiperf: 0 on success; 1 for a bad command line, when every
+request failed (server unreachable), when a warm-up request failed, or when
+the live --failed-request-threshold cancelled the run; 130 when interrupted.`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &loadgenOptions{IO: ios}
+			fs := pflag.NewFlagSet("loadgen", pflag.ContinueOnError)
+			fs.SetInterspersed(false) // everything from "profile" on is aiperf's
+			fs.StringVar(&o.Schema, "aiperf-schema", defaultLoadgenSchema, "aiperf flag schema (tool@version) the argv is checked against")
+			fs.Float64Var(&o.TimeScale, "time-scale", 0, "divide every wait (duration, grace periods, recorded idle gaps) by this factor, for an engine on a compressed clock (default $"+timeScaleEnv+", else $"+simTimeScaleEnv+", else 1); reported times are multiplied back")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) == 0 {
+					return flagErrorf("loadgen: want an aiperf command after --, e.g. sweep loadgen -- profile --url http://localhost:8000 --model M --concurrency 8 --benchmark-duration 60 --streaming")
+				}
+				if fs.Changed("time-scale") && o.TimeScale <= 0 {
+					return flagErrorf("loadgen: --time-scale %g: want a positive number", o.TimeScale)
+				}
+				o.Argv = args
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+func wrapFlags(flags []string) string {
+	var b strings.Builder
+	line := 0
+	for _, f := range flags {
+		if line+len(f)+1 > 78 {
+			b.WriteString("\n")
+			line = 0
+		}
+		if line > 0 {
+			b.WriteString(" ")
+			line++
+		}
+		b.WriteString(f)
+		line += len(f)
+	}
+	return b.String()
+}
+
+// loadgenArgError is a rejected command line: exit 1, as aiperf.
+func loadgenArgError(err error) error {
+	return &exitCodeError{Code: exitError, Err: fmt.Errorf("loadgen: %w", err)}
+}
+
+func loadgenRun(ctx context.Context, o *loadgenOptions) error {
+	flags, err := parseLoadgenArgv(o.Schema, o.Argv)
+	if err != nil {
+		return loadgenArgError(err)
+	}
+	opts, err := loadgen.OptionsFromFlags(flags)
+	if err != nil {
+		return loadgenArgError(err)
+	}
+	opts.TimeScale = o.TimeScale
+	if opts.TimeScale == 0 {
+		opts.TimeScale = 1
+		for _, env := range []string{timeScaleEnv, simTimeScaleEnv} {
+			v := os.Getenv(env)
+			if v == "" {
+				continue
+			}
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f <= 0 {
+				return loadgenArgError(fmt.Errorf("$%s=%q: want a positive number", env, v))
+			}
+			opts.TimeScale = f
+			break
+		}
+	}
+	opts.CLICommand = "sweep loadgen -- " + strings.Join(o.Argv, " ")
+	res, err := loadgen.Run(ctx, opts, o.IO.ErrOut)
+	if res != nil {
+		for _, f := range res.Files {
+			fmt.Fprintf(o.IO.Out, "%s/%s\n", strings.TrimRight(res.Dir, "/"), f)
+		}
+		fmt.Fprintf(o.IO.ErrOut, "loadgen: warm-up %d ok / %d failed, profiling %d ok / %d failed\n",
+			res.Warmup.OK, res.Warmup.Failed, res.Profiling.OK, res.Profiling.Failed)
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return err // main maps it to exit 130
+		}
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("loadgen: %w", err)}
+	}
+	return nil
+}
+
+// parseLoadgenArgv checks argv with the aiperf schema (aiperf's own
+// verdict), then rejects flags the load generator does not implement.
+func parseLoadgenArgv(ref string, argv []string) (loadgen.Flags, error) {
+	cat, err := schema.Embedded()
+	if err != nil {
+		return nil, err
+	}
+	s, err := cat.Resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.Parse(argv)
+	if err != nil {
+		return nil, err
+	}
+	if p.Help {
+		return nil, errors.New("aiperf --help is not a run: use sweep loadgen --help")
+	}
+	var unsupported []string
+	for _, name := range p.Flags() {
+		if _, ok := loadgen.Supported(name); !ok {
+			unsupported = append(unsupported, name)
+		}
+	}
+	if len(unsupported) > 0 {
+		return nil, fmt.Errorf("%s accepts %s, but the built-in load generator does not implement it; use the real aiperf (sweep run --aiperf PATH) or drop the flag", s.ID(), strings.Join(unsupported, ", "))
+	}
+	return schemaFlags{p}, nil
+}
+
+// schemaFlags adapts a schema-parsed argv to loadgen.Flags.
+type schemaFlags struct{ p *schema.Parsed }
+
+func dashed(name string) string { return "--" + strings.TrimLeft(name, "-") }
+
+func (f schemaFlags) Names() []string {
+	var out []string
+	for _, n := range f.p.Flags() {
+		out = append(out, strings.TrimLeft(n, "-"))
+	}
+	return out
+}
+
+func (f schemaFlags) Changed(name string) bool { return f.p.Has(dashed(name)) }
+
+func (f schemaFlags) String(name string) (string, error) {
+	v, _ := f.p.String(dashed(name))
+	return v, nil
+}
+
+func (f schemaFlags) Int(name string) (int, error) {
+	if vs := f.p.Ints(dashed(name)); len(vs) > 1 {
+		return 0, fmt.Errorf("--%s: a comma list is an aiperf sweep; the load generator runs one value", name)
+	}
+	v, _ := f.p.Int(dashed(name))
+	return int(v), nil
+}
+
+func (f schemaFlags) Float(name string) (float64, error) {
+	if vs := f.p.Floats(dashed(name)); len(vs) > 1 {
+		return 0, fmt.Errorf("--%s: a comma list is an aiperf sweep; the load generator runs one value", name)
+	}
+	v, _ := f.p.Float(dashed(name))
+	return v, nil
+}
+
+func (f schemaFlags) Bool(name string) (bool, error) {
+	v, _ := f.p.Bool(dashed(name))
+	return v, nil
+}
+
+func (f schemaFlags) Strings(name string) ([]string, error) { return f.p.Strings(dashed(name)), nil }

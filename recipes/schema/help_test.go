@@ -59,3 +59,65 @@ func TestCheckDetectsPlantedAiperfDrift(t *testing.T) {
 	assert.Equal(t, "--model-selection-strategy", d.Changed[0].Flag)
 	assert.Equal(t, "choices", d.Changed[0].What)
 }
+
+// The argparse fixtures (written from the schema facts; see testdata/README.md) have no
+// drift; flags the help shows beyond a partial schema are only counted.
+func TestCheckArgparseFixtures(t *testing.T) {
+	tests := []struct {
+		tool, file string
+		uncovered  int
+	}{
+		{"sglang@v0.5.16", "sglang-v0.5.16-help.txt", 2},
+		{"vllm@v0.27.1", "vllm-v0.27.1-serve-help.txt", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.tool, func(t *testing.T) {
+			c, _ := Embedded()
+			s, err := c.Resolve(tc.tool)
+			require.NoError(t, err)
+			rows, err := ParseHelp(Argparse, readTestdata(t, "help", tc.file))
+			require.NoError(t, err)
+			d := s.Compare(rows)
+			assert.Empty(t, d.Lines())
+			assert.Equal(t, tc.uncovered, d.Uncovered)
+		})
+	}
+}
+
+// Planted drift in the argparse fixtures is reported as removed, changed kind, changed
+// names and changed choices.
+func TestCheckDetectsPlantedArgparseDrift(t *testing.T) {
+	sg := readTestdata(t, "help", "sglang-v0.5.16-help.txt")
+	sg = strings.Replace(sg, "  --enable-cache-report\n", "  --enable-cache-stats\n", 1)                                         // renamed
+	sg = strings.Replace(sg, "  --enable-metrics      ", "  --enable-metrics, --no-enable-metrics\n                        ", 1) // became BooleanOptionalAction
+	sg = strings.Replace(sg, "{prefill,decode}", "{prefill,decode,both}", 1)                                                     // new choice
+	rows, err := ParseHelp(Argparse, sg)
+	require.NoError(t, err)
+	d := MustLoad("sglang", "v0.5.16").Compare(rows)
+	assert.Equal(t, []string{"--enable-cache-report"}, d.Removed)
+	assert.Equal(t, 3, d.Uncovered, "the renamed flag is not in the partial schema")
+	var what []string
+	for _, c := range d.Changed {
+		what = append(what, c.Flag+" "+c.What)
+	}
+	assert.ElementsMatch(t, []string{"--enable-metrics names", "--enable-metrics kind", "--speculative-attention-mode choices"}, what)
+
+	vl := readTestdata(t, "help", "vllm-v0.27.1-serve-help.txt")
+	vl = strings.Replace(vl, "  --enable-prefix-caching, --no-enable-prefix-caching", "  --enable-prefix-caching", 1)
+	vl = strings.Replace(vl, ", -tp TENSOR_PARALLEL_SIZE", "", 1)
+	rows, err = ParseHelp(Argparse, vl)
+	require.NoError(t, err)
+	d = MustLoad("vllm", "").Compare(rows)
+	what = nil
+	for _, c := range d.Changed {
+		what = append(what, c.Flag+" "+c.What)
+	}
+	assert.ElementsMatch(t, []string{"--enable-prefix-caching names", "--enable-prefix-caching kind", "--tensor-parallel-size names"}, what)
+}
+
+func TestParseHelpEmpty(t *testing.T) {
+	_, err := ParseHelp(Cyclopts, "Usage: aiperf profile [OPTIONS]\n")
+	assert.Error(t, err)
+	_, err = ParseHelp("make", "x")
+	assert.Error(t, err)
+}

@@ -1,0 +1,78 @@
+package schema
+
+import (
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEmbeddedCatalog(t *testing.T) {
+	c, err := Embedded()
+	require.NoError(t, err)
+	var ids []string
+	for _, s := range c.All() {
+		ids = append(ids, s.ID())
+	}
+	assert.Equal(t, []string{"aiperf@0.12.0", "aiperf@sa-754356e9", "sglang@v0.5.16", "sglang@v0.5.17", "vllm@v0.27.1"}, ids)
+
+	aiperf := MustLoad("aiperf", "")
+	assert.Equal(t, "aiperf@0.12.0", aiperf.ID())
+	assert.Len(t, aiperf.Flags, 259)
+	spellings := 0
+	negatives := 0
+	for _, f := range aiperf.Flags {
+		spellings += len(f.Spellings())
+		if f.Negative != "" {
+			negatives++
+		}
+	}
+	assert.Equal(t, 316, spellings, "259 names + 48 aliases + 9 negative forms")
+	assert.Equal(t, 9, negatives)
+
+	assert.Equal(t, "sglang@v0.5.17", MustLoad("sglang", "").ID())
+	assert.Equal(t, "sglang@v0.5.16", MustLoad("sglang", "0.5.16").ID(), "a leading v is optional")
+	fork := MustLoad("aiperf", "sa-754356e9")
+	assert.Len(t, fork.Flags, 263)
+	_, ok := fork.Lookup("--warmup-requests-per-lane")
+	assert.True(t, ok)
+	_, ok = aiperf.Lookup("--warmup-requests-per-lane")
+	assert.False(t, ok)
+}
+
+func TestCatalogErrors(t *testing.T) {
+	c, err := Embedded()
+	require.NoError(t, err)
+	_, err = c.Get("trtllm", "")
+	assert.EqualError(t, err, `no schema for tool "trtllm" (known: aiperf, sglang, vllm)`)
+	_, err = c.Resolve("aiperf@0.13.0")
+	assert.EqualError(t, err, "no schema for aiperf@0.13.0 (known versions: 0.12.0, sa-754356e9)")
+}
+
+func TestLoadFSRejectsBadSchemas(t *testing.T) {
+	tests := []struct {
+		name, file, body, want string
+	}{
+		{name: "unknown key", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflagz: []\n",
+			want: "field flagz not found"},
+		{name: "file name", file: "y@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\n",
+			want: "the file must be named x@1.yaml"},
+		{name: "bad type", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --a, type: integer}\n",
+			want: "flag --a: type \"integer\""},
+		{name: "duplicate spelling", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --a, type: int}\n  - {name: --b, aliases: [--a], type: int}\n",
+			want: "spelling --a belongs to both --a and --b"},
+		{name: "rule names unknown flag", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --a, type: int}\nrules:\n  - {id: r, kind: requires, flags: [--a], needs: [--c]}\n",
+			want: "rule r names unknown flag --c"},
+		{name: "extends unknown", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nextends: x@0\n",
+			want: "extends unknown schema x@0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadFS(fstest.MapFS{"d/" + tc.file: {Data: []byte(tc.body)}}, "d")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "d/"+tc.file)
+		})
+	}
+}

@@ -185,46 +185,44 @@ func (bd *decoder) compareChangelogs(hd *decoder, baseData, headData []byte, bas
 			j++
 		}
 		i = j
-		if len(del) == 0 && j == len(ops) && ins[0].a == len(a) {
-			tailStart = ins[0].b
-			continue
-		}
-		if len(del) == len(ins) && allPRLinkPairs(a, b, del, ins) {
+		atEnd := j == len(ops) // the hunk runs to the end of both files
+		paired := 0
+		if len(del) > 0 && len(ins) >= len(del) && allPRLinkPairs(a, b, del, ins[:len(del)]) {
+			paired = len(del)
 			for k := range del {
 				oldLink := strings.TrimSpace(strings.TrimPrefix(a[del[k].a], "  pr-link:"))
 				newLink := strings.TrimSpace(strings.TrimPrefix(b[ins[k].b], "  pr-link:"))
-				if oldLink == newLink {
+				switch {
+				case oldLink == newLink:
 					hd.errAt(posNode(Pos{Line: ins[k].b + 1, Col: 1}), "pr-link",
 						"pr-link line reformatted without changing the link (base line %d: %q); historical bytes are immutable, restore the line", del[k].a+1, a[del[k].a])
-					continue
-				}
-				if !prURL.MatchString(newLink) {
+				case !prURL.MatchString(newLink):
 					hd.errAt(posNode(Pos{Line: ins[k].b + 1, Col: 12}), "pr-link",
 						"pr-link correction %q is not a pull request URL; a corrected link must be https://github.com/<owner>/<repo>/pull/<number>", newLink)
-					continue
+				default:
+					ch.Corrections++
 				}
-				ch.Corrections++
 			}
+		} else {
+			for _, op := range del {
+				what := "deleted or rewritten"
+				if a[op.a] == "" {
+					what = "deleted (an empty line)"
+				}
+				bd.errAt(posNode(Pos{Line: op.a + 1, Col: 1}), "",
+					"line %s in head %s: %q; perf-changelog.yaml is append-only: restore the line byte for byte (only a pr-link line may be corrected)",
+					what, hd.file, a[op.a])
+			}
+		}
+		rest := ins[paired:]
+		if len(rest) == 0 {
 			continue
 		}
-		for _, op := range del {
-			what := "deleted or rewritten"
-			if a[op.a] == "" {
-				what = "deleted (an empty line)"
-			}
-			bd.errAt(posNode(Pos{Line: op.a + 1, Col: 1}), "",
-				"line %s in head %s: %q; perf-changelog.yaml is append-only: restore the line byte for byte (only a pr-link line may be corrected)",
-				what, hd.file, a[op.a])
+		if atEnd {
+			tailStart = rest[0].b
+			continue
 		}
-		for _, op := range ins {
-			if op.a >= len(a) {
-				// Part of a tail that also rewrote the end of history; the
-				// deletions above already explain the problem.
-				if tailStart < 0 {
-					tailStart = op.b
-				}
-				continue
-			}
+		for _, op := range rest {
 			hd.errAt(posNode(Pos{Line: op.b + 1, Col: 1}), "",
 				"line inserted among historical entries (before base line %d): %q; append new entries at the end of the file", op.a+1, b[op.b])
 		}

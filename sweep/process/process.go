@@ -409,3 +409,23 @@ func (p *Process) killAll() {
 		time.Sleep(20 * time.Millisecond) // give the kernel a moment to reap
 	}
 }
+
+// Leftovers returns the pids of the process and of every descendant ever
+// seen that are still alive. After Stop it is empty unless a process could
+// not be killed (for example one stuck in uninterruptible sleep).
+func (p *Process) Leftovers() []int {
+	p.remember(p.tree())
+	var out []int
+	if alive(p.pid) {
+		out = append(out, p.pid)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for pid := range p.seen {
+		if alive(pid) {
+			out = append(out, pid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -151,6 +151,7 @@ func TestStopKillsWholeTree(t *testing.T) {
 		assert.False(t, alive(pid), "pid %d survived Stop", pid)
 	}
 	assert.Empty(t, tagged(p.tag))
+	assert.Empty(t, p.Leftovers())
 }
 
 func TestStopEscalatesToKill(t *testing.T) {

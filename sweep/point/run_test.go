@@ -303,4 +303,3 @@ func TestRunInterrupted(t *testing.T) {
 	assert.False(t, readRecord(t, opts.OutDir).OK)
 	assertNothingLeft(t, rec)
 }
-

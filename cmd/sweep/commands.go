@@ -13,6 +13,7 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 			newValidateCmd(ios, nil),
 			newSchemaCmd(ios),
 			newLoadgenCmd(ios, nil),
+			newSimEngineCmd(ios, nil),
 		},
 	}
 }

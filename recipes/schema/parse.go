@@ -76,6 +76,18 @@ func (p *Parsed) Has(name string) bool {
 // Get returns the parsed value of a flag given by any spelling.
 func (p *Parsed) Get(name string) (*Value, bool) { return p.value(name) }
 
+// Sweeps returns the flags given as a comma list of several values (aiperf runs one
+// benchmark per value), in first-occurrence order.
+func (p *Parsed) Sweeps() []string {
+	var out []string
+	for _, name := range p.order {
+		if v := p.values[name]; v.Flag.Sweep && len(v.Strs) > 1 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // Flags returns the canonical names of the flags given, in first-occurrence order.
 func (p *Parsed) Flags() []string { return slices.Clone(p.order) }
 

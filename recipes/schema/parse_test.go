@@ -140,7 +140,7 @@ func TestParseAiperf(t *testing.T) {
 		{name: "scenario wrong loader", argv: profile("--scenario", "inferencex-agentx-mvp", "--public-dataset", "sharegpt"), want: []problem{{ScenarioLock, "--public-dataset"}}},
 		{name: "scenario weka_hf needs pinned repo", argv: profile("--scenario", "inferencex-agentx-mvp", "--public-dataset", "weka_hf"), want: []problem{{ScenarioLock, "--public-dataset"}}},
 		{name: "scenario synthetic is hard", argv: profile("--scenario", "inferencex-agentx-mvp", "--unsafe-override"), want: []problem{{ScenarioLock, "--public-dataset"}}},
-		{name: "scenario concurrency sweep", argv: agentx("--concurrency", "8,16"), want: []problem{{Repeated, "--concurrency"}}},
+		{name: "scenario concurrency given twice", argv: agentx("--concurrency", "8,16"), want: []problem{{Repeated, "--concurrency"}}},
 		{name: "scenario warmup grace without trigger", argv: agentx("--warmup-grace-period", "1800")},
 		{name: "override downgrades locks", argv: agentx("--unsafe-override", "--benchmark-duration", "600", "--trace-idle-gap-cap-seconds", "300", "--request-rate", "5"),
 			warnings: []problem{{ScenarioLock, "--request-rate"}, {ScenarioLock, "--benchmark-duration"}, {ScenarioLock, "--trace-idle-gap-cap-seconds"}}},
@@ -158,6 +158,7 @@ func TestParseAiperfScenarioSweep(t *testing.T) {
 	p, err := MustLoad("aiperf", "").Parse(profile("--scenario", "inferencex-agentx-mvp", "--streaming", "--public-dataset", "semianalysis_cc_traces_weka_062126", "--concurrency", "8,16", "--unsafe-override"))
 	assert.Equal(t, []problem{{ScenarioLock, "--concurrency"}}, problemsOf(err), "a sweep under the scenario is rejected even with the override")
 	assert.Equal(t, []int64{8, 16}, p.Ints("--concurrency"))
+	assert.Equal(t, []string{"--concurrency"}, p.Sweeps())
 }
 
 // The InferenceX agentic aiperf command (inferencex.md §4.5, build_replay_cmd, with the

@@ -76,3 +76,26 @@ func TestLoadFSRejectsBadSchemas(t *testing.T) {
 		})
 	}
 }
+
+// Deprecated flags parse with a warning; the schema's own loader resolves extends.
+func TestDeprecatedAndExtends(t *testing.T) {
+	fsys := fstest.MapFS{
+		"d/t@1.yaml": {Data: []byte("tool: t\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --old, type: int, deprecated: use --new}\n  - {name: --new, type: int}\n")},
+		"d/t@2.yaml": {Data: []byte("tool: t\nversion: \"2\"\ndefault: true\nextends: t@1\nflags:\n  - {name: --old, type: int, removed: gone in 2; use --new}\n")},
+	}
+	c, err := LoadFS(fsys, "d")
+	require.NoError(t, err)
+	v1, err := c.Get("t", "1")
+	require.NoError(t, err)
+	p, err := v1.Parse([]string{"--old", "3"})
+	require.NoError(t, err)
+	require.Len(t, p.Warnings, 1)
+	assert.Equal(t, Deprecated, p.Warnings[0].Kind)
+	assert.Equal(t, "warning: t 1: --old: deprecated: use --new", p.Warnings[0].Error())
+	v2, err := c.Get("t", "")
+	require.NoError(t, err)
+	_, err = v2.Parse([]string{"--old", "3"})
+	assert.Equal(t, []problem{{RemovedFlag, "--old"}}, problemsOf(err))
+	_, err = v2.Parse([]string{"--new", "3"})
+	assert.NoError(t, err)
+}

@@ -6,7 +6,11 @@ package schema
 // the real aiperf prints ("Did you mean --apply-chat-template?").
 func (s *Schema) Suggest(name string) string {
 	best, bestScore := "", 0.0
+	word := []rune(name)
 	for _, cand := range s.spelling {
+		if upperBound(word, []rune(cand)) < 0.6 {
+			continue // difflib's quick_ratio: no need for the full match
+		}
 		r := matchRatio(name, cand)
 		if r < 0.6 {
 			continue
@@ -16,6 +20,38 @@ func (s *Schema) Suggest(name string) string {
 		}
 	}
 	return best
+}
+
+// upperBound is difflib's quick_ratio: 2*|multiset intersection|/T bounds the ratio.
+func upperBound(a, b []rune) float64 {
+	total := len(a) + len(b)
+	if total == 0 {
+		return 1
+	}
+	if 2*float64(min(len(a), len(b)))/float64(total) < 0.6 {
+		return 0 // real_quick_ratio: the lengths alone rule it out
+	}
+	var counts [256]int
+	other := map[rune]int{}
+	for _, r := range b {
+		if r < 256 {
+			counts[r]++
+		} else {
+			other[r]++
+		}
+	}
+	common := 0
+	for _, r := range a {
+		switch {
+		case r < 256 && counts[r] > 0:
+			counts[r]--
+			common++
+		case r >= 256 && other[r] > 0:
+			other[r]--
+			common++
+		}
+	}
+	return 2 * float64(common) / float64(total)
 }
 
 // matchRatio is difflib.SequenceMatcher(None, b=cand, a=word).ratio() without the autojunk

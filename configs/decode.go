@@ -113,6 +113,9 @@ type field struct {
 type fields struct {
 	byName map[string]field
 	order  []string
+	// typoFor holds allowed keys that an unknown key probably misspells;
+	// require does not report them missing a second time.
+	typoFor map[string]bool
 }
 
 func (f fields) has(name string) bool { _, ok := f.byName[name]; return ok }
@@ -153,6 +156,10 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed []string, hint func
 		if allowed != nil && !containsStr(allowed, name) {
 			msg := fmt.Sprintf("unknown key %q; allowed keys here: %s", name, strings.Join(allowed, ", "))
 			if close := closest(name, allowed); close != "" {
+				if f.typoFor == nil {
+					f.typoFor = map[string]bool{}
+				}
+				f.typoFor[close] = true
 				msg = fmt.Sprintf("unknown key %q (did you mean %q?); allowed keys here: %s", name, close, strings.Join(allowed, ", "))
 			}
 			if hint != nil {
@@ -208,7 +215,7 @@ func indexPath(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i
 func (d *decoder) require(f fields, at *yaml.Node, path string, names ...string) bool {
 	ok := true
 	for _, name := range names {
-		if !f.has(name) {
+		if !f.has(name) && !f.typoFor[name] {
 			d.errAt(at, joinPath(path, name), "required key is missing")
 			ok = false
 		}

@@ -1,0 +1,179 @@
+package configs
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/configs")
+
+// plantedMasters is configs/amd-master.yaml with three planted mistakes.
+const plantedMasters = "testdata/configs/planted/amd-master.yaml"
+
+// TestValidatePlantedMistakes is the acceptance scenario: a master file
+// with three mistakes (an unknown key, conc-start > conc-end, an agentic
+// config on a non-cluster runner) gets all three reported with positions.
+func TestValidatePlantedMistakes(t *testing.T) {
+	amd := readTestdata(t, strings.TrimPrefix(plantedMasters, "testdata/"))
+	nvidia, err := os.ReadFile("nvidia-master.yaml")
+	require.NoError(t, err)
+	runners, err := os.ReadFile("runners.yaml")
+	require.NoError(t, err)
+	rep := Validate(ValidateInput{
+		Masters: []Source{{Name: plantedMasters, Data: amd}, {Name: "configs/nvidia-master.yaml", Data: nvidia}},
+		Runners: Source{Name: "configs/runners.yaml", Data: runners},
+	})
+	require.Len(t, rep.Problems, 3)
+	var got strings.Builder
+	for _, p := range rep.Problems {
+		got.WriteString(p.Error() + "\n")
+	}
+	golden := filepath.Join(testdataDir, "configs/planted/validate.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got.String()), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got.String())
+
+	assert.Equal(t, 20, rep.Problems[0].Line)
+	assert.Contains(t, rep.Problems[0].Msg, "conc-start (128) must be <= conc-end (64)")
+	assert.Equal(t, "qwen3.5-fp8-mi325x-sglang-agentic-mtp.model-prefx", rep.Problems[1].Key)
+	assert.Equal(t, "qwen3.5-fp8-mi325x-sglang-agentic-mtp.runner", rep.Problems[2].Key)
+}
+
+func TestValidate(t *testing.T) {
+	runners := Source{Name: "runners.yaml", Data: []byte("labels:\n  cluster:x: [x0]\nhardware:\n  cluster:x: {available-cpu-dram-mib: 1000000, gpus-per-node: 8}\n")}
+	masters := func(ss string) []Source {
+		return []Source{{Name: "m.yaml", Data: []byte(agenticDoc("cluster:x", "dram-utilization: 0.5", ss))}}
+	}
+	okMasters := masters("{tp: 8, kv-offloading: none, conc-list: [1]}")
+	changelog := func(keys ...string) *Source {
+		var b strings.Builder
+		b.WriteString("- config-keys:\n")
+		for _, k := range keys {
+			b.WriteString("    - " + k + "\n")
+		}
+		b.WriteString("  description:\n    - \"x\"\n  pr-link: XXX\n")
+		return &Source{Name: "c.yaml", Data: []byte(b.String())}
+	}
+	tests := []struct {
+		name string
+		in   ValidateInput
+		want []string // printed problems, prefix match
+	}{
+		{name: "valid", in: ValidateInput{Masters: okMasters, Runners: runners, Changelog: changelog("k", `"*"`)}},
+		{name: "runner without hardware for dram offload",
+			in:   ValidateInput{Masters: []Source{{Name: "m.yaml", Data: []byte(agenticDoc("cluster:y", "dram-utilization: 0.5", "{tp: 8, kv-offloading: dram, kv-offload-backend: {name: hicache}, conc-list: [1]}"))}}, Runners: runners},
+			want: []string{`m.yaml:13:13: k.runner: kv-offloading: dram needs hardware facts for runner "cluster:y"`}},
+		{name: "topology larger than a node",
+			in:   ValidateInput{Masters: masters("{tp: 8, pp: 2, kv-offloading: dram, kv-offload-backend: {name: hicache}, conc-list: [1]}"), Runners: runners},
+			want: []string{"m.yaml:13:13: k.tp: tp*pp*pcp-size = 16 GPUs exceeds gpus-per-node = 8"}},
+		{name: "unknown config key with suggestion",
+			in:   ValidateInput{Masters: okMasters, Runners: runners, Changelog: changelog("kk")},
+			want: []string{`c.yaml:2:7: entry[1].config-keys: config key "kk" is not defined in the master configs (m.yaml)`}},
+		{name: "wildcard matching nothing",
+			in:   ValidateInput{Masters: okMasters, Runners: runners, Changelog: changelog("dsr1-*")},
+			want: []string{`c.yaml:2:7: entry[1].config-keys: wildcard "dsr1-*" matches no key`}},
+		{name: "scenario-type selecting nothing",
+			in: ValidateInput{Masters: okMasters, Runners: runners, Changelog: &Source{Name: "c.yaml", Data: []byte(
+				"- config-keys: [k]\n  scenario-type: [fixed-seq-len]\n  description: [x]\n  pr-link: XXX\n")}},
+			want: []string{"c.yaml:1:3: entry[1].scenario-type: scenario-type fixed-seq-len selects nothing"}},
+		{name: "problems in every file are collected",
+			in: ValidateInput{
+				Masters:   masters("{tp: 8, kv-offloading: none, conc-list: [0]}"),
+				Runners:   Source{Name: "runners.yaml", Data: []byte("labels:\n  x: []\n")},
+				Changelog: &Source{Name: "c.yaml", Data: []byte("- config-keys: [k]\n  description: [x]\n")},
+			},
+			want: []string{
+				"m.yaml:13:54: k.scenarios.agentic-coding[0].search-space[0].conc-list[0]: concurrency must be > 0",
+				"runners.yaml:2:6: labels.x: runner label must list at least one runner name",
+				"c.yaml:1:3: entry[1].pr-link: required key is missing",
+			}},
+		{name: "append-only rules with a base",
+			in: ValidateInput{Masters: okMasters, Runners: runners,
+				Changelog:     &Source{Name: "c.yaml", Data: []byte("- config-keys: [k]\n  description: [y]\n  pr-link: XXX\n")},
+				ChangelogBase: &Source{Name: "base.yaml", Data: []byte("- config-keys: [k]\n  description: [x]\n  pr-link: XXX\n")}},
+			want: []string{`base.yaml:2:1: line deleted or rewritten in head c.yaml: "  description: [x]"`, "c.yaml:2:1: line inserted among historical entries"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := Validate(tc.in)
+			var got []string
+			for _, p := range rep.Problems {
+				got = append(got, p.Error())
+			}
+			require.Len(t, got, len(tc.want), "got:\n%s", strings.Join(got, "\n"))
+			for i := range tc.want {
+				assert.True(t, strings.HasPrefix(got[i], tc.want[i]), "problem %d\n got: %s\nwant: %s...", i, got[i], tc.want[i])
+			}
+			assert.Equal(t, len(tc.want) == 0, rep.OK())
+		})
+	}
+}
+
+func TestValidateCounts(t *testing.T) {
+	data, err := os.ReadFile("../perf-changelog.yaml")
+	require.NoError(t, err)
+	srcs, err := ReadSources(nil, DefaultMasterFiles)
+	require.NoError(t, err)
+	runners, err := ReadSources(nil, []string{DefaultRunnerFile})
+	require.NoError(t, err)
+	head := Source{Name: "perf-changelog.yaml", Data: data}
+	rep := Validate(ValidateInput{Masters: srcs, Runners: runners[0], Changelog: &head})
+	require.True(t, rep.OK(), "%v", rep.Problems)
+	assert.Equal(t, 208, rep.MasterEntries)
+	assert.Equal(t, 37, rep.RunnerLabels)
+	assert.Equal(t, rep.ChangelogEntries, rep.NewEntries)
+
+	rep = Validate(ValidateInput{Masters: srcs, Runners: runners[0], Changelog: &head, ChangelogBase: &head})
+	require.True(t, rep.OK(), "%v", rep.Problems)
+	assert.Zero(t, rep.NewEntries)
+}
+
+func TestMatchWildcard(t *testing.T) {
+	tests := []struct {
+		pattern, key string
+		want         bool
+	}{
+		{"dsr1-*", "dsr1-fp4-mi355x-sglang", true},
+		{"*gb200-dynamo-sglang", "dsr1-fp4-gb200-dynamo-sglang", true},
+		{"*gb200-dynamo-sglang", "dsr1-fp4-gb200-dynamo-sglang-mtp", false},
+		{"dsr1-*-mi355x-*", "dsr1-fp4-mi355x-sglang", true},
+		{"dsr1-*-mi355x-*", "dsr1-fp4-mi300x-sglang", false},
+		{"*", "anything", true},
+		{"a*a", "a", false},
+		{"a*a", "aa", true},
+		{"exact", "exact", true},
+		{"exact", "exactly", false},
+		{"dsr1.*", "dsr1-fp4", false}, // '.' is literal, not a regex
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, MatchWildcard(tc.pattern, tc.key), "%q vs %q", tc.pattern, tc.key)
+	}
+	m, err := DefaultMasters()
+	require.NoError(t, err)
+	// Exact keys first as given, wildcard matches in file order, no repeats.
+	keys, err := m.ExpandKeys([]string{"qwen3.5-fp8-mi325x-sglang-mtp", "qwen3.5-fp8-mi325x-*"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"qwen3.5-fp8-mi325x-sglang-mtp", "qwen3.5-fp8-mi325x-sglang", "qwen3.5-fp8-mi325x-sglang-agentic-mtp"}, keys)
+	_, err = m.ExpandKeys([]string{"nope-*", "nope"})
+	assert.EqualError(t, err, "config keys not found in master configs: nope-*, nope")
+}
+
+// BenchmarkLoadMasters measures loading and checking both shipped master
+// files (about 10,000 lines).
+func BenchmarkLoadMasters(b *testing.B) {
+	for b.Loop() {
+		m, err := LoadMasters("amd-master.yaml", "nvidia-master.yaml")
+		if err != nil || len(m.Entries) != 208 {
+			b.Fatalf("load: %v", err)
+		}
+	}
+}

@@ -106,25 +106,46 @@ func kindName(n *yaml.Node) string {
 
 // field is one key/value pair of a mapping.
 type field struct {
-	key, val *yaml.Node
+	name     string
+	key, val *yaml.Node // val is nil for keys that were rejected
 }
 
-// fields is the checked content of a mapping node.
+// fields is the checked content of a mapping node. Mappings are small, so
+// lookups scan a slice.
 type fields struct {
-	byName map[string]field
-	order  []string
+	list  []field
+	order []string // accepted keys in file order
 	// typoFor holds allowed keys that an unknown key probably misspells;
 	// require does not report them missing a second time.
 	typoFor map[string]bool
 }
 
-func (f fields) has(name string) bool { _, ok := f.byName[name]; return ok }
+func (f fields) find(name string) *field {
+	for i := range f.list {
+		if f.list[i].name == name {
+			return &f.list[i]
+		}
+	}
+	return nil
+}
 
-// get returns the value node of name, nil when absent.
-func (f fields) get(name string) *yaml.Node { return f.byName[name].val }
+func (f fields) has(name string) bool { return f.get(name) != nil }
 
-// keyNode returns the key node of name, nil when absent.
-func (f fields) keyNode(name string) *yaml.Node { return f.byName[name].key }
+// get returns the value node of name, nil when absent or rejected.
+func (f fields) get(name string) *yaml.Node {
+	if fl := f.find(name); fl != nil {
+		return fl.val
+	}
+	return nil
+}
+
+// keyNode returns the key node of name, nil when absent or rejected.
+func (f fields) keyNode(name string) *yaml.Node {
+	if fl := f.find(name); fl != nil && fl.val != nil {
+		return fl.key
+	}
+	return nil
+}
 
 // mapping checks that n is a mapping whose keys are plain strings, appear
 // once and are in allowed (nil allowed means any key). Unknown and
@@ -132,7 +153,7 @@ func (f fields) keyNode(name string) *yaml.Node { return f.byName[name].key }
 // the keys that passed. ok is false when n is not a mapping at all.
 func (d *decoder) mapping(n *yaml.Node, path string, allowed []string, hint func(key string) string) (fields, bool) {
 	n = resolve(n)
-	f := fields{byName: map[string]field{}}
+	var f fields
 	if n == nil || n.Kind != yaml.MappingNode {
 		if n == nil {
 			d.errAt(n, path, "must be a mapping")
@@ -140,6 +161,13 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed []string, hint func
 			d.errAt(n, path, "must be a mapping, got %s", kindName(n))
 		}
 		return f, false
+	}
+	size := len(n.Content) / 2
+	f.list = make([]field, 0, size)
+	f.order = make([]string, 0, size)
+	var index map[string]int // for large mappings only
+	if size > 16 {
+		index = make(map[string]int, size)
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := resolve(n.Content[i]), n.Content[i+1]
@@ -149,9 +177,20 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed []string, hint func
 		}
 		name := k.Value
 		p := joinPath(path, name)
-		if prev, dup := f.byName[name]; dup {
+		var prev *field
+		if index != nil {
+			if j, ok := index[name]; ok {
+				prev = &f.list[j]
+			}
+		} else {
+			prev = f.find(name)
+		}
+		if prev != nil {
 			d.errAt(k, p, "duplicate key (first defined at line %d); a key may appear only once in a mapping", prev.key.Line)
 			continue
+		}
+		if index != nil {
+			index[name] = len(f.list)
 		}
 		if allowed != nil && !containsStr(allowed, name) {
 			msg := fmt.Sprintf("unknown key %q; allowed keys here: %s", name, strings.Join(allowed, ", "))
@@ -168,18 +207,12 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed []string, hint func
 				}
 			}
 			d.errAt(k, p, "%s", msg)
-			// Still remember the key so later duplicate checks see it.
-			f.byName[name] = field{key: k}
+			// Remember the key (without value) so a repeat is a duplicate.
+			f.list = append(f.list, field{name: name, key: k})
 			continue
 		}
-		f.byName[name] = field{key: k, val: v}
+		f.list = append(f.list, field{name: name, key: k, val: v})
 		f.order = append(f.order, name)
-	}
-	// Drop unknown keys from the lookup so callers only see allowed ones.
-	for name, fl := range f.byName {
-		if fl.val == nil {
-			delete(f.byName, name)
-		}
 	}
 	return f, true
 }
@@ -270,8 +303,8 @@ func (d *decoder) integer(n *yaml.Node, path string) (int64, bool) {
 		d.errAt(n, path, "must be an integer, got %s %s", kindName(n), quoteNodeValue(n))
 		return 0, false
 	}
-	var v int64
-	if err := n.Decode(&v); err != nil {
+	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
+	if err != nil {
 		d.errAt(n, path, "integer %q out of range", n.Value)
 		return 0, false
 	}
@@ -313,9 +346,11 @@ func (d *decoder) intPtr(f fields, name, path string, min int64) *int {
 func (d *decoder) boolean(n *yaml.Node, path string) (bool, bool) {
 	n = resolve(n)
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
-		var b bool
-		if err := n.Decode(&b); err == nil {
-			return b, true
+		switch n.Value {
+		case "true", "True", "TRUE":
+			return true, true
+		case "false", "False", "FALSE":
+			return false, true
 		}
 	}
 	if n.Kind == yaml.ScalarNode && n.Style == 0 {
@@ -347,8 +382,13 @@ func (d *decoder) number(n *yaml.Node, path string) (float64, bool) {
 		d.errAt(n, path, "must be a number, got %s %s", kindName(n), quoteNodeValue(n))
 		return 0, false
 	}
-	var v float64
-	if err := n.Decode(&v); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+	v, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+	if n.ShortTag() == "!!int" {
+		var iv int64
+		iv, err = strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
+		v = float64(iv)
+	}
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		d.errAt(n, path, "must be a finite number, got %q", n.Value)
 		return 0, false
 	}

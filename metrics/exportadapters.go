@@ -415,14 +415,8 @@ func populateDynamo(v exportView, sm *ServerMetrics) {
 	frontend := ratio(cached, input)
 	routerKV := normalizeFraction(v.gauge(names("dynamo_component_router_kv_hit_rate"), keysAvgGau, "avg", nil))
 	routerShared := normalizeFraction(v.gauge(names("dynamo_component_router_shared_cache_hit_rate"), keysAvgGau, "avg", nil))
-	if sm.Cache.OverallCacheHitRate == nil {
-		// Python's "a or b": a zero frontend rate falls through too.
-		if frontend != nil && *frontend != 0 {
-			sm.Cache.OverallCacheHitRate = optFloat(frontend)
-		} else {
-			sm.Cache.OverallCacheHitRate = optFloat(routerShared)
-		}
-	}
+	// InferenceX falls back to frontend/router rates for its internal flat
+	// overall rate only; the written server_metrics.cache keeps the vLLM one.
 	c := &sm.Cache
 	c.FrontendCacheHitRate, c.RouterKVHitRate = optFloat(frontend), optFloat(routerKV)
 	c.RouterSharedCacheHitRate = optFloat(routerShared)

@@ -221,10 +221,10 @@ type PromptBySource struct {
 
 // Source is one vLLM engine (or Dynamo component) seen in the export.
 type Source struct {
-	ID                  string `json:"id"`
-	Role                string `json:"role"`
-	PromptTokens        *Float `json:"prompt_tokens"`
-	GenerationTokens    *Float `json:"generation_tokens"`
-	PrefixCacheHitRate  *Float `json:"prefix_cache_hit_rate"`
-	GPUKVCacheUsagePct  *Float `json:"gpu_kv_cache_usage_pct"`
+	ID                 string `json:"id"`
+	Role               string `json:"role"`
+	PromptTokens       *Float `json:"prompt_tokens"`
+	GenerationTokens   *Float `json:"generation_tokens"`
+	PrefixCacheHitRate *Float `json:"prefix_cache_hit_rate"`
+	GPUKVCacheUsagePct *Float `json:"gpu_kv_cache_usage_pct"`
 }

@@ -149,7 +149,8 @@ func (b *Builder) Sweep(name string, values ...float64) *Builder {
 	return b
 }
 
-// JSON sets a JSON flag from a Go value (encoded compactly) or from json.RawMessage.
+// JSON sets a JSON flag from a Go value (encoded compactly), or from a string or
+// json.RawMessage holding JSON text (kept as written and checked when Argv parses it).
 func (b *Builder) JSON(name string, v any) *Builder {
 	f, ok := b.flag(name, JSON)
 	if !ok {

@@ -109,6 +109,26 @@ func ParseArgv(argv []string) (Engine, *Args, error) {
 	return engine, a, nil
 }
 
+// SplitProgram recognises the engine from the program part of a command
+// line and returns the rest as that engine's own parser reads it: the
+// flags for SGLang, "serve MODEL flags..." for vLLM.
+func SplitProgram(argv []string) (Engine, []string, error) {
+	e, _, _, err := stripProgram(argv)
+	if err != nil {
+		return "", nil, err
+	}
+	if e == VLLM && filepath.Base(argv[0]) == "vllm" {
+		return e, argv[1:], nil
+	}
+	if e == VLLM { // python3 -m vllm.entrypoints.openai.api_server: flags only
+		return e, append([]string{"serve"}, argv[3:]...), nil
+	}
+	if filepath.Base(argv[0]) == "sglang" {
+		return e, argv[2:], nil
+	}
+	return e, argv[3:], nil
+}
+
 func stripProgram(argv []string) (Engine, []string, string, error) {
 	if len(argv) == 0 {
 		return "", nil, "", fmt.Errorf("empty engine command: want python3 -m sglang.launch_server ... or vllm serve MODEL ...")

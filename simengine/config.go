@@ -129,8 +129,8 @@ type Config struct {
 	Seed uint64
 	// LoadTime is the simulated time before the port opens (weights,
 	// graph capture). WarmupTime is the simulated time after the port
-	// opens before /health turns 200 (SGLang only). Negative means 0;
-	// zero takes the default (90 s and 10 s).
+	// opens before /health turns 200 (SGLang only). Zero takes the
+	// default (90 s and 10 s); a negative value means none.
 	LoadTime, WarmupTime time.Duration
 	// KVBytesPerToken overrides the KV footprint of one token summed
 	// over all ranks; 0 derives it from the model name.
@@ -222,7 +222,6 @@ func (c Config) Normalize() (Config, error) {
 	if c.WarmupTime == 0 {
 		c.WarmupTime = 10 * time.Second
 	}
-	c.LoadTime, c.WarmupTime = max(c.LoadTime, 0), max(c.WarmupTime, 0)
 	if c.GPU == "" {
 		c.GPU = "mi300x"
 	}
@@ -458,8 +457,8 @@ func simEnv(env map[string]string, c *Config) error {
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s=%q: want a duration such as 90s", d.key, v))
 			}
-			*d.dst = max(t, -1) // explicit 0 means "no load time"
-			if t == 0 {
+			*d.dst = t
+			if t == 0 { // an explicit 0 means none (a zero Config field means the default)
 				*d.dst = -1
 			}
 		}

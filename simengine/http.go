@@ -282,6 +282,10 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
+	if need := prompt + 1; need > s.capa.poolTokens {
+		apiError(w, http.StatusBadRequest, "BadRequestError", fmt.Sprintf("the prompt needs %d tokens but the KV cache holds %d", need, s.capa.poolTokens))
+		return
+	}
 	id := s.ids.Add(1)
 	rng := s.newRequestRNG(id)
 	target, reason := limit, "length"

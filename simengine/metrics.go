@@ -147,7 +147,7 @@ func (s *Server) renderSGLang(e *expo, snaps []stats) {
 			e.sample("sglang:"+name, sched(i), f(&snaps[i]))
 		}
 	}
-	startup := s.cfg.LoadTime.Seconds()
+	startup := max(s.cfg.LoadTime, 0).Seconds()
 	gauge("num_running_reqs", "The number of running requests.", func(st *stats) float64 { return float64(st.running) })
 	gauge("num_queue_reqs", "The number of requests in the waiting queue.", func(st *stats) float64 { return float64(st.waiting) })
 	gauge("num_grammar_queue_reqs", "The number of requests in the grammar waiting queue.", func(*stats) float64 { return 0 })

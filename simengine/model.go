@@ -87,6 +87,7 @@ type capacity struct {
 	perCtxToken  float64 // attention read per context token per step
 	perPrefill   float64 // per uncached prompt token
 	specOverhead float64 // multiplier on the step for draft + verify
+	fits         bool    // the weights fit in the memory fraction
 }
 
 // kvBytesPerToken is the KV footprint of one token (all layers, all
@@ -121,23 +122,32 @@ func newCapacity(c Config) capacity {
 	g := gpuSpecs[c.GPU]
 	s := shapeOf(c.ModelPath)
 	tp, ep, ranks := float64(c.TP), float64(c.EP), c.Ranks()
-	attnTP := tp // GPUs that hold one rank's KV
-	if c.Engine == SGLang && c.DPAttention {
+	moe := s.activeB < s.totalB
+	// Plain DP replicates the model; SGLang DP attention, and vLLM DP on an
+	// MoE model, shard one copy over every GPU (attention per rank, experts
+	// over all ranks).
+	replicated := ranks > 1 && !(c.Engine == SGLang && c.DPAttention) && !(c.Engine == VLLM && moe)
+	mp, attnTP := tp, tp // GPUs sharing the weights; GPUs holding one rank's KV
+	switch {
+	case c.Engine == SGLang && c.DPAttention:
 		attnTP = tp / float64(ranks)
+	case c.Engine == VLLM && moe:
+		mp = tp * float64(ranks)
 	}
 	m := s.activeB / 17 // relative to a 17B-active MoE
 
 	capa := capacity{ranks: ranks}
-	capa.fixedStep = (5e-3+12e-3*m/math.Pow(tp, 0.8))/g.speed + 0.35e-3*math.Log2(tp)
-	capa.perSeq = 0.12e-3 * m / (tp * g.speed)
+	capa.fixedStep = (8e-3+20e-3*m/math.Pow(mp, 0.8))/g.speed + 0.5e-3*math.Log2(mp)
+	capa.perSeq = 0.4e-3 * m / (mp * g.speed)
 	if ep > 1 {
 		capa.fixedStep = capa.fixedStep*0.92 + 0.45e-3*math.Log2(ep)
 		capa.perSeq *= 0.75
 	}
 	kvb := kvBytesPerToken(c, s)
-	capa.perCtxToken = kvb / (attnTP * g.hbmTBps * 1e12 * 0.55)
-	// Prefill: 2 FLOPs per active parameter per token at 35% of peak.
-	capa.perPrefill = 2 * s.activeB * 1e9 / (tp * g.pflops * 1e15 * 0.35)
+	capa.perCtxToken = kvb / (attnTP * g.hbmTBps * 1e12 * 0.35)
+	// Prefill: 2 FLOPs per active parameter per token at 10% of peak (MoE
+	// prefill with long-context attention is far from peak).
+	capa.perPrefill = 2 * s.activeB * 1e9 / (mp * g.pflops * 1e15 * 0.10)
 	capa.specOverhead = 1
 	if c.Spec.Enabled() {
 		capa.specOverhead = 1 + 0.08*float64(c.Spec.NumSteps)
@@ -148,10 +158,11 @@ func newCapacity(c Config) capacity {
 	// weights and per-GPU activations/graphs, divided over DP ranks.
 	totalGB := float64(c.GPUs()) * g.hbmGB * c.MemFraction
 	weightsGB := s.totalB * s.weightBytes * (1 + 0.03*b2f(c.Spec.Enabled()))
-	if c.Engine != SGLang || !c.DPAttention {
-		weightsGB *= float64(ranks) // plain DP replicates the model
+	if replicated {
+		weightsGB *= float64(ranks)
 	}
 	freeGB := totalGB - weightsGB - 4*float64(c.GPUs())
+	capa.fits = freeGB > 0
 	pool := int(math.Max(freeGB, 1) * 1e9 / kvb / float64(ranks))
 	if c.MaxTotalTokens > 0 {
 		pool = c.MaxTotalTokens

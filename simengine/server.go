@@ -151,7 +151,7 @@ func (s *Server) realUntil(t float64) time.Duration {
 
 // wallOf converts a simulated duration to wall-clock time.
 func (s *Server) wallOf(d time.Duration) time.Duration {
-	return time.Duration(float64(d) / s.cfg.TimeScale)
+	return time.Duration(float64(max(d, 0)) / s.cfg.TimeScale)
 }
 
 // Run loads (the port stays closed for LoadTime), listens, warms up and
@@ -166,6 +166,9 @@ func (s *Server) Run(ctx context.Context) error {
 		c.Engine, c.ModelPath, c.ServedModelName, c.TP, c.EP, c.DP, c.DPAttention, c.GPU, c.GPUs(), c.TimeScale)
 	s.logf("KV pool: %d tokens per rank (%d ranks), max running requests %d, page size %d, prefix cache %t, speculative %q steps=%d draft_tokens=%d synthetic AL %g",
 		s.capa.poolTokens, len(s.ranks), s.capa.maxRunning, c.PageSize, !c.NoPrefixCache, c.Spec.Algorithm, c.Spec.NumSteps, c.Spec.NumDraftTokens, c.Spec.AcceptLength)
+	if !s.capa.fits {
+		s.logf("warning: the weights of %s do not fit in %d x %s at memory fraction %g; the KV pool is a token stand-in (a real engine would fail to start)", c.ModelPath, c.GPUs(), c.GPU, c.MemFraction)
+	}
 	for _, f := range c.Faults {
 		s.logf("fault injection: %s", f)
 	}

@@ -1,0 +1,282 @@
+package simengine
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// workload is a synthetic agentic workload for the virtual-time harness:
+// every client runs multi-turn sessions whose prompts grow turn by turn
+// and share a system prompt, with think time between turns.
+type workload struct {
+	system, firstUser, perTurn int     // prompt tokens
+	turns                      int     // per session
+	output                     int     // completion tokens per turn (ignore_eos)
+	think                      float64 // seconds between turns
+}
+
+var agentic = workload{system: 3000, firstUser: 4000, perTurn: 1500, turns: 12, output: 400, think: 2}
+
+// loopResult is what one closed-loop run measured over its window.
+type loopResult struct {
+	conc                  int
+	tputPerGPU            float64 // total (prompt+output) tokens/s per GPU
+	outPerGPU             float64 // output tokens/s per GPU
+	perUser               float64 // output tokens/s per request while decoding
+	hitRate               float64 // cached / prompt tokens of requests admitted in the window
+	usage                 float64 // mean token usage
+	queued                float64 // mean waiting requests
+	requests              int
+	gen, verifies, accept float64
+	drafts                float64
+}
+
+// closedLoop runs conc clients against one rank in virtual time (no
+// goroutines, no wall clock) for simSeconds after a warm-up.
+func closedLoop(t testing.TB, cfg Config, w workload, conc int, simSeconds float64) loopResult {
+	t.Helper()
+	cfg, err := cfg.Normalize()
+	require.NoError(t, err)
+	capa := newCapacity(cfg)
+	r := newRank(0, &cfg, capa)
+	rng := rand.New(rand.NewPCG(7, uint64(conc)))
+	block := r.cache.blockTokens
+	sysBlocks := make([]uint64, w.system/block)
+	for i := range sysBlocks {
+		sysBlocks[i] = rng.Uint64()
+	}
+	type client struct {
+		turn   int
+		chain  []uint64 // this session's block chain so far
+		ctx    int      // tokens of the conversation so far
+		readyT float64
+		cur    *simRequest
+	}
+	newSession := func(c *client) {
+		c.turn, c.ctx = 0, w.system
+		c.chain = append([]uint64(nil), sysBlocks...)
+	}
+	clients := make([]*client, conc)
+	for i := range clients {
+		clients[i] = &client{readyT: rng.Float64() * w.think}
+		newSession(clients[i])
+	}
+	var id uint64
+	submit := func(c *client, now float64) {
+		add := w.perTurn
+		if c.turn == 0 {
+			add = w.firstUser
+		}
+		c.ctx += add
+		for len(c.chain) < c.ctx/block {
+			c.chain = append(c.chain, rng.Uint64())
+		}
+		id++
+		q := &simRequest{id: id, prompt: c.ctx, blocks: slices.Clone(c.chain[:c.ctx/block]), target: w.output, reason: "length", maxTokens: w.output, logged: true}
+		r.enqueue(q, now)
+		c.cur = q
+	}
+	warm := simSeconds / 4
+	end := warm + simSeconds
+	var res loopResult
+	res.conc = conc
+	var usageInt, queueInt, promptAdm, cachedAdm float64
+	var tokens, outTokens float64
+	var decodeTime, decodeTok float64
+	var st0 stats
+	now := 0.0
+	for now < end {
+		for _, c := range clients {
+			if c.cur == nil && c.readyT <= now {
+				submit(c, now)
+			}
+		}
+		dur, out := r.step(now)
+		if dur == 0 { // idle: jump to the next client ready time
+			next := math.Inf(1)
+			for _, c := range clients {
+				if c.cur == nil {
+					next = min(next, c.readyT)
+				}
+			}
+			require.False(t, math.IsInf(next, 1), "scheduler idle with every client waiting")
+			now = next
+			continue
+		}
+		if now < warm && now+dur >= warm {
+			st0 = r.st
+		}
+		now += dur
+		for _, d := range out {
+			q := d.req
+			if now >= warm {
+				outTokens += float64(d.tokens)
+				tokens += float64(d.tokens)
+				if q.lastToken == q.firstToken && q.generated == d.tokens { // prefill completed
+					tokens += float64(q.prompt)
+				}
+			}
+			if !d.done {
+				continue
+			}
+			for _, c := range clients {
+				if c.cur == q {
+					c.cur = nil
+					c.ctx += q.generated
+					c.turn++
+					c.readyT = now + w.think
+					if c.turn == w.turns {
+						newSession(c)
+					}
+				}
+			}
+			if now >= warm {
+				res.requests++
+				promptAdm += float64(q.prompt)
+				cachedAdm += float64(q.cached)
+				if q.generated > 1 {
+					decodeTime += q.lastToken - q.firstToken
+					decodeTok += float64(q.generated - 1)
+				}
+			}
+		}
+		if now >= warm {
+			usageInt += float64(r.used()) / float64(capa.poolTokens) * dur
+			queueInt += float64(len(r.waiting)) * dur
+		}
+	}
+	gpus := float64(cfg.GPUs())
+	res.tputPerGPU = tokens / simSeconds / gpus
+	res.outPerGPU = outTokens / simSeconds / gpus
+	res.hitRate = cachedAdm / max(promptAdm, 1)
+	res.usage = usageInt / simSeconds
+	res.queued = queueInt / simSeconds
+	if decodeTime > 0 {
+		res.perUser = decodeTok / decodeTime
+	}
+	res.gen = r.st.genTokens - st0.genTokens
+	res.verifies = r.st.verifyCalls - st0.verifyCalls
+	res.accept = r.st.accepted - st0.accepted
+	res.drafts = r.st.drafts - st0.drafts
+	return res
+}
+
+func qwenConfig(engine Engine, tp, ep int) Config {
+	return Config{
+		Engine: engine, ModelPath: "Qwen/Qwen3.5-397B-A17B-FP8", TP: tp, EP: ep, GPU: "mi325x",
+		MemFraction: 0.8, PageSize: 16, ChunkSize: 32768, KVCacheDType: "fp8_e4m3", MaxRunningRequests: 512,
+		Spec: Spec{Algorithm: "EAGLE", NumSteps: 3, TopK: 1, NumDraftTokens: 4, AcceptLength: 3.39},
+	}
+}
+
+func TestCapacityCurveRisesSaturatesThenFallsOffTheCliff(t *testing.T) {
+	cfg := qwenConfig(SGLang, 8, 1)
+	cfg.MaxTotalTokens = 1_500_000 // knee near 40 agentic sessions
+	concs := []int{1, 2, 4, 8, 16, 32, 48, 96, 160}
+	res := make([]loopResult, len(concs))
+	for i, c := range concs {
+		res[i] = closedLoop(t, cfg, agentic, c, 600)
+		t.Logf("conc %3d: %8.1f tok/s/gpu  out %7.1f  per-user %6.1f  hit %.3f  usage %.2f  queued %5.1f  reqs %d",
+			c, res[i].tputPerGPU, res[i].outPerGPU, res[i].perUser, res[i].hitRate, res[i].usage, res[i].queued, res[i].requests)
+	}
+	peak := 0
+	for i := range res {
+		if res[i].tputPerGPU > res[peak].tputPerGPU {
+			peak = i
+		}
+	}
+	// Rising, with diminishing gains per doubling before the knee.
+	for i := 1; i <= 4; i++ {
+		assert.Greater(t, res[i].tputPerGPU, res[i-1].tputPerGPU*1.3, "throughput must rise with concurrency (conc %d vs %d)", concs[i], concs[i-1])
+	}
+	gainLow := res[1].tputPerGPU / res[0].tputPerGPU
+	gainHigh := res[5].tputPerGPU / res[4].tputPerGPU
+	assert.Less(t, gainHigh, gainLow, "gains per doubling must shrink (saturation)")
+	// Interactivity falls as the batch grows.
+	assert.Greater(t, res[0].perUser, res[5].perUser*1.4)
+	// The knee is inside the grid, and past it the cliff: throughput drops,
+	// the pool is full, requests queue and the prefix cache collapses.
+	assert.Greater(t, peak, 3, "knee too early")
+	assert.Less(t, peak, len(concs)-1, "no cliff inside the grid")
+	last := res[len(res)-1]
+	assert.Less(t, last.tputPerGPU, 0.85*res[peak].tputPerGPU, "throughput past the knee")
+	assert.Greater(t, last.usage, 0.9, "token usage past the knee")
+	assert.Greater(t, last.queued, 1.0, "queue past the knee")
+	assert.Less(t, last.hitRate, 0.6*res[3].hitRate, "cache hit rate past the knee")
+	assert.Greater(t, res[3].hitRate, 0.8, "multi-turn sessions hit the prefix cache below the knee")
+}
+
+func TestCapacityTPTradeoff(t *testing.T) {
+	// More TP: faster per user, fewer tokens per GPU.
+	cfg2 := qwenConfig(SGLang, 2, 1)
+	cfg2.MemFraction = 0.95 // what the recipe uses at TP2
+	tp2 := closedLoop(t, cfg2, agentic, 2, 300)
+	tp8 := closedLoop(t, qwenConfig(SGLang, 8, 1), agentic, 2, 300)
+	t.Logf("tp2: %.1f tok/s/gpu, %.1f tok/s/user; tp8: %.1f tok/s/gpu, %.1f tok/s/user", tp2.tputPerGPU, tp2.perUser, tp8.tputPerGPU, tp8.perUser)
+	assert.Greater(t, tp8.perUser, tp2.perUser*1.3)
+	assert.Greater(t, tp2.tputPerGPU, tp8.tputPerGPU*1.5)
+}
+
+func TestCapacityEPTradeoff(t *testing.T) {
+	// EP pays an all-to-all per step (slower at low batch) but cheaper
+	// expert compute per sequence (ahead at high batch).
+	w := workload{system: 500, firstUser: 500, perTurn: 200, turns: 4, output: 300, think: 0}
+	for _, tc := range []struct {
+		conc    int
+		epAhead bool
+	}{{1, false}, {512, true}} {
+		t.Run(fmt.Sprint("conc", tc.conc), func(t *testing.T) {
+			tp := closedLoop(t, qwenConfig(VLLM, 8, 1), w, tc.conc, 120)
+			tep := closedLoop(t, qwenConfig(VLLM, 8, 8), w, tc.conc, 120)
+			t.Logf("tp8 %.1f tok/s/gpu, tep8 %.1f tok/s/gpu", tp.outPerGPU, tep.outPerGPU)
+			assert.Equal(t, tc.epAhead, tep.outPerGPU > tp.outPerGPU)
+		})
+	}
+}
+
+func TestAcceptanceLengthFromCounters(t *testing.T) {
+	w := workload{system: 200, firstUser: 300, perTurn: 100, turns: 3, output: 2000, think: 0.5}
+	for _, tc := range []struct {
+		name   string
+		engine Engine
+		steps  int
+		al     float64
+	}{
+		{"sglang qwen3.5 mtp 3 tokens", SGLang, 3, 3.39},
+		{"vllm dsv4 mtp 3 tokens", VLLM, 3, 2.49},
+		{"vllm glm 5 tokens", VLLM, 5, 3.61},
+		{"sglang every draft accepted", SGLang, 3, 4},
+		{"sglang nothing accepted", SGLang, 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := qwenConfig(tc.engine, 8, 1)
+			cfg.Spec = Spec{Algorithm: "EAGLE", NumSteps: tc.steps, TopK: 1, NumDraftTokens: tc.steps + 1, AcceptLength: tc.al}
+			res := closedLoop(t, cfg, w, 16, 300)
+			var got float64
+			if tc.engine == SGLang {
+				// engines.md E.1: Δgeneration / Δverify, first token of each request from prefill.
+				got = (res.gen - float64(res.requests)) / res.verifies
+			} else {
+				// engines.md E.2: 1 + Δaccepted / Δdrafts.
+				got = 1 + res.accept/res.drafts
+			}
+			assert.InDelta(t, tc.al, got, 0.03, "AL from counters over %d requests", res.requests)
+		})
+	}
+}
+
+func TestSolveRate(t *testing.T) {
+	for _, tc := range []struct {
+		al float64
+		k  int
+	}{{1, 3}, {1.5, 1}, {2.49, 3}, {3.39, 3}, {3.61, 5}, {4, 3}, {6, 5}} {
+		a := newAcceptor(Spec{Algorithm: "EAGLE", NumSteps: tc.k, TopK: 1, NumDraftTokens: tc.k + 1, AcceptLength: tc.al})
+		assert.InDelta(t, tc.al, a.expectedLength(), 1e-9, "AL %g with %d drafts", tc.al, tc.k)
+	}
+}

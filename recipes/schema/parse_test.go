@@ -126,6 +126,12 @@ func TestParseAiperf(t *testing.T) {
 		{name: "dataset kinds exclusive", argv: profile("--public-dataset", "sharegpt", "--custom-dataset-type", "mooncake_trace", "--input-file", "t.jsonl"), want: []problem{{RuleBroken, "--public-dataset"}}},
 		{name: "optuna acquisition needs botorch", argv: profile("--optuna-acquisition", "qlognei", "--optuna-sampler", "tpe", "--search-space", "c:1:2", "--search-metric", "x", "--search-direction", "maximize", "--search-max-iterations", "5"), want: []problem{{RuleBroken, "--optuna-acquisition"}}},
 
+		{name: "synthetic-only flag with a public dataset", argv: profile("--public-dataset", "sharegpt", "--isl", "512"), want: []problem{{RuleBroken, "--isl"}}},
+		{name: "synthetic-only flag with synthetic data", argv: profile("--isl", "512", "--osl", "128")},
+		{name: "osl is allowed with a trace", argv: profile("--public-dataset", "sharegpt", "--osl", "128")},
+		{name: "baseten-only flag without a file", argv: profile("--no-open-loop-replay"), want: []problem{{RuleBroken, "--no-open-loop-replay"}}},
+		{name: "baseten-only flag with a file", argv: profile("--input-file", "trace.parquet", "--custom-dataset-type", "baseten_trace", "--replay-speedup", "2")},
+
 		// Scenario inferencex-agentx-mvp.
 		{name: "scenario valid", argv: agentx("--benchmark-duration", "1800", "--cache-bust", "first_turn_prefix", "--system-idle-gap-cap-seconds", "10", "--extra-inputs", "ignore_eos:true")},
 		{name: "scenario fills duration", argv: agentx()},

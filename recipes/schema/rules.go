@@ -47,7 +47,11 @@ func (ps *parser) checkRules() {
 			sev = SevWarning
 		}
 		fail := func(flag, format string, a ...any) {
-			ps.probs.add(&Error{Kind: RuleBroken, Severity: sev, Flag: flag, Rule: r.ID, Msg: fmt.Sprintf(format, a...)})
+			e := &Error{Kind: RuleBroken, Severity: sev, Flag: flag, Rule: r.ID, Msg: fmt.Sprintf(format, a...)}
+			if v, ok := ps.p.value(flag); ok {
+				e.Flag, e.Spelling = v.Flag.Name, v.Spelling // report the spelling the argv used
+			}
+			ps.probs.add(e)
 		}
 		switch r.Kind {
 		case Required:
@@ -75,6 +79,12 @@ func (ps *parser) checkRules() {
 			}
 			if len(set) > 1 {
 				fail(set[1], "%s", r.Message)
+			}
+		case Excludes:
+			for _, f := range r.Flags {
+				if ps.given(f) {
+					fail(f, "%s", r.Message)
+				}
 			}
 		case LessOrEqual:
 			a, aok := ps.p.value(r.Flags[0])
@@ -146,6 +156,9 @@ func (ps *parser) checkScenario() {
 		}
 		e := &Error{Kind: ScenarioLock, Flag: l.Flag, Value: val, Rule: sc.Name, Bypassable: !l.Hard,
 			Msg: fmt.Sprintf("scenario %q %s", sc.Name, l.Message)}
+		if v, ok := ps.p.value(l.Flag); ok {
+			e.Spelling = v.Spelling
+		}
 		if !l.Hard {
 			if override {
 				e.Severity = SevWarning

@@ -152,7 +152,9 @@ func (f *Flag) elemType() Type {
 // RuleKind names a cross-flag rule.
 type RuleKind string
 
-// Cross-flag rule kinds. "Set" means the flag appears in the argv (any spelling).
+// Cross-flag rule kinds. A trigger flag counts when it is given at all (aiperf checks the
+// fields the user set, so a bool given as false counts); a needed flag counts when it is set
+// (a bool must be true).
 const (
 	Required    RuleKind = "required"       // one of Flags must be set, unless one of Unless is
 	Requires    RuleKind = "requires"       // if any of Flags is set, one of Needs must be
@@ -160,10 +162,11 @@ const (
 	RequiresVal RuleKind = "requires_value" // if any of Flags is set, Needs[0] must equal Value
 	RequiresGt  RuleKind = "requires_gt"    // if any of Flags is set, Needs[0] must be > Value
 	Conflicts   RuleKind = "conflicts"      // at most one of Flags may be set
+	Excludes    RuleKind = "excludes"       // none of Flags may be given (gate it with When)
 	LessOrEqual RuleKind = "le"             // Flags[0] <= Flags[1] when both are set
 )
 
-var knownRuleKinds = []RuleKind{Required, Requires, RequiresAll, RequiresVal, RequiresGt, Conflicts, LessOrEqual}
+var knownRuleKinds = []RuleKind{Required, Requires, RequiresAll, RequiresVal, RequiresGt, Conflicts, Excludes, LessOrEqual}
 
 // Rule is a relation between flags that the tool checks after parsing.
 type Rule struct {

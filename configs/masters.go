@@ -3,6 +3,7 @@ package configs
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -505,6 +506,10 @@ func (d *decoder) conc(s *SearchSpace, f fields, at *yaml.Node, path string) {
 				if v, ok := d.integer(it, indexPath(p, i)); ok {
 					if v <= 0 {
 						d.errAt(it, indexPath(p, i), "concurrency must be > 0, got %d", v)
+						continue
+					}
+					if j := slices.Index(s.ConcList, int(v)); j >= 0 {
+						d.errAt(it, indexPath(p, i), "concurrency %d is listed twice; each point runs once, remove the repeat", v)
 						continue
 					}
 					s.ConcList = append(s.ConcList, int(v))

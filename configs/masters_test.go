@@ -136,6 +136,8 @@ func TestParseMastersRules(t *testing.T) {
 			want: []wantErr{{14, ssPath + ".conc-end", "must be > 0"}}},
 		{name: "conc-list value not positive", doc: fixedDoc("{tp: 8, conc-list: [4, 0, -1]}"),
 			want: []wantErr{{14, ssPath + ".conc-list[1]", "concurrency must be > 0, got 0"}, {14, ssPath + ".conc-list[2]", "got -1"}}},
+		{name: "conc-list repeats a value", doc: fixedDoc("{tp: 8, conc-list: [4, 8, 4]}"),
+			want: []wantErr{{14, ssPath + ".conc-list[2]", "concurrency 4 is listed twice"}}},
 		{name: "conc-list empty", doc: fixedDoc("{tp: 8, conc-list: []}"),
 			want: []wantErr{{14, ssPath + ".conc-list", "at least one concurrency"}}},
 		{name: "conc-list not integers", doc: fixedDoc("{tp: 8, conc-list: [4, '8']}"),

@@ -14,6 +14,8 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 			newSchemaCmd(ios),
 			newLoadgenCmd(ios, nil),
 			newSimEngineCmd(ios, nil),
+			newResultCmd(ios),
+			newScrapeCmd(ios, nil),
 		},
 	}
 }

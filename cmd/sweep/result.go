@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"sweep/metrics"
+)
+
+func newResultCmd(ios *IOStreams) *Command {
+	return &Command{
+		Name:  "result",
+		Short: "Aggregate and validate a point's aiperf artifacts (InferenceX-compatible)",
+		Long: `Turns a point's aiperf artifacts into the aggregate result JSON InferenceX's
+dashboard ingests, and validates a run the way InferenceX does.`,
+		Sub: []*Command{
+			newResultAggregateCmd(ios, nil),
+			newResultValidateCmd(ios, nil),
+		},
+	}
+}
+
+type resultAggregateOptions struct {
+	IO        *IOStreams
+	ResultDir string
+	EnvFile   string  // JSON object of InferenceX variables; "" = process environment
+	Out       string  // file to write; "" = stdout (unless OutDir)
+	OutDir    string  // write OutDir/$RESULT_FILENAME.json
+	GoldenAL  float64 // 0 = none
+	ALTol     float64
+	HasGolden bool
+}
+
+func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAggregateOptions) error) *Command {
+	if runF == nil {
+		runF = resultAggregateRun
+	}
+	return &Command{
+		Name:  "aggregate",
+		Short: "Write the aggregate result JSON of RESULT_DIR (InferenceX's schema and maths)",
+		Long: `Reads RESULT_DIR/aiperf_artifacts/ (profile_export.jsonl, profile_export_aiperf.json,
+server_metrics_export.json; or the first run subdirectory holding them), the engine
+logs InferenceX reads for the KV pool size (RESULT_DIR/server.log, watchtower-*.out)
+and the WEKA trace dataset in the Hugging Face cache, and prints the aggregate result
+JSON exactly as InferenceX's process_agentic_result writes it: warm-up and failed
+records dropped and counted, latencies in seconds, interactivity 1/percentile(ITL),
+throughput over the span of successful profiled requests, per-GPU figures and the
+server-metric summaries. Numbers are rounded to 5 decimals.
+
+The run's facts come from InferenceX's environment variables (TP, EP_SIZE, CONC, MODEL,
+FRAMEWORK, KV_OFFLOADING, RESULT_FILENAME, ...): from --env-file, a JSON object whose
+values may use the <RESULT_DIR> and <AGENTIC_OUTPUT_DIR> placeholders, or else from
+the process environment.
+
+Two keys of our own are added at the end, which InferenceX's readers ignore:
+acceptance_length (speculative decoding only: AL from the exported counters,
+compared with --golden-al) and, for points sweep scraped itself, scrape_health.
+
+Exit status: 0 when the JSON was written, 1 when aggregation is impossible (no
+profile_export.jsonl, invalid facts, server metrics of an unknown engine).`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &resultAggregateOptions{IO: ios}
+			fs := pflag.NewFlagSet("aggregate", pflag.ContinueOnError)
+			fs.StringVar(&o.EnvFile, "env-file", "", "JSON object of InferenceX variables (default: the process environment)")
+			fs.StringVar(&o.Out, "out", "", "write the JSON to this file (atomically) instead of stdout")
+			fs.StringVar(&o.OutDir, "out-dir", "", "write the JSON to DIR/$RESULT_FILENAME.json, where InferenceX puts it")
+			fs.Float64Var(&o.GoldenAL, "golden-al", 0, "the recipe's golden acceptance length; adds the AL verdict")
+			fs.Float64Var(&o.ALTol, "al-tolerance", metrics.DefaultALTolerance, "absolute tolerance of the AL check")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return flagErrorf("result aggregate: want exactly one RESULT_DIR, got %d arguments", len(args))
+				}
+				if o.Out != "" && o.OutDir != "" {
+					return flagErrorf("result aggregate: --out and --out-dir are exclusive")
+				}
+				o.HasGolden = fs.Changed("golden-al")
+				if o.HasGolden && o.GoldenAL <= 0 {
+					return flagErrorf("result aggregate: --golden-al %g: want a positive number", o.GoldenAL)
+				}
+				if o.ALTol <= 0 {
+					return flagErrorf("result aggregate: --al-tolerance %g: want a positive number", o.ALTol)
+				}
+				o.ResultDir = args[0]
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
+	abs, err := filepath.Abs(o.ResultDir)
+	if err != nil {
+		return err
+	}
+	env := metrics.ProcessEnv()
+	if o.EnvFile != "" {
+		outDir := o.OutDir
+		if outDir == "" && o.Out != "" {
+			outDir = filepath.Dir(o.Out)
+		}
+		if env, err = metrics.EnvFromFile(o.EnvFile, map[string]string{"RESULT_DIR": abs, "AGENTIC_OUTPUT_DIR": outDir}); err != nil {
+			return err
+		}
+	}
+	facts, err := metrics.FromEnv(env)
+	if err != nil {
+		return fmt.Errorf("run facts: %w", err)
+	}
+	if o.HasGolden {
+		facts.GoldenAL = &o.GoldenAL
+	}
+	facts.ALTolerance = o.ALTol
+	in, err := metrics.LoadInputs(o.ResultDir, facts.HFHubCache)
+	if err != nil {
+		return fmt.Errorf("aggregate %s: %w", o.ResultDir, err)
+	}
+	res, err := metrics.Aggregate(in, facts)
+	if err != nil {
+		return fmt.Errorf("aggregate %s: %w", o.ResultDir, err)
+	}
+	if facts.GoldenAL != nil || (facts.SpecDecoding != "" && facts.SpecDecoding != "none") {
+		res.AcceptanceLength = metrics.CheckALFromExport(in.ServerMetrics, facts.GoldenAL, facts.ALTolerance)
+	}
+	data, err := metrics.MarshalResult(res)
+	if err != nil {
+		return err
+	}
+	out := o.Out
+	if o.OutDir != "" {
+		if err := metrics.CheckResultFilename(facts.ResultFilename); err != nil {
+			return fmt.Errorf("--out-dir: %w", err)
+		}
+		out = filepath.Join(o.OutDir, facts.ResultFilename+".json")
+	}
+	if out == "" {
+		_, err = o.IO.Out.Write(data)
+		printAggregateSummary(o.IO, res)
+		return err
+	}
+	if err := metrics.WriteFileAtomic(out, data, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.ErrOut, "Saved aggregated agentic result to %s\n", out)
+	printAggregateSummary(o.IO, res)
+	return nil
+}
+
+// printAggregateSummary prints InferenceX's summary lines to stderr.
+func printAggregateSummary(ios *IOStreams, r *metrics.Result) {
+	w := ios.ErrOut
+	a := r.RequestAccounting
+	fmt.Fprintf(w, "  Requests: %d successful / %d total (%d warmup, %d error dropped)\n",
+		r.NumRequestsSuccessful, a.RecordsTotal, a.RecordsWarmupDropped, a.RecordsErrorDropped)
+	if q := r.RequestMetrics.QPS; q.Mean != nil {
+		fmt.Fprintf(w, "  QPS: mean=%.2f p75=%.2f p95=%.2f\n", f64(q.Mean), f64(q.P75), f64(q.P95))
+	}
+	pct := func(label string, v *metrics.Float) {
+		if v != nil {
+			fmt.Fprintf(w, "  %s%.1f%%\n", label, 100*float64(*v))
+		}
+	}
+	c, kv := r.ServerMetrics.Cache, r.ServerMetrics.KVCache
+	pct("GPU cache hit rate: ", c.GPUCacheHitRate)
+	pct("CPU/offload cache hit rate: ", c.CPUCacheHitRate)
+	pct("External cache hit rate: ", c.ExternalCacheHitRate)
+	pct("GPU KV cache usage:  ", kv.GPUUsagePct)
+	if kv.GPUTotalTokens != nil {
+		fmt.Fprintf(w, "  GPU KV cache capacity: %.0f tokens\n", float64(*kv.GPUTotalTokens))
+	}
+	pct("Theoretical cache hit rate: ", r.RequestMetrics.Cache.TheoreticalCacheHitRate)
+	if pg := r.RequestMetrics.Throughput.PerGPU; pg != nil && pg.TotalTputTPS != nil {
+		fmt.Fprintf(w, "  Throughput per GPU: %.0f tok/s\n", float64(*pg.TotalTputTPS))
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warn)
+	}
+	if al := r.AcceptanceLength; al != nil {
+		switch {
+		case al.Measured == nil:
+			fmt.Fprintf(w, "  Acceptance length: not measured (%s)\n", al.Reason)
+		case al.Golden == nil:
+			fmt.Fprintf(w, "  Acceptance length: %.3f (no golden AL given)\n", float64(*al.Measured))
+		default:
+			fmt.Fprintf(w, "  Acceptance length: %.3f vs golden %.2f ± %.2f: %s\n",
+				float64(*al.Measured), float64(*al.Golden), float64(al.Tolerance), al.Verdict)
+		}
+	}
+}
+
+func f64(v *metrics.Float) float64 {
+	if v == nil {
+		return 0
+	}
+	return float64(*v)
+}
+
+type resultValidateOptions struct {
+	IO          *IOStreams
+	ArtifactDir string
+	Validate    metrics.ValidateOptions
+}
+
+func newResultValidateCmd(ios *IOStreams, runF func(context.Context, *resultValidateOptions) error) *Command {
+	if runF == nil {
+		runF = resultValidateRun
+	}
+	return &Command{
+		Name:  "validate",
+		Short: "Check an aiperf artifact directory the way InferenceX does after a replay",
+		Long: `Checks ARTIFACT_DIR (RESULT_DIR/aiperf_artifacts) as InferenceX's
+validate_agentic_result does, in the same order: profile_export_aiperf.json exists
+(directly or in the first run subdirectory) and is an object, request_count.avg is
+present, at least one request completed, and error_request_count / completed
+requests is at most --failed-request-threshold. With --required-metric-prefix it
+then also requires non-empty server_metrics_export.json and .csv naming a metric
+with that prefix (InferenceX's AIPERF_REQUIRED_SERVER_METRIC_PREFIX check).
+
+Exit status: 0 valid (the verdict line on stdout), 1 invalid (the reason on stderr),
+2 for a bad threshold.`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &resultValidateOptions{IO: ios}
+			fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
+			fs.Float64Var(&o.Validate.FailedRequestThreshold, "failed-request-threshold", metrics.DefaultFailedRequestThreshold, "largest accepted fraction of failed requests, inclusive, in [0, 1]")
+			fs.StringVar(&o.Validate.RequiredMetricPrefix, "required-metric-prefix", "", "also require a server metric with this prefix, e.g. sglang: or vllm:")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return flagErrorf("result validate: want exactly one ARTIFACT_DIR, got %d arguments", len(args))
+				}
+				if t := o.Validate.FailedRequestThreshold; !(t >= 0 && t <= 1) {
+					return flagErrorf("result validate: --failed-request-threshold %g: must be between 0 and 1", t)
+				}
+				o.ArtifactDir = args[0]
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+func resultValidateRun(_ context.Context, o *resultValidateOptions) error {
+	v, err := metrics.Validate(o.ArtifactDir, o.Validate)
+	if err != nil {
+		if errors.Is(err, metrics.ErrBadThreshold) {
+			return &FlagError{Err: err}
+		}
+		return err
+	}
+	if !v.Valid {
+		return &exitCodeError{Code: exitError, Err: errors.New(v.Reason)}
+	}
+	fmt.Fprintln(o.IO.Out, v.Message)
+	return nil
+}

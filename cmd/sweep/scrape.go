@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"sweep/metrics"
+)
+
+type scrapeOptions struct {
+	IO       *IOStreams
+	URLs     []string
+	Interval time.Duration
+	Duration time.Duration // 0 = until interrupted
+	Engine   metrics.Engine
+	Timeout  time.Duration
+	HTTP     *http.Client // nil = default; tests inject one
+}
+
+func newScrapeCmd(ios *IOStreams, runF func(context.Context, *scrapeOptions) error) *Command {
+	if runF == nil {
+		runF = scrapeRun
+	}
+	return &Command{
+		Name:  "scrape",
+		Short: "Watch an engine's Prometheus metrics: a live table of the key gauges",
+		Long: `Samples one or more SGLang or vLLM /metrics endpoints every --interval and prints
+one table row per sample: running and queued requests, KV cache usage, cache hit
+rate and generation throughput, summed or combined across ranks (tp/dp rank,
+engine). A URL without a path gets /metrics. The engine is detected from the
+metric prefix (sglang: or vllm:) unless --engine is given.
+
+At the end it prints how many scrapes failed and, when the engine exports the
+speculative-decoding counters, the acceptance length over the watched window
+(vLLM 1 + Δaccepted/Δdrafts; SGLang (Δgeneration − Δrequests)/Δverify_calls).
+Stops after --duration, or at Ctrl-C when --duration is 0.
+
+Exit status: 0 when at least one scrape succeeded, 1 otherwise.`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &scrapeOptions{IO: ios}
+			fs := pflag.NewFlagSet("scrape", pflag.ContinueOnError)
+			fs.DurationVar(&o.Interval, "interval", time.Second, "time between samples")
+			fs.DurationVar(&o.Duration, "duration", 30*time.Second, "how long to watch (0 = until interrupted)")
+			fs.Var(&o.Engine, "engine", "metrics adapter: sglang or vllm (default: detect from the metric prefix)")
+			fs.DurationVar(&o.Timeout, "timeout", 0, "per-scrape timeout (default: the interval, at least 1s)")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) == 0 {
+					return flagErrorf("scrape: want at least one URL, e.g. sweep scrape http://localhost:8000/metrics")
+				}
+				if o.Interval <= 0 {
+					return flagErrorf("scrape: --interval %s: want a positive duration", o.Interval)
+				}
+				if o.Duration < 0 {
+					return flagErrorf("scrape: --duration %s: want 0 or a positive duration", o.Duration)
+				}
+				for _, a := range args {
+					u, err := metricsURL(a)
+					if err != nil {
+						return flagErrorf("scrape: %v", err)
+					}
+					o.URLs = append(o.URLs, u)
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// metricsURL accepts host:port, a base URL or a full /metrics URL.
+func metricsURL(s string) (string, error) {
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("%q is not an http(s) URL", s)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/metrics"
+	}
+	return u.String(), nil
+}
+
+func scrapeRun(ctx context.Context, o *scrapeOptions) error {
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = max(o.Interval, time.Second)
+	}
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	multi := len(o.URLs) > 1
+	header := "TIME\t"
+	if multi {
+		header += "ENDPOINT\t"
+	}
+	fmt.Fprintln(tw, header+"RUNNING\tQUEUED\tKV %\tHIT %\tGEN TOK/S\t")
+	_ = tw.Flush()
+	s, err := metrics.NewScraper(metrics.ScraperOptions{
+		Endpoints: o.URLs,
+		Interval:  o.Interval,
+		Duration:  o.Duration,
+		Engine:    o.Engine,
+		Client:    metrics.NewClient(metrics.ClientOptions{HTTP: o.HTTP, Timeout: timeout, Retries: -1}),
+		OnSample: func(smp metrics.Sample) {
+			writeScrapeRow(tw, smp, multi)
+			_ = tw.Flush() // a live table: one row as soon as it is known
+		},
+	})
+	if err != nil {
+		return err
+	}
+	res, err := s.Run(ctx)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	ok := printScrapeSummary(o.IO.ErrOut, res)
+	if !ok {
+		return &exitCodeError{Code: exitError, Err: errors.New("scrape: no successful scrape")}
+	}
+	return nil
+}
+
+func writeScrapeRow(w io.Writer, s metrics.Sample, multi bool) {
+	row := time.Now().Format("15:04:05") + "\t"
+	if multi {
+		row += shortEndpoint(s.Endpoint) + "\t"
+	}
+	if s.Err != nil {
+		fmt.Fprintf(w, "%s\tscrape failed: %v\n", row, s.Err)
+		return
+	}
+	g := s.Gauges
+	fmt.Fprintf(w, "%s%s\t%s\t%s\t%s\t%s\t\n", row,
+		cell(g.Running, 1, "%.0f"), cell(g.Queued, 1, "%.0f"),
+		cell(g.KVUsage, 100, "%.1f"), cell(g.CacheHitRate, 100, "%.1f"), cell(g.GenThroughput, 1, "%.0f"))
+}
+
+func cell(v *float64, scale float64, format string) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *v*scale)
+}
+
+func shortEndpoint(u string) string {
+	if p, err := url.Parse(u); err == nil {
+		return p.Host
+	}
+	return u
+}
+
+// printScrapeSummary reports scrape health and the window's AL; it returns
+// whether any scrape succeeded.
+func printScrapeSummary(w io.Writer, res *metrics.ScrapeResult) bool {
+	any := false
+	for _, ep := range res.Endpoints {
+		fmt.Fprintf(w, "%s: %d scrapes, %d failed", ep.URL, ep.Attempts, ep.FailureCount)
+		if ep.Engine != "" {
+			fmt.Fprintf(w, ", engine %s", ep.Engine)
+		}
+		fmt.Fprintln(w)
+		if ep.Successes > 0 {
+			any = true
+		}
+		if n := len(ep.Failures); n > 0 {
+			fmt.Fprintf(w, "  last error: %s\n", ep.Failures[n-1].Err)
+		}
+		for _, m := range ep.Missing {
+			fmt.Fprintf(w, "  missing series: %s\n", m)
+		}
+		if ep.Successes < 2 || ep.Engine == "" {
+			continue
+		}
+		counters, err := ep.ALCounters()
+		if err != nil {
+			continue // spec decoding off or counters not exported: nothing to say
+		}
+		if al, err := counters.AcceptanceLength(); err == nil {
+			fmt.Fprintf(w, "  acceptance length over the window: %.3f (%s)\n", al, counters.Formula())
+		}
+	}
+	return any
+}

@@ -228,12 +228,10 @@ func TestInferenceXReplayCommand(t *testing.T) {
 
 // recipeSample is one recorded InferenceX recipe run (testdata/schema/recipe-argv-sample.json).
 type recipeSample struct {
-	ConfigKey  string            `json:"config_key"`
-	Row        map[string]any    `json:"row"`
-	ServerArgv []string          `json:"server_argv"`
-	ClientArgv []string          `json:"client_argv"`
-	Extra      map[string]any    `json:"-"`
-	Env        map[string]string `json:"server_env"`
+	ConfigKey  string         `json:"config_key"`
+	Row        map[string]any `json:"row"`
+	ServerArgv []string       `json:"server_argv"`
+	ClientArgv []string       `json:"client_argv"`
 }
 
 // Every recorded InferenceX recipe command parses with the schemas of the versions it ran

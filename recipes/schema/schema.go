@@ -31,6 +31,7 @@
 package schema
 
 import (
+	"bytes"
 	"embed"
 	"errors"
 	"fmt"
@@ -406,11 +407,7 @@ func LoadFS(fsys fs.FS, dir string) (*Catalog, error) {
 
 // decode reads one schema file strictly (unknown keys are errors with their position).
 func decode(file string, data []byte) (*Schema, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	s := &Schema{file: file}
 	if err := dec.Decode(s); err != nil {

@@ -55,6 +55,9 @@ func (e *Error) Error() string {
 	if e.Severity == SevWarning {
 		prefix = "warning: " + prefix
 	}
+	if e.Kind == UnknownFlag && e.Msg != "" {
+		return fmt.Sprintf("%s: %s", prefix, e.Msg) // ambiguous abbreviation
+	}
 	if e.Kind == UnknownFlag {
 		s := fmt.Sprintf("%s has no flag %s", prefix, e.Spelling)
 		if e.Suggestion != "" {

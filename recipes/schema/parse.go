@@ -377,16 +377,22 @@ func (ps *parser) positionals(toks []string) []string {
 	return left
 }
 
-// resolve finds the flag for a spelling, applying the family's spelling rules.
+// resolve finds the flag for a spelling, applying the family's spelling rules. An ambiguous
+// abbreviation is reported here and returns ok=false with reported=true.
 func (ps *parser) resolve(name string) (f *Flag, spelling string, ok bool) {
+	f, spelling, ok, _ = ps.resolveReport(name)
+	return f, spelling, ok
+}
+
+func (ps *parser) resolveReport(name string) (f *Flag, spelling string, ok, reported bool) {
 	s := ps.s
 	if f, ok := s.bySpell[name]; ok {
-		return f, name, true
+		return f, name, true, false
 	}
 	if s.Underscores && strings.HasPrefix(name, "--") {
 		alt := "--" + strings.ReplaceAll(name[2:], "_", "-")
 		if f, ok := s.bySpell[alt]; ok {
-			return f, alt, true
+			return f, alt, true, false
 		}
 	}
 	if s.AllowAbbrev && strings.HasPrefix(name, "--") && len(name) > 2 {
@@ -397,14 +403,14 @@ func (ps *parser) resolve(name string) (f *Flag, spelling string, ok bool) {
 			}
 		}
 		if len(hits) == 1 {
-			return s.bySpell[hits[0]], hits[0], true
+			return s.bySpell[hits[0]], hits[0], true, false
 		}
 		if len(hits) > 1 {
 			ps.probs.add(&Error{Kind: UnknownFlag, Spelling: name, Msg: fmt.Sprintf("ambiguous option: %s could match %s", name, strings.Join(hits, ", "))})
-			return nil, "", false
+			return nil, "", false, true
 		}
 	}
-	return nil, "", false
+	return nil, "", false, false
 }
 
 func (ps *parser) option(tok string) {
@@ -440,16 +446,16 @@ func (ps *parser) option(tok string) {
 			return
 		}
 	}
-	f, spelling, ok := ps.resolve(name)
-	if !ok && ps.s.Family == Argparse && !strings.HasPrefix(tok, "--") && len(tok) > 2 {
+	f, spelling, ok, reported := ps.resolveReport(name)
+	if !ok && !reported && ps.s.Family == Argparse && !strings.HasPrefix(tok, "--") && len(tok) > 2 {
 		// argparse short option with an attached value: -O3
 		if g, ok2 := ps.s.bySpell[tok[:2]]; ok2 && !g.isBool() {
 			f, spelling, ok, attached, hasAttached = g, tok[:2], true, tok[2:], true
 		}
 	}
 	if !ok {
-		if len(ps.probs.list) > 0 && ps.probs.list[len(ps.probs.list)-1].Spelling == name {
-			return // ambiguous abbreviation, already reported
+		if reported {
+			return // ambiguous abbreviation
 		}
 		ps.probs.add(&Error{Kind: UnknownFlag, Spelling: name, Suggestion: ps.s.Suggest(name)})
 		// Skip what is most likely its value so one typo is one problem.

@@ -427,3 +427,10 @@ func BenchmarkSuggest(b *testing.B) {
 		_ = s.Suggest("--use-chat-template")
 	}
 }
+
+func TestAmbiguousAbbreviation(t *testing.T) {
+	_, err := MustLoad("sglang", "v0.5.16").Parse([]string{"--model-path", "m", "--enable-dp", "--enable-dp"})
+	errs := Problems(err)
+	require.Len(t, errs, 2, "each occurrence is reported once")
+	assert.Equal(t, "sglang v0.5.16: ambiguous option: --enable-dp could match --enable-dp-attention, --enable-dp-lm-head", errs[0].Error())
+}

@@ -19,18 +19,21 @@ func Embedded() fs.FS { return embedded }
 
 // Default file names. Errors in the embedded files are reported under these
 // names, which are also the files' paths from the repository root.
-var (
-	DefaultMasterFiles = []string{"configs/amd-master.yaml", "configs/nvidia-master.yaml"}
+const (
 	DefaultRunnerFile  = "configs/runners.yaml"
 	DefaultGoldenALDir = "configs/golden-al"
 )
+
+// DefaultMasterFiles names the embedded master configs in load order (AMD,
+// then NVIDIA). Treat it as read-only.
+var DefaultMasterFiles = []string{"configs/amd-master.yaml", "configs/nvidia-master.yaml"}
 
 // embeddedName maps a default name to its name inside Embedded().
 func embeddedName(name string) string { return strings.TrimPrefix(name, "configs/") }
 
 // DefaultMasters loads the embedded master configs.
 func DefaultMasters() (*Masters, error) {
-	srcs := make([]Source, 0, len(DefaultMasterFiles))
+	srcs := make([]Source, 0, 2)
 	for _, name := range DefaultMasterFiles {
 		data, err := fs.ReadFile(embedded, embeddedName(name))
 		if err != nil {

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -50,8 +51,12 @@ func (f *fakeServer) start(t testing.TB) *httptest.Server {
 }
 
 func (f *fakeServer) chat(w http.ResponseWriter, r *http.Request) {
+	// inFlight counts a request until just before its last byte is
+	// written: after that the client may already send its next request.
 	n := f.inFlight.Add(1)
-	defer f.inFlight.Add(-1)
+	var once sync.Once
+	done := func() { once.Do(func() { f.inFlight.Add(-1) }) }
+	defer done()
 	for {
 		m := f.maxFlight.Load()
 		if n <= m || f.maxFlight.CompareAndSwap(m, n) {
@@ -69,6 +74,7 @@ func (f *fakeServer) chat(w http.ResponseWriter, r *http.Request) {
 	f.bodies = append(f.bodies, body)
 	f.mu.Unlock()
 	if f.status != 0 && (f.failIf == nil || f.failIf(idx)) {
+		done()
 		w.WriteHeader(f.status)
 		fmt.Fprintf(w, `{"object":"error","message":"fake failure","type":"X","param":null,"code":%d}`, f.status)
 		return
@@ -95,11 +101,12 @@ func (f *fakeServer) chat(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok%d \"}}]}\n\n", i)
 		fl.Flush()
 	}
+	f.genTokens.Add(int64(maxTok))
+	f.prompt.Add(int64(prompt))
+	done()
 	fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\n", prompt, maxTok, prompt+maxTok)
 	io.WriteString(w, "data: [DONE]\n\n")
 	fl.Flush()
-	f.genTokens.Add(int64(maxTok))
-	f.prompt.Add(int64(prompt))
 }
 
 func pause(r *http.Request, d time.Duration) bool {
@@ -138,3 +145,56 @@ sglang:e2e_request_latency_seconds_count{model_name="m"} %d
 `, f.genTokens.Load(), f.prompt.Load(), f.inFlight.Load(),
 		f.requests.Load(), f.requests.Load(), f.requests.Load(), 0.01*float64(f.requests.Load()), f.requests.Load())
 }
+
+// handlerTransport serves requests in-process by calling a handler, with
+// an io.Pipe as the response body: no sockets, so it works inside a
+// testing/synctest bubble (fake clock). Cancelling the request's context
+// closes the body with the context's error, as a real transport does.
+type handlerTransport struct{ h http.Handler }
+
+type pipeResponse struct {
+	header http.Header
+	pw     *io.PipeWriter
+	once   sync.Once
+	status int
+	ready  chan struct{}
+}
+
+func (p *pipeResponse) Header() http.Header { return p.header }
+func (p *pipeResponse) WriteHeader(code int) {
+	p.once.Do(func() { p.status = code; close(p.ready) })
+}
+func (p *pipeResponse) Write(b []byte) (int, error) {
+	p.WriteHeader(http.StatusOK)
+	return p.pw.Write(b)
+}
+func (p *pipeResponse) Flush() {}
+
+func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	pr, pw := io.Pipe()
+	rw := &pipeResponse{header: http.Header{}, pw: pw, ready: make(chan struct{})}
+	go func() { // exits when the handler returns (it watches ctx)
+		defer pw.Close()
+		t.h.ServeHTTP(rw, req)
+		rw.WriteHeader(http.StatusOK)
+	}()
+	select {
+	case <-rw.ready:
+	case <-ctx.Done():
+		pr.CloseWithError(ctx.Err())
+		return nil, ctx.Err()
+	}
+	stop := context.AfterFunc(ctx, func() { pr.CloseWithError(ctx.Err()) })
+	return &http.Response{
+		StatusCode: rw.status, Status: http.StatusText(rw.status), Header: rw.header,
+		Body: &closeBody{ReadCloser: pr, stop: stop}, Request: req, ProtoMajor: 1, ProtoMinor: 1,
+	}, nil
+}
+
+type closeBody struct {
+	io.ReadCloser
+	stop func() bool
+}
+
+func (c *closeBody) Close() error { c.stop(); return c.ReadCloser.Close() }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -66,6 +67,10 @@ type Options struct {
 	// that run on a compressed clock. 1 = real time.
 	TimeScale  float64
 	CLICommand string // echoed in run_info.cli_command
+
+	// Transport carries every HTTP request (inference and metrics); nil
+	// means a pooled http.Transport sized for Concurrency.
+	Transport http.RoundTripper
 }
 
 // DefaultOptions returns aiperf 0.12's defaults for the options the load

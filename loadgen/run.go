@@ -9,6 +9,7 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -128,14 +129,18 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 	if err := prepareDir(o.ArtifactDir); err != nil {
 		return nil, err
 	}
-	tr := &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
-		MaxIdleConns:        o.Concurrency*2 + 8,
-		MaxIdleConnsPerHost: o.Concurrency*2 + 8,
-		IdleConnTimeout:     90 * time.Second,
+	rt := o.Transport
+	if rt == nil {
+		tr := &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			MaxIdleConns:        o.Concurrency*2 + 8,
+			MaxIdleConnsPerHost: o.Concurrency*2 + 8,
+			IdleConnTimeout:     90 * time.Second,
+		}
+		defer tr.CloseIdleConnections() // no keep-alive goroutine outlives Run
+		rt = tr
 	}
-	defer tr.CloseIdleConnections()
-	r.hc = &http.Client{Transport: tr}
+	r.hc = &http.Client{Transport: rt}
 	r.logf("replaying %d agentic sessions from %s against %s (model %s, concurrency %d)", len(r.convs), ds.describe(), r.url, o.Model, o.Concurrency)
 
 	// Server metrics: a baseline before warm-up, then a poller until the
@@ -153,6 +158,9 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 	lanes := r.warmup(ctx)
 	var profStart int64
 	if r.abort == nil && ctx.Err() == nil {
+		if scr != nil && r.o.WarmupPerLane > 0 {
+			scr.scrapeAll(ctx) // the counters' reference point: warm-up has drained
+		}
 		profStart = r.clock.now()
 		r.profile(ctx, lanes)
 	}
@@ -376,16 +384,16 @@ func (r *runner) stopDescription() string {
 	o := &r.o
 	var s string
 	if o.BenchmarkDuration > 0 {
-		s = fmt.Sprintf("%s", o.BenchmarkDuration)
+		s = o.BenchmarkDuration.String()
 		if o.TimeScale != 1 {
 			s += fmt.Sprintf(" at time scale %g (%s wall)", o.TimeScale, o.scaled(o.BenchmarkDuration).Round(time.Millisecond))
 		}
 	}
 	if o.RequestCount > 0 {
-		s += fmt.Sprintf(" up to %d requests", o.RequestCount)
+		s = strings.TrimSpace(s + fmt.Sprintf(" up to %d requests", o.RequestCount))
 	}
 	if o.MaxSessions > 0 {
-		s += fmt.Sprintf(" up to %d sessions", o.MaxSessions)
+		s = strings.TrimSpace(s + fmt.Sprintf(" up to %d sessions", o.MaxSessions))
 	}
 	return s
 }
@@ -426,6 +434,9 @@ func (r *runner) takeIssue() bool {
 		return false
 	}
 	r.issued++
+	if r.o.RequestCount > 0 && r.issued == r.o.RequestCount {
+		r.cancelIss() // wake lanes waiting out idle gaps: nothing more to issue
+	}
 	return true
 }
 
@@ -438,6 +449,8 @@ func (r *runner) runLane(issueCtx, reqCtx context.Context, l *lane) {
 			over := r.o.MaxSessions > 0 && r.profPlays >= r.o.MaxSessions
 			if !over {
 				r.profPlays++
+			} else {
+				r.cancelIss() // the other lanes finish their current session only
 			}
 			r.mu.Unlock()
 			if over {

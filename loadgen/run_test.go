@@ -1,46 +1,403 @@
 package loadgen
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func testOptions(t testing.TB, url string) Options {
+const exampleDir = "../testdata/loadgen/aiperf-example"
+
+// fakeOptions returns options that drive f in-process (no sockets), for
+// use inside a synctest bubble.
+func fakeOptions(t *testing.T, f *fakeServer) Options {
 	o := DefaultOptions()
-	o.URL = url
+	o.URL = "http://fake-engine:8000"
+	o.Transport = handlerTransport{h: f.handler()}
 	o.Model = "test-model"
 	o.Streaming = true
 	o.ServerTokens = true
 	o.Concurrency = 4
-	o.BenchmarkDuration = 300 * time.Millisecond
-	o.GracePeriod = 5 * time.Second
-	o.WarmupPerLane = 1
+	o.BenchmarkDuration = 120 * time.Second
+	o.WarmupPerLane = 2
 	o.Seed = 42
+	o.StartMinRatio, o.StartMaxRatio = 0, 1
 	o.ArtifactDir = t.TempDir()
-	o.TimeScale = 1000 // recorded think times of seconds become milliseconds
-	o.ScrapeInterval = 20 * time.Millisecond
-	o.ScrapeFlush = 0
+	o.ScrapeInterval = time.Second
+	o.SliceDuration = 10 * time.Second
+	o.ExtraInputs = map[string]any{"ignore_eos": true}
 	return o
 }
 
-func TestRunSmoke(t *testing.T) {
-	f := &fakeServer{t: t, tokenGap: time.Millisecond}
-	srv := f.start(t)
-	o := testOptions(t, srv.URL)
-	o.TimeScale = 1
-	o.StartMinRatio, o.StartMaxRatio = 0, 1
-	o.IdleGapCap = 10 * time.Millisecond
-	res, err := Run(t.Context(), o, os.Stderr)
+type jsonObj = map[string]any
+
+func readJSONL(t *testing.T, path string) []jsonObj {
+	t.Helper()
+	f, err := os.Open(path)
 	require.NoError(t, err)
-	t.Logf("%+v", res)
-	b, err := os.ReadFile(filepath.Join(o.ArtifactDir, SummaryFile))
+	defer f.Close()
+	var out []jsonObj
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var m jsonObj
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), "line %d", len(out)+1)
+		out = append(out, m)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+func readJSON(t *testing.T, path string) jsonObj {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	var m map[string]any
+	var m jsonObj
 	require.NoError(t, json.Unmarshal(b, &m))
-	t.Logf("%s", b[:2000])
+	return m
+}
+
+func keys(m any) []string {
+	mm, _ := m.(jsonObj)
+	return slices.Sorted(maps.Keys(mm))
+}
+
+func num64(v any) float64 { f, _ := v.(float64); return f }
+
+func md(r jsonObj) jsonObj      { return r["metadata"].(jsonObj) }
+func metrics(r jsonObj) jsonObj { m, _ := r["metrics"].(jsonObj); return m }
+func mval(r jsonObj, tag string) float64 {
+	m, ok := metrics(r)[tag].(jsonObj)
+	if !ok {
+		return -1
+	}
+	return num64(m["value"])
+}
+
+func phaseOf(r jsonObj) string { return md(r)["benchmark_phase"].(string) }
+
+// exampleRecords returns the real aiperf records from testdata by role.
+func exampleRecords(t *testing.T) map[string]jsonObj {
+	recs := readJSONL(t, filepath.Join(exampleDir, "records.jsonl"))
+	require.Len(t, recs, 8)
+	return map[string]jsonObj{
+		"profiling": recs[0], "warmup": recs[1], "subagent": recs[2],
+		"http400": recs[3], "disconnect": recs[4], "cancelled": recs[5], "refused": recs[6], "http503": recs[7],
+	}
+}
+
+func TestRunArtifacts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{t: t, ttft: 50 * time.Millisecond, tokenGap: 20 * time.Millisecond}
+		o := fakeOptions(t, f)
+		begin := time.Now()
+		res, err := Run(t.Context(), o, io.Discard)
+		require.NoError(t, err)
+		assert.Equal(t, []string{RecordsFile, SummaryFile, ServerMetricsFile}, res.Files)
+		assert.False(t, res.Cancelled)
+		assert.LessOrEqual(t, f.maxFlight.Load(), int64(o.Concurrency), "concurrency exceeded")
+		assert.Equal(t, int64(o.Concurrency), f.maxFlight.Load(), "all lanes should be busy at some point")
+
+		recs := readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile))
+		require.Equal(t, res.Warmup.OK+res.Profiling.OK, len(recs))
+		ex := exampleRecords(t)
+
+		var warm, prof []jsonObj
+		for _, r := range recs {
+			if phaseOf(r) == PhaseWarmup {
+				warm = append(warm, r)
+			} else {
+				prof = append(prof, r)
+			}
+		}
+		assert.GreaterOrEqual(t, len(warm), o.Concurrency)
+		assert.LessOrEqual(t, len(warm), o.Concurrency*o.WarmupPerLane)
+		var profStart, lastWarmEnd int64 = 1 << 62, 0
+		for _, r := range prof {
+			profStart = min(profStart, int64(num64(md(r)["credit_issued_ns"])))
+		}
+		for _, r := range warm {
+			lastWarmEnd = max(lastWarmEnd, int64(num64(md(r)["request_end_ns"])))
+			assert.Equal(t, 1.0, mval(r, "output_sequence_length"), "warm-up requests ask for one token")
+			assert.Equal(t, keys(md(ex["warmup"])), keys(md(r)), "warm-up metadata keys")
+			assert.Equal(t, keys(metrics(ex["warmup"])), keys(metrics(r)), "warm-up metric keys")
+		}
+		assert.LessOrEqual(t, lastWarmEnd, profStart, "every warm-up request ends before profiling starts")
+
+		wantProfMetrics := slices.Compact(slices.Sorted(slices.Values(append(keys(metrics(ex["profiling"])), keys(metrics(ex["subagent"]))...))))
+		window := profStart + o.BenchmarkDuration.Nanoseconds()
+		sawSub := false
+		for _, r := range prof {
+			m := md(r)
+			kind := m["source_kind"].(string)
+			if kind == "weka_subagent" {
+				sawSub = true
+				assert.Equal(t, keys(md(ex["subagent"])), keys(m), "subagent metadata keys")
+				assert.Equal(t, 1.0, m["agent_depth"])
+			} else {
+				assert.Equal(t, keys(md(ex["profiling"])), keys(m), "profiling metadata keys")
+			}
+			assert.Equal(t, 1.0, m["phase_index"])
+			assert.Equal(t, 0.0, m["profiling_index"])
+			assert.Equal(t, wantProfMetrics, keys(metrics(r)), "profiling metric keys")
+			_, hasErr := r["error"]
+			assert.False(t, hasErr)
+
+			credit, start, ack, end := int64(num64(m["credit_issued_ns"])), int64(num64(m["request_start_ns"])), int64(num64(m["request_ack_ns"])), int64(num64(m["request_end_ns"]))
+			assert.True(t, credit <= start && start <= ack && ack <= end, "timestamps out of order: %d %d %d %d", credit, start, ack, end)
+			assert.Less(t, credit, window, "a request was issued after the benchmark duration")
+			osl := mval(r, "output_sequence_length")
+			ttft, lat := mval(r, "time_to_first_token"), mval(r, "request_latency")
+			assert.InDelta(t, 50.0, ttft, 1e-6, "fake clock: TTFT is the server's")
+			assert.InDelta(t, 50+20*(osl-1), lat, 1e-6)
+			assert.LessOrEqual(t, ttft, lat)
+			assert.LessOrEqual(t, lat, float64(end-start)/1e6+1e-3, "ns timestamps lose ~100ns in float64 JSON")
+			icl := metrics(r)["inter_chunk_latency"].(jsonObj)["value"].([]any)
+			assert.Len(t, icl, int(osl)-1, "one word per event: ITL count = tokens-1")
+			assert.InDelta(t, (lat-ttft)/(osl-1), mval(r, "inter_token_latency"), 1e-9)
+			assert.Equal(t, mval(r, "usage_prompt_tokens"), mval(r, "input_sequence_length"))
+		}
+		assert.True(t, sawSub, "the synthetic traces have subagents; none was replayed")
+
+		// The run lasted warm-up + duration + drain, on the fake clock.
+		elapsed := time.Since(begin)
+		assert.GreaterOrEqual(t, elapsed, o.BenchmarkDuration)
+		assert.Less(t, elapsed, o.BenchmarkDuration+o.GracePeriod+o.ScrapeFlush+time.Minute)
+
+		// Summary: aiperf's keys and metric-block shapes.
+		sum := readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile))
+		exSum := readJSON(t, filepath.Join(exampleDir, SummaryFile))
+		for _, k := range keys(exSum) {
+			if strings.HasPrefix(k, "adj_") || strings.Contains(k, "error") {
+				continue // only in runs with errors (TestRunHTTPErrors)
+			}
+			assert.Contains(t, sum, k, "summary key")
+		}
+		assert.Equal(t, keys(exSum["request_latency"]), keys(sum["request_latency"]))
+		assert.Equal(t, keys(exSum["request_count"]), keys(sum["request_count"]))
+		assert.Equal(t, float64(len(prof)), num64(sum["request_count"].(jsonObj)["avg"]))
+		assert.Equal(t, float64(len(prof)), num64(sum["request_latency"].(jsonObj)["count"]))
+		assert.Equal(t, "1.4", sum["schema_version"])
+		assert.Equal(t, false, sum["was_cancelled"])
+		assert.Equal(t, keys(exSum["run_info"]), keys(sum["run_info"]))
+		tph := sum["theoretical_prefix_cache_hit"].(jsonObj)
+		assert.Greater(t, num64(tph["avg"]), 50.0, "growing conversations reuse most blocks")
+
+		// Server metrics: aiperf's structure, and counters are deltas over the window.
+		sm := readJSON(t, filepath.Join(o.ArtifactDir, ServerMetricsFile))
+		exSM := readJSON(t, filepath.Join(exampleDir, ServerMetricsFile))
+		assert.Equal(t, keys(exSM), keys(sm))
+		assert.Equal(t, keys(exSM["summary"]), keys(sm["summary"]))
+		ep := "http://fake-engine:8000/metrics"
+		assert.Equal(t, keys(exSM["summary"].(jsonObj)["endpoint_info"].(jsonObj)["http://localhost:8888/metrics"]), keys(sm["summary"].(jsonObj)["endpoint_info"].(jsonObj)[ep]))
+		exByType := map[string]jsonObj{}
+		for _, m := range exSM["metrics"].(jsonObj) {
+			exByType[m.(jsonObj)["type"].(string)] = m.(jsonObj)
+		}
+		for name, m := range sm["metrics"].(jsonObj) {
+			typ := m.(jsonObj)["type"].(string)
+			exm := exByType[typ]
+			require.NotNil(t, exm, "type %s of %s", typ, name)
+			got, want := m.(jsonObj)["series"].([]any)[0].(jsonObj), exm["series"].([]any)[0].(jsonObj)
+			assert.Equal(t, keys(want), keys(got), "%s series keys", name)
+			assert.Equal(t, keys(want["stats"]), keys(got["stats"]), "%s stats keys", name)
+		}
+		gen := sm["metrics"].(jsonObj)["sglang:generation_tokens"].(jsonObj)
+		assert.Equal(t, "tokens", gen["unit"])
+		total := num64(gen["series"].([]any)[0].(jsonObj)["stats"].(jsonObj)["total"])
+		assert.Equal(t, num64(sum["total_output_tokens"].(jsonObj)["avg"]), total, "generation counter delta over the profiling window = profiled output tokens")
+	})
+}
+
+func TestRunHTTPErrors(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{t: t, tokenGap: 10 * time.Millisecond, status: http.StatusInternalServerError, failIf: func(i int) bool { return i%5 == 4 }}
+		o := fakeOptions(t, f)
+		o.WarmupPerLane = 0
+		res, err := Run(t.Context(), o, io.Discard)
+		require.NoError(t, err)
+		require.Positive(t, res.Profiling.Failed)
+		ex := exampleRecords(t)
+		recs := readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile))
+		failed := 0
+		for _, r := range recs {
+			e, ok := r["error"].(jsonObj)
+			if !ok {
+				continue
+			}
+			failed++
+			assert.Equal(t, keys(ex["http400"]), keys(r))
+			assert.Equal(t, keys(ex["http400"]["error"]), keys(e))
+			assert.Equal(t, 500.0, e["code"])
+			assert.Equal(t, "Internal Server Error", e["type"])
+			assert.Contains(t, e["message"], "fake failure")
+			assert.Equal(t, keys(metrics(ex["http400"])), keys(metrics(r)), "error_isl only")
+		}
+		assert.Equal(t, res.Profiling.Failed, failed)
+		sum := readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile))
+		exSum := readJSON(t, filepath.Join(exampleDir, SummaryFile))
+		for _, k := range []string{"error_request_count", "error_isl", "total_error_isl", "request_error_rate", "completed_request_count"} {
+			assert.Contains(t, sum, k)
+			assert.Equal(t, keys(exSum[k]), keys(sum[k]), k)
+		}
+		assert.Equal(t, float64(failed), num64(sum["error_request_count"].(jsonObj)["avg"]))
+		es := sum["error_summary"].([]any)
+		require.Len(t, es, 1)
+		assert.Equal(t, float64(failed), es[0].(jsonObj)["count"])
+		assert.Equal(t, keys(exSum["error_summary"].([]any)[0]), keys(es[0]))
+	})
+}
+
+func TestRunFailedRequestThreshold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{t: t, tokenGap: time.Millisecond, status: http.StatusServiceUnavailable, failIf: func(i int) bool { return i >= 8 }}
+		o := fakeOptions(t, f)
+		o.WarmupPerLane = 1
+		o.Concurrency = 2 // warm-up: requests 0-1 succeed; profiling: 2-7 succeed, then all fail
+		o.FailThreshold = 0.10
+		begin := time.Now()
+		res, err := Run(t.Context(), o, io.Discard)
+		re, ok := errors.AsType[*RunError](err)
+		require.True(t, ok, "want *RunError, got %v", err)
+		assert.Equal(t, "failed_request_threshold", re.Reason)
+		assert.True(t, res.Cancelled)
+		assert.Less(t, time.Since(begin), o.BenchmarkDuration, "the threshold aborts the run early")
+		sum := readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile))
+		assert.Equal(t, true, sum["was_cancelled"])
+		assert.Contains(t, sum["metadata"].(jsonObj)["submission_invalid_reasons"], "run_cancelled")
+	})
+}
+
+func TestRunWarmupFailureAborts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{t: t, status: http.StatusInternalServerError}
+		o := fakeOptions(t, f)
+		res, err := Run(t.Context(), o, io.Discard)
+		re, ok := errors.AsType[*RunError](err)
+		require.True(t, ok, "want *RunError, got %v", err)
+		assert.Equal(t, "warmup_failed", re.Reason)
+		assert.Equal(t, []string{RecordsFile}, res.Files, "no summary without a successful request")
+		assert.Zero(t, res.Profiling.OK+res.Profiling.Failed)
+	})
+}
+
+func TestRunGracePeriodCancelsInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{t: t, tokenGap: 2 * time.Second} // every profiling request outlasts the window
+		o := fakeOptions(t, f)
+		o.WarmupPerLane = 1
+		o.BenchmarkDuration = 10 * time.Second
+		o.GracePeriod = 5 * time.Second
+		o.ScrapeFlush = 0
+		o.IdleGapCap = time.Millisecond
+		begin := time.Now()
+		_, err := Run(t.Context(), o, io.Discard)
+		re, ok := errors.AsType[*RunError](err)
+		require.True(t, ok, "want *RunError, got %v", err)
+		assert.Equal(t, "all_failed", re.Reason)
+		assert.Equal(t, 15*time.Second, time.Since(begin), "duration + grace, then cancel (fake clock)")
+		ex := exampleRecords(t)
+		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
+			if phaseOf(r) != PhaseProfiling {
+				continue
+			}
+			assert.Equal(t, true, md(r)["was_cancelled"])
+			assert.Equal(t, keys(md(ex["cancelled"])), slices.DeleteFunc(keys(md(r)), func(k string) bool { return k == "profiling_index" }))
+			assert.Equal(t, ex["cancelled"]["error"], r["error"])
+		}
+	})
+}
+
+func TestRunContextCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{t: t, tokenGap: 50 * time.Millisecond}
+		o := fakeOptions(t, f)
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		res, err := Run(ctx, o, io.Discard)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.NotNil(t, res)
+		assert.True(t, res.Cancelled)
+		sum := readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile))
+		assert.Equal(t, true, sum["was_cancelled"])
+		// synctest.Test returns only once every goroutine Run started has exited.
+	})
+}
+
+func TestRunUnreachableServer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	o := DefaultOptions()
+	o.URL = "http://" + addr
+	o.Model = "m"
+	o.Streaming = true
+	o.Concurrency = 2
+	o.RequestCount = 6
+	o.IdleGapCap = time.Millisecond // recorded think times would stretch the test
+	o.ArtifactDir = t.TempDir()
+	res, err := Run(t.Context(), o, io.Discard)
+	re, ok := errors.AsType[*RunError](err)
+	require.True(t, ok, "want *RunError, got %v", err)
+	assert.Equal(t, "all_failed", re.Reason)
+	assert.Equal(t, "all 6 inference request(s) failed; no successful responses were collected", err.Error())
+	assert.Equal(t, []string{RecordsFile}, res.Files, "aiperf writes only the JSONL when every request failed")
+	ex := exampleRecords(t)
+	for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
+		e := r["error"].(jsonObj)
+		assert.Equal(t, keys(ex["refused"]["error"]), keys(e))
+		assert.Equal(t, "ClientConnectorError", e["type"])
+		assert.Equal(t, []any{"ClientConnectorError", "ConnectionRefusedError"}, e["cause_chain"])
+		assert.Empty(t, metrics(r), "no response, no error_isl")
+		want := keys(md(ex["refused"]))
+		if md(r)["source_kind"] == "weka_subagent" { // no request_ack_ns: no response
+			want = slices.DeleteFunc(keys(md(ex["subagent"])), func(k string) bool { return k == "request_ack_ns" })
+		}
+		assert.Equal(t, want, keys(md(r)))
+	}
+}
+
+func TestRunRequestBodies(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{t: t, tokenGap: time.Millisecond}
+		o := fakeOptions(t, f)
+		o.Concurrency = 1
+		o.WarmupPerLane = 0
+		o.StartMinRatio, o.StartMaxRatio = 0, 0
+		o.RequestCount = 3
+		o.CacheBust = true
+		_, err := Run(t.Context(), o, io.Discard)
+		require.NoError(t, err)
+		require.Len(t, f.bodies, 3)
+		var prev []any
+		for i, b := range f.bodies {
+			assert.Equal(t, true, b["stream"])
+			assert.Equal(t, true, b["ignore_eos"])
+			assert.Equal(t, "test-model", b["model"])
+			assert.Equal(t, jsonObj{"include_usage": true}, b["stream_options"])
+			msgs := b["messages"].([]any)
+			if i > 0 && len(msgs) > len(prev) {
+				assert.Equal(t, prev, msgs[:len(prev)], "turn %d: the prompt extends the previous one (prefix cache)", i)
+				assert.Equal(t, "assistant", msgs[len(prev)].(jsonObj)["role"], "the recorded response is replayed into the history")
+			}
+			assert.True(t, strings.HasPrefix(msgs[0].(jsonObj)["content"].(string), "[rid:"), "first_turn_prefix cache-bust marker")
+			prev = msgs
+		}
+	})
 }

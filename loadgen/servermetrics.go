@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -36,8 +37,9 @@ type endpointLog struct {
 	lastErr   error
 }
 
-// scraper polls Prometheus endpoints. scrapeAll may be called from one
-// goroutine at a time; results are read after the polling stopped.
+// scraper polls Prometheus endpoints. scrapeAll is safe for concurrent
+// use (the poller and Run's reference scrapes); export sorts the
+// snapshots by time and is called after polling stopped.
 type scraper struct {
 	hc        *http.Client
 	endpoints []string
@@ -171,6 +173,10 @@ type seriesRef struct {
 func (s *scraper) export(benchmarkID string, startNs, endNs int64, slice time.Duration) (object, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, l := range s.logs {
+		slices.SortStableFunc(l.snaps, func(a, b snapshot) int { return cmp.Compare(a.ns, b.ns) })
+		slices.Sort(l.updates)
+	}
 	var successful []string
 	info := object{}
 	for _, e := range s.endpoints {

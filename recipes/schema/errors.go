@@ -50,6 +50,8 @@ type Error struct {
 	Msg        string
 }
 
+// Error renders the problem on one line: "aiperf 0.12.0 has no flag --x (did you mean --y?)"
+// or "aiperf 0.12.0: --flag: what is wrong".
 func (e *Error) Error() string {
 	prefix := e.Tool + " " + e.Version
 	if e.Severity == SevWarning {

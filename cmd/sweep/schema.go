@@ -148,7 +148,11 @@ Checked: unknown flags (with the closest known spelling), removed flags, value
 types, choices (after the tool's own normalisation), numeric bounds, repeated
 flags, missing values, stray tokens, the tool's cross-flag rules and, for
 aiperf --scenario, the scenario's locked settings. For aiperf the verdict is
-the one aiperf 0.12.0's own parser and config resolution give.
+the one aiperf 0.12.0's own parser and config resolution give, except that
+--input-file is not required to exist (aiperf checks that on the machine it
+runs on) and plugin-provided choices are unknown.
+
+sweep's own flags (--json) go before TOOL; everything after TOOL is checked.
 
 Valid: exit 0, the normalised argv (canonical flag names) on stdout, warnings
 on stderr. Invalid: exit 1, one line per problem on stdout.

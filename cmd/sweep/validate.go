@@ -185,7 +185,8 @@ func validateInputs(ctx context.Context, o *validateOptions) (configs.ValidateIn
 	return in, note, nil
 }
 
-// gitShow returns the bytes of path (a file in a git work tree) at ref.
+// gitShow returns the bytes of path (a file in a git work tree) at ref;
+// empty when the file does not exist at ref yet.
 func gitShow(ctx context.Context, ref, path string) ([]byte, error) {
 	dir, file := filepath.Split(path)
 	if dir == "" {
@@ -198,7 +199,12 @@ func gitShow(ctx context.Context, ref, path string) ([]byte, error) {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("--changelog-base-ref needs git: %w", err)
 		}
-		return nil, fmt.Errorf("git show %s:%s: %s", ref, path, strings.TrimSpace(stderr.String()))
+		msg := strings.TrimSpace(stderr.String())
+		if strings.Contains(msg, "exists on disk, but not in") || strings.Contains(msg, "does not exist in") {
+			// The change adds the file: every entry is new.
+			return nil, nil
+		}
+		return nil, fmt.Errorf("git show %s:%s: %s", ref, path, msg)
 	}
 	return stdout.Bytes(), nil
 }

@@ -127,12 +127,19 @@ func TestValidateBaseRef(t *testing.T) {
 	path := filepath.Join(dir, "perf-changelog.yaml")
 	require.NoError(t, os.WriteFile(path, data, 0o644))
 	git("init", "-q")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README"), []byte("x\n"), 0o644))
+	git("add", "README")
+	git("commit", "-q", "-m", "first")
+	// The changelog does not exist at HEAD yet: every entry is new.
+	code, out, errOut := runCLI(t, "validate", "--changelog", path, "--changelog-base-ref", "HEAD")
+	assert.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errOut)
+	assert.Contains(t, out, "4 changelog entries (4 new)")
 	git("add", "perf-changelog.yaml")
 	git("commit", "-q", "-m", "base")
 
 	appended := string(data) + "\n- config-keys:\n    - dsr1-fp4-mi355x-*\n  description:\n    - \"Rerun.\"\n  pr-link: XXX\n"
 	require.NoError(t, os.WriteFile(path, []byte(appended), 0o644))
-	code, out, errOut := runCLI(t, "validate", "--changelog", path, "--changelog-base-ref", "HEAD")
+	code, out, errOut = runCLI(t, "validate", "--changelog", path, "--changelog-base-ref", "HEAD")
 	assert.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errOut)
 	assert.Contains(t, out, "5 changelog entries (1 new)")
 

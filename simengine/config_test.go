@@ -1,0 +1,361 @@
+package simengine
+
+import (
+	"encoding/json"
+	"hash/maphash"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type recipeArgv struct {
+	ConfigKey string            `json:"config_key"`
+	Row       map[string]any    `json:"row"`
+	Argv      []string          `json:"server_argv"`
+	Env       map[string]string `json:"server_env"`
+}
+
+func loadRecipes(t *testing.T) []recipeArgv {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "simengine", "recipe-argv.json"))
+	require.NoError(t, err)
+	var out []recipeArgv
+	require.NoError(t, json.Unmarshal(raw, &out))
+	require.NotEmpty(t, out)
+	return out
+}
+
+func TestConfigFromRecipeArgv(t *testing.T) {
+	type want struct {
+		engine              Engine
+		tp, ep, dp, running int
+		dpAttn              bool
+		mem                 float64
+		page, port          int
+		steps, drafts       int
+		al                  float64
+		noCache             bool
+	}
+	wants := map[string]want{
+		"sglang tp2 ep2":  {SGLang, 2, 2, 1, 2, false, 0.95, 16, 8888, 3, 4, 3.39, false},
+		"sglang tp4 ep1":  {SGLang, 4, 1, 1, 2, false, 0.80, 16, 8888, 3, 4, 3.39, false},
+		"sglang tp4 ep4":  {SGLang, 4, 4, 1, 8, false, 0.80, 16, 8888, 3, 4, 3.39, false},
+		"sglang tp8 ep1":  {SGLang, 8, 1, 1, 2, false, 0.80, 16, 8888, 3, 4, 3.39, false},
+		"sglang tp8 ep8":  {SGLang, 8, 8, 1, 8, false, 0.80, 16, 8888, 3, 4, 3.39, false},
+		"vllm tp8 ep1":    {VLLM, 8, 1, 1, 2, false, 0.86, 16, 8888, 3, 4, 2.49, false},
+		"vllm tp1 ep1 dp": {VLLM, 1, 1, 8, 64, false, 0.86, 16, 8889, 3, 4, 2.49, false},
+	}
+	seen := 0
+	for _, r := range loadRecipes(t) {
+		engine, args, err := ParseArgv(r.Argv)
+		require.NoError(t, err, r.ConfigKey)
+		require.NoError(t, args.Validate())
+		cfg, err := ConfigFromArgs(engine, args, r.Env)
+		require.NoError(t, err, r.ConfigKey)
+		name := string(engine) + " tp" + strconv.Itoa(cfg.TP) + " ep" + strconv.Itoa(cfg.EP)
+		if cfg.DP > 1 {
+			name += " dp"
+		}
+		w, ok := wants[name]
+		if !assert.True(t, ok, "unexpected layout %s", name) {
+			continue
+		}
+		seen++
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, w.engine, cfg.Engine)
+			assert.Equal(t, []int{w.tp, w.ep, w.dp}, []int{cfg.TP, cfg.EP, cfg.DP})
+			assert.Equal(t, w.dpAttn, cfg.DPAttention)
+			assert.Equal(t, w.running, cfg.MaxRunningRequests, "max running requests")
+			assert.Equal(t, w.mem, cfg.MemFraction)
+			assert.Equal(t, w.page, cfg.PageSize)
+			assert.Equal(t, w.port, cfg.Port)
+			assert.Equal(t, "0.0.0.0", cfg.Host)
+			assert.Equal(t, w.steps, cfg.Spec.NumSteps)
+			assert.Equal(t, w.drafts, cfg.Spec.NumDraftTokens)
+			assert.Equal(t, w.al, cfg.Spec.AcceptLength)
+			assert.Equal(t, w.noCache, cfg.NoPrefixCache)
+			assert.NotEmpty(t, cfg.ServedModelName)
+			if engine == SGLang {
+				assert.True(t, cfg.EnableMetrics)
+				assert.True(t, cfg.EnableCacheReport)
+				assert.Equal(t, 50, cfg.StreamInterval)
+				assert.Equal(t, 32768, cfg.ChunkSize)
+			}
+		})
+	}
+	assert.Equal(t, len(wants), seen)
+}
+
+func TestParseArgv(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		argv   []string
+		engine Engine
+		check  func(t *testing.T, a *Args)
+		err    string
+	}{
+		{
+			name: "sglang abbreviations and inline values", engine: SGLang,
+			argv: []string{"python3", "-m", "sglang.launch_server", "--model", "m", "--tp=8", "--dp", "2", "--ep", "8", "--enable-dp-attention"},
+			check: func(t *testing.T, a *Args) {
+				tp, _ := a.Int("--tp-size")
+				dp, _ := a.Int("--dp-size")
+				ep, _ := a.Int("--ep-size")
+				m, _ := a.String("--model-path")
+				on, ok := a.Bool("--enable-dp-attention")
+				assert.Equal(t, []int{8, 2, 8}, []int{tp, dp, ep})
+				assert.Equal(t, "m", m)
+				assert.True(t, on && ok)
+			},
+		},
+		{
+			name: "unknown flags are skipped with their values", engine: SGLang,
+			argv: []string{"sglang", "serve", "--model-path", "m", "--cuda-graph-bs", "1", "2", "4", "--model-loader-extra-config", `{"a": 1}`, "--trust-remote-code", "--port", "9"},
+			check: func(t *testing.T, a *Args) {
+				p, ok := a.Int("--port")
+				assert.True(t, ok)
+				assert.Equal(t, 9, p)
+			},
+		},
+		{
+			name: "vllm positional model, underscores, negated bools, short aliases", engine: VLLM,
+			argv: []string{"vllm", "serve", "org/model", "--max_num_seqs", "64", "--no-enable-prefix-caching", "-tp", "4", "-ep", "--swap-space", "-1"},
+			check: func(t *testing.T, a *Args) {
+				m, _ := a.String("--model")
+				n, _ := a.Int("--max-num-seqs")
+				tp, _ := a.Int("--tensor-parallel-size")
+				pc, pcOK := a.Bool("--enable-prefix-caching")
+				ep, _ := a.Bool("--enable-expert-parallel")
+				assert.Equal(t, "org/model", m)
+				assert.Equal(t, []int{64, 4}, []int{n, tp})
+				assert.True(t, pcOK)
+				assert.False(t, pc)
+				assert.True(t, ep)
+			},
+		},
+		{
+			name: "vllm module form", engine: VLLM,
+			argv: []string{"/usr/bin/python3.12", "-m", "vllm.entrypoints.openai.api_server", "--model", "x", "--context-length", "128k"},
+			check: func(t *testing.T, a *Args) {
+				m, _ := a.String("--model")
+				assert.Equal(t, "x", m)
+			},
+		},
+		{name: "missing value", argv: []string{"python3", "-m", "sglang.launch_server", "--port"}, err: "--port needs a value"},
+		{name: "bool with value", argv: []string{"vllm", "serve", "m", "--enable-prefix-caching=true"}, err: "takes no value"},
+		{name: "unknown program", argv: []string{"tgi", "--port", "1"}, err: "want python3 -m sglang.launch_server"},
+		{name: "unknown module", argv: []string{"python3", "-m", "sglang.bench_serving"}, err: "unknown module"},
+		{name: "empty", argv: nil, err: "empty engine command"},
+		{name: "stray positional", argv: []string{"python3", "-m", "sglang.launch_server", "model"}, err: "unexpected argument"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			engine, a, err := ParseArgv(tc.argv)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.engine, engine)
+			tc.check(t, a)
+		})
+	}
+}
+
+func TestSplitProgram(t *testing.T) {
+	for _, tc := range []struct {
+		argv   []string
+		engine Engine
+		rest   []string
+	}{
+		{[]string{"python3", "-m", "sglang.launch_server", "--tp", "8"}, SGLang, []string{"--tp", "8"}},
+		{[]string{"sglang", "serve", "--tp", "8"}, SGLang, []string{"--tp", "8"}},
+		{[]string{"vllm", "serve", "m", "-tp", "8"}, VLLM, []string{"serve", "m", "-tp", "8"}},
+		{[]string{"python", "-m", "vllm.entrypoints.openai.api_server", "--model", "m"}, VLLM, []string{"serve", "--model", "m"}},
+	} {
+		e, rest, err := SplitProgram(tc.argv)
+		require.NoError(t, err, tc.argv)
+		assert.Equal(t, tc.engine, e)
+		assert.Equal(t, tc.rest, rest)
+	}
+}
+
+// mapLookup is a Lookup over typed values, as a schema-parsed argv
+// adapter provides.
+type mapLookup map[string]any
+
+func (m mapLookup) String(n string) (string, bool) { v, ok := m[n].(string); return v, ok }
+func (m mapLookup) Int(n string) (int, bool)       { v, ok := m[n].(int); return v, ok }
+func (m mapLookup) Float(n string) (float64, bool) { v, ok := m[n].(float64); return v, ok }
+func (m mapLookup) Bool(n string) (bool, bool)     { v, ok := m[n].(bool); return v, ok }
+
+func TestConfigFromArgs(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		engine Engine
+		flags  mapLookup
+		env    map[string]string
+		check  func(t *testing.T, c Config)
+		err    string
+	}{
+		{
+			name: "sglang dp attention and sim env", engine: SGLang,
+			flags: mapLookup{"--model-path": "deepseek-ai/DeepSeek-R1", "--tp-size": 8, "--dp-size": 8, "--enable-dp-attention": true, "--ep-size": 8},
+			env:   map[string]string{EnvTimeScale: "60", EnvGPU: "MI355X", EnvSeed: "42", EnvLoadTime: "0", EnvFault: "crash:3,slow-metrics:2s"},
+			check: func(t *testing.T, c Config) {
+				assert.Equal(t, 8, c.GPUs(), "dp attention does not multiply GPUs")
+				assert.Equal(t, 8, c.Ranks())
+				assert.Equal(t, 60.0, c.TimeScale)
+				assert.Equal(t, "mi355x", c.GPU)
+				assert.Equal(t, uint64(42), c.Seed)
+				assert.Negative(t, c.LoadTime, "explicit 0 means no load time")
+				assert.Equal(t, []Fault{{Kind: FaultCrash, After: 3}, {Kind: FaultSlowMetrics, Delay: 2 * time.Second}}, c.Faults)
+				assert.False(t, c.Spec.Enabled())
+			},
+		},
+		{
+			name: "sglang SIMULATE_ACC_LEN -1 is off", engine: SGLang,
+			flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "NEXTN", "--speculative-num-steps": 3},
+			env:   map[string]string{"SGLANG_SIMULATE_ACC_LEN": "-1", "RUNNER_TYPE": "b300-nv_0"},
+			check: func(t *testing.T, c Config) {
+				assert.True(t, c.Spec.Enabled())
+				assert.Zero(t, c.Spec.AcceptLength)
+				assert.Equal(t, 4, c.Spec.NumDraftTokens, "topk 1: steps + 1")
+				assert.Equal(t, "b300", c.GPU, "GPU from RUNNER_TYPE")
+			},
+		},
+		{
+			name: "vllm synthetic rates and expert parallel", engine: VLLM,
+			flags: mapLookup{"--model": "m", "--tensor-parallel-size": 4, "--data-parallel-size": 2, "--enable-expert-parallel": true,
+				"--speculative-config": `{"method":"eagle3","model":"d","num_speculative_tokens":2,"rejection_sample_method":"synthetic","synthetic_acceptance_rates":[0.9,0.5]}`},
+			check: func(t *testing.T, c Config) {
+				assert.Equal(t, 8, c.EP, "EP = TP x DP")
+				assert.Equal(t, 8, c.GPUs())
+				assert.Equal(t, []float64{0.9, 0.5}, c.Spec.AcceptRates)
+				assert.InDelta(t, 1+0.9+0.45, newAcceptor(c.Spec).expectedLength(), 1e-12)
+			},
+		},
+		{
+			name: "vllm spec shorthand", engine: VLLM,
+			flags: mapLookup{"--model": "m", "--spec-method": "mtp", "--spec-tokens": 2},
+			check: func(t *testing.T, c Config) {
+				assert.Equal(t, 2, c.Spec.MaxDrafts())
+				assert.Equal(t, 8000, c.Port)
+			},
+		},
+		{name: "AL above k+1", engine: VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":"mtp","num_speculative_tokens":2,"rejection_sample_method":"synthetic","synthetic_acceptance_length":3.5}`}, err: "want a value in [1, 3]"},
+		{name: "synthetic without a length", engine: VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":"mtp","num_speculative_tokens":2,"rejection_sample_method":"synthetic"}`}, err: "needs synthetic_acceptance_length"},
+		{name: "bad spec json", engine: VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":`}, err: "--speculative-config"},
+		{name: "bad acc len", engine: SGLang, flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "EAGLE"}, env: map[string]string{"SGLANG_SIMULATE_ACC_LEN": "x"}, err: "SGLANG_SIMULATE_ACC_LEN"},
+		{name: "no model", engine: SGLang, flags: mapLookup{}, err: "model path is required"},
+		{name: "dp attention needs tp multiple of dp", engine: SGLang, flags: mapLookup{"--model-path": "m", "--tp-size": 4, "--dp-size": 3, "--enable-dp-attention": true}, err: "not a multiple"},
+		{name: "unknown gpu", engine: SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{EnvGPU: "tpu"}, err: `gpu "tpu"`},
+		{name: "bad fault", engine: SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{EnvFault: "explode"}, err: "unknown kind"},
+		{name: "bad time scale", engine: SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{EnvTimeScale: "-2"}, err: EnvTimeScale},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ConfigFromArgs(tc.engine, tc.flags, tc.env)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			tc.check(t, c)
+		})
+	}
+}
+
+func TestParseFaults(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []Fault
+		err  string
+	}{
+		{"", nil, ""},
+		{"never-ready", []Fault{{Kind: FaultNeverReady}}, ""},
+		{" crash:0 , hang:12 ", []Fault{{Kind: FaultCrash}, {Kind: FaultHang, After: 12}}, ""},
+		{"slow-metrics:1m,malformed-metrics,ignore-sigterm", []Fault{{Kind: FaultSlowMetrics, Delay: time.Minute}, {Kind: FaultMalformedMetrics}, {Kind: FaultIgnoreSIGTERM}}, ""},
+		{"crash", nil, "want crash:N"},
+		{"hang:-1", nil, "want hang:N"},
+		{"slow-metrics:soon", nil, "slow-metrics:DURATION"},
+		{"never-ready:1", nil, "takes no argument"},
+		{"boom", nil, "unknown kind"},
+	} {
+		got, err := ParseFaults(tc.in)
+		if tc.err != "" {
+			require.Error(t, err, tc.in)
+			assert.Contains(t, err.Error(), tc.err)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+		for _, f := range got {
+			back, err := ParseFaults(f.String())
+			require.NoError(t, err)
+			assert.Equal(t, []Fault{f}, back, "String round trip")
+		}
+	}
+}
+
+func TestCountTokens(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"", 0}, {"   ", 0}, {"hello", 1}, {"hello world", 2}, {" a b c", 3},
+		{"abcdefgh", 1}, {"abcdefghi", 2}, {strings.Repeat("x", 20), 3}, {"a\n\tb", 2},
+	} {
+		assert.Equal(t, tc.want, CountTokens(tc.in), "%q", tc.in)
+	}
+}
+
+func TestBlockHashesSharePrefixes(t *testing.T) {
+	seed := maphash.MakeSeed()
+	base := strings.Repeat("token ", 200)
+	n1, h1 := blockHashes(seed, base, 64)
+	n2, h2 := blockHashes(seed, base+" more words here", 64)
+	_, h3 := blockHashes(seed, "different "+base, 64)
+	assert.Equal(t, 200, n1)
+	assert.Equal(t, 203, n2)
+	assert.Len(t, h1, 3)
+	assert.Equal(t, h1, h2[:3], "a longer text with the same prefix has the same leading blocks")
+	assert.NotEqual(t, h1[0], h3[0])
+	n4, h4 := blockHashes(seed, strings.Repeat("token ", 128), 64)
+	assert.Equal(t, 128, n4)
+	assert.Equal(t, h1[:2], h4, "a text ending on a block boundary (trailing space ignored)")
+}
+
+func TestPyFloat(t *testing.T) {
+	for _, tc := range []struct {
+		in   float64
+		want string
+	}{
+		{0, "0.0"}, {1, "1.0"}, {0.41, "0.41"}, {655360, "655360.0"}, {2621440, "2.62144e+06"},
+		{1e6, "1e+06"}, {5123.87, "5123.87"}, {1e-05, "1e-05"}, {-3, "-3.0"},
+	} {
+		assert.Equal(t, tc.want, pyFloat(tc.in), "%v", tc.in)
+	}
+}
+
+func TestShapeOf(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		total, active, wbytes float64
+	}{
+		{"Qwen/Qwen3.5-397B-A17B-FP8", 397, 17, 1},
+		{"amd/Qwen3.5-397B-A17B-MXFP4", 397, 17, 0.5},
+		{"meta-llama/Llama-3.1-70B-Instruct", 70, 70, 2},
+		{"deepseek-ai/DeepSeek-R1-0528", 671, 37, 1},
+		{"some/unknown-model", 397, 17, 1},
+	} {
+		s := shapeOf(tc.name)
+		assert.Equal(t, []float64{tc.total, tc.active, tc.wbytes}, []float64{s.totalB, s.activeB, s.weightBytes}, tc.name)
+	}
+}

@@ -610,7 +610,7 @@ func showFlag(ios *IOStreams, s *schema.Schema, f *schema.Flag) {
 	}
 	for _, sc := range s.Scenarios {
 		for _, l := range sc.Locks {
-			if l.Flag == f.Name {
+			if l.Flag == f.Name || l.Flag == "" && l.Kind == schema.LockSingle && f.Sweep {
 				fmt.Fprintf(w, "  scenario %s (%s): %s\n", sc.Name, l.Kind, l.Message)
 			}
 		}

@@ -160,11 +160,22 @@ func TestParseAiperf(t *testing.T) {
 	}
 }
 
+// A sweep under a scenario is rejected (config.py _reject_scenario_with_sweep); the override
+// downgrades it to a warning like every other lock.
 func TestParseAiperfScenarioSweep(t *testing.T) {
-	p, err := MustLoad("aiperf", "").Parse(profile("--scenario", "inferencex-agentx-mvp", "--streaming", "--public-dataset", "semianalysis_cc_traces_weka_062126", "--concurrency", "8,16", "--unsafe-override"))
-	assert.Equal(t, []problem{{ScenarioLock, "--concurrency"}}, problemsOf(err), "a sweep under the scenario is rejected even with the override")
+	s := MustLoad("aiperf", "")
+	argv := profile("--scenario", "inferencex-agentx-mvp", "--streaming", "--public-dataset", "semianalysis_cc_traces_weka_062126", "--concurrency", "8,16")
+	p, err := s.Parse(argv)
+	assert.Equal(t, []problem{{ScenarioLock, "--concurrency"}}, problemsOf(err))
 	assert.Equal(t, []int64{8, 16}, p.Ints("--concurrency"))
 	assert.Equal(t, []string{"--concurrency"}, p.Sweeps())
+
+	_, err = s.Parse(append(argv[:len(argv)-2], "--concurrency", "8", "--benchmark-duration", "1800,3600"))
+	assert.Equal(t, []problem{{ScenarioLock, "--benchmark-duration"}}, problemsOf(err), "any swept flag")
+
+	p, err = s.Parse(append(argv, "--unsafe-override"))
+	assert.NoError(t, err)
+	assert.Equal(t, []problem{{ScenarioLock, "--concurrency"}}, warningsOf(p))
 }
 
 // The InferenceX agentic aiperf command (inferencex.md §4.5, build_replay_cmd, with the

@@ -154,9 +154,13 @@ func (ps *parser) checkScenario() {
 		if !bad {
 			continue
 		}
-		e := &Error{Kind: ScenarioLock, Flag: l.Flag, Value: val, Rule: sc.Name, Bypassable: !l.Hard,
+		flag := l.Flag
+		if flag == "" {
+			flag, val, _ = strings.Cut(val, " ") // a sweep lock names the swept flag
+		}
+		e := &Error{Kind: ScenarioLock, Flag: flag, Value: val, Rule: sc.Name, Bypassable: !l.Hard,
 			Msg: fmt.Sprintf("scenario %q %s", sc.Name, l.Message)}
-		if v, ok := ps.p.value(l.Flag); ok {
+		if v, ok := ps.p.value(flag); ok {
 			e.Spelling = v.Spelling
 		}
 		if !l.Hard {
@@ -231,6 +235,11 @@ func (ps *parser) lockViolated(l Lock) (bool, string) {
 	case LockSingle:
 		if given && len(v.Strs) > 1 {
 			return true, strings.Join(v.Strs, ",")
+		}
+		if l.Flag == "" {
+			for _, name := range ps.p.Sweeps() {
+				return true, name + " " + strings.Join(ps.p.values[name].Strs, ",")
+			}
 		}
 	}
 	return false, ""

@@ -195,7 +195,7 @@ const (
 	LockRequired LockKind = "required" // the flag must be set, unless one of Unless is
 	LockImplies  LockKind = "implies"  // if the flag equals Value, Needs must equal NeedsValue
 	LockKeyTrue  LockKind = "key_true" // a key:value list flag must not set key Value to false
-	LockSingle   LockKind = "single"   // the flag must not be a comma-list sweep
+	LockSingle   LockKind = "single"   // the flag (every sweepable flag when Flag is empty) must not be a sweep
 )
 
 var knownLockKinds = []LockKind{LockForbid, LockEqual, LockMin, LockOneOf, LockRequired, LockImplies, LockKeyTrue, LockSingle}
@@ -522,7 +522,9 @@ func (s *Schema) index() error {
 			if !slices.Contains(knownLockKinds, l.Kind) {
 				bad("scenario %s: lock kind %q: want one of %v", sc.Name, l.Kind, knownLockKinds)
 			}
-			known("scenario "+sc.Name, l.Flag)
+			if l.Flag != "" || l.Kind != LockSingle {
+				known("scenario "+sc.Name, l.Flag)
+			}
 			for _, n := range slices.Concat(l.Unless, l.When) {
 				known("scenario "+sc.Name, n)
 			}

@@ -123,6 +123,7 @@ func TestParseAiperf(t *testing.T) {
 		{name: "cooldown needs trials", argv: profile("--profile-run-cooldown-seconds", "5"), want: []problem{{RuleBroken, "--profile-run-cooldown-seconds"}}},
 		{name: "cooldown with trials", argv: profile("--num-profile-runs", "3", "--profile-run-cooldown-seconds", "5")},
 		{name: "grace needs duration", argv: profile("--benchmark-grace-period", "10"), want: []problem{{RuleBroken, "--benchmark-grace-period"}}},
+		{name: "grace needs duration under a scenario", argv: agentx("--benchmark-grace-period", "10"), want: []problem{{RuleBroken, "--benchmark-grace-period"}}},
 		{name: "dataset kinds exclusive", argv: profile("--public-dataset", "sharegpt", "--custom-dataset-type", "mooncake_trace", "--input-file", "t.jsonl"), want: []problem{{RuleBroken, "--public-dataset"}}},
 		{name: "optuna acquisition needs botorch", argv: profile("--optuna-acquisition", "qlognei", "--optuna-sampler", "tpe", "--search-space", "c:1:2", "--search-metric", "x", "--search-direction", "maximize", "--search-max-iterations", "5"), want: []problem{{RuleBroken, "--optuna-acquisition"}}},
 

@@ -162,17 +162,22 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed []string, hint func
 		}
 		return f, false
 	}
-	size := len(n.Content) / 2
+	pairs := d.mergedPairs(n, path)
+	size := len(pairs) / 2
 	f.list = make([]field, 0, size)
 	f.order = make([]string, 0, size)
 	var index map[string]int // for large mappings only
 	if size > 16 {
 		index = make(map[string]int, size)
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := resolve(n.Content[i]), n.Content[i+1]
-		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
-			d.errAt(k, path, "key %s is not allowed: keys must be plain strings (no merge keys or complex keys)", quoteNodeValue(k))
+	for i := 0; i+1 < len(pairs); i += 2 {
+		k, v := resolve(pairs[i]), pairs[i+1]
+		if k.Kind != yaml.ScalarNode {
+			d.errAt(k, path, "key %s is not allowed: keys must be plain strings", quoteNodeValue(k))
+			continue
+		}
+		if k.ShortTag() != "!!str" {
+			d.errAt(k, joinPath(path, k.Value), "key %q is read as %s, not a string; quote it", k.Value, kindName(k))
 			continue
 		}
 		name := k.Value
@@ -215,6 +220,66 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed []string, hint func
 		f.order = append(f.order, name)
 	}
 	return f, true
+}
+
+// mergedPairs returns the key/value nodes of mapping n with YAML merge keys
+// ("<<: *anchor", as PyYAML and so InferenceX honour them) expanded: keys
+// written in n come first and win over merged ones; among several merged
+// mappings the first one wins.
+func (d *decoder) mergedPairs(n *yaml.Node, path string) []*yaml.Node {
+	hasMerge := false
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if isMergeKey(n.Content[i]) {
+			hasMerge = true
+			break
+		}
+	}
+	if !hasMerge {
+		return n.Content
+	}
+	var own, merged []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !isMergeKey(k) {
+			own = append(own, k, v)
+			continue
+		}
+		var sources []*yaml.Node
+		switch rv := resolve(v); rv.Kind {
+		case yaml.MappingNode:
+			sources = []*yaml.Node{rv}
+		case yaml.SequenceNode:
+			sources = rv.Content
+		default:
+			d.errAt(rv, joinPath(path, "<<"), "a merge key needs a mapping or a list of mappings, got %s", kindName(rv))
+		}
+		for _, src := range sources {
+			src = resolve(src)
+			if src.Kind != yaml.MappingNode {
+				d.errAt(src, joinPath(path, "<<"), "a merge key needs a mapping or a list of mappings, got %s", kindName(src))
+				continue
+			}
+			merged = append(merged, d.mergedPairs(src, path)...)
+		}
+	}
+	out := own
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(own); i += 2 {
+		seen[resolve(own[i]).Value] = true
+	}
+	for i := 0; i+1 < len(merged); i += 2 {
+		name := resolve(merged[i]).Value
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, merged[i], merged[i+1])
+		}
+	}
+	return out
+}
+
+func isMergeKey(k *yaml.Node) bool {
+	k = resolve(k)
+	return k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge"
 }
 
 func quoteNodeValue(n *yaml.Node) string {

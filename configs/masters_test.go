@@ -110,6 +110,10 @@ func TestParseMastersRules(t *testing.T) {
 			want: []wantErr{{1, "k.multinode", "required key is missing"}}},
 		{name: "multinode not a bool", doc: strings.Replace(fixedDoc("{tp: 8, conc-list: [1]}"), "multinode: false", "multinode: 'no'", 1),
 			want: []wantErr{{8, "k.multinode", "must be true or false"}}},
+		{name: "numeric key", doc: strings.Replace(fixedDoc("{tp: 8, conc-list: [1]}"), "k:", "1234:", 1),
+			want: []wantErr{{1, "1234", "is read as an integer, not a string; quote it"}}},
+		{name: "merge key with a bad value", doc: strings.Replace(fixedDoc("{tp: 8, conc-list: [1]}"), "  image: img\n", "  <<: img\n", 1),
+			want: []wantErr{{1, "k.image", "required key is missing"}, {2, "k.<<", "a merge key needs a mapping"}}},
 		{name: "entry not a mapping", doc: "k: [1, 2]\n",
 			want: []wantErr{{1, "k", "must be a mapping, got a list"}}},
 		{name: "file not a mapping", doc: "- a\n- b\n",
@@ -343,4 +347,26 @@ func TestParseMastersValues(t *testing.T) {
 	assert.Equal(t, "none", s.SpecDecodingValue())
 	assert.False(t, m.Entries[0].DisaggValue())
 	assert.Nil(t, m.Entries[0].Disagg)
+}
+
+// TestParseMastersMergeKeys checks YAML merge keys, which PyYAML (and so
+// InferenceX) honours: merged keys fill in, written keys win.
+func TestParseMastersMergeKeys(t *testing.T) {
+	doc := strings.Replace(fixedDoc("{tp: 8, conc-list: [1]}"), "k:\n", "k: &base\n", 1) +
+		"k2:\n  <<: *base\n  runner: mi300x\n" +
+		"k3:\n  <<: [{image: other}, *base]\n  framework: vllm\n"
+	m, err := ParseMasters(Source{Name: "m.yaml", Data: []byte(doc)})
+	require.NoError(t, err)
+	require.Equal(t, []string{"k", "k2", "k3"}, m.Keys())
+	k2, _ := m.Lookup("k2")
+	assert.Equal(t, "mi300x", k2.Runner)
+	assert.Equal(t, "img", k2.Image)
+	assert.Equal(t, 14, k2.Scenarios.FixedSeqLen[0].SearchSpace[0].Pos.Line, "merged values keep their own position")
+	k3, _ := m.Lookup("k3")
+	assert.Equal(t, "other", k3.Image, "the first merged mapping wins")
+	assert.Equal(t, "vllm", k3.Framework)
+
+	// A duplicate written key is still an error even with a merge.
+	_, err = ParseMasters(Source{Name: "m.yaml", Data: []byte(doc + "  framework: sglang\n")})
+	assertErrors(t, "m.yaml", err, []wantErr{{21, "k3.framework", "duplicate key (first defined at line 20)"}})
 }

@@ -1,0 +1,161 @@
+package recipes
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"sweep/configs"
+	"sweep/sweep"
+)
+
+// Catalog is a set of recipes addressed by script name. Build one with
+// NewCatalog or take the shipped one from Builtin; a Catalog is not changed
+// after construction and is safe for concurrent use.
+type Catalog struct {
+	recipes []*Recipe // sorted by Name
+}
+
+// NewCatalog returns a catalog of the given recipes; names must be unique.
+func NewCatalog(rs ...*Recipe) (*Catalog, error) {
+	c := &Catalog{}
+	var errs []error
+	for _, r := range rs {
+		if r.Name == "" {
+			errs = append(errs, errors.New("recipe without a name"))
+			continue
+		}
+		if _, dup := c.Recipe(r.Name); dup {
+			errs = append(errs, fmt.Errorf("recipe %s defined twice", r.Name))
+			continue
+		}
+		c.recipes = append(c.recipes, r)
+		slices.SortFunc(c.recipes, func(a, b *Recipe) int { return strings.Compare(a.Name, b.Name) })
+	}
+	return c, errors.Join(errs...)
+}
+
+// Builtin returns the recipes shipped with sweep (one file per recipe in this
+// package). Each call returns fresh values, so callers may modify them.
+func Builtin() *Catalog {
+	c, err := NewCatalog(
+		qwen35FP8MI325X(),
+		qwen35FP4MI355XSGLang(),
+		qwen35FP8MI300X(),
+		kimiK3FP4MI355X(),
+		dsv4FP4MI355XVLLM(),
+		minimaxM3FP8MI300X(),
+		glm52FP8MI325X(),
+		minimaxM3FP8MI325X(),
+		minimaxM3FP4MI355X(),
+		glm52FP4MI355XSGLang(),
+		dsv4FP4MI355XSGLang(),
+		qwen35FP8B300SGLang(),
+		qwen35FP8H200(),
+	)
+	if err != nil {
+		panic("recipes: built-in catalog: " + err.Error()) // a programming error caught by every test
+	}
+	return c
+}
+
+// Recipes returns the recipes, sorted by name.
+func (c *Catalog) Recipes() []*Recipe { return slices.Clone(c.recipes) }
+
+// Recipe returns the recipe called name.
+func (c *Catalog) Recipe(name string) (*Recipe, bool) {
+	i := slices.IndexFunc(c.recipes, func(r *Recipe) bool { return r.Name == name })
+	if i < 0 {
+		return nil, false
+	}
+	return c.recipes[i], true
+}
+
+// Launcher is one of InferenceX's runners/launch_<name>.sh scripts: the
+// runner-name prefix (${RUNNER_NAME%%_*}) picks it, and its naming rule
+// picks the recipe script.
+type Launcher struct {
+	Name string // runner-name prefix, e.g. "mi325x-amds"
+	GPU  string // the <gpu> part of the script name
+	// FrameworkFirst tries <prefix>_<precision>_<gpu>_<framework>[_mtp]
+	// first and falls back to the name without the framework (MI355X, B300,
+	// H200). Otherwise the framework is never in the name (MI325X, MI300X).
+	FrameworkFirst bool
+	// FallbackSuffix is the engine suffix kept in the fallback name
+	// (MI355X keeps "_atom" for ATOM; B300 and H200 keep "_trt" for TRT-LLM).
+	FallbackSuffix map[string]string
+}
+
+// Launchers are the single-node launchers of the runners sweep plans for.
+var launchers = []Launcher{
+	{Name: "mi325x-amds", GPU: "mi325x"},
+	{Name: "mi300x-amds", GPU: "mi300x"},
+	{Name: "mi355x-amds", GPU: "mi355x", FrameworkFirst: true, FallbackSuffix: map[string]string{"atom": "_atom"}},
+	{Name: "b300-nv", GPU: "b300", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
+	{Name: "h200-dgxc-slurm", GPU: "h200", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
+}
+
+// Launchers returns the known launchers.
+func Launchers() []Launcher { return slices.Clone(launchers) }
+
+// ScriptNames returns the recipe script names the launcher tries for a row,
+// in order.
+func (l Launcher) ScriptNames(r *sweep.Row) []string {
+	base := r.ModelPrefix + "_" + r.Precision + "_" + l.GPU
+	mtp := ""
+	if r.SpecDecoding == "mtp" {
+		mtp = "_mtp"
+	}
+	if !l.FrameworkFirst {
+		return []string{base + mtp}
+	}
+	return []string{base + "_" + r.Framework + mtp, base + l.FallbackSuffix[r.Framework] + mtp}
+}
+
+// RunnerName returns the runner a row runs on: the row's runner when it is
+// already a runner name, else the first runner of its label in runners (or
+// the label itself when runners does not know it).
+func RunnerName(r *sweep.Row, runners *configs.Runners) string {
+	if runners != nil {
+		if names, ok := runners.Runner(r.Runner); ok && len(names) > 0 {
+			return names[0]
+		}
+	}
+	return r.Runner
+}
+
+// LauncherFor returns the launcher of a runner name (mi325x-amds_03 →
+// mi325x-amds).
+func LauncherFor(runnerName string) (Launcher, error) {
+	prefix, _, _ := strings.Cut(strings.TrimPrefix(runnerName, "cluster:"), "_")
+	i := slices.IndexFunc(launchers, func(l Launcher) bool { return l.Name == prefix })
+	if i < 0 {
+		names := make([]string, len(launchers))
+		for j, l := range launchers {
+			names[j] = l.Name
+		}
+		return Launcher{}, fmt.Errorf("runner %s: no launcher launch_%s.sh (known: %s)", runnerName, prefix, strings.Join(names, ", "))
+	}
+	return launchers[i], nil
+}
+
+// Lookup routes a row to its recipe as InferenceX's launchers do.
+func (c *Catalog) Lookup(r *sweep.Row, runners *configs.Runners) (*Recipe, error) {
+	runner := RunnerName(r, runners)
+	l, err := LauncherFor(runner)
+	if err != nil {
+		return nil, err
+	}
+	names := l.ScriptNames(r)
+	for _, n := range names {
+		if rec, ok := c.Recipe(n); ok {
+			return rec, nil
+		}
+	}
+	tried := make([]string, len(names))
+	for i, n := range names {
+		tried[i] = "benchmarks/single_node/agentic/" + n + ".sh"
+	}
+	return nil, fmt.Errorf("no recipe: launch_%s.sh would run %s, and sweep has no recipe of that name", l.Name, strings.Join(tried, " or "))
+}

@@ -1,0 +1,75 @@
+package recipes
+
+import "sweep/configs"
+
+// dsv4Golden is DeepSeek-V4's golden AL curve with thinking on (the
+// recipes force thinking on).
+var dsv4Golden = GoldenRef{File: "dsv4_mtp", Model: "deepseek-v4-pro", Thinking: configs.ThinkingOn}
+
+// dsv4FP4MI355XSGLang replaces
+// benchmarks/single_node/agentic/dsv4_fp4_mi355x_sglang_mtp.sh: the DSv4
+// attention backend with SWA, ratio-sized HiCache (the DRAM budget is not
+// consumed) and a dormant DP-attention path.
+func dsv4FP4MI355XSGLang() *Recipe {
+	return &Recipe{
+		Name:           "dsv4_fp4_mi355x_sglang_mtp",
+		Keys:           []string{"dsv4-fp4-mi355x-sglang-agentic-mtp"},
+		Engine:         SGLang,
+		EngineVersion:  "v0.5.17",
+		CommandFile:    "sglang_command.txt",
+		CopyHIPDevices: true,
+		Env: []EnvVar{
+			Env("PYTHONNOUSERSITE", "1"),
+			Env("AIPERF_HTTP_TCP_USER_TIMEOUT", "900000"),
+			Env("SGLANG_TIMEOUT_KEEP_ALIVE", "900"),
+			Env("SGLANG_DEFAULT_THINKING", "1"),
+			Env("SGLANG_DSV4_REASONING_EFFORT", "high"),
+			Env("SGLANG_USE_ROCM700A", "0"),
+			Env("SGLANG_HACK_FLASHMLA_BACKEND", "unified_kv_triton"),
+			Env("AITER_BF16_FP8_MOE_BOUND", "0"),
+			Env("SGLANG_ENABLE_UNIFIED_RADIX_TREE", "1"),
+			Env("SGLANG_OPT_UNIFIED_CACHE_FREE_OUT_OF_WINDOW_SLOTS", "1"),
+			Env("SGLANG_SHARED_EXPERT_TP1", "1").If(DPAttention),
+			Env("SGLANG_DP_SHARED_EXPERT_LOCAL", "1").If(DPAttention),
+			Env("SGLANG_DP_USE_GATHERV", "1").If(DPAttention),
+			Env("SGLANG_DP_USE_REDUCE_SCATTER", "1").If(DPAttention),
+			Env("GPU_MAX_HW_QUEUES", "5").If(DPAttention),
+		},
+		Parallel: Parallel{
+			EP: EPAboveOne, DPAttention: true,
+			DPAttnArgs: []Arg{Flag("--enable-prefill-delayer", nil)},
+		},
+		Spec: Speculation{Algorithm: "EAGLE", Steps: 3, TopK: 1, DraftTokens: 4, Golden: dsv4Golden},
+		Args: []Arg{
+			Flag("--trust-remote-code", nil),
+			ParallelArgs,
+			Flag("--attention-backend", "dsv4"),
+			Flag("--page-size", 256),
+			Flag("--swa-full-tokens-ratio", 0.10),
+			Flag("--kv-cache-dtype", "fp8_e4m3"),
+			Flag("--disable-shared-experts-fusion", nil),
+			Flag("--tool-call-parser", "deepseekv4"),
+			Flag("--reasoning-parser", "deepseek-v4"),
+			FlagFn("--chunked-prefill-size", func(c *Ctx) int {
+				if c.DPAttn {
+					return 8192 * c.TP
+				}
+				return 8192
+			}),
+			Flag("--mem-fraction-static", 0.85),
+			FlagFn("--max-running-requests", TwiceConcCapped(256)),
+			FlagFn("--cuda-graph-max-bs", func(c *Ctx) int { return min(TwiceConcCapped(256)(c), 128) }),
+			SpecArgs,
+			OffloadArgs,
+			Flag("--watchdog-timeout", 3600),
+			Flag("--enable-metrics", nil),
+		},
+		Offload: []Offload{HiCacheRatio(func(*Ctx) float64 { return 1.5 })},
+		Client: Client{ServerMetrics: true, WarmupGracePeriod: func(c *Ctx) int {
+			if c.Conc >= 32 {
+				return 3600
+			}
+			return 0
+		}},
+	}
+}

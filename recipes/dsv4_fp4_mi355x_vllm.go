@@ -1,0 +1,63 @@
+package recipes
+
+// dsv4FP4MI355XVLLM replaces benchmarks/single_node/agentic/dsv4_fp4_mi355x_vllm_mtp.sh.
+// Its DP-attention arm runs TP1×DP8 behind vllm-router (consistent hash on
+// the session id aiperf sends). The master config's "DEP" arm has ep 1, so
+// it runs without --enable-expert-parallel, as in InferenceX.
+//
+// Not modelled: an unconditional 180 s sleep before the engine starts, and
+// the pip installs (Pillow, fastapi, uvicorn, vllm-router==0.1.14) the
+// script does inside the container.
+func dsv4FP4MI355XVLLM() *Recipe {
+	return &Recipe{
+		Name:           "dsv4_fp4_mi355x_vllm_mtp",
+		Keys:           []string{"dsv4-fp4-mi355x-vllm-agentic-mtp"},
+		Engine:         VLLM,
+		EngineVersion:  "v0.27.1",
+		CommandFile:    "vllm_command.txt",
+		CopyHIPDevices: true,
+		Env: []EnvVar{
+			Env("AIPERF_HTTP_TCP_USER_TIMEOUT", "900000"),
+			Env("VLLM_ENGINE_READY_TIMEOUT_S", "10800"),
+			Env("VLLM_PREFIX_CACHE_RETENTION_INTERVAL", "32768"),
+			Env("VLLM_ROCM_USE_AITER", "1"),
+			Env("VLLM_ROCM_QUICK_REDUCE_QUANTIZATION", "INT4"),
+			Env("VLLM_ROCM_USE_AITER_MOE", "1"),
+			Env("VLLM_ROCM_USE_AITER_FUSION_SHARED_EXPERTS", "1"),
+		},
+		Parallel: Parallel{
+			DataParallelOne: true, EP: EPAlways, DPAttention: true,
+			DPAttnArgs: []Arg{Flag("--prefill-schedule-interval", 8), Flag("--long-prefill-token-threshold", 16384)},
+		},
+		Spec: Speculation{
+			VLLM:   &VLLMSpecConfig{Method: "mtp", NumSpeculativeTokens: 3},
+			Golden: dsv4Golden,
+		},
+		Args: []Arg{
+			Flag("--trust-remote-code", nil),
+			Flag("--async-scheduling", nil),
+			Flag("--distributed-executor-backend", "mp"),
+			Flag("--kv-cache-dtype", "fp8"),
+			Flag("--max-num-batched-tokens", 8192),
+			ParallelArgs,
+			Flag("--gpu-memory-utilization", 0.86),
+			Flag("--moe-backend", "aiter"),
+			Flag("--compilation-config", map[string]any{"mode": 3, "cudagraph_mode": "FULL_AND_PIECEWISE"}),
+			SpecArgs,
+			Flag("--tokenizer-mode", "deepseek_v4"),
+			Flag("--tool-call-parser", "deepseek_v4"),
+			Flag("--reasoning-parser", "deepseek_v4"),
+			Flag("--enable-auto-tool-choice", nil),
+			Flag("--enable-prefix-caching", nil),
+			Flag("--disable-hybrid-kv-cache-manager", false),
+			// One DP rank per GPU admits conc; the TP engine admits 2×conc.
+			FlagFn("--max-num-seqs", func(c *Ctx) int {
+				if c.DPAttn {
+					return c.Conc
+				}
+				return 2 * c.Conc
+			}),
+		},
+		Client: Client{ServerMetrics: true, MetricsURLEnv: true, RequiredMetricPrefix: "vllm:"},
+	}
+}

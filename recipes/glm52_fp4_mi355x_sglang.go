@@ -1,0 +1,59 @@
+package recipes
+
+// glm52FP4MI355XSGLang replaces
+// benchmarks/single_node/agentic/glm5.2_fp4_mi355x_sglang_mtp.sh: EAGLE with
+// 5 steps / 6 draft tokens, DSA tilelang kernels and ratio-sized HiCache.
+// Its DP-attention path (router on PORT, engine on PORT+1) is dormant in
+// the master config: DSA with DP attention hangs a collective under
+// long-context prefill on ROCm.
+func glm52FP4MI355XSGLang() *Recipe {
+	warmupGrace := func(c *Ctx) int {
+		if c.DPAttn || c.Conc > 16 {
+			return 3600
+		}
+		return 0
+	}
+	return &Recipe{
+		Name:           "glm5.2_fp4_mi355x_sglang_mtp",
+		Keys:           []string{"glm5.2-fp4-mi355x-sglang-agentic-mtp"},
+		Engine:         SGLang,
+		EngineVersion:  "v0.5.16",
+		CommandFile:    "sglang_command.txt",
+		CopyHIPDevices: true,
+		Env: []EnvVar{
+			Env("PYTHONNOUSERSITE", "1"),
+			Env("AIPERF_HTTP_TCP_USER_TIMEOUT", "900000"),
+			Env("SGLANG_TIMEOUT_KEEP_ALIVE", "900"),
+			Env("SGLANG_OPT_USE_TOPK_V2", "false"),
+			Env("SGLANG_DP_USE_GATHERV", "1").If(DPAttention),
+			Env("SGLANG_DP_USE_REDUCE_SCATTER", "1").If(DPAttention),
+			Env("GPU_MAX_HW_QUEUES", "5").If(DPAttention),
+		},
+		Parallel: Parallel{EP: EPAlways, DPAttention: true},
+		Spec:     Speculation{Algorithm: "EAGLE", Steps: 5, TopK: 1, DraftTokens: 6, Golden: glm52Golden},
+		Args: []Arg{
+			Flag("--trust-remote-code", nil),
+			ParallelArgs,
+			Flag("--kv-cache-dtype", "fp8_e4m3"),
+			Flag("--dsa-prefill-backend", "tilelang"),
+			Flag("--dsa-decode-backend", "tilelang"),
+			Flag("--tool-call-parser", "glm47"),
+			Flag("--reasoning-parser", "glm45"),
+			Flag("--chunked-prefill-size", 32768),
+			Flag("--mem-fraction-static", 0.85),
+			FlagFn("--max-running-requests", ConcCapped(256)),
+			FlagFn("--cuda-graph-max-bs", ConcCapped(256)),
+			SpecArgs,
+			OffloadArgs,
+			Flag("--watchdog-timeout", 1800),
+			Flag("--enable-metrics", nil),
+		},
+		Offload: []Offload{HiCacheRatio(func(c *Ctx) float64 {
+			if c.DPAttn {
+				return 0.5
+			}
+			return 1.5
+		})},
+		Client: Client{ServerMetrics: true, WarmupGracePeriod: warmupGrace},
+	}
+}

@@ -1,0 +1,37 @@
+package recipes
+
+// minimaxM3FP8MI325X replaces benchmarks/single_node/agentic/minimaxm3_fp8_mi325x_mtp.sh
+// (GPU-resident KV only, no AITER switches, no expert-parallel handling).
+func minimaxM3FP8MI325X() *Recipe {
+	return &Recipe{
+		Name:           "minimaxm3_fp8_mi325x_mtp",
+		Keys:           []string{"minimaxm3-fp8-mi325x-vllm-agentic-mtp"},
+		Engine:         VLLM,
+		EngineVersion:  "v0.27.1",
+		CommandFile:    "server_command.txt",
+		CopyHIPDevices: true,
+		Env:            minimaxM3Env(),
+		Parallel:       Parallel{EP: EPIgnored},
+		Spec:           minimaxM3Spec(),
+		Args: []Arg{
+			ParallelArgs,
+			Flag("--gpu-memory-utilization", 0.90),
+			Flag("--kv-cache-dtype", "fp8"),
+			Flag("--block-size", 128),
+			Flag("--language-model-only", nil).Unverified(schemaGap),
+			Flag("--attention-backend", "TRITON_ATTN"),
+			Flag("--enable-prefix-caching", nil),
+			Flag("--enable-chunked-prefill", nil),
+			Flag("--max-num-batched-tokens", 32768),
+			FlagFn("--max-num-seqs", TwiceConc),
+			SpecArgs,
+			Flag("--tool-call-parser", "minimax_m3"),
+			Flag("--reasoning-parser", "minimax_m3"),
+			Flag("--enable-auto-tool-choice", nil),
+			Flag("--default-chat-template-kwargs", thinkingEnabled).Unverified(schemaGap),
+			Flag("--trust-remote-code", nil),
+			Flag("--stream-interval", 20).Unverified(schemaGap),
+		},
+		Client: minimaxM3Client,
+	}
+}

@@ -1,0 +1,193 @@
+package recipes
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Offload is one KV offload backend a recipe accepts on rows with
+// kv-offloading dram. Its settings are sized from the row's
+// total-cpu-dram-gb, the CPU DRAM budget the matrix generator computed.
+type Offload struct {
+	// Backend is the kv-offload-backend name (hicache, vllm-simple, lmcache).
+	Backend string
+	// Args returns the engine flags for the row.
+	Args func(*Ctx) ([]Arg, error)
+	// Sidecars returns processes that must be ready before the engine
+	// starts (LMCache servers); nil for none.
+	Sidecars func(*Ctx) []Sidecar
+	// Env is exported before the engine starts on offload rows.
+	Env []EnvVar
+}
+
+// Sidecar is a helper process of a point (an LMCache shard server).
+type Sidecar struct {
+	Name      string  `json:"name"`
+	Command   Command `json:"command"`
+	HealthURL string  `json:"health_url"`
+}
+
+// OffloadArgs expands the offload flags of the row's backend (nothing on
+// rows without offload).
+var OffloadArgs = Arg{Name: "<offload>", Expand: offloadArgs}
+
+func offloadArgs(c *Ctx, r *Recipe) ([]Arg, error) {
+	o, err := r.offloadFor(c)
+	if o == nil || err != nil {
+		return nil, err
+	}
+	return o.Args(c)
+}
+
+// offloadFor returns the recipe's backend for the row: nil without offload,
+// an error for a backend the recipe does not support.
+func (r *Recipe) offloadFor(c *Ctx) (*Offload, error) {
+	if !c.Offloaded() {
+		if b := c.Backend(); b != "" {
+			return nil, fmt.Errorf("kv-offloading %q with backend %q: a backend needs kv-offloading dram", c.Row.KVOffloading, b)
+		}
+		return nil, nil
+	}
+	if c.Row.KVOffloading != "dram" {
+		return nil, fmt.Errorf("kv-offloading %q: want none or dram", c.Row.KVOffloading)
+	}
+	if c.TotalCPUDRAMGB() < 1 {
+		return nil, fmt.Errorf("kv-offloading dram needs total-cpu-dram-gb >= 1, got %d", c.TotalCPUDRAMGB())
+	}
+	var names []string
+	for i := range r.Offload {
+		if r.Offload[i].Backend == c.Backend() {
+			return &r.Offload[i], nil
+		}
+		names = append(names, r.Offload[i].Backend)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("kv offload backend %q: the recipe runs GPU-resident KV only", c.Backend())
+	}
+	return nil, fmt.Errorf("kv offload backend %q: the recipe supports %s", c.Backend(), strings.Join(names, ", "))
+}
+
+// HiCacheRatio is SGLang HiCache with the host pool sized relative to the
+// device pool (--hicache-ratio); the DRAM budget is not consumed (GLM-5.2
+// FP4, DSv4 on MI355X).
+func HiCacheRatio(ratio func(*Ctx) float64) Offload {
+	return Offload{Backend: "hicache", Args: func(c *Ctx) ([]Arg, error) {
+		return []Arg{
+			Flag("--enable-hierarchical-cache", nil),
+			Flag("--hicache-ratio", ratio(c)),
+			Flag("--hicache-write-policy", "write_through"),
+			Flag("--hicache-io-backend", "direct"),
+			Flag("--hicache-mem-layout", "page_first_direct"),
+		}, nil
+	}}
+}
+
+// HiCacheSized is SGLang HiCache with an explicit per-rank host pool in GB
+// (--hicache-size) from the DRAM budget, 64-token pages, kernel IO and
+// selective write-through (B300, H200).
+func HiCacheSized(size func(*Ctx) (int, error)) Offload {
+	return Offload{Backend: "hicache", Args: func(c *Ctx) ([]Arg, error) {
+		gb, err := size(c)
+		if err != nil {
+			return nil, err
+		}
+		return []Arg{
+			Flag("--page-size", 64),
+			Flag("--enable-hierarchical-cache", nil),
+			Flag("--hicache-size", gb),
+			Flag("--hicache-io-backend", "kernel"),
+			Flag("--hicache-mem-layout", "page_first"),
+			Flag("--hicache-write-policy", "write_through_selective"),
+		}, nil
+	}}
+}
+
+// HiCacheSizeReserving sizes the host pool as InferenceX's B300 recipe
+// does: reserve 1 GB per rank, then (budget-TP)·15/31 split over TP ranks
+// (SGLang allocates about 31/15 of the nominal size per rank).
+func HiCacheSizeReserving(c *Ctx) (int, error) {
+	total, tp := c.TotalCPUDRAMGB(), c.TP
+	usable := total - tp
+	if usable < 1 {
+		return 0, fmt.Errorf("hicache: total-cpu-dram-gb %d leaves nothing after reserving %d GB", total, tp)
+	}
+	size := usable * 15 / tp / 31
+	if size < 1 {
+		return 0, fmt.Errorf("hicache: total-cpu-dram-gb %d gives a host pool below 1 GB per rank", total)
+	}
+	if projected := (size*tp*31+14)/15 + tp; projected > total {
+		return 0, fmt.Errorf("hicache: projected host use %d GB exceeds total-cpu-dram-gb %d", projected, total)
+	}
+	return size, nil
+}
+
+// HiCacheSizePerPool sizes the host pool as budget / TP / pools (H200: two
+// host pools per rank).
+func HiCacheSizePerPool(pools int) func(*Ctx) (int, error) {
+	return func(c *Ctx) (int, error) {
+		size := c.TotalCPUDRAMGB() / c.TP / pools
+		if size < 1 {
+			return 0, fmt.Errorf("hicache: total-cpu-dram-gb %d gives a host pool below 1 GB per rank", c.TotalCPUDRAMGB())
+		}
+		return size, nil
+	}
+}
+
+// VLLMSimpleCPU is vLLM's SimpleCPUOffloadConnector with the DRAM budget
+// split evenly over TP ranks (bytes, decimal GB).
+func VLLMSimpleCPU(env ...EnvVar) Offload {
+	return Offload{Backend: "vllm-simple", Env: env, Args: func(c *Ctx) ([]Arg, error) {
+		perRank := int64(c.TotalCPUDRAMGB()) * 1_000_000_000 / int64(c.TP)
+		return []Arg{Flag("--kv-transfer-config", kvTransferConfig{
+			Connector: "SimpleCPUOffloadConnector", Role: "kv_both",
+			Extra: map[string]any{"cpu_bytes_to_use_per_rank": perRank, "lazy_offload": false},
+		})}, nil
+	}}
+}
+
+// LMCache is vLLM's LMCache multi-process connector: one LMCache server per
+// TP rank (ports 5555+i, HTTP 8080+i), each with budget/TP GB of L1.
+func LMCache() Offload {
+	return Offload{
+		Backend: "lmcache",
+		Args: func(c *Ctx) ([]Arg, error) {
+			if c.TotalCPUDRAMGB()/c.TP < 1 {
+				return nil, fmt.Errorf("lmcache: total-cpu-dram-gb %d gives shards below 1 GB", c.TotalCPUDRAMGB())
+			}
+			urls := make([]string, c.TP)
+			for i := range urls {
+				urls[i] = "tcp://127.0.0.1:" + strconv.Itoa(5555+i)
+			}
+			return []Arg{Flag("--kv-transfer-config", kvTransferConfig{
+				Connector: "LMCacheMPConnector", ModulePath: "lmcache.integration.vllm.lmcache_mp_connector", Role: "kv_both",
+				Extra: map[string]any{"lmcache.mp.server_urls": strings.Join(urls, ","), "lmcache.mp.mq_timeout": 6000.0},
+			})}, nil
+		},
+		Sidecars: func(c *Ctx) []Sidecar {
+			shard := strconv.Itoa(c.TotalCPUDRAMGB() / c.TP)
+			out := make([]Sidecar, c.TP)
+			for i := range out {
+				port, http := strconv.Itoa(5555+i), strconv.Itoa(8080+i)
+				out[i] = Sidecar{
+					Name: "lmcache-" + strconv.Itoa(i),
+					Command: Command{Argv: []string{"lmcache", "server", "--host", "127.0.0.1", "--port", port,
+						"--http-host", "127.0.0.1", "--http-port", http,
+						"--l1-size-gb", shard, "--l1-init-size-gb", "10", "--l1-read-ttl-seconds", "7200",
+						"--chunk-size", "256", "--max-workers", "2", "--eviction-policy", "LRU",
+						"--supported-transfer-mode", "lmcache_driven"}},
+					HealthURL: "http://127.0.0.1:" + http + "/healthcheck",
+				}
+			}
+			return out
+		},
+	}
+}
+
+// kvTransferConfig is vLLM's --kv-transfer-config object.
+type kvTransferConfig struct {
+	Connector  string         `json:"kv_connector"`
+	ModulePath string         `json:"kv_connector_module_path,omitempty"`
+	Role       string         `json:"kv_role"`
+	Extra      map[string]any `json:"kv_connector_extra_config,omitempty"`
+}

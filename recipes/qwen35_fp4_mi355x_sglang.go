@@ -1,0 +1,50 @@
+package recipes
+
+// qwen35FP4MI355XSGLang replaces
+// benchmarks/single_node/agentic/qwen3.5_fp4_mi355x_sglang_mtp.sh. Unlike
+// the MI325X sibling it passes no --quantization, sets the mamba SSM dtype
+// through the environment, leaves out AITER all-reduce fusion (unstable for
+// TP2/EP2 EAGLE rank consistency) and does not copy HIP_VISIBLE_DEVICES.
+func qwen35FP4MI355XSGLang() *Recipe {
+	return &Recipe{
+		Name:          "qwen3.5_fp4_mi355x_sglang_mtp",
+		Keys:          []string{"qwen3.5-fp4-mi355x-sglang-agentic-mtp"},
+		Engine:        SGLang,
+		EngineVersion: "v0.5.17",
+		CommandFile:   "sglang_command.txt",
+		Env: []EnvVar{
+			Env("PYTHONNOUSERSITE", "1"),
+			Env("SGLANG_USE_AITER", "1"),
+			Env("SGLANG_USE_AITER_UNIFIED_ATTN", "1"),
+			Env("AITER_FLYDSL_FORCE", "1"),
+			Env("SGLANG_MAMBA_SSM_DTYPE", "bfloat16"),
+			Env("SGLANG_TIMEOUT_KEEP_ALIVE", "1800"),
+		},
+		Parallel: Parallel{DataParallelOne: true, EP: EPAlways},
+		Spec:     qwen35EAGLE("EAGLE"),
+		Args: []Arg{
+			Flag("--trust-remote-code", nil),
+			ParallelArgs,
+			Flag("--attention-backend", "aiter"),
+			Flag("--mem-fraction-static", 0.80),
+			Flag("--model-loader-extra-config", map[string]bool{"enable_multithread_load": true}),
+			Flag("--watchdog-timeout", 1200),
+			Flag("--page-size", 16),
+			Flag("--kv-cache-dtype", "fp8_e4m3"),
+			FlagFn("--cuda-graph-max-bs", ConcCapped(64)),
+			FlagFn("--max-running-requests", TwiceConc),
+			Flag("--max-prefill-tokens", 32768),
+			Flag("--chunked-prefill-size", 32768),
+			Flag("--scheduler-recv-interval", 30),
+			Flag("--stream-interval", 50),
+			Flag("--tokenizer-worker-num", 6).If(TPAtLeast(4)),
+			FlagFn("--tokenizer-path", func(c *Ctx) string { return c.Model }),
+			Flag("--reasoning-parser", "qwen3"),
+			Flag("--tool-call-parser", "qwen3_coder"),
+			SpecArgs,
+			Flag("--enable-metrics", nil),
+			Flag("--enable-cache-report", nil),
+		},
+		Client: qwen35Client,
+	}
+}

@@ -1,0 +1,47 @@
+package recipes
+
+// loaderWithSubagents256k is the older 061526 corpus the H200 recipe pins.
+const loaderWithSubagents256k = "semianalysis_cc_traces_weka_with_subagents_256k"
+
+// qwen35FP8H200 replaces benchmarks/single_node/agentic/qwen3.5_fp8_h200_mtp.sh,
+// which serves both H200 Qwen3.5 keys (the launcher falls back from the
+// _sglang_ name). It passes no parsers and no request or graph sizing, and
+// sizes HiCache as budget / TP / 2 host pools.
+//
+// Not modelled: the script edits SGLang's multi_tokenizer_mixin.py in the
+// container before starting the server (cached_tokens_details), which
+// sweep cannot do to an engine it does not own.
+func qwen35FP8H200() *Recipe {
+	return &Recipe{
+		Name:          "qwen3.5_fp8_h200_mtp",
+		Keys:          []string{"qwen3.5-fp8-h200-sglang-agentic-mtp", "qwen3.5-fp8-h200-sglang-agentic-hicache-mtp"},
+		Engine:        SGLang,
+		EngineVersion: "v0.5.16",
+		CommandFile:   "sglang_command.txt",
+		Env: []EnvVar{
+			Env("PYTHONNOUSERSITE", "1"),
+			Env("SGLANG_ENABLE_SPEC_V2", "1"),
+		},
+		Parallel: Parallel{DataParallelOne: true, EP: EPAlways},
+		Spec:     qwen35EAGLE("EAGLE"),
+		Args: []Arg{
+			Flag("--trust-remote-code", nil),
+			ParallelArgs,
+			Flag("--quantization", "fp8"),
+			Flag("--kv-cache-dtype", "fp8_e4m3"),
+			Flag("--mamba-ssm-dtype", "bfloat16"),
+			Flag("--attention-backend", "flashinfer"),
+			Flag("--enable-flashinfer-allreduce-fusion", nil).Unverified(schemaGap),
+			Flag("--mem-fraction-static", 0.8),
+			Flag("--stream-interval", 50),
+			Flag("--scheduler-recv-interval", 10),
+			Flag("--tokenizer-worker-num", 6),
+			FlagFn("--tokenizer-path", func(c *Ctx) string { return c.Model }),
+			Flag("--enable-metrics", nil),
+			SpecArgs,
+			OffloadArgs,
+		},
+		Offload: []Offload{HiCacheSized(HiCacheSizePerPool(2))},
+		Client:  Client{Loader: loaderWithSubagents256k},
+	}
+}

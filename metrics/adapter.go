@@ -154,6 +154,23 @@ func (e Engine) ALCounters(before, after *Snapshot) (ALCounters, error) {
 	return c, nil
 }
 
+// Families lists every family the adapter reads (live gauges, counter
+// rates, acceptance-length counters), for KeepFamilies.
+func (e Engine) Families() []string {
+	switch e {
+	case EngineSGLang:
+		return []string{"sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage",
+			"sglang:cache_hit_rate", "sglang:gen_throughput", "sglang:generation_tokens",
+			"sglang:num_requests", "sglang:spec_verify_calls", "sglang:prompt_tokens", "sglang:cached_tokens"}
+	case EngineVLLM:
+		return []string{"vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
+			"vllm:gpu_cache_usage_perc", "vllm:prefix_cache_hits", "vllm:prefix_cache_queries",
+			"vllm:generation_tokens", "vllm:prompt_tokens", "vllm:spec_decode_num_accepted_tokens",
+			"vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens"}
+	}
+	return nil
+}
+
 // RequiredSeries lists the series the adapter reads for the live view;
 // Missing returns the ones absent from a snapshot.
 func (e Engine) RequiredSeries() []string {

@@ -297,7 +297,7 @@ func EachRecord(r io.Reader, name string, fn func(rec *Record) error) error {
 			continue
 		}
 		var rec Record
-		raw := recordJSON{Metadata: &rec.Metadata, Metrics: &rec.Metrics}
+		raw := recordJSON{Metrics: &rec.Metrics}
 		if b[0] != '{' {
 			return &FieldError{File: name, Line: line, Field: "record", Msg: "not a JSON object"}
 		}
@@ -307,6 +307,7 @@ func EachRecord(r io.Reader, name string, fn func(rec *Record) error) error {
 		if raw.Metadata == nil {
 			return &FieldError{File: name, Line: line, Field: "metadata", Msg: "missing (aiperf writes it on every record)"}
 		}
+		rec.Metadata = *raw.Metadata
 		rec.Line = line
 		if len(raw.Error) > 0 && !bytes.Equal(raw.Error, []byte("null")) {
 			rec.Error = raw.Error

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -27,10 +28,41 @@ type Snapshot struct {
 	Families map[string]*dto.MetricFamily
 }
 
+// ParseOption tunes ParseText.
+type ParseOption func(*parseConfig)
+
+type parseConfig struct {
+	keep map[string]bool // family base names; nil keeps everything
+}
+
+// KeepFamilies makes ParseText skip every family but these (names with or
+// without the _total suffix; histogram and counter sample suffixes are
+// matched). Skipping lines before expfmt sees them is what keeps a scrape
+// of a large page cheap; Engine.Families lists what the adapters read.
+func KeepFamilies(names ...string) ParseOption {
+	return func(c *parseConfig) {
+		c.keep = make(map[string]bool, len(names))
+		for _, n := range names {
+			c.keep[strings.TrimSuffix(n, "_total")] = true
+		}
+	}
+}
+
 // ParseText parses Prometheus text exposition (format 0.0.4) with
 // expfmt. name (URL or file) is used in errors, which carry the line:
-// "NAME: line N: MSG".
-func ParseText(r io.Reader, name string) (*Snapshot, error) {
+// "NAME: line N: MSG" (with KeepFamilies, the line among those kept).
+func ParseText(r io.Reader, name string, opts ...ParseOption) (*Snapshot, error) {
+	var cfg parseConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.keep != nil {
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		r = bytes.NewReader(filterFamilies(data, cfg.keep))
+	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(r)
 	if err != nil {
@@ -40,6 +72,57 @@ func ParseText(r io.Reader, name string) (*Snapshot, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &Snapshot{Endpoint: name, Families: fams}, nil
+}
+
+// sampleSuffixes are the suffixes a family's sample and TYPE names carry.
+var sampleSuffixes = []string{"_total", "_bucket", "_sum", "_count", "_created"}
+
+// filterFamilies keeps the HELP, TYPE and sample lines of the wanted
+// families. Lines it cannot classify (quoted UTF-8 names) are kept.
+func filterFamilies(data []byte, keep map[string]bool) []byte {
+	out := make([]byte, 0, len(data)/4)
+	wanted := func(n []byte) bool {
+		if keep[string(n)] {
+			return true
+		}
+		for _, suf := range sampleSuffixes {
+			if bytes.HasSuffix(n, []byte(suf)) && keep[string(n[:len(n)-len(suf)])] {
+				return true
+			}
+		}
+		return false
+	}
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i+1], data[i+1:]
+		} else {
+			data = nil
+		}
+		t := bytes.TrimLeft(line, " \t")
+		var metric []byte
+		switch {
+		case len(t) == 0 || t[0] == '\n' || t[0] == '{':
+			out = append(out, line...)
+			continue
+		case t[0] == '#':
+			f := bytes.Fields(t[1:])
+			if len(f) < 2 || (string(f[0]) != "HELP" && string(f[0]) != "TYPE") {
+				continue // other comments
+			}
+			metric = f[1]
+		default:
+			end := bytes.IndexAny(t, "{ \t")
+			if end < 0 {
+				end = len(t)
+			}
+			metric = t[:end]
+		}
+		if wanted(metric) {
+			out = append(out, line...)
+		}
+	}
+	return out
 }
 
 // ReadSnapshotFile parses a saved /metrics page; the file's modification
@@ -290,11 +373,11 @@ func NewClient(opts ClientOptions) *Client {
 // Scrape fetches and parses url, retrying failed attempts (network errors,
 // 5xx, 429) with exponential backoff until the retries are used up or ctx
 // is done. Parse errors and other statuses are not retried.
-func (c *Client) Scrape(ctx context.Context, url string) (*Snapshot, error) {
+func (c *Client) Scrape(ctx context.Context, url string, opts ...ParseOption) (*Snapshot, error) {
 	delay := c.opts.Backoff
 	var lastErr error
 	for attempt := 0; ; attempt++ {
-		snap, err, retry := c.scrapeOnce(ctx, url)
+		snap, err, retry := c.scrapeOnce(ctx, url, opts)
 		if err == nil {
 			return snap, nil
 		}
@@ -317,7 +400,7 @@ func (c *Client) Scrape(ctx context.Context, url string) (*Snapshot, error) {
 	return nil, fmt.Errorf("scrape %s: %w", url, lastErr)
 }
 
-func (c *Client) scrapeOnce(ctx context.Context, url string) (snap *Snapshot, err error, retry bool) {
+func (c *Client) scrapeOnce(ctx context.Context, url string, opts []ParseOption) (snap *Snapshot, err error, retry bool) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -340,7 +423,7 @@ func (c *Client) scrapeOnce(ctx context.Context, url string) (snap *Snapshot, er
 	}
 	start := time.Now()
 	body := &limitedReader{r: resp.Body, n: c.opts.MaxBodyBytes}
-	snap, err = ParseText(body, url)
+	snap, err = ParseText(body, url, opts...)
 	if body.exceeded {
 		return nil, fmt.Errorf("GET %s: %w (%d bytes)", url, ErrBodyTooLarge, c.opts.MaxBodyBytes), false
 	}

@@ -151,7 +151,11 @@ func (s *Scraper) sampleAll(ctx context.Context, res *ScrapeResult) {
 	var wg sync.WaitGroup
 	for i, ep := range res.Endpoints {
 		wg.Go(func() {
-			snap, err := s.opts.Client.Scrape(ctx, ep.URL)
+			var opts []ParseOption
+			if ep.Engine != "" {
+				opts = append(opts, KeepFamilies(ep.Engine.Families()...))
+			}
+			snap, err := s.opts.Client.Scrape(ctx, ep.URL, opts...)
 			outs[i] = outcome{snap, err}
 		})
 	}

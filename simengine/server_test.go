@@ -37,7 +37,7 @@ func testConfig(engine Engine) Config {
 
 // startServer runs a Server on a real loopback port and returns its base
 // URL once /health is green. Cleanup stops it and checks Run's result.
-func startServer(t *testing.T, cfg Config) (*Server, string) {
+func startServer(t testing.TB, cfg Config) (*Server, string) {
 	t.Helper()
 	srv, err := New(cfg, Options{Listen: func(ctx context.Context, _ string) (net.Listener, error) {
 		var lc net.ListenConfig

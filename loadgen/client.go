@@ -108,10 +108,10 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 		t.endNs = time.Since(start).Nanoseconds()
 		return start, t, &RecordError{Code: resp.StatusCode, Type: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
 	}
-	if !r.streaming || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		rerr = readWhole(resp.Body, start, &t)
-	} else {
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		rerr = readStream(resp.Body, start, &t)
+	} else {
+		rerr = readWhole(resp.Body, start, &t)
 	}
 	t.endNs = time.Since(start).Nanoseconds()
 	if rerr == nil && ctx.Err() != nil {

@@ -20,9 +20,10 @@ import (
 // streams one word per SSE event, sends usage, and exposes SGLang-style
 // /metrics whose counters move at request end.
 type fakeServer struct {
-	t        testing.TB
-	tokenGap time.Duration // between content events
-	ttft     time.Duration
+	t         testing.TB
+	tokenGap  time.Duration // between content events
+	maxTokens int           // cap on tokens per response, 0 = max_completion_tokens
+	ttft      time.Duration
 	// status, when non-zero, is returned for every request whose index
 	// (0-based, arrival order) satisfies failIf.
 	status int
@@ -86,6 +87,9 @@ func (f *fakeServer) chat(w http.ResponseWriter, r *http.Request) {
 	maxTok := 16
 	if v, ok := body["max_completion_tokens"].(float64); ok {
 		maxTok = int(v)
+	}
+	if f.maxTokens > 0 {
+		maxTok = min(maxTok, f.maxTokens)
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)

@@ -351,6 +351,7 @@ func TestRunUnreachableServer(t *testing.T) {
 	o.Concurrency = 2
 	o.RequestCount = 6
 	o.IdleGapCap = time.Millisecond // recorded think times would stretch the test
+	o.ScrapeFlush = 0
 	o.ArtifactDir = t.TempDir()
 	res, err := Run(t.Context(), o, io.Discard)
 	re, ok := errors.AsType[*RunError](err)

@@ -2,7 +2,6 @@ package loadgen
 
 import (
 	"fmt"
-	"hash/fnv"
 	"strings"
 )
 
@@ -35,9 +34,19 @@ type session struct {
 // token counts. A real tokenizer gives a different count; ISL/OSL then
 // come from the server (--use-server-token-count).
 func word(sb *strings.Builder, ns string, block int64, pos int) {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%s/%d/%d", ns, block, pos)
-	v := h.Sum64()
+	// FNV-1a over ns, block and pos (no allocation: this runs once per
+	// prompt token).
+	const prime = 1099511628211
+	v := uint64(14695981039346656037)
+	for i := 0; i < len(ns); i++ {
+		v = (v ^ uint64(ns[i])) * prime
+	}
+	for _, x := range [2]uint64{uint64(block), uint64(pos)} {
+		for range 8 {
+			v = (v ^ (x & 0xff)) * prime
+			x >>= 8
+		}
+	}
 	const letters = "abcdefghijklmnopqrstuvwxyz"
 	n := 3 + int(v%5)
 	v /= 5

@@ -130,3 +130,14 @@ func TestConversationSubagentsAndDelays(t *testing.T) {
 	assert.Equal(t, 0, sub.Turns[0].InnerIndex)
 	assert.Equal(t, 2, c.Turns[1].OuterIndex)
 }
+
+func mkdirCopy(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o644)
+}

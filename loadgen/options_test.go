@@ -1,0 +1,181 @@
+package loadgen
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// inferencexReplay is the replay command of InferenceX's build_replay_cmd
+// (inferencex.md §4.5) for a fast-mode SGLang point, as a recipe would
+// run it, plus the recipe's own appended --server-metrics.
+var inferencexReplay = []string{
+	"profile", "--scenario", "inferencex-agentx-mvp",
+	"--url", "http://localhost:8888", "--endpoint", "/v1/chat/completions", "--endpoint-type", "chat", "--streaming",
+	"--model", "Qwen/Qwen3.5-FP8", "--tokenizer", "Qwen/Qwen3.5-FP8", "--concurrency", "32",
+	"--benchmark-duration", "1200", "--stats-interval", "30", "--random-seed", "42",
+	"--failed-request-threshold", "0.10",
+	"--trajectory-start-min-ratio", "0.25", "--trajectory-start-max-ratio", "0.75",
+	"--warmup-requests-per-lane", "1",
+	"--trace-idle-gap-cap-seconds", "300", "--warmup-grace-period", "1800",
+	"--use-server-token-count",
+	"--no-gpu-telemetry", "--tokenizer-trust-remote-code",
+	"--num-dataset-entries", "393", "--slice-duration", "1.0",
+	"--server-metrics", "http://localhost:8888/metrics",
+	"--output-artifact-dir", "/tmp/res/aiperf_artifacts",
+	"--unsafe-override",
+	"--public-dataset", "semianalysis_cc_traces_weka_062126_256k",
+	"--server-metrics", "http://localhost:30000/metrics",
+}
+
+func TestOptionsFromFlagsInferenceX(t *testing.T) {
+	a, err := ParseArgs(inferencexReplay)
+	require.NoError(t, err)
+	o, err := OptionsFromFlags(a)
+	require.NoError(t, err)
+	want := DefaultOptions()
+	want.URL = "http://localhost:8888"
+	want.Endpoint = "/v1/chat/completions"
+	want.Model = "Qwen/Qwen3.5-FP8"
+	want.Tokenizer = "Qwen/Qwen3.5-FP8"
+	want.Streaming = true
+	want.ExtraInputs = map[string]any{"ignore_eos": true} // the scenario injects it
+	want.ServerTokens = true
+	want.Concurrency = 32
+	want.BenchmarkDuration = 1200 * time.Second
+	want.StatsInterval = 30 * time.Second
+	want.Seed = 42
+	want.FailThreshold = 0.10
+	want.StartMinRatio, want.StartMaxRatio = 0.25, 0.75 // explicit values beat the scenario's 0/1
+	want.WarmupPerLane = 1
+	want.WarmupGrace = 1800 * time.Second
+	want.IdleGapCap = 300 * time.Second
+	want.CacheBust = true // scenario: first_turn_prefix
+	want.DatasetEntries = 393
+	want.SliceDuration = time.Second
+	want.ServerMetricsURLs = []string{"http://localhost:8888/metrics", "http://localhost:30000/metrics"}
+	want.ArtifactDir = "/tmp/res/aiperf_artifacts"
+	want.PublicDataset = "semianalysis_cc_traces_weka_062126_256k"
+	want.Scenario = ScenarioAgentX
+	want.UnsafeOverride = true
+	assert.Equal(t, want, o)
+	assert.Equal(t, []string{"http://localhost:8888/metrics", "http://localhost:30000/metrics"}, metricsEndpoints(&o), "deduplicated")
+}
+
+func TestOptionsFromFlagsErrors(t *testing.T) {
+	base := []string{"profile", "--model", "m", "--concurrency", "4", "--benchmark-duration", "60"}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"1 no model", []string{"profile", "--concurrency", "4", "--benchmark-duration", "60"}, "1 validation error for AIPerfConfig: benchmark.models.items List should have at least 1 item"},
+		{"2 no concurrency", []string{"profile", "--model", "m", "--benchmark-duration", "60"}, "--concurrency: want an integer >= 1"},
+		{"3 no stop condition", []string{"profile", "--model", "m", "--concurrency", "2"}, "give --benchmark-duration, --request-count or --conversation-num"},
+		{"4 short agentx run", append(base, "--scenario", ScenarioAgentX), "Scenario invariants violated (1 conflicts): benchmark_duration 60s is below"},
+		{"5 unknown scenario", append(base, "--scenario", "x"), "UnknownScenarioError: Unknown scenario 'x'"},
+		{"6 streaming off under agentx", append(base, "--scenario", ScenarioAgentX, "--unsafe-override", "--streaming=false"), "Scenario invariants violated: inferencex-agentx-mvp requires --streaming"},
+		{"7 endpoint type", append(base, "--endpoint-type", "completions"), "--endpoint-type completions: the load generator implements chat only"},
+		{"8 ratios", append(base, "--trajectory-start-min-ratio", "0.8", "--trajectory-start-max-ratio", "0.2"), "--trajectory-start-min-ratio (0.8) must be <="},
+		{"9 sweep", []string{"profile", "--model", "m", "--concurrency", "4,8", "--benchmark-duration", "60"}, "Invalid value for --concurrency: \"4,8\" is not an integer"},
+		{"10 extra inputs", append(base, "--extra-inputs", "novalue"), `--extra-inputs "novalue": want key:value`},
+		{"11 two models", append(base, "--model", "n"), "--model: the load generator sends one model, got 2"},
+		{"12 cache bust", append(base, "--cache-bust", "system_prefix"), "--cache-bust system_prefix: the load generator implements none and first_turn_prefix"},
+		{"13 metrics both ways", append(base, "--server-metrics", "h:1", "--no-server-metrics"), "--no-server-metrics cannot be combined with --server-metrics"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := ParseArgs(tc.args)
+			require.NoError(t, err)
+			_, err = OptionsFromFlags(a)
+			require.Error(t, err)
+			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "got %q, want prefix %q", err, tc.want)
+		})
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	a, err := ParseArgs([]string{"profile", "-m", "m", "--url", "a:1", "--streaming=yes", "--extra-inputs", "ignore_eos:true", "max_tokens:5",
+		"--server-metrics", "h:1,h:2", "--server-metrics", "h:3", "--artifact-dir=/x"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"model-names", "url", "streaming", "extra-inputs", "server-metrics", "output-artifact-dir"}, a.Names())
+	s, _ := a.Strings("server-metrics")
+	assert.Equal(t, []string{"h:1", "h:2", "h:3"}, s, "multi-value, comma split, accumulated")
+	b, _ := a.Bool("streaming")
+	assert.True(t, b)
+	x, _ := a.Strings("extra-inputs")
+	got, err := parseKeyValues("extra-inputs", x)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"ignore_eos": true, "max_tokens": 5.0}, got)
+	d, _ := a.String("output-artifact-dir")
+	assert.Equal(t, "/x", d)
+}
+
+func TestParseArgsErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"1 subcommand", []string{"--url", "x"}, `want the aiperf subcommand "profile" first, got "--url"`},
+		{"2 unknown flag", []string{"profile", "--use-chat-template"}, "Unknown option: --use-chat-template. The built-in load generator implements only: --agentic-warmup-grace-period"},
+		{"3 unimplemented aiperf flag", []string{"profile", "--request-rate", "3"}, "Unknown option: --request-rate."},
+		{"4 repeated scalar", []string{"profile", "--concurrency", "2", "--concurrency", "3"}, "Parameter --concurrency specified multiple times."},
+		{"5 repeated via alias", []string{"profile", "--endpoint", "/a", "--custom-endpoint", "/b"}, "Parameter --custom-endpoint specified multiple times."},
+		{"6 missing value", []string{"profile", "--concurrency"}, `Command "profile" parameter --concurrency requires an argument.`},
+		{"7 bad bool", []string{"profile", "--streaming=off"}, `Invalid value for --streaming: unable to convert "off" into bool.`},
+		{"8 stray token", []string{"profile", "--streaming", "false"}, `Unused Tokens: ["false"].`},
+		{"9 no-streaming", []string{"profile", "--no-streaming"}, "Unknown option: --no-streaming."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseArgs(tc.args)
+			require.Error(t, err)
+			var ae *ArgError
+			assert.True(t, errors.As(err, &ae))
+			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "got %q, want prefix %q", err, tc.want)
+		})
+	}
+}
+
+func TestHFRepoFor(t *testing.T) {
+	tests := []struct{ loader, want string }{
+		{"semianalysis_cc_traces_weka_062126_256k", "semianalysisai/cc-traces-weka-062126-256k"},
+		{"semianalysis_cc_traces_weka_062126", "semianalysisai/cc-traces-weka-062126"},
+		{"semianalysis_cc_traces_weka_with_subagents", "semianalysisai/cc-traces-weka-062126"},
+		{"semianalysis_cc_traces_weka_with_subagents_060526_256k", "semianalysisai/cc-traces-weka-060526-256k"},
+		{"semianalysis_cc_traces_weka", "semianalysisai/cc-traces-weka-no-subagents-051826"},
+	}
+	for _, tc := range tests {
+		got, ok := hfRepoFor(tc.loader)
+		assert.True(t, ok, tc.loader)
+		assert.Equal(t, tc.want, got, tc.loader)
+	}
+	_, ok := hfRepoFor("sharegpt")
+	assert.False(t, ok)
+}
+
+func TestResolveDatasetFromHFCache(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("HF_HUB_CACHE", cache)
+	t.Setenv("HF_HOME", "")
+	o := DefaultOptions()
+	o.PublicDataset = "semianalysis_cc_traces_weka_062126"
+	var warned []string
+	ds, err := resolveDataset(&o, func(s string) { warned = append(warned, s) })
+	require.NoError(t, err)
+	assert.Equal(t, "builtin", ds.SourceType, "not cached: fall back to the built-in set")
+	require.Len(t, warned, 1)
+
+	snap := cache + "/datasets--semianalysisai--cc-traces-weka-062126/snapshots/abc"
+	require.NoError(t, mkdirCopy(wekaSample, snap+"/traces.jsonl"))
+	ds, err = resolveDataset(&o, func(s string) { t.Errorf("unexpected warning %s", s) })
+	require.NoError(t, err)
+	assert.Equal(t, "public_dataset", ds.SourceType)
+	assert.Equal(t, "semianalysisai/cc-traces-weka-062126", ds.HFName)
+	assert.Len(t, ds.Traces, 16)
+}

@@ -1,0 +1,153 @@
+package loadgen
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRecordStatsMatchAiperf recomputes the summary blocks of a real
+// aiperf run from its per-record values: same percentile method
+// (linear), same std (population), same count and sum.
+func TestRecordStatsMatchAiperf(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(exampleDir, "stats-conformance.json"))
+	require.NoError(t, err)
+	var fx struct {
+		Values  map[string][]float64
+		Summary map[string]map[string]any
+	}
+	require.NoError(t, json.Unmarshal(b, &fx))
+	require.NotEmpty(t, fx.Values)
+	for tag, vals := range fx.Values {
+		t.Run(tag, func(t *testing.T) {
+			want := fx.Summary[tag]
+			raw, err := json.Marshal(recordStats(want["unit"].(string), vals))
+			require.NoError(t, err)
+			var got map[string]any
+			require.NoError(t, json.Unmarshal(raw, &got))
+			assert.Equal(t, keys(want), keys(got))
+			for k, w := range want {
+				if k == "unit" {
+					assert.Equal(t, w, got[k])
+					continue
+				}
+				wf, gf := w.(float64), got[k].(float64)
+				assert.InDelta(t, wf, gf, 1e-9*math.Max(1, math.Abs(wf)), "%s.%s", tag, k)
+			}
+		})
+	}
+}
+
+func TestJSONNumbers(t *testing.T) {
+	raw, err := json.Marshal(object{{"a", num(3)}, {"b", rawFloat(64)}, {"c", num(math.NaN())}, {"d", rawFloat(math.Inf(1))}, {"e", num(0.25)}})
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":3,"b":64.0,"c":null,"d":null,"e":0.25}`, string(raw))
+}
+
+const promText = `# HELP vllm:prompt_tokens_total Number of prefill tokens processed.
+# TYPE vllm:prompt_tokens_total counter
+vllm:prompt_tokens_total{engine="0",model_name="m"} 120.0
+vllm:prompt_tokens_created{engine="0",model_name="m"} 1.7e+09
+# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.
+# TYPE vllm:kv_cache_usage_perc gauge
+vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.5
+# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.
+# TYPE vllm:time_to_first_token_seconds histogram
+vllm:time_to_first_token_seconds_bucket{engine="0",le="0.1",model_name="m"} 2.0
+vllm:time_to_first_token_seconds_bucket{engine="0",le="1.0",model_name="m"} 3.0
+vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf",model_name="m"} 4.0
+vllm:time_to_first_token_seconds_sum{engine="0",model_name="m"} 3.5
+vllm:time_to_first_token_seconds_count{engine="0",model_name="m"} 4.0
+sglang:cache_hit_rate{model_name="m",note="a \"quoted\" value"} 0.93
+`
+
+func TestParsePromText(t *testing.T) {
+	fams, err := parsePromText(strings.NewReader(promText))
+	require.NoError(t, err)
+	require.Contains(t, fams, "vllm:prompt_tokens", "counters lose _total, as prometheus_client names them")
+	c := fams["vllm:prompt_tokens"]
+	assert.Equal(t, "counter", c.Type)
+	assert.Equal(t, "Number of prefill tokens processed.", c.Help)
+	require.Len(t, c.Samples, 1)
+	assert.Equal(t, 120.0, c.Samples[0].Value)
+	assert.Equal(t, map[string]string{"engine": "0", "model_name": "m"}, c.Samples[0].Labels)
+	h := fams["vllm:time_to_first_token_seconds"]
+	assert.Equal(t, "histogram", h.Type)
+	require.Len(t, h.Samples, 1)
+	assert.Equal(t, map[string]float64{"0.1": 2, "1.0": 3, "+Inf": 4}, h.Samples[0].Buckets)
+	assert.Equal(t, 3.5, h.Samples[0].Sum)
+	assert.Equal(t, 4.0, h.Samples[0].Count)
+	u := fams["sglang:cache_hit_rate"]
+	assert.Equal(t, "unknown", u.Type)
+	assert.Equal(t, `a "quoted" value`, u.Samples[0].Labels["note"])
+	assert.Len(t, fams, 4, "no family for _created samples")
+
+	_, err = parsePromText(strings.NewReader("ok 1\nbroken{a=\"x} 2\n"))
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "line 2: "), "got %q", err)
+}
+
+// TestServerMetricsWindow checks the export arithmetic on hand-made
+// snapshots: counters are deltas over the window, gauges are stats over
+// the samples inside it, histograms are bucket deltas.
+func TestServerMetricsWindow(t *testing.T) {
+	const ep = "http://e/metrics"
+	s := newScraper(nil, []string{ep}, clock{scale: 1})
+	l := s.logs[ep]
+	snap := func(sec int64, tokens, usage, b01, b1, binf, sum, count float64) {
+		text := strings.NewReplacer(
+			"120.0", ftoa(tokens), "} 0.5", "} "+ftoa(usage),
+			`le="0.1",model_name="m"} 2.0`, `le="0.1",model_name="m"} `+ftoa(b01),
+			`le="1.0",model_name="m"} 3.0`, `le="1.0",model_name="m"} `+ftoa(b1),
+			`le="+Inf",model_name="m"} 4.0`, `le="+Inf",model_name="m"} `+ftoa(binf),
+			"_sum{engine=\"0\",model_name=\"m\"} 3.5", "_sum{engine=\"0\",model_name=\"m\"} "+ftoa(sum),
+			"_count{engine=\"0\",model_name=\"m\"} 4.0", "_count{engine=\"0\",model_name=\"m\"} "+ftoa(count),
+		).Replace(promText)
+		fams, err := parsePromText(strings.NewReader(text))
+		require.NoError(t, err)
+		ns := sec * int64(time.Second)
+		l.fetches++
+		l.updates = append(l.updates, ns)
+		l.snaps = append(l.snaps, snapshot{ns: ns, fams: fams})
+	}
+	snap(0, 100, 0.1, 1, 1, 1, 0.05, 1) // before the window: the reference
+	snap(10, 150, 0.4, 2, 3, 3, 1.0, 3) // window start
+	snap(15, 200, 0.6, 3, 5, 6, 4.0, 6) // inside
+	snap(20, 260, 0.8, 3, 6, 8, 6.0, 8) // window end
+	out, ok := s.export("bench", 10*int64(time.Second), 20*int64(time.Second), 5*time.Second)
+	require.True(t, ok)
+	raw, err := json.Marshal(out)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(raw, &m))
+	mets := m["metrics"].(map[string]any)
+	series := func(name string) map[string]any {
+		return mets[name].(map[string]any)["series"].([]any)[0].(map[string]any)
+	}
+	cs := series("vllm:prompt_tokens")["stats"].(map[string]any)
+	assert.Equal(t, 110.0, cs["total"], "260 - 150")
+	assert.Equal(t, 11.0, cs["rate"])
+	assert.Equal(t, 11.0, cs["rate_avg"], "two complete 5s slices: 50/5 and 60/5")
+	assert.Equal(t, 10.0, cs["rate_min"])
+	assert.Equal(t, 12.0, cs["rate_max"])
+	gs := series("vllm:kv_cache_usage_perc")["stats"].(map[string]any)
+	assert.InDelta(t, 0.6, gs["avg"], 1e-12, "samples at 10, 15, 20")
+	assert.Equal(t, 0.4, gs["min"])
+	assert.Equal(t, "percent", mets["vllm:kv_cache_usage_perc"].(map[string]any)["unit"])
+	hs := series("vllm:time_to_first_token_seconds")
+	assert.Equal(t, map[string]any{"0.1": 1.0, "1.0": 3.0, "+Inf": 5.0}, hs["buckets"])
+	hst := hs["stats"].(map[string]any)
+	assert.Equal(t, 5.0, hst["count"])
+	assert.Equal(t, 5.0, hst["sum"])
+	assert.InDelta(t, 0.1+0.9*(2.5-1)/2, hst["p50_estimate"], 1e-12, "rank 2.5 falls in (0.1, 1.0]")
+	assert.Equal(t, "seconds", mets["vllm:time_to_first_token_seconds"].(map[string]any)["unit"])
+}
+
+func ftoa(f float64) string { b, _ := json.Marshal(f); return string(b) }

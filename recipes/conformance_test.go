@@ -1,0 +1,237 @@
+package recipes
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
+	"sweep/recipes/schema"
+	"sweep/sweep"
+)
+
+// sampleEntry is one point of testdata/recipes/recipe-argv-sample.json: what
+// InferenceX's Bash ran for a matrix row, captured with stubbed programs.
+type sampleEntry struct {
+	ConfigKey      string            `json:"config_key"`
+	Row            map[string]any    `json:"row"`
+	ServerArgv     []string          `json:"server_argv"`
+	ServerEnv      map[string]string `json:"server_env"`
+	ServerEnvUnset []string          `json:"server_env_unset"`
+	RouterArgv     []string          `json:"router_argv"`
+	RouterEnv      map[string]string `json:"router_env"`
+	ClientArgv     []string          `json:"client_argv"`
+	ClientEnv      map[string]string `json:"client_env"`
+	EvalArgv       []string          `json:"eval_argv"`
+	EvalEnv        map[string]string `json:"eval_env"`
+}
+
+// siteEnv are launcher site paths (mounts and caches of the CI hosts) that
+// sweep does not plan; see Command.
+var siteEnv = []string{"AIPERF_MMAP_CACHE_HOST_PATH", "AIPERF_DATASET_MMAP_CACHE_DIR", "VLLM_CACHE_ROOT"}
+
+func loadSample(t *testing.T) []sampleEntry {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/recipes/recipe-argv-sample.json")
+	require.NoError(t, err)
+	var es []sampleEntry
+	require.NoError(t, json.Unmarshal(data, &es))
+	return es
+}
+
+// planKey plans every row of one config key (benchmark rows and the
+// evals-only selection), keyed by the row's JSON decoded as a map.
+func planKey(t *testing.T, key, aiperf string) map[string]Point {
+	t.Helper()
+	m, err := configs.DefaultMasters()
+	require.NoError(t, err)
+	runners, err := configs.DefaultRunners()
+	require.NoError(t, err)
+	g := &sweep.Generator{Masters: m, Runners: runners}
+	out := map[string]Point{}
+	for _, evals := range []bool{false, true} {
+		rows, err := g.TestConfig(sweep.TestConfigOptions{ConfigKeys: []string{key}, EvalOptions: sweep.EvalOptions{EvalsOnly: evals, NoEvals: !evals}})
+		require.NoError(t, err)
+		pts, err := Plan(rows, PlanOptions{AiperfVersion: aiperf})
+		require.NoError(t, err)
+		for _, p := range pts {
+			out[rowID(t, &p.Row)] = p
+		}
+	}
+	return out
+}
+
+func rowID(t *testing.T, r any) string {
+	t.Helper()
+	data, err := json.Marshal(r)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m))
+	data, err = json.Marshal(m) // map keys sorted
+	require.NoError(t, err)
+	return string(data)
+}
+
+// flagSet parses argv with s and renders every flag's value canonically,
+// so two argvs compare equal when the tool reads them the same way.
+func flagSet(t *testing.T, s *schema.Schema, argv []string, escapes []schema.Escape) map[string]string {
+	t.Helper()
+	p, err := s.Parse(argv, schema.AllowUnchecked(escapes...))
+	require.NoError(t, err, "argv %q", argv)
+	out := map[string]string{}
+	for _, name := range p.Flags() {
+		v, _ := p.Get(name)
+		switch {
+		case v.Flag.Type == schema.Bool || v.Flag.Type == schema.BoolOptional:
+			out[name] = strconv.FormatBool(v.Bool)
+		case v.Flag.Type == schema.JSON:
+			data, err := json.Marshal(v.JSON)
+			require.NoError(t, err)
+			out[name] = string(data)
+		case len(v.Floats) > 0:
+			out[name] = fmt.Sprint(v.Floats)
+		default:
+			out[name] = strings.Join(v.Strs, "\x00")
+		}
+	}
+	for _, e := range p.Escapes {
+		out[e.Flag] = strings.Join(e.Values, "\x00")
+	}
+	return out
+}
+
+func withoutSite(env map[string]string) map[string]string {
+	out := maps.Clone(env)
+	for _, k := range siteEnv {
+		delete(out, k)
+	}
+	return out
+}
+
+func aiperfOnly(env map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range env {
+		if strings.HasPrefix(k, "AIPERF_") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// sampleClientArgv turns the recorded client argv into what sweep runs: the
+// aiperf on PATH, the planned result directory and, for upstream aiperf
+// 0.12.0, the documented deviations (package doc).
+func sampleClientArgv(argv []string, upstream bool, conc int) []string {
+	out := []string{"profile"}
+	for i := 2; i < len(argv); i++ {
+		tok := strings.ReplaceAll(argv[i], "${RESULT_DIR}", DefaultResultDir)
+		if upstream {
+			switch tok {
+			case "--trace-idle-gap-cap-seconds":
+				i++
+				continue
+			case "--warmup-requests-per-lane":
+				n, _ := strconv.Atoi(argv[i+1])
+				out = append(out, "--warmup-request-count", strconv.Itoa(n*conc))
+				i++
+				continue
+			}
+		}
+		out = append(out, tok)
+	}
+	return out
+}
+
+// TestConformance checks every point of the two recorded examples: engine
+// argv/env and router argv/env equal what InferenceX runs (flags compared as
+// the engine parses them), the client carries the same settings (the fork
+// exactly; 0.12.0 with the documented deviations only), and the eval command
+// and env are equal.
+func TestConformance(t *testing.T) {
+	samples := loadSample(t)
+	require.Len(t, samples, 44)
+	for _, aiperf := range []string{"sa-754356e9", DefaultAiperfVersion} {
+		t.Run("aiperf@"+aiperf, func(t *testing.T) {
+			plans := map[string]map[string]Point{}
+			for i, e := range samples {
+				if plans[e.ConfigKey] == nil {
+					plans[e.ConfigKey] = planKey(t, e.ConfigKey, aiperf)
+				}
+				id := rowID(t, e.Row)
+				p, ok := plans[e.ConfigKey][id]
+				require.True(t, ok, "entry %d: the matrix has no row %s", i, id)
+				name := fmt.Sprintf("%d_%s_tp%d_ep%d_dpa%t_conc%d", i, e.ConfigKey, p.Row.TP, p.Row.EP, p.Row.DPAttn, p.Row.Conc)
+				if p.Eval != nil {
+					name += "_eval"
+				}
+				t.Run(name, func(t *testing.T) { checkPoint(t, e, p, aiperf) })
+			}
+			planned := 0
+			for _, ps := range plans {
+				planned += len(ps)
+			}
+			assert.Equal(t, len(samples), planned, "every planned point has a recorded counterpart")
+		})
+	}
+}
+
+func checkPoint(t *testing.T, e sampleEntry, p Point, aiperf string) {
+	rc, ok := Builtin().Recipe(p.Recipe)
+	require.True(t, ok)
+	es := schema.MustLoad(string(rc.Engine), rc.EngineVersion)
+
+	// Engine: the program as InferenceX runs it, then the same flags.
+	prog := len(strings.Fields(es.Program))
+	assert.Equal(t, e.ServerArgv[:prog], p.Engine.Argv[:prog], "program")
+	assert.Equal(t, flagSet(t, es, es.TrimProgram(e.ServerArgv), nil), flagSet(t, es, es.TrimProgram(p.Engine.Argv), p.Escapes), "engine flags")
+	assert.Equal(t, withoutSite(e.ServerEnv), p.Engine.Env, "engine env")
+	assert.Equal(t, e.ServerEnvUnset, p.Engine.Unset, "engine unset")
+
+	// Router.
+	if e.RouterArgv == nil {
+		assert.Nil(t, p.Router)
+	} else if assert.NotNil(t, p.Router) {
+		assert.Equal(t, e.RouterArgv, p.Router.Argv, "router argv")
+		assert.Equal(t, withoutSite(e.RouterEnv), p.Router.Env, "router env")
+		assert.Equal(t, healthURL(p.Port), p.RouterHealthURL)
+	}
+
+	// Client.
+	if e.ClientArgv == nil {
+		assert.Nil(t, p.Client)
+	} else if assert.NotNil(t, p.Client) {
+		as := schema.MustLoad("aiperf", aiperf)
+		want := sampleClientArgv(e.ClientArgv, aiperf == DefaultAiperfVersion, p.Row.Conc)
+		assert.Equal(t, []string{"aiperf", "profile"}, p.Client.Argv[:2])
+		assert.Equal(t, flagSet(t, as, want, nil), flagSet(t, as, p.Client.Argv[1:], nil), "client flags")
+		assert.Equal(t, withoutSite(e.ClientEnv), aiperfOnly(p.Client.Env), "client env")
+		if urls := e.ServerEnv["AIPERF_SERVER_METRICS_URLS"]; urls != "" {
+			assert.Contains(t, p.MetricsURLs, urls)
+		}
+		assert.Equal(t, e.ServerEnv["AIPERF_REQUIRED_SERVER_METRIC_PREFIX"], p.RequiredMetricPrefix)
+		if al := e.ServerEnv["SGLANG_SIMULATE_ACC_LEN"]; al != "" && assert.NotNil(t, p.GoldenAL) {
+			assert.Equal(t, al, strconv.FormatFloat(*p.GoldenAL, 'f', -1, 64))
+		}
+	}
+
+	// Eval.
+	if e.EvalArgv == nil {
+		assert.Nil(t, p.Eval)
+	} else if assert.NotNil(t, p.Eval) {
+		want := slices.Clone(e.EvalArgv)
+		for i := range want {
+			want[i] = strings.ReplaceAll(want[i], "${EVAL_RESULT_DIR}", evalResultDir(DefaultResultDir))
+		}
+		assert.Equal(t, want, p.Eval.Argv, "eval argv")
+		assert.Equal(t, withoutSite(e.EvalEnv), p.Eval.Env, "eval env")
+		assert.Nil(t, p.GoldenAL, "eval points run real acceptance")
+	}
+}

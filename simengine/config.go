@@ -29,6 +29,7 @@ func (e *Engine) Set(s string) error {
 	return fmt.Errorf("engine %q: want one of sglang, vllm", s)
 }
 
+// String returns the engine name (pflag.Value).
 func (e *Engine) String() string { return string(*e) }
 
 // Type names the flag type in --help (pflag.Value).

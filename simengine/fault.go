@@ -41,6 +41,7 @@ type Fault struct {
 	Delay time.Duration // slow-metrics: wall-clock delay
 }
 
+// String renders the fault the way ParseFaults reads it.
 func (f Fault) String() string {
 	switch f.Kind {
 	case FaultCrash, FaultHang:
@@ -111,6 +112,7 @@ func (c Config) HasFault(k FaultKind) (Fault, bool) {
 // CrashError is returned by Server.Run when the crash fault fires.
 type CrashError struct{ After int }
 
+// Error describes the crash.
 func (e *CrashError) Error() string {
 	return fmt.Sprintf("simulated engine crash after %d finished requests", e.After)
 }

@@ -135,7 +135,16 @@ func (s *Server) renderSGLang(e *expo, snaps []stats) {
 	c := &s.cfg
 	model := c.ServedModelName
 	sched := func(i int) []label {
-		ls := []label{{"model_name", model}, {"engine_type", "unified"}, {"tp_rank", "0"}, {"pp_rank", "0"}, {"moe_ep_rank", "0"}}
+		// Each DP rank's attention-TP rank 0 publishes; its global TP rank
+		// is dp_rank x attention TP size (0 without DP attention).
+		tpRank, epRank := 0, 0
+		if c.DPAttention && len(snaps) > 1 {
+			tpRank = i * (c.TP / len(snaps))
+			if c.EP > 1 {
+				epRank = tpRank
+			}
+		}
+		ls := []label{{"model_name", model}, {"engine_type", "unified"}, {"tp_rank", strconv.Itoa(tpRank)}, {"pp_rank", "0"}, {"moe_ep_rank", strconv.Itoa(epRank)}}
 		if len(snaps) > 1 {
 			ls = append(ls, label{"dp_rank", strconv.Itoa(i)})
 		}

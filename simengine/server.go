@@ -25,6 +25,7 @@ const (
 	PhaseStopping              // graceful shutdown: /health is 503
 )
 
+// String names the phase.
 func (p Phase) String() string {
 	switch p {
 	case PhaseLoading:

@@ -761,3 +761,28 @@ func TestClientAbortFreesTheRequest(t *testing.T) {
 		assert.NoError(t, <-b.done)
 	})
 }
+
+func TestMetricsSGLangDPAttention(t *testing.T) {
+	cfg := testConfig(SGLang)
+	cfg.TP, cfg.DP, cfg.EP, cfg.DPAttention = 8, 8, 8, true
+	srv, base := startServer(t, cfg)
+	assert.Equal(t, 8, srv.Config().GPUs())
+	fams := scrape(t, base)
+	ranks := map[string]string{}
+	for _, m := range fams["sglang:num_running_reqs"].GetMetric() {
+		assert.Equal(t, []string{"dp_rank", "engine_type", "model_name", "moe_ep_rank", "pp_rank", "tp_rank"}, labelNames(m))
+		var dp, tp string
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "dp_rank":
+				dp = l.GetValue()
+			case "tp_rank":
+				tp = l.GetValue()
+			}
+		}
+		ranks[dp] = tp
+	}
+	assert.Len(t, ranks, 8, "one scheduler series per DP rank")
+	assert.Equal(t, "7", ranks["7"], "attention TP 1: tp_rank = dp_rank")
+	assert.Len(t, fams["sglang:num_requests_total"].GetMetric(), 1, "tokenizer metrics: one series")
+}

@@ -1,0 +1,384 @@
+package recipes
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
+	"sweep/recipes/schema"
+	"sweep/sweep"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/recipes/*.golden")
+
+const mi325xKey = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
+
+// shippedKeys are the config keys the built-in recipes serve.
+var shippedKeys = []string{
+	"qwen3.5-fp8-mi325x-sglang-agentic-mtp", "qwen3.5-fp4-mi355x-sglang-agentic-mtp",
+	"qwen3.5-fp8-mi300x-sglang-agentic-mtp", "kimik3-fp4-mi355x-vllm-agentic-mtp",
+	"dsv4-fp4-mi355x-vllm-agentic-mtp", "minimaxm3-fp8-mi300x-vllm-agentic-mtp",
+	"glm5.2-fp8-mi325x-sglang-agentic-mtp", "minimaxm3-fp8-mi325x-vllm-agentic-mtp",
+	"minimaxm3-fp4-mi355x-vllm-agentic-mtp", "glm5.2-fp4-mi355x-sglang-agentic-mtp",
+	"dsv4-fp4-mi355x-sglang-agentic-mtp", "qwen3.5-fp8-b300-sglang-agentic-mtp",
+	"qwen3.5-fp8-h200-sglang-agentic-mtp", "qwen3.5-fp8-h200-sglang-agentic-hicache-mtp",
+}
+
+func rows(t testing.TB, o sweep.TestConfigOptions) sweep.Matrix {
+	t.Helper()
+	m, err := configs.DefaultMasters()
+	require.NoError(t, err)
+	r, err := configs.DefaultRunners()
+	require.NoError(t, err)
+	if !o.EvalsOnly && !o.AllEvals {
+		o.NoEvals = true
+	}
+	o.ScenarioTypes = []string{configs.ScenarioAgenticCoding}
+	ms, err := (&sweep.Generator{Masters: m, Runners: r}).TestConfig(o)
+	require.NoError(t, err)
+	return ms
+}
+
+func keyRows(t testing.TB, keys ...string) sweep.Matrix {
+	return rows(t, sweep.TestConfigOptions{ConfigKeys: keys})
+}
+
+func TestPlanEveryShippedKey(t *testing.T) {
+	for _, version := range []string{DefaultAiperfVersion, "sa-754356e9"} {
+		for _, key := range shippedKeys {
+			t.Run(version+"/"+key, func(t *testing.T) {
+				rs := keyRows(t, key)
+				require.NotEmpty(t, rs)
+				pts, err := Plan(rs, PlanOptions{AiperfVersion: version})
+				require.NoError(t, err)
+				require.Len(t, pts, len(rs))
+				rc, ok := Builtin().Recipe(pts[0].Recipe)
+				require.True(t, ok)
+				assert.Contains(t, rc.Keys, key, "the recipe lists the keys it serves")
+				for _, p := range pts {
+					require.NotNil(t, p.Client)
+					require.NotNil(t, p.GoldenAL)
+					// Every command parses with the schema it was built from.
+					as := schema.MustLoad("aiperf", version)
+					_, err := as.Parse(p.Client.Argv[1:])
+					assert.NoError(t, err)
+					es := schema.MustLoad(string(rc.Engine), rc.EngineVersion)
+					_, err = es.Parse(es.TrimProgram(p.Engine.Argv), schema.AllowUnchecked(p.Escapes...))
+					assert.NoError(t, err)
+				}
+			})
+		}
+	}
+}
+
+func TestPlanMI325XHas32ValidPoints(t *testing.T) {
+	pts, err := Plan(keyRows(t, mi325xKey), PlanOptions{})
+	require.NoError(t, err)
+	assert.Len(t, pts, 32)
+	for _, p := range pts {
+		assert.Equal(t, "qwen3.5_fp8_mi325x_mtp", p.Recipe)
+		assert.Empty(t, p.Escapes)
+		assert.Equal(t, 3.39, *p.GoldenAL)
+	}
+}
+
+// TestPlanRejectsBadClientFlag: a recipe whose client passes a flag aiperf
+// does not have fails planning, naming the recipe, the flag and the
+// closest real flag, for every point.
+func TestPlanRejectsBadClientFlag(t *testing.T) {
+	rc, ok := Builtin().Recipe("qwen3.5_fp8_mi325x_mtp")
+	require.True(t, ok)
+	bad := rc.Clone()
+	bad.Client.Extra = append(bad.Client.Extra, Flag("--use-chat-template", nil))
+	cat, err := NewCatalog(bad)
+	require.NoError(t, err)
+
+	_, err = Plan(keyRows(t, mi325xKey), PlanOptions{Catalog: cat})
+	require.Error(t, err)
+	pe, ok := errors.AsType[*PlanError](err)
+	require.True(t, ok)
+	require.Len(t, pe.Problems, 32, "every point is listed")
+	for _, p := range pe.Problems {
+		assert.Equal(t, "qwen3.5_fp8_mi325x_mtp", p.Recipe)
+		assert.Equal(t, "client", p.Role)
+		se, ok := errors.AsType[*schema.Error](p)
+		require.True(t, ok)
+		assert.Equal(t, schema.UnknownFlag, se.Kind)
+		assert.Equal(t, "--use-chat-template", se.Spelling)
+		assert.Equal(t, "--apply-chat-template", se.Suggestion)
+	}
+	assert.Contains(t, err.Error(), "recipe qwen3.5_fp8_mi325x_mtp: tp8 ep1 dpafalse conc80 kv-none: client: ")
+	assert.Contains(t, err.Error(), "aiperf 0.12.0 has no flag --use-chat-template (did you mean --apply-chat-template?)")
+	assert.Contains(t, err.Error(), "32 problem(s) in 32 point(s)")
+}
+
+func TestPlanOptions(t *testing.T) {
+	tp8conc4 := func(t *testing.T) sweep.Matrix {
+		rs := rows(t, sweep.TestConfigOptions{ConfigKeys: []string{mi325xKey}, Conc: []int{4}})
+		return slices.DeleteFunc(rs, func(r *sweep.Row) bool { return r.TP != 8 || r.EP != 1 })
+	}
+	tests := []struct {
+		name          string
+		opts          PlanOptions
+		wantFlags     map[string]string // client flag -> value ("" for a bare flag)
+		wantAbsent    []string
+		wantEngineArg []string
+		wantFast      string
+	}{
+		{
+			name:      "official 0.12.0",
+			opts:      PlanOptions{},
+			wantFlags: map[string]string{"--benchmark-duration": "3600", "--warmup-request-count": "40", "--url": "http://localhost:8888"},
+			wantAbsent: []string{"--unsafe-override", "--warmup-requests-per-lane", "--trace-idle-gap-cap-seconds"},
+			wantFast:   "0",
+		},
+		{
+			name:       "fast fork",
+			opts:       PlanOptions{Fast: true, AiperfVersion: "sa-754356e9"},
+			wantFlags:  map[string]string{"--benchmark-duration": "1200", "--warmup-requests-per-lane": "1", "--trace-idle-gap-cap-seconds": "300"},
+			wantAbsent: []string{"--unsafe-override"},
+			wantFast:   "1",
+		},
+		{
+			name:      "fast ignores duration",
+			opts:      PlanOptions{Fast: true, Duration: 300},
+			wantFlags: map[string]string{"--benchmark-duration": "1200", "--warmup-request-count": "4"},
+			wantFast:  "1",
+		},
+		{
+			name:      "short duration needs unsafe override",
+			opts:      PlanOptions{Duration: 600},
+			wantFlags: map[string]string{"--benchmark-duration": "600", "--unsafe-override": ""},
+			wantFast:  "0",
+		},
+		{
+			name:          "port, model path and result dir",
+			opts:          PlanOptions{Port: 9000, ModelPath: "/models/qwen", ResultDir: "/tmp/r"},
+			wantFlags:     map[string]string{"--url": "http://localhost:9000", "--output-artifact-dir": "/tmp/r/aiperf_artifacts", "--server-metrics": "http://localhost:9000/metrics"},
+			wantEngineArg: []string{"--model-path", "/models/qwen", "--port", "9000", "--tokenizer-path", "Qwen/Qwen3.5-397B-A17B-FP8"},
+			wantFast:      "0",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pts, err := Plan(tp8conc4(t), tc.opts)
+			require.NoError(t, err)
+			require.Len(t, pts, 1)
+			p := pts[0]
+			argv := p.Client.Argv
+			for f, v := range tc.wantFlags {
+				i := slices.Index(argv, f)
+				require.GreaterOrEqual(t, i, 0, "%s missing from %q", f, argv)
+				if v != "" {
+					assert.Equal(t, v, argv[i+1], f)
+				}
+			}
+			for _, f := range tc.wantAbsent {
+				assert.NotContains(t, argv, f)
+			}
+			for i := 0; i+1 < len(tc.wantEngineArg); i += 2 {
+				j := slices.Index(p.Engine.Argv, tc.wantEngineArg[i])
+				require.GreaterOrEqual(t, j, 0)
+				assert.Equal(t, tc.wantEngineArg[i+1], p.Engine.Argv[j+1])
+			}
+			assert.Equal(t, tc.wantFast, p.Engine.Env["AIPERF_EXPERIMENTAL_FAST"])
+		})
+	}
+}
+
+func TestPlanEvalOption(t *testing.T) {
+	pts, err := Plan(keyRows(t, "dsv4-fp4-mi355x-vllm-agentic-mtp"), PlanOptions{Eval: true, Fast: true})
+	require.NoError(t, err)
+	for _, p := range pts {
+		require.NotNil(t, p.Eval)
+		assert.Nil(t, p.Client)
+		assert.Nil(t, p.GoldenAL)
+		assert.False(t, p.Fast, "eval jobs never run fast")
+		assert.NotContains(t, strings.Join(p.Engine.Argv, " "), "synthetic")
+		assert.Contains(t, p.Eval.Argv[12], "base_url=http://0.0.0.0:8888/v1/chat/completions", "eval goes through the public (router) port")
+	}
+}
+
+func TestDPAttentionRouter(t *testing.T) {
+	rs := slices.DeleteFunc(keyRows(t, "dsv4-fp4-mi355x-vllm-agentic-mtp"), func(r *sweep.Row) bool { return !r.DPAttn })
+	require.Len(t, rs, 1)
+	pts, err := Plan(rs, PlanOptions{Port: 7000})
+	require.NoError(t, err)
+	p := pts[0]
+	require.NotNil(t, p.Router)
+	assert.Equal(t, 7001, p.EnginePort)
+	assert.Equal(t, "http://localhost:7001/health", p.HealthURL)
+	assert.Equal(t, "http://localhost:7000/health", p.RouterHealthURL)
+	assert.Equal(t, []string{"http://localhost:7000/metrics", "http://localhost:7001/metrics"}, p.MetricsURLs)
+	assert.Contains(t, strings.Join(p.Router.Argv, " "), "--worker-urls http://localhost:7001 --policy consistent_hash --intra-node-data-parallel-size 8 --host 0.0.0.0 --port 7000 --prometheus-host 127.0.0.1 --prometheus-port 17000")
+	assert.Contains(t, p.Escapes, schema.Escape{Flag: "vllm-router", Reason: "no flag schema for the router yet; its argv is not validated"})
+}
+
+func TestOffloadSizing(t *testing.T) {
+	find := func(t *testing.T, key string, keep func(*sweep.Row) bool) Point {
+		t.Helper()
+		rs := slices.DeleteFunc(keyRows(t, key), func(r *sweep.Row) bool { return !keep(r) })
+		require.NotEmpty(t, rs)
+		pts, err := Plan(rs[:1], PlanOptions{})
+		require.NoError(t, err)
+		return pts[0]
+	}
+	dram := func(r *sweep.Row) bool { return r.KVOffloading == "dram" }
+	value := func(argv []string, flag string) string {
+		i := slices.Index(argv, flag)
+		if i < 0 || i+1 >= len(argv) {
+			return ""
+		}
+		return argv[i+1]
+	}
+	t.Run("b300 hicache reserves 1GB/rank", func(t *testing.T) {
+		p := find(t, "qwen3.5-fp8-b300-sglang-agentic-mtp", dram)
+		assert.Equal(t, 599, p.Row.TotalCPUDRAMGB)
+		assert.Equal(t, "144", value(p.Engine.Argv, "--hicache-size"))
+		assert.Equal(t, "64", value(p.Engine.Argv, "--page-size"))
+	})
+	t.Run("h200 hicache two pools", func(t *testing.T) {
+		p := find(t, "qwen3.5-fp8-h200-sglang-agentic-hicache-mtp", dram)
+		assert.Equal(t, "77", value(p.Engine.Argv, "--hicache-size"))
+	})
+	t.Run("kimi simple CPU offload", func(t *testing.T) {
+		p := find(t, "kimik3-fp4-mi355x-vllm-agentic-mtp", dram)
+		assert.JSONEq(t, `{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use_per_rank":187375000000,"lazy_offload":false}}`, value(p.Engine.Argv, "--kv-transfer-config"))
+		assert.Equal(t, "42", p.Engine.Env["PYTHONHASHSEED"])
+		assert.JSONEq(t, `{"model":"Inferact/Kimi-K3-DSpark","num_speculative_tokens":2,"method":"dspark","attention_backend":"TRITON_MLA","kv_cache_dtype":"auto","draft_sample_method":"probabilistic","rejection_sample_method":"synthetic","synthetic_acceptance_length":2.51}`, value(p.Engine.Argv, "--speculative-config"))
+	})
+	t.Run("minimax lmcache shards", func(t *testing.T) {
+		p := find(t, "minimaxm3-fp4-mi355x-vllm-agentic-mtp", dram)
+		require.Len(t, p.Sidecars, 4)
+		assert.Equal(t, "74", value(p.Sidecars[3].Command.Argv, "--l1-size-gb"))
+		assert.Equal(t, "5558", value(p.Sidecars[3].Command.Argv, "--port"))
+		assert.Equal(t, "http://127.0.0.1:8083/healthcheck", p.Sidecars[3].HealthURL)
+		assert.Contains(t, value(p.Engine.Argv, "--kv-transfer-config"), `"lmcache.mp.server_urls":"tcp://127.0.0.1:5555,tcp://127.0.0.1:5556,tcp://127.0.0.1:5557,tcp://127.0.0.1:5558"`)
+	})
+	t.Run("glm fp4 ratio hicache and k=5 golden AL", func(t *testing.T) {
+		p := find(t, "glm5.2-fp4-mi355x-sglang-agentic-mtp", dram)
+		assert.Equal(t, "1.5", value(p.Engine.Argv, "--hicache-ratio"))
+		assert.Equal(t, 3.61, *p.GoldenAL)
+		assert.Equal(t, "3.61", p.Engine.Env["SGLANG_SIMULATE_ACC_LEN"])
+	})
+}
+
+func TestLookup(t *testing.T) {
+	runners, err := configs.DefaultRunners()
+	require.NoError(t, err)
+	cat := Builtin()
+	row := func(runner, prefix, framework string) *sweep.Row {
+		return &sweep.Row{Kind: sweep.AgenticSingleNode, Runner: runner, ModelPrefix: prefix, Precision: "fp8", Framework: framework, SpecDecoding: "mtp"}
+	}
+	tests := []struct {
+		name, want, wantErr string
+		row                 *sweep.Row
+	}{
+		{name: "mi325x omits the framework", row: row("cluster:mi325x-amds", "qwen3.5", "sglang"), want: "qwen3.5_fp8_mi325x_mtp"},
+		{name: "mi355x framework name first", row: &sweep.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "qwen3.5", Precision: "fp4", Framework: "sglang", SpecDecoding: "mtp"}, want: "qwen3.5_fp4_mi355x_sglang_mtp"},
+		{name: "mi355x falls back", row: &sweep.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "kimik3", Precision: "fp4", Framework: "vllm", SpecDecoding: "mtp"}, want: "kimik3_fp4_mi355x_mtp"},
+		{name: "h200 falls back", row: row("cluster:h200-dgxc", "qwen3.5", "sglang"), want: "qwen3.5_fp8_h200_mtp"},
+		{name: "runner name routes too", row: row("mi325x-amds_07", "qwen3.5", "sglang"), want: "qwen3.5_fp8_mi325x_mtp"},
+		{name: "no recipe", row: row("cluster:mi325x-amds", "llama9", "sglang"), wantErr: "no recipe: launch_mi325x-amds.sh would run benchmarks/single_node/agentic/llama9_fp8_mi325x_mtp.sh"},
+		{name: "atom key without recipe", row: &sweep.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "qwen3.5", Precision: "fp8", Framework: "atom", SpecDecoding: "mtp"}, wantErr: "qwen3.5_fp8_mi355x_atom_mtp.sh or benchmarks/single_node/agentic/qwen3.5_fp8_mi355x_atom_mtp.sh"},
+		{name: "unknown launcher", row: row("gb200-nv", "qwen3.5", "sglang"), wantErr: "runner gb200-nv: no launcher launch_gb200-nv.sh"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rc, err := cat.Lookup(tc.row, runners)
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, rc.Name)
+		})
+	}
+}
+
+func TestPlanReportsEveryBadRow(t *testing.T) {
+	good := keyRows(t, mi325xKey)[:2]
+	noRecipe := good[0].Clone()
+	noRecipe.ModelPrefix = "llama9"
+	dpa := good[1].Clone()
+	dpa.DPAttn = true
+	_, err := Plan(sweep.Matrix{good[0], noRecipe, dpa, good[1]}, PlanOptions{KeyOf: func(*sweep.Row) string { return mi325xKey }})
+	pe, ok := errors.AsType[*PlanError](err)
+	require.True(t, ok)
+	require.Len(t, pe.Problems, 2)
+	assert.Equal(t, 1, pe.Problems[0].Index)
+	assert.Contains(t, pe.Problems[0].Error(), mi325xKey+" tp2 ep2 dpafalse conc1 kv-none: recipe: no recipe")
+	assert.Equal(t, 2, pe.Problems[1].Index)
+	assert.Contains(t, pe.Problems[1].Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp2 ep2 dpatrue conc4 kv-none: recipe: dp-attn rows are not supported")
+}
+
+func TestPointJSONShape(t *testing.T) {
+	pts, err := Plan(keyRows(t, mi325xKey)[:1], PlanOptions{})
+	require.NoError(t, err)
+	data, err := json.Marshal(pts[0]) // a value, not addressable: MarshalJSON has a value receiver
+	require.NoError(t, err)
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(data, &m))
+	for _, k := range []string{"row", "engine", "router", "client", "eval", "metrics_urls", "required_metric_prefix", "golden_al"} {
+		assert.Contains(t, m, k)
+	}
+	assert.JSONEq(t, "null", string(m["router"]))
+	assert.JSONEq(t, "null", string(m["eval"]))
+	assert.JSONEq(t, `"sglang:"`, string(m["required_metric_prefix"]))
+	assert.JSONEq(t, "3.39", string(m["golden_al"]))
+	assert.JSONEq(t, `["http://localhost:8888/metrics"]`, string(m["metrics_urls"]))
+	var row map[string]any
+	require.NoError(t, json.Unmarshal(m["row"], &row))
+	assert.Equal(t, "qwen3.5_tp2_conc1_kvnone_spec-mtp", row["exp-name"])
+	var engine struct {
+		Argv []string          `json:"argv"`
+		Env  map[string]string `json:"env"`
+	}
+	require.NoError(t, json.Unmarshal(m["engine"], &engine))
+	assert.Equal(t, []string{"python3", "-m", "sglang.launch_server"}, engine.Argv[:3])
+	assert.Equal(t, "3.39", engine.Env["SGLANG_SIMULATE_ACC_LEN"])
+}
+
+func TestPlanTextGolden(t *testing.T) {
+	pts, err := Plan(keyRows(t, mi325xKey), PlanOptions{KeyOf: func(*sweep.Row) string { return mi325xKey }})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, WriteText(&buf, pts))
+	golden := "../testdata/recipes/plan-" + mi325xKey + ".golden"
+	if *update {
+		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), buf.String(), "run go test ./recipes -run TestPlanTextGolden -update and review the diff")
+}
+
+func TestBuiltinCatalog(t *testing.T) {
+	a, b := Builtin(), Builtin()
+	ra, _ := a.Recipe("minimaxm3_fp4_mi355x_mtp")
+	rb, _ := b.Recipe("minimaxm3_fp4_mi355x_mtp")
+	ra.Spec.VLLM.NumSpeculativeTokens = 99
+	assert.Equal(t, 3, rb.Spec.VLLM.NumSpeculativeTokens, "Builtin returns fresh values")
+	assert.Len(t, a.Recipes(), 13)
+	_, err := NewCatalog(ra, rb)
+	assert.ErrorContains(t, err, "recipe minimaxm3_fp4_mi355x_mtp defined twice")
+}
+
+func BenchmarkPlanAllShippedKeys(b *testing.B) {
+	rs := keyRows(b, shippedKeys...)
+	for b.Loop() {
+		if _, err := Plan(rs, PlanOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

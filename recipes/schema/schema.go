@@ -32,6 +32,7 @@ package schema
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"errors"
 	"fmt"
@@ -113,6 +114,8 @@ type Flag struct {
 	Removed    string `yaml:"removed"`
 	Hidden     bool   `yaml:"hidden"` // accepted but not shown in --help (argparse SUPPRESS)
 	Note       string `yaml:"note"`
+
+	pos string // file:line:col of its entry in the data file
 }
 
 // Spellings returns every accepted spelling of the flag: name, aliases, negative forms.
@@ -181,6 +184,8 @@ type Rule struct {
 	Severity Severity `yaml:"severity"` // "" means error
 	Message  string   `yaml:"message"`
 	Source   string   `yaml:"source"` // where in the tool's source the rule was read
+
+	pos string
 }
 
 // LockKind names a scenario lock.
@@ -416,6 +421,23 @@ func decode(file string, data []byte) (*Schema, error) {
 	if s.Tool == "" || s.Version == "" {
 		return nil, fmt.Errorf("%s:1:1: tool and version are required", file)
 	}
+	// Remember where each flag and rule is, for the consistency errors of index.
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err == nil && len(root.Content) == 1 {
+		m := root.Content[0]
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			seq := m.Content[i+1]
+			for j, n := range seq.Content {
+				at := fmt.Sprintf("%s:%d:%d", file, n.Line, n.Column)
+				switch {
+				case m.Content[i].Value == "flags" && j < len(s.Flags):
+					s.Flags[j].pos = at
+				case m.Content[i].Value == "rules" && j < len(s.Rules):
+					s.Rules[j].pos = at
+				}
+			}
+		}
+	}
 	return s, nil
 }
 
@@ -471,6 +493,9 @@ func (s *Schema) index() error {
 	s.bySpell = map[string]*Flag{}
 	for i := range s.Flags {
 		f := &s.Flags[i]
+		bad := func(format string, a ...any) {
+			errs = append(errs, fmt.Errorf("%s: "+format, append([]any{cmp.Or(f.pos, s.file)}, a...)...))
+		}
 		if !slices.Contains(knownTypes, f.Type) {
 			bad("flag %s: type %q: want one of %v", f.Name, f.Type, knownTypes)
 		}
@@ -501,6 +526,14 @@ func (s *Schema) index() error {
 		}
 	}
 	for _, r := range s.Rules {
+		bad := func(format string, a ...any) {
+			errs = append(errs, fmt.Errorf("%s: "+format, append([]any{cmp.Or(r.pos, s.file)}, a...)...))
+		}
+		known := func(where, name string) {
+			if _, ok := s.bySpell[name]; !ok {
+				bad("%s names unknown flag %s", where, name)
+			}
+		}
 		if !slices.Contains(knownRuleKinds, r.Kind) {
 			bad("rule %s: kind %q: want one of %v", r.ID, r.Kind, knownRuleKinds)
 		}

@@ -59,11 +59,11 @@ func TestLoadFSRejectsBadSchemas(t *testing.T) {
 		{name: "file name", file: "y@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\n",
 			want: "the file must be named x@1.yaml"},
 		{name: "bad type", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --a, type: integer}\n",
-			want: "flag --a: type \"integer\""},
+			want: "d/x@1.yaml:5:5: flag --a: type \"integer\""},
 		{name: "duplicate spelling", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --a, type: int}\n  - {name: --b, aliases: [--a], type: int}\n",
 			want: "spelling --a belongs to both --a and --b"},
 		{name: "rule names unknown flag", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --a, type: int}\nrules:\n  - {id: r, kind: requires, flags: [--a], needs: [--c]}\n",
-			want: "rule r names unknown flag --c"},
+			want: "d/x@1.yaml:7:5: rule r names unknown flag --c"},
 		{name: "extends unknown", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nextends: x@0\n",
 			want: "extends unknown schema x@0"},
 	}

@@ -297,21 +297,27 @@ func EachRecord(r io.Reader, name string, fn func(rec *Record) error) error {
 			continue
 		}
 		var rec Record
-		raw := recordJSON{Metrics: &rec.Metrics}
-		if b[0] != '{' {
-			return &FieldError{File: name, Line: line, Field: "record", Msg: "not a JSON object"}
+		hasMD, ok := decodeRecordFast(b, &rec)
+		if !ok {
+			rec = Record{}
+			raw := recordJSON{Metrics: &rec.Metrics}
+			if b[0] != '{' {
+				return &FieldError{File: name, Line: line, Field: "record", Msg: "not a JSON object"}
+			}
+			if err := json.Unmarshal(b, &raw); err != nil {
+				return &FieldError{File: name, Line: line, Field: "record", Msg: err.Error()}
+			}
+			if hasMD = raw.Metadata != nil; hasMD {
+				rec.Metadata = *raw.Metadata
+			}
+			if len(raw.Error) > 0 && !bytes.Equal(raw.Error, []byte("null")) {
+				rec.Error = raw.Error
+			}
 		}
-		if err := json.Unmarshal(b, &raw); err != nil {
-			return &FieldError{File: name, Line: line, Field: "record", Msg: err.Error()}
-		}
-		if raw.Metadata == nil {
+		if !hasMD {
 			return &FieldError{File: name, Line: line, Field: "metadata", Msg: "missing (aiperf writes it on every record)"}
 		}
-		rec.Metadata = *raw.Metadata
 		rec.Line = line
-		if len(raw.Error) > 0 && !bytes.Equal(raw.Error, []byte("null")) {
-			rec.Error = raw.Error
-		}
 		if err := fn(&rec); err != nil {
 			return err
 		}

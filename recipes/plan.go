@@ -404,6 +404,7 @@ func (o *planConfig) plan(i int, row *sweep.Row) (Point, []*Problem) {
 		cmd := withEnv(e.Argv, map[string]string{"PYTHONPATH": placeholderLMEvalPatchDir})
 		cmd.Placeholders = e.Placeholders
 		p.Eval = &cmd
+		p.Escapes = append(p.Escapes, schema.Escape{Flag: "lm_eval", Reason: "no flag schema for lm-eval yet; its argv is not validated"})
 	} else {
 		rs := replaySettings{
 			URL: url, Duration: o.duration(row), WarmupPerLane: officialWarmupPerLane,

@@ -135,9 +135,9 @@ func TestPlanOptions(t *testing.T) {
 		wantFast      string
 	}{
 		{
-			name:      "official 0.12.0",
-			opts:      PlanOptions{},
-			wantFlags: map[string]string{"--benchmark-duration": "3600", "--warmup-request-count": "40", "--url": "http://localhost:8888"},
+			name:       "official 0.12.0",
+			opts:       PlanOptions{},
+			wantFlags:  map[string]string{"--benchmark-duration": "3600", "--warmup-request-count": "40", "--url": "http://localhost:8888"},
 			wantAbsent: []string{"--unsafe-override", "--warmup-requests-per-lane", "--trace-idle-gap-cap-seconds"},
 			wantFast:   "0",
 		},
@@ -379,6 +379,29 @@ func BenchmarkPlanAllShippedKeys(b *testing.B) {
 	for b.Loop() {
 		if _, err := Plan(rs, PlanOptions{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestDeviationTable keeps the package doc's 0.12.0 table in step with what
+// the client builder does: every flag the fork command has and the 0.12.0
+// command lacks is named in doc.go.
+func TestDeviationTable(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	rs := rows(t, sweep.TestConfigOptions{ConfigKeys: []string{mi325xKey}, Conc: []int{4}})[:1]
+	fork, err := Plan(rs, PlanOptions{AiperfVersion: "sa-754356e9"})
+	require.NoError(t, err)
+	up, err := Plan(rs, PlanOptions{})
+	require.NoError(t, err)
+	for _, tok := range fork[0].Client.Argv {
+		if strings.HasPrefix(tok, "--") && !slices.Contains(up[0].Client.Argv, tok) {
+			assert.Contains(t, string(doc), tok, "deviation not documented")
+		}
+	}
+	for _, tok := range up[0].Client.Argv {
+		if strings.HasPrefix(tok, "--") && !slices.Contains(fork[0].Client.Argv, tok) {
+			assert.Contains(t, string(doc), tok, "deviation not documented")
 		}
 	}
 }

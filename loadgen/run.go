@@ -404,6 +404,7 @@ func (r *runner) printProgress(done <-chan struct{}, start time.Time) {
 	if every <= 0 {
 		every = 10 * time.Second
 	}
+	every = max(r.o.scaled(every), time.Second) // a wait like any other, but not spam
 	t := time.NewTicker(every)
 	defer t.Stop()
 	total := r.o.scaled(r.o.BenchmarkDuration)

@@ -3,6 +3,7 @@ package simengine
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"hash/maphash"
 	"io"
 	"math/rand/v2"
@@ -54,7 +55,8 @@ type Options struct {
 }
 
 // Server is one simulated engine process: the HTTP front end and one
-// scheduler per DP rank. Create it with New, then call Run once.
+// scheduler per DP rank. Create it with New, then call Run once; the
+// accessors are safe for concurrent use.
 type Server struct {
 	cfg   Config
 	capa  capacity
@@ -283,7 +285,9 @@ func (s *Server) submit(q *simRequest, key string) {
 	r := s.ranks[0]
 	if n := len(s.ranks); n > 1 {
 		if key != "" {
-			r = s.ranks[maphash.String(s.seed, key)%uint64(n)]
+			h := fnv.New64a() // stable across processes, unlike maphash
+			_, _ = h.Write([]byte(key))
+			r = s.ranks[h.Sum64()%uint64(n)]
 		} else {
 			best, bestLoad := int(s.rr.Add(1)%uint64(n)), -1
 			for i := range n {

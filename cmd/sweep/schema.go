@@ -296,9 +296,10 @@ at any terminal width; SGLang and vLLM print argparse help.
 
 Reported: flags the help shows that the schema lacks (for a complete schema;
 a partial one only counts them), schema flags the help no longer shows, and
-flags whose names, aliases, negative forms, value kind or choices differ.
-Choices compare after folding case and punctuation, since cyclopts shows a
-display form (round-robin for round_robin).
+flags whose names, aliases, negative forms, value kind, choices or (aiperf)
+shown defaults differ. Choices and defaults compare after folding case and
+punctuation, since cyclopts shows a display form (round-robin for
+round_robin), and numbers compare by value.
 
 Exit 0 when there is no drift, 1 when there is, 2 on usage errors.
 

@@ -20,7 +20,11 @@ type HelpFlag struct {
 	// "bool-optional" (--x/--no-x) or "" when the format does not show it (cyclopts).
 	Kind  string
 	Multi bool // argparse nargs="+" ("X [X ...]")
-	Line  int  // 1-based line of the row's first line
+	// Default is the "[default: ...]" text of a cyclopts row, in display form; HasDefault
+	// says whether the row shows one.
+	Default    string
+	HasDefault bool
+	Line       int // 1-based line of the row's first line
 }
 
 // ParseHelp reads the option rows of a --help text: cyclopts/rich panels (aiperf, at any
@@ -58,6 +62,9 @@ func parseCycloptsHelp(text string) []HelpFlag {
 					out[len(out)-1].Choices = append(out[len(out)-1].Choices, c)
 				}
 			}
+		}
+		if d, ok := bracketValue(joined, "[default: "); ok {
+			out[len(out)-1].Default, out[len(out)-1].HasDefault = d, true
 		}
 		desc = nil
 	}
@@ -99,6 +106,29 @@ func parseCycloptsHelp(text string) []HelpFlag {
 	}
 	flush()
 	return out
+}
+
+// bracketValue returns the text after marker up to its matching ']' (the value may hold
+// brackets itself: "[default: ['http://localhost:8000']]").
+func bracketValue(s, marker string) (string, bool) {
+	i := strings.LastIndex(s, marker)
+	if i < 0 {
+		return "", false
+	}
+	rest := s[i+len(marker):]
+	depth := 0
+	for j, r := range rest {
+		switch r {
+		case '[':
+			depth++
+		case ']':
+			if depth == 0 {
+				return rest[:j], true
+			}
+			depth--
+		}
+	}
+	return "", false
 }
 
 // splitNameColumn splits "--a --b -c      description" at the first run of two spaces.
@@ -224,6 +254,9 @@ func (s *Schema) Compare(help []HelpFlag) *Drift {
 		if ch := compareChoices(s.Family, f, h); ch != nil {
 			d.Changed = append(d.Changed, *ch)
 		}
+		if h.HasDefault && f.Default != nil && !sameDefault(f.Default, h.Default) {
+			d.Changed = append(d.Changed, Change{Flag: f.Name, What: "default", Schema: fmt.Sprint(f.Default), Help: h.Default})
+		}
 	}
 	for _, f := range s.Flags {
 		if !seen[f.Name] && f.Removed == "" && !f.Hidden {
@@ -256,6 +289,37 @@ func compareChoices(family Family, f *Flag, h HelpFlag) *Change {
 		return nil
 	}
 	return &Change{Flag: f.Name, What: "choices", Schema: strings.Join(f.Choices, ","), Help: strings.Join(h.Choices, ",")}
+}
+
+// sameDefault compares a schema default with cyclopts' display of it: booleans and enums
+// after folding case and punctuation, numbers by value, lists element by element.
+func sameDefault(schema any, help string) bool {
+	if list, ok := schema.([]any); ok {
+		inner := strings.TrimSpace(help)
+		if !strings.HasPrefix(inner, "[") || !strings.HasSuffix(inner, "]") {
+			return false
+		}
+		inner = strings.TrimSpace(inner[1 : len(inner)-1])
+		var items []string
+		if inner != "" {
+			items = strings.Split(inner, ",")
+		}
+		if len(items) != len(list) {
+			return false
+		}
+		for i, it := range items {
+			if !sameDefault(list[i], strings.Trim(strings.TrimSpace(it), `'"`)) {
+				return false
+			}
+		}
+		return true
+	}
+	want := fmt.Sprint(schema)
+	if a, aok := parseFloatWord(want); aok {
+		b, bok := parseFloatWord(help)
+		return bok && a == b
+	}
+	return normDisplay(want) == normDisplay(help)
 }
 
 // normDisplay folds cyclopts' display form and raw values together: lower case, letters and

@@ -49,15 +49,17 @@ func TestCheckDetectsPlantedAiperfDrift(t *testing.T) {
 	text := readTestdata(t, "help", "aiperf-0.12.0-profile-help-cols100.txt")
 	text = strings.Replace(text, "│ --apply-chat-template ", "│ --use-chat-template   ", 1)
 	text = strings.Replace(text, "[choices: round-robin, random,", "[choices: round-robin, random, least-loaded,", 1)
+	text = strings.Replace(text, "[default: 21600]", "[default: 3600]", 1)
 	rows, err := ParseHelp(Cyclopts, text)
 	require.NoError(t, err)
 	d := MustLoad("aiperf", "").Compare(rows)
 	require.Len(t, d.Added, 1)
 	assert.Equal(t, []string{"--use-chat-template"}, d.Added[0].Names)
 	assert.Equal(t, []string{"--apply-chat-template"}, d.Removed)
-	require.Len(t, d.Changed, 1)
+	require.Len(t, d.Changed, 2)
 	assert.Equal(t, "--model-selection-strategy", d.Changed[0].Flag)
 	assert.Equal(t, "choices", d.Changed[0].What)
+	assert.Equal(t, Change{Flag: "--request-timeout-seconds", What: "default", Schema: "21600", Help: "3600"}, d.Changed[1])
 }
 
 // The argparse fixtures (written from the schema facts; see testdata/README.md) have no

@@ -1,0 +1,188 @@
+package metrics
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// handlerTransport serves requests in-process through an http.Handler: a
+// socket-free server, so a synctest bubble's fake clock drives the scraper.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if err := r.Context().Err(); err != nil {
+		return nil, err
+	}
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, r)
+	return rec.Result(), nil
+}
+
+// fakeEngine serves a sequence of pages, one per request, then repeats the
+// last; a page "" answers 503.
+type fakeEngine struct {
+	mu    sync.Mutex
+	pages []string
+	n     int
+}
+
+func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	page := f.pages[min(f.n, len(f.pages)-1)]
+	f.n++
+	f.mu.Unlock()
+	if page == "" {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	_, _ = io.WriteString(w, page)
+}
+
+func page(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(promDir, name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestScraperSamplesAtIntervalAndKeepsFirstAndLast(t *testing.T) {
+	before, after := page(t, "vllm_before.prom"), page(t, "vllm_after.prom")
+	synctest.Test(t, func(t *testing.T) {
+		eng := &fakeEngine{pages: []string{before, "", after}}
+		client := NewClient(ClientOptions{HTTP: &http.Client{Transport: handlerTransport{eng}}, Retries: -1})
+		var samples []Sample
+		s, err := NewScraper(ScraperOptions{
+			Endpoints: []string{"http://engine/metrics"},
+			Interval:  time.Second,
+			Duration:  5500 * time.Millisecond,
+			Client:    client,
+			MaxPoints: 3,
+			OnSample:  func(smp Sample) { samples = append(samples, smp) },
+		})
+		require.NoError(t, err)
+		start := time.Now()
+		res, err := s.Run(t.Context())
+		require.NoError(t, err)
+		assert.Equal(t, 5500*time.Millisecond, time.Since(start), "stops at Duration on the fake clock")
+
+		ep := res.Endpoints[0]
+		assert.Equal(t, 6, ep.Attempts, "t=0,1,2,3,4,5")
+		assert.Equal(t, 5, ep.Successes)
+		assert.Equal(t, 1, ep.FailureCount)
+		require.Len(t, ep.Failures, 1)
+		assert.Contains(t, ep.Failures[0].Err, "HTTP 503")
+		assert.Equal(t, EngineVLLM, ep.Engine)
+		require.NotNil(t, ep.First)
+		assert.Equal(t, start, ep.First.Time)
+		assert.Equal(t, start.Add(5*time.Second), ep.Last.Time)
+		assert.Len(t, ep.Series, 3, "bounded")
+		assert.Equal(t, 2, ep.DroppedPoints)
+		require.Len(t, samples, 6)
+		assert.Error(t, samples[1].Err)
+
+		// The third sample (t=2s) saw counters move since t=0s.
+		g := samples[2].Gauges
+		require.NotNil(t, g.GenThroughput)
+		assert.InDelta(t, 41000.0/2, *g.GenThroughput, 1e-9)
+
+		c, err := ep.ALCounters()
+		require.NoError(t, err)
+		al, err := c.AcceptanceLength()
+		require.NoError(t, err)
+		assert.InDelta(t, 3.39, al, 1e-12)
+
+		h := res.Health()
+		assert.Equal(t, Float(1), h.IntervalSeconds)
+		assert.Equal(t, 1, h.Endpoints[0].Failures)
+		assert.Contains(t, h.Endpoints[0].LastError, "503")
+	})
+}
+
+func TestScraperStopTakesFinalSample(t *testing.T) {
+	before, after := page(t, "sglang_before.prom"), page(t, "sglang_after.prom")
+	synctest.Test(t, func(t *testing.T) {
+		eng := &fakeEngine{pages: []string{before, before, after}}
+		client := NewClient(ClientOptions{HTTP: &http.Client{Transport: handlerTransport{eng}}, Retries: -1})
+		s, err := NewScraper(ScraperOptions{Endpoints: []string{"http://a/metrics"}, Interval: time.Minute, Client: client})
+		require.NoError(t, err)
+		done := make(chan *ScrapeResult)
+		go func() {
+			res, err := s.Run(t.Context())
+			assert.NoError(t, err)
+			done <- res
+		}()
+		time.Sleep(90 * time.Second) // fake clock: samples at 0 and 60s
+		synctest.Wait()
+		s.Stop()
+		s.Stop() // idempotent
+		res := <-done
+		ep := res.Endpoints[0]
+		assert.Equal(t, 3, ep.Attempts, "two ticks and the final sample")
+		c, err := ep.ALCounters()
+		require.NoError(t, err)
+		al, err := c.AcceptanceLength()
+		require.NoError(t, err)
+		assert.InDelta(t, 39900.0/11800, al, 1e-12)
+		assert.Empty(t, ep.Missing)
+	})
+}
+
+func TestScraperContextCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng := &fakeEngine{pages: []string{""}}
+		client := NewClient(ClientOptions{HTTP: &http.Client{Transport: handlerTransport{eng}}, Retries: -1})
+		s, err := NewScraper(ScraperOptions{Endpoints: []string{"http://a/metrics", "http://b/metrics"}, Client: client})
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(t.Context(), 2500*time.Millisecond)
+		defer cancel()
+		res, err := s.Run(ctx)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		require.Len(t, res.Endpoints, 2)
+		for _, ep := range res.Endpoints {
+			assert.Equal(t, 3, ep.Attempts)
+			assert.Zero(t, ep.Successes)
+			assert.Nil(t, ep.First)
+			_, err := ep.ALCounters()
+			assert.Error(t, err)
+		}
+	})
+	_, err := NewScraper(ScraperOptions{})
+	assert.ErrorIs(t, err, ErrNoEndpoints)
+}
+
+func TestScraperAgainstHTTPTestServer(t *testing.T) {
+	body := page(t, "vllm_after.prom")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		assert.Equal(t, "/metrics", r.URL.Path)
+		_, _ = io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	var mu sync.Mutex
+	n := 0
+	s, err := NewScraper(ScraperOptions{Endpoints: []string{srv.URL + "/metrics"}, Interval: time.Hour,
+		OnSample: func(Sample) {
+			mu.Lock()
+			n++
+			mu.Unlock()
+		}})
+	require.NoError(t, err)
+	s.Stop() // Run samples once at start, then once more for Stop
+	res, err := s.Run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 2, res.Endpoints[0].Successes)
+	assert.Equal(t, 2, n)
+	assert.True(t, strings.HasPrefix(res.Endpoints[0].URL, "http://127.0.0.1"))
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"sweep/recipes"
+	"sweep/sweep"
+)
+
+// planOptions are the inputs of "sweep plan".
+type planOptions struct {
+	IO         *IOStreams
+	Inputs     matrixInputs
+	ConfigKeys []string
+	Conc       []int
+	Eval       bool   // the evals-only selection: eval rows, lm-eval instead of aiperf
+	Format     string // text or json
+	Plan       recipes.PlanOptions
+}
+
+func newPlanCmd(ios *IOStreams, runF func(context.Context, *planOptions) error) *Command {
+	if runF == nil {
+		runF = planRun
+	}
+	return &Command{
+		Name:  "plan",
+		Short: "Show the engine, router, client and eval commands of every point, checked against the flag schemas",
+		Long: `Plan the benchmark points of the named config keys: for every matrix row,
+the recipe that serves it (routed as InferenceX's launchers do) and the
+exact commands the point runs, each built through the versioned flag schema
+of its tool:
+
+  engine   python3 -m sglang.launch_server ... | vllm serve MODEL ... (argv + env)
+  router   sglang_router / vllm-router in front of DP-attention engines
+  client   aiperf profile ... (trace replay), or
+  eval     python3 -m lm_eval ... for eval rows (--eval)
+
+plus the Prometheus endpoints aiperf records, the metric prefix the run
+must export and the golden acceptance length the engine simulates.
+
+Planning fails, listing every offending point with its recipe, the flag and
+the closest real flag, when any command does not validate. A config key
+with no recipe is an error too. Exit status: 0 planned, 1 a point could not
+be planned, 2 usage error.
+
+Clients target upstream aiperf 0.12.0 by default; --aiperf-version
+sa-754356e9 gives InferenceX's fork and its exact command (the differences
+are documented in "go doc sweep/recipes").
+
+--format text is for review: one block per point, one flag per line.
+--format json is an array of {"row", "engine": {"argv", "env"}, "router",
+"client", "eval", "metrics_urls", "required_metric_prefix", "golden_al", ...}.
+
+Examples:
+  sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp
+  sweep plan --config-keys 'dsv4-fp4-mi355x-*' --conc 64 --format json
+  sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --eval
+  sweep plan --config-keys glm5.2-fp8-mi325x-sglang-agentic-mtp --fast --aiperf-version sa-754356e9`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &planOptions{IO: ios}
+			fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
+			lists := newArgparseLists()
+			lists.strings(fs, &o.ConfigKeys, "config-keys", "config keys or fnmatch patterns to plan (required)")
+			o.Inputs.bind(fs, lists)
+			lists.ints(fs, &o.Conc, "conc", "keep only these concurrencies")
+			fs.BoolVar(&o.Eval, "eval", false, "plan the eval rows InferenceX selects (evals-only: highest concurrency per model and runner) with lm-eval")
+			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery points: 1200 s and 1 warm-up request per lane")
+			fs.IntVar(&o.Plan.Duration, "duration", 0, "benchmark duration in seconds (default: the row's, 3600; below 900 adds --unsafe-override)")
+			fs.StringVar(&o.Format, "format", "text", "output format: text or json")
+			fs.IntVar(&o.Plan.Port, "port", recipes.DefaultPort, "the point's public port (the engine's, or the router's with DP attention; the engine then uses port+1)")
+			fs.StringVar(&o.Plan.ModelPath, "model-path", "", "what the engine loads (default: the model id)")
+			fs.StringVar(&o.Plan.ResultDir, "result-dir", recipes.DefaultResultDir, "per-point result directory")
+			fs.StringVar(&o.Plan.AiperfVersion, "aiperf-version", recipes.DefaultAiperfVersion, "aiperf schema version: 0.12.0 (upstream) or sa-754356e9 (InferenceX's fork)")
+			fs.StringVar(&o.Plan.RunnerName, "runner-name", "", "runner name for routing and RESULT_FILENAME (default: the first runner of the row's label)")
+			lists.finish(fs)
+			return fs, func(ctx context.Context, args []string) error {
+				if err := lists.parseRest(fs, args); err != nil {
+					return err
+				}
+				if len(o.ConfigKeys) == 0 {
+					return flagErrorf("--config-keys is required")
+				}
+				if o.Format != "text" && o.Format != "json" {
+					return flagErrorf("--format %q: want text or json", o.Format)
+				}
+				if o.Plan.Duration < 0 {
+					return flagErrorf("--duration %d: want a positive number of seconds", o.Plan.Duration)
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// planRun generates the rows of the named keys and prints their plan.
+func planRun(ctx context.Context, o *planOptions) error {
+	g, err := o.Inputs.generator()
+	if err != nil {
+		return err
+	}
+	keys, err := g.Masters.ExpandKeys(o.ConfigKeys)
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	evals := sweep.EvalOptions{NoEvals: !o.Eval, EvalsOnly: o.Eval}
+	scen := []string{"agentic-coding"}
+	rows, err := g.TestConfig(sweep.TestConfigOptions{ConfigKeys: keys, Conc: o.Conc, ScenarioTypes: scen, EvalOptions: evals})
+	if err != nil {
+		return matrixError(err)
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("no single-node agentic points for %v (sweep plan covers agentic-coding configs)", keys)
+	}
+	// Name each row's config key: rows of one key, without eval marks.
+	byRow := map[string]string{}
+	for _, k := range keys {
+		kr, err := g.TestConfig(sweep.TestConfigOptions{ConfigKeys: []string{k}, Conc: o.Conc, ScenarioTypes: scen, EvalOptions: sweep.EvalOptions{NoEvals: true}})
+		if err != nil {
+			return matrixError(err)
+		}
+		for _, r := range kr {
+			byRow[rowIdentity(r)] = k
+		}
+	}
+	o.Plan.Runners = g.Runners
+	o.Plan.KeyOf = func(r *sweep.Row) string { return byRow[rowIdentity(r)] }
+	points, err := recipes.Plan(rows, o.Plan)
+	if err != nil {
+		if _, ok := errors.AsType[*recipes.PlanError](err); ok {
+			return fmt.Errorf("plan rejected: %w", err)
+		}
+		return err
+	}
+	if o.Format == "json" {
+		data, err := json.MarshalIndent(points, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = o.IO.Out.Write(append(data, '\n'))
+		return err
+	}
+	return recipes.WriteText(o.IO.Out, points)
+}
+
+// rowIdentity is a row's JSON without its eval marks.
+func rowIdentity(r *sweep.Row) string {
+	c := r.Clone()
+	c.RunEval, c.EvalOnly = nil, nil
+	data, _ := c.MarshalJSON() // a row always encodes
+	return string(data)
+}

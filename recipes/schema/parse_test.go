@@ -133,6 +133,10 @@ func TestParseAiperf(t *testing.T) {
 		{name: "baseten-only flag without a file", argv: profile("--no-open-loop-replay"), want: []problem{{RuleBroken, "--no-open-loop-replay"}}},
 		{name: "baseten-only flag with a file", argv: profile("--input-file", "trace.parquet", "--custom-dataset-type", "baseten_trace", "--replay-speedup", "2")},
 
+		{name: "sweep with fixed schedule", argv: profile("--fixed-schedule", "--input-file", "t.jsonl", "--concurrency", "1,2"), want: []problem{{RuleBroken, "--concurrency"}}},
+		{name: "user-centric needs turns", argv: profile("--user-centric-rate", "2", "--num-users", "4"), want: []problem{{RuleBroken, "--user-centric-rate"}}},
+		{name: "user-centric with turns", argv: profile("--user-centric-rate", "2", "--num-users", "4", "--session-turns-mean", "3")},
+
 		// Scenario inferencex-agentx-mvp.
 		{name: "scenario valid", argv: agentx("--benchmark-duration", "1800", "--cache-bust", "first_turn_prefix", "--system-idle-gap-cap-seconds", "10", "--extra-inputs", "ignore_eos:true")},
 		{name: "scenario fills duration", argv: agentx()},

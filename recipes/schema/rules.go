@@ -86,6 +86,10 @@ func (ps *parser) checkRules() {
 					fail(f, "%s", r.Message)
 				}
 			}
+		case NoSweep:
+			for _, f := range ps.p.Sweeps() {
+				fail(f, "%s", r.Message)
+			}
 		case LessOrEqual:
 			a, aok := ps.p.value(r.Flags[0])
 			b, bok := ps.p.value(r.Flags[1])

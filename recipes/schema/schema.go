@@ -168,9 +168,10 @@ const (
 	Conflicts   RuleKind = "conflicts"      // at most one of Flags may be set
 	Excludes    RuleKind = "excludes"       // none of Flags may be given (gate it with When)
 	LessOrEqual RuleKind = "le"             // Flags[0] <= Flags[1] when both are set
+	NoSweep     RuleKind = "no_sweep"       // when one of When is set, no flag may be a comma sweep
 )
 
-var knownRuleKinds = []RuleKind{Required, Requires, RequiresAll, RequiresVal, RequiresGt, Conflicts, Excludes, LessOrEqual}
+var knownRuleKinds = []RuleKind{Required, Requires, RequiresAll, RequiresVal, RequiresGt, Conflicts, Excludes, LessOrEqual, NoSweep}
 
 // Rule is a relation between flags that the tool checks after parsing.
 type Rule struct {

@@ -23,6 +23,10 @@ type fakeServer struct {
 	t         testing.TB
 	tokenGap  time.Duration // between content events
 	maxTokens int           // cap on tokens per response, 0 = max_completion_tokens
+	// dropAfter, when > 0, cuts the connection of every profiling-sized
+	// response (max tokens > 1) after that many tokens, like an engine
+	// that dies mid-stream.
+	dropAfter int
 	ttft      time.Duration
 	// status, when non-zero, is returned for every request whose index
 	// (0-based, arrival order) satisfies failIf.
@@ -101,6 +105,13 @@ func (f *fakeServer) chat(w http.ResponseWriter, r *http.Request) {
 	for i := range maxTok {
 		if i > 0 && !pause(r, f.tokenGap) {
 			return
+		}
+		if f.dropAfter > 0 && maxTok > 1 && i == f.dropAfter {
+			if p, ok := w.(*pipeResponse); ok {
+				p.pw.CloseWithError(io.ErrUnexpectedEOF)
+				return
+			}
+			panic(http.ErrAbortHandler) // real server: abort the connection
 		}
 		fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok%d \"}}]}\n\n", i)
 		fl.Flush()

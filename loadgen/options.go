@@ -32,7 +32,7 @@ type Options struct {
 	Concurrency       int           // lanes (session trees in flight)
 	BenchmarkDuration time.Duration // profiling window; 0 = until RequestCount
 	RequestCount      int           // stop issuing after this many profiling requests; 0 = no limit
-	MaxSessions       int           // stop after this many profiling session plays; 0 = no limit
+	MaxSessions       int           // stop after this many recycled session plays (the initial trajectories not counted); 0 = no limit
 	GracePeriod       time.Duration // wait for in-flight requests after the window, then cancel them
 	RequestTimeout    time.Duration // per request
 

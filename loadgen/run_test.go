@@ -402,3 +402,70 @@ func TestRunRequestBodies(t *testing.T) {
 		}
 	})
 }
+
+func TestRunServerDiesMidStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{t: t, tokenGap: time.Millisecond, dropAfter: 3}
+		o := fakeOptions(t, f)
+		o.WarmupPerLane = 1 // one-token warm-ups complete
+		o.RequestCount = 5
+		_, err := Run(t.Context(), o, io.Discard)
+		re, ok := errors.AsType[*RunError](err)
+		require.True(t, ok, "want *RunError, got %v", err)
+		assert.Equal(t, "all_failed", re.Reason)
+		ex := exampleRecords(t)
+		n := 0
+		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
+			if phaseOf(r) != PhaseProfiling {
+				continue
+			}
+			n++
+			e := r["error"].(jsonObj)
+			assert.Equal(t, "ServerDisconnectedError", e["type"])
+			assert.Equal(t, ex["disconnect"]["error"].(jsonObj)["cause_chain"], e["cause_chain"])
+			assert.Equal(t, keys(metrics(ex["disconnect"])), keys(metrics(r)), "error_isl: the server had answered")
+		}
+		assert.Equal(t, 5, n)
+	})
+}
+
+func TestRunWarmupGracePeriod(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{t: t, ttft: 30 * time.Second, tokenGap: time.Millisecond}
+		o := fakeOptions(t, f)
+		o.WarmupPerLane = 1
+		o.WarmupGrace = 10 * time.Second
+		o.BenchmarkDuration = 60 * time.Second
+		o.GracePeriod = 60 * time.Second
+		begin := time.Now()
+		res, err := Run(t.Context(), o, io.Discard)
+		require.NoError(t, err, "slow warm-ups cut by the grace period do not abort the run")
+		assert.Equal(t, o.Concurrency, res.Warmup.Failed)
+		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
+			if phaseOf(r) == PhaseWarmup {
+				assert.Equal(t, true, md(r)["was_cancelled"])
+				assert.Equal(t, 499.0, r["error"].(jsonObj)["code"])
+				assert.Equal(t, begin.Add(10*time.Second).UnixNano(), int64(num64(md(r)["cancellation_time_ns"]))/1000*1000, "cancelled at the end of the warm-up grace period")
+			}
+		}
+	})
+}
+
+func TestRunMaxSessions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{t: t, tokenGap: time.Millisecond, maxTokens: 4}
+		o := fakeOptions(t, f)
+		o.Concurrency = 2
+		o.WarmupPerLane = 0
+		o.StartMinRatio, o.StartMaxRatio = 0, 0 // first plays start at turn 1 (k=0 was history)
+		o.BenchmarkDuration = 0
+		o.MaxSessions = 3
+		_, err := Run(t.Context(), o, io.Discard)
+		require.NoError(t, err)
+		roots := map[string]bool{}
+		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
+			roots[md(r)["root_correlation_id"].(string)] = true
+		}
+		assert.Len(t, roots, 2+3, "the two initial trajectories plus three recycled plays")
+	})
+}

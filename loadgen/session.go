@@ -123,13 +123,3 @@ func (s *session) complete(i int) (blocks, hits int) {
 	s.next = i + 1
 	return len(t.HashIDs), hits
 }
-
-// countWords estimates tokens as whitespace-separated words (the client
-// has no model tokenizer).
-func countWords(msgs []message) int {
-	n := 0
-	for _, m := range msgs {
-		n += len(strings.Fields(m.Content))
-	}
-	return n
-}

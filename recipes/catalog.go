@@ -110,7 +110,7 @@ func (l Launcher) ScriptNames(r *sweep.Row) []string {
 	if !l.FrameworkFirst {
 		return []string{base + mtp}
 	}
-	return []string{base + "_" + r.Framework + mtp, base + l.FallbackSuffix[r.Framework] + mtp}
+	return slices.Compact([]string{base + "_" + r.Framework + mtp, base + l.FallbackSuffix[r.Framework] + mtp})
 }
 
 // RunnerName returns the runner a row runs on: the row's runner when it is

@@ -274,6 +274,9 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 
 // describe is the short point description used in problems.
 func describe(r *sweep.Row) string {
+	if r.Kind.MultiNode() {
+		return fmt.Sprintf("%s (multi-node) conc%v", r.ExpName, r.Concs)
+	}
 	return fmt.Sprintf("tp%d ep%d dpa%t conc%d kv%s", r.TP, r.EP, r.DPAttn, r.Conc, kvName(r))
 }
 

@@ -289,7 +289,7 @@ func TestLookup(t *testing.T) {
 		{name: "h200 falls back", row: row("cluster:h200-dgxc", "qwen3.5", "sglang"), want: "qwen3.5_fp8_h200_mtp"},
 		{name: "runner name routes too", row: row("mi325x-amds_07", "qwen3.5", "sglang"), want: "qwen3.5_fp8_mi325x_mtp"},
 		{name: "no recipe", row: row("cluster:mi325x-amds", "llama9", "sglang"), wantErr: "no recipe: launch_mi325x-amds.sh would run benchmarks/single_node/agentic/llama9_fp8_mi325x_mtp.sh"},
-		{name: "atom key without recipe", row: &sweep.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "qwen3.5", Precision: "fp8", Framework: "atom", SpecDecoding: "mtp"}, wantErr: "qwen3.5_fp8_mi355x_atom_mtp.sh or benchmarks/single_node/agentic/qwen3.5_fp8_mi355x_atom_mtp.sh"},
+		{name: "atom key without recipe", row: &sweep.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "qwen3.5", Precision: "fp8", Framework: "atom", SpecDecoding: "mtp"}, wantErr: "would run benchmarks/single_node/agentic/qwen3.5_fp8_mi355x_atom_mtp.sh, and sweep has no recipe"},
 		{name: "unknown launcher", row: row("gb200-nv", "qwen3.5", "sglang"), wantErr: "runner gb200-nv: no launcher launch_gb200-nv.sh"},
 	}
 	for _, tc := range tests {

@@ -653,20 +653,22 @@ func TestFaultCrashAfterRequests(t *testing.T) {
 		cfg.Faults = []Fault{{Kind: FaultCrash, After: 2}}
 		b := startBubble(t, cfg)
 		<-b.Ready()
+		// A long stream is in flight when the engine dies.
+		inflight := make(chan *httptest.ResponseRecorder, 1)
+		go func() {
+			inflight <- b.serve("POST", "/v1/chat/completions", chatBody{Messages: userMsg("long"), Stream: true, MaxTokens: intp(50000), IgnoreEOS: true})
+		}()
+		synctest.Wait()
 		for range 2 {
 			rec := b.serve("POST", "/v1/chat/completions", chatBody{Messages: userMsg("x"), MaxTokens: intp(50), IgnoreEOS: true})
 			assert.Equal(t, 200, rec.Code)
 		}
-		// A third request in flight is cut when the engine dies.
-		inflight := make(chan *httptest.ResponseRecorder, 1)
-		go func() {
-			inflight <- b.serve("POST", "/v1/chat/completions", chatBody{Messages: userMsg("y"), Stream: true, MaxTokens: intp(5000), IgnoreEOS: true})
-		}()
 		err := <-b.done
 		ce, ok := errors.AsType[*CrashError](err)
 		require.True(t, ok, "Run returns a *CrashError, got %v", err)
 		assert.Equal(t, 2, ce.After)
 		rec := <-inflight
+		assert.Contains(t, rec.Body.String(), "data: {", "the stream had started")
 		assert.NotContains(t, rec.Body.String(), "[DONE]", "the stream is cut")
 	})
 }

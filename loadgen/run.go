@@ -9,6 +9,7 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -123,6 +124,11 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 	}
 	if len(r.convs) == 0 {
 		return nil, fmt.Errorf("trace source %s: no replayable turns", ds.describe())
+	}
+	if o.MaxContext > 0 && !slices.ContainsFunc(r.convs, func(c *Conversation) bool {
+		return slices.ContainsFunc(c.Turns, func(t Turn) bool { return t.In <= o.MaxContext })
+	}) {
+		return nil, fmt.Errorf("trace source %s: every turn exceeds --max-context-length %d", ds.describe(), o.MaxContext)
 	}
 	rng := mrand.New(mrand.NewPCG(o.Seed, 0x7ace))
 	r.order = rng.Perm(len(r.convs))
@@ -514,8 +520,8 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	rctx, cancel := context.WithTimeout(ctx, r.o.RequestTimeout)
 	credit := r.clock.ns(time.Now())
 	start, tm, rerr := send(rctx, r.hc, req)
-	if rerr != nil && errors.Is(context.Cause(rctx), errCancelled) {
-		rerr = transportError(errCancelled) // stopped by us, not a server timeout
+	if rerr != nil && (errors.Is(context.Cause(rctx), errCancelled) || ctx.Err() != nil) {
+		rerr = transportError(errCancelled) // stopped by us or by the caller, not a request timeout
 	}
 	cancel()
 	tm.scale(r.o.TimeScale)

@@ -106,9 +106,12 @@ func loadgenArgError(err error) error {
 }
 
 func loadgenRun(ctx context.Context, o *loadgenOptions) error {
-	flags, err := parseLoadgenArgv(o.Schema, o.Argv)
+	flags, warnings, err := parseLoadgenArgv(o.Schema, o.Argv)
 	if err != nil {
 		return loadgenArgError(err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(o.IO.ErrOut, "loadgen: warning: %s\n", w)
 	}
 	opts, err := loadgen.OptionsFromFlags(flags)
 	if err != nil {
@@ -150,21 +153,27 @@ func loadgenRun(ctx context.Context, o *loadgenOptions) error {
 
 // parseLoadgenArgv checks argv with the aiperf schema (aiperf's own
 // verdict), then rejects flags the load generator does not implement.
-func parseLoadgenArgv(ref string, argv []string) (loadgen.Flags, error) {
+// Schema warnings (deprecated flags, scenario locks waived by
+// --unsafe-override) are returned for the caller to print.
+func parseLoadgenArgv(ref string, argv []string) (loadgen.Flags, []string, error) {
 	cat, err := schema.Embedded()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s, err := cat.Resolve(ref)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p, err := s.Parse(argv)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.Help {
-		return nil, errors.New("aiperf --help is not a run: use sweep loadgen --help")
+		return nil, nil, errors.New("aiperf --help is not a run: use sweep loadgen --help")
+	}
+	var warnings []string
+	for _, w := range p.Warnings {
+		warnings = append(warnings, w.Error())
 	}
 	var unsupported []string
 	for _, name := range p.Flags() {
@@ -173,9 +182,9 @@ func parseLoadgenArgv(ref string, argv []string) (loadgen.Flags, error) {
 		}
 	}
 	if len(unsupported) > 0 {
-		return nil, fmt.Errorf("%s accepts %s, but the built-in load generator does not implement it; use the real aiperf (sweep run --aiperf PATH) or drop the flag", s.ID(), strings.Join(unsupported, ", "))
+		return nil, nil, fmt.Errorf("%s accepts %s, but the built-in load generator does not implement it; use the real aiperf (sweep run --aiperf PATH) or drop the flag", s.ID(), strings.Join(unsupported, ", "))
 	}
-	return schemaFlags{p}, nil
+	return schemaFlags{p}, warnings, nil
 }
 
 // schemaFlags adapts a schema-parsed argv to loadgen.Flags.

@@ -28,7 +28,7 @@ type Inputs struct {
 
 // ErrNoRecords is returned by LoadInputs when profile_export.jsonl is
 // missing: there is nothing to aggregate.
-var ErrNoRecords = errors.New("profile_export.jsonl not found")
+var ErrNoRecords = errors.New("nothing to aggregate: profile_export.jsonl not found")
 
 // LoadInputs reads a RESULT_DIR the way InferenceX does: the artifact
 // directory under aiperf_artifacts/ (or its first run subdirectory),
@@ -38,7 +38,7 @@ func LoadInputs(resultDir, hfHubCache string) (*Inputs, error) {
 	dir := ResolveArtifactDir(resultDir)
 	jsonl := filepath.Join(dir, RecordsFile)
 	if !isFile(jsonl) {
-		return nil, fmt.Errorf("%s: %w", jsonl, ErrNoRecords)
+		return nil, fmt.Errorf("%w at %s", ErrNoRecords, jsonl)
 	}
 	in := &Inputs{}
 	f, err := os.Open(jsonl)

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const aggCases = "../../testdata/aggregation"
+
+func TestResultAggregateFlags(t *testing.T) {
+	var got *resultAggregateOptions
+	cmd := newResultAggregateCmd(&IOStreams{}, func(_ context.Context, o *resultAggregateOptions) error {
+		got = o
+		return nil
+	})
+	fs, runF := cmd.Flags()
+	require.NoError(t, fs.Parse([]string{"RD", "--env-file", "e.json", "--out", "o.json", "--golden-al", "3.39"}))
+	require.NoError(t, runF(t.Context(), fs.Args()))
+	assert.Equal(t, "RD", got.ResultDir)
+	assert.Equal(t, "e.json", got.EnvFile)
+	assert.Equal(t, "o.json", got.Out)
+	assert.True(t, got.HasGolden)
+	assert.Equal(t, 3.39, got.GoldenAL)
+	assert.Equal(t, 0.05, got.ALTol)
+}
+
+func TestResultAggregateCLI(t *testing.T) {
+	dir := filepath.Join(aggCases, "sglang-mtp-tp8-dpattn-hicache")
+	out := filepath.Join(t.TempDir(), "agg.json")
+	code, stdout, stderr := runCLI(t, "result", "aggregate", dir, "--env-file", filepath.Join(dir, "env.json"), "--out", out, "--golden-al", "3.0")
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "Requests: 145 successful / 198 total (48 warmup, 8 error dropped)")
+	assert.Contains(t, stderr, "Acceptance length: 2.990 vs golden 3.00 ± 0.05: pass")
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal(data, &res))
+	assert.Equal(t, "dsv4", res["infmax_model_prefix"])
+	assert.Equal(t, "pass", res["acceptance_length"].(map[string]any)["verdict"])
+
+	// To stdout without an output flag.
+	code, stdout, _ = runCLI(t, "result", "aggregate", dir, "--env-file", filepath.Join(dir, "env.json"))
+	require.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"scenario_type": "agentic-coding"`)
+
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"no records", []string{t.TempDir(), "--env-file", filepath.Join(dir, "env.json")}, exitError, "nothing to aggregate"},
+		{"bad facts", []string{dir, "--env-file", writeEnv(t, `{"KV_OFFLOADING":"dram"}`)}, exitError, "KV_OFFLOAD_BACKEND is required"},
+		{"two dirs", []string{dir, dir}, exitUsage, "want exactly one RESULT_DIR"},
+		{"bad golden", []string{dir, "--golden-al", "-1"}, exitUsage, "--golden-al"},
+		{"out and out-dir", []string{dir, "--out", "a", "--out-dir", "b"}, exitUsage, "exclusive"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, append([]string{"result", "aggregate"}, tc.args...)...)
+			assert.Equal(t, tc.code, code, stderr)
+			assert.Contains(t, stderr, tc.stderr)
+		})
+	}
+}
+
+func writeEnv(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "env.json")
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	return p
+}
+
+func TestResultValidateCLI(t *testing.T) {
+	tests := []struct {
+		name           string
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{"valid", []string{filepath.Join(aggCases, "vllm-tp4-mtp-conc16", "aiperf_artifacts")}, 0,
+			"Validated aiperf request error rate: 0/110 = 0.000% <= 10.000%", ""},
+		{"error rate", []string{filepath.Join(aggCases, "sglang-error-rate-15pct", "aiperf_artifacts")}, exitError,
+			"", "30/200 = 15.000% > 10.000%"},
+		{"looser threshold", []string{filepath.Join(aggCases, "sglang-error-rate-15pct", "aiperf_artifacts"), "--failed-request-threshold", "0.2"}, 0,
+			"15.000% <= 20.000%", ""},
+		{"no summary", []string{filepath.Join(aggCases, "vllm-zero-success", "aiperf_artifacts")}, exitError,
+			"", "profile_export_aiperf.json not found"},
+		{"required prefix missing csv", []string{filepath.Join(aggCases, "vllm-tp4-mtp-conc16", "aiperf_artifacts"), "--required-metric-prefix", "vllm:"}, exitError,
+			"", "required AIPerf server metrics artifacts are missing or empty"},
+		{"bad threshold", []string{"x", "--failed-request-threshold", "1.5"}, exitUsage, "", "between 0 and 1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append([]string{"result", "validate"}, tc.args...)...)
+			assert.Equal(t, tc.code, code, "stdout %s stderr %s", stdout, stderr)
+			assert.Contains(t, stdout, tc.stdout)
+			assert.Contains(t, stderr, tc.stderr)
+		})
+	}
+}

@@ -321,6 +321,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	n, reasonGot, cached, ok := s.wait(r, q)
 	if !ok {
+		if r.Context().Err() == nil {
+			apiError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "the engine is shutting down")
+		}
 		return
 	}
 	content := outputText(rng, n)

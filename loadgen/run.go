@@ -329,8 +329,7 @@ func (r *runner) fail(e *RunError) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.abort == nil {
-		r.abort = e
-		r.logf("%v", e)
+		r.abort = e // Run returns it; the caller prints it
 	}
 	if r.cancelIss != nil {
 		r.cancelIss()

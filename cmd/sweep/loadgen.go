@@ -111,7 +111,7 @@ func loadgenRun(ctx context.Context, o *loadgenOptions) error {
 		return loadgenArgError(err)
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(o.IO.ErrOut, "loadgen: warning: %s\n", w)
+		fmt.Fprintf(o.IO.ErrOut, "loadgen: %s\n", w) // the schema's text starts with "warning:"
 	}
 	opts, err := loadgen.OptionsFromFlags(flags)
 	if err != nil {

@@ -516,7 +516,7 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 		extra: r.o.ExtraInputs, apiKey: r.o.APIKey, headers: r.o.Headers,
 		xRequestID: newUUID(), xCorrelationID: s.correlationID, useServerCount: r.o.ServerTokens, clientISL: isl,
 	}
-	rctx, cancel := context.WithTimeout(ctx, r.o.RequestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, r.o.scaled(r.o.RequestTimeout))
 	credit := r.clock.ns(time.Now())
 	start, tm, rerr := send(rctx, r.hc, req)
 	if rerr != nil && (errors.Is(context.Cause(rctx), errCancelled) || ctx.Err() != nil) {

@@ -1,12 +1,14 @@
 package simengine
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -18,6 +20,7 @@ const maxBody = 256 << 20
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
+	mux.HandleFunc("POST /v1/completions", s.completions)
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("GET /health", s.health)
 	mux.HandleFunc("GET /metrics", s.metrics)
@@ -232,6 +235,22 @@ type chunkChoice struct {
 	FinishReason *string    `json:"finish_reason"`
 }
 
+type textChoice struct {
+	Index        int     `json:"index"`
+	Text         string  `json:"text"`
+	Logprobs     any     `json:"logprobs"`
+	FinishReason *string `json:"finish_reason"`
+}
+
+type textChunk struct {
+	ID      string       `json:"id"`
+	Object  string       `json:"object"`
+	Created int64        `json:"created"`
+	Model   string       `json:"model"`
+	Choices []textChoice `json:"choices"`
+	Usage   *Usage       `json:"usage,omitempty"`
+}
+
 type chatChunk struct {
 	ID      string        `json:"id"`
 	Object  string        `json:"object"`
@@ -241,46 +260,133 @@ type chatChunk struct {
 	Usage   *Usage        `json:"usage,omitempty"`
 }
 
-func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
-	var req chatRequest
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	if err := dec.Decode(&req); err != nil {
+	if err := dec.Decode(v); err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			apiError(w, http.StatusRequestEntityTooLarge, "BadRequestError", "request body too large")
-			return
+			return false
 		}
 		apiError(w, http.StatusBadRequest, "BadRequestError", "invalid JSON body: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
+	var req chatRequest
+	if !decodeBody(w, r, &req) {
 		return
 	}
 	if len(req.Messages) == 0 {
 		apiError(w, http.StatusBadRequest, "BadRequestError", "messages must be a non-empty list")
 		return
 	}
-	c := &s.cfg
-	if c.Engine == VLLM && req.Model != "" && req.Model != c.ServedModelName && req.Model != c.ModelPath {
-		apiError(w, http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", req.Model))
+	s.generate(w, r, genParams{
+		chat: true, model: req.Model, text: renderChat(req.Tools, req.Messages),
+		stream: req.Stream, includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
+		ignoreEOS: req.IgnoreEOS, minTokens: req.MinTokens, user: req.User,
+		maxTokens: []*int{req.MaxCompletionTokens, req.MaxTokens},
+	})
+}
+
+// completionRequest is the part of an OpenAI (text) completion request
+// the simulator reads.
+type completionRequest struct {
+	Model         string          `json:"model"`
+	Prompt        json.RawMessage `json:"prompt"`
+	Stream        bool            `json:"stream"`
+	StreamOptions *streamOptions  `json:"stream_options"`
+	MaxTokens     *int            `json:"max_tokens"`
+	IgnoreEOS     bool            `json:"ignore_eos"`
+	MinTokens     int             `json:"min_tokens"`
+	User          string          `json:"user"`
+}
+
+// completionPrompt turns a prompt (a string, token ids, or a one-element
+// batch of either) into text; token ids become one word each, so the
+// prompt token count equals the number of ids.
+func completionPrompt(raw json.RawMessage) (string, error) {
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		return str, nil
+	}
+	var ids []int64
+	if json.Unmarshal(raw, &ids) == nil && len(ids) > 0 {
+		var b strings.Builder
+		for _, id := range ids {
+			b.WriteString(" t")
+			b.WriteString(strconv.FormatInt(id%10000000, 10))
+		}
+		return b.String(), nil
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(raw, &batch) == nil {
+		if len(batch) != 1 {
+			return "", fmt.Errorf("batched prompts (%d) are not supported by the simulator; send one prompt per request", len(batch))
+		}
+		return completionPrompt(batch[0])
+	}
+	return "", errors.New("prompt must be a string, a list of token ids, or a one-element list of either")
+}
+
+func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
+	var req completionRequest
+	if !decodeBody(w, r, &req) {
 		return
 	}
-	text := renderChat(req.Tools, req.Messages)
-	prompt, blocks := blockHashes(s.seed, text, s.ranks[0].cache.blockTokens)
+	text, err := completionPrompt(req.Prompt)
+	if err == nil && CountTokens(text) == 0 {
+		err = errors.New("prompt must not be empty")
+	}
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "BadRequestError", err.Error())
+		return
+	}
+	s.generate(w, r, genParams{
+		model: req.Model, text: text, stream: req.Stream,
+		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
+		ignoreEOS:    req.IgnoreEOS, minTokens: req.MinTokens, user: req.User, maxTokens: []*int{req.MaxTokens},
+	})
+}
+
+// genParams is one generation request, from either endpoint.
+type genParams struct {
+	chat                            bool // chat completion (else text completion)
+	model, text, user               string
+	stream, includeUsage, ignoreEOS bool
+	minTokens                       int
+	maxTokens                       []*int // the first one set wins
+}
+
+// generate validates a generation request, runs it through a scheduler and
+// answers it, streaming or not.
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
+	c := &s.cfg
+	if c.Engine == VLLM && p.model != "" && p.model != c.ServedModelName && p.model != c.ModelPath {
+		apiError(w, http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", p.model))
+		return
+	}
+	prompt, blocks := blockHashes(s.seed, p.text, s.ranks[0].cache.blockTokens)
 	if prompt >= c.ContextLength {
 		apiError(w, http.StatusBadRequest, "BadRequestError", fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens.", c.ContextLength, prompt))
 		return
 	}
 	limit := c.ContextLength - prompt
-	for _, p := range []*int{req.MaxCompletionTokens, req.MaxTokens} {
-		if p != nil {
-			if *p <= 0 {
-				apiError(w, http.StatusBadRequest, "BadRequestError", fmt.Sprintf("max_tokens must be at least 1, got %d", *p))
-				return
-			}
-			if *p > limit {
-				apiError(w, http.StatusBadRequest, "BadRequestError", fmt.Sprintf("max_tokens %d plus %d prompt tokens exceeds the context length %d", *p, prompt, c.ContextLength))
-				return
-			}
-			limit = *p
-			break
+	for _, mt := range p.maxTokens {
+		if mt == nil {
+			continue
 		}
+		if *mt <= 0 {
+			apiError(w, http.StatusBadRequest, "BadRequestError", fmt.Sprintf("max_tokens must be at least 1, got %d", *mt))
+			return
+		}
+		if *mt > limit {
+			apiError(w, http.StatusBadRequest, "BadRequestError", fmt.Sprintf("max_tokens %d plus %d prompt tokens exceeds the context length %d", *mt, prompt, c.ContextLength))
+			return
+		}
+		limit = *mt
+		break
 	}
 	if need := prompt + 1; need > s.capa.poolTokens {
 		apiError(w, http.StatusBadRequest, "BadRequestError", fmt.Sprintf("the prompt needs %d tokens but the KV cache holds %d", need, s.capa.poolTokens))
@@ -289,13 +395,13 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	id := s.ids.Add(1)
 	rng := s.newRequestRNG(id)
 	target, reason := limit, "length"
-	if !req.IgnoreEOS {
-		if n := max(naturalLength(rng), req.MinTokens); n < limit {
+	if !p.ignoreEOS {
+		if n := max(naturalLength(rng), p.minTokens); n < limit {
 			target, reason = n, "stop"
 		}
 	}
 	interval := 1 << 30
-	if req.Stream {
+	if p.stream {
 		interval = c.StreamInterval
 	}
 	q := &simRequest{id: id, prompt: prompt, blocks: blocks, target: target, reason: reason,
@@ -305,18 +411,17 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		key = r.Header.Get("X-Session-Id")
 	}
 	if key == "" {
-		key = req.User
+		key = p.user
 	}
 	s.submit(q, key)
 
-	model := req.Model
-	if model == "" {
-		model = c.ServedModelName
+	out := response{model: cmp.Or(p.model, c.ServedModelName), created: time.Now().Unix(), chat: p.chat}
+	out.id = fmt.Sprintf("cmpl-%016x", id)
+	if p.chat {
+		out.id = "chat" + out.id
 	}
-	chatID := fmt.Sprintf("chatcmpl-%016x", id)
-	created := time.Now().Unix()
-	if req.Stream {
-		s.stream(w, r, q, rng, chatID, model, created, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+	if p.stream {
+		s.stream(w, r, q, rng, out, p.includeUsage)
 		return
 	}
 	n, reasonGot, cached, ok := s.wait(r, q)
@@ -326,15 +431,26 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	content := outputText(rng, n)
+	text := outputText(rng, n)
+	choice := map[string]any{"index": 0, "logprobs": nil, "finish_reason": reasonGot}
+	object := "text_completion"
+	if p.chat {
+		choice["message"] = map[string]any{"role": "assistant", "content": text}
+		object = "chat.completion"
+	} else {
+		choice["text"] = text
+	}
 	writeJSON(w, map[string]any{
-		"id": chatID, "object": "chat.completion", "created": created, "model": model,
-		"choices": []map[string]any{{
-			"index": 0, "message": map[string]any{"role": "assistant", "content": content},
-			"logprobs": nil, "finish_reason": reasonGot,
-		}},
-		"usage": s.usage(prompt, n, cached),
+		"id": out.id, "object": object, "created": out.created, "model": out.model,
+		"choices": []map[string]any{choice}, "usage": s.usage(prompt, n, cached),
 	})
+}
+
+// response identifies one answer across its chunks.
+type response struct {
+	id, model string
+	created   int64
+	chat      bool
 }
 
 func (s *Server) usage(prompt, completion, cached int) *Usage {
@@ -367,16 +483,15 @@ func (s *Server) wait(r *http.Request, q *simRequest) (n int, reason string, cac
 }
 
 // stream writes q's tokens as OpenAI server-sent events as they are
-// released: a role chunk, content chunks, a finish chunk, the usage chunk
-// when asked for, then [DONE].
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, rng *rand.Rand, id, model string, created int64, includeUsage bool) {
+// released: (chat) a role chunk, content chunks, a finish chunk, the usage
+// chunk when asked for, then [DONE].
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, rng *rand.Rand, out response, includeUsage bool) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
-	send := func(ch chatChunk) bool {
-		ch.ID, ch.Object, ch.Created, ch.Model = id, "chat.completion.chunk", created, model
-		b, err := json.Marshal(ch)
+	send := func(v any) bool {
+		b, err := json.Marshal(v)
 		if err != nil {
 			return false
 		}
@@ -388,10 +503,31 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 		}
 		return true
 	}
-	empty := ""
-	if !send(chatChunk{Choices: []chunkChoice{{Delta: chunkDelta{Role: "assistant", Content: &empty}}}}) {
-		q.aborted.Store(true)
-		return
+	// chunk builds one event: text (nil for none), role, finish reason.
+	chunk := func(text *string, role string, finish *string) any {
+		if out.chat {
+			return chatChunk{ID: out.id, Object: "chat.completion.chunk", Created: out.created, Model: out.model,
+				Choices: []chunkChoice{{Delta: chunkDelta{Role: role, Content: text}, FinishReason: finish}}}
+		}
+		t := ""
+		if text != nil {
+			t = *text
+		}
+		return textChunk{ID: out.id, Object: "text_completion", Created: out.created, Model: out.model,
+			Choices: []textChoice{{Text: t, FinishReason: finish}}}
+	}
+	usageChunk := func(u *Usage) any {
+		if out.chat {
+			return chatChunk{ID: out.id, Object: "chat.completion.chunk", Created: out.created, Model: out.model, Choices: []chunkChoice{}, Usage: u}
+		}
+		return textChunk{ID: out.id, Object: "text_completion", Created: out.created, Model: out.model, Choices: []textChoice{}, Usage: u}
+	}
+	if out.chat {
+		empty := ""
+		if !send(chunk(&empty, "assistant", nil)) {
+			q.aborted.Store(true)
+			return
+		}
 	}
 	total := 0
 	for {
@@ -408,7 +544,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 		if n > 0 {
 			text := outputText(rng, n)
 			total += n
-			if !send(chatChunk{Choices: []chunkChoice{{Delta: chunkDelta{Content: &text}}}}) {
+			if !send(chunk(&text, "", nil)) {
 				q.aborted.Store(true)
 				return
 			}
@@ -416,9 +552,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 		if !done {
 			continue
 		}
-		send(chatChunk{Choices: []chunkChoice{{Delta: chunkDelta{}, FinishReason: &reason}}})
+		send(chunk(nil, "", &reason))
 		if includeUsage {
-			send(chatChunk{Choices: []chunkChoice{}, Usage: s.usage(q.prompt, total, cached)})
+			send(usageChunk(s.usage(q.prompt, total, cached)))
 		}
 		fmt.Fprint(w, "data: [DONE]\n\n")
 		if flusher != nil {

@@ -788,3 +788,55 @@ func TestMetricsSGLangDPAttention(t *testing.T) {
 	assert.Equal(t, "7", ranks["7"], "attention TP 1: tp_rank = dp_rank")
 	assert.Len(t, fams["sglang:num_requests_total"].GetMetric(), 1, "tokenizer metrics: one series")
 }
+
+func TestTextCompletions(t *testing.T) {
+	_, base := startServer(t, testConfig(VLLM))
+	t.Run("stream", func(t *testing.T) {
+		resp := post(t, base+"/v1/completions", map[string]any{"prompt": "def parse(", "stream": true, "stream_options": map[string]any{"include_usage": true}, "max_tokens": 33, "ignore_eos": true})
+		require.Equal(t, 200, resp.StatusCode)
+		var text string
+		var usage *Usage
+		sawDone := false
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok {
+				continue
+			}
+			if data == "[DONE]" {
+				sawDone = true
+				continue
+			}
+			var ch textChunk
+			require.NoError(t, json.Unmarshal([]byte(data), &ch))
+			assert.Equal(t, "text_completion", ch.Object)
+			for _, c := range ch.Choices {
+				text += c.Text
+			}
+			if ch.Usage != nil {
+				usage = ch.Usage
+			}
+		}
+		assert.True(t, sawDone)
+		require.NotNil(t, usage)
+		assert.Equal(t, 33, usage.CompletionTokens)
+		assert.Equal(t, 33, CountTokens(text))
+		assert.Equal(t, 2, usage.PromptTokens)
+	})
+	t.Run("token ids", func(t *testing.T) {
+		resp := post(t, base+"/v1/completions", map[string]any{"prompt": []int{1, 2, 3, 4, 5}, "max_tokens": 4, "ignore_eos": true})
+		var out struct {
+			Object  string
+			Choices []struct{ Text string }
+			Usage   Usage
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		assert.Equal(t, "text_completion", out.Object)
+		assert.Equal(t, 5, out.Usage.PromptTokens, "one token per id")
+		assert.Equal(t, 4, CountTokens(out.Choices[0].Text))
+	})
+	t.Run("batch rejected", func(t *testing.T) {
+		resp := post(t, base+"/v1/completions", map[string]any{"prompt": []string{"a", "b"}})
+		assert.Equal(t, 400, resp.StatusCode)
+	})
+}

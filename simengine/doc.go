@@ -11,11 +11,11 @@
 //	srv, err := simengine.New(cfg, simengine.Options{Log: serverLog})
 //	err = srv.Run(ctx) // loads, listens, warms up, serves until ctx is done
 //
-// What it serves: POST /v1/chat/completions (streaming SSE and not),
-// GET /v1/models, /health (the port is closed while "loading"; SGLang
-// answers 503 during warm-up), /metrics with the engines' own metric
-// names, labels and update semantics, and the cache resets (SGLang
-// /flush_cache, vLLM /reset_prefix_cache), plus SGLang's
+// What it serves: POST /v1/chat/completions and /v1/completions (SSE
+// streaming or not), GET /v1/models, /health (the port is closed while
+// "loading"; SGLang answers 503 during warm-up), /metrics with the
+// engines' own metric names, labels and update semantics, and the cache
+// resets (SGLang /flush_cache, vLLM /reset_prefix_cache), plus SGLang's
 // /get_server_info and vLLM's /ping and /version.
 //
 // The capacity model: each DP rank runs a step-based continuous-batching

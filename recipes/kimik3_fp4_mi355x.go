@@ -69,5 +69,6 @@ func kimiK3FP4MI355X() *Recipe {
 		},
 		Offload: []Offload{VLLMSimpleCPU(Env("PYTHONHASHSEED", "42"))},
 		Client:  Client{},
+		Check:   RequireTP(8),
 	}
 }

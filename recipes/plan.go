@@ -473,6 +473,11 @@ func (o *planConfig) ctx(row *sweep.Row, rc *Recipe) (*Ctx, error) {
 		}
 		c.EnginePort = o.Port + 1
 	}
+	if rc.Check != nil {
+		if err := rc.Check(c); err != nil {
+			return nil, err
+		}
+	}
 	if rc.Spec.Enabled() {
 		al, err := rc.Spec.goldenAL(o.Golden)
 		if err != nil {

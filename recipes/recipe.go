@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"fmt"
 	"slices"
 
 	"sweep/sweep"
@@ -59,6 +60,9 @@ type Recipe struct {
 	// Client configures the aiperf replay command built by the shared
 	// driver (and the eval command for eval-only rows).
 	Client Client
+	// Check, when set, rejects rows the recipe cannot run (e.g. a TP the
+	// script refuses); the error becomes a plan problem.
+	Check func(*Ctx) error
 }
 
 // Ctx is what a recipe's sizing rules see: the row and the values derived
@@ -206,6 +210,16 @@ func (r *Recipe) Clone() *Recipe {
 		c.Spec.VLLM = &v
 	}
 	return &c
+}
+
+// RequireTP is a Check that accepts only the given TP sizes.
+func RequireTP(sizes ...int) func(*Ctx) error {
+	return func(c *Ctx) error {
+		if slices.Contains(sizes, c.TP) {
+			return nil
+		}
+		return fmt.Errorf("tp %d: the recipe runs only tp %v", c.TP, sizes)
+	}
 }
 
 // Sizing rules shared by several recipes.

@@ -79,13 +79,13 @@ func TestRecipeFacts(t *testing.T) {
 			escapes: []string{"--dsa-topk-backend"},
 		}},
 		{"minimaxm3-fp8-mi325x-vllm-agentic-mtp", func(r *sweep.Row) bool { return r.Conc == 18 }, want{
-			engine: map[string]string{"--max-num-seqs": "36", "--max-num-batched-tokens": "32768", "--enable-expert-parallel": ""},
+			engine:  map[string]string{"--max-num-seqs": "36", "--max-num-batched-tokens": "32768", "--enable-expert-parallel": ""},
 			env:     map[string]string{"VLLM_ROCM_USE_AITER": ""},
 			prefix:  "vllm:",
 			escapes: []string{"--language-model-only", "--default-chat-template-kwargs", "--stream-interval"},
 		}},
 		{"minimaxm3-fp4-mi355x-vllm-agentic-mtp", func(r *sweep.Row) bool { return r.TP == 2 && r.Conc == 5 }, want{
-			engine: map[string]string{"--reasoning-parser": "", "--moe-backend": "aiter", "--gpu-memory-utilization": "0.85", "--max-num-seqs": "10"},
+			engine:  map[string]string{"--reasoning-parser": "", "--moe-backend": "aiter", "--gpu-memory-utilization": "0.85", "--max-num-seqs": "10"},
 			env:     map[string]string{"VLLM_ROCM_SHUFFLE_KV_CACHE_LAYOUT": "0", "VLLM_ROCM_QUICK_REDUCE_QUANTIZATION": "INT4"},
 			prefix:  "vllm:",
 			escapes: []string{"--language-model-only", "--default-chat-template-kwargs", "--stream-interval", "--hf-overrides"},
@@ -110,7 +110,7 @@ func TestRecipeFacts(t *testing.T) {
 			escapes: []string{"--enable-symm-mem"},
 		}},
 		{"qwen3.5-fp8-h200-sglang-agentic-mtp", func(r *sweep.Row) bool { return r.KVOffloading == "none" && r.Conc == 16 }, want{
-			engine: map[string]string{"--ep-size": "8", "--reasoning-parser": "", "--tool-call-parser": "", "--max-running-requests": "", "--enable-cache-report": ""},
+			engine:  map[string]string{"--ep-size": "8", "--reasoning-parser": "", "--tool-call-parser": "", "--max-running-requests": "", "--enable-cache-report": ""},
 			env:     map[string]string{"SGLANG_ENABLE_SPEC_V2": "1", "SGLANG_TIMEOUT_KEEP_ALIVE": ""},
 			client:  map[string]string{"--server-metrics": "", "--public-dataset": loaderWithSubagents256k},
 			escapes: []string{"--enable-flashinfer-allreduce-fusion"},

@@ -74,7 +74,7 @@ var supportedFlags = []flagSpec{
 	{Name: "warmup-grace-period", Kind: kindFloat},
 	{Name: "agentic-warmup-grace-period", Kind: kindFloat},
 	{Name: "trace-idle-gap-cap-seconds", Kind: kindFloat},
-	{Name: "system-idle-gap-cap-seconds", Kind: kindFloat, Note: "no global idle guard: recorded idle gaps are capped per lane by --trace-idle-gap-cap-seconds only"},
+	{Name: "system-idle-gap-cap-seconds", Kind: kindFloat},
 	{Name: "use-server-token-count", Kind: kindBool},
 	{Name: "extra-inputs", Kind: kindList},
 	{Name: "header", Aliases: []string{"H"}, Kind: kindList},

@@ -22,7 +22,10 @@
 //     the full history as context (benchmark_phase "warmup"); a failed
 //     root warm-up request aborts the run as aiperf does;
 //  3. profiling: each lane continues at k+1, waiting each turn's
-//     recorded idle gap (end-to-start, capped), replays subagents before
+//     recorded idle gap (end-to-start, capped per gap by
+//     --trace-idle-gap-cap-seconds; when every lane is idle, all waits
+//     shift so the next request starts within
+//     --system-idle-gap-cap-seconds), replays subagents before
 //     the parent turn that follows them, and recycles to a new trace from
 //     turn 0 when a session ends; requests stop being issued when
 //     --benchmark-duration (or --request-count / --conversation-num) is

@@ -43,6 +43,7 @@ type Options struct {
 	StartMinRatio  float64
 	StartMaxRatio  float64
 	IdleGapCap     time.Duration // cap of every recorded idle gap; 0 = no cap
+	SystemIdleCap  time.Duration // when every lane is idle, the next request starts within it; 0 = off
 	CacheBust      bool          // first_turn_prefix marker per session play
 	MaxContext     int           // skip turns whose recorded input exceeds it; 0 = no limit
 	FailThreshold  float64       // live abort when the profiling error fraction exceeds it; <0 = off
@@ -288,6 +289,12 @@ func OptionsFromFlags(f Flags) (Options, error) {
 		}
 	}
 	o.IdleGapCap = seconds(float("trace-idle-gap-cap-seconds"))
+	if agentx {
+		o.SystemIdleCap = 10 * time.Second // the scenario's system_idle_gap_cap_seconds
+	}
+	if f.Changed("system-idle-gap-cap-seconds") {
+		o.SystemIdleCap = seconds(float("system-idle-gap-cap-seconds"))
+	}
 	switch cb := str("cache-bust"); {
 	case cb == "" && agentx, strings.EqualFold(strings.ReplaceAll(cb, "-", "_"), "first_turn_prefix"):
 		o.CacheBust = true

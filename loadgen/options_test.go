@@ -54,7 +54,8 @@ func TestOptionsFromFlagsInferenceX(t *testing.T) {
 	want.WarmupPerLane = 1
 	want.WarmupGrace = 1800 * time.Second
 	want.IdleGapCap = 300 * time.Second
-	want.CacheBust = true // scenario: first_turn_prefix
+	want.SystemIdleCap = 10 * time.Second // scenario default
+	want.CacheBust = true                 // scenario: first_turn_prefix
 	want.DatasetEntries = 393
 	want.SliceDuration = time.Second
 	want.ServerMetricsURLs = []string{"http://localhost:8888/metrics", "http://localhost:30000/metrics"}

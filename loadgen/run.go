@@ -85,6 +85,7 @@ type runner struct {
 	abort      *RunError
 	cancelIss  context.CancelFunc
 	cancelReq  context.CancelCauseFunc
+	idle       *idleGuard
 }
 
 // Run replays the traces against the server as Options say, writes the
@@ -374,12 +375,19 @@ func (r *runner) profile(ctx context.Context, lanes []*lane) {
 	profStart := time.Now()
 	aux.Go(func() { r.printProgress(lanesDone, profStart) }) // exits when the lanes are done
 
+	r.idle = newIdleGuard(o.scaled(o.SystemIdleCap), len(lanes))
 	var wg sync.WaitGroup
 	for _, l := range lanes {
-		wg.Go(func() { r.runLane(issueCtx, reqCtx, l) }) // exits when issueCtx is done and its request returned
+		wg.Go(func() { // exits when issueCtx is done and its request returned
+			defer r.idle.leave()
+			r.runLane(issueCtx, reqCtx, l)
+		})
 	}
 	wg.Wait()
 	close(lanesDone)
+	if r.idle.jumps > 0 {
+		r.logf("system idle guard: shifted the pending idle gaps %d time(s) (cap %s)", r.idle.jumps, o.SystemIdleCap)
+	}
 	aux.Wait()
 	c := r.counts[PhaseProfiling]
 	r.logf("profiling done: %d ok, %d failed in %s", c.OK, c.Failed, time.Since(profStart).Round(time.Millisecond))
@@ -485,7 +493,7 @@ func (r *runner) runLane(issueCtx, reqCtx context.Context, l *lane) {
 func (r *runner) turn(issueCtx, reqCtx context.Context, l *lane, s *session, i int) bool {
 	t := s.conv.Turns[i]
 	if i > 0 && t.Delay > 0 {
-		if !sleepCtx(issueCtx, r.o.scaled(time.Duration(t.Delay*float64(time.Second)))) {
+		if !r.idle.sleep(issueCtx, r.o.scaled(time.Duration(t.Delay*float64(time.Second)))) {
 			return false
 		}
 	}

@@ -469,3 +469,33 @@ func TestRunMaxSessions(t *testing.T) {
 		assert.Len(t, roots, 2+3, "the two initial trajectories plus three recycled plays")
 	})
 }
+
+// TestIdleGuard: two lanes wait 100 s and 130 s while nothing is in
+// flight; with a 10 s cap both waits are shifted by 90 s, keeping their
+// 30 s spacing.
+func TestIdleGuard(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newIdleGuard(10*time.Second, 2)
+		start := time.Now()
+		woke := make(chan time.Duration, 2)
+		for _, d := range []time.Duration{100 * time.Second, 130 * time.Second} {
+			go func() { // exits after its wait
+				assert.True(t, g.sleep(t.Context(), d))
+				woke <- time.Since(start)
+			}()
+		}
+		assert.Equal(t, 10*time.Second, <-woke)
+		assert.Equal(t, 40*time.Second, <-woke)
+		assert.Equal(t, 1, g.jumps)
+	})
+}
+
+func TestIdleGuardBusyLaneBlocksShift(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newIdleGuard(10*time.Second, 2) // the second lane stays busy
+		start := time.Now()
+		assert.True(t, g.sleep(t.Context(), 100*time.Second))
+		assert.Equal(t, 100*time.Second, time.Since(start))
+		assert.Zero(t, g.jumps)
+	})
+}

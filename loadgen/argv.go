@@ -13,8 +13,7 @@ import (
 // resolved by the parser. The aiperf schema's parsed argv satisfies it
 // through a small adapter; Args is the fallback implementation.
 type Flags interface {
-	// Names lists every flag given on the command line, in order.
-	Names() []string
+	// Changed reports whether the flag was given.
 	Changed(name string) bool
 	String(name string) (string, error)
 	Int(name string) (int, error)

@@ -192,14 +192,6 @@ type schemaFlags struct{ p *schema.Parsed }
 
 func dashed(name string) string { return "--" + strings.TrimLeft(name, "-") }
 
-func (f schemaFlags) Names() []string {
-	var out []string
-	for _, n := range f.p.Flags() {
-		out = append(out, strings.TrimLeft(n, "-"))
-	}
-	return out
-}
-
 func (f schemaFlags) Changed(name string) bool { return f.p.Has(dashed(name)) }
 
 func (f schemaFlags) String(name string) (string, error) {

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/loadgen"
 )
 
 // sseServer answers chat completions with three streamed words and usage.
@@ -72,4 +76,33 @@ func TestLoadgenTimeScaleEnv(t *testing.T) {
 	code, _, errOut := runCLI(t, "loadgen", "--", "profile", "--model", "m", "--concurrency", "1", "--request-count", "1")
 	assert.Equal(t, exitError, code)
 	assert.True(t, strings.Contains(errOut, `$SWEEP_SIM_TIME_SCALE="nope": want a positive number`), errOut)
+}
+
+// TestLoadgenAcceptsRecipeCommands: every aiperf command the shipped
+// recipes run (InferenceX's recorded client argvs) is accepted by the
+// built-in load generator with the default schema, program swapped.
+func TestLoadgenAcceptsRecipeCommands(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/loadgen/recipe-client-argvs.json")
+	require.NoError(t, err)
+	var cases []struct {
+		ConfigKey  string   `json:"config_key"`
+		Conc       int      `json:"conc"`
+		ClientArgv []string `json:"client_argv"`
+	}
+	require.NoError(t, json.Unmarshal(b, &cases))
+	require.NotEmpty(t, cases)
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/conc%d", c.ConfigKey, c.Conc), func(t *testing.T) {
+			argv := slices.Clone(c.ClientArgv[1:]) // drop the program
+			for i, a := range argv {
+				argv[i] = strings.ReplaceAll(a, "${RESULT_DIR}", t.TempDir())
+			}
+			flags, _, err := parseLoadgenArgv(defaultLoadgenSchema, argv)
+			require.NoError(t, err)
+			o, err := loadgen.OptionsFromFlags(flags)
+			require.NoError(t, err)
+			assert.Equal(t, c.Conc, o.Concurrency)
+			assert.True(t, o.Streaming)
+		})
+	}
 }

@@ -42,7 +42,7 @@ func dsv4FP4MI355XVLLM() *Recipe {
 			ParallelArgs,
 			Flag("--gpu-memory-utilization", 0.86),
 			Flag("--moe-backend", "aiter"),
-			Flag("--compilation-config", map[string]any{"mode": 3, "cudagraph_mode": "FULL_AND_PIECEWISE"}),
+			Flag("--compilation-config", VLLMCompilationConfig{Mode: 3, CUDAGraphMode: "FULL_AND_PIECEWISE"}),
 			SpecArgs,
 			Flag("--tokenizer-mode", "deepseek_v4"),
 			Flag("--tool-call-parser", "deepseek_v4"),

@@ -60,9 +60,9 @@ func kimiK3FP4MI355X() *Recipe {
 			Flag("--max-model-len", 1048576),
 			Flag("--enable-prefix-caching", nil),
 			Flag("--kv-cache-dtype", "fp8"),
-			Flag("--compilation-config", map[string]any{
-				"mode": 3, "cudagraph_mode": "FULL_AND_PIECEWISE", "max_cudagraph_capture_size": 60,
-				"custom_ops": []string{"+fused_rms_norm_gated"}, "cudagraph_capture_sizes": sizes,
+			Flag("--compilation-config", VLLMCompilationConfig{
+				Mode: 3, CUDAGraphMode: "FULL_AND_PIECEWISE", MaxCUDAGraphCaptureSize: 60,
+				CustomOps: []string{"+fused_rms_norm_gated"}, CUDAGraphCaptureSizes: sizes,
 			}),
 			SpecArgs,
 			OffloadArgs,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -404,4 +405,36 @@ func TestDeviationTable(t *testing.T) {
 			assert.Contains(t, string(doc), tok, "deviation not documented")
 		}
 	}
+}
+
+// TestPlanArmsGolden writes the first point of every arm (tp, ep, dp-attn,
+// offload) of every shipped key, plus the eval rows, so a review sees every
+// recipe variation in one file.
+func TestPlanArmsGolden(t *testing.T) {
+	var all sweep.Matrix
+	keyOf := map[string]string{} // exp-name + image + runner -> key
+	id := func(r *sweep.Row) string { return r.ExpName + " " + r.Image + " " + r.Runner }
+	for _, key := range shippedKeys {
+		seen := map[string]bool{}
+		for _, r := range keyRows(t, key) {
+			keyOf[id(r)] = key
+			arm := fmt.Sprintf("tp%d ep%d dpa%t %s", r.TP, r.EP, r.DPAttn, kvName(r))
+			if !seen[arm] {
+				seen[arm] = true
+				all = append(all, r)
+			}
+		}
+	}
+	all = append(all, rows(t, sweep.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: sweep.EvalOptions{EvalsOnly: true}})...)
+	pts, err := Plan(all, PlanOptions{KeyOf: func(r *sweep.Row) string { return keyOf[id(r)] }})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, WriteText(&buf, pts))
+	golden := "../testdata/recipes/plan-arms.golden"
+	if *update {
+		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), buf.String(), "run go test ./recipes -run TestPlanArmsGolden -update and review the diff")
 }

@@ -121,3 +121,13 @@ func syntheticAcceptanceEnv(c *Ctx, r *Recipe) map[string]string {
 		"SGLANG_SIMULATE_ACC_TOKEN_MODE": "real-draft-token",
 	}
 }
+
+// VLLMCompilationConfig is vLLM's --compilation-config object. Empty fields
+// are left out.
+type VLLMCompilationConfig struct {
+	Mode                    int      `json:"mode"`
+	CUDAGraphMode           string   `json:"cudagraph_mode,omitempty"`
+	MaxCUDAGraphCaptureSize int      `json:"max_cudagraph_capture_size,omitempty"`
+	CustomOps               []string `json:"custom_ops,omitempty"`
+	CUDAGraphCaptureSizes   []int    `json:"cudagraph_capture_sizes,omitempty"`
+}

@@ -53,7 +53,7 @@ func writePoint(b *strings.Builder, i, n int, p Point) {
 		b.WriteString("\n")
 	}
 	for _, e := range p.Escapes {
-		fmt.Fprintf(b, "unchecked: %s %s (%s)\n", e.Flag, strings.Join(e.Values, " "), e.Reason)
+		fmt.Fprintf(b, "unchecked: %s (%s)\n", strings.Join(quoteAll(append([]string{e.Flag}, e.Values...)), " "), e.Reason)
 	}
 	for _, s := range p.Sidecars {
 		writeCommand(b, "sidecar "+s.Name+" (ready: "+s.HealthURL+")", s.Command, nil)

@@ -138,6 +138,7 @@ type Args struct {
 // ArgError is a command-line error, worded like aiperf's parser.
 type ArgError struct{ Msg string }
 
+// Error returns the message.
 func (e *ArgError) Error() string { return e.Msg }
 
 // ParseArgs parses what follows the program name of an aiperf command:

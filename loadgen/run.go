@@ -50,7 +50,9 @@ type RunError struct {
 	Err    error
 }
 
+// Error returns the underlying error's message.
 func (e *RunError) Error() string { return e.Err.Error() }
+// Unwrap returns the underlying error.
 func (e *RunError) Unwrap() error { return e.Err }
 
 // minThresholdSample is how many profiling requests must have completed

@@ -75,6 +75,7 @@ type TraceError struct {
 	Msg  string
 }
 
+// Error formats the error as file:line: message.
 func (e *TraceError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)

@@ -52,6 +52,7 @@ type RunError struct {
 
 // Error returns the underlying error's message.
 func (e *RunError) Error() string { return e.Err.Error() }
+
 // Unwrap returns the underlying error.
 func (e *RunError) Unwrap() error { return e.Err }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/configs"
 	"sweep/recipes/schema"
 	"sweep/sweep"
 )
@@ -51,11 +50,8 @@ func loadSample(t *testing.T) []sampleEntry {
 // evals-only selection), keyed by the row's JSON decoded as a map.
 func planKey(t *testing.T, key, aiperf string) map[string]Point {
 	t.Helper()
-	m, err := configs.DefaultMasters()
+	g, err := generator()
 	require.NoError(t, err)
-	runners, err := configs.DefaultRunners()
-	require.NoError(t, err)
-	g := &sweep.Generator{Masters: m, Runners: runners}
 	out := map[string]Point{}
 	for _, evals := range []bool{false, true} {
 		rows, err := g.TestConfig(sweep.TestConfigOptions{ConfigKeys: []string{key}, EvalOptions: sweep.EvalOptions{EvalsOnly: evals, NoEvals: !evals}})

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,17 +35,28 @@ var shippedKeys = []string{
 	"qwen3.5-fp8-h200-sglang-agentic-mtp", "qwen3.5-fp8-h200-sglang-agentic-hicache-mtp",
 }
 
+// generator parses the embedded configs once for all tests (read-only).
+var generator = sync.OnceValues(func() (*sweep.Generator, error) {
+	m, err := configs.DefaultMasters()
+	if err != nil {
+		return nil, err
+	}
+	r, err := configs.DefaultRunners()
+	if err != nil {
+		return nil, err
+	}
+	return &sweep.Generator{Masters: m, Runners: r}, nil
+})
+
 func rows(t testing.TB, o sweep.TestConfigOptions) sweep.Matrix {
 	t.Helper()
-	m, err := configs.DefaultMasters()
-	require.NoError(t, err)
-	r, err := configs.DefaultRunners()
+	g, err := generator()
 	require.NoError(t, err)
 	if !o.EvalsOnly && !o.AllEvals {
 		o.NoEvals = true
 	}
 	o.ScenarioTypes = []string{configs.ScenarioAgenticCoding}
-	ms, err := (&sweep.Generator{Masters: m, Runners: r}).TestConfig(o)
+	ms, err := g.TestConfig(o)
 	require.NoError(t, err)
 	return ms
 }

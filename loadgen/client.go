@@ -15,8 +15,12 @@ import (
 	"time"
 )
 
-// maxErrorBody caps how much of an error response body is kept.
-const maxErrorBody = 64 << 10
+// maxErrorBody caps how much of an error response body is kept;
+// maxResponseBody caps a non-streamed response.
+const (
+	maxErrorBody    = 64 << 10
+	maxResponseBody = 64 << 20
+)
 
 // chatRequest is one request to send.
 type chatRequest struct {
@@ -204,9 +208,12 @@ func handleEvent(line []byte, now int64, t *timing, done *bool) *RecordError {
 
 // readWhole reads a non-streamed JSON response.
 func readWhole(body io.Reader, start time.Time, t *timing) *RecordError {
-	b, err := io.ReadAll(body)
+	b, err := io.ReadAll(io.LimitReader(body, maxResponseBody+1))
 	if err != nil {
 		return transportError(err)
+	}
+	if len(b) > maxResponseBody {
+		return &RecordError{Type: "ResponseTooLargeError", Message: fmt.Sprintf("response body larger than %d bytes", maxResponseBody)}
 	}
 	now := time.Since(start).Nanoseconds()
 	var c streamChunk

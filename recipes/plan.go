@@ -116,6 +116,9 @@ const (
 	DefaultPort          = 8888
 	DefaultResultDir     = "/workspace/results"
 	DefaultAiperfVersion = "0.12.0"
+	// ForkAiperfVersion is the aiperf schema of the fork InferenceX pins
+	// (SemiAnalysisAI/aiperf 754356e9); AiperfVersion "fork" selects it.
+	ForkAiperfVersion = "sa-754356e9"
 )
 
 // PlanOptions tune Plan. Zero values take the defaults named on each field.
@@ -128,7 +131,7 @@ type PlanOptions struct {
 	// /workspace/results).
 	ResultDir string
 	// AiperfVersion picks the aiperf schema: "0.12.0" (default, upstream)
-	// or the InferenceX fork's version (see recipes/schema).
+	// or the InferenceX fork's version ForkAiperfVersion ("fork" for short).
 	AiperfVersion string
 	// Fast plans agentx-fast points: 1200 s and 1 warm-up request per lane.
 	Fast bool
@@ -199,6 +202,10 @@ func (e *PlanError) Unwrap() []error {
 	return out
 }
 
+// ErrInvalidOptions wraps every PlanOptions problem (a bad port, duration
+// or aiperf version), so callers can report it as a usage error.
+var ErrInvalidOptions = errors.New("invalid plan options")
+
 // ErrUnsupportedEngine is returned for a recipe engine this package has no
 // shared behaviour for.
 var ErrUnsupportedEngine = errors.New("unsupported engine")
@@ -240,16 +247,19 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 		o.Port = DefaultPort
 	}
 	if o.Port < 1 || o.Port+10000 > math.MaxUint16 {
-		return nil, fmt.Errorf("port %d: want 1..%d (the router's metrics use port+10000)", o.Port, math.MaxUint16-10000)
+		return nil, fmt.Errorf("%w: port %d: want 1..%d (the router's metrics use port+10000)", ErrInvalidOptions, o.Port, math.MaxUint16-10000)
 	}
 	if o.ResultDir == "" {
 		o.ResultDir = DefaultResultDir
 	}
-	if o.AiperfVersion == "" {
+	switch o.AiperfVersion {
+	case "":
 		o.AiperfVersion = DefaultAiperfVersion
+	case "fork":
+		o.AiperfVersion = ForkAiperfVersion
 	}
 	if o.Duration < 0 {
-		return nil, fmt.Errorf("duration %d: want > 0 seconds", o.Duration)
+		return nil, fmt.Errorf("%w: duration %d: want > 0 seconds", ErrInvalidOptions, o.Duration)
 	}
 	if o.Catalog == nil {
 		o.Catalog = Builtin()
@@ -267,7 +277,7 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 	}
 	a, err := schema.Load("aiperf", o.AiperfVersion)
 	if err != nil {
-		return nil, fmt.Errorf("aiperf version: %w", err)
+		return nil, fmt.Errorf("%w: aiperf version: %w", ErrInvalidOptions, err)
 	}
 	return &planConfig{PlanOptions: o, aiperf: a}, nil
 }

@@ -156,7 +156,7 @@ func TestPlanOptions(t *testing.T) {
 		},
 		{
 			name:       "fast fork",
-			opts:       PlanOptions{Fast: true, AiperfVersion: "sa-754356e9"},
+			opts:       PlanOptions{Fast: true, AiperfVersion: "fork"},
 			wantFlags:  map[string]string{"--benchmark-duration": "1200", "--warmup-requests-per-lane": "1", "--trace-idle-gap-cap-seconds": "300"},
 			wantAbsent: []string{"--unsafe-override"},
 			wantFast:   "1",

@@ -49,7 +49,7 @@ with no recipe is an error too. Exit status: 0 planned, 1 a point could not
 be planned, 2 usage error.
 
 Clients target upstream aiperf 0.12.0 by default; --aiperf-version
-sa-754356e9 gives InferenceX's fork and its exact command (the differences
+fork (sa-754356e9) gives InferenceX's fork and its exact command (the differences
 are documented in "go doc sweep/recipes").
 
 --format text is for review: one block per point, one flag per line.
@@ -60,7 +60,7 @@ Examples:
   sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp
   sweep plan --config-keys 'dsv4-fp4-mi355x-*' --conc 64 --format json
   sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --eval
-  sweep plan --config-keys glm5.2-fp8-mi325x-sglang-agentic-mtp --fast --aiperf-version sa-754356e9`,
+  sweep plan --config-keys glm5.2-fp8-mi325x-sglang-agentic-mtp --fast --aiperf-version fork`,
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &planOptions{IO: ios}
 			fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
@@ -75,7 +75,7 @@ Examples:
 			fs.IntVar(&o.Plan.Port, "port", recipes.DefaultPort, "the point's public port (the engine's, or the router's with DP attention; the engine then uses port+1)")
 			fs.StringVar(&o.Plan.ModelPath, "model-path", "", "what the engine loads (default: the model id)")
 			fs.StringVar(&o.Plan.ResultDir, "result-dir", recipes.DefaultResultDir, "per-point result directory")
-			fs.StringVar(&o.Plan.AiperfVersion, "aiperf-version", recipes.DefaultAiperfVersion, "aiperf schema version: 0.12.0 (upstream) or sa-754356e9 (InferenceX's fork)")
+			fs.StringVar(&o.Plan.AiperfVersion, "aiperf-version", recipes.DefaultAiperfVersion, "aiperf schema version: 0.12.0 (upstream) or "+recipes.ForkAiperfVersion+" / fork (InferenceX's fork)")
 			fs.StringVar(&o.Plan.RunnerName, "runner-name", "", "runner name for routing and RESULT_FILENAME (default: the first runner of the row's label)")
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
@@ -133,6 +133,9 @@ func planRun(ctx context.Context, o *planOptions) error {
 	if err != nil {
 		if _, ok := errors.AsType[*recipes.PlanError](err); ok {
 			return fmt.Errorf("plan rejected: %w", err)
+		}
+		if errors.Is(err, recipes.ErrInvalidOptions) {
+			return &FlagError{Err: err}
 		}
 		return err
 	}

@@ -89,6 +89,13 @@ func TestPlanRun(t *testing.T) {
 		var fe *FlagError
 		require.ErrorAs(t, err, &fe)
 	})
+	t.Run("unknown aiperf version is a usage error", func(t *testing.T) {
+		err := planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &bytes.Buffer{}}, ConfigKeys: []string{"qwen3.5-fp8-mi325x-sglang-agentic-mtp"},
+			Format: "text", Plan: recipes.PlanOptions{AiperfVersion: "0.11"}})
+		var fe *FlagError
+		require.ErrorAs(t, err, &fe)
+		assert.ErrorContains(t, err, "known versions: 0.12.0")
+	})
 	t.Run("key without a recipe fails at plan time", func(t *testing.T) {
 		err := planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &bytes.Buffer{}}, ConfigKeys: []string{"kimik3-fp4-mi355x-atom-agentic-mtp"}, Format: "text"})
 		require.ErrorContains(t, err, "plan rejected: ")

@@ -25,8 +25,10 @@
 //     recorded idle gap (end-to-start, capped per gap by
 //     --trace-idle-gap-cap-seconds; when every lane is idle, all waits
 //     shift so the next request starts within
-//     --system-idle-gap-cap-seconds), replays subagents before
-//     the parent turn that follows them, and recycles to a new trace from
+//     --system-idle-gap-cap-seconds), replays the subagents spawned
+//     before a parent turn in parallel and waits for all of them
+//     (concurrency is per session tree, as in aiperf), and recycles to a
+//     new trace from
 //     turn 0 when a session ends; requests stop being issued when
 //     --benchmark-duration (or --request-count / --conversation-num) is
 //     reached, in-flight requests get --benchmark-grace-period, then are
@@ -42,8 +44,9 @@
 //
 // Differences from aiperf, by design: no tokenizer (tokens come from the
 // server's usage with --use-server-token-count, else are counted as
-// words); subagents run sequentially inside their parent's lane instead
-// of as parallel branches; a lane pauses 100ms after a transport error;
+// words); no flattened-agent (hash-id LCP) detection: nested fan-outs
+// inside a subagent run in its own chain; a lane pauses 100ms after a
+// transport error;
 // no CSV, inputs.json or logs are written; the summary's metadata names
 // the generator and is never a valid submission.
 package loadgen

@@ -67,7 +67,16 @@ func (g *idleGuard) sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// leave removes a lane for good (it stopped issuing).
+// join adds a participant (a parallel subagent stream) that counts as
+// busy until it leaves.
+func (g *idleGuard) join() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.busy++
+}
+
+// leave removes a participant for good (a lane that stopped issuing, a
+// subagent stream that finished).
 func (g *idleGuard) leave() {
 	g.mu.Lock()
 	defer g.mu.Unlock()

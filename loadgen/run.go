@@ -477,18 +477,51 @@ func (r *runner) runLane(issueCtx, reqCtx context.Context, l *lane) {
 			l.sess = s
 		}
 		i := s.next
-		for _, child := range s.conv.Children[i] {
-			cs := r.newSession(child, s)
-			for j := range child.Turns {
-				if !r.turn(issueCtx, reqCtx, l, cs, j) {
-					return
-				}
-			}
+		if !r.children(issueCtx, reqCtx, l, s, s.conv.Children[i]) {
+			return
 		}
 		if !r.turn(issueCtx, reqCtx, l, s, i) {
 			return
 		}
 	}
+}
+
+// children replays the subagents spawned before a parent turn, all at
+// once (aiperf's SPAWN branch: concurrency is per session tree, so a
+// lane may have several requests in flight here), and returns when all
+// have finished (SPAWN_JOIN). It returns false when the lane must stop.
+func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *session, kids []*Conversation) bool {
+	play := func(child *Conversation) bool {
+		cs := r.newSession(child, parent)
+		for j := range child.Turns {
+			if !r.turn(issueCtx, reqCtx, l, cs, j) {
+				return false
+			}
+		}
+		return true
+	}
+	switch len(kids) {
+	case 0:
+		return true
+	case 1:
+		return play(kids[0])
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := true
+	for _, child := range kids {
+		r.idle.join()  // each stream is a participant of the idle guard
+		wg.Go(func() { // exits when its subagent's turns are done or issueCtx is
+			defer r.idle.leave()
+			if !play(child) {
+				mu.Lock()
+				ok = false
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait() // the parent stays busy for the idle guard: its tree is live
+	return ok
 }
 
 // turn waits the recorded idle gap, then sends turn i of s in the

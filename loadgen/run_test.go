@@ -499,3 +499,46 @@ func TestIdleGuardBusyLaneBlocksShift(t *testing.T) {
 		assert.Zero(t, g.jumps)
 	})
 }
+
+// TestRunParallelSubagents: two subagents spawned between the same parent
+// turns run at the same time on one lane, and the parent's next turn
+// waits for both (aiperf's per-session-tree concurrency).
+func TestRunParallelSubagents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		tr := Trace{ID: "fan", BlockSize: 16, Requests: []TraceRequest{
+			{T: 0, Type: "n", In: 100, Out: 4, HashIDs: []int64{1, 2, 3, 4, 5, 6, 7}},
+			{T: 1, Type: "subagent", AgentID: "a1", Requests: []TraceRequest{{T: 0, Type: "n", In: 50, Out: 4}}},
+			{T: 1, Type: "subagent", AgentID: "a2", Requests: []TraceRequest{{T: 0, Type: "n", In: 60, Out: 4}}},
+			{T: 5, Type: "n", In: 200, Out: 4},
+			{T: 9, Type: "n", In: 300, Out: 4},
+		}}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "fan.jsonl"), encodeTraces(t, []Trace{tr}), 0o644))
+		f := &fakeServer{t: t, tokenGap: 100 * time.Millisecond}
+		o := fakeOptions(t, f)
+		o.TraceFile = filepath.Join(dir, "fan.jsonl")
+		o.Concurrency = 1
+		o.WarmupPerLane = 0
+		o.StartMinRatio, o.StartMaxRatio = 0, 0 // k=0: profiling starts at main turn 1, after the fan-out
+		o.RequestCount = 4
+		_, err := Run(t.Context(), o, io.Discard)
+		require.NoError(t, err)
+		assert.Equal(t, int64(2), f.maxFlight.Load(), "both subagents in flight at once")
+		recs := readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile))
+		require.Len(t, recs, 4)
+		var subEnd, parentStart int64
+		for _, r := range recs {
+			m := md(r)
+			switch m["conversation_id"] {
+			case "fan::sa:a1", "fan::sa:a2":
+				subEnd = max(subEnd, int64(num64(m["request_end_ns"])))
+				assert.NotEmpty(t, m["parent_correlation_id"])
+			case "fan":
+				if m["turn_index"] == 1.0 {
+					parentStart = int64(num64(m["request_start_ns"]))
+				}
+			}
+		}
+		assert.LessOrEqual(t, subEnd, parentStart, "the parent's next turn waits for both subagents")
+	})
+}

@@ -25,14 +25,14 @@
 //     recorded idle gap (end-to-start, capped per gap by
 //     --trace-idle-gap-cap-seconds; when every lane is idle, all waits
 //     shift so the next request starts within
-//     --system-idle-gap-cap-seconds), replays the subagents spawned
-//     before a parent turn in parallel and waits for all of them
-//     (concurrency is per session tree, as in aiperf), and recycles to a
-//     new trace from
-//     turn 0 when a session ends; requests stop being issued when
-//     --benchmark-duration (or --request-count / --conversation-num) is
-//     reached, in-flight requests get --benchmark-grace-period, then are
-//     cancelled; the live --failed-request-threshold cancels the run;
+//     --system-idle-gap-cap-seconds); the subagents spawned before a
+//     parent turn run in parallel and the parent waits for all of them
+//     (concurrency is per session tree, as in aiperf); a finished
+//     session recycles the lane to the next trace from turn 0. Requests
+//     stop being issued at --benchmark-duration (or --request-count /
+//     --conversation-num), in-flight requests get
+//     --benchmark-grace-period and are then cancelled; the live
+//     --failed-request-threshold cancels the run;
 //  4. writes profile_export.jsonl, and when at least one profiling
 //     request succeeded, profile_export_aiperf.json and
 //     server_metrics_export.json, each atomically.
@@ -44,9 +44,11 @@
 //
 // Differences from aiperf, by design: no tokenizer (tokens come from the
 // server's usage with --use-server-token-count, else are counted as
-// words); no flattened-agent (hash-id LCP) detection: nested fan-outs
-// inside a subagent run in its own chain; a lane pauses 100ms after a
-// transport error;
-// no CSV, inputs.json or logs are written; the summary's metadata names
-// the generator and is never a valid submission.
+// words); no flattened-agent (hash-id LCP) detection, so fan-outs nested
+// inside a subagent stay in its chain; a lane pauses 100ms after a
+// transport error; no CSV, inputs.json or logs are written; the
+// summary's metadata names the generator and is never a valid
+// submission. With Options.TimeScale every wait is divided and every
+// reported time multiplied by the scale, for engines on a compressed
+// clock.
 package loadgen

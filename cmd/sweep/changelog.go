@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"sweep/configs"
+	"sweep/sweep"
+)
+
+// changelogOptions are the inputs of "sweep changelog".
+type changelogOptions struct {
+	IO *IOStreams
+	// Inputs are the master configs and runners.yaml the new entries
+	// refer to (the head's).
+	Inputs matrixInputs
+	// The changelog before (base) and after (head) the change: a file or
+	// a git ref holding ChangelogFile.
+	BaseFile, BaseRef string
+	HeadFile, HeadRef string
+	ChangelogFile     string // path of perf-changelog.yaml inside the repository
+	// BaseConfigFiles and BaseRunnerConfig are the base revision's master
+	// configs and runners.yaml, for append-only entries. Without them and
+	// with BaseRef, they are read from git at BaseRef.
+	BaseConfigFiles  []string
+	BaseRunnerConfig string
+	TrimConc         bool
+	AllEvals         bool
+	EvalsOnly        bool
+	// Git returns the content of path at ref; nil means "git show".
+	Git func(ctx context.Context, ref, path string) ([]byte, error)
+}
+
+func newChangelogCmd(ios *IOStreams, runF func(context.Context, *changelogOptions) error) *Command {
+	if runF == nil {
+		runF = changelogRun
+	}
+	return &Command{
+		Name:  "changelog",
+		Short: "Turn new perf-changelog.yaml entries into the sweep they ask for, as InferenceX's CI does",
+		Long: `Compare perf-changelog.yaml before (base) and after (head) a change, and
+print the sweep the added entries ask for as one JSON object, exactly what
+InferenceX's utils/process_changelog.py prints:
+
+  single_node / multi_node   throughput rows by bucket: 1k1k, 8k1k,
+                             <isl>_<osl>, agentic; each row carries its
+                             recipe-fingerprint (sha256 of the row without
+                             conc and exp-name)
+  evals, agentic_evals,      eval rows (fixed-seq-len / agentic,
+  multinode_evals,           single-node / multi-node)
+  multinode_agentic_evals
+  changelog_metadata         base_ref, head_ref and the added entries
+
+The changelog may only grow: a removed or rewritten line is an error that
+quotes it. Entries with all-evals are processed first; a config and
+scenario already covered by an earlier entry is not generated again.
+Append-only entries emit only the points the base's matrix lacks; they
+need the base revision's configs (read from git with --base-ref, or given
+with --base-config-files / --base-runner-config).
+
+The new entries' config keys are resolved against --config-files (default:
+the built-in master configs), as InferenceX resolves them against its
+checked-out configs.
+
+Examples:
+  sweep changelog --base-ref origin/main --head-ref HEAD
+  sweep changelog --base-file old/perf-changelog.yaml --head-file perf-changelog.yaml --trim-conc`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &changelogOptions{IO: ios}
+			fs := pflag.NewFlagSet("changelog", pflag.ContinueOnError)
+			lists := newArgparseLists()
+			fs.StringVar(&o.BaseFile, "base-file", "", "the changelog before the change")
+			fs.StringVar(&o.HeadFile, "head-file", "", "the changelog after the change")
+			fs.StringVar(&o.BaseRef, "base-ref", "", "git ref holding the changelog before the change (instead of --base-file)")
+			fs.StringVar(&o.HeadRef, "head-ref", "", "git ref holding the changelog after the change (instead of --head-file)")
+			fs.StringVar(&o.ChangelogFile, "changelog-file", "perf-changelog.yaml", "path of the changelog in the repository, for --base-ref/--head-ref")
+			o.Inputs.bind(fs, lists)
+			lists.strings(fs, &o.BaseConfigFiles, "base-config-files", "the base revision's master configs, for append-only entries (default with --base-ref: read from git)")
+			fs.StringVar(&o.BaseRunnerConfig, "base-runner-config", "", "the base revision's runners.yaml, for append-only entries (default with --base-ref: read from git)")
+			fs.BoolVar(&o.TrimConc, "trim-conc", false, "keep only the lowest concurrency of each configuration")
+			fs.BoolVar(&o.AllEvals, "all-evals", false, "widen every entry's eval selection to all eligible points")
+			fs.BoolVar(&o.EvalsOnly, "evals-only", false, "suppress throughput rows of every entry")
+			lists.finish(fs)
+			return fs, func(ctx context.Context, args []string) error {
+				if err := lists.parseRest(fs, args); err != nil {
+					return err
+				}
+				switch {
+				case (o.BaseFile == "") == (o.BaseRef == ""):
+					return flagErrorf("give exactly one of --base-file and --base-ref")
+				case (o.HeadFile == "") == (o.HeadRef == ""):
+					return flagErrorf("give exactly one of --head-file and --head-ref")
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// changelogRun prints the changelog's sweep to o.IO.Out.
+func changelogRun(ctx context.Context, o *changelogOptions) error {
+	base, err := o.read(ctx, o.BaseFile, o.BaseRef)
+	if err != nil {
+		return err
+	}
+	head, err := o.read(ctx, o.HeadFile, o.HeadRef)
+	if err != nil {
+		return err
+	}
+	g, err := o.Inputs.generator()
+	if err != nil {
+		return err
+	}
+	res, err := g.ProcessChangelog(sweep.ChangelogOptions{
+		Base:       base,
+		Head:       head,
+		BaseRef:    cmpOrString(o.BaseRef, o.BaseFile),
+		HeadRef:    cmpOrString(o.HeadRef, o.HeadFile),
+		TrimConc:   o.TrimConc,
+		AllEvals:   o.AllEvals,
+		EvalsOnly:  o.EvalsOnly,
+		BaseInputs: o.baseInputs(ctx),
+	})
+	if err != nil {
+		return err
+	}
+	b := res.AppendJSON(nil)
+	_, err = o.IO.Out.Write(append(b, '\n'))
+	return err
+}
+
+func cmpOrString(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// read returns the changelog from file, or from git at ref.
+func (o *changelogOptions) read(ctx context.Context, file, ref string) (configs.Source, error) {
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return configs.Source{}, fmt.Errorf("read changelog: %w", err)
+		}
+		return configs.Source{Name: file, Data: data}, nil
+	}
+	data, err := o.git(ctx, ref, o.ChangelogFile)
+	if err != nil {
+		return configs.Source{}, err
+	}
+	return configs.Source{Name: ref + ":" + o.ChangelogFile, Data: data}, nil
+}
+
+func (o *changelogOptions) git(ctx context.Context, ref, path string) ([]byte, error) {
+	if o.Git != nil {
+		return o.Git(ctx, ref, path)
+	}
+	return gitShowFile(ctx, ref, path)
+}
+
+// baseInputs returns the loader of the base revision's configs for
+// append-only entries, or nil when there is no way to get them.
+func (o *changelogOptions) baseInputs(ctx context.Context) func() (*configs.Masters, *configs.Runners, error) {
+	switch {
+	case len(o.BaseConfigFiles) > 0 || o.BaseRunnerConfig != "":
+		return func() (*configs.Masters, *configs.Runners, error) {
+			files := o.BaseConfigFiles
+			if len(files) == 0 {
+				files = o.Inputs.ConfigFiles
+			}
+			runner := o.BaseRunnerConfig
+			if runner == "" {
+				runner = o.Inputs.RunnerConfig
+			}
+			return loadMatrixInputs(files, runner)
+		}
+	case o.BaseRef != "":
+		return func() (*configs.Masters, *configs.Runners, error) {
+			files := o.Inputs.ConfigFiles
+			if len(files) == 0 {
+				files = configs.DefaultMasterFiles
+			}
+			srcs := make([]configs.Source, 0, len(files))
+			for _, f := range files {
+				data, err := o.git(ctx, o.BaseRef, f)
+				if err != nil {
+					return nil, nil, err
+				}
+				srcs = append(srcs, configs.Source{Name: o.BaseRef + ":" + f, Data: data})
+			}
+			m, err := configs.ParseMasters(srcs...)
+			if err != nil {
+				return nil, nil, err
+			}
+			runner := cmpOrString(o.Inputs.RunnerConfig, configs.DefaultRunnerFile)
+			data, err := o.git(ctx, o.BaseRef, runner)
+			if err != nil {
+				return nil, nil, err
+			}
+			r, err := configs.ParseRunners(configs.Source{Name: o.BaseRef + ":" + runner, Data: data})
+			if err != nil {
+				return nil, nil, err
+			}
+			return m, r, nil
+		}
+	}
+	return nil
+}
+
+// gitShowFile returns the content of path (relative to the current
+// directory, inside a git work tree) at ref, running git directly.
+func gitShowFile(ctx context.Context, ref, path string) ([]byte, error) {
+	dir, file := filepath.Split(filepath.Clean(path))
+	if dir == "" {
+		dir = "."
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "show", ref+":./"+file)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, fmt.Errorf("reading %s at %s needs git: %w", path, ref, err)
+		}
+		return nil, fmt.Errorf("git show %s:%s: %s", ref, path, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.Bytes(), nil
+}

@@ -101,6 +101,14 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 				return res, fmt.Errorf("write %s: %w", ServerMetricsFile, err)
 			}
 			res.Files = append(res.Files, ServerMetricsFile)
+			table, err := serverMetricsCSV(data)
+			if err != nil {
+				return res, err
+			}
+			if err := writeFileAtomic(filepath.Join(r.o.ArtifactDir, ServerMetricsCSV), table); err != nil {
+				return res, fmt.Errorf("write %s: %w", ServerMetricsCSV, err)
+			}
+			res.Files = append(res.Files, ServerMetricsCSV)
 		} else {
 			r.logf("warning: no server metrics endpoint answered (%s); %s not written", strings.Join(scr.endpoints, ", "), ServerMetricsFile)
 		}

@@ -282,6 +282,20 @@ func OptionsFromFlags(f Flags) (Options, error) {
 	if o.WarmupPerLane < 0 {
 		bad("--warmup-requests-per-lane %d: want >= 0", o.WarmupPerLane)
 	}
+	if f.Changed("warmup-request-count") {
+		// Upstream aiperf's total warm-up count: spread it over the lanes.
+		n := integer("warmup-request-count")
+		switch {
+		case n < 0:
+			bad("--warmup-request-count %d: want >= 0", n)
+		case f.Changed("warmup-requests-per-lane"):
+			bad("--warmup-request-count and --warmup-requests-per-lane: give one of them")
+		case o.Concurrency > 0:
+			o.WarmupPerLane = (n + o.Concurrency - 1) / o.Concurrency
+		default:
+			o.WarmupPerLane = n
+		}
+	}
 	for _, name := range []string{"agentic-warmup-grace-period", "warmup-grace-period"} {
 		if f.Changed(name) {
 			o.WarmupGrace = seconds(float(name))

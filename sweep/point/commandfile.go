@@ -8,8 +8,10 @@ import (
 )
 
 // secretName matches environment variable names whose values must never
-// reach a log or command file (HF_TOKEN, WANDB_API_KEY, AWS_SECRET_ACCESS_KEY, ...).
-var secretName = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)`)
+// reach a log or command file (HF_TOKEN, WANDB_API_KEY, AWS_SECRET_ACCESS_KEY,
+// ...); it looks at the last word only, so SGLANG_SIMULATE_ACC_TOKEN_MODE
+// stays readable.
+var secretName = regexp.MustCompile(`(?i)(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)$`)
 
 // secretFlag matches flags whose value is a secret (--api-key, --hf-token, ...).
 var secretFlag = regexp.MustCompile(`(?i)^--?[a-z0-9-]*(token|secret|password|api-key|apikey)$`)

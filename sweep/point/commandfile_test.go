@@ -7,8 +7,8 @@ import (
 )
 
 func TestRedaction(t *testing.T) {
-	env := redactEnv(map[string]string{"HF_TOKEN": "hf_abc", "WANDB_API_KEY": "k", "TP": "8", "HUGGING_FACE_HUB_TOKEN": "x"})
-	assert.Equal(t, map[string]string{"HF_TOKEN": redacted, "WANDB_API_KEY": redacted, "TP": "8", "HUGGING_FACE_HUB_TOKEN": redacted}, env)
+	env := redactEnv(map[string]string{"HF_TOKEN": "hf_abc", "WANDB_API_KEY": "k", "TP": "8", "HUGGING_FACE_HUB_TOKEN": "x", "SGLANG_SIMULATE_ACC_TOKEN_MODE": "real-draft-token", "AWS_SECRET_ACCESS_KEY": "a"})
+	assert.Equal(t, map[string]string{"HF_TOKEN": redacted, "WANDB_API_KEY": redacted, "TP": "8", "HUGGING_FACE_HUB_TOKEN": redacted, "SGLANG_SIMULATE_ACC_TOKEN_MODE": "real-draft-token", "AWS_SECRET_ACCESS_KEY": redacted}, env)
 	argv := redactArgv([]string{"vllm", "serve", "m", "--api-key", "s3cret", "--hf-token=hf_x", "--tokenizer", "m"})
 	assert.Equal(t, []string{"vllm", "serve", "m", "--api-key", redacted, "--hf-token=" + redacted, "--tokenizer", "m"}, argv)
 }

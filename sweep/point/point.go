@@ -34,6 +34,9 @@ type Spec struct {
 	Engine            process.Spec
 	EngineCommandFile string
 	HealthURL         string
+	// Sidecars start, in order, before the engine and must answer their
+	// health URL (e.g. LMCache servers).
+	Sidecars []Sidecar
 	// Router, when not nil, runs in front of the engine (DP attention).
 	Router          *process.Spec
 	RouterHealthURL string
@@ -53,6 +56,12 @@ type Spec struct {
 	GoldenAL *float64
 	// Facts are the run's identity and topology for the aggregate JSON.
 	Facts metrics.RunFacts
+}
+
+// Sidecar is a helper server the engine needs before it starts.
+type Sidecar struct {
+	Proc      process.Spec
+	HealthURL string
 }
 
 // Options tune Run. Zero values get the defaults named on each field.
@@ -121,6 +130,7 @@ func (o Options) withDefaults() Options {
 // Stage names, in the order Run goes through them.
 const (
 	StageGPUIdle     = "gpu-idle"
+	StageSidecars    = "sidecars-ready"
 	StageEngine      = "engine-ready"
 	StageRouter      = "router-ready"
 	StageBaseline    = "metrics-baseline"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"sweep/metrics"
 	"sweep/sweep/atomicfile"
@@ -68,8 +69,11 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			r.rec.Acceptance = al
 			r.mu.Unlock()
 			r.progress(fmt.Sprintf("acceptance length: measured %s, golden %s, verdict %s", fmtFloat(al.Measured), fmtFloat(al.Golden), al.Verdict))
-			if al.Verdict == metrics.ALFail {
+			switch {
+			case al.Verdict == metrics.ALFail:
 				return errors.New(al.Reason)
+			case al.Verdict == metrics.ALNotMeasured && r.spec.GoldenAL != nil:
+				return fmt.Errorf("acceptance length not measured (golden %.3f): %s", *r.spec.GoldenAL, al.Reason)
 			}
 			return nil
 		})
@@ -108,6 +112,9 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		r.rec.Validation = &v
 		r.mu.Unlock()
 		if !v.Valid {
+			if p := r.spec.RequiredMetricPrefix; p != "" && !strings.Contains(v.Reason, p) && strings.Contains(v.Reason, "server metrics") {
+				return fmt.Errorf("%s (the engine must export %q metrics)", v.Reason, p)
+			}
 			return errors.New(v.Reason)
 		}
 		return nil

@@ -88,6 +88,11 @@ func (r *runner) stages(ctx context.Context) {
 		r.fail(StageEngine, err, nil)
 		return
 	}
+	for i, sc := range r.spec.Sidecars {
+		if _, ok := r.startAndWait(ctx, StageSidecars, sc.Proc, fmt.Sprintf("sidecar%d.log", i), sc.HealthURL); !ok {
+			return
+		}
+	}
 	engine, ok := r.startAndWait(ctx, StageEngine, r.spec.Engine, "server.log", r.spec.HealthURL)
 	if !ok {
 		return
@@ -247,6 +252,7 @@ func (r *runner) stopAll() {
 	for i := len(procs) - 1; i >= 0; i-- {
 		p := procs[i]
 		st := p.Stop(r.o.StopGrace)
+		r.progress(fmt.Sprintf("stop: %s pid %d ended (%s)", p.Name(), p.PID(), st))
 		r.mu.Lock()
 		po := r.rec.Processes[p.Name()]
 		po.Exit, po.Signal, po.Stopped, po.Seconds = st.Exit, st.Signal, st.Stopped, st.Runtime.Seconds()

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"sweep/recipes"
+	"sweep/sweep"
+	"sweep/sweep/point"
+)
+
+// defaultSimTimeScale compresses a simulated point so that the official
+// 3,600 s profile runs in about 25 s of wall time.
+const defaultSimTimeScale = 150
+
+type runOptions struct {
+	IO     *IOStreams
+	Inputs matrixInputs
+
+	ConfigKey string
+	TP, EP    int
+	DPAttn    bool
+	Conc      int
+	Eval      bool
+	Out       string
+
+	Simulate  bool
+	Aiperf    string // path, "" = PATH lookup then the built-in load generator
+	Builtin   bool   // force the built-in load generator
+	TimeScale float64
+	SimFault  string
+	SimGPU    string
+
+	Plan  recipes.PlanOptions
+	Point point.Options
+}
+
+func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *Command {
+	if runF == nil {
+		runF = runRun
+	}
+	return &Command{
+		Name:  "run",
+		Short: "Run one benchmark point end to end (engine, load, metrics, result JSON)",
+		Long: `Run one matrix point of a config key: plan it (as "sweep plan" shows it), wait
+for idle GPUs, start the engine (and router), wait for /health, replay the
+agentic traces with aiperf while scraping the engine's Prometheus metrics,
+check the speculative acceptance length against the recipe's golden value,
+aggregate the aiperf artifacts into InferenceX's result JSON, validate it,
+and stop every process it started.
+
+The point is chosen by --config-key with --tp, --ep, --dp-attn and --conc,
+and must be a row of that key's matrix. Everything lands in --out:
+server.log, the command files (secrets redacted), aiperf_artifacts/,
+benchmark.log, <RESULT_FILENAME>.json and run.json (each stage's outcome).
+
+--simulate runs the recipe's own engine command against sweep's simulated
+engine (only the program is swapped) on a compressed clock, so a point runs
+on any laptop in well under a minute. The client is aiperf when --aiperf
+names it or it is on PATH, else sweep's built-in load generator.
+
+Exit status: 0 when every stage passed, 1 when a stage failed (the stage,
+the reason and the log tail are printed; the result JSON is still written
+when the load produced artifacts), 2 for usage errors, 130 when interrupted.
+
+Example:
+  sweep run --simulate --config-key qwen3.5-fp8-mi325x-sglang-agentic-mtp \
+    --tp 8 --ep 8 --conc 32 --out /tmp/p`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &runOptions{IO: ios}
+			fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+			lists := newArgparseLists()
+			fs.StringVar(&o.ConfigKey, "config-key", "", "master config key of the point (required)")
+			fs.IntVar(&o.TP, "tp", 0, "tensor parallel size of the point (required)")
+			fs.IntVar(&o.EP, "ep", 1, "expert parallel size of the point")
+			fs.BoolVar(&o.DPAttn, "dp-attn", false, "the DP-attention arm of the key")
+			fs.IntVar(&o.Conc, "conc", 0, "concurrency of the point (required)")
+			fs.BoolVar(&o.Eval, "eval", false, "run the point as an eval (lm-eval instead of aiperf)")
+			fs.StringVar(&o.Out, "out", "", "output directory (required; created if missing)")
+			fs.BoolVar(&o.Simulate, "simulate", false, "run against sweep's simulated engine instead of the real one")
+			fs.StringVar(&o.Aiperf, "aiperf", "", "aiperf program to run (default: aiperf on PATH, else the built-in load generator)")
+			fs.BoolVar(&o.Builtin, "builtin-client", false, "use the built-in load generator even when aiperf is installed")
+			fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate: simulated seconds per wall second")
+			fs.StringVar(&o.SimFault, "sim-fault", "", "with --simulate: engine fault to inject (never-ready, crash:N, hang:N, slow-metrics:D, malformed-metrics)")
+			fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner, e.g. mi325x)")
+			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery settings: 1200 s and 1 warm-up request per lane")
+			fs.IntVar(&o.Plan.Duration, "duration", 0, "benchmark duration in seconds (default: the row's, 3600)")
+			fs.IntVar(&o.Plan.Port, "port", 0, "the point's public port (default 8888; with --simulate a free port)")
+			fs.StringVar(&o.Plan.ModelPath, "model-path", "", "what the engine loads (default: the model id)")
+			fs.StringVar(&o.Plan.AiperfVersion, "aiperf-version", recipes.DefaultAiperfVersion, "aiperf schema version the client command is built for: 0.12.0 or fork")
+			fs.StringVar(&o.Plan.RunnerName, "runner-name", "", "runner name for RESULT_FILENAME (default: the first runner of the row's label)")
+			fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", 30*time.Minute, "how long to wait for the engine's /health")
+			fs.DurationVar(&o.Point.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
+			fs.Float64Var(&o.Point.FailedRequestThreshold, "failed-request-threshold", 0.10, "largest accepted failed-request ratio")
+			fs.Float64Var(&o.Point.ALTolerance, "al-tolerance", 0.05, "accepted |measured - golden| acceptance length")
+			o.Inputs.bind(fs, lists)
+			lists.finish(fs)
+			return fs, func(ctx context.Context, args []string) error {
+				if err := lists.parseRest(fs, args); err != nil {
+					return err
+				}
+				var missing []string
+				for _, f := range []string{"config-key", "tp", "conc", "out"} {
+					if !fs.Changed(f) {
+						missing = append(missing, "--"+f)
+					}
+				}
+				if len(missing) > 0 {
+					return flagErrorf("missing %s", strings.Join(missing, ", "))
+				}
+				if o.TimeScale <= 0 {
+					return flagErrorf("--time-scale %g: want a positive number", o.TimeScale)
+				}
+				if !o.Simulate && (fs.Changed("sim-fault") || fs.Changed("sim-gpu") || fs.Changed("time-scale")) {
+					return flagErrorf("--sim-fault, --sim-gpu and --time-scale need --simulate")
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+func runRun(ctx context.Context, o *runOptions) error {
+	started := time.Now()
+	row, err := o.selectRow()
+	if err != nil {
+		return err
+	}
+	out, err := filepath.Abs(o.Out)
+	if err != nil {
+		return err
+	}
+	if o.Plan.Port == 0 {
+		o.Plan.Port = recipes.DefaultPort
+		if o.Simulate {
+			if o.Plan.Port, err = freePortPair(); err != nil {
+				return err
+			}
+		}
+	}
+	o.Plan.ResultDir = out
+	o.Plan.Eval = o.Eval
+	g, err := o.Inputs.generator()
+	if err != nil {
+		return err
+	}
+	o.Plan.Runners = g.Runners
+	key := o.ConfigKey
+	o.Plan.KeyOf = func(*sweep.Row) string { return key }
+	points, err := recipes.Plan(sweep.Matrix{row}, o.Plan)
+	if err != nil {
+		if errors.Is(err, recipes.ErrInvalidOptions) {
+			return &FlagError{Err: err}
+		}
+		return fmt.Errorf("plan: %w", err)
+	}
+	p := &points[0]
+	aiperfVersion := o.Plan.AiperfVersion
+	if aiperfVersion == "fork" {
+		aiperfVersion = recipes.ForkAiperfVersion
+	}
+	setup := point.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, SimFault: o.SimFault, SimGPU: o.SimGPU,
+		AiperfSchema: "aiperf@" + aiperfVersion, ALTolerance: o.Point.ALTolerance}
+	if !o.Builtin {
+		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
+			return err
+		}
+	}
+	spec, err := point.FromPlan(p, setup)
+	if err != nil {
+		return err
+	}
+	client := "built-in load generator"
+	if setup.Aiperf != "" {
+		client = setup.Aiperf
+	}
+	engine := "engine: " + p.Engine.Argv[0]
+	if o.Simulate {
+		engine = fmt.Sprintf("simulated %s on %s, time scale %gx", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"], o.TimeScale)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "point %s tp%d ep%d dpa=%t conc%d (recipe %s)\n  %s; client: %s\n  output: %s\n",
+		o.ConfigKey, row.TP, row.EP, row.DPAttn, row.Conc, p.Recipe, engine, client, out)
+
+	po := o.Point
+	po.OutDir = out
+	po.SkipGPUCheck = o.Simulate
+	if o.Simulate {
+		// Simulated seconds pass TimeScale times faster: poll accordingly.
+		po.ReadyInterval = 100 * time.Millisecond
+		po.HangTimeout = time.Duration(float64(10*time.Minute) / o.TimeScale)
+		po.ScrapeInterval = max(time.Duration(float64(10*time.Second)/o.TimeScale), 200*time.Millisecond)
+		if po.StopGrace == 60*time.Second {
+			po.StopGrace = 10 * time.Second
+		}
+	}
+	po.Progress = func(line string) {
+		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
+	}
+	rec, runErr := point.Run(ctx, spec, po)
+	printRunSummary(o.IO, rec, time.Since(started))
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%v: %w", runErr, context.Canceled)
+		}
+		return &exitCodeError{Code: exitError, Err: runErr}
+	}
+	return nil
+}
+
+// selectRow finds the matrix row of the requested point, or lists the
+// points the key has.
+func (o *runOptions) selectRow() (*sweep.Row, error) {
+	g, err := o.Inputs.generator()
+	if err != nil {
+		return nil, err
+	}
+	evals := sweep.EvalOptions{NoEvals: !o.Eval, EvalsOnly: o.Eval}
+	if _, ok := g.Masters.Lookup(o.ConfigKey); !ok {
+		return nil, &FlagError{Err: fmt.Errorf("--config-key %q: no such key in the master configs (try: sweep matrix test-config --config-keys '%s*')", o.ConfigKey, strings.SplitN(o.ConfigKey, "-", 2)[0])}
+	}
+	rows, err := g.TestConfig(sweep.TestConfigOptions{ConfigKeys: []string{o.ConfigKey}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
+	if err != nil {
+		return nil, matrixError(err)
+	}
+	var have []string
+	for _, r := range rows {
+		if r.Kind != sweep.AgenticSingleNode {
+			continue
+		}
+		if r.TP == o.TP && r.EP == o.EP && r.DPAttn == o.DPAttn && r.Conc == o.Conc {
+			return r, nil
+		}
+		have = append(have, fmt.Sprintf("--tp %d --ep %d%s --conc %d", r.TP, r.EP, map[bool]string{true: " --dp-attn"}[r.DPAttn], r.Conc))
+	}
+	what := "points"
+	if o.Eval {
+		what = "eval points"
+	}
+	if len(have) == 0 {
+		return nil, &FlagError{Err: fmt.Errorf("%s has no single-node agentic %s", o.ConfigKey, what)}
+	}
+	return nil, &FlagError{Err: fmt.Errorf("%s has no point tp%d ep%d dp-attn=%t conc%d; its %s are:\n  %s",
+		o.ConfigKey, o.TP, o.EP, o.DPAttn, o.Conc, what, strings.Join(have, "\n  "))}
+}
+
+// findAiperf resolves the aiperf program: the given path, else aiperf on
+// PATH, else "" for the built-in load generator.
+func findAiperf(given string) (string, error) {
+	if given != "" {
+		p, err := exec.LookPath(given)
+		if err != nil {
+			return "", &FlagError{Err: fmt.Errorf("--aiperf %s: %w", given, err)}
+		}
+		return p, nil
+	}
+	if p, err := exec.LookPath("aiperf"); err == nil {
+		return p, nil
+	}
+	return "", nil
+}
+
+// freePortPair finds a port p such that p and p+1 are free (DP-attention
+// points put the engine on port+1 behind a router on port).
+func freePortPair() (int, error) {
+	for range 50 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		if port+10000 > 65535 { // the router's metrics listen on port+10000
+			ln.Close()
+			continue
+		}
+		ln2, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+1))
+		ln.Close()
+		if err == nil {
+			ln2.Close()
+			return port, nil
+		}
+	}
+	return 0, errors.New("no two consecutive free ports on 127.0.0.1")
+}
+
+// printRunSummary prints where the results are and the headline numbers.
+func printRunSummary(ios *IOStreams, rec *point.Record, elapsed time.Duration) {
+	if rec == nil {
+		return
+	}
+	w := ios.Out
+	status := "ok"
+	if f := rec.Failed(); f != nil {
+		status = fmt.Sprintf("FAILED at stage %s: %s", f.Name, f.Error)
+		if len(f.LogTail) > 0 {
+			fmt.Fprintf(ios.ErrOut, "last lines of the log:\n  %s\n", strings.Join(f.LogTail, "\n  "))
+		}
+	}
+	fmt.Fprintf(w, "point %s: %s (%s)\n", rec.Name, status, elapsed.Round(time.Second))
+	if rec.ResultFile != "" {
+		fmt.Fprintf(w, "  result:     %s\n", rec.ResultFile)
+		if s, err := point.Summarize(rec.ResultFile); err == nil {
+			fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
+			fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
+			fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
+		}
+	}
+	if a := rec.Acceptance; a != nil {
+		fmt.Fprintf(w, "  accept len: measured %s, golden %s (±%.2f): %s\n", fmtOpt(a.Measured), fmtOpt(a.Golden), float64(a.Tolerance), a.Verdict)
+	}
+	if v := rec.Validation; v != nil {
+		verdict := "valid"
+		if !v.Valid {
+			verdict = "invalid: " + v.Reason
+		}
+		fmt.Fprintf(w, "  validation: %s\n", verdict)
+	}
+	fmt.Fprintf(w, "  run record: %s\n", filepath.Join(filepath.Dir(rec.ArtifactDir), point.RecordFile))
+}
+
+func fmtOpt[T ~float64](f *T) string {
+	if f == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3f", float64(*f))
+}
+

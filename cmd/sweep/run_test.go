@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/point"
+)
+
+// asCLIEnv makes the test binary act as the sweep command, so the point
+// runner can start it as `sweep sim-engine` and `sweep loadgen`.
+const asCLIEnv = "SWEEP_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCLIEnv) == "1" {
+		os.Exit(Main())
+	}
+	os.Exit(m.Run())
+}
+
+// simRunArgs is a fast simulated point: the fast profile (1200 s) on a
+// clock compressed 600x, about 2 s of load.
+func simRunArgs(out string, extra ...string) []string {
+	return append([]string{"run", "--simulate", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
+		"--tp", "8", "--ep", "8", "--conc", "16", "--fast", "--time-scale", "600", "--stop-grace", "3s", "--out", out}, extra...)
+}
+
+func readRunRecord(t *testing.T, dir string) *point.Record {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, point.RecordFile))
+	require.NoError(t, err)
+	var rec point.Record
+	require.NoError(t, json.Unmarshal(b, &rec))
+	return &rec
+}
+
+// assertNoSurvivors checks every process the point started is gone,
+// together with its process group.
+func assertNoSurvivors(t *testing.T, rec *point.Record) {
+	t.Helper()
+	require.NotEmpty(t, rec.Processes)
+	for name, p := range rec.Processes {
+		assert.ErrorIs(t, syscall.Kill(-p.PID, 0), syscall.ESRCH, "process group of %s (pid %d) still exists", name, p.PID)
+	}
+}
+
+func TestRunSimulatedPoint(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, simRunArgs(out)...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "result:")
+	assert.Contains(t, stdout, "accept len: measured")
+	assert.Contains(t, stderr, "client: ok")
+	rec := readRunRecord(t, out)
+	assert.True(t, rec.OK)
+	require.NotNil(t, rec.Acceptance)
+	assert.Equal(t, "pass", rec.Acceptance.Verdict, "measured %v vs golden %v", rec.Acceptance.Measured, rec.Acceptance.Golden)
+	b, err := os.ReadFile(rec.ResultFile)
+	require.NoError(t, err)
+	var res struct {
+		Conc                  int    `json:"conc"`
+		TP                    int    `json:"tp"`
+		Framework             string `json:"framework"`
+		NumRequestsSuccessful int    `json:"num_requests_successful"`
+		RequestMetrics        struct {
+			Throughput struct {
+				PerGPU struct {
+					Total float64 `json:"total_tput_tps"`
+				} `json:"per_gpu"`
+			} `json:"throughput"`
+		} `json:"request_metrics"`
+	}
+	require.NoError(t, json.Unmarshal(b, &res))
+	assert.Equal(t, 16, res.Conc)
+	assert.Equal(t, 8, res.TP)
+	assert.Equal(t, "sglang", res.Framework)
+	assert.Positive(t, res.NumRequestsSuccessful, "numbers come from requests that ran")
+	assert.Positive(t, res.RequestMetrics.Throughput.PerGPU.Total)
+	assertNoSurvivors(t, rec)
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing flags", []string{"run", "--simulate"}, "missing --config-key, --tp, --conc, --out"},
+		{"unknown key", []string{"run", "--config-key", "nope", "--tp", "8", "--conc", "1", "--out", "x"}, `"nope": no such key`},
+		{"no such point", []string{"run", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "3", "--out", "x"}, "--tp 8 --ep 8 --conc 64"},
+		{"sim flags need simulate", []string{"run", "--config-key", "k", "--tp", "8", "--conc", "1", "--out", "x", "--sim-fault", "hang:1"}, "need --simulate"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.args...)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, stderr, tc.want)
+		})
+	}
+}
+
+// TestRunFaultsSimulated runs the real simulated engine with injected
+// faults: each fails naming the stage, shows the log tail, keeps a run
+// record and leaves no process behind.
+func TestRunFaultsSimulated(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	failing := filepath.Join(t.TempDir(), "aiperf")
+	require.NoError(t, os.WriteFile(failing, []byte("#!/bin/sh\necho 'aiperf: cannot reach the dataset hub' >&2\nexit 3\n"), 0o755))
+	tests := []struct {
+		name   string
+		extra  []string
+		stage  string
+		stderr string
+	}{
+		{"engine never ready", []string{"--sim-fault", "never-ready", "--ready-timeout", "2s"}, point.StageEngine, "not ready"},
+		{"engine dies mid-load", []string{"--sim-fault", "crash:20"}, point.StageClient, "engine exited during the load"},
+		{"engine hangs", []string{"--sim-fault", "hang:20"}, point.StageClient, "engine stopped answering"},
+		{"client exits non-zero", []string{"--aiperf", failing}, point.StageClient, "cannot reach the dataset hub"},
+		{"metrics unreadable while a prefix is required", []string{"--sim-fault", "malformed-metrics"}, point.StageAcceptance, `server metrics artifacts are missing or empty in`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, stderr := runCLI(t, simRunArgs(out, tc.extra...)...)
+			assert.Equal(t, exitError, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			assert.Contains(t, stdout, "FAILED at stage "+tc.stage)
+			assert.Contains(t, stdout+stderr, tc.stderr)
+			rec := readRunRecord(t, out)
+			assert.False(t, rec.OK)
+			require.NotNil(t, rec.Failed())
+			assert.Equal(t, tc.stage, rec.Failed().Name)
+			assertNoSurvivors(t, rec)
+		})
+	}
+}
+
+// TestRunInterruptedBySIGINT runs sweep as its own process and presses
+// Ctrl-C during the load.
+func TestRunInterruptedBySIGINT(t *testing.T) {
+	out := t.TempDir()
+	cmd := exec.Command(os.Args[0], simRunArgs(out, "--duration", "3600")...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	require.NoError(t, cmd.Start())
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	interrupted := false
+	for sc.Scan() {
+		fmt.Fprintln(&log, sc.Text())
+		if !interrupted && strings.Contains(sc.Text(), "client: started pid") {
+			time.Sleep(300 * time.Millisecond) // let the load begin
+			require.NoError(t, cmd.Process.Signal(os.Interrupt))
+			interrupted = true
+		}
+	}
+	err = cmd.Wait()
+	require.True(t, interrupted, "client never started:\n%s", log.String())
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "stderr:\n%s", log.String())
+	assert.Equal(t, exitCancelled, ee.ExitCode(), "stderr:\n%s", log.String())
+	assert.Contains(t, log.String(), "sweep: cancelled")
+	rec := readRunRecord(t, out)
+	assert.False(t, rec.OK)
+	assert.Equal(t, "cancelled", rec.Failed().Outcome)
+	assertNoSurvivors(t, rec)
+}

@@ -331,4 +331,3 @@ func fmtOpt[T ~float64](f *T) string {
 	}
 	return fmt.Sprintf("%.3f", float64(*f))
 }
-

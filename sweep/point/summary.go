@@ -25,7 +25,7 @@ func Summarize(path string) (Summary, error) {
 		NumRequestsTotal      int `json:"num_requests_total"`
 		NumRequestsSuccessful int `json:"num_requests_successful"`
 		RequestMetrics        struct {
-			Latency map[string]map[string]float64 `json:"latency"`
+			Latency    map[string]map[string]float64 `json:"latency"`
 			Throughput struct {
 				PerGPU struct {
 					Total  float64 `json:"total_tput_tps"`

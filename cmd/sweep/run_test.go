@@ -58,38 +58,57 @@ func assertNoSurvivors(t *testing.T, rec *point.Record) {
 
 func TestRunSimulatedPoint(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
-	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, simRunArgs(out)...)
-	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	assert.Contains(t, stdout, "result:")
-	assert.Contains(t, stdout, "accept len: measured")
-	assert.Contains(t, stderr, "client: ok")
-	rec := readRunRecord(t, out)
-	assert.True(t, rec.OK)
-	require.NotNil(t, rec.Acceptance)
-	assert.Equal(t, "pass", rec.Acceptance.Verdict, "measured %v vs golden %v", rec.Acceptance.Measured, rec.Acceptance.Golden)
-	b, err := os.ReadFile(rec.ResultFile)
-	require.NoError(t, err)
-	var res struct {
-		Conc                  int    `json:"conc"`
-		TP                    int    `json:"tp"`
-		Framework             string `json:"framework"`
-		NumRequestsSuccessful int    `json:"num_requests_successful"`
-		RequestMetrics        struct {
-			Throughput struct {
-				PerGPU struct {
-					Total float64 `json:"total_tput_tps"`
-				} `json:"per_gpu"`
-			} `json:"throughput"`
-		} `json:"request_metrics"`
+	tests := []struct {
+		name      string
+		args      func(out string) []string
+		framework string
+		tp, conc  int
+		router    bool
+	}{
+		{name: "sglang TEP8", args: func(out string) []string { return simRunArgs(out) }, framework: "sglang", tp: 8, conc: 16},
+		{name: "vllm DEP8 behind vllm-router", framework: "vllm", tp: 8, conc: 64, router: true, args: func(out string) []string {
+			return []string{"run", "--simulate", "--config-key", "dsv4-fp4-mi355x-vllm-agentic-mtp", "--tp", "8", "--ep", "1", "--dp-attn",
+				"--conc", "64", "--fast", "--time-scale", "600", "--stop-grace", "3s", "--out", out}
+		}},
 	}
-	require.NoError(t, json.Unmarshal(b, &res))
-	assert.Equal(t, 16, res.Conc)
-	assert.Equal(t, 8, res.TP)
-	assert.Equal(t, "sglang", res.Framework)
-	assert.Positive(t, res.NumRequestsSuccessful, "numbers come from requests that ran")
-	assert.Positive(t, res.RequestMetrics.Throughput.PerGPU.Total)
-	assertNoSurvivors(t, rec)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, stderr := runCLI(t, tc.args(out)...)
+			require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			assert.Contains(t, stdout, "result:")
+			assert.Contains(t, stdout, "accept len: measured")
+			assert.Contains(t, stderr, "client: ok")
+			rec := readRunRecord(t, out)
+			assert.True(t, rec.OK)
+			_, hasRouter := rec.Processes["router"]
+			assert.Equal(t, tc.router, hasRouter)
+			require.NotNil(t, rec.Acceptance)
+			assert.Equal(t, "pass", rec.Acceptance.Verdict, "measured %v vs golden %v", rec.Acceptance.Measured, rec.Acceptance.Golden)
+			b, err := os.ReadFile(rec.ResultFile)
+			require.NoError(t, err)
+			var res struct {
+				Conc                  int    `json:"conc"`
+				TP                    int    `json:"tp"`
+				Framework             string `json:"framework"`
+				NumRequestsSuccessful int    `json:"num_requests_successful"`
+				RequestMetrics        struct {
+					Throughput struct {
+						PerGPU struct {
+							Total float64 `json:"total_tput_tps"`
+						} `json:"per_gpu"`
+					} `json:"throughput"`
+				} `json:"request_metrics"`
+			}
+			require.NoError(t, json.Unmarshal(b, &res))
+			assert.Equal(t, tc.conc, res.Conc)
+			assert.Equal(t, tc.tp, res.TP)
+			assert.Equal(t, tc.framework, res.Framework)
+			assert.Positive(t, res.NumRequestsSuccessful, "numbers come from requests that ran")
+			assert.Positive(t, res.RequestMetrics.Throughput.PerGPU.Total)
+			assertNoSurvivors(t, rec)
+		})
+	}
 }
 
 func TestRunUsageErrors(t *testing.T) {

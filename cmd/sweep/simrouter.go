@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"sweep/simengine"
+)
+
+func newSimRouterCmd(ios *IOStreams) *Command {
+	return &Command{
+		Name:  "sim-router",
+		Short: "Internal: stand in for sglang_router / vllm-router in simulated runs",
+		Long: `Runs a simulated request router from a real router command line, as the point
+runner does for DP-attention points under --simulate:
+
+  sweep sim-router -- python3 -m sglang_router.launch_router --worker-urls URL ... --port P
+  sweep sim-router -- vllm-router --worker-urls URL ... --port P
+
+It forwards every request to a worker (sticky per session header, streamed
+through unbuffered), answers /health and exports its own request counters
+on /metrics and on --prometheus-port. It runs until SIGINT or SIGTERM.`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			fs := pflag.NewFlagSet("sim-router", pflag.ContinueOnError)
+			fs.SetInterspersed(false)
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) == 0 {
+					return flagErrorf("sim-router: want the router command after --")
+				}
+				cfg, err := simengine.ParseRouterArgv(args)
+				if err != nil {
+					return &FlagError{Err: fmt.Errorf("sim-router: %w", err)}
+				}
+				fmt.Fprintf(ios.ErrOut, "sim-router: %s on %s:%d -> %v\n", cfg.Name, cfg.Host, cfg.Port, cfg.Workers)
+				return simengine.NewRouter(cfg).Run(ctx)
+			}
+		},
+	}
+}

@@ -1,0 +1,220 @@
+package simengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// RouterConfig is what the simulated router takes from a real router's
+// argv (sglang_router.launch_router or vllm-router): the workers it fronts,
+// where it listens, and its Prometheus listener.
+type RouterConfig struct {
+	Name           string // "sglang_router" or "vllm-router", for metric names
+	Workers        []*url.URL
+	Host           string
+	Port           int
+	PrometheusHost string
+	PrometheusPort int // 0: no separate listener
+	// RoutingHeaders pick a worker by hash (--request-id-headers); the
+	// correlation headers aiperf sends are always considered.
+	RoutingHeaders []string
+}
+
+// ParseRouterArgv reads the flags a router recipe passes. Program words
+// before the first flag are skipped; flags the simulation does not need
+// are accepted and ignored.
+func ParseRouterArgv(argv []string) (RouterConfig, error) {
+	c := RouterConfig{Name: "router", Host: "0.0.0.0"}
+	i := 0
+	for i < len(argv) && !strings.HasPrefix(argv[i], "--") {
+		if strings.Contains(argv[i], "sglang_router") {
+			c.Name = "sglang_router"
+		} else if strings.Contains(argv[i], "vllm-router") {
+			c.Name = "vllm_router"
+		}
+		i++
+	}
+	var errs []error
+	for i < len(argv) {
+		name, inline, hasInline := strings.Cut(strings.TrimPrefix(argv[i], "--"), "=")
+		i++
+		var vals []string
+		if hasInline {
+			vals = []string{inline}
+		}
+		for !hasInline && i < len(argv) && !strings.HasPrefix(argv[i], "--") {
+			vals = append(vals, argv[i])
+			i++
+		}
+		one := func() string {
+			if len(vals) != 1 {
+				errs = append(errs, fmt.Errorf("--%s: want one value, got %d", name, len(vals)))
+				return ""
+			}
+			return vals[0]
+		}
+		port := func() int {
+			p, err := strconv.Atoi(one())
+			if err != nil || p < 0 || p > 65535 {
+				errs = append(errs, fmt.Errorf("--%s %q: want a port number", name, strings.Join(vals, " ")))
+			}
+			return p
+		}
+		switch name {
+		case "worker-urls":
+			for _, v := range vals {
+				u, err := url.Parse(v)
+				if err != nil || u.Host == "" {
+					errs = append(errs, fmt.Errorf("--worker-urls %q: want http://host:port", v))
+					continue
+				}
+				c.Workers = append(c.Workers, u)
+			}
+		case "host":
+			c.Host = one()
+		case "port":
+			c.Port = port()
+		case "prometheus-host":
+			c.PrometheusHost = one()
+		case "prometheus-port":
+			c.PrometheusPort = port()
+		case "request-id-headers":
+			c.RoutingHeaders = append(c.RoutingHeaders, vals...)
+		}
+	}
+	if len(c.Workers) == 0 {
+		errs = append(errs, errors.New("--worker-urls: the router needs at least one worker"))
+	}
+	if c.Port == 0 {
+		errs = append(errs, errors.New("--port: required"))
+	}
+	return c, errors.Join(errs...)
+}
+
+// routingHeaders are the session headers aiperf sets per conversation
+// (AIPERF_HTTP_X_*_FROM_CORRELATION_ID).
+var routingHeaders = []string{"X-Correlation-Id", "X-Session-Id", "X-Smg-Routing-Key", "X-Dynamo-Session-Id"}
+
+// Router is a simulated request router: it forwards every request to one
+// of its workers (sticky per session header, round robin without one),
+// streams responses through unbuffered, answers /health itself and
+// exports its own request counters (not the engines'), so a scrape of the
+// router does not double the engine's token counters.
+type Router struct {
+	cfg     RouterConfig
+	proxies []*httputil.ReverseProxy
+	next    atomic.Uint64
+
+	mu       sync.Mutex
+	requests []int64 // per worker
+	failures int64
+}
+
+// NewRouter builds a router over cfg.Workers.
+func NewRouter(cfg RouterConfig) *Router {
+	r := &Router{cfg: cfg, requests: make([]int64, len(cfg.Workers))}
+	for _, w := range cfg.Workers {
+		p := httputil.NewSingleHostReverseProxy(w)
+		p.FlushInterval = -1 // SSE: flush every write
+		p.ErrorHandler = func(rw http.ResponseWriter, _ *http.Request, err error) {
+			r.mu.Lock()
+			r.failures++
+			r.mu.Unlock()
+			http.Error(rw, "router: worker unavailable: "+err.Error(), http.StatusBadGateway)
+		}
+		r.proxies = append(r.proxies, p)
+	}
+	return r
+}
+
+// pick chooses the worker for a request.
+func (r *Router) pick(req *http.Request) int {
+	n := len(r.proxies)
+	if n == 1 {
+		return 0
+	}
+	for _, h := range append(r.cfg.RoutingHeaders, routingHeaders...) {
+		if v := req.Header.Get(h); v != "" {
+			f := fnv.New32a()
+			_, _ = f.Write([]byte(v))
+			return int(f.Sum32() % uint32(n))
+		}
+	}
+	return int(r.next.Add(1) % uint64(n))
+}
+
+// Handler serves the routed API, /health and /metrics.
+func (r *Router) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	mux.HandleFunc("/metrics", r.serveMetrics)
+	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
+		i := r.pick(req)
+		r.mu.Lock()
+		r.requests[i]++
+		r.mu.Unlock()
+		r.proxies[i].ServeHTTP(w, req)
+	})
+	return mux
+}
+
+func (r *Router) serveMetrics(w http.ResponseWriter, _ *http.Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	p := r.cfg.Name
+	fmt.Fprintf(w, "# HELP %s_requests_total Requests forwarded to each worker.\n# TYPE %s_requests_total counter\n", p, p)
+	for i, wk := range r.cfg.Workers {
+		fmt.Fprintf(w, "%s_requests_total{worker=%q} %d\n", p, wk.String(), r.requests[i])
+	}
+	fmt.Fprintf(w, "# HELP %s_request_errors_total Requests no worker answered.\n# TYPE %s_request_errors_total counter\n%s_request_errors_total %d\n", p, p, p, r.failures)
+}
+
+// Run listens on the router port (and the Prometheus port when set) until
+// ctx is done, then shuts down gracefully. Both servers' goroutines end
+// before Run returns.
+func (r *Router) Run(ctx context.Context) error {
+	h := r.Handler()
+	servers := []*http.Server{{Addr: net.JoinHostPort(r.cfg.Host, strconv.Itoa(r.cfg.Port)), Handler: h}}
+	if r.cfg.PrometheusPort > 0 {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/metrics", r.serveMetrics)
+		servers = append(servers, &http.Server{Addr: net.JoinHostPort(r.cfg.PrometheusHost, strconv.Itoa(r.cfg.PrometheusPort)), Handler: mux})
+	}
+	errc := make(chan error, len(servers))
+	for _, s := range servers {
+		ln, err := net.Listen("tcp", s.Addr)
+		if err != nil {
+			for _, started := range servers {
+				_ = started.Close()
+			}
+			return fmt.Errorf("router: listen %s: %w", s.Addr, err)
+		}
+		go func() { errc <- s.Serve(ln) }()
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	for _, s := range servers {
+		_ = s.Shutdown(shutdown)
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

@@ -1,0 +1,74 @@
+package simengine
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseRouterArgv(t *testing.T) {
+	c, err := ParseRouterArgv([]string{"python3", "-m", "sglang_router.launch_router", "--worker-urls", "http://localhost:8889",
+		"--policy", "consistent_hashing", "--request-id-headers", "x-correlation-id", "--dp-aware", "--host", "0.0.0.0",
+		"--port", "8888", "--prometheus-host", "127.0.0.1", "--prometheus-port", "18888", "--disable-retries"})
+	require.NoError(t, err)
+	assert.Equal(t, "sglang_router", c.Name)
+	require.Len(t, c.Workers, 1)
+	assert.Equal(t, "localhost:8889", c.Workers[0].Host)
+	assert.Equal(t, 8888, c.Port)
+	assert.Equal(t, 18888, c.PrometheusPort)
+	assert.Equal(t, []string{"x-correlation-id"}, c.RoutingHeaders)
+
+	_, err = ParseRouterArgv([]string{"vllm-router", "--port", "x"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--worker-urls")
+	assert.Contains(t, err.Error(), `--port "x"`)
+}
+
+func TestRouterForwardsStickyAndCountsItsOwnMetrics(t *testing.T) {
+	var hits [2][]string
+	var workers []*url.URL
+	for i := range 2 {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits[i] = append(hits[i], r.Header.Get("X-Correlation-Id"))
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "data: [DONE]\n\n")
+		}))
+		t.Cleanup(srv.Close)
+		u, err := url.Parse(srv.URL)
+		require.NoError(t, err)
+		workers = append(workers, u)
+	}
+	r := NewRouter(RouterConfig{Name: "vllm_router", Workers: workers})
+	front := httptest.NewServer(r.Handler())
+	t.Cleanup(front.Close)
+	for range 3 {
+		for _, session := range []string{"a", "b", "c", "d"} {
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, front.URL+"/v1/chat/completions", strings.NewReader("{}"))
+			require.NoError(t, err)
+			req.Header.Set("X-Correlation-Id", session)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.Equal(t, "data: [DONE]\n\n", string(body))
+		}
+	}
+	assert.Equal(t, 12, len(hits[0])+len(hits[1]))
+	for i := range 2 {
+		for _, s := range hits[i] {
+			assert.NotContains(t, hits[1-i], s, "session %s went to both workers", s)
+		}
+	}
+	resp, err := http.Get(front.URL + "/metrics")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Contains(t, string(body), "vllm_router_requests_total{worker=")
+	assert.NotContains(t, string(body), "vllm:", "the router never re-exports engine metrics")
+}

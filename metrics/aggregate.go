@@ -121,7 +121,10 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 			res.Dataset = rounded
 		}
 	}
-	res.RequestMetrics = requestMetrics(profiled, in.Summary, in.Traces)
+	var err error
+	if res.RequestMetrics, err = requestMetrics(profiled, in.Summary, in.Traces); err != nil {
+		return nil, err
+	}
 	sm, warnings, err := serverMetrics(in.ServerMetrics, facts.Framework, profiled, in.ServerLogs)
 	if err != nil {
 		return nil, err
@@ -236,9 +239,12 @@ func msToSeconds(ms []float64) []float64 {
 	return out
 }
 
-func requestMetrics(recs []*Record, summary *Summary, traces TraceLengths) RequestMetrics {
+func requestMetrics(recs []*Record, summary *Summary, traces TraceLengths) (RequestMetrics, error) {
 	var rm RequestMetrics
-	rm.QPS = qpsStats(recs)
+	var err error
+	if rm.QPS, err = qpsStats(recs); err != nil {
+		return rm, err
+	}
 	rm.Latency = latencyStats(recs)
 	rm.Tokens = Tokens{
 		Input:          intStats(intsOf(recs, pickISL)),
@@ -247,7 +253,7 @@ func requestMetrics(recs []*Record, summary *Summary, traces TraceLengths) Reque
 	}
 	rm.Throughput = throughputStats(recs)
 	rm.Cache.TheoreticalCacheHitRate = optFloat(theoreticalCacheHitRate(summary))
-	return rm
+	return rm, nil
 }
 
 func pickTTFT(m *RecordMetrics) *MetricValue { return m.TimeToFirstToken }
@@ -328,9 +334,23 @@ func intStats(vals []int64) Stats {
 	return statsOf(f)
 }
 
+// maxQPSWindows bounds the 1-second QPS windows (about 48 days). A longer
+// span means a bogus request_end_ns (InferenceX loops for hours on one).
+const maxQPSWindows = 1 << 22
+
+// ImplausibleSpanError reports completion timestamps too far apart for one
+// benchmark run.
+type ImplausibleSpanError struct {
+	Seconds float64
+}
+
+func (e *ImplausibleSpanError) Error() string {
+	return fmt.Sprintf("request_end_ns values span %.0f s, more than a benchmark run can; a record carries a bogus timestamp", e.Seconds)
+}
+
 // qpsStats counts completions in consecutive 1-second windows starting at
 // the first completion, while a whole window fits before the last one.
-func qpsStats(recs []*Record) QPS {
+func qpsStats(recs []*Record) (QPS, error) {
 	var ends []float64
 	for _, r := range recs {
 		if r.Metadata.RequestEndNs.Truthy() {
@@ -340,12 +360,15 @@ func qpsStats(recs []*Record) QPS {
 		}
 	}
 	if len(ends) < 2 {
-		return QPS{}
+		return QPS{}, nil
 	}
 	slices.Sort(ends)
 	first, last := ends[0], ends[len(ends)-1]
 	if last-first <= 0 {
-		return QPS{}
+		return QPS{}, nil
+	}
+	if last-first > maxQPSWindows {
+		return QPS{}, &ImplausibleSpanError{Seconds: last - first}
 	}
 	const window = 1.0
 	var values []float64
@@ -365,10 +388,10 @@ func qpsStats(recs []*Record) QPS {
 	q := QPS{WindowSeconds: fp(window), Samples: &n}
 	if n == 0 {
 		q.Mean = fp(float64(len(ends)) / (last - first))
-		return q
+		return q, nil
 	}
 	q.Stats = statsOf(values)
-	return q
+	return q, nil
 }
 
 func throughputStats(recs []*Record) Throughput {

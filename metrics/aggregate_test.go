@@ -346,3 +346,16 @@ func BenchmarkAggregate100k(b *testing.B) {
 		}
 	}
 }
+
+func TestAggregateRejectsBogusTimestamp(t *testing.T) {
+	line := func(end string) string {
+		return `{"metadata":{"benchmark_phase":"profiling","request_start_ns":1787999638012439134,"request_end_ns":` + end + `},"metrics":{}}` + "\n"
+	}
+	recs, err := ReadRecords(strings.NewReader(line("1787999639012439134")+line(`"7"`)), "p")
+	require.NoError(t, err)
+	f, err := FromEnv(map[string]string{"KV_OFFLOADING": "none"})
+	require.NoError(t, err)
+	_, err = Aggregate(&Inputs{Records: recs}, f)
+	_, ok := errors.AsType[*ImplausibleSpanError](err)
+	assert.True(t, ok, "got %v", err)
+}

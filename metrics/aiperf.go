@@ -717,11 +717,6 @@ func (e *ServerMetricsExport) Names() []string {
 	return names
 }
 
-// Artifacts are the aiperf outputs of one run, found by ResolveArtifactDir.
-type Artifacts struct {
-	Dir string // the directory holding the profile_export* files
-}
-
 // ResolveArtifactDir finds the directory holding aiperf's files under
 // RESULT_DIR/aiperf_artifacts: the directory itself when it has
 // profile_export.jsonl, else its first subdirectory (by name) that has one,

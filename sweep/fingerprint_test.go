@@ -164,5 +164,45 @@ func TestDramGB(t *testing.T) {
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, dramGB(min(tc.mib, maxAgenticDRAMMiB), tc.util, tc.gpus, tc.nodes), "%+v", tc)
+		assert.Equal(t, tc.want, dramGBDecimal(min(tc.mib, maxAgenticDRAMMiB), tc.util, tc.gpus, tc.nodes), "%+v", tc)
+	}
+	// The integer fast path agrees with the decimal emulation wherever it
+	// applies.
+	exact := 0
+	for _, mib := range []int64{1, 999, 860160, 1471356, 2063837, 2861022} {
+		for _, util := range []float64{0.086, 0.1065, 0.15239, 0.2, 0.21429, 0.5, 0.683, 0.8, 0.887, 0.95, 1, 1e-05, 0.9999999999999999} {
+			for _, nodes := range []int{3, 4, 8} {
+				for gpus := 1; gpus <= nodes; gpus++ {
+					if got, ok := dramGBExact(mib, util, gpus, nodes); ok {
+						exact++
+						assert.Equal(t, dramGBDecimal(mib, util, gpus, nodes), got, "mib=%d util=%v gpus=%d/%d", mib, util, gpus, nodes)
+					}
+				}
+			}
+		}
+	}
+	assert.Greater(t, exact, 100, "the fast path should cover most inputs")
+}
+
+func TestPlainASCII(t *testing.T) {
+	naive := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	base := []byte("abcdefghijklmnopqrstu")
+	for pos := range base {
+		for c := range 256 {
+			s := append([]byte(nil), base...)
+			s[pos] = byte(c)
+			for _, n := range []int{pos + 1, len(s)} {
+				if got, want := plainASCII(string(s[:n])), naive(string(s[:n])); got != want {
+					t.Fatalf("plainASCII(%q) = %v, want %v", s[:n], got, want)
+				}
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -305,6 +306,31 @@ type expander struct {
 	// testConfig selects test-config's concurrency rules (conc-list taken
 	// whenever the key is present, --conc intersection) over full-sweep's.
 	testConfig bool
+
+	slab  []Row  // rows are carved from here, to allocate in bulk
+	flags []bool // run-eval flags, likewise
+}
+
+const slabRows = 512
+
+// newRows returns n zero rows from the slab.
+func (x *expander) newRows(n int) []Row {
+	if n > len(x.slab) {
+		x.slab = make([]Row, max(n, slabRows))
+	}
+	rs := x.slab[:n:n]
+	x.slab = x.slab[n:]
+	return rs
+}
+
+// newFlags returns n false flags.
+func (x *expander) newFlags(n int) []bool {
+	if n > len(x.flags) {
+		x.flags = make([]bool, max(n, slabRows))
+	}
+	fs := x.flags[:n:n]
+	x.flags = x.flags[n:]
+	return fs
 }
 
 // concRange expands conc-start..conc-end: multiply by step each time and
@@ -486,18 +512,28 @@ func newWorker(w *configs.Worker) *Worker {
 	keys := make([]workerKey, 0, len(w.Keys)+3)
 	var hasPP, hasDCP, hasPCP bool
 	for _, k := range w.Keys {
-		for i, name := range workerKeyNames {
-			if name == k {
-				keys = append(keys, workerKey(i))
-			}
-		}
 		switch k {
+		case "num-worker":
+			keys = append(keys, wNumWorker)
+		case "tp":
+			keys = append(keys, wTP)
 		case "pp":
+			keys = append(keys, wPP)
 			hasPP = true
 		case "dcp-size":
+			keys = append(keys, wDCPSize)
 			hasDCP = true
 		case "pcp-size":
+			keys = append(keys, wPCPSize)
 			hasPCP = true
+		case "ep":
+			keys = append(keys, wEP)
+		case "dp-attn":
+			keys = append(keys, wDPAttn)
+		case "hardware":
+			keys = append(keys, wHardware)
+		case "additional-settings":
+			keys = append(keys, wAdditionalSettings)
 		}
 	}
 	if !hasPP {
@@ -565,12 +601,15 @@ func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLe
 				base.Kind = FixedMultiNode
 				base.Prefill = newWorker(s.Prefill)
 				base.Decode = newWorker(s.Decode)
-				for _, rn := range runners {
-					r := base
+				block := x.newRows(len(runners))
+				flags := x.newFlags(len(runners))
+				for i, rn := range runners {
+					r := &block[i]
+					*r = base
 					r.Runner = rn
 					r.Concs = slices.Clone(cs)
-					r.RunEval = ptr(false)
-					rows = append(rows, &r)
+					r.RunEval = &flags[i]
+					rows = append(rows, r)
 				}
 				continue
 			}
@@ -598,17 +637,18 @@ func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLe
 				base.EP = *ep
 			}
 			base.DPAttn = s.DPAttn != nil && *s.DPAttn
-			block := make([]Row, len(cs)*len(runners))
+			block := x.newRows(len(cs) * len(runners))
+			flags := x.newFlags(len(block)) // run-eval: false
 			i := 0
 			for _, c := range cs {
 				for _, rn := range runners {
 					r := &block[i]
-					i++
 					*r = base
 					r.Runner = rn
 					r.Conc = c
-					r.RunEval = ptr(false)
+					r.RunEval = &flags[i]
 					rows = append(rows, r)
+					i++
 				}
 			}
 		}
@@ -656,15 +696,22 @@ func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Ma
 				if kv != configs.KVOffloadNone {
 					suffix = "_" + kvOffloadSuffix(kv, backend)
 				}
+				block := x.newRows(len(cs) * len(runners))
+				concs := make([]int, len(block))
+				namePrefix := multiNodeAgenticExpPrefix(m.ModelPrefix, base.Prefill, base.Decode)
+				i := 0
 				for _, rn := range runners {
 					// One allocation per concurrency
 					// (MAX_MULTINODE_AGENTIC_CONCURRENCIES_PER_ALLOCATION = 1).
 					for _, c := range cs {
-						r := base
+						r := &block[i]
+						*r = base
 						r.Runner = rn
-						r.Concs = []int{c}
-						r.ExpName = multiNodeAgenticExpName(m.ModelPrefix, base.Prefill, base.Decode, r.Concs, suffix)
-						rows = append(rows, &r)
+						concs[i] = c
+						r.Concs = concs[i : i+1 : i+1]
+						r.ExpName = namePrefix + strconv.Itoa(c) + suffix
+						rows = append(rows, r)
+						i++
 					}
 				}
 				continue
@@ -681,13 +728,18 @@ func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Ma
 				spec = "_spec-" + base.SpecDecoding
 			}
 			suffix := kvOffloadSuffix(kv, backend)
+			block := x.newRows(len(cs) * len(runners))
+			i := 0
 			for _, c := range cs {
+				name := m.ModelPrefix + "_tp" + strconv.Itoa(base.TP) + "_conc" + strconv.Itoa(c) + "_" + suffix + spec
 				for _, rn := range runners {
-					r := base
+					r := &block[i]
+					*r = base
 					r.Runner = rn
 					r.Conc = c
-					r.ExpName = m.ModelPrefix + "_tp" + strconv.Itoa(r.TP) + "_conc" + strconv.Itoa(c) + "_" + suffix + spec
-					rows = append(rows, &r)
+					r.ExpName = name
+					rows = append(rows, r)
+					i++
 				}
 			}
 		}
@@ -706,7 +758,10 @@ func kvOffloadSuffix(kv string, b *Backend) string {
 	return "kv" + kv + "-" + name
 }
 
-func multiNodeAgenticExpName(prefix string, p, d *Worker, concs []int, suffix string) string {
+// multiNodeAgenticExpPrefix returns a multi-node agentic exp-name up to
+// its concurrencies: <prefix>_p<N>x<tp>[ep<ep>][dpa]_d..._conc. The name
+// goes on with the concurrencies joined by "x" and the offload suffix.
+func multiNodeAgenticExpPrefix(prefix string, p, d *Worker) string {
 	tag := func(w *Worker, role string) string {
 		t := role + strconv.Itoa(w.NumWorker) + "x" + strconv.Itoa(w.TP)
 		if w.EP != 1 {
@@ -717,11 +772,7 @@ func multiNodeAgenticExpName(prefix string, p, d *Worker, concs []int, suffix st
 		}
 		return t
 	}
-	parts := make([]string, len(concs))
-	for i, c := range concs {
-		parts[i] = strconv.Itoa(c)
-	}
-	return prefix + "_" + tag(p, "p") + "_" + tag(d, "d") + "_conc" + strings.Join(parts, "x") + suffix
+	return prefix + "_" + tag(p, "p") + "_" + tag(d, "d") + "_conc"
 }
 
 // maxAgenticDRAMMiB caps a node's available CPU DRAM (3 TB decimal, in
@@ -778,6 +829,15 @@ func (g *Generator) dramOffloadGB(m *configs.Master, ac *configs.AgenticConfig, 
 // dramGB computes int(Decimal(mib) * 1048576 * Decimal(str(util)) * gpus /
 // gpusPerNode / 1e9) with Python's default decimal context.
 func dramGB(mib int64, util float64, gpus, gpusPerNode int) int {
+	if gb, ok := dramGBExact(mib, util, gpus, gpusPerNode); ok {
+		return gb
+	}
+	return dramGBDecimal(mib, util, gpus, gpusPerNode)
+}
+
+// dramGBDecimal is dramGB step by step, rounding each step as Python's
+// decimal module does.
+func dramGBDecimal(mib int64, util float64, gpus, gpusPerNode int) int {
 	u, ok := new(big.Rat).SetString(strconv.FormatFloat(util, 'g', -1, 64))
 	if !ok {
 		return 0
@@ -790,6 +850,55 @@ func dramGB(mib int64, util float64, gpus, gpusPerNode int) int {
 	v = decRound(v.Quo(v, big.NewRat(1_000_000_000, 1)))
 	q := new(big.Int).Quo(v.Num(), v.Denom()) // truncates toward zero, as int() does
 	return int(q.Int64())
+}
+
+// dramGBExact is dramGB in integer arithmetic for the common case where
+// no decimal step rounds: the products fit in 63 bits (so in 28 digits)
+// and gpusPerNode divides the product exactly. ok is false otherwise.
+func dramGBExact(mib int64, util float64, gpus, gpusPerNode int) (int, bool) {
+	// util = digits * 10^-scale, from its shortest repr as Decimal(str()) reads it.
+	var tmp [32]byte
+	s := strconv.AppendFloat(tmp[:0], util, 'f', -1, 64)
+	var digits uint64
+	scale := 0
+	seenDot := false
+	for _, c := range s {
+		switch {
+		case c == '.':
+			seenDot = true
+		case c >= '0' && c <= '9':
+			if digits > (1<<63-1)/10 {
+				return 0, false
+			}
+			digits = digits*10 + uint64(c-'0')
+			if seenDot {
+				scale++
+			}
+		default:
+			return 0, false
+		}
+	}
+	if mib < 0 || gpus <= 0 || gpusPerNode <= 0 {
+		return 0, false
+	}
+	hi, a := bits.Mul64(uint64(mib), 1<<20)
+	if hi != 0 {
+		return 0, false
+	}
+	hi, b := bits.Mul64(a, digits)
+	if hi != 0 || b > 1<<63-1 {
+		return 0, false
+	}
+	hi, c := bits.Mul64(b, uint64(gpus))
+	if hi != 0 || c > 1<<63-1 || c%uint64(gpusPerNode) != 0 {
+		return 0, false
+	}
+	q := c / uint64(gpusPerNode)
+	// Divide by 10^(scale+9) and truncate.
+	for range scale + 9 {
+		q /= 10
+	}
+	return int(q), true
 }
 
 // decPrecision is the precision of Python's default decimal context.

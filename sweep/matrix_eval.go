@@ -22,12 +22,6 @@ func eligibleEvalConcs(r *Row) []int {
 	return out
 }
 
-// parallelismKey identifies a multi-node configuration independently of
-// concurrency, exp-name and eval fields.
-func parallelismKey(r *Row) string {
-	return string(appendRowJSON(nil, r, styleCanonical, parallelismSkip))
-}
-
 type evalPick struct {
 	index int
 	conc  int
@@ -47,11 +41,18 @@ func bestPick(ps []evalPick) evalPick {
 // orderedGroups groups values by key and remembers the order keys were
 // first seen, so results never depend on map iteration order.
 type orderedGroups[K comparable, V any] struct {
-	index map[K]int
-	lists [][]V
+	index   map[K]int
+	lists   [][]V
+	lastKey K
+	last    int // index of lastKey's list + 1; 0 before the first add
 }
 
 func (g *orderedGroups[K, V]) add(k K, v V) {
+	// Consecutive values often share a key.
+	if g.last > 0 && k == g.lastKey {
+		g.lists[g.last-1] = append(g.lists[g.last-1], v)
+		return
+	}
 	if g.index == nil {
 		g.index = map[K]int{}
 	}
@@ -62,6 +63,7 @@ func (g *orderedGroups[K, V]) add(k K, v V) {
 		g.lists = append(g.lists, nil)
 	}
 	g.lists[i] = append(g.lists[i], v)
+	g.lastKey, g.last = k, i+1
 }
 
 // markEvals applies InferenceX's default eval policy (mark_eval_entries):
@@ -87,11 +89,12 @@ func markEvals(rows Matrix, includeAgentic bool) {
 	type agKey struct{ model, runner, framework, precision string }
 	var (
 		sn     orderedGroups[snKey, int]
-		mn     orderedGroups[string, evalPick]
+		mn     orderedGroups[int, evalPick] // by parallelism group
 		agSN   orderedGroups[agKey, evalPick]
-		agMN   orderedGroups[string, evalPick]
+		agMN   orderedGroups[int, evalPick]
 		picked = make([]bool, len(rows))
 		conc   = map[int]int{}
+		par    = newRowGroups(parallelismSkip, len(rows)/4)
 	)
 	for i, r := range rows {
 		switch r.Kind {
@@ -105,7 +108,7 @@ func markEvals(rows Matrix, includeAgentic bool) {
 				continue
 			}
 			if e := eligibleEvalConcs(r); len(e) > 0 {
-				mn.add(parallelismKey(r), evalPick{i, e[len(e)-1]})
+				mn.add(par.group(r), evalPick{i, e[len(e)-1]})
 			}
 		case AgenticSingleNode:
 			if includeAgentic {
@@ -116,7 +119,7 @@ func markEvals(rows Matrix, includeAgentic bool) {
 				continue
 			}
 			if e := eligibleEvalConcs(r); len(e) > 0 {
-				agMN.add(parallelismKey(r), evalPick{i, e[len(e)-1]})
+				agMN.add(par.group(r), evalPick{i, e[len(e)-1]})
 			}
 		}
 	}
@@ -147,8 +150,11 @@ func markEvals(rows Matrix, includeAgentic bool) {
 		picked[b.index] = true
 		conc[b.index] = b.conc
 	}
+	// One allocation backs every row's run-eval flag.
+	flags := make([]bool, len(rows))
 	for i, r := range rows {
-		r.RunEval = ptr(picked[i])
+		flags[i] = picked[i]
+		r.RunEval = &flags[i]
 		if c, ok := conc[i]; ok {
 			r.EvalConc = ptr(c)
 		}
@@ -171,16 +177,16 @@ func sortedUnion(a, b []int) []int {
 // Rows at other sequence lengths pass through unchanged.
 func markAllEvals(rows Matrix) Matrix {
 	out := make(Matrix, 0, len(rows))
-	fixedMN := map[string]int{}
-	agenticMN := map[string]int{}
+	merged := map[int]int{} // parallelism group -> index in out
+	par := newRowGroups(parallelismSkip, len(rows)/4)
 	for _, r := range rows {
 		switch {
 		case r.Kind == AgenticSingleNode:
 			r.RunEval = ptr(true)
 			out = append(out, r)
 		case r.Kind == AgenticMultiNode:
-			key := parallelismKey(r)
-			if i, ok := agenticMN[key]; ok {
+			key := par.group(r)
+			if i, ok := merged[key]; ok {
 				e := out[i]
 				e.Concs = sortedUnion(e.Concs, r.Concs)
 				e.EvalConc = ptr(e.Concs[len(e.Concs)-1])
@@ -192,13 +198,13 @@ func markAllEvals(rows Matrix) Matrix {
 			if len(r.Concs) > 0 {
 				e.EvalConc = ptr(slices.Max(r.Concs))
 			}
-			agenticMN[key] = len(out)
+			merged[key] = len(out)
 			out = append(out, e)
 		case !is8k1k(r):
 			out = append(out, r)
 		case r.Kind == FixedMultiNode:
-			key := parallelismKey(r)
-			if i, ok := fixedMN[key]; ok {
+			key := par.group(r)
+			if i, ok := merged[key]; ok {
 				out[i].Concs = sortedUnion(out[i].Concs, r.Concs)
 				continue
 			}
@@ -207,7 +213,7 @@ func markAllEvals(rows Matrix) Matrix {
 			e.RunEval = ptr(true)
 			e.EvalAllConcs = ptr(true)
 			e.EvalConc = nil
-			fixedMN[key] = len(out)
+			merged[key] = len(out)
 			out = append(out, e)
 		default:
 			r.RunEval = ptr(true)

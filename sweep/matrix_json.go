@@ -274,11 +274,18 @@ func appendRowJSON(b []byte, r *Row, s jsonStyle, skip fieldSet) []byte {
 		if !r.present(f) && !(s == stylePydantic && pydanticDefault(r.Kind, f)) {
 			continue
 		}
-		if !first {
-			b = append(b, s.itemSep()...)
+		if s == stylePython {
+			if !first {
+				b = append(b, ',', ' ')
+			}
+			b = append(b, rowKeys.spaced[f]...)
+		} else {
+			if !first {
+				b = append(b, ',')
+			}
+			b = append(b, rowKeys.compact[f]...)
 		}
 		first = false
-		b = appendKey(b, fieldNames[f], s)
 		b = r.appendValue(b, f, s)
 	}
 	return append(b, '}')
@@ -290,6 +297,24 @@ func appendKey(b []byte, k string, s jsonStyle) []byte {
 	b = append(b, '"')
 	return append(b, s.keySep()...)
 }
+
+// fieldKeys holds each field's `"key": ` (Python style) and `"key":`
+// (compact styles), ready to append.
+type fieldKeys struct {
+	spaced, compact [numFields]string
+}
+
+func makeFieldKeys() *fieldKeys {
+	k := &fieldKeys{}
+	for f, name := range fieldNames {
+		k.spaced[f] = `"` + name + `": `
+		k.compact[f] = `"` + name + `":`
+	}
+	return k
+}
+
+// rowKeys is read-only after initialization.
+var rowKeys = makeFieldKeys()
 
 func (r *Row) appendValue(b []byte, f field, s jsonStyle) []byte {
 	ascii := s.asciiOnly()
@@ -461,7 +486,15 @@ func (w *Worker) appendJSON(b []byte, s jsonStyle) []byte {
 	}
 	b = append(b, '{')
 	first := true
-	emit := func(k workerKey) {
+	for _, k := range w.orderFor(s) {
+		switch {
+		case s == styleCanonical && !w.hasKey(k):
+			continue
+		case s == stylePydantic && k == wHardware && w.Hardware == nil:
+			continue // None is excluded
+		case s == stylePydantic && k == wAdditionalSettings && w.AdditionalSettings == nil && w.hasKey(k):
+			continue // an explicit null stays None and is excluded; absent means []
+		}
 		if !first {
 			b = append(b, s.itemSep()...)
 		}
@@ -469,34 +502,18 @@ func (w *Worker) appendJSON(b []byte, s jsonStyle) []byte {
 		b = appendKey(b, workerKeyNames[k], s)
 		b = w.appendValue(b, k, s)
 	}
-	switch s {
-	case stylePython:
-		for _, k := range w.keyList() {
-			emit(k)
-		}
-	case styleCanonical:
-		for _, k := range workerSorted {
-			if w.hasKey(k) {
-				emit(k)
-			}
-		}
-	case stylePydantic:
-		for _, k := range workerModel {
-			switch k {
-			case wHardware:
-				if w.Hardware == nil {
-					continue // None is excluded
-				}
-			case wAdditionalSettings:
-				// Defaults to []; an explicit null stays None and is excluded.
-				if w.AdditionalSettings == nil && w.hasKey(k) {
-					continue
-				}
-			}
-			emit(k)
-		}
-	}
 	return append(b, '}')
+}
+
+// orderFor returns the keys to consider, in order, for style s.
+func (w *Worker) orderFor(s jsonStyle) []workerKey {
+	switch s {
+	case styleCanonical:
+		return workerSorted[:]
+	case stylePydantic:
+		return workerModel[:]
+	}
+	return w.keyList()
 }
 
 func (w *Worker) appendValue(b []byte, k workerKey, s jsonStyle) []byte {
@@ -561,6 +578,10 @@ const hexDigits = "0123456789abcdef"
 // ensure_ascii=False). Invalid UTF-8 is written as U+FFFD.
 func appendString(b []byte, s string, asciiOnly bool) []byte {
 	b = append(b, '"')
+	if plainASCII(s) {
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -624,6 +645,40 @@ func appendString(b []byte, s string, asciiOnly bool) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// plainASCII reports whether s holds only printable ASCII other than '"'
+// and '\\', so it needs no escaping in any style. It tests 8 bytes at a
+// time.
+func plainASCII(s string) bool {
+	const (
+		lo     = 0x0101010101010101
+		hi     = 0x8080808080808080
+		quote  = lo * '"'
+		bslash = lo * '\\'
+	)
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		v := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// A byte needs escaping when it is < 0x20, >= 0x7f, '"' or '\\'.
+		ctrl := (v - lo*0x20) & ^v & hi // bytes < 0x20
+		high := (v + lo*0x01) & hi      // bytes >= 0x7f (0x7f+1 sets the top bit)
+		high |= v & hi                  // bytes >= 0x80
+		q := v ^ quote
+		isQ := (q - lo) & ^q & hi // bytes == '"'
+		bs := v ^ bslash
+		isB := (bs - lo) & ^bs & hi // bytes == '\\'
+		if ctrl|high|isQ|isB != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func appendU4(b []byte, r rune) []byte {

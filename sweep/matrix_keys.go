@@ -12,7 +12,8 @@ import (
 // keeps first-seen order without duplicates.
 func expandConfigKeys(patterns, available []string) ([]string, error) {
 	var out []string
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(patterns))
+	var exists map[string]bool // built on first use
 	add := func(k string) {
 		if !seen[k] {
 			seen[k] = true
@@ -33,7 +34,13 @@ func expandConfigKeys(patterns, available []string) ([]string, error) {
 			}
 			continue
 		}
-		if !slices.Contains(available, p) {
+		if exists == nil {
+			exists = make(map[string]bool, len(available))
+			for _, k := range available {
+				exists[k] = true
+			}
+		}
+		if !exists[p] {
 			return nil, fmt.Errorf("config key %q not found in the master configs (%d keys%s)", p, len(available), closest(p, available))
 		}
 		add(p)

@@ -307,16 +307,18 @@ type expander struct {
 	// whenever the key is present, --conc intersection) over full-sweep's.
 	testConfig bool
 
-	slab  []Row  // rows are carved from here, to allocate in bulk
-	flags []bool // run-eval flags, likewise
+	slab     []Row  // rows are carved from here, to allocate in bulk
+	slabSize int    // size of the next slab; grows to maxSlabRows
+	flags    []bool // run-eval flags, likewise
 }
 
-const slabRows = 512
+const maxSlabRows = 1024
 
 // newRows returns n zero rows from the slab.
 func (x *expander) newRows(n int) []Row {
 	if n > len(x.slab) {
-		x.slab = make([]Row, max(n, slabRows))
+		x.slabSize = min(max(2*x.slabSize, 32), maxSlabRows)
+		x.slab = make([]Row, max(n, x.slabSize))
 	}
 	rs := x.slab[:n:n]
 	x.slab = x.slab[n:]
@@ -326,7 +328,7 @@ func (x *expander) newRows(n int) []Row {
 // newFlags returns n false flags.
 func (x *expander) newFlags(n int) []bool {
 	if n > len(x.flags) {
-		x.flags = make([]bool, max(n, slabRows))
+		x.flags = make([]bool, max(n, maxSlabRows))
 	}
 	fs := x.flags[:n:n]
 	x.flags = x.flags[n:]

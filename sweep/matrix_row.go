@@ -63,6 +63,10 @@ const DefaultAgenticDuration = 3600
 // selection ran. MarshalJSON writes the row exactly as the Python generator
 // prints it (same keys, same order, same values); see also
 // Matrix.MarshalJSON and Changelog.MarshalJSON.
+//
+// Rows generated from one search-space entry share their Prefill, Decode,
+// Router and KVOffloadBackend values (as the Python rows share those
+// dicts): treat rows as read-only, or Clone a row before changing it.
 type Row struct {
 	Kind Kind
 

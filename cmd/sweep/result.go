@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
@@ -42,7 +43,9 @@ func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAgg
 	return &Command{
 		Name:  "aggregate",
 		Short: "Write the aggregate result JSON of RESULT_DIR (InferenceX's schema and maths)",
-		Long: `Reads RESULT_DIR/aiperf_artifacts/ (profile_export.jsonl, profile_export_aiperf.json,
+		Long: `sweep result aggregate RESULT_DIR [--env-file FILE] [--out FILE | --out-dir DIR]
+
+Reads RESULT_DIR/aiperf_artifacts/ (profile_export.jsonl, profile_export_aiperf.json,
 server_metrics_export.json; or the first run subdirectory holding them), the engine
 logs InferenceX reads for the KV pool size (RESULT_DIR/server.log, watchtower-*.out)
 and the WEKA trace dataset in the Hugging Face cache, and prints the aggregate result
@@ -141,6 +144,9 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 		printAggregateSummary(o.IO, res)
 		return err
 	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
 	if err := metrics.WriteFileAtomic(out, data, 0o644); err != nil {
 		return err
 	}
@@ -211,7 +217,9 @@ func newResultValidateCmd(ios *IOStreams, runF func(context.Context, *resultVali
 	return &Command{
 		Name:  "validate",
 		Short: "Check an aiperf artifact directory the way InferenceX does after a replay",
-		Long: `Checks ARTIFACT_DIR (RESULT_DIR/aiperf_artifacts) as InferenceX's
+		Long: `sweep result validate ARTIFACT_DIR [--failed-request-threshold 0.10]
+
+Checks ARTIFACT_DIR (RESULT_DIR/aiperf_artifacts) as InferenceX's
 validate_agentic_result does, in the same order: profile_export_aiperf.json exists
 (directly or in the first run subdirectory) and is an object, request_count.avg is
 present, at least one request completed, and error_request_count / completed

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -33,7 +32,9 @@ func newScrapeCmd(ios *IOStreams, runF func(context.Context, *scrapeOptions) err
 	return &Command{
 		Name:  "scrape",
 		Short: "Watch an engine's Prometheus metrics: a live table of the key gauges",
-		Long: `Samples one or more SGLang or vLLM /metrics endpoints every --interval and prints
+		Long: `sweep scrape URL [URL...] [--interval 1s] [--duration 30s]
+
+Samples one or more SGLang or vLLM /metrics endpoints every --interval and prints
 one table row per sample: running and queued requests, KV cache usage, cache hit
 rate and generation throughput, summed or combined across ranks (tp/dp rank,
 engine). A URL without a path gets /metrics. The engine is detected from the
@@ -95,24 +96,22 @@ func scrapeRun(ctx context.Context, o *scrapeOptions) error {
 	if timeout <= 0 {
 		timeout = max(o.Interval, time.Second)
 	}
-	tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	// Fixed-width columns: each row is printed as soon as it is known, so
+	// widths cannot be computed over the whole table.
 	multi := len(o.URLs) > 1
-	header := "TIME\t"
-	if multi {
-		header += "ENDPOINT\t"
+	epWidth := 0
+	for _, u := range o.URLs {
+		epWidth = max(epWidth, len(shortEndpoint(u)))
 	}
-	fmt.Fprintln(tw, header+"RUNNING\tQUEUED\tKV %\tHIT %\tGEN TOK/S\t")
-	_ = tw.Flush()
+	fmt.Fprintln(o.IO.Out, rowPrefix("TIME", "ENDPOINT", multi, epWidth)+
+		fmt.Sprintf(rowFormat, "RUNNING", "QUEUED", "KV %", "HIT %", "GEN TOK/S"))
 	s, err := metrics.NewScraper(metrics.ScraperOptions{
 		Endpoints: o.URLs,
 		Interval:  o.Interval,
 		Duration:  o.Duration,
 		Engine:    o.Engine,
 		Client:    metrics.NewClient(metrics.ClientOptions{HTTP: o.HTTP, Timeout: timeout, Retries: -1}),
-		OnSample: func(smp metrics.Sample) {
-			writeScrapeRow(tw, smp, multi)
-			_ = tw.Flush() // a live table: one row as soon as it is known
-		},
+		OnSample:  func(smp metrics.Sample) { writeScrapeRow(o.IO.Out, smp, multi, epWidth) },
 	})
 	if err != nil {
 		return err
@@ -128,17 +127,25 @@ func scrapeRun(ctx context.Context, o *scrapeOptions) error {
 	return nil
 }
 
-func writeScrapeRow(w io.Writer, s metrics.Sample, multi bool) {
-	row := time.Now().Format("15:04:05") + "\t"
+// rowFormat lays out the gauge columns, right-aligned.
+const rowFormat = "%8s %7s %6s %6s %10s"
+
+func rowPrefix(ts, endpoint string, multi bool, epWidth int) string {
+	p := fmt.Sprintf("%-8s ", ts)
 	if multi {
-		row += shortEndpoint(s.Endpoint) + "\t"
+		p += fmt.Sprintf("%-*s ", epWidth, endpoint)
 	}
+	return p
+}
+
+func writeScrapeRow(w io.Writer, s metrics.Sample, multi bool, epWidth int) {
+	row := rowPrefix(time.Now().Format("15:04:05"), shortEndpoint(s.Endpoint), multi, epWidth)
 	if s.Err != nil {
-		fmt.Fprintf(w, "%s\tscrape failed: %v\n", row, s.Err)
+		fmt.Fprintf(w, "%sscrape failed: %v\n", row, s.Err)
 		return
 	}
 	g := s.Gauges
-	fmt.Fprintf(w, "%s%s\t%s\t%s\t%s\t%s\t\n", row,
+	fmt.Fprintf(w, row+rowFormat+"\n",
 		cell(g.Running, 1, "%.0f"), cell(g.Queued, 1, "%.0f"),
 		cell(g.KVUsage, 100, "%.1f"), cell(g.CacheHitRate, 100, "%.1f"), cell(g.GenThroughput, 1, "%.0f"))
 }

@@ -44,6 +44,9 @@ var ErrNoSpecSteps = errors.New("no speculative decoding steps in the window")
 // tokens plus the bonus token, per verify step) from counter increases:
 // vLLM 1 + Δaccepted/Δdrafts; SGLang (Δgeneration − Δrequests)/Δverify,
 // since each request's first token comes from prefill, not a verify pass.
+// SGLang's sglang:spec_accept_length gauge is not used: it is the mean of
+// the last logging window only (about 40 decode steps on one rank) and
+// keeps its value after the run, so it can be far from the run's mean.
 func (c ALCounters) AcceptanceLength() (float64, error) {
 	switch c.Engine {
 	case EngineVLLM:

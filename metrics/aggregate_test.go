@@ -359,3 +359,15 @@ func TestAggregateRejectsBogusTimestamp(t *testing.T) {
 	_, ok := errors.AsType[*ImplausibleSpanError](err)
 	assert.True(t, ok, "got %v", err)
 }
+
+func TestValidateUnreadableSummary(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, SummaryFile), []byte(`{"request_count":`), 0o644))
+	v, err := Validate(dir, ValidateOptions{FailedRequestThreshold: 0.1})
+	require.NoError(t, err)
+	assert.False(t, v.Valid)
+	assert.True(t, strings.HasPrefix(v.Reason, "failed to read "+filepath.Join(dir, SummaryFile)), v.Reason)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, SummaryFile), []byte(`null`), 0o644))
+	v, _ = Validate(dir, ValidateOptions{FailedRequestThreshold: 0.1})
+	assert.Equal(t, filepath.Join(dir, SummaryFile)+" must contain a JSON object", v.Reason)
+}

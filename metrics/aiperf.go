@@ -511,10 +511,10 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 	}
 	s := &Summary{File: name}
 	if err := json.Unmarshal(data, &s.raw); err != nil || s.raw == nil {
-		if err == nil {
-			err = errors.New("not a JSON object")
+		if _, wrongType := errors.AsType[*json.UnmarshalTypeError](err); err == nil || wrongType {
+			return nil, &FieldError{File: name, Field: "(top level)", Msg: "must contain a JSON object"}
 		}
-		return nil, &FieldError{File: name, Field: "(top level)", Msg: "must contain a JSON object: " + err.Error()}
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	for key, dst := range map[string]*string{"schema_version": &s.SchemaVersion, "aiperf_version": &s.AIPerfVersion, "benchmark_id": &s.BenchmarkID} {
 		if v, ok := s.raw[key]; ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -155,18 +156,19 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	return nil
 }
 
-// printAggregateSummary prints InferenceX's summary lines to stderr.
+// printAggregateSummary prints InferenceX's summary lines to stderr (from
+// the rounded values, as InferenceX prints them), then our own.
 func printAggregateSummary(ios *IOStreams, r *metrics.Result) {
 	w := ios.ErrOut
 	a := r.RequestAccounting
 	fmt.Fprintf(w, "  Requests: %d successful / %d total (%d warmup, %d error dropped)\n",
 		r.NumRequestsSuccessful, a.RecordsTotal, a.RecordsWarmupDropped, a.RecordsErrorDropped)
 	if q := r.RequestMetrics.QPS; q.Mean != nil {
-		fmt.Fprintf(w, "  QPS: mean=%.2f p75=%.2f p95=%.2f\n", f64(q.Mean), f64(q.P75), f64(q.P95))
+		fmt.Fprintf(w, "  QPS: mean=%.2f p75=%.2f p95=%.2f\n", rounded(q.Mean), rounded(q.P75), rounded(q.P95))
 	}
 	pct := func(label string, v *metrics.Float) {
 		if v != nil {
-			fmt.Fprintf(w, "  %s%.1f%%\n", label, 100*float64(*v))
+			fmt.Fprintf(w, "  %s%.1f%%\n", label, rounded(v)*100)
 		}
 	}
 	c, kv := r.ServerMetrics.Cache, r.ServerMetrics.KVCache
@@ -175,11 +177,11 @@ func printAggregateSummary(ios *IOStreams, r *metrics.Result) {
 	pct("External cache hit rate: ", c.ExternalCacheHitRate)
 	pct("GPU KV cache usage:  ", kv.GPUUsagePct)
 	if kv.GPUTotalTokens != nil {
-		fmt.Fprintf(w, "  GPU KV cache capacity: %.0f tokens\n", float64(*kv.GPUTotalTokens))
+		fmt.Fprintf(w, "  GPU KV cache capacity: %.0f tokens\n", rounded(kv.GPUTotalTokens))
 	}
 	pct("Theoretical cache hit rate: ", r.RequestMetrics.Cache.TheoreticalCacheHitRate)
 	if pg := r.RequestMetrics.Throughput.PerGPU; pg != nil && pg.TotalTputTPS != nil {
-		fmt.Fprintf(w, "  Throughput per GPU: %.0f tok/s\n", float64(*pg.TotalTputTPS))
+		fmt.Fprintf(w, "  Throughput per GPU: %.0f tok/s\n", rounded(pg.TotalTputTPS))
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
@@ -197,11 +199,20 @@ func printAggregateSummary(ios *IOStreams, r *metrics.Result) {
 	}
 }
 
-func f64(v *metrics.Float) float64 {
+// rounded is the value as the result JSON holds it.
+func rounded(v *metrics.Float) float64 {
 	if v == nil {
 		return 0
 	}
-	return float64(*v)
+	var f float64
+	b, err := v.MarshalJSON()
+	if err == nil {
+		f, err = strconv.ParseFloat(string(b), 64)
+	}
+	if err != nil {
+		return float64(*v)
+	}
+	return f
 }
 
 type resultValidateOptions struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -103,6 +104,37 @@ func TestResultValidateCLI(t *testing.T) {
 			assert.Equal(t, tc.code, code, "stdout %s stderr %s", stdout, stderr)
 			assert.Contains(t, stdout, tc.stdout)
 			assert.Contains(t, stderr, tc.stderr)
+		})
+	}
+}
+
+// TestResultAggregateSummaryLinesMatchInferenceX compares the summary
+// printed to stderr with what InferenceX printed for each conformance case.
+func TestResultAggregateSummaryLinesMatchInferenceX(t *testing.T) {
+	entries, err := os.ReadDir(aggCases)
+	require.NoError(t, err)
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		t.Run(e.Name(), func(t *testing.T) {
+			dir := filepath.Join(aggCases, e.Name())
+			var proc struct {
+				Stdout string `json:"stdout"`
+			}
+			data, err := os.ReadFile(filepath.Join(dir, "process.json"))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &proc))
+			code, _, stderr := runCLI(t, "result", "aggregate", dir, "--env-file", filepath.Join(dir, "env.json"), "--out-dir", t.TempDir())
+			require.Equal(t, 0, code, stderr)
+			var ours []string
+			for _, l := range strings.Split(stderr, "\n") {
+				if !strings.HasPrefix(l, "Saved ") && !strings.HasPrefix(l, "  warning:") && !strings.HasPrefix(l, "  Acceptance length:") {
+					ours = append(ours, l)
+				}
+			}
+			theirs := strings.Split(proc.Stdout, "\n")[1:] // drop "Saved ... to <path>"
+			assert.Equal(t, theirs, ours)
 		})
 	}
 }

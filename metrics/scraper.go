@@ -161,6 +161,9 @@ func (s *Scraper) sampleAll(ctx context.Context, res *ScrapeResult) {
 	}
 	wg.Wait()
 	for i, ep := range res.Endpoints {
+		if outs[i].err != nil && ctx.Err() != nil {
+			continue // cut short by the caller, not a scrape failure
+		}
 		sample := s.record(ep, outs[i].snap, outs[i].err)
 		if s.opts.OnSample != nil {
 			s.opts.OnSample(sample)

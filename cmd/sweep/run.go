@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -195,7 +196,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if o.Simulate {
 		// Simulated seconds pass TimeScale times faster: poll accordingly.
 		po.ReadyInterval = 100 * time.Millisecond
-		po.HangTimeout = time.Duration(float64(10*time.Minute) / o.TimeScale)
+		// A loaded laptop can stall a health answer for a moment: never call
+		// the engine hung in less than 5 s of wall time.
+		po.HangTimeout = max(time.Duration(float64(10*time.Minute)/o.TimeScale), 5*time.Second)
 		po.ScrapeInterval = max(time.Duration(float64(10*time.Second)/o.TimeScale), 200*time.Millisecond)
 		if po.StopGrace == 60*time.Second {
 			po.StopGrace = 10 * time.Second
@@ -267,27 +270,36 @@ func findAiperf(given string) (string, error) {
 	return "", nil
 }
 
-// freePortPair finds a port p such that p and p+1 are free (DP-attention
-// points put the engine on port+1 behind a router on port).
+// freePortPair finds a port p such that p, p+1 (the engine behind a
+// DP-attention router) and p+10000 (the router's metrics) are free. It
+// draws from 10000-21999 so that none of the three falls in Linux's
+// ephemeral range (32768+), where outgoing connections could take a port
+// between this check and the server's bind.
 func freePortPair() (int, error) {
-	for range 50 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		if port+10000 > 65535 { // the router's metrics listen on port+10000
-			ln.Close()
-			continue
-		}
-		ln2, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+1))
-		ln.Close()
-		if err == nil {
-			ln2.Close()
+	for range 200 {
+		port := 10000 + rand.IntN(12000)
+		if portsFree(port, port+1, port+10000) {
 			return port, nil
 		}
 	}
-	return 0, errors.New("no two consecutive free ports on 127.0.0.1")
+	return 0, errors.New("no free port triple (p, p+1, p+10000) in 10000-31999 on 127.0.0.1")
+}
+
+func portsFree(ports ...int) bool {
+	var open []net.Listener
+	defer func() {
+		for _, ln := range open {
+			ln.Close()
+		}
+	}()
+	for _, p := range ports {
+		ln, err := net.Listen("tcp", fmt.Sprintf(":%d", p))
+		if err != nil {
+			return false
+		}
+		open = append(open, ln)
+	}
+	return true
 }
 
 // printRunSummary prints where the results are and the headline numbers.

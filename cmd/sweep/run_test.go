@@ -30,11 +30,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// simRunArgs is a fast simulated point: the fast profile (1200 s) on a
-// clock compressed 600x, about 2 s of load.
+// simTestArgs are the settings of a short simulated point: a 300 s
+// profile on a clock compressed 50x, 6 s of load. A stronger compression
+// starves the simulator of CPU under the race detector on two busy cores:
+// it falls behind its clock, requests stretch, and those still running at
+// the end are cancelled and counted as failed, as aiperf counts them.
+var simTestArgs = []string{"--simulate", "--duration", "300", "--time-scale", "50", "--stop-grace", "3s"}
+
+// simRunArgs runs a short simulated point of the MI325X Qwen3.5 recipe.
 func simRunArgs(out string, extra ...string) []string {
-	return append([]string{"run", "--simulate", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
-		"--tp", "8", "--ep", "8", "--conc", "16", "--fast", "--time-scale", "600", "--stop-grace", "3s", "--out", out}, extra...)
+	args := append([]string{"run", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "16", "--out", out}, simTestArgs...)
+	return append(args, extra...)
 }
 
 func readRunRecord(t *testing.T, dir string) *point.Record {
@@ -67,8 +73,8 @@ func TestRunSimulatedPoint(t *testing.T) {
 	}{
 		{name: "sglang TEP8", args: func(out string) []string { return simRunArgs(out) }, framework: "sglang", tp: 8, conc: 16},
 		{name: "vllm DEP8 behind vllm-router", framework: "vllm", tp: 8, conc: 64, router: true, args: func(out string) []string {
-			return []string{"run", "--simulate", "--config-key", "dsv4-fp4-mi355x-vllm-agentic-mtp", "--tp", "8", "--ep", "1", "--dp-attn",
-				"--conc", "64", "--fast", "--time-scale", "600", "--stop-grace", "3s", "--out", out}
+			return append([]string{"run", "--config-key", "dsv4-fp4-mi355x-vllm-agentic-mtp", "--tp", "8", "--ep", "1", "--dp-attn",
+				"--conc", "64", "--out", out}, simTestArgs...)
 		}},
 	}
 	for _, tc := range tests {

@@ -135,7 +135,14 @@ func (r *runner) startAndWait(ctx context.Context, stage string, spec process.Sp
 			return err
 		}
 		r.progress(fmt.Sprintf("%s: started pid %d, waiting for %s (timeout %s)", spec.Name, p.PID(), healthURL, r.o.ReadyTimeout))
-		return process.WaitHTTP(ctx, p, healthURL, process.WaitOptions{Timeout: r.o.ReadyTimeout, Interval: r.o.ReadyInterval})
+		if err := process.WaitHTTP(ctx, p, healthURL, process.WaitOptions{Timeout: r.o.ReadyTimeout, Interval: r.o.ReadyInterval}); err != nil {
+			return err
+		}
+		if p.Exited() {
+			// Something answered, but not our process: another server holds the port.
+			return fmt.Errorf("%s answered on %s but has exited (%s): is another server using the port?", spec.Name, healthURL, p.Status())
+		}
+		return nil
 	})
 	return p, ok
 }
@@ -197,7 +204,7 @@ func (r *runner) watchHealth(ctx context.Context, done <-chan struct{}) <-chan e
 	if r.spec.HealthURL == "" {
 		return out
 	}
-	client := &http.Client{Timeout: r.o.ReadyInterval}
+	client := &http.Client{Timeout: max(r.o.ReadyInterval, 2*time.Second)}
 	go func() {
 		lastOK := time.Now()
 		lastErr := ""

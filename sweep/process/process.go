@@ -144,31 +144,36 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	p.cmd = c
 	statusCh := c.Start()
 	go p.drain()
-	// Wait until the pid is known or the start failed.
+	go p.wait(statusCh)
+	// Wait until the pid is known (the program started, even if it has
+	// already ended) or the start failed.
 	for {
-		st := c.Status()
-		if st.PID > 0 {
+		if st := c.Status(); st.PID > 0 {
 			p.pid = st.PID
 			p.start = time.Unix(0, st.StartTs)
-			break
+			return p, nil
 		}
 		select {
-		case final := <-statusCh:
-			<-p.drained
-			p.closeLog()
-			return nil, fmt.Errorf("start %s (%s): %w", spec.Name, spec.Argv[0], startError(final))
+		case <-p.done:
+			p.mu.Lock()
+			st := p.status
+			p.mu.Unlock()
+			if st.PID > 0 {
+				p.pid = st.PID
+				p.start = time.Now().Add(-st.Runtime)
+				return p, nil
+			}
+			return nil, fmt.Errorf("start %s (%s): %w", spec.Name, spec.Argv[0], startError(st))
 		case <-time.After(time.Millisecond):
 		}
 	}
-	go p.wait(statusCh)
-	return p, nil
 }
 
-func startError(st gocmd.Status) error {
-	if st.Error != nil {
-		return st.Error
+func startError(st Status) error {
+	if st.Err != nil {
+		return st.Err
 	}
-	return fmt.Errorf("exited immediately with code %d", st.Exit)
+	return fmt.Errorf("did not start (%s)", st)
 }
 
 // buildEnv returns base without the unset names, with env applied on top, sorted.
@@ -233,7 +238,7 @@ func (p *Process) wait(statusCh <-chan gocmd.Status) {
 	st := <-statusCh
 	<-p.drained
 	p.mu.Lock()
-	p.status = convert(st, p.exec, p.pid)
+	p.status = convert(st, p.exec, st.PID)
 	p.status.Stopped = p.stopped
 	p.mu.Unlock()
 	p.closeLog()

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"sweep/sweep/atomicfile"
 )
 
 // prepareDir creates the artifact directory and removes temp files a
@@ -26,31 +28,6 @@ func prepareDir(dir string) error {
 		}
 	}
 	return nil
-}
-
-// writeFileAtomic writes data to path through a temp file in the same
-// directory (write, sync, close, rename).
-func writeFileAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(f.Name()) // best effort: the write already failed
-		}
-	}()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	return err
 }
 
 // writeArtifacts writes the aiperf files: the per-request JSONL always
@@ -75,7 +52,7 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 			b.Write(line)
 			b.WriteByte('\n')
 		}
-		if err := writeFileAtomic(filepath.Join(r.o.ArtifactDir, RecordsFile), b.Bytes()); err != nil {
+		if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, RecordsFile), b.Bytes(), 0o644); err != nil {
 			return res, fmt.Errorf("write %s: %w", RecordsFile, err)
 		}
 		res.Files = append(res.Files, RecordsFile)
@@ -87,7 +64,7 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 	if err != nil {
 		return res, fmt.Errorf("encode summary: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(r.o.ArtifactDir, SummaryFile), data); err != nil {
+	if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, SummaryFile), data, 0o644); err != nil {
 		return res, fmt.Errorf("write %s: %w", SummaryFile, err)
 	}
 	res.Files = append(res.Files, SummaryFile)
@@ -97,7 +74,7 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 			if err != nil {
 				return res, fmt.Errorf("encode server metrics: %w", err)
 			}
-			if err := writeFileAtomic(filepath.Join(r.o.ArtifactDir, ServerMetricsFile), data); err != nil {
+			if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, ServerMetricsFile), data, 0o644); err != nil {
 				return res, fmt.Errorf("write %s: %w", ServerMetricsFile, err)
 			}
 			res.Files = append(res.Files, ServerMetricsFile)
@@ -105,7 +82,7 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 			if err != nil {
 				return res, err
 			}
-			if err := writeFileAtomic(filepath.Join(r.o.ArtifactDir, ServerMetricsCSV), table); err != nil {
+			if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, ServerMetricsCSV), table, 0o644); err != nil {
 				return res, fmt.Errorf("write %s: %w", ServerMetricsCSV, err)
 			}
 			res.Files = append(res.Files, ServerMetricsCSV)

@@ -241,22 +241,6 @@ func TestResultFilename(t *testing.T) {
 	assert.NoError(t, CheckResultFilename(got))
 }
 
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "r.json")
-	stale := filepath.Join(dir, ".r.json.123.tmp")
-	require.NoError(t, os.WriteFile(stale, []byte("partial"), 0o644))
-	require.NoError(t, WriteFileAtomic(p, []byte("one"), 0o644))
-	require.NoError(t, WriteFileAtomic(p, []byte("two"), 0o644))
-	data, err := os.ReadFile(p)
-	require.NoError(t, err)
-	assert.Equal(t, "two", string(data))
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	assert.Len(t, entries, 1, "temporaries and the stale one are gone")
-	assert.Error(t, WriteFileAtomic(filepath.Join(dir, "missing", "r.json"), []byte("x"), 0o644))
-}
-
 func ratOf(x int64) *big.Rat { return new(big.Rat).SetInt64(x) }
 
 func errAs[T error](err error) (T, bool) { return errors.AsType[T](err) }

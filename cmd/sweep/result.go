@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/metrics"
+	"sweep/sweep/atomicfile"
 )
 
 func newResultCmd(ios *IOStreams) *Command {
@@ -148,7 +149,7 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	if err := metrics.WriteFileAtomic(out, data, 0o644); err != nil {
+	if err := atomicfile.Write(out, data, 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Saved aggregated agentic result to %s\n", out)

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"sweep/metrics"
-	"sweep/sweep/atomicfile"
 )
 
 // scrapeRun is sweep's own sampling of the engine's /metrics during the
@@ -92,7 +91,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			res.ScrapeHealth = scraped.Health()
 		}
 		path := filepath.Join(r.o.OutDir, r.spec.Name+".json")
-		if err := atomicfile.WriteJSON(path, res); err != nil {
+		if err := metrics.WriteResult(path, res); err != nil {
 			return err
 		}
 		r.mu.Lock()

@@ -200,6 +200,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		// the engine hung in less than 5 s of wall time.
 		po.HangTimeout = max(time.Duration(float64(10*time.Minute)/o.TimeScale), 5*time.Second)
 		po.ScrapeInterval = max(time.Duration(float64(10*time.Second)/o.TimeScale), 200*time.Millisecond)
+		po.ClientEcho = 2 * time.Second
 		if po.StopGrace == 60*time.Second {
 			po.StopGrace = 10 * time.Second
 		}

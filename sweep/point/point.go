@@ -92,8 +92,12 @@ type Options struct {
 	GPUProbe GPUProbe
 	// GPUIdle tunes the idle wait.
 	GPUIdle GPUIdleOptions
-	// Progress, when set, is called with one line per stage change.
+	// Progress, when set, is called with one line per stage change, and
+	// with the client's latest output line at most every ClientEcho.
 	Progress func(line string)
+	// ClientEcho is the interval between echoed client lines (default
+	// 30 s); the client's full output is in benchmark.log.
+	ClientEcho time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -120,6 +124,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.GPUProbe == nil {
 		o.GPUProbe = SystemGPUProbe
+	}
+	if o.ClientEcho <= 0 {
+		o.ClientEcho = 30 * time.Second
 	}
 	if o.Progress == nil {
 		o.Progress = func(string) {}

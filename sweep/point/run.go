@@ -167,6 +167,7 @@ func (r *runner) runClient(ctx context.Context, stage string, spec process.Spec,
 	var blame *process.Process
 	r.stage(ctx, stage, func() []string { return tailOf(blame) }, func() error {
 		spec.LogPath = filepath.Join(r.o.OutDir, logName)
+		spec.OnLine = r.echo(spec.Name)
 		client, err := r.start(ctx, spec)
 		if err != nil {
 			return err
@@ -194,6 +195,20 @@ func (r *runner) runClient(ctx context.Context, stage string, spec process.Spec,
 			return ctx.Err()
 		}
 	})
+}
+
+// echo returns an OnLine callback that passes a client's output to the
+// progress line, at most one line every ClientEcho, so a long load shows
+// the client's own progress and ETA without flooding the terminal.
+func (r *runner) echo(name string) func(string) {
+	var last time.Time
+	return func(line string) {
+		if line == "" || time.Since(last) < r.o.ClientEcho {
+			return
+		}
+		last = time.Now()
+		r.progress(name + " | " + line)
+	}
 }
 
 // watchHealth polls the engine's health URL until done is closed and

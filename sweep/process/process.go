@@ -51,6 +51,9 @@ type Spec struct {
 	LogPath string
 	// TailLines is how many of the last output lines Tail keeps; 0 means 50.
 	TailLines int
+	// OnLine, when set, is called with every output line, in order, from
+	// the goroutine that drains the output; it must return quickly.
+	OnLine func(line string)
 }
 
 // Status is the outcome of a process. Exit is -1 until the process has
@@ -221,6 +224,9 @@ func (p *Process) drain() {
 }
 
 func (p *Process) record(line string) {
+	if p.spec.OnLine != nil {
+		p.spec.OnLine(line)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.logFile != nil {

@@ -103,6 +103,8 @@ func readPIDs(t *testing.T, path string, want int) []int {
 
 func TestExitCodeAndLog(t *testing.T) {
 	spec, _ := helperSpec(t, "exit3")
+	var echoed []string // written by the drain goroutine, read after Wait
+	spec.OnLine = func(line string) { echoed = append(echoed, line) }
 	p, err := Start(t.Context(), spec)
 	require.NoError(t, err)
 	st, err := p.Wait(t.Context())
@@ -116,6 +118,7 @@ func TestExitCodeAndLog(t *testing.T) {
 	assert.Contains(t, string(log), "line one\n")
 	assert.Contains(t, string(log), "line two on stderr\n")
 	assert.ElementsMatch(t, []string{"line one", "line two on stderr"}, p.Tail())
+	assert.ElementsMatch(t, []string{"line one", "line two on stderr"}, echoed)
 	// Stop after a natural exit is harmless and keeps the status.
 	assert.Equal(t, 3, p.Stop(time.Second).Exit)
 }

@@ -6,9 +6,14 @@
 //
 // Call sequence:
 //
-//	args, err := loadgen.ParseArgs(argv)          // "profile", then aiperf flags
-//	opts, err := loadgen.OptionsFromFlags(args)   // or any Flags, e.g. the aiperf schema's parse
+//	flags, warnings, err := loadgen.ParseCommand(argv, loadgen.DefaultSchema) // "profile", then aiperf flags
+//	opts, err := loadgen.OptionsFromFlags(flags)
 //	res, err := loadgen.Run(ctx, opts, os.Stderr) // progress lines on stderr
+//
+// ParseCommand reads the argv with the aiperf flag schema
+// (recipes/schema), so it is accepted or rejected exactly as aiperf
+// would, then rejects the flags aiperf has but the load generator does
+// not implement (SupportedFlags lists the ones it does).
 //
 // Run resolves the traces (--input-file; the --public-dataset repo in the
 // local Hugging Face cache; else the built-in synthetic set from

@@ -2,12 +2,15 @@ package loadgen
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/recipes/schema"
 )
 
 // inferencexReplay is the replay command of InferenceX's build_replay_cmd
@@ -33,8 +36,9 @@ var inferencexReplay = []string{
 }
 
 func TestOptionsFromFlagsInferenceX(t *testing.T) {
-	a, err := ParseArgs(inferencexReplay)
+	a, warnings, err := ParseCommand(inferencexReplay, "")
 	require.NoError(t, err)
+	assert.Empty(t, warnings)
 	o, err := OptionsFromFlags(a)
 	require.NoError(t, err)
 	want := DefaultOptions()
@@ -67,79 +71,127 @@ func TestOptionsFromFlagsInferenceX(t *testing.T) {
 	assert.Equal(t, []string{"http://localhost:8888/metrics", "http://localhost:30000/metrics"}, metricsEndpoints(&o), "deduplicated")
 }
 
+// TestOptionsFromFlagsErrors: each command is rejected, by the aiperf
+// schema where aiperf itself would reject it (schema names the expected
+// message), and always by OptionsFromFlags, which is checked on the
+// schema's best-effort parse so the load generator's own wording stays
+// covered even where the schema answers first.
 func TestOptionsFromFlagsErrors(t *testing.T) {
 	base := []string{"profile", "--model", "m", "--concurrency", "4", "--benchmark-duration", "60"}
+	weka := []string{"--public-dataset", "semianalysis_cc_traces_weka_062126"}
 	tests := []struct {
-		name string
-		args []string
-		want string
+		name   string
+		args   []string
+		schema string // substring of the schema's rejection; "" = the schema accepts
+		want   string // prefix of OptionsFromFlags' error
 	}{
-		{"1 no model", []string{"profile", "--concurrency", "4", "--benchmark-duration", "60"}, "1 validation error for AIPerfConfig: benchmark.models.items List should have at least 1 item"},
-		{"2 no concurrency", []string{"profile", "--model", "m", "--benchmark-duration", "60"}, "--concurrency: want an integer >= 1"},
-		{"3 no stop condition", []string{"profile", "--model", "m", "--concurrency", "2"}, "give --benchmark-duration, --request-count or --conversation-num"},
-		{"4 short agentx run", append(base, "--scenario", ScenarioAgentX), "Scenario invariants violated (1 conflicts): benchmark_duration 60s is below"},
-		{"5 unknown scenario", append(base, "--scenario", "x"), "UnknownScenarioError: Unknown scenario 'x'"},
-		{"6 streaming off under agentx", append(base, "--scenario", ScenarioAgentX, "--unsafe-override", "--streaming=false"), "Scenario invariants violated: inferencex-agentx-mvp requires --streaming"},
-		{"7 endpoint type", append(base, "--endpoint-type", "completions"), "--endpoint-type completions: the load generator implements chat only"},
-		{"8 ratios", append(base, "--trajectory-start-min-ratio", "0.8", "--trajectory-start-max-ratio", "0.2"), "--trajectory-start-min-ratio (0.8) must be <="},
-		{"9 sweep", []string{"profile", "--model", "m", "--concurrency", "4,8", "--benchmark-duration", "60"}, "Invalid value for --concurrency: \"4,8\" is not an integer"},
-		{"10 extra inputs", append(base, "--extra-inputs", "novalue"), `--extra-inputs "novalue": want key:value`},
-		{"11 two models", append(base, "--model", "n"), "--model: the load generator sends one model, got 2"},
-		{"12 cache bust", append(base, "--cache-bust", "system_prefix"), "--cache-bust system_prefix: the load generator implements none and first_turn_prefix"},
-		{"13 metrics both ways", append(base, "--server-metrics", "h:1", "--no-server-metrics"), "--no-server-metrics cannot be combined with --server-metrics"},
+		{"1 no model", []string{"profile", "--concurrency", "4", "--benchmark-duration", "60"}, "--model-names: a model is required", "1 validation error for AIPerfConfig: benchmark.models.items List should have at least 1 item"},
+		{"2 no concurrency", []string{"profile", "--model", "m", "--benchmark-duration", "60"}, "", "--concurrency: want an integer >= 1"},
+		{"3 no stop condition", []string{"profile", "--model", "m", "--concurrency", "2"}, "", "give --benchmark-duration, --request-count or --conversation-num"},
+		{"4 short agentx run", slices.Concat(base, weka, []string{"--scenario", ScenarioAgentX}), "requires --benchmark-duration >= 900 s", "Scenario invariants violated (1 conflicts): benchmark_duration 60s is below"},
+		{"5 unknown scenario", append(base, "--scenario", "x"), `unknown scenario "x"`, "UnknownScenarioError: Unknown scenario 'x'"},
+		{"6 streaming off under agentx", slices.Concat(base, weka, []string{"--scenario", ScenarioAgentX, "--unsafe-override", "--streaming=false"}), "", "Scenario invariants violated: inferencex-agentx-mvp requires --streaming"},
+		{"7 endpoint type", append(base, "--endpoint-type", "completions"), "", "--endpoint-type completions: the load generator implements chat only"},
+		{"8 ratios", append(base, "--trajectory-start-min-ratio", "0.8", "--trajectory-start-max-ratio", "0.2"), "", "--trajectory-start-min-ratio (0.8) must be <="},
+		{"9 sweep", []string{"profile", "--model", "m", "--concurrency", "4,8", "--benchmark-duration", "60"}, "", "--concurrency: a comma list of 2 values is an aiperf sweep; the load generator runs one value"},
+		{"10 extra inputs", append(base, "--extra-inputs", "novalue"), "", `--extra-inputs "novalue": want key:value`},
+		{"11 two models", append(base, "--model", "n"), "", "--model: the load generator sends one model, got 2"},
+		{"12 cache bust", append(base, "--cache-bust", "system_prefix"), "", "--cache-bust system_prefix: the load generator implements none and first_turn_prefix"},
+		{"13 metrics both ways", append(base, "--server-metrics", "h:1", "--no-server-metrics"), "", "--no-server-metrics cannot be combined with --server-metrics"},
 	}
+	cat, err := schema.Embedded()
+	require.NoError(t, err)
+	s, err := cat.Resolve(DefaultSchema)
+	require.NoError(t, err)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a, err := ParseArgs(tc.args)
-			require.NoError(t, err)
-			_, err = OptionsFromFlags(a)
+			if _, _, err := ParseCommand(tc.args, ""); tc.schema != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.schema)
+			} else {
+				require.NoError(t, err)
+			}
+			p, _ := s.Parse(tc.args) // usable even when rejected
+			_, err := OptionsFromFlags(FlagsFromParsed(p))
 			require.Error(t, err)
 			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "got %q, want prefix %q", err, tc.want)
+			_, isArgError := errors.AsType[*ArgError](err)
+			assert.True(t, isArgError, "%T", err)
 		})
 	}
 }
 
-func TestParseArgs(t *testing.T) {
-	a, err := ParseArgs([]string{"profile", "-m", "m", "--url", "a:1", "--streaming=yes", "--extra-inputs", "ignore_eos:true", "max_tokens:5",
-		"--server-metrics", "h:1,h:2", "--server-metrics", "h:3", "--artifact-dir=/x"})
+func TestParseCommand(t *testing.T) {
+	f, warnings, err := ParseCommand([]string{"profile", "-m", "m", "--url", "a:1", "--streaming=yes", "--extra-inputs", "ignore_eos:true", "max_tokens:5",
+		"--server-metrics", "h:1,h:2", "--server-metrics", "h:3", "--artifact-dir=/x"}, "")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"model-names", "url", "streaming", "extra-inputs", "server-metrics", "output-artifact-dir"}, a.Names())
-	s, _ := a.Strings("server-metrics")
+	assert.Empty(t, warnings)
+	for _, name := range []string{"model-names", "model", "url", "streaming", "extra-inputs", "server-metrics", "output-artifact-dir", "artifact-dir"} {
+		assert.True(t, f.Changed(name), "given: %s", name)
+	}
+	assert.False(t, f.Changed("concurrency"))
+	m, _ := f.Strings("model")
+	assert.Equal(t, []string{"m"}, m, "alias lookup")
+	s, _ := f.Strings("server-metrics")
 	assert.Equal(t, []string{"h:1", "h:2", "h:3"}, s, "multi-value, comma split, accumulated")
-	b, _ := a.Bool("streaming")
+	b, _ := f.Bool("streaming")
 	assert.True(t, b)
-	x, _ := a.Strings("extra-inputs")
+	x, _ := f.Strings("extra-inputs")
 	got, err := parseKeyValues("extra-inputs", x)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"ignore_eos": true, "max_tokens": 5.0}, got)
-	d, _ := a.String("output-artifact-dir")
+	d, _ := f.String("output-artifact-dir")
 	assert.Equal(t, "/x", d)
 }
 
-func TestParseArgsErrors(t *testing.T) {
+func TestParseCommandErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"1 subcommand", []string{"--url", "x"}, `want the aiperf subcommand "profile" first, got "--url"`},
-		{"2 unknown flag", []string{"profile", "--use-chat-template"}, "Unknown option: --use-chat-template. The built-in load generator implements only: --agentic-warmup-grace-period"},
-		{"3 unimplemented aiperf flag", []string{"profile", "--request-rate", "3"}, "Unknown option: --request-rate."},
-		{"4 repeated scalar", []string{"profile", "--concurrency", "2", "--concurrency", "3"}, "Parameter --concurrency specified multiple times."},
-		{"5 repeated via alias", []string{"profile", "--endpoint", "/a", "--custom-endpoint", "/b"}, "Parameter --custom-endpoint specified multiple times."},
-		{"6 missing value", []string{"profile", "--concurrency"}, `Command "profile" parameter --concurrency requires an argument.`},
-		{"7 bad bool", []string{"profile", "--streaming=off"}, `Invalid value for --streaming: unable to convert "off" into bool.`},
-		{"8 stray token", []string{"profile", "--streaming", "false"}, `Unused Tokens: ["false"].`},
-		{"9 no-streaming", []string{"profile", "--no-streaming"}, "Unknown option: --no-streaming."},
+		{"1 subcommand", []string{"--url", "x"}, `expected "profile" as the first argument`},
+		{"2 unknown flag", []string{"profile", "--use-chat-template"}, "has no flag --use-chat-template (did you mean --apply-chat-template?)"},
+		{"3 unimplemented aiperf flag", []string{"profile", "-m", "x", "--request-rate", "3"}, "accepts --request-rate, but the built-in load generator does not implement it"},
+		{"4 two unimplemented flags", []string{"profile", "-m", "x", "--request-rate", "3", "--goodput", "ttft:10"}, "accepts --request-rate, --goodput, but"},
+		{"5 repeated scalar", []string{"profile", "--concurrency", "2", "--concurrency", "3"}, "--concurrency"},
+		{"6 missing value", []string{"profile", "--concurrency"}, "--concurrency: requires an argument"},
+		{"7 bad bool", []string{"profile", "--streaming=off"}, `unable to convert "off" into bool`},
+		{"8 stray token", []string{"profile", "--streaming", "false"}, `unused tokens ["false"]`},
+		{"9 help", []string{"profile", "--help"}, "aiperf --help is not a run"},
+		{"10 not aiperf", []string{"profile"}, "not an aiperf schema"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseArgs(tc.args)
+			ref := ""
+			if strings.HasPrefix(tc.name, "10 ") {
+				ref = "vllm"
+			}
+			_, _, err := ParseCommand(tc.args, ref)
 			require.Error(t, err)
-			var ae *ArgError
-			assert.True(t, errors.As(err, &ae))
-			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "got %q, want prefix %q", err, tc.want)
+			assert.Contains(t, err.Error(), tc.want)
 		})
+	}
+}
+
+// TestSupportedFlagsInSchema: every flag the load generator lists is a
+// canonical flag of both aiperf schemas, so CheckSupported can match the
+// schema's names and the Long help names real flags.
+func TestSupportedFlagsInSchema(t *testing.T) {
+	cat, err := schema.Embedded()
+	require.NoError(t, err)
+	for _, ref := range []string{DefaultSchema, "aiperf@0.12.0"} {
+		s, err := cat.Resolve(ref)
+		require.NoError(t, err)
+		for _, name := range SupportedFlags() {
+			if name == "--warmup-requests-per-lane" && ref == "aiperf@0.12.0" {
+				continue // the SemiAnalysis fork's flag
+			}
+			f, ok := s.Lookup(name)
+			if assert.True(t, ok, "%s has %s", ref, name) {
+				assert.Equal(t, name, f.Name, "%s: canonical name", ref)
+			}
+		}
 	}
 }
 

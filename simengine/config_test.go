@@ -3,8 +3,10 @@ package simengine
 import (
 	"encoding/json"
 	"hash/maphash"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/recipes/schema"
 )
 
 type recipeArgv struct {
@@ -53,10 +57,10 @@ func TestConfigFromRecipeArgv(t *testing.T) {
 	}
 	seen := 0
 	for _, r := range loadRecipes(t) {
-		engine, args, err := ParseArgv(r.Argv)
+		cmd, err := ParseCommand(r.Argv, ParseOptions{})
 		require.NoError(t, err, r.ConfigKey)
-		require.NoError(t, args.Validate())
-		cfg, err := ConfigFromArgs(engine, args, r.Env)
+		engine := cmd.Engine
+		cfg, err := ConfigFromArgs(engine, cmd.Flags, r.Env)
 		require.NoError(t, err, r.ConfigKey)
 		name := string(engine) + " tp" + strconv.Itoa(cfg.TP) + " ep" + strconv.Itoa(cfg.EP)
 		if cfg.DP > 1 {
@@ -92,79 +96,145 @@ func TestConfigFromRecipeArgv(t *testing.T) {
 	assert.Equal(t, len(wants), seen)
 }
 
-func TestParseArgv(t *testing.T) {
+func TestParseCommand(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		argv   []string
+		opts   ParseOptions
 		engine Engine
-		check  func(t *testing.T, a *Args)
+		check  func(t *testing.T, c *Command)
 		err    string
 	}{
 		{
-			name: "sglang abbreviations and inline values", engine: SGLang,
+			name: "sglang aliases and inline values", engine: SGLang,
 			argv: []string{"python3", "-m", "sglang.launch_server", "--model", "m", "--tp=8", "--dp", "2", "--ep", "8", "--enable-dp-attention"},
-			check: func(t *testing.T, a *Args) {
-				tp, _ := a.Int("--tp-size")
-				dp, _ := a.Int("--dp-size")
-				ep, _ := a.Int("--ep-size")
-				m, _ := a.String("--model-path")
-				on, ok := a.Bool("--enable-dp-attention")
+			check: func(t *testing.T, c *Command) {
+				tp, _ := c.Flags.Int("--tp-size")
+				dp, _ := c.Flags.Int("--dp-size")
+				ep, _ := c.Flags.Int("--ep-size")
+				m, _ := c.Flags.String("--model-path")
+				on, ok := c.Flags.Bool("--enable-dp-attention")
 				assert.Equal(t, []int{8, 2, 8}, []int{tp, dp, ep})
 				assert.Equal(t, "m", m)
 				assert.True(t, on && ok)
 			},
 		},
 		{
-			name: "unknown flags are skipped with their values", engine: SGLang,
-			argv: []string{"sglang", "serve", "--model-path", "m", "--cuda-graph-bs", "1", "2", "4", "--model-loader-extra-config", `{"a": 1}`, "--trust-remote-code", "--port", "9"},
-			check: func(t *testing.T, a *Args) {
-				p, ok := a.Int("--port")
+			name: "flags the simulator does not read are accepted with their values", engine: SGLang,
+			argv: []string{"sglang", "serve", "--model-path", "m", "--cuda-graph-bs", "1", "2", "4", "--trust-remote-code", "--port", "9"},
+			check: func(t *testing.T, c *Command) {
+				p, ok := c.Flags.Int("--port")
 				assert.True(t, ok)
 				assert.Equal(t, 9, p)
+				assert.Empty(t, c.Ignored)
 			},
 		},
 		{
-			name: "vllm positional model, underscores, negated bools, short aliases", engine: VLLM,
-			argv: []string{"vllm", "serve", "org/model", "--max_num_seqs", "64", "--no-enable-prefix-caching", "-tp", "4", "-ep", "--swap-space", "-1"},
-			check: func(t *testing.T, a *Args) {
-				m, _ := a.String("--model")
-				n, _ := a.Int("--max-num-seqs")
-				tp, _ := a.Int("--tensor-parallel-size")
-				pc, pcOK := a.Bool("--enable-prefix-caching")
-				ep, _ := a.Bool("--enable-expert-parallel")
+			name: "vllm positional model, underscores, negated bools, short aliases, JSON as text", engine: VLLM,
+			argv: []string{"vllm", "serve", "org/model", "--max_num_seqs", "64", "--no-enable-prefix-caching", "-tp", "4", "-ep",
+				"--speculative-config", `{"method": "mtp", "num_speculative_tokens": 2}`},
+			check: func(t *testing.T, c *Command) {
+				m, _ := c.Flags.String("--model")
+				n, _ := c.Flags.Int("--max-num-seqs")
+				tp, _ := c.Flags.Int("--tensor-parallel-size")
+				pc, pcOK := c.Flags.Bool("--enable-prefix-caching")
+				ep, _ := c.Flags.Bool("--enable-expert-parallel")
+				sc, _ := c.Flags.String("--speculative-config")
 				assert.Equal(t, "org/model", m)
 				assert.Equal(t, []int{64, 4}, []int{n, tp})
 				assert.True(t, pcOK)
 				assert.False(t, pc)
 				assert.True(t, ep)
+				assert.JSONEq(t, `{"method":"mtp","num_speculative_tokens":2}`, sc)
 			},
 		},
 		{
 			name: "vllm module form", engine: VLLM,
-			argv: []string{"/usr/bin/python3.12", "-m", "vllm.entrypoints.openai.api_server", "--model", "x", "--context-length", "128k"},
-			check: func(t *testing.T, a *Args) {
-				m, _ := a.String("--model")
+			argv: []string{"/usr/bin/python3.12", "-m", "vllm.entrypoints.openai.api_server", "--model", "x"},
+			check: func(t *testing.T, c *Command) {
+				m, _ := c.Flags.String("--model")
 				assert.Equal(t, "x", m)
 			},
 		},
-		{name: "missing value", argv: []string{"python3", "-m", "sglang.launch_server", "--port"}, err: "--port needs a value"},
+		{
+			name: "flags only with the engine named", engine: VLLM, opts: ParseOptions{Engine: VLLM},
+			argv: []string{"--model", "m", "-tp", "2"},
+			check: func(t *testing.T, c *Command) {
+				tp, _ := c.Flags.Int("--tensor-parallel-size")
+				assert.Equal(t, 2, tp)
+			},
+		},
+		{
+			name: "lenient drops what the simulator does not read", engine: SGLang, opts: ParseOptions{Lenient: true},
+			argv: []string{"python3", "-m", "sglang.launch_server", "--model-path", "m", "--flag-from-2027", "1", "2", "--tp", "4", "--dp", "2", "--page-size", "32"},
+			check: func(t *testing.T, c *Command) {
+				tp, _ := c.Flags.Int("--tp-size")
+				page, _ := c.Flags.Int("--page-size")
+				assert.Equal(t, []int{4, 32}, []int{tp, page})
+				kinds := []schema.Kind{}
+				for _, e := range c.Ignored {
+					kinds = append(kinds, e.Kind)
+				}
+				assert.Equal(t, []schema.Kind{schema.UnknownFlag, schema.StrayToken}, kinds)
+			},
+		},
+		{name: "schema rejects a typo", argv: []string{"python3", "-m", "sglang.launch_server", "--model-path", "m", "--tp-sizee", "8"}, err: "rejected by sglang@"},
+		{name: "lenient still checks honoured values", argv: []string{"vllm", "serve", "m", "--max-num-seqs", "many", "--flag-from-2027"}, opts: ParseOptions{Lenient: true}, err: "--max-num-seqs"},
+		{name: "missing value", argv: []string{"python3", "-m", "sglang.launch_server", "--port"}, err: "--port: requires an argument"},
 		{name: "bool with value", argv: []string{"vllm", "serve", "m", "--enable-prefix-caching=true"}, err: "takes no value"},
+		{name: "stray positional", argv: []string{"python3", "-m", "sglang.launch_server", "model"}, err: "unrecognized arguments: model"},
 		{name: "unknown program", argv: []string{"tgi", "--port", "1"}, err: "want python3 -m sglang.launch_server"},
 		{name: "unknown module", argv: []string{"python3", "-m", "sglang.bench_serving"}, err: "unknown module"},
 		{name: "empty", argv: nil, err: "empty engine command"},
-		{name: "stray positional", argv: []string{"python3", "-m", "sglang.launch_server", "model"}, err: "unexpected argument"},
+		{name: "flags only without the engine", argv: []string{"--model-path", "m"}, err: ErrNoProgram.Error()},
+		{name: "unknown schema", argv: []string{"vllm", "serve", "m"}, opts: ParseOptions{Schema: "vllm@v0.0.1"}, err: `flag schema "vllm@v0.0.1"`},
+		{name: "schema of the other engine", argv: []string{"vllm", "serve", "m"}, opts: ParseOptions{Schema: "sglang"}, err: "is not a vllm schema"},
+		{name: "engine help", argv: []string{"vllm", "serve", "--help"}, err: "not a server"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			engine, a, err := ParseArgv(tc.argv)
+			c, err := ParseCommand(tc.argv, tc.opts)
 			if tc.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.err)
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tc.engine, engine)
-			tc.check(t, a)
+			assert.Equal(t, tc.engine, c.Engine)
+			tc.check(t, c)
 		})
+	}
+}
+
+// recordingLookup records the names ConfigFromArgs asks for; every flag
+// but the absent ones reads as given, so flags read only when another is
+// set (or not set) are reached.
+type recordingLookup struct{ read, absent map[string]bool }
+
+func (r recordingLookup) String(n string) (string, bool) { r.read[n] = true; return "x", !r.absent[n] }
+func (r recordingLookup) Int(n string) (int, bool)       { r.read[n] = true; return 1, !r.absent[n] }
+func (r recordingLookup) Float(n string) (float64, bool) { r.read[n] = true; return 0.5, !r.absent[n] }
+func (r recordingLookup) Bool(n string) (bool, bool)     { r.read[n] = true; return true, !r.absent[n] }
+
+// TestHonouredFlags: the honoured list is exactly what ConfigFromArgs
+// reads, and every name is canonical in the engine's default schema (so
+// lenient parsing matches problems to them and lookups hit).
+func TestHonouredFlags(t *testing.T) {
+	cat, err := schema.Embedded()
+	require.NoError(t, err)
+	for _, e := range []Engine{SGLang, VLLM} {
+		read := map[string]bool{}
+		_, _ = ConfigFromArgs(e, recordingLookup{read, nil}, nil)
+		_, _ = ConfigFromArgs(e, recordingLookup{read, map[string]bool{"--speculative-config": true}}, nil) // vLLM's --spec-* shorthands
+		got := slices.Sorted(maps.Keys(read))
+		assert.Equal(t, HonouredFlags(e), got, "%s", e)
+		s, err := cat.Resolve(string(e))
+		require.NoError(t, err)
+		for _, name := range HonouredFlags(e) {
+			f, ok := s.Lookup(name)
+			if assert.True(t, ok, "%s has %s", s.ID(), name) {
+				assert.Equal(t, name, f.Name, "%s: canonical", s.ID())
+			}
+		}
 	}
 }
 
@@ -178,6 +248,7 @@ func TestSplitProgram(t *testing.T) {
 		{[]string{"sglang", "serve", "--tp", "8"}, SGLang, []string{"--tp", "8"}},
 		{[]string{"vllm", "serve", "m", "-tp", "8"}, VLLM, []string{"serve", "m", "-tp", "8"}},
 		{[]string{"python", "-m", "vllm.entrypoints.openai.api_server", "--model", "m"}, VLLM, []string{"serve", "--model", "m"}},
+		{[]string{"/opt/venv/bin/vllm", "serve", "m"}, VLLM, []string{"serve", "m"}},
 	} {
 		e, rest, err := SplitProgram(tc.argv)
 		require.NoError(t, err, tc.argv)

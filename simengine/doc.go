@@ -5,8 +5,8 @@
 //
 // Call sequence:
 //
-//	engine, args, err := simengine.ParseArgv(argv) // or a schema-parsed argv behind Lookup
-//	cfg, err := simengine.ConfigFromArgs(engine, args, env)
+//	cmd, err := simengine.ParseCommand(argv, simengine.ParseOptions{}) // with the engine's flag schema
+//	cfg, err := simengine.ConfigFromArgs(cmd.Engine, cmd.Flags, env)
 //	cfg.TimeScale = 60 // a 20-minute point in 20 s
 //	srv, err := simengine.New(cfg, simengine.Options{Log: serverLog})
 //	err = srv.Run(ctx) // loads, listens, warms up, serves until ctx is done

@@ -11,13 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/loadgen"
-	"sweep/recipes/schema"
 )
-
-// defaultLoadgenSchema is the aiperf the recipes' replay command is
-// written for: InferenceX pins the SemiAnalysis fork, whose
-// --warmup-requests-per-lane upstream 0.12.0 does not have.
-const defaultLoadgenSchema = "aiperf@sa-754356e9"
 
 // timeScaleEnv lets a runner that swaps only the program (aiperf ->
 // sweep loadgen) set the time scale without touching the argv;
@@ -66,7 +60,7 @@ the live --failed-request-threshold cancelled the run; 130 when interrupted.`,
 			o := &loadgenOptions{IO: ios}
 			fs := pflag.NewFlagSet("loadgen", pflag.ContinueOnError)
 			fs.SetInterspersed(false) // everything from "profile" on is aiperf's
-			fs.StringVar(&o.Schema, "aiperf-schema", defaultLoadgenSchema, "aiperf flag schema (tool@version) the argv is checked against")
+			fs.StringVar(&o.Schema, "aiperf-schema", loadgen.DefaultSchema, "aiperf flag schema (tool@version) the argv is checked against")
 			fs.Float64Var(&o.TimeScale, "time-scale", 0, "divide every wait (duration, grace periods, recorded idle gaps) by this factor, for an engine on a compressed clock (default $"+timeScaleEnv+", else $"+simTimeScaleEnv+", else 1); reported times are multiplied back")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
@@ -106,7 +100,7 @@ func loadgenArgError(err error) error {
 }
 
 func loadgenRun(ctx context.Context, o *loadgenOptions) error {
-	flags, warnings, err := parseLoadgenArgv(o.Schema, o.Argv)
+	flags, warnings, err := loadgen.ParseCommand(o.Argv, o.Schema)
 	if err != nil {
 		return loadgenArgError(err)
 	}
@@ -150,74 +144,3 @@ func loadgenRun(ctx context.Context, o *loadgenOptions) error {
 	}
 	return nil
 }
-
-// parseLoadgenArgv checks argv with the aiperf schema (aiperf's own
-// verdict), then rejects flags the load generator does not implement.
-// Schema warnings (deprecated flags, scenario locks waived by
-// --unsafe-override) are returned for the caller to print.
-func parseLoadgenArgv(ref string, argv []string) (loadgen.Flags, []string, error) {
-	cat, err := schema.Embedded()
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := cat.Resolve(ref)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := s.Parse(argv)
-	if err != nil {
-		return nil, nil, err
-	}
-	if p.Help {
-		return nil, nil, errors.New("aiperf --help is not a run: use sweep loadgen --help")
-	}
-	var warnings []string
-	for _, w := range p.Warnings {
-		warnings = append(warnings, w.Error())
-	}
-	var unsupported []string
-	for _, name := range p.Flags() {
-		if _, ok := loadgen.Supported(name); !ok {
-			unsupported = append(unsupported, name)
-		}
-	}
-	if len(unsupported) > 0 {
-		return nil, nil, fmt.Errorf("%s accepts %s, but the built-in load generator does not implement it; use the real aiperf (sweep run --aiperf PATH) or drop the flag", s.ID(), strings.Join(unsupported, ", "))
-	}
-	return schemaFlags{p}, warnings, nil
-}
-
-// schemaFlags adapts a schema-parsed argv to loadgen.Flags.
-type schemaFlags struct{ p *schema.Parsed }
-
-func dashed(name string) string { return "--" + strings.TrimLeft(name, "-") }
-
-func (f schemaFlags) Changed(name string) bool { return f.p.Has(dashed(name)) }
-
-func (f schemaFlags) String(name string) (string, error) {
-	v, _ := f.p.String(dashed(name))
-	return v, nil
-}
-
-func (f schemaFlags) Int(name string) (int, error) {
-	if vs := f.p.Ints(dashed(name)); len(vs) > 1 {
-		return 0, fmt.Errorf("--%s: a comma list is an aiperf sweep; the load generator runs one value", name)
-	}
-	v, _ := f.p.Int(dashed(name))
-	return int(v), nil
-}
-
-func (f schemaFlags) Float(name string) (float64, error) {
-	if vs := f.p.Floats(dashed(name)); len(vs) > 1 {
-		return 0, fmt.Errorf("--%s: a comma list is an aiperf sweep; the load generator runs one value", name)
-	}
-	v, _ := f.p.Float(dashed(name))
-	return v, nil
-}
-
-func (f schemaFlags) Bool(name string) (bool, error) {
-	v, _ := f.p.Bool(dashed(name))
-	return v, nil
-}
-
-func (f schemaFlags) Strings(name string) ([]string, error) { return f.p.Strings(dashed(name)), nil }

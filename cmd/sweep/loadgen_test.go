@@ -97,7 +97,7 @@ func TestLoadgenAcceptsRecipeCommands(t *testing.T) {
 			for i, a := range argv {
 				argv[i] = strings.ReplaceAll(a, "${RESULT_DIR}", t.TempDir())
 			}
-			flags, _, err := parseLoadgenArgv(defaultLoadgenSchema, argv)
+			flags, _, err := loadgen.ParseCommand(argv, loadgen.DefaultSchema)
 			require.NoError(t, err)
 			o, err := loadgen.OptionsFromFlags(flags)
 			require.NoError(t, err)

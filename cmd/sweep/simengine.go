@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,32 +17,12 @@ import (
 	"sweep/simengine"
 )
 
-// schemaLookup adapts an argv parsed with a recipes/schema flag schema to
-// the simulator's Lookup.
-type schemaLookup struct{ p *schema.Parsed }
-
-func (l schemaLookup) String(name string) (string, bool) {
-	if v, ok := l.p.Get(name); ok && v.Flag.Type == schema.JSON {
-		b, err := json.Marshal(v.JSON)
-		return string(b), err == nil
-	}
-	return l.p.String(name)
-}
-
-func (l schemaLookup) Int(name string) (int, bool) {
-	n, ok := l.p.Int(name)
-	return int(n), ok
-}
-
-func (l schemaLookup) Float(name string) (float64, bool) { return l.p.Float(name) }
-func (l schemaLookup) Bool(name string) (bool, bool)     { return l.p.Bool(name) }
-
 // simEngineOptions are the inputs of "sweep sim-engine".
 type simEngineOptions struct {
 	IO      *IOStreams
 	Engine  string            // engine for an argv without a program prefix
 	Schema  string            // TOOL@VERSION of the flag schema; "" = the engine's default
-	Lenient bool              // read only the honoured flags and ignore the rest
+	Lenient bool              // problems with flags the simulator does not read are warnings
 	Argv    []string          // the real engine command line, after "--"
 	Env     map[string]string // the environment the engine would see
 	// Overrides of the SWEEP_SIM_* environment, applied when set.
@@ -63,12 +42,23 @@ func newSimEngineCmd(ios *IOStreams, runF func(context.Context, *simEngineOption
 		Name:  "sim-engine",
 		Short: "Serve a simulated SGLang/vLLM engine from a real engine command line (internal: run --simulate)",
 		Long: `Runs a simulated inference engine in place of SGLang or vLLM. The real engine
-command line follows "--" unchanged; the flags that shape behaviour are honoured
+command line follows "--" unchanged and is checked with the engine's flag schema
+(--schema; see sweep schema list), so it is accepted or rejected as the real
+engine's argparse would (exit 2). The flags that shape behaviour are honoured
 (port, served model name, TP/EP/DP, dp-attention, max running requests, memory
-fraction, page size, chunked prefill, prefix caching, speculative decoding) and
-the rest are accepted and ignored. The synthetic acceptance length comes from
-SGLANG_SIMULATE_ACC_LEN or vLLM's --speculative-config
-("rejection_sample_method": "synthetic", "synthetic_acceptance_length": AL).
+fraction, page size, chunked prefill, prefix caching, speculative decoding);
+the rest are accepted and have no effect. For an engine newer than its schema,
+--lenient turns the problems with flags the simulator does not read (unknown
+flags, stray tokens, bad values of other flags) into warnings.
+
+Honoured SGLang flags:
+` + wrapFlags(simengine.HonouredFlags(simengine.SGLang)) + `
+Honoured vLLM flags:
+` + wrapFlags(simengine.HonouredFlags(simengine.VLLM)) + `
+
+The synthetic acceptance length comes from SGLANG_SIMULATE_ACC_LEN or vLLM's
+--speculative-config ("rejection_sample_method": "synthetic",
+"synthetic_acceptance_length": AL).
 
 It serves the engine's HTTP API: /v1/chat/completions (SSE streaming),
 /v1/models, /health, /metrics with the engine's own metric names, and
@@ -98,7 +88,7 @@ Examples:
 			fs := pflag.NewFlagSet("sim-engine", pflag.ContinueOnError)
 			fs.StringVar(&o.Engine, "engine", "", "engine of an argv given without its program (sglang|vllm)")
 			fs.StringVar(&o.Schema, "schema", "", "flag schema that checks the engine argv, TOOL@VERSION (default: the engine's default schema, see sweep schema list)")
-			fs.BoolVar(&o.Lenient, "lenient", false, "skip the schema check: read the honoured flags and ignore every other flag")
+			fs.BoolVar(&o.Lenient, "lenient", false, "for an engine newer than its schema: unknown flags, stray tokens and bad values of flags the simulator does not read are warnings, not errors")
 			fs.StringVar(&o.TimeScale, "time-scale", "", "simulated seconds per wall-clock second (env SWEEP_SIM_TIME_SCALE; default 1)")
 			fs.StringVar(&o.GPU, "gpu", "", "GPU model: mi300x, mi325x, mi355x, h100, h200, b200, b300, gb200 (env SWEEP_SIM_GPU; default mi300x)")
 			fs.StringVar(&o.Seed, "seed", "", "seed of the noise and output lengths (env SWEEP_SIM_SEED; default 0)")
@@ -132,57 +122,23 @@ func environMap(env []string) map[string]string {
 
 // simEngineConfig turns the options into a simulator configuration.
 func simEngineConfig(o *simEngineOptions) (simengine.Config, error) {
-	var engine simengine.Engine
-	rest := o.Argv
-	if strings.HasPrefix(o.Argv[0], "-") {
-		if err := engine.Set(o.Engine); err != nil {
-			return simengine.Config{}, flagErrorf("sim-engine: the engine command has no program, so --engine is required: %v", err)
-		}
-		if engine == simengine.VLLM {
-			rest = append([]string{"serve"}, o.Argv...)
-		}
-	} else {
-		var err error
-		if engine, rest, err = simengine.SplitProgram(o.Argv); err != nil {
-			return simengine.Config{}, flagErrorf("sim-engine: %v", err)
-		}
+	cmd, err := simengine.ParseCommand(o.Argv, simengine.ParseOptions{Engine: simengine.Engine(o.Engine), Schema: o.Schema, Lenient: o.Lenient})
+	switch {
+	case errors.Is(err, simengine.ErrNoProgram):
+		return simengine.Config{}, flagErrorf("sim-engine: the engine command has no program, so --engine is required: %v", errors.Unwrap(err))
+	case err != nil && !o.Lenient && len(schema.Problems(err)) > 0:
+		// What the real engine's argparse would reject; argparse exits 2 too.
+		return simengine.Config{}, flagErrorf("sim-engine: %v\n(--lenient ignores the problems with flags the simulator does not read)", err)
+	case err != nil:
+		return simengine.Config{}, flagErrorf("sim-engine: %v", err)
 	}
-	var flags simengine.Lookup
-	if o.Lenient {
-		skip := 0
-		if engine == simengine.VLLM {
-			skip = 1 // "serve"
+	if o.IO != nil {
+		for _, w := range cmd.Warnings {
+			fmt.Fprintf(o.IO.ErrOut, "sim-engine: %s\n", w)
 		}
-		args, err := simengine.ParseFlags(engine, rest[skip:])
-		if err == nil {
-			err = args.Validate()
+		for _, e := range cmd.Ignored {
+			fmt.Fprintf(o.IO.ErrOut, "sim-engine: warning: ignored (--lenient): %s\n", e)
 		}
-		if err != nil {
-			return simengine.Config{}, flagErrorf("sim-engine: %v", err)
-		}
-		flags = args
-	} else {
-		ref := o.Schema
-		if ref == "" {
-			ref = string(engine)
-		}
-		cat, err := schema.Embedded()
-		if err != nil {
-			return simengine.Config{}, fmt.Errorf("sim-engine: flag schemas: %w", err)
-		}
-		s, err := cat.Resolve(ref)
-		if err != nil {
-			return simengine.Config{}, flagErrorf("sim-engine: --schema: %v", err)
-		}
-		if s.Tool != string(engine) {
-			return simengine.Config{}, flagErrorf("sim-engine: --schema %s is not a %s schema", s.ID(), engine)
-		}
-		p, err := s.Parse(rest)
-		if err != nil {
-			// What the real engine's argparse would reject; argparse exits 2 too.
-			return simengine.Config{}, flagErrorf("sim-engine: engine argv rejected by %s (use --lenient to skip the check): %v", s.ID(), err)
-		}
-		flags = schemaLookup{p}
 	}
 	env := make(map[string]string, len(o.Env)+6)
 	for k, v := range o.Env {
@@ -196,7 +152,7 @@ func simEngineConfig(o *simEngineOptions) (simengine.Config, error) {
 			env[ov.key] = ov.val
 		}
 	}
-	cfg, err := simengine.ConfigFromArgs(engine, flags, env)
+	cfg, err := simengine.ConfigFromArgs(cmd.Engine, cmd.Flags, env)
 	if err != nil {
 		return cfg, flagErrorf("sim-engine: %v", err)
 	}

@@ -95,12 +95,13 @@ func TestSimEngineConfigErrors(t *testing.T) {
 	}{
 		{"schema rejects a typo", simEngineOptions{Argv: []string{"python3", "-m", "sglang.launch_server", "--model-path", "m", "--tp-sizee", "8"}}, "rejected by sglang@"},
 		{"schema rejects a bad type", simEngineOptions{Argv: []string{"vllm", "serve", "m", "--max-num-seqs", "many"}}, "rejected by vllm@"},
-		{"unknown schema", simEngineOptions{Argv: []string{"vllm", "serve", "m"}, Schema: "vllm@v0.0.1"}, "--schema"},
+		{"unknown schema", simEngineOptions{Argv: []string{"vllm", "serve", "m"}, Schema: "vllm@v0.0.1"}, `flag schema "vllm@v0.0.1"`},
 		{"schema of the other engine", simEngineOptions{Argv: []string{"vllm", "serve", "m"}, Schema: "sglang"}, "is not a vllm schema"},
 		{"flags only need --engine", simEngineOptions{Argv: []string{"--model-path", "m"}}, "--engine is required"},
 		{"unknown program", simEngineOptions{Argv: []string{"tgi-launcher", "--port", "1"}}, "want python3 -m sglang.launch_server"},
 		{"bad simulator setting", simEngineOptions{Argv: []string{"vllm", "serve", "m"}, Fault: "explode"}, "unknown kind"},
-		{"lenient still checks values", simEngineOptions{Argv: []string{"vllm", "serve", "m", "--max-num-seqs", "many"}, Lenient: true}, "want an integer"},
+		{"lenient still checks honoured values", simEngineOptions{Argv: []string{"vllm", "serve", "m", "--max-num-seqs", "many", "--flag-from-2027"}, Lenient: true}, "rejected by vllm@"},
+		{"strict rejection names --lenient", simEngineOptions{Argv: []string{"vllm", "serve", "m", "--flag-from-2027"}}, "--lenient ignores"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := simEngineConfig(&tc.o)

@@ -175,23 +175,50 @@ func (g *Generator) TestConfig(o TestConfigOptions) (Matrix, error) {
 		return nil, err
 	}
 	x := expander{g: g, step: 2, conc: o.Conc, testConfig: true}
-	rows := make(Matrix, 0, 16*len(keys))
+	sel := newSelection(len(keys))
 	for _, key := range keys {
 		m, _ := g.Masters.Lookup(key)
-		runners := g.testConfigRunners(m.Runner, o.RunnerNodeFilter)
-		if len(runners) == 0 {
-			continue
+		if runners := g.testConfigRunners(m.Runner, o.RunnerNodeFilter); len(runners) > 0 {
+			sel.add(m, runners)
 		}
+	}
+	return x.expand(sel, wantFixed, wantAgentic, seqLens, o.EvalOptions)
+}
+
+// selection lists the configs to expand, each with its runner values.
+type selection struct {
+	masters  []*configs.Master
+	runners  [][]string
+	nRunners []int
+}
+
+func newSelection(n int) *selection {
+	return &selection{masters: make([]*configs.Master, 0, n), runners: make([][]string, 0, n), nRunners: make([]int, 0, n)}
+}
+
+func (s *selection) add(m *configs.Master, runners []string) {
+	s.masters = append(s.masters, m)
+	s.runners = append(s.runners, runners)
+	s.nRunners = append(s.nRunners, len(runners))
+}
+
+// expand generates the rows of the selected configs and applies the eval
+// options.
+func (x *expander) expand(sel *selection, wantFixed, wantAgentic bool, seqLens map[[2]int]bool, o EvalOptions) (Matrix, error) {
+	x.reserve(sel.masters, sel.nRunners)
+	rows := make(Matrix, 0, len(x.slab))
+	var err error
+	for i, m := range sel.masters {
 		if wantFixed {
-			rows = x.fixed(rows, m, runners, seqLens)
+			rows = x.fixed(rows, m, sel.runners[i], seqLens)
 		}
 		if wantAgentic {
-			if rows, err = x.agentic(rows, m, runners); err != nil {
+			if rows, err = x.agentic(rows, m, sel.runners[i]); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return finishEvals(rows, o.EvalOptions), nil
+	return finishEvals(rows, o), nil
 }
 
 // FullSweep expands every config that passes the filters in o.
@@ -233,7 +260,7 @@ func (g *Generator) FullSweep(o FullSweepOptions) (Matrix, error) {
 		single, multi = true, true
 	}
 	x := expander{g: g, step: step, minConc: o.MinConc, maxConc: o.MaxConc, maxTP: o.MaxTP, maxEP: o.MaxEP}
-	var rows Matrix
+	sel := newSelection(len(g.Masters.Entries))
 	for _, m := range g.Masters.Entries {
 		if len(o.ModelPrefixes) > 0 && !slices.ContainsFunc(o.ModelPrefixes, func(p string) bool { return strings.HasPrefix(m.Key, p) }) {
 			continue
@@ -262,16 +289,9 @@ func (g *Generator) FullSweep(o FullSweepOptions) (Matrix, error) {
 		if m.Multinode && !multi || !m.Multinode && !single {
 			continue
 		}
-		if wantFixed {
-			rows = x.fixed(rows, m, runners, seqLens)
-		}
-		if wantAgentic {
-			if rows, err = x.agentic(rows, m, runners); err != nil {
-				return nil, err
-			}
-		}
+		sel.add(m, runners)
 	}
-	return finishEvals(rows, o.EvalOptions), nil
+	return x.expand(sel, wantFixed, wantAgentic, seqLens, o.EvalOptions)
 }
 
 // testConfigRunners returns the runner values of a test-config row: the
@@ -307,41 +327,88 @@ type expander struct {
 	// whenever the key is present, --conc intersection) over full-sweep's.
 	testConfig bool
 
-	slab     []Row  // rows are carved from here, to allocate in bulk
-	slabSize int    // size of the next slab; grows to maxSlabRows
-	flags    []bool // run-eval flags, likewise
+	// Rows, concurrency lists and workers are carved from arenas sized
+	// by reserve, so a call allocates a few large blocks instead of one
+	// object per row (the arenas grow if the estimate falls short).
+	slab     []Row
+	ints     []int
+	workers  []Worker
+	wkeys    []workerKey
+	scratch  []int  // reused concurrency buffer (never retained by rows)
+	nameBuf  []byte // reused exp-name buffers
+	nameEnds []int
+	nameList []string
 }
 
-const maxSlabRows = 1024
+// reserve sizes the arenas for the expansion of ms on nRunners runners
+// each: an upper bound of the rows, concurrency values and workers that
+// fixed and agentic can produce without filters.
+func (x *expander) reserve(ms []*configs.Master, nRunners []int) {
+	var rows, ints, workers, wkeys int
+	count := func(m *configs.Master, s *configs.SearchSpace, runners int, agentic bool) {
+		n := len(s.ConcList)
+		if n == 0 && s.ConcStart != nil && s.ConcEnd != nil {
+			n = concRangeLen(*s.ConcStart, *s.ConcEnd, x.step)
+		}
+		if !m.Multinode {
+			rows += n * runners
+			return
+		}
+		if agentic { // one row per concurrency
+			rows += n * runners
+		} else { // one row holding every concurrency
+			rows += runners
+		}
+		ints += n * runners
+		if s.Prefill != nil && s.Decode != nil {
+			workers += 2
+			wkeys += len(s.Prefill.Keys) + len(s.Decode.Keys) + 6
+		}
+	}
+	for i, m := range ms {
+		for _, sc := range m.Scenarios.FixedSeqLen {
+			for _, s := range sc.SearchSpace {
+				count(m, s, nRunners[i], false)
+			}
+		}
+		for _, ac := range m.Scenarios.AgenticCoding {
+			for _, s := range ac.SearchSpace {
+				count(m, s, nRunners[i], true)
+			}
+		}
+	}
+	x.slab = make([]Row, rows)
+	x.ints = make([]int, ints)
+	x.workers = make([]Worker, workers)
+	x.wkeys = make([]workerKey, wkeys)
+}
 
 // newRows returns n zero rows from the slab.
 func (x *expander) newRows(n int) []Row {
 	if n > len(x.slab) {
-		x.slabSize = min(max(2*x.slabSize, 32), maxSlabRows)
-		x.slab = make([]Row, max(n, x.slabSize))
+		x.slab = make([]Row, max(n, 64))
 	}
 	rs := x.slab[:n:n]
 	x.slab = x.slab[n:]
 	return rs
 }
 
-// newFlags returns n false flags.
-func (x *expander) newFlags(n int) []bool {
-	if n > len(x.flags) {
-		x.flags = make([]bool, max(n, maxSlabRows))
+// newInts returns n zero ints from the int arena.
+func (x *expander) newInts(n int) []int {
+	if n > len(x.ints) {
+		x.ints = make([]int, max(n, 64))
 	}
-	fs := x.flags[:n:n]
-	x.flags = x.flags[n:]
-	return fs
+	is := x.ints[:n:n]
+	x.ints = x.ints[n:]
+	return is
 }
 
-// concRange expands conc-start..conc-end: multiply by step each time and
-// clamp the last step to end.
-func concRange(start, end, step int) []int {
-	var out []int
+// concRangeLen is len(concRange(start, end, step)).
+func concRangeLen(start, end, step int) int {
+	n := 0
 	for c := start; c <= end; {
-		out = append(out, c)
-		if c == end {
+		n++
+		if c == end || c <= 0 {
 			break
 		}
 		c *= step
@@ -349,6 +416,25 @@ func concRange(start, end, step int) []int {
 			c = end
 		}
 	}
+	return n
+}
+
+// concRange expands conc-start..conc-end: multiply by step each time and
+// clamp the last step to end. The result lives in x.scratch and is valid
+// until the next call: callers copy what rows keep.
+func (x *expander) concRange(start, end, step int) []int {
+	out := x.scratch[:0]
+	for c := start; c <= end; {
+		out = append(out, c)
+		if c == end || c <= 0 {
+			break
+		}
+		c *= step
+		if c > end {
+			c = end
+		}
+	}
+	x.scratch = out
 	return out
 }
 
@@ -380,7 +466,7 @@ func (x *expander) fixedSingleConcs(s *configs.SearchSpace) ([]int, bool) {
 		if s.ConcList != nil {
 			cs = s.ConcList
 		} else {
-			cs = concRange(*s.ConcStart, *s.ConcEnd, 2)
+			cs = x.concRange(*s.ConcStart, *s.ConcEnd, 2)
 		}
 		if len(x.conc) > 0 {
 			cs = keepConcs(cs, x.conc)
@@ -430,7 +516,7 @@ func (x *expander) fixedSingleConcs(s *configs.SearchSpace) ([]int, bool) {
 			end = min(end, *x.maxConc)
 		}
 	}
-	return concRange(start, end, x.step), true
+	return x.concRange(start, end, x.step), true
 }
 
 // fixedMultiConcs returns the concurrency list of a fixed-seq-len
@@ -441,7 +527,7 @@ func (x *expander) fixedMultiConcs(s *configs.SearchSpace) ([]int, bool) {
 	case x.testConfig && s.ConcList != nil, !x.testConfig && len(s.ConcList) > 0:
 		cs = s.ConcList
 	default:
-		cs = concRange(*s.ConcStart, *s.ConcEnd, x.step)
+		cs = x.concRange(*s.ConcStart, *s.ConcEnd, x.step)
 	}
 	if x.testConfig {
 		if len(x.conc) > 0 {
@@ -480,7 +566,7 @@ func (x *expander) agenticConcs(s *configs.SearchSpace) []int {
 	if len(s.ConcList) > 0 {
 		cs = s.ConcList
 	} else {
-		cs = concRange(*s.ConcStart, *s.ConcEnd, x.step)
+		cs = x.concRange(*s.ConcStart, *s.ConcEnd, x.step)
 	}
 	if x.testConfig {
 		if len(x.conc) > 0 {
@@ -499,8 +585,13 @@ func (x *expander) agenticConcs(s *configs.SearchSpace) []int {
 
 // newWorker copies a master config worker block and fills in pp,
 // dcp-size and pcp-size.
-func newWorker(w *configs.Worker) *Worker {
-	out := &Worker{
+func (x *expander) newWorker(w *configs.Worker) *Worker {
+	if len(x.workers) == 0 {
+		x.workers = make([]Worker, 16)
+	}
+	out := &x.workers[0]
+	x.workers = x.workers[1:]
+	*out = Worker{
 		NumWorker:          w.NumWorker,
 		TP:                 w.TP,
 		PP:                 w.PPValue(),
@@ -511,7 +602,10 @@ func newWorker(w *configs.Worker) *Worker {
 		Hardware:           clonePtr(w.Hardware),
 		AdditionalSettings: w.AdditionalSettings,
 	}
-	keys := make([]workerKey, 0, len(w.Keys)+3)
+	if n := len(w.Keys) + 3; n > len(x.wkeys) {
+		x.wkeys = make([]workerKey, max(n, 256))
+	}
+	keys := x.wkeys[: 0 : len(w.Keys)+3]
 	var hasPP, hasDCP, hasPCP bool
 	for _, k := range w.Keys {
 		switch k {
@@ -548,6 +642,7 @@ func newWorker(w *configs.Worker) *Worker {
 		keys = append(keys, wPCPSize)
 	}
 	out.keys = keys
+	x.wkeys = x.wkeys[len(keys):]
 	return out
 }
 
@@ -601,16 +696,16 @@ func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLe
 					continue
 				}
 				base.Kind = FixedMultiNode
-				base.Prefill = newWorker(s.Prefill)
-				base.Decode = newWorker(s.Decode)
+				base.Prefill = x.newWorker(s.Prefill)
+				base.Decode = x.newWorker(s.Decode)
 				block := x.newRows(len(runners))
-				flags := x.newFlags(len(runners))
+				concs := x.newInts(len(cs) * len(runners))
 				for i, rn := range runners {
 					r := &block[i]
 					*r = base
 					r.Runner = rn
-					r.Concs = slices.Clone(cs)
-					r.RunEval = &flags[i]
+					r.Concs = concs[i*len(cs) : (i+1)*len(cs) : (i+1)*len(cs)]
+					copy(r.Concs, cs)
 					rows = append(rows, r)
 				}
 				continue
@@ -640,7 +735,6 @@ func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLe
 			}
 			base.DPAttn = s.DPAttn != nil && *s.DPAttn
 			block := x.newRows(len(cs) * len(runners))
-			flags := x.newFlags(len(block)) // run-eval: false
 			i := 0
 			for _, c := range cs {
 				for _, rn := range runners {
@@ -648,7 +742,6 @@ func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLe
 					*r = base
 					r.Runner = rn
 					r.Conc = c
-					r.RunEval = &flags[i]
 					rows = append(rows, r)
 					i++
 				}
@@ -692,26 +785,29 @@ func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Ma
 			if m.Multinode {
 				base.Kind = AgenticMultiNode
 				base.Disagg = m.DisaggValue()
-				base.Prefill = newWorker(s.Prefill)
-				base.Decode = newWorker(s.Decode)
+				base.Prefill = x.newWorker(s.Prefill)
+				base.Decode = x.newWorker(s.Decode)
 				suffix := ""
 				if kv != configs.KVOffloadNone {
 					suffix = "_" + kvOffloadSuffix(kv, backend)
 				}
 				block := x.newRows(len(cs) * len(runners))
-				concs := make([]int, len(block))
+				concs := x.newInts(len(block))
 				namePrefix := multiNodeAgenticExpPrefix(m.ModelPrefix, base.Prefill, base.Decode)
+				names := x.names(cs, func(b []byte, c int) []byte {
+					return append(strconv.AppendInt(append(b, namePrefix...), int64(c), 10), suffix...)
+				})
 				i := 0
 				for _, rn := range runners {
 					// One allocation per concurrency
 					// (MAX_MULTINODE_AGENTIC_CONCURRENCIES_PER_ALLOCATION = 1).
-					for _, c := range cs {
+					for j, c := range cs {
 						r := &block[i]
 						*r = base
 						r.Runner = rn
 						concs[i] = c
 						r.Concs = concs[i : i+1 : i+1]
-						r.ExpName = namePrefix + strconv.Itoa(c) + suffix
+						r.ExpName = names[j]
 						rows = append(rows, r)
 						i++
 					}
@@ -731,9 +827,14 @@ func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Ma
 			}
 			suffix := kvOffloadSuffix(kv, backend)
 			block := x.newRows(len(cs) * len(runners))
+			names := x.names(cs, func(b []byte, c int) []byte {
+				b = strconv.AppendInt(append(append(b, m.ModelPrefix...), "_tp"...), int64(base.TP), 10)
+				b = strconv.AppendInt(append(b, "_conc"...), int64(c), 10)
+				return append(append(append(b, '_'), suffix...), spec...)
+			})
 			i := 0
-			for _, c := range cs {
-				name := m.ModelPrefix + "_tp" + strconv.Itoa(base.TP) + "_conc" + strconv.Itoa(c) + "_" + suffix + spec
+			for j, c := range cs {
+				name := names[j]
 				for _, rn := range runners {
 					r := &block[i]
 					*r = base
@@ -747,6 +848,28 @@ func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Ma
 		}
 	}
 	return rows, nil
+}
+
+// names returns one exp-name per concurrency, written by appendName.
+// The names share one allocation; the returned slice is reused by the
+// next call.
+func (x *expander) names(cs []int, appendName func(b []byte, c int) []byte) []string {
+	b := x.nameBuf[:0]
+	ends := x.nameEnds[:0]
+	for _, c := range cs {
+		b = appendName(b, c)
+		ends = append(ends, len(b))
+	}
+	x.nameBuf, x.nameEnds = b, ends
+	all := string(b)
+	out := slices.Grow(x.nameList[:0], len(cs))[:len(cs)]
+	x.nameList = out
+	start := 0
+	for i, end := range ends {
+		out[i] = all[start:end]
+		start = end
+	}
+	return out
 }
 
 func kvOffloadSuffix(kv string, b *Backend) string {

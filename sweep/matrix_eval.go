@@ -10,18 +10,6 @@ const minEvalConc = 16
 
 func is8k1k(r *Row) bool { return !r.Kind.Agentic() && r.ISL == 8192 && r.OSL == 1024 }
 
-// eligibleEvalConcs returns the row's concurrencies >= minEvalConc, sorted.
-func eligibleEvalConcs(r *Row) []int {
-	var out []int
-	for _, c := range r.ConcValues() {
-		if c >= minEvalConc {
-			out = append(out, c)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 type evalPick struct {
 	index int
 	conc  int
@@ -39,31 +27,56 @@ func bestPick(ps []evalPick) evalPick {
 }
 
 // orderedGroups groups values by key and remembers the order keys were
-// first seen, so results never depend on map iteration order.
+// first seen, so results never depend on map iteration order. Values are
+// stored flat with their group id; lists splits them once at the end.
 type orderedGroups[K comparable, V any] struct {
-	index   map[K]int
-	lists   [][]V
+	index   map[K]int32
+	ids     []int32 // group id of each value
+	vals    []V
+	groups  int32
 	lastKey K
-	last    int // index of lastKey's list + 1; 0 before the first add
+	last    int32 // lastKey's group id + 1; 0 before the first add
 }
 
 func (g *orderedGroups[K, V]) add(k K, v V) {
 	// Consecutive values often share a key.
-	if g.last > 0 && k == g.lastKey {
-		g.lists[g.last-1] = append(g.lists[g.last-1], v)
-		return
+	if g.last == 0 || k != g.lastKey {
+		if g.index == nil {
+			g.index = map[K]int32{}
+		}
+		i, ok := g.index[k]
+		if !ok {
+			i = g.groups
+			g.groups++
+			g.index[k] = i
+		}
+		g.lastKey, g.last = k, i+1
 	}
-	if g.index == nil {
-		g.index = map[K]int{}
+	g.ids = append(g.ids, g.last-1)
+	g.vals = append(g.vals, v)
+}
+
+// lists returns the values of each group, groups in first-seen order and
+// values in the order they were added.
+func (g *orderedGroups[K, V]) lists() [][]V {
+	if g.groups == 0 {
+		return nil
 	}
-	i, ok := g.index[k]
-	if !ok {
-		i = len(g.lists)
-		g.index[k] = i
-		g.lists = append(g.lists, nil)
+	ends := make([]int, g.groups)
+	for _, id := range g.ids {
+		ends[id]++
 	}
-	g.lists[i] = append(g.lists[i], v)
-	g.lastKey, g.last = k, i+1
+	out := make([][]V, g.groups)
+	flat := make([]V, len(g.vals))
+	n := 0
+	for i, c := range ends {
+		out[i] = flat[n : n : n+c]
+		n += c
+	}
+	for i, id := range g.ids {
+		out[id] = append(out[id], g.vals[i])
+	}
+	return out
 }
 
 // markEvals applies InferenceX's default eval policy (mark_eval_entries):
@@ -92,10 +105,15 @@ func markEvals(rows Matrix, includeAgentic bool) {
 		mn     orderedGroups[int, evalPick] // by parallelism group
 		agSN   orderedGroups[agKey, evalPick]
 		agMN   orderedGroups[int, evalPick]
-		picked = make([]bool, len(rows))
-		conc   = map[int]int{}
-		par    = newRowGroups(parallelismSkip, len(rows)/4)
+		picked = make([]bool, len(rows)) // backs every row's run-eval
+		par    *rowGroups
 	)
+	parGroup := func(r *Row) int {
+		if par == nil {
+			par = newRowGroups(parallelismSkip, 64)
+		}
+		return par.group(r)
+	}
 	for i, r := range rows {
 		switch r.Kind {
 		case FixedSingleNode:
@@ -107,8 +125,8 @@ func markEvals(rows Matrix, includeAgentic bool) {
 			if !is8k1k(r) {
 				continue
 			}
-			if e := eligibleEvalConcs(r); len(e) > 0 {
-				mn.add(par.group(r), evalPick{i, e[len(e)-1]})
+			if c, ok := maxEligibleEvalConc(r); ok {
+				mn.add(parGroup(r), evalPick{i, c})
 			}
 		case AgenticSingleNode:
 			if includeAgentic {
@@ -118,13 +136,14 @@ func markEvals(rows Matrix, includeAgentic bool) {
 			if !includeAgentic {
 				continue
 			}
-			if e := eligibleEvalConcs(r); len(e) > 0 {
-				agMN.add(par.group(r), evalPick{i, e[len(e)-1]})
+			if c, ok := maxEligibleEvalConc(r); ok {
+				agMN.add(parGroup(r), evalPick{i, c})
 			}
 		}
 	}
-	for _, idxs := range sn.lists {
-		concs := make([]int, 0, len(idxs))
+	var concs []int
+	for _, idxs := range sn.lists() {
+		concs = concs[:0]
 		for _, i := range idxs {
 			concs = append(concs, rows[i].Conc)
 		}
@@ -137,28 +156,37 @@ func markEvals(rows Matrix, includeAgentic bool) {
 			}
 		}
 	}
-	for _, ps := range mn.lists {
-		b := bestPick(ps)
-		picked[b.index] = true
-		conc[b.index] = b.conc
-	}
-	for _, ps := range agSN.lists {
-		picked[bestPick(ps).index] = true
-	}
-	for _, ps := range agMN.lists {
-		b := bestPick(ps)
-		picked[b.index] = true
-		conc[b.index] = b.conc
-	}
-	// One allocation backs every row's run-eval flag.
-	flags := make([]bool, len(rows))
-	for i, r := range rows {
-		flags[i] = picked[i]
-		r.RunEval = &flags[i]
-		if c, ok := conc[i]; ok {
-			r.EvalConc = ptr(c)
+	// A row is in at most one group: one eval-conc value per group.
+	mnLists, agMNLists := mn.lists(), agMN.lists()
+	evalConcs := make([]int, len(mnLists)+len(agMNLists))
+	k := 0
+	for _, lists := range [...][][]evalPick{mnLists, agMNLists} {
+		for _, ps := range lists {
+			b := bestPick(ps)
+			picked[b.index] = true
+			evalConcs[k] = b.conc
+			rows[b.index].EvalConc = &evalConcs[k]
+			k++
 		}
 	}
+	for _, ps := range agSN.lists() {
+		picked[bestPick(ps).index] = true
+	}
+	for i, r := range rows {
+		r.RunEval = &picked[i]
+	}
+}
+
+// maxEligibleEvalConc returns the highest of the row's concurrencies that
+// is at least minEvalConc; ok is false when there is none.
+func maxEligibleEvalConc(r *Row) (int, bool) {
+	best, ok := 0, false
+	for _, c := range r.ConcValues() {
+		if c >= minEvalConc && (!ok || c > best) {
+			best, ok = c, true
+		}
+	}
+	return best, ok
 }
 
 // sortedUnion returns the sorted distinct values of a and b.
@@ -226,7 +254,16 @@ func markAllEvals(rows Matrix) Matrix {
 // finishEvals applies the eval options to freshly generated rows, as the
 // generator's main does after expansion.
 func finishEvals(rows Matrix, o EvalOptions) Matrix {
-	if !o.NoEvals {
+	if o.NoEvals {
+		// Fixed-seq-len rows always carry run-eval; agentic rows only
+		// once eval selection ran.
+		flags := make([]bool, len(rows))
+		for i, r := range rows {
+			if !r.Kind.Agentic() {
+				r.RunEval = &flags[i]
+			}
+		}
+	} else {
 		markEvals(rows, o.EvalsOnly || o.AllEvals)
 		if o.AllEvals {
 			rows = markAllEvals(rows)

@@ -13,13 +13,15 @@ import (
 type rowGroups struct {
 	skip    fieldSet
 	seed    maphash.Seed
-	buckets map[uint64][]int // bucket hash -> group indexes
-	reps    []*Row           // a representative row per group
-	last    int              // group of the previous row, -1 at first
+	buckets map[uint64]int // bucket hash -> its last group + 1
+	reps    []*Row         // a representative row per group
+	prev    []int          // per group: the bucket's previous group + 1
+	hashes  []uint64       // per group: its bucket hash
+	last    int            // group of the previous row, -1 at first
 }
 
 func newRowGroups(skip fieldSet, sizeHint int) *rowGroups {
-	return &rowGroups{skip: skip, seed: maphash.MakeSeed(), buckets: make(map[uint64][]int, sizeHint), last: -1}
+	return &rowGroups{skip: skip, seed: maphash.MakeSeed(), buckets: make(map[uint64]int, sizeHint), last: -1}
 }
 
 // bucket hashes a few fields that tell most rows apart; rows of one group
@@ -46,12 +48,13 @@ func (g *rowGroups) bucket(r *Row) uint64 {
 // group returns the index of r's group, adding a group when r is the first
 // of its kind.
 func (g *rowGroups) group(r *Row) int {
+	b := g.bucket(r)
 	// Consecutive rows often come from the same search-space entry.
-	if g.last >= 0 && rowsEqual(g.reps[g.last], r, g.skip) {
+	if g.last >= 0 && g.hashes[g.last] == b && rowsEqual(g.reps[g.last], r, g.skip) {
 		return g.last
 	}
-	b := g.bucket(r)
-	for _, i := range g.buckets[b] {
+	head := g.buckets[b]
+	for i := head - 1; i >= 0; i = g.prev[i] - 1 {
 		if rowsEqual(g.reps[i], r, g.skip) {
 			g.last = i
 			return i
@@ -59,7 +62,9 @@ func (g *rowGroups) group(r *Row) int {
 	}
 	i := len(g.reps)
 	g.reps = append(g.reps, r)
-	g.buckets[b] = append(g.buckets[b], i)
+	g.prev = append(g.prev, head)
+	g.hashes = append(g.hashes, b)
+	g.buckets[b] = i + 1
 	g.last = i
 	return i
 }

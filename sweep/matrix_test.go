@@ -71,10 +71,14 @@ func TestConcRange(t *testing.T) {
 		{4, 48, 2, []int{4, 8, 16, 32, 48}},
 		{1, 1, 2, []int{1}},
 		{3, 100, 4, []int{3, 12, 48, 100}},
-		{5, 4, 2, nil},
+		{5, 4, 2, []int{}},
+		{0, 8, 2, []int{0}}, // never loops forever
 	}
+	x := &expander{} // one expander: its scratch buffer is reused
 	for _, tc := range tests {
-		assert.Equal(t, tc.want, concRange(tc.start, tc.end, tc.step), "%d..%d step %d", tc.start, tc.end, tc.step)
+		got := x.concRange(tc.start, tc.end, tc.step)
+		assert.Equal(t, tc.want, append([]int{}, got...), "%d..%d step %d", tc.start, tc.end, tc.step)
+		assert.Equal(t, len(tc.want), concRangeLen(tc.start, tc.end, tc.step), "concRangeLen(%d, %d, %d)", tc.start, tc.end, tc.step)
 	}
 }
 

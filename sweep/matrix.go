@@ -170,14 +170,21 @@ func (g *Generator) TestConfig(o TestConfigOptions) (Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys, err := expandConfigKeys(o.ConfigKeys, g.Masters.Keys())
+	ms, err := expandConfigKeys(o.ConfigKeys, g.Masters)
 	if err != nil {
 		return nil, err
 	}
 	x := expander{g: g, step: 2, conc: o.Conc, testConfig: true}
-	sel := newSelection(len(keys))
-	for _, key := range keys {
-		m, _ := g.Masters.Lookup(key)
+	sel := newSelection(len(ms))
+	if o.RunnerNodeFilter == "" { // each config runs on its label
+		labels := make([]string, len(ms))
+		for i, m := range ms {
+			labels[i] = m.Runner
+			sel.add(m, labels[i:i+1:i+1])
+		}
+		return x.expand(sel, wantFixed, wantAgentic, seqLens, o.EvalOptions)
+	}
+	for _, m := range ms {
 		if runners := g.testConfigRunners(m.Runner, o.RunnerNodeFilter); len(runners) > 0 {
 			sel.add(m, runners)
 		}

@@ -38,6 +38,13 @@ type orderedGroups[K comparable, V any] struct {
 	last    int32 // lastKey's group id + 1; 0 before the first add
 }
 
+// init sizes the groups for about n values.
+func (g *orderedGroups[K, V]) init(n int) {
+	g.index = make(map[K]int32, n/4)
+	g.ids = make([]int32, 0, n)
+	g.vals = make([]V, 0, n)
+}
+
 func (g *orderedGroups[K, V]) add(k K, v V) {
 	// Consecutive values often share a key.
 	if g.last == 0 || k != g.lastKey {
@@ -108,9 +115,19 @@ func markEvals(rows Matrix, includeAgentic bool) {
 		picked = make([]bool, len(rows)) // backs every row's run-eval
 		par    *rowGroups
 	)
+	nSN, nMN := 0, 0
+	for _, r := range rows {
+		if r.Kind.MultiNode() {
+			nMN++
+		} else if r.Kind == FixedSingleNode {
+			nSN++
+		}
+	}
+	sn.init(nSN)
+	mn.init(nMN)
 	parGroup := func(r *Row) int {
 		if par == nil {
-			par = newRowGroups(parallelismSkip, 64)
+			par = newRowGroups(parallelismSkip, nMN/2)
 		}
 		return par.group(r)
 	}

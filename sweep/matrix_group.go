@@ -13,15 +13,41 @@ import (
 type rowGroups struct {
 	skip    fieldSet
 	seed    maphash.Seed
-	buckets map[uint64]int // bucket hash -> its last group + 1
-	reps    []*Row         // a representative row per group
-	prev    []int          // per group: the bucket's previous group + 1
-	hashes  []uint64       // per group: its bucket hash
-	last    int            // group of the previous row, -1 at first
+	table   []int32  // open addressing by bucket hash: group + 1, 0 empty
+	reps    []*Row   // a representative row per group
+	hashes  []uint64 // per group: its bucket hash
+	last    int      // group of the previous row, -1 at first
 }
 
 func newRowGroups(skip fieldSet, sizeHint int) *rowGroups {
-	return &rowGroups{skip: skip, seed: maphash.MakeSeed(), buckets: make(map[uint64]int, sizeHint), last: -1}
+	g := &rowGroups{skip: skip, seed: maphash.MakeSeed(), last: -1}
+	g.rehash(sizeHint)
+	return g
+}
+
+// rehash sizes the table for n groups (at most half full) and re-inserts
+// the groups.
+func (g *rowGroups) rehash(n int) {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	g.table = make([]int32, size)
+	for i, h := range g.hashes {
+		slot := g.slot(h)
+		for g.table[slot] != 0 {
+			slot = (slot + 1) & (len(g.table) - 1)
+		}
+		g.table[slot] = int32(i + 1)
+	}
+}
+
+// slot is the table position a bucket hash starts probing at.
+func (g *rowGroups) slot(h uint64) int {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return int(h & uint64(len(g.table)-1))
 }
 
 // bucket hashes a few fields that tell most rows apart; rows of one group
@@ -53,19 +79,26 @@ func (g *rowGroups) group(r *Row) int {
 	if g.last >= 0 && g.hashes[g.last] == b && rowsEqual(g.reps[g.last], r, g.skip) {
 		return g.last
 	}
-	head := g.buckets[b]
-	for i := head - 1; i >= 0; i = g.prev[i] - 1 {
-		if rowsEqual(g.reps[i], r, g.skip) {
+	slot := g.slot(b)
+	for {
+		v := g.table[slot]
+		if v == 0 {
+			break
+		}
+		if i := int(v - 1); g.hashes[i] == b && rowsEqual(g.reps[i], r, g.skip) {
 			g.last = i
 			return i
 		}
+		slot = (slot + 1) & (len(g.table) - 1)
 	}
 	i := len(g.reps)
 	g.reps = append(g.reps, r)
-	g.prev = append(g.prev, head)
 	g.hashes = append(g.hashes, b)
-	g.buckets[b] = i + 1
+	g.table[slot] = int32(i + 1)
 	g.last = i
+	if 2*len(g.reps) > len(g.table) {
+		g.rehash(len(g.reps))
+	}
 	return i
 }
 

@@ -4,46 +4,43 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sweep/configs"
 )
 
-// expandConfigKeys resolves config key patterns against the available keys
-// as the generator does: a key holding '*' or '?' is an fnmatch pattern
-// that must match at least one key, any other key must exist. The result
-// keeps first-seen order without duplicates.
-func expandConfigKeys(patterns, available []string) ([]string, error) {
-	var out []string
-	seen := make(map[string]bool, len(patterns))
-	var exists map[string]bool // built on first use
-	add := func(k string) {
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
+// expandConfigKeys resolves config key patterns against the master
+// configs as the generator does: a key holding '*' or '?' is an fnmatch
+// pattern that must match at least one key, any other key must exist. The
+// result keeps first-seen order without duplicates.
+func expandConfigKeys(patterns []string, masters *configs.Masters) ([]*configs.Master, error) {
+	out := make([]*configs.Master, 0, len(patterns))
+	seen := make(map[*configs.Master]bool, len(patterns))
+	add := func(m *configs.Master) {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
 		}
 	}
 	for _, p := range patterns {
 		if strings.ContainsAny(p, "*?") {
 			matched := false
-			for _, k := range available {
-				if fnmatch(p, k) {
+			for _, m := range masters.Entries {
+				if fnmatch(p, m.Key) {
 					matched = true
-					add(k)
+					add(m)
 				}
 			}
 			if !matched {
+				available := masters.Keys()
 				return nil, fmt.Errorf("config key pattern %q matched no config keys (%d keys in the master configs%s)", p, len(available), closest(p, available))
 			}
 			continue
 		}
-		if exists == nil {
-			exists = make(map[string]bool, len(available))
-			for _, k := range available {
-				exists[k] = true
-			}
-		}
-		if !exists[p] {
+		m, ok := masters.Lookup(p)
+		if !ok {
+			available := masters.Keys()
 			return nil, fmt.Errorf("config key %q not found in the master configs (%d keys%s)", p, len(available), closest(p, available))
 		}
-		add(p)
+		add(m)
 	}
 	return out, nil
 }

@@ -345,6 +345,9 @@ type expander struct {
 	nameBuf  []byte // reused exp-name buffers
 	nameEnds []int
 	nameList []string
+	// routerSrc is the master config router x.router was made from.
+	routerSrc *configs.Component
+	router    *Component
 }
 
 // reserve sizes the arenas for the expansion of ms on nRunners runners
@@ -654,11 +657,15 @@ func (x *expander) newWorker(w *configs.Worker) *Worker {
 }
 
 // components returns the router and kv-p2p-transfer of a search-space
-// entry, falling back to the config's top level.
-func components(m *configs.Master, s *configs.SearchSpace) (*Component, string) {
+// entry, falling back to the config's top level. Entries that take the
+// same router from the config share one Component (rows are read-only).
+func (x *expander) components(m *configs.Master, s *configs.SearchSpace) (*Component, string) {
 	var router *Component
 	if r := cmpOr(s.Router, m.Router); r != nil {
-		router = &Component{Name: r.Name, Version: r.Version}
+		if r != x.routerSrc {
+			x.routerSrc, x.router = r, &Component{Name: r.Name, Version: r.Version}
+		}
+		router = x.router
 	}
 	transfer := ""
 	if t := cmpOr(s.KVP2PTransfer, m.KVP2PTransfer); t != nil {
@@ -681,7 +688,7 @@ func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLe
 		}
 		expName := m.ModelPrefix + "_" + SeqLenName(sc.ISL, sc.OSL)
 		for _, s := range sc.SearchSpace {
-			router, transfer := components(m, s)
+			router, transfer := x.components(m, s)
 			base := Row{
 				Image:         m.Image,
 				Model:         m.Model,
@@ -769,7 +776,7 @@ func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Ma
 			if len(cs) == 0 {
 				continue
 			}
-			router, transfer := components(m, s)
+			router, transfer := x.components(m, s)
 			kv := s.KVOffloadingValue()
 			var backend *Backend
 			if s.KVOffloadBackend != nil {
@@ -894,17 +901,23 @@ func kvOffloadSuffix(kv string, b *Backend) string {
 // its concurrencies: <prefix>_p<N>x<tp>[ep<ep>][dpa]_d..._conc. The name
 // goes on with the concurrencies joined by "x" and the offload suffix.
 func multiNodeAgenticExpPrefix(prefix string, p, d *Worker) string {
-	tag := func(w *Worker, role string) string {
-		t := role + strconv.Itoa(w.NumWorker) + "x" + strconv.Itoa(w.TP)
+	tag := func(b []byte, w *Worker, role byte) []byte {
+		b = append(b, role)
+		b = strconv.AppendInt(b, int64(w.NumWorker), 10)
+		b = strconv.AppendInt(append(b, 'x'), int64(w.TP), 10)
 		if w.EP != 1 {
-			t += "ep" + strconv.Itoa(w.EP)
+			b = strconv.AppendInt(append(b, "ep"...), int64(w.EP), 10)
 		}
 		if w.DPAttn {
-			t += "dpa"
+			b = append(b, "dpa"...)
 		}
-		return t
+		return b
 	}
-	return prefix + "_" + tag(p, "p") + "_" + tag(d, "d") + "_conc"
+	var buf [128]byte
+	b := append(buf[:0], prefix...)
+	b = tag(append(b, '_'), p, 'p')
+	b = tag(append(b, '_'), d, 'd')
+	return string(append(b, "_conc"...))
 }
 
 // maxAgenticDRAMMiB caps a node's available CPU DRAM (3 TB decimal, in

@@ -8,8 +8,9 @@ import (
 )
 
 // The benchmarks use InferenceX's own master configs (208 keys, 1,820
-// matrix rows). Compare with the Python generator on the same files, see
-// the sweep section of testdata/README.md for how the figures were taken.
+// matrix rows). testdata/sweep/bench_python.py times the Python generator
+// on the same files doing the same work; run both side by side (see the
+// sweep section of testdata/README.md).
 
 const ixConfigs = "../testdata/inferencex/configs/"
 
@@ -62,7 +63,15 @@ func BenchmarkFullCorpus(b *testing.B) {
 	b.ReportMetric(float64(len(buf)), "json-bytes")
 }
 
-// BenchmarkFullCorpusGenerate is BenchmarkFullCorpus without the JSON.
+// BenchmarkFullCorpusGenerate is the speed requirement's figure: the
+// matrix of every key of both master files (amd-master.yaml and
+// nvidia-master.yaml, already loaded), as "generate_sweep_configs.py
+// test-config --config-keys <all 208 keys>" computes it with no other
+// option: expand every config key (generate_test_config_sweep, which also
+// validates each row) and apply the default eval policy
+// (mark_eval_entries), giving 1,820 rows. Loading and JSON are left out;
+// BenchmarkLoadMasters and BenchmarkFullCorpus cover them. The Python
+// counterpart is the "generate" figure of testdata/sweep/bench_python.py.
 func BenchmarkFullCorpusGenerate(b *testing.B) {
 	g := corpusGenerator(b)
 	opts := TestConfigOptions{ConfigKeys: g.Masters.Keys()}
@@ -90,7 +99,8 @@ func BenchmarkFullCorpusAllEvals(b *testing.B) {
 }
 
 // BenchmarkLoadMasters parses and checks both master files and
-// runners.yaml.
+// runners.yaml: the "load" figure of testdata/sweep/bench_python.py
+// (load_config_files and load_runner_file, YAML and pydantic checks).
 func BenchmarkLoadMasters(b *testing.B) {
 	ms, rs := readSources(b)
 	for b.Loop() {

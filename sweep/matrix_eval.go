@@ -40,7 +40,7 @@ type orderedGroups[K comparable, V any] struct {
 
 // init sizes the groups for about n values.
 func (g *orderedGroups[K, V]) init(n int) {
-	g.index = make(map[K]int32, n/4)
+	g.index = make(map[K]int32, n/8)
 	g.ids = make([]int32, 0, n)
 	g.vals = make([]V, 0, n)
 }

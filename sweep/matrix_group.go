@@ -11,12 +11,12 @@ import (
 // without building keys: rows are bucketed by a few identifying fields and
 // compared field by field.
 type rowGroups struct {
-	skip    fieldSet
-	seed    maphash.Seed
-	table   []int32  // open addressing by bucket hash: group + 1, 0 empty
-	reps    []*Row   // a representative row per group
-	hashes  []uint64 // per group: its bucket hash
-	last    int      // group of the previous row, -1 at first
+	skip   fieldSet
+	seed   maphash.Seed
+	table  []int32  // open addressing by bucket hash: group + 1, 0 empty
+	reps   []*Row   // a representative row per group
+	hashes []uint64 // per group: its bucket hash
+	last   int      // group of the previous row, -1 at first
 }
 
 func newRowGroups(skip fieldSet, sizeHint int) *rowGroups {

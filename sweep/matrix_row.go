@@ -66,7 +66,8 @@ const DefaultAgenticDuration = 3600
 //
 // Rows generated from one search-space entry share their Prefill, Decode,
 // Router and KVOffloadBackend values (as the Python rows share those
-// dicts): treat rows as read-only, or Clone a row before changing it.
+// dicts), and entries of one config that take its top-level router share
+// that Router: treat rows as read-only, or Clone a row before changing it.
 type Row struct {
 	Kind Kind
 

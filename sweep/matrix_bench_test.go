@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"os"
+	"runtime/debug"
 	"testing"
 
 	"sweep/configs"
@@ -73,6 +74,24 @@ func BenchmarkFullCorpus(b *testing.B) {
 // BenchmarkLoadMasters and BenchmarkFullCorpus cover them. The Python
 // counterpart is the "generate" figure of testdata/sweep/bench_python.py.
 func BenchmarkFullCorpusGenerate(b *testing.B) {
+	g := corpusGenerator(b)
+	opts := TestConfigOptions{ConfigKeys: g.Masters.Keys()}
+	n := 0
+	for b.Loop() {
+		rows, err := g.TestConfig(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(rows)
+	}
+	b.ReportMetric(float64(n), "rows")
+}
+
+// BenchmarkFullCorpusGenerateCLI is BenchmarkFullCorpusGenerate under the
+// collector setting the sweep CLI runs its batch commands with
+// (TuneGCForBatch): the cost a user of `sweep matrix` pays.
+func BenchmarkFullCorpusGenerateCLI(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(BatchGCPercent))
 	g := corpusGenerator(b)
 	opts := TestConfigOptions{ConfigKeys: g.Masters.Keys()}
 	n := 0

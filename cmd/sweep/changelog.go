@@ -45,6 +45,7 @@ func newChangelogCmd(ios *IOStreams, runF func(context.Context, *changelogOption
 	}
 	return &Command{
 		Name:  "changelog",
+		Batch: true,
 		Short: "Turn new perf-changelog.yaml entries into the sweep they ask for, as InferenceX's CI does",
 		Long: `Compare perf-changelog.yaml before (base) and after (head) a change, and
 print the sweep the added entries ask for as one JSON object, exactly what

@@ -18,6 +18,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"sweep/sweep"
 )
 
 // Exit codes decided by Main.
@@ -47,6 +49,9 @@ type Command struct {
 	// Sub lists subcommands ("sweep matrix test-config"); a command with
 	// Sub has no Flags of its own.
 	Sub []*Command
+	// Batch marks short-lived commands that run with the batch garbage
+	// collector setting (sweep.TuneGCForBatch); subcommands inherit it.
+	Batch bool
 }
 
 // FlagError is a usage mistake: Main prints it with a hint and exits 2.
@@ -113,10 +118,14 @@ func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 		}
 		for _, s := range c.Sub {
 			if s.Name == args[0] {
+				s.Batch = s.Batch || c.Batch
 				return dispatch(ctx, ios, s, append(path, s.Name), args[1:])
 			}
 		}
 		return flagErrorf("unknown command %q for %q (known: %s)", args[0], strings.Join(path, " "), subNames(c))
+	}
+	if c.Batch {
+		sweep.TuneGCForBatch()
 	}
 	fs, runF := c.Flags()
 	fs.SetOutput(ios.ErrOut)

@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"sweep/sweep"
 )
 
 // runCLI runs sweep with args and returns exit code, stdout and stderr.
@@ -56,4 +60,16 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		}
 	}
 	walk(rootCommand(&IOStreams{}), nil)
+}
+
+func TestBatchCommandsTuneTheCollector(t *testing.T) {
+	t.Setenv("GOGC", "") // set, so nothing is tuned...
+	os.Unsetenv("GOGC")  // ...then unset for this test; t.Setenv restores it
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	code, _, errOut := runCLI(t, "matrix", "test-config", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp")
+	assert.Equal(t, 0, code, errOut)
+	assert.Equal(t, sweep.BatchGCPercent, debug.SetGCPercent(100), "matrix runs with the batch GC setting")
+	code, _, _ = runCLI(t, "version")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, 100, debug.SetGCPercent(100), "other commands keep the default")
 }

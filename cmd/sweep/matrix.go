@@ -78,6 +78,7 @@ func bindEvalFlags(fs *pflag.FlagSet, o *sweep.EvalOptions) {
 func newMatrixCmd(ios *IOStreams) *Command {
 	return &Command{
 		Name:  "matrix",
+		Batch: true,
 		Short: "Generate the benchmark matrix from master configs, as InferenceX's generator does",
 		Long: `Expand master config entries into matrix rows: one JSON object per benchmark
 point, exactly what InferenceX's utils/matrix_logic/generate_sweep_configs.py

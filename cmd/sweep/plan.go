@@ -29,6 +29,7 @@ func newPlanCmd(ios *IOStreams, runF func(context.Context, *planOptions) error) 
 	}
 	return &Command{
 		Name:  "plan",
+		Batch: true,
 		Short: "Show the engine, router, client and eval commands of every point, checked against the flag schemas",
 		Long: `Plan the benchmark points of the named config keys: for every matrix row,
 the recipe that serves it (routed as InferenceX's launchers do) and the

@@ -36,6 +36,7 @@ func newValidateCmd(ios *IOStreams, runF func(context.Context, *validateOptions)
 	}
 	return &Command{
 		Name:  "validate",
+		Batch: true,
 		Short: "Check master configs, runners.yaml and perf-changelog.yaml; report every problem",
 		Long: `Check the config files the way InferenceX does, and more strictly:
 

@@ -205,13 +205,9 @@ func toProblems(errs []*schema.Error) []validateProblem {
 }
 
 func schemaValidateRun(_ context.Context, o *schemaValidateOptions) error {
-	cat, err := schema.Embedded()
+	s, err := resolveSchema(o.Schema)
 	if err != nil {
 		return err
-	}
-	s, err := cat.Resolve(o.Schema)
-	if err != nil {
-		return &FlagError{Err: err}
 	}
 	p, perr := s.Parse(s.TrimProgram(o.Args))
 	probs := schema.Problems(perr)
@@ -335,13 +331,9 @@ Examples:
 }
 
 func schemaCheckRun(ctx context.Context, o *schemaCheckOptions) error {
-	cat, err := schema.Embedded()
+	s, err := resolveSchema(o.Schema)
 	if err != nil {
 		return err
-	}
-	s, err := cat.Resolve(o.Schema)
-	if err != nil {
-		return &FlagError{Err: err}
 	}
 	var text []byte
 	source := o.HelpFile
@@ -472,13 +464,9 @@ Examples:
 }
 
 func schemaShowRun(_ context.Context, o *schemaShowOptions) error {
-	cat, err := schema.Embedded()
+	s, err := resolveSchema(o.Schema)
 	if err != nil {
 		return err
-	}
-	s, err := cat.Resolve(o.Schema)
-	if err != nil {
-		return &FlagError{Err: err}
 	}
 	if len(o.Flags) == 0 {
 		tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
@@ -616,4 +604,18 @@ func showFlag(ios *IOStreams, s *schema.Schema, f *schema.Flag) {
 			}
 		}
 	}
+}
+
+// resolveSchema finds TOOL[@VERSION] among the embedded schemas; an
+// unknown one is a usage error.
+func resolveSchema(ref string) (*schema.Schema, error) {
+	cat, err := schema.Embedded()
+	if err != nil {
+		return nil, err
+	}
+	s, err := cat.Resolve(ref)
+	if err != nil {
+		return nil, &FlagError{Err: err}
+	}
+	return s, nil
 }

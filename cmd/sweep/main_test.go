@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -72,4 +73,18 @@ func TestBatchCommandsTuneTheCollector(t *testing.T) {
 	code, _, _ = runCLI(t, "version")
 	assert.Equal(t, 0, code)
 	assert.Equal(t, 100, debug.SetGCPercent(100), "other commands keep the default")
+}
+
+// parseOptions binds args with a command's flag set, as dispatch does, and
+// returns the options its run function would receive.
+func parseOptions[O any](t *testing.T, newCmd func(*IOStreams, func(context.Context, *O) error) *Command, args ...string) (*O, error) {
+	t.Helper()
+	var got *O
+	cmd := newCmd(&IOStreams{}, func(_ context.Context, o *O) error { got = o; return nil })
+	fs, runF := cmd.Flags()
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	err := runF(t.Context(), fs.Args())
+	return got, err
 }

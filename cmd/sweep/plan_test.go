@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -44,14 +43,7 @@ func TestNewPlanCmdFlags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var got *planOptions
-			cmd := newPlanCmd(&IOStreams{}, func(_ context.Context, o *planOptions) error {
-				got = o
-				return nil
-			})
-			fs, runF := cmd.Flags()
-			require.NoError(t, fs.Parse(tc.args))
-			err := runF(t.Context(), fs.Args())
+			got, err := parseOptions(t, newPlanCmd, tc.args...)
 			if tc.err != "" {
 				require.ErrorContains(t, err, tc.err)
 				var fe *FlagError

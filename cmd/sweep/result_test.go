@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -15,14 +14,8 @@ import (
 const aggCases = "../../testdata/aggregation"
 
 func TestResultAggregateFlags(t *testing.T) {
-	var got *resultAggregateOptions
-	cmd := newResultAggregateCmd(&IOStreams{}, func(_ context.Context, o *resultAggregateOptions) error {
-		got = o
-		return nil
-	})
-	fs, runF := cmd.Flags()
-	require.NoError(t, fs.Parse([]string{"RD", "--env-file", "e.json", "--out", "o.json", "--golden-al", "3.39"}))
-	require.NoError(t, runF(t.Context(), fs.Args()))
+	got, err := parseOptions(t, newResultAggregateCmd, "RD", "--env-file", "e.json", "--out", "o.json", "--golden-al", "3.39")
+	require.NoError(t, err)
 	assert.Equal(t, "RD", got.ResultDir)
 	assert.Equal(t, "e.json", got.EnvFile)
 	assert.Equal(t, "o.json", got.Out)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -150,11 +149,8 @@ func TestSchemaCheckExec(t *testing.T) {
 
 // Flag parsing builds the options the run function gets.
 func TestNewSchemaCheckCmd(t *testing.T) {
-	var got *schemaCheckOptions
-	cmd := newSchemaCheckCmd(&IOStreams{}, func(_ context.Context, o *schemaCheckOptions) error { got = o; return nil })
-	fs, runF := cmd.Flags()
-	require.NoError(t, fs.Parse([]string{"sglang@v0.5.16", "--exec", "python3", "--timeout", "30s", "--", "-m", "sglang.launch_server"}))
-	require.NoError(t, runF(t.Context(), fs.Args()))
+	got, err := parseOptions(t, newSchemaCheckCmd, "sglang@v0.5.16", "--exec", "python3", "--timeout", "30s", "--", "-m", "sglang.launch_server")
+	require.NoError(t, err)
 	assert.Equal(t, "sglang@v0.5.16", got.Schema)
 	assert.Equal(t, "python3", got.Exec)
 	assert.Equal(t, []string{"-m", "sglang.launch_server"}, got.ExecArgs)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,21 +19,15 @@ import (
 )
 
 func TestScrapeFlags(t *testing.T) {
-	var got *scrapeOptions
-	cmd := newScrapeCmd(&IOStreams{}, func(_ context.Context, o *scrapeOptions) error {
-		got = o
-		return nil
-	})
-	fs, runF := cmd.Flags()
-	require.NoError(t, fs.Parse([]string{"localhost:8000", "http://h:1/custom", "--interval", "250ms", "--duration", "0", "--engine", "vllm"}))
-	require.NoError(t, runF(t.Context(), fs.Args()))
+	got, err := parseOptions(t, newScrapeCmd, "localhost:8000", "http://h:1/custom", "--interval", "250ms", "--duration", "0", "--engine", "vllm")
+	require.NoError(t, err)
 	assert.Equal(t, []string{"http://localhost:8000/metrics", "http://h:1/custom"}, got.URLs)
 	assert.Equal(t, 250*time.Millisecond, got.Interval)
 	assert.Zero(t, got.Duration)
 	assert.Equal(t, metrics.EngineVLLM, got.Engine)
 
-	fs, _ = newScrapeCmd(&IOStreams{}, nil).Flags()
-	assert.Error(t, fs.Parse([]string{"--engine", "trt"}))
+	_, err = parseOptions(t, newScrapeCmd, "--engine", "trt")
+	assert.ErrorContains(t, err, "trt")
 }
 
 // handlerTransport serves requests in-process (no socket), so scrapeRun

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,14 +34,7 @@ func TestNewValidateCmdFlags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var got *validateOptions
-			cmd := newValidateCmd(&IOStreams{}, func(_ context.Context, o *validateOptions) error {
-				got = o
-				return nil
-			})
-			fs, runF := cmd.Flags()
-			require.NoError(t, fs.Parse(tc.args))
-			err := runF(t.Context(), fs.Args())
+			got, err := parseOptions(t, newValidateCmd, tc.args...)
 			if tc.err != "" {
 				require.ErrorContains(t, err, tc.err)
 				var fe *FlagError

@@ -93,7 +93,8 @@ type Options struct {
 	// GPUIdle tunes the idle wait.
 	GPUIdle GPUIdleOptions
 	// Progress, when set, is called with one line per stage change, and
-	// with the client's latest output line at most every ClientEcho.
+	// with the client's latest output line at most every ClientEcho. Calls
+	// never overlap, but may come from different goroutines.
 	Progress func(line string)
 	// ClientEcho is the interval between echoed client lines (default
 	// 30 s); the client's full output is in benchmark.log.

@@ -35,6 +35,10 @@ type runner struct {
 	mu       sync.Mutex
 	procs    []*process.Process // started processes, stopped in reverse order
 	firstErr error
+
+	// progressMu serialises Options.Progress: stages and the client's
+	// output echo (called from its drain goroutine) report concurrently.
+	progressMu sync.Mutex
 }
 
 // Run runs the point. It returns the record (also written to
@@ -355,7 +359,11 @@ func (r *runner) save() {
 	}
 }
 
-func (r *runner) progress(line string) { r.o.Progress(line) }
+func (r *runner) progress(line string) {
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	r.o.Progress(line)
+}
 
 func tailOf(p *process.Process) []string {
 	if p == nil {

@@ -487,27 +487,7 @@ func (x *expander) fixedSingleConcs(s *configs.SearchSpace) ([]int, bool) {
 		return cs, true
 	}
 	if len(s.ConcList) > 0 {
-		cs := slices.Clone(s.ConcList)
-		if x.minConc != nil {
-			if *x.minConc <= 0 {
-				return nil, false
-			}
-			cs = filterConcs(cs, func(c int) bool { return c >= *x.minConc })
-			if len(cs) == 0 {
-				return nil, false
-			}
-		}
-		if x.maxConc != nil {
-			if *x.maxConc <= 0 {
-				return nil, false
-			}
-			if f := filterConcs(cs, func(c int) bool { return c <= *x.maxConc }); len(f) > 0 {
-				cs = f
-			} else {
-				cs = []int{*x.maxConc}
-			}
-		}
-		return cs, true
+		return x.clampConcList(slices.Clone(s.ConcList))
 	}
 	start, end := *s.ConcStart, *s.ConcEnd
 	if x.minConc != nil {
@@ -548,6 +528,15 @@ func (x *expander) fixedMultiConcs(s *configs.SearchSpace) ([]int, bool) {
 		}
 		return cs, true
 	}
+	return x.clampConcList(cs)
+}
+
+// clampConcList applies full-sweep's --min-conc and --max-conc to a list
+// of (positive) concurrencies, as the generator does for conc-list
+// entries and multi-node rows: values below the minimum are dropped,
+// values above the maximum too, and a list with nothing left at or below
+// the maximum becomes [max]. ok is false when the entry is skipped.
+func (x *expander) clampConcList(cs []int) ([]int, bool) {
 	if x.minConc != nil {
 		if *x.minConc <= 0 {
 			return nil, false
@@ -558,12 +547,13 @@ func (x *expander) fixedMultiConcs(s *configs.SearchSpace) ([]int, bool) {
 		}
 	}
 	if x.maxConc != nil {
+		if *x.maxConc <= 0 {
+			return nil, false
+		}
 		if f := filterConcs(cs, func(c int) bool { return c <= *x.maxConc }); len(f) > 0 {
 			cs = f
-		} else if *x.maxConc > 0 {
-			cs = []int{*x.maxConc}
 		} else {
-			return nil, false
+			cs = []int{*x.maxConc}
 		}
 	}
 	return cs, true

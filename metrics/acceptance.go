@@ -92,6 +92,18 @@ type ALCheck struct {
 	Reason    string     `json:"reason,omitempty"`
 }
 
+// String summarises the check for a person: "measured 3.374, golden
+// 3.390 (±0.05): pass", with n/a for a value that is missing.
+func (c *ALCheck) String() string {
+	opt := func(f *Float) string {
+		if f == nil {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.3f", float64(*f))
+	}
+	return fmt.Sprintf("measured %s, golden %s (±%.2f): %s", opt(c.Measured), opt(c.Golden), float64(c.Tolerance), c.Verdict)
+}
+
 // Passed reports whether the verdict is a pass.
 func (c *ALCheck) Passed() bool { return c != nil && c.Verdict == ALPass }
 

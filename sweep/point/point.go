@@ -15,7 +15,6 @@
 package point
 
 import (
-	"maps"
 	"time"
 
 	"sweep/metrics"
@@ -211,6 +210,10 @@ func (r *Record) Failed() *Stage {
 func (r *Record) clone() *Record {
 	c := *r
 	c.Stages = append([]Stage(nil), r.Stages...)
-	c.Processes = maps.Clone(r.Processes)
+	c.Processes = make(map[string]*ProcessOutcome, len(r.Processes))
+	for name, po := range r.Processes {
+		cp := *po
+		c.Processes[name] = &cp
+	}
 	return &c
 }

@@ -67,7 +67,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			r.mu.Lock()
 			r.rec.Acceptance = al
 			r.mu.Unlock()
-			r.progress(fmt.Sprintf("acceptance length: measured %s, golden %s, verdict %s", fmtFloat(al.Measured), fmtFloat(al.Golden), al.Verdict))
+			r.progress("acceptance length: " + al.String())
 			switch {
 			case al.Verdict == metrics.ALFail:
 				return errors.New(al.Reason)
@@ -152,11 +152,4 @@ func (r *runner) acceptance(scraped *metrics.ScrapeResult) *metrics.ALCheck {
 	c := metrics.CheckAL(metrics.ServerMetricsFile, metrics.ALCounters{}, r.spec.GoldenAL, r.o.ALTolerance)
 	c.Reason = fmt.Sprintf("no counters: %v; and no two good scrapes of the engine", exportErr)
 	return c
-}
-
-func fmtFloat(f *metrics.Float) string {
-	if f == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.3f", float64(*f))
 }

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"sweep/sweep/atomicfile"
+	"sweep/internal/atomicfile"
 )
 
 // prepareDir creates the artifact directory and removes temp files a

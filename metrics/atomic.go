@@ -3,7 +3,7 @@ package metrics
 import (
 	"encoding/json"
 
-	"sweep/sweep/atomicfile"
+	"sweep/internal/atomicfile"
 )
 
 // MarshalResult encodes a result as InferenceX writes it (two-space

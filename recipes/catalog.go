@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"sweep/configs"
-	"sweep/sweep"
+	"sweep/configs/matrix"
 )
 
 // Catalog is a set of recipes addressed by script name. Build one with
@@ -101,7 +101,7 @@ func Launchers() []Launcher { return slices.Clone(launchers) }
 
 // ScriptNames returns the recipe script names the launcher tries for a row,
 // in order.
-func (l Launcher) ScriptNames(r *sweep.Row) []string {
+func (l Launcher) ScriptNames(r *matrix.Row) []string {
 	base := r.ModelPrefix + "_" + r.Precision + "_" + l.GPU
 	mtp := ""
 	if r.SpecDecoding == "mtp" {
@@ -116,7 +116,7 @@ func (l Launcher) ScriptNames(r *sweep.Row) []string {
 // RunnerName returns the runner a row runs on: the row's runner when it is
 // already a runner name, else the first runner of its label in runners (or
 // the label itself when runners does not know it).
-func RunnerName(r *sweep.Row, runners *configs.Runners) string {
+func RunnerName(r *matrix.Row, runners *configs.Runners) string {
 	if runners != nil {
 		if names, ok := runners.Runner(r.Runner); ok && len(names) > 0 {
 			return names[0]
@@ -141,7 +141,7 @@ func LauncherFor(runnerName string) (Launcher, error) {
 }
 
 // Lookup routes a row to its recipe as InferenceX's launchers do.
-func (c *Catalog) Lookup(r *sweep.Row, runners *configs.Runners) (*Recipe, error) {
+func (c *Catalog) Lookup(r *matrix.Row, runners *configs.Runners) (*Recipe, error) {
 	runner := RunnerName(r, runners)
 	l, err := LauncherFor(runner)
 	if err != nil {

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs/matrix"
 	"sweep/recipes/schema"
-	"sweep/sweep"
 )
 
 // sampleEntry is one point of testdata/recipes/recipe-argv-sample.json: what
@@ -54,7 +54,7 @@ func planKey(t *testing.T, key, aiperf string) map[string]Point {
 	require.NoError(t, err)
 	out := map[string]Point{}
 	for _, evals := range []bool{false, true} {
-		rows, err := g.TestConfig(sweep.TestConfigOptions{ConfigKeys: []string{key}, EvalOptions: sweep.EvalOptions{EvalsOnly: evals, NoEvals: !evals}})
+		rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{key}, EvalOptions: matrix.EvalOptions{EvalsOnly: evals, NoEvals: !evals}})
 		require.NoError(t, err)
 		pts, err := Plan(rows, PlanOptions{AiperfVersion: aiperf})
 		require.NoError(t, err)

@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"sweep/configs"
+	"sweep/configs/matrix"
 	"sweep/metrics"
 	"sweep/recipes/schema"
-	"sweep/sweep"
 )
 
 // Command is one process of a point: argv (the program first, as InferenceX
@@ -40,7 +40,7 @@ type Command struct {
 // row. Router is nil without DP attention; exactly one of Client (benchmark
 // rows) and Eval (eval-only rows) is set.
 type Point struct {
-	Row       sweep.Row
+	Row       matrix.Row
 	ConfigKey string // "" when the caller did not say (PlanOptions.KeyOf)
 	Recipe    string // recipe name = InferenceX script stem
 	// Engine is the inference server; CommandFile is where InferenceX
@@ -76,7 +76,7 @@ type Point struct {
 }
 
 type pointJSON struct {
-	Row                  *sweep.Row      `json:"row"`
+	Row                  *matrix.Row     `json:"row"`
 	ConfigKey            string          `json:"config_key,omitempty"`
 	Recipe               string          `json:"recipe"`
 	Engine               Command         `json:"engine"`
@@ -151,7 +151,7 @@ type PlanOptions struct {
 	// Golden holds the golden AL curves (default: the embedded ones).
 	Golden *configs.GoldenAL
 	// KeyOf names a row's master config key, for messages and output.
-	KeyOf func(*sweep.Row) string
+	KeyOf func(*matrix.Row) string
 }
 
 // Problem is one reason a point cannot be planned.
@@ -217,7 +217,7 @@ func errUnsupportedEngine(r *Recipe) error {
 // Plan builds the point of every row. Every command is checked against its
 // schema; when any row cannot be planned the error is a *PlanError listing
 // every problem of every point, and the points are nil.
-func Plan(rows sweep.Matrix, opts PlanOptions) ([]Point, error) {
+func Plan(rows matrix.Matrix, opts PlanOptions) ([]Point, error) {
 	cfg, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
@@ -283,14 +283,14 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 }
 
 // describe is the short point description used in problems.
-func describe(r *sweep.Row) string {
+func describe(r *matrix.Row) string {
 	if r.Kind.MultiNode() {
 		return fmt.Sprintf("%s (multi-node) conc%v", r.ExpName, r.Concs)
 	}
 	return fmt.Sprintf("tp%d ep%d dpa%t conc%d kv%s", r.TP, r.EP, r.DPAttn, r.Conc, kvName(r))
 }
 
-func kvName(r *sweep.Row) string {
+func kvName(r *matrix.Row) string {
 	if r.KVOffloadBackend != nil {
 		return "-" + r.KVOffloadBackend.Name
 	}
@@ -299,7 +299,7 @@ func kvName(r *sweep.Row) string {
 
 // plan builds one point; problems are returned rather than failing early so
 // a plan reports everything at once.
-func (o *planConfig) plan(i int, row *sweep.Row) (Point, []*Problem) {
+func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 	key := ""
 	if o.KeyOf != nil {
 		key = o.KeyOf(row)
@@ -314,7 +314,7 @@ func (o *planConfig) plan(i int, row *sweep.Row) (Point, []*Problem) {
 		}
 		probs = append(probs, &Problem{Index: i, ConfigKey: key, Point: describe(row), Recipe: recipe, Role: role, Err: err})
 	}
-	if row.Kind != sweep.AgenticSingleNode {
+	if row.Kind != matrix.AgenticSingleNode {
 		fail("", "recipe", fmt.Errorf("only single-node agentic rows can be planned, not %s", row.Kind))
 		return Point{}, probs
 	}
@@ -440,7 +440,7 @@ func (o *planConfig) plan(i int, row *sweep.Row) (Point, []*Problem) {
 	return p, probs
 }
 
-func (o *planConfig) duration(row *sweep.Row) int {
+func (o *planConfig) duration(row *matrix.Row) int {
 	switch {
 	case o.Fast:
 		return fastDuration
@@ -449,10 +449,10 @@ func (o *planConfig) duration(row *sweep.Row) int {
 	case row.Duration > 0:
 		return row.Duration
 	}
-	return sweep.DefaultAgenticDuration
+	return matrix.DefaultAgenticDuration
 }
 
-func rowWithRunner(row *sweep.Row, runner string) *sweep.Row {
+func rowWithRunner(row *matrix.Row, runner string) *matrix.Row {
 	if runner == "" {
 		return row
 	}
@@ -465,7 +465,7 @@ func healthURL(port int) string  { return "http://localhost:" + strconv.Itoa(por
 func metricsURL(port int) string { return "http://localhost:" + strconv.Itoa(port) + "/metrics" }
 
 // ctx derives the recipe context of a row.
-func (o *planConfig) ctx(row *sweep.Row, rc *Recipe) (*Ctx, error) {
+func (o *planConfig) ctx(row *matrix.Row, rc *Recipe) (*Ctx, error) {
 	c := &Ctx{
 		Row: row, TP: row.TP, EP: max(row.EP, 1), Conc: row.Conc, DPAttn: row.DPAttn,
 		EvalOnly: o.Eval || row.EvalOnly != nil && *row.EvalOnly,

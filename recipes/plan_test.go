@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs"
+	"sweep/configs/matrix"
 	"sweep/recipes/schema"
-	"sweep/sweep"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/recipes/*.golden")
@@ -36,7 +36,7 @@ var shippedKeys = []string{
 }
 
 // generator parses the embedded configs once for all tests (read-only).
-var generator = sync.OnceValues(func() (*sweep.Generator, error) {
+var generator = sync.OnceValues(func() (*matrix.Generator, error) {
 	m, err := configs.DefaultMasters()
 	if err != nil {
 		return nil, err
@@ -45,10 +45,10 @@ var generator = sync.OnceValues(func() (*sweep.Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sweep.Generator{Masters: m, Runners: r}, nil
+	return &matrix.Generator{Masters: m, Runners: r}, nil
 })
 
-func rows(t testing.TB, o sweep.TestConfigOptions) sweep.Matrix {
+func rows(t testing.TB, o matrix.TestConfigOptions) matrix.Matrix {
 	t.Helper()
 	g, err := generator()
 	require.NoError(t, err)
@@ -61,8 +61,8 @@ func rows(t testing.TB, o sweep.TestConfigOptions) sweep.Matrix {
 	return ms
 }
 
-func keyRows(t testing.TB, keys ...string) sweep.Matrix {
-	return rows(t, sweep.TestConfigOptions{ConfigKeys: keys})
+func keyRows(t testing.TB, keys ...string) matrix.Matrix {
+	return rows(t, matrix.TestConfigOptions{ConfigKeys: keys})
 }
 
 func TestPlanEveryShippedKey(t *testing.T) {
@@ -135,9 +135,9 @@ func TestPlanRejectsBadClientFlag(t *testing.T) {
 }
 
 func TestPlanOptions(t *testing.T) {
-	tp8conc4 := func(t *testing.T) sweep.Matrix {
-		rs := rows(t, sweep.TestConfigOptions{ConfigKeys: []string{mi325xKey}, Conc: []int{4}})
-		return slices.DeleteFunc(rs, func(r *sweep.Row) bool { return r.TP != 8 || r.EP != 1 })
+	tp8conc4 := func(t *testing.T) matrix.Matrix {
+		rs := rows(t, matrix.TestConfigOptions{ConfigKeys: []string{mi325xKey}, Conc: []int{4}})
+		return slices.DeleteFunc(rs, func(r *matrix.Row) bool { return r.TP != 8 || r.EP != 1 })
 	}
 	tests := []struct {
 		name          string
@@ -222,7 +222,7 @@ func TestPlanEvalOption(t *testing.T) {
 }
 
 func TestDPAttentionRouter(t *testing.T) {
-	rs := slices.DeleteFunc(keyRows(t, "dsv4-fp4-mi355x-vllm-agentic-mtp"), func(r *sweep.Row) bool { return !r.DPAttn })
+	rs := slices.DeleteFunc(keyRows(t, "dsv4-fp4-mi355x-vllm-agentic-mtp"), func(r *matrix.Row) bool { return !r.DPAttn })
 	require.Len(t, rs, 1)
 	pts, err := Plan(rs, PlanOptions{Port: 7000})
 	require.NoError(t, err)
@@ -237,15 +237,15 @@ func TestDPAttentionRouter(t *testing.T) {
 }
 
 func TestOffloadSizing(t *testing.T) {
-	find := func(t *testing.T, key string, keep func(*sweep.Row) bool) Point {
+	find := func(t *testing.T, key string, keep func(*matrix.Row) bool) Point {
 		t.Helper()
-		rs := slices.DeleteFunc(keyRows(t, key), func(r *sweep.Row) bool { return !keep(r) })
+		rs := slices.DeleteFunc(keyRows(t, key), func(r *matrix.Row) bool { return !keep(r) })
 		require.NotEmpty(t, rs)
 		pts, err := Plan(rs[:1], PlanOptions{})
 		require.NoError(t, err)
 		return pts[0]
 	}
-	dram := func(r *sweep.Row) bool { return r.KVOffloading == "dram" }
+	dram := func(r *matrix.Row) bool { return r.KVOffloading == "dram" }
 	value := func(argv []string, flag string) string {
 		i := slices.Index(argv, flag)
 		if i < 0 || i+1 >= len(argv) {
@@ -289,20 +289,20 @@ func TestLookup(t *testing.T) {
 	runners, err := configs.DefaultRunners()
 	require.NoError(t, err)
 	cat := Builtin()
-	row := func(runner, prefix, framework string) *sweep.Row {
-		return &sweep.Row{Kind: sweep.AgenticSingleNode, Runner: runner, ModelPrefix: prefix, Precision: "fp8", Framework: framework, SpecDecoding: "mtp"}
+	row := func(runner, prefix, framework string) *matrix.Row {
+		return &matrix.Row{Kind: matrix.AgenticSingleNode, Runner: runner, ModelPrefix: prefix, Precision: "fp8", Framework: framework, SpecDecoding: "mtp"}
 	}
 	tests := []struct {
 		name, want, wantErr string
-		row                 *sweep.Row
+		row                 *matrix.Row
 	}{
 		{name: "mi325x omits the framework", row: row("cluster:mi325x-amds", "qwen3.5", "sglang"), want: "qwen3.5_fp8_mi325x_mtp"},
-		{name: "mi355x framework name first", row: &sweep.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "qwen3.5", Precision: "fp4", Framework: "sglang", SpecDecoding: "mtp"}, want: "qwen3.5_fp4_mi355x_sglang_mtp"},
-		{name: "mi355x falls back", row: &sweep.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "kimik3", Precision: "fp4", Framework: "vllm", SpecDecoding: "mtp"}, want: "kimik3_fp4_mi355x_mtp"},
+		{name: "mi355x framework name first", row: &matrix.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "qwen3.5", Precision: "fp4", Framework: "sglang", SpecDecoding: "mtp"}, want: "qwen3.5_fp4_mi355x_sglang_mtp"},
+		{name: "mi355x falls back", row: &matrix.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "kimik3", Precision: "fp4", Framework: "vllm", SpecDecoding: "mtp"}, want: "kimik3_fp4_mi355x_mtp"},
 		{name: "h200 falls back", row: row("cluster:h200-dgxc", "qwen3.5", "sglang"), want: "qwen3.5_fp8_h200_mtp"},
 		{name: "runner name routes too", row: row("mi325x-amds_07", "qwen3.5", "sglang"), want: "qwen3.5_fp8_mi325x_mtp"},
 		{name: "no recipe", row: row("cluster:mi325x-amds", "llama9", "sglang"), wantErr: "no recipe: launch_mi325x-amds.sh would run benchmarks/single_node/agentic/llama9_fp8_mi325x_mtp.sh"},
-		{name: "atom key without recipe", row: &sweep.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "qwen3.5", Precision: "fp8", Framework: "atom", SpecDecoding: "mtp"}, wantErr: "would run benchmarks/single_node/agentic/qwen3.5_fp8_mi355x_atom_mtp.sh, and sweep has no recipe"},
+		{name: "atom key without recipe", row: &matrix.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "qwen3.5", Precision: "fp8", Framework: "atom", SpecDecoding: "mtp"}, wantErr: "would run benchmarks/single_node/agentic/qwen3.5_fp8_mi355x_atom_mtp.sh, and sweep has no recipe"},
 		{name: "unknown launcher", row: row("gb200-nv", "qwen3.5", "sglang"), wantErr: "runner gb200-nv: no launcher launch_gb200-nv.sh"},
 	}
 	for _, tc := range tests {
@@ -325,7 +325,7 @@ func TestPlanReportsEveryBadRow(t *testing.T) {
 	noRecipe.ModelPrefix = "llama9"
 	dpa := good[1].Clone()
 	dpa.DPAttn = true
-	_, err := Plan(sweep.Matrix{good[0], noRecipe, dpa, good[1]}, PlanOptions{KeyOf: func(*sweep.Row) string { return mi325xKey }})
+	_, err := Plan(matrix.Matrix{good[0], noRecipe, dpa, good[1]}, PlanOptions{KeyOf: func(*matrix.Row) string { return mi325xKey }})
 	pe, ok := errors.AsType[*PlanError](err)
 	require.True(t, ok)
 	require.Len(t, pe.Problems, 2)
@@ -363,7 +363,7 @@ func TestPointJSONShape(t *testing.T) {
 }
 
 func TestPlanTextGolden(t *testing.T) {
-	pts, err := Plan(keyRows(t, mi325xKey), PlanOptions{KeyOf: func(*sweep.Row) string { return mi325xKey }})
+	pts, err := Plan(keyRows(t, mi325xKey), PlanOptions{KeyOf: func(*matrix.Row) string { return mi325xKey }})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, WriteText(&buf, pts))
@@ -402,7 +402,7 @@ func BenchmarkPlanAllShippedKeys(b *testing.B) {
 func TestDeviationTable(t *testing.T) {
 	doc, err := os.ReadFile("doc.go")
 	require.NoError(t, err)
-	rs := rows(t, sweep.TestConfigOptions{ConfigKeys: []string{mi325xKey}, Conc: []int{4}})[:1]
+	rs := rows(t, matrix.TestConfigOptions{ConfigKeys: []string{mi325xKey}, Conc: []int{4}})[:1]
 	fork, err := Plan(rs, PlanOptions{AiperfVersion: "sa-754356e9"})
 	require.NoError(t, err)
 	up, err := Plan(rs, PlanOptions{})
@@ -423,9 +423,9 @@ func TestDeviationTable(t *testing.T) {
 // offload) of every shipped key, plus the eval rows, so a review sees every
 // recipe variation in one file.
 func TestPlanArmsGolden(t *testing.T) {
-	var all sweep.Matrix
+	var all matrix.Matrix
 	keyOf := map[string]string{} // exp-name + image + runner -> key
-	id := func(r *sweep.Row) string { return r.ExpName + " " + r.Image + " " + r.Runner }
+	id := func(r *matrix.Row) string { return r.ExpName + " " + r.Image + " " + r.Runner }
 	for _, key := range shippedKeys {
 		seen := map[string]bool{}
 		for _, r := range keyRows(t, key) {
@@ -437,8 +437,8 @@ func TestPlanArmsGolden(t *testing.T) {
 			}
 		}
 	}
-	all = append(all, rows(t, sweep.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: sweep.EvalOptions{EvalsOnly: true}})...)
-	pts, err := Plan(all, PlanOptions{KeyOf: func(r *sweep.Row) string { return keyOf[id(r)] }})
+	all = append(all, rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{EvalsOnly: true}})...)
+	pts, err := Plan(all, PlanOptions{KeyOf: func(r *matrix.Row) string { return keyOf[id(r)] }})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, WriteText(&buf, pts))

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"sweep/sweep"
+	"sweep/configs/matrix"
 )
 
 // Engine names the inference server a recipe starts. The value is the
@@ -68,7 +68,7 @@ type Recipe struct {
 // Ctx is what a recipe's sizing rules see: the row and the values derived
 // from it and from the plan options.
 type Ctx struct {
-	Row *sweep.Row
+	Row *matrix.Row
 	// TP, EP and Conc are the row's values; DPAttn is dp-attn.
 	TP, EP, Conc int
 	DPAttn       bool

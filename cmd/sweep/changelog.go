@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
-	"sweep/sweep"
+	"sweep/configs/matrix"
 )
 
 // changelogOptions are the inputs of "sweep changelog".
@@ -120,7 +120,7 @@ func changelogRun(ctx context.Context, o *changelogOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := g.ProcessChangelog(sweep.ChangelogOptions{
+	res, err := g.ProcessChangelog(matrix.ChangelogOptions{
 		Base:       base,
 		Head:       head,
 		BaseRef:    cmpOrString(o.BaseRef, o.BaseFile),

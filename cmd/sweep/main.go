@@ -19,7 +19,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"sweep/sweep"
+	"sweep/configs/matrix"
 )
 
 // Exit codes decided by Main.
@@ -50,7 +50,7 @@ type Command struct {
 	// Sub has no Flags of its own.
 	Sub []*Command
 	// Batch marks short-lived commands that run with the batch garbage
-	// collector setting (sweep.TuneGCForBatch); subcommands inherit it.
+	// collector setting (matrix.TuneGCForBatch); subcommands inherit it.
 	Batch bool
 }
 
@@ -81,11 +81,11 @@ func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ios := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	return run(ctx, ios, os.Args[1:])
+	return mainRun(ctx, ios, os.Args[1:])
 }
 
-// run dispatches args to a command and maps its error to an exit code.
-func run(ctx context.Context, ios *IOStreams, args []string) int {
+// mainRun dispatches args to a command and maps its error to an exit code.
+func mainRun(ctx context.Context, ios *IOStreams, args []string) int {
 	root := rootCommand(ios)
 	err := dispatch(ctx, ios, root, []string{"sweep"}, args)
 	switch {
@@ -125,7 +125,7 @@ func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 		return flagErrorf("unknown command %q for %q (known: %s)", args[0], strings.Join(path, " "), subNames(c))
 	}
 	if c.Batch {
-		sweep.TuneGCForBatch()
+		matrix.TuneGCForBatch()
 	}
 	fs, runF := c.Flags()
 	fs.SetOutput(ios.ErrOut)

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
-	"sweep/sweep"
+	"sweep/configs/matrix"
 )
 
 // matrixInputs names the config files a matrix command reads; empty names
@@ -24,7 +24,7 @@ type matrixInputs struct {
 }
 
 // generator loads the inputs and returns a generator over them.
-func (in *matrixInputs) generator() (*sweep.Generator, error) {
+func (in *matrixInputs) generator() (*matrix.Generator, error) {
 	load := in.Load
 	if load == nil {
 		load = loadMatrixInputs
@@ -33,7 +33,7 @@ func (in *matrixInputs) generator() (*sweep.Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sweep.Generator{Masters: m, Runners: r}, nil
+	return &matrix.Generator{Masters: m, Runners: r}, nil
 }
 
 // loadMatrixInputs reads and checks master configs and runners.yaml from
@@ -68,7 +68,7 @@ func (in *matrixInputs) bind(fs *pflag.FlagSet, lists *argparseLists) {
 }
 
 // bindEvalFlags binds the flags shared by both generator commands.
-func bindEvalFlags(fs *pflag.FlagSet, o *sweep.EvalOptions) {
+func bindEvalFlags(fs *pflag.FlagSet, o *matrix.EvalOptions) {
 	fs.BoolVar(&o.NoEvals, "no-evals", false, "throughput rows only; skip eval selection")
 	fs.BoolVar(&o.EvalsOnly, "evals-only", false, "only the rows selected for evals, marked eval-only")
 	fs.BoolVar(&o.AllEvals, "all-evals", false, "select every 8k1k and agentic point for evals (prints only eval rows)")
@@ -94,7 +94,7 @@ prints for the same arguments (same rows, order, keys and values).`,
 type matrixTestConfigOptions struct {
 	IO     *IOStreams
 	Inputs matrixInputs
-	sweep.TestConfigOptions
+	matrix.TestConfigOptions
 }
 
 func newMatrixTestConfigCmd(ios *IOStreams, runF func(context.Context, *matrixTestConfigOptions) error) *Command {
@@ -163,7 +163,7 @@ func matrixTestConfigRun(ctx context.Context, o *matrixTestConfigOptions) error 
 type matrixFullSweepOptions struct {
 	IO     *IOStreams
 	Inputs matrixInputs
-	sweep.FullSweepOptions
+	matrix.FullSweepOptions
 }
 
 func newMatrixFullSweepCmd(ios *IOStreams, runF func(context.Context, *matrixFullSweepOptions) error) *Command {
@@ -238,7 +238,7 @@ func matrixError(err error) error {
 	return err
 }
 
-func printMatrix(ios *IOStreams, rows sweep.Matrix) error {
+func printMatrix(ios *IOStreams, rows matrix.Matrix) error {
 	b := rows.AppendJSON(make([]byte, 0, 600*len(rows)+2))
 	b = append(b, '\n')
 	_, err := ios.Out.Write(b)
@@ -401,4 +401,4 @@ func (o optInt) Set(s string) error {
 func (o optInt) Type() string { return "int" }
 
 // isInvalidOptions reports whether err is a bad generator option.
-func isInvalidOptions(err error) bool { return errors.Is(err, sweep.ErrInvalidOptions) }
+func isInvalidOptions(err error) bool { return errors.Is(err, matrix.ErrInvalidOptions) }

@@ -10,29 +10,29 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/sweep"
+	"sweep/configs/matrix"
 )
 
 func TestMatrixTestConfigFlags(t *testing.T) {
 	tests := []struct {
 		name    string
 		args    []string
-		want    sweep.TestConfigOptions
+		want    matrix.TestConfigOptions
 		files   []string
 		wantErr string
 	}{
 		{
 			name: "argparse-style lists",
 			args: []string{"--config-keys", "a", "b*", "--conc", "4", "16", "--no-evals", "--config-files", "x.yaml", "y.yaml", "--seq-lens", "8k1k"},
-			want: sweep.TestConfigOptions{ConfigKeys: []string{"a", "b*"}, Conc: []int{4, 16}, SeqLens: []string{"8k1k"},
-				EvalOptions: sweep.EvalOptions{NoEvals: true}},
+			want: matrix.TestConfigOptions{ConfigKeys: []string{"a", "b*"}, Conc: []int{4, 16}, SeqLens: []string{"8k1k"},
+				EvalOptions: matrix.EvalOptions{NoEvals: true}},
 			files: []string{"x.yaml", "y.yaml"},
 		},
 		{
 			name: "repeated and comma-separated",
 			args: []string{"--config-keys=a,b", "--config-keys", "c", "--scenario-type", "agentic-coding", "--runner-node-filter", "amds_0", "--all-evals"},
-			want: sweep.TestConfigOptions{ConfigKeys: []string{"a", "b", "c"}, ScenarioTypes: []string{"agentic-coding"},
-				RunnerNodeFilter: "amds_0", EvalOptions: sweep.EvalOptions{AllEvals: true}},
+			want: matrix.TestConfigOptions{ConfigKeys: []string{"a", "b", "c"}, ScenarioTypes: []string{"agentic-coding"},
+				RunnerNodeFilter: "amds_0", EvalOptions: matrix.EvalOptions{AllEvals: true}},
 		},
 		{name: "missing keys", args: []string{"--no-evals"}, wantErr: "--config-keys is required"},
 		{name: "word after a bool flag", args: []string{"--config-keys", "a", "--no-evals", "b"}, wantErr: `unexpected argument "b" after --no-evals`},

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/configs/matrix"
 	"sweep/recipes"
-	"sweep/sweep"
 )
 
 // planOptions are the inputs of "sweep plan".
@@ -108,9 +108,9 @@ func planRun(ctx context.Context, o *planOptions) error {
 	if err != nil {
 		return &FlagError{Err: err}
 	}
-	evals := sweep.EvalOptions{NoEvals: !o.Eval, EvalsOnly: o.Eval}
+	evals := matrix.EvalOptions{NoEvals: !o.Eval, EvalsOnly: o.Eval}
 	scen := []string{"agentic-coding"}
-	rows, err := g.TestConfig(sweep.TestConfigOptions{ConfigKeys: keys, Conc: o.Conc, ScenarioTypes: scen, EvalOptions: evals})
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: keys, Conc: o.Conc, ScenarioTypes: scen, EvalOptions: evals})
 	if err != nil {
 		return matrixError(err)
 	}
@@ -120,7 +120,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 	// Name each row's config key: rows of one key, without eval marks.
 	byRow := map[string]string{}
 	for _, k := range keys {
-		kr, err := g.TestConfig(sweep.TestConfigOptions{ConfigKeys: []string{k}, Conc: o.Conc, ScenarioTypes: scen, EvalOptions: sweep.EvalOptions{NoEvals: true}})
+		kr, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{k}, Conc: o.Conc, ScenarioTypes: scen, EvalOptions: matrix.EvalOptions{NoEvals: true}})
 		if err != nil {
 			return matrixError(err)
 		}
@@ -129,7 +129,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 		}
 	}
 	o.Plan.Runners = g.Runners
-	o.Plan.KeyOf = func(r *sweep.Row) string { return byRow[rowIdentity(r)] }
+	o.Plan.KeyOf = func(r *matrix.Row) string { return byRow[rowIdentity(r)] }
 	points, err := recipes.Plan(rows, o.Plan)
 	if err != nil {
 		if _, ok := errors.AsType[*recipes.PlanError](err); ok {
@@ -152,7 +152,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 }
 
 // rowIdentity is a row's JSON without its eval marks.
-func rowIdentity(r *sweep.Row) string {
+func rowIdentity(r *matrix.Row) string {
 	c := r.Clone()
 	c.RunEval, c.EvalOnly = nil, nil
 	data, _ := c.MarshalJSON() // a row always encodes

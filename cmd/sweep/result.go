@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/atomicfile"
 	"sweep/metrics"
-	"sweep/sweep/atomicfile"
 )
 
 func newResultCmd(ios *IOStreams) *Command {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/configs/matrix"
 	"sweep/recipes"
-	"sweep/sweep"
-	"sweep/sweep/point"
+	"sweep/sweep/run"
 )
 
 // defaultSimTimeScale compresses a simulated point so that the official
@@ -41,7 +41,7 @@ type runOptions struct {
 	SimGPU    string
 
 	Plan  recipes.PlanOptions
-	Point point.Options
+	Point run.Options
 }
 
 func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *Command {
@@ -155,8 +155,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 	o.Plan.Eval = o.Eval
 	o.Plan.Runners = g.Runners
 	key := o.ConfigKey
-	o.Plan.KeyOf = func(*sweep.Row) string { return key }
-	points, err := recipes.Plan(sweep.Matrix{row}, o.Plan)
+	o.Plan.KeyOf = func(*matrix.Row) string { return key }
+	points, err := recipes.Plan(matrix.Matrix{row}, o.Plan)
 	if err != nil {
 		if errors.Is(err, recipes.ErrInvalidOptions) {
 			return &FlagError{Err: err}
@@ -168,14 +168,14 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if aiperfVersion == "fork" {
 		aiperfVersion = recipes.ForkAiperfVersion
 	}
-	setup := point.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, SimFault: o.SimFault, SimGPU: o.SimGPU,
+	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, SimFault: o.SimFault, SimGPU: o.SimGPU,
 		AiperfSchema: "aiperf@" + aiperfVersion, ALTolerance: o.Point.ALTolerance}
 	if !o.Builtin {
 		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
 			return err
 		}
 	}
-	spec, err := point.FromPlan(p, setup)
+	spec, err := run.FromPlan(p, setup)
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	po.Progress = func(line string) {
 		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
 	}
-	rec, runErr := point.Run(ctx, spec, po)
+	rec, runErr := run.Run(ctx, spec, po)
 	printRunSummary(o.IO, rec, time.Since(started))
 	if runErr != nil {
 		if ctx.Err() != nil {
@@ -221,18 +221,18 @@ func runRun(ctx context.Context, o *runOptions) error {
 
 // selectRow finds the matrix row of the requested point, or lists the
 // points the key has.
-func (o *runOptions) selectRow(g *sweep.Generator) (*sweep.Row, error) {
-	evals := sweep.EvalOptions{NoEvals: !o.Eval, EvalsOnly: o.Eval}
+func (o *runOptions) selectRow(g *matrix.Generator) (*matrix.Row, error) {
+	evals := matrix.EvalOptions{NoEvals: !o.Eval, EvalsOnly: o.Eval}
 	if _, ok := g.Masters.Lookup(o.ConfigKey); !ok {
 		return nil, &FlagError{Err: fmt.Errorf("--config-key %q: no such key in the master configs (try: sweep matrix test-config --config-keys '%s*')", o.ConfigKey, strings.SplitN(o.ConfigKey, "-", 2)[0])}
 	}
-	rows, err := g.TestConfig(sweep.TestConfigOptions{ConfigKeys: []string{o.ConfigKey}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{o.ConfigKey}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
 	if err != nil {
 		return nil, matrixError(err)
 	}
 	var have []string
 	for _, r := range rows {
-		if r.Kind != sweep.AgenticSingleNode {
+		if r.Kind != matrix.AgenticSingleNode {
 			continue
 		}
 		if r.TP == o.TP && r.EP == o.EP && r.DPAttn == o.DPAttn && r.Conc == o.Conc {
@@ -300,7 +300,7 @@ func portsFree(ports ...int) bool {
 }
 
 // printRunSummary prints where the results are and the headline numbers.
-func printRunSummary(ios *IOStreams, rec *point.Record, elapsed time.Duration) {
+func printRunSummary(ios *IOStreams, rec *run.Record, elapsed time.Duration) {
 	if rec == nil {
 		return
 	}
@@ -315,7 +315,7 @@ func printRunSummary(ios *IOStreams, rec *point.Record, elapsed time.Duration) {
 	fmt.Fprintf(w, "point %s: %s (%s)\n", rec.Name, status, elapsed.Round(time.Second))
 	if rec.ResultFile != "" {
 		fmt.Fprintf(w, "  result:     %s\n", rec.ResultFile)
-		if s, err := point.Summarize(rec.ResultFile); err == nil {
+		if s, err := run.Summarize(rec.ResultFile); err == nil {
 			fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
 			fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
 			fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
@@ -331,5 +331,5 @@ func printRunSummary(ios *IOStreams, rec *point.Record, elapsed time.Duration) {
 		}
 		fmt.Fprintf(w, "  validation: %s\n", verdict)
 	}
-	fmt.Fprintf(w, "  run record: %s\n", filepath.Join(filepath.Dir(rec.ArtifactDir), point.RecordFile))
+	fmt.Fprintf(w, "  run record: %s\n", filepath.Join(filepath.Dir(rec.ArtifactDir), run.RecordFile))
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/sweep/point"
+	"sweep/sweep/run"
 )
 
 // asCLIEnv makes the test binary act as the sweep command, so the point
@@ -43,18 +43,18 @@ func simRunArgs(out string, extra ...string) []string {
 	return append(args, extra...)
 }
 
-func readRunRecord(t *testing.T, dir string) *point.Record {
+func readRunRecord(t *testing.T, dir string) *run.Record {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, point.RecordFile))
+	b, err := os.ReadFile(filepath.Join(dir, run.RecordFile))
 	require.NoError(t, err)
-	var rec point.Record
+	var rec run.Record
 	require.NoError(t, json.Unmarshal(b, &rec))
 	return &rec
 }
 
 // assertNoSurvivors checks every process the point started is gone,
 // together with its process group.
-func assertNoSurvivors(t *testing.T, rec *point.Record) {
+func assertNoSurvivors(t *testing.T, rec *run.Record) {
 	t.Helper()
 	require.NotEmpty(t, rec.Processes)
 	for name, p := range rec.Processes {
@@ -150,11 +150,11 @@ func TestRunFaultsSimulated(t *testing.T) {
 		stage  string
 		stderr string
 	}{
-		{"engine never ready", []string{"--sim-fault", "never-ready", "--ready-timeout", "2s"}, point.StageEngine, "not ready"},
-		{"engine dies mid-load", []string{"--sim-fault", "crash:20"}, point.StageClient, "engine exited during the load"},
-		{"engine hangs", []string{"--sim-fault", "hang:20"}, point.StageClient, "engine stopped answering"},
-		{"client exits non-zero", []string{"--aiperf", failing}, point.StageClient, "cannot reach the dataset hub"},
-		{"metrics unreadable while a prefix is required", []string{"--sim-fault", "malformed-metrics"}, point.StageAcceptance, `server metrics artifacts are missing or empty in`},
+		{"engine never ready", []string{"--sim-fault", "never-ready", "--ready-timeout", "2s"}, run.StageEngine, "not ready"},
+		{"engine dies mid-load", []string{"--sim-fault", "crash:20"}, run.StageClient, "engine exited during the load"},
+		{"engine hangs", []string{"--sim-fault", "hang:20"}, run.StageClient, "engine stopped answering"},
+		{"client exits non-zero", []string{"--aiperf", failing}, run.StageClient, "cannot reach the dataset hub"},
+		{"metrics unreadable while a prefix is required", []string{"--sim-fault", "malformed-metrics"}, run.StageAcceptance, `server metrics artifacts are missing or empty in`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -139,7 +139,7 @@ func TestSimEngineExitCodes(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		var out, errOut bytes.Buffer
-		code := run(ctx, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+		code := mainRun(ctx, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
 			[]string{"sim-engine", "--", "vllm", "serve", "m", "--host", "127.0.0.1", "--port", freePort(t)})
 		assert.Equal(t, exitOK, code, errOut.String())
 	})

@@ -1,0 +1,1094 @@
+package matrix
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+
+	"sweep/configs"
+)
+
+// ErrInvalidOptions marks an error in the options given to the generator
+// (the CLI reports it as a usage error).
+var ErrInvalidOptions = errors.New("invalid options")
+
+func optionErrorf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
+}
+
+// Generator expands master config entries into matrix rows exactly as
+// InferenceX's utils/matrix_logic/generate_sweep_configs.py does. Both
+// fields are required; the zero Generator is not usable. A Generator only
+// reads its inputs and is safe for concurrent use.
+type Generator struct {
+	Masters *configs.Masters
+	Runners *configs.Runners
+}
+
+// EvalOptions select eval rows, as the generator's --no-evals,
+// --evals-only and --all-evals flags do. With none set, every row is
+// returned and the default eval policy marks some of them run-eval.
+type EvalOptions struct {
+	NoEvals   bool // throughput rows only, no eval marking
+	EvalsOnly bool // only rows selected for evals, marked eval-only
+	AllEvals  bool // every 8k1k / agentic row becomes an eval row (implies eval-only)
+}
+
+func (o EvalOptions) check() error {
+	if o.NoEvals && o.EvalsOnly {
+		return optionErrorf("--no-evals and --evals-only cannot be combined")
+	}
+	if o.NoEvals && o.AllEvals {
+		return optionErrorf("--all-evals cannot be combined with --no-evals")
+	}
+	return nil
+}
+
+// TestConfigOptions are the arguments of "generate_sweep_configs.py
+// test-config": every point of the named config keys, concurrency ranges
+// always doubling.
+type TestConfigOptions struct {
+	// ConfigKeys are master config keys or fnmatch patterns (*, ?, [seq]).
+	// Each must match at least one key; the result keeps the first-seen
+	// order without duplicates.
+	ConfigKeys []string
+	// Conc keeps only these concurrencies when non-empty.
+	Conc []int
+	// SeqLens keeps only these fixed-seq-len shapes ("1k1k", "8k1k").
+	SeqLens []string
+	// ScenarioTypes keeps only these scenarios ("fixed-seq-len",
+	// "agentic-coding"); empty means both.
+	ScenarioTypes []string
+	// RunnerNodeFilter, when set, replaces each runner label by the label
+	// itself (if it contains the filter) and its runner names that contain
+	// the filter, one row per name; configs with no match are skipped.
+	RunnerNodeFilter string
+	EvalOptions
+}
+
+// FullSweepOptions are the arguments of "generate_sweep_configs.py
+// full-sweep": every config, filtered. Nil pointers and empty lists mean
+// "no filter".
+type FullSweepOptions struct {
+	ModelPrefixes []string // config keys starting with any of these
+	Precisions    []string
+	Frameworks    []string
+	RunnerTypes   []string // runner labels; each must exist in runners.yaml
+	SeqLens       []string // "1k1k", "8k1k"
+	// StepSize multiplies the concurrency on each step of a conc-start /
+	// conc-end range; 0 means the default 2, otherwise it must be > 1.
+	StepSize int
+	MinConc  *int
+	MaxConc  *int
+	MaxTP    *int // fixed-seq-len single-node entries with a larger tp are skipped
+	MaxEP    *int // fixed-seq-len single-node ep above it is clamped to it
+	// SingleNode and MultiNode select node types; neither means both.
+	SingleNode    bool
+	MultiNode     bool
+	ScenarioTypes []string
+	// RunnerNodeFilter expands each runner label into its runner names
+	// that contain the filter; configs with no match are skipped.
+	RunnerNodeFilter string
+	EvalOptions
+}
+
+// seqLenShapes maps the --seq-lens names to (isl, osl).
+var seqLenShapes = map[string][2]int{"1k1k": {1024, 1024}, "8k1k": {8192, 1024}}
+
+// SeqLenName returns the short name of an input/output length pair as
+// InferenceX uses it in exp-names and bucket names: "1k1k", "8k1k", or
+// "<isl>_<osl>".
+func SeqLenName(isl, osl int) string {
+	switch {
+	case isl == 1024 && osl == 1024:
+		return "1k1k"
+	case isl == 8192 && osl == 1024:
+		return "8k1k"
+	}
+	return strconv.Itoa(isl) + "_" + strconv.Itoa(osl)
+}
+
+func seqLenFilter(names []string) (map[[2]int]bool, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	f := make(map[[2]int]bool, len(names))
+	for _, n := range names {
+		s, ok := seqLenShapes[n]
+		if !ok {
+			return nil, optionErrorf("--seq-lens %q: want 1k1k or 8k1k", n)
+		}
+		f[s] = true
+	}
+	return f, nil
+}
+
+// scenarioFilter returns which scenarios to generate.
+func scenarioFilter(types []string) (fixed, agentic bool, err error) {
+	if len(types) == 0 {
+		return true, true, nil
+	}
+	for _, t := range types {
+		switch t {
+		case configs.ScenarioFixedSeqLen:
+			fixed = true
+		case configs.ScenarioAgenticCoding:
+			agentic = true
+		default:
+			return false, false, optionErrorf("--scenario-type %q: want fixed-seq-len or agentic-coding", t)
+		}
+	}
+	return fixed, agentic, nil
+}
+
+// MatrixError is a problem found while expanding one master config entry
+// (for example a runner label without hardware facts in runners.yaml).
+type MatrixError struct {
+	Pos configs.Pos // the entry or search-space entry concerned
+	Key string      // config key, with the path inside the entry
+	Msg string
+}
+
+func (e *MatrixError) Error() string {
+	return fmt.Sprintf("%s: %s: %s", e.Pos, e.Key, e.Msg)
+}
+
+// TestConfig expands the configs named by o.ConfigKeys.
+func (g *Generator) TestConfig(o TestConfigOptions) (Matrix, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	seqLens, err := seqLenFilter(o.SeqLens)
+	if err != nil {
+		return nil, err
+	}
+	wantFixed, wantAgentic, err := scenarioFilter(o.ScenarioTypes)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := expandConfigKeys(o.ConfigKeys, g.Masters)
+	if err != nil {
+		return nil, err
+	}
+	x := expander{g: g, step: 2, conc: o.Conc, testConfig: true}
+	sel := newSelection(len(ms))
+	if o.RunnerNodeFilter == "" { // each config runs on its label
+		labels := make([]string, len(ms))
+		for i, m := range ms {
+			labels[i] = m.Runner
+			sel.add(m, labels[i:i+1:i+1])
+		}
+		return x.expand(sel, wantFixed, wantAgentic, seqLens, o.EvalOptions)
+	}
+	for _, m := range ms {
+		if runners := g.testConfigRunners(m.Runner, o.RunnerNodeFilter); len(runners) > 0 {
+			sel.add(m, runners)
+		}
+	}
+	return x.expand(sel, wantFixed, wantAgentic, seqLens, o.EvalOptions)
+}
+
+// selection lists the configs to expand, each with its runner values.
+type selection struct {
+	masters  []*configs.Master
+	runners  [][]string
+	nRunners []int
+}
+
+func newSelection(n int) *selection {
+	return &selection{masters: make([]*configs.Master, 0, n), runners: make([][]string, 0, n), nRunners: make([]int, 0, n)}
+}
+
+func (s *selection) add(m *configs.Master, runners []string) {
+	s.masters = append(s.masters, m)
+	s.runners = append(s.runners, runners)
+	s.nRunners = append(s.nRunners, len(runners))
+}
+
+// expand generates the rows of the selected configs and applies the eval
+// options.
+func (x *expander) expand(sel *selection, wantFixed, wantAgentic bool, seqLens map[[2]int]bool, o EvalOptions) (Matrix, error) {
+	x.reserve(sel.masters, sel.nRunners)
+	rows := make(Matrix, 0, len(x.slab))
+	var err error
+	for i, m := range sel.masters {
+		if wantFixed {
+			rows = x.fixed(rows, m, sel.runners[i], seqLens)
+		}
+		if wantAgentic {
+			if rows, err = x.agentic(rows, m, sel.runners[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return finishEvals(rows, o), nil
+}
+
+// FullSweep expands every config that passes the filters in o.
+func (g *Generator) FullSweep(o FullSweepOptions) (Matrix, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	step := o.StepSize
+	if step == 0 {
+		step = 2
+	}
+	if step <= 1 {
+		return nil, optionErrorf("--step-size must be greater than 1, got %d", step)
+	}
+	if o.MinConc != nil && o.MaxConc != nil && *o.MinConc > *o.MaxConc {
+		return nil, optionErrorf("--min-conc (%d) must be less than or equal to --max-conc (%d)", *o.MinConc, *o.MaxConc)
+	}
+	var bad []string
+	for _, rt := range o.RunnerTypes {
+		if _, ok := g.Runners.Labels[rt]; !ok {
+			bad = append(bad, strconv.Quote(rt))
+		}
+	}
+	if len(bad) > 0 {
+		valid := slices.Clone(g.Runners.LabelOrder)
+		slices.Sort(valid)
+		return nil, optionErrorf("invalid runner type(s) %s; valid runner types are: %s", strings.Join(bad, ", "), strings.Join(valid, ", "))
+	}
+	seqLens, err := seqLenFilter(o.SeqLens)
+	if err != nil {
+		return nil, err
+	}
+	wantFixed, wantAgentic, err := scenarioFilter(o.ScenarioTypes)
+	if err != nil {
+		return nil, err
+	}
+	single, multi := o.SingleNode, o.MultiNode
+	if !single && !multi {
+		single, multi = true, true
+	}
+	x := expander{g: g, step: step, minConc: o.MinConc, maxConc: o.MaxConc, maxTP: o.MaxTP, maxEP: o.MaxEP}
+	sel := newSelection(len(g.Masters.Entries))
+	for _, m := range g.Masters.Entries {
+		if len(o.ModelPrefixes) > 0 && !slices.ContainsFunc(o.ModelPrefixes, func(p string) bool { return strings.HasPrefix(m.Key, p) }) {
+			continue
+		}
+		if len(o.Precisions) > 0 && !slices.Contains(o.Precisions, m.Precision) {
+			continue
+		}
+		if len(o.Frameworks) > 0 && !slices.Contains(o.Frameworks, m.Framework) {
+			continue
+		}
+		if len(o.RunnerTypes) > 0 && !slices.Contains(o.RunnerTypes, m.Runner) {
+			continue
+		}
+		runners := []string{m.Runner}
+		if o.RunnerNodeFilter != "" {
+			runners = nil
+			for _, n := range g.Runners.Labels[m.Runner] {
+				if strings.Contains(n, o.RunnerNodeFilter) {
+					runners = append(runners, n)
+				}
+			}
+			if len(runners) == 0 {
+				continue
+			}
+		}
+		if m.Multinode && !multi || !m.Multinode && !single {
+			continue
+		}
+		sel.add(m, runners)
+	}
+	return x.expand(sel, wantFixed, wantAgentic, seqLens, o.EvalOptions)
+}
+
+// testConfigRunners returns the runner values of a test-config row: the
+// label, or with a filter the label (when it contains the filter) and its
+// runner names that contain the filter, without duplicates.
+func (g *Generator) testConfigRunners(label, filter string) []string {
+	if filter == "" {
+		return []string{label}
+	}
+	candidates := g.Runners.Labels[label]
+	if strings.Contains(label, filter) {
+		candidates = append([]string{label}, candidates...)
+	}
+	var out []string
+	for _, c := range candidates {
+		if strings.Contains(c, filter) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// expander holds the per-call settings shared by the expansion functions.
+type expander struct {
+	g       *Generator
+	step    int
+	conc    []int // test-config --conc
+	minConc *int  // full-sweep filters
+	maxConc *int
+	maxTP   *int
+	maxEP   *int
+	// testConfig selects test-config's concurrency rules (conc-list taken
+	// whenever the key is present, --conc intersection) over full-sweep's.
+	testConfig bool
+
+	// Rows, concurrency lists and workers are carved from arenas sized
+	// by reserve, so a call allocates a few large blocks instead of one
+	// object per row (the arenas grow if the estimate falls short).
+	slab     []Row
+	ints     []int
+	workers  []Worker
+	wkeys    []workerKey
+	scratch  []int  // reused concurrency buffer (never retained by rows)
+	nameBuf  []byte // reused exp-name buffers
+	nameEnds []int
+	nameList []string
+	// routerSrc is the master config router x.router was made from.
+	routerSrc *configs.Component
+	router    *Component
+}
+
+// reserve sizes the arenas for the expansion of ms on nRunners runners
+// each: an upper bound of the rows, concurrency values and workers that
+// fixed and agentic can produce without filters.
+func (x *expander) reserve(ms []*configs.Master, nRunners []int) {
+	var rows, ints, workers, wkeys int
+	count := func(m *configs.Master, s *configs.SearchSpace, runners int, agentic bool) {
+		n := len(s.ConcList)
+		if n == 0 && s.ConcStart != nil && s.ConcEnd != nil {
+			n = concRangeLen(*s.ConcStart, *s.ConcEnd, x.step)
+		}
+		if !m.Multinode {
+			rows += n * runners
+			return
+		}
+		if agentic { // one row per concurrency
+			rows += n * runners
+		} else { // one row holding every concurrency
+			rows += runners
+		}
+		ints += n * runners
+		if s.Prefill != nil && s.Decode != nil {
+			workers += 2
+			wkeys += len(s.Prefill.Keys) + len(s.Decode.Keys) + 6
+		}
+	}
+	for i, m := range ms {
+		for _, sc := range m.Scenarios.FixedSeqLen {
+			for _, s := range sc.SearchSpace {
+				count(m, s, nRunners[i], false)
+			}
+		}
+		for _, ac := range m.Scenarios.AgenticCoding {
+			for _, s := range ac.SearchSpace {
+				count(m, s, nRunners[i], true)
+			}
+		}
+	}
+	x.slab = make([]Row, rows)
+	x.ints = make([]int, ints)
+	x.workers = make([]Worker, workers)
+	x.wkeys = make([]workerKey, wkeys)
+}
+
+// newRows returns n zero rows from the slab.
+func (x *expander) newRows(n int) []Row {
+	if n > len(x.slab) {
+		x.slab = make([]Row, max(n, 64))
+	}
+	rs := x.slab[:n:n]
+	x.slab = x.slab[n:]
+	return rs
+}
+
+// newInts returns n zero ints from the int arena.
+func (x *expander) newInts(n int) []int {
+	if n > len(x.ints) {
+		x.ints = make([]int, max(n, 64))
+	}
+	is := x.ints[:n:n]
+	x.ints = x.ints[n:]
+	return is
+}
+
+// concRangeLen is len(concRange(start, end, step)).
+func concRangeLen(start, end, step int) int {
+	n := 0
+	for c := start; c <= end; {
+		n++
+		if c == end || c <= 0 {
+			break
+		}
+		c *= step
+		if c > end {
+			c = end
+		}
+	}
+	return n
+}
+
+// concRange expands conc-start..conc-end: multiply by step each time and
+// clamp the last step to end. The result lives in x.scratch and is valid
+// until the next call: callers copy what rows keep.
+func (x *expander) concRange(start, end, step int) []int {
+	out := x.scratch[:0]
+	for c := start; c <= end; {
+		out = append(out, c)
+		if c == end || c <= 0 {
+			break
+		}
+		c *= step
+		if c > end {
+			c = end
+		}
+	}
+	x.scratch = out
+	return out
+}
+
+func keepConcs(values, keep []int) []int {
+	out := make([]int, 0, len(values))
+	for _, c := range values {
+		if slices.Contains(keep, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func filterConcs(values []int, keep func(int) bool) []int {
+	out := make([]int, 0, len(values))
+	for _, c := range values {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// fixedSingleConcs returns the concurrencies of a fixed-seq-len
+// single-node entry; ok is false when the entry is skipped.
+func (x *expander) fixedSingleConcs(s *configs.SearchSpace) ([]int, bool) {
+	if x.testConfig {
+		var cs []int
+		if s.ConcList != nil {
+			cs = s.ConcList
+		} else {
+			cs = x.concRange(*s.ConcStart, *s.ConcEnd, 2)
+		}
+		if len(x.conc) > 0 {
+			cs = keepConcs(cs, x.conc)
+			if len(cs) == 0 {
+				return nil, false
+			}
+		}
+		return cs, true
+	}
+	if len(s.ConcList) > 0 {
+		return x.clampConcList(slices.Clone(s.ConcList))
+	}
+	start, end := *s.ConcStart, *s.ConcEnd
+	if x.minConc != nil {
+		if *x.minConc <= 0 || end < *x.minConc {
+			return nil, false
+		}
+		start = max(start, *x.minConc)
+	}
+	if x.maxConc != nil {
+		if *x.maxConc <= 0 {
+			return nil, false
+		}
+		if start > *x.maxConc {
+			start, end = *x.maxConc, *x.maxConc
+		} else {
+			end = min(end, *x.maxConc)
+		}
+	}
+	return x.concRange(start, end, x.step), true
+}
+
+// fixedMultiConcs returns the concurrency list of a fixed-seq-len
+// multi-node entry; ok is false when the entry is skipped.
+func (x *expander) fixedMultiConcs(s *configs.SearchSpace) ([]int, bool) {
+	var cs []int
+	switch {
+	case x.testConfig && s.ConcList != nil, !x.testConfig && len(s.ConcList) > 0:
+		cs = s.ConcList
+	default:
+		cs = x.concRange(*s.ConcStart, *s.ConcEnd, x.step)
+	}
+	if x.testConfig {
+		if len(x.conc) > 0 {
+			cs = keepConcs(cs, x.conc)
+			if len(cs) == 0 {
+				return nil, false
+			}
+		}
+		return cs, true
+	}
+	return x.clampConcList(cs)
+}
+
+// clampConcList applies full-sweep's --min-conc and --max-conc to a list
+// of (positive) concurrencies, as the generator does for conc-list
+// entries and multi-node rows: values below the minimum are dropped,
+// values above the maximum too, and a list with nothing left at or below
+// the maximum becomes [max]. ok is false when the entry is skipped.
+func (x *expander) clampConcList(cs []int) ([]int, bool) {
+	if x.minConc != nil {
+		if *x.minConc <= 0 {
+			return nil, false
+		}
+		cs = filterConcs(cs, func(c int) bool { return c >= *x.minConc })
+		if len(cs) == 0 {
+			return nil, false
+		}
+	}
+	if x.maxConc != nil {
+		if *x.maxConc <= 0 {
+			return nil, false
+		}
+		if f := filterConcs(cs, func(c int) bool { return c <= *x.maxConc }); len(f) > 0 {
+			cs = f
+		} else {
+			cs = []int{*x.maxConc}
+		}
+	}
+	return cs, true
+}
+
+// agenticConcs returns the concurrencies of an agentic entry; empty means
+// the entry is skipped.
+func (x *expander) agenticConcs(s *configs.SearchSpace) []int {
+	var cs []int
+	if len(s.ConcList) > 0 {
+		cs = s.ConcList
+	} else {
+		cs = x.concRange(*s.ConcStart, *s.ConcEnd, x.step)
+	}
+	if x.testConfig {
+		if len(x.conc) > 0 {
+			cs = keepConcs(cs, x.conc)
+		}
+		return cs
+	}
+	if x.minConc != nil {
+		cs = filterConcs(cs, func(c int) bool { return c >= *x.minConc })
+	}
+	if x.maxConc != nil {
+		cs = filterConcs(cs, func(c int) bool { return c <= *x.maxConc })
+	}
+	return cs
+}
+
+// newWorker copies a master config worker block and fills in pp,
+// dcp-size and pcp-size.
+func (x *expander) newWorker(w *configs.Worker) *Worker {
+	if len(x.workers) == 0 {
+		x.workers = make([]Worker, 16)
+	}
+	out := &x.workers[0]
+	x.workers = x.workers[1:]
+	*out = Worker{
+		NumWorker:          w.NumWorker,
+		TP:                 w.TP,
+		PP:                 w.PPValue(),
+		DCPSize:            w.DCPSizeValue(),
+		PCPSize:            w.PCPSizeValue(),
+		EP:                 w.EP,
+		DPAttn:             w.DPAttn,
+		Hardware:           clonePtr(w.Hardware),
+		AdditionalSettings: w.AdditionalSettings,
+	}
+	if n := len(w.Keys) + 3; n > len(x.wkeys) {
+		x.wkeys = make([]workerKey, max(n, 256))
+	}
+	keys := x.wkeys[: 0 : len(w.Keys)+3]
+	var hasPP, hasDCP, hasPCP bool
+	for _, k := range w.Keys {
+		switch k {
+		case "num-worker":
+			keys = append(keys, wNumWorker)
+		case "tp":
+			keys = append(keys, wTP)
+		case "pp":
+			keys = append(keys, wPP)
+			hasPP = true
+		case "dcp-size":
+			keys = append(keys, wDCPSize)
+			hasDCP = true
+		case "pcp-size":
+			keys = append(keys, wPCPSize)
+			hasPCP = true
+		case "ep":
+			keys = append(keys, wEP)
+		case "dp-attn":
+			keys = append(keys, wDPAttn)
+		case "hardware":
+			keys = append(keys, wHardware)
+		case "additional-settings":
+			keys = append(keys, wAdditionalSettings)
+		}
+	}
+	if !hasPP {
+		keys = append(keys, wPP)
+	}
+	if !hasDCP {
+		keys = append(keys, wDCPSize)
+	}
+	if !hasPCP {
+		keys = append(keys, wPCPSize)
+	}
+	out.keys = keys
+	x.wkeys = x.wkeys[len(keys):]
+	return out
+}
+
+// components returns the router and kv-p2p-transfer of a search-space
+// entry, falling back to the config's top level. Entries that take the
+// same router from the config share one Component (rows are read-only).
+func (x *expander) components(m *configs.Master, s *configs.SearchSpace) (*Component, string) {
+	var router *Component
+	if r := cmpOr(s.Router, m.Router); r != nil {
+		if r != x.routerSrc {
+			x.routerSrc, x.router = r, &Component{Name: r.Name, Version: r.Version}
+		}
+		router = x.router
+	}
+	transfer := ""
+	if t := cmpOr(s.KVP2PTransfer, m.KVP2PTransfer); t != nil {
+		transfer = *t
+	}
+	return router, transfer
+}
+
+func cmpOr[T any](a, b *T) *T {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLens map[[2]int]bool) Matrix {
+	for _, sc := range m.Scenarios.FixedSeqLen {
+		if seqLens != nil && !seqLens[[2]int{sc.ISL, sc.OSL}] {
+			continue
+		}
+		expName := m.ModelPrefix + "_" + SeqLenName(sc.ISL, sc.OSL)
+		for _, s := range sc.SearchSpace {
+			router, transfer := x.components(m, s)
+			base := Row{
+				Image:         m.Image,
+				Model:         m.Model,
+				ModelPrefix:   m.ModelPrefix,
+				Precision:     m.Precision,
+				Framework:     m.Framework,
+				SpecDecoding:  s.SpecDecodingValue(),
+				ISL:           sc.ISL,
+				OSL:           sc.OSL,
+				MaxModelLen:   sc.ISL + sc.OSL + 256,
+				ExpName:       expName,
+				Disagg:        m.DisaggValue(),
+				Router:        router,
+				KVP2PTransfer: transfer,
+			}
+			if m.Multinode {
+				cs, ok := x.fixedMultiConcs(s)
+				if !ok {
+					continue
+				}
+				base.Kind = FixedMultiNode
+				base.Prefill = x.newWorker(s.Prefill)
+				base.Decode = x.newWorker(s.Decode)
+				block := x.newRows(len(runners))
+				concs := x.newInts(len(cs) * len(runners))
+				for i, rn := range runners {
+					r := &block[i]
+					*r = base
+					r.Runner = rn
+					r.Concs = concs[i*len(cs) : (i+1)*len(cs) : (i+1)*len(cs)]
+					copy(r.Concs, cs)
+					rows = append(rows, r)
+				}
+				continue
+			}
+			tp := *s.TP
+			if x.maxTP != nil && (*x.maxTP <= 0 || tp > *x.maxTP) {
+				continue
+			}
+			ep := s.EP
+			if x.maxEP != nil {
+				if *x.maxEP <= 0 {
+					continue
+				}
+				if ep != nil && *ep > *x.maxEP {
+					ep = x.maxEP
+				}
+			}
+			cs, ok := x.fixedSingleConcs(s)
+			if !ok {
+				continue
+			}
+			base.Kind = FixedSingleNode
+			base.TP, base.PP, base.DCPSize, base.PCPSize = tp, s.PPValue(), s.DCPSizeValue(), s.PCPSizeValue()
+			base.EP = 1
+			if ep != nil {
+				base.EP = *ep
+			}
+			base.DPAttn = s.DPAttn != nil && *s.DPAttn
+			block := x.newRows(len(cs) * len(runners))
+			i := 0
+			for _, c := range cs {
+				for _, rn := range runners {
+					r := &block[i]
+					*r = base
+					r.Runner = rn
+					r.Conc = c
+					rows = append(rows, r)
+					i++
+				}
+			}
+		}
+	}
+	return rows
+}
+
+func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Matrix, error) {
+	for ci, ac := range m.Scenarios.AgenticCoding {
+		for si, s := range ac.SearchSpace {
+			gb, err := x.g.dramOffloadGB(m, ac, s)
+			if err != nil {
+				return nil, &MatrixError{Pos: s.Pos, Key: fmt.Sprintf("%s.scenarios.agentic-coding[%d].search-space[%d]", m.Key, ci, si), Msg: err.Error()}
+			}
+			cs := x.agenticConcs(s)
+			if len(cs) == 0 {
+				continue
+			}
+			router, transfer := x.components(m, s)
+			kv := s.KVOffloadingValue()
+			var backend *Backend
+			if s.KVOffloadBackend != nil {
+				backend = &Backend{Name: s.KVOffloadBackend.Name, Version: clonePtr(s.KVOffloadBackend.Version)}
+			}
+			base := Row{
+				Image:            m.Image,
+				Model:            m.Model,
+				ModelPrefix:      m.ModelPrefix,
+				Precision:        m.Precision,
+				Framework:        m.Framework,
+				SpecDecoding:     s.SpecDecodingValue(),
+				KVOffloading:     kv,
+				KVOffloadBackend: backend,
+				TotalCPUDRAMGB:   gb,
+				Duration:         DefaultAgenticDuration,
+				Router:           router,
+				KVP2PTransfer:    transfer,
+			}
+			if m.Multinode {
+				base.Kind = AgenticMultiNode
+				base.Disagg = m.DisaggValue()
+				base.Prefill = x.newWorker(s.Prefill)
+				base.Decode = x.newWorker(s.Decode)
+				suffix := ""
+				if kv != configs.KVOffloadNone {
+					suffix = "_" + kvOffloadSuffix(kv, backend)
+				}
+				block := x.newRows(len(cs) * len(runners))
+				concs := x.newInts(len(block))
+				namePrefix := multiNodeAgenticExpPrefix(m.ModelPrefix, base.Prefill, base.Decode)
+				names := x.names(cs, func(b []byte, c int) []byte {
+					return append(strconv.AppendInt(append(b, namePrefix...), int64(c), 10), suffix...)
+				})
+				i := 0
+				for _, rn := range runners {
+					// One allocation per concurrency
+					// (MAX_MULTINODE_AGENTIC_CONCURRENCIES_PER_ALLOCATION = 1).
+					for j, c := range cs {
+						r := &block[i]
+						*r = base
+						r.Runner = rn
+						concs[i] = c
+						r.Concs = concs[i : i+1 : i+1]
+						r.ExpName = names[j]
+						rows = append(rows, r)
+						i++
+					}
+				}
+				continue
+			}
+			base.Kind = AgenticSingleNode
+			base.TP, base.PP, base.DCPSize, base.PCPSize = *s.TP, s.PPValue(), s.DCPSizeValue(), s.PCPSizeValue()
+			base.EP = 1
+			if s.EP != nil {
+				base.EP = *s.EP
+			}
+			base.DPAttn = s.DPAttn != nil && *s.DPAttn
+			spec := ""
+			if base.SpecDecoding != configs.SpecNone {
+				spec = "_spec-" + base.SpecDecoding
+			}
+			suffix := kvOffloadSuffix(kv, backend)
+			block := x.newRows(len(cs) * len(runners))
+			names := x.names(cs, func(b []byte, c int) []byte {
+				b = strconv.AppendInt(append(append(b, m.ModelPrefix...), "_tp"...), int64(base.TP), 10)
+				b = strconv.AppendInt(append(b, "_conc"...), int64(c), 10)
+				return append(append(append(b, '_'), suffix...), spec...)
+			})
+			i := 0
+			for j, c := range cs {
+				name := names[j]
+				for _, rn := range runners {
+					r := &block[i]
+					*r = base
+					r.Runner = rn
+					r.Conc = c
+					r.ExpName = name
+					rows = append(rows, r)
+					i++
+				}
+			}
+		}
+	}
+	return rows, nil
+}
+
+// names returns one exp-name per concurrency, written by appendName.
+// The names share one allocation; the returned slice is reused by the
+// next call.
+func (x *expander) names(cs []int, appendName func(b []byte, c int) []byte) []string {
+	b := x.nameBuf[:0]
+	ends := x.nameEnds[:0]
+	for _, c := range cs {
+		b = appendName(b, c)
+		ends = append(ends, len(b))
+	}
+	x.nameBuf, x.nameEnds = b, ends
+	all := string(b)
+	out := slices.Grow(x.nameList[:0], len(cs))[:len(cs)]
+	x.nameList = out
+	start := 0
+	for i, end := range ends {
+		out[i] = all[start:end]
+		start = end
+	}
+	return out
+}
+
+func kvOffloadSuffix(kv string, b *Backend) string {
+	if kv == configs.KVOffloadNone {
+		return "kvnone"
+	}
+	name := ""
+	if b != nil {
+		name = b.Name
+	}
+	return "kv" + kv + "-" + name
+}
+
+// multiNodeAgenticExpPrefix returns a multi-node agentic exp-name up to
+// its concurrencies: <prefix>_p<N>x<tp>[ep<ep>][dpa]_d..._conc. The name
+// goes on with the concurrencies joined by "x" and the offload suffix.
+func multiNodeAgenticExpPrefix(prefix string, p, d *Worker) string {
+	tag := func(b []byte, w *Worker, role byte) []byte {
+		b = append(b, role)
+		b = strconv.AppendInt(b, int64(w.NumWorker), 10)
+		b = strconv.AppendInt(append(b, 'x'), int64(w.TP), 10)
+		if w.EP != 1 {
+			b = strconv.AppendInt(append(b, "ep"...), int64(w.EP), 10)
+		}
+		if w.DPAttn {
+			b = append(b, "dpa"...)
+		}
+		return b
+	}
+	var buf [128]byte
+	b := append(buf[:0], prefix...)
+	b = tag(append(b, '_'), p, 'p')
+	b = tag(append(b, '_'), d, 'd')
+	return string(append(b, "_conc"...))
+}
+
+// maxAgenticDRAMMiB caps a node's available CPU DRAM (3 TB decimal, in
+// MiB) before utilization scaling.
+const maxAgenticDRAMMiB = 2_861_022
+
+// dramOffloadGB returns total-cpu-dram-gb for an agentic entry: 0 without
+// DRAM offload, otherwise
+//
+//	min(available-cpu-dram-mib, 2_861_022) MiB * dram-utilization
+//	  * gpus used on the node / gpus-per-node, in decimal GB, truncated.
+//
+// The arithmetic follows Python's decimal module (28 significant digits,
+// half-even) so results match InferenceX to the last unit.
+func (g *Generator) dramOffloadGB(m *configs.Master, ac *configs.AgenticConfig, s *configs.SearchSpace) (int, error) {
+	if s.KVOffloadingValue() != configs.KVOffloadDRAM {
+		return 0, nil
+	}
+	hw, ok := g.Runners.Hardware[m.Runner]
+	if !ok {
+		keys := slices.Clone(g.Runners.HardwareOrder)
+		slices.Sort(keys)
+		return 0, fmt.Errorf("runner %q needs available-cpu-dram-mib and gpus-per-node under hardware in %s for kv-offloading: dram; hardware is given for: %s",
+			m.Runner, g.Runners.File, strings.Join(keys, ", "))
+	}
+	if ac.DRAMUtilization == nil {
+		return 0, fmt.Errorf("kv-offloading: dram requires dram-utilization on the agentic-coding item")
+	}
+	gpusPerNode := hw.GPUsPerNode
+	var gpus int
+	if s.Prefill != nil {
+		w := s.Prefill
+		perReplica := w.TP * w.PPValue() * w.PCPSizeValue()
+		switch {
+		case perReplica > gpusPerNode && perReplica%gpusPerNode != 0:
+			return 0, fmt.Errorf("prefill worker tp*pp*pcp-size=%d spans several nodes but is not a multiple of gpus-per-node=%d", perReplica, gpusPerNode)
+		case perReplica > gpusPerNode:
+			gpus = gpusPerNode
+		case gpusPerNode%perReplica != 0:
+			return 0, fmt.Errorf("prefill worker tp*pp*pcp-size=%d does not divide gpus-per-node=%d evenly", perReplica, gpusPerNode)
+		default:
+			gpus = perReplica
+		}
+	} else {
+		gpus = *s.TP * s.PPValue() * s.PCPSizeValue()
+		if gpus > gpusPerNode {
+			return 0, fmt.Errorf("tp=%d with pp=%d and pcp-size=%d needs %d GPUs, more than gpus-per-node=%d of runner %q",
+				*s.TP, s.PPValue(), s.PCPSizeValue(), gpus, gpusPerNode, m.Runner)
+		}
+	}
+	return dramGB(min(hw.AvailableCPUDRAMMiB, maxAgenticDRAMMiB), *ac.DRAMUtilization, gpus, gpusPerNode), nil
+}
+
+// dramGB computes int(Decimal(mib) * 1048576 * Decimal(str(util)) * gpus /
+// gpusPerNode / 1e9) with Python's default decimal context.
+func dramGB(mib int64, util float64, gpus, gpusPerNode int) int {
+	if gb, ok := dramGBExact(mib, util, gpus, gpusPerNode); ok {
+		return gb
+	}
+	return dramGBDecimal(mib, util, gpus, gpusPerNode)
+}
+
+// dramGBDecimal is dramGB step by step, rounding each step as Python's
+// decimal module does.
+func dramGBDecimal(mib int64, util float64, gpus, gpusPerNode int) int {
+	u, ok := new(big.Rat).SetString(strconv.FormatFloat(util, 'g', -1, 64))
+	if !ok {
+		return 0
+	}
+	v := new(big.Rat).SetInt64(mib)
+	v = decRound(v.Mul(v, big.NewRat(1<<20, 1)))
+	v = decRound(v.Mul(v, u))
+	v = decRound(v.Mul(v, big.NewRat(int64(gpus), 1)))
+	v = decRound(v.Quo(v, big.NewRat(int64(gpusPerNode), 1)))
+	v = decRound(v.Quo(v, big.NewRat(1_000_000_000, 1)))
+	q := new(big.Int).Quo(v.Num(), v.Denom()) // truncates toward zero, as int() does
+	return int(q.Int64())
+}
+
+// dramGBExact is dramGB in integer arithmetic for the common case where
+// no decimal step rounds: the products fit in 63 bits (so in 28 digits)
+// and gpusPerNode divides the product exactly. ok is false otherwise.
+func dramGBExact(mib int64, util float64, gpus, gpusPerNode int) (int, bool) {
+	// util = digits * 10^-scale, from its shortest repr as Decimal(str()) reads it.
+	var tmp [32]byte
+	s := strconv.AppendFloat(tmp[:0], util, 'f', -1, 64)
+	var digits uint64
+	scale := 0
+	seenDot := false
+	for _, c := range s {
+		switch {
+		case c == '.':
+			seenDot = true
+		case c >= '0' && c <= '9':
+			if digits > (1<<63-1)/10 {
+				return 0, false
+			}
+			digits = digits*10 + uint64(c-'0')
+			if seenDot {
+				scale++
+			}
+		default:
+			return 0, false
+		}
+	}
+	if mib < 0 || gpus <= 0 || gpusPerNode <= 0 {
+		return 0, false
+	}
+	hi, a := bits.Mul64(uint64(mib), 1<<20)
+	if hi != 0 {
+		return 0, false
+	}
+	hi, b := bits.Mul64(a, digits)
+	if hi != 0 || b > 1<<63-1 {
+		return 0, false
+	}
+	hi, c := bits.Mul64(b, uint64(gpus))
+	if hi != 0 || c > 1<<63-1 || c%uint64(gpusPerNode) != 0 {
+		return 0, false
+	}
+	q := c / uint64(gpusPerNode)
+	// Divide by 10^(scale+9) and truncate.
+	for range scale + 9 {
+		q /= 10
+	}
+	return int(q), true
+}
+
+// decPrecision is the precision of Python's default decimal context.
+const decPrecision = 28
+
+// decRound rounds r to decPrecision significant digits, half to even, as
+// every operation of Python's decimal module does.
+func decRound(r *big.Rat) *big.Rat {
+	if r.Sign() == 0 {
+		return r
+	}
+	neg := r.Sign() < 0
+	a := new(big.Rat).Abs(r)
+	// Find e with 10^(e-1) <= a < 10^e.
+	num, den := a.Num(), a.Denom()
+	e := len(num.String()) - len(den.String())
+	ten := big.NewInt(10)
+	pow := func(n int) *big.Int { return new(big.Int).Exp(ten, big.NewInt(int64(n)), nil) }
+	cmpPow := func(n int) int { // compare a with 10^n
+		if n >= 0 {
+			return new(big.Int).Mul(den, pow(n)).Cmp(num) * -1
+		}
+		return new(big.Int).Mul(num, pow(-n)).Cmp(den)
+	}
+	for cmpPow(e) >= 0 {
+		e++
+	}
+	for cmpPow(e-1) < 0 {
+		e--
+	}
+	// Scale so that the integer part has decPrecision digits.
+	shift := decPrecision - e
+	scaled := new(big.Rat).Set(a)
+	if shift >= 0 {
+		scaled.Mul(scaled, new(big.Rat).SetInt(pow(shift)))
+	} else {
+		scaled.Quo(scaled, new(big.Rat).SetInt(pow(-shift)))
+	}
+	if scaled.IsInt() {
+		return r
+	}
+	q, rem := new(big.Int).QuoRem(scaled.Num(), scaled.Denom(), new(big.Int))
+	twice := new(big.Int).Mul(rem, big.NewInt(2))
+	switch c := twice.Cmp(scaled.Denom()); {
+	case c > 0, c == 0 && q.Bit(0) == 1:
+		q.Add(q, big.NewInt(1))
+	}
+	out := new(big.Rat).SetInt(q)
+	if shift >= 0 {
+		out.Quo(out, new(big.Rat).SetInt(pow(shift)))
+	} else {
+		out.Mul(out, new(big.Rat).SetInt(pow(-shift)))
+	}
+	if neg {
+		out.Neg(out)
+	}
+	return out
+}

@@ -1,0 +1,300 @@
+package matrix
+
+import (
+	"slices"
+)
+
+// minEvalConc is the lowest concurrency the default eval policy picks for
+// fixed-seq-len rows.
+const minEvalConc = 16
+
+func is8k1k(r *Row) bool { return !r.Kind.Agentic() && r.ISL == 8192 && r.OSL == 1024 }
+
+type evalPick struct {
+	index int
+	conc  int
+}
+
+// bestPick returns the first pick with the highest conc.
+func bestPick(ps []evalPick) evalPick {
+	best := ps[0]
+	for _, p := range ps[1:] {
+		if p.conc > best.conc {
+			best = p
+		}
+	}
+	return best
+}
+
+// orderedGroups groups values by key and remembers the order keys were
+// first seen, so results never depend on map iteration order. Values are
+// stored flat with their group id; lists splits them once at the end.
+type orderedGroups[K comparable, V any] struct {
+	index   map[K]int32
+	ids     []int32 // group id of each value
+	vals    []V
+	groups  int32
+	lastKey K
+	last    int32 // lastKey's group id + 1; 0 before the first add
+}
+
+// init sizes the groups for about n values.
+func (g *orderedGroups[K, V]) init(n int) {
+	g.index = make(map[K]int32, n/8)
+	g.ids = make([]int32, 0, n)
+	g.vals = make([]V, 0, n)
+}
+
+func (g *orderedGroups[K, V]) add(k K, v V) {
+	// Consecutive values often share a key.
+	if g.last == 0 || k != g.lastKey {
+		if g.index == nil {
+			g.index = map[K]int32{}
+		}
+		i, ok := g.index[k]
+		if !ok {
+			i = g.groups
+			g.groups++
+			g.index[k] = i
+		}
+		g.lastKey, g.last = k, i+1
+	}
+	g.ids = append(g.ids, g.last-1)
+	g.vals = append(g.vals, v)
+}
+
+// lists returns the values of each group, groups in first-seen order and
+// values in the order they were added.
+func (g *orderedGroups[K, V]) lists() [][]V {
+	if g.groups == 0 {
+		return nil
+	}
+	ends := make([]int, g.groups)
+	for _, id := range g.ids {
+		ends[id]++
+	}
+	out := make([][]V, g.groups)
+	flat := make([]V, len(g.vals))
+	n := 0
+	for i, c := range ends {
+		out[i] = flat[n : n : n+c]
+		n += c
+	}
+	for i, id := range g.ids {
+		out[id] = append(out[id], g.vals[i])
+	}
+	return out
+}
+
+// markEvals applies InferenceX's default eval policy (mark_eval_entries):
+//
+//   - fixed-seq-len single-node 8k1k rows, grouped by model, runner,
+//     framework, precision, isl, osl, spec-decoding and dp-attn: among rows
+//     with conc >= 16, the rows at the highest and at the median conc;
+//   - fixed-seq-len multi-node 8k1k rows, grouped by everything but conc,
+//     exp-name and eval fields: the row holding the group's highest
+//     eligible conc, with eval-conc set to it;
+//   - with includeAgentic: single-node agentic rows, grouped by model,
+//     runner, framework and precision, the row with the highest conc;
+//     multi-node agentic rows as fixed-seq-len multi-node rows.
+//
+// Every row gets run-eval.
+func markEvals(rows Matrix, includeAgentic bool) {
+	type snKey struct {
+		model, runner, framework, precision string
+		isl, osl                            int
+		spec                                string
+		dpAttn                              bool
+	}
+	type agKey struct{ model, runner, framework, precision string }
+	var (
+		sn     orderedGroups[snKey, int]
+		mn     orderedGroups[int, evalPick] // by parallelism group
+		agSN   orderedGroups[agKey, evalPick]
+		agMN   orderedGroups[int, evalPick]
+		picked = make([]bool, len(rows)) // backs every row's run-eval
+		par    *rowGroups
+	)
+	nSN, nMN := 0, 0
+	for _, r := range rows {
+		if r.Kind.MultiNode() {
+			nMN++
+		} else if r.Kind == FixedSingleNode {
+			nSN++
+		}
+	}
+	sn.init(nSN)
+	mn.init(nMN)
+	parGroup := func(r *Row) int {
+		if par == nil {
+			par = newRowGroups(parallelismSkip, nMN/2)
+		}
+		return par.group(r)
+	}
+	for i, r := range rows {
+		switch r.Kind {
+		case FixedSingleNode:
+			if !is8k1k(r) || r.Conc < minEvalConc {
+				continue
+			}
+			sn.add(snKey{r.Model, r.Runner, r.Framework, r.Precision, r.ISL, r.OSL, r.SpecDecoding, r.DPAttn}, i)
+		case FixedMultiNode:
+			if !is8k1k(r) {
+				continue
+			}
+			if c, ok := maxEligibleEvalConc(r); ok {
+				mn.add(parGroup(r), evalPick{i, c})
+			}
+		case AgenticSingleNode:
+			if includeAgentic {
+				agSN.add(agKey{r.Model, r.Runner, r.Framework, r.Precision}, evalPick{i, r.Conc})
+			}
+		case AgenticMultiNode:
+			if !includeAgentic {
+				continue
+			}
+			if c, ok := maxEligibleEvalConc(r); ok {
+				agMN.add(parGroup(r), evalPick{i, c})
+			}
+		}
+	}
+	var concs []int
+	for _, idxs := range sn.lists() {
+		concs = concs[:0]
+		for _, i := range idxs {
+			concs = append(concs, rows[i].Conc)
+		}
+		slices.Sort(concs)
+		concs = slices.Compact(concs)
+		hi, median := concs[len(concs)-1], concs[len(concs)/2]
+		for _, i := range idxs {
+			if c := rows[i].Conc; c == hi || c == median {
+				picked[i] = true
+			}
+		}
+	}
+	// A row is in at most one group: one eval-conc value per group.
+	mnLists, agMNLists := mn.lists(), agMN.lists()
+	evalConcs := make([]int, len(mnLists)+len(agMNLists))
+	k := 0
+	for _, lists := range [...][][]evalPick{mnLists, agMNLists} {
+		for _, ps := range lists {
+			b := bestPick(ps)
+			picked[b.index] = true
+			evalConcs[k] = b.conc
+			rows[b.index].EvalConc = &evalConcs[k]
+			k++
+		}
+	}
+	for _, ps := range agSN.lists() {
+		picked[bestPick(ps).index] = true
+	}
+	for i, r := range rows {
+		r.RunEval = &picked[i]
+	}
+}
+
+// maxEligibleEvalConc returns the highest of the row's concurrencies that
+// is at least minEvalConc; ok is false when there is none.
+func maxEligibleEvalConc(r *Row) (int, bool) {
+	best, ok := 0, false
+	for _, c := range r.ConcValues() {
+		if c >= minEvalConc && (!ok || c > best) {
+			best, ok = c, true
+		}
+	}
+	return best, ok
+}
+
+// sortedUnion returns the sorted distinct values of a and b.
+func sortedUnion(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// markAllEvals widens eval selection to every eligible row
+// (mark_all_eval_entries): every single-node agentic row and every 8k1k
+// single-node row becomes an eval row; multi-node rows with the same
+// topology are merged into one eval row holding all their concurrencies
+// (agentic: eval-conc is the highest; fixed-seq-len: eval-all-concs).
+// Rows at other sequence lengths pass through unchanged.
+func markAllEvals(rows Matrix) Matrix {
+	out := make(Matrix, 0, len(rows))
+	merged := map[int]int{} // parallelism group -> index in out
+	par := newRowGroups(parallelismSkip, len(rows)/4)
+	for _, r := range rows {
+		switch {
+		case r.Kind == AgenticSingleNode:
+			r.RunEval = ptr(true)
+			out = append(out, r)
+		case r.Kind == AgenticMultiNode:
+			key := par.group(r)
+			if i, ok := merged[key]; ok {
+				e := out[i]
+				e.Concs = sortedUnion(e.Concs, r.Concs)
+				e.EvalConc = ptr(e.Concs[len(e.Concs)-1])
+				continue
+			}
+			e := r.Clone()
+			e.Concs = sortedUnion(nil, r.Concs)
+			e.RunEval = ptr(true)
+			if len(r.Concs) > 0 {
+				e.EvalConc = ptr(slices.Max(r.Concs))
+			}
+			merged[key] = len(out)
+			out = append(out, e)
+		case !is8k1k(r):
+			out = append(out, r)
+		case r.Kind == FixedMultiNode:
+			key := par.group(r)
+			if i, ok := merged[key]; ok {
+				out[i].Concs = sortedUnion(out[i].Concs, r.Concs)
+				continue
+			}
+			e := r.Clone()
+			e.Concs = sortedUnion(nil, r.Concs)
+			e.RunEval = ptr(true)
+			e.EvalAllConcs = ptr(true)
+			e.EvalConc = nil
+			merged[key] = len(out)
+			out = append(out, e)
+		default:
+			r.RunEval = ptr(true)
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// finishEvals applies the eval options to freshly generated rows, as the
+// generator's main does after expansion.
+func finishEvals(rows Matrix, o EvalOptions) Matrix {
+	if o.NoEvals {
+		// Fixed-seq-len rows always carry run-eval; agentic rows only
+		// once eval selection ran.
+		flags := make([]bool, len(rows))
+		for i, r := range rows {
+			if !r.Kind.Agentic() {
+				r.RunEval = &flags[i]
+			}
+		}
+	} else {
+		markEvals(rows, o.EvalsOnly || o.AllEvals)
+		if o.AllEvals {
+			rows = markAllEvals(rows)
+		}
+	}
+	if o.EvalsOnly || o.AllEvals {
+		kept := rows[:0]
+		for _, r := range rows {
+			if r.IsEval() {
+				r.EvalOnly = ptr(true)
+				kept = append(kept, r)
+			}
+		}
+		rows = kept
+	}
+	return rows
+}

@@ -1,0 +1,234 @@
+package matrix
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sweep/configs"
+)
+
+// expandConfigKeys resolves config key patterns against the master
+// configs as the generator does: a key holding '*' or '?' is an fnmatch
+// pattern that must match at least one key, any other key must exist. The
+// result keeps first-seen order without duplicates.
+func expandConfigKeys(patterns []string, masters *configs.Masters) ([]*configs.Master, error) {
+	out := make([]*configs.Master, 0, len(patterns))
+	seen := make(map[*configs.Master]bool, len(patterns))
+	add := func(m *configs.Master) {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	for _, p := range patterns {
+		if strings.ContainsAny(p, "*?") {
+			matched := false
+			for _, m := range masters.Entries {
+				if fnmatch(p, m.Key) {
+					matched = true
+					add(m)
+				}
+			}
+			if !matched {
+				available := masters.Keys()
+				return nil, fmt.Errorf("config key pattern %q matched no config keys (%d keys in the master configs%s)", p, len(available), closest(p, available))
+			}
+			continue
+		}
+		m, ok := masters.Lookup(p)
+		if !ok {
+			available := masters.Keys()
+			return nil, fmt.Errorf("config key %q not found in the master configs (%d keys%s)", p, len(available), closest(p, available))
+		}
+		add(m)
+	}
+	return out, nil
+}
+
+// changelogKeys resolves a changelog entry's config-keys as
+// process_changelog.py does: '*' matches any run of characters (no other
+// character is special); a pattern must match at least one key and a
+// plain key must exist.
+func changelogKeys(patterns, available []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range patterns {
+		if strings.Contains(p, "*") {
+			matched := false
+			for _, k := range available {
+				if starMatch(p, k) {
+					matched = true
+					if !seen[k] {
+						seen[k] = true
+						out = append(out, k)
+					}
+				}
+			}
+			if !matched {
+				return nil, fmt.Errorf("no config keys matched the wildcard pattern %q in the master configs%s", p, closest(p, available))
+			}
+			continue
+		}
+		if !slices.Contains(available, p) {
+			return nil, fmt.Errorf("config key %q not found in the master configs%s", p, closest(p, available))
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// starMatch reports whether name matches pattern, where '*' matches any
+// run of characters and everything else matches itself.
+func starMatch(pattern, name string) bool {
+	parts := strings.Split(pattern, "*")
+	if !strings.HasPrefix(name, parts[0]) {
+		return false
+	}
+	name = name[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(name, p)
+		if i < 0 {
+			return false
+		}
+		name = name[i+len(p):]
+	}
+	return len(parts) > 1 && strings.HasSuffix(name, last) || len(parts) == 1 && name == ""
+}
+
+// fnmatch reports whether name matches the shell pattern as Python's
+// fnmatch.fnmatchcase does: '*' any run, '?' any one character, "[seq]"
+// and "[!seq]" character sets with ranges; a '[' without a closing ']' is
+// a literal. Matching is case-sensitive (POSIX).
+func fnmatch(pattern, name string) bool {
+	p, n := []rune(pattern), []rune(name)
+	// Iterative matcher with backtracking to the last '*'.
+	pi, ni := 0, 0
+	starP, starN := -1, 0
+	for ni < len(n) {
+		if pi < len(p) {
+			switch p[pi] {
+			case '*':
+				starP, starN = pi, ni
+				pi++
+				continue
+			case '?':
+				pi++
+				ni++
+				continue
+			case '[':
+				if ok, next, valid := matchSet(p, pi, n[ni]); valid {
+					if ok {
+						pi = next
+						ni++
+						continue
+					}
+				} else if n[ni] == '[' {
+					pi++
+					ni++
+					continue
+				}
+			default:
+				if p[pi] == n[ni] {
+					pi++
+					ni++
+					continue
+				}
+			}
+		}
+		if starP < 0 {
+			return false
+		}
+		starN++
+		pi, ni = starP+1, starN
+	}
+	for pi < len(p) && p[pi] == '*' {
+		pi++
+	}
+	return pi == len(p)
+}
+
+// matchSet matches c against the set starting at p[i] == '['. valid is
+// false when the set has no closing ']' (then '[' is a literal).
+func matchSet(p []rune, i int, c rune) (ok bool, next int, valid bool) {
+	j := i + 1
+	negate := false
+	if j < len(p) && p[j] == '!' {
+		negate = true
+		j++
+	}
+	if j < len(p) && p[j] == ']' {
+		j++ // a leading ']' is a member
+	}
+	for j < len(p) && p[j] != ']' {
+		j++
+	}
+	if j >= len(p) {
+		return false, 0, false
+	}
+	body := p[i+1 : j]
+	if negate {
+		body = body[1:]
+	}
+	in := false
+	for k := 0; k < len(body); k++ {
+		if k+2 < len(body) && body[k+1] == '-' {
+			if body[k] <= c && c <= body[k+2] {
+				in = true
+			}
+			k += 2
+			continue
+		}
+		if body[k] == c {
+			in = true
+		}
+	}
+	return in != negate, j + 1, true
+}
+
+// closest returns ", closest: a, b, c" naming up to three keys nearest to
+// want by edit distance, or "" when none is reasonably close.
+func closest(want string, keys []string) string {
+	type cand struct {
+		key  string
+		dist int
+	}
+	var cs []cand
+	for _, k := range keys {
+		if d := editDistance(want, k); d <= max(3, len(want)/3) {
+			cs = append(cs, cand{k, d})
+		}
+	}
+	if len(cs) == 0 {
+		return ""
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int { return a.dist - b.dist })
+	names := make([]string, 0, 3)
+	for _, c := range cs[:min(3, len(cs))] {
+		names = append(names, c.key)
+	}
+	return "; closest: " + strings.Join(names, ", ")
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,29 @@
+package run
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestRedaction(t *testing.T) {
+	env := redactEnv(map[string]string{"HF_TOKEN": "hf_abc", "WANDB_API_KEY": "k", "TP": "8", "HUGGING_FACE_HUB_TOKEN": "x", "SGLANG_SIMULATE_ACC_TOKEN_MODE": "real-draft-token", "AWS_SECRET_ACCESS_KEY": "a"})
+	assert.Equal(t, map[string]string{"HF_TOKEN": redacted, "WANDB_API_KEY": redacted, "TP": "8", "HUGGING_FACE_HUB_TOKEN": redacted, "SGLANG_SIMULATE_ACC_TOKEN_MODE": "real-draft-token", "AWS_SECRET_ACCESS_KEY": redacted}, env)
+	argv := redactArgv([]string{"vllm", "serve", "m", "--api-key", "s3cret", "--hf-token=hf_x", "--tokenizer", "m"})
+	assert.Equal(t, []string{"vllm", "serve", "m", "--api-key", redacted, "--hf-token=" + redacted, "--tokenizer", "m"}, argv)
+}
+
+func TestCommandText(t *testing.T) {
+	got := commandText(
+		[]string{"python3", "-m", "sglang.launch_server", "--model-loader-extra-config", `{"enable_multithread_load": true}`, "--tp", "8", "--enable-metrics"},
+		map[string]string{"SGLANG_USE_AITER": "1", "HF_TOKEN": "hf_secret"},
+		[]string{"MAX_MODEL_LEN"},
+	)
+	want := "unset MAX_MODEL_LEN\n" +
+		"export HF_TOKEN='<redacted>'\n" +
+		"export SGLANG_USE_AITER=1\n" +
+		"python3 \\\n  -m sglang.launch_server \\\n  --model-loader-extra-config '{\"enable_multithread_load\": true}' \\\n  --tp 8 \\\n  --enable-metrics\n"
+	assert.Equal(t, want, got)
+	assert.Equal(t, `'it'\''s'`, shellQuote("it's"))
+	assert.Equal(t, "''", shellQuote(""))
+}

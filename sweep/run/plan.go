@@ -1,0 +1,202 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"sweep/internal/proc"
+	"sweep/recipes"
+)
+
+// Setup says how a planned point runs on this machine: with the real
+// engine and aiperf, or with sweep's simulated engine and built-in load
+// generator standing in for them (only the program is swapped; the argv is
+// the recipe's own).
+type Setup struct {
+	// Simulate runs `sweep sim-engine` in place of the engine program.
+	Simulate bool
+	// Executable is the sweep binary that provides sim-engine and loadgen
+	// (default: this process's executable).
+	Executable string
+	// Aiperf is the aiperf program to run; "" uses the built-in load
+	// generator (`sweep loadgen`).
+	Aiperf string
+	// AiperfSchema is the aiperf schema the client argv was planned for
+	// ("aiperf@0.12.0"); the built-in load generator checks it with it.
+	AiperfSchema string
+	// TimeScale compresses time for the simulated engine and the built-in
+	// load generator (simulated seconds per wall second); 0 means 1.
+	TimeScale float64
+	// SimFault selects a fault of the simulated engine (see sim-engine --help).
+	SimFault string
+	// SimGPU names the simulated GPU; "" derives it from the row's runner.
+	SimGPU string
+	// ALTolerance is recorded with the facts (0 = default).
+	ALTolerance float64
+	// Environ looks up variables of this machine for Command.EnvFrom
+	// (default os.LookupEnv).
+	Environ func(string) (string, bool)
+}
+
+// Simulation environment variables understood by sim-engine and loadgen.
+const (
+	envSimTimeScale     = "SWEEP_SIM_TIME_SCALE"
+	envSimFault         = "SWEEP_SIM_FAULT"
+	envSimGPU           = "SWEEP_SIM_GPU"
+	envLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE"
+)
+
+// ErrNotSimulated is returned for parts of a point the simulation cannot
+// stand in for.
+var ErrNotSimulated = errors.New("not available in simulation")
+
+// FromPlan turns a planned point into a runnable Spec.
+func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
+	if s.Environ == nil {
+		s.Environ = os.LookupEnv
+	}
+	if s.Executable == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return Spec{}, fmt.Errorf("find the sweep executable: %w", err)
+		}
+		s.Executable = exe
+	}
+	if len(p.Engine.Argv) == 0 {
+		return Spec{}, errors.New("plan has no engine command")
+	}
+	spec := Spec{
+		Name:                 p.ResultFilename,
+		EngineCommandFile:    p.CommandFile,
+		HealthURL:            p.HealthURL,
+		RouterHealthURL:      p.RouterHealthURL,
+		ArtifactDir:          filepath.Join(p.ResultDir, "aiperf_artifacts"),
+		MetricsURLs:          slices.Clone(p.MetricsURLs),
+		RequiredMetricPrefix: p.RequiredMetricPrefix,
+		GoldenAL:             p.GoldenAL,
+		Facts:                FactsFromRow(&p.Row, p.ResultFilename, p.GoldenAL, s.ALTolerance),
+	}
+	spec.Engine = s.proc("engine", p.Engine)
+	if s.Simulate {
+		spec.Engine.Argv = append([]string{s.Executable, "sim-engine", "--"}, p.Engine.Argv...)
+		spec.Engine.Env[envSimTimeScale] = formatScale(s.TimeScale)
+		gpu := s.SimGPU
+		if gpu == "" {
+			gpu = GPUOfRunner(p.Row.Runner)
+		}
+		spec.Engine.Env[envSimGPU] = gpu
+		if s.SimFault != "" {
+			spec.Engine.Env[envSimFault] = s.SimFault
+		}
+	}
+	for _, sc := range p.Sidecars {
+		if s.Simulate {
+			continue // the simulated engine keeps its KV cache in simulated HBM only
+		}
+		ps := s.proc(sc.Name, sc.Command)
+		spec.Sidecars = append(spec.Sidecars, Sidecar{Proc: ps, HealthURL: sc.HealthURL})
+	}
+	if p.Router != nil {
+		r := s.proc("router", *p.Router)
+		if s.Simulate {
+			r.Argv = append([]string{s.Executable, "sim-router", "--"}, p.Router.Argv...)
+			r.Env[envSimTimeScale] = formatScale(s.TimeScale)
+		}
+		spec.Router = &r
+	}
+	switch {
+	case p.Client != nil:
+		c := s.proc("client", *p.Client)
+		if len(c.Argv) < 2 || c.Argv[1] != "profile" {
+			return Spec{}, fmt.Errorf("client command %q is not an aiperf profile command", strings.Join(c.Argv, " "))
+		}
+		if s.Aiperf != "" {
+			c.Argv[0] = s.Aiperf
+		} else {
+			head := []string{s.Executable, "loadgen"}
+			if s.AiperfSchema != "" {
+				head = append(head, "--aiperf-schema", s.AiperfSchema)
+			}
+			c.Argv = append(append(head, "--"), c.Argv[1:]...)
+		}
+		if s.Simulate {
+			c.Env[envLoadgenTimeScale] = formatScale(s.TimeScale)
+		}
+		spec.Client = &c
+	case p.Eval != nil:
+		if s.Simulate {
+			return Spec{}, fmt.Errorf("eval point: lm-eval scores synthetic text as 0: %w", ErrNotSimulated)
+		}
+		e := s.proc("eval", *p.Eval)
+		spec.Eval = &e
+	default:
+		return Spec{}, errors.New("plan has neither a client nor an eval command")
+	}
+	if err := unresolved(spec); err != nil {
+		return Spec{}, err
+	}
+	return spec, nil
+}
+
+// proc builds a process spec from a planned command, resolving EnvFrom
+// against this machine's environment.
+func (s Setup) proc(name string, c recipes.Command) proc.Spec {
+	env := maps.Clone(c.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	for dst, src := range c.EnvFrom {
+		if v, ok := s.Environ(src); ok {
+			env[dst] = v
+		}
+	}
+	return proc.Spec{Name: name, Argv: slices.Clone(c.Argv), Env: env, Unset: slices.Clone(c.Unset)}
+}
+
+// unresolved rejects commands that still carry ${...} placeholders: sweep
+// runs argv directly, so nothing would expand them.
+func unresolved(spec Spec) error {
+	var errs []error
+	check := func(ps *proc.Spec) {
+		if ps == nil {
+			return
+		}
+		for _, a := range ps.Argv {
+			if strings.Contains(a, "${") {
+				errs = append(errs, fmt.Errorf("%s argument %q has an unresolved placeholder", ps.Name, a))
+			}
+		}
+		for k, v := range ps.Env {
+			if strings.Contains(v, "${") {
+				errs = append(errs, fmt.Errorf("%s variable %s=%q has an unresolved placeholder", ps.Name, k, v))
+			}
+		}
+	}
+	check(&spec.Engine)
+	check(spec.Router)
+	check(spec.Client)
+	check(spec.Eval)
+	return errors.Join(errs...)
+}
+
+// GPUOfRunner derives the GPU model from a runner label or name:
+// "cluster:mi325x-amds" and "mi325x-amds_03" both give "mi325x".
+func GPUOfRunner(runner string) string {
+	r := strings.TrimPrefix(runner, "cluster:")
+	r, _, _ = strings.Cut(r, "_")
+	r, _, _ = strings.Cut(r, "-")
+	return r
+}
+
+func formatScale(f float64) string {
+	if f <= 0 {
+		f = 1
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}

@@ -1,0 +1,219 @@
+// Package run runs one benchmark point end to end: GPU idle check,
+// engine (and router) start and readiness, the load client with a health
+// watchdog and metric scraping beside it, aggregation of aiperf artifacts
+// into InferenceX's result JSON, validation, and the stop of every process.
+//
+//	spec := point.Spec{...}                   // usually point.FromPlan(plan, ...)
+//	rec, err := point.Run(ctx, spec, point.Options{OutDir: dir})
+//	// rec.Stages says what each stage did; err != nil when any stage failed.
+//
+// Every stage's outcome is recorded in OutDir/run.json, rewritten
+// atomically after each stage, so a killed run still leaves a record of
+// what finished. Exit codes of every process are kept; nothing that ran is
+// left running when Run returns (engine, router and client are stopped as
+// a process tree, also when ctx is cancelled).
+package run
+
+import (
+	"time"
+
+	"sweep/internal/proc"
+	"sweep/metrics"
+)
+
+// Spec is everything Run needs to know about one point. Programs are
+// final: the caller has already swapped in the simulated engine or the
+// built-in load generator where wanted.
+type Spec struct {
+	// Name identifies the point (InferenceX's RESULT_FILENAME); the
+	// aggregate result is written to OutDir/Name.json.
+	Name string
+	// Engine is the inference server; EngineCommandFile is the file its
+	// command is recorded in (e.g. "sglang_command.txt").
+	Engine            proc.Spec
+	EngineCommandFile string
+	HealthURL         string
+	// Sidecars start, in order, before the engine and must answer their
+	// health URL (e.g. LMCache servers).
+	Sidecars []Sidecar
+	// Router, when not nil, runs in front of the engine (DP attention).
+	Router          *proc.Spec
+	RouterHealthURL string
+	// Client is the load generator (aiperf or the built-in one); Eval is the
+	// accuracy client for eval-only points. Exactly one is set.
+	Client *proc.Spec
+	Eval   *proc.Spec
+	// ArtifactDir is where the client writes aiperf artifacts.
+	ArtifactDir string
+	// MetricsURLs are the engine's Prometheus endpoints, scraped beside the
+	// client; RequiredMetricPrefix ("sglang:" or "vllm:") must appear in
+	// the exported server metrics for the point to be valid.
+	MetricsURLs          []string
+	RequiredMetricPrefix string
+	// GoldenAL is the recipe's golden acceptance length; nil when the point
+	// has no speculative decoding or runs real acceptance (eval).
+	GoldenAL *float64
+	// Facts are the run's identity and topology for the aggregate JSON.
+	Facts metrics.RunFacts
+}
+
+// Sidecar is a helper server the engine needs before it starts.
+type Sidecar struct {
+	Proc      proc.Spec
+	HealthURL string
+}
+
+// Options tune Run. Zero values get the defaults named on each field.
+type Options struct {
+	// OutDir receives server.log, the command files, aiperf_artifacts/,
+	// the aggregate result and run.json. It is created if missing.
+	OutDir string
+	// ReadyTimeout bounds the wait for /health (default 30 min; engines
+	// load hundreds of GB of weights).
+	ReadyTimeout time.Duration
+	// ReadyInterval is the health poll interval (default 5 s, as InferenceX).
+	ReadyInterval time.Duration
+	// HangTimeout fails the point when the engine's health endpoint stops
+	// answering for this long during the load (default 10 min).
+	HangTimeout time.Duration
+	// StopGrace is the wait between SIGTERM and SIGKILL (default 60 s).
+	StopGrace time.Duration
+	// ScrapeInterval is the metric sampling interval (default 10 s).
+	ScrapeInterval time.Duration
+	// FailedRequestThreshold is the largest accepted failed-request ratio
+	// (default 0.10, as InferenceX).
+	FailedRequestThreshold float64
+	// ALTolerance is the accepted |measured − golden| AL (default 0.05).
+	ALTolerance float64
+	// SkipGPUCheck skips the GPU idle wait (simulated engines use no GPU).
+	SkipGPUCheck bool
+	// GPUProbe reads GPU memory use; nil means SystemGPUProbe.
+	GPUProbe GPUProbe
+	// GPUIdle tunes the idle wait.
+	GPUIdle GPUIdleOptions
+	// Progress, when set, is called with one line per stage change, and
+	// with the client's latest output line at most every ClientEcho. Calls
+	// never overlap, but may come from different goroutines.
+	Progress func(line string)
+	// ClientEcho is the interval between echoed client lines (default
+	// 30 s); the client's full output is in benchmark.log.
+	ClientEcho time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.ReadyTimeout <= 0 {
+		o.ReadyTimeout = 30 * time.Minute
+	}
+	if o.ReadyInterval <= 0 {
+		o.ReadyInterval = 5 * time.Second
+	}
+	if o.HangTimeout <= 0 {
+		o.HangTimeout = 10 * time.Minute
+	}
+	if o.StopGrace <= 0 {
+		o.StopGrace = 60 * time.Second
+	}
+	if o.ScrapeInterval <= 0 {
+		o.ScrapeInterval = 10 * time.Second
+	}
+	if o.FailedRequestThreshold == 0 {
+		o.FailedRequestThreshold = 0.10
+	}
+	if o.ALTolerance <= 0 {
+		o.ALTolerance = metrics.DefaultALTolerance
+	}
+	if o.GPUProbe == nil {
+		o.GPUProbe = SystemGPUProbe
+	}
+	if o.ClientEcho <= 0 {
+		o.ClientEcho = 30 * time.Second
+	}
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+	return o
+}
+
+// Stage names, in the order Run goes through them.
+const (
+	StageGPUIdle     = "gpu-idle"
+	StageSidecars    = "sidecars-ready"
+	StageEngine      = "engine-ready"
+	StageRouter      = "router-ready"
+	StageBaseline    = "metrics-baseline"
+	StageClient      = "client"
+	StageEval        = "eval"
+	StageAcceptance  = "acceptance-length"
+	StageAggregate   = "aggregate"
+	StageValidate    = "validate"
+	StageStop        = "stop"
+	outcomeOK        = "ok"
+	outcomeFailed    = "failed"
+	outcomeSkipped   = "skipped"
+	outcomeCancelled = "cancelled"
+)
+
+// Stage is the outcome of one step. Outcome is "ok", "failed", "skipped"
+// or "cancelled"; Error says why when not ok; LogTail holds the last lines
+// of the process that failed, if any.
+type Stage struct {
+	Name     string    `json:"name"`
+	Outcome  string    `json:"outcome"`
+	Error    string    `json:"error,omitempty"`
+	LogTail  []string  `json:"log_tail,omitempty"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	Seconds  float64   `json:"seconds"`
+}
+
+// ProcessOutcome records how a process ended. Exit is -1 when it was
+// killed by a signal (named in Signal) or never ended on its own.
+type ProcessOutcome struct {
+	Argv    []string `json:"argv"`
+	PID     int      `json:"pid"`
+	Exit    int      `json:"exit"`
+	Signal  string   `json:"signal,omitempty"`
+	Stopped bool     `json:"stopped_by_sweep"`
+	Seconds float64  `json:"seconds"`
+	Log     string   `json:"log,omitempty"`
+}
+
+// Record is what run.json holds: the stages in order, each process's
+// outcome, the acceptance-length check, and where the result is.
+type Record struct {
+	Name      string                     `json:"name"`
+	OK        bool                       `json:"ok"`
+	Started   time.Time                  `json:"started"`
+	Finished  time.Time                  `json:"finished"`
+	Stages    []Stage                    `json:"stages"`
+	Processes map[string]*ProcessOutcome `json:"processes"`
+	// Acceptance is the measured-vs-golden AL check (nil when not computed).
+	Acceptance *metrics.ALCheck `json:"acceptance_length,omitempty"`
+	// Validation is InferenceX's validator verdict (nil when not reached).
+	Validation *metrics.Verdict `json:"validation,omitempty"`
+	// ResultFile is the aggregate JSON, empty when none was written.
+	ResultFile string `json:"result_file,omitempty"`
+	// ArtifactDir holds the client's aiperf artifacts.
+	ArtifactDir string `json:"artifact_dir,omitempty"`
+}
+
+// Failed returns the first failed or cancelled stage, or nil.
+func (r *Record) Failed() *Stage {
+	for i := range r.Stages {
+		if o := r.Stages[i].Outcome; o == outcomeFailed || o == outcomeCancelled {
+			return &r.Stages[i]
+		}
+	}
+	return nil
+}
+
+func (r *Record) clone() *Record {
+	c := *r
+	c.Stages = append([]Stage(nil), r.Stages...)
+	c.Processes = make(map[string]*ProcessOutcome, len(r.Processes))
+	for name, po := range r.Processes {
+		cp := *po
+		c.Processes[name] = &cp
+	}
+	return &c
+}

@@ -1,0 +1,155 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sweep/metrics"
+)
+
+// scrapeRun is sweep's own sampling of the engine's /metrics during the
+// load, beside whatever the client exports.
+type scrapeRun struct {
+	scraper *metrics.Scraper
+	done    chan struct{}
+	res     *metrics.ScrapeResult
+	err     error
+}
+
+// startScraper starts sampling MetricsURLs; its goroutine exits after
+// finish (or when ctx is cancelled).
+func (r *runner) startScraper(ctx context.Context) *scrapeRun {
+	s := &scrapeRun{done: make(chan struct{})}
+	if len(r.spec.MetricsURLs) == 0 {
+		close(s.done)
+		return s
+	}
+	sc, err := metrics.NewScraper(metrics.ScraperOptions{Endpoints: r.spec.MetricsURLs, Interval: r.o.ScrapeInterval})
+	if err != nil {
+		s.err = err
+		close(s.done)
+		return s
+	}
+	s.scraper = sc
+	go func() {
+		defer close(s.done)
+		s.res, s.err = sc.Run(ctx)
+	}()
+	return s
+}
+
+// finish takes the final sample and returns what was scraped (nil when
+// nothing was).
+func (s *scrapeRun) finish() *metrics.ScrapeResult {
+	if s.scraper != nil {
+		s.scraper.Stop()
+	}
+	<-s.done
+	return s.res
+}
+
+// finishResult checks acceptance length, aggregates the artifacts into the
+// result JSON and validates them, each as its own stage. Aggregation runs
+// even when the client failed, as InferenceX does, so partial artifacts
+// still give a result; validation then says whether it counts.
+func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
+	ctx := context.Background() // these stages only read local files
+	var al *metrics.ALCheck
+	if r.spec.GoldenAL == nil && r.spec.Facts.SpecDecoding == "none" {
+		r.skip(StageAcceptance, "no speculative decoding")
+	} else {
+		r.stage(ctx, StageAcceptance, nil, func() error {
+			al = r.acceptance(scraped)
+			r.mu.Lock()
+			r.rec.Acceptance = al
+			r.mu.Unlock()
+			r.progress("acceptance length: " + al.String())
+			switch {
+			case al.Verdict == metrics.ALFail:
+				return errors.New(al.Reason)
+			case al.Verdict == metrics.ALNotMeasured && r.spec.GoldenAL != nil:
+				return fmt.Errorf("acceptance length not measured (golden %.3f): %s", *r.spec.GoldenAL, al.Reason)
+			}
+			return nil
+		})
+	}
+	r.stage(ctx, StageAggregate, nil, func() error {
+		in, err := metrics.LoadInputs(r.o.OutDir, r.spec.Facts.HFHubCache)
+		if err != nil {
+			return err
+		}
+		res, err := metrics.Aggregate(in, r.spec.Facts)
+		if err != nil {
+			return err
+		}
+		res.AcceptanceLength = al
+		if scraped != nil {
+			res.ScrapeHealth = scraped.Health()
+		}
+		path := filepath.Join(r.o.OutDir, r.spec.Name+".json")
+		if err := metrics.WriteResult(path, res); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		r.rec.ResultFile = path
+		r.mu.Unlock()
+		return nil
+	})
+	r.stage(ctx, StageValidate, nil, func() error {
+		v, err := metrics.Validate(r.spec.ArtifactDir, metrics.ValidateOptions{
+			FailedRequestThreshold: r.o.FailedRequestThreshold,
+			RequiredMetricPrefix:   r.spec.RequiredMetricPrefix,
+		})
+		if err != nil {
+			return err
+		}
+		r.mu.Lock()
+		r.rec.Validation = &v
+		r.mu.Unlock()
+		if !v.Valid {
+			if p := r.spec.RequiredMetricPrefix; p != "" && !strings.Contains(v.Reason, p) && strings.Contains(v.Reason, "server metrics") {
+				return fmt.Errorf("%s (the engine must export %q metrics)", v.Reason, p)
+			}
+			return errors.New(v.Reason)
+		}
+		return nil
+	})
+}
+
+// acceptance measures AL from the counters the client exported over the
+// profiling window; when that export is missing it falls back to sweep's
+// own first and last scrape.
+func (r *runner) acceptance(scraped *metrics.ScrapeResult) *metrics.ALCheck {
+	exportPath := filepath.Join(r.spec.ArtifactDir, metrics.ServerMetricsFile)
+	var exportErr error
+	if _, err := os.Stat(exportPath); err == nil {
+		exp, err := metrics.ReadServerMetricsFile(exportPath)
+		if err == nil {
+			if c := metrics.CheckALFromExport(exp, r.spec.GoldenAL, r.o.ALTolerance); c.Verdict != metrics.ALNotMeasured {
+				return c
+			} else {
+				exportErr = errors.New(c.Reason)
+			}
+		} else {
+			exportErr = err
+		}
+	} else {
+		exportErr = err
+	}
+	if scraped != nil {
+		for _, ep := range scraped.Endpoints {
+			counters, err := ep.ALCounters()
+			if err != nil {
+				continue
+			}
+			return metrics.CheckAL("scrape:"+ep.URL, counters, r.spec.GoldenAL, r.o.ALTolerance)
+		}
+	}
+	c := metrics.CheckAL(metrics.ServerMetricsFile, metrics.ALCounters{}, r.spec.GoldenAL, r.o.ALTolerance)
+	c.Reason = fmt.Sprintf("no counters: %v; and no two good scrapes of the engine", exportErr)
+	return c
+}

@@ -1,0 +1,393 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"sweep/internal/atomicfile"
+	"sweep/internal/proc"
+)
+
+// RecordFile is the name of the run record in OutDir.
+const RecordFile = "run.json"
+
+// StageError is returned by Run when a stage failed; Stage names it.
+type StageError struct {
+	Stage string
+	Err   error
+}
+
+func (e *StageError) Error() string { return fmt.Sprintf("stage %s: %v", e.Stage, e.Err) }
+func (e *StageError) Unwrap() error { return e.Err }
+
+type runner struct {
+	spec Spec
+	o    Options
+	rec  *Record
+
+	mu       sync.Mutex
+	procs    []*proc.Process // started processes, stopped in reverse order
+	firstErr error
+
+	// progressMu serialises Options.Progress: stages and the client's
+	// output echo (called from its drain goroutine) report concurrently.
+	progressMu sync.Mutex
+}
+
+// Run runs the point. It returns the record (also written to
+// OutDir/run.json) and a *StageError for the first failed stage; when ctx
+// is cancelled the error also wraps ctx.Err(). The aggregate result is
+// written whenever the client produced artifacts, even if a later stage
+// fails, and every process is stopped before Run returns.
+func Run(ctx context.Context, spec Spec, o Options) (*Record, error) {
+	o = o.withDefaults()
+	if o.OutDir == "" {
+		return nil, errors.New("point: no output directory")
+	}
+	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("point: %w", err)
+	}
+	_ = atomicfile.CleanStale(o.OutDir)
+	r := &runner{spec: spec, o: o, rec: &Record{
+		Name: spec.Name, Started: time.Now(), Processes: map[string]*ProcessOutcome{},
+		ArtifactDir: spec.ArtifactDir,
+	}}
+	r.save()
+	r.stages(ctx)
+	r.stopAll()
+	r.rec.Finished = time.Now()
+	r.rec.OK = r.rec.Failed() == nil
+	r.save()
+	if f := r.rec.Failed(); f != nil {
+		err := &StageError{Stage: f.Name, Err: r.firstErr}
+		if ctx.Err() != nil {
+			return r.rec, errors.Join(err, ctx.Err())
+		}
+		return r.rec, err
+	}
+	return r.rec, nil
+}
+
+// stages runs every stage in order; a failed stage skips those that need it.
+func (r *runner) stages(ctx context.Context) {
+	if r.o.SkipGPUCheck {
+		r.skip(StageGPUIdle, "simulated engine")
+	} else if !r.stage(ctx, StageGPUIdle, nil, func() error {
+		checked, err := WaitGPUsIdle(ctx, r.o.GPUProbe, r.o.GPUIdle)
+		if err == nil && !checked {
+			r.progress("gpu-idle: no rocm-smi or nvidia-smi here, not checked")
+		}
+		return err
+	}) {
+		return
+	}
+	if err := r.writeCommands(); err != nil {
+		r.fail(StageEngine, err, nil)
+		return
+	}
+	for i, sc := range r.spec.Sidecars {
+		if _, ok := r.startAndWait(ctx, StageSidecars, sc.Proc, fmt.Sprintf("sidecar%d.log", i), sc.HealthURL); !ok {
+			return
+		}
+	}
+	engine, ok := r.startAndWait(ctx, StageEngine, r.spec.Engine, "server.log", r.spec.HealthURL)
+	if !ok {
+		return
+	}
+	if r.spec.Router != nil {
+		if _, ok := r.startAndWait(ctx, StageRouter, *r.spec.Router, "router.log", r.spec.RouterHealthURL); !ok {
+			return
+		}
+	}
+	if r.spec.Eval != nil {
+		r.runClient(ctx, StageEval, *r.spec.Eval, "eval.log", engine, nil)
+		for _, s := range []string{StageAcceptance, StageAggregate, StageValidate} {
+			r.skip(s, "eval-only point: lm-eval scores are checked by their thresholds")
+		}
+		return
+	}
+	if r.spec.Client == nil {
+		r.fail(StageClient, errors.New("the point has neither a client nor an eval command"), nil)
+		return
+	}
+	scrape := r.startScraper(ctx)
+	r.runClient(ctx, StageClient, *r.spec.Client, "benchmark.log", engine, scrape)
+	scraped := scrape.finish()
+	if ctx.Err() != nil {
+		for _, s := range []string{StageAcceptance, StageAggregate, StageValidate} {
+			r.skip(s, "cancelled")
+		}
+		return
+	}
+	r.finishResult(scraped)
+}
+
+// startAndWait starts a server process and waits for its health URL.
+func (r *runner) startAndWait(ctx context.Context, stage string, spec proc.Spec, logName, healthURL string) (*proc.Process, bool) {
+	var p *proc.Process
+	ok := r.stage(ctx, stage, func() []string { return tailOf(p) }, func() error {
+		spec.LogPath = filepath.Join(r.o.OutDir, logName)
+		var err error
+		if p, err = r.start(ctx, spec); err != nil {
+			return err
+		}
+		r.progress(fmt.Sprintf("%s: started pid %d, waiting for %s (timeout %s)", spec.Name, p.PID(), healthURL, r.o.ReadyTimeout))
+		if err := proc.WaitHTTP(ctx, p, healthURL, proc.WaitOptions{Timeout: r.o.ReadyTimeout, Interval: r.o.ReadyInterval}); err != nil {
+			return err
+		}
+		if p.Exited() {
+			// Something answered, but not our process: another server holds the port.
+			return fmt.Errorf("%s answered on %s but has exited (%s): is another server using the port?", spec.Name, healthURL, p.Status())
+		}
+		return nil
+	})
+	return p, ok
+}
+
+func (r *runner) start(ctx context.Context, spec proc.Spec) (*proc.Process, error) {
+	p, err := proc.Start(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.procs = append(r.procs, p)
+	r.rec.Processes[spec.Name] = &ProcessOutcome{Argv: spec.Argv, PID: p.PID(), Exit: -1, Log: filepath.Base(spec.LogPath)}
+	r.mu.Unlock()
+	r.save()
+	return p, nil
+}
+
+// runClient runs the load (or eval) client to completion while watching
+// the engine: if the engine exits or stops answering its health endpoint,
+// the client is stopped and the stage fails naming the engine.
+func (r *runner) runClient(ctx context.Context, stage string, spec proc.Spec, logName string, engine *proc.Process, scrape *scrapeRun) {
+	var blame *proc.Process
+	r.stage(ctx, stage, func() []string { return tailOf(blame) }, func() error {
+		spec.LogPath = filepath.Join(r.o.OutDir, logName)
+		spec.OnLine = r.echo(spec.Name)
+		client, err := r.start(ctx, spec)
+		if err != nil {
+			return err
+		}
+		blame = client
+		r.progress(fmt.Sprintf("%s: started pid %d", spec.Name, client.PID()))
+		hung := r.watchHealth(ctx, client.Done())
+		select {
+		case <-client.Done():
+			st := client.Status()
+			if !st.Success() {
+				return fmt.Errorf("%s failed (%s)", spec.Name, st)
+			}
+			return nil
+		case <-engine.Done():
+			blame = engine
+			client.Stop(r.o.StopGrace)
+			return fmt.Errorf("%s exited during the load (%s)", engine.Name(), engine.Status())
+		case err := <-hung:
+			blame = engine
+			client.Stop(r.o.StopGrace)
+			return err
+		case <-ctx.Done():
+			client.Stop(r.o.StopGrace)
+			return ctx.Err()
+		}
+	})
+}
+
+// echo returns an OnLine callback that passes a client's output to the
+// progress line, at most one line every ClientEcho, so a long load shows
+// the client's own progress and ETA without flooding the terminal.
+func (r *runner) echo(name string) func(string) {
+	var last time.Time
+	return func(line string) {
+		if line == "" || time.Since(last) < r.o.ClientEcho {
+			return
+		}
+		last = time.Now()
+		r.progress(name + " | " + line)
+	}
+}
+
+// watchHealth polls the engine's health URL until done is closed and
+// reports an error when it has not answered 200 for HangTimeout. The
+// goroutine exits when done is closed or ctx is cancelled.
+func (r *runner) watchHealth(ctx context.Context, done <-chan struct{}) <-chan error {
+	out := make(chan error, 1)
+	if r.spec.HealthURL == "" {
+		return out
+	}
+	client := &http.Client{Timeout: max(r.o.ReadyInterval, 2*time.Second)}
+	go func() {
+		lastOK := time.Now()
+		lastErr := ""
+		t := time.NewTicker(r.o.ReadyInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if err := healthy(ctx, client, r.spec.HealthURL); err != nil {
+				lastErr = err.Error()
+				if time.Since(lastOK) >= r.o.HangTimeout {
+					out <- fmt.Errorf("engine stopped answering %s for %s (last: %s)", r.spec.HealthURL, r.o.HangTimeout, lastErr)
+					return
+				}
+				continue
+			}
+			lastOK = time.Now()
+		}
+	}()
+	return out
+}
+
+func healthy(ctx context.Context, c *http.Client, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %s", resp.Status)
+	}
+	return nil
+}
+
+// stopAll stops every started process, newest first (client, router,
+// engine), and records their outcomes.
+func (r *runner) stopAll() {
+	r.mu.Lock()
+	procs := append([]*proc.Process(nil), r.procs...)
+	r.mu.Unlock()
+	start := time.Now()
+	var left []string
+	for i := len(procs) - 1; i >= 0; i-- {
+		p := procs[i]
+		st := p.Stop(r.o.StopGrace)
+		r.progress(fmt.Sprintf("stop: %s pid %d ended (%s)", p.Name(), p.PID(), st))
+		r.mu.Lock()
+		po := r.rec.Processes[p.Name()]
+		po.Exit, po.Signal, po.Stopped, po.Seconds = st.Exit, st.Signal, st.Stopped, st.Runtime.Seconds()
+		r.mu.Unlock()
+		if alive := p.Leftovers(); len(alive) > 0 {
+			left = append(left, fmt.Sprintf("%s: pids %v", p.Name(), alive))
+		}
+	}
+	if len(procs) == 0 {
+		return
+	}
+	s := Stage{Name: StageStop, Outcome: outcomeOK, Started: start, Finished: time.Now()}
+	if len(left) > 0 {
+		s.Outcome, s.Error = outcomeFailed, "processes survived the stop: "+strings.Join(left, "; ")
+		r.setErr(errors.New(s.Error))
+	}
+	s.Seconds = s.Finished.Sub(s.Started).Seconds()
+	r.add(s)
+}
+
+// stage runs fn as the named stage and records its outcome; tail, when
+// not nil, supplies log lines for a failure. It reports success.
+func (r *runner) stage(ctx context.Context, name string, tail func() []string, fn func() error) bool {
+	start := time.Now()
+	r.progress(name + ": started")
+	err := fn()
+	s := Stage{Name: name, Outcome: outcomeOK, Started: start, Finished: time.Now()}
+	s.Seconds = s.Finished.Sub(start).Seconds()
+	if err != nil {
+		s.Outcome, s.Error = outcomeFailed, err.Error()
+		if ctx.Err() != nil {
+			s.Outcome = outcomeCancelled
+		}
+		if tail != nil {
+			s.LogTail = tail()
+		}
+		r.setErr(err)
+	}
+	r.add(s)
+	r.progress(fmt.Sprintf("%s: %s in %s", name, s.Outcome, time.Duration(s.Seconds*float64(time.Second)).Round(time.Millisecond)))
+	return err == nil
+}
+
+func (r *runner) fail(name string, err error, tail []string) {
+	now := time.Now()
+	r.setErr(err)
+	r.add(Stage{Name: name, Outcome: outcomeFailed, Error: err.Error(), LogTail: tail, Started: now, Finished: now})
+}
+
+func (r *runner) skip(name, why string) {
+	now := time.Now()
+	r.add(Stage{Name: name, Outcome: outcomeSkipped, Error: why, Started: now, Finished: now})
+}
+
+func (r *runner) setErr(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.firstErr == nil {
+		r.firstErr = err
+	}
+}
+
+func (r *runner) add(s Stage) {
+	r.mu.Lock()
+	r.rec.Stages = append(r.rec.Stages, s)
+	r.mu.Unlock()
+	r.save()
+}
+
+// save writes run.json atomically; a failure to write it is reported on
+// the progress line but does not stop the point.
+func (r *runner) save() {
+	r.mu.Lock()
+	snap := r.rec.clone()
+	r.mu.Unlock()
+	if err := atomicfile.WriteJSON(filepath.Join(r.o.OutDir, RecordFile), snap); err != nil {
+		r.progress("warning: " + err.Error())
+	}
+}
+
+func (r *runner) progress(line string) {
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	r.o.Progress(line)
+}
+
+func tailOf(p *proc.Process) []string {
+	if p == nil {
+		return nil
+	}
+	return p.Tail()
+}
+
+// writeCommands records each command, secrets redacted, as InferenceX does.
+func (r *runner) writeCommands() error {
+	write := func(name string, s *proc.Spec) error {
+		if s == nil || name == "" {
+			return nil
+		}
+		return atomicfile.Write(filepath.Join(r.o.OutDir, name), []byte(commandText(s.Argv, s.Env, s.Unset)), 0o644)
+	}
+	client := r.spec.Client
+	clientFile := "benchmark_command.txt"
+	if client == nil {
+		client, clientFile = r.spec.Eval, "eval_command.txt"
+	}
+	return errors.Join(
+		write(r.spec.EngineCommandFile, &r.spec.Engine),
+		write("router_command.txt", r.spec.Router),
+		write(clientFile, client),
+	)
+}

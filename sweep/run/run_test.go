@@ -1,0 +1,305 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/internal/proc"
+	"sweep/metrics"
+)
+
+// The test binary plays the engine and the client; roleEnv picks the part.
+const (
+	roleEnv  = "POINT_TEST_ROLE"
+	faultEnv = "POINT_TEST_FAULT"
+	portEnv  = "POINT_TEST_PORT"
+	artEnv   = "POINT_TEST_ARTIFACTS" // client: where to write artifacts
+	srcEnv   = "POINT_TEST_SOURCE"    // client: artifacts to copy
+)
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(roleEnv) {
+	case "engine":
+		fakeEngine()
+	case "client":
+		fakeClient()
+	default:
+		os.Exit(m.Run())
+	}
+}
+
+// fakeEngine serves /health and an SGLang-style /metrics page. Faults:
+// never-ready (never listens), die (exits 7 once the client has started,
+// noticed by the first /metrics after the baseline), hang (stops
+// answering after the baseline scrape), no-metrics (404 on /metrics).
+func fakeEngine() {
+	fault := os.Getenv(faultEnv)
+	fmt.Println("loading weights")
+	if fault == "never-ready" {
+		fmt.Println("stuck loading")
+		time.Sleep(time.Hour)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv(portEnv))
+	if err != nil {
+		fmt.Println("listen:", err)
+		os.Exit(3)
+	}
+	var scrapes atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
+		if fault == "hang" && scrapes.Load() > 0 {
+			time.Sleep(time.Hour)
+		}
+	})
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		n := scrapes.Add(1)
+		switch {
+		case fault == "no-metrics":
+			http.NotFound(w, r)
+			return
+		case fault == "die" && n > 1:
+			fmt.Println("fatal: HIP error: an illegal memory access was encountered")
+			os.Exit(7)
+		}
+		fmt.Fprintf(w, "# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs{tp_rank=\"0\"} %d\n", n%4)
+	})
+	fmt.Println("The server is fired up and ready to roll!")
+	_ = http.Serve(ln, mux)
+}
+
+// fakeClient copies recorded aiperf artifacts into place. Faults: fail
+// (exit 2 after writing nothing), wait (runs until killed: the engine
+// fault decides the outcome), interrupt (sends SIGINT to the test process
+// that runs the point, then waits).
+func fakeClient() {
+	switch os.Getenv(faultEnv) {
+	case "fail":
+		fmt.Fprintln(os.Stderr, "aiperf: error: server returned 500 for every request")
+		os.Exit(2)
+	case "wait":
+		fmt.Println("profiling...")
+		time.Sleep(time.Hour)
+	case "interrupt":
+		fmt.Println("profiling...")
+		_ = syscall.Kill(os.Getppid(), syscall.SIGINT)
+		time.Sleep(time.Hour)
+	}
+	dst := os.Getenv(artEnv)
+	src := os.Getenv(srcEnv)
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// aiperf writes the server metrics as CSV too; the recorded case has only the JSON.
+	if err := os.WriteFile(filepath.Join(dst, metrics.ServerMetricsCSV), []byte("metric,value\nsglang:num_requests,150\n"), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println("profile complete")
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+const recorded = "../../testdata/aggregation/sglang-mtp-tp8-dpattn-hicache"
+
+// testSpec builds a point whose engine and client are this test binary.
+func testSpec(t *testing.T, engineFault, clientFault string) (Spec, Options) {
+	t.Helper()
+	out := t.TempDir()
+	port := strconv.Itoa(freePort(t))
+	artifacts := filepath.Join(out, "aiperf_artifacts")
+	envFile, err := metrics.EnvFromFile(filepath.Join(recorded, "env.json"), map[string]string{"<RESULT_DIR>": out, "<AGENTIC_OUTPUT_DIR>": out})
+	require.NoError(t, err)
+	facts, err := metrics.FromEnv(envFile)
+	require.NoError(t, err)
+	golden := 2.99
+	self, err := os.Executable()
+	require.NoError(t, err)
+	spec := Spec{
+		Name:              facts.ResultFilename,
+		Engine:            proc.Spec{Name: "engine", Argv: []string{self}, Env: map[string]string{roleEnv: "engine", faultEnv: engineFault, portEnv: port, "HF_TOKEN": "hf_secret"}},
+		EngineCommandFile: "sglang_command.txt",
+		HealthURL:         "http://127.0.0.1:" + port + "/health",
+		Client: &proc.Spec{Name: "client", Argv: []string{self, "profile"}, Env: map[string]string{
+			roleEnv: "client", faultEnv: clientFault, artEnv: artifacts, srcEnv: filepath.Join(recorded, "aiperf_artifacts"),
+		}},
+		ArtifactDir:          artifacts,
+		MetricsURLs:          []string{"http://127.0.0.1:" + port + "/metrics"},
+		RequiredMetricPrefix: "sglang:",
+		GoldenAL:             &golden,
+		Facts:                facts,
+	}
+	opts := Options{
+		OutDir: out, SkipGPUCheck: true,
+		ReadyTimeout: 2 * time.Second, ReadyInterval: 20 * time.Millisecond,
+		HangTimeout: 300 * time.Millisecond, StopGrace: 2 * time.Second, ScrapeInterval: 20 * time.Millisecond,
+	}
+	return spec, opts
+}
+
+func stageOutcomes(rec *Record) map[string]string {
+	out := map[string]string{}
+	for _, s := range rec.Stages {
+		out[s.Name] = s.Outcome
+	}
+	return out
+}
+
+// assertNothingLeft checks that no process of the point survives.
+func assertNothingLeft(t *testing.T, rec *Record) {
+	t.Helper()
+	for name, p := range rec.Processes {
+		assert.False(t, alivePID(p.PID), "%s (pid %d) survived", name, p.PID)
+		assert.Error(t, syscall.Kill(-p.PID, 0), "process group of %s still has members", name)
+	}
+}
+
+func alivePID(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !containsZombie(string(b))
+}
+
+func containsZombie(stat string) bool {
+	for i := len(stat) - 1; i > 0; i-- {
+		if stat[i] == ')' {
+			return len(stat) > i+2 && stat[i+2] == 'Z'
+		}
+	}
+	return false
+}
+
+func readRecord(t *testing.T, dir string) *Record {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, RecordFile))
+	require.NoError(t, err)
+	var rec Record
+	require.NoError(t, json.Unmarshal(b, &rec))
+	return &rec
+}
+
+func TestRunSuccess(t *testing.T) {
+	spec, opts := testSpec(t, "", "")
+	rec, err := Run(t.Context(), spec, opts)
+	require.NoError(t, err, "stages: %+v", rec.Stages)
+	assert.True(t, rec.OK)
+	assert.Equal(t, map[string]string{
+		StageGPUIdle: outcomeSkipped, StageEngine: outcomeOK, StageClient: outcomeOK,
+		StageAcceptance: outcomeOK, StageAggregate: outcomeOK, StageValidate: outcomeOK, StageStop: outcomeOK,
+	}, stageOutcomes(rec))
+	require.NotNil(t, rec.Acceptance)
+	assert.Equal(t, metrics.ALPass, rec.Acceptance.Verdict)
+	assert.InDelta(t, 2.98995, float64(*rec.Acceptance.Measured), 1e-4)
+
+	// The result JSON has InferenceX's fields plus our acceptance and scrape blocks.
+	b, err := os.ReadFile(rec.ResultFile)
+	require.NoError(t, err)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal(b, &res))
+	assert.Equal(t, filepath.Join(opts.OutDir, spec.Name+".json"), rec.ResultFile)
+	assert.EqualValues(t, 48, res["conc"])
+	assert.Contains(t, res, "request_metrics")
+	assert.Contains(t, res, "acceptance_length")
+	assert.Contains(t, res, "scrape_health")
+
+	// run.json on disk is the returned record; commands are recorded with secrets redacted.
+	onDisk := readRecord(t, opts.OutDir)
+	assert.True(t, onDisk.OK)
+	assert.Equal(t, stageOutcomes(rec), stageOutcomes(onDisk))
+	cmd, err := os.ReadFile(filepath.Join(opts.OutDir, "sglang_command.txt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(cmd), "export HF_TOKEN='<redacted>'")
+	assert.NotContains(t, string(cmd), "hf_secret")
+	log, err := os.ReadFile(filepath.Join(opts.OutDir, "server.log"))
+	require.NoError(t, err)
+	assert.Contains(t, string(log), "fired up and ready to roll")
+	assert.Equal(t, "terminated", rec.Processes["engine"].Signal, "the engine is stopped with SIGTERM")
+	assert.Equal(t, 0, rec.Processes["client"].Exit)
+	assertNothingLeft(t, rec)
+}
+
+// TestRunFaults covers each way a point fails: the stage named, the log
+// tail kept, a record written, nothing left running.
+func TestRunFaults(t *testing.T) {
+	tests := []struct {
+		name         string
+		engineFault  string
+		clientFault  string
+		prefix       string // overrides RequiredMetricPrefix when set
+		failedStage  string
+		errContains  string
+		tailContains string
+		resultFile   bool // whether an aggregate result is still written
+	}{
+		{name: "engine never ready", engineFault: "never-ready", failedStage: StageEngine,
+			errContains: "not ready", tailContains: "stuck loading"},
+		{name: "engine dies mid-load", engineFault: "die", clientFault: "wait", failedStage: StageClient,
+			errContains: "engine exited during the load (exit code 7)", tailContains: "illegal memory access"},
+		{name: "engine hangs", engineFault: "hang", clientFault: "wait", failedStage: StageClient,
+			errContains: "engine stopped answering", tailContains: "fired up"},
+		{name: "client exits non-zero", clientFault: "fail", failedStage: StageClient,
+			errContains: "client failed (exit code 2)", tailContains: "server returned 500"},
+		{name: "required metric prefix missing", prefix: "vllm:", failedStage: StageValidate,
+			errContains: "vllm:", resultFile: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, opts := testSpec(t, tc.engineFault, tc.clientFault)
+			if tc.prefix != "" {
+				spec.RequiredMetricPrefix = tc.prefix
+			}
+			rec, err := Run(t.Context(), spec, opts)
+			require.Error(t, err)
+			se, ok := errors.AsType[*StageError](err)
+			require.True(t, ok, "got %T %v", err, err)
+			assert.Equal(t, tc.failedStage, se.Stage)
+			assert.Contains(t, err.Error(), tc.errContains)
+			failed := rec.Failed()
+			require.NotNil(t, failed)
+			assert.Equal(t, tc.failedStage, failed.Name)
+			if tc.tailContains != "" {
+				assert.Contains(t, fmt.Sprint(failed.LogTail), tc.tailContains)
+			}
+			assert.False(t, readRecord(t, opts.OutDir).OK)
+			if tc.resultFile {
+				assert.FileExists(t, rec.ResultFile)
+			}
+			assertNothingLeft(t, rec)
+		})
+	}
+}
+
+// TestRunInterrupted sends SIGINT to this process during the load, as a
+// user pressing Ctrl-C on `sweep run` would.
+func TestRunInterrupted(t *testing.T) {
+	spec, opts := testSpec(t, "", "interrupt")
+	ctx, stop := signal.NotifyContext(t.Context(), os.Interrupt)
+	defer stop()
+	rec, err := Run(ctx, spec, opts)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, outcomeCancelled, stageOutcomes(rec)[StageClient])
+	assert.Equal(t, outcomeSkipped, stageOutcomes(rec)[StageAggregate])
+	assert.False(t, readRecord(t, opts.OutDir).OK)
+	assertNothingLeft(t, rec)
+}

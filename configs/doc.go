@@ -28,7 +28,6 @@
 //	}
 //	runners, err := configs.LoadRunners("configs/runners.yaml")
 //	entry, ok := masters.Lookup("qwen3.5-fp8-mi325x-sglang-agentic-mtp")
-//	keys, err := masters.ExpandKeys([]string{"dsr1-fp4-*"})
 //
 //	entries, err := configs.ParseChangelog("perf-changelog.yaml", data)
 //	change, err := configs.CheckChangelogChange(

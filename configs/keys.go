@@ -29,33 +29,6 @@ func MatchWildcard(pattern, key string) bool {
 	return len(rest) >= len(last) && strings.HasSuffix(rest, last)
 }
 
-// ExpandKeys resolves changelog config-keys against the masters: exact keys
-// must exist, and a pattern with '*' must match at least one key (matches
-// in file order). The result has no duplicates and keeps first-seen order.
-// The error names every pattern that failed.
-func (m *Masters) ExpandKeys(patterns []string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	var bad []string
-	for _, p := range patterns {
-		keys := m.expand(p)
-		if len(keys) == 0 {
-			bad = append(bad, p)
-			continue
-		}
-		for _, k := range keys {
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
-		}
-	}
-	if len(bad) > 0 {
-		return nil, fmt.Errorf("config keys not found in master configs: %s", strings.Join(bad, ", "))
-	}
-	return out, nil
-}
-
 func (m *Masters) expand(pattern string) []string {
 	if !strings.Contains(pattern, "*") {
 		if _, ok := m.byKey[pattern]; ok {

@@ -170,7 +170,7 @@ func (g *Generator) TestConfig(o TestConfigOptions) (Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	ms, err := expandConfigKeys(o.ConfigKeys, g.Masters)
+	ms, err := ResolveKeys(g.Masters, o.ConfigKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -680,6 +680,7 @@ func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLe
 		for _, s := range sc.SearchSpace {
 			router, transfer := x.components(m, s)
 			base := Row{
+				ConfigKey:     m.Key,
 				Image:         m.Image,
 				Model:         m.Model,
 				ModelPrefix:   m.ModelPrefix,
@@ -773,6 +774,7 @@ func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Ma
 				backend = &Backend{Name: s.KVOffloadBackend.Name, Version: clonePtr(s.KVOffloadBackend.Version)}
 			}
 			base := Row{
+				ConfigKey:        m.Key,
 				Image:            m.Image,
 				Model:            m.Model,
 				ModelPrefix:      m.ModelPrefix,

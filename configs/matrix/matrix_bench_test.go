@@ -15,7 +15,7 @@ import (
 
 const ixConfigs = "../../testdata/inferencex/configs/"
 
-func readSources(b *testing.B) ([]configs.Source, configs.Source) {
+func readSources(b testing.TB) ([]configs.Source, configs.Source) {
 	b.Helper()
 	var masters []configs.Source
 	for _, f := range []string{"amd-master.yaml", "nvidia-master.yaml"} {
@@ -32,7 +32,7 @@ func readSources(b *testing.B) ([]configs.Source, configs.Source) {
 	return masters, configs.Source{Name: "runners.yaml", Data: data}
 }
 
-func corpusGenerator(b *testing.B) *Generator {
+func corpusGenerator(b testing.TB) *Generator {
 	b.Helper()
 	ms, rs := readSources(b)
 	m, err := configs.ParseMasters(ms...)

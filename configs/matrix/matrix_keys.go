@@ -7,11 +7,14 @@ import (
 	"sweep/configs"
 )
 
-// expandConfigKeys resolves config key patterns against the master
-// configs as the generator does: a key holding '*' or '?' is an fnmatch
-// pattern that must match at least one key, any other key must exist. The
-// result keeps first-seen order without duplicates.
-func expandConfigKeys(patterns []string, masters *configs.Masters) ([]*configs.Master, error) {
+// ResolveKeys resolves config keys against the master configs, the one
+// way every command does (sweep matrix test-config, sweep plan, sweep run)
+// and as InferenceX's generator does: a key holding '*' or '?' is an
+// fnmatch pattern (fnmatch.fnmatchcase semantics, "[seq]" sets included)
+// that must match at least one key; any other key must exist. The result keeps first-seen order
+// without duplicates. The error is a *KeyError naming the first key that
+// failed and the closest existing keys.
+func ResolveKeys(masters *configs.Masters, patterns []string) ([]*configs.Master, error) {
 	out := make([]*configs.Master, 0, len(patterns))
 	seen := make(map[*configs.Master]bool, len(patterns))
 	add := func(m *configs.Master) {
@@ -21,7 +24,7 @@ func expandConfigKeys(patterns []string, masters *configs.Masters) ([]*configs.M
 		}
 	}
 	for _, p := range patterns {
-		if strings.ContainsAny(p, "*?") {
+		if IsKeyPattern(p) {
 			matched := false
 			for _, m := range masters.Entries {
 				if fnmatch(p, m.Key) {
@@ -30,19 +33,44 @@ func expandConfigKeys(patterns []string, masters *configs.Masters) ([]*configs.M
 				}
 			}
 			if !matched {
-				available := masters.Keys()
-				return nil, fmt.Errorf("config key pattern %q matched no config keys (%d keys in the master configs%s)", p, len(available), closest(p, available))
+				return nil, newKeyError(p, true, masters.Keys())
 			}
 			continue
 		}
 		m, ok := masters.Lookup(p)
 		if !ok {
-			available := masters.Keys()
-			return nil, fmt.Errorf("config key %q not found in the master configs (%d keys%s)", p, len(available), closest(p, available))
+			return nil, newKeyError(p, false, masters.Keys())
 		}
 		add(m)
 	}
 	return out, nil
+}
+
+// IsKeyPattern reports whether a config key is an fnmatch pattern.
+func IsKeyPattern(key string) bool { return strings.ContainsAny(key, "*?") }
+
+// KeyError is a config key that names no master config, or a pattern that
+// matches none. Closest lists up to three existing keys nearest to it.
+type KeyError struct {
+	Key       string
+	Pattern   bool
+	Available int // keys in the master configs
+	Closest   []string
+}
+
+func newKeyError(key string, pattern bool, available []string) *KeyError {
+	return &KeyError{Key: key, Pattern: pattern, Available: len(available), Closest: closestKeys(key, available)}
+}
+
+func (e *KeyError) Error() string {
+	hint := ""
+	if len(e.Closest) > 0 {
+		hint = "; closest: " + strings.Join(e.Closest, ", ")
+	}
+	if e.Pattern {
+		return fmt.Sprintf("config key pattern %q matched no config keys (%d keys in the master configs%s)", e.Key, e.Available, hint)
+	}
+	return fmt.Sprintf("config key %q not found in the master configs (%d keys%s)", e.Key, e.Available, hint)
 }
 
 // changelogKeys resolves a changelog entry's config-keys as
@@ -65,12 +93,12 @@ func changelogKeys(patterns, available []string) ([]string, error) {
 				}
 			}
 			if !matched {
-				return nil, fmt.Errorf("no config keys matched the wildcard pattern %q in the master configs%s", p, closest(p, available))
+				return nil, fmt.Errorf("no config keys matched the wildcard pattern %q in the master configs%s", p, closestHint(p, available))
 			}
 			continue
 		}
 		if !slices.Contains(available, p) {
-			return nil, fmt.Errorf("config key %q not found in the master configs%s", p, closest(p, available))
+			return nil, fmt.Errorf("config key %q not found in the master configs%s", p, closestHint(p, available))
 		}
 		if !seen[p] {
 			seen[p] = true
@@ -189,9 +217,18 @@ func matchSet(p []rune, i int, c rune) (ok bool, next int, valid bool) {
 	return in != negate, j + 1, true
 }
 
-// closest returns ", closest: a, b, c" naming up to three keys nearest to
-// want by edit distance, or "" when none is reasonably close.
-func closest(want string, keys []string) string {
+// closestHint returns "; closest: a, b, c" naming up to three keys nearest
+// to want by edit distance, or "" when none is reasonably close.
+func closestHint(want string, keys []string) string {
+	if names := closestKeys(want, keys); len(names) > 0 {
+		return "; closest: " + strings.Join(names, ", ")
+	}
+	return ""
+}
+
+// closestKeys returns up to three keys nearest to want by edit distance,
+// nearest first, leaving out those too far to be a typo.
+func closestKeys(want string, keys []string) []string {
 	type cand struct {
 		key  string
 		dist int
@@ -202,15 +239,12 @@ func closest(want string, keys []string) string {
 			cs = append(cs, cand{k, d})
 		}
 	}
-	if len(cs) == 0 {
-		return ""
-	}
 	slices.SortStableFunc(cs, func(a, b cand) int { return a.dist - b.dist })
 	names := make([]string, 0, 3)
 	for _, c := range cs[:min(3, len(cs))] {
 		names = append(names, c.key)
 	}
-	return "; closest: " + strings.Join(names, ", ")
+	return names
 }
 
 func editDistance(a, b string) int {

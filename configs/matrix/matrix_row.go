@@ -70,6 +70,10 @@ const DefaultAgenticDuration = 3600
 // that Router: treat rows as read-only, or Clone a row before changing it.
 type Row struct {
 	Kind Kind
+	// ConfigKey is the master config key the row was generated from. It is
+	// not part of InferenceX's row: MarshalJSON leaves it out unless asked
+	// (WithConfigKey), and UnmarshalJSON reads it when present.
+	ConfigKey string
 
 	Image       string
 	Model       string
@@ -224,19 +228,36 @@ type Matrix []*Row
 
 // MarshalJSON writes the matrix byte for byte as generate_sweep_configs.py
 // prints it (json.dumps defaults: ", " and ": " separators, ASCII only,
-// keys in the generator's insertion order).
+// keys in the generator's insertion order). Rows' ConfigKey is left out,
+// as InferenceX has no such key; AppendJSON(b, WithConfigKey()) keeps it.
 func (m Matrix) MarshalJSON() ([]byte, error) {
 	return m.AppendJSON(make([]byte, 0, 600*len(m)+2)), nil
 }
 
-// AppendJSON appends the matrix as MarshalJSON writes it.
-func (m Matrix) AppendJSON(b []byte) []byte {
+// JSONOption changes how AppendJSON writes rows.
+type JSONOption func(*jsonOptions)
+
+type jsonOptions struct {
+	configKey bool
+}
+
+// WithConfigKey writes each row's ConfigKey as a last "config-key" member
+// (when set), so the rows read back with UnmarshalJSON know their key. The
+// output is then no longer InferenceX's.
+func WithConfigKey() JSONOption { return func(o *jsonOptions) { o.configKey = true } }
+
+// AppendJSON appends the matrix as MarshalJSON writes it, changed by opts.
+func (m Matrix) AppendJSON(b []byte, opts ...JSONOption) []byte {
+	var o jsonOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	b = append(b, '[')
 	for i, r := range m {
 		if i > 0 {
 			b = append(b, ',', ' ')
 		}
-		b = appendRowJSON(b, r, stylePython, 0)
+		b = r.appendJSON(b, o)
 	}
 	return append(b, ']')
 }
@@ -244,4 +265,23 @@ func (m Matrix) AppendJSON(b []byte) []byte {
 // MarshalJSON writes the row as one element of Matrix.MarshalJSON.
 func (r *Row) MarshalJSON() ([]byte, error) {
 	return appendRowJSON(nil, r, stylePython, 0), nil
+}
+
+// AppendJSON appends the row as MarshalJSON writes it, changed by opts.
+func (r *Row) AppendJSON(b []byte, opts ...JSONOption) []byte {
+	var o jsonOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return r.appendJSON(b, o)
+}
+
+func (r *Row) appendJSON(b []byte, o jsonOptions) []byte {
+	b = appendRowJSON(b, r, stylePython, 0)
+	if o.configKey && r.ConfigKey != "" {
+		b = append(b[:len(b)-1], `, "config-key": `...)
+		b = appendString(b, r.ConfigKey, true)
+		b = append(b, '}')
+	}
+	return b
 }

@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,9 +41,9 @@ type Command struct {
 // row. Router is nil without DP attention; exactly one of Client (benchmark
 // rows) and Eval (eval-only rows) is set.
 type Point struct {
-	Row       matrix.Row
-	ConfigKey string // "" when the caller did not say (PlanOptions.KeyOf)
-	Recipe    string // recipe name = InferenceX script stem
+	// Row is the matrix row the point runs; Row.ConfigKey names its key.
+	Row    matrix.Row
+	Recipe string // recipe name = InferenceX script stem
 	// Engine is the inference server; CommandFile is where InferenceX
 	// records its argv (sglang_command.txt, ...).
 	Engine      Command
@@ -99,16 +100,44 @@ type pointJSON struct {
 }
 
 // MarshalJSON writes the point as `sweep plan --format json` prints it:
-// {"row", "engine": {"argv", "env"}, "router", "client", "eval",
-// "metrics_urls", "required_metric_prefix", "golden_al", ...}.
+// {"row", "config_key", "engine": {"argv", "env"}, "router", "client",
+// "eval", "metrics_urls", "required_metric_prefix", "golden_al", ...}. The
+// row is InferenceX's row JSON; its key is the separate "config_key".
 func (p Point) MarshalJSON() ([]byte, error) {
 	return json.Marshal(pointJSON{
-		Row: &p.Row, ConfigKey: p.ConfigKey, Recipe: p.Recipe, Engine: p.Engine, CommandFile: p.CommandFile,
+		Row: &p.Row, ConfigKey: p.Row.ConfigKey, Recipe: p.Recipe, Engine: p.Engine, CommandFile: p.CommandFile,
 		Router: p.Router, Client: p.Client, Eval: p.Eval, Sidecars: p.Sidecars,
 		MetricsURLs: p.MetricsURLs, RequiredMetricPrefix: p.RequiredMetricPrefix, GoldenAL: p.GoldenAL,
 		HealthURL: p.HealthURL, RouterHealthURL: p.RouterHealthURL, Port: p.Port, EnginePort: p.EnginePort,
 		ResultDir: p.ResultDir, ResultFilename: p.ResultFilename, Fast: p.Fast, Escapes: p.Escapes,
 	})
+}
+
+// UnmarshalJSON reads a point as MarshalJSON writes it, so a point planned
+// on one machine runs unchanged on another (sweep run --plan). Unknown
+// keys are errors.
+func (p *Point) UnmarshalJSON(data []byte) error {
+	var pj pointJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&pj); err != nil {
+		return fmt.Errorf("planned point: %w", err)
+	}
+	if pj.Row == nil {
+		return errors.New(`planned point: no "row"`)
+	}
+	if len(pj.Engine.Argv) == 0 {
+		return errors.New(`planned point: "engine" has no argv`)
+	}
+	*p = Point{
+		Row: *pj.Row, Recipe: pj.Recipe, Engine: pj.Engine, CommandFile: pj.CommandFile,
+		Router: pj.Router, Client: pj.Client, Eval: pj.Eval, Sidecars: pj.Sidecars,
+		MetricsURLs: pj.MetricsURLs, RequiredMetricPrefix: pj.RequiredMetricPrefix, GoldenAL: pj.GoldenAL,
+		HealthURL: pj.HealthURL, RouterHealthURL: pj.RouterHealthURL, Port: pj.Port, EnginePort: pj.EnginePort,
+		ResultDir: pj.ResultDir, ResultFilename: pj.ResultFilename, Fast: pj.Fast, Escapes: pj.Escapes,
+	}
+	p.Row.ConfigKey = pj.ConfigKey
+	return nil
 }
 
 // Default plan settings (InferenceX's values).
@@ -150,8 +179,6 @@ type PlanOptions struct {
 	Runners *configs.Runners
 	// Golden holds the golden AL curves (default: the embedded ones).
 	Golden *configs.GoldenAL
-	// KeyOf names a row's master config key, for messages and output.
-	KeyOf func(*matrix.Row) string
 }
 
 // Problem is one reason a point cannot be planned.
@@ -214,7 +241,8 @@ func errUnsupportedEngine(r *Recipe) error {
 	return fmt.Errorf("recipe %s: %w %q", r.Name, ErrUnsupportedEngine, r.Engine)
 }
 
-// Plan builds the point of every row. Every command is checked against its
+// Plan builds the point of every row (Row.ConfigKey names each point's
+// key in problems and output). Every command is checked against its
 // schema; when any row cannot be planned the error is a *PlanError listing
 // every problem of every point, and the points are nil.
 func Plan(rows matrix.Matrix, opts PlanOptions) ([]Point, error) {
@@ -300,10 +328,7 @@ func kvName(r *matrix.Row) string {
 // plan builds one point; problems are returned rather than failing early so
 // a plan reports everything at once.
 func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
-	key := ""
-	if o.KeyOf != nil {
-		key = o.KeyOf(row)
-	}
+	key := row.ConfigKey
 	var probs []*Problem
 	fail := func(recipe, role string, err error) {
 		if ps := schema.Problems(err); len(ps) > 0 {
@@ -337,7 +362,7 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 		runner = RunnerName(row, o.Runners)
 	}
 	p := Point{
-		Row: *row.Clone(), ConfigKey: key, Recipe: rc.Name, CommandFile: rc.CommandFile,
+		Row: *row.Clone(), Recipe: rc.Name, CommandFile: rc.CommandFile,
 		Port: c.Port, EnginePort: c.EnginePort, ResultDir: o.ResultDir,
 		HealthURL: healthURL(c.EnginePort),
 		Fast:      o.Fast && !c.EvalOnly,

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -129,7 +130,7 @@ func TestPlanRejectsBadClientFlag(t *testing.T) {
 		assert.Equal(t, "--use-chat-template", se.Spelling)
 		assert.Equal(t, "--apply-chat-template", se.Suggestion)
 	}
-	assert.Contains(t, err.Error(), "recipe qwen3.5_fp8_mi325x_mtp: tp8 ep1 dpafalse conc80 kv-none: client: ")
+	assert.Contains(t, err.Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp8 ep1 dpafalse conc80 kv-none: client: ")
 	assert.Contains(t, err.Error(), "aiperf 0.12.0 has no flag --use-chat-template (did you mean --apply-chat-template?)")
 	assert.Contains(t, err.Error(), "32 problem(s) in 32 point(s)")
 }
@@ -325,7 +326,7 @@ func TestPlanReportsEveryBadRow(t *testing.T) {
 	noRecipe.ModelPrefix = "llama9"
 	dpa := good[1].Clone()
 	dpa.DPAttn = true
-	_, err := Plan(matrix.Matrix{good[0], noRecipe, dpa, good[1]}, PlanOptions{KeyOf: func(*matrix.Row) string { return mi325xKey }})
+	_, err := Plan(matrix.Matrix{good[0], noRecipe, dpa, good[1]}, PlanOptions{})
 	pe, ok := errors.AsType[*PlanError](err)
 	require.True(t, ok)
 	require.Len(t, pe.Problems, 2)
@@ -363,7 +364,7 @@ func TestPointJSONShape(t *testing.T) {
 }
 
 func TestPlanTextGolden(t *testing.T) {
-	pts, err := Plan(keyRows(t, mi325xKey), PlanOptions{KeyOf: func(*matrix.Row) string { return mi325xKey }})
+	pts, err := Plan(keyRows(t, mi325xKey), PlanOptions{})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, WriteText(&buf, pts))
@@ -424,12 +425,9 @@ func TestDeviationTable(t *testing.T) {
 // recipe variation in one file.
 func TestPlanArmsGolden(t *testing.T) {
 	var all matrix.Matrix
-	keyOf := map[string]string{} // exp-name + image + runner -> key
-	id := func(r *matrix.Row) string { return r.ExpName + " " + r.Image + " " + r.Runner }
 	for _, key := range shippedKeys {
 		seen := map[string]bool{}
 		for _, r := range keyRows(t, key) {
-			keyOf[id(r)] = key
 			arm := fmt.Sprintf("tp%d ep%d dpa%t %s", r.TP, r.EP, r.DPAttn, kvName(r))
 			if !seen[arm] {
 				seen[arm] = true
@@ -438,7 +436,7 @@ func TestPlanArmsGolden(t *testing.T) {
 		}
 	}
 	all = append(all, rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{EvalsOnly: true}})...)
-	pts, err := Plan(all, PlanOptions{KeyOf: func(r *matrix.Row) string { return keyOf[id(r)] }})
+	pts, err := Plan(all, PlanOptions{})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, WriteText(&buf, pts))
@@ -449,4 +447,72 @@ func TestPlanArmsGolden(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), buf.String(), "run go test ./recipes -run TestPlanArmsGolden -update and review the diff")
+}
+
+// TestPointJSONRoundTrip reads back every planned point of the shipped
+// keys (benchmark and eval rows) from its JSON: the same point, row key
+// included, and the same bytes.
+func TestPointJSONRoundTrip(t *testing.T) {
+	all := rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{NoEvals: true}})
+	all = append(all, rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{EvalsOnly: true}})...)
+	for _, opts := range []PlanOptions{{}, {Fast: true, AiperfVersion: "fork", Port: 9000}} {
+		pts, err := Plan(all, opts)
+		require.NoError(t, err)
+		data, err := json.Marshal(pts)
+		require.NoError(t, err)
+		var back []Point
+		require.NoError(t, json.Unmarshal(data, &back))
+		require.Len(t, back, len(pts))
+		for i := range pts {
+			require.Equal(t, pts[i], back[i], "point %d %s", i, pts[i].ResultFilename)
+			require.NotEmpty(t, back[i].Row.ConfigKey)
+		}
+		again, err := json.Marshal(back)
+		require.NoError(t, err)
+		assert.Equal(t, string(data), string(again))
+	}
+	var p Point
+	assert.ErrorContains(t, json.Unmarshal([]byte(`{"row": {"tp": 8}, "engin": {}}`), &p), `unknown field "engin"`)
+	assert.ErrorContains(t, json.Unmarshal([]byte(`{"engine": {"argv": ["x"]}}`), &p), `no "row"`)
+}
+
+// TestServerKey: two points share a key exactly when they plan the same
+// server (engine command and environment, sidecars, router), whatever
+// their load.
+func TestServerKey(t *testing.T) {
+	pts, err := Plan(rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{NoEvals: true}}), PlanOptions{})
+	require.NoError(t, err)
+	type server struct {
+		Engine      Command
+		CommandFile string
+		Sidecars    []Sidecar
+		Router      *Command
+		Health      [2]string
+	}
+	serverOf := func(p Point) server {
+		return server{p.Engine, p.CommandFile, p.Sidecars, p.Router, [2]string{p.HealthURL, p.RouterHealthURL}}
+	}
+	shared := 0
+	for i := range pts {
+		for j := i + 1; j < len(pts); j++ {
+			same := reflect.DeepEqual(serverOf(pts[i]), serverOf(pts[j]))
+			assert.Equal(t, same, ServerKey(pts[i]) == ServerKey(pts[j]), "%s vs %s", pts[i].ResultFilename, pts[j].ResultFilename)
+			if same {
+				shared++
+			}
+		}
+	}
+	t.Logf("%d points, %d pairs share a server", len(pts), shared)
+
+	p := pts[0]
+	c := *p.Client
+	c.Argv = append(slices.Clone(c.Argv), "--concurrency", "999")
+	p.Client, p.Row.Conc, p.ResultDir = &c, 999, "/elsewhere"
+	assert.Equal(t, ServerKey(pts[0]), ServerKey(p), "the load is not part of the server")
+	r := p.Engine
+	p.Router = &r
+	assert.NotEqual(t, ServerKey(pts[0]), ServerKey(p), "the router is part of the server")
+	p = pts[0]
+	p.Engine.Env = map[string]string{"X": "1"}
+	assert.NotEqual(t, ServerKey(pts[0]), ServerKey(p), "the environment is part of the server")
 }

@@ -27,7 +27,7 @@ func WriteText(w io.Writer, points []Point) error {
 
 func writePoint(b *strings.Builder, i, n int, p Point) {
 	r := &p.Row
-	key := p.ConfigKey
+	key := r.ConfigKey
 	if key == "" {
 		key = r.ExpName
 	}

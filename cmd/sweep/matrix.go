@@ -92,8 +92,9 @@ prints for the same arguments (same rows, order, keys and values).`,
 
 // matrixTestConfigOptions are the inputs of "sweep matrix test-config".
 type matrixTestConfigOptions struct {
-	IO     *IOStreams
-	Inputs matrixInputs
+	IO        *IOStreams
+	Inputs    matrixInputs
+	ConfigKey bool // print each row's "config-key" (not InferenceX's output)
 	matrix.TestConfigOptions
 }
 
@@ -132,6 +133,7 @@ Examples:
 			lists.strings(fs, &o.ScenarioTypes, "scenario-type", "keep only these scenarios: fixed-seq-len, agentic-coding (default both)")
 			bindEvalFlags(fs, &o.EvalOptions)
 			fs.StringVar(&o.RunnerNodeFilter, "runner-node-filter", "", "one row per runner name containing this substring (the label too, if it matches)")
+			bindConfigKeyFlag(fs, &o.ConfigKey)
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
 				if err := lists.parseRest(fs, args); err != nil {
@@ -156,13 +158,14 @@ func matrixTestConfigRun(ctx context.Context, o *matrixTestConfigOptions) error 
 	if err != nil {
 		return matrixError(err)
 	}
-	return printMatrix(o.IO, rows)
+	return printMatrix(o.IO, rows, o.ConfigKey)
 }
 
 // matrixFullSweepOptions are the inputs of "sweep matrix full-sweep".
 type matrixFullSweepOptions struct {
-	IO     *IOStreams
-	Inputs matrixInputs
+	IO        *IOStreams
+	Inputs    matrixInputs
+	ConfigKey bool // print each row's "config-key" (not InferenceX's output)
 	matrix.FullSweepOptions
 }
 
@@ -206,6 +209,7 @@ Examples:
 			lists.strings(fs, &o.ScenarioTypes, "scenario-type", "keep only these scenarios: fixed-seq-len, agentic-coding (default both)")
 			bindEvalFlags(fs, &o.EvalOptions)
 			fs.StringVar(&o.RunnerNodeFilter, "runner-node-filter", "", "one row per runner name containing this substring; configs without a match are skipped")
+			bindConfigKeyFlag(fs, &o.ConfigKey)
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
 				if err := lists.parseRest(fs, args); err != nil {
@@ -227,7 +231,7 @@ func matrixFullSweepRun(ctx context.Context, o *matrixFullSweepOptions) error {
 	if err != nil {
 		return matrixError(err)
 	}
-	return printMatrix(o.IO, rows)
+	return printMatrix(o.IO, rows, o.ConfigKey)
 }
 
 // matrixError turns invalid generator options into usage errors.
@@ -238,8 +242,19 @@ func matrixError(err error) error {
 	return err
 }
 
-func printMatrix(ios *IOStreams, rows matrix.Matrix) error {
-	b := rows.AppendJSON(make([]byte, 0, 600*len(rows)+2))
+// bindConfigKeyFlag binds --with-config-key of the generator commands.
+func bindConfigKeyFlag(fs *pflag.FlagSet, on *bool) {
+	fs.BoolVar(on, "with-config-key", false, `add each row's master config key as "config-key" (no longer InferenceX's exact output)`)
+}
+
+// printMatrix writes the rows as InferenceX's generator prints them, with
+// each row's config key when withKey is set.
+func printMatrix(ios *IOStreams, rows matrix.Matrix, withKey bool) error {
+	var opts []matrix.JSONOption
+	if withKey {
+		opts = append(opts, matrix.WithConfigKey())
+	}
+	b := rows.AppendJSON(make([]byte, 0, 600*len(rows)+2), opts...)
 	b = append(b, '\n')
 	_, err := ios.Out.Write(b)
 	return err

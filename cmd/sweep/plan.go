@@ -104,32 +104,23 @@ func planRun(ctx context.Context, o *planOptions) error {
 	if err != nil {
 		return err
 	}
-	keys, err := g.Masters.ExpandKeys(o.ConfigKeys)
+	ms, err := matrix.ResolveKeys(g.Masters, o.ConfigKeys)
 	if err != nil {
 		return &FlagError{Err: err}
 	}
+	keys := make([]string, len(ms))
+	for i, m := range ms {
+		keys[i] = m.Key
+	}
 	evals := matrix.EvalOptions{NoEvals: !o.Eval, EvalsOnly: o.Eval}
-	scen := []string{"agentic-coding"}
-	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: keys, Conc: o.Conc, ScenarioTypes: scen, EvalOptions: evals})
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: keys, Conc: o.Conc, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
 	if err != nil {
 		return matrixError(err)
 	}
 	if len(rows) == 0 {
 		return fmt.Errorf("no single-node agentic points for %v (sweep plan covers agentic-coding configs)", keys)
 	}
-	// Name each row's config key: rows of one key, without eval marks.
-	byRow := map[string]string{}
-	for _, k := range keys {
-		kr, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{k}, Conc: o.Conc, ScenarioTypes: scen, EvalOptions: matrix.EvalOptions{NoEvals: true}})
-		if err != nil {
-			return matrixError(err)
-		}
-		for _, r := range kr {
-			byRow[rowIdentity(r)] = k
-		}
-	}
 	o.Plan.Runners = g.Runners
-	o.Plan.KeyOf = func(r *matrix.Row) string { return byRow[rowIdentity(r)] }
 	points, err := recipes.Plan(rows, o.Plan)
 	if err != nil {
 		if _, ok := errors.AsType[*recipes.PlanError](err); ok {
@@ -149,12 +140,4 @@ func planRun(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	return recipes.WriteText(o.IO.Out, points)
-}
-
-// rowIdentity is a row's JSON without its eval marks.
-func rowIdentity(r *matrix.Row) string {
-	c := r.Clone()
-	c.RunEval, c.EvalOnly = nil, nil
-	data, _ := c.MarshalJSON() // a row always encodes
-	return string(data)
 }

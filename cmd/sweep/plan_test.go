@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs/matrix"
 	"sweep/recipes"
 )
 
@@ -75,6 +76,28 @@ func TestPlanRun(t *testing.T) {
 		assert.JSONEq(t, `"qwen3.5-fp8-h200-sglang-agentic-hicache-mtp"`, string(pts[0]["config_key"]))
 		assert.JSONEq(t, "null", string(pts[0]["client"]))
 		assert.JSONEq(t, "null", string(pts[0]["golden_al"]))
+	})
+	t.Run("fnmatch pattern resolves as in sweep matrix test-config", func(t *testing.T) {
+		pattern := "qwen3.5-fp8-mi32?x-sglang-agentic-mtp"
+		var planned, matrixOut bytes.Buffer
+		require.NoError(t, planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &planned}, ConfigKeys: []string{pattern}, Conc: []int{4}, Format: "json"}))
+		var pts []recipes.Point
+		require.NoError(t, json.Unmarshal(planned.Bytes(), &pts))
+		require.NoError(t, matrixTestConfigRun(t.Context(), &matrixTestConfigOptions{IO: &IOStreams{Out: &matrixOut}, ConfigKey: true,
+			TestConfigOptions: matrix.TestConfigOptions{ConfigKeys: []string{pattern}, Conc: []int{4}, EvalOptions: matrix.EvalOptions{NoEvals: true}}}))
+		var rows matrix.Matrix
+		require.NoError(t, json.Unmarshal(matrixOut.Bytes(), &rows))
+		require.Len(t, pts, len(rows))
+		for i := range rows {
+			assert.Equal(t, *rows[i], pts[i].Row, "point %d plans matrix row %d", i, i)
+			assert.Equal(t, "qwen3.5-fp8-mi325x-sglang-agentic-mtp", pts[i].Row.ConfigKey)
+		}
+	})
+	t.Run("mistyped key names the closest keys", func(t *testing.T) {
+		err := planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &bytes.Buffer{}}, ConfigKeys: []string{"qwen3.5-fp8-mi325x-sglang-agentic-mpt"}, Format: "text"})
+		var fe *FlagError
+		require.ErrorAs(t, err, &fe)
+		assert.ErrorContains(t, err, "closest: qwen3.5-fp8-mi325x-sglang-agentic-mtp")
 	})
 	t.Run("unknown key is a usage error", func(t *testing.T) {
 		err := planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &bytes.Buffer{}}, ConfigKeys: []string{"nope"}, Format: "text"})

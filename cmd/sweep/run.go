@@ -154,8 +154,6 @@ func runRun(ctx context.Context, o *runOptions) error {
 	o.Plan.ResultDir = out
 	o.Plan.Eval = o.Eval
 	o.Plan.Runners = g.Runners
-	key := o.ConfigKey
-	o.Plan.KeyOf = func(*matrix.Row) string { return key }
 	points, err := recipes.Plan(matrix.Matrix{row}, o.Plan)
 	if err != nil {
 		if errors.Is(err, recipes.ErrInvalidOptions) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sweep/internal/pyjson"
 )
 
 // DefaultALTolerance is the default absolute band around the golden
@@ -81,21 +82,21 @@ const (
 // the recipe's golden AL, the tolerance and the verdict. Measured is nil
 // when it could not be measured (Verdict not_measured, Reason says why).
 type ALCheck struct {
-	Source    string     `json:"source"` // where the counters came from
-	Formula   string     `json:"formula,omitempty"`
-	Counters  ALCounters `json:"counters"`
-	Measured  *Float     `json:"measured"`
-	Golden    *Float     `json:"golden"`
-	Tolerance Float      `json:"tolerance"`
-	Delta     *Float     `json:"delta,omitempty"` // measured − golden
-	Verdict   string     `json:"verdict"`
-	Reason    string     `json:"reason,omitempty"`
+	Source    string          `json:"source"` // where the counters came from
+	Formula   string          `json:"formula,omitempty"`
+	Counters  ALCounters      `json:"counters"`
+	Measured  *pyjson.Rounded `json:"measured"`
+	Golden    *pyjson.Rounded `json:"golden"`
+	Tolerance pyjson.Rounded  `json:"tolerance"`
+	Delta     *pyjson.Rounded `json:"delta,omitempty"` // measured − golden
+	Verdict   string          `json:"verdict"`
+	Reason    string          `json:"reason,omitempty"`
 }
 
 // String summarises the check for a person: "measured 3.374, golden
 // 3.390 (±0.05): pass", with n/a for a value that is missing.
 func (c *ALCheck) String() string {
-	opt := func(f *Float) string {
+	opt := func(f *pyjson.Rounded) string {
 		if f == nil {
 			return "n/a"
 		}
@@ -114,69 +115,25 @@ func CheckAL(source string, counters ALCounters, golden *float64, tolerance floa
 		tolerance = DefaultALTolerance
 	}
 	c := &ALCheck{Source: source, Formula: counters.Formula(), Counters: counters,
-		Golden: optFloat(golden), Tolerance: Float(tolerance)}
+		Golden: pyjson.OptRounded(golden), Tolerance: pyjson.Rounded(tolerance)}
 	al, err := counters.AcceptanceLength()
 	if err != nil {
 		c.Verdict, c.Reason = ALNotMeasured, err.Error()
 		return c
 	}
-	c.Measured = fp(al)
+	c.Measured = pyjson.RoundedPtr(al)
 	if golden == nil {
 		c.Verdict = ALNoGolden
 		return c
 	}
 	d := al - *golden
-	c.Delta = fp(d)
+	c.Delta = pyjson.RoundedPtr(d)
 	// A small epsilon keeps 3.44 vs 3.39 ± 0.05 a pass despite binary noise.
 	if math.Abs(d) <= tolerance+1e-9 {
 		c.Verdict = ALPass
 	} else {
 		c.Verdict = ALFail
 		c.Reason = fmt.Sprintf("measured AL %.4f is outside golden %.4f ± %.4f", al, *golden, tolerance)
-	}
-	return c
-}
-
-// ALCountersFromExport reads the counter totals aiperf exported over the
-// profiling window (server_metrics_export.json names counters without
-// _total). The engine is picked from the metric prefix. A missing counter
-// is a *MissingSeriesError.
-func ALCountersFromExport(exp *ServerMetricsExport) (ALCounters, error) {
-	if exp == nil || len(exp.Metrics) == 0 {
-		return ALCounters{}, errors.New("no server metrics exported")
-	}
-	v := exportView(exp.Metrics)
-	total := func(e Engine, name string) (*float64, error) {
-		s := v.sum(names(name), []string{"total"}, nil)
-		if s == nil {
-			return nil, &MissingSeriesError{Engine: e, Series: name}
-		}
-		return s, nil
-	}
-	var err1, err2, err3 error
-	switch detectExportBackend(v, "") {
-	case "sglang":
-		c := ALCounters{Engine: EngineSGLang}
-		c.GenerationTokens, err1 = total(EngineSGLang, "sglang:generation_tokens")
-		c.Requests, err2 = total(EngineSGLang, "sglang:num_requests")
-		c.VerifyCalls, err3 = total(EngineSGLang, "sglang:spec_verify_calls")
-		return c, errors.Join(err1, err2, err3)
-	case "vllm", "dynamo-vllm":
-		c := ALCounters{Engine: EngineVLLM}
-		c.Accepted, err1 = total(EngineVLLM, "vllm:spec_decode_num_accepted_tokens")
-		c.Drafts, err2 = total(EngineVLLM, "vllm:spec_decode_num_drafts")
-		return c, errors.Join(err1, err2)
-	}
-	return ALCounters{}, errors.New("server metrics are neither sglang: nor vllm:")
-}
-
-// CheckALFromExport is CheckAL over the exported counters; a missing
-// counter gives a not_measured verdict naming it.
-func CheckALFromExport(exp *ServerMetricsExport, golden *float64, tolerance float64) *ALCheck {
-	counters, err := ALCountersFromExport(exp)
-	c := CheckAL(ServerMetricsFile, counters, golden, tolerance)
-	if err != nil {
-		c.Measured, c.Delta, c.Verdict, c.Reason = nil, nil, ALNotMeasured, err.Error()
 	}
 	return c
 }

@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"sweep/internal/pyjson"
 	"sync"
 	"time"
 )
@@ -208,7 +209,7 @@ func (s *Scraper) record(ep *EndpointReport, snap *Snapshot, err error) Sample {
 // ScrapeHealth is the scrape_health block of our result: how well sweep's
 // own scraping of the engine went during the point.
 type ScrapeHealth struct {
-	IntervalSeconds Float            `json:"interval_seconds"`
+	IntervalSeconds pyjson.Rounded   `json:"interval_seconds"`
 	Endpoints       []EndpointHealth `json:"endpoints"`
 }
 
@@ -228,7 +229,7 @@ type EndpointHealth struct {
 
 // Health summarises the result for the aggregate JSON.
 func (r *ScrapeResult) Health() *ScrapeHealth {
-	h := &ScrapeHealth{IntervalSeconds: Float(r.Interval.Seconds()), Endpoints: []EndpointHealth{}}
+	h := &ScrapeHealth{IntervalSeconds: pyjson.Rounded(r.Interval.Seconds()), Endpoints: []EndpointHealth{}}
 	for _, ep := range r.Endpoints {
 		eh := EndpointHealth{URL: ep.URL, Engine: string(ep.Engine), Attempts: ep.Attempts,
 			Successes: ep.Successes, Failures: ep.FailureCount, MissingSeries: ep.Missing, Points: len(ep.Series)}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sweep/internal/pyjson"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -105,7 +106,7 @@ func TestScraperSamplesAtIntervalAndKeepsFirstAndLast(t *testing.T) {
 		assert.InDelta(t, 3.39, al, 1e-12)
 
 		h := res.Health()
-		assert.Equal(t, Float(1), h.IntervalSeconds)
+		assert.Equal(t, pyjson.Rounded(1), h.IntervalSeconds)
 		assert.Equal(t, 1, h.Endpoints[0].Failures)
 		assert.Contains(t, h.Endpoints[0].LastError, "503")
 	})

@@ -13,7 +13,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
-	"sweep/metrics"
+	"sweep/metrics/result"
 	"sweep/recipes/schema"
 )
 
@@ -366,7 +366,7 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 		Port: c.Port, EnginePort: c.EnginePort, ResultDir: o.ResultDir,
 		HealthURL: healthURL(c.EnginePort),
 		Fast:      o.Fast && !c.EvalOnly,
-		ResultFilename: metrics.ResultFilename(metrics.FilenameParts{
+		ResultFilename: result.ResultFilename(result.FilenameParts{
 			ExpName: row.ExpName, Precision: row.Precision, Framework: row.Framework,
 			TP: row.TP, PP: row.PP, DCP: row.DCPSize, PCP: row.PCPSize, EP: row.EP, DPAttention: row.DPAttn,
 			Disagg: row.Disagg, SpecDecoding: row.SpecDecoding, Conc: row.Conc, RunnerName: runner,

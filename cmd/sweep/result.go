@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/pyjson"
 	"sweep/metrics"
+	"sweep/metrics/result"
 )
 
 func newResultCmd(ios *IOStreams) *Command {
@@ -101,17 +103,17 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	if err != nil {
 		return err
 	}
-	env := metrics.ProcessEnv()
+	env := result.ProcessEnv()
 	if o.EnvFile != "" {
 		outDir := o.OutDir
 		if outDir == "" && o.Out != "" {
 			outDir = filepath.Dir(o.Out)
 		}
-		if env, err = metrics.EnvFromFile(o.EnvFile, map[string]string{"RESULT_DIR": abs, "AGENTIC_OUTPUT_DIR": outDir}); err != nil {
+		if env, err = result.EnvFromFile(o.EnvFile, map[string]string{"RESULT_DIR": abs, "AGENTIC_OUTPUT_DIR": outDir}); err != nil {
 			return err
 		}
 	}
-	facts, err := metrics.FromEnv(env)
+	facts, err := result.FromEnv(env)
 	if err != nil {
 		return fmt.Errorf("run facts: %w", err)
 	}
@@ -119,24 +121,24 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 		facts.GoldenAL = &o.GoldenAL
 	}
 	facts.ALTolerance = o.ALTol
-	in, err := metrics.LoadInputs(o.ResultDir, facts.HFHubCache)
+	in, err := result.LoadInputs(o.ResultDir, facts.HFHubCache)
 	if err != nil {
 		return fmt.Errorf("aggregate %s: %w", o.ResultDir, err)
 	}
-	res, err := metrics.Aggregate(in, facts)
+	res, err := result.Aggregate(in, facts)
 	if err != nil {
 		return fmt.Errorf("aggregate %s: %w", o.ResultDir, err)
 	}
 	if facts.GoldenAL != nil || (facts.SpecDecoding != "" && facts.SpecDecoding != "none") {
-		res.AcceptanceLength = metrics.CheckALFromExport(in.ServerMetrics, facts.GoldenAL, facts.ALTolerance)
+		res.AcceptanceLength = result.CheckALFromExport(in.ServerMetrics, facts.GoldenAL, facts.ALTolerance)
 	}
-	data, err := metrics.MarshalResult(res)
+	data, err := result.MarshalResult(res)
 	if err != nil {
 		return err
 	}
 	out := o.Out
 	if o.OutDir != "" {
-		if err := metrics.CheckResultFilename(facts.ResultFilename); err != nil {
+		if err := result.CheckResultFilename(facts.ResultFilename); err != nil {
 			return fmt.Errorf("--out-dir: %w", err)
 		}
 		out = filepath.Join(o.OutDir, facts.ResultFilename+".json")
@@ -159,7 +161,7 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 
 // printAggregateSummary prints InferenceX's summary lines to stderr (from
 // the rounded values, as InferenceX prints them), then our own.
-func printAggregateSummary(ios *IOStreams, r *metrics.Result) {
+func printAggregateSummary(ios *IOStreams, r *result.Result) {
 	w := ios.ErrOut
 	a := r.RequestAccounting
 	fmt.Fprintf(w, "  Requests: %d successful / %d total (%d warmup, %d error dropped)\n",
@@ -167,7 +169,7 @@ func printAggregateSummary(ios *IOStreams, r *metrics.Result) {
 	if q := r.RequestMetrics.QPS; q.Mean != nil {
 		fmt.Fprintf(w, "  QPS: mean=%.2f p75=%.2f p95=%.2f\n", rounded(q.Mean), rounded(q.P75), rounded(q.P95))
 	}
-	pct := func(label string, v *metrics.Float) {
+	pct := func(label string, v *pyjson.Rounded) {
 		if v != nil {
 			fmt.Fprintf(w, "  %s%.1f%%\n", label, rounded(v)*100)
 		}
@@ -201,7 +203,7 @@ func printAggregateSummary(ios *IOStreams, r *metrics.Result) {
 }
 
 // rounded is the value as the result JSON holds it.
-func rounded(v *metrics.Float) float64 {
+func rounded(v *pyjson.Rounded) float64 {
 	if v == nil {
 		return 0
 	}
@@ -219,7 +221,7 @@ func rounded(v *metrics.Float) float64 {
 type resultValidateOptions struct {
 	IO          *IOStreams
 	ArtifactDir string
-	Validate    metrics.ValidateOptions
+	Validate    result.ValidateOptions
 }
 
 func newResultValidateCmd(ios *IOStreams, runF func(context.Context, *resultValidateOptions) error) *Command {
@@ -244,7 +246,7 @@ Exit status: 0 valid (the verdict line on stdout), 1 invalid (the reason on stde
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &resultValidateOptions{IO: ios}
 			fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
-			fs.Float64Var(&o.Validate.FailedRequestThreshold, "failed-request-threshold", metrics.DefaultFailedRequestThreshold, "largest accepted fraction of failed requests, inclusive, in [0, 1]")
+			fs.Float64Var(&o.Validate.FailedRequestThreshold, "failed-request-threshold", result.DefaultFailedRequestThreshold, "largest accepted fraction of failed requests, inclusive, in [0, 1]")
 			fs.StringVar(&o.Validate.RequiredMetricPrefix, "required-metric-prefix", "", "also require a server metric with this prefix, e.g. sglang: or vllm:")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
@@ -261,9 +263,9 @@ Exit status: 0 valid (the verdict line on stdout), 1 invalid (the reason on stde
 }
 
 func resultValidateRun(_ context.Context, o *resultValidateOptions) error {
-	v, err := metrics.Validate(o.ArtifactDir, o.Validate)
+	v, err := result.Validate(o.ArtifactDir, o.Validate)
 	if err != nil {
-		if errors.Is(err, metrics.ErrBadThreshold) {
+		if errors.Is(err, result.ErrBadThreshold) {
 			return &FlagError{Err: err}
 		}
 		return err

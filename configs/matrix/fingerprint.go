@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"sweep/internal/pyjson"
 )
 
 // Fingerprint returns the row's recipe fingerprint as process_changelog.py
@@ -72,9 +73,9 @@ func appendCanonical(b []byte, v reflect.Value) ([]byte, error) {
 		// Python floats are doubles; a float32 is widened by its shortest
 		// decimal form, as Python would read it.
 		f, _ := strconv.ParseFloat(strconv.FormatFloat(v.Float(), 'g', -1, 32), 64)
-		return appendPyFloat(b, f), nil
+		return pyjson.AppendFloat(b, f), nil
 	case reflect.Float64:
-		return appendPyFloat(b, v.Float()), nil
+		return pyjson.AppendFloat(b, v.Float()), nil
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.IsNil() {
 			return append(b, "null"...), nil

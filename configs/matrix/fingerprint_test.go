@@ -1,7 +1,6 @@
 package matrix
 
 import (
-	"math"
 	"math/big"
 	"slices"
 	"testing"
@@ -50,39 +49,6 @@ func TestAppendString(t *testing.T) {
 			assert.Equal(t, tc.ascii, string(appendString(nil, tc.in, true)), "ensure_ascii=True of %q", tc.in)
 			assert.Equal(t, tc.utf8, string(appendString(nil, tc.in, false)), "UTF-8 output of %q", tc.in)
 		})
-	}
-}
-
-// Expected values are Python 3.11's json.dumps of the same float.
-func TestAppendPyFloat(t *testing.T) {
-	tests := []struct {
-		in   float64
-		want string
-	}{
-		{1.0, "1.0"},
-		{0.8, "0.8"},
-		{1e-05, "1e-05"},
-		{0.0001, "0.0001"},
-		{1e16, "1e+16"},
-		{1e15, "1000000000000000.0"},
-		{123.456, "123.456"},
-		{-0.5, "-0.5"},
-		{0.30000000000000004, "0.30000000000000004"}, // 0.1+0.2 in float64
-		{5e-324, "5e-324"},
-		{math.MaxFloat64, "1.7976931348623157e+308"},
-		{0.0, "0.0"},
-		{math.Copysign(0, -1), "-0.0"},
-		{2.5e-7, "2.5e-07"},
-		{12345678901234567.0, "1.2345678901234568e+16"},
-		{0.001234, "0.001234"},
-		{100.0, "100.0"},
-		{1e22, "1e+22"},
-		{math.NaN(), "NaN"},
-		{math.Inf(1), "Infinity"},
-		{math.Inf(-1), "-Infinity"},
-	}
-	for _, tc := range tests {
-		assert.Equal(t, tc.want, string(appendPyFloat(nil, tc.in)), "json.dumps(%v)", tc.in)
 	}
 }
 

@@ -1,7 +1,6 @@
 package matrix
 
 import (
-	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -683,78 +682,4 @@ func plainASCII(s string) bool {
 
 func appendU4(b []byte, r rune) []byte {
 	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
-}
-
-// appendPyFloat appends f the way Python's json module writes a float:
-// repr(f), so the shortest digits that round-trip, in fixed notation when
-// the decimal exponent is in [-4, 16) ("0.8", "1.0", "1e-05", "1e+16"),
-// and NaN, Infinity and -Infinity for the non-finite values.
-func appendPyFloat(b []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(b, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(b, "-Infinity"...)
-	}
-	var tmp [32]byte
-	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64) // -d.ddde±XX
-	neg := e[0] == '-'
-	if neg {
-		e = e[1:]
-	}
-	mant, exp := e, 0
-	for i, c := range e {
-		if c == 'e' {
-			mant = e[:i]
-			exp, _ = strconv.Atoi(string(e[i+1:]))
-			break
-		}
-	}
-	digits := make([]byte, 0, len(mant))
-	for _, c := range mant {
-		if c != '.' {
-			digits = append(digits, c)
-		}
-	}
-	if neg {
-		b = append(b, '-')
-	}
-	if exp < -4 || exp >= 16 {
-		b = append(b, digits[0])
-		if len(digits) > 1 {
-			b = append(b, '.')
-			b = append(b, digits[1:]...)
-		}
-		b = append(b, 'e')
-		if exp < 0 {
-			b = append(b, '-')
-			exp = -exp
-		} else {
-			b = append(b, '+')
-		}
-		if exp < 10 {
-			b = append(b, '0')
-		}
-		return strconv.AppendInt(b, int64(exp), 10)
-	}
-	if exp < 0 {
-		b = append(b, '0', '.')
-		for i := -1; i > exp; i-- {
-			b = append(b, '0')
-		}
-		return append(b, digits...)
-	}
-	intPart := exp + 1
-	if len(digits) <= intPart {
-		b = append(b, digits...)
-		for i := len(digits); i < intPart; i++ {
-			b = append(b, '0')
-		}
-		return append(b, '.', '0')
-	}
-	b = append(b, digits[:intPart]...)
-	b = append(b, '.')
-	return append(b, digits[intPart:]...)
 }

@@ -4,14 +4,14 @@ import (
 	"strconv"
 
 	"sweep/configs/matrix"
-	"sweep/metrics"
+	"sweep/metrics/result"
 )
 
 // FactsFromRow gives the aggregate JSON the same identity and topology
 // that InferenceX's workflow passes through environment variables
 // (benchmark-tmpl.yml) for a matrix row.
-func FactsFromRow(row *matrix.Row, resultFilename string, goldenAL *float64, alTolerance float64) metrics.RunFacts {
-	f := metrics.RunFacts{
+func FactsFromRow(row *matrix.Row, resultFilename string, goldenAL *float64, alTolerance float64) result.RunFacts {
+	f := result.RunFacts{
 		RunnerType:        row.Runner,
 		Conc:              row.Conc,
 		Image:             row.Image,
@@ -44,13 +44,13 @@ func FactsFromRow(row *matrix.Row, resultFilename string, goldenAL *float64, alT
 	}
 	if b := row.KVOffloadBackend; b != nil {
 		f.KVOffloadBackend = b.Name
-		f.KVOffloadBackendMeta = &metrics.Component{Name: b.Name}
+		f.KVOffloadBackendMeta = &result.Component{Name: b.Name}
 		if b.Version != nil {
 			f.KVOffloadBackendMeta.Version = *b.Version
 		}
 	}
 	if r := row.Router; r != nil {
-		f.Router = &metrics.Component{Name: r.Name, Version: r.Version}
+		f.Router = &result.Component{Name: r.Name, Version: r.Version}
 	}
 	if row.Kind.MultiNode() {
 		if len(row.Concs) > 0 {
@@ -61,9 +61,9 @@ func FactsFromRow(row *matrix.Row, resultFilename string, goldenAL *float64, alT
 	return f
 }
 
-func workerShape(w *matrix.Worker) metrics.WorkerShape {
+func workerShape(w *matrix.Worker) result.WorkerShape {
 	if w == nil {
-		return metrics.WorkerShape{}
+		return result.WorkerShape{}
 	}
-	return metrics.WorkerShape{NumWorkers: w.NumWorker, TP: w.TP, PP: w.PP, DCP: w.DCPSize, PCP: w.PCPSize, EP: w.EP, DPAttention: strconv.FormatBool(w.DPAttn)}
+	return result.WorkerShape{NumWorkers: w.NumWorker, TP: w.TP, PP: w.PP, DCP: w.DCPSize, PCP: w.PCPSize, EP: w.EP, DPAttention: strconv.FormatBool(w.DPAttn)}
 }

@@ -19,6 +19,7 @@ import (
 
 	"sweep/internal/proc"
 	"sweep/metrics"
+	"sweep/metrics/result"
 )
 
 // Spec is everything Run needs to know about one point. Programs are
@@ -54,7 +55,7 @@ type Spec struct {
 	// has no speculative decoding or runs real acceptance (eval).
 	GoldenAL *float64
 	// Facts are the run's identity and topology for the aggregate JSON.
-	Facts metrics.RunFacts
+	Facts result.RunFacts
 }
 
 // Sidecar is a helper server the engine needs before it starts.
@@ -190,7 +191,7 @@ type Record struct {
 	// Acceptance is the measured-vs-golden AL check (nil when not computed).
 	Acceptance *metrics.ALCheck `json:"acceptance_length,omitempty"`
 	// Validation is InferenceX's validator verdict (nil when not reached).
-	Validation *metrics.Verdict `json:"validation,omitempty"`
+	Validation *result.Verdict `json:"validation,omitempty"`
 	// ResultFile is the aggregate JSON, empty when none was written.
 	ResultFile string `json:"result_file,omitempty"`
 	// ArtifactDir holds the client's aiperf artifacts.

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"sweep/metrics"
+	"sweep/metrics/aiperf"
+	"sweep/metrics/result"
 )
 
 // scrapeRun is sweep's own sampling of the engine's /metrics during the
@@ -78,11 +80,11 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		})
 	}
 	r.stage(ctx, StageAggregate, nil, func() error {
-		in, err := metrics.LoadInputs(r.o.OutDir, r.spec.Facts.HFHubCache)
+		in, err := result.LoadInputs(r.o.OutDir, r.spec.Facts.HFHubCache)
 		if err != nil {
 			return err
 		}
-		res, err := metrics.Aggregate(in, r.spec.Facts)
+		res, err := result.Aggregate(in, r.spec.Facts)
 		if err != nil {
 			return err
 		}
@@ -91,7 +93,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			res.ScrapeHealth = scraped.Health()
 		}
 		path := filepath.Join(r.o.OutDir, r.spec.Name+".json")
-		if err := metrics.WriteResult(path, res); err != nil {
+		if err := result.WriteResult(path, res); err != nil {
 			return err
 		}
 		r.mu.Lock()
@@ -100,7 +102,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		return nil
 	})
 	r.stage(ctx, StageValidate, nil, func() error {
-		v, err := metrics.Validate(r.spec.ArtifactDir, metrics.ValidateOptions{
+		v, err := result.Validate(r.spec.ArtifactDir, result.ValidateOptions{
 			FailedRequestThreshold: r.o.FailedRequestThreshold,
 			RequiredMetricPrefix:   r.spec.RequiredMetricPrefix,
 		})
@@ -124,12 +126,12 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 // profiling window; when that export is missing it falls back to sweep's
 // own first and last scrape.
 func (r *runner) acceptance(scraped *metrics.ScrapeResult) *metrics.ALCheck {
-	exportPath := filepath.Join(r.spec.ArtifactDir, metrics.ServerMetricsFile)
+	exportPath := filepath.Join(r.spec.ArtifactDir, aiperf.ServerMetricsFile)
 	var exportErr error
 	if _, err := os.Stat(exportPath); err == nil {
-		exp, err := metrics.ReadServerMetricsFile(exportPath)
+		exp, err := aiperf.ReadServerMetricsFile(exportPath)
 		if err == nil {
-			if c := metrics.CheckALFromExport(exp, r.spec.GoldenAL, r.o.ALTolerance); c.Verdict != metrics.ALNotMeasured {
+			if c := result.CheckALFromExport(exp, r.spec.GoldenAL, r.o.ALTolerance); c.Verdict != metrics.ALNotMeasured {
 				return c
 			} else {
 				exportErr = errors.New(c.Reason)
@@ -149,7 +151,7 @@ func (r *runner) acceptance(scraped *metrics.ScrapeResult) *metrics.ALCheck {
 			return metrics.CheckAL("scrape:"+ep.URL, counters, r.spec.GoldenAL, r.o.ALTolerance)
 		}
 	}
-	c := metrics.CheckAL(metrics.ServerMetricsFile, metrics.ALCounters{}, r.spec.GoldenAL, r.o.ALTolerance)
+	c := metrics.CheckAL(aiperf.ServerMetricsFile, metrics.ALCounters{}, r.spec.GoldenAL, r.o.ALTolerance)
 	c.Reason = fmt.Sprintf("no counters: %v; and no two good scrapes of the engine", exportErr)
 	return c
 }

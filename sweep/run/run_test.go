@@ -21,6 +21,8 @@ import (
 
 	"sweep/internal/proc"
 	"sweep/metrics"
+	"sweep/metrics/aiperf"
+	"sweep/metrics/result"
 )
 
 // The test binary plays the engine and the client; roleEnv picks the part.
@@ -106,7 +108,7 @@ func fakeClient() {
 		os.Exit(1)
 	}
 	// aiperf writes the server metrics as CSV too; the recorded case has only the JSON.
-	if err := os.WriteFile(filepath.Join(dst, metrics.ServerMetricsCSV), []byte("metric,value\nsglang:num_requests,150\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dst, aiperf.ServerMetricsCSV), []byte("metric,value\nsglang:num_requests,150\n"), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -129,9 +131,9 @@ func testSpec(t *testing.T, engineFault, clientFault string) (Spec, Options) {
 	out := t.TempDir()
 	port := strconv.Itoa(freePort(t))
 	artifacts := filepath.Join(out, "aiperf_artifacts")
-	envFile, err := metrics.EnvFromFile(filepath.Join(recorded, "env.json"), map[string]string{"<RESULT_DIR>": out, "<AGENTIC_OUTPUT_DIR>": out})
+	envFile, err := result.EnvFromFile(filepath.Join(recorded, "env.json"), map[string]string{"<RESULT_DIR>": out, "<AGENTIC_OUTPUT_DIR>": out})
 	require.NoError(t, err)
-	facts, err := metrics.FromEnv(envFile)
+	facts, err := result.FromEnv(envFile)
 	require.NoError(t, err)
 	golden := 2.99
 	self, err := os.Executable()

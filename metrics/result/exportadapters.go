@@ -1,10 +1,12 @@
-package metrics
+package result
 
 import (
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+	"sweep/internal/pyjson"
+	"sweep/metrics/aiperf"
 )
 
 // This file normalises aiperf's server_metrics_export.json into
@@ -30,12 +32,12 @@ var (
 	keysCap     = []string{"max", "avg", "total", "sum"}
 )
 
-type seriesFilter func(*ExportedSeries) bool
+type seriesFilter func(*aiperf.ExportedSeries) bool
 
-type exportView map[string]*ExportedMetric
+type exportView map[string]*aiperf.ExportedMetric
 
-func (v exportView) series(names ...string) []*ExportedSeries {
-	var out []*ExportedSeries
+func (v exportView) series(names ...string) []*aiperf.ExportedSeries {
+	var out []*aiperf.ExportedSeries
 	for _, n := range names {
 		m := v[n]
 		if m == nil {
@@ -125,7 +127,7 @@ func (v exportView) byLabel(name string, labelKeys []string, keys []string) Floa
 }
 
 func labelEquals(key, value string) seriesFilter {
-	return func(s *ExportedSeries) bool {
+	return func(s *aiperf.ExportedSeries) bool {
 		v, ok := s.Labels[key]
 		return ok && v == value
 	}
@@ -189,7 +191,7 @@ func detectExportBackend(v exportView, framework string) string {
 }
 
 // serverMetrics builds server_metrics from the export (nil = missing).
-func serverMetrics(exp *ServerMetricsExport, framework string, recs []*Record, logs []string) (ServerMetrics, []string, error) {
+func serverMetrics(exp *aiperf.ServerMetricsExport, framework string, recs []*aiperf.Record, logs []string) (ServerMetrics, []string, error) {
 	var v exportView
 	if exp != nil {
 		v = exp.Metrics
@@ -224,7 +226,7 @@ func serverMetrics(exp *ServerMetricsExport, framework string, recs []*Record, l
 			parse = VLLMKVPoolFromLog
 		}
 		if n, ok := sumLogCapacities(logs, parse); ok {
-			sm.KVCache.GPUTotalTokens = fp(float64(n))
+			sm.KVCache.GPUTotalTokens = pyjson.RoundedPtr(float64(n))
 		}
 	}
 	// Profile totals fill what the engine did not export.
@@ -239,12 +241,12 @@ func serverMetrics(exp *ServerMetricsExport, framework string, recs []*Record, l
 		}
 	}
 	if sm.Tokens.PromptTotal == nil {
-		sm.Tokens.PromptTotal = optFloat(promptTotal)
+		sm.Tokens.PromptTotal = pyjson.OptRounded(promptTotal)
 	}
 	if sm.Tokens.GenerationTotal == nil {
-		sm.Tokens.GenerationTotal = optFloat(genTotal)
+		sm.Tokens.GenerationTotal = pyjson.OptRounded(genTotal)
 	}
-	sm.Tokens.RequestsCompleted = fp(float64(len(recs)))
+	sm.Tokens.RequestsCompleted = pyjson.RoundedPtr(float64(len(recs)))
 	return sm, warnings, nil
 }
 
@@ -260,7 +262,7 @@ func previewNames(v exportView) []string {
 	return n
 }
 
-func recordTokenSum(recs []*Record, pick func(*RecordMetrics) *MetricValue) (float64, bool) {
+func recordTokenSum(recs []*aiperf.Record, pick func(*aiperf.RecordMetrics) *aiperf.MetricValue) (float64, bool) {
 	var total int64
 	found := false
 	for _, r := range recs {
@@ -298,23 +300,23 @@ func populateSGLang(v exportView, sm *ServerMetrics) (prompt, gen *float64) {
 	if overall == nil {
 		overall = normalizeFraction(v.gauge(names("sglang:cache_hit_rate"), keysAvgGau, "avg", nil))
 	}
-	c.GPUCacheHitRate, c.CPUCacheHitRate, c.ExternalCacheHitRate = optFloat(gpu), optFloat(cpu), optFloat(cpu)
-	c.OverallCacheHitRate = optFloat(overall)
+	c.GPUCacheHitRate, c.CPUCacheHitRate, c.ExternalCacheHitRate = pyjson.OptRounded(gpu), pyjson.OptRounded(cpu), pyjson.OptRounded(cpu)
+	c.OverallCacheHitRate = pyjson.OptRounded(overall)
 	c.CachedTokensBySource = bySource
 
 	hostUsed := v.gauge(names("sglang:hicache_host_used_tokens"), keysGauge, "max", nil)
 	hostTotal := v.gauge(names("sglang:hicache_host_total_tokens"), keysGauge, "max", nil)
 	kv := &sm.KVCache
-	kv.GPUUsagePct = optFloat(normalizeFraction(v.gauge(names("sglang:token_usage"), keysGauge, "max", nil)))
-	kv.GPUTotalTokens = optFloat(counterInt(v.sum(names("sglang:max_total_num_tokens"), keysCap, nil)))
-	kv.CPUUsagePct = optFloat(ratio(hostUsed, hostTotal))
-	kv.CPUUsedTokens, kv.CPUTotalTokens = optFloat(hostUsed), optFloat(hostTotal)
+	kv.GPUUsagePct = pyjson.OptRounded(normalizeFraction(v.gauge(names("sglang:token_usage"), keysGauge, "max", nil)))
+	kv.GPUTotalTokens = pyjson.OptRounded(counterInt(v.sum(names("sglang:max_total_num_tokens"), keysCap, nil)))
+	kv.CPUUsagePct = pyjson.OptRounded(ratio(hostUsed, hostTotal))
+	kv.CPUUsedTokens, kv.CPUTotalTokens = pyjson.OptRounded(hostUsed), pyjson.OptRounded(hostTotal)
 
 	computed := v.sum(names("sglang:realtime_tokens"), keysCounter, labelEquals("mode", "prefill_compute"))
-	sm.Tokens.PromptTotal, sm.Tokens.GenerationTotal = optFloat(prompt), optFloat(gen)
+	sm.Tokens.PromptTotal, sm.Tokens.GenerationTotal = pyjson.OptRounded(prompt), pyjson.OptRounded(gen)
 	sm.Tokens.PromptBySource = PromptBySource{
-		GPUCacheHit: optFloat(devP), CPUOrExternalCacheHit: optFloat(hostP),
-		Computed: optFloat(computed), Raw: bySource,
+		GPUCacheHit: pyjson.OptRounded(devP), CPUOrExternalCacheHit: pyjson.OptRounded(hostP),
+		Computed: pyjson.OptRounded(computed), Raw: bySource,
 	}
 	return prompt, gen
 }
@@ -375,32 +377,32 @@ func populateVLLM(v exportView, sm *ServerMetrics, dynamo bool) (prompt, gen *fl
 			overall = ratio(&cached, &total)
 		}
 		sm.Tokens.PromptBySource = PromptBySource{
-			GPUCacheHit: optFloat(local), CPUOrExternalCacheHit: optFloat(transfer),
-			Computed: optFloat(compute), Raw: bySource,
+			GPUCacheHit: pyjson.OptRounded(local), CPUOrExternalCacheHit: pyjson.OptRounded(transfer),
+			Computed: pyjson.OptRounded(compute), Raw: bySource,
 		}
 	} else if gpu != nil {
 		overall = gpu
 	}
 	usageNames := names("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
-	sm.KVCache.GPUUsagePct = optFloat(normalizeFraction(v.gauge(usageNames, keysGauge, "max", nil)))
-	sm.KVCache.CPUUsagePct = optFloat(normalizeFraction(v.gauge(names("vllm:cpu_kv_cache_usage_perc"), keysGauge, "max", nil)))
+	sm.KVCache.GPUUsagePct = pyjson.OptRounded(normalizeFraction(v.gauge(usageNames, keysGauge, "max", nil)))
+	sm.KVCache.CPUUsagePct = pyjson.OptRounded(normalizeFraction(v.gauge(names("vllm:cpu_kv_cache_usage_perc"), keysGauge, "max", nil)))
 
 	o := &sm.KVOffload
 	bg2c := v.sum(names("vllm:kv_offload_bytes_gpu_to_cpu"), keysCounter, nil)
 	bc2g := v.sum(names("vllm:kv_offload_bytes_cpu_to_gpu"), keysCounter, nil)
 	tg2c := v.sum(names("vllm:kv_offload_time_gpu_to_cpu"), keysCounter, nil)
 	tc2g := v.sum(names("vllm:kv_offload_time_cpu_to_gpu"), keysCounter, nil)
-	o.BytesGPUToCPU, o.BytesCPUToGPU = optFloat(bg2c), optFloat(bc2g)
-	o.TimeGPUToCPU, o.TimeCPUToGPU = optFloat(tg2c), optFloat(tc2g)
-	o.BandwidthGPUToCPUBytesPerSecond = optFloat(ratio(bg2c, tg2c))
-	o.BandwidthCPUToGPUBytesPerSecond = optFloat(ratio(bc2g, tc2g))
+	o.BytesGPUToCPU, o.BytesCPUToGPU = pyjson.OptRounded(bg2c), pyjson.OptRounded(bc2g)
+	o.TimeGPUToCPU, o.TimeCPUToGPU = pyjson.OptRounded(tg2c), pyjson.OptRounded(tc2g)
+	o.BandwidthGPUToCPUBytesPerSecond = pyjson.OptRounded(ratio(bg2c, tg2c))
+	o.BandwidthCPUToGPUBytesPerSecond = pyjson.OptRounded(ratio(bc2g, tc2g))
 
 	c := &sm.Cache
-	c.GPUCacheHitRate, c.CPUCacheHitRate = optFloat(gpu), optFloat(cpu)
-	c.ExternalCacheHitRate, c.OverallCacheHitRate = optFloat(ext), optFloat(overall)
-	c.PrefixCacheHits, c.PrefixCacheQueries = optFloat(hits), optFloat(queries)
-	c.ExternalPrefixCacheHits, c.ExternalPrefixCacheQueries = optFloat(extHits), optFloat(extQueries)
-	sm.Tokens.PromptTotal, sm.Tokens.GenerationTotal = optFloat(prompt), optFloat(gen)
+	c.GPUCacheHitRate, c.CPUCacheHitRate = pyjson.OptRounded(gpu), pyjson.OptRounded(cpu)
+	c.ExternalCacheHitRate, c.OverallCacheHitRate = pyjson.OptRounded(ext), pyjson.OptRounded(overall)
+	c.PrefixCacheHits, c.PrefixCacheQueries = pyjson.OptRounded(hits), pyjson.OptRounded(queries)
+	c.ExternalPrefixCacheHits, c.ExternalPrefixCacheQueries = pyjson.OptRounded(extHits), pyjson.OptRounded(extQueries)
+	sm.Tokens.PromptTotal, sm.Tokens.GenerationTotal = pyjson.OptRounded(prompt), pyjson.OptRounded(gen)
 	sm.Sources = vllmSources(v)
 	return prompt, gen
 }
@@ -408,7 +410,7 @@ func populateVLLM(v exportView, sm *ServerMetrics, dynamo bool) (prompt, gen *fl
 func populateDynamo(v exportView, sm *ServerMetrics) {
 	usage := normalizeFraction(v.gauge(names("dynamo_component_gpu_cache_usage_percent"), keysGauge, "max", nil))
 	if sm.KVCache.GPUUsagePct == nil {
-		sm.KVCache.GPUUsagePct = optFloat(usage)
+		sm.KVCache.GPUUsagePct = pyjson.OptRounded(usage)
 	}
 	cached := v.sum(names("dynamo_frontend_cached_tokens"), keysCounter, nil)
 	input := v.sum(names("dynamo_frontend_input_sequence_tokens"), keysCounter, nil)
@@ -418,9 +420,9 @@ func populateDynamo(v exportView, sm *ServerMetrics) {
 	// InferenceX falls back to frontend/router rates for its internal flat
 	// overall rate only; the written server_metrics.cache keeps the vLLM one.
 	c := &sm.Cache
-	c.FrontendCacheHitRate, c.RouterKVHitRate = optFloat(frontend), optFloat(routerKV)
-	c.RouterSharedCacheHitRate = optFloat(routerShared)
-	c.FrontendCachedTokens, c.FrontendInputTokens = optFloat(cached), optFloat(input)
+	c.FrontendCacheHitRate, c.RouterKVHitRate = pyjson.OptRounded(frontend), pyjson.OptRounded(routerKV)
+	c.RouterSharedCacheHitRate = pyjson.OptRounded(routerShared)
+	c.FrontendCachedTokens, c.FrontendInputTokens = pyjson.OptRounded(cached), pyjson.OptRounded(input)
 }
 
 func atomNames(suffix string) []string { return names("atom:"+suffix, "atom_"+suffix) }
@@ -438,17 +440,17 @@ func populateAtom(v exportView, sm *ServerMetrics) (prompt, gen *float64) {
 	extTokens := v.sum(atomCounterNames("lmcache_loaded_tokens"), keysCounter, nil)
 	ext := ratio(extTokens, full)
 	c := &sm.Cache
-	c.GPUCacheHitRate, c.CPUCacheHitRate, c.ExternalCacheHitRate = optFloat(hit), optFloat(ext), optFloat(ext)
-	c.OverallCacheHitRate = optFloat(hit)
-	c.PrefixCacheHits, c.PrefixCacheQueries = optFloat(cached), optFloat(full)
-	c.ExternalPrefixCacheHits, c.ExternalPrefixCacheQueries = optFloat(extTokens), optFloat(full)
-	sm.KVCache.GPUUsagePct = optFloat(normalizeFraction(v.gauge(atomNames("kv_cache_usage_ratio"), keysGauge, "max", nil)))
-	sm.Tokens.PromptTotal, sm.Tokens.GenerationTotal = optFloat(prompt), optFloat(gen)
+	c.GPUCacheHitRate, c.CPUCacheHitRate, c.ExternalCacheHitRate = pyjson.OptRounded(hit), pyjson.OptRounded(ext), pyjson.OptRounded(ext)
+	c.OverallCacheHitRate = pyjson.OptRounded(hit)
+	c.PrefixCacheHits, c.PrefixCacheQueries = pyjson.OptRounded(cached), pyjson.OptRounded(full)
+	c.ExternalPrefixCacheHits, c.ExternalPrefixCacheQueries = pyjson.OptRounded(extTokens), pyjson.OptRounded(full)
+	sm.KVCache.GPUUsagePct = pyjson.OptRounded(normalizeFraction(v.gauge(atomNames("kv_cache_usage_ratio"), keysGauge, "max", nil)))
+	sm.Tokens.PromptTotal, sm.Tokens.GenerationTotal = pyjson.OptRounded(prompt), pyjson.OptRounded(gen)
 	return prompt, gen
 }
 
 // sourceID names the engine or component a vLLM series comes from.
-func sourceID(s *ExportedSeries) string {
+func sourceID(s *aiperf.ExportedSeries) string {
 	comp := s.Labels["dynamo_component"]
 	if comp == "" {
 		comp = s.Labels["component"]
@@ -491,17 +493,17 @@ func vllmSources(v exportView) []Source {
 	sort.Strings(sorted)
 	out := []Source{}
 	for _, id := range sorted {
-		match := func(s *ExportedSeries) bool { return sourceID(s) == id }
+		match := func(s *aiperf.ExportedSeries) bool { return sourceID(s) == id }
 		hits := v.sum(names("vllm:prefix_cache_hits"), keysCounter, match)
 		queries := v.sum(names("vllm:prefix_cache_queries"), keysCounter, match)
 		role, _, _ := strings.Cut(id, "|")
 		out = append(out, Source{
 			ID:                 id,
 			Role:               role,
-			PromptTokens:       optFloat(v.sum(names("vllm:prompt_tokens"), keysCounter, match)),
-			GenerationTokens:   optFloat(v.sum(names("vllm:generation_tokens"), keysCounter, match)),
-			PrefixCacheHitRate: optFloat(ratio(hits, queries)),
-			GPUKVCacheUsagePct: optFloat(normalizeFraction(v.gauge(names("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"), keysGauge, "max", match))),
+			PromptTokens:       pyjson.OptRounded(v.sum(names("vllm:prompt_tokens"), keysCounter, match)),
+			GenerationTokens:   pyjson.OptRounded(v.sum(names("vllm:generation_tokens"), keysCounter, match)),
+			PrefixCacheHitRate: pyjson.OptRounded(ratio(hits, queries)),
+			GPUKVCacheUsagePct: pyjson.OptRounded(normalizeFraction(v.gauge(names("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"), keysGauge, "max", match))),
 		})
 	}
 	return out

@@ -1,4 +1,4 @@
-package metrics
+package result
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sweep/internal/pyjson"
 	"unicode"
 )
 
@@ -100,7 +101,7 @@ func FromEnv(env map[string]string) (RunFacts, error) {
 		if v == "" {
 			return def
 		}
-		n, ok := pyInt(v)
+		n, ok := pyjson.ParseInt(v)
 		if !ok {
 			errs = append(errs, &EnvError{Var: name, Msg: fmt.Sprintf("%s=%q is not an integer", name, v)})
 			return def
@@ -134,7 +135,7 @@ func FromEnv(env map[string]string) (RunFacts, error) {
 	}
 	// CONC has no empty-string default in InferenceX: int("") fails there.
 	if v, ok := env["CONC"]; ok {
-		n, ok := pyInt(v)
+		n, ok := pyjson.ParseInt(v)
 		if !ok {
 			errs = append(errs, &EnvError{Var: "CONC", Msg: fmt.Sprintf("CONC=%q is not an integer", v)})
 		}

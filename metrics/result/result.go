@@ -1,7 +1,9 @@
-package metrics
+package result
 
 import (
 	"encoding/json"
+	"sweep/internal/pyjson"
+	"sweep/metrics"
 )
 
 // Result is the aggregate result JSON of one agentic point, field for field
@@ -37,15 +39,15 @@ type Result struct {
 	Dataset           json.RawMessage `json:"dataset,omitempty"`
 	RequestMetrics    RequestMetrics  `json:"request_metrics"`
 	ServerMetrics     ServerMetrics   `json:"server_metrics"`
-	KVCachePoolTokens *Float          `json:"kv_cache_pool_tokens"`
+	KVCachePoolTokens *pyjson.Rounded `json:"kv_cache_pool_tokens"`
 	Warnings          []string        `json:"warnings,omitempty"`
 
 	// AcceptanceLength is our speculative-decoding check (nil when not
-	// computed at all; see ALCheck.Verdict for "not measured").
-	AcceptanceLength *ALCheck `json:"acceptance_length,omitempty"`
+	// computed at all; see metrics.ALCheck.Verdict for "not measured").
+	AcceptanceLength *metrics.ALCheck `json:"acceptance_length,omitempty"`
 	// ScrapeHealth summarises our own Prometheus scraping during the run
 	// (nil when the point was not scraped by sweep).
-	ScrapeHealth *ScrapeHealth `json:"scrape_health,omitempty"`
+	ScrapeHealth *metrics.ScrapeHealth `json:"scrape_health,omitempty"`
 }
 
 // SingleNodeShape holds the single-node parallelism fields.
@@ -95,15 +97,15 @@ type RequestMetrics struct {
 	Tokens     Tokens     `json:"tokens"`
 	Throughput Throughput `json:"throughput"`
 	Cache      struct {
-		TheoreticalCacheHitRate *Float `json:"theoretical_cache_hit_rate"`
+		TheoreticalCacheHitRate *pyjson.Rounded `json:"theoretical_cache_hit_rate"`
 	} `json:"cache"`
 }
 
 // QPS counts completions in 1-second windows from the first completion.
 // It is empty ({}) with fewer than two completions.
 type QPS struct {
-	WindowSeconds *Float `json:"window_seconds,omitempty"`
-	Samples       *int   `json:"samples,omitempty"`
+	WindowSeconds *pyjson.Rounded `json:"window_seconds,omitempty"`
+	Samples       *int            `json:"samples,omitempty"`
 	Stats
 }
 
@@ -135,21 +137,21 @@ type Throughput struct {
 	Input           *TokensPerSecond `json:"input,omitempty"`
 	Output          *TokensPerSecond `json:"output,omitempty"`
 	Total           *TokensPerSecond `json:"total,omitempty"`
-	DurationSeconds *Float           `json:"duration_seconds,omitempty"`
+	DurationSeconds *pyjson.Rounded  `json:"duration_seconds,omitempty"`
 	PerGPU          *PerGPU          `json:"per_gpu,omitempty"`
 }
 
 // TokensPerSecond wraps one throughput figure.
 type TokensPerSecond struct {
-	TokensPerSecond Float `json:"tokens_per_second"`
+	TokensPerSecond pyjson.Rounded `json:"tokens_per_second"`
 }
 
 // PerGPU divides the throughput by the GPU count (RunFacts.NumGPUs); it is
 // {} when there is no GPU count.
 type PerGPU struct {
-	TotalTputTPS  *Float `json:"total_tput_tps,omitempty"`
-	OutputTputTPS *Float `json:"output_tput_tps,omitempty"`
-	InputTputTPS  *Float `json:"input_tput_tps,omitempty"`
+	TotalTputTPS  *pyjson.Rounded `json:"total_tput_tps,omitempty"`
+	OutputTputTPS *pyjson.Rounded `json:"output_tput_tps,omitempty"`
+	InputTputTPS  *pyjson.Rounded `json:"input_tput_tps,omitempty"`
 }
 
 // ServerMetrics is server_metrics: the engine's Prometheus view over the
@@ -168,63 +170,63 @@ type ServerMetrics struct {
 
 // ServerCache holds cache hit rates (0-1) and the counters behind them.
 type ServerCache struct {
-	GPUCacheHitRate            *Float   `json:"gpu_cache_hit_rate"`
-	CPUCacheHitRate            *Float   `json:"cpu_cache_hit_rate"`
-	ExternalCacheHitRate       *Float   `json:"external_cache_hit_rate"`
-	OverallCacheHitRate        *Float   `json:"overall_cache_hit_rate"`
-	PrefixCacheHits            *Float   `json:"prefix_cache_hits"`
-	PrefixCacheQueries         *Float   `json:"prefix_cache_queries"`
-	ExternalPrefixCacheHits    *Float   `json:"external_prefix_cache_hits"`
-	ExternalPrefixCacheQueries *Float   `json:"external_prefix_cache_queries"`
-	CachedTokensBySource       FloatMap `json:"cached_tokens_by_source"`
-	FrontendCacheHitRate       *Float   `json:"frontend_cache_hit_rate"`
-	RouterKVHitRate            *Float   `json:"router_kv_hit_rate"`
-	RouterSharedCacheHitRate   *Float   `json:"router_shared_cache_hit_rate"`
-	FrontendCachedTokens       *Float   `json:"frontend_cached_tokens"`
-	FrontendInputTokens        *Float   `json:"frontend_input_tokens"`
+	GPUCacheHitRate            *pyjson.Rounded `json:"gpu_cache_hit_rate"`
+	CPUCacheHitRate            *pyjson.Rounded `json:"cpu_cache_hit_rate"`
+	ExternalCacheHitRate       *pyjson.Rounded `json:"external_cache_hit_rate"`
+	OverallCacheHitRate        *pyjson.Rounded `json:"overall_cache_hit_rate"`
+	PrefixCacheHits            *pyjson.Rounded `json:"prefix_cache_hits"`
+	PrefixCacheQueries         *pyjson.Rounded `json:"prefix_cache_queries"`
+	ExternalPrefixCacheHits    *pyjson.Rounded `json:"external_prefix_cache_hits"`
+	ExternalPrefixCacheQueries *pyjson.Rounded `json:"external_prefix_cache_queries"`
+	CachedTokensBySource       FloatMap        `json:"cached_tokens_by_source"`
+	FrontendCacheHitRate       *pyjson.Rounded `json:"frontend_cache_hit_rate"`
+	RouterKVHitRate            *pyjson.Rounded `json:"router_kv_hit_rate"`
+	RouterSharedCacheHitRate   *pyjson.Rounded `json:"router_shared_cache_hit_rate"`
+	FrontendCachedTokens       *pyjson.Rounded `json:"frontend_cached_tokens"`
+	FrontendInputTokens        *pyjson.Rounded `json:"frontend_input_tokens"`
 }
 
 // ServerKVCache holds KV pool usage (0-1) and capacity in tokens.
 type ServerKVCache struct {
-	GPUUsagePct    *Float `json:"gpu_usage_pct"`
-	GPUTotalTokens *Float `json:"gpu_total_tokens"`
-	CPUUsagePct    *Float `json:"cpu_usage_pct"`
-	CPUUsedTokens  *Float `json:"cpu_used_tokens"`
-	CPUTotalTokens *Float `json:"cpu_total_tokens"`
+	GPUUsagePct    *pyjson.Rounded `json:"gpu_usage_pct"`
+	GPUTotalTokens *pyjson.Rounded `json:"gpu_total_tokens"`
+	CPUUsagePct    *pyjson.Rounded `json:"cpu_usage_pct"`
+	CPUUsedTokens  *pyjson.Rounded `json:"cpu_used_tokens"`
+	CPUTotalTokens *pyjson.Rounded `json:"cpu_total_tokens"`
 }
 
 // KVOffload holds KV offload traffic (vLLM offload connector metrics).
 type KVOffload struct {
-	BytesGPUToCPU                   *Float `json:"bytes_gpu_to_cpu"`
-	BytesCPUToGPU                   *Float `json:"bytes_cpu_to_gpu"`
-	TimeGPUToCPU                    *Float `json:"time_gpu_to_cpu"`
-	TimeCPUToGPU                    *Float `json:"time_cpu_to_gpu"`
-	BandwidthGPUToCPUBytesPerSecond *Float `json:"bandwidth_gpu_to_cpu_bytes_per_second"`
-	BandwidthCPUToGPUBytesPerSecond *Float `json:"bandwidth_cpu_to_gpu_bytes_per_second"`
+	BytesGPUToCPU                   *pyjson.Rounded `json:"bytes_gpu_to_cpu"`
+	BytesCPUToGPU                   *pyjson.Rounded `json:"bytes_cpu_to_gpu"`
+	TimeGPUToCPU                    *pyjson.Rounded `json:"time_gpu_to_cpu"`
+	TimeCPUToGPU                    *pyjson.Rounded `json:"time_cpu_to_gpu"`
+	BandwidthGPUToCPUBytesPerSecond *pyjson.Rounded `json:"bandwidth_gpu_to_cpu_bytes_per_second"`
+	BandwidthCPUToGPUBytesPerSecond *pyjson.Rounded `json:"bandwidth_cpu_to_gpu_bytes_per_second"`
 }
 
 // ServerTokens holds token totals over the window.
 type ServerTokens struct {
-	PromptTotal       *Float         `json:"prompt_total"`
-	GenerationTotal   *Float         `json:"generation_total"`
-	RequestsCompleted *Float         `json:"requests_completed"`
-	PromptBySource    PromptBySource `json:"prompt_by_source"`
+	PromptTotal       *pyjson.Rounded `json:"prompt_total"`
+	GenerationTotal   *pyjson.Rounded `json:"generation_total"`
+	RequestsCompleted *pyjson.Rounded `json:"requests_completed"`
+	PromptBySource    PromptBySource  `json:"prompt_by_source"`
 }
 
 // PromptBySource splits prompt tokens by where their KV came from.
 type PromptBySource struct {
-	GPUCacheHit           *Float   `json:"gpu_cache_hit"`
-	CPUOrExternalCacheHit *Float   `json:"cpu_or_external_cache_hit"`
-	Computed              *Float   `json:"computed"`
-	Raw                   FloatMap `json:"raw"`
+	GPUCacheHit           *pyjson.Rounded `json:"gpu_cache_hit"`
+	CPUOrExternalCacheHit *pyjson.Rounded `json:"cpu_or_external_cache_hit"`
+	Computed              *pyjson.Rounded `json:"computed"`
+	Raw                   FloatMap        `json:"raw"`
 }
 
 // Source is one vLLM engine (or Dynamo component) seen in the export.
 type Source struct {
-	ID                 string `json:"id"`
-	Role               string `json:"role"`
-	PromptTokens       *Float `json:"prompt_tokens"`
-	GenerationTokens   *Float `json:"generation_tokens"`
-	PrefixCacheHitRate *Float `json:"prefix_cache_hit_rate"`
-	GPUKVCacheUsagePct *Float `json:"gpu_kv_cache_usage_pct"`
+	ID                 string          `json:"id"`
+	Role               string          `json:"role"`
+	PromptTokens       *pyjson.Rounded `json:"prompt_tokens"`
+	GenerationTokens   *pyjson.Rounded `json:"generation_tokens"`
+	PrefixCacheHitRate *pyjson.Rounded `json:"prefix_cache_hit_rate"`
+	GPUKVCacheUsagePct *pyjson.Rounded `json:"gpu_kv_cache_usage_pct"`
 }

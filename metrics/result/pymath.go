@@ -1,12 +1,10 @@
-package metrics
+package result
 
 import (
 	"math"
 	"math/big"
 	"slices"
-	"strconv"
-	"strings"
-	"unicode"
+	"sweep/internal/pyjson"
 )
 
 // This file holds the numeric rules InferenceX's aggregation gets from
@@ -147,12 +145,12 @@ func percentile(sorted []float64, p float64) float64 {
 // nil when the statistic is absent (an empty sample has no fields at all;
 // interactivity keeps only the positive ones).
 type Stats struct {
-	Mean *Float `json:"mean,omitempty"`
-	P50  *Float `json:"p50,omitempty"`
-	P75  *Float `json:"p75,omitempty"`
-	P90  *Float `json:"p90,omitempty"`
-	P95  *Float `json:"p95,omitempty"`
-	Std  *Float `json:"std,omitempty"`
+	Mean *pyjson.Rounded `json:"mean,omitempty"`
+	P50  *pyjson.Rounded `json:"p50,omitempty"`
+	P75  *pyjson.Rounded `json:"p75,omitempty"`
+	P90  *pyjson.Rounded `json:"p90,omitempty"`
+	P95  *pyjson.Rounded `json:"p95,omitempty"`
+	Std  *pyjson.Rounded `json:"std,omitempty"`
 }
 
 // statsOf computes Stats over values (order does not matter; values is
@@ -167,137 +165,16 @@ func statsOf(values []float64) Stats {
 	}
 	slices.Sort(values)
 	return Stats{
-		Mean: fp(m.mean()),
-		P50:  fp(percentile(values, 50)),
-		P75:  fp(percentile(values, 75)),
-		P90:  fp(percentile(values, 90)),
-		P95:  fp(percentile(values, 95)),
-		Std:  fp(m.pstdev()),
+		Mean: pyjson.RoundedPtr(m.mean()),
+		P50:  pyjson.RoundedPtr(percentile(values, 50)),
+		P75:  pyjson.RoundedPtr(percentile(values, 75)),
+		P90:  pyjson.RoundedPtr(percentile(values, 90)),
+		P95:  pyjson.RoundedPtr(percentile(values, 95)),
+		Std:  pyjson.RoundedPtr(m.pstdev()),
 	}
 }
 
 // empty reports whether no statistic is set.
 func (s Stats) empty() bool {
 	return s.Mean == nil && s.P50 == nil && s.P75 == nil && s.P90 == nil && s.P95 == nil && s.Std == nil
-}
-
-// round5 is Python's round(x, 5) for a finite float: the exact binary value
-// rounded half to even at the fifth decimal.
-func round5(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 5, 64), 64)
-	if err != nil {
-		return x
-	}
-	return r
-}
-
-// pyFloat is Python's float() applied to a string: surrounding whitespace,
-// a sign, "inf"/"infinity"/"nan" and underscores between digits are
-// accepted; hexadecimal literals are not.
-func pyFloat(s string) (float64, bool) {
-	s = strings.TrimFunc(s, unicode.IsSpace)
-	if s == "" {
-		return 0, false
-	}
-	body := strings.TrimLeft(s, "+-")
-	if len(s)-len(body) > 1 {
-		return 0, false
-	}
-	if strings.HasPrefix(body, "0x") || strings.HasPrefix(body, "0X") {
-		return 0, false
-	}
-	if strings.Contains(s, "_") {
-		var ok bool
-		if s, ok = stripDigitUnderscores(s); !ok {
-			return 0, false
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return f, true // Python overflows to ±inf or underflows to 0 too
-		}
-		return 0, false
-	}
-	return f, true
-}
-
-// pyInt is Python's int() applied to a string: whitespace, a sign and
-// underscores between digits; no decimal point or exponent.
-func pyInt(s string) (int64, bool) {
-	s = strings.TrimFunc(s, unicode.IsSpace)
-	if strings.Contains(s, "_") {
-		var ok bool
-		if s, ok = stripDigitUnderscores(s); !ok {
-			return 0, false
-		}
-	}
-	body := strings.TrimLeft(s, "+-")
-	if body == "" || len(s)-len(body) > 1 {
-		return 0, false
-	}
-	for _, r := range body {
-		if r < '0' || r > '9' {
-			return 0, false
-		}
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	return v, err == nil
-}
-
-// stripDigitUnderscores removes underscores that sit between two digits and
-// fails on any other underscore, as Python's numeric parsers do.
-func stripDigitUnderscores(s string) (string, bool) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '_' {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i == 0 || i == len(s)-1 || !isDigit(s[i-1]) || !isDigit(s[i+1]) {
-			return "", false
-		}
-	}
-	return b.String(), true
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// pyFloatRepr is Python's repr(float): the shortest round-trip digits, in
-// fixed notation for decimal exponents -4..15 and scientific otherwise.
-func pyFloatRepr(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64)
-	mant, expStr, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expStr)
-	if exp < -4 || exp >= 16 {
-		sign := "+"
-		if exp < 0 {
-			sign = "-"
-			exp = -exp
-		}
-		return mant + "e" + sign + leftPad2(exp)
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".") {
-		s += ".0"
-	}
-	return s
-}
-
-func leftPad2(n int) string {
-	if n < 10 {
-		return "0" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
 }

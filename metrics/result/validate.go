@@ -1,4 +1,4 @@
-package metrics
+package result
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sweep/metrics/aiperf"
 )
 
 // DefaultFailedRequestThreshold is InferenceX's AIPERF_FAILED_REQUEST_THRESHOLD.
@@ -63,14 +64,14 @@ func Validate(artifactDir string, opts ValidateOptions) (Verdict, error) {
 // summaryPath finds profile_export_aiperf.json directly in dir or in its
 // first subdirectory (by name) that has one.
 func summaryPath(dir string) string {
-	direct := filepath.Join(dir, SummaryFile)
+	direct := filepath.Join(dir, aiperf.SummaryFile)
 	if isFile(direct) {
 		return direct
 	}
 	entries, err := os.ReadDir(dir)
 	if err == nil {
 		for _, e := range entries {
-			c := filepath.Join(dir, e.Name(), SummaryFile)
+			c := filepath.Join(dir, e.Name(), aiperf.SummaryFile)
 			if e.IsDir() && isFile(c) {
 				return c
 			}
@@ -84,9 +85,9 @@ func validateErrorRate(dir string, threshold float64) Verdict {
 	if !isFile(path) {
 		return Verdict{Reason: path + " not found"}
 	}
-	s, err := ReadSummaryFile(path)
+	s, err := aiperf.ReadSummaryFile(path)
 	if err != nil {
-		if fe, ok := errors.AsType[*FieldError](err); ok && fe.Field == "(top level)" {
+		if fe, ok := errors.AsType[*aiperf.FieldError](err); ok && fe.Field == "(top level)" {
 			return Verdict{Reason: path + " must contain a JSON object"}
 		}
 		return Verdict{Reason: fmt.Sprintf("failed to read %s: %v", path, err)}
@@ -137,7 +138,7 @@ func validateErrorRate(dir string, threshold float64) Verdict {
 // summaryAvg reads <name>.avg: nil when the metric or its avg is absent;
 // an error when the metric is not an object or avg is not a finite
 // non-negative number.
-func summaryAvg(s *Summary, name string) (*float64, error) {
+func summaryAvg(s *aiperf.Summary, name string) (*float64, error) {
 	raw, ok := s.Raw(name)
 	if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil, nil
@@ -149,10 +150,10 @@ func summaryAvg(s *Summary, name string) (*float64, error) {
 	if !m.Avg.Present() {
 		return nil, nil
 	}
-	if m.Avg.kind != scalarInt && m.Avg.kind != scalarFloat {
+	v, ok := m.Avg.Number()
+	if !ok {
 		return nil, fmt.Errorf("%s.avg must be numeric", name)
 	}
-	v := m.Avg.num
 	if !finite(v) || v < 0 {
 		return nil, fmt.Errorf("%s.avg must be a finite non-negative number", name)
 	}
@@ -161,8 +162,8 @@ func summaryAvg(s *Summary, name string) (*float64, error) {
 
 // checkMetricPrefix is InferenceX's required-server-metrics check.
 func checkMetricPrefix(dir, prefix string) (msg, reason string) {
-	jsonPath := filepath.Join(dir, ServerMetricsFile)
-	csvPath := filepath.Join(dir, ServerMetricsCSV)
+	jsonPath := filepath.Join(dir, aiperf.ServerMetricsFile)
+	csvPath := filepath.Join(dir, aiperf.ServerMetricsCSV)
 	if !nonEmptyFile(jsonPath) || !nonEmptyFile(csvPath) {
 		return "", "required AIPerf server metrics artifacts are missing or empty in " + dir
 	}

@@ -1,4 +1,4 @@
-package metrics
+package result
 
 import (
 	"errors"
@@ -8,16 +8,18 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sweep/internal/pyjson"
+	"sweep/metrics/aiperf"
 )
 
-// Inputs are the artifacts one aggregation reads. Summary and
+// Inputs are the artifacts one aggregation reads. aiperf.Summary and
 // ServerMetrics may be nil (aiperf skips them when nothing succeeded).
 type Inputs struct {
 	// Records are every line of profile_export.jsonl, warm-up and failed
 	// ones included; Aggregate drops and counts them.
-	Records       []Record
-	Summary       *Summary
-	ServerMetrics *ServerMetricsExport
+	Records       []aiperf.Record
+	Summary       *aiperf.Summary
+	ServerMetrics *aiperf.ServerMetricsExport
 	// ServerLogs are the engine logs to read the KV pool size from
 	// (server.log, watchtower-*.out), as text.
 	ServerLogs []string
@@ -35,8 +37,8 @@ var ErrNoRecords = errors.New("nothing to aggregate: profile_export.jsonl not fo
 // server.log plus watchtower-*.out logs in RESULT_DIR and up to three parent
 // directories, and the trace dataset under hfHubCache (may be empty).
 func LoadInputs(resultDir, hfHubCache string) (*Inputs, error) {
-	dir := ResolveArtifactDir(resultDir)
-	jsonl := filepath.Join(dir, RecordsFile)
+	dir := aiperf.ResolveArtifactDir(resultDir)
+	jsonl := filepath.Join(dir, aiperf.RecordsFile)
 	if !isFile(jsonl) {
 		return nil, fmt.Errorf("%w at %s", ErrNoRecords, jsonl)
 	}
@@ -45,18 +47,18 @@ func LoadInputs(resultDir, hfHubCache string) (*Inputs, error) {
 	if err != nil {
 		return nil, err
 	}
-	in.Records, err = ReadRecords(f, jsonl)
+	in.Records, err = aiperf.ReadRecords(f, jsonl)
 	f.Close()
 	if err != nil {
 		return nil, err
 	}
-	if p := filepath.Join(dir, SummaryFile); exists(p) {
-		if in.Summary, err = ReadSummaryFile(p); err != nil {
+	if p := filepath.Join(dir, aiperf.SummaryFile); exists(p) {
+		if in.Summary, err = aiperf.ReadSummaryFile(p); err != nil {
 			return nil, err
 		}
 	}
-	if p := filepath.Join(dir, ServerMetricsFile); exists(p) {
-		if in.ServerMetrics, err = ReadServerMetricsFile(p); err != nil {
+	if p := filepath.Join(dir, aiperf.ServerMetricsFile); exists(p) {
+		if in.ServerMetrics, err = aiperf.ReadServerMetricsFile(p); err != nil {
 			return nil, err
 		}
 	}
@@ -132,9 +134,9 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 	if tp := res.RequestMetrics.Throughput; tp.Total != nil && numGPUs > 0 {
 		n := float64(numGPUs)
 		tp.PerGPU = &PerGPU{
-			TotalTputTPS:  fp(float64(tp.Total.TokensPerSecond) / n),
-			OutputTputTPS: fp(float64(tp.Output.TokensPerSecond) / n),
-			InputTputTPS:  fp(float64(tp.Input.TokensPerSecond) / n),
+			TotalTputTPS:  pyjson.RoundedPtr(float64(tp.Total.TokensPerSecond) / n),
+			OutputTputTPS: pyjson.RoundedPtr(float64(tp.Output.TokensPerSecond) / n),
+			InputTputTPS:  pyjson.RoundedPtr(float64(tp.Input.TokensPerSecond) / n),
 		}
 		res.RequestMetrics.Throughput = tp
 	}
@@ -177,9 +179,9 @@ func applyShape(res *Result, f RunFacts) int {
 }
 
 // splitRecords keeps the successful profiling records and counts the rest.
-func splitRecords(all []Record) ([]*Record, RequestAccounting) {
+func splitRecords(all []aiperf.Record) ([]*aiperf.Record, RequestAccounting) {
 	var acct RequestAccounting
-	profiled := make([]*Record, 0, len(all))
+	profiled := make([]*aiperf.Record, 0, len(all))
 	for i := range all {
 		r := &all[i]
 		acct.RecordsTotal++
@@ -203,7 +205,7 @@ func splitRecords(all []Record) ([]*Record, RequestAccounting) {
 }
 
 // floatsOf collects a metric's values that convert to float.
-func floatsOf(recs []*Record, pick func(*RecordMetrics) *MetricValue) []float64 {
+func floatsOf(recs []*aiperf.Record, pick func(*aiperf.RecordMetrics) *aiperf.MetricValue) []float64 {
 	out := make([]float64, 0, len(recs))
 	for _, r := range recs {
 		if m := pick(&r.Metrics); m != nil {
@@ -216,7 +218,7 @@ func floatsOf(recs []*Record, pick func(*RecordMetrics) *MetricValue) []float64 
 }
 
 // intsOf collects a metric's values that convert to int.
-func intsOf(recs []*Record, pick func(*RecordMetrics) *MetricValue) []int64 {
+func intsOf(recs []*aiperf.Record, pick func(*aiperf.RecordMetrics) *aiperf.MetricValue) []int64 {
 	out := make([]int64, 0, len(recs))
 	for _, r := range recs {
 		if m := pick(&r.Metrics); m != nil {
@@ -239,7 +241,7 @@ func msToSeconds(ms []float64) []float64 {
 	return out
 }
 
-func requestMetrics(recs []*Record, summary *Summary, traces TraceLengths) (RequestMetrics, error) {
+func requestMetrics(recs []*aiperf.Record, summary *aiperf.Summary, traces TraceLengths) (RequestMetrics, error) {
 	var rm RequestMetrics
 	var err error
 	if rm.QPS, err = qpsStats(recs); err != nil {
@@ -252,20 +254,20 @@ func requestMetrics(recs []*Record, summary *Summary, traces TraceLengths) (Requ
 		OutputExpected: intStats(traces.expected(recs)),
 	}
 	rm.Throughput = throughputStats(recs)
-	rm.Cache.TheoreticalCacheHitRate = optFloat(theoreticalCacheHitRate(summary))
+	rm.Cache.TheoreticalCacheHitRate = pyjson.OptRounded(theoreticalCacheHitRate(summary))
 	return rm, nil
 }
 
-func pickTTFT(m *RecordMetrics) *MetricValue { return m.TimeToFirstToken }
-func pickE2EL(m *RecordMetrics) *MetricValue { return m.RequestLatency }
-func pickITL(m *RecordMetrics) *MetricValue  { return m.InterTokenLatency }
-func pickFRITL(m *RecordMetrics) *MetricValue {
+func pickTTFT(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.TimeToFirstToken }
+func pickE2EL(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.RequestLatency }
+func pickITL(m *aiperf.RecordMetrics) *aiperf.MetricValue  { return m.InterTokenLatency }
+func pickFRITL(m *aiperf.RecordMetrics) *aiperf.MetricValue {
 	return m.FullResponseInterTokenLatency
 }
-func pickISL(m *RecordMetrics) *MetricValue { return m.InputSequenceLength }
-func pickOSL(m *RecordMetrics) *MetricValue { return m.OutputSequenceLength }
+func pickISL(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.InputSequenceLength }
+func pickOSL(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.OutputSequenceLength }
 
-func latencyStats(recs []*Record) Latency {
+func latencyStats(recs []*aiperf.Record) Latency {
 	ttft := msToSeconds(floatsOf(recs, pickTTFT))
 	e2el := msToSeconds(floatsOf(recs, pickE2EL))
 	itl := msToSeconds(floatsOf(recs, pickITL))
@@ -294,9 +296,9 @@ func latencyStats(recs []*Record) Latency {
 	return l
 }
 
-func scalarOf(m *MetricValue) Scalar {
+func scalarOf(m *aiperf.MetricValue) aiperf.Scalar {
 	if m == nil {
-		return Scalar{}
+		return aiperf.Scalar{}
 	}
 	return m.Value
 }
@@ -307,11 +309,11 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 // percentiles becomes 1/value when positive (so the slow tail stays the
 // slow tail), and std is the spread of the per-request 1/value.
 func interactivity(lat Stats, perRequest []float64) Stats {
-	inv := func(f *Float) *Float {
+	inv := func(f *pyjson.Rounded) *pyjson.Rounded {
 		if f == nil || *f <= 0 {
 			return nil
 		}
-		return fp(1.0 / float64(*f))
+		return pyjson.RoundedPtr(1.0 / float64(*f))
 	}
 	out := Stats{Mean: inv(lat.Mean), P50: inv(lat.P50), P75: inv(lat.P75), P90: inv(lat.P90), P95: inv(lat.P95)}
 	var m moments
@@ -321,7 +323,7 @@ func interactivity(lat Stats, perRequest []float64) Stats {
 		}
 	}
 	if m.n > 0 {
-		out.Std = fp(m.pstdev())
+		out.Std = pyjson.RoundedPtr(m.pstdev())
 	}
 	return out
 }
@@ -350,7 +352,7 @@ func (e *ImplausibleSpanError) Error() string {
 
 // qpsStats counts completions in consecutive 1-second windows starting at
 // the first completion, while a whole window fits before the last one.
-func qpsStats(recs []*Record) (QPS, error) {
+func qpsStats(recs []*aiperf.Record) (QPS, error) {
 	var ends []float64
 	for _, r := range recs {
 		if r.Metadata.RequestEndNs.Truthy() {
@@ -385,16 +387,16 @@ func qpsStats(recs []*Record) (QPS, error) {
 		values = append(values, float64(hi-lo)/window)
 	}
 	n := len(values)
-	q := QPS{WindowSeconds: fp(window), Samples: &n}
+	q := QPS{WindowSeconds: pyjson.RoundedPtr(window), Samples: &n}
 	if n == 0 {
-		q.Mean = fp(float64(len(ends)) / (last - first))
+		q.Mean = pyjson.RoundedPtr(float64(len(ends)) / (last - first))
 		return q, nil
 	}
 	q.Stats = statsOf(values)
 	return q, nil
 }
 
-func throughputStats(recs []*Record) Throughput {
+func throughputStats(recs []*aiperf.Record) Throughput {
 	var minStart, maxEnd int64
 	haveStart, haveEnd := false, false
 	for _, r := range recs {
@@ -424,17 +426,17 @@ func throughputStats(recs []*Record) Throughput {
 		out += v
 	}
 	return Throughput{
-		Input:           &TokensPerSecond{Float(float64(in) / duration)},
-		Output:          &TokensPerSecond{Float(float64(out) / duration)},
-		Total:           &TokensPerSecond{Float(float64(in+out) / duration)},
-		DurationSeconds: fp(duration),
+		Input:           &TokensPerSecond{pyjson.Rounded(float64(in) / duration)},
+		Output:          &TokensPerSecond{pyjson.Rounded(float64(out) / duration)},
+		Total:           &TokensPerSecond{pyjson.Rounded(float64(in+out) / duration)},
+		DurationSeconds: pyjson.RoundedPtr(duration),
 		PerGPU:          &PerGPU{},
 	}
 }
 
 // theoreticalCacheHitRate reads aiperf's theoretical_prefix_cache_hit:
 // sum/count when both are there, else avg (a "%" unit is divided by 100).
-func theoreticalCacheHitRate(s *Summary) *float64 {
+func theoreticalCacheHitRate(s *aiperf.Summary) *float64 {
 	if s == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package metrics
+package aiperf
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sweep/internal/pyjson"
 	"unicode"
 	"unicode/utf8"
 )
@@ -66,11 +67,13 @@ const (
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (s *Scalar) UnmarshalJSON(b []byte) error {
-	*s = parseScalar(b)
+	*s = ParseScalar(b)
 	return nil
 }
 
-func parseScalar(b []byte) Scalar {
+// ParseScalar reads one JSON value as a Scalar (null and a missing value are
+// absent; objects and arrays are neither numbers nor strings).
+func ParseScalar(b []byte) Scalar {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return Scalar{}
@@ -104,6 +107,15 @@ func parseScalar(b []byte) Scalar {
 	return Scalar{kind: scalarFloat, num: f}
 }
 
+// Number returns the value when it is a JSON number literal (a numeric
+// string is not one).
+func (s Scalar) Number() (float64, bool) {
+	return s.num, s.kind == scalarInt || s.kind == scalarFloat
+}
+
+// Text returns the value when it is a JSON string.
+func (s Scalar) Text() (string, bool) { return s.str, s.kind == scalarString }
+
 // Present reports whether the value is neither missing nor null.
 func (s Scalar) Present() bool { return s.kind != scalarAbsent }
 
@@ -114,7 +126,7 @@ func (s Scalar) Float() (float64, bool) {
 	case scalarInt, scalarFloat:
 		return s.num, true
 	case scalarString:
-		return pyFloat(s.str)
+		return pyjson.ParseFloat(s.str)
 	case scalarBool:
 		if s.b {
 			return 1, true
@@ -136,7 +148,7 @@ func (s Scalar) Int() (int64, bool) {
 		}
 		return int64(s.num), true
 	case scalarString:
-		return pyInt(s.str)
+		return pyjson.ParseInt(s.str)
 	case scalarBool:
 		if s.b {
 			return 1, true
@@ -167,7 +179,7 @@ func (s Scalar) String() string {
 	case scalarInt:
 		return strconv.FormatInt(s.i, 10)
 	case scalarFloat:
-		return pyFloatRepr(s.num)
+		return pyjson.FloatRepr(s.num)
 	case scalarString:
 		return s.str
 	case scalarBool:
@@ -193,7 +205,7 @@ type MetricValue struct {
 func (m *MetricValue) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
-		m.Value = parseScalar(b)
+		m.Value = ParseScalar(b)
 		return nil
 	}
 	var obj struct {
@@ -203,7 +215,7 @@ func (m *MetricValue) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &obj); err != nil {
 		return err
 	}
-	m.Value = parseScalar(obj.Value)
+	m.Value = ParseScalar(obj.Value)
 	if len(obj.Unit) > 0 && obj.Unit[0] == '"' {
 		_ = json.Unmarshal(obj.Unit, &m.Unit) // a non-string unit is ignored
 	}
@@ -255,7 +267,7 @@ func (r *Record) Warmup() bool {
 }
 
 // Failed reports whether the record carries a truthy error value.
-func (r *Record) Failed() bool { return jsonTruthy(r.Error) }
+func (r *Record) Failed() bool { return Truthy(r.Error) }
 
 // ErrorCategory names the error the way InferenceX counts it: the first of
 // type, error_type, code, class, status that is set, else the text before
@@ -297,22 +309,19 @@ func EachRecord(r io.Reader, name string, fn func(rec *Record) error) error {
 			continue
 		}
 		var rec Record
-		hasMD, ok := decodeRecordFast(b, &rec)
-		if !ok {
-			rec = Record{}
-			raw := recordJSON{Metrics: &rec.Metrics}
-			if b[0] != '{' {
-				return &FieldError{File: name, Line: line, Field: "record", Msg: "not a JSON object"}
-			}
-			if err := json.Unmarshal(b, &raw); err != nil {
-				return &FieldError{File: name, Line: line, Field: "record", Msg: err.Error()}
-			}
-			if hasMD = raw.Metadata != nil; hasMD {
-				rec.Metadata = *raw.Metadata
-			}
-			if len(raw.Error) > 0 && !bytes.Equal(raw.Error, []byte("null")) {
-				rec.Error = raw.Error
-			}
+		raw := recordJSON{Metrics: &rec.Metrics}
+		if b[0] != '{' {
+			return &FieldError{File: name, Line: line, Field: "record", Msg: "not a JSON object"}
+		}
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return &FieldError{File: name, Line: line, Field: "record", Msg: err.Error()}
+		}
+		hasMD := raw.Metadata != nil
+		if hasMD {
+			rec.Metadata = *raw.Metadata
+		}
+		if len(raw.Error) > 0 && !bytes.Equal(raw.Error, []byte("null")) {
+			rec.Error = raw.Error
 		}
 		if !hasMD {
 			return &FieldError{File: name, Line: line, Field: "metadata", Msg: "missing (aiperf writes it on every record)"}
@@ -328,8 +337,8 @@ func EachRecord(r io.Reader, name string, fn func(rec *Record) error) error {
 	return nil
 }
 
-// jsonTruthy is Python's bool() of a decoded JSON value.
-func jsonTruthy(raw json.RawMessage) bool {
+// Truthy is Python's bool() of a decoded JSON value.
+func Truthy(raw json.RawMessage) bool {
 	b := bytes.TrimSpace(raw)
 	if len(b) == 0 {
 		return false
@@ -348,7 +357,7 @@ func jsonTruthy(raw json.RawMessage) bool {
 		}
 		return true
 	}
-	return parseScalar(b).Truthy()
+	return ParseScalar(b).Truthy()
 }
 
 // errorCategory implements ErrorCategory on a raw error value.
@@ -364,27 +373,27 @@ func errorCategory(raw json.RawMessage) string {
 				if !ok {
 					continue
 				}
-				s := parseScalar(v)
+				s := ParseScalar(v)
 				if !s.Present() || (s.kind == scalarString && s.str == "") {
 					continue
 				}
-				return pyStr(v)
+				return PyStr(v)
 			}
 			for _, key := range []string{"message", "error"} {
-				if v, ok := obj[key]; ok && jsonTruthy(v) {
-					message, haveMessage = pyStr(v), true
+				if v, ok := obj[key]; ok && Truthy(v) {
+					message, haveMessage = PyStr(v), true
 					break
 				}
 			}
 		}
-	} else if jsonTruthy(b) {
-		message, haveMessage = pyStr(b), true
+	} else if Truthy(b) {
+		message, haveMessage = PyStr(b), true
 	}
 	if !haveMessage || message == "" {
 		return "unknown"
 	}
 	first := strings.TrimFunc(message, unicode.IsSpace)
-	if lines := pySplitLines(first); len(lines) > 0 {
+	if lines := pyjson.SplitLines(first); len(lines) > 0 {
 		first = lines[0]
 	} else {
 		first = ""
@@ -399,32 +408,8 @@ func errorCategory(raw json.RawMessage) string {
 	return head
 }
 
-// pySplitLines splits on the line boundaries Python's str.splitlines knows.
-func pySplitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	var lines []string
-	start := 0
-	for i, r := range s {
-		switch r {
-		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-			if r == '\n' && i > 0 && s[i-1] == '\r' {
-				start = i + 1
-				continue
-			}
-			lines = append(lines, s[start:i])
-			start = i + utf8.RuneLen(r)
-		}
-	}
-	if start < len(s) {
-		lines = append(lines, s[start:])
-	}
-	return lines
-}
-
-// pyStr is Python's str() of a decoded JSON value (repr for containers).
-func pyStr(raw json.RawMessage) string {
+// PyStr is Python's str() of a decoded JSON value (repr for containers).
+func PyStr(raw json.RawMessage) string {
 	b := bytes.TrimSpace(raw)
 	if len(b) > 0 && (b[0] == '{' || b[0] == '[') {
 		var v any
@@ -435,7 +420,7 @@ func pyStr(raw json.RawMessage) string {
 		}
 		return pyRepr(v)
 	}
-	return parseScalar(b).String()
+	return ParseScalar(b).String()
 }
 
 // pyRepr renders a decoded JSON value like Python's repr of the same
@@ -450,7 +435,7 @@ func pyRepr(v any) string {
 		}
 		return "False"
 	case json.Number:
-		return parseScalar([]byte(t)).String()
+		return ParseScalar([]byte(t)).String()
 	case string:
 		return "'" + strings.ReplaceAll(strings.ReplaceAll(t, `\`, `\\`), "'", `\'`) + "'"
 	case []any:
@@ -693,12 +678,12 @@ func ReadServerMetrics(r io.Reader, name string) (*ServerMetricsExport, error) {
 				s.Stats = minimal.Stats
 			}
 			es := ExportedSeries{Stats: s.Stats, Labels: map[string]string{}}
-			if jsonTruthy(s.EndpointURL) {
-				es.EndpointURL = pyStr(s.EndpointURL)
+			if Truthy(s.EndpointURL) {
+				es.EndpointURL = PyStr(s.EndpointURL)
 			}
 			for k, v := range s.Labels {
-				if parseScalar(v).Present() {
-					es.Labels[k] = pyStr(v)
+				if ParseScalar(v).Present() {
+					es.Labels[k] = PyStr(v)
 				}
 			}
 			m.Series = append(m.Series, es)

@@ -1,4 +1,4 @@
-package metrics
+package result
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sweep/internal/pyjson"
+	"sweep/metrics/aiperf"
 	"unicode"
 )
 
@@ -105,7 +107,7 @@ func SGLangKVPoolFromLog(log string) (tokens int64, ok bool) {
 	if m := sglangDPSizeRe.FindStringSubmatch(log); m != nil {
 		dpSize, _ = strconv.ParseInt(m[1], 10, 64)
 	}
-	for _, line := range pySplitLines(log) {
+	for _, line := range pyjson.SplitLines(log) {
 		if !strings.Contains(line, "max_total_num_tokens") {
 			continue
 		}
@@ -152,7 +154,7 @@ func VLLMKVPoolFromLog(log string) (tokens int64, ok bool) {
 	perEngine := map[string]int64{}
 	var bare int64
 	bareFound := false
-	for _, line := range pySplitLines(log) {
+	for _, line := range pyjson.SplitLines(log) {
 		if !strings.Contains(line, "GPU KV cache size") {
 			continue
 		}
@@ -280,18 +282,18 @@ func (t TraceLengths) addBlob(b []byte) {
 			Out          json.RawMessage `json:"out"`
 		} `json:"requests"`
 	}
-	if json.Unmarshal(b, &blob) != nil || !jsonTruthy(blob.ID) {
+	if json.Unmarshal(b, &blob) != nil || !aiperf.Truthy(blob.ID) {
 		return
 	}
 	var turns []int64
 	for _, r := range blob.Requests {
-		typ := parseScalar(r.Type)
-		if typ.kind != scalarString || (typ.str != "n" && typ.str != "s") {
+		typ := aiperf.ParseScalar(r.Type)
+		if str, ok := typ.Text(); !ok || (str != "n" && str != "s") {
 			continue
 		}
-		v := parseScalar(r.OutputLength)
+		v := aiperf.ParseScalar(r.OutputLength)
 		if !v.Present() {
-			v = parseScalar(r.Out)
+			v = aiperf.ParseScalar(r.Out)
 		}
 		n := int64(0)
 		if v.Truthy() {
@@ -300,14 +302,14 @@ func (t TraceLengths) addBlob(b []byte) {
 		turns = append(turns, n)
 	}
 	if len(turns) > 0 {
-		t[pyStr(blob.ID)] = turns
+		t[aiperf.PyStr(blob.ID)] = turns
 	}
 }
 
 // expected returns the expected output length of each record whose
 // conversation (with any "::" sub-agent suffix stripped) and turn index are
 // in the dataset.
-func (t TraceLengths) expected(recs []*Record) []int64 {
+func (t TraceLengths) expected(recs []*aiperf.Record) []int64 {
 	if len(t) == 0 {
 		return nil
 	}
@@ -333,4 +335,14 @@ func (t TraceLengths) expected(recs []*Record) []int64 {
 		out = append(out, turns[i])
 	}
 	return out
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }

@@ -1,4 +1,4 @@
-package metrics
+package result
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sweep/metrics"
+	"sweep/metrics/aiperf"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,7 +21,7 @@ import (
 // testdata/README.md); each case folder is a RESULT_DIR. Setting
 // SWEEP_AGGREGATION_CASES runs the same checks over another folder of the
 // same layout (INDEX.json plus case folders).
-var conformanceDir = cmpOr(os.Getenv("SWEEP_AGGREGATION_CASES"), "../testdata/aggregation")
+var conformanceDir = cmpOr(os.Getenv("SWEEP_AGGREGATION_CASES"), "../../testdata/aggregation")
 
 func cmpOr(a, b string) string {
 	if a != "" {
@@ -236,11 +238,11 @@ func TestConformanceAcceptanceLength(t *testing.T) {
 				t.Skip("case.json states no acceptance length")
 			}
 			readJSON(t, filepath.Join(dir, "case.json"), &cs)
-			exp, err := ReadServerMetricsFile(filepath.Join(ResolveArtifactDir(dir), ServerMetricsFile))
+			exp, err := aiperf.ReadServerMetricsFile(filepath.Join(aiperf.ResolveArtifactDir(dir), aiperf.ServerMetricsFile))
 			if cs.AL == nil {
 				if err == nil {
 					check := CheckALFromExport(exp, nil, 0)
-					assert.Equal(t, ALNotMeasured, check.Verdict)
+					assert.Equal(t, metrics.ALNotMeasured, check.Verdict)
 					assert.NotEmpty(t, check.Reason)
 				}
 				return
@@ -252,7 +254,7 @@ func TestConformanceAcceptanceLength(t *testing.T) {
 			require.NoError(t, err)
 			assert.InDelta(t, cs.AL.Value, al, 1e-12)
 			check := CheckALFromExport(exp, &cs.AL.Value, 0)
-			assert.Equal(t, ALPass, check.Verdict)
+			assert.Equal(t, metrics.ALPass, check.Verdict)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package metrics
+package result
 
 import (
 	"bytes"
@@ -6,46 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
+	"sweep/internal/pyjson"
 )
-
-// Float is a number in the aggregate result. It marshals the way
-// InferenceX's round_floats leaves it: rounded to 5 decimals (Python's
-// round), integral values without a fraction. A NaN or infinity, which
-// InferenceX would write as a non-JSON token, is written as null.
-type Float float64
-
-// MarshalJSON implements json.Marshaler.
-func (f Float) MarshalJSON() ([]byte, error) {
-	x := float64(f)
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return []byte("null"), nil
-	}
-	r := round5(x)
-	if r == 0 {
-		return []byte("0.0"), nil
-	}
-	if a := math.Abs(r); a >= 1e-4 && a < 1e21 {
-		return strconv.AppendFloat(nil, r, 'f', -1, 64), nil
-	}
-	return strconv.AppendFloat(nil, r, 'g', -1, 64), nil
-}
-
-// fp returns a pointer to Float(x).
-func fp(x float64) *Float {
-	f := Float(x)
-	return &f
-}
-
-// optFloat converts an optional float64.
-func optFloat(x *float64) *Float {
-	if x == nil {
-		return nil
-	}
-	return fp(*x)
-}
 
 // FloatMap is a JSON object of numbers that keeps its keys in insertion
 // order (InferenceX's dicts do). The zero value is an empty map.
@@ -103,7 +66,7 @@ func (m FloatMap) MarshalJSON() ([]byte, error) {
 		}
 		b.Write(kb)
 		b.WriteByte(':')
-		vb, err := Float(m.vals[k]).MarshalJSON()
+		vb, err := pyjson.Rounded(m.vals[k]).MarshalJSON()
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +167,7 @@ func roundRawJSON(raw []byte) (json.RawMessage, error) {
 				if err != nil {
 					return nil, err
 				}
-				b, _ := Float(f).MarshalJSON()
+				b, _ := pyjson.Rounded(f).MarshalJSON()
 				out.Write(b)
 			} else {
 				out.WriteString(s)

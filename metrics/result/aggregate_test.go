@@ -1,8 +1,7 @@
-package metrics
+package result
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,27 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sweep/metrics/aiperf"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestRound5MatchesPython(t *testing.T) {
-	tests := []struct{ in, want float64 }{
-		{0.123455, 0.12345}, // 0.123455 is stored below the tie
-		{2.675e-3, 0.00267}, // as Python: the binary value is below the tie
-		{1.000005, 1.00001}, // stored above the tie
-		{-0.000004, -0},
-		{520658.827611, 520658.82761},
-		{1e-7, 0},
-	}
-	for _, tc := range tests {
-		t.Run(fmt.Sprint(tc.in), func(t *testing.T) {
-			assert.Equal(t, tc.want, round5(tc.in))
-		})
-	}
-}
 
 func TestPercentileLinear(t *testing.T) {
 	data := []float64{1, 2, 3, 4, 10}
@@ -65,71 +49,10 @@ func TestExactMomentsBeatNaiveSums(t *testing.T) {
 	assert.Equal(t, math.Sqrt(2), sqrtRat(ratOf(2)))
 }
 
-func TestPyNumberParsing(t *testing.T) {
-	f, ok := pyFloat(" 1_000.5 ")
-	assert.True(t, ok)
-	assert.Equal(t, 1000.5, f)
-	_, ok = pyFloat("0x10")
-	assert.False(t, ok)
-	_, ok = pyFloat("1__0")
-	assert.False(t, ok)
-	f, ok = pyFloat("-Infinity")
-	assert.True(t, ok)
-	assert.True(t, math.IsInf(f, -1))
-	i, ok := pyInt("+42")
-	assert.True(t, ok)
-	assert.Equal(t, int64(42), i)
-	_, ok = pyInt("42.0")
-	assert.False(t, ok)
-	assert.Equal(t, "1e+16", pyFloatRepr(1e16))
-	assert.Equal(t, "400.0", pyFloatRepr(400))
-	assert.Equal(t, "1e-05", pyFloatRepr(0.00001))
-}
-
-func TestErrorCategory(t *testing.T) {
-	tests := []struct{ raw, want string }{
-		{`{"code":400,"type":"Bad Request","message":"x"}`, "Bad Request"},
-		{`{"type":"","code":500}`, "500"},
-		{`{"code":400.0}`, "400.0"},
-		{`{"class":true}`, "True"},
-		{`{"message":"Timeout: took too long\nmore"}`, "Timeout"},
-		{`{"error":"ConnErr: refused"}`, "ConnErr"},
-		{`"plain: text"`, "plain"},
-		{`{"message":""}`, "unknown"},
-		{`{"message":"` + strings.Repeat("x", 130) + `"}`, strings.Repeat("x", 120)},
-	}
-	for _, tc := range tests {
-		t.Run(tc.raw, func(t *testing.T) {
-			assert.Equal(t, tc.want, errorCategory(json.RawMessage(tc.raw)))
-		})
-	}
-}
-
-func TestReadRecordsReportsMissingFieldByName(t *testing.T) {
-	in := `{"metadata":{"benchmark_phase":"profiling"},"metrics":{}}` + "\n\n" + `{"metrics":{}}` + "\n"
-	_, err := ReadRecords(strings.NewReader(in), "profile_export.jsonl")
-	fe, ok := errAs[*FieldError](err)
-	require.True(t, ok, "got %v", err)
-	assert.Equal(t, 3, fe.Line)
-	assert.Equal(t, "metadata", fe.Field)
-	assert.Contains(t, err.Error(), "profile_export.jsonl:3: metadata: missing")
-
-	_, err = ReadRecords(strings.NewReader("[1,2]\n"), "p.jsonl")
-	assert.ErrorContains(t, err, "p.jsonl:1: record: not a JSON object")
-
-	// Unknown fields are tolerated; bare metric values are accepted.
-	recs, err := ReadRecords(strings.NewReader(`{"metadata":{"new_field":[1]},"metrics":{"request_latency":12.5,"x":{"value":[1]}},"extra":1}`), "p")
-	require.NoError(t, err)
-	v, ok := recs[0].Metrics.RequestLatency.Value.Float()
-	assert.True(t, ok)
-	assert.Equal(t, 12.5, v)
-	assert.False(t, recs[0].Warmup())
-}
-
 func TestSummaryMissingMetricNamed(t *testing.T) {
 	dir := t.TempDir()
 	write := func(body string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, SummaryFile), []byte(body), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, aiperf.SummaryFile), []byte(body), 0o644))
 	}
 	tests := []struct{ body, reason string }{
 		{`{"error_request_count":{"unit":"requests","avg":1}}`, "request_count.avg is missing"},
@@ -161,18 +84,18 @@ func TestSummaryMissingMetricNamed(t *testing.T) {
 
 func TestValidateRequiredMetricPrefix(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, SummaryFile), []byte(`{"request_count":{"avg":10}}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, aiperf.SummaryFile), []byte(`{"request_count":{"avg":10}}`), 0o644))
 	opts := ValidateOptions{FailedRequestThreshold: 0.1, RequiredMetricPrefix: "sglang:"}
 	v, err := Validate(dir, opts)
 	require.NoError(t, err)
 	assert.Contains(t, v.Reason, "required AIPerf server metrics artifacts are missing or empty")
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, ServerMetricsFile), []byte(`{"metrics":{"dynamo_frontend_x":{}}}`), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, ServerMetricsCSV), []byte("a,b\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, aiperf.ServerMetricsFile), []byte(`{"metrics":{"dynamo_frontend_x":{}}}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, aiperf.ServerMetricsCSV), []byte("a,b\n"), 0o644))
 	v, _ = Validate(dir, opts)
 	assert.Contains(t, v.Reason, "contains no metric with required prefix 'sglang:'")
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, ServerMetricsFile), []byte(`{"metrics":{"sglang:num_running_reqs":{}}}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, aiperf.ServerMetricsFile), []byte(`{"metrics":{"sglang:num_running_reqs":{}}}`), 0o644))
 	v, _ = Validate(dir, opts)
 	assert.True(t, v.Valid, v.Reason)
 	assert.Contains(t, v.Message, "Validated required AIPerf server metrics prefix 'sglang:'")
@@ -280,7 +203,7 @@ func writeSyntheticRecords(tb testing.TB, path string, n int) {
 func TestAggregateSyntheticRun(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "aiperf_artifacts"), 0o755))
-	writeSyntheticRecords(t, filepath.Join(dir, "aiperf_artifacts", RecordsFile), 1000)
+	writeSyntheticRecords(t, filepath.Join(dir, "aiperf_artifacts", aiperf.RecordsFile), 1000)
 	in, err := LoadInputs(dir, "")
 	require.NoError(t, err)
 	f, err := FromEnv(map[string]string{"KV_OFFLOADING": "none", "TP": "8", "FRAMEWORK": "vllm"})
@@ -312,7 +235,7 @@ func TestAggregateSyntheticRun(t *testing.T) {
 func BenchmarkAggregate100k(b *testing.B) {
 	dir := b.TempDir()
 	require.NoError(b, os.MkdirAll(filepath.Join(dir, "aiperf_artifacts"), 0o755))
-	path := filepath.Join(dir, "aiperf_artifacts", RecordsFile)
+	path := filepath.Join(dir, "aiperf_artifacts", aiperf.RecordsFile)
 	writeSyntheticRecords(b, path, 100_000)
 	st, err := os.Stat(path)
 	require.NoError(b, err)
@@ -335,7 +258,7 @@ func TestAggregateRejectsBogusTimestamp(t *testing.T) {
 	line := func(end string) string {
 		return `{"metadata":{"benchmark_phase":"profiling","request_start_ns":1787999638012439134,"request_end_ns":` + end + `},"metrics":{}}` + "\n"
 	}
-	recs, err := ReadRecords(strings.NewReader(line("1787999639012439134")+line(`"7"`)), "p")
+	recs, err := aiperf.ReadRecords(strings.NewReader(line("1787999639012439134")+line(`"7"`)), "p")
 	require.NoError(t, err)
 	f, err := FromEnv(map[string]string{"KV_OFFLOADING": "none"})
 	require.NoError(t, err)
@@ -346,12 +269,12 @@ func TestAggregateRejectsBogusTimestamp(t *testing.T) {
 
 func TestValidateUnreadableSummary(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, SummaryFile), []byte(`{"request_count":`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, aiperf.SummaryFile), []byte(`{"request_count":`), 0o644))
 	v, err := Validate(dir, ValidateOptions{FailedRequestThreshold: 0.1})
 	require.NoError(t, err)
 	assert.False(t, v.Valid)
-	assert.True(t, strings.HasPrefix(v.Reason, "failed to read "+filepath.Join(dir, SummaryFile)), v.Reason)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, SummaryFile), []byte(`null`), 0o644))
+	assert.True(t, strings.HasPrefix(v.Reason, "failed to read "+filepath.Join(dir, aiperf.SummaryFile)), v.Reason)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, aiperf.SummaryFile), []byte(`null`), 0o644))
 	v, _ = Validate(dir, ValidateOptions{FailedRequestThreshold: 0.1})
-	assert.Equal(t, filepath.Join(dir, SummaryFile)+" must contain a JSON object", v.Reason)
+	assert.Equal(t, filepath.Join(dir, aiperf.SummaryFile)+" must contain a JSON object", v.Reason)
 }

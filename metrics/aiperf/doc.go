@@ -1,0 +1,14 @@
+// Package aiperf is the model of aiperf 0.12's artifacts: the per-request
+// records of profile_export.jsonl, the summary profile_export_aiperf.json
+// and the server-metrics export server_metrics_export.json, with readers
+// that name the file, line and field of anything malformed.
+//
+//	dir := aiperf.ResolveArtifactDir(resultDir)
+//	err := aiperf.EachRecord(f, aiperf.RecordsFile, func(r *aiperf.Record) error { ... })
+//	sum, err := aiperf.ReadSummaryFile(filepath.Join(dir, aiperf.SummaryFile))
+//	exp, err := aiperf.ReadServerMetricsFile(filepath.Join(dir, aiperf.ServerMetricsFile))
+//
+// Values keep the forms Python wrote (Scalar tells 3 from 3.0 from "3"), so
+// InferenceX's aggregation, which runs on Python's json.load, can be
+// reproduced exactly.
+package aiperf

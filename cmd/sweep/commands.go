@@ -20,6 +20,7 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 			newSimRouterCmd(ios),
 			newResultCmd(ios),
 			newScrapeCmd(ios, nil),
+			newCICmd(ios),
 		},
 	}
 }

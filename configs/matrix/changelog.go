@@ -462,3 +462,9 @@ func appendEntryJSON(b []byte, e configs.ChangelogEntry) []byte {
 	}
 	return append(b, '}')
 }
+
+// AppendChangelogJSON appends r as changelog processing prints its rows
+// (pydantic's dump: model defaults filled in), the form CI jobs receive.
+func (r *Row) AppendChangelogJSON(b []byte) []byte {
+	return appendRowJSON(b, r, stylePydantic, 0)
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"sweep/configs"
+	"sweep/configs/matrix"
+	"sweep/sweep/gha"
+)
+
+// ciMatrixOptions are the inputs of "sweep ci matrix".
+type ciMatrixOptions struct {
+	changelogOptions
+	Labels []string
+	// PerArm makes one job per arm instead of one per point.
+	PerArm bool
+	// OnlineRunners is a file of runner names GitHub reports online (one
+	// per line, or a JSON list); "" means unknown.
+	OnlineRunners string
+}
+
+func newCICmd(ios *IOStreams) *Command {
+	return &Command{
+		Name:  "ci",
+		Short: "GitHub Actions helpers: the PR-label sweep matrix",
+		Sub:   []*Command{newCIMatrixCmd(ios, nil)},
+	}
+}
+
+func newCIMatrixCmd(ios *IOStreams, runF func(context.Context, *ciMatrixOptions) error) *Command {
+	if runF == nil {
+		runF = ciMatrixRun
+	}
+	return &Command{
+		Name:  "matrix",
+		Batch: true,
+		Short: "Print the GitHub Actions matrix a pull request's labels and changelog diff ask for",
+		Long: `Read a pull request's labels and its perf-changelog.yaml diff and print the
+fan-out InferenceX's run-sweep.yml would run, as one JSON object:
+
+  jobs.<family>   one job per point (or per arm with --per arm) in InferenceX's
+                  job families: sweep-single-node-{1k1k,8k1k,other},
+                  sweep-multi-node-{1k1k,8k1k,other}, sweep-agentic,
+                  sweep-multi-node-agentic, and the four eval families
+  counts          the number of jobs of each family (guard jobs with it)
+  canary          the canary job (full-sweep-enabled, full-sweep-fail-fast)
+  skipped         jobs left out because no runner is registered (or online)
+                  for their runner label; each also prints a ::notice:: line
+
+Labels: exactly one primary label of sweep-enabled (lowest concurrency per
+configuration), full-sweep-enabled, non-canary-full-sweep-enabled,
+full-sweep-fail-fast, full-sweep-fail-fast-no-canary; modifiers all-evals,
+evals-only, agentx-fast. No primary label prints an empty fan-out.
+
+Result file names and artifact names are InferenceX's, with {runner} where
+the runner's name goes.
+
+Examples:
+  sweep ci matrix --labels sweep-enabled,agentx-fast --base-ref origin/main --head-ref HEAD
+  sweep ci matrix --labels full-sweep-enabled --base-file old.yaml --head-file perf-changelog.yaml --per arm`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &ciMatrixOptions{changelogOptions: changelogOptions{IO: ios}}
+			fs := pflag.NewFlagSet("ci matrix", pflag.ContinueOnError)
+			lists := newArgparseLists()
+			fs.StringSliceVar(&o.Labels, "labels", nil, "the pull request's labels, comma-separated")
+			per := fs.String("per", "point", "one job per point or per arm (point|arm)")
+			fs.StringVar(&o.OnlineRunners, "online-runners", "", "file of runner names that are online (one per line or a JSON list); default: every registered runner counts")
+			fs.StringVar(&o.BaseFile, "base-file", "", "the changelog before the change")
+			fs.StringVar(&o.HeadFile, "head-file", "", "the changelog after the change")
+			fs.StringVar(&o.BaseRef, "base-ref", "", "git ref holding the changelog before the change (instead of --base-file)")
+			fs.StringVar(&o.HeadRef, "head-ref", "", "git ref holding the changelog after the change (instead of --head-file)")
+			fs.StringVar(&o.ChangelogFile, "changelog-file", "perf-changelog.yaml", "path of the changelog in the repository, for --base-ref/--head-ref")
+			o.Inputs.bind(fs, lists)
+			lists.finish(fs)
+			return fs, func(ctx context.Context, args []string) error {
+				if err := lists.parseRest(fs, args); err != nil {
+					return err
+				}
+				switch *per {
+				case "point":
+				case "arm":
+					o.PerArm = true
+				default:
+					return flagErrorf("--per %q: want point or arm", *per)
+				}
+				switch {
+				case (o.BaseFile == "") == (o.BaseRef == ""):
+					return flagErrorf("give exactly one of --base-file and --base-ref")
+				case (o.HeadFile == "") == (o.HeadRef == ""):
+					return flagErrorf("give exactly one of --head-file and --head-ref")
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// ciMatrixRun prints the fan-out JSON to Out and the notices to ErrOut.
+func ciMatrixRun(ctx context.Context, o *ciMatrixOptions) error {
+	mode, err := gha.ParseLabels(o.Labels)
+	if err != nil {
+		return err
+	}
+	var online map[string]bool
+	if o.OnlineRunners != "" {
+		if online, err = readOnlineRunners(o.OnlineRunners); err != nil {
+			return err
+		}
+	}
+	ch := &matrix.Changelog{}
+	var runners *configs.Runners
+	if mode.Sweep() {
+		base, err := o.read(ctx, o.BaseFile, o.BaseRef)
+		if err != nil {
+			return err
+		}
+		head, err := o.read(ctx, o.HeadFile, o.HeadRef)
+		if err != nil {
+			return err
+		}
+		g, err := o.Inputs.generator()
+		if err != nil {
+			return err
+		}
+		runners = g.Runners
+		ch, err = g.ProcessChangelog(matrix.ChangelogOptions{
+			Base: base, Head: head,
+			BaseRef:    cmpOrString(o.BaseRef, o.BaseFile),
+			HeadRef:    cmpOrString(o.HeadRef, o.HeadFile),
+			TrimConc:   mode.TrimConc,
+			AllEvals:   mode.AllEvals,
+			EvalsOnly:  mode.EvalsOnly,
+			BaseInputs: o.baseInputs(ctx),
+		})
+		if err != nil {
+			return err
+		}
+	}
+	grouping := gha.PerPoint
+	if o.PerArm {
+		grouping = gha.PerArm
+	}
+	fan, err := gha.Build(ch, mode, gha.Availability{Runners: runners, Online: online}, grouping, nil)
+	if err != nil {
+		return err
+	}
+	if err := fan.WriteNotices(o.IO.ErrOut); err != nil {
+		return err
+	}
+	b, err := json.Marshal(fan)
+	if err != nil {
+		return err
+	}
+	_, err = o.IO.Out.Write(append(b, '\n'))
+	return err
+}
+
+// readOnlineRunners reads runner names from a JSON list or one per line.
+func readOnlineRunners(path string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--online-runners: %w", err)
+	}
+	out := map[string]bool{}
+	if t := strings.TrimSpace(string(data)); strings.HasPrefix(t, "[") {
+		var names []string
+		if err := json.Unmarshal(data, &names); err != nil {
+			return nil, fmt.Errorf("--online-runners %s: want a JSON list of runner names: %w", path, err)
+		}
+		for _, n := range names {
+			out[n] = true
+		}
+		return out, nil
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	for sc.Scan() {
+		if n := strings.TrimSpace(sc.Text()); n != "" && !strings.HasPrefix(n, "#") {
+			out[n] = true
+		}
+	}
+	return out, sc.Err()
+}

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runCIMatrixCmd runs "sweep ci matrix args..." with the loader and an
+// in-memory git; it returns stdout, stderr and the error.
+func runCIMatrixCmd(t *testing.T, l *cachedLoader, git map[string][]byte, args []string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ios := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	cmd := newCIMatrixCmd(ios, func(ctx context.Context, o *ciMatrixOptions) error {
+		o.Inputs.Load = l.load
+		o.Git = func(_ context.Context, ref, path string) ([]byte, error) {
+			data, ok := git[ref+":"+path]
+			if !ok {
+				return nil, fmt.Errorf("fake git: no %s:%s", ref, path)
+			}
+			return data, nil
+		}
+		return ciMatrixRun(ctx, o)
+	})
+	err := dispatch(t.Context(), ios, cmd, []string{"sweep", "ci", "matrix"}, args)
+	return out.String(), errOut.String(), err
+}
+
+// familyRows maps InferenceX's changelog buckets to our job families.
+func familyRows(want map[string]any) map[string][]any {
+	out := map[string][]any{}
+	for node, prefix := range map[string]string{"single_node": "sweep-single-node-", "multi_node": "sweep-multi-node-"} {
+		buckets, _ := want[node].(map[string]any)
+		for name, rows := range buckets {
+			fam := prefix + name
+			switch {
+			case name == "agentic" && node == "single_node":
+				fam = "sweep-agentic"
+			case name == "agentic":
+				fam = "sweep-multi-node-agentic"
+			case name != "1k1k" && name != "8k1k":
+				fam = prefix + "other"
+			}
+			out[fam] = append(out[fam], rows.([]any)...)
+		}
+	}
+	for key, fam := range map[string]string{
+		"evals": "sweep-evals", "agentic_evals": "sweep-agentic-evals",
+		"multinode_evals": "sweep-multi-node-evals", "multinode_agentic_evals": "sweep-multi-node-agentic-evals",
+	} {
+		if rows, ok := want[key].([]any); ok {
+			out[fam] = append(out[fam], rows...)
+		}
+	}
+	return out
+}
+
+// TestCIMatrixConformance checks that the fan-out of every changelog case
+// of InferenceX's own recording holds exactly InferenceX's bucket rows:
+// trim_conc cases under sweep-enabled, the others under
+// non-canary-full-sweep-enabled (no canary is taken out).
+func TestCIMatrixConformance(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(ixDir, "cases.json"))
+	require.NoError(t, err)
+	var file struct {
+		Cases []ixCase `json:"cases"`
+	}
+	require.NoError(t, json.Unmarshal(data, &file))
+	changelog, err := os.ReadFile(filepath.Join(ixDir, "configs", "perf-changelog.yaml"))
+	require.NoError(t, err)
+	l := &cachedLoader{}
+	inputs := append(append([]string{"--config-files"}, ixMasters...), "--runner-config", ixRunners)
+	matched, total := 0, 0
+	for i, c := range file.Cases {
+		if c.Kind != "changelog" {
+			continue
+		}
+		total++
+		t.Run(fmt.Sprintf("%03d", i), func(t *testing.T) {
+			base, head := cutChangelog(t, changelog, c.EntryIndex, c.Added)
+			git := map[string][]byte{"base:perf-changelog.yaml": base, "head:perf-changelog.yaml": head}
+			label := "non-canary-full-sweep-enabled"
+			if c.TrimConc {
+				label = "sweep-enabled"
+			}
+			args := append([]string{"--labels", label, "--base-ref", "base", "--head-ref", "head"}, inputs...)
+			out, _, err := runCIMatrixCmd(t, l, git, args)
+			if !c.OK {
+				if assert.Error(t, err) {
+					matched++
+				}
+				return
+			}
+			require.NoError(t, err)
+			var fan struct {
+				Counts map[string]int `json:"counts"`
+				Jobs   map[string][]struct {
+					Config json.RawMessage `json:"config"`
+				} `json:"jobs"`
+				Skipped []any `json:"skipped"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(out), &fan))
+			want := familyRows(decodeJSON(t, string(c.Output)).(map[string]any))
+			ok := true
+			for fam, jobs := range fan.Jobs {
+				got := make([]any, len(jobs))
+				for i, j := range jobs {
+					got[i] = decodeJSON(t, string(j.Config))
+				}
+				if len(want[fam]) == 0 && len(got) == 0 {
+					continue
+				}
+				ok = assert.Equal(t, want[fam], got, "family %s", fam) && ok
+				ok = assert.Equal(t, len(got), fan.Counts[fam]) && ok
+			}
+			if ok {
+				matched++
+			}
+		})
+	}
+	t.Logf("ci matrix: %d of %d changelog cases give InferenceX's buckets", matched, total)
+	assert.Equal(t, total, matched)
+}
+
+// TestCIMatrixLabels covers the label rules and the skip of runner labels
+// nobody serves.
+func TestCIMatrixLabels(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(ixDir, "configs", "perf-changelog.yaml"))
+	require.NoError(t, err)
+	var file struct {
+		Cases []ixCase `json:"cases"`
+	}
+	raw, err := os.ReadFile(filepath.Join(ixDir, "cases.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &file))
+	// An agentic case with several points; InferenceX's recording has no
+	// fixed-seq-len change, so the canary case appends one.
+	var agentic *ixCase
+	for i := range file.Cases {
+		c := &file.Cases[i]
+		if c.Kind != "changelog" || !c.OK || c.TrimConc {
+			continue
+		}
+		rows := familyRows(decodeJSON(t, string(c.Output)).(map[string]any))
+		if agentic == nil && len(rows["sweep-agentic"]) > 2 {
+			agentic = c
+		}
+	}
+	require.NotNil(t, agentic)
+	fixed := &ixCase{EntryIndex: -1, Added: "\n- config-keys:\n    - dsr1-fp4-mi355x-sglang\n  description:\n    - \"fixed-seq change\"\n  pr-link: XXX\n"}
+	l := &cachedLoader{}
+	inputs := append(append([]string{"--config-files"}, ixMasters...), "--runner-config", ixRunners)
+	run := func(t *testing.T, c *ixCase, extra ...string) (map[string]any, string, error) {
+		var base, head []byte
+		if c.EntryIndex < 0 { // appended after the last entry
+			base, head = data, append(append([]byte{}, data...), c.Added...)
+		} else {
+			base, head = cutChangelog(t, data, c.EntryIndex, c.Added)
+		}
+		git := map[string][]byte{"b:perf-changelog.yaml": base, "h:perf-changelog.yaml": head}
+		out, errOut, err := runCIMatrixCmd(t, l, git, append(append([]string{"--base-ref", "b", "--head-ref", "h"}, inputs...), extra...))
+		if err != nil {
+			return nil, errOut, err
+		}
+		return decodeJSON(t, out).(map[string]any), errOut, nil
+	}
+	count := func(m map[string]any, fam string) int {
+		n, err := m["counts"].(map[string]any)[fam].(json.Number).Int64()
+		require.NoError(t, err)
+		return int(n)
+	}
+	t.Run("two primary labels", func(t *testing.T) {
+		_, _, err := run(t, agentic, "--labels", "sweep-enabled,full-sweep-enabled")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "multiple conflicting sweep labels")
+	})
+	t.Run("no primary label runs nothing", func(t *testing.T) {
+		m, notices, err := run(t, agentic, "--labels", "agentx-fast,ci-patchwork")
+		require.NoError(t, err)
+		assert.Equal(t, false, m["sweep"])
+		assert.Equal(t, 0, count(m, "sweep-agentic"))
+		assert.Contains(t, notices, "::notice")
+	})
+	t.Run("agentx-fast marks agentic jobs", func(t *testing.T) {
+		m, _, err := run(t, agentic, "--labels", "non-canary-full-sweep-enabled,agentx-fast")
+		require.NoError(t, err)
+		job := m["jobs"].(map[string]any)["sweep-agentic"].([]any)[0].(map[string]any)
+		assert.Equal(t, true, job["agentx-fast"])
+		pt := job["points"].([]any)[0].(map[string]any)
+		rf := pt["result-filename"].(string)
+		assert.Contains(t, rf, "_{runner}")
+		assert.Contains(t, pt["artifacts"], "bmk_agentic_"+rf)
+	})
+	t.Run("per arm groups concurrencies", func(t *testing.T) {
+		pp, _, err := run(t, agentic, "--labels", "non-canary-full-sweep-enabled")
+		require.NoError(t, err)
+		pa, _, err := run(t, agentic, "--labels", "non-canary-full-sweep-enabled", "--per", "arm")
+		require.NoError(t, err)
+		points := 0
+		for _, j := range pa["jobs"].(map[string]any)["sweep-agentic"].([]any) {
+			points += len(j.(map[string]any)["points"].([]any))
+		}
+		assert.Equal(t, count(pp, "sweep-agentic"), points)
+		assert.Less(t, count(pa, "sweep-agentic"), count(pp, "sweep-agentic"))
+	})
+	t.Run("canary is taken out of the fan-out", func(t *testing.T) {
+		full, _, err := run(t, fixed, "--labels", "non-canary-full-sweep-enabled")
+		require.NoError(t, err)
+		withCanary, _, err := run(t, fixed, "--labels", "full-sweep-fail-fast")
+		require.NoError(t, err)
+		assert.Equal(t, 1, count(withCanary, "canary"))
+		assert.Equal(t, true, withCanary["fail-fast"])
+		before := count(full, "sweep-single-node-1k1k") + count(full, "sweep-single-node-8k1k")
+		after := count(withCanary, "sweep-single-node-1k1k") + count(withCanary, "sweep-single-node-8k1k")
+		assert.Equal(t, before-1, after)
+	})
+	t.Run("unregistered runner label is skipped with a notice", func(t *testing.T) {
+		online := filepath.Join(t.TempDir(), "online.json")
+		require.NoError(t, os.WriteFile(online, []byte(`["nobody_00"]`), 0o644))
+		m, notices, err := run(t, agentic, "--labels", "non-canary-full-sweep-enabled", "--online-runners", online)
+		require.NoError(t, err)
+		assert.Equal(t, 0, count(m, "sweep-agentic"))
+		skipped := m["skipped"].([]any)
+		require.NotEmpty(t, skipped)
+		assert.Contains(t, skipped[0].(map[string]any)["reason"], "is online")
+		assert.Contains(t, notices, "::notice title=sweep: ")
+	})
+}

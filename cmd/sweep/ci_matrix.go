@@ -147,7 +147,7 @@ func ciMatrixRun(ctx context.Context, o *ciMatrixOptions) error {
 	if o.PerArm {
 		grouping = gha.PerArm
 	}
-	fan, err := gha.Build(ch, mode, gha.Availability{Runners: runners, Online: online}, grouping, nil)
+	fan, err := gha.Build(ch, mode, gha.Availability{Runners: runners, Online: online}, grouping)
 	if err != nil {
 		return err
 	}

@@ -195,6 +195,7 @@ func TestCIMatrixLabels(t *testing.T) {
 		require.NoError(t, err)
 		job := m["jobs"].(map[string]any)["sweep-agentic"].([]any)[0].(map[string]any)
 		assert.Equal(t, true, job["agentx-fast"])
+		assert.NotEmpty(t, job["config-key"])
 		pt := job["points"].([]any)[0].(map[string]any)
 		rf := pt["result-filename"].(string)
 		assert.Contains(t, rf, "_{runner}")

@@ -141,7 +141,7 @@ func familyOf(multi bool, bucket string) string {
 // Build lays out the fan-out of a processed changelog. A job whose runner
 // label cannot take it is left out and reported in Skips, so a leg without
 // a registered runner does not queue for days.
-func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping, keyOf func(*matrix.Row) string) (*Fanout, error) {
+func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) (*Fanout, error) {
 	f := &Fanout{Mode: mode}
 	if !mode.Sweep() {
 		return f, nil
@@ -162,7 +162,7 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping, keyO
 
 	if mode.Canary {
 		if fam, i, ok := canary(lists); ok {
-			j, err := pointJob(lists[fam][i], mode, keyOf)
+			j, err := pointJob(lists[fam][i], mode)
 			if err != nil {
 				return nil, err
 			}
@@ -172,7 +172,7 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping, keyO
 	}
 
 	for _, fam := range families {
-		jobs, err := makeJobs(lists[fam], mode, g, keyOf, fam)
+		jobs, err := makeJobs(lists[fam], mode, g, fam)
 		if err != nil {
 			return nil, err
 		}
@@ -223,13 +223,13 @@ func canary(lists map[string][]*matrix.Row) (string, int, bool) {
 	return bestFam, bestIdx, bestIdx >= 0
 }
 
-func makeJobs(rows []*matrix.Row, mode Mode, g Grouping, keyOf func(*matrix.Row) string, fam string) ([]Job, error) {
+func makeJobs(rows []*matrix.Row, mode Mode, g Grouping, fam string) ([]Job, error) {
 	if g == PerPoint || strings.Contains(fam, "multi-node") || strings.Contains(fam, "evals") {
 		// Multi-node rows already carry their concurrency list, and an
 		// eval is one job of its own.
 		jobs := make([]Job, 0, len(rows))
 		for _, r := range rows {
-			j, err := pointJob(r, mode, keyOf)
+			j, err := pointJob(r, mode)
 			if err != nil {
 				return nil, err
 			}
@@ -252,7 +252,7 @@ func makeJobs(rows []*matrix.Row, mode Mode, g Grouping, keyOf func(*matrix.Row)
 			jobs[i].Points = append(jobs[i].Points, p)
 			continue
 		}
-		j, err := pointJob(r, mode, keyOf)
+		j, err := pointJob(r, mode)
 		if err != nil {
 			return nil, err
 		}
@@ -265,7 +265,7 @@ func makeJobs(rows []*matrix.Row, mode Mode, g Grouping, keyOf func(*matrix.Row)
 	return jobs, nil
 }
 
-func pointJob(r *matrix.Row, mode Mode, keyOf func(*matrix.Row) string) (*Job, error) {
+func pointJob(r *matrix.Row, mode Mode) (*Job, error) {
 	raw := r.AppendChangelogJSON(nil)
 	p, err := point(r)
 	if err != nil {
@@ -276,10 +276,8 @@ func pointJob(r *matrix.Row, mode Mode, keyOf func(*matrix.Row) string) (*Job, e
 		RunsOn:     []string{"self-hosted", r.Runner},
 		Config:     raw,
 		Points:     []Point{p},
+		ConfigKey:  r.ConfigKey,
 		AgentxFast: mode.AgentxFast && r.Kind.Agentic(),
-	}
-	if keyOf != nil {
-		j.ConfigKey = keyOf(r)
 	}
 	return j, nil
 }

@@ -10,7 +10,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
-	"sweep/metrics"
+	"sweep/metrics/result"
 )
 
 // Grouping says how points become jobs.
@@ -287,7 +287,7 @@ func point(r *matrix.Row) (Point, error) {
 	if cs := r.ConcValues(); len(cs) > 0 {
 		conc = cs[0] // multi-node jobs pass conc = conc-list[0]
 	}
-	parts := metrics.FilenameParts{
+	parts := result.FilenameParts{
 		ExpName: r.ExpName, Precision: r.Precision, Framework: r.Framework,
 		TP: r.TP, PP: r.PP, DCP: r.DCPSize, PCP: r.PCPSize, EP: r.EP,
 		DPAttention: r.DPAttn, Disagg: r.Disagg, SpecDecoding: r.SpecDecoding,
@@ -298,7 +298,7 @@ func point(r *matrix.Row) (Point, error) {
 		parts.TP, parts.PP, parts.DCP, parts.PCP, parts.EP, parts.DPAttention =
 			r.Prefill.TP, r.Prefill.PP, r.Prefill.DCPSize, r.Prefill.PCPSize, r.Prefill.EP, r.Prefill.DPAttn
 	}
-	rf := metrics.ResultFilename(parts)
+	rf := result.ResultFilename(parts)
 	var arts []string
 	switch {
 	case r.IsEval():

@@ -160,9 +160,9 @@ func (s State) Done() bool {
 type JobStatus struct {
 	ID       JobID
 	State    State
-	Reason   string // state_reason
-	ExitCode int // the program's exit status
-	Signal   int // the signal that ended it (0: none)
+	Reason   string    // state_reason
+	ExitCode int       // the program's exit status
+	Signal   int       // the signal that ended it (0: none)
 	Start    time.Time // zero until it started
 	End      time.Time
 	// Source is "squeue" or "sacct".

@@ -1,15 +1,34 @@
 # make test is the project's one test command; CI (.ci/run) calls exactly it.
+# It installs what the tests need from Debian's packages when missing
+# (Slurm, munge, shellcheck), starts a one-node Slurm cluster with fake GPUs
+# for the Slurm executor's tests, lints the GitHub workflows, runs the tests
+# with the race detector, and stops the cluster whatever the outcome.
 GO ?= go
-# cmd/sweep runs simulated benchmark points on a compressed clock: it gets
-# the machine to itself after the other packages, so their load does not
-# make the simulator fall behind its clock.
+# cmd/sweep runs simulated benchmark points: it gets the machine to itself
+# after the other packages.
 E2E_PKG := ./cmd/sweep
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/cmd/sweep$$')
+ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+SLURM_CLUSTER := scripts/slurm-cluster.sh
+export SLURM_CONF := $(or $(SWEEP_SLURM_DIR),/var/tmp/sweep-slurm)/slurm.conf
 
-.PHONY: test build vet bench deps
+.PHONY: test build vet bench deps deps-system lint-workflows slurm-up slurm-down
 
 deps:
 	@$(GO) mod download
+
+# Debian packages the tests use: Slurm and munge (the Slurm executor's
+# one-node cluster) and shellcheck (actionlint checks run: steps with it).
+deps-system:
+	@missing=""; \
+	command -v slurmctld >/dev/null || missing="$$missing slurm-wlm"; \
+	command -v munged >/dev/null || missing="$$missing munge"; \
+	command -v shellcheck >/dev/null || missing="$$missing shellcheck"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "make test needs Debian packages:$$missing (install them, or run as root)"; exit 1; fi; \
+		echo "installing$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 build:
 	$(GO) build -o bin/sweep ./cmd/sweep
@@ -18,9 +37,22 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
-test: deps vet
-	$(GO) test -race -count=1 -timeout 10m $(UNIT_PKGS)
-	$(GO) test -race -count=1 -timeout 10m $(E2E_PKG)
+lint-workflows:
+	$(GO) run $(ACTIONLINT) .github/workflows/*.yml
+
+slurm-up:
+	bash $(SLURM_CLUSTER) up
+
+slurm-down:
+	bash $(SLURM_CLUSTER) down
+
+test: deps deps-system vet lint-workflows
+	@bash $(SLURM_CLUSTER) up
+	@status=0; \
+	SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(UNIT_PKGS) || status=$$?; \
+	if [ $$status -eq 0 ]; then SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(E2E_PKG) || status=$$?; fi; \
+	bash $(SLURM_CLUSTER) down; \
+	exit $$status
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

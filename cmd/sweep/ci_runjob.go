@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"sweep/configs/matrix"
+	"sweep/sweep/gha"
+)
+
+// ciRunJobOptions are the inputs of "sweep ci run-job".
+type ciRunJobOptions struct {
+	IO *IOStreams
+	// Job is a file holding one job of "sweep ci matrix".
+	Job string
+	// RunnerName is the GitHub runner's name (runner.name), for
+	// RESULT_FILENAME.
+	RunnerName string
+	Out        string
+	// GitHubOutput is $GITHUB_OUTPUT: the job's result-filename is
+	// appended to it ("" : not written).
+	GitHubOutput string
+	// Simulate runs against the simulated engine (for checking a job
+	// without GPUs).
+	Simulate bool
+	// Run is "sweep run": tests replace it.
+	Run func(ctx context.Context, args []string) error
+}
+
+func newCIRunJobCmd(ios *IOStreams, runF func(context.Context, *ciRunJobOptions) error) *Command {
+	if runF == nil {
+		runF = ciRunJobRun
+	}
+	return &Command{
+		Name:  "run-job",
+		Short: "Run one job of the PR-label sweep on this runner",
+		Long: `Run the points of one job of "sweep ci matrix" (the JSON the workflow hands a
+matrix job) with "sweep run", one after another, and write the result file
+name to $GITHUB_OUTPUT for the artifact upload steps. A job of one point
+writes into --out; a job of several points (--per arm) writes each point
+into --out/<RESULT_FILENAME>.
+
+Example (a workflow step):
+  sweep ci run-job --job job.json --runner-name "$RUNNER_NAME" --out results --github-output "$GITHUB_OUTPUT"`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &ciRunJobOptions{IO: ios}
+			fs := pflag.NewFlagSet("ci run-job", pflag.ContinueOnError)
+			fs.StringVar(&o.Job, "job", "", "file holding one job of `sweep ci matrix`")
+			fs.StringVar(&o.RunnerName, "runner-name", "", "this runner's name (runner.name), for RESULT_FILENAME")
+			fs.StringVar(&o.Out, "out", "", "output directory")
+			fs.StringVar(&o.GitHubOutput, "github-output", "", "append result-filename=... to this file ($GITHUB_OUTPUT)")
+			fs.BoolVar(&o.Simulate, "simulate", false, "run against sweep's simulated engine")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return flagErrorf("unexpected arguments %q", args)
+				}
+				if o.Job == "" || o.Out == "" || o.RunnerName == "" {
+					return flagErrorf("--job, --runner-name and --out are required")
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// ciRunJobRun runs the job's points with "sweep run".
+func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
+	data, err := os.ReadFile(o.Job)
+	if err != nil {
+		return fmt.Errorf("--job: %w", err)
+	}
+	var job gha.Job
+	if err := json.Unmarshal(data, &job); err != nil {
+		return fmt.Errorf("--job %s: not a job of `sweep ci matrix`: %w", o.Job, err)
+	}
+	if job.ConfigKey == "" || len(job.Points) == 0 || len(job.Config) == 0 {
+		return fmt.Errorf("--job %s: a job needs config-key, config and points", o.Job)
+	}
+	var row matrix.Row
+	if err := row.UnmarshalJSON(job.Config); err != nil {
+		return fmt.Errorf("--job %s: config: %w", o.Job, err)
+	}
+	if row.Kind.MultiNode() {
+		return fmt.Errorf("job %s: multi-node points are not supported yet", job.ConfigKey)
+	}
+	runFn := o.Run
+	if runFn == nil {
+		runFn = func(ctx context.Context, args []string) error {
+			return dispatch(ctx, o.IO, newRunCmd(o.IO, nil), []string{"sweep", "run"}, args)
+		}
+	}
+	var errs []error
+	for i, p := range job.Points {
+		rf := strings.ReplaceAll(p.ResultFilename, gha.RunnerPlaceholder, o.RunnerName)
+		out := o.Out
+		if len(job.Points) > 1 {
+			out = filepath.Join(o.Out, rf)
+		}
+		args := []string{"--config-key", job.ConfigKey, "--tp", strconv.Itoa(row.TP), "--ep", strconv.Itoa(row.EP),
+			"--conc", strconv.Itoa(p.Conc), "--runner-name", o.RunnerName, "--out", out}
+		if row.DPAttn {
+			args = append(args, "--dp-attn")
+		}
+		if job.AgentxFast {
+			args = append(args, "--fast")
+		}
+		if row.EvalOnly != nil && *row.EvalOnly {
+			args = append(args, "--eval")
+		}
+		if o.Simulate {
+			args = append(args, "--simulate")
+		}
+		fmt.Fprintf(o.IO.ErrOut, "job point %d/%d: %s conc %d -> %s\n", i+1, len(job.Points), job.ConfigKey, p.Conc, rf)
+		if err := runFn(ctx, args); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			errs = append(errs, fmt.Errorf("point conc %d: %w", p.Conc, err))
+		}
+		if o.GitHubOutput != "" && i == 0 {
+			// The name the run actually wrote, when it got that far.
+			if name := writtenResult(out); name != "" {
+				rf = name
+			}
+			if err := appendGitHubOutput(o.GitHubOutput, "result-filename", rf); err != nil {
+				return err
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writtenResult returns the result file name (without .json) that the run
+// in dir recorded in its run.json, or "".
+func writtenResult(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return ""
+	}
+	var rec struct {
+		ResultFile string `json:"result_file"`
+	}
+	if json.Unmarshal(data, &rec) != nil || rec.ResultFile == "" {
+		return ""
+	}
+	return strings.TrimSuffix(filepath.Base(rec.ResultFile), ".json")
+}
+
+// appendGitHubOutput appends key=value to a $GITHUB_OUTPUT file.
+func appendGitHubOutput(path, key, value string) error {
+	if strings.ContainsAny(value, "\r\n") {
+		return fmt.Errorf("%s %q: a GitHub output value must be one line", key, value)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%s=%s\n", key, value)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -321,7 +321,8 @@ func (f *Fanout) Jobs(family string) []Job {
 	return nil
 }
 
-type fanoutJSON struct {
+// FanoutJSON is the fan-out as MarshalJSON writes it and the workflow reads it.
+type FanoutJSON struct {
 	Sweep      bool             `json:"sweep"`
 	Primary    string           `json:"primary"`
 	TrimConc   bool             `json:"trim-conc"`
@@ -339,7 +340,7 @@ type fanoutJSON struct {
 // under "jobs" (an empty list when it has none) with its size under
 // "counts", the canary as a list of zero or one job, and the skips.
 func (f *Fanout) MarshalJSON() ([]byte, error) {
-	out := fanoutJSON{
+	out := FanoutJSON{
 		Sweep: f.Mode.Sweep(), Primary: f.Mode.Primary, TrimConc: f.Mode.TrimConc,
 		FailFast: f.Mode.FailFast, AgentxFast: f.Mode.AgentxFast,
 		AllEvals: f.Mode.AllEvals, EvalsOnly: f.Mode.EvalsOnly,

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"sweep/sweep/gha"
+)
+
+// ciSummaryOptions are the inputs of "sweep ci summary".
+type ciSummaryOptions struct {
+	IO     *IOStreams
+	Fanout string // the fan-out JSON of "sweep ci matrix" ("" : none)
+	Dir    string
+}
+
+func newCISummaryCmd(ios *IOStreams, runF func(context.Context, *ciSummaryOptions) error) *Command {
+	if runF == nil {
+		runF = ciSummaryRun
+	}
+	return &Command{
+		Name:  "summary",
+		Short: "Write the Markdown summary of a PR-label sweep's results",
+		Long: `Write a Markdown summary for $GITHUB_STEP_SUMMARY: what the labels asked for,
+the legs skipped for want of a runner, and one row per result JSON found
+under DIR (throughput per GPU, TTFT, interactivity, validity, simulated).
+
+Example:
+  sweep ci summary --fanout fanout.json results >> "$GITHUB_STEP_SUMMARY"`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &ciSummaryOptions{IO: ios}
+			fs := pflag.NewFlagSet("ci summary", pflag.ContinueOnError)
+			fs.StringVar(&o.Fanout, "fanout", "", "the fan-out JSON of `sweep ci matrix`")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return flagErrorf("want one results directory, got %d arguments", len(args))
+				}
+				o.Dir = args[0]
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+func ciSummaryRun(_ context.Context, o *ciSummaryOptions) error {
+	var fan *gha.FanoutJSON
+	if o.Fanout != "" {
+		data, err := os.ReadFile(o.Fanout)
+		if err != nil {
+			return fmt.Errorf("--fanout: %w", err)
+		}
+		fan = &gha.FanoutJSON{}
+		if err := json.Unmarshal(data, fan); err != nil {
+			return fmt.Errorf("--fanout %s: not the output of `sweep ci matrix`: %w", o.Fanout, err)
+		}
+	}
+	return gha.WriteSummary(o.IO.Out, fan, o.Dir)
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sweep/internal/textdiff"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -23,6 +24,10 @@ const entryStart = "- config-keys:"
 // file-level rules on top of ParseChangelog's schema: UTF-8 with no tabs,
 // CR or NUL bytes, a final newline, and every entry starting with a
 // "- config-keys:" line at column 1.
+// maxDiffEdits bounds the line diff of a changelog change; beyond it the
+// files are too different to explain line by line.
+const maxDiffEdits = 2000
+
 func CheckChangelog(name string, data []byte) ([]ChangelogEntry, error) {
 	d := &decoder{file: name}
 	entries := d.checkChangelogFile(data)
@@ -163,21 +168,21 @@ func (bd *decoder) compareChangelogs(hd *decoder, baseData, headData []byte, bas
 		return
 	}
 	a, b := splitLines(baseData), splitLines(headData)
-	ops, ok := diffLines(a, b)
+	ops, ok := textdiff.Lines(a, b, maxDiffEdits)
 	if !ok {
 		hd.errAt(nil, "", "head differs from base in more than %d lines; perf-changelog.yaml is append-only: restore the base bytes and append new entries at the end", maxDiffEdits)
 		return
 	}
 	tailStart := -1 // first head line (0-based) of the appended tail
 	for i := 0; i < len(ops); {
-		if ops[i].kind == '=' {
+		if ops[i].Kind == '=' {
 			i++
 			continue
 		}
 		j := i
-		var del, ins []lineOp
-		for j < len(ops) && ops[j].kind != '=' {
-			if ops[j].kind == '-' {
+		var del, ins []textdiff.Op
+		for j < len(ops) && ops[j].Kind != '=' {
+			if ops[j].Kind == '-' {
 				del = append(del, ops[j])
 			} else {
 				ins = append(ins, ops[j])
@@ -190,14 +195,14 @@ func (bd *decoder) compareChangelogs(hd *decoder, baseData, headData []byte, bas
 		if len(del) > 0 && len(ins) >= len(del) && allPRLinkPairs(a, b, del, ins[:len(del)]) {
 			paired = len(del)
 			for k := range del {
-				oldLink := strings.TrimSpace(strings.TrimPrefix(a[del[k].a], "  pr-link:"))
-				newLink := strings.TrimSpace(strings.TrimPrefix(b[ins[k].b], "  pr-link:"))
+				oldLink := strings.TrimSpace(strings.TrimPrefix(a[del[k].A], "  pr-link:"))
+				newLink := strings.TrimSpace(strings.TrimPrefix(b[ins[k].B], "  pr-link:"))
 				switch {
 				case oldLink == newLink:
-					hd.errAt(posNode(Pos{Line: ins[k].b + 1, Col: 1}), "pr-link",
-						"pr-link line reformatted without changing the link (base line %d: %q); historical bytes are immutable, restore the line", del[k].a+1, a[del[k].a])
+					hd.errAt(posNode(Pos{Line: ins[k].B + 1, Col: 1}), "pr-link",
+						"pr-link line reformatted without changing the link (base line %d: %q); historical bytes are immutable, restore the line", del[k].A+1, a[del[k].A])
 				case !prURL.MatchString(newLink):
-					hd.errAt(posNode(Pos{Line: ins[k].b + 1, Col: 12}), "pr-link",
+					hd.errAt(posNode(Pos{Line: ins[k].B + 1, Col: 12}), "pr-link",
 						"pr-link correction %q is not a pull request URL; a corrected link must be https://github.com/<owner>/<repo>/pull/<number>", newLink)
 				default:
 					ch.Corrections++
@@ -206,12 +211,12 @@ func (bd *decoder) compareChangelogs(hd *decoder, baseData, headData []byte, bas
 		} else {
 			for _, op := range del {
 				what := "deleted or rewritten"
-				if a[op.a] == "" {
+				if a[op.A] == "" {
 					what = "deleted (an empty line)"
 				}
-				bd.errAt(posNode(Pos{Line: op.a + 1, Col: 1}), "",
+				bd.errAt(posNode(Pos{Line: op.A + 1, Col: 1}), "",
 					"line %s in head %s: %q; perf-changelog.yaml is append-only: restore the line byte for byte (only a pr-link line may be corrected)",
-					what, hd.file, a[op.a])
+					what, hd.file, a[op.A])
 			}
 		}
 		rest := ins[paired:]
@@ -219,12 +224,12 @@ func (bd *decoder) compareChangelogs(hd *decoder, baseData, headData []byte, bas
 			continue
 		}
 		if atEnd {
-			tailStart = rest[0].b
+			tailStart = rest[0].B
 			continue
 		}
 		for _, op := range rest {
-			hd.errAt(posNode(Pos{Line: op.b + 1, Col: 1}), "",
-				"line inserted among historical entries (before base line %d): %q; append new entries at the end of the file", op.a+1, b[op.b])
+			hd.errAt(posNode(Pos{Line: op.B + 1, Col: 1}), "",
+				"line inserted among historical entries (before base line %d): %q; append new entries at the end of the file", op.A+1, b[op.B])
 		}
 	}
 	// Entries that start in the tail are new.
@@ -274,9 +279,9 @@ func (e ChangelogEntry) prLinkPos() Pos {
 	return e.Pos
 }
 
-func allPRLinkPairs(a, b []string, del, ins []lineOp) bool {
+func allPRLinkPairs(a, b []string, del, ins []textdiff.Op) bool {
 	for k := range del {
-		if !strings.HasPrefix(a[del[k].a], "  pr-link:") || !strings.HasPrefix(b[ins[k].b], "  pr-link:") {
+		if !strings.HasPrefix(a[del[k].A], "  pr-link:") || !strings.HasPrefix(b[ins[k].B], "  pr-link:") {
 			return false
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sweep/internal/textdiff"
 
 	"gopkg.in/yaml.v3"
 )
@@ -491,11 +492,8 @@ func (d *decoder) strList(n *yaml.Node, path string) ([]string, bool) {
 // closest returns the element of candidates nearest to s by edit distance,
 // when it is close enough to be a likely typo.
 func closest(s string, candidates []string) string {
-	best, bestDist := "", len(s)/3+1
-	for _, c := range candidates {
-		if d := editDistance(s, c, bestDist); d < bestDist {
-			best, bestDist = c, d
-		}
+	if c := textdiff.Closest(s, candidates, 1, len(s)/3); len(c) > 0 {
+		return c[0]
 	}
-	return best
+	return ""
 }

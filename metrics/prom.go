@@ -66,9 +66,6 @@ func ParseText(r io.Reader, name string, opts ...ParseOption) (*Snapshot, error)
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(r)
 	if err != nil {
-		if pe, ok := errors.AsType[expfmt.ParseError](err); ok {
-			return nil, fmt.Errorf("%s: line %d: %s", name, pe.Line, pe.Msg)
-		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &Snapshot{Endpoint: name, Families: fams}, nil
@@ -320,14 +317,12 @@ func (e *MissingSeriesError) Error() string {
 // ClientOptions configure a Client. Zero fields take the defaults noted.
 type ClientOptions struct {
 	HTTP         *http.Client  // default: a client without its own timeout
-	Timeout      time.Duration // per attempt, default 5s
-	Retries      int           // extra attempts after a failure, default 2; <0 = none
-	Backoff      time.Duration // first retry delay, doubled each time, default 200ms
-	MaxBackoff   time.Duration // cap of the delay, default 2s
+	Timeout      time.Duration // per scrape, default 5s
 	MaxBodyBytes int64         // largest accepted page, default 32 MiB
 }
 
-// Client reads /metrics pages over HTTP.
+// Client reads /metrics pages over HTTP. A failed scrape is not retried:
+// callers sample periodically and count failures (Scraper).
 type Client struct {
 	opts ClientOptions
 }
@@ -353,114 +348,49 @@ func NewClient(opts ClientOptions) *Client {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
 	}
-	if opts.Retries == 0 {
-		opts.Retries = 2
-	} else if opts.Retries < 0 {
-		opts.Retries = 0
-	}
-	if opts.Backoff <= 0 {
-		opts.Backoff = 200 * time.Millisecond
-	}
-	if opts.MaxBackoff <= 0 {
-		opts.MaxBackoff = 2 * time.Second
-	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 32 << 20
 	}
 	return &Client{opts: opts}
 }
 
-// Scrape fetches and parses url, retrying failed attempts (network errors,
-// 5xx, 429) with exponential backoff until the retries are used up or ctx
-// is done. Parse errors and other statuses are not retried.
+// Scrape fetches and parses url once, within the client's timeout. A page
+// over MaxBodyBytes is ErrBodyTooLarge; a malformed one wraps
+// expfmt.ParseError (with the line).
 func (c *Client) Scrape(ctx context.Context, url string, opts ...ParseOption) (*Snapshot, error) {
-	delay := c.opts.Backoff
-	var lastErr error
-	for attempt := 0; ; attempt++ {
-		snap, err, retry := c.scrapeOnce(ctx, url, opts)
-		if err == nil {
-			return snap, nil
-		}
-		lastErr = err
-		if !retry || attempt >= c.opts.Retries || ctx.Err() != nil {
-			break
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("scrape %s: %w (last error: %v)", url, ctx.Err(), lastErr)
-		case <-t.C:
-		}
-		delay = min(2*delay, c.opts.MaxBackoff)
-	}
-	if ctx.Err() != nil && !errors.Is(lastErr, ctx.Err()) {
-		return nil, fmt.Errorf("scrape %s: %w (last error: %v)", url, ctx.Err(), lastErr)
-	}
-	return nil, fmt.Errorf("scrape %s: %w", url, lastErr)
-}
-
-func (c *Client) scrapeOnce(ctx context.Context, url string, opts []ParseOption) (snap *Snapshot, err error, retry bool) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, err, false
+		return nil, fmt.Errorf("scrape %s: %w", url, err)
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
 	resp, err := c.opts.HTTP.Do(req)
 	if err != nil {
-		return nil, err, true
+		return nil, fmt.Errorf("scrape %s: %w", url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096)) // let the connection be reused
-		retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
-		return nil, &HTTPStatusError{URL: url, StatusCode: resp.StatusCode}, retry
+		return nil, fmt.Errorf("scrape %s: %w", url, &HTTPStatusError{URL: url, StatusCode: resp.StatusCode})
 	}
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
-		return nil, fmt.Errorf("GET %s: got %s, want Prometheus text", url, ct), false
+		return nil, fmt.Errorf("scrape %s: got %s, want Prometheus text", url, ct)
 	}
 	start := time.Now()
-	body := &limitedReader{r: resp.Body, n: c.opts.MaxBodyBytes}
-	snap, err = ParseText(body, url, opts...)
-	if body.exceeded {
-		return nil, fmt.Errorf("GET %s: %w (%d bytes)", url, ErrBodyTooLarge, c.opts.MaxBodyBytes), false
-	}
+	// One byte past the limit tells "at the limit" from "over it".
+	body := io.LimitReader(resp.Body, c.opts.MaxBodyBytes+1)
+	data, err := io.ReadAll(body)
 	if err != nil {
-		// A connection cut mid-body surfaces as a read error: retry it.
-		return nil, err, ctx.Err() == nil && body.readErr != nil
+		return nil, fmt.Errorf("scrape %s: %w", url, err)
+	}
+	if int64(len(data)) > c.opts.MaxBodyBytes {
+		return nil, fmt.Errorf("scrape %s: %w (%d bytes)", url, ErrBodyTooLarge, c.opts.MaxBodyBytes)
+	}
+	snap, err := ParseText(bytes.NewReader(data), url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("scrape %s: %w", url, err)
 	}
 	snap.Time = start
-	return snap, nil, false
-}
-
-// limitedReader fails once more than n bytes have been read.
-type limitedReader struct {
-	r        io.Reader
-	n        int64
-	exceeded bool
-	readErr  error
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		// Probe one byte to tell "exactly at the limit" from "over it".
-		var one [1]byte
-		n, err := l.r.Read(one[:])
-		if n > 0 {
-			l.exceeded = true
-			return 0, ErrBodyTooLarge
-		}
-		return 0, err
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.r.Read(p)
-	l.n -= int64(n)
-	if err != nil && !errors.Is(err, io.EOF) {
-		l.readErr = err
-	}
-	return n, err
+	return snap, nil
 }

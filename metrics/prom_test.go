@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -49,7 +50,10 @@ func TestKeepFamiliesParsesOnlyThose(t *testing.T) {
 func TestParseTextErrorHasLine(t *testing.T) {
 	_, err := ReadSnapshotFile(filepath.Join(promDir, "malformed.prom"))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "malformed.prom: line 2:")
+	assert.Contains(t, err.Error(), "malformed.prom: text format parsing error in line 2:")
+	pe, ok := errors.AsType[expfmt.ParseError](err)
+	require.True(t, ok, "the expfmt error is wrapped, not flattened: %v", err)
+	assert.Equal(t, 2, pe.Line)
 }
 
 func TestSnapshotSumsAcrossRanksAndLabels(t *testing.T) {
@@ -231,29 +235,14 @@ func TestClientScrape(t *testing.T) {
 		assert.False(t, s.Time.IsZero())
 	})
 
-	t.Run("retries 503 then succeeds", func(t *testing.T) {
-		var calls atomic.Int32
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if calls.Add(1) < 3 {
-				http.Error(w, "warming up", http.StatusServiceUnavailable)
-				return
-			}
-			_, _ = w.Write(page)
-		}))
-		t.Cleanup(srv.Close)
-		_, err := NewClient(ClientOptions{Retries: 3, Backoff: time.Millisecond}).Scrape(t.Context(), srv.URL+"/metrics")
-		require.NoError(t, err)
-		assert.Equal(t, int32(3), calls.Load())
-	})
-
-	t.Run("404 is not retried", func(t *testing.T) {
+	t.Run("a failed scrape is tried once", func(t *testing.T) {
 		var calls atomic.Int32
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			calls.Add(1)
 			http.NotFound(w, r)
 		}))
 		t.Cleanup(srv.Close)
-		_, err := NewClient(ClientOptions{Retries: 3, Backoff: time.Millisecond}).Scrape(t.Context(), srv.URL+"/metrics")
+		_, err := NewClient(ClientOptions{}).Scrape(t.Context(), srv.URL+"/metrics")
 		se, ok := errors.AsType[*HTTPStatusError](err)
 		require.True(t, ok, "got %v", err)
 		assert.Equal(t, http.StatusNotFound, se.StatusCode)
@@ -294,7 +283,7 @@ func TestClientScrape(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		errc := make(chan error, 1)
 		go func() {
-			_, err := NewClient(ClientOptions{Timeout: time.Minute, Retries: 5}).Scrape(ctx, srv.URL+"/metrics")
+			_, err := NewClient(ClientOptions{Timeout: time.Minute}).Scrape(ctx, srv.URL+"/metrics")
 			errc <- err
 		}()
 		<-arrived

@@ -91,7 +91,7 @@ func NewScraper(opts ScraperOptions) (*Scraper, error) {
 		opts.Interval = time.Second
 	}
 	if opts.Client == nil {
-		opts.Client = NewClient(ClientOptions{Timeout: max(opts.Interval, time.Second), Retries: -1})
+		opts.Client = NewClient(ClientOptions{Timeout: max(opts.Interval, time.Second)})
 	}
 	if opts.MaxPoints <= 0 {
 		opts.MaxPoints = 3600

@@ -63,7 +63,7 @@ func TestScraperSamplesAtIntervalAndKeepsFirstAndLast(t *testing.T) {
 	before, after := page(t, "vllm_before.prom"), page(t, "vllm_after.prom")
 	synctest.Test(t, func(t *testing.T) {
 		eng := &fakeEngine{pages: []string{before, "", after}}
-		client := NewClient(ClientOptions{HTTP: &http.Client{Transport: handlerTransport{eng}}, Retries: -1})
+		client := NewClient(ClientOptions{HTTP: &http.Client{Transport: handlerTransport{eng}}})
 		var samples []Sample
 		s, err := NewScraper(ScraperOptions{
 			Endpoints: []string{"http://engine/metrics"},
@@ -116,7 +116,7 @@ func TestScraperStopTakesFinalSample(t *testing.T) {
 	before, after := page(t, "sglang_before.prom"), page(t, "sglang_after.prom")
 	synctest.Test(t, func(t *testing.T) {
 		eng := &fakeEngine{pages: []string{before, before, after}}
-		client := NewClient(ClientOptions{HTTP: &http.Client{Transport: handlerTransport{eng}}, Retries: -1})
+		client := NewClient(ClientOptions{HTTP: &http.Client{Transport: handlerTransport{eng}}})
 		s, err := NewScraper(ScraperOptions{Endpoints: []string{"http://a/metrics"}, Interval: time.Minute, Client: client})
 		require.NoError(t, err)
 		done := make(chan *ScrapeResult)
@@ -144,7 +144,7 @@ func TestScraperStopTakesFinalSample(t *testing.T) {
 func TestScraperContextCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		eng := &fakeEngine{pages: []string{""}}
-		client := NewClient(ClientOptions{HTTP: &http.Client{Transport: handlerTransport{eng}}, Retries: -1})
+		client := NewClient(ClientOptions{HTTP: &http.Client{Transport: handlerTransport{eng}}})
 		s, err := NewScraper(ScraperOptions{Endpoints: []string{"http://a/metrics", "http://b/metrics"}, Client: client})
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(t.Context(), 2500*time.Millisecond)

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/gitfile"
 )
 
 // changelogOptions are the inputs of "sweep changelog".
@@ -165,7 +161,7 @@ func (o *changelogOptions) git(ctx context.Context, ref, path string) ([]byte, e
 	if o.Git != nil {
 		return o.Git(ctx, ref, path)
 	}
-	return gitShowFile(ctx, ref, path)
+	return gitfile.Show(ctx, ref, path)
 }
 
 // baseInputs returns the loader of the base revision's configs for
@@ -215,23 +211,4 @@ func (o *changelogOptions) baseInputs(ctx context.Context) func() (*configs.Mast
 		}
 	}
 	return nil
-}
-
-// gitShowFile returns the content of path (relative to the current
-// directory, inside a git work tree) at ref, running git directly.
-func gitShowFile(ctx context.Context, ref, path string) ([]byte, error) {
-	dir, file := filepath.Split(filepath.Clean(path))
-	if dir == "" {
-		dir = "."
-	}
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "show", ref+":./"+file)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if errors.Is(err, exec.ErrNotFound) {
-			return nil, fmt.Errorf("reading %s at %s needs git: %w", path, ref, err)
-		}
-		return nil, fmt.Errorf("git show %s:%s: %s", ref, path, strings.TrimSpace(stderr.String()))
-	}
-	return stdout.Bytes(), nil
 }

@@ -13,13 +13,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
-
-	"sweep/configs/matrix"
 )
 
 // Exit codes decided by Main.
@@ -50,7 +49,7 @@ type Command struct {
 	// Sub has no Flags of its own.
 	Sub []*Command
 	// Batch marks short-lived commands that run with the batch garbage
-	// collector setting (matrix.TuneGCForBatch); subcommands inherit it.
+	// collector setting (tuneGCForBatch); subcommands inherit it.
 	Batch bool
 }
 
@@ -125,7 +124,7 @@ func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 		return flagErrorf("unknown command %q for %q (known: %s)", args[0], strings.Join(path, " "), subNames(c))
 	}
 	if c.Batch {
-		matrix.TuneGCForBatch()
+		tuneGCForBatch()
 	}
 	fs, runF := c.Flags()
 	fs.SetOutput(ios.ErrOut)
@@ -172,5 +171,20 @@ func printLeafHelp(w io.Writer, c *Command, path []string, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "Usage:\n  %s [flags]\n", strings.Join(path, " "))
 	if fs.HasFlags() {
 		fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
+	}
+}
+
+// batchGCPercent is the garbage-collector target sweep's one-shot batch
+// commands (matrix, changelog, plan, validate) run with. They allocate a
+// few megabytes and exit, so a collection every few hundred kilobytes of
+// the default target (GOGC=100 over a small live heap) is pure overhead;
+// 400 lets the heap grow to five times what is live, a few megabytes more
+// at most. Go's own compiler tunes its collector the same way.
+const batchGCPercent = 400
+
+// tuneGCForBatch applies batchGCPercent unless the user set GOGC.
+func tuneGCForBatch() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(batchGCPercent)
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-
-	"sweep/configs/matrix"
 )
 
 // runCLI runs sweep with args and returns exit code, stdout and stderr.
@@ -69,7 +67,7 @@ func TestBatchCommandsTuneTheCollector(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	code, _, errOut := runCLI(t, "matrix", "test-config", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp")
 	assert.Equal(t, 0, code, errOut)
-	assert.Equal(t, matrix.BatchGCPercent, debug.SetGCPercent(100), "matrix runs with the batch GC setting")
+	assert.Equal(t, batchGCPercent, debug.SetGCPercent(100), "matrix runs with the batch GC setting")
 	code, _, _ = runCLI(t, "version")
 	assert.Equal(t, 0, code)
 	assert.Equal(t, 100, debug.SetGCPercent(100), "other commands keep the default")

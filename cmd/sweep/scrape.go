@@ -110,7 +110,7 @@ func scrapeRun(ctx context.Context, o *scrapeOptions) error {
 		Interval:  o.Interval,
 		Duration:  o.Duration,
 		Engine:    o.Engine,
-		Client:    metrics.NewClient(metrics.ClientOptions{HTTP: o.HTTP, Timeout: timeout, Retries: -1}),
+		Client:    metrics.NewClient(metrics.ClientOptions{HTTP: o.HTTP, Timeout: timeout}),
 		OnSample:  func(smp metrics.Sample) { writeScrapeRow(o.IO.Out, smp, multi, epWidth) },
 	})
 	if err != nil {

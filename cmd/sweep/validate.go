@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
+	"sweep/internal/gitfile"
 )
 
 // validateOptions are the inputs of "sweep validate".
@@ -177,35 +173,14 @@ func validateInputs(ctx context.Context, o *validateOptions) (configs.ValidateIn
 		}
 		in.ChangelogBase = &configs.Source{Name: o.ChangelogBase, Data: base}
 	case o.BaseRef != "":
-		base, err := gitShow(ctx, o.BaseRef, path)
-		if err != nil {
-			return in, "", err
+		base, err := gitfile.Show(ctx, o.BaseRef, path)
+		switch {
+		case errors.Is(err, gitfile.ErrNotExist):
+			base = nil // the change adds the file: every entry is new
+		case err != nil:
+			return in, "", fmt.Errorf("--changelog-base-ref: %w", err)
 		}
 		in.ChangelogBase = &configs.Source{Name: o.BaseRef + ":" + path, Data: base}
 	}
 	return in, note, nil
-}
-
-// gitShow returns the bytes of path (a file in a git work tree) at ref;
-// empty when the file does not exist at ref yet.
-func gitShow(ctx context.Context, ref, path string) ([]byte, error) {
-	dir, file := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "show", ref+":./"+file)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("--changelog-base-ref needs git: %w", err)
-		}
-		msg := strings.TrimSpace(stderr.String())
-		if strings.Contains(msg, "exists on disk, but not in") || strings.Contains(msg, "does not exist in") {
-			// The change adds the file: every entry is new.
-			return nil, nil
-		}
-		return nil, fmt.Errorf("git show %s:%s: %s", ref, path, msg)
-	}
-	return stdout.Bytes(), nil
 }

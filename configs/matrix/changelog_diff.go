@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sweep/internal/textdiff"
 )
 
 // DeletionError reports a line of the changelog that a change removed or
@@ -110,34 +111,8 @@ func splitLines(data []byte) []string {
 // maxDiffCost edits it gives up and reports all of a deleted and all of b
 // inserted.
 func diffLines(a, b []string) (deleted, inserted []int) {
-	n, m := len(a), len(b)
-	maxD := min(n+m, maxDiffCost)
-	off := maxD + 1
-	v := make([]int, 2*maxD+3)
-	var trace [][]int
-	end := -1
-	for d := 0; d <= maxD && end < 0; d++ {
-		trace = append(trace, append([]int(nil), v[off-d:off+d+1]...))
-		for k := -d; k <= d; k += 2 {
-			var x int
-			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
-				x = v[off+k+1]
-			} else {
-				x = v[off+k-1] + 1
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x++
-				y++
-			}
-			v[off+k] = x
-			if x >= n && y >= m {
-				end = d
-				break
-			}
-		}
-	}
-	if end < 0 {
+	ops, ok := textdiff.Lines(a, b, maxDiffCost)
+	if !ok {
 		for i := range a {
 			deleted = append(deleted, i)
 		}
@@ -146,35 +121,13 @@ func diffLines(a, b []string) (deleted, inserted []int) {
 		}
 		return deleted, inserted
 	}
-	x, y := n, m
-	for d := end; d > 0; d-- {
-		prev := trace[d] // diagonals -d..d as they were before step d
-		at := func(k int) int { return prev[k+d] }
-		k := x - y
-		var pk int
-		if k == -d || (k != d && at(k-1) < at(k+1)) {
-			pk = k + 1
-		} else {
-			pk = k - 1
-		}
-		px := at(pk)
-		py := px - pk
-		x, y = x-min(x-px, y-py), y-min(x-px, y-py) // walk the snake back
-		if x == px {
-			y--
-			inserted = append(inserted, y)
-		} else {
-			x--
-			deleted = append(deleted, x)
+	for _, op := range ops {
+		switch op.Kind {
+		case '-':
+			deleted = append(deleted, op.A)
+		case '+':
+			inserted = append(inserted, op.B)
 		}
 	}
-	reverse(deleted)
-	reverse(inserted)
 	return deleted, inserted
-}
-
-func reverse(xs []int) {
-	for i, j := 0, len(xs)-1; i < j; i, j = i+1, j-1 {
-		xs[i], xs[j] = xs[j], xs[i]
-	}
 }

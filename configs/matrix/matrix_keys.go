@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sweep/configs"
+	"sweep/internal/textdiff"
 )
 
 // ResolveKeys resolves config keys against the master configs, the one
@@ -27,7 +28,7 @@ func ResolveKeys(masters *configs.Masters, patterns []string) ([]*configs.Master
 		if IsKeyPattern(p) {
 			matched := false
 			for _, m := range masters.Entries {
-				if fnmatch(p, m.Key) {
+				if textdiff.Fnmatch(p, m.Key) {
 					matched = true
 					add(m)
 				}
@@ -127,96 +128,6 @@ func starMatch(pattern, name string) bool {
 	return len(parts) > 1 && strings.HasSuffix(name, last) || len(parts) == 1 && name == ""
 }
 
-// fnmatch reports whether name matches the shell pattern as Python's
-// fnmatch.fnmatchcase does: '*' any run, '?' any one character, "[seq]"
-// and "[!seq]" character sets with ranges; a '[' without a closing ']' is
-// a literal. Matching is case-sensitive (POSIX).
-func fnmatch(pattern, name string) bool {
-	p, n := []rune(pattern), []rune(name)
-	// Iterative matcher with backtracking to the last '*'.
-	pi, ni := 0, 0
-	starP, starN := -1, 0
-	for ni < len(n) {
-		if pi < len(p) {
-			switch p[pi] {
-			case '*':
-				starP, starN = pi, ni
-				pi++
-				continue
-			case '?':
-				pi++
-				ni++
-				continue
-			case '[':
-				if ok, next, valid := matchSet(p, pi, n[ni]); valid {
-					if ok {
-						pi = next
-						ni++
-						continue
-					}
-				} else if n[ni] == '[' {
-					pi++
-					ni++
-					continue
-				}
-			default:
-				if p[pi] == n[ni] {
-					pi++
-					ni++
-					continue
-				}
-			}
-		}
-		if starP < 0 {
-			return false
-		}
-		starN++
-		pi, ni = starP+1, starN
-	}
-	for pi < len(p) && p[pi] == '*' {
-		pi++
-	}
-	return pi == len(p)
-}
-
-// matchSet matches c against the set starting at p[i] == '['. valid is
-// false when the set has no closing ']' (then '[' is a literal).
-func matchSet(p []rune, i int, c rune) (ok bool, next int, valid bool) {
-	j := i + 1
-	negate := false
-	if j < len(p) && p[j] == '!' {
-		negate = true
-		j++
-	}
-	if j < len(p) && p[j] == ']' {
-		j++ // a leading ']' is a member
-	}
-	for j < len(p) && p[j] != ']' {
-		j++
-	}
-	if j >= len(p) {
-		return false, 0, false
-	}
-	body := p[i+1 : j]
-	if negate {
-		body = body[1:]
-	}
-	in := false
-	for k := 0; k < len(body); k++ {
-		if k+2 < len(body) && body[k+1] == '-' {
-			if body[k] <= c && c <= body[k+2] {
-				in = true
-			}
-			k += 2
-			continue
-		}
-		if body[k] == c {
-			in = true
-		}
-	}
-	return in != negate, j + 1, true
-}
-
 // closestHint returns "; closest: a, b, c" naming up to three keys nearest
 // to want by edit distance, or "" when none is reasonably close.
 func closestHint(want string, keys []string) string {
@@ -229,40 +140,5 @@ func closestHint(want string, keys []string) string {
 // closestKeys returns up to three keys nearest to want by edit distance,
 // nearest first, leaving out those too far to be a typo.
 func closestKeys(want string, keys []string) []string {
-	type cand struct {
-		key  string
-		dist int
-	}
-	var cs []cand
-	for _, k := range keys {
-		if d := editDistance(want, k); d <= max(3, len(want)/3) {
-			cs = append(cs, cand{k, d})
-		}
-	}
-	slices.SortStableFunc(cs, func(a, b cand) int { return a.dist - b.dist })
-	names := make([]string, 0, 3)
-	for _, c := range cs[:min(3, len(cs))] {
-		names = append(names, c.key)
-	}
-	return names
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return textdiff.Closest(want, keys, 3, max(3, len(want)/3))
 }

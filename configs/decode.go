@@ -19,7 +19,17 @@ import (
 type decoder struct {
 	file string
 	errs []*Error
+	// merges memoises mergedPairs per mapping node, so a mapping merged
+	// from many places (a merge-key bomb: <<: [*a, *a] nested) is
+	// expanded once.
+	merges map[*yaml.Node][]*yaml.Node
+	// inMerge marks mappings being expanded, to refuse merge cycles.
+	inMerge map[*yaml.Node]bool
 }
+
+// maxMergedKeys bounds the keys one mapping may gain through merge keys;
+// past it the file is refused instead of expanded.
+const maxMergedKeys = 10000
 
 // errAt records a problem at node n (nil n means the top of the file).
 func (d *decoder) errAt(n *yaml.Node, key, format string, args ...any) {
@@ -238,6 +248,18 @@ func (d *decoder) mergedPairs(n *yaml.Node, path string) []*yaml.Node {
 	if !hasMerge {
 		return n.Content
 	}
+	if out, ok := d.merges[n]; ok {
+		return out
+	}
+	if d.inMerge[n] {
+		d.errAt(n, joinPath(path, "<<"), "merge keys form a cycle through this mapping; remove the merge that refers back to it")
+		return nil
+	}
+	if d.inMerge == nil {
+		d.inMerge, d.merges = map[*yaml.Node]bool{}, map[*yaml.Node][]*yaml.Node{}
+	}
+	d.inMerge[n] = true
+	defer delete(d.inMerge, n)
 	var own, merged []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -248,19 +270,29 @@ func (d *decoder) mergedPairs(n *yaml.Node, path string) []*yaml.Node {
 		var sources []*yaml.Node
 		switch rv := resolve(v); rv.Kind {
 		case yaml.MappingNode:
-			sources = []*yaml.Node{rv}
+			sources = []*yaml.Node{v} // v keeps the alias name for messages
 		case yaml.SequenceNode:
 			sources = rv.Content
 		default:
 			d.errAt(rv, joinPath(path, "<<"), "a merge key needs a mapping or a list of mappings, got %s", kindName(rv))
 		}
 		for _, src := range sources {
+			anchor := src
 			src = resolve(src)
 			if src.Kind != yaml.MappingNode {
 				d.errAt(src, joinPath(path, "<<"), "a merge key needs a mapping or a list of mappings, got %s", kindName(src))
 				continue
 			}
 			merged = append(merged, d.mergedPairs(src, path)...)
+			if len(merged)/2 > maxMergedKeys {
+				name := "a mapping"
+				if anchor.Kind == yaml.AliasNode {
+					name = "*" + anchor.Value
+				}
+				d.errAt(anchor, joinPath(path, "<<"), "merging %s gives more than %d keys (a merge-key bomb?); merge fewer or smaller mappings", name, maxMergedKeys)
+				d.merges[n] = own
+				return own
+			}
 		}
 	}
 	out := own
@@ -275,6 +307,7 @@ func (d *decoder) mergedPairs(n *yaml.Node, path string) []*yaml.Node {
 			out = append(out, merged[i], merged[i+1])
 		}
 	}
+	d.merges[n] = out
 	return out
 }
 

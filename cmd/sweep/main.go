@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -77,10 +78,50 @@ func main() { os.Exit(Main()) }
 
 // Main runs sweep with the process's arguments and returns the exit code.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	ios := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	ctx, stop := handleSignals(context.Background(), ios.ErrOut, func(code int) { os.Exit(code) })
+	defer stop()
 	return mainRun(ctx, ios, os.Args[1:])
+}
+
+// batchRunning is set while a batch command (Command.Batch) runs: such a
+// command holds no process or partial file, so a signal ends it at once.
+var batchRunning atomic.Bool
+
+// handleSignals cancels the returned context on SIGINT, SIGTERM or SIGHUP
+// (an ssh disconnect), so a running point stops its processes and finishes
+// its records. A second signal exits at once with 130, and so does the
+// first while a batch command runs. exit is os.Exit outside tests.
+func handleSignals(parent context.Context, errOut io.Writer, exit func(int)) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			if batchRunning.Load() {
+				fmt.Fprintf(errOut, "sweep: %v: stopped\n", s)
+				exit(exitCancelled)
+				return
+			}
+			fmt.Fprintf(errOut, "sweep: %v: stopping (send it again to exit at once)\n", s)
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case s := <-sigs:
+			fmt.Fprintf(errOut, "sweep: %v again: exiting without waiting for the cleanup\n", s)
+			exit(exitCancelled)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
 }
 
 // mainRun dispatches args to a command and maps its error to an exit code.
@@ -125,6 +166,8 @@ func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 	}
 	if c.Batch {
 		tuneGCForBatch()
+		batchRunning.Store(true)
+		defer batchRunning.Store(false)
 	}
 	fs, runF := c.Flags()
 	fs.SetOutput(ios.ErrOut)

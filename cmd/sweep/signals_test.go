@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a bytes.Buffer safe for the signal goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestSignals: SIGHUP (an ssh disconnect) stops a command like SIGTERM; a
+// second signal exits at once; a batch command exits at the first.
+func TestSignals(t *testing.T) {
+	wait := func(t *testing.T, ch <-chan int) int {
+		t.Helper()
+		select {
+		case code := <-ch:
+			return code
+		case <-time.After(10 * time.Second):
+			t.Fatal("no exit")
+			return -1
+		}
+	}
+	t.Run("first cancels, second exits", func(t *testing.T) {
+		var errOut syncBuffer
+		exits := make(chan int, 1)
+		ctx, stop := handleSignals(t.Context(), &errOut, func(code int) { exits <- code })
+		defer stop()
+		require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGHUP))
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatal("SIGHUP did not cancel the command")
+		}
+		assert.Empty(t, exits, "the first signal only cancels")
+		require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGINT))
+		assert.Equal(t, exitCancelled, wait(t, exits))
+		assert.Contains(t, errOut.String(), "hangup: stopping (send it again to exit at once)")
+		assert.Contains(t, errOut.String(), "again: exiting without waiting")
+	})
+	t.Run("batch command exits at the first", func(t *testing.T) {
+		batchRunning.Store(true)
+		defer batchRunning.Store(false)
+		var errOut syncBuffer
+		exits := make(chan int, 1)
+		_, stop := handleSignals(context.Background(), &errOut, func(code int) { exits <- code })
+		defer stop()
+		require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGTERM))
+		assert.Equal(t, exitCancelled, wait(t, exits))
+	})
+}

@@ -2,6 +2,7 @@ package result
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -277,4 +278,40 @@ func TestValidateUnreadableSummary(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, aiperf.SummaryFile), []byte(`null`), 0o644))
 	v, _ = Validate(dir, ValidateOptions{FailedRequestThreshold: 0.1})
 	assert.Equal(t, filepath.Join(dir, aiperf.SummaryFile)+" must contain a JSON object", v.Reason)
+}
+
+// TestHugeAndNonFiniteValues: a request_latency of 1e308 ms used to square
+// to +Inf and panic the exact sum (big.Rat.SetFloat64(Inf) is nil). Huge
+// finite values are summed exactly, as Python's statistics module does;
+// non-finite statistics are written as null.
+func TestHugeAndNonFiniteValues(t *testing.T) {
+	var m moments
+	for _, x := range []float64{1e308, 1e308, 1} {
+		m.add(x)
+	}
+	assert.Equal(t, 2e308/3+1.0/3, m.mean(), "exact mean of huge values")
+	assert.InDelta(t, 4.714045207910317e307, m.pstdev(), 1e293)
+
+	s := statsOf([]float64{1, math.Inf(1), 2})
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"mean":null`)
+	assert.Contains(t, string(b), `"std":null`)
+
+	dir := t.TempDir()
+	rec := func(lat string) string {
+		return `{"metadata":{"benchmark_phase":"profiling","request_start_ns":1000000000,"request_end_ns":2000000000},"metrics":{"request_latency":{"value":` + lat + `,"unit":"ms"},"time_to_first_token":{"value":` + lat + `,"unit":"ms"},"output_sequence_length":{"value":10,"unit":"tokens"},"input_sequence_length":{"value":10,"unit":"tokens"}}}` + "\n"
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "aiperf_artifacts"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "aiperf_artifacts", aiperf.RecordsFile), []byte(rec("1e308")+rec("12.5")+rec("1e999")), 0o644))
+	in, err := LoadInputs(dir, "")
+	require.NoError(t, err)
+	f, err := FromEnv(map[string]string{"KV_OFFLOADING": "none", "TP": "1", "FRAMEWORK": "vllm"})
+	require.NoError(t, err)
+	res, err := Aggregate(in, f)
+	require.NoError(t, err, "no panic, and huge values aggregate")
+	b, err = json.Marshal(res.RequestMetrics.Latency.E2EL)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"mean":5e+304`, "1e308 ms is 1e305 s, with 0.0125 s; 1e999 overflows to inf and is dropped")
+	assert.Contains(t, string(b), `"std":5e+304`)
 }

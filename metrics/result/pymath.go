@@ -15,14 +15,24 @@ import (
 // equal to InferenceX's after rounding, even at a rounding boundary.
 
 // exactSum accumulates float64 values without rounding error (Shewchuk's
-// non-overlapping expansion, the algorithm behind Python's math.fsum). The
-// zero value is an empty sum.
+// non-overlapping expansion, the algorithm behind Python's math.fsum).
+// Terms too large for the expansion to hold without overflowing go to an
+// exact rational instead. The zero value is an empty sum.
 type exactSum struct {
 	partials []float64
+	huge     *big.Rat // terms of magnitude >= hugeTerm, exactly
 }
+
+// hugeTerm is where terms leave the float expansion: 2^970, so even 2^50
+// of them sum below the largest float64.
+var hugeTerm = math.Ldexp(1, 970)
 
 // add adds x exactly. x must be finite.
 func (s *exactSum) add(x float64) {
+	if math.Abs(x) >= hugeTerm {
+		s.addRat(new(big.Rat).SetFloat64(x))
+		return
+	}
 	i := 0
 	for _, y := range s.partials {
 		if math.Abs(x) < math.Abs(y) {
@@ -39,9 +49,22 @@ func (s *exactSum) add(x float64) {
 	s.partials = append(s.partials[:i], x)
 }
 
+func (s *exactSum) addRat(r *big.Rat) {
+	if s.huge == nil {
+		s.huge = new(big.Rat)
+	}
+	s.huge.Add(s.huge, r)
+}
+
 // addSquare adds x*x exactly, split into its rounded product and the
-// rounding error (math.FMA computes the error exactly).
+// rounding error (math.FMA computes the error exactly); a square that
+// would overflow or leave the expansion is added as an exact rational.
 func (s *exactSum) addSquare(x float64) {
+	if math.Abs(x) >= math.Sqrt(hugeTerm) {
+		r := new(big.Rat).SetFloat64(x)
+		s.addRat(r.Mul(r, r))
+		return
+	}
 	p := x * x
 	s.add(p)
 	if e := math.FMA(x, x, -p); e != 0 {
@@ -56,6 +79,9 @@ func (s *exactSum) rat() *big.Rat {
 	for _, p := range s.partials {
 		r.Add(r, t.SetFloat64(p))
 	}
+	if s.huge != nil {
+		r.Add(r, s.huge)
+	}
 	return r
 }
 
@@ -64,9 +90,17 @@ func (s *exactSum) rat() *big.Rat {
 type moments struct {
 	n      int
 	sx, sq exactSum
+	// nonFinite is set by a NaN or infinite value: Python's result would
+	// be nan or inf, which JSON cannot hold, so mean and pstdev are NaN and
+	// the result writes them as null.
+	nonFinite bool
 }
 
 func (m *moments) add(x float64) {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		m.nonFinite = true
+		return
+	}
 	m.n++
 	m.sx.add(x)
 	m.sq.addSquare(x)
@@ -74,6 +108,9 @@ func (m *moments) add(x float64) {
 
 // mean is statistics.mean: the exact mean rounded once.
 func (m *moments) mean() float64 {
+	if m.nonFinite {
+		return math.NaN()
+	}
 	if m.n == 0 {
 		return 0
 	}
@@ -85,6 +122,9 @@ func (m *moments) mean() float64 {
 // pstdev is statistics.pstdev: the correctly rounded square root of the
 // exact population variance (n·Σx² − (Σx)²) / n². One value gives 0.
 func (m *moments) pstdev() float64 {
+	if m.nonFinite {
+		return math.NaN()
+	}
 	if m.n < 2 {
 		return 0
 	}

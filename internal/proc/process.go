@@ -268,7 +268,7 @@ func convert(st gocmd.Status, c *exec.Cmd, pid int) Status {
 	if c != nil && c.ProcessState != nil {
 		if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok {
 			if ws.Signaled() {
-				out.Signal = ws.Signal().String()
+				out.Signal = SignalName(ws.Signal())
 				out.Exit = -1
 				return out
 			}
@@ -439,4 +439,21 @@ func (p *Process) Leftovers() []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT", syscall.SIGILL: "SIGILL",
+	syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE",
+	syscall.SIGKILL: "SIGKILL", syscall.SIGUSR1: "SIGUSR1", syscall.SIGSEGV: "SIGSEGV", syscall.SIGUSR2: "SIGUSR2",
+	syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM", syscall.SIGXCPU: "SIGXCPU",
+	syscall.SIGXFSZ: "SIGXFSZ",
+}
+
+// SignalName is the signal's C name ("SIGKILL"), or "signal N" for one
+// without a common name.
+func SignalName(s syscall.Signal) string {
+	if n, ok := signalNames[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("signal %d", int(s))
 }

@@ -149,7 +149,7 @@ func TestStopKillsWholeTree(t *testing.T) {
 	}
 	st := p.Stop(300 * time.Millisecond)
 	assert.True(t, st.Stopped)
-	assert.Equal(t, "terminated", st.Signal, "root ends on SIGTERM")
+	assert.Equal(t, "SIGTERM", st.Signal, "root ends on SIGTERM")
 	for _, pid := range pids {
 		assert.False(t, alive(pid), "pid %d survived Stop", pid)
 	}
@@ -163,7 +163,7 @@ func TestStopEscalatesToKill(t *testing.T) {
 	require.NoError(t, err)
 	readPIDs(t, pidFile, 1)
 	st := p.Stop(200 * time.Millisecond)
-	assert.Equal(t, "killed", st.Signal)
+	assert.Equal(t, "SIGKILL", st.Signal)
 	assert.True(t, st.Stopped)
 	assert.Equal(t, st, p.Stop(time.Second), "Stop is idempotent")
 }
@@ -213,4 +213,13 @@ func TestWaitHTTPTimeoutAndCancel(t *testing.T) {
 	cancel()
 	err = WaitHTTP(ctx, p, "http://127.0.0.1:1/health", WaitOptions{Interval: 5 * time.Millisecond})
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// TestSignalNames: a SIGKILLed process used to be reported as "killed by
+// killed" (syscall.Signal's String is the description, not the name).
+func TestSignalNames(t *testing.T) {
+	assert.Equal(t, "SIGKILL", SignalName(syscall.SIGKILL))
+	assert.Equal(t, "SIGTERM", SignalName(syscall.SIGTERM))
+	assert.Equal(t, "signal 64", SignalName(syscall.Signal(64)))
+	assert.Equal(t, "killed by SIGKILL", Status{Exit: -1, Signal: SignalName(syscall.SIGKILL)}.String())
 }

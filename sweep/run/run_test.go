@@ -235,7 +235,7 @@ func TestRunSuccess(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(opts.OutDir, "server.log"))
 	require.NoError(t, err)
 	assert.Contains(t, string(log), "fired up and ready to roll")
-	assert.Equal(t, "terminated", rec.Processes["engine"].Signal, "the engine is stopped with SIGTERM")
+	assert.Equal(t, "SIGTERM", rec.Processes["engine"].Signal, "the engine is stopped with SIGTERM")
 	assert.Equal(t, 0, rec.Processes["client"].Exit)
 	assertNothingLeft(t, rec)
 }

@@ -21,7 +21,7 @@ import (
 // Write replaces path with data atomically.
 func Write(path string, data []byte, perm os.FileMode) (err error) {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempInfix+"*.tmp")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -66,7 +66,33 @@ func WriteJSON(path string, v any) error {
 	return Write(path, buf.Bytes(), 0o644)
 }
 
-// CleanStale removes temporary files that an interrupted Write left in dir.
+// tempInfix marks Write's temporary files (".NAME.sweep-123456.tmp"), so
+// CleanStale removes its own leftovers and nothing else.
+const tempInfix = ".sweep-"
+
+// isOwnTemp reports whether name is a temporary file Write made.
+func isOwnTemp(name string) bool {
+	if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
+		return false
+	}
+	i := strings.LastIndex(name, tempInfix)
+	if i <= 1 {
+		return false
+	}
+	digits := name[i+len(tempInfix) : len(name)-len(".tmp")]
+	if digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// CleanStale removes temporary files that an interrupted Write left in dir;
+// other files, even named like temporary files, are left alone.
 func CleanStale(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -74,7 +100,7 @@ func CleanStale(dir string) error {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".tmp") && !e.IsDir() {
+		if e.Type().IsRegular() && isOwnTemp(n) {
 			if err := os.Remove(filepath.Join(dir, n)); err != nil {
 				return err
 			}

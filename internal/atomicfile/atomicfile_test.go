@@ -41,11 +41,33 @@ func TestWriteJSON(t *testing.T) {
 
 func TestCleanStale(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, ".result.json.123.tmp"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".result.json.sweep-123.tmp"), nil, 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "keep.json"), nil, 0o644))
 	require.NoError(t, CleanStale(dir))
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
 	assert.Equal(t, "keep.json", entries[0].Name())
+}
+
+// TestCleanStaleRemovesOnlyItsOwn: CleanStale used to delete every .*.tmp
+// in --out, including files sweep did not write.
+func TestCleanStaleRemovesOnlyItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, ".result.json.sweep-123456.tmp")
+	foreign := []string{".notes.tmp", ".result.json.123.tmp", ".x.sweep-abc.tmp", ".sweep-1.tmp"}
+	require.NoError(t, os.WriteFile(mine, nil, 0o644))
+	for _, f := range foreign {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o644))
+	}
+	require.NoError(t, CleanStale(dir))
+	assert.NoFileExists(t, mine)
+	for _, f := range foreign {
+		assert.FileExists(t, filepath.Join(dir, f))
+	}
+	// A temp file Write makes is one CleanStale recognises.
+	f, err := os.CreateTemp(dir, ".r.json"+tempInfix+"*.tmp")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	assert.True(t, isOwnTemp(filepath.Base(f.Name())), f.Name())
 }

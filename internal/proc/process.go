@@ -123,7 +123,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	p := &Process{spec: spec, drained: make(chan struct{}), done: make(chan struct{}), seen: map[int]bool{}, tag: newTag(spec.Name)}
 	if spec.LogPath != "" {
-		f, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("start %s: log: %w", spec.Name, err)
 		}

@@ -223,3 +223,19 @@ func TestSignalNames(t *testing.T) {
 	assert.Equal(t, "signal 64", SignalName(syscall.Signal(64)))
 	assert.Equal(t, "killed by SIGKILL", Status{Exit: -1, Signal: SignalName(syscall.SIGKILL)}.String())
 }
+
+// TestLogDoesNotFollowSymlinks: engine output was appended to a file
+// outside --out through a symlinked server.log.
+func TestLogDoesNotFollowSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere.txt")
+	require.NoError(t, os.WriteFile(target, []byte("keep\n"), 0o644))
+	link := filepath.Join(dir, "server.log")
+	require.NoError(t, os.Symlink(target, link))
+	_, err := Start(t.Context(), Spec{Name: "engine", Argv: []string{"echo", "hello"}, LogPath: link})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, syscall.ELOOP)
+	got, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, "keep\n", string(got))
+}

@@ -448,5 +448,5 @@ func TestAmbiguousAbbreviation(t *testing.T) {
 	_, err := MustLoad("sglang", "v0.5.16").Parse([]string{"--model-path", "m", "--enable-dp", "--enable-dp"})
 	errs := Problems(err)
 	require.Len(t, errs, 2, "each occurrence is reported once")
-	assert.Equal(t, "sglang v0.5.16: ambiguous option: --enable-dp could match --enable-dp-attention, --enable-dp-lm-head", errs[0].Error())
+	assert.Equal(t, "sglang v0.5.16: ambiguous option: --enable-dp could match --enable-dp-attention, --enable-dp-attention-local-control-broadcast, --enable-dp-lm-head", errs[0].Error())
 }

@@ -113,7 +113,11 @@ type Flag struct {
 	Deprecated string `yaml:"deprecated"`
 	Removed    string `yaml:"removed"`
 	Hidden     bool   `yaml:"hidden"` // accepted but not shown in --help (argparse SUPPRESS)
-	Note       string `yaml:"note"`
+	// Curated marks a flag that is not in the schema's recorded Provenance source: kept from
+	// hand-written notes (a newer or older release than the source read, or a removed
+	// spelling kept for its error message).
+	Curated bool   `yaml:"curated"`
+	Note    string `yaml:"note"`
 
 	pos string // file:line:col of its entry in the data file
 }
@@ -233,6 +237,17 @@ type Positional struct {
 	Name string `yaml:"name"`
 }
 
+// Provenance records where a schema's flag table was read: the repository, the ref and commit
+// of the files, and how many flags were derived from them (every flag not marked Curated).
+type Provenance struct {
+	Repository string   `yaml:"repository"`
+	Ref        string   `yaml:"ref"`    // the tag read, or what was read instead and why
+	Commit     string   `yaml:"commit"` // commit of the files read
+	Files      []string `yaml:"files"`  // "path (what was read there)"
+	Flags      int      `yaml:"flags"`  // flags derived from Files
+	Note       string   `yaml:"note"`
+}
+
 // Schema is the command-line surface of one version of one tool.
 type Schema struct {
 	Tool    string `yaml:"tool"`
@@ -251,8 +266,11 @@ type Schema struct {
 	AllowAbbrev bool        `yaml:"allow_abbrev"` // argparse unique-prefix abbreviations
 	Underscores bool        `yaml:"underscores"`  // vLLM: --max_num_seqs == --max-num-seqs
 	Extends     string      `yaml:"extends"`      // TOOL@VERSION this file adds to
-	Flags       []Flag      `yaml:"flags"`
-	Rules       []Rule      `yaml:"rules"`
+	// Provenance lists the sources the flag table was derived from (several for a schema
+	// assembled from more than one file set).
+	Provenance []Provenance `yaml:"provenance"`
+	Flags      []Flag       `yaml:"flags"`
+	Rules      []Rule       `yaml:"rules"`
 	// ScenarioFlag and OverrideFlag name the scenario selector and its bypass.
 	ScenarioFlag string     `yaml:"scenario_flag"`
 	OverrideFlag string     `yaml:"override_flag"`
@@ -471,6 +489,7 @@ func resolveExtends(raw map[string]*Schema, id string, seen []string) (*Schema, 
 		}
 	}
 	m.Rules = append(slices.Clone(base.Rules), s.Rules...)
+	m.Provenance = append(slices.Clone(base.Provenance), s.Provenance...)
 	m.Scenarios = slices.Clone(base.Scenarios)
 	for _, sc := range s.Scenarios {
 		if i := slices.IndexFunc(m.Scenarios, func(b Scenario) bool { return b.Name == sc.Name }); i >= 0 {

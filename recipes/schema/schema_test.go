@@ -99,3 +99,78 @@ func TestDeprecatedAndExtends(t *testing.T) {
 	_, err = v2.Parse([]string{"--new", "3"})
 	assert.NoError(t, err)
 }
+
+// The engine schemas are derived from the engines' own argument definitions; the number of
+// flags that are not marked curated equals the count recorded in the provenance, and the
+// provenance names the repository, the commit and the files read.
+func TestEngineSchemaProvenance(t *testing.T) {
+	tests := []struct {
+		id               string
+		derived, curated int
+		complete         bool
+	}{
+		{"sglang@v0.5.16", 497, 1, true},
+		{"sglang@v0.5.17", 497, 1, true}, // extends v0.5.16 unchanged
+		{"vllm@v0.27.1", 191, 12, false},
+	}
+	c, err := Embedded()
+	require.NoError(t, err)
+	for _, tc := range tests {
+		t.Run(tc.id, func(t *testing.T) {
+			s, err := c.Resolve(tc.id)
+			require.NoError(t, err)
+			require.NotEmpty(t, s.Provenance)
+			recorded := 0
+			for _, p := range s.Provenance {
+				assert.NotEmpty(t, p.Repository)
+				assert.Len(t, p.Commit, 40)
+				assert.NotEmpty(t, p.Files)
+				recorded += p.Flags
+			}
+			derived, curated := 0, 0
+			for _, f := range s.Flags {
+				if f.Curated {
+					curated++
+				} else {
+					derived++
+				}
+			}
+			assert.Equal(t, recorded, derived, "flags not marked curated must match the provenance count")
+			assert.Equal(t, tc.derived, derived)
+			assert.Equal(t, tc.curated, curated)
+			assert.Equal(t, tc.complete, s.Complete)
+		})
+	}
+}
+
+// A misspelt engine flag is unknown and gets the closest real spelling.
+func TestEngineFlagDidYouMean(t *testing.T) {
+	tests := []struct {
+		tool    string
+		argv    []string
+		flag    string
+		suggest string
+	}{
+		{"vllm", []string{"serve", "m", "--max-num-seq", "8"}, "--max-num-seq", "--max-num-seqs"},
+		{"vllm", []string{"serve", "m", "--gpu-memory-utilisation", "0.9"}, "--gpu-memory-utilisation", "--gpu-memory-utilization"},
+		{"vllm", []string{"serve", "m", "--enable-prefix-cache"}, "--enable-prefix-cache", "--enable-prefix-caching"},
+		{"sglang", []string{"--model-path", "m", "--mem-fraction-statc", "0.8"}, "--mem-fraction-statc", "--mem-fraction-static"},
+		{"sglang", []string{"--model-path", "m", "--speculative-num-stpes", "3"}, "--speculative-num-stpes", "--speculative-num-steps"},
+		{"sglang", []string{"--model-path", "m", "--enable-hierarchical-cahce"}, "--enable-hierarchical-cahce", "--enable-hierarchical-cache"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.flag, func(t *testing.T) {
+			s := MustLoad(tc.tool, "")
+			_, err := s.Parse(tc.argv)
+			var unknown *Error
+			for _, pe := range Problems(err) {
+				if pe.Kind == UnknownFlag {
+					unknown = pe
+				}
+			}
+			require.NotNil(t, unknown, "argv %q: %v", tc.argv, err)
+			assert.Equal(t, tc.flag, unknown.Spelling)
+			assert.Equal(t, tc.suggest, unknown.Suggestion)
+		})
+	}
+}

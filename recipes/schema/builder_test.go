@@ -103,7 +103,7 @@ func TestBuilderErrors(t *testing.T) {
 		}, want: []problem{{BadValue, "--tokenizer"}}},
 		{name: "every problem at once", tool: "aiperf", build: func(b *Builder) {
 			b.Bool("--use-chat-template", true).Int("--concurrency", 0).Int("--concurrency", 2)
-		}, want: []problem{{UnknownFlag, "--use-chat-template"}, {Repeated, "--concurrency"}, {RuleBroken, "--model-names"}}},
+		}, want: []problem{{UnknownFlag, "--use-chat-template"}, {Repeated, "--concurrency"}, {OutOfBounds, "--concurrency"}, {RuleBroken, "--model-names"}}},
 		{name: "removed engine flag", tool: "sglang@v0.5.16", build: func(b *Builder) {
 			b.String("--model-path", "m").Bool("--enable-ep-moe", true)
 		}, want: []problem{{RemovedFlag, "--enable-ep-moe"}}},

@@ -450,3 +450,68 @@ func TestAmbiguousAbbreviation(t *testing.T) {
 	require.Len(t, errs, 2, "each occurrence is reported once")
 	assert.Equal(t, "sglang v0.5.16: ambiguous option: --enable-dp could match --enable-dp-attention, --enable-dp-attention-local-control-broadcast, --enable-dp-lm-head", errs[0].Error())
 }
+
+// aiperf 0.12.0 parity: cyclopts accepts the underscore spelling of a long option; the
+// sweepable numeric flags are bounded as aiperf's canonical config bounds them; the
+// trajectory-start ratios are compared after defaults apply.
+func TestAiperfParity(t *testing.T) {
+	base := []string{"profile", "--model", "m"}
+	tests := []struct {
+		name string
+		args []string
+		want []problem // nil: accepted
+		msg  string    // substring of the first error, when set
+	}{
+		{name: "underscore bool", args: []string{"--apply_chat_template"}},
+		{name: "underscore value", args: []string{"--benchmark_duration", "60", "--public_dataset", "sharegpt"}},
+		{name: "underscore alias", args: []string{"--num_requests", "10"}},
+		{name: "underscore negative form", args: []string{"--no_auto_plot"}},
+		{name: "underscore unknown still unknown", args: []string{"--use_chat_template"},
+			want: []problem{{UnknownFlag, "--use_chat_template"}}},
+		{name: "concurrency 0", args: []string{"--concurrency", "0"},
+			want: []problem{{OutOfBounds, "--concurrency"}}, msg: "--concurrency: must be greater than or equal to 1"},
+		{name: "concurrency -3", args: []string{"--concurrency", "-3"},
+			want: []problem{{OutOfBounds, "--concurrency"}}},
+		{name: "concurrency sweep element 0", args: []string{"--concurrency", "4,0"},
+			want: []problem{{OutOfBounds, "--concurrency"}}},
+		{name: "concurrency 1", args: []string{"--concurrency", "1"}},
+		{name: "benchmark-duration -5", args: []string{"--benchmark-duration", "-5"},
+			want: []problem{{OutOfBounds, "--benchmark-duration"}}, msg: "must be greater than 0"},
+		{name: "benchmark-duration 0", args: []string{"--benchmark-duration", "0"},
+			want: []problem{{OutOfBounds, "--benchmark-duration"}}},
+		{name: "request-rate 0", args: []string{"--request-rate", "0"},
+			want: []problem{{OutOfBounds, "--request-rate"}}},
+		{name: "request-count 0", args: []string{"--request-count", "0"},
+			want: []problem{{OutOfBounds, "--request-count"}}},
+		{name: "prefill-concurrency 0", args: []string{"--concurrency", "4", "--prefill-concurrency", "0"},
+			want: []problem{{OutOfBounds, "--prefill-concurrency"}}},
+		{name: "num-conversations 0", args: []string{"--num-conversations", "0"},
+			want: []problem{{OutOfBounds, "--num-conversations"}}},
+		{name: "turn mean 0", args: []string{"--conversation-turn-mean", "0"},
+			want: []problem{{OutOfBounds, "--conversation-turn-mean"}}},
+		{name: "isl -1", args: []string{"--isl", "-1"},
+			want: []problem{{OutOfBounds, "--isl"}}},
+		{name: "osl 0 allowed", args: []string{"--osl", "0"}},
+		{name: "osl-stddev -1", args: []string{"--osl-stddev", "-1"},
+			want: []problem{{OutOfBounds, "--osl-stddev"}}},
+		{name: "trajectory min above max", args: []string{"--trajectory-start-min-ratio", "0.8", "--trajectory-start-max-ratio", "0.5"},
+			want: []problem{{RuleBroken, "--trajectory-start-min-ratio"}}, msg: "(0.8 > 0.5)"},
+		{name: "trajectory min above default max", args: []string{"--trajectory-start-min-ratio", "0.9"},
+			want: []problem{{RuleBroken, "--trajectory-start-min-ratio"}}, msg: "(0.9 > the default 0.75)"},
+		{name: "trajectory max below default min", args: []string{"--trajectory-start-max-ratio", "0.1"},
+			want: []problem{{RuleBroken, "--trajectory-start-max-ratio"}}, msg: "(the default 0.25 > 0.1)"},
+		{name: "trajectory in range", args: []string{"--trajectory-start-min-ratio", "0.25", "--trajectory-start-max-ratio", "0.75"}},
+	}
+	for _, schemaID := range []string{"0.12.0", "sa-754356e9"} {
+		s := MustLoad("aiperf", schemaID)
+		for _, tc := range tests {
+			t.Run(schemaID+"/"+tc.name, func(t *testing.T) {
+				_, err := s.Parse(append(slices.Clone(base), tc.args...))
+				assert.Equal(t, tc.want, problemsOf(err), "args %q: %v", tc.args, err)
+				if tc.msg != "" && err != nil {
+					assert.Contains(t, Problems(err)[0].Error(), tc.msg)
+				}
+			})
+		}
+	}
+}

@@ -91,13 +91,42 @@ func (ps *parser) checkRules() {
 				fail(f, "%s", r.Message)
 			}
 		case LessOrEqual:
-			a, aok := ps.p.value(r.Flags[0])
-			b, bok := ps.p.value(r.Flags[1])
-			if aok && bok && len(a.Floats) == 1 && len(b.Floats) == 1 && a.Floats[0] > b.Floats[0] {
-				fail(r.Flags[0], "%s (%s > %s)", r.Message, a.Strs[0], b.Strs[0])
+			// The tool compares the two fields after defaults apply, so a flag left out
+			// counts with its numeric default; at least one of them must be given.
+			a, aset, aok := ps.numberOrDefault(r.Flags[0])
+			b, bset, bok := ps.numberOrDefault(r.Flags[1])
+			if aok && bok && (aset || bset) && a.x > b.x {
+				at := r.Flags[0]
+				if !aset {
+					at = r.Flags[1]
+				}
+				fail(at, "%s (%s > %s)", r.Message, a.text, b.text)
 			}
 		}
 	}
+}
+
+type number struct {
+	x    float64
+	text string // as given, or "the default N"
+}
+
+// numberOrDefault returns a single-valued numeric flag's value, or its numeric schema default
+// when it was not given; set reports whether it was given.
+func (ps *parser) numberOrDefault(name string) (n number, set, ok bool) {
+	if v, given := ps.p.value(name); given {
+		if len(v.Floats) != 1 {
+			return number{}, true, false
+		}
+		return number{v.Floats[0], v.Strs[0]}, true, true
+	}
+	switch d := ps.p.flagDefault(name).(type) {
+	case int:
+		return number{float64(d), fmt.Sprintf("the default %d", d)}, false, true
+	case float64:
+		return number{d, fmt.Sprintf("the default %g", d)}, false, true
+	}
+	return number{}, false, false
 }
 
 func (ps *parser) needsMet(r Rule) bool {

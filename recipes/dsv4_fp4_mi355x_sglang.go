@@ -65,6 +65,8 @@ func dsv4FP4MI355XSGLang() *Recipe {
 			Flag("--enable-metrics", nil),
 		},
 		Offload: []Offload{HiCacheRatio(func(*Ctx) float64 { return 1.5 })},
+		// min(2×conc,256) and min(2×conc,128) are upper bounds a smaller load never reaches; HiCache is sized by ratio, not conc.
+		ArmServer: "--max-running-requests min(2×conc,256) and --cuda-graph-max-bs min(2×conc,128) only bound admission and graph capture; a smaller load stays below both",
 		Client: Client{ServerMetrics: true, WarmupGracePeriod: func(c *Ctx) int {
 			if c.Conc >= 32 {
 				return 3600

@@ -58,6 +58,7 @@ func dsv4FP4MI355XVLLM() *Recipe {
 				return 2 * c.Conc
 			}),
 		},
+		// No ArmServer: on DP-attention arms --max-num-seqs = conc per rank binds, so a larger server would measure a different point; restart per point.
 		Client: Client{ServerMetrics: true, MetricsURLEnv: true, RequiredMetricPrefix: "vllm:"},
 	}
 }

@@ -54,6 +54,7 @@ func glm52FP4MI355XSGLang() *Recipe {
 			}
 			return 1.5
 		})},
+		// No ArmServer: --max-running-requests = conc binds (subagent fan-out queues at conc), so a server sized for a larger conc would measure a different point; restart per point.
 		Client: Client{ServerMetrics: true, WarmupGracePeriod: warmupGrace},
 	}
 }

@@ -47,6 +47,8 @@ func glm52FP8MI325X() *Recipe {
 		},
 		// The prefix is exported but the URL is appended to the replay
 		// command rather than passed through the environment.
-		Client: Client{Loader: loader062126, ServerMetrics: true, RequiredMetricPrefix: "sglang:", BenchmarkGracePeriod: 1800},
+		// 2×conc for both flags: upper bounds a smaller load never reaches.
+		ArmServer: "--max-running-requests and --cuda-graph-max-bs (both 2×conc) only bound admission and graph capture; a smaller load stays below both",
+		Client:    Client{Loader: loader062126, ServerMetrics: true, RequiredMetricPrefix: "sglang:", BenchmarkGracePeriod: 1800},
 	}
 }

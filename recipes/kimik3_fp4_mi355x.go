@@ -68,7 +68,8 @@ func kimiK3FP4MI355X() *Recipe {
 			OffloadArgs,
 		},
 		Offload: []Offload{VLLMSimpleCPU(Env("PYTHONHASHSEED", "42"))},
-		Client:  Client{},
-		Check:   RequireTP(8),
+		// No ArmServer needed: no engine flag depends on conc, so every point of an arm has the same server anyway.
+		Client: Client{},
+		Check:  RequireTP(8),
 	}
 }

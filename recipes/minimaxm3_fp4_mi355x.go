@@ -53,6 +53,8 @@ func minimaxM3FP4MI355X() *Recipe {
 			OffloadArgs,
 		},
 		Offload: []Offload{LMCache()},
-		Client:  minimaxM3Client,
+		// --max-num-seqs 2×conc is an upper bound a smaller load never reaches (vLLM sizes graph capture from it too).
+		ArmServer: "--max-num-seqs 2×conc only bounds admission and graph capture; a smaller load stays below it",
+		Client:    minimaxM3Client,
 	}
 }

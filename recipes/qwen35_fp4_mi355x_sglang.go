@@ -45,6 +45,8 @@ func qwen35FP4MI355XSGLang() *Recipe {
 			Flag("--enable-metrics", nil),
 			Flag("--enable-cache-report", nil),
 		},
-		Client: qwen35Client,
+		// Same sizing as the MI325X recipe: both conc-dependent flags are upper bounds a smaller load never reaches.
+		ArmServer: "--max-running-requests 2×conc and --cuda-graph-max-bs min(conc,64) only bound admission and graph capture; a smaller load stays below both",
+		Client:    qwen35Client,
 	}
 }

@@ -47,6 +47,8 @@ func qwen35FP8B300SGLang() *Recipe {
 			OffloadArgs,
 		},
 		Offload: []Offload{HiCacheSized(HiCacheSizeReserving)},
-		Client:  Client{Loader: loader062126256k, ServerMetrics: true},
+		// Both conc-dependent flags are upper bounds a smaller load never reaches.
+		ArmServer: "--max-running-requests 2×conc and --cuda-graph-max-bs min(conc,64) only bound admission and graph capture; a smaller load stays below both",
+		Client:    Client{Loader: loader062126256k, ServerMetrics: true},
 	}
 }

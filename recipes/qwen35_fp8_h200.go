@@ -42,6 +42,7 @@ func qwen35FP8H200() *Recipe {
 			OffloadArgs,
 		},
 		Offload: []Offload{HiCacheSized(HiCacheSizePerPool(2))},
-		Client:  Client{Loader: loaderWithSubagents256k},
+		// No ArmServer needed: no engine flag depends on conc, so every point of an arm has the same server anyway.
+		Client: Client{Loader: loaderWithSubagents256k},
 	}
 }

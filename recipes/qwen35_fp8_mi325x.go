@@ -69,6 +69,8 @@ func qwen35FP8MI325X() *Recipe {
 			Flag("--enable-metrics", nil),
 			Flag("--enable-cache-report", nil),
 		},
-		Client: qwen35Client,
+		// --max-running-requests (2×conc) and --cuda-graph-max-bs (min(conc,64)) are upper bounds a smaller load never reaches: one server sized for the arm's largest conc serves it.
+		ArmServer: "--max-running-requests 2×conc and --cuda-graph-max-bs min(conc,64) only bound admission and graph capture; a smaller load stays below both",
+		Client:    qwen35Client,
 	}
 }

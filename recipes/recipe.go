@@ -63,6 +63,12 @@ type Recipe struct {
 	// Check, when set, rejects rows the recipe cannot run (e.g. a TP the
 	// script refuses); the error becomes a plan problem.
 	Check func(*Ctx) error
+	// ArmServer, when not empty, declares that one engine planned for an
+	// arm's largest concurrency serves every smaller concurrency of the arm
+	// as its own would, and says why (what each concurrency-dependent
+	// engine flag does). Empty means a recipe whose engine flags depend on
+	// conc restarts its engine for every point of a sweep.
+	ArmServer string
 }
 
 // Ctx is what a recipe's sizing rules see: the row and the values derived

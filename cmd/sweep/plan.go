@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -139,5 +141,30 @@ func planRun(ctx context.Context, o *planOptions) error {
 		_, err = o.IO.Out.Write(append(data, '\n'))
 		return err
 	}
-	return recipes.WriteText(o.IO.Out, points)
+	if err := recipes.WriteText(o.IO.Out, points); err != nil {
+		return err
+	}
+	return writeProfiles(o.IO.Out, points, g)
+}
+
+// writeProfiles says which runner profile (launcher behaviour: container,
+// Slurm allocation, site environment) applies to the planned points.
+func writeProfiles(w io.Writer, points []recipes.Point, g *matrix.Generator) error {
+	seen := map[string]bool{}
+	var lines []string
+	for i := range points {
+		runner := recipes.RunnerName(&points[i].Row, g.Runners)
+		if seen[runner] {
+			continue
+		}
+		seen[runner] = true
+		prof, err := recipes.ProfileFor(runner)
+		if err != nil {
+			lines = append(lines, fmt.Sprintf("  %s: no runner profile (%v)", runner, err))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("  %s -> profile %s", runner, prof))
+	}
+	_, err := fmt.Fprintf(w, "\nrunner profiles applied:\n%s\n", strings.Join(lines, "\n"))
+	return err
 }

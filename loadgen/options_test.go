@@ -92,7 +92,7 @@ func TestOptionsFromFlagsErrors(t *testing.T) {
 		{"5 unknown scenario", append(base, "--scenario", "x"), `unknown scenario "x"`, "UnknownScenarioError: Unknown scenario 'x'"},
 		{"6 streaming off under agentx", slices.Concat(base, weka, []string{"--scenario", ScenarioAgentX, "--unsafe-override", "--streaming=false"}), "", "Scenario invariants violated: inferencex-agentx-mvp requires --streaming"},
 		{"7 endpoint type", append(base, "--endpoint-type", "completions"), "", "--endpoint-type completions: the load generator implements chat only"},
-		{"8 ratios", append(base, "--trajectory-start-min-ratio", "0.8", "--trajectory-start-max-ratio", "0.2"), "", "--trajectory-start-min-ratio (0.8) must be <="},
+		{"8 ratios", append(base, "--trajectory-start-min-ratio", "0.8", "--trajectory-start-max-ratio", "0.2"), "--trajectory-start-min-ratio must be <= --trajectory-start-max-ratio (0.8 > 0.2)", "--trajectory-start-min-ratio (0.8) must be <="},
 		{"9 sweep", []string{"profile", "--model", "m", "--concurrency", "4,8", "--benchmark-duration", "60"}, "", "--concurrency: a comma list of 2 values is an aiperf sweep; the load generator runs one value"},
 		{"10 extra inputs", append(base, "--extra-inputs", "novalue"), "", `--extra-inputs "novalue": want key:value`},
 		{"11 two models", append(base, "--model", "n"), "", "--model: the load generator sends one model, got 2"},

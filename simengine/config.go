@@ -126,6 +126,11 @@ type Config struct {
 	// TimeScale divides every simulated duration: 60 runs a 20-minute
 	// point in 20 s. Metrics report simulated seconds. Default 1.
 	TimeScale float64
+	// Virtual runs the engine on the virtual clock (see the package doc):
+	// simulated time advances by events, paced by the registered
+	// participants of the built-in load generator, never by the wall
+	// clock; TimeScale is then ignored. Env SWEEP_SIM_CLOCK=virtual.
+	Virtual bool
 	// Seed makes noise and output lengths reproducible.
 	Seed uint64
 	// LoadTime is the simulated time before the port opens (weights,
@@ -271,6 +276,7 @@ type Lookup interface {
 const (
 	EnvFault     = "SWEEP_SIM_FAULT"      // fault list, see ParseFaults
 	EnvTimeScale = "SWEEP_SIM_TIME_SCALE" // float, see Config.TimeScale
+	EnvClock     = "SWEEP_SIM_CLOCK"      // "virtual" or "wall", see Config.Virtual
 	EnvGPU       = "SWEEP_SIM_GPU"        // see Config.GPU
 	EnvSeed      = "SWEEP_SIM_SEED"       // uint64
 	EnvLoadTime  = "SWEEP_SIM_LOAD_TIME"  // Go duration, simulated
@@ -438,6 +444,13 @@ func simEnv(env map[string]string, c *Config) error {
 			errs = append(errs, fmt.Errorf("%s=%q: want a positive number", EnvTimeScale, v))
 		}
 		c.TimeScale = f
+	}
+	switch v := env[EnvClock]; v {
+	case "", "wall":
+	case "virtual":
+		c.Virtual = true
+	default:
+		errs = append(errs, fmt.Errorf("%s=%q: want virtual or wall", EnvClock, v))
 	}
 	if v, ok := env[EnvGPU]; ok && v != "" {
 		c.GPU = v

@@ -30,6 +30,7 @@ type simRequest struct {
 	verifies  int
 
 	arrival, admitted, firstToken, lastToken float64
+	deadline                                 float64 // virtual clock: aborted at this time (0: none)
 
 	aborted atomic.Bool
 	sink    *sink
@@ -48,6 +49,18 @@ type sink struct {
 	done     bool
 	reason   string
 	cached   int
+	// rel, on the virtual clock only (timed), are the releases not yet
+	// taken, each with its simulated emission time, so that every SSE
+	// event carries its own time whatever the handler's wall-clock lag.
+	timed bool
+	rel   []chunkRelease
+	lastT float64 // the time of the latest release
+}
+
+// chunkRelease is one chunk of tokens made visible at simulated time t.
+type chunkRelease struct {
+	n int
+	t float64
 }
 
 func newSink(interval int) *sink {
@@ -55,6 +68,11 @@ func newSink(interval int) *sink {
 }
 
 func (s *sink) push(n int, done bool, reason string, cached int) {
+	s.pushAt(n, done, reason, cached, 0)
+}
+
+// pushAt is push at simulated time t (recorded when the sink is timed).
+func (s *sink) pushAt(n int, done bool, reason string, cached int, t float64) {
 	s.mu.Lock()
 	s.total += n
 	if done {
@@ -63,6 +81,10 @@ func (s *sink) push(n int, done bool, reason string, cached int) {
 	s.cached = cached
 	release := s.done || s.released == 0 || s.total-s.released >= s.interval
 	if release {
+		if s.timed {
+			s.rel = append(s.rel, chunkRelease{s.total - s.released, t})
+			s.lastT = t
+		}
 		s.released = s.total
 	}
 	s.mu.Unlock()
@@ -82,6 +104,16 @@ func (s *sink) take() (n int, done bool, reason string, cached int) {
 	n = s.released - s.taken
 	s.taken = s.released
 	return n, s.done && s.taken == s.total, s.reason, s.cached
+}
+
+// takeTimed returns the releases since the last call (timed sinks) and
+// whether the request is complete.
+func (s *sink) takeTimed() (rel []chunkRelease, done bool, reason string, cached int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rel, s.rel = s.rel, nil
+	s.taken = s.released
+	return rel, s.done && s.taken == s.total, s.reason, s.cached
 }
 
 // delivery is what one step produced for one request.
@@ -110,6 +142,9 @@ type rank struct {
 	busy     bool    // the last step did work (continuous batching)
 	st       stats
 	noiseSig float64
+	// onEnd, on the virtual clock, learns of requests the rank ended
+	// without a delivery (aborted, or never fitting).
+	onEnd func(q *simRequest, now float64)
 }
 
 func newRank(idx int, cfg *Config, capa capacity) *rank {
@@ -218,7 +253,10 @@ func (r *rank) release(q *simRequest) {
 func (r *rank) abort(q *simRequest, now float64, reason string) {
 	r.release(q)
 	if q.sink != nil {
-		q.sink.push(0, true, reason, q.cached)
+		q.sink.pushAt(0, true, reason, q.cached, now)
+	}
+	if r.onEnd != nil {
+		r.onEnd(q, now)
 	}
 	if q.logged {
 		r.st.onAbort(r.cfg, q, now)

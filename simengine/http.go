@@ -39,6 +39,9 @@ func (s *Server) Handler() http.Handler {
 		mux.HandleFunc("GET /version", s.version)
 		mux.HandleFunc("POST /reset_prefix_cache", s.resetPrefixCache)
 	}
+	if s.vc != nil {
+		s.simHandlers(mux)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.hangs(r) {
 			return
@@ -203,6 +206,7 @@ type chatRequest struct {
 	IgnoreEOS           bool            `json:"ignore_eos"`
 	MinTokens           int             `json:"min_tokens"`
 	User                string          `json:"user"`
+	SimPrompt           *SimPrompt      `json:"sweep_sim_prompt"`
 }
 
 type streamOptions struct {
@@ -286,7 +290,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		chat: true, model: req.Model, text: renderChat(req.Tools, req.Messages),
 		stream: req.Stream, includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
 		ignoreEOS: req.IgnoreEOS, minTokens: req.MinTokens, user: req.User,
-		maxTokens: []*int{req.MaxCompletionTokens, req.MaxTokens},
+		maxTokens: []*int{req.MaxCompletionTokens, req.MaxTokens}, simPrompt: req.SimPrompt,
 	})
 }
 
@@ -356,7 +360,8 @@ type genParams struct {
 	model, text, user               string
 	stream, includeUsage, ignoreEOS bool
 	minTokens                       int
-	maxTokens                       []*int // the first one set wins
+	maxTokens                       []*int     // the first one set wins
+	simPrompt                       *SimPrompt // the prompt by block ids, instead of text
 }
 
 // generate validates a generation request, runs it through a scheduler and
@@ -367,7 +372,17 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 		apiError(w, http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", p.model))
 		return
 	}
-	prompt, blocks := blockHashes(s.seed, p.text, s.ranks[0].cache.blockTokens)
+	var prompt int
+	var blocks []uint64
+	if p.simPrompt != nil {
+		var err error
+		if prompt, blocks, err = p.simPrompt.hashes(s.seed, s.ranks[0].cache.blockTokens); err != nil {
+			apiError(w, http.StatusBadRequest, "BadRequestError", err.Error())
+			return
+		}
+	} else {
+		prompt, blocks = blockHashes(s.seed, p.text, s.ranks[0].cache.blockTokens)
+	}
 	if prompt >= c.ContextLength {
 		apiError(w, http.StatusBadRequest, "BadRequestError", fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens.", c.ContextLength, prompt))
 		return
@@ -413,7 +428,14 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 	if key == "" {
 		key = p.user
 	}
-	s.submit(q, key)
+	if s.vc != nil {
+		if err := s.vsubmit(r.Header, q, key); err != nil {
+			apiError(w, http.StatusBadRequest, "BadRequestError", err.Error())
+			return
+		}
+	} else {
+		s.submit(q, key)
+	}
 
 	out := response{model: cmp.Or(p.model, c.ServedModelName), created: time.Now().Unix(), chat: p.chat}
 	out.id = fmt.Sprintf("cmpl-%016x", id)
@@ -431,6 +453,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 		}
 		return
 	}
+	if q.sink.timed {
+		w.Header().Set(HeaderTime, strconv.FormatFloat(q.sink.lastT, 'f', 6, 64))
+	}
 	text := outputText(rng, n)
 	choice := map[string]any{"index": 0, "logprobs": nil, "finish_reason": reasonGot}
 	object := "text_completion"
@@ -444,6 +469,14 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 		"id": out.id, "object": object, "created": out.created, "model": out.model,
 		"choices": []map[string]any{choice}, "usage": s.usage(prompt, n, cached),
 	})
+}
+
+// abandon drops q because its client went away or the server stops.
+func (s *Server) abandon(q *simRequest) {
+	q.aborted.Store(true)
+	if s.vc != nil {
+		s.vabandon(q)
+	}
 }
 
 // response identifies one answer across its chunks.
@@ -468,10 +501,10 @@ func (s *Server) wait(r *http.Request, q *simRequest) (n int, reason string, cac
 		select {
 		case <-q.sink.notify:
 		case <-r.Context().Done():
-			q.aborted.Store(true)
+			s.abandon(q)
 			return 0, "", 0, false
 		case <-s.stopping:
-			q.aborted.Store(true)
+			s.abandon(q)
 			return 0, "", 0, false
 		}
 		got, done, reason, cached := q.sink.take()
@@ -525,7 +558,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 	if out.chat {
 		empty := ""
 		if !send(chunk(&empty, "assistant", nil)) {
-			q.aborted.Store(true)
+			s.abandon(q)
 			return
 		}
 	}
@@ -534,18 +567,39 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 		select {
 		case <-q.sink.notify:
 		case <-r.Context().Done():
-			q.aborted.Store(true)
+			s.abandon(q)
 			return
 		case <-s.stopping:
-			q.aborted.Store(true)
+			s.abandon(q)
 			return
 		}
-		n, done, reason, cached := q.sink.take()
+		var n, cached int
+		var done bool
+		var reason string
+		if q.sink.timed {
+			// One event per release, each stamped with its simulated time.
+			var rel []chunkRelease
+			rel, done, reason, cached = q.sink.takeTimed()
+			for _, c := range rel {
+				fmt.Fprintf(w, "%s%.6f\n", SSEClockPrefix, c.t)
+				if c.n == 0 {
+					continue
+				}
+				text := outputText(rng, c.n)
+				total += c.n
+				if !send(chunk(&text, "", nil)) {
+					s.abandon(q)
+					return
+				}
+			}
+		} else {
+			n, done, reason, cached = q.sink.take()
+		}
 		if n > 0 {
 			text := outputText(rng, n)
 			total += n
 			if !send(chunk(&text, "", nil)) {
-				q.aborted.Store(true)
+				s.abandon(q)
 				return
 			}
 		}

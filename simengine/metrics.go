@@ -15,9 +15,18 @@ type label struct{ k, v string }
 // expo writes the Prometheus text exposition format (0.0.4) the way
 // Python's prometheus_client does: HELP/TYPE per family, counters named
 // with _total, floats in Python's repr ("655360.0", "2.62144e+06").
-type expo struct{ b bytes.Buffer }
+type expo struct {
+	b bytes.Buffer
+	// vals collects every sample's value in page order; with values set
+	// no text is written (a sample of the virtual clock's log).
+	vals   []float64
+	values bool
+}
 
 func (e *expo) head(name, typ, help string) {
+	if e.values {
+		return
+	}
 	e.b.WriteString("# HELP ")
 	e.b.WriteString(name)
 	e.b.WriteByte(' ')
@@ -30,6 +39,10 @@ func (e *expo) head(name, typ, help string) {
 }
 
 func (e *expo) sample(name string, ls []label, v float64) {
+	e.vals = append(e.vals, v)
+	if e.values {
+		return
+	}
 	e.b.WriteString(name)
 	if len(ls) > 0 {
 		e.b.WriteByte('{')
@@ -54,7 +67,9 @@ func (e *expo) hist(name string, ls []label, h *histogram) {
 	for i, c := range h.counts {
 		cum += c
 		le := "+Inf"
-		if i < len(h.bounds) {
+		if e.values {
+			le = ""
+		} else if i < len(h.bounds) {
 			le = pyFloat(h.bounds[i])
 		}
 		e.sample(name+"_bucket", append(slicesClip(ls), label{"le", le}), cum)
@@ -118,17 +133,24 @@ func (r *rank) snapshot() stats {
 
 // renderMetrics writes the /metrics page of the configured engine.
 func (s *Server) renderMetrics() []byte {
+	var e expo
+	s.renderInto(&e)
+	return e.b.Bytes()
+}
+
+// renderInto renders the metrics into e and returns their values in
+// page order.
+func (s *Server) renderInto(e *expo) []float64 {
 	snaps := make([]stats, len(s.ranks))
 	for i, r := range s.ranks {
 		snaps[i] = r.snapshot()
 	}
-	var e expo
 	if s.cfg.Engine == SGLang {
-		s.renderSGLang(&e, snaps)
+		s.renderSGLang(e, snaps)
 	} else {
-		s.renderVLLM(&e, snaps)
+		s.renderVLLM(e, snaps)
 	}
-	return e.b.Bytes()
+	return e.vals
 }
 
 func (s *Server) renderSGLang(e *expo, snaps []stats) {

@@ -64,6 +64,7 @@ type Server struct {
 	ranks []*rank
 	seed  maphash.Seed
 	base  time.Time // wall time of simulated t=0
+	vc    *vclock   // the virtual clock; nil on the wall clock
 
 	phase     atomic.Int32
 	ids       atomic.Uint64
@@ -109,8 +110,15 @@ func New(cfg Config, opts Options) (*Server, error) {
 		crashed:   make(chan struct{}),
 		hung:      make(chan struct{}),
 	}
+	if cfg.Virtual {
+		s.vc = newVClock()
+	}
 	for i := range cfg.Ranks() {
-		s.ranks = append(s.ranks, newRank(i, &s.cfg, s.capa))
+		r := newRank(i, &s.cfg, s.capa)
+		if s.vc != nil {
+			r.onEnd = s.vdone // called by the loop, which holds vc.mu
+		}
+		s.ranks = append(s.ranks, r)
 	}
 	return s, nil
 }
@@ -152,8 +160,12 @@ func (s *Server) realUntil(t float64) time.Duration {
 	return time.Until(s.base.Add(time.Duration(t / s.cfg.TimeScale * float64(time.Second))))
 }
 
-// wallOf converts a simulated duration to wall-clock time.
+// wallOf converts a simulated duration to wall-clock time: none on the
+// virtual clock.
 func (s *Server) wallOf(d time.Duration) time.Duration {
+	if s.vc != nil {
+		return 0
+	}
 	return time.Duration(float64(max(d, 0)) / s.cfg.TimeScale)
 }
 
@@ -182,7 +194,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return nil
 	}
 	if err := sleepCtx(ctx, s.wallOf(c.LoadTime)); err != nil {
-		return nil // stopped while loading
+		return nil // stopped while loading (no wall time on the virtual clock)
 	}
 	addr := net.JoinHostPort(c.Host, strconv.Itoa(c.Port))
 	ln, err := s.opts.Listen(ctx, addr)
@@ -195,8 +207,12 @@ func (s *Server) Run(ctx context.Context) error {
 	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLoops()
 	var wg sync.WaitGroup
-	for _, r := range s.ranks {
-		wg.Go(func() { s.loop(loopCtx, r) })
+	if s.vc != nil {
+		wg.Go(func() { s.vloop(loopCtx) })
+	} else {
+		for _, r := range s.ranks {
+			wg.Go(func() { s.loop(loopCtx, r) })
+		}
 	}
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: time.Minute}
 	serveErr := make(chan error, 1)
@@ -282,6 +298,10 @@ func (s *Server) warmup(ctx context.Context) {
 // session key stick to one rank (as behind a consistent-hashing router);
 // others go to the least loaded rank.
 func (s *Server) submit(q *simRequest, key string) {
+	if s.vc != nil {
+		_ = s.vsubmit(nil, q, key) // internal requests (warm-up) arrive now, for nobody
+		return
+	}
 	r := s.ranks[0]
 	if n := len(s.ranks); n > 1 {
 		if key != "" {

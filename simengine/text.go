@@ -3,6 +3,7 @@ package simengine
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"hash/maphash"
 	"math"
 	"math/rand/v2"
@@ -69,6 +70,43 @@ func blockHashes(seed maphash.Seed, text string, blockTokens int) (int, []uint64
 		hashes[i], start = prev, end
 	}
 	return n, hashes
+}
+
+// SimPrompt is a prompt given by its cache blocks instead of its text, an
+// extension the built-in load generator uses on the virtual clock so that
+// an 80k-token prompt costs a few kB, not half a megabyte, per request:
+// Tokens prompt tokens whose full blocks of BlockTokens tokens have the
+// content ids in Blocks (little-endian uint64s; base64 in JSON), equal ids
+// meaning equal block content.
+type SimPrompt struct {
+	Tokens      int    `json:"tokens"`
+	BlockTokens int    `json:"block_tokens"`
+	Blocks      []byte `json:"blocks"`
+}
+
+// hashes returns the prompt's token count and the chained hashes of its
+// cache blocks of blockTokens tokens (a multiple of p.BlockTokens).
+func (p *SimPrompt) hashes(seed maphash.Seed, blockTokens int) (int, []uint64, error) {
+	if p.Tokens <= 0 || p.BlockTokens <= 0 || len(p.Blocks)%8 != 0 || len(p.Blocks)/8*p.BlockTokens > p.Tokens {
+		return 0, nil, fmt.Errorf("sweep_sim_prompt: %d tokens, blocks of %d, %d bytes of ids: want tokens > 0 and full blocks of 8-byte ids within them", p.Tokens, p.BlockTokens, len(p.Blocks))
+	}
+	if blockTokens%p.BlockTokens != 0 {
+		return 0, nil, fmt.Errorf("sweep_sim_prompt: blocks of %d tokens do not divide the engine's cache blocks of %d", p.BlockTokens, blockTokens)
+	}
+	per := blockTokens / p.BlockTokens
+	n := len(p.Blocks) / 8 / per
+	out := make([]uint64, n)
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var prev [8]byte
+	for i := range n {
+		h.Reset()
+		_, _ = h.Write(prev[:])
+		_, _ = h.Write(p.Blocks[i*per*8 : (i+1)*per*8])
+		out[i] = h.Sum64()
+		binary.LittleEndian.PutUint64(prev[:], out[i])
+	}
+	return p.Tokens, out, nil
 }
 
 // chatMessage is one OpenAI chat message as the simulator reads it.

@@ -1,0 +1,654 @@
+package simengine
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Headers and endpoints of the virtual clock protocol (see the package
+// doc). Times are simulated seconds as decimal floats.
+const (
+	HeaderParticipant = "X-Sim-Participant" // the participant sending a request
+	HeaderTime        = "X-Sim-Time"        // its simulated arrival time
+	HeaderDeadline    = "X-Sim-Deadline"    // abort the request at this simulated time
+	// SSEClockPrefix starts the comment line before every SSE event on the
+	// virtual clock: ": sim-time 12.345678".
+	SSEClockPrefix = ": sim-time "
+)
+
+var inf = math.Inf(1)
+
+// vclock is the virtual clock of a Server: the event loop's view of the
+// participants (the load generator's streams) and the pending events.
+// mu guards every field and, while held by the loop, orders it before
+// the ranks' own locks.
+type vclock struct {
+	mu       sync.Mutex
+	kick     chan struct{} // capacity 1: "something changed"
+	now      float64       // the latest processed event time
+	parts    map[string]*vpart
+	arrivals []*varrival // sorted by (t, participant, seq) when taken
+	seq      uint64
+	barriers []*vbarrier
+	owners   map[*simRequest]*vpart
+	deadline []*simRequest // requests with a deadline, still open
+
+	// metric sampling on the virtual timeline
+	recording bool
+	interval  float64
+	nextTick  float64
+	schema    []byte   // the text page of the first sample
+	log       []byte   // delta-encoded samples
+	last      []float64
+	samples   int
+}
+
+// vpart is one participant: a sequential stream of the load generator.
+// Its floor is the earliest simulated time at which it may still send
+// anything; the engine processes only events strictly before the lowest
+// floor.
+type vpart struct {
+	id       string
+	floor    float64
+	inflight int
+	sleeping bool
+	from     float64      // the participant's time when it went to sleep
+	until    float64      // wake-up time while sleeping
+	guard    float64      // idle-gap cap of this sleep (0: none)
+	wake     chan float64 // capacity 1
+}
+
+type varrival struct {
+	t    float64
+	part *vpart
+	seq  uint64
+	q    *simRequest
+	key  string
+}
+
+// vbarrier is a handler waiting until every event before t is processed.
+type vbarrier struct {
+	t    float64
+	done chan struct{}
+}
+
+func newVClock() *vclock {
+	return &vclock{kick: make(chan struct{}, 1), parts: map[string]*vpart{}, owners: map[*simRequest]*vpart{}}
+}
+
+func (vc *vclock) poke() {
+	select {
+	case vc.kick <- struct{}{}:
+	default:
+	}
+}
+
+// floor is the lowest participant floor (+Inf without participants).
+func (vc *vclock) floor() float64 {
+	f := inf
+	for _, p := range vc.parts {
+		f = min(f, p.floor)
+	}
+	return f
+}
+
+// vloop is the event loop of the virtual clock: it runs until ctx is
+// done. One goroutine owns every rank's scheduling.
+func (s *Server) vloop(ctx context.Context) {
+	vc := s.vc
+	for n := 0; ; n++ {
+		vc.mu.Lock()
+		progressed := s.vadvance()
+		vc.mu.Unlock()
+		if progressed && n%256 != 0 {
+			continue
+		}
+		if progressed {
+			select {
+			case <-ctx.Done():
+				return
+			default:
+				continue
+			}
+		}
+		select {
+		case <-vc.kick:
+		case <-ctx.Done():
+			return
+		case <-s.hung:
+			<-ctx.Done()
+			return
+		}
+	}
+}
+
+// vadvance processes the next event, or releases barriers and sleepers
+// once the clock has reached them; it reports whether anything changed.
+// vc.mu is held.
+func (s *Server) vadvance() bool {
+	vc := s.vc
+	select {
+	case <-s.hung:
+		return false
+	default:
+	}
+	f := vc.floor()
+	// The earliest pending event: an arrival, a sample tick, a rank step.
+	a := inf
+	if len(vc.arrivals) > 0 {
+		slices.SortFunc(vc.arrivals, func(x, y *varrival) int {
+			return cmp.Or(cmp.Compare(x.t, y.t), cmp.Compare(x.part.id, y.part.id), cmp.Compare(x.seq, y.seq))
+		})
+		a = vc.arrivals[0].t
+	}
+	var next *rank
+	rt := inf
+	for _, r := range s.ranks {
+		if !r.idle() && r.now < rt {
+			next, rt = r, r.now
+		}
+	}
+	dl := inf
+	for _, q := range vc.deadline {
+		dl = min(dl, q.deadline)
+	}
+	tick := inf
+	if vc.recording && (f < inf || vc.nextTick <= rt) {
+		tick = vc.nextTick
+	}
+	e := min(a, tick, rt, dl)
+	if e < f {
+		switch {
+		case a == e:
+			s.varrive()
+		case dl == e:
+			s.vexpire(dl)
+		case tick == e:
+			s.vsample()
+			vc.nextTick += vc.interval
+		default:
+			s.vstep(next)
+		}
+		vc.now = max(vc.now, e)
+		return true
+	}
+	// Nothing can run before f: release what waits for the clock.
+	changed := false
+	vc.barriers = slices.DeleteFunc(vc.barriers, func(b *vbarrier) bool {
+		if b.t <= f && b.t <= e {
+			close(b.done)
+			changed = true
+			return true
+		}
+		return false
+	})
+	if f == inf {
+		return changed
+	}
+	if s.vguard() {
+		return true
+	}
+	for _, p := range vc.parts {
+		if p.sleeping && p.until == f {
+			p.sleeping = false
+			p.wake <- p.until
+			vc.now = max(vc.now, f)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// vguard applies the idle-gap cap (aiperf's --system-idle-gap-cap-seconds)
+// on the virtual clock: when every participant sleeps, the guarded sleeps
+// shift earlier together so that the first ends within the cap of the
+// moment the system went idle. It reports whether it shifted.
+func (s *Server) vguard() bool {
+	vc := s.vc
+	earliest, idleFrom, cap := inf, -inf, 0.0
+	for _, p := range vc.parts {
+		if !p.sleeping {
+			return false
+		}
+		idleFrom = max(idleFrom, p.from)
+		if p.guard > 0 {
+			earliest = min(earliest, p.until)
+			cap = p.guard
+		}
+	}
+	if earliest == inf {
+		return false
+	}
+	excess := earliest - idleFrom - cap
+	if excess <= 1e-9 {
+		return false
+	}
+	for _, p := range vc.parts {
+		if p.guard > 0 {
+			p.until -= excess
+			p.floor = p.until
+		}
+	}
+	return true
+}
+
+// varrive enqueues the earliest arrival on its rank.
+func (s *Server) varrive() {
+	vc := s.vc
+	v := vc.arrivals[0]
+	vc.arrivals = vc.arrivals[1:]
+	r := s.route(v.key)
+	r.mu.Lock()
+	if r.idle() {
+		r.now = max(r.now, v.t)
+	}
+	r.enqueue(v.q, v.t)
+	r.mu.Unlock()
+}
+
+// vexpire aborts the requests whose deadline is t: their streams end
+// with finish reason "abort" at t, as a client cancelling at t sees.
+func (s *Server) vexpire(t float64) {
+	vc := s.vc
+	vc.deadline = slices.DeleteFunc(vc.deadline, func(q *simRequest) bool {
+		if q.deadline != t {
+			return false
+		}
+		q.aborted.Store(true)
+		for _, r := range s.ranks {
+			r.mu.Lock()
+			r.dropAborted(t)
+			r.mu.Unlock()
+		}
+		s.vdone(q, t)
+		return true
+	})
+}
+
+// vstep runs one scheduler step of r and delivers its tokens at the
+// step's end time.
+func (s *Server) vstep(r *rank) {
+	r.mu.Lock()
+	start := r.now
+	dur, out := r.step(start)
+	if dur > 0 {
+		r.now = start + dur
+	}
+	r.mu.Unlock()
+	end := start + dur
+	for _, d := range out {
+		q := d.req
+		if q.sink != nil {
+			q.sink.pushAt(d.tokens, d.done, q.reason, q.cached, end)
+		}
+		if d.done {
+			s.vdone(q, end)
+			if q.external {
+				s.checkFaults(s.finished.Add(1))
+			}
+		}
+	}
+}
+
+// vdone ends q's claim on its participant: the participant may act
+// again from t on.
+func (s *Server) vdone(q *simRequest, t float64) {
+	vc := s.vc
+	vc.deadline = slices.DeleteFunc(vc.deadline, func(x *simRequest) bool { return x == q })
+	p := vc.owners[q]
+	if p == nil {
+		return
+	}
+	delete(vc.owners, q)
+	p.inflight--
+	if p.inflight == 0 && vc.parts[p.id] == p {
+		p.floor = t
+	}
+}
+
+// route picks the rank of a request: by session key, else least loaded
+// (ties to the lowest index), as submit does on the wall clock.
+func (s *Server) route(key string) *rank {
+	if len(s.ranks) == 1 {
+		return s.ranks[0]
+	}
+	if key != "" {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(key))
+		return s.ranks[h.Sum64()%uint64(len(s.ranks))]
+	}
+	best := s.ranks[0]
+	for _, r := range s.ranks[1:] {
+		if len(r.running)+len(r.waiting) < len(best.running)+len(best.waiting) {
+			best = r
+		}
+	}
+	return best
+}
+
+// vsubmit queues q as an arrival of the participant named by the
+// request's headers; without them q arrives at the clock's current time
+// on behalf of nobody (a client that does not take part in the clock).
+func (s *Server) vsubmit(h http.Header, q *simRequest, key string) error {
+	vc := s.vc
+	vc.mu.Lock()
+	defer vc.mu.Unlock()
+	t := vc.now
+	var p *vpart
+	if id := h.Get(HeaderParticipant); id != "" {
+		p = vc.parts[id]
+		if p == nil {
+			return fmt.Errorf("participant %q has not joined the virtual clock", id)
+		}
+		at, err := strconv.ParseFloat(h.Get(HeaderTime), 64)
+		if err != nil || at < p.floor-1e-9 {
+			return fmt.Errorf("participant %q: %s %q before its floor %g", id, HeaderTime, h.Get(HeaderTime), p.floor)
+		}
+		t = at
+		p.inflight++
+		p.floor = inf
+		p.sleeping = false
+		vc.owners[q] = p
+	}
+	if d := h.Get(HeaderDeadline); d != "" {
+		dl, err := strconv.ParseFloat(d, 64)
+		if err != nil {
+			return fmt.Errorf("%s %q: want simulated seconds", HeaderDeadline, d)
+		}
+		q.deadline = max(dl, t)
+		vc.deadline = append(vc.deadline, q)
+	}
+	q.sink.timed = true
+	vc.seq++
+	if p == nil {
+		p = &vpart{}
+	}
+	vc.arrivals = append(vc.arrivals, &varrival{t: t, part: p, seq: vc.seq, q: q, key: key})
+	vc.poke()
+	return nil
+}
+
+// vabandon is called when the client of q went away: its participant no
+// longer waits for it (the request itself is dropped at the next step).
+func (s *Server) vabandon(q *simRequest) {
+	vc := s.vc
+	vc.mu.Lock()
+	defer vc.mu.Unlock()
+	if p := vc.owners[q]; p != nil {
+		delete(vc.owners, q)
+		p.inflight--
+	}
+	vc.poke()
+}
+
+// simHandlers serves the participant side of the protocol.
+func (s *Server) simHandlers(mux *http.ServeMux) {
+	mux.HandleFunc("POST /sim/join", s.simJoin)
+	mux.HandleFunc("POST /sim/leave", s.simLeave)
+	mux.HandleFunc("POST /sim/block", s.simBlock)
+	mux.HandleFunc("POST /sim/set", s.simSet)
+	mux.HandleFunc("POST /sim/sleep", s.simSleep)
+	mux.HandleFunc("POST /sim/record", s.simRecord)
+	mux.HandleFunc("POST /sim/sample", s.simSample)
+	mux.HandleFunc("GET /sim/log", s.simLog)
+}
+
+func simError(w http.ResponseWriter, code int, format string, a ...any) {
+	http.Error(w, fmt.Sprintf(format, a...), code)
+}
+
+func floatParam(r *http.Request, name string) (float64, bool) {
+	v, err := strconv.ParseFloat(r.URL.Query().Get(name), 64)
+	return v, err == nil && !math.IsNaN(v)
+}
+
+// part returns the running participant of the request (?p=) and its
+// time (?at=), checked against its floor; vc.mu is held.
+func (s *Server) part(w http.ResponseWriter, r *http.Request) (*vpart, float64, bool) {
+	id := r.URL.Query().Get("p")
+	p := s.vc.parts[id]
+	if p == nil {
+		simError(w, http.StatusNotFound, "participant %q has not joined the virtual clock", id)
+		return nil, 0, false
+	}
+	at, ok := floatParam(r, "at")
+	if !ok || at < p.floor-1e-9 {
+		simError(w, http.StatusConflict, "participant %q: at=%q is before its floor %g", id, r.URL.Query().Get("at"), p.floor)
+		return nil, 0, false
+	}
+	return p, at, true
+}
+
+func writeTime(w http.ResponseWriter, t float64) {
+	fmt.Fprint(w, strconv.FormatFloat(t, 'g', -1, 64))
+}
+
+// simJoin registers the participants ?ids= (comma-separated) at ?at=,
+// on behalf of the running participant ?p=; the first participant joins
+// without p and at, at the clock's current time, which it is answered.
+func (s *Server) simJoin(w http.ResponseWriter, r *http.Request) {
+	vc := s.vc
+	vc.mu.Lock()
+	defer vc.mu.Unlock()
+	at := vc.now
+	if r.URL.Query().Get("p") != "" {
+		var ok bool
+		if _, at, ok = s.part(w, r); !ok {
+			return
+		}
+	} else if len(vc.parts) > 0 {
+		simError(w, http.StatusConflict, "the clock has participants: join new ones on behalf of one (p, at)")
+		return
+	}
+	for id := range strings.SplitSeq(r.URL.Query().Get("ids"), ",") {
+		if id == "" || vc.parts[id] != nil {
+			simError(w, http.StatusConflict, "participant %q: empty or already joined", id)
+			return
+		}
+	}
+	for id := range strings.SplitSeq(r.URL.Query().Get("ids"), ",") {
+		vc.parts[id] = &vpart{id: id, floor: at, wake: make(chan float64, 1)}
+	}
+	writeTime(w, at)
+}
+
+// simLeave removes the participant ?p= for good.
+func (s *Server) simLeave(w http.ResponseWriter, r *http.Request) {
+	vc := s.vc
+	vc.mu.Lock()
+	defer vc.mu.Unlock()
+	delete(vc.parts, r.URL.Query().Get("p"))
+	vc.poke()
+}
+
+// simBlock marks ?p= as waiting for other participants: it holds the
+// clock back no more until one of them sets its time (/sim/set).
+func (s *Server) simBlock(w http.ResponseWriter, r *http.Request) {
+	vc := s.vc
+	vc.mu.Lock()
+	defer vc.mu.Unlock()
+	p, _, ok := s.part(w, r)
+	if !ok {
+		return
+	}
+	p.floor = inf
+	vc.poke()
+}
+
+// simSet sets the time of the participants ?ids= to ?at=, on behalf of
+// the running participant ?p= (whose own time at is at most that).
+func (s *Server) simSet(w http.ResponseWriter, r *http.Request) {
+	vc := s.vc
+	vc.mu.Lock()
+	defer vc.mu.Unlock()
+	_, at, ok := s.part(w, r)
+	if !ok {
+		return
+	}
+	to, ok := floatParam(r, "to")
+	if !ok || to < at {
+		simError(w, http.StatusBadRequest, "to=%q: want a time at or after at=%g", r.URL.Query().Get("to"), at)
+		return
+	}
+	for id := range strings.SplitSeq(r.URL.Query().Get("ids"), ",") {
+		if q := vc.parts[id]; q != nil {
+			q.floor, q.sleeping = to, false
+		}
+	}
+	vc.poke()
+}
+
+// simSleep blocks the participant ?p= (now at ?at=) until the clock
+// reaches ?until= and answers the time it woke at: until, or earlier
+// when ?cap= (the idle-gap cap) shortened an idle stretch.
+func (s *Server) simSleep(w http.ResponseWriter, r *http.Request) {
+	vc := s.vc
+	vc.mu.Lock()
+	p, at, ok := s.part(w, r)
+	if !ok {
+		vc.mu.Unlock()
+		return
+	}
+	until, ok := floatParam(r, "until")
+	if !ok || until < at {
+		vc.mu.Unlock()
+		simError(w, http.StatusBadRequest, "until=%q: want a time at or after at=%g", r.URL.Query().Get("until"), at)
+		return
+	}
+	p.guard, _ = floatParam(r, "cap")
+	p.sleeping, p.from, p.until, p.floor = true, at, until, until
+	vc.poke()
+	vc.mu.Unlock()
+	select {
+	case t := <-p.wake:
+		writeTime(w, t)
+	case <-r.Context().Done():
+		vc.mu.Lock()
+		delete(vc.parts, p.id) // a participant that went away holds nothing back
+		vc.poke()
+		vc.mu.Unlock()
+	case <-s.stopping:
+		simError(w, http.StatusServiceUnavailable, "the engine is shutting down")
+	}
+}
+
+// barrier waits until every event before t is processed (vc.mu not held).
+func (s *Server) barrier(r *http.Request, t float64) bool {
+	vc := s.vc
+	b := &vbarrier{t: t, done: make(chan struct{})}
+	vc.mu.Lock()
+	vc.barriers = append(vc.barriers, b)
+	vc.poke()
+	vc.mu.Unlock()
+	select {
+	case <-b.done:
+		return true
+	case <-r.Context().Done():
+	case <-s.stopping:
+	}
+	return false
+}
+
+// simRecord starts sampling the metrics every ?interval= simulated
+// seconds from ?at= on (the first sample is taken at at), on behalf of
+// the running participant ?p=.
+func (s *Server) simRecord(w http.ResponseWriter, r *http.Request) {
+	vc := s.vc
+	vc.mu.Lock()
+	_, at, ok := s.part(w, r)
+	iv, ok2 := floatParam(r, "interval")
+	if ok && (!ok2 || iv <= 0) {
+		simError(w, http.StatusBadRequest, "interval=%q: want a positive number of seconds", r.URL.Query().Get("interval"))
+		ok = false
+	}
+	vc.mu.Unlock()
+	if !ok || !s.barrier(r, at) {
+		return
+	}
+	vc.mu.Lock()
+	defer vc.mu.Unlock()
+	vc.recording, vc.interval, vc.nextTick = true, iv, at
+	vc.log, vc.last, vc.samples, vc.schema = nil, nil, 0, nil
+}
+
+// simSample takes one extra sample at ?at= (a reference scrape), once
+// every event before at is processed.
+func (s *Server) simSample(w http.ResponseWriter, r *http.Request) {
+	vc := s.vc
+	vc.mu.Lock()
+	_, at, ok := s.part(w, r)
+	vc.mu.Unlock()
+	if !ok || !s.barrier(r, at) {
+		return
+	}
+	vc.mu.Lock()
+	defer vc.mu.Unlock()
+	if !vc.recording {
+		simError(w, http.StatusConflict, "not recording: POST /sim/record first")
+		return
+	}
+	saved := vc.nextTick
+	vc.nextTick = at
+	s.vsample()
+	vc.nextTick = saved
+}
+
+// vsample appends the metrics at vc.nextTick to the log: the text page
+// the first time (the schema), then per sample the changed values.
+// Record layout (little endian): time float64, count uint32, then count
+// times (index uint32, value float64), index into the page's sample lines.
+func (s *Server) vsample() {
+	vc := s.vc
+	var e expo
+	e.values = true
+	if vc.schema == nil {
+		e.values = false
+	}
+	vals := s.renderInto(&e)
+	if vc.schema == nil {
+		vc.schema = e.b.Bytes()
+	}
+	var head [12]byte
+	binary.LittleEndian.PutUint64(head[:8], math.Float64bits(vc.nextTick))
+	at := len(vc.log)
+	vc.log = append(vc.log, head[:]...)
+	n := 0
+	var rec [12]byte
+	for i, v := range vals {
+		if i < len(vc.last) && math.Float64bits(vc.last[i]) == math.Float64bits(v) {
+			continue
+		}
+		binary.LittleEndian.PutUint32(rec[:4], uint32(i))
+		binary.LittleEndian.PutUint64(rec[4:], math.Float64bits(v))
+		vc.log = append(vc.log, rec[:]...)
+		n++
+	}
+	binary.LittleEndian.PutUint32(vc.log[at+8:at+12], uint32(n))
+	vc.last = vals
+	vc.samples++
+}
+
+// simLog answers the sample log and stops recording: the schema page
+// length (uint32), the page, then the records.
+func (s *Server) simLog(w http.ResponseWriter, r *http.Request) {
+	vc := s.vc
+	vc.mu.Lock()
+	defer vc.mu.Unlock()
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("X-Sim-Samples", strconv.Itoa(vc.samples))
+	var n [4]byte
+	binary.LittleEndian.PutUint32(n[:], uint32(len(vc.schema)))
+	_, _ = w.Write(n[:])
+	_, _ = w.Write(vc.schema)
+	_, _ = w.Write(vc.log)
+	vc.recording = false
+}

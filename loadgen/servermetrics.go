@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -21,20 +22,77 @@ const maxMetricsBody = 32 << 20
 // scrapeTimeout bounds one scrape (aiperf's reachability timeout is 10s).
 const scrapeTimeout = 10 * time.Second
 
-// snapshot is one successful scrape of one endpoint.
-type snapshot struct {
-	ns   int64
-	fams map[string]*promFamily
-}
-
-// endpointLog is what was fetched from one endpoint.
+// endpointLog is what was fetched from one endpoint: per series, the
+// scraped points (gauges at every scrape; counters and histograms only
+// when their value changed, which is all valueAt needs).
 type endpointLog struct {
 	fetches   int
 	latencyNs int64
 	updates   []int64 // scrape times whose content changed
 	lastHash  uint64
-	snaps     []snapshot
+	first     int64
+	last      int64
+	fams      map[string]*famLog
+	famOrder  []string
 	lastErr   error
+}
+
+// famLog is one family's series over the scrapes.
+type famLog struct {
+	typ, help string
+	series    map[string]*seriesLog
+	order     []string // series keys, first-seen order
+}
+
+type seriesLog struct {
+	labels map[string]string
+	pts    []point
+	sorted bool
+}
+
+// add stores one successful scrape taken at ns.
+func (l *endpointLog) add(ns int64, fams map[string]*promFamily) {
+	if l.fams == nil {
+		l.fams = map[string]*famLog{}
+	}
+	if l.fetches == 0 || ns < l.first {
+		l.first = ns
+	}
+	l.last = max(l.last, ns)
+	l.fetches++
+	for name, f := range fams {
+		fl := l.fams[name]
+		if fl == nil {
+			fl = &famLog{typ: f.Type, help: f.Help, series: map[string]*seriesLog{}}
+			l.fams[name] = fl
+			l.famOrder = append(l.famOrder, name)
+		}
+		for _, smp := range f.Samples {
+			sl := fl.series[smp.key]
+			if sl == nil {
+				sl = &seriesLog{labels: smp.Labels, sorted: true}
+				fl.series[smp.key] = sl
+				fl.order = append(fl.order, smp.key)
+			}
+			sl.addPoint(fl.typ, point{ns, smp})
+		}
+	}
+}
+
+func (sl *seriesLog) addPoint(typ string, p point) {
+	if n := len(sl.pts); n > 0 {
+		last := sl.pts[n-1].s
+		if typ == "counter" && last.Value == p.s.Value && p.ns > sl.pts[n-1].ns {
+			return
+		}
+		if typ == "histogram" && last.Count == p.s.Count && last.Sum == p.s.Sum && p.ns > sl.pts[n-1].ns {
+			return
+		}
+		if p.ns < sl.pts[n-1].ns {
+			sl.sorted = false
+		}
+	}
+	sl.pts = append(sl.pts, p)
 }
 
 // scraper polls Prometheus endpoints. scrapeAll is safe for concurrent
@@ -104,7 +162,6 @@ func (s *scraper) scrapeAll(ctx context.Context) {
 		l.lastErr = err
 		if err == nil {
 			ns := s.clock.ns(start)
-			l.fetches++
 			l.latencyNs += lat
 			h := fnv.New64a()
 			_, _ = h.Write(body) // hash.Hash.Write never fails
@@ -112,7 +169,7 @@ func (s *scraper) scrapeAll(ctx context.Context) {
 				l.updates = append(l.updates, ns)
 				l.lastHash = sum
 			}
-			l.snaps = append(l.snaps, snapshot{ns: ns, fams: fams})
+			l.add(ns, fams)
 		}
 		s.mu.Unlock()
 	}
@@ -174,18 +231,25 @@ func (s *scraper) export(benchmarkID string, startNs, endNs int64, slice time.Du
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, l := range s.logs {
-		slices.SortStableFunc(l.snaps, func(a, b snapshot) int { return cmp.Compare(a.ns, b.ns) })
+		for _, f := range l.fams {
+			for _, sl := range f.series {
+				if !sl.sorted {
+					slices.SortStableFunc(sl.pts, func(a, b point) int { return cmp.Compare(a.ns, b.ns) })
+					sl.sorted = true
+				}
+			}
+		}
 		slices.Sort(l.updates)
 	}
 	var successful []string
 	info := object{}
 	for _, e := range s.endpoints {
 		l := s.logs[e]
-		if len(l.snaps) == 0 {
+		if l.fetches == 0 {
 			continue
 		}
 		successful = append(successful, e)
-		first, last := l.snaps[0].ns, l.snaps[len(l.snaps)-1].ns
+		first, last := l.first, l.last
 		var gaps []float64
 		for i := 1; i < len(l.updates); i++ {
 			gaps = append(gaps, float64(l.updates[i]-l.updates[i-1])/1e6)
@@ -209,36 +273,25 @@ func (s *scraper) export(benchmarkID string, startNs, endNs int64, slice time.Du
 		return nil, false
 	}
 
-	// Collect families in first-seen order across endpoints.
+	// Collect families across endpoints.
 	type famInfo struct {
 		typ, help string
 		series    []seriesRef
-		labels    map[seriesRef]map[string]string
 	}
 	fams := map[string]*famInfo{}
 	var famOrder []string
 	for _, e := range successful {
-		for _, sn := range s.logs[e].snaps {
-			names := make([]string, 0, len(sn.fams))
-			for n := range sn.fams {
-				names = append(names, n)
+		l := s.logs[e]
+		for _, n := range l.famOrder {
+			f := l.fams[n]
+			fi := fams[n]
+			if fi == nil {
+				fi = &famInfo{typ: f.typ, help: f.help}
+				fams[n] = fi
+				famOrder = append(famOrder, n)
 			}
-			slices.Sort(names)
-			for _, n := range names {
-				f := sn.fams[n]
-				fi := fams[n]
-				if fi == nil {
-					fi = &famInfo{typ: f.Type, help: f.Help, labels: map[seriesRef]map[string]string{}}
-					fams[n] = fi
-					famOrder = append(famOrder, n)
-				}
-				for _, smp := range f.Samples {
-					ref := seriesRef{e, n, smp.key}
-					if _, ok := fi.labels[ref]; !ok {
-						fi.labels[ref] = smp.Labels
-						fi.series = append(fi.series, ref)
-					}
-				}
+			for _, k := range f.order {
+				fi.series = append(fi.series, seriesRef{e, n, k})
 			}
 		}
 	}
@@ -269,7 +322,7 @@ func (s *scraper) export(benchmarkID string, startNs, endNs int64, slice time.Du
 			if so == nil {
 				continue
 			}
-			labels := fi.labels[ref]
+			labels := s.logs[ref.endpoint].fams[ref.family].series[ref.key].labels
 			if labels == nil {
 				labels = map[string]string{}
 			}
@@ -313,42 +366,36 @@ type point struct {
 }
 
 func (s *scraper) points(ref seriesRef) []point {
-	var out []point
-	for _, sn := range s.logs[ref.endpoint].snaps {
-		f := sn.fams[ref.family]
-		if f == nil {
-			continue
-		}
-		for _, smp := range f.Samples {
-			if smp.key == ref.key {
-				out = append(out, point{sn.ns, smp})
-				break
-			}
-		}
-	}
-	return out
+	return s.logs[ref.endpoint].fams[ref.family].series[ref.key].pts
 }
 
 // valueAt returns the series value at ns: the last point at or before
-// ns, or the first point after it when none is earlier.
+// ns, or the first point after it when none is earlier. pts are sorted.
 func valueAt(pts []point, ns int64) (promSample, bool) {
 	if len(pts) == 0 {
 		return promSample{}, false
 	}
-	best := pts[0]
-	for _, p := range pts {
-		if p.ns > ns {
-			break
-		}
-		best = p
+	i := sort.Search(len(pts), func(i int) bool { return pts[i].ns > ns })
+	if i == 0 {
+		return pts[0].s, true
 	}
-	return best.s, true
+	return pts[i-1].s, true
+}
+
+// within returns the points in [startNs, endNs] (pts sorted).
+func within(pts []point, startNs, endNs int64) []point {
+	i := sort.Search(len(pts), func(i int) bool { return pts[i].ns >= startNs })
+	j := sort.Search(len(pts), func(i int) bool { return pts[i].ns > endNs })
+	if j < i {
+		return nil
+	}
+	return pts[i:j]
 }
 
 func inWindow(pts []point, startNs, endNs int64) []float64 {
 	var xs []float64
-	for _, p := range pts {
-		if p.ns >= startNs && p.ns <= endNs && !math.IsNaN(p.s.Value) {
+	for _, p := range within(pts, startNs, endNs) {
+		if !math.IsNaN(p.s.Value) {
 			xs = append(xs, p.s.Value)
 		}
 	}

@@ -113,9 +113,8 @@ func TestServerMetricsWindow(t *testing.T) {
 		fams, err := parsePromText(strings.NewReader(text))
 		require.NoError(t, err)
 		ns := sec * int64(time.Second)
-		l.fetches++
 		l.updates = append(l.updates, ns)
-		l.snaps = append(l.snaps, snapshot{ns: ns, fams: fams})
+		l.add(ns, fams)
 	}
 	snap(0, 100, 0.1, 1, 1, 1, 0.05, 1) // before the window: the reference
 	snap(10, 150, 0.4, 2, 3, 3, 1.0, 3) // window start

@@ -1,0 +1,438 @@
+package knee
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Metric selects the throughput a knee is found on.
+type Metric string
+
+// Metrics.
+const (
+	MetricTotal  Metric = "total"  // request_metrics.throughput.per_gpu.total_tput_tps
+	MetricOutput Metric = "output" // request_metrics.throughput.per_gpu.output_tput_tps
+)
+
+// Set implements pflag.Value.
+func (m *Metric) Set(s string) error {
+	switch Metric(s) {
+	case MetricTotal, MetricOutput:
+		*m = Metric(s)
+		return nil
+	}
+	return fmt.Errorf("metric %q: want total or output", s)
+}
+
+func (m *Metric) String() string { return string(*m) }
+
+// Type implements pflag.Value.
+func (m *Metric) Type() string { return "total|output" }
+
+// Status is the verdict on one arm.
+type Status string
+
+// Statuses.
+const (
+	StatusOK             Status = "ok"
+	StatusUnsaturated    Status = "unsaturated"      // still gaining at the top of the grid: no knee inside it
+	StatusSaturatedAtMin Status = "saturated-at-min" // the first point already reaches threshold × peak
+	StatusAmbiguous      Status = "ambiguous"        // a knee, but it moves within the noise
+	StatusInsufficient   Status = "insufficient"     // fewer than 3 usable concurrencies
+)
+
+// Options tune Analyze. The zero value means the defaults of peers' §2.7.
+type Options struct {
+	Threshold float64 // X: the knee reaches X × peak; default 0.9
+	Metric    Metric  // default MetricTotal
+	// Gain is τ, the per-doubling gain at the top of the grid above which
+	// an arm counts as unsaturated; default 0.10.
+	Gain float64
+	// Drop is δ: a fitted fall below (1 − δ) × peak after the peak flags a
+	// cliff; default 0.05.
+	Drop float64
+	// Sigma is the relative noise assumed when no concurrency has
+	// replicates; default 0.03.
+	Sigma float64
+}
+
+func (o Options) withDefaults() Options {
+	if o.Threshold <= 0 {
+		o.Threshold = 0.9
+	}
+	if o.Metric == "" {
+		o.Metric = MetricTotal
+	}
+	if o.Gain <= 0 {
+		o.Gain = 0.10
+	}
+	if o.Drop <= 0 {
+		o.Drop = 0.05
+	}
+	if o.Sigma <= 0 {
+		o.Sigma = 0.03
+	}
+	return o
+}
+
+// minPoints is the fewest usable concurrencies a verdict needs.
+const minPoints = 3
+
+// Exclusion is a result file left out of the fit and why.
+type Exclusion struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+// Point is one concurrency of an arm after cleaning.
+type Point struct {
+	Conc int `json:"conc"`
+	// Usable is false when every file at this concurrency failed.
+	Usable bool `json:"usable"`
+	// Throughput is the median per-GPU throughput of the usable replicates
+	// (nil when none is usable); Fit is the noise-robust fitted value.
+	Throughput *float64   `json:"throughput"`
+	Fit        *float64   `json:"fit"`
+	Replicates []float64  `json:"replicates"`
+	Excluded   []Exclusion `json:"excluded,omitempty"`
+	// Interactivity medians over the usable replicates (tokens/s/user):
+	// 1/ITL at p50, and E2E-normalised at p50 and p90.
+	Intvty         *float64 `json:"intvty_p50"`
+	E2ENormP50     *float64 `json:"e2e_norm_intvty_p50"`
+	E2ENormP90     *float64 `json:"e2e_norm_intvty_p90"`
+	ErrorRate      float64  `json:"error_rate"`
+	KVUsage        *float64 `json:"kv_usage,omitempty"`
+	CacheHit       *float64 `json:"cache_hit_rate,omitempty"`
+	Knee           bool     `json:"knee,omitempty"`
+	Peak           bool     `json:"peak,omitempty"`
+	Kneedle        bool     `json:"kneedle,omitempty"`
+	Cliff          []string `json:"cliff,omitempty"` // why this post-knee point is a cliff
+	Settle         bool     `json:"replicate,omitempty"`
+	samples        []*Sample
+}
+
+// Result is the verdict on one arm.
+type Result struct {
+	Arm    *Arm
+	Status Status
+	// Knee and Peak are concurrencies of the grid; 0 when there is none
+	// (unsaturated, insufficient).
+	Knee, Peak int
+	// PeakValue is the fitted peak throughput per GPU; 0 when not fitted.
+	PeakValue float64
+	// Bracket is the grid point before the knee (0 when the knee is the
+	// first point).
+	Bracket int
+	// Reason says why the verdict, for a person.
+	Reason string
+	// Kneedle is kneed's knee on the fitted rising side (0: no bend).
+	Kneedle int
+	// Cliff lists why the arm falls off after its knee (throughput or
+	// interactivity falling, KV pinned, cache hit collapsing, errors
+	// rising); empty when it does not.
+	Cliff []string
+	// Settle lists the concurrencies whose replicates would settle an
+	// ambiguous knee.
+	Settle []int
+	Points []Point
+}
+
+// Analyze finds the knee of one arm (peers' §2.7): clean the points (drop
+// failed files, merge replicates by median), fit a unimodal isotonic curve
+// on log throughput over log2 concurrency, gate unsaturated and
+// saturated-at-min arms, and take the smallest concurrency whose fitted
+// throughput reaches Threshold × the fitted peak.
+func Analyze(a *Arm, o Options) *Result {
+	o = o.withDefaults()
+	r := &Result{Arm: a, Points: clean(a, o.Metric)}
+	var use []int // indices of usable points
+	for i := range r.Points {
+		if r.Points[i].Usable {
+			use = append(use, i)
+		}
+	}
+	if len(use) < minPoints {
+		r.Status = StatusInsufficient
+		r.Reason = fmt.Sprintf("%d usable %s (need %d)", len(use), plural(len(use), "concurrency", "concurrencies"), minPoints)
+		if failed := len(r.Points) - len(use); failed > 0 {
+			r.Reason += fmt.Sprintf("; %d failed", failed)
+		}
+		return r
+	}
+	u := make([]float64, len(use))
+	y := make([]float64, len(use))
+	w := make([]float64, len(use))
+	for j, i := range use {
+		p := &r.Points[i]
+		u[j] = math.Log2(float64(p.Conc))
+		y[j] = math.Log(*p.Throughput)
+		w[j] = float64(len(p.Replicates))
+	}
+	sigma := noise(r.Points, o.Sigma)
+	fit, mode := robustFit(y, w, sigma)
+	for j, i := range use {
+		v := math.Exp(fit[j])
+		r.Points[i].Fit = &v
+	}
+	peak := fit[mode]
+	r.PeakValue = math.Exp(peak)
+	r.Peak = r.Points[use[mode]].Conc
+	r.Points[use[mode]].Peak = true
+	n := len(use)
+	lx := math.Log(o.Threshold)
+	kneeAt := func(shift float64) int {
+		for j := range fit {
+			if fit[j] >= peak+lx+shift-1e-12 {
+				return j
+			}
+		}
+		return mode
+	}
+	k := kneeAt(0)
+
+	// Saturation gate: the top of the grid still gains ≥ τ per doubling.
+	lastMode := fit[n-1] >= peak-1e-12
+	if lastMode {
+		gain := math.Exp((fit[n-1] - fit[n-2]) / (u[n-1] - u[n-2]))
+		if gain >= 1+o.Gain {
+			r.Status = StatusUnsaturated
+			r.Peak, r.PeakValue = 0, 0
+			r.Points[use[mode]].Peak = false
+			r.Reason = fmt.Sprintf("still gaining %.0f%% per doubling at c%d (gate %.0f%%): extend the grid upward",
+				100*(gain-1), r.Points[use[n-1]].Conc, 100*o.Gain)
+			return r
+		}
+	}
+	r.Knee = r.Points[use[k]].Conc
+	r.Points[use[k]].Knee = true
+	if k > 0 {
+		r.Bracket = r.Points[use[k-1]].Conc
+	}
+	if k == 0 {
+		r.Status = StatusSaturatedAtMin
+		r.Reason = fmt.Sprintf("c%d already at %.0f%% of the peak (c%d): extend the grid downward",
+			r.Knee, 100*math.Exp(fit[0]-peak), r.Peak)
+	} else {
+		r.Status = StatusOK
+		r.Reason = fmt.Sprintf("c%d reaches %.0f%% of the peak %.0f tok/s/GPU (c%d); c%d had %.0f%%",
+			r.Knee, 100*math.Exp(fit[k]-peak), r.PeakValue, r.Peak, r.Bracket, 100*math.Exp(fit[k-1]-peak))
+		lo, hi := kneeAt(math.Log(1-sigma)), kneeAt(math.Log(1+sigma))
+		if lo != k || hi != k {
+			r.Status = StatusAmbiguous
+			for _, j := range []int{min(lo, k-1), k, max(hi, k+1)} {
+				if j >= 0 && j < n && !slices.Contains(r.Settle, r.Points[use[j]].Conc) {
+					r.Settle = append(r.Settle, r.Points[use[j]].Conc)
+					r.Points[use[j]].Settle = true
+				}
+			}
+			r.Reason += fmt.Sprintf("; within ±%.0f%% noise the knee is c%d..c%d: replicate c%s",
+				100*sigma, r.Points[use[lo]].Conc, r.Points[use[hi]].Conc, joinInts(r.Settle, ", c"))
+		}
+	}
+	r.Kneedle = kneedleOnFit(u[:mode+1], fit[:mode+1], r.Points, use)
+	r.Cliff = cliffs(r, use, fit, peak, o)
+	return r
+}
+
+// robustFit is the unimodal isotonic fit of y, with one guard from §2.7:
+// a single unreplicated point that holds the peak alone and stands more
+// than 2σ above the fit without it is a spike; it gets a tiny weight so it
+// cannot set the peak.
+func robustFit(y, w []float64, sigma float64) ([]float64, int) {
+	fit, mode := unimodal(y, w)
+	if w[mode] > 1 || len(y) < 4 {
+		return fit, mode
+	}
+	block := 0
+	for _, v := range fit {
+		if math.Abs(v-fit[mode]) < 1e-12 {
+			block++
+		}
+	}
+	if block > 1 {
+		return fit, mode
+	}
+	w2 := slices.Clone(w)
+	w2[mode] = 1e-6
+	fit2, mode2 := unimodal(y, w2)
+	if y[mode]-fit2[mode] > 2*sigma {
+		return fit2, mode2
+	}
+	return fit, mode
+}
+
+// noise estimates the relative noise from replicate spread (pooled
+// standard deviation of log throughput), or returns def without
+// replicates.
+func noise(points []Point, def float64) float64 {
+	ss, dof := 0.0, 0
+	for _, p := range points {
+		if len(p.Replicates) < 2 {
+			continue
+		}
+		m := 0.0
+		for _, v := range p.Replicates {
+			m += math.Log(v)
+		}
+		m /= float64(len(p.Replicates))
+		for _, v := range p.Replicates {
+			d := math.Log(v) - m
+			ss += d * d
+		}
+		dof += len(p.Replicates) - 1
+	}
+	if dof < 2 {
+		return def
+	}
+	return max(math.Sqrt(ss/float64(dof)), 0.01)
+}
+
+// kneedleOnFit runs Kneedle on the fitted rising side (log2 c, fit) and
+// returns the concurrency, 0 when it finds no bend (fewer than 4 points,
+// or no knee).
+func kneedleOnFit(u, fit []float64, points []Point, use []int) int {
+	if len(u) < 4 {
+		return 0
+	}
+	i, ok := Kneedle(u, fit, 1)
+	if !ok {
+		return 0
+	}
+	points[use[i]].Kneedle = true
+	return points[use[i]].Conc
+}
+
+// cliffs lists why the arm degrades after its knee: fitted throughput
+// falling below (1 − δ) × peak, interactivity falling faster than
+// concurrency rises, KV usage pinned at ≥ 99 %, the cache hit rate
+// collapsing, failed points or error rates rising.
+func cliffs(r *Result, use []int, fit []float64, peak float64, o Options) []string {
+	var why []string
+	add := func(p *Point, s string) {
+		p.Cliff = append(p.Cliff, s)
+		why = append(why, fmt.Sprintf("c%d %s", p.Conc, s))
+	}
+	kneeIdx := slices.IndexFunc(r.Points, func(p Point) bool { return p.Knee })
+	peakIdx := slices.IndexFunc(r.Points, func(p Point) bool { return p.Peak })
+	if kneeIdx < 0 || peakIdx < 0 {
+		return nil
+	}
+	kp := &r.Points[kneeIdx]
+	for j, i := range use {
+		p := &r.Points[i]
+		if i <= peakIdx {
+			continue
+		}
+		if fit[j] < peak+math.Log(1-o.Drop) {
+			add(p, fmt.Sprintf("throughput %.0f%% below the peak", 100*(1-math.Exp(fit[j]-peak))))
+		}
+		if kp.Intvty != nil && p.Intvty != nil && *p.Intvty < 0.5**kp.Intvty*float64(kp.Conc)/float64(p.Conc)*2 &&
+			*p.Intvty < *kp.Intvty*0.5 {
+			add(p, fmt.Sprintf("interactivity %.0f%% below the knee's", 100*(1-*p.Intvty / *kp.Intvty)))
+		}
+		if p.KVUsage != nil && *p.KVUsage >= 0.99 {
+			add(p, "KV cache pinned")
+		}
+		if p.CacheHit != nil && kp.CacheHit != nil && *kp.CacheHit > 0.2 && *p.CacheHit < 0.5**kp.CacheHit {
+			add(p, fmt.Sprintf("cache hit rate %.2f (knee %.2f)", *p.CacheHit, *kp.CacheHit))
+		}
+	}
+	for i := kneeIdx + 1; i < len(r.Points); i++ {
+		p := &r.Points[i]
+		if !p.Usable {
+			add(p, "failed")
+		} else if p.ErrorRate > 0.02 && p.ErrorRate > 2*kp.ErrorRate {
+			add(p, fmt.Sprintf("error rate %.1f%% (knee %.1f%%)", 100*p.ErrorRate, 100*kp.ErrorRate))
+		}
+	}
+	return why
+}
+
+// clean groups an arm's samples by concurrency, keeps the usable ones and
+// takes medians.
+func clean(a *Arm, m Metric) []Point {
+	var pts []Point
+	for i := range a.Samples {
+		s := &a.Samples[i]
+		if len(pts) == 0 || pts[len(pts)-1].Conc != s.Conc {
+			pts = append(pts, Point{Conc: s.Conc, Replicates: []float64{}})
+		}
+		p := &pts[len(pts)-1]
+		reason := s.Excluded
+		if reason == "" && s.Throughput(m) == nil {
+			reason = fmt.Sprintf("no per-GPU %s throughput", m)
+		}
+		if reason != "" {
+			p.Excluded = append(p.Excluded, Exclusion{File: s.File, Reason: reason})
+			continue
+		}
+		if v := *s.Throughput(m); v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			p.Excluded = append(p.Excluded, Exclusion{File: s.File, Reason: fmt.Sprintf("per-GPU %s throughput %g is not positive", m, v)})
+			continue
+		}
+		p.samples = append(p.samples, s)
+		p.Replicates = append(p.Replicates, *s.Throughput(m))
+	}
+	for i := range pts {
+		p := &pts[i]
+		if len(p.samples) == 0 {
+			continue
+		}
+		p.Usable = true
+		p.Throughput = ptr(median(p.Replicates))
+		p.Intvty = medianOf(p.samples, func(s *Sample) *float64 { return floatOf(s.Intvty.P50) })
+		p.E2ENormP50 = medianOf(p.samples, func(s *Sample) *float64 { return floatOf(s.E2ENormIntvty.P50) })
+		p.E2ENormP90 = medianOf(p.samples, func(s *Sample) *float64 { return floatOf(s.E2ENormIntvty.P90) })
+		p.KVUsage = medianOf(p.samples, func(s *Sample) *float64 { return s.KVUsage })
+		p.CacheHit = medianOf(p.samples, func(s *Sample) *float64 { return s.CacheHit })
+		er := medianOf(p.samples, func(s *Sample) *float64 { return &s.ErrorRate })
+		p.ErrorRate = *er
+	}
+	return pts
+}
+
+// Samples returns the usable result files behind the point.
+func (p *Point) Samples() []*Sample { return p.samples }
+
+func medianOf(ss []*Sample, f func(*Sample) *float64) *float64 {
+	var v []float64
+	for _, s := range ss {
+		if x := f(s); x != nil {
+			v = append(v, *x)
+		}
+	}
+	if len(v) == 0 {
+		return nil
+	}
+	return ptr(median(v))
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func ptr(v float64) *float64 { return &v }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func joinInts(v []int, sep string) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, sep)
+}

@@ -142,9 +142,15 @@ type Result struct {
 
 // Analyze finds the knee of one arm (peers' §2.7): clean the points (drop
 // failed files, merge replicates by median), fit a unimodal isotonic curve
-// on log throughput over log2 concurrency, gate unsaturated and
+// on log throughput over log2 concurrency (a lone unreplicated spike at
+// the peak down-weighted), fit the smooth saturating model on the rising
+// side and plateau of that curve (robustly: outliers down-weighted), gate
+// unsaturated arms (the model still gains ≥ Gain per doubling between the
+// last two points and the last raw point is above the one before it) and
 // saturated-at-min arms, and take the smallest concurrency whose fitted
-// throughput reaches Threshold × the fitted peak.
+// throughput reaches Threshold × the fitted peak. The smooth model makes
+// the gate work on dense real conc-lists (62 → 64), where a two-point
+// ratio is all noise.
 func Analyze(a *Arm, o Options) *Result {
 	o = o.withDefaults()
 	r := &Result{Arm: a, Points: clean(a, o.Metric)}
@@ -172,35 +178,63 @@ func Analyze(a *Arm, o Options) *Result {
 		w[j] = float64(len(p.Replicates))
 	}
 	sigma := noise(r.Points, o.Sigma)
-	fit, mode := robustFit(y, w, sigma)
+	iso, mode := robustFit(y, w, sigma)
+	n := len(use)
+	// The smooth model is fitted on the rising side and the plateau: every
+	// point up to the last one whose unimodal fit is within δ of the peak.
+	// Points after that (a post-knee decline) keep the unimodal fit.
+	end := mode
+	for j := mode + 1; j < n; j++ {
+		if iso[j] >= iso[mode]+math.Log(1-o.Drop) {
+			end = j
+		}
+	}
+	fit := slices.Clone(iso)
+	if end+1 >= minPoints {
+		m, _ := fitSaturating(u[:end+1], y[:end+1], w[:end+1])
+		for j := range end + 1 {
+			fit[j] = m.at(u[j])
+		}
+	}
 	for j, i := range use {
 		v := math.Exp(fit[j])
 		r.Points[i].Fit = &v
 	}
-	peak := fit[mode]
+	peak := fit[end]
+	for j := range end + 1 {
+		peak = max(peak, fit[j])
+	}
 	r.PeakValue = math.Exp(peak)
+	pk := max(mode, slices.Index(fit, peak))
 	r.Peak = r.Points[use[mode]].Conc
 	r.Points[use[mode]].Peak = true
-	n := len(use)
 	lx := math.Log(o.Threshold)
 	kneeAt := func(shift float64) int {
-		for j := range fit {
+		for j := range end + 1 {
 			if fit[j] >= peak+lx+shift-1e-12 {
 				return j
 			}
 		}
-		return mode
+		return end
 	}
 	k := kneeAt(0)
+	if k > mode { // the smooth knee lies past the unimodal mode: report the peak there
+		r.Points[use[mode]].Peak = false
+		r.Peak = r.Points[use[pk]].Conc
+		r.Points[use[pk]].Peak = true
+	}
 
 	// Saturation gate: the top of the grid still gains ≥ τ per doubling.
-	lastMode := fit[n-1] >= peak-1e-12
-	if lastMode {
+	// The isotonic fit must rise at the top too: a last point measured
+	// below the one before it is no evidence of a curve still climbing.
+	if end == n-1 && iso[n-1] > iso[n-2]+1e-12 {
 		gain := math.Exp((fit[n-1] - fit[n-2]) / (u[n-1] - u[n-2]))
 		if gain >= 1+o.Gain {
 			r.Status = StatusUnsaturated
 			r.Peak, r.PeakValue = 0, 0
-			r.Points[use[mode]].Peak = false
+			for i := range r.Points {
+				r.Points[i].Peak = false
+			}
 			r.Reason = fmt.Sprintf("still gaining %.0f%% per doubling at c%d (gate %.0f%%): extend the grid upward",
 				100*(gain-1), r.Points[use[n-1]].Conc, 100*o.Gain)
 			return r
@@ -232,7 +266,7 @@ func Analyze(a *Arm, o Options) *Result {
 				100*sigma, r.Points[use[lo]].Conc, r.Points[use[hi]].Conc, joinInts(r.Settle, ", c"))
 		}
 	}
-	r.Kneedle = kneedleOnFit(u[:mode+1], fit[:mode+1], r.Points, use)
+	r.Kneedle = kneedleOnFit(u[:end+1], fit[:end+1], r.Points, use)
 	r.Cliff = cliffs(r, use, fit, peak, o)
 	return r
 }
@@ -329,9 +363,11 @@ func cliffs(r *Result, use []int, fit []float64, peak float64, o Options) []stri
 		if fit[j] < peak+math.Log(1-o.Drop) {
 			add(p, fmt.Sprintf("throughput %.0f%% below the peak", 100*(1-math.Exp(fit[j]-peak))))
 		}
-		if kp.Intvty != nil && p.Intvty != nil && *p.Intvty < 0.5**kp.Intvty*float64(kp.Conc)/float64(p.Conc)*2 &&
-			*p.Intvty < *kp.Intvty*0.5 {
-			add(p, fmt.Sprintf("interactivity %.0f%% below the knee's", 100*(1-*p.Intvty / *kp.Intvty)))
+		// At flat throughput interactivity falls like 1/c; falling a
+		// fifth faster than that means requests are stalling.
+		if kp.Intvty != nil && p.Intvty != nil && *p.Intvty < 0.8**kp.Intvty*float64(kp.Conc)/float64(p.Conc) {
+			add(p, fmt.Sprintf("interactivity %.1f tok/s/user, %.0f%% below flat throughput's", *p.Intvty,
+				100*(1-*p.Intvty*float64(p.Conc)/(*kp.Intvty*float64(kp.Conc)))))
 		}
 		if p.KVUsage != nil && *p.KVUsage >= 0.99 {
 			add(p, "KV cache pinned")

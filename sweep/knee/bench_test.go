@@ -1,0 +1,150 @@
+package knee_test
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"sweep/sweep/knee"
+	"sweep/sweep/knee/synth"
+)
+
+// corpusSeed and corpusSize fix the benchmark corpus.
+const (
+	corpusSeed = 20260714
+	corpusSize = 2000
+)
+
+// within reports |log2(a/b)| ≤ 1.
+func within(a, b int) bool {
+	return a > 0 && b > 0 && math.Abs(math.Log2(float64(a)/float64(b))) <= 1+1e-9
+}
+
+// hit scores a verdict against a case's truth (testdata/knee/README.md).
+func hit(c *synth.Case, status knee.Status, k int) bool {
+	if status == knee.StatusUnsaturated || status == knee.StatusInsufficient {
+		k = 0
+	}
+	switch c.Truth {
+	case knee.StatusOK:
+		return within(k, c.TrueKnee)
+	case knee.StatusSaturatedAtMin:
+		return status == c.Truth || within(k, c.CFirst)
+	}
+	return status == c.Truth
+}
+
+// kneedleVerdict runs Kneedle (kneed's defaults) on the same cleaned
+// points our method sees: the median throughput per usable concurrency,
+// against log2 c (logX) or c. No knee reads as unsaturated; fewer than 3
+// usable points as insufficient, as for ours.
+func kneedleVerdict(r *knee.Result, logX bool) (knee.Status, int) {
+	var x, y []float64
+	var conc []int
+	for _, p := range r.Points {
+		if !p.Usable {
+			continue
+		}
+		cx := float64(p.Conc)
+		if logX {
+			cx = math.Log2(cx)
+		}
+		x, y, conc = append(x, cx), append(y, *p.Throughput), append(conc, p.Conc)
+	}
+	if len(x) < 3 {
+		return knee.StatusInsufficient, 0
+	}
+	i, ok := knee.Kneedle(x, y, 1)
+	if !ok {
+		return knee.StatusUnsaturated, 0
+	}
+	return knee.StatusOK, conc[i]
+}
+
+type tally struct{ n, ours, kLog, kRaw int }
+
+func score(cases []*synth.Case) (map[string]*tally, tally) {
+	by := map[string]*tally{}
+	var all tally
+	for _, c := range cases {
+		r := knee.Analyze(c.Arm, knee.Options{})
+		t := by[c.Family]
+		if t == nil {
+			t = &tally{}
+			by[c.Family] = t
+		}
+		for _, tt := range []*tally{t, &all} {
+			tt.n++
+			if hit(c, r.Status, r.Knee) {
+				tt.ours++
+			}
+			if s, k := kneedleVerdict(r, true); hit(c, s, k) {
+				tt.kLog++
+			}
+			if s, k := kneedleVerdict(r, false); hit(c, s, k) {
+				tt.kRaw++
+			}
+		}
+	}
+	return by, all
+}
+
+func pct(a, n int) float64 { return 100 * float64(a) / float64(n) }
+
+func report(by map[string]*tally, all tally) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-18s %6s %12s %18s %16s\n", "family", "arms", "ours hit %", "kneedle(log2) hit %", "kneedle(c) hit %")
+	fams := make([]string, 0, len(by))
+	for f := range by {
+		fams = append(fams, f)
+	}
+	sort.Strings(fams)
+	for _, f := range append(fams, "all") {
+		t := &all
+		if f != "all" {
+			t = by[f]
+		}
+		fmt.Fprintf(&b, "%-18s %6d %12.1f %18.1f %16.1f\n", f, t.n, pct(t.ours, t.n), pct(t.kLog, t.n), pct(t.kRaw, t.n))
+	}
+	return b.String()
+}
+
+// BenchmarkKneeAccuracy scores our knee and Kneedle's on the seeded corpus
+// (synth.Corpus) side by side: hit = within one doubling of the noise-free
+// knee, or the right status for unsaturated, saturated-at-min and
+// insufficient arms. The metrics are the hit and miss percentages and
+// ours' miss rate over the better Kneedle's (target ≤ 0.5).
+func BenchmarkKneeAccuracy(b *testing.B) {
+	cases := synth.Corpus(corpusSeed, corpusSize)
+	var by map[string]*tally
+	var all tally
+	for b.Loop() {
+		by, all = score(cases)
+	}
+	ourMiss := 100 - pct(all.ours, all.n)
+	kMiss := 100 - max(pct(all.kLog, all.n), pct(all.kRaw, all.n))
+	b.ReportMetric(pct(all.ours, all.n), "ours_hit_%")
+	b.ReportMetric(pct(all.kLog, all.n), "kneedle_log2_hit_%")
+	b.ReportMetric(pct(all.kRaw, all.n), "kneedle_raw_hit_%")
+	b.ReportMetric(ourMiss, "ours_miss_%")
+	b.ReportMetric(kMiss, "kneedle_best_miss_%")
+	b.ReportMetric(ourMiss/kMiss, "miss_ratio")
+	b.Logf("corpus seed %d, %d arms\n%s", corpusSeed, corpusSize, report(by, all))
+}
+
+// TestKneeAccuracy holds the benchmark's targets on a smaller corpus of
+// the same generator: ≥ 95 % hits, and at most half Kneedle's misses.
+func TestKneeAccuracy(t *testing.T) {
+	by, all := score(synth.Corpus(corpusSeed+1, 600))
+	t.Logf("\n%s", report(by, all))
+	ourMiss := all.n - all.ours
+	kMiss := all.n - max(all.kLog, all.kRaw)
+	if pct(all.ours, all.n) < 95 {
+		t.Errorf("ours hit %.1f%% of %d arms, want ≥ 95%%", pct(all.ours, all.n), all.n)
+	}
+	if 2*ourMiss > kMiss {
+		t.Errorf("ours missed %d arms, Kneedle (best axis) %d: want at most half", ourMiss, kMiss)
+	}
+}

@@ -1,0 +1,94 @@
+package knee
+
+import (
+	"math"
+	"sort"
+)
+
+// saturating is the smooth throughput model the knee is read from:
+// T(c) = A·c / (c^p + s^p)^(1/p), linear in c well below s and flat well
+// above it, p setting how sharp the bend is. In log space over u = log2 c
+// (s = 2^v):
+//
+//	log T = log A + (u − v)·ln 2 − softplus(p·(u − v)·ln 2) / p
+type saturating struct{ logA, v, p float64 }
+
+func (m saturating) at(u float64) float64 {
+	z := m.p * (u - m.v) * math.Ln2
+	return m.logA + (u-m.v)*math.Ln2 - softplus(z)/m.p
+}
+
+func softplus(z float64) float64 {
+	if z > 30 {
+		return z
+	}
+	return math.Log1p(math.Exp(z))
+}
+
+// sharpness values the fit tries for p.
+var sharpness = []float64{1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6, 8, 12}
+
+// fitSaturating fits the model to (u, y = log T) by weighted least squares
+// over a grid of p and v (log A in closed form), then once more with
+// points standing more than 3 robust standard deviations off the first
+// fit down-weighted (a spike or a bad run must not bend the curve). It
+// returns the model and the robust residual scale.
+func fitSaturating(u, y, w []float64) (saturating, float64) {
+	m := gridFit(u, y, w)
+	res := make([]float64, len(u))
+	for i := range u {
+		res[i] = math.Abs(y[i] - m.at(u[i]))
+	}
+	scale := max(1.4826*medianAbs(res), 0.01)
+	w2 := make([]float64, len(w))
+	changed := false
+	for i := range w {
+		w2[i] = w[i]
+		if res[i] > 3*scale {
+			w2[i], changed = w[i]*1e-3, true
+		}
+	}
+	if changed {
+		m = gridFit(u, y, w2)
+	}
+	return m, scale
+}
+
+func medianAbs(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func gridFit(u, y, w []float64) saturating {
+	lo, hi := u[0]-4, u[len(u)-1]+6
+	best, bestSSE := saturating{}, math.Inf(1)
+	sw := 0.0
+	for _, x := range w {
+		sw += x
+	}
+	for _, p := range sharpness {
+		for v := lo; v <= hi+1e-9; v += 0.05 {
+			m := saturating{v: v, p: p}
+			// log A = weighted mean of y − model(log A = 0)
+			s := 0.0
+			for i := range u {
+				s += w[i] * (y[i] - m.at(u[i]))
+			}
+			m.logA = s / sw
+			sse := 0.0
+			for i := range u {
+				d := y[i] - m.at(u[i])
+				sse += w[i] * d * d
+			}
+			if sse < bestSSE {
+				best, bestSSE = m, sse
+			}
+		}
+	}
+	return best
+}

@@ -1,0 +1,396 @@
+// Package synth generates seeded discovery sweeps with a known knee: arms
+// whose throughput follows a noise-free curve (saturating, post-knee
+// cliff, unsaturated, saturated at the first point, or too few usable
+// points), measured with multiplicative noise, spikes, replicates and
+// failed points on doubling grids and on the agentic conc-lists of the
+// shipped master configs. The knee benchmark and the command tests use it;
+// WriteDir lays an arm out as InferenceX aggregate result files.
+//
+//	cases := synth.Corpus(seed, n)
+//	for _, c := range cases { r := knee.Analyze(c.Arm, knee.Options{}); ... c.Truth ... }
+package synth
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"sweep/configs"
+	"sweep/metrics"
+	"sweep/sweep/knee"
+)
+
+// Families of noise-free curves.
+const (
+	FamilySaturating     = "saturating"
+	FamilyCliff          = "cliff"
+	FamilyUnsaturated    = "unsaturated"
+	FamilySaturatedAtMin = "saturated-at-min"
+	FamilyInsufficient   = "insufficient"
+)
+
+// Case is one generated arm with its truth.
+type Case struct {
+	ID     string
+	Family string
+	Grid   string // "dbl-1-256" or "real:<key> tp..": where the grid came from
+	Sigma  float64
+	Mods   []string // spike, replicates, failed
+	// Truth is the status of the noise-free curve on the usable grid (the
+	// rule of testdata/knee/README.md); TrueKnee its knee (0 unless ok),
+	// CFirst the first usable concurrency.
+	Truth    knee.Status
+	TrueKnee int
+	CFirst   int
+	Arm      *knee.Arm
+	// Curve is the noise-free throughput per GPU at any concurrency.
+	Curve func(c float64) float64 `json:"-"`
+}
+
+// Grids returns the concurrency grids cases are drawn on: doubling grids
+// and every distinct agentic single-node conc-list (≥ 4 values) of the
+// embedded master configs.
+func Grids() []Grid {
+	gs := []Grid{dbl(1, 256), dbl(4, 128), dbl(1, 1024), dbl(2, 64), dbl(1, 64)}
+	m, err := configs.DefaultMasters()
+	if err != nil {
+		return gs
+	}
+	seen := map[string]bool{}
+	for _, k := range m.Keys() {
+		e, _ := m.Lookup(k)
+		for _, a := range e.Scenarios.AgenticCoding {
+			for _, s := range a.SearchSpace {
+				if s.IsMultinode() || len(s.ConcList) < 4 {
+					continue
+				}
+				c := slices.Clone(s.ConcList)
+				sort.Ints(c)
+				c = slices.Compact(c)
+				if len(c) < 4 || seen[fmt.Sprint(c)] {
+					continue
+				}
+				seen[fmt.Sprint(c)] = true
+				gs = append(gs, Grid{Name: fmt.Sprintf("real:%s tp%d", k, *s.TP), Conc: c})
+			}
+		}
+	}
+	return gs
+}
+
+// Grid is a named list of concurrencies, ascending.
+type Grid struct {
+	Name string
+	Conc []int
+}
+
+func dbl(lo, hi int) Grid {
+	var c []int
+	for x := lo; x <= hi; x *= 2 {
+		c = append(c, x)
+	}
+	return Grid{Name: fmt.Sprintf("dbl-%d-%d", lo, hi), Conc: c}
+}
+
+// Corpus returns n cases drawn with seed: families in the proportions
+// 40 % saturating, 20 % cliff, 15 % unsaturated, 15 % saturated-at-min,
+// 10 % insufficient. Cases whose truth sits on a knife edge of the rule
+// (top gain within 5 points of the 10 % gate, first point within 0.02 of
+// 0.9 × peak) are redrawn.
+func Corpus(seed uint64, n int) []*Case {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	grids := Grids()
+	out := make([]*Case, 0, n)
+	for len(out) < n {
+		f := rng.Float64()
+		fam := FamilySaturating
+		switch {
+		case f < 0.40:
+		case f < 0.60:
+			fam = FamilyCliff
+		case f < 0.75:
+			fam = FamilyUnsaturated
+		case f < 0.90:
+			fam = FamilySaturatedAtMin
+		default:
+			fam = FamilyInsufficient
+		}
+		if c := draw(rng, fam, grids[rng.IntN(len(grids))], fmt.Sprintf("s%04d", len(out)+1)); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func logUniform(rng *rand.Rand, lo, hi float64) float64 {
+	return math.Exp(math.Log(lo) + rng.Float64()*(math.Log(hi)-math.Log(lo)))
+}
+
+// draw makes one case or returns nil when the draw lands on a knife edge.
+func draw(rng *rand.Rand, fam string, g Grid, id string) *Case {
+	conc := g.Conc
+	c1, cn := float64(conc[0]), float64(conc[len(conc)-1])
+	a := logUniform(rng, 2000, 30000)
+	p := 1.2 + rng.Float64()*4.8
+	var s float64
+	cliff, drop, errRate := math.Inf(1), 0.0, 0.0
+	decline := 0.0
+	switch fam {
+	case FamilySaturating, FamilyInsufficient:
+		s = logUniform(rng, c1*1.2, cn/2.5)
+	case FamilyCliff:
+		s = logUniform(rng, c1*1.2, cn/4)
+		cliff = s * logUniform(rng, 1.3, 3)
+		drop = 0.05 + rng.Float64()*0.35
+		errRate = 0.03 + rng.Float64()*0.2
+	case FamilyUnsaturated:
+		s = cn * logUniform(rng, 1.5, 8)
+	case FamilySaturatedAtMin:
+		s = c1 / logUniform(rng, 3, 12)
+		if rng.IntN(2) == 0 {
+			decline = 0.01 + rng.Float64()*0.03
+		}
+	}
+	curve := func(c float64) float64 {
+		t := a * c / math.Pow(math.Pow(c, p)+math.Pow(s, p), 1/p)
+		if c > cliff {
+			t *= math.Pow(1-drop, math.Log2(c/cliff))
+		}
+		if decline > 0 && c > s {
+			t *= math.Pow(1-decline, math.Log2(c/c1))
+		}
+		return t
+	}
+	errAt := func(c float64) float64 {
+		if c <= cliff {
+			return 0.004
+		}
+		return 0.004 + errRate*math.Log2(c/cliff)
+	}
+	if fam == FamilyUnsaturated && len(conc) > 0 {
+		// keep it clearly unsaturated at the top
+	}
+	cs := &Case{ID: id, Family: fam, Grid: g.Name, Sigma: 0.01 + rng.Float64()*0.07, Curve: curve}
+	// which concurrencies are usable
+	usable := make([]bool, len(conc))
+	for i := range conc {
+		usable[i] = errAt(float64(conc[i])) <= metrics.DefaultFailedRequestThreshold
+	}
+	if fam == FamilyInsufficient {
+		keep := 1 + rng.IntN(2)
+		for i := range usable {
+			usable[i] = false
+		}
+		for _, i := range rng.Perm(len(conc))[:keep] {
+			usable[i] = true
+		}
+	} else if rng.Float64() < 0.25 && len(conc) > 5 {
+		// one concurrency that only failed (a node problem), not the first
+		usable[1+rng.IntN(len(conc)-1)] = false
+		cs.Mods = append(cs.Mods, "failed")
+	}
+	var ug []int
+	for i, c := range conc {
+		if usable[i] {
+			ug = append(ug, c)
+		}
+	}
+	cs.Truth, cs.TrueKnee = truth(ug, curve)
+	if len(ug) > 0 {
+		cs.CFirst = ug[0]
+	}
+	if knife(ug, curve) {
+		return nil
+	}
+	switch {
+	case fam == FamilyUnsaturated && cs.Truth != knee.StatusUnsaturated,
+		fam == FamilySaturatedAtMin && cs.Truth != knee.StatusSaturatedAtMin,
+		fam == FamilyInsufficient && cs.Truth != knee.StatusInsufficient,
+		(fam == FamilySaturating || fam == FamilyCliff) && cs.Truth != knee.StatusOK:
+		return nil // the draw did not make the family it was meant to
+	}
+	spike := -1
+	if rng.Float64() < 0.15 && len(ug) >= 4 {
+		spike = rng.IntN(len(conc))
+		cs.Mods = append(cs.Mods, "spike")
+	}
+	reps := rng.Float64() < 0.3
+	if reps {
+		cs.Mods = append(cs.Mods, "replicates")
+	}
+	failedRerun := rng.Float64() < 0.2
+	if failedRerun {
+		cs.Mods = append(cs.Mods, "failed")
+	}
+	arm := &knee.Arm{Identity: identity(rng, id)}
+	for i, c := range conc {
+		n := 1
+		if reps && rng.Float64() < 0.5 {
+			n = 2 + rng.IntN(2)
+		}
+		for r := range n {
+			t := curve(float64(c)) * math.Exp(cs.Sigma*rng.NormFloat64())
+			if i == spike && r == 0 {
+				t *= 1.15 + 0.15*rng.Float64()
+			}
+			smp := sample(id, c, r, t, curve, s, errAt(float64(c)), cs.Sigma, rng)
+			if !usable[i] {
+				fail(&smp, rng)
+			}
+			arm.Samples = append(arm.Samples, smp)
+		}
+		if failedRerun && usable[i] && rng.Float64() < 0.3 {
+			smp := sample(id, c, n, curve(float64(c)), curve, s, 0, cs.Sigma, rng)
+			fail(&smp, rng)
+			arm.Samples = append(arm.Samples, smp)
+		}
+	}
+	cs.Arm = arm
+	return cs
+}
+
+// fail turns a sample into a failed point: no successful request, or an
+// error rate above 10 %.
+func fail(s *knee.Sample, rng *rand.Rand) {
+	if rng.IntN(2) == 0 {
+		s.Excluded, s.TotalTPS, s.OutputTPS = "no successful request", nil, nil
+		return
+	}
+	s.ErrorRate = 0.12 + 0.5*rng.Float64()
+	s.Errors = int(100 * s.ErrorRate)
+	s.Excluded = fmt.Sprintf("error rate %.1f%% > 10%%", 100*s.ErrorRate)
+}
+
+func sample(id string, c, rep int, t float64, curve func(float64) float64, s, errRate, sigma float64, rng *rand.Rand) knee.Sample {
+	out := t * 0.008
+	ctx := float64(c)
+	intv := 2400 * curve(ctx) / curve(1) / ctx * math.Exp(0.5*sigma*rng.NormFloat64()) * 60 / (60 + ctx)
+	intv = max(intv, 0.5)
+	kv := min(1, 0.25*math.Pow(ctx/s, 0.8))
+	hit := 0.95
+	if kv >= 0.99 {
+		hit = 0.05
+	}
+	f := func(v float64) *metrics.Float { x := metrics.Float(v); return &x }
+	st := func(p50, p90 float64) metrics.Stats { return metrics.Stats{P50: f(p50), P90: f(p90), Mean: f((p50 + p90) / 2)} }
+	ttft := 0.3 * (1 + math.Pow(ctx/s, 1.5))
+	return knee.Sample{
+		File: fmt.Sprintf("%s/conc%d_r%d.json", id, c, rep), Conc: c,
+		TotalTPS: ptr(t), OutputTPS: ptr(out), ErrorRate: errRate, Errors: int(errRate * 1000),
+		Intvty: st(intv, intv*0.8), E2ENormIntvty: st(intv*0.8, intv*0.6),
+		TTFT: st(ttft, ttft*2.2), ITL: st(1/intv, 1.25/intv),
+		KVUsage: ptr(kv), CacheHit: ptr(hit),
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+var arms = []struct{ tp, ep int }{{2, 2}, {4, 1}, {4, 4}, {8, 1}, {8, 8}}
+
+func identity(rng *rand.Rand, id string) knee.Identity {
+	a := arms[rng.IntN(len(arms))]
+	v := []any{"qwen3.5", "mi325x-amds", "sglang", "fp8", "mtp", "agentic-coding", false, false, a.tp, a.ep, "false", "none", 1}
+	var out knee.Identity
+	for i, x := range v {
+		out[i], _ = json.Marshal(x)
+	}
+	out[0], _ = json.Marshal("qwen3.5-" + id)
+	return out
+}
+
+// truth applies the noise-free rule on the usable grid.
+func truth(grid []int, curve func(float64) float64) (knee.Status, int) {
+	n := len(grid)
+	if n < 3 {
+		return knee.StatusInsufficient, 0
+	}
+	t := make([]float64, n)
+	top := 0.0
+	for i, c := range grid {
+		t[i] = curve(float64(c))
+		top = max(top, t[i])
+	}
+	if t[n-1]/t[n-2] >= math.Pow(1.1, math.Log2(float64(grid[n-1])/float64(grid[n-2]))) {
+		return knee.StatusUnsaturated, 0
+	}
+	if t[0] >= 0.9*top {
+		return knee.StatusSaturatedAtMin, 0
+	}
+	for i := range t {
+		if t[i] >= 0.9*top {
+			return knee.StatusOK, grid[i]
+		}
+	}
+	return knee.StatusOK, grid[n-1]
+}
+
+// knife reports a draw whose truth is within a hair of the rule's edges.
+func knife(grid []int, curve func(float64) float64) bool {
+	n := len(grid)
+	if n < 3 {
+		return false
+	}
+	top := 0.0
+	for _, c := range grid {
+		top = max(top, curve(float64(c)))
+	}
+	gain := math.Pow(curve(float64(grid[n-1]))/curve(float64(grid[n-2])), 1/math.Log2(float64(grid[n-1])/float64(grid[n-2]))) - 1
+	first := curve(float64(grid[0])) / top
+	return math.Abs(gain-0.10) < 0.05 || math.Abs(first-0.9) < 0.02
+}
+
+// WriteDir writes the arm's samples under dir as InferenceX aggregate
+// result files (one per sample, in per-concurrency artifact folders) and
+// returns the paths.
+func WriteDir(dir string, a *knee.Arm, simulated bool) ([]string, error) {
+	var paths []string
+	for i, s := range a.Samples {
+		obj := map[string]any{}
+		for j, k := range knee.IdentityKeys {
+			obj[k] = a.Identity[j]
+		}
+		obj["conc"] = s.Conc
+		obj["image"] = "lmsysorg/sglang:synthetic"
+		obj["simulated"] = simulated
+		succ, profiled := 1000, 1000
+		if s.Excluded == "no successful request" {
+			succ, profiled = 0, 0
+		}
+		errs := int(math.Round(s.ErrorRate * float64(profiled) / (1 - min(s.ErrorRate, 0.99))))
+		obj["num_requests_total"] = profiled + errs + 8
+		obj["num_requests_successful"] = succ
+		obj["request_accounting"] = map[string]any{"records_total": profiled + errs + 8, "records_profiled": profiled,
+			"records_dropped_total": errs + 8, "records_warmup_dropped": 8, "records_error_dropped": errs, "error_categories": map[string]int{}}
+		tp := map[string]any{}
+		if s.TotalTPS != nil && succ > 0 {
+			tp["per_gpu"] = map[string]any{"total_tput_tps": *s.TotalTPS, "output_tput_tps": *s.OutputTPS, "input_tput_tps": *s.TotalTPS - *s.OutputTPS}
+		}
+		obj["request_metrics"] = map[string]any{
+			"latency":    map[string]any{"ttft": s.TTFT, "itl": s.ITL, "tpot": s.ITL, "intvty": s.Intvty, "e2e_norm_intvty": s.E2ENormIntvty},
+			"throughput": tp,
+		}
+		obj["server_metrics"] = map[string]any{"present": true, "adapter": "sglang",
+			"cache": map[string]any{"overall_cache_hit_rate": s.CacheHit}, "kv_cache": map[string]any{"gpu_usage_pct": s.KVUsage}}
+		if s.AL != nil {
+			obj["acceptance_length"] = s.AL
+		}
+		data, err := json.MarshalIndent(obj, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		p := filepath.Join(dir, fmt.Sprintf("bmk_agentic_conc%d_%d", s.Conc, i), fmt.Sprintf("result_conc%d.json", s.Conc))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, append(data, '\n'), 0o644); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}

@@ -94,24 +94,24 @@ type Point struct {
 	Usable bool `json:"usable"`
 	// Throughput is the median per-GPU throughput of the usable replicates
 	// (nil when none is usable); Fit is the noise-robust fitted value.
-	Throughput *float64   `json:"throughput"`
-	Fit        *float64   `json:"fit"`
-	Replicates []float64  `json:"replicates"`
+	Throughput *float64    `json:"throughput"`
+	Fit        *float64    `json:"fit"`
+	Replicates []float64   `json:"replicates"`
 	Excluded   []Exclusion `json:"excluded,omitempty"`
 	// Interactivity medians over the usable replicates (tokens/s/user):
 	// 1/ITL at p50, and E2E-normalised at p50 and p90.
-	Intvty         *float64 `json:"intvty_p50"`
-	E2ENormP50     *float64 `json:"e2e_norm_intvty_p50"`
-	E2ENormP90     *float64 `json:"e2e_norm_intvty_p90"`
-	ErrorRate      float64  `json:"error_rate"`
-	KVUsage        *float64 `json:"kv_usage,omitempty"`
-	CacheHit       *float64 `json:"cache_hit_rate,omitempty"`
-	Knee           bool     `json:"knee,omitempty"`
-	Peak           bool     `json:"peak,omitempty"`
-	Kneedle        bool     `json:"kneedle,omitempty"`
-	Cliff          []string `json:"cliff,omitempty"` // why this post-knee point is a cliff
-	Settle         bool     `json:"replicate,omitempty"`
-	samples        []*Sample
+	Intvty     *float64 `json:"intvty_p50"`
+	E2ENormP50 *float64 `json:"e2e_norm_intvty_p50"`
+	E2ENormP90 *float64 `json:"e2e_norm_intvty_p90"`
+	ErrorRate  float64  `json:"error_rate"`
+	KVUsage    *float64 `json:"kv_usage,omitempty"`
+	CacheHit   *float64 `json:"cache_hit_rate,omitempty"`
+	Knee       bool     `json:"knee,omitempty"`
+	Peak       bool     `json:"peak,omitempty"`
+	Kneedle    bool     `json:"kneedle,omitempty"`
+	Cliff      []string `json:"cliff,omitempty"` // why this post-knee point is a cliff
+	Settle     bool     `json:"replicate,omitempty"`
+	samples    []*Sample
 }
 
 // Result is the verdict on one arm.

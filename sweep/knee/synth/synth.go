@@ -277,7 +277,9 @@ func sample(id string, c, rep int, t float64, curve func(float64) float64, s, er
 		hit = 0.05
 	}
 	f := func(v float64) *metrics.Float { x := metrics.Float(v); return &x }
-	st := func(p50, p90 float64) metrics.Stats { return metrics.Stats{P50: f(p50), P90: f(p90), Mean: f((p50 + p90) / 2)} }
+	st := func(p50, p90 float64) metrics.Stats {
+		return metrics.Stats{P50: f(p50), P90: f(p90), Mean: f((p50 + p90) / 2)}
+	}
 	ttft := 0.3 * (1 + math.Pow(ctx/s, 1.5))
 	return knee.Sample{
 		File: fmt.Sprintf("%s/conc%d_r%d.json", id, c, rep), Conc: c,

@@ -21,6 +21,7 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 			newResultCmd(ios),
 			newScrapeCmd(ios, nil),
 			newCICmd(ios),
+			newKneesCmd(ios, nil),
 		},
 	}
 }

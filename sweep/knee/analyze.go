@@ -197,7 +197,7 @@ func Analyze(a *Arm, o Options) *Result {
 		}
 	}
 	for j, i := range use {
-		v := math.Exp(fit[j])
+		v := round5(math.Exp(fit[j]))
 		r.Points[i].Fit = &v
 	}
 	peak := fit[end]
@@ -298,6 +298,10 @@ func robustFit(y, w []float64, sigma float64) ([]float64, int) {
 	return fit, mode
 }
 
+// maxSigma caps the noise estimate: replicates that differ by more are
+// not noise but different runs (a changed image, a sick node).
+const maxSigma = 0.10
+
 // noise estimates the relative noise from replicate spread (pooled
 // standard deviation of log throughput), or returns def without
 // replicates.
@@ -321,7 +325,7 @@ func noise(points []Point, def float64) float64 {
 	if dof < 2 {
 		return def
 	}
-	return max(math.Sqrt(ss/float64(dof)), 0.01)
+	return min(max(math.Sqrt(ss/float64(dof)), 0.01), maxSigma)
 }
 
 // kneedleOnFit runs Kneedle on the fitted rising side (log2 c, fit) and
@@ -425,7 +429,7 @@ func clean(a *Arm, m Metric) []Point {
 		p.KVUsage = medianOf(p.samples, func(s *Sample) *float64 { return s.KVUsage })
 		p.CacheHit = medianOf(p.samples, func(s *Sample) *float64 { return s.CacheHit })
 		er := medianOf(p.samples, func(s *Sample) *float64 { return &s.ErrorRate })
-		p.ErrorRate = *er
+		p.ErrorRate = round5(*er)
 	}
 	return pts
 }
@@ -457,6 +461,9 @@ func median(v []float64) float64 {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// round5 rounds to 5 decimals, as InferenceX's result numbers are.
+func round5(v float64) float64 { return math.Round(v*1e5) / 1e5 }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

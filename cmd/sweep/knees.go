@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"sweep/sweep/knee"
+)
+
+// kneesOptions are the inputs of "sweep knees".
+type kneesOptions struct {
+	IO        *IOStreams
+	Dir       string
+	Format    string // table or json
+	Threshold float64
+	Metric    knee.Metric
+}
+
+// newKneesCmd binds "sweep knees" flags to a kneesOptions and runs runF
+// with it (kneesRun when runF is nil).
+func newKneesCmd(ios *IOStreams, runF func(context.Context, *kneesOptions) error) *Command {
+	if runF == nil {
+		runF = kneesRun
+	}
+	return &Command{
+		Name:  "knees",
+		Short: "Find the throughput knee of every arm in a directory of sweep results",
+		Long: `Read every aggregate result JSON under DIR (recursively: files whose top level
+has "conc" and "request_metrics", as sweep run and InferenceX write them;
+other files are ignored), group them into arms (one parallelism config of
+one config key: infmax_model_prefix, hw, framework, precision,
+spec_decoding, scenario_type, disagg, is_multinode, tp, ep, dp_attention,
+kv_offloading, pp) and find each arm's knee: the smallest concurrency
+whose fitted throughput per GPU reaches --threshold × the arm's peak.
+
+Failed points are excluded and listed: no successful request, a request
+error rate above 10 % (records_error_dropped / (records_profiled +
+records_error_dropped), as InferenceX's validation computes it), or a
+result marked invalid. Several files at one concurrency are replicates
+(their median is used). Simulated and real results in one arm are an
+error.
+
+Statuses: ok; ambiguous (the knee moves within the noise: the line says
+which replicates settle it); unsaturated (still gaining >= 10 % per
+doubling at the top of the grid: extend it upward); saturated-at-min (the
+first point already reaches the threshold: extend it downward);
+insufficient (fewer than 3 usable concurrencies). Kneedle's knee is a
+diagnostic column only.
+
+Examples:
+  sweep knees results/
+  sweep knees results/ --format json --threshold 0.95 --metric output`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &kneesOptions{IO: ios, Metric: knee.MetricTotal}
+			fs := pflag.NewFlagSet("knees", pflag.ContinueOnError)
+			fs.StringVar(&o.Format, "format", "table", "output format: table or json")
+			fs.Float64Var(&o.Threshold, "threshold", 0.9, "the knee reaches this fraction of the arm's peak throughput, in (0, 1)")
+			fs.Var(&o.Metric, "metric", "throughput per GPU to use: total (input+output tokens) or output")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return flagErrorf("knees takes one directory, got %d arguments", len(args))
+				}
+				o.Dir = args[0]
+				if o.Format != "table" && o.Format != "json" {
+					return flagErrorf("--format %q: want table or json", o.Format)
+				}
+				if !(o.Threshold > 0 && o.Threshold < 1) {
+					return flagErrorf("--threshold %g: want a fraction in (0, 1), e.g. 0.9", o.Threshold)
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// kneesRun reads o.Dir and prints one verdict per arm.
+func kneesRun(ctx context.Context, o *kneesOptions) error {
+	arms, err := knee.Read(ctx, o.Dir)
+	if err != nil {
+		return err
+	}
+	rs := make([]*knee.Result, len(arms))
+	for i, a := range arms {
+		rs[i] = knee.Analyze(a, knee.Options{Threshold: o.Threshold, Metric: o.Metric})
+	}
+	if o.Format == "json" {
+		return knee.WriteJSON(o.IO.Out, rs)
+	}
+	if len(arms) == 0 {
+		fmt.Fprintf(o.IO.ErrOut, "no result files under %s (looked for *.json with conc and request_metrics)\n", o.Dir)
+		return nil
+	}
+	return knee.WriteTable(o.IO.Out, rs)
+}

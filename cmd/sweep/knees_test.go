@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/knee/synth"
+)
+
+func TestKneesFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+		want    kneesOptions
+	}{
+		{name: "defaults", args: []string{"d"}, want: kneesOptions{Dir: "d", Format: "table", Threshold: 0.9, Metric: "total"}},
+		{name: "json output", args: []string{"d", "--format", "json", "--threshold", "0.95", "--metric", "output"},
+			want: kneesOptions{Dir: "d", Format: "json", Threshold: 0.95, Metric: "output"}},
+		{name: "no dir", args: nil, wantErr: "knees takes one directory, got 0 arguments"},
+		{name: "bad format", args: []string{"d", "--format", "yaml"}, wantErr: `--format "yaml": want table or json`},
+		{name: "bad threshold", args: []string{"d", "--threshold", "90"}, wantErr: "--threshold 90: want a fraction in (0, 1)"},
+		{name: "bad metric", args: []string{"d", "--metric", "input"}, wantErr: `metric "input": want total or output`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got *kneesOptions
+			ios := &IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
+			c := newKneesCmd(ios, func(_ context.Context, o *kneesOptions) error { got = o; return nil })
+			fs, run := c.Flags()
+			fs.SetOutput(ios.ErrOut)
+			err := fs.Parse(tc.args)
+			if err == nil {
+				err = run(t.Context(), fs.Args())
+			}
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			got.IO = nil
+			assert.Equal(t, tc.want, *got)
+		})
+	}
+}
+
+// TestKneesRunJSON runs the command on a seeded sweep directory of two
+// arms and checks the JSON contract.
+func TestKneesRunJSON(t *testing.T) {
+	dir := t.TempDir()
+	cases := synth.Corpus(7, 2)
+	for i, c := range cases {
+		_, err := synth.WriteDir(filepath.Join(dir, c.ID), c.Arm, i == 0)
+		require.NoError(t, err)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.json"), []byte(`{"run_id":"x"}`), 0o644))
+	var out, errOut bytes.Buffer
+	code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, []string{"knees", dir, "--format", "json"})
+	require.Equal(t, 0, code, errOut.String())
+	var got []map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
+	require.Len(t, got, 2)
+	for _, a := range got {
+		keys := make([]string, 0, len(a))
+		for k := range a {
+			keys = append(keys, k)
+		}
+		assert.ElementsMatch(t, []string{"arm", "status", "knee_conc", "peak_conc", "points"}, keys)
+		var arm map[string]any
+		require.NoError(t, json.Unmarshal(a["arm"], &arm))
+		assert.Len(t, arm, 13)
+	}
+}
+
+// TestKneesMixedSimulation: one arm with simulated and real files fails
+// with both files named.
+func TestKneesMixedSimulation(t *testing.T) {
+	dir := t.TempDir()
+	c := synth.Corpus(3, 1)[0]
+	_, err := synth.WriteDir(filepath.Join(dir, "sim"), c.Arm, true)
+	require.NoError(t, err)
+	_, err = synth.WriteDir(filepath.Join(dir, "real"), c.Arm, false)
+	require.NoError(t, err)
+	var out, errOut bytes.Buffer
+	code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, []string{"knees", dir})
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut.String(), "simulated and real results in one arm")
+	assert.Contains(t, errOut.String(), filepath.Join(dir, "sim"))
+	assert.Contains(t, errOut.String(), filepath.Join(dir, "real"))
+}

@@ -1,0 +1,81 @@
+package knee
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// resultJSON is the shape `sweep knees --format json` prints per arm.
+type resultJSON struct {
+	Arm      Identity `json:"arm"`
+	Status   Status   `json:"status"`
+	KneeConc *int     `json:"knee_conc"`
+	PeakConc *int     `json:"peak_conc"`
+	Points   []Point  `json:"points"`
+}
+
+func optInt(v int) *int {
+	if v == 0 {
+		return nil
+	}
+	return &v
+}
+
+// MarshalJSON writes the verdict as {"arm", "status", "knee_conc",
+// "peak_conc", "points"}; knee_conc is null for unsaturated and
+// insufficient arms.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	return json.Marshal(resultJSON{Arm: r.Arm.Identity, Status: r.Status, KneeConc: optInt(r.Knee),
+		PeakConc: optInt(r.Peak), Points: r.Points})
+}
+
+// WriteJSON prints the verdicts as one indented JSON array.
+func WriteJSON(w io.Writer, rs []*Result) error {
+	if rs == nil {
+		rs = []*Result{}
+	}
+	data, err := json.MarshalIndent(rs, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// WriteTable prints one line per arm (identity, status, knee, peak,
+// Kneedle's knee, cliff, the reason for the verdict), then each excluded
+// file indented under its arm.
+func WriteTable(w io.Writer, rs []*Result) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ARM\tSTATUS\tKNEE\tPEAK\tKNEEDLE\tCLIFF\tREASON")
+	c := func(v int) string {
+		if v == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("c%d", v)
+	}
+	for _, r := range rs {
+		cliff := "-"
+		if len(r.Cliff) > 0 {
+			cliff = "yes"
+		}
+		reason := r.Reason
+		if len(r.Cliff) > 0 {
+			reason += "; cliff: " + strings.Join(r.Cliff, ", ")
+		}
+		kneedle := c(r.Kneedle)
+		if r.Kneedle == 0 && r.Status != StatusInsufficient && r.Status != StatusUnsaturated {
+			kneedle = "no bend"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Arm.Identity.Label(), r.Status, c(r.Knee), c(r.Peak), kneedle, cliff, reason)
+		for _, p := range r.Points {
+			for _, e := range p.Excluded {
+				fmt.Fprintf(tw, "  excluded c%d\t%s\t\t\t\t\t%s\n", p.Conc, e.Reason, e.File)
+			}
+		}
+	}
+	return tw.Flush()
+}

@@ -12,7 +12,7 @@ ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 SLURM_CLUSTER := scripts/slurm-cluster.sh
 export SLURM_CONF := $(or $(SWEEP_SLURM_DIR),/var/tmp/sweep-slurm)/slurm.conf
 
-.PHONY: test build vet bench deps deps-system lint-workflows slurm-up slurm-down
+.PHONY: test build vet bench deps deps-system deps-chromium lint-workflows slurm-up slurm-down
 
 deps:
 	@$(GO) mod download
@@ -30,6 +30,11 @@ deps-system:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
+# The report's browser test (sweep/report) needs Debian's chromium; it
+# skips, saying so, only when chromium cannot be installed.
+deps-chromium:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || echo "deps-chromium: chromium could not be installed; the report browser test will skip"
+
 build:
 	$(GO) build -o bin/sweep ./cmd/sweep
 
@@ -46,7 +51,7 @@ slurm-up:
 slurm-down:
 	bash $(SLURM_CLUSTER) down
 
-test: deps deps-system vet lint-workflows
+test: deps deps-system deps-chromium vet lint-workflows
 	@bash $(SLURM_CLUSTER) up
 	@status=0; \
 	SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(UNIT_PKGS) || status=$$?; \

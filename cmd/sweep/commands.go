@@ -22,6 +22,7 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 			newScrapeCmd(ios, nil),
 			newCICmd(ios),
 			newKneesCmd(ios, nil),
+			newReportCmd(ios, nil),
 		},
 	}
 }

@@ -385,7 +385,7 @@ func WriteDir(dir string, a *knee.Arm, simulated bool) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := filepath.Join(dir, fmt.Sprintf("bmk_agentic_conc%d_%d", s.Conc, i), fmt.Sprintf("result_conc%d.json", s.Conc))
+		p := filepath.Join(dir, fmt.Sprintf("bmk_agentic_tp%s_ep%s_conc%d_%d", a.Identity.Get("tp"), a.Identity.Get("ep"), s.Conc, i), fmt.Sprintf("result_conc%d.json", s.Conc))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return nil, err
 		}
@@ -396,3 +396,58 @@ func WriteDir(dir string, a *knee.Arm, simulated bool) ([]string, error) {
 	}
 	return paths, nil
 }
+
+// KeySweep returns the arms of one config key (qwen3.5 fp8 mi325x sglang
+// mtp, the shipped MI325X key's five parallelism configs on a doubling
+// grid 1..128): small TP saturating early with a KV cliff, large TP and EP
+// later and higher, acceptance length measured around a golden 3.39.
+func KeySweep(seed uint64) []*Case {
+	rng := rand.New(rand.NewPCG(seed, seed^0x51ed2701))
+	type shape struct {
+		tp, ep int
+		a, s   float64
+		cliff  float64
+	}
+	shapes := []shape{{2, 2, 5200, 4, 12}, {4, 1, 7600, 10, 40}, {4, 4, 8200, 14, 48}, {8, 1, 9800, 20, 80}, {8, 8, 11500, 28, 1e9}}
+	g := dbl(1, 128)
+	var out []*Case
+	for i, sh := range shapes {
+		p := 3.0
+		curve := func(c float64) float64 {
+			t := sh.a * c / math.Pow(math.Pow(c, p)+math.Pow(sh.s, p), 1/p)
+			if c > sh.cliff {
+				t *= math.Pow(0.7, math.Log2(c/sh.cliff))
+			}
+			return t
+		}
+		cs := &Case{ID: fmt.Sprintf("k%d", i+1), Family: FamilySaturating, Grid: g.Name, Sigma: 0.03, Curve: curve}
+		cs.Truth, cs.TrueKnee = truth(g.Conc, curve)
+		cs.CFirst = g.Conc[0]
+		v := []any{"qwen3.5", "mi325x-amds", "sglang", "fp8", "mtp", "agentic-coding", false, false, sh.tp, sh.ep, "false", "none", 1}
+		var id knee.Identity
+		for j, x := range v {
+			id[j], _ = json.Marshal(x)
+		}
+		arm := &knee.Arm{Identity: id}
+		for _, c := range g.Conc {
+			t := curve(float64(c)) * math.Exp(cs.Sigma*rng.NormFloat64())
+			er := 0.003
+			if float64(c) > sh.cliff {
+				er += 0.06 * math.Log2(float64(c)/sh.cliff)
+			}
+			smp := sample(cs.ID, c, 0, t, curve, sh.s, er, cs.Sigma, rng)
+			if er > metrics.DefaultFailedRequestThreshold {
+				smp.Excluded = fmt.Sprintf("error rate %.1f%% > 10%%", 100*er)
+			}
+			golden := 3.39
+			meas := golden - 0.02 + 0.04*rng.Float64() - 0.01*math.Log2(float64(c))/7
+			smp.AL = &metrics.ALCheck{Source: "synthetic", Measured: mf(meas), Golden: mf(golden), Tolerance: 0.05, Verdict: metrics.ALPass}
+			arm.Samples = append(arm.Samples, smp)
+		}
+		cs.Arm = arm
+		out = append(out, cs)
+	}
+	return out
+}
+
+func mf(v float64) *metrics.Float { f := metrics.Float(v); return &f }

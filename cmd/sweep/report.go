@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"sweep/sweep/knee"
+	"sweep/sweep/report"
+)
+
+// reportOptions are the inputs of "sweep report".
+type reportOptions struct {
+	IO        *IOStreams
+	Dir       string
+	Out       string // default DIR/report
+	Threshold float64
+	Metric    knee.Metric
+}
+
+// newReportCmd binds "sweep report" flags to a reportOptions and runs runF
+// with it (reportRun when runF is nil).
+func newReportCmd(ios *IOStreams, runF func(context.Context, *reportOptions) error) *Command {
+	if runF == nil {
+		runF = reportRun
+	}
+	return &Command{
+		Name:  "report",
+		Short: "Draw charts, a Markdown summary and an HTML page from a directory of sweep results",
+		Long: `Read the results under DIR as "sweep knees" does and write, under --out:
+
+  charts/*.svg, *.png  per config key: throughput/GPU vs interactivity (P90
+                       E2E-normalised and median) with the Pareto frontier
+                       and each arm's knee; TTFT and ITL percentiles vs
+                       concurrency; measured vs golden acceptance length.
+                       Per arm: throughput vs concurrency with fit and knee.
+  summary.md           the knee and frontier tables and chart links, for
+                       $GITHUB_STEP_SUMMARY or a PR comment
+  index.html           one self-contained page: tables and inline charts
+
+Examples:
+  sweep report results/
+  sweep report results/ --out /tmp/report && cat /tmp/report/summary.md >> "$GITHUB_STEP_SUMMARY"`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &reportOptions{IO: ios, Metric: knee.MetricTotal}
+			fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+			fs.StringVar(&o.Out, "out", "", "directory to write the report to (default: DIR/report)")
+			fs.Float64Var(&o.Threshold, "threshold", 0.9, "knee threshold, a fraction of the arm's peak in (0, 1)")
+			fs.Var(&o.Metric, "metric", "throughput per GPU to use: total or output")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return flagErrorf("report takes one directory, got %d arguments", len(args))
+				}
+				o.Dir = args[0]
+				if !(o.Threshold > 0 && o.Threshold < 1) {
+					return flagErrorf("--threshold %g: want a fraction in (0, 1), e.g. 0.9", o.Threshold)
+				}
+				if o.Out == "" {
+					o.Out = filepath.Join(o.Dir, "report")
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// reportRun builds and writes the report and prints where it went.
+func reportRun(ctx context.Context, o *reportOptions) error {
+	arms, err := knee.Read(ctx, o.Dir)
+	if err != nil {
+		return err
+	}
+	if len(arms) == 0 {
+		return fmt.Errorf("no result files under %s (looked for *.json with conc and request_metrics)", o.Dir)
+	}
+	rs := make([]*knee.Result, len(arms))
+	for i, a := range arms {
+		rs[i] = knee.Analyze(a, knee.Options{Threshold: o.Threshold, Metric: o.Metric})
+	}
+	rep, err := report.Build(rs, o.Metric)
+	if err != nil {
+		return err
+	}
+	page, err := rep.Write(o.Out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.ErrOut, "%d arms, %d charts\n", len(rs), len(rep.Charts))
+	fmt.Fprintf(o.IO.Out, "%s\n%s\n", page, filepath.Join(o.Out, report.SummaryFile))
+	return nil
+}

@@ -1,0 +1,346 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"sweep/sweep/knee"
+)
+
+// Chart is one rendered figure in both formats.
+type Chart struct {
+	Name  string // file stem, e.g. "pareto-p90-1"
+	Title string
+	SVG   []byte
+	PNG   []byte
+}
+
+const (
+	chartW = 7 * vg.Inch
+	chartH = 4.5 * vg.Inch
+)
+
+func render(name string, p *plot.Plot) (Chart, error) {
+	c := Chart{Name: name, Title: strings.ReplaceAll(p.Title.Text, "\n", ": ")}
+	for _, f := range []string{"svg", "png"} {
+		wt, err := p.WriterTo(chartW, chartH, f)
+		if err != nil {
+			return c, fmt.Errorf("chart %s: %w", name, err)
+		}
+		var b bytes.Buffer
+		if _, err := wt.WriteTo(&b); err != nil {
+			return c, fmt.Errorf("chart %s: %w", name, err)
+		}
+		if f == "svg" {
+			c.SVG = b.Bytes()
+		} else {
+			c.PNG = b.Bytes()
+		}
+	}
+	return c, nil
+}
+
+// pow2Ticks labels a log2 axis at powers of two.
+type pow2Ticks struct{}
+
+func (pow2Ticks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for v := math.Pow(2, math.Floor(math.Log2(lo))); v <= hi*1.0001; v *= 2 {
+		if v >= lo*0.9999 {
+			ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprintf("%g", v)})
+		}
+	}
+	return ts
+}
+
+// log2Scale maps x to log2 x on the axis.
+type log2Scale struct{}
+
+func (log2Scale) Normalize(lo, hi, x float64) float64 {
+	if lo <= 0 || hi <= lo {
+		return 0.5
+	}
+	return (math.Log2(x) - math.Log2(lo)) / (math.Log2(hi) - math.Log2(lo))
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+func armColor(i int) color.Color { return plotutil.Color(i) }
+
+func mustScatter(xys plotter.XYs, c color.Color, shape draw.GlyphDrawer, r vg.Length) *plotter.Scatter {
+	s, err := plotter.NewScatter(xys)
+	if err != nil {
+		panic(err) // xys is built here from finite values
+	}
+	s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: r, Shape: shape}
+	return s
+}
+
+func mustLine(xys plotter.XYs, c color.Color, dashed bool) *plotter.Line {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		panic(err)
+	}
+	l.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.5)}
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	}
+	return l
+}
+
+var black = color.RGBA{A: 255}
+
+// paretoChart draws throughput/GPU vs interactivity for every arm of one
+// frontier, the frontier as a line and each arm's knee as a ring.
+func paretoChart(name string, f *knee.Frontier, metric knee.Metric) (Chart, error) {
+	p := newPlot(fmt.Sprintf("Throughput/GPU vs interactivity (%s)\n%s", axisShort(f.Axis), f.Group),
+		f.Axis.Title(), throughputLabel(metric))
+	arms := armsOf(f)
+	for i, r := range arms {
+		var xys, kn plotter.XYs
+		for _, pt := range f.Points {
+			if pt.Result != r {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: pt.Intvty, Y: pt.Throughput})
+			if pt.Conc == r.Knee {
+				kn = append(kn, plotter.XY{X: pt.Intvty, Y: pt.Throughput})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		s := mustScatter(xys, armColor(i), plotutil.Shape(i), vg.Points(3))
+		p.Add(s)
+		p.Legend.Add(r.Arm.Identity.Parallelism(), s)
+		if len(kn) > 0 {
+			p.Add(mustScatter(kn, armColor(i), draw.RingGlyph{}, vg.Points(7)))
+		}
+	}
+	var fr plotter.XYs
+	for _, pt := range f.OnFrontier() {
+		fr = append(fr, plotter.XY{X: pt.Intvty, Y: pt.Throughput})
+	}
+	if len(fr) > 1 {
+		l := mustLine(fr, black, true)
+		p.Add(l)
+		p.Legend.Add("Pareto frontier", l)
+	}
+	ring := mustScatter(plotter.XYs{{X: 0, Y: 0}}, black, draw.RingGlyph{}, vg.Points(7))
+	p.Legend.Add("knee", ring)
+	return render(name, p)
+}
+
+func axisShort(a knee.Axis) string {
+	if a == knee.AxisMedian {
+		return "median"
+	}
+	return "P90 E2E-normalised"
+}
+
+func throughputLabel(m knee.Metric) string {
+	if m == knee.MetricOutput {
+		return "output throughput per GPU (tok/s)"
+	}
+	return "total throughput per GPU (tok/s)"
+}
+
+func armsOf(f *knee.Frontier) []*knee.Result {
+	var out []*knee.Result
+	seen := map[*knee.Result]bool{}
+	for _, pt := range f.Points {
+		if !seen[pt.Result] {
+			seen[pt.Result] = true
+			out = append(out, pt.Result)
+		}
+	}
+	return out
+}
+
+// kneeChart draws one arm's throughput vs concurrency: the replicates, the
+// fit and the knee.
+func kneeChart(name string, r *knee.Result, metric knee.Metric) (Chart, error) {
+	p := newPlot(fmt.Sprintf("Throughput vs concurrency: %s\n%s", r.Arm.Identity.Parallelism(), r.Arm.Identity.GroupLabel()),
+		"concurrency", throughputLabel(metric))
+	p.Legend.Top = false // the curve rises to the upper right
+	p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
+	var reps, fit, failed plotter.XYs
+	lo := math.Inf(1)
+	for _, pt := range r.Points {
+		c := float64(pt.Conc)
+		for _, v := range pt.Replicates {
+			reps = append(reps, plotter.XY{X: c, Y: v})
+			lo = math.Min(lo, v)
+		}
+		if pt.Fit != nil {
+			fit = append(fit, plotter.XY{X: c, Y: *pt.Fit})
+		}
+	}
+	for _, pt := range r.Points {
+		if !pt.Usable {
+			y := 0.0
+			if !math.IsInf(lo, 1) {
+				y = lo
+			}
+			failed = append(failed, plotter.XY{X: float64(pt.Conc), Y: y})
+		}
+	}
+	if len(reps) > 0 {
+		s := mustScatter(reps, armColor(0), draw.CircleGlyph{}, vg.Points(3))
+		p.Add(s)
+		p.Legend.Add("measured", s)
+	}
+	if len(fit) > 1 {
+		l := mustLine(fit, armColor(1), false)
+		p.Add(l)
+		p.Legend.Add("fit", l)
+	}
+	if len(failed) > 0 {
+		s := mustScatter(failed, color.RGBA{R: 200, A: 255}, draw.CrossGlyph{}, vg.Points(4))
+		p.Add(s)
+		p.Legend.Add("failed (excluded)", s)
+	}
+	if r.Knee > 0 {
+		top := r.PeakValue
+		for _, v := range reps {
+			top = math.Max(top, v.Y)
+		}
+		l := mustLine(plotter.XYs{{X: float64(r.Knee), Y: 0}, {X: float64(r.Knee), Y: top}}, black, true)
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("knee c%d", r.Knee), l)
+	}
+	p.Y.Min = 0
+	p.Y.Max *= 1.08
+	return render(name, p)
+}
+
+// latencyChart draws p50 and p90 of TTFT or ITL against concurrency for
+// every arm of one group.
+func latencyChart(name, group, what string, rs []*knee.Result) (Chart, error) {
+	unit, scale := "s", 1.0
+	if what == "ITL" {
+		unit, scale = "ms", 1000
+	}
+	p := newPlot(fmt.Sprintf("%s percentiles vs concurrency\n%s", what, group), "concurrency", fmt.Sprintf("%s (%s)", what, unit))
+	p.Legend.Left = true // latency rises to the right
+	p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
+	for i, r := range rs {
+		var p50, p90 plotter.XYs
+		for _, pt := range r.Points {
+			if !pt.Usable {
+				continue
+			}
+			a, b := latencyOf(pt, what)
+			if a != nil {
+				p50 = append(p50, plotter.XY{X: float64(pt.Conc), Y: *a * scale})
+			}
+			if b != nil {
+				p90 = append(p90, plotter.XY{X: float64(pt.Conc), Y: *b * scale})
+			}
+		}
+		if len(p50) > 1 {
+			l := mustLine(p50, armColor(i), false)
+			p.Add(l)
+			p.Legend.Add(r.Arm.Identity.Parallelism()+" p50", l)
+		}
+		if len(p90) > 1 {
+			l := mustLine(p90, armColor(i), true)
+			p.Add(l)
+			p.Legend.Add(r.Arm.Identity.Parallelism()+" p90", l)
+		}
+	}
+	p.Y.Min = 0
+	return render(name, p)
+}
+
+// latencyOf returns the median over replicates of the p50 and p90.
+func latencyOf(pt knee.Point, what string) (*float64, *float64) {
+	var a, b []float64
+	for _, s := range pt.Samples() {
+		st := s.TTFT
+		if what == "ITL" {
+			st = s.ITL
+		}
+		if st.P50 != nil {
+			a = append(a, float64(*st.P50))
+		}
+		if st.P90 != nil {
+			b = append(b, float64(*st.P90))
+		}
+	}
+	return med(a), med(b)
+}
+
+func med(v []float64) *float64 {
+	if len(v) == 0 {
+		return nil
+	}
+	sort.Float64s(v)
+	m := v[len(v)/2]
+	if len(v)%2 == 0 {
+		m = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return &m
+}
+
+// alChart draws measured acceptance length against concurrency per arm
+// with each arm's golden AL as a dashed line; ok is false when no arm has
+// a measured AL.
+func alChart(name, group string, rs []*knee.Result) (Chart, bool, error) {
+	p := newPlot(fmt.Sprintf("Acceptance length, measured vs golden\n%s", group), "concurrency", "acceptance length (tokens/step)")
+	p.Legend.Top = false
+	p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
+	any := false
+	for i, r := range rs {
+		var meas plotter.XYs
+		var golden *float64
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, pt := range r.Points {
+			for _, s := range pt.Samples() {
+				if s.AL == nil || s.AL.Measured == nil {
+					continue
+				}
+				c := float64(pt.Conc)
+				meas = append(meas, plotter.XY{X: c, Y: float64(*s.AL.Measured)})
+				lo, hi = math.Min(lo, c), math.Max(hi, c)
+				if s.AL.Golden != nil {
+					g := float64(*s.AL.Golden)
+					golden = &g
+				}
+			}
+		}
+		if len(meas) == 0 {
+			continue
+		}
+		any = true
+		s := mustScatter(meas, armColor(i), plotutil.Shape(i), vg.Points(3))
+		p.Add(s)
+		p.Legend.Add(r.Arm.Identity.Parallelism()+" measured", s)
+		if golden != nil {
+			l := mustLine(plotter.XYs{{X: lo, Y: *golden}, {X: hi, Y: *golden}}, armColor(i), true)
+			p.Add(l)
+			p.Legend.Add(r.Arm.Identity.Parallelism()+" golden", l)
+		}
+	}
+	if !any {
+		return Chart{}, false, nil
+	}
+	c, err := render(name, p)
+	return c, true, err
+}

@@ -1,0 +1,267 @@
+// Package report turns a directory of sweep results into pictures people
+// look at: charts (SVG and PNG, drawn with gonum/plot), a Markdown summary
+// for $GITHUB_STEP_SUMMARY and PR comments, and one self-contained HTML
+// page with the charts inline and the tables.
+//
+//	arms, _ := knee.Read(ctx, dir)
+//	rs := ... knee.Analyze(a, opts) for each arm ...
+//	rep, _ := report.Build(rs, opts.Metric)
+//	paths, _ := rep.Write(outDir)
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sweep/internal/atomicfile"
+	"sweep/sweep/knee"
+)
+
+// Report is a built report: the verdicts, the frontiers and the charts.
+type Report struct {
+	Metric    knee.Metric
+	Results   []*knee.Result
+	Frontiers map[knee.Axis][]*knee.Frontier
+	Charts    []Chart
+	groups    []group
+}
+
+type group struct {
+	label   string
+	results []*knee.Result
+}
+
+// Build draws every chart for rs: per config key, throughput/GPU vs
+// interactivity at P90 E2E-normalised and at median (frontier and knees
+// marked), TTFT and ITL percentiles vs concurrency and measured vs golden
+// acceptance length (when measured); per arm, throughput vs concurrency
+// with the fit and the knee.
+func Build(rs []*knee.Result, metric knee.Metric) (*Report, error) {
+	rep := &Report{Metric: metric, Results: rs, Frontiers: map[knee.Axis][]*knee.Frontier{}}
+	for _, ax := range []knee.Axis{knee.AxisE2ENormP90, knee.AxisMedian} {
+		rep.Frontiers[ax] = knee.Frontiers(rs, ax)
+	}
+	idx := map[string]int{}
+	for _, r := range rs {
+		l := r.Arm.Identity.GroupLabel()
+		i, ok := idx[l]
+		if !ok {
+			i = len(rep.groups)
+			idx[l] = i
+			rep.groups = append(rep.groups, group{label: l})
+		}
+		rep.groups[i].results = append(rep.groups[i].results, r)
+	}
+	add := func(c Chart, err error) error {
+		if err == nil {
+			rep.Charts = append(rep.Charts, c)
+		}
+		return err
+	}
+	for gi, g := range rep.groups {
+		for _, ax := range []knee.Axis{knee.AxisE2ENormP90, knee.AxisMedian} {
+			for _, f := range rep.Frontiers[ax] {
+				if f.Group == g.label && len(f.Points) > 0 {
+					if err := add(paretoChart(fmt.Sprintf("g%d-pareto-%s", gi+1, axisFile(ax)), f, metric)); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		for ai, r := range g.results {
+			if hasThroughput(r) {
+				if err := add(kneeChart(fmt.Sprintf("g%d-arm%d-throughput", gi+1, ai+1), r, metric)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for _, what := range []string{"TTFT", "ITL"} {
+			if err := add(latencyChart(fmt.Sprintf("g%d-%s", gi+1, strings.ToLower(what)), g.label, what, g.results)); err != nil {
+				return nil, err
+			}
+		}
+		c, ok, err := alChart(fmt.Sprintf("g%d-acceptance-length", gi+1), g.label, g.results)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			rep.Charts = append(rep.Charts, c)
+		}
+	}
+	return rep, nil
+}
+
+func hasThroughput(r *knee.Result) bool {
+	for _, p := range r.Points {
+		if p.Usable {
+			return true
+		}
+	}
+	return false
+}
+
+func axisFile(a knee.Axis) string {
+	if a == knee.AxisMedian {
+		return "median"
+	}
+	return "p90"
+}
+
+// Files written by Write.
+const (
+	SummaryFile = "summary.md"
+	PageFile    = "index.html"
+	ChartsDir   = "charts"
+)
+
+// Write writes the charts (charts/NAME.svg and .png), summary.md and
+// index.html under dir, each atomically, and returns the page's path.
+func (rep *Report) Write(dir string) (string, error) {
+	if err := os.MkdirAll(filepath.Join(dir, ChartsDir), 0o755); err != nil {
+		return "", err
+	}
+	for _, c := range rep.Charts {
+		for ext, data := range map[string][]byte{".svg": c.SVG, ".png": c.PNG} {
+			if err := atomicfile.Write(filepath.Join(dir, ChartsDir, c.Name+ext), data, 0o644); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := atomicfile.Write(filepath.Join(dir, SummaryFile), []byte(rep.Markdown(ChartsDir)), 0o644); err != nil {
+		return "", err
+	}
+	page := filepath.Join(dir, PageFile)
+	return page, atomicfile.Write(page, []byte(rep.HTML()), 0o644)
+}
+
+func cOrDash(v int) string {
+	if v == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("c%d", v)
+}
+
+func kneeRows(rs []*knee.Result) [][]string {
+	var rows [][]string
+	for _, r := range rs {
+		cliff := "–"
+		if len(r.Cliff) > 0 {
+			cliff = strings.Join(r.Cliff, "; ")
+		}
+		kneedle := cOrDash(r.Kneedle)
+		excl := 0
+		for _, p := range r.Points {
+			excl += len(p.Excluded)
+		}
+		rows = append(rows, []string{r.Arm.Identity.Label(), string(r.Status), cOrDash(r.Knee), cOrDash(r.Peak),
+			kneedle, fmt.Sprint(excl), cliff, r.Reason})
+	}
+	return rows
+}
+
+var kneeHeader = []string{"arm", "status", "knee", "peak", "Kneedle", "excluded files", "cliff", "reason"}
+
+func frontierRows(fs []*knee.Frontier) [][]string {
+	var rows [][]string
+	for _, f := range fs {
+		for _, p := range f.OnFrontier() {
+			rows = append(rows, []string{f.Group, p.Result.Arm.Identity.Parallelism(), fmt.Sprintf("c%d", p.Conc),
+				fmt.Sprintf("%.1f", p.Intvty), fmt.Sprintf("%.0f", p.Throughput)})
+		}
+		for _, r := range armsOf(f) {
+			if !f.Contributes(r) {
+				rows = append(rows, []string{f.Group, r.Arm.Identity.Parallelism(), "dominated", "–", "–"})
+			}
+		}
+	}
+	return rows
+}
+
+var frontierHeader = []string{"config", "arm", "point", "interactivity (tok/s/user)", "throughput/GPU (tok/s)"}
+
+// Markdown is the summary for $GITHUB_STEP_SUMMARY: the knee table, the
+// frontier at P90 E2E-normalised interactivity, and links to the PNG
+// charts under chartsDir (relative).
+func (rep *Report) Markdown(chartsDir string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Sweep knees (%d arms)\n\n", len(rep.Results))
+	mdTable(&b, kneeHeader, kneeRows(rep.Results))
+	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
+	mdTable(&b, frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	fmt.Fprintf(&b, "\n## Charts\n\n")
+	for _, c := range rep.Charts {
+		fmt.Fprintf(&b, "- [%s](%s/%s.png)\n", c.Title, chartsDir, c.Name)
+	}
+	return b.String()
+}
+
+func mdTable(b *strings.Builder, head []string, rows [][]string) {
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
+	for _, r := range rows {
+		for i := range r {
+			r[i] = esc(r[i])
+		}
+		fmt.Fprintf(b, "| %s |\n", strings.Join(r, " | "))
+	}
+}
+
+// HTML is one self-contained page: the tables and every chart as inline
+// SVG (no external file, script or font).
+func (rep *Report) HTML() string {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Sweep report</title>
+<style>
+body{font-family:sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;margin:1em 0;font-size:13px}
+td,th{border:1px solid #bbb;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#eee}
+figure{display:inline-block;margin:0.5em;border:1px solid #ddd;background:#fff}
+figure svg{display:block;width:630px;height:405px}
+figcaption{font-size:13px;padding:4px}
+</style></head><body>
+`)
+	fmt.Fprintf(&b, "<h1>Sweep report</h1>\n<p>%d arms, throughput metric: %s per GPU.</p>\n", len(rep.Results), html.EscapeString(string(rep.Metric)))
+	b.WriteString("<h2>Knees</h2>\n")
+	htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))
+	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))
+	htmlTable(&b, "frontier", frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	b.WriteString("<h2>Charts</h2>\n")
+	for _, c := range rep.Charts {
+		fmt.Fprintf(&b, "<figure id=\"%s\" class=\"chart\">%s<figcaption>%s</figcaption></figure>\n",
+			html.EscapeString(c.Name), inlineSVG(c.SVG), html.EscapeString(c.Title))
+	}
+	b.WriteString("</body></html>\n")
+	return b.String()
+}
+
+func htmlTable(b *strings.Builder, id string, head []string, rows [][]string) {
+	fmt.Fprintf(b, "<table id=\"%s\"><tr>", id)
+	for _, h := range head {
+		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(h))
+	}
+	b.WriteString("</tr>\n")
+	for _, r := range rows {
+		b.WriteString("<tr>")
+		for _, c := range r {
+			fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(c))
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</table>\n")
+}
+
+// inlineSVG drops the XML prolog so the SVG can sit inside HTML, and
+// gives it a viewBox so CSS can size it.
+func inlineSVG(svg []byte) string {
+	s := svg
+	if i := bytes.Index(s, []byte("<svg")); i > 0 {
+		s = s[i:]
+	}
+	return string(s)
+}

@@ -1,0 +1,156 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/knee"
+	"sweep/sweep/knee/synth"
+)
+
+// buildKeySweep writes the seeded five-arm key sweep as result files,
+// reads it back and builds the report on it.
+func buildKeySweep(t *testing.T) (*Report, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, c := range synth.KeySweep(11) {
+		_, err := synth.WriteDir(filepath.Join(dir, "results", c.ID), c.Arm, true)
+		require.NoError(t, err)
+	}
+	arms, err := knee.Read(t.Context(), filepath.Join(dir, "results"))
+	require.NoError(t, err)
+	rs := make([]*knee.Result, len(arms))
+	for i, a := range arms {
+		rs[i] = knee.Analyze(a, knee.Options{})
+	}
+	rep, err := Build(rs, knee.MetricTotal)
+	require.NoError(t, err)
+	return rep, filepath.Join(dir, "report")
+}
+
+func TestBuildCharts(t *testing.T) {
+	rep, out := buildKeySweep(t)
+	var names []string
+	for _, c := range rep.Charts {
+		names = append(names, c.Name)
+		assert.True(t, bytes.HasPrefix(c.PNG, []byte("\x89PNG")), c.Name)
+		assert.Contains(t, string(c.SVG), "<svg", c.Name)
+	}
+	assert.Equal(t, []string{"g1-pareto-p90", "g1-pareto-median", "g1-arm1-throughput", "g1-arm2-throughput",
+		"g1-arm3-throughput", "g1-arm4-throughput", "g1-arm5-throughput", "g1-ttft", "g1-itl", "g1-acceptance-length"}, names)
+	page, err := rep.Write(out)
+	require.NoError(t, err)
+	for _, n := range names {
+		assert.FileExists(t, filepath.Join(out, ChartsDir, n+".png"))
+		assert.FileExists(t, filepath.Join(out, ChartsDir, n+".svg"))
+	}
+	md, err := os.ReadFile(filepath.Join(out, SummaryFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "## Sweep knees (5 arms)")
+	assert.Contains(t, string(md), "| qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8 | ok | c64 |")
+	assert.Contains(t, string(md), "(charts/g1-pareto-p90.png)")
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.NotContains(t, string(html), "<script")
+	assert.NotContains(t, string(html), `src="`, "self-contained: no external resources")
+	assert.Equal(t, len(names), strings.Count(string(html), "<svg"))
+}
+
+// chromium finds Debian's chromium; `make deps-chromium` installs it.
+func chromium(t *testing.T) string {
+	for _, p := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	t.Skip("chromium is not installed and could not be (make deps-chromium runs apt-get install -y chromium): the report page was not checked in a browser")
+	return ""
+}
+
+func runChromium(t *testing.T, bin string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + t.TempDir(), "--hide-scrollbars"}
+	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "chromium %v: %s", args, stderr.String())
+	return stdout.Bytes()
+}
+
+// TestPageInBrowser loads index.html in headless Chromium from a file://
+// URL, dumps the DOM (titles, axis labels, tables) and takes a screenshot
+// whose chart area must be drawn: many saturated (series-coloured) pixels
+// spread over the charts' part of the page.
+func TestPageInBrowser(t *testing.T) {
+	bin := chromium(t)
+	rep, out := buildKeySweep(t)
+	page, err := rep.Write(out)
+	require.NoError(t, err)
+	abs, err := filepath.Abs(page)
+	require.NoError(t, err)
+	url := "file://" + abs
+
+	dom := string(runChromium(t, bin, "--dump-dom", url))
+	for _, want := range []string{
+		"<h1>Sweep report</h1>", `<table id="knees">`, `<table id="frontier">`,
+		"Throughput/GPU vs interactivity (P90 E2E-normalised)", "Throughput/GPU vs interactivity (median)",
+		"interactivity, P90 E2E-normalised (tok/s/user)", "interactivity, median 1/ITL (tok/s/user)",
+		"total throughput per GPU (tok/s)", "Throughput vs concurrency: tp8 ep8", "concurrency",
+		"TTFT percentiles vs concurrency", "ITL (ms)", "Acceptance length, measured vs golden", "Pareto frontier", "knee c64",
+	} {
+		assert.Contains(t, dom, want)
+	}
+
+	shot := filepath.Join(t.TempDir(), "page.png")
+	runChromium(t, bin, "--screenshot="+shot, "--window-size=1400,3000", url)
+	f, err := os.Open(shot)
+	require.NoError(t, err)
+	defer f.Close()
+	img, err := png.Decode(f)
+	require.NoError(t, err)
+	b := img.Bounds()
+	require.Equal(t, image.Pt(1400, 3000), b.Size())
+	// Count saturated pixels per 100×100 tile: table text is black on
+	// white or grey, so colour comes from the chart series only.
+	tiles := map[image.Point]int{}
+	colored := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			hi, lo := max(r, g, bl)>>8, min(r, g, bl)>>8
+			if hi-lo > 80 {
+				colored++
+				tiles[image.Pt(x/100, y/100)]++
+			}
+		}
+	}
+	busy := 0
+	for _, n := range tiles {
+		if n > 30 {
+			busy++
+		}
+	}
+	t.Logf("screenshot %s: %d coloured pixels, %d busy tiles", shot, colored, busy)
+	assert.Greater(t, colored, 2000, "charts drew coloured series")
+	assert.GreaterOrEqual(t, busy, 12, "coloured pixels spread over several charts")
+	if keep := os.Getenv("REPORT_SCREENSHOT"); keep != "" {
+		data, err := os.ReadFile(shot)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(keep, data, 0o644))
+	}
+}

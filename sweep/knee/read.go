@@ -15,7 +15,9 @@ import (
 	"strconv"
 	"strings"
 
+	"sweep/internal/pyjson"
 	"sweep/metrics"
+	"sweep/metrics/result"
 )
 
 // IdentityKeys are the result fields that name an arm (one parallelism
@@ -152,9 +154,9 @@ type Sample struct {
 	ErrorRate float64
 	Errors    int
 
-	Intvty        metrics.Stats // request_metrics.latency.intvty (1/ITL)
-	E2ENormIntvty metrics.Stats // request_metrics.latency.e2e_norm_intvty
-	TTFT, ITL     metrics.Stats // seconds
+	Intvty        result.Stats // request_metrics.latency.intvty (1/ITL)
+	E2ENormIntvty result.Stats // request_metrics.latency.e2e_norm_intvty
+	TTFT, ITL     result.Stats // seconds
 
 	KVUsage  *float64 // server_metrics.kv_cache.gpu_usage_pct (0-1)
 	CacheHit *float64 // server_metrics.cache.overall_cache_hit_rate, else gpu
@@ -301,15 +303,15 @@ func sortArms(arms []*Arm) {
 
 // resultFields is what Read takes from a result file.
 type resultFields struct {
-	Conc                  *int                   `json:"conc"`
-	NumRequestsSuccessful *int                   `json:"num_requests_successful"`
-	RequestAccounting     *accounting            `json:"request_accounting"`
-	RequestMetrics        metrics.RequestMetrics `json:"request_metrics"`
-	ServerMetrics         *serverFields          `json:"server_metrics"`
-	Valid                 *bool                  `json:"valid"`
-	InvalidReasons        []string               `json:"invalid_reasons"`
-	Simulated             *bool                  `json:"simulated"`
-	AcceptanceLength      *metrics.ALCheck       `json:"acceptance_length"`
+	Conc                  *int                  `json:"conc"`
+	NumRequestsSuccessful *int                  `json:"num_requests_successful"`
+	RequestAccounting     *accounting           `json:"request_accounting"`
+	RequestMetrics        result.RequestMetrics `json:"request_metrics"`
+	ServerMetrics         *serverFields         `json:"server_metrics"`
+	Valid                 *bool                 `json:"valid"`
+	InvalidReasons        []string              `json:"invalid_reasons"`
+	Simulated             *bool                 `json:"simulated"`
+	AcceptanceLength      *metrics.ALCheck      `json:"acceptance_length"`
 }
 
 type accounting struct {
@@ -398,16 +400,16 @@ func readResult(path string) (Identity, Sample, bool, error) {
 		}
 	case r.NumRequestsSuccessful != nil && *r.NumRequestsSuccessful == 0:
 		s.Excluded = "no successful request"
-	case s.ErrorRate > metrics.DefaultFailedRequestThreshold:
+	case s.ErrorRate > result.DefaultFailedRequestThreshold:
 		s.Excluded = fmt.Sprintf("error rate %.1f%% > %.0f%% (%d of %d requests failed)", 100*s.ErrorRate,
-			100*metrics.DefaultFailedRequestThreshold, s.Errors, r.RequestAccounting.RecordsProfiled+s.Errors)
+			100*result.DefaultFailedRequestThreshold, s.Errors, r.RequestAccounting.RecordsProfiled+s.Errors)
 	case s.TotalTPS == nil:
 		s.Excluded = "no per-GPU throughput (request_metrics.throughput.per_gpu is empty)"
 	}
 	return id, s, true, nil
 }
 
-func floatOf(f *metrics.Float) *float64 {
+func floatOf(f *pyjson.Rounded) *float64 {
 	if f == nil {
 		return nil
 	}

@@ -21,7 +21,9 @@ import (
 	"sort"
 
 	"sweep/configs"
+	"sweep/internal/pyjson"
 	"sweep/metrics"
+	"sweep/metrics/result"
 	"sweep/sweep/knee"
 )
 
@@ -179,7 +181,7 @@ func draw(rng *rand.Rand, fam string, g Grid, id string) *Case {
 	// which concurrencies are usable
 	usable := make([]bool, len(conc))
 	for i := range conc {
-		usable[i] = errAt(float64(conc[i])) <= metrics.DefaultFailedRequestThreshold
+		usable[i] = errAt(float64(conc[i])) <= result.DefaultFailedRequestThreshold
 	}
 	if fam == FamilyInsufficient {
 		keep := 1 + rng.IntN(2)
@@ -276,9 +278,9 @@ func sample(id string, c, rep int, t float64, curve func(float64) float64, s, er
 	if kv >= 0.99 {
 		hit = 0.05
 	}
-	f := func(v float64) *metrics.Float { x := metrics.Float(v); return &x }
-	st := func(p50, p90 float64) metrics.Stats {
-		return metrics.Stats{P50: f(p50), P90: f(p90), Mean: f((p50 + p90) / 2)}
+	f := func(v float64) *pyjson.Rounded { x := pyjson.Rounded(v); return &x }
+	st := func(p50, p90 float64) result.Stats {
+		return result.Stats{P50: f(p50), P90: f(p90), Mean: f((p50 + p90) / 2)}
 	}
 	ttft := 0.3 * (1 + math.Pow(ctx/s, 1.5))
 	return knee.Sample{
@@ -436,7 +438,7 @@ func KeySweep(seed uint64) []*Case {
 				er += 0.06 * math.Log2(float64(c)/sh.cliff)
 			}
 			smp := sample(cs.ID, c, 0, t, curve, sh.s, er, cs.Sigma, rng)
-			if er > metrics.DefaultFailedRequestThreshold {
+			if er > result.DefaultFailedRequestThreshold {
 				smp.Excluded = fmt.Sprintf("error rate %.1f%% > 10%%", 100*er)
 			}
 			golden := 3.39
@@ -450,4 +452,4 @@ func KeySweep(seed uint64) []*Case {
 	return out
 }
 
-func mf(v float64) *metrics.Float { f := metrics.Float(v); return &f }
+func mf(v float64) *pyjson.Rounded { f := pyjson.Rounded(v); return &f }

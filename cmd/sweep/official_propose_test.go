@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/knee/synth"
+)
+
+// TestOfficialPropose runs the proposal on the shipped MI325X Qwen3.5 key
+// (copies of the repository's configs and changelog) with a seeded
+// discovery sweep: the dry run writes nothing, the real run changes only
+// the five conc-list lines and appends one entry, and sweep validate with
+// the old changelog as base accepts the result.
+func TestOfficialPropose(t *testing.T) {
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results")
+	for _, c := range synth.KeySweep(11) {
+		_, err := synth.WriteDir(filepath.Join(results, c.ID), c.Arm, true)
+		require.NoError(t, err)
+	}
+	copyFile := func(src string) string {
+		data, err := os.ReadFile(filepath.Join("..", "..", src))
+		require.NoError(t, err)
+		dst := filepath.Join(dir, filepath.Base(src))
+		require.NoError(t, os.WriteFile(dst, data, 0o644))
+		return dst
+	}
+	amd, nv, runners, log := copyFile("configs/amd-master.yaml"), copyFile("configs/nvidia-master.yaml"),
+		copyFile("configs/runners.yaml"), copyFile("perf-changelog.yaml")
+	oldAMD, _ := os.ReadFile(amd)
+	oldLog, _ := os.ReadFile(log)
+	args := []string{"official", "--propose", "--from", results, "--config-files", amd + "," + nv,
+		"--runner-config", runners, "--changelog", log}
+
+	var out, errOut bytes.Buffer
+	code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, append(args, "--dry-run"))
+	require.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, errOut.String(), "qwen3.5-fp8-mi325x-sglang-agentic-mtp:")
+	assert.Equal(t, 5, strings.Count(out.String(), "\n-          - {tp:"), out.String())
+	now, _ := os.ReadFile(amd)
+	assert.Equal(t, oldAMD, now, "dry run wrote nothing")
+
+	out.Reset()
+	errOut.Reset()
+	code = mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, args)
+	require.Equal(t, 0, code, errOut.String())
+	newAMD, _ := os.ReadFile(amd)
+	oldLines, newLines := strings.Split(string(oldAMD), "\n"), strings.Split(string(newAMD), "\n")
+	require.Equal(t, len(oldLines), len(newLines))
+	var changed []int
+	for i := range oldLines {
+		if oldLines[i] != newLines[i] {
+			changed = append(changed, i+1)
+			assert.Contains(t, newLines[i], "conc-list: [")
+		}
+	}
+	assert.Len(t, changed, 5, "only the five conc-list lines change")
+	newLog, _ := os.ReadFile(log)
+	assert.True(t, bytes.HasPrefix(newLog, oldLog), "the changelog is only appended to")
+	assert.Contains(t, string(newLog[len(oldLog):]), "- config-keys:\n    - qwen3.5-fp8-mi325x-sglang-agentic-mtp\n")
+
+	base := filepath.Join(dir, "changelog-base.yaml")
+	require.NoError(t, os.WriteFile(base, oldLog, 0o644))
+	out.Reset()
+	errOut.Reset()
+	code = mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, []string{"validate", "--config-files", amd + "," + nv,
+		"--runner-config", runners, "--changelog", log, "--changelog-base", base})
+	assert.Equal(t, 0, code, out.String()+errOut.String())
+}
+
+func TestOfficialFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"official", "--from", "d"}, "only --propose is implemented"},
+		{[]string{"official", "--propose"}, "--propose needs --from DIR"},
+		{[]string{"official", "--propose", "--from", "d", "--max", "0"}, "--max 0: want at least 1"},
+	} {
+		var out, errOut bytes.Buffer
+		code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, tc.args)
+		assert.Equal(t, exitUsage, code, tc.args)
+		assert.Contains(t, errOut.String(), tc.want)
+	}
+}

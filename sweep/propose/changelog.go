@@ -1,0 +1,56 @@
+package propose
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Entry is the perf-changelog.yaml entry recording the proposal for key:
+// the per-arm conc-lists and the dropped arms, with the placeholder
+// pr-link XXX (sweep validate accepts it for new entries).
+func Entry(key string, plans []ArmPlan) string {
+	var kept, dropped []string
+	n := 0
+	for _, p := range plans {
+		label := strings.ToUpper(strings.ReplaceAll(p.Result.Arm.Identity.Parallelism(), " ", "/"))
+		switch {
+		case p.Dropped != "":
+			dropped = append(dropped, label)
+		case p.Conc != nil:
+			cs := make([]string, len(p.Conc))
+			for i, c := range p.Conc {
+				cs[i] = "c" + strconv.Itoa(c)
+			}
+			kept = append(kept, label+" "+strings.Join(cs, ","))
+			n += len(p.Conc)
+		}
+	}
+	desc := fmt.Sprintf("Select a %d-point official matrix from the fast discovery sweep (latency floor, knee, first post-knee point, Pareto frontier): %s",
+		n, strings.Join(kept, "; "))
+	if len(dropped) > 0 {
+		desc += "; dropped as dominated: " + strings.Join(dropped, ", ")
+	}
+	return fmt.Sprintf("- config-keys:\n    - %s\n  scenario-type:\n    - agentic-coding\n  description:\n    - %s\n  pr-link: XXX\n",
+		key, strconv.Quote(desc))
+}
+
+// AppendChangelog appends entry at the end of the changelog with exactly
+// one blank line before it (the append-only rule) and returns the new
+// bytes and the change for a diff.
+func AppendChangelog(data []byte, file, entry string) ([]byte, Change) {
+	out := append([]byte{}, data...)
+	switch {
+	case len(out) == 0:
+	case bytes.HasSuffix(out, []byte("\n\n")):
+	case bytes.HasSuffix(out, []byte("\n")):
+		out = append(out, '\n')
+	default:
+		out = append(out, "\n\n"...)
+	}
+	added := strings.Split(strings.TrimSuffix(string(out[len(data):])+entry, "\n"), "\n")
+	out = append(out, entry...)
+	line := strings.Count(string(data), "\n") + 1
+	return out, Change{File: file, Line: line, New: added}
+}

@@ -1,0 +1,104 @@
+package propose
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/knee"
+)
+
+func resultFor(tp, ep int) *knee.Result {
+	var id knee.Identity
+	for i, v := range []any{"qwen3.5", "mi325x-amds", "sglang", "fp8", "mtp", "agentic-coding", false, false, tp, ep, "false", "none", 1} {
+		id[i], _ = json.Marshal(v)
+	}
+	return &knee.Result{Arm: &knee.Arm{Identity: id}}
+}
+
+const master = `# header comment
+k:
+  image: x   # trailing comment
+  scenarios:
+    agentic-coding:
+      - dram-utilization: 0.80
+        search-space:
+          - {tp: 2, ep: 2, spec-decoding: mtp, kv-offloading: none, conc-list: [1, 4, 6]}
+          - tp: 8
+            spec-decoding: mtp
+            conc-list:
+              - 1
+              - 4   # keep me? no: this list is replaced
+              - 8
+          - {tp: 8, ep: 8, spec-decoding: mtp, conc-list: [4, 16]}
+
+# footer
+other: {a: 1}
+`
+
+func TestEditMaster(t *testing.T) {
+	plans := []ArmPlan{
+		{Result: resultFor(2, 2), Conc: []int{1, 4}},
+		{Result: resultFor(8, 1), Conc: []int{1, 16, 32}},
+		{Result: resultFor(8, 8), Dropped: "dominated"},
+	}
+	out, changes, err := EditMaster([]byte(master), "m.yaml", "k", plans)
+	require.NoError(t, err)
+	want := strings.Replace(master, "conc-list: [1, 4, 6]", "conc-list: [1, 4]", 1)
+	want = strings.Replace(want, "              - 1\n              - 4   # keep me? no: this list is replaced\n              - 8\n",
+		"              - 1\n              - 16\n              - 32\n", 1)
+	assert.Equal(t, want, string(out))
+	require.Len(t, changes, 2)
+	assert.Equal(t, 8, changes[0].Line)
+	assert.Equal(t, 12, changes[1].Line)
+	assert.Contains(t, Diff(changes), "+          - {tp: 2, ep: 2, spec-decoding: mtp, kv-offloading: none, conc-list: [1, 4]}")
+
+	_, _, err = EditMaster([]byte(master), "m.yaml", "k", []ArmPlan{{Result: resultFor(4, 1), Conc: []int{1}}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "m.yaml:3:3: k: no agentic-coding search-space entry for tp4")
+	_, _, err = EditMaster([]byte(master), "m.yaml", "nope", plans)
+	assert.ErrorContains(t, err, `config key "nope" not found`)
+}
+
+func TestAppendChangelog(t *testing.T) {
+	for _, tc := range []struct{ name, old, sep string }{
+		{"one newline", "- a: 1\n", "\n"},
+		{"blank line already", "- a: 1\n\n", ""},
+		{"no final newline", "- a: 1", "\n\n"},
+		{"empty", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, c := AppendChangelog([]byte(tc.old), "log", "- b: 2\n")
+			assert.Equal(t, tc.old+tc.sep+"- b: 2\n", string(out))
+			assert.Equal(t, "- b: 2", c.New[len(c.New)-1])
+		})
+	}
+}
+
+func TestPlan(t *testing.T) {
+	mk := func(tp int, knee_ int, pts ...[3]float64) *knee.Result {
+		r := resultFor(tp, 1)
+		r.Status, r.Knee = knee.StatusOK, knee_
+		for _, p := range pts {
+			i, th := p[1], p[2]
+			r.Points = append(r.Points, knee.Point{Conc: int(p[0]), Usable: true, Throughput: &th, E2ENormP90: &i})
+		}
+		return r
+	}
+	// tp8 wins at high interactivity, tp4 at high throughput, tp2 nowhere.
+	tp8 := mk(8, 16, [3]float64{1, 150, 1000}, [3]float64{4, 110, 3000}, [3]float64{16, 60, 5000}, [3]float64{32, 30, 5200}, [3]float64{64, 10, 4000})
+	tp4 := mk(4, 32, [3]float64{4, 90, 2500}, [3]float64{16, 45, 5600}, [3]float64{32, 25, 7000}, [3]float64{64, 12, 7100})
+	tp2 := mk(2, 8, [3]float64{1, 80, 500}, [3]float64{8, 40, 2000}, [3]float64{16, 20, 2100})
+	rs := []*knee.Result{tp8, tp4, tp2}
+	fr := knee.Frontiers(rs, knee.AxisE2ENormP90)[0]
+	plans := Plan(rs, fr, Options{})
+	require.Len(t, plans, 3)
+	assert.Equal(t, []int{1, 4, 16, 32}, plans[0].Conc, plans[0].Summary())
+	assert.Equal(t, []int{4, 16, 32, 64}, plans[1].Conc, plans[1].Summary())
+	assert.Nil(t, plans[2].Conc)
+	assert.Contains(t, plans[2].Dropped, "dominated")
+	assert.Contains(t, Entry("k", plans), "TP8 c1,c4,c16,c32; TP4 c4,c16,c32,c64; dropped as dominated: TP2")
+}

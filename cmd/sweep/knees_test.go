@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -95,4 +96,27 @@ func TestKneesMixedSimulation(t *testing.T) {
 	assert.Contains(t, errOut.String(), "simulated and real results in one arm")
 	assert.Contains(t, errOut.String(), filepath.Join(dir, "sim"))
 	assert.Contains(t, errOut.String(), filepath.Join(dir, "real"))
+}
+
+var updateKnees = flag.Bool("update", false, "rewrite testdata/knee/*.golden")
+
+// TestKneesGolden prints the verdicts on all 24 conformance cases read as
+// one directory (arms with the same identity merge across cases, as they
+// would in one download folder) and compares with the goldens.
+func TestKneesGolden(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "knee")
+	for _, format := range []string{"table", "json"} {
+		t.Run(format, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, []string{"knees", "../../testdata/knee/cases", "--format", format})
+			require.Equal(t, 0, code, errOut.String())
+			golden := filepath.Join(dir, "knees-"+format+".golden")
+			if *updateKnees {
+				require.NoError(t, os.WriteFile(golden, out.Bytes(), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), out.String())
+		})
+	}
 }

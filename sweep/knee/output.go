@@ -46,8 +46,8 @@ func WriteJSON(w io.Writer, rs []*Result) error {
 }
 
 // WriteTable prints one line per arm (identity, status, knee, peak,
-// Kneedle's knee, cliff, the reason for the verdict), then each excluded
-// file indented under its arm.
+// Kneedle's knee, cliff, the reason for the verdict), then every excluded
+// file with its arm, concurrency and reason.
 func WriteTable(w io.Writer, rs []*Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ARM\tSTATUS\tKNEE\tPEAK\tKNEEDLE\tCLIFF\tREASON")
@@ -71,11 +71,21 @@ func WriteTable(w io.Writer, rs []*Result) error {
 			kneedle = "no bend"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Arm.Identity.Label(), r.Status, c(r.Knee), c(r.Peak), kneedle, cliff, reason)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	first := true
+	for _, r := range rs {
 		for _, p := range r.Points {
 			for _, e := range p.Excluded {
-				fmt.Fprintf(tw, "  excluded c%d\t%s\t\t\t\t\t%s\n", p.Conc, e.Reason, e.File)
+				if first {
+					fmt.Fprintln(w, "\nexcluded points:")
+					first = false
+				}
+				fmt.Fprintf(w, "  %s c%d: %s (%s)\n", r.Arm.Identity.Label(), p.Conc, e.Reason, e.File)
 			}
 		}
 	}
-	return tw.Flush()
+	return nil
 }

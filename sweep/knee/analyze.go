@@ -191,9 +191,27 @@ func Analyze(a *Arm, o Options) *Result {
 	}
 	fit := slices.Clone(iso)
 	if end+1 >= minPoints {
-		m, _ := fitSaturating(u[:end+1], y[:end+1], w[:end+1])
+		m, scale := fitSaturating(u[:end+1], y[:end+1], w[:end+1])
 		for j := range end + 1 {
 			fit[j] = m.at(u[j])
+		}
+		// A "decline" that the smooth model over every point explains
+		// within the noise is noise: then the whole grid is the domain.
+		if end < n-1 {
+			all, _ := fitSaturating(u, y, w)
+			s2 := max(sigma, scale)
+			s2 *= s2
+			split, whole := 0.0, 0.0
+			for j := range n {
+				split += w[j] * sq(y[j]-fit[j])
+				whole += w[j] * sq(y[j]-all.at(u[j]))
+			}
+			if whole <= split+2*s2*float64(n-1-end) {
+				end = n - 1
+				for j := range n {
+					fit[j] = all.at(u[j])
+				}
+			}
 		}
 	}
 	for j, i := range use {
@@ -461,6 +479,8 @@ func median(v []float64) float64 {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+func sq(x float64) float64 { return x * x }
 
 // round5 rounds to 5 decimals, as InferenceX's result numbers are.
 func round5(v float64) float64 { return math.Round(v*1e5) / 1e5 }

@@ -13,6 +13,7 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/pyjson"
 	"sweep/metrics"
+	"sweep/metrics/aiperf"
 	"sweep/metrics/result"
 )
 
@@ -132,6 +133,19 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	if facts.GoldenAL != nil || (facts.SpecDecoding != "" && facts.SpecDecoding != "none") {
 		res.AcceptanceLength = result.CheckALFromExport(in.ServerMetrics, facts.GoldenAL, facts.ALTolerance)
 	}
+	// The result says whether it counts, as sweep run's results do.
+	var reasons []string
+	if al := res.AcceptanceLength; al != nil && al.Verdict == metrics.ALFail {
+		reasons = append(reasons, "acceptance length: "+al.Reason)
+	}
+	v, verr := result.Validate(aiperf.ResolveArtifactDir(abs), result.ValidateOptions{FailedRequestThreshold: result.DefaultFailedRequestThreshold})
+	switch {
+	case verr != nil:
+		reasons = append(reasons, "validation: "+verr.Error())
+	case !v.Valid:
+		reasons = append(reasons, "validation: "+v.Reason)
+	}
+	res.SetValidity(reasons)
 	data, err := result.MarshalResult(res)
 	if err != nil {
 		return err

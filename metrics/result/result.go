@@ -48,6 +48,35 @@ type Result struct {
 	// ScrapeHealth summarises our own Prometheus scraping during the run
 	// (nil when the point was not scraped by sweep).
 	ScrapeHealth *metrics.ScrapeHealth `json:"scrape_health,omitempty"`
+
+	// Valid says whether the point counts: its load ran, its acceptance
+	// length (when checked) passed and InferenceX's validation accepted
+	// the artifacts. InvalidReasons says why not (empty when valid).
+	// Readers of results (sweeps, knees, reports) skip invalid points. A
+	// result file without "valid" comes from InferenceX itself.
+	Valid          bool     `json:"valid"`
+	InvalidReasons []string `json:"invalid_reasons"`
+	// Simulated marks a point run against sweep's simulated engine;
+	// Simulation says how. Simulated and real results are never mixed.
+	Simulated  bool        `json:"simulated"`
+	Simulation *Simulation `json:"simulation,omitempty"`
+}
+
+// Simulation records how a simulated point ran.
+type Simulation struct {
+	// TimeScale is how many simulated seconds passed per wall second (0
+	// when the simulator ran on its virtual clock).
+	TimeScale float64 `json:"time_scale"`
+	// Seed is the simulator's random seed.
+	Seed uint64 `json:"seed"`
+	// GPU is the simulated accelerator profile.
+	GPU string `json:"gpu,omitempty"`
+}
+
+// SetValidity records the verdict: valid when reasons is empty.
+func (r *Result) SetValidity(reasons []string) {
+	r.Valid = len(reasons) == 0
+	r.InvalidReasons = append([]string{}, reasons...)
 }
 
 // SingleNodeShape holds the single-node parallelism fields.

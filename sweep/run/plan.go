@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"sweep/internal/proc"
+	"sweep/metrics/result"
 	"sweep/recipes"
 )
 
@@ -47,6 +48,7 @@ type Setup struct {
 // Simulation environment variables understood by sim-engine and loadgen.
 const (
 	envSimTimeScale     = "SWEEP_SIM_TIME_SCALE"
+	envSimSeed          = "SWEEP_SIM_SEED"
 	envSimFault         = "SWEEP_SIM_FAULT"
 	envSimGPU           = "SWEEP_SIM_GPU"
 	envLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE"
@@ -91,6 +93,7 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 			gpu = GPUOfRunner(p.Row.Runner)
 		}
 		spec.Engine.Env[envSimGPU] = gpu
+		spec.Simulation = &result.Simulation{TimeScale: s.TimeScale, Seed: simSeed(s.Environ), GPU: gpu}
 		if s.SimFault != "" {
 			spec.Engine.Env[envSimFault] = s.SimFault
 		}
@@ -199,4 +202,15 @@ func formatScale(f float64) string {
 		f = 1
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// simSeed is the simulated engine's seed: SWEEP_SIM_SEED from the
+// environment the engine inherits, else the simulator's default, 0.
+func simSeed(environ func(string) (string, bool)) uint64 {
+	if v, ok := environ(envSimSeed); ok {
+		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+			return n
+		}
+	}
+	return 0
 }

@@ -56,6 +56,9 @@ type Spec struct {
 	GoldenAL *float64
 	// Facts are the run's identity and topology for the aggregate JSON.
 	Facts result.RunFacts
+	// Simulation is set when the engine is sweep's simulated one; the
+	// result says so.
+	Simulation *result.Simulation
 }
 
 // Sidecar is a helper server the engine needs before it starts.

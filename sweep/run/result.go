@@ -79,6 +79,8 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			return nil
 		})
 	}
+	var verdict *result.Verdict
+	var verdictErr error
 	r.stage(ctx, StageAggregate, nil, func() error {
 		in, err := result.LoadInputs(r.o.OutDir, r.spec.Facts.HFHubCache)
 		if err != nil {
@@ -92,6 +94,20 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		if scraped != nil {
 			res.ScrapeHealth = scraped.Health()
 		}
+		// Validate before writing, so the result says whether it counts.
+		v, err := result.Validate(r.spec.ArtifactDir, result.ValidateOptions{
+			FailedRequestThreshold: r.o.FailedRequestThreshold,
+			RequiredMetricPrefix:   r.spec.RequiredMetricPrefix,
+		})
+		if err != nil {
+			verdictErr = err
+		} else {
+			verdict = &v
+		}
+		res.SetValidity(r.invalidReasons(al, verdict, verdictErr))
+		if sim := r.spec.Simulation; sim != nil {
+			res.Simulated, res.Simulation = true, sim
+		}
 		path := filepath.Join(r.o.OutDir, r.spec.Name+".json")
 		if err := result.WriteResult(path, res); err != nil {
 			return err
@@ -102,13 +118,18 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		return nil
 	})
 	r.stage(ctx, StageValidate, nil, func() error {
-		v, err := result.Validate(r.spec.ArtifactDir, result.ValidateOptions{
-			FailedRequestThreshold: r.o.FailedRequestThreshold,
-			RequiredMetricPrefix:   r.spec.RequiredMetricPrefix,
-		})
-		if err != nil {
-			return err
+		if verdict == nil && verdictErr == nil {
+			// Aggregation failed before validating: validate on its own.
+			v, err := result.Validate(r.spec.ArtifactDir, result.ValidateOptions{
+				FailedRequestThreshold: r.o.FailedRequestThreshold,
+				RequiredMetricPrefix:   r.spec.RequiredMetricPrefix,
+			})
+			verdict, verdictErr = &v, err
 		}
+		if verdictErr != nil {
+			return verdictErr
+		}
+		v := *verdict
 		r.mu.Lock()
 		r.rec.Validation = &v
 		r.mu.Unlock()
@@ -120,6 +141,30 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		}
 		return nil
 	})
+}
+
+// invalidReasons lists why the point does not count: a stage that failed
+// before the result (the load, readiness), an acceptance length outside
+// the golden band, and InferenceX's validation verdict.
+func (r *runner) invalidReasons(al *metrics.ALCheck, v *result.Verdict, verr error) []string {
+	var out []string
+	r.mu.Lock()
+	for _, st := range r.rec.Stages {
+		if st.Outcome == outcomeFailed || st.Outcome == outcomeCancelled {
+			out = append(out, fmt.Sprintf("stage %s %s: %s", st.Name, st.Outcome, st.Error))
+		}
+	}
+	r.mu.Unlock()
+	if al != nil && al.Verdict == metrics.ALFail {
+		out = append(out, "acceptance length: "+al.Reason)
+	}
+	switch {
+	case verr != nil:
+		out = append(out, "validation: "+verr.Error())
+	case v != nil && !v.Valid:
+		out = append(out, "validation: "+v.Reason)
+	}
+	return out
 }
 
 // acceptance measures AL from the counters the client exported over the

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -223,6 +224,10 @@ func TestRunSuccess(t *testing.T) {
 	assert.Contains(t, res, "request_metrics")
 	assert.Contains(t, res, "acceptance_length")
 	assert.Contains(t, res, "scrape_health")
+	assert.Equal(t, true, res["valid"])
+	assert.Equal(t, []any{}, res["invalid_reasons"])
+	assert.Equal(t, false, res["simulated"], "the test engine is not the simulator")
+	assert.NotContains(t, res, "simulation")
 
 	// run.json on disk is the returned record; commands are recorded with secrets redacted.
 	onDisk := readRecord(t, opts.OutDir)
@@ -285,6 +290,19 @@ func TestRunFaults(t *testing.T) {
 			assert.False(t, readRecord(t, opts.OutDir).OK)
 			if tc.resultFile {
 				assert.FileExists(t, rec.ResultFile)
+			}
+			// A failed point that still wrote a result says it does not count.
+			if rec.ResultFile != "" {
+				b, err := os.ReadFile(rec.ResultFile)
+				require.NoError(t, err)
+				var res struct {
+					Valid          *bool    `json:"valid"`
+					InvalidReasons []string `json:"invalid_reasons"`
+				}
+				require.NoError(t, json.Unmarshal(b, &res))
+				require.NotNil(t, res.Valid, "the result states its validity")
+				assert.False(t, *res.Valid)
+				assert.Contains(t, strings.Join(res.InvalidReasons, "; "), tc.errContains)
 			}
 			assertNothingLeft(t, rec)
 		})

@@ -46,8 +46,8 @@ type vclock struct {
 	recording bool
 	interval  float64
 	nextTick  float64
-	schema    []byte   // the text page of the first sample
-	log       []byte   // delta-encoded samples
+	schema    []byte // the text page of the first sample
+	log       []byte // delta-encoded samples
 	last      []float64
 	samples   int
 }

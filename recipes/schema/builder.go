@@ -196,6 +196,11 @@ func (b *Builder) Escapes() []Escape { return slices.Clone(b.escapes) }
 func (b *Builder) Parsed() (*Parsed, error) {
 	argv := slices.Concat(b.s.Command, b.positionalFirst(b.tokens))
 	p, err := b.s.Parse(argv, AllowUnchecked(b.escapes...))
+	if err == nil && p != nil && p.Help {
+		// A built command never asks for help: --help here came from a
+		// value that landed where an option stands.
+		return p, fmt.Errorf("%s: a help token (--help or -h) in the built command would print help and run nothing; a value must not be a flag", b.s.Program)
+	}
 	if len(b.probs.list) > 0 {
 		all := &problems{s: b.s, list: slices.Concat(b.probs.list, Problems(err))}
 		return p, all.err()

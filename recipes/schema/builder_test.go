@@ -169,3 +169,34 @@ func TestBuilderInferenceXReplay(t *testing.T) {
 	assert.Equal(t, "profile", argv[0])
 	assert.Contains(t, strings.Join(argv, " "), "--warmup-requests-per-lane 10 --trace-idle-gap-cap-seconds 300")
 }
+
+// TestHelpTokenIsNeverAValue: a config value "--help" (model: "--help") made
+// the parser treat the whole command as a help request, so Argv returned
+// the bare command with every flag dropped and plan exited 0.
+func TestHelpTokenIsNeverAValue(t *testing.T) {
+	cat, err := Embedded()
+	require.NoError(t, err)
+	for _, tc := range []struct{ tool, flag string }{
+		{"sglang@v0.5.16", "--model-path"},
+		{"aiperf@0.12.0", "--model"},
+		{"vllm@v0.27.1", "--served-model-name"},
+	} {
+		for _, v := range []string{"--help", "-h"} {
+			s, err := cat.Resolve(tc.tool)
+			require.NoError(t, err)
+			argv, err := s.NewBuilder().String(tc.flag, v).Argv()
+			if err == nil {
+				assert.Contains(t, argv, v, "%s %s %s: the value is kept as a value", tc.tool, tc.flag, v)
+				assert.Greater(t, len(argv), 1, "%s: flags are not dropped", tc.tool)
+				continue
+			}
+			assert.NotContains(t, err.Error(), "unknown", "%s %s %s: %v", tc.tool, tc.flag, v, err)
+		}
+	}
+	// Parsing a real help request still works.
+	s, err := cat.Resolve("aiperf@0.12.0")
+	require.NoError(t, err)
+	p, err := s.Parse([]string{"profile", "--model", "m", "--help"})
+	require.NoError(t, err)
+	assert.True(t, p.Help)
+}

@@ -331,10 +331,6 @@ func (ps *parser) run(argv []string) {
 		}
 		argv = argv[1:]
 	}
-	if slices.Contains(argv, "--help") || slices.Contains(argv, "-h") {
-		ps.p.Help = true
-		return
-	}
 	ps.args = argv
 	var stray []string
 	for ps.i = 0; ps.i < len(ps.args); {
@@ -343,6 +339,13 @@ func (ps *parser) run(argv []string) {
 		if tok == "--" {
 			stray = append(stray, ps.positionals(ps.args[ps.i:])...)
 			break
+		}
+		// A help request is a help token where an option may stand; the
+		// value of an option (model "--help") is consumed with its
+		// option and never reaches here.
+		if tok == "--help" || tok == "-h" {
+			ps.p.Help = true
+			return
 		}
 		if !ps.isOption(tok) {
 			stray = append(stray, ps.positionals([]string{tok})...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net"
 	"os/exec"
@@ -42,6 +43,8 @@ type runOptions struct {
 
 	Plan  recipes.PlanOptions
 	Point run.Options
+	// stopGraceSet is --stop-grace given (0s then means no grace).
+	stopGraceSet bool
 }
 
 func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *Command {
@@ -108,6 +111,13 @@ Example:
 				if err := lists.parseRest(fs, args); err != nil {
 					return err
 				}
+				o.stopGraceSet = fs.Changed("stop-grace")
+				switch {
+				case o.Point.StopGrace < 0:
+					return flagErrorf("--stop-grace %s: want 0 (kill at once) or a positive duration", o.Point.StopGrace)
+				case o.stopGraceSet && o.Point.StopGrace == 0:
+					o.Point.StopGrace = run.NoGrace // 0s means no grace, not the default
+				}
 				var missing []string
 				for _, f := range []string{"config-key", "tp", "conc", "out"} {
 					if !fs.Changed(f) {
@@ -117,8 +127,8 @@ Example:
 				if len(missing) > 0 {
 					return flagErrorf("missing %s", strings.Join(missing, ", "))
 				}
-				if o.TimeScale <= 0 {
-					return flagErrorf("--time-scale %g: want a positive number", o.TimeScale)
+				if !(o.TimeScale > 0) || math.IsInf(o.TimeScale, 0) { // NaN fails every comparison
+					return flagErrorf("--time-scale %g: want a positive finite number", o.TimeScale)
 				}
 				if !o.Simulate && (fs.Changed("sim-fault") || fs.Changed("sim-gpu") || fs.Changed("time-scale")) {
 					return flagErrorf("--sim-fault, --sim-gpu and --time-scale need --simulate")
@@ -199,7 +209,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		po.HangTimeout = max(time.Duration(float64(10*time.Minute)/o.TimeScale), 5*time.Second)
 		po.ScrapeInterval = max(time.Duration(float64(10*time.Second)/o.TimeScale), 200*time.Millisecond)
 		po.ClientEcho = 2 * time.Second
-		if po.StopGrace == 60*time.Second {
+		if !o.stopGraceSet {
 			po.StopGrace = 10 * time.Second
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -204,4 +205,26 @@ func TestRunInterruptedBySIGINT(t *testing.T) {
 	assert.False(t, rec.OK)
 	assert.Equal(t, "cancelled", rec.Failed().Outcome)
 	assertNoSurvivors(t, rec)
+}
+
+// TestRunFlagEdges: --stop-grace 0s used to become 60 s (zero meant the
+// default) and --time-scale NaN passed the "<= 0" check.
+func TestRunFlagEdges(t *testing.T) {
+	base := []string{"--config-key", "k", "--tp", "8", "--conc", "4", "--out", t.TempDir()}
+	o, err := parseOptions(t, newRunCmd, append(base, "--stop-grace", "0s")...)
+	require.NoError(t, err)
+	assert.Equal(t, run.NoGrace, o.Point.StopGrace, "0s is no grace")
+	o, err = parseOptions(t, newRunCmd, base...)
+	require.NoError(t, err)
+	assert.Equal(t, 60*time.Second, o.Point.StopGrace)
+	for _, bad := range [][]string{
+		{"--stop-grace", "-1s"},
+		{"--simulate", "--time-scale", "NaN"},
+		{"--simulate", "--time-scale", "+Inf"},
+		{"--simulate", "--time-scale", "0"},
+	} {
+		_, err := parseOptions(t, newRunCmd, append(base, bad...)...)
+		_, isFlag := errors.AsType[*FlagError](err)
+		assert.True(t, isFlag, "%v: %v", bad, err)
+	}
 }

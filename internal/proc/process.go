@@ -340,7 +340,7 @@ func (p *Process) Stop(grace time.Duration) Status {
 		p.mu.Unlock()
 		p.remember(p.tree())
 		_ = syscall.Kill(-p.pid, syscall.SIGTERM)
-		timer := time.NewTimer(grace)
+		timer := time.NewTimer(max(grace, 0)) // a negative grace kills at once
 		defer timer.Stop()
 		ticker := time.NewTicker(100 * time.Millisecond)
 		defer ticker.Stop()

@@ -67,6 +67,9 @@ type Sidecar struct {
 	HealthURL string
 }
 
+// NoGrace as Options.StopGrace sends SIGKILL right after SIGTERM.
+const NoGrace time.Duration = -1
+
 // Options tune Run. Zero values get the defaults named on each field.
 type Options struct {
 	// OutDir receives server.log, the command files, aiperf_artifacts/,
@@ -80,7 +83,8 @@ type Options struct {
 	// HangTimeout fails the point when the engine's health endpoint stops
 	// answering for this long during the load (default 10 min).
 	HangTimeout time.Duration
-	// StopGrace is the wait between SIGTERM and SIGKILL (default 60 s).
+	// StopGrace is the wait between SIGTERM and SIGKILL: zero means the
+	// default, 60 s; NoGrace (negative) kills at once.
 	StopGrace time.Duration
 	// ScrapeInterval is the metric sampling interval (default 10 s).
 	ScrapeInterval time.Duration
@@ -114,7 +118,7 @@ func (o Options) withDefaults() Options {
 	if o.HangTimeout <= 0 {
 		o.HangTimeout = 10 * time.Minute
 	}
-	if o.StopGrace <= 0 {
+	if o.StopGrace == 0 {
 		o.StopGrace = 60 * time.Second
 	}
 	if o.ScrapeInterval <= 0 {

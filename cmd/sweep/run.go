@@ -43,6 +43,8 @@ type runOptions struct {
 
 	Plan  recipes.PlanOptions
 	Point run.Options
+	// Force reuses a non-empty --out.
+	Force bool
 	// stopGraceSet is --stop-grace given (0s then means no grace).
 	stopGraceSet bool
 }
@@ -89,6 +91,7 @@ Example:
 			fs.IntVar(&o.Conc, "conc", 0, "concurrency of the point (required)")
 			fs.BoolVar(&o.Eval, "eval", false, "run the point as an eval (lm-eval instead of aiperf)")
 			fs.StringVar(&o.Out, "out", "", "output directory (required; created if missing)")
+			fs.BoolVar(&o.Force, "force", false, "overwrite a non-empty --out (another point's files are replaced)")
 			fs.BoolVar(&o.Simulate, "simulate", false, "run against sweep's simulated engine instead of the real one")
 			fs.StringVar(&o.Aiperf, "aiperf", "", "aiperf program to run (default: aiperf on PATH, else the built-in load generator)")
 			fs.BoolVar(&o.Builtin, "builtin-client", false, "use the built-in load generator even when aiperf is installed")
@@ -216,6 +219,15 @@ func runRun(ctx context.Context, o *runOptions) error {
 	po.Progress = func(line string) {
 		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
 	}
+	release, err := run.ClaimOutDir(out, spec.Name, o.Force)
+	if errors.Is(err, run.ErrAlreadyDone) {
+		fmt.Fprintf(o.IO.ErrOut, "point %s already completed in %s; nothing to do (use --force to run it again)\n", spec.Name, out)
+		return nil
+	}
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	defer release()
 	rec, runErr := run.Run(ctx, spec, po)
 	printRunSummary(o.IO, rec, time.Since(started))
 	if runErr != nil {

@@ -37,6 +37,11 @@ import (
 
 // Spec says what to run.
 type Spec struct {
+	// Tag marks the process and its descendants (TagEnv); "" makes a
+	// fresh one. Callers that must find the tree after their own death
+	// (KillTagged) choose it with NewTag and record it before Start.
+	Tag string
+
 	// Name labels the process in errors and logs ("engine", "router", "client").
 	Name string
 	// Argv is the program and its arguments; Argv[0] is looked up in PATH.
@@ -121,7 +126,10 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
-	p := &Process{spec: spec, drained: make(chan struct{}), done: make(chan struct{}), seen: map[int]bool{}, tag: newTag(spec.Name)}
+	p := &Process{spec: spec, drained: make(chan struct{}), done: make(chan struct{}), seen: map[int]bool{}, tag: spec.Tag}
+	if p.tag == "" {
+		p.tag = NewTag(spec.Name)
+	}
 	if spec.LogPath != "" {
 		f, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
 		if err != nil {
@@ -282,6 +290,9 @@ func convert(st gocmd.Status, c *exec.Cmd, pid int) Status {
 
 // PID is the process id (also its process group id).
 func (p *Process) PID() int { return p.pid }
+
+// Tag returns the process tree's tag (TagEnv).
+func (p *Process) Tag() string { return p.tag }
 
 // Name is the label given in the Spec.
 func (p *Process) Name() string { return p.spec.Name }

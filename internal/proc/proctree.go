@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // descendants returns the pids of every live descendant of root, found by
@@ -77,7 +79,8 @@ func alive(pid int) bool {
 // has died.
 const TagEnv = "SWEEP_PROCESS_TAG"
 
-func newTag(name string) string {
+// NewTag returns a tag unique to one start of a process called name.
+func NewTag(name string) string {
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
 	return name + "-" + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(b[:])
@@ -106,4 +109,25 @@ func tagged(tag string) []int {
 		}
 	}
 	return out
+}
+
+// KillTagged stops every live process carrying tag (TagEnv), such as the
+// tree of an engine whose sweep process was killed: SIGTERM, up to grace
+// for them to exit, then SIGKILL. It returns the pids it found.
+func KillTagged(tag string, grace time.Duration) []int {
+	pids := tagged(tag)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if len(tagged(tag)) == 0 {
+			return pids
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, pid := range tagged(tag) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return pids
 }

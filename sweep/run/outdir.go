@@ -8,11 +8,51 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sweep/internal/proc"
 	"syscall"
+	"time"
 )
 
-// LockFile is the lock a point holds in its output directory.
-const LockFile = ".sweep.lock"
+// LockFile is the lock a point holds in its output directory; TagsFile
+// lists the process tags of the runs in it (see ClaimOutDir).
+const (
+	LockFile = ".sweep.lock"
+	TagsFile = ".sweep-processes"
+)
+
+// recordTag appends a process tag to dir's TagsFile, synced.
+func recordTag(dir, tag string) error {
+	f, err := os.OpenFile(filepath.Join(dir, TagsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(tag + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// StopLeftovers stops the live processes of earlier runs in dir (an engine
+// whose sweep was killed with kill -9 or lost its terminal) and returns
+// their pids; the caller holds dir's lock.
+func StopLeftovers(dir string, grace time.Duration) ([]int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, TagsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var pids []int
+	for _, tag := range strings.Fields(string(b)) {
+		pids = append(pids, proc.KillTagged(tag, grace)...)
+	}
+	return pids, os.Remove(filepath.Join(dir, TagsFile))
+}
 
 // ErrAlreadyDone is returned by ClaimOutDir when the directory holds the
 // same point, completed: running it again is a no-op.
@@ -27,18 +67,26 @@ type OutDirError struct {
 func (e *OutDirError) Error() string { return fmt.Sprintf("--out %s: %s", e.Dir, e.Msg) }
 
 // ClaimOutDir makes dir (if needed) and takes an exclusive lock on it for
-// the point called name, so two runs never share one directory. A
+// the point called name, so two runs never share one directory. Processes
+// an earlier run left behind are stopped first (Leftovers says which). A
 // non-empty directory is refused unless force, or unless it holds this
 // same point completed (then ErrAlreadyDone, with the lock released). The
 // returned release drops the lock; the kernel drops it too if the process
 // dies.
 func ClaimOutDir(dir, name string, force bool) (release func(), err error) {
+	release, _, err = ClaimOutDirLeftovers(dir, name, force)
+	return release, err
+}
+
+// ClaimOutDirLeftovers is ClaimOutDir that also returns the pids of the
+// leftover processes it stopped.
+func ClaimOutDirLeftovers(dir, name string, force bool) (release func(), leftovers []int, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
-		return nil, &OutDirError{Dir: dir, Msg: "cannot open its lock file: " + err.Error()}
+		return nil, nil, &OutDirError{Dir: dir, Msg: "cannot open its lock file: " + err.Error()}
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		holder := "another process"
@@ -48,7 +96,7 @@ func ClaimOutDir(dir, name string, force bool) (release func(), err error) {
 			}
 		}
 		f.Close()
-		return nil, &OutDirError{Dir: dir, Msg: holder + " is running a point there; wait for it or use another directory"}
+		return nil, nil, &OutDirError{Dir: dir, Msg: holder + " is running a point there; wait for it or use another directory"}
 	}
 	release = func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
@@ -57,30 +105,34 @@ func ClaimOutDir(dir, name string, force bool) (release func(), err error) {
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 
+	if leftovers, err = StopLeftovers(dir, 10*time.Second); err != nil {
+		release()
+		return nil, nil, &OutDirError{Dir: dir, Msg: "cannot stop the processes an earlier run left: " + err.Error()}
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		release()
-		return nil, err
+		return nil, nil, err
 	}
 	var others []string
 	for _, e := range entries {
-		if e.Name() != LockFile {
+		if e.Name() != LockFile && e.Name() != TagsFile {
 			others = append(others, e.Name())
 		}
 	}
 	if len(others) == 0 || force {
-		return release, nil
+		return release, leftovers, nil
 	}
 	if rec, ok := readRecordFile(dir); ok && rec.Name == name && rec.OK {
 		release()
-		return nil, ErrAlreadyDone
+		return nil, leftovers, ErrAlreadyDone
 	}
 	release()
 	shown := others
 	if len(shown) > 5 {
 		shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(others)-5))
 	}
-	return nil, &OutDirError{Dir: dir, Msg: fmt.Sprintf("not empty (%s); use --force to overwrite it, or a new directory", strings.Join(shown, ", "))}
+	return nil, nil, &OutDirError{Dir: dir, Msg: fmt.Sprintf("not empty (%s); use --force to overwrite it, or a new directory", strings.Join(shown, ", "))}
 }
 
 func readRecordFile(dir string) (*Record, bool) {

@@ -1,10 +1,14 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"sweep/internal/proc"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,4 +44,41 @@ func TestClaimOutDir(t *testing.T) {
 	_, err = ClaimOutDir(dir, "other", false)
 	_, ok = errors.AsType[*OutDirError](err)
 	assert.True(t, ok, "another point's directory is refused: %v", err)
+}
+
+// TestLeftoversOfAKilledRunAreStopped: kill -9 of sweep run orphaned the
+// engine's own children (Pdeathsig reaches direct children only). The
+// next start in the same --out finds them by their tag and stops them.
+func TestLeftoversOfAKilledRunAreStopped(t *testing.T) {
+	dir := t.TempDir()
+	tag := proc.NewTag("engine")
+	require.NoError(t, recordTag(dir, tag))
+	// An engine tree whose parent sweep "died": a shell that left its
+	// process group, with a child.
+	p, err := proc.Start(context.Background(), proc.Spec{Name: "engine", Tag: tag, Argv: []string{"sh", "-c", "sleep 60 & exec sleep 60"}})
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Stop(time.Second) })
+	require.Eventually(t, func() bool { return len(liveTagged(tag)) >= 2 }, 5*time.Second, 20*time.Millisecond)
+
+	release, left, err := ClaimOutDirLeftovers(dir, "p", false)
+	require.NoError(t, err)
+	release()
+	assert.GreaterOrEqual(t, len(left), 2, "the engine and its child")
+	assert.Empty(t, liveTagged(tag), "nothing of the earlier run is left")
+	assert.NoFileExists(t, filepath.Join(dir, TagsFile))
+}
+
+// liveTagged lists live pids carrying tag, through KillTagged's finder.
+func liveTagged(tag string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && strings.Contains(string(env), proc.TagEnv+"="+tag+"\x00") {
+			if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && !strings.Contains(string(st), ") Z ") {
+				out = append(out, len(out))
+			}
+		}
+	}
+	return out
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,6 +136,9 @@ func (r *runner) startAndWait(ctx context.Context, stage string, spec proc.Spec,
 	var p *proc.Process
 	ok := r.stage(ctx, stage, func() []string { return tailOf(p) }, func() error {
 		spec.LogPath = filepath.Join(r.o.OutDir, logName)
+		if err := portFree(healthURL); err != nil {
+			return fmt.Errorf("%s: %w", spec.Name, err)
+		}
 		var err error
 		if p, err = r.start(ctx, spec); err != nil {
 			return err
@@ -152,6 +157,12 @@ func (r *runner) startAndWait(ctx context.Context, stage string, spec proc.Spec,
 }
 
 func (r *runner) start(ctx context.Context, spec proc.Spec) (*proc.Process, error) {
+	// The tag goes on disk before the process exists, so a later run in
+	// this directory can stop its tree even if sweep is killed (kill -9).
+	spec.Tag = proc.NewTag(spec.Name)
+	if err := recordTag(r.o.OutDir, spec.Tag); err != nil {
+		return nil, err
+	}
 	p, err := proc.Start(ctx, spec)
 	if err != nil {
 		return nil, err
@@ -182,10 +193,18 @@ func (r *runner) runClient(ctx context.Context, stage string, spec proc.Spec, lo
 		select {
 		case <-client.Done():
 			st := client.Status()
-			if !st.Success() {
-				return fmt.Errorf("%s failed (%s)", spec.Name, st)
+			if st.Success() {
+				return nil
 			}
-			return nil
+			// A client fails at once when the engine dies under it: give
+			// the engine's exit a moment to show, and blame the engine.
+			select {
+			case <-engine.Done():
+				blame = engine
+				return fmt.Errorf("%s exited during the load (%s)", engine.Name(), engine.Status())
+			case <-time.After(engineExitWait):
+			}
+			return fmt.Errorf("%s failed (%s)", spec.Name, st)
 		case <-engine.Done():
 			blame = engine
 			client.Stop(r.o.StopGrace)
@@ -200,6 +219,10 @@ func (r *runner) runClient(ctx context.Context, stage string, spec proc.Spec, lo
 		}
 	})
 }
+
+// engineExitWait is how long a failed client waits for the engine's exit
+// to show before the failure is put on the client.
+const engineExitWait = 2 * time.Second
 
 // echo returns an OnLine callback that passes a client's output to the
 // progress line, at most one line every ClientEcho, so a long load shows
@@ -390,4 +413,24 @@ func (r *runner) writeCommands() error {
 		write("router_command.txt", r.spec.Router),
 		write(clientFile, client),
 	)
+}
+
+// portFree checks that nothing listens on the host and port of url yet:
+// a server already there would answer our health checks and load, and its
+// numbers would be written as ours.
+func portFree(rawURL string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return nil // no URL to check
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		return nil
+	}
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort(host, port), 500*time.Millisecond)
+	if err != nil {
+		return nil
+	}
+	conn.Close()
+	return fmt.Errorf("port %s on %s is already in use by another server; stop it or choose another --port", port, host)
 }

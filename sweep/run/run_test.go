@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -321,5 +322,32 @@ func TestRunInterrupted(t *testing.T) {
 	assert.Equal(t, outcomeCancelled, stageOutcomes(rec)[StageClient])
 	assert.Equal(t, outcomeSkipped, stageOutcomes(rec)[StageAggregate])
 	assert.False(t, readRecord(t, opts.OutDir).OK)
+	assertNothingLeft(t, rec)
+}
+
+// TestRunRefusesABusyPort: a port held by another server passed readiness,
+// the load ran against the foreign server and its numbers were written.
+func TestRunRefusesABusyPort(t *testing.T) {
+	spec, opts := testSpec(t, "", "")
+	u, err := url.Parse(spec.HealthURL)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", u.Host)
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() { // a foreign server that answers everything
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+			c.Close()
+		}
+	}()
+	rec, err := Run(t.Context(), spec, opts)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "already in use by another server")
+	assert.Equal(t, StageEngine, rec.Failed().Name)
+	assert.Empty(t, rec.ResultFile, "no result from a foreign server")
 	assertNothingLeft(t, rec)
 }

@@ -12,7 +12,7 @@ ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 SLURM_CLUSTER := scripts/slurm-cluster.sh
 export SLURM_CONF := $(or $(SWEEP_SLURM_DIR),/var/tmp/sweep-slurm)/slurm.conf
 
-.PHONY: test build vet bench deps deps-system deps-chromium lint-workflows slurm-up slurm-down
+.PHONY: test build vet bench deps deps-system deps-chromium lint-workflows slurm-up slurm-down fuzz
 
 deps:
 	@$(GO) mod download
@@ -45,13 +45,22 @@ vet:
 lint-workflows:
 	$(GO) run $(ACTIONLINT) .github/workflows/*.yml
 
+# Each fuzz target runs for a bounded time (FUZZTIME each); a crasher it
+# finds is saved under the package's testdata/fuzz and fails the run.
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParseMasters$$' -fuzztime $(FUZZTIME) ./configs
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./recipes/schema
+	$(GO) test -run '^$$' -fuzz '^FuzzParseText$$' -fuzztime $(FUZZTIME) ./metrics
+	$(GO) test -run '^$$' -fuzz '^FuzzReadRecords$$' -fuzztime $(FUZZTIME) ./metrics/aiperf
+
 slurm-up:
 	bash $(SLURM_CLUSTER) up
 
 slurm-down:
 	bash $(SLURM_CLUSTER) down
 
-test: deps deps-system deps-chromium vet lint-workflows
+test: deps deps-system deps-chromium vet lint-workflows fuzz
 	@bash $(SLURM_CLUSTER) up
 	@status=0; \
 	SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(UNIT_PKGS) || status=$$?; \

@@ -27,12 +27,13 @@ type ValidateOptions struct {
 // Verdict is the outcome of Validate. Valid is true only when every check
 // passed; then Message is the success line, otherwise Reason says why.
 type Verdict struct {
-	Valid   bool
-	Reason  string // why the run is invalid (InferenceX's wording)
-	Message string // the success line(s) InferenceX prints
+	Valid   bool   `json:"valid"`
+	Reason  string `json:"reason"`  // why the run is invalid (InferenceX's wording)
+	Message string `json:"message"` // the success line(s) InferenceX prints
 	// Errors and Completed are the request counts the error rate used;
 	// zero when the summary could not be read.
-	Errors, Completed float64
+	Errors    float64 `json:"errors"`
+	Completed float64 `json:"completed"`
 }
 
 // ErrBadThreshold is returned for a threshold outside [0, 1].

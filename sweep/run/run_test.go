@@ -230,6 +230,14 @@ func TestRunSuccess(t *testing.T) {
 	assert.Equal(t, false, res["simulated"], "the test engine is not the simulator")
 	assert.NotContains(t, res, "simulation")
 
+	// run.json's keys are snake_case throughout (the validation block was CamelCase).
+	raw, err := os.ReadFile(filepath.Join(opts.OutDir, RecordFile))
+	require.NoError(t, err)
+	var recJSON map[string]any
+	require.NoError(t, json.Unmarshal(raw, &recJSON))
+	assert.Contains(t, recJSON["validation"], "valid")
+	assert.NotContains(t, recJSON["validation"], "Valid")
+
 	// run.json on disk is the returned record; commands are recorded with secrets redacted.
 	onDisk := readRecord(t, opts.OutDir)
 	assert.True(t, onDisk.OK)

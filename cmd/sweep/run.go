@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -45,6 +48,9 @@ type runOptions struct {
 	Point run.Options
 	// Force reuses a non-empty --out.
 	Force bool
+	// PlanFile is a point planned elsewhere (one element of
+	// `sweep plan --format json`), run instead of planning by flags.
+	PlanFile string
 	// stopGraceSet is --stop-grace given (0s then means no grace).
 	stopGraceSet bool
 }
@@ -91,6 +97,7 @@ Example:
 			fs.IntVar(&o.Conc, "conc", 0, "concurrency of the point (required)")
 			fs.BoolVar(&o.Eval, "eval", false, "run the point as an eval (lm-eval instead of aiperf)")
 			fs.StringVar(&o.Out, "out", "", "output directory (required; created if missing)")
+			fs.StringVar(&o.PlanFile, "plan", "", "run this planned point (one element of `sweep plan --format json`, a file) instead of --config-key/--tp/--ep/--conc")
 			fs.BoolVar(&o.Force, "force", false, "overwrite a non-empty --out (another point's files are replaced)")
 			fs.BoolVar(&o.Simulate, "simulate", false, "run against sweep's simulated engine instead of the real one")
 			fs.StringVar(&o.Aiperf, "aiperf", "", "aiperf program to run (default: aiperf on PATH, else the built-in load generator)")
@@ -121,8 +128,17 @@ Example:
 				case o.stopGraceSet && o.Point.StopGrace == 0:
 					o.Point.StopGrace = run.NoGrace // 0s means no grace, not the default
 				}
+				required := []string{"config-key", "tp", "conc", "out"}
+				if o.PlanFile != "" {
+					for _, f := range []string{"config-key", "tp", "ep", "conc", "dp-attn", "eval", "fast", "duration", "port", "model-path", "aiperf-version", "runner-name"} {
+						if fs.Changed(f) {
+							return flagErrorf("--%s cannot be combined with --plan: the plan fixes the point", f)
+						}
+					}
+					required = []string{"out"}
+				}
 				var missing []string
-				for _, f := range []string{"config-key", "tp", "conc", "out"} {
+				for _, f := range required {
 					if !fs.Changed(f) {
 						missing = append(missing, "--"+f)
 					}
@@ -144,37 +160,19 @@ Example:
 
 func runRun(ctx context.Context, o *runOptions) error {
 	started := time.Now()
-	g, err := o.Inputs.generator()
-	if err != nil {
-		return err
-	}
-	row, err := o.selectRow(g)
-	if err != nil {
-		return err
-	}
 	out, err := filepath.Abs(o.Out)
 	if err != nil {
 		return err
 	}
-	if o.Plan.Port == 0 {
-		o.Plan.Port = recipes.DefaultPort
-		if o.Simulate {
-			if o.Plan.Port, err = freePortPair(); err != nil {
-				return err
-			}
+	var p *recipes.Point
+	if o.PlanFile != "" {
+		if p, err = readPlanFile(o.PlanFile, out); err != nil {
+			return err
 		}
+	} else if p, err = o.planByFlags(out); err != nil {
+		return err
 	}
-	o.Plan.ResultDir = out
-	o.Plan.Eval = o.Eval
-	o.Plan.Runners = g.Runners
-	points, err := recipes.Plan(matrix.Matrix{row}, o.Plan)
-	if err != nil {
-		if errors.Is(err, recipes.ErrInvalidOptions) {
-			return &FlagError{Err: err}
-		}
-		return fmt.Errorf("plan: %w", err)
-	}
-	p := &points[0]
+	row := p.Row
 	aiperfVersion := o.Plan.AiperfVersion
 	if aiperfVersion == "fork" {
 		aiperfVersion = recipes.ForkAiperfVersion
@@ -199,7 +197,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		engine = fmt.Sprintf("simulated %s on %s, time scale %gx", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"], o.TimeScale)
 	}
 	fmt.Fprintf(o.IO.ErrOut, "point %s tp%d ep%d dpa=%t conc%d (recipe %s)\n  %s; client: %s\n  output: %s\n",
-		o.ConfigKey, row.TP, row.EP, row.DPAttn, row.Conc, p.Recipe, engine, client, out)
+		row.ConfigKey, row.TP, row.EP, row.DPAttn, row.Conc, p.Recipe, engine, client, out)
 
 	po := o.Point
 	po.OutDir = out
@@ -259,6 +257,11 @@ func (o *runOptions) selectRow(g *matrix.Generator) (*matrix.Row, error) {
 			continue
 		}
 		if r.TP == o.TP && r.EP == o.EP && r.DPAttn == o.DPAttn && r.Conc == o.Conc {
+			if r.RecipeFingerprint == "" {
+				// As InferenceX's changelog sweep stamps its rows, so the
+				// result file name and recipe_fingerprint match its CI's.
+				r.RecipeFingerprint = matrix.Fingerprint(r)
+			}
 			return r, nil
 		}
 		have = append(have, fmt.Sprintf("--tp %d --ep %d%s --conc %d", r.TP, r.EP, map[bool]string{true: " --dp-attn"}[r.DPAttn], r.Conc))
@@ -355,4 +358,69 @@ func printRunSummary(ios *IOStreams, rec *run.Record, elapsed time.Duration) {
 		fmt.Fprintf(w, "  validation: %s\n", verdict)
 	}
 	fmt.Fprintf(w, "  run record: %s\n", filepath.Join(filepath.Dir(rec.ArtifactDir), run.RecordFile))
+}
+
+// planByFlags plans the point --config-key, --tp, --ep, --dp-attn and
+// --conc name, writing into out.
+func (o *runOptions) planByFlags(out string) (*recipes.Point, error) {
+	g, err := o.Inputs.generator()
+	if err != nil {
+		return nil, err
+	}
+	row, err := o.selectRow(g)
+	if err != nil {
+		return nil, err
+	}
+	if o.Plan.Port == 0 {
+		o.Plan.Port = recipes.DefaultPort
+		if o.Simulate {
+			if o.Plan.Port, err = freePortPair(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	o.Plan.ResultDir = out
+	o.Plan.Eval = o.Eval
+	o.Plan.Runners = g.Runners
+	points, err := recipes.Plan(matrix.Matrix{row}, o.Plan)
+	if err != nil {
+		if errors.Is(err, recipes.ErrInvalidOptions) {
+			return nil, &FlagError{Err: err}
+		}
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	return &points[0], nil
+}
+
+// readPlanFile reads one planned point: a JSON object, or an array of
+// exactly one, as `sweep plan --format json` prints them. The plan's
+// result directory must be out, since its commands write there.
+func readPlanFile(path, out string) (*recipes.Point, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &FlagError{Err: fmt.Errorf("--plan: %w", err)}
+	}
+	var points []recipes.Point
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		if err := json.Unmarshal(t, &points); err != nil {
+			return nil, &FlagError{Err: fmt.Errorf("--plan %s: not the output of `sweep plan --format json`: %w", path, err)}
+		}
+	} else {
+		var p recipes.Point
+		if err := json.Unmarshal(t, &p); err != nil {
+			return nil, &FlagError{Err: fmt.Errorf("--plan %s: not a planned point: %w", path, err)}
+		}
+		points = append(points, p)
+	}
+	if len(points) != 1 {
+		return nil, &FlagError{Err: fmt.Errorf("--plan %s holds %d points; give one (e.g. jq '.[i]')", path, len(points))}
+	}
+	p := &points[0]
+	if p.Row.Model == "" || len(p.Engine.Argv) == 0 {
+		return nil, &FlagError{Err: fmt.Errorf("--plan %s: the point has no row or no engine command", path)}
+	}
+	if filepath.Clean(p.ResultDir) != out {
+		return nil, &FlagError{Err: fmt.Errorf("--plan %s writes into %s, not --out %s: plan it with --result-dir %s, or run it with --out %s", path, p.ResultDir, out, out, p.ResultDir)}
+	}
+	return p, nil
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs/matrix"
+	"sweep/recipes"
 	"sweep/sweep/run"
 )
 
@@ -227,4 +229,61 @@ func TestRunFlagEdges(t *testing.T) {
 		_, isFlag := errors.AsType[*FlagError](err)
 		assert.True(t, isFlag, "%v: %v", bad, err)
 	}
+}
+
+// TestRunRowCarriesTheRecipeFingerprint: recipe_fingerprint was empty in
+// results and RESULT_FILENAME lacked InferenceX's _recipe-<fp> suffix.
+func TestRunRowCarriesTheRecipeFingerprint(t *testing.T) {
+	o := &runOptions{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 2, EP: 2, Conc: 1}
+	g, err := o.Inputs.generator()
+	require.NoError(t, err)
+	row, err := o.selectRow(g)
+	require.NoError(t, err)
+	assert.Equal(t, matrix.Fingerprint(row), row.RecipeFingerprint)
+	// The changelog's throughput rows of this key carry the same value.
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{o.ConfigKey}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
+	require.NoError(t, err)
+	for _, r := range rows {
+		if r.TP == 2 && r.EP == 2 && r.Conc == 4 {
+			assert.Equal(t, row.RecipeFingerprint, matrix.Fingerprint(r), "concurrency is not part of the fingerprint")
+		}
+	}
+}
+
+// TestRunPlanFileGivesTheSameCommands: a point planned elsewhere
+// (`sweep plan --format json`, one element) runs with byte-identical argv
+// and environment to the same point run by flags.
+func TestRunPlanFileGivesTheSameCommands(t *testing.T) {
+	out := t.TempDir()
+	o := &runOptions{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 8, EP: 8, Conc: 32, DPAttn: false}
+	o.Plan.Port = 18888
+	byFlags, err := o.planByFlags(out)
+	require.NoError(t, err)
+	b, err := json.Marshal([]*recipes.Point{byFlags})
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "point.json")
+	require.NoError(t, os.WriteFile(file, b, 0o644))
+	fromFile, err := readPlanFile(file, out)
+	require.NoError(t, err)
+
+	setup := run.Setup{Simulate: true, TimeScale: 50, Executable: "/bin/sweep", AiperfSchema: "aiperf@0.12.0",
+		Environ: func(string) (string, bool) { return "", false }}
+	a, err := run.FromPlan(byFlags, setup)
+	require.NoError(t, err)
+	c, err := run.FromPlan(fromFile, setup)
+	require.NoError(t, err)
+	assert.Equal(t, a.Engine.Argv, c.Engine.Argv)
+	assert.Equal(t, a.Engine.Env, c.Engine.Env)
+	require.NotNil(t, a.Client)
+	assert.Equal(t, a.Client.Argv, c.Client.Argv)
+	assert.Equal(t, a.Client.Env, c.Client.Env)
+	assert.Equal(t, a.Name, c.Name)
+
+	// A plan for another directory is refused, naming both.
+	_, err = readPlanFile(file, t.TempDir())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--result-dir")
+	// --plan fixes the point: the point's own flags are refused beside it.
+	_, err = parseOptions(t, newRunCmd, "--plan", file, "--out", out, "--tp", "8")
+	assert.ErrorContains(t, err, "--tp cannot be combined with --plan")
 }

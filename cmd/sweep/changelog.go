@@ -74,11 +74,7 @@ Examples:
 			o := &changelogOptions{IO: ios}
 			fs := pflag.NewFlagSet("changelog", pflag.ContinueOnError)
 			lists := newArgparseLists()
-			fs.StringVar(&o.BaseFile, "base-file", "", "the changelog before the change")
-			fs.StringVar(&o.HeadFile, "head-file", "", "the changelog after the change")
-			fs.StringVar(&o.BaseRef, "base-ref", "", "git ref holding the changelog before the change (instead of --base-file)")
-			fs.StringVar(&o.HeadRef, "head-ref", "", "git ref holding the changelog after the change (instead of --head-file)")
-			fs.StringVar(&o.ChangelogFile, "changelog-file", "perf-changelog.yaml", "path of the changelog in the repository, for --base-ref/--head-ref")
+			o.bindSides(fs)
 			o.Inputs.bind(fs, lists)
 			lists.strings(fs, &o.BaseConfigFiles, "base-config-files", "the base revision's master configs, for append-only entries (default with --base-ref: read from git)")
 			fs.StringVar(&o.BaseRunnerConfig, "base-runner-config", "", "the base revision's runners.yaml, for append-only entries (default with --base-ref: read from git)")
@@ -90,16 +86,33 @@ Examples:
 				if err := lists.parseRest(fs, args); err != nil {
 					return err
 				}
-				switch {
-				case (o.BaseFile == "") == (o.BaseRef == ""):
-					return flagErrorf("give exactly one of --base-file and --base-ref")
-				case (o.HeadFile == "") == (o.HeadRef == ""):
-					return flagErrorf("give exactly one of --head-file and --head-ref")
+				if err := o.checkSides(); err != nil {
+					return err
 				}
 				return runF(ctx, o)
 			}
 		},
 	}
+}
+
+// bindSides binds the flags naming the changelog before and after the change.
+func (o *changelogOptions) bindSides(fs *pflag.FlagSet) {
+	fs.StringVar(&o.BaseFile, "base-file", "", "the changelog before the change")
+	fs.StringVar(&o.HeadFile, "head-file", "", "the changelog after the change")
+	fs.StringVar(&o.BaseRef, "base-ref", "", "git ref holding the changelog before the change (instead of --base-file)")
+	fs.StringVar(&o.HeadRef, "head-ref", "", "git ref holding the changelog after the change (instead of --head-file)")
+	fs.StringVar(&o.ChangelogFile, "changelog-file", "perf-changelog.yaml", "path of the changelog in the repository, for --base-ref/--head-ref")
+}
+
+// checkSides requires exactly one source for each side.
+func (o *changelogOptions) checkSides() error {
+	switch {
+	case (o.BaseFile == "") == (o.BaseRef == ""):
+		return flagErrorf("give exactly one of --base-file and --base-ref")
+	case (o.HeadFile == "") == (o.HeadRef == ""):
+		return flagErrorf("give exactly one of --head-file and --head-ref")
+	}
+	return nil
 }
 
 // changelogRun prints the changelog's sweep to o.IO.Out.

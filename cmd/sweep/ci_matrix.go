@@ -72,11 +72,7 @@ Examples:
 			fs.StringSliceVar(&o.Labels, "labels", nil, "the pull request's labels, comma-separated")
 			per := fs.String("per", "point", "one job per point or per arm (point|arm)")
 			fs.StringVar(&o.OnlineRunners, "online-runners", "", "file of runner names that are online (one per line or a JSON list); default: every registered runner counts")
-			fs.StringVar(&o.BaseFile, "base-file", "", "the changelog before the change")
-			fs.StringVar(&o.HeadFile, "head-file", "", "the changelog after the change")
-			fs.StringVar(&o.BaseRef, "base-ref", "", "git ref holding the changelog before the change (instead of --base-file)")
-			fs.StringVar(&o.HeadRef, "head-ref", "", "git ref holding the changelog after the change (instead of --head-file)")
-			fs.StringVar(&o.ChangelogFile, "changelog-file", "perf-changelog.yaml", "path of the changelog in the repository, for --base-ref/--head-ref")
+			o.bindSides(fs)
 			o.Inputs.bind(fs, lists)
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
@@ -90,11 +86,8 @@ Examples:
 				default:
 					return flagErrorf("--per %q: want point or arm", *per)
 				}
-				switch {
-				case (o.BaseFile == "") == (o.BaseRef == ""):
-					return flagErrorf("give exactly one of --base-file and --base-ref")
-				case (o.HeadFile == "") == (o.HeadRef == ""):
-					return flagErrorf("give exactly one of --head-file and --head-ref")
+				if err := o.checkSides(); err != nil {
+					return err
 				}
 				return runF(ctx, o)
 			}

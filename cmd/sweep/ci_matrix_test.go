@@ -22,13 +22,7 @@ func runCIMatrixCmd(t *testing.T, l *cachedLoader, git map[string][]byte, args [
 	ios := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
 	cmd := newCIMatrixCmd(ios, func(ctx context.Context, o *ciMatrixOptions) error {
 		o.Inputs.Load = l.load
-		o.Git = func(_ context.Context, ref, path string) ([]byte, error) {
-			data, ok := git[ref+":"+path]
-			if !ok {
-				return nil, fmt.Errorf("fake git: no %s:%s", ref, path)
-			}
-			return data, nil
-		}
+		o.Git = fakeGit(git)
 		return ciMatrixRun(ctx, o)
 	})
 	err := dispatch(t.Context(), ios, cmd, []string{"sweep", "ci", "matrix"}, args)

@@ -107,17 +107,22 @@ func runChangelogCmd(t *testing.T, l *cachedLoader, git map[string][]byte, args 
 	ios := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
 	cmd := newChangelogCmd(ios, func(ctx context.Context, o *changelogOptions) error {
 		o.Inputs.Load = l.load
-		o.Git = func(_ context.Context, ref, path string) ([]byte, error) {
-			data, ok := git[ref+":"+path]
-			if !ok {
-				return nil, fmt.Errorf("fake git: no %s:%s", ref, path)
-			}
-			return data, nil
-		}
+		o.Git = fakeGit(git)
 		return changelogRun(ctx, o)
 	})
 	err := dispatch(t.Context(), ios, cmd, []string{"sweep", "changelog"}, args)
 	return out.String(), err
+}
+
+// fakeGit serves "ref:path" contents from a map, as git show would.
+func fakeGit(git map[string][]byte) func(context.Context, string, string) ([]byte, error) {
+	return func(_ context.Context, ref, path string) ([]byte, error) {
+		data, ok := git[ref+":"+path]
+		if !ok {
+			return nil, fmt.Errorf("fake git: no %s:%s", ref, path)
+		}
+		return data, nil
+	}
 }
 
 // decodeJSON parses JSON keeping numbers as their text, so 1 and 1.0 differ.

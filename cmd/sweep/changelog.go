@@ -95,6 +95,35 @@ Examples:
 	}
 }
 
+// process reads both sides of the change and turns the added entries into
+// their sweep with the options' TrimConc, AllEvals and EvalsOnly; it also
+// returns the generator (its runners say where points may run).
+func (o *changelogOptions) process(ctx context.Context) (*matrix.Changelog, *matrix.Generator, error) {
+	base, err := o.read(ctx, o.BaseFile, o.BaseRef)
+	if err != nil {
+		return nil, nil, err
+	}
+	head, err := o.read(ctx, o.HeadFile, o.HeadRef)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := o.Inputs.generator()
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := g.ProcessChangelog(matrix.ChangelogOptions{
+		Base:       base,
+		Head:       head,
+		BaseRef:    cmpOrString(o.BaseRef, o.BaseFile),
+		HeadRef:    cmpOrString(o.HeadRef, o.HeadFile),
+		TrimConc:   o.TrimConc,
+		AllEvals:   o.AllEvals,
+		EvalsOnly:  o.EvalsOnly,
+		BaseInputs: o.baseInputs(ctx),
+	})
+	return res, g, err
+}
+
 // bindSides binds the flags naming the changelog before and after the change.
 func (o *changelogOptions) bindSides(fs *pflag.FlagSet) {
 	fs.StringVar(&o.BaseFile, "base-file", "", "the changelog before the change")
@@ -117,28 +146,7 @@ func (o *changelogOptions) checkSides() error {
 
 // changelogRun prints the changelog's sweep to o.IO.Out.
 func changelogRun(ctx context.Context, o *changelogOptions) error {
-	base, err := o.read(ctx, o.BaseFile, o.BaseRef)
-	if err != nil {
-		return err
-	}
-	head, err := o.read(ctx, o.HeadFile, o.HeadRef)
-	if err != nil {
-		return err
-	}
-	g, err := o.Inputs.generator()
-	if err != nil {
-		return err
-	}
-	res, err := g.ProcessChangelog(matrix.ChangelogOptions{
-		Base:       base,
-		Head:       head,
-		BaseRef:    cmpOrString(o.BaseRef, o.BaseFile),
-		HeadRef:    cmpOrString(o.HeadRef, o.HeadFile),
-		TrimConc:   o.TrimConc,
-		AllEvals:   o.AllEvals,
-		EvalsOnly:  o.EvalsOnly,
-		BaseInputs: o.baseInputs(ctx),
-	})
+	res, _, err := o.process(ctx)
 	if err != nil {
 		return err
 	}

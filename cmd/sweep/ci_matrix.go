@@ -110,40 +110,18 @@ func ciMatrixRun(ctx context.Context, o *ciMatrixOptions) error {
 	ch := &matrix.Changelog{}
 	var runners *configs.Runners
 	if mode.Sweep() {
-		base, err := o.read(ctx, o.BaseFile, o.BaseRef)
-		if err != nil {
-			return err
-		}
-		head, err := o.read(ctx, o.HeadFile, o.HeadRef)
-		if err != nil {
-			return err
-		}
-		g, err := o.Inputs.generator()
-		if err != nil {
+		o.TrimConc, o.AllEvals, o.EvalsOnly = mode.TrimConc, mode.AllEvals, mode.EvalsOnly
+		var g *matrix.Generator
+		if ch, g, err = o.process(ctx); err != nil {
 			return err
 		}
 		runners = g.Runners
-		ch, err = g.ProcessChangelog(matrix.ChangelogOptions{
-			Base: base, Head: head,
-			BaseRef:    cmpOrString(o.BaseRef, o.BaseFile),
-			HeadRef:    cmpOrString(o.HeadRef, o.HeadFile),
-			TrimConc:   mode.TrimConc,
-			AllEvals:   mode.AllEvals,
-			EvalsOnly:  mode.EvalsOnly,
-			BaseInputs: o.baseInputs(ctx),
-		})
-		if err != nil {
-			return err
-		}
 	}
 	grouping := gha.PerPoint
 	if o.PerArm {
 		grouping = gha.PerArm
 	}
-	fan, err := gha.Build(ch, mode, gha.Availability{Runners: runners, Online: online}, grouping)
-	if err != nil {
-		return err
-	}
+	fan := gha.Build(ch, mode, gha.Availability{Runners: runners, Online: online}, grouping)
 	if err := fan.WriteNotices(o.IO.ErrOut); err != nil {
 		return err
 	}

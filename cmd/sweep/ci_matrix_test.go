@@ -63,18 +63,11 @@ func familyRows(want map[string]any) map[string][]any {
 // trim_conc cases under sweep-enabled, the others under
 // non-canary-full-sweep-enabled (no canary is taken out).
 func TestCIMatrixConformance(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(ixDir, "cases.json"))
-	require.NoError(t, err)
-	var file struct {
-		Cases []ixCase `json:"cases"`
-	}
-	require.NoError(t, json.Unmarshal(data, &file))
-	changelog, err := os.ReadFile(filepath.Join(ixDir, "configs", "perf-changelog.yaml"))
-	require.NoError(t, err)
+	cases, changelog := loadIXCases(t)
 	l := &cachedLoader{}
-	inputs := append(append([]string{"--config-files"}, ixMasters...), "--runner-config", ixRunners)
+	inputs := ixInputs()
 	matched, total := 0, 0
-	for i, c := range file.Cases {
+	for i, c := range cases {
 		if c.Kind != "changelog" {
 			continue
 		}
@@ -128,19 +121,12 @@ func TestCIMatrixConformance(t *testing.T) {
 // TestCIMatrixLabels covers the label rules and the skip of runner labels
 // nobody serves.
 func TestCIMatrixLabels(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(ixDir, "configs", "perf-changelog.yaml"))
-	require.NoError(t, err)
-	var file struct {
-		Cases []ixCase `json:"cases"`
-	}
-	raw, err := os.ReadFile(filepath.Join(ixDir, "cases.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(raw, &file))
+	cases, data := loadIXCases(t)
 	// An agentic case with several points; InferenceX's recording has no
 	// fixed-seq-len change, so the canary case appends one.
 	var agentic *ixCase
-	for i := range file.Cases {
-		c := &file.Cases[i]
+	for i := range cases {
+		c := &cases[i]
 		if c.Kind != "changelog" || !c.OK || c.TrimConc {
 			continue
 		}
@@ -152,7 +138,7 @@ func TestCIMatrixLabels(t *testing.T) {
 	require.NotNil(t, agentic)
 	fixed := &ixCase{EntryIndex: -1, Added: "\n- config-keys:\n    - dsr1-fp4-mi355x-sglang\n  description:\n    - \"fixed-seq change\"\n  pr-link: XXX\n"}
 	l := &cachedLoader{}
-	inputs := append(append([]string{"--config-files"}, ixMasters...), "--runner-config", ixRunners)
+	inputs := ixInputs()
 	run := func(t *testing.T, c *ixCase, extra ...string) (map[string]any, string, error) {
 		var base, head []byte
 		if c.EntryIndex < 0 { // appended after the last entry
@@ -235,17 +221,10 @@ func TestCIMatrixLabels(t *testing.T) {
 // invocations with the point's arm, concurrency and runner, and that the
 // result file name reaches $GITHUB_OUTPUT.
 func TestCIRunJob(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(ixDir, "configs", "perf-changelog.yaml"))
-	require.NoError(t, err)
-	raw, err := os.ReadFile(filepath.Join(ixDir, "cases.json"))
-	require.NoError(t, err)
-	var file struct {
-		Cases []ixCase `json:"cases"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &file))
+	cases, data := loadIXCases(t)
 	var c *ixCase
-	for i := range file.Cases {
-		if k := &file.Cases[i]; k.Kind == "changelog" && k.OK && len(familyRows(decodeJSON(t, string(k.Output)).(map[string]any))["sweep-agentic"]) > 2 {
+	for i := range cases {
+		if k := &cases[i]; k.Kind == "changelog" && k.OK && len(familyRows(decodeJSON(t, string(k.Output)).(map[string]any))["sweep-agentic"]) > 2 {
 			c = k
 			break
 		}
@@ -253,7 +232,7 @@ func TestCIRunJob(t *testing.T) {
 	require.NotNil(t, c)
 	base, head := cutChangelog(t, data, c.EntryIndex, c.Added)
 	git := map[string][]byte{"b:perf-changelog.yaml": base, "h:perf-changelog.yaml": head}
-	inputs := append(append([]string{"--config-files"}, ixMasters...), "--runner-config", ixRunners)
+	inputs := ixInputs()
 	out, _, err := runCIMatrixCmd(t, &cachedLoader{}, git, append([]string{"--labels", "non-canary-full-sweep-enabled,agentx-fast", "--per", "arm", "--base-ref", "b", "--head-ref", "h"}, inputs...))
 	require.NoError(t, err)
 	var fan struct {

@@ -14,6 +14,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/sweep/gha"
+	"sweep/sweep/run"
 )
 
 // ciRunJobOptions are the inputs of "sweep ci run-job".
@@ -141,17 +142,10 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 // writtenResult returns the result file name (without .json) that the run
 // in dir recorded in its run.json, or "".
 func writtenResult(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
-	if err != nil {
-		return ""
+	if rec, ok := run.ReadRecordFile(dir); ok && rec.ResultFile != "" {
+		return strings.TrimSuffix(filepath.Base(rec.ResultFile), ".json")
 	}
-	var rec struct {
-		ResultFile string `json:"result_file"`
-	}
-	if json.Unmarshal(data, &rec) != nil || rec.ResultFile == "" {
-		return ""
-	}
-	return strings.TrimSuffix(filepath.Base(rec.ResultFile), ".json")
+	return ""
 }
 
 // appendGitHubOutput appends key=value to a $GITHUB_OUTPUT file.

@@ -168,10 +168,10 @@ func cutChangelog(t *testing.T, changelog []byte, idx int, added string) (base, 
 	return nil, nil
 }
 
-// TestInferenceXConformance runs every case of
-// testdata/inferencex/cases.json (InferenceX's own generator and changelog
-// processor at the conformance commit) and compares parsed JSON.
-func TestInferenceXConformance(t *testing.T) {
+// loadIXCases reads InferenceX's recorded cases and the changelog the
+// changelog cases cut.
+func loadIXCases(t *testing.T) ([]ixCase, []byte) {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(ixDir, "cases.json"))
 	require.NoError(t, err)
 	var file struct {
@@ -180,10 +180,23 @@ func TestInferenceXConformance(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &file))
 	changelog, err := os.ReadFile(filepath.Join(ixDir, "configs", "perf-changelog.yaml"))
 	require.NoError(t, err)
+	return file.Cases, changelog
+}
+
+// ixInputs are the flags naming InferenceX's master configs and runners.
+func ixInputs() []string {
+	return append(append([]string{"--config-files"}, ixMasters...), "--runner-config", ixRunners)
+}
+
+// TestInferenceXConformance runs every case of
+// testdata/inferencex/cases.json (InferenceX's own generator and changelog
+// processor at the conformance commit) and compares parsed JSON.
+func TestInferenceXConformance(t *testing.T) {
+	cases, changelog := loadIXCases(t)
 	l := &cachedLoader{}
-	inputs := append(append([]string{"--config-files"}, ixMasters...), "--runner-config", ixRunners)
+	inputs := ixInputs()
 	counts := map[string][2]int{} // kind -> matched, total
-	for i, c := range file.Cases {
+	for i, c := range cases {
 		name := fmt.Sprintf("%s/%03d", c.Kind, i)
 		t.Run(name, func(t *testing.T) {
 			cnt := counts[c.Kind]
@@ -229,7 +242,7 @@ func TestInferenceXConformance(t *testing.T) {
 		assert.Equal(t, cnt[1], cnt[0], "%s cases that do not match", kind)
 		total += cnt[1]
 	}
-	assert.Equal(t, len(file.Cases), total)
+	assert.Equal(t, len(cases), total)
 }
 
 func slicesClone(s []string) []string { return append([]string(nil), s...) }

@@ -217,7 +217,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	po.Progress = func(line string) {
 		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
 	}
-	release, leftovers, err := run.ClaimOutDirLeftovers(out, spec.Name, o.Force)
+	release, leftovers, err := run.ClaimOutDir(out, spec.Name, o.Force)
 	if len(leftovers) > 0 {
 		fmt.Fprintf(o.IO.ErrOut, "stopped %d process(es) an earlier run left in %s: pids %v\n", len(leftovers), out, leftovers)
 	}

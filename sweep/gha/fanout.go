@@ -141,10 +141,10 @@ func familyOf(multi bool, bucket string) string {
 // Build lays out the fan-out of a processed changelog. A job whose runner
 // label cannot take it is left out and reported in Skips, so a leg without
 // a registered runner does not queue for days.
-func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) (*Fanout, error) {
+func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) *Fanout {
 	f := &Fanout{Mode: mode}
 	if !mode.Sweep() {
-		return f, nil
+		return f
 	}
 	lists := map[string][]*matrix.Row{}
 	for _, b := range ch.SingleNode {
@@ -162,20 +162,13 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) (*Fa
 
 	if mode.Canary {
 		if fam, i, ok := canary(lists); ok {
-			j, err := pointJob(lists[fam][i], mode)
-			if err != nil {
-				return nil, err
-			}
-			f.Canary = j
+			f.Canary = pointJob(lists[fam][i], mode)
 			lists[fam] = slices.Delete(slices.Clone(lists[fam]), i, i+1)
 		}
 	}
 
 	for _, fam := range families {
-		jobs, err := makeJobs(lists[fam], mode, g, fam)
-		if err != nil {
-			return nil, err
-		}
+		jobs := makeJobs(lists[fam], mode, g, fam)
 		var kept []Job
 		skipped := map[string]*Skip{}
 		var order []string
@@ -203,7 +196,7 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) (*Fa
 			f.Canary = nil
 		}
 	}
-	return f, nil
+	return f
 }
 
 // canary finds the lowest-concurrency non-eval single-node 1k1k or 8k1k
@@ -223,19 +216,15 @@ func canary(lists map[string][]*matrix.Row) (string, int, bool) {
 	return bestFam, bestIdx, bestIdx >= 0
 }
 
-func makeJobs(rows []*matrix.Row, mode Mode, g Grouping, fam string) ([]Job, error) {
+func makeJobs(rows []*matrix.Row, mode Mode, g Grouping, fam string) []Job {
 	if g == PerPoint || strings.Contains(fam, "multi-node") || strings.Contains(fam, "evals") {
 		// Multi-node rows already carry their concurrency list, and an
 		// eval is one job of its own.
 		jobs := make([]Job, 0, len(rows))
 		for _, r := range rows {
-			j, err := pointJob(r, mode)
-			if err != nil {
-				return nil, err
-			}
-			jobs = append(jobs, *j)
+			jobs = append(jobs, *pointJob(r, mode))
 		}
-		return jobs, nil
+		return jobs
 	}
 	var jobs []Job
 	index := map[string]int{}
@@ -244,45 +233,33 @@ func makeJobs(rows []*matrix.Row, mode Mode, g Grouping, fam string) ([]Job, err
 		if id == "" {
 			id = matrix.Fingerprint(r)
 		}
-		p, err := point(r)
-		if err != nil {
-			return nil, err
-		}
 		if i, ok := index[id]; ok {
-			jobs[i].Points = append(jobs[i].Points, p)
+			jobs[i].Points = append(jobs[i].Points, point(r))
 			continue
 		}
-		j, err := pointJob(r, mode)
-		if err != nil {
-			return nil, err
-		}
 		index[id] = len(jobs)
-		jobs = append(jobs, *j)
+		jobs = append(jobs, *pointJob(r, mode))
 	}
 	for i := range jobs {
 		sort.SliceStable(jobs[i].Points, func(a, b int) bool { return jobs[i].Points[a].Conc < jobs[i].Points[b].Conc })
 	}
-	return jobs, nil
+	return jobs
 }
 
-func pointJob(r *matrix.Row, mode Mode) (*Job, error) {
+func pointJob(r *matrix.Row, mode Mode) *Job {
 	raw := r.AppendChangelogJSON(nil)
-	p, err := point(r)
-	if err != nil {
-		return nil, err
-	}
 	j := &Job{
 		Runner:     r.Runner,
 		RunsOn:     []string{"self-hosted", r.Runner},
 		Config:     raw,
-		Points:     []Point{p},
+		Points:     []Point{point(r)},
 		ConfigKey:  r.ConfigKey,
 		AgentxFast: mode.AgentxFast && r.Kind.Agentic(),
 	}
-	return j, nil
+	return j
 }
 
-func point(r *matrix.Row) (Point, error) {
+func point(r *matrix.Row) Point {
 	conc := r.Conc
 	if cs := r.ConcValues(); len(cs) > 0 {
 		conc = cs[0] // multi-node jobs pass conc = conc-list[0]
@@ -308,7 +285,7 @@ func point(r *matrix.Row) (Point, error) {
 	default:
 		arts = []string{"bmk_" + rf, "server_logs_" + rf, "gpu_metrics_" + rf, "power_audit_" + rf}
 	}
-	return Point{Conc: conc, ResultFilename: rf, Artifacts: arts}, nil
+	return Point{Conc: conc, ResultFilename: rf, Artifacts: arts}
 }
 
 // Jobs returns the jobs of a family (nil when it has none).

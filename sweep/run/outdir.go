@@ -73,14 +73,7 @@ func (e *OutDirError) Error() string { return fmt.Sprintf("--out %s: %s", e.Dir,
 // same point completed (then ErrAlreadyDone, with the lock released). The
 // returned release drops the lock; the kernel drops it too if the process
 // dies.
-func ClaimOutDir(dir, name string, force bool) (release func(), err error) {
-	release, _, err = ClaimOutDirLeftovers(dir, name, force)
-	return release, err
-}
-
-// ClaimOutDirLeftovers is ClaimOutDir that also returns the pids of the
-// leftover processes it stopped.
-func ClaimOutDirLeftovers(dir, name string, force bool) (release func(), leftovers []int, err error) {
+func ClaimOutDir(dir, name string, force bool) (release func(), leftovers []int, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
@@ -123,7 +116,7 @@ func ClaimOutDirLeftovers(dir, name string, force bool) (release func(), leftove
 	if len(others) == 0 || force {
 		return release, leftovers, nil
 	}
-	if rec, ok := readRecordFile(dir); ok && rec.Name == name && rec.OK {
+	if rec, ok := ReadRecordFile(dir); ok && rec.Name == name && rec.OK {
 		release()
 		return nil, leftovers, ErrAlreadyDone
 	}
@@ -135,7 +128,9 @@ func ClaimOutDirLeftovers(dir, name string, force bool) (release func(), leftove
 	return nil, nil, &OutDirError{Dir: dir, Msg: fmt.Sprintf("not empty (%s); use --force to overwrite it, or a new directory", strings.Join(shown, ", "))}
 }
 
-func readRecordFile(dir string) (*Record, bool) {
+// ReadRecordFile reads the run.json in dir; ok is false when there is
+// none or it is not a record.
+func ReadRecordFile(dir string) (*Record, bool) {
 	b, err := os.ReadFile(filepath.Join(dir, RecordFile))
 	if err != nil {
 		return nil, false

@@ -19,29 +19,29 @@ import (
 // silently.
 func TestClaimOutDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	release, err := ClaimOutDir(dir, "p", false)
+	release, _, err := ClaimOutDir(dir, "p", false)
 	require.NoError(t, err, "a new directory")
 
-	_, err = ClaimOutDir(dir, "p", false)
+	_, _, err = ClaimOutDir(dir, "p", false)
 	oe, ok := errors.AsType[*OutDirError](err)
 	require.True(t, ok, "a second run is refused while the first holds the lock: %v", err)
 	assert.Contains(t, oe.Msg, "is running a point there")
 	release()
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "server.log"), []byte("x"), 0o644))
-	_, err = ClaimOutDir(dir, "p", false)
+	_, _, err = ClaimOutDir(dir, "p", false)
 	oe, ok = errors.AsType[*OutDirError](err)
 	require.True(t, ok, "%v", err)
 	assert.Contains(t, oe.Msg, "not empty (server.log); use --force")
 
-	release, err = ClaimOutDir(dir, "p", true)
+	release, _, err = ClaimOutDir(dir, "p", true)
 	require.NoError(t, err, "--force")
 	release()
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, RecordFile), []byte(`{"name":"p","ok":true}`), 0o644))
-	_, err = ClaimOutDir(dir, "p", false)
+	_, _, err = ClaimOutDir(dir, "p", false)
 	assert.ErrorIs(t, err, ErrAlreadyDone, "the same completed point is a no-op")
-	_, err = ClaimOutDir(dir, "other", false)
+	_, _, err = ClaimOutDir(dir, "other", false)
 	_, ok = errors.AsType[*OutDirError](err)
 	assert.True(t, ok, "another point's directory is refused: %v", err)
 }
@@ -58,27 +58,27 @@ func TestLeftoversOfAKilledRunAreStopped(t *testing.T) {
 	p, err := proc.Start(context.Background(), proc.Spec{Name: "engine", Tag: tag, Argv: []string{"sh", "-c", "sleep 60 & exec sleep 60"}})
 	require.NoError(t, err)
 	t.Cleanup(func() { p.Stop(time.Second) })
-	require.Eventually(t, func() bool { return len(liveTagged(tag)) >= 2 }, 5*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return countTagged(tag) >= 2 }, 5*time.Second, 20*time.Millisecond)
 
-	release, left, err := ClaimOutDirLeftovers(dir, "p", false)
+	release, left, err := ClaimOutDir(dir, "p", false)
 	require.NoError(t, err)
 	release()
 	assert.GreaterOrEqual(t, len(left), 2, "the engine and its child")
-	assert.Empty(t, liveTagged(tag), "nothing of the earlier run is left")
+	assert.Zero(t, countTagged(tag), "nothing of the earlier run is left")
 	assert.NoFileExists(t, filepath.Join(dir, TagsFile))
 }
 
-// liveTagged lists live pids carrying tag, through KillTagged's finder.
-func liveTagged(tag string) []int {
-	var out []int
+// countTagged counts the live (not zombie) processes carrying tag.
+func countTagged(tag string) int {
+	n := 0
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
 		if err == nil && strings.Contains(string(env), proc.TagEnv+"="+tag+"\x00") {
 			if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && !strings.Contains(string(st), ") Z ") {
-				out = append(out, len(out))
+				n++
 			}
 		}
 	}
-	return out
+	return n
 }

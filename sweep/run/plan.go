@@ -74,15 +74,20 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 		return Spec{}, errors.New("plan has no engine command")
 	}
 	spec := Spec{
-		Name:                 p.ResultFilename,
-		EngineCommandFile:    p.CommandFile,
-		HealthURL:            p.HealthURL,
-		RouterHealthURL:      p.RouterHealthURL,
-		ArtifactDir:          filepath.Join(p.ResultDir, "aiperf_artifacts"),
-		MetricsURLs:          slices.Clone(p.MetricsURLs),
-		RequiredMetricPrefix: p.RequiredMetricPrefix,
-		GoldenAL:             p.GoldenAL,
-		Facts:                FactsFromRow(&p.Row, p.ResultFilename, p.GoldenAL, s.ALTolerance),
+		ServerSpec: ServerSpec{
+			EngineCommandFile:    p.CommandFile,
+			HealthURL:            p.HealthURL,
+			RouterHealthURL:      p.RouterHealthURL,
+			MetricsURLs:          slices.Clone(p.MetricsURLs),
+			RequiredMetricPrefix: p.RequiredMetricPrefix,
+			FlushURLs:            flushURLs(p),
+		},
+		LoadSpec: LoadSpec{
+			Name:        p.ResultFilename,
+			ArtifactDir: filepath.Join(p.ResultDir, "aiperf_artifacts"),
+			GoldenAL:    p.GoldenAL,
+			Facts:       FactsFromRow(&p.Row, p.ResultFilename, p.GoldenAL, s.ALTolerance),
+		},
 	}
 	spec.Engine = s.proc("engine", p.Engine)
 	if s.Simulate {
@@ -186,6 +191,22 @@ func unresolved(spec Spec) error {
 	check(spec.Client)
 	check(spec.Eval)
 	return errors.Join(errs...)
+}
+
+// flushURLs are the engine's cache resets: SGLang's /flush_cache, vLLM's
+// /reset_prefix_cache, on the engine itself (behind any router).
+func flushURLs(p *recipes.Point) []string {
+	base, ok := strings.CutSuffix(p.HealthURL, "/health")
+	if !ok || base == "" {
+		return nil
+	}
+	switch p.Row.Framework {
+	case "sglang":
+		return []string{base + "/flush_cache"}
+	case "vllm":
+		return []string{base + "/reset_prefix_cache"}
+	}
+	return nil
 }
 
 // GPUOfRunner derives the GPU model from a runner label or name:

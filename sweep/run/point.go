@@ -1,17 +1,28 @@
-// Package run runs one benchmark point end to end: GPU idle check,
-// engine (and router) start and readiness, the load client with a health
-// watchdog and metric scraping beside it, aggregation of aiperf artifacts
-// into InferenceX's result JSON, validation, and the stop of every process.
+// Package run runs benchmark points: GPU idle check, engine (and router)
+// start and readiness, the load client with a health watchdog and metric
+// scraping beside it, aggregation of aiperf artifacts into InferenceX's
+// result JSON, validation, and the stop of every process.
 //
-//	spec := point.Spec{...}                   // usually point.FromPlan(plan, ...)
-//	rec, err := point.Run(ctx, spec, point.Options{OutDir: dir})
+// One point, its own server:
+//
+//	spec, err := run.FromPlan(&point, run.Setup{Simulate: true})
+//	rec, err := run.Run(ctx, spec, run.Options{OutDir: dir})
 //	// rec.Stages says what each stage did; err != nil when any stage failed.
 //
-// Every stage's outcome is recorded in OutDir/run.json, rewritten
-// atomically after each stage, so a killed run still leaves a record of
-// what finished. Exit codes of every process are kept; nothing that ran is
-// left running when Run returns (engine, router and client are stopped as
-// a process tree, also when ctx is cancelled).
+// Several points against one server (a sweep's arm), caches flushed
+// between loads and counters taken per load:
+//
+//	srv, err := run.StartServer(ctx, spec.ServerSpec, run.Options{OutDir: serverDir})
+//	rec1, err := srv.RunLoad(ctx, spec1.LoadSpec, dir1)
+//	rec2, err := srv.RunLoad(ctx, spec2.LoadSpec, dir2)
+//	err = srv.Stop()
+//
+// Every stage's outcome is recorded in run.json (server.json for a
+// server), rewritten atomically after each stage, so a killed run still
+// leaves a record of what finished. Exit codes of every process are kept;
+// nothing that ran is left running when Run or Stop returns (engine,
+// router and client are stopped as process trees, also when ctx is
+// cancelled).
 package run
 
 import (
@@ -22,13 +33,19 @@ import (
 	"sweep/metrics/result"
 )
 
-// Spec is everything Run needs to know about one point. Programs are
-// final: the caller has already swapped in the simulated engine or the
-// built-in load generator where wanted.
+// Spec is everything Run needs to know about one point: the server it
+// runs against and the load it puts on it. Programs are final: the caller
+// has already swapped in the simulated engine or the built-in load
+// generator where wanted.
 type Spec struct {
-	// Name identifies the point (InferenceX's RESULT_FILENAME); the
-	// aggregate result is written to OutDir/Name.json.
-	Name string
+	ServerSpec
+	LoadSpec
+}
+
+// ServerSpec is the server side of a point: everything StartServer
+// starts and what a load may rely on. Points whose ServerSpecs are equal
+// (recipes.ServerKey) can run one after another against one Server.
+type ServerSpec struct {
 	// Engine is the inference server; EngineCommandFile is the file its
 	// command is recorded in (e.g. "sglang_command.txt").
 	Engine            proc.Spec
@@ -40,17 +57,28 @@ type Spec struct {
 	// Router, when not nil, runs in front of the engine (DP attention).
 	Router          *proc.Spec
 	RouterHealthURL string
+	// MetricsURLs are the engine's Prometheus endpoints, scraped beside
+	// each load; RequiredMetricPrefix ("sglang:" or "vllm:") must appear
+	// in the exported server metrics for a point to be valid.
+	MetricsURLs          []string
+	RequiredMetricPrefix string
+	// FlushURLs are POSTed before every load but the first on a server, so
+	// each point starts with empty prefix and KV caches as on a fresh
+	// server (SGLang /flush_cache, vLLM /reset_prefix_cache).
+	FlushURLs []string
+}
+
+// LoadSpec is one point's load against a server.
+type LoadSpec struct {
+	// Name identifies the point (InferenceX's RESULT_FILENAME); the
+	// aggregate result is written to OutDir/Name.json.
+	Name string
 	// Client is the load generator (aiperf or the built-in one); Eval is the
 	// accuracy client for eval-only points. Exactly one is set.
 	Client *proc.Spec
 	Eval   *proc.Spec
 	// ArtifactDir is where the client writes aiperf artifacts.
 	ArtifactDir string
-	// MetricsURLs are the engine's Prometheus endpoints, scraped beside the
-	// client; RequiredMetricPrefix ("sglang:" or "vllm:") must appear in
-	// the exported server metrics for the point to be valid.
-	MetricsURLs          []string
-	RequiredMetricPrefix string
 	// GoldenAL is the recipe's golden acceptance length; nil when the point
 	// has no speculative decoding or runs real acceptance (eval).
 	GoldenAL *float64
@@ -148,6 +176,8 @@ const (
 	StageSidecars    = "sidecars-ready"
 	StageEngine      = "engine-ready"
 	StageRouter      = "router-ready"
+	StageServer      = "server"
+	StageFlush       = "flush-cache"
 	StageBaseline    = "metrics-baseline"
 	StageClient      = "client"
 	StageEval        = "eval"
@@ -203,6 +233,20 @@ type Record struct {
 	ResultFile string `json:"result_file,omitempty"`
 	// ArtifactDir holds the client's aiperf artifacts.
 	ArtifactDir string `json:"artifact_dir,omitempty"`
+	// Server is set when the load ran against a Server started on its own
+	// (a sweep's server for several points); nil when Run started it.
+	Server *ServerRef `json:"server,omitempty"`
+}
+
+// ServerRef is the server a load ran against.
+type ServerRef struct {
+	// Dir holds the server's logs, command files and server.json.
+	Dir string `json:"dir"`
+	// Load is the load's 1-based position on the server; Reused is Load > 1.
+	Load   int  `json:"load"`
+	Reused bool `json:"reused"`
+	// PIDs are the server's processes.
+	PIDs []int `json:"pids"`
 }
 
 // Failed returns the first failed or cancelled stage, or nil.
@@ -218,6 +262,10 @@ func (r *Record) Failed() *Stage {
 func (r *Record) clone() *Record {
 	c := *r
 	c.Stages = append([]Stage(nil), r.Stages...)
+	if r.Server != nil {
+		srv := *r.Server
+		c.Server = &srv
+	}
 	c.Processes = make(map[string]*ProcessOutcome, len(r.Processes))
 	for name, po := range r.Processes {
 		cp := *po

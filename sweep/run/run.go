@@ -33,6 +33,7 @@ type runner struct {
 	spec Spec
 	o    Options
 	rec  *Record
+	file string // the record's file name in o.OutDir
 
 	mu       sync.Mutex
 	procs    []*proc.Process // started processes, stopped in reverse order
@@ -43,29 +44,47 @@ type runner struct {
 	progressMu sync.Mutex
 }
 
-// Run runs the point. It returns the record (also written to
-// OutDir/run.json) and a *StageError for the first failed stage; when ctx
-// is cancelled the error also wraps ctx.Err(). The aggregate result is
-// written whenever the client produced artifacts, even if a later stage
-// fails, and every process is stopped before Run returns.
-func Run(ctx context.Context, spec Spec, o Options) (*Record, error) {
-	o = o.withDefaults()
+// newRunner prepares o.OutDir and writes the first record.
+func newRunner(spec Spec, o Options, name, file string) (*runner, error) {
 	if o.OutDir == "" {
-		return nil, errors.New("point: no output directory")
+		return nil, errors.New("run: no output directory")
 	}
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
-		return nil, fmt.Errorf("point: %w", err)
+		return nil, fmt.Errorf("run: %w", err)
 	}
 	_ = atomicfile.CleanStale(o.OutDir)
-	r := &runner{spec: spec, o: o, rec: &Record{
-		Name: spec.Name, Started: time.Now(), Processes: map[string]*ProcessOutcome{},
+	r := &runner{spec: spec, o: o, file: file, rec: &Record{
+		Name: name, Started: time.Now(), Processes: map[string]*ProcessOutcome{},
 		ArtifactDir: spec.ArtifactDir,
 	}}
 	r.save()
-	r.stages(ctx)
+	return r, nil
+}
+
+// Run runs the point against a server of its own. It returns the record
+// (also written to OutDir/run.json) and a *StageError for the first failed
+// stage; when ctx is cancelled the error also wraps ctx.Err(). The
+// aggregate result is written whenever the client produced artifacts,
+// even if a later stage fails, and every process is stopped before Run
+// returns.
+func Run(ctx context.Context, spec Spec, o Options) (*Record, error) {
+	r, err := newRunner(spec, o.withDefaults(), spec.Name, RecordFile)
+	if err != nil {
+		return nil, err
+	}
+	if engine, ok := r.startServer(ctx); ok {
+		r.runLoad(ctx, engine)
+	}
 	r.stopAll()
+	return r.finish(ctx)
+}
+
+// finish closes the record and returns the first failure as a *StageError.
+func (r *runner) finish(ctx context.Context) (*Record, error) {
+	r.mu.Lock()
 	r.rec.Finished = time.Now()
 	r.rec.OK = r.rec.Failed() == nil
+	r.mu.Unlock()
 	r.save()
 	if f := r.rec.Failed(); f != nil {
 		err := &StageError{Stage: f.Name, Err: r.firstErr}
@@ -77,8 +96,9 @@ func Run(ctx context.Context, spec Spec, o Options) (*Record, error) {
 	return r.rec, nil
 }
 
-// stages runs every stage in order; a failed stage skips those that need it.
-func (r *runner) stages(ctx context.Context) {
+// startServer waits for idle GPUs and starts the sidecars, the engine and
+// the router, each waited for on its health URL. It returns the engine.
+func (r *runner) startServer(ctx context.Context) (*proc.Process, bool) {
 	if r.o.SkipGPUCheck {
 		r.skip(StageGPUIdle, "simulated engine")
 	} else if !r.stage(ctx, StageGPUIdle, nil, func() error {
@@ -88,25 +108,35 @@ func (r *runner) stages(ctx context.Context) {
 		}
 		return err
 	}) {
-		return
+		return nil, false
 	}
-	if err := r.writeCommands(); err != nil {
+	if err := r.writeCommands(true, false); err != nil {
 		r.fail(StageEngine, err, nil)
-		return
+		return nil, false
 	}
 	for i, sc := range r.spec.Sidecars {
 		if _, ok := r.startAndWait(ctx, StageSidecars, sc.Proc, fmt.Sprintf("sidecar%d.log", i), sc.HealthURL); !ok {
-			return
+			return nil, false
 		}
 	}
 	engine, ok := r.startAndWait(ctx, StageEngine, r.spec.Engine, "server.log", r.spec.HealthURL)
 	if !ok {
-		return
+		return nil, false
 	}
 	if r.spec.Router != nil {
 		if _, ok := r.startAndWait(ctx, StageRouter, *r.spec.Router, "router.log", r.spec.RouterHealthURL); !ok {
-			return
+			return nil, false
 		}
+	}
+	return engine, true
+}
+
+// runLoad runs the client (or eval) against engine and turns its
+// artifacts into the result.
+func (r *runner) runLoad(ctx context.Context, engine *proc.Process) {
+	if err := r.writeCommands(false, true); err != nil {
+		r.fail(StageClient, err, nil)
+		return
 	}
 	if r.spec.Eval != nil {
 		r.runClient(ctx, StageEval, *r.spec.Eval, "eval.log", engine, nil)
@@ -377,7 +407,7 @@ func (r *runner) save() {
 	r.mu.Lock()
 	snap := r.rec.clone()
 	r.mu.Unlock()
-	if err := atomicfile.WriteJSON(filepath.Join(r.o.OutDir, RecordFile), snap); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(r.o.OutDir, r.file), snap); err != nil {
 		r.progress("warning: " + err.Error())
 	}
 }
@@ -395,24 +425,27 @@ func tailOf(p *proc.Process) []string {
 	return p.Tail()
 }
 
-// writeCommands records each command, secrets redacted, as InferenceX does.
-func (r *runner) writeCommands() error {
+// writeCommands records the server's commands, the load's, or both,
+// secrets redacted, as InferenceX does.
+func (r *runner) writeCommands(server, load bool) error {
 	write := func(name string, s *proc.Spec) error {
 		if s == nil || name == "" {
 			return nil
 		}
 		return atomicfile.Write(filepath.Join(r.o.OutDir, name), []byte(commandText(s.Argv, s.Env, s.Unset)), 0o644)
 	}
-	client := r.spec.Client
-	clientFile := "benchmark_command.txt"
-	if client == nil {
-		client, clientFile = r.spec.Eval, "eval_command.txt"
+	var errs []error
+	if server {
+		errs = append(errs, write(r.spec.EngineCommandFile, &r.spec.Engine), write("router_command.txt", r.spec.Router))
 	}
-	return errors.Join(
-		write(r.spec.EngineCommandFile, &r.spec.Engine),
-		write("router_command.txt", r.spec.Router),
-		write(clientFile, client),
-	)
+	if load {
+		client, clientFile := r.spec.Client, "benchmark_command.txt"
+		if client == nil {
+			client, clientFile = r.spec.Eval, "eval_command.txt"
+		}
+		errs = append(errs, write(clientFile, client))
+	}
+	return errors.Join(errs...)
 }
 
 // portFree checks that nothing listens on the host and port of url yet:

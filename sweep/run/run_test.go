@@ -141,18 +141,22 @@ func testSpec(t *testing.T, engineFault, clientFault string) (Spec, Options) {
 	self, err := os.Executable()
 	require.NoError(t, err)
 	spec := Spec{
-		Name:              facts.ResultFilename,
-		Engine:            proc.Spec{Name: "engine", Argv: []string{self}, Env: map[string]string{roleEnv: "engine", faultEnv: engineFault, portEnv: port, "HF_TOKEN": "hf_secret"}},
-		EngineCommandFile: "sglang_command.txt",
-		HealthURL:         "http://127.0.0.1:" + port + "/health",
-		Client: &proc.Spec{Name: "client", Argv: []string{self, "profile"}, Env: map[string]string{
-			roleEnv: "client", faultEnv: clientFault, artEnv: artifacts, srcEnv: filepath.Join(recorded, "aiperf_artifacts"),
-		}},
-		ArtifactDir:          artifacts,
-		MetricsURLs:          []string{"http://127.0.0.1:" + port + "/metrics"},
-		RequiredMetricPrefix: "sglang:",
-		GoldenAL:             &golden,
-		Facts:                facts,
+		ServerSpec: ServerSpec{
+			Engine:               proc.Spec{Name: "engine", Argv: []string{self}, Env: map[string]string{roleEnv: "engine", faultEnv: engineFault, portEnv: port, "HF_TOKEN": "hf_secret"}},
+			EngineCommandFile:    "sglang_command.txt",
+			HealthURL:            "http://127.0.0.1:" + port + "/health",
+			MetricsURLs:          []string{"http://127.0.0.1:" + port + "/metrics"},
+			RequiredMetricPrefix: "sglang:",
+		},
+		LoadSpec: LoadSpec{
+			Name: facts.ResultFilename,
+			Client: &proc.Spec{Name: "client", Argv: []string{self, "profile"}, Env: map[string]string{
+				roleEnv: "client", faultEnv: clientFault, artEnv: artifacts, srcEnv: filepath.Join(recorded, "aiperf_artifacts"),
+			}},
+			ArtifactDir: artifacts,
+			GoldenAL:    &golden,
+			Facts:       facts,
+		},
 	}
 	opts := Options{
 		OutDir: out, SkipGPUCheck: true,

@@ -1,0 +1,222 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"sweep/internal/proc"
+)
+
+// ServerRecordFile is the name of a server's record in its directory.
+const ServerRecordFile = "server.json"
+
+// Server is a running server (sidecars, engine, router) that loads run
+// against one after another. Its methods are safe for one goroutine at a
+// time; Stop may be called from another.
+type Server struct {
+	r      *runner
+	engine *proc.Process
+
+	mu      sync.Mutex
+	loads   int
+	stopped bool
+}
+
+// StartServer starts spec's server with its logs, command files and
+// server.json in o.OutDir, and waits until it answers its health URLs.
+// When a stage fails, everything started is stopped and a *StageError is
+// returned with the server's record.
+func StartServer(ctx context.Context, spec ServerSpec, o Options) (*Server, *Record, error) {
+	r, err := newRunner(Spec{ServerSpec: spec}, o.withDefaults(), "server", ServerRecordFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	engine, ok := r.startServer(ctx)
+	if !ok {
+		r.stopAll()
+		rec, err := r.finish(ctx)
+		return nil, rec, err
+	}
+	r.mu.Lock()
+	snap := r.rec.clone()
+	r.mu.Unlock()
+	return &Server{r: r, engine: engine}, snap, nil
+}
+
+// Dir is the server's directory (its logs and server.json).
+func (s *Server) Dir() string { return s.r.o.OutDir }
+
+// PIDs are the server's processes (each a process group leader).
+func (s *Server) PIDs() []int {
+	s.r.mu.Lock()
+	defer s.r.mu.Unlock()
+	pids := make([]int, 0, len(s.r.procs))
+	for _, p := range s.r.procs {
+		pids = append(pids, p.PID())
+	}
+	return pids
+}
+
+// Loads is how many loads have run on the server.
+func (s *Server) Loads() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loads
+}
+
+// Healthy returns nil when every server process is running and the
+// engine (and router) answer their health URLs.
+func (s *Server) Healthy(ctx context.Context) error {
+	s.mu.Lock()
+	stopped := s.stopped
+	s.mu.Unlock()
+	if stopped {
+		return errors.New("the server was stopped")
+	}
+	s.r.mu.Lock()
+	procs := append([]*proc.Process(nil), s.r.procs...)
+	s.r.mu.Unlock()
+	for _, p := range procs {
+		if p.Exited() {
+			return fmt.Errorf("%s exited (%s)", p.Name(), p.Status())
+		}
+	}
+	c := &http.Client{Timeout: max(s.r.o.ReadyInterval, 2*time.Second)}
+	for _, u := range []string{s.r.spec.HealthURL, s.r.spec.RouterHealthURL} {
+		if u == "" {
+			continue
+		}
+		if err := healthy(ctx, c, u); err != nil {
+			return fmt.Errorf("%s: %w", u, err)
+		}
+	}
+	return nil
+}
+
+// RunLoad runs one point's load against the server, with its client log,
+// command files, artifacts, result and run.json in outDir (the server's
+// logs are linked there, so the directory describes its point on its
+// own). Before every load but the first the server's caches are flushed
+// (ServerSpec.FlushURLs), so a point measures what it would on a fresh
+// server; counters (acceptance length, cache hits) are taken over the
+// load's own window. A server that died or stopped answering fails the
+// load without starting its client.
+func (s *Server) RunLoad(ctx context.Context, spec LoadSpec, outDir string) (*Record, error) {
+	o := s.r.o
+	o.OutDir = outDir
+	lr, err := newRunner(Spec{ServerSpec: s.r.spec.ServerSpec, LoadSpec: spec}, o, spec.Name, RecordFile)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.loads++
+	n := s.loads
+	s.mu.Unlock()
+	lr.rec.Server = &ServerRef{Dir: s.Dir(), Load: n, Reused: n > 1, PIDs: s.PIDs()}
+	if err := s.linkLogs(outDir); err != nil {
+		lr.progress("warning: " + err.Error())
+	}
+	if err := lr.writeCommands(true, false); err != nil {
+		lr.progress("warning: " + err.Error())
+	}
+	ok := lr.stage(ctx, StageServer, func() []string { return s.engine.Tail() }, func() error { return s.Healthy(ctx) })
+	if ok && n > 1 && len(s.r.spec.FlushURLs) > 0 {
+		ok = lr.stage(ctx, StageFlush, nil, func() error { return s.flush(ctx) })
+	}
+	if ok {
+		lr.runLoad(ctx, s.engine)
+	}
+	lr.stopAll()
+	return lr.finish(ctx)
+}
+
+// flush resets the engine's caches. SGLang refuses a flush while requests
+// are still pending (HTTP 400), as they may be for a moment after a
+// client stopped: it is retried for up to 30 s.
+func (s *Server) flush(ctx context.Context) error {
+	c := &http.Client{Timeout: 30 * time.Second}
+	for _, u := range s.r.spec.FlushURLs {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
+			if err != nil {
+				return err
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				return fmt.Errorf("POST %s: %w", u, err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+			if resp.StatusCode != http.StatusBadRequest || time.Now().After(deadline) {
+				return fmt.Errorf("POST %s: HTTP %s: the caches were not reset, so the point would start warm", u, resp.Status)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+// linkLogs links the server's logs into dir (relative symlinks), where
+// aggregation reads the engine's log head and users look for it.
+func (s *Server) linkLogs(dir string) error {
+	logs, err := filepath.Glob(filepath.Join(s.Dir(), "*.log"))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, l := range logs {
+		dst := filepath.Join(dir, filepath.Base(l))
+		rel, err := filepath.Rel(dir, l)
+		if err != nil {
+			rel = l
+		}
+		if cur, err := os.Readlink(dst); err == nil && cur == rel {
+			continue
+		}
+		_ = os.Remove(dst)
+		if err := os.Symlink(rel, dst); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Stop stops every server process, newest first, and writes the server's
+// final record. It is idempotent; the record's error names processes that
+// survived the stop.
+func (s *Server) Stop() (*Record, error) {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		s.r.mu.Lock()
+		defer s.r.mu.Unlock()
+		return s.r.rec.clone(), nil
+	}
+	s.stopped = true
+	s.mu.Unlock()
+	s.r.stopAll()
+	return s.r.finish(context.Background())
+}
+
+// String is "server in DIR (pids 1 2)".
+func (s *Server) String() string {
+	var pids []string
+	for _, p := range s.PIDs() {
+		pids = append(pids, fmt.Sprint(p))
+	}
+	return fmt.Sprintf("server in %s (pids %s)", s.Dir(), strings.Join(pids, " "))
+}

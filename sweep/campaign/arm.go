@@ -1,0 +1,169 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Backend starts the servers of arms on the GPUs an executor gives it.
+// sweep/run's StartServer fits behind it; a backend that can only run a
+// point whole (start, load, stop) returns servers whose outcomes say
+// ServerGone.
+type Backend interface {
+	StartServer(ctx context.Context, arm *Arm, first *Point, gpus []int) (Server, error)
+}
+
+// Server is a running server of an arm.
+type Server interface {
+	// RunLoad runs p's load against the server (flushing its caches
+	// first) and reports how it went.
+	RunLoad(ctx context.Context, p *Point) Outcome
+	// Healthy reports whether the server still answers; a server that
+	// died between two points is restarted before the next one.
+	Healthy(ctx context.Context) bool
+	// PIDs are the server's process ids (process group leaders).
+	PIDs() []int
+	// Stop stops every process of the server; it is idempotent.
+	Stop(ctx context.Context) error
+}
+
+// Outcome is how one point's load went. Err is nil when the load produced
+// a result; the campaign still checks the result file before it counts.
+type Outcome struct {
+	Err error
+	// Result is the path of the point's aggregate result JSON.
+	Result  string
+	Metrics *Metrics
+	// ServerGone says the server cannot serve another point (it was
+	// stopped with the load, or died during it).
+	ServerGone bool
+}
+
+// Observer receives the events of running arms, in order per arm; calls
+// for different arms may come from different goroutines at once.
+type Observer func(Record)
+
+// Job is one arm's points to run, in order, as an executor gets it.
+type Job struct {
+	Arm    *Arm
+	Points []*Point
+}
+
+// Executor runs jobs: the local one packs arms onto this node's GPUs; a
+// Slurm or GitHub Actions one submits one job per arm. Execute returns
+// when every job has ended or ctx is cancelled, and reports every server
+// start, point start and point end through obs. A point that never
+// started has no record.
+type Executor interface {
+	Execute(ctx context.Context, jobs []Job, obs Observer) error
+}
+
+// ArmOptions tune RunArm.
+type ArmOptions struct {
+	// PointTimeout is the watchdog of one point's load: a load still
+	// running after it is stopped and the point fails (0: none).
+	PointTimeout func(*Point) time.Duration
+	// StopTimeout bounds a server's stop (default 2 min).
+	StopTimeout time.Duration
+}
+
+// RunArm runs a job's points in order on gpus against servers from b:
+// a server is started for the first point, reused while the next point
+// shares it (Point.Server) and it is healthy, and restarted when it died,
+// hung or the engine command changes. The last server is stopped before
+// RunArm returns, also when ctx is cancelled (the interrupted point is
+// recorded as interrupted, later points are not started).
+func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o ArmOptions) {
+	if o.StopTimeout <= 0 {
+		o.StopTimeout = 2 * time.Minute
+	}
+	arm := job.Arm
+	var srv Server
+	srvFor := -1
+	stop := func(reason string) {
+		if srv == nil {
+			return
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.StopTimeout)
+		start := time.Now()
+		err := srv.Stop(sctx)
+		cancel()
+		r := Record{Event: EventServerStop, Arm: arm.Index + 1, Reason: reason, Seconds: since(start)}
+		if err != nil {
+			r.Error = err.Error()
+		}
+		obs(r)
+		srv, srvFor = nil, -1
+	}
+	defer stop("arm done")
+	first := true
+	for _, p := range job.Points {
+		if ctx.Err() != nil {
+			stop("interrupted")
+			return
+		}
+		reason := ""
+		switch {
+		case first:
+			reason = "first point of the arm"
+		case srv == nil:
+			reason = "the previous point's server is gone"
+		case p.Server != srvFor:
+			reason = "the engine command changes (restart per point)"
+		case !srv.Healthy(ctx):
+			reason = "the server died or stopped answering"
+		}
+		first = false
+		if reason != "" {
+			stop(reason)
+			obs(Record{Event: EventServerStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, GPUs: gpus, Reason: reason})
+			start := time.Now()
+			s, err := b.StartServer(ctx, arm, p, gpus)
+			if err != nil {
+				status := StatusFailed
+				if ctx.Err() != nil {
+					status = StatusInterrupted
+				}
+				obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus})
+				obs(Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
+					Status: status, Error: "server start: " + err.Error(), Seconds: since(start)})
+				continue
+			}
+			srv, srvFor = s, p.Server
+			obs(Record{Event: EventServerReady, Arm: arm.Index + 1, Point: p.ID, PIDs: s.PIDs(), Seconds: since(start)})
+		}
+		obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Reused: reason == ""})
+		start := time.Now()
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		var limit time.Duration
+		if o.PointTimeout != nil {
+			if limit = o.PointTimeout(p); limit > 0 {
+				pctx, cancel = context.WithTimeout(ctx, limit)
+			}
+		}
+		out := srv.RunLoad(pctx, p)
+		hung := ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded)
+		cancel()
+		end := Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
+			Status: StatusOK, Seconds: since(start), Result: out.Result, Metrics: out.Metrics}
+		switch {
+		case ctx.Err() != nil:
+			end.Status, end.Error = StatusInterrupted, "interrupted"
+		case hung:
+			end.Status, end.Error = StatusFailed, fmt.Sprintf("watchdog: no result after %s; the load was stopped", limit)
+		case out.Err != nil:
+			end.Status, end.Error = StatusFailed, out.Err.Error()
+		}
+		obs(end)
+		switch {
+		case out.ServerGone:
+			stop("the server ended with the load")
+		case hung:
+			stop("the point hung")
+		}
+	}
+}
+
+func since(t time.Time) float64 { return time.Since(t).Seconds() }

@@ -1,0 +1,437 @@
+package campaign
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrPointsFailed is returned by Run when points failed after their retries.
+var ErrPointsFailed = errors.New("points failed")
+
+// Options are the inputs of Run.
+type Options struct {
+	// Dir is the sweep directory (created if missing).
+	Dir string
+	// Identity is the sweep's command; its Points are filled from Schedule.
+	Identity Identity
+	Schedule *Schedule
+	Executor Executor
+	// Retries is how many times a failed point is run again (in total,
+	// over every invocation on Dir).
+	Retries int
+	// FailFast stops the sweep at the first point that failed for good.
+	FailFast bool
+	// Progress receives one line per event (nil: none).
+	Progress io.Writer
+	// Estimate is a point's predicted wall time, for the ETA before any
+	// point finished (nil: no ETA until then).
+	Estimate func(*Point) time.Duration
+	// Parallel is how many arms run at once, for the first ETA (default 1).
+	Parallel int
+}
+
+// pointState is what the journal says about one point.
+type pointState struct {
+	status   string // "", ok, failed, interrupted
+	failures int    // failed attempts over every invocation
+	attempts int
+	result   string
+	metrics  *Metrics
+	err      string
+	seconds  float64
+	reused   bool
+}
+
+// sweep is one Run in progress.
+type sweep struct {
+	o       Options
+	j       *Journal
+	mu      sync.Mutex
+	state   map[string]*pointState
+	started time.Time
+	done    int // points finished in this invocation
+	jErr    error
+	cancel  context.CancelFunc
+	failed  bool // a point failed for good (fail-fast)
+	servers int
+}
+
+// Run runs the sweep in o.Dir, resuming what an earlier invocation left:
+// points whose result is complete and valid are skipped, failed points are
+// run again while they have retries left, interrupted ones are redone, and
+// a directory holding a different sweep is refused (*DifferenceError).
+// Leftover servers of a killed invocation (recorded in the journal) are
+// stopped first. Run writes summary.json and summary.txt before it returns
+// and returns ctx's error when cancelled, ErrPointsFailed when points
+// failed for good.
+func Run(ctx context.Context, o Options) (*Summary, error) {
+	if o.Parallel < 1 {
+		o.Parallel = 1
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	unlock, err := lockDir(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	j, recs, err := OpenJournal(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	id := o.Identity
+	id.Points = make([]string, len(o.Schedule.Points))
+	for i, p := range o.Schedule.Points {
+		id.Points[i] = p.ID
+	}
+	s := &sweep{o: o, j: j, state: map[string]*pointState{}, started: time.Now()}
+	for _, p := range o.Schedule.Points {
+		s.state[p.ID] = &pointState{}
+	}
+	if len(recs) == 0 {
+		if err := j.Append(Record{Event: EventSweepStart, Identity: &id}); err != nil {
+			return nil, err
+		}
+	} else {
+		if recs[0].Event != EventSweepStart || recs[0].Identity == nil {
+			return nil, fmt.Errorf("%s: the journal does not start with a sweep_start record", filepath.Join(o.Dir, JournalFile))
+		}
+		if d := recs[0].Identity.Diff(&id); len(d) > 0 {
+			return nil, &DifferenceError{Dir: o.Dir, Diffs: d}
+		}
+		s.replay(recs)
+		s.stopLeftovers(recs)
+		s.verifyResults()
+		if err := j.Append(Record{Event: EventSweepStart, Reason: "resume"}); err != nil {
+			return nil, err
+		}
+	}
+	runErr := s.rounds(ctx)
+	sum := s.summary()
+	if err := sum.Write(o.Dir); err != nil && runErr == nil {
+		runErr = err
+	}
+	end := Record{Event: EventSweepEnd, Reason: fmt.Sprintf("%d ok, %d failed, %d not run", sum.OK, sum.Failed, sum.Pending)}
+	if runErr != nil {
+		end.Error = runErr.Error()
+	}
+	if err := j.Append(end); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr == nil && sum.Failed > 0 {
+		runErr = fmt.Errorf("%d of %d points: %w (see %s)", sum.Failed, len(sum.Points), ErrPointsFailed, filepath.Join(o.Dir, SummaryText))
+	}
+	return sum, runErr
+}
+
+// replay rebuilds every point's state from the journal.
+func (s *sweep) replay(recs []Record) {
+	for _, r := range recs {
+		st := s.state[r.Point]
+		if st == nil {
+			continue
+		}
+		switch r.Event {
+		case EventPointStart:
+			st.status = StatusInterrupted // until its end record
+			st.attempts++
+		case EventPointEnd:
+			st.status, st.err, st.seconds = r.Status, r.Error, r.Seconds
+			st.result, st.metrics = r.Result, r.Metrics
+			if r.Status == StatusFailed {
+				st.failures++
+			}
+		case EventPointRedo:
+			st.status, st.result = "", ""
+		}
+	}
+}
+
+// verifyResults re-checks the result of every completed point: a missing,
+// unreadable or invalid result means the point is redone.
+func (s *sweep) verifyResults() {
+	for _, p := range s.o.Schedule.Points {
+		st := s.state[p.ID]
+		if st.status != StatusOK {
+			continue
+		}
+		if err := CheckResult(filepath.Join(s.o.Dir, st.result)); err != nil {
+			s.progress("point %s: %v: redone", p.ID, err)
+			s.journal(Record{Event: EventPointRedo, Point: p.ID, Index: p.Index + 1, Reason: err.Error()})
+			st.status, st.result = "", ""
+		}
+	}
+}
+
+// CheckResult reads an aggregate result file and says whether it can be
+// trusted: complete JSON whose "valid" (when present) is true.
+func CheckResult(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("result %s: %w", filepath.Base(path), err)
+	}
+	var r struct {
+		Valid   *bool    `json:"valid"`
+		Reasons []string `json:"invalid_reasons"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return fmt.Errorf("result %s is corrupt: %v", filepath.Base(path), err)
+	}
+	if r.Valid != nil && !*r.Valid {
+		return fmt.Errorf("result %s is marked invalid: %s", filepath.Base(path), strings.Join(r.Reasons, "; "))
+	}
+	return nil
+}
+
+// todo returns the jobs of the points still to run, by arm in schedule
+// order.
+func (s *sweep) todo() []Job {
+	var jobs []Job
+	for _, a := range s.o.Schedule.Arms {
+		var pts []*Point
+		for _, p := range a.Points {
+			st := s.state[p.ID]
+			if st.status == StatusOK || (st.status == StatusFailed && st.failures > s.o.Retries) {
+				continue
+			}
+			pts = append(pts, p)
+		}
+		if len(pts) > 0 {
+			jobs = append(jobs, Job{Arm: a, Points: pts})
+		}
+	}
+	return jobs
+}
+
+// rounds runs the pending points, then the failed ones again while they
+// have retries left.
+func (s *sweep) rounds(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.cancel = cancel
+	for round := 0; ; round++ {
+		jobs := s.todo()
+		if len(jobs) == 0 || ctx.Err() != nil {
+			break
+		}
+		if round > 0 {
+			s.progress("retrying %d arm(s) with failed points", len(jobs))
+		}
+		if err := s.o.Executor.Execute(ctx, jobs, s.observe); err != nil && ctx.Err() == nil {
+			return err
+		}
+		if s.failed && s.o.FailFast {
+			break
+		}
+		if round > s.o.Retries+1 {
+			break
+		}
+	}
+	s.mu.Lock()
+	jErr := s.jErr
+	s.mu.Unlock()
+	if jErr != nil {
+		return jErr
+	}
+	return ctx.Err()
+}
+
+// observe records an executor event: journal, state, progress.
+func (s *sweep) observe(r Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.state[r.Point]
+	switch r.Event {
+	case EventServerStart:
+		s.servers++
+	case EventPointStart:
+		if st != nil {
+			st.attempts++
+			st.status = StatusInterrupted
+			st.reused = r.Reused
+			r.Attempt = st.attempts
+			s.linef("point %d/%d  arm %d/%d %s  conc %d  server %s  %s", r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
+				s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, map[bool]string{true: "reused", false: "started"}[r.Reused], s.eta())
+		}
+	case EventPointEnd:
+		if st != nil {
+			if r.Status == StatusOK && r.Result != "" {
+				if err := CheckResult(r.Result); err != nil {
+					r.Status, r.Error = StatusFailed, err.Error()
+				}
+			}
+			if r.Result != "" {
+				if rel, err := filepath.Rel(s.o.Dir, r.Result); err == nil && !strings.HasPrefix(rel, "..") {
+					r.Result = rel
+				}
+			}
+			if r.Status == StatusOK && r.Result == "" {
+				r.Status, r.Error = StatusFailed, "no result file"
+			}
+			r.Attempt = st.attempts
+			st.status, st.err, st.seconds, st.result, st.metrics = r.Status, r.Error, r.Seconds, r.Result, r.Metrics
+			if r.Status != StatusInterrupted {
+				s.done++
+			}
+			if r.Status == StatusFailed {
+				st.failures++
+				if st.failures > s.o.Retries {
+					s.failed = true
+					if s.o.FailFast {
+						s.cancel()
+					}
+				}
+			}
+			what := r.Status
+			if r.Error != "" {
+				what += ": " + r.Error
+			}
+			s.linef("  %s %s in %s%s", r.Point, what, (time.Duration(r.Seconds * float64(time.Second))).Round(100*time.Millisecond), r.Metrics.String())
+		}
+	case EventServerReady:
+		s.linef("  server ready for arm %d in %.1fs (pids %v)", r.Arm, r.Seconds, r.PIDs)
+	}
+	if r.Event == EventServerStart {
+		s.linef("  arm %d: starting a server on GPUs %v (%s)", r.Arm, r.GPUs, r.Reason)
+	}
+	if err := s.j.Append(r); err != nil && s.jErr == nil {
+		s.jErr = err
+		s.cancel()
+	}
+}
+
+func (s *sweep) journal(r Record) {
+	if err := s.j.Append(r); err != nil {
+		s.mu.Lock()
+		if s.jErr == nil {
+			s.jErr = err
+		}
+		s.mu.Unlock()
+	}
+}
+
+// eta is "elapsed 1m5s, ETA 2m10s" for the whole sweep.
+func (s *sweep) eta() string {
+	elapsed := time.Since(s.started)
+	left := 0
+	var est time.Duration
+	for _, p := range s.o.Schedule.Points {
+		st := s.state[p.ID]
+		if st.status != StatusOK && !(st.status == StatusFailed && st.failures > s.o.Retries) {
+			left++
+			if s.o.Estimate != nil {
+				est += s.o.Estimate(p)
+			}
+		}
+	}
+	var eta time.Duration
+	switch {
+	case s.done > 0:
+		eta = time.Duration(float64(elapsed) / float64(s.done) * float64(left))
+	case s.o.Estimate != nil:
+		eta = est / time.Duration(s.o.Parallel)
+	default:
+		return fmt.Sprintf("elapsed %s", elapsed.Round(time.Second))
+	}
+	return fmt.Sprintf("elapsed %s, ETA %s", elapsed.Round(time.Second), eta.Round(time.Second))
+}
+
+func (s *sweep) linef(format string, a ...any) {
+	if s.o.Progress == nil {
+		return
+	}
+	fmt.Fprintf(s.o.Progress, "[%7s] %s\n", time.Since(s.started).Round(time.Second), fmt.Sprintf(format, a...))
+}
+
+func (s *sweep) progress(format string, a ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.linef(format, a...)
+}
+
+// String is " (12.3 tok/s/GPU, 45.6 tok/s/user, AL 3.38)" or "".
+func (m *Metrics) String() string {
+	if m == nil {
+		return ""
+	}
+	var parts []string
+	if m.TputPerGPU != nil {
+		parts = append(parts, strconv.FormatFloat(*m.TputPerGPU, 'f', 1, 64)+" tok/s/GPU")
+	}
+	if m.Interactivity != nil {
+		parts = append(parts, strconv.FormatFloat(*m.Interactivity, 'f', 1, 64)+" tok/s/user")
+	}
+	if m.AL != nil {
+		parts = append(parts, "AL "+strconv.FormatFloat(*m.AL, 'f', 2, 64))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// stopLeftovers stops servers a killed invocation left running: process
+// groups recorded by server_ready without a later server_stop of the arm.
+func (s *sweep) stopLeftovers(recs []Record) {
+	open := map[int][]int{}
+	for _, r := range recs {
+		switch r.Event {
+		case EventServerReady:
+			open[r.Arm] = r.PIDs
+		case EventServerStop:
+			delete(open, r.Arm)
+		}
+	}
+	for arm, pids := range open {
+		for _, pid := range pids {
+			if pid <= 1 || !groupAlive(pid) {
+				continue
+			}
+			_ = syscall.Kill(-pid, syscall.SIGTERM)
+			deadline := time.Now().Add(10 * time.Second)
+			for groupAlive(pid) && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+			}
+			if groupAlive(pid) {
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+			}
+			s.progress("stopped leftover server process group %d of arm %d from an earlier run", pid, arm)
+			s.journal(Record{Event: EventLeftover, Arm: arm, PIDs: []int{pid}})
+		}
+	}
+}
+
+// groupAlive reports whether process group pgid has a live member.
+func groupAlive(pgid int) bool {
+	return syscall.Kill(-pgid, 0) == nil
+}
+
+// lockDir takes an exclusive lock on dir, so two sweeps never write one
+// directory.
+func lockDir(dir string) (func(), error) {
+	path := filepath.Join(dir, ".lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		holder, _ := os.ReadFile(path)
+		return nil, fmt.Errorf("%s is in use by another sweep (pid %s): wait for it or stop it", dir, strings.TrimSpace(string(holder)))
+	}
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return func() { f.Close() }, nil
+}

@@ -1,0 +1,279 @@
+package campaign
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// JournalFile is the journal's name in the sweep directory.
+const JournalFile = "journal.jsonl"
+
+// Event kinds, as the journal's "event" field spells them.
+const (
+	EventSweepStart  = "sweep_start"
+	EventSweepEnd    = "sweep_end"
+	EventServerStart = "server_start"
+	EventServerReady = "server_ready"
+	EventServerStop  = "server_stop"
+	EventPointStart  = "point_start"
+	EventPointEnd    = "point_end"
+	EventPointRedo   = "point_redo"
+	EventLeftover    = "leftover_stopped"
+)
+
+// Point statuses in point_end records.
+const (
+	StatusOK          = "ok"
+	StatusFailed      = "failed"
+	StatusInterrupted = "interrupted"
+)
+
+// Record is one journal line. Only the fields of its Event are set.
+type Record struct {
+	Time  time.Time `json:"time"`
+	Event string    `json:"event"`
+	// Identity is the sweep's command (sweep_start).
+	Identity *Identity `json:"identity,omitempty"`
+	// Arm is 1-based (0: not about an arm).
+	Arm   int    `json:"arm,omitempty"`
+	Point string `json:"point,omitempty"`
+	// Index is the point's 1-based position in the sweep.
+	Index   int   `json:"index,omitempty"`
+	Conc    int   `json:"conc,omitempty"`
+	Attempt int   `json:"attempt,omitempty"`
+	GPUs    []int `json:"gpus,omitempty"`
+	// Reused says the point ran on a server an earlier point started.
+	Reused bool   `json:"reused,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// PIDs are the server's process ids (server_ready), for stopping
+	// leftovers of a killed sweep.
+	PIDs    []int    `json:"pids,omitempty"`
+	Status  string   `json:"status,omitempty"`
+	Error   string   `json:"error,omitempty"`
+	Seconds float64  `json:"seconds,omitempty"`
+	Result  string   `json:"result,omitempty"` // relative to the sweep directory
+	Metrics *Metrics `json:"metrics,omitempty"`
+}
+
+// Metrics are a finished point's headline numbers. A nil pointer field
+// was not measured.
+type Metrics struct {
+	// TputPerGPU is total token throughput per GPU (tok/s/GPU).
+	TputPerGPU *float64 `json:"tput_per_gpu,omitempty"`
+	// Interactivity is the median per-user decode rate (tok/s/user).
+	Interactivity *float64 `json:"interactivity,omitempty"`
+	// AL is the measured speculative acceptance length.
+	AL *float64 `json:"acceptance_length,omitempty"`
+	// CacheHitRate is the prefix cache hit rate of the point's load.
+	CacheHitRate *float64 `json:"cache_hit_rate,omitempty"`
+}
+
+// Journal is the append-only event log of a sweep directory: one JSON
+// object per line, synced after each record. Append is safe for
+// concurrent use.
+type Journal struct {
+	mu sync.Mutex
+	f  *os.File
+	// w is where records go (f, or a test's failing writer).
+	w    io.Writer
+	sync func() error
+}
+
+// OpenJournal opens (creating) dir's journal for appending and returns the
+// records already in it. A last line without its newline (a record cut
+// short by a kill) is dropped from the file; any other unreadable line is
+// an error naming it.
+func OpenJournal(dir string) (*Journal, []Record, error) {
+	path := filepath.Join(dir, JournalFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	recs, keep, err := parseJournal(path, data)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if keep < len(data) {
+		if err := f.Truncate(int64(keep)); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+	}
+	if _, err := f.Seek(int64(keep), io.SeekStart); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return &Journal{f: f, w: f, sync: f.Sync}, recs, nil
+}
+
+// parseJournal decodes data and returns the records and the length of the
+// data that holds complete records.
+func parseJournal(path string, data []byte) ([]Record, int, error) {
+	var recs []Record
+	off := 0
+	line := 0
+	for off < len(data) {
+		line++
+		nl := bytes.IndexByte(data[off:], '\n')
+		if nl < 0 {
+			return recs, off, nil // truncated last record: ignored
+		}
+		text := data[off : off+nl]
+		if len(bytes.TrimSpace(text)) > 0 {
+			var r Record
+			if err := json.Unmarshal(text, &r); err != nil {
+				if off+nl+1 == len(data) {
+					return recs, off, nil // a torn last line
+				}
+				return nil, 0, fmt.Errorf("%s:%d: unreadable journal record: %v (the journal is append-only; move the directory aside to start over)", path, line, err)
+			}
+			recs = append(recs, r)
+		}
+		off += nl + 1
+	}
+	return recs, off, nil
+}
+
+// Append writes one record and syncs it to disk.
+func (j *Journal) Append(r Record) error {
+	if r.Time.IsZero() {
+		r.Time = time.Now().UTC()
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if _, err := j.w.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if j.sync != nil {
+		if err := j.sync(); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close closes the journal file.
+func (j *Journal) Close() error {
+	if j.f == nil {
+		return nil
+	}
+	return j.f.Close()
+}
+
+// Identity is what makes two invocations the same sweep: the command, its
+// settings that change what is measured, and the points in order.
+// Settings that only change how it runs (--retries, --max-parallel,
+// --fail-fast) are not part of it.
+type Identity struct {
+	Command  string    `json:"command"`
+	Settings []Setting `json:"settings"`
+	Points   []string  `json:"points"`
+}
+
+// Setting is one named setting of an Identity ("--tp", "8").
+type Setting struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// DifferenceError is returned when a sweep directory holds a different
+// sweep; Diffs names each difference.
+type DifferenceError struct {
+	Dir   string
+	Diffs []string
+}
+
+func (e *DifferenceError) Error() string {
+	return fmt.Sprintf("%s holds a different sweep; this command differs in:\n  %s\nuse another --out, or the command that started it to resume", e.Dir, strings.Join(e.Diffs, "\n  "))
+}
+
+// Diff names the differences between the identity a directory was started
+// with (was) and now.
+func (was *Identity) Diff(now *Identity) []string {
+	var out []string
+	if was.Command != now.Command {
+		out = append(out, fmt.Sprintf("command: was sweep %s, now sweep %s", was.Command, now.Command))
+	}
+	wm, nm := map[string]string{}, map[string]string{}
+	var names []string
+	for _, s := range was.Settings {
+		wm[s.Name] = s.Value
+		names = append(names, s.Name)
+	}
+	for _, s := range now.Settings {
+		nm[s.Name] = s.Value
+		if !slices.Contains(names, s.Name) {
+			names = append(names, s.Name)
+		}
+	}
+	for _, n := range names {
+		if wm[n] != nm[n] {
+			out = append(out, fmt.Sprintf("%s: was %q, now %q", n, wm[n], nm[n]))
+		}
+	}
+	var added, removed []string
+	for _, p := range now.Points {
+		if !slices.Contains(was.Points, p) {
+			added = append(added, p)
+		}
+	}
+	for _, p := range was.Points {
+		if !slices.Contains(now.Points, p) {
+			removed = append(removed, p)
+		}
+	}
+	if len(added) > 0 {
+		out = append(out, fmt.Sprintf("points: %d not in the directory's sweep (%s)", len(added), short(added)))
+	}
+	if len(removed) > 0 {
+		out = append(out, fmt.Sprintf("points: %d of the directory's sweep not selected (%s)", len(removed), short(removed)))
+	}
+	return out
+}
+
+func short(ids []string) string {
+	if len(ids) > 3 {
+		return strings.Join(ids[:3], ", ") + ", ..."
+	}
+	return strings.Join(ids, ", ")
+}
+
+// ReadJournal returns the records of dir's journal without opening it for
+// writing (for cost estimates from an earlier sweep).
+func ReadJournal(dir string) ([]Record, error) {
+	path := filepath.Join(dir, JournalFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(bufio.NewReader(f))
+	if err != nil {
+		return nil, err
+	}
+	recs, _, err := parseJournal(path, data)
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return recs, err
+}

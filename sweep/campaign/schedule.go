@@ -1,0 +1,275 @@
+package campaign
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"sweep/configs/matrix"
+	"sweep/recipes"
+)
+
+// Point is one scheduled benchmark point.
+type Point struct {
+	// ID is InferenceX's RESULT_FILENAME of the point: the name of its
+	// subdirectory in the sweep directory and of its result file.
+	ID string
+	// Index is the point's 0-based position in the sweep.
+	Index int
+	// Arm is the arm's 0-based index in Schedule.Arms.
+	Arm int
+	// Plan is the planned point (engine, client, ...). With a shared
+	// server, Plan.Engine (and Router, Sidecars) are the arm's server's.
+	Plan recipes.Point
+	// Server is the 0-based index of the server start that serves the
+	// point within its arm.
+	Server int
+}
+
+// Conc is the point's concurrency.
+func (p *Point) Conc() int { return p.Plan.Row.Conc }
+
+// Arm is a run of points that share everything but the concurrency (one
+// search-space entry of one config key); its points run in a row on one
+// node, against one server where the recipe allows.
+type Arm struct {
+	Index     int
+	Name      string // "<key> tp8 ep8 dpa=false kv=none"
+	ConfigKey string
+	Recipe    string
+	Runner    string // the row's runner label
+	// GPUs is how many GPUs a server of the arm uses (TP·PP·PCP).
+	GPUs   int
+	Points []*Point
+	// Servers is how many server starts the arm needs (without failures).
+	Servers int
+	// Shared reports whether one server serves every point; Why says why
+	// or why not, for the dry-run.
+	Shared bool
+	Why    string
+	// ServerRow is the row the arm's server was planned from (its largest
+	// concurrency when the server is shared).
+	ServerRow *matrix.Row
+}
+
+// Schedule is the order a sweep runs in: arms, each with its points in
+// order and the server starts they need.
+type Schedule struct {
+	Arms   []*Arm
+	Points []*Point
+}
+
+// ServerStarts is the number of server starts of the schedule.
+func (s *Schedule) ServerStarts() int {
+	n := 0
+	for _, a := range s.Arms {
+		n += a.Servers
+	}
+	return n
+}
+
+// Point returns the point with the given ID.
+func (s *Schedule) Point(id string) (*Point, bool) {
+	for _, p := range s.Points {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// ScheduleOptions tune BuildSchedule.
+type ScheduleOptions struct {
+	// Catalog holds the recipes and their ArmServer declarations (default
+	// recipes.Builtin()).
+	Catalog *recipes.Catalog
+	// ExactServers runs every point with its own engine command, as
+	// InferenceX does, ignoring ArmServer declarations.
+	ExactServers bool
+}
+
+// BuildSchedule groups planned points into arms (same config key and
+// row but for the concurrency), keeps the input order of arms and of
+// points within an arm, and decides the server starts: consecutive points
+// whose engine command and environment are identical (ServerKey) share a
+// server; a recipe that declares ArmServer gets one server planned for the
+// arm's largest concurrency. Points must have distinct ResultFilenames.
+func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error) {
+	if o.Catalog == nil {
+		o.Catalog = recipes.Builtin()
+	}
+	s := &Schedule{}
+	byArm := map[string]*Arm{}
+	seen := map[string]bool{}
+	for i := range points {
+		pp := points[i]
+		if seen[pp.ResultFilename] {
+			return nil, fmt.Errorf("two points named %s: the selection lists a point twice", pp.ResultFilename)
+		}
+		seen[pp.ResultFilename] = true
+		k := armKey(&pp)
+		a, ok := byArm[k]
+		if !ok {
+			r := &pp.Row
+			a = &Arm{
+				Index: len(s.Arms), ConfigKey: pp.ConfigKey, Recipe: pp.Recipe, Runner: r.Runner,
+				GPUs: max(r.TP, 1) * max(r.PP, 1) * max(r.PCPSize, 1),
+				Name: fmt.Sprintf("%s tp%d ep%d dpa=%t kv=%s", cmp(pp.ConfigKey, r.ExpName), r.TP, r.EP, r.DPAttn, kv(r)),
+			}
+			byArm[k] = a
+			s.Arms = append(s.Arms, a)
+		}
+		a.Points = append(a.Points, &Point{ID: pp.ResultFilename, Arm: a.Index, Plan: pp})
+	}
+	for _, a := range s.Arms {
+		decideServers(a, o)
+		for _, p := range a.Points {
+			p.Index = len(s.Points)
+			s.Points = append(s.Points, p)
+		}
+	}
+	return s, nil
+}
+
+// decideServers sets the arm's server starts and the points' servers.
+func decideServers(a *Arm, o ScheduleOptions) {
+	largest := a.Points[0]
+	for _, p := range a.Points {
+		if p.Conc() > largest.Conc() {
+			largest = p
+		}
+	}
+	diff := engineDiff(a.Points)
+	rc, _ := o.Catalog.Recipe(a.Recipe)
+	declared := rc != nil && rc.ArmServer != ""
+	switch {
+	case len(diff) == 0:
+		a.Shared, a.Why = true, "the engine command does not depend on the concurrency"
+	case declared && !o.ExactServers:
+		a.Shared = true
+		a.Why = fmt.Sprintf("recipe %s declares one server for the arm, planned for conc %d (%s)", a.Recipe, largest.Conc(), rc.ArmServer)
+		for _, p := range a.Points {
+			p.Plan.Engine, p.Plan.Router, p.Plan.Sidecars = largest.Plan.Engine, largest.Plan.Router, largest.Plan.Sidecars
+		}
+	case declared:
+		a.Why = fmt.Sprintf("restart per point (--exact-servers): the engine flags %s change with conc", strings.Join(diff, ", "))
+	default:
+		a.Why = fmt.Sprintf("restart per point: the engine flags %s change with conc and recipe %s does not declare that one server sized for the largest conc serves the smaller ones (recipes.Recipe.ArmServer)", strings.Join(diff, ", "), a.Recipe)
+	}
+	a.ServerRow = largest.Plan.Row.Clone()
+	if !a.Shared {
+		a.ServerRow = nil
+	}
+	prev := ""
+	for i, p := range a.Points {
+		k := ServerKey(&p.Plan)
+		if i > 0 && k != prev {
+			a.Servers++
+		}
+		if i == 0 {
+			a.Servers = 1
+		}
+		p.Server = a.Servers - 1
+		prev = k
+	}
+}
+
+// ServerKey identifies a point's server: its engine, router and sidecar
+// commands and environments. Points with equal keys can run against one
+// server.
+func ServerKey(p *recipes.Point) string {
+	data, err := json.Marshal(struct {
+		Engine   recipes.Command
+		Router   *recipes.Command
+		Sidecars []recipes.Sidecar
+	}{p.Engine, p.Router, p.Sidecars})
+	if err != nil {
+		return "unencodable:" + err.Error()
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// armKey is the row without its concurrency and the names derived from it.
+func armKey(p *recipes.Point) string {
+	r := p.Row.Clone()
+	r.Conc, r.ExpName, r.RecipeFingerprint = 0, "", ""
+	r.RunEval, r.EvalOnly = nil, nil
+	data, _ := r.MarshalJSON() // a row always encodes
+	return p.ConfigKey + "\x00" + p.Recipe + "\x00" + string(data)
+}
+
+// engineDiff names the engine flags and variables whose values differ
+// between the points.
+func engineDiff(points []*Point) []string {
+	if len(points) < 2 {
+		return nil
+	}
+	first := flagValues(points[0].Plan)
+	var out []string
+	for _, p := range points[1:] {
+		fv := flagValues(p.Plan)
+		for _, k := range slices.Sorted(maps.Keys(union(first, fv))) {
+			if first[k] != fv[k] && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// flagValues maps each engine flag (and each environment variable, as
+// $NAME) to its value.
+func flagValues(p recipes.Point) map[string]string {
+	out := map[string]string{}
+	argv := p.Engine.Argv
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		if !strings.HasPrefix(a, "--") {
+			out["arg"+fmt.Sprint(i)] = a
+			continue
+		}
+		if name, v, ok := strings.Cut(a, "="); ok {
+			out[name] = v
+			continue
+		}
+		v := ""
+		if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "--") {
+			v = argv[i+1]
+			i++
+		}
+		out[a] = v
+	}
+	for k, v := range p.Engine.Env {
+		out["$"+k] = v
+	}
+	if p.Router != nil {
+		out["router"] = strings.Join(p.Router.Argv, " ")
+	}
+	return out
+}
+
+func union(a, b map[string]string) map[string]string {
+	out := maps.Clone(a)
+	maps.Copy(out, b)
+	return out
+}
+
+func kv(r *matrix.Row) string {
+	if r.KVOffloadBackend != nil {
+		return r.KVOffloadBackend.Name
+	}
+	return cmp(r.KVOffloading, "none")
+}
+
+func cmp(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

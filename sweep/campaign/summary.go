@@ -1,0 +1,103 @@
+package campaign
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"sweep/internal/atomicfile"
+)
+
+// Summary file names in the sweep directory.
+const (
+	SummaryJSON = "summary.json"
+	SummaryText = "summary.txt"
+)
+
+// PointSummary is one point's line of the summary.
+type PointSummary struct {
+	Index    int      `json:"index"`
+	ID       string   `json:"point"`
+	Arm      string   `json:"arm"`
+	Conc     int      `json:"conc"`
+	Status   string   `json:"status"` // ok, failed, interrupted, "" (not run)
+	Attempts int      `json:"attempts"`
+	Error    string   `json:"error,omitempty"`
+	Result   string   `json:"result,omitempty"`
+	Seconds  float64  `json:"seconds,omitempty"`
+	Reused   bool     `json:"server_reused,omitempty"`
+	Metrics  *Metrics `json:"metrics,omitempty"`
+}
+
+// Summary is the state of every point of a sweep directory.
+type Summary struct {
+	Dir                 string         `json:"dir"`
+	Command             string         `json:"command"`
+	Points              []PointSummary `json:"points"`
+	OK, Failed, Pending int
+	ServerStarts        int     `json:"server_starts"`
+	WallSeconds         float64 `json:"wall_seconds"`
+}
+
+func (s *sweep) summary() *Summary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sum := &Summary{Dir: s.o.Dir, Command: s.o.Identity.Command, ServerStarts: s.servers, WallSeconds: since(s.started)}
+	for _, p := range s.o.Schedule.Points {
+		st := s.state[p.ID]
+		ps := PointSummary{Index: p.Index + 1, ID: p.ID, Arm: s.o.Schedule.Arms[p.Arm].Name, Conc: p.Conc(),
+			Status: st.status, Attempts: st.attempts, Error: st.err, Result: st.result, Seconds: st.seconds, Reused: st.reused, Metrics: st.metrics}
+		switch st.status {
+		case StatusOK:
+			sum.OK++
+			ps.Error = ""
+		case StatusFailed:
+			sum.Failed++
+		default:
+			sum.Pending++
+		}
+		sum.Points = append(sum.Points, ps)
+	}
+	return sum
+}
+
+// Table renders the summary as the final table: per point its status,
+// throughput per GPU, interactivity and acceptance length.
+func (sum *Summary) Table() string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tarm\tconc\tstatus\ttok/s/GPU\ttok/s/user\tAL\tserver")
+	f := func(v *float64, prec int) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.*f", prec, *v)
+	}
+	for _, p := range sum.Points {
+		m := p.Metrics
+		if m == nil {
+			m = &Metrics{}
+		}
+		status := p.Status
+		if status == "" {
+			status = "not run"
+		}
+		srv := "started"
+		if p.Reused {
+			srv = "reused"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Index, p.Arm, p.Conc, status, f(m.TputPerGPU, 1), f(m.Interactivity, 1), f(m.AL, 2), srv)
+	}
+	tw.Flush()
+	fmt.Fprintf(&b, "%d ok, %d failed, %d not run; %d server start(s)\n", sum.OK, sum.Failed, sum.Pending, sum.ServerStarts)
+	return b.String()
+}
+
+// Write writes summary.json and summary.txt into dir atomically.
+func (sum *Summary) Write(dir string) error {
+	if err := atomicfile.WriteJSON(filepath.Join(dir, SummaryJSON), sum); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, SummaryText), []byte(sum.Table()), 0o644)
+}

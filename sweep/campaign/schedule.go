@@ -1,9 +1,6 @@
 package campaign
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -116,9 +113,9 @@ func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error)
 		if !ok {
 			r := &pp.Row
 			a = &Arm{
-				Index: len(s.Arms), ConfigKey: pp.ConfigKey, Recipe: pp.Recipe, Runner: r.Runner,
+				Index: len(s.Arms), ConfigKey: pp.Row.ConfigKey, Recipe: pp.Recipe, Runner: r.Runner,
 				GPUs: max(r.TP, 1) * max(r.PP, 1) * max(r.PCPSize, 1),
-				Name: fmt.Sprintf("%s tp%d ep%d dpa=%t kv=%s", cmp(pp.ConfigKey, r.ExpName), r.TP, r.EP, r.DPAttn, kv(r)),
+				Name: fmt.Sprintf("%s tp%d ep%d dpa=%t kv=%s", cmp(pp.Row.ConfigKey, r.ExpName), r.TP, r.EP, r.DPAttn, kv(r)),
 			}
 			byArm[k] = a
 			s.Arms = append(s.Arms, a)
@@ -166,7 +163,7 @@ func decideServers(a *Arm, o ScheduleOptions) {
 	}
 	prev := ""
 	for i, p := range a.Points {
-		k := ServerKey(&p.Plan)
+		k := recipes.ServerKey(p.Plan)
 		if i > 0 && k != prev {
 			a.Servers++
 		}
@@ -178,29 +175,13 @@ func decideServers(a *Arm, o ScheduleOptions) {
 	}
 }
 
-// ServerKey identifies a point's server: its engine, router and sidecar
-// commands and environments. Points with equal keys can run against one
-// server.
-func ServerKey(p *recipes.Point) string {
-	data, err := json.Marshal(struct {
-		Engine   recipes.Command
-		Router   *recipes.Command
-		Sidecars []recipes.Sidecar
-	}{p.Engine, p.Router, p.Sidecars})
-	if err != nil {
-		return "unencodable:" + err.Error()
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
-}
-
 // armKey is the row without its concurrency and the names derived from it.
 func armKey(p *recipes.Point) string {
 	r := p.Row.Clone()
 	r.Conc, r.ExpName, r.RecipeFingerprint = 0, "", ""
 	r.RunEval, r.EvalOnly = nil, nil
 	data, _ := r.MarshalJSON() // a row always encodes
-	return p.ConfigKey + "\x00" + p.Recipe + "\x00" + string(data)
+	return p.Row.ConfigKey + "\x00" + p.Recipe + "\x00" + string(data)
 }
 
 // engineDiff names the engine flags and variables whose values differ

@@ -465,12 +465,18 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 	return p, probs
 }
 
-func (o *planConfig) duration(row *matrix.Row) int {
+func (o *planConfig) duration(row *matrix.Row) int { return Duration(row, o.Fast, o.Duration) }
+
+// Duration is the benchmark duration in seconds a row is planned with:
+// agentx-fast's 1200 s in fast mode (an override is ignored there, as
+// InferenceX ignores it), else the override when > 0, else the row's,
+// else InferenceX's default.
+func Duration(row *matrix.Row, fast bool, override int) int {
 	switch {
-	case o.Fast:
+	case fast:
 		return fastDuration
-	case o.Duration > 0:
-		return o.Duration
+	case override > 0:
+		return override
 	case row.Duration > 0:
 		return row.Duration
 	}

@@ -23,7 +23,8 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 			newCICmd(ios),
 			newKneesCmd(ios, nil),
 			newReportCmd(ios, nil),
-			newOfficialProposeCmd(ios, nil),
+			newDiscoverCmd(ios, nil),
+			newOfficialCmd(ios, nil),
 		},
 	}
 }

@@ -49,6 +49,9 @@ type Command struct {
 	// Sub lists subcommands ("sweep matrix test-config"); a command with
 	// Sub has no Flags of its own.
 	Sub []*Command
+	// Pick, when set, chooses the command that parses args (a command
+	// with two modes whose flags differ, e.g. "official --propose").
+	Pick func(args []string) *Command
 	// Batch marks short-lived commands that run with the batch garbage
 	// collector setting (tuneGCForBatch); subcommands inherit it.
 	Batch bool
@@ -163,6 +166,9 @@ func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 			}
 		}
 		return flagErrorf("unknown command %q for %q (known: %s)", args[0], strings.Join(path, " "), subNames(c))
+	}
+	if c.Pick != nil {
+		c = c.Pick(args)
 	}
 	if c.Batch {
 		tuneGCForBatch()

@@ -80,7 +80,8 @@ func TestOfficialFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"official", "--from", "d"}, "only --propose is implemented"},
+		{[]string{"official", "--from", "d"}, "unknown flag: --from"},
+		{[]string{"official", "--out", "d"}, "missing --config-keys or --changelog-base"},
 		{[]string{"official", "--propose"}, "--propose needs --from DIR"},
 		{[]string{"official", "--propose", "--from", "d", "--max", "0"}, "--max 0: want at least 1"},
 	} {

@@ -201,18 +201,11 @@ func runRun(ctx context.Context, o *runOptions) error {
 
 	po := o.Point
 	po.OutDir = out
-	po.SkipGPUCheck = o.Simulate
 	if o.Simulate {
-		// Simulated seconds pass TimeScale times faster: poll accordingly.
-		po.ReadyInterval = 100 * time.Millisecond
-		// A loaded laptop can stall a health answer for a moment: never call
-		// the engine hung in less than 5 s of wall time.
-		po.HangTimeout = max(time.Duration(float64(10*time.Minute)/o.TimeScale), 5*time.Second)
-		po.ScrapeInterval = max(time.Duration(float64(10*time.Second)/o.TimeScale), 200*time.Millisecond)
-		po.ClientEcho = 2 * time.Second
 		if !o.stopGraceSet {
-			po.StopGrace = 10 * time.Second
+			po.StopGrace = 0 // the simulation's default
 		}
+		po = po.Simulated(o.TimeScale)
 	}
 	po.Progress = func(line string) {
 		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)

@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"sweep/sweep/knee"
 )
 
 // ErrPointsFailed is returned by Run when points failed after their retries.
@@ -114,6 +115,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		s.replay(recs)
 		s.stopLeftovers(recs)
 		s.verifyResults()
+		s.progress("resuming %s: %s", o.Dir, s.resumeLine())
 		if err := j.Append(Record{Event: EventSweepStart, Reason: "resume"}); err != nil {
 			return nil, err
 		}
@@ -147,6 +149,7 @@ func (s *sweep) replay(recs []Record) {
 		case EventPointStart:
 			st.status = StatusInterrupted // until its end record
 			st.attempts++
+			st.reused = r.Reused
 		case EventPointEnd:
 			st.status, st.err, st.seconds = r.Status, r.Error, r.Seconds
 			st.result, st.metrics = r.Result, r.Metrics
@@ -157,6 +160,40 @@ func (s *sweep) replay(recs []Record) {
 			st.status, st.result = "", ""
 		}
 	}
+}
+
+// resumeLine is "5 of 7 points complete, 1 failed (1 retry left), 1 interrupted: 2 to run".
+func (s *sweep) resumeLine() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ok, failed, gaveUp, interrupted, todo int
+	for _, p := range s.o.Schedule.Points {
+		st := s.state[p.ID]
+		switch {
+		case st.status == StatusOK:
+			ok++
+			continue
+		case st.status == StatusFailed && st.failures > s.o.Retries:
+			gaveUp++
+			continue
+		case st.status == StatusFailed:
+			failed++
+		case st.status == StatusInterrupted:
+			interrupted++
+		}
+		todo++
+	}
+	line := fmt.Sprintf("%d of %d points complete", ok, len(s.o.Schedule.Points))
+	if failed > 0 {
+		line += fmt.Sprintf(", %d failed to retry", failed)
+	}
+	if gaveUp > 0 {
+		line += fmt.Sprintf(", %d failed with no retry left (--retries %d)", gaveUp, s.o.Retries)
+	}
+	if interrupted > 0 {
+		line += fmt.Sprintf(", %d interrupted", interrupted)
+	}
+	return fmt.Sprintf("%s: %d to run", line, todo)
 }
 
 // verifyResults re-checks the result of every completed point: a missing,
@@ -176,21 +213,17 @@ func (s *sweep) verifyResults() {
 }
 
 // CheckResult reads an aggregate result file and says whether it can be
-// trusted: complete JSON whose "valid" (when present) is true.
+// trusted: a complete result (as sweep/knee reads it) that is not marked
+// invalid and has successful requests.
 func CheckResult(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	smp, ok, err := knee.ReadFile(path)
+	switch {
+	case err != nil:
 		return fmt.Errorf("result %s: %w", filepath.Base(path), err)
-	}
-	var r struct {
-		Valid   *bool    `json:"valid"`
-		Reasons []string `json:"invalid_reasons"`
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return fmt.Errorf("result %s is corrupt: %v", filepath.Base(path), err)
-	}
-	if r.Valid != nil && !*r.Valid {
-		return fmt.Errorf("result %s is marked invalid: %s", filepath.Base(path), strings.Join(r.Reasons, "; "))
+	case !ok:
+		return fmt.Errorf("result %s is corrupt or not an aggregate result", filepath.Base(path))
+	case smp.Excluded != "":
+		return fmt.Errorf("result %s does not count: %s", filepath.Base(path), smp.Excluded)
 	}
 	return nil
 }

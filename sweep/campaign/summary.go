@@ -32,12 +32,14 @@ type PointSummary struct {
 
 // Summary is the state of every point of a sweep directory.
 type Summary struct {
-	Dir                 string         `json:"dir"`
-	Command             string         `json:"command"`
-	Points              []PointSummary `json:"points"`
-	OK, Failed, Pending int
-	ServerStarts        int     `json:"server_starts"`
-	WallSeconds         float64 `json:"wall_seconds"`
+	Dir          string         `json:"dir"`
+	Command      string         `json:"command"`
+	Points       []PointSummary `json:"points"`
+	OK           int            `json:"ok"`
+	Failed       int            `json:"failed"`
+	Pending      int            `json:"not_run"`
+	ServerStarts int            `json:"server_starts"`
+	WallSeconds  float64        `json:"wall_seconds"`
 }
 
 func (s *sweep) summary() *Summary {
@@ -90,7 +92,7 @@ func (sum *Summary) Table() string {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Index, p.Arm, p.Conc, status, f(m.TputPerGPU, 1), f(m.Interactivity, 1), f(m.AL, 2), srv)
 	}
 	tw.Flush()
-	fmt.Fprintf(&b, "%d ok, %d failed, %d not run; %d server start(s)\n", sum.OK, sum.Failed, sum.Pending, sum.ServerStarts)
+	fmt.Fprintf(&b, "%d ok, %d failed, %d not run; %d server start(s) in this invocation\n", sum.OK, sum.Failed, sum.Pending, sum.ServerStarts)
 	return b.String()
 }
 

@@ -416,3 +416,10 @@ func floatOf(f *pyjson.Rounded) *float64 {
 	v := float64(*f)
 	return &v
 }
+
+// ReadFile reads one aggregate result file as a Sample; ok is false when
+// the file is JSON but not a result.
+func ReadFile(path string) (s Sample, ok bool, err error) {
+	_, s, ok, err = readResult(path)
+	return s, ok, err
+}

@@ -273,3 +273,25 @@ func (r *Record) clone() *Record {
 	}
 	return &c
 }
+
+// Simulated returns o tuned for a simulated engine whose clock runs
+// timeScale times faster than the wall clock: health polled every 100 ms,
+// metrics sampled every 10 simulated seconds (at least every 200 ms of
+// wall time), the client echoed every 2 s, no GPU check, and a hang
+// declared after 10 simulated minutes but never in less than 5 s of wall
+// time (a loaded laptop can stall a health answer for a moment). A
+// StopGrace left at zero becomes 10 s.
+func (o Options) Simulated(timeScale float64) Options {
+	if !(timeScale > 0) {
+		timeScale = 1
+	}
+	o.SkipGPUCheck = true
+	o.ReadyInterval = 100 * time.Millisecond
+	o.HangTimeout = max(time.Duration(float64(10*time.Minute)/timeScale), 5*time.Second)
+	o.ScrapeInterval = max(time.Duration(float64(10*time.Second)/timeScale), 200*time.Millisecond)
+	o.ClientEcho = 2 * time.Second
+	if o.StopGrace == 0 {
+		o.StopGrace = 10 * time.Second
+	}
+	return o
+}

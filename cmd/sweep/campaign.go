@@ -1,0 +1,518 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"sweep/configs/matrix"
+	"sweep/recipes"
+	"sweep/sweep/campaign"
+	"sweep/sweep/executor/local"
+	"sweep/sweep/run"
+)
+
+// campaignOptions are the inputs shared by "sweep discover" and "sweep
+// official": which points, how they run, and where they land.
+type campaignOptions struct {
+	IO      *IOStreams
+	Inputs  matrixInputs
+	Command string // discover or official
+
+	// Selection filters (zero: every value).
+	TP, EP   []int
+	DPAttn   string // "", "true" or "false"
+	ConcList []int
+
+	Out string
+
+	Simulate  bool
+	Aiperf    string
+	Builtin   bool
+	TimeScale float64
+	SimGPU    string
+
+	Fast         bool // agentx-fast durations and warm-ups
+	Duration     int
+	Executor     string
+	GPUs         []int
+	MaxParallel  int
+	Retries      int
+	FailFast     bool
+	DryRun       bool
+	ExactServers bool
+	Verbose      bool
+	// CostFrom is an earlier sweep directory whose measured server start
+	// and point times feed the dry-run's cost model.
+	CostFrom string
+
+	Plan  recipes.PlanOptions
+	Point run.Options
+	// stopGraceSet is --stop-grace given.
+	stopGraceSet bool
+}
+
+// bind binds the flags every sweep command has.
+func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
+	lists.ints(fs, &o.TP, "tp", "only arms with these tensor parallel sizes")
+	lists.ints(fs, &o.EP, "ep", "only arms with these expert parallel sizes")
+	fs.StringVar(&o.DPAttn, "dp-attn", "", "only DP-attention arms (true) or only the others (false)")
+	lists.ints(fs, &o.ConcList, "conc-list", "only these concurrencies")
+	fs.StringVar(&o.Out, "out", "", "sweep directory (required): journal, one directory per point, servers/, summary")
+	fs.BoolVar(&o.Simulate, "simulate", false, "run against sweep's simulated engine instead of the real one")
+	fs.StringVar(&o.Aiperf, "aiperf", "", "aiperf program to run (default: aiperf on PATH, else the built-in load generator)")
+	fs.BoolVar(&o.Builtin, "builtin-client", false, "use the built-in load generator even when aiperf is installed")
+	fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate: simulated seconds per wall second")
+	fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner)")
+	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
+	fs.StringVar(&o.Executor, "executor", "local", "where points run: local (this node)")
+	lists.ints(fs, &o.GPUs, "gpus", "local: the node's GPU ids (default: 0..7 with --simulate, else from rocm-smi/nvidia-smi)")
+	fs.IntVar(&o.MaxParallel, "max-parallel", 0, "most arms running at once (default: as many as fit the GPUs)")
+	fs.IntVar(&o.Retries, "retries", 1, "how often a failed point is run again (over every invocation on --out)")
+	fs.BoolVar(&o.FailFast, "fail-fast", false, "stop at the first point that failed for good")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "print the schedule (arms, points, server starts) and its cost; run nothing")
+	fs.BoolVar(&o.ExactServers, "exact-servers", false, "restart the engine for every point whose planned command differs, as InferenceX does, even where the recipe allows one server per arm")
+	fs.StringVar(&o.CostFrom, "cost-from", "", "with --dry-run: an earlier sweep directory whose measured times feed the cost model")
+	fs.BoolVar(&o.Verbose, "verbose", false, "print every stage of every point")
+	fs.IntVar(&o.Plan.Port, "port", 0, "public port of the first arm; arm i uses port+2i (default 8888; with --simulate free ports)")
+	fs.StringVar(&o.Plan.ModelPath, "model-path", "", "what the engine loads (default: the model id)")
+	fs.StringVar(&o.Plan.AiperfVersion, "aiperf-version", recipes.DefaultAiperfVersion, "aiperf schema version the client command is built for: 0.12.0 or fork")
+	fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", 30*time.Minute, "how long to wait for an engine's /health")
+	fs.DurationVar(&o.Point.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
+	o.Inputs.bind(fs, lists)
+}
+
+// check validates the shared flags after parsing.
+func (o *campaignOptions) check(fs *pflag.FlagSet) error {
+	o.stopGraceSet = fs.Changed("stop-grace")
+	switch {
+	case o.Out == "":
+		return flagErrorf("missing --out DIR (the sweep directory; rerun the same command on it to resume)")
+	case o.Executor != "local":
+		return flagErrorf("--executor %q: want local (Slurm and GitHub Actions run points with `sweep ci` and sbatch)", o.Executor)
+	case o.DPAttn != "" && o.DPAttn != "true" && o.DPAttn != "false":
+		return flagErrorf("--dp-attn %q: want true or false", o.DPAttn)
+	case !(o.TimeScale > 0) || math.IsInf(o.TimeScale, 0):
+		return flagErrorf("--time-scale %g: want a positive finite number", o.TimeScale)
+	case !o.Simulate && (fs.Changed("sim-gpu") || fs.Changed("time-scale")):
+		return flagErrorf("--sim-gpu and --time-scale need --simulate")
+	case o.Retries < 0:
+		return flagErrorf("--retries %d: want 0 or more", o.Retries)
+	case o.MaxParallel < 0:
+		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
+	case o.Duration < 0:
+		return flagErrorf("--duration %d: want a positive number of seconds", o.Duration)
+	case o.CostFrom != "" && !o.DryRun:
+		return flagErrorf("--cost-from needs --dry-run")
+	}
+	if o.stopGraceSet && o.Point.StopGrace == 0 {
+		o.Point.StopGrace = run.NoGrace
+	}
+	return nil
+}
+
+// filter keeps the single-node agentic rows the filters select, stamped
+// with their recipe fingerprint as InferenceX's CI stamps them.
+func (o *campaignOptions) filter(rows matrix.Matrix) matrix.Matrix {
+	var out matrix.Matrix
+	for _, r := range rows {
+		switch {
+		case r.Kind != matrix.AgenticSingleNode:
+		case len(o.TP) > 0 && !slices.Contains(o.TP, r.TP):
+		case len(o.EP) > 0 && !slices.Contains(o.EP, r.EP):
+		case o.DPAttn != "" && strconv.FormatBool(r.DPAttn) != o.DPAttn:
+		case len(o.ConcList) > 0 && !slices.Contains(o.ConcList, r.Conc):
+		default:
+			if r.RecipeFingerprint == "" {
+				r.RecipeFingerprint = matrix.Fingerprint(r)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// settings are the choices that change what the sweep measures: a
+// directory started with other values is a different sweep.
+func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting {
+	ints := func(xs []int) string {
+		s := make([]string, len(xs))
+		for i, x := range xs {
+			s[i] = strconv.Itoa(x)
+		}
+		return strings.Join(s, " ")
+	}
+	out := append(extra,
+		campaign.Setting{Name: "--tp", Value: ints(o.TP)},
+		campaign.Setting{Name: "--ep", Value: ints(o.EP)},
+		campaign.Setting{Name: "--dp-attn", Value: o.DPAttn},
+		campaign.Setting{Name: "--conc-list", Value: ints(o.ConcList)},
+		campaign.Setting{Name: "--duration", Value: strconv.Itoa(o.Duration)},
+		campaign.Setting{Name: "--simulate", Value: strconv.FormatBool(o.Simulate)},
+		campaign.Setting{Name: "--exact-servers", Value: strconv.FormatBool(o.ExactServers)},
+		campaign.Setting{Name: "--aiperf-version", Value: o.Plan.AiperfVersion},
+	)
+	if o.Simulate {
+		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
+			campaign.Setting{Name: "--sim-gpu", Value: o.SimGPU})
+	}
+	return out
+}
+
+// schedule plans rows into the sweep directory: each point writes into
+// DIR/<RESULT_FILENAME>, each arm gets its own port.
+func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir string) (*campaign.Schedule, error) {
+	po := o.Plan
+	po.Runners = g.Runners
+	po.Fast = o.Fast
+	po.Duration = o.Duration
+	po.ResultDir = dir
+	if po.Port == 0 {
+		po.Port = recipes.DefaultPort
+	}
+	// First pass: learn the points' names and arms.
+	first, err := recipes.Plan(rows, po)
+	if err != nil {
+		return nil, planError(err)
+	}
+	sched, err := campaign.BuildSchedule(first, campaign.ScheduleOptions{ExactServers: o.ExactServers})
+	if err != nil {
+		return nil, err
+	}
+	// Second pass: each point into its directory, each arm on its port.
+	base := po.Port
+	points := make([]recipes.Point, 0, len(first))
+	for _, a := range sched.Arms {
+		port := base + 2*a.Index
+		if o.Simulate && o.Plan.Port == 0 {
+			if port, err = freePortPair(); err != nil {
+				return nil, err
+			}
+		}
+		for _, p := range a.Points {
+			pp := po
+			pp.Port = port
+			pp.ResultDir = filepath.Join(dir, p.ID)
+			got, err := recipes.Plan(matrix.Matrix{&p.Plan.Row}, pp)
+			if err != nil {
+				return nil, planError(err)
+			}
+			points = append(points, got[0])
+		}
+	}
+	return campaign.BuildSchedule(points, campaign.ScheduleOptions{ExactServers: o.ExactServers})
+}
+
+func planError(err error) error {
+	if errors.Is(err, recipes.ErrInvalidOptions) {
+		return &FlagError{Err: err}
+	}
+	return fmt.Errorf("plan: %w", err)
+}
+
+// execute runs (or with --dry-run prints) the sweep of rows.
+func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *matrix.Generator, settings []campaign.Setting) error {
+	started := time.Now()
+	rows = o.filter(rows)
+	if len(rows) == 0 {
+		return &FlagError{Err: errors.New("no single-node agentic point matches the selection (check --config-keys and the --tp/--ep/--dp-attn/--conc-list filters against `sweep plan`)")}
+	}
+	dir, err := filepath.Abs(o.Out)
+	if err != nil {
+		return err
+	}
+	sched, err := o.schedule(rows, g, dir)
+	if err != nil {
+		return err
+	}
+	gpus, err := o.nodeGPUs()
+	if err != nil {
+		return err
+	}
+	cost := o.costModel()
+	if o.DryRun {
+		return writeDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale)
+	}
+	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, SimGPU: o.SimGPU,
+		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion)}
+	if !o.Builtin {
+		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
+			return err
+		}
+	}
+	po := o.Point
+	if o.Simulate {
+		if !o.stopGraceSet {
+			po.StopGrace = 0
+		}
+		po = po.Simulated(o.TimeScale)
+	}
+	if o.Verbose {
+		po.Progress = func(line string) {
+			fmt.Fprintf(o.IO.ErrOut, "[%7s]     %s\n", time.Since(started).Round(time.Second), line)
+		}
+	}
+	backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po}
+	pointTime := func(p *campaign.Point) time.Duration { return cost.pointWall(p, o.Simulate, o.TimeScale) }
+	ex := &local.Executor{GPUs: gpus, MaxParallel: o.MaxParallel, Backend: backend, Arm: campaign.ArmOptions{
+		// The watchdog: twice the point's expected time, plus slack for
+		// the client's own start and drain.
+		PointTimeout: func(p *campaign.Point) time.Duration { return 2*pointTime(p) + time.Minute },
+	}}
+	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %d points in %d arms, %d server starts planned; GPUs %v; directory %s\n",
+		o.Command, len(sched.Points), len(sched.Arms), sched.ServerStarts(), gpus, dir)
+	sum, runErr := campaign.Run(ctx, campaign.Options{
+		Dir: dir, Schedule: sched, Executor: ex, Retries: o.Retries, FailFast: o.FailFast,
+		Identity: campaign.Identity{Command: o.Command, Settings: settings},
+		Progress: o.IO.ErrOut, Estimate: pointTime, Parallel: max(1, min(len(sched.Arms), len(gpus)/max(1, sched.Arms[0].GPUs))),
+	})
+	if sum != nil {
+		fmt.Fprintf(o.IO.Out, "\n%s", sum.Table())
+		fmt.Fprintf(o.IO.Out, "summary: %s\n         %s\n", filepath.Join(dir, campaign.SummaryText), filepath.Join(dir, campaign.SummaryJSON))
+	}
+	if runErr != nil {
+		if de, ok := errors.AsType[*campaign.DifferenceError](runErr); ok && de != nil {
+			return &FlagError{Err: runErr}
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%v (rerun the same command to resume): %w", runErr, context.Canceled)
+		}
+		return &exitCodeError{Code: exitError, Err: runErr}
+	}
+	return nil
+}
+
+// nodeGPUs are the local executor's GPUs: --gpus, else 0..7 for a
+// simulation, else what rocm-smi or nvidia-smi lists.
+func (o *campaignOptions) nodeGPUs() ([]int, error) {
+	if len(o.GPUs) > 0 {
+		ids := slices.Clone(o.GPUs)
+		slices.Sort(ids)
+		if len(slices.Compact(ids)) != len(o.GPUs) {
+			return nil, flagErrorf("--gpus %v: a GPU is listed twice", o.GPUs)
+		}
+		return ids, nil
+	}
+	if o.Simulate || o.DryRun {
+		return []int{0, 1, 2, 3, 4, 5, 6, 7}, nil
+	}
+	mem, checked, err := run.SystemGPUProbe(context.Background())
+	if err != nil || !checked || len(mem) == 0 {
+		return nil, flagErrorf("cannot list this node's GPUs (rocm-smi/nvidia-smi: %v); give them with --gpus 0 1 2 ...", err)
+	}
+	ids := make([]int, len(mem))
+	for i := range ids {
+		ids[i] = i
+	}
+	return ids, nil
+}
+
+func aiperfSchemaVersion(v string) string {
+	if v == "fork" {
+		return recipes.ForkAiperfVersion
+	}
+	return v
+}
+
+// costModel returns the per-point and per-start times of the dry run:
+// measured ones from --cost-from when given, else the plan's.
+func (o *campaignOptions) costModel() *costModel {
+	c := &costModel{startSeconds: defaultServerStartSeconds, duration: o.Duration}
+	if o.CostFrom == "" {
+		return c
+	}
+	recs, err := campaign.ReadJournal(o.CostFrom)
+	if err != nil {
+		fmt.Fprintf(o.IO.ErrOut, "warning: --cost-from %s: %v; using the planned times\n", o.CostFrom, err)
+		return c
+	}
+	var starts, points []float64
+	for _, r := range recs {
+		switch {
+		case r.Event == campaign.EventServerReady && r.Seconds > 0:
+			starts = append(starts, r.Seconds)
+		case r.Event == campaign.EventPointEnd && r.Status == campaign.StatusOK && r.Seconds > 0:
+			points = append(points, r.Seconds)
+		}
+	}
+	if len(starts) > 0 {
+		c.startSeconds, c.measuredStart = mean(starts), true
+	}
+	if len(points) > 0 {
+		c.pointSeconds, c.measuredPoint = mean(points), true
+	}
+	return c
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// defaultServerStartSeconds is the planned time from engine start to
+// /health: weight loading plus graph capture of a large MoE model on
+// one node, about 10 minutes on MI325X/MI355X-class nodes.
+const defaultServerStartSeconds = 600
+
+// costModel predicts a schedule's wall time and GPU-hours.
+type costModel struct {
+	startSeconds  float64
+	pointSeconds  float64 // 0: from the plan
+	duration      int     // --duration
+	measuredStart bool
+	measuredPoint bool
+}
+
+// pointSeconds is a point's planned load time on a real cluster: its
+// benchmark duration plus a minute for warm-up and drain.
+func (c *costModel) point(p *campaign.Point) float64 {
+	if c.pointSeconds > 0 {
+		return c.pointSeconds
+	}
+	return float64(recipes.Duration(&p.Plan.Row, p.Plan.Fast, c.duration)) + 60
+}
+
+// pointWall is a point's expected wall time here (compressed when
+// simulated).
+func (c *costModel) pointWall(p *campaign.Point, simulate bool, scale float64) time.Duration {
+	s := c.point(p)
+	if simulate {
+		s = s/scale + 3
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// armSeconds is an arm's time with the schedule's server starts, and
+// InferenceX's (one server start per point).
+func (c *costModel) armSeconds(a *campaign.Arm) (ours, theirs float64) {
+	for _, p := range a.Points {
+		ours += c.point(p)
+		theirs += c.point(p) + c.startSeconds
+	}
+	ours += float64(a.Servers) * c.startSeconds
+	return ours, theirs
+}
+
+// packedWall is the wall time of arms of the given lengths on a node of
+// nGPUs, placed in order as the local executor places them.
+func packedWall(arms []*campaign.Arm, seconds []float64, nGPUs, maxParallel int) float64 {
+	free := nGPUs
+	var running []struct {
+		end  float64
+		gpus int
+	}
+	now, wall := 0.0, 0.0
+	for i, a := range arms {
+		need := max(a.GPUs, 1)
+		if need > nGPUs {
+			continue
+		}
+		for free < need || (maxParallel > 0 && len(running) >= maxParallel) {
+			j := 0
+			for k := range running {
+				if running[k].end < running[j].end {
+					j = k
+				}
+			}
+			now = max(now, running[j].end)
+			free += running[j].gpus
+			running = slices.Delete(running, j, j+1)
+		}
+		free -= need
+		end := now + seconds[i]
+		running = append(running, struct {
+			end  float64
+			gpus int
+		}{end, need})
+		wall = max(wall, end)
+	}
+	return wall
+}
+
+// writeDryRun prints the schedule and its cost, ours and InferenceX's.
+func writeDryRun(w io.Writer, s *campaign.Schedule, c *costModel, gpus []int, maxParallel int, simulate bool, scale float64) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "arm\tGPUs\tconcs\tserver starts\twhy")
+	var oursGPUh, theirsGPUh float64
+	ours := make([]float64, len(s.Arms))
+	theirs := make([]float64, len(s.Arms))
+	for i, a := range s.Arms {
+		concs := make([]string, len(a.Points))
+		for j, p := range a.Points {
+			concs[j] = strconv.Itoa(p.Conc())
+		}
+		ours[i], theirs[i] = c.armSeconds(a)
+		oursGPUh += ours[i] * float64(a.GPUs) / 3600
+		theirsGPUh += theirs[i] * float64(a.GPUs) / 3600
+		fmt.Fprintf(tw, "%d %s\t%d\t%s\t%d\t%s\n", a.Index+1, a.Name, a.GPUs, strings.Join(concs, " "), a.Servers, a.Why)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\norder:")
+	for _, p := range s.Points {
+		srv := "reuse"
+		if p.Index == 0 || s.Points[p.Index-1].Arm != p.Arm || s.Points[p.Index-1].Server != p.Server {
+			srv = "start server"
+		}
+		fmt.Fprintf(w, "  %3d  arm %d  conc %-4d %-12s %s\n", p.Index+1, p.Arm+1, p.Conc(), srv, p.ID)
+	}
+	src := func(measured bool) string {
+		if measured {
+			return "measured"
+		}
+		return "planned"
+	}
+	n := len(gpus)
+	theirsArms := make([]float64, len(s.Arms))
+	copy(theirsArms, theirs)
+	fmt.Fprintf(w, "\ncost (server start %.0f s %s; point = duration + 60 s, %s):\n", c.startSeconds, src(c.measuredStart), src(c.measuredPoint))
+	fmt.Fprintf(w, "  this schedule:   %d server starts, %.1f GPU-hours, wall %s on %d GPUs\n",
+		s.ServerStarts(), oursGPUh, fmtHours(packedWall(s.Arms, ours, n, maxParallel)), n)
+	fmt.Fprintf(w, "  InferenceX's:    %d server starts (one job and one model load per point), %.1f GPU-hours, wall %s on %d GPUs\n",
+		len(s.Points), theirsGPUh, fmtHours(packedWall(s.Arms, theirsArms, n, maxParallel)), n)
+	if theirsGPUh > 0 {
+		fmt.Fprintf(w, "  saving:          %.1f GPU-hours (%.0f %%)\n", theirsGPUh-oursGPUh, 100*(theirsGPUh-oursGPUh)/theirsGPUh)
+	}
+	if simulate {
+		total := 0.0
+		for _, p := range s.Points {
+			total += c.pointWall(p, true, scale).Seconds()
+		}
+		fmt.Fprintf(w, "  simulated here:  about %s of load at time scale %g\n", fmtHours(total), scale)
+	}
+	return nil
+}
+
+// fmtHours is "1h05m" or "42s".
+func fmtHours(sec float64) string {
+	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
+	if d < time.Hour {
+		return d.String()
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// ensureOutParent refuses an --out whose parent does not exist, before
+// anything is planned (a typo should not create a tree somewhere).
+func ensureOutParent(out string) error {
+	parent := filepath.Dir(filepath.Clean(out))
+	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
+		return flagErrorf("--out %s: the parent directory %s does not exist", out, parent)
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+// Package local runs a sweep's arms on this node: each arm gets its own
+// GPUs (never two arms on one GPU), and arms that fit run at once, four
+// TP2 arms on an 8-GPU node for example.
+//
+//	ex := &local.Executor{GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Backend: backend}
+//	sum, err := campaign.Run(ctx, campaign.Options{Executor: ex, ...})
+package local
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"sweep/sweep/campaign"
+)
+
+// Executor places arms on the node's GPUs in schedule order and runs each
+// with campaign.RunArm. When the next arm does not fit the free GPUs, a
+// later arm that fits goes first (backfill); an arm that needs more GPUs
+// than the node has fails without starting.
+type Executor struct {
+	// GPUs are the node's GPU ids.
+	GPUs []int
+	// MaxParallel bounds the arms running at once (0: as many as fit).
+	MaxParallel int
+	Backend     campaign.Backend
+	Arm         campaign.ArmOptions
+}
+
+// Execute runs jobs until each has ended or ctx is cancelled.
+func (e *Executor) Execute(ctx context.Context, jobs []campaign.Job, obs campaign.Observer) error {
+	if len(e.GPUs) == 0 {
+		return fmt.Errorf("local executor: no GPUs to run on")
+	}
+	var (
+		mu      sync.Mutex
+		cond    = sync.NewCond(&mu)
+		free    = slices.Clone(e.GPUs)
+		running int
+		wg      sync.WaitGroup
+	)
+	slices.Sort(free)
+	pending := slices.Clone(jobs)
+	for _, j := range pending {
+		if j.Arm.GPUs > len(e.GPUs) {
+			for _, p := range j.Points {
+				obs(campaign.Record{Event: campaign.EventPointStart, Arm: j.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc()})
+				obs(campaign.Record{Event: campaign.EventPointEnd, Arm: j.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
+					Status: campaign.StatusFailed, Error: fmt.Sprintf("the arm needs %d GPUs; this node has %d (%v)", j.Arm.GPUs, len(e.GPUs), e.GPUs)})
+			}
+		}
+	}
+	pending = slices.DeleteFunc(pending, func(j campaign.Job) bool { return j.Arm.GPUs > len(e.GPUs) })
+	// Wake the scheduler when ctx is cancelled, so it stops placing arms.
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		cond.Broadcast()
+		mu.Unlock()
+	})
+	defer stop()
+	mu.Lock()
+	for len(pending) > 0 && ctx.Err() == nil {
+		i := slices.IndexFunc(pending, func(j campaign.Job) bool { return max(j.Arm.GPUs, 1) <= len(free) })
+		if i < 0 || (e.MaxParallel > 0 && running >= e.MaxParallel) {
+			cond.Wait()
+			continue
+		}
+		job := pending[i]
+		pending = slices.Delete(pending, i, i+1)
+		n := max(job.Arm.GPUs, 1)
+		gpus := slices.Clone(free[:n])
+		free = free[n:]
+		running++
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			campaign.RunArm(ctx, job, gpus, e.Backend, obs, e.Arm)
+			mu.Lock()
+			free = append(free, gpus...)
+			slices.Sort(free)
+			running--
+			cond.Broadcast()
+			mu.Unlock()
+		}()
+	}
+	mu.Unlock()
+	wg.Wait()
+	return nil
+}

@@ -1,0 +1,428 @@
+package campaign_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs/matrix"
+	"sweep/recipes"
+	"sweep/sweep/campaign"
+	"sweep/sweep/executor/local"
+)
+
+// fakeBackend serves loads without processes. Each load writes a valid
+// result file unless a fault is set for its point ID.
+type fakeBackend struct {
+	dir string
+
+	mu     sync.Mutex
+	faults map[string]string // point ID → fault
+	loads  map[string]int    // loads run per point ID
+	starts int
+	// busy tracks the GPUs in use, to catch two arms on one GPU.
+	busy    map[int]string
+	overlap []string
+	maxBusy int
+	// cancel, when set, is called by a point with the "cancel" fault.
+	cancel context.CancelFunc
+}
+
+func newFakeBackend(dir string) *fakeBackend {
+	return &fakeBackend{dir: dir, faults: map[string]string{}, loads: map[string]int{}, busy: map[int]string{}}
+}
+
+func (b *fakeBackend) StartServer(ctx context.Context, arm *campaign.Arm, first *campaign.Point, gpus []int) (campaign.Server, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.starts++
+	if b.faults[first.ID] == "never-ready" {
+		delete(b.faults, first.ID)
+		return nil, errors.New("engine exited before /health answered (exit status 1)")
+	}
+	for _, g := range gpus {
+		if other, ok := b.busy[g]; ok {
+			b.overlap = append(b.overlap, fmt.Sprintf("GPU %d: %s and %s", g, other, arm.Name))
+		}
+		b.busy[g] = arm.Name
+	}
+	b.maxBusy = max(b.maxBusy, len(b.busy))
+	return &fakeServer{b: b, gpus: gpus, healthy: true}, nil
+}
+
+type fakeServer struct {
+	b       *fakeBackend
+	gpus    []int
+	healthy bool
+	stopped bool
+}
+
+func (s *fakeServer) PIDs() []int                    { return nil }
+func (s *fakeServer) Healthy(context.Context) bool   { return s.healthy && !s.stopped }
+func (s *fakeServer) Stop(ctx context.Context) error { s.release(); return nil }
+
+func (s *fakeServer) release() {
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	for _, g := range s.gpus {
+		delete(s.b.busy, g)
+	}
+}
+
+func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Outcome {
+	s.b.mu.Lock()
+	s.b.loads[p.ID]++
+	fault := s.b.faults[p.ID]
+	if !strings.HasSuffix(fault, "-always") {
+		delete(s.b.faults, p.ID)
+	}
+	cancel := s.b.cancel
+	s.b.mu.Unlock()
+	switch strings.TrimSuffix(fault, "-always") {
+	case "fail":
+		return campaign.Outcome{Err: errors.New("stage client: aiperf failed (exit status 2)")}
+	case "die-after":
+		s.healthy = false
+	case "hang":
+		<-ctx.Done()
+		return campaign.Outcome{Err: ctx.Err()}
+	case "cancel":
+		cancel()
+		<-ctx.Done()
+		return campaign.Outcome{Err: ctx.Err()}
+	case "disk-full":
+		return campaign.Outcome{Err: fmt.Errorf("stage aggregate: write result: %w", syscall.ENOSPC)}
+	case "slow":
+		time.Sleep(50 * time.Millisecond)
+	}
+	path := filepath.Join(s.b.dir, p.ID, p.ID+".json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return campaign.Outcome{Err: err}
+	}
+	tput := 100.0 * float64(p.Conc())
+	res := map[string]any{
+		"conc": p.Conc(), "num_requests_successful": 10, "valid": true, "simulated": true,
+		"request_metrics": map[string]any{"throughput": map[string]any{"per_gpu": map[string]any{"total_tput_tps": tput, "output_tput_tps": tput / 10}}},
+	}
+	data, _ := json.Marshal(res)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return campaign.Outcome{Err: err}
+	}
+	return campaign.Outcome{Result: path, Metrics: campaign.MetricsOf(path)}
+}
+
+func (b *fakeBackend) loadsOf(id string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.loads[id]
+}
+
+// testSchedule is arms of points at the given concurrencies; arm i has
+// tp[i] GPUs and key "k<i>"; every point of an arm shares its server.
+func testSchedule(t *testing.T, tps []int, concs ...int) *campaign.Schedule {
+	t.Helper()
+	var pts []recipes.Point
+	for i, tp := range tps {
+		for _, c := range concs {
+			pts = append(pts, recipes.Point{
+				Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: fmt.Sprintf("k%d", i), Model: "m", Framework: "sglang", TP: tp, EP: 1, Conc: c},
+				Recipe: "fake", Engine: recipes.Command{Argv: []string{"engine", "--tp", fmt.Sprint(tp)}},
+				// Names as InferenceX's: one per point.
+				ResultFilename: fmt.Sprintf("k%d_tp%d_conc%d", i, tp, c),
+			})
+		}
+	}
+	s, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	require.NoError(t, err)
+	return s
+}
+
+type sweepRun struct {
+	dir   string
+	sched *campaign.Schedule
+	b     *fakeBackend
+	o     campaign.Options
+}
+
+func newSweep(t *testing.T, sched *campaign.Schedule) *sweepRun {
+	dir := t.TempDir()
+	b := newFakeBackend(dir)
+	return &sweepRun{dir: dir, sched: sched, b: b, o: campaign.Options{
+		Dir: dir, Schedule: sched, Retries: 1,
+		Identity: campaign.Identity{Command: "discover", Settings: []campaign.Setting{{Name: "--tp", Value: "8"}}},
+		Executor: &local.Executor{GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Backend: b,
+			Arm: campaign.ArmOptions{PointTimeout: func(*campaign.Point) time.Duration { return 2 * time.Second }}},
+	}}
+}
+
+func (s *sweepRun) run(ctx context.Context) (*campaign.Summary, error) { return campaign.Run(ctx, s.o) }
+
+// events are the journal's (event, point) pairs of kind ev.
+func events(t *testing.T, dir, ev string) []campaign.Record {
+	t.Helper()
+	recs, err := campaign.ReadJournal(dir)
+	require.NoError(t, err)
+	var out []campaign.Record
+	for _, r := range recs {
+		if r.Event == ev {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func TestSweepRunsEveryPointOnOneServer(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8, 16))
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 3, sum.OK)
+	assert.Equal(t, 1, s.b.starts, "one server for the arm")
+	ends := events(t, s.dir, campaign.EventPointEnd)
+	require.Len(t, ends, 3)
+	for _, e := range ends {
+		assert.Equal(t, campaign.StatusOK, e.Status)
+		assert.False(t, filepath.IsAbs(e.Result), "results are recorded relative to the sweep directory: %s", e.Result)
+	}
+	starts := events(t, s.dir, campaign.EventPointStart)
+	assert.Equal(t, []bool{false, true, true}, []bool{starts[0].Reused, starts[1].Reused, starts[2].Reused})
+	text, err := os.ReadFile(filepath.Join(s.dir, campaign.SummaryText))
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "3 ok, 0 failed, 0 not run")
+	assert.Contains(t, string(text), "1600.0", "the table shows throughput per GPU")
+}
+
+// TestResumeAfterInterrupt: a sweep cancelled during its second point
+// resumes without rerunning the first and redoes the interrupted one.
+func TestResumeAfterInterrupt(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8, 16))
+	ctx, cancel := context.WithCancel(t.Context())
+	s.b.cancel = cancel
+	p2 := s.sched.Points[1].ID
+	s.b.faults[p2] = "cancel"
+	sum, err := s.run(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, sum.OK)
+	assert.Equal(t, campaign.StatusInterrupted, sum.Points[1].Status)
+	assert.Equal(t, 0, s.b.loadsOf(s.sched.Points[2].ID), "no point starts after the interrupt")
+
+	sum, err = s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 3, sum.OK)
+	assert.Equal(t, 1, s.b.loadsOf(s.sched.Points[0].ID), "the completed point is not rerun")
+	assert.Equal(t, 2, s.b.loadsOf(p2), "the interrupted point is redone")
+	assert.Len(t, events(t, s.dir, campaign.EventSweepStart), 2)
+	assert.Len(t, events(t, s.dir, campaign.EventSweepEnd), 2)
+}
+
+// TestResumeAfterKill: a journal cut mid-record (kill -9 during a write)
+// loses only that record.
+func TestResumeAfterKill(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	_, err := s.run(t.Context())
+	require.NoError(t, err)
+	path := filepath.Join(s.dir, campaign.JournalFile)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	// Drop the last point's end and everything after; leave half a line.
+	lines := strings.SplitAfter(string(data), "\n")
+	var keep []string
+	for _, l := range lines {
+		if strings.Contains(l, `"point_end"`) && strings.Contains(l, s.sched.Points[1].ID) {
+			keep = append(keep, l[:len(l)/2])
+			break
+		}
+		keep = append(keep, l)
+	}
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(keep, "")), 0o644))
+
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 2, sum.OK)
+	assert.Equal(t, 1, s.b.loadsOf(s.sched.Points[0].ID))
+	assert.Equal(t, 2, s.b.loadsOf(s.sched.Points[1].ID), "the point whose end was lost is redone")
+	_, err = campaign.ReadJournal(s.dir)
+	assert.NoError(t, err, "the torn line was cut off, the journal reads cleanly")
+}
+
+func TestServerDiesBetweenPoints(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8, 16))
+	s.b.faults[s.sched.Points[0].ID] = "die-after"
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 3, sum.OK)
+	assert.Equal(t, 2, s.b.starts, "restarted once")
+	var reasons []string
+	for _, r := range events(t, s.dir, campaign.EventServerStart) {
+		reasons = append(reasons, r.Reason)
+	}
+	assert.Equal(t, []string{"first point of the arm", "the server died or stopped answering"}, reasons)
+}
+
+func TestHungPointIsStoppedAndTheArmGoesOn(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8, 16))
+	s.o.Retries = 0
+	s.o.Executor.(*local.Executor).Arm.PointTimeout = func(*campaign.Point) time.Duration { return 200 * time.Millisecond }
+	s.b.faults[s.sched.Points[1].ID] = "hang"
+	sum, err := s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Equal(t, 2, sum.OK)
+	assert.Equal(t, 1, sum.Failed)
+	assert.Contains(t, sum.Points[1].Error, "watchdog")
+	assert.Equal(t, campaign.StatusOK, sum.Points[2].Status, "the arm goes on after the hung point")
+	assert.Equal(t, 2, s.b.starts, "the hung point's server is replaced")
+}
+
+func TestFailedPointIsRetried(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	s.b.faults[s.sched.Points[0].ID] = "fail"
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 2, sum.OK)
+	assert.Equal(t, 2, sum.Points[0].Attempts)
+
+	// A point that always fails stops at its retries, over invocations too.
+	s = newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	s.b.faults[s.sched.Points[0].ID] = "fail-always"
+	sum, err = s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Equal(t, 2, s.b.loadsOf(s.sched.Points[0].ID), "first attempt + 1 retry")
+	assert.Equal(t, 1, sum.OK)
+	_, err = s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Equal(t, 2, s.b.loadsOf(s.sched.Points[0].ID), "no retry left on resume")
+}
+
+func TestServerThatNeverStartsFailsItsPoint(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	s.o.Retries = 0
+	s.b.faults[s.sched.Points[0].ID] = "never-ready"
+	sum, err := s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Contains(t, sum.Points[0].Error, "server start: engine exited before /health")
+	assert.Equal(t, campaign.StatusOK, sum.Points[1].Status, "the next point starts its own server")
+}
+
+// TestCorruptResultIsRedone: a result that is no longer readable (or
+// was edited to invalid) is not trusted on resume.
+func TestCorruptResultIsRedone(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8, 16))
+	_, err := s.run(t.Context())
+	require.NoError(t, err)
+	p := s.sched.Points[1]
+	require.NoError(t, os.WriteFile(filepath.Join(s.dir, p.ID, p.ID+".json"), []byte(`{"conc": 8, "request_me`), 0o644))
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 3, sum.OK)
+	assert.Equal(t, 2, s.b.loadsOf(p.ID))
+	assert.Equal(t, 1, s.b.loadsOf(s.sched.Points[0].ID))
+	redo := events(t, s.dir, campaign.EventPointRedo)
+	require.Len(t, redo, 1)
+	assert.Contains(t, redo[0].Reason, "corrupt")
+}
+
+// TestDiskFull: a point whose result cannot be written fails; the
+// results before it stay, and the sweep reports the failure.
+func TestDiskFull(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	s.o.Retries = 0
+	s.b.faults[s.sched.Points[1].ID] = "disk-full"
+	sum, err := s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Contains(t, sum.Points[1].Error, "no space left on device")
+	p := s.sched.Points[0]
+	require.NoError(t, campaign.CheckResult(filepath.Join(s.dir, p.ID, p.ID+".json")), "the earlier result is intact")
+}
+
+func TestDifferentSweepIsRefused(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	_, err := s.run(t.Context())
+	require.NoError(t, err)
+	s.o.Identity.Settings = []campaign.Setting{{Name: "--tp", Value: "4"}}
+	_, err = s.run(t.Context())
+	de, ok := errors.AsType[*campaign.DifferenceError](err)
+	require.True(t, ok, "%v", err)
+	assert.Contains(t, de.Error(), `--tp: was "8", now "4"`)
+
+	s.o.Identity.Settings = []campaign.Setting{{Name: "--tp", Value: "8"}}
+	s.o.Schedule = testSchedule(t, []int{8}, 4, 8, 16)
+	_, err = s.run(t.Context())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "points: 1 not in the directory's sweep")
+}
+
+// TestLocalExecutorPacksArms: four TP2 arms share an 8-GPU node at once,
+// never two on one GPU; a TP8 arm waits for the whole node.
+func TestLocalExecutorPacksArms(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{2, 2, 2, 2, 8}, 4, 8))
+	for _, p := range s.sched.Points {
+		s.b.faults[p.ID] = "slow"
+	}
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 10, sum.OK)
+	assert.Empty(t, s.b.overlap)
+	assert.Equal(t, 8, s.b.maxBusy, "the four TP2 arms ran at once")
+	for _, r := range events(t, s.dir, campaign.EventServerStart) {
+		assert.NotEmpty(t, r.GPUs)
+	}
+
+	// An arm larger than the node fails without starting.
+	s = newSweep(t, testSchedule(t, []int{16}, 4))
+	s.o.Retries = 0
+	sum, err = s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Contains(t, sum.Points[0].Error, "needs 16 GPUs; this node has 8")
+	assert.Zero(t, s.b.starts)
+}
+
+func TestLocalExecutorMaxParallel(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{2, 2, 2, 2}, 4))
+	for _, p := range s.sched.Points {
+		s.b.faults[p.ID] = "slow"
+	}
+	s.o.Executor.(*local.Executor).MaxParallel = 1
+	_, err := s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.b.maxBusy, "one TP2 arm at a time")
+}
+
+// TestScheduleServers: an engine command that changes with conc, without
+// an ArmServer declaration, restarts the server per point.
+func TestScheduleServers(t *testing.T) {
+	// Points whose engine command differs by conc and whose recipe does
+	// not declare ArmServer restart per point.
+	var pts []recipes.Point
+	for _, c := range []int{4, 8} {
+		pts = append(pts, recipes.Point{
+			Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "m", TP: 8, EP: 1, Conc: c},
+			Recipe: "no-such-recipe", Engine: recipes.Command{Argv: []string{"engine", "--max-running-requests", fmt.Sprint(2 * c)}},
+			ResultFilename: fmt.Sprintf("p%d", c),
+		})
+	}
+	s, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	require.NoError(t, err)
+	require.Len(t, s.Arms, 1)
+	assert.Equal(t, 2, s.Arms[0].Servers)
+	assert.False(t, s.Arms[0].Shared)
+	assert.Contains(t, s.Arms[0].Why, "--max-running-requests change with conc")
+
+	_, err = campaign.BuildSchedule(append(pts, pts[0]), campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	assert.ErrorContains(t, err, "two points named p4")
+	assert.True(t, slices.ContainsFunc(s.Points, func(p *campaign.Point) bool { return p.Server == 1 }))
+}

@@ -173,6 +173,11 @@ func (s *Server) flush() {
 		rk.st.setLive(rk)
 		rk.mu.Unlock()
 	}
+	if s.cfg.Engine == SGLang {
+		s.logf("Cache flushed successfully!") // as SGLang's scheduler logs it
+	} else {
+		s.logf("Resetting prefix cache") // as vLLM's engine logs it
+	}
 }
 
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,326 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs/matrix"
+	"sweep/recipes"
+	"sweep/sweep/campaign"
+	"sweep/sweep/knee"
+	"sweep/sweep/run"
+)
+
+// discoverArgs is a short simulated discovery of two points of the MI325X
+// Qwen3.5 TEP8 arm: 120 s official-duration points on a 40x clock.
+func discoverArgs(out string, extra ...string) []string {
+	args := []string{"discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8",
+		"--conc-list", "4", "16", "--official-durations", "--duration", "120", "--time-scale", "40", "--stop-grace", "3s", "--out", out}
+	return append(args, extra...)
+}
+
+func journalOf(t *testing.T, dir string) []campaign.Record {
+	t.Helper()
+	recs, err := campaign.ReadJournal(dir)
+	require.NoError(t, err)
+	return recs
+}
+
+func countEvents(recs []campaign.Record, ev string) map[string]int {
+	n := map[string]int{}
+	for _, r := range recs {
+		if r.Event == ev {
+			n[r.Point]++
+		}
+	}
+	return n
+}
+
+// TestDiscoverSimulated runs a discovery end to end (simulated engine,
+// built-in load generator, real processes): one server for the arm,
+// progress, summary, knee table and report; a rerun does nothing.
+func TestDiscoverSimulated(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := filepath.Join(t.TempDir(), "d")
+	code, stdout, stderr := runCLI(t, discoverArgs(out, "--builtin-client")...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, "point 1/2")
+	assert.Contains(t, stderr, "point 2/2")
+	assert.Contains(t, stderr, "server reused")
+	assert.Contains(t, stderr, "ETA")
+	assert.Contains(t, stdout, "2 ok, 0 failed, 0 not run; 1 server start(s)")
+	assert.Contains(t, stdout, "knees:")
+	assert.Contains(t, stdout, "report: "+filepath.Join(out, "report"))
+
+	recs := journalOf(t, out)
+	assert.Len(t, countEvents(recs, campaign.EventServerStart), 1, "one server for the arm")
+	var sum campaign.Summary
+	data, err := os.ReadFile(filepath.Join(out, campaign.SummaryJSON))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sum))
+	require.Len(t, sum.Points, 2)
+	for _, p := range sum.Points {
+		assert.Equal(t, campaign.StatusOK, p.Status)
+		require.NotNil(t, p.Metrics)
+		require.NotNil(t, p.Metrics.AL, "acceptance length per point")
+		assert.InDelta(t, 3.38, *p.Metrics.AL, 0.05)
+		rec := readRunRecord(t, filepath.Join(out, p.ID))
+		assert.True(t, rec.OK)
+		require.NotNil(t, rec.Server)
+		assert.Equal(t, p.Index == 2, rec.Server.Reused)
+		assert.FileExists(t, filepath.Join(out, p.ID, "server.log"), "the server's log is linked into the point")
+	}
+	arms, err := knee.Read(t.Context(), out)
+	require.NoError(t, err)
+	require.Len(t, arms, 1, "the point results form one arm")
+	assert.Len(t, arms[0].Samples, 2)
+
+	code, stdout, stderr = runCLI(t, discoverArgs(out, "--builtin-client", "--no-report")...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "2 of 2 points complete: 0 to run")
+	assert.Contains(t, stdout, "0 server start(s)")
+	assert.Equal(t, 1, countEvents(journalOf(t, out), campaign.EventPointStart)[sum.Points[0].ID], "not rerun")
+
+	other := discoverArgs(out, "--builtin-client")
+	other[slices.Index(other, "16")] = "8"
+	code, _, stderr = runCLI(t, other...)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "holds a different sweep")
+	assert.Contains(t, stderr, `--conc-list: was "4 16", now "4 8"`)
+}
+
+// TestDiscoverInterruptAndKill: SIGINT mid-sweep stops cleanly (exit
+// 130, no process left); kill -9 leaves processes that the next
+// invocation stops; each resume keeps the completed points.
+func TestDiscoverInterruptAndKill(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "d")
+			cmd := exec.Command(os.Args[0], discoverArgs(out, "--builtin-client", "--no-report", "--duration", "240")...)
+			cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+			stderr, err := cmd.StderrPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			var log strings.Builder
+			sc := bufio.NewScanner(stderr)
+			sent := false
+			for sc.Scan() {
+				log.WriteString(sc.Text() + "\n")
+				if !sent && strings.Contains(sc.Text(), "point 2/2") {
+					time.Sleep(time.Second) // into the second load
+					require.NoError(t, cmd.Process.Signal(sig))
+					sent = true
+				}
+			}
+			err = cmd.Wait()
+			require.True(t, sent, "the second point never started:\n%s", log.String())
+			ee, ok := err.(*exec.ExitError)
+			require.True(t, ok, "%v\n%s", err, log.String())
+			recs := journalOf(t, out)
+			if sig == syscall.SIGINT {
+				assert.Equal(t, exitCancelled, ee.ExitCode(), log.String())
+				assert.Equal(t, campaign.EventSweepEnd, recs[len(recs)-1].Event, "the journal is closed")
+				for _, r := range recs {
+					if r.Event == campaign.EventServerReady {
+						for _, pid := range r.PIDs {
+							assert.ErrorIs(t, syscall.Kill(-pid, 0), syscall.ESRCH, "server process group %d survived", pid)
+						}
+					}
+				}
+			}
+			first := ""
+			for _, r := range recs {
+				if r.Event == campaign.EventPointEnd && r.Status == campaign.StatusOK {
+					first = r.Point
+				}
+			}
+			require.NotEmpty(t, first, "the first point completed before the signal:\n%s", log.String())
+
+			t.Setenv(asCLIEnv, "1")
+			code, stdout, errOut := runCLI(t, discoverArgs(out, "--builtin-client", "--no-report", "--duration", "240")...)
+			require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, errOut)
+			assert.Contains(t, errOut, "1 of 2 points complete")
+			recs = journalOf(t, out)
+			assert.Equal(t, 1, countEvents(recs, campaign.EventPointStart)[first], "the completed point is not rerun")
+			if sig == syscall.SIGKILL {
+				assert.NotEmpty(t, countEvents(recs, campaign.EventLeftover), "the killed sweep's server was stopped by the resume")
+			}
+			for _, r := range recs {
+				if r.Event == campaign.EventServerReady {
+					for _, pid := range r.PIDs {
+						assert.ErrorIs(t, syscall.Kill(-pid, 0), syscall.ESRCH, "server process group %d survived", pid)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestDiscoverDryRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d")
+	code, stdout, stderr := runCLI(t, "discover", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--dry-run", "--out", out)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "declares one server for the arm, planned for conc 64")
+	assert.Contains(t, stdout, "this schedule:   1 server starts")
+	assert.Contains(t, stdout, "InferenceX's:    7 server starts")
+	assert.NoDirExists(t, out, "a dry run writes nothing")
+
+	code, stdout, _ = runCLI(t, "discover", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--dry-run", "--exact-servers", "--out", out)
+	require.Equal(t, 0, code)
+	assert.Contains(t, stdout, "restart per point (--exact-servers)")
+	assert.Contains(t, stdout, "this schedule:   7 server starts")
+}
+
+func TestDiscoverFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"discover", "--out", out}, "missing --config-keys"},
+		{[]string{"discover", "--config-keys", "k"}, "missing --out"},
+		{[]string{"discover", "--config-keys", "k", "--out", out, "--executor", "k8s"}, `--executor "k8s"`},
+		{[]string{"discover", "--config-keys", "k", "--out", out, "--dp-attn", "yes"}, `--dp-attn "yes"`},
+		{[]string{"discover", "--config-keys", "k", "--out", out, "--time-scale", "5"}, "need --simulate"},
+		{[]string{"discover", "--config-keys", "no-such-key", "--out", out}, "no-such-key"},
+		{[]string{"discover", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "3", "--out", out}, "no single-node agentic point matches"},
+		{[]string{"discover", "--config-keys", "k", "--out", "/no/such/parent/d"}, "parent directory"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, stderr)
+		assert.Contains(t, stderr, tc.want, tc.args)
+	}
+}
+
+// TestServerServesTwoLoads: run.StartServer + two RunLoads at different
+// concurrencies + Stop against the simulated engine. Each load's counters
+// are its own: the second load (after a larger one) measures the same
+// acceptance length and prefix-cache figures as the same load on a fresh
+// server, which it would not if the caches or counters carried over.
+func TestServerServesTwoLoads(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	const key = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
+	g, err := (&matrixInputs{}).generator()
+	require.NoError(t, err)
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{key}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
+	require.NoError(t, err)
+	pick := func(conc int) *matrix.Row {
+		for _, r := range rows {
+			if r.Kind == matrix.AgenticSingleNode && r.TP == 8 && r.EP == 8 && r.Conc == conc {
+				return r
+			}
+		}
+		t.Fatalf("no row conc %d", conc)
+		return nil
+	}
+	port, err := freePortPair()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	plan := func(conc int, sub string) *recipes.Point {
+		pts, err := recipes.Plan(matrix.Matrix{pick(conc)}, recipes.PlanOptions{Runners: g.Runners, Port: port, Duration: 120, ResultDir: filepath.Join(dir, sub)})
+		require.NoError(t, err)
+		return &pts[0]
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	setup := run.Setup{Simulate: true, TimeScale: 40, Executable: exe, AiperfSchema: "aiperf@0.12.0"}
+	opts := run.Options{StopGrace: 3 * time.Second}.Simulated(40)
+	spec := func(p *recipes.Point) run.Spec {
+		s, err := run.FromPlan(p, setup)
+		require.NoError(t, err)
+		return s
+	}
+	big, small := spec(plan(32, "big")), spec(plan(16, "small"))
+	// The arm's server is planned for its largest concurrency.
+	opts.OutDir = filepath.Join(dir, "server")
+	srv, _, err := run.StartServer(t.Context(), big.ServerSpec, opts)
+	require.NoError(t, err)
+	defer srv.Stop()
+	rec1, err := srv.RunLoad(t.Context(), big.LoadSpec, filepath.Join(dir, "big"))
+	require.NoError(t, err)
+	rec2, err := srv.RunLoad(t.Context(), small.LoadSpec, filepath.Join(dir, "small"))
+	require.NoError(t, err, "%+v", rec2)
+	require.NoError(t, srv.Healthy(context.Background()))
+	final, err := srv.Stop()
+	require.NoError(t, err)
+	assert.True(t, final.OK)
+	for _, p := range final.Processes {
+		assert.ErrorIs(t, syscall.Kill(-p.PID, 0), syscall.ESRCH, "server process %d survived Stop", p.PID)
+	}
+	assert.False(t, rec1.Server.Reused)
+	assert.True(t, rec2.Server.Reused)
+	assert.Equal(t, "ok", stageOutcome(rec2, run.StageFlush), "caches flushed before the second load")
+	assert.Empty(t, stageOutcome(rec1, run.StageFlush), "no flush before the first load")
+	log, err := os.ReadFile(filepath.Join(dir, "server", "server.log"))
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(log), "Cache flushed successfully!"), "the engine flushed once, between the loads")
+
+	// The same small load on a fresh server of the same command.
+	fresh := spec(plan(16, "fresh"))
+	fresh.ServerSpec = big.ServerSpec
+	opts.OutDir = filepath.Join(dir, "fresh")
+	rec3, err := run.Run(t.Context(), fresh, opts)
+	require.NoError(t, err)
+
+	reused, alone := readServerFigures(t, rec2.ResultFile), readServerFigures(t, rec3.ResultFile)
+	assert.InDelta(t, alone.AL, reused.AL, 0.05, "acceptance length per load")
+	assert.InDelta(t, alone.HitRate, reused.HitRate, 0.1, "cache hit rate per load (%v reused vs %v fresh)", reused.HitRate, alone.HitRate)
+	assert.InEpsilon(t, alone.Prompt, reused.Prompt, 0.25, "prompt tokens counted over the load only")
+	big1 := readServerFigures(t, rec1.ResultFile)
+	assert.Greater(t, big1.Prompt, reused.Prompt, "the larger load sent more prompt tokens")
+}
+
+type serverFigures struct{ AL, HitRate, Prompt float64 }
+
+func readServerFigures(t *testing.T, path string) serverFigures {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var r struct {
+		AL struct {
+			Measured float64 `json:"measured"`
+		} `json:"acceptance_length"`
+		ServerMetrics struct {
+			Cache struct {
+				Overall *float64 `json:"overall_cache_hit_rate"`
+				GPU     *float64 `json:"gpu_cache_hit_rate"`
+			} `json:"cache"`
+			Tokens struct {
+				Prompt *float64 `json:"prompt_total"`
+			} `json:"tokens"`
+		} `json:"server_metrics"`
+	}
+	require.NoError(t, json.Unmarshal(data, &r))
+	f := serverFigures{AL: r.AL.Measured}
+	c := r.ServerMetrics.Cache
+	switch {
+	case c.Overall != nil:
+		f.HitRate = *c.Overall
+	case c.GPU != nil:
+		f.HitRate = *c.GPU
+	}
+	require.NotNil(t, r.ServerMetrics.Tokens.Prompt, "%s has no server_metrics.tokens.prompt_total", path)
+	f.Prompt = *r.ServerMetrics.Tokens.Prompt
+	return f
+}
+
+func stageOutcome(rec *run.Record, name string) string {
+	for _, s := range rec.Stages {
+		if s.Name == name {
+			return s.Outcome
+		}
+	}
+	return ""
+}

@@ -62,4 +62,3 @@ func TestOfficialRunsTheChangelogPoints(t *testing.T) {
 		assert.Equal(t, want, got, "trim-conc=%t:\n%s", trim, stdout)
 	}
 }
-

@@ -20,6 +20,7 @@ import (
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
+	"sweep/sweep/executor/slurm"
 	"sweep/sweep/run"
 )
 
@@ -53,6 +54,10 @@ type campaignOptions struct {
 	DryRun       bool
 	ExactServers bool
 	Verbose      bool
+	// Slurm executor settings.
+	SlurmPartition    string
+	SlurmPoll         time.Duration
+	SlurmStartTimeout time.Duration
 	// CostFrom is an earlier sweep directory whose measured server start
 	// and point times feed the dry-run's cost model.
 	CostFrom string
@@ -76,7 +81,10 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate: simulated seconds per wall second")
 	fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner)")
 	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
-	fs.StringVar(&o.Executor, "executor", "local", "where points run: local (this node)")
+	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
+	fs.StringVar(&o.SlurmPartition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
+	fs.DurationVar(&o.SlurmPoll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
+	fs.DurationVar(&o.SlurmStartTimeout, "slurm-start-timeout", 0, "slurm: cancel and fail a job still pending after this long (0: wait)")
 	lists.ints(fs, &o.GPUs, "gpus", "local: the node's GPU ids (default: 0..7 with --simulate, else from rocm-smi/nvidia-smi)")
 	fs.IntVar(&o.MaxParallel, "max-parallel", 0, "most arms running at once (default: as many as fit the GPUs)")
 	fs.IntVar(&o.Retries, "retries", 1, "how often a failed point is run again (over every invocation on --out)")
@@ -99,8 +107,10 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 	switch {
 	case o.Out == "":
 		return flagErrorf("missing --out DIR (the sweep directory; rerun the same command on it to resume)")
-	case o.Executor != "local":
-		return flagErrorf("--executor %q: want local (Slurm and GitHub Actions run points with `sweep ci` and sbatch)", o.Executor)
+	case o.Executor != "local" && o.Executor != "slurm":
+		return flagErrorf("--executor %q: want local or slurm (GitHub Actions fans points out with `sweep ci matrix`)", o.Executor)
+	case o.Executor != "slurm" && (fs.Changed("slurm-partition") || fs.Changed("slurm-poll") || fs.Changed("slurm-start-timeout")):
+		return flagErrorf("--slurm-* flags need --executor slurm")
 	case o.DPAttn != "" && o.DPAttn != "true" && o.DPAttn != "false":
 		return flagErrorf("--dp-attn %q: want true or false", o.DPAttn)
 	case !(o.TimeScale > 0) || math.IsInf(o.TimeScale, 0):
@@ -263,15 +273,25 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			fmt.Fprintf(o.IO.ErrOut, "[%7s]     %s\n", time.Since(started).Round(time.Second), line)
 		}
 	}
-	backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po}
 	pointTime := func(p *campaign.Point) time.Duration { return cost.pointWall(p, o.Simulate, o.TimeScale) }
-	ex := &local.Executor{GPUs: gpus, MaxParallel: o.MaxParallel, Backend: backend, Arm: campaign.ArmOptions{
-		// The watchdog: twice the point's expected time, plus slack for
-		// the client's own start and drain.
-		PointTimeout: func(p *campaign.Point) time.Duration { return 2*pointTime(p) + time.Minute },
-	}}
-	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %d points in %d arms, %d server starts planned; GPUs %v; directory %s\n",
-		o.Command, len(sched.Points), len(sched.Arms), sched.ServerStarts(), gpus, dir)
+	// The watchdog: twice the point's expected time, plus slack for the
+	// client's own start and drain.
+	watchdog := func(p *campaign.Point) time.Duration { return 2*pointTime(p) + time.Minute }
+	var ex campaign.Executor
+	if o.Executor == "slurm" {
+		if ex, err = o.slurmExecutor(dir, setup, po, watchdog); err != nil {
+			return err
+		}
+	} else {
+		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po}
+		ex = &local.Executor{GPUs: gpus, MaxParallel: o.MaxParallel, Backend: backend, Arm: campaign.ArmOptions{PointTimeout: watchdog}}
+	}
+	where := fmt.Sprintf("GPUs %v", gpus)
+	if o.Executor == "slurm" {
+		where = "one Slurm job per arm"
+	}
+	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %d points in %d arms, %d server starts planned; %s; directory %s\n",
+		o.Command, len(sched.Points), len(sched.Arms), sched.ServerStarts(), where, dir)
 	sum, runErr := campaign.Run(ctx, campaign.Options{
 		Dir: dir, Schedule: sched, Executor: ex, Retries: o.Retries, FailFast: o.FailFast,
 		Identity: campaign.Identity{Command: o.Command, Settings: settings},
@@ -515,4 +535,46 @@ func ensureOutParent(out string) error {
 		return flagErrorf("--out %s: the parent directory %s does not exist", out, parent)
 	}
 	return nil
+}
+
+// slurmExecutor submits one job per arm running this sweep binary's
+// run-arm on the node.
+func (o *campaignOptions) slurmExecutor(dir string, setup run.Setup, po run.Options, watchdog func(*campaign.Point) time.Duration) (*slurm.Executor, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	settings := campaign.ArmSettings{Simulate: o.Simulate, TimeScale: o.TimeScale, SimGPU: o.SimGPU, Aiperf: setup.Aiperf,
+		AiperfSchema: setup.AiperfSchema, StopGrace: po.StopGrace.Seconds(), ReadyTimeout: po.ReadyTimeout.Seconds()}
+	return &slurm.Executor{
+		Client: slurm.NewClient(slurm.Exec{Timeout: time.Minute}), Dir: dir, Program: []string{exe}, Settings: settings,
+		Poll: o.SlurmPoll, StartTimeout: o.SlurmStartTimeout, PointTimeout: watchdog,
+		Progress: func(line string) { fmt.Fprintln(o.IO.ErrOut, "  "+line) },
+		// --time: the arm's planned time on its node, twice over.
+		TimeLimit: func(j campaign.Job) time.Duration {
+			var sec float64
+			for _, p := range j.Points {
+				sec += watchdog(p).Seconds()
+			}
+			return time.Duration(sec*float64(time.Second)) + 10*time.Minute
+		},
+		Spec: func(a *campaign.Arm) slurm.JobSpec {
+			var spec slurm.JobSpec
+			// A simulated engine needs no exclusive node or CPU allocation:
+			// the runner profile's allocation applies to real engines.
+			if prof, err := recipes.ProfileFor(a.Runner); err == nil && !o.Simulate {
+				spec.Partition = prof.Slurm.Partition
+				if prof.Slurm.Exclusive {
+					spec.Options = append(spec.Options, "--exclusive")
+				}
+				if prof.Slurm.CPUsPerTask > 0 {
+					spec.Options = append(spec.Options, "--cpus-per-task="+strconv.Itoa(prof.Slurm.CPUsPerTask))
+				}
+			}
+			if o.SlurmPartition != "" {
+				spec.Partition = o.SlurmPartition
+			}
+			return spec
+		},
+	}, nil
 }

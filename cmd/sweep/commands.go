@@ -24,6 +24,7 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 			newKneesCmd(ios, nil),
 			newReportCmd(ios, nil),
 			newDiscoverCmd(ios, nil),
+			newRunArmCmd(ios),
 			newOfficialCmd(ios, nil),
 		},
 	}

@@ -337,7 +337,11 @@ func (s *sweep) observe(r Record) {
 		s.linef("  server ready for arm %d in %.1fs (pids %v)", r.Arm, r.Seconds, r.PIDs)
 	}
 	if r.Event == EventServerStart {
-		s.linef("  arm %d: starting a server on GPUs %v (%s)", r.Arm, r.GPUs, r.Reason)
+		where := fmt.Sprintf("on GPUs %v", r.GPUs)
+		if len(r.GPUs) == 0 {
+			where = "on the job's GPUs"
+		}
+		s.linef("  arm %d: starting a server %s (%s)", r.Arm, where, r.Reason)
 	}
 	if err := s.j.Append(r); err != nil && s.jErr == nil {
 		s.jErr = err

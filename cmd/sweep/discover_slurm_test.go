@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/campaign"
+)
+
+// requireSlurm skips without the one-node test cluster `make test` starts
+// (scripts/slurm-cluster.sh); with SWEEP_REQUIRE_SLURM=1 it fails instead.
+func requireSlurm(t *testing.T) {
+	t.Helper()
+	_, err := exec.LookPath("sbatch")
+	if err == nil && os.Getenv("SLURM_CONF") != "" {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		out, serr := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%T").Output()
+		if serr == nil && len(strings.TrimSpace(string(out))) > 0 {
+			return
+		}
+		err = serr
+	}
+	if os.Getenv("SWEEP_REQUIRE_SLURM") == "1" {
+		t.Fatalf("no Slurm cluster (SLURM_CONF=%q): %v", os.Getenv("SLURM_CONF"), err)
+	}
+	t.Skipf("no Slurm cluster (SLURM_CONF=%q): %v; `make test` starts one", os.Getenv("SLURM_CONF"), err)
+}
+
+// TestDiscoverThroughSlurm runs a simulated discovery of one arm as a
+// Slurm job on the test cluster, cancels the job from outside (scancel)
+// after its first point, and resumes: the completed point is kept, the
+// cancelled one fails with the job's state and is rerun on resume, and no
+// job or process is left.
+func TestDiscoverThroughSlurm(t *testing.T) {
+	requireSlurm(t)
+	out := filepath.Join(t.TempDir(), "d")
+	args := []string{"discover", "--simulate", "--executor", "slurm", "--slurm-poll", "300ms", "--builtin-client", "--no-report",
+		"--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc-list", "4", "16", "24",
+		"--official-durations", "--duration", "400", "--time-scale", "40", "--stop-grace", "3s", "--retries", "0", "--out", out}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	// Wait for the first point to finish, then scancel its job.
+	var first string
+	deadline := time.Now().Add(2 * time.Minute)
+	for first == "" && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		recs, _ := campaign.ReadJournal(out)
+		for _, r := range recs {
+			if r.Event == campaign.EventPointEnd && r.Status == campaign.StatusOK {
+				first = r.Point
+			}
+		}
+	}
+	require.NotEmpty(t, first, "no point finished:\n%s", log.String())
+	ids, err := os.ReadFile(filepath.Join(out, "slurm", "jobs.txt"))
+	require.NoError(t, err)
+	job := strings.Fields(string(ids))[0]
+	require.NoError(t, exec.Command("scancel", job).Run())
+
+	select {
+	case err = <-exited:
+	case <-time.After(3 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("sweep did not end after scancel:\n%s", log.String())
+	}
+	ee, ok := err.(*exec.ExitError)
+	require.True(t, ok, "want exit 1 (a point failed), got %v:\n%s", err, log.String())
+	assert.Equal(t, exitError, ee.ExitCode(), log.String())
+	assert.Contains(t, log.String(), "CANCELLED")
+	recs := journalOf(t, out)
+	var cancelled string
+	for _, r := range recs {
+		if r.Event == campaign.EventPointEnd && r.Status == campaign.StatusFailed && strings.Contains(r.Error, "slurm job "+job+" ended CANCELLED") {
+			cancelled = r.Point
+		}
+	}
+	require.NotEmpty(t, cancelled, "the cancelled point is failed with the job's state:\n%s", log.String())
+
+	t.Setenv(asCLIEnv, "1")
+	resume := append(args[:len(args)-4:len(args)-4], "--retries", "1", "--out", out)
+	code, stdout, stderr := runCLI(t, resume...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "3 ok, 0 failed, 0 not run")
+	starts := countEvents(journalOf(t, out), campaign.EventPointStart)
+	assert.Equal(t, 1, starts[first], "the completed point is kept")
+	assert.Equal(t, 2, starts[cancelled], "the cancelled point is rerun")
+
+	q, err := exec.Command("squeue", "-h", "-o", "%i %j").Output()
+	require.NoError(t, err)
+	assert.NotContains(t, string(q), "sweep-arm", "no job left")
+	ps, _ := exec.Command("pgrep", "-af", out).Output()
+	assert.Empty(t, strings.TrimSpace(string(ps)), "no process of the sweep left")
+}

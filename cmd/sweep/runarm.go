@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"sweep/sweep/campaign"
+	"sweep/sweep/run"
+)
+
+// runArmOptions are the inputs of "sweep run-arm".
+type runArmOptions struct {
+	IO     *IOStreams
+	Job    string // the arm job file
+	Events string // where the events go
+}
+
+func newRunArmCmd(ios *IOStreams) *Command {
+	return &Command{
+		Name:  "run-arm",
+		Short: "Run one arm's planned points on this node (internal: a Slurm job of discover/official --executor slurm)",
+		Long: `Run the points of an arm job file (written by sweep discover/official with
+--executor slurm) in a row on this node against one server where the arm
+allows, appending one event per line (fsync'd) to --events, which the
+submitting sweep follows. The point directories go next to the job's
+sweep directory (the job file's grandparent). The GPUs are the ones the
+job was given (CUDA/HIP/ROCR_VISIBLE_DEVICES as Slurm sets them).
+SIGTERM (scancel) stops the arm cleanly: the running point is recorded as
+interrupted and every process is stopped.`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &runArmOptions{IO: ios}
+			fs := pflag.NewFlagSet("run-arm", pflag.ContinueOnError)
+			fs.StringVar(&o.Job, "job", "", "the arm job file (required)")
+			fs.StringVar(&o.Events, "events", "", "the events file to append to (required)")
+			return fs, func(ctx context.Context, args []string) error {
+				switch {
+				case len(args) > 0:
+					return flagErrorf("run-arm takes no arguments, got %q", args)
+				case o.Job == "" || o.Events == "":
+					return flagErrorf("run-arm needs --job and --events")
+				}
+				return runArm(ctx, o)
+			}
+		},
+	}
+}
+
+func runArm(ctx context.Context, o *runArmOptions) error {
+	aj, err := campaign.ReadArmJob(o.Job)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(filepath.Dir(o.Job)) // DIR/slurm/armNN-tK.json
+	s := aj.Settings
+	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, SimGPU: s.SimGPU, Aiperf: s.Aiperf, AiperfSchema: s.AiperfSchema}
+	po := run.Options{
+		StopGrace:    time.Duration(s.StopGrace * float64(time.Second)),
+		ReadyTimeout: time.Duration(s.ReadyTimeout * float64(time.Second)),
+	}
+	if s.Simulate {
+		po = po.Simulated(s.TimeScale)
+	}
+	log, err := campaign.CreateEventLog(o.Events)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	job, armOpts := aj.Job()
+	backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po}
+	var logErr error
+	campaign.RunArm(ctx, job, nil, backend, func(r campaign.Record) {
+		fmt.Fprintf(o.IO.ErrOut, "%s %s %s %s\n", r.Event, r.Point, r.Status, r.Error)
+		if err := log.Append(r); err != nil && logErr == nil {
+			logErr = err
+		}
+	}, armOpts)
+	if logErr != nil {
+		return fmt.Errorf("events %s: %w", o.Events, logErr)
+	}
+	return ctx.Err()
+}

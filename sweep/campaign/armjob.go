@@ -1,0 +1,158 @@
+package campaign
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"sweep/internal/atomicfile"
+)
+
+// ArmJob is one arm's points as a file, for an executor that runs the
+// arm on another node (`sweep run-arm --job FILE`): the node needs no
+// configs, it runs exactly these planned points.
+type ArmJob struct {
+	Arm    Arm      `json:"arm"` // Arm.Points is empty; see Points
+	Points []*Point `json:"points"`
+	// PointTimeouts are the watchdog bounds of the points, in seconds.
+	PointTimeouts []float64   `json:"point_timeouts"`
+	Settings      ArmSettings `json:"settings"`
+}
+
+// ArmSettings say how a node runs an arm's points.
+type ArmSettings struct {
+	Simulate     bool    `json:"simulate"`
+	TimeScale    float64 `json:"time_scale,omitempty"`
+	SimGPU       string  `json:"sim_gpu,omitempty"`
+	Aiperf       string  `json:"aiperf,omitempty"` // "": the built-in load generator
+	AiperfSchema string  `json:"aiperf_schema"`
+	// StopGrace and ReadyTimeout in seconds (0: the runner's defaults;
+	// a negative StopGrace kills at once).
+	StopGrace    float64 `json:"stop_grace,omitempty"`
+	ReadyTimeout float64 `json:"ready_timeout,omitempty"`
+}
+
+// NewArmJob returns job as a file's content, with each point's watchdog.
+func NewArmJob(job Job, timeout func(*Point) time.Duration, s ArmSettings) *ArmJob {
+	aj := &ArmJob{Arm: *job.Arm, Points: job.Points, Settings: s}
+	aj.Arm.Points = nil
+	for _, p := range job.Points {
+		var sec float64
+		if timeout != nil {
+			sec = timeout(p).Seconds()
+		}
+		aj.PointTimeouts = append(aj.PointTimeouts, sec)
+	}
+	return aj
+}
+
+// Job returns the job to run and its watchdog, as RunArm takes them.
+func (aj *ArmJob) Job() (Job, ArmOptions) {
+	arm := aj.Arm
+	arm.Points = aj.Points
+	limits := map[string]time.Duration{}
+	for i, p := range aj.Points {
+		if i < len(aj.PointTimeouts) {
+			limits[p.ID] = time.Duration(aj.PointTimeouts[i] * float64(time.Second))
+		}
+	}
+	return Job{Arm: &arm, Points: aj.Points}, ArmOptions{PointTimeout: func(p *Point) time.Duration { return limits[p.ID] }}
+}
+
+// Write writes the job file atomically.
+func (aj *ArmJob) Write(path string) error { return atomicfile.WriteJSON(path, aj) }
+
+// ReadArmJob reads a job file; unknown keys are errors.
+func ReadArmJob(path string) (*ArmJob, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var aj ArmJob
+	if err := dec.Decode(&aj); err != nil {
+		return nil, fmt.Errorf("%s: not an arm job file: %w", path, err)
+	}
+	if len(aj.Points) == 0 {
+		return nil, fmt.Errorf("%s: the arm job has no points", path)
+	}
+	return &aj, nil
+}
+
+// EventLog is a per-job file of Records, one JSON line each, synced after
+// each: a node writes it, the executor that submitted the job follows it.
+type EventLog struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// CreateEventLog opens path for appending (creating it).
+func CreateEventLog(path string) (*EventLog, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &EventLog{f: f}, nil
+}
+
+// Append writes one record; errors are returned for the caller to report.
+func (l *EventLog) Append(r Record) error {
+	if r.Time.IsZero() {
+		r.Time = time.Now().UTC()
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.f.Write(append(data, '\n')); err != nil {
+		return err
+	}
+	return l.f.Sync()
+}
+
+// Close closes the file.
+func (l *EventLog) Close() error { return l.f.Close() }
+
+// EventFollower reads the complete records appended to an event log
+// since its last call.
+type EventFollower struct {
+	Path string
+	off  int64
+}
+
+// Next returns the records completed since the last call (none when the
+// file does not exist yet).
+func (f *EventFollower) Next() ([]Record, error) {
+	file, err := os.Open(f.Path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	if _, err := file.Seek(f.off, 0); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(file); err != nil {
+		return nil, err
+	}
+	data := buf.Bytes()
+	end := bytes.LastIndexByte(data, '\n')
+	if end < 0 {
+		return nil, nil
+	}
+	recs, _, err := parseJournal(f.Path, data[:end+1])
+	if err != nil {
+		return nil, err
+	}
+	f.off += int64(end + 1)
+	return recs, nil
+}

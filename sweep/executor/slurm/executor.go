@@ -1,0 +1,269 @@
+package slurm
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"sweep/sweep/campaign"
+)
+
+// Executor runs a sweep's arms as Slurm batch jobs, one job per arm: the
+// job runs `sweep run-arm --job FILE --events FILE` on its node, which
+// runs the arm's points in a row on one server and appends each event to
+// the events file; the executor follows that file (the sweep directory
+// must be on a filesystem the nodes share) and forwards the events to the
+// sweep's journal. A job that ends (completed, failed, cancelled with
+// scancel, timed out, node failure) closes its arm: points it started but
+// did not finish are failed with the job's state, the campaign retries
+// them per --retries, and the points it finished are kept. On ctx's
+// cancellation every job is cancelled with scancel.
+type Executor struct {
+	Client *Client
+	// Dir is the sweep directory; job files go to Dir/slurm/.
+	Dir string
+	// Program is the argv that runs sweep on a node (e.g. its absolute
+	// path); "run-arm" and its flags are appended.
+	Program []string
+	// Settings say how the node runs the points.
+	Settings campaign.ArmSettings
+	// Spec returns the arm's job settings from its runner profile
+	// (partition, options); Name, GPUs and TimeLimit are filled in when
+	// empty. Nil: only those three.
+	Spec func(*campaign.Arm) JobSpec
+	// TimeLimit is the job's --time (0: the partition's).
+	TimeLimit func(campaign.Job) time.Duration
+	// PointTimeout is each point's watchdog on the node.
+	PointTimeout func(*campaign.Point) time.Duration
+	// Poll is how often job states and event files are read (default 2 s).
+	Poll time.Duration
+	// StartTimeout bounds how long a job may stay pending (0: no bound).
+	StartTimeout time.Duration
+	// Progress receives one line per job state change (nil: none).
+	Progress func(string)
+}
+
+// jobsFile lists every job id this sweep directory submitted, so a later
+// invocation cancels the jobs a killed one left running.
+const jobsFile = "jobs.txt"
+
+// Execute submits one job per arm and follows them until each has ended.
+func (e *Executor) Execute(ctx context.Context, jobs []campaign.Job, obs campaign.Observer) error {
+	dir := filepath.Join(e.Dir, "slurm")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	e.cancelLeftovers(ctx, dir)
+	script := filepath.Join(dir, "job.sh")
+	if err := os.WriteFile(script, []byte(WrapperScript), 0o755); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, job := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := e.runJob(ctx, dir, script, job, obs); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return errors.Join(errs...)
+}
+
+// runJob submits one arm and follows it to its end.
+func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.Job, obs campaign.Observer) error {
+	arm := job.Arm
+	stem := nextStem(dir, arm.Index+1)
+	jobFile, events := stem+".json", stem+".events.jsonl"
+	if err := campaign.NewArmJob(job, e.PointTimeout, e.Settings).Write(jobFile); err != nil {
+		return err
+	}
+	spec := JobSpec{}
+	if e.Spec != nil {
+		spec = e.Spec(arm)
+	}
+	if spec.Name == "" {
+		spec.Name = fmt.Sprintf("sweep-arm%02d", arm.Index+1)
+	}
+	if spec.GPUs == 0 {
+		spec.GPUs = arm.GPUs
+	}
+	if spec.TimeLimit == 0 && e.TimeLimit != nil {
+		spec.TimeLimit = e.TimeLimit(job)
+	}
+	spec.Output = stem + ".out"
+	spec.Script = script
+	spec.Argv = append(append([]string(nil), e.Program...), "run-arm", "--job", jobFile, "--events", events)
+	id, err := e.Client.Submit(ctx, spec)
+	if err != nil {
+		e.failAll(job, obs, fmt.Sprintf("sbatch: %v", err))
+		return nil
+	}
+	e.recordJob(dir, id)
+	e.progress(fmt.Sprintf("arm %d: slurm job %s submitted (%d GPUs, %d points; log %s)", arm.Index+1, id, spec.GPUs, len(job.Points), spec.Output))
+
+	follow := &campaign.EventFollower{Path: events}
+	open := map[string]bool{} // started, not ended
+	forward := func() {
+		recs, err := follow.Next()
+		if err != nil {
+			e.progress(fmt.Sprintf("arm %d: %v", arm.Index+1, err))
+			return
+		}
+		for _, r := range recs {
+			r.PIDs = nil // the node's process ids mean nothing here: scancel stops them
+			switch r.Event {
+			case campaign.EventPointStart:
+				open[r.Point] = true
+			case campaign.EventPointEnd:
+				if r.Status == campaign.StatusInterrupted && ctx.Err() == nil {
+					// The node was stopped, not by us (scancel, preemption,
+					// time limit): the job's end says why, and the point
+					// counts as failed (closeOpen below).
+					continue
+				}
+				delete(open, r.Point)
+			}
+			obs(r)
+		}
+	}
+	waitCtx, stopWait := context.WithCancel(ctx)
+	defer stopWait()
+	type result struct {
+		st  JobStatus
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, err := e.Client.Wait(waitCtx, id, WaitOptions{Poll: e.Poll, StartTimeout: e.StartTimeout, OnChange: func(st JobStatus) {
+			e.progress(fmt.Sprintf("arm %d: slurm job %s %s%s", arm.Index+1, id, st.State, reasonOf(st)))
+		}})
+		done <- result{st, err}
+	}()
+	tick := time.NewTicker(max(e.Poll, 100*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			forward()
+			continue
+		case res := <-done:
+			forward()
+			if ctx.Err() != nil {
+				// Ctrl-C: cancel the job, give its node a moment to record
+				// the interruption, and close what it left open.
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+				_ = e.Client.Cancel(cctx, id)
+				_, _ = e.Client.Wait(cctx, id, WaitOptions{Poll: e.Poll})
+				cancel()
+				forward()
+				e.closeOpen(job, obs, open, campaign.StatusInterrupted, fmt.Sprintf("interrupted; slurm job %s cancelled", id))
+				return nil
+			}
+			why := ""
+			switch {
+			case res.err != nil:
+				why = fmt.Sprintf("slurm job %s: %v", id, res.err)
+			default:
+				why = fmt.Sprintf("slurm job %s ended %s%s (exit %d)", id, res.st.State, reasonOf(res.st), res.st.ExitCode)
+			}
+			e.closeOpen(job, obs, open, campaign.StatusFailed, why)
+			if res.err != nil || res.st.State != "COMPLETED" {
+				e.progress(fmt.Sprintf("arm %d: %s", arm.Index+1, why))
+			}
+			return nil
+		}
+	}
+}
+
+// closeOpen ends the points the job started and did not finish.
+func (e *Executor) closeOpen(job campaign.Job, obs campaign.Observer, open map[string]bool, status, why string) {
+	for _, p := range job.Points {
+		if open[p.ID] {
+			obs(campaign.Record{Event: campaign.EventPointEnd, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), Status: status, Error: why})
+		}
+	}
+}
+
+// failAll fails every point of a job that could not be submitted.
+func (e *Executor) failAll(job campaign.Job, obs campaign.Observer, why string) {
+	for _, p := range job.Points {
+		obs(campaign.Record{Event: campaign.EventPointStart, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc()})
+		obs(campaign.Record{Event: campaign.EventPointEnd, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), Status: campaign.StatusFailed, Error: why})
+	}
+}
+
+func reasonOf(st JobStatus) string {
+	if st.Reason == "" || st.Reason == "None" {
+		return ""
+	}
+	return " (" + st.Reason + ")"
+}
+
+func (e *Executor) progress(line string) {
+	if e.Progress != nil {
+		e.Progress(line)
+	}
+}
+
+// nextStem is dir/armNN-tK for the first K not taken yet.
+func nextStem(dir string, arm int) string {
+	for k := 1; ; k++ {
+		stem := filepath.Join(dir, fmt.Sprintf("arm%02d-t%d", arm, k))
+		if _, err := os.Stat(stem + ".json"); os.IsNotExist(err) {
+			return stem
+		}
+	}
+}
+
+func (e *Executor) recordJob(dir string, id JobID) {
+	f, err := os.OpenFile(filepath.Join(dir, jobsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		e.progress("warning: " + err.Error())
+		return
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintln(f, id); err == nil {
+		_ = f.Sync()
+	}
+}
+
+// cancelLeftovers cancels the jobs an earlier invocation submitted that
+// are still queued or running (a sweep killed with kill -9 left them).
+func (e *Executor) cancelLeftovers(ctx context.Context, dir string) {
+	f, err := os.Open(filepath.Join(dir, jobsFile))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		id := JobID(strings.TrimSpace(sc.Text()))
+		if id == "" {
+			continue
+		}
+		st, err := e.Client.Status(ctx, id)
+		if err != nil || st.State.Done() {
+			continue
+		}
+		if err := e.Client.Cancel(ctx, id); err == nil {
+			e.progress(fmt.Sprintf("cancelled slurm job %s that an earlier run left %s", id, st.State))
+			_, _ = e.Client.Wait(ctx, id, WaitOptions{Poll: e.Poll})
+		}
+	}
+}

@@ -118,7 +118,8 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 	e.progress(fmt.Sprintf("arm %d: slurm job %s submitted (%d GPUs, %d points; log %s)", arm.Index+1, id, spec.GPUs, len(job.Points), spec.Output))
 
 	follow := &campaign.EventFollower{Path: events}
-	open := map[string]bool{} // started, not ended
+	open := map[string]bool{}    // started, not ended
+	started := map[string]bool{} // started at all
 	forward := func() {
 		recs, err := follow.Next()
 		if err != nil {
@@ -129,7 +130,7 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 			r.PIDs = nil // the node's process ids mean nothing here: scancel stops them
 			switch r.Event {
 			case campaign.EventPointStart:
-				open[r.Point] = true
+				open[r.Point], started[r.Point] = true, true
 			case campaign.EventPointEnd:
 				if r.Status == campaign.StatusInterrupted && ctx.Err() == nil {
 					// The node was stopped, not by us (scancel, preemption,
@@ -183,6 +184,18 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 				why = fmt.Sprintf("slurm job %s ended %s%s (exit %d)", id, res.st.State, reasonOf(res.st), res.st.ExitCode)
 			}
 			e.closeOpen(job, obs, open, campaign.StatusFailed, why)
+			if res.err != nil {
+				// The job never ran its points (it did not start in time,
+				// or Slurm stopped answering): they fail with the reason,
+				// instead of being resubmitted without one.
+				var left []*campaign.Point
+				for _, p := range job.Points {
+					if !started[p.ID] {
+						left = append(left, p)
+					}
+				}
+				e.failAll(campaign.Job{Arm: job.Arm, Points: left}, obs, why)
+			}
 			if res.err != nil || res.st.State != "COMPLETED" {
 				e.progress(fmt.Sprintf("arm %d: %s", arm.Index+1, why))
 			}

@@ -1,0 +1,209 @@
+package knee
+
+import (
+	"math"
+	"slices"
+)
+
+// SearchOptions tune Next. The zero value means peers' §3.2 defaults.
+type SearchOptions struct {
+	// Step is the bracketing factor (default 4).
+	Step int
+	// Analyze tunes the knee found on what is measured (threshold, gain).
+	Analyze Options
+}
+
+// Next is the adaptive discovery of one arm (peers' §3.2): given the
+// arm's concurrency grid and what has been measured so far, it returns
+// the grid concurrencies to measure next, or nil when the arm is done.
+//
+//  1. Bracket: the first grid point, then the first grid point at least
+//     Step times the last one, and so on, until a step gains less than
+//     the gate per doubling (Analyze.Gain, 10 %), a point fails or falls
+//     more than 10 % below the previous one (a cliff, or the server's capacity), or the
+//     grid ends.
+//  2. Fill: find the knee on what is measured and measure the grid
+//     points nearest to its doubling neighbours (k/2 and 2k) when they
+//     are missing; repeat until both are measured. Nothing above a failed
+//     or falling point is measured, and no point twice.
+//
+// Next is a pure function of its inputs, so a resumed sweep makes the
+// same choices.
+func Next(grid []int, measured []Sample, o SearchOptions) []int {
+	if o.Step < 2 {
+		o.Step = 4
+	}
+	ao := o.Analyze.withDefaults()
+	grid = slices.Clone(grid)
+	slices.Sort(grid)
+	grid = slices.Compact(grid)
+	if len(grid) == 0 {
+		return nil
+	}
+	byConc := map[int][]*Sample{}
+	for i := range measured {
+		s := &measured[i]
+		byConc[s.Conc] = append(byConc[s.Conc], s)
+	}
+	tput := func(c int) (float64, bool) {
+		var vs []float64
+		for _, s := range byConc[c] {
+			if t := s.Throughput(ao.Metric); s.Excluded == "" && t != nil {
+				vs = append(vs, *t)
+			}
+		}
+		if len(vs) == 0 {
+			return 0, false
+		}
+		slices.Sort(vs)
+		return vs[len(vs)/2], true
+	}
+	has := func(c int) bool { return len(byConc[c]) > 0 }
+
+	// 1. Bracket.
+	ceiling := grid[len(grid)-1] // nothing above two failures in a row or a cliff
+	prev, prevT := 0, 0.0
+	failed := 0 // the last bracket point, when it failed
+	for c := grid[0]; ; {
+		if !has(c) {
+			return []int{c}
+		}
+		t, ok := tput(c)
+		next := 0
+		switch {
+		case !ok && failed > 0: // two failures in a row: the server's capacity
+			ceiling = failed
+		case !ok: // one failure may be transient: try the next grid point
+			failed = c
+			if i := slices.Index(grid, c); i+1 < len(grid) {
+				next = grid[i+1]
+			}
+		case prev > 0 && t < (1-cliffDrop)*prevT: // a cliff, beyond noise
+			ceiling = c
+		case prev > 0 && math.Pow(t/prevT, 1/math.Log2(float64(c)/float64(prev)))-1 < ao.Gain:
+			// saturating: the fill settles the knee
+		default:
+			failed, prev, prevT = 0, c, t
+			if i := slices.IndexFunc(grid, func(g int) bool { return g >= o.Step*c }); i >= 0 {
+				next = grid[i]
+			} else if c < grid[len(grid)-1] {
+				next = grid[len(grid)-1]
+			}
+		}
+		if next == 0 {
+			break
+		}
+		c = next
+	}
+	return fill(grid, measured, ceiling, has, tput, ao)
+}
+
+// cliffDrop is the fall between two bracket points taken as a cliff:
+// nothing above it is measured. Smaller falls are noise on a plateau.
+const cliffDrop = 0.10
+
+// fill returns the points that settle the knee found on what is
+// measured: its missing doubling neighbours; with the knee at the top of
+// what is measured, the grid point just below (the top gate compares the
+// last two grid points, as on the full grid) and the next one above; for
+// an arm that still gains at its top, the next grid point above; with
+// fewer than 3 usable points, the middle of the widest gap or the next
+// point above.
+func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput func(int) (float64, bool), ao Options) []int {
+	arm := &Arm{Samples: slices.Clone(measured)}
+	slices.SortFunc(arm.Samples, func(a, b Sample) int { return a.Conc - b.Conc })
+	r := Analyze(arm, ao)
+	top := 0 // the highest usable measured concurrency
+	usable := 0
+	for _, g := range grid {
+		if _, ok := tput(g); ok {
+			top = g
+			usable++
+		}
+	}
+	idx := slices.Index(grid, top)
+	below := 0
+	if idx > 0 {
+		below = grid[idx-1]
+	}
+	// above is the unmeasured grid point over top nearest to 2·top.
+	above := 0
+	var over []int
+	for _, g := range grid {
+		if g > top && g <= ceiling && !has(g) {
+			over = append(over, g)
+		}
+	}
+	if top > 0 && len(over) > 0 {
+		above = nearest(over, 2*float64(top))
+	}
+	var want []int
+	switch {
+	case usable < minPoints:
+		want = append(want, gapMiddle(grid, has, ceiling), above, below)
+	case r.Status == StatusUnsaturated:
+		want = append(want, above)
+		if above == 0 {
+			// At the top of the grid: the top gate needs the point below
+			// and a fit without wide gaps, as on the full grid.
+			want = append(want, below, gapMiddle(grid, has, ceiling))
+		}
+	case r.Status == StatusOK || r.Status == StatusAmbiguous || r.Status == StatusSaturatedAtMin:
+		want = append(want, nearest(grid, float64(r.Knee)/2), nearest(grid, 2*float64(r.Knee)))
+		if r.Knee == top {
+			want = append(want, below, above)
+		}
+	}
+	if len(want) > 0 && usable < minPoints {
+		// One point at a time while too few are usable.
+		for _, c := range want {
+			if c > 0 && c <= ceiling && !has(c) {
+				return []int{c}
+			}
+		}
+		return nil
+	}
+	var out []int
+	for _, c := range want {
+		if c > 0 && c <= ceiling && !has(c) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// nearest is the grid value closest to x in log2 (the smaller one on a tie).
+func nearest(grid []int, x float64) int {
+	if x <= 0 {
+		return 0
+	}
+	best, bestD := 0, math.Inf(1)
+	for _, g := range grid {
+		if d := math.Abs(math.Log2(float64(g)) - math.Log2(x)); d < bestD-1e-9 {
+			best, bestD = g, d
+		}
+	}
+	return best
+}
+
+// gapMiddle is the unmeasured grid point at or below ceiling in the middle
+// (log2) of the widest gap between measured points, or 0.
+func gapMiddle(grid []int, has func(int) bool, ceiling int) int {
+	var meas []int
+	for _, g := range grid {
+		if has(g) && g <= ceiling {
+			meas = append(meas, g)
+		}
+	}
+	best, width := 0, 0.0
+	for i := 1; i < len(meas); i++ {
+		lo, hi := meas[i-1], meas[i]
+		if w := math.Log2(float64(hi) / float64(lo)); w > width {
+			mid := nearest(grid, math.Sqrt(float64(lo)*float64(hi)))
+			if mid != lo && mid != hi && !has(mid) {
+				best, width = mid, w
+			}
+		}
+	}
+	return best
+}

@@ -21,6 +21,7 @@ import (
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
 	"sweep/sweep/executor/slurm"
+	"sweep/sweep/knee"
 	"sweep/sweep/run"
 )
 
@@ -54,6 +55,8 @@ type campaignOptions struct {
 	DryRun       bool
 	ExactServers bool
 	Verbose      bool
+	// Adaptive runs only the points knee.Next asks for (discover --adaptive).
+	Adaptive bool
 	// Slurm executor settings.
 	SlurmPartition    string
 	SlurmPoll         time.Duration
@@ -123,6 +126,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
 	case o.Duration < 0:
 		return flagErrorf("--duration %d: want a positive number of seconds", o.Duration)
+	case o.Adaptive && o.Executor != "local":
+		return flagErrorf("--adaptive runs with --executor local for now (the Slurm job runs a fixed list of points)")
 	case o.CostFrom != "" && !o.DryRun:
 		return flagErrorf("--cost-from needs --dry-run")
 	}
@@ -172,6 +177,7 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--simulate", Value: strconv.FormatBool(o.Simulate)},
 		campaign.Setting{Name: "--exact-servers", Value: strconv.FormatBool(o.ExactServers)},
 		campaign.Setting{Name: "--aiperf-version", Value: o.Plan.AiperfVersion},
+		campaign.Setting{Name: "--adaptive", Value: strconv.FormatBool(o.Adaptive)},
 	)
 	if o.Simulate {
 		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
@@ -252,6 +258,9 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	}
 	cost := o.costModel()
 	if o.DryRun {
+		if o.Adaptive {
+			fmt.Fprintln(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing, then the knee's doubling neighbours); the cost below is the full grid's upper bound")
+		}
 		return writeDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale)
 	}
 	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, SimGPU: o.SimGPU,
@@ -284,7 +293,11 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		}
 	} else {
 		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po}
-		ex = &local.Executor{GPUs: gpus, MaxParallel: o.MaxParallel, Backend: backend, Arm: campaign.ArmOptions{PointTimeout: watchdog}}
+		armOpts := campaign.ArmOptions{PointTimeout: watchdog}
+		if o.Adaptive {
+			armOpts.Choose = campaign.Adaptive(dir, knee.SearchOptions{})
+		}
+		ex = &local.Executor{GPUs: gpus, MaxParallel: o.MaxParallel, Backend: backend, Arm: armOpts}
 	}
 	where := fmt.Sprintf("GPUs %v", gpus)
 	if o.Executor == "slurm" {

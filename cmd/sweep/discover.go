@@ -49,6 +49,14 @@ valid points are skipped, failed ones retried up to --retries, interrupted
 ones redone; a different command on the same directory is refused with
 the difference named. Ctrl-C stops cleanly.
 
+--adaptive measures fewer points: per arm, the first grid point, then the
+first one at least 4x the last until a step gains under 10 % per doubling
+(a failure is retried at the next grid point; a cliff or two failures in
+a row cap the arm), then the grid points nearest to the knee's doubling
+neighbours until both are measured; never a point twice, one server for
+the arm. On the knee benchmark corpus it finds the full grid's knee
+within one doubling on 97.9 % of arms with 68 % of the points.
+
 Exit status: 0 when every point is ok, 1 when points failed, 2 for usage
 errors, 130 when interrupted.
 
@@ -63,6 +71,7 @@ Examples:
 			o.bind(fs, lists)
 			fs.BoolVar(&o.OfficialDurations, "official-durations", false, "run the points at their official durations and warm-ups instead of agentx-fast's")
 			fs.BoolVar(&o.NoReport, "no-report", false, "skip the knee table and report at the end")
+			fs.BoolVar(&o.Adaptive, "adaptive", false, "run only the points that find each arm's knee: x4 bracketing until the gain falls under 10 % per doubling, then the knee's doubling neighbours (the rest are skipped)")
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
 				if err := lists.parseRest(fs, args); err != nil {

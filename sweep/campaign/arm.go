@@ -67,6 +67,11 @@ type ArmOptions struct {
 	PointTimeout func(*Point) time.Duration
 	// StopTimeout bounds a server's stop (default 2 min).
 	StopTimeout time.Duration
+	// Choose, when set, picks the points to run next from job.Points
+	// (adaptive discovery): it is called at the start and whenever the
+	// chosen points have run, with the IDs run so far; nil or empty ends
+	// the arm, and the points never chosen are recorded as skipped.
+	Choose func(job Job, ran map[string]bool) []*Point
 }
 
 // RunArm runs a job's points in order on gpus against servers from b:
@@ -99,7 +104,42 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 	}
 	defer stop("arm done")
 	first := true
-	for _, p := range job.Points {
+	ran := map[string]bool{}
+	queue := job.Points
+	if o.Choose != nil {
+		queue = o.Choose(job, ran)
+		defer func() {
+			if ctx.Err() != nil {
+				return // interrupted: the rest is decided on resume
+			}
+			for _, p := range job.Points {
+				if !ran[p.ID] {
+					obs(Record{Event: EventPointSkip, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
+						Reason: "adaptive discovery: not needed to find the knee"})
+				}
+			}
+		}()
+	}
+	next := func() *Point {
+		for {
+			if len(queue) == 0 && o.Choose != nil {
+				queue = o.Choose(job, ran)
+				if len(queue) == 0 {
+					return nil
+				}
+			}
+			if len(queue) == 0 {
+				return nil
+			}
+			p := queue[0]
+			queue = queue[1:]
+			if !ran[p.ID] { // never a point twice
+				ran[p.ID] = true
+				return p
+			}
+		}
+	}
+	for p := next(); p != nil; p = next() {
 		if ctx.Err() != nil {
 			stop("interrupted")
 			return

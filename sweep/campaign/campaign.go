@@ -158,6 +158,8 @@ func (s *sweep) replay(recs []Record) {
 			}
 		case EventPointRedo:
 			st.status, st.result = "", ""
+		case EventPointSkip:
+			st.status, st.err = StatusSkipped, r.Reason
 		}
 	}
 }
@@ -170,7 +172,7 @@ func (s *sweep) resumeLine() string {
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		switch {
-		case st.status == StatusOK:
+		case st.status == StatusOK || st.status == StatusSkipped:
 			ok++
 			continue
 		case st.status == StatusFailed && st.failures > s.o.Retries:
@@ -236,7 +238,7 @@ func (s *sweep) todo() []Job {
 		var pts []*Point
 		for _, p := range a.Points {
 			st := s.state[p.ID]
-			if st.status == StatusOK || (st.status == StatusFailed && st.failures > s.o.Retries) {
+			if st.status == StatusOK || st.status == StatusSkipped || (st.status == StatusFailed && st.failures > s.o.Retries) {
 				continue
 			}
 			pts = append(pts, p)
@@ -333,6 +335,10 @@ func (s *sweep) observe(r Record) {
 			}
 			s.linef("  %s %s in %s%s", r.Point, what, (time.Duration(r.Seconds * float64(time.Second))).Round(100*time.Millisecond), r.Metrics.String())
 		}
+	case EventPointSkip:
+		if st != nil {
+			st.status, st.err = StatusSkipped, r.Reason
+		}
 	case EventServerReady:
 		s.linef("  server ready for arm %d in %.1fs (pids %v)", r.Arm, r.Seconds, r.PIDs)
 	}
@@ -366,7 +372,7 @@ func (s *sweep) eta() string {
 	var est time.Duration
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
-		if st.status != StatusOK && !(st.status == StatusFailed && st.failures > s.o.Retries) {
+		if st.status != StatusOK && st.status != StatusSkipped && !(st.status == StatusFailed && st.failures > s.o.Retries) {
 			left++
 			if s.o.Estimate != nil {
 				est += s.o.Estimate(p)

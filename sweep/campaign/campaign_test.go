@@ -21,6 +21,7 @@ import (
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
+	"sweep/sweep/knee"
 )
 
 // fakeBackend serves loads without processes. Each load writes a valid
@@ -38,10 +39,12 @@ type fakeBackend struct {
 	maxBusy int
 	// cancel, when set, is called by a point with the "cancel" fault.
 	cancel context.CancelFunc
+	// saturateAt caps the fake throughput curve (100 tok/s/GPU per conc).
+	saturateAt int
 }
 
 func newFakeBackend(dir string) *fakeBackend {
-	return &fakeBackend{dir: dir, faults: map[string]string{}, loads: map[string]int{}, busy: map[int]string{}}
+	return &fakeBackend{dir: dir, faults: map[string]string{}, loads: map[string]int{}, busy: map[int]string{}, saturateAt: 1 << 30}
 }
 
 func (b *fakeBackend) StartServer(ctx context.Context, arm *campaign.Arm, first *campaign.Point, gpus []int) (campaign.Server, error) {
@@ -115,7 +118,7 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return campaign.Outcome{Err: err}
 	}
-	tput := 100.0 * float64(p.Conc())
+	tput := 100.0 * float64(min(p.Conc(), s.b.saturateAt))
 	res := map[string]any{
 		"conc": p.Conc(), "num_requests_successful": 10, "valid": true, "simulated": true,
 		"request_metrics": map[string]any{"throughput": map[string]any{"per_gpu": map[string]any{"total_tput_tps": tput, "output_tput_tps": tput / 10}}},
@@ -425,4 +428,39 @@ func TestScheduleServers(t *testing.T) {
 	_, err = campaign.BuildSchedule(append(pts, pts[0]), campaign.ScheduleOptions{Catalog: recipes.Builtin()})
 	assert.ErrorContains(t, err, "two points named p4")
 	assert.True(t, slices.ContainsFunc(s.Points, func(p *campaign.Point) bool { return p.Server == 1 }))
+}
+
+// TestAdaptiveDiscovery: with ArmOptions.Choose = Adaptive, an arm that
+// saturates at conc 16 runs the bracket and the knee's neighbours on one
+// server, skips the rest (journaled), and a rerun does nothing.
+func TestAdaptiveDiscovery(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
+	s.b.saturateAt = 16
+	ex := s.o.Executor.(*local.Executor)
+	ex.Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	var ran []int
+	for _, r := range events(t, s.dir, campaign.EventPointStart) {
+		ran = append(ran, r.Conc)
+	}
+	assert.Equal(t, []int{1, 4, 16, 64}, ran[:4], "x4 bracketing first")
+	assert.Less(t, len(ran), 9, "fewer points than the grid: %v", ran)
+	assert.Equal(t, 1, s.b.starts, "one server for the arm")
+	for _, id := range s.sched.Points {
+		assert.LessOrEqual(t, s.b.loadsOf(id.ID), 1, "never a point twice")
+	}
+	assert.Equal(t, len(ran), sum.OK)
+	assert.Equal(t, 9-len(ran), sum.Skipped)
+	assert.Len(t, events(t, s.dir, campaign.EventPointSkip), 9-len(ran))
+	arms, err := knee.Read(t.Context(), s.dir)
+	require.NoError(t, err)
+	require.Len(t, arms, 1)
+	r := knee.Analyze(arms[0], knee.Options{})
+	assert.Equal(t, 16, r.Knee, "%s", r.Reason)
+
+	sum, err = s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 1, s.b.starts, "a rerun starts nothing")
+	assert.Equal(t, 9-len(ran), sum.Skipped)
 }

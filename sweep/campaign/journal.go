@@ -28,6 +28,7 @@ const (
 	EventPointStart  = "point_start"
 	EventPointEnd    = "point_end"
 	EventPointRedo   = "point_redo"
+	EventPointSkip   = "point_skip"
 	EventLeftover    = "leftover_stopped"
 )
 
@@ -36,6 +37,8 @@ const (
 	StatusOK          = "ok"
 	StatusFailed      = "failed"
 	StatusInterrupted = "interrupted"
+	// StatusSkipped is a point adaptive discovery did not need.
+	StatusSkipped = "skipped"
 )
 
 // Record is one journal line. Only the fields of its Event are set.

@@ -38,6 +38,7 @@ type Summary struct {
 	OK           int            `json:"ok"`
 	Failed       int            `json:"failed"`
 	Pending      int            `json:"not_run"`
+	Skipped      int            `json:"skipped"`
 	ServerStarts int            `json:"server_starts"`
 	WallSeconds  float64        `json:"wall_seconds"`
 }
@@ -56,6 +57,8 @@ func (s *sweep) summary() *Summary {
 			ps.Error = ""
 		case StatusFailed:
 			sum.Failed++
+		case StatusSkipped:
+			sum.Skipped++
 		default:
 			sum.Pending++
 		}
@@ -92,7 +95,11 @@ func (sum *Summary) Table() string {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Index, p.Arm, p.Conc, status, f(m.TputPerGPU, 1), f(m.Interactivity, 1), f(m.AL, 2), srv)
 	}
 	tw.Flush()
-	fmt.Fprintf(&b, "%d ok, %d failed, %d not run; %d server start(s) in this invocation\n", sum.OK, sum.Failed, sum.Pending, sum.ServerStarts)
+	skipped := ""
+	if sum.Skipped > 0 {
+		skipped = fmt.Sprintf(", %d skipped by adaptive discovery", sum.Skipped)
+	}
+	fmt.Fprintf(&b, "%d ok, %d failed, %d not run%s; %d server start(s) in this invocation\n", sum.OK, sum.Failed, sum.Pending, skipped, sum.ServerStarts)
 	return b.String()
 }
 

@@ -1,0 +1,47 @@
+package campaign
+
+import (
+	"path/filepath"
+
+	"sweep/sweep/knee"
+)
+
+// Adaptive returns an ArmOptions.Choose for adaptive discovery (knee.Next)
+// over the results in the sweep directory dir: a point counts as measured
+// when it completed in an earlier invocation or ran in this one (a run
+// that left no result counts as failed); the points knee.Next asks for are
+// run next, in its order, one server for the arm throughout. Because the
+// choice depends only on the results on disk, a resumed sweep chooses as
+// the interrupted one would have.
+func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]bool) []*Point {
+	return func(job Job, ran map[string]bool) []*Point {
+		pending := map[string]bool{}
+		for _, p := range job.Points {
+			pending[p.ID] = true
+		}
+		var grid []int
+		var measured []knee.Sample
+		for _, p := range job.Arm.Points {
+			grid = append(grid, p.Conc())
+			if pending[p.ID] && !ran[p.ID] {
+				continue // to run (again): an earlier attempt's file does not count
+			}
+			smp, ok, err := knee.ReadFile(filepath.Join(dir, p.ID, p.ID+".json"))
+			switch {
+			case err == nil && ok:
+				measured = append(measured, smp)
+			case ran[p.ID]:
+				measured = append(measured, knee.Sample{Conc: p.Conc(), Excluded: "the point failed without a result"})
+			}
+		}
+		var out []*Point
+		for _, c := range knee.Next(grid, measured, o) {
+			for _, p := range job.Points {
+				if p.Conc() == c && !ran[p.ID] {
+					out = append(out, p)
+				}
+			}
+		}
+		return out
+	}
+}

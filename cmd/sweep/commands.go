@@ -26,6 +26,7 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 			newDiscoverCmd(ios, nil),
 			newRunArmCmd(ios),
 			newOfficialCmd(ios, nil),
+			newABCmd(ios),
 		},
 	}
 }

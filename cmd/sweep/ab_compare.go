@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"sweep/sweep/abgate"
+)
+
+// Exit codes of "sweep ab compare" beyond exitOK, exitError and exitUsage.
+const (
+	exitABRegression   = 1
+	exitABInconclusive = 3
+	exitABIncomplete   = 4
+)
+
+// newABCmd groups the accuracy A/B commands.
+func newABCmd(ios *IOStreams) *Command {
+	return &Command{
+		Name:  "ab",
+		Short: "Compare the BFCL function-calling accuracy of two serving arms of one model",
+		Long: `Accuracy A/B gate: two serving arms of one model (a router in front of vLLM
+against vLLM directly, two images, two vendors) answer BFCL, and the gate
+fails only on a drop beyond a tolerance that the data can support.`,
+		Sub: []*Command{
+			newABCompareCmd(ios, nil),
+		},
+	}
+}
+
+// abCompareOptions are the inputs of "sweep ab compare".
+type abCompareOptions struct {
+	IO     *IOStreams
+	Format string // table or json
+	abgate.Options
+}
+
+// newABCompareCmd binds "sweep ab compare" flags to an abCompareOptions and
+// runs runF with it (abCompareRun when runF is nil).
+func newABCompareCmd(ios *IOStreams, runF func(context.Context, *abCompareOptions) error) *Command {
+	if runF == nil {
+		runF = abCompareRun
+	}
+	return &Command{
+		Name:  "compare",
+		Short: "Decide PASS, REGRESSION, INCONCLUSIVE or INCOMPLETE from two arms' BFCL project roots",
+		Long: `Read each arm's BFCL_PROJECT_ROOTs (several per arm are replicates) and
+compare the per-case verdicts of every category. Files are read by their
+exact paths, never a glob:
+
+  ROOT/result/<model_dir>/<group>/BFCL_v4_<category>_result.json
+  ROOT/score/<model_dir>/<group>/BFCL_v4_<category>_score.json
+
+where model_dir is --model with "/" replaced by "_". A case passes when
+its id is in the result file and not among the score file's failures; a
+result "Error during inference..." is an infrastructure error (never a
+pass). A collection name (multi_turn, live, non_live, memory, ...) expands
+to its categories as bfcl evaluate does.
+
+Any problem makes the verdict INCOMPLETE and names the arm, root, category
+and reason: missing-score-file, missing-result-file, stale-file (older than
+--since), header-mismatch, partial-category, case-set-mismatch,
+infra-error-rate (more than 5 % of a file's rows), unreadable-file.
+
+Otherwise the primary endpoint is the weighted Δ (B − A, all cases pooled)
+with a 90 % stratified paired bootstrap CI [L, U]: PASS if L > −tolerance,
+REGRESSION if U < −tolerance, INCONCLUSIVE otherwise (with the replicates
+the measured flip rate needs).
+
+Exit codes: 0 PASS, 1 REGRESSION, 3 INCONCLUSIVE, 4 INCOMPLETE, 2 usage.
+
+Examples:
+  sweep ab compare --a runs/a1 --b runs/b1 --model Qwen/Qwen3.6-27B-FC \
+      --categories non_live,live,multi_turn --since 2026-08-22T07:17:00Z
+  sweep ab compare --a a1,a2 --b b1,b2 --model M-FC --categories multiple --format json`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &abCompareOptions{IO: ios}
+			var since, cats string
+			fs := pflag.NewFlagSet("ab compare", pflag.ContinueOnError)
+			fs.StringSliceVar(&o.A, "a", nil, "arm A's BFCL project roots, comma separated (replicates)")
+			fs.StringSliceVar(&o.B, "b", nil, "arm B's BFCL project roots, comma separated (replicates)")
+			fs.StringVar(&o.Model, "model", "", "BFCL registry name of the model, e.g. Qwen/Qwen3.6-27B-FC")
+			fs.StringVar(&cats, "categories", "", "comma list of BFCL v4 categories or collections, e.g. non_live,live,multi_turn")
+			fs.Float64Var(&o.Tolerance, "tolerance", abgate.DefaultTolerance, "tolerated drop of the weighted accuracy, in points")
+			fs.StringVar(&since, "since", "", "RFC 3339 time: result and score files modified before it are stale")
+			fs.BoolVar(&o.Read.AllowPartial, "allow-partial", false, "accept categories with fewer cases than BFCL's dataset")
+			fs.StringVar(&o.Format, "format", "table", "output format: table (Markdown) or json")
+			fs.Uint64Var(&o.Seed, "seed", abgate.DefaultSeed, "bootstrap seed (the same seed gives the same interval)")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) != 0 {
+					return flagErrorf("ab compare takes no arguments, got %q", args)
+				}
+				for _, f := range []struct {
+					name string
+					set  bool
+				}{{"--a", len(o.A) > 0}, {"--b", len(o.B) > 0}, {"--model", o.Model != ""}, {"--categories", cats != ""}} {
+					if !f.set {
+						return flagErrorf("%s is required", f.name)
+					}
+				}
+				seen := map[string]string{}
+				for _, r := range []struct {
+					flag  string
+					roots []string
+				}{{"--a", o.A}, {"--b", o.B}} {
+					for _, root := range r.roots {
+						if root == "" {
+							return flagErrorf("%s: empty root in the list", r.flag)
+						}
+						if prev, dup := seen[root]; dup {
+							return flagErrorf("%s: root %s is listed again (already in %s): every replicate needs its own root", r.flag, root, prev)
+						}
+						seen[root] = r.flag
+						if st, err := os.Stat(root); err != nil || !st.IsDir() {
+							return flagErrorf("%s: root %s is not a directory: give BFCL_PROJECT_ROOTs (they hold result/ and score/)", r.flag, root)
+						}
+					}
+				}
+				var err error
+				if o.Categories, err = abgate.ExpandCategories(strings.Split(cats, ",")); err != nil {
+					return flagErrorf("--categories: %v", err)
+				}
+				if since != "" {
+					if o.Read.Since, err = time.Parse(time.RFC3339, since); err != nil {
+						return flagErrorf("--since %q: want an RFC 3339 time such as 2026-08-22T07:17:00Z", since)
+					}
+				}
+				if !(o.Tolerance > 0 && o.Tolerance < 100) {
+					return flagErrorf("--tolerance %g: want points in (0, 100), e.g. 2", o.Tolerance)
+				}
+				if o.Format != "table" && o.Format != "json" {
+					return flagErrorf("--format %q: want table or json", o.Format)
+				}
+				if o.Seed == 0 {
+					return flagErrorf("--seed 0: want a positive seed")
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// abCompareRun compares, prints the report and maps the verdict to the
+// exit code.
+func abCompareRun(ctx context.Context, o *abCompareOptions) error {
+	rep, err := abgate.Compare(ctx, o.Options)
+	if err != nil {
+		return err
+	}
+	if o.Format == "json" {
+		err = abgate.WriteJSON(o.IO.Out, rep)
+	} else {
+		err = abgate.WriteTable(o.IO.Out, rep)
+	}
+	if err != nil {
+		return err
+	}
+	code := map[abgate.Decision]int{
+		abgate.Passed:       exitOK,
+		abgate.Regression:   exitABRegression,
+		abgate.Inconclusive: exitABInconclusive,
+		abgate.Incomplete:   exitABIncomplete,
+	}[rep.Verdict]
+	if code == exitOK {
+		if o.Format == "json" {
+			fmt.Fprintln(o.IO.ErrOut, abgate.VerdictLine(rep))
+		}
+		return nil
+	}
+	return &exitCodeError{Code: code, Err: fmt.Errorf("ab compare: %s", abgate.VerdictLine(rep))}
+}

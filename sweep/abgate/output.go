@@ -1,0 +1,105 @@
+package abgate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteJSON writes the report in the documented JSON form (indented, one
+// trailing newline).
+func WriteJSON(w io.Writer, rep *Report) error {
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// WriteTable writes the report as a Markdown table a person pastes into a
+// pull request: per category the cases, A and B in percent, Δ in points,
+// its own 90 % CI and the flips; then the overall rows, the problems, the
+// notes and, last, the verdict line.
+func WriteTable(w io.Writer, rep *Report) error {
+	var b strings.Builder
+	b.WriteString("| category | cases | A % | B % | Δ pp | 90% CI | A✓B✗ | A✗B✓ | infra A/B |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---|---:|---:|---|\n")
+	for _, c := range rep.Categories {
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s/%s |\n", c.Category, c.Cases,
+			pct(c.A), pct(c.B), pts(c.Delta), ci(c.CI90), count(c.APassBFail), count(c.AFailBPass),
+			count(c.InfraErrorsA), count(c.InfraErrorsB))
+	}
+	cases, flipsA, flipsB := 0, 0, 0
+	for _, c := range rep.Categories {
+		if c.Clean {
+			cases += c.Cases
+		}
+	}
+	flipsA, flipsB = rep.Primary.ABetter, rep.Primary.BBetter
+	if rep.Verdict == Incomplete {
+		b.WriteString("| **unweighted** | | – | – | – | | | | |\n")
+		b.WriteString("| **weighted (primary)** | | – | – | – | | | | |\n")
+	} else {
+		u, wt := rep.Overall.Unweighted, rep.Overall.Weighted
+		fmt.Fprintf(&b, "| **unweighted** | %d | %s | %s | %s | | | | |\n", cases, pct(u.A), pct(u.B), pts(u.Delta))
+		fmt.Fprintf(&b, "| **weighted (primary)** | %d | %s | %s | %s | %s | %d | %d | |\n", cases, pct(wt.A), pct(wt.B), pts(wt.Delta),
+			ci(rep.Primary.CI90), flipsA, flipsB)
+	}
+	fmt.Fprintf(&b, "\nA: %d root(s), B: %d root(s); tolerance %.2f points; CI: stratified paired bootstrap", rep.ReplicatesA, rep.ReplicatesB, rep.Tolerance)
+	if rep.Primary.McNemarP != nil {
+		fmt.Fprintf(&b, "; McNemar exact one-sided p (B worse) = %.3g", *rep.Primary.McNemarP)
+	}
+	b.WriteString(".\n")
+	if len(rep.Problems) > 0 {
+		fmt.Fprintf(&b, "\nProblems (%d):\n", len(rep.Problems))
+		for _, p := range rep.Problems {
+			fmt.Fprintf(&b, "- %s: %s, arm %s (%s): %s\n", p.Reason, p.Category, p.Arm, p.Root, p.Detail)
+		}
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "\nNote: %s.\n", n)
+	}
+	fmt.Fprintf(&b, "\n%s\n", VerdictLine(rep))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// VerdictLine is the one-line summary of the report, e.g.
+// "verdict: PASS: weighted Δ +0.05 pp, 90% CI [-0.52, +0.61], tolerance -2.00".
+func VerdictLine(rep *Report) string {
+	if rep.Verdict == Incomplete {
+		return fmt.Sprintf("verdict: INCOMPLETE: %d problem(s); no overall result is computed from incomplete data", len(rep.Problems))
+	}
+	rel := map[Decision]string{Passed: "lower bound above", Regression: "upper bound below", Inconclusive: "interval contains"}[rep.Verdict]
+	return fmt.Sprintf("verdict: %s: weighted Δ %s pp, 90%% CI %s, %s -%.2f", rep.Verdict, pts(rep.Primary.Delta), ci(rep.Primary.CI90), rel, rep.Tolerance)
+}
+
+func pct(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", *v)
+}
+
+func pts(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%+.2f", *v)
+}
+
+func ci(v *[2]float64) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprintf("[%+.2f, %+.2f]", v[0], v[1])
+}
+
+func count(v *int) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprint(*v)
+}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,62 +17,30 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/sweep/abgate"
+	"sweep/sweep/abgate/abcase"
 )
 
 const abCasesDir = "../../testdata/ab/cases"
 
-// abCase copies testdata/ab/cases/<id> to a temporary directory, sets the
-// mtimes its case.json asks for and returns the directory, the command's
-// args (with <CASE> replaced) and the expected exit code and verdict.
+// abCase stages testdata/ab/cases/<id> in a temporary directory
+// (abcase.Stage) and returns the directory, the command's args and the
+// expected exit code and verdict.
 func abCase(t *testing.T, id string) (dir string, args []string, exit int, verdict string) {
 	t.Helper()
-	src := filepath.Join(abCasesDir, id)
-	data, err := os.ReadFile(filepath.Join(src, "case.json"))
+	c, err := abcase.Stage(abCasesDir, id, t.TempDir())
 	require.NoError(t, err)
-	var cc struct {
-		Args   []string `json:"args"`
-		Mtimes struct {
-			Default string            `json:"default"`
-			Files   map[string]string `json:"files"`
-		} `json:"mtimes"`
-		Expect struct {
-			Exit    int    `json:"exit"`
-			Verdict string `json:"verdict"`
-		} `json:"expect"`
+	var want struct {
+		Exit    int    `json:"exit"`
+		Verdict string `json:"verdict"`
 	}
-	require.NoError(t, json.Unmarshal(data, &cc))
-	dir = t.TempDir()
-	require.NoError(t, os.CopyFS(dir, os.DirFS(src)))
-	def, err := time.Parse(time.RFC3339, cc.Mtimes.Default)
-	require.NoError(t, err)
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		return os.Chtimes(p, def, def)
-	}))
-	for rel, ts := range cc.Mtimes.Files {
-		mt, err := time.Parse(time.RFC3339, ts)
-		require.NoError(t, err)
-		require.NoError(t, os.Chtimes(filepath.Join(dir, filepath.FromSlash(rel)), mt, mt))
-	}
-	for _, a := range cc.Args {
-		args = append(args, strings.ReplaceAll(a, "<CASE>", dir))
-	}
-	return dir, args, cc.Expect.Exit, cc.Expect.Verdict
+	require.NoError(t, json.Unmarshal(c.Expect, &want))
+	return c.Dir, c.Args, want.Exit, want.Verdict
 }
 
 func abCaseIDs(t *testing.T) []string {
 	t.Helper()
-	entries, err := os.ReadDir(abCasesDir)
+	ids, err := abcase.IDs(abCasesDir)
 	require.NoError(t, err)
-	var ids []string
-	for _, e := range entries {
-		if e.IsDir() {
-			ids = append(ids, e.Name())
-		}
-	}
-	require.Len(t, ids, 8)
 	return ids
 }
 

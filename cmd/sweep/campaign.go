@@ -410,8 +410,9 @@ type costModel struct {
 	measuredPoint bool
 }
 
-// pointSeconds is a point's planned load time on a real cluster: its
-// benchmark duration plus a minute for warm-up and drain.
+// point is a point's load time on a real cluster in seconds: measured
+// (--cost-from), else its benchmark duration plus a minute for warm-up
+// and drain.
 func (c *costModel) point(p *campaign.Point) float64 {
 	if c.pointSeconds > 0 {
 		return c.pointSeconds
@@ -443,11 +444,12 @@ func (c *costModel) armSeconds(a *campaign.Arm) (ours, theirs float64) {
 // packedWall is the wall time of arms of the given lengths on a node of
 // nGPUs, placed in order as the local executor places them.
 func packedWall(arms []*campaign.Arm, seconds []float64, nGPUs, maxParallel int) float64 {
-	free := nGPUs
-	var running []struct {
+	type run struct {
 		end  float64
 		gpus int
 	}
+	free := nGPUs
+	var running []run
 	now, wall := 0.0, 0.0
 	for i, a := range arms {
 		need := max(a.GPUs, 1)
@@ -466,12 +468,8 @@ func packedWall(arms []*campaign.Arm, seconds []float64, nGPUs, maxParallel int)
 			running = slices.Delete(running, j, j+1)
 		}
 		free -= need
-		end := now + seconds[i]
-		running = append(running, struct {
-			end  float64
-			gpus int
-		}{end, need})
-		wall = max(wall, end)
+		running = append(running, run{end: now + seconds[i], gpus: need})
+		wall = max(wall, now+seconds[i])
 	}
 	return wall
 }
@@ -511,13 +509,11 @@ func writeDryRun(w io.Writer, s *campaign.Schedule, c *costModel, gpus []int, ma
 		return "planned"
 	}
 	n := len(gpus)
-	theirsArms := make([]float64, len(s.Arms))
-	copy(theirsArms, theirs)
 	fmt.Fprintf(w, "\ncost (server start %.0f s %s; point = duration + 60 s, %s):\n", c.startSeconds, src(c.measuredStart), src(c.measuredPoint))
 	fmt.Fprintf(w, "  this schedule:   %d server starts, %.1f GPU-hours, wall %s on %d GPUs\n",
 		s.ServerStarts(), oursGPUh, fmtHours(packedWall(s.Arms, ours, n, maxParallel)), n)
 	fmt.Fprintf(w, "  InferenceX's:    %d server starts (one job and one model load per point), %.1f GPU-hours, wall %s on %d GPUs\n",
-		len(s.Points), theirsGPUh, fmtHours(packedWall(s.Arms, theirsArms, n, maxParallel)), n)
+		len(s.Points), theirsGPUh, fmtHours(packedWall(s.Arms, theirs, n, maxParallel)), n)
 	if theirsGPUh > 0 {
 		fmt.Fprintf(w, "  saving:          %.1f GPU-hours (%.0f %%)\n", theirsGPUh-oursGPUh, 100*(theirsGPUh-oursGPUh)/theirsGPUh)
 	}

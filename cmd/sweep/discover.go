@@ -101,17 +101,9 @@ func discoverRun(ctx context.Context, o *discoverOptions) error {
 	if err != nil {
 		return err
 	}
-	ms, err := matrix.ResolveKeys(g.Masters, o.ConfigKeys)
+	rows, keys, err := agenticRows(g, o.ConfigKeys, nil, matrix.EvalOptions{NoEvals: true})
 	if err != nil {
-		return &FlagError{Err: err}
-	}
-	keys := make([]string, len(ms))
-	for i, m := range ms {
-		keys[i] = m.Key
-	}
-	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: keys, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
-	if err != nil {
-		return matrixError(err)
+		return err
 	}
 	settings := o.settings(campaign.Setting{Name: "--config-keys", Value: fmt.Sprint(keys)},
 		campaign.Setting{Name: "--official-durations", Value: fmt.Sprint(o.OfficialDurations)})

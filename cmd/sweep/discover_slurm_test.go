@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,21 +14,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/sweep/campaign"
+	"sweep/sweep/executor/slurm"
 )
 
 // requireSlurm skips without the one-node test cluster `make test` starts
 // (scripts/slurm-cluster.sh); with SWEEP_REQUIRE_SLURM=1 it fails instead.
 func requireSlurm(t *testing.T) {
 	t.Helper()
-	_, err := exec.LookPath("sbatch")
-	if err == nil && os.Getenv("SLURM_CONF") != "" {
+	err := errors.New("SLURM_CONF is not set")
+	if os.Getenv("SLURM_CONF") != "" {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
-		out, serr := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%T").Output()
-		if serr == nil && len(strings.TrimSpace(string(out))) > 0 {
+		if err = slurm.Available(ctx); err == nil {
 			return
 		}
-		err = serr
 	}
 	if os.Getenv("SWEEP_REQUIRE_SLURM") == "1" {
 		t.Fatalf("no Slurm cluster (SLURM_CONF=%q): %v", os.Getenv("SLURM_CONF"), err)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -126,17 +125,9 @@ func officialRun(ctx context.Context, o *officialOptions) error {
 		if g, err = o.Inputs.generator(); err != nil {
 			return err
 		}
-		ms, err := matrix.ResolveKeys(g.Masters, o.ConfigKeys)
-		if err != nil {
-			return &FlagError{Err: err}
-		}
-		keys := make([]string, len(ms))
-		for i, m := range ms {
-			keys[i] = m.Key
-		}
-		rows, err = g.TestConfig(matrix.TestConfigOptions{ConfigKeys: keys, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
-		if err != nil {
-			return matrixError(err)
+		var keys []string
+		if rows, keys, err = agenticRows(g, o.ConfigKeys, nil, matrix.EvalOptions{NoEvals: true}); err != nil {
+			return err
 		}
 		settings = o.settings(campaign.Setting{Name: "--config-keys", Value: fmt.Sprint(keys)})
 	} else {
@@ -159,6 +150,5 @@ func officialRun(ctx context.Context, o *officialOptions) error {
 			campaign.Setting{Name: "--changelog-head", Value: cmpOrString(o.Changelog.HeadRef, o.Changelog.HeadFile)},
 			campaign.Setting{Name: "--trim-conc", Value: fmt.Sprint(o.Changelog.TrimConc)})
 	}
-	rows = slices.Clip(rows)
 	return o.execute(ctx, rows, g, settings)
 }

@@ -106,18 +106,9 @@ func planRun(ctx context.Context, o *planOptions) error {
 	if err != nil {
 		return err
 	}
-	ms, err := matrix.ResolveKeys(g.Masters, o.ConfigKeys)
+	rows, keys, err := agenticRows(g, o.ConfigKeys, o.Conc, matrix.EvalOptions{NoEvals: !o.Eval, EvalsOnly: o.Eval})
 	if err != nil {
-		return &FlagError{Err: err}
-	}
-	keys := make([]string, len(ms))
-	for i, m := range ms {
-		keys[i] = m.Key
-	}
-	evals := matrix.EvalOptions{NoEvals: !o.Eval, EvalsOnly: o.Eval}
-	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: keys, Conc: o.Conc, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
-	if err != nil {
-		return matrixError(err)
+		return err
 	}
 	if len(rows) == 0 {
 		return fmt.Errorf("no single-node agentic points for %v (sweep plan covers agentic-coding configs)", keys)
@@ -167,4 +158,23 @@ func writeProfiles(w io.Writer, points []recipes.Point, g *matrix.Generator) err
 	}
 	_, err := fmt.Fprintf(w, "\nrunner profiles applied:\n%s\n", strings.Join(lines, "\n"))
 	return err
+}
+
+// agenticRows resolves key patterns as every command does
+// (matrix.ResolveKeys) and returns the keys' agentic-coding rows (only
+// concurrency conc when > 0) with the resolved keys.
+func agenticRows(g *matrix.Generator, patterns []string, conc []int, evals matrix.EvalOptions) (matrix.Matrix, []string, error) {
+	ms, err := matrix.ResolveKeys(g.Masters, patterns)
+	if err != nil {
+		return nil, nil, &FlagError{Err: err}
+	}
+	keys := make([]string, len(ms))
+	for i, m := range ms {
+		keys[i] = m.Key
+	}
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: keys, Conc: conc, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
+	if err != nil {
+		return nil, nil, matrixError(err)
+	}
+	return rows, keys, nil
 }

@@ -173,12 +173,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	row := p.Row
-	aiperfVersion := o.Plan.AiperfVersion
-	if aiperfVersion == "fork" {
-		aiperfVersion = recipes.ForkAiperfVersion
-	}
 	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, SimFault: o.SimFault, SimGPU: o.SimGPU,
-		AiperfSchema: "aiperf@" + aiperfVersion, ALTolerance: o.Point.ALTolerance}
+		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), ALTolerance: o.Point.ALTolerance}
 	if !o.Builtin {
 		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
 			return err

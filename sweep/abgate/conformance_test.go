@@ -2,7 +2,6 @@ package abgate
 
 import (
 	"encoding/json"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,20 +12,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/abgate/abcase"
 )
 
 // conformanceDir holds the shared A/B sample (see its README.md and
 // testdata/README.md).
 const conformanceDir = "../../testdata/ab"
 
-// conformanceCase is cases/<id>/case.json.
+// conformanceCase is a staged cases/<id>/case.json with what it expects.
 type conformanceCase struct {
-	ID     string   `json:"id"`
-	Args   []string `json:"args"`
-	Mtimes struct {
-		Default string            `json:"default"`
-		Files   map[string]string `json:"files"`
-	} `json:"mtimes"`
+	abcase.Case
 	Expect struct {
 		Exit      int        `json:"exit"`
 		Verdict   Decision   `json:"verdict"`
@@ -48,7 +44,7 @@ type conformanceCase struct {
 			InfraErrorsA *int        `json:"infra_errors_a"`
 			InfraErrorsB *int        `json:"infra_errors_b"`
 		} `json:"categories"`
-	} `json:"expect"`
+	}
 }
 
 type expectValue struct {
@@ -56,35 +52,15 @@ type expectValue struct {
 	Value float64 `json:"value"`
 }
 
-// LoadConformanceCase copies cases/<id> to a temporary directory, sets the
-// mtimes case.json asks for (git keeps none) and returns the case with
-// <CASE> in its args replaced by that directory.
+// loadConformanceCase stages cases/<id> in a temporary directory
+// (abcase.Stage) and decodes what it expects.
 func loadConformanceCase(t *testing.T, id string) *conformanceCase {
 	t.Helper()
-	src := filepath.Join(conformanceDir, "cases", id)
-	data, err := os.ReadFile(filepath.Join(src, "case.json"))
+	c, err := abcase.Stage(filepath.Join(conformanceDir, "cases"), id, t.TempDir())
 	require.NoError(t, err)
-	var cc conformanceCase
-	require.NoError(t, json.Unmarshal(data, &cc))
-	dst := t.TempDir()
-	require.NoError(t, os.CopyFS(dst, os.DirFS(src)))
-	def, err := time.Parse(time.RFC3339, cc.Mtimes.Default)
-	require.NoError(t, err)
-	require.NoError(t, filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		return os.Chtimes(p, def, def)
-	}))
-	for rel, ts := range cc.Mtimes.Files {
-		mt, err := time.Parse(time.RFC3339, ts)
-		require.NoError(t, err)
-		require.NoError(t, os.Chtimes(filepath.Join(dst, filepath.FromSlash(rel)), mt, mt))
-	}
-	for i, a := range cc.Args {
-		cc.Args[i] = strings.ReplaceAll(a, "<CASE>", dst)
-	}
-	return &cc
+	cc := &conformanceCase{Case: *c}
+	require.NoError(t, json.Unmarshal(c.Expect, &cc.Expect))
+	return cc
 }
 
 // optionsFromArgs reads the flags of "ab compare" from a case's args.

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"sweep/sweep/knee"
 	"sweep/sweep/run"
 )
 
@@ -118,28 +117,7 @@ func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
 	if f := rec.Failed(); f != nil && err != nil {
 		out.Err = fmt.Errorf("stage %s: %s", f.Name, f.Error)
 	}
-	out.Result = rec.ResultFile
-	if out.Result != "" {
-		out.Metrics = MetricsOf(out.Result)
-	}
+	out.Result = rec.ResultFile // the campaign checks it and takes its numbers
 	out.ServerGone = s.srv.Healthy(ctx) != nil
 	return out
-}
-
-// MetricsOf reads a result file's headline numbers (nil when it cannot).
-func MetricsOf(path string) *Metrics {
-	smp, ok, err := knee.ReadFile(path)
-	if err != nil || !ok {
-		return nil
-	}
-	m := &Metrics{TputPerGPU: smp.TotalTPS, CacheHitRate: smp.CacheHit}
-	if p := smp.Intvty.P50; p != nil {
-		v := float64(*p)
-		m.Interactivity = &v
-	}
-	if smp.AL != nil && smp.AL.Measured != nil {
-		v := float64(*smp.AL.Measured)
-		m.AL = &v
-	}
-	return m
 }

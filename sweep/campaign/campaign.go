@@ -218,16 +218,32 @@ func (s *sweep) verifyResults() {
 // trusted: a complete result (as sweep/knee reads it) that is not marked
 // invalid and has successful requests.
 func CheckResult(path string) error {
+	_, err := checkResult(path)
+	return err
+}
+
+// checkResult is CheckResult that also returns the result's headline
+// numbers, so a finished point's file is read once.
+func checkResult(path string) (*Metrics, error) {
 	smp, ok, err := knee.ReadFile(path)
 	switch {
 	case err != nil:
-		return fmt.Errorf("result %s: %w", filepath.Base(path), err)
+		return nil, fmt.Errorf("result %s: %w", filepath.Base(path), err)
 	case !ok:
-		return fmt.Errorf("result %s is corrupt or not an aggregate result", filepath.Base(path))
+		return nil, fmt.Errorf("result %s is corrupt or not an aggregate result", filepath.Base(path))
 	case smp.Excluded != "":
-		return fmt.Errorf("result %s does not count: %s", filepath.Base(path), smp.Excluded)
+		return nil, fmt.Errorf("result %s does not count: %s", filepath.Base(path), smp.Excluded)
 	}
-	return nil
+	m := &Metrics{TputPerGPU: smp.TotalTPS, CacheHitRate: smp.CacheHit}
+	if p := smp.Intvty.P50; p != nil {
+		v := float64(*p)
+		m.Interactivity = &v
+	}
+	if smp.AL != nil && smp.AL.Measured != nil {
+		v := float64(*smp.AL.Measured)
+		m.AL = &v
+	}
+	return m, nil
 }
 
 // todo returns the jobs of the points still to run, by arm in schedule
@@ -303,8 +319,12 @@ func (s *sweep) observe(r Record) {
 	case EventPointEnd:
 		if st != nil {
 			if r.Status == StatusOK && r.Result != "" {
-				if err := CheckResult(r.Result); err != nil {
+				// The executor's word is not enough: the file must count.
+				m, err := checkResult(r.Result)
+				if err != nil {
 					r.Status, r.Error = StatusFailed, err.Error()
+				} else if r.Metrics == nil {
+					r.Metrics = m
 				}
 			}
 			if r.Result != "" {

@@ -127,7 +127,7 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return campaign.Outcome{Err: err}
 	}
-	return campaign.Outcome{Result: path, Metrics: campaign.MetricsOf(path)}
+	return campaign.Outcome{Result: path}
 }
 
 func (b *fakeBackend) loadsOf(id string) int {

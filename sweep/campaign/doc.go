@@ -4,12 +4,14 @@
 // allows, resumable from an append-only journal.
 //
 //	sched, _ := campaign.BuildSchedule(points, campaign.ScheduleOptions{})
+//	ex := &local.Executor{GPUs: gpus, Backend: &campaign.RunBackend{Dir: dir, Setup: setup}}
 //	sum, err := campaign.Run(ctx, campaign.Options{Dir: dir, Schedule: sched, Executor: ex, Identity: id})
 //	fmt.Print(sum.Table())
 //
-// Executors (sweep/executor/local today) place arms and call RunArm, which
-// starts servers through a Backend and runs each point's load.
-//
-// Status: work in progress; the cost model, the local executor, the
-// discover/official commands and the fault tests are not written yet.
+// Executors place arms and call RunArm, which starts servers through a
+// Backend (RunBackend: sweep/run on this machine) and runs each point's
+// load: sweep/executor/local packs arms onto this node's GPUs,
+// sweep/executor/slurm submits one job per arm whose node runs RunArm
+// from an ArmJob file and reports through an EventLog. ArmOptions.Choose
+// with Adaptive runs only the points knee.Next asks for.
 package campaign

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -62,13 +61,6 @@ func (s *Server) PIDs() []int {
 		pids = append(pids, p.PID())
 	}
 	return pids
-}
-
-// Loads is how many loads have run on the server.
-func (s *Server) Loads() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.loads
 }
 
 // Healthy returns nil when every server process is running and the
@@ -210,13 +202,4 @@ func (s *Server) Stop() (*Record, error) {
 	s.mu.Unlock()
 	s.r.stopAll()
 	return s.r.finish(context.Background())
-}
-
-// String is "server in DIR (pids 1 2)".
-func (s *Server) String() string {
-	var pids []string
-	for _, p := range s.PIDs() {
-		pids = append(pids, fmt.Sprint(p))
-	}
-	return fmt.Sprintf("server in %s (pids %s)", s.Dir(), strings.Join(pids, " "))
 }

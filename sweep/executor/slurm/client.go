@@ -373,3 +373,19 @@ func parseTime(raw json.RawMessage) time.Time {
 	}
 	return time.Time{}
 }
+
+// Available reports whether this machine can submit jobs: sbatch is on
+// PATH and sinfo lists at least one node state within ctx.
+func Available(ctx context.Context) error {
+	if _, err := exec.LookPath("sbatch"); err != nil {
+		return err
+	}
+	out, err := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%T").Output()
+	if err != nil {
+		return fmt.Errorf("sinfo: %w", err)
+	}
+	if len(strings.TrimSpace(string(out))) == 0 {
+		return errors.New("sinfo lists no node")
+	}
+	return nil
+}

@@ -2,8 +2,8 @@ package slurm
 
 import (
 	"context"
+	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,14 +19,12 @@ import (
 // fails the test instead.
 func liveCluster(t *testing.T) *Client {
 	t.Helper()
-	_, err := exec.LookPath("sbatch")
-	if err == nil && os.Getenv("SLURM_CONF") != "" {
+	err := errors.New("SLURM_CONF is not set")
+	if os.Getenv("SLURM_CONF") != "" {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
-		if out, serr := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%T").Output(); serr == nil && len(strings.TrimSpace(string(out))) > 0 {
+		if err = Available(ctx); err == nil {
 			return NewClient(Exec{Timeout: 30 * time.Second})
-		} else if serr != nil {
-			err = serr
 		}
 	}
 	if os.Getenv("SWEEP_REQUIRE_SLURM") == "1" {

@@ -48,7 +48,7 @@ func TestDiscoverThroughSlurm(t *testing.T) {
 		"--official-durations", "--duration", "400", "--time-scale", "40", "--stop-grace", "3s", "--retries", "0", "--out", out}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
-	var log strings.Builder
+	var log syncBuffer // the child's output is copied in by exec's goroutines
 	cmd.Stdout, cmd.Stderr = &log, &log
 	require.NoError(t, cmd.Start())
 	exited := make(chan error, 1)

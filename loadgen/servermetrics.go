@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
@@ -91,6 +92,9 @@ func (sl *seriesLog) addPoint(typ string, p point) {
 		if p.ns < sl.pts[n-1].ns {
 			sl.sorted = false
 		}
+	}
+	if p.s.Buckets != nil {
+		p.s.Buckets = maps.Clone(p.s.Buckets) // the virtual clock's log reuses its samples
 	}
 	sl.pts = append(sl.pts, p)
 }

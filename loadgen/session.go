@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -26,6 +27,16 @@ type session struct {
 	messages      []message
 	tokens        int // words in messages (one word is one synthetic token)
 	seen          map[int64]struct{}
+
+	// On the virtual clock the prompt goes by block ids, not text: p is
+	// the participant playing the session, ids the content id of every
+	// full block of simBlockTokens tokens (little-endian uint64s), cur the
+	// running hash of the partial block of curN tokens.
+	p    *vpart
+	sim  bool
+	ids  []byte
+	cur  uint64
+	curN int
 }
 
 // synthetic text: every token is one lower-case word derived from
@@ -34,8 +45,19 @@ type session struct {
 // token counts. A real tokenizer gives a different count; ISL/OSL then
 // come from the server (--use-server-token-count).
 func word(sb *strings.Builder, ns string, block int64, pos int) {
-	// FNV-1a over ns, block and pos (no allocation: this runs once per
-	// prompt token).
+	v := tokenHash(ns, block, pos)
+	const letters = "abcdefghijklmnopqrstuvwxyz"
+	n := 3 + int(v%5)
+	v /= 5
+	for range n {
+		sb.WriteByte(letters[v%26])
+		v /= 26
+	}
+}
+
+// tokenHash is FNV-1a over ns, block and pos: the identity of one
+// synthetic token (no allocation: this runs once per prompt token).
+func tokenHash(ns string, block int64, pos int) uint64 {
 	const prime = 1099511628211
 	v := uint64(14695981039346656037)
 	for i := 0; i < len(ns); i++ {
@@ -47,12 +69,28 @@ func word(sb *strings.Builder, ns string, block int64, pos int) {
 			x >>= 8
 		}
 	}
-	const letters = "abcdefghijklmnopqrstuvwxyz"
-	n := 3 + int(v%5)
-	v /= 5
-	for range n {
-		sb.WriteByte(letters[v%26])
-		v /= 26
+	return v
+}
+
+// addToken folds one token into the block ids (virtual clock).
+func (s *session) addToken(v uint64) {
+	s.cur = (s.cur^v)*1099511628211 + 0x9e3779b97f4a7c15
+	s.curN++
+	if s.curN == simBlockTokens {
+		s.ids = binary.LittleEndian.AppendUint64(s.ids, s.cur)
+		s.cur, s.curN = 0, 0
+	}
+}
+
+// addTokens is appendWords for the block ids.
+func (s *session) addTokens(ns string, blockSize int, hashIDs []int64, from, n int, unique string) {
+	for p := from; p < from+n; p++ {
+		b := p / blockSize
+		if b < len(hashIDs) {
+			s.addToken(tokenHash(ns, hashIDs[b], p%blockSize))
+		} else {
+			s.addToken(tokenHash(unique, int64(b), p%blockSize))
+		}
 	}
 }
 
@@ -80,6 +118,20 @@ func appendWords(sb *strings.Builder, ns string, blockSize int, hashIDs []int64,
 // reset and the turn is sent as one fresh message.
 func (s *session) prepare(i int) []message {
 	t := s.conv.Turns[i]
+	if s.sim {
+		if t.In < s.tokens {
+			s.tokens, s.ids, s.cur, s.curN = 0, s.ids[:0], 0, 0
+		}
+		n := max(1, t.In-s.tokens)
+		if s.tokens == 0 && s.marker != "" {
+			s.addToken(tokenHash(s.marker, 0, 0))
+			s.tokens++
+			n = max(1, n-1)
+		}
+		s.addTokens(s.conv.TraceID, s.conv.BlockSize, t.HashIDs, s.tokens, n, fmt.Sprintf("%s#%d", s.conv.ID, i))
+		s.tokens += n
+		return nil
+	}
 	if t.In < s.tokens {
 		s.messages, s.tokens = nil, 0
 	}
@@ -104,7 +156,10 @@ func (s *session) prepare(i int) []message {
 // turn's (blocks, blocks already seen in this play).
 func (s *session) complete(i int) (blocks, hits int) {
 	t := s.conv.Turns[i]
-	if t.Out > 0 {
+	if t.Out > 0 && s.sim {
+		s.addTokens(s.conv.ID+"/assistant", s.conv.BlockSize, nil, 0, t.Out, fmt.Sprintf("%s@%d", s.conv.ID, i))
+		s.tokens += t.Out
+	} else if t.Out > 0 {
 		var sb strings.Builder
 		appendWords(&sb, s.conv.ID+"/assistant", s.conv.BlockSize, nil, 0, t.Out, fmt.Sprintf("%s@%d", s.conv.ID, i))
 		s.messages = append(s.messages, message{Role: "assistant", Content: sb.String()})

@@ -1,0 +1,363 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The virtual clock protocol's request headers and SSE time comment, as
+// sweep/simengine defines them (HeaderParticipant, HeaderTime,
+// HeaderDeadline, SSEClockPrefix).
+const (
+	simHeaderParticipant = "X-Sim-Participant"
+	simHeaderTime        = "X-Sim-Time"
+	simHeaderDeadline    = "X-Sim-Deadline"
+	simSSEClock          = ": sim-time "
+	simBlockTokens       = 64 // tokens per block id of a prompt sent by blocks
+)
+
+// vclock is the load generator's side of the simulated engine's virtual
+// clock (Options.VirtualClock; the protocol is described in "go doc
+// sweep/simengine"). Every stream of requests (the run itself, each lane,
+// each subagent stream) is a participant with its own simulated time; a
+// participant tells the engine whenever it sleeps, waits for others or
+// leaves, so the engine never advances past a moment at which a
+// participant could still send something. Timestamps in the artifacts are
+// wall0 plus the simulated time since t0, so every duration is simulated.
+type vclock struct {
+	hc    *http.Client
+	base  string // the engine (or router) base URL
+	t0    float64
+	wall0 int64
+}
+
+// vpart is one participant and its current simulated time.
+type vpart struct {
+	id  string
+	now float64
+}
+
+func fmtSim(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// ns maps a simulated time to an artifact timestamp.
+func (c *vclock) ns(t float64) int64 { return c.wall0 + int64(math.Round((t-c.t0)*1e9)) }
+
+// call posts to a /sim/ endpoint of base and returns the body.
+func (c *vclock) call(ctx context.Context, base, method, path string, q url.Values) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, base+path+"?"+q.Encode(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("virtual clock %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("virtual clock %s: %w", path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, &vclockError{path: path, code: resp.StatusCode, msg: strings.TrimSpace(string(body))}
+	}
+	return body, nil
+}
+
+type vclockError struct {
+	path string
+	code int
+	msg  string
+}
+
+func (e *vclockError) Error() string {
+	return fmt.Sprintf("virtual clock %s: HTTP %d: %s", e.path, e.code, e.msg)
+}
+
+func (c *vclock) post(ctx context.Context, path string, q url.Values) ([]byte, error) {
+	return c.call(ctx, c.base, http.MethodPost, path, q)
+}
+
+// joinFirst registers the first participant at the engine's current time.
+func (c *vclock) joinFirst(ctx context.Context, id string, wall time.Time) (*vpart, error) {
+	b, err := c.post(ctx, "/sim/join", url.Values{"ids": {id}})
+	if err != nil {
+		return nil, fmt.Errorf("%w (is the engine a sweep sim-engine on the virtual clock?)", err)
+	}
+	t, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return nil, fmt.Errorf("virtual clock /sim/join: %q: %w", b, err)
+	}
+	c.t0, c.wall0 = t, wall.UnixNano()
+	return &vpart{id: id, now: t}, nil
+}
+
+func at(p *vpart) url.Values { return url.Values{"p": {p.id}, "at": {fmtSim(p.now)}} }
+
+// join registers new participants at by's time, on its behalf.
+func (c *vclock) join(ctx context.Context, by *vpart, ids ...string) ([]*vpart, error) {
+	q := at(by)
+	q.Set("ids", strings.Join(ids, ","))
+	if _, err := c.post(ctx, "/sim/join", q); err != nil {
+		return nil, err
+	}
+	out := make([]*vpart, len(ids))
+	for i, id := range ids {
+		out[i] = &vpart{id: id, now: by.now}
+	}
+	return out, nil
+}
+
+// leave removes p; it never fails the run (a gone engine is reported by
+// the requests).
+func (c *vclock) leave(p *vpart) {
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	_, _ = c.post(ctx, "/sim/leave", url.Values{"p": {p.id}})
+}
+
+// block says p waits for other participants (they set its time).
+func (c *vclock) block(ctx context.Context, p *vpart) error {
+	_, err := c.post(ctx, "/sim/block", at(p))
+	return err
+}
+
+// set moves the participants ids to time to, on behalf of by.
+func (c *vclock) set(ctx context.Context, by *vpart, to float64, ids ...string) error {
+	q := at(by)
+	q.Set("to", fmtSim(to))
+	q.Set("ids", strings.Join(ids, ","))
+	_, err := c.post(ctx, "/sim/set", q)
+	return err
+}
+
+// sleep waits until simulated time until (earlier when the idle-gap cap
+// shortens an idle stretch) and advances p to it. It reports false when
+// ctx ended the wait or the engine failed.
+func (c *vclock) sleep(ctx context.Context, p *vpart, until float64, cap time.Duration) bool {
+	if until <= p.now {
+		return ctx.Err() == nil
+	}
+	q := at(p)
+	q.Set("until", fmtSim(until))
+	if cap > 0 {
+		q.Set("cap", fmtSim(cap.Seconds()))
+	}
+	b, err := c.post(ctx, "/sim/sleep", q)
+	if err != nil {
+		return false
+	}
+	t, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return false
+	}
+	p.now = t
+	return ctx.Err() == nil
+}
+
+// vgroup is a set of participants another one (the waiter) waits for:
+// the last member to arrive sets the waiter, and the members that stay,
+// to the latest member time, so nothing runs before that time is known.
+type vgroup struct {
+	c      *vclock
+	mu     sync.Mutex
+	left   int
+	latest float64
+	stay   []string
+	waiter *vpart
+	done   chan struct{}
+}
+
+// newVGroup makes a group of n members; the waiter must block (or be
+// blocked by the caller) before any member can arrive.
+func newVGroup(c *vclock, n int, waiter *vpart) *vgroup {
+	return &vgroup{c: c, left: n, latest: waiter.now, waiter: waiter, done: make(chan struct{})}
+}
+
+// arrive ends p's part at p.now. With leave, p leaves the clock;
+// otherwise it waits for the others and continues at the group's time.
+func (g *vgroup) arrive(ctx context.Context, p *vpart, leave bool) {
+	g.mu.Lock()
+	g.latest = max(g.latest, p.now)
+	g.left--
+	if g.left > 0 {
+		if leave {
+			g.c.leave(p)
+		} else {
+			g.stay = append(g.stay, p.id)
+			_ = g.c.block(ctx, p) // under mu: before the last member sets it
+		}
+		g.mu.Unlock()
+		if !leave {
+			<-g.done
+			p.now = g.latest
+		}
+		return
+	}
+	ids := append(g.stay, g.waiter.id)
+	if !leave {
+		ids = append(ids, p.id)
+	}
+	_ = g.c.set(ctx, p, g.latest, ids...)
+	if leave {
+		g.c.leave(p)
+	}
+	p.now = g.latest
+	g.mu.Unlock()
+	close(g.done)
+}
+
+// wait blocks until the group is complete and advances the waiter.
+func (g *vgroup) wait() {
+	<-g.done
+	g.waiter.now = g.latest
+}
+
+// record starts the engine's metric sampling at p's time (the baseline
+// sample) every interval, at the endpoint's base; ok is false when that
+// endpoint is not a virtual-clock engine.
+func (c *vclock) record(ctx context.Context, endpoint string, p *vpart, interval time.Duration) (bool, error) {
+	q := at(p)
+	q.Set("interval", fmtSim(interval.Seconds()))
+	_, err := c.call(ctx, endpointBase(endpoint), http.MethodPost, "/sim/record", q)
+	if ve, ok := errors.AsType[*vclockError](err); ok && ve.code == http.StatusNotFound && !strings.Contains(ve.msg, "participant") {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// sample takes a reference sample at p's time.
+func (c *vclock) sample(ctx context.Context, endpoint string, p *vpart) error {
+	_, err := c.call(ctx, endpointBase(endpoint), http.MethodPost, "/sim/sample", at(p))
+	return err
+}
+
+func endpointBase(endpoint string) string { return strings.TrimSuffix(endpoint, "/metrics") }
+
+// fetchLog reads the engine's sample log into l: the schema page gives
+// the families and series, each record the changed sample values.
+func (c *vclock) fetchLog(ctx context.Context, endpoint string, l *endpointLog) error {
+	body, err := c.call(ctx, endpointBase(endpoint), http.MethodGet, "/sim/log", nil)
+	if err != nil {
+		return err
+	}
+	if len(body) < 4 {
+		return errors.New("virtual clock /sim/log: short answer")
+	}
+	n := int(binary.LittleEndian.Uint32(body))
+	if 4+n > len(body) {
+		return errors.New("virtual clock /sim/log: truncated schema")
+	}
+	schema, recs := body[4:4+n], body[4+n:]
+	fams, err := parsePromText(bytes.NewReader(schema))
+	if err != nil {
+		return fmt.Errorf("virtual clock /sim/log schema: %w", err)
+	}
+	lines, err := sampleLines(schema, fams)
+	if err != nil {
+		return err
+	}
+	vals := make([]float64, len(lines))
+	for len(recs) >= 12 {
+		t := math.Float64frombits(binary.LittleEndian.Uint64(recs))
+		k := int(binary.LittleEndian.Uint32(recs[8:]))
+		recs = recs[12:]
+		if len(recs) < 12*k {
+			return errors.New("virtual clock /sim/log: truncated record")
+		}
+		for j := range k {
+			i := int(binary.LittleEndian.Uint32(recs[12*j:]))
+			if i >= len(vals) {
+				return fmt.Errorf("virtual clock /sim/log: sample index %d of %d", i, len(vals))
+			}
+			vals[i] = math.Float64frombits(binary.LittleEndian.Uint64(recs[12*j+4:]))
+		}
+		recs = recs[12*k:]
+		ns := c.ns(t)
+		if k > 0 || len(l.updates) == 0 {
+			l.updates = append(l.updates, ns)
+		}
+		// Rebuild the page's samples from the values.
+		for _, ln := range lines {
+			smp := ln.sample
+			if smp == nil {
+				continue
+			}
+			switch ln.part {
+			case "bucket":
+				smp.Buckets[ln.le] = vals[ln.idx]
+			case "sum":
+				smp.Sum = vals[ln.idx]
+			case "count":
+				smp.Count = vals[ln.idx]
+			default:
+				smp.Value = vals[ln.idx]
+			}
+		}
+		l.add(ns, fams)
+	}
+	return nil
+}
+
+// sampleLine maps one sample line of the schema page to the sample it
+// sets.
+type sampleLine struct {
+	idx    int
+	sample *promSample
+	part   string
+	le     string
+}
+
+// sampleLines walks the schema page's sample lines in order (the order of
+// every record's values) and points each at its family's sample in fams.
+func sampleLines(page []byte, fams map[string]*promFamily) ([]sampleLine, error) {
+	types := map[string]string{}
+	for _, f := range fams {
+		types[f.Name] = f.Type
+		if f.Type == "counter" {
+			types[f.Name+"_total"] = "counter"
+		}
+	}
+	bySeries := map[string]*promSample{}
+	for name, f := range fams {
+		for i := range f.Samples {
+			bySeries[name+"\x00"+f.Samples[i].key] = &f.Samples[i]
+		}
+	}
+	var out []sampleLine
+	for line := range strings.SplitSeq(string(page), "\n") {
+		s := strings.TrimSpace(line)
+		if s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		name, labels, _, err := parseSampleLine(s)
+		if err != nil {
+			return nil, fmt.Errorf("virtual clock schema: %w", err)
+		}
+		fam, typ, part := familyOf(name, types)
+		if part == "created" {
+			out = append(out, sampleLine{idx: len(out)})
+			continue
+		}
+		le := labels["le"]
+		if typ == "histogram" {
+			delete(labels, "le")
+		}
+		smp := bySeries[fam+"\x00"+labelKey(labels)]
+		if smp == nil {
+			return nil, fmt.Errorf("virtual clock schema: line %q has no series", s)
+		}
+		out = append(out, sampleLine{idx: len(out), sample: smp, part: part, le: le})
+	}
+	return out, nil
+}

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -36,7 +38,33 @@ type chatRequest struct {
 	xCorrelationID string
 	useServerCount bool
 	clientISL      int // client-side token estimate of the prompt
+	// sim, on the virtual clock, is the request's place on the simulated
+	// timeline (nil on the wall clock).
+	sim *simCall
 }
+
+// simCall is what a request on the virtual clock carries: the
+// participant sending it and its simulated arrival time, the simulated
+// times at which the load generator would time it out (request timeout)
+// or cancel it (end of a grace period), and the prompt by block ids.
+type simCall struct {
+	part      string
+	at        float64
+	timeoutAt float64 // +Inf: none
+	cancelAt  float64 // +Inf: none
+	prompt    *simPrompt
+}
+
+// simPrompt is the simulated engine's sweep_sim_prompt extension: the
+// prompt by the content ids of its blocks of BlockTokens tokens.
+type simPrompt struct {
+	Tokens      int    `json:"tokens"`
+	BlockTokens int    `json:"block_tokens"`
+	Blocks      []byte `json:"blocks"`
+}
+
+// deadline is the earlier of the two limits (+Inf: none).
+func (c *simCall) deadline() float64 { return min(c.timeoutAt, c.cancelAt) }
 
 // body builds the OpenAI chat-completions JSON body.
 func (r *chatRequest) body() ([]byte, error) {
@@ -54,6 +82,12 @@ func (r *chatRequest) body() ([]byte, error) {
 	for k, v := range r.extra {
 		m[k] = v
 	}
+	if r.sim != nil && r.sim.prompt != nil {
+		// The engine reads the prompt from the block ids; one short
+		// message keeps the body a valid chat request.
+		m["messages"] = []message{{Role: "user", Content: "."}}
+		m["sweep_sim_prompt"] = r.sim.prompt
+	}
 	return json.Marshal(m)
 }
 
@@ -69,6 +103,7 @@ type streamChunk struct {
 			Content          string `json:"content"`
 			ReasoningContent string `json:"reasoning_content"`
 		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *usage          `json:"usage"`
 	Error json.RawMessage `json:"error"`
@@ -100,26 +135,48 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 	for k, v := range r.headers {
 		req.Header.Set(k, v)
 	}
+	if c := r.sim; c != nil {
+		t.sim, t.simT = c, c.at
+		req.Header.Set(simHeaderParticipant, c.part)
+		req.Header.Set(simHeaderTime, fmtSim(c.at))
+		if d := c.deadline(); !math.IsInf(d, 1) {
+			req.Header.Set(simHeaderDeadline, fmtSim(d))
+		}
+	}
 	start = time.Now()
 	resp, err := hc.Do(req)
 	if err != nil {
 		return start, t, transportError(err)
 	}
 	defer resp.Body.Close()
-	t.ackNs = max(1, time.Since(start).Nanoseconds())
+	t.ackNs = max(1, t.since(start))
 	if resp.StatusCode >= 400 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // best effort: the status is the error
-		t.endNs = time.Since(start).Nanoseconds()
+		t.endNs = t.since(start)
 		return start, t, &RecordError{Code: resp.StatusCode, Type: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		rerr = readStream(resp.Body, start, &t)
 	} else {
+		if v := resp.Header.Get(simHeaderTime); t.sim != nil && v != "" {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				t.simT = f
+			}
+		}
 		rerr = readWhole(resp.Body, start, &t)
 	}
-	t.endNs = time.Since(start).Nanoseconds()
+	t.endNs = t.since(start)
 	if rerr == nil && ctx.Err() != nil {
 		rerr = transportError(ctx.Err())
+	}
+	if rerr == nil && t.sim != nil && t.finish == "abort" {
+		// The engine ended the request at its deadline: the timeout or
+		// the cancellation the wall clock would have applied there.
+		if t.simT >= t.sim.timeoutAt-1e-6 {
+			rerr = &RecordError{Type: "TimeoutError", Message: fmt.Sprintf("request timed out after %gs (simulated)", t.sim.timeoutAt-t.sim.at), CauseChain: []string{"TimeoutError"}}
+		} else {
+			rerr = transportError(errCancelled)
+		}
 	}
 	if rerr != nil {
 		return start, t, rerr
@@ -152,7 +209,15 @@ func readStream(body io.Reader, start time.Time, t *timing) *RecordError {
 			line = append(append([]byte(nil), line...), rest...)
 			err = err2
 		}
-		now := time.Since(start).Nanoseconds()
+		if t.sim != nil {
+			if v, ok := bytes.CutPrefix(line, []byte(simSSEClock)); ok {
+				if f, err := strconv.ParseFloat(string(bytes.TrimSpace(v)), 64); err == nil {
+					t.simT = f
+				}
+				continue
+			}
+		}
+		now := t.since(start)
 		if len(line) > 0 {
 			if rerr := handleEvent(bytes.TrimSpace(line), now, t, &done); rerr != nil {
 				return rerr
@@ -195,6 +260,9 @@ func handleEvent(line []byte, now int64, t *timing, done *bool) *RecordError {
 	}
 	var text string
 	for _, ch := range c.Choices {
+		if ch.FinishReason != "" {
+			t.finish = ch.FinishReason
+		}
 		if ch.Delta != nil {
 			text += ch.Delta.ReasoningContent + ch.Delta.Content
 		}
@@ -215,7 +283,7 @@ func readWhole(body io.Reader, start time.Time, t *timing) *RecordError {
 	if len(b) > maxResponseBody {
 		return &RecordError{Type: "ResponseTooLargeError", Message: fmt.Sprintf("response body larger than %d bytes", maxResponseBody)}
 	}
-	now := time.Since(start).Nanoseconds()
+	now := t.since(start)
 	var c streamChunk
 	if err := json.Unmarshal(b, &c); err != nil {
 		return &RecordError{Type: "ResponseParseError", Message: fmt.Sprintf("invalid JSON response: %v", err)}
@@ -226,6 +294,9 @@ func readWhole(body io.Reader, start time.Time, t *timing) *RecordError {
 	t.usage = c.Usage
 	var text string
 	for _, ch := range c.Choices {
+		if ch.FinishReason != "" {
+			t.finish = ch.FinishReason
+		}
 		if ch.Message != nil {
 			text += ch.Message.ReasoningContent + ch.Message.Content
 		}

@@ -66,8 +66,13 @@ type Options struct {
 	// TimeScale divides every wait the generator itself makes (duration,
 	// grace periods, recorded idle gaps, scrape interval), for engines
 	// that run on a compressed clock. 1 = real time.
-	TimeScale  float64
-	CLICommand string // echoed in run_info.cli_command
+	TimeScale float64
+	// VirtualClock runs on the simulated engine's virtual clock (see
+	// vclock.go): every wait and every timestamp is simulated time the
+	// engine advances by events, so the result does not depend on how
+	// busy the machine is; TimeScale is then ignored.
+	VirtualClock bool
+	CLICommand   string // echoed in run_info.cli_command
 
 	// Transport carries every HTTP request (inference and metrics); nil
 	// means a pooled http.Transport sized for Concurrency.

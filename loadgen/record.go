@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"time"
 )
 
 // Phase names as aiperf writes them in benchmark_phase / phase_name.
@@ -151,6 +152,21 @@ type timing struct {
 	inputToks  int     // ISL (server usage or client estimate)
 	outputToks int     // OSL (server usage or client estimate)
 	usage      *usage  // server usage block, when sent
+	finish     string  // the last finish_reason seen
+
+	// On the virtual clock every offset is simulated: sim is the request's
+	// call and simT the latest simulated time the engine stamped.
+	sim  *simCall
+	simT float64
+}
+
+// since is the offset of now from the request start: wall time, or on
+// the virtual clock the simulated time the engine last stamped.
+func (t *timing) since(start time.Time) int64 {
+	if t.sim != nil {
+		return int64(math.Round((t.simT - t.sim.at) * 1e9))
+	}
+	return time.Since(start).Nanoseconds()
 }
 
 // scale multiplies every measured offset by s (see clock).

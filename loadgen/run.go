@@ -89,6 +89,29 @@ type runner struct {
 	cancelIss  context.CancelFunc
 	cancelReq  context.CancelCauseFunc
 	idle       *idleGuard
+
+	// On the virtual clock (Options.VirtualClock): the clock, the run's
+	// own participant, and the simulated limits of the current phase:
+	// lanes issue nothing at or after issueEnd, and requests still open
+	// at cancelAt are cancelled (+Inf: no limit).
+	vc       *vclock
+	main     *vpart
+	issueEnd float64
+	cancelAt float64
+}
+
+// nowNs is the artifact timestamp of now: the wall clock (scaled), or
+// the run participant's simulated time.
+func (r *runner) nowNs() int64 {
+	if r.vc != nil {
+		return r.vc.ns(r.main.now)
+	}
+	return r.clock.now()
+}
+
+// issuing reports whether p (nil on the wall clock) may still issue.
+func (r *runner) issuing(ctx context.Context, p *vpart) bool {
+	return ctx.Err() == nil && (p == nil || p.now < r.issueEnd)
 }
 
 // Run replays the traces against the server as Options say, writes the
@@ -108,7 +131,8 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 	r := &runner{o: o, progress: progress, counts: map[string]*Counts{PhaseWarmup: {}, PhaseProfiling: {}}}
 	r.start = time.Now()
 	r.clock = clock{t0: r.start, scale: o.TimeScale}
-	r.benchID = newUUID()
+	r.issueEnd, r.cancelAt = inf, inf
+	r.benchID = r.uuid("benchmark")
 	r.procID = "record_processor_" + r.benchID[:8]
 	r.url = o.URL + o.Endpoint
 	ds, err := resolveDataset(&o, func(msg string) { r.logf("warning: %s", msg) })
@@ -151,6 +175,14 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 		rt = tr
 	}
 	r.hc = &http.Client{Transport: rt}
+	if o.VirtualClock {
+		r.vc = &vclock{hc: r.hc, base: strings.TrimRight(o.URL, "/")}
+		if r.main, err = r.vc.joinFirst(ctx, "run", r.start); err != nil {
+			return nil, err
+		}
+		defer func() { r.vc.leave(r.main) }()
+		r.logf("virtual clock: the engine's simulated time is the timeline (starting at %gs)", r.main.now)
+	}
 	r.logf("replaying %d agentic sessions from %s against %s (model %s, concurrency %d)", len(r.convs), ds.describe(), r.url, o.Model, o.Concurrency)
 
 	// Server metrics: a baseline before warm-up, then a poller until the
@@ -161,8 +193,13 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 	defer func() { stopPoll(); pollWG.Wait() }()
 	if eps := metricsEndpoints(&o); len(eps) > 0 {
 		scr = newScraper(r.hc, eps, r.clock)
-		scr.scrapeAll(ctx)
-		pollWG.Go(func() { scr.poll(pollCtx, max(o.scaled(o.ScrapeInterval), time.Millisecond)) }) // exits on stopPoll
+		if r.vc != nil {
+			scr.vc, scr.main = r.vc, r.main
+			scr.record(ctx, o.ScrapeInterval) // the engine samples on the simulated timeline
+		} else {
+			scr.scrapeAll(ctx)
+			pollWG.Go(func() { scr.poll(pollCtx, max(o.scaled(o.ScrapeInterval), time.Millisecond)) }) // exits on stopPoll
+		}
 	}
 
 	lanes := r.warmup(ctx)
@@ -171,21 +208,29 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 		if scr != nil && r.o.WarmupPerLane > 0 {
 			scr.scrapeAll(ctx) // the counters' reference point: warm-up has drained
 		}
-		profStart = r.clock.now()
+		profStart = r.nowNs()
 		r.profile(ctx, lanes)
 	}
-	profEnd := r.clock.now()
+	profEnd := r.nowNs()
 
 	if scr != nil && profStart > 0 {
 		if ctx.Err() == nil { // let counters that move at request end settle
-			sleepCtx(ctx, o.scaled(o.ScrapeFlush))
+			if r.vc != nil {
+				r.vc.sleep(ctx, r.main, r.main.now+o.ScrapeFlush.Seconds(), 0)
+			} else {
+				sleepCtx(ctx, o.scaled(o.ScrapeFlush))
+			}
 		}
 		stopPoll()
 		pollWG.Wait()
 		fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), scrapeTimeout)
 		scr.scrapeAll(fin)
+		scr.collect(fin)
 		cancel()
-		profEnd = r.clock.now()
+		profEnd = r.nowNs()
+	}
+	if r.vc != nil {
+		r.sortRecords() // lanes finish in wall order; the artifacts follow the timeline
 	}
 	res, werr := r.writeArtifacts(ctx, scr, profStart, profEnd)
 	switch {
@@ -221,34 +266,59 @@ type lane struct {
 	idx    int
 	worker string
 	sess   *session
+	plays  int    // root plays started on this lane
+	p      *vpart // the lane's participant on the virtual clock
 }
 
 // nextConv returns the next conversation from the sampler: a seeded
 // shuffle of the corpus, played in order and wrapped.
-func (r *runner) nextConv() *Conversation {
+//
+// On the virtual clock the order in which lanes ask depends on the
+// machine, so each lane strides through the shuffle on its own instead:
+// lane i's k-th play is the shuffle's element i + k*concurrency.
+func (r *runner) nextConv(l *lane) *Conversation {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c := r.convs[r.order[r.sampleNext%len(r.order)]]
+	i := r.sampleNext
+	if r.vc != nil {
+		i = l.idx + l.plays*r.o.Concurrency
+	}
+	l.plays++
+	c := r.convs[r.order[i%len(r.order)]]
 	r.sampleNext++
 	return c
 }
 
-// newSession starts a play of conv; parent is nil for roots.
-func (r *runner) newSession(conv *Conversation, parent *session) *session {
+// newSession starts a play of conv; parent is nil for roots. key names
+// the play uniquely within the run (its ids derive from it on the
+// virtual clock).
+func (r *runner) newSession(conv *Conversation, parent *session, key string) *session {
 	r.mu.Lock()
 	num := r.sessions
 	r.sessions++
 	r.mu.Unlock()
-	s := &session{conv: conv, num: num, correlationID: newUUID()}
+	s := &session{conv: conv, num: num, correlationID: r.uuid("session/" + key), sim: r.vc != nil}
 	s.rootID = s.correlationID
 	if parent != nil {
 		s.rootID, s.parentID, s.marker = parent.rootID, parent.correlationID, parent.marker
 	} else if r.o.CacheBust {
 		h := fnv.New64a()
-		fmt.Fprintf(h, "%s/%d/%s", r.benchID, num, conv.ID)
+		fmt.Fprintf(h, "%s/%s/%s", r.benchID, s.correlationID, conv.ID)
 		s.marker = fmt.Sprintf("[rid:%012x]", h.Sum64()&0xffffffffffff)
 	}
 	return s
+}
+
+// uuid returns a random RFC 4122 version 4 UUID, or on the virtual clock
+// one derived from the seed and key, so that the ids the engine routes
+// by are the same in every run of a seed.
+func (r *runner) uuid(key string) string {
+	if !r.o.VirtualClock {
+		return newUUID()
+	}
+	h := fnv.New128a()
+	fmt.Fprintf(h, "%d/%s", r.o.Seed, key)
+	return formatUUID([16]byte(h.Sum(nil)))
 }
 
 // startTurn samples a lane's initial trajectory start k in
@@ -277,8 +347,14 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 		h := fnv.New32a()
 		fmt.Fprintf(h, "%s/%d", r.benchID, i)
 		lanes[i] = &lane{idx: i, worker: fmt.Sprintf("worker_%08x", h.Sum32())}
-		conv := r.nextConv()
-		lanes[i].sess = r.newSession(conv, nil)
+		conv := r.nextConv(lanes[i])
+		lanes[i].sess = r.newSession(conv, nil, fmt.Sprintf("lane%d/play0", i))
+	}
+	if r.vc != nil {
+		if err := r.vjoin(ctx, lanes); err != nil {
+			r.fail(&RunError{Reason: "virtual_clock", Err: err})
+			return lanes
+		}
 	}
 	w := r.o.WarmupPerLane
 	if w == 0 {
@@ -294,14 +370,27 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 	r.logf("warm-up: %d request(s) per lane on %d lanes", w, len(lanes))
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if g := r.o.scaled(r.o.WarmupGrace); g > 0 {
+	var g *vgroup
+	switch {
+	case r.vc != nil:
+		// Every lane warms up from the run's time; profiling starts at the
+		// simulated time the last warm-up request ended.
+		if r.o.WarmupGrace > 0 {
+			r.issueEnd = r.main.now + r.o.WarmupGrace.Seconds()
+			r.cancelAt = r.issueEnd
+		}
+		g = r.vwait(ctx, len(lanes), r.main)
+	case r.o.WarmupGrace > 0:
 		var cancelTimer context.CancelFunc
-		wctx, cancelTimer = context.WithTimeoutCause(wctx, g, errCancelled)
+		wctx, cancelTimer = context.WithTimeoutCause(wctx, r.o.scaled(r.o.WarmupGrace), errCancelled)
 		defer cancelTimer()
 	}
 	var wg sync.WaitGroup
 	for _, l := range lanes {
 		wg.Go(func() { // exits after its lane's warm-up turns or on wctx
+			if g != nil {
+				defer g.arrive(cleanupCtx(ctx), l.p, false)
+			}
 			s := l.sess
 			k := r.startTurn(s.conv, l.idx)
 			first := max(0, k-w+1)
@@ -310,7 +399,7 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 				s.complete(i)
 			}
 			for i := first; i <= k; i++ {
-				if wctx.Err() != nil {
+				if !r.issuing(wctx, s.p) {
 					return
 				}
 				rec := r.do(wctx, l, s, i, PhaseWarmup, 1)
@@ -323,6 +412,10 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 		})
 	}
 	wg.Wait()
+	if g != nil {
+		g.wait()
+		r.issueEnd, r.cancelAt = inf, inf
+	}
 	c := r.counts[PhaseWarmup]
 	r.logf("warm-up done: %d ok, %d failed, %s", c.OK, c.Failed, time.Since(r.start).Round(time.Millisecond))
 	return lanes
@@ -348,7 +441,17 @@ func (r *runner) fail(e *RunError) {
 func (r *runner) profile(ctx context.Context, lanes []*lane) {
 	o := &r.o
 	issueCtx, cancelIss := context.WithCancel(ctx)
-	if o.BenchmarkDuration > 0 {
+	var g *vgroup
+	switch {
+	case r.vc != nil:
+		// The window and the grace period are simulated times: lanes stop
+		// issuing at issueEnd, the engine cancels what is open at cancelAt.
+		if o.BenchmarkDuration > 0 {
+			r.issueEnd = r.main.now + o.BenchmarkDuration.Seconds()
+			r.cancelAt = r.issueEnd + o.GracePeriod.Seconds()
+		}
+		g = r.vwait(ctx, len(lanes), r.main)
+	case o.BenchmarkDuration > 0:
 		issueCtx, cancelIss = context.WithTimeout(ctx, o.scaled(o.BenchmarkDuration))
 	}
 	reqCtx, cancelReq := context.WithCancelCause(ctx)
@@ -362,6 +465,9 @@ func (r *runner) profile(ctx context.Context, lanes []*lane) {
 	lanesDone := make(chan struct{})
 	var aux sync.WaitGroup
 	aux.Go(func() { // grace timer: exits when the lanes are done or the grace period ends
+		if r.vc != nil {
+			return // the engine applies the grace period on the simulated timeline
+		}
 		select {
 		case <-issueCtx.Done():
 		case <-lanesDone:
@@ -376,6 +482,10 @@ func (r *runner) profile(ctx context.Context, lanes []*lane) {
 		}
 	})
 	profStart := time.Now()
+	var simStart float64
+	if r.vc != nil {
+		simStart = r.main.now
+	}
 	aux.Go(func() { r.printProgress(lanesDone, profStart) }) // exits when the lanes are done
 
 	r.idle = newIdleGuard(o.scaled(o.SystemIdleCap), len(lanes))
@@ -383,16 +493,26 @@ func (r *runner) profile(ctx context.Context, lanes []*lane) {
 	for _, l := range lanes {
 		wg.Go(func() { // exits when issueCtx is done and its request returned
 			defer r.idle.leave()
+			if g != nil {
+				defer g.arrive(cleanupCtx(ctx), l.p, true)
+			}
 			r.runLane(issueCtx, reqCtx, l)
 		})
 	}
 	wg.Wait()
+	if g != nil {
+		g.wait()
+	}
 	close(lanesDone)
 	if r.idle.jumps > 0 {
 		r.logf("system idle guard: shifted the pending idle gaps %d time(s) (cap %s)", r.idle.jumps, o.SystemIdleCap)
 	}
 	aux.Wait()
 	c := r.counts[PhaseProfiling]
+	if r.vc != nil {
+		r.logf("profiling done: %d ok, %d failed, %s simulated in %s", c.OK, c.Failed, time.Duration(float64(time.Second)*(r.main.now-simStart)).Round(time.Millisecond), time.Since(profStart).Round(time.Millisecond))
+		return
+	}
 	r.logf("profiling done: %d ok, %d failed in %s", c.OK, c.Failed, time.Since(profStart).Round(time.Millisecond))
 }
 
@@ -459,7 +579,7 @@ func (r *runner) takeIssue() bool {
 
 // runLane replays sessions on one lane until issueCtx is done.
 func (r *runner) runLane(issueCtx, reqCtx context.Context, l *lane) {
-	for issueCtx.Err() == nil {
+	for r.issuing(issueCtx, l.p) {
 		s := l.sess
 		if s == nil || s.next >= len(s.conv.Turns) {
 			r.mu.Lock()
@@ -473,11 +593,13 @@ func (r *runner) runLane(issueCtx, reqCtx context.Context, l *lane) {
 			if over {
 				return
 			}
-			s = r.newSession(r.nextConv(), nil) // recycled plays start at turn 0
+			conv := r.nextConv(l)
+			s = r.newSession(conv, nil, fmt.Sprintf("lane%d/play%d", l.idx, l.plays)) // recycled plays start at turn 0
+			s.p = l.p
 			l.sess = s
 		}
 		i := s.next
-		if !r.children(issueCtx, reqCtx, l, s, s.conv.Children[i]) {
+		if !r.children(issueCtx, reqCtx, l, s, i) {
 			return
 		}
 		if !r.turn(issueCtx, reqCtx, l, s, i) {
@@ -490,9 +612,12 @@ func (r *runner) runLane(issueCtx, reqCtx context.Context, l *lane) {
 // once (aiperf's SPAWN branch: concurrency is per session tree, so a
 // lane may have several requests in flight here), and returns when all
 // have finished (SPAWN_JOIN). It returns false when the lane must stop.
-func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *session, kids []*Conversation) bool {
-	play := func(child *Conversation) bool {
-		cs := r.newSession(child, parent)
+func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *session, turn int) bool {
+	kids := parent.conv.Children[turn]
+	play := func(j int, p *vpart) bool {
+		child := kids[j]
+		cs := r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, turn, j))
+		cs.p = p
 		for j := range child.Turns {
 			if !r.turn(issueCtx, reqCtx, l, cs, j) {
 				return false
@@ -504,16 +629,35 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 	case 0:
 		return true
 	case 1:
-		return play(kids[0])
+		return play(0, parent.p) // one subagent runs in the parent's stream
+	}
+	// On the virtual clock each subagent is a participant of its own,
+	// starting at the parent's time; the parent continues at the time the
+	// last one finished.
+	parts := make([]*vpart, len(kids))
+	var g *vgroup
+	if parent.p != nil {
+		ids := make([]string, len(kids))
+		for j := range kids {
+			ids[j] = fmt.Sprintf("%s/%d.%d", parent.p.id, turn, j)
+		}
+		var err error
+		if parts, err = r.vc.join(issueCtx, parent.p, ids...); err != nil {
+			return false
+		}
+		g = r.vwait(issueCtx, len(kids), parent.p)
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	ok := true
-	for _, child := range kids {
+	for j := range kids {
 		r.idle.join()  // each stream is a participant of the idle guard
 		wg.Go(func() { // exits when its subagent's turns are done or issueCtx is
 			defer r.idle.leave()
-			if !play(child) {
+			if g != nil {
+				defer g.arrive(cleanupCtx(issueCtx), parts[j], true)
+			}
+			if !play(j, parts[j]) {
 				mu.Lock()
 				ok = false
 				mu.Unlock()
@@ -521,6 +665,9 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 		})
 	}
 	wg.Wait() // the parent stays busy for the idle guard: its tree is live
+	if g != nil {
+		g.wait()
+	}
 	return ok
 }
 
@@ -529,11 +676,15 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 func (r *runner) turn(issueCtx, reqCtx context.Context, l *lane, s *session, i int) bool {
 	t := s.conv.Turns[i]
 	if i > 0 && t.Delay > 0 {
-		if !r.idle.sleep(issueCtx, r.o.scaled(time.Duration(t.Delay*float64(time.Second)))) {
+		if s.p != nil {
+			if !r.vsleep(issueCtx, s.p, t.Delay, r.o.SystemIdleCap) {
+				return false
+			}
+		} else if !r.idle.sleep(issueCtx, r.o.scaled(time.Duration(t.Delay*float64(time.Second)))) {
 			return false
 		}
 	}
-	if issueCtx.Err() != nil {
+	if !r.issuing(issueCtx, s.p) {
 		return false
 	}
 	if r.o.MaxContext > 0 && t.In > r.o.MaxContext {
@@ -546,6 +697,9 @@ func (r *runner) turn(issueCtx, reqCtx context.Context, l *lane, s *session, i i
 	}
 	rec := r.do(reqCtx, l, s, i, PhaseProfiling, max(1, t.Out))
 	if rec.Error != nil && rec.Metadata.RequestAckNs == 0 && !rec.Metadata.WasCancelled {
+		if s.p != nil {
+			return r.vsleep(issueCtx, s.p, transportBackoff.Seconds(), 0)
+		}
 		sleepCtx(issueCtx, transportBackoff)
 	}
 	return true
@@ -558,17 +712,33 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	req := &chatRequest{
 		url: r.url, model: r.o.Model, messages: msgs, maxTokens: maxTokens, streaming: r.o.Streaming,
 		extra: r.o.ExtraInputs, apiKey: r.o.APIKey, headers: r.o.Headers,
-		xRequestID: newUUID(), xCorrelationID: s.correlationID, useServerCount: r.o.ServerTokens, clientISL: isl,
+		xRequestID: r.uuid(fmt.Sprintf("request/%s/%s/%d", s.correlationID, phase, i)), xCorrelationID: s.correlationID,
+		useServerCount: r.o.ServerTokens, clientISL: isl,
 	}
-	rctx, cancel := context.WithTimeout(ctx, r.o.scaled(r.o.RequestTimeout))
-	credit := r.clock.ns(time.Now())
+	var rctx context.Context
+	var cancel context.CancelFunc
+	var credit int64
+	if p := s.p; p != nil {
+		req.sim = &simCall{part: p.id, at: p.now, timeoutAt: p.now + r.o.RequestTimeout.Seconds(), cancelAt: r.cancelAt,
+			prompt: &simPrompt{Tokens: s.tokens, BlockTokens: simBlockTokens, Blocks: s.ids}}
+		rctx, cancel = context.WithCancel(ctx) // the engine applies the deadlines
+		credit = r.vc.ns(p.now)
+	} else {
+		rctx, cancel = context.WithTimeout(ctx, r.o.scaled(r.o.RequestTimeout))
+		credit = r.clock.ns(time.Now())
+	}
 	start, tm, rerr := send(rctx, r.hc, req)
 	if rerr != nil && (errors.Is(context.Cause(rctx), errCancelled) || ctx.Err() != nil) {
 		rerr = transportError(errCancelled) // stopped by us or by the caller, not a request timeout
 	}
 	cancel()
-	tm.scale(r.o.TimeScale)
-	startNs := r.clock.ns(start)
+	startNs := credit
+	if s.p != nil {
+		s.p.now = max(s.p.now, tm.simT) // the engine resumed the participant at the response's end
+	} else {
+		tm.scale(r.o.TimeScale)
+		startNs = r.clock.ns(start)
+	}
 	t := s.conv.Turns[i]
 	md := RecordMetadata{
 		SessionNum: s.num, XRequestID: req.xRequestID, XCorrelationID: s.correlationID,
@@ -585,7 +755,7 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	if tm.ackNs > 0 {
 		md.RequestAckNs = startNs + tm.ackNs
 	}
-	if tm.endNs == 0 {
+	if tm.endNs == 0 && s.p == nil {
 		md.RequestEndNs = r.clock.ns(time.Now())
 	}
 	if phase == PhaseProfiling {
@@ -654,6 +824,11 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 func newUUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error (Go 1.24+)
+	return formatUUID(b)
+}
+
+// formatUUID formats 16 bytes as a version 4 UUID.
+func formatUUID(b [16]byte) string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])

@@ -108,6 +108,49 @@ type scraper struct {
 	mu        sync.Mutex
 	logs      map[string]*endpointLog
 	clock     clock
+
+	// On the virtual clock: the engines sample themselves on the
+	// simulated timeline (sampled endpoints, read once at the end with
+	// collect); other endpoints (a router) are fetched at main's time.
+	vc      *vclock
+	main    *vpart
+	sampled map[string]bool
+}
+
+// record starts the engines' own sampling every interval of simulated
+// time, from main's time on (virtual clock).
+func (s *scraper) record(ctx context.Context, interval time.Duration) {
+	s.sampled = map[string]bool{}
+	var plain []string
+	for _, e := range s.endpoints {
+		ok, err := s.vc.record(ctx, e, s.main, interval)
+		switch {
+		case err != nil:
+			s.mu.Lock()
+			s.logs[e].lastErr = err
+			s.mu.Unlock()
+		case ok:
+			s.sampled[e] = true
+		default:
+			plain = append(plain, e)
+		}
+	}
+	s.fetchAll(ctx, plain)
+}
+
+// collect reads the sample log of every sampled endpoint (virtual clock).
+func (s *scraper) collect(ctx context.Context) {
+	for _, e := range s.endpoints {
+		if !s.sampled[e] {
+			continue
+		}
+		s.mu.Lock()
+		l := s.logs[e]
+		s.mu.Unlock()
+		if err := s.vc.fetchLog(ctx, e, l); err != nil {
+			l.lastErr = err
+		}
+	}
 }
 
 // metricsEndpoints returns the endpoints aiperf would scrape: the
@@ -150,7 +193,27 @@ func newScraper(hc *http.Client, endpoints []string, c clock) *scraper {
 // scrapeAll fetches every endpoint once. Failures are remembered, never
 // fatal: an unreachable metrics endpoint does not fail a benchmark.
 func (s *scraper) scrapeAll(ctx context.Context) {
+	if s.vc == nil {
+		s.fetchAll(ctx, s.endpoints)
+		return
+	}
+	var plain []string
 	for _, e := range s.endpoints {
+		if !s.sampled[e] {
+			plain = append(plain, e)
+		} else if err := s.vc.sample(ctx, e, s.main); err != nil {
+			s.mu.Lock()
+			s.logs[e].lastErr = err
+			s.mu.Unlock()
+		}
+	}
+	s.fetchAll(ctx, plain)
+}
+
+// fetchAll fetches the endpoints once, stamped with the wall clock (or
+// main's simulated time on the virtual clock).
+func (s *scraper) fetchAll(ctx context.Context, endpoints []string) {
+	for _, e := range endpoints {
 		start := time.Now()
 		body, err := s.fetch(ctx, e)
 		lat := time.Since(start).Nanoseconds()
@@ -166,6 +229,9 @@ func (s *scraper) scrapeAll(ctx context.Context) {
 		l.lastErr = err
 		if err == nil {
 			ns := s.clock.ns(start)
+			if s.vc != nil {
+				ns = s.vc.ns(s.main.now)
+			}
 			l.latencyNs += lat
 			h := fnv.New64a()
 			_, _ = h.Write(body) // hash.Hash.Write never fails

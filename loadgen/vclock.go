@@ -90,7 +90,7 @@ func (c *vclock) post(ctx context.Context, path string, q url.Values) ([]byte, e
 
 // joinFirst registers the first participant at the engine's current time.
 func (c *vclock) joinFirst(ctx context.Context, id string, wall time.Time) (*vpart, error) {
-	b, err := c.post(ctx, "/sim/join", url.Values{"ids": {id}})
+	b, err := c.post(ctx, "/sim/join", url.Values{"ids": {id}, "reset": {"1"}})
 	if err != nil {
 		return nil, fmt.Errorf("%w (is the engine a sweep sim-engine on the virtual clock?)", err)
 	}

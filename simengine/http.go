@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -414,6 +415,13 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 	}
 	id := s.ids.Add(1)
 	rng := s.newRequestRNG(id)
+	if part := r.Header.Get(HeaderParticipant); s.vc != nil && part != "" {
+		// Request ids follow the wall order of arrival; on the virtual
+		// clock the draws follow the request's place on the timeline.
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%s@%s", part, r.Header.Get(HeaderTime))
+		rng = s.newRequestRNG(h.Sum64())
+	}
 	target, reason := limit, "length"
 	if !p.ignoreEOS {
 		if n := max(naturalLength(rng), p.minTokens); n < limit {
@@ -459,7 +467,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 		return
 	}
 	if q.sink.timed {
-		w.Header().Set(HeaderTime, strconv.FormatFloat(q.sink.lastT, 'f', 6, 64))
+		w.Header().Set(HeaderTime, strconv.FormatFloat(q.sink.lastT, 'g', -1, 64))
 	}
 	text := outputText(rng, n)
 	choice := map[string]any{"index": 0, "logprobs": nil, "finish_reason": reasonGot}
@@ -586,7 +594,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 			var rel []chunkRelease
 			rel, done, reason, cached = q.sink.takeTimed()
 			for _, c := range rel {
-				fmt.Fprintf(w, "%s%.6f\n", SSEClockPrefix, c.t)
+				fmt.Fprintf(w, "%s%s\n", SSEClockPrefix, strconv.FormatFloat(c.t, 'g', -1, 64)) // exact: the client resumes at it
 				if c.n == 0 {
 					continue
 				}

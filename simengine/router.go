@@ -159,6 +159,21 @@ func (r *Router) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.HandleFunc("/metrics", r.serveMetrics)
+	// The virtual clock's participant calls reach the one engine behind
+	// the router; its metric sampling belongs to the engine's own metrics
+	// endpoint, not to the router's.
+	for _, path := range []string{"/sim/record", "/sim/sample", "/sim/log"} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "the router keeps no virtual-clock sample log: its metrics are read at the load generator's time", http.StatusNotFound)
+		})
+	}
+	mux.HandleFunc("/sim/", func(w http.ResponseWriter, req *http.Request) {
+		if len(r.proxies) != 1 {
+			http.Error(w, fmt.Sprintf("the virtual clock needs one engine behind the router, not %d", len(r.proxies)), http.StatusNotImplemented)
+			return
+		}
+		r.proxies[0].ServeHTTP(w, req)
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
 		i := r.pick(req)
 		r.mu.Lock()

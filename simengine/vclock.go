@@ -216,6 +216,9 @@ func (s *Server) vguard() bool {
 	vc := s.vc
 	earliest, idleFrom, cap := inf, -inf, 0.0
 	for _, p := range vc.parts {
+		if !p.sleeping && p.floor == inf && p.inflight == 0 {
+			continue // blocked: waiting for the others, not a stream of its own
+		}
 		if !p.sleeping {
 			return false
 		}
@@ -435,6 +438,9 @@ func writeTime(w http.ResponseWriter, t float64) {
 // simJoin registers the participants ?ids= (comma-separated) at ?at=,
 // on behalf of the running participant ?p=; the first participant joins
 // without p and at, at the clock's current time, which it is answered.
+// With ?reset=1 the first participant starts a new session of the clock:
+// participants left over by an earlier load generator that went away
+// without leaving (killed) are dropped, and sampling stops.
 func (s *Server) simJoin(w http.ResponseWriter, r *http.Request) {
 	vc := s.vc
 	vc.mu.Lock()
@@ -445,6 +451,11 @@ func (s *Server) simJoin(w http.ResponseWriter, r *http.Request) {
 		if _, at, ok = s.part(w, r); !ok {
 			return
 		}
+	} else if r.URL.Query().Get("reset") == "1" {
+		clear(vc.parts)
+		clear(vc.owners)
+		vc.recording = false
+		vc.poke()
 	} else if len(vc.parts) > 0 {
 		simError(w, http.StatusConflict, "the clock has participants: join new ones on behalf of one (p, at)")
 		return
@@ -533,7 +544,9 @@ func (s *Server) simSleep(w http.ResponseWriter, r *http.Request) {
 		writeTime(w, t)
 	case <-r.Context().Done():
 		vc.mu.Lock()
-		delete(vc.parts, p.id) // a participant that went away holds nothing back
+		if vc.parts[p.id] == p {
+			delete(vc.parts, p.id) // a participant that went away holds nothing back
+		}
 		vc.poke()
 		vc.mu.Unlock()
 	case <-s.stopping:

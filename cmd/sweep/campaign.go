@@ -43,6 +43,7 @@ type campaignOptions struct {
 	Aiperf    string
 	Builtin   bool
 	TimeScale float64
+	SimClock  string
 	SimGPU    string
 
 	Fast         bool // agentx-fast durations and warm-ups
@@ -81,7 +82,8 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	fs.BoolVar(&o.Simulate, "simulate", false, "run against sweep's simulated engine instead of the real one")
 	fs.StringVar(&o.Aiperf, "aiperf", "", "aiperf program to run (default: aiperf on PATH, else the built-in load generator)")
 	fs.BoolVar(&o.Builtin, "builtin-client", false, "use the built-in load generator even when aiperf is installed")
-	fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate: simulated seconds per wall second")
+	fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second")
+	fs.StringVar(&o.SimClock, "sim-clock", simClockVirtual, simClockUsage)
 	fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner)")
 	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
@@ -118,8 +120,10 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--dp-attn %q: want true or false", o.DPAttn)
 	case !(o.TimeScale > 0) || math.IsInf(o.TimeScale, 0):
 		return flagErrorf("--time-scale %g: want a positive finite number", o.TimeScale)
-	case !o.Simulate && (fs.Changed("sim-gpu") || fs.Changed("time-scale")):
-		return flagErrorf("--sim-gpu and --time-scale need --simulate")
+	case !o.Simulate && (fs.Changed("sim-gpu") || fs.Changed("time-scale") || fs.Changed("sim-clock")):
+		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
+	case o.SimClock != simClockVirtual && o.SimClock != simClockWall:
+		return flagErrorf("--sim-clock %q: want %s or %s", o.SimClock, simClockVirtual, simClockWall)
 	case o.Retries < 0:
 		return flagErrorf("--retries %d: want 0 or more", o.Retries)
 	case o.MaxParallel < 0:
@@ -181,7 +185,7 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 	)
 	if o.Simulate {
 		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
-			campaign.Setting{Name: "--sim-gpu", Value: o.SimGPU})
+			campaign.Setting{Name: "--sim-gpu", Value: o.SimGPU}, campaign.Setting{Name: "--sim-clock", Value: o.SimClock})
 	}
 	return out
 }
@@ -263,7 +267,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		}
 		return writeDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale)
 	}
-	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, SimGPU: o.SimGPU,
+	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimGPU: o.SimGPU,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion)}
 	if !o.Builtin {
 		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
@@ -553,7 +557,7 @@ func (o *campaignOptions) slurmExecutor(dir string, setup run.Setup, po run.Opti
 	if err != nil {
 		return nil, err
 	}
-	settings := campaign.ArmSettings{Simulate: o.Simulate, TimeScale: o.TimeScale, SimGPU: o.SimGPU, Aiperf: setup.Aiperf,
+	settings := campaign.ArmSettings{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: setup.WallClock, SimGPU: o.SimGPU, Aiperf: setup.Aiperf,
 		AiperfSchema: setup.AiperfSchema, StopGrace: po.StopGrace.Seconds(), ReadyTimeout: po.ReadyTimeout.Seconds()}
 	return &slurm.Executor{
 		Client: slurm.NewClient(slurm.Exec{Timeout: time.Minute}), Dir: dir, Program: []string{exe}, Settings: settings,

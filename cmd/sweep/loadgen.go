@@ -20,12 +20,16 @@ import (
 const (
 	timeScaleEnv    = "SWEEP_LOADGEN_TIME_SCALE"
 	simTimeScaleEnv = "SWEEP_SIM_TIME_SCALE"
+	// clockEnv = "virtual" drives the simulated engine's virtual clock
+	// (see --clock).
+	clockEnv = "SWEEP_LOADGEN_CLOCK"
 )
 
 type loadgenOptions struct {
 	IO        *IOStreams
 	Schema    string   // aiperf schema ref the argv is checked against
 	TimeScale float64  // 0: from $SWEEP_LOADGEN_TIME_SCALE, else 1
+	Clock     string   // "wall" or "virtual"; "": from $SWEEP_LOADGEN_CLOCK, else wall
 	Argv      []string // "profile" and the aiperf flags
 }
 
@@ -61,10 +65,17 @@ the live --failed-request-threshold cancelled the run; 130 when interrupted.`,
 			fs := pflag.NewFlagSet("loadgen", pflag.ContinueOnError)
 			fs.SetInterspersed(false) // everything from "profile" on is aiperf's
 			fs.StringVar(&o.Schema, "aiperf-schema", loadgen.DefaultSchema, "aiperf flag schema (tool@version) the argv is checked against")
+			fs.StringVar(&o.Clock, "clock", "", "wall: real (or --time-scale compressed) time; virtual: the simulated engine's virtual clock, where every wait and timestamp is simulated time advanced by events, deterministic whatever the machine load (default $"+clockEnv+", else wall)")
 			fs.Float64Var(&o.TimeScale, "time-scale", 0, "divide every wait (duration, grace periods, recorded idle gaps) by this factor, for an engine on a compressed clock (default $"+timeScaleEnv+", else $"+simTimeScaleEnv+", else 1); reported times are multiplied back")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
 					return flagErrorf("loadgen: want an aiperf command after --, e.g. sweep loadgen -- profile --url http://localhost:8000 --model M --concurrency 8 --benchmark-duration 60 --streaming")
+				}
+				if o.Clock == "" {
+					o.Clock = os.Getenv(clockEnv)
+				}
+				if o.Clock != "" && o.Clock != "wall" && o.Clock != "virtual" {
+					return flagErrorf("loadgen: --clock %q (or $%s): want wall or virtual", o.Clock, clockEnv)
 				}
 				if fs.Changed("time-scale") && o.TimeScale <= 0 {
 					return flagErrorf("loadgen: --time-scale %g: want a positive number", o.TimeScale)
@@ -127,6 +138,7 @@ func loadgenRun(ctx context.Context, o *loadgenOptions) error {
 			break
 		}
 	}
+	opts.VirtualClock = o.Clock == "virtual"
 	opts.CLICommand = "sweep loadgen -- " + strings.Join(o.Argv, " ")
 	res, err := loadgen.Run(ctx, opts, o.IO.ErrOut)
 	if res != nil {

@@ -84,6 +84,7 @@ func Main() int {
 	ios := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	ctx, stop := handleSignals(context.Background(), ios.ErrOut, func(code int) { os.Exit(code) })
 	defer stop()
+	defer startCPUProfile(os.Args[1:])()
 	return mainRun(ctx, ios, os.Args[1:])
 }
 

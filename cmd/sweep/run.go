@@ -26,6 +26,14 @@ import (
 // 3,600 s profile runs in about 25 s of wall time.
 const defaultSimTimeScale = 150
 
+// --sim-clock: the simulated engine's virtual clock (the default) or a
+// compressed wall clock.
+const (
+	simClockVirtual = "virtual"
+	simClockWall    = "wall"
+	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf always runs on it)"
+)
+
 type runOptions struct {
 	IO     *IOStreams
 	Inputs matrixInputs
@@ -41,6 +49,7 @@ type runOptions struct {
 	Aiperf    string // path, "" = PATH lookup then the built-in load generator
 	Builtin   bool   // force the built-in load generator
 	TimeScale float64
+	SimClock  string
 	SimFault  string
 	SimGPU    string
 
@@ -102,7 +111,8 @@ Example:
 			fs.BoolVar(&o.Simulate, "simulate", false, "run against sweep's simulated engine instead of the real one")
 			fs.StringVar(&o.Aiperf, "aiperf", "", "aiperf program to run (default: aiperf on PATH, else the built-in load generator)")
 			fs.BoolVar(&o.Builtin, "builtin-client", false, "use the built-in load generator even when aiperf is installed")
-			fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate: simulated seconds per wall second")
+			fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second")
+			fs.StringVar(&o.SimClock, "sim-clock", simClockVirtual, simClockUsage)
 			fs.StringVar(&o.SimFault, "sim-fault", "", "with --simulate: engine fault to inject (never-ready, crash:N, hang:N, slow-metrics:D, malformed-metrics)")
 			fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner, e.g. mi325x)")
 			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery settings: 1200 s and 1 warm-up request per lane")
@@ -149,8 +159,11 @@ Example:
 				if !(o.TimeScale > 0) || math.IsInf(o.TimeScale, 0) { // NaN fails every comparison
 					return flagErrorf("--time-scale %g: want a positive finite number", o.TimeScale)
 				}
-				if !o.Simulate && (fs.Changed("sim-fault") || fs.Changed("sim-gpu") || fs.Changed("time-scale")) {
-					return flagErrorf("--sim-fault, --sim-gpu and --time-scale need --simulate")
+				if !o.Simulate && (fs.Changed("sim-fault") || fs.Changed("sim-gpu") || fs.Changed("time-scale") || fs.Changed("sim-clock")) {
+					return flagErrorf("--sim-fault, --sim-gpu, --sim-clock and --time-scale need --simulate")
+				}
+				if o.SimClock != simClockVirtual && o.SimClock != simClockWall {
+					return flagErrorf("--sim-clock %q: want %s or %s", o.SimClock, simClockVirtual, simClockWall)
 				}
 				return runF(ctx, o)
 			}
@@ -173,7 +186,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	row := p.Row
-	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, SimFault: o.SimFault, SimGPU: o.SimGPU,
+	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimFault: o.SimFault, SimGPU: o.SimGPU,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), ALTolerance: o.Point.ALTolerance}
 	if !o.Builtin {
 		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
@@ -191,6 +204,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 	engine := "engine: " + p.Engine.Argv[0]
 	if o.Simulate {
 		engine = fmt.Sprintf("simulated %s on %s, time scale %gx", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"], o.TimeScale)
+		if setup.Virtual() {
+			engine = fmt.Sprintf("simulated %s on %s, virtual clock", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"])
+		}
 	}
 	fmt.Fprintf(o.IO.ErrOut, "point %s tp%d ep%d dpa=%t conc%d (recipe %s)\n  %s; client: %s\n  output: %s\n",
 		row.ConfigKey, row.TP, row.EP, row.DPAttn, row.Conc, p.Recipe, engine, client, out)

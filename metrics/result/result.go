@@ -71,6 +71,9 @@ type Simulation struct {
 	Seed uint64 `json:"seed"`
 	// GPU is the simulated accelerator profile.
 	GPU string `json:"gpu,omitempty"`
+	// Clock is "virtual" (simulated time advanced by events: the numbers
+	// do not depend on the machine) or "wall" (a compressed wall clock).
+	Clock string `json:"clock,omitempty"`
 }
 
 // SetValidity records the verdict: valid when reasons is empty.

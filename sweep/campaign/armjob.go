@@ -26,6 +26,7 @@ type ArmJob struct {
 type ArmSettings struct {
 	Simulate     bool    `json:"simulate"`
 	TimeScale    float64 `json:"time_scale,omitempty"`
+	WallClock    bool    `json:"wall_clock,omitempty"` // simulate on the compressed wall clock, not the virtual one
 	SimGPU       string  `json:"sim_gpu,omitempty"`
 	Aiperf       string  `json:"aiperf,omitempty"` // "": the built-in load generator
 	AiperfSchema string  `json:"aiperf_schema"`

@@ -34,6 +34,11 @@ type Setup struct {
 	// TimeScale compresses time for the simulated engine and the built-in
 	// load generator (simulated seconds per wall second); 0 means 1.
 	TimeScale float64
+	// WallClock runs a simulation on the compressed wall clock
+	// (TimeScale) instead of the simulated engine's virtual clock. The
+	// virtual clock needs the built-in load generator, so a real aiperf
+	// (Aiperf) always runs on the wall clock.
+	WallClock bool
 	// SimFault selects a fault of the simulated engine (see sim-engine --help).
 	SimFault string
 	// SimGPU names the simulated GPU; "" derives it from the row's runner.
@@ -52,6 +57,8 @@ const (
 	envSimFault         = "SWEEP_SIM_FAULT"
 	envSimGPU           = "SWEEP_SIM_GPU"
 	envLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE"
+	envSimClock         = "SWEEP_SIM_CLOCK"
+	envLoadgenClock     = "SWEEP_LOADGEN_CLOCK"
 )
 
 // ErrNotSimulated is returned for parts of a point the simulation cannot
@@ -90,6 +97,7 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 		},
 	}
 	spec.Engine = s.proc("engine", p.Engine)
+	virtual := s.Virtual() && p.Client != nil
 	if s.Simulate {
 		spec.Engine.Argv = append([]string{s.Executable, "sim-engine", "--"}, p.Engine.Argv...)
 		spec.Engine.Env[envSimTimeScale] = formatScale(s.TimeScale)
@@ -98,7 +106,11 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 			gpu = GPUOfRunner(p.Row.Runner)
 		}
 		spec.Engine.Env[envSimGPU] = gpu
-		spec.Simulation = &result.Simulation{TimeScale: s.TimeScale, Seed: simSeed(s.Environ), GPU: gpu}
+		spec.Simulation = &result.Simulation{TimeScale: s.TimeScale, Seed: simSeed(s.Environ), GPU: gpu, Clock: "wall"}
+		if virtual {
+			spec.Engine.Env[envSimClock] = "virtual"
+			spec.Simulation.TimeScale, spec.Simulation.Clock = 0, "virtual"
+		}
 		if s.SimFault != "" {
 			spec.Engine.Env[envSimFault] = s.SimFault
 		}
@@ -136,6 +148,9 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 		if s.Simulate {
 			c.Env[envLoadgenTimeScale] = formatScale(s.TimeScale)
 		}
+		if virtual {
+			c.Env[envLoadgenClock] = "virtual"
+		}
 		spec.Client = &c
 	case p.Eval != nil:
 		if s.Simulate {
@@ -151,6 +166,10 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 	}
 	return spec, nil
 }
+
+// Virtual reports whether a simulated point runs on the simulated
+// engine's virtual clock (see WallClock).
+func (s Setup) Virtual() bool { return s.Simulate && !s.WallClock && s.Aiperf == "" }
 
 // proc builds a process spec from a planned command, resolving EnvFrom
 // against this machine's environment.

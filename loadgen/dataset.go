@@ -8,12 +8,20 @@ import (
 	"strings"
 )
 
-// builtinTraceCount is the size of the built-in synthetic trace set.
-const builtinTraceCount = 24
+// The built-in trace set, replayed when no trace source is available:
+// builtinTraceCount traces of AgenticTraces (InferenceX's agentic shape,
+// about 68k input tokens per request) seeded with builtinTraceSeed.
+const (
+	builtinTraceCount = 128
+	builtinTraceSeed  = 20261203
+)
 
-// builtinTraceSeed seeds the built-in synthetic trace set; the same set
-// is checked in as testdata/traces/agentic-small.jsonl.
-const builtinTraceSeed = 20261202
+// The small synthetic set checked in as testdata/traces/agentic-small.jsonl
+// (SyntheticTraces, about 7k input tokens per request), for tests.
+const (
+	smallTraceCount = 24
+	smallTraceSeed  = 20261202
+)
 
 // dataset records where the traces came from, for the summary's
 // metadata.dataset.
@@ -116,5 +124,5 @@ func resolveDataset(o *Options, warn func(string)) (*dataset, error) {
 		}
 		warn(fmt.Sprintf("dataset %s is not in the local Hugging Face cache (%s); replaying the built-in synthetic agentic trace set instead", repo, strings.Join(hfCacheDirs(), ", ")))
 	}
-	return &dataset{SourceType: "builtin", Loader: "sweep_synthetic_agentic", Traces: SyntheticTraces(builtinTraceSeed, builtinTraceCount)}, nil
+	return &dataset{SourceType: "builtin", Loader: "sweep_synthetic_agentic", Traces: AgenticTraces(builtinTraceSeed, builtinTraceCount)}, nil
 }

@@ -41,6 +41,7 @@ func fakeOptions(t *testing.T, f *fakeServer) Options {
 	o.ScrapeInterval = time.Second
 	o.SliceDuration = 10 * time.Second
 	o.ExtraInputs = map[string]any{"ignore_eos": true}
+	o.TraceFile = smallTraces // small prompts and one subagent at a time: lanes map to requests
 	return o
 }
 

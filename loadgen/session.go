@@ -82,16 +82,37 @@ func (s *session) addToken(v uint64) {
 	}
 }
 
-// addTokens is appendWords for the block ids.
+// addTokens is appendWords for the block ids. A token's identity is a
+// mix of its namespace's hash, its block and its position (the same
+// equalities as the words of appendWords, at a few ns per token).
 func (s *session) addTokens(ns string, blockSize int, hashIDs []int64, from, n int, unique string) {
+	nsH, unH := strHash(ns), strHash(unique)
 	for p := from; p < from+n; p++ {
 		b := p / blockSize
 		if b < len(hashIDs) {
-			s.addToken(tokenHash(ns, hashIDs[b], p%blockSize))
+			s.addToken(mix64(nsH ^ uint64(hashIDs[b])*0x9e3779b97f4a7c15 ^ uint64(p%blockSize)<<48))
 		} else {
-			s.addToken(tokenHash(unique, int64(b), p%blockSize))
+			s.addToken(mix64(unH ^ uint64(b)*0x9e3779b97f4a7c15 ^ uint64(p%blockSize)<<48))
 		}
 	}
+}
+
+// strHash is FNV-1a of s.
+func strHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
+}
+
+// mix64 is splitmix64's finaliser: a bijective scramble of x.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // appendWords writes n words for token positions [from, from+n) of a turn

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,17 +16,10 @@ import (
 	"sweep/simengine"
 )
 
-// TestRunAgainstSimulatedEngine replays the built-in traces against the
-// simulated SGLang engine on a compressed clock (both sides at time
-// scale 60): the artifacts carry simulated time, and the engine's
-// counters agree with the client's records.
-func TestRunAgainstSimulatedEngine(t *testing.T) {
-	const scale = 60
-	cfg := simengine.Config{
-		Engine: simengine.SGLang, ModelPath: "Qwen/Qwen3.5-397B-A17B-FP8", TP: 8, EP: 8,
-		EnableMetrics: true, TimeScale: scale, Seed: 7, LoadTime: -1, WarmupTime: -1, GPU: "mi325x",
-		Spec: simengine.Spec{Algorithm: "EAGLE", NumSteps: 3, TopK: 1, NumDraftTokens: 4, AcceptLength: 2.5},
-	}
+// startSimEngine runs a simulated SGLang engine (Qwen3.5 TEP8 on MI325X)
+// until the test ends and returns its address.
+func startSimEngine(t *testing.T, cfg simengine.Config) string {
+	t.Helper()
 	srv, err := simengine.New(cfg, simengine.Options{Listen: func(ctx context.Context, _ string) (net.Listener, error) {
 		var lc net.ListenConfig
 		return lc.Listen(ctx, "tcp", "127.0.0.1:0")
@@ -39,9 +34,29 @@ func TestRunAgainstSimulatedEngine(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("simulated engine stopped before ready: %v", err)
 	}
+	return srv.Addr()
+}
+
+func qwenSimConfig() simengine.Config {
+	return simengine.Config{
+		Engine: simengine.SGLang, ModelPath: "Qwen/Qwen3.5-397B-A17B-FP8", TP: 8, EP: 8,
+		EnableMetrics: true, Seed: 7, LoadTime: -1, WarmupTime: -1, GPU: "mi325x",
+		Spec: simengine.Spec{Algorithm: "EAGLE", NumSteps: 3, TopK: 1, NumDraftTokens: 4, AcceptLength: 2.5},
+	}
+}
+
+// TestRunAgainstSimulatedEngine replays the built-in traces against the
+// simulated SGLang engine on a compressed clock (both sides at time
+// scale 60): the artifacts carry simulated time, and the engine's
+// counters agree with the client's records.
+func TestRunAgainstSimulatedEngine(t *testing.T) {
+	const scale = 60
+	cfg := qwenSimConfig()
+	cfg.TimeScale = scale
+	addr := startSimEngine(t, cfg)
 
 	o := DefaultOptions()
-	o.URL = "http://" + srv.Addr()
+	o.URL = "http://" + addr
 	o.Model = "Qwen/Qwen3.5-397B-A17B-FP8"
 	o.Streaming = true
 	o.ServerTokens = true
@@ -75,4 +90,101 @@ func TestRunAgainstSimulatedEngine(t *testing.T) {
 	t.Logf("%d warm-up, %d profiling requests; %.0f s simulated; TTFT p50 %.1f ms, ITL p50 %.2f ms, %.0f output tok/s, ISL p50 %.0f, prefix hit %.1f%%",
 		res.Warmup.OK, res.Profiling.OK, dur, stat("time_to_first_token", "p50"), stat("inter_token_latency", "p50"),
 		stat("output_token_throughput", "avg"), stat("input_sequence_length", "p50"), stat("theoretical_prefix_cache_hit", "avg"))
+}
+
+// virtualOptions is a 10-minute InferenceX-shaped point at concurrency 16
+// on the virtual clock.
+func virtualOptions(t *testing.T, addr string) Options {
+	o := DefaultOptions()
+	o.URL = "http://" + addr
+	o.Model = "Qwen/Qwen3.5-397B-A17B-FP8"
+	o.Streaming, o.ServerTokens, o.CacheBust = true, true, true
+	o.ExtraInputs = map[string]any{"ignore_eos": true}
+	o.Concurrency = 16
+	o.WarmupPerLane = 1
+	o.BenchmarkDuration = 600 * time.Second
+	o.SystemIdleCap = 10 * time.Second
+	o.Seed = 42
+	o.ArtifactDir = t.TempDir()
+	o.VirtualClock = true
+	return o
+}
+
+// hogCPU keeps every CPU busy until the test ends.
+func hogCPU(t *testing.T) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 * runtime.NumCPU() {
+		wg.Go(func() { // spins until stop is closed
+			x := 1
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for i := range 100_000 {
+					x = x*31 + i
+				}
+			}
+		})
+	}
+	t.Cleanup(func() { close(stop); wg.Wait() })
+}
+
+// TestVirtualClockIsDeterministic runs the same point on a fresh engine
+// three times: idle, under a CPU hog, and beside another point on its own
+// engine. Every number of the summary is the same: simulated time depends
+// on events, not on how busy the machine is.
+func TestVirtualClockIsDeterministic(t *testing.T) {
+	run := func(t *testing.T) jsonObj {
+		cfg := qwenSimConfig()
+		cfg.Virtual = true
+		o := virtualOptions(t, startSimEngine(t, cfg))
+		res, err := Run(t.Context(), o, io.Discard)
+		require.NoError(t, err)
+		require.Positive(t, res.Profiling.OK)
+		return readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile))
+	}
+	idle := run(t)
+	var loaded, beside jsonObj
+	t.Run("under a CPU hog", func(t *testing.T) {
+		hogCPU(t)
+		loaded = run(t)
+	})
+	t.Run("two points at once", func(t *testing.T) {
+		var other jsonObj
+		var wg sync.WaitGroup
+		wg.Go(func() { other = run(t) })
+		beside = run(t)
+		wg.Wait()
+		assert.Equal(t, numbers(idle), numbers(other))
+	})
+	want := numbers(idle)
+	require.NotEmpty(t, want)
+	assert.Equal(t, want, numbers(loaded), "under a CPU hog")
+	assert.Equal(t, want, numbers(beside), "beside another point")
+	stat := func(tag, k string) float64 { return num64(idle[tag].(jsonObj)[k]) }
+	assert.InDelta(t, 600, stat("benchmark_duration", "avg"), 60, "simulated seconds")
+	t.Logf("%.0f requests, TTFT p50 %.1f ms, ITL p50 %.2f ms, %.0f output tok/s, ISL p50 %.0f",
+		stat("request_count", "avg"), stat("time_to_first_token", "p50"), stat("inter_token_latency", "p50"),
+		stat("output_token_throughput", "avg"), stat("input_sequence_length", "p50"))
+}
+
+// numbers flattens the summary's metric statistics (the numbers a result
+// is made from); run identifiers and wall timestamps are left out.
+func numbers(sum jsonObj) map[string]float64 {
+	out := map[string]float64{}
+	for tag, v := range sum {
+		m, ok := v.(jsonObj)
+		if !ok {
+			continue
+		}
+		for k, x := range m {
+			if f, ok := x.(float64); ok {
+				out[tag+"."+k] = f
+			}
+		}
+	}
+	return out
 }

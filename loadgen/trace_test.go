@@ -39,7 +39,7 @@ func encodeTraces(t testing.TB, ts []Trace) []byte {
 // testdata is exactly what SyntheticTraces generates (go test -update
 // rewrites it).
 func TestSyntheticTracesGolden(t *testing.T) {
-	got := encodeTraces(t, SyntheticTraces(builtinTraceSeed, builtinTraceCount))
+	got := encodeTraces(t, SyntheticTraces(smallTraceSeed, smallTraceCount))
 	if *update {
 		require.NoError(t, os.WriteFile(smallTraces, got, 0o644))
 	}
@@ -55,7 +55,7 @@ func TestLoadTraces(t *testing.T) {
 		path       string
 		wantTraces int
 	}{
-		{"synthetic set", smallTraces, builtinTraceCount},
+		{"synthetic set", smallTraces, smallTraceCount},
 		{"public WEKA sample", wekaSample, 16},
 	}
 	for _, tc := range tests {

@@ -262,10 +262,13 @@ func (s *Server) varrive() {
 // with finish reason "abort" at t, as a client cancelling at t sees.
 func (s *Server) vexpire(t float64) {
 	vc := s.vc
-	vc.deadline = slices.DeleteFunc(vc.deadline, func(q *simRequest) bool {
-		if q.deadline != t {
-			return false
+	var due []*simRequest
+	for _, q := range vc.deadline {
+		if q.deadline == t {
+			due = append(due, q)
 		}
+	}
+	for _, q := range due { // vdone edits vc.deadline: not while ranging over it
 		q.aborted.Store(true)
 		for _, r := range s.ranks {
 			r.mu.Lock()
@@ -273,8 +276,7 @@ func (s *Server) vexpire(t float64) {
 			r.mu.Unlock()
 		}
 		s.vdone(q, t)
-		return true
-	})
+	}
 }
 
 // vstep runs one scheduler step of r and delivers its tokens at the

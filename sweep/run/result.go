@@ -60,12 +60,23 @@ func (s *scrapeRun) finish() *metrics.ScrapeResult {
 // still give a result; validation then says whether it counts.
 func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 	ctx := context.Background() // these stages only read local files
+	// The artifacts are read once, by the first stage that needs them.
+	var in *result.Inputs
+	var inErr error
+	loaded := false
+	inputs := func() (*result.Inputs, error) {
+		if !loaded {
+			in, inErr = result.LoadInputs(r.o.OutDir, r.spec.Facts.HFHubCache)
+			loaded = true
+		}
+		return in, inErr
+	}
 	var al *metrics.ALCheck
 	if r.spec.GoldenAL == nil && r.spec.Facts.SpecDecoding == "none" {
 		r.skip(StageAcceptance, "no speculative decoding")
 	} else {
 		r.stage(ctx, StageAcceptance, nil, func() error {
-			al = r.acceptance(scraped)
+			al = r.acceptance(scraped, inputs)
 			r.mu.Lock()
 			r.rec.Acceptance = al
 			r.mu.Unlock()
@@ -82,7 +93,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 	var verdict *result.Verdict
 	var verdictErr error
 	r.stage(ctx, StageAggregate, nil, func() error {
-		in, err := result.LoadInputs(r.o.OutDir, r.spec.Facts.HFHubCache)
+		in, err := inputs()
 		if err != nil {
 			return err
 		}
@@ -170,11 +181,16 @@ func (r *runner) invalidReasons(al *metrics.ALCheck, v *result.Verdict, verr err
 // acceptance measures AL from the counters the client exported over the
 // profiling window; when that export is missing it falls back to sweep's
 // own first and last scrape.
-func (r *runner) acceptance(scraped *metrics.ScrapeResult) *metrics.ALCheck {
+func (r *runner) acceptance(scraped *metrics.ScrapeResult, inputs func() (*result.Inputs, error)) *metrics.ALCheck {
 	exportPath := filepath.Join(r.spec.ArtifactDir, aiperf.ServerMetricsFile)
 	var exportErr error
 	if _, err := os.Stat(exportPath); err == nil {
-		exp, err := aiperf.ReadServerMetricsFile(exportPath)
+		var exp *aiperf.ServerMetricsExport
+		if in, ierr := inputs(); ierr == nil && in.ServerMetrics != nil {
+			exp = in.ServerMetrics // the aggregate stage reuses what was read here
+		} else {
+			exp, err = aiperf.ReadServerMetricsFile(exportPath)
+		}
 		if err == nil {
 			if c := result.CheckALFromExport(exp, r.spec.GoldenAL, r.o.ALTolerance); c.Verdict != metrics.ALNotMeasured {
 				return c

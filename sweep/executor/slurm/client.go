@@ -272,7 +272,7 @@ func (c *Client) sacct(ctx context.Context, id JobID) (JobStatus, error) {
 	out, err := c.Cmd.Run(ctx, []string{"sacct", "--json", "-j", string(id)})
 	if err != nil {
 		if ce, ok := errors.AsType[*CommandError](err); ok && strings.Contains(strings.ToLower(ce.Stderr), "accounting storage is disabled") {
-			return JobStatus{}, fmt.Errorf("job %s: %w (squeue no longer shows it and the cluster keeps no accounting)", id, ErrUnknownJob)
+			return JobStatus{}, fmt.Errorf("slurm job %s: %w (squeue no longer shows it and the cluster keeps no accounting)", id, ErrUnknownJob)
 		}
 		return JobStatus{}, err
 	}
@@ -299,7 +299,7 @@ func (c *Client) sacct(ctx context.Context, id JobID) (JobStatus, error) {
 		st.ExitCode, st.Signal = parseExit(j.ExitCode)
 		return st, nil
 	}
-	return JobStatus{}, fmt.Errorf("job %s: %w", id, ErrUnknownJob)
+	return JobStatus{}, fmt.Errorf("slurm job %s: %w", id, ErrUnknownJob)
 }
 
 // parseState reads "RUNNING", ["RUNNING"] or {"current": "RUNNING"}.

@@ -12,9 +12,11 @@
 //	_ = c.Cancel(ctx, id)                              // on Ctrl-C
 //
 // squeue --json of Slurm 22.05 ignores its job filters, so the client
-// filters by job id itself; a job squeue no longer shows (MinJobAge
-// passed, or slurmctld lost it) is looked up with sacct --json when the
-// cluster keeps accounting.
+// filters by job id itself; when slurmctld does not answer it exits 0
+// with an empty job list and an "errors" entry, which the client reads as
+// no answer (ErrNoAnswer), not as an empty queue. A job squeue no longer
+// shows (MinJobAge passed, or slurmctld lost it) is looked up with
+// sacct --json when the cluster keeps accounting.
 package slurm
 
 import (
@@ -228,9 +230,20 @@ type squeueJob struct {
 }
 
 type squeueOut struct {
-	Jobs   []squeueJob `json:"jobs"`
-	Errors []any       `json:"errors"`
+	Jobs   []squeueJob  `json:"jobs"`
+	Errors []slurmError `json:"errors"`
 }
+
+// slurmError is an entry of the "errors" list of Slurm's JSON output.
+type slurmError struct {
+	Description string `json:"description"`
+	Error       string `json:"error"`
+	Source      string `json:"source"`
+}
+
+// ErrNoAnswer is a Slurm command that ran but reports that slurmctld did
+// not answer (squeue --json exits 0 then, with an error entry and no job).
+var ErrNoAnswer = errors.New("slurmctld did not answer")
 
 // Status returns what Slurm reports of id: squeue first, then sacct.
 func (c *Client) Status(ctx context.Context, id JobID) (JobStatus, error) {
@@ -253,6 +266,12 @@ func (c *Client) Statuses(ctx context.Context) (map[JobID]JobStatus, error) {
 	var q squeueOut
 	if err := json.Unmarshal(out, &q); err != nil {
 		return nil, fmt.Errorf("squeue --json: %w", err)
+	}
+	if len(q.Errors) > 0 {
+		// Its job list is empty, not the cluster's: never read it as
+		// "every job has left the queue".
+		e := q.Errors[0]
+		return nil, fmt.Errorf("squeue --json: %w: %s (%s: %s)", ErrNoAnswer, e.Description, e.Source, e.Error)
 	}
 	res := make(map[JobID]JobStatus, len(q.Jobs))
 	for _, j := range q.Jobs {

@@ -22,7 +22,8 @@ import (
 // its program with the node function in a goroutine; the job ends
 // COMPLETED or FAILED by the program's error, or with the state scancel
 // or end gives it. squeue and sacct answer in Slurm 22.05's JSON shapes.
-// While down is set slurmctld does not answer (and schedules nothing);
+// While down is set slurmctld does not answer (and schedules nothing):
+// squeue prints what Slurm 22.05's prints then, the other commands fail;
 // forget makes squeue drop ended jobs, as after MinJobAge, so only sacct
 // still knows them.
 type fakeCluster struct {
@@ -39,6 +40,9 @@ type fakeCluster struct {
 	refused int
 	// scancelled lists the ids scancel was run on.
 	scancelled []JobID
+	// noAccounting is a cluster without slurmdbd (as the test cluster):
+	// sacct fails.
+	noAccounting bool
 	// hold keeps every job pending with this reason (the node never
 	// gives them their resources).
 	hold    string
@@ -59,6 +63,15 @@ type fakeJob struct {
 
 var errControllerDown = errors.New("exit status 1")
 
+// squeueDown is squeue --json's output when slurmctld does not answer.
+var squeueDown = func() []byte {
+	data, err := os.ReadFile("../../../testdata/slurm/squeue-22.05-controller-down.json")
+	if err != nil {
+		panic(err)
+	}
+	return data
+}()
+
 func newFakeCluster(gpus int, node func(ctx context.Context, argv []string) error) *fakeCluster {
 	return &fakeCluster{node: node, gpus: gpus, jobs: map[JobID]*fakeJob{}}
 }
@@ -71,8 +84,14 @@ func (c *fakeCluster) Run(ctx context.Context, argv []string) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls = append(c.calls, argv[0])
+	if argv[0] == "sacct" && c.noAccounting {
+		return nil, &CommandError{Argv: argv, Err: errControllerDown, Stderr: "Slurm accounting storage is disabled\n"}
+	}
 	if c.down {
 		c.refused++
+		if argv[0] == "squeue" {
+			return squeueDown, nil // Slurm 22.05 exits 0 then
+		}
 		return nil, &CommandError{Argv: argv, Err: errControllerDown,
 			Stderr: argv[0] + ": error: Unable to contact slurm controller (connect failure)\n"}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-//go:embed amd-master.yaml nvidia-master.yaml runners.yaml golden-al/*.yaml
+//go:embed amd-master.yaml nvidia-master.yaml runners.yaml golden-al/*.yaml ab/*.yaml
 var embedded embed.FS
 
 // Embedded returns the config files shipped inside the sweep binary:

@@ -61,8 +61,9 @@ type ABSampling struct {
 // parsers its engine runs with, and optionally a router in front.
 type ABArm struct {
 	// Label is "a" or "b"; Name is the arm's display name ("vllm", "smg").
-	Label, Name string
-	ConfigKey   string
+	Label, Name  string
+	ConfigKey    string
+	ConfigKeyPos Pos
 	// TP, EP, DPAttn and Conc pick the key's matrix row (EP defaults to 1).
 	TP, EP int
 	DPAttn bool
@@ -278,6 +279,7 @@ func (d *decoder) abArm(n *yaml.Node, p string) ABArm {
 	}
 	if s := d.strPtr(f, "config-key", p); s != nil {
 		a.ConfigKey = *s
+		a.ConfigKeyPos = d.pos(resolve(f.get("config-key")))
 	}
 	if v := d.intPtr(f, "tp", p, 1); v != nil {
 		a.TP = *v

@@ -118,8 +118,14 @@ func NewPlan(l *configs.ABLeg, o PlanOptions) (*Plan, error) {
 	return p, nil
 }
 
+// armError is a problem of arm a at its mapping, or at its config-key
+// value for key ".config-key".
 func armError(a configs.ABArm, key, format string, args ...any) error {
-	return &configs.Error{File: a.Pos.File, Line: a.Pos.Line, Col: a.Pos.Col, Key: "arms." + a.Label + key, Msg: fmt.Sprintf(format, args...)}
+	pos := a.Pos
+	if key == ".config-key" && a.ConfigKeyPos.Line > 0 {
+		pos = a.ConfigKeyPos
+	}
+	return &configs.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Key: "arms." + a.Label + key, Msg: fmt.Sprintf(format, args...)}
 }
 
 // planArm finds the arm's matrix row, plans its point and applies the

@@ -402,7 +402,7 @@ func (d *decoder) abSimulate(n *yaml.Node) *ABSimulate {
 		if v := af.get("offset"); v != nil {
 			if x, ok := d.number(v, p+".offset"); ok {
 				if lo, hi := -100*s.Accuracy, 100*(1-s.Accuracy); x < lo || x > hi {
-					d.errAt(v, p+".offset", "%g points: with accuracy %g the offset must be in [%g, %g]", x, s.Accuracy, lo, hi)
+					d.errAt(v, p+".offset", "%g points: with accuracy %g the offset must be in [%.4g, %.4g]", x, s.Accuracy, lo, hi)
 				} else {
 					s.Offset[i] = x
 				}

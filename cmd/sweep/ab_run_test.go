@@ -89,8 +89,9 @@ func TestABRunSimulated(t *testing.T) {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// TestABRunRunFailed: a leg whose bfcl cannot run is INCOMPLETE with
-// run-failed problems naming the arm, never a silent zero.
+// TestABRunRunFailed: a leg whose servers cannot start (no engine on
+// this machine) is INCOMPLETE with run-failed problems naming each arm,
+// never a silent zero.
 func TestABRunRunFailed(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	out := filepath.Join(t.TempDir(), "leg")

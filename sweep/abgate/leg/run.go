@@ -268,6 +268,9 @@ func verifyModel(ctx context.Context, model string, arm *Arm, o Options) string 
 		return err.Error()
 	}
 	log := filepath.Join(dir, "bfcl-models.log")
+	if err := os.Remove(log); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err.Error()
+	}
 	env := map[string]string{}
 	if o.Setup.Simulate {
 		env = arm.Sim.Env(0)

@@ -125,7 +125,6 @@ func TestParseABLegErrors(t *testing.T) {
 	}
 }
 
-
 func TestShippedABLegs(t *testing.T) {
 	names := ABLegNames()
 	require.NotEmpty(t, names)

@@ -12,8 +12,9 @@ import (
 var embedded embed.FS
 
 // Embedded returns the config files shipped inside the sweep binary:
-// amd-master.yaml, nvidia-master.yaml, runners.yaml and golden-al/*.yaml
-// (the same files as the repository's configs/ directory). Commands use
+// amd-master.yaml, nvidia-master.yaml, runners.yaml, golden-al/*.yaml and
+// the A/B legs ab/*.yaml (the same files as the repository's configs/
+// directory). Commands use
 // them when no path is given, so sweep runs from any directory.
 func Embedded() fs.FS { return embedded }
 

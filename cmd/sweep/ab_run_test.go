@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -187,4 +189,41 @@ func TestABLegs(t *testing.T) {
 	code, _, stderr = runCLI(t, "ab", "legs", "--only", "nope")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, `--only "nope": no such leg`)
+}
+
+// TestABRunInterrupt: SIGINT while arm b runs stops the leg (exit 130)
+// and leaves no server process behind.
+func TestABRunInterrupt(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "leg")
+	cmd := exec.Command(os.Args[0], "ab", "run", filepath.Join(abLegsDir, "regression.yaml"), "--simulate", "--out", out, "--stop-grace", "3s")
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	sent := false
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if !sent && strings.Contains(sc.Text(), "arm b: server ready") {
+			require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+			sent = true
+		}
+	}
+	err = cmd.Wait()
+	require.True(t, sent, "arm b never became ready:\n%s", log.String())
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, log.String())
+	assert.Equal(t, exitCancelled, ee.ExitCode(), log.String())
+	assert.NoFileExists(t, filepath.Join(out, "report.json"), "no verdict from an interrupted leg")
+	for _, arm := range []string{"a", "b"} {
+		var srv run.Record
+		data, err := os.ReadFile(filepath.Join(out, arm, "server", run.ServerRecordFile))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &srv))
+		require.NotEmpty(t, srv.Processes)
+		for name, p := range srv.Processes {
+			assert.ErrorIs(t, syscall.Kill(-p.PID, 0), syscall.ESRCH, "%s %s survived the interrupt", arm, name)
+		}
+	}
 }

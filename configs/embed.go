@@ -8,12 +8,13 @@ import (
 	"strings"
 )
 
-//go:embed amd-master.yaml nvidia-master.yaml runners.yaml golden-al/*.yaml
+//go:embed amd-master.yaml nvidia-master.yaml runners.yaml golden-al/*.yaml ab/*.yaml
 var embedded embed.FS
 
 // Embedded returns the config files shipped inside the sweep binary:
-// amd-master.yaml, nvidia-master.yaml, runners.yaml and golden-al/*.yaml
-// (the same files as the repository's configs/ directory). Commands use
+// amd-master.yaml, nvidia-master.yaml, runners.yaml, golden-al/*.yaml and
+// the A/B legs ab/*.yaml (the same files as the repository's configs/
+// directory). Commands use
 // them when no path is given, so sweep runs from any directory.
 func Embedded() fs.FS { return embedded }
 

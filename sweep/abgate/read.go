@@ -27,6 +27,10 @@ const (
 	ReasonCaseSetMismatch Reason = "case-set-mismatch"
 	ReasonInfraErrorRate  Reason = "infra-error-rate"
 	ReasonUnreadable      Reason = "unreadable-file"
+	// ReasonRunFailed: a stage that produces the root's files failed (the
+	// arm's server did not start, bfcl generate or evaluate exited
+	// non-zero); the leg runner reports it through Options.Problems.
+	ReasonRunFailed Reason = "run-failed"
 )
 
 // Problem is one reason the comparison cannot be trusted. Arm is "a" or

@@ -515,3 +515,20 @@ func closest(s string, candidates []string) string {
 	}
 	return ""
 }
+
+// didYouMean suggests up to three candidates nearest to s (a mistyped
+// config key), or "" when none is close.
+func didYouMean(s string, candidates []string) string {
+	c := textdiff.Closest(s, candidates, 3, max(2, len(s)/3))
+	switch len(c) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("; did you mean %q?", c[0])
+	}
+	q := make([]string, len(c))
+	for i, k := range c {
+		q[i] = strconv.Quote(k)
+	}
+	return "; did you mean one of " + strings.Join(q, ", ") + "?"
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
 )
@@ -171,6 +172,9 @@ func agenticRows(g *matrix.Generator, patterns []string, conc []int, evals matri
 	keys := make([]string, len(ms))
 	for i, m := range ms {
 		keys[i] = m.Key
+	}
+	if err := configs.CheckHardware(g.Masters, g.Runners, keys...); err != nil {
+		return nil, nil, fmt.Errorf("the configs cannot run on their runners:\n%w", err)
 	}
 	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: keys, Conc: conc, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
 	if err != nil {

@@ -90,7 +90,7 @@ func TestValidate(t *testing.T) {
 			in:   ValidateInput{Masters: masters("{tp: 8, ep: 3, kv-offloading: none, conc-list: [1]}"), Runners: runners},
 			want: []string{"m.yaml:13:13: " + agPath + ".ep: ep (3) must divide tp (8)"}},
 		{name: "fixed-seq entries are checked too",
-			in: ValidateInput{Masters: []Source{{Name: "m.yaml", Data: []byte(strings.Replace(fixedDoc("{tp: 16, conc-list: [1]}"), "runner: mi355x", "runner: cluster:x", 1))}}, Runners: runners},
+			in:   ValidateInput{Masters: []Source{{Name: "m.yaml", Data: []byte(strings.Replace(fixedDoc("{tp: 16, conc-list: [1]}"), "runner: mi355x", "runner: cluster:x", 1))}}, Runners: runners},
 			want: []string{"m.yaml:14:13: " + ssPath + ".tp: tp*pp*pcp-size = 16*1*1 = 16 GPUs does not fit one node"}},
 		{name: "a runner without hardware facts is not sized", in: ValidateInput{Masters: []Source{{Name: "m.yaml", Data: []byte(fixedDoc("{tp: 16, conc-list: [1]}"))}}, Runners: runners}},
 		{name: "unknown config key with suggestion",

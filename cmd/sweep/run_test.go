@@ -287,3 +287,18 @@ func TestRunPlanFileGivesTheSameCommands(t *testing.T) {
 	_, err = parseOptions(t, newRunCmd, "--plan", file, "--out", out, "--tp", "8")
 	assert.ErrorContains(t, err, "--tp cannot be combined with --plan")
 }
+
+func TestRunRefusesATopologyThatDoesNotFit(t *testing.T) {
+	o := &runOptions{ConfigKey: "k", TP: 16, EP: 1, Conc: 1, Simulate: true,
+		Inputs: matrixInputs{Load: loadPlanted(t, "{tp: 16, ep: 1, kv-offloading: none, conc-list: [1]}")}}
+	_, err := o.planByFlags(t.TempDir())
+	require.ErrorContains(t, err, "k cannot run on its runner:\nm.yaml:13:13: k.scenarios.agentic-coding[0].search-space[0].tp: tp*pp*pcp-size = 16*1*1 = 16 GPUs does not fit one node")
+}
+
+func TestRunMistypedKeyNamesTheClosest(t *testing.T) {
+	o := &runOptions{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentc-mtp", TP: 2, EP: 2, Conc: 1}
+	_, err := o.planByFlags(t.TempDir())
+	var fe *FlagError
+	require.ErrorAs(t, err, &fe)
+	assert.ErrorContains(t, err, "no such key in the master configs; closest: qwen3.5-fp8-mi325x-sglang-agentic-mtp,")
+}

@@ -16,7 +16,7 @@ import (
 
 // shellWords splits shell text into words as sh does for the subset
 // WriteText emits: comment lines, backslash-newline continuations,
-// blanks, single quotes (with the '\'' idiom) and double quotes. Nothing
+// blanks, single quotes (with the '\” idiom) and double quotes. Nothing
 // is expanded: "${A+"B=$A"}" stays one word with its quotes removed.
 func shellWords(t *testing.T, text string) []string {
 	t.Helper()

@@ -22,9 +22,9 @@ type planOptions struct {
 	Inputs     matrixInputs
 	ConfigKeys []string
 	Conc       []int
-	TP, EP     []int // keep only points with one of these tp / ep (empty: all)
-	DPAttn     *bool // keep only DP-attention (true) or other (false) points; nil: all
-	Eval       bool  // the evals-only selection: eval rows, lm-eval instead of aiperf
+	TP, EP     []int  // keep only points with one of these tp / ep (empty: all)
+	DPAttn     *bool  // keep only DP-attention (true) or other (false) points; nil: all
+	Eval       bool   // the evals-only selection: eval rows, lm-eval instead of aiperf
 	Format     string // text or json
 	Plan       recipes.PlanOptions
 }

@@ -195,12 +195,12 @@ func writeProfiles(w io.Writer, points []recipes.Point, g *matrix.Generator) err
 		seen[runner] = true
 		prof, err := recipes.ProfileFor(runner)
 		if err != nil {
-			lines = append(lines, fmt.Sprintf("  %s: no runner profile (%v)", runner, err))
+			lines = append(lines, fmt.Sprintf("#   %s: no runner profile (%v)", runner, err))
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("  %s -> profile %s", runner, prof))
+		lines = append(lines, fmt.Sprintf("#   %s -> profile %s", runner, prof))
 	}
-	_, err := fmt.Fprintf(w, "\nrunner profiles applied:\n%s\n", strings.Join(lines, "\n"))
+	_, err := fmt.Fprintf(w, "\n# runner profiles applied:\n%s\n", strings.Join(lines, "\n"))
 	return err
 }
 

@@ -81,8 +81,13 @@ func (e *repeatedFlagError) Error() string {
 func flagParseError(fs *pflag.FlagSet, prefix string, err error) error {
 	if rep, ok := errors.AsType[*repeatedFlagError](err); ok {
 		err = rep
-	} else if ne, ok := errors.AsType[*pflag.NotExistError](err); ok && ne.GetSpecifiedShortnames() == "" {
-		if hint := closestFlags(fs, ne.GetSpecifiedName()); hint != "" {
+	} else if ne, ok := errors.AsType[*pflag.NotExistError](err); ok {
+		// "-tp 2" reaches pflag as the shorthand group "tp".
+		name := ne.GetSpecifiedName()
+		if short := ne.GetSpecifiedShortnames(); short != "" {
+			name = short
+		}
+		if hint := closestFlags(fs, name); hint != "" {
 			err = fmt.Errorf("%w; did you mean %s?", err, hint)
 		}
 	}

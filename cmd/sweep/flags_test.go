@@ -19,6 +19,8 @@ func TestFlagMistakes(t *testing.T) {
 		{name: "misspelt run flag", args: []string{"run", "--tpp", "2"}, stderr: "sweep run: unknown flag: --tpp; did you mean --tp?"},
 		{name: "misspelt flag with a value", args: []string{"validate", "--changelg=x"}, stderr: "unknown flag: --changelg; did you mean --changelog?"},
 		{name: "misspelt flag after list values", args: []string{"plan", "--config-keys", "a", "b", "--formt", "json"}, stderr: "sweep plan: unknown flag: --formt; did you mean --format?"},
+		{name: "single dash", args: []string{"run", "-tp", "2"}, stderr: `unknown shorthand flag: 't' in -tp; did you mean --tp?`},
+		{name: "misspelt command", args: []string{"valdate"}, stderr: `unknown command "valdate" for "sweep"; did you mean "validate"?`},
 		{name: "nothing close", args: []string{"version", "--bogus"}, stderr: "unknown flag: --bogus\n"},
 		{name: "repeated scalar flag", args: []string{"run", "--conc", "16", "--conc", "3"}, stderr: `sweep run: --conc is given twice ("16", then "3") but takes one value; give it once`},
 		{name: "repeated scalar with =", args: []string{"plan", "--config-keys", "k", "--format=json", "--format=text"}, stderr: "--format is given twice"},

@@ -20,6 +20,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"sweep/internal/textdiff"
 )
 
 // Exit codes decided by Main.
@@ -168,7 +170,11 @@ func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 				return dispatch(ctx, ios, s, append(path, s.Name), args[1:])
 			}
 		}
-		return flagErrorf("unknown command %q for %q (known: %s)", args[0], strings.Join(path, " "), subNames(c))
+		hint := ""
+		if close := textdiff.Closest(args[0], strings.Split(subNames(c), ", "), 1, max(2, len(args[0])/3)); len(close) > 0 {
+			hint = fmt.Sprintf("; did you mean %q?", close[0])
+		}
+		return flagErrorf("unknown command %q for %q%s (known: %s)", args[0], strings.Join(path, " "), hint, subNames(c))
 	}
 	if c.Pick != nil {
 		c = c.Pick(args)

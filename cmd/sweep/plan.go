@@ -70,7 +70,7 @@ prefixes, one flag per line with " \" continuations, quoted for the shell).
 Examples:
   sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp
   sweep plan --config-keys 'dsv4-fp4-mi355x-*' --conc 64 --format json
-  sweep plan --config-keys dsv4-fp4-mi355x-vllm-agentic-mtp --tp 8 --ep 8 --dp-attn --conc 64
+  sweep plan --config-keys dsv4-fp4-mi355x-vllm-agentic-mtp --tp 8 --dp-attn --conc 64
   sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --eval
   sweep plan --config-keys glm5.2-fp8-mi325x-sglang-agentic-mtp --fast --aiperf-version fork`,
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {

@@ -69,7 +69,7 @@ func (d *decoder) syntaxErr(data []byte, err error) {
 			if construct == "block sequence" {
 				what = "'-' items"
 			}
-			text += fmt.Sprintf("; column %d matches no open block: the parser was inside the %s that starts at line %d (%s at column %d); indent this line like its siblings, or fix the earlier line that opened a deeper block",
+			text += fmt.Sprintf("; this line (column %d) does not continue the %s that starts at line %d (%s at column %d): indent it like its siblings, or fix the earlier line that opened a deeper block",
 				col, construct, ctxLine, what, c)
 		case "flow sequence", "flow mapping":
 			text += fmt.Sprintf("; the cause is the %s opened at line %d: it is not closed before here (a missing ',' or closing bracket)", construct, ctxLine)

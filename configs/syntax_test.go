@@ -54,7 +54,7 @@ func TestSyntaxErrorPosition(t *testing.T) {
 		want    []string // substrings of the message
 	}{
 		{name: "key dedented by one", line: runner, edit: func(s string) string { return s[1:] }, wantCol: 2,
-			want: []string{"did not find expected key", fmt.Sprintf("block mapping that starts at line %d (keys at column 1)", top)}},
+			want: []string{"did not find expected key", fmt.Sprintf("does not continue the block mapping that starts at line %d (keys at column 1)", top)}},
 		{name: "key indented by one", line: runner, edit: func(s string) string { return " " + s }, wantCol: 10,
 			want: []string{"mapping values are not allowed in this context"}},
 		{name: "sequence item indented by one", line: item, edit: func(s string) string { return " " + s }, wantCol: 12,

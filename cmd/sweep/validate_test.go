@@ -181,6 +181,6 @@ func TestValidateSyntaxErrorCLI(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
 	code, out, _ := runCLI(t, "validate", "--config-files", path)
 	assert.Equal(t, exitError, code)
-	assert.Equal(t, path+":231:2: invalid YAML: did not find expected key; column 2 matches no open block: the parser was inside the block mapping that starts at line 7 (keys at column 1); indent this line like its siblings, or fix the earlier line that opened a deeper block\n", out)
+	assert.Equal(t, path+":231:2: invalid YAML: did not find expected key; this line (column 2) does not continue the block mapping that starts at line 7 (keys at column 1): indent it like its siblings, or fix the earlier line that opened a deeper block\n", out)
 	// yaml.v3 itself says "line 6", the line above that mapping.
 }

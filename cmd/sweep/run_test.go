@@ -43,7 +43,7 @@ var simTestArgs = []string{"--simulate", "--duration", "300", "--time-scale", "5
 // simRunArgs runs a short simulated point of the MI325X Qwen3.5 recipe.
 func simRunArgs(out string, extra ...string) []string {
 	args := append([]string{"run", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "16", "--out", out}, simTestArgs...)
-	return append(args, extra...)
+	return overrideFlags(args, extra...)
 }
 
 func readRunRecord(t *testing.T, dir string) *run.Record {

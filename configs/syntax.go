@@ -89,6 +89,8 @@ func syntaxPos(data []byte, want string) (line, col int) {
 		return 0, 0
 	}
 	ends := lineEnds(data)
+	// yaml.v3 returns syntax errors as plain strings (no type, no column),
+	// so "the same failure" can only be told by its text.
 	fails := func(n int) bool { // the first n bytes fail with want
 		err := decodeAll(data[:n])
 		return err != nil && err.Error() == want

@@ -24,6 +24,7 @@ func newCISummaryCmd(ios *IOStreams, runF func(context.Context, *ciSummaryOption
 	}
 	return &Command{
 		Name:  "summary",
+		Args:  "RESULTS_DIR",
 		Short: "Write the Markdown summary of a PR-label sweep's results",
 		Long: `Write a Markdown summary for $GITHUB_STEP_SUMMARY: what the labels asked for,
 the legs skipped for want of a runner, and one row per result JSON found

@@ -47,6 +47,7 @@ func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAgg
 	}
 	return &Command{
 		Name:  "aggregate",
+		Args:  "RESULT_DIR",
 		Short: "Write the aggregate result JSON of RESULT_DIR (InferenceX's schema and maths)",
 		Long: `sweep result aggregate RESULT_DIR [--env-file FILE] [--out FILE | --out-dir DIR]
 
@@ -244,6 +245,7 @@ func newResultValidateCmd(ios *IOStreams, runF func(context.Context, *resultVali
 	}
 	return &Command{
 		Name:  "validate",
+		Args:  "ARTIFACT_DIR",
 		Short: "Check an aiperf artifact directory the way InferenceX does after a replay",
 		Long: `sweep result validate ARTIFACT_DIR [--failed-request-threshold 0.10]
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
 	"sweep/sweep/run"
@@ -234,7 +235,16 @@ func runRun(ctx context.Context, o *runOptions) error {
 func (o *runOptions) selectRow(g *matrix.Generator) (*matrix.Row, error) {
 	evals := matrix.EvalOptions{NoEvals: !o.Eval, EvalsOnly: o.Eval}
 	if _, ok := g.Masters.Lookup(o.ConfigKey); !ok {
-		return nil, &FlagError{Err: fmt.Errorf("--config-key %q: no such key in the master configs (try: sweep matrix test-config --config-keys '%s*')", o.ConfigKey, strings.SplitN(o.ConfigKey, "-", 2)[0])}
+		hint := ""
+		if _, err := matrix.ResolveKeys(g.Masters, []string{o.ConfigKey}); err != nil {
+			if ke, ok := errors.AsType[*matrix.KeyError](err); ok && len(ke.Closest) > 0 {
+				hint = "; closest: " + strings.Join(ke.Closest, ", ")
+			}
+		}
+		return nil, &FlagError{Err: fmt.Errorf("--config-key %q: no such key in the master configs%s (list them: sweep matrix test-config --config-keys '%s*')", o.ConfigKey, hint, strings.SplitN(o.ConfigKey, "-", 2)[0])}
+	}
+	if err := configs.CheckHardware(g.Masters, g.Runners, o.ConfigKey); err != nil {
+		return nil, fmt.Errorf("%s cannot run on its runner:\n%w", o.ConfigKey, err)
 	}
 	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{o.ConfigKey}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
 	if err != nil {

@@ -137,6 +137,7 @@ func newSchemaValidateCmd(ios *IOStreams, runF func(context.Context, *schemaVali
 	}
 	return &Command{
 		Name:  "validate",
+		Args:  "TOOL[@VERSION] [--] COMMAND...",
 		Short: "Check a command line against a tool's schema; print it normalised or list every problem",
 		Long: `Check ARGS, the command line that follows the program name, against the schema
 of TOOL[@VERSION]. For aiperf ARGS start with "profile", for vLLM with "serve";
@@ -279,6 +280,7 @@ func newSchemaCheckCmd(ios *IOStreams, runF func(context.Context, *schemaCheckOp
 	}
 	return &Command{
 		Name:  "check",
+		Args:  "TOOL[@VERSION]",
 		Short: "Compare a schema with a tool's --help and list flags added, removed or changed",
 		Long: `Compare the schema TOOL[@VERSION] with the --help output of the installed tool,
 so a version drift is caught in seconds instead of after hours of cluster time.
@@ -434,6 +436,7 @@ func newSchemaShowCmd(ios *IOStreams, runF func(context.Context, *schemaShowOpti
 	}
 	return &Command{
 		Name:  "show",
+		Args:  "TOOL[@VERSION] [FLAG...]",
 		Short: "Show a schema's flags, or everything known about some of them",
 		Long: `Without FLAG, list every flag of TOOL[@VERSION]: canonical name, type, default
 and the other spellings (aliases, negative forms). With one or more FLAG

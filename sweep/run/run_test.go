@@ -299,6 +299,10 @@ func TestRunFaults(t *testing.T) {
 			assert.Equal(t, tc.failedStage, failed.Name)
 			if tc.tailContains != "" {
 				assert.Contains(t, fmt.Sprint(failed.LogTail), tc.tailContains)
+				// Once, as the log tail: not again in the stage's error
+				// and the returned one (sweep run printed it three times).
+				assert.NotContains(t, failed.Error, tc.tailContains)
+				assert.NotContains(t, err.Error(), tc.tailContains)
 			}
 			assert.False(t, readRecord(t, opts.OutDir).OK)
 			if tc.resultFile {

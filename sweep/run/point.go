@@ -51,6 +51,11 @@ type ServerSpec struct {
 	Engine            proc.Spec
 	EngineCommandFile string
 	HealthURL         string
+	// ServedModels are the model names the engine serves (ServedModels of
+	// its argv); once HealthURL answers, its /v1/models must list one of
+	// them, so a foreign server on the port is never measured. Empty skips
+	// the check.
+	ServedModels []string
 	// Sidecars start, in order, before the engine and must answer their
 	// health URL (e.g. LMCache servers).
 	Sidecars []Sidecar

@@ -119,7 +119,7 @@ func (r *runner) startServer(ctx context.Context) (*proc.Process, bool) {
 			return nil, false
 		}
 	}
-	engine, ok := r.startAndWait(ctx, StageEngine, r.spec.Engine, "server.log", r.spec.HealthURL)
+	engine, ok := r.startAndWait(ctx, StageEngine, r.spec.Engine, "server.log", r.spec.HealthURL, r.spec.ServedModels...)
 	if !ok {
 		return nil, false
 	}
@@ -161,8 +161,9 @@ func (r *runner) runLoad(ctx context.Context, engine *proc.Process) {
 	r.finishResult(scraped)
 }
 
-// startAndWait starts a server process and waits for its health URL.
-func (r *runner) startAndWait(ctx context.Context, stage string, spec proc.Spec, logName, healthURL string) (*proc.Process, bool) {
+// startAndWait starts a server process and waits for its health URL; with
+// models, the server answering must also serve one of them.
+func (r *runner) startAndWait(ctx context.Context, stage string, spec proc.Spec, logName, healthURL string, models ...string) (*proc.Process, bool) {
 	var p *proc.Process
 	ok := r.stage(ctx, stage, func() []string { return tailOf(p) }, func() error {
 		spec.LogPath = filepath.Join(r.o.OutDir, logName)
@@ -180,6 +181,11 @@ func (r *runner) startAndWait(ctx context.Context, stage string, spec proc.Spec,
 		if p.Exited() {
 			// Something answered, but not our process: another server holds the port.
 			return fmt.Errorf("%s answered on %s but has exited (%s): is another server using the port?", spec.Name, healthURL, p.Status())
+		}
+		if len(models) > 0 {
+			if err := checkServedModel(ctx, healthURL, models); err != nil {
+				return fmt.Errorf("%s: %w", spec.Name, err)
+			}
 		}
 		return nil
 	})

@@ -47,10 +47,14 @@ func TestMain(m *testing.M) {
 	}
 }
 
-// fakeEngine serves /health and an SGLang-style /metrics page. Faults:
-// never-ready (never listens), die (exits 7 once the client has started,
-// noticed by the first /metrics after the baseline), hang (stops
-// answering after the baseline scrape), no-metrics (404 on /metrics).
+// testModel is the model the fake engine serves on /v1/models.
+const testModel = "test/model"
+
+// fakeEngine serves /health, /v1/models and an SGLang-style /metrics page.
+// Faults: never-ready (never listens), die (exits 7 once the client has
+// started, noticed by the first /metrics after the baseline), hang (stops
+// answering after the baseline scrape), no-metrics (404 on /metrics),
+// other-model and no-models (another server's /v1/models, or none).
 func fakeEngine() {
 	fault := os.Getenv(faultEnv)
 	fmt.Println("loading weights")
@@ -68,6 +72,16 @@ func fakeEngine() {
 	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
 		if fault == "hang" && scrapes.Load() > 0 {
 			time.Sleep(time.Hour)
+		}
+	})
+	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
+		switch fault {
+		case "no-models":
+			http.NotFound(w, r)
+		case "other-model":
+			fmt.Fprint(w, `{"object":"list","data":[{"id":"someone/elses-model","object":"model"}]}`)
+		default:
+			fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model"}]}`, testModel)
 		}
 	})
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
@@ -145,6 +159,7 @@ func testSpec(t *testing.T, engineFault, clientFault string) (Spec, Options) {
 			Engine:               proc.Spec{Name: "engine", Argv: []string{self}, Env: map[string]string{roleEnv: "engine", faultEnv: engineFault, portEnv: port, "HF_TOKEN": "hf_secret"}},
 			EngineCommandFile:    "sglang_command.txt",
 			HealthURL:            "http://127.0.0.1:" + port + "/health",
+			ServedModels:         []string{testModel},
 			MetricsURLs:          []string{"http://127.0.0.1:" + port + "/metrics"},
 			RequiredMetricPrefix: "sglang:",
 		},
@@ -279,6 +294,12 @@ func TestRunFaults(t *testing.T) {
 			errContains: "engine stopped answering", tailContains: "fired up"},
 		{name: "client exits non-zero", clientFault: "fail", failedStage: StageClient,
 			errContains: "client failed (exit code 2)", tailContains: "server returned 500"},
+		// A server that is not ours answered /health: its numbers were
+		// measured as the point's.
+		{name: "another model on the port", engineFault: "other-model", failedStage: StageEngine,
+			errContains: `is not ours: it serves ["someone/elses-model"], the engine was started to serve ["test/model"]`},
+		{name: "no model list on the port", engineFault: "no-models", failedStage: StageEngine,
+			errContains: "is not ours: GET http://127.0.0.1:"},
 		{name: "required metric prefix missing", prefix: "vllm:", failedStage: StageValidate,
 			errContains: "vllm:", resultFile: true},
 	}
@@ -366,4 +387,24 @@ func TestRunRefusesABusyPort(t *testing.T) {
 	assert.Equal(t, StageEngine, rec.Failed().Name)
 	assert.Empty(t, rec.ResultFile, "no result from a foreign server")
 	assertNothingLeft(t, rec)
+}
+
+func TestServedModels(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		want []string
+	}{
+		{"sglang served name", []string{"python3", "-m", "sglang.launch_server", "--model-path", "/models/q", "--served-model-name", "Qwen/Q", "--port", "1"}, []string{"Qwen/Q"}},
+		{"sglang model path only", []string{"python3", "-m", "sglang.launch_server", "--model-path=/models/q", "--tp", "8"}, []string{"/models/q"}},
+		{"vllm positional", []string{"vllm", "serve", "meta/L", "--port", "8000"}, []string{"meta/L"}},
+		{"vllm several served names", []string{"vllm", "serve", "meta/L", "--served-model-name", "a", "b", "--port", "8000"}, []string{"a", "b"}},
+		{"vllm --model", []string{"vllm", "serve", "--model", "meta/L"}, []string{"meta/L"}},
+		{"no model", []string{"./launch.sh", "--port", "1"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ServedModels(tc.argv))
+		})
+	}
 }

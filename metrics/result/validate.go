@@ -17,11 +17,11 @@ const DefaultFailedRequestThreshold = 0.10
 type ValidateOptions struct {
 	// FailedRequestThreshold is the largest accepted error fraction,
 	// inclusive, in [0, 1].
-	FailedRequestThreshold float64
+	FailedRequestThreshold float64 `json:"failed_request_threshold"`
 	// RequiredMetricPrefix, when set (e.g. "sglang:"), also requires
 	// non-empty server_metrics_export.json and .csv with at least one
 	// metric of that prefix (InferenceX's AIPERF_REQUIRED_SERVER_METRIC_PREFIX).
-	RequiredMetricPrefix string
+	RequiredMetricPrefix string `json:"required_metric_prefix,omitempty"`
 }
 
 // Verdict is the outcome of Validate. Valid is true only when every check

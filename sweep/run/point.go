@@ -241,6 +241,13 @@ type Record struct {
 	// Server is set when the load ran against a Server started on its own
 	// (a sweep's server for several points); nil when Run started it.
 	Server *ServerRef `json:"server,omitempty"`
+	// Facts, Simulation and ValidateOptions are what the point's result
+	// was aggregated and validated with (nil in a server's own record):
+	// sweep result aggregate on this directory takes them from here
+	// instead of InferenceX's environment variables.
+	Facts           *result.RunFacts        `json:"facts,omitempty"`
+	Simulation      *result.Simulation      `json:"simulation,omitempty"`
+	ValidateOptions *result.ValidateOptions `json:"validate_options,omitempty"`
 }
 
 // ServerRef is the server a load ran against.

@@ -15,6 +15,7 @@ import (
 
 	"sweep/internal/atomicfile"
 	"sweep/internal/proc"
+	"sweep/metrics/result"
 )
 
 // RecordFile is the name of the run record in OutDir.
@@ -57,6 +58,11 @@ func newRunner(spec Spec, o Options, name, file string) (*runner, error) {
 		Name: name, Started: time.Now(), Processes: map[string]*ProcessOutcome{},
 		ArtifactDir: spec.ArtifactDir,
 	}}
+	if spec.Client != nil {
+		facts := spec.Facts
+		r.rec.Facts, r.rec.Simulation = &facts, spec.Simulation
+		r.rec.ValidateOptions = &result.ValidateOptions{FailedRequestThreshold: o.FailedRequestThreshold, RequiredMetricPrefix: spec.RequiredMetricPrefix}
+	}
 	r.save()
 	return r, nil
 }

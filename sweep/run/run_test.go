@@ -261,6 +261,12 @@ func TestRunSuccess(t *testing.T) {
 	onDisk := readRecord(t, opts.OutDir)
 	assert.True(t, onDisk.OK)
 	assert.Equal(t, stageOutcomes(rec), stageOutcomes(onDisk))
+	// The facts and settings the result was made with, for sweep result
+	// aggregate on this directory (it needed InferenceX's variables).
+	require.NotNil(t, onDisk.Facts)
+	assert.Equal(t, spec.Facts, *onDisk.Facts)
+	assert.Equal(t, &result.ValidateOptions{FailedRequestThreshold: 0.10, RequiredMetricPrefix: "sglang:"}, onDisk.ValidateOptions)
+	assert.Contains(t, recJSON["facts"], "runner_type", "snake_case like the rest")
 	cmd, err := os.ReadFile(filepath.Join(opts.OutDir, "sglang_command.txt"))
 	require.NoError(t, err)
 	assert.Contains(t, string(cmd), "export HF_TOKEN='<redacted>'")

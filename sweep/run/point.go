@@ -212,13 +212,16 @@ type Stage struct {
 // ProcessOutcome records how a process ended. Exit is -1 when it was
 // killed by a signal (named in Signal) or never ended on its own.
 type ProcessOutcome struct {
-	Argv    []string `json:"argv"`
-	PID     int      `json:"pid"`
-	Exit    int      `json:"exit"`
-	Signal  string   `json:"signal,omitempty"`
-	Stopped bool     `json:"stopped_by_sweep"`
-	Seconds float64  `json:"seconds"`
-	Log     string   `json:"log,omitempty"`
+	Argv []string `json:"argv"`
+	// GoRun says that Argv[0] "sweep" stands for the temporary `go run`
+	// build of sweep that ran the process (deleted when it exited).
+	GoRun   bool    `json:"go_run,omitempty"`
+	PID     int     `json:"pid"`
+	Exit    int     `json:"exit"`
+	Signal  string  `json:"signal,omitempty"`
+	Stopped bool    `json:"stopped_by_sweep"`
+	Seconds float64 `json:"seconds"`
+	Log     string  `json:"log,omitempty"`
 }
 
 // Record is what run.json holds: the stages in order, each process's

@@ -211,7 +211,8 @@ func (r *runner) start(ctx context.Context, spec proc.Spec) (*proc.Process, erro
 	}
 	r.mu.Lock()
 	r.procs = append(r.procs, p)
-	r.rec.Processes[spec.Name] = &ProcessOutcome{Argv: spec.Argv, PID: p.PID(), Exit: -1, Log: filepath.Base(spec.LogPath)}
+	argv, goRun := recordedArgv(spec.Argv)
+	r.rec.Processes[spec.Name] = &ProcessOutcome{Argv: argv, GoRun: goRun, PID: p.PID(), Exit: -1, Log: filepath.Base(spec.LogPath)}
 	r.mu.Unlock()
 	r.save()
 	return p, nil

@@ -414,3 +414,28 @@ func TestServedModels(t *testing.T) {
 		})
 	}
 }
+
+// TestRunRecordsGoRunBuildAsSweep: a point run with `go run` recorded the
+// temporary build's path in its command files and run.json.
+func TestRunRecordsGoRunBuildAsSweep(t *testing.T) {
+	spec, opts := testSpec(t, "", "")
+	exeDir := filepath.Join(t.TempDir(), "go-build42", "b001", "exe")
+	require.NoError(t, os.MkdirAll(exeDir, 0o755))
+	tmpBuild := filepath.Join(exeDir, "sweep")
+	require.NoError(t, os.Symlink(spec.Engine.Argv[0], tmpBuild))
+	spec.Engine.Argv[0] = tmpBuild
+	spec.Client.Argv[0] = tmpBuild
+	rec, err := Run(t.Context(), spec, opts)
+	require.NoError(t, err, "stages: %+v", rec.Stages)
+	for _, f := range []string{"sglang_command.txt", "benchmark_command.txt", RecordFile} {
+		b, err := os.ReadFile(filepath.Join(opts.OutDir, f))
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), "go-build42", f)
+	}
+	onDisk := readRecord(t, opts.OutDir)
+	for _, name := range []string{"engine", "client"} {
+		require.Contains(t, onDisk.Processes, name)
+		assert.Equal(t, "sweep", onDisk.Processes[name].Argv[0])
+		assert.True(t, onDisk.Processes[name].GoRun)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/inputfile"
 	"sweep/recipes/schema"
 )
 
@@ -345,7 +346,7 @@ func schemaCheckRun(ctx context.Context, o *schemaCheckOptions) error {
 		}
 		text, source = buf.Bytes(), "stdin"
 	case o.HelpFile != "":
-		if text, err = os.ReadFile(o.HelpFile); err != nil {
+		if text, err = inputfile.Read(o.HelpFile, inputfile.Text); err != nil {
 			return err
 		}
 	default:

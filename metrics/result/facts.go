@@ -9,8 +9,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sweep/internal/pyjson"
 	"unicode"
+
+	"sweep/internal/inputfile"
+	"sweep/internal/pyjson"
 )
 
 // RunFacts are the facts about a point that the aggregate result records
@@ -306,7 +308,7 @@ func subset(keys []string, allowed ...string) bool {
 // conformance cases' env.json) and replaces each "<NAME>" placeholder with
 // placeholders[NAME] (e.g. "RESULT_DIR").
 func EnvFromFile(path string, placeholders map[string]string) (map[string]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
 		return nil, err
 	}

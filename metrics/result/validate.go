@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"sweep/internal/inputfile"
 	"sweep/metrics/aiperf"
 )
 
@@ -168,7 +170,10 @@ func checkMetricPrefix(dir, prefix string) (msg, reason string) {
 	if !nonEmptyFile(jsonPath) || !nonEmptyFile(csvPath) {
 		return "", "required AIPerf server metrics artifacts are missing or empty in " + dir
 	}
-	data, err := os.ReadFile(jsonPath)
+	data, err := inputfile.Read(jsonPath, inputfile.AiperfServerMetrics)
+	if inputfile.IsRefused(err) {
+		return "", err.Error()
+	}
 	if err != nil || !bytes.Contains(data, []byte(`"`+prefix)) {
 		return "", fmt.Sprintf("%s contains no metric with required prefix '%s'", jsonPath, prefix)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -341,8 +342,11 @@ func schemaCheckRun(ctx context.Context, o *schemaCheckOptions) error {
 	switch {
 	case o.HelpFile == "-":
 		var buf bytes.Buffer
-		if _, err := buf.ReadFrom(o.IO.In); err != nil {
+		if _, err := buf.ReadFrom(io.LimitReader(o.IO.In, inputfile.Text.Bytes+1)); err != nil {
 			return fmt.Errorf("read help from stdin: %w", err)
+		}
+		if int64(buf.Len()) > inputfile.Text.Bytes {
+			return fmt.Errorf("read help from stdin: %w", &inputfile.TooLargeError{Path: "stdin", Size: int64(buf.Len()), Limit: inputfile.Text, Read: true})
 		}
 		text, source = buf.Bytes(), "stdin"
 	case o.HelpFile != "":

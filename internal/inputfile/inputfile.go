@@ -88,11 +88,15 @@ func (e *NotRegularError) Error() string {
 // TooLargeError is a file over its Limit.
 type TooLargeError struct {
 	Path  string
-	Size  int64 // bytes seen: the file's size, or limit+1 when it grew while read
+	Size  int64 // the file's size; with Read, the bytes read when the limit was passed
 	Limit Limit
+	Read  bool // the limit was passed while reading (a growing file, a stream)
 }
 
 func (e *TooLargeError) Error() string {
+	if e.Read { // the whole size is unknown
+		return fmt.Sprintf("%s is over sweep's %s: refusing to read it", e.Path, e.Limit)
+	}
 	return fmt.Sprintf("%s is %s, over sweep's %s: refusing to read it", e.Path, byteSize(e.Size), e.Limit)
 }
 
@@ -143,7 +147,7 @@ func Read(path string, limit Limit) ([]byte, error) {
 func (f *File) Read(p []byte) (int, error) {
 	if f.limit.Bytes >= 0 {
 		if f.read > f.limit.Bytes {
-			return 0, &TooLargeError{Path: f.f.Name(), Size: f.read, Limit: f.limit}
+			return 0, &TooLargeError{Path: f.f.Name(), Size: f.read, Limit: f.limit, Read: true}
 		}
 		if room := f.limit.Bytes + 1 - f.read; int64(len(p)) > room {
 			p = p[:room]
@@ -152,7 +156,7 @@ func (f *File) Read(p []byte) (int, error) {
 	n, err := f.f.Read(p)
 	f.read += int64(n)
 	if f.limit.Bytes >= 0 && f.read > f.limit.Bytes {
-		return n, &TooLargeError{Path: f.f.Name(), Size: f.read, Limit: f.limit}
+		return n, &TooLargeError{Path: f.f.Name(), Size: f.read, Limit: f.limit, Read: true}
 	}
 	return n, err
 }

@@ -68,6 +68,7 @@ func TestFileGrowingWhileRead(t *testing.T) {
 	_, err = io.ReadAll(f)
 	_, ok := errors.AsType[*TooLargeError](err)
 	assert.True(t, ok, "got %v", err)
+	assert.EqualError(t, err, p+" is over sweep's test file limit of 10 bytes: refusing to read it")
 }
 
 // TestNotRegular: a FIFO in place of profile_export_aiperf.json blocked

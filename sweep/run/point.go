@@ -177,19 +177,23 @@ func (o Options) withDefaults() Options {
 
 // Stage names, in the order Run goes through them.
 const (
-	StageGPUIdle     = "gpu-idle"
-	StageSidecars    = "sidecars-ready"
-	StageEngine      = "engine-ready"
-	StageRouter      = "router-ready"
-	StageServer      = "server"
-	StageFlush       = "flush-cache"
-	StageBaseline    = "metrics-baseline"
-	StageClient      = "client"
-	StageEval        = "eval"
-	StageAcceptance  = "acceptance-length"
-	StageAggregate   = "aggregate"
-	StageValidate    = "validate"
-	StageStop        = "stop"
+	StageGPUIdle    = "gpu-idle"
+	StageSidecars   = "sidecars-ready"
+	StageEngine     = "engine-ready"
+	StageRouter     = "router-ready"
+	StageServer     = "server"
+	StageFlush      = "flush-cache"
+	StageBaseline   = "metrics-baseline"
+	StageClient     = "client"
+	StageEval       = "eval"
+	StageAcceptance = "acceptance-length"
+	StageAggregate  = "aggregate"
+	StageValidate   = "validate"
+	StageStop       = "stop"
+	// StageInternal is a panic inside the runner (a bug in sweep): it is
+	// recorded as a failed stage after every process was stopped, with the
+	// stack in PanicFile.
+	StageInternal    = "internal-error"
 	outcomeOK        = "ok"
 	outcomeFailed    = "failed"
 	outcomeSkipped   = "skipped"

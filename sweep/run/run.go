@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -73,16 +74,39 @@ func newRunner(spec Spec, o Options, name, file string) (*runner, error) {
 // aggregate result is written whenever the client produced artifacts,
 // even if a later stage fails, and every process is stopped before Run
 // returns.
-func Run(ctx context.Context, spec Spec, o Options) (*Record, error) {
+func Run(ctx context.Context, spec Spec, o Options) (rec *Record, err error) {
 	r, err := newRunner(spec, o.withDefaults(), spec.Name, RecordFile)
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			r.recovered(v)
+			rec, err = r.finish(ctx)
+		}
+	}()
 	if engine, ok := r.startServer(ctx); ok {
 		r.runLoad(ctx, engine)
 	}
 	r.stopAll()
 	return r.finish(ctx)
+}
+
+// PanicFile, in OutDir, holds the stack of a panic inside a point.
+const PanicFile = "panic.log"
+
+// recovered handles a panic v recovered on the runner's goroutine, as any
+// failure is handled: the stack goes to PanicFile, a failed StageInternal
+// is recorded and every process is stopped. The caller finishes the
+// record. (A panic once killed sweep run mid-point: no result, run.json
+// unfinished and the engine left to Pdeathsig.)
+func (r *runner) recovered(v any) {
+	path := filepath.Join(r.o.OutDir, PanicFile)
+	if err := atomicfile.Write(path, fmt.Appendf(nil, "panic: %v\n\n%s", v, debug.Stack()), 0o644); err != nil {
+		path = "not saved: " + err.Error()
+	}
+	r.fail(StageInternal, fmt.Errorf("internal error (a bug in sweep): panic: %v (stack: %s)", v, path), nil)
+	r.stopAll()
 }
 
 // finish closes the record and returns the first failure as a *StageError.

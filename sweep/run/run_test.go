@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -438,4 +439,32 @@ func TestRunRecordsGoRunBuildAsSweep(t *testing.T) {
 		assert.Equal(t, "sweep", onDisk.Processes[name].Argv[0])
 		assert.True(t, onDisk.Processes[name].GoRun)
 	}
+}
+
+// TestRunPanicStopsEverything: a panic inside a point (the 1e308 latency
+// of issue 10 was one) crashed sweep run mid-point with no result, run.json
+// unfinished and the engine left running, because the stop was not
+// deferred. A panic is now a failed stage after every process is stopped.
+func TestRunPanicStopsEverything(t *testing.T) {
+	spec, opts := testSpec(t, "", "")
+	var once sync.Once
+	opts.Progress = func(line string) {
+		if strings.HasPrefix(line, StageAggregate+": started") {
+			once.Do(func() { panic("injected by the test") })
+		}
+	}
+	rec, err := Run(t.Context(), spec, opts)
+	se, ok := errors.AsType[*StageError](err)
+	require.True(t, ok, "got %T %v", err, err)
+	assert.Equal(t, StageInternal, se.Stage)
+	assert.Contains(t, err.Error(), "internal error (a bug in sweep): panic: injected by the test (stack: "+filepath.Join(opts.OutDir, PanicFile)+")")
+	onDisk := readRecord(t, opts.OutDir)
+	assert.False(t, onDisk.OK)
+	assert.False(t, onDisk.Finished.IsZero(), "run.json is finished")
+	assert.Equal(t, outcomeFailed, stageOutcomes(onDisk)[StageInternal])
+	assert.Equal(t, outcomeOK, stageOutcomes(onDisk)[StageStop])
+	stack, err := os.ReadFile(filepath.Join(opts.OutDir, PanicFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(stack), "panic: injected by the test")
+	assertNothingLeft(t, rec)
 }

@@ -4,8 +4,9 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
+
+	"sweep/internal/inputfile"
 )
 
 //go:embed amd-master.yaml nvidia-master.yaml runners.yaml golden-al/*.yaml ab/*.yaml
@@ -84,7 +85,7 @@ func ReadSources(paths, defaults []string) ([]Source, error) {
 	srcs := make([]Source, 0, len(paths))
 	var errs []*Error
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := inputfile.Read(p, inputfile.ConfigYAML)
 		if err != nil {
 			errs = append(errs, &Error{File: p, Line: 1, Col: 1, Msg: fmt.Sprintf("cannot read file: %v", err)})
 			continue

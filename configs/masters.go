@@ -2,9 +2,10 @@ package configs
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
+
+	"sweep/internal/inputfile"
 
 	"gopkg.in/yaml.v3"
 )
@@ -56,7 +57,7 @@ func LoadMasters(paths ...string) (*Masters, error) {
 	srcs := make([]Source, 0, len(paths))
 	var errs []*Error
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := inputfile.Read(p, inputfile.ConfigYAML)
 		if err != nil {
 			errs = append(errs, &Error{File: p, Line: 1, Col: 1, Msg: fmt.Sprintf("cannot read master config: %v", err)})
 			continue

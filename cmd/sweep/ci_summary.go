@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/inputfile"
 	"sweep/sweep/gha"
 )
 
@@ -50,7 +50,7 @@ Example:
 func ciSummaryRun(_ context.Context, o *ciSummaryOptions) error {
 	var fan *gha.FanoutJSON
 	if o.Fanout != "" {
-		data, err := os.ReadFile(o.Fanout)
+		data, err := inputfile.Read(o.Fanout, inputfile.SmallJSON)
 		if err != nil {
 			return fmt.Errorf("--fanout: %w", err)
 		}

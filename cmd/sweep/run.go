@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,6 +18,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/inputfile"
 	"sweep/recipes"
 	"sweep/sweep/run"
 )
@@ -395,7 +395,7 @@ func (o *runOptions) planByFlags(out string) (*recipes.Point, error) {
 // exactly one, as `sweep plan --format json` prints them. The plan's
 // result directory must be out, since its commands write there.
 func readPlanFile(path, out string) (*recipes.Point, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
 		return nil, &FlagError{Err: fmt.Errorf("--plan: %w", err)}
 	}

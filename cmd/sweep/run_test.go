@@ -166,6 +166,9 @@ func TestRunFaultsSimulated(t *testing.T) {
 			assert.Equal(t, exitError, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 			assert.Contains(t, stdout, "FAILED at stage "+tc.stage)
 			assert.Contains(t, stdout+stderr, tc.stderr)
+			// The engine's log tail is shown once (it was printed three
+			// times: progress, the FAILED line and the final error).
+			assert.LessOrEqual(t, strings.Count(stdout+stderr, "last lines of"), 1, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 			rec := readRunRecord(t, out)
 			assert.False(t, rec.OK)
 			require.NotNil(t, rec.Failed())

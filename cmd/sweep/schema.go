@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/inputfile"
 	"sweep/recipes/schema"
 )
 
@@ -342,12 +344,15 @@ func schemaCheckRun(ctx context.Context, o *schemaCheckOptions) error {
 	switch {
 	case o.HelpFile == "-":
 		var buf bytes.Buffer
-		if _, err := buf.ReadFrom(o.IO.In); err != nil {
+		if _, err := buf.ReadFrom(io.LimitReader(o.IO.In, inputfile.Text.Bytes+1)); err != nil {
 			return fmt.Errorf("read help from stdin: %w", err)
+		}
+		if int64(buf.Len()) > inputfile.Text.Bytes {
+			return fmt.Errorf("read help from stdin: %w", &inputfile.TooLargeError{Path: "stdin", Size: int64(buf.Len()), Limit: inputfile.Text, Read: true})
 		}
 		text, source = buf.Bytes(), "stdin"
 	case o.HelpFile != "":
-		if text, err = os.ReadFile(o.HelpFile); err != nil {
+		if text, err = inputfile.Read(o.HelpFile, inputfile.Text); err != nil {
 			return err
 		}
 	default:

@@ -10,6 +10,7 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/gitfile"
+	"sweep/internal/inputfile"
 )
 
 // validateOptions are the inputs of "sweep validate".
@@ -165,14 +166,14 @@ func validateInputs(ctx context.Context, o *validateOptions) (configs.ValidateIn
 		}
 		path = defaultChangelog
 	}
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.ConfigYAML)
 	if err != nil {
 		return in, "", fmt.Errorf("read changelog: %w", err)
 	}
 	in.Changelog = &configs.Source{Name: path, Data: data}
 	switch {
 	case o.ChangelogBase != "":
-		base, err := os.ReadFile(o.ChangelogBase)
+		base, err := inputfile.Read(o.ChangelogBase, inputfile.ConfigYAML)
 		if err != nil {
 			return in, "", fmt.Errorf("read changelog base: %w", err)
 		}

@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"sweep/internal/inputfile"
 )
 
 // Reason names why a comparison is INCOMPLETE.
@@ -263,7 +264,7 @@ func readScore(file string) (*scoreFile, error) {
 // lines. Errors from fn are prefixed with file:line; a missing file wraps
 // fs.ErrNotExist.
 func eachLine(file string, fn func(line int, raw []byte) error) (time.Time, int, error) {
-	f, err := os.Open(file)
+	f, err := inputfile.Open(file, inputfile.Limit{What: "BFCL file", Bytes: -1})
 	if err != nil {
 		return time.Time{}, 0, err
 	}

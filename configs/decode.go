@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"sweep/internal/textdiff"
@@ -56,33 +55,19 @@ func (d *decoder) parseDocument(data []byte) *yaml.Node {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		d.syntaxErr(err)
+		d.syntaxErr(data, err)
 		return nil
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		d.errAt(&extra, "", "a second YAML document starts here; the file must hold exactly one document")
 	} else if !errors.Is(err, io.EOF) {
-		d.syntaxErr(err)
+		d.syntaxErr(data, err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil
 	}
 	return doc.Content[0]
-}
-
-var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-func (d *decoder) syntaxErr(err error) {
-	msg := err.Error()
-	line := 1
-	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-	}
-	d.errs = append(d.errs, &Error{File: d.file, Line: line, Col: 1, Msg: "invalid YAML: " + msg})
 }
 
 // resolve follows aliases.
@@ -529,4 +514,21 @@ func closest(s string, candidates []string) string {
 		return c[0]
 	}
 	return ""
+}
+
+// didYouMean suggests up to three candidates nearest to s (a mistyped
+// config key), or "" when none is close.
+func didYouMean(s string, candidates []string) string {
+	c := textdiff.Closest(s, candidates, 3, max(2, len(s)/3))
+	switch len(c) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("; did you mean %q?", c[0])
+	}
+	q := make([]string, len(c))
+	for i, k := range c {
+		q[i] = strconv.Quote(k)
+	}
+	return "; did you mean one of " + strings.Join(q, ", ") + "?"
 }

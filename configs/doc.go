@@ -1,6 +1,7 @@
 // Package configs loads and checks InferenceX-format config files: the
 // master configs (amd-master.yaml, nvidia-master.yaml), runners.yaml,
-// perf-changelog.yaml and the golden acceptance-length curves.
+// perf-changelog.yaml and the golden acceptance-length curves, plus the
+// project's own accuracy A/B legs (configs/ab/*.yaml, ABLeg).
 //
 // Files are read as yaml.v3 nodes, never straight into structs, so every
 // problem is a *Error with file:line:col, the dotted key path, what is wrong
@@ -37,6 +38,9 @@
 //
 //	report := configs.Validate(configs.ValidateInput{Masters: srcs, Runners: rsrc, Changelog: &csrc})
 //	// report.Problems: every problem in every file ("sweep validate")
+//
+//	leg, err := configs.DefaultABLeg("minimaxm3-mi325x-smg") // or LoadABLeg(file)
+//	// leg.Model, leg.Categories, leg.Arms[0].ConfigKey, leg.Simulate, ...
 //
 //	golden, err := configs.DefaultGoldenAL()
 //	set, _ := golden.Set("qwen3.5_mtp")

@@ -4,16 +4,18 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
+
+	"sweep/internal/inputfile"
 )
 
-//go:embed amd-master.yaml nvidia-master.yaml runners.yaml golden-al/*.yaml
+//go:embed amd-master.yaml nvidia-master.yaml runners.yaml golden-al/*.yaml ab/*.yaml
 var embedded embed.FS
 
 // Embedded returns the config files shipped inside the sweep binary:
-// amd-master.yaml, nvidia-master.yaml, runners.yaml and golden-al/*.yaml
-// (the same files as the repository's configs/ directory). Commands use
+// amd-master.yaml, nvidia-master.yaml, runners.yaml, golden-al/*.yaml and
+// the A/B legs ab/*.yaml (the same files as the repository's configs/
+// directory). Commands use
 // them when no path is given, so sweep runs from any directory.
 func Embedded() fs.FS { return embedded }
 
@@ -83,7 +85,7 @@ func ReadSources(paths, defaults []string) ([]Source, error) {
 	srcs := make([]Source, 0, len(paths))
 	var errs []*Error
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := inputfile.Read(p, inputfile.ConfigYAML)
 		if err != nil {
 			errs = append(errs, &Error{File: p, Line: 1, Col: 1, Msg: fmt.Sprintf("cannot read file: %v", err)})
 			continue

@@ -1,7 +1,7 @@
 package configs
 
 import (
-	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -29,9 +29,11 @@ func MatchWildcard(pattern, key string) bool {
 	return len(rest) >= len(last) && strings.HasSuffix(rest, last)
 }
 
+// expand returns the keys pattern selects, in file order; keys of broken
+// entries (Masters.broken) come last, in no particular order.
 func (m *Masters) expand(pattern string) []string {
 	if !strings.Contains(pattern, "*") {
-		if _, ok := m.byKey[pattern]; ok {
+		if _, ok := m.byKey[pattern]; ok || m.broken[pattern] {
 			return []string{pattern}
 		}
 		return nil
@@ -40,6 +42,11 @@ func (m *Masters) expand(pattern string) []string {
 	for _, e := range m.Entries {
 		if MatchWildcard(pattern, e.Key) {
 			keys = append(keys, e.Key)
+		}
+	}
+	for k := range m.broken {
+		if MatchWildcard(pattern, k) {
+			keys = append(keys, k)
 		}
 	}
 	return keys
@@ -54,6 +61,7 @@ func CheckChangelogKeys(file string, entries []ChangelogEntry, m *Masters) error
 	for i, e := range entries {
 		path := indexPath("entry", entryNumber(e, i))
 		var resolved []*Master
+		partial := false // a selected entry has problems of its own
 		for j, k := range e.ConfigKeys {
 			pos := e.Pos
 			if j < len(e.ConfigKeyPos) {
@@ -69,10 +77,14 @@ func CheckChangelogKeys(file string, entries []ChangelogEntry, m *Masters) error
 				continue
 			}
 			for _, key := range keys {
-				resolved = append(resolved, m.byKey[key])
+				if mc, ok := m.byKey[key]; ok {
+					resolved = append(resolved, mc)
+				} else {
+					partial = true
+				}
 			}
 		}
-		if len(e.ScenarioType) > 0 && len(resolved) > 0 {
+		if len(e.ScenarioType) > 0 && len(resolved) > 0 && !partial {
 			any := false
 			for _, mc := range resolved {
 				for _, st := range e.ScenarioType {
@@ -97,10 +109,12 @@ func entryNumber(e ChangelogEntry, i int) int {
 	return i + 1
 }
 
-// suggest names a master key close to k, for typos.
+// suggest names the master keys closest to k, for typos.
 func (m *Masters) suggest(k string) string {
-	if best := closest(k, m.Keys()); best != "" {
-		return fmt.Sprintf("; did you mean %q?", best)
+	keys := m.Keys()
+	for b := range m.broken {
+		keys = append(keys, b)
 	}
-	return ""
+	slices.Sort(keys[len(m.Entries):])
+	return didYouMean(k, keys)
 }

@@ -2,9 +2,10 @@ package configs
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
+
+	"sweep/internal/inputfile"
 
 	"gopkg.in/yaml.v3"
 )
@@ -56,7 +57,7 @@ func LoadMasters(paths ...string) (*Masters, error) {
 	srcs := make([]Source, 0, len(paths))
 	var errs []*Error
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := inputfile.Read(p, inputfile.ConfigYAML)
 		if err != nil {
 			errs = append(errs, &Error{File: p, Line: 1, Col: 1, Msg: fmt.Sprintf("cannot read master config: %v", err)})
 			continue
@@ -79,12 +80,26 @@ type Source struct {
 
 // ParseMasters is LoadMasters on in-memory files.
 func ParseMasters(srcs ...Source) (*Masters, error) {
-	m := &Masters{byKey: map[string]*Master{}}
+	m, errs := parseMasters(srcs)
+	if len(errs) > 0 {
+		return nil, joinErrors(errs)
+	}
+	return m, nil
+}
+
+// parseMasters decodes srcs and returns the entries without problems, the
+// keys of those with problems (Masters.broken) and every problem, so that
+// Validate can go on checking what depends on the masters.
+func parseMasters(srcs []Source) (*Masters, []*Error) {
+	m := &Masters{byKey: map[string]*Master{}, broken: map[string]bool{}}
 	var errs []*Error
 	for _, src := range srcs {
 		m.Files = append(m.Files, src.Name)
 		d := &decoder{file: src.Name}
-		entries := d.masterFile(src.Data)
+		entries, broken := d.masterFile(src.Data)
+		for _, k := range broken {
+			m.broken[k] = true
+		}
 		for _, e := range entries {
 			if prev, dup := m.byKey[e.Key]; dup {
 				if prev.File == e.File {
@@ -99,25 +114,23 @@ func ParseMasters(srcs ...Source) (*Masters, error) {
 		}
 		errs = append(errs, d.errs...)
 	}
-	if len(errs) > 0 {
-		return nil, joinErrors(errs)
-	}
-	return m, nil
+	return m, errs
 }
 
-func (d *decoder) masterFile(data []byte) []*Master {
+// masterFile decodes one master file: the entries without problems, and
+// the keys of the entries with problems.
+func (d *decoder) masterFile(data []byte) (out []*Master, broken []string) {
 	root := d.parseDocument(data)
 	if root == nil {
 		if len(d.errs) == 0 {
 			d.errAt(nil, "", "master config is empty; it must be a mapping of config keys to entries")
 		}
-		return nil
+		return nil, nil
 	}
 	top, ok := d.mapping(root, "", nil, nil)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	var out []*Master
 	for _, key := range top.order {
 		kn := top.keyNode(key)
 		if strings.Contains(key, "*") {
@@ -130,9 +143,11 @@ func (d *decoder) masterFile(data []byte) []*Master {
 		}
 		if e := d.master(key, kn, top.get(key)); e != nil {
 			out = append(out, e)
+		} else {
+			broken = append(broken, key)
 		}
 	}
-	return out
+	return out, broken
 }
 
 // master decodes and checks one top-level entry; nil when it has errors.
@@ -179,6 +194,7 @@ func (d *decoder) master(key string, kn, n *yaml.Node) *Master {
 				e.ModelPrefix = s
 			case "runner":
 				e.Runner = s
+				e.RunnerPos = d.pos(n)
 			case "precision":
 				e.Precision = s
 			case "framework":

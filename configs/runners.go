@@ -2,7 +2,8 @@ package configs
 
 import (
 	"fmt"
-	"os"
+
+	"sweep/internal/inputfile"
 )
 
 var (
@@ -14,7 +15,7 @@ var (
 // label -> non-empty list of runner names, and an optional hardware mapping
 // of label -> {available-cpu-dram-mib, gpus-per-node}.
 func LoadRunners(path string) (*Runners, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.ConfigYAML)
 	if err != nil {
 		return nil, joinErrors([]*Error{{File: path, Line: 1, Col: 1, Msg: fmt.Sprintf("cannot read runner config: %v", err)}})
 	}

@@ -22,6 +22,10 @@ type Masters struct {
 	Files   []string  // the files loaded, in order
 	Entries []*Master // every entry, in file order across Files
 	byKey   map[string]*Master
+	// broken holds the keys of entries left out for their problems (only
+	// in the partial Masters Validate works on), so changelog keys naming
+	// them are not reported as undefined.
+	broken map[string]bool
 }
 
 // Lookup returns the entry named key.
@@ -74,6 +78,7 @@ type Master struct {
 	Model       string
 	ModelPrefix string // model-prefix
 	Runner      string // runner label, e.g. mi325x or cluster:mi325x-amds
+	RunnerPos   Pos    // position of the runner value
 	Precision   string
 	Framework   string
 	Multinode   bool

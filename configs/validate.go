@@ -2,6 +2,7 @@ package configs
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -38,8 +39,9 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 //
 //   - master and runner files against InferenceX's schema (LoadMasters,
 //     LoadRunners rules);
-//   - agentic entries with kv-offloading: dram against their runner's
-//     hardware facts (present, and the topology fits the node);
+//   - search-space entries against their runner's hardware facts
+//     (CheckHardware: present for kv-offloading: dram, the topology fits
+//     one node);
 //   - changelog entries against the ChangelogEntry schema and file rules
 //     (CheckChangelog); with a base, the append-only rules
 //     (CheckChangelogChange);
@@ -47,9 +49,11 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 func Validate(in ValidateInput) *Report {
 	rep := &Report{}
 	var errs []*Error
-	masters, err := ParseMasters(in.Masters...)
-	errs = append(errs, Errors(err)...)
-	if masters != nil {
+	// The entries without problems (masters is never nil) go on to the
+	// checks that need them, so every file's problems show in one pass.
+	masters, merrs := parseMasters(in.Masters)
+	errs = append(errs, merrs...)
+	if len(merrs) == 0 {
 		rep.MasterEntries = len(masters.Entries)
 	}
 	runners, err := ParseRunners(in.Runners)
@@ -57,7 +61,7 @@ func Validate(in ValidateInput) *Report {
 	if runners != nil {
 		rep.RunnerLabels = len(runners.Labels)
 	}
-	if masters != nil && runners != nil {
+	if runners != nil {
 		errs = append(errs, Errors(CheckHardware(masters, runners))...)
 	}
 	if in.Changelog != nil {
@@ -77,51 +81,98 @@ func Validate(in ValidateInput) *Report {
 			added = entries
 		}
 		rep.NewEntries = len(added)
-		if masters != nil {
-			errs = append(errs, Errors(CheckChangelogKeys(in.Changelog.Name, added, masters))...)
-		}
+		errs = append(errs, Errors(CheckChangelogKeys(in.Changelog.Name, added, masters))...)
 	}
 	rep.Problems = Errors(joinErrors(errs))
 	return rep
 }
 
-// CheckHardware checks that every agentic search-space entry with
-// kv-offloading: dram can be sized from its runner's hardware facts in
-// runners.yaml: the runner label has hardware, a single-node topology
-// (tp*pp*pcp) fits one node, and a multinode prefill worker either divides
-// a node or fills whole nodes. The matrix generator fails on these later.
-func CheckHardware(m *Masters, r *Runners) error {
+// CheckHardware checks every search-space entry of the entries named by
+// keys (all entries when keys is empty) against its runner's hardware
+// facts in runners.yaml, as far as the entry needs them:
+//
+//   - kv-offloading: dram sizes the offload from the facts, so the runner
+//     label must have a hardware entry;
+//   - a single-node point uses tp*pp*pcp-size GPUs (decode context
+//     parallelism splits the tp group, dcp-size divides tp; DP attention
+//     runs its dp ranks on the tp GPUs), which must fit one node of
+//     gpus-per-node GPUs (InferenceX's generator refuses larger ones);
+//   - ep splits the tp group into expert groups (SGLang's moe tp size is
+//     tp/ep), so ep must divide tp;
+//   - with kv-offloading: dram, a multinode prefill worker sizes per node,
+//     so it must divide a node or fill whole nodes.
+//
+// Errors name the search-space entry and, where the runner caused them,
+// the runner: line and the hardware entry too.
+func CheckHardware(m *Masters, r *Runners, keys ...string) error {
 	var errs []*Error
 	for _, e := range m.Entries {
-		for _, ac := range e.Scenarios.AgenticCoding {
-			for _, s := range ac.SearchSpace {
-				if s.KVOffloadingValue() != KVOffloadDRAM {
-					continue
-				}
-				hw, ok := r.Hardware[e.Runner]
-				if !ok {
-					errs = append(errs, &Error{File: s.Pos.File, Line: s.Pos.Line, Col: s.Pos.Col, Key: e.Key + ".runner",
-						Msg: fmt.Sprintf("kv-offloading: dram needs hardware facts for runner %q, but %s has no hardware entry for it (known: %s)",
-							e.Runner, r.File, strings.Join(r.HardwareOrder, ", "))})
-					continue
-				}
-				if s.TP != nil {
-					gpus := *s.TP * s.PPValue() * s.PCPSizeValue()
-					if gpus > hw.GPUsPerNode {
-						errs = append(errs, &Error{File: s.Pos.File, Line: s.Pos.Line, Col: s.Pos.Col, Key: e.Key + ".tp",
-							Msg: fmt.Sprintf("tp*pp*pcp-size = %d GPUs exceeds gpus-per-node = %d of runner %q; a single-node topology must fit one node",
-								gpus, hw.GPUsPerNode, e.Runner)})
-					}
-				} else if w := s.Prefill; w != nil {
-					gpus := w.TP * w.PPValue() * w.PCPSizeValue()
-					if (gpus > hw.GPUsPerNode && gpus%hw.GPUsPerNode != 0) || (gpus < hw.GPUsPerNode && hw.GPUsPerNode%gpus != 0) {
-						errs = append(errs, &Error{File: w.Pos.File, Line: w.Pos.Line, Col: w.Pos.Col, Key: e.Key + ".prefill",
-							Msg: fmt.Sprintf("prefill worker uses tp*pp*pcp-size = %d GPUs, which does not tile nodes of %d GPUs (runner %q); use a divisor or a multiple of %d",
-								gpus, hw.GPUsPerNode, e.Runner, hw.GPUsPerNode)})
-					}
-				}
-			}
+		if len(keys) > 0 && !slices.Contains(keys, e.Key) {
+			continue
+		}
+		for _, it := range e.searchSpaces() {
+			errs = append(errs, checkPoint(e, it.path, it.s, it.agentic, r)...)
 		}
 	}
 	return joinErrors(errs)
+}
+
+// pathSpace is a search-space entry with its key path.
+type pathSpace struct {
+	path    string
+	s       *SearchSpace
+	agentic bool
+}
+
+// searchSpaces lists the entry's search-space entries in file order.
+func (e *Master) searchSpaces() []pathSpace {
+	var out []pathSpace
+	for i, c := range e.Scenarios.FixedSeqLen {
+		for j, s := range c.SearchSpace {
+			out = append(out, pathSpace{fmt.Sprintf("%s.scenarios.%s[%d].search-space[%d]", e.Key, ScenarioFixedSeqLen, i, j), s, false})
+		}
+	}
+	for i, c := range e.Scenarios.AgenticCoding {
+		for j, s := range c.SearchSpace {
+			out = append(out, pathSpace{fmt.Sprintf("%s.scenarios.%s[%d].search-space[%d]", e.Key, ScenarioAgenticCoding, i, j), s, true})
+		}
+	}
+	return out
+}
+
+func checkPoint(e *Master, path string, s *SearchSpace, agentic bool, r *Runners) []*Error {
+	var errs []*Error
+	at := func(p Pos, key, format string, args ...any) {
+		errs = append(errs, &Error{File: p.File, Line: p.Line, Col: p.Col, Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	runnerAt := fmt.Sprintf("runner: %q at %s", e.Runner, e.RunnerPos)
+	dram := agentic && s.KVOffloadingValue() == KVOffloadDRAM
+	if s.TP != nil && s.EP != nil && *s.EP > 1 && *s.TP%*s.EP != 0 {
+		at(s.Pos, path+".ep", "ep (%d) must divide tp (%d): expert parallelism splits the tp group into ep expert groups; use ep 1 or ep %d", *s.EP, *s.TP, *s.TP)
+	}
+	hw, ok := r.Hardware[e.Runner]
+	if !ok {
+		if dram {
+			at(s.Pos, path+".kv-offloading",
+				"kv-offloading: dram needs hardware facts for the entry's runner (%s), but %s has no hardware entry for %q (known: %s); add one or use a runner label that has one",
+				runnerAt, r.File, e.Runner, strings.Join(r.HardwareOrder, ", "))
+		}
+		return errs
+	}
+	hwAt := fmt.Sprintf("hardware entry at %s: gpus-per-node %d", r.HardwarePos[e.Runner], hw.GPUsPerNode)
+	if s.TP != nil {
+		if gpus := *s.TP * s.PPValue() * s.PCPSizeValue(); gpus > hw.GPUsPerNode {
+			at(s.Pos, path+".tp",
+				"tp*pp*pcp-size = %d*%d*%d = %d GPUs does not fit one node of the entry's runner (%s; %s): a single-node point must fit one node; lower tp, pp or pcp-size, or make it a multinode entry",
+				*s.TP, s.PPValue(), s.PCPSizeValue(), gpus, runnerAt, hwAt)
+		}
+	} else if w := s.Prefill; w != nil && dram {
+		gpus := w.TP * w.PPValue() * w.PCPSizeValue()
+		if gpus > 0 && ((gpus > hw.GPUsPerNode && gpus%hw.GPUsPerNode != 0) || (gpus < hw.GPUsPerNode && hw.GPUsPerNode%gpus != 0)) {
+			at(w.Pos, path+".prefill",
+				"prefill worker uses tp*pp*pcp-size = %d GPUs, which does not tile nodes of the entry's runner (%s; %s); use a divisor or a multiple of %d",
+				gpus, runnerAt, hwAt, hw.GPUsPerNode)
+		}
+	}
+	return errs
 }

@@ -8,10 +8,11 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
 	"time"
+
+	"sweep/internal/inputfile"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -32,7 +33,23 @@ type Snapshot struct {
 type ParseOption func(*parseConfig)
 
 type parseConfig struct {
-	keep map[string]bool // family base names; nil keeps everything
+	keep       map[string]bool // family base names; nil keeps everything
+	maxSamples int
+}
+
+// DefaultMaxSamples is the sample limit of one page (ParseText, Client):
+// a real engine's page has a few thousand samples, while parsing costs
+// about 1 KB per sample, so a page of 500,000 series took 0.6-1 GB.
+const DefaultMaxSamples = 50_000
+
+// ErrTooManySamples is returned (wrapped, with the limit) for a page with
+// more samples than its limit.
+var ErrTooManySamples = errors.New("metrics page has too many samples")
+
+// MaxSamples sets the sample limit of ParseText (default
+// DefaultMaxSamples); with KeepFamilies only the kept samples count.
+func MaxSamples(n int) ParseOption {
+	return func(c *parseConfig) { c.maxSamples = n }
 }
 
 // KeepFamilies makes ParseText skip every family but these (names with or
@@ -51,8 +68,11 @@ func KeepFamilies(names ...string) ParseOption {
 // ParseText parses Prometheus text exposition (format 0.0.4) with
 // expfmt. name (URL or file) is used in errors, which carry the line:
 // "NAME: line N: MSG" (with KeepFamilies, the line among those kept).
+//
+// A page with more samples than the limit (MaxSamples) is refused with
+// ErrTooManySamples before the samples past the limit are parsed.
 func ParseText(r io.Reader, name string, opts ...ParseOption) (*Snapshot, error) {
-	var cfg parseConfig
+	cfg := parseConfig{maxSamples: DefaultMaxSamples}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -63,12 +83,49 @@ func ParseText(r io.Reader, name string, opts ...ParseOption) (*Snapshot, error)
 		}
 		r = bytes.NewReader(filterFamilies(data, cfg.keep))
 	}
+	lim := &sampleLimiter{r: r, max: cfg.maxSamples, bol: true}
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(r)
+	fams, err := p.TextToMetricFamilies(lim)
+	if lim.err != nil {
+		return nil, fmt.Errorf("%s: %w", name, lim.err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &Snapshot{Endpoint: name, Families: fams}, nil
+}
+
+// sampleLimiter passes r through and fails once it has seen more than max
+// sample lines (lines whose first non-blank byte is not '#').
+type sampleLimiter struct {
+	r   io.Reader
+	max int
+	n   int
+	bol bool // at the start of a line, before any non-blank byte
+	err error
+}
+
+func (l *sampleLimiter) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.r.Read(p)
+	for _, c := range p[:n] {
+		switch {
+		case c == '\n':
+			l.bol = true
+		case !l.bol || c == ' ' || c == '\t':
+		case c == '#':
+			l.bol = false
+		default:
+			l.bol = false
+			if l.n++; l.max > 0 && l.n > l.max {
+				l.err = fmt.Errorf("%w: more than %d, sweep's sample limit per page", ErrTooManySamples, l.max)
+				return 0, l.err
+			}
+		}
+	}
+	return n, err
 }
 
 // sampleSuffixes are the suffixes a family's sample and TYPE names carry.
@@ -122,10 +179,11 @@ func filterFamilies(data []byte, keep map[string]bool) []byte {
 	return out
 }
 
-// ReadSnapshotFile parses a saved /metrics page; the file's modification
-// time becomes the snapshot time.
+// ReadSnapshotFile parses a saved /metrics page, a regular file within
+// inputfile.MetricsPage; the file's modification time becomes the
+// snapshot time.
 func ReadSnapshotFile(path string) (*Snapshot, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.MetricsPage)
 	if err != nil {
 		return nil, err
 	}

@@ -338,3 +338,31 @@ func benchParseAndAdapt(b *testing.B, opts ...ParseOption) {
 		}
 	}
 }
+
+// TestParseTextSampleLimit: a page of 500,000 series took 0.6-1 GB to
+// scrape; pages over the sample limit are refused, naming it.
+func TestParseTextSampleLimit(t *testing.T) {
+	gen := func(n int) string {
+		var b strings.Builder
+		b.WriteString("# HELP vllm:num_requests_running x\n# TYPE vllm:num_requests_running gauge\n\n")
+		for i := range n {
+			fmt.Fprintf(&b, "vllm:num_requests_running{engine=\"%d\"} 1\n", i)
+		}
+		b.WriteString("# TYPE other gauge\nother 1\n")
+		return b.String()
+	}
+	_, err := ParseText(strings.NewReader(gen(DefaultMaxSamples-1)), "p")
+	require.NoError(t, err, "comments and blank lines are not samples")
+	_, err = ParseText(strings.NewReader(gen(DefaultMaxSamples)), "p")
+	require.ErrorIs(t, err, ErrTooManySamples)
+	assert.EqualError(t, err, "p: metrics page has too many samples: more than 50000, sweep's sample limit per page")
+
+	_, err = ParseText(strings.NewReader(gen(10)), "p", MaxSamples(10))
+	assert.ErrorIs(t, err, ErrTooManySamples)
+	_, err = ParseText(strings.NewReader(gen(10)), "p", MaxSamples(11))
+	assert.NoError(t, err)
+	// With KeepFamilies only the kept samples count.
+	snap, err := ParseText(strings.NewReader(gen(10)), "p", MaxSamples(1), KeepFamilies("other"))
+	require.NoError(t, err)
+	assert.Contains(t, snap.Families, "other")
+}

@@ -110,6 +110,9 @@ func (s *Scraper) Stop() { s.stopOnce.Do(func() { close(s.stop) }) }
 // Run samples every endpoint immediately and then every Interval until
 // Stop (one final sample, nil error), Duration (nil error) or ctx is done
 // (no final sample; ctx's error). The result is complete in every case.
+// Duration is a wall-clock bound: scrapes still running when it passes
+// are cut short (a slow or never-ending page cannot stretch it), and they
+// are not counted as failures.
 func (s *Scraper) Run(ctx context.Context) (*ScrapeResult, error) {
 	res := &ScrapeResult{Started: time.Now(), Interval: s.opts.Interval}
 	for _, u := range s.opts.Endpoints {
@@ -117,27 +120,31 @@ func (s *Scraper) Run(ctx context.Context) (*ScrapeResult, error) {
 	}
 	ticker := time.NewTicker(s.opts.Interval)
 	defer ticker.Stop()
-	var deadline <-chan time.Time
+	runCtx := ctx // ctx, bounded by Duration
 	if s.opts.Duration > 0 {
-		t := time.NewTimer(s.opts.Duration)
-		defer t.Stop()
-		deadline = t.C
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, s.opts.Duration)
+		defer cancel()
 	}
-	s.sampleAll(ctx, res)
+	done := func() (*ScrapeResult, error) {
+		res.Stopped = time.Now()
+		return res, ctx.Err()
+	}
+	s.sampleAll(runCtx, res)
 	for {
+		// The bound first: select picks at random among ready cases, and a
+		// tick is always ready after a scrape that took the interval.
+		if runCtx.Err() != nil {
+			return done()
+		}
 		select {
-		case <-ctx.Done():
-			res.Stopped = time.Now()
-			return res, ctx.Err()
+		case <-runCtx.Done():
+			return done()
 		case <-s.stop:
-			s.sampleAll(ctx, res)
-			res.Stopped = time.Now()
-			return res, nil
-		case <-deadline:
-			res.Stopped = time.Now()
-			return res, nil
+			s.sampleAll(runCtx, res)
+			return done()
 		case <-ticker.C:
-			s.sampleAll(ctx, res)
+			s.sampleAll(runCtx, res)
 		}
 	}
 }

@@ -187,3 +187,34 @@ func TestScraperAgainstHTTPTestServer(t *testing.T) {
 	assert.Equal(t, 2, n)
 	assert.True(t, strings.HasPrefix(res.Endpoints[0].URL, "http://127.0.0.1"))
 }
+
+// TestScraperDurationIsAWallBound: `sweep scrape --duration 6s` ran 28-44 s
+// against a never-ending or slow page (scrapes in flight were waited for,
+// and select could pick the next tick over the deadline).
+func TestScraperDurationIsAWallBound(t *testing.T) {
+	handlers := map[string]http.HandlerFunc{
+		"never answers": func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
+		"answers after 1.5 intervals": func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-time.After(1500 * time.Millisecond):
+				w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+				_, _ = io.WriteString(w, "vllm:num_requests_running 1\n")
+			case <-r.Context().Done():
+			}
+		},
+	}
+	for name, h := range handlers {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				client := NewClient(ClientOptions{HTTP: &http.Client{Transport: handlerTransport{h}}, Timeout: 30 * time.Second})
+				s, err := NewScraper(ScraperOptions{Endpoints: []string{"http://a/metrics"}, Interval: time.Second, Duration: 6 * time.Second, Client: client})
+				require.NoError(t, err)
+				start := time.Now()
+				res, err := s.Run(t.Context())
+				require.NoError(t, err)
+				assert.Equal(t, 6*time.Second, time.Since(start), "fake clock: Run ends at Duration")
+				assert.Zero(t, res.Endpoints[0].FailureCount, "a scrape cut short by the bound is not a failure")
+			})
+		})
+	}
+}

@@ -9,10 +9,13 @@ import (
 	"strings"
 )
 
-// WriteText writes points for a person reviewing a plan: per point a header
-// (key, tp/ep/dpa/conc, offload), then each command with its environment
-// and its argv one flag per line. The router's, client's and eval's
-// environment is shown as what they add to or change from the engine's.
+// WriteText writes points for a person reviewing a plan, as shell text a
+// person can paste: per point a header (key, tp/ep/dpa/conc, offload) as
+// comments, then each command as its environment (KEY=value prefixes, or
+// env(1) arguments when the command also unsets or copies variables) and
+// its argv, one flag per line with " \" continuations, quoted where a
+// shell would split or expand a word. Every command shows its whole
+// environment, so each one runs on its own.
 func WriteText(w io.Writer, points []Point) error {
 	var b strings.Builder
 	for i, p := range points {
@@ -38,68 +41,83 @@ func writePoint(b *strings.Builder, i, n int, p Point) {
 	if p.Fast {
 		kind += " (agentx-fast)"
 	}
-	fmt.Fprintf(b, "=== point %d/%d: %s  tp=%d ep=%d dpa=%t conc=%d kv=%s  [%s]\n",
+	fmt.Fprintf(b, "# === point %d/%d: %s  tp=%d ep=%d dpa=%t conc=%d kv=%s  [%s]\n",
 		i+1, n, key, r.TP, r.EP, r.DPAttn, r.Conc, strings.TrimPrefix(kvName(r), "-"), kind)
-	fmt.Fprintf(b, "recipe:   %s (InferenceX benchmarks/single_node/agentic/%s.sh)\n", p.Recipe, p.Recipe)
-	fmt.Fprintf(b, "result:   %s/%s.json\n", strings.TrimSuffix(p.ResultDir, "/"), p.ResultFilename)
+	fmt.Fprintf(b, "# recipe:   %s (InferenceX benchmarks/single_node/agentic/%s.sh)\n", p.Recipe, p.Recipe)
+	fmt.Fprintf(b, "# result:   %s/%s.json\n", strings.TrimSuffix(p.ResultDir, "/"), p.ResultFilename)
 	if p.GoldenAL != nil {
-		fmt.Fprintf(b, "golden AL: %s\n", strconv.FormatFloat(*p.GoldenAL, 'f', -1, 64))
+		fmt.Fprintf(b, "# golden AL: %s\n", strconv.FormatFloat(*p.GoldenAL, 'f', -1, 64))
 	}
 	if len(p.MetricsURLs) > 0 {
-		fmt.Fprintf(b, "metrics:  %s", strings.Join(p.MetricsURLs, " "))
+		fmt.Fprintf(b, "# metrics:  %s", strings.Join(p.MetricsURLs, " "))
 		if p.RequiredMetricPrefix != "" {
 			fmt.Fprintf(b, " (required prefix %s)", p.RequiredMetricPrefix)
 		}
 		b.WriteString("\n")
 	}
 	for _, e := range p.Escapes {
-		fmt.Fprintf(b, "unchecked: %s (%s)\n", strings.Join(quoteAll(append([]string{e.Flag}, e.Values...)), " "), e.Reason)
+		fmt.Fprintf(b, "# unchecked: %s (%s)\n", strings.Join(quoteAll(append([]string{e.Flag}, e.Values...)), " "), e.Reason)
 	}
 	for _, s := range p.Sidecars {
-		writeCommand(b, "sidecar "+s.Name+" (ready: "+s.HealthURL+")", s.Command, nil)
+		writeCommand(b, "sidecar "+s.Name+" (ready: "+s.HealthURL+")", s.Command)
 	}
-	writeCommand(b, "engine (ready: "+p.HealthURL+", command file "+p.CommandFile+")", p.Engine, nil)
+	writeCommand(b, "engine (ready: "+p.HealthURL+", command file "+p.CommandFile+")", p.Engine)
 	if p.Router != nil {
-		writeCommand(b, "router (ready: "+p.RouterHealthURL+")", *p.Router, p.Engine.Env)
+		writeCommand(b, "router (ready: "+p.RouterHealthURL+")", *p.Router)
 	}
 	if p.Client != nil {
-		writeCommand(b, "client", *p.Client, p.Engine.Env)
+		writeCommand(b, "client", *p.Client)
 	}
 	if p.Eval != nil {
-		writeCommand(b, "eval", *p.Eval, p.Engine.Env)
+		writeCommand(b, "eval", *p.Eval)
 	}
 }
 
-// writeCommand prints env (all of it, or what differs from base) and the
-// argv with the program on the first line and one flag per line after it.
-func writeCommand(b *strings.Builder, title string, c Command, base map[string]string) {
-	fmt.Fprintf(b, "%s:\n", title)
-	envTitle := "  env:\n"
-	if base != nil {
-		envTitle = "  env (beyond the engine's):\n"
+// writeCommand prints a comment line naming the command, then the command
+// as shell text: its environment first, one variable per line, then the
+// argv with the program on one line and one flag with its values per line,
+// every line but the last ending in " \".
+func writeCommand(b *strings.Builder, title string, c Command) {
+	fmt.Fprintf(b, "# %s:\n", title)
+	var lines []string
+	viaEnv := len(c.Unset) > 0 || len(c.EnvFrom) > 0
+	if viaEnv {
+		// env(1) takes the assignments as arguments, so a copy that only
+		// happens when its source is set can be a ${SRC+"DST=$SRC"} word.
+		head := "env"
+		for _, u := range c.Unset {
+			head += " -u " + strings.Join(quoteAll([]string{u}), "")
+		}
+		lines = append(lines, head)
 	}
-	printed := false
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
-		if bv, ok := base[k]; ok && bv == c.Env[k] {
-			continue
-		}
-		if !printed {
-			b.WriteString(envTitle)
-			printed = true
-		}
-		fmt.Fprintf(b, "    %s=%s\n", k, c.Env[k])
+		lines = append(lines, k+"="+strings.Join(quoteAll([]string{c.Env[k]}), ""))
 	}
-	if base == nil {
-		for _, k := range slices.Sorted(maps.Keys(c.EnvFrom)) {
-			fmt.Fprintf(b, "    %s=$%s (when set)\n", k, c.EnvFrom[k])
-		}
-		if len(c.Unset) > 0 {
-			fmt.Fprintf(b, "  unset: %s\n", strings.Join(c.Unset, " "))
+	for _, k := range slices.Sorted(maps.Keys(c.EnvFrom)) {
+		src := c.EnvFrom[k]
+		lines = append(lines, fmt.Sprintf(`${%s+"%s=$%s"}`, src, k, src))
+	}
+	argv := argvLines(c.Argv)
+	if len(argv) > 0 {
+		lines = append(lines, argv[0])
+		for _, l := range argv[1:] {
+			lines = append(lines, "  "+strings.TrimPrefix(l, "  "))
 		}
 	}
-	b.WriteString("  argv:\n")
-	for _, line := range argvLines(c.Argv) {
-		fmt.Fprintf(b, "    %s\n", line)
+	for i, l := range lines {
+		indent := "  "
+		if viaEnv && i > 0 {
+			indent = "    "
+		}
+		if strings.HasPrefix(l, "  ") {
+			indent += "  "
+			l = l[2:]
+		}
+		b.WriteString(indent + l)
+		if i < len(lines)-1 {
+			b.WriteString(" \\")
+		}
+		b.WriteString("\n")
 	}
 }
 
@@ -127,7 +145,7 @@ func argvLines(argv []string) []string {
 func quoteAll(toks []string) []string {
 	out := make([]string, len(toks))
 	for i, t := range toks {
-		if t == "" || strings.ContainsAny(t, " \t\n\"'{}[]$`\\*?<>|&;()#!") && !strings.HasPrefix(t, "${") {
+		if t == "" || strings.ContainsAny(t, " \t\n\"'{}[]$`\\*?<>|&;()#!~") && !strings.HasPrefix(t, "${") {
 			out[i] = "'" + strings.ReplaceAll(t, "'", `'\''`) + "'"
 			continue
 		}

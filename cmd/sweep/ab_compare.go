@@ -29,6 +29,8 @@ against vLLM directly, two images, two vendors) answer BFCL, and the gate
 fails only on a drop beyond a tolerance that the data can support.`,
 		Sub: []*Command{
 			newABCompareCmd(ios, nil),
+			newABRunCmd(ios, nil),
+			newABLegsCmd(ios, nil),
 		},
 	}
 }
@@ -160,6 +162,13 @@ func abCompareRun(ctx context.Context, o *abCompareOptions) error {
 	if err != nil {
 		return err
 	}
+	return abVerdictError(o.IO, "ab compare", o.Format, rep)
+}
+
+// abVerdictError maps a report's verdict to the ab commands' exit code:
+// nil for PASS (its verdict line goes to ErrOut when Out holds JSON), an
+// exitCodeError naming the verdict otherwise.
+func abVerdictError(ios *IOStreams, command, format string, rep *abgate.Report) error {
 	code := map[abgate.Decision]int{
 		abgate.Passed:       exitOK,
 		abgate.Regression:   exitABRegression,
@@ -167,10 +176,10 @@ func abCompareRun(ctx context.Context, o *abCompareOptions) error {
 		abgate.Incomplete:   exitABIncomplete,
 	}[rep.Verdict]
 	if code == exitOK {
-		if o.Format == "json" {
-			fmt.Fprintln(o.IO.ErrOut, abgate.VerdictLine(rep))
+		if format == "json" {
+			fmt.Fprintln(ios.ErrOut, abgate.VerdictLine(rep))
 		}
 		return nil
 	}
-	return &exitCodeError{Code: code, Err: fmt.Errorf("ab compare: %s", abgate.VerdictLine(rep))}
+	return &exitCodeError{Code: code, Err: fmt.Errorf("%s: %s", command, abgate.VerdictLine(rep))}
 }

@@ -99,7 +99,7 @@ func TestABCompareTableGolden(t *testing.T) {
 	for _, id := range []string{"inconclusive-one-category", "parallel-score-missing", "replicates-pass", "multi-turn-collection"} {
 		t.Run(id, func(t *testing.T) {
 			dir, args, wantExit, _ := abCase(t, id)
-			args = append(args, "--format", "table") // the last --format wins
+			args = overrideFlags(args, "--format", "table")
 			var out, errOut bytes.Buffer
 			code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, args)
 			assert.Equal(t, wantExit, code, errOut.String())

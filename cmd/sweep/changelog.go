@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/internal/gitfile"
+	"sweep/internal/inputfile"
 )
 
 // changelogOptions are the inputs of "sweep changelog".
@@ -165,7 +165,7 @@ func cmpOrString(a, b string) string {
 // read returns the changelog from file, or from git at ref.
 func (o *changelogOptions) read(ctx context.Context, file, ref string) (configs.Source, error) {
 	if file != "" {
-		data, err := os.ReadFile(file)
+		data, err := inputfile.Read(file, inputfile.ConfigYAML)
 		if err != nil {
 			return configs.Source{}, fmt.Errorf("read changelog: %w", err)
 		}

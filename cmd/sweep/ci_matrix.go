@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/inputfile"
 	"sweep/sweep/gha"
 )
 
@@ -135,7 +135,7 @@ func ciMatrixRun(ctx context.Context, o *ciMatrixOptions) error {
 
 // readOnlineRunners reads runner names from a JSON list or one per line.
 func readOnlineRunners(path string) (map[string]bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
 		return nil, fmt.Errorf("--online-runners: %w", err)
 	}

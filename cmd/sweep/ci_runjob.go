@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
+	"sweep/internal/inputfile"
 	"sweep/sweep/gha"
 	"sweep/sweep/run"
 )
@@ -74,7 +75,7 @@ Example (a workflow step):
 
 // ciRunJobRun runs the job's points with "sweep run".
 func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
-	data, err := os.ReadFile(o.Job)
+	data, err := inputfile.Read(o.Job, inputfile.SmallJSON)
 	if err != nil {
 		return fmt.Errorf("--job: %w", err)
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/inputfile"
 	"sweep/sweep/gha"
 )
 
@@ -24,6 +24,7 @@ func newCISummaryCmd(ios *IOStreams, runF func(context.Context, *ciSummaryOption
 	}
 	return &Command{
 		Name:  "summary",
+		Args:  "RESULTS_DIR",
 		Short: "Write the Markdown summary of a PR-label sweep's results",
 		Long: `Write a Markdown summary for $GITHUB_STEP_SUMMARY: what the labels asked for,
 the legs skipped for want of a runner, and one row per result JSON found
@@ -49,7 +50,7 @@ Example:
 func ciSummaryRun(_ context.Context, o *ciSummaryOptions) error {
 	var fan *gha.FanoutJSON
 	if o.Fanout != "" {
-		data, err := os.ReadFile(o.Fanout)
+		data, err := inputfile.Read(o.Fanout, inputfile.SmallJSON)
 		if err != nil {
 			return fmt.Errorf("--fanout: %w", err)
 		}

@@ -106,3 +106,149 @@ func TestDiscoverThroughSlurm(t *testing.T) {
 	ps, _ := exec.Command("pgrep", "-af", out).Output()
 	assert.Empty(t, strings.TrimSpace(string(ps)), "no process of the sweep left")
 }
+
+// TestDiscoverThroughSlurmctldRestart stops slurmctld while a simulated
+// discovery's job runs its arm and starts it again once the node has run
+// every point: the sweep rides out the outage, recovers the job's end
+// from Slurm, and finishes with every point ok, each run once, and no job
+// or process left.
+func TestDiscoverThroughSlurmctldRestart(t *testing.T) {
+	requireSlurm(t)
+	ctld := slurmctldControl(t)
+	out := filepath.Join(t.TempDir(), "d")
+	args := []string{"discover", "--simulate", "--executor", "slurm", "--slurm-poll", "300ms", "--builtin-client", "--no-report",
+		"--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc-list", "4", "16",
+		"--official-durations", "--duration", "120", "--time-scale", "40", "--stop-grace", "3s", "--retries", "0", "--out", out}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	cmd.WaitDelay = 10 * time.Second
+	var log syncBuffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	require.NoError(t, cmd.Start())
+	var waitErr error
+	exited := make(chan struct{})
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default:
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	t.Cleanup(func() { ctld.restore(t, out) }) // runs first
+
+	// journal waits until n points have a record of kind ev (bounded).
+	journal := func(ev string, n int, within time.Duration) bool {
+		for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			recs, _ := campaign.ReadJournal(out)
+			if len(countEvents(recs, ev)) >= n {
+				return true
+			}
+			select {
+			case <-exited:
+				return false
+			default:
+			}
+		}
+		return false
+	}
+	require.True(t, journal(campaign.EventPointStart, 1, 2*time.Minute), "no point started:\n%s", log.String())
+	ctld.stop(t)
+	stopped := time.Now()
+	// The node goes on without slurmctld; its events still reach the sweep.
+	require.True(t, journal(campaign.EventPointEnd, 2, 2*time.Minute), "the points did not end while slurmctld was down:\n%s", log.String())
+	select {
+	case <-exited:
+		t.Fatalf("the sweep ended while slurmctld was down (%v):\n%s", waitErr, log.String())
+	default:
+	}
+	ctld.start(t)
+	t.Logf("slurmctld was down for %s", time.Since(stopped).Round(100*time.Millisecond))
+
+	select {
+	case <-exited:
+		require.NoError(t, waitErr, log.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("sweep did not end after slurmctld came back:\n%s", log.String())
+	}
+	assert.Contains(t, log.String(), "2 ok, 0 failed, 0 not run")
+	recs := journalOf(t, out)
+	for id, n := range countEvents(recs, campaign.EventPointStart) {
+		assert.Equal(t, 1, n, "%s ran once", id)
+	}
+	for _, r := range recs {
+		if r.Event == campaign.EventPointEnd {
+			assert.Equal(t, campaign.StatusOK, r.Status, "%s: %s", r.Point, r.Error)
+		}
+	}
+	ids, err := os.ReadFile(filepath.Join(out, "slurm", "jobs.txt"))
+	require.NoError(t, err)
+	require.Len(t, strings.Fields(string(ids)), 1, "one job ran the arm")
+	st, err := slurm.NewClient(slurm.Exec{Timeout: 30 * time.Second}).Status(t.Context(), slurm.JobID(strings.TrimSpace(string(ids))))
+	require.NoError(t, err)
+	assert.Equal(t, slurm.State("COMPLETED"), st.State, "the job's end survived the restart")
+
+	q, err := exec.Command("squeue", "-h", "-o", "%i %j").Output()
+	require.NoError(t, err)
+	assert.NotContains(t, string(q), "sweep-arm", "no job left")
+	ps, _ := exec.Command("pgrep", "-af", out).Output()
+	assert.Empty(t, strings.TrimSpace(string(ps)), "no process of the sweep left")
+}
+
+// slurmctld stops and starts the test cluster's controller.
+type slurmctld struct{ conf string }
+
+func slurmctldControl(t *testing.T) *slurmctld {
+	t.Helper()
+	var err error
+	switch {
+	case os.Geteuid() != 0:
+		err = errors.New("restarting slurmctld needs root (the test cluster runs as root)")
+	default:
+		_, err = exec.LookPath("slurmctld")
+	}
+	if err != nil {
+		if os.Getenv("SWEEP_REQUIRE_SLURM") == "1" {
+			t.Fatalf("cannot restart slurmctld: %v", err)
+		}
+		t.Skipf("cannot restart slurmctld: %v", err)
+	}
+	return &slurmctld{conf: os.Getenv("SLURM_CONF")}
+}
+
+// restore starts slurmctld again if the test left it stopped and cancels
+// the jobs the sweep in dir submitted, whatever the test's outcome.
+func (c *slurmctld) restore(t *testing.T, dir string) {
+	if !c.up() {
+		c.start(t)
+	}
+	ids, _ := os.ReadFile(filepath.Join(dir, "slurm", "jobs.txt"))
+	for _, id := range strings.Fields(string(ids)) {
+		_ = exec.Command("scancel", id).Run()
+	}
+}
+
+// up reports whether slurmctld answers.
+func (c *slurmctld) up() bool {
+	out, _ := exec.Command("scontrol", "ping").Output()
+	return strings.Contains(string(out), " is UP")
+}
+
+func (c *slurmctld) stop(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command("scontrol", "shutdown", "slurmctld").CombinedOutput()
+	require.NoError(t, err, "scontrol shutdown slurmctld: %s", out)
+	for deadline := time.Now().Add(30 * time.Second); c.up(); time.Sleep(100 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "slurmctld still answers after scontrol shutdown")
+	}
+}
+
+func (c *slurmctld) start(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command("slurmctld", "-f", c.conf).CombinedOutput() // it daemonizes
+	require.NoError(t, err, "slurmctld -f %s: %s", c.conf, out)
+	for deadline := time.Now().Add(30 * time.Second); !c.up(); time.Sleep(100 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "slurmctld does not answer after its start")
+	}
+}

@@ -28,7 +28,7 @@ import (
 func discoverArgs(out string, extra ...string) []string {
 	args := []string{"discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8",
 		"--conc-list", "4", "16", "--official-durations", "--duration", "120", "--time-scale", "40", "--stop-grace", "3s", "--out", out}
-	return append(args, extra...)
+	return overrideFlags(args, extra...)
 }
 
 func journalOf(t *testing.T, dir string) []campaign.Record {

@@ -26,6 +26,7 @@ func newKneesCmd(ios *IOStreams, runF func(context.Context, *kneesOptions) error
 	}
 	return &Command{
 		Name:  "knees",
+		Args:  "RESULTS_DIR",
 		Short: "Find the throughput knee of every arm in a directory of sweep results",
 		Long: `Read every aggregate result JSON under DIR (recursively: files whose top level
 has "conc" and "request_metrics", as sweep run and InferenceX write them;

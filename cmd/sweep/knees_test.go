@@ -98,7 +98,7 @@ func TestKneesMixedSimulation(t *testing.T) {
 	assert.Contains(t, errOut.String(), filepath.Join(dir, "real"))
 }
 
-var updateKnees = flag.Bool("update", false, "rewrite testdata/knee/*.golden")
+var updateKnees = flag.Bool("update", false, "rewrite the goldens under testdata/ this package owns (knee/*.golden, configs/one-pass/validate.golden)")
 
 // TestKneesGolden prints the verdicts on all 24 conformance cases read as
 // one directory (arms with the same identity merge across cases, as they

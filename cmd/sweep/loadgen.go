@@ -39,6 +39,7 @@ func newLoadgenCmd(ios *IOStreams, runF func(context.Context, *loadgenOptions) e
 	}
 	return &Command{
 		Name:  "loadgen",
+		Args:  "-- profile AIPERF_FLAGS...",
 		Short: "Built-in load generator: run an `aiperf profile` command without aiperf",
 		Long: `Runs an aiperf profile command line with sweep's built-in load generator, so a
 point runner can swap only the program: "aiperf profile ARGS" becomes

@@ -20,6 +20,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"sweep/internal/textdiff"
 )
 
 // Exit codes decided by Main.
@@ -43,6 +45,9 @@ type Command struct {
 	Name  string // as typed after "sweep"
 	Short string // one line for the command list
 	Long  string // shown by "sweep NAME --help" above the flags
+	// Args names the positional arguments in the usage line, e.g.
+	// "TOOL[@VERSION] [FLAG...]"; empty for commands that take none.
+	Args string
 	// Flags returns a fresh flag set bound to a fresh options value and the
 	// function that runs with those options after parsing.
 	Flags func() (*pflag.FlagSet, func(ctx context.Context, args []string) error)
@@ -166,7 +171,11 @@ func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 				return dispatch(ctx, ios, s, append(path, s.Name), args[1:])
 			}
 		}
-		return flagErrorf("unknown command %q for %q (known: %s)", args[0], strings.Join(path, " "), subNames(c))
+		hint := ""
+		if close := textdiff.Closest(args[0], strings.Split(subNames(c), ", "), 1, max(2, len(args[0])/3)); len(close) > 0 {
+			hint = fmt.Sprintf("; did you mean %q?", close[0])
+		}
+		return flagErrorf("unknown command %q for %q%s (known: %s)", args[0], strings.Join(path, " "), hint, subNames(c))
 	}
 	if c.Pick != nil {
 		c = c.Pick(args)
@@ -180,11 +189,12 @@ func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 	fs.SetOutput(ios.ErrOut)
 	fs.SortFlags = false
 	fs.Usage = func() { printLeafHelp(ios.Out, c, path, fs) }
+	guardFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
-		return &FlagError{Err: fmt.Errorf("%s: %w", strings.Join(path, " "), err)}
+		return flagParseError(fs, strings.Join(path, " "), err)
 	}
 	return runF(ctx, fs.Args())
 }
@@ -218,7 +228,11 @@ func printLeafHelp(w io.Writer, c *Command, path []string, fs *pflag.FlagSet) {
 	if c.Long != "" {
 		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(c.Long))
 	}
-	fmt.Fprintf(w, "Usage:\n  %s [flags]\n", strings.Join(path, " "))
+	usage := strings.Join(path, " ") + " [flags]"
+	if c.Args != "" {
+		usage += " " + c.Args
+	}
+	fmt.Fprintf(w, "Usage:\n  %s\n", usage)
 	if fs.HasFlags() {
 		fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
 	}

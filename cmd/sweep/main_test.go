@@ -86,3 +86,33 @@ func parseOptions[O any](t *testing.T, newCmd func(*IOStreams, func(context.Cont
 	err := runF(t.Context(), fs.Args())
 	return got, err
 }
+
+// overrideFlags returns base without the "--name value" (or "--name=value")
+// settings of the flags extra sets, followed by extra: a test's setting
+// replaces a helper's default instead of repeating the flag, which sweep
+// refuses for single-value flags.
+func overrideFlags(base []string, extra ...string) []string {
+	set := map[string]bool{}
+	for _, a := range extra {
+		if strings.HasPrefix(a, "--") {
+			set[strings.SplitN(a, "=", 2)[0]] = true
+		}
+	}
+	out := make([]string, 0, len(base)+len(extra))
+	for i := 0; i < len(base); i++ {
+		a := base[i]
+		if strings.HasPrefix(a, "--") && set[strings.SplitN(a, "=", 2)[0]] {
+			if !strings.Contains(a, "=") && i+1 < len(base) && !strings.HasPrefix(base[i+1], "--") {
+				i++ // its value
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return append(out, extra...)
+}
+
+func TestOverrideFlags(t *testing.T) {
+	got := overrideFlags([]string{"run", "--a", "1", "--b=2", "--c", "--d", "4"}, "--a", "9", "--b", "8", "--e")
+	assert.Equal(t, []string{"run", "--c", "--d", "4", "--a", "9", "--b", "8", "--e"}, got)
+}

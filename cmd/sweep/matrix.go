@@ -372,7 +372,7 @@ func (l *argparseLists) parseRest(fs *pflag.FlagSet, args []string) error {
 			return flagErrorf("unexpected arguments after --: %q", args[1:])
 		}
 		if err := fs.Parse(args); err != nil {
-			return &FlagError{Err: err}
+			return flagParseError(fs, "sweep "+fs.Name(), err)
 		}
 		args = fs.Args()
 	}

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
 	"sweep/internal/atomicfile"
+	"sweep/internal/inputfile"
 	"sweep/sweep/knee"
 	"sweep/sweep/propose"
 )
@@ -124,7 +124,7 @@ func officialProposeRun(ctx context.Context, o *officialProposeOptions) error {
 	for _, s := range srcs {
 		files[s.Name] = s.Data
 	}
-	oldLog, err := os.ReadFile(o.Changelog)
+	oldLog, err := inputfile.Read(o.Changelog, inputfile.ConfigYAML)
 	if err != nil {
 		return fmt.Errorf("read changelog: %w", err)
 	}

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
 )
@@ -20,6 +22,8 @@ type planOptions struct {
 	Inputs     matrixInputs
 	ConfigKeys []string
 	Conc       []int
+	TP, EP     []int  // keep only points with one of these tp / ep (empty: all)
+	DPAttn     *bool  // keep only DP-attention (true) or other (false) points; nil: all
 	Eval       bool   // the evals-only selection: eval rows, lm-eval instead of aiperf
 	Format     string // text or json
 	Plan       recipes.PlanOptions
@@ -55,13 +59,18 @@ Clients target upstream aiperf 0.12.0 by default; --aiperf-version
 fork (sa-754356e9) gives InferenceX's fork and its exact command (the differences
 are documented in "go doc sweep/recipes").
 
---format text is for review: one block per point, one flag per line.
+--format text is for review and pasting: one block per point, its header
+as '#' comments, each command as shell text (the environment as KEY=value
+prefixes, one flag per line with " \" continuations, quoted for the shell).
+--tp, --ep, --dp-attn and --conc keep only the points they match, as
+"sweep run" selects one.
 --format json is an array of {"row", "engine": {"argv", "env"}, "router",
 "client", "eval", "metrics_urls", "required_metric_prefix", "golden_al", ...}.
 
 Examples:
   sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp
   sweep plan --config-keys 'dsv4-fp4-mi355x-*' --conc 64 --format json
+  sweep plan --config-keys dsv4-fp4-mi355x-vllm-agentic-mtp --tp 8 --dp-attn --conc 64
   sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --eval
   sweep plan --config-keys glm5.2-fp8-mi325x-sglang-agentic-mtp --fast --aiperf-version fork`,
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
@@ -71,6 +80,9 @@ Examples:
 			lists.strings(fs, &o.ConfigKeys, "config-keys", "config keys or fnmatch patterns to plan (required)")
 			o.Inputs.bind(fs, lists)
 			lists.ints(fs, &o.Conc, "conc", "keep only these concurrencies")
+			lists.ints(fs, &o.TP, "tp", "keep only points with these tensor parallel sizes")
+			lists.ints(fs, &o.EP, "ep", "keep only points with these expert parallel sizes")
+			dpAttn := fs.Bool("dp-attn", false, "keep only the DP-attention points (--dp-attn=false: only the others)")
 			fs.BoolVar(&o.Eval, "eval", false, "plan the eval rows InferenceX selects (evals-only: highest concurrency per model and runner) with lm-eval")
 			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery points: 1200 s and 1 warm-up request per lane")
 			fs.IntVar(&o.Plan.Duration, "duration", 0, "benchmark duration in seconds (default: the row's, 3600; below 900 adds --unsafe-override)")
@@ -84,6 +96,9 @@ Examples:
 			return fs, func(ctx context.Context, args []string) error {
 				if err := lists.parseRest(fs, args); err != nil {
 					return err
+				}
+				if fs.Changed("dp-attn") {
+					o.DPAttn = dpAttn
 				}
 				if len(o.ConfigKeys) == 0 {
 					return flagErrorf("--config-keys is required")
@@ -113,6 +128,9 @@ func planRun(ctx context.Context, o *planOptions) error {
 	if len(rows) == 0 {
 		return fmt.Errorf("no single-node agentic points for %v (sweep plan covers agentic-coding configs)", keys)
 	}
+	if rows, err = o.filter(rows); err != nil {
+		return err
+	}
 	o.Plan.Runners = g.Runners
 	points, err := recipes.Plan(rows, o.Plan)
 	if err != nil {
@@ -138,6 +156,32 @@ func planRun(ctx context.Context, o *planOptions) error {
 	return writeProfiles(o.IO.Out, points, g)
 }
 
+// filter keeps the rows --tp, --ep and --dp-attn select, as "sweep run"
+// selects its point; none left is a usage error naming the arms there are.
+func (o *planOptions) filter(rows matrix.Matrix) (matrix.Matrix, error) {
+	if len(o.TP) == 0 && len(o.EP) == 0 && o.DPAttn == nil {
+		return rows, nil
+	}
+	var kept matrix.Matrix
+	var arms []string
+	for _, r := range rows {
+		if (len(o.TP) == 0 || slices.Contains(o.TP, r.TP)) && (len(o.EP) == 0 || slices.Contains(o.EP, r.EP)) && (o.DPAttn == nil || *o.DPAttn == r.DPAttn) {
+			kept = append(kept, r)
+		}
+		arm := fmt.Sprintf("--tp %d --ep %d", r.TP, r.EP)
+		if r.DPAttn {
+			arm += " --dp-attn"
+		}
+		if !slices.Contains(arms, arm) {
+			arms = append(arms, arm)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, flagErrorf("no point matches the --tp/--ep/--dp-attn filters; the selected points have:\n  %s", strings.Join(arms, "\n  "))
+	}
+	return kept, nil
+}
+
 // writeProfiles says which runner profile (launcher behaviour: container,
 // Slurm allocation, site environment) applies to the planned points.
 func writeProfiles(w io.Writer, points []recipes.Point, g *matrix.Generator) error {
@@ -151,12 +195,12 @@ func writeProfiles(w io.Writer, points []recipes.Point, g *matrix.Generator) err
 		seen[runner] = true
 		prof, err := recipes.ProfileFor(runner)
 		if err != nil {
-			lines = append(lines, fmt.Sprintf("  %s: no runner profile (%v)", runner, err))
+			lines = append(lines, fmt.Sprintf("#   %s: no runner profile (%v)", runner, err))
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("  %s -> profile %s", runner, prof))
+		lines = append(lines, fmt.Sprintf("#   %s -> profile %s", runner, prof))
 	}
-	_, err := fmt.Fprintf(w, "\nrunner profiles applied:\n%s\n", strings.Join(lines, "\n"))
+	_, err := fmt.Fprintf(w, "\n# runner profiles applied:\n%s\n", strings.Join(lines, "\n"))
 	return err
 }
 
@@ -171,6 +215,9 @@ func agenticRows(g *matrix.Generator, patterns []string, conc []int, evals matri
 	keys := make([]string, len(ms))
 	for i, m := range ms {
 		keys[i] = m.Key
+	}
+	if err := configs.CheckHardware(g.Masters, g.Runners, keys...); err != nil {
+		return nil, nil, fmt.Errorf("the configs cannot run on their runners:\n%w", err)
 	}
 	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: keys, Conc: conc, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
 )
@@ -38,6 +39,13 @@ func TestNewPlanCmdFlags(t *testing.T) {
 				assert.Equal(t, recipes.PlanOptions{Port: 9000, ModelPath: "/m", ResultDir: "/r", AiperfVersion: "sa-754356e9", Duration: 1000, Fast: true}, o.Plan)
 				assert.Equal(t, "r.yaml", o.Inputs.RunnerConfig)
 			}},
+		{name: "filters", args: []string{"--config-keys", "k", "--tp", "4", "8", "--ep", "1", "--dp-attn=false"}, want: func(o *planOptions) {
+			assert.Equal(t, []int{4, 8}, o.TP)
+			assert.Equal(t, []int{1}, o.EP)
+			require.NotNil(t, o.DPAttn)
+			assert.False(t, *o.DPAttn)
+		}},
+		{name: "no dp-attn filter by default", args: []string{"--config-keys", "k"}, want: func(o *planOptions) { assert.Nil(t, o.DPAttn) }},
 		{name: "keys required", args: nil, err: "--config-keys is required"},
 		{name: "bad format", args: []string{"--config-keys", "k", "--format", "yaml"}, err: `--format "yaml": want text or json`},
 		{name: "negative duration", args: []string{"--config-keys", "k", "--duration", "-5"}, err: "--duration -5"},
@@ -111,9 +119,69 @@ func TestPlanRun(t *testing.T) {
 		require.ErrorAs(t, err, &fe)
 		assert.ErrorContains(t, err, "known versions: 0.12.0")
 	})
+	t.Run("filters select points as run does", func(t *testing.T) {
+		yes, no := true, false
+		for _, tc := range []struct {
+			name   string
+			o      planOptions
+			points int
+		}{
+			{"tp and ep", planOptions{TP: []int{4}, EP: []int{4}}, 5},
+			{"two tp values", planOptions{TP: []int{2, 4}}, 14},
+			{"tp and conc", planOptions{TP: []int{8}, Conc: []int{64}}, 2},
+			{"not dp-attn", planOptions{DPAttn: &no}, 32},
+		} {
+			var out bytes.Buffer
+			tc.o.IO, tc.o.ConfigKeys, tc.o.Format = &IOStreams{Out: &out}, []string{"qwen3.5-fp8-mi325x-sglang-agentic-mtp"}, "text"
+			require.NoError(t, planRun(t.Context(), &tc.o), tc.name)
+			assert.Equal(t, tc.points, strings.Count(out.String(), "=== point "), tc.name)
+		}
+		var out bytes.Buffer
+		require.NoError(t, planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &out}, ConfigKeys: []string{"dsv4-fp4-mi355x-vllm-agentic-mtp"}, DPAttn: &yes, Conc: []int{64}, Format: "text"}))
+		assert.Contains(t, out.String(), "# === point 1/1: dsv4-fp4-mi355x-vllm-agentic-mtp  tp=8 ep=1 dpa=true conc=64")
+
+		err := planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &bytes.Buffer{}}, ConfigKeys: []string{"qwen3.5-fp8-mi325x-sglang-agentic-mtp"}, TP: []int{3}, Format: "text"})
+		var fe *FlagError
+		require.ErrorAs(t, err, &fe)
+		assert.ErrorContains(t, err, "no point matches the --tp/--ep/--dp-attn filters; the selected points have:\n  --tp 2 --ep 2\n  --tp 4 --ep 1\n")
+	})
+	t.Run("a topology that does not fit its runner is refused", func(t *testing.T) {
+		err := planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &bytes.Buffer{}}, ConfigKeys: []string{"k"}, Format: "text",
+			Inputs: matrixInputs{Load: loadPlanted(t, "{tp: 16, ep: 1, kv-offloading: none, conc-list: [1]}")}})
+		require.ErrorContains(t, err, "m.yaml:13:13: k.scenarios.agentic-coding[0].search-space[0].tp: tp*pp*pcp-size = 16*1*1 = 16 GPUs does not fit one node")
+		assert.ErrorContains(t, err, `runner: "cluster:mi325x-amds" at m.yaml:5:11`)
+	})
 	t.Run("key without a recipe fails at plan time", func(t *testing.T) {
 		err := planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &bytes.Buffer{}}, ConfigKeys: []string{"kimik3-fp4-mi355x-atom-agentic-mtp"}, Format: "text"})
 		require.ErrorContains(t, err, "plan rejected: ")
 		assert.ErrorContains(t, err, "kimik3-fp4-mi355x-atom-agentic-mtp tp8 ep1 dpafalse conc1 kv-none: recipe: no recipe: launch_mi355x-amds.sh would run benchmarks/single_node/agentic/kimik3_fp4_mi355x_atom_mtp.sh")
 	})
+}
+
+// loadPlanted is a matrixInputs loader of one agentic master entry "k" on
+// the shipped cluster:mi325x-amds runner with search-space entry ss (line
+// 13), and the shipped runners.yaml.
+func loadPlanted(t *testing.T, ss string) func([]string, string) (*configs.Masters, *configs.Runners, error) {
+	t.Helper()
+	doc := `k:
+  image: img
+  model: Qwen/Qwen3.5-397B-A17B-FP8
+  model-prefix: qwen3.5
+  runner: cluster:mi325x-amds
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+    agentic-coding:
+      - dram-utilization: 0.5
+        search-space:
+          - ` + ss + "\n"
+	return func([]string, string) (*configs.Masters, *configs.Runners, error) {
+		m, err := configs.ParseMasters(configs.Source{Name: "m.yaml", Data: []byte(doc)})
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := configs.DefaultRunners()
+		return m, r, err
+	}
 }

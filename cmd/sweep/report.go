@@ -28,6 +28,7 @@ func newReportCmd(ios *IOStreams, runF func(context.Context, *reportOptions) err
 	}
 	return &Command{
 		Name:  "report",
+		Args:  "RESULTS_DIR",
 		Short: "Draw charts, a Markdown summary and an HTML page from a directory of sweep results",
 		Long: `Read the results under DIR as "sweep knees" does and write, under --out:
 

@@ -15,6 +15,7 @@ import (
 	"sweep/metrics"
 	"sweep/metrics/aiperf"
 	"sweep/metrics/result"
+	"sweep/sweep/run"
 )
 
 func newResultCmd(ios *IOStreams) *Command {
@@ -39,6 +40,7 @@ type resultAggregateOptions struct {
 	GoldenAL  float64 // 0 = none
 	ALTol     float64
 	HasGolden bool
+	HasALTol  bool // --al-tolerance given (else run.json's, else the default)
 }
 
 func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAggregateOptions) error) *Command {
@@ -47,6 +49,7 @@ func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAgg
 	}
 	return &Command{
 		Name:  "aggregate",
+		Args:  "RESULT_DIR",
 		Short: "Write the aggregate result JSON of RESULT_DIR (InferenceX's schema and maths)",
 		Long: `sweep result aggregate RESULT_DIR [--env-file FILE] [--out FILE | --out-dir DIR]
 
@@ -59,10 +62,12 @@ records dropped and counted, latencies in seconds, interactivity 1/percentile(IT
 throughput over the span of successful profiled requests, per-GPU figures and the
 server-metric summaries. Numbers are rounded to 5 decimals.
 
-The run's facts come from InferenceX's environment variables (TP, EP_SIZE, CONC, MODEL,
-FRAMEWORK, KV_OFFLOADING, RESULT_FILENAME, ...): from --env-file, a JSON object whose
-values may use the <RESULT_DIR> and <AGENTIC_OUTPUT_DIR> placeholders, or else from
-the process environment.
+The run's facts (hardware, concurrency, topology, model, framework, ...) come from
+--env-file, a JSON object of InferenceX's environment variables (TP, EP_SIZE, CONC,
+MODEL, FRAMEWORK, KV_OFFLOADING, RESULT_FILENAME, ...) whose values may use the
+<RESULT_DIR> and <AGENTIC_OUTPUT_DIR> placeholders; else, for a point directory of
+sweep run, from its run.json (with the point's simulation and validation settings);
+else from the process environment, as in InferenceX's CI.
 
 Two keys of our own are added at the end, which InferenceX's readers ignore:
 acceptance_length (speculative decoding only: AL from the exported counters,
@@ -86,6 +91,7 @@ profile_export.jsonl, invalid facts, server metrics of an unknown engine).`,
 					return flagErrorf("result aggregate: --out and --out-dir are exclusive")
 				}
 				o.HasGolden = fs.Changed("golden-al")
+				o.HasALTol = fs.Changed("al-tolerance")
 				if o.HasGolden && o.GoldenAL <= 0 {
 					return flagErrorf("result aggregate: --golden-al %g: want a positive number", o.GoldenAL)
 				}
@@ -104,24 +110,16 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	if err != nil {
 		return err
 	}
-	env := result.ProcessEnv()
-	if o.EnvFile != "" {
-		outDir := o.OutDir
-		if outDir == "" && o.Out != "" {
-			outDir = filepath.Dir(o.Out)
-		}
-		if env, err = result.EnvFromFile(o.EnvFile, map[string]string{"RESULT_DIR": abs, "AGENTIC_OUTPUT_DIR": outDir}); err != nil {
-			return err
-		}
-	}
-	facts, err := result.FromEnv(env)
+	facts, sim, vopts, err := aggregateFacts(o, abs)
 	if err != nil {
-		return fmt.Errorf("run facts: %w", err)
+		return err
 	}
 	if o.HasGolden {
 		facts.GoldenAL = &o.GoldenAL
 	}
-	facts.ALTolerance = o.ALTol
+	if o.HasALTol || facts.ALTolerance == 0 {
+		facts.ALTolerance = o.ALTol
+	}
 	in, err := result.LoadInputs(o.ResultDir, facts.HFHubCache)
 	if err != nil {
 		return fmt.Errorf("aggregate %s: %w", o.ResultDir, err)
@@ -138,7 +136,7 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	if al := res.AcceptanceLength; al != nil && al.Verdict == metrics.ALFail {
 		reasons = append(reasons, "acceptance length: "+al.Reason)
 	}
-	v, verr := result.Validate(aiperf.ResolveArtifactDir(abs), result.ValidateOptions{FailedRequestThreshold: result.DefaultFailedRequestThreshold})
+	v, verr := result.Validate(aiperf.ResolveArtifactDir(abs), vopts)
 	switch {
 	case verr != nil:
 		reasons = append(reasons, "validation: "+verr.Error())
@@ -146,6 +144,9 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 		reasons = append(reasons, "validation: "+v.Reason)
 	}
 	res.SetValidity(reasons)
+	if sim != nil {
+		res.Simulated, res.Simulation = true, sim
+	}
 	data, err := result.MarshalResult(res)
 	if err != nil {
 		return err
@@ -171,6 +172,42 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	fmt.Fprintf(o.IO.ErrOut, "Saved aggregated agentic result to %s\n", out)
 	printAggregateSummary(o.IO, res)
 	return nil
+}
+
+// aggregateFacts picks the run facts of resultDir (absolute): --env-file,
+// else the run.json sweep run wrote there (its facts, simulation and
+// validation settings), else the process environment.
+func aggregateFacts(o *resultAggregateOptions, resultDir string) (result.RunFacts, *result.Simulation, result.ValidateOptions, error) {
+	vopts := result.ValidateOptions{FailedRequestThreshold: result.DefaultFailedRequestThreshold}
+	var env map[string]string
+	switch rec, ok := run.ReadRecordFile(resultDir); {
+	case o.EnvFile != "":
+		outDir := o.OutDir
+		if outDir == "" && o.Out != "" {
+			outDir = filepath.Dir(o.Out)
+		}
+		var err error
+		if env, err = result.EnvFromFile(o.EnvFile, map[string]string{"RESULT_DIR": resultDir, "AGENTIC_OUTPUT_DIR": outDir}); err != nil {
+			return result.RunFacts{}, nil, vopts, err
+		}
+	case ok && rec.Facts != nil:
+		facts := *rec.Facts
+		if err := facts.Check(); err != nil {
+			return facts, nil, vopts, fmt.Errorf("run facts in %s: %w", filepath.Join(resultDir, run.RecordFile), err)
+		}
+		if rec.ValidateOptions != nil {
+			vopts = *rec.ValidateOptions
+		}
+		fmt.Fprintf(o.IO.ErrOut, "run facts: from %s (--env-file overrides)\n", filepath.Join(resultDir, run.RecordFile))
+		return facts, rec.Simulation, vopts, nil
+	default:
+		env = result.ProcessEnv()
+	}
+	facts, err := result.FromEnv(env)
+	if err != nil {
+		return facts, nil, vopts, fmt.Errorf("run facts: %w", err)
+	}
+	return facts, nil, vopts, nil
 }
 
 // printAggregateSummary prints InferenceX's summary lines to stderr (from
@@ -244,6 +281,7 @@ func newResultValidateCmd(ios *IOStreams, runF func(context.Context, *resultVali
 	}
 	return &Command{
 		Name:  "validate",
+		Args:  "ARTIFACT_DIR",
 		Short: "Check an aiperf artifact directory the way InferenceX does after a replay",
 		Long: `sweep result validate ARTIFACT_DIR [--failed-request-threshold 0.10]
 

@@ -9,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/metrics/result"
+	"sweep/sweep/run"
 )
 
 const aggCases = "../../testdata/aggregation"
@@ -130,4 +133,48 @@ func TestResultAggregateSummaryLinesMatchInferenceX(t *testing.T) {
 			assert.Equal(t, theirs, ours)
 		})
 	}
+}
+
+// TestResultAggregatePointDir: on sweep run's own point directory the
+// facts come from its run.json. Without InferenceX's environment variables
+// the command failed (Missing required environment variable: KV_OFFLOADING),
+// and with a partial set it wrote hw "", conc 0, tp 1 (8x the per-GPU
+// throughput).
+func TestResultAggregatePointDir(t *testing.T) {
+	src := filepath.Join(aggCases, "sglang-mtp-tp8-dpattn-hicache")
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(filepath.Join(dir, "aiperf_artifacts"), os.DirFS(filepath.Join(src, "aiperf_artifacts"))))
+	env, err := result.EnvFromFile(filepath.Join(src, "env.json"), map[string]string{"RESULT_DIR": dir, "AGENTIC_OUTPUT_DIR": dir})
+	require.NoError(t, err)
+	facts, err := result.FromEnv(env)
+	require.NoError(t, err)
+	rec := run.Record{Name: facts.ResultFilename, Facts: &facts,
+		Simulation:      &result.Simulation{TimeScale: 150, Seed: 7, GPU: "b200"},
+		ValidateOptions: &result.ValidateOptions{FailedRequestThreshold: 0.10}}
+	data, err := json.Marshal(rec)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, run.RecordFile), data, 0o644))
+	for _, v := range []string{"KV_OFFLOADING", "TP", "EP_SIZE", "CONC", "RUNNER_TYPE"} {
+		t.Setenv(v, "")
+	}
+
+	code, fromRecord, stderr := runCLI(t, "result", "aggregate", dir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "run facts: from "+filepath.Join(dir, run.RecordFile))
+	code, fromEnvFile, stderr := runCLI(t, "result", "aggregate", dir, "--env-file", filepath.Join(src, "env.json"))
+	require.Equal(t, 0, code, stderr)
+
+	var got, want map[string]any
+	require.NoError(t, json.Unmarshal([]byte(fromRecord), &got))
+	require.NoError(t, json.Unmarshal([]byte(fromEnvFile), &want))
+	assert.Equal(t, "b200-dgxc", got["hw"])
+	assert.EqualValues(t, 48, got["conc"])
+	assert.EqualValues(t, 8, got["tp"])
+	assert.EqualValues(t, 8, got["ep"])
+	assert.Equal(t, true, got["simulated"], "run.json's simulation is stated")
+	assert.Equal(t, map[string]any{"time_scale": 150.0, "seed": 7.0, "gpu": "b200"}, got["simulation"])
+	delete(got, "simulated")
+	delete(got, "simulation")
+	delete(want, "simulated")
+	assert.Equal(t, want, got, "run.json's facts give the numbers the env file gives")
 }

@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/inputfile"
 	"sweep/recipes"
 	"sweep/sweep/run"
 )
@@ -250,7 +251,16 @@ func runRun(ctx context.Context, o *runOptions) error {
 func (o *runOptions) selectRow(g *matrix.Generator) (*matrix.Row, error) {
 	evals := matrix.EvalOptions{NoEvals: !o.Eval, EvalsOnly: o.Eval}
 	if _, ok := g.Masters.Lookup(o.ConfigKey); !ok {
-		return nil, &FlagError{Err: fmt.Errorf("--config-key %q: no such key in the master configs (try: sweep matrix test-config --config-keys '%s*')", o.ConfigKey, strings.SplitN(o.ConfigKey, "-", 2)[0])}
+		hint := ""
+		if _, err := matrix.ResolveKeys(g.Masters, []string{o.ConfigKey}); err != nil {
+			if ke, ok := errors.AsType[*matrix.KeyError](err); ok && len(ke.Closest) > 0 {
+				hint = "; closest: " + strings.Join(ke.Closest, ", ")
+			}
+		}
+		return nil, &FlagError{Err: fmt.Errorf("--config-key %q: no such key in the master configs%s (list them: sweep matrix test-config --config-keys '%s*')", o.ConfigKey, hint, strings.SplitN(o.ConfigKey, "-", 2)[0])}
+	}
+	if err := configs.CheckHardware(g.Masters, g.Runners, o.ConfigKey); err != nil {
+		return nil, fmt.Errorf("%s cannot run on its runner:\n%w", o.ConfigKey, err)
 	}
 	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{o.ConfigKey}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
 	if err != nil {
@@ -401,7 +411,7 @@ func (o *runOptions) planByFlags(out string) (*recipes.Point, error) {
 // exactly one, as `sweep plan --format json` prints them. The plan's
 // result directory must be out, since its commands write there.
 func readPlanFile(path, out string) (*recipes.Point, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
 		return nil, &FlagError{Err: fmt.Errorf("--plan: %w", err)}
 	}

@@ -43,7 +43,7 @@ var simTestArgs = []string{"--simulate", "--duration", "300", "--time-scale", "5
 // simRunArgs runs a short simulated point of the MI325X Qwen3.5 recipe.
 func simRunArgs(out string, extra ...string) []string {
 	args := append([]string{"run", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "16", "--out", out}, simTestArgs...)
-	return append(args, extra...)
+	return overrideFlags(args, extra...)
 }
 
 func readRunRecord(t *testing.T, dir string) *run.Record {
@@ -166,6 +166,9 @@ func TestRunFaultsSimulated(t *testing.T) {
 			assert.Equal(t, exitError, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 			assert.Contains(t, stdout, "FAILED at stage "+tc.stage)
 			assert.Contains(t, stdout+stderr, tc.stderr)
+			// The engine's log tail is shown once (it was printed three
+			// times: progress, the FAILED line and the final error).
+			assert.LessOrEqual(t, strings.Count(stdout+stderr, "last lines of"), 1, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 			rec := readRunRecord(t, out)
 			assert.False(t, rec.OK)
 			require.NotNil(t, rec.Failed())
@@ -286,4 +289,19 @@ func TestRunPlanFileGivesTheSameCommands(t *testing.T) {
 	// --plan fixes the point: the point's own flags are refused beside it.
 	_, err = parseOptions(t, newRunCmd, "--plan", file, "--out", out, "--tp", "8")
 	assert.ErrorContains(t, err, "--tp cannot be combined with --plan")
+}
+
+func TestRunRefusesATopologyThatDoesNotFit(t *testing.T) {
+	o := &runOptions{ConfigKey: "k", TP: 16, EP: 1, Conc: 1, Simulate: true,
+		Inputs: matrixInputs{Load: loadPlanted(t, "{tp: 16, ep: 1, kv-offloading: none, conc-list: [1]}")}}
+	_, err := o.planByFlags(t.TempDir())
+	require.ErrorContains(t, err, "k cannot run on its runner:\nm.yaml:13:13: k.scenarios.agentic-coding[0].search-space[0].tp: tp*pp*pcp-size = 16*1*1 = 16 GPUs does not fit one node")
+}
+
+func TestRunMistypedKeyNamesTheClosest(t *testing.T) {
+	o := &runOptions{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentc-mtp", TP: 2, EP: 2, Conc: 1}
+	_, err := o.planByFlags(t.TempDir())
+	var fe *FlagError
+	require.ErrorAs(t, err, &fe)
+	assert.ErrorContains(t, err, "no such key in the master configs; closest: qwen3.5-fp8-mi325x-sglang-agentic-mtp,")
 }

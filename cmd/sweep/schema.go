@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/inputfile"
 	"sweep/recipes/schema"
 )
 
@@ -137,6 +139,7 @@ func newSchemaValidateCmd(ios *IOStreams, runF func(context.Context, *schemaVali
 	}
 	return &Command{
 		Name:  "validate",
+		Args:  "TOOL[@VERSION] [--] COMMAND...",
 		Short: "Check a command line against a tool's schema; print it normalised or list every problem",
 		Long: `Check ARGS, the command line that follows the program name, against the schema
 of TOOL[@VERSION]. For aiperf ARGS start with "profile", for vLLM with "serve";
@@ -279,6 +282,7 @@ func newSchemaCheckCmd(ios *IOStreams, runF func(context.Context, *schemaCheckOp
 	}
 	return &Command{
 		Name:  "check",
+		Args:  "TOOL[@VERSION]",
 		Short: "Compare a schema with a tool's --help and list flags added, removed or changed",
 		Long: `Compare the schema TOOL[@VERSION] with the --help output of the installed tool,
 so a version drift is caught in seconds instead of after hours of cluster time.
@@ -340,12 +344,15 @@ func schemaCheckRun(ctx context.Context, o *schemaCheckOptions) error {
 	switch {
 	case o.HelpFile == "-":
 		var buf bytes.Buffer
-		if _, err := buf.ReadFrom(o.IO.In); err != nil {
+		if _, err := buf.ReadFrom(io.LimitReader(o.IO.In, inputfile.Text.Bytes+1)); err != nil {
 			return fmt.Errorf("read help from stdin: %w", err)
+		}
+		if int64(buf.Len()) > inputfile.Text.Bytes {
+			return fmt.Errorf("read help from stdin: %w", &inputfile.TooLargeError{Path: "stdin", Size: int64(buf.Len()), Limit: inputfile.Text, Read: true})
 		}
 		text, source = buf.Bytes(), "stdin"
 	case o.HelpFile != "":
-		if text, err = os.ReadFile(o.HelpFile); err != nil {
+		if text, err = inputfile.Read(o.HelpFile, inputfile.Text); err != nil {
 			return err
 		}
 	default:
@@ -434,6 +441,7 @@ func newSchemaShowCmd(ios *IOStreams, runF func(context.Context, *schemaShowOpti
 	}
 	return &Command{
 		Name:  "show",
+		Args:  "TOOL[@VERSION] [FLAG...]",
 		Short: "Show a schema's flags, or everything known about some of them",
 		Long: `Without FLAG, list every flag of TOOL[@VERSION]: canonical name, type, default
 and the other spellings (aliases, negative forms). With one or more FLAG

@@ -31,6 +31,7 @@ func newScrapeCmd(ios *IOStreams, runF func(context.Context, *scrapeOptions) err
 	}
 	return &Command{
 		Name:  "scrape",
+		Args:  "URL...",
 		Short: "Watch an engine's Prometheus metrics: a live table of the key gauges",
 		Long: `sweep scrape URL [URL...] [--interval 1s] [--duration 30s]
 

@@ -40,6 +40,7 @@ func newSimEngineCmd(ios *IOStreams, runF func(context.Context, *simEngineOption
 	}
 	return &Command{
 		Name:  "sim-engine",
+		Args:  "-- ENGINE_COMMAND...",
 		Short: "Serve a simulated SGLang/vLLM engine from a real engine command line (internal: run --simulate)",
 		Long: `Runs a simulated inference engine in place of SGLang or vLLM. The real engine
 command line follows "--" unchanged and is checked with the engine's flag schema

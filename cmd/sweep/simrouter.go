@@ -12,6 +12,7 @@ import (
 func newSimRouterCmd(ios *IOStreams) *Command {
 	return &Command{
 		Name:  "sim-router",
+		Args:  "-- ROUTER_COMMAND...",
 		Short: "Internal: stand in for sglang_router / vllm-router in simulated runs",
 		Long: `Runs a simulated request router from a real router command line, as the point
 runner does for DP-attention points under --simulate:

@@ -10,6 +10,7 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/gitfile"
+	"sweep/internal/inputfile"
 )
 
 // validateOptions are the inputs of "sweep validate".
@@ -40,7 +41,11 @@ func newValidateCmd(ios *IOStreams, runF func(context.Context, *validateOptions)
     '*' keys, keys unique across files, concurrency lists/ranges, dcp-size
     dividing tp, kv-offloading/backend/dram-utilization coupling, router and
     kv-p2p-transfer scope, spec-decoding values, cluster: runners for
-    agentic configs, topologies that fit the runner's nodes;
+    agentic configs, topologies that fit the runner's nodes (tp*pp*pcp-size
+    GPUs within the gpus-per-node of the runner's runners.yaml hardware
+    entry; dcp-size and DP attention use the tp GPUs; ep divides tp);
+  - YAML syntax errors at the line and column the parser stopped at, with
+    the construct it was in when that starts on an earlier line;
   - runners.yaml: labels map to non-empty lists, hardware facts positive;
   - perf-changelog.yaml: the entry schema, no tabs/CR/NUL, a final newline,
     and config keys of new entries that resolve (wildcards must match);
@@ -48,8 +53,9 @@ func newValidateCmd(ios *IOStreams, runF func(context.Context, *validateOptions)
     (historical bytes unchanged, entries appended at the end with one empty
     line between them, only pr-link lines of old entries may be corrected).
 
-Every problem is printed on its own line as file:line:col: key: what is
-wrong; what is allowed. Exit status is 0 when everything is valid, 1 when
+Every problem of every file is printed in one pass, on its own line as
+file:line:col: key: what is wrong; what is allowed. A problem another key
+caused (a runner without hardware facts) names that key's line too. Exit status is 0 when everything is valid, 1 when
 any problem is found, 2 on usage errors.
 
 Without --config-files and --runner-config the built-in configs are
@@ -160,14 +166,14 @@ func validateInputs(ctx context.Context, o *validateOptions) (configs.ValidateIn
 		}
 		path = defaultChangelog
 	}
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.ConfigYAML)
 	if err != nil {
 		return in, "", fmt.Errorf("read changelog: %w", err)
 	}
 	in.Changelog = &configs.Source{Name: path, Data: data}
 	switch {
 	case o.ChangelogBase != "":
-		base, err := os.ReadFile(o.ChangelogBase)
+		base, err := inputfile.Read(o.ChangelogBase, inputfile.ConfigYAML)
 		if err != nil {
 			return in, "", fmt.Errorf("read changelog base: %w", err)
 		}

@@ -145,3 +145,42 @@ func TestValidateBaseRef(t *testing.T) {
 	assert.Equal(t, exitError, code)
 	assert.Contains(t, errOut, "git show no-such-ref:")
 }
+
+// TestValidateOnePassCLI: the problems of the master file, the runner
+// facts they depend on and the changelog all come out of one run, each
+// naming the line that caused it.
+func TestValidateOnePassCLI(t *testing.T) {
+	dir := filepath.Join(repoRoot, "testdata/configs/one-pass")
+	code, out, errOut := runCLI(t, "validate",
+		"--config-files", filepath.Join(dir, "masters.yaml"),
+		"--runner-config", filepath.Join(dir, "runners.yaml"),
+		"--changelog", filepath.Join(dir, "perf-changelog.yaml"))
+	assert.Equal(t, exitError, code, "stderr:\n%s", errOut)
+	got := strings.ReplaceAll(out, dir+"/", "")
+	golden := filepath.Join(dir, "validate.golden")
+	if *updateKnees {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got)
+	assert.Contains(t, errOut, "sweep: 5 problems in 2 files\n")
+}
+
+// TestValidateSyntaxErrorCLI plants a bad indent deep in a master file:
+// the error names that line, not the one yaml.v3 prints (the enclosing
+// mapping's, 0-based), and says which construct the parser was in.
+func TestValidateSyntaxErrorCLI(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "testdata/configs/planted/amd-master.yaml"))
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(data), "\n")
+	const bad = 231 // "  scenarios:" of qwen3.5-fp8-mi355x-atom
+	require.Equal(t, "  scenarios:\n", lines[bad-1])
+	lines[bad-1] = " scenarios:\n"
+	path := filepath.Join(t.TempDir(), "amd.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
+	code, out, _ := runCLI(t, "validate", "--config-files", path)
+	assert.Equal(t, exitError, code)
+	assert.Equal(t, path+":231:2: invalid YAML: did not find expected key; this line (column 2) does not continue the block mapping that starts at line 7 (keys at column 1): indent it like its siblings, or fix the earlier line that opened a deeper block\n", out)
+	// yaml.v3 itself says "line 6", the line above that mapping.
+}

@@ -196,7 +196,10 @@ func TestWaitHTTPFailsFastWhenProcessExits(t *testing.T) {
 	require.True(t, ok, "got %v", err)
 	assert.Equal(t, "exited", nr.Reason)
 	assert.Equal(t, 3, nr.Status.Exit)
-	assert.Contains(t, err.Error(), "line one")
+	assert.Contains(t, fmt.Sprint(nr.Tail), "line one")
+	// The tail is data, not message: sweep run printed it three times
+	// (progress, stage error, final error).
+	assert.NotContains(t, err.Error(), "line one")
 }
 
 func TestWaitHTTPTimeoutAndCancel(t *testing.T) {

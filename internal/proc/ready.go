@@ -19,8 +19,9 @@ type WaitOptions struct {
 	Client *http.Client
 }
 
-// NotReadyError says why a process never became ready; Tail holds its last
-// output lines for the error message.
+// NotReadyError says why a process never became ready. Tail holds its last
+// output lines; the message leaves them out, so a caller prints them once
+// (a point's failed stage carries them as its log tail).
 type NotReadyError struct {
 	Name   string
 	URL    string
@@ -39,10 +40,6 @@ func (e *NotReadyError) Error() string {
 		fmt.Fprintf(&b, "%s not ready at %s before the timeout (last poll: %s)", e.Name, e.URL, e.Last)
 	default:
 		fmt.Fprintf(&b, "%s readiness wait at %s cancelled (last poll: %s)", e.Name, e.URL, e.Last)
-	}
-	if len(e.Tail) > 0 {
-		b.WriteString("\nlast lines of its log:\n  ")
-		b.WriteString(strings.Join(e.Tail, "\n  "))
 	}
 	return b.String()
 }

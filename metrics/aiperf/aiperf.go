@@ -13,9 +13,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sweep/internal/pyjson"
 	"unicode"
 	"unicode/utf8"
+
+	"sweep/internal/inputfile"
+	"sweep/internal/pyjson"
 )
 
 // aiperf 0.12 artifact names inside --output-artifact-dir.
@@ -734,9 +736,9 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// readJSONFile opens path and applies read.
-func readJSONFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	f, err := os.Open(path)
+// readJSONFile opens path (a regular file within limit) and applies read.
+func readJSONFile[T any](path string, limit inputfile.Limit, read func(io.Reader, string) (T, error)) (T, error) {
+	f, err := inputfile.Open(path, limit)
 	if err != nil {
 		var zero T
 		return zero, err
@@ -746,9 +748,13 @@ func readJSONFile[T any](path string, read func(io.Reader, string) (T, error)) (
 }
 
 // ReadSummaryFile reads profile_export_aiperf.json from path.
-func ReadSummaryFile(path string) (*Summary, error) { return readJSONFile(path, ReadSummary) }
+// It must be a regular file within inputfile.AiperfSummary.
+func ReadSummaryFile(path string) (*Summary, error) {
+	return readJSONFile(path, inputfile.AiperfSummary, ReadSummary)
+}
 
-// ReadServerMetricsFile reads server_metrics_export.json from path.
+// ReadServerMetricsFile reads server_metrics_export.json from path, a
+// regular file within inputfile.AiperfServerMetrics.
 func ReadServerMetricsFile(path string) (*ServerMetricsExport, error) {
-	return readJSONFile(path, ReadServerMetrics)
+	return readJSONFile(path, inputfile.AiperfServerMetrics, ReadServerMetrics)
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"sweep/internal/inputfile"
 	"sweep/internal/pyjson"
 	"sweep/metrics/aiperf"
 )
@@ -39,11 +41,11 @@ var ErrNoRecords = errors.New("nothing to aggregate: profile_export.jsonl not fo
 func LoadInputs(resultDir, hfHubCache string) (*Inputs, error) {
 	dir := aiperf.ResolveArtifactDir(resultDir)
 	jsonl := filepath.Join(dir, aiperf.RecordsFile)
-	if !isFile(jsonl) {
+	if !exists(jsonl) {
 		return nil, fmt.Errorf("%w at %s", ErrNoRecords, jsonl)
 	}
 	in := &Inputs{}
-	f, err := os.Open(jsonl)
+	f, err := inputfile.Open(jsonl, inputfile.AiperfRecords)
 	if err != nil {
 		return nil, err
 	}

@@ -9,69 +9,76 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sweep/internal/pyjson"
 	"unicode"
+
+	"sweep/internal/inputfile"
+	"sweep/internal/pyjson"
 )
 
 // RunFacts are the facts about a point that the aggregate result records
 // and that InferenceX passes to its aggregator as environment variables.
 // A point runner fills it from its plan; FromEnv builds it from
 // InferenceX's variable names (an env file or the process environment).
+// sweep run records it in run.json as "facts" (the JSON names below),
+// which sweep result aggregate reads back for the point's directory.
 type RunFacts struct {
-	RunnerType        string // RUNNER_TYPE → "hw"
-	Conc              int    // CONC
-	Image             string // IMAGE
-	RecipeFingerprint string // RECIPE_FINGERPRINT
-	Model             string // MODEL
-	ModelPrefix       string // MODEL_PREFIX → "infmax_model_prefix"
-	Framework         string // FRAMEWORK (also picks the server-metrics adapter when none is exported)
-	Precision         string // PRECISION
-	SpecDecoding      string // SPEC_DECODING, default "none"
-	Disagg            bool   // DISAGG
-	Multinode         bool   // IS_MULTINODE
+	RunnerType        string `json:"runner_type"`        // RUNNER_TYPE → "hw"
+	Conc              int    `json:"conc"`               // CONC
+	Image             string `json:"image"`              // IMAGE
+	RecipeFingerprint string `json:"recipe_fingerprint"` // RECIPE_FINGERPRINT
+	Model             string `json:"model"`              // MODEL
+	ModelPrefix       string `json:"model_prefix"`       // MODEL_PREFIX → "infmax_model_prefix"
+	Framework         string `json:"framework"`          // FRAMEWORK (also picks the server-metrics adapter when none is exported)
+	Precision         string `json:"precision"`          // PRECISION
+	SpecDecoding      string `json:"spec_decoding"`      // SPEC_DECODING, default "none"
+	Disagg            bool   `json:"disagg"`             // DISAGG
+	Multinode         bool   `json:"is_multinode"`       // IS_MULTINODE
 
 	// Single-node topology.
-	TP          int    // TP, default 1
-	EP          int    // EP_SIZE, default 1
-	DPAttention string // DP_ATTENTION, written as given, default "false"
-	PP          int    // PP_SIZE, default 1
-	DCP         int    // DCP_SIZE, default 1
-	PCP         int    // PCP_SIZE, default 1
+	TP          int    `json:"tp"`           // TP, default 1
+	EP          int    `json:"ep"`           // EP_SIZE, default 1
+	DPAttention string `json:"dp_attention"` // DP_ATTENTION, written as given, default "false"
+	PP          int    `json:"pp"`           // PP_SIZE, default 1
+	DCP         int    `json:"dcp"`          // DCP_SIZE, default 1
+	PCP         int    `json:"pcp"`          // PCP_SIZE, default 1
 
 	// Multinode (disaggregated) topology; used when Multinode is true.
-	Prefill, Decode WorkerShape
-	PrefillHW       string // PREFILL_HARDWARE
-	DecodeHW        string // DECODE_HARDWARE
+	Prefill   WorkerShape `json:"prefill"`
+	Decode    WorkerShape `json:"decode"`
+	PrefillHW string      `json:"prefill_hw"` // PREFILL_HARDWARE
+	DecodeHW  string      `json:"decode_hw"`  // DECODE_HARDWARE
 
-	KVOffloading string // KV_OFFLOADING (required): "none" or e.g. "dram"
+	KVOffloading string `json:"kv_offloading"` // KV_OFFLOADING (required): "none" or e.g. "dram"
 	// KVOffloadBackend is KV_OFFLOAD_BACKEND; KVOffloadBackendMeta is the
 	// parsed KV_OFFLOAD_BACKEND_METADATA ({"name"[, "version"]}), nil if unset.
-	KVOffloadBackend     string
-	KVOffloadBackendMeta *Component
-	TotalCPUDRAMGB       int        // TOTAL_CPU_DRAM_GB → "allocated_cpu_dram_gb"
-	Router               *Component // ROUTER_METADATA ({"name","version"}), nil if unset
-	KVP2PTransfer        string     // KV_P2P_TRANSFER, written when non-empty
+	KVOffloadBackend     string     `json:"kv_offload_backend"`
+	KVOffloadBackendMeta *Component `json:"kv_offload_backend_metadata,omitempty"`
+	TotalCPUDRAMGB       int        `json:"total_cpu_dram_gb"`         // TOTAL_CPU_DRAM_GB → "allocated_cpu_dram_gb"
+	Router               *Component `json:"router,omitempty"`          // ROUTER_METADATA ({"name","version"}), nil if unset
+	KVP2PTransfer        string     `json:"kv_p2p_transfer,omitempty"` // KV_P2P_TRANSFER, written when non-empty
 
 	// ResultFilename is RESULT_FILENAME, the output's base name (no .json).
-	ResultFilename string
+	ResultFilename string `json:"result_filename"`
 	// HFHubCache is where the WEKA trace dataset is looked up for the
 	// expected output lengths (HF_HUB_CACHE, HUGGINGFACE_HUB_CACHE,
 	// HF_HOME/hub, ~/.cache/huggingface/hub). Empty disables the lookup.
-	HFHubCache string
+	HFHubCache string `json:"hf_hub_cache,omitempty"`
 
 	// Our additions (no InferenceX variable): the recipe's golden
 	// acceptance length and the tolerance of the check (0 = default).
-	GoldenAL    *float64
-	ALTolerance float64
+	GoldenAL    *float64 `json:"golden_al,omitempty"`
+	ALTolerance float64  `json:"al_tolerance,omitempty"`
 }
 
 // WorkerShape is the parallelism of one side of a disaggregated deployment.
 type WorkerShape struct {
-	NumWorkers  int
-	TP, PP      int
-	DCP, PCP    int
-	EP          int
-	DPAttention string // as given ("true"/"false")
+	NumWorkers  int    `json:"num_workers"`
+	TP          int    `json:"tp"`
+	PP          int    `json:"pp"`
+	DCP         int    `json:"dcp"`
+	PCP         int    `json:"pcp"`
+	EP          int    `json:"ep"`
+	DPAttention string `json:"dp_attention"` // as given ("true"/"false")
 }
 
 // Component is optional {"name", "version"} metadata (router, KV offload
@@ -301,7 +308,7 @@ func subset(keys []string, allowed ...string) bool {
 // conformance cases' env.json) and replaces each "<NAME>" placeholder with
 // placeholders[NAME] (e.g. "RESULT_DIR").
 func EnvFromFile(path string, placeholders map[string]string) (map[string]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
 		return nil, err
 	}

@@ -218,7 +218,14 @@ type ServerCache struct {
 	FrontendInputTokens        *pyjson.Rounded `json:"frontend_input_tokens"`
 }
 
-// ServerKVCache holds KV pool usage (0-1) and capacity in tokens.
+// ServerKVCache holds KV pool usage and capacity in tokens.
+//
+// GPUUsagePct and CPUUsagePct are fractions in [0, 1] despite the "_pct"
+// in their names: that is what InferenceX's aggregator writes there (from
+// vllm:kv_cache_usage_perc and sglang:token_usage, both 0-1; the
+// conformance goldens hold e.g. 0.7177) and what its readers expect, and
+// its summary line prints the value times 100 as "GPU KV cache usage:
+// 71.8%". Writing a percent would break byte compatibility.
 type ServerKVCache struct {
 	GPUUsagePct    *pyjson.Rounded `json:"gpu_usage_pct"`
 	GPUTotalTokens *pyjson.Rounded `json:"gpu_total_tokens"`

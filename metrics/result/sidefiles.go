@@ -13,9 +13,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+
+	"sweep/internal/inputfile"
 	"sweep/internal/pyjson"
 	"sweep/metrics/aiperf"
-	"unicode"
 )
 
 func trimPy(s string) string { return strings.TrimFunc(s, unicode.IsSpace) }
@@ -71,7 +73,7 @@ func ServerLogPaths(resultDir string) []string {
 // readLogHead reads the first 64 MiB of a log as text (NULs dropped,
 // invalid UTF-8 replaced).
 func readLogHead(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.Log)
 	if err != nil {
 		return "", err
 	}
@@ -242,7 +244,7 @@ func LoadTraceLengths(hubCache string) (TraceLengths, error) {
 			}
 		}
 		for _, p := range js {
-			data, err := os.ReadFile(p)
+			data, err := inputfile.Read(p, inputfile.Dataset)
 			if err != nil {
 				continue // unreadable files are skipped, as InferenceX does
 			}
@@ -254,7 +256,7 @@ func LoadTraceLengths(hubCache string) (TraceLengths, error) {
 }
 
 func readTraceJSONL(path string, out TraceLengths) error {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.Dataset)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
 			return nil

@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"sweep/internal/inputfile"
 	"sweep/metrics/aiperf"
 )
 
@@ -17,11 +19,11 @@ const DefaultFailedRequestThreshold = 0.10
 type ValidateOptions struct {
 	// FailedRequestThreshold is the largest accepted error fraction,
 	// inclusive, in [0, 1].
-	FailedRequestThreshold float64
+	FailedRequestThreshold float64 `json:"failed_request_threshold"`
 	// RequiredMetricPrefix, when set (e.g. "sglang:"), also requires
 	// non-empty server_metrics_export.json and .csv with at least one
 	// metric of that prefix (InferenceX's AIPERF_REQUIRED_SERVER_METRIC_PREFIX).
-	RequiredMetricPrefix string
+	RequiredMetricPrefix string `json:"required_metric_prefix,omitempty"`
 }
 
 // Verdict is the outcome of Validate. Valid is true only when every check
@@ -168,7 +170,10 @@ func checkMetricPrefix(dir, prefix string) (msg, reason string) {
 	if !nonEmptyFile(jsonPath) || !nonEmptyFile(csvPath) {
 		return "", "required AIPerf server metrics artifacts are missing or empty in " + dir
 	}
-	data, err := os.ReadFile(jsonPath)
+	data, err := inputfile.Read(jsonPath, inputfile.AiperfServerMetrics)
+	if inputfile.IsRefused(err) {
+		return "", err.Error()
+	}
 	if err != nil || !bytes.Contains(data, []byte(`"`+prefix)) {
 		return "", fmt.Sprintf("%s contains no metric with required prefix '%s'", jsonPath, prefix)
 	}

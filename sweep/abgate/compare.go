@@ -46,6 +46,9 @@ type Options struct {
 	// Resamples and Seed drive the bootstrap (zero: the defaults).
 	Resamples int
 	Seed      uint64
+	// Problems are found before reading (ReasonRunFailed from the leg
+	// runner); any makes the verdict INCOMPLETE.
+	Problems []Problem
 }
 
 // Arms is a pair of values, one per arm, and their difference B − A, in
@@ -145,7 +148,7 @@ func Compare(ctx context.Context, o Options) (*Report, error) {
 	if o.Seed == 0 {
 		o.Seed = DefaultSeed
 	}
-	rep := &Report{Tolerance: o.Tolerance, ReplicatesA: len(o.A), ReplicatesB: len(o.B), Problems: []Problem{}}
+	rep := &Report{Tolerance: o.Tolerance, ReplicatesA: len(o.A), ReplicatesB: len(o.B), Problems: append([]Problem{}, o.Problems...)}
 	var strata []stratum
 	var clean []int // indexes into rep.Categories of strata
 	for _, c := range o.Categories {

@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"sweep/internal/inputfile"
 )
 
 // Reason names why a comparison is INCOMPLETE.
@@ -27,6 +28,10 @@ const (
 	ReasonCaseSetMismatch Reason = "case-set-mismatch"
 	ReasonInfraErrorRate  Reason = "infra-error-rate"
 	ReasonUnreadable      Reason = "unreadable-file"
+	// ReasonRunFailed: a stage that produces the root's files failed (the
+	// arm's server did not start, bfcl generate or evaluate exited
+	// non-zero); the leg runner reports it through Options.Problems.
+	ReasonRunFailed Reason = "run-failed"
 )
 
 // Problem is one reason the comparison cannot be trusted. Arm is "a" or
@@ -259,7 +264,7 @@ func readScore(file string) (*scoreFile, error) {
 // lines. Errors from fn are prefixed with file:line; a missing file wraps
 // fs.ErrNotExist.
 func eachLine(file string, fn func(line int, raw []byte) error) (time.Time, int, error) {
-	f, err := os.Open(file)
+	f, err := inputfile.Open(file, inputfile.Limit{What: "BFCL file", Bytes: -1})
 	if err != nil {
 		return time.Time{}, 0, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/inputfile"
 )
 
 // ArmJob is one arm's points as a file, for an executor that runs the
@@ -68,7 +69,7 @@ func (aj *ArmJob) Write(path string) error { return atomicfile.WriteJSON(path, a
 
 // ReadArmJob reads a job file; unknown keys are errors.
 func ReadArmJob(path string) (*ArmJob, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
 		return nil, err
 	}

@@ -464,3 +464,28 @@ func TestAdaptiveDiscovery(t *testing.T) {
 	assert.Equal(t, 1, s.b.starts, "a rerun starts nothing")
 	assert.Equal(t, 9-len(ran), sum.Skipped)
 }
+
+// TestJournalMustBeARegularFile: a FIFO in place of the journal blocked a
+// resumed sweep (opened read-write, the open passes and the read waits).
+func TestJournalMustBeARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, campaign.JournalFile)
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	done := make(chan [2]error, 1)
+	go func() {
+		_, _, errOpen := campaign.OpenJournal(dir)
+		_, errRead := campaign.ReadJournal(dir)
+		done <- [2]error{errOpen, errRead}
+	}()
+	select {
+	case errs := <-done:
+		for _, err := range errs {
+			assert.ErrorContains(t, err, fifo+" is a named pipe (FIFO), not a regular file")
+		}
+	case <-time.After(10 * time.Second):
+		if w, err := os.OpenFile(fifo, os.O_RDWR, 0); err == nil {
+			w.Close()
+		}
+		t.Fatal("the journal's FIFO blocked")
+	}
+}

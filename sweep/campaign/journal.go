@@ -12,7 +12,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"sweep/internal/inputfile"
 )
 
 // JournalFile is the journal's name in the sweep directory.
@@ -98,8 +101,16 @@ type Journal struct {
 // an error naming it.
 func OpenJournal(dir string) (*Journal, []Record, error) {
 	path := filepath.Join(dir, JournalFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
+		return nil, nil, err
+	}
+	// A FIFO opened read-write does not block the open but blocks the read.
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = &inputfile.NotRegularError{Path: path, Mode: st.Mode()}
+		}
 		return nil, nil, err
 	}
 	data, err := io.ReadAll(f)
@@ -265,7 +276,7 @@ func short(ids []string) string {
 // writing (for cost estimates from an earlier sweep).
 func ReadJournal(dir string) ([]Record, error) {
 	path := filepath.Join(dir, JournalFile)
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.Limit{What: "journal", Bytes: -1})
 	if err != nil {
 		return nil, err
 	}

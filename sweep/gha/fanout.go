@@ -40,8 +40,9 @@ type Availability struct {
 	Online map[string]bool
 }
 
-// available returns "" when label can take jobs, or the reason it cannot.
-func (a Availability) available(label string) string {
+// Unavailable returns "" when label can take jobs, or the reason it cannot
+// (no runner registered in runners.yaml, or none of them online).
+func (a Availability) Unavailable(label string) string {
 	if a.Runners == nil {
 		return ""
 	}
@@ -173,7 +174,7 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) *Fan
 		skipped := map[string]*Skip{}
 		var order []string
 		for _, j := range jobs {
-			if why := avail.available(j.Runner); why != "" {
+			if why := avail.Unavailable(j.Runner); why != "" {
 				s := skipped[j.Runner]
 				if s == nil {
 					s = &Skip{Bucket: fam, Runner: j.Runner, Reason: why}
@@ -191,7 +192,7 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) *Fan
 		f.Lists = append(f.Lists, JobList{Name: fam, Jobs: kept})
 	}
 	if f.Canary != nil {
-		if why := avail.available(f.Canary.Runner); why != "" {
+		if why := avail.Unavailable(f.Canary.Runner); why != "" {
 			f.Skips = append(f.Skips, Skip{Bucket: "canary", Runner: f.Canary.Runner, Jobs: 1, Reason: why})
 			f.Canary = nil
 		}

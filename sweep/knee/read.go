@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"sweep/internal/inputfile"
 	"sweep/internal/pyjson"
 	"sweep/metrics"
 	"sweep/metrics/result"
@@ -201,9 +201,6 @@ func (e *ReadError) Error() string {
 // simulated and real results: their throughputs are not comparable.
 var ErrMixedSimulation = errors.New("simulated and real results in one arm")
 
-// maxResultBytes bounds the size of a JSON file Read parses.
-const maxResultBytes = 64 << 20
-
 // Read finds every aggregate result under dir (recursively: every *.json
 // whose top-level value is an object with "conc" and "request_metrics";
 // other JSON, temp files and logs are ignored), groups the files into arms
@@ -332,17 +329,12 @@ type serverFields struct {
 // readResult reads one JSON file; ok is false when it is not a result.
 func readResult(path string) (Identity, Sample, bool, error) {
 	var id Identity
-	f, err := os.Open(path)
-	if err != nil {
-		return id, Sample{}, false, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxResultBytes+1))
-	if err != nil {
-		return id, Sample{}, false, err
-	}
-	if len(data) > maxResultBytes {
+	data, err := inputfile.Read(path, inputfile.Result)
+	if _, tooLarge := errors.AsType[*inputfile.TooLargeError](err); tooLarge {
 		return id, Sample{}, false, nil // not an aggregate result
+	}
+	if err != nil {
+		return id, Sample{}, false, err
 	}
 	var top map[string]json.RawMessage
 	if json.Unmarshal(data, &top) != nil {

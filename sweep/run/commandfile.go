@@ -2,6 +2,7 @@ package run
 
 import (
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -48,11 +49,51 @@ func redactArgv(argv []string) []string {
 	return out
 }
 
+// goRunProgram is what a temporary `go run` build of sweep is recorded as.
+const goRunProgram = "sweep"
+
+// goRunNote heads a command file whose program is a `go run` build.
+const goRunNote = "# `sweep` is the `go run` build of sweep this run used (a temporary binary, deleted when it exited):\n" +
+	"# run it with an installed sweep (go install ./cmd/sweep) or `go run ./cmd/sweep` in its place.\n"
+
+// isGoRunBuild reports whether path is a binary that `go run` built in its
+// temporary work directory ($GOTMPDIR or $TMPDIR/go-buildNNN/bNNN/exe/NAME),
+// which go run deletes when it exits: a record naming it would point at
+// nothing (and differ on every run).
+func isGoRunBuild(path string) bool {
+	if !filepath.IsAbs(path) || filepath.Base(filepath.Dir(path)) != "exe" {
+		return false
+	}
+	for d := filepath.Dir(path); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if strings.HasPrefix(filepath.Base(d), "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+// recordedArgv is argv as command files and run.json record it: a
+// temporary `go run` build of sweep as the program becomes "sweep"
+// (goRun true), everything else is kept.
+func recordedArgv(argv []string) (out []string, goRun bool) {
+	if len(argv) == 0 || !isGoRunBuild(argv[0]) {
+		return argv, false
+	}
+	out = slices.Clone(argv)
+	out[0] = goRunProgram
+	return out, true
+}
+
 // commandText renders a command for people: the environment it adds, one
 // variable per line, then the argv with each token shell-quoted so it can
-// be copied into a terminal. It is never executed by sweep.
+// be copied into a terminal. It is never executed by sweep. A temporary
+// `go run` build as the program is written as "sweep", with a note.
 func commandText(argv []string, env map[string]string, unset []string) string {
 	var b strings.Builder
+	argv, goRun := recordedArgv(argv)
+	if goRun {
+		b.WriteString(goRunNote)
+	}
 	for _, name := range slices.Sorted(slices.Values(unset)) {
 		b.WriteString("unset " + name + "\n")
 	}

@@ -27,3 +27,26 @@ func TestCommandText(t *testing.T) {
 	assert.Equal(t, `'it'\''s'`, shellQuote("it's"))
 	assert.Equal(t, "''", shellQuote(""))
 }
+
+// TestCommandTextGoRun: under `go run` the command files and run.json
+// named the temporary build (/tmp/go-build.../exe/sweep), gone once the
+// run ended.
+func TestCommandTextGoRun(t *testing.T) {
+	tmp := "/tmp/go-build1234567/b001/exe/sweep"
+	for path, want := range map[string]bool{
+		tmp: true,
+		"/home/u/.cache/go-build2/b001/exe/sweep": true,
+		"/usr/local/bin/sweep":                    false,
+		"/opt/exe/sweep":                          false,
+		"exe/sweep":                               false,
+		"/tmp/go-build1/b001/sweep":               false,
+	} {
+		assert.Equal(t, want, isGoRunBuild(path), path)
+	}
+	got := commandText([]string{tmp, "sim-engine", "--", "python3", "-m", "sglang.launch_server"}, nil, nil)
+	assert.Equal(t, goRunNote+"sweep sim-engine \\\n  -- python3 \\\n  -m sglang.launch_server\n", got)
+	assert.NotContains(t, got, "go-build1234567")
+	argv, goRun := recordedArgv([]string{"/usr/local/bin/sweep", "loadgen"})
+	assert.False(t, goRun)
+	assert.Equal(t, []string{"/usr/local/bin/sweep", "loadgen"}, argv)
+}

@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sweep/internal/proc"
 	"syscall"
 	"time"
+
+	"sweep/internal/inputfile"
+	"sweep/internal/proc"
 )
 
 // LockFile is the lock a point holds in its output directory; TagsFile
@@ -40,7 +42,7 @@ func recordTag(dir, tag string) error {
 // whose sweep was killed with kill -9 or lost its terminal) and returns
 // their pids; the caller holds dir's lock.
 func StopLeftovers(dir string, grace time.Duration) ([]int, error) {
-	b, err := os.ReadFile(filepath.Join(dir, TagsFile))
+	b, err := inputfile.Read(filepath.Join(dir, TagsFile), inputfile.SmallJSON)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -131,7 +133,7 @@ func ClaimOutDir(dir, name string, force bool) (release func(), leftovers []int,
 // ReadRecordFile reads the run.json in dir; ok is false when there is
 // none or it is not a record.
 func ReadRecordFile(dir string) (*Record, bool) {
-	b, err := os.ReadFile(filepath.Join(dir, RecordFile))
+	b, err := inputfile.Read(filepath.Join(dir, RecordFile), inputfile.SmallJSON)
 	if err != nil {
 		return nil, false
 	}

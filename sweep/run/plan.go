@@ -84,6 +84,7 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 		ServerSpec: ServerSpec{
 			EngineCommandFile:    p.CommandFile,
 			HealthURL:            p.HealthURL,
+			ServedModels:         ServedModels(p.Engine.Argv),
 			RouterHealthURL:      p.RouterHealthURL,
 			MetricsURLs:          slices.Clone(p.MetricsURLs),
 			RequiredMetricPrefix: p.RequiredMetricPrefix,

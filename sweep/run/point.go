@@ -51,6 +51,11 @@ type ServerSpec struct {
 	Engine            proc.Spec
 	EngineCommandFile string
 	HealthURL         string
+	// ServedModels are the model names the engine serves (ServedModels of
+	// its argv); once HealthURL answers, its /v1/models must list one of
+	// them, so a foreign server on the port is never measured. Empty skips
+	// the check.
+	ServedModels []string
 	// Sidecars start, in order, before the engine and must answer their
 	// health URL (e.g. LMCache servers).
 	Sidecars []Sidecar
@@ -172,19 +177,23 @@ func (o Options) withDefaults() Options {
 
 // Stage names, in the order Run goes through them.
 const (
-	StageGPUIdle     = "gpu-idle"
-	StageSidecars    = "sidecars-ready"
-	StageEngine      = "engine-ready"
-	StageRouter      = "router-ready"
-	StageServer      = "server"
-	StageFlush       = "flush-cache"
-	StageBaseline    = "metrics-baseline"
-	StageClient      = "client"
-	StageEval        = "eval"
-	StageAcceptance  = "acceptance-length"
-	StageAggregate   = "aggregate"
-	StageValidate    = "validate"
-	StageStop        = "stop"
+	StageGPUIdle    = "gpu-idle"
+	StageSidecars   = "sidecars-ready"
+	StageEngine     = "engine-ready"
+	StageRouter     = "router-ready"
+	StageServer     = "server"
+	StageFlush      = "flush-cache"
+	StageBaseline   = "metrics-baseline"
+	StageClient     = "client"
+	StageEval       = "eval"
+	StageAcceptance = "acceptance-length"
+	StageAggregate  = "aggregate"
+	StageValidate   = "validate"
+	StageStop       = "stop"
+	// StageInternal is a panic inside the runner (a bug in sweep): it is
+	// recorded as a failed stage after every process was stopped, with the
+	// stack in PanicFile.
+	StageInternal    = "internal-error"
 	outcomeOK        = "ok"
 	outcomeFailed    = "failed"
 	outcomeSkipped   = "skipped"
@@ -207,13 +216,16 @@ type Stage struct {
 // ProcessOutcome records how a process ended. Exit is -1 when it was
 // killed by a signal (named in Signal) or never ended on its own.
 type ProcessOutcome struct {
-	Argv    []string `json:"argv"`
-	PID     int      `json:"pid"`
-	Exit    int      `json:"exit"`
-	Signal  string   `json:"signal,omitempty"`
-	Stopped bool     `json:"stopped_by_sweep"`
-	Seconds float64  `json:"seconds"`
-	Log     string   `json:"log,omitempty"`
+	Argv []string `json:"argv"`
+	// GoRun says that Argv[0] "sweep" stands for the temporary `go run`
+	// build of sweep that ran the process (deleted when it exited).
+	GoRun   bool    `json:"go_run,omitempty"`
+	PID     int     `json:"pid"`
+	Exit    int     `json:"exit"`
+	Signal  string  `json:"signal,omitempty"`
+	Stopped bool    `json:"stopped_by_sweep"`
+	Seconds float64 `json:"seconds"`
+	Log     string  `json:"log,omitempty"`
 }
 
 // Record is what run.json holds: the stages in order, each process's
@@ -236,6 +248,13 @@ type Record struct {
 	// Server is set when the load ran against a Server started on its own
 	// (a sweep's server for several points); nil when Run started it.
 	Server *ServerRef `json:"server,omitempty"`
+	// Facts, Simulation and ValidateOptions are what the point's result
+	// was aggregated and validated with (nil in a server's own record):
+	// sweep result aggregate on this directory takes them from here
+	// instead of InferenceX's environment variables.
+	Facts           *result.RunFacts        `json:"facts,omitempty"`
+	Simulation      *result.Simulation      `json:"simulation,omitempty"`
+	ValidateOptions *result.ValidateOptions `json:"validate_options,omitempty"`
 }
 
 // ServerRef is the server a load ran against.

@@ -9,12 +9,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"sweep/internal/atomicfile"
 	"sweep/internal/proc"
+	"sweep/metrics/result"
 )
 
 // RecordFile is the name of the run record in OutDir.
@@ -57,6 +59,11 @@ func newRunner(spec Spec, o Options, name, file string) (*runner, error) {
 		Name: name, Started: time.Now(), Processes: map[string]*ProcessOutcome{},
 		ArtifactDir: spec.ArtifactDir,
 	}}
+	if spec.Client != nil {
+		facts := spec.Facts
+		r.rec.Facts, r.rec.Simulation = &facts, spec.Simulation
+		r.rec.ValidateOptions = &result.ValidateOptions{FailedRequestThreshold: o.FailedRequestThreshold, RequiredMetricPrefix: spec.RequiredMetricPrefix}
+	}
 	r.save()
 	return r, nil
 }
@@ -67,16 +74,39 @@ func newRunner(spec Spec, o Options, name, file string) (*runner, error) {
 // aggregate result is written whenever the client produced artifacts,
 // even if a later stage fails, and every process is stopped before Run
 // returns.
-func Run(ctx context.Context, spec Spec, o Options) (*Record, error) {
+func Run(ctx context.Context, spec Spec, o Options) (rec *Record, err error) {
 	r, err := newRunner(spec, o.withDefaults(), spec.Name, RecordFile)
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			r.recovered(v)
+			rec, err = r.finish(ctx)
+		}
+	}()
 	if engine, ok := r.startServer(ctx); ok {
 		r.runLoad(ctx, engine)
 	}
 	r.stopAll()
 	return r.finish(ctx)
+}
+
+// PanicFile, in OutDir, holds the stack of a panic inside a point.
+const PanicFile = "panic.log"
+
+// recovered handles a panic v recovered on the runner's goroutine, as any
+// failure is handled: the stack goes to PanicFile, a failed StageInternal
+// is recorded and every process is stopped. The caller finishes the
+// record. (A panic once killed sweep run mid-point: no result, run.json
+// unfinished and the engine left to Pdeathsig.)
+func (r *runner) recovered(v any) {
+	path := filepath.Join(r.o.OutDir, PanicFile)
+	if err := atomicfile.Write(path, fmt.Appendf(nil, "panic: %v\n\n%s", v, debug.Stack()), 0o644); err != nil {
+		path = "not saved: " + err.Error()
+	}
+	r.fail(StageInternal, fmt.Errorf("internal error (a bug in sweep): panic: %v (stack: %s)", v, path), nil)
+	r.stopAll()
 }
 
 // finish closes the record and returns the first failure as a *StageError.
@@ -119,7 +149,7 @@ func (r *runner) startServer(ctx context.Context) (*proc.Process, bool) {
 			return nil, false
 		}
 	}
-	engine, ok := r.startAndWait(ctx, StageEngine, r.spec.Engine, "server.log", r.spec.HealthURL)
+	engine, ok := r.startAndWait(ctx, StageEngine, r.spec.Engine, "server.log", r.spec.HealthURL, r.spec.ServedModels...)
 	if !ok {
 		return nil, false
 	}
@@ -161,8 +191,9 @@ func (r *runner) runLoad(ctx context.Context, engine *proc.Process) {
 	r.finishResult(scraped)
 }
 
-// startAndWait starts a server process and waits for its health URL.
-func (r *runner) startAndWait(ctx context.Context, stage string, spec proc.Spec, logName, healthURL string) (*proc.Process, bool) {
+// startAndWait starts a server process and waits for its health URL; with
+// models, the server answering must also serve one of them.
+func (r *runner) startAndWait(ctx context.Context, stage string, spec proc.Spec, logName, healthURL string, models ...string) (*proc.Process, bool) {
 	var p *proc.Process
 	ok := r.stage(ctx, stage, func() []string { return tailOf(p) }, func() error {
 		spec.LogPath = filepath.Join(r.o.OutDir, logName)
@@ -180,6 +211,11 @@ func (r *runner) startAndWait(ctx context.Context, stage string, spec proc.Spec,
 		if p.Exited() {
 			// Something answered, but not our process: another server holds the port.
 			return fmt.Errorf("%s answered on %s but has exited (%s): is another server using the port?", spec.Name, healthURL, p.Status())
+		}
+		if len(models) > 0 {
+			if err := checkServedModel(ctx, healthURL, models); err != nil {
+				return fmt.Errorf("%s: %w", spec.Name, err)
+			}
 		}
 		return nil
 	})
@@ -199,7 +235,8 @@ func (r *runner) start(ctx context.Context, spec proc.Spec) (*proc.Process, erro
 	}
 	r.mu.Lock()
 	r.procs = append(r.procs, p)
-	r.rec.Processes[spec.Name] = &ProcessOutcome{Argv: spec.Argv, PID: p.PID(), Exit: -1, Log: filepath.Base(spec.LogPath)}
+	argv, goRun := recordedArgv(spec.Argv)
+	r.rec.Processes[spec.Name] = &ProcessOutcome{Argv: argv, GoRun: goRun, PID: p.PID(), Exit: -1, Log: filepath.Base(spec.LogPath)}
 	r.mu.Unlock()
 	r.save()
 	return p, nil

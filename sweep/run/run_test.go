@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -47,10 +48,14 @@ func TestMain(m *testing.M) {
 	}
 }
 
-// fakeEngine serves /health and an SGLang-style /metrics page. Faults:
-// never-ready (never listens), die (exits 7 once the client has started,
-// noticed by the first /metrics after the baseline), hang (stops
-// answering after the baseline scrape), no-metrics (404 on /metrics).
+// testModel is the model the fake engine serves on /v1/models.
+const testModel = "test/model"
+
+// fakeEngine serves /health, /v1/models and an SGLang-style /metrics page.
+// Faults: never-ready (never listens), die (exits 7 once the client has
+// started, noticed by the first /metrics after the baseline), hang (stops
+// answering after the baseline scrape), no-metrics (404 on /metrics),
+// other-model and no-models (another server's /v1/models, or none).
 func fakeEngine() {
 	fault := os.Getenv(faultEnv)
 	fmt.Println("loading weights")
@@ -68,6 +73,16 @@ func fakeEngine() {
 	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
 		if fault == "hang" && scrapes.Load() > 0 {
 			time.Sleep(time.Hour)
+		}
+	})
+	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
+		switch fault {
+		case "no-models":
+			http.NotFound(w, r)
+		case "other-model":
+			fmt.Fprint(w, `{"object":"list","data":[{"id":"someone/elses-model","object":"model"}]}`)
+		default:
+			fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model"}]}`, testModel)
 		}
 	})
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
@@ -145,6 +160,7 @@ func testSpec(t *testing.T, engineFault, clientFault string) (Spec, Options) {
 			Engine:               proc.Spec{Name: "engine", Argv: []string{self}, Env: map[string]string{roleEnv: "engine", faultEnv: engineFault, portEnv: port, "HF_TOKEN": "hf_secret"}},
 			EngineCommandFile:    "sglang_command.txt",
 			HealthURL:            "http://127.0.0.1:" + port + "/health",
+			ServedModels:         []string{testModel},
 			MetricsURLs:          []string{"http://127.0.0.1:" + port + "/metrics"},
 			RequiredMetricPrefix: "sglang:",
 		},
@@ -246,6 +262,12 @@ func TestRunSuccess(t *testing.T) {
 	onDisk := readRecord(t, opts.OutDir)
 	assert.True(t, onDisk.OK)
 	assert.Equal(t, stageOutcomes(rec), stageOutcomes(onDisk))
+	// The facts and settings the result was made with, for sweep result
+	// aggregate on this directory (it needed InferenceX's variables).
+	require.NotNil(t, onDisk.Facts)
+	assert.Equal(t, spec.Facts, *onDisk.Facts)
+	assert.Equal(t, &result.ValidateOptions{FailedRequestThreshold: 0.10, RequiredMetricPrefix: "sglang:"}, onDisk.ValidateOptions)
+	assert.Contains(t, recJSON["facts"], "runner_type", "snake_case like the rest")
 	cmd, err := os.ReadFile(filepath.Join(opts.OutDir, "sglang_command.txt"))
 	require.NoError(t, err)
 	assert.Contains(t, string(cmd), "export HF_TOKEN='<redacted>'")
@@ -279,6 +301,12 @@ func TestRunFaults(t *testing.T) {
 			errContains: "engine stopped answering", tailContains: "fired up"},
 		{name: "client exits non-zero", clientFault: "fail", failedStage: StageClient,
 			errContains: "client failed (exit code 2)", tailContains: "server returned 500"},
+		// A server that is not ours answered /health: its numbers were
+		// measured as the point's.
+		{name: "another model on the port", engineFault: "other-model", failedStage: StageEngine,
+			errContains: `is not ours: it serves ["someone/elses-model"], the engine was started to serve ["test/model"]`},
+		{name: "no model list on the port", engineFault: "no-models", failedStage: StageEngine,
+			errContains: "is not ours: GET http://127.0.0.1:"},
 		{name: "required metric prefix missing", prefix: "vllm:", failedStage: StageValidate,
 			errContains: "vllm:", resultFile: true},
 	}
@@ -299,6 +327,10 @@ func TestRunFaults(t *testing.T) {
 			assert.Equal(t, tc.failedStage, failed.Name)
 			if tc.tailContains != "" {
 				assert.Contains(t, fmt.Sprint(failed.LogTail), tc.tailContains)
+				// Once, as the log tail: not again in the stage's error
+				// and the returned one (sweep run printed it three times).
+				assert.NotContains(t, failed.Error, tc.tailContains)
+				assert.NotContains(t, err.Error(), tc.tailContains)
 			}
 			assert.False(t, readRecord(t, opts.OutDir).OK)
 			if tc.resultFile {
@@ -361,5 +393,78 @@ func TestRunRefusesABusyPort(t *testing.T) {
 	assert.Contains(t, err.Error(), "already in use by another server")
 	assert.Equal(t, StageEngine, rec.Failed().Name)
 	assert.Empty(t, rec.ResultFile, "no result from a foreign server")
+	assertNothingLeft(t, rec)
+}
+
+func TestServedModels(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		want []string
+	}{
+		{"sglang served name", []string{"python3", "-m", "sglang.launch_server", "--model-path", "/models/q", "--served-model-name", "Qwen/Q", "--port", "1"}, []string{"Qwen/Q"}},
+		{"sglang model path only", []string{"python3", "-m", "sglang.launch_server", "--model-path=/models/q", "--tp", "8"}, []string{"/models/q"}},
+		{"vllm positional", []string{"vllm", "serve", "meta/L", "--port", "8000"}, []string{"meta/L"}},
+		{"vllm several served names", []string{"vllm", "serve", "meta/L", "--served-model-name", "a", "b", "--port", "8000"}, []string{"a", "b"}},
+		{"vllm --model", []string{"vllm", "serve", "--model", "meta/L"}, []string{"meta/L"}},
+		{"no model", []string{"./launch.sh", "--port", "1"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ServedModels(tc.argv))
+		})
+	}
+}
+
+// TestRunRecordsGoRunBuildAsSweep: a point run with `go run` recorded the
+// temporary build's path in its command files and run.json.
+func TestRunRecordsGoRunBuildAsSweep(t *testing.T) {
+	spec, opts := testSpec(t, "", "")
+	exeDir := filepath.Join(t.TempDir(), "go-build42", "b001", "exe")
+	require.NoError(t, os.MkdirAll(exeDir, 0o755))
+	tmpBuild := filepath.Join(exeDir, "sweep")
+	require.NoError(t, os.Symlink(spec.Engine.Argv[0], tmpBuild))
+	spec.Engine.Argv[0] = tmpBuild
+	spec.Client.Argv[0] = tmpBuild
+	rec, err := Run(t.Context(), spec, opts)
+	require.NoError(t, err, "stages: %+v", rec.Stages)
+	for _, f := range []string{"sglang_command.txt", "benchmark_command.txt", RecordFile} {
+		b, err := os.ReadFile(filepath.Join(opts.OutDir, f))
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), "go-build42", f)
+	}
+	onDisk := readRecord(t, opts.OutDir)
+	for _, name := range []string{"engine", "client"} {
+		require.Contains(t, onDisk.Processes, name)
+		assert.Equal(t, "sweep", onDisk.Processes[name].Argv[0])
+		assert.True(t, onDisk.Processes[name].GoRun)
+	}
+}
+
+// TestRunPanicStopsEverything: a panic inside a point (the 1e308 latency
+// of issue 10 was one) crashed sweep run mid-point with no result, run.json
+// unfinished and the engine left running, because the stop was not
+// deferred. A panic is now a failed stage after every process is stopped.
+func TestRunPanicStopsEverything(t *testing.T) {
+	spec, opts := testSpec(t, "", "")
+	var once sync.Once
+	opts.Progress = func(line string) {
+		if strings.HasPrefix(line, StageAggregate+": started") {
+			once.Do(func() { panic("injected by the test") })
+		}
+	}
+	rec, err := Run(t.Context(), spec, opts)
+	se, ok := errors.AsType[*StageError](err)
+	require.True(t, ok, "got %T %v", err, err)
+	assert.Equal(t, StageInternal, se.Stage)
+	assert.Contains(t, err.Error(), "internal error (a bug in sweep): panic: injected by the test (stack: "+filepath.Join(opts.OutDir, PanicFile)+")")
+	onDisk := readRecord(t, opts.OutDir)
+	assert.False(t, onDisk.OK)
+	assert.False(t, onDisk.Finished.IsZero(), "run.json is finished")
+	assert.Equal(t, outcomeFailed, stageOutcomes(onDisk)[StageInternal])
+	assert.Equal(t, outcomeOK, stageOutcomes(onDisk)[StageStop])
+	stack, err := os.ReadFile(filepath.Join(opts.OutDir, PanicFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(stack), "panic: injected by the test")
 	assertNothingLeft(t, rec)
 }

@@ -32,11 +32,18 @@ type Server struct {
 // server.json in o.OutDir, and waits until it answers its health URLs.
 // When a stage fails, everything started is stopped and a *StageError is
 // returned with the server's record.
-func StartServer(ctx context.Context, spec ServerSpec, o Options) (*Server, *Record, error) {
+func StartServer(ctx context.Context, spec ServerSpec, o Options) (srv *Server, rec *Record, err error) {
 	r, err := newRunner(Spec{ServerSpec: spec}, o.withDefaults(), "server", ServerRecordFile)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			r.recovered(v)
+			srv = nil
+			rec, err = r.finish(ctx)
+		}
+	}()
 	engine, ok := r.startServer(ctx)
 	if !ok {
 		r.stopAll()
@@ -100,13 +107,19 @@ func (s *Server) Healthy(ctx context.Context) error {
 // server; counters (acceptance length, cache hits) are taken over the
 // load's own window. A server that died or stopped answering fails the
 // load without starting its client.
-func (s *Server) RunLoad(ctx context.Context, spec LoadSpec, outDir string) (*Record, error) {
+func (s *Server) RunLoad(ctx context.Context, spec LoadSpec, outDir string) (rec *Record, err error) {
 	o := s.r.o
 	o.OutDir = outDir
 	lr, err := newRunner(Spec{ServerSpec: s.r.spec.ServerSpec, LoadSpec: spec}, o, spec.Name, RecordFile)
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			lr.recovered(v) // the load's client; the server is the caller's to stop
+			rec, err = lr.finish(ctx)
+		}
+	}()
 	s.mu.Lock()
 	s.loads++
 	n := s.loads

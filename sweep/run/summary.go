@@ -2,7 +2,8 @@ package run
 
 import (
 	"encoding/json"
-	"os"
+
+	"sweep/internal/inputfile"
 )
 
 // Summary is the headline of an aggregate result, for a person reading a
@@ -17,7 +18,7 @@ type Summary struct {
 
 // Summarize reads the headline numbers from an aggregate result file.
 func Summarize(path string) (Summary, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path, inputfile.Result)
 	if err != nil {
 		return Summary{}, err
 	}

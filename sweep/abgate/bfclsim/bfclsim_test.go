@@ -1,9 +1,14 @@
 package bfclsim
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -82,4 +87,103 @@ func TestSimulatedProblems(t *testing.T) {
 		got = append(got, p.Reason)
 	}
 	assert.ElementsMatch(t, []abgate.Reason{abgate.ReasonPartial, abgate.ReasonCaseSetMismatch}, got)
+}
+
+// TestGenerateAgainstServer: Generate asks the server once per category
+// with the model it lists; a category whose request fails is written as
+// inference errors, which the gate counts and never passes.
+func TestGenerateAgainstServer(t *testing.T) {
+	var asked []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			_, _ = io.WriteString(w, `{"data": [{"id": "served-name"}]}`)
+		case "/v1/chat/completions":
+			var body struct {
+				Model    string `json:"model"`
+				Messages []struct {
+					Content string `json:"content"`
+				} `json:"messages"`
+			}
+			assert.NoError(t, json.NewDecoder(r.Body).Decode(&body))
+			assert.Equal(t, "served-name", body.Model)
+			mu.Lock()
+			asked = append(asked, body.Messages[0].Content)
+			mu.Unlock()
+			if strings.Contains(body.Messages[0].Content, "live_simple") {
+				http.Error(w, "overloaded", http.StatusServiceUnavailable)
+				return
+			}
+			_, _ = io.WriteString(w, `{"choices": []}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	cs, err := abgate.ExpandCategories([]string{"multiple", "live_simple"})
+	require.NoError(t, err)
+	arm := Arm{Model: model, Seed: 5, Name: "a", Accuracy: 0.8}
+	root := t.TempDir()
+	answered, err := Generate(t.Context(), root, srv.URL+"/v1", arm, cs, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 1, answered)
+	assert.Len(t, asked, 2)
+	require.NoError(t, Evaluate(root, arm, cs, 0))
+	ok, _ := abgate.ReadRoot(root, model, "a", cs[0], abgate.ReadOptions{})
+	require.NotNil(t, ok)
+	assert.Zero(t, ok.InfraErrors)
+	bad, probs := abgate.ReadRoot(root, model, "a", cs[1], abgate.ReadOptions{})
+	require.NotNil(t, bad)
+	assert.Equal(t, cs[1].Size, bad.InfraErrors)
+	require.NotEmpty(t, probs)
+	assert.Equal(t, abgate.ReasonInfraErrorRate, probs[0].Reason)
+
+	// The same arm without a server: the model's verdicts are the same.
+	plain := t.TempDir()
+	require.NoError(t, Write(plain, arm, cs[:1], 0))
+	want, _ := abgate.ReadRoot(plain, model, "a", cs[0], abgate.ReadOptions{})
+	assert.Equal(t, want.Outcomes, ok.Outcomes)
+
+	// No server at all: every category is inference errors.
+	srv.Close()
+	answered, err = Generate(t.Context(), t.TempDir(), srv.URL+"/v1", arm, cs, 0)
+	require.NoError(t, err)
+	assert.Zero(t, answered)
+}
+
+func TestOffsetAndEnv(t *testing.T) {
+	cs, err := abgate.ExpandCategories([]string{"live_multiple"})
+	require.NoError(t, err)
+	base := Arm{Model: model, Seed: 9, Accuracy: 0.8, Flip: 0.0001}
+	acc := func(a Arm) float64 {
+		root := t.TempDir()
+		require.NoError(t, Write(root, a, cs, 0))
+		rc, probs := abgate.ReadRoot(root, model, a.Name, cs[0], abgate.ReadOptions{})
+		require.Empty(t, probs)
+		pass := 0
+		for _, o := range rc.Outcomes {
+			if o == abgate.Pass {
+				pass++
+			}
+		}
+		return 100 * float64(pass) / float64(len(rc.IDs))
+	}
+	a := acc(base)
+	// 1053 cases: a planted offset moves the accuracy by about as much
+	// (binomial SD of the moved share: about 0.6 points).
+	assert.InDelta(t, a-5, acc(base.WithOffset(-5)), 2)
+	assert.InDelta(t, a+5, acc(base.WithOffset(5)), 2)
+	assert.Equal(t, base, base.WithOffset(0))
+	assert.Equal(t, 0.05, base.WithOffset(-5).Drop)
+	assert.Equal(t, 0.05, base.WithOffset(5).Gain)
+
+	got, rep, err := FromEnv(base.Env(2)[EnvVar])
+	require.NoError(t, err)
+	assert.Equal(t, base, got)
+	assert.Equal(t, 2, rep)
+	for _, bad := range []string{"", "{", `{"arm": {"model": "M"}}`, `{"arm": {"model": "M", "accuracy": 0.5}, "x": 1}`} {
+		_, _, err := FromEnv(bad)
+		assert.Error(t, err, bad)
+	}
 }

@@ -12,9 +12,11 @@
 //	_ = c.Cancel(ctx, id)                              // on Ctrl-C
 //
 // squeue --json of Slurm 22.05 ignores its job filters, so the client
-// filters by job id itself; a job squeue no longer shows (MinJobAge
-// passed, or slurmctld lost it) is looked up with sacct --json when the
-// cluster keeps accounting.
+// filters by job id itself; when slurmctld does not answer it exits 0
+// with an empty job list and an "errors" entry, which the client reads as
+// no answer (ErrNoAnswer), not as an empty queue. A job squeue no longer
+// shows (MinJobAge passed, or slurmctld lost it) is looked up with
+// sacct --json when the cluster keeps accounting.
 package slurm
 
 import (
@@ -228,9 +230,20 @@ type squeueJob struct {
 }
 
 type squeueOut struct {
-	Jobs   []squeueJob `json:"jobs"`
-	Errors []any       `json:"errors"`
+	Jobs   []squeueJob  `json:"jobs"`
+	Errors []slurmError `json:"errors"`
 }
+
+// slurmError is an entry of the "errors" list of Slurm's JSON output.
+type slurmError struct {
+	Description string `json:"description"`
+	Error       string `json:"error"`
+	Source      string `json:"source"`
+}
+
+// ErrNoAnswer is a Slurm command that ran but reports that slurmctld did
+// not answer (squeue --json exits 0 then, with an error entry and no job).
+var ErrNoAnswer = errors.New("slurmctld did not answer")
 
 // Status returns what Slurm reports of id: squeue first, then sacct.
 func (c *Client) Status(ctx context.Context, id JobID) (JobStatus, error) {
@@ -254,6 +267,12 @@ func (c *Client) Statuses(ctx context.Context) (map[JobID]JobStatus, error) {
 	if err := json.Unmarshal(out, &q); err != nil {
 		return nil, fmt.Errorf("squeue --json: %w", err)
 	}
+	if len(q.Errors) > 0 {
+		// Its job list is empty, not the cluster's: never read it as
+		// "every job has left the queue".
+		e := q.Errors[0]
+		return nil, fmt.Errorf("squeue --json: %w: %s (%s: %s)", ErrNoAnswer, e.Description, e.Source, e.Error)
+	}
 	res := make(map[JobID]JobStatus, len(q.Jobs))
 	for _, j := range q.Jobs {
 		st := JobStatus{ID: JobID(j.JobID.String()), State: parseState(j.JobState), Reason: j.StateReason,
@@ -272,7 +291,7 @@ func (c *Client) sacct(ctx context.Context, id JobID) (JobStatus, error) {
 	out, err := c.Cmd.Run(ctx, []string{"sacct", "--json", "-j", string(id)})
 	if err != nil {
 		if ce, ok := errors.AsType[*CommandError](err); ok && strings.Contains(strings.ToLower(ce.Stderr), "accounting storage is disabled") {
-			return JobStatus{}, fmt.Errorf("job %s: %w (squeue no longer shows it and the cluster keeps no accounting)", id, ErrUnknownJob)
+			return JobStatus{}, fmt.Errorf("slurm job %s: %w (squeue no longer shows it and the cluster keeps no accounting)", id, ErrUnknownJob)
 		}
 		return JobStatus{}, err
 	}
@@ -299,7 +318,7 @@ func (c *Client) sacct(ctx context.Context, id JobID) (JobStatus, error) {
 		st.ExitCode, st.Signal = parseExit(j.ExitCode)
 		return st, nil
 	}
-	return JobStatus{}, fmt.Errorf("job %s: %w", id, ErrUnknownJob)
+	return JobStatus{}, fmt.Errorf("slurm job %s: %w", id, ErrUnknownJob)
 }
 
 // parseState reads "RUNNING", ["RUNNING"] or {"current": "RUNNING"}.

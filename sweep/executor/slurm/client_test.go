@@ -151,26 +151,55 @@ func squeuePage(state, reason string) []byte {
 	return []byte(`{"jobs": [{"job_id": 7, "job_state": "` + state + `", "state_reason": "` + reason + `", "exit_code": 0, "start_time": 1700000000, "end_time": 0}], "errors": []}`)
 }
 
-func TestWaitRidesOutAnOutage(t *testing.T) {
-	// slurmctld restarts: two failed squeue calls, then the job is found
-	// completed (its state recovered from the state save).
-	n := 0
-	f := &fake{reply: func(argv []string) ([]byte, error) {
-		n++
-		switch {
-		case n == 1:
-			return squeuePage("RUNNING", "None"), nil
-		case n <= 3:
-			return nil, &CommandError{Argv: argv, Err: errors.New("exit status 1"), Stderr: "slurm_load_jobs error: Unable to contact slurm controller"}
-		}
-		return squeuePage("COMPLETED", "None"), nil
-	}}
-	var seen []State
-	st, err := NewClient(f).Wait(t.Context(), "7", WaitOptions{Poll: time.Millisecond, Outage: time.Minute,
-		OnChange: func(s JobStatus) { seen = append(seen, s.State) }})
+// squeue --json of Slurm 22.05 exits 0 when slurmctld does not answer
+// (recorded): that is no answer, not an empty queue, and sacct is not
+// asked.
+func TestStatusOfAControllerThatDoesNotAnswer(t *testing.T) {
+	down, err := os.ReadFile("../../../testdata/slurm/squeue-22.05-controller-down.json")
 	require.NoError(t, err)
-	assert.Equal(t, State("COMPLETED"), st.State)
-	assert.Equal(t, []State{"RUNNING", "COMPLETED"}, seen)
+	f := &fake{reply: func([]string) ([]byte, error) { return down, nil }}
+	_, err = NewClient(f).Status(t.Context(), "7")
+	require.ErrorIs(t, err, ErrNoAnswer)
+	assert.NotErrorIs(t, err, ErrUnknownJob)
+	assert.Contains(t, err.Error(), "Failed while looking for jobs (slurm_load_jobs: Unspecified error)")
+	assert.Equal(t, []string{"squeue"}, f.commands())
+}
+
+func TestWaitRidesOutAnOutage(t *testing.T) {
+	down, err := os.ReadFile("../../../testdata/slurm/squeue-22.05-controller-down.json")
+	require.NoError(t, err)
+	// slurmctld restarts: two squeue calls without an answer, then the
+	// job is found completed (its state recovered from the state save).
+	for _, tc := range []struct {
+		name  string
+		reply func(argv []string) ([]byte, error)
+	}{
+		{name: "squeue fails", reply: func(argv []string) ([]byte, error) {
+			return nil, &CommandError{Argv: argv, Err: errors.New("exit status 1"), Stderr: "slurm_load_jobs error: Unable to contact slurm controller"}
+		}},
+		{name: "squeue --json prints an error", reply: func([]string) ([]byte, error) { return down, nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := 0
+			f := &fake{reply: func(argv []string) ([]byte, error) {
+				n++
+				switch {
+				case n == 1:
+					return squeuePage("RUNNING", "None"), nil
+				case n <= 3:
+					return tc.reply(argv)
+				}
+				return squeuePage("COMPLETED", "None"), nil
+			}}
+			var seen []State
+			st, err := NewClient(f).Wait(t.Context(), "7", WaitOptions{Poll: time.Millisecond, Outage: time.Minute,
+				OnChange: func(s JobStatus) { seen = append(seen, s.State) }})
+			require.NoError(t, err)
+			assert.Equal(t, State("COMPLETED"), st.State)
+			assert.Equal(t, []State{"RUNNING", "COMPLETED"}, seen)
+			assert.NotContains(t, f.commands(), "sacct")
+		})
+	}
 }
 
 func TestWaitGivesUpAfterOutage(t *testing.T) {

@@ -45,6 +45,10 @@ type Executor struct {
 	Poll time.Duration
 	// StartTimeout bounds how long a job may stay pending (0: no bound).
 	StartTimeout time.Duration
+	// Outage is how long Slurm may not answer in a row (slurmctld down
+	// or restarting) before the job's points fail (0: WaitOptions'
+	// default).
+	Outage time.Duration
 	// Progress receives one line per job state change (nil: none).
 	Progress func(string)
 }
@@ -151,7 +155,7 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 	}
 	done := make(chan result, 1)
 	go func() {
-		st, err := e.Client.Wait(waitCtx, id, WaitOptions{Poll: e.Poll, StartTimeout: e.StartTimeout, OnChange: func(st JobStatus) {
+		st, err := e.Client.Wait(waitCtx, id, WaitOptions{Poll: e.Poll, StartTimeout: e.StartTimeout, Outage: e.Outage, OnChange: func(st JobStatus) {
 			e.progress(fmt.Sprintf("arm %d: slurm job %s %s%s", arm.Index+1, id, st.State, reasonOf(st)))
 		}})
 		done <- result{st, err}
@@ -176,12 +180,9 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 				e.closeOpen(job, obs, open, campaign.StatusInterrupted, fmt.Sprintf("interrupted; slurm job %s cancelled", id))
 				return nil
 			}
-			why := ""
-			switch {
-			case res.err != nil:
-				why = fmt.Sprintf("slurm job %s: %v", id, res.err)
-			default:
-				why = fmt.Sprintf("slurm job %s ended %s%s (exit %d)", id, res.st.State, reasonOf(res.st), res.st.ExitCode)
+			why := fmt.Sprintf("slurm job %s ended %s%s (exit %d)", id, res.st.State, reasonOf(res.st), res.st.ExitCode)
+			if res.err != nil {
+				why = res.err.Error() // names the job
 			}
 			e.closeOpen(job, obs, open, campaign.StatusFailed, why)
 			if res.err != nil {

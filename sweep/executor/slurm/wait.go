@@ -29,11 +29,16 @@ type NotStartedError struct {
 }
 
 func (e *NotStartedError) Error() string {
-	return fmt.Sprintf("slurm job %s did not start within %s (pending reason: %s); cancelled", e.ID, e.Waited.Round(time.Second), e.Reason)
+	waited := e.Waited.Round(time.Second)
+	if waited == 0 {
+		waited = e.Waited.Round(time.Millisecond)
+	}
+	return fmt.Sprintf("slurm job %s did not start within %s (pending reason: %s); cancelled", e.ID, waited, e.Reason)
 }
 
 // Wait polls until the job ends and returns its last status. When ctx
 // ends first it returns ctx's error; the caller decides whether to cancel.
+// Its other errors name the job.
 // Slurm commands that fail (slurmctld down or restarting) are retried
 // until Outage passes; state is recovered from squeue or sacct after.
 func (c *Client) Wait(ctx context.Context, id JobID, o WaitOptions) (JobStatus, error) {

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"sweep/configs"
+	"sweep/sweep/abgate/leg"
+	"sweep/sweep/gha"
+)
+
+// abLegsOptions are the inputs of "sweep ab legs".
+type abLegsOptions struct {
+	IO     *IOStreams
+	Inputs matrixInputs
+	// Only keeps these legs (default: every shipped leg).
+	Only []string
+	// OnlineRunners is a file of runner names GitHub reports online; ""
+	// means unknown (every registered runner counts).
+	OnlineRunners string
+}
+
+// abLegJob is one leg the nightly runs.
+type abLegJob struct {
+	Name   string `json:"name"`
+	File   string `json:"file"`
+	Model  string `json:"model"`
+	Runner string `json:"runner"`
+}
+
+// abLegSkip is a leg the nightly does not run, and why.
+type abLegSkip struct {
+	Name   string `json:"name"`
+	Runner string `json:"runner"`
+	Reason string `json:"reason"`
+}
+
+// abLegsJSON is what "sweep ab legs" prints: the workflow's matrix.
+type abLegsJSON struct {
+	Legs    []abLegJob  `json:"legs"`
+	Count   int         `json:"count"`
+	Skipped []abLegSkip `json:"skipped"`
+}
+
+func newABLegsCmd(ios *IOStreams, runF func(context.Context, *abLegsOptions) error) *Command {
+	if runF == nil {
+		runF = abLegsRun
+	}
+	return &Command{
+		Name:  "legs",
+		Batch: true,
+		Short: "Print the A/B legs to run as a GitHub Actions matrix; skip legs without a runner",
+		Long: `Check every shipped A/B leg (configs/ab/*.yaml: the file, its config keys,
+points and categories) and print the nightly's matrix as one JSON object:
+
+  legs      [{name, file, model, runner}] to run, one job each
+  count     len(legs) (guard the job with it)
+  skipped   [{name, runner, reason}]: legs whose runner label has no runner
+            registered in runners.yaml or, with --online-runners, none online;
+            each also prints a ::notice:: line, so nothing queues for days
+
+A leg that does not load or plan is an error (exit 2) naming file:line:col.
+
+Examples:
+  sweep ab legs
+  sweep ab legs --only minimaxm3-mi325x-smg --online-runners online.txt`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &abLegsOptions{IO: ios}
+			fs := pflag.NewFlagSet("ab legs", pflag.ContinueOnError)
+			fs.StringSliceVar(&o.Only, "only", nil, "only these legs, comma separated (default: all)")
+			fs.StringVar(&o.OnlineRunners, "online-runners", "", "file of runner names that are online (one per line or a JSON list); default: every registered runner counts")
+			fs.StringSliceVar(&o.Inputs.ConfigFiles, "config-files", nil, "master config files, comma separated (default: the built-in amd and nvidia masters)")
+			fs.StringVar(&o.Inputs.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) != 0 {
+					return flagErrorf("ab legs takes no arguments, got %q", args)
+				}
+				names := configs.ABLegNames()
+				for _, n := range o.Only {
+					if !slices.Contains(names, n) {
+						return flagErrorf("--only %q: no such leg (shipped: %s)", n, strings.Join(names, ", "))
+					}
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+func abLegsRun(ctx context.Context, o *abLegsOptions) error {
+	var online map[string]bool
+	var err error
+	if o.OnlineRunners != "" {
+		if online, err = readOnlineRunners(o.OnlineRunners); err != nil {
+			return err
+		}
+	}
+	g, err := o.Inputs.generator()
+	if err != nil {
+		return err
+	}
+	avail := gha.Availability{Runners: g.Runners, Online: online}
+	tmp, err := os.MkdirTemp("", "sweep-ab-legs-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	out := abLegsJSON{Legs: []abLegJob{}, Skipped: []abLegSkip{}}
+	var errs []error
+	for _, name := range configs.ABLegNames() {
+		if len(o.Only) > 0 && !slices.Contains(o.Only, name) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		l, err := configs.DefaultABLeg(name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, err := leg.NewPlan(l, leg.PlanOptions{Generator: g, Dir: filepath.Join(tmp, name)}); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if why := avail.Unavailable(l.Runner); why != "" {
+			out.Skipped = append(out.Skipped, abLegSkip{Name: name, Runner: l.Runner, Reason: why})
+			fmt.Fprintf(o.IO.ErrOut, "::notice title=ab-nightly: %s skipped::leg %s (%s) skipped: %s\n", name, name, l.Model, why)
+			continue
+		}
+		out.Legs = append(out.Legs, abLegJob{Name: name, File: l.File, Model: l.Model, Runner: l.Runner})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return &FlagError{Err: err}
+	}
+	out.Count = len(out.Legs)
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	_, err = o.IO.Out.Write(append(b, '\n'))
+	return err
+}

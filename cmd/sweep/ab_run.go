@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"sweep/configs"
+	"sweep/recipes"
+	"sweep/sweep/abgate"
+	"sweep/sweep/abgate/leg"
+	"sweep/sweep/run"
+)
+
+// abRunOptions are the inputs of "sweep ab run".
+type abRunOptions struct {
+	IO     *IOStreams
+	Inputs matrixInputs
+	// Leg is a shipped leg's name or a leg file.
+	Leg    string
+	Out    string
+	Format string
+
+	Simulate  bool
+	TimeScale float64
+	BFCL      string
+	Port      int
+
+	RunTimeout time.Duration
+	Point      run.Options
+	// stopGraceSet is --stop-grace given (0s then means no grace).
+	stopGraceSet bool
+}
+
+// newABRunCmd binds "sweep ab run" flags to an abRunOptions and runs runF
+// with it (abRunRun when runF is nil).
+func newABRunCmd(ios *IOStreams, runF func(context.Context, *abRunOptions) error) *Command {
+	if runF == nil {
+		runF = abRunRun
+	}
+	return &Command{
+		Name:  "run",
+		Short: "Run an A/B leg: both arms' servers, bfcl per replicate in fresh roots, then compare",
+		Long: `Run one accuracy A/B leg declared in configs/ab/<LEG>.yaml (a shipped leg by
+name, or any leg file by path): for arm a, then arm b, start the arm's server
+(the recipe point of its config key, its parsers, and the router in front if
+it declares one), run "bfcl generate" and "bfcl evaluate" once per replicate
+in a fresh BFCL_PROJECT_ROOT against the server, stop the server; then
+compare the roots as "sweep ab compare" does and print the report.
+
+bfcl runs with the leg's temperature (0 by default: vLLM clamps positive
+temperatures below 0.01 up to 0.01, which is warned about) and always with
+--num-threads. "bfcl models" must list the leg's model (the registry entry is
+verified, never assumed). A server that does not start, an unregistered
+model, bfcl exiting non-zero or running past --run-timeout is a run-failed
+problem: the leg is INCOMPLETE.
+
+--simulate runs the recipes' own commands against sweep's simulated engine
+and router, and "sweep sim-bfcl" in place of bfcl: it asks each arm's server
+one request per category and writes BFCL's real files from the seeded
+per-case model of the leg's simulate section (a per-arm accuracy offset
+plants a regression).
+
+Everything lands in --out (default ./ab-runs/<LEG>-<UTC time>; it must not
+exist or be empty): <arm>/server/ (logs, server.json), <arm>/bfcl-r<k>/ (the
+roots), <arm>/bfcl-r<k>-{generate,evaluate}.log, report.md and report.json.
+
+Exit codes: 0 PASS, 1 REGRESSION, 3 INCONCLUSIVE, 4 INCOMPLETE, 2 usage
+(a leg file error names file:line:col and the key), 130 interrupted.
+
+Examples:
+  sweep ab run minimaxm3-mi325x-smg --simulate
+  sweep ab run configs/ab/minimaxm3-mi325x-smg.yaml --out /tmp/ab --run-timeout 5h`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &abRunOptions{IO: ios}
+			fs := pflag.NewFlagSet("ab run", pflag.ContinueOnError)
+			fs.StringVar(&o.Out, "out", "", "output directory (default ./ab-runs/LEG-<UTC time>; must not exist or be empty)")
+			fs.BoolVar(&o.Simulate, "simulate", false, "simulated engine, router and bfcl (the leg's simulate section)")
+			fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate: simulated seconds per wall second")
+			fs.StringVar(&o.BFCL, "bfcl", "bfcl", "the bfcl program (bfcl-eval, pinned to the same version for both arms)")
+			fs.IntVar(&o.Port, "port", 0, "public port of each arm, one after the other (default 8888; with --simulate a free port per arm)")
+			fs.DurationVar(&o.RunTimeout, "run-timeout", 0, "stop a bfcl generate that runs longer (0: no limit); the replicate is then incomplete")
+			fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", 30*time.Minute, "how long to wait for a server's health URL")
+			fs.DurationVar(&o.Point.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
+			fs.StringVar(&o.Format, "format", "table", "report on stdout: table (Markdown) or json")
+			fs.StringSliceVar(&o.Inputs.ConfigFiles, "config-files", nil, "master config files, comma separated (default: the built-in amd and nvidia masters)")
+			fs.StringVar(&o.Inputs.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return flagErrorf("ab run takes one leg (a name in configs/ab: %s, or a leg file), got %d arguments", strings.Join(configs.ABLegNames(), ", "), len(args))
+				}
+				o.Leg = args[0]
+				o.stopGraceSet = fs.Changed("stop-grace")
+				switch {
+				case o.Format != "table" && o.Format != "json":
+					return flagErrorf("--format %q: want table or json", o.Format)
+				case !(o.TimeScale > 0) || math.IsInf(o.TimeScale, 0):
+					return flagErrorf("--time-scale %g: want a positive finite number", o.TimeScale)
+				case !o.Simulate && fs.Changed("time-scale"):
+					return flagErrorf("--time-scale needs --simulate")
+				case o.Simulate && fs.Changed("bfcl"):
+					return flagErrorf("--bfcl cannot be combined with --simulate (sweep sim-bfcl stands in for bfcl)")
+				case o.RunTimeout < 0:
+					return flagErrorf("--run-timeout %s: want 0 (no limit) or a positive duration", o.RunTimeout)
+				case o.Point.StopGrace < 0:
+					return flagErrorf("--stop-grace %s: want 0 (kill at once) or a positive duration", o.Point.StopGrace)
+				case o.stopGraceSet && o.Point.StopGrace == 0:
+					o.Point.StopGrace = run.NoGrace
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// loadABLeg reads a leg by file path or shipped name.
+func loadABLeg(arg string) (*configs.ABLeg, error) {
+	if strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") || strings.ContainsRune(arg, os.PathSeparator) {
+		return configs.LoadABLeg(arg)
+	}
+	return configs.DefaultABLeg(arg)
+}
+
+// abRunRun runs the leg, prints the report and maps the verdict to the
+// exit code.
+func abRunRun(ctx context.Context, o *abRunOptions) error {
+	started := time.Now()
+	l, err := loadABLeg(o.Leg)
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	g, err := o.Inputs.generator()
+	if err != nil {
+		return err
+	}
+	out := o.Out
+	if out == "" {
+		out = filepath.Join("ab-runs", l.Name+"-"+started.UTC().Format("20060102T150405Z"))
+	}
+	if out, err = filepath.Abs(out); err != nil {
+		return err
+	}
+	port := func() (int, error) {
+		if o.Port != 0 {
+			return o.Port, nil
+		}
+		if o.Simulate {
+			return freePortPair()
+		}
+		return recipes.DefaultPort, nil
+	}
+	p, err := leg.NewPlan(l, leg.PlanOptions{Generator: g, Port: port, Dir: out, Simulate: o.Simulate})
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", w)
+	}
+	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale}
+	so := o.Point
+	if o.Simulate {
+		if !o.stopGraceSet {
+			so.StopGrace = 0 // the simulation's default
+		}
+		so = so.Simulated(o.TimeScale)
+	}
+	progress := func(line string) {
+		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
+	}
+	so.Progress = progress
+	mode := "real engines, " + o.BFCL
+	if o.Simulate {
+		mode = fmt.Sprintf("simulated engines and bfcl, time scale %gx", o.TimeScale)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "leg %s (%s): %d categories, %d replicate(s) per arm, tolerance %.2f points; %s\n  A %s: %s\n  B %s: %s\n  output: %s\n",
+		l.Name, l.Model, len(p.Categories), l.Replicates, l.Tolerance, mode,
+		p.Arms[0].Name, p.Arms[0].Point.Recipe, p.Arms[1].Name, armDesc(p.Arms[1]), out)
+	lo := leg.Options{Dir: out, Setup: setup, Server: so, RunTimeout: o.RunTimeout, Progress: progress}
+	if !o.Simulate {
+		lo.BFCL = []string{o.BFCL}
+	}
+	if o.Point.StopGrace > 0 {
+		lo.StopGrace = min(o.Point.StopGrace, 30*time.Second)
+	}
+	res, err := leg.Run(ctx, p, lo)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("ab run: %v: %w", err, context.Canceled)
+		}
+		if errors.Is(err, abgate.ErrRootNotEmpty) {
+			return &FlagError{Err: fmt.Errorf("--out %s: %w", out, err)}
+		}
+		return err
+	}
+	file := res.Table
+	if o.Format == "json" {
+		file = res.JSON
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	if _, err := o.IO.Out.Write(data); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.ErrOut, "report: %s, %s\n", res.Table, res.JSON)
+	return abVerdictError(o.IO, "ab run "+l.Name, o.Format, res.Report)
+}
+
+func armDesc(a leg.Arm) string {
+	if a.Point.Router != nil {
+		return a.Point.Recipe + " behind " + a.Point.Router.Argv[0] + " " + strings.Join(a.Point.Router.Argv[1:min(3, len(a.Point.Router.Argv))], " ")
+	}
+	return a.Point.Recipe
+}

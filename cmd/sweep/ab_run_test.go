@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/abgate"
+	"sweep/sweep/run"
+)
+
+const abLegsDir = "../../testdata/ab/legs"
+
+// TestABRunSimulated runs simulated legs end to end: both arms' servers
+// (arm b behind a router) through sweep/run, sim-bfcl in place of bfcl
+// per arm in fresh roots, the comparison, the report files and the exit
+// code. Each leg plants its verdict in the stand-in's case model.
+func TestABRunSimulated(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	tests := []struct {
+		leg     string
+		exit    int
+		verdict abgate.Decision
+		planted float64 // Δ in points
+		cases   int     // of the primary metric
+	}{
+		{"regression", exitABRegression, abgate.Regression, -4, 4441},
+		{"pass", exitOK, abgate.Passed, 0, 4441},
+		{"inconclusive", exitABInconclusive, abgate.Inconclusive, -1.5, 200},
+		{"incomplete", exitABIncomplete, abgate.Incomplete, 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.leg, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "leg")
+			code, stdout, stderr := runCLI(t, "ab", "run", filepath.Join(abLegsDir, tc.leg+".yaml"), "--simulate", "--out", out, "--stop-grace", "3s", "--format", "json")
+			require.Equal(t, tc.exit, code, "stderr:\n%s", stderr)
+			var rep abgate.Report
+			require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
+			assert.Equal(t, tc.verdict, rep.Verdict)
+			file, err := os.ReadFile(filepath.Join(out, "report.json"))
+			require.NoError(t, err)
+			assert.JSONEq(t, stdout, string(file), "stdout is report.json")
+			table, err := os.ReadFile(filepath.Join(out, "report.md"))
+			require.NoError(t, err)
+			assert.Contains(t, string(table), "verdict: "+string(tc.verdict))
+			for _, arm := range []string{"a", "b"} {
+				root := filepath.Join(out, arm, "bfcl-r1")
+				assert.DirExists(t, filepath.Join(root, "score", "MiniMaxAI_MiniMax-M3-MXFP8-FC"))
+				gen, err := os.ReadFile(filepath.Join(out, arm, "bfcl-r1-generate.log"))
+				require.NoError(t, err)
+				n := len(rep.Categories)
+				assert.Contains(t, string(gen), "answered "+itoa(n)+" of "+itoa(n), "every category asked the arm's server")
+				var srv run.Record
+				data, err := os.ReadFile(filepath.Join(out, arm, "server", run.ServerRecordFile))
+				require.NoError(t, err)
+				require.NoError(t, json.Unmarshal(data, &srv))
+				assert.True(t, srv.OK, "%s's server record: %+v", arm, srv.Stages)
+				for name, p := range srv.Processes {
+					assert.ErrorIs(t, syscall.Kill(-p.PID, 0), syscall.ESRCH, "%s %s survived the leg", arm, name)
+				}
+				_, router := srv.Processes["router"]
+				assert.Equal(t, arm == "b", router, "arm b runs behind the router")
+			}
+			if tc.verdict == abgate.Incomplete {
+				require.NotEmpty(t, rep.Problems)
+				assert.Equal(t, abgate.ReasonInfraErrorRate, rep.Problems[0].Reason)
+				assert.Equal(t, "b", rep.Problems[0].Arm)
+				return
+			}
+			require.Empty(t, rep.Problems)
+			n := 0
+			for _, c := range rep.Categories {
+				n += c.Cases
+			}
+			assert.Equal(t, tc.cases, n)
+			// Within 3 SDs of the run noise (3 % flips per arm and run).
+			sd := 100 * math.Sqrt(2*0.03*0.97/float64(n))
+			assert.InDelta(t, tc.planted, *rep.Primary.Delta, 3*sd, "planted Δ")
+		})
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestABRunRunFailed: a leg whose servers cannot start (no engine on
+// this machine) is INCOMPLETE with run-failed problems naming each arm,
+// never a silent zero.
+func TestABRunRunFailed(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := filepath.Join(t.TempDir(), "leg")
+	code, stdout, stderr := runCLI(t, "ab", "run", filepath.Join(abLegsDir, "inconclusive.yaml"), "--out", out,
+		"--bfcl", filepath.Join(t.TempDir(), "no-bfcl"), "--port", "1", "--ready-timeout", "1s", "--format", "json")
+	require.Equal(t, exitABIncomplete, code, "stderr:\n%s", stderr)
+	var rep abgate.Report
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
+	var arms []string
+	for _, p := range rep.Problems {
+		if p.Reason == abgate.ReasonRunFailed {
+			arms = append(arms, p.Arm)
+		}
+	}
+	assert.Equal(t, []string{"a", "b"}, arms, "one run-failed problem per arm: %+v", rep.Problems)
+}
+
+func TestABRunFlags(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("model: Org/M-FC\nrunner: x\ncategories: [parallel, simple]\narms:\n  a: {config-key: nope, tp: 8, conc: 4}\n  b: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 3}\n"), 0o644))
+	used := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(used, "x"), nil, 0o644))
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"ab", "run"}, []string{"takes one leg", "minimaxm3-mi325x-smg"}},
+		{[]string{"ab", "run", "no-such-leg"}, []string{`"no-such-leg": not a shipped leg`}},
+		{[]string{"ab", "run", bad}, []string{
+			"bad.yaml:3:24: categories[1]: category \"simple\" is not a BFCL v4 category",
+			"bad.yaml:5:19: arms.a.config-key: \"nope\" is not a master config key",
+			"bad.yaml:6:6: arms.b: minimaxm3-fp8-mi325x-vllm-agentic-mtp has no point tp 8, ep 1, dp-attn false, conc 3; pick one of:",
+		}},
+		{[]string{"ab", "run", "minimaxm3-mi325x-smg", "--simulate", "--out", used}, []string{"not empty", "fresh root"}},
+		{[]string{"ab", "run", "minimaxm3-mi325x-smg", "--simulate", "--bfcl", "x"}, []string{"--bfcl cannot be combined with --simulate"}},
+		{[]string{"ab", "run", "minimaxm3-mi325x-smg", "--time-scale", "5"}, []string{"--time-scale needs --simulate"}},
+		{[]string{"ab", "run", "minimaxm3-mi325x-smg", "--format", "xml"}, []string{"--format \"xml\""}},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, stderr)
+		for _, w := range tc.want {
+			assert.Contains(t, stderr, w, tc.args)
+		}
+	}
+}
+
+// TestABRunTemperatureWarning: a positive temperature below vLLM's 0.01
+// clamp is warned about, at the leg's position.
+func TestABRunTemperatureWarning(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(abLegsDir, "inconclusive.yaml"))
+	require.NoError(t, err)
+	leg := filepath.Join(t.TempDir(), "warm.yaml")
+	require.NoError(t, os.WriteFile(leg, []byte(strings.Replace(string(data), "temperature: 0,", "temperature: 0.001,", 1)), 0o644))
+	used := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(used, "x"), nil, 0o644))
+	code, _, stderr := runCLI(t, "ab", "run", leg, "--simulate", "--out", used)
+	assert.Equal(t, exitUsage, code, stderr) // stops at the used --out, after planning
+	assert.Contains(t, stderr, "warning: "+leg+":4:25: sampling.temperature: arm a (vLLM): temperature 0.001: vLLM clamps")
+}
+
+// TestABLegs: the shipped legs plan, and a leg whose runner label has no
+// registered runner is skipped with a notice.
+func TestABLegs(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "ab", "legs")
+	require.Equal(t, 0, code, stderr)
+	var got abLegsJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	require.Equal(t, 1, got.Count)
+	assert.Equal(t, "minimaxm3-mi325x-smg", got.Legs[0].Name)
+	assert.Equal(t, "cluster:mi325x-amds", got.Legs[0].Runner)
+	assert.Empty(t, got.Skipped)
+
+	online := filepath.Join(t.TempDir(), "online.txt")
+	require.NoError(t, os.WriteFile(online, []byte("h100-cw_00\n"), 0o644))
+	code, stdout, stderr = runCLI(t, "ab", "legs", "--online-runners", online)
+	require.Equal(t, 0, code, stderr)
+	got = abLegsJSON{}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	assert.Equal(t, 0, got.Count)
+	require.Len(t, got.Skipped, 1)
+	assert.Contains(t, got.Skipped[0].Reason, `no runner of label "cluster:mi325x-amds" is online`)
+	assert.Contains(t, stderr, "::notice title=ab-nightly: minimaxm3-mi325x-smg skipped::")
+
+	runners := filepath.Join(t.TempDir(), "runners.yaml")
+	require.NoError(t, os.WriteFile(runners, []byte("labels:\n  h100: [h100-cw_00]\n"), 0o644))
+	code, stdout, stderr = runCLI(t, "ab", "legs", "--runner-config", runners)
+	require.Equal(t, 0, code, stderr)
+	got = abLegsJSON{}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	require.Len(t, got.Skipped, 1)
+	assert.Contains(t, got.Skipped[0].Reason, "has no registered runner in runners.yaml")
+
+	code, _, stderr = runCLI(t, "ab", "legs", "--only", "nope")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `--only "nope": no such leg`)
+}
+
+// TestABRunInterrupt: SIGINT while arm b runs stops the leg (exit 130)
+// and leaves no server process behind.
+func TestABRunInterrupt(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "leg")
+	cmd := exec.Command(os.Args[0], "ab", "run", filepath.Join(abLegsDir, "regression.yaml"), "--simulate", "--out", out, "--stop-grace", "3s")
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	sent := false
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if !sent && strings.Contains(sc.Text(), "arm b: server ready") {
+			require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+			sent = true
+		}
+	}
+	err = cmd.Wait()
+	require.True(t, sent, "arm b never became ready:\n%s", log.String())
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, log.String())
+	assert.Equal(t, exitCancelled, ee.ExitCode(), log.String())
+	assert.NoFileExists(t, filepath.Join(out, "report.json"), "no verdict from an interrupted leg")
+	for _, arm := range []string{"a", "b"} {
+		var srv run.Record
+		data, err := os.ReadFile(filepath.Join(out, arm, "server", run.ServerRecordFile))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &srv))
+		require.NotEmpty(t, srv.Processes)
+		for name, p := range srv.Processes {
+			assert.ErrorIs(t, syscall.Kill(-p.PID, 0), syscall.ESRCH, "%s %s survived the interrupt", arm, name)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"sweep/sweep/abgate"
+	"sweep/sweep/abgate/bfclsim"
+)
+
+// newSimBFCLCmd is the stand-in sweep ab run --simulate runs in place of
+// the bfcl program.
+func newSimBFCLCmd(ios *IOStreams) *Command {
+	return &Command{
+		Name:  "sim-bfcl",
+		Short: "Internal: stand in for bfcl (generate, evaluate, models) in simulated A/B legs",
+		Long: `Plays bfcl-eval from a real bfcl command line, as sweep ab run --simulate runs it:
+
+  sweep sim-bfcl -- generate --model M --test-category c1,c2 --temperature 0 --num-threads 16 --allow-overwrite
+  sweep sim-bfcl -- evaluate --model M --test-category c1,c2 [--partial-eval]
+  sweep sim-bfcl -- models
+
+generate asks the server at OPENAI_BASE_URL one chat completion per category
+and writes BFCL v4 result files under BFCL_PROJECT_ROOT (a category whose
+request fails gets "Error during inference" rows); evaluate writes the score
+files. The verdicts come from the seeded per-case model of the arm in
+SWEEP_SIM_BFCL (set by sweep ab run from the leg's simulate section).`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			fs := pflag.NewFlagSet("sim-bfcl", pflag.ContinueOnError)
+			fs.SetInterspersed(false)
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) == 0 {
+					return flagErrorf("sim-bfcl: want a bfcl command after -- (generate, evaluate or models)")
+				}
+				arm, rep, err := bfclsim.FromEnv(os.Getenv(bfclsim.EnvVar))
+				if err != nil {
+					return fmt.Errorf("sim-bfcl: %w", err)
+				}
+				if args[0] == "models" {
+					fmt.Fprintln(ios.Out, arm.Model)
+					return nil
+				}
+				sub := pflag.NewFlagSet("sim-bfcl "+args[0], pflag.ContinueOnError)
+				sub.SetOutput(ios.ErrOut)
+				model := sub.String("model", "", "registry name")
+				cats := sub.String("test-category", "all", "categories")
+				sub.Float64("temperature", 0.001, "sampling temperature")
+				sub.Int("num-threads", 1, "threads")
+				sub.BoolP("allow-overwrite", "o", false, "overwrite")
+				sub.Bool("partial-eval", false, "partial evaluation")
+				if err := sub.Parse(args[1:]); err != nil {
+					return &FlagError{Err: fmt.Errorf("sim-bfcl %s: %w", args[0], err)}
+				}
+				if *model != arm.Model {
+					return fmt.Errorf("sim-bfcl: --model %q is not the arm's model %q in %s", *model, arm.Model, bfclsim.EnvVar)
+				}
+				cs, err := abgate.ExpandCategories(strings.Split(*cats, ","))
+				if err != nil {
+					return &FlagError{Err: fmt.Errorf("sim-bfcl: --test-category: %w", err)}
+				}
+				root := os.Getenv("BFCL_PROJECT_ROOT")
+				if root == "" {
+					return fmt.Errorf("sim-bfcl: BFCL_PROJECT_ROOT is not set")
+				}
+				switch args[0] {
+				case "generate":
+					base := os.Getenv("OPENAI_BASE_URL")
+					if base == "" {
+						return fmt.Errorf("sim-bfcl generate: OPENAI_BASE_URL is not set")
+					}
+					fmt.Fprintf(ios.ErrOut, "sim-bfcl: generating %d categories against %s into %s\n", len(cs), base, root)
+					answered, err := bfclsim.Generate(ctx, root, base, arm, cs, rep)
+					fmt.Fprintf(ios.ErrOut, "sim-bfcl: the server answered %d of %d categories' requests\n", answered, len(cs))
+					return err
+				case "evaluate":
+					fmt.Fprintf(ios.ErrOut, "sim-bfcl: evaluating %d categories in %s\n", len(cs), root)
+					return bfclsim.Evaluate(root, arm, cs, rep)
+				}
+				return flagErrorf("sim-bfcl: unknown bfcl command %q (want generate, evaluate or models)", args[0])
+			}
+		},
+	}
+}

@@ -1,0 +1,422 @@
+package configs
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ABLeg is one accuracy A/B leg (configs/ab/<name>.yaml): two serving arms
+// of one model that answer the same BFCL categories, and how to decide
+// between them. The loader checks the file's shape and values; the arms'
+// config keys and points, and the category names, are checked against the
+// master configs and BFCL's categories by the leg runner (sweep/abgate/leg),
+// which reports them at the positions kept here.
+type ABLeg struct {
+	// File is the file the leg was read from; Name is its stem.
+	File, Name string
+	// Model is the BFCL registry name of the model (e.g.
+	// "MiniMaxAI/MiniMax-M3-MXFP8-FC"); BFCL maps result directories back
+	// to it with "_" → "/", so it has no "_".
+	Model    string
+	ModelPos Pos
+	// Runner is the runner label the leg's job runs on.
+	Runner    string
+	RunnerPos Pos
+	// Categories are BFCL v4 category or collection names, as given.
+	Categories    []string
+	CategoriesPos []Pos
+	Sampling      ABSampling
+	// Replicates is the number of bfcl runs per arm (default 1).
+	Replicates int
+	// Tolerance is the tolerated drop of the weighted accuracy in points
+	// (default 2).
+	Tolerance float64
+	// PartialEval passes --partial-eval to bfcl evaluate and accepts
+	// partial categories in the comparison.
+	PartialEval bool
+	// Arms are arm A (the baseline) and arm B (the candidate).
+	Arms [2]ABArm
+	// Simulate is the seeded per-case model of the simulated bfcl stand-in
+	// (sweep ab run --simulate); nil leaves the stand-in's defaults.
+	Simulate *ABSimulate
+}
+
+// ABSampling is what bfcl generate sends.
+type ABSampling struct {
+	// Temperature is the sampling temperature (default 0, greedy).
+	Temperature    float64
+	TemperaturePos Pos
+	// NumThreads is bfcl's --num-threads (default 16), always passed.
+	NumThreads int
+}
+
+// ABArm is one serving arm: a matrix point of a master config key, the
+// parsers its engine runs with, and optionally a router in front.
+type ABArm struct {
+	// Label is "a" or "b"; Name is the arm's display name ("vllm", "smg").
+	Label, Name  string
+	ConfigKey    string
+	ConfigKeyPos Pos
+	// TP, EP, DPAttn and Conc pick the key's matrix row (EP defaults to 1).
+	TP, EP int
+	DPAttn bool
+	Conc   int
+	// Pos is where the arm's mapping starts.
+	Pos Pos
+	// Parsers override the recipe's engine parser flags.
+	Parsers ABParsers
+	// Router, when set, runs in front of the engine and bfcl talks to it.
+	Router *ABRouter
+}
+
+// ABParsers are the tool-call and reasoning parsers of an engine or a
+// router. nil keeps what the recipe has; ABParserNone removes the flag.
+type ABParsers struct {
+	ToolCall, Reasoning *string
+}
+
+// ABParserNone as a parser value removes the flag.
+const ABParserNone = "none"
+
+// ABRouter is a router in front of an arm's engine (e.g. SMG's
+// launch_router). The runner appends --worker-urls, --host, --port and
+// --prometheus-port to Argv, then the parser flags, then Args.
+type ABRouter struct {
+	// Argv is the launcher, e.g. [python3, -m, smg.launch_router].
+	Argv    []string
+	Args    []string
+	Parsers ABParsers
+	// Health is the router's readiness path (default /health; SMG's
+	// /readiness waits for its workers' tokenizers too).
+	Health string
+	Pos    Pos
+}
+
+// ABSimulate is the per-arm case model of the simulated bfcl stand-in.
+type ABSimulate struct {
+	// Seed picks the cases' difficulty, shared by both arms.
+	Seed uint64
+	// Accuracy is the baseline share of cases the model answers (0-1).
+	Accuracy float64
+	// Flip is the per-run chance a case's verdict flips (0 = default).
+	Flip float64
+	// Offset is each arm's planted accuracy change in points (−4: four
+	// points worse than the case model).
+	Offset [2]float64
+	// InfraErrors is each arm's share of "Error during inference" rows.
+	InfraErrors [2]float64
+}
+
+var (
+	abLegKeys      = []string{"model", "runner", "categories", "sampling", "replicates", "tolerance", "partial-eval", "arms", "simulate"}
+	abSamplingKeys = []string{"temperature", "num-threads"}
+	abArmsKeys     = []string{"a", "b"}
+	abArmKeys      = []string{"name", "config-key", "tp", "ep", "dp-attn", "conc", "parsers", "router"}
+	abParserKeys   = []string{"tool-call", "reasoning"}
+	abRouterKeys   = []string{"argv", "args", "parsers", "health"}
+	abSimKeys      = []string{"seed", "accuracy", "flip", "a", "b"}
+	abSimArmKeys   = []string{"offset", "infra-errors"}
+)
+
+// DefaultABLegDir is the directory of the shipped legs, also their path
+// inside Embedded().
+const DefaultABLegDir = "configs/ab"
+
+// LoadABLeg reads and checks one leg file.
+func LoadABLeg(file string) (*ABLeg, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, joinErrors([]*Error{{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf("cannot read A/B leg: %v", err)}})
+	}
+	return ParseABLeg(Source{Name: file, Data: data})
+}
+
+// ABLegNames lists the legs shipped in configs/ab, sorted.
+func ABLegNames() []string {
+	entries, _ := fs.ReadDir(embedded, embeddedName(DefaultABLegDir))
+	var names []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && !e.IsDir() {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// DefaultABLeg loads the shipped leg called name (configs/ab/<name>.yaml).
+func DefaultABLeg(name string) (*ABLeg, error) {
+	file := path.Join(DefaultABLegDir, name+".yaml")
+	data, err := fs.ReadFile(embedded, embeddedName(file))
+	if err != nil {
+		return nil, fmt.Errorf("A/B leg %q: not a shipped leg (shipped: %s); give a file path to use another", name, strings.Join(ABLegNames(), ", "))
+	}
+	return ParseABLeg(Source{Name: file, Data: data})
+}
+
+// ParseABLeg is LoadABLeg on an in-memory file. The leg's name is the
+// file's stem.
+func ParseABLeg(src Source) (*ABLeg, error) {
+	d := &decoder{file: src.Name}
+	l := d.abLeg(src.Data)
+	if len(d.errs) > 0 {
+		return nil, joinErrors(d.errs)
+	}
+	l.File = src.Name
+	l.Name = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(src.Name), ".yaml"), ".yml")
+	return l, nil
+}
+
+func (d *decoder) abLeg(data []byte) *ABLeg {
+	l := &ABLeg{Replicates: 1, Tolerance: 2, Sampling: ABSampling{NumThreads: 16}}
+	root := d.parseDocument(data)
+	if root == nil {
+		if len(d.errs) == 0 {
+			d.errAt(nil, "", "A/B leg is empty; it needs model, runner, categories and arms")
+		}
+		return l
+	}
+	f, ok := d.mapping(root, "", abLegKeys, nil)
+	if !ok {
+		return l
+	}
+	d.require(f, root, "", "model", "runner", "categories", "arms")
+	if n := f.get("model"); n != nil {
+		l.ModelPos = d.pos(n)
+		if s, ok := d.str(n, "model"); ok {
+			switch {
+			case strings.Contains(s, "_"):
+				d.errAt(n, "model", "%q contains \"_\": BFCL maps result directories back to registry names with \"_\" → \"/\", so evaluation would not find the model; register it under a name without \"_\"", s)
+			case strings.ContainsAny(s, " \t"):
+				d.errAt(n, "model", "%q contains white space; want the BFCL registry name, e.g. Org/Model-FC", s)
+			default:
+				l.Model = s
+			}
+		}
+	}
+	if n := f.get("runner"); n != nil {
+		l.RunnerPos = d.pos(n)
+		l.Runner, _ = d.str(n, "runner")
+	}
+	if n := f.get("categories"); n != nil {
+		if items, ok := d.sequence(n, "categories"); ok {
+			if len(items) == 0 {
+				d.errAt(resolve(n), "categories", "must list at least one BFCL category or collection, e.g. [non_live, live, multi_turn]")
+			}
+			for i, it := range items {
+				if s, ok := d.str(it, indexPath("categories", i)); ok {
+					l.Categories = append(l.Categories, s)
+					l.CategoriesPos = append(l.CategoriesPos, d.pos(resolve(it)))
+				}
+			}
+		}
+	}
+	if n := f.get("sampling"); n != nil {
+		if sf, ok := d.mapping(n, "sampling", abSamplingKeys, nil); ok {
+			if t := sf.get("temperature"); t != nil {
+				l.Sampling.TemperaturePos = d.pos(t)
+				if v, ok := d.number(t, "sampling.temperature"); ok {
+					if v < 0 || v > 2 {
+						d.errAt(t, "sampling.temperature", "must be in [0, 2], got %g; 0 is greedy decoding (the default)", v)
+					} else {
+						l.Sampling.Temperature = v
+					}
+				}
+			}
+			if v := d.intPtr(sf, "num-threads", "sampling", 1); v != nil {
+				l.Sampling.NumThreads = *v
+			}
+		}
+	}
+	if v := d.intPtr(f, "replicates", "", 1); v != nil {
+		l.Replicates = *v
+	}
+	if n := f.get("tolerance"); n != nil {
+		if v, ok := d.number(n, "tolerance"); ok {
+			if !(v > 0 && v < 100) {
+				d.errAt(n, "tolerance", "must be points in (0, 100), got %g; e.g. 2", v)
+			} else {
+				l.Tolerance = v
+			}
+		}
+	}
+	if b := d.boolPtr(f, "partial-eval", ""); b != nil {
+		l.PartialEval = *b
+	}
+	if n := f.get("arms"); n != nil {
+		if af, ok := d.mapping(n, "arms", abArmsKeys, nil); ok {
+			d.require(af, resolve(n), "arms", "a", "b")
+			for i, label := range abArmsKeys {
+				if an := af.get(label); an != nil {
+					l.Arms[i] = d.abArm(an, "arms."+label)
+					l.Arms[i].Label = label
+				}
+			}
+		}
+	}
+	if n := f.get("simulate"); n != nil {
+		l.Simulate = d.abSimulate(n)
+	}
+	return l
+}
+
+func (d *decoder) abArm(n *yaml.Node, p string) ABArm {
+	a := ABArm{EP: 1, Pos: d.pos(resolve(n))}
+	f, ok := d.mapping(n, p, abArmKeys, nil)
+	if !ok {
+		return a
+	}
+	d.require(f, resolve(n), p, "config-key", "tp", "conc")
+	if s := d.strPtr(f, "name", p); s != nil {
+		a.Name = *s
+	}
+	if s := d.strPtr(f, "config-key", p); s != nil {
+		a.ConfigKey = *s
+		a.ConfigKeyPos = d.pos(resolve(f.get("config-key")))
+	}
+	if v := d.intPtr(f, "tp", p, 1); v != nil {
+		a.TP = *v
+	}
+	if v := d.intPtr(f, "ep", p, 1); v != nil {
+		a.EP = *v
+	}
+	if b := d.boolPtr(f, "dp-attn", p); b != nil {
+		a.DPAttn = *b
+	}
+	if v := d.intPtr(f, "conc", p, 1); v != nil {
+		a.Conc = *v
+	}
+	if pn := f.get("parsers"); pn != nil {
+		a.Parsers = d.abParsers(pn, joinPath(p, "parsers"))
+	}
+	if rn := f.get("router"); rn != nil {
+		a.Router = d.abRouter(rn, joinPath(p, "router"))
+	}
+	return a
+}
+
+func (d *decoder) abParsers(n *yaml.Node, p string) ABParsers {
+	var ps ABParsers
+	f, ok := d.mapping(n, p, abParserKeys, nil)
+	if !ok {
+		return ps
+	}
+	ps.ToolCall = d.strPtr(f, "tool-call", p)
+	ps.Reasoning = d.strPtr(f, "reasoning", p)
+	return ps
+}
+
+func (d *decoder) abRouter(n *yaml.Node, p string) *ABRouter {
+	r := &ABRouter{Health: "/health", Pos: d.pos(resolve(n))}
+	f, ok := d.mapping(n, p, abRouterKeys, nil)
+	if !ok {
+		return r
+	}
+	d.require(f, resolve(n), p, "argv")
+	if an := f.get("argv"); an != nil {
+		if argv, ok := d.strList(an, joinPath(p, "argv")); ok {
+			if len(argv) == 0 {
+				d.errAt(resolve(an), joinPath(p, "argv"), "must name the router program, e.g. [python3, -m, smg.launch_router]")
+			}
+			for i, a := range argv {
+				if strings.HasPrefix(a, "--") {
+					d.errAt(resolve(an).Content[i], indexPath(joinPath(p, "argv"), i), "argv is the launcher only; put flags such as %q under args", a)
+				}
+			}
+			r.Argv = argv
+		}
+	}
+	if an := f.get("args"); an != nil {
+		if args, ok := d.strList(an, joinPath(p, "args")); ok {
+			for i, a := range args {
+				for _, own := range []string{"--worker-urls", "--host", "--port", "--prometheus-port", "--tool-call-parser", "--reasoning-parser"} {
+					if a == own || strings.HasPrefix(a, own+"=") {
+						d.errAt(resolve(an).Content[i], indexPath(joinPath(p, "args"), i), "%s is set by the runner (ports, worker URL) or by router.parsers; remove it", own)
+					}
+				}
+			}
+			r.Args = args
+		}
+	}
+	if pn := f.get("parsers"); pn != nil {
+		r.Parsers = d.abParsers(pn, joinPath(p, "parsers"))
+	}
+	if hn := f.get("health"); hn != nil {
+		if h, ok := d.str(hn, joinPath(p, "health")); ok {
+			if !strings.HasPrefix(h, "/") {
+				d.errAt(resolve(hn), joinPath(p, "health"), "%q: want a URL path such as /health or /readiness", h)
+			} else {
+				r.Health = h
+			}
+		}
+	}
+	return r
+}
+
+func (d *decoder) abSimulate(n *yaml.Node) *ABSimulate {
+	s := &ABSimulate{Seed: 1, Accuracy: 0.85}
+	f, ok := d.mapping(n, "simulate", abSimKeys, nil)
+	if !ok {
+		return s
+	}
+	if v := f.get("seed"); v != nil {
+		if x, ok := d.intMin(v, "simulate.seed", 1); ok {
+			s.Seed = uint64(x)
+		}
+	}
+	frac := func(name string, lo, hi float64) (float64, bool) {
+		v := f.get(name)
+		if v == nil {
+			return 0, false
+		}
+		x, ok := d.number(v, "simulate."+name)
+		if ok && !(x > lo && x < hi) {
+			d.errAt(v, "simulate."+name, "must be a share in (%g, %g), got %g", lo, hi, x)
+			return 0, false
+		}
+		return x, ok
+	}
+	if x, ok := frac("accuracy", 0, 1); ok {
+		s.Accuracy = x
+	}
+	if x, ok := frac("flip", 0, 0.5); ok {
+		s.Flip = x
+	}
+	for i, label := range []string{"a", "b"} {
+		an := f.get(label)
+		if an == nil {
+			continue
+		}
+		p := "simulate." + label
+		af, ok := d.mapping(an, p, abSimArmKeys, nil)
+		if !ok {
+			continue
+		}
+		if v := af.get("offset"); v != nil {
+			if x, ok := d.number(v, p+".offset"); ok {
+				if lo, hi := -100*s.Accuracy, 100*(1-s.Accuracy); x < lo || x > hi {
+					d.errAt(v, p+".offset", "%g points: with accuracy %g the offset must be in [%.4g, %.4g]", x, s.Accuracy, lo, hi)
+				} else {
+					s.Offset[i] = x
+				}
+			}
+		}
+		if v := af.get("infra-errors"); v != nil {
+			if x, ok := d.number(v, p+".infra-errors"); ok {
+				if x < 0 || x >= 1 {
+					d.errAt(v, p+".infra-errors", "must be a share in [0, 1), got %g", x)
+				} else {
+					s.InfraErrors[i] = x
+				}
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,246 @@
+// Package leg runs one accuracy A/B leg (configs/ab/<name>.yaml) end to
+// end: each arm's server comes up through sweep/run, bfcl generate and
+// bfcl evaluate run once per replicate in a fresh BFCL_PROJECT_ROOT
+// against it, the server stops, and abgate.Compare decides:
+//
+//	l, err := configs.DefaultABLeg("minimaxm3-mi325x-smg") // or configs.LoadABLeg(file)
+//	p, err := leg.NewPlan(l, leg.PlanOptions{Generator: g, Dir: out})
+//	res, err := leg.Run(ctx, p, leg.Options{Dir: out, Setup: setup, Server: serverOpts})
+//	// res.Report.Verdict: PASS, REGRESSION, INCONCLUSIVE or INCOMPLETE
+//
+// Arms run one after the other on the same ports. A stage that fails (a
+// server that never becomes ready, a model bfcl does not list, bfcl
+// exiting non-zero or running past its timeout) is an abgate Problem
+// (run-failed), so the leg is INCOMPLETE, never a silent zero. With
+// Options.Simulate the engine is sweep's simulated one and `sweep
+// sim-bfcl` stands in for bfcl, playing each arm's seeded case model
+// (the leg's simulate section).
+package leg
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"sweep/configs"
+	"sweep/configs/matrix"
+	"sweep/recipes"
+	"sweep/sweep/abgate"
+	"sweep/sweep/abgate/bfclsim"
+)
+
+// Arm is one planned arm: the recipe point its server runs (parsers and
+// router applied) and the URL bfcl talks to.
+type Arm struct {
+	// Label is "a" or "b"; Name is the leg's name for it ("vllm").
+	Label, Name string
+	Point       recipes.Point
+	// BaseURL is the OpenAI base URL of the arm (router if any), ".../v1".
+	BaseURL string
+	// Sim is the arm's case model for the simulated bfcl.
+	Sim bfclsim.Arm
+}
+
+// Plan is a leg resolved against the master configs.
+type Plan struct {
+	Leg        *configs.ABLeg
+	Categories []abgate.Category
+	Arms       [2]Arm
+	// Warnings are printed before the run (vLLM's temperature clamp).
+	Warnings []string
+}
+
+// PlanOptions tune NewPlan.
+type PlanOptions struct {
+	// Generator holds the master configs and runners.
+	Generator *matrix.Generator
+	// Port returns the public port of an arm (p, p+1 and p+10000 must be
+	// free); nil means recipes.DefaultPort for both (arms run one after
+	// the other).
+	Port func() (int, error)
+	// Dir is the leg's output directory; each arm's server writes under
+	// Dir/<label>/server.
+	Dir string
+	// Simulate plans for the simulated engine and router (the router's
+	// health URL is /health, the only one the simulated router answers).
+	Simulate bool
+}
+
+// NewPlan resolves the leg's categories and arms. Problems with the leg
+// file are *configs.Error at the leg's positions.
+func NewPlan(l *configs.ABLeg, o PlanOptions) (*Plan, error) {
+	if o.Generator == nil {
+		return nil, errors.New("leg plan: no matrix generator")
+	}
+	port := o.Port
+	if port == nil {
+		port = func() (int, error) { return recipes.DefaultPort, nil }
+	}
+	p := &Plan{Leg: l}
+	var errs []error
+	for i, name := range l.Categories {
+		cs, err := abgate.ExpandCategories([]string{name})
+		if err != nil {
+			pos := l.CategoriesPos[i]
+			errs = append(errs, &configs.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Key: fmt.Sprintf("categories[%d]", i), Msg: err.Error()})
+			continue
+		}
+		for _, c := range cs {
+			if !slices.ContainsFunc(p.Categories, func(x abgate.Category) bool { return x.Name == c.Name }) {
+				p.Categories = append(p.Categories, c)
+			}
+		}
+	}
+	sim := l.Simulate
+	if sim == nil {
+		sim = &configs.ABSimulate{Seed: 1, Accuracy: 0.85}
+	}
+	for i, a := range l.Arms {
+		arm, err := planArm(l, a, o, port)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		arm.Sim = bfclsim.Arm{Model: l.Model, Seed: sim.Seed, Name: a.Label, Accuracy: sim.Accuracy, Flip: sim.Flip,
+			InfraErrors: sim.InfraErrors[i]}.WithOffset(sim.Offset[i])
+		p.Arms[i] = arm
+		if arm.Point.Row.Framework == "vllm" {
+			if w := (abgate.BFCL{Temperature: l.Sampling.Temperature}).TemperatureWarning(); w != "" {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: sampling.temperature: arm %s (vLLM): %s", l.Sampling.TemperaturePos, a.Label, w))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// armError is a problem of arm a at its mapping, or at its config-key
+// value for key ".config-key".
+func armError(a configs.ABArm, key, format string, args ...any) error {
+	pos := a.Pos
+	if key == ".config-key" && a.ConfigKeyPos.Line > 0 {
+		pos = a.ConfigKeyPos
+	}
+	return &configs.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Key: "arms." + a.Label + key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// planArm finds the arm's matrix row, plans its point and applies the
+// leg's parsers and router.
+func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int, error)) (Arm, error) {
+	g := o.Generator
+	if _, ok := g.Masters.Lookup(a.ConfigKey); !ok {
+		return Arm{}, armError(a, ".config-key", "%q is not a master config key (list them with: sweep matrix test-config --config-keys '%s*')", a.ConfigKey, strings.SplitN(a.ConfigKey, "-", 2)[0])
+	}
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{a.ConfigKey}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
+	if err != nil {
+		return Arm{}, armError(a, ".config-key", "%v", err)
+	}
+	var row *matrix.Row
+	var have []string
+	for _, r := range rows {
+		if r.Kind != matrix.AgenticSingleNode {
+			continue
+		}
+		if r.TP == a.TP && r.EP == a.EP && r.DPAttn == a.DPAttn && r.Conc == a.Conc {
+			row = r
+			break
+		}
+		have = append(have, fmt.Sprintf("{tp: %d, ep: %d, dp-attn: %t, conc: %d}", r.TP, r.EP, r.DPAttn, r.Conc))
+	}
+	if row == nil {
+		if len(have) == 0 {
+			return Arm{}, armError(a, ".config-key", "%s has no single-node agentic point to serve an arm", a.ConfigKey)
+		}
+		return Arm{}, armError(a, "", "%s has no point tp %d, ep %d, dp-attn %t, conc %d; pick one of: %s", a.ConfigKey, a.TP, a.EP, a.DPAttn, a.Conc, strings.Join(have, ", "))
+	}
+	if row.RecipeFingerprint == "" {
+		row.RecipeFingerprint = matrix.Fingerprint(row)
+	}
+	if a.Router != nil && row.DPAttn {
+		return Arm{}, armError(a, ".router", "the point has DP attention, so its recipe already runs a router in front of the engine; remove router or pick a point without dp-attn")
+	}
+	public, err := port()
+	if err != nil {
+		return Arm{}, err
+	}
+	enginePort := public
+	if a.Router != nil {
+		enginePort = public + 1
+	}
+	points, err := recipes.Plan(matrix.Matrix{row}, recipes.PlanOptions{Runners: g.Runners, Port: enginePort, ResultDir: ServerDir(o.Dir, a.Label)})
+	if err != nil {
+		return Arm{}, armError(a, "", "plan the arm's server: %v", err)
+	}
+	pt := points[0]
+	pt.Engine.Argv = applyParsers(pt.Engine.Argv, a.Parsers, pt.Row.Framework == "vllm")
+	if a.Router != nil {
+		r := a.Router
+		argv := slices.Clone(r.Argv)
+		argv = append(argv, "--worker-urls", "http://127.0.0.1:"+strconv.Itoa(enginePort),
+			"--host", "127.0.0.1", "--port", strconv.Itoa(public), "--prometheus-port", strconv.Itoa(public+10000))
+		argv = applyParsers(argv, r.Parsers, false)
+		argv = append(argv, r.Args...)
+		pt.Router = &recipes.Command{Argv: argv, Env: map[string]string{}}
+		health := r.Health
+		if o.Simulate {
+			health = "/health"
+		}
+		pt.RouterHealthURL = "http://127.0.0.1:" + strconv.Itoa(public) + health
+		pt.Port = public
+	}
+	name := a.Name
+	if name == "" {
+		name = a.Label
+	}
+	return Arm{Label: a.Label, Name: name, Point: pt, BaseURL: "http://127.0.0.1:" + strconv.Itoa(pt.Port) + "/v1"}, nil
+}
+
+// applyParsers sets the parser flags of argv: a parser left nil keeps
+// the flag as it is, configs.ABParserNone removes it, any other value
+// replaces it or is appended. vLLM also needs --enable-auto-tool-choice
+// with a tool-call parser.
+func applyParsers(argv []string, ps configs.ABParsers, vllm bool) []string {
+	out := slices.Clone(argv)
+	for _, f := range []struct {
+		flag string
+		val  *string
+	}{{"--tool-call-parser", ps.ToolCall}, {"--reasoning-parser", ps.Reasoning}} {
+		if f.val == nil {
+			continue
+		}
+		out = removeFlag(out, f.flag)
+		if *f.val != configs.ABParserNone {
+			out = append(out, f.flag, *f.val)
+		}
+	}
+	if vllm && ps.ToolCall != nil {
+		has := slices.ContainsFunc(out, func(s string) bool { return s == "--tool-call-parser" || strings.HasPrefix(s, "--tool-call-parser=") })
+		out = removeFlag(out, "--enable-auto-tool-choice")
+		if has {
+			out = append(out, "--enable-auto-tool-choice")
+		}
+	}
+	return out
+}
+
+// removeFlag drops flag (and its value, when the next token is not a
+// flag) from argv.
+func removeFlag(argv []string, flag string) []string {
+	out := make([]string, 0, len(argv))
+	for i := 0; i < len(argv); i++ {
+		switch {
+		case argv[i] == flag:
+			if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "--") {
+				i++
+			}
+		case strings.HasPrefix(argv[i], flag+"="):
+		default:
+			out = append(out, argv[i])
+		}
+	}
+	return out
+}

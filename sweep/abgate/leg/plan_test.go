@@ -1,0 +1,122 @@
+package leg
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
+	"sweep/configs/matrix"
+)
+
+func generator(t *testing.T) *matrix.Generator {
+	t.Helper()
+	m, err := configs.DefaultMasters()
+	require.NoError(t, err)
+	r, err := configs.DefaultRunners()
+	require.NoError(t, err)
+	return &matrix.Generator{Masters: m, Runners: r}
+}
+
+func str(s string) *string { return &s }
+
+func TestApplyParsers(t *testing.T) {
+	base := []string{"vllm", "serve", "M", "--tool-call-parser", "minimax_m3", "--reasoning-parser=minimax_m3", "--enable-auto-tool-choice", "--trust-remote-code"}
+	tests := []struct {
+		name string
+		ps   configs.ABParsers
+		vllm bool
+		want []string
+	}{
+		{"nil keeps the recipe's", configs.ABParsers{}, true, base},
+		{"replace both", configs.ABParsers{ToolCall: str("hermes"), Reasoning: str("qwen3")}, true,
+			[]string{"vllm", "serve", "M", "--trust-remote-code", "--tool-call-parser", "hermes", "--reasoning-parser", "qwen3", "--enable-auto-tool-choice"}},
+		{"none removes the tool parser and auto tool choice", configs.ABParsers{ToolCall: str(configs.ABParserNone)}, true,
+			[]string{"vllm", "serve", "M", "--reasoning-parser=minimax_m3", "--trust-remote-code"}},
+		{"none removes the reasoning parser", configs.ABParsers{Reasoning: str(configs.ABParserNone)}, false,
+			[]string{"vllm", "serve", "M", "--tool-call-parser", "minimax_m3", "--enable-auto-tool-choice", "--trust-remote-code"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, applyParsers(base, tc.ps, tc.vllm))
+		})
+	}
+	// A recipe without parsers gets them appended (and vLLM's auto tool choice).
+	assert.Equal(t, []string{"vllm", "serve", "M", "--tool-call-parser", "x", "--enable-auto-tool-choice"},
+		applyParsers([]string{"vllm", "serve", "M"}, configs.ABParsers{ToolCall: str("x")}, true))
+}
+
+// TestPlanShippedLeg: arm a serves directly on the public port, arm b's
+// engine moves to port+1 behind the router on the public port, and bfcl
+// talks to each arm's public port.
+func TestPlanShippedLeg(t *testing.T) {
+	l, err := configs.DefaultABLeg("minimaxm3-mi325x-smg")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	ports := []int{20000, 21000}
+	next := 0
+	p, err := NewPlan(l, PlanOptions{Generator: generator(t), Dir: dir, Port: func() (int, error) { next++; return ports[next-1], nil }})
+	require.NoError(t, err)
+	assert.Len(t, p.Categories, 17)
+	assert.Empty(t, p.Warnings, "temperature 0 is not clamped")
+	a, b := p.Arms[0], p.Arms[1]
+	assert.Equal(t, "http://127.0.0.1:20000/v1", a.BaseURL)
+	assert.Nil(t, a.Point.Router)
+	assert.Equal(t, ServerDir(dir, "a"), a.Point.ResultDir)
+	assert.Contains(t, strings.Join(a.Point.Engine.Argv, " "), "--port 20000")
+	assert.Equal(t, "http://127.0.0.1:21000/v1", b.BaseURL)
+	assert.Contains(t, strings.Join(b.Point.Engine.Argv, " "), "--port 21001")
+	require.NotNil(t, b.Point.Router)
+	assert.Equal(t, []string{"python3", "-m", "smg.launch_router", "--worker-urls", "http://127.0.0.1:21001",
+		"--host", "127.0.0.1", "--port", "21000", "--prometheus-port", "31000",
+		"--tool-call-parser", "minimax_m3", "--reasoning-parser", "minimax", "--model-path", "MiniMaxAI/MiniMax-M3-MXFP8"}, b.Point.Router.Argv)
+	assert.Equal(t, "http://127.0.0.1:21000/readiness", b.Point.RouterHealthURL)
+	assert.Equal(t, 1, strings.Count(strings.Join(b.Point.Engine.Argv, " "), "--tool-call-parser minimax_m3"))
+	assert.Equal(t, []any{"a", "b", 0.85, uint64(11)}, []any{a.Sim.Name, b.Sim.Name, b.Sim.Accuracy, b.Sim.Seed})
+
+	// Simulated, the router is waited for on /health (all the simulated
+	// router answers).
+	p, err = NewPlan(l, PlanOptions{Generator: generator(t), Dir: dir, Simulate: true})
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:8888/health", p.Arms[1].Point.RouterHealthURL)
+}
+
+func TestPlanErrors(t *testing.T) {
+	doc := `model: Org/M-FC
+runner: r
+sampling: {temperature: 0.005}
+categories: [non_live, simple]
+arms:
+  a: {config-key: dsv4-fp4-mi355x-vllm-agentic-mtp, tp: 8, dp-attn: true, conc: 64, router: {argv: [smg]}}
+  b: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 4, conc: 4}
+`
+	l, err := configs.ParseABLeg(configs.Source{Name: "leg.yaml", Data: []byte(doc)})
+	require.NoError(t, err)
+	_, err = NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir()})
+	got := configs.Errors(err)
+	require.Len(t, got, 3, "%v", err)
+	assert.Equal(t, []any{4, "categories[1]"}, []any{got[0].Line, got[0].Key})
+	assert.Contains(t, got[0].Msg, `category "simple" is not a BFCL v4 category`)
+	assert.Equal(t, []any{6, "arms.a.router"}, []any{got[1].Line, got[1].Key})
+	assert.Contains(t, got[1].Msg, "already runs a router")
+	assert.Equal(t, []any{7, "arms.b"}, []any{got[2].Line, got[2].Key})
+	assert.Contains(t, got[2].Msg, "no point tp 4, ep 1, dp-attn false, conc 4; pick one of: {tp: 8, ep: 1, dp-attn: false, conc: 1}")
+
+	// Without the planning mistakes, the temperature is warned about for
+	// each vLLM arm.
+	doc = strings.NewReplacer(", simple]", "]", ", router: {argv: [smg]}", "", "tp: 4", "tp: 8").Replace(doc)
+	l, err = configs.ParseABLeg(configs.Source{Name: "leg.yaml", Data: []byte(doc)})
+	require.NoError(t, err)
+	p, err := NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir()})
+	require.NoError(t, err)
+	require.Len(t, p.Warnings, 2)
+	assert.True(t, strings.HasPrefix(p.Warnings[0], "leg.yaml:3:25: sampling.temperature: arm a (vLLM): temperature 0.005: vLLM clamps"), p.Warnings[0])
+	assert.True(t, slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "arm b") }))
+
+	_, err = NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir(), Port: func() (int, error) { return 0, errors.New("no port") }})
+	assert.ErrorContains(t, err, "no port")
+}

@@ -1,0 +1,294 @@
+package leg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"sweep/internal/atomicfile"
+	"sweep/internal/proc"
+	"sweep/sweep/abgate"
+	"sweep/sweep/run"
+)
+
+// Files of a leg's output directory.
+const (
+	ReportTable = "report.md"
+	ReportJSON  = "report.json"
+)
+
+// ServerDir is where arm label's server writes its logs and server.json.
+func ServerDir(dir, label string) string { return filepath.Join(dir, label, "server") }
+
+// RootDir is the BFCL_PROJECT_ROOT of replicate rep (1-based) of arm label.
+func RootDir(dir, label string, rep int) string {
+	return filepath.Join(dir, label, fmt.Sprintf("bfcl-r%d", rep))
+}
+
+// Options tune Run.
+type Options struct {
+	// Dir is the leg's output directory: it must not exist or be empty.
+	Dir string
+	// Setup swaps in the simulated engine and router (Setup.Simulate).
+	Setup run.Setup
+	// Server tunes the servers (OutDir is set per arm).
+	Server run.Options
+	// BFCL is the argv that stands for the bfcl program (default
+	// ["bfcl"]); with Setup.Simulate, nil means [Setup.Executable,
+	// "sim-bfcl", "--"].
+	BFCL []string
+	// RunTimeout bounds each bfcl generate (0: no bound); the process
+	// tree is stopped when it is reached and the replicate is incomplete.
+	RunTimeout time.Duration
+	// StopGrace is the wait between SIGTERM and SIGKILL for bfcl (default
+	// 10 s).
+	StopGrace time.Duration
+	// Progress, when set, gets one line per step.
+	Progress func(line string)
+}
+
+// Result is the outcome of a leg.
+type Result struct {
+	Report *abgate.Report
+	// Roots are each arm's BFCL_PROJECT_ROOTs, one per replicate.
+	Roots [2][]string
+	// Table and JSON are the report files written in the leg's directory.
+	Table, JSON string
+}
+
+// Run runs both arms one after the other and compares them. It returns an
+// error only for unusable options, an unusable output directory or
+// cancellation; every failed stage is a Problem in the report.
+func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+	if o.StopGrace <= 0 {
+		o.StopGrace = 10 * time.Second
+	}
+	if len(o.BFCL) == 0 {
+		o.BFCL = []string{"bfcl"}
+		if o.Setup.Simulate {
+			exe := o.Setup.Executable
+			if exe == "" {
+				var err error
+				if exe, err = os.Executable(); err != nil {
+					return nil, fmt.Errorf("find the sweep executable: %w", err)
+				}
+			}
+			o.BFCL = []string{exe, "sim-bfcl", "--"}
+		}
+	}
+	if err := abgate.PrepareRoot(o.Dir); err != nil {
+		return nil, fmt.Errorf("leg directory: %w", err)
+	}
+	// Files written before this instant are stale; the second boundary
+	// keeps file systems with coarse timestamps honest.
+	since := time.Now().Truncate(time.Second)
+	res := &Result{}
+	var problems []abgate.Problem
+	for i := range p.Arms {
+		roots, probs, err := runArm(ctx, p, &p.Arms[i], o)
+		if err != nil {
+			return nil, err
+		}
+		res.Roots[i] = roots
+		problems = append(problems, probs...)
+	}
+	rep, err := abgate.Compare(ctx, abgate.Options{
+		A: res.Roots[0], B: res.Roots[1], Model: p.Leg.Model, Categories: p.Categories,
+		Tolerance: p.Leg.Tolerance, Read: abgate.ReadOptions{Since: since, AllowPartial: p.Leg.PartialEval},
+		Problems: problems,
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Report = rep
+	var table strings.Builder
+	fmt.Fprintf(&table, "## BFCL A/B: %s (%s): A %s, B %s\n\n", p.Leg.Name, p.Leg.Model, p.Arms[0].Name, p.Arms[1].Name)
+	if err := abgate.WriteTable(&table, rep); err != nil {
+		return nil, err
+	}
+	res.Table, res.JSON = filepath.Join(o.Dir, ReportTable), filepath.Join(o.Dir, ReportJSON)
+	if err := atomicfile.Write(res.Table, []byte(table.String()), 0o644); err != nil {
+		return nil, err
+	}
+	var js strings.Builder
+	if err := abgate.WriteJSON(&js, rep); err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(res.JSON, []byte(js.String()), 0o644); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runArm brings the arm's server up, runs every replicate against it and
+// stops it. The roots are returned even when nothing was written in them,
+// so the comparison names what is missing.
+func runArm(ctx context.Context, p *Plan, arm *Arm, o Options) ([]string, []abgate.Problem, error) {
+	reps := p.Leg.Replicates
+	roots := make([]string, reps)
+	for r := range reps {
+		roots[r] = RootDir(o.Dir, arm.Label, r+1)
+	}
+	failAll := func(detail string) []abgate.Problem {
+		var ps []abgate.Problem
+		for _, root := range roots {
+			ps = append(ps, abgate.Problem{Arm: arm.Label, Root: root, Category: "*", Reason: abgate.ReasonRunFailed, Detail: detail})
+		}
+		return ps
+	}
+	spec, err := run.FromPlan(&arm.Point, o.Setup)
+	if err != nil {
+		return nil, nil, fmt.Errorf("arm %s: %w", arm.Label, err)
+	}
+	so := o.Server
+	so.OutDir = ServerDir(o.Dir, arm.Label)
+	o.Progress(fmt.Sprintf("arm %s (%s): starting the server (%s, logs in %s)", arm.Label, arm.Name, arm.Point.Recipe, so.OutDir))
+	srv, rec, err := run.StartServer(ctx, spec.ServerSpec, so)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("arm %s: %w", arm.Label, context.Cause(ctx))
+		}
+		detail := "the server did not start: " + err.Error()
+		if rec != nil {
+			if f := rec.Failed(); f != nil && len(f.LogTail) > 0 {
+				detail += " (last log line: " + f.LogTail[len(f.LogTail)-1] + ")"
+			}
+		}
+		o.Progress(fmt.Sprintf("arm %s: %s", arm.Label, detail))
+		return roots, failAll(detail), nil
+	}
+	defer srv.Stop()
+	o.Progress(fmt.Sprintf("arm %s: server ready at %s", arm.Label, arm.BaseURL))
+	var probs []abgate.Problem
+	if detail := verifyModel(ctx, p.Leg.Model, arm, o); detail != "" {
+		probs = failAll(detail)
+	} else {
+		for r, root := range roots {
+			ps, err := runReplicate(ctx, p, arm, o, r+1, root)
+			if err != nil {
+				return nil, nil, err
+			}
+			probs = append(probs, ps...)
+		}
+	}
+	final, err := srv.Stop()
+	if err != nil {
+		o.Progress(fmt.Sprintf("arm %s: stopping the server: %v", arm.Label, err))
+	} else if final != nil {
+		o.Progress(fmt.Sprintf("arm %s: server stopped", arm.Label))
+	}
+	if ctx.Err() != nil {
+		return nil, nil, context.Cause(ctx)
+	}
+	return roots, probs, nil
+}
+
+// runReplicate runs bfcl generate then bfcl evaluate in a fresh root.
+// evaluate runs even after a failed generate, so the categories that were
+// generated are scored and the others named.
+func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, root string) ([]abgate.Problem, error) {
+	problem := func(detail string) abgate.Problem {
+		return abgate.Problem{Arm: arm.Label, Root: root, Category: "*", Reason: abgate.ReasonRunFailed, Detail: detail}
+	}
+	if err := abgate.PrepareRoot(root); err != nil {
+		return []abgate.Problem{problem(err.Error())}, nil
+	}
+	b := abgate.BFCL{Model: p.Leg.Model, Categories: p.Categories, Root: root, BaseURL: arm.BaseURL,
+		Temperature: p.Leg.Sampling.Temperature, NumThreads: p.Leg.Sampling.NumThreads, PartialEval: p.Leg.PartialEval}
+	env := b.Env()
+	if o.Setup.Simulate {
+		maps.Copy(env, arm.Sim.Env(rep-1))
+	}
+	var probs []abgate.Problem
+	for _, stage := range []struct {
+		name    string
+		argv    []string
+		timeout time.Duration
+	}{{"generate", b.Generate(), o.RunTimeout}, {"evaluate", b.Evaluate(), 0}} {
+		o.Progress(fmt.Sprintf("arm %s: replicate %d: bfcl %s", arm.Label, rep, stage.name))
+		argv := append(append([]string{}, o.BFCL...), stage.argv[1:]...)
+		log := filepath.Join(filepath.Dir(root), fmt.Sprintf("bfcl-r%d-%s.log", rep, stage.name))
+		st, err := runProcess(ctx, proc.Spec{Name: "bfcl " + stage.name, Argv: argv, Env: env, Dir: root, LogPath: log}, stage.timeout, o.StopGrace)
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		switch {
+		case err != nil:
+			probs = append(probs, problem(fmt.Sprintf("bfcl %s: %v (log: %s)", stage.name, err, log)))
+		case !st.Success():
+			probs = append(probs, problem(fmt.Sprintf("bfcl %s: %s (log: %s)", stage.name, st, log)))
+		}
+	}
+	return probs, nil
+}
+
+// errRunTimeout is a stage stopped at Options.RunTimeout.
+var errRunTimeout = errors.New("run timeout reached, stopped")
+
+// runProcess runs spec to completion, stopping its process tree at the
+// timeout (0: none) or when ctx is done.
+func runProcess(ctx context.Context, spec proc.Spec, timeout, grace time.Duration) (proc.Status, error) {
+	pr, err := proc.Start(ctx, spec)
+	if err != nil {
+		return proc.Status{}, err
+	}
+	wctx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w after %s", errRunTimeout, timeout))
+		defer cancel()
+	}
+	st, err := pr.Wait(wctx)
+	if err != nil {
+		st = pr.Stop(grace)
+		if ctx.Err() == nil {
+			return st, context.Cause(wctx)
+		}
+		return st, err
+	}
+	return st, nil
+}
+
+// verifyModel runs "bfcl models" and checks that the leg's model is
+// registered: an unregistered name makes bfcl generate fail per category
+// (or, in SMG's nightly, a registration silently ignored). It returns ""
+// when the model is listed.
+func verifyModel(ctx context.Context, model string, arm *Arm, o Options) string {
+	dir := filepath.Join(o.Dir, arm.Label)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err.Error()
+	}
+	log := filepath.Join(dir, "bfcl-models.log")
+	if err := os.Remove(log); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err.Error()
+	}
+	env := map[string]string{}
+	if o.Setup.Simulate {
+		env = arm.Sim.Env(0)
+	}
+	argv := append(append([]string{}, o.BFCL...), "models")
+	st, err := runProcess(ctx, proc.Spec{Name: "bfcl models", Argv: argv, Env: env, LogPath: log}, 2*time.Minute, o.StopGrace)
+	if err != nil {
+		return fmt.Sprintf("bfcl models: %v: is bfcl-eval installed? (log: %s)", err, log)
+	}
+	if !st.Success() {
+		return fmt.Sprintf("bfcl models: %s (log: %s)", st, log)
+	}
+	out, err := os.ReadFile(log)
+	if err != nil {
+		return fmt.Sprintf("bfcl models: %v", err)
+	}
+	if !regexp.MustCompile(`(^|[\s|,'"])` + regexp.QuoteMeta(model) + `($|[\s|,'"])`).Match(out) {
+		return fmt.Sprintf("bfcl models does not list %s: register it in bfcl_eval's model_config.py with OpenAICompletionsHandler and underscore_to_dot=True, then rerun (log: %s)", model, log)
+	}
+	return ""
+}

@@ -1,0 +1,332 @@
+package slurm
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs/matrix"
+	"sweep/recipes"
+	"sweep/sweep/campaign"
+)
+
+// slurmSweep is a campaign whose arms run as jobs of a fake cluster.
+type slurmSweep struct {
+	dir     string
+	sched   *campaign.Schedule
+	cluster *fakeCluster
+	node    *fakeNode
+	ex      *Executor
+	o       campaign.Options
+
+	mu    sync.Mutex
+	lines []string // the executor's progress
+}
+
+// newSlurmSweep is a sweep of arms arms of 8 GPUs, each with points at
+// concs, on a one-node cluster of 8 GPUs (one job runs at a time).
+func newSlurmSweep(t *testing.T, arms int, concs ...int) *slurmSweep {
+	t.Helper()
+	var pts []recipes.Point
+	for a := range arms {
+		for _, c := range concs {
+			pts = append(pts, recipes.Point{
+				Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: fmt.Sprintf("k%d", a), Model: "m", Framework: "sglang", TP: 8, EP: 1, Conc: c},
+				Recipe: "fake", Engine: recipes.Command{Argv: []string{"engine", "--tp", "8"}},
+				ResultFilename: fmt.Sprintf("k%d_tp8_conc%d", a, c),
+			})
+		}
+	}
+	sched, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	require.NoError(t, err)
+	s := &slurmSweep{dir: t.TempDir(), sched: sched, node: newFakeNode()}
+	s.cluster = newFakeCluster(8, s.node.run)
+	t.Cleanup(s.cluster.shutdown)
+	s.ex = &Executor{Client: NewClient(s.cluster), Dir: s.dir, Program: []string{"/opt/sweep/bin/sweep"},
+		Settings: campaign.ArmSettings{Simulate: true}, Poll: 5 * time.Millisecond,
+		TimeLimit: func(campaign.Job) time.Duration { return time.Hour },
+		Progress: func(line string) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.lines = append(s.lines, line)
+		}}
+	s.o = campaign.Options{Dir: s.dir, Schedule: sched, Executor: s.ex, Retries: 1, Progress: &bytes.Buffer{},
+		Identity: campaign.Identity{Command: "discover"}}
+	return s
+}
+
+// run runs the sweep, bounded so that a hang fails instead of blocking.
+func (s *slurmSweep) run(t *testing.T, ctx context.Context) (*campaign.Summary, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	sum, err := campaign.Run(ctx, s.o)
+	require.NotErrorIs(t, err, context.DeadlineExceeded, "the sweep did not end")
+	return sum, err
+}
+
+func (s *slurmSweep) progress() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.lines, "\n")
+}
+
+// ends are the journal's point_end records of point id, in order.
+func (s *slurmSweep) ends(t *testing.T, id string) []campaign.Record {
+	t.Helper()
+	recs, err := campaign.ReadJournal(s.dir)
+	require.NoError(t, err)
+	var out []campaign.Record
+	for _, r := range recs {
+		if r.Event == campaign.EventPointEnd && r.Point == id {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// when runs f once started is closed (in its own goroutine).
+func when(t *testing.T, started <-chan struct{}, f func()) {
+	go func() {
+		select {
+		case <-started:
+			f()
+		case <-t.Context().Done():
+		}
+	}()
+}
+
+// eventually waits until cond holds (bounded).
+func eventually(t *testing.T, what string, cond func() bool) {
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("timed out waiting until %s", what)
+			return
+		}
+	}
+}
+
+// A job cancelled from outside (scancel by an operator) mid-arm: the
+// points it finished are kept, the one it was running fails with the
+// job's state and is retried per --retries, and the points it never
+// reached run in a new job.
+func TestExecutorJobCancelledFromOutside(t *testing.T) {
+	for _, retries := range []int{0, 1} {
+		t.Run(fmt.Sprintf("retries=%d", retries), func(t *testing.T) {
+			s := newSlurmSweep(t, 1, 4, 8, 16)
+			s.o.Retries = retries
+			p := s.sched.Points
+			started, _ := s.node.hold(p[1].ID)
+			when(t, started, func() {
+				running := s.cluster.ids("RUNNING")
+				if assert.Len(t, running, 1) {
+					s.cluster.end(running[0], "CANCELLED")
+				}
+			})
+			sum, err := s.run(t, t.Context())
+
+			first := s.ends(t, p[1].ID)[0]
+			assert.Equal(t, campaign.StatusFailed, first.Status)
+			assert.Contains(t, first.Error, "slurm job 1 ended CANCELLED")
+			assert.Equal(t, 1, s.node.loadsOf(p[0].ID), "the finished point is kept")
+			assert.Len(t, s.ends(t, p[0].ID), 1)
+			assert.Equal(t, campaign.StatusOK, sum.Points[2].Status, "the point the job never reached runs in the next job")
+			assert.Equal(t, []State{"CANCELLED", "COMPLETED"}, s.cluster.states())
+			assert.Contains(t, s.progress(), "slurm job 1 ended CANCELLED")
+			if retries == 0 {
+				require.ErrorIs(t, err, campaign.ErrPointsFailed)
+				assert.Equal(t, campaign.StatusFailed, sum.Points[1].Status)
+				assert.Equal(t, 1, s.node.loadsOf(p[1].ID), "no retry")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, 3, sum.OK)
+			assert.Equal(t, 2, s.node.loadsOf(p[1].ID), "retried once")
+			assert.Equal(t, 2, sum.Points[1].Attempts)
+		})
+	}
+}
+
+// A job the cluster never starts (the node is down, or never has the
+// GPUs) is cancelled after the start timeout and its points fail with
+// the pending reason, retry included, instead of waiting forever.
+func TestExecutorJobThatNeverStarts(t *testing.T) {
+	s := newSlurmSweep(t, 1, 4, 8)
+	s.cluster.hold = "ReqNodeNotAvail"
+	s.ex.StartTimeout = 50 * time.Millisecond
+	sum, err := s.run(t, t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Equal(t, 2, sum.Failed)
+	for _, ps := range sum.Points {
+		assert.Regexp(t, `^slurm job [12] did not start within [0-9]+ms`, ps.Error)
+		assert.Contains(t, ps.Error, "pending reason: ReqNodeNotAvail", ps.ID)
+		assert.Equal(t, 2, ps.Attempts, "first submission and one retry")
+	}
+	assert.Equal(t, []State{"CANCELLED", "CANCELLED"}, s.cluster.states(), "nothing left queued")
+	assert.Equal(t, []JobID{"1", "2"}, s.cluster.cancelled())
+	assert.Zero(t, s.node.loadsOf(s.sched.Points[0].ID))
+	assert.Contains(t, s.progress(), "did not start within")
+}
+
+// slurmctld stops answering while a job runs (restart, crash) and the
+// job ends meanwhile; once it answers again the job's end is recovered:
+// from sacct when squeue no longer lists the job, from squeue (its state
+// save) on a cluster without accounting.
+func TestExecutorRecoversTheJobAfterAnOutage(t *testing.T) {
+	cases := []struct {
+		name string
+		// during the outage: the held point finishes ("") or the job
+		// ends with this state
+		end State
+		// noAccounting: no sacct; squeue lists the ended job after the
+		// restart
+		noAccounting bool
+	}{
+		{name: "job completes during the outage"},
+		{name: "node fails during the outage", end: "NODE_FAIL"},
+		{name: "job completes during the outage, no accounting", noAccounting: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSlurmSweep(t, 1, 4, 8, 16)
+			s.cluster.noAccounting = tc.noAccounting
+			p := s.sched.Points
+			started, release := s.node.hold(p[1].ID)
+			when(t, started, func() {
+				running := s.cluster.ids("RUNNING")
+				s.cluster.setDown(true)
+				eventually(t, "squeue fails", func() bool { return s.cluster.refusals() >= 3 })
+				if tc.end == "" {
+					release()
+				} else {
+					s.cluster.end(running[0], tc.end)
+				}
+				eventually(t, "the job ends", func() bool { return s.cluster.states()[0].Done() })
+				s.cluster.setForget(!tc.noAccounting)
+				s.cluster.setDown(false)
+			})
+			sum, err := s.run(t, t.Context())
+			require.NoError(t, err)
+			assert.Equal(t, 3, sum.OK)
+			if !tc.noAccounting {
+				assert.Positive(t, s.cluster.count("sacct"), "the job's end comes from sacct")
+			}
+			assert.Equal(t, 1, s.node.loadsOf(p[0].ID), "the finished point is kept")
+			if tc.end == "" {
+				assert.Equal(t, []State{"COMPLETED"}, s.cluster.states(), "one job ran the arm")
+				assert.Equal(t, 1, s.node.loadsOf(p[1].ID))
+				assert.Contains(t, s.progress(), "slurm job 1 COMPLETED")
+				return
+			}
+			first := s.ends(t, p[1].ID)[0]
+			assert.Equal(t, campaign.StatusFailed, first.Status)
+			assert.Contains(t, first.Error, "slurm job 1 ended NODE_FAIL")
+			assert.Equal(t, []State{"NODE_FAIL", "COMPLETED"}, s.cluster.states())
+			assert.Equal(t, 2, s.node.loadsOf(p[1].ID), "retried")
+		})
+	}
+}
+
+// Slurm that never answers again ends the sweep once the outage bound
+// passed: the open point and the ones not reached fail with the reason.
+func TestExecutorGivesUpOnSlurmThatStaysDown(t *testing.T) {
+	s := newSlurmSweep(t, 1, 4, 8, 16)
+	s.o.Retries = 0
+	s.ex.Outage = 50 * time.Millisecond
+	p := s.sched.Points
+	started, _ := s.node.hold(p[1].ID)
+	when(t, started, func() { s.cluster.setDown(true) })
+	sum, err := s.run(t, t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Equal(t, campaign.StatusOK, sum.Points[0].Status)
+	for _, ps := range sum.Points[1:] {
+		assert.Equal(t, campaign.StatusFailed, ps.Status, ps.ID)
+		assert.True(t, strings.HasPrefix(ps.Error, "slurm job 1: no answer from Slurm for 50ms: squeue --json: slurmctld did not answer: Failed while looking for jobs"), ps.Error)
+	}
+}
+
+// Ctrl-C scancels every job the sweep submitted, running or pending; the
+// open point is interrupted (not failed) and the sweep resumes later.
+func TestExecutorCtrlCCancelsEveryJob(t *testing.T) {
+	s := newSlurmSweep(t, 2, 4, 8) // two 8-GPU arms: one job runs, the other pends
+	p := s.sched.Points
+	// Either arm's job may run first; the first point of each runs until
+	// its job is stopped (also a pending job that starts once the
+	// running one is cancelled, before its own scancel).
+	started0, release0 := s.node.hold(p[0].ID)
+	started2, release2 := s.node.hold(p[2].ID)
+	ctx, cancel := context.WithCancel(t.Context())
+	either := make(chan struct{})
+	go func() {
+		select {
+		case <-started0:
+		case <-started2:
+		case <-t.Context().Done():
+		}
+		close(either)
+	}()
+	when(t, either, func() {
+		eventually(t, "both jobs are submitted", func() bool { return len(s.cluster.states()) == 2 })
+		cancel()
+	})
+	_, err := s.run(t, ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.ElementsMatch(t, []JobID{"1", "2"}, s.cluster.cancelled())
+	assert.Equal(t, []State{"CANCELLED", "CANCELLED"}, s.cluster.states())
+	var interrupted []string
+	for _, q := range p {
+		for _, r := range s.ends(t, q.ID) {
+			assert.Equal(t, campaign.StatusInterrupted, r.Status, q.ID)
+			assert.Contains(t, r.Error, "interrupted", q.ID)
+			interrupted = append(interrupted, q.ID)
+		}
+	}
+	assert.NotEmpty(t, interrupted, "the running point is interrupted")
+
+	release0()
+	release2()
+	sum, err := s.run(t, t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 4, sum.OK)
+	for _, id := range interrupted {
+		ends := s.ends(t, id)
+		assert.Len(t, ends, 2, "%s is redone", id)
+	}
+	assert.Len(t, s.cluster.cancelled(), 2, "the resumed sweep cancels nothing")
+}
+
+// Jobs a killed sweep left queued or running (jobs.txt) are cancelled
+// before the sweep submits its own.
+func TestExecutorCancelsLeftoverJobs(t *testing.T) {
+	s := newSlurmSweep(t, 1, 4)
+	node := s.cluster.node
+	s.cluster.node = func(ctx context.Context, argv []string) error {
+		if argv[0] == "leftover" {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return node(ctx, argv)
+	}
+	id, err := s.ex.Client.Submit(t.Context(), JobSpec{Script: "job.sh", Argv: []string{"leftover"}})
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(s.dir, "slurm"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(s.dir, "slurm", jobsFile), []byte(string(id)+"\n"), 0o644))
+
+	sum, err := s.run(t, t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 1, sum.OK)
+	assert.Equal(t, []State{"CANCELLED", "COMPLETED"}, s.cluster.states())
+	assert.Contains(t, s.progress(), "cancelled slurm job 1 that an earlier run left RUNNING")
+	jobs, err := os.ReadFile(filepath.Join(s.dir, "slurm", jobsFile))
+	require.NoError(t, err)
+	assert.Equal(t, "1\n2\n", string(jobs))
+}

@@ -389,7 +389,7 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 	for _, l := range lanes {
 		wg.Go(func() { // exits after its lane's warm-up turns or on wctx
 			if g != nil {
-				defer g.arrive(cleanupCtx(ctx), l.p, false)
+				defer g.arrive(ctx, l.p, false)
 			}
 			s := l.sess
 			k := r.startTurn(s.conv, l.idx)
@@ -494,7 +494,7 @@ func (r *runner) profile(ctx context.Context, lanes []*lane) {
 		wg.Go(func() { // exits when issueCtx is done and its request returned
 			defer r.idle.leave()
 			if g != nil {
-				defer g.arrive(cleanupCtx(ctx), l.p, true)
+				defer g.arrive(ctx, l.p, true)
 			}
 			r.runLane(issueCtx, reqCtx, l)
 		})
@@ -655,7 +655,7 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 		wg.Go(func() { // exits when its subagent's turns are done or issueCtx is
 			defer r.idle.leave()
 			if g != nil {
-				defer g.arrive(cleanupCtx(issueCtx), parts[j], true)
+				defer g.arrive(issueCtx, parts[j], true)
 			}
 			if !play(j, parts[j]) {
 				mu.Lock()

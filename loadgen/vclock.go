@@ -176,6 +176,7 @@ type vgroup struct {
 	stay   []string
 	waiter *vpart
 	done   chan struct{}
+	warn   func(error) // reports a clock call that failed (nil: ignored)
 }
 
 // newVGroup makes a group of n members; the waiter must block (or be
@@ -186,7 +187,17 @@ func newVGroup(c *vclock, n int, waiter *vpart) *vgroup {
 
 // arrive ends p's part at p.now. With leave, p leaves the clock;
 // otherwise it waits for the others and continues at the group's time.
+// The clock calls run even when ctx is cancelled (bounded by
+// cleanupTimeout from now): a waiter left blocked would hold a reused
+// engine's clock for good.
 func (g *vgroup) arrive(ctx context.Context, p *vpart, leave bool) {
+	ctx, cancel := cleanupCtx(ctx)
+	defer cancel()
+	report := func(err error) {
+		if err != nil && g.warn != nil {
+			g.warn(err)
+		}
+	}
 	g.mu.Lock()
 	g.latest = max(g.latest, p.now)
 	g.left--
@@ -195,7 +206,7 @@ func (g *vgroup) arrive(ctx context.Context, p *vpart, leave bool) {
 			g.c.leave(p)
 		} else {
 			g.stay = append(g.stay, p.id)
-			_ = g.c.block(ctx, p) // under mu: before the last member sets it
+			report(g.c.block(ctx, p)) // under mu: before the last member sets it
 		}
 		g.mu.Unlock()
 		if !leave {
@@ -208,7 +219,7 @@ func (g *vgroup) arrive(ctx context.Context, p *vpart, leave bool) {
 	if !leave {
 		ids = append(ids, p.id)
 	}
-	_ = g.c.set(ctx, p, g.latest, ids...)
+	report(g.c.set(ctx, p, g.latest, ids...))
 	if leave {
 		g.c.leave(p)
 	}

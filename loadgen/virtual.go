@@ -15,13 +15,11 @@ var inf = math.Inf(1)
 // after the run was cancelled.
 const cleanupTimeout = scrapeTimeout
 
-// cleanupCtx is ctx without its cancellation, bounded: a participant
-// must still leave the clock (or hand its time on) when the run is
-// cancelled, or a reused engine would wait for it forever.
-func cleanupCtx(ctx context.Context) context.Context {
-	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	_ = cancel // released by the timeout; the calls are short
-	return c
+// cleanupCtx is ctx without its cancellation, bounded from now: a
+// participant must still leave the clock (or hand its time on) when the
+// run is cancelled, or a reused engine would wait for it forever.
+func cleanupCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 }
 
 // vjoin makes every lane a participant at the run's time.
@@ -45,7 +43,10 @@ func (r *runner) vjoin(ctx context.Context, lanes []*lane) error {
 // arrived; the waiter's clock then continues at the latest member time.
 func (r *runner) vwait(ctx context.Context, n int, waiter *vpart) *vgroup {
 	g := newVGroup(r.vc, n, waiter)
-	_ = r.vc.block(ctx, waiter) // an engine that failed fails the requests
+	g.warn = func(err error) { r.logf("warning: virtual clock: %v", err) }
+	if err := r.vc.block(ctx, waiter); err != nil {
+		g.warn(err) // an engine that failed fails the requests too
+	}
 	return g
 }
 

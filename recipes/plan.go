@@ -205,12 +205,17 @@ func (p *Problem) Error() string {
 
 func (p *Problem) Unwrap() error { return p.Err }
 
-// PlanError lists every problem of a plan (every offending point).
+// PlanError lists every problem of a plan (every offending point; one
+// problem for all rows of a key that are not supported yet). A single
+// problem prints as one line.
 type PlanError struct {
 	Problems []*Problem
 }
 
 func (e *PlanError) Error() string {
+	if len(e.Problems) == 1 {
+		return e.Problems[0].Error()
+	}
 	pts := map[int]bool{}
 	msgs := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
@@ -251,8 +256,11 @@ func Plan(rows matrix.Matrix, opts PlanOptions) ([]Point, error) {
 		return nil, err
 	}
 	points := make([]Point, 0, len(rows))
-	var probs []*Problem
+	probs, unsupported := unsupportedProblems(rows)
 	for i, row := range rows {
+		if unsupported[i] {
+			continue
+		}
 		p, ps := cfg.plan(i, row)
 		probs = append(probs, ps...)
 		if len(ps) == 0 {

@@ -80,10 +80,12 @@ type Launcher struct {
 	GPU  string // the <gpu> part of the script name
 	// FrameworkFirst tries <prefix>_<precision>_<gpu>_<framework>[_mtp]
 	// first and falls back to the name without the framework (MI355X, B300,
-	// H200). Otherwise the framework is never in the name (MI325X, MI300X).
+	// H200, B200). Otherwise the framework is never in the name (MI325X,
+	// MI300X, H100).
 	FrameworkFirst bool
 	// FallbackSuffix is the engine suffix kept in the fallback name
-	// (MI355X keeps "_atom" for ATOM; B300 and H200 keep "_trt" for TRT-LLM).
+	// (MI355X keeps "_atom" for ATOM; B300, H200 and B200 keep "_trt" for
+	// TRT-LLM).
 	FallbackSuffix map[string]string
 }
 
@@ -94,6 +96,8 @@ var launchers = []Launcher{
 	{Name: "mi355x-amds", GPU: "mi355x", FrameworkFirst: true, FallbackSuffix: map[string]string{"atom": "_atom"}},
 	{Name: "b300-nv", GPU: "b300", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
 	{Name: "h200-dgxc-slurm", GPU: "h200", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
+	{Name: "b200-dgxc", GPU: "b200", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
+	{Name: "h100-dgxc-slurm", GPU: "h100"},
 }
 
 // Launchers returns the known launchers.

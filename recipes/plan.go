@@ -365,10 +365,7 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 		fail(rc.Name, "recipe", err)
 		return Point{}, probs
 	}
-	runner := o.RunnerName
-	if runner == "" {
-		runner = RunnerName(row, o.Runners)
-	}
+	runner := o.runner(row)
 	p := Point{
 		Row: *row.Clone(), Recipe: rc.Name, CommandFile: rc.CommandFile,
 		Port: c.Port, EnginePort: c.EnginePort, ResultDir: o.ResultDir,
@@ -473,6 +470,15 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 	return p, probs
 }
 
+// runner is the runner a row is planned for: the option's, else the first
+// of the row's label.
+func (o *planConfig) runner(row *matrix.Row) string {
+	if o.RunnerName != "" {
+		return o.RunnerName
+	}
+	return RunnerName(row, o.Runners)
+}
+
 func (o *planConfig) duration(row *matrix.Row) int { return Duration(row, o.Fast, o.Duration) }
 
 // Duration is the benchmark duration in seconds a row is planned with:
@@ -512,6 +518,14 @@ func (o *planConfig) ctx(row *matrix.Row, rc *Recipe) (*Ctx, error) {
 	}
 	if c.ModelPath == "" {
 		c.ModelPath = row.Model
+		if prof, err := ProfileFor(o.runner(row)); err == nil && prof.ModelPath != nil {
+			if path := prof.ModelPath(row); path != "" {
+				c.ModelPath = path
+				if prof.ModelIsPath {
+					c.Model = path
+				}
+			}
+		}
 	}
 	if c.TP < 1 || c.Conc < 1 {
 		return nil, fmt.Errorf("row needs tp >= 1 and conc >= 1 (tp %d, conc %d)", row.TP, row.Conc)

@@ -52,6 +52,11 @@ func Builtin() *Catalog {
 		glm52FP4MI355XSGLang(),
 		dsv4FP4MI355XSGLang(),
 		qwen35FP8B300SGLang(),
+		qwen35FP8B200SGLang(),
+		qwen35FP4B300SGLang(),
+		qwen35FP4B200SGLang(),
+		minimaxM3FP8H200(),
+		minimaxM3FP8H100(),
 		qwen35FP8H200(),
 	)
 	if err != nil {

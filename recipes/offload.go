@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -21,11 +22,21 @@ type Offload struct {
 	Env []EnvVar
 }
 
-// Sidecar is a helper process of a point (an LMCache shard server).
+// Sidecar is a helper process of a point (an LMCache shard server, the
+// Mooncake master). Files are written before it starts. HealthURL is ""
+// for a sidecar without a readiness endpoint (the Mooncake master, which
+// InferenceX only checks is alive after 2 s).
 type Sidecar struct {
 	Name      string  `json:"name"`
 	Command   Command `json:"command"`
 	HealthURL string  `json:"health_url"`
+	Files     []File  `json:"files,omitempty"`
+}
+
+// File is a file a point writes before a process starts (a config file).
+type File struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
 }
 
 // OffloadArgs expands the offload flags of the row's backend (nothing on
@@ -161,7 +172,7 @@ func LMCache() Offload {
 			}
 			return []Arg{Flag("--kv-transfer-config", kvTransferConfig{
 				Connector: "LMCacheMPConnector", ModulePath: "lmcache.integration.vllm.lmcache_mp_connector", Role: "kv_both",
-				Extra: map[string]any{"lmcache.mp.server_urls": strings.Join(urls, ","), "lmcache.mp.mq_timeout": 6000.0},
+				Extra: lmcacheMPExtra{ServerURLs: strings.Join(urls, ","), MQTimeout: "6000.0"},
 			})}, nil
 		},
 		Sidecars: func(c *Ctx) []Sidecar {
@@ -184,10 +195,74 @@ func LMCache() Offload {
 	}
 }
 
-// kvTransferConfig is vLLM's --kv-transfer-config object.
+// kvTransferConfig is vLLM's --kv-transfer-config object, its keys in
+// InferenceX's order. Extra is a map or a struct that keeps the key order
+// and number literals of InferenceX's JSON (lmcacheMPExtra).
 type kvTransferConfig struct {
-	Connector  string         `json:"kv_connector"`
-	ModulePath string         `json:"kv_connector_module_path,omitempty"`
-	Role       string         `json:"kv_role"`
-	Extra      map[string]any `json:"kv_connector_extra_config,omitempty"`
+	Connector  string `json:"kv_connector"`
+	ModulePath string `json:"kv_connector_module_path,omitempty"`
+	Role       string `json:"kv_role"`
+	Extra      any    `json:"kv_connector_extra_config,omitempty"`
+}
+
+// lmcacheMPExtra is the LMCacheMPConnector's extra config as InferenceX
+// writes it: server URLs first, and the timeout as the literal 6000.0
+// (json.Number keeps the form; a float64 would print 6000).
+type lmcacheMPExtra struct {
+	ServerURLs string      `json:"lmcache.mp.server_urls"`
+	MQTimeout  json.Number `json:"lmcache.mp.mq_timeout"`
+}
+
+// Mooncake is vLLM's MooncakeStoreConnector with an embedded Mooncake store
+// as InferenceX's H100/H200 MiniMax-M3 recipes run it: a mooncake_master
+// on port+12000, a per-rank global segment of perRankGB(total GiB, TP) GB
+// and a 4 GB local buffer in $RESULT_DIR/mooncake_config.json.
+func Mooncake(perRankGB func(totalGiB, tp int) int) Offload {
+	cfgPath := func(c *Ctx) string { return strings.TrimSuffix(c.ResultDir, "/") + "/mooncake_config.json" }
+	size := func(c *Ctx) (int, error) {
+		gib := int(int64(c.TotalCPUDRAMGB()) * 1_000_000_000 / (1 << 30))
+		n := perRankGB(gib, c.TP)
+		if n <= 0 {
+			return 0, fmt.Errorf("mooncake: total-cpu-dram-gb %d is too small for the checkpoint cache and KV offload", c.TotalCPUDRAMGB())
+		}
+		return n, nil
+	}
+	return Offload{
+		Backend: "mooncake",
+		Args: func(c *Ctx) ([]Arg, error) {
+			if _, err := size(c); err != nil {
+				return nil, err
+			}
+			return []Arg{Flag("--kv-transfer-config", kvTransferConfig{
+				Connector: "MooncakeStoreConnector", Role: "kv_both", Extra: map[string]any{"load_async": true},
+			})}, nil
+		},
+		Env: []EnvVar{
+			EnvFn("MOONCAKE_CONFIG_PATH", cfgPath),
+			Env("PYTHONHASHSEED", "0"),
+			Env("MC_SLICE_SIZE", "1048576"),
+			Env("MC_WORKERS_PER_CTX", "4"),
+			Env("MC_ENABLE_DEST_DEVICE_AFFINITY", "1"),
+		},
+		Sidecars: func(c *Ctx) []Sidecar {
+			n, _ := size(c) // Args reported the error
+			port := strconv.Itoa(c.Port + 12000)
+			cfg := fmt.Sprintf(`{
+  "mode": "embedded",
+  "metadata_server": "P2PHANDSHAKE",
+  "master_server_address": "127.0.0.1:%s",
+  "global_segment_size": "%dGB",
+  "local_buffer_size": "4GB",
+  "protocol": "rdma",
+  "device_name": "",
+  "enable_offload": false
+}
+`, port, n)
+			return []Sidecar{{
+				Name:    "mooncake-master",
+				Command: Command{Argv: []string{"mooncake_master", "--port", port, "--eviction_high_watermark_ratio=0.80", "--eviction_ratio=0.10"}},
+				Files:   []File{{Path: cfgPath(c), Content: cfg}},
+			}}
+		},
+	}
 }

@@ -416,6 +416,9 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 		fail(rc.Name, "engine", err)
 	}
 	p.Engine = withEnv(argv)
+	if strings.Contains(c.ModelPath, hfSnapshotPlaceholder) {
+		p.Engine.Placeholders = []string{hfSnapshotPlaceholder}
+	}
 	p.Escapes = append(p.Escapes, escapes...)
 	if off != nil && off.Sidecars != nil {
 		for _, s := range off.Sidecars(c) {
@@ -515,16 +518,17 @@ func (o *planConfig) ctx(row *matrix.Row, rc *Recipe) (*Ctx, error) {
 		Row: row, TP: row.TP, EP: max(row.EP, 1), Conc: row.Conc, DPAttn: row.DPAttn,
 		EvalOnly: o.Eval || row.EvalOnly != nil && *row.EvalOnly,
 		Port:     o.Port, EnginePort: o.Port, Model: row.Model, ModelPath: o.ModelPath,
+		ResultDir: o.ResultDir,
 	}
 	if c.ModelPath == "" {
 		c.ModelPath = row.Model
-		if prof, err := ProfileFor(o.runner(row)); err == nil && prof.ModelPath != nil {
-			if path := prof.ModelPath(row); path != "" {
-				c.ModelPath = path
-				if prof.ModelIsPath {
-					c.Model = path
-				}
+		if prof, err := ProfileFor(o.runner(row)); err == nil && prof.ModelPath != nil && prof.ModelPath(row) != "" {
+			c.ModelPath = prof.ModelPath(row)
+			if prof.ModelIsPath {
+				c.Model = c.ModelPath
 			}
+		} else if rc.ModelPath != nil {
+			c.ModelPath = rc.ModelPath(c)
 		}
 	}
 	if c.TP < 1 || c.Conc < 1 {

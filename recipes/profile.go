@@ -80,6 +80,10 @@ func (a SlurmAlloc) Args(gpus int) []string {
 type Profile struct {
 	// Name is the launcher's runner-name prefix ("mi325x-amds").
 	Name string
+	// Labels are runners.yaml labels whose runners all use this launcher
+	// when the label differs from Name ("cluster:h200-dgxc" for
+	// h200-dgxc-slurm_NN).
+	Labels []string
 	// GPUsPerNode is the node size (runners.yaml hardware).
 	GPUsPerNode int
 	Container   Container
@@ -156,14 +160,14 @@ var profiles = []Profile{
 			"salloc --exclusive --mem=0, srun --export=ALL,PORT=8888,AIPERF_DATASET_MMAP_CACHE_DIR=/aiperf_mmap_cache; recorded NVIDIA argv sample",
 	},
 	{
-		Name: "h100-dgxc-slurm", GPUsPerNode: 8, Container: Enroot,
+		Name: "h100-dgxc-slurm", Labels: []string{"cluster:h100-dgxc"}, GPUsPerNode: 8, Container: Enroot,
 		Mounts: []Mount{{"$GITHUB_WORKSPACE", "/workspace/"}, {"/mnt/nfs/sa-shared/gharunners/hf-hub-cache/", "$HF_HUB_CACHE"}, {"/mnt/nfs/sa-shared/gharunners/ai-perf-cache", "/aiperf_mmap_cache"}},
 		Slurm:  SlurmAlloc{Partition: "hpc-gpu-1", Account: "customer", Exclusive: true, TimeMinutes: 180},
 		Env:    map[string]string{"AIPERF_DATASET_MMAP_CACHE_DIR": "/aiperf_mmap_cache"}, DeviceVars: nvidiaDeviceVars,
 		Source: "launch_h100-dgxc-slurm.sh single-node branch (InferenceX 843c6254f): salloc --exclusive --time=180, srun --export=ALL,PORT=8888,AIPERF_DATASET_MMAP_CACHE_DIR=/aiperf_mmap_cache",
 	},
 	{
-		Name: "h200-dgxc-slurm", GPUsPerNode: 8, Container: Enroot,
+		Name: "h200-dgxc-slurm", Labels: []string{"cluster:h200-dgxc"}, GPUsPerNode: 8, Container: Enroot,
 		Mounts: []Mount{{"$GITHUB_WORKSPACE", "/workspace/"}, {"/models/gharunners/hf-hub-cache", "$HF_HUB_CACHE"}, {"/home/sa-shared/gharunners/ai-perf-cache", "/aiperf_mmap_cache"}},
 		Slurm:  SlurmAlloc{Partition: "main", Account: "sa-shared", Exclusive: true, TimeMinutes: 180},
 		Env:    map[string]string{"AIPERF_DATASET_MMAP_CACHE_DIR": "/aiperf_mmap_cache"}, DeviceVars: nvidiaDeviceVars,
@@ -220,11 +224,11 @@ func Profiles() []Profile {
 }
 
 // ProfileFor returns the profile of a runner name or label
-// ("mi325x-amds_03", "cluster:mi325x-amds").
+// ("mi325x-amds_03", "cluster:mi325x-amds", "cluster:h200-dgxc").
 func ProfileFor(runner string) (Profile, error) {
 	prefix, _, _ := strings.Cut(strings.TrimPrefix(runner, "cluster:"), "_")
 	for _, p := range profiles {
-		if p.Name == prefix {
+		if p.Name == prefix || slices.Contains(p.Labels, runner) {
 			return p.clone(), nil
 		}
 	}
@@ -265,6 +269,7 @@ func (p Profile) String() string {
 }
 
 func (p Profile) clone() Profile {
+	p.Labels = slices.Clone(p.Labels)
 	p.Mounts = slices.Clone(p.Mounts)
 	p.Env = maps.Clone(p.Env)
 	p.DeviceVars = slices.Clone(p.DeviceVars)

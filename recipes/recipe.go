@@ -40,6 +40,10 @@ type Recipe struct {
 	// CommandFile is the file InferenceX records the engine argv in
 	// (sglang_command.txt, vllm_command.txt, server_command.txt).
 	CommandFile string
+	// ModelPath, when set, is what the engine loads when the launcher sets
+	// no MODEL_PATH (e.g. a snapshot in the HF cache); it may hold run-time
+	// placeholders (${NAME}). Nil loads the model id.
+	ModelPath func(*Ctx) string
 	// CopyHIPDevices copies ROCR_VISIBLE_DEVICES to HIP_VISIBLE_DEVICES at
 	// run time when it is set (every AMD recipe but one does).
 	CopyHIPDevices bool
@@ -86,6 +90,8 @@ type Ctx struct {
 	// Model is the model id (also the served model name); ModelPath is
 	// what the engine loads.
 	Model, ModelPath string
+	// ResultDir is the point's result directory (RESULT_DIR).
+	ResultDir string
 	// GoldenAL is the recipe's golden acceptance length (0 without
 	// speculative decoding).
 	GoldenAL float64

@@ -108,6 +108,9 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 		if s.Simulate {
 			continue // the simulated engine keeps its KV cache in simulated HBM only
 		}
+		if sc.HealthURL == "" {
+			return Spec{}, fmt.Errorf("sidecar %s has no readiness endpoint: real runs of this offload backend are not supported yet (run it with --simulate)", sc.Name)
+		}
 		ps := s.proc(sc.Name, sc.Command)
 		spec.Sidecars = append(spec.Sidecars, Sidecar{Proc: ps, HealthURL: sc.HealthURL})
 	}

@@ -6,10 +6,10 @@ import (
 	"sweep/configs"
 )
 
-// hfSnapshotPlaceholder stands for the revision of a model snapshot in the
+// HFSnapshotPlaceholder stands for the revision of a model snapshot in the
 // HF hub cache, which the H200 MiniMax-M3 recipe resolves at run time
 // (refs/main of the cached model).
-const hfSnapshotPlaceholder = "${HF_SNAPSHOT_REVISION}"
+const HFSnapshotPlaceholder = "${HF_SNAPSHOT_REVISION}"
 
 // hfHubCache is the workflow's HF_HUB_CACHE (benchmark-tmpl.yml).
 const hfHubCache = "/mnt/hf_hub_cache/"
@@ -86,7 +86,7 @@ func minimaxM3Hopper(gpu string, h100 bool) *Recipe {
 		// The H200 script loads the complete snapshot of the HF cache
 		// (HF_HUB_CACHE/models--ORG--NAME/snapshots/REV); H100 loads the id.
 		r.ModelPath = func(c *Ctx) string {
-			return hfHubCache + "models--" + strings.ReplaceAll(c.Model, "/", "--") + "/snapshots/" + hfSnapshotPlaceholder
+			return hfHubCache + "models--" + strings.ReplaceAll(c.Model, "/", "--") + "/snapshots/" + HFSnapshotPlaceholder
 		}
 	}
 	return r

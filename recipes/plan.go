@@ -416,8 +416,8 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 		fail(rc.Name, "engine", err)
 	}
 	p.Engine = withEnv(argv)
-	if strings.Contains(c.ModelPath, hfSnapshotPlaceholder) {
-		p.Engine.Placeholders = []string{hfSnapshotPlaceholder}
+	if strings.Contains(c.ModelPath, HFSnapshotPlaceholder) {
+		p.Engine.Placeholders = []string{HFSnapshotPlaceholder}
 	}
 	p.Escapes = append(p.Escapes, escapes...)
 	if off != nil && off.Sidecars != nil {

@@ -104,6 +104,11 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 			spec.Engine.Env[envSimFault] = s.SimFault
 		}
 	}
+	if slices.Contains(p.Engine.Placeholders, recipes.HFSnapshotPlaceholder) {
+		if err := resolveSnapshot(spec.Engine.Argv, s.Simulate); err != nil {
+			return Spec{}, err
+		}
+	}
 	for _, sc := range p.Sidecars {
 		if s.Simulate {
 			continue // the simulated engine keeps its KV cache in simulated HBM only
@@ -169,6 +174,34 @@ func (s Setup) proc(name string, c recipes.Command) proc.Spec {
 		}
 	}
 	return proc.Spec{Name: name, Argv: slices.Clone(c.Argv), Env: env, Unset: slices.Clone(c.Unset)}
+}
+
+// simulatedSnapshot is the snapshot revision a simulated engine is given
+// (it loads no weights).
+const simulatedSnapshot = "simulated"
+
+// resolveSnapshot replaces recipes.HFSnapshotPlaceholder in argv with the
+// revision the HF hub cache holds for the model (refs/main beside the
+// snapshots directory), as InferenceX's recipe resolves it.
+func resolveSnapshot(argv []string, simulate bool) error {
+	for i, a := range argv {
+		dir, _, ok := strings.Cut(a, "/snapshots/"+recipes.HFSnapshotPlaceholder)
+		if !ok {
+			continue
+		}
+		rev := simulatedSnapshot
+		if !simulate {
+			data, err := os.ReadFile(filepath.Join(dir, "refs", "main"))
+			if err != nil {
+				return fmt.Errorf("engine model %s: no cached snapshot (%w); download it first (hf download)", dir, err)
+			}
+			if rev = strings.TrimSpace(string(data)); rev == "" || strings.ContainsRune(rev, '/') {
+				return fmt.Errorf("engine model %s: refs/main holds %q, not a revision", dir, rev)
+			}
+		}
+		argv[i] = strings.ReplaceAll(a, recipes.HFSnapshotPlaceholder, rev)
+	}
+	return nil
 }
 
 // unresolved rejects commands that still carry ${...} placeholders: sweep

@@ -58,6 +58,7 @@ func Builtin() *Catalog {
 		minimaxM3FP8H200(),
 		minimaxM3FP8H100(),
 		qwen35FP8H200(),
+		qwen35FP8H100(),
 	)
 	if err != nil {
 		panic("recipes: built-in catalog: " + err.Error()) // a programming error caught by every test
@@ -149,7 +150,14 @@ func LauncherFor(runnerName string) (Launcher, error) {
 	return launchers[i], nil
 }
 
-// Lookup routes a row to its recipe as InferenceX's launchers do.
+// retiredScripts are recipe scripts InferenceX removed while a master
+// config key still routes to them (the key cannot run there either).
+var retiredScripts = map[string]string{
+	"qwen3.5_fp8_h100": "InferenceX removed in #2561 (AgentX support synced with production results at 843c6254f); only the _mtp variant exists",
+}
+
+// Lookup routes a row to its recipe as InferenceX's launchers do. A row
+// routed to a script InferenceX removed is ErrNotSupported.
 func (c *Catalog) Lookup(r *matrix.Row, runners *configs.Runners) (*Recipe, error) {
 	runner := RunnerName(r, runners)
 	l, err := LauncherFor(runner)
@@ -160,6 +168,11 @@ func (c *Catalog) Lookup(r *matrix.Row, runners *configs.Runners) (*Recipe, erro
 	for _, n := range names {
 		if rec, ok := c.Recipe(n); ok {
 			return rec, nil
+		}
+	}
+	for _, n := range names {
+		if why, ok := retiredScripts[n]; ok {
+			return nil, fmt.Errorf("%w: launch_%s.sh would run benchmarks/single_node/agentic/%s.sh, which %s", ErrNotSupported, l.Name, n, why)
 		}
 	}
 	tried := make([]string, len(names))

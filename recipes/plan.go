@@ -268,7 +268,7 @@ func Plan(rows matrix.Matrix, opts PlanOptions) ([]Point, error) {
 		}
 	}
 	if len(probs) > 0 {
-		return nil, &PlanError{Problems: probs}
+		return nil, &PlanError{Problems: mergeNotSupported(probs)}
 	}
 	return points, nil
 }

@@ -37,6 +37,7 @@ var shippedKeys = []string{
 	"qwen3.5-fp8-b300-sglang-agentic-power-ab", "qwen3.5-fp8-b200-sglang-agentic-mtp",
 	"qwen3.5-fp4-b300-sglang-agentic-mtp", "qwen3.5-fp4-b300-sglang-agentic-power-ab",
 	"qwen3.5-fp4-b200-sglang-agentic-mtp", "minimaxm3-fp8-h200-vllm-agentic-mtp", "minimaxm3-fp8-h100-vllm-agentic-mtp",
+	"qwen3.5-fp8-h100-sglang-agentic-mtp",
 }
 
 // generator parses the embedded configs once for all tests (read-only).
@@ -386,7 +387,7 @@ func TestBuiltinCatalog(t *testing.T) {
 	rb, _ := b.Recipe("minimaxm3_fp4_mi355x_mtp")
 	ra.Spec.VLLM.NumSpeculativeTokens = 99
 	assert.Equal(t, 3, rb.Spec.VLLM.NumSpeculativeTokens, "Builtin returns fresh values")
-	assert.Len(t, a.Recipes(), 18)
+	assert.Len(t, a.Recipes(), 19)
 	_, err := NewCatalog(ra, rb)
 	assert.ErrorContains(t, err, "recipe minimaxm3_fp4_mi355x_mtp defined twice")
 }

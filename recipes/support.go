@@ -77,6 +77,34 @@ func unsupportedProblems(rows matrix.Matrix) ([]*Problem, map[int]bool) {
 	return probs, skip
 }
 
+// mergeNotSupported folds the ErrNotSupported problems of one key with the
+// same message into one problem that counts the points.
+func mergeNotSupported(probs []*Problem) []*Problem {
+	type group struct {
+		p *Problem
+		n int
+	}
+	groups := map[string]*group{}
+	var out []*Problem
+	for _, p := range probs {
+		if !errors.Is(p.Err, ErrNotSupported) || strings.HasPrefix(p.Point, "(") {
+			out = append(out, p)
+			continue
+		}
+		id := p.ConfigKey + "\x00" + p.Err.Error()
+		if g, ok := groups[id]; ok {
+			g.n++
+			g.p.Point = fmt.Sprintf("(%d point(s))", g.n)
+			continue
+		}
+		q := *p
+		q.Point = "(1 point(s))"
+		groups[id] = &group{p: &q, n: 1}
+		out = append(out, &q)
+	}
+	return out
+}
+
 // Status says whether a config key plans.
 type Status string
 

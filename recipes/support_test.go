@@ -22,7 +22,6 @@ var pendingKeys = map[string]string{
 	"dsv4-fp4-b300-sglang-agentic-hicache-mtp": "no recipe yet for dsv4_fp4_b300_sglang_mtp.sh",
 	"dsv4-fp4-b300-vllm-agentic-mtp":           "no recipe yet for dsv4_fp4_b300_vllm_mtp.sh",
 	"kimik3-fp4-b300-vllm-agentic-dspark":      "no recipe yet for kimik3_fp4_b300_vllm_mtp.sh",
-	"qwen3.5-fp8-h100-sglang-agentic-mtp":      "no recipe yet for qwen3.5_fp8_h100_mtp.sh",
 	"minimaxm3-fp4-b300-vllm-agentic-mtp":      "no recipe yet for minimaxm3_fp4_b300_mtp.sh",
 	"minimaxm3-fp4-b200-vllm-agentic-mtp":      "no recipe yet for minimaxm3_fp4_b200_mtp.sh",
 	"glm5.2-fp4-b300-sglang-agentic-mtp":       "no recipe yet for glm5.2_fp4_b300_sglang_mtp.sh",
@@ -79,6 +78,7 @@ func TestUnsupportedKeyIsOneProblem(t *testing.T) {
 	}{
 		{"kimik3-fp4-mi355x-atom-agentic-mtp", "kimik3-fp4-mi355x-atom-agentic-mtp (4 point(s)): recipe: not supported yet: engine ATOM (framework atom); sweep has SGLang and vLLM recipes only"},
 		{"minimaxm3-fp4-b300-trtllm-agentic-mtp", "minimaxm3-fp4-b300-trtllm-agentic-mtp (11 point(s)): recipe: not supported yet: engine TRT-LLM (framework trt); sweep has SGLang and vLLM recipes only"},
+		{"qwen3.5-fp8-h100-sglang-agentic", "qwen3.5-fp8-h100-sglang-agentic (15 point(s)): recipe: not supported yet: launch_h100-dgxc-slurm.sh would run benchmarks/single_node/agentic/qwen3.5_fp8_h100.sh, which InferenceX removed in #2561 (AgentX support synced with production results at 843c6254f); only the _mtp variant exists"},
 		{"dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp", "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp (12 point(s)): recipe: not supported yet: multi-node or disaggregated serving (framework sglang-disagg); sweep plans single-node SGLang and vLLM engines only"},
 	}
 	for _, tc := range tests {

@@ -59,6 +59,10 @@ func Builtin() *Catalog {
 		minimaxM3FP8H100(),
 		qwen35FP8H200(),
 		qwen35FP8H100(),
+		glm52FP4B300SGLang(),
+		glm52FP4B200SGLang(),
+		minimaxM3FP4B300(),
+		minimaxM3FP4B200(),
 	)
 	if err != nil {
 		panic("recipes: built-in catalog: " + err.Error()) // a programming error caught by every test

@@ -63,6 +63,8 @@ func Builtin() *Catalog {
 		glm52FP4B200SGLang(),
 		minimaxM3FP4B300(),
 		minimaxM3FP4B200(),
+		dsv4FP4B300SGLang(),
+		dsv4FP4B200SGLang(),
 	)
 	if err != nil {
 		panic("recipes: built-in catalog: " + err.Error()) // a programming error caught by every test

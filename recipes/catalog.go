@@ -65,6 +65,8 @@ func Builtin() *Catalog {
 		minimaxM3FP4B200(),
 		dsv4FP4B300SGLang(),
 		dsv4FP4B200SGLang(),
+		dsv4FP4B300VLLM(),
+		dsv4FP4B200VLLM(),
 	)
 	if err != nil {
 		panic("recipes: built-in catalog: " + err.Error()) // a programming error caught by every test

@@ -67,6 +67,7 @@ func Builtin() *Catalog {
 		dsv4FP4B200SGLang(),
 		dsv4FP4B300VLLM(),
 		dsv4FP4B200VLLM(),
+		kimiK3FP4B300VLLM(),
 	)
 	if err != nil {
 		panic("recipes: built-in catalog: " + err.Error()) // a programming error caught by every test

@@ -81,7 +81,13 @@ func minimaxM3Hopper(gpu string, h100 bool) *Recipe {
 	if h100 {
 		weights = 26
 	}
-	r.Offload = []Offload{Mooncake(func(gib, tp int) int { return (gib-414)/tp - weights - 4 })}
+	r.Offload = []Offload{Mooncake(MooncakeOptions{
+		PerRankGB: func(c *Ctx) int {
+			gib := int(int64(c.TotalCPUDRAMGB()) * 1_000_000_000 / (1 << 30))
+			return (gib-414)/c.TP - weights - 4
+		},
+		HighWatermark: "0.80", Transfer: mooncakeLoadAsync, Env: mooncakeHopperEnv,
+	})}
 	if !h100 {
 		// The H200 script loads the complete snapshot of the HF cache
 		// (HF_HUB_CACHE/models--ORG--NAME/snapshots/REV); H100 loads the id.

@@ -202,7 +202,9 @@ type kvTransferConfig struct {
 	Connector  string `json:"kv_connector"`
 	ModulePath string `json:"kv_connector_module_path,omitempty"`
 	Role       string `json:"kv_role"`
-	Extra      any    `json:"kv_connector_extra_config,omitempty"`
+	// LoadFailurePolicy is kv_load_failure_policy ("recompute").
+	LoadFailurePolicy string `json:"kv_load_failure_policy,omitempty"`
+	Extra             any    `json:"kv_connector_extra_config,omitempty"`
 }
 
 // lmcacheMPExtra is the LMCacheMPConnector's extra config as InferenceX
@@ -213,15 +215,41 @@ type lmcacheMPExtra struct {
 	MQTimeout  json.Number `json:"lmcache.mp.mq_timeout"`
 }
 
-// Mooncake is vLLM's MooncakeStoreConnector with an embedded Mooncake store
-// as InferenceX's H100/H200 MiniMax-M3 recipes run it: a mooncake_master
-// on port+12000, a per-rank global segment of perRankGB(total GiB, TP) GB
-// and a 4 GB local buffer in $RESULT_DIR/mooncake_config.json.
-func Mooncake(perRankGB func(totalGiB, tp int) int) Offload {
+// MooncakeOptions size and tune the embedded Mooncake store of a recipe.
+type MooncakeOptions struct {
+	// PerRankGB is the global segment per TP rank in GB; a result <= 0 is
+	// a plan error (the budget is too small).
+	PerRankGB func(*Ctx) int
+	// DeviceName is the config's RDMA device_name ("" for Mooncake's
+	// choice).
+	DeviceName string
+	// HighWatermark is mooncake_master's eviction_high_watermark_ratio.
+	HighWatermark string
+	// Transfer is the --kv-transfer-config object.
+	Transfer any
+	// Env is exported besides MOONCAKE_CONFIG_PATH.
+	Env []EnvVar
+}
+
+// mooncakeHopperEnv is what the H100/H200 MiniMax-M3 recipes export for
+// the Mooncake store.
+var mooncakeHopperEnv = []EnvVar{
+	Env("PYTHONHASHSEED", "0"),
+	Env("MC_SLICE_SIZE", "1048576"),
+	Env("MC_WORKERS_PER_CTX", "4"),
+	Env("MC_ENABLE_DEST_DEVICE_AFFINITY", "1"),
+}
+
+// mooncakeLoadAsync is the plain MooncakeStoreConnector config.
+var mooncakeLoadAsync = kvTransferConfig{Connector: "MooncakeStoreConnector", Role: "kv_both", Extra: map[string]any{"load_async": true}}
+
+// Mooncake is vLLM's MooncakeStoreConnector with an embedded Mooncake
+// store: a mooncake_master on port+12000 and a per-rank global segment with
+// a 4 GB local buffer in $RESULT_DIR/mooncake_config.json.
+func Mooncake(o MooncakeOptions) Offload {
 	cfgPath := func(c *Ctx) string { return strings.TrimSuffix(c.ResultDir, "/") + "/mooncake_config.json" }
 	size := func(c *Ctx) (int, error) {
-		gib := int(int64(c.TotalCPUDRAMGB()) * 1_000_000_000 / (1 << 30))
-		n := perRankGB(gib, c.TP)
+		n := o.PerRankGB(c)
 		if n <= 0 {
 			return 0, fmt.Errorf("mooncake: total-cpu-dram-gb %d is too small for the checkpoint cache and KV offload", c.TotalCPUDRAMGB())
 		}
@@ -233,17 +261,9 @@ func Mooncake(perRankGB func(totalGiB, tp int) int) Offload {
 			if _, err := size(c); err != nil {
 				return nil, err
 			}
-			return []Arg{Flag("--kv-transfer-config", kvTransferConfig{
-				Connector: "MooncakeStoreConnector", Role: "kv_both", Extra: map[string]any{"load_async": true},
-			})}, nil
+			return []Arg{Flag("--kv-transfer-config", o.Transfer)}, nil
 		},
-		Env: []EnvVar{
-			EnvFn("MOONCAKE_CONFIG_PATH", cfgPath),
-			Env("PYTHONHASHSEED", "0"),
-			Env("MC_SLICE_SIZE", "1048576"),
-			Env("MC_WORKERS_PER_CTX", "4"),
-			Env("MC_ENABLE_DEST_DEVICE_AFFINITY", "1"),
-		},
+		Env: append([]EnvVar{EnvFn("MOONCAKE_CONFIG_PATH", cfgPath)}, o.Env...),
 		Sidecars: func(c *Ctx) []Sidecar {
 			n, _ := size(c) // Args reported the error
 			port := strconv.Itoa(c.Port + 12000)
@@ -254,13 +274,13 @@ func Mooncake(perRankGB func(totalGiB, tp int) int) Offload {
   "global_segment_size": "%dGB",
   "local_buffer_size": "4GB",
   "protocol": "rdma",
-  "device_name": "",
+  "device_name": %q,
   "enable_offload": false
 }
-`, port, n)
+`, port, n, o.DeviceName)
 			return []Sidecar{{
 				Name:    "mooncake-master",
-				Command: Command{Argv: []string{"mooncake_master", "--port", port, "--eviction_high_watermark_ratio=0.80", "--eviction_ratio=0.10"}},
+				Command: Command{Argv: []string{"mooncake_master", "--port", port, "--eviction_high_watermark_ratio=" + o.HighWatermark, "--eviction_ratio=0.10"}},
 				Files:   []File{{Path: cfgPath(c), Content: cfg}},
 			}}
 		},

@@ -360,6 +360,10 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 		fail("", "recipe", err)
 		return Point{}, probs
 	}
+	if rc.SpecFor != nil {
+		rc = rc.Clone()
+		rc.Spec = rc.SpecFor(row)
+	}
 	c, err := o.ctx(row, rc)
 	if err != nil {
 		fail(rc.Name, "recipe", err)

@@ -54,6 +54,10 @@ type Recipe struct {
 	Parallel Parallel
 	// Spec is the speculative decoding setup; its zero value means none.
 	Spec Speculation
+	// SpecFor, when set, replaces Spec for a row (a recipe that drafts
+	// more tokens at low concurrency and none at high); a zero value means
+	// no speculation for that row.
+	SpecFor func(*matrix.Row) Speculation
 	// Args are the engine flags in the order InferenceX passes them. The
 	// groups ParallelArgs, SpecArgs and OffloadArgs expand the shared
 	// behaviour at their position.

@@ -12,20 +12,11 @@ import (
 )
 
 // pendingKeys are single-node SGLang/vLLM agentic keys of the shipped
-// masters that sweep cannot plan yet, with why. TestCoverageOfShippedMasters
-// fails when one of them starts planning (remove it here) or when another
-// key stops planning.
+// masters that sweep does not plan, with why (InferenceX cannot run them
+// either). TestCoverageOfShippedMasters fails when one of them starts
+// planning (remove it here) or when another key stops planning.
 var pendingKeys = map[string]string{
-	"qwen3.5-fp8-h100-sglang-agentic":          "InferenceX removed benchmarks/single_node/agentic/qwen3.5_fp8_h100.sh",
-	"dsv4-fp4-b200-sglang-agentic-hicache-mtp": "no recipe yet for dsv4_fp4_b200_sglang_mtp.sh",
-	"dsv4-fp4-b200-vllm-agentic-mtp":           "no recipe yet for dsv4_fp4_b200_vllm_mtp.sh",
-	"dsv4-fp4-b300-sglang-agentic-hicache-mtp": "no recipe yet for dsv4_fp4_b300_sglang_mtp.sh",
-	"dsv4-fp4-b300-vllm-agentic-mtp":           "no recipe yet for dsv4_fp4_b300_vllm_mtp.sh",
-	"kimik3-fp4-b300-vllm-agentic-dspark":      "no recipe yet for kimik3_fp4_b300_vllm_mtp.sh",
-	"minimaxm3-fp4-b300-vllm-agentic-mtp":      "no recipe yet for minimaxm3_fp4_b300_mtp.sh",
-	"minimaxm3-fp4-b200-vllm-agentic-mtp":      "no recipe yet for minimaxm3_fp4_b200_mtp.sh",
-	"glm5.2-fp4-b300-sglang-agentic-mtp":       "no recipe yet for glm5.2_fp4_b300_sglang_mtp.sh",
-	"glm5.2-fp4-b200-sglang-agentic-mtp":       "no recipe yet for glm5.2_fp4_b200_sglang_mtp.sh",
+	"qwen3.5-fp8-h100-sglang-agentic": "InferenceX removed benchmarks/single_node/agentic/qwen3.5_fp8_h100.sh",
 }
 
 // TestCoverageOfShippedMasters plans every agentic key of both shipped

@@ -92,7 +92,8 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 	}
 	spec.Engine = s.proc("engine", p.Engine)
 	if s.Simulate {
-		spec.Engine.Argv = append([]string{s.Executable, "sim-engine", "--"}, p.Engine.Argv...)
+		head := append([]string{s.Executable, "sim-engine"}, uncheckedArgs(p)...)
+		spec.Engine.Argv = append(append(head, "--"), spec.Engine.Argv...)
 		spec.Engine.Env[envSimTimeScale] = formatScale(s.TimeScale)
 		gpu := s.SimGPU
 		if gpu == "" {
@@ -174,6 +175,21 @@ func (s Setup) proc(name string, c recipes.Command) proc.Spec {
 		}
 	}
 	return proc.Spec{Name: name, Argv: slices.Clone(c.Argv), Env: env, Unset: slices.Clone(c.Unset)}
+}
+
+// uncheckedArgs are sim-engine's --unchecked FLAG:N options for the plan's
+// escapes that are engine flags, so the simulated engine accepts the flags
+// the plan passed without a schema check, as the real engine would.
+func uncheckedArgs(p *recipes.Point) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range p.Escapes {
+		if strings.HasPrefix(e.Flag, "-") && !seen[e.Flag] && slices.Contains(p.Engine.Argv, e.Flag) {
+			seen[e.Flag] = true
+			out = append(out, "--unchecked", e.Flag+":"+strconv.Itoa(len(e.Values)))
+		}
+	}
+	return out
 }
 
 // simulatedSnapshot is the snapshot revision a simulated engine is given

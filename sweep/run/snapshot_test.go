@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/recipes"
+	"sweep/recipes/schema"
 )
 
 func TestResolveSnapshot(t *testing.T) {
@@ -46,4 +47,18 @@ func TestResolveSnapshot(t *testing.T) {
 			assert.Equal(t, "8888", tc.argv[4], "other arguments are untouched")
 		})
 	}
+}
+
+func TestSimulatedEngineGetsThePlansUncheckedFlags(t *testing.T) {
+	p := &recipes.Point{
+		Engine: recipes.Command{Argv: []string{"vllm", "serve", "m", "--numa-bind", "--attention-config", "{}"}},
+		Escapes: []schema.Escape{
+			{Flag: "--numa-bind", Reason: "r"},
+			{Flag: "--attention-config", Values: []string{"{}"}, Reason: "r"},
+			{Flag: "--numa-bind", Reason: "r"},
+			{Flag: "lm_eval", Reason: "not an engine flag"},
+			{Flag: "--client-only", Reason: "not in the engine argv"},
+		},
+	}
+	assert.Equal(t, []string{"--unchecked", "--numa-bind:0", "--unchecked", "--attention-config:1"}, uncheckedArgs(p))
 }

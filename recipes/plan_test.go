@@ -316,6 +316,10 @@ func TestLookup(t *testing.T) {
 		{name: "no recipe", row: row("cluster:mi325x-amds", "llama9", "sglang"), wantErr: "no recipe: launch_mi325x-amds.sh would run benchmarks/single_node/agentic/llama9_fp8_mi325x_mtp.sh"},
 		{name: "atom key without recipe", row: &matrix.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "qwen3.5", Precision: "fp8", Framework: "atom", SpecDecoding: "mtp"}, wantErr: "would run benchmarks/single_node/agentic/qwen3.5_fp8_mi355x_atom_mtp.sh, and sweep has no recipe"},
 		{name: "unknown launcher", row: row("gb200-nv", "qwen3.5", "sglang"), wantErr: "runner gb200-nv: no launcher launch_gb200-nv.sh"},
+		{name: "b200 framework name first", row: row("cluster:b200-dgxc", "qwen3.5", "sglang"), want: "qwen3.5_fp8_b200_sglang_mtp"},
+		{name: "b200 falls back", row: &matrix.Row{Runner: "cluster:b200-dgxc", ModelPrefix: "minimaxm3", Precision: "fp4", Framework: "vllm", SpecDecoding: "mtp"}, want: "minimaxm3_fp4_b200_mtp"},
+		{name: "h100 never names the framework", row: row("cluster:h100-dgxc", "minimaxm3", "vllm"), want: "minimaxm3_fp8_h100_mtp"},
+		{name: "script InferenceX removed", row: &matrix.Row{Runner: "cluster:h100-dgxc", ModelPrefix: "qwen3.5", Precision: "fp8", Framework: "sglang"}, wantErr: "not supported yet: launch_h100-dgxc-slurm.sh would run benchmarks/single_node/agentic/qwen3.5_fp8_h100.sh, which InferenceX removed"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

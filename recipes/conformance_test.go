@@ -36,6 +36,11 @@ type sampleEntry struct {
 	ClientEnv      map[string]string `json:"client_env"`
 	EvalArgv       []string          `json:"eval_argv"`
 	EvalEnv        map[string]string `json:"eval_env"`
+	// Calls are every program the recipe ran, in order, by role.
+	Calls []struct {
+		Role string   `json:"role"`
+		Argv []string `json:"argv"`
+	} `json:"calls"`
 }
 
 // siteEnv are launcher site paths (mounts and caches of the CI hosts) that
@@ -238,6 +243,18 @@ func checkPoint(t *testing.T, e sampleEntry, p Point, aiperf string) {
 	assert.Equal(t, flagSet(t, es, es.TrimProgram(e.ServerArgv), nil), flagSet(t, es, es.TrimProgram(p.Engine.Argv), p.Escapes), "engine flags")
 	assert.Equal(t, e.serverEnv(), p.Engine.Env, "engine env")
 	assert.Equal(t, e.ServerEnvUnset, p.Engine.Unset, "engine unset")
+
+	// KV services (the Mooncake master) are the point's sidecars.
+	var services, sidecars [][]string
+	for _, c := range e.Calls {
+		if c.Role == "kv-service" {
+			services = append(services, c.Argv)
+		}
+	}
+	for _, sc := range p.Sidecars {
+		sidecars = append(sidecars, sc.Command.Argv)
+	}
+	assert.Equal(t, services, sidecars, "kv services")
 
 	// Router.
 	if e.RouterArgv == nil {

@@ -52,7 +52,22 @@ func Builtin() *Catalog {
 		glm52FP4MI355XSGLang(),
 		dsv4FP4MI355XSGLang(),
 		qwen35FP8B300SGLang(),
+		qwen35FP8B200SGLang(),
+		qwen35FP4B300SGLang(),
+		qwen35FP4B200SGLang(),
+		minimaxM3FP8H200(),
+		minimaxM3FP8H100(),
 		qwen35FP8H200(),
+		qwen35FP8H100(),
+		glm52FP4B300SGLang(),
+		glm52FP4B200SGLang(),
+		minimaxM3FP4B300(),
+		minimaxM3FP4B200(),
+		dsv4FP4B300SGLang(),
+		dsv4FP4B200SGLang(),
+		dsv4FP4B300VLLM(),
+		dsv4FP4B200VLLM(),
+		kimiK3FP4B300VLLM(),
 	)
 	if err != nil {
 		panic("recipes: built-in catalog: " + err.Error()) // a programming error caught by every test
@@ -80,10 +95,12 @@ type Launcher struct {
 	GPU  string // the <gpu> part of the script name
 	// FrameworkFirst tries <prefix>_<precision>_<gpu>_<framework>[_mtp]
 	// first and falls back to the name without the framework (MI355X, B300,
-	// H200). Otherwise the framework is never in the name (MI325X, MI300X).
+	// H200, B200). Otherwise the framework is never in the name (MI325X,
+	// MI300X, H100).
 	FrameworkFirst bool
 	// FallbackSuffix is the engine suffix kept in the fallback name
-	// (MI355X keeps "_atom" for ATOM; B300 and H200 keep "_trt" for TRT-LLM).
+	// (MI355X keeps "_atom" for ATOM; B300, H200 and B200 keep "_trt" for
+	// TRT-LLM).
 	FallbackSuffix map[string]string
 }
 
@@ -94,6 +111,8 @@ var launchers = []Launcher{
 	{Name: "mi355x-amds", GPU: "mi355x", FrameworkFirst: true, FallbackSuffix: map[string]string{"atom": "_atom"}},
 	{Name: "b300-nv", GPU: "b300", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
 	{Name: "h200-dgxc-slurm", GPU: "h200", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
+	{Name: "b200-dgxc", GPU: "b200", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
+	{Name: "h100-dgxc-slurm", GPU: "h100"},
 }
 
 // Launchers returns the known launchers.
@@ -140,7 +159,14 @@ func LauncherFor(runnerName string) (Launcher, error) {
 	return launchers[i], nil
 }
 
-// Lookup routes a row to its recipe as InferenceX's launchers do.
+// retiredScripts are recipe scripts InferenceX removed while a master
+// config key still routes to them (the key cannot run there either).
+var retiredScripts = map[string]string{
+	"qwen3.5_fp8_h100": "InferenceX removed in #2561 (AgentX support synced with production results at 843c6254f); only the _mtp variant exists",
+}
+
+// Lookup routes a row to its recipe as InferenceX's launchers do. A row
+// routed to a script InferenceX removed is ErrNotSupported.
 func (c *Catalog) Lookup(r *matrix.Row, runners *configs.Runners) (*Recipe, error) {
 	runner := RunnerName(r, runners)
 	l, err := LauncherFor(runner)
@@ -151,6 +177,11 @@ func (c *Catalog) Lookup(r *matrix.Row, runners *configs.Runners) (*Recipe, erro
 	for _, n := range names {
 		if rec, ok := c.Recipe(n); ok {
 			return rec, nil
+		}
+	}
+	for _, n := range names {
+		if why, ok := retiredScripts[n]; ok {
+			return nil, fmt.Errorf("%w: launch_%s.sh would run benchmarks/single_node/agentic/%s.sh, which %s", ErrNotSupported, l.Name, n, why)
 		}
 	}
 	tried := make([]string, len(names))

@@ -17,33 +17,78 @@ import (
 	"sweep/recipes/schema"
 )
 
-// sampleEntry is one point of testdata/recipes/recipe-argv-sample.json: what
-// InferenceX's Bash ran for a matrix row, captured with stubbed programs.
+// sampleEntry is one point of testdata/recipes/recipe-argv-sample.json (AMD
+// keys) or recipe-argv-nvidia-sample.json (NVIDIA keys): what InferenceX's
+// launcher and Bash recipe ran for a matrix row, captured with stubbed
+// programs.
 type sampleEntry struct {
 	ConfigKey      string            `json:"config_key"`
 	Row            map[string]any    `json:"row"`
 	ServerArgv     []string          `json:"server_argv"`
 	ServerEnv      map[string]string `json:"server_env"`
 	ServerEnvUnset []string          `json:"server_env_unset"`
+	// ServerEnvExtra are more exported variables, recorded apart by name
+	// (TORCH_CUDA_ARCH_LIST, SGL_*, MC_*, the Bash-only knobs).
+	ServerEnvExtra map[string]string `json:"server_env_extra"`
 	RouterArgv     []string          `json:"router_argv"`
 	RouterEnv      map[string]string `json:"router_env"`
 	ClientArgv     []string          `json:"client_argv"`
 	ClientEnv      map[string]string `json:"client_env"`
 	EvalArgv       []string          `json:"eval_argv"`
 	EvalEnv        map[string]string `json:"eval_env"`
+	// Calls are every program the recipe ran, in order, by role.
+	Calls []struct {
+		Role string   `json:"role"`
+		Argv []string `json:"argv"`
+	} `json:"calls"`
 }
 
 // siteEnv are launcher site paths (mounts and caches of the CI hosts) that
 // sweep does not plan; see Command.
 var siteEnv = []string{"AIPERF_MMAP_CACHE_HOST_PATH", "AIPERF_DATASET_MMAP_CACHE_DIR", "VLLM_CACHE_ROOT"}
 
-func loadSample(t *testing.T) []sampleEntry {
+// bashOnlyEnv are the Bash knobs sweep resolves at plan time (see Command).
+var bashOnlyEnv = []string{"MODEL_PATH", "EVAL_FRAMEWORK", "WEKA_LOADER_OVERRIDE", "GPU_METRICS_CSV"}
+
+// serverEnv is the engine environment a sample records, as Command.Env
+// holds it: both recorded maps without site paths and Bash-only knobs, the
+// recorder's ${RESULT_DIR} as the planned result directory.
+func (e sampleEntry) serverEnv() map[string]string {
+	out := withoutSite(e.ServerEnv)
+	for k, v := range e.ServerEnvExtra {
+		if !slices.Contains(bashOnlyEnv, k) {
+			out[k] = strings.ReplaceAll(v, "${RESULT_DIR}", DefaultResultDir)
+		}
+	}
+	return out
+}
+
+// sampleFiles are the recorded samples with their number of points.
+var sampleFiles = []struct {
+	name string
+	n    int
+}{
+	{"recipe-argv-sample.json", 44},
+	{"recipe-argv-nvidia-sample.json", 43},
+}
+
+func loadSampleFile(t *testing.T, name string) []sampleEntry {
 	t.Helper()
-	data, err := os.ReadFile("../testdata/recipes/recipe-argv-sample.json")
+	data, err := os.ReadFile("../testdata/recipes/" + name)
 	require.NoError(t, err)
 	var es []sampleEntry
 	require.NoError(t, json.Unmarshal(data, &es))
 	return es
+}
+
+// loadSample returns every recorded point of every sample file.
+func loadSample(t *testing.T) []sampleEntry {
+	t.Helper()
+	var out []sampleEntry
+	for _, f := range sampleFiles {
+		out = append(out, loadSampleFile(t, f.name)...)
+	}
+	return out
 }
 
 // planKey plans every row of one config key (benchmark rows and the
@@ -152,8 +197,16 @@ func sampleClientArgv(argv []string, upstream bool, conc int) []string {
 // exactly; 0.12.0 with the documented deviations only), and the eval command
 // and env are equal.
 func TestConformance(t *testing.T) {
-	samples := loadSample(t)
-	require.Len(t, samples, 44)
+	for _, f := range sampleFiles {
+		t.Run(f.name, func(t *testing.T) {
+			samples := loadSampleFile(t, f.name)
+			require.Len(t, samples, f.n)
+			checkSamples(t, samples)
+		})
+	}
+}
+
+func checkSamples(t *testing.T, samples []sampleEntry) {
 	for _, aiperf := range []string{"sa-754356e9", DefaultAiperfVersion} {
 		t.Run("aiperf@"+aiperf, func(t *testing.T) {
 			plans := map[string]map[string]Point{}
@@ -188,8 +241,20 @@ func checkPoint(t *testing.T, e sampleEntry, p Point, aiperf string) {
 	prog := len(strings.Fields(es.Program))
 	assert.Equal(t, e.ServerArgv[:prog], p.Engine.Argv[:prog], "program")
 	assert.Equal(t, flagSet(t, es, es.TrimProgram(e.ServerArgv), nil), flagSet(t, es, es.TrimProgram(p.Engine.Argv), p.Escapes), "engine flags")
-	assert.Equal(t, withoutSite(e.ServerEnv), p.Engine.Env, "engine env")
+	assert.Equal(t, e.serverEnv(), p.Engine.Env, "engine env")
 	assert.Equal(t, e.ServerEnvUnset, p.Engine.Unset, "engine unset")
+
+	// KV services (the Mooncake master) are the point's sidecars.
+	var services, sidecars [][]string
+	for _, c := range e.Calls {
+		if c.Role == "kv-service" {
+			services = append(services, c.Argv)
+		}
+	}
+	for _, sc := range p.Sidecars {
+		sidecars = append(sidecars, sc.Command.Argv)
+	}
+	assert.Equal(t, services, sidecars, "kv services")
 
 	// Router.
 	if e.RouterArgv == nil {
@@ -227,7 +292,13 @@ func checkPoint(t *testing.T, e sampleEntry, p Point, aiperf string) {
 			want[i] = strings.ReplaceAll(want[i], "${EVAL_RESULT_DIR}", evalResultDir(DefaultResultDir))
 		}
 		assert.Equal(t, want, p.Eval.Argv, "eval argv")
-		assert.Equal(t, withoutSite(e.EvalEnv), p.Eval.Env, "eval env")
+		// The eval env is recorded without the variables recorded apart
+		// for the server (ServerEnvExtra); the engine env covers those.
+		got := maps.Clone(p.Eval.Env)
+		for k := range e.ServerEnvExtra {
+			delete(got, k)
+		}
+		assert.Equal(t, withoutSite(e.EvalEnv), got, "eval env")
 		assert.Nil(t, p.GoldenAL, "eval points run real acceptance")
 	}
 }

@@ -51,9 +51,19 @@
 //
 // Routing follows InferenceX's launchers: the runner-name prefix picks the
 // launcher, and <model-prefix>_<precision>_<gpu>[_<framework>][_mtp] picks
-// the script. MI325X and MI300X omit the framework; MI355X, B300 and H200
-// try the framework name first and fall back to the name without it. A row
-// whose script name has no recipe fails at plan time.
+// the script. MI325X, MI300X and H100 omit the framework; MI355X, B300,
+// H200 and B200 try the framework name first and fall back to the name
+// without it. A row whose script name has no recipe fails at plan time. The
+// runner's Profile adds what its launcher does beyond the recipe: the
+// container and mounts, the Slurm allocation, site variables, and the
+// MODEL_PATH of pre-staged weights (B200 also sets MODEL to that path, so
+// the served name, tokenizer and client model are the path; B300 keeps the
+// id).
+//
+// Rows sweep does not plan fail with ErrNotSupported, one problem per key:
+// other engines (ATOM, TRT-LLM), multi-node and disaggregated serving
+// (Dynamo, srt-slurm), and keys routed to a script InferenceX removed.
+// Coverage reports every key's status.
 //
 // Other engines: a new engine (AMD's ATOM, TRT-LLM) needs an Engine
 // constant, a schema, and a case in the three shared switches
@@ -88,9 +98,15 @@
 // # Not modelled
 //
 // In-container steps of some scripts are not planned: package installs
-// (lm-eval, vllm-router, LMCache wheels), engine patches (Kimi K3 container
-// patches, the H200 multi_tokenizer_mixin edit), the DSv4 vLLM 180 s sleep,
-// firmware probes and GPU-clean waits (the point runner has its own).
+// (lm-eval, vllm-router, LMCache and Mooncake wheels), model and draft
+// downloads and checkpoint-completeness checks, engine patches (Kimi K3
+// container patches, the H100/H200 multi_tokenizer_mixin edit), the DSv4
+// vLLM 180 s sleep, firmware and RDMA-rail probes (the Kimi-K3 B300
+// Mooncake device_name is the placeholder ${MOONCAKE_RAIL}), TRITON_PTXAS_PATH
+// discovery, and GPU-clean waits (the point runner has its own). The
+// Mooncake master has no
+// readiness endpoint, so real runs of Mooncake rows are refused (simulated
+// runs skip sidecars).
 // Launcher site paths (HF cache mounts, the MI355X aiperf mmap cache,
 // VLLM_CACHE_ROOT) are not part of Command.Env. Router and lm-eval argvs
 // have no schema yet; plans list them as escapes, as they do engine flags

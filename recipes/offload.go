@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -21,11 +22,21 @@ type Offload struct {
 	Env []EnvVar
 }
 
-// Sidecar is a helper process of a point (an LMCache shard server).
+// Sidecar is a helper process of a point (an LMCache shard server, the
+// Mooncake master). Files are written before it starts. HealthURL is ""
+// for a sidecar without a readiness endpoint (the Mooncake master, which
+// InferenceX only checks is alive after 2 s).
 type Sidecar struct {
 	Name      string  `json:"name"`
 	Command   Command `json:"command"`
 	HealthURL string  `json:"health_url"`
+	Files     []File  `json:"files,omitempty"`
+}
+
+// File is a file a point writes before a process starts (a config file).
+type File struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
 }
 
 // OffloadArgs expands the offload flags of the row's backend (nothing on
@@ -161,7 +172,7 @@ func LMCache() Offload {
 			}
 			return []Arg{Flag("--kv-transfer-config", kvTransferConfig{
 				Connector: "LMCacheMPConnector", ModulePath: "lmcache.integration.vllm.lmcache_mp_connector", Role: "kv_both",
-				Extra: map[string]any{"lmcache.mp.server_urls": strings.Join(urls, ","), "lmcache.mp.mq_timeout": 6000.0},
+				Extra: lmcacheMPExtra{ServerURLs: strings.Join(urls, ","), MQTimeout: "6000.0"},
 			})}, nil
 		},
 		Sidecars: func(c *Ctx) []Sidecar {
@@ -184,10 +195,94 @@ func LMCache() Offload {
 	}
 }
 
-// kvTransferConfig is vLLM's --kv-transfer-config object.
+// kvTransferConfig is vLLM's --kv-transfer-config object, its keys in
+// InferenceX's order. Extra is a map or a struct that keeps the key order
+// and number literals of InferenceX's JSON (lmcacheMPExtra).
 type kvTransferConfig struct {
-	Connector  string         `json:"kv_connector"`
-	ModulePath string         `json:"kv_connector_module_path,omitempty"`
-	Role       string         `json:"kv_role"`
-	Extra      map[string]any `json:"kv_connector_extra_config,omitempty"`
+	Connector  string `json:"kv_connector"`
+	ModulePath string `json:"kv_connector_module_path,omitempty"`
+	Role       string `json:"kv_role"`
+	// LoadFailurePolicy is kv_load_failure_policy ("recompute").
+	LoadFailurePolicy string `json:"kv_load_failure_policy,omitempty"`
+	Extra             any    `json:"kv_connector_extra_config,omitempty"`
+}
+
+// lmcacheMPExtra is the LMCacheMPConnector's extra config as InferenceX
+// writes it: server URLs first, and the timeout as the literal 6000.0
+// (json.Number keeps the form; a float64 would print 6000).
+type lmcacheMPExtra struct {
+	ServerURLs string      `json:"lmcache.mp.server_urls"`
+	MQTimeout  json.Number `json:"lmcache.mp.mq_timeout"`
+}
+
+// MooncakeOptions size and tune the embedded Mooncake store of a recipe.
+type MooncakeOptions struct {
+	// PerRankGB is the global segment per TP rank in GB; a result <= 0 is
+	// a plan error (the budget is too small).
+	PerRankGB func(*Ctx) int
+	// DeviceName is the config's RDMA device_name ("" for Mooncake's
+	// choice).
+	DeviceName string
+	// HighWatermark is mooncake_master's eviction_high_watermark_ratio.
+	HighWatermark string
+	// Transfer is the --kv-transfer-config object.
+	Transfer any
+	// Env is exported besides MOONCAKE_CONFIG_PATH.
+	Env []EnvVar
+}
+
+// mooncakeHopperEnv is what the H100/H200 MiniMax-M3 recipes export for
+// the Mooncake store.
+var mooncakeHopperEnv = []EnvVar{
+	Env("PYTHONHASHSEED", "0"),
+	Env("MC_SLICE_SIZE", "1048576"),
+	Env("MC_WORKERS_PER_CTX", "4"),
+	Env("MC_ENABLE_DEST_DEVICE_AFFINITY", "1"),
+}
+
+// mooncakeLoadAsync is the plain MooncakeStoreConnector config.
+var mooncakeLoadAsync = kvTransferConfig{Connector: "MooncakeStoreConnector", Role: "kv_both", Extra: map[string]any{"load_async": true}}
+
+// Mooncake is vLLM's MooncakeStoreConnector with an embedded Mooncake
+// store: a mooncake_master on port+12000 and a per-rank global segment with
+// a 4 GB local buffer in $RESULT_DIR/mooncake_config.json.
+func Mooncake(o MooncakeOptions) Offload {
+	cfgPath := func(c *Ctx) string { return strings.TrimSuffix(c.ResultDir, "/") + "/mooncake_config.json" }
+	size := func(c *Ctx) (int, error) {
+		n := o.PerRankGB(c)
+		if n <= 0 {
+			return 0, fmt.Errorf("mooncake: total-cpu-dram-gb %d is too small for the checkpoint cache and KV offload", c.TotalCPUDRAMGB())
+		}
+		return n, nil
+	}
+	return Offload{
+		Backend: "mooncake",
+		Args: func(c *Ctx) ([]Arg, error) {
+			if _, err := size(c); err != nil {
+				return nil, err
+			}
+			return []Arg{Flag("--kv-transfer-config", o.Transfer)}, nil
+		},
+		Env: append([]EnvVar{EnvFn("MOONCAKE_CONFIG_PATH", cfgPath)}, o.Env...),
+		Sidecars: func(c *Ctx) []Sidecar {
+			n, _ := size(c) // Args reported the error
+			port := strconv.Itoa(c.Port + 12000)
+			cfg := fmt.Sprintf(`{
+  "mode": "embedded",
+  "metadata_server": "P2PHANDSHAKE",
+  "master_server_address": "127.0.0.1:%s",
+  "global_segment_size": "%dGB",
+  "local_buffer_size": "4GB",
+  "protocol": "rdma",
+  "device_name": %q,
+  "enable_offload": false
+}
+`, port, n, o.DeviceName)
+			return []Sidecar{{
+				Name:    "mooncake-master",
+				Command: Command{Argv: []string{"mooncake_master", "--port", port, "--eviction_high_watermark_ratio=" + o.HighWatermark, "--eviction_ratio=0.10"}},
+				Files:   []File{{Path: cfgPath(c), Content: cfg}},
+			}}
+		},
+	}
 }

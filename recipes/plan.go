@@ -205,12 +205,17 @@ func (p *Problem) Error() string {
 
 func (p *Problem) Unwrap() error { return p.Err }
 
-// PlanError lists every problem of a plan (every offending point).
+// PlanError lists every problem of a plan (every offending point; one
+// problem for all rows of a key that are not supported yet). A single
+// problem prints as one line.
 type PlanError struct {
 	Problems []*Problem
 }
 
 func (e *PlanError) Error() string {
+	if len(e.Problems) == 1 {
+		return e.Problems[0].Error()
+	}
 	pts := map[int]bool{}
 	msgs := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
@@ -251,8 +256,11 @@ func Plan(rows matrix.Matrix, opts PlanOptions) ([]Point, error) {
 		return nil, err
 	}
 	points := make([]Point, 0, len(rows))
-	var probs []*Problem
+	probs, unsupported := unsupportedProblems(rows)
 	for i, row := range rows {
+		if unsupported[i] {
+			continue
+		}
 		p, ps := cfg.plan(i, row)
 		probs = append(probs, ps...)
 		if len(ps) == 0 {
@@ -260,7 +268,7 @@ func Plan(rows matrix.Matrix, opts PlanOptions) ([]Point, error) {
 		}
 	}
 	if len(probs) > 0 {
-		return nil, &PlanError{Problems: probs}
+		return nil, &PlanError{Problems: mergeNotSupported(probs)}
 	}
 	return points, nil
 }
@@ -352,15 +360,16 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 		fail("", "recipe", err)
 		return Point{}, probs
 	}
+	if rc.SpecFor != nil {
+		rc = rc.Clone()
+		rc.Spec = rc.SpecFor(row)
+	}
 	c, err := o.ctx(row, rc)
 	if err != nil {
 		fail(rc.Name, "recipe", err)
 		return Point{}, probs
 	}
-	runner := o.RunnerName
-	if runner == "" {
-		runner = RunnerName(row, o.Runners)
-	}
+	runner := o.runner(row)
 	p := Point{
 		Row: *row.Clone(), Recipe: rc.Name, CommandFile: rc.CommandFile,
 		Port: c.Port, EnginePort: c.EnginePort, ResultDir: o.ResultDir,
@@ -411,6 +420,9 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 		fail(rc.Name, "engine", err)
 	}
 	p.Engine = withEnv(argv)
+	if strings.Contains(c.ModelPath, HFSnapshotPlaceholder) {
+		p.Engine.Placeholders = []string{HFSnapshotPlaceholder}
+	}
 	p.Escapes = append(p.Escapes, escapes...)
 	if off != nil && off.Sidecars != nil {
 		for _, s := range off.Sidecars(c) {
@@ -465,6 +477,15 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 	return p, probs
 }
 
+// runner is the runner a row is planned for: the option's, else the first
+// of the row's label.
+func (o *planConfig) runner(row *matrix.Row) string {
+	if o.RunnerName != "" {
+		return o.RunnerName
+	}
+	return RunnerName(row, o.Runners)
+}
+
 func (o *planConfig) duration(row *matrix.Row) int { return Duration(row, o.Fast, o.Duration) }
 
 // Duration is the benchmark duration in seconds a row is planned with:
@@ -501,9 +522,18 @@ func (o *planConfig) ctx(row *matrix.Row, rc *Recipe) (*Ctx, error) {
 		Row: row, TP: row.TP, EP: max(row.EP, 1), Conc: row.Conc, DPAttn: row.DPAttn,
 		EvalOnly: o.Eval || row.EvalOnly != nil && *row.EvalOnly,
 		Port:     o.Port, EnginePort: o.Port, Model: row.Model, ModelPath: o.ModelPath,
+		ResultDir: o.ResultDir,
 	}
 	if c.ModelPath == "" {
 		c.ModelPath = row.Model
+		if prof, err := ProfileFor(o.runner(row)); err == nil && prof.ModelPath != nil && prof.ModelPath(row) != "" {
+			c.ModelPath = prof.ModelPath(row)
+			if prof.ModelIsPath {
+				c.Model = c.ModelPath
+			}
+		} else if rc.ModelPath != nil {
+			c.ModelPath = rc.ModelPath(c)
+		}
 	}
 	if c.TP < 1 || c.Conc < 1 {
 		return nil, fmt.Errorf("row needs tp >= 1 and conc >= 1 (tp %d, conc %d)", row.TP, row.Conc)

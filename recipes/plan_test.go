@@ -34,6 +34,13 @@ var shippedKeys = []string{
 	"minimaxm3-fp4-mi355x-vllm-agentic-mtp", "glm5.2-fp4-mi355x-sglang-agentic-mtp",
 	"dsv4-fp4-mi355x-sglang-agentic-mtp", "qwen3.5-fp8-b300-sglang-agentic-mtp",
 	"qwen3.5-fp8-h200-sglang-agentic-mtp", "qwen3.5-fp8-h200-sglang-agentic-hicache-mtp",
+	"qwen3.5-fp8-b300-sglang-agentic-power-ab", "qwen3.5-fp8-b200-sglang-agentic-mtp",
+	"qwen3.5-fp4-b300-sglang-agentic-mtp", "qwen3.5-fp4-b300-sglang-agentic-power-ab",
+	"qwen3.5-fp4-b200-sglang-agentic-mtp", "minimaxm3-fp8-h200-vllm-agentic-mtp", "minimaxm3-fp8-h100-vllm-agentic-mtp",
+	"qwen3.5-fp8-h100-sglang-agentic-mtp", "glm5.2-fp4-b300-sglang-agentic-mtp", "glm5.2-fp4-b200-sglang-agentic-mtp",
+	"minimaxm3-fp4-b300-vllm-agentic-mtp", "minimaxm3-fp4-b200-vllm-agentic-mtp",
+	"dsv4-fp4-b300-sglang-agentic-hicache-mtp", "dsv4-fp4-b200-sglang-agentic-hicache-mtp",
+	"dsv4-fp4-b300-vllm-agentic-mtp", "dsv4-fp4-b200-vllm-agentic-mtp", "kimik3-fp4-b300-vllm-agentic-dspark",
 }
 
 // generator parses the embedded configs once for all tests (read-only).
@@ -80,7 +87,11 @@ func TestPlanEveryShippedKey(t *testing.T) {
 				assert.Contains(t, rc.Keys, key, "the recipe lists the keys it serves")
 				for _, p := range pts {
 					require.NotNil(t, p.Client)
-					require.NotNil(t, p.GoldenAL)
+					if rc.SpecFor == nil || rc.SpecFor(&p.Row).Enabled() {
+						require.NotNil(t, p.GoldenAL)
+					} else {
+						assert.Nil(t, p.GoldenAL, "a row the recipe runs without speculation has no golden AL")
+					}
 					// Every command parses with the schema it was built from.
 					as := schema.MustLoad("aiperf", version)
 					_, err := as.Parse(p.Client.Argv[1:])
@@ -305,6 +316,10 @@ func TestLookup(t *testing.T) {
 		{name: "no recipe", row: row("cluster:mi325x-amds", "llama9", "sglang"), wantErr: "no recipe: launch_mi325x-amds.sh would run benchmarks/single_node/agentic/llama9_fp8_mi325x_mtp.sh"},
 		{name: "atom key without recipe", row: &matrix.Row{Runner: "cluster:mi355x-amds", ModelPrefix: "qwen3.5", Precision: "fp8", Framework: "atom", SpecDecoding: "mtp"}, wantErr: "would run benchmarks/single_node/agentic/qwen3.5_fp8_mi355x_atom_mtp.sh, and sweep has no recipe"},
 		{name: "unknown launcher", row: row("gb200-nv", "qwen3.5", "sglang"), wantErr: "runner gb200-nv: no launcher launch_gb200-nv.sh"},
+		{name: "b200 framework name first", row: row("cluster:b200-dgxc", "qwen3.5", "sglang"), want: "qwen3.5_fp8_b200_sglang_mtp"},
+		{name: "b200 falls back", row: &matrix.Row{Runner: "cluster:b200-dgxc", ModelPrefix: "minimaxm3", Precision: "fp4", Framework: "vllm", SpecDecoding: "mtp"}, want: "minimaxm3_fp4_b200_mtp"},
+		{name: "h100 never names the framework", row: row("cluster:h100-dgxc", "minimaxm3", "vllm"), want: "minimaxm3_fp8_h100_mtp"},
+		{name: "script InferenceX removed", row: &matrix.Row{Runner: "cluster:h100-dgxc", ModelPrefix: "qwen3.5", Precision: "fp8", Framework: "sglang"}, wantErr: "not supported yet: launch_h100-dgxc-slurm.sh would run benchmarks/single_node/agentic/qwen3.5_fp8_h100.sh, which InferenceX removed"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -383,7 +398,7 @@ func TestBuiltinCatalog(t *testing.T) {
 	rb, _ := b.Recipe("minimaxm3_fp4_mi355x_mtp")
 	ra.Spec.VLLM.NumSpeculativeTokens = 99
 	assert.Equal(t, 3, rb.Spec.VLLM.NumSpeculativeTokens, "Builtin returns fresh values")
-	assert.Len(t, a.Recipes(), 13)
+	assert.Len(t, a.Recipes(), 28)
 	_, err := NewCatalog(ra, rb)
 	assert.ErrorContains(t, err, "recipe minimaxm3_fp4_mi355x_mtp defined twice")
 }

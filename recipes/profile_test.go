@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/configs/matrix"
 )
 
 // TestProfileSiteEnvMatchesSample checks that the launcher variables the
@@ -50,4 +52,48 @@ func TestSallocArgsAndDeviceEnv(t *testing.T) {
 	n, err := ProfileFor("b300-nv_1")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"CUDA_VISIBLE_DEVICES": "0"}, n.DeviceEnv([]int{0}))
+}
+
+func TestNVIDIAProfiles(t *testing.T) {
+	b200, err := ProfileFor("cluster:b200-dgxc")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"--partition=gpu-2", "--account=benchmark", "--gres=gpu:4", "--exclusive", "--mem=0", "--time=480"}, b200.Slurm.Args(4))
+	b300, err := ProfileFor("b300-nv_3")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"--partition=batch_1", "--account=benchmark", "-N", "1", "--gres=gpu:8", "--exclusive", "--mem=0", "--time=480"}, b300.Slurm.Args(8))
+	for _, label := range []string{"cluster:h100-dgxc", "h100-dgxc-slurm_02"} {
+		p, err := ProfileFor(label)
+		require.NoError(t, err, label)
+		assert.Equal(t, "h100-dgxc-slurm", p.Name)
+		assert.Equal(t, []string{"--partition=hpc-gpu-1", "--account=customer", "--gres=gpu:8", "--exclusive", "--time=180"}, p.Slurm.Args(8))
+	}
+
+	tests := []struct {
+		name, runner, model, prefix, precision string
+		wantPath, wantModel                    string
+	}{
+		{"b200 stages by prefix and precision; MODEL becomes the path", "cluster:b200-dgxc", "Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5", "fp8",
+			"/lustre/fsw/models/Qwen3.5-397B-A17B-FP8", "/lustre/fsw/models/Qwen3.5-397B-A17B-FP8"},
+		{"b200 qwen3.5 fp4 V2 checkpoint", "cluster:b200-dgxc", "nvidia/Qwen3.5-397B-A17B-NVFP4-V2", "qwen3.5", "fp4",
+			"/scratch/fsw/models/Qwen3.5-397B-A17B-NVFP4-V2", "/scratch/fsw/models/Qwen3.5-397B-A17B-NVFP4-V2"},
+		{"b300 model not pre-staged: /data/models, MODEL stays the id", "cluster:b300-nv", "nvidia/GLM-5.2-NVFP4", "glm5.2", "fp4",
+			"/data/models/GLM-5.2-NVFP4", "nvidia/GLM-5.2-NVFP4"},
+		{"b300 pre-staged", "cluster:b300-nv", "Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5", "fp8",
+			"/scratch/models/Qwen3.5-397B-A17B-FP8", "Qwen/Qwen3.5-397B-A17B-FP8"},
+		{"h100 loads the id", "cluster:h100-dgxc", "Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5", "fp8",
+			"Qwen/Qwen3.5-397B-A17B-FP8", "Qwen/Qwen3.5-397B-A17B-FP8"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			row := &matrix.Row{Kind: matrix.AgenticSingleNode, Runner: tc.runner, Model: tc.model, ModelPrefix: tc.prefix, Precision: tc.precision,
+				Framework: "sglang", TP: 8, EP: 1, Conc: 1}
+			rc := &Recipe{Name: "r", Engine: SGLang}
+			cfg, err := PlanOptions{}.withDefaults()
+			require.NoError(t, err)
+			c, err := cfg.ctx(row, rc)
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantPath, c.ModelPath)
+			assert.Equal(t, tc.wantModel, c.Model)
+		})
+	}
 }

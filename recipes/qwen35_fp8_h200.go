@@ -5,16 +5,29 @@ const loaderWithSubagents256k = "semianalysis_cc_traces_weka_with_subagents_256k
 
 // qwen35FP8H200 replaces benchmarks/single_node/agentic/qwen3.5_fp8_h200_mtp.sh,
 // which serves both H200 Qwen3.5 keys (the launcher falls back from the
-// _sglang_ name). It passes no parsers and no request or graph sizing, and
-// sizes HiCache as budget / TP / 2 host pools.
+// _sglang_ name).
+func qwen35FP8H200() *Recipe {
+	return qwen35FP8Hopper("qwen3.5_fp8_h200_mtp", []string{"qwen3.5-fp8-h200-sglang-agentic-mtp", "qwen3.5-fp8-h200-sglang-agentic-hicache-mtp"}, 0.8)
+}
+
+// qwen35FP8H100 replaces benchmarks/single_node/agentic/qwen3.5_fp8_h100_mtp.sh
+// (the H100 launcher never puts the framework in the name): the H200 script
+// with --mem-fraction-static 0.75 for H100's 80 GB.
+func qwen35FP8H100() *Recipe {
+	return qwen35FP8Hopper("qwen3.5_fp8_h100_mtp", []string{"qwen3.5-fp8-h100-sglang-agentic-mtp"}, 0.75)
+}
+
+// qwen35FP8Hopper is the shared shape of the H100 and H200 Qwen3.5 FP8
+// scripts. They pass no parsers and no request or graph sizing, and size
+// HiCache as budget / TP / 2 host pools.
 //
-// Not modelled: the script edits SGLang's multi_tokenizer_mixin.py in the
+// Not modelled: the scripts edit SGLang's multi_tokenizer_mixin.py in the
 // container before starting the server (cached_tokens_details), which
 // sweep cannot do to an engine it does not own.
-func qwen35FP8H200() *Recipe {
+func qwen35FP8Hopper(name string, keys []string, memFraction float64) *Recipe {
 	return &Recipe{
-		Name:          "qwen3.5_fp8_h200_mtp",
-		Keys:          []string{"qwen3.5-fp8-h200-sglang-agentic-mtp", "qwen3.5-fp8-h200-sglang-agentic-hicache-mtp"},
+		Name:          name,
+		Keys:          keys,
 		Engine:        SGLang,
 		EngineVersion: "v0.5.16",
 		CommandFile:   "sglang_command.txt",
@@ -32,7 +45,7 @@ func qwen35FP8H200() *Recipe {
 			Flag("--mamba-ssm-dtype", "bfloat16"),
 			Flag("--attention-backend", "flashinfer"),
 			Flag("--enable-flashinfer-allreduce-fusion", nil).Unverified(schemaGap),
-			Flag("--mem-fraction-static", 0.8),
+			Flag("--mem-fraction-static", memFraction),
 			Flag("--stream-interval", 50),
 			Flag("--scheduler-recv-interval", 10),
 			Flag("--tokenizer-worker-num", 6),

@@ -40,6 +40,10 @@ type Recipe struct {
 	// CommandFile is the file InferenceX records the engine argv in
 	// (sglang_command.txt, vllm_command.txt, server_command.txt).
 	CommandFile string
+	// ModelPath, when set, is what the engine loads when the launcher sets
+	// no MODEL_PATH (e.g. a snapshot in the HF cache); it may hold run-time
+	// placeholders (${NAME}). Nil loads the model id.
+	ModelPath func(*Ctx) string
 	// CopyHIPDevices copies ROCR_VISIBLE_DEVICES to HIP_VISIBLE_DEVICES at
 	// run time when it is set (every AMD recipe but one does).
 	CopyHIPDevices bool
@@ -50,6 +54,10 @@ type Recipe struct {
 	Parallel Parallel
 	// Spec is the speculative decoding setup; its zero value means none.
 	Spec Speculation
+	// SpecFor, when set, replaces Spec for a row (a recipe that drafts
+	// more tokens at low concurrency and none at high); a zero value means
+	// no speculation for that row.
+	SpecFor func(*matrix.Row) Speculation
 	// Args are the engine flags in the order InferenceX passes them. The
 	// groups ParallelArgs, SpecArgs and OffloadArgs expand the shared
 	// behaviour at their position.
@@ -86,6 +94,8 @@ type Ctx struct {
 	// Model is the model id (also the served model name); ModelPath is
 	// what the engine loads.
 	Model, ModelPath string
+	// ResultDir is the point's result directory (RESULT_DIR).
+	ResultDir string
 	// GoldenAL is the recipe's golden acceptance length (0 without
 	// speculative decoding).
 	GoldenAL float64

@@ -21,6 +21,9 @@ type Speculation struct {
 	// EvalRejectionSampleMethod replaces the synthetic rejection sampler on
 	// eval-only rows ("block" for Kimi K3); "" drops the key.
 	EvalRejectionSampleMethod string
+	// DraftModel, when set, replaces VLLM.Model with a row-dependent path
+	// (a draft head staged next to the target's weights).
+	DraftModel func(*Ctx) string
 	// Golden says where the golden acceptance length is looked up.
 	Golden GoldenRef
 }
@@ -98,6 +101,9 @@ func specArgs(c *Ctx, r *Recipe) ([]Arg, error) {
 			return nil, fmt.Errorf("recipe %s: vLLM speculation needs a VLLMSpecConfig", r.Name)
 		}
 		cfg := *s.VLLM
+		if s.DraftModel != nil {
+			cfg.Model = s.DraftModel(c)
+		}
 		if c.EvalOnly {
 			cfg.RejectionSampleMethod = s.EvalRejectionSampleMethod
 		} else {

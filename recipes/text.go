@@ -59,7 +59,15 @@ func writePoint(b *strings.Builder, i, n int, p Point) {
 		fmt.Fprintf(b, "# unchecked: %s (%s)\n", strings.Join(quoteAll(append([]string{e.Flag}, e.Values...)), " "), e.Reason)
 	}
 	for _, s := range p.Sidecars {
-		writeCommand(b, "sidecar "+s.Name+" (ready: "+s.HealthURL+")", s.Command)
+		ready := "ready: " + s.HealthURL
+		if s.HealthURL == "" {
+			ready = "no readiness endpoint"
+		}
+		for _, f := range s.Files {
+			// A heredoc, so the pasted text writes the file too.
+			fmt.Fprintf(b, "# file for sidecar %s:\n  cat > %s <<'EOF'\n%sEOF\n", s.Name, strings.Join(quoteAll([]string{f.Path}), ""), f.Content)
+		}
+		writeCommand(b, "sidecar "+s.Name+" ("+ready+")", s.Command)
 	}
 	writeCommand(b, "engine (ready: "+p.HealthURL+", command file "+p.CommandFile+")", p.Engine)
 	if p.Router != nil {

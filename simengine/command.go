@@ -66,6 +66,10 @@ type ParseOptions struct {
 	// engine version newer than any schema. Problems with the honoured
 	// flags are still errors.
 	Lenient bool
+	// Unchecked are flags the plan passes without a schema check (a flag
+	// newer than the schema; recipes.Point.Escapes): they are accepted with
+	// their number of values (len(Values)) and reported as warnings.
+	Unchecked []schema.Escape
 }
 
 // Command is an engine command line read with the engine's flag schema.
@@ -118,7 +122,7 @@ func ParseCommand(argv []string, o ParseOptions) (*Command, error) {
 	if s.Tool != string(engine) {
 		return nil, fmt.Errorf("schema %s is not a %s schema", s.ID(), engine)
 	}
-	p, err := s.Parse(rest)
+	p, err := s.Parse(rest, schema.AllowUnchecked(o.Unchecked...))
 	if p.Help {
 		return nil, fmt.Errorf("%s --help is not a server: use sweep sim-engine --help", engine)
 	}

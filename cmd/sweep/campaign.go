@@ -577,8 +577,14 @@ func (o *campaignOptions) slurmExecutor(dir string, setup run.Setup, po run.Opti
 			// the runner profile's allocation applies to real engines.
 			if prof, err := recipes.ProfileFor(a.Runner); err == nil && !o.Simulate {
 				spec.Partition = prof.Slurm.Partition
+				if prof.Slurm.Account != "" {
+					spec.Options = append(spec.Options, "--account="+prof.Slurm.Account)
+				}
 				if prof.Slurm.Exclusive {
 					spec.Options = append(spec.Options, "--exclusive")
+				}
+				if prof.Slurm.MemAll {
+					spec.Options = append(spec.Options, "--mem=0")
 				}
 				if prof.Slurm.CPUsPerTask > 0 {
 					spec.Options = append(spec.Options, "--cpus-per-task="+strconv.Itoa(prof.Slurm.CPUsPerTask))

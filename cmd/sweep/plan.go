@@ -26,6 +26,7 @@ type planOptions struct {
 	DPAttn     *bool  // keep only DP-attention (true) or other (false) points; nil: all
 	Eval       bool   // the evals-only selection: eval rows, lm-eval instead of aiperf
 	Format     string // text or json
+	Coverage   bool   // a table of every key: planned or not, and why
 	Plan       recipes.PlanOptions
 }
 
@@ -64,6 +65,13 @@ as '#' comments, each command as shell text (the environment as KEY=value
 prefixes, one flag per line with " \" continuations, quoted for the shell).
 --tp, --ep, --dp-attn and --conc keep only the points they match, as
 "sweep run" selects one.
+
+--coverage prints one line per config key (every key without
+--config-keys): planned, unsupported (another engine, multi-node or
+disaggregated serving, no agentic scenario: "not supported yet: <why>") or
+failing (the first problem), and a summary; --format json gives the same
+as an array of {"key", "status", "points", "reason"}.
+
 --format json is an array of {"row", "engine": {"argv", "env"}, "router",
 "client", "eval", "metrics_urls", "required_metric_prefix", "golden_al", ...}.
 
@@ -72,7 +80,8 @@ Examples:
   sweep plan --config-keys 'dsv4-fp4-mi355x-*' --conc 64 --format json
   sweep plan --config-keys dsv4-fp4-mi355x-vllm-agentic-mtp --tp 8 --dp-attn --conc 64
   sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --eval
-  sweep plan --config-keys glm5.2-fp8-mi325x-sglang-agentic-mtp --fast --aiperf-version fork`,
+  sweep plan --config-keys glm5.2-fp8-mi325x-sglang-agentic-mtp --fast --aiperf-version fork
+  sweep plan --coverage                      # every key: planned / unsupported / failing, and why`,
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &planOptions{IO: ios}
 			fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
@@ -87,6 +96,7 @@ Examples:
 			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery points: 1200 s and 1 warm-up request per lane")
 			fs.IntVar(&o.Plan.Duration, "duration", 0, "benchmark duration in seconds (default: the row's, 3600; below 900 adds --unsafe-override)")
 			fs.StringVar(&o.Format, "format", "text", "output format: text or json")
+			fs.BoolVar(&o.Coverage, "coverage", false, "print one line per config key (default: every key): planned, unsupported or failing, with the reason")
 			fs.IntVar(&o.Plan.Port, "port", recipes.DefaultPort, "the point's public port (the engine's, or the router's with DP attention; the engine then uses port+1)")
 			fs.StringVar(&o.Plan.ModelPath, "model-path", "", "what the engine loads (default: the model id)")
 			fs.StringVar(&o.Plan.ResultDir, "result-dir", recipes.DefaultResultDir, "per-point result directory")
@@ -100,7 +110,7 @@ Examples:
 				if fs.Changed("dp-attn") {
 					o.DPAttn = dpAttn
 				}
-				if len(o.ConfigKeys) == 0 {
+				if len(o.ConfigKeys) == 0 && !o.Coverage {
 					return flagErrorf("--config-keys is required")
 				}
 				if o.Format != "text" && o.Format != "json" {
@@ -117,6 +127,9 @@ Examples:
 
 // planRun generates the rows of the named keys and prints their plan.
 func planRun(ctx context.Context, o *planOptions) error {
+	if o.Coverage {
+		return planCoverage(ctx, o)
+	}
 	g, err := o.Inputs.generator()
 	if err != nil {
 		return err

@@ -151,10 +151,10 @@ func TestPlanRun(t *testing.T) {
 		require.ErrorContains(t, err, "m.yaml:13:13: k.scenarios.agentic-coding[0].search-space[0].tp: tp*pp*pcp-size = 16*1*1 = 16 GPUs does not fit one node")
 		assert.ErrorContains(t, err, `runner: "cluster:mi325x-amds" at m.yaml:5:11`)
 	})
-	t.Run("key without a recipe fails at plan time", func(t *testing.T) {
+	t.Run("key of another engine fails with one line", func(t *testing.T) {
 		err := planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &bytes.Buffer{}}, ConfigKeys: []string{"kimik3-fp4-mi355x-atom-agentic-mtp"}, Format: "text"})
-		require.ErrorContains(t, err, "plan rejected: ")
-		assert.ErrorContains(t, err, "kimik3-fp4-mi355x-atom-agentic-mtp tp8 ep1 dpafalse conc1 kv-none: recipe: no recipe: launch_mi355x-amds.sh would run benchmarks/single_node/agentic/kimik3_fp4_mi355x_atom_mtp.sh")
+		require.ErrorIs(t, err, recipes.ErrNotSupported)
+		assert.EqualError(t, err, "plan rejected: kimik3-fp4-mi355x-atom-agentic-mtp (4 point(s)): recipe: not supported yet: engine ATOM (framework atom); sweep has SGLang and vLLM recipes only")
 	})
 }
 

@@ -20,11 +20,14 @@ import (
 // simEngineOptions are the inputs of "sweep sim-engine".
 type simEngineOptions struct {
 	IO      *IOStreams
-	Engine  string            // engine for an argv without a program prefix
-	Schema  string            // TOOL@VERSION of the flag schema; "" = the engine's default
-	Lenient bool              // problems with flags the simulator does not read are warnings
-	Argv    []string          // the real engine command line, after "--"
-	Env     map[string]string // the environment the engine would see
+	Engine  string // engine for an argv without a program prefix
+	Schema  string // TOOL@VERSION of the flag schema; "" = the engine's default
+	Lenient bool   // problems with flags the simulator does not read are warnings
+	// Unchecked are FLAG:N specs: flags the plan passes without a schema
+	// check, each with its number of values.
+	Unchecked []string
+	Argv      []string          // the real engine command line, after "--"
+	Env       map[string]string // the environment the engine would see
 	// Overrides of the SWEEP_SIM_* environment, applied when set.
 	TimeScale  string
 	GPU        string
@@ -89,6 +92,7 @@ Examples:
 			fs := pflag.NewFlagSet("sim-engine", pflag.ContinueOnError)
 			fs.StringVar(&o.Engine, "engine", "", "engine of an argv given without its program (sglang|vllm)")
 			fs.StringVar(&o.Schema, "schema", "", "flag schema that checks the engine argv, TOOL@VERSION (default: the engine's default schema, see sweep schema list)")
+			fs.StringArrayVar(&o.Unchecked, "unchecked", nil, "FLAG:N, a flag the plan passes without a schema check and its number of values (repeatable; sweep run --simulate passes the plan's engine escapes)")
 			fs.BoolVar(&o.Lenient, "lenient", false, "for an engine newer than its schema: unknown flags, stray tokens and bad values of flags the simulator does not read are warnings, not errors")
 			fs.StringVar(&o.TimeScale, "time-scale", "", "simulated seconds per wall-clock second (env SWEEP_SIM_TIME_SCALE; default 1)")
 			fs.StringVar(&o.GPU, "gpu", "", "GPU model: mi300x, mi325x, mi355x, h100, h200, b200, b300, gb200 (env SWEEP_SIM_GPU; default mi300x)")
@@ -111,6 +115,20 @@ Examples:
 	}
 }
 
+// parseUnchecked reads --unchecked FLAG:N specs.
+func parseUnchecked(specs []string) ([]schema.Escape, error) {
+	out := make([]schema.Escape, 0, len(specs))
+	for _, spec := range specs {
+		name, n, ok := strings.Cut(spec, ":")
+		count, err := strconv.Atoi(n)
+		if !ok || err != nil || count < 0 || !strings.HasPrefix(name, "-") {
+			return nil, flagErrorf("--unchecked %q: want FLAG:N, e.g. --attention-config:1 (N values after the flag)", spec)
+		}
+		out = append(out, schema.Escape{Flag: name, Values: make([]string, count), Reason: "unchecked in the plan"})
+	}
+	return out, nil
+}
+
 func environMap(env []string) map[string]string {
 	m := make(map[string]string, len(env))
 	for _, kv := range env {
@@ -123,7 +141,11 @@ func environMap(env []string) map[string]string {
 
 // simEngineConfig turns the options into a simulator configuration.
 func simEngineConfig(o *simEngineOptions) (simengine.Config, error) {
-	cmd, err := simengine.ParseCommand(o.Argv, simengine.ParseOptions{Engine: simengine.Engine(o.Engine), Schema: o.Schema, Lenient: o.Lenient})
+	unchecked, err := parseUnchecked(o.Unchecked)
+	if err != nil {
+		return simengine.Config{}, err
+	}
+	cmd, err := simengine.ParseCommand(o.Argv, simengine.ParseOptions{Engine: simengine.Engine(o.Engine), Schema: o.Schema, Lenient: o.Lenient, Unchecked: unchecked})
 	switch {
 	case errors.Is(err, simengine.ErrNoProgram):
 		return simengine.Config{}, flagErrorf("sim-engine: the engine command has no program, so --engine is required: %v", errors.Unwrap(err))

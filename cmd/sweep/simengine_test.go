@@ -102,6 +102,8 @@ func TestSimEngineConfigErrors(t *testing.T) {
 		{"bad simulator setting", simEngineOptions{Argv: []string{"vllm", "serve", "m"}, Fault: "explode"}, "unknown kind"},
 		{"lenient still checks honoured values", simEngineOptions{Argv: []string{"vllm", "serve", "m", "--max-num-seqs", "many", "--flag-from-2027"}, Lenient: true}, "rejected by vllm@"},
 		{"strict rejection names --lenient", simEngineOptions{Argv: []string{"vllm", "serve", "m", "--flag-from-2027"}}, "--lenient ignores"},
+		{"unchecked needs a value count", simEngineOptions{Argv: []string{"vllm", "serve", "m"}, Unchecked: []string{"--flag-from-2027"}}, "want FLAG:N"},
+		{"unchecked covers only the named flag", simEngineOptions{Argv: []string{"vllm", "serve", "m", "--flag-from-2027", "--other-2027"}, Unchecked: []string{"--flag-from-2027:0"}}, "--other-2027"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := simEngineConfig(&tc.o)
@@ -115,6 +117,11 @@ func TestSimEngineConfigErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, simengine.VLLM, cfg.Engine)
 	assert.Equal(t, 2, cfg.TP)
+	// A plan's unchecked flags (with their values) are accepted; honoured flags still count.
+	cfg, err = simEngineConfig(&simEngineOptions{Argv: []string{"vllm", "serve", "m", "--attention-config", `{"backend":"X"}`, "--numa-bind", "-tp", "4"},
+		Unchecked: []string{"--attention-config:1", "--numa-bind:0"}})
+	require.NoError(t, err)
+	assert.Equal(t, 4, cfg.TP)
 }
 
 func freePort(t *testing.T) string {

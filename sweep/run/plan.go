@@ -100,7 +100,8 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 	spec.Engine = s.proc("engine", p.Engine)
 	virtual := s.Virtual() && p.Client != nil
 	if s.Simulate {
-		spec.Engine.Argv = append([]string{s.Executable, "sim-engine", "--"}, p.Engine.Argv...)
+		head := append([]string{s.Executable, "sim-engine"}, uncheckedArgs(p)...)
+		spec.Engine.Argv = append(append(head, "--"), spec.Engine.Argv...)
 		spec.Engine.Env[envSimTimeScale] = formatScale(s.TimeScale)
 		gpu := s.SimGPU
 		if gpu == "" {
@@ -116,9 +117,17 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 			spec.Engine.Env[envSimFault] = s.SimFault
 		}
 	}
+	if slices.Contains(p.Engine.Placeholders, recipes.HFSnapshotPlaceholder) {
+		if err := resolveSnapshot(spec.Engine.Argv, s.Simulate); err != nil {
+			return Spec{}, err
+		}
+	}
 	for _, sc := range p.Sidecars {
 		if s.Simulate {
 			continue // the simulated engine keeps its KV cache in simulated HBM only
+		}
+		if sc.HealthURL == "" {
+			return Spec{}, fmt.Errorf("sidecar %s has no readiness endpoint: real runs of this offload backend are not supported yet (run it with --simulate)", sc.Name)
 		}
 		ps := s.proc(sc.Name, sc.Command)
 		spec.Sidecars = append(spec.Sidecars, Sidecar{Proc: ps, HealthURL: sc.HealthURL})
@@ -185,6 +194,49 @@ func (s Setup) proc(name string, c recipes.Command) proc.Spec {
 		}
 	}
 	return proc.Spec{Name: name, Argv: slices.Clone(c.Argv), Env: env, Unset: slices.Clone(c.Unset)}
+}
+
+// uncheckedArgs are sim-engine's --unchecked FLAG:N options for the plan's
+// escapes that are engine flags, so the simulated engine accepts the flags
+// the plan passed without a schema check, as the real engine would.
+func uncheckedArgs(p *recipes.Point) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range p.Escapes {
+		if strings.HasPrefix(e.Flag, "-") && !seen[e.Flag] && slices.Contains(p.Engine.Argv, e.Flag) {
+			seen[e.Flag] = true
+			out = append(out, "--unchecked", e.Flag+":"+strconv.Itoa(len(e.Values)))
+		}
+	}
+	return out
+}
+
+// simulatedSnapshot is the snapshot revision a simulated engine is given
+// (it loads no weights).
+const simulatedSnapshot = "simulated"
+
+// resolveSnapshot replaces recipes.HFSnapshotPlaceholder in argv with the
+// revision the HF hub cache holds for the model (refs/main beside the
+// snapshots directory), as InferenceX's recipe resolves it.
+func resolveSnapshot(argv []string, simulate bool) error {
+	for i, a := range argv {
+		dir, _, ok := strings.Cut(a, "/snapshots/"+recipes.HFSnapshotPlaceholder)
+		if !ok {
+			continue
+		}
+		rev := simulatedSnapshot
+		if !simulate {
+			data, err := os.ReadFile(filepath.Join(dir, "refs", "main"))
+			if err != nil {
+				return fmt.Errorf("engine model %s: no cached snapshot (%w); download it first (hf download)", dir, err)
+			}
+			if rev = strings.TrimSpace(string(data)); rev == "" || strings.ContainsRune(rev, '/') {
+				return fmt.Errorf("engine model %s: refs/main holds %q, not a revision", dir, rev)
+			}
+		}
+		argv[i] = strings.ReplaceAll(a, recipes.HFSnapshotPlaceholder, rev)
+	}
+	return nil
 }
 
 // unresolved rejects commands that still carry ${...} placeholders: sweep

@@ -1,0 +1,94 @@
+package recipes
+
+// qwen35BlackwellSGLang is the shared shape of InferenceX's four Blackwell
+// Qwen3.5 SGLang scripts, benchmarks/single_node/agentic/
+// qwen3.5_{fp8,fp4}_{b200,b300}_sglang_mtp.sh: NEXTN speculation, TRT-LLM
+// attention and MoE kernels, and HiCache sized from the DRAM budget after
+// reserving 1 GB per rank. They differ only in the quantization flags and
+// in whether TP2 keeps SGLang's single tokenizer worker (every script but
+// the FP8 B200 one passes --tokenizer-worker-num 6 only from TP4 on).
+func qwen35BlackwellSGLang(name string, keys []string, quant []Arg, tokenizerFromTP4 bool) *Recipe {
+	tokenizer := Flag("--tokenizer-worker-num", 6)
+	if tokenizerFromTP4 {
+		tokenizer = tokenizer.If(TPAtLeast(4))
+	}
+	args := []Arg{
+		Flag("--trust-remote-code", nil),
+		ParallelArgs,
+		Flag("--enable-symm-mem", nil),
+	}
+	args = append(args, quant...)
+	args = append(args,
+		Flag("--kv-cache-dtype", "fp8_e4m3"),
+		Flag("--mamba-ssm-dtype", "bfloat16"),
+		Flag("--attention-backend", "trtllm_mha"),
+		Flag("--moe-runner-backend", "flashinfer_trtllm"),
+		FlagFn("--cuda-graph-max-bs", ConcCapped(64)),
+		FlagFn("--max-running-requests", TwiceConc),
+		Flag("--max-prefill-tokens", 16384),
+		Flag("--chunked-prefill-size", 16384),
+		Flag("--mem-fraction-static", 0.80),
+		Flag("--stream-interval", 50),
+		Flag("--scheduler-recv-interval", 10),
+		tokenizer,
+		FlagFn("--tokenizer-path", func(c *Ctx) string { return c.Model }),
+		Flag("--reasoning-parser", "qwen3"),
+		Flag("--tool-call-parser", "qwen3_coder"),
+		SpecArgs,
+		Flag("--enable-metrics", nil),
+		Flag("--enable-cache-report", nil),
+		OffloadArgs,
+	)
+	return &Recipe{
+		Name:          name,
+		Keys:          keys,
+		Engine:        SGLang,
+		EngineVersion: "v0.5.16",
+		CommandFile:   "sglang_command.txt",
+		Env: []EnvVar{
+			Env("TORCH_CUDA_ARCH_LIST", "10.0"),
+			Env("PYTHONNOUSERSITE", "1"),
+			Env("NCCL_NVLS_ENABLE", "1"),
+			Env("SGL_ENABLE_JIT_DEEPGEMM", "false"),
+			Env("SGLANG_ENABLE_FLASHINFER_GEMM", "true"),
+			Env("SGLANG_TIMEOUT_KEEP_ALIVE", "1800"),
+		},
+		Parallel: Parallel{DataParallelOne: true, EP: EPAlways},
+		Spec:     qwen35EAGLE("NEXTN"),
+		Args:     args,
+		Offload:  []Offload{HiCacheSized(HiCacheSizeReserving)},
+		// Both conc-dependent flags are upper bounds a smaller load never reaches.
+		ArmServer: "--max-running-requests 2×conc and --cuda-graph-max-bs min(conc,64) only bound admission and graph capture; a smaller load stays below both",
+		Client:    Client{Loader: loader062126256k, ServerMetrics: true},
+	}
+}
+
+var (
+	qwen35FP8Quant = []Arg{Flag("--quantization", "fp8")}
+	qwen35FP4Quant = []Arg{Flag("--quantization", "modelopt_fp4"), Flag("--fp4-gemm-backend", "flashinfer_cutlass")}
+)
+
+// qwen35FP8B300SGLang replaces qwen3.5_fp8_b300_sglang_mtp.sh.
+func qwen35FP8B300SGLang() *Recipe {
+	return qwen35BlackwellSGLang("qwen3.5_fp8_b300_sglang_mtp",
+		[]string{"qwen3.5-fp8-b300-sglang-agentic-mtp", "qwen3.5-fp8-b300-sglang-agentic-power-ab"}, qwen35FP8Quant, true)
+}
+
+// qwen35FP8B200SGLang replaces qwen3.5_fp8_b200_sglang_mtp.sh (six
+// tokenizer workers at every TP).
+func qwen35FP8B200SGLang() *Recipe {
+	return qwen35BlackwellSGLang("qwen3.5_fp8_b200_sglang_mtp",
+		[]string{"qwen3.5-fp8-b200-sglang-agentic-mtp"}, qwen35FP8Quant, false)
+}
+
+// qwen35FP4B300SGLang replaces qwen3.5_fp4_b300_sglang_mtp.sh.
+func qwen35FP4B300SGLang() *Recipe {
+	return qwen35BlackwellSGLang("qwen3.5_fp4_b300_sglang_mtp",
+		[]string{"qwen3.5-fp4-b300-sglang-agentic-mtp", "qwen3.5-fp4-b300-sglang-agentic-power-ab"}, qwen35FP4Quant, true)
+}
+
+// qwen35FP4B200SGLang replaces qwen3.5_fp4_b200_sglang_mtp.sh.
+func qwen35FP4B200SGLang() *Recipe {
+	return qwen35BlackwellSGLang("qwen3.5_fp4_b200_sglang_mtp",
+		[]string{"qwen3.5-fp4-b200-sglang-agentic-mtp"}, qwen35FP4Quant, true)
+}

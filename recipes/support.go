@@ -1,0 +1,172 @@
+package recipes
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"sweep/configs/matrix"
+)
+
+// ErrNotSupported marks rows sweep cannot plan yet: other engines than
+// SGLang and vLLM (ATOM, TRT-LLM, ...), multi-node and disaggregated
+// serving (Dynamo, srt-slurm), and fixed-seq-len scenarios. Plan reports
+// all such rows of one config key as a single problem.
+var ErrNotSupported = errors.New("not supported yet")
+
+// engineNames are the display names of the frameworks sweep has no
+// recipes for.
+var engineNames = map[string]string{
+	"atom": "ATOM", "trt": "TRT-LLM", "trtllm": "TRT-LLM", "tilert": "TileRT",
+}
+
+// Unsupported returns why sweep cannot plan the row yet ("" when it can
+// route it to a recipe). The reason names the row's kind or engine.
+func Unsupported(r *matrix.Row) string {
+	fw := r.Framework
+	switch {
+	case r.Kind.MultiNode() || r.Disagg || strings.Contains(fw, "dynamo") || strings.HasSuffix(fw, "-disagg"):
+		return fmt.Sprintf("multi-node or disaggregated serving (framework %s); sweep plans single-node SGLang and vLLM engines only", fw)
+	case !r.Kind.Agentic():
+		return "fixed-seq-len scenario; sweep plans agentic-coding points only"
+	case fw != string(SGLang) && fw != string(VLLM):
+		name := engineNames[fw]
+		if name == "" {
+			name = fw
+		}
+		return fmt.Sprintf("engine %s (framework %s); sweep has SGLang and vLLM recipes only", name, fw)
+	}
+	return ""
+}
+
+// unsupportedProblems returns one problem per config key for the rows
+// Unsupported rejects, and the indexes of those rows.
+func unsupportedProblems(rows matrix.Matrix) ([]*Problem, map[int]bool) {
+	type group struct {
+		first int
+		n     int
+		why   string
+	}
+	groups := map[string]*group{}
+	var order []string
+	skip := map[int]bool{}
+	for i, r := range rows {
+		why := Unsupported(r)
+		if why == "" {
+			continue
+		}
+		skip[i] = true
+		id := r.ConfigKey + "\x00" + why
+		g, ok := groups[id]
+		if !ok {
+			g = &group{first: i, why: why}
+			groups[id] = g
+			order = append(order, id)
+		}
+		g.n++
+	}
+	probs := make([]*Problem, 0, len(order))
+	for _, id := range order {
+		g := groups[id]
+		probs = append(probs, &Problem{
+			Index: g.first, ConfigKey: rows[g.first].ConfigKey, Point: fmt.Sprintf("(%d point(s))", g.n),
+			Role: "recipe", Err: fmt.Errorf("%w: %s", ErrNotSupported, g.why),
+		})
+	}
+	return probs, skip
+}
+
+// mergeNotSupported folds the ErrNotSupported problems of one key with the
+// same message into one problem that counts the points.
+func mergeNotSupported(probs []*Problem) []*Problem {
+	type group struct {
+		p *Problem
+		n int
+	}
+	groups := map[string]*group{}
+	var out []*Problem
+	for _, p := range probs {
+		if !errors.Is(p.Err, ErrNotSupported) || strings.HasPrefix(p.Point, "(") {
+			out = append(out, p)
+			continue
+		}
+		id := p.ConfigKey + "\x00" + p.Err.Error()
+		if g, ok := groups[id]; ok {
+			g.n++
+			g.p.Point = fmt.Sprintf("(%d point(s))", g.n)
+			continue
+		}
+		q := *p
+		q.Point = "(1 point(s))"
+		groups[id] = &group{p: &q, n: 1}
+		out = append(out, &q)
+	}
+	return out
+}
+
+// Status says whether a config key plans.
+type Status string
+
+// Coverage statuses.
+const (
+	// Planned: every point of the key plans and validates.
+	Planned Status = "planned"
+	// NotSupported: the key's rows are of a kind or engine sweep does not
+	// plan yet (ErrNotSupported).
+	NotSupported Status = "unsupported"
+	// Failing: the key should plan but some point does not (no recipe, a
+	// flag the schema rejects).
+	Failing Status = "failing"
+)
+
+// KeyCoverage is the plan outcome of one config key.
+type KeyCoverage struct {
+	Key    string `json:"key"`
+	Status Status `json:"status"`
+	// Points is the number of planned points (Planned) or of rows.
+	Points int `json:"points"`
+	// Reason is the first problem of an unsupported or failing key.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Coverage plans the rows of each key on its own and reports per key
+// whether it plans. keys fixes the order and may name keys without rows
+// (a key whose rows were all filtered out, e.g. one without agentic
+// scenarios); those are reported with noRows as their reason.
+func Coverage(rows matrix.Matrix, keys []string, noRows string, opts PlanOptions) ([]KeyCoverage, error) {
+	if _, err := opts.withDefaults(); err != nil {
+		return nil, err
+	}
+	byKey := map[string]matrix.Matrix{}
+	for _, r := range rows {
+		byKey[r.ConfigKey] = append(byKey[r.ConfigKey], r)
+	}
+	out := make([]KeyCoverage, 0, len(keys))
+	for _, k := range keys {
+		rs := byKey[k]
+		kc := KeyCoverage{Key: k, Points: len(rs)}
+		if len(rs) == 0 {
+			kc.Status, kc.Reason = NotSupported, noRows
+			out = append(out, kc)
+			continue
+		}
+		_, err := Plan(rs, opts)
+		pe, isPlan := errors.AsType[*PlanError](err)
+		switch {
+		case err == nil:
+			kc.Status = Planned
+		case !isPlan:
+			return nil, err
+		default:
+			kc.Status = Failing
+			if slices.ContainsFunc(pe.Problems, func(p *Problem) bool { return errors.Is(p.Err, ErrNotSupported) }) &&
+				!slices.ContainsFunc(pe.Problems, func(p *Problem) bool { return !errors.Is(p.Err, ErrNotSupported) }) {
+				kc.Status = NotSupported
+			}
+			kc.Reason = pe.Problems[0].Err.Error()
+		}
+		out = append(out, kc)
+	}
+	return out, nil
+}

@@ -1,6 +1,8 @@
 package simengine
 
 import (
+	"bytes"
+	"io"
 	"context"
 	"errors"
 	"fmt"
@@ -116,6 +118,11 @@ type Router struct {
 	proxies []*httputil.ReverseProxy
 	next    atomic.Uint64
 
+	// clock forwards the virtual clock's calls to the one worker, on
+	// connections of its own: a long-polled /sim/sleep never shares the
+	// inference requests' connection pool.
+	clock *httputil.ReverseProxy
+
 	mu       sync.Mutex
 	requests []int64 // per worker
 	failures int64
@@ -134,6 +141,10 @@ func NewRouter(cfg RouterConfig) *Router {
 			http.Error(rw, "router: worker unavailable: "+err.Error(), http.StatusBadGateway)
 		}
 		r.proxies = append(r.proxies, p)
+	}
+	if len(cfg.Workers) == 1 {
+		r.clock = httputil.NewSingleHostReverseProxy(cfg.Workers[0])
+		r.clock.Transport = &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 256}
 	}
 	return r
 }
@@ -172,13 +183,18 @@ func (r *Router) Handler() http.Handler {
 			http.Error(w, fmt.Sprintf("the virtual clock needs one engine behind the router, not %d", len(r.proxies)), http.StatusNotImplemented)
 			return
 		}
-		r.proxies[0].ServeHTTP(w, req)
+		if bufferBody(w, req) {
+			r.clock.ServeHTTP(w, req)
+		}
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
 		i := r.pick(req)
 		r.mu.Lock()
 		r.requests[i]++
 		r.mu.Unlock()
+		if !bufferBody(w, req) {
+			return
+		}
 		r.proxies[i].ServeHTTP(w, req)
 	})
 	return mux
@@ -232,4 +248,27 @@ func (r *Router) Run(ctx context.Context) error {
 		err = nil
 	}
 	return err
+}
+
+
+// maxRoutedBody caps a request body the router forwards.
+const maxRoutedBody = 64 << 20
+
+// bufferBody reads the request body into memory before it is forwarded.
+// The proxy otherwise copies it to the worker while the worker's answer
+// already streams back, and once the router has written the answer's
+// headers the server may cut the unread inbound body short: the copy
+// fails and the worker connection is closed mid-answer (a client saw an
+// unexpected EOF about once in a thousand requests).
+func bufferBody(w http.ResponseWriter, req *http.Request) bool {
+	if req.Body == nil || req.Body == http.NoBody {
+		return true
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxRoutedBody))
+	if err != nil {
+		http.Error(w, "router: reading the request body: "+err.Error(), http.StatusBadRequest)
+		return false
+	}
+	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+	return true
 }

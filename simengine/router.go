@@ -2,11 +2,11 @@ package simengine
 
 import (
 	"bytes"
-	"io"
 	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -249,7 +249,6 @@ func (r *Router) Run(ctx context.Context) error {
 	}
 	return err
 }
-
 
 // maxRoutedBody caps a request body the router forwards.
 const maxRoutedBody = 64 << 20

@@ -193,11 +193,21 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	if _, ok := s.cfg.HasFault(FaultMalformedMetrics); ok {
-		fmt.Fprintf(w, "# TYPE %s:num_running_reqs gauge\n%s:num_running_reqs{model_name=\"%s\" 3\nthis is not a metric line\n", s.cfg.Engine, s.cfg.Engine, s.cfg.ServedModelName)
+	if page := s.malformedPage(); page != nil {
+		_, _ = w.Write(page)
 		return
 	}
 	_, _ = w.Write(s.renderMetrics())
+}
+
+// malformedPage is the metrics text of the malformed-metrics fault (nil
+// without it): on the wall clock's /metrics and as the virtual clock's
+// sample log schema alike.
+func (s *Server) malformedPage() []byte {
+	if _, ok := s.cfg.HasFault(FaultMalformedMetrics); !ok {
+		return nil
+	}
+	return fmt.Appendf(nil, "# TYPE %s:num_running_reqs gauge\n%s:num_running_reqs{model_name=\"%s\" 3\nthis is not a metric line\n", s.cfg.Engine, s.cfg.Engine, s.cfg.ServedModelName)
 }
 
 // chatRequest is the part of an OpenAI chat completion request the

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
@@ -199,7 +200,7 @@ func (s *Server) vadvance() bool {
 	}
 	for _, p := range vc.parts {
 		if p.sleeping && p.until == f {
-			p.sleeping = false
+			p.sleeping, p.guard = false, 0
 			p.wake <- p.until
 			vc.now = max(vc.now, f)
 			changed = true
@@ -236,7 +237,7 @@ func (s *Server) vguard() bool {
 		return false
 	}
 	for _, p := range vc.parts {
-		if p.guard > 0 {
+		if p.sleeping && p.guard > 0 { // a blocked participant keeps the guard of its last sleep
 			p.until -= excess
 			p.floor = p.until
 		}
@@ -405,6 +406,27 @@ func (s *Server) simHandlers(mux *http.ServeMux) {
 	mux.HandleFunc("POST /sim/record", s.simRecord)
 	mux.HandleFunc("POST /sim/sample", s.simSample)
 	mux.HandleFunc("GET /sim/log", s.simLog)
+	mux.HandleFunc("GET /sim/state", s.simState)
+}
+
+// simState describes the clock for diagnosis: its time, every
+// participant (floor, in-flight requests, sleep) and the pending events.
+func (s *Server) simState(w http.ResponseWriter, _ *http.Request) {
+	vc := s.vc
+	vc.mu.Lock()
+	defer vc.mu.Unlock()
+	fmt.Fprintf(w, "now %g floor %g arrivals %d barriers %d deadlines %d recording %t next tick %g\n",
+		vc.now, vc.floor(), len(vc.arrivals), len(vc.barriers), len(vc.deadline), vc.recording, vc.nextTick)
+	ids := slices.Sorted(maps.Keys(vc.parts))
+	for _, id := range ids {
+		p := vc.parts[id]
+		fmt.Fprintf(w, "participant %s: floor %g inflight %d sleeping %t from %g until %g cap %g\n", id, p.floor, p.inflight, p.sleeping, p.from, p.until, p.guard)
+	}
+	for _, r := range s.ranks {
+		r.mu.Lock()
+		fmt.Fprintf(w, "rank %d: now %g running %d waiting %d\n", r.idx, r.now, len(r.running), len(r.waiting))
+		r.mu.Unlock()
+	}
 }
 
 func simError(w http.ResponseWriter, code int, format string, a ...any) {
@@ -660,10 +682,14 @@ func (s *Server) simLog(w http.ResponseWriter, r *http.Request) {
 	defer vc.mu.Unlock()
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("X-Sim-Samples", strconv.Itoa(vc.samples))
+	schema := vc.schema
+	if page := s.malformedPage(); page != nil {
+		schema = page
+	}
 	var n [4]byte
-	binary.LittleEndian.PutUint32(n[:], uint32(len(vc.schema)))
+	binary.LittleEndian.PutUint32(n[:], uint32(len(schema)))
 	_, _ = w.Write(n[:])
-	_, _ = w.Write(vc.schema)
+	_, _ = w.Write(schema)
 	_, _ = w.Write(vc.log)
 	vc.recording = false
 }

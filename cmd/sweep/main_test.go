@@ -12,7 +12,7 @@ import (
 )
 
 // runCLI runs sweep with args and returns exit code, stdout and stderr.
-func runCLI(t *testing.T, args ...string) (int, string, string) {
+func runCLI(t testing.TB, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := mainRun(t.Context(), &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args)

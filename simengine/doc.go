@@ -31,10 +31,77 @@
 // equals the synthetic acceptance length (SGLANG_SIMULATE_ACC_LEN, vLLM
 // synthetic_acceptance_length), which the engines' counters then report.
 //
-// Time: every simulated duration is divided by Config.TimeScale on the
-// wall clock; metrics (histograms, throughput gauges) report simulated
-// seconds, and every response carries X-Sim-Time-Scale so clients can
-// convert their wall-clock measurements.
+// Time: two clocks.
+//
+// The virtual clock (Config.Virtual, env SWEEP_SIM_CLOCK=virtual) is what
+// `sweep run --simulate` uses with the built-in load generator: simulated
+// time advances by events, never by the wall clock, so a point's numbers
+// are the same for a seed whatever the machine load, and a 3,600 s point
+// takes seconds. It is conservative synchronisation between the engine
+// and its clients (the participants: the load generator's run, each lane,
+// each subagent stream). One goroutine owns the timeline and processes
+// events in time order (ties by participant id): request arrivals, the
+// steps of every DP rank's scheduler, request deadlines, and metric
+// samples. Each participant has a floor, the earliest simulated time at
+// which it may still send anything: the time its last response ended, the
+// end of its sleep, or +Inf while it waits for a response or for other
+// participants. The engine only processes events strictly before the
+// lowest floor, so no event can arrive in its past. The protocol:
+//
+//   - POST /sim/join?ids=&reset=1 joins the first participant at the
+//     clock's time (reset drops participants an earlier, killed client
+//     left); /sim/join?p=&at=&ids= joins more on behalf of a running one.
+//   - A request carries X-Sim-Participant and X-Sim-Time (its simulated
+//     arrival) and optionally X-Sim-Deadline (the client's timeout or the
+//     end of its grace period: the engine aborts it there). Every SSE event
+//     is preceded by ": sim-time T", a non-streamed answer carries
+//     X-Sim-Time; the participant resumes at the answer's end.
+//   - /sim/sleep?p=&at=&until=&cap= waits until the clock reaches until
+//     (think time); when every participant sleeps, sleeps with a cap (the
+//     load generator's --system-idle-gap-cap-seconds) shift earlier
+//     together so the next one ends within the cap of the idle moment.
+//   - /sim/block (wait for others: no floor), /sim/set (hand a time on to
+//     waiting participants), /sim/leave.
+//   - /sim/record?interval= starts sampling the metrics on the timeline
+//     (aiperf's 0.333 s collection interval), /sim/sample takes a reference
+//     sample, GET /sim/log returns every sample once, delta-encoded;
+//     GET /sim/state shows the clock for diagnosis.
+//   - Prompts may come by the content ids of their 64-token blocks
+//     (sweep_sim_prompt) instead of text, so an 80k-token prompt costs kB.
+//
+// The wall clock (time scale, Config.TimeScale) is kept for driving the
+// engine with a real aiperf or another client: every simulated duration
+// is divided by TimeScale, metrics report simulated seconds, and every
+// response carries X-Sim-Time-Scale. Its numbers depend on how busy the
+// machine is.
+//
+// The curves (the virtual clock, the built-in trace set: 128 seeded
+// InferenceX-shaped agentic traces, mean input 68k tokens, output 423,
+// lognormal think time; agentx-fast durations, the default seed). Throughput rises
+// while the KV pool holds every live session's prefix; once the live
+// contexts (concurrency × about 68k tokens, more with subagents) exceed
+// the pool, prefixes are evicted, every turn recomputes its whole history
+// and throughput falls off a cliff:
+//
+//	qwen3.5-fp8-mi325x-sglang-agentic-mtp, TEP8 (SGLang, KV pool 4.59M tokens)
+//	conc      4      16     24     32     40     48     64
+//	tok/s/GPU 6321  15895  18110  19526  20054  20208   4119
+//	tok/s/usr  160     71     49     36     29     23      3
+//
+// Knee at conc 32 (95 % of the peak; 24-32 within noise), peak at 48,
+// cliff at 64: 64 sessions of about 68k tokens plus their subagents need
+// more than the 4.59M-token pool, so prefixes are evicted and recomputed.
+//
+//	minimaxm3-fp8-mi325x-vllm-agentic-mtp, TP8 (vLLM, KV pool 5.37M tokens)
+//	conc      1     2     4     8     10     12     14     16     18
+//	tok/s/GPU 1880  3206  5823  9618  11278  12472  13507  14357  15033
+//
+// Unsaturated in InferenceX's range: its grid stops at conc 18, whose
+// live contexts (about 1.3M tokens) fit the pool four times over, so
+// throughput still gains 5 % per step and there is no knee to find. A
+// smaller pool (--gpu-memory-utilization, --mem-fraction-static), less TP
+// (fewer GPUs, less HBM for KV) or no offloading moves the knee to lower
+// concurrency; KV offloading (LMCache, HiCache) moves it higher.
 //
 // Faults for tests (Config.Faults, env SWEEP_SIM_FAULT): never-ready,
 // crash:N, hang:N, slow-metrics:D, malformed-metrics, ignore-sigterm.

@@ -98,10 +98,11 @@
 //
 // Unsaturated in InferenceX's range: its grid stops at conc 18, whose
 // live contexts (about 1.3M tokens) fit the pool four times over, so
-// throughput still gains 5 % per step and there is no knee to find. A
-// smaller pool (--gpu-memory-utilization, --mem-fraction-static), less TP
-// (fewer GPUs, less HBM for KV) or no offloading moves the knee to lower
-// concurrency; KV offloading (LMCache, HiCache) moves it higher.
+// throughput still gains 5 % per step and there is no knee to find. The
+// pool is what moves a knee: a smaller one (--mem-fraction-static,
+// --gpu-memory-utilization) or fewer GPUs per server (less HBM for KV)
+// brings it to lower concurrency (the capacity tests check the curve's
+// rise, plateau and cliff, and the TP and EP trade-offs, on one model).
 //
 // Faults for tests (Config.Faults, env SWEEP_SIM_FAULT): never-ready,
 // crash:N, hang:N, slow-metrics:D, malformed-metrics, ignore-sigterm.

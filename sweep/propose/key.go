@@ -10,7 +10,8 @@ import (
 
 // ResolveKey finds the master config key an arm's results came from: the
 // agentic entry with the arm's model prefix, precision, framework and
-// hardware (the runner label without "cluster:"). More than one match is
+// hardware (the runner label, with or without "cluster:": InferenceX's
+// results carry it with, sweep's simulated ones too). More than one match is
 // an error naming them (pick one with --config-key).
 func ResolveKey(m *configs.Masters, id knee.Identity) (string, error) {
 	var hits []string
@@ -18,7 +19,7 @@ func ResolveKey(m *configs.Masters, id knee.Identity) (string, error) {
 		e, _ := m.Lookup(k)
 		if len(e.Scenarios.AgenticCoding) == 0 || e.ModelPrefix != id.Get("infmax_model_prefix") ||
 			e.Precision != id.Get("precision") || e.Framework != id.Get("framework") ||
-			strings.TrimPrefix(e.Runner, configs.ClusterPrefix) != id.Get("hw") {
+			strings.TrimPrefix(e.Runner, configs.ClusterPrefix) != strings.TrimPrefix(id.Get("hw"), configs.ClusterPrefix) {
 			continue
 		}
 		hits = append(hits, k)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/sweep/knee"
 )
 
@@ -101,4 +102,21 @@ func TestPlan(t *testing.T) {
 	assert.Nil(t, plans[2].Conc)
 	assert.Contains(t, plans[2].Dropped, "dominated")
 	assert.Contains(t, Entry("k", plans), "TP8 c1,c4,c16,c32; TP4 c4,c16,c32,c64; dropped as dominated: TP2")
+}
+
+// TestResolveKeyRunnerLabel: results name the hardware with the runner's
+// "cluster:" prefix (InferenceX's and sweep's simulated results alike) or
+// without it; both resolve to the shipped key.
+func TestResolveKeyRunnerLabel(t *testing.T) {
+	m, err := configs.DefaultMasters()
+	require.NoError(t, err)
+	for _, hw := range []string{"cluster:mi325x-amds", "mi325x-amds"} {
+		var id knee.Identity
+		for i, v := range []any{"qwen3.5", hw, "sglang", "fp8", "mtp", "agentic-coding", false, false, 8, 8, "false", "none", 1} {
+			id[i], _ = json.Marshal(v)
+		}
+		k, err := ResolveKey(m, id)
+		require.NoError(t, err, hw)
+		assert.Equal(t, "qwen3.5-fp8-mi325x-sglang-agentic-mtp", k, hw)
+	}
 }

@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,30 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/sweep/run"
-)
 
-// hogCPU keeps every CPU of the machine busy until the test ends: the
-// engine and load generator processes of a point then compete with it.
-func hogCPU(tb testing.TB) {
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range runtime.NumCPU() {
-		wg.Go(func() { // spins until stop is closed
-			x := 1
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				for i := range 100_000 {
-					x = x*31 + i
-				}
-			}
-		})
-	}
-	tb.Cleanup(func() { close(stop); wg.Wait() })
-}
+	"sweep/internal/cpuhog"
+)
 
 // resultNumbers reads the point's result JSON as a flat map of its
 // numeric leaves ("key.sub[2].x" → value).
@@ -97,7 +74,7 @@ func TestSimulatedPointIsDeterministic(t *testing.T) {
 
 	hogged := filepath.Join(t.TempDir(), "hogged")
 	func() {
-		hogCPU(t)
+		cpuhog.Hog(t)
 		code, stdout, stderr = runCLI(t, args(hogged)...)
 	}()
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)

@@ -98,6 +98,9 @@ type runner struct {
 	main     *vpart
 	issueEnd float64
 	cancelAt float64
+	// simStart and simFront are the simulated start of profiling and the
+	// latest end of a profiling request (artifact ns), for progress lines.
+	simStart, simFront int64
 }
 
 // nowNs is the artifact timestamp of now: the wall clock (scaled), or
@@ -485,6 +488,9 @@ func (r *runner) profile(ctx context.Context, lanes []*lane) {
 	var simStart float64
 	if r.vc != nil {
 		simStart = r.main.now
+		r.mu.Lock()
+		r.simStart = r.vc.ns(simStart)
+		r.mu.Unlock()
 	}
 	aux.Go(func() { r.printProgress(lanesDone, profStart) }) // exits when the lanes are done
 
@@ -551,8 +557,20 @@ func (r *runner) printProgress(done <-chan struct{}, start time.Time) {
 		case <-t.C:
 			r.mu.Lock()
 			c := *r.counts[PhaseProfiling]
+			sim := time.Duration(max(r.simFront-r.simStart, 0))
 			r.mu.Unlock()
 			el := time.Since(start)
+			if r.vc != nil {
+				// The window is simulated time: say how far the timeline got,
+				// and estimate the rest at the wall rate so far.
+				eta := "unknown"
+				if d := r.o.BenchmarkDuration; d > 0 && sim > 0 {
+					eta = time.Duration(float64(el) * float64(max(d-sim, 0)) / float64(sim)).Round(time.Second).String()
+				}
+				r.logf("profiling: %d requests done (%d failed), %s of %s simulated in %s, ETA %s", c.OK+c.Failed, c.Failed,
+					sim.Round(time.Second), r.o.BenchmarkDuration, el.Round(time.Second), eta)
+				continue
+			}
 			eta := "unknown"
 			if total > 0 {
 				eta = max(total-el, 0).Round(time.Second).String()
@@ -787,6 +805,9 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 func (r *runner) add(rec *Record) {
 	r.mu.Lock()
 	r.records = append(r.records, rec)
+	if rec.Metadata.BenchmarkPhase == PhaseProfiling {
+		r.simFront = max(r.simFront, rec.Metadata.RequestEndNs)
+	}
 	c := r.counts[rec.Metadata.BenchmarkPhase]
 	if rec.Error != nil {
 		c.Failed++

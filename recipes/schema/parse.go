@@ -209,11 +209,19 @@ func (p *Parsed) JSON(name string) (any, bool) {
 func (p *Parsed) Args() []string {
 	s := p.Schema
 	out := slices.Clone(s.Command)
+	// A positional that looks like an option ("-A", given after "--")
+	// goes last, after "--", or it would parse back as a flag.
+	var dashed string
 	if s.Positional != nil {
 		if v, ok := p.values[s.Positional.Flag]; ok && len(v.Strs) > 0 {
-			out = append(out, v.Strs[len(v.Strs)-1])
+			if pos := v.Strs[len(v.Strs)-1]; strings.HasPrefix(pos, "-") {
+				dashed = pos
+			} else {
+				out = append(out, pos)
+			}
 		}
 	}
+
 	for _, it := range p.items {
 		if it.escape != nil {
 			out = append(out, it.escape.Flag)
@@ -224,6 +232,9 @@ func (p *Parsed) Args() []string {
 			continue
 		}
 		out = append(out, p.values[it.flag].tokens(s)...)
+	}
+	if dashed != "" {
+		out = append(out, "--", dashed)
 	}
 	return out
 }

@@ -158,8 +158,8 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		rerr = readStream(resp.Body, start, &t)
 		// Read to the end of the body (the chunked terminator after
-		// [DONE]), so the connection is reused instead of closed under a
-		// proxy that is still forwarding it.
+		// [DONE]): a body closed before its end closes the connection
+		// instead of returning it to the pool.
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 	} else {
 		if v := resp.Header.Get(simHeaderTime); t.sim != nil && v != "" {

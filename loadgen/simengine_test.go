@@ -167,3 +167,13 @@ func numbers(sum jsonObj) map[string]float64 {
 	}
 	return out
 }
+
+// TestVirtualClockProtocolNames: the load generator spells the virtual
+// clock's headers and SSE time comment itself (it does not import the
+// simulator); they must be the simulated engine's.
+func TestVirtualClockProtocolNames(t *testing.T) {
+	assert.Equal(t, simengine.HeaderParticipant, simHeaderParticipant)
+	assert.Equal(t, simengine.HeaderTime, simHeaderTime)
+	assert.Equal(t, simengine.HeaderDeadline, simHeaderDeadline)
+	assert.Equal(t, simengine.SSEClockPrefix, simSSEClock)
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -282,13 +281,8 @@ type chatChunk struct {
 }
 
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	// Read the whole body before answering: a proxy in front (the router)
-	// may still be writing it while the response streams back.
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err == nil {
-		err = json.Unmarshal(body, v)
-	}
-	if err != nil {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	if err := dec.Decode(v); err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			apiError(w, http.StatusRequestEntityTooLarge, "BadRequestError", "request body too large")
 			return false
@@ -430,14 +424,15 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 		return
 	}
 	id := s.ids.Add(1)
-	rng := s.newRequestRNG(id)
+	stream := id
 	if part := r.Header.Get(HeaderParticipant); s.vc != nil && part != "" {
 		// Request ids follow the wall order of arrival; on the virtual
 		// clock the draws follow the request's place on the timeline.
 		h := fnv.New64a()
 		fmt.Fprintf(h, "%s@%s", part, r.Header.Get(HeaderTime))
-		rng = s.newRequestRNG(h.Sum64())
+		stream = h.Sum64()
 	}
+	rng := s.newRequestRNG(stream)
 	target, reason := limit, "length"
 	if !p.ignoreEOS {
 		if n := max(naturalLength(rng), p.minTokens); n < limit {

@@ -118,11 +118,6 @@ type Router struct {
 	proxies []*httputil.ReverseProxy
 	next    atomic.Uint64
 
-	// clock forwards the virtual clock's calls to the one worker, on
-	// connections of its own: a long-polled /sim/sleep never shares the
-	// inference requests' connection pool.
-	clock *httputil.ReverseProxy
-
 	mu       sync.Mutex
 	requests []int64 // per worker
 	failures int64
@@ -141,10 +136,6 @@ func NewRouter(cfg RouterConfig) *Router {
 			http.Error(rw, "router: worker unavailable: "+err.Error(), http.StatusBadGateway)
 		}
 		r.proxies = append(r.proxies, p)
-	}
-	if len(cfg.Workers) == 1 {
-		r.clock = httputil.NewSingleHostReverseProxy(cfg.Workers[0])
-		r.clock.Transport = &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 256}
 	}
 	return r
 }
@@ -184,7 +175,7 @@ func (r *Router) Handler() http.Handler {
 			return
 		}
 		if bufferBody(w, req) {
-			r.clock.ServeHTTP(w, req)
+			r.proxies[0].ServeHTTP(w, req)
 		}
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -165,15 +164,7 @@ func TestABCompareFlags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var got *abCompareOptions
-			ios := &IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
-			c := newABCompareCmd(ios, func(_ context.Context, o *abCompareOptions) error { got = o; return nil })
-			fs, run := c.Flags()
-			fs.SetOutput(ios.ErrOut)
-			err := fs.Parse(tc.args)
-			if err == nil {
-				err = run(t.Context(), fs.Args())
-			}
+			got, err := parseOptions(t, newABCompareCmd, tc.args...)
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.wantErr)

@@ -122,8 +122,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--time-scale %g: want a positive finite number", o.TimeScale)
 	case !o.Simulate && (fs.Changed("sim-gpu") || fs.Changed("time-scale") || fs.Changed("sim-clock")):
 		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
-	case o.SimClock != simClockVirtual && o.SimClock != simClockWall:
-		return flagErrorf("--sim-clock %q: want %s or %s", o.SimClock, simClockVirtual, simClockWall)
+	case checkSimClock(o.SimClock) != nil:
+		return checkSimClock(o.SimClock)
 	case o.Retries < 0:
 		return flagErrorf("--retries %d: want 0 or more", o.Retries)
 	case o.MaxParallel < 0:

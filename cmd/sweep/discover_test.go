@@ -194,6 +194,7 @@ func TestDiscoverFlags(t *testing.T) {
 		{[]string{"discover", "--config-keys", "k", "--out", out, "--executor", "k8s"}, `--executor "k8s"`},
 		{[]string{"discover", "--config-keys", "k", "--out", out, "--dp-attn", "yes"}, `--dp-attn "yes"`},
 		{[]string{"discover", "--config-keys", "k", "--out", out, "--time-scale", "5"}, "need --simulate"},
+		{[]string{"discover", "--config-keys", "k", "--out", out, "--simulate", "--sim-clock", "fast"}, `--sim-clock "fast": want virtual or wall`},
 		{[]string{"discover", "--config-keys", "no-such-key", "--out", out}, "no-such-key"},
 		{[]string{"discover", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "3", "--out", out}, "no single-node agentic point matches"},
 		{[]string{"discover", "--config-keys", "k", "--out", "/no/such/parent/d"}, "parent directory"},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -32,15 +31,7 @@ func TestKneesFlags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var got *kneesOptions
-			ios := &IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
-			c := newKneesCmd(ios, func(_ context.Context, o *kneesOptions) error { got = o; return nil })
-			fs, run := c.Flags()
-			fs.SetOutput(ios.ErrOut)
-			err := fs.Parse(tc.args)
-			if err == nil {
-				err = run(t.Context(), fs.Args())
-			}
+			got, err := parseOptions(t, newKneesCmd, tc.args...)
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.wantErr)

@@ -35,6 +35,14 @@ const (
 	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf always runs on it)"
 )
 
+// checkSimClock rejects a --sim-clock value other than virtual or wall.
+func checkSimClock(c string) error {
+	if c != simClockVirtual && c != simClockWall {
+		return flagErrorf("--sim-clock %q: want %s or %s", c, simClockVirtual, simClockWall)
+	}
+	return nil
+}
+
 type runOptions struct {
 	IO     *IOStreams
 	Inputs matrixInputs
@@ -163,8 +171,8 @@ Example:
 				if !o.Simulate && (fs.Changed("sim-fault") || fs.Changed("sim-gpu") || fs.Changed("time-scale") || fs.Changed("sim-clock")) {
 					return flagErrorf("--sim-fault, --sim-gpu, --sim-clock and --time-scale need --simulate")
 				}
-				if o.SimClock != simClockVirtual && o.SimClock != simClockWall {
-					return flagErrorf("--sim-clock %q: want %s or %s", o.SimClock, simClockVirtual, simClockWall)
+				if err := checkSimClock(o.SimClock); err != nil {
+					return err
 				}
 				return runF(ctx, o)
 			}

@@ -227,6 +227,8 @@ func TestRunFlagEdges(t *testing.T) {
 		{"--simulate", "--time-scale", "NaN"},
 		{"--simulate", "--time-scale", "+Inf"},
 		{"--simulate", "--time-scale", "0"},
+		{"--simulate", "--sim-clock", "fast"},
+		{"--sim-clock", "wall"},
 	} {
 		_, err := parseOptions(t, newRunCmd, append(base, bad...)...)
 		_, isFlag := errors.AsType[*FlagError](err)

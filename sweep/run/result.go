@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"sweep/metrics"
 	"sweep/metrics/aiperf"
@@ -61,16 +62,9 @@ func (s *scrapeRun) finish() *metrics.ScrapeResult {
 func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 	ctx := context.Background() // these stages only read local files
 	// The artifacts are read once, by the first stage that needs them.
-	var in *result.Inputs
-	var inErr error
-	loaded := false
-	inputs := func() (*result.Inputs, error) {
-		if !loaded {
-			in, inErr = result.LoadInputs(r.o.OutDir, r.spec.Facts.HFHubCache)
-			loaded = true
-		}
-		return in, inErr
-	}
+	inputs := sync.OnceValues(func() (*result.Inputs, error) {
+		return result.LoadInputs(r.o.OutDir, r.spec.Facts.HFHubCache)
+	})
 	var al *metrics.ALCheck
 	if r.spec.GoldenAL == nil && r.spec.Facts.SpecDecoding == "none" {
 		r.skip(StageAcceptance, "no speculative decoding")

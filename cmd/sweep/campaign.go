@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -44,7 +45,10 @@ type campaignOptions struct {
 	Builtin   bool
 	TimeScale float64
 	SimClock  string
-	SimGPU    string
+
+	progressOnce sync.Once
+	progress     io.Writer
+	SimGPU       string
 
 	Fast         bool // agentx-fast durations and warm-ups
 	Duration     int
@@ -312,7 +316,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	sum, runErr := campaign.Run(ctx, campaign.Options{
 		Dir: dir, Schedule: sched, Executor: ex, Retries: o.Retries, FailFast: o.FailFast,
 		Identity: campaign.Identity{Command: o.Command, Settings: settings},
-		Progress: o.IO.ErrOut, Estimate: pointTime, Parallel: max(1, min(len(sched.Arms), len(gpus)/max(1, sched.Arms[0].GPUs))),
+		Progress: o.progressOut(), Estimate: pointTime, Parallel: max(1, min(len(sched.Arms), len(gpus)/max(1, sched.Arms[0].GPUs))),
 	})
 	if sum != nil {
 		fmt.Fprintf(o.IO.Out, "\n%s", sum.Table())
@@ -562,7 +566,7 @@ func (o *campaignOptions) slurmExecutor(dir string, setup run.Setup, po run.Opti
 	return &slurm.Executor{
 		Client: slurm.NewClient(slurm.Exec{Timeout: time.Minute}), Dir: dir, Program: []string{exe}, Settings: settings,
 		Poll: o.SlurmPoll, StartTimeout: o.SlurmStartTimeout, PointTimeout: watchdog,
-		Progress: func(line string) { fmt.Fprintln(o.IO.ErrOut, "  "+line) },
+		Progress: func(line string) { fmt.Fprintln(o.progressOut(), "  "+line) },
 		// --time: the arm's planned time on its node, twice over.
 		TimeLimit: func(j campaign.Job) time.Duration {
 			var sec float64
@@ -596,4 +600,24 @@ func (o *campaignOptions) slurmExecutor(dir string, setup run.Setup, po run.Opti
 			return spec
 		},
 	}, nil
+}
+
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// progressOut is the one writer of the sweep's progress lines: the
+// campaign and the Slurm executor's job-state lines come from different
+// goroutines.
+func (o *campaignOptions) progressOut() io.Writer {
+	o.progressOnce.Do(func() { o.progress = &lockedWriter{w: o.IO.ErrOut} })
+	return o.progress
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/simengine"
 
 	"sweep/internal/cpuhog"
@@ -40,7 +41,7 @@ func startSimEngine(t *testing.T, cfg simengine.Config) string {
 
 func qwenSimConfig() simengine.Config {
 	return simengine.Config{
-		Engine: simengine.SGLang, ModelPath: "Qwen/Qwen3.5-397B-A17B-FP8", TP: 8, EP: 8,
+		Engine: configs.SGLang, ModelPath: "Qwen/Qwen3.5-397B-A17B-FP8", TP: 8, EP: 8,
 		EnableMetrics: true, Seed: 7, LoadTime: -1, WarmupTime: -1, GPU: "mi325x",
 		Spec: simengine.Spec{Algorithm: "EAGLE", NumSteps: 3, TopK: 1, NumDraftTokens: 4, AcceptLength: 2.5},
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sweep/configs"
 	"sweep/internal/pyjson"
 )
 
@@ -16,7 +17,7 @@ const DefaultALTolerance = 0.05
 // acceptance length is computed from. For vLLM, Accepted and Drafts; for
 // SGLang, GenerationTokens, Requests and VerifyCalls.
 type ALCounters struct {
-	Engine Engine `json:"engine"`
+	Engine configs.Engine `json:"engine"`
 	// vLLM
 	Accepted *float64 `json:"accepted_tokens,omitempty"` // Δvllm:spec_decode_num_accepted_tokens
 	Drafts   *float64 `json:"drafts,omitempty"`          // Δvllm:spec_decode_num_drafts
@@ -29,9 +30,9 @@ type ALCounters struct {
 // Formula describes how AL is computed for the engine.
 func (c ALCounters) Formula() string {
 	switch c.Engine {
-	case EngineVLLM:
+	case configs.VLLM:
 		return "1 + Δspec_decode_num_accepted_tokens / Δspec_decode_num_drafts"
-	case EngineSGLang:
+	case configs.SGLang:
 		return "(Δgeneration_tokens - Δnum_requests) / Δspec_verify_calls"
 	}
 	return ""
@@ -50,7 +51,7 @@ var ErrNoSpecSteps = errors.New("no speculative decoding steps in the window")
 // keeps its value after the run, so it can be far from the run's mean.
 func (c ALCounters) AcceptanceLength() (float64, error) {
 	switch c.Engine {
-	case EngineVLLM:
+	case configs.VLLM:
 		if c.Accepted == nil || c.Drafts == nil {
 			return 0, errors.New("vllm acceptance length needs spec_decode_num_accepted_tokens and spec_decode_num_drafts")
 		}
@@ -58,7 +59,7 @@ func (c ALCounters) AcceptanceLength() (float64, error) {
 			return 0, ErrNoSpecSteps
 		}
 		return 1 + *c.Accepted / *c.Drafts, nil
-	case EngineSGLang:
+	case configs.SGLang:
 		if c.GenerationTokens == nil || c.Requests == nil || c.VerifyCalls == nil {
 			return 0, errors.New("sglang acceptance length needs generation_tokens, num_requests and spec_verify_calls")
 		}

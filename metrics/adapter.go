@@ -3,48 +3,21 @@ package metrics
 import (
 	"fmt"
 	"strings"
+	"sweep/configs"
 	"time"
 )
 
-// Engine is an inference engine whose /metrics page an adapter knows.
-type Engine string
-
-// Known engines.
-const (
-	EngineSGLang Engine = "sglang"
-	EngineVLLM   Engine = "vllm"
-)
-
-// Set implements pflag.Value.
-func (e *Engine) Set(s string) error {
-	switch Engine(s) {
-	case EngineSGLang, EngineVLLM:
-		*e = Engine(s)
-		return nil
-	}
-	return fmt.Errorf("engine %q: want sglang or vllm", s)
-}
-
-// String implements pflag.Value.
-func (e *Engine) String() string { return string(*e) }
-
-// Type implements pflag.Value.
-func (e *Engine) Type() string { return "engine" }
-
-// Prefix is the engine's metric name prefix ("sglang:" or "vllm:").
-func (e Engine) Prefix() string { return string(e) + ":" }
-
 // DetectEngine picks the engine from the metric prefixes on the page.
-func DetectEngine(s *Snapshot) (Engine, bool) {
+func DetectEngine(s *Snapshot) (configs.Engine, bool) {
 	if s == nil {
 		return "", false
 	}
 	for name := range s.Families {
 		switch {
 		case strings.HasPrefix(name, "sglang:"):
-			return EngineSGLang, true
+			return configs.SGLang, true
 		case strings.HasPrefix(name, "vllm:"):
-			return EngineVLLM, true
+			return configs.VLLM, true
 		}
 	}
 	return "", false
@@ -74,18 +47,18 @@ func optOK(v float64, ok bool) *float64 {
 	return &v
 }
 
-// Gauges reads the live gauges of cur; prev (may be nil) is the previous
+// GaugesOf reads engine e's live gauges of cur; prev (may be nil) is the previous
 // snapshot of the same endpoint, used for counter rates.
-func (e Engine) Gauges(prev, cur *Snapshot) Gauges {
+func GaugesOf(e configs.Engine, prev, cur *Snapshot) Gauges {
 	g := Gauges{Time: cur.Time}
 	switch e {
-	case EngineSGLang:
+	case configs.SGLang:
 		g.Running = optOK(cur.Sum("sglang:num_running_reqs", nil))
 		g.Queued = optOK(cur.Sum("sglang:num_queue_reqs", nil))
 		g.KVUsage = optOK(cur.Max("sglang:token_usage", nil))
 		g.CacheHitRate = optOK(cur.Mean("sglang:cache_hit_rate", nil))
 		g.GenThroughput = optOK(cur.Sum("sglang:gen_throughput", nil))
-	case EngineVLLM:
+	case configs.VLLM:
 		g.Running = optOK(cur.Sum("vllm:num_requests_running", nil))
 		g.Queued = optOK(cur.Sum("vllm:num_requests_waiting", nil))
 		if v, ok := cur.Max("vllm:kv_cache_usage_perc", nil); ok {
@@ -111,12 +84,12 @@ func (e Engine) Gauges(prev, cur *Snapshot) Gauges {
 	return g
 }
 
-// ALCounters returns the acceptance-length counter increases between two
+// ALCountersOf returns engine e's acceptance-length counter increases between two
 // snapshots of one engine (take them idle, before and after the load:
 // SGLang's counters advance only when requests finish). Counters are
 // summed over label sets (tp/dp rank, engine, is_streaming) with reset
 // handling. A missing counter is a *MissingSeriesError naming it.
-func (e Engine) ALCounters(before, after *Snapshot) (ALCounters, error) {
+func ALCountersOf(e configs.Engine, before, after *Snapshot) (ALCounters, error) {
 	c := ALCounters{Engine: e}
 	delta := func(name, hint string) (*float64, error) {
 		d, err := CounterDelta(before, after, name, nil)
@@ -130,7 +103,7 @@ func (e Engine) ALCounters(before, after *Snapshot) (ALCounters, error) {
 	}
 	var err error
 	switch e {
-	case EngineVLLM:
+	case configs.VLLM:
 		const hint = "speculative decoding must be on; vLLM exports it per engine"
 		if c.Accepted, err = delta("vllm:spec_decode_num_accepted_tokens_total", hint); err != nil {
 			return c, err
@@ -138,7 +111,7 @@ func (e Engine) ALCounters(before, after *Snapshot) (ALCounters, error) {
 		if c.Drafts, err = delta("vllm:spec_decode_num_drafts_total", hint); err != nil {
 			return c, err
 		}
-	case EngineSGLang:
+	case configs.SGLang:
 		if c.GenerationTokens, err = delta("sglang:generation_tokens_total", "start SGLang with --enable-metrics"); err != nil {
 			return c, err
 		}
@@ -154,15 +127,15 @@ func (e Engine) ALCounters(before, after *Snapshot) (ALCounters, error) {
 	return c, nil
 }
 
-// Families lists every family the adapter reads (live gauges, counter
+// Families lists every family e's adapter reads (live gauges, counter
 // rates, acceptance-length counters), for KeepFamilies.
-func (e Engine) Families() []string {
+func Families(e configs.Engine) []string {
 	switch e {
-	case EngineSGLang:
+	case configs.SGLang:
 		return []string{"sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage",
 			"sglang:cache_hit_rate", "sglang:gen_throughput", "sglang:generation_tokens",
 			"sglang:num_requests", "sglang:spec_verify_calls", "sglang:prompt_tokens", "sglang:cached_tokens"}
-	case EngineVLLM:
+	case configs.VLLM:
 		return []string{"vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
 			"vllm:gpu_cache_usage_perc", "vllm:prefix_cache_hits", "vllm:prefix_cache_queries",
 			"vllm:generation_tokens", "vllm:prompt_tokens", "vllm:spec_decode_num_accepted_tokens",
@@ -173,11 +146,11 @@ func (e Engine) Families() []string {
 
 // RequiredSeries lists the series the adapter reads for the live view;
 // Missing returns the ones absent from a snapshot.
-func (e Engine) RequiredSeries() []string {
+func RequiredSeries(e configs.Engine) []string {
 	switch e {
-	case EngineSGLang:
+	case configs.SGLang:
 		return []string{"sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage"}
-	case EngineVLLM:
+	case configs.VLLM:
 		return []string{"vllm:num_requests_running", "vllm:num_requests_waiting"}
 	}
 	return nil
@@ -185,9 +158,9 @@ func (e Engine) RequiredSeries() []string {
 
 // Missing returns a *MissingSeriesError for each required series absent
 // from s.
-func (e Engine) Missing(s *Snapshot) []error {
+func Missing(e configs.Engine, s *Snapshot) []error {
 	var errs []error
-	for _, name := range e.RequiredSeries() {
+	for _, name := range RequiredSeries(e) {
 		if !s.Has(name) {
 			errs = append(errs, &MissingSeriesError{Engine: e, Series: name, Endpoint: s.Endpoint})
 		}

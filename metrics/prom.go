@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"sweep/configs"
 	"sweep/internal/inputfile"
 
 	dto "github.com/prometheus/client_model/go"
@@ -55,7 +56,7 @@ func MaxSamples(n int) ParseOption {
 // KeepFamilies makes ParseText skip every family but these (names with or
 // without the _total suffix; histogram and counter sample suffixes are
 // matched). Skipping lines before expfmt sees them is what keeps a scrape
-// of a large page cheap; Engine.Families lists what the adapters read.
+// of a large page cheap; Families lists what the adapters read.
 func KeepFamilies(names ...string) ParseOption {
 	return func(c *parseConfig) {
 		c.keep = make(map[string]bool, len(names))
@@ -351,7 +352,7 @@ func CounterDelta(before, after *Snapshot, name string, filter LabelFilter) (flo
 // MissingSeriesError names a series an adapter needs that the engine does
 // not export.
 type MissingSeriesError struct {
-	Engine   Engine
+	Engine   configs.Engine
 	Series   string
 	Endpoint string
 	Hint     string

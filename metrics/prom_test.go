@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sweep/configs"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,11 +33,11 @@ func TestKeepFamiliesParsesOnlyThose(t *testing.T) {
 	page := synthPage(20 << 10)
 	all, err := ParseText(strings.NewReader(page), "page")
 	require.NoError(t, err)
-	some, err := ParseText(strings.NewReader(page), "page", KeepFamilies(EngineSGLang.Families()...))
+	some, err := ParseText(strings.NewReader(page), "page", KeepFamilies(Families(configs.SGLang)...))
 	require.NoError(t, err)
 	assert.True(t, all.Has("sglang:queue_time_seconds"))
 	assert.False(t, some.Has("sglang:queue_time_seconds"))
-	for _, fam := range EngineSGLang.Families() {
+	for _, fam := range Families(configs.SGLang) {
 		assert.Equal(t, all.Has(fam), some.Has(fam), fam)
 		assert.Equal(t, all.Values(fam, nil), some.Values(fam, nil), fam)
 	}
@@ -105,18 +106,18 @@ func TestCounterDeltaHandlesResetsAndNewSeries(t *testing.T) {
 func TestALCountersFromSnapshots(t *testing.T) {
 	tests := []struct {
 		name          string
-		engine        Engine
+		engine        configs.Engine
 		before, after string
 		want          float64
 	}{
 		// (Δgen − Δreq) / Δverify = (40000 − 100) / 11800
-		{"sglang counters summed over is_streaming", EngineSGLang, "sglang_before.prom", "sglang_after.prom", 39900.0 / 11800},
+		{"sglang counters summed over is_streaming", configs.SGLang, "sglang_before.prom", "sglang_after.prom", 39900.0 / 11800},
 		// engine 1 reset between snapshots; 1 + 286800/120000
-		{"vllm with a reset engine", EngineVLLM, "vllm_before.prom", "vllm_after.prom", 3.39},
+		{"vllm with a reset engine", configs.VLLM, "vllm_before.prom", "vllm_after.prom", 3.39},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := tc.engine.ALCounters(readSnap(t, tc.before), readSnap(t, tc.after))
+			c, err := ALCountersOf(tc.engine, readSnap(t, tc.before), readSnap(t, tc.after))
 			require.NoError(t, err)
 			al, err := c.AcceptanceLength()
 			require.NoError(t, err)
@@ -126,7 +127,7 @@ func TestALCountersFromSnapshots(t *testing.T) {
 		})
 	}
 	// The gauge (14.1, the last window only) is not what we report.
-	c, err := EngineSGLang.ALCounters(readSnap(t, "sglang_before.prom"), readSnap(t, "sglang_after.prom"))
+	c, err := ALCountersOf(configs.SGLang, readSnap(t, "sglang_before.prom"), readSnap(t, "sglang_after.prom"))
 	require.NoError(t, err)
 	al, _ := c.AcceptanceLength()
 	assert.NotEqual(t, 14.1, al)
@@ -135,17 +136,17 @@ func TestALCountersFromSnapshots(t *testing.T) {
 func TestALCountersMissingSeriesIsNamed(t *testing.T) {
 	after := readSnap(t, "sglang_after.prom")
 	delete(after.Families, "sglang:spec_verify_calls_total")
-	_, err := EngineSGLang.ALCounters(readSnap(t, "sglang_before.prom"), after)
+	_, err := ALCountersOf(configs.SGLang, readSnap(t, "sglang_before.prom"), after)
 	me, ok := errors.AsType[*MissingSeriesError](err)
 	require.True(t, ok, "got %v", err)
-	assert.Equal(t, EngineSGLang, me.Engine)
+	assert.Equal(t, configs.SGLang, me.Engine)
 	assert.Equal(t, "sglang:spec_verify_calls_total", me.Series)
 	assert.Contains(t, err.Error(), "sglang: required series sglang:spec_verify_calls_total is absent")
 }
 
 func TestCheckALVerdicts(t *testing.T) {
 	vllm := func(acc, drafts float64) ALCounters {
-		return ALCounters{Engine: EngineVLLM, Accepted: &acc, Drafts: &drafts}
+		return ALCounters{Engine: configs.VLLM, Accepted: &acc, Drafts: &drafts}
 	}
 	tests := []struct {
 		name      string
@@ -161,7 +162,7 @@ func TestCheckALVerdicts(t *testing.T) {
 		{"wider band passes", vllm(2.45, 1), ptr(3.39), 0.1, ALPass, true, 0.06},
 		{"no golden", vllm(2, 1), nil, 0, ALNoGolden, true, 0},
 		{"no spec steps", vllm(0, 0), ptr(3.39), 0, ALNotMeasured, false, 0},
-		{"counters missing", ALCounters{Engine: EngineSGLang}, ptr(3.39), 0, ALNotMeasured, false, 0},
+		{"counters missing", ALCounters{Engine: configs.SGLang}, ptr(3.39), 0, ALNotMeasured, false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,7 +179,7 @@ func TestCheckALVerdicts(t *testing.T) {
 
 func TestEngineGauges(t *testing.T) {
 	t.Run("sglang", func(t *testing.T) {
-		g := EngineSGLang.Gauges(nil, readSnap(t, "sglang_after.prom"))
+		g := GaugesOf(configs.SGLang, nil, readSnap(t, "sglang_after.prom"))
 		assert.Equal(t, 8.0, *g.Running)
 		assert.Equal(t, 1.0, *g.Queued)
 		assert.Equal(t, 0.62, *g.KVUsage)
@@ -187,27 +188,27 @@ func TestEngineGauges(t *testing.T) {
 	})
 	t.Run("vllm rates need a previous snapshot", func(t *testing.T) {
 		before, after := readSnap(t, "vllm_before.prom"), readSnap(t, "vllm_after.prom")
-		g := EngineVLLM.Gauges(nil, after)
+		g := GaugesOf(configs.VLLM, nil, after)
 		assert.Equal(t, 16.0, *g.Running)
 		assert.Equal(t, 3.0, *g.Queued)
 		assert.Equal(t, 0.718, *g.KVUsage)
 		assert.Nil(t, g.CacheHitRate)
 		assert.Nil(t, g.GenThroughput)
 		after.Time = before.Time.Add(10 * time.Second)
-		g = EngineVLLM.Gauges(before, after)
+		g = GaugesOf(configs.VLLM, before, after)
 		assert.InDelta(t, 11400.0/13000, *g.CacheHitRate, 1e-12)
 		assert.InDelta(t, (34000.0+7000)/10, *g.GenThroughput, 1e-9)
 	})
 	t.Run("missing required series", func(t *testing.T) {
 		s := readSnap(t, "vllm_after.prom")
 		delete(s.Families, "vllm:num_requests_waiting")
-		errs := EngineVLLM.Missing(s)
+		errs := Missing(configs.VLLM, s)
 		require.Len(t, errs, 1)
 		assert.Contains(t, errs[0].Error(), "vllm:num_requests_waiting")
 	})
 	e, ok := DetectEngine(readSnap(t, "vllm_after.prom"))
 	assert.True(t, ok)
-	assert.Equal(t, EngineVLLM, e)
+	assert.Equal(t, configs.VLLM, e)
 }
 
 func ptr(f float64) *float64 { return &f }
@@ -317,7 +318,7 @@ func synthPage(size int) string {
 // Scraper does (only the adapter's families) and with every family.
 func BenchmarkParseAndAdapt(b *testing.B) {
 	b.Run("adapter-families", func(b *testing.B) {
-		benchParseAndAdapt(b, KeepFamilies(EngineSGLang.Families()...))
+		benchParseAndAdapt(b, KeepFamilies(Families(configs.SGLang)...))
 	})
 	b.Run("all-families", func(b *testing.B) { benchParseAndAdapt(b) })
 }
@@ -332,8 +333,8 @@ func benchParseAndAdapt(b *testing.B, opts ...ParseOption) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = EngineSGLang.Gauges(before, s)
-		if _, err := EngineSGLang.ALCounters(before, s); err != nil {
+		_ = GaugesOf(configs.SGLang, before, s)
+		if _, err := ALCountersOf(configs.SGLang, before, s); err != nil {
 			b.Fatal(err)
 		}
 	}

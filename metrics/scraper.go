@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"sweep/configs"
 	"sweep/internal/pyjson"
 	"sync"
 	"time"
@@ -16,7 +17,7 @@ type ScraperOptions struct {
 	Duration time.Duration
 	// Engine fixes the adapter; "" detects it per endpoint from the first
 	// good snapshot.
-	Engine Engine
+	Engine configs.Engine
 	// Client reads the pages; default: one attempt per tick (the next tick
 	// is the retry) with a timeout of Interval, at least 1s.
 	Client *Client
@@ -32,7 +33,7 @@ type ScraperOptions struct {
 // Sample is one scrape of one endpoint as reported to OnSample.
 type Sample struct {
 	Endpoint string
-	Engine   Engine
+	Engine   configs.Engine
 	Gauges   Gauges // zero when Err is set
 	Err      error
 }
@@ -48,7 +49,7 @@ type ScrapeFailure struct {
 // gauges, and the failures.
 type EndpointReport struct {
 	URL                 string
-	Engine              Engine // "" until a good snapshot showed it
+	Engine              configs.Engine // "" until a good snapshot showed it
 	First, Last         *Snapshot
 	Series              []Gauges // oldest first
 	DroppedPoints       int      // points dropped from the start of Series
@@ -161,7 +162,7 @@ func (s *Scraper) sampleAll(ctx context.Context, res *ScrapeResult) {
 		wg.Go(func() {
 			var opts []ParseOption
 			if ep.Engine != "" {
-				opts = append(opts, KeepFamilies(ep.Engine.Families()...))
+				opts = append(opts, KeepFamilies(Families(ep.Engine)...))
 			}
 			snap, err := s.opts.Client.Scrape(ctx, ep.URL, opts...)
 			outs[i] = outcome{snap, err}
@@ -195,14 +196,14 @@ func (s *Scraper) record(ep *EndpointReport, snap *Snapshot, err error) Sample {
 	}
 	if ep.First == nil {
 		ep.First = snap
-		for _, e := range ep.Engine.Missing(snap) {
+		for _, e := range Missing(ep.Engine, snap) {
 			if me, ok := errors.AsType[*MissingSeriesError](e); ok {
 				ep.Missing = append(ep.Missing, me.Series)
 			}
 		}
 	}
 	ep.Last = snap
-	g := ep.Engine.Gauges(ep.prev, snap)
+	g := GaugesOf(ep.Engine, ep.prev, snap)
 	ep.prev = snap
 	ep.Series = append(ep.Series, g)
 	if len(ep.Series) > s.opts.MaxPoints {
@@ -258,5 +259,5 @@ func (ep *EndpointReport) ALCounters() (ALCounters, error) {
 	if ep.First == nil || ep.Last == nil || ep.First == ep.Last {
 		return ALCounters{Engine: ep.Engine}, errors.New("need two good snapshots of " + ep.URL)
 	}
-	return ep.Engine.ALCounters(ep.First, ep.Last)
+	return ALCountersOf(ep.Engine, ep.First, ep.Last)
 }

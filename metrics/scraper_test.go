@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sweep/configs"
 	"sweep/internal/pyjson"
 	"sync"
 	"testing"
@@ -85,7 +86,7 @@ func TestScraperSamplesAtIntervalAndKeepsFirstAndLast(t *testing.T) {
 		assert.Equal(t, 1, ep.FailureCount)
 		require.Len(t, ep.Failures, 1)
 		assert.Contains(t, ep.Failures[0].Err, "HTTP 503")
-		assert.Equal(t, EngineVLLM, ep.Engine)
+		assert.Equal(t, configs.VLLM, ep.Engine)
 		require.NotNil(t, ep.First)
 		assert.Equal(t, start, ep.First.Time)
 		assert.Equal(t, start.Add(5*time.Second), ep.Last.Time)

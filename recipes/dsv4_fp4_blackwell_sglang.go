@@ -1,6 +1,9 @@
 package recipes
 
-import "strconv"
+import (
+	"strconv"
+	"sweep/configs"
+)
 
 // dsv4BlackwellChatTemplate is the DeepSeek-V4 thinking template as the
 // Blackwell scripts pass it ($SCRIPT_DIR/../chat_templates/...), with the
@@ -67,7 +70,7 @@ func dsv4FP4B300SGLang() *Recipe {
 	return &Recipe{
 		Name:          "dsv4_fp4_b300_sglang_mtp",
 		Keys:          []string{"dsv4-fp4-b300-sglang-agentic-hicache-mtp"},
-		Engine:        SGLang,
+		Engine:        configs.SGLang,
 		EngineVersion: "v0.5.17",
 		CommandFile:   "sglang_command.txt",
 		Env:           dsv4BlackwellEnv(),
@@ -131,7 +134,7 @@ func dsv4FP4B200SGLang() *Recipe {
 	return &Recipe{
 		Name:          "dsv4_fp4_b200_sglang_mtp",
 		Keys:          []string{"dsv4-fp4-b200-sglang-agentic-hicache-mtp"},
-		Engine:        SGLang,
+		Engine:        configs.SGLang,
 		EngineVersion: "v0.5.17",
 		CommandFile:   "sglang_command.txt",
 		Env: dsv4BlackwellEnv(

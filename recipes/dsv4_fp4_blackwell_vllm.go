@@ -3,6 +3,7 @@ package recipes
 import (
 	"slices"
 	"sort"
+	"sweep/configs"
 )
 
 // dsv4VLLMAttentionConfig is the Blackwell scripts' --attention-config.
@@ -63,7 +64,7 @@ func dsv4BlackwellVLLM(gpu string, env []EnvVar, args []Arg, offload func(*Ctx) 
 	return &Recipe{
 		Name:          "dsv4_fp4_" + gpu + "_vllm_mtp",
 		Keys:          []string{"dsv4-fp4-" + gpu + "-vllm-agentic-mtp"},
-		Engine:        VLLM,
+		Engine:        configs.VLLM,
 		EngineVersion: "v0.27.1",
 		CommandFile:   "vllm_command.txt",
 		Env: append([]EnvVar{

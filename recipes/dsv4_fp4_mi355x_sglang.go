@@ -14,7 +14,7 @@ func dsv4FP4MI355XSGLang() *Recipe {
 	return &Recipe{
 		Name:           "dsv4_fp4_mi355x_sglang_mtp",
 		Keys:           []string{"dsv4-fp4-mi355x-sglang-agentic-mtp"},
-		Engine:         SGLang,
+		Engine:         configs.SGLang,
 		EngineVersion:  "v0.5.17",
 		CommandFile:    "sglang_command.txt",
 		CopyHIPDevices: true,

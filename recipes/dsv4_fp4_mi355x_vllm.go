@@ -1,5 +1,7 @@
 package recipes
 
+import "sweep/configs"
+
 // dsv4FP4MI355XVLLM replaces benchmarks/single_node/agentic/dsv4_fp4_mi355x_vllm_mtp.sh.
 // Its DP-attention arm runs TP1×DP8 behind vllm-router (consistent hash on
 // the session id aiperf sends). The master config's "DEP" arm has ep 1, so
@@ -12,7 +14,7 @@ func dsv4FP4MI355XVLLM() *Recipe {
 	return &Recipe{
 		Name:           "dsv4_fp4_mi355x_vllm_mtp",
 		Keys:           []string{"dsv4-fp4-mi355x-vllm-agentic-mtp"},
-		Engine:         VLLM,
+		Engine:         configs.VLLM,
 		EngineVersion:  "v0.27.1",
 		CommandFile:    "vllm_command.txt",
 		CopyHIPDevices: true,

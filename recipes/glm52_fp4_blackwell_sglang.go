@@ -1,5 +1,7 @@
 package recipes
 
+import "sweep/configs"
+
 // glm52FP4BlackwellSGLang is the shared shape of benchmarks/single_node/
 // agentic/glm5.2_fp4_{b200,b300}_sglang_mtp.sh, low-latency arm: EAGLE with
 // 3 steps / 4 draft tokens, FP8 KV with cutedsl BF16 GEMMs, 2×conc running
@@ -15,7 +17,7 @@ func glm52FP4BlackwellSGLang(gpu string, memFraction float64, cache func(*Ctx) [
 	return &Recipe{
 		Name:          "glm5.2_fp4_" + gpu + "_sglang_mtp",
 		Keys:          []string{"glm5.2-fp4-" + gpu + "-sglang-agentic-mtp"},
-		Engine:        SGLang,
+		Engine:        configs.SGLang,
 		EngineVersion: "v0.5.16",
 		CommandFile:   "sglang_command.txt",
 		Env: []EnvVar{

@@ -1,5 +1,7 @@
 package recipes
 
+import "sweep/configs"
+
 // glm52FP4MI355XSGLang replaces
 // benchmarks/single_node/agentic/glm5.2_fp4_mi355x_sglang_mtp.sh: EAGLE with
 // 5 steps / 6 draft tokens, DSA tilelang kernels and ratio-sized HiCache.
@@ -16,7 +18,7 @@ func glm52FP4MI355XSGLang() *Recipe {
 	return &Recipe{
 		Name:           "glm5.2_fp4_mi355x_sglang_mtp",
 		Keys:           []string{"glm5.2-fp4-mi355x-sglang-agentic-mtp"},
-		Engine:         SGLang,
+		Engine:         configs.SGLang,
 		EngineVersion:  "v0.5.16",
 		CommandFile:    "sglang_command.txt",
 		CopyHIPDevices: true,

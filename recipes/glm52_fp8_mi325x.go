@@ -12,7 +12,7 @@ func glm52FP8MI325X() *Recipe {
 	return &Recipe{
 		Name:           "glm5.2_fp8_mi325x_mtp",
 		Keys:           []string{"glm5.2-fp8-mi325x-sglang-agentic-mtp"},
-		Engine:         SGLang,
+		Engine:         configs.SGLang,
 		EngineVersion:  "v0.5.16",
 		CommandFile:    "sglang_command.txt",
 		CopyHIPDevices: true,

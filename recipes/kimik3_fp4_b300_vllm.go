@@ -69,7 +69,7 @@ func kimiK3FP4B300VLLM() *Recipe {
 	return &Recipe{
 		Name:          "kimik3_fp4_b300_vllm_mtp",
 		Keys:          []string{"kimik3-fp4-b300-vllm-agentic-dspark"},
-		Engine:        VLLM,
+		Engine:        configs.VLLM,
 		EngineVersion: "v0.27.1",
 		CommandFile:   "vllm_command.txt",
 		Env: []EnvVar{

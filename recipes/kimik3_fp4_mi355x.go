@@ -18,7 +18,7 @@ func kimiK3FP4MI355X() *Recipe {
 	return &Recipe{
 		Name:           "kimik3_fp4_mi355x_mtp",
 		Keys:           []string{"kimik3-fp4-mi355x-vllm-agentic-mtp"},
-		Engine:         VLLM,
+		Engine:         configs.VLLM,
 		EngineVersion:  "v0.27.1",
 		CommandFile:    "vllm_command.txt",
 		CopyHIPDevices: true,

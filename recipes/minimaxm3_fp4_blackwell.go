@@ -21,7 +21,7 @@ func minimaxM3FP4Blackwell(gpu string, draftDir func(*Ctx) string) *Recipe {
 	return &Recipe{
 		Name:          "minimaxm3_fp4_" + gpu + "_mtp",
 		Keys:          []string{"minimaxm3-fp4-" + gpu + "-vllm-agentic-mtp"},
-		Engine:        VLLM,
+		Engine:        configs.VLLM,
 		EngineVersion: "v0.27.1",
 		CommandFile:   "vllm_command.txt",
 		Env: []EnvVar{

@@ -1,5 +1,7 @@
 package recipes
 
+import "sweep/configs"
+
 // minimaxM3FP4MI355X replaces benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_mtp.sh
 // (the MI355X launcher falls back to it from the _vllm_ name): AITER MoE,
 // quick-reduce INT4, the index-cache override, no reasoning parser, and
@@ -11,7 +13,7 @@ func minimaxM3FP4MI355X() *Recipe {
 	return &Recipe{
 		Name:           "minimaxm3_fp4_mi355x_mtp",
 		Keys:           []string{"minimaxm3-fp4-mi355x-vllm-agentic-mtp"},
-		Engine:         VLLM,
+		Engine:         configs.VLLM,
 		EngineVersion:  "v0.27.1",
 		CommandFile:    "server_command.txt",
 		CopyHIPDevices: true,

@@ -38,7 +38,7 @@ func minimaxM3Hopper(gpu string, h100 bool) *Recipe {
 	r := &Recipe{
 		Name:          "minimaxm3_fp8_" + gpu + "_mtp",
 		Keys:          []string{"minimaxm3-fp8-" + gpu + "-vllm-agentic-mtp"},
-		Engine:        VLLM,
+		Engine:        configs.VLLM,
 		EngineVersion: "v0.27.1",
 		CommandFile:   "vllm_command.txt",
 		Env: []EnvVar{

@@ -1,5 +1,7 @@
 package recipes
 
+import "sweep/configs"
+
 // minimaxM3FP8MI300X replaces benchmarks/single_node/agentic/minimaxm3_fp8_mi300x_mtp.sh,
 // with LMCache servers (one per TP rank) on DRAM rows.
 //
@@ -9,7 +11,7 @@ func minimaxM3FP8MI300X() *Recipe {
 	return &Recipe{
 		Name:           "minimaxm3_fp8_mi300x_mtp",
 		Keys:           []string{"minimaxm3-fp8-mi300x-vllm-agentic-mtp"},
-		Engine:         VLLM,
+		Engine:         configs.VLLM,
 		EngineVersion:  "v0.27.1",
 		CommandFile:    "server_command.txt",
 		CopyHIPDevices: true,

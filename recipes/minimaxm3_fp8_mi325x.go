@@ -1,12 +1,14 @@
 package recipes
 
+import "sweep/configs"
+
 // minimaxM3FP8MI325X replaces benchmarks/single_node/agentic/minimaxm3_fp8_mi325x_mtp.sh
 // (GPU-resident KV only, no AITER switches, no expert-parallel handling).
 func minimaxM3FP8MI325X() *Recipe {
 	return &Recipe{
 		Name:           "minimaxm3_fp8_mi325x_mtp",
 		Keys:           []string{"minimaxm3-fp8-mi325x-vllm-agentic-mtp"},
-		Engine:         VLLM,
+		Engine:         configs.VLLM,
 		EngineVersion:  "v0.27.1",
 		CommandFile:    "server_command.txt",
 		CopyHIPDevices: true,

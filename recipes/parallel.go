@@ -1,6 +1,9 @@
 package recipes
 
-import "strconv"
+import (
+	"strconv"
+	"sweep/configs"
+)
 
 // EPRule says how a recipe passes the row's expert-parallel size.
 type EPRule uint8
@@ -45,7 +48,7 @@ func parallelArgs(c *Ctx, r *Recipe) ([]Arg, error) {
 	p := r.Parallel
 	var out []Arg
 	switch r.Engine {
-	case SGLang:
+	case configs.SGLang:
 		out = append(out, Flag("--tp-size", c.TP))
 		switch {
 		case c.DPAttn:
@@ -56,7 +59,7 @@ func parallelArgs(c *Ctx, r *Recipe) ([]Arg, error) {
 		if p.EP == EPAlways || p.EP == EPAboveOne && c.EP > 1 {
 			out = append(out, Flag("--ep-size", c.EP))
 		}
-	case VLLM:
+	case configs.VLLM:
 		switch {
 		case c.DPAttn:
 			out = append(out, Flag("--tensor-parallel-size", 1), Flag("--data-parallel-size", c.TP))
@@ -86,7 +89,7 @@ func routerCommand(c *Ctx, r *Recipe) (program string, argv []string, err error)
 	worker := "http://localhost:" + strconv.Itoa(c.EnginePort)
 	port, prom := strconv.Itoa(c.Port), strconv.Itoa(c.Port+10000)
 	switch r.Engine {
-	case SGLang:
+	case configs.SGLang:
 		return "sglang_router", []string{"python3", "-m", "sglang_router.launch_router",
 			"--worker-urls", worker, "--policy", "consistent_hashing",
 			"--request-id-headers", "x-correlation-id", "--dp-aware",
@@ -94,7 +97,7 @@ func routerCommand(c *Ctx, r *Recipe) (program string, argv []string, err error)
 			"--prometheus-host", "127.0.0.1", "--prometheus-port", prom,
 			"--connect-timeout-secs", "900", "--request-timeout-secs", "14400",
 			"--disable-health-check", "--disable-retries"}, nil
-	case VLLM:
+	case configs.VLLM:
 		return "vllm-router", []string{"vllm-router",
 			"--worker-urls", worker, "--policy", "consistent_hash",
 			"--intra-node-data-parallel-size", strconv.Itoa(c.TP),
@@ -109,9 +112,9 @@ func routerCommand(c *Ctx, r *Recipe) (program string, argv []string, err error)
 // key the router hashes on (exported before the engine starts).
 func routerEnv(r *Recipe) map[string]string {
 	switch r.Engine {
-	case SGLang:
+	case configs.SGLang:
 		return map[string]string{"AIPERF_HTTP_X_SMG_ROUTING_KEY_FROM_CORRELATION_ID": "true"}
-	case VLLM:
+	case configs.VLLM:
 		return map[string]string{"AIPERF_HTTP_X_SESSION_ID_FROM_CORRELATION_ID": "1"}
 	}
 	return nil

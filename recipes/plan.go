@@ -617,7 +617,7 @@ func (o *planConfig) env(c *Ctx, rc *Recipe, off *Offload) (shared, clientOnly m
 func serveArgs(rc *Recipe) Arg {
 	return Arg{Name: "<serve>", Expand: func(c *Ctx, r *Recipe) ([]Arg, error) {
 		model := "--model-path"
-		if r.Engine == VLLM {
+		if r.Engine == configs.VLLM {
 			model = "--model" // vLLM's positional model tag
 		}
 		return []Arg{

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 )
 
@@ -87,7 +88,7 @@ func TestNVIDIAProfiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			row := &matrix.Row{Kind: matrix.AgenticSingleNode, Runner: tc.runner, Model: tc.model, ModelPrefix: tc.prefix, Precision: tc.precision,
 				Framework: "sglang", TP: 8, EP: 1, Conc: 1}
-			rc := &Recipe{Name: "r", Engine: SGLang}
+			rc := &Recipe{Name: "r", Engine: configs.SGLang}
 			cfg, err := PlanOptions{}.withDefaults()
 			require.NoError(t, err)
 			c, err := cfg.ctx(row, rc)

@@ -1,5 +1,7 @@
 package recipes
 
+import "sweep/configs"
+
 // qwen35BlackwellSGLang is the shared shape of InferenceX's four Blackwell
 // Qwen3.5 SGLang scripts, benchmarks/single_node/agentic/
 // qwen3.5_{fp8,fp4}_{b200,b300}_sglang_mtp.sh: NEXTN speculation, TRT-LLM
@@ -42,7 +44,7 @@ func qwen35BlackwellSGLang(name string, keys []string, quant []Arg, tokenizerFro
 	return &Recipe{
 		Name:          name,
 		Keys:          keys,
-		Engine:        SGLang,
+		Engine:        configs.SGLang,
 		EngineVersion: "v0.5.16",
 		CommandFile:   "sglang_command.txt",
 		Env: []EnvVar{

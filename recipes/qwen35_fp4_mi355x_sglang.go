@@ -1,5 +1,7 @@
 package recipes
 
+import "sweep/configs"
+
 // qwen35FP4MI355XSGLang replaces
 // benchmarks/single_node/agentic/qwen3.5_fp4_mi355x_sglang_mtp.sh. Unlike
 // the MI325X sibling it passes no --quantization, sets the mamba SSM dtype
@@ -9,7 +11,7 @@ func qwen35FP4MI355XSGLang() *Recipe {
 	return &Recipe{
 		Name:          "qwen3.5_fp4_mi355x_sglang_mtp",
 		Keys:          []string{"qwen3.5-fp4-mi355x-sglang-agentic-mtp"},
-		Engine:        SGLang,
+		Engine:        configs.SGLang,
 		EngineVersion: "v0.5.17",
 		CommandFile:   "sglang_command.txt",
 		Env: []EnvVar{

@@ -1,5 +1,7 @@
 package recipes
 
+import "sweep/configs"
+
 // loaderWithSubagents256k is the older 061526 corpus the H200 recipe pins.
 const loaderWithSubagents256k = "semianalysis_cc_traces_weka_with_subagents_256k"
 
@@ -28,7 +30,7 @@ func qwen35FP8Hopper(name string, keys []string, memFraction float64) *Recipe {
 	return &Recipe{
 		Name:          name,
 		Keys:          keys,
-		Engine:        SGLang,
+		Engine:        configs.SGLang,
 		EngineVersion: "v0.5.16",
 		CommandFile:   "sglang_command.txt",
 		Env: []EnvVar{

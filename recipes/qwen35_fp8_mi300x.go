@@ -1,5 +1,7 @@
 package recipes
 
+import "sweep/configs"
+
 // qwen35FP8MI300X replaces benchmarks/single_node/agentic/qwen3.5_fp8_mi300x_mtp.sh
 // (GPU-resident KV only). It exports the metrics variables only after the
 // engine started, and appends no chat template to the client.
@@ -7,7 +9,7 @@ func qwen35FP8MI300X() *Recipe {
 	return &Recipe{
 		Name:           "qwen3.5_fp8_mi300x_mtp",
 		Keys:           []string{"qwen3.5-fp8-mi300x-sglang-agentic-mtp"},
-		Engine:         SGLang,
+		Engine:         configs.SGLang,
 		EngineVersion:  "v0.5.16",
 		CommandFile:    "sglang_command.txt",
 		CopyHIPDevices: true,

@@ -23,7 +23,7 @@ func qwen35FP8MI325X() *Recipe {
 	return &Recipe{
 		Name:           "qwen3.5_fp8_mi325x_mtp",
 		Keys:           []string{"qwen3.5-fp8-mi325x-sglang-agentic-mtp"},
-		Engine:         SGLang,
+		Engine:         configs.SGLang,
 		EngineVersion:  "v0.5.16",
 		CommandFile:    "sglang_command.txt",
 		CopyHIPDevices: true,

@@ -4,19 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
-)
-
-// Engine names the inference server a recipe starts. The value is the
-// master config's framework name and the schema tool name.
-type Engine string
-
-// Engines with shared behaviour in this package (parallelism mapping,
-// synthetic acceptance, router). ATOM and TRT-LLM recipes would add their
-// own constants and cases; see the package doc.
-const (
-	SGLang Engine = "sglang"
-	VLLM   Engine = "vllm"
 )
 
 // Recipe is the typed form of one InferenceX single-node recipe script: what
@@ -35,7 +24,7 @@ type Recipe struct {
 	// same script name are served too, as in InferenceX.
 	Keys []string
 	// Engine and EngineVersion pick the flag schema (recipes/schema).
-	Engine        Engine
+	Engine        configs.Engine
 	EngineVersion string
 	// CommandFile is the file InferenceX records the engine argv in
 	// (sglang_command.txt, vllm_command.txt, server_command.txt).

@@ -89,14 +89,14 @@ func specArgs(c *Ctx, r *Recipe) ([]Arg, error) {
 		return nil, nil
 	}
 	switch r.Engine {
-	case SGLang:
+	case configs.SGLang:
 		return []Arg{
 			Flag("--speculative-algorithm", s.Algorithm),
 			Flag("--speculative-num-steps", s.Steps),
 			Flag("--speculative-eagle-topk", s.TopK),
 			Flag("--speculative-num-draft-tokens", s.DraftTokens),
 		}, nil
-	case VLLM:
+	case configs.VLLM:
 		if s.VLLM == nil {
 			return nil, fmt.Errorf("recipe %s: vLLM speculation needs a VLLMSpecConfig", r.Name)
 		}
@@ -118,7 +118,7 @@ func specArgs(c *Ctx, r *Recipe) ([]Arg, error) {
 // accepts draft tokens so that the mean acceptance length is the golden AL.
 // Only benchmark rows get it.
 func syntheticAcceptanceEnv(c *Ctx, r *Recipe) map[string]string {
-	if r.Engine != SGLang || !r.Spec.Enabled() || c.EvalOnly {
+	if r.Engine != configs.SGLang || !r.Spec.Enabled() || c.EvalOnly {
 		return nil
 	}
 	return map[string]string{

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 )
 
@@ -30,7 +31,7 @@ func Unsupported(r *matrix.Row) string {
 		return fmt.Sprintf("multi-node or disaggregated serving (framework %s); sweep plans single-node SGLang and vLLM engines only", fw)
 	case !r.Kind.Agentic():
 		return "fixed-seq-len scenario; sweep plans agentic-coding points only"
-	case fw != string(SGLang) && fw != string(VLLM):
+	case fw != string(configs.SGLang) && fw != string(configs.VLLM):
 		name := engineNames[fw]
 		if name == "" {
 			name = fw

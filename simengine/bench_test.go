@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"sweep/configs"
 	"testing"
 	"time"
 )
@@ -20,7 +21,7 @@ func BenchmarkServerRequests(b *testing.B) {
 		interval int
 	}{{"stream-256tok", 256, 1}, {"stream-256tok-interval50", 256, 50}} {
 		b.Run(tc.name, func(b *testing.B) {
-			cfg := testConfig(SGLang)
+			cfg := testConfig(configs.SGLang)
 			cfg.TimeScale = 1e7
 			cfg.StreamInterval = tc.interval
 			_, base := startServer(b, cfg)
@@ -54,7 +55,7 @@ func BenchmarkServerRequests(b *testing.B) {
 // BenchmarkRankStep measures scheduler steps per second at a batch of 64
 // agentic sessions in virtual time (no HTTP, no wall clock).
 func BenchmarkRankStep(b *testing.B) {
-	cfg, err := qwenConfig(SGLang, 8, 1).Normalize()
+	cfg, err := qwenConfig(configs.SGLang, 8, 1).Normalize()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sweep/configs"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -167,7 +168,7 @@ func closedLoop(t testing.TB, cfg Config, w workload, conc int, simSeconds float
 	return res
 }
 
-func qwenConfig(engine Engine, tp, ep int) Config {
+func qwenConfig(engine configs.Engine, tp, ep int) Config {
 	return Config{
 		Engine: engine, ModelPath: "Qwen/Qwen3.5-397B-A17B-FP8", TP: tp, EP: ep, GPU: "mi325x",
 		MemFraction: 0.8, PageSize: 16, ChunkSize: 32768, KVCacheDType: "fp8_e4m3", MaxRunningRequests: 512,
@@ -176,7 +177,7 @@ func qwenConfig(engine Engine, tp, ep int) Config {
 }
 
 func TestCapacityCurveRisesSaturatesThenFallsOffTheCliff(t *testing.T) {
-	cfg := qwenConfig(SGLang, 8, 1)
+	cfg := qwenConfig(configs.SGLang, 8, 1)
 	cfg.MaxTotalTokens = 1_500_000 // knee near 40 agentic sessions
 	concs := []int{1, 2, 4, 8, 16, 32, 48, 96, 160}
 	res := make([]loopResult, len(concs))
@@ -214,10 +215,10 @@ func TestCapacityCurveRisesSaturatesThenFallsOffTheCliff(t *testing.T) {
 
 func TestCapacityTPTradeoff(t *testing.T) {
 	// More TP: faster per user, fewer tokens per GPU.
-	cfg2 := qwenConfig(SGLang, 2, 1)
+	cfg2 := qwenConfig(configs.SGLang, 2, 1)
 	cfg2.MemFraction = 0.95 // what the recipe uses at TP2
 	tp2 := closedLoop(t, cfg2, agentic, 2, 300)
-	tp8 := closedLoop(t, qwenConfig(SGLang, 8, 1), agentic, 2, 300)
+	tp8 := closedLoop(t, qwenConfig(configs.SGLang, 8, 1), agentic, 2, 300)
 	t.Logf("tp2: %.1f tok/s/gpu, %.1f tok/s/user; tp8: %.1f tok/s/gpu, %.1f tok/s/user", tp2.tputPerGPU, tp2.perUser, tp8.tputPerGPU, tp8.perUser)
 	assert.Greater(t, tp8.perUser, tp2.perUser*1.3)
 	assert.Greater(t, tp2.tputPerGPU, tp8.tputPerGPU*1.5)
@@ -232,8 +233,8 @@ func TestCapacityEPTradeoff(t *testing.T) {
 		epAhead bool
 	}{{1, false}, {512, true}} {
 		t.Run(fmt.Sprint("conc", tc.conc), func(t *testing.T) {
-			tp := closedLoop(t, qwenConfig(VLLM, 8, 1), w, tc.conc, 120)
-			tep := closedLoop(t, qwenConfig(VLLM, 8, 8), w, tc.conc, 120)
+			tp := closedLoop(t, qwenConfig(configs.VLLM, 8, 1), w, tc.conc, 120)
+			tep := closedLoop(t, qwenConfig(configs.VLLM, 8, 8), w, tc.conc, 120)
 			t.Logf("tp8 %.1f tok/s/gpu, tep8 %.1f tok/s/gpu", tp.outPerGPU, tep.outPerGPU)
 			assert.Equal(t, tc.epAhead, tep.outPerGPU > tp.outPerGPU)
 		})
@@ -244,22 +245,22 @@ func TestAcceptanceLengthFromCounters(t *testing.T) {
 	w := workload{system: 200, firstUser: 300, perTurn: 100, turns: 3, output: 2000, think: 0.5}
 	for _, tc := range []struct {
 		name   string
-		engine Engine
+		engine configs.Engine
 		steps  int
 		al     float64
 	}{
-		{"sglang qwen3.5 mtp 3 tokens", SGLang, 3, 3.39},
-		{"vllm dsv4 mtp 3 tokens", VLLM, 3, 2.49},
-		{"vllm glm 5 tokens", VLLM, 5, 3.61},
-		{"sglang every draft accepted", SGLang, 3, 4},
-		{"sglang nothing accepted", SGLang, 2, 1},
+		{"sglang qwen3.5 mtp 3 tokens", configs.SGLang, 3, 3.39},
+		{"vllm dsv4 mtp 3 tokens", configs.VLLM, 3, 2.49},
+		{"vllm glm 5 tokens", configs.VLLM, 5, 3.61},
+		{"sglang every draft accepted", configs.SGLang, 3, 4},
+		{"sglang nothing accepted", configs.SGLang, 2, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := qwenConfig(tc.engine, 8, 1)
 			cfg.Spec = Spec{Algorithm: "EAGLE", NumSteps: tc.steps, TopK: 1, NumDraftTokens: tc.steps + 1, AcceptLength: tc.al}
 			res := closedLoop(t, cfg, w, 16, 300)
 			var got float64
-			if tc.engine == SGLang {
+			if tc.engine == configs.SGLang {
 				// engines.md E.1: Δgeneration / Δverify, first token of each request from prefill.
 				got = (res.gen - float64(res.requests)) / res.verifies
 			} else {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"sweep/configs"
 	"sweep/recipes/schema"
 )
 
@@ -15,9 +16,9 @@ import (
 // canonical name of the engine's flag schema (recipes/schema): exactly
 // the names ConfigFromArgs looks up. Spellings and value types are the
 // schema's business.
-func honoured(e Engine) []string {
+func honoured(e configs.Engine) []string {
 	switch e {
-	case SGLang:
+	case configs.SGLang:
 		return []string{
 			"--model-path", "--served-model-name", "--host", "--port",
 			"--tp-size", "--dp-size", "--pp-size", "--ep-size", "--enable-dp-attention",
@@ -27,7 +28,7 @@ func honoured(e Engine) []string {
 			"--skip-server-warmup", "--kv-cache-dtype",
 			"--speculative-algorithm", "--speculative-num-steps", "--speculative-eagle-topk", "--speculative-num-draft-tokens",
 		}
-	case VLLM:
+	case configs.VLLM:
 		return []string{
 			"--model", "--served-model-name", "--host", "--port",
 			"--tensor-parallel-size", "--data-parallel-size", "--pipeline-parallel-size", "--enable-expert-parallel",
@@ -42,7 +43,7 @@ func honoured(e Engine) []string {
 // HonouredFlags lists the flags of the engine's command line that shape
 // the simulation, by canonical name, sorted. Every other flag the
 // engine's schema accepts is accepted and has no effect.
-func HonouredFlags(e Engine) []string {
+func HonouredFlags(e configs.Engine) []string {
 	out := slices.Clone(honoured(e))
 	slices.Sort(out)
 	return out
@@ -56,7 +57,7 @@ var ErrNoProgram = errors.New("the engine command has no program, so the engine 
 type ParseOptions struct {
 	// Engine is required when the argv has no program (it starts with a
 	// flag); with a program it is ignored.
-	Engine Engine
+	Engine configs.Engine
 	// Schema is the flag schema ref, TOOL@VERSION or TOOL; "" means the
 	// engine's default schema.
 	Schema string
@@ -74,7 +75,7 @@ type ParseOptions struct {
 
 // Command is an engine command line read with the engine's flag schema.
 type Command struct {
-	Engine Engine
+	Engine configs.Engine
 	Parsed *schema.Parsed
 	// Flags gives the simulator typed access to Parsed.
 	Flags Lookup
@@ -92,13 +93,13 @@ type Command struct {
 // engine's argparse would. A rejected argv gives an error that wraps the
 // schema's *schema.Error problems.
 func ParseCommand(argv []string, o ParseOptions) (*Command, error) {
-	var engine Engine
+	var engine configs.Engine
 	rest := argv
 	if len(argv) > 0 && strings.HasPrefix(argv[0], "-") {
 		if err := engine.Set(string(o.Engine)); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrNoProgram, err)
 		}
-		if engine == VLLM {
+		if engine == configs.VLLM {
 			rest = append([]string{"serve"}, argv...)
 		}
 	} else {
@@ -147,7 +148,7 @@ func ParseCommand(argv []string, o ParseOptions) (*Command, error) {
 // ignorable reports whether a lenient parse may drop the problem: it
 // concerns no flag the simulator reads and does not break the command
 // itself.
-func ignorable(s *schema.Schema, e Engine, p *schema.Error) bool {
+func ignorable(s *schema.Schema, e configs.Engine, p *schema.Error) bool {
 	switch p.Kind {
 	case schema.BadCommand:
 		return false
@@ -190,7 +191,7 @@ func (l parsedLookup) Bool(name string) (bool, bool)     { return l.p.Bool(name)
 // SplitProgram recognises the engine from the program part of a command
 // line and returns the rest as that engine's own parser reads it: the
 // flags for SGLang, "serve MODEL flags..." for vLLM.
-func SplitProgram(argv []string) (Engine, []string, error) {
+func SplitProgram(argv []string) (configs.Engine, []string, error) {
 	if len(argv) == 0 {
 		return "", nil, fmt.Errorf("empty engine command: want python3 -m sglang.launch_server ... or vllm serve MODEL ...")
 	}
@@ -199,15 +200,15 @@ func SplitProgram(argv []string) (Engine, []string, error) {
 	case strings.HasPrefix(prog, "python") && len(argv) >= 3 && argv[1] == "-m":
 		switch argv[2] {
 		case "sglang.launch_server":
-			return SGLang, argv[3:], nil
+			return configs.SGLang, argv[3:], nil
 		case "vllm.entrypoints.openai.api_server": // flags only
-			return VLLM, append([]string{"serve"}, argv[3:]...), nil
+			return configs.VLLM, append([]string{"serve"}, argv[3:]...), nil
 		}
 		return "", nil, fmt.Errorf("engine command %q: unknown module %q, want sglang.launch_server or vllm.entrypoints.openai.api_server", strings.Join(argv[:3], " "), argv[2])
 	case prog == "sglang" && len(argv) >= 2 && argv[1] == "serve":
-		return SGLang, argv[2:], nil
+		return configs.SGLang, argv[2:], nil
 	case prog == "vllm" && len(argv) >= 2 && argv[1] == "serve":
-		return VLLM, argv[1:], nil
+		return configs.VLLM, argv[1:], nil
 	}
 	return "", nil, fmt.Errorf("engine command %q: want python3 -m sglang.launch_server ..., sglang serve ... or vllm serve MODEL ...", argv[0])
 }

@@ -7,33 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sweep/configs"
 	"time"
 )
-
-// Engine is the kind of server the simulator imitates.
-type Engine string
-
-// The engines the simulator imitates.
-const (
-	SGLang Engine = "sglang"
-	VLLM   Engine = "vllm"
-)
-
-// Set validates and stores an engine name (pflag.Value).
-func (e *Engine) Set(s string) error {
-	switch Engine(s) {
-	case SGLang, VLLM:
-		*e = Engine(s)
-		return nil
-	}
-	return fmt.Errorf("engine %q: want one of sglang, vllm", s)
-}
-
-// String returns the engine name (pflag.Value).
-func (e *Engine) String() string { return string(*e) }
-
-// Type names the flag type in --help (pflag.Value).
-func (e *Engine) Type() string { return "engine" }
 
 // Spec holds the speculative-decoding settings the simulator honours.
 // Algorithm "" means speculative decoding is off and every decode step
@@ -82,7 +58,7 @@ const DefaultAcceptRate = 0.72
 // ConfigFromArgs (from a real engine argv) or by hand; zero fields take
 // the defaults documented on each field, applied by Normalize.
 type Config struct {
-	Engine          Engine
+	Engine          configs.Engine
 	ModelPath       string // --model-path / vllm serve MODEL
 	ServedModelName string // defaults to ModelPath
 	Host            string // default 127.0.0.1 (SGLang) / 0.0.0.0 (vLLM)
@@ -149,7 +125,7 @@ type Config struct {
 // the way each engine does.
 func (c Config) GPUs() int {
 	tp, dp, pp := max(c.TP, 1), max(c.DP, 1), max(c.PP, 1)
-	if c.Engine == SGLang && c.DPAttention {
+	if c.Engine == configs.SGLang && c.DPAttention {
 		return tp * pp
 	}
 	return tp * dp * pp
@@ -172,10 +148,10 @@ func (c Config) Normalize() (Config, error) {
 		c.ServedModelName = c.ModelPath
 	}
 	if c.Host == "" {
-		c.Host = map[Engine]string{SGLang: "127.0.0.1", VLLM: "0.0.0.0"}[c.Engine]
+		c.Host = map[configs.Engine]string{configs.SGLang: "127.0.0.1", configs.VLLM: "0.0.0.0"}[c.Engine]
 	}
 	if c.Port == 0 {
-		c.Port = map[Engine]int{SGLang: 30000, VLLM: 8000}[c.Engine]
+		c.Port = map[configs.Engine]int{configs.SGLang: 30000, configs.VLLM: 8000}[c.Engine]
 	}
 	if c.Port < 0 || c.Port > 65535 {
 		errs = append(errs, fmt.Errorf("port %d: want 0-65535", c.Port))
@@ -193,16 +169,16 @@ func (c Config) Normalize() (Config, error) {
 		errs = append(errs, fmt.Errorf("dp-attention: tp %d is not a multiple of dp %d", c.TP, c.DP))
 	}
 	if c.MemFraction == 0 {
-		c.MemFraction = map[Engine]float64{SGLang: 0.85, VLLM: 0.92}[c.Engine]
+		c.MemFraction = map[configs.Engine]float64{configs.SGLang: 0.85, configs.VLLM: 0.92}[c.Engine]
 	}
 	if c.MemFraction < 0 || c.MemFraction > 1 {
 		errs = append(errs, fmt.Errorf("memory fraction %g: want a value in (0, 1]", c.MemFraction))
 	}
 	if c.PageSize <= 0 {
-		c.PageSize = map[Engine]int{SGLang: 1, VLLM: 16}[c.Engine]
+		c.PageSize = map[configs.Engine]int{configs.SGLang: 1, configs.VLLM: 16}[c.Engine]
 	}
 	if c.ChunkSize <= 0 {
-		c.ChunkSize = map[Engine]int{SGLang: 16384, VLLM: 8192}[c.Engine]
+		c.ChunkSize = map[configs.Engine]int{configs.SGLang: 16384, configs.VLLM: 8192}[c.Engine]
 	}
 	if c.ContextLength <= 0 {
 		c.ContextLength = 262144
@@ -213,7 +189,7 @@ func (c Config) Normalize() (Config, error) {
 	if c.DecodeLogInterval <= 0 {
 		c.DecodeLogInterval = 40
 	}
-	if c.Engine == VLLM {
+	if c.Engine == configs.VLLM {
 		c.EnableMetrics = true
 	}
 	if c.TimeScale == 0 {
@@ -286,7 +262,7 @@ const (
 // ConfigFromArgs builds a Config from a parsed engine argv and the
 // environment the engine would see (SGLANG_SIMULATE_ACC_LEN, the
 // SWEEP_SIM_* variables). The result is normalized.
-func ConfigFromArgs(engine Engine, flags Lookup, env map[string]string) (Config, error) {
+func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) (Config, error) {
 	c := Config{Engine: engine}
 	var errs []error
 	str := func(name string, dst *string) {
@@ -300,7 +276,7 @@ func ConfigFromArgs(engine Engine, flags Lookup, env map[string]string) (Config,
 		}
 	}
 	switch engine {
-	case SGLang:
+	case configs.SGLang:
 		str("--model-path", &c.ModelPath)
 		str("--served-model-name", &c.ServedModelName)
 		str("--host", &c.Host)
@@ -341,7 +317,7 @@ func ConfigFromArgs(engine Engine, flags Lookup, env map[string]string) (Config,
 				c.Spec.AcceptLength = al
 			}
 		}
-	case VLLM:
+	case configs.VLLM:
 		str("--model", &c.ModelPath)
 		str("--served-model-name", &c.ServedModelName)
 		str("--host", &c.Host)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/recipes/schema"
 )
 
@@ -37,7 +38,7 @@ func loadRecipes(t *testing.T) []recipeArgv {
 
 func TestConfigFromRecipeArgv(t *testing.T) {
 	type want struct {
-		engine              Engine
+		engine              configs.Engine
 		tp, ep, dp, running int
 		dpAttn              bool
 		mem                 float64
@@ -47,13 +48,13 @@ func TestConfigFromRecipeArgv(t *testing.T) {
 		noCache             bool
 	}
 	wants := map[string]want{
-		"sglang tp2 ep2":  {SGLang, 2, 2, 1, 2, false, 0.95, 16, 8888, 3, 4, 3.39, false},
-		"sglang tp4 ep1":  {SGLang, 4, 1, 1, 2, false, 0.80, 16, 8888, 3, 4, 3.39, false},
-		"sglang tp4 ep4":  {SGLang, 4, 4, 1, 8, false, 0.80, 16, 8888, 3, 4, 3.39, false},
-		"sglang tp8 ep1":  {SGLang, 8, 1, 1, 2, false, 0.80, 16, 8888, 3, 4, 3.39, false},
-		"sglang tp8 ep8":  {SGLang, 8, 8, 1, 8, false, 0.80, 16, 8888, 3, 4, 3.39, false},
-		"vllm tp8 ep1":    {VLLM, 8, 1, 1, 2, false, 0.86, 16, 8888, 3, 4, 2.49, false},
-		"vllm tp1 ep1 dp": {VLLM, 1, 1, 8, 64, false, 0.86, 16, 8889, 3, 4, 2.49, false},
+		"sglang tp2 ep2":  {configs.SGLang, 2, 2, 1, 2, false, 0.95, 16, 8888, 3, 4, 3.39, false},
+		"sglang tp4 ep1":  {configs.SGLang, 4, 1, 1, 2, false, 0.80, 16, 8888, 3, 4, 3.39, false},
+		"sglang tp4 ep4":  {configs.SGLang, 4, 4, 1, 8, false, 0.80, 16, 8888, 3, 4, 3.39, false},
+		"sglang tp8 ep1":  {configs.SGLang, 8, 1, 1, 2, false, 0.80, 16, 8888, 3, 4, 3.39, false},
+		"sglang tp8 ep8":  {configs.SGLang, 8, 8, 1, 8, false, 0.80, 16, 8888, 3, 4, 3.39, false},
+		"vllm tp8 ep1":    {configs.VLLM, 8, 1, 1, 2, false, 0.86, 16, 8888, 3, 4, 2.49, false},
+		"vllm tp1 ep1 dp": {configs.VLLM, 1, 1, 8, 64, false, 0.86, 16, 8889, 3, 4, 2.49, false},
 	}
 	seen := 0
 	for _, r := range loadRecipes(t) {
@@ -85,7 +86,7 @@ func TestConfigFromRecipeArgv(t *testing.T) {
 			assert.Equal(t, w.al, cfg.Spec.AcceptLength)
 			assert.Equal(t, w.noCache, cfg.NoPrefixCache)
 			assert.NotEmpty(t, cfg.ServedModelName)
-			if engine == SGLang {
+			if engine == configs.SGLang {
 				assert.True(t, cfg.EnableMetrics)
 				assert.True(t, cfg.EnableCacheReport)
 				assert.Equal(t, 50, cfg.StreamInterval)
@@ -101,12 +102,12 @@ func TestParseCommand(t *testing.T) {
 		name   string
 		argv   []string
 		opts   ParseOptions
-		engine Engine
+		engine configs.Engine
 		check  func(t *testing.T, c *Command)
 		err    string
 	}{
 		{
-			name: "sglang aliases and inline values", engine: SGLang,
+			name: "sglang aliases and inline values", engine: configs.SGLang,
 			argv: []string{"python3", "-m", "sglang.launch_server", "--model", "m", "--tp=8", "--dp", "2", "--ep", "8", "--enable-dp-attention"},
 			check: func(t *testing.T, c *Command) {
 				tp, _ := c.Flags.Int("--tp-size")
@@ -120,7 +121,7 @@ func TestParseCommand(t *testing.T) {
 			},
 		},
 		{
-			name: "flags the simulator does not read are accepted with their values", engine: SGLang,
+			name: "flags the simulator does not read are accepted with their values", engine: configs.SGLang,
 			argv: []string{"sglang", "serve", "--model-path", "m", "--cuda-graph-bs", "1", "2", "4", "--trust-remote-code", "--port", "9"},
 			check: func(t *testing.T, c *Command) {
 				p, ok := c.Flags.Int("--port")
@@ -130,7 +131,7 @@ func TestParseCommand(t *testing.T) {
 			},
 		},
 		{
-			name: "vllm positional model, underscores, negated bools, short aliases, JSON as text", engine: VLLM,
+			name: "vllm positional model, underscores, negated bools, short aliases, JSON as text", engine: configs.VLLM,
 			argv: []string{"vllm", "serve", "org/model", "--max_num_seqs", "64", "--no-enable-prefix-caching", "-tp", "4", "-ep",
 				"--speculative-config", `{"method": "mtp", "num_speculative_tokens": 2}`},
 			check: func(t *testing.T, c *Command) {
@@ -149,7 +150,7 @@ func TestParseCommand(t *testing.T) {
 			},
 		},
 		{
-			name: "vllm module form", engine: VLLM,
+			name: "vllm module form", engine: configs.VLLM,
 			argv: []string{"/usr/bin/python3.12", "-m", "vllm.entrypoints.openai.api_server", "--model", "x"},
 			check: func(t *testing.T, c *Command) {
 				m, _ := c.Flags.String("--model")
@@ -157,7 +158,7 @@ func TestParseCommand(t *testing.T) {
 			},
 		},
 		{
-			name: "flags only with the engine named", engine: VLLM, opts: ParseOptions{Engine: VLLM},
+			name: "flags only with the engine named", engine: configs.VLLM, opts: ParseOptions{Engine: configs.VLLM},
 			argv: []string{"--model", "m", "-tp", "2"},
 			check: func(t *testing.T, c *Command) {
 				tp, _ := c.Flags.Int("--tensor-parallel-size")
@@ -165,7 +166,7 @@ func TestParseCommand(t *testing.T) {
 			},
 		},
 		{
-			name: "lenient drops what the simulator does not read", engine: SGLang, opts: ParseOptions{Lenient: true},
+			name: "lenient drops what the simulator does not read", engine: configs.SGLang, opts: ParseOptions{Lenient: true},
 			argv: []string{"python3", "-m", "sglang.launch_server", "--model-path", "m", "--flag-from-2027", "1", "2", "--tp", "4", "--dp", "2", "--page-size", "32"},
 			check: func(t *testing.T, c *Command) {
 				tp, _ := c.Flags.Int("--tp-size")
@@ -221,7 +222,7 @@ func (r recordingLookup) Bool(n string) (bool, bool)     { r.read[n] = true; ret
 func TestHonouredFlags(t *testing.T) {
 	cat, err := schema.Embedded()
 	require.NoError(t, err)
-	for _, e := range []Engine{SGLang, VLLM} {
+	for _, e := range []configs.Engine{configs.SGLang, configs.VLLM} {
 		read := map[string]bool{}
 		_, _ = ConfigFromArgs(e, recordingLookup{read, nil}, nil)
 		_, _ = ConfigFromArgs(e, recordingLookup{read, map[string]bool{"--speculative-config": true}}, nil) // vLLM's --spec-* shorthands
@@ -241,14 +242,14 @@ func TestHonouredFlags(t *testing.T) {
 func TestSplitProgram(t *testing.T) {
 	for _, tc := range []struct {
 		argv   []string
-		engine Engine
+		engine configs.Engine
 		rest   []string
 	}{
-		{[]string{"python3", "-m", "sglang.launch_server", "--tp", "8"}, SGLang, []string{"--tp", "8"}},
-		{[]string{"sglang", "serve", "--tp", "8"}, SGLang, []string{"--tp", "8"}},
-		{[]string{"vllm", "serve", "m", "-tp", "8"}, VLLM, []string{"serve", "m", "-tp", "8"}},
-		{[]string{"python", "-m", "vllm.entrypoints.openai.api_server", "--model", "m"}, VLLM, []string{"serve", "--model", "m"}},
-		{[]string{"/opt/venv/bin/vllm", "serve", "m"}, VLLM, []string{"serve", "m"}},
+		{[]string{"python3", "-m", "sglang.launch_server", "--tp", "8"}, configs.SGLang, []string{"--tp", "8"}},
+		{[]string{"sglang", "serve", "--tp", "8"}, configs.SGLang, []string{"--tp", "8"}},
+		{[]string{"vllm", "serve", "m", "-tp", "8"}, configs.VLLM, []string{"serve", "m", "-tp", "8"}},
+		{[]string{"python", "-m", "vllm.entrypoints.openai.api_server", "--model", "m"}, configs.VLLM, []string{"serve", "--model", "m"}},
+		{[]string{"/opt/venv/bin/vllm", "serve", "m"}, configs.VLLM, []string{"serve", "m"}},
 	} {
 		e, rest, err := SplitProgram(tc.argv)
 		require.NoError(t, err, tc.argv)
@@ -269,14 +270,14 @@ func (m mapLookup) Bool(n string) (bool, bool)     { v, ok := m[n].(bool); retur
 func TestConfigFromArgs(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		engine Engine
+		engine configs.Engine
 		flags  mapLookup
 		env    map[string]string
 		check  func(t *testing.T, c Config)
 		err    string
 	}{
 		{
-			name: "sglang dp attention and sim env", engine: SGLang,
+			name: "sglang dp attention and sim env", engine: configs.SGLang,
 			flags: mapLookup{"--model-path": "deepseek-ai/DeepSeek-R1", "--tp-size": 8, "--dp-size": 8, "--enable-dp-attention": true, "--ep-size": 8},
 			env:   map[string]string{EnvTimeScale: "60", EnvGPU: "MI355X", EnvSeed: "42", EnvLoadTime: "0", EnvFault: "crash:3,slow-metrics:2s"},
 			check: func(t *testing.T, c Config) {
@@ -291,7 +292,7 @@ func TestConfigFromArgs(t *testing.T) {
 			},
 		},
 		{
-			name: "sglang SIMULATE_ACC_LEN -1 is off", engine: SGLang,
+			name: "sglang SIMULATE_ACC_LEN -1 is off", engine: configs.SGLang,
 			flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "NEXTN", "--speculative-num-steps": 3},
 			env:   map[string]string{"SGLANG_SIMULATE_ACC_LEN": "-1", "RUNNER_TYPE": "b300-nv_0"},
 			check: func(t *testing.T, c Config) {
@@ -302,7 +303,7 @@ func TestConfigFromArgs(t *testing.T) {
 			},
 		},
 		{
-			name: "vllm synthetic rates and expert parallel", engine: VLLM,
+			name: "vllm synthetic rates and expert parallel", engine: configs.VLLM,
 			flags: mapLookup{"--model": "m", "--tensor-parallel-size": 4, "--data-parallel-size": 2, "--enable-expert-parallel": true,
 				"--speculative-config": `{"method":"eagle3","model":"d","num_speculative_tokens":2,"rejection_sample_method":"synthetic","synthetic_acceptance_rates":[0.9,0.5]}`},
 			check: func(t *testing.T, c Config) {
@@ -313,22 +314,22 @@ func TestConfigFromArgs(t *testing.T) {
 			},
 		},
 		{
-			name: "vllm spec shorthand", engine: VLLM,
+			name: "vllm spec shorthand", engine: configs.VLLM,
 			flags: mapLookup{"--model": "m", "--spec-method": "mtp", "--spec-tokens": 2},
 			check: func(t *testing.T, c Config) {
 				assert.Equal(t, 2, c.Spec.MaxDrafts())
 				assert.Equal(t, 8000, c.Port)
 			},
 		},
-		{name: "AL above k+1", engine: VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":"mtp","num_speculative_tokens":2,"rejection_sample_method":"synthetic","synthetic_acceptance_length":3.5}`}, err: "want a value in [1, 3]"},
-		{name: "synthetic without a length", engine: VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":"mtp","num_speculative_tokens":2,"rejection_sample_method":"synthetic"}`}, err: "needs synthetic_acceptance_length"},
-		{name: "bad spec json", engine: VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":`}, err: "--speculative-config"},
-		{name: "bad acc len", engine: SGLang, flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "EAGLE"}, env: map[string]string{"SGLANG_SIMULATE_ACC_LEN": "x"}, err: "SGLANG_SIMULATE_ACC_LEN"},
-		{name: "no model", engine: SGLang, flags: mapLookup{}, err: "model path is required"},
-		{name: "dp attention needs tp multiple of dp", engine: SGLang, flags: mapLookup{"--model-path": "m", "--tp-size": 4, "--dp-size": 3, "--enable-dp-attention": true}, err: "not a multiple"},
-		{name: "unknown gpu", engine: SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{EnvGPU: "tpu"}, err: `gpu "tpu"`},
-		{name: "bad fault", engine: SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{EnvFault: "explode"}, err: "unknown kind"},
-		{name: "bad time scale", engine: SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{EnvTimeScale: "-2"}, err: EnvTimeScale},
+		{name: "AL above k+1", engine: configs.VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":"mtp","num_speculative_tokens":2,"rejection_sample_method":"synthetic","synthetic_acceptance_length":3.5}`}, err: "want a value in [1, 3]"},
+		{name: "synthetic without a length", engine: configs.VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":"mtp","num_speculative_tokens":2,"rejection_sample_method":"synthetic"}`}, err: "needs synthetic_acceptance_length"},
+		{name: "bad spec json", engine: configs.VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":`}, err: "--speculative-config"},
+		{name: "bad acc len", engine: configs.SGLang, flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "EAGLE"}, env: map[string]string{"SGLANG_SIMULATE_ACC_LEN": "x"}, err: "SGLANG_SIMULATE_ACC_LEN"},
+		{name: "no model", engine: configs.SGLang, flags: mapLookup{}, err: "model path is required"},
+		{name: "dp attention needs tp multiple of dp", engine: configs.SGLang, flags: mapLookup{"--model-path": "m", "--tp-size": 4, "--dp-size": 3, "--enable-dp-attention": true}, err: "not a multiple"},
+		{name: "unknown gpu", engine: configs.SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{EnvGPU: "tpu"}, err: `gpu "tpu"`},
+		{name: "bad fault", engine: configs.SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{EnvFault: "explode"}, err: "unknown kind"},
+		{name: "bad time scale", engine: configs.SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{EnvTimeScale: "-2"}, err: EnvTimeScale},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := ConfigFromArgs(tc.engine, tc.flags, tc.env)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sweep/configs"
 	"sync"
 	"sync/atomic"
 )
@@ -198,7 +199,7 @@ func (r *rank) ensure(need int) bool {
 // admit moves waiting requests into the batch while slots and KV allow.
 func (r *rank) admit(start float64) {
 	reserve := 0
-	if r.cfg.Engine == SGLang { // SGLang keeps room for running requests' next tokens
+	if r.cfg.Engine == configs.SGLang { // SGLang keeps room for running requests' next tokens
 		for _, q := range r.running {
 			reserve += min(q.target-q.generated, 512) * 3 / 10
 		}
@@ -302,7 +303,7 @@ func (r *rank) step(start float64) (float64, []delivery) {
 		}
 	}
 	budget := r.cfg.ChunkSize
-	mixed := r.cfg.Engine == VLLM
+	mixed := r.cfg.Engine == configs.VLLM
 	if !mixed && len(prefills) > 0 {
 		decoders = nil // SGLang runs a prefill (extend) batch before decoding
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sweep/configs"
 	"time"
 )
 
@@ -26,7 +27,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /health", s.health)
 	mux.HandleFunc("GET /metrics", s.metrics)
 	switch s.cfg.Engine {
-	case SGLang:
+	case configs.SGLang:
 		mux.HandleFunc("GET /health_generate", s.health)
 		mux.HandleFunc("GET /get_model_info", s.modelInfo)
 		mux.HandleFunc("GET /model_info", s.modelInfo)
@@ -34,7 +35,7 @@ func (s *Server) Handler() http.Handler {
 		mux.HandleFunc("GET /server_info", s.serverInfo)
 		mux.HandleFunc("GET /flush_cache", s.flushCache)
 		mux.HandleFunc("POST /flush_cache", s.flushCache)
-	case VLLM:
+	case configs.VLLM:
 		mux.HandleFunc("GET /ping", s.health)
 		mux.HandleFunc("POST /ping", s.health)
 		mux.HandleFunc("GET /version", s.version)
@@ -174,7 +175,7 @@ func (s *Server) flush() {
 		rk.st.setLive(rk)
 		rk.mu.Unlock()
 	}
-	if s.cfg.Engine == SGLang {
+	if s.cfg.Engine == configs.SGLang {
 		s.logf("Cache flushed successfully!") // as SGLang's scheduler logs it
 	} else {
 		s.logf("Resetting prefix cache") // as vLLM's engine logs it
@@ -182,7 +183,7 @@ func (s *Server) flush() {
 }
 
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.Engine == SGLang && !s.cfg.EnableMetrics {
+	if s.cfg.Engine == configs.SGLang && !s.cfg.EnableMetrics {
 		http.NotFound(w, r)
 		return
 	}
@@ -384,7 +385,7 @@ type genParams struct {
 // answers it, streaming or not.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 	c := &s.cfg
-	if c.Engine == VLLM && p.model != "" && p.model != c.ServedModelName && p.model != c.ModelPath {
+	if c.Engine == configs.VLLM && p.model != "" && p.model != c.ServedModelName && p.model != c.ModelPath {
 		apiError(w, http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", p.model))
 		return
 	}

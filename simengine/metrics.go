@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sweep/configs"
 )
 
 // label is one Prometheus label pair; order is kept as written.
@@ -145,7 +146,7 @@ func (s *Server) renderInto(e *expo) []float64 {
 	for i, r := range s.ranks {
 		snaps[i] = r.snapshot()
 	}
-	if s.cfg.Engine == SGLang {
+	if s.cfg.Engine == configs.SGLang {
 		s.renderSGLang(e, snaps)
 	} else {
 		s.renderVLLM(e, snaps)

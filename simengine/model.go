@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sweep/configs"
 )
 
 // gpuSpec is the little the capacity model needs to know about a GPU.
@@ -126,12 +127,12 @@ func newCapacity(c Config) capacity {
 	// Plain DP replicates the model; SGLang DP attention, and vLLM DP on an
 	// MoE model, shard one copy over every GPU (attention per rank, experts
 	// over all ranks).
-	replicated := ranks > 1 && !(c.Engine == SGLang && c.DPAttention) && !(c.Engine == VLLM && moe)
+	replicated := ranks > 1 && !(c.Engine == configs.SGLang && c.DPAttention) && !(c.Engine == configs.VLLM && moe)
 	mp, attnTP := tp, tp // GPUs sharing the weights; GPUs holding one rank's KV
 	switch {
-	case c.Engine == SGLang && c.DPAttention:
+	case c.Engine == configs.SGLang && c.DPAttention:
 		attnTP = tp / float64(ranks)
-	case c.Engine == VLLM && moe:
+	case c.Engine == configs.VLLM && moe:
 		mp = tp * float64(ranks)
 	}
 	m := s.activeB / 17 // relative to a 17B-active MoE
@@ -171,7 +172,7 @@ func newCapacity(c Config) capacity {
 
 	capa.maxRunning = c.MaxRunningRequests
 	if capa.maxRunning <= 0 {
-		if c.Engine == VLLM {
+		if c.Engine == configs.VLLM {
 			capa.maxRunning = 1024
 		} else {
 			capa.maxRunning = min(4096, max(capa.poolTokens/2048, 32))

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sweep/configs"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -188,7 +189,7 @@ func (s *Server) Run(ctx context.Context) error {
 		s.logf("fault injection: %s", f)
 	}
 	_, neverReady := c.HasFault(FaultNeverReady)
-	if neverReady && c.Engine == VLLM {
+	if neverReady && c.Engine == configs.VLLM {
 		s.logf("fault never-ready: the engine never finishes loading")
 		<-ctx.Done()
 		return nil
@@ -218,13 +219,13 @@ func (s *Server) Run(ctx context.Context) error {
 	serveErr := make(chan error, 1)
 	wg.Go(func() { serveErr <- srv.Serve(ln) })
 
-	if c.Engine == SGLang {
+	if c.Engine == configs.SGLang {
 		s.phase.Store(int32(PhaseWarming))
 	}
 	close(s.listening)
 	s.logf("Uvicorn running on http://%s (Press CTRL+C to quit)", a)
 	switch {
-	case c.Engine == VLLM:
+	case c.Engine == configs.VLLM:
 		s.markReady()
 	case neverReady:
 		s.logf("fault never-ready: warm-up never completes")
@@ -261,7 +262,7 @@ func (s *Server) Run(ctx context.Context) error {
 func (s *Server) markReady() {
 	s.phase.Store(int32(PhaseReady))
 	close(s.ready)
-	if s.cfg.Engine == SGLang {
+	if s.cfg.Engine == configs.SGLang {
 		s.logf("The server is fired up and ready to roll!")
 	} else {
 		s.logf("Application startup complete.")

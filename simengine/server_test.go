@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
+	"sweep/configs"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -26,9 +27,9 @@ import (
 )
 
 // testConfig is a small, fast configuration of the given engine.
-func testConfig(engine Engine) Config {
+func testConfig(engine configs.Engine) Config {
 	c := qwenConfig(engine, 8, 1)
-	c.EnableMetrics, c.EnableCacheReport = true, engine == SGLang
+	c.EnableMetrics, c.EnableCacheReport = true, engine == configs.SGLang
 	c.LoadTime, c.WarmupTime = -1, -1
 	c.TimeScale = 1e5
 	c.Seed = 1
@@ -148,7 +149,7 @@ func readSSE(t *testing.T, r io.Reader) sseStream {
 }
 
 func TestChatCompletionsStreaming(t *testing.T) {
-	for _, engine := range []Engine{SGLang, VLLM} {
+	for _, engine := range []configs.Engine{configs.SGLang, configs.VLLM} {
 		t.Run(string(engine), func(t *testing.T) {
 			_, base := startServer(t, testConfig(engine))
 			resp := post(t, base+"/v1/chat/completions", chatBody{
@@ -174,10 +175,10 @@ func TestChatCompletionsStreaming(t *testing.T) {
 			assert.Equal(t, s.usage.PromptTokens+s.usage.CompletionTokens, s.usage.TotalTokens)
 			assert.Greater(t, s.usage.PromptTokens, 10)
 			assert.Empty(t, s.chunks[len(s.chunks)-1].Choices, "the usage chunk has no choices")
-			if engine == SGLang {
+			if engine == configs.SGLang {
 				assert.NotNil(t, s.usage.PromptTokensDetails, "--enable-cache-report")
 			}
-			if engine == SGLang && len(s.chunks) > 3 {
+			if engine == configs.SGLang && len(s.chunks) > 3 {
 				// Speculative decoding: several tokens per chunk.
 				assert.Less(t, len(s.chunks), 257)
 			}
@@ -186,7 +187,7 @@ func TestChatCompletionsStreaming(t *testing.T) {
 }
 
 func TestChatCompletionsWithoutUsageAndStreamInterval(t *testing.T) {
-	cfg := testConfig(SGLang)
+	cfg := testConfig(configs.SGLang)
 	cfg.StreamInterval = 50
 	_, base := startServer(t, cfg)
 	resp := post(t, base+"/v1/chat/completions", chatBody{Messages: userMsg("hi"), Stream: true, MaxTokens: intp(400), IgnoreEOS: true})
@@ -199,7 +200,7 @@ func TestChatCompletionsWithoutUsageAndStreamInterval(t *testing.T) {
 }
 
 func TestChatCompletionsNonStreaming(t *testing.T) {
-	_, base := startServer(t, testConfig(VLLM))
+	_, base := startServer(t, testConfig(configs.VLLM))
 	resp := post(t, base+"/v1/chat/completions", chatBody{Messages: userMsg("hello"), MaxTokens: intp(64), IgnoreEOS: true})
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	var out struct {
@@ -234,7 +235,7 @@ func TestChatCompletionsNonStreaming(t *testing.T) {
 }
 
 func TestChatCompletionsErrors(t *testing.T) {
-	cfg := testConfig(VLLM)
+	cfg := testConfig(configs.VLLM)
 	cfg.ContextLength = 4096
 	_, base := startServer(t, cfg)
 	for _, tc := range []struct {
@@ -272,7 +273,7 @@ func TestChatCompletionsErrors(t *testing.T) {
 }
 
 func TestModelsAndInfoEndpoints(t *testing.T) {
-	cfg := testConfig(SGLang)
+	cfg := testConfig(configs.SGLang)
 	cfg.ServedModelName = "qwen"
 	srv, base := startServer(t, cfg)
 	code, body := get(t, base+"/v1/models")
@@ -308,7 +309,7 @@ func TestModelsAndInfoEndpoints(t *testing.T) {
 }
 
 func TestVLLMEndpoints(t *testing.T) {
-	_, base := startServer(t, testConfig(VLLM))
+	_, base := startServer(t, testConfig(configs.VLLM))
 	for path, want := range map[string]int{"/health": 200, "/ping": 200, "/version": 200, "/flush_cache": 404, "/get_server_info": 404} {
 		code, _ := get(t, base+path)
 		assert.Equal(t, want, code, path)
@@ -351,7 +352,7 @@ func sum(f *dto.MetricFamily) float64 {
 }
 
 func TestMetricsSGLang(t *testing.T) {
-	_, base := startServer(t, testConfig(SGLang))
+	_, base := startServer(t, testConfig(configs.SGLang))
 	before := scrape(t, base)
 	for range 6 {
 		resp := post(t, base+"/v1/chat/completions", chatBody{Messages: userMsg("write a parser"), Stream: true, MaxTokens: intp(1500), IgnoreEOS: true})
@@ -422,7 +423,7 @@ func removeLabel(ls []string, name string) []string {
 }
 
 func TestMetricsVLLMWithDataParallel(t *testing.T) {
-	cfg := testConfig(VLLM)
+	cfg := testConfig(configs.VLLM)
 	cfg.TP, cfg.DP = 1, 4
 	cfg.Spec = Spec{Algorithm: "mtp", NumSteps: 3, TopK: 1, NumDraftTokens: 4, AcceptLength: 2.49}
 	_, base := startServer(t, cfg)
@@ -490,7 +491,7 @@ func TestMetricsVLLMWithDataParallel(t *testing.T) {
 }
 
 func TestMetricsDisabledWithoutEnableMetrics(t *testing.T) {
-	cfg := testConfig(SGLang)
+	cfg := testConfig(configs.SGLang)
 	cfg.EnableMetrics = false
 	_, base := startServer(t, cfg)
 	code, _ := get(t, base+"/metrics")
@@ -498,7 +499,7 @@ func TestMetricsDisabledWithoutEnableMetrics(t *testing.T) {
 }
 
 func TestPrefixCacheHitsAndFlush(t *testing.T) {
-	_, base := startServer(t, testConfig(SGLang))
+	_, base := startServer(t, testConfig(configs.SGLang))
 	long := strings.Repeat("the agent reads the repository and edits files ", 400)
 	msgs := userMsg(long)
 	first := readSSE(t, post(t, base+"/v1/chat/completions", chatBody{Messages: msgs, Stream: true, StreamOptions: map[string]any{"include_usage": true}, MaxTokens: intp(20), IgnoreEOS: true}).Body)
@@ -583,9 +584,9 @@ func closed(ch <-chan struct{}) bool {
 
 func TestHealthLifecycle(t *testing.T) {
 	for _, tc := range []struct {
-		engine        Engine
+		engine        configs.Engine
 		warmingHealth int // /health while warming
-	}{{SGLang, 503}, {VLLM, 200}} {
+	}{{configs.SGLang, 503}, {configs.VLLM, 200}} {
 		t.Run(string(tc.engine), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				cfg := testConfig(tc.engine)
@@ -623,7 +624,7 @@ func TestHealthLifecycle(t *testing.T) {
 }
 
 func TestFaultNeverReady(t *testing.T) {
-	for _, engine := range []Engine{SGLang, VLLM} {
+	for _, engine := range []configs.Engine{configs.SGLang, configs.VLLM} {
 		t.Run(string(engine), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				cfg := testConfig(engine)
@@ -633,7 +634,7 @@ func TestFaultNeverReady(t *testing.T) {
 				time.Sleep(24 * time.Hour)
 				synctest.Wait()
 				assert.False(t, closed(b.Ready()))
-				if engine == VLLM {
+				if engine == configs.VLLM {
 					assert.False(t, closed(b.Listening()), "vLLM never opens the port")
 				} else {
 					require.True(t, closed(b.Listening()))
@@ -648,7 +649,7 @@ func TestFaultNeverReady(t *testing.T) {
 
 func TestFaultCrashAfterRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg := testConfig(SGLang)
+		cfg := testConfig(configs.SGLang)
 		cfg.TimeScale = 1
 		cfg.Faults = []Fault{{Kind: FaultCrash, After: 2}}
 		b := startBubble(t, cfg)
@@ -675,7 +676,7 @@ func TestFaultCrashAfterRequests(t *testing.T) {
 
 func TestFaultHang(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg := testConfig(VLLM)
+		cfg := testConfig(configs.VLLM)
 		cfg.TimeScale = 1
 		cfg.Faults = []Fault{{Kind: FaultHang, After: 1}}
 		b := startBubble(t, cfg)
@@ -705,7 +706,7 @@ func TestFaultHang(t *testing.T) {
 
 func TestFaultSlowMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg := testConfig(VLLM)
+		cfg := testConfig(configs.VLLM)
 		cfg.Faults = []Fault{{Kind: FaultSlowMetrics, Delay: 5 * time.Second}}
 		b := startBubble(t, cfg)
 		<-b.Ready()
@@ -725,7 +726,7 @@ func TestFaultSlowMetrics(t *testing.T) {
 }
 
 func TestFaultMalformedMetrics(t *testing.T) {
-	cfg := testConfig(SGLang)
+	cfg := testConfig(configs.SGLang)
 	cfg.Faults = []Fault{{Kind: FaultMalformedMetrics}}
 	_, base := startServer(t, cfg)
 	code, body := get(t, base+"/metrics")
@@ -738,7 +739,7 @@ func TestFaultMalformedMetrics(t *testing.T) {
 
 func TestClientAbortFreesTheRequest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg := testConfig(SGLang)
+		cfg := testConfig(configs.SGLang)
 		cfg.TimeScale = 1
 		b := startBubble(t, cfg)
 		<-b.Ready()
@@ -765,7 +766,7 @@ func TestClientAbortFreesTheRequest(t *testing.T) {
 }
 
 func TestMetricsSGLangDPAttention(t *testing.T) {
-	cfg := testConfig(SGLang)
+	cfg := testConfig(configs.SGLang)
 	cfg.TP, cfg.DP, cfg.EP, cfg.DPAttention = 8, 8, 8, true
 	srv, base := startServer(t, cfg)
 	assert.Equal(t, 8, srv.Config().GPUs())
@@ -790,7 +791,7 @@ func TestMetricsSGLangDPAttention(t *testing.T) {
 }
 
 func TestTextCompletions(t *testing.T) {
-	_, base := startServer(t, testConfig(VLLM))
+	_, base := startServer(t, testConfig(configs.VLLM))
 	t.Run("stream", func(t *testing.T) {
 		resp := post(t, base+"/v1/completions", map[string]any{"prompt": "def parse(", "stream": true, "stream_options": map[string]any{"include_usage": true}, "max_tokens": 33, "ignore_eos": true})
 		require.Equal(t, 200, resp.StatusCode)

@@ -1,6 +1,9 @@
 package simengine
 
-import "slices"
+import (
+	"slices"
+	"sweep/configs"
+)
 
 // histogram is a Prometheus histogram: per-bucket counts (the last bucket
 // is +Inf), sum and count.
@@ -89,7 +92,7 @@ func (s *stats) init(c *Config) {
 	if k := c.Spec.MaxDrafts(); c.Spec.Enabled() {
 		s.perPos = make([]float64, k)
 	}
-	if c.Engine == SGLang {
+	if c.Engine == configs.SGLang {
 		s.ttft, s.itl, s.e2e = newHistogram(sglangTTFTBuckets), newHistogram(sglangITLBuckets), newHistogram(sglangE2EBuckets)
 		s.queue = newHistogram(sglangQueueBucket)
 		s.promptHist, s.genHist = newHistogram(tokenBuckets), newHistogram(tokenBuckets)
@@ -114,7 +117,7 @@ func (s *stats) setLive(r *rank) {
 }
 
 func (s *stats) onAdmit(c *Config, q *simRequest, now float64) {
-	if c.Engine == SGLang {
+	if c.Engine == configs.SGLang {
 		s.queue.observe(now-q.arrival, 1)
 		return
 	}
@@ -127,18 +130,18 @@ func (s *stats) onAdmit(c *Config, q *simRequest, now float64) {
 func (s *stats) onTokens(c *Config, q *simRequest, n, accepted int, verify bool, end float64) {
 	if q.lastToken < 0 {
 		s.ttft.observe(end-q.arrival, 1)
-		if c.Engine == VLLM {
+		if c.Engine == configs.VLLM {
 			s.vPrompt += float64(q.prompt)
 		}
 	} else if n > 0 {
 		gap := end - q.lastToken
-		if c.Engine == SGLang {
+		if c.Engine == configs.SGLang {
 			s.itl.observe(gap/float64(n), n)
 		} else {
 			s.itl.observe(gap, 1)
 		}
 	}
-	if c.Engine != VLLM {
+	if c.Engine != configs.VLLM {
 		return
 	}
 	s.vGen += float64(n)
@@ -159,7 +162,7 @@ func (s *stats) onPrefillBatch(c *Config, computed, cached int, dur float64) {
 	if computed+cached > 0 {
 		s.cacheHitRate = float64(cached) / float64(cached+computed)
 	}
-	if c.Engine == VLLM {
+	if c.Engine == configs.VLLM {
 		s.iterTok.observe(float64(computed), 1)
 	}
 }
@@ -171,7 +174,7 @@ func (s *stats) onDecodeBatch(c *Config, batch, accepted int, dur float64) {
 	s.decodePasses++
 	s.lifeBatch += float64(batch)
 	s.lifeAccepted += float64(accepted)
-	if c.Engine == VLLM {
+	if c.Engine == configs.VLLM {
 		s.iterTok.observe(gen, 1)
 		return
 	}
@@ -194,7 +197,7 @@ func (s *stats) onFinish(c *Config, q *simRequest, end float64) {
 	s.e2e.observe(end-q.arrival, 1)
 	s.promptHist.observe(float64(q.prompt), 1)
 	s.genHist.observe(float64(q.generated), 1)
-	if c.Engine == SGLang {
+	if c.Engine == configs.SGLang {
 		s.promptTokens += float64(q.prompt)
 		s.genTokens += float64(q.generated)
 		s.cachedTokens += float64(q.cached)
@@ -216,7 +219,7 @@ func (s *stats) onFinish(c *Config, q *simRequest, end float64) {
 }
 
 func (s *stats) onAbort(c *Config, q *simRequest, now float64) {
-	if c.Engine == SGLang {
+	if c.Engine == configs.SGLang {
 		s.aborted++
 		return
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/configs"
 	"sweep/metrics"
 )
 
@@ -20,7 +21,7 @@ type scrapeOptions struct {
 	URLs     []string
 	Interval time.Duration
 	Duration time.Duration // 0 = until interrupted
-	Engine   metrics.Engine
+	Engine   configs.Engine
 	Timeout  time.Duration
 	HTTP     *http.Client // nil = default; tests inject one
 }

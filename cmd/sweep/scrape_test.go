@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sweep/configs"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -14,8 +15,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"sweep/metrics"
 )
 
 func TestScrapeFlags(t *testing.T) {
@@ -24,7 +23,7 @@ func TestScrapeFlags(t *testing.T) {
 	assert.Equal(t, []string{"http://localhost:8000/metrics", "http://h:1/custom"}, got.URLs)
 	assert.Equal(t, 250*time.Millisecond, got.Interval)
 	assert.Zero(t, got.Duration)
-	assert.Equal(t, metrics.EngineVLLM, got.Engine)
+	assert.Equal(t, configs.VLLM, got.Engine)
 
 	_, err = parseOptions(t, newScrapeCmd, "--engine", "trt")
 	assert.ErrorContains(t, err, "trt")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/configs"
 	"sweep/recipes/schema"
 	"sweep/simengine"
 )
@@ -56,9 +57,9 @@ the rest are accepted and have no effect. For an engine newer than its schema,
 flags, stray tokens, bad values of other flags) into warnings.
 
 Honoured SGLang flags:
-` + wrapFlags(simengine.HonouredFlags(simengine.SGLang)) + `
+` + wrapFlags(simengine.HonouredFlags(configs.SGLang)) + `
 Honoured vLLM flags:
-` + wrapFlags(simengine.HonouredFlags(simengine.VLLM)) + `
+` + wrapFlags(simengine.HonouredFlags(configs.VLLM)) + `
 
 The synthetic acceptance length comes from SGLANG_SIMULATE_ACC_LEN or vLLM's
 --speculative-config ("rejection_sample_method": "synthetic",
@@ -145,7 +146,7 @@ func simEngineConfig(o *simEngineOptions) (simengine.Config, error) {
 	if err != nil {
 		return simengine.Config{}, err
 	}
-	cmd, err := simengine.ParseCommand(o.Argv, simengine.ParseOptions{Engine: simengine.Engine(o.Engine), Schema: o.Schema, Lenient: o.Lenient, Unchecked: unchecked})
+	cmd, err := simengine.ParseCommand(o.Argv, simengine.ParseOptions{Engine: configs.Engine(o.Engine), Schema: o.Schema, Lenient: o.Lenient, Unchecked: unchecked})
 	switch {
 	case errors.Is(err, simengine.ErrNoProgram):
 		return simengine.Config{}, flagErrorf("sim-engine: the engine command has no program, so --engine is required: %v", errors.Unwrap(err))

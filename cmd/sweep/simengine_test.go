@@ -10,12 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sweep/configs"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"sweep/simengine"
 )
 
 func TestNewSimEngineCmdFlags(t *testing.T) {
@@ -115,7 +114,7 @@ func TestSimEngineConfigErrors(t *testing.T) {
 	}
 	cfg, err := simEngineConfig(&simEngineOptions{Argv: []string{"--model", "m", "-tp", "2"}, Engine: "vllm"})
 	require.NoError(t, err)
-	assert.Equal(t, simengine.VLLM, cfg.Engine)
+	assert.Equal(t, configs.VLLM, cfg.Engine)
 	assert.Equal(t, 2, cfg.TP)
 	// A plan's unchecked flags (with their values) are accepted; honoured flags still count.
 	cfg, err = simEngineConfig(&simEngineOptions{Argv: []string{"vllm", "serve", "m", "--attention-config", `{"backend":"X"}`, "--numa-bind", "-tp", "4"},

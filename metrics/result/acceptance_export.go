@@ -2,6 +2,7 @@ package result
 
 import (
 	"errors"
+	"sweep/configs"
 	"sweep/metrics"
 	"sweep/metrics/aiperf"
 )
@@ -15,7 +16,7 @@ func ALCountersFromExport(exp *aiperf.ServerMetricsExport) (metrics.ALCounters, 
 		return metrics.ALCounters{}, errors.New("no server metrics exported")
 	}
 	v := exportView(exp.Metrics)
-	total := func(e metrics.Engine, name string) (*float64, error) {
+	total := func(e configs.Engine, name string) (*float64, error) {
 		s := v.sum(names(name), []string{"total"}, nil)
 		if s == nil {
 			return nil, &metrics.MissingSeriesError{Engine: e, Series: name}
@@ -25,15 +26,15 @@ func ALCountersFromExport(exp *aiperf.ServerMetricsExport) (metrics.ALCounters, 
 	var err1, err2, err3 error
 	switch detectExportBackend(v, "") {
 	case "sglang":
-		c := metrics.ALCounters{Engine: metrics.EngineSGLang}
-		c.GenerationTokens, err1 = total(metrics.EngineSGLang, "sglang:generation_tokens")
-		c.Requests, err2 = total(metrics.EngineSGLang, "sglang:num_requests")
-		c.VerifyCalls, err3 = total(metrics.EngineSGLang, "sglang:spec_verify_calls")
+		c := metrics.ALCounters{Engine: configs.SGLang}
+		c.GenerationTokens, err1 = total(configs.SGLang, "sglang:generation_tokens")
+		c.Requests, err2 = total(configs.SGLang, "sglang:num_requests")
+		c.VerifyCalls, err3 = total(configs.SGLang, "sglang:spec_verify_calls")
 		return c, errors.Join(err1, err2, err3)
 	case "vllm", "dynamo-vllm":
-		c := metrics.ALCounters{Engine: metrics.EngineVLLM}
-		c.Accepted, err1 = total(metrics.EngineVLLM, "vllm:spec_decode_num_accepted_tokens")
-		c.Drafts, err2 = total(metrics.EngineVLLM, "vllm:spec_decode_num_drafts")
+		c := metrics.ALCounters{Engine: configs.VLLM}
+		c.Accepted, err1 = total(configs.VLLM, "vllm:spec_decode_num_accepted_tokens")
+		c.Drafts, err2 = total(configs.VLLM, "vllm:spec_decode_num_drafts")
 		return c, errors.Join(err1, err2)
 	}
 	return metrics.ALCounters{}, errors.New("server metrics are neither sglang: nor vllm:")

@@ -207,7 +207,7 @@ func (d *decoder) master(key string, kn, n *yaml.Node) *Master {
 		d.errAt(f.get("disagg"), joinPath(key, "disagg"), "disagg: true requires multinode: true; single-node configs are never disaggregated (use false or remove the key)")
 	}
 	if n := f.get("router"); n != nil {
-		e.Router = d.component(n, joinPath(key, "router"))
+		e.Router, e.RouterPos = d.component(n, joinPath(key, "router")), d.pos(resolve(n))
 	}
 	if n := f.get("kv-p2p-transfer"); n != nil {
 		if s, ok := d.str(n, joinPath(key, "kv-p2p-transfer")); ok {
@@ -243,8 +243,8 @@ func (d *decoder) masterRules(e *Master, f fields) {
 	if e.Router != nil {
 		for _, s := range entries {
 			if s.Router != nil {
-				d.errAt(posNode(s.Router.Pos), key+".router",
-					"router is declared at the top level (line %d) and in this search-space entry; declare it in one place only", e.Router.Pos.Line)
+				d.errAt(posNode(s.RouterPos), key+".router",
+					"router is declared at the top level (line %d) and in this search-space entry; declare it in one place only", e.RouterPos.Line)
 			}
 		}
 	}
@@ -278,7 +278,7 @@ func (d *decoder) component(n *yaml.Node, path string) *Component {
 	if !ok {
 		return nil
 	}
-	c := &Component{Pos: d.pos(resolve(n))}
+	c := &Component{}
 	d.require(f, resolve(n), path, "name", "version")
 	if v := f.get("name"); v != nil {
 		c.Name, _ = d.str(v, joinPath(path, "name"))
@@ -495,7 +495,7 @@ func (d *decoder) searchSpace(n *yaml.Node, path string, multinode, agentic bool
 		}
 	}
 	if v := f.get("router"); v != nil {
-		s.Router = d.component(v, joinPath(path, "router"))
+		s.Router, s.RouterPos = d.component(v, joinPath(path, "router")), d.pos(resolve(v))
 	}
 	if v := f.get("kv-p2p-transfer"); v != nil {
 		if x, ok := d.str(v, joinPath(path, "kv-p2p-transfer")); ok {

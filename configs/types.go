@@ -84,8 +84,9 @@ type Master struct {
 	Multinode   bool
 	// Disagg is nil when the key is absent (InferenceX then uses false).
 	Disagg *bool
-	// Router is nil when absent at the top level.
-	Router *Component
+	// Router is nil when absent at the top level; RouterPos is its position.
+	Router    *Component
+	RouterPos Pos
 	// KVP2PTransfer (kv-p2p-transfer) is nil when absent at the top level;
 	// only multinode entries may set it.
 	KVP2PTransfer *string
@@ -151,6 +152,7 @@ type SearchSpace struct {
 	KVOffloadBackend *Backend // kv-offload-backend, required iff dram
 
 	Router        *Component // per-entry router (XOR top level)
+	RouterPos     Pos        // position of the per-entry router
 	KVP2PTransfer *string    // kv-p2p-transfer, multinode only (XOR top level)
 
 	Prefill *Worker // multinode only
@@ -203,11 +205,14 @@ func (w *Worker) DCPSizeValue() int { return intOr(w.DCPSize, 1) }
 // PCPSizeValue returns pcp-size, default 1.
 func (w *Worker) PCPSizeValue() int { return intOr(w.PCPSize, 1) }
 
-// Component names an optional runtime component (router) and its version.
+// Component names an optional runtime component (router, KV offload
+// backend in a result) and its version: a master config's router, a matrix
+// row's router and a result's router/kv_offload_backend metadata are this
+// one value. The JSON tags are the result file's spelling (version omitted
+// when empty); the matrix writes its own JSON.
 type Component struct {
-	Pos     Pos
-	Name    string
-	Version string
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
 }
 
 // Backend is a KV offload backend; Version is nil when absent.

@@ -3,6 +3,7 @@ package matrix
 import (
 	"math/big"
 	"slices"
+	"sweep/configs"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -77,7 +78,7 @@ func TestFingerprint(t *testing.T) {
 		Precision: "fp8", Framework: "sglang", Runner: "cluster:b200-dgxc", SpecDecoding: "mtp",
 		ISL: 8192, OSL: 1024, MaxModelLen: 9472, TP: 4, PP: 1, DCPSize: 1, PCPSize: 1, EP: 1,
 		Conc: 4, ExpName: "zzc_8k1k", RunEval: ptr(false),
-		Router: &Component{Name: "sglang-router", Version: "0.2.1"},
+		Router: &configs.Component{Name: "sglang-router", Version: "0.2.1"},
 	}
 	const want = "646fb66eae107c80529e34248f1e3aa1170d166a76f935ec32538b18eccd48dd"
 	assert.Equal(t, want, Fingerprint(r))

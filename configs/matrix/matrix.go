@@ -347,7 +347,7 @@ type expander struct {
 	nameList []string
 	// routerSrc is the master config router x.router was made from.
 	routerSrc *configs.Component
-	router    *Component
+	router    *configs.Component
 }
 
 // reserve sizes the arenas for the expansion of ms on nRunners runners
@@ -649,11 +649,11 @@ func (x *expander) newWorker(w *configs.Worker) *Worker {
 // components returns the router and kv-p2p-transfer of a search-space
 // entry, falling back to the config's top level. Entries that take the
 // same router from the config share one Component (rows are read-only).
-func (x *expander) components(m *configs.Master, s *configs.SearchSpace) (*Component, string) {
-	var router *Component
+func (x *expander) components(m *configs.Master, s *configs.SearchSpace) (*configs.Component, string) {
+	var router *configs.Component
 	if r := cmpOr(s.Router, m.Router); r != nil {
 		if r != x.routerSrc {
-			x.routerSrc, x.router = r, &Component{Name: r.Name, Version: r.Version}
+			x.routerSrc, x.router = r, &configs.Component{Name: r.Name, Version: r.Version}
 		}
 		router = x.router
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sweep/configs"
 )
 
 // This file reads rows back from the JSON MarshalJSON and AppendJSON write
@@ -193,7 +194,7 @@ func (r *Row) setMember(m member) error {
 			Version string `json:"version"`
 		}
 		if err = strictUnmarshal(m.val, &c); err == nil {
-			r.Router = &Component{Name: c.Name, Version: c.Version}
+			r.Router = &configs.Component{Name: c.Name, Version: c.Version}
 		}
 	case fKVP2PTransfer:
 		err = json.Unmarshal(m.val, &r.KVP2PTransfer)

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"strconv"
+	"sweep/configs"
 	"unicode/utf8"
 )
 
@@ -374,7 +375,7 @@ func (r *Row) appendValue(b []byte, f field, s jsonStyle) []byte {
 	case fScenarioType:
 		return appendString(b, r.ScenarioType(), ascii)
 	case fRouter:
-		return r.Router.appendJSON(b, s)
+		return appendComponent(b, r.Router, s)
 	case fKVP2PTransfer:
 		return appendString(b, r.KVP2PTransfer, ascii)
 	case fRunEval:
@@ -545,7 +546,7 @@ func (w *Worker) appendValue(b []byte, k workerKey, s jsonStyle) []byte {
 	return append(b, "null"...)
 }
 
-func (c *Component) appendJSON(b []byte, s jsonStyle) []byte {
+func appendComponent(b []byte, c *configs.Component, s jsonStyle) []byte {
 	b = append(b, '{')
 	b = appendKey(b, "name", s)
 	b = appendString(b, c.Name, s.asciiOnly())

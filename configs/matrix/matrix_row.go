@@ -1,5 +1,7 @@
 package matrix
 
+import "sweep/configs"
+
 // Kind says which of InferenceX's four matrix row shapes a Row has. The
 // shape decides which fields exist in the row's JSON.
 type Kind uint8
@@ -110,8 +112,8 @@ type Row struct {
 	ExpName string // exp-name
 	Disagg  bool   // absent on AgenticSingleNode rows
 
-	Router        *Component // nil when absent
-	KVP2PTransfer string     // kv-p2p-transfer, "" when absent (multi-node only)
+	Router        *configs.Component // nil when absent
+	KVP2PTransfer string             // kv-p2p-transfer, "" when absent (multi-node only)
 
 	RunEval      *bool // run-eval
 	EvalOnly     *bool // eval-only
@@ -209,12 +211,6 @@ func (w *Worker) clone() *Worker {
 	}
 	// keys is never modified after construction, so it can be shared.
 	return &c
-}
-
-// Component names a runtime component (router) and its version.
-type Component struct {
-	Name    string
-	Version string
 }
 
 // Backend is a KV offload backend; Version is nil when absent.

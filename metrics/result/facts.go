@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"sweep/configs"
 	"sweep/internal/inputfile"
 	"sweep/internal/pyjson"
 )
@@ -51,11 +52,11 @@ type RunFacts struct {
 	KVOffloading string `json:"kv_offloading"` // KV_OFFLOADING (required): "none" or e.g. "dram"
 	// KVOffloadBackend is KV_OFFLOAD_BACKEND; KVOffloadBackendMeta is the
 	// parsed KV_OFFLOAD_BACKEND_METADATA ({"name"[, "version"]}), nil if unset.
-	KVOffloadBackend     string     `json:"kv_offload_backend"`
-	KVOffloadBackendMeta *Component `json:"kv_offload_backend_metadata,omitempty"`
-	TotalCPUDRAMGB       int        `json:"total_cpu_dram_gb"`         // TOTAL_CPU_DRAM_GB → "allocated_cpu_dram_gb"
-	Router               *Component `json:"router,omitempty"`          // ROUTER_METADATA ({"name","version"}), nil if unset
-	KVP2PTransfer        string     `json:"kv_p2p_transfer,omitempty"` // KV_P2P_TRANSFER, written when non-empty
+	KVOffloadBackend     string             `json:"kv_offload_backend"`
+	KVOffloadBackendMeta *configs.Component `json:"kv_offload_backend_metadata,omitempty"`
+	TotalCPUDRAMGB       int                `json:"total_cpu_dram_gb"`         // TOTAL_CPU_DRAM_GB → "allocated_cpu_dram_gb"
+	Router               *configs.Component `json:"router,omitempty"`          // ROUTER_METADATA ({"name","version"}), nil if unset
+	KVP2PTransfer        string             `json:"kv_p2p_transfer,omitempty"` // KV_P2P_TRANSFER, written when non-empty
 
 	// ResultFilename is RESULT_FILENAME, the output's base name (no .json).
 	ResultFilename string `json:"result_filename"`
@@ -79,13 +80,6 @@ type WorkerShape struct {
 	PCP         int    `json:"pcp"`
 	EP          int    `json:"ep"`
 	DPAttention string `json:"dp_attention"` // as given ("true"/"false")
-}
-
-// Component is optional {"name", "version"} metadata (router, KV offload
-// backend). Version may be empty for a KV offload backend.
-type Component struct {
-	Name    string `json:"name"`
-	Version string `json:"version,omitempty"`
 }
 
 // EnvError is a variable InferenceX's aggregator would reject (it exits
@@ -250,7 +244,7 @@ func orDefault(env map[string]string, name, def string) string {
 // componentMeta parses {"name","version"} metadata with InferenceX's
 // messages; strict requires both keys (router), otherwise version is
 // optional (KV offload backend).
-func componentMeta(name, raw string, strict bool) (*Component, error) {
+func componentMeta(name, raw string, strict bool) (*configs.Component, error) {
 	if raw == "" || raw == "null" {
 		return nil, nil
 	}
@@ -277,7 +271,7 @@ func componentMeta(name, raw string, strict bool) (*Component, error) {
 			return nil, &EnvError{Var: name, Msg: name + " must contain 'name' and optional 'version'"}
 		}
 	}
-	c := &Component{}
+	c := &configs.Component{}
 	for _, k := range keys {
 		s, ok := m[k].(string)
 		if !ok || s == "" {

@@ -2,6 +2,7 @@ package result
 
 import (
 	"encoding/json"
+	"sweep/configs"
 	"sweep/internal/pyjson"
 	"sweep/metrics"
 )
@@ -11,36 +12,36 @@ import (
 // numbers rounded to 5 decimals), plus two keys of our own at the end
 // (acceptance_length, scrape_health) that InferenceX's readers ignore.
 type Result struct {
-	HW                    string            `json:"hw"`
-	Conc                  int               `json:"conc"`
-	Image                 string            `json:"image"`
-	RecipeFingerprint     string            `json:"recipe_fingerprint"`
-	Model                 string            `json:"model"`
-	InfmaxModelPrefix     string            `json:"infmax_model_prefix"`
-	Framework             string            `json:"framework"`
-	Precision             string            `json:"precision"`
-	SpecDecoding          string            `json:"spec_decoding"`
-	Disagg                bool              `json:"disagg"`
-	ScenarioType          string            `json:"scenario_type"`
-	IsMultinode           bool              `json:"is_multinode"`
-	TP                    int               `json:"tp"`
-	EP                    int               `json:"ep"`
-	DPAttention           string            `json:"dp_attention"`
-	KVOffloading          string            `json:"kv_offloading"`
-	KVOffloadBackend      *Component        `json:"kv_offload_backend"`
-	AllocatedCPUDRAMGB    int               `json:"allocated_cpu_dram_gb"`
-	NumRequestsTotal      int               `json:"num_requests_total"`
-	NumRequestsSuccessful int               `json:"num_requests_successful"`
-	RequestAccounting     RequestAccounting `json:"request_accounting"`
+	HW                    string             `json:"hw"`
+	Conc                  int                `json:"conc"`
+	Image                 string             `json:"image"`
+	RecipeFingerprint     string             `json:"recipe_fingerprint"`
+	Model                 string             `json:"model"`
+	InfmaxModelPrefix     string             `json:"infmax_model_prefix"`
+	Framework             string             `json:"framework"`
+	Precision             string             `json:"precision"`
+	SpecDecoding          string             `json:"spec_decoding"`
+	Disagg                bool               `json:"disagg"`
+	ScenarioType          string             `json:"scenario_type"`
+	IsMultinode           bool               `json:"is_multinode"`
+	TP                    int                `json:"tp"`
+	EP                    int                `json:"ep"`
+	DPAttention           string             `json:"dp_attention"`
+	KVOffloading          string             `json:"kv_offloading"`
+	KVOffloadBackend      *configs.Component `json:"kv_offload_backend"`
+	AllocatedCPUDRAMGB    int                `json:"allocated_cpu_dram_gb"`
+	NumRequestsTotal      int                `json:"num_requests_total"`
+	NumRequestsSuccessful int                `json:"num_requests_successful"`
+	RequestAccounting     RequestAccounting  `json:"request_accounting"`
 	*SingleNodeShape
 	*MultiNodeShape
-	Router            *Component      `json:"router,omitempty"`
-	KVP2PTransfer     string          `json:"kv_p2p_transfer,omitempty"`
-	Dataset           json.RawMessage `json:"dataset,omitempty"`
-	RequestMetrics    RequestMetrics  `json:"request_metrics"`
-	ServerMetrics     ServerMetrics   `json:"server_metrics"`
-	KVCachePoolTokens *pyjson.Rounded `json:"kv_cache_pool_tokens"`
-	Warnings          []string        `json:"warnings,omitempty"`
+	Router            *configs.Component `json:"router,omitempty"`
+	KVP2PTransfer     string             `json:"kv_p2p_transfer,omitempty"`
+	Dataset           json.RawMessage    `json:"dataset,omitempty"`
+	RequestMetrics    RequestMetrics     `json:"request_metrics"`
+	ServerMetrics     ServerMetrics      `json:"server_metrics"`
+	KVCachePoolTokens *pyjson.Rounded    `json:"kv_cache_pool_tokens"`
+	Warnings          []string           `json:"warnings,omitempty"`
 
 	// AcceptanceLength is our speculative-decoding check (nil when not
 	// computed at all; see metrics.ALCheck.Verdict for "not measured").

@@ -3,6 +3,7 @@ package run
 import (
 	"strconv"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/metrics/result"
 )
@@ -44,13 +45,13 @@ func FactsFromRow(row *matrix.Row, resultFilename string, goldenAL *float64, alT
 	}
 	if b := row.KVOffloadBackend; b != nil {
 		f.KVOffloadBackend = b.Name
-		f.KVOffloadBackendMeta = &result.Component{Name: b.Name}
+		f.KVOffloadBackendMeta = &configs.Component{Name: b.Name}
 		if b.Version != nil {
 			f.KVOffloadBackendMeta.Version = *b.Version
 		}
 	}
 	if r := row.Router; r != nil {
-		f.Router = &result.Component{Name: r.Name, Version: r.Version}
+		f.Router = &configs.Component{Name: r.Name, Version: r.Version}
 	}
 	if row.Kind.MultiNode() {
 		if len(row.Concs) > 0 {

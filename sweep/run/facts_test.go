@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 )
 
@@ -16,7 +17,7 @@ func TestFactsFromRow(t *testing.T) {
 		ModelPrefix: "qwen3.5", Precision: "fp8", Framework: "sglang", Runner: "cluster:mi325x-amds", SpecDecoding: "mtp",
 		TP: 8, PP: 1, DCPSize: 1, PCPSize: 1, EP: 8, DPAttn: true, Conc: 32,
 		KVOffloading: "dram", KVOffloadBackend: &matrix.Backend{Name: "hicache", Version: &ver}, TotalCPUDRAMGB: 1600,
-		Router: &matrix.Component{Name: "sglang-router", Version: "0.3.2"},
+		Router: &configs.Component{Name: "sglang-router", Version: "0.3.2"},
 	}
 	golden := 3.39
 	f := FactsFromRow(row, "qwen3.5_tp8_conc32", &golden, 0.1)

@@ -624,11 +624,25 @@ type ServerMetricsExport struct {
 // ReadServerMetrics reads server_metrics_export.json. A top level that is
 // not an object is an error; a missing "metrics" object gives an empty
 // export (InferenceX then warns that server metrics are missing).
+//
+// A well-formed export is decoded in one typed pass that skips the
+// per-series timeslices (the bulk of a long point's file); an export with
+// odd shapes anywhere is read again field by field, tolerating what
+// InferenceX tolerates.
 func ReadServerMetrics(r io.Reader, name string) (*ServerMetricsExport, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
+	if out, ok := decodeServerMetrics(data, name); ok {
+		return out, nil
+	}
+	return readServerMetricsTolerant(data, name)
+}
+
+// readServerMetricsTolerant reads an export member by member, keeping what
+// has the expected shape.
+func readServerMetricsTolerant(data []byte, name string) (*ServerMetricsExport, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, &FieldError{File: name, Field: "(top level)", Msg: "must contain a JSON object: " + err.Error()}
@@ -637,12 +651,7 @@ func ReadServerMetrics(r io.Reader, name string) (*ServerMetricsExport, error) {
 	_ = json.Unmarshal(top["schema_version"], &out.SchemaVersion)
 	_ = json.Unmarshal(top["aiperf_version"], &out.AIPerfVersion)
 	_ = json.Unmarshal(top["metrics_phase"], &out.MetricsPhase)
-	var summary struct {
-		Endpoints []string `json:"endpoints_successful"`
-	}
-	if json.Unmarshal(top["summary"], &summary) == nil {
-		out.Endpoints = summary.Endpoints
-	}
+	out.Endpoints = exportEndpoints(top["summary"])
 	var fams map[string]json.RawMessage
 	if json.Unmarshal(top["metrics"], &fams) != nil {
 		return out, nil
@@ -659,15 +668,9 @@ func ReadServerMetrics(r io.Reader, name string) (*ServerMetricsExport, error) {
 		if json.Unmarshal(raw, &entry) != nil {
 			continue
 		}
-		_ = json.Unmarshal(entry.Type, &m.Type)
-		_ = json.Unmarshal(entry.Description, &m.Description)
-		_ = json.Unmarshal(entry.Unit, &m.Unit)
+		m.setText(entry.Type, entry.Description, entry.Unit)
 		for _, sraw := range entry.Series {
-			var s struct {
-				EndpointURL json.RawMessage            `json:"endpoint_url"`
-				Labels      map[string]json.RawMessage `json:"labels"`
-				Stats       map[string]Scalar          `json:"stats"`
-			}
+			var s exportedSeriesJSON
 			if b := bytes.TrimSpace(sraw); len(b) == 0 || b[0] != '{' {
 				continue
 			}
@@ -677,21 +680,124 @@ func ReadServerMetrics(r io.Reader, name string) (*ServerMetricsExport, error) {
 					Stats map[string]Scalar `json:"stats"`
 				}
 				_ = json.Unmarshal(sraw, &minimal)
-				s.Stats = minimal.Stats
+				s = exportedSeriesJSON{Stats: minimal.Stats}
 			}
-			es := ExportedSeries{Stats: s.Stats, Labels: map[string]string{}}
-			if Truthy(s.EndpointURL) {
-				es.EndpointURL = PyStr(s.EndpointURL)
-			}
-			for k, v := range s.Labels {
-				if ParseScalar(v).Present() {
-					es.Labels[k] = PyStr(v)
-				}
-			}
-			m.Series = append(m.Series, es)
+			m.Series = append(m.Series, s.series())
 		}
 	}
 	return out, nil
+}
+
+// exportedSeriesJSON is one element of a family's "series" list, without
+// its timeslices or buckets.
+type exportedSeriesJSON struct {
+	EndpointURL json.RawMessage            `json:"endpoint_url"`
+	Labels      map[string]json.RawMessage `json:"labels"`
+	Stats       map[string]Scalar          `json:"stats"`
+}
+
+func (s *exportedSeriesJSON) series() ExportedSeries {
+	es := ExportedSeries{Stats: s.Stats, Labels: map[string]string{}}
+	if Truthy(s.EndpointURL) {
+		es.EndpointURL = PyStr(s.EndpointURL)
+	}
+	for k, v := range s.Labels {
+		if ParseScalar(v).Present() {
+			es.Labels[k] = PyStr(v)
+		}
+	}
+	return es
+}
+
+func (m *ExportedMetric) setText(typ, desc, unit json.RawMessage) {
+	_ = json.Unmarshal(typ, &m.Type)
+	_ = json.Unmarshal(desc, &m.Description)
+	_ = json.Unmarshal(unit, &m.Unit)
+}
+
+// exportEndpoints reads summary.endpoints_successful (nil when the summary
+// or the list has another shape).
+func exportEndpoints(summary json.RawMessage) []string {
+	var s struct {
+		Endpoints []string `json:"endpoints_successful"`
+	}
+	if json.Unmarshal(summary, &s) != nil {
+		return nil
+	}
+	return s.Endpoints
+}
+
+// decodeServerMetrics is ReadServerMetrics' one-pass path. Top-level keys
+// are matched exactly, as InferenceX's dict lookups match them. It reports
+// false for anything the tolerant path treats specially: a shape error
+// anywhere, trailing data, or a series that is not an object.
+func decodeServerMetrics(data []byte, name string) (*ServerMetricsExport, bool) {
+	type family struct {
+		Type        json.RawMessage       `json:"type"`
+		Description json.RawMessage       `json:"description"`
+		Unit        json.RawMessage       `json:"unit"`
+		Series      []*exportedSeriesJSON `json:"series"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var top struct {
+		schema, version, phase, summary json.RawMessage
+		metrics                         map[string]*family
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return nil, false
+		}
+		var dst any
+		switch key {
+		case "schema_version":
+			dst = &top.schema
+		case "aiperf_version":
+			dst = &top.version
+		case "metrics_phase":
+			dst = &top.phase
+		case "summary":
+			dst = &top.summary
+		case "metrics":
+			top.metrics = nil
+			dst = &top.metrics
+		default:
+			dst = new(json.RawMessage)
+		}
+		if dec.Decode(dst) != nil {
+			return nil, false
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF || top.metrics == nil {
+		return nil, false
+	}
+	out := &ServerMetricsExport{File: name, Metrics: make(map[string]*ExportedMetric, len(top.metrics))}
+	_ = json.Unmarshal(top.schema, &out.SchemaVersion)
+	_ = json.Unmarshal(top.version, &out.AIPerfVersion)
+	_ = json.Unmarshal(top.phase, &out.MetricsPhase)
+	out.Endpoints = exportEndpoints(top.summary)
+	for fam, entry := range top.metrics {
+		m := &ExportedMetric{}
+		out.Metrics[fam] = m
+		if entry == nil {
+			continue
+		}
+		m.setText(entry.Type, entry.Description, entry.Unit)
+		for _, s := range entry.Series {
+			if s == nil {
+				return nil, false // a null series: the tolerant path skips it
+			}
+			m.Series = append(m.Series, s.series())
+		}
+	}
+	return out, true
 }
 
 // Names returns the metric family names, sorted.

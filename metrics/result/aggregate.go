@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"sweep/internal/inputfile"
 	"sweep/internal/pyjson"
@@ -45,12 +46,15 @@ func LoadInputs(resultDir, hfHubCache string) (*Inputs, error) {
 		return nil, fmt.Errorf("%w at %s", ErrNoRecords, jsonl)
 	}
 	in := &Inputs{}
-	f, err := inputfile.Open(jsonl, inputfile.AiperfRecords)
-	if err != nil {
-		return nil, err
+	// The two large files (a 3,600 s point's are tens of MB each) are
+	// decoded side by side.
+	var metricsErr error
+	var wg sync.WaitGroup
+	if p := filepath.Join(dir, aiperf.ServerMetricsFile); exists(p) {
+		wg.Go(func() { in.ServerMetrics, metricsErr = aiperf.ReadServerMetricsFile(p) })
 	}
-	in.Records, err = aiperf.ReadRecords(f, jsonl)
-	f.Close()
+	err := readRecordsFile(jsonl, in)
+	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
@@ -59,10 +63,8 @@ func LoadInputs(resultDir, hfHubCache string) (*Inputs, error) {
 			return nil, err
 		}
 	}
-	if p := filepath.Join(dir, aiperf.ServerMetricsFile); exists(p) {
-		if in.ServerMetrics, err = aiperf.ReadServerMetricsFile(p); err != nil {
-			return nil, err
-		}
+	if metricsErr != nil {
+		return nil, metricsErr
 	}
 	for _, p := range ServerLogPaths(resultDir) {
 		text, err := readLogHead(p)
@@ -77,6 +79,16 @@ func LoadInputs(resultDir, hfHubCache string) (*Inputs, error) {
 		}
 	}
 	return in, nil
+}
+
+func readRecordsFile(path string, in *Inputs) error {
+	f, err := inputfile.Open(path, inputfile.AiperfRecords)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	in.Records, err = aiperf.ReadRecords(f, path)
+	return err
 }
 
 func exists(p string) bool {

@@ -33,12 +33,7 @@ func qwen35BlackwellSGLang(name string, keys []string, quant []Arg, tokenizerFro
 		Flag("--stream-interval", 50),
 		Flag("--scheduler-recv-interval", 10),
 		tokenizer,
-		FlagFn("--tokenizer-path", func(c *Ctx) string { return c.Model }),
-		Flag("--reasoning-parser", "qwen3"),
-		Flag("--tool-call-parser", "qwen3_coder"),
-		SpecArgs,
-		Flag("--enable-metrics", nil),
-		Flag("--enable-cache-report", nil),
+		qwen35SGLangTail,
 		OffloadArgs,
 	)
 	return &Recipe{

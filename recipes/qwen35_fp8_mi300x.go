@@ -32,12 +32,7 @@ func qwen35FP8MI300X() *Recipe {
 			Flag("--max-prefill-tokens", 32768),
 			Flag("--scheduler-recv-interval", 30),
 			Flag("--mem-fraction-static", 0.75),
-			FlagFn("--tokenizer-path", func(c *Ctx) string { return c.Model }),
-			Flag("--reasoning-parser", "qwen3"),
-			Flag("--tool-call-parser", "qwen3_coder"),
-			SpecArgs,
-			Flag("--enable-metrics", nil),
-			Flag("--enable-cache-report", nil),
+			qwen35SGLangTail,
 		},
 		// Both conc-dependent flags are upper bounds a smaller load never reaches.
 		ArmServer: "--max-running-requests 2×conc and --cuda-graph-max-bs min(conc,64) only bound admission and graph capture; a smaller load stays below both",

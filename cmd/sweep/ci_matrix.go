@@ -26,14 +26,6 @@ type ciMatrixOptions struct {
 	OnlineRunners string
 }
 
-func newCICmd(ios *IOStreams) *Command {
-	return &Command{
-		Name:  "ci",
-		Short: "GitHub Actions helpers: the PR-label sweep matrix",
-		Sub:   []*Command{newCIMatrixCmd(ios, nil), newCIRunJobCmd(ios, nil), newCISummaryCmd(ios, nil)},
-	}
-}
-
 func newCIMatrixCmd(ios *IOStreams, runF func(context.Context, *ciMatrixOptions) error) *Command {
 	if runF == nil {
 		runF = ciMatrixRun

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -88,150 +87,6 @@ prints for the same arguments (same rows, order, keys and values).`,
 			newMatrixFullSweepCmd(ios, nil),
 		},
 	}
-}
-
-// matrixTestConfigOptions are the inputs of "sweep matrix test-config".
-type matrixTestConfigOptions struct {
-	IO        *IOStreams
-	Inputs    matrixInputs
-	ConfigKey bool // print each row's "config-key" (not InferenceX's output)
-	matrix.TestConfigOptions
-}
-
-func newMatrixTestConfigCmd(ios *IOStreams, runF func(context.Context, *matrixTestConfigOptions) error) *Command {
-	if runF == nil {
-		runF = matrixTestConfigRun
-	}
-	return &Command{
-		Name:  "test-config",
-		Short: "Print every point of the named config keys",
-		Long: `Print the matrix rows of the named master config keys as a JSON array:
-every search-space entry, every concurrency (conc-list as written,
-conc-start..conc-end doubling with the last step clamped to conc-end).
-
-Config keys may be fnmatch patterns (*, ?, [seq]); each must match. List
-flags take several values after one flag, as InferenceX's generator does
-(--config-keys a b c), or repeated flags, or comma-separated values.
-
-Without --no-evals the default eval policy marks rows run-eval (8k1k
-points at the highest and median concurrency >= 16; the highest
-concurrency of multi-node topologies). --evals-only prints only those rows;
---all-evals selects every 8k1k and agentic point.
-
-Examples:
-  sweep matrix test-config --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --no-evals
-  sweep matrix test-config --config-keys 'dsr1-fp4-*' --seq-lens 8k1k --conc 16 32
-  sweep matrix test-config --config-keys dsv4-fp4-mi355x-vllm-agentic-mtp --runner-node-filter amds_0`,
-		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
-			o := &matrixTestConfigOptions{IO: ios}
-			fs := pflag.NewFlagSet("test-config", pflag.ContinueOnError)
-			lists := newArgparseLists()
-			lists.strings(fs, &o.ConfigKeys, "config-keys", "config keys or fnmatch patterns to expand (required)")
-			o.Inputs.bind(fs, lists)
-			lists.ints(fs, &o.Conc, "conc", "keep only these concurrencies")
-			lists.strings(fs, &o.SeqLens, "seq-lens", "keep only these fixed-seq-len shapes: 1k1k, 8k1k")
-			lists.strings(fs, &o.ScenarioTypes, "scenario-type", "keep only these scenarios: fixed-seq-len, agentic-coding (default both)")
-			bindEvalFlags(fs, &o.EvalOptions)
-			fs.StringVar(&o.RunnerNodeFilter, "runner-node-filter", "", "one row per runner name containing this substring (the label too, if it matches)")
-			bindConfigKeyFlag(fs, &o.ConfigKey)
-			lists.finish(fs)
-			return fs, func(ctx context.Context, args []string) error {
-				if err := lists.parseRest(fs, args); err != nil {
-					return err
-				}
-				if len(o.ConfigKeys) == 0 {
-					return flagErrorf("--config-keys is required")
-				}
-				return runF(ctx, o)
-			}
-		},
-	}
-}
-
-// matrixTestConfigRun prints the test-config matrix to o.IO.Out.
-func matrixTestConfigRun(ctx context.Context, o *matrixTestConfigOptions) error {
-	g, err := o.Inputs.generator()
-	if err != nil {
-		return err
-	}
-	rows, err := g.TestConfig(o.TestConfigOptions)
-	if err != nil {
-		return matrixError(err)
-	}
-	return printMatrix(o.IO, rows, o.ConfigKey)
-}
-
-// matrixFullSweepOptions are the inputs of "sweep matrix full-sweep".
-type matrixFullSweepOptions struct {
-	IO        *IOStreams
-	Inputs    matrixInputs
-	ConfigKey bool // print each row's "config-key" (not InferenceX's output)
-	matrix.FullSweepOptions
-}
-
-func newMatrixFullSweepCmd(ios *IOStreams, runF func(context.Context, *matrixFullSweepOptions) error) *Command {
-	if runF == nil {
-		runF = matrixFullSweepRun
-	}
-	return &Command{
-		Name:  "full-sweep",
-		Short: "Print the points of every config, filtered",
-		Long: `Print the matrix rows of every master config that passes the filters, as a
-JSON array. Filters of the same flag are alternatives; different flags must
-all match. --model-prefix matches the start of the config key.
-
-Concurrency ranges step by --step-size (default 2). --min-conc/--max-conc
-trim each entry's concurrencies; an entry whose list falls entirely above
---max-conc runs at --max-conc instead. --max-tp skips and --max-ep clamps
-fixed-seq-len single-node entries.
-
-Examples:
-  sweep matrix full-sweep --model-prefix qwen3.5 --no-evals
-  sweep matrix full-sweep --framework sglang --runner-type mi355x --seq-lens 8k1k
-  sweep matrix full-sweep --model-prefix glm5.2 --step-size 4 --max-conc 64 --single-node`,
-		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
-			o := &matrixFullSweepOptions{IO: ios}
-			fs := pflag.NewFlagSet("full-sweep", pflag.ContinueOnError)
-			lists := newArgparseLists()
-			o.Inputs.bind(fs, lists)
-			lists.strings(fs, &o.ModelPrefixes, "model-prefix", "config keys starting with any of these")
-			lists.strings(fs, &o.Precisions, "precision", "precisions to include (e.g. fp4 fp8)")
-			lists.strings(fs, &o.Frameworks, "framework", "frameworks to include (e.g. sglang vllm)")
-			lists.strings(fs, &o.RunnerTypes, "runner-type", "runner labels to include (must exist in runners.yaml)")
-			lists.strings(fs, &o.SeqLens, "seq-lens", "fixed-seq-len shapes to include: 1k1k, 8k1k")
-			fs.IntVar(&o.StepSize, "step-size", 2, "concurrency multiplier of conc-start..conc-end ranges (> 1)")
-			fs.Var(optInt{&o.MinConc}, "min-conc", "drop concurrencies below this")
-			fs.Var(optInt{&o.MaxConc}, "max-conc", "drop concurrencies above this")
-			fs.Var(optInt{&o.MaxTP}, "max-tp", "skip fixed-seq-len single-node entries with a larger tp")
-			fs.Var(optInt{&o.MaxEP}, "max-ep", "clamp fixed-seq-len single-node ep to this")
-			fs.BoolVar(&o.SingleNode, "single-node", false, "single-node configs only (default: both node types)")
-			fs.BoolVar(&o.MultiNode, "multi-node", false, "multi-node configs only (default: both node types)")
-			lists.strings(fs, &o.ScenarioTypes, "scenario-type", "keep only these scenarios: fixed-seq-len, agentic-coding (default both)")
-			bindEvalFlags(fs, &o.EvalOptions)
-			fs.StringVar(&o.RunnerNodeFilter, "runner-node-filter", "", "one row per runner name containing this substring; configs without a match are skipped")
-			bindConfigKeyFlag(fs, &o.ConfigKey)
-			lists.finish(fs)
-			return fs, func(ctx context.Context, args []string) error {
-				if err := lists.parseRest(fs, args); err != nil {
-					return err
-				}
-				return runF(ctx, o)
-			}
-		},
-	}
-}
-
-// matrixFullSweepRun prints the full-sweep matrix to o.IO.Out.
-func matrixFullSweepRun(ctx context.Context, o *matrixFullSweepOptions) error {
-	g, err := o.Inputs.generator()
-	if err != nil {
-		return err
-	}
-	rows, err := g.FullSweep(o.FullSweepOptions)
-	if err != nil {
-		return matrixError(err)
-	}
-	return printMatrix(o.IO, rows, o.ConfigKey)
 }
 
 // matrixError turns invalid generator options into usage errors.
@@ -393,27 +248,6 @@ func isFlagWord(s string) bool {
 	}
 	return true
 }
-
-// optInt is an int flag whose absence is kept: nil until set.
-type optInt struct{ p **int }
-
-func (o optInt) String() string {
-	if *o.p == nil {
-		return ""
-	}
-	return strconv.Itoa(**o.p)
-}
-
-func (o optInt) Set(s string) error {
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return fmt.Errorf("%q is not an integer", s)
-	}
-	*o.p = &v
-	return nil
-}
-
-func (o optInt) Type() string { return "int" }
 
 // isInvalidOptions reports whether err is a bad generator option.
 func isInvalidOptions(err error) bool { return errors.Is(err, matrix.ErrInvalidOptions) }

@@ -258,19 +258,14 @@ func runRun(ctx context.Context, o *runOptions) error {
 // points the key has.
 func (o *runOptions) selectRow(g *matrix.Generator) (*matrix.Row, error) {
 	evals := matrix.EvalOptions{NoEvals: !o.Eval, EvalsOnly: o.Eval}
-	if _, ok := g.Masters.Lookup(o.ConfigKey); !ok {
-		hint := ""
-		if _, err := matrix.ResolveKeys(g.Masters, []string{o.ConfigKey}); err != nil {
-			if ke, ok := errors.AsType[*matrix.KeyError](err); ok && len(ke.Closest) > 0 {
-				hint = "; closest: " + strings.Join(ke.Closest, ", ")
-			}
-		}
-		return nil, &FlagError{Err: fmt.Errorf("--config-key %q: no such key in the master configs%s (list them: sweep matrix test-config --config-keys '%s*')", o.ConfigKey, hint, strings.SplitN(o.ConfigKey, "-", 2)[0])}
+	key, err := resolveRunKey(g.Masters, o.ConfigKey)
+	if err != nil {
+		return nil, err
 	}
-	if err := configs.CheckHardware(g.Masters, g.Runners, o.ConfigKey); err != nil {
-		return nil, fmt.Errorf("%s cannot run on its runner:\n%w", o.ConfigKey, err)
+	if err := configs.CheckHardware(g.Masters, g.Runners, key); err != nil {
+		return nil, fmt.Errorf("%s cannot run on its runner:\n%w", key, err)
 	}
-	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{o.ConfigKey}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{key}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
 	if err != nil {
 		return nil, matrixError(err)
 	}
@@ -294,10 +289,29 @@ func (o *runOptions) selectRow(g *matrix.Generator) (*matrix.Row, error) {
 		what = "eval points"
 	}
 	if len(have) == 0 {
-		return nil, &FlagError{Err: fmt.Errorf("%s has no single-node agentic %s", o.ConfigKey, what)}
+		return nil, &FlagError{Err: fmt.Errorf("%s has no single-node agentic %s", key, what)}
 	}
 	return nil, &FlagError{Err: fmt.Errorf("%s has no point tp%d ep%d dp-attn=%t conc%d; its %s are:\n  %s",
-		o.ConfigKey, o.TP, o.EP, o.DPAttn, o.Conc, what, strings.Join(have, "\n  "))}
+		key, o.TP, o.EP, o.DPAttn, o.Conc, what, strings.Join(have, "\n  "))}
+}
+
+// resolveRunKey resolves --config-key as every command resolves keys
+// (matrix.ResolveKeys: a plain key must exist, a key holding '*' or '?' is
+// an fnmatch pattern) and requires exactly one key, since a run is one
+// point.
+func resolveRunKey(masters *configs.Masters, pattern string) (string, error) {
+	ms, err := matrix.ResolveKeys(masters, []string{pattern})
+	if err != nil {
+		return "", &FlagError{Err: fmt.Errorf("--config-key: %w", err)}
+	}
+	if len(ms) > 1 {
+		keys := make([]string, len(ms))
+		for i, m := range ms {
+			keys[i] = m.Key
+		}
+		return "", &FlagError{Err: fmt.Errorf("--config-key %q matches %d config keys; a run is one point, name one of:\n  %s", pattern, len(ms), strings.Join(keys, "\n  "))}
+	}
+	return ms[0].Key, nil
 }
 
 // findAiperf resolves the aiperf program: the given path, else aiperf on

@@ -127,7 +127,7 @@ func TestRunUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"missing flags", []string{"run", "--simulate"}, "missing --config-key, --tp, --conc, --out"},
-		{"unknown key", []string{"run", "--config-key", "nope", "--tp", "8", "--conc", "1", "--out", "x"}, `"nope": no such key`},
+		{"unknown key", []string{"run", "--config-key", "nope", "--tp", "8", "--conc", "1", "--out", "x"}, `--config-key: config key "nope" not found in the master configs`},
 		{"no such point", []string{"run", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "3", "--out", "x"}, "--tp 8 --ep 8 --conc 64"},
 		{"sim flags need simulate", []string{"run", "--config-key", "k", "--tp", "8", "--conc", "1", "--out", "x", "--sim-fault", "hang:1"}, "need --simulate"},
 	}
@@ -305,5 +305,61 @@ func TestRunMistypedKeyNamesTheClosest(t *testing.T) {
 	_, err := o.planByFlags(t.TempDir())
 	var fe *FlagError
 	require.ErrorAs(t, err, &fe)
-	assert.ErrorContains(t, err, "no such key in the master configs; closest: qwen3.5-fp8-mi325x-sglang-agentic-mtp,")
+	assert.ErrorContains(t, err, `--config-key: config key "qwen3.5-fp8-mi325x-sglang-agentc-mtp" not found in the master configs (`)
+	assert.ErrorContains(t, err, "; closest: qwen3.5-fp8-mi325x-sglang-agentic-mtp")
+}
+
+// TestRunAndPlanResolveKeysAlike: sweep run --config-key and sweep plan
+// --config-keys resolve a key through the one resolver (matrix.ResolveKeys),
+// so they accept and reject the same patterns with the same messages; run
+// alone also refuses a pattern naming several keys (a run is one point).
+func TestRunAndPlanResolveKeysAlike(t *testing.T) {
+	g, err := (&matrixInputs{}).generator()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, key string
+		want      string // the one key both resolve to; "" when plan resolves several
+		keyErr    string // both fail with this shared KeyError text
+		runErr    string // run alone fails: several keys
+	}{
+		{name: "plain key", key: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", want: "qwen3.5-fp8-mi325x-sglang-agentic-mtp"},
+		{name: "fnmatch ?", key: "qwen3.5-fp8-mi32?x-sglang-agentic-mtp", want: "qwen3.5-fp8-mi325x-sglang-agentic-mtp"},
+		{name: "fnmatch set", key: "qwen3.5-fp8-mi3[2]5x-sglang-agentic-mt*", want: "qwen3.5-fp8-mi325x-sglang-agentic-mtp"},
+		{name: "misspelt key", key: "qwen3.5-fp8-mi325x-sglang-agentic-mpt",
+			keyErr: `config key "qwen3.5-fp8-mi325x-sglang-agentic-mpt" not found in the master configs (`},
+		{name: "pattern matching nothing", key: "qwen3.5-fp8-mi32?x-sglang-agentic-mpt",
+			keyErr: `config key pattern "qwen3.5-fp8-mi32?x-sglang-agentic-mpt" matched no config keys (`},
+		{name: "pattern naming two keys", key: "qwen3.5-fp8-h200-sglang-agentic-*", runErr: `--config-key "qwen3.5-fp8-h200-sglang-agentic-*" matches 2 config keys`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, planKeys, planErr := agenticRows(g, []string{tc.key}, nil, matrix.EvalOptions{NoEvals: true})
+			runKey, runErr := resolveRunKey(g.Masters, tc.key)
+			switch {
+			case tc.keyErr != "":
+				for _, err := range []error{planErr, runErr} {
+					_, isFlag := errors.AsType[*FlagError](err)
+					assert.True(t, isFlag, "%v", err)
+					assert.ErrorContains(t, err, tc.keyErr)
+				}
+				ke, ok := errors.AsType[*matrix.KeyError](runErr)
+				require.True(t, ok, "run wraps the shared *matrix.KeyError: %v", runErr)
+				if !ke.Pattern {
+					assert.Contains(t, ke.Closest, "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "did-you-mean")
+				}
+				assert.Equal(t, "--config-key: "+planErr.Error(), runErr.Error(), "one message for both commands")
+			case tc.runErr != "":
+				require.NoError(t, planErr)
+				assert.Len(t, planKeys, 2)
+				assert.ErrorContains(t, runErr, tc.runErr)
+				for _, k := range planKeys {
+					assert.ErrorContains(t, runErr, k, "run lists the keys plan resolved")
+				}
+			default:
+				require.NoError(t, planErr)
+				require.NoError(t, runErr)
+				assert.Equal(t, []string{tc.want}, planKeys)
+				assert.Equal(t, tc.want, runKey)
+			}
+		})
+	}
 }

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCIRunJob checks that a job of the fan-out becomes "sweep run"
+// invocations with the point's arm, concurrency and runner, and that the
+// result file name reaches $GITHUB_OUTPUT.
+func TestCIRunJob(t *testing.T) {
+	cases, data := loadIXCases(t)
+	var c *ixCase
+	for i := range cases {
+		if k := &cases[i]; k.Kind == "changelog" && k.OK && len(familyRows(decodeJSON(t, string(k.Output)).(map[string]any))["sweep-agentic"]) > 2 {
+			c = k
+			break
+		}
+	}
+	require.NotNil(t, c)
+	base, head := cutChangelog(t, data, c.EntryIndex, c.Added)
+	git := map[string][]byte{"b:perf-changelog.yaml": base, "h:perf-changelog.yaml": head}
+	inputs := ixInputs()
+	out, _, err := runCIMatrixCmd(t, &cachedLoader{}, git, append([]string{"--labels", "non-canary-full-sweep-enabled,agentx-fast", "--per", "arm", "--base-ref", "b", "--head-ref", "h"}, inputs...))
+	require.NoError(t, err)
+	var fan struct {
+		Jobs map[string][]json.RawMessage `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &fan))
+	job := fan.Jobs["sweep-agentic"][0]
+	var parsed struct {
+		ConfigKey string `json:"config-key"`
+		Points    []struct {
+			Conc int `json:"conc"`
+		} `json:"points"`
+	}
+	require.NoError(t, json.Unmarshal(job, &parsed))
+	dir := t.TempDir()
+	jobFile, ghOut := filepath.Join(dir, "job.json"), filepath.Join(dir, "github-output")
+	require.NoError(t, os.WriteFile(jobFile, job, 0o644))
+
+	var calls [][]string
+	var stderr bytes.Buffer
+	o := &ciRunJobOptions{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &stderr},
+		Job: jobFile, RunnerName: "mi325x-amds_03", Out: filepath.Join(dir, "results"), GitHubOutput: ghOut,
+		Run: func(_ context.Context, args []string) error { calls = append(calls, args); return nil }}
+	require.NoError(t, ciRunJobRun(t.Context(), o))
+	require.Len(t, calls, len(parsed.Points))
+	for i, args := range calls {
+		line := strings.Join(args, " ")
+		assert.Contains(t, line, "--config-key "+parsed.ConfigKey)
+		assert.Contains(t, line, fmt.Sprintf("--conc %d ", parsed.Points[i].Conc))
+		assert.Contains(t, line, "--runner-name mi325x-amds_03")
+		assert.Contains(t, line, "--fast")
+	}
+	got, err := os.ReadFile(ghOut)
+	require.NoError(t, err)
+	assert.Regexp(t, `^result-filename=\S+_mi325x-amds_03_recipe-[0-9a-f]{16}\n$`, string(got))
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"sweep/configs/matrix"
+	"sweep/sweep/campaign"
+)
+
+// officialOptions are the inputs of "sweep official" (without --propose).
+type officialOptions struct {
+	campaignOptions
+	ConfigKeys []string
+	// The changelog change whose points to run, as InferenceX's PR sweep
+	// runs them ("sweep changelog").
+	Changelog changelogOptions
+}
+
+// newOfficialRunCmd is "sweep official" without --propose: run the
+// selected points at official durations.
+func newOfficialRunCmd(ios *IOStreams, runF func(context.Context, *officialOptions) error) *Command {
+	if runF == nil {
+		runF = officialRun
+	}
+	return &Command{
+		Name:  "official",
+		Short: "Run the selected points at official durations, or exactly the points of a changelog change (--propose: edit conc-lists)",
+		Long: `Run official points: every single-node agentic point of --config-keys, or
+with --changelog-base exactly the points InferenceX's PR sweep would run
+for the perf-changelog.yaml change from --changelog-base to
+--changelog-head (the agentic rows "sweep changelog" lists, --trim-conc
+keeps the lowest concurrency of each configuration), at official
+durations and warm-ups. Points run, resume and share servers as in
+"sweep discover" (see its help); the --tp/--ep/--dp-attn/--conc-list
+filters narrow either selection.
+
+With --propose, the command instead proposes official conc-lists from a
+discovery: see "sweep official --propose --help".
+
+Examples:
+  sweep official --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --tp 8 --out /tmp/o
+  sweep official --changelog-base origin/main --dry-run --out /tmp/o
+  sweep official --propose --from /tmp/d --dry-run`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &officialOptions{campaignOptions: campaignOptions{IO: ios, Command: "official"}}
+			o.Changelog.IO = ios
+			fs := pflag.NewFlagSet("official", pflag.ContinueOnError)
+			lists := newArgparseLists()
+			lists.strings(fs, &o.ConfigKeys, "config-keys", "master config keys (fnmatch patterns allowed) whose points to run")
+			fs.StringVar(&o.Changelog.BaseRef, "changelog-base", "", "git ref of the changelog before the change: run the points it adds (instead of --config-keys)")
+			fs.StringVar(&o.Changelog.HeadRef, "changelog-head", "", "git ref of the changelog after the change (default HEAD)")
+			fs.StringVar(&o.Changelog.BaseFile, "changelog-base-file", "", "the changelog before the change, as a file (instead of --changelog-base)")
+			fs.StringVar(&o.Changelog.HeadFile, "changelog-head-file", "", "the changelog after the change, as a file (instead of --changelog-head)")
+			fs.StringVar(&o.Changelog.ChangelogFile, "changelog-file", "perf-changelog.yaml", "path of the changelog in the repository, for the git refs")
+			fs.BoolVar(&o.Changelog.TrimConc, "trim-conc", false, "with a changelog: keep only the lowest concurrency of each configuration, as InferenceX's trim-conc label")
+			o.bind(fs, lists)
+			fs.Bool("propose", false, "propose official conc-lists from a discovery instead (see sweep official --propose --help)")
+			lists.finish(fs)
+			return fs, func(ctx context.Context, args []string) error {
+				if err := lists.parseRest(fs, args); err != nil {
+					return err
+				}
+				if len(fs.Args()) > 0 {
+					return flagErrorf("official takes no arguments, got %q", fs.Args())
+				}
+				byChangelog := o.Changelog.BaseRef != "" || o.Changelog.BaseFile != ""
+				switch {
+				case byChangelog && len(o.ConfigKeys) > 0:
+					return flagErrorf("give --config-keys or --changelog-base, not both")
+				case !byChangelog && len(o.ConfigKeys) == 0:
+					return flagErrorf("missing --config-keys or --changelog-base (which points to run)")
+				case !byChangelog && (o.Changelog.HeadRef != "" || o.Changelog.HeadFile != "" || o.Changelog.TrimConc):
+					return flagErrorf("--changelog-head, --changelog-head-file and --trim-conc need --changelog-base")
+				}
+				if byChangelog && o.Changelog.HeadRef == "" && o.Changelog.HeadFile == "" {
+					o.Changelog.HeadRef = "HEAD"
+				}
+				if byChangelog {
+					if err := o.Changelog.checkSides(); err != nil {
+						return err
+					}
+				}
+				if err := o.check(fs); err != nil {
+					return err
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+func officialRun(ctx context.Context, o *officialOptions) error {
+	if err := ensureOutParent(o.Out); err != nil {
+		return err
+	}
+	var (
+		rows     matrix.Matrix
+		g        *matrix.Generator
+		settings []campaign.Setting
+		err      error
+	)
+	if len(o.ConfigKeys) > 0 {
+		if g, err = o.Inputs.generator(); err != nil {
+			return err
+		}
+		var keys []string
+		if rows, keys, err = agenticRows(g, o.ConfigKeys, nil, matrix.EvalOptions{NoEvals: true}); err != nil {
+			return err
+		}
+		settings = o.settings(campaign.Setting{Name: "--config-keys", Value: fmt.Sprint(keys)})
+	} else {
+		o.Changelog.Inputs = o.Inputs
+		cl, gen, err := o.Changelog.process(ctx)
+		if err != nil {
+			return err
+		}
+		g = gen
+		for _, b := range cl.SingleNode {
+			if b.Name == "agentic" {
+				rows = append(rows, b.Rows...)
+			}
+		}
+		if len(rows) == 0 {
+			return fmt.Errorf("the changelog change adds no single-node agentic points (sweep changelog lists what it adds)")
+		}
+		settings = o.settings(
+			campaign.Setting{Name: "--changelog-base", Value: cmpOrString(o.Changelog.BaseRef, o.Changelog.BaseFile)},
+			campaign.Setting{Name: "--changelog-head", Value: cmpOrString(o.Changelog.HeadRef, o.Changelog.HeadFile)},
+			campaign.Setting{Name: "--trim-conc", Value: fmt.Sprint(o.Changelog.TrimConc)})
+	}
+	return o.execute(ctx, rows, g, settings)
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"sweep/metrics/result"
+)
+
+type resultValidateOptions struct {
+	IO          *IOStreams
+	ArtifactDir string
+	Validate    result.ValidateOptions
+}
+
+func newResultValidateCmd(ios *IOStreams, runF func(context.Context, *resultValidateOptions) error) *Command {
+	if runF == nil {
+		runF = resultValidateRun
+	}
+	return &Command{
+		Name:  "validate",
+		Args:  "ARTIFACT_DIR",
+		Short: "Check an aiperf artifact directory the way InferenceX does after a replay",
+		Long: `sweep result validate ARTIFACT_DIR [--failed-request-threshold 0.10]
+
+Checks ARTIFACT_DIR (RESULT_DIR/aiperf_artifacts) as InferenceX's
+validate_agentic_result does, in the same order: profile_export_aiperf.json exists
+(directly or in the first run subdirectory) and is an object, request_count.avg is
+present, at least one request completed, and error_request_count / completed
+requests is at most --failed-request-threshold. With --required-metric-prefix it
+then also requires non-empty server_metrics_export.json and .csv naming a metric
+with that prefix (InferenceX's AIPERF_REQUIRED_SERVER_METRIC_PREFIX check).
+
+Exit status: 0 valid (the verdict line on stdout), 1 invalid (the reason on stderr),
+2 for a bad threshold.`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &resultValidateOptions{IO: ios}
+			fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
+			fs.Float64Var(&o.Validate.FailedRequestThreshold, "failed-request-threshold", result.DefaultFailedRequestThreshold, "largest accepted fraction of failed requests, inclusive, in [0, 1]")
+			fs.StringVar(&o.Validate.RequiredMetricPrefix, "required-metric-prefix", "", "also require a server metric with this prefix, e.g. sglang: or vllm:")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return flagErrorf("result validate: want exactly one ARTIFACT_DIR, got %d arguments", len(args))
+				}
+				if t := o.Validate.FailedRequestThreshold; !(t >= 0 && t <= 1) {
+					return flagErrorf("result validate: --failed-request-threshold %g: must be between 0 and 1", t)
+				}
+				o.ArtifactDir = args[0]
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+func resultValidateRun(_ context.Context, o *resultValidateOptions) error {
+	v, err := result.Validate(o.ArtifactDir, o.Validate)
+	if err != nil {
+		if errors.Is(err, result.ErrBadThreshold) {
+			return &FlagError{Err: err}
+		}
+		return err
+	}
+	if !v.Valid {
+		return &exitCodeError{Code: exitError, Err: errors.New(v.Reason)}
+	}
+	fmt.Fprintln(o.IO.Out, v.Message)
+	return nil
+}

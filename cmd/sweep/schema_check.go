@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"sweep/internal/inputfile"
+	"sweep/recipes/schema"
+)
+
+// schemaCheckOptions are the inputs of "sweep schema check".
+type schemaCheckOptions struct {
+	IO       *IOStreams
+	Schema   string
+	HelpFile string        // a recorded --help output
+	Exec     string        // a program to run with --help
+	ExecArgs []string      // arguments between the program and the help request
+	Timeout  time.Duration // for Exec
+	Columns  int           // terminal width given to Exec (COLUMNS)
+	Verbose  bool
+}
+
+func newSchemaCheckCmd(ios *IOStreams, runF func(context.Context, *schemaCheckOptions) error) *Command {
+	if runF == nil {
+		runF = schemaCheckRun
+	}
+	return &Command{
+		Name:  "check",
+		Args:  "TOOL[@VERSION]",
+		Short: "Compare a schema with a tool's --help and list flags added, removed or changed",
+		Long: `Compare the schema TOOL[@VERSION] with the --help output of the installed tool,
+so a version drift is caught in seconds instead of after hours of cluster time.
+
+The help comes from --help-file FILE (a recorded output) or from --exec PATH,
+which runs PATH [ARGS...] plus the tool's subcommand and --help, without a
+shell: "aiperf profile --help", "vllm serve --help", or for SGLang
+"python3 -m sglang.launch_server --help" given as
+--exec python3 -- -m sglang.launch_server. aiperf's cyclopts panels are read
+at any terminal width; SGLang and vLLM print argparse help.
+
+Reported: flags the help shows that the schema lacks (for a complete schema;
+a partial one only counts them), schema flags the help no longer shows, and
+flags whose names, aliases, negative forms, value kind, choices or (aiperf)
+shown defaults differ. Choices and defaults compare after folding case and
+punctuation, since cyclopts shows a display form (round-robin for
+round_robin), and numbers compare by value.
+
+Exit 0 when there is no drift, 1 when there is, 2 on usage errors.
+
+Examples:
+  sweep schema check aiperf@0.12.0 --help-file aiperf-profile-help.txt
+  sweep schema check aiperf --exec /venv/bin/aiperf
+  sweep schema check vllm --exec vllm
+  sweep schema check sglang@v0.5.16 --exec python3 -- -m sglang.launch_server`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &schemaCheckOptions{IO: ios}
+			fs := pflag.NewFlagSet("schema check", pflag.ContinueOnError)
+			fs.StringVar(&o.HelpFile, "help-file", "", "read the help text from `FILE` (\"-\" for stdin)")
+			fs.StringVar(&o.Exec, "exec", "", "run `PATH` [ARGS after --] with the tool's subcommand and --help")
+			fs.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "time limit for --exec")
+			fs.IntVar(&o.Columns, "columns", 250, "terminal width (COLUMNS) given to --exec; wide output keeps one row per option")
+			fs.BoolVarP(&o.Verbose, "verbose", "v", false, "also list help rows a partial schema does not cover")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) == 0 {
+					return flagErrorf("schema check needs TOOL[@VERSION]")
+				}
+				o.Schema = args[0]
+				o.ExecArgs = args[1:]
+				if (o.HelpFile == "") == (o.Exec == "") {
+					return flagErrorf("schema check needs exactly one of --help-file or --exec")
+				}
+				if o.HelpFile != "" && len(o.ExecArgs) > 0 {
+					return flagErrorf("arguments after TOOL are only for --exec, got %q", o.ExecArgs)
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+func schemaCheckRun(ctx context.Context, o *schemaCheckOptions) error {
+	s, err := resolveSchema(o.Schema)
+	if err != nil {
+		return err
+	}
+	var text []byte
+	source := o.HelpFile
+	switch {
+	case o.HelpFile == "-":
+		var buf bytes.Buffer
+		if _, err := buf.ReadFrom(io.LimitReader(o.IO.In, inputfile.Text.Bytes+1)); err != nil {
+			return fmt.Errorf("read help from stdin: %w", err)
+		}
+		if int64(buf.Len()) > inputfile.Text.Bytes {
+			return fmt.Errorf("read help from stdin: %w", &inputfile.TooLargeError{Path: "stdin", Size: int64(buf.Len()), Limit: inputfile.Text, Read: true})
+		}
+		text, source = buf.Bytes(), "stdin"
+	case o.HelpFile != "":
+		if text, err = inputfile.Read(o.HelpFile, inputfile.Text); err != nil {
+			return err
+		}
+	default:
+		argv := append(append(append([]string{}, o.ExecArgs...), s.Command...), "--help")
+		source = strings.Join(append([]string{o.Exec}, argv...), " ")
+		if text, err = runHelp(ctx, o.Exec, argv, o.Timeout, o.Columns); err != nil {
+			return err
+		}
+	}
+	rows, err := schema.ParseHelp(s.Family, string(text))
+	if err != nil {
+		return fmt.Errorf("%s: %w", source, err)
+	}
+	d := s.Compare(rows)
+	for _, l := range d.Lines() {
+		fmt.Fprintln(o.IO.Out, l)
+	}
+	if d.Uncovered > 0 && o.Verbose {
+		for _, h := range rows {
+			if _, ok := s.Lookup(h.Names[0]); !ok && !anyKnown(s, h.Names) {
+				fmt.Fprintf(o.IO.Out, "not covered: %s (help line %d)\n", strings.Join(h.Names, " "), h.Line)
+			}
+		}
+	}
+	summary := fmt.Sprintf("%s vs %s: %d help rows, %d matched", s.ID(), source, len(rows), d.Matched)
+	if d.Uncovered > 0 {
+		summary += fmt.Sprintf(", %d not covered by this partial schema", d.Uncovered)
+	}
+	if d.Empty() {
+		fmt.Fprintln(o.IO.ErrOut, summary+", no drift")
+		return nil
+	}
+	return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s: drift: %d added, %d removed, %d changed", summary, len(d.Added), len(d.Removed), len(d.Changed))}
+}
+
+func anyKnown(s *schema.Schema, names []string) bool {
+	for _, n := range names {
+		if _, ok := s.Lookup(n); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// runHelp runs a tool's --help without a shell and returns its standard output.
+func runHelp(ctx context.Context, prog string, argv []string, timeout time.Duration, columns int) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog, argv...)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("COLUMNS=%d", columns), "NO_COLOR=1", "TERM=dumb")
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s --help: %w", prog, ctx.Err())
+		}
+		var ee *exec.ExitError
+		msg := strings.TrimSpace(stderr.String())
+		if errors.As(err, &ee) && msg != "" {
+			return nil, fmt.Errorf("%s --help: %w: %s", prog, err, lastLines(msg, 5))
+		}
+		return nil, fmt.Errorf("%s --help: %w", prog, err)
+	}
+	return stdout.Bytes(), nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"sweep/recipes/schema"
+)
+
+// schemaValidateOptions are the inputs of "sweep schema validate".
+type schemaValidateOptions struct {
+	IO     *IOStreams
+	Schema string   // TOOL or TOOL@VERSION
+	Args   []string // the command line after the program name
+	JSON   bool
+}
+
+func newSchemaValidateCmd(ios *IOStreams, runF func(context.Context, *schemaValidateOptions) error) *Command {
+	if runF == nil {
+		runF = schemaValidateRun
+	}
+	return &Command{
+		Name:  "validate",
+		Args:  "TOOL[@VERSION] [--] COMMAND...",
+		Short: "Check a command line against a tool's schema; print it normalised or list every problem",
+		Long: `Check ARGS, the command line that follows the program name, against the schema
+of TOOL[@VERSION]. For aiperf ARGS start with "profile", for vLLM with "serve";
+for SGLang they are what follows "python3 -m sglang.launch_server". A leading
+program name (aiperf, /venv/bin/aiperf, vllm, python3 -m sglang.launch_server)
+is dropped, so a recorded command can be pasted whole.
+
+Checked: unknown flags (with the closest known spelling), removed flags, value
+types, choices (after the tool's own normalisation), numeric bounds, repeated
+flags, missing values, stray tokens, the tool's cross-flag rules and, for
+aiperf --scenario, the scenario's locked settings. For aiperf the verdict is
+the one aiperf 0.12.0's own parser and config resolution give, except that
+--input-file is not required to exist (aiperf checks that on the machine it
+runs on) and plugin-provided choices are unknown.
+
+sweep's own flags (--json) go before TOOL; everything after TOOL is checked.
+
+Valid: exit 0, the normalised argv (canonical flag names) on stdout, warnings
+on stderr. Invalid: exit 1, one line per problem on stdout.
+
+Examples:
+  sweep schema validate aiperf -- profile --model m --concurrency 8 --streaming
+  sweep schema validate aiperf@sa-754356e9 -- aiperf profile --scenario inferencex-agentx-mvp ...
+  sweep schema validate vllm -- serve Qwen/Qwen3-8B -tp 2 --no-enable-prefix-caching
+  sweep schema validate sglang@v0.5.16 -- --model-path m --tp 8 --enable-metrics`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &schemaValidateOptions{IO: ios}
+			fs := pflag.NewFlagSet("schema validate", pflag.ContinueOnError)
+			fs.BoolVar(&o.JSON, "json", false, "print the normalised argv (or the problems) as JSON")
+			// Everything after TOOL belongs to the checked command, flags included.
+			fs.SetInterspersed(false)
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) == 0 {
+					return flagErrorf("schema validate needs TOOL[@VERSION] and the command line after '--'")
+				}
+				o.Schema, o.Args = args[0], args[1:]
+				if len(o.Args) > 0 && o.Args[0] == "--" {
+					o.Args = o.Args[1:]
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+type validateProblem struct {
+	Kind       string `json:"kind"`
+	Severity   string `json:"severity"`
+	Flag       string `json:"flag,omitempty"`
+	Value      string `json:"value,omitempty"`
+	Suggestion string `json:"suggestion,omitempty"`
+	Rule       string `json:"rule,omitempty"`
+	Message    string `json:"message"`
+}
+
+func toProblems(errs []*schema.Error) []validateProblem {
+	out := []validateProblem{}
+	for _, e := range errs {
+		flag := e.Spelling
+		if flag == "" {
+			flag = e.Flag
+		}
+		out = append(out, validateProblem{Kind: string(e.Kind), Severity: string(e.Severity), Flag: flag, Value: e.Value, Suggestion: e.Suggestion, Rule: e.Rule, Message: e.Error()})
+	}
+	return out
+}
+
+func schemaValidateRun(_ context.Context, o *schemaValidateOptions) error {
+	s, err := resolveSchema(o.Schema)
+	if err != nil {
+		return err
+	}
+	p, perr := s.Parse(s.TrimProgram(o.Args))
+	probs := schema.Problems(perr)
+	if o.JSON {
+		res := struct {
+			Schema   string            `json:"schema"`
+			Valid    bool              `json:"valid"`
+			Argv     []string          `json:"argv,omitempty"`
+			Problems []validateProblem `json:"problems"`
+			Warnings []validateProblem `json:"warnings"`
+		}{Schema: s.ID(), Valid: perr == nil, Problems: toProblems(probs), Warnings: toProblems(p.Warnings)}
+		if perr == nil {
+			res.Argv = p.Args()
+		}
+		enc := json.NewEncoder(o.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		for _, w := range p.Warnings {
+			fmt.Fprintln(o.IO.ErrOut, w.Error())
+		}
+		if perr == nil {
+			if p.Help {
+				fmt.Fprintf(o.IO.ErrOut, "%s: --help requested; the tool prints its help and exits 0\n", s.ID())
+			}
+			fmt.Fprintln(o.IO.Out, shellJoin(p.Args()))
+			return nil
+		}
+		for _, e := range probs {
+			fmt.Fprintln(o.IO.Out, e.Error())
+		}
+	}
+	if perr != nil {
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s: %d problem(s) in the command line", s.ID(), len(probs))}
+	}
+	return nil
+}
+
+// shellJoin renders argv for display, quoting the words a POSIX shell would split.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}

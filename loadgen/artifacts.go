@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"sweep/internal/atomicfile"
 )
@@ -42,55 +43,79 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 		Cancelled: r.abort != nil || ctx.Err() != nil, Dataset: r.ds.describe(),
 	}
 	r.mu.Unlock()
+	// The server-metrics export (the largest file) is encoded beside the
+	// records and the summary.
+	var smFiles []string
+	var smErr error
+	var wg sync.WaitGroup
+	if res.Profiling.OK > 0 && scr != nil {
+		wg.Go(func() { smFiles, smErr = r.writeServerMetrics(scr, profStart, profEnd) })
+	}
+	err := r.writeRecordsAndSummary(records, res)
+	wg.Wait()
+	if err != nil {
+		return res, err
+	}
+	res.Files = append(res.Files, smFiles...)
+	return res, smErr
+}
+
+// writeRecordsAndSummary writes profile_export.jsonl (when any request was
+// sent) and profile_export_aiperf.json (when a profiling request
+// succeeded), adding them to res.Files.
+func (r *runner) writeRecordsAndSummary(records []*Record, res *Result) error {
 	if len(records) > 0 {
 		var b bytes.Buffer
 		for _, rec := range records {
 			line, err := json.Marshal(rec)
 			if err != nil {
-				return res, fmt.Errorf("encode record: %w", err)
+				return fmt.Errorf("encode record: %w", err)
 			}
 			b.Write(line)
 			b.WriteByte('\n')
 		}
 		if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, RecordsFile), b.Bytes(), 0o644); err != nil {
-			return res, fmt.Errorf("write %s: %w", RecordsFile, err)
+			return fmt.Errorf("write %s: %w", RecordsFile, err)
 		}
 		res.Files = append(res.Files, RecordsFile)
 	}
 	if res.Profiling.OK == 0 {
-		return res, nil
+		return nil
 	}
 	data, err := marshalIndent(r.summary(records, res.Cancelled))
 	if err != nil {
-		return res, fmt.Errorf("encode summary: %w", err)
+		return fmt.Errorf("encode summary: %w", err)
 	}
 	if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, SummaryFile), data, 0o644); err != nil {
-		return res, fmt.Errorf("write %s: %w", SummaryFile, err)
+		return fmt.Errorf("write %s: %w", SummaryFile, err)
 	}
 	res.Files = append(res.Files, SummaryFile)
-	if scr != nil {
-		if sm, ok := scr.export(r.benchID, profStart, profEnd, r.o.SliceDuration); ok {
-			data, err := marshalIndent(sm)
-			if err != nil {
-				return res, fmt.Errorf("encode server metrics: %w", err)
-			}
-			if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, ServerMetricsFile), data, 0o644); err != nil {
-				return res, fmt.Errorf("write %s: %w", ServerMetricsFile, err)
-			}
-			res.Files = append(res.Files, ServerMetricsFile)
-			table, err := serverMetricsCSV(data)
-			if err != nil {
-				return res, err
-			}
-			if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, ServerMetricsCSV), table, 0o644); err != nil {
-				return res, fmt.Errorf("write %s: %w", ServerMetricsCSV, err)
-			}
-			res.Files = append(res.Files, ServerMetricsCSV)
-		} else {
-			r.logf("warning: no server metrics endpoint answered (%s); %s not written", strings.Join(scr.endpoints, ", "), ServerMetricsFile)
-		}
+	return nil
+}
+
+// writeServerMetrics writes server_metrics_export.json and its CSV table
+// and returns the names written.
+func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]string, error) {
+	sm, ok := scr.export(r.benchID, profStart, profEnd, r.o.SliceDuration)
+	if !ok {
+		r.logf("warning: no server metrics endpoint answered (%s); %s not written", strings.Join(scr.endpoints, ", "), ServerMetricsFile)
+		return nil, nil
 	}
-	return res, nil
+	data, err := marshalIndent(sm)
+	if err != nil {
+		return nil, fmt.Errorf("encode server metrics: %w", err)
+	}
+	if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, ServerMetricsFile), data, 0o644); err != nil {
+		return nil, fmt.Errorf("write %s: %w", ServerMetricsFile, err)
+	}
+	table, err := serverMetricsCSV(data)
+	if err != nil {
+		return []string{ServerMetricsFile}, err
+	}
+	if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, ServerMetricsCSV), table, 0o644); err != nil {
+		return []string{ServerMetricsFile}, fmt.Errorf("write %s: %w", ServerMetricsCSV, err)
+	}
+	return []string{ServerMetricsFile, ServerMetricsCSV}, nil
 }
 
 // summary builds profile_export_aiperf.json.

@@ -74,6 +74,22 @@ func (s *sink) push(n int, done bool, reason string, cached int) {
 
 // pushAt is push at simulated time t (recorded when the sink is timed).
 func (s *sink) pushAt(n int, done bool, reason string, cached int, t float64) {
+	if s.record(n, done, reason, cached, t) {
+		s.wake()
+	}
+}
+
+// wake tells the handler that something changed.
+func (s *sink) wake() {
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+// record is pushAt without waking the handler; it reports whether tokens
+// were released (so the handler should be woken).
+func (s *sink) record(n int, done bool, reason string, cached int, t float64) bool {
 	s.mu.Lock()
 	s.total += n
 	if done {
@@ -89,12 +105,7 @@ func (s *sink) pushAt(n int, done bool, reason string, cached int, t float64) {
 		s.released = s.total
 	}
 	s.mu.Unlock()
-	if release {
-		select {
-		case s.notify <- struct{}{}:
-		default:
-		}
-	}
+	return release
 }
 
 // take returns the tokens released since the last call and whether the

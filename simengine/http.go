@@ -548,18 +548,24 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
-	send := func(v any) bool {
+	flush := func() {
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	// write writes one event; send writes and flushes it.
+	write := func(v any) bool {
 		b, err := json.Marshal(v)
 		if err != nil {
 			return false
 		}
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
+		_, err = fmt.Fprintf(w, "data: %s\n\n", b)
+		return err == nil
+	}
+	send := func(v any) bool {
+		ok := write(v)
+		flush()
+		return ok
 	}
 	// chunk builds one event: text (nil for none), role, finish reason.
 	chunk := func(text *string, role string, finish *string) any {
@@ -602,7 +608,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 		var done bool
 		var reason string
 		if q.sink.timed {
-			// One event per release, each stamped with its simulated time.
+			// One event per release, each stamped with its simulated time;
+			// the releases taken together go out in one flush.
 			var rel []chunkRelease
 			rel, done, reason, cached = q.sink.takeTimed()
 			for _, c := range rel {
@@ -612,11 +619,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 				}
 				text := outputText(rng, c.n)
 				total += c.n
-				if !send(chunk(&text, "", nil)) {
+				if !write(chunk(&text, "", nil)) {
 					s.abandon(q)
 					return
 				}
 			}
+			flush()
 		} else {
 			n, done, reason, cached = q.sink.take()
 		}

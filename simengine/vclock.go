@@ -51,6 +51,30 @@ type vclock struct {
 	log       []byte // delta-encoded samples
 	last      []float64
 	samples   int
+
+	// woken are the sinks with releases whose handlers have not been
+	// woken yet: the loop wakes them in bunches (every wakeEvery events,
+	// and whenever it has to wait), so that a handler streams several
+	// steps' chunks in one write instead of one syscall per step. It
+	// changes only when the bytes leave, never their simulated times.
+	woken []*sink
+}
+
+// wakeEvery is how many events the loop processes between waking handlers.
+const wakeEvery = 64
+
+// wakeLater queues a sink's handler to be woken. vc.mu is held.
+func (vc *vclock) wakeLater(k *sink) {
+	vc.woken = append(vc.woken, k)
+}
+
+// wakeAll wakes the queued handlers. vc.mu is held.
+func (vc *vclock) wakeAll() {
+	for _, k := range vc.woken {
+		k.wake()
+	}
+	clear(vc.woken)
+	vc.woken = vc.woken[:0]
 }
 
 // vpart is one participant: a sequential stream of the load generator.
@@ -109,6 +133,9 @@ func (s *Server) vloop(ctx context.Context) {
 	for n := 0; ; n++ {
 		vc.mu.Lock()
 		progressed := s.vadvance()
+		if !progressed || n%wakeEvery == 0 {
+			vc.wakeAll()
+		}
 		vc.mu.Unlock()
 		if progressed && n%256 != 0 {
 			continue
@@ -293,8 +320,8 @@ func (s *Server) vstep(r *rank) {
 	end := start + dur
 	for _, d := range out {
 		q := d.req
-		if q.sink != nil {
-			q.sink.pushAt(d.tokens, d.done, q.reason, q.cached, end)
+		if q.sink != nil && q.sink.record(d.tokens, d.done, q.reason, q.cached, end) {
+			s.vc.wakeLater(q.sink)
 		}
 		if d.done {
 			s.vdone(q, end)

@@ -267,7 +267,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	cost := o.costModel()
 	if o.DryRun {
 		if o.Adaptive {
-			fmt.Fprintln(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing, then the knee's doubling neighbours); the cost below is the full grid's upper bound")
+			fmt.Fprintln(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing, then the knee's doubling neighbours that can still move it); the cost below is the full grid's upper bound")
 		}
 		return writeDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale)
 	}

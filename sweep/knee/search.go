@@ -23,9 +23,15 @@ type SearchOptions struct {
 //     more than 10 % below the previous one (a cliff, or the server's capacity), or the
 //     grid ends.
 //  2. Fill: find the knee on what is measured and measure the grid
-//     points nearest to its doubling neighbours (k/2 and 2k) when they
-//     are missing; repeat until both are measured. Nothing above a failed
-//     or falling point is measured, and no point twice.
+//     point nearest to its lower doubling neighbour (k/2) when it is
+//     missing, and the one nearest to 2k unless a point above the knee
+//     is measured on the plateau (within Analyze.Drop of the peak: it
+//     bounds the knee; a point fallen off a cliff does not);
+//     repeat until settled. An arm still gaining at the top of its grid
+//     gets the grid point below the top, and the gaps below are filled
+//     only when that top gain is within two noise standard deviations of
+//     the gate. Nothing above a failed or falling point is measured, and
+//     no point twice.
 //
 // Next is a pure function of its inputs, so a resumed sweep makes the
 // same choices.
@@ -103,12 +109,14 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 const cliffDrop = 0.10
 
 // fill returns the points that settle the knee found on what is
-// measured: its missing doubling neighbours; with the knee at the top of
-// what is measured, the grid point just below (the top gate compares the
-// last two grid points, as on the full grid) and the next one above; for
-// an arm that still gains at its top, the next grid point above; with
-// fewer than 3 usable points, the middle of the widest gap or the next
-// point above.
+// measured: its missing lower doubling neighbour, and the upper one
+// unless a point above the knee is measured on the plateau; with the knee at the top of what
+// is measured, the grid point just below (the top gate compares the last
+// two grid points, as on the full grid) and the next one above; for an
+// arm that still gains at its top, the next grid point above, or at the
+// top of the grid the point below and, while the gain there is within
+// the noise of the gate, the middle of the widest gap; with fewer than 3
+// usable points, the middle of the widest gap or the next point above.
 func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput func(int) (float64, bool), ao Options) []int {
 	arm := &Arm{Samples: slices.Clone(measured)}
 	slices.SortFunc(arm.Samples, func(a, b Sample) int { return a.Conc - b.Conc })
@@ -144,12 +152,23 @@ func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput f
 	case r.Status == StatusUnsaturated:
 		want = append(want, above)
 		if above == 0 {
-			// At the top of the grid: the top gate needs the point below
-			// and a fit without wide gaps, as on the full grid.
-			want = append(want, below, gapMiddle(grid, has, ceiling))
+			// At the top of the grid: the top gate needs the point below;
+			// only when its gain is within the noise of the gate does a
+			// fit without wide gaps decide, as on the full grid.
+			want = append(want, below)
+			if !has(below) || !clearGain(top, below, tput, ao) {
+				want = append(want, gapMiddle(grid, has, ceiling))
+			}
 		}
 	case r.Status == StatusOK || r.Status == StatusAmbiguous || r.Status == StatusSaturatedAtMin:
-		want = append(want, nearest(grid, float64(r.Knee)/2), nearest(grid, 2*float64(r.Knee)))
+		want = append(want, nearest(grid, float64(r.Knee)/2))
+		if !plateauAbove(grid, tput, r.Knee, (1-ao.Drop)*r.PeakValue) {
+			// Only an unbounded upper side can move the knee up: a point
+			// above it measured on the plateau (the ×4 bracket's) bounds
+			// it; one fallen below the plateau (a cliff) does not, the
+			// peak may lie between.
+			want = append(want, nearest(grid, 2*float64(r.Knee)))
+		}
 		if r.Knee == top {
 			want = append(want, below, above)
 		}
@@ -206,4 +225,30 @@ func gapMiddle(grid []int, has func(int) bool, ceiling int) int {
 		}
 	}
 	return best
+}
+
+// plateauAbove reports whether a usable point above k is measured with
+// throughput at least floor (on the plateau).
+func plateauAbove(grid []int, tput func(int) (float64, bool), k int, floor float64) bool {
+	for _, g := range grid {
+		if t, ok := tput(g); ok && g > k && t >= floor {
+			return true
+		}
+	}
+	return false
+}
+
+// clearGain reports whether the gain per doubling from below to top
+// clears the gate by two standard deviations of the ratio of two points
+// with the assumed noise (Analyze.Sigma), so filling the gaps below is
+// unlikely to flip the top gate.
+func clearGain(top, below int, tput func(int) (float64, bool), ao Options) bool {
+	t, ok1 := tput(top)
+	b, ok2 := tput(below)
+	if !ok1 || !ok2 || b <= 0 {
+		return false
+	}
+	du := math.Log2(float64(top) / float64(below))
+	g := math.Pow(t/b, 1/du) - 1
+	return g >= ao.Gain+2*math.Sqrt2*ao.Sigma/du
 }

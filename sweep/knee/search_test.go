@@ -118,17 +118,21 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // same generator: knees within one doubling of the full grid's on ≥ 95 %
 // of arms and no point measured twice (search panics on that). The
 // issue's GPU-hour target is 30 % of InferenceX's restart-per-point full
-// grid; on this corpus (grids of 4-15 points) the search measures about
-// 68 % of the points and needs about 51 % of the GPU-hours, so the test
-// holds what is reached (≤ 55 %) and the gap stays visible.
+// grid; on this corpus (grids of 4-15 points, 7.4 on average) the search
+// measures about 60 % of the points and needs about 45 % of the
+// GPU-hours, so the test holds what is reached (≤ 47 %) and the gap stays
+// visible. With every point at the agentx-fast length the target is out
+// of reach of fewer points alone: one start plus n points is within 30 %
+// of 7.4 restarted points only for n ≤ 2.8, fewer than a knee and its two
+// neighbours.
 func TestAdaptiveSearch(t *testing.T) {
 	tally := scoreSearch(synth.Corpus(corpusSeed+2, 600))
 	t.Log(tally)
 	if pct(tally.agree, tally.arms) < 95 {
 		t.Errorf("knee agreement %.1f%%, want ≥ 95%%", pct(tally.agree, tally.arms))
 	}
-	if r := tally.ours / tally.inferencex; r > 0.55 {
-		t.Errorf("GPU-hours %.0f%% of InferenceX's full grid, want ≤ 55%%", 100*r)
+	if r := tally.ours / tally.inferencex; r > 0.47 {
+		t.Errorf("GPU-hours %.0f%% of InferenceX's full grid, want ≤ 47%%", 100*r)
 	}
 }
 
@@ -171,5 +175,48 @@ func TestNextBrackets(t *testing.T) {
 		if c > 16 {
 			t.Errorf("measures %d above two failures from 16", c)
 		}
+	}
+}
+
+// TestNextUpperNeighbour: the knee's upper doubling neighbour is measured
+// only when no point above the knee is on the plateau.
+func TestNextUpperNeighbour(t *testing.T) {
+	grid := []int{4, 16, 24, 32, 40, 48, 64} // the MI325X Qwen3.5 TEP8 conc-list
+	tests := []struct {
+		name  string
+		tput  map[int]float64
+		want  int // measured by the end
+		never int // never measured (0: no check)
+	}{
+		// c64 fell off a cliff: the peak may lie between 16 and 64.
+		{"cliff above", map[int]float64{4: 6300, 16: 15900, 32: 19600, 64: 4100}, 32, 0},
+		// c64 is on the plateau: it bounds the knee at 16 from above.
+		{"plateau above", map[int]float64{4: 6300, 16: 15900, 32: 16000, 64: 16100}, 0, 32},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var measured []knee.Sample
+			var order []int
+			for range len(grid) + 1 {
+				next := knee.Next(grid, measured, knee.SearchOptions{})
+				if len(next) == 0 {
+					break
+				}
+				for _, c := range next {
+					v, ok := tt.tput[c]
+					if !ok {
+						t.Fatalf("measured %d, outside the test's curve (order %v)", c, order)
+					}
+					order = append(order, c)
+					measured = append(measured, knee.Sample{Conc: c, TotalTPS: &v})
+				}
+			}
+			if tt.want != 0 && !slices.Contains(order, tt.want) {
+				t.Errorf("measured %v, want %d among them", order, tt.want)
+			}
+			if tt.never != 0 && slices.Contains(order, tt.never) {
+				t.Errorf("measured %v, want no %d", order, tt.never)
+			}
+		})
 	}
 }

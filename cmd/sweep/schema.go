@@ -39,3 +39,13 @@ func resolveSchema(ref string) (*schema.Schema, error) {
 	}
 	return s, nil
 }
+
+// toolArgs splits TOOL[@VERSION] from the arguments after it, dropping
+// one leading "--" (args is not empty).
+func toolArgs(args []string) (string, []string) {
+	rest := args[1:]
+	if len(rest) > 0 && rest[0] == "--" {
+		rest = rest[1:]
+	}
+	return args[0], rest
+}

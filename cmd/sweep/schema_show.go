@@ -46,10 +46,7 @@ Examples:
 				if len(args) == 0 {
 					return flagErrorf("schema show needs TOOL[@VERSION]")
 				}
-				o.Schema, o.Flags = args[0], args[1:]
-				if len(o.Flags) > 0 && o.Flags[0] == "--" {
-					o.Flags = o.Flags[1:]
-				}
+				o.Schema, o.Flags = toolArgs(args)
 				return runF(ctx, o)
 			}
 		},

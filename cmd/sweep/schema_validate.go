@@ -61,10 +61,7 @@ Examples:
 				if len(args) == 0 {
 					return flagErrorf("schema validate needs TOOL[@VERSION] and the command line after '--'")
 				}
-				o.Schema, o.Args = args[0], args[1:]
-				if len(o.Args) > 0 && o.Args[0] == "--" {
-					o.Args = o.Args[1:]
-				}
+				o.Schema, o.Args = toolArgs(args)
 				return runF(ctx, o)
 			}
 		},

@@ -86,7 +86,7 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 			}
 		case prev > 0 && t < (1-cliffDrop)*prevT: // a cliff, beyond noise
 			ceiling = c
-		case prev > 0 && math.Pow(t/prevT, 1/math.Log2(float64(c)/float64(prev)))-1 < ao.Gain:
+		case prev > 0 && doublingGain(prev, prevT, c, t) < ao.Gain:
 			// saturating: the fill settles the knee
 		default:
 			failed, prev, prevT = 0, c, t
@@ -249,6 +249,11 @@ func clearGain(top, below int, tput func(int) (float64, bool), ao Options) bool 
 		return false
 	}
 	du := math.Log2(float64(top) / float64(below))
-	g := math.Pow(t/b, 1/du) - 1
-	return g >= ao.Gain+2*math.Sqrt2*ao.Sigma/du
+	return doublingGain(below, b, top, t) >= ao.Gain+2*math.Sqrt2*ao.Sigma/du
+}
+
+// doublingGain is the throughput gain per doubling of concurrency from
+// (lo, loT) to (hi, hiT): 0.1 means 10 % more per doubling.
+func doublingGain(lo int, loT float64, hi int, hiT float64) float64 {
+	return math.Pow(hiT/loT, 1/math.Log2(float64(hi)/float64(lo))) - 1
 }

@@ -269,8 +269,8 @@ func Analyze(a *Arm, o Options) *Result {
 			r.Knee, 100*math.Exp(fit[0]-peak), r.Peak)
 	} else {
 		r.Status = StatusOK
-		r.Reason = fmt.Sprintf("c%d reaches %.0f%% of the peak %.0f tok/s/GPU (c%d); c%d had %.0f%%",
-			r.Knee, 100*math.Exp(fit[k]-peak), r.PeakValue, r.Peak, r.Bracket, 100*math.Exp(fit[k-1]-peak))
+		r.Reason = fmt.Sprintf("c%d reaches %.0f%% of the peak %.0f tok/s/GPU (c%d); c%d had %s",
+			r.Knee, 100*math.Exp(fit[k]-peak), r.PeakValue, r.Peak, r.Bracket, below(math.Exp(fit[k-1]-peak), o.Threshold))
 		lo, hi := kneeAt(math.Log(1-sigma)), kneeAt(math.Log(1+sigma))
 		if lo != k || hi != k {
 			r.Status = StatusAmbiguous
@@ -498,4 +498,14 @@ func joinInts(v []int, sep string) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, sep)
+}
+
+// below prints the fraction f of the peak that fell short of the
+// threshold as a percentage, with a decimal when whole percent would
+// round it up to the threshold ("89.6%", not "90%" under a 90% threshold).
+func below(f, threshold float64) string {
+	if math.Round(100*f) >= math.Round(100*threshold) {
+		return fmt.Sprintf("%.1f%%", math.Floor(1000*f)/10)
+	}
+	return fmt.Sprintf("%.0f%%", 100*f)
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"sweep/internal/plural"
 )
 
 // Metric selects the throughput a knee is found on.
@@ -162,7 +164,7 @@ func Analyze(a *Arm, o Options) *Result {
 	}
 	if len(use) < minPoints {
 		r.Status = StatusInsufficient
-		r.Reason = fmt.Sprintf("%d usable %s (need %d)", len(use), plural(len(use), "concurrency", "concurrencies"), minPoints)
+		r.Reason = fmt.Sprintf("%d usable %s (need %d)", len(use), plural.Word(len(use), "concurrency", "concurrencies"), minPoints)
 		if failed := len(r.Points) - len(use); failed > 0 {
 			r.Reason += fmt.Sprintf("; %d failed", failed)
 		}
@@ -484,13 +486,6 @@ func sq(x float64) float64 { return x * x }
 
 // round5 rounds to 5 decimals, as InferenceX's result numbers are.
 func round5(v float64) float64 { return math.Round(v*1e5) / 1e5 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
 
 func joinInts(v []int, sep string) string {
 	s := make([]string, len(v))

@@ -634,6 +634,12 @@ func ReadServerMetrics(r io.Reader, name string) (*ServerMetricsExport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
+	return serverMetrics(data, name)
+}
+
+// serverMetrics decodes a whole export: the one-pass path, or the
+// tolerant one for odd shapes.
+func serverMetrics(data []byte, name string) (*ServerMetricsExport, error) {
 	if out, ok := decodeServerMetrics(data, name); ok {
 		return out, nil
 	}
@@ -763,8 +769,12 @@ func decodeServerMetrics(data []byte, name string) (*ServerMetricsExport, bool) 
 		case "summary":
 			dst = &top.summary
 		case "metrics":
-			top.metrics = nil
-			dst = &top.metrics
+			// Family by family, so the decoder buffers one family at a
+			// time rather than the whole (tens of MB) object.
+			if top.metrics, ok = decodeFamilies[family](dec); !ok {
+				return nil, false
+			}
+			continue
 		default:
 			dst = new(json.RawMessage)
 		}
@@ -796,6 +806,33 @@ func decodeServerMetrics(data []byte, name string) (*ServerMetricsExport, bool) 
 			}
 			m.Series = append(m.Series, s.series())
 		}
+	}
+	return out, true
+}
+
+// decodeFamilies decodes the object at dec's position into a map, one
+// member at a time, as json.Unmarshal into a map would (exact keys, the
+// last of a repeated key wins). It reports false for anything but an
+// object of well-formed members.
+func decodeFamilies[F any](dec *json.Decoder) (map[string]*F, bool) {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	out := map[string]*F{}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return nil, false
+		}
+		var f *F
+		if dec.Decode(&f) != nil {
+			return nil, false
+		}
+		out[key] = f
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, false
 	}
 	return out, true
 }
@@ -862,5 +899,9 @@ func ReadSummaryFile(path string) (*Summary, error) {
 // ReadServerMetricsFile reads server_metrics_export.json from path, a
 // regular file within inputfile.AiperfServerMetrics.
 func ReadServerMetricsFile(path string) (*ServerMetricsExport, error) {
-	return readJSONFile(path, inputfile.AiperfServerMetrics, ReadServerMetrics)
+	data, err := inputfile.Read(path, inputfile.AiperfServerMetrics)
+	if err != nil {
+		return nil, err
+	}
+	return serverMetrics(data, path)
 }

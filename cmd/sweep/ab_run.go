@@ -57,10 +57,15 @@ compare the roots as "sweep ab compare" does and print the report.
 
 bfcl runs with the leg's temperature (0 by default: vLLM clamps positive
 temperatures below 0.01 up to 0.01, which is warned about) and always with
---num-threads. "bfcl models" must list the leg's model (the registry entry is
-verified, never assumed). A server that does not start, an unregistered
-model, bfcl exiting non-zero or running past --run-timeout is a run-failed
-problem: the leg is INCOMPLETE.
+--num-threads. The registry entry is written, then verified: per replicate, a
+static sitecustomize.py goes into <arm>/bfcl-r<k>-python/, first on the
+PYTHONPATH of the bfcl processes, and adds the leg's model (read from
+SWEEP_BFCL_REGISTRY_NAME, never written into code) to bfcl_eval's
+MODEL_CONFIG_MAPPING with OpenAICompletionsHandler and underscore_to_dot=True;
+then "bfcl models" must list it. Nothing is edited in the installed bfcl-eval.
+A server that does not start, an entry not written or not listed, bfcl
+exiting non-zero or running past --run-timeout is a run-failed problem: the
+leg is INCOMPLETE.
 
 --simulate runs the recipes' own commands against sweep's simulated engine
 and router, and "sweep sim-bfcl" in place of bfcl: it asks each arm's server
@@ -70,7 +75,8 @@ plants a regression).
 
 Everything lands in --out (default ./ab-runs/<LEG>-<UTC time>; it must not
 exist or be empty): <arm>/server/ (logs, server.json), <arm>/bfcl-r<k>/ (the
-roots), <arm>/bfcl-r<k>-{generate,evaluate}.log, report.md and report.json.
+roots), <arm>/bfcl-r<k>-python/ (the registration), <arm>/bfcl-r<k>-
+{models,generate,evaluate}.log, report.md and report.json.
 
 Exit codes: 0 PASS, 1 REGRESSION, 3 INCONCLUSIVE, 4 INCOMPLETE, 2 usage
 (a leg file error names file:line:col and the key), 130 interrupted.

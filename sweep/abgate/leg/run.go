@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -25,6 +24,13 @@ const (
 
 // ServerDir is where arm label's server writes its logs and server.json.
 func ServerDir(dir, label string) string { return filepath.Join(dir, label, "server") }
+
+// PythonDir is the directory first on the PYTHONPATH of replicate rep's
+// bfcl processes: it holds the sitecustomize.py that adds the registry
+// entry (abgate.Registry).
+func PythonDir(dir, label string, rep int) string {
+	return filepath.Join(dir, label, fmt.Sprintf("bfcl-r%d-python", rep))
+}
 
 // RootDir is the BFCL_PROJECT_ROOT of replicate rep (1-based) of arm label.
 func RootDir(dir, label string, rep int) string {
@@ -169,16 +175,12 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options) ([]string, []abga
 	defer srv.Stop()
 	o.Progress(fmt.Sprintf("arm %s: server ready at %s", arm.Label, arm.BaseURL))
 	var probs []abgate.Problem
-	if detail := verifyModel(ctx, p.Leg.Model, arm, o); detail != "" {
-		probs = failAll(detail)
-	} else {
-		for r, root := range roots {
-			ps, err := runReplicate(ctx, p, arm, o, r+1, root)
-			if err != nil {
-				return nil, nil, err
-			}
-			probs = append(probs, ps...)
+	for r, root := range roots {
+		ps, err := runReplicate(ctx, p, arm, o, r+1, root)
+		if err != nil {
+			return nil, nil, err
 		}
+		probs = append(probs, ps...)
 	}
 	final, err := srv.Stop()
 	if err != nil {
@@ -192,9 +194,11 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options) ([]string, []abga
 	return roots, probs, nil
 }
 
-// runReplicate runs bfcl generate then bfcl evaluate in a fresh root.
-// evaluate runs even after a failed generate, so the categories that were
-// generated are scored and the others named.
+// runReplicate writes the registry entry of a fresh root, verifies it with
+// bfcl models, then runs bfcl generate and bfcl evaluate there. evaluate
+// runs even after a failed generate, so the categories that were generated
+// are scored and the others named. A registry entry that is not written or
+// not listed stops the replicate: it is a run-failed problem.
 func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, root string) ([]abgate.Problem, error) {
 	problem := func(detail string) abgate.Problem {
 		return abgate.Problem{Arm: arm.Label, Root: root, Category: "*", Reason: abgate.ReasonRunFailed, Detail: detail}
@@ -204,9 +208,22 @@ func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, ro
 	}
 	b := abgate.BFCL{Model: p.Leg.Model, Categories: p.Categories, Root: root, BaseURL: arm.BaseURL,
 		Temperature: p.Leg.Sampling.Temperature, NumThreads: p.Leg.Sampling.NumThreads, PartialEval: p.Leg.PartialEval}
+	reg := abgate.Registry{Name: p.Leg.Model, APIModel: apiModel(p.Leg.Model, arm), Dir: PythonDir(o.Dir, arm.Label, rep)}
+	if err := reg.Write(); err != nil {
+		return []abgate.Problem{problem("the bfcl registry entry was not written: " + err.Error())}, nil
+	}
 	env := b.Env()
+	maps.Copy(env, reg.Env(os.Getenv("PYTHONPATH")))
 	if o.Setup.Simulate {
 		maps.Copy(env, arm.Sim.Env(rep-1))
+	}
+	o.Progress(fmt.Sprintf("arm %s: replicate %d: bfcl models (registry entry %s in %s)", arm.Label, rep, reg.Name, reg.Dir))
+	log := filepath.Join(filepath.Dir(root), fmt.Sprintf("bfcl-r%d-models.log", rep))
+	if detail := verifyModel(ctx, p.Leg.Model, env, root, log, o); detail != "" {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return []abgate.Problem{problem(detail)}, nil
 	}
 	var probs []abgate.Problem
 	for _, stage := range []struct {
@@ -258,25 +275,20 @@ func runProcess(ctx context.Context, spec proc.Spec, timeout, grace time.Duratio
 	return st, nil
 }
 
-// verifyModel runs "bfcl models" and checks that the leg's model is
-// registered: an unregistered name makes bfcl generate fail per category
-// (or, in SMG's nightly, a registration silently ignored). It returns ""
-// when the model is listed.
-func verifyModel(ctx context.Context, model string, arm *Arm, o Options) string {
-	dir := filepath.Join(o.Dir, arm.Label)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// verifyModel runs "bfcl models" with env in dir and checks that it lists the
+// leg's model on a line of its own (bfcl prints one key per line): an
+// unregistered name makes bfcl generate fail per category (or, in SMG's
+// nightly, a registration silently ignored). It returns "" when the model
+// is listed, else what went wrong and the fix.
+func verifyModel(ctx context.Context, model string, env map[string]string, dir, log string, o Options) string {
+	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
 		return err.Error()
 	}
-	log := filepath.Join(dir, "bfcl-models.log")
 	if err := os.Remove(log); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err.Error()
 	}
-	env := map[string]string{}
-	if o.Setup.Simulate {
-		env = arm.Sim.Env(0)
-	}
 	argv := append(append([]string{}, o.BFCL...), "models")
-	st, err := runProcess(ctx, proc.Spec{Name: "bfcl models", Argv: argv, Env: env, LogPath: log}, 2*time.Minute, o.StopGrace)
+	st, err := runProcess(ctx, proc.Spec{Name: "bfcl models", Argv: argv, Env: env, Dir: dir, LogPath: log}, 2*time.Minute, o.StopGrace)
 	if err != nil {
 		return fmt.Sprintf("bfcl models: %v: is bfcl-eval installed? (log: %s)", err, log)
 	}
@@ -287,8 +299,21 @@ func verifyModel(ctx context.Context, model string, arm *Arm, o Options) string 
 	if err != nil {
 		return fmt.Sprintf("bfcl models: %v", err)
 	}
-	if !regexp.MustCompile(`(^|[\s|,'"])` + regexp.QuoteMeta(model) + `($|[\s|,'"])`).Match(out) {
-		return fmt.Sprintf("bfcl models does not list %s: register it in bfcl_eval's model_config.py with OpenAICompletionsHandler and underscore_to_dot=True, then rerun (log: %s)", model, log)
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if strings.TrimSpace(line) == model {
+			return ""
+		}
 	}
-	return ""
+	return fmt.Sprintf("bfcl models does not list %s although the registry entry was written (%s first on PYTHONPATH): "+
+		"the bfcl program must run a Python that honours PYTHONPATH and imports bfcl_eval.constants.model_config (bfcl-eval 2026.3.23); "+
+		"look for a \"sweep sitecustomize:\" line in the log (log: %s)", model, env["PYTHONPATH"], log)
+}
+
+// apiModel is the model name bfcl sends to the arm: the engine's served
+// model name, else the registry name without its "-FC" suffix.
+func apiModel(registry string, arm *Arm) string {
+	if names := run.ServedModels(arm.Point.Engine.Argv); len(names) > 0 {
+		return names[0]
+	}
+	return strings.TrimSuffix(registry, "-FC")
 }

@@ -57,6 +57,9 @@ type Options struct {
 	StopGrace time.Duration
 	// Progress, when set, gets one line per step.
 	Progress func(line string)
+	// Calibration, when set, is the leg's A/A calibration (Calibrate):
+	// the comparison's replicate advice uses its flip rates.
+	Calibration *abgate.Calibration
 }
 
 // Result is the outcome of a leg.
@@ -68,10 +71,9 @@ type Result struct {
 	Table, JSON string
 }
 
-// Run runs both arms one after the other and compares them. It returns an
-// error only for unusable options, an unusable output directory or
-// cancellation; every failed stage is a Problem in the report.
-func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
+// defaults fills o's defaults and prepares the leg's directory. It returns
+// the instant before which files are stale.
+func (o *Options) defaults() (time.Time, error) {
 	if o.Progress == nil {
 		o.Progress = func(string) {}
 	}
@@ -85,22 +87,32 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 			if exe == "" {
 				var err error
 				if exe, err = os.Executable(); err != nil {
-					return nil, fmt.Errorf("find the sweep executable: %w", err)
+					return time.Time{}, fmt.Errorf("find the sweep executable: %w", err)
 				}
 			}
 			o.BFCL = []string{exe, "sim-bfcl", "--"}
 		}
 	}
 	if err := abgate.PrepareRoot(o.Dir); err != nil {
-		return nil, fmt.Errorf("leg directory: %w", err)
+		return time.Time{}, fmt.Errorf("leg directory: %w", err)
 	}
 	// Files written before this instant are stale; the second boundary
 	// keeps file systems with coarse timestamps honest.
-	since := time.Now().Truncate(time.Second)
+	return time.Now().Truncate(time.Second), nil
+}
+
+// Run runs both arms one after the other and compares them. It returns an
+// error only for unusable options, an unusable output directory or
+// cancellation; every failed stage is a Problem in the report.
+func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
+	since, err := o.defaults()
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{}
 	var problems []abgate.Problem
 	for i := range p.Arms {
-		roots, probs, err := runArm(ctx, p, &p.Arms[i], o)
+		roots, probs, err := runArm(ctx, p, &p.Arms[i], o, p.Leg.Replicates)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +122,7 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 	rep, err := abgate.Compare(ctx, abgate.Options{
 		A: res.Roots[0], B: res.Roots[1], Model: p.Leg.Model, Categories: p.Categories,
 		Tolerance: p.Leg.Tolerance, Read: abgate.ReadOptions{Since: since, AllowPartial: p.Leg.PartialEval},
-		Problems: problems,
+		Problems: problems, Calibration: o.Calibration,
 	})
 	if err != nil {
 		return nil, err
@@ -135,11 +147,10 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 	return res, nil
 }
 
-// runArm brings the arm's server up, runs every replicate against it and
+// runArm brings the arm's server up, runs reps replicates against it and
 // stops it. The roots are returned even when nothing was written in them,
 // so the comparison names what is missing.
-func runArm(ctx context.Context, p *Plan, arm *Arm, o Options) ([]string, []abgate.Problem, error) {
-	reps := p.Leg.Replicates
+func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) ([]string, []abgate.Problem, error) {
 	roots := make([]string, reps)
 	for r := range reps {
 		roots[r] = RootDir(o.Dir, arm.Label, r+1)

@@ -143,3 +143,9 @@ func TestDecideCalibrated(t *testing.T) {
 	rep.decide([]stratum{discordant(200, 16, 12)}, []string{"parallel"}, cal)
 	assert.Contains(t, rep.Notes[0], "the measured flip rate between the arms is 14.0 % (the A/A calibration aa/calibration.json: 4 identical runs of arm a has no flip rate for parallel, so it is not used), which needs about 11 replicates per arm (10 more)")
 }
+
+func TestCompareCalibrationOfAnotherModel(t *testing.T) {
+	_, err := Compare(t.Context(), Options{A: []string{"a"}, B: []string{"b"}, Model: testModel, Categories: []Category{mustCategory(t, "multiple")},
+		Calibration: &Calibration{Model: "Org/Other-FC", Runs: 2, Arm: "a", File: "cal.json"}})
+	assert.ErrorContains(t, err, `compare: the A/A calibration cal.json: 2 identical runs of arm a is of model "Org/Other-FC", not "Org/Model-FC"`)
+}

@@ -194,6 +194,13 @@ func TestSitecustomizePython(t *testing.T) {
 	got, _ = run(map[string]string{"PYTHONPATH": fake, EnvRegistryName: "Org/M-FC"})
 	assert.NotContains(t, got, "Org/M-FC")
 
+	// The sitecustomize the file shadows still runs.
+	shadowed := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(shadowed, SitecustomizeFile), []byte("import sys\nsys.stderr.write('shadowed sitecustomize ran\\n')\n"), 0o644))
+	got, stderr = run(r.Env(fake + ":" + shadowed))
+	assert.Equal(t, "shadowed sitecustomize ran\n", stderr)
+	assert.Contains(t, got, "Org/M-FC")
+
 	// A key with "_" is refused on stderr (the Go side refuses it first).
 	env = r.Env(fake)
 	env[EnvRegistryName] = "Org/M_FC"

@@ -14,7 +14,8 @@ underscore_to_dot=True (that handler sends "." in tool names as "_"; with
 False the checker fails every dotted-name case). Written for bfcl-eval
 2026.3.23 (gorilla 6ea57973); it checks the ModelConfig fields it needs.
 
-Without SWEEP_BFCL_REGISTRY_NAME nothing happens. A problem is written to
+Without SWEEP_BFCL_REGISTRY_NAME nothing is registered. The sitecustomize
+this file shadows on sys.path, if any, still runs. A problem is written to
 stderr and leaves the key unregistered, so "bfcl models", which sweep runs to
 verify the entry, does not list it and the run stops there.
 """
@@ -126,8 +127,25 @@ class _Finder(object):
         return None
 
 
+def _chain():
+    """Runs the sitecustomize this file shadows, if any (a venv's, a distro's)."""
+    try:
+        import importlib.machinery
+        import importlib.util
+
+        here = os.path.dirname(os.path.abspath(__file__))
+        rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+        spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+        if spec is None or spec.loader is None:
+            return
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    except Exception as exc:
+        _warn("the shadowed sitecustomize failed: %s: %s" % (type(exc).__name__, exc))
+
+
 if os.environ.get(_NAME_ENV):
     if _TARGET in sys.modules:
         _register(sys.modules[_TARGET])
     else:
         sys.meta_path.insert(0, _Finder())
+_chain()

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"sweep/internal/atomicfile"
 )
 
 // The environment variables the registration file reads (sitecustomize.py).
@@ -77,7 +79,7 @@ func (r Registry) Write() error {
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return fmt.Errorf("bfcl registry: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(r.Dir, SitecustomizeFile), sitecustomize, 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(r.Dir, SitecustomizeFile), sitecustomize, 0o644); err != nil {
 		return fmt.Errorf("bfcl registry: %w", err)
 	}
 	return nil

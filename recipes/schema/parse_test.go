@@ -344,7 +344,8 @@ func TestParseVLLM(t *testing.T) {
 		// vLLM rejects the pair only when --speculative-config sets the same key, which sweep
 		// does not look into: a warning.
 		{name: "speculative config vs shorthand", argv: []string{"serve", "m", "-sc", "{}", "--spec-method", "mtp"}, warnings: []problem{{RuleBroken, "--spec-method"}}},
-		{name: "spec method choices", argv: []string{"serve", "m", "--spec-method", "mtpp"}, want: []problem{{BadChoice, "--spec-method"}}},
+		{name: "closed choices", argv: []string{"serve", "m", "--kv-offloading-backend", "nvme"}, want: []problem{{BadChoice, "--kv-offloading-backend"}}},
+		{name: "open registry choices", argv: []string{"serve", "m", "--moe-backend", "a_newer_backend", "--spec-method", "a_newer_mtp"}},
 		{name: "removed since v0.11", argv: []string{"serve", "m", "--swap-space", "4"}, want: []problem{{RemovedFlag, "--swap-space"}}},
 		{name: "no-x of a hand-registered BooleanOptionalAction", argv: []string{"serve", "m", "--no-enable-lora", "--no-fail-on-environ-validation"}},
 		{name: "store_true", argv: []string{"serve", "m", "--disable-log-stats"}},

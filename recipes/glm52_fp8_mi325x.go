@@ -30,7 +30,7 @@ func glm52FP8MI325X() *Recipe {
 			ParallelArgs,
 			Flag("--dsa-prefill-backend", "tilelang"),
 			Flag("--dsa-decode-backend", "tilelang"),
-			Flag("--dsa-topk-backend", "torch").Unverified(schemaGap),
+			Flag("--dsa-topk-backend", "torch"),
 			Flag("--kv-cache-dtype", "bfloat16"),
 			glm52Parsers,
 			Flag("--context-length", 1048576),

@@ -31,7 +31,7 @@ func minimaxM3FP8MI300X() *Recipe {
 			Flag("--gpu-memory-utilization", 0.90),
 			Flag("--enable-chunked-prefill", nil),
 			Flag("--max-num-batched-tokens", 16384),
-			Flag("--language-model-only", nil).Unverified(schemaGap),
+			Flag("--language-model-only", nil),
 			Flag("--enable-prefix-caching", nil),
 			Flag("--attention-backend", "TRITON_ATTN"),
 			Flag("--kv-cache-dtype", "fp8"),

@@ -17,7 +17,7 @@ var minimaxM3Parsers = ArgGroup("minimax-m3 parsers",
 // the parsers and before the speculative flags: thinking forced on through
 // the chat template, 2×conc sequences and 20-token stream chunks.
 var minimaxM3ROCmServing = ArgGroup("minimax-m3 rocm serving",
-	Flag("--default-chat-template-kwargs", thinkingEnabled).Unverified(schemaGap),
+	Flag("--default-chat-template-kwargs", thinkingEnabled),
 	FlagFn("--max-num-seqs", TwiceConc),
-	Flag("--stream-interval", 20).Unverified(schemaGap),
+	Flag("--stream-interval", 20),
 )

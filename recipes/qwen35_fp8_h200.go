@@ -45,7 +45,7 @@ func qwen35FP8Hopper(name string, keys []string, memFraction float64) *Recipe {
 			Flag("--quantization", "fp8"),
 			qwen35CacheDtypes,
 			Flag("--attention-backend", "flashinfer"),
-			Flag("--enable-flashinfer-allreduce-fusion", nil).Unverified(schemaGap),
+			Flag("--enable-flashinfer-allreduce-fusion", nil),
 			Flag("--mem-fraction-static", memFraction),
 			Flag("--stream-interval", 50),
 			Flag("--scheduler-recv-interval", 10),

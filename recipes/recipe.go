@@ -267,7 +267,3 @@ func ConcAtLeast(n int) func(*Ctx) bool { return func(c *Ctx) bool { return c.Co
 
 // Offloaded is true for rows with KV offload to DRAM.
 func Offloaded(c *Ctx) bool { return c.Offloaded() }
-
-// schemaGap is the escape reason of flags the engines accept but the
-// partial schemas do not list yet.
-const schemaGap = "accepted by the engine release the recipe targets, but not in sweep's partial schema yet"

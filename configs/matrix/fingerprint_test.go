@@ -94,7 +94,8 @@ func TestDecRound(t *testing.T) {
 		{"42", "42"},
 	}
 	for _, tc := range tests {
-		got := decRound(rat(tc.in))
+		in := rat(tc.in)
+		got := decRound(in.Num(), in.Denom(), 0).rat()
 		assert.Zero(t, got.Cmp(rat(tc.want)), "decRound(%s) = %s, want %s", tc.in, got.FloatString(30), tc.want)
 	}
 }

@@ -3,7 +3,6 @@ package matrix
 import (
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -312,6 +311,7 @@ type expander struct {
 	// testConfig selects test-config's concurrency rules (conc-list taken
 	// whenever the key is present, --conc intersection) over full-sweep's.
 	testConfig bool
+	dram       map[dramInput]int // dramGB results by input
 }
 
 // concRange expands conc-start..conc-end: multiply by step each time and
@@ -595,7 +595,7 @@ func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLe
 func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Matrix, error) {
 	for ci, ac := range m.Scenarios.AgenticCoding {
 		for si, s := range ac.SearchSpace {
-			gb, err := x.g.dramOffloadGB(m, ac, s)
+			gb, err := x.dramOffloadGB(m, ac, s)
 			if err != nil {
 				return nil, &MatrixError{Pos: s.Pos, Key: fmt.Sprintf("%s.scenarios.agentic-coding[%d].search-space[%d]", m.Key, ci, si), Msg: err.Error()}
 			}
@@ -720,7 +720,8 @@ const maxAgenticDRAMMiB = 2_861_022
 //
 // The arithmetic follows Python's decimal module (28 significant digits,
 // half-even) so results match InferenceX to the last unit.
-func (g *Generator) dramOffloadGB(m *configs.Master, ac *configs.AgenticConfig, s *configs.SearchSpace) (int, error) {
+func (x *expander) dramOffloadGB(m *configs.Master, ac *configs.AgenticConfig, s *configs.SearchSpace) (int, error) {
+	g := x.g
 	if s.KVOffloadingValue() != configs.KVOffloadDRAM {
 		return 0, nil
 	}
@@ -756,80 +757,22 @@ func (g *Generator) dramOffloadGB(m *configs.Master, ac *configs.AgenticConfig, 
 				*s.TP, s.PPValue(), s.PCPSizeValue(), gpus, gpusPerNode, m.Runner)
 		}
 	}
-	return dramGB(min(hw.AvailableCPUDRAMMiB, maxAgenticDRAMMiB), *ac.DRAMUtilization, gpus, gpusPerNode), nil
-}
-
-// dramGB computes int(Decimal(mib) * 1048576 * Decimal(str(util)) * gpus /
-// gpusPerNode / 1e9) with Python's default decimal context, rounding each
-// step as Python's decimal module does.
-func dramGB(mib int64, util float64, gpus, gpusPerNode int) int {
-	u, ok := new(big.Rat).SetString(strconv.FormatFloat(util, 'g', -1, 64))
+	in := dramInput{min(hw.AvailableCPUDRAMMiB, maxAgenticDRAMMiB), *ac.DRAMUtilization, gpus, gpusPerNode}
+	// Many entries share their inputs, and the decimal arithmetic is slow.
+	gb, ok := x.dram[in]
 	if !ok {
-		return 0
+		gb = dramGB(in.mib, in.util, in.gpus, in.gpusPerNode)
+		if x.dram == nil {
+			x.dram = map[dramInput]int{}
+		}
+		x.dram[in] = gb
 	}
-	v := new(big.Rat).SetInt64(mib)
-	v = decRound(v.Mul(v, big.NewRat(1<<20, 1)))
-	v = decRound(v.Mul(v, u))
-	v = decRound(v.Mul(v, big.NewRat(int64(gpus), 1)))
-	v = decRound(v.Quo(v, big.NewRat(int64(gpusPerNode), 1)))
-	v = decRound(v.Quo(v, big.NewRat(1_000_000_000, 1)))
-	q := new(big.Int).Quo(v.Num(), v.Denom()) // truncates toward zero, as int() does
-	return int(q.Int64())
+	return gb, nil
 }
 
-// decPrecision is the precision of Python's default decimal context.
-const decPrecision = 28
-
-// decRound rounds r to decPrecision significant digits, half to even, as
-// every operation of Python's decimal module does.
-func decRound(r *big.Rat) *big.Rat {
-	if r.Sign() == 0 {
-		return r
-	}
-	neg := r.Sign() < 0
-	a := new(big.Rat).Abs(r)
-	// Find e with 10^(e-1) <= a < 10^e.
-	num, den := a.Num(), a.Denom()
-	e := len(num.String()) - len(den.String())
-	ten := big.NewInt(10)
-	pow := func(n int) *big.Int { return new(big.Int).Exp(ten, big.NewInt(int64(n)), nil) }
-	cmpPow := func(n int) int { // compare a with 10^n
-		if n >= 0 {
-			return new(big.Int).Mul(den, pow(n)).Cmp(num) * -1
-		}
-		return new(big.Int).Mul(num, pow(-n)).Cmp(den)
-	}
-	for cmpPow(e) >= 0 {
-		e++
-	}
-	for cmpPow(e-1) < 0 {
-		e--
-	}
-	// Scale so that the integer part has decPrecision digits.
-	shift := decPrecision - e
-	scaled := new(big.Rat).Set(a)
-	if shift >= 0 {
-		scaled.Mul(scaled, new(big.Rat).SetInt(pow(shift)))
-	} else {
-		scaled.Quo(scaled, new(big.Rat).SetInt(pow(-shift)))
-	}
-	if scaled.IsInt() {
-		return r
-	}
-	q, rem := new(big.Int).QuoRem(scaled.Num(), scaled.Denom(), new(big.Int))
-	twice := new(big.Int).Mul(rem, big.NewInt(2))
-	switch c := twice.Cmp(scaled.Denom()); {
-	case c > 0, c == 0 && q.Bit(0) == 1:
-		q.Add(q, big.NewInt(1))
-	}
-	out := new(big.Rat).SetInt(q)
-	if shift >= 0 {
-		out.Quo(out, new(big.Rat).SetInt(pow(shift)))
-	} else {
-		out.Mul(out, new(big.Rat).SetInt(pow(-shift)))
-	}
-	if neg {
-		out.Neg(out)
-	}
-	return out
+// dramInput holds the arguments of dramGB.
+type dramInput struct {
+	mib               int64
+	util              float64
+	gpus, gpusPerNode int
 }

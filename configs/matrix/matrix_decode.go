@@ -127,8 +127,8 @@ func (r *Row) setMember(m member) error {
 // decodeValue reads data into v, a rowField.value or workerField.value.
 func decodeValue(v any, data json.RawMessage) error {
 	switch p := v.(type) {
-	case string:
-		return nil // derived from other fields (scenario-type: the kind already says it)
+	case derived:
+		return nil // scenario-type: the kind already says it
 	case **Worker:
 		w, err := decodeWorker(data)
 		*p = w

@@ -46,12 +46,15 @@ func (g *orderedGroups[K, V]) add(k K, v V) {
 	g.lists[i] = append(g.lists[i], v)
 }
 
-// parallelismKey is the generator's multi-node parallelism key: the row
-// as canonical JSON without conc, exp-name and the eval fields, so two
+// parallelismKeys writes the generator's multi-node parallelism key: the
+// row as canonical JSON without conc, exp-name and the eval fields, so two
 // rows have the same key exactly when InferenceX's frozen dicts of them
-// compare equal.
-func parallelismKey(r *Row) string {
-	return string(appendRowJSON(nil, r, styleCanonical, parallelismSkip))
+// compare equal. The zero value is ready to use.
+type parallelismKeys struct{ buf []byte }
+
+func (p *parallelismKeys) of(r *Row) string {
+	p.buf = appendRowJSON(p.buf[:0], r, styleCanonical, parallelismSkip)
+	return string(p.buf)
 }
 
 // markEvals applies InferenceX's default eval policy (mark_eval_entries):
@@ -81,6 +84,7 @@ func markEvals(rows Matrix, includeAgentic bool) {
 		agSN   orderedGroups[agKey, evalPick]
 		agMN   orderedGroups[string, evalPick]
 		picked = make([]bool, len(rows))
+		par    parallelismKeys
 	)
 	for i, r := range rows {
 		switch r.Kind {
@@ -94,7 +98,7 @@ func markEvals(rows Matrix, includeAgentic bool) {
 				continue
 			}
 			if c, ok := maxEligibleEvalConc(r); ok {
-				mn.add(parallelismKey(r), evalPick{i, c})
+				mn.add(par.of(r), evalPick{i, c})
 			}
 		case AgenticSingleNode:
 			if includeAgentic {
@@ -105,7 +109,7 @@ func markEvals(rows Matrix, includeAgentic bool) {
 				continue
 			}
 			if c, ok := maxEligibleEvalConc(r); ok {
-				agMN.add(parallelismKey(r), evalPick{i, c})
+				agMN.add(par.of(r), evalPick{i, c})
 			}
 		}
 	}
@@ -168,13 +172,14 @@ func sortedUnion(a, b []int) []int {
 func markAllEvals(rows Matrix) Matrix {
 	out := make(Matrix, 0, len(rows))
 	merged := map[string]int{} // parallelism key -> index in out
+	var par parallelismKeys
 	for _, r := range rows {
 		switch {
 		case r.Kind == AgenticSingleNode:
 			r.RunEval = ptr(true)
 			out = append(out, r)
 		case r.Kind == AgenticMultiNode:
-			key := parallelismKey(r)
+			key := par.of(r)
 			if i, ok := merged[key]; ok {
 				e := out[i]
 				e.Concs = sortedUnion(e.Concs, r.Concs)
@@ -192,7 +197,7 @@ func markAllEvals(rows Matrix) Matrix {
 		case !is8k1k(r):
 			out = append(out, r)
 		case r.Kind == FixedMultiNode:
-			key := parallelismKey(r)
+			key := par.of(r)
 			if i, ok := merged[key]; ok {
 				out[i].Concs = sortedUnion(out[i].Concs, r.Concs)
 				continue

@@ -111,15 +111,19 @@ type rowField struct {
 	// optional keys are present only when their value is set: a non-nil
 	// pointer or a non-empty string.
 	optional bool
-	// pydanticDefault lists the kinds whose output model fills the key in
-	// (with false) when the row lacks it.
+	// pydanticDefault lists the kinds whose output model fills an
+	// optional key in (with false) when the row lacks it.
 	pydanticDefault kindSet
 	// value returns a pointer to the Row field holding the key's value
 	// (*string, *int, *bool, **bool, **int, *[]int, **Worker, **Backend,
-	// **configs.Component; see appendValue and decodeValue), or a plain
-	// string for a key derived from other fields.
+	// **configs.Component; see appendValue and decodeValue), or a derived
+	// string for a key that follows from other fields.
 	value func(r *Row) any
 }
+
+// derived is the value of a key computed from other fields (written, not
+// read back).
+type derived string
 
 // rowFields describes every field, indexed by field.
 var rowFields = [numFields]rowField{
@@ -153,9 +157,14 @@ var rowFields = [numFields]rowField{
 	fDuration:         {name: "duration", kinds: agenticKinds, value: func(r *Row) any { return &r.Duration }},
 	fExpName:          {name: "exp-name", kinds: allKinds, value: func(r *Row) any { return &r.ExpName }},
 	fDisagg:           {name: "disagg", kinds: allKinds &^ (1 << AgenticSingleNode), value: func(r *Row) any { return &r.Disagg }},
-	fScenarioType:     {name: "scenario-type", kinds: agenticKinds, value: func(r *Row) any { return r.ScenarioType() }},
-	fRouter:           {name: "router", kinds: allKinds, optional: true, value: func(r *Row) any { return &r.Router }},
-	fKVP2PTransfer:    {name: "kv-p2p-transfer", kinds: allKinds, optional: true, value: func(r *Row) any { return &r.KVP2PTransfer }},
+	fScenarioType: {name: "scenario-type", kinds: agenticKinds, value: func(r *Row) any {
+		if r.Kind.Agentic() {
+			return derived(configs.ScenarioAgenticCoding)
+		}
+		return derived(configs.ScenarioFixedSeqLen)
+	}},
+	fRouter:        {name: "router", kinds: allKinds, optional: true, value: func(r *Row) any { return &r.Router }},
+	fKVP2PTransfer: {name: "kv-p2p-transfer", kinds: allKinds, optional: true, value: func(r *Row) any { return &r.KVP2PTransfer }},
 	fRunEval: {name: "run-eval", kinds: allKinds, optional: true, pydanticDefault: fixedKinds, // required on fixed-seq-len models
 		value: func(r *Row) any { return &r.RunEval }},
 	fEvalOnly: {name: "eval-only", kinds: allKinds, optional: true, pydanticDefault: fixedKinds,
@@ -285,10 +294,12 @@ func appendRowJSON(b []byte, r *Row, s jsonStyle, skip fieldSet) []byte {
 	b = append(b, '{')
 	first := true
 	for _, f := range order {
-		if skip.has(f) {
+		d := &rowFields[f]
+		if skip.has(f) || !d.kinds.has(r.Kind) {
 			continue
 		}
-		if !r.present(f) && !(s == stylePydantic && rowFields[f].pydanticDefault.has(r.Kind)) {
+		v := d.value(r)
+		if d.optional && !isSet(v) && !(s == stylePydantic && d.pydanticDefault.has(r.Kind)) {
 			continue
 		}
 		if s == stylePython {
@@ -303,7 +314,7 @@ func appendRowJSON(b []byte, r *Row, s jsonStyle, skip fieldSet) []byte {
 			b = append(b, rowKeys.compact[f]...)
 		}
 		first = false
-		b = appendValue(b, rowFields[f].value(r), s)
+		b = appendValue(b, v, s)
 	}
 	return append(b, '}')
 }
@@ -338,8 +349,8 @@ var rowKeys = makeFieldKeys()
 // false: the only unset bools written are pydantic's defaults.
 func appendValue(b []byte, v any, s jsonStyle) []byte {
 	switch p := v.(type) {
-	case string:
-		return pyjson.AppendString(b, p, s.asciiOnly())
+	case derived:
+		return pyjson.AppendString(b, string(p), s.asciiOnly())
 	case *string:
 		return pyjson.AppendString(b, *p, s.asciiOnly())
 	case **string:

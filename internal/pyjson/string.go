@@ -15,45 +15,55 @@ import "unicode/utf8"
 //	pyjson.AppendString(nil, "ü\n", false) // "ü\n"
 func AppendString(b []byte, s string, asciiOnly bool) []byte {
 	b = append(b, '"')
+	start := 0 // s[start:i] needs no escaping and is not yet appended
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
+		if c >= 0x20 && c != '"' && c != '\\' && (c < 0x7f || c == 0x7f && !asciiOnly) {
 			i++
-			switch {
-			case c == '"':
-				b = append(b, '\\', '"')
-			case c == '\\':
-				b = append(b, '\\', '\\')
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c == '\b':
-				b = append(b, '\\', 'b')
-			case c == '\f':
-				b = append(b, '\\', 'f')
-			case c < 0x20, c == 0x7f && asciiOnly:
-				b = appendU4(b, rune(c))
-			default:
-				b = append(b, c)
-			}
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case !asciiOnly:
-			b = utf8.AppendRune(b, r) // an invalid byte decodes as U+FFFD
-		case r > 0xffff:
-			r -= 0x10000
-			b = appendU4(b, 0xd800+(r>>10))
-			b = appendU4(b, 0xdc00+(r&0x3ff))
-		default:
-			b = appendU4(b, r)
+		if c >= utf8.RuneSelf && !asciiOnly {
+			if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
 		}
+		b = append(b, s[start:i]...)
+		i++
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		default:
+			if c < utf8.RuneSelf { // other control characters, and DEL with asciiOnly
+				b = appendU4(b, rune(c))
+				break
+			}
+			r, size := utf8.DecodeRuneInString(s[i-1:])
+			i += size - 1
+			switch {
+			case !asciiOnly: // an invalid byte
+				b = append(b, "\ufffd"...)
+			case r > 0xffff:
+				r -= 0x10000
+				b = appendU4(b, 0xd800+(r>>10))
+				b = appendU4(b, 0xdc00+(r&0x3ff))
+			default:
+				b = appendU4(b, r)
+			}
+		}
+		start = i
 	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 

@@ -22,6 +22,7 @@ func TestAppendString(t *testing.T) {
 		{"BMP", "✓", `"\u2713"`, `"✓"`},
 		{"astral plane as surrogate pair", "😀", `"\ud83d\ude00"`, `"😀"`},
 		{"invalid UTF-8", "a\xffb", `"a\ufffdb"`, "\"a\ufffdb\""},
+		{"mixed", "a\x7fü\x00😀\xffz", `"a\u007f\u00fc\u0000\ud83d\ude00\ufffdz"`, "\"a\x7fü\\u0000😀\ufffdz\""},
 		{"escape after a long plain run", "0123456789abcdef\"x", `"0123456789abcdef\"x"`, `"0123456789abcdef\"x"`},
 	}
 	for _, tc := range tests {

@@ -1,13 +1,15 @@
-// Package pyjson writes and reads numbers the way Python does, for the
-// files sweep must produce byte for byte as InferenceX's Python tools do
-// (matrix and changelog JSON, recipe fingerprints, aggregate results) and
-// for the Python-written values it reads (aiperf artifacts, environment).
+// Package pyjson writes strings and writes and reads numbers the way
+// Python does, for the files sweep must produce byte for byte as
+// InferenceX's Python tools do (matrix and changelog JSON, recipe
+// fingerprints, aggregate results) and for the Python-written values it
+// reads (aiperf artifacts, environment).
 //
-//	pyjson.AppendFloat(b, 1e16)   // "1e+16", as json.dumps writes it
-//	pyjson.FloatRepr(400)         // "400.0", Python's repr(float)
-//	pyjson.Round5(x)              // round(x, 5)
-//	pyjson.ParseFloat(" 1_000.5") // float(s)
-//	pyjson.ParseInt("+42")        // int(s)
+//	pyjson.AppendString(b, "ü", true) // "\u00fc", json.dumps' ensure_ascii
+//	pyjson.AppendFloat(b, 1e16)       // "1e+16", as json.dumps writes it
+//	pyjson.FloatRepr(400)             // "400.0", Python's repr(float)
+//	pyjson.Round5(x)                  // round(x, 5)
+//	pyjson.ParseFloat(" 1_000.5")     // float(s)
+//	pyjson.ParseInt("+42")            // int(s)
 package pyjson
 
 import (

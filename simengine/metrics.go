@@ -22,6 +22,10 @@ type expo struct {
 	// no text is written (a sample of the virtual clock's log).
 	vals   []float64
 	values bool
+	// index writes each sample's index in vals instead of its value (the
+	// virtual clock's log schema: the load generator maps the records'
+	// indexes to series by it).
+	index bool
 }
 
 func (e *expo) head(name, typ, help string) {
@@ -59,7 +63,11 @@ func (e *expo) sample(name string, ls []label, v float64) {
 		e.b.WriteByte('}')
 	}
 	e.b.WriteByte(' ')
-	e.b.WriteString(pyFloat(v))
+	if e.index {
+		e.b.WriteString(strconv.Itoa(len(e.vals) - 1))
+	} else {
+		e.b.WriteString(pyFloat(v))
+	}
 	e.b.WriteByte('\n')
 }
 

@@ -21,7 +21,7 @@ func FuzzReadRecords(f *testing.F) {
 			_ = r.Warmup()
 			_ = r.Failed()
 			_ = r.ErrorCategory()
-			if m := r.Metrics.RequestLatency; m != nil {
+			if m := r.Metrics.Get("request_latency"); m != nil {
 				_, _ = m.Value.Float()
 			}
 		}

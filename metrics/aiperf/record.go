@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Phase names as aiperf writes them in benchmark_phase and phase_name.
@@ -136,7 +137,7 @@ func (m *MetricValue) UnmarshalJSON(b []byte) error {
 
 // written reads b when it has the form aiperf and loadgen write,
 // {"value":SCALAR,"unit":"UNIT"} with a number, true, false or null and a
-// unit without escapes, and reports whether it did; b is valid JSON (the
+// unit of valid UTF-8 without escapes, and reports whether it did; b is valid JSON (the
 // record was checked whole), so that form is exactly what it looks like.
 // It spares a second decoding pass for each of a record's metrics.
 func (m *MetricValue) written(b []byte) bool {
@@ -146,11 +147,11 @@ func (m *MetricValue) written(b []byte) bool {
 		return false
 	}
 	i := bytes.Index(rest, []byte(mid))
-	if i <= 0 || bytes.IndexByte([]byte(`[{"`), rest[0]) >= 0 {
-		return false
+	if i <= 0 || bytes.IndexByte([]byte(`[{"`), rest[0]) >= 0 || bytes.IndexByte(rest[:i], ',') >= 0 {
+		return false // a string or container value, or other members before "unit"
 	}
 	unit, ok := bytes.CutSuffix(rest[i+len(mid):], []byte(`"}`))
-	if !ok || bytes.IndexAny(unit, `"\`) >= 0 {
+	if !ok || bytes.IndexAny(unit, `"\`) >= 0 || !utf8.Valid(unit) { // encoding/json would replace invalid UTF-8
 		return false
 	}
 	m.Value, m.Unit = ParseScalar(rest[:i]), string(unit)

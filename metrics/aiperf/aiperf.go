@@ -224,13 +224,18 @@ func EachRecord(r io.Reader, name string, fn func(rec *Record) error) error {
 			continue
 		}
 		var rec Record
-		raw := recordJSON{Metrics: &rec.Metrics}
+		var raw recordJSON
 		if b[0] != '{' {
 			return &FieldError{File: name, Line: line, Field: "record", Msg: "not a JSON object"}
 		}
 		if err := json.Unmarshal(b, &raw); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field == "metrics" {
+				err = errMetricsNotObject
+			}
 			return &FieldError{File: name, Line: line, Field: "record", Msg: err.Error()}
 		}
+		rec.Metrics = raw.metrics()
 		hasMD := raw.Metadata != nil
 		if hasMD {
 			rec.Metadata = raw.Metadata.metadata()

@@ -34,7 +34,8 @@ func FuzzReadRecords(f *testing.F) {
 // takes.
 func FuzzMetricValueWritten(f *testing.F) {
 	for _, s := range []string{`{"value":12,"unit":"tokens"}`, `{"value":null,"unit":"ms"}`, `{"value":1e999,"unit":"x"}`,
-		`{"value":1,"unit":"a\"b"}`, `{"value":1,"unit":"x","unit":"y"}`, `{"value":1 ,"unit":"x"}`, `{"value":true,"unit":""}`} {
+		`{"value":1,"unit":"a\"b"}`, `{"value":1,"unit":"x","unit":"y"}`, `{"value":1 ,"unit":"x"}`, `{"value":true,"unit":""}`,
+		`{"value":[1.5,2,[3]],"unit":"ms"}`, `{"value":[1],"unit":"ms","value":[2],"unit":"s"}`, `{"value":[],"unit":"ms"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

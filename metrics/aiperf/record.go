@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -146,6 +147,20 @@ func (m *MetricValue) written(b []byte) bool {
 	if !ok {
 		return false
 	}
+	if len(rest) > 0 && rest[0] == '[' {
+		// A list of numbers (inter_chunk_latency): no string inside it, so
+		// the last `],"unit":"` ends it. Read, a list is not a number.
+		i := bytes.LastIndex(rest, []byte("]"+mid))
+		if i < 0 || bytes.IndexByte(rest[:i], '"') >= 0 {
+			return false
+		}
+		unit, ok := bytes.CutSuffix(rest[i+1+len(mid):], []byte(`"}`))
+		if !ok || bytes.IndexAny(unit, `"\`) >= 0 || !utf8.Valid(unit) {
+			return false
+		}
+		m.Value, m.Unit = Scalar{kind: scalarOther}, string(unit)
+		return true
+	}
 	i := bytes.Index(rest, []byte(mid))
 	if i <= 0 || bytes.IndexByte([]byte(`[{"`), rest[0]) >= 0 || bytes.IndexByte(rest[:i], ',') >= 0 {
 		return false // a string or container value, or other members before "unit"
@@ -158,7 +173,8 @@ func (m *MetricValue) written(b []byte) bool {
 	return true
 }
 
-// RecordMetrics is a record's "metrics" object, in the order written.
+// RecordMetrics is a record's "metrics" object: in the order a writer
+// gives them, sorted by tag when read.
 type RecordMetrics []MetricValue
 
 // Get returns the metric tag, or nil when the record has none.
@@ -171,52 +187,7 @@ func (ms RecordMetrics) Get(tag string) *MetricValue {
 	return nil
 }
 
-// UnmarshalJSON reads the metrics object in file order. A key given
-// twice keeps its last value and a null value is no metric, as when
-// Python's json.load fills a dict.
-func (ms *RecordMetrics) UnmarshalJSON(b []byte) error {
-	out := (*ms)[:0]
-	d := json.NewDecoder(bytes.NewReader(b))
-	tok, err := d.Token()
-	if err != nil || tok == nil { // null: no metrics
-		*ms = out
-		return err
-	}
-	if tok != json.Delim('{') {
-		return errMetricsNotObject
-	}
-	for d.More() {
-		tok, err := d.Token()
-		if err != nil {
-			return err
-		}
-		tag, _ := tok.(string) // object keys are strings
-		var raw json.RawMessage
-		if err := d.Decode(&raw); err != nil {
-			return err
-		}
-		i := slices.IndexFunc(out, func(m MetricValue) bool { return m.Tag == tag })
-		if bytes.Equal(raw, []byte("null")) {
-			if i >= 0 {
-				out = slices.Delete(out, i, i+1)
-			}
-			continue
-		}
-		m := MetricValue{Tag: tag}
-		if err := m.UnmarshalJSON(raw); err != nil {
-			return err
-		}
-		if i >= 0 {
-			out[i] = m
-		} else {
-			out = append(out, m)
-		}
-	}
-	*ms = out
-	return nil
-}
-
-// errMetricsNotObject is returned for a "metrics" value that is neither
+// errMetricsNotObject is the error for a "metrics" value that is neither
 // an object nor null.
 var errMetricsNotObject = errors.New(`"metrics" is not a JSON object`)
 
@@ -277,9 +248,25 @@ func (r *Record) ErrorCategory() string {
 // recordJSON is a record as EachRecord decodes it (the metadata straight
 // into the fields read, sparing RecordMetadata.UnmarshalJSON's second pass).
 type recordJSON struct {
-	Metadata *metadataRead  `json:"metadata"`
-	Metrics  *RecordMetrics `json:"metrics"`
-	Error    *RecordError   `json:"error"`
+	Metadata *metadataRead `json:"metadata"`
+	// Metrics is decoded in the record's one pass (a null value is a nil
+	// entry: no metric); metrics() makes it RecordMetrics.
+	Metrics map[string]*MetricValue `json:"metrics"`
+	Error   *RecordError            `json:"error"`
+}
+
+// metrics returns the decoded metrics sorted by tag, as
+// RecordMetrics.UnmarshalJSON reads them.
+func (r *recordJSON) metrics() RecordMetrics {
+	out := make(RecordMetrics, 0, len(r.Metrics))
+	for tag, m := range r.Metrics {
+		if m != nil {
+			m.Tag = tag
+			out = append(out, *m)
+		}
+	}
+	slices.SortFunc(out, func(x, y MetricValue) int { return strings.Compare(x.Tag, y.Tag) })
+	return out
 }
 
 // MarshalJSON writes the record as aiperf does: metadata, the metrics in

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -74,7 +75,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	for _, m := range r.Metrics {
 		tags = append(tags, m.Tag)
 	}
-	assert.Equal(t, []string{"output_sequence_length", "time_to_first_token", "inter_chunk_latency", "big", "huge", "inf", "neg", "neg0"}, tags, "in file order")
+	assert.Equal(t, []string{"big", "huge", "inf", "inter_chunk_latency", "neg", "neg0", "output_sequence_length", "time_to_first_token"}, tags, "sorted by tag")
 	v, ok := r.Metrics.Get("time_to_first_token").Value.Float()
 	assert.True(t, ok)
 	assert.Equal(t, 7095.894795, v)
@@ -138,4 +139,19 @@ func TestRecordMetricsLenient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A "metrics" value that is not an object is named as such; null is no
+// metrics, and a null metric is no metric.
+func TestRecordMetricsShapes(t *testing.T) {
+	const md = `"metadata": {"x_request_id": "r"}`
+	_, err := ReadRecords(strings.NewReader(`{`+md+`, "metrics": 5}`), RecordsFile)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `profile_export.jsonl:1: record: "metrics" is not a JSON object`)
+	recs, err := ReadRecords(strings.NewReader(`{`+md+`, "metrics": null}`+"\n"+`{`+md+`, "metrics": {"a": null, "b": {"value": 2, "unit": "ms"}, "b": {"value": 3, "unit": "ms"}}}`), RecordsFile)
+	require.NoError(t, err)
+	assert.Empty(t, recs[0].Metrics)
+	require.Len(t, recs[1].Metrics, 1)
+	v, _ := recs[1].Metrics.Get("b").Value.Float()
+	assert.Equal(t, 3.0, v, "the last of a repeated key")
 }

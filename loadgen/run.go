@@ -634,9 +634,14 @@ func (r *runner) runLane(issueCtx, reqCtx context.Context, l *lane) {
 // have finished (SPAWN_JOIN). It returns false when the lane must stop.
 func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *session, turn int) bool {
 	kids := parent.conv.Children[turn]
+	// The subagents' sessions are made here, in order, so their
+	// session_num follow the spawn order whichever stream starts first.
+	sessions := make([]*session, len(kids))
+	for j, child := range kids {
+		sessions[j] = r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, turn, j))
+	}
 	play := func(j int, p *vpart) bool {
-		child := kids[j]
-		cs := r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, turn, j))
+		child, cs := kids[j], sessions[j]
 		cs.p = p
 		for j := range child.Turns {
 			if !r.turn(issueCtx, reqCtx, l, cs, j) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,9 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/sweep/run"
-
 	"sweep/internal/cpuhog"
+	"sweep/metrics/aiperf"
+	"sweep/sweep/run"
 )
 
 // resultNumbers reads the point's result JSON as a flat map of its
@@ -59,11 +60,14 @@ func resultNumbers(t *testing.T, dir string) map[string]float64 {
 // second time with every CPU of the machine hogged, and compares every
 // number of the two result files: on the virtual clock they are equal.
 // (On the compressed wall clock the same seed gave throughputs 0.7-61 %
-// apart, depending on how busy the machine was.)
+// apart, depending on how busy the machine was.) The records number their
+// sessions alike too: 1,200 s at conc 16 has subagent fan-outs, whose
+// session_num once followed whichever stream started first (1 run in 3
+// differed, idle).
 func TestSimulatedPointIsDeterministic(t *testing.T) {
 	t.Setenv(asCLIEnv, "1") // the point's processes are this binary
 	args := func(out string) []string {
-		return simRunArgs(out, "--conc", "4", "--duration", "300")
+		return simRunArgs(out, "--conc", "16", "--duration", "1200")
 	}
 	idle := filepath.Join(t.TempDir(), "idle")
 	code, stdout, stderr := runCLI(t, args(idle)...)
@@ -88,6 +92,33 @@ func TestSimulatedPointIsDeterministic(t *testing.T) {
 	sort.Strings(differ)
 	assert.Empty(t, differ, "result numbers that changed under a CPU hog")
 	assert.Len(t, got, len(want))
+	sessions := sessionNums(t, idle)
+	require.NotEmpty(t, sessions)
+	assert.Equal(t, sessions, sessionNums(t, hogged), "session_num of each session (subagents included) under a CPU hog")
+}
+
+// sessionNums maps each session of a point's records (x_correlation_id)
+// to its session_num.
+func sessionNums(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "aiperf_artifacts", aiperf.RecordsFile))
+	require.NoError(t, err)
+	defer f.Close()
+	out := map[string]int{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var rec struct {
+			Metadata struct {
+				SessionNum     int    `json:"session_num"`
+				XCorrelationID string `json:"x_correlation_id"`
+			} `json:"metadata"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &rec))
+		out[rec.Metadata.XCorrelationID] = rec.Metadata.SessionNum
+	}
+	require.NoError(t, sc.Err())
+	return out
 }
 
 // BenchmarkSimulatedPoint runs a full official simulated point (3,600 s

@@ -53,6 +53,10 @@ type simCall struct {
 	timeoutAt float64 // +Inf: none
 	cancelAt  float64 // +Inf: none
 	prompt    *simPrompt
+	// then, when positive, declares that the participant sleeps then
+	// seconds (idle-gap cap thenCap) once the request ends normally,
+	// unless that wake-up is at or after before (X-Sim-Then).
+	then, thenCap, before float64
 }
 
 // simPrompt is the simulated engine's sweep_sim_prompt extension: the
@@ -142,6 +146,13 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 		if d := c.deadline(); !math.IsInf(d, 1) {
 			req.Header.Set(simHeaderDeadline, fmtSim(d))
 		}
+		if c.then > 0 {
+			v := "sleep=" + fmtSim(c.then) + "&cap=" + fmtSim(c.thenCap)
+			if !math.IsInf(c.before, 1) {
+				v += "&before=" + fmtSim(c.before)
+			}
+			req.Header.Set(simHeaderThen, v)
+		}
 	}
 	start = time.Now()
 	resp, err := hc.Do(req)
@@ -152,6 +163,11 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 	t.ackNs = max(1, t.since(start))
 	if resp.StatusCode >= 400 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // best effort: the status is the error
+		if v := resp.Header.Get(simHeaderWoke); t.sim != nil && resp.StatusCode == http.StatusConflict && v != "" {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				t.woke = f
+			}
+		}
 		t.endNs = t.since(start)
 		return start, t, &RecordError{Code: resp.StatusCode, Type: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
 	}

@@ -454,7 +454,16 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 		key = p.user
 	}
 	if s.vc != nil {
-		if err := s.vsubmit(r.Header, q, key); err != nil {
+		err := s.vsubmit(r.Header, q, key)
+		if err == nil && q.verdict != nil {
+			err = s.vawait(r, q)
+		}
+		if we, ok := errors.AsType[*wokeError](err); ok {
+			w.Header().Set(HeaderWoke, strconv.FormatFloat(we.at, 'g', -1, 64))
+			apiError(w, http.StatusConflict, "ConflictError", err.Error())
+			return
+		}
+		if err != nil {
 			apiError(w, http.StatusBadRequest, "BadRequestError", err.Error())
 			return
 		}

@@ -770,7 +770,7 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	at := func() {
 		req.sim = &simCall{part: p.id, at: p.now, timeoutAt: p.now + r.o.RequestTimeout.Seconds(), cancelAt: r.cancelAt,
 			prompt: &simPrompt{Tokens: s.tokens, BlockTokens: simBlockTokens, Blocks: s.ids},
-			then: then, thenCap: r.o.SystemIdleCap.Seconds(), before: r.issueEnd}
+			then:   then, thenCap: r.o.SystemIdleCap.Seconds(), before: r.issueEnd}
 		credit = r.vc.ns(p.now)
 	}
 	if p != nil {

@@ -238,6 +238,11 @@ func readStream(body io.Reader, start time.Time, t *timing) *RecordError {
 			}
 		}
 		now := t.since(start)
+		if text, ok := simContent(line); ok && t.sim != nil && err == nil {
+			t.chunkNs = append(t.chunkNs, now)
+			t.chunkToks = append(t.chunkToks, max(1, countFields(text)))
+			continue
+		}
 		if len(line) > 0 {
 			if rerr := handleEvent(bytes.TrimSpace(line), now, t, &done); rerr != nil {
 				return rerr
@@ -256,6 +261,49 @@ func readStream(body io.Reader, start time.Time, t *timing) *RecordError {
 			return transportError(err)
 		}
 	}
+}
+
+// simContent reads the text of an SSE content event in the simulated
+// engine's own encoding (virtual clock: the engine is sweep's), a chat
+// chunk with nothing but non-empty plain content, without decoding its
+// JSON; ok is false for any other event, which handleEvent then reads.
+func simContent(line []byte) (text []byte, ok bool) {
+	const pre, post = `,"choices":[{"index":0,"delta":{"content":"`, `"},"logprobs":null,"finish_reason":null}]}`
+	line, ok = bytes.CutPrefix(line, []byte(`data: {"id":"`))
+	if !ok {
+		return nil, false
+	}
+	line, ok = bytes.CutSuffix(bytes.TrimRight(line, "\r\n"), []byte(post))
+	if !ok {
+		return nil, false
+	}
+	i := bytes.Index(line, []byte(pre))
+	if i < 0 || bytes.ContainsAny(line, `\`) {
+		return nil, false
+	}
+	head, text := line[:i], line[i+len(pre):]
+	for _, c := range text {
+		if c >= 0x80 { // strings.Fields splits at some non-ASCII spaces
+			return nil, false
+		}
+	}
+	if len(text) == 0 || bytes.IndexByte(text, '"') >= 0 || bytes.Contains(head, []byte(`"usage"`)) || bytes.Contains(head, []byte(`"error"`)) || bytes.Contains(head, []byte(`"choices"`)) {
+		return nil, false
+	}
+	return text, true
+}
+
+// countFields is len(strings.Fields(string(b))) for ASCII text.
+func countFields(b []byte) int {
+	n, in := 0, false
+	for _, c := range b {
+		sp := c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+		if !sp && !in {
+			n++
+		}
+		in = !sp
+	}
+	return n
 }
 
 func handleEvent(line []byte, now int64, t *timing, done *bool) *RecordError {

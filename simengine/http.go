@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -505,6 +506,19 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 	})
 }
 
+// plainJSON reports whether s is encoded by json.Marshal as itself
+// between quotes: printable ASCII without quote, backslash or the HTML
+// characters it escapes.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
 // abandon drops q because its client went away or the server stops.
 func (s *Server) abandon(q *simRequest) {
 	q.aborted.Store(true)
@@ -589,6 +603,27 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 		return textChunk{ID: out.id, Object: "text_completion", Created: out.created, Model: out.model,
 			Choices: []textChoice{{Text: t, FinishReason: finish}}}
 	}
+	// content writes one content event: json.Marshal's bytes, built from
+	// the chunk's fixed head and tail around the text (plain text needs
+	// no escaping).
+	var head, tail []byte
+	if b, err := json.Marshal(chunk(new(string), "", nil)); err == nil {
+		if i := bytes.Index(b, []byte(`"content":""`)); out.chat && i >= 0 {
+			head, tail = b[:i+len(`"content":`)], b[i+len(`"content":""`):]
+		} else if i := bytes.Index(b, []byte(`"text":""`)); !out.chat && i >= 0 {
+			head, tail = b[:i+len(`"text":`)], b[i+len(`"text":""`):]
+		}
+	}
+	var line []byte
+	content := func(text string) bool {
+		if head == nil || !plainJSON(text) {
+			return write(chunk(&text, "", nil))
+		}
+		line = append(append(append(append(append(append(line[:0], "data: "...), head...), '"'), text...), '"'), tail...)
+		line = append(line, "\n\n"...)
+		_, err := w.Write(line)
+		return err == nil
+	}
 	usageChunk := func(u *Usage) any {
 		if out.chat {
 			return chatChunk{ID: out.id, Object: "chat.completion.chunk", Created: out.created, Model: out.model, Choices: []chunkChoice{}, Usage: u}
@@ -628,7 +663,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 				}
 				text := outputText(rng, c.n)
 				total += c.n
-				if !write(chunk(&text, "", nil)) {
+				if !content(text) {
 					s.abandon(q)
 					return
 				}

@@ -393,7 +393,11 @@ func (s *Server) vstep(r *rank) {
 	for _, d := range out {
 		q := d.req
 		if q.sink != nil && q.sink.record(d.tokens, d.done, q.reason, q.cached, end) {
-			s.vc.wakeLater(q.sink)
+			if d.done {
+				q.sink.wake() // its client's next call is what the clock soon waits for
+			} else {
+				s.vc.wakeLater(q.sink)
+			}
 		}
 		if d.done {
 			s.vdone(q, end, !q.aborted.Load())

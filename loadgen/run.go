@@ -101,6 +101,9 @@ type runner struct {
 	// simStart and simFront are the simulated start of profiling and the
 	// latest end of a profiling request (artifact ns), for progress lines.
 	simStart, simFront int64
+	// ahead counts the turns sent ahead of their participant's wake-up,
+	// again those sent again because the idle-gap cap woke it earlier.
+	ahead, again int
 }
 
 // nowNs is the artifact timestamp of now: the wall clock (scaled), or
@@ -517,6 +520,9 @@ func (r *runner) profile(ctx context.Context, lanes []*lane) {
 	c := r.counts[PhaseProfiling]
 	if r.vc != nil {
 		r.logf("profiling done: %d ok, %d failed, %s simulated in %s", c.OK, c.Failed, time.Duration(float64(time.Second)*(r.main.now-simStart)).Round(time.Millisecond), time.Since(profStart).Round(time.Millisecond))
+		if r.ahead > 0 {
+			r.logf("virtual clock: %d turns sent ahead of their wake-up, %d sent again (the idle-gap cap woke them earlier)", r.ahead, r.again)
+		}
 		return
 	}
 	r.logf("profiling done: %d ok, %d failed in %s", c.OK, c.Failed, time.Since(profStart).Round(time.Millisecond))
@@ -739,7 +745,7 @@ func (r *runner) turn(issueCtx, reqCtx context.Context, l *lane, s *session, i i
 // spawns them, and with a request or session limit another lane may stop
 // it: none of those is declared.
 func (r *runner) thenSleep(s *session, i int) float64 {
-	if s.p == nil || r.o.RequestCount > 0 || r.o.MaxSessions > 0 || i+1 >= len(s.conv.Turns) {
+	if !virtualLookahead || s.p == nil || r.o.RequestCount > 0 || r.o.MaxSessions > 0 || i+1 >= len(s.conv.Turns) {
 		return 0
 	}
 	if s.parentID == "" && len(s.conv.Children[i+1]) > 0 {
@@ -747,6 +753,10 @@ func (r *runner) thenSleep(s *session, i int) float64 {
 	}
 	return max(s.conv.Turns[i+1].Delay, 0)
 }
+
+// virtualLookahead turns on X-Sim-Then and the turns sent ahead of their
+// wake-up (off only in the test that shows they change no number).
+var virtualLookahead = true
 
 // do sends turn i of s, records it and advances the session. On the
 // virtual clock, early sends it at its participant's declared wake-up
@@ -784,10 +794,18 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 		rctx, cancel = context.WithTimeout(ctx, r.o.scaled(r.o.RequestTimeout))
 		credit = r.clock.ns(time.Now())
 	}
+	if early {
+		r.mu.Lock()
+		r.ahead++
+		r.mu.Unlock()
+	}
 	start, tm, rerr := send(rctx, r.hc, req)
 	for p != nil && rerr != nil && tm.woke > 0 && rctx.Err() == nil {
 		p.now = tm.woke // the idle-gap cap woke it earlier than declared
 		at()
+		r.mu.Lock()
+		r.again++
+		r.mu.Unlock()
 		start, tm, rerr = send(rctx, r.hc, req)
 	}
 	if early && rerr != nil && tm.ackNs == 0 && rctx.Err() != nil {

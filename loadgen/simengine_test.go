@@ -2,9 +2,13 @@ package loadgen
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -180,4 +184,61 @@ func TestVirtualClockProtocolNames(t *testing.T) {
 	assert.Equal(t, simengine.HeaderTime, simHeaderTime)
 	assert.Equal(t, simengine.HeaderDeadline, simHeaderDeadline)
 	assert.Equal(t, simengine.SSEClockPrefix, simSSEClock)
+	assert.Equal(t, simengine.HeaderThen, simHeaderThen)
+	assert.Equal(t, simengine.HeaderWoke, simHeaderWoke)
+}
+
+// TestVirtualLookaheadChangesNothing runs the same point with and without
+// the lookahead (requests declaring the sleep that follows them, turns
+// sent ahead of their wake-up): every number of the summary and every
+// record's simulated times are the same. At concurrency 1 the idle-gap
+// cap often wakes the lane before a turn sent ahead was due, which is
+// then sent again at the earlier time.
+func TestVirtualLookaheadChangesNothing(t *testing.T) {
+	run := func(t *testing.T, ahead bool, conc int) (jsonObj, []string, string) {
+		defer func(v bool) { virtualLookahead = v }(virtualLookahead)
+		virtualLookahead = ahead
+		cfg := qwenSimConfig()
+		cfg.Virtual = true
+		o := virtualOptions(t, startSimEngine(t, cfg))
+		o.Concurrency = conc
+		var log strings.Builder
+		_, err := Run(t.Context(), o, &log)
+		require.NoError(t, err)
+		return readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile)), recordTimes(t, filepath.Join(o.ArtifactDir, RecordsFile)), log.String()
+	}
+	for _, tc := range []struct {
+		conc  int
+		again string
+	}{{1, `[1-9]\d* sent again`}, {8, `\d+ sent again`}} {
+		t.Run(fmt.Sprintf("conc %d", tc.conc), func(t *testing.T) {
+			sumOff, recOff, logOff := run(t, false, tc.conc)
+			sumOn, recOn, logOn := run(t, true, tc.conc)
+			require.NotEmpty(t, numbers(sumOff))
+			assert.Equal(t, numbers(sumOff), numbers(sumOn))
+			assert.Equal(t, recOff, recOn)
+			assert.NotContains(t, logOff, "sent ahead")
+			assert.Regexp(t, `[1-9]\d* turns sent ahead of their wake-up, `+tc.again, logOn)
+		})
+	}
+}
+
+// recordTimes lists each record's request id, phase and simulated times
+// (from the first credit), in file order.
+func recordTimes(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var out []string
+	var t0 int64
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		var rec struct{ Metadata RecordMetadata }
+		require.NoError(t, json.Unmarshal([]byte(line), &rec))
+		m := rec.Metadata
+		if t0 == 0 {
+			t0 = m.CreditIssuedNs
+		}
+		out = append(out, fmt.Sprintf("%s %s %d %d %d", m.XRequestID, m.BenchmarkPhase, m.CreditIssuedNs-t0, m.RequestAckNs-t0, m.RequestEndNs-t0))
+	}
+	return out
 }

@@ -35,7 +35,10 @@ const (
 // each subagent stream) is a participant with its own simulated time; a
 // participant tells the engine whenever it sleeps, waits for others or
 // leaves, so the engine never advances past a moment at which a
-// participant could still send something. Timestamps in the artifacts are
+// participant could still send something. A turn followed by a plain
+// sleep declares it (X-Sim-Then), and the next turn then goes at once and
+// waits in the engine for its wake-up (see runner.turn), so the engine
+// runs on through think times. Timestamps in the artifacts are
 // wall0 plus the simulated time since t0, so every duration is simulated.
 type vclock struct {
 	hc    *http.Client

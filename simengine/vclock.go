@@ -876,6 +876,7 @@ func (s *Server) vsample() {
 	if vc.schema == nil {
 		e.values = false
 	}
+	e.vals = make([]float64, 0, len(vc.last))
 	vals := s.renderInto(&e)
 	if vc.schema == nil {
 		vc.schema = e.b.Bytes()

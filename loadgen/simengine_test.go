@@ -242,3 +242,39 @@ func recordTimes(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// cancelWriter cancels a run a moment after its first profiling line.
+type cancelWriter struct {
+	once   sync.Once
+	cancel context.CancelFunc
+}
+
+func (w *cancelWriter) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), "loadgen: profiling:") {
+		w.once.Do(func() { time.AfterFunc(300*time.Millisecond, w.cancel) })
+	}
+	return len(p), nil
+}
+
+// TestVirtualClockCancelledRun cancels a point while its lanes have
+// turns sent ahead and declared sleeps in the engine: the run returns
+// the cancellation, and the same engine then runs a whole point (nothing
+// the cancelled run left holds its clock).
+func TestVirtualClockCancelledRun(t *testing.T) {
+	cfg := qwenSimConfig()
+	cfg.Virtual = true
+	addr := startSimEngine(t, cfg)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	o := virtualOptions(t, addr)
+	o.BenchmarkDuration = 3600 * time.Second
+	res, err := Run(ctx, o, &cancelWriter{cancel: cancel})
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, res)
+	assert.True(t, res.Cancelled)
+
+	o = virtualOptions(t, addr)
+	res, err = Run(t.Context(), o, io.Discard)
+	require.NoError(t, err)
+	assert.Positive(t, res.Profiling.OK)
+}

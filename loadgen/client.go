@@ -65,6 +65,9 @@ type simPrompt struct {
 	Tokens      int    `json:"tokens"`
 	BlockTokens int    `json:"block_tokens"`
 	Blocks      []byte `json:"blocks"`
+	Key         string `json:"key,omitempty"`    // the session, whose ids the engine keeps
+	Reuse       int    `json:"reuse,omitempty"`  // leading ids of the last prompt under Key, not sent again
+	Forget      bool   `json:"forget,omitempty"` // the session's last turn: the engine drops its ids
 }
 
 // deadline is the earlier of the two limits (+Inf: none).
@@ -168,6 +171,7 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 				t.woke = f
 			}
 		}
+		t.promptUnknown = t.sim != nil && resp.StatusCode == http.StatusConflict && resp.Header.Get(simHeaderPrompt) == "unknown"
 		t.endNs = t.since(start)
 		return start, t, &RecordError{Code: resp.StatusCode, Type: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
 	}

@@ -777,11 +777,24 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	var cancel context.CancelFunc
 	var credit int64
 	p := s.p
+	last := i == len(s.conv.Turns)-1
 	at := func() {
+		reuse := min(s.kept, len(s.ids)/8)
 		req.sim = &simCall{part: p.id, at: p.now, timeoutAt: p.now + r.o.RequestTimeout.Seconds(), cancelAt: r.cancelAt,
-			prompt: &simPrompt{Tokens: s.tokens, BlockTokens: simBlockTokens, Blocks: s.ids},
+			prompt: &simPrompt{Tokens: s.tokens, BlockTokens: simBlockTokens, Blocks: s.ids[reuse*8:], Key: s.correlationID, Reuse: reuse, Forget: last},
 			then:   then, thenCap: r.o.SystemIdleCap.Seconds(), before: r.issueEnd}
 		credit = r.vc.ns(p.now)
+	}
+	// kept follows what the engine keeps: the prompt's ids once it
+	// answered (or woke the participant earlier), nothing after any other
+	// failure, so that a prompt never reuses ids the engine may not have.
+	keep := func(tm *timing, rerr *RecordError) {
+		switch {
+		case last || rerr != nil && tm.woke == 0 && (tm.ackNs == 0 || rerr.Code >= 400):
+			s.kept = 0
+		default:
+			s.kept = len(s.ids) / 8
+		}
 	}
 	if p != nil {
 		if early {
@@ -800,13 +813,19 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 		r.mu.Unlock()
 	}
 	start, tm, rerr := send(rctx, r.hc, req)
-	for p != nil && rerr != nil && tm.woke > 0 && rctx.Err() == nil {
-		p.now = tm.woke // the idle-gap cap woke it earlier than declared
+	for p != nil && rerr != nil && (tm.woke > 0 || tm.promptUnknown) && rctx.Err() == nil {
+		keep(&tm, rerr)
+		if tm.woke > 0 {
+			p.now = tm.woke // the idle-gap cap woke it earlier than declared
+			r.mu.Lock()
+			r.again++
+			r.mu.Unlock()
+		}
 		at()
-		r.mu.Lock()
-		r.again++
-		r.mu.Unlock()
 		start, tm, rerr = send(rctx, r.hc, req)
+	}
+	if p != nil {
+		keep(&tm, rerr)
 	}
 	if early && rerr != nil && tm.ackNs == 0 && rctx.Err() != nil {
 		cancel()

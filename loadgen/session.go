@@ -37,6 +37,9 @@ type session struct {
 	ids  []byte
 	cur  uint64
 	curN int
+	// kept is how many leading ids the engine keeps for the session (the
+	// last prompt it resolved): the next prompt sends only those after.
+	kept int
 }
 
 // synthetic text: every token is one lower-case word derived from
@@ -141,7 +144,7 @@ func (s *session) prepare(i int) []message {
 	t := s.conv.Turns[i]
 	if s.sim {
 		if t.In < s.tokens {
-			s.tokens, s.ids, s.cur, s.curN = 0, s.ids[:0], 0, 0
+			s.tokens, s.ids, s.cur, s.curN, s.kept = 0, s.ids[:0], 0, 0, 0
 		}
 		n := max(1, t.In-s.tokens)
 		if s.tokens == 0 && s.marker != "" {

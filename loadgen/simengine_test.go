@@ -186,6 +186,7 @@ func TestVirtualClockProtocolNames(t *testing.T) {
 	assert.Equal(t, simengine.SSEClockPrefix, simSSEClock)
 	assert.Equal(t, simengine.HeaderThen, simHeaderThen)
 	assert.Equal(t, simengine.HeaderWoke, simHeaderWoke)
+	assert.Equal(t, simengine.HeaderPrompt, simHeaderPrompt)
 }
 
 // TestVirtualLookaheadChangesNothing runs the same point with and without

@@ -25,6 +25,7 @@ const (
 	simHeaderDeadline    = "X-Sim-Deadline"
 	simHeaderThen        = "X-Sim-Then"
 	simHeaderWoke        = "X-Sim-Woke"
+	simHeaderPrompt      = "X-Sim-Prompt"
 	simSSEClock          = ": sim-time "
 	simBlockTokens       = 64 // tokens per block id of a prompt sent by blocks
 )

@@ -393,6 +393,11 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 	var prompt int
 	var blocks []uint64
 	if p.simPrompt != nil {
+		if !s.sims.resolve(p.simPrompt) {
+			w.Header().Set(HeaderPrompt, "unknown")
+			apiError(w, http.StatusConflict, "ConflictError", fmt.Sprintf("sweep_sim_prompt: reuses %d ids of %q, which the engine does not have: send the prompt whole", p.simPrompt.Reuse, p.simPrompt.Key))
+			return
+		}
 		var err error
 		if prompt, blocks, err = p.simPrompt.hashes(s.seed, s.ranks[0].cache.blockTokens); err != nil {
 			apiError(w, http.StatusBadRequest, "BadRequestError", err.Error())

@@ -130,7 +130,7 @@ func NewRouter(cfg RouterConfig) *Router {
 		p := httputil.NewSingleHostReverseProxy(w)
 		p.FlushInterval = -1 // SSE: flush every write
 		p.ModifyResponse = func(resp *http.Response) error {
-			if resp.Header.Get(HeaderWoke) != "" { // sent again at its wake-up: one request, not two
+			if resp.Header.Get(HeaderWoke) != "" || resp.Header.Get(HeaderPrompt) != "" { // to be sent again: one request, not two
 				r.mu.Lock()
 				r.requests[i]--
 				r.mu.Unlock()

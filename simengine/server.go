@@ -66,6 +66,7 @@ type Server struct {
 	seed  maphash.Seed
 	base  time.Time // wall time of simulated t=0
 	vc    *vclock   // the virtual clock; nil on the wall clock
+	sims  simPrompts
 
 	phase     atomic.Int32
 	ids       atomic.Uint64

@@ -27,6 +27,7 @@ type session struct {
 	messages      []message
 	tokens        int // words in messages (one word is one synthetic token)
 	seen          map[int64]struct{}
+	lastHashes    []int64 // the hash ids of the last completed turn (all in seen)
 
 	// On the virtual clock the prompt goes by block ids, not text: p is
 	// the participant playing the session, ids the content id of every
@@ -192,7 +193,15 @@ func (s *session) complete(i int) (blocks, hits int) {
 	if s.seen == nil {
 		s.seen = map[int64]struct{}{}
 	}
-	for _, h := range t.HashIDs {
+	// A turn's blocks usually start with the last turn's, which are all
+	// seen: count those as hits without looking each up.
+	k := 0
+	for k < len(t.HashIDs) && k < len(s.lastHashes) && t.HashIDs[k] == s.lastHashes[k] {
+		k++
+	}
+	hits = k
+	s.lastHashes = t.HashIDs
+	for _, h := range t.HashIDs[k:] {
 		if _, ok := s.seen[h]; ok {
 			hits++
 		} else {

@@ -63,11 +63,11 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 // writeRecordsAndSummary writes profile_export.jsonl (when any request was
 // sent) and profile_export_aiperf.json (when a profiling request
 // succeeded), adding them to res.Files.
-func (r *runner) writeRecordsAndSummary(records []*Record, res *Result) error {
+func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 	if len(records) > 0 {
 		var b bytes.Buffer
 		for _, rec := range records {
-			line, err := json.Marshal(rec)
+			line, err := json.Marshal(&rec.Record)
 			if err != nil {
 				return fmt.Errorf("encode record: %w", err)
 			}
@@ -119,7 +119,7 @@ func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]s
 }
 
 // summary builds profile_export_aiperf.json.
-func (r *runner) summary(records []*Record, cancelled bool) object {
+func (r *runner) summary(records []*record, cancelled bool) object {
 	o := &r.o
 	prof := collect(records, PhaseProfiling)
 	out := object{

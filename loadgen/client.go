@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"sweep/metrics/aiperf"
 )
 
 // maxErrorBody caps how much of an error response body is kept;
@@ -118,16 +120,16 @@ type streamChunk struct {
 
 // send performs one request and measures it. start is when the request
 // was handed to the transport; every offset in the timing is relative to
-// it. A nil *RecordError means success. The response body is always
+// it. A nil *aiperf.RecordError means success. The response body is always
 // closed before send returns.
-func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time, t timing, rerr *RecordError) {
+func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time, t timing, rerr *aiperf.RecordError) {
 	body, err := r.body()
 	if err != nil {
-		return time.Now(), t, &RecordError{Type: "EncodeError", Message: err.Error()}
+		return time.Now(), t, &aiperf.RecordError{Type: "EncodeError", Message: err.Error()}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(body))
 	if err != nil {
-		return time.Now(), t, &RecordError{Type: "InvalidURL", Message: err.Error()}
+		return time.Now(), t, &aiperf.RecordError{Type: "InvalidURL", Message: err.Error()}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "sweep-loadgen")
@@ -173,7 +175,7 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 		}
 		t.promptUnknown = t.sim != nil && resp.StatusCode == http.StatusConflict && resp.Header.Get(simHeaderPrompt) == "unknown"
 		t.endNs = t.since(start)
-		return start, t, &RecordError{Code: resp.StatusCode, Type: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
+		return start, t, &aiperf.RecordError{Code: resp.StatusCode, Type: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		rerr = readStream(resp.Body, start, &t)
@@ -197,7 +199,7 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 		// The engine ended the request at its deadline: the timeout or
 		// the cancellation the wall clock would have applied there.
 		if t.simT >= t.sim.timeoutAt-1e-6 {
-			rerr = &RecordError{Type: "TimeoutError", Message: fmt.Sprintf("request timed out after %gs (simulated)", t.sim.timeoutAt-t.sim.at), CauseChain: []string{"TimeoutError"}}
+			rerr = &aiperf.RecordError{Type: "TimeoutError", Message: fmt.Sprintf("request timed out after %gs (simulated)", t.sim.timeoutAt-t.sim.at), CauseChain: []string{"TimeoutError"}}
 		} else {
 			rerr = transportError(errCancelled)
 		}
@@ -215,14 +217,14 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 		}
 	}
 	if t.outputToks == 0 && len(t.chunkNs) == 0 {
-		return start, t, &RecordError{Type: "EmptyResponseError", Message: "the response carried no output content"}
+		return start, t, &aiperf.RecordError{Type: "EmptyResponseError", Message: "the response carried no output content"}
 	}
 	return start, t, nil
 }
 
 // readStream reads an SSE stream of chat-completion chunks until [DONE]
 // or EOF, timestamping each event that carries content.
-func readStream(body io.Reader, start time.Time, t *timing) *RecordError {
+func readStream(body io.Reader, start time.Time, t *timing) *aiperf.RecordError {
 	br := bufio.NewReaderSize(body, 64<<10)
 	done := false
 	for {
@@ -260,7 +262,7 @@ func readStream(body io.Reader, start time.Time, t *timing) *RecordError {
 				if len(t.chunkNs) > 0 || t.usage != nil {
 					return nil // servers may close without [DONE]
 				}
-				return &RecordError{Type: "ServerDisconnectedError", Message: "server disconnected before sending any output", CauseChain: []string{"ServerDisconnectedError"}}
+				return &aiperf.RecordError{Type: "ServerDisconnectedError", Message: "server disconnected before sending any output", CauseChain: []string{"ServerDisconnectedError"}}
 			}
 			return transportError(err)
 		}
@@ -310,7 +312,7 @@ func countFields(b []byte) int {
 	return n
 }
 
-func handleEvent(line []byte, now int64, t *timing, done *bool) *RecordError {
+func handleEvent(line []byte, now int64, t *timing, done *bool) *aiperf.RecordError {
 	data, ok := bytes.CutPrefix(line, []byte("data:"))
 	if !ok {
 		return nil // comments, event:, id:, blank separators
@@ -322,7 +324,7 @@ func handleEvent(line []byte, now int64, t *timing, done *bool) *RecordError {
 	}
 	var c streamChunk
 	if err := json.Unmarshal(data, &c); err != nil {
-		return &RecordError{Type: "ResponseParseError", Message: fmt.Sprintf("invalid SSE data %.200q: %v", data, err)}
+		return &aiperf.RecordError{Type: "ResponseParseError", Message: fmt.Sprintf("invalid SSE data %.200q: %v", data, err)}
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
 		return apiError(c.Error)
@@ -347,18 +349,18 @@ func handleEvent(line []byte, now int64, t *timing, done *bool) *RecordError {
 }
 
 // readWhole reads a non-streamed JSON response.
-func readWhole(body io.Reader, start time.Time, t *timing) *RecordError {
+func readWhole(body io.Reader, start time.Time, t *timing) *aiperf.RecordError {
 	b, err := io.ReadAll(io.LimitReader(body, maxResponseBody+1))
 	if err != nil {
 		return transportError(err)
 	}
 	if len(b) > maxResponseBody {
-		return &RecordError{Type: "ResponseTooLargeError", Message: fmt.Sprintf("response body larger than %d bytes", maxResponseBody)}
+		return &aiperf.RecordError{Type: "ResponseTooLargeError", Message: fmt.Sprintf("response body larger than %d bytes", maxResponseBody)}
 	}
 	now := t.since(start)
 	var c streamChunk
 	if err := json.Unmarshal(b, &c); err != nil {
-		return &RecordError{Type: "ResponseParseError", Message: fmt.Sprintf("invalid JSON response: %v", err)}
+		return &aiperf.RecordError{Type: "ResponseParseError", Message: fmt.Sprintf("invalid JSON response: %v", err)}
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
 		return apiError(c.Error)
@@ -381,16 +383,16 @@ func readWhole(body io.Reader, start time.Time, t *timing) *RecordError {
 }
 
 // apiError converts an in-band {"error": ...} object.
-func apiError(raw json.RawMessage) *RecordError {
+func apiError(raw json.RawMessage) *aiperf.RecordError {
 	var e struct {
 		Message string `json:"message"`
 		Type    string `json:"type"`
 		Code    any    `json:"code"`
 	}
 	if json.Unmarshal(raw, &e) != nil || e.Message == "" {
-		return &RecordError{Type: "ServerError", Message: string(raw)}
+		return &aiperf.RecordError{Type: "ServerError", Message: string(raw)}
 	}
-	re := &RecordError{Type: e.Type, Message: e.Message}
+	re := &aiperf.RecordError{Type: e.Type, Message: e.Message}
 	if c, ok := e.Code.(float64); ok {
 		re.Code = int(c)
 	}
@@ -405,22 +407,22 @@ func apiError(raw json.RawMessage) *RecordError {
 var errCancelled = errors.New("request cancelled by external signal")
 
 // transportError maps a transport failure to aiperf's error vocabulary.
-func transportError(err error) *RecordError {
+func transportError(err error) *aiperf.RecordError {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, errCancelled):
-		return &RecordError{Code: 499, Type: "RequestCancellationError", Message: "Request cancelled by external signal"}
+		return &aiperf.RecordError{Code: 499, Type: "RequestCancellationError", Message: "Request cancelled by external signal"}
 	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
-		return &RecordError{Type: "TimeoutError", Message: err.Error(), CauseChain: []string{"TimeoutError"}}
+		return &aiperf.RecordError{Type: "TimeoutError", Message: err.Error(), CauseChain: []string{"TimeoutError"}}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return &RecordError{Type: "ClientConnectorError", Message: err.Error(), CauseChain: []string{"ClientConnectorError", "ConnectionRefusedError"}}
+		return &aiperf.RecordError{Type: "ClientConnectorError", Message: err.Error(), CauseChain: []string{"ClientConnectorError", "ConnectionRefusedError"}}
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return &RecordError{Type: "ServerDisconnectedError", Message: err.Error(), CauseChain: []string{"ServerDisconnectedError"}}
+		return &aiperf.RecordError{Type: "ServerDisconnectedError", Message: err.Error(), CauseChain: []string{"ServerDisconnectedError"}}
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
-		return &RecordError{Type: "ClientConnectorError", Message: err.Error(), CauseChain: []string{"ClientConnectorError", "DNSError"}}
+		return &aiperf.RecordError{Type: "ClientConnectorError", Message: err.Error(), CauseChain: []string{"ClientConnectorError", "DNSError"}}
 	}
-	return &RecordError{Type: "ClientError", Message: err.Error()}
+	return &aiperf.RecordError{Type: "ClientError", Message: err.Error()}
 }
 
 func isTimeout(err error) bool {

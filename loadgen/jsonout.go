@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+
+	"sweep/metrics/aiperf"
 )
 
 // MarshalJSON writes the object's keys in order.
@@ -36,7 +38,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case []any:
 		return appendList(b, v)
 	case num:
-		return append(b, jsonFloat(float64(v))...), nil
+		return aiperf.FloatScalar(float64(v)).AppendJSON(b), nil
 	case rawFloat:
 		raw, _ := v.MarshalJSON()
 		return append(b, raw...), nil
@@ -88,7 +90,9 @@ func plainString(s string) bool {
 }
 
 // MarshalJSON writes integral values as integers and NaN/Inf as null.
-func (n num) MarshalJSON() ([]byte, error) { return jsonFloat(float64(n)), nil }
+func (n num) MarshalJSON() ([]byte, error) {
+	return aiperf.FloatScalar(float64(n)).AppendJSON(nil), nil
+}
 
 // MarshalJSON writes a Python-style float (64.0) and NaN/Inf as null.
 func (f rawFloat) MarshalJSON() ([]byte, error) {

@@ -1,145 +1,38 @@
 package loadgen
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
-	"strconv"
 	"time"
+
+	"sweep/metrics/aiperf"
 )
 
 // Phase names as aiperf writes them in benchmark_phase / phase_name.
 const (
-	PhaseWarmup    = "warmup"
-	PhaseProfiling = "profiling"
+	PhaseWarmup    = aiperf.PhaseWarmup
+	PhaseProfiling = aiperf.PhaseProfiling
 )
 
-// RecordMetadata is the "metadata" object of one profile_export.jsonl
-// line, field for field as aiperf 0.12 writes it for agentic replay.
-type RecordMetadata struct {
-	SessionNum          int    `json:"session_num"`
-	XRequestID          string `json:"x_request_id"`
-	XCorrelationID      string `json:"x_correlation_id"`
-	ConversationID      string `json:"conversation_id"`
-	TurnIndex           int    `json:"turn_index"`
-	SourceTraceID       string `json:"source_trace_id"`
-	SourceOuterIdx      int    `json:"source_outer_idx"`
-	SourceInnerIdx      *int   `json:"source_inner_idx,omitempty"`
-	SourceKind          string `json:"source_kind"`
-	CreditIssuedNs      int64  `json:"credit_issued_ns"`
-	RequestStartNs      int64  `json:"request_start_ns"`
-	RequestAckNs        int64  `json:"request_ack_ns,omitempty"` // 0: no response headers
-	RequestEndNs        int64  `json:"request_end_ns"`
-	WorkerID            string `json:"worker_id"`
-	RecordProcessorID   string `json:"record_processor_id"`
-	BenchmarkPhase      string `json:"benchmark_phase"`
-	PhaseIndex          int    `json:"phase_index"`
-	ProfilingIndex      *int   `json:"profiling_index,omitempty"`
-	PhaseName           string `json:"phase_name"`
-	PhaseKind           string `json:"phase_kind"`
-	WasCancelled        bool   `json:"was_cancelled"`
-	CancellationTimeNs  int64  `json:"cancellation_time_ns,omitempty"`
-	ContextOverflowSkip bool   `json:"context_overflow_skip"`
-	AgentDepth          int    `json:"agent_depth"`
-	ParentCorrelationID string `json:"parent_correlation_id,omitempty"`
-	RootCorrelationID   string `json:"root_correlation_id"`
-}
-
-// RecordError is the "error" object of a failed request: the HTTP status
-// (when there was one), a type and a message, plus the chain of causes
-// for transport errors, as aiperf's ErrorDetails.
-type RecordError struct {
-	Code       int      `json:"code,omitempty"`
-	Type       string   `json:"type"`
-	Message    string   `json:"message"`
-	CauseChain []string `json:"cause_chain,omitempty"`
-}
-
-// Metric is one per-record metric: a scalar or, for
-// inter_chunk_latency, a list.
-type Metric struct {
-	Tag   string
-	Value float64
-	List  []float64 // set for list-valued metrics
-	Unit  string
-}
-
-// Record is one request: metadata, the metrics of a successful request
-// (nil for failed ones, apart from error_isl) and the error.
-type Record struct {
-	Metadata RecordMetadata
-	Metrics  []Metric
-	Error    *RecordError
-
+// record is one request's profile_export.jsonl record (the model
+// metrics/aiperf reads back) and its KV-block accounting.
+type record struct {
+	aiperf.Record
 	blocks, hits int // KV blocks of the input and those already sent in this play
 }
 
-// Metric returns the value of the scalar metric tag and whether it is set.
-func (r *Record) Metric(tag string) (float64, bool) {
-	for _, m := range r.Metrics {
-		if m.Tag == tag && m.List == nil {
-			return m.Value, true
-		}
+// phase is the record's benchmark phase (PhaseWarmup, PhaseProfiling).
+func (r *record) phase() string { p, _ := r.Metadata.BenchmarkPhase.Text(); return p }
+
+// startNs and endNs are the request's start and end timestamps.
+func (r *record) startNs() int64 { v, _ := r.Metadata.RequestStartNs.Int(); return v }
+func (r *record) endNs() int64   { v, _ := r.Metadata.RequestEndNs.Int(); return v }
+
+// metric returns the value of the scalar metric tag and whether it is set.
+func (r *record) metric(tag string) (float64, bool) {
+	if m := r.Metrics.Get(tag); m != nil && m.List == nil {
+		return m.Value.Number()
 	}
 	return 0, false
-}
-
-// MarshalJSON writes the record like aiperf: metadata, metrics in the
-// order they were computed, and "error" only for failed requests.
-func (r *Record) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	md, err := json.Marshal(r.Metadata)
-	if err != nil {
-		return nil, err
-	}
-	b.WriteString(`{"metadata":`)
-	b.Write(md)
-	b.WriteString(`,"metrics":{`)
-	for i, m := range r.Metrics {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(m.Tag))
-		b.WriteString(`:{"value":`)
-		if m.List != nil {
-			b.WriteByte('[')
-			for j, v := range m.List {
-				if j > 0 {
-					b.WriteByte(',')
-				}
-				b.Write(jsonFloat(v))
-			}
-			b.WriteByte(']')
-		} else {
-			b.Write(jsonFloat(m.Value))
-		}
-		b.WriteString(`,"unit":`)
-		b.WriteString(strconv.Quote(m.Unit))
-		b.WriteByte('}')
-	}
-	b.WriteByte('}')
-	if r.Error != nil {
-		e, err := json.Marshal(r.Error)
-		if err != nil {
-			return nil, err
-		}
-		b.WriteString(`,"error":`)
-		b.Write(e)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// jsonFloat formats v as JSON: integral values as integers (as Python
-// writes token counts), non-finite values as null.
-func jsonFloat(v float64) []byte {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return []byte("null")
-	case v == math.Trunc(v) && math.Abs(v) < 1e15:
-		return strconv.AppendInt(nil, int64(v), 10)
-	}
-	return strconv.AppendFloat(nil, v, 'g', -1, 64)
 }
 
 // timing is what the client measured for one request, all offsets in ns
@@ -198,11 +91,13 @@ type usage struct {
 // streamed (or non-streamed) response, with aiperf's definitions:
 // request_latency ends at the last content token, the full_response_*
 // variants at the end of the stream.
-func recordMetrics(t *timing, streaming bool) []Metric {
+func recordMetrics(t *timing, streaming bool) aiperf.RecordMetrics {
 	const ms = 1e6
 	isl, osl := float64(t.inputToks), float64(t.outputToks)
-	var out []Metric
-	add := func(tag string, v float64, unit string) { out = append(out, Metric{Tag: tag, Value: v, Unit: unit}) }
+	var out aiperf.RecordMetrics
+	add := func(tag string, v float64, unit string) {
+		out = append(out, aiperf.MetricValue{Tag: tag, Value: aiperf.FloatScalar(v), Unit: unit})
+	}
 	add("output_sequence_length", osl, "tokens")
 	add("input_sequence_length", isl, "tokens")
 	lastNs := t.endNs
@@ -230,7 +125,7 @@ func recordMetrics(t *timing, streaming bool) []Metric {
 		for i := 1; i < len(t.chunkNs); i++ {
 			icl = append(icl, float64(t.chunkNs[i]-t.chunkNs[i-1])/ms)
 		}
-		out = append(out, Metric{Tag: "inter_chunk_latency", List: icl, Unit: "ms"})
+		out = append(out, aiperf.MetricValue{Tag: "inter_chunk_latency", List: icl, Unit: "ms"})
 	}
 	if streaming && ttft > 0 {
 		add("prefill_throughput_per_user", isl/(ttft/1e3), "tokens/sec/user")

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"sweep/metrics/aiperf"
 )
 
 // aiperfVersion is the aiperf release whose artifact formats the load
@@ -22,9 +24,9 @@ const aiperfVersion = "0.12.0"
 // Artifact file names, as aiperf writes them without
 // --profile-export-prefix.
 const (
-	RecordsFile       = "profile_export.jsonl"
-	SummaryFile       = "profile_export_aiperf.json"
-	ServerMetricsFile = "server_metrics_export.json"
+	RecordsFile       = aiperf.RecordsFile
+	SummaryFile       = aiperf.SummaryFile
+	ServerMetricsFile = aiperf.ServerMetricsFile
 )
 
 // Result is what a run did. Success is a nil error from Run; a Result is
@@ -78,7 +80,7 @@ type runner struct {
 	start      time.Time
 	clock      clock
 	mu         sync.Mutex
-	records    []*Record
+	records    []*record
 	counts     map[string]*Counts
 	issued     int // profiling requests issued
 	sessions   int // session plays started (session_num)
@@ -764,7 +766,7 @@ var virtualLookahead = true
 // earlier), and then declares the plain sleep that follows it (see
 // thenSleep). do returns nil, recording nothing, for an early turn
 // cancelled before it arrived.
-func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase string, maxTokens int, early bool, then float64) *Record {
+func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase string, maxTokens int, early bool, then float64) *record {
 	msgs := s.prepare(i)
 	isl := s.tokens
 	req := &chatRequest{
@@ -788,7 +790,7 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	// kept follows what the engine keeps: the prompt's ids once it
 	// answered (or woke the participant earlier), nothing after any other
 	// failure, so that a prompt never reuses ids the engine may not have.
-	keep := func(tm *timing, rerr *RecordError) {
+	keep := func(tm *timing, rerr *aiperf.RecordError) {
 		switch {
 		case last || rerr != nil && tm.woke == 0 && (tm.ackNs == 0 || rerr.Code >= 400):
 			s.kept = 0
@@ -846,12 +848,16 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 		startNs = r.clock.ns(start)
 	}
 	t := s.conv.Turns[i]
-	md := RecordMetadata{
+	endNs := startNs + tm.endNs
+	if tm.endNs == 0 && s.p == nil {
+		endNs = r.clock.ns(time.Now())
+	}
+	md := aiperf.RecordMetadata{
 		SessionNum: s.num, XRequestID: req.xRequestID, XCorrelationID: s.correlationID,
-		ConversationID: s.conv.ID, TurnIndex: i, SourceTraceID: s.conv.TraceID, SourceOuterIdx: t.OuterIndex,
-		SourceKind: s.conv.Kind, CreditIssuedNs: credit, RequestStartNs: startNs,
-		RequestEndNs: startNs + tm.endNs, WorkerID: l.worker, RecordProcessorID: r.procID,
-		BenchmarkPhase: phase, PhaseName: phase, PhaseKind: phase, AgentDepth: s.conv.Depth,
+		ConversationID: s.conv.ID, TurnIndex: new(float64(i)), SourceTraceID: s.conv.TraceID, SourceOuterIdx: t.OuterIndex,
+		SourceKind: s.conv.Kind, CreditIssuedNs: credit, RequestStartNs: aiperf.IntScalar(startNs),
+		RequestEndNs: aiperf.IntScalar(endNs), WorkerID: l.worker, RecordProcessorID: r.procID,
+		BenchmarkPhase: aiperf.StringScalar(phase), PhaseName: phase, PhaseKind: phase, AgentDepth: s.conv.Depth,
 		ParentCorrelationID: s.parentID, RootCorrelationID: s.rootID,
 	}
 	if t.InnerIndex >= 0 {
@@ -861,9 +867,6 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	if tm.ackNs > 0 {
 		md.RequestAckNs = startNs + tm.ackNs
 	}
-	if tm.endNs == 0 && s.p == nil {
-		md.RequestEndNs = r.clock.ns(time.Now())
-	}
 	if phase == PhaseProfiling {
 		zero := 0
 		md.ProfilingIndex = &zero
@@ -871,15 +874,15 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 			md.PhaseIndex = 1
 		}
 	}
-	rec := &Record{Metadata: md, Error: rerr}
+	rec := &record{Record: aiperf.Record{Metadata: md, Error: rerr}}
 	if rerr != nil {
 		if rerr.Code == 499 {
 			rec.Metadata.WasCancelled = true
-			rec.Metadata.CancellationTimeNs = rec.Metadata.RequestEndNs
+			rec.Metadata.CancellationTimeNs = endNs
 		}
-		rec.Metrics = []Metric{}
+		rec.Metrics = aiperf.RecordMetrics{}
 		if tm.ackNs > 0 {
-			rec.Metrics = []Metric{{Tag: "error_isl", Value: float64(isl), Unit: "tokens"}}
+			rec.Metrics = aiperf.RecordMetrics{{Tag: "error_isl", Value: aiperf.FloatScalar(float64(isl)), Unit: "tokens"}}
 		}
 	} else {
 		rec.Metrics = recordMetrics(&tm, r.o.Streaming)
@@ -890,20 +893,20 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 }
 
 // add stores a record and applies the live failed-request threshold.
-func (r *runner) add(rec *Record) {
+func (r *runner) add(rec *record) {
 	r.mu.Lock()
 	r.records = append(r.records, rec)
-	if rec.Metadata.BenchmarkPhase == PhaseProfiling {
-		r.simFront = max(r.simFront, rec.Metadata.RequestEndNs)
+	if rec.phase() == PhaseProfiling {
+		r.simFront = max(r.simFront, rec.endNs())
 	}
-	c := r.counts[rec.Metadata.BenchmarkPhase]
+	c := r.counts[rec.phase()]
 	if rec.Error != nil {
 		c.Failed++
 	} else {
 		c.OK++
 	}
 	exceeded := false
-	if rec.Metadata.BenchmarkPhase == PhaseProfiling && r.o.FailThreshold >= 0 {
+	if rec.phase() == PhaseProfiling && r.o.FailThreshold >= 0 {
 		n := c.OK + c.Failed
 		exceeded = n >= minThresholdSample && float64(c.Failed)/float64(n) > r.o.FailThreshold
 	}

@@ -80,10 +80,10 @@ func keys(m any) []string {
 
 func num64(v any) float64 { f, _ := v.(float64); return f }
 
-func md(r jsonObj) jsonObj      { return r["metadata"].(jsonObj) }
-func metrics(r jsonObj) jsonObj { m, _ := r["metrics"].(jsonObj); return m }
+func md(r jsonObj) jsonObj         { return r["metadata"].(jsonObj) }
+func recMetrics(r jsonObj) jsonObj { m, _ := r["metrics"].(jsonObj); return m }
 func mval(r jsonObj, tag string) float64 {
-	m, ok := metrics(r)[tag].(jsonObj)
+	m, ok := recMetrics(r)[tag].(jsonObj)
 	if !ok {
 		return -1
 	}
@@ -136,11 +136,11 @@ func TestRunArtifacts(t *testing.T) {
 			lastWarmEnd = max(lastWarmEnd, int64(num64(md(r)["request_end_ns"])))
 			assert.Equal(t, 1.0, mval(r, "output_sequence_length"), "warm-up requests ask for one token")
 			assert.Equal(t, keys(md(ex["warmup"])), keys(md(r)), "warm-up metadata keys")
-			assert.Equal(t, keys(metrics(ex["warmup"])), keys(metrics(r)), "warm-up metric keys")
+			assert.Equal(t, keys(recMetrics(ex["warmup"])), keys(recMetrics(r)), "warm-up metric keys")
 		}
 		assert.LessOrEqual(t, lastWarmEnd, profStart, "every warm-up request ends before profiling starts")
 
-		wantProfMetrics := slices.Compact(slices.Sorted(slices.Values(append(keys(metrics(ex["profiling"])), keys(metrics(ex["subagent"]))...))))
+		wantProfMetrics := slices.Compact(slices.Sorted(slices.Values(append(keys(recMetrics(ex["profiling"])), keys(recMetrics(ex["subagent"]))...))))
 		window := profStart + o.BenchmarkDuration.Nanoseconds()
 		sawSub := false
 		for _, r := range prof {
@@ -155,7 +155,7 @@ func TestRunArtifacts(t *testing.T) {
 			}
 			assert.Equal(t, 1.0, m["phase_index"])
 			assert.Equal(t, 0.0, m["profiling_index"])
-			assert.Equal(t, wantProfMetrics, keys(metrics(r)), "profiling metric keys")
+			assert.Equal(t, wantProfMetrics, keys(recMetrics(r)), "profiling metric keys")
 			_, hasErr := r["error"]
 			assert.False(t, hasErr)
 
@@ -168,7 +168,7 @@ func TestRunArtifacts(t *testing.T) {
 			assert.InDelta(t, 50+20*(osl-1), lat, 1e-6)
 			assert.LessOrEqual(t, ttft, lat)
 			assert.LessOrEqual(t, lat, float64(end-start)/1e6+1e-3, "ns timestamps lose ~100ns in float64 JSON")
-			icl := metrics(r)["inter_chunk_latency"].(jsonObj)["value"].([]any)
+			icl := recMetrics(r)["inter_chunk_latency"].(jsonObj)["value"].([]any)
 			assert.Len(t, icl, int(osl)-1, "one word per event: ITL count = tokens-1")
 			assert.InDelta(t, (lat-ttft)/(osl-1), mval(r, "inter_token_latency"), 1e-9)
 			assert.Equal(t, mval(r, "usage_prompt_tokens"), mval(r, "input_sequence_length"))
@@ -247,7 +247,7 @@ func TestRunHTTPErrors(t *testing.T) {
 			assert.Equal(t, 500.0, e["code"])
 			assert.Equal(t, "Internal Server Error", e["type"])
 			assert.Contains(t, e["message"], "fake failure")
-			assert.Equal(t, keys(metrics(ex["http400"])), keys(metrics(r)), "error_isl only")
+			assert.Equal(t, keys(recMetrics(ex["http400"])), keys(recMetrics(r)), "error_isl only")
 		}
 		assert.Equal(t, res.Profiling.Failed, failed)
 		sum := readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile))
@@ -366,7 +366,7 @@ func TestRunUnreachableServer(t *testing.T) {
 		assert.Equal(t, keys(ex["refused"]["error"]), keys(e))
 		assert.Equal(t, "ClientConnectorError", e["type"])
 		assert.Equal(t, []any{"ClientConnectorError", "ConnectionRefusedError"}, e["cause_chain"])
-		assert.Empty(t, metrics(r), "no response, no error_isl")
+		assert.Empty(t, recMetrics(r), "no response, no error_isl")
 		want := keys(md(ex["refused"]))
 		if md(r)["source_kind"] == "weka_subagent" { // no request_ack_ns: no response
 			want = slices.DeleteFunc(keys(md(ex["subagent"])), func(k string) bool { return k == "request_ack_ns" })
@@ -424,7 +424,7 @@ func TestRunServerDiesMidStream(t *testing.T) {
 			e := r["error"].(jsonObj)
 			assert.Equal(t, "ServerDisconnectedError", e["type"])
 			assert.Equal(t, ex["disconnect"]["error"].(jsonObj)["cause_chain"], e["cause_chain"])
-			assert.Equal(t, keys(metrics(ex["disconnect"])), keys(metrics(r)), "error_isl: the server had answered")
+			assert.Equal(t, keys(recMetrics(ex["disconnect"])), keys(recMetrics(r)), "error_isl: the server had answered")
 		}
 		assert.Equal(t, 5, n)
 	})

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -219,9 +220,9 @@ func (s *scraper) fetchAll(ctx context.Context, endpoints []string) {
 		lat := time.Since(start).Nanoseconds()
 		var fams map[string]*promFamily
 		if err == nil {
-			fams, err = parsePromText(bytes.NewReader(body))
+			fams, err = parseMetricsPage(bytes.NewReader(body), e)
 			if err != nil {
-				err = fmt.Errorf("scrape %s: %w", e, err)
+				err = fmt.Errorf("scrape %w", err) // "scrape URL: text format parsing error in line N: ..."
 			}
 		}
 		s.mu.Lock()
@@ -573,7 +574,7 @@ func histogramSeries(pts []point, startNs, endNs int64, window float64) object {
 	}
 	var bs []bucket
 	for le, c := range b.Buckets {
-		bound, err := parsePromFloat(le)
+		bound, err := strconv.ParseFloat(le, 64) // "+Inf" too
 		if err != nil {
 			continue
 		}

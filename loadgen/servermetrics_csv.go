@@ -9,12 +9,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"sweep/metrics/aiperf"
 )
 
 // ServerMetricsCSV is the tabular twin of ServerMetricsFile that aiperf
 // writes by default (--server-metrics-formats json csv); InferenceX's
 // required-prefix check wants both files non-empty.
-const ServerMetricsCSV = "server_metrics_export.csv"
+const ServerMetricsCSV = aiperf.ServerMetricsCSV
 
 // serverMetricsCSV renders a server_metrics_export.json document as one
 // row per metric, series and statistic:

@@ -233,13 +233,21 @@ func recordTimes(t *testing.T, path string) []string {
 	var out []string
 	var t0 int64
 	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
-		var rec struct{ Metadata RecordMetadata }
+		var rec struct {
+			Metadata struct {
+				ID     string `json:"x_request_id"`
+				Phase  string `json:"benchmark_phase"`
+				Credit int64  `json:"credit_issued_ns"`
+				Ack    int64  `json:"request_ack_ns"`
+				End    int64  `json:"request_end_ns"`
+			} `json:"metadata"`
+		}
 		require.NoError(t, json.Unmarshal([]byte(line), &rec))
 		m := rec.Metadata
 		if t0 == 0 {
-			t0 = m.CreditIssuedNs
+			t0 = m.Credit
 		}
-		out = append(out, fmt.Sprintf("%s %s %d %d %d", m.XRequestID, m.BenchmarkPhase, m.CreditIssuedNs-t0, m.RequestAckNs-t0, m.RequestEndNs-t0))
+		out = append(out, fmt.Sprintf("%s %s %d %d %d", m.ID, m.Phase, m.Credit-t0, m.Ack-t0, m.End-t0))
 	}
 	return out
 }

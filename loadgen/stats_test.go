@@ -68,32 +68,6 @@ vllm:time_to_first_token_seconds_count{engine="0",model_name="m"} 4.0
 sglang:cache_hit_rate{model_name="m",note="a \"quoted\" value"} 0.93
 `
 
-func TestParsePromText(t *testing.T) {
-	fams, err := parsePromText(strings.NewReader(promText))
-	require.NoError(t, err)
-	require.Contains(t, fams, "vllm:prompt_tokens", "counters lose _total, as prometheus_client names them")
-	c := fams["vllm:prompt_tokens"]
-	assert.Equal(t, "counter", c.Type)
-	assert.Equal(t, "Number of prefill tokens processed.", c.Help)
-	require.Len(t, c.Samples, 1)
-	assert.Equal(t, 120.0, c.Samples[0].Value)
-	assert.Equal(t, map[string]string{"engine": "0", "model_name": "m"}, c.Samples[0].Labels)
-	h := fams["vllm:time_to_first_token_seconds"]
-	assert.Equal(t, "histogram", h.Type)
-	require.Len(t, h.Samples, 1)
-	assert.Equal(t, map[string]float64{"0.1": 2, "1.0": 3, "+Inf": 4}, h.Samples[0].Buckets)
-	assert.Equal(t, 3.5, h.Samples[0].Sum)
-	assert.Equal(t, 4.0, h.Samples[0].Count)
-	u := fams["sglang:cache_hit_rate"]
-	assert.Equal(t, "unknown", u.Type)
-	assert.Equal(t, `a "quoted" value`, u.Samples[0].Labels["note"])
-	assert.Len(t, fams, 4, "no family for _created samples")
-
-	_, err = parsePromText(strings.NewReader("ok 1\nbroken{a=\"x} 2\n"))
-	require.Error(t, err)
-	assert.True(t, strings.HasPrefix(err.Error(), "line 2: "), "got %q", err)
-}
-
 // TestServerMetricsWindow checks the export arithmetic on hand-made
 // snapshots: counters are deltas over the window, gauges are stats over
 // the samples inside it, histograms are bucket deltas.
@@ -110,7 +84,7 @@ func TestServerMetricsWindow(t *testing.T) {
 			"_sum{engine=\"0\",model_name=\"m\"} 3.5", "_sum{engine=\"0\",model_name=\"m\"} "+ftoa(sum),
 			"_count{engine=\"0\",model_name=\"m\"} 4.0", "_count{engine=\"0\",model_name=\"m\"} "+ftoa(count),
 		).Replace(promText)
-		fams, err := parsePromText(strings.NewReader(text))
+		fams, err := parseMetricsPage(strings.NewReader(text), "page")
 		require.NoError(t, err)
 		ns := sec * int64(time.Second)
 		l.updates = append(l.updates, ns)

@@ -31,20 +31,19 @@ type phaseStats struct {
 	blocks, hits int
 }
 
-func collect(records []*Record, phase string) *phaseStats {
+func collect(records []*record, phase string) *phaseStats {
 	ps := &phaseStats{values: map[string][]float64{}, units: map[string]string{}}
 	for _, r := range records {
-		md := &r.Metadata
-		if md.BenchmarkPhase != phase {
+		if r.phase() != phase {
 			continue
 		}
-		if ps.startNs == 0 || md.RequestStartNs < ps.startNs {
-			ps.startNs = md.RequestStartNs
+		if start := r.startNs(); ps.startNs == 0 || start < ps.startNs {
+			ps.startNs = start
 		}
-		ps.endNs = max(ps.endNs, md.RequestEndNs)
+		ps.endNs = max(ps.endNs, r.endNs())
 		if r.Error != nil {
 			ps.failed++
-			if v, ok := r.Metric("error_isl"); ok {
+			if v, ok := r.metric("error_isl"); ok {
 				ps.errorISL = append(ps.errorISL, v)
 			}
 			continue
@@ -61,12 +60,13 @@ func collect(records []*Record, phase string) *phaseStats {
 				ps.values[m.Tag] = append(ps.values[m.Tag], m.List...)
 				continue
 			}
-			ps.values[m.Tag] = append(ps.values[m.Tag], m.Value)
+			v, _ := m.Value.Number() // written as FloatScalar
+			ps.values[m.Tag] = append(ps.values[m.Tag], v)
 			switch m.Tag {
 			case "output_sequence_length":
-				ps.osl += m.Value
+				ps.osl += v
 			case "input_sequence_length":
-				ps.isl += m.Value
+				ps.isl += v
 			}
 		}
 	}
@@ -149,7 +149,7 @@ func (ps *phaseStats) metricBlocks() object {
 
 // errorSummary groups failed profiling records by error, most frequent
 // first, as aiperf's error_summary.
-func errorSummary(records []*Record) []object {
+func errorSummary(records []*record) []object {
 	type key struct {
 		code         int
 		typ, message string
@@ -157,7 +157,7 @@ func errorSummary(records []*Record) []object {
 	counts := map[key]int{}
 	var order []key
 	for _, r := range records {
-		if r.Error == nil || r.Metadata.BenchmarkPhase != PhaseProfiling {
+		if r.Error == nil || r.phase() != PhaseProfiling {
 			continue
 		}
 		k := key{r.Error.Code, r.Error.Type, r.Error.Message}

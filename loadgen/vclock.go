@@ -14,6 +14,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"sweep/metrics"
+
+	dto "github.com/prometheus/client_model/go"
 )
 
 // The virtual clock protocol's request headers and SSE time comment, as
@@ -270,7 +274,9 @@ func (c *vclock) sample(ctx context.Context, endpoint string, p *vpart) error {
 func endpointBase(endpoint string) string { return strings.TrimSuffix(endpoint, "/metrics") }
 
 // fetchLog reads the engine's sample log into l: the schema page gives
-// the families and series, each record the changed sample values.
+// the families and series (each sample's value on it is the index of its
+// line, the index the records use), each record the changed sample
+// values; the first record has them all.
 func (c *vclock) fetchLog(ctx context.Context, endpoint string, l *endpointLog) error {
 	body, err := c.call(ctx, endpointBase(endpoint), http.MethodGet, "/sim/log", nil)
 	if err != nil {
@@ -284,11 +290,12 @@ func (c *vclock) fetchLog(ctx context.Context, endpoint string, l *endpointLog) 
 		return errors.New("virtual clock /sim/log: truncated schema")
 	}
 	schema, recs := body[4:4+n], body[4+n:]
-	fams, err := parsePromText(bytes.NewReader(schema))
+	snap, err := metrics.ParseText(bytes.NewReader(schema), "virtual clock /sim/log schema")
 	if err != nil {
-		return fmt.Errorf("virtual clock /sim/log schema: %w", err)
+		return err
 	}
-	lines, err := sampleLines(schema, fams)
+	fams := promFamilies(snap.Families)
+	lines, err := sampleLines(snap.Families, fams)
 	if err != nil {
 		return err
 	}
@@ -313,20 +320,20 @@ func (c *vclock) fetchLog(ctx context.Context, endpoint string, l *endpointLog) 
 			l.updates = append(l.updates, ns)
 		}
 		// Rebuild the page's samples from the values.
-		for _, ln := range lines {
+		for i, ln := range lines {
 			smp := ln.sample
 			if smp == nil {
 				continue
 			}
 			switch ln.part {
 			case "bucket":
-				smp.Buckets[ln.le] = vals[ln.idx]
+				smp.Buckets[ln.le] = vals[i]
 			case "sum":
-				smp.Sum = vals[ln.idx]
+				smp.Sum = vals[i]
 			case "count":
-				smp.Count = vals[ln.idx]
+				smp.Count = vals[i]
 			default:
-				smp.Value = vals[ln.idx]
+				smp.Value = vals[i]
 			}
 		}
 		l.add(ns, fams)
@@ -334,55 +341,64 @@ func (c *vclock) fetchLog(ctx context.Context, endpoint string, l *endpointLog) 
 	return nil
 }
 
-// sampleLine maps one sample line of the schema page to the sample it
-// sets.
+// sampleLine is what one sample line of the schema page sets: a part
+// ("bucket" with its le, "sum", "count", or "" for the value) of a sample
+// of fams, or nothing (sample nil: a line promFamilies drops).
 type sampleLine struct {
-	idx    int
 	sample *promSample
 	part   string
 	le     string
 }
 
-// sampleLines walks the schema page's sample lines in order (the order of
-// every record's values) and points each at its family's sample in fams.
-func sampleLines(page []byte, fams map[string]*promFamily) ([]sampleLine, error) {
-	types := map[string]string{}
+// sampleLines maps each sample line of the schema page, by the index its
+// value holds, to the part of the sample in fams (promFamilies(page)) it
+// sets. Every line's index must be a distinct integer below the number of
+// sample lines.
+func sampleLines(page map[string]*dto.MetricFamily, fams map[string]*promFamily) ([]sampleLine, error) {
+	n := 0
+	for _, mf := range page {
+		for _, m := range mf.GetMetric() {
+			switch {
+			case m.GetHistogram() != nil:
+				n += len(m.GetHistogram().GetBucket()) + 2
+			case m.GetSummary() != nil:
+				n += len(m.GetSummary().GetQuantile()) + 2
+			default:
+				n++
+			}
+		}
+	}
+	out := make([]sampleLine, n)
+	set := make([]bool, n)
+	put := func(v float64, ln sampleLine) error {
+		i := int(v)
+		if float64(i) != v || i < 0 || i >= n || set[i] {
+			return fmt.Errorf("virtual clock /sim/log schema: sample value %v is not a line index below %d used once (is the engine a sweep sim-engine of this version?)", v, n)
+		}
+		out[i], set[i] = ln, true
+		return nil
+	}
 	for _, f := range fams {
-		types[f.Name] = f.Type
-		if f.Type == "counter" {
-			types[f.Name+"_total"] = "counter"
+		for j := range f.Samples {
+			smp := &f.Samples[j]
+			var err error
+			switch {
+			case f.Type == "histogram" || f.Type == "gaugehistogram" || (f.Type == "summary" && smp.Labels["quantile"] == ""):
+				for le, v := range smp.Buckets {
+					if err = put(v, sampleLine{sample: smp, part: "bucket", le: le}); err != nil {
+						return nil, err
+					}
+				}
+				if err = put(smp.Sum, sampleLine{sample: smp, part: "sum"}); err == nil {
+					err = put(smp.Count, sampleLine{sample: smp, part: "count"})
+				}
+			default:
+				err = put(smp.Value, sampleLine{sample: smp})
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
-	}
-	bySeries := map[string]*promSample{}
-	for name, f := range fams {
-		for i := range f.Samples {
-			bySeries[name+"\x00"+f.Samples[i].key] = &f.Samples[i]
-		}
-	}
-	var out []sampleLine
-	for line := range strings.SplitSeq(string(page), "\n") {
-		s := strings.TrimSpace(line)
-		if s == "" || strings.HasPrefix(s, "#") {
-			continue
-		}
-		name, labels, _, err := parseSampleLine(s)
-		if err != nil {
-			return nil, fmt.Errorf("virtual clock schema: %w", err)
-		}
-		fam, typ, part := familyOf(name, types)
-		if part == "created" {
-			out = append(out, sampleLine{idx: len(out)})
-			continue
-		}
-		le := labels["le"]
-		if typ == "histogram" {
-			delete(labels, "le")
-		}
-		smp := bySeries[fam+"\x00"+labelKey(labels)]
-		if smp == nil {
-			return nil, fmt.Errorf("virtual clock schema: line %q has no series", s)
-		}
-		out = append(out, sampleLine{idx: len(out), sample: smp, part: part, le: le})
 	}
 	return out, nil
 }

@@ -64,7 +64,7 @@ func (r *runner) vsleep(ctx context.Context, p *vpart, d float64, cap time.Durat
 // sortRecords orders the records by simulated credit time, then by
 // request id: the order of the timeline, the same in every run of a seed.
 func (r *runner) sortRecords() {
-	slices.SortStableFunc(r.records, func(a, b *Record) int {
+	slices.SortStableFunc(r.records, func(a, b *record) int {
 		return cmp.Or(cmp.Compare(a.Metadata.CreditIssuedNs, b.Metadata.CreditIssuedNs),
 			cmp.Compare(a.Metadata.XRequestID, b.Metadata.XRequestID))
 	})

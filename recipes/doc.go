@@ -41,10 +41,14 @@
 //   - OffloadArgs: KV offload sized from the row's total-cpu-dram-gb
 //     (HiCache by ratio or by size, vLLM simple CPU offload, LMCache
 //     shards). A backend a recipe does not list is a plan error.
-//   - ArgGroup: a named run of plain flags sibling recipes pass in the same
-//     order (the Qwen3.5 SGLang tail of parsers, speculation and metrics;
-//     the MI325X/MI355X scheduler sizing), expanded in place so argv is
-//     unchanged and each recipe lists only what differs.
+//   - ArgGroup: a named run of flags sibling recipes pass in the same
+//     order, expanded in place so argv is unchanged and each recipe lists
+//     only what differs. Each family keeps its groups in a file named for
+//     it: qwen35_sglang_args.go (parser/speculation/metrics tail, AMD
+//     scheduler sizing, cache dtypes), minimaxm3_vllm_args.go (parsers,
+//     ROCm serving), dsv4_vllm_args.go and dsv4_sglang_args.go (the
+//     Blackwell pairs' shared runs), glm52_sglang_args.go (parsers, tail).
+//     Recipes that pass the same flags in another order spell them out.
 //   - The aiperf replay command (InferenceX's flag set: fast 1200 s / 1
 //     warm-up per lane vs official duration / 10, --unsafe-override below
 //     900 s, --server-metrics, required metric prefix) and the lm-eval

@@ -100,17 +100,11 @@ func dsv4FP4B300SGLang() *Recipe {
 				}
 				return 8192
 			}),
-			Flag("--tool-call-parser", "deepseekv4"),
-			Flag("--reasoning-parser", "deepseek-v4"),
-			Flag("--chat-template", dsv4BlackwellChatTemplate),
-			Flag("--watchdog-timeout", 1800),
-			SpecArgs,
+			dsv4BlackwellSGLangChat,
 			Flag("--attention-backend", "compressed"),
 			Flag("--page-size", 256),
 			Flag("--disable-shared-experts-fusion", nil),
-			Flag("--enable-metrics", nil),
-			Flag("--enable-cache-report", nil),
-			OffloadArgs,
+			dsv4BlackwellSGLangTail,
 			Flag("--skip-server-warmup", nil).If(Offloaded),
 		},
 		Offload: []Offload{dsv4HiCache(func(c *Ctx) int {
@@ -169,15 +163,9 @@ func dsv4FP4B200SGLang() *Recipe {
 				}
 				return 8192
 			}),
-			Flag("--tool-call-parser", "deepseekv4"),
-			Flag("--reasoning-parser", "deepseek-v4"),
-			Flag("--chat-template", dsv4BlackwellChatTemplate),
-			Flag("--watchdog-timeout", 1800),
-			SpecArgs,
+			dsv4BlackwellSGLangChat,
 			Flag("--weight-loader-prefetch-checkpoints", nil),
-			Flag("--enable-metrics", nil),
-			Flag("--enable-cache-report", nil),
-			OffloadArgs,
+			dsv4BlackwellSGLangTail,
 		},
 		Offload: []Offload{dsv4HiCache(func(*Ctx) int { return 8 }, "write_through")},
 		// Both conc-dependent flags are upper bounds a smaller load never reaches.

@@ -35,16 +35,14 @@ func glm52FP4BlackwellSGLang(gpu string, memFraction float64, cache func(*Ctx) [
 			Flag("--bf16-gemm-backend", "cutedsl"),
 			Flag("--max-prefill-tokens", 8192),
 			Flag("--quantization", "modelopt_fp4"),
-			Flag("--tool-call-parser", "glm47"),
-			Flag("--reasoning-parser", "glm45"),
+			glm52Parsers,
 			Flag("--chunked-prefill-size", 8192),
 			Flag("--mem-fraction-static", memFraction),
 			FlagFn("--max-running-requests", TwiceConc),
 			SpecArgs,
 			FlagFn("--cuda-graph-max-bs", TwiceConcCapped(64)),
 			OffloadArgs,
-			Flag("--watchdog-timeout", 1800),
-			Flag("--enable-metrics", nil),
+			glm52SGLangTail,
 		},
 		Offload: []Offload{{Backend: "hicache", Args: func(c *Ctx) ([]Arg, error) {
 			return append([]Arg{

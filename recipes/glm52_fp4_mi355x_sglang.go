@@ -39,16 +39,14 @@ func glm52FP4MI355XSGLang() *Recipe {
 			Flag("--kv-cache-dtype", "fp8_e4m3"),
 			Flag("--dsa-prefill-backend", "tilelang"),
 			Flag("--dsa-decode-backend", "tilelang"),
-			Flag("--tool-call-parser", "glm47"),
-			Flag("--reasoning-parser", "glm45"),
+			glm52Parsers,
 			Flag("--chunked-prefill-size", 32768),
 			Flag("--mem-fraction-static", 0.85),
 			FlagFn("--max-running-requests", ConcCapped(256)),
 			FlagFn("--cuda-graph-max-bs", ConcCapped(256)),
 			SpecArgs,
 			OffloadArgs,
-			Flag("--watchdog-timeout", 1800),
-			Flag("--enable-metrics", nil),
+			glm52SGLangTail,
 		},
 		Offload: []Offload{HiCacheRatio(func(c *Ctx) float64 {
 			if c.DPAttn {

@@ -95,7 +95,7 @@ func kimiK3FP4B300VLLM() *Recipe {
 		Args: []Arg{
 			ParallelArgs,
 			FlagFn("--decode-context-parallel-size", func(c *Ctx) int { return c.Row.DCPSize }).If(dcpAbove1),
-			Flag("--dcp-comm-backend", "a2a").If(dcpAbove1).Unverified(schemaGap),
+			Flag("--dcp-comm-backend", "a2a").If(dcpAbove1),
 			FlagFn("--max-num-seqs", TwiceConc),
 			FlagFn("--gpu-memory-utilization", func(c *Ctx) float64 {
 				if c.Conc >= 56 {
@@ -108,14 +108,14 @@ func kimiK3FP4B300VLLM() *Recipe {
 			Flag("--language-model-only", nil),
 			Flag("--load-format", "fastsafetensors"),
 			Flag("--moe-backend", "auto"),
-			Flag("--no-enable-flashinfer-autotune", nil).Unverified(schemaGap),
-			Flag("--enable-cumem-allocator", nil).Unverified(schemaGap),
+			Flag("--no-enable-flashinfer-autotune", nil),
+			Flag("--enable-cumem-allocator", nil),
 			Flag("--enable-prefix-caching", nil),
-			Flag("--prefix-match-unit", 128).Unverified(schemaGap),
+			Flag("--prefix-match-unit", 128),
 			Flag("--kv-cache-dtype", "fp8"),
 			Flag("--stream-interval", 10),
 			Flag("--attention-backend", "TOKENSPEED_MLA"),
-			Flag("--attention-config", kimiK3AttentionConfig{MLAPrefillBackend: "TRTLLM_RAGGED", UsePrefillQueryQuantization: true}).Unverified(schemaGap),
+			Flag("--attention-config", kimiK3AttentionConfig{MLAPrefillBackend: "TRTLLM_RAGGED", UsePrefillQueryQuantization: true}),
 			SpecArgs,
 			FlagFn("--compilation-config", func(c *Ctx) cudaGraphsNoMode {
 				k := kimiK3B300Spec(c.Row).NumSpecTokens()

@@ -52,7 +52,7 @@ func kimiK3FP4MI355X() *Recipe {
 			ParallelArgs,
 			Flag("--load-format", "fastsafetensors"),
 			Flag("--gpu-memory-utilization", 0.9),
-			Flag("--language-model-only", nil).Unverified(schemaGap),
+			Flag("--language-model-only", nil),
 			Flag("--max-num-seqs", 20),
 			Flag("--enable-auto-tool-choice", nil),
 			Flag("--tool-call-parser", "kimi_k3"),

@@ -66,9 +66,7 @@ func minimaxM3Hopper(gpu string, h100 bool) *Recipe {
 		FlagFn("--max-num-seqs", TwiceConc),
 		FlagFn("--max-cudagraph-capture-size", func(c *Ctx) int { return 2 * c.Conc * 4 }),
 		SpecArgs,
-		Flag("--tool-call-parser", "minimax_m3"),
-		Flag("--reasoning-parser", "minimax_m3"),
-		Flag("--enable-auto-tool-choice", nil),
+		minimaxM3Parsers,
 	)
 	if h100 {
 		args = append(args, Flag("--safetensors-load-strategy", "lazy"))

@@ -2,6 +2,7 @@ package recipes
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -530,4 +531,29 @@ func TestServerKey(t *testing.T) {
 	p = pts[0]
 	p.Engine.Env = map[string]string{"X": "1"}
 	assert.NotEqual(t, ServerKey(pts[0]), ServerKey(p), "the environment is part of the server")
+}
+
+// TestPlanEveryPointGolden holds the whole planned point (argv, escapes,
+// environment, result name) of every benchmark and eval row of the
+// shipped keys, at every concurrency, to a digest per point, so a change
+// to any recipe or argument group that moves one byte of one point names
+// that point. TestPlanArmsGolden shows the first point of each arm in full.
+func TestPlanEveryPointGolden(t *testing.T) {
+	all := rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{NoEvals: true}})
+	all = append(all, rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{EvalsOnly: true}})...)
+	pts, err := Plan(all, PlanOptions{})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	for _, p := range pts {
+		data, err := json.Marshal(p)
+		require.NoError(t, err)
+		fmt.Fprintf(&buf, "%x %s %s\n", sha256.Sum256(data), p.Row.ConfigKey, p.ResultFilename)
+	}
+	golden := "../testdata/recipes/plan-points.golden"
+	if *update {
+		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), buf.String(), "a planned point changed: run go test ./recipes -run TestPlanEveryPointGolden -update, and sweep plan the named point to review it")
 }

@@ -21,8 +21,7 @@ func qwen35BlackwellSGLang(name string, keys []string, quant []Arg, tokenizerFro
 	}
 	args = append(args, quant...)
 	args = append(args,
-		Flag("--kv-cache-dtype", "fp8_e4m3"),
-		Flag("--mamba-ssm-dtype", "bfloat16"),
+		qwen35CacheDtypes,
 		Flag("--attention-backend", "trtllm_mha"),
 		Flag("--moe-runner-backend", "flashinfer_trtllm"),
 		FlagFn("--cuda-graph-max-bs", ConcCapped(64)),

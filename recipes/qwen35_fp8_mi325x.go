@@ -41,8 +41,7 @@ func qwen35FP8MI325X() *Recipe {
 			ParallelArgs,
 			Flag("--attention-backend", "aiter"),
 			Flag("--quantization", "fp8"),
-			Flag("--kv-cache-dtype", "fp8_e4m3"),
-			Flag("--mamba-ssm-dtype", "bfloat16"),
+			qwen35CacheDtypes,
 			// TP2 needs ~0.8075 for the target model; SGLang reserves 15% of
 			// the fraction for the draft.
 			FlagFn("--mem-fraction-static", func(c *Ctx) float64 {

@@ -1,20 +1,13 @@
 package recipes
 
-// The argument groups InferenceX's Qwen3.5 SGLang scripts share, so each
-// recipe lists only the flags where it differs. Each group expands in place
-// to exactly the flags it names, in order: a recipe's argv is the same as
-// with the flags written out.
+// The argument groups InferenceX's Qwen3.5 SGLang scripts share (see
+// ArgGroup), so each recipe lists only the flags where it differs.
 
-// ArgGroup is a named run of flags that several recipes pass in the same
-// order; it expands at its position like ParallelArgs (When on the group
-// or on a member still applies).
-func ArgGroup(name string, args ...Arg) Arg {
-	return Arg{Name: "<" + name + ">", Expand: func(*Ctx, *Recipe) ([]Arg, error) { return args, nil }}
-}
-
-// qwen35SGLangTail ends every Qwen3.5 SGLang command but the H200 ones:
-// the served tokenizer, Qwen3's reasoning and tool-call parsers, the
-// speculative flags and the metrics the client scrapes.
+// qwen35SGLangTail ends every Qwen3.5 SGLang command but the Hopper
+// (H100/H200) ones: the served tokenizer, Qwen3's reasoning and tool-call
+// parsers, the speculative flags and the metrics the client scrapes. The
+// Hopper scripts pass no parsers and no cache report, and --enable-metrics
+// before the speculative flags, so they spell their tail out.
 var qwen35SGLangTail = ArgGroup("qwen3.5 sglang tail",
 	FlagFn("--tokenizer-path", func(c *Ctx) string { return c.Model }),
 	Flag("--reasoning-parser", "qwen3"),
@@ -35,4 +28,14 @@ var qwen35AMDScheduling = ArgGroup("qwen3.5 amd scheduling",
 	Flag("--scheduler-recv-interval", 30),
 	Flag("--stream-interval", 50),
 	Flag("--tokenizer-worker-num", 6).If(TPAtLeast(4)),
+)
+
+// qwen35CacheDtypes is the cache precision of the MI325X, Blackwell and
+// Hopper (H100/H200) Qwen3.5 SGLang scripts, passed right after the
+// quantization: FP8 E4M3 KV and a BF16 Mamba SSM state. The MI355X script
+// sets the SSM dtype through the environment instead, and the MI300X one
+// keeps the default KV dtype.
+var qwen35CacheDtypes = ArgGroup("qwen3.5 cache dtypes",
+	Flag("--kv-cache-dtype", "fp8_e4m3"),
+	Flag("--mamba-ssm-dtype", "bfloat16"),
 )

@@ -148,6 +148,15 @@ func (a Arg) If(cond func(*Ctx) bool) Arg {
 	return a
 }
 
+// ArgGroup is a named run of flags that several recipes pass in the same
+// order; it expands at its position like ParallelArgs (When on the group
+// or on a member still applies), to exactly the flags it names in order,
+// so a recipe's argv is the same as with the flags written out. A group
+// may hold other groups (SpecArgs, OffloadArgs).
+func ArgGroup(name string, args ...Arg) Arg {
+	return Arg{Name: "<" + name + ">", Expand: func(*Ctx, *Recipe) ([]Arg, error) { return args, nil }}
+}
+
 // EnvVar is one exported environment variable of a recipe.
 type EnvVar struct {
 	Name  string
@@ -258,7 +267,3 @@ func ConcAtLeast(n int) func(*Ctx) bool { return func(c *Ctx) bool { return c.Co
 
 // Offloaded is true for rows with KV offload to DRAM.
 func Offloaded(c *Ctx) bool { return c.Offloaded() }
-
-// schemaGap is the escape reason of flags the engines accept but the
-// partial schemas do not list yet.
-const schemaGap = "accepted by the engine release the recipe targets, but not in sweep's partial schema yet"

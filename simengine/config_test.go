@@ -404,18 +404,6 @@ func TestBlockHashesSharePrefixes(t *testing.T) {
 	assert.Equal(t, h1[:2], h4, "a text ending on a block boundary (trailing space ignored)")
 }
 
-func TestPyFloat(t *testing.T) {
-	for _, tc := range []struct {
-		in   float64
-		want string
-	}{
-		{0, "0.0"}, {1, "1.0"}, {0.41, "0.41"}, {655360, "655360.0"}, {2621440, "2.62144e+06"},
-		{1e6, "1e+06"}, {5123.87, "5123.87"}, {1e-05, "1e-05"}, {-3, "-3.0"},
-	} {
-		assert.Equal(t, tc.want, pyFloat(tc.in), "%v", tc.in)
-	}
-}
-
 func TestShapeOf(t *testing.T) {
 	for _, tc := range []struct {
 		name                  string

@@ -80,7 +80,8 @@
 //     waiting participants), /sim/leave.
 //   - /sim/record?interval= starts sampling the metrics on the timeline
 //     (aiperf's 0.333 s collection interval), /sim/sample takes a reference
-//     sample, GET /sim/log returns every sample once, delta-encoded;
+//     sample, GET /sim/log returns every sample once, delta-encoded
+//     against a schema page whose sample values are their line indexes;
 //     GET /sim/state shows the clock for diagnosis.
 //   - Prompts may come by the content ids of their 64-token blocks
 //     (sweep_sim_prompt) instead of text, so an 80k-token prompt costs kB.

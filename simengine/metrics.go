@@ -3,11 +3,12 @@ package simengine
 import (
 	"bytes"
 	"cmp"
-	"math"
 	"os"
 	"strconv"
 	"strings"
+
 	"sweep/configs"
+	"sweep/internal/pyjson"
 )
 
 // label is one Prometheus label pair; order is kept as written.
@@ -22,6 +23,10 @@ type expo struct {
 	// no text is written (a sample of the virtual clock's log).
 	vals   []float64
 	values bool
+	// index writes each sample's index in vals instead of its value (the
+	// virtual clock's log schema: the load generator maps the records'
+	// indexes to series by it).
+	index bool
 }
 
 func (e *expo) head(name, typ, help string) {
@@ -59,7 +64,11 @@ func (e *expo) sample(name string, ls []label, v float64) {
 		e.b.WriteByte('}')
 	}
 	e.b.WriteByte(' ')
-	e.b.WriteString(pyFloat(v))
+	if e.index {
+		e.b.WriteString(strconv.Itoa(len(e.vals) - 1))
+	} else {
+		e.b.WriteString(pyjson.PromFloat(v))
+	}
 	e.b.WriteByte('\n')
 }
 
@@ -79,7 +88,7 @@ func (e *expo) hist(name string, ls []label, h *histogram) {
 		if e.values {
 			le = ""
 		} else if i < len(h.bounds) {
-			le = pyFloat(h.bounds[i])
+			le = pyjson.PromFloat(h.bounds[i])
 		}
 		e.sample(name+"_bucket", append(slicesClip(ls), label{"le", le}), cum)
 	}
@@ -94,32 +103,6 @@ func escapeLabel(s string) string {
 		return s
 	}
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
-}
-
-// pyFloat formats v like prometheus_client's floatToGoString: Python repr,
-// with Go-style exponents from 1e6 up.
-func pyFloat(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case math.IsNaN(v):
-		return "NaN"
-	}
-	a := math.Abs(v)
-	if a != 0 && (a < 1e-4 || a >= 1e16) {
-		return strconv.FormatFloat(v, 'e', -1, 64) // 1e-05, 1.5e+16
-	}
-	s := strconv.FormatFloat(v, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".") {
-		s += ".0"
-	}
-	if dot := strings.IndexByte(s, '.'); v > 0 && dot > 6 {
-		mant := strings.TrimRight(s[:1]+"."+s[1:dot]+s[dot+1:], "0.")
-		return mant + "e+0" + strconv.Itoa(dot-1)
-	}
-	return s
 }
 
 // snapshot copies a rank's stats under its lock.

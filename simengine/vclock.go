@@ -866,16 +866,15 @@ func (s *Server) simSample(w http.ResponseWriter, r *http.Request) {
 }
 
 // vsample appends the metrics at vc.nextTick to the log: the text page
-// the first time (the schema), then per sample the changed values.
-// Record layout (little endian): time float64, count uint32, then count
-// times (index uint32, value float64), index into the page's sample lines.
+// the first time (the schema, each sample's value replaced by the index
+// of its line among the sample lines), then per sample the changed values
+// (the first record has them all). Record layout (little endian): time
+// float64, count uint32, then count times (index uint32, value float64).
 func (s *Server) vsample() {
 	vc := s.vc
 	var e expo
-	e.values = true
-	if vc.schema == nil {
-		e.values = false
-	}
+	e.values = vc.schema != nil
+	e.index = vc.schema == nil
 	e.vals = make([]float64, 0, len(vc.last))
 	vals := s.renderInto(&e)
 	if vc.schema == nil {

@@ -24,6 +24,7 @@ fails only on a drop beyond a tolerance that the data can support.`,
 		Sub: []*Command{
 			newABCompareCmd(ios, nil),
 			newABRunCmd(ios, nil),
+			newABCalibrateCmd(ios, nil),
 			newABLegsCmd(ios, nil),
 		},
 	}

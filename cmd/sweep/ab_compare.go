@@ -48,7 +48,8 @@ infra-error-rate (more than 5 % of a file's rows), unreadable-file.
 Otherwise the primary endpoint is the weighted Δ (B − A, all cases pooled)
 with a 90 % stratified paired bootstrap CI [L, U]: PASS if L > −tolerance,
 REGRESSION if U < −tolerance, INCONCLUSIVE otherwise (with the replicates
-the measured flip rate needs).
+the measured flip rate needs; with --calibration, the flip rate an A/A
+calibration measured between identical runs of one arm).
 
 Exit codes: 0 PASS, 1 REGRESSION, 3 INCONCLUSIVE, 4 INCOMPLETE, 2 usage.
 
@@ -69,6 +70,8 @@ Examples:
 			fs.BoolVar(&o.Read.AllowPartial, "allow-partial", false, "accept categories with fewer cases than BFCL's dataset")
 			fs.StringVar(&o.Format, "format", "table", "output format: table (Markdown) or json")
 			fs.Uint64Var(&o.Seed, "seed", abgate.DefaultSeed, "bootstrap seed (the same seed gives the same interval)")
+			var calibration string
+			fs.StringVar(&calibration, "calibration", "", "A/A calibration (calibration.json of sweep ab calibrate): an INCONCLUSIVE verdict's replicate advice uses its flip rates")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 0 {
 					return flagErrorf("ab compare takes no arguments, got %q", args)
@@ -116,6 +119,14 @@ Examples:
 				}
 				if o.Seed == 0 {
 					return flagErrorf("--seed 0: want a positive seed")
+				}
+				if calibration != "" {
+					if o.Calibration, err = abgate.ReadCalibration(calibration); err != nil {
+						return flagErrorf("--calibration: %v", err)
+					}
+					if o.Calibration.Model != o.Model {
+						return flagErrorf("--calibration %s is of model %q, not --model %q", calibration, o.Calibration.Model, o.Model)
+					}
 				}
 				return runF(ctx, o)
 			}

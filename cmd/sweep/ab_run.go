@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -35,6 +36,10 @@ type abRunOptions struct {
 
 	RunTimeout time.Duration
 	Point      run.Options
+	// Calibration is the A/A calibration file of ab run.
+	Calibration string
+	// Runs is the number of identical runs of ab calibrate.
+	Runs int
 	// stopGraceSet is --stop-grace given (0s then means no grace).
 	stopGraceSet bool
 }
@@ -57,10 +62,15 @@ compare the roots as "sweep ab compare" does and print the report.
 
 bfcl runs with the leg's temperature (0 by default: vLLM clamps positive
 temperatures below 0.01 up to 0.01, which is warned about) and always with
---num-threads. "bfcl models" must list the leg's model (the registry entry is
-verified, never assumed). A server that does not start, an unregistered
-model, bfcl exiting non-zero or running past --run-timeout is a run-failed
-problem: the leg is INCOMPLETE.
+--num-threads. The registry entry is written, then verified: per replicate, a
+static sitecustomize.py goes into <arm>/bfcl-r<k>-python/, first on the
+PYTHONPATH of the bfcl processes, and adds the leg's model (read from
+SWEEP_BFCL_REGISTRY_NAME, never written into code) to bfcl_eval's
+MODEL_CONFIG_MAPPING with OpenAICompletionsHandler and underscore_to_dot=True;
+then "bfcl models" must list it. Nothing is edited in the installed bfcl-eval.
+A server that does not start, an entry not written or not listed, bfcl
+exiting non-zero or running past --run-timeout is a run-failed problem: the
+leg is INCOMPLETE.
 
 --simulate runs the recipes' own commands against sweep's simulated engine
 and router, and "sweep sim-bfcl" in place of bfcl: it asks each arm's server
@@ -70,54 +80,75 @@ plants a regression).
 
 Everything lands in --out (default ./ab-runs/<LEG>-<UTC time>; it must not
 exist or be empty): <arm>/server/ (logs, server.json), <arm>/bfcl-r<k>/ (the
-roots), <arm>/bfcl-r<k>-{generate,evaluate}.log, report.md and report.json.
+roots), <arm>/bfcl-r<k>-python/ (the registration), <arm>/bfcl-r<k>-
+{models,generate,evaluate}.log, report.md and report.json.
+
+--calibration FILE takes the leg's A/A calibration (the calibration.json of
+"sweep ab calibrate LEG"): when the verdict is INCONCLUSIVE, the replicates
+it advises come from the flip rates measured between identical runs of arm
+A rather than from the differences between the arms, and the note says so.
 
 Exit codes: 0 PASS, 1 REGRESSION, 3 INCONCLUSIVE, 4 INCOMPLETE, 2 usage
 (a leg file error names file:line:col and the key), 130 interrupted.
 
 Examples:
   sweep ab run minimaxm3-mi325x-smg --simulate
+  sweep ab run minimaxm3-mi325x-smg --simulate --calibration ab-runs/aa/calibration.json
   sweep ab run configs/ab/minimaxm3-mi325x-smg.yaml --out /tmp/ab --run-timeout 5h`,
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &abRunOptions{IO: ios}
 			fs := pflag.NewFlagSet("ab run", pflag.ContinueOnError)
-			fs.StringVar(&o.Out, "out", "", "output directory (default ./ab-runs/LEG-<UTC time>; must not exist or be empty)")
-			fs.BoolVar(&o.Simulate, "simulate", false, "simulated engine, router and bfcl (the leg's simulate section)")
-			fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate: simulated seconds per wall second")
-			fs.StringVar(&o.BFCL, "bfcl", "bfcl", "the bfcl program (bfcl-eval, pinned to the same version for both arms)")
-			fs.IntVar(&o.Port, "port", 0, "public port of each arm, one after the other (default 8888; with --simulate a free port per arm)")
-			fs.DurationVar(&o.RunTimeout, "run-timeout", 0, "stop a bfcl generate that runs longer (0: no limit); the replicate is then incomplete")
-			fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", 30*time.Minute, "how long to wait for a server's health URL")
-			fs.DurationVar(&o.Point.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
-			fs.StringVar(&o.Format, "format", "table", "report on stdout: table (Markdown) or json")
-			fs.StringSliceVar(&o.Inputs.ConfigFiles, "config-files", nil, "master config files, comma separated (default: the built-in amd and nvidia masters)")
-			fs.StringVar(&o.Inputs.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
+			o.bindLegFlags(fs)
+			fs.StringVar(&o.Calibration, "calibration", "", "A/A calibration of the leg (calibration.json of sweep ab calibrate): an INCONCLUSIVE verdict's replicate advice uses its flip rates")
 			return fs, func(ctx context.Context, args []string) error {
-				if len(args) != 1 {
-					return flagErrorf("ab run takes one leg (a name in configs/ab: %s, or a leg file), got %d arguments", strings.Join(configs.ABLegNames(), ", "), len(args))
-				}
-				o.Leg = args[0]
-				o.stopGraceSet = fs.Changed("stop-grace")
-				switch {
-				case o.Format != "table" && o.Format != "json":
-					return flagErrorf("--format %q: want table or json", o.Format)
-				case !(o.TimeScale > 0) || math.IsInf(o.TimeScale, 0):
-					return flagErrorf("--time-scale %g: want a positive finite number", o.TimeScale)
-				case !o.Simulate && fs.Changed("time-scale"):
-					return flagErrorf("--time-scale needs --simulate")
-				case o.Simulate && fs.Changed("bfcl"):
-					return flagErrorf("--bfcl cannot be combined with --simulate (sweep sim-bfcl stands in for bfcl)")
-				case o.RunTimeout < 0:
-					return flagErrorf("--run-timeout %s: want 0 (no limit) or a positive duration", o.RunTimeout)
-				case o.Point.StopGrace < 0:
-					return flagErrorf("--stop-grace %s: want 0 (kill at once) or a positive duration", o.Point.StopGrace)
-				case o.stopGraceSet && o.Point.StopGrace == 0:
-					o.Point.StopGrace = run.NoGrace
+				if err := o.checkLegFlags(fs, "ab run", args); err != nil {
+					return err
 				}
 				return runF(ctx, o)
 			}
 		},
 	}
+}
+
+// bindLegFlags binds the flags "ab run" and "ab calibrate" share.
+func (o *abRunOptions) bindLegFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Out, "out", "", "output directory (default ./ab-runs/LEG-<UTC time>; must not exist or be empty)")
+	fs.BoolVar(&o.Simulate, "simulate", false, "simulated engine, router and bfcl (the leg's simulate section)")
+	fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate: simulated seconds per wall second")
+	fs.StringVar(&o.BFCL, "bfcl", "bfcl", "the bfcl program (bfcl-eval, pinned to the same version for both arms)")
+	fs.IntVar(&o.Port, "port", 0, "public port of each arm, one after the other (default 8888; with --simulate a free port per arm)")
+	fs.DurationVar(&o.RunTimeout, "run-timeout", 0, "stop a bfcl generate that runs longer (0: no limit); the replicate is then incomplete")
+	fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", 30*time.Minute, "how long to wait for a server's health URL")
+	fs.DurationVar(&o.Point.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
+	fs.StringVar(&o.Format, "format", "table", "report on stdout: table (Markdown) or json")
+	fs.StringSliceVar(&o.Inputs.ConfigFiles, "config-files", nil, "master config files, comma separated (default: the built-in amd and nvidia masters)")
+	fs.StringVar(&o.Inputs.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
+}
+
+// checkLegFlags takes the leg argument and checks the shared flags.
+func (o *abRunOptions) checkLegFlags(fs *pflag.FlagSet, cmd string, args []string) error {
+	if len(args) != 1 {
+		return flagErrorf("%s takes one leg (a name in configs/ab: %s, or a leg file), got %d arguments", cmd, strings.Join(configs.ABLegNames(), ", "), len(args))
+	}
+	o.Leg = args[0]
+	o.stopGraceSet = fs.Changed("stop-grace")
+	switch {
+	case o.Format != "table" && o.Format != "json":
+		return flagErrorf("--format %q: want table or json", o.Format)
+	case !(o.TimeScale > 0) || math.IsInf(o.TimeScale, 0):
+		return flagErrorf("--time-scale %g: want a positive finite number", o.TimeScale)
+	case !o.Simulate && fs.Changed("time-scale"):
+		return flagErrorf("--time-scale needs --simulate")
+	case o.Simulate && fs.Changed("bfcl"):
+		return flagErrorf("--bfcl cannot be combined with --simulate (sweep sim-bfcl stands in for bfcl)")
+	case o.RunTimeout < 0:
+		return flagErrorf("--run-timeout %s: want 0 (no limit) or a positive duration", o.RunTimeout)
+	case o.Point.StopGrace < 0:
+		return flagErrorf("--stop-grace %s: want 0 (kill at once) or a positive duration", o.Point.StopGrace)
+	case o.stopGraceSet && o.Point.StopGrace == 0:
+		o.Point.StopGrace = run.NoGrace
+	}
+	return nil
 }
 
 // loadABLeg reads a leg by file path or shipped name.
@@ -128,24 +159,36 @@ func loadABLeg(arg string) (*configs.ABLeg, error) {
 	return configs.DefaultABLeg(arg)
 }
 
-// abRunRun runs the leg, prints the report and maps the verdict to the
-// exit code.
-func abRunRun(ctx context.Context, o *abRunOptions) error {
+// abLegRun is a leg planned and ready to run.
+type abLegRun struct {
+	leg     *configs.ABLeg
+	plan    *leg.Plan
+	opts    leg.Options
+	out     string
+	started time.Time
+	// mode describes the engines and bfcl for the header.
+	mode string
+}
+
+// prepareABLeg loads and plans the leg of o, prints its warnings and
+// returns the leg runner's options; the default output directory is
+// ./ab-runs/<leg><suffix>-<UTC time>.
+func prepareABLeg(o *abRunOptions, suffix string) (*abLegRun, error) {
 	started := time.Now()
 	l, err := loadABLeg(o.Leg)
 	if err != nil {
-		return &FlagError{Err: err}
+		return nil, &FlagError{Err: err}
 	}
 	g, err := o.Inputs.generator()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out := o.Out
 	if out == "" {
-		out = filepath.Join("ab-runs", l.Name+"-"+started.UTC().Format("20060102T150405Z"))
+		out = filepath.Join("ab-runs", l.Name+suffix+"-"+started.UTC().Format("20060102T150405Z"))
 	}
 	if out, err = filepath.Abs(out); err != nil {
-		return err
+		return nil, err
 	}
 	port := func() (int, error) {
 		if o.Port != 0 {
@@ -158,7 +201,7 @@ func abRunRun(ctx context.Context, o *abRunOptions) error {
 	}
 	p, err := leg.NewPlan(l, leg.PlanOptions{Generator: g, Port: port, Dir: out, Simulate: o.Simulate})
 	if err != nil {
-		return &FlagError{Err: err}
+		return nil, &FlagError{Err: err}
 	}
 	for _, w := range p.Warnings {
 		fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", w)
@@ -179,9 +222,6 @@ func abRunRun(ctx context.Context, o *abRunOptions) error {
 	if o.Simulate {
 		mode = fmt.Sprintf("simulated engines and bfcl, time scale %gx", o.TimeScale)
 	}
-	fmt.Fprintf(o.IO.ErrOut, "leg %s (%s): %d categories, %d replicate(s) per arm, tolerance %.2f points; %s\n  A %s: %s\n  B %s: %s\n  output: %s\n",
-		l.Name, l.Model, len(p.Categories), l.Replicates, l.Tolerance, mode,
-		p.Arms[0].Name, p.Arms[0].Point.Recipe, p.Arms[1].Name, armDesc(p.Arms[1]), out)
 	lo := leg.Options{Dir: out, Setup: setup, Server: so, RunTimeout: o.RunTimeout, Progress: progress}
 	if !o.Simulate {
 		lo.BFCL = []string{o.BFCL}
@@ -189,25 +229,64 @@ func abRunRun(ctx context.Context, o *abRunOptions) error {
 	if o.Point.StopGrace > 0 {
 		lo.StopGrace = min(o.Point.StopGrace, 30*time.Second)
 	}
-	res, err := leg.Run(ctx, p, lo)
+	return &abLegRun{leg: l, plan: p, opts: lo, out: out, started: started, mode: mode}, nil
+}
+
+// legError maps an error of leg.Run or leg.Calibrate to the command's.
+func (r *abLegRun) legError(ctx context.Context, cmd string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %v: %w", cmd, err, context.Canceled)
+	}
+	if errors.Is(err, abgate.ErrRootNotEmpty) {
+		return &FlagError{Err: fmt.Errorf("--out %s: %w", r.out, err)}
+	}
+	return err
+}
+
+// printFile copies file to out.
+func printFile(out io.Writer, file string) error {
+	data, err := os.ReadFile(file)
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("ab run: %v: %w", err, context.Canceled)
-		}
-		if errors.Is(err, abgate.ErrRootNotEmpty) {
-			return &FlagError{Err: fmt.Errorf("--out %s: %w", out, err)}
-		}
 		return err
+	}
+	_, err = out.Write(data)
+	return err
+}
+
+// abRunRun runs the leg, prints the report and maps the verdict to the
+// exit code.
+func abRunRun(ctx context.Context, o *abRunOptions) error {
+	var cal *abgate.Calibration
+	if o.Calibration != "" {
+		var err error
+		if cal, err = abgate.ReadCalibration(o.Calibration); err != nil {
+			return &FlagError{Err: fmt.Errorf("--calibration: %w", err)}
+		}
+	}
+	r, err := prepareABLeg(o, "")
+	if err != nil {
+		return err
+	}
+	l, p := r.leg, r.plan
+	if cal != nil && cal.Model != l.Model {
+		return &FlagError{Err: fmt.Errorf("--calibration %s is of model %q, the leg's is %q: calibrate this leg with sweep ab calibrate %s", o.Calibration, cal.Model, l.Model, o.Leg)}
+	}
+	r.opts.Calibration = cal
+	fmt.Fprintf(o.IO.ErrOut, "leg %s (%s): %d categories, %d replicate(s) per arm, tolerance %.2f points; %s\n  A %s: %s\n  B %s: %s\n  output: %s\n",
+		l.Name, l.Model, len(p.Categories), l.Replicates, l.Tolerance, r.mode,
+		p.Arms[0].Name, p.Arms[0].Point.Recipe, p.Arms[1].Name, armDesc(p.Arms[1]), r.out)
+	if cal != nil {
+		fmt.Fprintf(o.IO.ErrOut, "  A/A calibration: %s\n", cal.Source())
+	}
+	res, err := leg.Run(ctx, p, r.opts)
+	if err != nil {
+		return r.legError(ctx, "ab run", err)
 	}
 	file := res.Table
 	if o.Format == "json" {
 		file = res.JSON
 	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	if _, err := o.IO.Out.Write(data); err != nil {
+	if err := printFile(o.IO.Out, file); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "report: %s, %s\n", res.Table, res.JSON)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/sweep/abgate"
+	"sweep/sweep/abgate/bfclsim"
 	"sweep/sweep/run"
 )
 
@@ -226,4 +227,34 @@ func TestABRunInterrupt(t *testing.T) {
 			assert.ErrorIs(t, syscall.Kill(-p.PID, 0), syscall.ESRCH, "%s %s survived the interrupt", arm, name)
 		}
 	}
+}
+
+// TestSimBFCLRegistration: the stand-in knows the leg's model only through
+// the registration sweep ab run writes, as bfcl does: without it, models
+// leaves the model out (and says why on stderr) and generate refuses it.
+func TestSimBFCLRegistration(t *testing.T) {
+	const model = "Org/M-FC"
+	arm := bfclsim.Arm{Model: model, Seed: 1, Name: "a", Accuracy: 0.85}
+	for k, v := range arm.Env(0) {
+		t.Setenv(k, v)
+	}
+	t.Setenv("BFCL_PROJECT_ROOT", t.TempDir())
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	reg := abgate.Registry{Name: model, Dir: filepath.Join(t.TempDir(), "py")}
+	require.NoError(t, reg.Write())
+	for k, v := range reg.Env("") {
+		t.Setenv(k, v)
+	}
+	code, stdout, stderr := runCLI(t, "sim-bfcl", "--", "models")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, strings.Split(stdout, "\n"), model)
+
+	t.Setenv("PYTHONPATH", t.TempDir()+":"+reg.Dir) // not first: Python would load another sitecustomize, or none
+	code, stdout, stderr = runCLI(t, "sim-bfcl", "--", "models")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, strings.Split(stdout, "\n"), model)
+	assert.Contains(t, stderr, "sim-bfcl: no registry entry added: the first PYTHONPATH entry")
+	code, _, stderr = runCLI(t, "sim-bfcl", "--", "generate", "--model", model, "--test-category", "multiple")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, stderr, "sim-bfcl generate: Unknown model_name 'Org/M-FC' (no registry entry added: the first PYTHONPATH entry")
 }

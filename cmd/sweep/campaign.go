@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
+	"sweep/internal/plural"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
@@ -311,8 +312,9 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if o.Executor == "slurm" {
 		where = "one Slurm job per arm"
 	}
-	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %d points in %d arms, %d server starts planned; %s; directory %s\n",
-		o.Command, len(sched.Points), len(sched.Arms), sched.ServerStarts(), where, dir)
+	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; directory %s\n",
+		o.Command, plural.Count(len(sched.Points), "point", "points"), plural.Count(len(sched.Arms), "arm", "arms"),
+		plural.Count(sched.ServerStarts(), "server start", "server starts"), where, dir)
 	sum, runErr := campaign.Run(ctx, campaign.Options{
 		Dir: dir, Schedule: sched, Executor: ex, Retries: o.Retries, FailFast: o.FailFast,
 		Identity: campaign.Identity{Command: o.Command, Settings: settings},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/plural"
 	"sweep/sweep/knee"
 	"sweep/sweep/report"
 )
@@ -88,7 +89,7 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.ErrOut, "%d arms, %d charts\n", len(rs), len(rep.Charts))
+	fmt.Fprintf(o.IO.ErrOut, "%s, %s\n", plural.Count(len(rs), "arm", "arms"), plural.Count(len(rep.Charts), "chart", "charts"))
 	fmt.Fprintf(o.IO.Out, "%s\n%s\n", page, filepath.Join(o.Out, report.SummaryFile))
 	return nil
 }

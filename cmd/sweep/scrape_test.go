@@ -80,7 +80,7 @@ func TestScrapeCLIAgainstServer(t *testing.T) {
 		_, _ = w.Write(page)
 	}))
 	t.Cleanup(srv.Close)
-	code, stdout, stderr := runCLI(t, "scrape", srv.URL, "--interval", "10ms", "--duration", "15ms")
+	code, stdout, stderr := runCLI(t, "scrape", srv.URL, "--interval", "10ms", "--duration", "500ms")
 	require.Equal(t, 0, code, stderr)
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	require.GreaterOrEqual(t, len(lines), 2, stdout)

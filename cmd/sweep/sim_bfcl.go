@@ -12,6 +12,10 @@ import (
 	"sweep/sweep/abgate/bfclsim"
 )
 
+// simBFCLBuiltinModels are the keys the stand-in lists besides the
+// registered one (a few of bfcl-eval's own).
+var simBFCLBuiltinModels = []string{"gorilla-openfunctions-v2", "gpt-4o-2024-11-20-FC", "Qwen/Qwen3-8B-FC"}
+
 // newSimBFCLCmd is the stand-in sweep ab run --simulate runs in place of
 // the bfcl program.
 func newSimBFCLCmd(ios *IOStreams) *Command {
@@ -28,7 +32,13 @@ generate asks the server at OPENAI_BASE_URL one chat completion per category
 and writes BFCL v4 result files under BFCL_PROJECT_ROOT (a category whose
 request fails gets "Error during inference" rows); evaluate writes the score
 files. The verdicts come from the seeded per-case model of the arm in
-SWEEP_SIM_BFCL (set by sweep ab run from the leg's simulate section).`,
+SWEEP_SIM_BFCL (set by sweep ab run from the leg's simulate section).
+
+Like bfcl, it knows the leg's model only when the registry entry sweep ab
+run writes is in place: the first PYTHONPATH entry holds sweep's
+sitecustomize.py and SWEEP_BFCL_REGISTRY_NAME names the model. Otherwise
+models does not list it and generate and evaluate fail with
+"Unknown model_name".`,
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			fs := pflag.NewFlagSet("sim-bfcl", pflag.ContinueOnError)
 			fs.SetInterspersed(false)
@@ -40,8 +50,19 @@ SWEEP_SIM_BFCL (set by sweep ab run from the leg's simulate section).`,
 				if err != nil {
 					return fmt.Errorf("sim-bfcl: %w", err)
 				}
+				// bfcl knows the model only through the registration file
+				// sweep writes (abgate.Registry): without it, models does not
+				// list it and generate and evaluate refuse it, as bfcl does.
+				registered, regErr := abgate.RegisteredName(os.Getenv)
 				if args[0] == "models" {
-					fmt.Fprintln(ios.Out, arm.Model)
+					for _, m := range simBFCLBuiltinModels {
+						fmt.Fprintln(ios.Out, m)
+					}
+					if regErr != nil {
+						fmt.Fprintf(ios.ErrOut, "sim-bfcl: no registry entry added: %v\n", regErr)
+						return nil
+					}
+					fmt.Fprintln(ios.Out, registered)
 					return nil
 				}
 				sub := pflag.NewFlagSet("sim-bfcl "+args[0], pflag.ContinueOnError)
@@ -54,6 +75,13 @@ SWEEP_SIM_BFCL (set by sweep ab run from the leg's simulate section).`,
 				sub.Bool("partial-eval", false, "partial evaluation")
 				if err := sub.Parse(args[1:]); err != nil {
 					return &FlagError{Err: fmt.Errorf("sim-bfcl %s: %w", args[0], err)}
+				}
+				if regErr != nil || *model != registered {
+					why := "it is not the key registered"
+					if regErr != nil {
+						why = "no registry entry added: " + regErr.Error()
+					}
+					return fmt.Errorf("sim-bfcl %s: Unknown model_name '%s' (%s)", args[0], *model, why)
 				}
 				if *model != arm.Model {
 					return fmt.Errorf("sim-bfcl: --model %q is not the arm's model %q in %s", *model, arm.Model, bfclsim.EnvVar)

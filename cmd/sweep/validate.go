@@ -11,6 +11,7 @@ import (
 	"sweep/configs"
 	"sweep/internal/gitfile"
 	"sweep/internal/inputfile"
+	"sweep/internal/plural"
 )
 
 // validateOptions are the inputs of "sweep validate".
@@ -112,11 +113,10 @@ func validateRun(ctx context.Context, o *validateOptions) error {
 		for _, p := range rep.Problems {
 			files[p.File] = true
 		}
-		return fmt.Errorf("%d %s in %d %s", len(rep.Problems), plural(len(rep.Problems), "problem", "problems"),
-			len(files), plural(len(files), "file", "files"))
+		return fmt.Errorf("%s in %s", plural.Count(len(rep.Problems), "problem", "problems"), plural.Count(len(files), "file", "files"))
 	}
-	msg := fmt.Sprintf("ok: %d master configs in %d %s, %d runner labels", rep.MasterEntries, len(in.Masters),
-		plural(len(in.Masters), "file", "files"), rep.RunnerLabels)
+	msg := fmt.Sprintf("ok: %d master configs in %s, %d runner labels", rep.MasterEntries,
+		plural.Count(len(in.Masters), "file", "files"), rep.RunnerLabels)
 	if in.Changelog != nil {
 		msg += fmt.Sprintf(", %d changelog entries (%d new", rep.ChangelogEntries, rep.NewEntries)
 		if rep.Corrections > 0 {
@@ -126,13 +126,6 @@ func validateRun(ctx context.Context, o *validateOptions) error {
 	}
 	fmt.Fprintln(o.IO.Out, msg)
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // validateInputs reads every file validate needs. Unreadable files are

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"sweep/configs"
+	"sweep/internal/pyjson"
 )
 
 // ChangelogOptions are the inputs of ProcessChangelog.
@@ -393,7 +394,7 @@ func (c *Changelog) AppendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, bk.Name, false)
+			b = pyjson.AppendString(b, bk.Name, false)
 			b = append(b, ':')
 			b = appendRows(b, bk.Rows)
 		}
@@ -412,9 +413,9 @@ func (c *Changelog) AppendJSON(b []byte) []byte {
 	b = append(b, `,"multinode_agentic_evals":`...)
 	b = appendRows(b, c.MultinodeAgenticEvals)
 	b = append(b, `,"changelog_metadata":{"base_ref":`...)
-	b = appendString(b, c.Metadata.BaseRef, false)
+	b = pyjson.AppendString(b, c.Metadata.BaseRef, false)
 	b = append(b, `,"head_ref":`...)
-	b = appendString(b, c.Metadata.HeadRef, false)
+	b = pyjson.AppendString(b, c.Metadata.HeadRef, false)
 	b = append(b, `,"entries":[`...)
 	for i, e := range c.Metadata.Entries {
 		if i > 0 {
@@ -445,7 +446,7 @@ func appendEntryJSON(b []byte, e configs.ChangelogEntry) []byte {
 	b = append(b, `,"description":`...)
 	b = appendStringList(b, e.Description, s)
 	b = append(b, `,"pr-link":`...)
-	b = appendString(b, e.PRLink, false)
+	b = pyjson.AppendString(b, e.PRLink, false)
 	b = append(b, `,"evals-only":`...)
 	b = strconv.AppendBool(b, e.EvalsOnly)
 	b = append(b, `,"all-evals":`...)

@@ -8,12 +8,12 @@
 //
 //	masters, err := configs.LoadMasters("configs/amd-master.yaml", "configs/nvidia-master.yaml")
 //	runners, err := configs.LoadRunners("configs/runners.yaml")
-//	g := &sweep.Generator{Masters: masters, Runners: runners}
-//	rows, err := g.TestConfig(sweep.TestConfigOptions{
+//	g := &matrix.Generator{Masters: masters, Runners: runners}
+//	rows, err := g.TestConfig(matrix.TestConfigOptions{
 //		ConfigKeys:  []string{"qwen3.5-fp8-mi325x-sglang-agentic-mtp"},
-//		EvalOptions: sweep.EvalOptions{NoEvals: true},
+//		EvalOptions: matrix.EvalOptions{NoEvals: true},
 //	})
-//	for _, r := range rows { // *sweep.Row: typed fields, see Row and Kind
+//	for _, r := range rows { // *matrix.Row: typed fields, see Row and Kind
 //		fmt.Println(r.Kind, r.TP, r.EP, r.Conc, r.ExpName)
 //	}
 //	out, err := rows.MarshalJSON() // exactly the bytes the Python generator prints
@@ -22,7 +22,7 @@
 //
 // Processing a changelog change:
 //
-//	cl, err := g.ProcessChangelog(sweep.ChangelogOptions{
+//	cl, err := g.ProcessChangelog(matrix.ChangelogOptions{
 //		Base: configs.Source{Name: "base", Data: oldChangelog},
 //		Head: configs.Source{Name: "head", Data: newChangelog},
 //	})

@@ -64,7 +64,7 @@ func appendCanonical(b []byte, v reflect.Value) ([]byte, error) {
 		}
 		return append(b, "false"...), nil
 	case reflect.String:
-		return appendString(b, v.String(), true), nil
+		return pyjson.AppendString(b, v.String(), true), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return strconv.AppendInt(b, v.Int(), 10), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
@@ -110,7 +110,7 @@ func appendCanonical(b []byte, v reflect.Value) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k, true)
+			b = pyjson.AppendString(b, k, true)
 			b = append(b, ':')
 			var err error
 			if b, err = appendCanonical(b, v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key()))); err != nil {

@@ -3,8 +3,6 @@ package matrix
 import (
 	"errors"
 	"fmt"
-	"math/big"
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -175,52 +173,32 @@ func (g *Generator) TestConfig(o TestConfigOptions) (Matrix, error) {
 		return nil, err
 	}
 	x := expander{g: g, step: 2, conc: o.Conc, testConfig: true}
-	sel := newSelection(len(ms))
-	if o.RunnerNodeFilter == "" { // each config runs on its label
-		labels := make([]string, len(ms))
-		for i, m := range ms {
-			labels[i] = m.Runner
-			sel.add(m, labels[i:i+1:i+1])
-		}
-		return x.expand(sel, wantFixed, wantAgentic, seqLens, o.EvalOptions)
-	}
+	var sel []selected
 	for _, m := range ms {
 		if runners := g.testConfigRunners(m.Runner, o.RunnerNodeFilter); len(runners) > 0 {
-			sel.add(m, runners)
+			sel = append(sel, selected{m, runners})
 		}
 	}
 	return x.expand(sel, wantFixed, wantAgentic, seqLens, o.EvalOptions)
 }
 
-// selection lists the configs to expand, each with its runner values.
-type selection struct {
-	masters  []*configs.Master
-	runners  [][]string
-	nRunners []int
-}
-
-func newSelection(n int) *selection {
-	return &selection{masters: make([]*configs.Master, 0, n), runners: make([][]string, 0, n), nRunners: make([]int, 0, n)}
-}
-
-func (s *selection) add(m *configs.Master, runners []string) {
-	s.masters = append(s.masters, m)
-	s.runners = append(s.runners, runners)
-	s.nRunners = append(s.nRunners, len(runners))
+// selected is a config to expand with its runner values.
+type selected struct {
+	master  *configs.Master
+	runners []string
 }
 
 // expand generates the rows of the selected configs and applies the eval
 // options.
-func (x *expander) expand(sel *selection, wantFixed, wantAgentic bool, seqLens map[[2]int]bool, o EvalOptions) (Matrix, error) {
-	x.reserve(sel.masters, sel.nRunners)
-	rows := make(Matrix, 0, len(x.slab))
+func (x *expander) expand(sel []selected, wantFixed, wantAgentic bool, seqLens map[[2]int]bool, o EvalOptions) (Matrix, error) {
+	var rows Matrix
 	var err error
-	for i, m := range sel.masters {
+	for _, c := range sel {
 		if wantFixed {
-			rows = x.fixed(rows, m, sel.runners[i], seqLens)
+			rows = x.fixed(rows, c.master, c.runners, seqLens)
 		}
 		if wantAgentic {
-			if rows, err = x.agentic(rows, m, sel.runners[i]); err != nil {
+			if rows, err = x.agentic(rows, c.master, c.runners); err != nil {
 				return nil, err
 			}
 		}
@@ -267,7 +245,7 @@ func (g *Generator) FullSweep(o FullSweepOptions) (Matrix, error) {
 		single, multi = true, true
 	}
 	x := expander{g: g, step: step, minConc: o.MinConc, maxConc: o.MaxConc, maxTP: o.MaxTP, maxEP: o.MaxEP}
-	sel := newSelection(len(g.Masters.Entries))
+	var sel []selected
 	for _, m := range g.Masters.Entries {
 		if len(o.ModelPrefixes) > 0 && !slices.ContainsFunc(o.ModelPrefixes, func(p string) bool { return strings.HasPrefix(m.Key, p) }) {
 			continue
@@ -296,7 +274,7 @@ func (g *Generator) FullSweep(o FullSweepOptions) (Matrix, error) {
 		if m.Multinode && !multi || !m.Multinode && !single {
 			continue
 		}
-		sel.add(m, runners)
+		sel = append(sel, selected{m, runners})
 	}
 	return x.expand(sel, wantFixed, wantAgentic, seqLens, o.EvalOptions)
 }
@@ -333,107 +311,13 @@ type expander struct {
 	// testConfig selects test-config's concurrency rules (conc-list taken
 	// whenever the key is present, --conc intersection) over full-sweep's.
 	testConfig bool
-
-	// Rows, concurrency lists and workers are carved from arenas sized
-	// by reserve, so a call allocates a few large blocks instead of one
-	// object per row (the arenas grow if the estimate falls short).
-	slab     []Row
-	ints     []int
-	workers  []Worker
-	wkeys    []workerKey
-	scratch  []int  // reused concurrency buffer (never retained by rows)
-	nameBuf  []byte // reused exp-name buffers
-	nameEnds []int
-	nameList []string
-	// routerSrc is the master config router x.router was made from.
-	routerSrc *configs.Component
-	router    *configs.Component
-}
-
-// reserve sizes the arenas for the expansion of ms on nRunners runners
-// each: an upper bound of the rows, concurrency values and workers that
-// fixed and agentic can produce without filters.
-func (x *expander) reserve(ms []*configs.Master, nRunners []int) {
-	var rows, ints, workers, wkeys int
-	count := func(m *configs.Master, s *configs.SearchSpace, runners int, agentic bool) {
-		n := len(s.ConcList)
-		if n == 0 && s.ConcStart != nil && s.ConcEnd != nil {
-			n = concRangeLen(*s.ConcStart, *s.ConcEnd, x.step)
-		}
-		if !m.Multinode {
-			rows += n * runners
-			return
-		}
-		if agentic { // one row per concurrency
-			rows += n * runners
-		} else { // one row holding every concurrency
-			rows += runners
-		}
-		ints += n * runners
-		if s.Prefill != nil && s.Decode != nil {
-			workers += 2
-			wkeys += len(s.Prefill.Keys) + len(s.Decode.Keys) + 6
-		}
-	}
-	for i, m := range ms {
-		for _, sc := range m.Scenarios.FixedSeqLen {
-			for _, s := range sc.SearchSpace {
-				count(m, s, nRunners[i], false)
-			}
-		}
-		for _, ac := range m.Scenarios.AgenticCoding {
-			for _, s := range ac.SearchSpace {
-				count(m, s, nRunners[i], true)
-			}
-		}
-	}
-	x.slab = make([]Row, rows)
-	x.ints = make([]int, ints)
-	x.workers = make([]Worker, workers)
-	x.wkeys = make([]workerKey, wkeys)
-}
-
-// newRows returns n zero rows from the slab.
-func (x *expander) newRows(n int) []Row {
-	if n > len(x.slab) {
-		x.slab = make([]Row, max(n, 64))
-	}
-	rs := x.slab[:n:n]
-	x.slab = x.slab[n:]
-	return rs
-}
-
-// newInts returns n zero ints from the int arena.
-func (x *expander) newInts(n int) []int {
-	if n > len(x.ints) {
-		x.ints = make([]int, max(n, 64))
-	}
-	is := x.ints[:n:n]
-	x.ints = x.ints[n:]
-	return is
-}
-
-// concRangeLen is len(concRange(start, end, step)).
-func concRangeLen(start, end, step int) int {
-	n := 0
-	for c := start; c <= end; {
-		n++
-		if c == end || c <= 0 {
-			break
-		}
-		c *= step
-		if c > end {
-			c = end
-		}
-	}
-	return n
+	dram       map[dramInput]int // dramGB results by input
 }
 
 // concRange expands conc-start..conc-end: multiply by step each time and
-// clamp the last step to end. The result lives in x.scratch and is valid
-// until the next call: callers copy what rows keep.
-func (x *expander) concRange(start, end, step int) []int {
-	out := x.scratch[:0]
+// clamp the last step to end.
+func concRange(start, end, step int) []int {
+	var out []int
 	for c := start; c <= end; {
 		out = append(out, c)
 		if c == end || c <= 0 {
@@ -444,7 +328,6 @@ func (x *expander) concRange(start, end, step int) []int {
 			c = end
 		}
 	}
-	x.scratch = out
 	return out
 }
 
@@ -476,7 +359,7 @@ func (x *expander) fixedSingleConcs(s *configs.SearchSpace) ([]int, bool) {
 		if s.ConcList != nil {
 			cs = s.ConcList
 		} else {
-			cs = x.concRange(*s.ConcStart, *s.ConcEnd, 2)
+			cs = concRange(*s.ConcStart, *s.ConcEnd, 2)
 		}
 		if len(x.conc) > 0 {
 			cs = keepConcs(cs, x.conc)
@@ -487,7 +370,7 @@ func (x *expander) fixedSingleConcs(s *configs.SearchSpace) ([]int, bool) {
 		return cs, true
 	}
 	if len(s.ConcList) > 0 {
-		return x.clampConcList(slices.Clone(s.ConcList))
+		return x.clampConcList(s.ConcList)
 	}
 	start, end := *s.ConcStart, *s.ConcEnd
 	if x.minConc != nil {
@@ -506,7 +389,7 @@ func (x *expander) fixedSingleConcs(s *configs.SearchSpace) ([]int, bool) {
 			end = min(end, *x.maxConc)
 		}
 	}
-	return x.concRange(start, end, x.step), true
+	return concRange(start, end, x.step), true
 }
 
 // fixedMultiConcs returns the concurrency list of a fixed-seq-len
@@ -517,7 +400,7 @@ func (x *expander) fixedMultiConcs(s *configs.SearchSpace) ([]int, bool) {
 	case x.testConfig && s.ConcList != nil, !x.testConfig && len(s.ConcList) > 0:
 		cs = s.ConcList
 	default:
-		cs = x.concRange(*s.ConcStart, *s.ConcEnd, x.step)
+		cs = concRange(*s.ConcStart, *s.ConcEnd, x.step)
 	}
 	if x.testConfig {
 		if len(x.conc) > 0 {
@@ -566,7 +449,7 @@ func (x *expander) agenticConcs(s *configs.SearchSpace) []int {
 	if len(s.ConcList) > 0 {
 		cs = s.ConcList
 	} else {
-		cs = x.concRange(*s.ConcStart, *s.ConcEnd, x.step)
+		cs = concRange(*s.ConcStart, *s.ConcEnd, x.step)
 	}
 	if x.testConfig {
 		if len(x.conc) > 0 {
@@ -585,13 +468,8 @@ func (x *expander) agenticConcs(s *configs.SearchSpace) []int {
 
 // newWorker copies a master config worker block and fills in pp,
 // dcp-size and pcp-size.
-func (x *expander) newWorker(w *configs.Worker) *Worker {
-	if len(x.workers) == 0 {
-		x.workers = make([]Worker, 16)
-	}
-	out := &x.workers[0]
-	x.workers = x.workers[1:]
-	*out = Worker{
+func newWorker(w *configs.Worker) *Worker {
+	out := &Worker{
 		NumWorker:          w.NumWorker,
 		TP:                 w.TP,
 		PP:                 w.PPValue(),
@@ -601,61 +479,27 @@ func (x *expander) newWorker(w *configs.Worker) *Worker {
 		DPAttn:             w.DPAttn,
 		Hardware:           clonePtr(w.Hardware),
 		AdditionalSettings: w.AdditionalSettings,
+		keys:               make([]workerKey, 0, len(w.Keys)+3),
 	}
-	if n := len(w.Keys) + 3; n > len(x.wkeys) {
-		x.wkeys = make([]workerKey, max(n, 256))
-	}
-	keys := x.wkeys[: 0 : len(w.Keys)+3]
-	var hasPP, hasDCP, hasPCP bool
-	for _, k := range w.Keys {
-		switch k {
-		case "num-worker":
-			keys = append(keys, wNumWorker)
-		case "tp":
-			keys = append(keys, wTP)
-		case "pp":
-			keys = append(keys, wPP)
-			hasPP = true
-		case "dcp-size":
-			keys = append(keys, wDCPSize)
-			hasDCP = true
-		case "pcp-size":
-			keys = append(keys, wPCPSize)
-			hasPCP = true
-		case "ep":
-			keys = append(keys, wEP)
-		case "dp-attn":
-			keys = append(keys, wDPAttn)
-		case "hardware":
-			keys = append(keys, wHardware)
-		case "additional-settings":
-			keys = append(keys, wAdditionalSettings)
+	for _, name := range w.Keys {
+		if k, ok := workerKeyOf(name); ok {
+			out.keys = append(out.keys, k)
 		}
 	}
-	if !hasPP {
-		keys = append(keys, wPP)
+	for _, k := range [...]workerKey{wPP, wDCPSize, wPCPSize} {
+		if !slices.Contains(out.keys, k) {
+			out.keys = append(out.keys, k)
+		}
 	}
-	if !hasDCP {
-		keys = append(keys, wDCPSize)
-	}
-	if !hasPCP {
-		keys = append(keys, wPCPSize)
-	}
-	out.keys = keys
-	x.wkeys = x.wkeys[len(keys):]
 	return out
 }
 
 // components returns the router and kv-p2p-transfer of a search-space
-// entry, falling back to the config's top level. Entries that take the
-// same router from the config share one Component (rows are read-only).
-func (x *expander) components(m *configs.Master, s *configs.SearchSpace) (*configs.Component, string) {
+// entry, falling back to the config's top level.
+func components(m *configs.Master, s *configs.SearchSpace) (*configs.Component, string) {
 	var router *configs.Component
 	if r := cmpOr(s.Router, m.Router); r != nil {
-		if r != x.routerSrc {
-			x.routerSrc, x.router = r, &configs.Component{Name: r.Name, Version: r.Version}
-		}
-		router = x.router
+		router = &configs.Component{Name: r.Name, Version: r.Version}
 	}
 	transfer := ""
 	if t := cmpOr(s.KVP2PTransfer, m.KVP2PTransfer); t != nil {
@@ -678,7 +522,7 @@ func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLe
 		}
 		expName := m.ModelPrefix + "_" + SeqLenName(sc.ISL, sc.OSL)
 		for _, s := range sc.SearchSpace {
-			router, transfer := x.components(m, s)
+			router, transfer := components(m, s)
 			base := Row{
 				ConfigKey:     m.Key,
 				Image:         m.Image,
@@ -701,17 +545,13 @@ func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLe
 					continue
 				}
 				base.Kind = FixedMultiNode
-				base.Prefill = x.newWorker(s.Prefill)
-				base.Decode = x.newWorker(s.Decode)
-				block := x.newRows(len(runners))
-				concs := x.newInts(len(cs) * len(runners))
-				for i, rn := range runners {
-					r := &block[i]
-					*r = base
+				base.Prefill = newWorker(s.Prefill)
+				base.Decode = newWorker(s.Decode)
+				for _, rn := range runners {
+					r := base
 					r.Runner = rn
-					r.Concs = concs[i*len(cs) : (i+1)*len(cs) : (i+1)*len(cs)]
-					copy(r.Concs, cs)
-					rows = append(rows, r)
+					r.Concs = slices.Clone(cs)
+					rows = append(rows, &r)
 				}
 				continue
 			}
@@ -739,16 +579,12 @@ func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLe
 				base.EP = *ep
 			}
 			base.DPAttn = s.DPAttn != nil && *s.DPAttn
-			block := x.newRows(len(cs) * len(runners))
-			i := 0
 			for _, c := range cs {
 				for _, rn := range runners {
-					r := &block[i]
-					*r = base
+					r := base
 					r.Runner = rn
 					r.Conc = c
-					rows = append(rows, r)
-					i++
+					rows = append(rows, &r)
 				}
 			}
 		}
@@ -759,7 +595,7 @@ func (x *expander) fixed(rows Matrix, m *configs.Master, runners []string, seqLe
 func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Matrix, error) {
 	for ci, ac := range m.Scenarios.AgenticCoding {
 		for si, s := range ac.SearchSpace {
-			gb, err := x.g.dramOffloadGB(m, ac, s)
+			gb, err := x.dramOffloadGB(m, ac, s)
 			if err != nil {
 				return nil, &MatrixError{Pos: s.Pos, Key: fmt.Sprintf("%s.scenarios.agentic-coding[%d].search-space[%d]", m.Key, ci, si), Msg: err.Error()}
 			}
@@ -767,7 +603,7 @@ func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Ma
 			if len(cs) == 0 {
 				continue
 			}
-			router, transfer := x.components(m, s)
+			router, transfer := components(m, s)
 			kv := s.KVOffloadingValue()
 			var backend *Backend
 			if s.KVOffloadBackend != nil {
@@ -791,31 +627,22 @@ func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Ma
 			if m.Multinode {
 				base.Kind = AgenticMultiNode
 				base.Disagg = m.DisaggValue()
-				base.Prefill = x.newWorker(s.Prefill)
-				base.Decode = x.newWorker(s.Decode)
+				base.Prefill = newWorker(s.Prefill)
+				base.Decode = newWorker(s.Decode)
 				suffix := ""
 				if kv != configs.KVOffloadNone {
 					suffix = "_" + kvOffloadSuffix(kv, backend)
 				}
-				block := x.newRows(len(cs) * len(runners))
-				concs := x.newInts(len(block))
 				namePrefix := multiNodeAgenticExpPrefix(m.ModelPrefix, base.Prefill, base.Decode)
-				names := x.names(cs, func(b []byte, c int) []byte {
-					return append(strconv.AppendInt(append(b, namePrefix...), int64(c), 10), suffix...)
-				})
-				i := 0
 				for _, rn := range runners {
 					// One allocation per concurrency
 					// (MAX_MULTINODE_AGENTIC_CONCURRENCIES_PER_ALLOCATION = 1).
-					for j, c := range cs {
-						r := &block[i]
-						*r = base
+					for _, c := range cs {
+						r := base
 						r.Runner = rn
-						concs[i] = c
-						r.Concs = concs[i : i+1 : i+1]
-						r.ExpName = names[j]
-						rows = append(rows, r)
-						i++
+						r.Concs = []int{c}
+						r.ExpName = namePrefix + strconv.Itoa(c) + suffix
+						rows = append(rows, &r)
 					}
 				}
 				continue
@@ -832,50 +659,19 @@ func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Ma
 				spec = "_spec-" + base.SpecDecoding
 			}
 			suffix := kvOffloadSuffix(kv, backend)
-			block := x.newRows(len(cs) * len(runners))
-			names := x.names(cs, func(b []byte, c int) []byte {
-				b = strconv.AppendInt(append(append(b, m.ModelPrefix...), "_tp"...), int64(base.TP), 10)
-				b = strconv.AppendInt(append(b, "_conc"...), int64(c), 10)
-				return append(append(append(b, '_'), suffix...), spec...)
-			})
-			i := 0
-			for j, c := range cs {
-				name := names[j]
+			for _, c := range cs {
+				name := m.ModelPrefix + "_tp" + strconv.Itoa(base.TP) + "_conc" + strconv.Itoa(c) + "_" + suffix + spec
 				for _, rn := range runners {
-					r := &block[i]
-					*r = base
+					r := base
 					r.Runner = rn
 					r.Conc = c
 					r.ExpName = name
-					rows = append(rows, r)
-					i++
+					rows = append(rows, &r)
 				}
 			}
 		}
 	}
 	return rows, nil
-}
-
-// names returns one exp-name per concurrency, written by appendName.
-// The names share one allocation; the returned slice is reused by the
-// next call.
-func (x *expander) names(cs []int, appendName func(b []byte, c int) []byte) []string {
-	b := x.nameBuf[:0]
-	ends := x.nameEnds[:0]
-	for _, c := range cs {
-		b = appendName(b, c)
-		ends = append(ends, len(b))
-	}
-	x.nameBuf, x.nameEnds = b, ends
-	all := string(b)
-	out := slices.Grow(x.nameList[:0], len(cs))[:len(cs)]
-	x.nameList = out
-	start := 0
-	for i, end := range ends {
-		out[i] = all[start:end]
-		start = end
-	}
-	return out
 }
 
 func kvOffloadSuffix(kv string, b *Backend) string {
@@ -924,7 +720,8 @@ const maxAgenticDRAMMiB = 2_861_022
 //
 // The arithmetic follows Python's decimal module (28 significant digits,
 // half-even) so results match InferenceX to the last unit.
-func (g *Generator) dramOffloadGB(m *configs.Master, ac *configs.AgenticConfig, s *configs.SearchSpace) (int, error) {
+func (x *expander) dramOffloadGB(m *configs.Master, ac *configs.AgenticConfig, s *configs.SearchSpace) (int, error) {
+	g := x.g
 	if s.KVOffloadingValue() != configs.KVOffloadDRAM {
 		return 0, nil
 	}
@@ -960,137 +757,22 @@ func (g *Generator) dramOffloadGB(m *configs.Master, ac *configs.AgenticConfig, 
 				*s.TP, s.PPValue(), s.PCPSizeValue(), gpus, gpusPerNode, m.Runner)
 		}
 	}
-	return dramGB(min(hw.AvailableCPUDRAMMiB, maxAgenticDRAMMiB), *ac.DRAMUtilization, gpus, gpusPerNode), nil
-}
-
-// dramGB computes int(Decimal(mib) * 1048576 * Decimal(str(util)) * gpus /
-// gpusPerNode / 1e9) with Python's default decimal context.
-func dramGB(mib int64, util float64, gpus, gpusPerNode int) int {
-	if gb, ok := dramGBExact(mib, util, gpus, gpusPerNode); ok {
-		return gb
-	}
-	return dramGBDecimal(mib, util, gpus, gpusPerNode)
-}
-
-// dramGBDecimal is dramGB step by step, rounding each step as Python's
-// decimal module does.
-func dramGBDecimal(mib int64, util float64, gpus, gpusPerNode int) int {
-	u, ok := new(big.Rat).SetString(strconv.FormatFloat(util, 'g', -1, 64))
+	in := dramInput{min(hw.AvailableCPUDRAMMiB, maxAgenticDRAMMiB), *ac.DRAMUtilization, gpus, gpusPerNode}
+	// Many entries share their inputs, and the decimal arithmetic is slow.
+	gb, ok := x.dram[in]
 	if !ok {
-		return 0
+		gb = dramGB(in.mib, in.util, in.gpus, in.gpusPerNode)
+		if x.dram == nil {
+			x.dram = map[dramInput]int{}
+		}
+		x.dram[in] = gb
 	}
-	v := new(big.Rat).SetInt64(mib)
-	v = decRound(v.Mul(v, big.NewRat(1<<20, 1)))
-	v = decRound(v.Mul(v, u))
-	v = decRound(v.Mul(v, big.NewRat(int64(gpus), 1)))
-	v = decRound(v.Quo(v, big.NewRat(int64(gpusPerNode), 1)))
-	v = decRound(v.Quo(v, big.NewRat(1_000_000_000, 1)))
-	q := new(big.Int).Quo(v.Num(), v.Denom()) // truncates toward zero, as int() does
-	return int(q.Int64())
+	return gb, nil
 }
 
-// dramGBExact is dramGB in integer arithmetic for the common case where
-// no decimal step rounds: the products fit in 63 bits (so in 28 digits)
-// and gpusPerNode divides the product exactly. ok is false otherwise.
-func dramGBExact(mib int64, util float64, gpus, gpusPerNode int) (int, bool) {
-	// util = digits * 10^-scale, from its shortest repr as Decimal(str()) reads it.
-	var tmp [32]byte
-	s := strconv.AppendFloat(tmp[:0], util, 'f', -1, 64)
-	var digits uint64
-	scale := 0
-	seenDot := false
-	for _, c := range s {
-		switch {
-		case c == '.':
-			seenDot = true
-		case c >= '0' && c <= '9':
-			if digits > (1<<63-1)/10 {
-				return 0, false
-			}
-			digits = digits*10 + uint64(c-'0')
-			if seenDot {
-				scale++
-			}
-		default:
-			return 0, false
-		}
-	}
-	if mib < 0 || gpus <= 0 || gpusPerNode <= 0 {
-		return 0, false
-	}
-	hi, a := bits.Mul64(uint64(mib), 1<<20)
-	if hi != 0 {
-		return 0, false
-	}
-	hi, b := bits.Mul64(a, digits)
-	if hi != 0 || b > 1<<63-1 {
-		return 0, false
-	}
-	hi, c := bits.Mul64(b, uint64(gpus))
-	if hi != 0 || c > 1<<63-1 || c%uint64(gpusPerNode) != 0 {
-		return 0, false
-	}
-	q := c / uint64(gpusPerNode)
-	// Divide by 10^(scale+9) and truncate.
-	for range scale + 9 {
-		q /= 10
-	}
-	return int(q), true
-}
-
-// decPrecision is the precision of Python's default decimal context.
-const decPrecision = 28
-
-// decRound rounds r to decPrecision significant digits, half to even, as
-// every operation of Python's decimal module does.
-func decRound(r *big.Rat) *big.Rat {
-	if r.Sign() == 0 {
-		return r
-	}
-	neg := r.Sign() < 0
-	a := new(big.Rat).Abs(r)
-	// Find e with 10^(e-1) <= a < 10^e.
-	num, den := a.Num(), a.Denom()
-	e := len(num.String()) - len(den.String())
-	ten := big.NewInt(10)
-	pow := func(n int) *big.Int { return new(big.Int).Exp(ten, big.NewInt(int64(n)), nil) }
-	cmpPow := func(n int) int { // compare a with 10^n
-		if n >= 0 {
-			return new(big.Int).Mul(den, pow(n)).Cmp(num) * -1
-		}
-		return new(big.Int).Mul(num, pow(-n)).Cmp(den)
-	}
-	for cmpPow(e) >= 0 {
-		e++
-	}
-	for cmpPow(e-1) < 0 {
-		e--
-	}
-	// Scale so that the integer part has decPrecision digits.
-	shift := decPrecision - e
-	scaled := new(big.Rat).Set(a)
-	if shift >= 0 {
-		scaled.Mul(scaled, new(big.Rat).SetInt(pow(shift)))
-	} else {
-		scaled.Quo(scaled, new(big.Rat).SetInt(pow(-shift)))
-	}
-	if scaled.IsInt() {
-		return r
-	}
-	q, rem := new(big.Int).QuoRem(scaled.Num(), scaled.Denom(), new(big.Int))
-	twice := new(big.Int).Mul(rem, big.NewInt(2))
-	switch c := twice.Cmp(scaled.Denom()); {
-	case c > 0, c == 0 && q.Bit(0) == 1:
-		q.Add(q, big.NewInt(1))
-	}
-	out := new(big.Rat).SetInt(q)
-	if shift >= 0 {
-		out.Quo(out, new(big.Rat).SetInt(pow(shift)))
-	} else {
-		out.Mul(out, new(big.Rat).SetInt(pow(-shift)))
-	}
-	if neg {
-		out.Neg(out)
-	}
-	return out
+// dramInput holds the arguments of dramGB.
+type dramInput struct {
+	mib               int64
+	util              float64
+	gpus, gpusPerNode int
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
+
 	"sweep/configs"
 )
 
@@ -61,8 +61,8 @@ func firstBytes(b []byte) string {
 // fieldOf maps a row's JSON key to its field.
 var fieldOf = func() map[string]field {
 	m := make(map[string]field, numFields)
-	for f, name := range fieldNames {
-		m[name] = field(f)
+	for f, d := range rowFields {
+		m[d.name] = field(f)
 	}
 	return m
 }()
@@ -121,95 +121,48 @@ func (r *Row) setMember(m member) error {
 	if !ok {
 		return errors.New("not a matrix row key")
 	}
-	var err error
-	switch f {
-	case fImage:
-		err = json.Unmarshal(m.val, &r.Image)
-	case fModel:
-		err = json.Unmarshal(m.val, &r.Model)
-	case fModelPrefix:
-		err = json.Unmarshal(m.val, &r.ModelPrefix)
-	case fPrecision:
-		err = json.Unmarshal(m.val, &r.Precision)
-	case fFramework:
-		err = json.Unmarshal(m.val, &r.Framework)
-	case fRunner:
-		err = json.Unmarshal(m.val, &r.Runner)
-	case fSpecDecoding:
-		err = json.Unmarshal(m.val, &r.SpecDecoding)
-	case fISL:
-		err = json.Unmarshal(m.val, &r.ISL)
-	case fOSL:
-		err = json.Unmarshal(m.val, &r.OSL)
-	case fMaxModelLen:
-		err = json.Unmarshal(m.val, &r.MaxModelLen)
-	case fTP:
-		err = json.Unmarshal(m.val, &r.TP)
-	case fPP:
-		err = json.Unmarshal(m.val, &r.PP)
-	case fDCPSize:
-		err = json.Unmarshal(m.val, &r.DCPSize)
-	case fPCPSize:
-		err = json.Unmarshal(m.val, &r.PCPSize)
-	case fEP:
-		err = json.Unmarshal(m.val, &r.EP)
-	case fDPAttn:
-		err = json.Unmarshal(m.val, &r.DPAttn)
-	case fPrefill:
-		r.Prefill, err = decodeWorker(m.val)
-	case fDecode:
-		r.Decode, err = decodeWorker(m.val)
-	case fConc:
-		if r.Kind.MultiNode() {
-			err = json.Unmarshal(m.val, &r.Concs)
-			if err == nil && r.Concs == nil {
-				r.Concs = []int{}
-			}
-		} else {
-			err = json.Unmarshal(m.val, &r.Conc)
-		}
-	case fKVOffloading:
-		err = json.Unmarshal(m.val, &r.KVOffloading)
-	case fKVOffloadBackend:
+	return decodeValue(rowFields[f].value(r), m.val)
+}
+
+// decodeValue reads data into v, a rowField.value or workerField.value.
+func decodeValue(v any, data json.RawMessage) error {
+	switch p := v.(type) {
+	case derived:
+		return nil // scenario-type: the kind already says it
+	case **Worker:
+		w, err := decodeWorker(data)
+		*p = w
+		return err
+	case **Backend:
 		var b struct {
 			Name    string  `json:"name"`
 			Version *string `json:"version"`
 		}
-		if err = strictUnmarshal(m.val, &b); err == nil {
-			r.KVOffloadBackend = &Backend{Name: b.Name, Version: b.Version}
+		if err := strictUnmarshal(data, &b); err != nil {
+			return err
 		}
-	case fTotalCPUDRAMGB:
-		err = json.Unmarshal(m.val, &r.TotalCPUDRAMGB)
-	case fDuration:
-		err = json.Unmarshal(m.val, &r.Duration)
-	case fExpName:
-		err = json.Unmarshal(m.val, &r.ExpName)
-	case fDisagg:
-		err = json.Unmarshal(m.val, &r.Disagg)
-	case fScenarioType:
-		// The kind already says it.
-	case fRouter:
+		*p = &Backend{Name: b.Name, Version: b.Version}
+		return nil
+	case **configs.Component:
 		var c struct {
 			Name    string `json:"name"`
 			Version string `json:"version"`
 		}
-		if err = strictUnmarshal(m.val, &c); err == nil {
-			r.Router = &configs.Component{Name: c.Name, Version: c.Version}
+		if err := strictUnmarshal(data, &c); err != nil {
+			return err
 		}
-	case fKVP2PTransfer:
-		err = json.Unmarshal(m.val, &r.KVP2PTransfer)
-	case fRunEval:
-		err = json.Unmarshal(m.val, &r.RunEval)
-	case fEvalOnly:
-		err = json.Unmarshal(m.val, &r.EvalOnly)
-	case fEvalConc:
-		err = json.Unmarshal(m.val, &r.EvalConc)
-	case fEvalAllConcs:
-		err = json.Unmarshal(m.val, &r.EvalAllConcs)
-	case fRecipeFingerprint:
-		err = json.Unmarshal(m.val, &r.RecipeFingerprint)
+		*p = &configs.Component{Name: c.Name, Version: c.Version}
+		return nil
+	case *[]int:
+		if err := json.Unmarshal(data, p); err != nil {
+			return err
+		}
+		if *p == nil {
+			*p = []int{} // a multi-node conc is always a list
+		}
+		return nil
 	}
-	return err
+	return json.Unmarshal(data, v)
 }
 
 func strictUnmarshal(data []byte, v any) error {
@@ -229,32 +182,12 @@ func decodeWorker(data []byte) (*Worker, error) {
 	}
 	w := &Worker{keys: make([]workerKey, 0, len(ms))}
 	for _, m := range ms {
-		k := slices.Index(workerKeyNames[:], m.key)
-		if k < 0 {
+		k, ok := workerKeyOf(m.key)
+		if !ok {
 			return nil, fmt.Errorf("%q is not a worker key", m.key)
 		}
-		w.keys = append(w.keys, workerKey(k))
-		switch workerKey(k) {
-		case wNumWorker:
-			err = json.Unmarshal(m.val, &w.NumWorker)
-		case wTP:
-			err = json.Unmarshal(m.val, &w.TP)
-		case wPP:
-			err = json.Unmarshal(m.val, &w.PP)
-		case wDCPSize:
-			err = json.Unmarshal(m.val, &w.DCPSize)
-		case wPCPSize:
-			err = json.Unmarshal(m.val, &w.PCPSize)
-		case wEP:
-			err = json.Unmarshal(m.val, &w.EP)
-		case wDPAttn:
-			err = json.Unmarshal(m.val, &w.DPAttn)
-		case wHardware:
-			err = json.Unmarshal(m.val, &w.Hardware)
-		case wAdditionalSettings:
-			err = json.Unmarshal(m.val, &w.AdditionalSettings)
-		}
-		if err != nil {
+		w.keys = append(w.keys, k)
+		if err := decodeValue(workerFields[k].value(w), m.val); err != nil {
 			return nil, fmt.Errorf("%s: %w", m.key, err)
 		}
 	}

@@ -27,63 +27,34 @@ func bestPick(ps []evalPick) evalPick {
 }
 
 // orderedGroups groups values by key and remembers the order keys were
-// first seen, so results never depend on map iteration order. Values are
-// stored flat with their group id; lists splits them once at the end.
+// first seen, so results never depend on map iteration order.
 type orderedGroups[K comparable, V any] struct {
-	index   map[K]int32
-	ids     []int32 // group id of each value
-	vals    []V
-	groups  int32
-	lastKey K
-	last    int32 // lastKey's group id + 1; 0 before the first add
-}
-
-// init sizes the groups for about n values.
-func (g *orderedGroups[K, V]) init(n int) {
-	g.index = make(map[K]int32, n/8)
-	g.ids = make([]int32, 0, n)
-	g.vals = make([]V, 0, n)
+	index map[K]int
+	lists [][]V // per group, in first-seen order: its values in the order added
 }
 
 func (g *orderedGroups[K, V]) add(k K, v V) {
-	// Consecutive values often share a key.
-	if g.last == 0 || k != g.lastKey {
-		if g.index == nil {
-			g.index = map[K]int32{}
-		}
-		i, ok := g.index[k]
-		if !ok {
-			i = g.groups
-			g.groups++
-			g.index[k] = i
-		}
-		g.lastKey, g.last = k, i+1
+	if g.index == nil {
+		g.index = map[K]int{}
 	}
-	g.ids = append(g.ids, g.last-1)
-	g.vals = append(g.vals, v)
+	i, ok := g.index[k]
+	if !ok {
+		i = len(g.lists)
+		g.index[k] = i
+		g.lists = append(g.lists, nil)
+	}
+	g.lists[i] = append(g.lists[i], v)
 }
 
-// lists returns the values of each group, groups in first-seen order and
-// values in the order they were added.
-func (g *orderedGroups[K, V]) lists() [][]V {
-	if g.groups == 0 {
-		return nil
-	}
-	ends := make([]int, g.groups)
-	for _, id := range g.ids {
-		ends[id]++
-	}
-	out := make([][]V, g.groups)
-	flat := make([]V, len(g.vals))
-	n := 0
-	for i, c := range ends {
-		out[i] = flat[n : n : n+c]
-		n += c
-	}
-	for i, id := range g.ids {
-		out[id] = append(out[id], g.vals[i])
-	}
-	return out
+// parallelismKeys writes the generator's multi-node parallelism key: the
+// row as canonical JSON without conc, exp-name and the eval fields, so two
+// rows have the same key exactly when InferenceX's frozen dicts of them
+// compare equal. The zero value is ready to use.
+type parallelismKeys struct{ buf []byte }
+
+func (p *parallelismKeys) of(r *Row) string {
+	p.buf = appendRowJSON(p.buf[:0], r, styleCanonical, parallelismSkip)
+	return string(p.buf)
 }
 
 // markEvals applies InferenceX's default eval policy (mark_eval_entries):
@@ -109,28 +80,12 @@ func markEvals(rows Matrix, includeAgentic bool) {
 	type agKey struct{ model, runner, framework, precision string }
 	var (
 		sn     orderedGroups[snKey, int]
-		mn     orderedGroups[int, evalPick] // by parallelism group
+		mn     orderedGroups[string, evalPick] // by parallelism key
 		agSN   orderedGroups[agKey, evalPick]
-		agMN   orderedGroups[int, evalPick]
-		picked = make([]bool, len(rows)) // backs every row's run-eval
-		par    *rowGroups
+		agMN   orderedGroups[string, evalPick]
+		picked = make([]bool, len(rows))
+		par    parallelismKeys
 	)
-	nSN, nMN := 0, 0
-	for _, r := range rows {
-		if r.Kind.MultiNode() {
-			nMN++
-		} else if r.Kind == FixedSingleNode {
-			nSN++
-		}
-	}
-	sn.init(nSN)
-	mn.init(nMN)
-	parGroup := func(r *Row) int {
-		if par == nil {
-			par = newRowGroups(parallelismSkip, nMN/2)
-		}
-		return par.group(r)
-	}
 	for i, r := range rows {
 		switch r.Kind {
 		case FixedSingleNode:
@@ -143,7 +98,7 @@ func markEvals(rows Matrix, includeAgentic bool) {
 				continue
 			}
 			if c, ok := maxEligibleEvalConc(r); ok {
-				mn.add(parGroup(r), evalPick{i, c})
+				mn.add(par.of(r), evalPick{i, c})
 			}
 		case AgenticSingleNode:
 			if includeAgentic {
@@ -154,12 +109,12 @@ func markEvals(rows Matrix, includeAgentic bool) {
 				continue
 			}
 			if c, ok := maxEligibleEvalConc(r); ok {
-				agMN.add(parGroup(r), evalPick{i, c})
+				agMN.add(par.of(r), evalPick{i, c})
 			}
 		}
 	}
 	var concs []int
-	for _, idxs := range sn.lists() {
+	for _, idxs := range sn.lists {
 		concs = concs[:0]
 		for _, i := range idxs {
 			concs = append(concs, rows[i].Conc)
@@ -173,24 +128,18 @@ func markEvals(rows Matrix, includeAgentic bool) {
 			}
 		}
 	}
-	// A row is in at most one group: one eval-conc value per group.
-	mnLists, agMNLists := mn.lists(), agMN.lists()
-	evalConcs := make([]int, len(mnLists)+len(agMNLists))
-	k := 0
-	for _, lists := range [...][][]evalPick{mnLists, agMNLists} {
+	for _, lists := range [...][][]evalPick{mn.lists, agMN.lists} {
 		for _, ps := range lists {
 			b := bestPick(ps)
 			picked[b.index] = true
-			evalConcs[k] = b.conc
-			rows[b.index].EvalConc = &evalConcs[k]
-			k++
+			rows[b.index].EvalConc = ptr(b.conc)
 		}
 	}
-	for _, ps := range agSN.lists() {
+	for _, ps := range agSN.lists {
 		picked[bestPick(ps).index] = true
 	}
 	for i, r := range rows {
-		r.RunEval = &picked[i]
+		r.RunEval = ptr(picked[i])
 	}
 }
 
@@ -222,15 +171,15 @@ func sortedUnion(a, b []int) []int {
 // Rows at other sequence lengths pass through unchanged.
 func markAllEvals(rows Matrix) Matrix {
 	out := make(Matrix, 0, len(rows))
-	merged := map[int]int{} // parallelism group -> index in out
-	par := newRowGroups(parallelismSkip, len(rows)/4)
+	merged := map[string]int{} // parallelism key -> index in out
+	var par parallelismKeys
 	for _, r := range rows {
 		switch {
 		case r.Kind == AgenticSingleNode:
 			r.RunEval = ptr(true)
 			out = append(out, r)
 		case r.Kind == AgenticMultiNode:
-			key := par.group(r)
+			key := par.of(r)
 			if i, ok := merged[key]; ok {
 				e := out[i]
 				e.Concs = sortedUnion(e.Concs, r.Concs)
@@ -248,7 +197,7 @@ func markAllEvals(rows Matrix) Matrix {
 		case !is8k1k(r):
 			out = append(out, r)
 		case r.Kind == FixedMultiNode:
-			key := par.group(r)
+			key := par.of(r)
 			if i, ok := merged[key]; ok {
 				out[i].Concs = sortedUnion(out[i].Concs, r.Concs)
 				continue
@@ -274,10 +223,9 @@ func finishEvals(rows Matrix, o EvalOptions) Matrix {
 	if o.NoEvals {
 		// Fixed-seq-len rows always carry run-eval; agentic rows only
 		// once eval selection ran.
-		flags := make([]bool, len(rows))
-		for i, r := range rows {
+		for _, r := range rows {
 			if !r.Kind.Agentic() {
-				r.RunEval = &flags[i]
+				r.RunEval = ptr(false)
 			}
 		}
 	} else {

@@ -1,9 +1,12 @@
 package matrix
 
 import (
+	"slices"
 	"strconv"
+	"strings"
+
 	"sweep/configs"
-	"unicode/utf8"
+	"sweep/internal/pyjson"
 )
 
 // This file writes rows as JSON in the three byte formats InferenceX uses:
@@ -85,41 +88,91 @@ const (
 	numFields
 )
 
-// fieldNames are the JSON keys, indexed by field.
-var fieldNames = [numFields]string{
-	fImage:             "image",
-	fModel:             "model",
-	fModelPrefix:       "model-prefix",
-	fPrecision:         "precision",
-	fFramework:         "framework",
-	fRunner:            "runner",
-	fSpecDecoding:      "spec-decoding",
-	fISL:               "isl",
-	fOSL:               "osl",
-	fMaxModelLen:       "max-model-len",
-	fTP:                "tp",
-	fPP:                "pp",
-	fDCPSize:           "dcp-size",
-	fPCPSize:           "pcp-size",
-	fEP:                "ep",
-	fDPAttn:            "dp-attn",
-	fPrefill:           "prefill",
-	fDecode:            "decode",
-	fConc:              "conc",
-	fKVOffloading:      "kv-offloading",
-	fKVOffloadBackend:  "kv-offload-backend",
-	fTotalCPUDRAMGB:    "total-cpu-dram-gb",
-	fDuration:          "duration",
-	fExpName:           "exp-name",
-	fDisagg:            "disagg",
-	fScenarioType:      "scenario-type",
-	fRouter:            "router",
-	fKVP2PTransfer:     "kv-p2p-transfer",
-	fRunEval:           "run-eval",
-	fEvalOnly:          "eval-only",
-	fEvalConc:          "eval-conc",
-	fEvalAllConcs:      "eval-all-concs",
-	fRecipeFingerprint: "recipe-fingerprint",
+// kindSet is a set of row kinds.
+type kindSet uint8
+
+const (
+	fixedKinds   kindSet = 1<<FixedSingleNode | 1<<FixedMultiNode
+	agenticKinds kindSet = 1<<AgenticSingleNode | 1<<AgenticMultiNode
+	singleKinds  kindSet = 1<<FixedSingleNode | 1<<AgenticSingleNode
+	multiKinds   kindSet = 1<<FixedMultiNode | 1<<AgenticMultiNode
+	allKinds             = fixedKinds | agenticKinds
+)
+
+func (s kindSet) has(k Kind) bool { return s&(1<<k) != 0 }
+
+// rowField describes one key of a matrix row. Every writer (the three
+// styles, the fingerprint, the group keys) and the reader go through this
+// table, so a new key is one entry here plus its place in pythonOrder and
+// pydanticOrder.
+type rowField struct {
+	name  string  // the JSON key
+	kinds kindSet // the row kinds whose JSON has the key
+	// optional keys are present only when their value is set: a non-nil
+	// pointer or a non-empty string.
+	optional bool
+	// pydanticDefault lists the kinds whose output model fills an
+	// optional key in (with false) when the row lacks it.
+	pydanticDefault kindSet
+	// value returns a pointer to the Row field holding the key's value
+	// (*string, *int, *bool, **bool, **int, *[]int, **Worker, **Backend,
+	// **configs.Component; see appendValue and decodeValue), or a derived
+	// string for a key that follows from other fields.
+	value func(r *Row) any
+}
+
+// derived is the value of a key computed from other fields (written, not
+// read back).
+type derived string
+
+// rowFields describes every field, indexed by field.
+var rowFields = [numFields]rowField{
+	fImage:        {name: "image", kinds: allKinds, value: func(r *Row) any { return &r.Image }},
+	fModel:        {name: "model", kinds: allKinds, value: func(r *Row) any { return &r.Model }},
+	fModelPrefix:  {name: "model-prefix", kinds: allKinds, value: func(r *Row) any { return &r.ModelPrefix }},
+	fPrecision:    {name: "precision", kinds: allKinds, value: func(r *Row) any { return &r.Precision }},
+	fFramework:    {name: "framework", kinds: allKinds, value: func(r *Row) any { return &r.Framework }},
+	fRunner:       {name: "runner", kinds: allKinds, value: func(r *Row) any { return &r.Runner }},
+	fSpecDecoding: {name: "spec-decoding", kinds: allKinds, value: func(r *Row) any { return &r.SpecDecoding }},
+	fISL:          {name: "isl", kinds: fixedKinds, value: func(r *Row) any { return &r.ISL }},
+	fOSL:          {name: "osl", kinds: fixedKinds, value: func(r *Row) any { return &r.OSL }},
+	fMaxModelLen:  {name: "max-model-len", kinds: fixedKinds, value: func(r *Row) any { return &r.MaxModelLen }},
+	fTP:           {name: "tp", kinds: singleKinds, value: func(r *Row) any { return &r.TP }},
+	fPP:           {name: "pp", kinds: singleKinds, value: func(r *Row) any { return &r.PP }},
+	fDCPSize:      {name: "dcp-size", kinds: singleKinds, value: func(r *Row) any { return &r.DCPSize }},
+	fPCPSize:      {name: "pcp-size", kinds: singleKinds, value: func(r *Row) any { return &r.PCPSize }},
+	fEP:           {name: "ep", kinds: singleKinds, value: func(r *Row) any { return &r.EP }},
+	fDPAttn:       {name: "dp-attn", kinds: singleKinds, value: func(r *Row) any { return &r.DPAttn }},
+	fPrefill:      {name: "prefill", kinds: multiKinds, value: func(r *Row) any { return &r.Prefill }},
+	fDecode:       {name: "decode", kinds: multiKinds, value: func(r *Row) any { return &r.Decode }},
+	fConc: {name: "conc", kinds: allKinds, value: func(r *Row) any {
+		if r.Kind.MultiNode() {
+			return &r.Concs
+		}
+		return &r.Conc
+	}},
+	fKVOffloading:     {name: "kv-offloading", kinds: agenticKinds, value: func(r *Row) any { return &r.KVOffloading }},
+	fKVOffloadBackend: {name: "kv-offload-backend", kinds: agenticKinds, optional: true, value: func(r *Row) any { return &r.KVOffloadBackend }},
+	fTotalCPUDRAMGB:   {name: "total-cpu-dram-gb", kinds: agenticKinds, value: func(r *Row) any { return &r.TotalCPUDRAMGB }},
+	fDuration:         {name: "duration", kinds: agenticKinds, value: func(r *Row) any { return &r.Duration }},
+	fExpName:          {name: "exp-name", kinds: allKinds, value: func(r *Row) any { return &r.ExpName }},
+	fDisagg:           {name: "disagg", kinds: allKinds &^ (1 << AgenticSingleNode), value: func(r *Row) any { return &r.Disagg }},
+	fScenarioType: {name: "scenario-type", kinds: agenticKinds, value: func(r *Row) any {
+		if r.Kind.Agentic() {
+			return derived(configs.ScenarioAgenticCoding)
+		}
+		return derived(configs.ScenarioFixedSeqLen)
+	}},
+	fRouter:        {name: "router", kinds: allKinds, optional: true, value: func(r *Row) any { return &r.Router }},
+	fKVP2PTransfer: {name: "kv-p2p-transfer", kinds: allKinds, optional: true, value: func(r *Row) any { return &r.KVP2PTransfer }},
+	fRunEval: {name: "run-eval", kinds: allKinds, optional: true, pydanticDefault: fixedKinds, // required on fixed-seq-len models
+		value: func(r *Row) any { return &r.RunEval }},
+	fEvalOnly: {name: "eval-only", kinds: allKinds, optional: true, pydanticDefault: fixedKinds,
+		value: func(r *Row) any { return &r.EvalOnly }},
+	fEvalConc: {name: "eval-conc", kinds: allKinds, optional: true, value: func(r *Row) any { return &r.EvalConc }},
+	fEvalAllConcs: {name: "eval-all-concs", kinds: allKinds, optional: true, pydanticDefault: 1 << FixedMultiNode,
+		value: func(r *Row) any { return &r.EvalAllConcs }},
+	fRecipeFingerprint: {name: "recipe-fingerprint", kinds: allKinds, optional: true, value: func(r *Row) any { return &r.RecipeFingerprint }},
 }
 
 // fieldSet is a set of fields.
@@ -146,15 +199,16 @@ var (
 )
 
 // sortedFields is every field in Python's sort_keys order (code point
-// order of the key strings); TestSortedFields checks it.
-var sortedFields = [...]field{
-	fConc, fDCPSize, fDecode, fDisagg, fDPAttn, fDuration, fEP,
-	fEvalAllConcs, fEvalConc, fEvalOnly, fExpName, fFramework, fImage, fISL,
-	fKVOffloadBackend, fKVOffloading, fKVP2PTransfer, fMaxModelLen, fModel,
-	fModelPrefix, fOSL, fPCPSize, fPP, fPrecision, fPrefill,
-	fRecipeFingerprint, fRouter, fRunEval, fRunner, fScenarioType,
-	fSpecDecoding, fTotalCPUDRAMGB, fTP,
-}
+// order of the key strings; Go orders strings by UTF-8 bytes, which is the
+// same order).
+var sortedFields = func() []field {
+	fs := make([]field, numFields)
+	for i := range fs {
+		fs[i] = field(i)
+	}
+	slices.SortFunc(fs, func(a, b field) int { return strings.Compare(rowFields[a].name, rowFields[b].name) })
+	return fs
+}()
 
 // pythonOrder is the generator's insertion order per kind. Optional fields
 // sit where the generator would insert them and are skipped when absent.
@@ -204,53 +258,25 @@ var pydanticOrder = [...][]field{
 
 // present reports whether f is a key of the row as the generator builds it.
 func (r *Row) present(f field) bool {
-	k := r.Kind
-	switch f {
-	case fImage, fModel, fModelPrefix, fPrecision, fFramework, fRunner,
-		fSpecDecoding, fConc, fExpName:
-		return true
-	case fISL, fOSL, fMaxModelLen:
-		return !k.Agentic()
-	case fTP, fPP, fDCPSize, fPCPSize, fEP, fDPAttn:
-		return !k.MultiNode()
-	case fPrefill, fDecode:
-		return k.MultiNode()
-	case fKVOffloading, fTotalCPUDRAMGB, fDuration, fScenarioType:
-		return k.Agentic()
-	case fKVOffloadBackend:
-		return k.Agentic() && r.KVOffloadBackend != nil
-	case fDisagg:
-		return k != AgenticSingleNode
-	case fRouter:
-		return r.Router != nil
-	case fKVP2PTransfer:
-		return r.KVP2PTransfer != ""
-	case fRunEval:
-		return r.RunEval != nil
-	case fEvalOnly:
-		return r.EvalOnly != nil
-	case fEvalConc:
-		return r.EvalConc != nil
-	case fEvalAllConcs:
-		return r.EvalAllConcs != nil
-	case fRecipeFingerprint:
-		return r.RecipeFingerprint != ""
-	}
-	return false
+	d := &rowFields[f]
+	return d.kinds.has(r.Kind) && (!d.optional || isSet(d.value(r)))
 }
 
-// pydanticDefault reports whether the output model fills f with a default
-// when the row lacks it; the default is false for every such field.
-func pydanticDefault(k Kind, f field) bool {
-	switch f {
-	case fRunEval:
-		return !k.Agentic() // required on fixed-seq-len models
-	case fEvalOnly:
-		return !k.Agentic()
-	case fEvalAllConcs:
-		return k == FixedMultiNode
+// isSet reports whether an optional value (see rowField.value) is set.
+func isSet(v any) bool {
+	switch p := v.(type) {
+	case *string:
+		return *p != ""
+	case **bool:
+		return *p != nil
+	case **int:
+		return *p != nil
+	case **Backend:
+		return *p != nil
+	case **configs.Component:
+		return *p != nil
 	}
-	return false
+	return true
 }
 
 // appendRowJSON appends r as a JSON object in style s, leaving out the
@@ -259,7 +285,7 @@ func appendRowJSON(b []byte, r *Row, s jsonStyle, skip fieldSet) []byte {
 	var order []field
 	switch s {
 	case styleCanonical:
-		order = sortedFields[:]
+		order = sortedFields
 	case stylePydantic:
 		order = pydanticOrder[r.Kind]
 	default:
@@ -268,10 +294,12 @@ func appendRowJSON(b []byte, r *Row, s jsonStyle, skip fieldSet) []byte {
 	b = append(b, '{')
 	first := true
 	for _, f := range order {
-		if skip.has(f) {
+		d := &rowFields[f]
+		if skip.has(f) || !d.kinds.has(r.Kind) {
 			continue
 		}
-		if !r.present(f) && !(s == stylePydantic && pydanticDefault(r.Kind, f)) {
+		v := d.value(r)
+		if d.optional && !isSet(v) && !(s == stylePydantic && d.pydanticDefault.has(r.Kind)) {
 			continue
 		}
 		if s == stylePython {
@@ -286,7 +314,7 @@ func appendRowJSON(b []byte, r *Row, s jsonStyle, skip fieldSet) []byte {
 			b = append(b, rowKeys.compact[f]...)
 		}
 		first = false
-		b = r.appendValue(b, f, s)
+		b = appendValue(b, v, s)
 	}
 	return append(b, '}')
 }
@@ -306,9 +334,9 @@ type fieldKeys struct {
 
 func makeFieldKeys() *fieldKeys {
 	k := &fieldKeys{}
-	for f, name := range fieldNames {
-		k.spaced[f] = `"` + name + `": `
-		k.compact[f] = `"` + name + `":`
+	for f, d := range rowFields {
+		k.spaced[f] = `"` + d.name + `": `
+		k.compact[f] = `"` + d.name + `":`
 	}
 	return k
 }
@@ -316,87 +344,52 @@ func makeFieldKeys() *fieldKeys {
 // rowKeys is read-only after initialization.
 var rowKeys = makeFieldKeys()
 
-func (r *Row) appendValue(b []byte, f field, s jsonStyle) []byte {
-	ascii := s.asciiOnly()
-	switch f {
-	case fImage:
-		return appendString(b, r.Image, ascii)
-	case fModel:
-		return appendString(b, r.Model, ascii)
-	case fModelPrefix:
-		return appendString(b, r.ModelPrefix, ascii)
-	case fPrecision:
-		return appendString(b, r.Precision, ascii)
-	case fFramework:
-		return appendString(b, r.Framework, ascii)
-	case fRunner:
-		return appendString(b, r.Runner, ascii)
-	case fSpecDecoding:
-		return appendString(b, r.SpecDecoding, ascii)
-	case fISL:
-		return strconv.AppendInt(b, int64(r.ISL), 10)
-	case fOSL:
-		return strconv.AppendInt(b, int64(r.OSL), 10)
-	case fMaxModelLen:
-		return strconv.AppendInt(b, int64(r.MaxModelLen), 10)
-	case fTP:
-		return strconv.AppendInt(b, int64(r.TP), 10)
-	case fPP:
-		return strconv.AppendInt(b, int64(r.PP), 10)
-	case fDCPSize:
-		return strconv.AppendInt(b, int64(r.DCPSize), 10)
-	case fPCPSize:
-		return strconv.AppendInt(b, int64(r.PCPSize), 10)
-	case fEP:
-		return strconv.AppendInt(b, int64(r.EP), 10)
-	case fDPAttn:
-		return strconv.AppendBool(b, r.DPAttn)
-	case fPrefill:
-		return r.Prefill.appendJSON(b, s)
-	case fDecode:
-		return r.Decode.appendJSON(b, s)
-	case fConc:
-		if r.Kind.MultiNode() {
-			return appendIntList(b, r.Concs, s)
+// appendValue appends the value v (a rowField.value or workerField.value)
+// in style s. An unset pointer is null, except an unset bool, which is
+// false: the only unset bools written are pydantic's defaults.
+func appendValue(b []byte, v any, s jsonStyle) []byte {
+	switch p := v.(type) {
+	case derived:
+		return pyjson.AppendString(b, string(p), s.asciiOnly())
+	case *string:
+		return pyjson.AppendString(b, *p, s.asciiOnly())
+	case **string:
+		if *p == nil {
+			break
 		}
-		return strconv.AppendInt(b, int64(r.Conc), 10)
-	case fKVOffloading:
-		return appendString(b, r.KVOffloading, ascii)
-	case fKVOffloadBackend:
-		return r.KVOffloadBackend.appendJSON(b, s)
-	case fTotalCPUDRAMGB:
-		return strconv.AppendInt(b, int64(r.TotalCPUDRAMGB), 10)
-	case fDuration:
-		return strconv.AppendInt(b, int64(r.Duration), 10)
-	case fExpName:
-		return appendString(b, r.ExpName, ascii)
-	case fDisagg:
-		return strconv.AppendBool(b, r.Disagg)
-	case fScenarioType:
-		return appendString(b, r.ScenarioType(), ascii)
-	case fRouter:
-		return appendComponent(b, r.Router, s)
-	case fKVP2PTransfer:
-		return appendString(b, r.KVP2PTransfer, ascii)
-	case fRunEval:
-		return appendOptBool(b, r.RunEval)
-	case fEvalOnly:
-		return appendOptBool(b, r.EvalOnly)
-	case fEvalConc:
-		if r.EvalConc == nil {
-			return append(b, "null"...)
+		return pyjson.AppendString(b, **p, s.asciiOnly())
+	case *int:
+		return strconv.AppendInt(b, int64(*p), 10)
+	case **int:
+		if *p == nil {
+			break
 		}
-		return strconv.AppendInt(b, int64(*r.EvalConc), 10)
-	case fEvalAllConcs:
-		return appendOptBool(b, r.EvalAllConcs)
-	case fRecipeFingerprint:
-		return appendString(b, r.RecipeFingerprint, ascii)
+		return strconv.AppendInt(b, int64(**p), 10)
+	case *bool:
+		return strconv.AppendBool(b, *p)
+	case **bool:
+		return strconv.AppendBool(b, *p != nil && **p)
+	case *[]int:
+		return appendIntList(b, *p, s)
+	case *[]string:
+		if *p == nil {
+			break
+		}
+		return appendStringList(b, *p, s)
+	case **Worker:
+		return (*p).appendJSON(b, s)
+	case **Backend:
+		if *p == nil {
+			break
+		}
+		return (*p).appendJSON(b, s)
+	case **configs.Component:
+		if *p == nil {
+			break
+		}
+		return appendComponent(b, *p, s)
 	}
 	return append(b, "null"...)
-}
-
-func appendOptBool(b []byte, p *bool) []byte {
-	return strconv.AppendBool(b, p != nil && *p)
 }
 
 func appendIntList(b []byte, xs []int, s jsonStyle) []byte {
@@ -416,12 +409,13 @@ func appendStringList(b []byte, xs []string, s jsonStyle) []byte {
 		if i > 0 {
 			b = append(b, s.itemSep()...)
 		}
-		b = appendString(b, x, s.asciiOnly())
+		b = pyjson.AppendString(b, x, s.asciiOnly())
 	}
 	return append(b, ']')
 }
 
-// workerKey identifies one key of a worker block.
+// workerKey identifies one key of a worker block. The constants are in
+// the order of InferenceX's WorkerConfig model.
 type workerKey uint8
 
 const (
@@ -434,25 +428,48 @@ const (
 	wDPAttn
 	wHardware
 	wAdditionalSettings
+	numWorkerKeys
 )
 
-var workerKeyNames = [...]string{
-	wNumWorker:          "num-worker",
-	wTP:                 "tp",
-	wPP:                 "pp",
-	wDCPSize:            "dcp-size",
-	wPCPSize:            "pcp-size",
-	wEP:                 "ep",
-	wDPAttn:             "dp-attn",
-	wHardware:           "hardware",
-	wAdditionalSettings: "additional-settings",
+// workerField describes one key of a worker block, as rowField does for a
+// row.
+type workerField struct {
+	name  string
+	value func(w *Worker) any // a pointer to the Worker field
 }
 
-// workerSorted is every worker key in sort_keys order.
-var workerSorted = [...]workerKey{wAdditionalSettings, wDCPSize, wDPAttn, wEP, wHardware, wNumWorker, wPCPSize, wPP, wTP}
+var workerFields = [numWorkerKeys]workerField{
+	wNumWorker:          {"num-worker", func(w *Worker) any { return &w.NumWorker }},
+	wTP:                 {"tp", func(w *Worker) any { return &w.TP }},
+	wPP:                 {"pp", func(w *Worker) any { return &w.PP }},
+	wDCPSize:            {"dcp-size", func(w *Worker) any { return &w.DCPSize }},
+	wPCPSize:            {"pcp-size", func(w *Worker) any { return &w.PCPSize }},
+	wEP:                 {"ep", func(w *Worker) any { return &w.EP }},
+	wDPAttn:             {"dp-attn", func(w *Worker) any { return &w.DPAttn }},
+	wHardware:           {"hardware", func(w *Worker) any { return &w.Hardware }},
+	wAdditionalSettings: {"additional-settings", func(w *Worker) any { return &w.AdditionalSettings }},
+}
 
-// workerModel is WorkerConfig's field order.
-var workerModel = [...]workerKey{wNumWorker, wTP, wPP, wDCPSize, wPCPSize, wEP, wDPAttn, wHardware, wAdditionalSettings}
+// workerKeyOf returns the worker key named name.
+func workerKeyOf(name string) (workerKey, bool) {
+	for k, f := range workerFields {
+		if f.name == name {
+			return workerKey(k), true
+		}
+	}
+	return 0, false
+}
+
+// workerModel is WorkerConfig's field order; workerSorted is sort_keys
+// order.
+var workerModel, workerSorted = func() (model, sorted []workerKey) {
+	for k := range numWorkerKeys {
+		model = append(model, k)
+	}
+	sorted = slices.Clone(model)
+	slices.SortFunc(sorted, func(a, b workerKey) int { return strings.Compare(workerFields[a].name, workerFields[b].name) })
+	return model, sorted
+}()
 
 // keyList returns the worker's keys in generator order. A Worker built by
 // hand (without keys) gets the model order, with the optional keys present
@@ -471,14 +488,7 @@ func (w *Worker) keyList() []workerKey {
 	return ks
 }
 
-func (w *Worker) hasKey(k workerKey) bool {
-	for _, x := range w.keyList() {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
+func (w *Worker) hasKey(k workerKey) bool { return slices.Contains(w.keyList(), k) }
 
 func (w *Worker) appendJSON(b []byte, s jsonStyle) []byte {
 	if w == nil {
@@ -487,20 +497,24 @@ func (w *Worker) appendJSON(b []byte, s jsonStyle) []byte {
 	b = append(b, '{')
 	first := true
 	for _, k := range w.orderFor(s) {
+		v := workerFields[k].value(w)
 		switch {
 		case s == styleCanonical && !w.hasKey(k):
 			continue
 		case s == stylePydantic && k == wHardware && w.Hardware == nil:
 			continue // None is excluded
-		case s == stylePydantic && k == wAdditionalSettings && w.AdditionalSettings == nil && w.hasKey(k):
-			continue // an explicit null stays None and is excluded; absent means []
+		case s == stylePydantic && k == wAdditionalSettings && w.AdditionalSettings == nil:
+			if w.hasKey(k) {
+				continue // an explicit null stays None and is excluded
+			}
+			v = &[]string{} // absent means the model's default []
 		}
 		if !first {
 			b = append(b, s.itemSep()...)
 		}
 		first = false
-		b = appendKey(b, workerKeyNames[k], s)
-		b = w.appendValue(b, k, s)
+		b = appendKey(b, workerFields[k].name, s)
+		b = appendValue(b, v, s)
 	}
 	return append(b, '}')
 }
@@ -509,178 +523,31 @@ func (w *Worker) appendJSON(b []byte, s jsonStyle) []byte {
 func (w *Worker) orderFor(s jsonStyle) []workerKey {
 	switch s {
 	case styleCanonical:
-		return workerSorted[:]
+		return workerSorted
 	case stylePydantic:
-		return workerModel[:]
+		return workerModel
 	}
 	return w.keyList()
-}
-
-func (w *Worker) appendValue(b []byte, k workerKey, s jsonStyle) []byte {
-	switch k {
-	case wNumWorker:
-		return strconv.AppendInt(b, int64(w.NumWorker), 10)
-	case wTP:
-		return strconv.AppendInt(b, int64(w.TP), 10)
-	case wPP:
-		return strconv.AppendInt(b, int64(w.PP), 10)
-	case wDCPSize:
-		return strconv.AppendInt(b, int64(w.DCPSize), 10)
-	case wPCPSize:
-		return strconv.AppendInt(b, int64(w.PCPSize), 10)
-	case wEP:
-		return strconv.AppendInt(b, int64(w.EP), 10)
-	case wDPAttn:
-		return strconv.AppendBool(b, w.DPAttn)
-	case wHardware:
-		if w.Hardware == nil {
-			return append(b, "null"...)
-		}
-		return appendString(b, *w.Hardware, s.asciiOnly())
-	case wAdditionalSettings:
-		if w.AdditionalSettings == nil && s != stylePydantic {
-			return append(b, "null"...)
-		}
-		return appendStringList(b, w.AdditionalSettings, s)
-	}
-	return append(b, "null"...)
 }
 
 func appendComponent(b []byte, c *configs.Component, s jsonStyle) []byte {
 	b = append(b, '{')
 	b = appendKey(b, "name", s)
-	b = appendString(b, c.Name, s.asciiOnly())
+	b = pyjson.AppendString(b, c.Name, s.asciiOnly())
 	b = append(b, s.itemSep()...)
 	b = appendKey(b, "version", s)
-	b = appendString(b, c.Version, s.asciiOnly())
+	b = pyjson.AppendString(b, c.Version, s.asciiOnly())
 	return append(b, '}')
 }
 
 func (k *Backend) appendJSON(b []byte, s jsonStyle) []byte {
 	b = append(b, '{')
 	b = appendKey(b, "name", s)
-	b = appendString(b, k.Name, s.asciiOnly())
+	b = pyjson.AppendString(b, k.Name, s.asciiOnly())
 	if k.Version != nil {
 		b = append(b, s.itemSep()...)
 		b = appendKey(b, "version", s)
-		b = appendString(b, *k.Version, s.asciiOnly())
+		b = pyjson.AppendString(b, *k.Version, s.asciiOnly())
 	}
 	return append(b, '}')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string the way Python's json module
-// writes it: ", \\, \n, \r, \t, \b and \f get short escapes, other control
-// characters \u00XX. With asciiOnly (ensure_ascii=True) every character
-// from U+007F up is written as \uXXXX, characters above U+FFFF as a UTF-16
-// surrogate pair; otherwise they are written as UTF-8 (pydantic and
-// ensure_ascii=False). Invalid UTF-8 is written as U+FFFD.
-func appendString(b []byte, s string, asciiOnly bool) []byte {
-	b = append(b, '"')
-	if plainASCII(s) {
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x7f {
-			i++
-			continue
-		}
-		if c >= 0x7f && !asciiOnly {
-			if c == 0x7f {
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-		}
-		b = append(b, s[start:i]...)
-		switch {
-		case c == '"':
-			b = append(b, '\\', '"')
-			i++
-		case c == '\\':
-			b = append(b, '\\', '\\')
-			i++
-		case c == '\n':
-			b = append(b, '\\', 'n')
-			i++
-		case c == '\r':
-			b = append(b, '\\', 'r')
-			i++
-		case c == '\t':
-			b = append(b, '\\', 't')
-			i++
-		case c == '\b':
-			b = append(b, '\\', 'b')
-			i++
-		case c == '\f':
-			b = append(b, '\\', 'f')
-			i++
-		case c < 0x20 || c == 0x7f:
-			b = appendU4(b, rune(c))
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			if !asciiOnly { // invalid byte
-				b = append(b, "\ufffd"...)
-				break
-			}
-			if r > 0xffff {
-				r -= 0x10000
-				b = appendU4(b, 0xd800+(r>>10))
-				b = appendU4(b, 0xdc00+(r&0x3ff))
-			} else {
-				b = appendU4(b, r)
-			}
-		}
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// plainASCII reports whether s holds only printable ASCII other than '"'
-// and '\\', so it needs no escaping in any style. It tests 8 bytes at a
-// time.
-func plainASCII(s string) bool {
-	const (
-		lo     = 0x0101010101010101
-		hi     = 0x8080808080808080
-		quote  = lo * '"'
-		bslash = lo * '\\'
-	)
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		v := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		// A byte needs escaping when it is < 0x20, >= 0x7f, '"' or '\\'.
-		ctrl := (v - lo*0x20) & ^v & hi // bytes < 0x20
-		high := (v + lo*0x01) & hi      // bytes >= 0x7f (0x7f+1 sets the top bit)
-		high |= v & hi                  // bytes >= 0x80
-		q := v ^ quote
-		isQ := (q - lo) & ^q & hi // bytes == '"'
-		bs := v ^ bslash
-		isB := (bs - lo) & ^bs & hi // bytes == '\\'
-		if ctrl|high|isQ|isB != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
-
-func appendU4(b []byte, r rune) []byte {
-	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 }

@@ -1,6 +1,9 @@
 package matrix
 
-import "sweep/configs"
+import (
+	"sweep/configs"
+	"sweep/internal/pyjson"
+)
 
 // Kind says which of InferenceX's four matrix row shapes a Row has. The
 // shape decides which fields exist in the row's JSON.
@@ -68,8 +71,27 @@ const DefaultAgenticDuration = 3600
 //
 // Rows generated from one search-space entry share their Prefill, Decode,
 // Router and KVOffloadBackend values (as the Python rows share those
-// dicts), and entries of one config that take its top-level router share
-// that Router: treat rows as read-only, or Clone a row before changing it.
+// dicts): treat rows as read-only, or Clone a row before changing it.
+//
+// A new field (a new key of InferenceX's rows) is added in these places,
+// all in this package:
+//
+//  1. here, and in Clone when it is a pointer or a slice;
+//  2. a field constant and its rowFields entry (matrix_json.go): JSON
+//     key, the kinds that have it, whether it is optional, pydantic's
+//     default, and the Go field. The three JSON styles, the fingerprint,
+//     the grouping keys (curve, trim-conc, parallelism) and UnmarshalJSON
+//     all read this table;
+//  3. its position in pythonOrder and pydanticOrder, per kind (the
+//     generator's insertion order and the output models' field order);
+//  4. the expansion that fills it (expander.fixed or expander.agentic in
+//     matrix.go);
+//  5. only when a comparison leaves it out: fingerprintSkip, trimSkip or
+//     parallelismSkip;
+//  6. only for a new Go type: appendValue, isSet and decodeValue.
+//
+// A new key of a Worker block is a workerKey constant and its
+// workerFields entry, in WorkerConfig's field order.
 type Row struct {
 	Kind Kind
 	// ConfigKey is the master config key the row was generated from. It is
@@ -276,7 +298,7 @@ func (r *Row) appendJSON(b []byte, o jsonOptions) []byte {
 	b = appendRowJSON(b, r, stylePython, 0)
 	if o.configKey && r.ConfigKey != "" {
 		b = append(b[:len(b)-1], `, "config-key": `...)
-		b = appendString(b, r.ConfigKey, true)
+		b = pyjson.AppendString(b, r.ConfigKey, true)
 		b = append(b, '}')
 	}
 	return b

@@ -1,13 +1,16 @@
-// Package pyjson writes and reads numbers the way Python does, for the
-// files sweep must produce byte for byte as InferenceX's Python tools do
-// (matrix and changelog JSON, recipe fingerprints, aggregate results) and
-// for the Python-written values it reads (aiperf artifacts, environment).
+// Package pyjson writes strings and writes and reads numbers the way
+// Python does, for the files sweep must produce byte for byte as
+// InferenceX's Python tools do (matrix and changelog JSON, recipe
+// fingerprints, aggregate results) and for the Python-written values it
+// reads (aiperf artifacts, environment).
 //
-//	pyjson.AppendFloat(b, 1e16)   // "1e+16", as json.dumps writes it
-//	pyjson.FloatRepr(400)         // "400.0", Python's repr(float)
-//	pyjson.Round5(x)              // round(x, 5)
-//	pyjson.ParseFloat(" 1_000.5") // float(s)
-//	pyjson.ParseInt("+42")        // int(s)
+//	pyjson.AppendString(b, "ü", true) // "\u00fc", json.dumps' ensure_ascii
+//	pyjson.AppendFloat(b, 1e16)       // "1e+16", as json.dumps writes it
+//	pyjson.FloatRepr(400)             // "400.0", Python's repr(float)
+//	pyjson.PromFloat(2.5e6)           // "2.5e+06", prometheus_client's floatToGoString
+//	pyjson.Round5(x)                  // round(x, 5)
+//	pyjson.ParseFloat(" 1_000.5")     // float(s)
+//	pyjson.ParseInt("+42")            // int(s)
 package pyjson
 
 import (
@@ -116,6 +119,27 @@ func FloatRepr(f float64) string {
 		return "-inf"
 	}
 	return string(AppendFloat(nil, f))
+}
+
+// PromFloat is prometheus_client's floatToGoString, the text Python
+// engines write for sample values and histogram bounds: repr(f), with Go's
+// exponent form from 1e6 up for positive values ("1e+06", not
+// "1000000.0"), and +Inf, -Inf and NaN for the non-finite values.
+func PromFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "+Inf"
+	case math.IsInf(f, -1):
+		return "-Inf"
+	}
+	s := string(AppendFloat(nil, f))
+	if dot := strings.IndexByte(s, '.'); f > 0 && dot > 6 {
+		mant := strings.TrimRight(s[:1]+"."+s[1:dot]+s[dot+1:], "0.")
+		return mant + "e+0" + strconv.Itoa(dot-1)
+	}
+	return s
 }
 
 // AppendFloat appends f the way Python's json module writes a float:

@@ -77,3 +77,38 @@ func TestAppendPyFloat(t *testing.T) {
 		assert.Equal(t, tc.want, string(AppendFloat(nil, tc.in)), "json.dumps(%v)", tc.in)
 	}
 }
+
+// Expected values are prometheus_client's floatToGoString (Python 3
+// repr, then its exponent rewrite for positive values with more than six
+// integer digits, including its "e+015" for 1e15).
+func TestPromFloat(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0.1, "0.1"},
+		{1.0, "1.0"},
+		{2.5, "2.5"},
+		{655360.0, "655360.0"},
+		{1e6, "1e+06"},
+		{2.62144e6, "2.62144e+06"},
+		{1234567.0, "1.234567e+06"},
+		{1e10, "1e+010"},
+		{1e15, "1e+015"},
+		{1e16, "1e+16"},
+		{1e-05, "1e-05"},
+		{0.0001, "0.0001"},
+		{-1234567.0, "-1234567.0"},
+		{-3, "-3.0"},
+		{0.41, "0.41"},
+		{5123.87, "5123.87"},
+		{0.0, "0.0"},
+		{5e-324, "5e-324"},
+		{math.Inf(1), "+Inf"},
+		{math.Inf(-1), "-Inf"},
+		{math.NaN(), "NaN"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, PromFloat(tt.in), "%v", tt.in)
+	}
+}

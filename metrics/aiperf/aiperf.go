@@ -195,93 +195,6 @@ func (s Scalar) String() string {
 	return ""
 }
 
-// MetricValue is one per-record metric: aiperf writes {"value": v, "unit":
-// u}; a bare value is accepted as InferenceX does. Lists (such as
-// inter_chunk_latency) are kept only as "not a number".
-type MetricValue struct {
-	Value Scalar
-	Unit  string
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (m *MetricValue) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' {
-		m.Value = ParseScalar(b)
-		return nil
-	}
-	var obj struct {
-		Value json.RawMessage `json:"value"`
-		Unit  json.RawMessage `json:"unit"`
-	}
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return err
-	}
-	m.Value = ParseScalar(obj.Value)
-	if len(obj.Unit) > 0 && obj.Unit[0] == '"' {
-		_ = json.Unmarshal(obj.Unit, &m.Unit) // a non-string unit is ignored
-	}
-	return nil
-}
-
-// RecordMetadata holds the fields of a record's metadata the aggregation
-// uses; aiperf writes many more (ignored).
-type RecordMetadata struct {
-	XRequestID     string `json:"x_request_id"`
-	ConversationID string `json:"conversation_id"`
-	// TurnIndex is the turn within the conversation (absent = nil).
-	TurnIndex *float64 `json:"turn_index"`
-	// RequestStartNs and RequestEndNs are wall-clock nanoseconds; a value
-	// that is absent, null or 0 is "not recorded".
-	RequestStartNs Scalar `json:"request_start_ns"`
-	RequestEndNs   Scalar `json:"request_end_ns"`
-	// BenchmarkPhase is "warmup" or "profiling"; absent means profiling
-	// (older artifacts).
-	BenchmarkPhase Scalar `json:"benchmark_phase"`
-	WasCancelled   bool   `json:"was_cancelled"`
-}
-
-// RecordMetrics holds the per-record metrics the aggregation reads, in
-// aiperf's display units (ms, tokens). Missing metrics are nil.
-type RecordMetrics struct {
-	TimeToFirstToken              *MetricValue `json:"time_to_first_token"`
-	RequestLatency                *MetricValue `json:"request_latency"`
-	InterTokenLatency             *MetricValue `json:"inter_token_latency"`
-	FullResponseInterTokenLatency *MetricValue `json:"full_response_inter_token_latency"`
-	InputSequenceLength           *MetricValue `json:"input_sequence_length"`
-	OutputSequenceLength          *MetricValue `json:"output_sequence_length"`
-}
-
-// Record is one line of profile_export.jsonl.
-type Record struct {
-	Line     int // 1-based line in the file
-	Metadata RecordMetadata
-	Metrics  RecordMetrics
-	// Error is the raw "error" value; nil when absent or null.
-	Error json.RawMessage
-}
-
-// Warmup reports whether the record belongs to a phase other than
-// profiling (InferenceX: phase is not None and phase != "profiling").
-func (r *Record) Warmup() bool {
-	p := r.Metadata.BenchmarkPhase
-	return p.Present() && !(p.kind == scalarString && p.str == "profiling")
-}
-
-// Failed reports whether the record carries a truthy error value.
-func (r *Record) Failed() bool { return Truthy(r.Error) }
-
-// ErrorCategory names the error the way InferenceX counts it: the first of
-// type, error_type, code, class, status that is set, else the text before
-// the first colon of the message's first line, at most 120 characters.
-func (r *Record) ErrorCategory() string { return errorCategory(r.Error) }
-
-type recordJSON struct {
-	Metadata *RecordMetadata `json:"metadata"`
-	Metrics  *RecordMetrics  `json:"metrics"`
-	Error    json.RawMessage `json:"error"`
-}
-
 // maxRecordLine bounds one JSONL line (a record with a long error message
 // or a big inter_chunk_latency list is still far below it).
 const maxRecordLine = 64 << 20
@@ -311,20 +224,23 @@ func EachRecord(r io.Reader, name string, fn func(rec *Record) error) error {
 			continue
 		}
 		var rec Record
-		raw := recordJSON{Metrics: &rec.Metrics}
+		var raw recordJSON
 		if b[0] != '{' {
 			return &FieldError{File: name, Line: line, Field: "record", Msg: "not a JSON object"}
 		}
 		if err := json.Unmarshal(b, &raw); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field == "metrics" {
+				err = errMetricsNotObject
+			}
 			return &FieldError{File: name, Line: line, Field: "record", Msg: err.Error()}
 		}
+		rec.Metrics = raw.metrics()
 		hasMD := raw.Metadata != nil
 		if hasMD {
-			rec.Metadata = *raw.Metadata
+			rec.Metadata = raw.Metadata.metadata()
 		}
-		if len(raw.Error) > 0 && !bytes.Equal(raw.Error, []byte("null")) {
-			rec.Error = raw.Error
-		}
+		rec.Error = raw.Error // nil when absent or null
 		if !hasMD {
 			return &FieldError{File: name, Line: line, Field: "metadata", Msg: "missing (aiperf writes it on every record)"}
 		}
@@ -634,6 +550,12 @@ func ReadServerMetrics(r io.Reader, name string) (*ServerMetricsExport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
+	return serverMetrics(data, name)
+}
+
+// serverMetrics decodes a whole export: the one-pass path, or the
+// tolerant one for odd shapes.
+func serverMetrics(data []byte, name string) (*ServerMetricsExport, error) {
 	if out, ok := decodeServerMetrics(data, name); ok {
 		return out, nil
 	}
@@ -763,8 +685,12 @@ func decodeServerMetrics(data []byte, name string) (*ServerMetricsExport, bool) 
 		case "summary":
 			dst = &top.summary
 		case "metrics":
-			top.metrics = nil
-			dst = &top.metrics
+			// Family by family, so the decoder buffers one family at a
+			// time rather than the whole (tens of MB) object.
+			if top.metrics, ok = decodeFamilies[family](dec); !ok {
+				return nil, false
+			}
+			continue
 		default:
 			dst = new(json.RawMessage)
 		}
@@ -796,6 +722,33 @@ func decodeServerMetrics(data []byte, name string) (*ServerMetricsExport, bool) 
 			}
 			m.Series = append(m.Series, s.series())
 		}
+	}
+	return out, true
+}
+
+// decodeFamilies decodes the object at dec's position into a map, one
+// member at a time, as json.Unmarshal into a map would (exact keys, the
+// last of a repeated key wins). It reports false for anything but an
+// object of well-formed members.
+func decodeFamilies[F any](dec *json.Decoder) (map[string]*F, bool) {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	out := map[string]*F{}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return nil, false
+		}
+		var f *F
+		if dec.Decode(&f) != nil {
+			return nil, false
+		}
+		out[key] = f
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, false
 	}
 	return out, true
 }
@@ -862,5 +815,9 @@ func ReadSummaryFile(path string) (*Summary, error) {
 // ReadServerMetricsFile reads server_metrics_export.json from path, a
 // regular file within inputfile.AiperfServerMetrics.
 func ReadServerMetricsFile(path string) (*ServerMetricsExport, error) {
-	return readJSONFile(path, inputfile.AiperfServerMetrics, ReadServerMetrics)
+	data, err := inputfile.Read(path, inputfile.AiperfServerMetrics)
+	if err != nil {
+		return nil, err
+	}
+	return serverMetrics(data, path)
 }

@@ -44,7 +44,7 @@ func TestReadRecordsReportsMissingFieldByName(t *testing.T) {
 	// Unknown fields are tolerated; bare metric values are accepted.
 	recs, err := ReadRecords(strings.NewReader(`{"metadata":{"new_field":[1]},"metrics":{"request_latency":12.5,"x":{"value":[1]}},"extra":1}`), "p")
 	require.NoError(t, err)
-	v, ok := recs[0].Metrics.RequestLatency.Value.Float()
+	v, ok := recs[0].Metrics.Get("request_latency").Value.Float()
 	assert.True(t, ok)
 	assert.Equal(t, 12.5, v)
 	assert.False(t, recs[0].Warmup())

@@ -1,7 +1,9 @@
 // Package aiperf is the model of aiperf 0.12's artifacts: the per-request
 // records of profile_export.jsonl, the summary profile_export_aiperf.json
 // and the server-metrics export server_metrics_export.json, with readers
-// that name the file, line and field of anything malformed.
+// that name the file, line and field of anything malformed. Record is the
+// one model of a record: sweep's load generator writes it (MarshalJSON,
+// byte for byte as aiperf does) and the aggregation reads it back.
 //
 //	dir := aiperf.ResolveArtifactDir(resultDir)
 //	err := aiperf.EachRecord(f, aiperf.RecordsFile, func(r *aiperf.Record) error { ... })

@@ -40,6 +40,8 @@ func TestServerMetricsFastPathStepsAside(t *testing.T) {
 		"no metrics":    `{"schema_version": "1.1"}`,
 		"metrics list":  `{"metrics": []}`,
 		"series string": `{"metrics": {"a": {"series": ["x", {"stats": {"avg": 2}}]}}}`,
+		"metrics null":  `{"metrics": null}`,
+		"family list":   `{"metrics": {"a": []}}`,
 	}
 	for name, in := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -52,4 +54,23 @@ func TestServerMetricsFastPathStepsAside(t *testing.T) {
 	require.Len(t, got.Metrics["a"].Series, 1)
 	v, _ := got.Metrics["a"].Series[0].Stat("avg")
 	assert.Equal(t, 1.0, v)
+}
+
+// Families are decoded one at a time; what a map decode does with a
+// repeated key (the last wins) or a repeated "metrics" object (the last
+// replaces the first) the one-pass path does too.
+func TestServerMetricsFastPathRepeatedKeys(t *testing.T) {
+	for name, in := range map[string]string{
+		"family":      `{"metrics": {"a": {"type": "gauge", "series": [{"stats": {"avg": 1}}]}, "a": {"type": "counter", "series": [{"stats": {"avg": 2}}]}}}`,
+		"metrics":     `{"metrics": {"a": {"type": "gauge"}}, "metrics": {"b": {"type": "counter", "series": [{"stats": {"avg": 3}}]}}}`,
+		"null family": `{"metrics": {"a": null, "b": {"type": "gauge"}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			fast, ok := decodeServerMetrics([]byte(in), "f")
+			require.True(t, ok)
+			slow, err := readServerMetricsTolerant([]byte(in), "f")
+			require.NoError(t, err)
+			assert.Equal(t, slow, fast)
+		})
+	}
 }

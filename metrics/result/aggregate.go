@@ -272,14 +272,14 @@ func requestMetrics(recs []*aiperf.Record, summary *aiperf.Summary, traces Trace
 	return rm, nil
 }
 
-func pickTTFT(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.TimeToFirstToken }
-func pickE2EL(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.RequestLatency }
-func pickITL(m *aiperf.RecordMetrics) *aiperf.MetricValue  { return m.InterTokenLatency }
+func pickTTFT(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.Get("time_to_first_token") }
+func pickE2EL(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.Get("request_latency") }
+func pickITL(m *aiperf.RecordMetrics) *aiperf.MetricValue  { return m.Get("inter_token_latency") }
 func pickFRITL(m *aiperf.RecordMetrics) *aiperf.MetricValue {
-	return m.FullResponseInterTokenLatency
+	return m.Get("full_response_inter_token_latency")
 }
-func pickISL(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.InputSequenceLength }
-func pickOSL(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.OutputSequenceLength }
+func pickISL(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.Get("input_sequence_length") }
+func pickOSL(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.Get("output_sequence_length") }
 
 func latencyStats(recs []*aiperf.Record) Latency {
 	ttft := msToSeconds(floatsOf(recs, pickTTFT))
@@ -299,8 +299,8 @@ func latencyStats(recs []*aiperf.Record) Latency {
 	// E2E-normalised interactivity: 1 / percentile(E2EL_i / OSL_i).
 	var ratios []float64
 	for _, r := range recs {
-		e, ok1 := scalarOf(r.Metrics.RequestLatency).Float()
-		o, ok2 := scalarOf(r.Metrics.OutputSequenceLength).Float()
+		e, ok1 := scalarOf(r.Metrics.Get("request_latency")).Float()
+		o, ok2 := scalarOf(r.Metrics.Get("output_sequence_length")).Float()
 		if !ok1 || !ok2 || !finite(e) || !finite(o) || e <= 0 || o <= 0 {
 			continue
 		}

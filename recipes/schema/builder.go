@@ -64,11 +64,15 @@ func describe(f *Flag) string {
 
 // Bool sets a boolean flag. True renders as the bare flag. False renders as the explicit
 // false form the tool has (aiperf --no-x or --x=false, vLLM --no-x); an argparse store_true
-// flag has no false form, so false leaves it out.
+// flag has no false form, so false leaves it out. Named by its false form (--no-x), the flag
+// is set to the opposite of v.
 func (b *Builder) Bool(name string, v bool) *Builder {
 	f, ok := b.flag(name, Bool, BoolOptional)
 	if !ok {
 		return b
+	}
+	if slices.Contains(f.negatives(), name) {
+		v = !v
 	}
 	switch {
 	case v:

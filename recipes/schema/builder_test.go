@@ -40,6 +40,9 @@ func TestBuilderArgv(t *testing.T) {
 			b.Int("-tp", 8).String("--model", "deepseek-ai/DeepSeek-V4-Pro").Bool("--enable-prefix-caching", false).Bool("--async-scheduling", true).
 				JSON("--speculative-config", json.RawMessage(`{"method":"mtp","num_speculative_tokens":3}`)).List("--served-model-name", "a", "b")
 		}, want: `serve deepseek-ai/DeepSeek-V4-Pro --tensor-parallel-size 8 --no-enable-prefix-caching --async-scheduling --speculative-config {"method":"mtp","num_speculative_tokens":3} --served-model-name a b`},
+		{name: "vllm bool named by its false form", tool: "vllm", build: func(b *Builder) {
+			b.String("--model", "m").Bool("--no-enable-flashinfer-autotune", true).Bool("--no-enable-prefix-caching", false)
+		}, want: `serve m --no-enable-flashinfer-autotune --enable-prefix-caching`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -324,10 +324,11 @@ func TestParseSGLang(t *testing.T) {
 func TestParseVLLM(t *testing.T) {
 	s := MustLoad("vllm", "v0.27.1")
 	tests := []struct {
-		name string
-		argv []string
-		want []problem
-		norm string
+		name     string
+		argv     []string
+		want     []problem
+		warnings []problem
+		norm     string
 	}{
 		{name: "positional model", argv: []string{"serve", "m", "-tp", "8", "--enable-prefix-caching"}, norm: "serve m --tensor-parallel-size 8 --enable-prefix-caching"},
 		{name: "model as flag", argv: []string{"serve", "--model", "m"}, norm: "serve m"},
@@ -340,7 +341,13 @@ func TestParseVLLM(t *testing.T) {
 		{name: "speculative json", argv: []string{"serve", "m", "--speculative-config", `{"method": "mtp", "num_speculative_tokens": 3}`}},
 		{name: "speculative not json", argv: []string{"serve", "m", "--speculative-config", "mtp"}, want: []problem{{BadValue, "--speculative-config"}}},
 		{name: "speculative not object", argv: []string{"serve", "m", "-sc", "[3]"}, want: []problem{{BadValue, "-sc"}}},
-		{name: "speculative config vs shorthand", argv: []string{"serve", "m", "-sc", "{}", "--spec-method", "mtp"}, want: []problem{{RuleBroken, "--spec-method"}}},
+		// vLLM rejects the pair only when --speculative-config sets the same key, which sweep
+		// does not look into: a warning.
+		{name: "speculative config vs shorthand", argv: []string{"serve", "m", "-sc", "{}", "--spec-method", "mtp"}, warnings: []problem{{RuleBroken, "--spec-method"}}},
+		{name: "closed choices", argv: []string{"serve", "m", "--kv-offloading-backend", "nvme"}, want: []problem{{BadChoice, "--kv-offloading-backend"}}},
+		{name: "open registry choices", argv: []string{"serve", "m", "--moe-backend", "a_newer_backend", "--spec-method", "a_newer_mtp"}},
+		{name: "removed since v0.11", argv: []string{"serve", "m", "--swap-space", "4"}, want: []problem{{RemovedFlag, "--swap-space"}}},
+		{name: "no-x of a hand-registered BooleanOptionalAction", argv: []string{"serve", "m", "--no-enable-lora", "--no-fail-on-environ-validation"}},
 		{name: "store_true", argv: []string{"serve", "m", "--disable-log-stats"}},
 		{name: "store_true has no negative", argv: []string{"serve", "m", "--no-disable-log-stats"}, want: []problem{{UnknownFlag, "--no-disable-log-stats"}}},
 		{name: "served names nargs", argv: []string{"serve", "m", "--served-model-name", "a", "b", "--port", "8000"}},
@@ -351,6 +358,9 @@ func TestParseVLLM(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := s.Parse(tc.argv)
 			assert.Equal(t, tc.want, problemsOf(err), "argv %q: %v", tc.argv, err)
+			if err == nil {
+				assert.Equal(t, tc.warnings, warningsOf(p), "warnings for %q", tc.argv)
+			}
 			if tc.norm != "" && err == nil {
 				assert.Equal(t, tc.norm, strings.Join(p.Args(), " "))
 			}

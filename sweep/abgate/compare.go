@@ -49,6 +49,10 @@ type Options struct {
 	// Problems are found before reading (ReasonRunFailed from the leg
 	// runner); any makes the verdict INCOMPLETE.
 	Problems []Problem
+	// Calibration, when set, supplies the A/A-measured flip rates behind
+	// an INCONCLUSIVE verdict's replicate advice (otherwise the flips
+	// between the arms are used). Its model must be Model.
+	Calibration *Calibration
 }
 
 // Arms is a pair of values, one per arm, and their difference B − A, in
@@ -136,6 +140,9 @@ func Compare(ctx context.Context, o Options) (*Report, error) {
 	if len(o.Categories) == 0 {
 		return nil, errors.New("compare: no categories")
 	}
+	if o.Calibration != nil && o.Calibration.Model != o.Model {
+		return nil, fmt.Errorf("compare: the A/A calibration %s is of model %q, not %q", o.Calibration.Source(), o.Calibration.Model, o.Model)
+	}
 	if o.Tolerance == 0 {
 		o.Tolerance = DefaultTolerance
 	}
@@ -181,7 +188,11 @@ func Compare(ctx context.Context, o Options) (*Report, error) {
 	}
 	p := mcnemarWorse(rep.Primary.ABetter, rep.Primary.BBetter)
 	rep.Primary.McNemarP = &p
-	rep.decide(strata)
+	names := make([]string, len(clean))
+	for k, i := range clean {
+		names[k] = rep.Categories[i].Category
+	}
+	rep.decide(strata, names, o.Calibration)
 	return rep, nil
 }
 
@@ -206,25 +217,32 @@ func (rep *Report) overall(strata []stratum, clean []int) {
 	rep.Primary.Arms = rep.Overall.Weighted
 }
 
-// decide applies bfcl-ab.md §5.5 to the primary interval.
-func (rep *Report) decide(strata []stratum) {
+// decide applies bfcl-ab.md §5.5 to the primary interval. names are the
+// strata's categories; cal, when set, supplies the flip rates of the
+// replicate advice.
+func (rep *Report) decide(strata []stratum, names []string, cal *Calibration) {
 	l, u := rep.Primary.CI90[0], rep.Primary.CI90[1]
 	tol := rep.Tolerance
 	delta := *rep.Primary.Delta
-	switch {
-	case l > -tol:
-		rep.Verdict = Passed
+	rep.Verdict = classify(l, u, tol)
+	switch rep.Verdict {
+	case Passed:
 		if u < 0 {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("B is lower by a small but real margin: the whole 90 %% CI is below 0 (upper bound %+.2f pp), within the %.2f-point tolerance", u, tol))
 		}
-	case u < -tol:
-		rep.Verdict = Regression
-	default:
-		rep.Verdict = Inconclusive
+	case Inconclusive:
 		reps := 2 / (1/float64(rep.ReplicatesA) + 1/float64(rep.ReplicatesB))
 		need, f := replicatesFor80Power(strata, reps, tol/100)
-		more := need - int(math.Floor(reps))
 		note := fmt.Sprintf("the 90 %% CI [%+.2f, %+.2f] contains -%.2f: the measured flip rate between the arms is %.1f %%", l, u, tol, 100*f)
+		if cal != nil {
+			if aaNeed, aaF, missing := replicatesFromCalibration(strata, names, cal, tol/100); missing != "" {
+				note += fmt.Sprintf(" (the A/A calibration %s has no flip rate for %s, so it is not used)", cal.Source(), missing)
+			} else {
+				need = aaNeed
+				note = fmt.Sprintf("the 90 %% CI [%+.2f, %+.2f] contains -%.2f: the A/A-measured flip rate (%s) is %.1f %% (between the arms: %.1f %%)", l, u, tol, cal.Source(), 100*aaF, 100*f)
+			}
+		}
+		more := need - int(math.Floor(reps))
 		if more > 0 {
 			note += fmt.Sprintf(", which needs about %d replicates per arm (%d more) to detect a %.2f-point drop with 80 %% power", need, more, tol)
 		} else {
@@ -235,6 +253,18 @@ func (rep *Report) decide(strata []stratum) {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("possible regression: the estimate %+.2f pp is below -%.2f", delta, tol))
 		}
 	}
+}
+
+// classify is the rule of bfcl-ab.md §5.5 on a 90 % interval [l, u] of
+// the Δ and the tolerance, all in points.
+func classify(l, u, tol float64) Decision {
+	switch {
+	case l > -tol:
+		return Passed
+	case u < -tol:
+		return Regression
+	}
+	return Inconclusive
 }
 
 func newArms(a, b float64) Arms {

@@ -114,7 +114,7 @@ func TestDecide(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ci := tc.ci
 			rep := &Report{Tolerance: 2, ReplicatesA: 1, ReplicatesB: 1, Primary: Primary{Arms: Arms{Delta: f(tc.delta)}, CI90: &ci}}
-			rep.decide([]stratum{discordant(200, 16, 12)})
+			rep.decide([]stratum{discordant(200, 16, 12)}, []string{"multiple"}, nil)
 			assert.Equal(t, tc.want, rep.Verdict)
 			if tc.wantInNote != "" {
 				assert.Contains(t, rep.Notes[len(rep.Notes)-1]+rep.Notes[0], tc.wantInNote)
@@ -124,4 +124,28 @@ func TestDecide(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDecideCalibrated: an A/A calibration's flip rate replaces the one
+// measured between the arms in the replicate advice, and says so; one
+// without the category is not used. 5 % on 200 cases: ceil(6.1826 ×
+// 0.05/200 / 0.0004) = 4 replicates.
+func TestDecideCalibrated(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	cal := &Calibration{File: "aa/calibration.json", Runs: 4, Arm: "a", Categories: []CategoryFlips{{Category: "multiple", Cases: 200, FlipRate: 0.05}}}
+	ci := [2]float64{-4, -1}
+	rep := &Report{Tolerance: 2, ReplicatesA: 1, ReplicatesB: 1, Primary: Primary{Arms: Arms{Delta: f(-2.5)}, CI90: &ci}}
+	rep.decide([]stratum{discordant(200, 16, 12)}, []string{"multiple"}, cal)
+	assert.Equal(t, Inconclusive, rep.Verdict)
+	assert.Equal(t, "the 90 % CI [-4.00, -1.00] contains -2.00: the A/A-measured flip rate (aa/calibration.json: 4 identical runs of arm a) is 5.0 % (between the arms: 14.0 %), which needs about 4 replicates per arm (3 more) to detect a 2.00-point drop with 80 % power", rep.Notes[0])
+
+	rep = &Report{Tolerance: 2, ReplicatesA: 1, ReplicatesB: 1, Primary: Primary{Arms: Arms{Delta: f(-2.5)}, CI90: &ci}}
+	rep.decide([]stratum{discordant(200, 16, 12)}, []string{"parallel"}, cal)
+	assert.Contains(t, rep.Notes[0], "the measured flip rate between the arms is 14.0 % (the A/A calibration aa/calibration.json: 4 identical runs of arm a has no flip rate for parallel, so it is not used), which needs about 11 replicates per arm (10 more)")
+}
+
+func TestCompareCalibrationOfAnotherModel(t *testing.T) {
+	_, err := Compare(t.Context(), Options{A: []string{"a"}, B: []string{"b"}, Model: testModel, Categories: []Category{mustCategory(t, "multiple")},
+		Calibration: &Calibration{Model: "Org/Other-FC", Runs: 2, Arm: "a", File: "cal.json"}})
+	assert.ErrorContains(t, err, `compare: the A/A calibration cal.json: 2 identical runs of arm a is of model "Org/Other-FC", not "Org/Model-FC"`)
 }

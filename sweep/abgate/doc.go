@@ -25,5 +25,15 @@
 // points, with a seeded stratified paired bootstrap 90 % CI and McNemar's
 // exact one-sided p-value; per-category results are secondary. BFCL
 // describes one bfcl-eval run against a server (argv, env, a fresh root);
-// package bfclsim writes stand-in roots for simulated legs.
+// Registry is its model registry entry (a static sitecustomize.py first
+// on PYTHONPATH, verified with "bfcl models"); package bfclsim writes
+// stand-in roots for simulated legs.
+//
+// Calibrate is the A/A measurement of §5.3: identical runs of one arm, the
+// per-category flip rate between them and the gate's false alarms on
+// A-against-A splits. Options.Calibration makes an INCONCLUSIVE verdict's
+// replicate advice use those rates:
+//
+//	cal, err := abgate.Calibrate(ctx, abgate.CalibrateOptions{Roots: aaRoots, Model: m, Categories: cats})
+//	rep, err := abgate.Compare(ctx, abgate.Options{..., Calibration: cal})
 package abgate

@@ -128,3 +128,26 @@ func replicatesFor80Power(strata []stratum, reps, tolerance float64) (need int, 
 	v1 := flipRate / float64(n)
 	return max(1, int(math.Ceil(zPower80*v1/(tolerance*tolerance)))), flipRate
 }
+
+// replicatesFromCalibration is replicatesFor80Power with the A/A-measured
+// flip rates of cal in place of the differences between the arms: V₁ =
+// Σ_c n_c f_c / N² over the strata's categories (names). flipRate is the
+// pooled A/A rate; missing names the first category cal has no rate for
+// (then the other results are zero).
+func replicatesFromCalibration(strata []stratum, names []string, cal *Calibration, tolerance float64) (need int, flipRate float64, missing string) {
+	n, flips := 0, 0.0
+	for k, s := range strata {
+		f, ok := cal.FlipRate(names[k])
+		if !ok {
+			return 0, 0, names[k]
+		}
+		n += len(s)
+		flips += float64(len(s)) * f
+	}
+	if n == 0 || tolerance <= 0 {
+		return 0, 0, ""
+	}
+	flipRate = flips / float64(n)
+	v1 := flipRate / float64(n)
+	return max(1, int(math.Ceil(zPower80*v1/(tolerance*tolerance)))), flipRate, ""
+}

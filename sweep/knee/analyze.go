@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"sweep/internal/plural"
 )
 
 // Metric selects the throughput a knee is found on.
@@ -162,7 +164,7 @@ func Analyze(a *Arm, o Options) *Result {
 	}
 	if len(use) < minPoints {
 		r.Status = StatusInsufficient
-		r.Reason = fmt.Sprintf("%d usable %s (need %d)", len(use), plural(len(use), "concurrency", "concurrencies"), minPoints)
+		r.Reason = fmt.Sprintf("%d usable %s (need %d)", len(use), plural.Word(len(use), "concurrency", "concurrencies"), minPoints)
 		if failed := len(r.Points) - len(use); failed > 0 {
 			r.Reason += fmt.Sprintf("; %d failed", failed)
 		}
@@ -269,8 +271,8 @@ func Analyze(a *Arm, o Options) *Result {
 			r.Knee, 100*math.Exp(fit[0]-peak), r.Peak)
 	} else {
 		r.Status = StatusOK
-		r.Reason = fmt.Sprintf("c%d reaches %.0f%% of the peak %.0f tok/s/GPU (c%d); c%d had %.0f%%",
-			r.Knee, 100*math.Exp(fit[k]-peak), r.PeakValue, r.Peak, r.Bracket, 100*math.Exp(fit[k-1]-peak))
+		r.Reason = fmt.Sprintf("c%d reaches %.0f%% of the peak %.0f tok/s/GPU (c%d); c%d had %s",
+			r.Knee, 100*math.Exp(fit[k]-peak), r.PeakValue, r.Peak, r.Bracket, below(math.Exp(fit[k-1]-peak), o.Threshold))
 		lo, hi := kneeAt(math.Log(1-sigma)), kneeAt(math.Log(1+sigma))
 		if lo != k || hi != k {
 			r.Status = StatusAmbiguous
@@ -485,17 +487,20 @@ func sq(x float64) float64 { return x * x }
 // round5 rounds to 5 decimals, as InferenceX's result numbers are.
 func round5(v float64) float64 { return math.Round(v*1e5) / 1e5 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 func joinInts(v []int, sep string) string {
 	s := make([]string, len(v))
 	for i, x := range v {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, sep)
+}
+
+// below prints the fraction f of the peak that fell short of the
+// threshold as a percentage, with a decimal when whole percent would
+// round it up to the threshold ("89.6%", not "90%" under a 90% threshold).
+func below(f, threshold float64) string {
+	if math.Round(100*f) >= math.Round(100*threshold) {
+		return fmt.Sprintf("%.1f%%", math.Floor(1000*f)/10)
+	}
+	return fmt.Sprintf("%.0f%%", 100*f)
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/plural"
 	"sweep/sweep/knee"
 )
 
@@ -188,7 +189,7 @@ var frontierHeader = []string{"config", "arm", "point", "interactivity (tok/s/us
 // charts under chartsDir (relative).
 func (rep *Report) Markdown(chartsDir string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Sweep knees (%d arms)\n\n", len(rep.Results))
+	fmt.Fprintf(&b, "## Sweep knees (%s)\n\n", plural.Count(len(rep.Results), "arm", "arms"))
 	mdTable(&b, kneeHeader, kneeRows(rep.Results))
 	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
 	mdTable(&b, frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
@@ -226,7 +227,7 @@ figure svg{display:block;width:630px;height:405px}
 figcaption{font-size:13px;padding:4px}
 </style></head><body>
 `)
-	fmt.Fprintf(&b, "<h1>Sweep report</h1>\n<p>%d arms, throughput metric: %s per GPU.</p>\n", len(rep.Results), html.EscapeString(string(rep.Metric)))
+	fmt.Fprintf(&b, "<h1>Sweep report</h1>\n<p>%s, throughput metric: %s per GPU.</p>\n", plural.Count(len(rep.Results), "arm", "arms"), html.EscapeString(string(rep.Metric)))
 	b.WriteString("<h2>Knees</h2>\n")
 	htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))
 	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))

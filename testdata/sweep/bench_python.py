@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Time InferenceX's Python generator in-process, for comparison with the
-sweep package's Go benchmarks (sweep/matrix_bench_test.go).
+matrix package's Go benchmarks (configs/matrix/matrix_bench_test.go).
 
 usage: bench_python.py INFERENCEX_CHECKOUT [SECONDS]
 
@@ -24,7 +24,7 @@ seconds each, default 10). Run it next to the Go benchmarks, under the same
 load, e.g.:
 
   python3 testdata/sweep/bench_python.py /tmp/ix &
-  go test -run '^$' -bench 'FullCorpus|LoadMasters' -count 5 ./sweep/
+  go test -run '^$' -bench 'FullCorpus|LoadMasters' -count 5 ./configs/matrix/
 """
 import argparse, json, os, statistics, sys, time
 

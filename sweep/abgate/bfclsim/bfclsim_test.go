@@ -187,3 +187,41 @@ func TestOffsetAndEnv(t *testing.T) {
 		assert.Error(t, err, bad)
 	}
 }
+
+// TestCalibrateSimulatedAA: four identical runs of one simulated arm whose
+// cases pass with probability 0.9 or 0.1 flip, per pair of runs, at
+// 2·0.1·0.9 = 18 % of cases; the A/A estimate lands within 3 SEs
+// (SE 0.38 pp over 4441 cases), and no A-against-A gate run is a
+// REGRESSION.
+func TestCalibrateSimulatedAA(t *testing.T) {
+	cs, err := abgate.ExpandCategories([]string{"non_live", "live", "multi_turn"})
+	require.NoError(t, err)
+	arm := Arm{Model: model, Seed: 11, Name: "a", Accuracy: 0.85, Flip: 0.1}
+	dir := t.TempDir()
+	var roots []string
+	for r := range 4 {
+		root := filepath.Join(dir, fmt.Sprintf("a%d", r+1))
+		require.NoError(t, Write(root, arm, cs, r))
+		roots = append(roots, root)
+	}
+	cal, err := abgate.Calibrate(t.Context(), abgate.CalibrateOptions{Roots: roots, Model: model, Categories: cs, Resamples: 2000})
+	require.NoError(t, err)
+	require.Empty(t, cal.Problems)
+	want := 2 * 0.1 * 0.9
+	assert.Equal(t, 4441, cal.Overall.Cases)
+	assert.InDelta(t, want, cal.Overall.FlipRate, 3*0.0038, "pooled A/A flip rate")
+	for _, cf := range cal.Categories {
+		if cf.Cases >= 200 { // SE ≤ 1.8 pp
+			assert.InDelta(t, want, cf.FlipRate, 4*0.018, cf.Category)
+		}
+	}
+	require.NotNil(t, cal.FalseAlarm)
+	assert.Equal(t, 2, cal.Replicates)
+	assert.Equal(t, 6, cal.FalseAlarm.Comparisons)
+	assert.Zero(t, cal.FalseAlarm.Regression)
+	// V₁ = 0.18/4441: ceil(6.1826 × 0.18/4441 / 0.0004) = 1 replicate.
+	assert.Equal(t, 1, cal.ReplicatesFor80Power)
+	t.Logf("A/A flip rate %.4f (model %.4f), false alarms %d/%d (not PASS %d), predicted %.2g / %.2g",
+		cal.Overall.FlipRate, want, cal.FalseAlarm.Regression, cal.FalseAlarm.Comparisons, cal.FalseAlarm.NotPass,
+		cal.FalseAlarm.PredictedRegression, cal.FalseAlarm.PredictedNotPass)
+}

@@ -8,6 +8,14 @@
 //	res, err := leg.Run(ctx, p, leg.Options{Dir: out, Setup: setup, Server: serverOpts})
 //	// res.Report.Verdict: PASS, REGRESSION, INCONCLUSIVE or INCOMPLETE
 //
+// leg.Calibrate is the A/A run: arm A against itself for a number of
+// identical runs, its flip rates and false alarms written to
+// calibration.json, which Options.Calibration hands to the comparison.
+//
+// Before each replicate, the model's registry entry is written
+// (abgate.Registry: a static sitecustomize.py first on bfcl's PYTHONPATH)
+// and verified with "bfcl models".
+//
 // Arms run one after the other on the same ports. A stage that fails (a
 // server that never becomes ready, a model bfcl does not list, bfcl
 // exiting non-zero or running past its timeout) is an abgate Problem

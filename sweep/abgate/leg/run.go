@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -25,6 +24,13 @@ const (
 
 // ServerDir is where arm label's server writes its logs and server.json.
 func ServerDir(dir, label string) string { return filepath.Join(dir, label, "server") }
+
+// PythonDir is the directory first on the PYTHONPATH of replicate rep's
+// bfcl processes: it holds the sitecustomize.py that adds the registry
+// entry (abgate.Registry).
+func PythonDir(dir, label string, rep int) string {
+	return filepath.Join(dir, label, fmt.Sprintf("bfcl-r%d-python", rep))
+}
 
 // RootDir is the BFCL_PROJECT_ROOT of replicate rep (1-based) of arm label.
 func RootDir(dir, label string, rep int) string {
@@ -51,6 +57,9 @@ type Options struct {
 	StopGrace time.Duration
 	// Progress, when set, gets one line per step.
 	Progress func(line string)
+	// Calibration, when set, is the leg's A/A calibration (Calibrate):
+	// the comparison's replicate advice uses its flip rates.
+	Calibration *abgate.Calibration
 }
 
 // Result is the outcome of a leg.
@@ -62,10 +71,9 @@ type Result struct {
 	Table, JSON string
 }
 
-// Run runs both arms one after the other and compares them. It returns an
-// error only for unusable options, an unusable output directory or
-// cancellation; every failed stage is a Problem in the report.
-func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
+// defaults fills o's defaults and prepares the leg's directory. It returns
+// the instant before which files are stale.
+func (o *Options) defaults() (time.Time, error) {
 	if o.Progress == nil {
 		o.Progress = func(string) {}
 	}
@@ -79,22 +87,32 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 			if exe == "" {
 				var err error
 				if exe, err = os.Executable(); err != nil {
-					return nil, fmt.Errorf("find the sweep executable: %w", err)
+					return time.Time{}, fmt.Errorf("find the sweep executable: %w", err)
 				}
 			}
 			o.BFCL = []string{exe, "sim-bfcl", "--"}
 		}
 	}
 	if err := abgate.PrepareRoot(o.Dir); err != nil {
-		return nil, fmt.Errorf("leg directory: %w", err)
+		return time.Time{}, fmt.Errorf("leg directory: %w", err)
 	}
 	// Files written before this instant are stale; the second boundary
 	// keeps file systems with coarse timestamps honest.
-	since := time.Now().Truncate(time.Second)
+	return time.Now().Truncate(time.Second), nil
+}
+
+// Run runs both arms one after the other and compares them. It returns an
+// error only for unusable options, an unusable output directory or
+// cancellation; every failed stage is a Problem in the report.
+func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
+	since, err := o.defaults()
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{}
 	var problems []abgate.Problem
 	for i := range p.Arms {
-		roots, probs, err := runArm(ctx, p, &p.Arms[i], o)
+		roots, probs, err := runArm(ctx, p, &p.Arms[i], o, p.Leg.Replicates)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +122,7 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 	rep, err := abgate.Compare(ctx, abgate.Options{
 		A: res.Roots[0], B: res.Roots[1], Model: p.Leg.Model, Categories: p.Categories,
 		Tolerance: p.Leg.Tolerance, Read: abgate.ReadOptions{Since: since, AllowPartial: p.Leg.PartialEval},
-		Problems: problems,
+		Problems: problems, Calibration: o.Calibration,
 	})
 	if err != nil {
 		return nil, err
@@ -129,11 +147,10 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 	return res, nil
 }
 
-// runArm brings the arm's server up, runs every replicate against it and
+// runArm brings the arm's server up, runs reps replicates against it and
 // stops it. The roots are returned even when nothing was written in them,
 // so the comparison names what is missing.
-func runArm(ctx context.Context, p *Plan, arm *Arm, o Options) ([]string, []abgate.Problem, error) {
-	reps := p.Leg.Replicates
+func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) ([]string, []abgate.Problem, error) {
 	roots := make([]string, reps)
 	for r := range reps {
 		roots[r] = RootDir(o.Dir, arm.Label, r+1)
@@ -169,16 +186,12 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options) ([]string, []abga
 	defer srv.Stop()
 	o.Progress(fmt.Sprintf("arm %s: server ready at %s", arm.Label, arm.BaseURL))
 	var probs []abgate.Problem
-	if detail := verifyModel(ctx, p.Leg.Model, arm, o); detail != "" {
-		probs = failAll(detail)
-	} else {
-		for r, root := range roots {
-			ps, err := runReplicate(ctx, p, arm, o, r+1, root)
-			if err != nil {
-				return nil, nil, err
-			}
-			probs = append(probs, ps...)
+	for r, root := range roots {
+		ps, err := runReplicate(ctx, p, arm, o, r+1, root)
+		if err != nil {
+			return nil, nil, err
 		}
+		probs = append(probs, ps...)
 	}
 	final, err := srv.Stop()
 	if err != nil {
@@ -192,9 +205,11 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options) ([]string, []abga
 	return roots, probs, nil
 }
 
-// runReplicate runs bfcl generate then bfcl evaluate in a fresh root.
-// evaluate runs even after a failed generate, so the categories that were
-// generated are scored and the others named.
+// runReplicate writes the registry entry of a fresh root, verifies it with
+// bfcl models, then runs bfcl generate and bfcl evaluate there. evaluate
+// runs even after a failed generate, so the categories that were generated
+// are scored and the others named. A registry entry that is not written or
+// not listed stops the replicate: it is a run-failed problem.
 func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, root string) ([]abgate.Problem, error) {
 	problem := func(detail string) abgate.Problem {
 		return abgate.Problem{Arm: arm.Label, Root: root, Category: "*", Reason: abgate.ReasonRunFailed, Detail: detail}
@@ -204,9 +219,22 @@ func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, ro
 	}
 	b := abgate.BFCL{Model: p.Leg.Model, Categories: p.Categories, Root: root, BaseURL: arm.BaseURL,
 		Temperature: p.Leg.Sampling.Temperature, NumThreads: p.Leg.Sampling.NumThreads, PartialEval: p.Leg.PartialEval}
+	reg := abgate.Registry{Name: p.Leg.Model, APIModel: apiModel(p.Leg.Model, arm), Dir: PythonDir(o.Dir, arm.Label, rep)}
+	if err := reg.Write(); err != nil {
+		return []abgate.Problem{problem("the bfcl registry entry was not written: " + err.Error())}, nil
+	}
 	env := b.Env()
+	maps.Copy(env, reg.Env(os.Getenv("PYTHONPATH")))
 	if o.Setup.Simulate {
 		maps.Copy(env, arm.Sim.Env(rep-1))
+	}
+	o.Progress(fmt.Sprintf("arm %s: replicate %d: bfcl models (registry entry %s in %s)", arm.Label, rep, reg.Name, reg.Dir))
+	log := filepath.Join(filepath.Dir(root), fmt.Sprintf("bfcl-r%d-models.log", rep))
+	if detail := verifyModel(ctx, p.Leg.Model, env, root, log, o); detail != "" {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return []abgate.Problem{problem(detail)}, nil
 	}
 	var probs []abgate.Problem
 	for _, stage := range []struct {
@@ -258,25 +286,20 @@ func runProcess(ctx context.Context, spec proc.Spec, timeout, grace time.Duratio
 	return st, nil
 }
 
-// verifyModel runs "bfcl models" and checks that the leg's model is
-// registered: an unregistered name makes bfcl generate fail per category
-// (or, in SMG's nightly, a registration silently ignored). It returns ""
-// when the model is listed.
-func verifyModel(ctx context.Context, model string, arm *Arm, o Options) string {
-	dir := filepath.Join(o.Dir, arm.Label)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// verifyModel runs "bfcl models" with env in dir and checks that it lists the
+// leg's model on a line of its own (bfcl prints one key per line): an
+// unregistered name makes bfcl generate fail per category (or, in SMG's
+// nightly, a registration silently ignored). It returns "" when the model
+// is listed, else what went wrong and the fix.
+func verifyModel(ctx context.Context, model string, env map[string]string, dir, log string, o Options) string {
+	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
 		return err.Error()
 	}
-	log := filepath.Join(dir, "bfcl-models.log")
 	if err := os.Remove(log); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err.Error()
 	}
-	env := map[string]string{}
-	if o.Setup.Simulate {
-		env = arm.Sim.Env(0)
-	}
 	argv := append(append([]string{}, o.BFCL...), "models")
-	st, err := runProcess(ctx, proc.Spec{Name: "bfcl models", Argv: argv, Env: env, LogPath: log}, 2*time.Minute, o.StopGrace)
+	st, err := runProcess(ctx, proc.Spec{Name: "bfcl models", Argv: argv, Env: env, Dir: dir, LogPath: log}, 2*time.Minute, o.StopGrace)
 	if err != nil {
 		return fmt.Sprintf("bfcl models: %v: is bfcl-eval installed? (log: %s)", err, log)
 	}
@@ -287,8 +310,21 @@ func verifyModel(ctx context.Context, model string, arm *Arm, o Options) string 
 	if err != nil {
 		return fmt.Sprintf("bfcl models: %v", err)
 	}
-	if !regexp.MustCompile(`(^|[\s|,'"])` + regexp.QuoteMeta(model) + `($|[\s|,'"])`).Match(out) {
-		return fmt.Sprintf("bfcl models does not list %s: register it in bfcl_eval's model_config.py with OpenAICompletionsHandler and underscore_to_dot=True, then rerun (log: %s)", model, log)
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if strings.TrimSpace(line) == model {
+			return ""
+		}
 	}
-	return ""
+	return fmt.Sprintf("bfcl models does not list %s although the registry entry was written (%s first on PYTHONPATH): "+
+		"the bfcl program must run a Python that honours PYTHONPATH and imports bfcl_eval.constants.model_config (bfcl-eval 2026.3.23); "+
+		"look for a \"sweep sitecustomize:\" line in the log (log: %s)", model, env["PYTHONPATH"], log)
+}
+
+// apiModel is the model name bfcl sends to the arm: the engine's served
+// model name, else the registry name without its "-FC" suffix.
+func apiModel(registry string, arm *Arm) string {
+	if names := run.ServedModels(arm.Point.Engine.Argv); len(names) > 0 {
+		return names[0]
+	}
+	return strings.TrimSuffix(registry, "-FC")
 }

@@ -25,18 +25,26 @@ func TestRunProcessTimeout(t *testing.T) {
 	assert.True(t, st.Success())
 }
 
+// fakeModels is the "models" branch of a fake bfcl: like bfcl_eval, it
+// lists the leg's key only when the registration file is first on
+// PYTHONPATH.
+const fakeModels = `models) echo gorilla-openfunctions-v2; if [ -f "${PYTHONPATH%%:*}/sitecustomize.py" ]; then echo "$SWEEP_BFCL_REGISTRY_NAME"; fi; exit 0;; `
+
 // TestRunReplicateFailures: a failed generate is a run-failed problem,
 // evaluate still runs (and its failure is one too); bfcl gets the
-// checklist's argv and environment in the fresh root.
+// checklist's argv and environment in the fresh root, after the registry
+// entry is written and listed by bfcl models.
 func TestRunReplicateFailures(t *testing.T) {
 	dir := t.TempDir()
+	t.Setenv("PYTHONPATH", "/opt/site")
 	l := &configs.ABLeg{Model: "Org/M-FC", Replicates: 1, Sampling: configs.ABSampling{NumThreads: 4}}
 	cats, err := abgate.ExpandCategories([]string{"multiple"})
 	require.NoError(t, err)
 	p := &Plan{Leg: l, Categories: cats}
 	arm := &Arm{Label: "b", BaseURL: "http://127.0.0.1:1/v1"}
+	arm.Point.Engine.Argv = []string{"vllm", "serve", "/models/m", "--served-model-name", "Org/M", "--port", "1"}
 	// The fake bfcl records its argv and environment, then fails generate with 3, evaluate with 5.
-	script := `echo "$@" >> ../argv; echo "$BFCL_PROJECT_ROOT $OPENAI_BASE_URL $OPENAI_API_KEY" >> ../env; case "$1" in generate) exit 3;; *) exit 5;; esac`
+	script := `echo "$@" >> ../argv; echo "$BFCL_PROJECT_ROOT $OPENAI_BASE_URL $OPENAI_API_KEY $PYTHONPATH $SWEEP_BFCL_REGISTRY_NAME $SWEEP_BFCL_API_MODEL" >> ../env; case "$1" in ` + fakeModels + `generate) exit 3;; *) exit 5;; esac`
 	o := Options{Dir: dir, BFCL: []string{"sh", "-c", script, "bfcl"}, StopGrace: time.Second, Progress: func(string) {}}
 	root := RootDir(dir, "b", 1)
 	probs, err := runReplicate(t.Context(), p, arm, o, 1, root)
@@ -50,10 +58,14 @@ func TestRunReplicateFailures(t *testing.T) {
 	}
 	argv, err := os.ReadFile(filepath.Join(dir, "b", "argv"))
 	require.NoError(t, err)
-	assert.Equal(t, "generate --model Org/M-FC --test-category multiple --temperature 0 --num-threads 4 --allow-overwrite\nevaluate --model Org/M-FC --test-category multiple\n", string(argv))
+	assert.Equal(t, "models\ngenerate --model Org/M-FC --test-category multiple --temperature 0 --num-threads 4 --allow-overwrite\nevaluate --model Org/M-FC --test-category multiple\n", string(argv))
 	env, err := os.ReadFile(filepath.Join(dir, "b", "env"))
 	require.NoError(t, err)
-	assert.Equal(t, strings.Repeat(root+" http://127.0.0.1:1/v1 EMPTY\n", 2), string(env))
+	py := PythonDir(dir, "b", 1)
+	assert.Equal(t, strings.Repeat(root+" http://127.0.0.1:1/v1 EMPTY "+py+":/opt/site Org/M-FC Org/M\n", 3), string(env))
+	site, err := os.ReadFile(filepath.Join(py, abgate.SitecustomizeFile))
+	require.NoError(t, err)
+	assert.Equal(t, abgate.Sitecustomize(), site, "the static registration file")
 
 	// A reused root is refused, never written into.
 	probs, err = runReplicate(t.Context(), p, arm, o, 1, filepath.Join(dir, "b"))
@@ -62,14 +74,56 @@ func TestRunReplicateFailures(t *testing.T) {
 	assert.Contains(t, probs[0].Detail, "fresh root")
 }
 
+// TestRunReplicateRegistration: a registry entry that cannot be written,
+// or that bfcl models does not list, stops the replicate before generate
+// with a run-failed problem saying so; never silence.
+func TestRunReplicateRegistration(t *testing.T) {
+	cats, err := abgate.ExpandCategories([]string{"multiple"})
+	require.NoError(t, err)
+	arm := &Arm{Label: "a", BaseURL: "http://127.0.0.1:1/v1"}
+	for _, tc := range []struct {
+		name, model, script string
+		block               bool // a file where the python directory goes
+		want                string
+	}{
+		{name: "ignored by bfcl", model: "Org/M-FC", script: `case "$1" in models) echo gorilla-openfunctions-v2;; *) echo ran >> ../ran;; esac`,
+			want: "bfcl models does not list Org/M-FC although the registry entry was written"},
+		{name: "not writable", model: "Org/M-FC", block: true, script: `case "$1" in ` + fakeModels + `*) echo ran >> ../ran;; esac`,
+			want: "the bfcl registry entry was not written"},
+		{name: "name with underscore", model: "Org/M_FC", script: `case "$1" in ` + fakeModels + `*) echo ran >> ../ran;; esac`,
+			want: `the bfcl registry entry was not written: bfcl registry name "Org/M_FC" contains "_"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := &Plan{Leg: &configs.ABLeg{Model: tc.model, Replicates: 1}, Categories: cats}
+			o := Options{Dir: dir, BFCL: []string{"sh", "-c", tc.script, "bfcl"}, StopGrace: time.Second, Progress: func(string) {}}
+			if tc.block {
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, "a"), 0o755))
+				require.NoError(t, os.WriteFile(PythonDir(dir, "a", 1), nil, 0o644))
+			}
+			root := RootDir(dir, "a", 1)
+			probs, err := runReplicate(t.Context(), p, arm, o, 1, root)
+			require.NoError(t, err)
+			require.Len(t, probs, 1)
+			assert.Equal(t, abgate.ReasonRunFailed, probs[0].Reason)
+			assert.Equal(t, root, probs[0].Root)
+			assert.Contains(t, probs[0].Detail, tc.want)
+			assert.NoFileExists(t, filepath.Join(dir, "a", "ran"), "neither generate nor evaluate ran")
+		})
+	}
+}
+
 func TestVerifyModel(t *testing.T) {
 	dir := t.TempDir()
-	arm := &Arm{Label: "a"}
+	log := filepath.Join(dir, "a", "bfcl-r1-models.log")
 	list := func(out string) Options {
 		return Options{Dir: dir, BFCL: []string{"sh", "-c", "printf '" + out + "'", "bfcl"}, StopGrace: time.Second}
 	}
-	assert.Empty(t, verifyModel(t.Context(), "Org/M-FC", arm, list(`gorilla-openfunctions-v2\nOrg/M-FC\n`)))
-	assert.Contains(t, verifyModel(t.Context(), "Org/M-FC", arm, list(`Org/M-FC-v2\n`)), "bfcl models does not list Org/M-FC: register it")
+	env := map[string]string{"PYTHONPATH": "/x/py"}
+	assert.Empty(t, verifyModel(t.Context(), "Org/M-FC", env, dir, log, list(`gorilla-openfunctions-v2\nOrg/M-FC   \n`)))
+	assert.Contains(t, verifyModel(t.Context(), "Org/M-FC", env, dir, log, list(`Org/M-FC-v2\n`)), "bfcl models does not list Org/M-FC although the registry entry was written (/x/py first on PYTHONPATH)")
+	// A message that names the model is not a listing.
+	assert.Contains(t, verifyModel(t.Context(), "Org/M-FC", env, dir, log, list(`sweep sitecustomize: not registered: Org/M-FC\n`)), "does not list")
 	missing := Options{Dir: dir, BFCL: []string{filepath.Join(dir, "no-bfcl")}, StopGrace: time.Second}
-	assert.Contains(t, verifyModel(t.Context(), "Org/M-FC", arm, missing), "is bfcl-eval installed?")
+	assert.Contains(t, verifyModel(t.Context(), "Org/M-FC", env, dir, log, missing), "is bfcl-eval installed?")
 }

@@ -1,0 +1,78 @@
+package leg
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"sweep/internal/atomicfile"
+	"sweep/sweep/abgate"
+)
+
+// CalibrationTable is the Markdown form of a leg's calibration, beside
+// abgate.CalibrationFile.
+const CalibrationTable = "calibration.md"
+
+// Calibration is the outcome of Calibrate.
+type Calibration struct {
+	Calibration *abgate.Calibration
+	// Roots are arm A's BFCL_PROJECT_ROOTs, one per run.
+	Roots []string
+	// Table and JSON are the files written in the leg's directory; JSON
+	// is what Options.Calibration (sweep ab run --calibration) reads.
+	Table, JSON string
+}
+
+// Calibrate runs arm A against itself (bfcl-ab.md §5.3, §6 step 5): its
+// server comes up once, runs identical runs (0: twice the leg's
+// replicates, at least 2) in fresh roots, and stops; then the flip rate
+// between the runs and the gate's false alarms on A-against-A comparisons
+// of the leg's replicates per side are measured and written. Like Run, it
+// returns an error only for unusable options, an unusable directory or
+// cancellation; a failed stage is a Problem of the calibration.
+func Calibrate(ctx context.Context, p *Plan, o Options, runs int) (*Calibration, error) {
+	if runs == 0 {
+		runs = max(2, 2*p.Leg.Replicates)
+	}
+	if runs < 2 {
+		return nil, fmt.Errorf("calibrate: %d run(s): an A/A calibration needs at least 2", runs)
+	}
+	since, err := o.defaults()
+	if err != nil {
+		return nil, err
+	}
+	arm := &p.Arms[0]
+	o.Progress(fmt.Sprintf("A/A calibration: %d identical runs of arm %s (%s)", runs, arm.Label, arm.Name))
+	roots, probs, err := runArm(ctx, p, arm, o, runs)
+	if err != nil {
+		return nil, err
+	}
+	cal, err := abgate.Calibrate(ctx, abgate.CalibrateOptions{
+		Roots: roots, Model: p.Leg.Model, Arm: arm.Label, Categories: p.Categories,
+		Replicates: min(max(1, p.Leg.Replicates), runs/2), Tolerance: p.Leg.Tolerance,
+		Read: abgate.ReadOptions{Since: since, AllowPartial: p.Leg.PartialEval}, Problems: probs,
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &Calibration{Calibration: cal, Roots: roots,
+		Table: filepath.Join(o.Dir, CalibrationTable), JSON: filepath.Join(o.Dir, abgate.CalibrationFile)}
+	var table strings.Builder
+	fmt.Fprintf(&table, "## BFCL A/A calibration: %s (%s): arm %s (%s) against itself\n\n", p.Leg.Name, p.Leg.Model, arm.Label, arm.Name)
+	if err := abgate.WriteCalibrationTable(&table, cal); err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(res.Table, []byte(table.String()), 0o644); err != nil {
+		return nil, err
+	}
+	var js strings.Builder
+	if err := abgate.WriteCalibrationJSON(&js, cal); err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(res.JSON, []byte(js.String()), 0o644); err != nil {
+		return nil, err
+	}
+	cal.File = res.JSON
+	return res, nil
+}

@@ -84,7 +84,12 @@
 //     against a schema page whose sample values are their line indexes;
 //     GET /sim/state shows the clock for diagnosis.
 //   - Prompts may come by the content ids of their 64-token blocks
-//     (sweep_sim_prompt) instead of text, so an 80k-token prompt costs kB.
+//     (sweep_sim_prompt) instead of text, so an 80k-token prompt costs kB;
+//     with a key (the session) the engine keeps a prompt's ids, and the
+//     session's next prompt sends only the ids after the ones it reuses
+//     (reuse=N; forget on its last turn). A prompt reusing ids the engine
+//     does not have is answered 409 with X-Sim-Prompt: unknown and sent
+//     again whole.
 //
 // When bytes leave never changes what they say: the loop wakes the stream
 // handlers in bunches (every 64 events, whenever it must wait for a floor,

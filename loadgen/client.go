@@ -55,6 +55,10 @@ type simCall struct {
 	timeoutAt float64 // +Inf: none
 	cancelAt  float64 // +Inf: none
 	prompt    *simPrompt
+	// then, when positive, declares that the participant sleeps then
+	// seconds (idle-gap cap thenCap) once the request ends normally,
+	// unless that wake-up is at or after before (X-Sim-Then).
+	then, thenCap, before float64
 }
 
 // simPrompt is the simulated engine's sweep_sim_prompt extension: the
@@ -63,6 +67,9 @@ type simPrompt struct {
 	Tokens      int    `json:"tokens"`
 	BlockTokens int    `json:"block_tokens"`
 	Blocks      []byte `json:"blocks"`
+	Key         string `json:"key,omitempty"`    // the session, whose ids the engine keeps
+	Reuse       int    `json:"reuse,omitempty"`  // leading ids of the last prompt under Key, not sent again
+	Forget      bool   `json:"forget,omitempty"` // the session's last turn: the engine drops its ids
 }
 
 // deadline is the earlier of the two limits (+Inf: none).
@@ -144,6 +151,13 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 		if d := c.deadline(); !math.IsInf(d, 1) {
 			req.Header.Set(simHeaderDeadline, fmtSim(d))
 		}
+		if c.then > 0 {
+			v := "sleep=" + fmtSim(c.then) + "&cap=" + fmtSim(c.thenCap)
+			if !math.IsInf(c.before, 1) {
+				v += "&before=" + fmtSim(c.before)
+			}
+			req.Header.Set(simHeaderThen, v)
+		}
 	}
 	start = time.Now()
 	resp, err := hc.Do(req)
@@ -154,6 +168,12 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 	t.ackNs = max(1, t.since(start))
 	if resp.StatusCode >= 400 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // best effort: the status is the error
+		if v := resp.Header.Get(simHeaderWoke); t.sim != nil && resp.StatusCode == http.StatusConflict && v != "" {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				t.woke = f
+			}
+		}
+		t.promptUnknown = t.sim != nil && resp.StatusCode == http.StatusConflict && resp.Header.Get(simHeaderPrompt) == "unknown"
 		t.endNs = t.since(start)
 		return start, t, &aiperf.RecordError{Code: resp.StatusCode, Type: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
 	}
@@ -224,6 +244,11 @@ func readStream(body io.Reader, start time.Time, t *timing) *aiperf.RecordError 
 			}
 		}
 		now := t.since(start)
+		if text, ok := simContent(line); ok && t.sim != nil && err == nil {
+			t.chunkNs = append(t.chunkNs, now)
+			t.chunkToks = append(t.chunkToks, max(1, countFields(text)))
+			continue
+		}
 		if len(line) > 0 {
 			if rerr := handleEvent(bytes.TrimSpace(line), now, t, &done); rerr != nil {
 				return rerr
@@ -242,6 +267,49 @@ func readStream(body io.Reader, start time.Time, t *timing) *aiperf.RecordError 
 			return transportError(err)
 		}
 	}
+}
+
+// simContent reads the text of an SSE content event in the simulated
+// engine's own encoding (virtual clock: the engine is sweep's), a chat
+// chunk with nothing but non-empty plain content, without decoding its
+// JSON; ok is false for any other event, which handleEvent then reads.
+func simContent(line []byte) (text []byte, ok bool) {
+	const pre, post = `,"choices":[{"index":0,"delta":{"content":"`, `"},"logprobs":null,"finish_reason":null}]}`
+	line, ok = bytes.CutPrefix(line, []byte(`data: {"id":"`))
+	if !ok {
+		return nil, false
+	}
+	line, ok = bytes.CutSuffix(bytes.TrimRight(line, "\r\n"), []byte(post))
+	if !ok {
+		return nil, false
+	}
+	i := bytes.Index(line, []byte(pre))
+	if i < 0 || bytes.ContainsAny(line, `\`) {
+		return nil, false
+	}
+	head, text := line[:i], line[i+len(pre):]
+	for _, c := range text {
+		if c >= 0x80 { // strings.Fields splits at some non-ASCII spaces
+			return nil, false
+		}
+	}
+	if len(text) == 0 || bytes.IndexByte(text, '"') >= 0 || bytes.Contains(head, []byte(`"usage"`)) || bytes.Contains(head, []byte(`"error"`)) || bytes.Contains(head, []byte(`"choices"`)) {
+		return nil, false
+	}
+	return text, true
+}
+
+// countFields is len(strings.Fields(string(b))) for ASCII text.
+func countFields(b []byte) int {
+	n, in := 0, false
+	for _, c := range b {
+		sp := c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+		if !sp && !in {
+			n++
+		}
+		in = !sp
+	}
+	return n
 }
 
 func handleEvent(line []byte, now int64, t *timing, done *bool) *aiperf.RecordError {

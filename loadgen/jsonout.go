@@ -114,10 +114,67 @@ func marshalIndent(v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	if err := json.Indent(&b, raw, "", "  "); err != nil {
-		return nil, err
+	b := indentJSON(make([]byte, 0, len(raw)+len(raw)/2), raw)
+	return append(b, '\n'), nil
+}
+
+// indentJSON appends src, JSON that appendJSON wrote, indented as
+// json.Indent(dst, src, "", "  ") does (empty objects and arrays stay
+// {} and []), without json.Indent's validating scanner, which took most
+// of the time of writing a large server-metrics export.
+func indentJSON(dst, src []byte) []byte {
+	depth := 0
+	inStr, esc, open := false, false, false
+	newline := func() {
+		dst = append(dst, '\n')
+		for range depth {
+			dst = append(dst, ' ', ' ')
+		}
 	}
-	b.WriteByte('\n')
-	return b.Bytes(), nil
+	for _, c := range src {
+		if inStr {
+			dst = append(dst, c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			continue
+		}
+		if open && c != '}' && c != ']' {
+			open = false
+			depth++
+			newline()
+		}
+		switch c {
+		case '"':
+			inStr = true
+			dst = append(dst, c)
+		case '{', '[':
+			open = true // the newline waits: an empty one stays {} or []
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, c)
+			newline()
+		case ':':
+			dst = append(dst, c, ' ')
+		case '}', ']':
+			if open {
+				open = false
+			} else {
+				depth--
+				newline()
+			}
+			dst = append(dst, c)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }

@@ -51,6 +51,13 @@ type timing struct {
 	// call and simT the latest simulated time the engine stamped.
 	sim  *simCall
 	simT float64
+	// woke is, for a request sent at its participant's declared wake-up,
+	// the earlier time the engine woke it at instead (HTTP 409): it must
+	// be sent again at that time (0: not so).
+	woke float64
+	// promptUnknown: the engine does not have the ids the prompt reuses
+	// (HTTP 409 X-Sim-Prompt): send it again whole.
+	promptUnknown bool
 }
 
 // since is the offset of now from the request start: wall time, or on

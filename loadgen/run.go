@@ -103,6 +103,9 @@ type runner struct {
 	// simStart and simFront are the simulated start of profiling and the
 	// latest end of a profiling request (artifact ns), for progress lines.
 	simStart, simFront int64
+	// ahead counts the turns sent ahead of their participant's wake-up,
+	// again those sent again because the idle-gap cap woke it earlier.
+	ahead, again int
 }
 
 // nowNs is the artifact timestamp of now: the wall clock (scaled), or
@@ -407,7 +410,7 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 				if !r.issuing(wctx, s.p) {
 					return
 				}
-				rec := r.do(wctx, l, s, i, PhaseWarmup, 1)
+				rec := r.do(wctx, l, s, i, PhaseWarmup, 1, false, 0)
 				if rec.Error != nil && !rec.Metadata.WasCancelled && s.parentID == "" {
 					r.fail(&RunError{Reason: "warmup_failed", Err: fmt.Errorf("warm-up request for trace %s turn %d failed (%s: %s); aborting run early", s.conv.ID, i, rec.Error.Type, truncate(rec.Error.Message, 200))})
 					cancel(errCancelled)
@@ -519,6 +522,9 @@ func (r *runner) profile(ctx context.Context, lanes []*lane) {
 	c := r.counts[PhaseProfiling]
 	if r.vc != nil {
 		r.logf("profiling done: %d ok, %d failed, %s simulated in %s", c.OK, c.Failed, time.Duration(float64(time.Second)*(r.main.now-simStart)).Round(time.Millisecond), time.Since(profStart).Round(time.Millisecond))
+		if r.ahead > 0 {
+			r.logf("virtual clock: %d turns sent ahead of their wake-up, %d sent again (the idle-gap cap woke them earlier)", r.ahead, r.again)
+		}
 		return
 	}
 	r.logf("profiling done: %d ok, %d failed in %s", c.OK, c.Failed, time.Since(profStart).Round(time.Millisecond))
@@ -700,19 +706,25 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 // profiling phase. It returns false when the lane must stop.
 func (r *runner) turn(issueCtx, reqCtx context.Context, l *lane, s *session, i int) bool {
 	t := s.conv.Turns[i]
+	skip := r.o.MaxContext > 0 && t.In > r.o.MaxContext
+	early := false
 	if i > 0 && t.Delay > 0 {
-		if s.p != nil {
-			if !r.vsleep(issueCtx, s.p, t.Delay, r.o.SystemIdleCap) {
+		if p := s.p; p != nil {
+			// The engine put p to sleep when its last request ended (that
+			// request's X-Sim-Then): the turn goes now and arrives when p
+			// wakes, so the engine need not wait for it.
+			early = p.declared && p.now+t.Delay == p.then && p.then < r.issueEnd && !skip && issueCtx.Err() == nil
+			if !early && !r.vsleep(issueCtx, p, t.Delay, r.o.SystemIdleCap) {
 				return false
 			}
 		} else if !r.idle.sleep(issueCtx, r.o.scaled(time.Duration(t.Delay*float64(time.Second)))) {
 			return false
 		}
 	}
-	if !r.issuing(issueCtx, s.p) {
+	if !early && !r.issuing(issueCtx, s.p) {
 		return false
 	}
-	if r.o.MaxContext > 0 && t.In > r.o.MaxContext {
+	if skip {
 		s.prepare(i)
 		s.complete(i)
 		return true
@@ -720,7 +732,10 @@ func (r *runner) turn(issueCtx, reqCtx context.Context, l *lane, s *session, i i
 	if !r.takeIssue() {
 		return false
 	}
-	rec := r.do(reqCtx, l, s, i, PhaseProfiling, max(1, t.Out))
+	rec := r.do(reqCtx, l, s, i, PhaseProfiling, max(1, t.Out), early, r.thenSleep(s, i))
+	if rec == nil { // an early turn cancelled before it arrived: the lane stops as in its sleep
+		return false
+	}
 	if rec.Error != nil && rec.Metadata.RequestAckNs == 0 && !rec.Metadata.WasCancelled {
 		if s.p != nil {
 			return r.vsleep(issueCtx, s.p, transportBackoff.Seconds(), 0)
@@ -730,8 +745,33 @@ func (r *runner) turn(issueCtx, reqCtx context.Context, l *lane, s *session, i i
 	return true
 }
 
-// do sends turn i of s, records it and advances the session.
-func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase string, maxTokens int) *record {
+// thenSleep is what s's participant does after turn i on the virtual
+// clock when that is a plain sleep: its seconds (0: something else, or
+// not known when the request is sent). After the session's last turn a
+// lane starts another play or stops, before a root turn with subagents it
+// spawns them, and with a request or session limit another lane may stop
+// it: none of those is declared.
+func (r *runner) thenSleep(s *session, i int) float64 {
+	if !virtualLookahead || s.p == nil || r.o.RequestCount > 0 || r.o.MaxSessions > 0 || i+1 >= len(s.conv.Turns) {
+		return 0
+	}
+	if s.parentID == "" && len(s.conv.Children[i+1]) > 0 {
+		return 0
+	}
+	return max(s.conv.Turns[i+1].Delay, 0)
+}
+
+// virtualLookahead turns on X-Sim-Then and the turns sent ahead of their
+// wake-up (off only in the test that shows they change no number).
+var virtualLookahead = true
+
+// do sends turn i of s, records it and advances the session. On the
+// virtual clock, early sends it at its participant's declared wake-up
+// (again at the time the engine answers when the participant woke
+// earlier), and then declares the plain sleep that follows it (see
+// thenSleep). do returns nil, recording nothing, for an early turn
+// cancelled before it arrived.
+func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase string, maxTokens int, early bool, then float64) *record {
 	msgs := s.prepare(i)
 	isl := s.tokens
 	req := &chatRequest{
@@ -743,16 +783,61 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	var rctx context.Context
 	var cancel context.CancelFunc
 	var credit int64
-	if p := s.p; p != nil {
+	p := s.p
+	last := i == len(s.conv.Turns)-1
+	at := func() {
+		reuse := min(s.kept, len(s.ids)/8)
 		req.sim = &simCall{part: p.id, at: p.now, timeoutAt: p.now + r.o.RequestTimeout.Seconds(), cancelAt: r.cancelAt,
-			prompt: &simPrompt{Tokens: s.tokens, BlockTokens: simBlockTokens, Blocks: s.ids}}
-		rctx, cancel = context.WithCancel(ctx) // the engine applies the deadlines
+			prompt: &simPrompt{Tokens: s.tokens, BlockTokens: simBlockTokens, Blocks: s.ids[reuse*8:], Key: s.correlationID, Reuse: reuse, Forget: last},
+			then:   then, thenCap: r.o.SystemIdleCap.Seconds(), before: r.issueEnd}
 		credit = r.vc.ns(p.now)
+	}
+	// kept follows what the engine keeps: the prompt's ids once it
+	// answered (or woke the participant earlier), nothing after any other
+	// failure, so that a prompt never reuses ids the engine may not have.
+	keep := func(tm *timing, rerr *aiperf.RecordError) {
+		switch {
+		case last || rerr != nil && tm.woke == 0 && (tm.ackNs == 0 || rerr.Code >= 400):
+			s.kept = 0
+		default:
+			s.kept = len(s.ids) / 8
+		}
+	}
+	if p != nil {
+		if early {
+			p.now = p.then
+		}
+		p.declared = false
+		at()
+		rctx, cancel = context.WithCancel(ctx) // the engine applies the deadlines
 	} else {
 		rctx, cancel = context.WithTimeout(ctx, r.o.scaled(r.o.RequestTimeout))
 		credit = r.clock.ns(time.Now())
 	}
+	if early {
+		r.mu.Lock()
+		r.ahead++
+		r.mu.Unlock()
+	}
 	start, tm, rerr := send(rctx, r.hc, req)
+	for p != nil && rerr != nil && (tm.woke > 0 || tm.promptUnknown) && rctx.Err() == nil {
+		keep(&tm, rerr)
+		if tm.woke > 0 {
+			p.now = tm.woke // the idle-gap cap woke it earlier than declared
+			r.mu.Lock()
+			r.again++
+			r.mu.Unlock()
+		}
+		at()
+		start, tm, rerr = send(rctx, r.hc, req)
+	}
+	if p != nil {
+		keep(&tm, rerr)
+	}
+	if early && rerr != nil && tm.ackNs == 0 && rctx.Err() != nil {
+		cancel()
+		return nil
+	}
 	if rerr != nil && (errors.Is(context.Cause(rctx), errCancelled) || ctx.Err() != nil) {
 		rerr = transportError(errCancelled) // stopped by us or by the caller, not a request timeout
 	}
@@ -760,6 +845,9 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	startNs := credit
 	if s.p != nil {
 		s.p.now = max(s.p.now, tm.simT) // the engine resumed the participant at the response's end
+		if then > 0 && tm.finish != "" && tm.finish != "abort" && s.p.now+then < req.sim.before {
+			s.p.declared, s.p.then = true, s.p.now+then // the engine put it to sleep (X-Sim-Then)
+		}
 	} else {
 		tm.scale(r.o.TimeScale)
 		startNs = r.clock.ns(start)

@@ -27,6 +27,7 @@ type session struct {
 	messages      []message
 	tokens        int // words in messages (one word is one synthetic token)
 	seen          map[int64]struct{}
+	lastHashes    []int64 // the hash ids of the last completed turn (all in seen)
 
 	// On the virtual clock the prompt goes by block ids, not text: p is
 	// the participant playing the session, ids the content id of every
@@ -37,6 +38,9 @@ type session struct {
 	ids  []byte
 	cur  uint64
 	curN int
+	// kept is how many leading ids the engine keeps for the session (the
+	// last prompt it resolved): the next prompt sends only those after.
+	kept int
 }
 
 // synthetic text: every token is one lower-case word derived from
@@ -141,7 +145,7 @@ func (s *session) prepare(i int) []message {
 	t := s.conv.Turns[i]
 	if s.sim {
 		if t.In < s.tokens {
-			s.tokens, s.ids, s.cur, s.curN = 0, s.ids[:0], 0, 0
+			s.tokens, s.ids, s.cur, s.curN, s.kept = 0, s.ids[:0], 0, 0, 0
 		}
 		n := max(1, t.In-s.tokens)
 		if s.tokens == 0 && s.marker != "" {
@@ -189,7 +193,15 @@ func (s *session) complete(i int) (blocks, hits int) {
 	if s.seen == nil {
 		s.seen = map[int64]struct{}{}
 	}
-	for _, h := range t.HashIDs {
+	// A turn's blocks usually start with the last turn's, which are all
+	// seen: count those as hits without looking each up.
+	k := 0
+	for k < len(t.HashIDs) && k < len(s.lastHashes) && t.HashIDs[k] == s.lastHashes[k] {
+		k++
+	}
+	hits = k
+	s.lastHashes = t.HashIDs
+	for _, h := range t.HashIDs[k:] {
 		if _, ok := s.seen[h]; ok {
 			hits++
 		} else {

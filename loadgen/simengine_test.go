@@ -2,9 +2,13 @@ package loadgen
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -180,4 +184,106 @@ func TestVirtualClockProtocolNames(t *testing.T) {
 	assert.Equal(t, simengine.HeaderTime, simHeaderTime)
 	assert.Equal(t, simengine.HeaderDeadline, simHeaderDeadline)
 	assert.Equal(t, simengine.SSEClockPrefix, simSSEClock)
+	assert.Equal(t, simengine.HeaderThen, simHeaderThen)
+	assert.Equal(t, simengine.HeaderWoke, simHeaderWoke)
+	assert.Equal(t, simengine.HeaderPrompt, simHeaderPrompt)
+}
+
+// TestVirtualLookaheadChangesNothing runs the same point with and without
+// the lookahead (requests declaring the sleep that follows them, turns
+// sent ahead of their wake-up): every number of the summary and every
+// record's simulated times are the same. At concurrency 1 the idle-gap
+// cap often wakes the lane before a turn sent ahead was due, which is
+// then sent again at the earlier time.
+func TestVirtualLookaheadChangesNothing(t *testing.T) {
+	run := func(t *testing.T, ahead bool, conc int) (jsonObj, []string, string) {
+		defer func(v bool) { virtualLookahead = v }(virtualLookahead)
+		virtualLookahead = ahead
+		cfg := qwenSimConfig()
+		cfg.Virtual = true
+		o := virtualOptions(t, startSimEngine(t, cfg))
+		o.Concurrency = conc
+		var log strings.Builder
+		_, err := Run(t.Context(), o, &log)
+		require.NoError(t, err)
+		return readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile)), recordTimes(t, filepath.Join(o.ArtifactDir, RecordsFile)), log.String()
+	}
+	for _, tc := range []struct {
+		conc  int
+		again string
+	}{{1, `[1-9]\d* sent again`}, {8, `\d+ sent again`}} {
+		t.Run(fmt.Sprintf("conc %d", tc.conc), func(t *testing.T) {
+			sumOff, recOff, logOff := run(t, false, tc.conc)
+			sumOn, recOn, logOn := run(t, true, tc.conc)
+			require.NotEmpty(t, numbers(sumOff))
+			assert.Equal(t, numbers(sumOff), numbers(sumOn))
+			assert.Equal(t, recOff, recOn)
+			assert.NotContains(t, logOff, "sent ahead")
+			assert.Regexp(t, `[1-9]\d* turns sent ahead of their wake-up, `+tc.again, logOn)
+		})
+	}
+}
+
+// recordTimes lists each record's request id, phase and simulated times
+// (from the first credit), in file order.
+func recordTimes(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var out []string
+	var t0 int64
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		var rec struct {
+			Metadata struct {
+				ID     string `json:"x_request_id"`
+				Phase  string `json:"benchmark_phase"`
+				Credit int64  `json:"credit_issued_ns"`
+				Ack    int64  `json:"request_ack_ns"`
+				End    int64  `json:"request_end_ns"`
+			} `json:"metadata"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &rec))
+		m := rec.Metadata
+		if t0 == 0 {
+			t0 = m.Credit
+		}
+		out = append(out, fmt.Sprintf("%s %s %d %d %d", m.ID, m.Phase, m.Credit-t0, m.Ack-t0, m.End-t0))
+	}
+	return out
+}
+
+// cancelWriter cancels a run a moment after its first profiling line.
+type cancelWriter struct {
+	once   sync.Once
+	cancel context.CancelFunc
+}
+
+func (w *cancelWriter) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), "loadgen: profiling:") {
+		w.once.Do(func() { time.AfterFunc(300*time.Millisecond, w.cancel) })
+	}
+	return len(p), nil
+}
+
+// TestVirtualClockCancelledRun cancels a point while its lanes have
+// turns sent ahead and declared sleeps in the engine: the run returns
+// the cancellation, and the same engine then runs a whole point (nothing
+// the cancelled run left holds its clock).
+func TestVirtualClockCancelledRun(t *testing.T) {
+	cfg := qwenSimConfig()
+	cfg.Virtual = true
+	addr := startSimEngine(t, cfg)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	o := virtualOptions(t, addr)
+	o.BenchmarkDuration = 3600 * time.Second
+	res, err := Run(ctx, o, &cancelWriter{cancel: cancel})
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, res)
+	assert.True(t, res.Cancelled)
+
+	o = virtualOptions(t, addr)
+	res, err = Run(t.Context(), o, io.Discard)
+	require.NoError(t, err)
+	assert.Positive(t, res.Profiling.OK)
 }

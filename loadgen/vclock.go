@@ -27,6 +27,9 @@ const (
 	simHeaderParticipant = "X-Sim-Participant"
 	simHeaderTime        = "X-Sim-Time"
 	simHeaderDeadline    = "X-Sim-Deadline"
+	simHeaderThen        = "X-Sim-Then"
+	simHeaderWoke        = "X-Sim-Woke"
+	simHeaderPrompt      = "X-Sim-Prompt"
 	simSSEClock          = ": sim-time "
 	simBlockTokens       = 64 // tokens per block id of a prompt sent by blocks
 )
@@ -37,7 +40,10 @@ const (
 // each subagent stream) is a participant with its own simulated time; a
 // participant tells the engine whenever it sleeps, waits for others or
 // leaves, so the engine never advances past a moment at which a
-// participant could still send something. Timestamps in the artifacts are
+// participant could still send something. A turn followed by a plain
+// sleep declares it (X-Sim-Then), and the next turn then goes at once and
+// waits in the engine for its wake-up (see runner.turn), so the engine
+// runs on through think times. Timestamps in the artifacts are
 // wall0 plus the simulated time since t0, so every duration is simulated.
 type vclock struct {
 	hc    *http.Client
@@ -46,10 +52,15 @@ type vclock struct {
 	wall0 int64
 }
 
-// vpart is one participant and its current simulated time.
+// vpart is one participant and its current simulated time. declared
+// says the engine put it to sleep until then when its last request ended
+// (the request's X-Sim-Then): until its next call confirms that sleep,
+// it must send nothing before then.
 type vpart struct {
-	id  string
-	now float64
+	id       string
+	now      float64
+	declared bool
+	then     float64
 }
 
 func fmtSim(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
@@ -165,7 +176,7 @@ func (c *vclock) sleep(ctx context.Context, p *vpart, until float64, cap time.Du
 	if err != nil {
 		return false
 	}
-	p.now = t
+	p.now, p.declared = t, false
 	return ctx.Err() == nil
 }
 
@@ -197,6 +208,9 @@ func newVGroup(c *vclock, n int, waiter *vpart) *vgroup {
 func (g *vgroup) arrive(ctx context.Context, p *vpart, leave bool) {
 	ctx, cancel := cleanupCtx(ctx)
 	defer cancel()
+	if p.declared { // it stops instead of taking up its declared sleep: not before its end
+		p.now, p.declared = max(p.now, p.then), false
+	}
 	report := func(err error) {
 		if err != nil && g.warn != nil {
 			g.warn(err)

@@ -17,6 +17,11 @@ type cacheNode struct {
 	hash       uint64
 	refs       int
 	prev, next *cacheNode // in the LRU list while refs == 0
+	// after is the node last matched after this one: the next block of a
+	// session's prompt is usually it, found without a map lookup. gone
+	// marks an evicted node (its hash may have a new node since).
+	after *cacheNode
+	gone  bool
 }
 
 func newPrefixCache(blockTokens int) *prefixCache {
@@ -28,12 +33,25 @@ func newPrefixCache(blockTokens int) *prefixCache {
 // match pins the longest cached prefix of blocks and returns its nodes.
 func (c *prefixCache) match(blocks []uint64) []*cacheNode {
 	var out []*cacheNode
+	var prev *cacheNode
 	for _, h := range blocks {
-		n, ok := c.nodes[h]
-		if !ok {
-			break
+		n := (*cacheNode)(nil)
+		if prev != nil && prev.after != nil && prev.after.hash == h && !prev.after.gone {
+			n = prev.after // the node c.nodes[h]: a hash has one node until it is evicted
+		} else {
+			var ok bool
+			if n, ok = c.nodes[h]; !ok {
+				break
+			}
+			if prev != nil {
+				prev.after = n
+			}
+		}
+		if out == nil {
+			out = make([]*cacheNode, 0, len(blocks))
 		}
 		out = append(out, n)
+		prev = n
 	}
 	// Pin leaf-first so that, when unpinned together later, parents are
 	// more recent than children and leaves are evicted first.
@@ -90,6 +108,7 @@ func (c *prefixCache) evict(tokens int) int {
 		n := c.lru.next
 		c.lru.next, n.next.prev = n.next, &c.lru
 		delete(c.nodes, n.hash)
+		n.gone, n.after = true, nil
 		c.evictable -= c.blockTokens
 		freed += c.blockTokens
 	}

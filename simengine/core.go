@@ -35,6 +35,17 @@ type simRequest struct {
 
 	aborted atomic.Bool
 	sink    *sink
+
+	// On the virtual clock: then is what the request's participant does
+	// when it ends (X-Sim-Then; nil: unknown), dl its X-Sim-Deadline (+Inf:
+	// none), and verdict, for a request sent before its participant woke
+	// (early), is closed when the clock reaches the wake-up: woke is then
+	// NaN (it arrived) or the time the participant woke instead (it must
+	// be sent again at that time).
+	then    *vthen
+	dl      float64
+	verdict chan struct{}
+	woke    float64
 }
 
 // sink hands tokens from a rank to the HTTP handler waiting on a request.
@@ -156,7 +167,7 @@ type rank struct {
 	noiseSig float64
 	// onEnd, on the virtual clock, learns of requests the rank ended
 	// without a delivery (aborted, or never fitting).
-	onEnd func(q *simRequest, now float64)
+	onEnd func(q *simRequest, now float64, reason string)
 }
 
 func newRank(idx int, cfg *Config, capa capacity) *rank {
@@ -268,7 +279,7 @@ func (r *rank) abort(q *simRequest, now float64, reason string) {
 		q.sink.pushAt(0, true, reason, q.cached, now)
 	}
 	if r.onEnd != nil {
-		r.onEnd(q, now)
+		r.onEnd(q, now, reason)
 	}
 	if q.logged {
 		r.st.onAbort(r.cfg, q, now)

@@ -60,6 +60,22 @@
 //     (think time); when every participant sleeps, sleeps with a cap (the
 //     load generator's --system-idle-gap-cap-seconds) shift earlier
 //     together so the next one ends within the cap of the idle moment.
+//   - Lookahead: a request may declare the plain sleep that follows it,
+//     X-Sim-Then: sleep=D&cap=C&before=B. If it ends normally (not
+//     aborted) at T and T+D is before B (the end of the participant's
+//     issuing window), the engine puts the participant to sleep from T
+//     until T+D with cap C itself, as if /sim/sleep had come at once, and
+//     runs on. The participant then sends nothing before T+D but its next
+//     call, which confirms that sleep: the same /sim/sleep (answered at
+//     once if the clock woke it already), or its next request at
+//     X-Sim-Time T+D, sent right away: it waits in the engine and arrives
+//     when the clock wakes the participant. If the idle-gap cap woke it
+//     earlier, at W, the request is answered 409 with X-Sim-Woke: W and is
+//     sent again at W. A participant that stops instead (cancelled) acts
+//     from T+D on. Only a plain sleep is declared: after a session's last
+//     turn, before subagents are spawned or joined, in warm-up and under a
+//     request or session limit the request declares nothing and the
+//     engine waits for the participant's call as without lookahead.
 //   - /sim/block (wait for others: no floor), /sim/set (hand a time on to
 //     waiting participants), /sim/leave.
 //   - /sim/record?interval= starts sampling the metrics on the timeline
@@ -68,16 +84,30 @@
 //     against a schema page whose sample values are their line indexes;
 //     GET /sim/state shows the clock for diagnosis.
 //   - Prompts may come by the content ids of their 64-token blocks
-//     (sweep_sim_prompt) instead of text, so an 80k-token prompt costs kB.
+//     (sweep_sim_prompt) instead of text, so an 80k-token prompt costs kB;
+//     with a key (the session) the engine keeps a prompt's ids, and the
+//     session's next prompt sends only the ids after the ones it reuses
+//     (reuse=N; forget on its last turn). A prompt reusing ids the engine
+//     does not have is answered 409 with X-Sim-Prompt: unknown and sent
+//     again whole.
 //
 // When bytes leave never changes what they say: the loop wakes the stream
-// handlers in bunches (every 64 events, and whenever it must wait for a
-// floor), and a handler writes every release it takes in one flush. What
-// bounds a point's wall time is the round trip at each floor: when a
-// request ends, the engine waits for that participant's next request or
-// sleep before it can pass the end time. BenchmarkSimulatedPoint in
-// cmd/sweep prints the stage times (engine start, load, result stages,
-// runner overhead) at conc 1, 32 and 256.
+// handlers in bunches (every 64 events, whenever it must wait for a floor,
+// and at once when a request ends), and a handler writes every release it
+// takes in one flush. Lookahead changes no number either (the load
+// generator's tests run a point with and without it): the state the engine
+// sets at a request's end is the one the participant's sleep would have
+// set, and the turn sent ahead arrives at the time it would have been sent.
+// Without lookahead a point's wall time was bounded by two round trips per
+// turn (at a request's end the engine waited for the participant's sleep,
+// at its wake-up for its next request; a conc-32 point has about 8,300
+// turns); with it the engine waits only where nothing is declared (a
+// session's end, subagents) and where a client is so far behind that the
+// clock reaches a wake-up before the turn sent ahead has come (often under
+// CPU contention), and the wall time is mostly the CPU of the engine and
+// the load generator.
+// BenchmarkSimulatedPoint in cmd/sweep prints the stage times (engine
+// start, load, result stages, runner overhead) at conc 1, 32 and 256.
 //
 // The wall clock (time scale, Config.TimeScale) is kept for driving the
 // engine with a real aiperf or another client: every simulated duration

@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -392,6 +393,11 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 	var prompt int
 	var blocks []uint64
 	if p.simPrompt != nil {
+		if !s.sims.resolve(p.simPrompt) {
+			w.Header().Set(HeaderPrompt, "unknown")
+			apiError(w, http.StatusConflict, "ConflictError", fmt.Sprintf("sweep_sim_prompt: reuses %d ids of %q, which the engine does not have: send the prompt whole", p.simPrompt.Reuse, p.simPrompt.Key))
+			return
+		}
 		var err error
 		if prompt, blocks, err = p.simPrompt.hashes(s.seed, s.ranks[0].cache.blockTokens); err != nil {
 			apiError(w, http.StatusBadRequest, "BadRequestError", err.Error())
@@ -454,7 +460,16 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 		key = p.user
 	}
 	if s.vc != nil {
-		if err := s.vsubmit(r.Header, q, key); err != nil {
+		err := s.vsubmit(r.Header, q, key)
+		if err == nil && q.verdict != nil {
+			err = s.vawait(r, q)
+		}
+		if we, ok := errors.AsType[*wokeError](err); ok {
+			w.Header().Set(HeaderWoke, strconv.FormatFloat(we.at, 'g', -1, 64))
+			apiError(w, http.StatusConflict, "ConflictError", err.Error())
+			return
+		}
+		if err != nil {
 			apiError(w, http.StatusBadRequest, "BadRequestError", err.Error())
 			return
 		}
@@ -494,6 +509,19 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 		"id": out.id, "object": object, "created": out.created, "model": out.model,
 		"choices": []map[string]any{choice}, "usage": s.usage(prompt, n, cached),
 	})
+}
+
+// plainJSON reports whether s is encoded by json.Marshal as itself
+// between quotes: printable ASCII without quote, backslash or the HTML
+// characters it escapes.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // abandon drops q because its client went away or the server stops.
@@ -580,6 +608,27 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 		return textChunk{ID: out.id, Object: "text_completion", Created: out.created, Model: out.model,
 			Choices: []textChoice{{Text: t, FinishReason: finish}}}
 	}
+	// content writes one content event: json.Marshal's bytes, built from
+	// the chunk's fixed head and tail around the text (plain text needs
+	// no escaping).
+	var head, tail []byte
+	if b, err := json.Marshal(chunk(new(string), "", nil)); err == nil {
+		if i := bytes.Index(b, []byte(`"content":""`)); out.chat && i >= 0 {
+			head, tail = b[:i+len(`"content":`)], b[i+len(`"content":""`):]
+		} else if i := bytes.Index(b, []byte(`"text":""`)); !out.chat && i >= 0 {
+			head, tail = b[:i+len(`"text":`)], b[i+len(`"text":""`):]
+		}
+	}
+	var line []byte
+	content := func(text string) bool {
+		if head == nil || !plainJSON(text) {
+			return write(chunk(&text, "", nil))
+		}
+		line = append(append(append(append(append(append(line[:0], "data: "...), head...), '"'), text...), '"'), tail...)
+		line = append(line, "\n\n"...)
+		_, err := w.Write(line)
+		return err == nil
+	}
 	usageChunk := func(u *Usage) any {
 		if out.chat {
 			return chatChunk{ID: out.id, Object: "chat.completion.chunk", Created: out.created, Model: out.model, Choices: []chunkChoice{}, Usage: u}
@@ -619,7 +668,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 				}
 				text := outputText(rng, c.n)
 				total += c.n
-				if !write(chunk(&text, "", nil)) {
+				if !content(text) {
 					s.abandon(q)
 					return
 				}

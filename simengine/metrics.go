@@ -74,6 +74,14 @@ func (e *expo) sample(name string, ls []label, v float64) {
 
 func (e *expo) hist(name string, ls []label, h *histogram) {
 	cum := 0.0
+	if e.values { // the values of the samples below, without their names
+		for _, c := range h.counts {
+			cum += c
+			e.vals = append(e.vals, cum)
+		}
+		e.vals = append(e.vals, h.sum, h.n)
+		return
+	}
 	for i, c := range h.counts {
 		cum += c
 		le := "+Inf"

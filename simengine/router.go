@@ -126,9 +126,17 @@ type Router struct {
 // NewRouter builds a router over cfg.Workers.
 func NewRouter(cfg RouterConfig) *Router {
 	r := &Router{cfg: cfg, requests: make([]int64, len(cfg.Workers))}
-	for _, w := range cfg.Workers {
+	for i, w := range cfg.Workers {
 		p := httputil.NewSingleHostReverseProxy(w)
 		p.FlushInterval = -1 // SSE: flush every write
+		p.ModifyResponse = func(resp *http.Response) error {
+			if resp.Header.Get(HeaderWoke) != "" || resp.Header.Get(HeaderPrompt) != "" { // to be sent again: one request, not two
+				r.mu.Lock()
+				r.requests[i]--
+				r.mu.Unlock()
+			}
+			return nil
+		}
 		p.ErrorHandler = func(rw http.ResponseWriter, _ *http.Request, err error) {
 			r.mu.Lock()
 			r.failures++

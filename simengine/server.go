@@ -66,6 +66,7 @@ type Server struct {
 	seed  maphash.Seed
 	base  time.Time // wall time of simulated t=0
 	vc    *vclock   // the virtual clock; nil on the wall clock
+	sims  simPrompts
 
 	phase     atomic.Int32
 	ids       atomic.Uint64
@@ -117,7 +118,9 @@ func New(cfg Config, opts Options) (*Server, error) {
 	for i := range cfg.Ranks() {
 		r := newRank(i, &s.cfg, s.capa)
 		if s.vc != nil {
-			r.onEnd = s.vdone // called by the loop, which holds vc.mu
+			r.onEnd = func(q *simRequest, now float64, reason string) { // called by the loop, which holds vc.mu
+				s.vdone(q, now, reason != "abort")
+			}
 		}
 		s.ranks = append(s.ranks, r)
 	}

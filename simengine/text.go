@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 )
 
 // maxTokenBytes is the longest run of non-space bytes counted as one token.
@@ -82,6 +83,52 @@ type SimPrompt struct {
 	Tokens      int    `json:"tokens"`
 	BlockTokens int    `json:"block_tokens"`
 	Blocks      []byte `json:"blocks"`
+	// Key names the prompt's conversation: the engine keeps its ids so
+	// that the next prompt under Key sends only the ids after the first
+	// Reuse ones of this one (a turn extends its history). Forget drops
+	// them (the conversation's last turn). A prompt whose Reuse ids the
+	// engine does not have is answered 409 with X-Sim-Prompt: unknown, to
+	// be sent again whole.
+	Key    string `json:"key,omitempty"`
+	Reuse  int    `json:"reuse,omitempty"`
+	Forget bool   `json:"forget,omitempty"`
+}
+
+// HeaderPrompt, "unknown", answers (409) a prompt that reuses ids the
+// engine does not have (SimPrompt.Reuse): send it again whole.
+const HeaderPrompt = "X-Sim-Prompt"
+
+// simPrompts are the kept ids of the prompts by key (SimPrompt.Key).
+type simPrompts struct {
+	mu   sync.Mutex
+	byID map[string][]byte
+}
+
+// resolve makes p.Blocks the prompt's whole id list (the kept ids it
+// reuses, then its own) and keeps or forgets them under p.Key; false when
+// the kept ids are fewer than p.Reuse.
+func (sp *simPrompts) resolve(p *SimPrompt) bool {
+	if p.Key == "" {
+		return p.Reuse == 0
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	prev := sp.byID[p.Key]
+	if p.Reuse < 0 || p.Reuse*8 > len(prev) {
+		return false
+	}
+	full := make([]byte, 0, p.Reuse*8+len(p.Blocks))
+	full = append(append(full, prev[:p.Reuse*8]...), p.Blocks...)
+	p.Blocks, p.Reuse = full, 0
+	if p.Forget {
+		delete(sp.byID, p.Key)
+	} else {
+		if sp.byID == nil {
+			sp.byID = map[string][]byte{}
+		}
+		sp.byID[p.Key] = full
+	}
+	return true
 }
 
 // hashes returns the prompt's token count and the chained hashes of its

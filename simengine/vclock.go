@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"maps"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +23,15 @@ const (
 	HeaderParticipant = "X-Sim-Participant" // the participant sending a request
 	HeaderTime        = "X-Sim-Time"        // its simulated arrival time
 	HeaderDeadline    = "X-Sim-Deadline"    // abort the request at this simulated time
+	// HeaderThen declares what the participant does when the request
+	// ends normally: "sleep=D&cap=C&before=B" sleeps D seconds with the
+	// idle-gap cap C (0: none), unless the end plus D is at or after B
+	// (the end of its issuing window; +Inf when omitted).
+	HeaderThen = "X-Sim-Then"
+	// HeaderWoke answers (409) a request sent at its declared wake-up when
+	// the participant woke earlier (the idle-gap cap shortened its sleep):
+	// send it again at this time.
+	HeaderWoke = "X-Sim-Woke"
 	// SSEClockPrefix starts the comment line before every SSE event on the
 	// virtual clock: ": sim-time 12.345678".
 	SSEClockPrefix = ": sim-time "
@@ -90,6 +101,54 @@ type vpart struct {
 	until    float64      // wake-up time while sleeping
 	guard    float64      // idle-gap cap of this sleep (0: none)
 	wake     chan float64 // capacity 1
+
+	// declared: the engine put the participant to sleep itself, from
+	// thenFrom (its last request's end) until then, as that request's
+	// X-Sim-Then said; the participant's next call (the same sleep, or
+	// its next request at the wake-up) confirms it. early is that next
+	// request while the participant still sleeps: it arrives when the
+	// participant wakes.
+	declared       bool
+	thenFrom, then float64
+	early          *varrival
+}
+
+// vthen is a request's X-Sim-Then: sleep seconds with the idle-gap cap,
+// if the end plus sleep is before the end of the participant's window.
+type vthen struct {
+	sleep, cap, before float64
+}
+
+func parseThen(v string) (*vthen, error) {
+	q, err := url.ParseQuery(v)
+	th := &vthen{before: inf}
+	for _, f := range []struct {
+		name string
+		dst  *float64
+		need bool
+	}{{"sleep", &th.sleep, true}, {"cap", &th.cap, false}, {"before", &th.before, false}} {
+		x := q.Get(f.name)
+		if x == "" && !f.need {
+			continue
+		}
+		n, perr := strconv.ParseFloat(x, 64)
+		if err == nil && (perr != nil || math.IsNaN(n) || n < 0) {
+			err = fmt.Errorf("%s=%q", f.name, x)
+		}
+		*f.dst = n
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: %w (want sleep=SECONDS&cap=SECONDS&before=TIME)", HeaderThen, v, err)
+	}
+	return th, nil
+}
+
+// wokeError is a request sent at its participant's declared wake-up
+// after the participant woke earlier, at: it must come again at at.
+type wokeError struct{ at float64 }
+
+func (e *wokeError) Error() string {
+	return fmt.Sprintf("the participant woke at %g, before its declared wake-up (the idle-gap cap shortened its sleep): send the request at that time", e.at)
 }
 
 type varrival struct {
@@ -228,7 +287,20 @@ func (s *Server) vadvance() bool {
 	for _, p := range vc.parts {
 		if p.sleeping && p.until == f {
 			p.sleeping, p.guard = false, 0
-			p.wake <- p.until
+			switch v := p.early; {
+			case v != nil && v.t == p.until: // its next request arrives now
+				p.early = nil
+				v.q.woke = math.NaN()
+				vc.enqueue(v)
+				close(v.q.verdict)
+			case v != nil: // it woke earlier than it sent for
+				p.early = nil
+				v.q.woke = p.until
+				close(v.q.verdict)
+			case p.declared: // its next call learns the time
+			default:
+				p.wake <- p.until
+			}
 			vc.now = max(vc.now, f)
 			changed = true
 		}
@@ -303,7 +375,7 @@ func (s *Server) vexpire(t float64) {
 			r.dropAborted(t)
 			r.mu.Unlock()
 		}
-		s.vdone(q, t)
+		s.vdone(q, t, false)
 	}
 }
 
@@ -321,10 +393,14 @@ func (s *Server) vstep(r *rank) {
 	for _, d := range out {
 		q := d.req
 		if q.sink != nil && q.sink.record(d.tokens, d.done, q.reason, q.cached, end) {
-			s.vc.wakeLater(q.sink)
+			if d.done {
+				q.sink.wake() // its client's next call is what the clock soon waits for
+			} else {
+				s.vc.wakeLater(q.sink)
+			}
 		}
 		if d.done {
-			s.vdone(q, end)
+			s.vdone(q, end, !q.aborted.Load())
 			if q.external {
 				s.checkFaults(s.finished.Add(1))
 			}
@@ -333,8 +409,9 @@ func (s *Server) vstep(r *rank) {
 }
 
 // vdone ends q's claim on its participant: the participant may act
-// again from t on.
-func (s *Server) vdone(q *simRequest, t float64) {
+// again from t on, or, when q ended normally and declared what comes
+// next (X-Sim-Then), sleeps from t as it would have asked.
+func (s *Server) vdone(q *simRequest, t float64, normal bool) {
 	vc := s.vc
 	vc.deadline = slices.DeleteFunc(vc.deadline, func(x *simRequest) bool { return x == q })
 	p := vc.owners[q]
@@ -345,6 +422,11 @@ func (s *Server) vdone(q *simRequest, t float64) {
 	p.inflight--
 	if p.inflight == 0 && vc.parts[p.id] == p {
 		p.floor = t
+		if th := q.then; normal && th != nil && th.sleep > 0 && t+th.sleep < th.before {
+			until := t + th.sleep
+			p.sleeping, p.from, p.until, p.floor, p.guard = true, t, until, until, th.cap
+			p.declared, p.thenFrom, p.then = true, t, until
+		}
 	}
 }
 
@@ -371,43 +453,106 @@ func (s *Server) route(key string) *rank {
 // vsubmit queues q as an arrival of the participant named by the
 // request's headers; without them q arrives at the clock's current time
 // on behalf of nobody (a client that does not take part in the clock).
+// A request sent at its participant's declared wake-up while it still
+// sleeps waits (q.verdict) until the clock wakes the participant; one
+// sent at that time after it woke earlier fails with a *wokeError.
 func (s *Server) vsubmit(h http.Header, q *simRequest, key string) error {
 	vc := s.vc
 	vc.mu.Lock()
 	defer vc.mu.Unlock()
 	t := vc.now
 	var p *vpart
+	early := false
 	if id := h.Get(HeaderParticipant); id != "" {
 		p = vc.parts[id]
 		if p == nil {
 			return fmt.Errorf("participant %q has not joined the virtual clock", id)
 		}
 		at, err := strconv.ParseFloat(h.Get(HeaderTime), 64)
-		if err != nil || at < p.floor-1e-9 {
+		if err != nil {
+			return fmt.Errorf("participant %q: %s %q: want simulated seconds", id, HeaderTime, h.Get(HeaderTime))
+		}
+		if v := h.Get(HeaderThen); v != "" {
+			if q.then, err = parseThen(v); err != nil {
+				return err
+			}
+		}
+		switch {
+		case p.early != nil:
+			return fmt.Errorf("participant %q: a request of it already waits for its wake-up at %g", id, p.early.t)
+		case p.declared && p.sleeping:
+			if at != p.then {
+				return fmt.Errorf("participant %q: %s %q, but it declared it sleeps until %g", id, HeaderTime, h.Get(HeaderTime), p.then)
+			}
+			early = true
+		case p.declared && at != p.floor:
+			p.declared = false
+			return &wokeError{at: p.floor}
+		case at < p.floor-1e-9:
 			return fmt.Errorf("participant %q: %s %q before its floor %g", id, HeaderTime, h.Get(HeaderTime), p.floor)
 		}
+		p.declared = false
 		t = at
-		p.inflight++
-		p.floor = inf
-		p.sleeping = false
-		vc.owners[q] = p
 	}
+	q.dl = inf
 	if d := h.Get(HeaderDeadline); d != "" {
 		dl, err := strconv.ParseFloat(d, 64)
 		if err != nil {
 			return fmt.Errorf("%s %q: want simulated seconds", HeaderDeadline, d)
 		}
-		q.deadline = max(dl, t)
-		vc.deadline = append(vc.deadline, q)
+		q.dl = max(dl, t)
 	}
 	q.sink.timed = true
-	vc.seq++
 	if p == nil {
 		p = &vpart{}
 	}
-	vc.arrivals = append(vc.arrivals, &varrival{t: t, part: p, seq: vc.seq, q: q, key: key})
-	vc.poke()
+	v := &varrival{t: t, part: p, q: q, key: key}
+	if early {
+		q.verdict = make(chan struct{})
+		p.early = v
+		return nil
+	}
+	vc.enqueue(v)
 	return nil
+}
+
+// vawait waits until the request q, sent before its participant woke,
+// arrives (nil) or must come again (*wokeError); an error also when the
+// client went away (q is abandoned) or the engine stops.
+func (s *Server) vawait(r *http.Request, q *simRequest) error {
+	select {
+	case <-q.verdict:
+	case <-r.Context().Done():
+		s.abandon(q)
+		return r.Context().Err()
+	case <-s.stopping:
+		s.abandon(q)
+		return errors.New("the engine is shutting down")
+	}
+	if !math.IsNaN(q.woke) {
+		return &wokeError{at: q.woke}
+	}
+	return nil
+}
+
+// enqueue makes v a pending arrival, its participant (if any) waiting
+// for it. vc.mu is held.
+func (vc *vclock) enqueue(v *varrival) {
+	q, p := v.q, v.part
+	if p.id != "" {
+		p.inflight++
+		p.floor = inf
+		p.sleeping = false
+		vc.owners[q] = p
+	}
+	if !math.IsInf(q.dl, 1) {
+		q.deadline = q.dl
+		vc.deadline = append(vc.deadline, q)
+	}
+	vc.seq++
+	v.seq = vc.seq
+	vc.arrivals = append(vc.arrivals, v)
+	vc.poke()
 }
 
 // vabandon is called when the client of q went away: its participant no
@@ -419,6 +564,11 @@ func (s *Server) vabandon(q *simRequest) {
 	if p := vc.owners[q]; p != nil {
 		delete(vc.owners, q)
 		p.inflight--
+	}
+	for _, p := range vc.parts {
+		if p.early != nil && p.early.q == q { // it waited for the wake-up: back to the declared sleep
+			p.early, p.declared = nil, true
+		}
 	}
 	vc.poke()
 }
@@ -447,7 +597,14 @@ func (s *Server) simState(w http.ResponseWriter, _ *http.Request) {
 	ids := slices.Sorted(maps.Keys(vc.parts))
 	for _, id := range ids {
 		p := vc.parts[id]
-		fmt.Fprintf(w, "participant %s: floor %g inflight %d sleeping %t from %g until %g cap %g\n", id, p.floor, p.inflight, p.sleeping, p.from, p.until, p.guard)
+		fmt.Fprintf(w, "participant %s: floor %g inflight %d sleeping %t from %g until %g cap %g", id, p.floor, p.inflight, p.sleeping, p.from, p.until, p.guard)
+		if p.declared {
+			fmt.Fprintf(w, " declared %g-%g", p.thenFrom, p.then)
+		}
+		if p.early != nil {
+			fmt.Fprintf(w, " early request at %g", p.early.t)
+		}
+		fmt.Fprintln(w)
 	}
 	for _, r := range s.ranks {
 		r.mu.Lock()
@@ -542,8 +699,17 @@ func (s *Server) simBlock(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	p.retract()
 	p.floor = inf
 	vc.poke()
+}
+
+// retract ends a declared sleep the participant did not take up: it does
+// something else from the time it says, at or after the sleep's floor.
+func (p *vpart) retract() {
+	if p.declared {
+		p.declared, p.sleeping, p.guard = false, false, 0
+	}
 }
 
 // simSet sets the time of the participants ?ids= to ?at=, on behalf of
@@ -552,7 +718,7 @@ func (s *Server) simSet(w http.ResponseWriter, r *http.Request) {
 	vc := s.vc
 	vc.mu.Lock()
 	defer vc.mu.Unlock()
-	_, at, ok := s.part(w, r)
+	p, at, ok := s.part(w, r)
 	if !ok {
 		return
 	}
@@ -561,8 +727,13 @@ func (s *Server) simSet(w http.ResponseWriter, r *http.Request) {
 		simError(w, http.StatusBadRequest, "to=%q: want a time at or after at=%g", r.URL.Query().Get("to"), at)
 		return
 	}
+	if p.declared {
+		p.retract()
+		p.floor = at
+	}
 	for id := range strings.SplitSeq(r.URL.Query().Get("ids"), ",") {
 		if q := vc.parts[id]; q != nil {
+			q.retract()
 			q.floor, q.sleeping = to, false
 		}
 	}
@@ -572,23 +743,51 @@ func (s *Server) simSet(w http.ResponseWriter, r *http.Request) {
 // simSleep blocks the participant ?p= (now at ?at=) until the clock
 // reaches ?until= and answers the time it woke at: until, or earlier
 // when ?cap= (the idle-gap cap) shortened an idle stretch.
+//
+// A participant the engine put to sleep itself (X-Sim-Then) confirms that
+// sleep with the same at and until; it is answered at once if the clock
+// has woken it already.
 func (s *Server) simSleep(w http.ResponseWriter, r *http.Request) {
 	vc := s.vc
 	vc.mu.Lock()
-	p, at, ok := s.part(w, r)
-	if !ok {
-		vc.mu.Unlock()
-		return
+	var p *vpart
+	var at float64
+	ok := true
+	if p = vc.parts[r.URL.Query().Get("p")]; p != nil && p.declared {
+		at, ok = floatParam(r, "at")
+		if ok && at != p.thenFrom {
+			ok = false
+		}
+	} else {
+		p, at, ok = s.part(w, r)
+		if !ok {
+			vc.mu.Unlock()
+			return
+		}
 	}
-	until, ok := floatParam(r, "until")
-	if !ok || until < at {
+	until, ok2 := floatParam(r, "until")
+	switch {
+	case p.declared && (!ok || !ok2 || until != p.then):
+		vc.mu.Unlock()
+		simError(w, http.StatusConflict, "participant %q: at=%q until=%q, but it declared it sleeps from %g until %g", p.id, r.URL.Query().Get("at"), r.URL.Query().Get("until"), p.thenFrom, p.then)
+		return
+	case !ok2 || until < at:
 		vc.mu.Unlock()
 		simError(w, http.StatusBadRequest, "until=%q: want a time at or after at=%g", r.URL.Query().Get("until"), at)
 		return
+	case p.declared && !p.sleeping: // woken already, at its floor
+		p.declared = false
+		t := p.floor
+		vc.mu.Unlock()
+		writeTime(w, t)
+		return
+	case p.declared:
+		p.declared = false
+	default:
+		p.guard, _ = floatParam(r, "cap")
+		p.sleeping, p.from, p.until, p.floor = true, at, until, until
+		vc.poke()
 	}
-	p.guard, _ = floatParam(r, "cap")
-	p.sleeping, p.from, p.until, p.floor = true, at, until, until
-	vc.poke()
 	vc.mu.Unlock()
 	select {
 	case t := <-p.wake:
@@ -676,6 +875,7 @@ func (s *Server) vsample() {
 	var e expo
 	e.values = vc.schema != nil
 	e.index = vc.schema == nil
+	e.vals = make([]float64, 0, len(vc.last))
 	vals := s.renderInto(&e)
 	if vc.schema == nil {
 		vc.schema = e.b.Bytes()

@@ -123,7 +123,7 @@ func loadgenRun(ctx context.Context, o *loadgenOptions) error {
 	if err != nil {
 		return loadgenArgError(err)
 	}
-	setPointGC()
+	raiseGCPercent()
 	opts.TimeScale = o.TimeScale
 	if opts.TimeScale == 0 {
 		opts.TimeScale = 1

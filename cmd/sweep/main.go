@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -58,7 +57,7 @@ type Command struct {
 	// with two modes whose flags differ, e.g. "official --propose").
 	Pick func(args []string) *Command
 	// Batch marks short-lived commands that run with the batch garbage
-	// collector setting (tuneGCForBatch); subcommands inherit it.
+	// collector setting (raiseGCPercent); subcommands inherit it.
 	Batch bool
 }
 
@@ -181,7 +180,7 @@ func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 		c = c.Pick(args)
 	}
 	if c.Batch {
-		tuneGCForBatch()
+		raiseGCPercent()
 		batchRunning.Store(true)
 		defer batchRunning.Store(false)
 	}
@@ -235,20 +234,5 @@ func printLeafHelp(w io.Writer, c *Command, path []string, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "Usage:\n  %s\n", usage)
 	if fs.HasFlags() {
 		fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
-	}
-}
-
-// batchGCPercent is the garbage-collector target sweep's one-shot batch
-// commands (matrix, changelog, plan, validate) run with. They allocate a
-// few megabytes and exit, so a collection every few hundred kilobytes of
-// the default target (GOGC=100 over a small live heap) is pure overhead;
-// 400 lets the heap grow to five times what is live, a few megabytes more
-// at most. Go's own compiler tunes its collector the same way.
-const batchGCPercent = 400
-
-// tuneGCForBatch applies batchGCPercent unless the user set GOGC.
-func tuneGCForBatch() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(batchGCPercent)
 	}
 }

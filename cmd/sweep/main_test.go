@@ -67,7 +67,7 @@ func TestBatchCommandsTuneTheCollector(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	code, _, errOut := runCLI(t, "matrix", "test-config", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp")
 	assert.Equal(t, 0, code, errOut)
-	assert.Equal(t, batchGCPercent, debug.SetGCPercent(100), "matrix runs with the batch GC setting")
+	assert.Equal(t, gcPercent, debug.SetGCPercent(100), "matrix runs with the batch GC setting")
 	code, _, _ = runCLI(t, "version")
 	assert.Equal(t, 0, code)
 	assert.Equal(t, 100, debug.SetGCPercent(100), "other commands keep the default")

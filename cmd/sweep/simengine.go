@@ -196,7 +196,7 @@ func simEngineRun(ctx context.Context, o *simEngineOptions) error {
 	if err != nil {
 		return err
 	}
-	setPointGC()
+	raiseGCPercent()
 	err = srv.Run(ctx)
 	if ce, ok := errors.AsType[*simengine.CrashError](err); ok {
 		return &exitCodeError{Code: exitError, Err: fmt.Errorf("sim-engine: %w", ce)}

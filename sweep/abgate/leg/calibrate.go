@@ -3,10 +3,9 @@ package leg
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
-	"strings"
 
-	"sweep/internal/atomicfile"
 	"sweep/sweep/abgate"
 )
 
@@ -58,19 +57,9 @@ func Calibrate(ctx context.Context, p *Plan, o Options, runs int) (*Calibration,
 	}
 	res := &Calibration{Calibration: cal, Roots: roots,
 		Table: filepath.Join(o.Dir, CalibrationTable), JSON: filepath.Join(o.Dir, abgate.CalibrationFile)}
-	var table strings.Builder
-	fmt.Fprintf(&table, "## BFCL A/A calibration: %s (%s): arm %s (%s) against itself\n\n", p.Leg.Name, p.Leg.Model, arm.Label, arm.Name)
-	if err := abgate.WriteCalibrationTable(&table, cal); err != nil {
-		return nil, err
-	}
-	if err := atomicfile.Write(res.Table, []byte(table.String()), 0o644); err != nil {
-		return nil, err
-	}
-	var js strings.Builder
-	if err := abgate.WriteCalibrationJSON(&js, cal); err != nil {
-		return nil, err
-	}
-	if err := atomicfile.Write(res.JSON, []byte(js.String()), 0o644); err != nil {
+	heading := fmt.Sprintf("## BFCL A/A calibration: %s (%s): arm %s (%s) against itself\n\n", p.Leg.Name, p.Leg.Model, arm.Label, arm.Name)
+	if err := writeOutputs(res.Table, heading, func(w io.Writer) error { return abgate.WriteCalibrationTable(w, cal) },
+		res.JSON, func(w io.Writer) error { return abgate.WriteCalibrationJSON(w, cal) }); err != nil {
 		return nil, err
 	}
 	cal.File = res.JSON

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -128,23 +129,31 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Report = rep
-	var table strings.Builder
-	fmt.Fprintf(&table, "## BFCL A/B: %s (%s): A %s, B %s\n\n", p.Leg.Name, p.Leg.Model, p.Arms[0].Name, p.Arms[1].Name)
-	if err := abgate.WriteTable(&table, rep); err != nil {
-		return nil, err
-	}
 	res.Table, res.JSON = filepath.Join(o.Dir, ReportTable), filepath.Join(o.Dir, ReportJSON)
-	if err := atomicfile.Write(res.Table, []byte(table.String()), 0o644); err != nil {
-		return nil, err
-	}
-	var js strings.Builder
-	if err := abgate.WriteJSON(&js, rep); err != nil {
-		return nil, err
-	}
-	if err := atomicfile.Write(res.JSON, []byte(js.String()), 0o644); err != nil {
+	heading := fmt.Sprintf("## BFCL A/B: %s (%s): A %s, B %s\n\n", p.Leg.Name, p.Leg.Model, p.Arms[0].Name, p.Arms[1].Name)
+	if err := writeOutputs(res.Table, heading, func(w io.Writer) error { return abgate.WriteTable(w, rep) },
+		res.JSON, func(w io.Writer) error { return abgate.WriteJSON(w, rep) }); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// writeOutputs writes a leg's two outputs, each atomically: the Markdown
+// table (heading, then what table writes) and the JSON.
+func writeOutputs(tablePath, heading string, table func(io.Writer) error, jsonPath string, js func(io.Writer) error) error {
+	var b strings.Builder
+	b.WriteString(heading)
+	if err := table(&b); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(tablePath, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	b.Reset()
+	if err := js(&b); err != nil {
+		return err
+	}
+	return atomicfile.Write(jsonPath, []byte(b.String()), 0o644)
 }
 
 // runArm brings the arm's server up, runs reps replicates against it and

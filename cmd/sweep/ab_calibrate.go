@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/plural"
 	"sweep/sweep/abgate/leg"
 )
 
@@ -94,7 +95,7 @@ func abCalibrateRun(ctx context.Context, o *abRunOptions) error {
 	fmt.Fprintf(o.IO.ErrOut, "calibration: %s, %s\n", res.Table, res.JSON)
 	cal := res.Calibration
 	if len(cal.Problems) > 0 {
-		return &exitCodeError{Code: exitABIncomplete, Err: fmt.Errorf("ab calibrate %s: INCOMPLETE: %d problem(s); no flip rate is measured", l.Name, len(cal.Problems))}
+		return &exitCodeError{Code: exitABIncomplete, Err: fmt.Errorf("ab calibrate %s: INCOMPLETE: %s; no flip rate is measured", l.Name, plural.Count(len(cal.Problems), "problem", "problems"))}
 	}
 	if fa := cal.FalseAlarm; fa != nil && fa.Regression > 0 {
 		fmt.Fprintf(o.IO.ErrOut, "warning: %d of %d A-against-A gate runs were REGRESSION (false alarms; %.2f %% predicted per comparison)\n", fa.Regression, fa.Comparisons, 100*fa.PredictedRegression)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
+	"sweep/internal/plural"
 	"sweep/recipes"
 	"sweep/sweep/abgate"
 	"sweep/sweep/abgate/leg"
@@ -272,8 +273,8 @@ func abRunRun(ctx context.Context, o *abRunOptions) error {
 		return &FlagError{Err: fmt.Errorf("--calibration %s is of model %q, the leg's is %q: calibrate this leg with sweep ab calibrate %s", o.Calibration, cal.Model, l.Model, o.Leg)}
 	}
 	r.opts.Calibration = cal
-	fmt.Fprintf(o.IO.ErrOut, "leg %s (%s): %d categories, %d replicate(s) per arm, tolerance %.2f points; %s\n  A %s: %s\n  B %s: %s\n  output: %s\n",
-		l.Name, l.Model, len(p.Categories), l.Replicates, l.Tolerance, r.mode,
+	fmt.Fprintf(o.IO.ErrOut, "leg %s (%s): %s, %s per arm, tolerance %.2f points; %s\n  A %s: %s\n  B %s: %s\n  output: %s\n",
+		l.Name, l.Model, plural.Count(len(p.Categories), "category", "categories"), plural.Count(l.Replicates, "replicate", "replicates"), l.Tolerance, r.mode,
 		p.Arms[0].Name, p.Arms[0].Point.Recipe, p.Arms[1].Name, armDesc(p.Arms[1]), r.out)
 	if cal != nil {
 		fmt.Fprintf(o.IO.ErrOut, "  A/A calibration: %s\n", cal.Source())

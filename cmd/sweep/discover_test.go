@@ -60,7 +60,7 @@ func TestDiscoverSimulated(t *testing.T) {
 	assert.Contains(t, stderr, "point 2/2")
 	assert.Contains(t, stderr, "server reused")
 	assert.Contains(t, stderr, "ETA")
-	assert.Contains(t, stdout, "2 ok, 0 failed, 0 not run; 1 server start(s)")
+	assert.Contains(t, stdout, "2 ok, 0 failed, 0 not run; 1 server start")
 	assert.Contains(t, stdout, "knees:")
 	assert.Contains(t, stdout, "report: "+filepath.Join(out, "report"))
 
@@ -90,7 +90,7 @@ func TestDiscoverSimulated(t *testing.T) {
 	code, stdout, stderr = runCLI(t, discoverArgs(out, "--builtin-client", "--no-report")...)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "2 of 2 points complete: 0 to run")
-	assert.Contains(t, stdout, "0 server start(s)")
+	assert.Contains(t, stdout, "0 server starts")
 	assert.Equal(t, 1, countEvents(journalOf(t, out), campaign.EventPointStart)[sum.Points[0].ID], "not rerun")
 
 	other := discoverArgs(out, "--builtin-client")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/plural"
 	"sweep/recipes/schema"
 )
 
@@ -146,7 +147,7 @@ func showFlag(ios *IOStreams, s *schema.Schema, f *schema.Flag) {
 		}
 	}
 	if f.MinItems > 0 {
-		bounds = append(bounds, fmt.Sprintf("at least %d item(s)", f.MinItems))
+		bounds = append(bounds, "at least "+plural.Count(f.MinItems, "item", "items"))
 	}
 	if len(bounds) > 0 {
 		fmt.Fprintf(w, "  bounds:    %s\n", strings.Join(bounds, ", "))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/plural"
 	"sweep/recipes/schema"
 )
 
@@ -129,7 +130,7 @@ func schemaValidateRun(_ context.Context, o *schemaValidateOptions) error {
 		}
 	}
 	if perr != nil {
-		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s: %d problem(s) in the command line", s.ID(), len(probs))}
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s: %s in the command line", s.ID(), plural.Count(len(probs), "problem", "problems"))}
 	}
 	return nil
 }

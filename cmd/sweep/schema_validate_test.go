@@ -19,7 +19,7 @@ func TestSchemaValidate(t *testing.T) {
 		stderr string
 	}{
 		{name: "use-chat-template", args: []string{"aiperf", "--", "profile", "--model", "m", "--use-chat-template"}, code: 1,
-			stdout: []string{"aiperf 0.12.0 has no flag --use-chat-template (did you mean --apply-chat-template?)\n"}, stderr: "1 problem(s)"},
+			stdout: []string{"aiperf 0.12.0 has no flag --use-chat-template (did you mean --apply-chat-template?)\n"}, stderr: "1 problem in"},
 		{name: "valid prints normalised argv", args: []string{"aiperf@0.12.0", "--", "profile", "-m", "m", "--concurrency=8", "--endpoint-type", "CHAT", "--extra-inputs", "ignore_eos:true"}, code: 0,
 			stdout: []string{"profile --model-names m --concurrency 8 --endpoint-type chat --extra-inputs ignore_eos:true\n"}},
 		{name: "without the double dash", args: []string{"aiperf", "profile", "--model", "m"}, code: 0, stdout: []string{"profile --model-names m\n"}},

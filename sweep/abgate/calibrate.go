@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"sweep/internal/inputfile"
+	"sweep/internal/plural"
 )
 
 // CalibrationFile is the name of an A/A calibration in a leg's directory.
@@ -105,7 +106,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	k := len(o.Roots)
 	switch {
 	case k < 2:
-		return nil, fmt.Errorf("calibrate: %d root(s): an A/A calibration needs at least 2 identical runs", k)
+		return nil, fmt.Errorf("calibrate: %s: an A/A calibration needs at least 2 identical runs", plural.Count(k, "root", "roots"))
 	case o.Model == "":
 		return nil, errors.New("calibrate: no model name")
 	case len(o.Categories) == 0:
@@ -348,7 +349,7 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 		for _, p := range c.Problems {
 			fmt.Fprintf(&b, "- %s: %s, arm %s (%s): %s\n", p.Reason, p.Category, p.Arm, p.Root, p.Detail)
 		}
-		fmt.Fprintf(&b, "\ncalibration: INCOMPLETE: %d problem(s); no flip rate is measured from incomplete data\n", len(c.Problems))
+		fmt.Fprintf(&b, "\ncalibration: INCOMPLETE: %s; no flip rate is measured from incomplete data\n", plural.Count(len(c.Problems), "problem", "problems"))
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -356,8 +357,8 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 	fmt.Fprintf(&b, "\nFalse alarms: %d of %d A-against-A gate runs (%d vs %d runs) were REGRESSION, %d were not PASS; "+
 		"the measured flips predict %.2f %% and %.2f %% per comparison.\n",
 		fa.Regression, fa.Comparisons, c.Replicates, c.Replicates, fa.NotPass, 100*fa.PredictedRegression, 100*fa.PredictedNotPass)
-	fmt.Fprintf(&b, "\ncalibration: flip rate %.2f %% over %d cases; the weighted Δ needs %d replicate(s) per arm to detect a %.2f-point drop with 80 %% power\n",
-		100*c.Overall.FlipRate, c.Overall.Cases, c.ReplicatesFor80Power, c.Tolerance)
+	fmt.Fprintf(&b, "\ncalibration: flip rate %.2f %% over %d cases; the weighted Δ needs %s per arm to detect a %.2f-point drop with 80 %% power\n",
+		100*c.Overall.FlipRate, c.Overall.Cases, plural.Count(c.ReplicatesFor80Power, "replicate", "replicates"), c.Tolerance)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -378,7 +379,7 @@ func ReadCalibration(file string) (*Calibration, error) {
 	}
 	switch {
 	case len(c.Problems) > 0:
-		return nil, fmt.Errorf("%s: the A/A calibration is incomplete (%d problem(s), first: %s %s: %s): rerun sweep ab calibrate", file, len(c.Problems), c.Problems[0].Reason, c.Problems[0].Category, c.Problems[0].Detail)
+		return nil, fmt.Errorf("%s: the A/A calibration is incomplete (%s, first: %s %s: %s): rerun sweep ab calibrate", file, plural.Count(len(c.Problems), "problem", "problems"), c.Problems[0].Reason, c.Problems[0].Category, c.Problems[0].Detail)
 	case c.Runs < 2:
 		return nil, fmt.Errorf("%s: runs %d: an A/A calibration needs at least 2 identical runs", file, c.Runs)
 	case c.Model == "":

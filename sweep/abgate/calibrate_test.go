@@ -92,7 +92,7 @@ func TestCalibrateHandComputed(t *testing.T) {
 	require.NoError(t, WriteCalibrationTable(&b, cal))
 	assert.Contains(t, b.String(), "| multi_turn_base | 200 | 5.00 | 10 |")
 	assert.Contains(t, b.String(), "False alarms: 0 of 2 A-against-A gate runs (1 vs 1 runs) were REGRESSION, 2 were not PASS; the measured flips predict 0.18 % and 64.80 %")
-	assert.Contains(t, b.String(), "needs 4 replicate(s) per arm")
+	assert.Contains(t, b.String(), "needs 4 replicates per arm")
 }
 
 // TestCalibrateIncomplete: a missing file is a problem, no rate is
@@ -108,14 +108,14 @@ func TestCalibrateIncomplete(t *testing.T) {
 	assert.Nil(t, cal.FalseAlarm)
 	var b strings.Builder
 	require.NoError(t, WriteCalibrationTable(&b, cal))
-	assert.Contains(t, b.String(), "calibration: INCOMPLETE: 2 problem(s)")
+	assert.Contains(t, b.String(), "calibration: INCOMPLETE: 2 problems")
 	b.Reset()
 	require.NoError(t, WriteCalibrationJSON(&b, cal))
 	file := filepath.Join(dir, CalibrationFile)
 	require.NoError(t, os.WriteFile(file, []byte(b.String()), 0o644))
 	_, err = ReadCalibration(file)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "the A/A calibration is incomplete (2 problem(s), first: missing-result-file multi_turn_base")
+	assert.Contains(t, err.Error(), "the A/A calibration is incomplete (2 problems, first: missing-result-file multi_turn_base")
 
 	_, err = Calibrate(t.Context(), CalibrateOptions{Roots: []string{r1}, Model: testModel, Categories: []Category{c}})
 	assert.ErrorContains(t, err, "at least 2 identical runs")

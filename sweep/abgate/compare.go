@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"sweep/internal/plural"
 )
 
 // Decision is the verdict of a comparison.
@@ -246,7 +248,7 @@ func (rep *Report) decide(strata []stratum, names []string, cal *Calibration) {
 		if more > 0 {
 			note += fmt.Sprintf(", which needs about %d replicates per arm (%d more) to detect a %.2f-point drop with 80 %% power", need, more, tol)
 		} else {
-			note += fmt.Sprintf("; %d replicate(s) per arm already give 80 %% power against a %.2f-point drop, and the estimate sits at the tolerance: add replicates to narrow the interval", int(reps), tol)
+			note += fmt.Sprintf("; %s per arm already give 80 %% power against a %.2f-point drop, and the estimate sits at the tolerance: add replicates to narrow the interval", plural.Count(int(reps), "replicate", "replicates"), tol)
 		}
 		rep.Notes = append(rep.Notes, note)
 		if delta < -tol {
@@ -400,7 +402,7 @@ func caseSetProblem(arm, category string, ref, other *RootCategory) (Problem, bo
 	if len(extra) == 0 && len(missing) == 0 {
 		return Problem{}, true
 	}
-	detail := fmt.Sprintf("%d case(s) of %s are missing, %d are not in it", len(missing), ref.Root, len(extra))
+	detail := fmt.Sprintf("%s of %s missing, %d not in it", plural.Count(len(missing), "case", "cases"), ref.Root, len(extra))
 	if len(missing) > 0 {
 		detail += fmt.Sprintf("; first missing: %s", firstIDs(missing))
 	}

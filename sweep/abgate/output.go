@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"sweep/internal/plural"
 )
 
 // WriteJSON writes the report in the documented JSON form (indented, one
@@ -47,7 +49,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 		fmt.Fprintf(&b, "| **weighted (primary)** | %d | %s | %s | %s | %s | %d | %d | |\n", cases, pct(wt.A), pct(wt.B), pts(wt.Delta),
 			ci(rep.Primary.CI90), flipsA, flipsB)
 	}
-	fmt.Fprintf(&b, "\nA: %d root(s), B: %d root(s); tolerance %.2f points; CI: stratified paired bootstrap", rep.ReplicatesA, rep.ReplicatesB, rep.Tolerance)
+	fmt.Fprintf(&b, "\nA: %s, B: %s; tolerance %.2f points; CI: stratified paired bootstrap", plural.Count(rep.ReplicatesA, "root", "roots"), plural.Count(rep.ReplicatesB, "root", "roots"), rep.Tolerance)
 	if rep.Primary.McNemarP != nil {
 		fmt.Fprintf(&b, "; McNemar exact one-sided p (B worse) = %.3g", *rep.Primary.McNemarP)
 	}
@@ -70,7 +72,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 // "verdict: PASS: weighted Δ +0.05 pp, 90% CI [-0.52, +0.61], tolerance -2.00".
 func VerdictLine(rep *Report) string {
 	if rep.Verdict == Incomplete {
-		return fmt.Sprintf("verdict: INCOMPLETE: %d problem(s); no overall result is computed from incomplete data", len(rep.Problems))
+		return fmt.Sprintf("verdict: INCOMPLETE: %s; no overall result is computed from incomplete data", plural.Count(len(rep.Problems), "problem", "problems"))
 	}
 	rel := map[Decision]string{Passed: "lower bound above", Regression: "upper bound below", Inconclusive: "interval contains"}[rep.Verdict]
 	return fmt.Sprintf("verdict: %s: weighted Δ %s pp, 90%% CI %s, %s -%.2f", rep.Verdict, pts(rep.Primary.Delta), ci(rep.Primary.CI90), rel, rep.Tolerance)

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"sweep/internal/plural"
 	"sweep/sweep/knee"
 )
 
@@ -278,7 +279,7 @@ func (s *sweep) rounds(ctx context.Context) error {
 			break
 		}
 		if round > 0 {
-			s.progress("retrying %d arm(s) with failed points", len(jobs))
+			s.progress("retrying %s with failed points", plural.Count(len(jobs), "arm", "arms"))
 		}
 		if err := s.o.Executor.Execute(ctx, jobs, s.observe); err != nil && ctx.Err() == nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/plural"
 )
 
 // Summary file names in the sweep directory.
@@ -99,7 +100,7 @@ func (sum *Summary) Table() string {
 	if sum.Skipped > 0 {
 		skipped = fmt.Sprintf(", %d skipped by adaptive discovery", sum.Skipped)
 	}
-	fmt.Fprintf(&b, "%d ok, %d failed, %d not run%s; %d server start(s) in this invocation\n", sum.OK, sum.Failed, sum.Pending, skipped, sum.ServerStarts)
+	fmt.Fprintf(&b, "%d ok, %d failed, %d not run%s; %s in this invocation\n", sum.OK, sum.Failed, sum.Pending, skipped, plural.Count(sum.ServerStarts, "server start", "server starts"))
 	return b.String()
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/plural"
 	"sweep/metrics/result"
 )
 
@@ -350,7 +351,7 @@ func (f *Fanout) WriteNotices(w io.Writer) error {
 		return err
 	}
 	for _, s := range f.Skips {
-		if _, err := fmt.Fprintf(w, "::notice title=sweep: %s skipped::%d job(s) of %s skipped: %s\n", s.Runner, s.Jobs, s.Bucket, s.Reason); err != nil {
+		if _, err := fmt.Fprintf(w, "::notice title=sweep: %s skipped::%s of %s skipped: %s\n", s.Runner, plural.Count(s.Jobs, "job", "jobs"), s.Bucket, s.Reason); err != nil {
 			return err
 		}
 	}

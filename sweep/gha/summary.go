@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"sweep/internal/plural"
 )
 
 // maxResultFile bounds one result JSON read by the summary.
@@ -97,9 +99,9 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 		for _, n := range fan.Counts {
 			total += n
 		}
-		fmt.Fprintf(b, ": %d job(s).\n\n", total)
+		fmt.Fprintf(b, ": %s.\n\n", plural.Count(total, "job", "jobs"))
 		for _, s := range fan.Skipped {
-			fmt.Fprintf(b, "- skipped %d job(s) of %s on `%s`: %s\n", s.Jobs, s.Bucket, s.Runner, s.Reason)
+			fmt.Fprintf(b, "- skipped %s of %s on `%s`: %s\n", plural.Count(s.Jobs, "job", "jobs"), s.Bucket, s.Runner, s.Reason)
 		}
 		if len(fan.Skipped) > 0 {
 			b.WriteString("\n")

@@ -26,8 +26,8 @@ func TestWriteSummary(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, WriteSummary(&b, fan, dir))
 	out := b.String()
-	assert.Contains(t, out, "Label `sweep-enabled`: 2 job(s).")
-	assert.Contains(t, out, "- skipped 3 job(s) of sweep-agentic on `cluster:mi355x-amds`: no runner")
+	assert.Contains(t, out, "Label `sweep-enabled`: 2 jobs.")
+	assert.Contains(t, out, "- skipped 3 jobs of sweep-agentic on `cluster:mi355x-amds`: no runner")
 	assert.Contains(t, out, "| `x_conc8_r` | 8 | 1234.6 | 50.0 | 0.500 | 120.0 | yes (simulated) |")
 	assert.Contains(t, out, "| `x_conc2_r` | 2 | – | – | – | – | no: error rate 20% |")
 	assert.Less(t, strings.Index(out, "x_conc2_r"), strings.Index(out, "x_conc8_r"), "rows by arm, then concurrency")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"sweep/internal/plural"
 	"sweep/sweep/abgate"
 )
 
@@ -35,7 +36,7 @@ func Calibrate(ctx context.Context, p *Plan, o Options, runs int) (*Calibration,
 		runs = max(2, 2*p.Leg.Replicates)
 	}
 	if runs < 2 {
-		return nil, fmt.Errorf("calibrate: %d run(s): an A/A calibration needs at least 2", runs)
+		return nil, fmt.Errorf("calibrate: %s: an A/A calibration needs at least 2", plural.Count(runs, "run", "runs"))
 	}
 	since, err := o.defaults()
 	if err != nil {

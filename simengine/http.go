@@ -643,6 +643,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 		}
 	}
 	total := 0
+	var flushed time.Time // the last flush of a timed stream (wall time)
 	for {
 		select {
 		case <-q.sink.notify:
@@ -673,7 +674,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 					return
 				}
 			}
-			flush()
+			// Stamped events mean the same whenever they leave: flushed at
+			// most every virtualFlushEvery, and at once at the end below.
+			if now := time.Now(); done || now.Sub(flushed) >= virtualFlushEvery {
+				flush()
+				flushed = now
+			}
 		} else {
 			n, done, reason, cached = q.sink.take()
 		}

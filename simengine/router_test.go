@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,4 +72,27 @@ func TestRouterForwardsStickyAndCountsItsOwnMetrics(t *testing.T) {
 	resp.Body.Close()
 	assert.Contains(t, string(body), "vllm_router_requests_total{worker=")
 	assert.NotContains(t, string(body), "vllm:", "the router never re-exports engine metrics")
+}
+
+// flushCounter is a ResponseWriter that counts the flushes that reach it.
+type flushCounter struct {
+	http.ResponseWriter
+	flushes int
+}
+
+func (f *flushCounter) Flush() { f.flushes++ }
+
+// A virtual-clock answer is passed on at most every virtualFlushEvery:
+// the first flush goes at once, flushes within the interval are left to
+// the next one past it.
+func TestBatchedFlusher(t *testing.T) {
+	under := &flushCounter{ResponseWriter: httptest.NewRecorder()}
+	f := &batchedFlusher{ResponseWriter: under, every: time.Hour}
+	for range 5 {
+		require.NoError(t, http.NewResponseController(f).Flush())
+	}
+	assert.Equal(t, 1, under.flushes, "one flush in the first hour")
+	f.every = 0
+	f.Flush()
+	assert.Equal(t, 2, under.flushes, "a flush past the interval goes")
 }

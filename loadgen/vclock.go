@@ -300,6 +300,8 @@ func (c *vclock) fetchLog(ctx context.Context, endpoint string, l *endpointLog) 
 		return err
 	}
 	vals := make([]float64, len(lines))
+	var changed []int // the lines the current record sets
+	first := true
 	for len(recs) >= 12 {
 		t := math.Float64frombits(binary.LittleEndian.Uint64(recs))
 		k := int(binary.LittleEndian.Uint32(recs[8:]))
@@ -307,23 +309,28 @@ func (c *vclock) fetchLog(ctx context.Context, endpoint string, l *endpointLog) 
 		if len(recs) < 12*k {
 			return errors.New("virtual clock /sim/log: truncated record")
 		}
+		changed = changed[:0]
 		for j := range k {
 			i := int(binary.LittleEndian.Uint32(recs[12*j:]))
 			if i >= len(vals) {
 				return fmt.Errorf("virtual clock /sim/log: sample index %d of %d", i, len(vals))
 			}
 			vals[i] = math.Float64frombits(binary.LittleEndian.Uint64(recs[12*j+4:]))
+			changed = append(changed, i)
 		}
 		recs = recs[12*k:]
 		ns := c.ns(t)
 		if k > 0 || len(l.updates) == 0 {
 			l.updates = append(l.updates, ns)
 		}
-		// Rebuild the page's samples from the values.
-		for i, ln := range lines {
+		// Set the page's samples from the values: all of them at the
+		// first record, then the ones each record changes (the samples
+		// keep the others).
+		set := func(i int) {
+			ln := lines[i]
 			smp := ln.sample
 			if smp == nil {
-				continue
+				return
 			}
 			switch ln.part {
 			case "bucket":
@@ -334,6 +341,16 @@ func (c *vclock) fetchLog(ctx context.Context, endpoint string, l *endpointLog) 
 				smp.Count = vals[i]
 			default:
 				smp.Value = vals[i]
+			}
+		}
+		if first {
+			for i := range lines {
+				set(i)
+			}
+			first = false
+		} else {
+			for _, i := range changed {
+				set(i)
 			}
 		}
 		l.add(ns, fams)

@@ -253,11 +253,12 @@ func (r *Router) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 // before Run returns.
 func (r *Router) Run(ctx context.Context) error {
 	h := r.Handler()
-	servers := []*http.Server{{Addr: net.JoinHostPort(r.cfg.Host, strconv.Itoa(r.cfg.Port)), Handler: h}}
+	var unused unusedConns
+	servers := []*http.Server{{Addr: net.JoinHostPort(r.cfg.Host, strconv.Itoa(r.cfg.Port)), Handler: h, ConnState: unused.track}}
 	if r.cfg.PrometheusPort > 0 {
 		mux := http.NewServeMux()
 		mux.HandleFunc("/metrics", r.serveMetrics)
-		servers = append(servers, &http.Server{Addr: net.JoinHostPort(r.cfg.PrometheusHost, strconv.Itoa(r.cfg.PrometheusPort)), Handler: mux})
+		servers = append(servers, &http.Server{Addr: net.JoinHostPort(r.cfg.PrometheusHost, strconv.Itoa(r.cfg.PrometheusPort)), Handler: mux, ConnState: unused.track})
 	}
 	errc := make(chan error, len(servers))
 	for _, s := range servers {
@@ -277,6 +278,7 @@ func (r *Router) Run(ctx context.Context) error {
 	}
 	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
+	unused.closeAll()
 	for _, s := range servers {
 		_ = s.Shutdown(shutdown)
 	}

@@ -218,7 +218,8 @@ func (s *Server) Run(ctx context.Context) error {
 			wg.Go(func() { s.loop(loopCtx, r) })
 		}
 	}
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: time.Minute}
+	var unused unusedConns
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: time.Minute, ConnState: unused.track}
 	serveErr := make(chan error, 1)
 	wg.Go(func() { serveErr <- srv.Serve(ln) })
 
@@ -243,6 +244,7 @@ func (s *Server) Run(ctx context.Context) error {
 		s.phase.Store(int32(PhaseStopping))
 		close(s.stopping)
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownGrace)
+		unused.closeAll()
 		if err := srv.Shutdown(sctx); err != nil {
 			_ = srv.Close()
 		}

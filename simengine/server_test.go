@@ -841,3 +841,27 @@ func TestTextCompletions(t *testing.T) {
 		assert.Equal(t, 400, resp.StatusCode)
 	})
 }
+
+// A connection that never sent a request (a client's pooled spare) does
+// not hold a stopping engine: net/http's Shutdown waits for such a
+// connection until it is 5 s old, which outlasted the runner's stop grace.
+func TestShutdownClosesUnusedConnections(t *testing.T) {
+	srv, err := New(testConfig(configs.SGLang), Options{Listen: func(ctx context.Context, _ string) (net.Listener, error) {
+		var lc net.ListenConfig
+		return lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	}})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	<-srv.Ready()
+	conn, err := net.Dial("tcp", srv.Addr())
+	require.NoError(t, err)
+	defer conn.Close()
+	time.Sleep(50 * time.Millisecond) // accepted: the server tracks it as new
+	cancel()
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(4*time.Second)))
+	_, err = conn.Read(make([]byte, 1))
+	assert.ErrorIs(t, err, io.EOF, "the server closed the unused connection (a timeout here means it kept it)")
+	assert.NoError(t, <-done)
+}

@@ -40,14 +40,7 @@ func testConfig(engine configs.Engine) Config {
 // URL once /health is green. Cleanup stops it and checks Run's result.
 func startServer(t testing.TB, cfg Config) (*Server, string) {
 	t.Helper()
-	srv, err := New(cfg, Options{Listen: func(ctx context.Context, _ string) (net.Listener, error) {
-		var lc net.ListenConfig
-		return lc.Listen(ctx, "tcp", "127.0.0.1:0")
-	}})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
+	srv, cancel, done := launchServer(t, cfg)
 	select {
 	case <-srv.Ready():
 	case err := <-done:
@@ -59,6 +52,21 @@ func startServer(t testing.TB, cfg Config) (*Server, string) {
 		assert.NoError(t, <-done)
 	})
 	return srv, "http://" + srv.Addr()
+}
+
+// launchServer starts Run on a loopback port; cancel stops it and done
+// gives Run's result.
+func launchServer(t testing.TB, cfg Config) (srv *Server, cancel context.CancelFunc, done chan error) {
+	t.Helper()
+	srv, err := New(cfg, Options{Listen: func(ctx context.Context, _ string) (net.Listener, error) {
+		var lc net.ListenConfig
+		return lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	}})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	done = make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	return srv, cancel, done
 }
 
 type chatBody struct {
@@ -846,14 +854,7 @@ func TestTextCompletions(t *testing.T) {
 // not hold a stopping engine: net/http's Shutdown waits for such a
 // connection until it is 5 s old, which outlasted the runner's stop grace.
 func TestShutdownClosesUnusedConnections(t *testing.T) {
-	srv, err := New(testConfig(configs.SGLang), Options{Listen: func(ctx context.Context, _ string) (net.Listener, error) {
-		var lc net.ListenConfig
-		return lc.Listen(ctx, "tcp", "127.0.0.1:0")
-	}})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
+	srv, cancel, done := launchServer(t, testConfig(configs.SGLang))
 	<-srv.Ready()
 	conn, err := net.Dial("tcp", srv.Addr())
 	require.NoError(t, err)

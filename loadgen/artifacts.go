@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"sweep/internal/atomicfile"
+	"sweep/metrics/aiperf"
 )
 
 // prepareDir creates the artifact directory and removes temp files a
@@ -39,7 +40,7 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 	records := r.records
 	res := &Result{
 		BenchmarkID: r.benchID, Dir: r.o.ArtifactDir,
-		Warmup: *r.counts[PhaseWarmup], Profiling: *r.counts[PhaseProfiling],
+		Warmup: *r.counts[aiperf.PhaseWarmup], Profiling: *r.counts[aiperf.PhaseProfiling],
 		Cancelled: r.abort != nil || ctx.Err() != nil, Dataset: r.ds.describe(),
 	}
 	r.mu.Unlock()
@@ -121,7 +122,7 @@ func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]s
 // summary builds profile_export_aiperf.json.
 func (r *runner) summary(records []*record, cancelled bool) object {
 	o := &r.o
-	prof := collect(records, PhaseProfiling)
+	prof := collect(records, aiperf.PhaseProfiling)
 	out := object{
 		{"schema_version", "1.4"},
 		{"aiperf_version", aiperfVersion},
@@ -167,7 +168,7 @@ func (r *runner) summary(records []*record, cancelled bool) object {
 		field{"start_time", isoLocal(prof.startNs)},
 		field{"end_time", isoLocal(prof.endNs)},
 	)
-	if warm := collect(records, PhaseWarmup); warm.ok > 0 {
+	if warm := collect(records, aiperf.PhaseWarmup); warm.ok > 0 {
 		out = append(out, field{"warmup_metrics", warm.metricBlocks()})
 	}
 	ds := object{{"source_type", r.ds.SourceType}, {"loader", r.ds.Loader}}

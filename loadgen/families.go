@@ -118,11 +118,8 @@ func typeName(t dto.MetricType) string {
 
 // seriesOf returns the series of one expfmt metric.
 func seriesOf(t dto.MetricType, m *dto.Metric) []promSample {
-	labels := make(map[string]string, len(m.GetLabel()))
-	for _, l := range m.GetLabel() {
-		labels[l.GetName()] = l.GetValue()
-	}
-	s := promSample{Labels: labels, key: labelKey(labels)}
+	labels, key := metrics.LabelMap(m), metrics.SeriesKey(m)
+	s := promSample{Labels: labels, key: key}
 	switch t {
 	case dto.MetricType_HISTOGRAM, dto.MetricType_GAUGE_HISTOGRAM:
 		h := m.GetHistogram()
@@ -145,9 +142,13 @@ func seriesOf(t dto.MetricType, m *dto.Metric) []promSample {
 		sm := m.GetSummary()
 		var out []promSample
 		for _, q := range sm.GetQuantile() {
+			qt := pyjson.PromFloat(q.GetQuantile())
 			ql := maps.Clone(labels)
-			ql["quantile"] = pyjson.PromFloat(q.GetQuantile())
-			out = append(out, promSample{Labels: ql, key: labelKey(ql), Value: q.GetValue()})
+			ql["quantile"] = qt
+			// Apart from the sum-and-count series by the quantile label
+			// (the page's own labels cannot hold "quantile": expfmt takes
+			// it as the summary's).
+			out = append(out, promSample{Labels: ql, key: key + "\xfdquantile\xff" + qt, Value: q.GetValue()})
 		}
 		s.Sum, s.Count = sm.GetSampleSum(), float64(sm.GetSampleCount())
 		return append(out, s)
@@ -159,16 +160,4 @@ func seriesOf(t dto.MetricType, m *dto.Metric) []promSample {
 		s.Value = m.GetUntyped().GetValue()
 	}
 	return []promSample{s}
-}
-
-// labelKey is the canonical string of a label set.
-func labelKey(l map[string]string) string {
-	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(l)) {
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(l[k])
-		b.WriteByte(0)
-	}
-	return b.String()
 }

@@ -7,12 +7,6 @@ import (
 	"sweep/metrics/aiperf"
 )
 
-// Phase names as aiperf writes them in benchmark_phase / phase_name.
-const (
-	PhaseWarmup    = aiperf.PhaseWarmup
-	PhaseProfiling = aiperf.PhaseProfiling
-)
-
 // record is one request's profile_export.jsonl record (the model
 // metrics/aiperf reads back) and its KV-block accounting.
 type record struct {
@@ -20,7 +14,7 @@ type record struct {
 	blocks, hits int // KV blocks of the input and those already sent in this play
 }
 
-// phase is the record's benchmark phase (PhaseWarmup, PhaseProfiling).
+// phase is the record's benchmark phase (aiperf.PhaseWarmup, aiperf.PhaseProfiling).
 func (r *record) phase() string { p, _ := r.Metadata.BenchmarkPhase.Text(); return p }
 
 // startNs and endNs are the request's start and end timestamps.

@@ -136,7 +136,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
-	r := &runner{o: o, progress: progress, counts: map[string]*Counts{PhaseWarmup: {}, PhaseProfiling: {}}}
+	r := &runner{o: o, progress: progress, counts: map[string]*Counts{aiperf.PhaseWarmup: {}, aiperf.PhaseProfiling: {}}}
 	r.start = time.Now()
 	r.clock = clock{t0: r.start, scale: o.TimeScale}
 	r.issueEnd, r.cancelAt = inf, inf
@@ -410,7 +410,7 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 				if !r.issuing(wctx, s.p) {
 					return
 				}
-				rec := r.do(wctx, l, s, i, PhaseWarmup, 1, false, 0)
+				rec := r.do(wctx, l, s, i, aiperf.PhaseWarmup, 1, false, 0)
 				if rec.Error != nil && !rec.Metadata.WasCancelled && s.parentID == "" {
 					r.fail(&RunError{Reason: "warmup_failed", Err: fmt.Errorf("warm-up request for trace %s turn %d failed (%s: %s); aborting run early", s.conv.ID, i, rec.Error.Type, truncate(rec.Error.Message, 200))})
 					cancel(errCancelled)
@@ -424,7 +424,7 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 		g.wait()
 		r.issueEnd, r.cancelAt = inf, inf
 	}
-	c := r.counts[PhaseWarmup]
+	c := r.counts[aiperf.PhaseWarmup]
 	r.logf("warm-up done: %d ok, %d failed, %s", c.OK, c.Failed, time.Since(r.start).Round(time.Millisecond))
 	return lanes
 }
@@ -519,7 +519,7 @@ func (r *runner) profile(ctx context.Context, lanes []*lane) {
 		r.logf("system idle guard: shifted the pending idle gaps %d time(s) (cap %s)", r.idle.jumps, o.SystemIdleCap)
 	}
 	aux.Wait()
-	c := r.counts[PhaseProfiling]
+	c := r.counts[aiperf.PhaseProfiling]
 	if r.vc != nil {
 		r.logf("profiling done: %d ok, %d failed, %s simulated in %s", c.OK, c.Failed, time.Duration(float64(time.Second)*(r.main.now-simStart)).Round(time.Millisecond), time.Since(profStart).Round(time.Millisecond))
 		if r.ahead > 0 {
@@ -564,7 +564,7 @@ func (r *runner) printProgress(done <-chan struct{}, start time.Time) {
 			return
 		case <-t.C:
 			r.mu.Lock()
-			c := *r.counts[PhaseProfiling]
+			c := *r.counts[aiperf.PhaseProfiling]
 			sim := time.Duration(max(r.simFront-r.simStart, 0))
 			r.mu.Unlock()
 			el := time.Since(start)
@@ -732,7 +732,7 @@ func (r *runner) turn(issueCtx, reqCtx context.Context, l *lane, s *session, i i
 	if !r.takeIssue() {
 		return false
 	}
-	rec := r.do(reqCtx, l, s, i, PhaseProfiling, max(1, t.Out), early, r.thenSleep(s, i))
+	rec := r.do(reqCtx, l, s, i, aiperf.PhaseProfiling, max(1, t.Out), early, r.thenSleep(s, i))
 	if rec == nil { // an early turn cancelled before it arrived: the lane stops as in its sleep
 		return false
 	}
@@ -872,7 +872,7 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	if tm.ackNs > 0 {
 		md.RequestAckNs = startNs + tm.ackNs
 	}
-	if phase == PhaseProfiling {
+	if phase == aiperf.PhaseProfiling {
 		zero := 0
 		md.ProfilingIndex = &zero
 		if r.o.WarmupPerLane > 0 {
@@ -901,7 +901,7 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 func (r *runner) add(rec *record) {
 	r.mu.Lock()
 	r.records = append(r.records, rec)
-	if rec.phase() == PhaseProfiling {
+	if rec.phase() == aiperf.PhaseProfiling {
 		r.simFront = max(r.simFront, rec.endNs())
 	}
 	c := r.counts[rec.phase()]
@@ -911,7 +911,7 @@ func (r *runner) add(rec *record) {
 		c.OK++
 	}
 	exceeded := false
-	if rec.phase() == PhaseProfiling && r.o.FailThreshold >= 0 {
+	if rec.phase() == aiperf.PhaseProfiling && r.o.FailThreshold >= 0 {
 		n := c.OK + c.Failed
 		exceeded = n >= minThresholdSample && float64(c.Failed)/float64(n) > r.o.FailThreshold
 	}

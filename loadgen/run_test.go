@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/metrics/aiperf"
 )
 
 const exampleDir = "../testdata/loadgen/aiperf-example"
@@ -120,7 +122,7 @@ func TestRunArtifacts(t *testing.T) {
 
 		var warm, prof []jsonObj
 		for _, r := range recs {
-			if phaseOf(r) == PhaseWarmup {
+			if phaseOf(r) == aiperf.PhaseWarmup {
 				warm = append(warm, r)
 			} else {
 				prof = append(prof, r)
@@ -314,7 +316,7 @@ func TestRunGracePeriodCancelsInFlight(t *testing.T) {
 		assert.Equal(t, 15*time.Second, time.Since(begin), "duration + grace, then cancel (fake clock)")
 		ex := exampleRecords(t)
 		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
-			if phaseOf(r) != PhaseProfiling {
+			if phaseOf(r) != aiperf.PhaseProfiling {
 				continue
 			}
 			assert.Equal(t, true, md(r)["was_cancelled"])
@@ -417,7 +419,7 @@ func TestRunServerDiesMidStream(t *testing.T) {
 		ex := exampleRecords(t)
 		n := 0
 		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
-			if phaseOf(r) != PhaseProfiling {
+			if phaseOf(r) != aiperf.PhaseProfiling {
 				continue
 			}
 			n++
@@ -443,7 +445,7 @@ func TestRunWarmupGracePeriod(t *testing.T) {
 		require.NoError(t, err, "slow warm-ups cut by the grace period do not abort the run")
 		assert.Equal(t, o.Concurrency, res.Warmup.Failed)
 		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
-			if phaseOf(r) == PhaseWarmup {
+			if phaseOf(r) == aiperf.PhaseWarmup {
 				assert.Equal(t, true, md(r)["was_cancelled"])
 				assert.Equal(t, 499.0, r["error"].(jsonObj)["code"])
 				assert.Equal(t, begin.Add(10*time.Second).UnixNano(), int64(num64(md(r)["cancellation_time_ns"]))/1000*1000, "cancelled at the end of the warm-up grace period")

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"sweep/metrics/aiperf"
 )
 
 // maxMetricsBody caps one /metrics response.
@@ -422,9 +424,9 @@ func (s *scraper) export(benchmarkID string, startNs, endNs int64, slice time.Du
 			{"start_time", isoLocal(startNs)},
 			{"end_time", isoLocal(endNs)},
 			{"endpoint_info", info},
-			{"phase_time_ranges", object{{PhaseProfiling, object{{"start_ns", startNs}, {"end_ns", endNs}}}}},
+			{"phase_time_ranges", object{{aiperf.PhaseProfiling, object{{"start_ns", startNs}, {"end_ns", endNs}}}}},
 		}},
-		{"metrics_phase", PhaseProfiling},
+		{"metrics_phase", aiperf.PhaseProfiling},
 		{"metrics", metrics},
 		{"input_config", object{{"server_metrics", object{{"formats", []string{"json"}}}}}},
 	}, true

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"sweep/metrics/aiperf"
 )
 
 // recordMetricOrder is the order aiperf writes per-record metric blocks
@@ -157,7 +159,7 @@ func errorSummary(records []*record) []object {
 	counts := map[key]int{}
 	var order []key
 	for _, r := range records {
-		if r.Error == nil || r.phase() != PhaseProfiling {
+		if r.Error == nil || r.phase() != aiperf.PhaseProfiling {
 			continue
 		}
 		k := key{r.Error.Code, r.Error.Type, r.Error.Message}

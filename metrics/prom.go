@@ -236,7 +236,8 @@ func sampleValue(m *dto.Metric) (float64, bool) {
 	return 0, false
 }
 
-func labelMap(m *dto.Metric) map[string]string {
+// LabelMap returns the labels of one series of a family.
+func LabelMap(m *dto.Metric) map[string]string {
 	out := make(map[string]string, len(m.Label))
 	for _, l := range m.Label {
 		out[l.GetName()] = l.GetValue()
@@ -244,8 +245,9 @@ func labelMap(m *dto.Metric) map[string]string {
 	return out
 }
 
-// labelKey is a stable identity of a label set.
-func labelKey(m *dto.Metric) string {
+// SeriesKey is a stable identity of a series' label set within its
+// family: the same labels in any order give the same key.
+func SeriesKey(m *dto.Metric) string {
 	pairs := make([]string, len(m.Label))
 	for i, l := range m.Label {
 		pairs[i] = l.GetName() + "\xff" + l.GetValue()
@@ -262,7 +264,7 @@ func (s *Snapshot) Values(name string, filter LabelFilter) []float64 {
 	}
 	var out []float64
 	for _, m := range f.Metric {
-		if filter != nil && !filter(labelMap(m)) {
+		if filter != nil && !filter(LabelMap(m)) {
 			continue
 		}
 		if v, ok := sampleValue(m); ok && !math.IsNaN(v) {
@@ -323,20 +325,20 @@ func CounterDelta(before, after *Snapshot, name string, filter LabelFilter) (flo
 	if fb := before.family(name); fb != nil {
 		for _, m := range fb.Metric {
 			if v, ok := sampleValue(m); ok {
-				prev[labelKey(m)] = v
+				prev[SeriesKey(m)] = v
 			}
 		}
 	}
 	var delta float64
 	for _, m := range fa.Metric {
-		if filter != nil && !filter(labelMap(m)) {
+		if filter != nil && !filter(LabelMap(m)) {
 			continue
 		}
 		v, ok := sampleValue(m)
 		if !ok || math.IsNaN(v) {
 			continue
 		}
-		p, seen := prev[labelKey(m)]
+		p, seen := prev[SeriesKey(m)]
 		switch {
 		case !seen:
 			delta += v

@@ -575,6 +575,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
+	if q.sink.timed {
+		// Stamped events mean the same whenever they leave.
+		w = &batchedFlusher{ResponseWriter: w, every: virtualFlushEvery}
+	}
 	flusher, _ := w.(http.Flusher)
 	flush := func() {
 		if flusher != nil {
@@ -643,7 +647,6 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 		}
 	}
 	total := 0
-	var flushed time.Time // the last flush of a timed stream (wall time)
 	for {
 		select {
 		case <-q.sink.notify:
@@ -674,12 +677,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 					return
 				}
 			}
-			// Stamped events mean the same whenever they leave: flushed at
-			// most every virtualFlushEvery, and at once at the end below.
-			if now := time.Now(); done || now.Sub(flushed) >= virtualFlushEvery {
-				flush()
-				flushed = now
-			}
+			flush()
 		} else {
 			n, done, reason, cached = q.sink.take()
 		}

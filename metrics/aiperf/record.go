@@ -112,7 +112,7 @@ type MetricValue struct {
 }
 
 // UnmarshalJSON reads the value and unit of one metric (Tag is its key,
-// set by RecordMetrics).
+// set by the record reader).
 func (m *MetricValue) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if m.written(b) {
@@ -154,22 +154,25 @@ func (m *MetricValue) written(b []byte) bool {
 		if i < 0 || bytes.IndexByte(rest[:i], '"') >= 0 {
 			return false
 		}
-		unit, ok := bytes.CutSuffix(rest[i+1+len(mid):], []byte(`"}`))
-		if !ok || bytes.IndexAny(unit, `"\`) >= 0 || !utf8.Valid(unit) {
-			return false
-		}
-		m.Value, m.Unit = Scalar{kind: scalarOther}, string(unit)
-		return true
+		return m.setUnit(rest[i+1+len(mid):], Scalar{kind: scalarOther})
 	}
 	i := bytes.Index(rest, []byte(mid))
 	if i <= 0 || bytes.IndexByte([]byte(`[{"`), rest[0]) >= 0 || bytes.IndexByte(rest[:i], ',') >= 0 {
 		return false // a string or container value, or other members before "unit"
 	}
-	unit, ok := bytes.CutSuffix(rest[i+len(mid):], []byte(`"}`))
-	if !ok || bytes.IndexAny(unit, `"\`) >= 0 || !utf8.Valid(unit) { // encoding/json would replace invalid UTF-8
+	return m.setUnit(rest[i+len(mid):], ParseScalar(rest[:i]))
+}
+
+// setUnit sets v and the unit from tail, the rest of a written metric
+// after `"unit":"`, when it is UNIT"} with a unit of valid UTF-8 and no
+// escapes (encoding/json would replace invalid UTF-8), and reports
+// whether it was.
+func (m *MetricValue) setUnit(tail []byte, v Scalar) bool {
+	unit, ok := bytes.CutSuffix(tail, []byte(`"}`))
+	if !ok || bytes.IndexAny(unit, `"\`) >= 0 || !utf8.Valid(unit) {
 		return false
 	}
-	m.Value, m.Unit = ParseScalar(rest[:i]), string(unit)
+	m.Value, m.Unit = v, string(unit)
 	return true
 }
 
@@ -255,8 +258,7 @@ type recordJSON struct {
 	Error   *RecordError            `json:"error"`
 }
 
-// metrics returns the decoded metrics sorted by tag, as
-// RecordMetrics.UnmarshalJSON reads them.
+// metrics returns the decoded metrics sorted by tag.
 func (r *recordJSON) metrics() RecordMetrics {
 	out := make(RecordMetrics, 0, len(r.Metrics))
 	for tag, m := range r.Metrics {

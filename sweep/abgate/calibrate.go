@@ -189,7 +189,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	cal.Overall.FlipRate = flips / float64(n)
 	tol := o.Tolerance / 100
 	v1 := flips / float64(n) / float64(n) // one-replicate variance of the weighted Δ
-	cal.ReplicatesFor80Power = max(1, int(math.Ceil(zPower80*v1/(tol*tol))))
+	cal.ReplicatesFor80Power = replicatesForVariance(v1, tol)
 	fa := &FalseAlarm{}
 	if sd := math.Sqrt(v1 / float64(o.Replicates)); sd > 0 {
 		fa.PredictedRegression = normalCDF(-tol/sd - z90)

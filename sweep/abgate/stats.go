@@ -125,8 +125,13 @@ func replicatesFor80Power(strata []stratum, reps, tolerance float64) (need int, 
 		return 0, 0
 	}
 	flipRate = reps * ss / float64(n)
-	v1 := flipRate / float64(n)
-	return max(1, int(math.Ceil(zPower80*v1/(tolerance*tolerance)))), flipRate
+	return replicatesForVariance(flipRate/float64(n), tolerance), flipRate
+}
+
+// replicatesForVariance is R ≥ 6.18·V₁/δ², at least 1, for the
+// one-replicate variance v1 of the pooled difference.
+func replicatesForVariance(v1, tolerance float64) int {
+	return max(1, int(math.Ceil(zPower80*v1/(tolerance*tolerance))))
 }
 
 // replicatesFromCalibration is replicatesFor80Power with the A/A-measured
@@ -148,6 +153,5 @@ func replicatesFromCalibration(strata []stratum, names []string, cal *Calibratio
 		return 0, 0, ""
 	}
 	flipRate = flips / float64(n)
-	v1 := flipRate / float64(n)
-	return max(1, int(math.Ceil(zPower80*v1/(tolerance*tolerance)))), flipRate, ""
+	return replicatesForVariance(flipRate/float64(n), tolerance), flipRate, ""
 }

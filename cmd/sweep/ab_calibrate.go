@@ -85,14 +85,9 @@ func abCalibrateRun(ctx context.Context, o *abRunOptions) error {
 	if err != nil {
 		return r.legError(ctx, "ab calibrate", err)
 	}
-	file := res.Table
-	if o.Format == "json" {
-		file = res.JSON
-	}
-	if err := printFile(o.IO.Out, file); err != nil {
+	if err := printLegOutput(o.IO, o.Format, "calibration", res.Table, res.JSON); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.ErrOut, "calibration: %s, %s\n", res.Table, res.JSON)
 	cal := res.Calibration
 	if len(cal.Problems) > 0 {
 		return &exitCodeError{Code: exitABIncomplete, Err: fmt.Errorf("ab calibrate %s: INCOMPLETE: %s; no flip rate is measured", l.Name, plural.Count(len(cal.Problems), "problem", "problems"))}

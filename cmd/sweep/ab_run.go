@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -244,14 +243,22 @@ func (r *abLegRun) legError(ctx context.Context, cmd string, err error) error {
 	return err
 }
 
-// printFile copies file to out.
-func printFile(out io.Writer, file string) error {
+// printLegOutput prints a leg's table, or its JSON with --format json, on
+// stdout, and names both files (what) on stderr.
+func printLegOutput(ios *IOStreams, format, what, table, js string) error {
+	file := table
+	if format == "json" {
+		file = js
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	_, err = out.Write(data)
-	return err
+	if _, err := ios.Out.Write(data); err != nil {
+		return err
+	}
+	fmt.Fprintf(ios.ErrOut, "%s: %s, %s\n", what, table, js)
+	return nil
 }
 
 // abRunRun runs the leg, prints the report and maps the verdict to the
@@ -283,14 +290,9 @@ func abRunRun(ctx context.Context, o *abRunOptions) error {
 	if err != nil {
 		return r.legError(ctx, "ab run", err)
 	}
-	file := res.Table
-	if o.Format == "json" {
-		file = res.JSON
-	}
-	if err := printFile(o.IO.Out, file); err != nil {
+	if err := printLegOutput(o.IO, o.Format, "report", res.Table, res.JSON); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.ErrOut, "report: %s, %s\n", res.Table, res.JSON)
 	return abVerdictError(o.IO, "ab run "+l.Name, o.Format, res.Report)
 }
 

@@ -322,14 +322,7 @@ func (c *Calibration) Source() string {
 }
 
 // WriteCalibrationJSON writes c indented with one trailing newline.
-func WriteCalibrationJSON(w io.Writer, c *Calibration) error {
-	data, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(data, '\n'))
-	return err
-}
+func WriteCalibrationJSON(w io.Writer, c *Calibration) error { return writeIndented(w, c) }
 
 // WriteCalibrationTable writes c as Markdown: per category the cases, the
 // flip rate and the unstable cases, the overall row, the false alarms and

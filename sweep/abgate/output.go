@@ -11,8 +11,12 @@ import (
 
 // WriteJSON writes the report in the documented JSON form (indented, one
 // trailing newline).
-func WriteJSON(w io.Writer, rep *Report) error {
-	data, err := json.MarshalIndent(rep, "", "  ")
+func WriteJSON(w io.Writer, rep *Report) error { return writeIndented(w, rep) }
+
+// writeIndented writes v as JSON indented by two spaces, with one
+// trailing newline.
+func writeIndented(w io.Writer, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -75,10 +75,10 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 			b.Write(line)
 			b.WriteByte('\n')
 		}
-		if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, RecordsFile), b.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", RecordsFile, err)
+		if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, aiperf.RecordsFile), b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", aiperf.RecordsFile, err)
 		}
-		res.Files = append(res.Files, RecordsFile)
+		res.Files = append(res.Files, aiperf.RecordsFile)
 	}
 	if res.Profiling.OK == 0 {
 		return nil
@@ -87,10 +87,10 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 	if err != nil {
 		return fmt.Errorf("encode summary: %w", err)
 	}
-	if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, SummaryFile), data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", SummaryFile, err)
+	if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, aiperf.SummaryFile), data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", aiperf.SummaryFile, err)
 	}
-	res.Files = append(res.Files, SummaryFile)
+	res.Files = append(res.Files, aiperf.SummaryFile)
 	return nil
 }
 
@@ -99,24 +99,24 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]string, error) {
 	sm, ok := scr.export(r.benchID, profStart, profEnd, r.o.SliceDuration)
 	if !ok {
-		r.logf("warning: no server metrics endpoint answered (%s); %s not written", strings.Join(scr.endpoints, ", "), ServerMetricsFile)
+		r.logf("warning: no server metrics endpoint answered (%s); %s not written", strings.Join(scr.endpoints, ", "), aiperf.ServerMetricsFile)
 		return nil, nil
 	}
 	data, err := marshalIndent(sm)
 	if err != nil {
 		return nil, fmt.Errorf("encode server metrics: %w", err)
 	}
-	if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, ServerMetricsFile), data, 0o644); err != nil {
-		return nil, fmt.Errorf("write %s: %w", ServerMetricsFile, err)
+	if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, aiperf.ServerMetricsFile), data, 0o644); err != nil {
+		return nil, fmt.Errorf("write %s: %w", aiperf.ServerMetricsFile, err)
 	}
 	table, err := serverMetricsCSV(data)
 	if err != nil {
-		return []string{ServerMetricsFile}, err
+		return []string{aiperf.ServerMetricsFile}, err
 	}
 	if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, ServerMetricsCSV), table, 0o644); err != nil {
-		return []string{ServerMetricsFile}, fmt.Errorf("write %s: %w", ServerMetricsCSV, err)
+		return []string{aiperf.ServerMetricsFile}, fmt.Errorf("write %s: %w", ServerMetricsCSV, err)
 	}
-	return []string{ServerMetricsFile, ServerMetricsCSV}, nil
+	return []string{aiperf.ServerMetricsFile, ServerMetricsCSV}, nil
 }
 
 // summary builds profile_export_aiperf.json.

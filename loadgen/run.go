@@ -21,14 +21,6 @@ import (
 // generator writes.
 const aiperfVersion = "0.12.0"
 
-// Artifact file names, as aiperf writes them without
-// --profile-export-prefix.
-const (
-	RecordsFile       = aiperf.RecordsFile
-	SummaryFile       = aiperf.SummaryFile
-	ServerMetricsFile = aiperf.ServerMetricsFile
-)
-
 // Result is what a run did. Success is a nil error from Run; a Result is
 // returned alongside most errors too, describing the partial run.
 type Result struct {

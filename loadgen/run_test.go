@@ -111,12 +111,12 @@ func TestRunArtifacts(t *testing.T) {
 		begin := time.Now()
 		res, err := Run(t.Context(), o, io.Discard)
 		require.NoError(t, err)
-		assert.Equal(t, []string{RecordsFile, SummaryFile, ServerMetricsFile, ServerMetricsCSV}, res.Files)
+		assert.Equal(t, []string{aiperf.RecordsFile, aiperf.SummaryFile, aiperf.ServerMetricsFile, ServerMetricsCSV}, res.Files)
 		assert.False(t, res.Cancelled)
 		assert.LessOrEqual(t, f.maxFlight.Load(), int64(o.Concurrency), "concurrency exceeded")
 		assert.Equal(t, int64(o.Concurrency), f.maxFlight.Load(), "all lanes should be busy at some point")
 
-		recs := readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile))
+		recs := readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile))
 		require.Equal(t, res.Warmup.OK+res.Profiling.OK, len(recs))
 		ex := exampleRecords(t)
 
@@ -183,8 +183,8 @@ func TestRunArtifacts(t *testing.T) {
 		assert.Less(t, elapsed, o.BenchmarkDuration+o.GracePeriod+o.ScrapeFlush+time.Minute)
 
 		// Summary: aiperf's keys and metric-block shapes.
-		sum := readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile))
-		exSum := readJSON(t, filepath.Join(exampleDir, SummaryFile))
+		sum := readJSON(t, filepath.Join(o.ArtifactDir, aiperf.SummaryFile))
+		exSum := readJSON(t, filepath.Join(exampleDir, aiperf.SummaryFile))
 		for _, k := range keys(exSum) {
 			if strings.HasPrefix(k, "adj_") || strings.Contains(k, "error") {
 				continue // only in runs with errors (TestRunHTTPErrors)
@@ -202,8 +202,8 @@ func TestRunArtifacts(t *testing.T) {
 		assert.Greater(t, num64(tph["avg"]), 50.0, "growing conversations reuse most blocks")
 
 		// Server metrics: aiperf's structure, and counters are deltas over the window.
-		sm := readJSON(t, filepath.Join(o.ArtifactDir, ServerMetricsFile))
-		exSM := readJSON(t, filepath.Join(exampleDir, ServerMetricsFile))
+		sm := readJSON(t, filepath.Join(o.ArtifactDir, aiperf.ServerMetricsFile))
+		exSM := readJSON(t, filepath.Join(exampleDir, aiperf.ServerMetricsFile))
 		assert.Equal(t, keys(exSM), keys(sm))
 		assert.Equal(t, keys(exSM["summary"]), keys(sm["summary"]))
 		ep := "http://fake-engine:8000/metrics"
@@ -236,7 +236,7 @@ func TestRunHTTPErrors(t *testing.T) {
 		require.NoError(t, err)
 		require.Positive(t, res.Profiling.Failed)
 		ex := exampleRecords(t)
-		recs := readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile))
+		recs := readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile))
 		failed := 0
 		for _, r := range recs {
 			e, ok := r["error"].(jsonObj)
@@ -252,8 +252,8 @@ func TestRunHTTPErrors(t *testing.T) {
 			assert.Equal(t, keys(recMetrics(ex["http400"])), keys(recMetrics(r)), "error_isl only")
 		}
 		assert.Equal(t, res.Profiling.Failed, failed)
-		sum := readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile))
-		exSum := readJSON(t, filepath.Join(exampleDir, SummaryFile))
+		sum := readJSON(t, filepath.Join(o.ArtifactDir, aiperf.SummaryFile))
+		exSum := readJSON(t, filepath.Join(exampleDir, aiperf.SummaryFile))
 		for _, k := range []string{"error_request_count", "error_isl", "total_error_isl", "request_error_rate", "completed_request_count"} {
 			assert.Contains(t, sum, k)
 			assert.Equal(t, keys(exSum[k]), keys(sum[k]), k)
@@ -280,7 +280,7 @@ func TestRunFailedRequestThreshold(t *testing.T) {
 		assert.Equal(t, "failed_request_threshold", re.Reason)
 		assert.True(t, res.Cancelled)
 		assert.Less(t, time.Since(begin), o.BenchmarkDuration, "the threshold aborts the run early")
-		sum := readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile))
+		sum := readJSON(t, filepath.Join(o.ArtifactDir, aiperf.SummaryFile))
 		assert.Equal(t, true, sum["was_cancelled"])
 		assert.Contains(t, sum["metadata"].(jsonObj)["submission_invalid_reasons"], "run_cancelled")
 	})
@@ -294,7 +294,7 @@ func TestRunWarmupFailureAborts(t *testing.T) {
 		re, ok := errors.AsType[*RunError](err)
 		require.True(t, ok, "want *RunError, got %v", err)
 		assert.Equal(t, "warmup_failed", re.Reason)
-		assert.Equal(t, []string{RecordsFile}, res.Files, "no summary without a successful request")
+		assert.Equal(t, []string{aiperf.RecordsFile}, res.Files, "no summary without a successful request")
 		assert.Zero(t, res.Profiling.OK+res.Profiling.Failed)
 	})
 }
@@ -315,7 +315,7 @@ func TestRunGracePeriodCancelsInFlight(t *testing.T) {
 		assert.Equal(t, "all_failed", re.Reason)
 		assert.Equal(t, 15*time.Second, time.Since(begin), "duration + grace, then cancel (fake clock)")
 		ex := exampleRecords(t)
-		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
+		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile)) {
 			if phaseOf(r) != aiperf.PhaseProfiling {
 				continue
 			}
@@ -336,7 +336,7 @@ func TestRunContextCancel(t *testing.T) {
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		require.NotNil(t, res)
 		assert.True(t, res.Cancelled)
-		sum := readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile))
+		sum := readJSON(t, filepath.Join(o.ArtifactDir, aiperf.SummaryFile))
 		assert.Equal(t, true, sum["was_cancelled"])
 		// synctest.Test returns only once every goroutine Run started has exited.
 	})
@@ -361,9 +361,9 @@ func TestRunUnreachableServer(t *testing.T) {
 	require.True(t, ok, "want *RunError, got %v", err)
 	assert.Equal(t, "all_failed", re.Reason)
 	assert.Equal(t, "all 6 inference request(s) failed; no successful responses were collected", err.Error())
-	assert.Equal(t, []string{RecordsFile}, res.Files, "aiperf writes only the JSONL when every request failed")
+	assert.Equal(t, []string{aiperf.RecordsFile}, res.Files, "aiperf writes only the JSONL when every request failed")
 	ex := exampleRecords(t)
-	for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
+	for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile)) {
 		e := r["error"].(jsonObj)
 		assert.Equal(t, keys(ex["refused"]["error"]), keys(e))
 		assert.Equal(t, "ClientConnectorError", e["type"])
@@ -418,7 +418,7 @@ func TestRunServerDiesMidStream(t *testing.T) {
 		assert.Equal(t, "all_failed", re.Reason)
 		ex := exampleRecords(t)
 		n := 0
-		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
+		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile)) {
 			if phaseOf(r) != aiperf.PhaseProfiling {
 				continue
 			}
@@ -444,7 +444,7 @@ func TestRunWarmupGracePeriod(t *testing.T) {
 		res, err := Run(t.Context(), o, io.Discard)
 		require.NoError(t, err, "slow warm-ups cut by the grace period do not abort the run")
 		assert.Equal(t, o.Concurrency, res.Warmup.Failed)
-		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
+		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile)) {
 			if phaseOf(r) == aiperf.PhaseWarmup {
 				assert.Equal(t, true, md(r)["was_cancelled"])
 				assert.Equal(t, 499.0, r["error"].(jsonObj)["code"])
@@ -466,7 +466,7 @@ func TestRunMaxSessions(t *testing.T) {
 		_, err := Run(t.Context(), o, io.Discard)
 		require.NoError(t, err)
 		roots := map[string]bool{}
-		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile)) {
+		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile)) {
 			roots[md(r)["root_correlation_id"].(string)] = true
 		}
 		assert.Len(t, roots, 2+3, "the two initial trajectories plus three recycled plays")
@@ -527,7 +527,7 @@ func TestRunParallelSubagents(t *testing.T) {
 		_, err := Run(t.Context(), o, io.Discard)
 		require.NoError(t, err)
 		assert.Equal(t, int64(2), f.maxFlight.Load(), "both subagents in flight at once")
-		recs := readJSONL(t, filepath.Join(o.ArtifactDir, RecordsFile))
+		recs := readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile))
 		require.Len(t, recs, 4)
 		var subEnd, parentStart int64
 		for _, r := range recs {

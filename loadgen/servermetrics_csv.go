@@ -13,7 +13,7 @@ import (
 	"sweep/metrics/aiperf"
 )
 
-// ServerMetricsCSV is the tabular twin of ServerMetricsFile that aiperf
+// ServerMetricsCSV is the tabular twin of aiperf.ServerMetricsFile that aiperf
 // writes by default (--server-metrics-formats json csv); InferenceX's
 // required-prefix check wants both files non-empty.
 const ServerMetricsCSV = aiperf.ServerMetricsCSV

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs"
+	"sweep/metrics/aiperf"
 	"sweep/simengine"
 
 	"sweep/internal/cpuhog"
@@ -82,10 +83,10 @@ func TestRunAgainstSimulatedEngine(t *testing.T) {
 	assert.Zero(t, res.Profiling.Failed)
 	require.Positive(t, res.Profiling.OK)
 
-	sum := readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile))
+	sum := readJSON(t, filepath.Join(o.ArtifactDir, aiperf.SummaryFile))
 	dur := num64(sum["benchmark_duration"].(jsonObj)["avg"])
 	assert.InDelta(t, 180, dur, 60, "benchmark_duration is in simulated seconds")
-	sm := readJSON(t, filepath.Join(o.ArtifactDir, ServerMetricsFile))
+	sm := readJSON(t, filepath.Join(o.ArtifactDir, aiperf.ServerMetricsFile))
 	mets := sm["metrics"].(jsonObj)
 	gen, ok := mets["sglang:generation_tokens"].(jsonObj)
 	require.True(t, ok, "sglang:generation_tokens exported (have %v)", keys(mets))
@@ -131,7 +132,7 @@ func TestVirtualClockIsDeterministic(t *testing.T) {
 		res, err := Run(t.Context(), o, io.Discard)
 		require.NoError(t, err)
 		require.Positive(t, res.Profiling.OK)
-		return readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile))
+		return readJSON(t, filepath.Join(o.ArtifactDir, aiperf.SummaryFile))
 	}
 	idle := run(t)
 	var loaded, beside jsonObj
@@ -206,7 +207,7 @@ func TestVirtualLookaheadChangesNothing(t *testing.T) {
 		var log strings.Builder
 		_, err := Run(t.Context(), o, &log)
 		require.NoError(t, err)
-		return readJSON(t, filepath.Join(o.ArtifactDir, SummaryFile)), recordTimes(t, filepath.Join(o.ArtifactDir, RecordsFile)), log.String()
+		return readJSON(t, filepath.Join(o.ArtifactDir, aiperf.SummaryFile)), recordTimes(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile)), log.String()
 	}
 	for _, tc := range []struct {
 		conc  int

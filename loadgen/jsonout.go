@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"strconv"
 
@@ -110,20 +111,135 @@ func (f rawFloat) MarshalJSON() ([]byte, error) {
 // marshalIndent encodes v with two-space indentation (aiperf's
 // orjson OPT_INDENT_2) and a trailing newline.
 func marshalIndent(v any) ([]byte, error) {
-	raw, err := appendJSON(nil, v)
-	if err != nil {
+	var b bytes.Buffer
+	if err := writeIndent(&b, v); err != nil {
 		return nil, err
 	}
-	b := indentJSON(make([]byte, 0, len(raw)+len(raw)/2), raw)
-	return append(b, '\n'), nil
+	return b.Bytes(), nil
+}
+
+// writeIndent writes v to w as marshalIndent encodes it, indenting as it
+// goes and handing w a chunk at a time, so a large export is neither
+// built compact first nor held whole in memory.
+func writeIndent(w io.Writer, v any) error {
+	e := &indentWriter{w: w, buf: make([]byte, 0, indentChunk+indentChunk/4)}
+	e.value(v, 0)
+	e.buf = append(e.buf, '\n')
+	e.flush()
+	return e.err
+}
+
+// indentChunk is how many bytes indentWriter gathers before it writes.
+const indentChunk = 256 << 10
+
+// indentWriter is writeIndent's state: the bytes not yet written and the
+// first error (encoding or writing).
+type indentWriter struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+func (e *indentWriter) flush() {
+	if e.err == nil && len(e.buf) > 0 {
+		_, e.err = e.w.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
+}
+
+func (e *indentWriter) newline(depth int) {
+	e.buf = append(e.buf, '\n')
+	for range depth {
+		e.buf = append(e.buf, ' ', ' ')
+	}
+}
+
+// value appends v at the given depth, as indentJSON(appendJSON(v)) would
+// place it there.
+func (e *indentWriter) value(v any, depth int) {
+	if e.err != nil {
+		return
+	}
+	if len(e.buf) >= indentChunk {
+		e.flush()
+	}
+	switch v := v.(type) {
+	case object:
+		if len(v) == 0 {
+			e.buf = append(e.buf, "{}"...)
+			return
+		}
+		e.buf = append(e.buf, '{')
+		for i, f := range v {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.newline(depth + 1)
+			e.buf = strconv.AppendQuote(e.buf, f.Key)
+			e.buf = append(e.buf, ':', ' ')
+			e.value(f.Value, depth+1)
+		}
+		e.newline(depth)
+		e.buf = append(e.buf, '}')
+	case []object:
+		indentList(e, v, depth)
+	case []any:
+		indentList(e, v, depth)
+	case num, rawFloat, int64, int:
+		e.buf, e.err = appendJSON(e.buf, v)
+	case string:
+		if plainString(v) {
+			e.buf = append(e.buf, '"')
+			e.buf = append(e.buf, v...)
+			e.buf = append(e.buf, '"')
+			return
+		}
+		e.indentRaw(v, depth)
+	default:
+		e.indentRaw(v, depth)
+	}
+}
+
+// indentRaw appends what appendJSON writes for v, indented at depth.
+func (e *indentWriter) indentRaw(v any, depth int) {
+	raw, err := appendJSON(nil, v)
+	if err != nil {
+		e.err = err
+		return
+	}
+	e.buf = indentJSONAt(e.buf, raw, depth)
+}
+
+func indentList[T any](e *indentWriter, list []T, depth int) {
+	switch {
+	case list == nil:
+		e.buf = append(e.buf, "null"...)
+		return
+	case len(list) == 0:
+		e.buf = append(e.buf, "[]"...)
+		return
+	}
+	e.buf = append(e.buf, '[')
+	for i, x := range list {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.newline(depth + 1)
+		e.value(x, depth+1)
+	}
+	e.newline(depth)
+	e.buf = append(e.buf, ']')
 }
 
 // indentJSON appends src, JSON that appendJSON wrote, indented as
 // json.Indent(dst, src, "", "  ") does (empty objects and arrays stay
 // {} and []), without json.Indent's validating scanner, which took most
 // of the time of writing a large server-metrics export.
-func indentJSON(dst, src []byte) []byte {
-	depth := 0
+func indentJSON(dst, src []byte) []byte { return indentJSONAt(dst, src, 0) }
+
+// indentJSONAt is indentJSON for a value that stands at the given depth
+// of an enclosing document.
+func indentJSONAt(dst, src []byte, depth int) []byte {
 	inStr, esc, open := false, false, false
 	newline := func() {
 		dst = append(dst, '\n')

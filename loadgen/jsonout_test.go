@@ -3,6 +3,8 @@ package loadgen
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -56,3 +58,81 @@ func TestIndentJSON(t *testing.T) {
 		assert.Equal(t, want.String(), string(indentJSON(nil, []byte(c))), c)
 	}
 }
+
+// TestWriteIndent: the streaming encoder writes the bytes of the old
+// two-pass one (appendJSON, then indentJSON) for the artifact trees'
+// value kinds, hands a large document to its writer in several chunks,
+// and returns the writer's error.
+func TestWriteIndent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var gen func(depth int) any
+	gen = func(depth int) any {
+		switch k := rng.IntN(12); {
+		case depth > 4 || k == 0:
+			return rawFloat(rng.Float64() * 1e6)
+		case k == 1:
+			return num(float64(rng.IntN(1000)))
+		case k == 2:
+			return int64(rng.IntN(1 << 40))
+		case k == 3:
+			return []string{"a", `b"<c>`}[rng.IntN(2)] // a plain and an escaped string
+		case k == 4:
+			return map[string]string{"model": "m", "le": "+Inf"}
+		case k == 5:
+			return rng.IntN(2) == 0 // a bool goes through encoding/json
+		case k == 6:
+			return []object(nil)
+		case k == 7:
+			return []any{}
+		case k <= 9:
+			o := object{}
+			for i := range rng.IntN(4) {
+				o = append(o, field{"k" + strconv.Itoa(i), gen(depth + 1)})
+			}
+			return o
+		default:
+			var l []object
+			for range rng.IntN(4) {
+				l = append(l, object{{"x", gen(depth + 1)}})
+			}
+			return l
+		}
+	}
+	for range 300 {
+		v := object{{"root", gen(0)}, {"nan", rawFloat(math.NaN())}}
+		raw, err := appendJSON(nil, v)
+		require.NoError(t, err)
+		want := append(indentJSON(nil, raw), '\n')
+		var got bytes.Buffer
+		require.NoError(t, writeIndent(&got, v))
+		require.Equal(t, string(want), got.String())
+	}
+
+	big := object{}
+	for i := range 20000 {
+		big = append(big, field{"series" + strconv.Itoa(i), []object{{{"start_ns", int64(i)}, {"value", rawFloat(0.5)}}}})
+	}
+	w := &countingWriter{}
+	require.NoError(t, writeIndent(w, big))
+	want, err := marshalIndent(big)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), w.String())
+	assert.Greater(t, w.writes, 2, "a large document is written in chunks")
+
+	fail := errors.New("disk full")
+	assert.ErrorIs(t, writeIndent(failingWriter{fail}, big), fail)
+}
+
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }

@@ -21,6 +21,17 @@ type field struct {
 // ordered, which keeps diffs against real files readable).
 type object []field
 
+// get is the value of the last field named key (as a JSON decoder would
+// keep it), or nil.
+func (o object) get(key string) any {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].Key == key {
+			return o[i].Value
+		}
+	}
+	return nil
+}
+
 // percentile returns the p-th percentile of sorted xs with linear
 // interpolation between closest ranks (numpy's default method).
 func percentile(sorted []float64, p float64) float64 {

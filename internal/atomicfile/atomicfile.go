@@ -3,6 +3,7 @@
 // is killed half-way:
 //
 //	err := atomicfile.Write(path, data, 0o644)
+//	err = atomicfile.WriteWith(path, 0o644, func(w io.Writer) error { ... })
 //	err = atomicfile.WriteJSON(path, v) // indented, trailing newline
 //
 // The data goes to a temporary file in the same directory, is synced, and
@@ -13,13 +14,24 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
 // Write replaces path with data atomically.
-func Write(path string, data []byte, perm os.FileMode) (err error) {
+func Write(path string, data []byte, perm os.FileMode) error {
+	return WriteWith(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteWith replaces path atomically with what write writes, so a large
+// file can be encoded straight into place. When write fails nothing is
+// replaced.
+func WriteWith(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempInfix+"*.tmp")
 	if err != nil {
@@ -30,7 +42,7 @@ func Write(path string, data []byte, perm os.FileMode) (err error) {
 			_ = os.Remove(f.Name())
 		}
 	}()
-	_, err = f.Write(data)
+	err = write(f)
 	if err == nil {
 		err = f.Chmod(perm)
 	}

@@ -1,6 +1,8 @@
 package atomicfile
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,6 +31,28 @@ func TestWriteFailsInMissingDirAndLeavesNothing(t *testing.T) {
 	err := Write(filepath.Join(t.TempDir(), "missing", "x.json"), []byte("x"), 0o644)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "x.json")
+}
+
+// TestWriteWithFailureKeepsOld: a writer that fails half-way replaces
+// nothing and leaves no temporary file.
+func TestWriteWithFailureKeepsOld(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "export.json")
+	require.NoError(t, Write(path, []byte("old"), 0o644))
+	err := WriteWith(path, 0o644, func(w io.Writer) error {
+		if _, err := w.Write([]byte("half of the new")); err != nil {
+			return err
+		}
+		return errors.New("encoder failed")
+	})
+	require.ErrorContains(t, err, "encoder failed")
+	assert.Contains(t, err.Error(), "export.json")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "old", string(b))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary file is left behind")
 }
 
 func TestWriteJSON(t *testing.T) {

@@ -44,6 +44,9 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 		Warmup: *r.counts[aiperf.PhaseWarmup], Profiling: *r.counts[aiperf.PhaseProfiling],
 		Cancelled: r.abort != nil || ctx.Err() != nil, Dataset: r.ds.describe(),
 	}
+	if r.vc != nil {
+		numberSessions(records)
+	}
 	r.mu.Unlock()
 	// The server-metrics export (the largest file) is encoded beside the
 	// records and the summary.

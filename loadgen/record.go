@@ -1,7 +1,10 @@
 package loadgen
 
 import (
+	"cmp"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"sweep/metrics/aiperf"
@@ -147,4 +150,38 @@ func recordMetrics(t *timing, streaming bool) aiperf.RecordMetrics {
 		}
 	}
 	return out
+}
+
+// numberSessions sets the records' session_num to the ordinal of their
+// session by its first credit, ties by correlation id. On the virtual
+// clock that order is the seed's: the numbers newSession hands out follow
+// whichever lane's goroutine gets there first when several sessions start
+// at one simulated time (at conc 256, a run in two numbered some
+// subagent sessions differently).
+func numberSessions(records []*record) {
+	type start struct {
+		ns int64
+		id string
+	}
+	first := map[string]int64{}
+	for _, rec := range records {
+		m := &rec.Metadata
+		if ns, ok := first[m.XCorrelationID]; !ok || m.CreditIssuedNs < ns {
+			first[m.XCorrelationID] = m.CreditIssuedNs
+		}
+	}
+	order := make([]start, 0, len(first))
+	for id, ns := range first {
+		order = append(order, start{ns, id})
+	}
+	slices.SortFunc(order, func(a, b start) int {
+		return cmp.Or(cmp.Compare(a.ns, b.ns), strings.Compare(a.id, b.id))
+	})
+	num := make(map[string]int, len(order))
+	for i, s := range order {
+		num[s.id] = i
+	}
+	for _, rec := range records {
+		rec.Metadata.SessionNum = num[rec.Metadata.XCorrelationID]
+	}
 }

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,3 +125,23 @@ func TestServerMetricsWindow(t *testing.T) {
 }
 
 func ftoa(f float64) string { b, _ := json.Marshal(f); return string(b) }
+
+// TestNumberSessions: session_num follows each session's first credit,
+// ties by correlation id, whatever order the records come in.
+func TestNumberSessions(t *testing.T) {
+	mk := func(corr string, credit int64) *record {
+		rec := &record{}
+		rec.Metadata.XCorrelationID, rec.Metadata.CreditIssuedNs = corr, credit
+		rec.Metadata.SessionNum = -1
+		return rec
+	}
+	want := map[string]int{"b": 0, "c": 1, "a": 2, "d": 3}
+	for seed := range uint64(20) {
+		recs := []*record{mk("a", 50), mk("b", 10), mk("c", 10), mk("a", 30), mk("b", 90), mk("d", 60)}
+		rand.New(rand.NewPCG(seed, 1)).Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+		numberSessions(recs)
+		for _, rec := range recs {
+			assert.Equal(t, want[rec.Metadata.XCorrelationID], rec.Metadata.SessionNum, rec.Metadata.XCorrelationID)
+		}
+	}
+}

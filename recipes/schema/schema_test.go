@@ -111,7 +111,7 @@ func TestEngineSchemaProvenance(t *testing.T) {
 	}{
 		{"sglang@v0.5.16", 497, 1, true},
 		{"sglang@v0.5.17", 497, 1, true}, // extends v0.5.16 unchanged
-		{"vllm@v0.27.1", 282, 33, false},
+		{"vllm@v0.27.1", 305, 13, true},
 	}
 	c, err := Embedded()
 	require.NoError(t, err)

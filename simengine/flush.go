@@ -13,27 +13,48 @@ import (
 const virtualFlushEvery = 20 * time.Millisecond
 
 // batchedFlusher passes a streamed answer on at most every every: the
-// engine and the reverse proxy flush after each write of an event
-// stream, and a flush within every of the last one is left to the next
-// write, the next flush past every, or the end of the answer (net/http
-// flushes it when the handler returns).
+// engine and the reverse proxy write an event stream into it and flush
+// after each write; it keeps the bytes (net/http's own 4 KB buffer would
+// send them a few events at a time) and hands them over in one write and
+// one flush when every has passed since the last, and at the end of the
+// answer (finish, which its user must call before the handler returns).
 type batchedFlusher struct {
 	http.ResponseWriter
 	every time.Duration
 	last  time.Time
+	buf   []byte
+}
+
+// Write keeps p for the next flush.
+func (f *batchedFlusher) Write(p []byte) (int, error) {
+	f.buf = append(f.buf, p...)
+	return len(p), nil
 }
 
 // FlushError implements what http.ResponseController.Flush calls.
 func (f *batchedFlusher) FlushError() error {
-	if now := time.Now(); now.Sub(f.last) >= f.every {
-		f.last = now
-		return http.NewResponseController(f.ResponseWriter).Flush()
+	if time.Since(f.last) >= f.every {
+		return f.finish()
 	}
 	return nil
 }
 
 // Flush implements http.Flusher.
 func (f *batchedFlusher) Flush() { _ = f.FlushError() }
+
+// finish writes and flushes what is kept, now.
+func (f *batchedFlusher) finish() error {
+	f.last = time.Now()
+	if len(f.buf) == 0 {
+		return nil
+	}
+	_, err := f.ResponseWriter.Write(f.buf)
+	f.buf = f.buf[:0]
+	if err != nil {
+		return err
+	}
+	return http.NewResponseController(f.ResponseWriter).Flush()
+}
 
 // Unwrap lets http.ResponseController reach the connection's other
 // controls (deadlines).

@@ -577,7 +577,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 	w.WriteHeader(http.StatusOK)
 	if q.sink.timed {
 		// Stamped events mean the same whenever they leave.
-		w = &batchedFlusher{ResponseWriter: w, every: virtualFlushEvery}
+		bf := &batchedFlusher{ResponseWriter: w, every: virtualFlushEvery}
+		defer func() { _ = bf.finish() }() // the end of the answer, at once
+		w = bf
 	}
 	flusher, _ := w.(http.Flusher)
 	flush := func() {

@@ -195,7 +195,9 @@ func (r *Router) Handler() http.Handler {
 			return
 		}
 		if req.Header.Get(HeaderParticipant) != "" {
-			w = &batchedFlusher{ResponseWriter: w, every: virtualFlushEvery}
+			bf := &batchedFlusher{ResponseWriter: w, every: virtualFlushEvery}
+			defer func() { _ = bf.finish() }() // the end of the answer, at once
+			w = bf
 		}
 		r.proxies[i].ServeHTTP(w, req)
 	})

@@ -47,7 +47,7 @@ type vclock struct {
 	mu       sync.Mutex
 	kick     chan struct{} // capacity 1: "something changed"
 	now      float64       // the latest processed event time
-	parts    map[string]*vpart
+	parts    partSet
 	arrivals []*varrival // sorted by (t, participant, seq) when taken
 	seq      uint64
 	barriers []*vbarrier
@@ -166,7 +166,7 @@ type vbarrier struct {
 }
 
 func newVClock() *vclock {
-	return &vclock{kick: make(chan struct{}, 1), parts: map[string]*vpart{}, owners: map[*simRequest]*vpart{}}
+	return &vclock{kick: make(chan struct{}, 1), parts: partSet{byID: map[string]*vpart{}}, owners: map[*simRequest]*vpart{}}
 }
 
 func (vc *vclock) poke() {
@@ -179,10 +179,37 @@ func (vc *vclock) poke() {
 // floor is the lowest participant floor (+Inf without participants).
 func (vc *vclock) floor() float64 {
 	f := inf
-	for _, p := range vc.parts {
+	for _, p := range vc.parts.list {
 		f = min(f, p.floor)
 	}
 	return f
+}
+
+// partSet is the clock's participants by id, and in a slice in the order
+// they joined: the event loop scans them at every event (the earliest
+// floor), which over a map's iterator was a tenth of the engine's CPU at
+// conc 256.
+type partSet struct {
+	byID map[string]*vpart
+	list []*vpart
+}
+
+func (ps *partSet) add(p *vpart) {
+	ps.byID[p.id] = p
+	ps.list = append(ps.list, p)
+}
+
+func (ps *partSet) remove(id string) {
+	if p := ps.byID[id]; p != nil {
+		delete(ps.byID, id)
+		ps.list = slices.DeleteFunc(ps.list, func(q *vpart) bool { return q == p })
+	}
+}
+
+func (ps *partSet) reset() {
+	clear(ps.byID)
+	clear(ps.list)
+	ps.list = ps.list[:0]
 }
 
 // vloop is the event loop of the virtual clock: it runs until ctx is
@@ -284,7 +311,7 @@ func (s *Server) vadvance() bool {
 	if s.vguard() {
 		return true
 	}
-	for _, p := range vc.parts {
+	for _, p := range vc.parts.list {
 		if p.sleeping && p.until == f {
 			p.sleeping, p.guard = false, 0
 			switch v := p.early; {
@@ -315,7 +342,7 @@ func (s *Server) vadvance() bool {
 func (s *Server) vguard() bool {
 	vc := s.vc
 	earliest, idleFrom, cap := inf, -inf, 0.0
-	for _, p := range vc.parts {
+	for _, p := range vc.parts.list {
 		if !p.sleeping && p.floor == inf && p.inflight == 0 {
 			continue // blocked: waiting for the others, not a stream of its own
 		}
@@ -335,7 +362,7 @@ func (s *Server) vguard() bool {
 	if excess <= 1e-9 {
 		return false
 	}
-	for _, p := range vc.parts {
+	for _, p := range vc.parts.list {
 		if p.sleeping && p.guard > 0 { // a blocked participant keeps the guard of its last sleep
 			p.until -= excess
 			p.floor = p.until
@@ -420,7 +447,7 @@ func (s *Server) vdone(q *simRequest, t float64, normal bool) {
 	}
 	delete(vc.owners, q)
 	p.inflight--
-	if p.inflight == 0 && vc.parts[p.id] == p {
+	if p.inflight == 0 && vc.parts.byID[p.id] == p {
 		p.floor = t
 		if th := q.then; normal && th != nil && th.sleep > 0 && t+th.sleep < th.before {
 			until := t + th.sleep
@@ -464,7 +491,7 @@ func (s *Server) vsubmit(h http.Header, q *simRequest, key string) error {
 	var p *vpart
 	early := false
 	if id := h.Get(HeaderParticipant); id != "" {
-		p = vc.parts[id]
+		p = vc.parts.byID[id]
 		if p == nil {
 			return fmt.Errorf("participant %q has not joined the virtual clock", id)
 		}
@@ -565,7 +592,7 @@ func (s *Server) vabandon(q *simRequest) {
 		delete(vc.owners, q)
 		p.inflight--
 	}
-	for _, p := range vc.parts {
+	for _, p := range vc.parts.list {
 		if p.early != nil && p.early.q == q { // it waited for the wake-up: back to the declared sleep
 			p.early, p.declared = nil, true
 		}
@@ -594,9 +621,9 @@ func (s *Server) simState(w http.ResponseWriter, _ *http.Request) {
 	defer vc.mu.Unlock()
 	fmt.Fprintf(w, "now %g floor %g arrivals %d barriers %d deadlines %d recording %t next tick %g\n",
 		vc.now, vc.floor(), len(vc.arrivals), len(vc.barriers), len(vc.deadline), vc.recording, vc.nextTick)
-	ids := slices.Sorted(maps.Keys(vc.parts))
+	ids := slices.Sorted(maps.Keys(vc.parts.byID))
 	for _, id := range ids {
-		p := vc.parts[id]
+		p := vc.parts.byID[id]
 		fmt.Fprintf(w, "participant %s: floor %g inflight %d sleeping %t from %g until %g cap %g", id, p.floor, p.inflight, p.sleeping, p.from, p.until, p.guard)
 		if p.declared {
 			fmt.Fprintf(w, " declared %g-%g", p.thenFrom, p.then)
@@ -626,7 +653,7 @@ func floatParam(r *http.Request, name string) (float64, bool) {
 // time (?at=), checked against its floor; vc.mu is held.
 func (s *Server) part(w http.ResponseWriter, r *http.Request) (*vpart, float64, bool) {
 	id := r.URL.Query().Get("p")
-	p := s.vc.parts[id]
+	p := s.vc.parts.byID[id]
 	if p == nil {
 		simError(w, http.StatusNotFound, "participant %q has not joined the virtual clock", id)
 		return nil, 0, false
@@ -660,22 +687,22 @@ func (s *Server) simJoin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else if r.URL.Query().Get("reset") == "1" {
-		clear(vc.parts)
+		vc.parts.reset()
 		clear(vc.owners)
 		vc.recording = false
 		vc.poke()
-	} else if len(vc.parts) > 0 {
+	} else if len(vc.parts.list) > 0 {
 		simError(w, http.StatusConflict, "the clock has participants: join new ones on behalf of one (p, at)")
 		return
 	}
 	for id := range strings.SplitSeq(r.URL.Query().Get("ids"), ",") {
-		if id == "" || vc.parts[id] != nil {
+		if id == "" || vc.parts.byID[id] != nil {
 			simError(w, http.StatusConflict, "participant %q: empty or already joined", id)
 			return
 		}
 	}
 	for id := range strings.SplitSeq(r.URL.Query().Get("ids"), ",") {
-		vc.parts[id] = &vpart{id: id, floor: at, wake: make(chan float64, 1)}
+		vc.parts.add(&vpart{id: id, floor: at, wake: make(chan float64, 1)})
 	}
 	writeTime(w, at)
 }
@@ -685,7 +712,7 @@ func (s *Server) simLeave(w http.ResponseWriter, r *http.Request) {
 	vc := s.vc
 	vc.mu.Lock()
 	defer vc.mu.Unlock()
-	delete(vc.parts, r.URL.Query().Get("p"))
+	vc.parts.remove(r.URL.Query().Get("p"))
 	vc.poke()
 }
 
@@ -732,7 +759,7 @@ func (s *Server) simSet(w http.ResponseWriter, r *http.Request) {
 		p.floor = at
 	}
 	for id := range strings.SplitSeq(r.URL.Query().Get("ids"), ",") {
-		if q := vc.parts[id]; q != nil {
+		if q := vc.parts.byID[id]; q != nil {
 			q.retract()
 			q.floor, q.sleeping = to, false
 		}
@@ -753,7 +780,7 @@ func (s *Server) simSleep(w http.ResponseWriter, r *http.Request) {
 	var p *vpart
 	var at float64
 	ok := true
-	if p = vc.parts[r.URL.Query().Get("p")]; p != nil && p.declared {
+	if p = vc.parts.byID[r.URL.Query().Get("p")]; p != nil && p.declared {
 		at, ok = floatParam(r, "at")
 		if ok && at != p.thenFrom {
 			ok = false
@@ -794,8 +821,8 @@ func (s *Server) simSleep(w http.ResponseWriter, r *http.Request) {
 		writeTime(w, t)
 	case <-r.Context().Done():
 		vc.mu.Lock()
-		if vc.parts[p.id] == p {
-			delete(vc.parts, p.id) // a participant that went away holds nothing back
+		if vc.parts.byID[p.id] == p {
+			vc.parts.remove(p.id) // a participant that went away holds nothing back
 		}
 		vc.poke()
 		vc.mu.Unlock()

@@ -95,7 +95,8 @@
 // handlers in bunches (every 64 events, whenever it must wait for a floor,
 // and at once when a request ends), a handler writes every release it
 // takes in one write, and a stamped stream (and the router passing it on)
-// flushes at most every 20 ms of wall time and at once at its end.
+// keeps its bytes and hands them over in one write and flush at most every
+// 20 ms of wall time, and at once at its end.
 // Lookahead changes no number either (the load generator's tests run a
 // point with and without it): the state the engine
 // sets at a request's end is the one the participant's sleep would have

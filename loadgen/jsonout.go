@@ -165,39 +165,39 @@ func (e *indentWriter) value(v any, depth int) {
 	}
 	switch v := v.(type) {
 	case object:
-		if len(v) == 0 {
-			e.buf = append(e.buf, "{}"...)
-			return
-		}
-		e.buf = append(e.buf, '{')
-		for i, f := range v {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			e.newline(depth + 1)
-			e.buf = strconv.AppendQuote(e.buf, f.Key)
+		e.container('{', '}', len(v), depth, func(i int) {
+			e.buf = strconv.AppendQuote(e.buf, v[i].Key)
 			e.buf = append(e.buf, ':', ' ')
-			e.value(f.Value, depth+1)
-		}
-		e.newline(depth)
-		e.buf = append(e.buf, '}')
+			e.value(v[i].Value, depth+1)
+		})
 	case []object:
 		indentList(e, v, depth)
 	case []any:
 		indentList(e, v, depth)
-	case num, rawFloat, int64, int:
+	case num, rawFloat, int64, int, string: // no structure to indent
 		e.buf, e.err = appendJSON(e.buf, v)
-	case string:
-		if plainString(v) {
-			e.buf = append(e.buf, '"')
-			e.buf = append(e.buf, v...)
-			e.buf = append(e.buf, '"')
-			return
-		}
-		e.indentRaw(v, depth)
 	default:
 		e.indentRaw(v, depth)
 	}
+}
+
+// container appends an object or a list of n members at depth, one
+// member a line; an empty one stays {} or [].
+func (e *indentWriter) container(open, close byte, n, depth int, member func(i int)) {
+	e.buf = append(e.buf, open)
+	if n == 0 {
+		e.buf = append(e.buf, close)
+		return
+	}
+	for i := range n {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.newline(depth + 1)
+		member(i)
+	}
+	e.newline(depth)
+	e.buf = append(e.buf, close)
 }
 
 // indentRaw appends what appendJSON writes for v, indented at depth.
@@ -211,24 +211,11 @@ func (e *indentWriter) indentRaw(v any, depth int) {
 }
 
 func indentList[T any](e *indentWriter, list []T, depth int) {
-	switch {
-	case list == nil:
+	if list == nil {
 		e.buf = append(e.buf, "null"...)
 		return
-	case len(list) == 0:
-		e.buf = append(e.buf, "[]"...)
-		return
 	}
-	e.buf = append(e.buf, '[')
-	for i, x := range list {
-		if i > 0 {
-			e.buf = append(e.buf, ',')
-		}
-		e.newline(depth + 1)
-		e.value(x, depth+1)
-	}
-	e.newline(depth)
-	e.buf = append(e.buf, ']')
+	e.container('[', ']', len(list), depth, func(i int) { e.value(list[i], depth+1) })
 }
 
 // indentJSON appends src, JSON that appendJSON wrote, indented as

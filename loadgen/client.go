@@ -227,6 +227,7 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 func readStream(body io.Reader, start time.Time, t *timing) *aiperf.RecordError {
 	br := bufio.NewReaderSize(body, 64<<10)
 	done := false
+	var head []byte // the last content event's head simContent accepted
 	for {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -244,7 +245,7 @@ func readStream(body io.Reader, start time.Time, t *timing) *aiperf.RecordError 
 			}
 		}
 		now := t.since(start)
-		if text, ok := simContent(line); ok && t.sim != nil && err == nil {
+		if text, ok := simContent(line, &head); ok && t.sim != nil && err == nil {
 			t.chunkNs = append(t.chunkNs, now)
 			t.chunkToks = append(t.chunkToks, max(1, countFields(text)))
 			continue
@@ -273,7 +274,10 @@ func readStream(body io.Reader, start time.Time, t *timing) *aiperf.RecordError 
 // engine's own encoding (virtual clock: the engine is sweep's), a chat
 // chunk with nothing but non-empty plain content, without decoding its
 // JSON; ok is false for any other event, which handleEvent then reads.
-func simContent(line []byte) (text []byte, ok bool) {
+// An answer's content events share their head (id, object, created,
+// model): accepted is the last head it accepted, checked again only
+// when a head differs from it.
+func simContent(line []byte, accepted *[]byte) (text []byte, ok bool) {
 	const pre, post = `,"choices":[{"index":0,"delta":{"content":"`, `"},"logprobs":null,"finish_reason":null}]}`
 	line, ok = bytes.CutPrefix(line, []byte(`data: {"id":"`))
 	if !ok {
@@ -293,8 +297,14 @@ func simContent(line []byte) (text []byte, ok bool) {
 			return nil, false
 		}
 	}
-	if len(text) == 0 || bytes.IndexByte(text, '"') >= 0 || bytes.Contains(head, []byte(`"usage"`)) || bytes.Contains(head, []byte(`"error"`)) || bytes.Contains(head, []byte(`"choices"`)) {
+	if len(text) == 0 || bytes.IndexByte(text, '"') >= 0 {
 		return nil, false
+	}
+	if !bytes.Equal(head, *accepted) {
+		if bytes.Contains(head, []byte(`"usage"`)) || bytes.Contains(head, []byte(`"error"`)) || bytes.Contains(head, []byte(`"choices"`)) {
+			return nil, false
+		}
+		*accepted = append((*accepted)[:0], head...)
 	}
 	return text, true
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -136,3 +137,34 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 type failingWriter struct{ err error }
 
 func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
+
+// TestSimContent: the fast path takes the simulated engine's content
+// events and nothing else, whichever head it accepted before.
+func TestSimContent(t *testing.T) {
+	const tail = `,"choices":[{"index":0,"delta":{"content":"%s"},"logprobs":null,"finish_reason":null}]}` + "\n"
+	ev := func(head, text string) []byte {
+		return []byte(`data: {"id":"` + head + strings.ReplaceAll(tail, "%s", text))
+	}
+	good := `c1","object":"chat.completion.chunk","created":1,"model":"m"`
+	cases := []struct {
+		name string
+		line []byte
+		want string // "" for refused
+	}{
+		{"content", ev(good, "two words"), "two words"},
+		{"same head again", ev(good, "more"), "more"},
+		{"usage in the head", ev(`c1","usage":{"x":1},"model":"m"`, "w"), ""},
+		{"error in the head", ev(`c1","error":"x","model":"m"`, "w"), ""},
+		{"escaped text", ev(good, `a\"b`), ""},
+		{"empty text", ev(good, ""), ""},
+		{"non-ASCII text", ev(good, "caf\u00e9"), ""},
+		{"another head", ev(`c2","object":"chat.completion.chunk","created":2,"model":"m"`, "w"), "w"},
+		{"not data", []byte(": keep-alive\n"), ""},
+	}
+	var accepted []byte
+	for _, c := range cases {
+		text, ok := simContent(c.line, &accepted)
+		assert.Equal(t, c.want != "", ok, c.name)
+		assert.Equal(t, c.want, string(text), c.name)
+	}
+}

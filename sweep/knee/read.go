@@ -144,6 +144,13 @@ type Sample struct {
 	File      string // path as found under the directory read
 	Conc      int
 	Simulated bool
+	// Probe is true for a short bracketing point of an adaptive search
+	// (its throughput is noisier than a full-length point's).
+	Probe bool
+	// Seconds is the measured span of the successful requests
+	// (request_metrics.throughput.duration_seconds), 0 when unknown; a
+	// probe weighs its Seconds over a full point's in the fits.
+	Seconds float64
 	// Excluded says why the point is not used (no successful request,
 	// error rate, marked invalid, no throughput); empty when usable.
 	Excluded string

@@ -11,6 +11,19 @@ type SearchOptions struct {
 	Step int
 	// Analyze tunes the knee found on what is measured (threshold, gain).
 	Analyze Options
+	// FullSeconds is the length of a full point (default 1200 s,
+	// agentx-fast): a probe of Sample.Seconds has the noise of a full
+	// point (Analyze.Sigma) times sqrt(FullSeconds/Seconds).
+	FullSeconds float64
+}
+
+// sigma is the relative noise of a measured sample: Analyze.Sigma, more
+// for a probe.
+func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
+	if !s.Probe || s.Seconds <= 0 || s.Seconds >= o.FullSeconds {
+		return ao.Sigma
+	}
+	return ao.Sigma * math.Sqrt(o.FullSeconds/s.Seconds)
 }
 
 // Next is the adaptive discovery of one arm (peers' §3.2): given the
@@ -36,15 +49,33 @@ type SearchOptions struct {
 // Next is a pure function of its inputs, so a resumed sweep makes the
 // same choices.
 func Next(grid []int, measured []Sample, o SearchOptions) []int {
+	return NextStep(grid, measured, o).Conc
+}
+
+// Step is what the search asks for next: the concurrencies to measure,
+// and whether they are bracketing probes. A bracketing point only has to
+// tell which way the curve goes (a ×4 step gains far more than the noise
+// until saturation), so it may run short; the fill points that settle
+// the knee run at the full length.
+type Step struct {
+	Conc  []int
+	Probe bool
+}
+
+// NextStep is Next with the kind of points it asks for.
+func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	if o.Step < 2 {
 		o.Step = 4
+	}
+	if o.FullSeconds <= 0 {
+		o.FullSeconds = 1200
 	}
 	ao := o.Analyze.withDefaults()
 	grid = slices.Clone(grid)
 	slices.Sort(grid)
 	grid = slices.Compact(grid)
 	if len(grid) == 0 {
-		return nil
+		return Step{}
 	}
 	byConc := map[int][]*Sample{}
 	for i := range measured {
@@ -65,6 +96,23 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 		return vs[len(vs)/2], true
 	}
 	has := func(c int) bool { return len(byConc[c]) > 0 }
+	usable := func() int {
+		n := 0
+		for c := range byConc {
+			if _, ok := tput(c); ok {
+				n++
+			}
+		}
+		return n
+	}
+	// sig is the noise of the throughput at c: the least noisy file's.
+	sig := func(c int) float64 {
+		sd := math.Inf(1)
+		for _, s := range byConc[c] {
+			sd = min(sd, o.sigma(s, ao))
+		}
+		return sd
+	}
 
 	// 1. Bracket.
 	ceiling := grid[len(grid)-1] // nothing above two failures in a row or a cliff
@@ -72,7 +120,9 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 	failed := 0 // the last bracket point, when it failed
 	for c := grid[0]; ; {
 		if !has(c) {
-			return []int{c}
+			// The top of the grid is read by the saturation gate, not
+			// only for the direction: it runs at the full length.
+			return Step{Conc: []int{c}, Probe: c != grid[len(grid)-1]}
 		}
 		t, ok := tput(c)
 		next := 0
@@ -84,8 +134,11 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 			if i := slices.Index(grid, c); i+1 < len(grid) {
 				next = grid[i+1]
 			}
-		case prev > 0 && t < (1-cliffDrop)*prevT: // a cliff, beyond noise
-			ceiling = c
+		case prev > 0 && t < (1-max(cliffDrop, 2*math.Hypot(sig(prev), sig(c))))*prevT: // a cliff, beyond noise
+			if usable() >= minPoints {
+				ceiling = c
+			} // else the fill checks the fall one grid point above
+
 		case prev > 0 && doublingGain(prev, prevT, c, t) < ao.Gain:
 			// saturating: the fill settles the knee
 		default:
@@ -101,11 +154,13 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 		}
 		c = next
 	}
-	return fill(grid, measured, ceiling, has, tput, ao)
+	return Step{Conc: fill(grid, measured, ceiling, has, tput, ao)}
 }
 
 // cliffDrop is the fall between two bracket points taken as a cliff:
-// nothing above it is measured. Smaller falls are noise on a plateau.
+// nothing above it is measured. Smaller falls are noise on a plateau, and
+// so are falls within two standard deviations of the two points' noise
+// (probes are noisier).
 const cliffDrop = 0.10
 
 // fill returns the points that settle the knee found on what is

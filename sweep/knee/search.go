@@ -120,9 +120,7 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	failed := 0 // the last bracket point, when it failed
 	for c := grid[0]; ; {
 		if !has(c) {
-			// The top of the grid is read by the saturation gate, not
-			// only for the direction: it runs at the full length.
-			return Step{Conc: []int{c}, Probe: c != grid[len(grid)-1]}
+			return Step{Conc: []int{c}, Probe: probeable(grid, c)}
 		}
 		t, ok := tput(c)
 		next := 0
@@ -154,7 +152,20 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		}
 		c = next
 	}
-	return Step{Conc: fill(grid, measured, ceiling, has, tput, ao)}
+	return Step{Conc: fill(grid, measured, ceiling, has, tput, sig, ao)}
+}
+
+// probeable reports whether a bracketing point may run as a short probe:
+// not the top of the grid (the saturation gate reads it), and only where
+// its grid neighbours lie within a doubling of it, so that the fill's
+// full-length points beside it bound a knee its noise misplaces to one
+// doubling.
+func probeable(grid []int, c int) bool {
+	i := slices.Index(grid, c)
+	if i < 0 || i == len(grid)-1 || grid[i+1] > 2*c {
+		return false
+	}
+	return i == 0 || 2*grid[i-1] >= c
 }
 
 // cliffDrop is the fall between two bracket points taken as a cliff:
@@ -172,7 +183,8 @@ const cliffDrop = 0.10
 // top of the grid the point below and, while the gain there is within
 // the noise of the gate, the middle of the widest gap; with fewer than 3
 // usable points, the middle of the widest gap or the next point above.
-func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput func(int) (float64, bool), ao Options) []int {
+// Nothing is measured above two failed points above the top usable one.
+func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput func(int) (float64, bool), sig func(int) float64, ao Options) []int {
 	arm := &Arm{Samples: slices.Clone(measured)}
 	slices.SortFunc(arm.Samples, func(a, b Sample) int { return a.Conc - b.Conc })
 	r := Analyze(arm, ao)
@@ -183,6 +195,17 @@ func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput f
 			top = g
 			usable++
 		}
+	}
+	// Two failed points above the top usable one are the server's
+	// capacity, wherever they were measured: nothing above the first.
+	var failedAbove []int
+	for _, g := range grid {
+		if _, ok := tput(g); g > top && has(g) && !ok {
+			failedAbove = append(failedAbove, g)
+		}
+	}
+	if len(failedAbove) >= 2 {
+		ceiling = min(ceiling, failedAbove[0])
 	}
 	idx := slices.Index(grid, top)
 	below := 0
@@ -211,7 +234,7 @@ func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput f
 			// only when its gain is within the noise of the gate does a
 			// fit without wide gaps decide, as on the full grid.
 			want = append(want, below)
-			if !has(below) || !clearGain(top, below, tput, ao) {
+			if !has(below) || !clearGain(top, below, tput, sig, ao) {
 				want = append(want, gapMiddle(grid, has, ceiling))
 			}
 		}
@@ -294,17 +317,17 @@ func plateauAbove(grid []int, tput func(int) (float64, bool), k int, floor float
 }
 
 // clearGain reports whether the gain per doubling from below to top
-// clears the gate by two standard deviations of the ratio of two points
-// with the assumed noise (Analyze.Sigma), so filling the gaps below is
-// unlikely to flip the top gate.
-func clearGain(top, below int, tput func(int) (float64, bool), ao Options) bool {
+// clears the gate by two standard deviations of the ratio of the two
+// points (each with its noise: Analyze.Sigma, more for a probe), so
+// filling the gaps below is unlikely to flip the top gate.
+func clearGain(top, below int, tput func(int) (float64, bool), sig func(int) float64, ao Options) bool {
 	t, ok1 := tput(top)
 	b, ok2 := tput(below)
 	if !ok1 || !ok2 || b <= 0 {
 		return false
 	}
 	du := math.Log2(float64(top) / float64(below))
-	return doublingGain(below, b, top, t) >= ao.Gain+2*math.Sqrt2*ao.Sigma/du
+	return doublingGain(below, b, top, t) >= ao.Gain+2*math.Hypot(sig(top), sig(below))/du
 }
 
 // doublingGain is the throughput gain per doubling of concurrency from

@@ -292,6 +292,9 @@ func Analyze(a *Arm, o Options) *Result {
 				100*sigma, r.Points[use[lo]].Conc, r.Points[use[hi]].Conc, joinInts(r.Settle, ", c"))
 		}
 	}
+	if r.Points[use[k]].Probe {
+		r.Reason += fmt.Sprintf("; c%d is a short probe (noisier; its full-length neighbours bound the knee)", r.Knee)
+	}
 	r.Kneedle = kneedleOnFit(u[:end+1], fit[:end+1], r.Points, use)
 	r.Cliff = cliffs(r, use, fit, peak, o)
 	return r

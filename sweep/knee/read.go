@@ -316,6 +316,7 @@ type resultFields struct {
 	InvalidReasons        []string              `json:"invalid_reasons"`
 	Simulated             *bool                 `json:"simulated"`
 	AcceptanceLength      *metrics.ALCheck      `json:"acceptance_length"`
+	Probe                 *bool                 `json:"probe"`
 }
 
 type accounting struct {
@@ -355,7 +356,7 @@ func readResult(path string) (Identity, Sample, bool, error) {
 	}
 	var r resultFields
 	for _, k := range []string{"conc", "num_requests_successful", "request_accounting", "request_metrics",
-		"server_metrics", "valid", "invalid_reasons", "simulated", "acceptance_length"} {
+		"server_metrics", "valid", "invalid_reasons", "simulated", "acceptance_length", "probe"} {
 		raw, ok := top[k]
 		if !ok || string(raw) == "null" {
 			continue
@@ -372,7 +373,11 @@ func readResult(path string) (Identity, Sample, bool, error) {
 			id[i] = raw
 		}
 	}
-	s := Sample{File: path, Conc: *r.Conc, Simulated: r.Simulated != nil && *r.Simulated, AL: r.AcceptanceLength}
+	s := Sample{File: path, Conc: *r.Conc, Simulated: r.Simulated != nil && *r.Simulated, AL: r.AcceptanceLength,
+		Probe: r.Probe != nil && *r.Probe}
+	if d := r.RequestMetrics.Throughput.DurationSeconds; d != nil {
+		s.Seconds = float64(*d)
+	}
 	lat := r.RequestMetrics.Latency
 	s.Intvty, s.E2ENormIntvty, s.TTFT, s.ITL = lat.Intvty, lat.E2ENormIntvty, lat.TTFT, lat.ITL
 	if pg := r.RequestMetrics.Throughput.PerGPU; pg != nil {

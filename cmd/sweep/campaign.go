@@ -294,7 +294,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			if o.ProbeDuration > 0 {
 				probes = fmt.Sprintf("as %d s probes where their grid neighbours lie within a doubling", o.ProbeDuration)
 			}
-			fmt.Fprintf(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, at the full length); the cost below is the full grid's upper bound; on the knee benchmark the search needs 24 %% (doubling grids) to 35 %% (conc-lists) of InferenceX's GPU-hours with 300 s probes, 43-45 %% without\n", probes)
+			fmt.Fprintf(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, at the full length); the cost below is the full grid's upper bound; on the knee benchmark the search needs 24 %% (doubling grids) to 35 %% (conc-lists) of InferenceX's GPU-hours with 300 s probes, 42-45 %% without\n", probes)
 		}
 		return writeDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale)
 	}

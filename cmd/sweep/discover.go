@@ -68,7 +68,7 @@ bound it. The journal and the result files mark the probes ("probe":
 true). On the knee benchmark's seeded corpora, against InferenceX's full
 grid with a server start per point: on doubling grids (9-11 points) the
 knee within one doubling on 96.6 % of arms with 24 % of the GPU-hours
-(43 % with --probe-duration 0); on the shipped conc-lists (7.4 points) on
+(42 % with --probe-duration 0); on the shipped conc-lists (7.4 points) on
 96.8 % with 35 % (45 %).
 
 Exit status: 0 when every point is ok, 1 when points failed, 2 for usage

@@ -33,8 +33,12 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //  1. Bracket: the first grid point, then the first grid point at least
 //     Step times the last one, and so on, until a step gains less than
 //     the gate per doubling (Analyze.Gain, 10 %), a point fails or falls
-//     more than 10 % below the previous one (a cliff, or the server's capacity), or the
-//     grid ends.
+//     below the previous one by more than 10 % and twice the two points'
+//     noise (a cliff, or the server's capacity; with fewer than 3 usable
+//     points the fall is checked one grid point above), or the grid
+//     ends. The bracketing points are probes (Step.Probe) where their
+//     grid neighbours lie within a doubling and they are not the top of
+//     the grid.
 //  2. Fill: find the knee on what is measured and measure the grid
 //     point nearest to its lower doubling neighbour (k/2) when it is
 //     missing, and the one nearest to 2k unless a point above the knee
@@ -43,8 +47,9 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     repeat until settled. An arm still gaining at the top of its grid
 //     gets the grid point below the top, and the gaps below are filled
 //     only when that top gain is within two noise standard deviations of
-//     the gate. Nothing above a failed or falling point is measured, and
-//     no point twice.
+//     the gate. Nothing above a failed or falling point (or above two
+//     failed ones) is measured, and no point twice: a knee that lands on
+//     a probe keeps the probe's value.
 //
 // Next is a pure function of its inputs, so a resumed sweep makes the
 // same choices.

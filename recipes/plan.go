@@ -72,6 +72,9 @@ type Point struct {
 	ResultDir, ResultFilename string
 	// Fast is true for agentx-fast discovery points (1200 s, 1 warm-up).
 	Fast bool
+	// ProbeDuration is the benchmark duration in seconds of a point planned
+	// as an adaptive search's short bracketing probe (0: not a probe).
+	ProbeDuration int
 	// Escapes lists flags or commands not checked against a schema.
 	Escapes []schema.Escape
 }
@@ -96,6 +99,7 @@ type pointJSON struct {
 	ResultDir            string          `json:"result_dir"`
 	ResultFilename       string          `json:"result_filename"`
 	Fast                 bool            `json:"fast"`
+	ProbeDuration        int             `json:"probe_duration,omitempty"`
 	Escapes              []schema.Escape `json:"escapes,omitempty"`
 }
 
@@ -109,7 +113,7 @@ func (p Point) MarshalJSON() ([]byte, error) {
 		Router: p.Router, Client: p.Client, Eval: p.Eval, Sidecars: p.Sidecars,
 		MetricsURLs: p.MetricsURLs, RequiredMetricPrefix: p.RequiredMetricPrefix, GoldenAL: p.GoldenAL,
 		HealthURL: p.HealthURL, RouterHealthURL: p.RouterHealthURL, Port: p.Port, EnginePort: p.EnginePort,
-		ResultDir: p.ResultDir, ResultFilename: p.ResultFilename, Fast: p.Fast, Escapes: p.Escapes,
+		ResultDir: p.ResultDir, ResultFilename: p.ResultFilename, Fast: p.Fast, ProbeDuration: p.ProbeDuration, Escapes: p.Escapes,
 	})
 }
 
@@ -134,7 +138,7 @@ func (p *Point) UnmarshalJSON(data []byte) error {
 		Router: pj.Router, Client: pj.Client, Eval: pj.Eval, Sidecars: pj.Sidecars,
 		MetricsURLs: pj.MetricsURLs, RequiredMetricPrefix: pj.RequiredMetricPrefix, GoldenAL: pj.GoldenAL,
 		HealthURL: pj.HealthURL, RouterHealthURL: pj.RouterHealthURL, Port: pj.Port, EnginePort: pj.EnginePort,
-		ResultDir: pj.ResultDir, ResultFilename: pj.ResultFilename, Fast: pj.Fast, Escapes: pj.Escapes,
+		ResultDir: pj.ResultDir, ResultFilename: pj.ResultFilename, Fast: pj.Fast, ProbeDuration: pj.ProbeDuration, Escapes: pj.Escapes,
 	}
 	p.Row.ConfigKey = pj.ConfigKey
 	return nil
@@ -167,6 +171,11 @@ type PlanOptions struct {
 	// Duration, when > 0, replaces the row's duration in seconds (ignored
 	// in Fast mode, as InferenceX does).
 	Duration int
+	// ProbeDuration, when > 0, plans every benchmark point as an adaptive
+	// search's bracketing probe of this many seconds, in either mode (the
+	// mode's warm-up stays; below 900 s aiperf gets --unsafe-override, as
+	// InferenceX passes it).
+	ProbeDuration int
 	// Eval plans every row as an eval-only point (lm-eval instead of
 	// aiperf); rows already marked eval-only are eval points regardless.
 	Eval bool
@@ -296,6 +305,9 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 	}
 	if o.Duration < 0 {
 		return nil, fmt.Errorf("%w: duration %d: want > 0 seconds", ErrInvalidOptions, o.Duration)
+	}
+	if o.ProbeDuration < 0 {
+		return nil, fmt.Errorf("%w: probe duration %d: want > 0 seconds", ErrInvalidOptions, o.ProbeDuration)
 	}
 	if o.Catalog == nil {
 		o.Catalog = Builtin()
@@ -469,6 +481,7 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 		}
 		cmd := withEnv(cargv, clientOnly, replayEnv)
 		p.Client = &cmd
+		p.ProbeDuration = o.ProbeDuration
 		p.Escapes = append(p.Escapes, cesc...)
 		p.RequiredMetricPrefix = rc.Client.RequiredMetricPrefix
 	}
@@ -486,7 +499,12 @@ func (o *planConfig) runner(row *matrix.Row) string {
 	return RunnerName(row, o.Runners)
 }
 
-func (o *planConfig) duration(row *matrix.Row) int { return Duration(row, o.Fast, o.Duration) }
+func (o *planConfig) duration(row *matrix.Row) int {
+	if o.ProbeDuration > 0 {
+		return o.ProbeDuration
+	}
+	return Duration(row, o.Fast, o.Duration)
+}
 
 // Duration is the benchmark duration in seconds a row is planned with:
 // agentx-fast's 1200 s in fast mode (an override is ignored there, as

@@ -187,6 +187,19 @@ func TestPlanOptions(t *testing.T) {
 			wantFast:  "0",
 		},
 		{
+			name:      "fast probe: its duration, fast warm-up, unsafe override below 900 s",
+			opts:      PlanOptions{Fast: true, ProbeDuration: 300},
+			wantFlags: map[string]string{"--benchmark-duration": "300", "--warmup-request-count": "4", "--unsafe-override": ""},
+			wantFast:  "1",
+		},
+		{
+			name:       "probe of 900 s or more needs no override",
+			opts:       PlanOptions{Fast: true, ProbeDuration: 900},
+			wantFlags:  map[string]string{"--benchmark-duration": "900"},
+			wantAbsent: []string{"--unsafe-override"},
+			wantFast:   "1",
+		},
+		{
 			name:          "port, model path and result dir",
 			opts:          PlanOptions{Port: 9000, ModelPath: "/models/qwen", ResultDir: "/tmp/r"},
 			wantFlags:     map[string]string{"--url": "http://localhost:9000", "--output-artifact-dir": "/tmp/r/aiperf_artifacts", "--server-metrics": "http://localhost:9000/metrics"},
@@ -217,6 +230,7 @@ func TestPlanOptions(t *testing.T) {
 				assert.Equal(t, tc.wantEngineArg[i+1], p.Engine.Argv[j+1])
 			}
 			assert.Equal(t, tc.wantFast, p.Engine.Env["AIPERF_EXPERIMENTAL_FAST"])
+			assert.Equal(t, tc.opts.ProbeDuration, p.ProbeDuration)
 		})
 	}
 }

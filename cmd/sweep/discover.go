@@ -51,15 +51,25 @@ the difference named. Ctrl-C stops cleanly.
 
 --adaptive measures fewer points: per arm, the first grid point, then the
 first one at least 4x the last until a step gains under 10 % per doubling
-(a failure is retried at the next grid point; a cliff or two failures in
-a row cap the arm), then the grid point nearest to half the knee, and the
-one nearest to twice the knee only when no point above the knee is
-measured yet; an arm still gaining at the top of its grid gets the point
-below the top, and the gaps below only when that gain is within the
-noise of the gate. Never a point twice, one server for the arm. On the
-knee benchmark corpus it finds the full grid's knee within one doubling
-on 97.1 % of arms with 60 % of the points, about 45 % of the GPU-hours
-of InferenceX's full grid with a server start per point.
+(a failure is retried at the next grid point; a cliff beyond the noise or
+two failures in a row cap the arm), then the grid point nearest to half
+the knee, and the one nearest to twice the knee only when no point above
+the knee is measured yet; an arm still gaining at the top of its grid
+gets the point below the top, and the gaps below only when that gain is
+within the noise of the gate. Never a point twice, one server for the
+arm. The bracketing points only tell which way the curve goes, so they
+run as short probes (--probe-duration, 300 s; aiperf gets
+--unsafe-override below 900 s, as InferenceX passes it) where their grid
+neighbours lie within a doubling and they are not the top of the grid;
+the points that settle the knee run at the full length. A knee that
+lands on a probe keeps the probe's value (weighed by its length in the
+fit): its neighbours, measured at the full length within a doubling,
+bound it. The journal and the result files mark the probes ("probe":
+true). On the knee benchmark's seeded corpora, against InferenceX's full
+grid with a server start per point: on doubling grids (9-11 points) the
+knee within one doubling on 96.6 % of arms with 24 % of the GPU-hours
+(42 % with --probe-duration 0); on the shipped conc-lists (7.4 points) on
+96.8 % with 35 % (45 %).
 
 Exit status: 0 when every point is ok, 1 when points failed, 2 for usage
 errors, 130 when interrupted.
@@ -76,6 +86,7 @@ Examples:
 			fs.BoolVar(&o.OfficialDurations, "official-durations", false, "run the points at their official durations and warm-ups instead of agentx-fast's")
 			fs.BoolVar(&o.NoReport, "no-report", false, "skip the knee table and report at the end")
 			fs.BoolVar(&o.Adaptive, "adaptive", false, "run only the points that find each arm's knee: x4 bracketing until the gain falls under 10 % per doubling, then the knee's doubling neighbours that can still move it (the rest are skipped)")
+			fs.IntVar(&o.ProbeDuration, "probe-duration", defaultProbeSeconds, "with --adaptive: benchmark duration in seconds of the bracketing probes (0: every point at the full length)")
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
 				if err := lists.parseRest(fs, args); err != nil {
@@ -89,6 +100,15 @@ Examples:
 				}
 				if err := o.check(fs); err != nil {
 					return err
+				}
+				switch {
+				case o.ProbeDuration < 0:
+					return flagErrorf("--probe-duration %d: want 0 (no probes) or a positive number of seconds", o.ProbeDuration)
+				case fs.Changed("probe-duration") && !o.Adaptive:
+					return flagErrorf("--probe-duration needs --adaptive")
+				}
+				if !o.Adaptive {
+					o.ProbeDuration = 0
 				}
 				o.Fast = !o.OfficialDurations
 				return runF(ctx, o)
@@ -109,8 +129,12 @@ func discoverRun(ctx context.Context, o *discoverOptions) error {
 	if err != nil {
 		return err
 	}
-	settings := o.settings(campaign.Setting{Name: "--config-keys", Value: fmt.Sprint(keys)},
-		campaign.Setting{Name: "--official-durations", Value: fmt.Sprint(o.OfficialDurations)})
+	extra := []campaign.Setting{{Name: "--config-keys", Value: fmt.Sprint(keys)},
+		{Name: "--official-durations", Value: fmt.Sprint(o.OfficialDurations)}}
+	if o.Adaptive {
+		extra = append(extra, campaign.Setting{Name: "--probe-duration", Value: fmt.Sprint(o.ProbeDuration)})
+	}
+	settings := o.settings(extra...)
 	runErr := o.execute(ctx, rows, g, settings)
 	if o.DryRun || o.NoReport || ctx.Err() != nil {
 		return runErr
@@ -123,6 +147,11 @@ func discoverRun(ctx context.Context, o *discoverOptions) error {
 	}
 	return runErr
 }
+
+// defaultProbeSeconds is the length of an adaptive search's bracketing
+// probe: a quarter of agentx-fast's 1200 s, twice its noise, which a ×4
+// step's gain still clears until saturation.
+const defaultProbeSeconds = 300
 
 // writeKneesAndReport prints the knee table of a sweep directory and
 // writes its report under DIR/report.

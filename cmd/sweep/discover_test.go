@@ -101,6 +101,51 @@ func TestDiscoverSimulated(t *testing.T) {
 	assert.Contains(t, stderr, `--conc-list: was "4 16", now "4 8"`)
 }
 
+// TestDiscoverAdaptiveProbes: discover --adaptive on the MI355X DSv4 TP8
+// arm (conc 1 2 4 8 16) runs the x4 bracket's 1 and 4 as 300 s probes
+// (aiperf --unsafe-override, as below 900 s InferenceX passes it), the
+// rest at agentx-fast's 1200 s, and marks the probes in the journal, the
+// results, the summary and the knee table.
+func TestDiscoverAdaptiveProbes(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := filepath.Join(t.TempDir(), "d")
+	code, stdout, stderr := runCLI(t, "discover", "--simulate", "--adaptive", "--builtin-client", "--config-keys", "dsv4-fp4-mi355x-sglang-agentic-mtp",
+		"--tp", "8", "--conc-list", "1", "2", "4", "8", "16", "--stop-grace", "3s", "--out", out)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, "conc 1 (probe)")
+	assert.Contains(t, stdout, "ok (probe)")
+	probes := map[int]bool{}
+	for _, r := range journalOf(t, out) {
+		if r.Event == campaign.EventPointEnd && r.Probe {
+			probes[r.Conc] = true
+		}
+	}
+	assert.Equal(t, map[int]bool{1: true, 4: true}, probes, "the probes of the kv=none arm's bracket")
+	arms, err := knee.Read(t.Context(), out)
+	require.NoError(t, err)
+	seen := 0
+	for _, a := range arms {
+		for _, smp := range a.Samples {
+			if a.Identity.Get("kv_offloading") != "none" {
+				continue
+			}
+			seen++
+			cmd, err := os.ReadFile(filepath.Join(filepath.Dir(smp.File), "benchmark_command.txt"))
+			require.NoError(t, err)
+			assert.Equal(t, probes[smp.Conc], smp.Probe, "conc %d", smp.Conc)
+			if smp.Probe {
+				assert.Contains(t, string(cmd), "--benchmark-duration 300", "conc %d", smp.Conc)
+				assert.Contains(t, string(cmd), "--unsafe-override", "conc %d", smp.Conc)
+				assert.InDelta(t, 300, smp.Seconds, 30, "conc %d", smp.Conc)
+			} else {
+				assert.Contains(t, string(cmd), "--benchmark-duration 1200", "conc %d", smp.Conc)
+				assert.NotContains(t, string(cmd), "--unsafe-override", "conc %d", smp.Conc)
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, seen, 3, "the kv=none arm's points")
+}
+
 // TestDiscoverInterruptAndKill: SIGINT mid-sweep stops cleanly (exit
 // 130, no process left); kill -9 leaves processes that the next
 // invocation stops; each resume keeps the completed points.
@@ -183,6 +228,10 @@ func TestDiscoverDryRun(t *testing.T) {
 	require.Equal(t, 0, code)
 	assert.Contains(t, stdout, "restart per point (--exact-servers)")
 	assert.Contains(t, stdout, "this schedule:   7 server starts")
+
+	code, stdout, _ = runCLI(t, "discover", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--dry-run", "--adaptive", "--out", out)
+	require.Equal(t, 0, code)
+	assert.Contains(t, stdout, "x4 bracketing as 300 s probes where their grid neighbours lie within a doubling")
 }
 
 func TestDiscoverFlags(t *testing.T) {
@@ -200,6 +249,8 @@ func TestDiscoverFlags(t *testing.T) {
 		{[]string{"discover", "--config-keys", "no-such-key", "--out", out}, "no-such-key"},
 		{[]string{"discover", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "3", "--out", out}, "no single-node agentic point matches"},
 		{[]string{"discover", "--config-keys", "k", "--out", "/no/such/parent/d"}, "parent directory"},
+		{[]string{"discover", "--config-keys", "k", "--out", out, "--probe-duration", "600"}, "--probe-duration needs --adaptive"},
+		{[]string{"discover", "--config-keys", "k", "--out", out, "--adaptive", "--probe-duration", "-1"}, "--probe-duration -1"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, stderr)

@@ -61,6 +61,11 @@ type Result struct {
 	// Simulation says how. Simulated and real results are never mixed.
 	Simulated  bool        `json:"simulated"`
 	Simulation *Simulation `json:"simulation,omitempty"`
+	// Probe marks a short bracketing point of an adaptive discovery
+	// (sweep discover --adaptive): its throughput is noisier than a
+	// full-length point's, and knee readers weigh it by its length
+	// (request_metrics.throughput.duration_seconds).
+	Probe bool `json:"probe,omitempty"`
 }
 
 // Simulation records how a simulated point ran.

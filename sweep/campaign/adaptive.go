@@ -6,13 +6,14 @@ import (
 	"sweep/sweep/knee"
 )
 
-// Adaptive returns an ArmOptions.Choose for adaptive discovery (knee.Next)
-// over the results in the sweep directory dir: a point counts as measured
-// when it completed in an earlier invocation or ran in this one (a run
-// that left no result counts as failed); the points knee.Next asks for are
-// run next, in its order, one server for the arm throughout. Because the
-// choice depends only on the results on disk, a resumed sweep chooses as
-// the interrupted one would have.
+// Adaptive returns an ArmOptions.Choose for adaptive discovery
+// (knee.NextStep) over the results in the sweep directory dir: a point
+// counts as measured when it completed in an earlier invocation or ran in
+// this one (a run that left no result counts as failed); the points the
+// search asks for are run next, in its order, one server for the arm
+// throughout, its bracketing points as probes (Point.AsProbe) where they
+// have a probe client. Because the choice depends only on the results on
+// disk, a resumed sweep chooses as the interrupted one would have.
 func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]bool) []*Point {
 	return func(job Job, ran map[string]bool) []*Point {
 		pending := map[string]bool{}
@@ -35,9 +36,13 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]bool) []*Po
 			}
 		}
 		var out []*Point
-		for _, c := range knee.Next(grid, measured, o) {
+		step := knee.NextStep(grid, measured, o)
+		for _, c := range step.Conc {
 			for _, p := range job.Points {
 				if p.Conc() == c && !ran[p.ID] {
+					if step.Probe {
+						p = p.AsProbe()
+					}
 					out = append(out, p)
 				}
 			}

@@ -166,15 +166,15 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 				if ctx.Err() != nil {
 					status = StatusInterrupted
 				}
-				obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus})
+				obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe})
 				obs(Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
-					Status: status, Error: "server start: " + err.Error(), Seconds: since(start)})
+					Status: status, Error: "server start: " + err.Error(), Seconds: since(start), Probe: p.Probe})
 				continue
 			}
 			srv, srvFor = s, p.Server
 			obs(Record{Event: EventServerReady, Arm: arm.Index + 1, Point: p.ID, PIDs: s.PIDs(), Seconds: since(start)})
 		}
-		obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Reused: reason == ""})
+		obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Reused: reason == "", Probe: p.Probe})
 		start := time.Now()
 		pctx, cancel := ctx, context.CancelFunc(func() {})
 		var limit time.Duration
@@ -187,7 +187,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 		hung := ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded)
 		cancel()
 		end := Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
-			Status: StatusOK, Seconds: since(start), Result: out.Result, Metrics: out.Metrics}
+			Status: StatusOK, Seconds: since(start), Result: out.Result, Metrics: out.Metrics, Probe: p.Probe}
 		switch {
 		case ctx.Err() != nil:
 			end.Status, end.Error = StatusInterrupted, "interrupted"

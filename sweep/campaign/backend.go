@@ -105,6 +105,7 @@ func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
 	if err != nil {
 		return Outcome{Err: err}
 	}
+	spec.LoadSpec.Probe = p.Probe
 	dir := filepath.Join(s.b.Dir, p.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return Outcome{Err: fmt.Errorf("clear %s: %w", dir, err)}

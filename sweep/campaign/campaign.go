@@ -52,6 +52,7 @@ type pointState struct {
 	err      string
 	seconds  float64
 	reused   bool
+	probe    bool // the last attempt ran as an adaptive search's probe
 }
 
 // sweep is one Run in progress.
@@ -150,7 +151,7 @@ func (s *sweep) replay(recs []Record) {
 		case EventPointStart:
 			st.status = StatusInterrupted // until its end record
 			st.attempts++
-			st.reused = r.Reused
+			st.reused, st.probe = r.Reused, r.Probe
 		case EventPointEnd:
 			st.status, st.err, st.seconds = r.Status, r.Error, r.Seconds
 			st.result, st.metrics = r.Result, r.Metrics
@@ -312,10 +313,14 @@ func (s *sweep) observe(r Record) {
 		if st != nil {
 			st.attempts++
 			st.status = StatusInterrupted
-			st.reused = r.Reused
+			st.reused, st.probe = r.Reused, r.Probe
 			r.Attempt = st.attempts
-			s.linef("point %d/%d  arm %d/%d %s  conc %d  server %s  %s", r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
-				s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, map[bool]string{true: "reused", false: "started"}[r.Reused], s.eta())
+			probe := ""
+			if r.Probe {
+				probe = " (probe)"
+			}
+			s.linef("point %d/%d  arm %d/%d %s  conc %d%s  server %s  %s", r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
+				s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, map[bool]string{true: "reused", false: "started"}[r.Reused], s.eta())
 		}
 	case EventPointEnd:
 		if st != nil {

@@ -41,6 +41,9 @@ type fakeBackend struct {
 	cancel context.CancelFunc
 	// saturateAt caps the fake throughput curve (100 tok/s/GPU per conc).
 	saturateAt int
+	// probes are the concurrencies loaded as probes with their probe
+	// client, in order.
+	probes []int
 }
 
 func newFakeBackend(dir string) *fakeBackend {
@@ -119,9 +122,17 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		return campaign.Outcome{Err: err}
 	}
 	tput := 100.0 * float64(min(p.Conc(), s.b.saturateAt))
+	seconds := 1200.0
+	if p.Probe && p.Plan.Client == p.ProbeClient {
+		s.b.mu.Lock()
+		s.b.probes = append(s.b.probes, p.Conc())
+		s.b.mu.Unlock()
+		seconds = float64(p.ProbeDuration)
+	}
 	res := map[string]any{
-		"conc": p.Conc(), "num_requests_successful": 10, "valid": true, "simulated": true,
-		"request_metrics": map[string]any{"throughput": map[string]any{"per_gpu": map[string]any{"total_tput_tps": tput, "output_tput_tps": tput / 10}}},
+		"conc": p.Conc(), "num_requests_successful": 10, "valid": true, "simulated": true, "probe": p.Probe,
+		"request_metrics": map[string]any{"throughput": map[string]any{"duration_seconds": seconds,
+			"per_gpu": map[string]any{"total_tput_tps": tput, "output_tput_tps": tput / 10}}},
 	}
 	data, _ := json.Marshal(res)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -463,6 +474,46 @@ func TestAdaptiveDiscovery(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, s.b.starts, "a rerun starts nothing")
 	assert.Equal(t, 9-len(ran), sum.Skipped)
+}
+
+// TestAdaptiveProbes: points with a probe client run the bracket as
+// probes with it (journaled, marked in the results and the summary), the
+// fill at the full length.
+func TestAdaptiveProbes(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
+	for _, p := range s.sched.Points {
+		p.ProbeClient, p.ProbeDuration = &recipes.Command{Argv: []string{"aiperf", "profile", "--benchmark-duration", "300"}}, 300
+	}
+	s.b.saturateAt = 16
+	ex := s.o.Executor.(*local.Executor)
+	ex.Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	probes := []int{1, 4, 16, 64}
+	assert.Equal(t, probes, s.b.probes, "the x4 bracket runs as probes with the probe client")
+	var journaled, full []int
+	for _, r := range events(t, s.dir, campaign.EventPointEnd) {
+		if r.Probe {
+			journaled = append(journaled, r.Conc)
+		} else {
+			full = append(full, r.Conc)
+		}
+	}
+	assert.Equal(t, probes, journaled)
+	assert.NotEmpty(t, full, "the knee's neighbours run at the full length")
+	for _, p := range sum.Points {
+		assert.Equal(t, slices.Contains(probes, p.Conc), p.Probe, "summary of conc %d", p.Conc)
+	}
+	assert.Contains(t, sum.Table(), "ok (probe)")
+	arms, err := knee.Read(t.Context(), s.dir)
+	require.NoError(t, err)
+	require.Len(t, arms, 1)
+	for _, smp := range arms[0].Samples {
+		assert.Equal(t, slices.Contains(probes, smp.Conc), smp.Probe, "result of conc %d", smp.Conc)
+	}
+	r := knee.Analyze(arms[0], knee.Options{})
+	assert.Equal(t, 16, r.Knee, "%s", r.Reason)
+	assert.Contains(t, r.Reason, "c16 is a short probe")
 }
 
 // TestJournalMustBeARegularFile: a FIFO in place of the journal blocked a

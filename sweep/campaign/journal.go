@@ -59,7 +59,10 @@ type Record struct {
 	Attempt int   `json:"attempt,omitempty"`
 	GPUs    []int `json:"gpus,omitempty"`
 	// Reused says the point ran on a server an earlier point started.
-	Reused bool   `json:"reused,omitempty"`
+	Reused bool `json:"reused,omitempty"`
+	// Probe says the point ran as an adaptive search's short bracketing
+	// probe (point_start, point_end).
+	Probe  bool   `json:"probe,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// PIDs are the server's process ids (server_ready), for stopping
 	// leftovers of a killed sweep.

@@ -25,6 +25,24 @@ type Point struct {
 	// Server is the 0-based index of the server start that serves the
 	// point within its arm.
 	Server int
+	// ProbeClient, when set, is the point's client planned as an adaptive
+	// search's short bracketing probe of ProbeDuration seconds.
+	ProbeClient   *recipes.Command
+	ProbeDuration int
+	// Probe marks a point chosen to run as a probe: a copy of the
+	// scheduled one whose Plan.Client is its ProbeClient.
+	Probe bool
+}
+
+// AsProbe returns the point to run as a probe, or p when it has no probe
+// client.
+func (p *Point) AsProbe() *Point {
+	if p.ProbeClient == nil {
+		return p
+	}
+	q := *p
+	q.Plan.Client, q.Plan.ProbeDuration, q.Probe = p.ProbeClient, p.ProbeDuration, true
+	return &q
 }
 
 // Conc is the point's concurrency.

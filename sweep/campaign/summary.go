@@ -18,17 +18,20 @@ const (
 
 // PointSummary is one point's line of the summary.
 type PointSummary struct {
-	Index    int      `json:"index"`
-	ID       string   `json:"point"`
-	Arm      string   `json:"arm"`
-	Conc     int      `json:"conc"`
-	Status   string   `json:"status"` // ok, failed, interrupted, "" (not run)
-	Attempts int      `json:"attempts"`
-	Error    string   `json:"error,omitempty"`
-	Result   string   `json:"result,omitempty"`
-	Seconds  float64  `json:"seconds,omitempty"`
-	Reused   bool     `json:"server_reused,omitempty"`
-	Metrics  *Metrics `json:"metrics,omitempty"`
+	Index    int     `json:"index"`
+	ID       string  `json:"point"`
+	Arm      string  `json:"arm"`
+	Conc     int     `json:"conc"`
+	Status   string  `json:"status"` // ok, failed, interrupted, "" (not run)
+	Attempts int     `json:"attempts"`
+	Error    string  `json:"error,omitempty"`
+	Result   string  `json:"result,omitempty"`
+	Seconds  float64 `json:"seconds,omitempty"`
+	Reused   bool    `json:"server_reused,omitempty"`
+	// Probe says the point ran as an adaptive search's short bracketing
+	// probe.
+	Probe   bool     `json:"probe,omitempty"`
+	Metrics *Metrics `json:"metrics,omitempty"`
 }
 
 // Summary is the state of every point of a sweep directory.
@@ -51,7 +54,7 @@ func (s *sweep) summary() *Summary {
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		ps := PointSummary{Index: p.Index + 1, ID: p.ID, Arm: s.o.Schedule.Arms[p.Arm].Name, Conc: p.Conc(),
-			Status: st.status, Attempts: st.attempts, Error: st.err, Result: st.result, Seconds: st.seconds, Reused: st.reused, Metrics: st.metrics}
+			Status: st.status, Attempts: st.attempts, Error: st.err, Result: st.result, Seconds: st.seconds, Reused: st.reused, Probe: st.probe, Metrics: st.metrics}
 		switch st.status {
 		case StatusOK:
 			sum.OK++
@@ -89,8 +92,14 @@ func (sum *Summary) Table() string {
 		if status == "" {
 			status = "not run"
 		}
+		if p.Probe {
+			status += " (probe)"
+		}
 		srv := "started"
-		if p.Reused {
+		switch {
+		case p.Attempts == 0:
+			srv = "-" // never ran (skipped or not run)
+		case p.Reused:
 			srv = "reused"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Index, p.Arm, p.Conc, status, f(m.TputPerGPU, 1), f(m.Interactivity, 1), f(m.AL, 2), srv)

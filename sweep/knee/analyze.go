@@ -113,7 +113,13 @@ type Point struct {
 	Kneedle    bool     `json:"kneedle,omitempty"`
 	Cliff      []string `json:"cliff,omitempty"` // why this post-knee point is a cliff
 	Settle     bool     `json:"replicate,omitempty"`
-	samples    []*Sample
+	// Probe is true when every usable file here is a short probe.
+	Probe   bool `json:"probe,omitempty"`
+	samples []*Sample
+	// weight is the point's weight in the fits: one per full-length
+	// replicate, a probe's measured length over a full point's (the
+	// variance of a throughput falls as 1/duration).
+	weight float64
 }
 
 // Result is the verdict on one arm.
@@ -177,7 +183,7 @@ func Analyze(a *Arm, o Options) *Result {
 		p := &r.Points[i]
 		u[j] = math.Log2(float64(p.Conc))
 		y[j] = math.Log(*p.Throughput)
-		w[j] = float64(len(p.Replicates))
+		w[j] = p.weight
 	}
 	sigma := noise(r.Points, o.Sigma)
 	iso, mode := robustFit(y, w, sigma)
@@ -285,6 +291,9 @@ func Analyze(a *Arm, o Options) *Result {
 			r.Reason += fmt.Sprintf("; within ±%.0f%% noise the knee is c%d..c%d: replicate c%s",
 				100*sigma, r.Points[use[lo]].Conc, r.Points[use[hi]].Conc, joinInts(r.Settle, ", c"))
 		}
+	}
+	if r.Points[use[k]].Probe {
+		r.Reason += fmt.Sprintf("; c%d is a short probe (noisier; its full-length neighbours bound the knee)", r.Knee)
 	}
 	r.Kneedle = kneedleOnFit(u[:end+1], fit[:end+1], r.Points, use)
 	r.Cliff = cliffs(r, use, fit, peak, o)
@@ -436,10 +445,16 @@ func clean(a *Arm, m Metric) []Point {
 		p.samples = append(p.samples, s)
 		p.Replicates = append(p.Replicates, *s.Throughput(m))
 	}
+	full := fullSeconds(pts)
 	for i := range pts {
 		p := &pts[i]
 		if len(p.samples) == 0 {
 			continue
+		}
+		p.Probe = true
+		for _, s := range p.samples {
+			p.weight += probeWeight(s, full)
+			p.Probe = p.Probe && s.Probe
 		}
 		p.Usable = true
 		p.Throughput = ptr(median(p.Replicates))
@@ -452,6 +467,29 @@ func clean(a *Arm, m Metric) []Point {
 		p.ErrorRate = round5(*er)
 	}
 	return pts
+}
+
+// fullSeconds is the longest measured length of the usable full-length
+// (not probe) samples, 0 when none is known.
+func fullSeconds(pts []Point) float64 {
+	longest := 0.0
+	for _, p := range pts {
+		for _, s := range p.samples {
+			if !s.Probe {
+				longest = max(longest, s.Seconds)
+			}
+		}
+	}
+	return longest
+}
+
+// probeWeight is a sample's weight in the fits: 1, or for a probe its
+// measured length over the full points' (full), when both are known.
+func probeWeight(s *Sample, full float64) float64 {
+	if !s.Probe || s.Seconds <= 0 || full <= 0 {
+		return 1
+	}
+	return min(1, s.Seconds/full)
 }
 
 // Samples returns the usable result files behind the point.

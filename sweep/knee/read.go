@@ -144,6 +144,13 @@ type Sample struct {
 	File      string // path as found under the directory read
 	Conc      int
 	Simulated bool
+	// Probe is true for a short bracketing point of an adaptive search
+	// (its throughput is noisier than a full-length point's).
+	Probe bool
+	// Seconds is the measured span of the successful requests
+	// (request_metrics.throughput.duration_seconds), 0 when unknown; a
+	// probe weighs its Seconds over a full point's in the fits.
+	Seconds float64
 	// Excluded says why the point is not used (no successful request,
 	// error rate, marked invalid, no throughput); empty when usable.
 	Excluded string
@@ -309,6 +316,7 @@ type resultFields struct {
 	InvalidReasons        []string              `json:"invalid_reasons"`
 	Simulated             *bool                 `json:"simulated"`
 	AcceptanceLength      *metrics.ALCheck      `json:"acceptance_length"`
+	Probe                 *bool                 `json:"probe"`
 }
 
 type accounting struct {
@@ -348,7 +356,7 @@ func readResult(path string) (Identity, Sample, bool, error) {
 	}
 	var r resultFields
 	for _, k := range []string{"conc", "num_requests_successful", "request_accounting", "request_metrics",
-		"server_metrics", "valid", "invalid_reasons", "simulated", "acceptance_length"} {
+		"server_metrics", "valid", "invalid_reasons", "simulated", "acceptance_length", "probe"} {
 		raw, ok := top[k]
 		if !ok || string(raw) == "null" {
 			continue
@@ -365,7 +373,11 @@ func readResult(path string) (Identity, Sample, bool, error) {
 			id[i] = raw
 		}
 	}
-	s := Sample{File: path, Conc: *r.Conc, Simulated: r.Simulated != nil && *r.Simulated, AL: r.AcceptanceLength}
+	s := Sample{File: path, Conc: *r.Conc, Simulated: r.Simulated != nil && *r.Simulated, AL: r.AcceptanceLength,
+		Probe: r.Probe != nil && *r.Probe}
+	if d := r.RequestMetrics.Throughput.DurationSeconds; d != nil {
+		s.Seconds = float64(*d)
+	}
 	lat := r.RequestMetrics.Latency
 	s.Intvty, s.E2ENormIntvty, s.TTFT, s.ITL = lat.Intvty, lat.E2ENormIntvty, lat.TTFT, lat.ITL
 	if pg := r.RequestMetrics.Throughput.PerGPU; pg != nil {

@@ -11,6 +11,19 @@ type SearchOptions struct {
 	Step int
 	// Analyze tunes the knee found on what is measured (threshold, gain).
 	Analyze Options
+	// FullSeconds is the length of a full point (default 1200 s,
+	// agentx-fast): a probe of Sample.Seconds has the noise of a full
+	// point (Analyze.Sigma) times sqrt(FullSeconds/Seconds).
+	FullSeconds float64
+}
+
+// sigma is the relative noise of a measured sample: Analyze.Sigma, more
+// for a probe.
+func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
+	if !s.Probe || s.Seconds <= 0 || s.Seconds >= o.FullSeconds {
+		return ao.Sigma
+	}
+	return ao.Sigma * math.Sqrt(o.FullSeconds/s.Seconds)
 }
 
 // Next is the adaptive discovery of one arm (peers' §3.2): given the
@@ -20,8 +33,12 @@ type SearchOptions struct {
 //  1. Bracket: the first grid point, then the first grid point at least
 //     Step times the last one, and so on, until a step gains less than
 //     the gate per doubling (Analyze.Gain, 10 %), a point fails or falls
-//     more than 10 % below the previous one (a cliff, or the server's capacity), or the
-//     grid ends.
+//     below the previous one by more than 10 % and twice the two points'
+//     noise (a cliff, or the server's capacity; with fewer than 3 usable
+//     points the fall is checked one grid point above), or the grid
+//     ends. The bracketing points are probes (Step.Probe) where their
+//     grid neighbours lie within a doubling and they are not the top of
+//     the grid.
 //  2. Fill: find the knee on what is measured and measure the grid
 //     point nearest to its lower doubling neighbour (k/2) when it is
 //     missing, and the one nearest to 2k unless a point above the knee
@@ -30,21 +47,40 @@ type SearchOptions struct {
 //     repeat until settled. An arm still gaining at the top of its grid
 //     gets the grid point below the top, and the gaps below are filled
 //     only when that top gain is within two noise standard deviations of
-//     the gate. Nothing above a failed or falling point is measured, and
-//     no point twice.
+//     the gate. Nothing above a failed or falling point (or above two
+//     failed ones) is measured, and no point twice: a knee that lands on
+//     a probe keeps the probe's value.
 //
 // Next is a pure function of its inputs, so a resumed sweep makes the
 // same choices.
 func Next(grid []int, measured []Sample, o SearchOptions) []int {
+	return NextStep(grid, measured, o).Conc
+}
+
+// Step is what the search asks for next: the concurrencies to measure,
+// and whether they are bracketing probes. A bracketing point only has to
+// tell which way the curve goes (a ×4 step gains far more than the noise
+// until saturation), so it may run short; the fill points that settle
+// the knee run at the full length.
+type Step struct {
+	Conc  []int
+	Probe bool
+}
+
+// NextStep is Next with the kind of points it asks for.
+func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	if o.Step < 2 {
 		o.Step = 4
+	}
+	if o.FullSeconds <= 0 {
+		o.FullSeconds = 1200
 	}
 	ao := o.Analyze.withDefaults()
 	grid = slices.Clone(grid)
 	slices.Sort(grid)
 	grid = slices.Compact(grid)
 	if len(grid) == 0 {
-		return nil
+		return Step{}
 	}
 	byConc := map[int][]*Sample{}
 	for i := range measured {
@@ -65,6 +101,23 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 		return vs[len(vs)/2], true
 	}
 	has := func(c int) bool { return len(byConc[c]) > 0 }
+	usable := func() int {
+		n := 0
+		for c := range byConc {
+			if _, ok := tput(c); ok {
+				n++
+			}
+		}
+		return n
+	}
+	// sig is the noise of the throughput at c: the least noisy file's.
+	sig := func(c int) float64 {
+		sd := math.Inf(1)
+		for _, s := range byConc[c] {
+			sd = min(sd, o.sigma(s, ao))
+		}
+		return sd
+	}
 
 	// 1. Bracket.
 	ceiling := grid[len(grid)-1] // nothing above two failures in a row or a cliff
@@ -72,7 +125,7 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 	failed := 0 // the last bracket point, when it failed
 	for c := grid[0]; ; {
 		if !has(c) {
-			return []int{c}
+			return Step{Conc: []int{c}, Probe: probeable(grid, c)}
 		}
 		t, ok := tput(c)
 		next := 0
@@ -84,8 +137,11 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 			if i := slices.Index(grid, c); i+1 < len(grid) {
 				next = grid[i+1]
 			}
-		case prev > 0 && t < (1-cliffDrop)*prevT: // a cliff, beyond noise
-			ceiling = c
+		case prev > 0 && t < (1-max(cliffDrop, 2*math.Hypot(sig(prev), sig(c))))*prevT: // a cliff, beyond noise
+			if usable() >= minPoints {
+				ceiling = c
+			} // else the fill checks the fall one grid point above
+
 		case prev > 0 && doublingGain(prev, prevT, c, t) < ao.Gain:
 			// saturating: the fill settles the knee
 		default:
@@ -101,11 +157,26 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 		}
 		c = next
 	}
-	return fill(grid, measured, ceiling, has, tput, ao)
+	return Step{Conc: fill(grid, measured, ceiling, has, tput, sig, ao)}
+}
+
+// probeable reports whether a bracketing point may run as a short probe:
+// not the top of the grid (the saturation gate reads it), and only where
+// its grid neighbours lie within a doubling of it, so that the fill's
+// full-length points beside it bound a knee its noise misplaces to one
+// doubling.
+func probeable(grid []int, c int) bool {
+	i := slices.Index(grid, c)
+	if i < 0 || i == len(grid)-1 || grid[i+1] > 2*c {
+		return false
+	}
+	return i == 0 || 2*grid[i-1] >= c
 }
 
 // cliffDrop is the fall between two bracket points taken as a cliff:
-// nothing above it is measured. Smaller falls are noise on a plateau.
+// nothing above it is measured. Smaller falls are noise on a plateau, and
+// so are falls within two standard deviations of the two points' noise
+// (probes are noisier).
 const cliffDrop = 0.10
 
 // fill returns the points that settle the knee found on what is
@@ -117,7 +188,8 @@ const cliffDrop = 0.10
 // top of the grid the point below and, while the gain there is within
 // the noise of the gate, the middle of the widest gap; with fewer than 3
 // usable points, the middle of the widest gap or the next point above.
-func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput func(int) (float64, bool), ao Options) []int {
+// Nothing is measured above two failed points above the top usable one.
+func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput func(int) (float64, bool), sig func(int) float64, ao Options) []int {
 	arm := &Arm{Samples: slices.Clone(measured)}
 	slices.SortFunc(arm.Samples, func(a, b Sample) int { return a.Conc - b.Conc })
 	r := Analyze(arm, ao)
@@ -128,6 +200,17 @@ func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput f
 			top = g
 			usable++
 		}
+	}
+	// Two failed points above the top usable one are the server's
+	// capacity, wherever they were measured: nothing above the first.
+	var failedAbove []int
+	for _, g := range grid {
+		if _, ok := tput(g); g > top && has(g) && !ok {
+			failedAbove = append(failedAbove, g)
+		}
+	}
+	if len(failedAbove) >= 2 {
+		ceiling = min(ceiling, failedAbove[0])
 	}
 	idx := slices.Index(grid, top)
 	below := 0
@@ -156,7 +239,7 @@ func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput f
 			// only when its gain is within the noise of the gate does a
 			// fit without wide gaps decide, as on the full grid.
 			want = append(want, below)
-			if !has(below) || !clearGain(top, below, tput, ao) {
+			if !has(below) || !clearGain(top, below, tput, sig, ao) {
 				want = append(want, gapMiddle(grid, has, ceiling))
 			}
 		}
@@ -239,17 +322,17 @@ func plateauAbove(grid []int, tput func(int) (float64, bool), k int, floor float
 }
 
 // clearGain reports whether the gain per doubling from below to top
-// clears the gate by two standard deviations of the ratio of two points
-// with the assumed noise (Analyze.Sigma), so filling the gaps below is
-// unlikely to flip the top gate.
-func clearGain(top, below int, tput func(int) (float64, bool), ao Options) bool {
+// clears the gate by two standard deviations of the ratio of the two
+// points (each with its noise: Analyze.Sigma, more for a probe), so
+// filling the gaps below is unlikely to flip the top gate.
+func clearGain(top, below int, tput func(int) (float64, bool), sig func(int) float64, ao Options) bool {
 	t, ok1 := tput(top)
 	b, ok2 := tput(below)
 	if !ok1 || !ok2 || b <= 0 {
 		return false
 	}
 	du := math.Log2(float64(top) / float64(below))
-	return doublingGain(below, b, top, t) >= ao.Gain+2*math.Sqrt2*ao.Sigma/du
+	return doublingGain(below, b, top, t) >= ao.Gain+2*math.Hypot(sig(top), sig(below))/du
 }
 
 // doublingGain is the throughput gain per doubling of concurrency from

@@ -2,7 +2,10 @@ package knee_test
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"sweep/sweep/knee"
@@ -12,45 +15,93 @@ import (
 // Cost model of the search benchmark: an agentx-fast point (1200 s + 60 s
 // warm-up and drain) and a server start (weights and graph capture).
 const (
-	pointSeconds = 1260.0
+	fullSeconds  = 1200.0
+	drainSeconds = 60.0
+	pointSeconds = fullSeconds + drainSeconds
 	startSeconds = 600.0
+)
+
+// fidelity is how the search's bracketing points run: at the full
+// length (probeSeconds 0) or as short probes whose noise grows as
+// 1/sqrt(duration).
+type fidelity struct {
+	name         string
+	probeSeconds float64
+}
+
+var (
+	equalLength = fidelity{"equal-length points", 0}
+	probes      = fidelity{"300 s probes", 300}
 )
 
 // searchTally compares the adaptive search with the full grid.
 type searchTally struct {
 	arms, agree        int
 	points, fullPoints int
+	probes             int
 	// GPU-seconds per GPU: ours (one server per arm) and InferenceX's
 	// (the full grid, one server start per point).
 	ours, inferencex float64
 }
 
 func (t searchTally) String() string {
-	return fmt.Sprintf("%d arms: knee within one doubling of the full grid's on %.1f%%; %.2f points per arm vs %.2f (%.0f%%); GPU-hours %.0f%% of InferenceX's restart-per-point full grid",
-		t.arms, pct(t.agree, t.arms), float64(t.points)/float64(t.arms), float64(t.fullPoints)/float64(t.arms),
+	return fmt.Sprintf("%d arms: knee within one doubling of the full grid's on %.1f%%; %.2f points per arm (%.2f probes) vs %.2f (%.0f%%); GPU-hours %.1f%% of InferenceX's restart-per-point full grid",
+		t.arms, pct(t.agree, t.arms), float64(t.points)/float64(t.arms), float64(t.probes)/float64(t.arms), float64(t.fullPoints)/float64(t.arms),
 		100*float64(t.points)/float64(t.fullPoints), 100*t.ours/t.inferencex)
 }
 
-// search runs Next on a case as a sweep would: each chosen concurrency is
-// measured once (the case's first file there), until Next is done.
-func search(c *synth.Case) []knee.Sample {
+func (t searchTally) gpuHours() float64 { return t.ours / t.inferencex }
+
+// search runs NextStep on a case as a sweep would: each chosen
+// concurrency is measured once, until the search is done. A full-length
+// point is the case's first file there (what the full grid measured); a
+// probe is a fresh draw of the case's curve with the noise of its length
+// (σ·sqrt(1200 s / probe)), failed where the case's file failed. It
+// returns the measured samples and the GPU-seconds per GPU spent.
+func search(c *synth.Case, f fidelity) ([]knee.Sample, int, float64) {
 	grid := armGrid(c.Arm)
+	rng := rand.New(rand.NewPCG(uint64(len(c.ID)), hashID(c.ID)))
 	var measured []knee.Sample
+	nProbes := 0
+	spent := startSeconds
 	for range len(grid) + 1 {
-		next := knee.Next(grid, measured, knee.SearchOptions{})
-		if len(next) == 0 {
+		step := knee.NextStep(grid, measured, knee.SearchOptions{})
+		if len(step.Conc) == 0 {
 			break
 		}
-		for _, n := range next {
+		for _, n := range step.Conc {
 			if slices.ContainsFunc(measured, func(s knee.Sample) bool { return s.Conc == n }) {
 				panic(fmt.Sprintf("%s: conc %d chosen twice", c.ID, n))
 			}
 			i := slices.IndexFunc(c.Arm.Samples, func(s knee.Sample) bool { return s.Conc == n })
-			measured = append(measured, c.Arm.Samples[i])
+			smp := c.Arm.Samples[i]
+			if !step.Probe || f.probeSeconds == 0 {
+				smp.Seconds = fullSeconds
+				measured = append(measured, smp)
+				spent += pointSeconds
+				continue
+			}
+			if smp.Excluded == "" {
+				sigma := c.Sigma * math.Sqrt(fullSeconds/f.probeSeconds)
+				v := c.Curve(float64(n)) * math.Exp(sigma*rng.NormFloat64())
+				smp.TotalTPS = &v
+			}
+			smp.Probe, smp.Seconds = true, f.probeSeconds
+			measured = append(measured, smp)
+			nProbes++
+			spent += f.probeSeconds + drainSeconds
 		}
 	}
 	slices.SortFunc(measured, func(a, b knee.Sample) int { return a.Conc - b.Conc }) // as Arm.Samples are
-	return measured
+	return measured, nProbes, spent
+}
+
+func hashID(id string) uint64 {
+	h := uint64(1469598103934665603)
+	for i := range len(id) {
+		h = (h ^ uint64(id[i])) * 1099511628211
+	}
+	return h
 }
 
 func armGrid(a *knee.Arm) []int {
@@ -74,7 +125,7 @@ func agrees(full, ours *knee.Result) bool {
 	return ours.Status == full.Status
 }
 
-func scoreSearch(cases []*synth.Case) searchTally {
+func scoreSearch(cases []*synth.Case, f fidelity) searchTally {
 	var t searchTally
 	for _, c := range cases {
 		if c.Family == synth.FamilyInsufficient {
@@ -84,7 +135,7 @@ func scoreSearch(cases []*synth.Case) searchTally {
 		if full.Status == knee.StatusInsufficient {
 			continue
 		}
-		measured := search(c)
+		measured, nProbes, spent := search(c, f)
 		ours := knee.Analyze(&knee.Arm{Samples: measured}, knee.Options{})
 		t.arms++
 		if agrees(full, ours) {
@@ -92,47 +143,200 @@ func scoreSearch(cases []*synth.Case) searchTally {
 		}
 		n, nf := len(measured), len(armGrid(c.Arm))
 		t.points += n
+		t.probes += nProbes
 		t.fullPoints += nf
-		t.ours += startSeconds + float64(n)*pointSeconds
+		t.ours += spent
 		t.inferencex += float64(nf) * (startSeconds + pointSeconds)
 	}
 	return t
 }
 
-// BenchmarkAdaptiveSearch prints the adaptive search against the full
-// grid on the knee corpus: knee agreement, points and GPU-hours per arm.
-func BenchmarkAdaptiveSearch(b *testing.B) {
-	cases := synth.Corpus(corpusSeed, corpusSize)
-	var t searchTally
-	for b.Loop() {
-		t = scoreSearch(cases)
-	}
-	b.ReportMetric(pct(t.agree, t.arms), "knee_agree_%")
-	b.ReportMetric(float64(t.points)/float64(t.arms), "points/arm")
-	b.ReportMetric(float64(t.fullPoints)/float64(t.arms), "full_grid_points/arm")
-	b.ReportMetric(100*t.ours/t.inferencex, "gpu_hours_%_of_inferencex")
-	b.Logf("corpus seed %d: %s", corpusSeed, t)
+// searchCorpora are the benchmark's two corpora: arms on the agentic
+// conc-lists of the shipped configs (and a few doubling grids; 4-15
+// points, 7.4 on average), and arms whose full grid is the doubling grid
+// over their range (9-11 points), the baseline.
+var searchCorpora = []struct {
+	name  string
+	cases func(seed uint64, n int) []*synth.Case
+}{
+	{"conc-lists", synth.Corpus},
+	{"doubling", synth.DoublingCorpus},
 }
 
-// TestAdaptiveSearch holds the search's targets on a smaller corpus of the
-// same generator: knees within one doubling of the full grid's on ≥ 95 %
-// of arms and no point measured twice (search panics on that). The
-// issue's GPU-hour target is 30 % of InferenceX's restart-per-point full
-// grid; on this corpus (grids of 4-15 points, 7.4 on average) the search
-// measures about 60 % of the points and needs about 45 % of the
-// GPU-hours, so the test holds what is reached (≤ 47 %) and the gap stays
-// visible. With every point at the agentx-fast length the target is out
-// of reach of fewer points alone: one start plus n points is within 30 %
-// of 7.4 restarted points only for n ≤ 2.8, fewer than a knee and its two
-// neighbours.
-func TestAdaptiveSearch(t *testing.T) {
-	tally := scoreSearch(synth.Corpus(corpusSeed+2, 600))
-	t.Log(tally)
-	if pct(tally.agree, tally.arms) < 95 {
-		t.Errorf("knee agreement %.1f%%, want ≥ 95%%", pct(tally.agree, tally.arms))
+// BenchmarkAdaptiveSearch prints the adaptive search against the full
+// grid on both corpora, with the bracketing points at the full length
+// and as probes: knee agreement, points and GPU-hours per arm.
+func BenchmarkAdaptiveSearch(b *testing.B) {
+	type row struct {
+		corpus string
+		f      fidelity
+		t      searchTally
 	}
-	if r := tally.ours / tally.inferencex; r > 0.47 {
-		t.Errorf("GPU-hours %.0f%% of InferenceX's full grid, want ≤ 47%%", 100*r)
+	var rows []row
+	corpora := map[string][]*synth.Case{}
+	for _, sc := range searchCorpora {
+		corpora[sc.name] = sc.cases(corpusSeed, corpusSize)
+		for _, f := range []fidelity{equalLength, probes} {
+			rows = append(rows, row{corpus: sc.name, f: f})
+		}
+	}
+	for b.Loop() {
+		for i := range rows {
+			rows[i].t = scoreSearch(corpora[rows[i].corpus], rows[i].f)
+		}
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "corpus seed %d, %d arms per corpus\n%-11s %-20s %6s %9s %11s %11s %10s\n", corpusSeed, corpusSize,
+		"corpus", "bracketing", "arms", "agree %", "points/arm", "probes/arm", "full grid")
+	for _, r := range rows {
+		fmt.Fprintf(&out, "%-11s %-20s %6d %9.1f %11.2f %11.2f %10.2f   GPU-hours %.1f%% of InferenceX's\n", r.corpus, r.f.name, r.t.arms,
+			pct(r.t.agree, r.t.arms), float64(r.t.points)/float64(r.t.arms), float64(r.t.probes)/float64(r.t.arms),
+			float64(r.t.fullPoints)/float64(r.t.arms), 100*r.t.gpuHours())
+		b.ReportMetric(pct(r.t.agree, r.t.arms), "agree_%_"+r.corpus+"_"+strings.Fields(r.f.name)[0])
+		b.ReportMetric(100*r.t.gpuHours(), "gpu_hours_%_"+r.corpus+"_"+strings.Fields(r.f.name)[0])
+	}
+	b.Log("\n" + out.String())
+}
+
+// TestAdaptiveSearch holds the search's targets on smaller corpora of the
+// same generators (another seed than the benchmark's): knees within one
+// doubling of the full grid's on ≥ 95 % of arms and no point measured
+// twice (search panics on that), and the GPU-hours reached, as a share of
+// InferenceX's restart-per-point full grid.
+//
+// The target is 30 %. With every point at the agentx-fast length
+// it is out of reach of fewer points alone: one start plus n points is
+// within 30 % of 7.4 restarted points only for n ≤ 2.8 (of 9.6, the
+// doubling corpus's mean, n ≤ 3.8), fewer than a knee, its two
+// neighbours and the bracket below; the search needs about 45 % on the
+// conc-lists and 42 % on the doubling grids. With the bracketing points
+// as 300 s probes (σ doubled, 360 s counted each) the doubling grids
+// (9-11 points, the baseline) need about 24 %: the target is
+// reached there, on this seed, the benchmark's and a third (31337:
+// 96.5 % agreement, 24.1 %). The conc-lists are not: they are short (7.4
+// points) and sparse at the ends (1, 4, 8 or 4, 16, 24), where a knee
+// misplaced by a probe's noise could land two doublings off with no
+// full-length neighbour to correct it, so only points whose grid
+// neighbours lie within a doubling run as probes and the search needs
+// about 35 % (31337: 95.9 %, 34.9 %). A knee that lands on a probe keeps
+// the probe's value, weighed by its length in the fit; it is never run
+// again.
+func TestAdaptiveSearch(t *testing.T) {
+	maxGPUHours := map[string]map[fidelity]float64{
+		"conc-lists": {equalLength: 0.47, probes: 0.37},
+		"doubling":   {equalLength: 0.45, probes: 0.30},
+	}
+	for _, sc := range searchCorpora {
+		cases := sc.cases(corpusSeed+2, 600)
+		for _, f := range []fidelity{equalLength, probes} {
+			tally := scoreSearch(cases, f)
+			t.Logf("%s, %s: %s", sc.name, f.name, tally)
+			if pct(tally.agree, tally.arms) < 95 {
+				t.Errorf("%s, %s: knee agreement %.1f%%, want ≥ 95%%", sc.name, f.name, pct(tally.agree, tally.arms))
+			}
+			if r, want := tally.gpuHours(), maxGPUHours[sc.name][f]; r > want {
+				t.Errorf("%s, %s: GPU-hours %.1f%% of InferenceX's full grid, want ≤ %.0f%%", sc.name, f.name, 100*r, 100*want)
+			}
+		}
+	}
+}
+
+// TestNextStepProbes: the bracketing points are probes where their grid
+// neighbours lie within a doubling and they are not the top of the grid;
+// the fill points run at the full length.
+func TestNextStepProbes(t *testing.T) {
+	tput := func(c int) float64 { return 1000 * float64(min(c, 16)) } // saturates at 16
+	tests := []struct {
+		name  string
+		grid  []int
+		steps []knee.Step // in order, until done
+	}{
+		{"doubling grid", []int{1, 2, 4, 8, 16, 32, 64, 128, 256}, []knee.Step{
+			{Conc: []int{1}, Probe: true}, {Conc: []int{4}, Probe: true}, {Conc: []int{16}, Probe: true}, {Conc: []int{64}, Probe: true},
+			{Conc: []int{8}}, // k/2; c64 on the plateau bounds the knee from above
+		}},
+		{"top of the grid", []int{1, 2, 4, 8, 16}, []knee.Step{
+			{Conc: []int{1}, Probe: true}, {Conc: []int{4}, Probe: true}, {Conc: []int{16}},
+			{Conc: []int{8, 2}}, // still gaining at the top: the point below and the widest gap
+		}},
+		// The MI325X conc-list: 1 and 4 are more than a doubling from a
+		// neighbour, 16 has 8 and 32 beside it.
+		{"sparse conc-list", []int{1, 4, 8, 16, 32, 40, 48, 56, 64}, []knee.Step{
+			{Conc: []int{1}}, {Conc: []int{4}}, {Conc: []int{16}, Probe: true}, {Conc: []int{64}},
+			{Conc: []int{8}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var measured []knee.Sample
+			var got []knee.Step
+			for range len(tt.grid) + 1 {
+				step := knee.NextStep(tt.grid, measured, knee.SearchOptions{})
+				if len(step.Conc) == 0 {
+					break
+				}
+				got = append(got, step)
+				for _, c := range step.Conc {
+					v := tput(c)
+					s := knee.Sample{Conc: c, TotalTPS: &v, Seconds: 1200}
+					if step.Probe {
+						s.Probe, s.Seconds = true, 300
+					}
+					measured = append(measured, s)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.steps) {
+				t.Errorf("steps %v, want %v", got, tt.steps)
+			}
+		})
+	}
+}
+
+// TestNextFewPointsFall: a fall on the first two points is too few for a
+// verdict (3 usable points), so it does not cap the arm: the point above
+// is measured (here no grid point lies between the two).
+func TestNextFewPointsFall(t *testing.T) {
+	grid := []int{1, 4, 8, 16, 32, 64}
+	sample := func(c int, v float64) knee.Sample { return knee.Sample{Conc: c, TotalTPS: &v} }
+	measured := []knee.Sample{sample(1, 1000), sample(4, 800)}
+	if next := knee.Next(grid, measured, knee.SearchOptions{}); !slices.Equal(next, []int{8}) {
+		t.Errorf("after a 20%% fall on two points: next %v, want [8]", next)
+	}
+}
+
+// TestAnalyzeProbeWeight: a probe weighs its length over a full point's
+// in the fit, so an outlying probe pulls the fitted curve less than the
+// same value measured at the full length.
+func TestAnalyzeProbeWeight(t *testing.T) {
+	fitAt16 := func(probe bool) (raw, fit float64, flagged bool) {
+		var ss []knee.Sample
+		for _, p := range []struct {
+			c int
+			v float64
+		}{{1, 1000}, {2, 1900}, {4, 3500}, {8, 4000}, {16, 3300}, {32, 4100}, {64, 4000}} {
+			v := p.v
+			s := knee.Sample{Conc: p.c, TotalTPS: &v, Seconds: 1200}
+			if p.c == 16 && probe {
+				s.Probe, s.Seconds = true, 300
+			}
+			ss = append(ss, s)
+		}
+		r := knee.Analyze(&knee.Arm{Samples: ss}, knee.Options{})
+		for _, pt := range r.Points {
+			if pt.Conc == 16 {
+				return *pt.Throughput, *pt.Fit, pt.Probe
+			}
+		}
+		t.Fatal("no c16")
+		return
+	}
+	raw, full, _ := fitAt16(false)
+	_, probe, flagged := fitAt16(true)
+	if !flagged {
+		t.Error("c16 not reported as a probe")
+	}
+	if probe-raw <= full-raw {
+		t.Errorf("fit at the probe %.0f, at the full point %.0f (measured %.0f): want the probe pulling less", probe, full, raw)
 	}
 }
 

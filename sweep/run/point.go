@@ -92,6 +92,9 @@ type LoadSpec struct {
 	// Simulation is set when the engine is sweep's simulated one; the
 	// result says so.
 	Simulation *result.Simulation
+	// Probe marks the point an adaptive search's short bracketing probe;
+	// the result says so.
+	Probe bool
 }
 
 // Sidecar is a helper server the engine needs before it starts.

@@ -113,6 +113,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		if sim := r.spec.Simulation; sim != nil {
 			res.Simulated, res.Simulation = true, sim
 		}
+		res.Probe = r.spec.Probe
 		path := filepath.Join(r.o.OutDir, r.spec.Name+".json")
 		if err := result.WriteResult(path, res); err != nil {
 			return err

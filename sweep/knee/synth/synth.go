@@ -105,8 +105,24 @@ func dbl(lo, hi int) Grid {
 // (top gain within 5 points of the 10 % gate, first point within 0.02 of
 // 0.9 × peak) are redrawn.
 func Corpus(seed uint64, n int) []*Case {
+	return corpus(seed, n, Grids())
+}
+
+// DoublingGrids are the doubling grids over the concurrency ranges of a
+// discovery sweep that DoublingCorpus draws on (peers' §3.2 simulated
+// 1…1024): 9 to 11 points.
+func DoublingGrids() []Grid {
+	return []Grid{dbl(1, 256), dbl(1, 512), dbl(1, 1024), dbl(2, 512), dbl(4, 1024)}
+}
+
+// DoublingCorpus is Corpus on DoublingGrids only: the same families,
+// noise and modifications, every arm's full grid a doubling one.
+func DoublingCorpus(seed uint64, n int) []*Case {
+	return corpus(seed, n, DoublingGrids())
+}
+
+func corpus(seed uint64, n int, grids []Grid) []*Case {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	grids := Grids()
 	out := make([]*Case, 0, n)
 	for len(out) < n {
 		f := rng.Float64()

@@ -123,11 +123,22 @@ type Router struct {
 	failures int64
 }
 
+// routerIdleConns is how many idle connections the router keeps to each
+// worker.
+const routerIdleConns = 4096
+
 // NewRouter builds a router over cfg.Workers.
 func NewRouter(cfg RouterConfig) *Router {
 	r := &Router{cfg: cfg, requests: make([]int64, len(cfg.Workers))}
+	// Keep a connection per stream in flight, as a real router's pool
+	// does: net/http's default keeps 2 idle ones per worker, so at conc
+	// 256 most answers ended by closing their connection and the next
+	// request dialled a new one (a tenth of the router's CPU).
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 0, routerIdleConns
 	for i, w := range cfg.Workers {
 		p := httputil.NewSingleHostReverseProxy(w)
+		p.Transport = tr
 		p.FlushInterval = -1 // SSE: flush every write
 		p.ModifyResponse = func(resp *http.Response) error {
 			if resp.Header.Get(HeaderWoke) != "" || resp.Header.Get(HeaderPrompt) != "" { // to be sent again: one request, not two

@@ -1,11 +1,14 @@
 package simengine
 
 import (
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -115,4 +118,61 @@ func TestBatchedFlusher(t *testing.T) {
 	assert.Equal(t, "abcd", rec.Body.String())
 	f.Flush()
 	assert.Equal(t, 3, under.flushes, "nothing kept, nothing flushed")
+}
+
+// TestRouterKeepsWorkerConnections: answers to a round of concurrent
+// streams leave their connections to the worker idle for the next round,
+// as a real router's pool does, instead of closing all but two of them.
+func TestRouterKeepsWorkerConnections(t *testing.T) {
+	const streams, rounds = 16, 3
+	var mu sync.Mutex
+	dialled := 0
+	release := make(chan struct{})
+	var arrived sync.WaitGroup
+	worker := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived.Done()
+		<-release // all streams of a round are in flight at once
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	worker.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			dialled++
+			mu.Unlock()
+		}
+	}
+	worker.Start()
+	t.Cleanup(worker.Close)
+	u, err := url.Parse(worker.URL)
+	require.NoError(t, err)
+	front := httptest.NewServer(NewRouter(RouterConfig{Name: "vllm_router", Workers: []*url.URL{u}}).Handler())
+	t.Cleanup(front.Close)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams}}
+	for range rounds {
+		arrived.Add(streams)
+		release = make(chan struct{})
+		var done sync.WaitGroup
+		for i := range streams {
+			done.Go(func() {
+				req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, front.URL+"/v1/chat/completions", strings.NewReader("{}"))
+				if !assert.NoError(t, err) {
+					return
+				}
+				req.Header.Set("X-Correlation-Id", fmt.Sprint("s", i))
+				resp, err := client.Do(req)
+				if !assert.NoError(t, err) {
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			})
+		}
+		arrived.Wait()
+		close(release)
+		done.Wait()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.LessOrEqual(t, dialled, streams, "connections the router dialled to the worker over %d rounds of %d streams", rounds, streams)
 }

@@ -50,13 +50,14 @@ lint-workflows:
 # testdata/fuzz and fails the run. Counts, not durations: Go 1.26's fuzz
 # coordinator can fail a duration budget with a bare "context deadline
 # exceeded" as the time runs out (golang/go#75804; it did here, with no
-# crasher). FUZZTIME=30s (or 1000x) overrides all four.
+# crasher). FUZZTIME=30s (or 1000x) overrides all five.
 FUZZTIME ?=
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMasters$$' -fuzztime $(or $(FUZZTIME),3000x) ./configs
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(or $(FUZZTIME),5000x) ./recipes/schema
 	$(GO) test -run '^$$' -fuzz '^FuzzParseText$$' -fuzztime $(or $(FUZZTIME),60000x) ./metrics
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRecords$$' -fuzztime $(or $(FUZZTIME),120000x) ./metrics/aiperf
+	$(GO) test -run '^$$' -fuzz '^FuzzSkim$$' -fuzztime $(or $(FUZZTIME),60000x) ./metrics/aiperf
 
 slurm-up:
 	bash $(SLURM_CLUSTER) up

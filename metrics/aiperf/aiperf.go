@@ -541,10 +541,10 @@ type ServerMetricsExport struct {
 // not an object is an error; a missing "metrics" object gives an empty
 // export (InferenceX then warns that server metrics are missing).
 //
-// A well-formed export is decoded in one typed pass that skips the
-// per-series timeslices (the bulk of a long point's file); an export with
-// odd shapes anywhere is read again field by field, tolerating what
-// InferenceX tolerates.
+// A well-formed export is decoded in one typed pass after a quicker pass
+// has set its per-series timeslices (the bulk of a long point's file,
+// read by nobody here) aside; an export with odd shapes anywhere is read
+// again field by field, tolerating what InferenceX tolerates.
 func ReadServerMetrics(r io.Reader, name string) (*ServerMetricsExport, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -556,6 +556,11 @@ func ReadServerMetrics(r io.Reader, name string) (*ServerMetricsExport, error) {
 // serverMetrics decodes a whole export: the one-pass path, or the
 // tolerant one for odd shapes.
 func serverMetrics(data []byte, name string) (*ServerMetricsExport, error) {
+	if skimmed, ok := withoutTimeslices(data); ok {
+		if out, ok := decodeServerMetrics(skimmed, name); ok {
+			return out, nil
+		}
+	}
 	if out, ok := decodeServerMetrics(data, name); ok {
 		return out, nil
 	}

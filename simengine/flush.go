@@ -16,8 +16,10 @@ const virtualFlushEvery = 20 * time.Millisecond
 // engine and the reverse proxy write an event stream into it and flush
 // after each write; it keeps the bytes (net/http's own 4 KB buffer would
 // send them a few events at a time) and hands them over in one write and
-// one flush when every has passed since the last, and at the end of the
-// answer (finish, which its user must call before the handler returns).
+// one flush when every has passed since the answer began or the last
+// flush, and at the end of the answer (finish, which its user must call
+// before the handler returns). Most virtual-clock answers take less wall
+// time than every and leave in one piece.
 type batchedFlusher struct {
 	http.ResponseWriter
 	every time.Duration
@@ -29,6 +31,11 @@ type batchedFlusher struct {
 func (f *batchedFlusher) Write(p []byte) (int, error) {
 	f.buf = append(f.buf, p...)
 	return len(p), nil
+}
+
+// newBatchedFlusher starts the answer's interval now.
+func newBatchedFlusher(w http.ResponseWriter) *batchedFlusher {
+	return &batchedFlusher{ResponseWriter: w, every: virtualFlushEvery, last: time.Now()}
 }
 
 // FlushError implements what http.ResponseController.Flush calls.

@@ -577,7 +577,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 	w.WriteHeader(http.StatusOK)
 	if q.sink.timed {
 		// Stamped events mean the same whenever they leave.
-		bf := &batchedFlusher{ResponseWriter: w, every: virtualFlushEvery}
+		bf := newBatchedFlusher(w)
 		defer func() { _ = bf.finish() }() // the end of the answer, at once
 		w = bf
 	}

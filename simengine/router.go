@@ -206,7 +206,7 @@ func (r *Router) Handler() http.Handler {
 			return
 		}
 		if req.Header.Get(HeaderParticipant) != "" {
-			bf := &batchedFlusher{ResponseWriter: w, every: virtualFlushEvery}
+			bf := newBatchedFlusher(w)
 			defer func() { _ = bf.finish() }() // the end of the answer, at once
 			w = bf
 		}

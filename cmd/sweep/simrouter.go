@@ -35,6 +35,7 @@ on /metrics and on --prometheus-port. It runs until SIGINT or SIGTERM.`,
 					return &FlagError{Err: fmt.Errorf("sim-router: %w", err)}
 				}
 				fmt.Fprintf(ios.ErrOut, "sim-router: %s on %s:%d -> %v\n", cfg.Name, cfg.Host, cfg.Port, cfg.Workers)
+				raiseGCPercent()
 				return simengine.NewRouter(cfg).Run(ctx)
 			}
 		},

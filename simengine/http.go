@@ -625,7 +625,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 			head, tail = b[:i+len(`"text":`)], b[i+len(`"text":""`):]
 		}
 	}
-	var line []byte
+	var line, stamp []byte
 	content := func(text string) bool {
 		if head == nil || !plainJSON(text) {
 			return write(chunk(&text, "", nil))
@@ -668,7 +668,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 			var rel []chunkRelease
 			rel, done, reason, cached = q.sink.takeTimed()
 			for _, c := range rel {
-				fmt.Fprintf(w, "%s%s\n", SSEClockPrefix, strconv.FormatFloat(c.t, 'g', -1, 64)) // exact: the client resumes at it
+				stamp = append(stamp[:0], SSEClockPrefix...)
+				stamp = strconv.AppendFloat(stamp, c.t, 'g', -1, 64) // exact: the client resumes at it
+				if _, err := w.Write(append(stamp, '\n')); err != nil {
+					s.abandon(q)
+					return
+				}
 				if c.n == 0 {
 					continue
 				}

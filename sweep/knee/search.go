@@ -141,7 +141,6 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 			if usable() >= minPoints {
 				ceiling = c
 			} // else the fill checks the fall one grid point above
-
 		case prev > 0 && doublingGain(prev, prevT, c, t) < ao.Gain:
 			// saturating: the fill settles the knee
 		default:

@@ -261,8 +261,20 @@ func Analyze(a *Arm, o Options) *Result {
 			for i := range r.Points {
 				r.Points[i].Peak = false
 			}
-			r.Reason = fmt.Sprintf("still gaining %.0f%% per doubling at c%d (gate %.0f%%): extend the grid upward",
-				100*(gain-1), r.Points[use[n-1]].Conc, 100*o.Gain)
+			top := r.Points[use[n-1]].Conc
+			r.Reason = fmt.Sprintf("still gaining %.0f%% per doubling at c%d (gate %.0f%%): ", 100*(gain-1), top, 100*o.Gain)
+			// Failed points above the top usable one: the grid did go
+			// further up, and the arm gave out there.
+			var failedAbove []string
+			for _, p := range r.Points[use[n-1]+1:] {
+				failedAbove = append(failedAbove, fmt.Sprintf("c%d", p.Conc))
+			}
+			if len(failedAbove) > 0 {
+				r.Reason += fmt.Sprintf("%s above failed, so the arm's capacity ends between c%d and %s; measure between them",
+					strings.Join(failedAbove, ", "), top, failedAbove[0])
+			} else {
+				r.Reason += "extend the grid upward"
+			}
 			return r
 		}
 	}

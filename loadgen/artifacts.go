@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -70,16 +71,18 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 // succeeded), adding them to res.Files.
 func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 	if len(records) > 0 {
-		var b bytes.Buffer
-		for _, rec := range records {
-			line, err := json.Marshal(&rec.Record)
-			if err != nil {
-				return fmt.Errorf("encode record: %w", err)
-			}
-			b.Write(line)
-			b.WriteByte('\n')
+		parts, err := encodeRecords(records)
+		if err != nil {
+			return err
 		}
-		if err := atomicfile.Write(filepath.Join(r.o.ArtifactDir, aiperf.RecordsFile), b.Bytes(), 0o644); err != nil {
+		if err := atomicfile.WriteWith(filepath.Join(r.o.ArtifactDir, aiperf.RecordsFile), 0o644, func(w io.Writer) error {
+			for _, p := range parts {
+				if _, err := w.Write(p); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
 			return fmt.Errorf("write %s: %w", aiperf.RecordsFile, err)
 		}
 		res.Files = append(res.Files, aiperf.RecordsFile)
@@ -199,4 +202,36 @@ func (r *runner) summary(records []*record, cancelled bool) object {
 	md = append(md, field{"submission_valid", false}, field{"submission_invalid_reasons", reasons},
 		field{"load_generator", "sweep loadgen (aiperf " + aiperfVersion + " artifact formats)"})
 	return append(out, field{"metadata", md})
+}
+
+// encodeRecords is profile_export.jsonl, one record a line in order, in
+// consecutive parts encoded side by side (the point's load is over, the
+// cores are free).
+func encodeRecords(records []*record) ([][]byte, error) {
+	n := min(runtime.GOMAXPROCS(0), len(records))
+	parts := make([][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for p := range n {
+		wg.Go(func() {
+			var b bytes.Buffer
+			for _, rec := range records[p*len(records)/n : (p+1)*len(records)/n] {
+				line, err := json.Marshal(&rec.Record)
+				if err != nil {
+					errs[p] = fmt.Errorf("encode record: %w", err)
+					return
+				}
+				b.Write(line)
+				b.WriteByte('\n')
+			}
+			parts[p] = b.Bytes()
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return parts, nil
 }

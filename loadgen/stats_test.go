@@ -145,3 +145,27 @@ func TestNumberSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeRecords: the parts, joined, are the records one a line in
+// order, however many records there are for the parts.
+func TestEncodeRecords(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 100} {
+		var recs []*record
+		var want []byte
+		for i := range n {
+			rec := &record{}
+			rec.Metadata.SessionNum, rec.Metadata.XRequestID = i, strings.Repeat("r", i%5)
+			recs = append(recs, rec)
+			line, err := json.Marshal(&rec.Record)
+			require.NoError(t, err)
+			want = append(append(want, line...), '\n')
+		}
+		parts, err := encodeRecords(recs)
+		require.NoError(t, err)
+		var got []byte
+		for _, p := range parts {
+			got = append(got, p...)
+		}
+		assert.Equal(t, string(want), string(got), "%d records", n)
+	}
+}

@@ -13,12 +13,7 @@ import (
 // The one-pass decode must read every shipped export exactly as the
 // member-by-member reader does.
 func TestServerMetricsFastPathAgrees(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/*/*/aiperf_artifacts/server_metrics_export.json")
-	require.NoError(t, err)
-	more, _ := filepath.Glob("../../testdata/loadgen/*/server_metrics_export.json")
-	files = append(files, more...)
-	require.NotEmpty(t, files)
-	for _, f := range files {
+	for _, f := range shippedExports(t) {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
 		fast, ok := decodeServerMetrics(data, f)
@@ -27,6 +22,17 @@ func TestServerMetricsFastPathAgrees(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, slow, fast, f)
 	}
+}
+
+// shippedExports are the server_metrics_export.json files in testdata.
+func shippedExports(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("../../testdata/*/*/aiperf_artifacts/server_metrics_export.json")
+	require.NoError(t, err)
+	more, _ := filepath.Glob("../../testdata/loadgen/*/server_metrics_export.json")
+	files = append(files, more...)
+	require.NotEmpty(t, files)
+	return files
 }
 
 // Shapes the tolerant reader treats specially make the fast path step

@@ -3,7 +3,6 @@ package aiperf
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,12 +36,8 @@ func TestSkimValid(t *testing.T) {
 
 // Every shipped export loses its timeslices and reads the same.
 func TestWithoutTimeslicesReadsTheSame(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/*/*/aiperf_artifacts/server_metrics_export.json")
-	require.NoError(t, err)
-	more, _ := filepath.Glob("../../testdata/loadgen/*/server_metrics_export.json")
-	files = append(files, more...)
 	checked := 0
-	for _, f := range files {
+	for _, f := range shippedExports(t) {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
 		if !strings.Contains(string(data), `"timeslices"`) {

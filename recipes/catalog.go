@@ -101,17 +101,17 @@ type Launcher struct {
 	// FallbackSuffix is the engine suffix kept in the fallback name
 	// (MI355X keeps "_atom" for ATOM; B300, H200 and B200 keep "_trt" for
 	// TRT-LLM).
-	FallbackSuffix map[string]string
+	FallbackSuffix map[configs.Engine]string
 }
 
 // Launchers are the single-node launchers of the runners sweep plans for.
 var launchers = []Launcher{
 	{Name: "mi325x-amds", GPU: "mi325x"},
 	{Name: "mi300x-amds", GPU: "mi300x"},
-	{Name: "mi355x-amds", GPU: "mi355x", FrameworkFirst: true, FallbackSuffix: map[string]string{"atom": "_atom"}},
-	{Name: "b300-nv", GPU: "b300", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
-	{Name: "h200-dgxc-slurm", GPU: "h200", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
-	{Name: "b200-dgxc", GPU: "b200", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
+	{Name: "mi355x-amds", GPU: "mi355x", FrameworkFirst: true, FallbackSuffix: map[configs.Engine]string{"atom": "_atom"}},
+	{Name: "b300-nv", GPU: "b300", FrameworkFirst: true, FallbackSuffix: map[configs.Engine]string{"trt": "_trt"}},
+	{Name: "h200-dgxc-slurm", GPU: "h200", FrameworkFirst: true, FallbackSuffix: map[configs.Engine]string{"trt": "_trt"}},
+	{Name: "b200-dgxc", GPU: "b200", FrameworkFirst: true, FallbackSuffix: map[configs.Engine]string{"trt": "_trt"}},
 	{Name: "h100-dgxc-slurm", GPU: "h100"},
 }
 
@@ -129,7 +129,7 @@ func (l Launcher) ScriptNames(r *matrix.Row) []string {
 	if !l.FrameworkFirst {
 		return []string{base + mtp}
 	}
-	return slices.Compact([]string{base + "_" + r.Framework + mtp, base + l.FallbackSuffix[r.Framework] + mtp})
+	return slices.Compact([]string{base + "_" + string(r.Framework) + mtp, base + l.FallbackSuffix[r.Framework] + mtp})
 }
 
 // RunnerName returns the runner a row runs on: the row's runner when it is

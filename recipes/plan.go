@@ -634,13 +634,10 @@ func (o *planConfig) env(c *Ctx, rc *Recipe, off *Offload) (shared, clientOnly m
 // the served name, host and port.
 func serveArgs(rc *Recipe) Arg {
 	return Arg{Name: "<serve>", Expand: func(c *Ctx, r *Recipe) ([]Arg, error) {
-		model := "--model-path"
-		if r.Engine == configs.VLLM {
-			model = "--model" // vLLM's positional model tag
-		}
+		f := r.Engine.Facts()
 		return []Arg{
-			Flag(model, c.ModelPath),
-			Flag("--served-model-name", c.Model),
+			Flag(f.ModelFlag, c.ModelPath),
+			Flag(f.ServedModelFlag, c.Model),
 			Flag("--host", "0.0.0.0"),
 			Flag("--port", c.EnginePort),
 		}, nil

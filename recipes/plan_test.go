@@ -317,7 +317,7 @@ func TestLookup(t *testing.T) {
 	require.NoError(t, err)
 	cat := Builtin()
 	row := func(runner, prefix, framework string) *matrix.Row {
-		return &matrix.Row{Kind: matrix.AgenticSingleNode, Runner: runner, ModelPrefix: prefix, Precision: "fp8", Framework: framework, SpecDecoding: "mtp"}
+		return &matrix.Row{Kind: matrix.AgenticSingleNode, Runner: runner, ModelPrefix: prefix, Precision: "fp8", Framework: configs.Engine(framework), SpecDecoding: "mtp"}
 	}
 	tests := []struct {
 		name, want, wantErr string

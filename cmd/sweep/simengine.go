@@ -56,10 +56,7 @@ the rest are accepted and have no effect. For an engine newer than its schema,
 --lenient turns the problems with flags the simulator does not read (unknown
 flags, stray tokens, bad values of other flags) into warnings.
 
-Honoured SGLang flags:
-` + wrapFlags(simengine.HonouredFlags(configs.SGLang)) + `
-Honoured vLLM flags:
-` + wrapFlags(simengine.HonouredFlags(configs.VLLM)) + `
+` + honouredFlags() + `
 
 The synthetic acceptance length comes from SGLANG_SIMULATE_ACC_LEN or vLLM's
 --speculative-config ("rejection_sample_method": "synthetic",
@@ -207,4 +204,14 @@ func simEngineRun(ctx context.Context, o *simEngineOptions) error {
 	// A graceful stop on SIGTERM/SIGINT is a clean exit for an engine.
 	fmt.Fprintf(o.IO.ErrOut, "sim-engine: stopped (%s)\n", strconv.Quote(srv.Phase().String()))
 	return nil
+}
+
+// honouredFlags lists, for each engine sweep runs, the flags the simulator
+// reads.
+func honouredFlags() string {
+	var b strings.Builder
+	for _, e := range configs.Runnable() {
+		fmt.Fprintf(&b, "Honoured %s flags:\n%s\n", e.Facts().Display, wrapFlags(simengine.HonouredFlags(e)))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

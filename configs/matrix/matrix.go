@@ -253,7 +253,7 @@ func (g *Generator) FullSweep(o FullSweepOptions) (Matrix, error) {
 		if len(o.Precisions) > 0 && !slices.Contains(o.Precisions, m.Precision) {
 			continue
 		}
-		if len(o.Frameworks) > 0 && !slices.Contains(o.Frameworks, m.Framework) {
+		if len(o.Frameworks) > 0 && !slices.Contains(o.Frameworks, string(m.Framework)) {
 			continue
 		}
 		if len(o.RunnerTypes) > 0 && !slices.Contains(o.RunnerTypes, m.Runner) {

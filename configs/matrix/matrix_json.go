@@ -131,7 +131,7 @@ var rowFields = [numFields]rowField{
 	fModel:        {name: "model", kinds: allKinds, value: func(r *Row) any { return &r.Model }},
 	fModelPrefix:  {name: "model-prefix", kinds: allKinds, value: func(r *Row) any { return &r.ModelPrefix }},
 	fPrecision:    {name: "precision", kinds: allKinds, value: func(r *Row) any { return &r.Precision }},
-	fFramework:    {name: "framework", kinds: allKinds, value: func(r *Row) any { return &r.Framework }},
+	fFramework:    {name: "framework", kinds: allKinds, value: func(r *Row) any { return (*string)(&r.Framework) }},
 	fRunner:       {name: "runner", kinds: allKinds, value: func(r *Row) any { return &r.Runner }},
 	fSpecDecoding: {name: "spec-decoding", kinds: allKinds, value: func(r *Row) any { return &r.SpecDecoding }},
 	fISL:          {name: "isl", kinds: fixedKinds, value: func(r *Row) any { return &r.ISL }},

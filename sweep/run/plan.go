@@ -265,20 +265,16 @@ func unresolved(spec Spec) error {
 	return errors.Join(errs...)
 }
 
-// flushURLs are the engine's cache resets: SGLang's /flush_cache, vLLM's
-// /reset_prefix_cache, on the engine itself (behind any router).
+// flushURLs are the engine's cache resets (the engine table's CacheFlush:
+// SGLang's /flush_cache, vLLM's /reset_prefix_cache), on the engine itself
+// (behind any router).
 func flushURLs(p *recipes.Point) []string {
 	base, ok := strings.CutSuffix(p.HealthURL, "/health")
-	if !ok || base == "" {
+	flush := p.Row.Framework.Facts().CacheFlush
+	if !ok || base == "" || flush == "" {
 		return nil
 	}
-	switch p.Row.Framework {
-	case "sglang":
-		return []string{base + "/flush_cache"}
-	case "vllm":
-		return []string{base + "/reset_prefix_cache"}
-	}
-	return nil
+	return []string{base + flush}
 }
 
 // GPUOfRunner derives the GPU model from a runner label or name:

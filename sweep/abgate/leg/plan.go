@@ -114,9 +114,9 @@ func NewPlan(l *configs.ABLeg, o PlanOptions) (*Plan, error) {
 		arm.Sim = bfclsim.Arm{Model: l.Model, Seed: sim.Seed, Name: a.Label, Accuracy: sim.Accuracy, Flip: sim.Flip,
 			InfraErrors: sim.InfraErrors[i]}.WithOffset(sim.Offset[i])
 		p.Arms[i] = arm
-		if arm.Point.Row.Framework == "vllm" {
-			if w := (abgate.BFCL{Temperature: l.Sampling.Temperature}).TemperatureWarning(); w != "" {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: sampling.temperature: arm %s (vLLM): %s", l.Sampling.TemperaturePos, a.Label, w))
+		if f := arm.Point.Row.Framework.Facts(); f.MinTemperature > 0 {
+			if w := (abgate.BFCL{Temperature: l.Sampling.Temperature}).TemperatureWarning(f.Display, f.MinTemperature); w != "" {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: sampling.temperature: arm %s (%s): %s", l.Sampling.TemperaturePos, a.Label, f.Display, w))
 			}
 		}
 	}
@@ -184,13 +184,13 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 		return Arm{}, armError(a, "", "plan the arm's server: %v", err)
 	}
 	pt := points[0]
-	pt.Engine.Argv = applyParsers(pt.Engine.Argv, a.Parsers, pt.Row.Framework == "vllm")
+	pt.Engine.Argv = applyParsers(pt.Engine.Argv, a.Parsers, pt.Row.Framework.Facts().AutoToolChoiceFlag)
 	if a.Router != nil {
 		r := a.Router
 		argv := slices.Clone(r.Argv)
 		argv = append(argv, "--worker-urls", "http://127.0.0.1:"+strconv.Itoa(enginePort),
 			"--host", "127.0.0.1", "--port", strconv.Itoa(public), "--prometheus-port", strconv.Itoa(public+10000))
-		argv = applyParsers(argv, r.Parsers, false)
+		argv = applyParsers(argv, r.Parsers, "")
 		argv = append(argv, r.Args...)
 		pt.Router = &recipes.Command{Argv: argv, Env: map[string]string{}}
 		health := r.Health
@@ -209,9 +209,10 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 
 // applyParsers sets the parser flags of argv: a parser left nil keeps
 // the flag as it is, configs.ABParserNone removes it, any other value
-// replaces it or is appended. vLLM also needs --enable-auto-tool-choice
-// with a tool-call parser.
-func applyParsers(argv []string, ps configs.ABParsers, vllm bool) []string {
+// replaces it or is appended. autoToolChoice, when set, is the flag the
+// engine needs beside a tool-call parser (the engine table's
+// AutoToolChoiceFlag: vLLM's --enable-auto-tool-choice).
+func applyParsers(argv []string, ps configs.ABParsers, autoToolChoice string) []string {
 	out := slices.Clone(argv)
 	for _, f := range []struct {
 		flag string
@@ -225,11 +226,11 @@ func applyParsers(argv []string, ps configs.ABParsers, vllm bool) []string {
 			out = append(out, f.flag, *f.val)
 		}
 	}
-	if vllm && ps.ToolCall != nil {
+	if autoToolChoice != "" && ps.ToolCall != nil {
 		has := slices.ContainsFunc(out, func(s string) bool { return s == "--tool-call-parser" || strings.HasPrefix(s, "--tool-call-parser=") })
-		out = removeFlag(out, "--enable-auto-tool-choice")
+		out = removeFlag(out, autoToolChoice)
 		if has {
-			out = append(out, "--enable-auto-tool-choice")
+			out = append(out, autoToolChoice)
 		}
 	}
 	return out

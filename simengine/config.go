@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sweep/configs"
+	"sweep/internal/simproto"
 	"time"
 )
 
@@ -248,17 +249,6 @@ type Lookup interface {
 	Bool(name string) (bool, bool)
 }
 
-// Environment variables the simulator reads besides the engines' own.
-const (
-	EnvFault     = "SWEEP_SIM_FAULT"      // fault list, see ParseFaults
-	EnvTimeScale = "SWEEP_SIM_TIME_SCALE" // float, see Config.TimeScale
-	EnvClock     = "SWEEP_SIM_CLOCK"      // "virtual" or "wall", see Config.Virtual
-	EnvGPU       = "SWEEP_SIM_GPU"        // see Config.GPU
-	EnvSeed      = "SWEEP_SIM_SEED"       // uint64
-	EnvLoadTime  = "SWEEP_SIM_LOAD_TIME"  // Go duration, simulated
-	EnvWarmup    = "SWEEP_SIM_WARMUP_TIME"
-)
-
 // ConfigFromArgs builds a Config from a parsed engine argv and the
 // environment the engine would see (SGLANG_SIMULATE_ACC_LEN, the
 // SWEEP_SIM_* variables). The result is normalized.
@@ -414,34 +404,34 @@ func parseVLLMSpec(raw string, s *Spec) error {
 
 func simEnv(env map[string]string, c *Config) error {
 	var errs []error
-	if v, ok := env[EnvTimeScale]; ok && v != "" {
+	if v, ok := env[simproto.EnvTimeScale]; ok && v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f <= 0 {
-			errs = append(errs, fmt.Errorf("%s=%q: want a positive number", EnvTimeScale, v))
+			errs = append(errs, fmt.Errorf("%s=%q: want a positive number", simproto.EnvTimeScale, v))
 		}
 		c.TimeScale = f
 	}
-	switch v := env[EnvClock]; v {
+	switch v := env[simproto.EnvClock]; v {
 	case "", "wall":
 	case "virtual":
 		c.Virtual = true
 	default:
-		errs = append(errs, fmt.Errorf("%s=%q: want virtual or wall", EnvClock, v))
+		errs = append(errs, fmt.Errorf("%s=%q: want virtual or wall", simproto.EnvClock, v))
 	}
-	if v, ok := env[EnvGPU]; ok && v != "" {
+	if v, ok := env[simproto.EnvGPU]; ok && v != "" {
 		c.GPU = v
 	}
-	if v, ok := env[EnvSeed]; ok && v != "" {
+	if v, ok := env[simproto.EnvSeed]; ok && v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: want an unsigned integer", EnvSeed, v))
+			errs = append(errs, fmt.Errorf("%s=%q: want an unsigned integer", simproto.EnvSeed, v))
 		}
 		c.Seed = n
 	}
 	for _, d := range []struct {
 		key string
 		dst *time.Duration
-	}{{EnvLoadTime, &c.LoadTime}, {EnvWarmup, &c.WarmupTime}} {
+	}{{simproto.EnvLoadTime, &c.LoadTime}, {simproto.EnvWarmup, &c.WarmupTime}} {
 		if v, ok := env[d.key]; ok && v != "" {
 			t, err := time.ParseDuration(v)
 			if err != nil {
@@ -453,10 +443,10 @@ func simEnv(env map[string]string, c *Config) error {
 			}
 		}
 	}
-	if v, ok := env[EnvFault]; ok && v != "" {
+	if v, ok := env[simproto.EnvFault]; ok && v != "" {
 		f, err := ParseFaults(v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", EnvFault, err))
+			errs = append(errs, fmt.Errorf("%s: %w", simproto.EnvFault, err))
 		}
 		c.Faults = f
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
+	"sweep/internal/simproto"
 	"sweep/recipes/schema"
 	"sweep/simengine"
 )
@@ -166,8 +167,8 @@ func simEngineConfig(o *simEngineOptions) (simengine.Config, error) {
 		env[k] = v
 	}
 	for _, ov := range []struct{ key, val string }{
-		{simengine.EnvTimeScale, o.TimeScale}, {simengine.EnvGPU, o.GPU}, {simengine.EnvSeed, o.Seed},
-		{simengine.EnvFault, o.Fault}, {simengine.EnvLoadTime, o.LoadTime}, {simengine.EnvWarmup, o.WarmupTime},
+		{simproto.EnvTimeScale, o.TimeScale}, {simproto.EnvGPU, o.GPU}, {simproto.EnvSeed, o.Seed},
+		{simproto.EnvFault, o.Fault}, {simproto.EnvLoadTime, o.LoadTime}, {simproto.EnvWarmup, o.WarmupTime},
 	} {
 		if ov.val != "" {
 			env[ov.key] = ov.val

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"sweep/internal/proc"
+	"sweep/internal/simproto"
 	"sweep/metrics/result"
 	"sweep/recipes"
 )
@@ -49,17 +50,6 @@ type Setup struct {
 	// (default os.LookupEnv).
 	Environ func(string) (string, bool)
 }
-
-// Simulation environment variables understood by sim-engine and loadgen.
-const (
-	envSimTimeScale     = "SWEEP_SIM_TIME_SCALE"
-	envSimSeed          = "SWEEP_SIM_SEED"
-	envSimFault         = "SWEEP_SIM_FAULT"
-	envSimGPU           = "SWEEP_SIM_GPU"
-	envLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE"
-	envSimClock         = "SWEEP_SIM_CLOCK"
-	envLoadgenClock     = "SWEEP_LOADGEN_CLOCK"
-)
 
 // ErrNotSimulated is returned for parts of a point the simulation cannot
 // stand in for.
@@ -102,19 +92,19 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 	if s.Simulate {
 		head := append([]string{s.Executable, "sim-engine"}, uncheckedArgs(p)...)
 		spec.Engine.Argv = append(append(head, "--"), spec.Engine.Argv...)
-		spec.Engine.Env[envSimTimeScale] = formatScale(s.TimeScale)
+		spec.Engine.Env[simproto.EnvTimeScale] = formatScale(s.TimeScale)
 		gpu := s.SimGPU
 		if gpu == "" {
 			gpu = GPUOfRunner(p.Row.Runner)
 		}
-		spec.Engine.Env[envSimGPU] = gpu
+		spec.Engine.Env[simproto.EnvGPU] = gpu
 		spec.Simulation = &result.Simulation{TimeScale: s.TimeScale, Seed: simSeed(s.Environ), GPU: gpu, Clock: "wall"}
 		if virtual {
-			spec.Engine.Env[envSimClock] = "virtual"
+			spec.Engine.Env[simproto.EnvClock] = "virtual"
 			spec.Simulation.TimeScale, spec.Simulation.Clock = 0, "virtual"
 		}
 		if s.SimFault != "" {
-			spec.Engine.Env[envSimFault] = s.SimFault
+			spec.Engine.Env[simproto.EnvFault] = s.SimFault
 		}
 	}
 	if slices.Contains(p.Engine.Placeholders, recipes.HFSnapshotPlaceholder) {
@@ -136,7 +126,7 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 		r := s.proc("router", *p.Router)
 		if s.Simulate {
 			r.Argv = append([]string{s.Executable, "sim-router", "--"}, p.Router.Argv...)
-			r.Env[envSimTimeScale] = formatScale(s.TimeScale)
+			r.Env[simproto.EnvTimeScale] = formatScale(s.TimeScale)
 		}
 		spec.Router = &r
 	}
@@ -156,10 +146,10 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 			c.Argv = append(append(head, "--"), c.Argv[1:]...)
 		}
 		if s.Simulate {
-			c.Env[envLoadgenTimeScale] = formatScale(s.TimeScale)
+			c.Env[simproto.EnvLoadgenTimeScale] = formatScale(s.TimeScale)
 		}
 		if virtual {
-			c.Env[envLoadgenClock] = "virtual"
+			c.Env[simproto.EnvLoadgenClock] = "virtual"
 		}
 		spec.Client = &c
 	case p.Eval != nil:
@@ -296,7 +286,7 @@ func formatScale(f float64) string {
 // simSeed is the simulated engine's seed: SWEEP_SIM_SEED from the
 // environment the engine inherits, else the simulator's default, 0.
 func simSeed(environ func(string) (string, bool)) uint64 {
-	if v, ok := environ(envSimSeed); ok {
+	if v, ok := environ(simproto.EnvSeed); ok {
 		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
 			return n
 		}

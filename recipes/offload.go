@@ -266,7 +266,7 @@ func Mooncake(o MooncakeOptions) Offload {
 		Env: append([]EnvVar{EnvFn("MOONCAKE_CONFIG_PATH", cfgPath)}, o.Env...),
 		Sidecars: func(c *Ctx) []Sidecar {
 			n, _ := size(c) // Args reported the error
-			port := strconv.Itoa(c.Port + 12000)
+			port := strconv.Itoa(MooncakeMasterPort(c.Port))
 			cfg := fmt.Sprintf(`{
   "mode": "embedded",
   "metadata_server": "P2PHANDSHAKE",

@@ -79,7 +79,7 @@ func routerCommand(c *Ctx, r *Recipe) (program string, argv []string, err error)
 		return "", nil, errUnsupportedEngine(r)
 	}
 	worker := "http://localhost:" + strconv.Itoa(c.EnginePort)
-	return rt.Program, rt.Argv(worker, c.Port, c.Port+10000, c.TP), nil
+	return rt.Program, rt.Argv(worker, c.Port, RouterMetricsPort(c.Port), c.TP), nil
 }
 
 // routerEnv is the aiperf setting that makes the client send the session

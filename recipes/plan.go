@@ -291,8 +291,8 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 	if o.Port == 0 {
 		o.Port = DefaultPort
 	}
-	if o.Port < 1 || o.Port+10000 > math.MaxUint16 {
-		return nil, fmt.Errorf("%w: port %d: want 1..%d (the router's metrics use port+10000)", ErrInvalidOptions, o.Port, math.MaxUint16-10000)
+	if o.Port < 1 || RouterMetricsPort(o.Port) > math.MaxUint16 {
+		return nil, fmt.Errorf("%w: port %d: want 1..%d (the router's metrics use port+%d)", ErrInvalidOptions, o.Port, math.MaxUint16-routerMetricsOffset, routerMetricsOffset)
 	}
 	if o.ResultDir == "" {
 		o.ResultDir = DefaultResultDir
@@ -560,7 +560,7 @@ func (o *planConfig) ctx(row *matrix.Row, rc *Recipe) (*Ctx, error) {
 		if !rc.Parallel.DPAttention {
 			return nil, errors.New("dp-attn rows are not supported: the recipe has no DP-attention path")
 		}
-		c.EnginePort = o.Port + 1
+		c.EnginePort = EnginePortBehindRouter(o.Port)
 	}
 	if rc.Check != nil {
 		if err := rc.Check(c); err != nil {

@@ -19,6 +19,7 @@ import (
 	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/internal/inputfile"
+	"sweep/internal/simproto"
 	"sweep/recipes"
 	"sweep/sweep/run"
 )
@@ -212,9 +213,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	engine := "engine: " + p.Engine.Argv[0]
 	if o.Simulate {
-		engine = fmt.Sprintf("simulated %s on %s, time scale %gx", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"], o.TimeScale)
+		engine = fmt.Sprintf("simulated %s on %s, time scale %gx", row.Framework, spec.Engine.Env[simproto.EnvGPU], o.TimeScale)
 		if setup.Virtual() {
-			engine = fmt.Sprintf("simulated %s on %s, virtual clock", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"])
+			engine = fmt.Sprintf("simulated %s on %s, virtual clock", row.Framework, spec.Engine.Env[simproto.EnvGPU])
 		}
 	}
 	fmt.Fprintf(o.IO.ErrOut, "point %s tp%d ep%d dpa=%t conc%d (recipe %s)\n  %s; client: %s\n  output: %s\n",
@@ -338,7 +339,7 @@ func findAiperf(given string) (string, error) {
 func freePortPair() (int, error) {
 	for range 200 {
 		port := 10000 + rand.IntN(12000)
-		if portsFree(port, port+1, port+10000) {
+		if portsFree(recipes.RouterPorts(port)...) {
 			return port, nil
 		}
 	}

@@ -64,8 +64,8 @@ type Plan struct {
 type PlanOptions struct {
 	// Generator holds the master configs and runners.
 	Generator *matrix.Generator
-	// Port returns the public port of an arm (p, p+1 and p+10000 must be
-	// free); nil means recipes.DefaultPort for both (arms run one after
+	// Port returns the public port of an arm (recipes.RouterPorts(p) must
+	// be free); nil means recipes.DefaultPort for both (arms run one after
 	// the other).
 	Port func() (int, error)
 	// Dir is the leg's output directory; each arm's server writes under
@@ -177,7 +177,7 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 	}
 	enginePort := public
 	if a.Router != nil {
-		enginePort = public + 1
+		enginePort = recipes.EnginePortBehindRouter(public)
 	}
 	points, err := recipes.Plan(matrix.Matrix{row}, recipes.PlanOptions{Runners: g.Runners, Port: enginePort, ResultDir: ServerDir(o.Dir, a.Label)})
 	if err != nil {
@@ -189,7 +189,7 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 		r := a.Router
 		argv := slices.Clone(r.Argv)
 		argv = append(argv, "--worker-urls", "http://127.0.0.1:"+strconv.Itoa(enginePort),
-			"--host", "127.0.0.1", "--port", strconv.Itoa(public), "--prometheus-port", strconv.Itoa(public+10000))
+			"--host", "127.0.0.1", "--port", strconv.Itoa(public), "--prometheus-port", strconv.Itoa(recipes.RouterMetricsPort(public)))
 		argv = applyParsers(argv, r.Parsers, "")
 		argv = append(argv, r.Args...)
 		pt.Router = &recipes.Command{Argv: argv, Env: map[string]string{}}

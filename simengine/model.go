@@ -196,13 +196,3 @@ func (c capacity) decodeTime(n, ctx int) float64 {
 	}
 	return c.fixedStep*c.specOverhead + float64(n)*c.perSeq + float64(ctx)*c.perCtxToken
 }
-
-// prefillTime is the duration of computing tokens new prompt tokens that
-// attend to ctxBefore tokens already present.
-func (c capacity) prefillTime(tokens, ctxBefore int) float64 {
-	if tokens == 0 {
-		return 0
-	}
-	mid := float64(ctxBefore) + float64(tokens)/2
-	return c.fixedStep + float64(tokens)*c.perPrefill*(1+mid/1000*0.02)
-}

@@ -147,9 +147,6 @@ func (s *Server) Addr() string {
 	return ""
 }
 
-// PoolTokens is the KV pool size per rank, in tokens.
-func (s *Server) PoolTokens() int { return s.capa.poolTokens }
-
 func (s *Server) logf(format string, a ...any) {
 	s.logMu.Lock()
 	defer s.logMu.Unlock()

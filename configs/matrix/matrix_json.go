@@ -256,12 +256,6 @@ var pydanticOrder = [...][]field{
 		fRecipeFingerprint},
 }
 
-// present reports whether f is a key of the row as the generator builds it.
-func (r *Row) present(f field) bool {
-	d := &rowFields[f]
-	return d.kinds.has(r.Kind) && (!d.optional || isSet(d.value(r)))
-}
-
 // isSet reports whether an optional value (see rowField.value) is set.
 func isSet(v any) bool {
 	switch p := v.(type) {

@@ -157,8 +157,6 @@ func TestResultFilename(t *testing.T) {
 
 func ratOf(x int64) *big.Rat { return new(big.Rat).SetInt64(x) }
 
-func errAs[T error](err error) (T, bool) { return errors.AsType[T](err) }
-
 // writeSyntheticRecords writes n aiperf-like records (about 1 KB each, the
 // size aiperf 0.12 writes) with 10% warm-up and 2% errors.
 func writeSyntheticRecords(tb testing.TB, path string, n int) {

@@ -196,8 +196,3 @@ func statsOf(values []float64) Stats {
 		Std:  pyjson.RoundedPtr(m.pstdev()),
 	}
 }
-
-// empty reports whether no statistic is set.
-func (s Stats) empty() bool {
-	return s.Mean == nil && s.P50 == nil && s.P75 == nil && s.P90 == nil && s.P95 == nil && s.Std == nil
-}

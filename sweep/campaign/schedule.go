@@ -87,16 +87,6 @@ func (s *Schedule) ServerStarts() int {
 	return n
 }
 
-// Point returns the point with the given ID.
-func (s *Schedule) Point(id string) (*Point, bool) {
-	for _, p := range s.Points {
-		if p.ID == id {
-			return p, true
-		}
-	}
-	return nil, false
-}
-
 // ScheduleOptions tune BuildSchedule.
 type ScheduleOptions struct {
 	// Catalog holds the recipes and their ArmServer declarations (default

@@ -120,9 +120,6 @@ var families = []string{
 	"sweep-evals", "sweep-agentic-evals", "sweep-multi-node-evals", "sweep-multi-node-agentic-evals",
 }
 
-// Families returns the job family names in order.
-func Families() []string { return slices.Clone(families) }
-
 func familyOf(multi bool, bucket string) string {
 	node := "single-node"
 	if multi {

@@ -20,8 +20,8 @@ import (
 	"sweep/metrics/aiperf"
 	"sweep/simengine"
 
-	"sweep/internal/cpuhog"
 	"sweep/internal/simproto"
+	"sweep/internal/testkit/cpuhog"
 )
 
 // startSimEngine runs a simulated SGLang engine (Qwen3.5 TEP8 on MI325X)

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/internal/testkit/synth"
 	"sweep/sweep/knee"
-	"sweep/sweep/knee/synth"
 )
 
 // buildKeySweep writes the seeded five-arm key sweep as result files,

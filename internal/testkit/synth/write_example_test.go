@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"sweep/internal/testkit/synth"
 	"sweep/sweep/knee"
-	"sweep/sweep/knee/synth"
 )
 
 // TestKeySweepRoundTrip writes the key sweep as result files and reads it

@@ -212,29 +212,38 @@ func (c Config) Normalize() (Config, error) {
 	if _, ok := gpuSpecs[c.GPU]; !ok {
 		errs = append(errs, fmt.Errorf("gpu %q: want one of %s", c.GPU, strings.Join(gpuNames(), ", ")))
 	}
-	if s := &c.Spec; s.Algorithm != "" {
-		if s.TopK <= 0 {
-			s.TopK = 1
-		}
-		if s.NumSteps <= 0 && s.NumDraftTokens > 1 {
-			s.NumSteps = s.NumDraftTokens - 1
-		}
-		if s.NumSteps <= 0 {
-			s.NumSteps = 3
-		}
-		if s.NumDraftTokens <= 0 || (s.TopK == 1 && s.NumDraftTokens != s.NumSteps+1) {
-			s.NumDraftTokens = s.NumSteps + 1 // SGLang forces steps+1 when topk is 1
-		}
-		if k := float64(s.MaxDrafts()); s.AcceptLength != 0 && (s.AcceptLength < 1 || s.AcceptLength > k+1) {
-			errs = append(errs, fmt.Errorf("synthetic acceptance length %g: want a value in [1, %g] for %d draft tokens", s.AcceptLength, k+1, int(k)))
-		}
-		for i, r := range s.AcceptRates {
-			if r < 0 || r > 1 {
-				errs = append(errs, fmt.Errorf("synthetic_acceptance_rates[%d] = %g: want a value in [0, 1]", i, r))
-			}
+	errs = append(errs, c.Spec.normalize()...)
+	return c, errors.Join(errs...)
+}
+
+// normalize fills the speculative defaults as SGLang does and checks the
+// synthetic acceptance settings; nothing to do without an algorithm.
+func (s *Spec) normalize() []error {
+	if s.Algorithm == "" {
+		return nil
+	}
+	var errs []error
+	if s.TopK <= 0 {
+		s.TopK = 1
+	}
+	if s.NumSteps <= 0 && s.NumDraftTokens > 1 {
+		s.NumSteps = s.NumDraftTokens - 1
+	}
+	if s.NumSteps <= 0 {
+		s.NumSteps = 3
+	}
+	if s.NumDraftTokens <= 0 || (s.TopK == 1 && s.NumDraftTokens != s.NumSteps+1) {
+		s.NumDraftTokens = s.NumSteps + 1 // SGLang forces steps+1 when topk is 1
+	}
+	if k := float64(s.MaxDrafts()); s.AcceptLength != 0 && (s.AcceptLength < 1 || s.AcceptLength > k+1) {
+		errs = append(errs, fmt.Errorf("synthetic acceptance length %g: want a value in [1, %g] for %d draft tokens", s.AcceptLength, k+1, int(k)))
+	}
+	for i, r := range s.AcceptRates {
+		if r < 0 || r > 1 {
+			errs = append(errs, fmt.Errorf("synthetic_acceptance_rates[%d] = %g: want a value in [0, 1]", i, r))
 		}
 	}
-	return c, errors.Join(errs...)
+	return errs
 }
 
 // Lookup gives typed access to a parsed engine argv by canonical long flag

@@ -149,15 +149,12 @@ func logUniform(rng *rand.Rand, lo, hi float64) float64 {
 	return math.Exp(math.Log(lo) + rng.Float64()*(math.Log(hi)-math.Log(lo)))
 }
 
-// draw makes one case or returns nil when the draw lands on a knife edge.
-func draw(rng *rand.Rand, fam string, g Grid, id string) *Case {
-	conc := g.Conc
-	c1, cn := float64(conc[0]), float64(conc[len(conc)-1])
-	a := logUniform(rng, 2000, 30000)
-	p := 1.2 + rng.Float64()*4.8
-	var s float64
-	cliff, drop, errRate := math.Inf(1), 0.0, 0.0
-	decline := 0.0
+// drawShape draws the family's curve shape over concurrencies c1..cn: the
+// saturation scale s, and for cliffs where the cliff is, how much
+// throughput each doubling past it loses and how fast errors grow there;
+// for saturated-at-min arms sometimes a decline per doubling.
+func drawShape(rng *rand.Rand, fam string, c1, cn float64) (s, cliff, drop, errRate, decline float64) {
+	cliff = math.Inf(1)
 	switch fam {
 	case FamilySaturating, FamilyInsufficient:
 		s = logUniform(rng, c1*1.2, cn/2.5)
@@ -174,6 +171,16 @@ func draw(rng *rand.Rand, fam string, g Grid, id string) *Case {
 			decline = 0.01 + rng.Float64()*0.03
 		}
 	}
+	return s, cliff, drop, errRate, decline
+}
+
+// draw makes one case or returns nil when the draw lands on a knife edge.
+func draw(rng *rand.Rand, fam string, g Grid, id string) *Case {
+	conc := g.Conc
+	c1, cn := float64(conc[0]), float64(conc[len(conc)-1])
+	a := logUniform(rng, 2000, 30000)
+	p := 1.2 + rng.Float64()*4.8
+	s, cliff, drop, errRate, decline := drawShape(rng, fam, c1, cn)
 	curve := func(c float64) float64 {
 		t := a * c / math.Pow(math.Pow(c, p)+math.Pow(s, p), 1/p)
 		if c > cliff {
@@ -189,9 +196,6 @@ func draw(rng *rand.Rand, fam string, g Grid, id string) *Case {
 			return 0.004
 		}
 		return 0.004 + errRate*math.Log2(c/cliff)
-	}
-	if fam == FamilyUnsaturated && len(conc) > 0 {
-		// keep it clearly unsaturated at the top
 	}
 	cs := &Case{ID: id, Family: fam, Grid: g.Name, Sigma: 0.01 + rng.Float64()*0.07, Curve: curve}
 	// which concurrencies are usable

@@ -49,20 +49,20 @@ type Options struct {
 
 // Report is the outcome of a comparison, in the documented JSON form.
 type Report struct {
-	Verdict   Decision        `json:"verdict"`
-	Tolerance float64         `json:"tolerance_pct"`
-	Metric    Metric          `json:"metric"`
-	Arms      []*ArmReport    `json:"arms"`
-	Problems  []Problem       `json:"problems"`
+	Verdict   Decision     `json:"verdict"`
+	Tolerance float64      `json:"tolerance_pct"`
+	Metric    Metric       `json:"metric"`
+	Arms      []*ArmReport `json:"arms"`
+	Problems  []Problem    `json:"problems"`
 	// OnlyInHead lists the arms HEAD has and BASE lacks (never problems).
 	OnlyInHead []string `json:"only_in_head"`
 }
 
 // ArmReport is one arm's comparison.
 type ArmReport struct {
-	Arm      string          `json:"arm"` // knee.Identity.Label
-	Identity knee.Identity   `json:"identity"`
-	Verdict  Decision        `json:"verdict"`
+	Arm      string        `json:"arm"` // knee.Identity.Label
+	Identity knee.Identity `json:"identity"`
+	Verdict  Decision      `json:"verdict"`
 	// DeltaPct is the pooled change in percent (nil without a paired
 	// point); CIPct its 90 % interval (nil without a noise estimate).
 	DeltaPct *float64    `json:"delta_pct"`

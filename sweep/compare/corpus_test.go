@@ -74,7 +74,7 @@ func sample(rng *rand.Rand, c int, v, sigma float64) knee.Sample {
 type corpusCase struct {
 	base, head []*knee.Arm
 	tol, sigma float64
-	planted    int            // index of the planted arm, -1 when none
+	planted    int             // index of the planted arm, -1 when none
 	truth      map[int]float64 // per arm: planted pooled effect in percent (equal weights in log)
 	class      string
 }

@@ -205,4 +205,3 @@ func overall(rep *Report) Decision {
 	}
 	return v
 }
-

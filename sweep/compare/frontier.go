@@ -3,7 +3,6 @@ package compare
 import (
 	"math"
 	"sort"
-
 )
 
 // frontierSteps is how many interactivities the frontier Δ is read at.
@@ -110,4 +109,3 @@ func frontier(b, h *side, m Metric) FrontierReport {
 	r.DeltaPct = ptr(round(pct(sum/frontierSteps), 3))
 	return r
 }
-

@@ -19,8 +19,8 @@ func WriteJSON(w io.Writer, rep *Report) error {
 	return err
 }
 
-// VerdictLine is the one-line summary, e.g. "verdict: REGRESSION: 1 of 3
-// arms regress beyond -5 % (qwen3.5 mi325x sglang fp8 mtp tp8 ep8)".
+// VerdictLine is the one-line summary, e.g. "verdict: REGRESSION beyond
+// -5 % of total in 1 of 3 arms: qwen3.5 mi325x sglang fp8 mtp tp8 ep8".
 func VerdictLine(rep *Report) string {
 	switch rep.Verdict {
 	case Incomplete:
@@ -32,12 +32,12 @@ func VerdictLine(rep *Report) string {
 				names = append(names, a.Arm)
 			}
 		}
-		what := "regress beyond"
+		what := "beyond"
 		if rep.Verdict == Inconclusive {
-			what = "cannot be told from"
+			what = "not told from"
 		}
-		return fmt.Sprintf("verdict: %s: %d of %s %s %s (%s)", rep.Verdict, len(names), plural.Count(len(rep.Arms), "arm", "arms"),
-			what, tolLine(rep), strings.Join(names, "; "))
+		return fmt.Sprintf("verdict: %s %s %s in %d of %s: %s", rep.Verdict, what, tolLine(rep), len(names),
+			plural.Count(len(rep.Arms), "arm", "arms"), strings.Join(names, "; "))
 	}
 	return fmt.Sprintf("verdict: PASS: no arm regresses beyond %s (%s)", tolLine(rep), plural.Count(len(rep.Arms), "arm", "arms"))
 }

@@ -62,6 +62,27 @@ func (id Identity) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// UnmarshalJSON reads the object MarshalJSON writes; keys other than
+// IdentityKeys are an error.
+func (id *Identity) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	var out Identity
+	for k, v := range m {
+		i := slices.Index(IdentityKeys, k)
+		if i < 0 {
+			return fmt.Errorf("arm identity: unknown key %q (want %s)", k, strings.Join(IdentityKeys, ", "))
+		}
+		if string(v) != "null" {
+			out[i] = v
+		}
+	}
+	*id = out
+	return nil
+}
+
 // Get returns the value of key as text: a JSON string unquoted, anything
 // else as written; "" when absent or null.
 func (id Identity) Get(key string) string {

@@ -81,6 +81,19 @@ func TestCompareSimulatedSlowdown(t *testing.T) {
 		}
 	}
 	assert.Contains(t, stderr, "REGRESSION")
+
+	// The A/A pair as a calibration: its noise replaces the paired scatter.
+	noise := filepath.Join(dir, "noise.json")
+	code, _, stderr = runCLI(t, "compare", "--calibrate", base, aa, "--out", noise)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "wrote the noise of 2 arms")
+	code, stdout, _ = runCLI(t, "compare", base, head, "--calibration", noise, "--format", "json")
+	assert.Equal(t, exitABRegression, code)
+	rep = compare.Report{}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+	for _, a := range rep.Arms {
+		assert.Contains(t, a.NoiseSource, "calibration: A/A noise of this arm from "+noise, a.Arm)
+	}
 }
 
 func TestCompareFlags(t *testing.T) {

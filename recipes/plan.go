@@ -182,7 +182,8 @@ type PlanOptions struct {
 	// RunnerName names the runner for RESULT_FILENAME and launcher routing
 	// (default: the first runner of the row's label in Runners).
 	RunnerName string
-	// Catalog holds the recipes (default Builtin()).
+	// Catalog holds the recipes: models.Builtin() (sweep/recipes/models)
+	// for the shipped ones. Required.
 	Catalog *Catalog
 	// Runners is runners.yaml (default: the embedded one).
 	Runners *configs.Runners
@@ -242,6 +243,11 @@ func (e *PlanError) Unwrap() []error {
 	}
 	return out
 }
+
+// HFSnapshotPlaceholder stands for the revision of a model snapshot in the
+// HF hub cache, which the H200 MiniMax-M3 recipe resolves at run time
+// (refs/main of the cached model).
+const HFSnapshotPlaceholder = "${HF_SNAPSHOT_REVISION}"
 
 // ErrInvalidOptions wraps every PlanOptions problem (a bad port, duration
 // or aiperf version), so callers can report it as a usage error.
@@ -310,7 +316,7 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 		return nil, fmt.Errorf("%w: probe duration %d: want > 0 seconds", ErrInvalidOptions, o.ProbeDuration)
 	}
 	if o.Catalog == nil {
-		o.Catalog = Builtin()
+		return nil, fmt.Errorf("%w: no recipe catalog (pass models.Builtin() from sweep/recipes/models, or your own)", ErrInvalidOptions)
 	}
 	var err error
 	if o.Runners == nil {

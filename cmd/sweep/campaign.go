@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sweep/recipes/models"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -203,6 +204,9 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir string) (*campaign.Schedule, error) {
 	po := o.Plan
 	po.Runners = g.Runners
+	if po.Catalog == nil {
+		po.Catalog = models.Builtin()
+	}
 	po.Fast = o.Fast
 	po.Duration = o.Duration
 	po.ResultDir = dir

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sweep/recipes/models"
 
 	"github.com/spf13/pflag"
 
@@ -145,6 +146,9 @@ func planRun(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	o.Plan.Runners = g.Runners
+	if o.Plan.Catalog == nil {
+		o.Plan.Catalog = models.Builtin()
+	}
 	points, err := recipes.Plan(rows, o.Plan)
 	if err != nil {
 		if _, ok := errors.AsType[*recipes.PlanError](err); ok {

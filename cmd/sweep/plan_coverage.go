@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sweep/recipes/models"
 	"text/tabwriter"
 
 	"sweep/configs/matrix"
@@ -33,6 +34,9 @@ func planCoverage(ctx context.Context, o *planOptions) error {
 	}
 	opts := o.Plan
 	opts.Runners = g.Runners
+	if opts.Catalog == nil {
+		opts.Catalog = models.Builtin()
+	}
 	cov, err := recipes.Coverage(rows, keys, noAgenticRows, opts)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sweep/recipes/models"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -420,6 +421,9 @@ func (o *runOptions) planByFlags(out string) (*recipes.Point, error) {
 	o.Plan.ResultDir = out
 	o.Plan.Eval = o.Eval
 	o.Plan.Runners = g.Runners
+	if o.Plan.Catalog == nil {
+		o.Plan.Catalog = models.Builtin()
+	}
 	points, err := recipes.Plan(matrix.Matrix{row}, o.Plan)
 	if err != nil {
 		if errors.Is(err, recipes.ErrInvalidOptions) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sweep/recipes/models"
 	"sync"
 	"syscall"
 	"testing"
@@ -162,7 +163,7 @@ func testSchedule(t *testing.T, tps []int, concs ...int) *campaign.Schedule {
 			})
 		}
 	}
-	s, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	s, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	return s
 }
@@ -429,14 +430,14 @@ func TestScheduleServers(t *testing.T) {
 			ResultFilename: fmt.Sprintf("p%d", c),
 		})
 	}
-	s, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	s, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	require.Len(t, s.Arms, 1)
 	assert.Equal(t, 2, s.Arms[0].Servers)
 	assert.False(t, s.Arms[0].Shared)
 	assert.Contains(t, s.Arms[0].Why, "--max-running-requests change with conc")
 
-	_, err = campaign.BuildSchedule(append(pts, pts[0]), campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	_, err = campaign.BuildSchedule(append(pts, pts[0]), campaign.ScheduleOptions{Catalog: models.Builtin()})
 	assert.ErrorContains(t, err, "two points named p4")
 	assert.True(t, slices.ContainsFunc(s.Points, func(p *campaign.Point) bool { return p.Server == 1 }))
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sweep/recipes/models"
 
 	"sweep/configs/matrix"
 	"sweep/recipes"
@@ -90,7 +91,7 @@ func (s *Schedule) ServerStarts() int {
 // ScheduleOptions tune BuildSchedule.
 type ScheduleOptions struct {
 	// Catalog holds the recipes and their ArmServer declarations (default
-	// recipes.Builtin()).
+	// models.Builtin()).
 	Catalog *recipes.Catalog
 	// ExactServers runs every point with its own engine command, as
 	// InferenceX does, ignoring ArmServer declarations.
@@ -105,7 +106,7 @@ type ScheduleOptions struct {
 // arm's largest concurrency. Points must have distinct ResultFilenames.
 func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error) {
 	if o.Catalog == nil {
-		o.Catalog = recipes.Builtin()
+		o.Catalog = models.Builtin()
 	}
 	s := &Schedule{}
 	byArm := map[string]*Arm{}

@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sweep/recipes/models"
 
 	"sweep/configs"
 	"sweep/configs/matrix"
@@ -179,7 +180,7 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 	if a.Router != nil {
 		enginePort = recipes.EnginePortBehindRouter(public)
 	}
-	points, err := recipes.Plan(matrix.Matrix{row}, recipes.PlanOptions{Runners: g.Runners, Port: enginePort, ResultDir: ServerDir(o.Dir, a.Label)})
+	points, err := recipes.Plan(matrix.Matrix{row}, recipes.PlanOptions{Catalog: models.Builtin(), Runners: g.Runners, Port: enginePort, ResultDir: ServerDir(o.Dir, a.Label)})
 	if err != nil {
 		return Arm{}, armError(a, "", "plan the arm's server: %v", err)
 	}

@@ -1,4 +1,6 @@
-package recipes
+package models
+
+import "sweep/recipes"
 
 // The argument groups InferenceX's Blackwell (B200/B300) DeepSeek-V4 vLLM
 // scripts share (see ArgGroup), so each recipe lists only the flags where
@@ -8,18 +10,18 @@ package recipes
 
 // dsv4VLLMKVLayout is the KV layout both Blackwell scripts pass together:
 // FP8 KV in 256-token blocks and the full 1M-token context.
-var dsv4VLLMKVLayout = ArgGroup("dsv4 vllm kv layout",
-	Flag("--kv-cache-dtype", "fp8"),
-	Flag("--block-size", 256),
-	Flag("--max-model-len", 1048576),
+var dsv4VLLMKVLayout = recipes.ArgGroup("dsv4 vllm kv layout",
+	recipes.Flag("--kv-cache-dtype", "fp8"),
+	recipes.Flag("--block-size", 256),
+	recipes.Flag("--max-model-len", 1048576),
 )
 
 // dsv4VLLMParsers are DeepSeek-V4's tokenizer mode, tool-call parser with
 // automatic tool choice, and reasoning parser, in the Blackwell scripts'
 // order.
-var dsv4VLLMParsers = ArgGroup("dsv4 vllm parsers",
-	Flag("--tokenizer-mode", "deepseek_v4"),
-	Flag("--tool-call-parser", "deepseek_v4"),
-	Flag("--enable-auto-tool-choice", nil),
-	Flag("--reasoning-parser", "deepseek_v4"),
+var dsv4VLLMParsers = recipes.ArgGroup("dsv4 vllm parsers",
+	recipes.Flag("--tokenizer-mode", "deepseek_v4"),
+	recipes.Flag("--tool-call-parser", "deepseek_v4"),
+	recipes.Flag("--enable-auto-tool-choice", nil),
+	recipes.Flag("--reasoning-parser", "deepseek_v4"),
 )

@@ -1,38 +1,41 @@
-package recipes
+package models
 
-import "sweep/configs"
+import (
+	"sweep/configs"
+	"sweep/recipes"
+)
 
 // qwen35FP4MI355XSGLang replaces
 // benchmarks/single_node/agentic/qwen3.5_fp4_mi355x_sglang_mtp.sh. Unlike
 // the MI325X sibling it passes no --quantization, sets the mamba SSM dtype
 // through the environment, leaves out AITER all-reduce fusion (unstable for
 // TP2/EP2 EAGLE rank consistency) and does not copy HIP_VISIBLE_DEVICES.
-func qwen35FP4MI355XSGLang() *Recipe {
-	return &Recipe{
+func qwen35FP4MI355XSGLang() *recipes.Recipe {
+	return &recipes.Recipe{
 		Name:          "qwen3.5_fp4_mi355x_sglang_mtp",
 		Keys:          []string{"qwen3.5-fp4-mi355x-sglang-agentic-mtp"},
 		Engine:        configs.SGLang,
 		EngineVersion: "v0.5.17",
 		CommandFile:   "sglang_command.txt",
-		Env: []EnvVar{
-			Env("PYTHONNOUSERSITE", "1"),
-			Env("SGLANG_USE_AITER", "1"),
-			Env("SGLANG_USE_AITER_UNIFIED_ATTN", "1"),
-			Env("AITER_FLYDSL_FORCE", "1"),
-			Env("SGLANG_MAMBA_SSM_DTYPE", "bfloat16"),
-			Env("SGLANG_TIMEOUT_KEEP_ALIVE", "1800"),
+		Env: []recipes.EnvVar{
+			recipes.Env("PYTHONNOUSERSITE", "1"),
+			recipes.Env("SGLANG_USE_AITER", "1"),
+			recipes.Env("SGLANG_USE_AITER_UNIFIED_ATTN", "1"),
+			recipes.Env("AITER_FLYDSL_FORCE", "1"),
+			recipes.Env("SGLANG_MAMBA_SSM_DTYPE", "bfloat16"),
+			recipes.Env("SGLANG_TIMEOUT_KEEP_ALIVE", "1800"),
 		},
-		Parallel: Parallel{DataParallelOne: true, EP: EPAlways},
+		Parallel: recipes.Parallel{DataParallelOne: true, EP: recipes.EPAlways},
 		Spec:     qwen35EAGLE("EAGLE"),
-		Args: []Arg{
-			Flag("--trust-remote-code", nil),
-			ParallelArgs,
-			Flag("--attention-backend", "aiter"),
-			Flag("--mem-fraction-static", 0.80),
-			Flag("--model-loader-extra-config", map[string]bool{"enable_multithread_load": true}),
-			Flag("--watchdog-timeout", 1200),
-			Flag("--page-size", 16),
-			Flag("--kv-cache-dtype", "fp8_e4m3"),
+		Args: []recipes.Arg{
+			recipes.Flag("--trust-remote-code", nil),
+			recipes.ParallelArgs,
+			recipes.Flag("--attention-backend", "aiter"),
+			recipes.Flag("--mem-fraction-static", 0.80),
+			recipes.Flag("--model-loader-extra-config", map[string]bool{"enable_multithread_load": true}),
+			recipes.Flag("--watchdog-timeout", 1200),
+			recipes.Flag("--page-size", 16),
+			recipes.Flag("--kv-cache-dtype", "fp8_e4m3"),
 			qwen35AMDScheduling,
 			qwen35SGLangTail,
 		},

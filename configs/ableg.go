@@ -199,6 +199,9 @@ type ABSimulate struct {
 	Offset [2]float64
 	// InfraErrors is each arm's share of "Error during inference" rows.
 	InfraErrors [2]float64
+	// CategoryOffset is each arm's planted accuracy change in points in
+	// single categories (a regression of one category).
+	CategoryOffset [2]map[string]float64
 }
 
 var (
@@ -210,7 +213,7 @@ var (
 	abParserKeys   = []string{"tool-call", "reasoning"}
 	abRouterKeys   = []string{"argv", "args", "parsers", "health"}
 	abSimKeys      = []string{"seed", "accuracy", "flip", "a", "b"}
-	abSimArmKeys   = []string{"offset", "infra-errors"}
+	abSimArmKeys   = []string{"offset", "infra-errors", "categories"}
 )
 
 // DefaultABLegDir is the directory of the shipped legs, also their path
@@ -704,6 +707,20 @@ func (d *decoder) abSimulate(n *yaml.Node) *ABSimulate {
 					d.errAt(v, p+".offset", "%g points: with accuracy %g the offset must be in [%.4g, %.4g]", x, s.Accuracy, lo, hi)
 				} else {
 					s.Offset[i] = x
+				}
+			}
+		}
+		if cn := af.get("categories"); cn != nil {
+			if cf, ok := d.mapping(cn, p+".categories", nil, nil); ok {
+				s.CategoryOffset[i] = map[string]float64{}
+				for _, k := range cf.order {
+					if x, ok := d.number(cf.get(k), p+".categories."+k); ok {
+						if lo, hi := -100*s.Accuracy, 100*(1-s.Accuracy); x < lo || x > hi {
+							d.errAt(cf.get(k), p+".categories."+k, "%g points: with accuracy %g the offset must be in [%.4g, %.4g]", x, s.Accuracy, lo, hi)
+							continue
+						}
+						s.CategoryOffset[i][k] = x
+					}
 				}
 			}
 		}

@@ -126,7 +126,7 @@ func NewPlan(l *configs.ABLeg, o PlanOptions) (*Plan, error) {
 			continue
 		}
 		arm.Sim = bfclsim.Arm{Model: l.Model, Seed: sim.Seed, Name: a.Label, Accuracy: sim.Accuracy, Flip: sim.Flip,
-			InfraErrors: sim.InfraErrors[i]}.WithOffset(sim.Offset[i])
+			InfraErrors: sim.InfraErrors[i], CategoryOffset: sim.CategoryOffset[i]}.WithOffset(sim.Offset[i])
 		p.Arms[i] = arm
 		if arm.Point.Row.Framework == "vllm" {
 			if w := (abgate.BFCL{Temperature: l.Sampling.Temperature}).TemperatureWarning(); w != "" {

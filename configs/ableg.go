@@ -142,6 +142,8 @@ type ABArm struct {
 	// Env is extra environment of the engine (e.g.
 	// SMG_VLLM_SERVICER_IMPL=rust).
 	Env map[string]string
+	// GPUsPos is where gpus is (the arm's mapping when it is absent).
+	GPUsPos Pos
 	// TP, EP, DPAttn and Conc pick the key's matrix row (EP defaults to 1).
 	TP, EP int
 	DPAttn bool
@@ -425,16 +427,21 @@ func (d *decoder) abArmGPUs(l *ABLeg, at *yaml.Node) {
 	}
 	for _, a := range l.Arms {
 		if a.ConfigKey != "" {
-			d.errAt(at, "arm-mode", "concurrent arms need their GPUs declared: arm %s names config-key %s, whose server takes every GPU of its point; declare the arm with engine, tp and gpus, or use arm-mode: sequential", a.Label, a.ConfigKey)
+			d.errAtPos(a.ConfigKeyPos, "arm-mode", "concurrent arms need their GPUs declared: arm %s names config-key %s, whose server takes every GPU of its point; declare the arm with engine, tp and gpus, or use arm-mode: sequential", a.Label, a.ConfigKey)
 			return
 		}
 	}
 	for _, g := range l.Arms[0].GPUs {
 		if slices.Contains(l.Arms[1].GPUs, g) {
-			d.errAt(at, "arms.b.gpus", "GPU %d is arm a's too: concurrent arms run on disjoint GPUs (a: %v, b: %v)", g, l.Arms[0].GPUs, l.Arms[1].GPUs)
+			d.errAtPos(l.Arms[1].GPUsPos, "arms.b.gpus", "GPU %d is arm a's too: concurrent arms run on disjoint GPUs (a: %v, b: %v)", g, l.Arms[0].GPUs, l.Arms[1].GPUs)
 			return
 		}
 	}
+}
+
+// errAtPos is errAt at a recorded position.
+func (d *decoder) errAtPos(p Pos, key, format string, args ...any) {
+	d.errs = append(d.errs, &Error{File: d.file, Line: max(p.Line, 1), Col: max(p.Col, 1), Key: key, Msg: fmt.Sprintf(format, args...)})
 }
 
 // duration decodes a Go duration ("600s", "2h") or a number of seconds.
@@ -488,7 +495,6 @@ func (d *decoder) abArm(n *yaml.Node, p string) ABArm {
 	if s := d.strPtr(f, "name", p); s != nil {
 		a.Name = *s
 	}
-	d.abDirect(&a, f, p)
 	if s := d.strPtr(f, "config-key", p); s != nil {
 		a.ConfigKey = *s
 		a.ConfigKeyPos = d.pos(resolve(f.get("config-key")))
@@ -511,6 +517,7 @@ func (d *decoder) abArm(n *yaml.Node, p string) ABArm {
 	if rn := f.get("router"); rn != nil {
 		a.Router = d.abRouter(rn, joinPath(p, "router"))
 	}
+	d.abDirect(&a, f, p)
 	return a
 }
 
@@ -535,7 +542,9 @@ func (d *decoder) abDirect(a *ABArm, f fields, p string) {
 	if a.ServedModel == "" {
 		a.ServedModel = a.ModelPath
 	}
+	a.GPUsPos = a.Pos
 	if n := f.get("gpus"); n != nil {
+		a.GPUsPos = d.pos(resolve(n))
 		if items, ok := d.sequence(n, joinPath(p, "gpus")); ok {
 			for i, it := range items {
 				if g, ok := d.intMin(it, indexPath(joinPath(p, "gpus"), i), 0); ok {

@@ -19,6 +19,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/internal/plural"
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
@@ -233,7 +234,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 		for _, p := range a.Points {
 			pp := po
 			pp.Port = port
-			pp.ResultDir = filepath.Join(dir, p.ID)
+			pp.ResultDir = result.PointDir(dir, p.ID)
 			got, err := recipes.Plan(matrix.Matrix{&p.Plan.Row}, pp)
 			if err != nil {
 				return nil, planError(err)

@@ -8,7 +8,7 @@
 //	in, err := result.LoadInputs(resultDir, facts.HFHubCache)
 //	res, err := result.Aggregate(in, facts)
 //	res.AcceptanceLength = metrics.CheckAL("scrape", counters, facts.GoldenAL, facts.ALTolerance)
-//	err = result.WriteResult(filepath.Join(outDir, facts.ResultFilename+".json"), res)
+//	err = result.WriteResult(result.Path(outDir, facts.ResultFilename), res)
 //	verdict, err := result.Validate(aiperf.ResolveArtifactDir(resultDir),
 //		result.ValidateOptions{FailedRequestThreshold: result.DefaultFailedRequestThreshold})
 //

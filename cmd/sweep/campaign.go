@@ -162,9 +162,7 @@ func (o *campaignOptions) filter(rows matrix.Matrix) matrix.Matrix {
 		case o.DPAttn != "" && strconv.FormatBool(r.DPAttn) != o.DPAttn:
 		case len(o.ConcList) > 0 && !slices.Contains(o.ConcList, r.Conc):
 		default:
-			if r.RecipeFingerprint == "" {
-				r.RecipeFingerprint = matrix.Fingerprint(r)
-			}
+			r.StampFingerprint()
 			out = append(out, r)
 		}
 	}

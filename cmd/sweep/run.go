@@ -275,11 +275,7 @@ func (o *runOptions) selectRow(g *matrix.Generator) (*matrix.Row, error) {
 			continue
 		}
 		if r.TP == o.TP && r.EP == o.EP && r.DPAttn == o.DPAttn && r.Conc == o.Conc {
-			if r.RecipeFingerprint == "" {
-				// As InferenceX's changelog sweep stamps its rows, so the
-				// result file name and recipe_fingerprint match its CI's.
-				r.RecipeFingerprint = matrix.Fingerprint(r)
-			}
+			r.StampFingerprint()
 			return r, nil
 		}
 		have = append(have, fmt.Sprintf("--tp %d --ep %d%s --conc %d", r.TP, r.EP, map[bool]string{true: " --dp-attn"}[r.DPAttn], r.Conc))

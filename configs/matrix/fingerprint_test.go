@@ -75,6 +75,18 @@ func TestFingerprint(t *testing.T) {
 	assert.Equal(t, want, Fingerprint(other), "conc, exp-name and the fingerprint itself do not count")
 	other.EP = 2
 	assert.NotEqual(t, want, Fingerprint(other))
+
+	// A stamp is kept (a changelog row carries InferenceX's); an unstamped
+	// row is stamped with its fingerprint.
+	assert.Equal(t, want, other.StampedFingerprint(), "the stamp wins")
+	other.StampFingerprint()
+	assert.Equal(t, want, other.RecipeFingerprint)
+	fresh := r.Clone()
+	fresh.RecipeFingerprint = ""
+	assert.Equal(t, want, fresh.StampedFingerprint())
+	assert.Empty(t, fresh.RecipeFingerprint, "StampedFingerprint does not stamp")
+	fresh.StampFingerprint()
+	assert.Equal(t, want, fresh.RecipeFingerprint)
 }
 
 func TestDecRound(t *testing.T) {

@@ -231,10 +231,7 @@ func makeJobs(rows []*matrix.Row, mode Mode, g Grouping, fam string) []Job {
 	var jobs []Job
 	index := map[string]int{}
 	for _, r := range rows {
-		id := r.RecipeFingerprint
-		if id == "" {
-			id = matrix.Fingerprint(r)
-		}
+		id := r.StampedFingerprint()
 		if i, ok := index[id]; ok {
 			jobs[i].Points = append(jobs[i].Points, point(r))
 			continue

@@ -330,12 +330,14 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 	return &planConfig{PlanOptions: o, aiperf: a}, nil
 }
 
-// describe is the short point description used in problems.
+// describe is the short point description used in problems: the arm's
+// label as knees and sweeps print it, then the concurrency ("tp8 ep8 dpa
+// kv:dram c32").
 func describe(r *matrix.Row) string {
 	if r.Kind.MultiNode() {
 		return fmt.Sprintf("%s (multi-node) conc%v", r.ExpName, r.Concs)
 	}
-	return fmt.Sprintf("tp%d ep%d dpa%t conc%d kv%s", r.TP, r.EP, r.DPAttn, r.Conc, kvName(r))
+	return result.RowIdentity(r).PointLabel(r.Conc)
 }
 
 func kvName(r *matrix.Row) string {

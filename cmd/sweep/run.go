@@ -19,6 +19,7 @@ import (
 	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/internal/inputfile"
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/run"
 )
@@ -217,8 +218,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 			engine = fmt.Sprintf("simulated %s on %s, virtual clock", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"])
 		}
 	}
-	fmt.Fprintf(o.IO.ErrOut, "point %s tp%d ep%d dpa=%t conc%d (recipe %s)\n  %s; client: %s\n  output: %s\n",
-		row.ConfigKey, row.TP, row.EP, row.DPAttn, row.Conc, p.Recipe, engine, client, out)
+	fmt.Fprintf(o.IO.ErrOut, "point %s %s (recipe %s)\n  %s; client: %s\n  output: %s\n",
+		row.ConfigKey, result.RowIdentity(&row).PointLabel(row.Conc), p.Recipe, engine, client, out)
 
 	po := o.Point
 	po.OutDir = out

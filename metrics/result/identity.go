@@ -3,8 +3,11 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
+
+	"sweep/configs/matrix"
 )
 
 // IdentityKeys are the result fields that name an arm (one parallelism
@@ -63,6 +66,27 @@ func (id Identity) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads the object MarshalJSON writes; keys other than
+// IdentityKeys are errors.
+func (id *Identity) UnmarshalJSON(data []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return err
+	}
+	for k := range top {
+		if !slices.Contains(IdentityKeys[:], k) {
+			return fmt.Errorf("arm identity: unknown key %q", k)
+		}
+	}
+	*id = identityOf(top)
+	for i := range id {
+		if string(id[i]) == "null" {
+			id[i] = nil
+		}
+	}
+	return nil
 }
 
 // Get returns the value of key as text: a JSON string unquoted, anything
@@ -149,4 +173,29 @@ func (id Identity) GroupLabel() string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// Identity is the arm identity a result of these facts carries: the
+// IdentityKeys values Aggregate writes.
+func (f RunFacts) Identity() Identity {
+	res, _ := newResult(f)
+	// The identity fields are strings, numbers and booleans: they always
+	// marshal (an error would leave the identity empty).
+	data, _ := json.Marshal(res)
+	var top map[string]json.RawMessage
+	_ = json.Unmarshal(data, &top)
+	return identityOf(top)
+}
+
+// RowIdentity is the arm identity of a matrix row: the identity of the
+// results its points write (FactsFromRow), so an arm planned from rows
+// and the same arm read back from its result files have one label.
+func RowIdentity(row *matrix.Row) Identity {
+	return FactsFromRow(row, "", nil, 0).Identity()
+}
+
+// PointLabel names one point of the arm: "tp8 ep8 dpa kv:dram c32" (the
+// arm inside its config key, then the concurrency).
+func (id Identity) PointLabel(conc int) string {
+	return fmt.Sprintf("%s c%d", id.Parallelism(), conc)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -130,4 +131,21 @@ func TestPointPath(t *testing.T) {
 	assert.Equal(t, filepath.Join("d", "x_conc4", "x_conc4.json"), PointPath("d", "x_conc4"))
 	assert.Equal(t, filepath.Join("d", "x_conc4"), PointDir("d", "x_conc4"))
 	assert.Equal(t, filepath.Join("o", "n.json"), Path("o", "n"))
+}
+
+// InferenceX writes dp_attention as the text of a boolean; a file with a
+// JSON boolean there is the same arm.
+func TestReadFileDPAttentionBool(t *testing.T) {
+	dir := t.TempDir()
+	var ids []Identity
+	for i, v := range []string{`true`, `"true"`} {
+		p := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		require.NoError(t, os.WriteFile(p, []byte(`{"conc": 4, "tp": 8, "dp_attention": `+v+`, "request_metrics": {}}`), 0o644))
+		f, err := ReadFile(p)
+		require.NoError(t, err)
+		assert.Equal(t, "true", f.DPAttention)
+		ids = append(ids, f.Identity)
+	}
+	assert.Equal(t, ids[0].ArmKey(), ids[1].ArmKey())
+	assert.Equal(t, "tp8 dpa", ids[0].Parallelism())
 }

@@ -16,7 +16,7 @@ func TestFactsFromRow(t *testing.T) {
 	row := &matrix.Row{
 		Kind: matrix.AgenticSingleNode, Image: "lmsysorg/sglang:v0.5.16-rocm720-mi30x", Model: "Qwen/Qwen3.5-397B-A17B-FP8",
 		ModelPrefix: "qwen3.5", Precision: "fp8", Framework: "sglang", Runner: "cluster:mi325x-amds", SpecDecoding: "mtp",
-		TP: 8, PP: 1, DCPSize: 1, PCPSize: 1, EP: 8, DPAttn: true, Conc: 32,
+		Parallelism: configs.Parallelism{TP: 8, PP: 1, DCPSize: 1, PCPSize: 1, EP: 8, DPAttn: true}, Conc: 32,
 		KVOffloading: "dram", KVOffloadBackend: &matrix.Backend{Name: "hicache", Version: &ver}, TotalCPUDRAMGB: 1600,
 		Router: &configs.Component{Name: "sglang-router", Version: "0.3.2"},
 	}
@@ -31,7 +31,7 @@ func TestFactsFromRow(t *testing.T) {
 	assert.Equal(t, 32, f.Conc)
 	assert.Equal(t, &golden, f.GoldenAL)
 
-	plain := FactsFromRow(&matrix.Row{Kind: matrix.AgenticSingleNode, TP: 2, PP: 1, DCPSize: 1, PCPSize: 1, EP: 1, Conc: 1, Framework: "vllm"}, "x", nil, 0)
+	plain := FactsFromRow(&matrix.Row{Kind: matrix.AgenticSingleNode, Parallelism: configs.Parallelism{TP: 2, PP: 1, DCPSize: 1, PCPSize: 1, EP: 1}, Conc: 1, Framework: "vllm"}, "x", nil, 0)
 	assert.Equal(t, "none", plain.SpecDecoding)
 	assert.Equal(t, "none", plain.KVOffloading)
 	assert.Nil(t, plain.KVOffloadBackendMeta)
@@ -43,8 +43,8 @@ func TestFactsFromRow(t *testing.T) {
 func TestRowIdentity(t *testing.T) {
 	row := &matrix.Row{
 		Kind: matrix.AgenticSingleNode, Model: "Qwen/Qwen3.5-397B-A17B-FP8", ModelPrefix: "qwen3.5", Precision: "fp8",
-		Framework: "sglang", Runner: "mi325x", SpecDecoding: "mtp", TP: 8, PP: 1, DCPSize: 1, PCPSize: 1, EP: 8,
-		DPAttn: true, Conc: 32, KVOffloading: "dram",
+		Framework: "sglang", Runner: "mi325x", SpecDecoding: "mtp", Conc: 32,
+		Parallelism: configs.Parallelism{TP: 8, PP: 1, DCPSize: 1, PCPSize: 1, EP: 8, DPAttn: true}, KVOffloading: "dram",
 	}
 	id := RowIdentity(row)
 	assert.Equal(t, "qwen3.5 mi325x sglang fp8 mtp tp8 ep8 dpa kv:dram", id.Label())
@@ -64,6 +64,6 @@ func TestRowIdentity(t *testing.T) {
 	assert.Equal(t, id, back, "an identity reads back as written")
 	assert.Error(t, json.Unmarshal([]byte(`{"tp": 8, "gpu": "x"}`), &back), "unknown keys are errors")
 
-	plain := RowIdentity(&matrix.Row{Kind: matrix.AgenticSingleNode, TP: 2, PP: 1, EP: 1, Conc: 1})
+	plain := RowIdentity(&matrix.Row{Kind: matrix.AgenticSingleNode, Parallelism: configs.Parallelism{TP: 2, PP: 1, EP: 1}, Conc: 1})
 	assert.Equal(t, "tp2", plain.Parallelism(), "defaults (ep1, no dpa, pp1, kv none) are left out")
 }

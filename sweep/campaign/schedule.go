@@ -139,7 +139,7 @@ func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error)
 			id := result.RowIdentity(r)
 			a = &Arm{
 				Index: len(s.Arms), Identity: id, ConfigKey: pp.Row.ConfigKey, Recipe: pp.Recipe, Runner: r.Runner,
-				GPUs: max(r.TP, 1) * max(r.PP, 1) * max(r.PCPSize, 1),
+				GPUs: r.GPUs(),
 				Name: cmp(pp.Row.ConfigKey, r.ExpName) + " " + id.Parallelism(),
 			}
 			byArm[k] = a

@@ -77,7 +77,7 @@ func (id *Identity) UnmarshalJSON(data []byte) error {
 	}
 	for k := range top {
 		if !slices.Contains(IdentityKeys[:], k) {
-			return fmt.Errorf("arm identity: unknown key %q", k)
+			return fmt.Errorf("arm identity: unknown key %q (want %s)", k, strings.Join(IdentityKeys[:], ", "))
 		}
 	}
 	*id = identityOf(top)

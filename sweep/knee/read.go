@@ -42,6 +42,10 @@ type Sample struct {
 
 	KVUsage  *float64 // server_metrics.kv_cache.gpu_usage_pct (0-1)
 	CacheHit *float64 // server_metrics.cache.overall_cache_hit_rate, else gpu
+	// Image and Fingerprint are the container image and recipe_fingerprint
+	// the point ran with ("" when the file has none): what a change
+	// changes, so never part of the arm's identity.
+	Image, Fingerprint string
 	// AL is the acceptance_length block of a sweep result (nil for
 	// InferenceX's own results, which carry none).
 	AL *metrics.ALCheck
@@ -77,6 +81,18 @@ var ErrMixedSimulation = errors.New("simulated and real results in one arm")
 // that mixes simulated and real results, is an error (all such problems
 // are joined).
 func Read(ctx context.Context, dir string) ([]*Arm, error) {
+	return read(ctx, dir, true)
+}
+
+// ReadMixed is Read without the refusal of arms that mix simulated and
+// real results: each Sample says whether it was simulated and Arm.Simulated
+// is true when any was. sweep compare reads with it and names such a mix as
+// a problem instead of failing.
+func ReadMixed(ctx context.Context, dir string) ([]*Arm, error) {
+	return read(ctx, dir, false)
+}
+
+func read(ctx context.Context, dir string, refuseMix bool) ([]*Arm, error) {
 	files, problems, err := result.ReadDir(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -101,6 +117,10 @@ func Read(ctx context.Context, dir string) ([]*Arm, error) {
 		})
 		a.Simulated = a.Samples[0].Simulated
 		for _, s := range a.Samples[1:] {
+			if !refuseMix {
+				a.Simulated = a.Simulated || s.Simulated
+				continue
+			}
 			if s.Simulated != a.Simulated {
 				sim, real := a.Samples[0].File, s.File
 				if s.Simulated {
@@ -145,7 +165,8 @@ func sortArms(arms []*Arm) {
 func SampleOf(f *result.File) Sample {
 	r := &f.Result
 	s := Sample{File: f.Path, Conc: r.Conc, Simulated: r.Simulated, AL: r.AcceptanceLength, Probe: r.Probe,
-		Excluded: f.Excluded(), ErrorRate: f.ErrorRate(), Errors: r.RequestAccounting.RecordsErrorDropped}
+		Excluded: f.Excluded(), ErrorRate: f.ErrorRate(), Errors: r.RequestAccounting.RecordsErrorDropped,
+		Image: r.Image, Fingerprint: r.RecipeFingerprint}
 	if d := r.RequestMetrics.Throughput.DurationSeconds; d != nil {
 		s.Seconds = float64(*d)
 	}

@@ -35,7 +35,7 @@ const (
 // IdentityKeys.
 type Identity [identityLen]json.RawMessage
 
-// IdentityOf takes the identity of a result file from its top-level
+// identityOf takes the identity of a result file from its top-level
 // values.
 func identityOf(top map[string]json.RawMessage) Identity {
 	var id Identity

@@ -84,7 +84,7 @@ func ReadFile(path string) (*File, error) {
 	return parse(path, data)
 }
 
-// Parse reads the bytes of a result file as ReadFile does; path names it
+// parse reads the bytes of a result file as ReadFile does; path names it
 // in errors.
 func parse(path string, data []byte) (*File, error) {
 	data, nonFinite := replaceNonFinite(data)
@@ -114,7 +114,8 @@ func parse(path string, data []byte) (*File, error) {
 			continue
 		}
 		f.present[k] = true
-		if err := json.Unmarshal([]byte(`{"`+k+`":`+string(raw)+`}`), &f.Result); err != nil {
+		name, _ := json.Marshal(k) // a string always encodes
+		if err := json.Unmarshal(slices.Concat([]byte("{"), name, []byte(":"), raw, []byte("}")), &f.Result); err != nil {
 			return nil, &ReadError{File: path, Key: k, Msg: fmt.Sprintf("not an InferenceX aggregate result value (%v)", err)}
 		}
 	}

@@ -149,3 +149,12 @@ func TestReadFileDPAttentionBool(t *testing.T) {
 	assert.Equal(t, ids[0].ArmKey(), ids[1].ArmKey())
 	assert.Equal(t, "tp8 dpa", ids[0].Parallelism())
 }
+
+// A top-level key that needs escaping is not a reason to refuse a file.
+func TestReadFileOddKey(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r.json")
+	require.NoError(t, os.WriteFile(p, []byte(`{"conc": 4, "a\"b\\c": 1, "request_metrics": {}}`), 0o644))
+	f, err := ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, 4, f.Conc)
+}

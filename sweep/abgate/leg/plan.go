@@ -182,9 +182,7 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 		}
 		return Arm{}, armError(a, "", "%s has no point tp %d, ep %d, dp-attn %t, conc %d; pick one of: %s", a.ConfigKey, a.TP, a.EP, a.DPAttn, a.Conc, strings.Join(have, ", "))
 	}
-	if row.RecipeFingerprint == "" {
-		row.RecipeFingerprint = matrix.Fingerprint(row)
-	}
+	row.StampFingerprint()
 	if a.Router != nil && row.DPAttn {
 		return Arm{}, armError(a, ".router", "the point has DP attention, so its recipe already runs a router in front of the engine; remove router or pick a point without dp-attn")
 	}

@@ -105,7 +105,7 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 	}
 	pt := recipes.Point{
 		Row: matrix.Row{Kind: matrix.AgenticSingleNode, Image: a.Image, Model: a.ModelPath, Framework: string(tool),
-			Runner: l.Runner, TP: a.TP, EP: 1, PP: 1},
+			Runner: l.Runner, Parallelism: configs.Parallelism{TP: a.TP, EP: 1, PP: 1}},
 		Recipe:      "ab-" + a.Engine,
 		Engine:      recipes.Command{Argv: argv, Env: env},
 		CommandFile: string(tool) + "_command.txt",

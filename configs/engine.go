@@ -80,6 +80,11 @@ type EngineFacts struct {
 	SimulateAcceptanceEnv func(al float64) map[string]string
 	// AutoToolChoiceFlag must accompany a tool-call parser ("" when none).
 	AutoToolChoiceFlag string
+	// MemFractionFlag sets the share of GPU memory the engine takes.
+	MemFractionFlag string
+	// SchemaPrefix is what the flag schema's parser expects before the
+	// flags of a "python3 -m MODULE" command (vLLM's "serve").
+	SchemaPrefix []string
 	// MinTemperature is the smallest positive sampling temperature the
 	// engine honours; smaller positive ones are clamped up (0: none).
 	MinTemperature float64
@@ -203,7 +208,8 @@ var engines = []EngineFacts{
 			},
 			Env: map[string]string{"AIPERF_HTTP_X_SMG_ROUTING_KEY_FROM_CORRELATION_ID": "true"},
 		},
-		Spec: SpecByFlags,
+		Spec:            SpecByFlags,
+		MemFractionFlag: "--mem-fraction-static",
 		SimulateAcceptanceEnv: func(al float64) map[string]string {
 			return map[string]string{
 				"SGLANG_SIMULATE_ACC_LEN":        strconv.FormatFloat(al, 'f', -1, 64),
@@ -248,6 +254,8 @@ var engines = []EngineFacts{
 		},
 		Spec:               SpecByConfig,
 		AutoToolChoiceFlag: "--enable-auto-tool-choice",
+		MemFractionFlag:    "--gpu-memory-utilization",
+		SchemaPrefix:       []string{"serve"},
 		MinTemperature:     0.01,
 	},
 	{Name: TRT, Display: "TRT-LLM"},

@@ -279,7 +279,7 @@ func (g *Generator) entryThroughputRows(e configs.ChangelogEntry, grp configGrou
 func bucketChangelog(o ChangelogOptions, entries []configs.ChangelogEntry, throughput, evals Matrix) *Changelog {
 	out := &Changelog{Metadata: ChangelogMetadata{BaseRef: o.BaseRef, HeadRef: o.HeadRef, Entries: entries}}
 	for _, r := range throughput {
-		r.RecipeFingerprint = Fingerprint(r)
+		r.StampFingerprint()
 		name := "agentic"
 		if !r.Kind.Agentic() {
 			name = SeqLenName(r.ISL, r.OSL)

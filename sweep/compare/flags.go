@@ -129,4 +129,3 @@ func orBare(v string) string {
 	}
 	return v
 }
-

@@ -155,7 +155,8 @@ func ParseCommandText(text string) (argv []string, env map[string]string, err er
 }
 
 // shellWords splits what shellQuote wrote: words separated by blanks,
-// each plain or in single quotes (with '\” for a quote inside).
+// each plain or in single quotes (a quote inside closes the quotes,
+// adds a backslashed quote and reopens them, as shellQuote writes it).
 func shellWords(s string) ([]string, error) {
 	var out []string
 	var w strings.Builder

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -299,7 +300,7 @@ func (b *builder) slurm() (*Plan, error) {
 	if l.ContainerFlags != nil {
 		run = append(run, l.ContainerFlags(b.row, b.mountDir())...)
 	}
-	run = append(run, "--no-container-entrypoint", "--export="+strings.Join(append([]string{"ALL"}, append(slices(l.Export), b.o.Export...)...), ","))
+	run = append(run, "--no-container-entrypoint", "--export="+strings.Join(append([]string{"ALL"}, append(slices.Clone(l.Export), b.o.Export...)...), ","))
 	b.add(RoleRun, append(run, b.o.Payload...)...)
 	if l.StageWorkspace {
 		c := b.add(RoleCollect, "srun", "--jobid="+job, "bash", "-c", "cd '"+remote+"' && tar -czf - results LOGS $(ls *.json *.log gpu_metrics.csv 2>/dev/null)")
@@ -313,7 +314,6 @@ func (b *builder) slurm() (*Plan, error) {
 	return b.pl, nil
 }
 
-func slices(s []string) []string { return append([]string(nil), s...) }
 
 // importScript is the launchers' import under flock: skip a valid squash
 // file (unsquashfs -l), else import docker://IMAGE into it.
@@ -371,7 +371,7 @@ func (b *builder) docker() (*Plan, error) {
 		argv = append(argv, "-v", m)
 	}
 	argv = append(argv, "-w", b.expand(b.workdirOf()))
-	for _, e := range append(slices(d.Env), b.o.Export...) {
+	for _, e := range append(slices.Clone(d.Env), b.o.Export...) {
 		argv = append(argv, "-e", e)
 	}
 	if len(b.o.Payload) == 0 {

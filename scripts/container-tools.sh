@@ -7,7 +7,14 @@
 #   container-tools.sh dockerd-down DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-THIRD_PARTY=${SWEEP_THIRD_PARTY:-$here/../shared/third_party}
+# The sources sit beside the repository (../shared/third_party from the main
+# checkout, ../../shared/third_party from a worktree under wt/).
+THIRD_PARTY=${SWEEP_THIRD_PARTY:-}
+if [ -z "$THIRD_PARTY" ]; then
+	for d in "$here/../shared/third_party" "$here/../../shared/third_party"; do
+		if [ -d "$d" ]; then THIRD_PARTY=$d; break; fi
+	done
+fi
 PYXIS_SO=/usr/local/lib/slurm/spank_pyxis.so
 
 install() {
@@ -36,7 +43,7 @@ install() {
 		echo "container-tools: enroot/Pyxis are missing and this is not root" >&2
 		exit 1
 	fi
-	if [ ! -d "$THIRD_PARTY" ]; then
+	if [ -z "$THIRD_PARTY" ] || [ ! -d "$THIRD_PARTY" ]; then
 		echo "container-tools: enroot/Pyxis sources not found in $THIRD_PARTY (set SWEEP_THIRD_PARTY)" >&2
 		exit 1
 	fi

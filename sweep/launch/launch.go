@@ -314,7 +314,6 @@ func (b *builder) slurm() (*Plan, error) {
 	return b.pl, nil
 }
 
-
 // importScript is the launchers' import under flock: skip a valid squash
 // file (unsquashfs -l), else import docker://IMAGE into it.
 func (b *builder) importScript(squash string, onHost bool) string {

@@ -475,3 +475,13 @@ func replaceAll(r *strings.Replacer, s []string) []string {
 	}
 	return out
 }
+
+// RunEnv is a variable of the container step's environment ("" if unset).
+func (pl *Plan) RunEnv(name string) string {
+	for _, c := range pl.Commands {
+		if c.Role == RoleRun {
+			return c.Env[name]
+		}
+	}
+	return ""
+}

@@ -193,7 +193,7 @@ type HostCommand struct {
 }
 
 // SiteKeys are the settings ApplySite changes, for help texts.
-var SiteKeys = []string{"partition", "account", "cpus-per-task", "time", "exclude", "exclusive", "mem-all", "squash-dir", "hub-cache", "devices", "aiperf-cache"}
+var SiteKeys = []string{"partition", "account", "cpus-per-task", "time", "exclude", "exclusive", "mem-all", "squash-dir", "hub-cache", "devices", "aiperf-cache", "docker-flags"}
 
 // ApplySite changes one site fact of the profile, key=value, for a
 // cluster laid out differently from InferenceX's (another partition, a
@@ -201,7 +201,9 @@ var SiteKeys = []string{"partition", "account", "cpus-per-task", "time", "exclud
 // cpus-per-task, time (minutes), exclude, exclusive and mem-all (true or
 // false), squash-dir, hub-cache (the host's Hugging Face hub cache),
 // aiperf-cache (the host's aiperf mmap cache), devices=none (drop the
-// device mounts).
+// device mounts), docker-flags=none (drop the docker launcher's flags
+// beyond --rm --network=host --name: --privileged, --ipc=host, --ulimit,
+// --cap-add ..., for a host that cannot grant them).
 func (p *Profile) ApplySite(setting string) error {
 	key, value, ok := strings.Cut(setting, "=")
 	if !ok {
@@ -277,6 +279,13 @@ func (p *Profile) ApplySite(setting string) error {
 		if p.Launch.Docker != nil {
 			p.Launch.Docker.Devices = nil
 			p.Launch.Docker.GPUs = false
+		}
+	case "docker-flags":
+		if value != "none" {
+			return fmt.Errorf("--site docker-flags=%s: only docker-flags=none (drop the launcher's extra docker run flags) is supported", value)
+		}
+		if p.Launch.Docker != nil {
+			p.Launch.Docker.Flags = nil
 		}
 	default:
 		return fmt.Errorf("--site %q: unknown key %q (known: %s)", setting, key, strings.Join(SiteKeys, ", "))

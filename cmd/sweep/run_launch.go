@@ -8,6 +8,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"sweep/configs/matrix"
@@ -121,7 +122,11 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 		if res.ReleaseErr != nil {
 			status = "release FAILED: " + res.ReleaseErr.Error()
 		}
-		fmt.Fprintf(o.IO.ErrOut, "allocation %s %s\n", res.JobID, status)
+		if pl.ContainerName != "" {
+			fmt.Fprintf(o.IO.ErrOut, "container %s %s\n", pl.ContainerName, strings.Replace(status, "released", "removed", 1))
+		} else {
+			fmt.Fprintf(o.IO.ErrOut, "allocation %s %s\n", res.JobID, status)
+		}
 	}
 	switch {
 	case runErr != nil && ctx.Err() != nil:

@@ -215,6 +215,10 @@ func (e Exec) command(ctx context.Context, c recipes.HostCommand, capture *bytes
 	}
 	cmd.Stderr = e.Stderr
 	cmd.Stdout = e.Stdout
+	if c.MayFail && len(c.StdoutTo) == 0 {
+		// The launchers silence these (docker rm -f of no container).
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	}
 	if capture != nil {
 		cmd.Stdout = io.MultiWriter(e.Stdout, capture)
 		cmd.Stderr = io.MultiWriter(e.Stderr, capture)

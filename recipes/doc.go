@@ -63,8 +63,10 @@
 // H200 and B200 try the framework name first and fall back to the name
 // without it. A row whose script name has no recipe fails at plan time. The
 // runner's Profile adds what its launcher does beyond the recipe: the
-// container and mounts, the Slurm allocation, site variables, and the
-// MODEL_PATH of pre-staged weights (B200 also sets MODEL to that path, so
+// container and mounts, the Slurm allocation, site variables, how the
+// launcher allocates, imports and runs the image (Profile.Launch, turned
+// into host commands by sweep/launch), and the MODEL_PATH of pre-staged
+// weights (B200 also sets MODEL to that path, so
 // the served name, tokenizer and client model are the path; B300 keeps the
 // id).
 //

@@ -118,7 +118,12 @@
 // readiness endpoint, so real runs of Mooncake rows are refused (simulated
 // runs skip sidecars).
 // Launcher site paths (HF cache mounts, the MI355X aiperf mmap cache,
-// VLLM_CACHE_ROOT) are not part of Command.Env. Router and lm-eval argvs
+// VLLM_CACHE_ROOT) are not part of Command.Env: they reach the engine and
+// the client through the launch (sweep/launch: the launcher's exports and
+// srun --export=ALL,...), as in InferenceX. The aiperf venv InferenceX
+// builds with uv from utils/aiperf and its trace-set download are not
+// planned: a launched point uses the aiperf named by --aiperf (a path in
+// the image) or the built-in client. Router and lm-eval argvs
 // have no schema yet; plans list them as escapes, as they do engine flags
 // a partial schema lacks (Arg.Unverified).
 package recipes

@@ -292,3 +292,41 @@ func TestLaunchThroughDocker(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, strings.TrimSpace(string(ps)))
 }
+
+// TestDiscoverLaunchThroughPyxis runs a simulated discovery arm as a Slurm
+// job whose step runs in the image (the MI325X launch: the image imported
+// under flock before submitting, srun --container-image in the job): both
+// points complete inside the container, on one server, and no job is left.
+func TestDiscoverLaunchThroughPyxis(t *testing.T) {
+	requirePyxis(t)
+	site := pyxisSite(t)
+	out := filepath.Join(t.TempDir(), "d")
+	args := append([]string{"discover", "--simulate", "--executor", "slurm", "--launch", "--sweep-binary", buildStaticSweep(t),
+		"--slurm-poll", "300ms", "--builtin-client", "--no-report", "--config-keys", launchKey, "--tp", "2", "--ep", "2",
+		"--conc-list", "1", "4", "--stop-grace", "2s", "--out", out}, site...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	var log syncBuffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	require.NoError(t, cmd.Run(), log.String())
+	s := log.String()
+	assert.Contains(t, s, "Squash file already exists and is valid, skipping import")
+	assert.Contains(t, s, "2 ok, 0 failed, 0 not run; 1 server start")
+	points, err := filepath.Glob(filepath.Join(out, "qwen3.5_tp2_conc*"))
+	require.NoError(t, err)
+	require.Len(t, points, 2)
+	for _, p := range points {
+		rec, ok := run.ReadRecordFile(p)
+		require.True(t, ok, p)
+		assert.True(t, rec.OK, p)
+		assert.Equal(t, launch.SweepDir+"/sweep", rec.Processes["client"].Argv[0], "the client ran in the image")
+	}
+	ids, err := os.ReadFile(filepath.Join(out, "slurm", "jobs.txt"))
+	require.NoError(t, err)
+	for _, id := range strings.Fields(string(ids)) {
+		q, err := exec.Command("squeue", "-h", "-j", id, "-o", "%T").Output()
+		if err == nil {
+			assert.Empty(t, strings.TrimSpace(string(q)), "job %s left", id)
+		}
+	}
+}

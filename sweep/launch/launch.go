@@ -485,3 +485,37 @@ func (pl *Plan) RunEnv(name string) string {
 	}
 	return ""
 }
+
+// InJob is the launch of an arm that runs as a batch job (sweep
+// discover/official --executor slurm --launch): the image import, run on
+// the submitting host before the job (as launch_b300-nv.sh imports), and
+// the container step's argv without --jobid (srun inside the job uses the
+// job's allocation), ending before the payload. dir is mounted at the same
+// path in the container too, so the job's absolute file names resolve.
+func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (imp *Plan, step []string, err error) {
+	if p.Launch.Docker != nil {
+		return nil, nil, fmt.Errorf("launch: runner %s runs docker on its node, not Slurm jobs", p.Name)
+	}
+	o.JobID = "${SLURM_JOB_ID}"
+	o.Workspace = dir
+	o.Payload = []string{}
+	o.Mounts = append(o.Mounts, dir+":"+dir)
+	pl, err := Build(p, row, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	imp = &Plan{Runner: pl.Runner, Profile: pl.Profile, Launcher: pl.Launcher, Image: pl.Image, SquashFile: pl.SquashFile}
+	for _, c := range pl.Commands {
+		switch c.Role {
+		case RoleImport:
+			c.Argv = []string{"bash", "-c", c.Argv[len(c.Argv)-1]}
+			imp.Commands = append(imp.Commands, c)
+		case RoleRun:
+			step = slices.DeleteFunc(slices.Clone(c.Argv), func(a string) bool { return strings.HasPrefix(a, "--jobid=") })
+		}
+	}
+	if step == nil || len(imp.Commands) != 1 {
+		return nil, nil, fmt.Errorf("launch: runner %s has no import and container step to run in a job", p.Name)
+	}
+	return imp, step, nil
+}

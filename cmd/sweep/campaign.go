@@ -23,8 +23,8 @@ import (
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
 	"sweep/sweep/executor/slurm"
-	"sweep/sweep/launch"
 	"sweep/sweep/knee"
+	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
 

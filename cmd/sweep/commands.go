@@ -29,6 +29,7 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 			newLaunchGuardCmd(ios),
 			newOfficialCmd(ios, nil),
 			newABCmd(ios),
+			newCompareCmd(ios, nil),
 		},
 	}
 }

@@ -207,7 +207,10 @@ func (e Exec) command(ctx context.Context, c recipes.HostCommand, capture *bytes
 		e.Progress(c.Role + ": " + Oneline(c.Argv))
 	}
 	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	// Its own process group, stopped as a whole: a terminal's Ctrl-C
+	// reaches sweep, which stops the command (srun, docker run) itself.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
 	cmd.Env = os.Environ()
 	for k, v := range c.Env {

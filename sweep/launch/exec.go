@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -28,9 +29,9 @@ type Exec struct {
 	// runs the release commands if this process dies without releasing
 	// (kill -9 of the runner); nil: no guard.
 	Guard []string
-	// BeforeRun is called with the bound plan (job id and port known)
-	// before the container step: the payload's input files are written
-	// there.
+	// BeforeRun is called once with the bound plan (job id and port
+	// known), after the allocation and before any command that copies or
+	// runs the workspace: the payload's input files are written there.
 	BeforeRun func(bound *Plan) error
 	// ReleaseTimeout bounds the release commands (default 2 minutes).
 	ReleaseTimeout time.Duration
@@ -110,8 +111,22 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 	if e.ReleaseTimeout <= 0 {
 		e.ReleaseTimeout = 2 * time.Minute
 	}
+	// Values of this host known before anything runs.
+	host := map[string]string{"UID": strconv.Itoa(os.Getuid())}
+	if h, err := os.UserHomeDir(); err == nil {
+		host["HOME"] = h
+	}
+	pl = pl.Bind(host)
 	bound := pl
 	var guard *guardProc
+	beforeRun := func() error {
+		if e.BeforeRun == nil {
+			return nil
+		}
+		before := e.BeforeRun
+		e.BeforeRun = nil
+		return before(bound)
+	}
 	defer func() {
 		if !needsRelease(pl, res.JobID) {
 			return
@@ -172,13 +187,15 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 				}
 				return res, &StepError{Role: c.Role, Argv: c.Argv, Err: err}
 			}
-			continue
-		case RoleRun:
-			if res.Bound == nil {
-				res.Bound = bound
+			// The payload's inputs go into the workspace before anything
+			// copies it to the node (MI300X's stage).
+			if err := beforeRun(); err != nil {
+				return res, err
 			}
-			if e.BeforeRun != nil {
-				if err := e.BeforeRun(bound); err != nil {
+			continue
+		case RoleImport, RoleStage, RolePrepare, RoleRun:
+			if c.Role == RoleRun || !bound.Allocates || res.JobID != "" {
+				if err := beforeRun(); err != nil {
 					return res, err
 				}
 			}
@@ -187,7 +204,16 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 			if ctx.Err() != nil {
 				return res, ctx.Err()
 			}
-			return res, &StepError{Role: c.Role, Argv: c.Argv, Err: err}
+			serr := &StepError{Role: c.Role, Argv: c.Argv, Err: err}
+			if c.Role == RoleRun {
+				// A failed point's files still come back (MI300X).
+				for _, rest := range bound.Commands[i+1:] {
+					if rest.Role == RoleCollect {
+						_ = e.command(ctx, rest, nil)
+					}
+				}
+			}
+			return res, serr
 		}
 	}
 	if res.Bound == nil {
@@ -231,6 +257,7 @@ func (e Exec) command(ctx context.Context, c recipes.HostCommand, capture *bytes
 	}
 	sink := exec.CommandContext(ctx, c.StdoutTo[0], c.StdoutTo[1:]...)
 	sink.Stdout, sink.Stderr = e.Stdout, e.Stderr
+	cmd.Stdout = nil
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
 		return err

@@ -96,3 +96,21 @@ func TestPreflightNamesMissingPrograms(t *testing.T) {
 	assert.ErrorContains(t, err, "needs salloc-not-installed-here on PATH")
 	assert.NotContains(t, err.Error(), "sh,")
 }
+
+// A collect command's output reaches its host reader (MI300X streams the
+// results back over srun's stdout), also after a failed container step.
+func TestExecCollectsAfterAFailedRun(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	pl := shPlan(log, "exit 1")
+	collect := recipes.HostCommand{Role: RoleCollect, Argv: []string{"sh", "-c", "echo artifacts-${JOB_ID}"},
+		StdoutTo: []string{"sh", "-c", "cat > " + filepath.Join(dir, "back")}, MayFail: true}
+	pl.Commands = append(pl.Commands[:3], append([]recipes.HostCommand{collect}, pl.Commands[3:]...)...)
+	var stdout bytes.Buffer
+	_, err := Exec{Stdout: &stdout}.Run(t.Context(), pl)
+	require.Error(t, err)
+	got, rerr := os.ReadFile(filepath.Join(dir, "back"))
+	require.NoError(t, rerr)
+	assert.Equal(t, "artifacts-4242\n", string(got))
+	assert.Equal(t, "import-4242\nrelease-4242\n", readLog(t, log))
+}

@@ -282,8 +282,8 @@ func (b *builder) slurm() (*Plan, error) {
 		b.add(RolePrepare, "srun", "--jobid="+job, "bash", "-c", "docker stop $(docker ps -a -q)").MayFail = true
 	}
 	remote := "/tmp/inferencex-" + job
+	local := "/tmp/inferencex-" + job + ".local.tar.gz"
 	if l.StageWorkspace {
-		local := "/tmp/inferencex-" + job + ".local.tar.gz"
 		b.add(RoleStage, "tar", "-C", b.o.Workspace, "--exclude=.git", "--exclude=*/.git", "-czf", local, ".")
 		b.add(RoleStage, "sbcast", "--jobid="+job, "--force", local, remote+".tar.gz")
 		b.add(RoleStage, stepName([]string{"srun", "--jobid=" + job})...)
@@ -303,10 +303,14 @@ func (b *builder) slurm() (*Plan, error) {
 	run = append(run, "--no-container-entrypoint", "--export="+strings.Join(append([]string{"ALL"}, append(slices.Clone(l.Export), b.o.Export...)...), ","))
 	b.add(RoleRun, append(run, b.o.Payload...)...)
 	if l.StageWorkspace {
-		c := b.add(RoleCollect, "srun", "--jobid="+job, "bash", "-c", "cd '"+remote+"' && tar -czf - results LOGS $(ls *.json *.log gpu_metrics.csv 2>/dev/null)")
+		// The launcher streams back its scripts' artifact list; a sweep
+		// payload's whole workspace (aiperf_artifacts/, run.json, ...) is
+		// its result, so everything comes back.
+		c := b.add(RoleCollect, "srun", "--jobid="+job, "tar", "-C", remote, "-czf", "-", ".")
 		c.StdoutTo = []string{"tar", "-C", b.o.Workspace, "-xzf", "-"}
 		c.MayFail = true
 		b.add(RoleRelease, "srun", "--jobid="+job, "bash", "-c", "rm -rf '"+remote+"' '"+remote+".tar.gz'").MayFail = true
+		b.add(RoleRelease, "rm", "-f", local).MayFail = true
 	}
 	if b.pl.Allocates {
 		b.add(RoleRelease, "scancel", job)

@@ -61,7 +61,7 @@ func TestSingleNodeProfiles(t *testing.T) {
 		{
 			runner: "mi300x-amds_01",
 			row:    agenticRow("vllm/vllm-openai-rocm:v0.27.1", "MiniMaxAI/MiniMax-M3-MXFP8", "minimaxm3", "fp8", "vllm", 8),
-			roles:  []string{RoleAllocate, RoleStage, RoleStage, RoleStage, RoleImport, RoleRun, RoleCollect, RoleRelease, RoleRelease},
+			roles:  []string{RoleAllocate, RoleStage, RoleStage, RoleStage, RoleImport, RoleRun, RoleCollect, RoleRelease, RoleRelease, RoleRelease},
 			salloc: []string{"salloc", "--partition=compute", "--exclude=chi-mi300x-049,chi-mi300x-121", "--gres=gpu:8", "--cpus-per-task=256", "--time=180", "--no-shell", "--job-name=mi300x-amds_01"},
 			squash: "/raid/hf-hub-cache/runtime-cache/enroot/vllm_vllm-openai-rocm_v0.27.1.sqsh", importHead: []string{"srun", "--jobid=${JOB_ID}", "--job-name=mi300x-amds_01", "bash", "-c"},
 			run: []string{"srun", "--jobid=${JOB_ID}", "--container-image=/raid/hf-hub-cache/runtime-cache/enroot/vllm_vllm-openai-rocm_v0.27.1.sqsh",

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -131,11 +133,15 @@ func pyxisSite(t *testing.T) []string {
 	return []string{"--site", "partition=gpu", "--site", "cpus-per-task=1", "--site", "squash-dir=" + squash, "--site", "hub-cache=" + hub, "--site", "devices=none"}
 }
 
-// launchCmd is `sweep run --launch` of the key's tp2 conc1 point, run by
+// launchCmd is `sweep run --launch` of the key's tp2 conc1 point (or the
+// --tp/--ep/--conc in extra), run by
 // the test binary as the CLI; its output goes to log.
 func launchCmd(t *testing.T, runner, out string, log *syncBuffer, extra ...string) *exec.Cmd {
-	args := []string{"run", "--launch", "--simulate", "--builtin-client", "--config-key", launchKey, "--tp", "2", "--ep", "2", "--conc", "1",
+	args := []string{"run", "--launch", "--simulate", "--builtin-client", "--config-key", launchKey,
 		"--runner-name", runner, "--sweep-binary", buildStaticSweep(t), "--stop-grace", "2s", "--out", out}
+	if !slices.Contains(extra, "--tp") {
+		args = append(args, "--tp", "2", "--ep", "2", "--conc", "1")
+	}
 	cmd := exec.Command(os.Args[0], append(args, extra...)...)
 	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
 	cmd.Stdout, cmd.Stderr = log, log
@@ -329,4 +335,35 @@ func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 			assert.Empty(t, strings.TrimSpace(string(q)), "job %s left", id)
 		}
 	}
+}
+
+// TestLaunchMI300XStagesTheWorkspace runs the point through the MI300X
+// path, whose nodes lack the runner's filesystem: the workspace goes to the
+// node with sbcast, the results come back over srun's output, and the
+// node's copy and the local tarball are removed.
+func TestLaunchMI300XStagesTheWorkspace(t *testing.T) {
+	requirePyxis(t)
+	_, err := exec.LookPath("sbcast")
+	requireTool(t, "sbcast", err)
+	site := append(pyxisSite(t), "--site", "exclude=")
+	out := filepath.Join(t.TempDir(), "p")
+	var log syncBuffer
+	cmd := launchCmd(t, "mi300x-amds_07", out, &log, append(site, "--tp", "4", "--ep", "1", "--conc", "8")...)
+	require.NoError(t, cmd.Run(), log.String())
+	s := log.String()
+	assert.Contains(t, s, "stage: sbcast --jobid=")
+	assert.Contains(t, s, "collect: srun --jobid=")
+	m, err := filepath.Glob(filepath.Join(out, "qwen3.5_tp4_conc8_*mi300x-amds_07*.json"))
+	require.NoError(t, err)
+	require.Len(t, m, 1, "the result came back from the node:\n%s", s)
+	rec, ok := run.ReadRecordFile(out)
+	require.True(t, ok)
+	assert.True(t, rec.OK)
+	m = regexp.MustCompile(`Granted job allocation (\d+)`).FindStringSubmatch(s)
+	require.NotNil(t, m)
+	for _, f := range []string{"/tmp/inferencex-" + m[1], "/tmp/inferencex-" + m[1] + ".tar.gz", "/tmp/inferencex-" + m[1] + ".local.tar.gz"} {
+		assert.NoFileExists(t, f)
+		assert.NoDirExists(t, f)
+	}
+	assertNothingLeft(t, "mi300x-amds_07", out)
 }

@@ -11,6 +11,15 @@
 //
 // Exec runs a plan: allocate (or use the given job), import once, run the
 // payload, and release on every exit path.
+//
+// sweep's payload is the mounted sweep binary running the planned point
+// (SweepPayload: sweep run --plan), so everything the point runner does
+// around the load (GPU-idle wait, engine start and health polling, the
+// client, the server log, a GPU monitor started beside the load) happens
+// inside the container, with the allocation's devices and the launcher's
+// exported variables. Options.Export and Options.Mounts add variables and
+// mounts to the container step (a monitor's switch, a host tool's
+// directory) without changing any launcher's own flags.
 package launch
 
 import (

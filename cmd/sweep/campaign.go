@@ -310,7 +310,13 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			}
 			fmt.Fprintf(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, at the full length); the cost below is the full grid's upper bound; on the knee benchmark the search needs 24 %% (doubling grids) to 35 %% (conc-lists) of InferenceX's GPU-hours with 300 s probes, 42-45 %% without\n", probes)
 		}
-		return writeDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale)
+		if err := writeDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale); err != nil {
+			return err
+		}
+		if o.Launch {
+			return o.writeLaunchDryRun(sched, dir)
+		}
+		return nil
 	}
 	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimGPU: o.SimGPU,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion)}
@@ -725,6 +731,32 @@ func (o *campaignOptions) armLauncher(dir string) (func(context.Context, *campai
 		}
 		return append(step, launch.SweepDir+"/"+filepath.Base(bin)), nil
 	}, nil
+}
+
+// writeLaunchDryRun prints what --launch runs per arm: the image import on
+// this host and the job's container step (run-arm follows it).
+func (o *campaignOptions) writeLaunchDryRun(sched *campaign.Schedule, dir string) error {
+	bin, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if o.SweepBinary != "" {
+		bin = o.SweepBinary
+	}
+	fmt.Fprintln(o.IO.Out, "\nlaunch (--launch): per arm, the image import on this host, then the sbatch job's step")
+	for _, a := range sched.Arms {
+		prof, err := o.profile(a.Runner)
+		if err != nil {
+			return &FlagError{Err: err}
+		}
+		imp, step, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(o.IO.Out, "  arm %d (%s, %s):\n    import: %s\n    step:   %s %s run-arm --job ... --events ...\n", a.Index+1, prof.Name, imp.Launcher,
+			launch.Oneline(imp.Commands[0].Argv), strings.Join(step, " "), launch.SweepDir+"/"+filepath.Base(bin))
+	}
+	return nil
 }
 
 // lockedWriter serialises writes from several goroutines.

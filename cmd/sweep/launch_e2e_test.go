@@ -367,3 +367,18 @@ func TestLaunchMI300XStagesTheWorkspace(t *testing.T) {
 	}
 	assertNothingLeft(t, "mi300x-amds_07", out)
 }
+
+// discover --dry-run --launch prints each arm's import and job step;
+// --launch without the Slurm executor is a usage error.
+func TestDiscoverLaunchDryRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d")
+	code, stdout, stderr := runCLI(t, "discover", "--config-keys", launchKey, "--tp", "2", "--ep", "2", "--dry-run", "--executor", "slurm", "--launch",
+		"--site", "squash-dir=/data/sq", "--out", out)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "arm 1 (mi325x-amds, runners/launch_mi325x-amds.sh @ InferenceX 843c6254f):")
+	assert.Contains(t, stdout, "step:   srun --container-image=/data/sq/"+launch.SquashName(launchImage)+" --container-mounts="+out+":/workspace/,")
+	assert.Contains(t, stdout, " run-arm --job ... --events ...")
+	code, _, stderr = runCLI(t, "discover", "--config-keys", launchKey, "--dry-run", "--launch", "--out", out)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--launch, --site and --sweep-binary need --executor slurm")
+}

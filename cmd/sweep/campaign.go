@@ -691,19 +691,9 @@ func (o *campaignOptions) armLauncher(dir string) (func(context.Context, *campai
 			return nil, &FlagError{Err: err}
 		}
 	}
-	bin := o.SweepBinary
-	if bin == "" {
-		var err error
-		if bin, err = os.Executable(); err != nil {
-			return nil, err
-		}
-	}
-	bin, err := filepath.Abs(bin)
+	bin, err := sweepBinary(o.SweepBinary)
 	if err != nil {
 		return nil, err
-	}
-	if st, err := os.Stat(bin); err != nil || st.IsDir() {
-		return nil, &FlagError{Err: fmt.Errorf("--sweep-binary %s: not a file", bin)}
 	}
 	var mu sync.Mutex
 	imported := map[string]error{}
@@ -736,12 +726,9 @@ func (o *campaignOptions) armLauncher(dir string) (func(context.Context, *campai
 // writeLaunchDryRun prints what --launch runs per arm: the image import on
 // this host and the job's container step (run-arm follows it).
 func (o *campaignOptions) writeLaunchDryRun(sched *campaign.Schedule, dir string) error {
-	bin, err := os.Executable()
+	bin, err := sweepBinary(o.SweepBinary)
 	if err != nil {
 		return err
-	}
-	if o.SweepBinary != "" {
-		bin = o.SweepBinary
 	}
 	fmt.Fprintln(o.IO.Out, "\nlaunch (--launch): per arm, the image import on this host, then the sbatch job's step")
 	for _, a := range sched.Arms {

@@ -43,17 +43,9 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 			return &FlagError{Err: err}
 		}
 	}
-	bin := o.SweepBinary
-	if bin == "" {
-		if bin, err = os.Executable(); err != nil {
-			return err
-		}
-	}
-	if bin, err = filepath.Abs(bin); err != nil {
+	bin, err := sweepBinary(o.SweepBinary)
+	if err != nil {
 		return err
-	}
-	if st, err := os.Stat(bin); err != nil || st.IsDir() {
-		return &FlagError{Err: fmt.Errorf("--sweep-binary %s: not a file", bin)}
 	}
 	jobID := o.JobID
 	if jobID == "" && prof.Launch.Docker == nil {

@@ -190,6 +190,10 @@ type HostCommand struct {
 	MayFail bool `json:"may_fail,omitempty"`
 	// StdoutTo is a host command that reads this command's output.
 	StdoutTo []string `json:"stdout_to,omitempty"`
+	// Stop, when set, asks the command's processes to stop cleanly
+	// (scancel --signal=TERM JOB for an srun step, docker kill
+	// --signal=TERM NAME): the payload then records what it finished.
+	Stop []string `json:"stop,omitempty"`
 }
 
 // SiteKeys are the settings ApplySite changes, for help texts.

@@ -250,6 +250,16 @@ func TestLaunchInterruptedAndCancelled(t *testing.T) {
 			assert.Equal(t, tc.wantCode, ee.ExitCode(), log.String())
 			assertNothingLeft(t, tc.runner, out)
 			assert.Empty(t, resultFiles(t, out))
+			if tc.name == "ctrl-c" {
+				// The container's sweep was asked to stop (scancel
+				// --signal=TERM) and wrote down how its point ended.
+				rec, ok := run.ReadRecordFile(out)
+				require.True(t, ok)
+				i := slices.IndexFunc(rec.Stages, func(s run.Stage) bool { return s.Name == "client" })
+				require.GreaterOrEqual(t, i, 0, "stages %+v", rec.Stages)
+				assert.Equal(t, "cancelled", rec.Stages[i].Outcome)
+				assert.False(t, rec.Finished.IsZero(), "the point's record is complete")
+			}
 		})
 	}
 }

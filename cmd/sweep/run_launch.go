@@ -83,6 +83,8 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 		row.ConfigKey, row.TP, row.EP, row.DPAttn, row.Conc, runner, pl.Launcher, row.Image, out, ws)
 	ex := launch.Exec{
 		Stdout: o.IO.Out, Stderr: o.IO.ErrOut, Guard: []string{bin, "launch-guard"},
+		// The container's sweep stops its processes with --stop-grace.
+		StopWait: max(o.Point.StopGrace, 0) + 20*time.Second,
 		Progress: func(line string) {
 			fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
 		},

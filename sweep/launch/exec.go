@@ -35,6 +35,10 @@ type Exec struct {
 	BeforeRun func(bound *Plan) error
 	// ReleaseTimeout bounds the release commands (default 2 minutes).
 	ReleaseTimeout time.Duration
+	// StopWait is how long a cancelled command that has a Stop command may
+	// take to end after it (the payload's own stop grace and then some;
+	// default 10 s) before it is killed.
+	StopWait time.Duration
 }
 
 // Result is what a launch did.
@@ -238,6 +242,23 @@ func (e Exec) command(ctx context.Context, c recipes.HostCommand, capture *bytes
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
+	if len(c.Stop) > 0 {
+		// The payload stops itself (and writes down what it finished):
+		// srun or docker ends when it has.
+		cmd.Cancel = func() error {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			stop := exec.CommandContext(sctx, c.Stop[0], c.Stop[1:]...)
+			stop.Stdout, stop.Stderr = e.Stderr, e.Stderr
+			if err := stop.Run(); err != nil {
+				return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+			}
+			return nil
+		}
+		if e.StopWait > 0 {
+			cmd.WaitDelay = e.StopWait
+		}
+	}
 	cmd.Env = os.Environ()
 	for k, v := range c.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)

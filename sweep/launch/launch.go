@@ -310,7 +310,7 @@ func (b *builder) slurm() (*Plan, error) {
 		run = append(run, l.ContainerFlags(b.row, b.mountDir())...)
 	}
 	run = append(run, "--no-container-entrypoint", "--export="+strings.Join(append([]string{"ALL"}, append(slices.Clone(l.Export), b.o.Export...)...), ","))
-	b.add(RoleRun, append(run, b.o.Payload...)...)
+	b.add(RoleRun, append(run, b.o.Payload...)...).Stop = []string{"scancel", "--signal=TERM", job}
 	if l.StageWorkspace {
 		// The launcher streams back its scripts' artifact list; a sweep
 		// payload's whole workspace (aiperf_artifacts/, run.json, ...) is
@@ -391,7 +391,7 @@ func (b *builder) docker() (*Plan, error) {
 	}
 	argv = append(argv, "--entrypoint="+b.o.Payload[0], b.row.Image)
 	argv = append(argv, b.o.Payload[1:]...)
-	b.add(RoleRun, argv...)
+	b.add(RoleRun, argv...).Stop = []string{"docker", "kill", "--signal=TERM", name}
 	b.add(RoleRelease, "docker", "rm", "-f", name).MayFail = true
 	return b.pl, nil
 }
@@ -468,6 +468,7 @@ func (pl *Plan) Bind(vars map[string]string) *Plan {
 	for i, c := range pl.Commands {
 		c.Argv = replaceAll(r, c.Argv)
 		c.StdoutTo = replaceAll(r, c.StdoutTo)
+		c.Stop = replaceAll(r, c.Stop)
 		env := make(map[string]string, len(c.Env))
 		for k, v := range c.Env {
 			env[k] = r.Replace(v)

@@ -93,6 +93,13 @@ func buildStaticSweep(t *testing.T) string {
 	return staticSweep.path
 }
 
+// removeStaticSweep removes buildStaticSweep's directory (TestMain).
+func removeStaticSweep() {
+	if staticSweep.path != "" {
+		os.RemoveAll(filepath.Dir(staticSweep.path))
+	}
+}
+
 // imageRootfs is the image's root filesystem: busybox as /bin/sh and the
 // groups the docker launcher adds.
 func imageRootfs(t *testing.T) string {
@@ -294,6 +301,7 @@ func TestLaunchThroughDocker(t *testing.T) {
 	out, err := imp.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.NoError(t, tar.Wait())
+	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", launchImage).Run() })
 
 	dir := filepath.Join(t.TempDir(), "p")
 	hub := t.TempDir()

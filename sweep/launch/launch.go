@@ -182,9 +182,7 @@ func (b *builder) hostEnv() {
 }
 
 // gpus is the point's GPU count: TP·PP·PCP (InferenceX's GPU_COUNT).
-func (b *builder) gpus() int {
-	return max(b.row.TP, 1) * max(b.row.PP, 1) * max(b.row.PCPSize, 1)
-}
+func (b *builder) gpus() int { return b.row.GPUs() }
 
 func (b *builder) hubCache() string {
 	if v, ok := b.p.Launch.HostEnv["HF_HUB_CACHE"]; ok {

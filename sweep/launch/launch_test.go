@@ -7,13 +7,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
 )
 
 func agenticRow(image, model, prefix, precision, framework string, tp int) *matrix.Row {
 	return &matrix.Row{Kind: matrix.AgenticSingleNode, Image: image, Model: model, ModelPrefix: prefix, Precision: precision,
-		Framework: framework, TP: tp, PP: 1, PCPSize: 1, EP: 1, Conc: 4, SpecDecoding: "mtp", ExpName: prefix + "_tp" + "x"}
+		Framework: framework, Parallelism: configs.Parallelism{TP: tp, PP: 1, PCPSize: 1, EP: 1}, Conc: 4, SpecDecoding: "mtp", ExpName: prefix + "_tp" + "x"}
 }
 
 func roles(pl *Plan) []string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sweep/recipes/models"
 	"text/tabwriter"
 
 	"sweep/configs/matrix"
@@ -34,9 +33,7 @@ func planCoverage(ctx context.Context, o *planOptions) error {
 	}
 	opts := o.Plan
 	opts.Runners = g.Runners
-	if opts.Catalog == nil {
-		opts.Catalog = models.Builtin()
-	}
+	opts = withCatalog(opts)
 	cov, err := recipes.Coverage(rows, keys, noAgenticRows, opts)
 	if err != nil {
 		return err

@@ -114,10 +114,10 @@ func NewPlan(l *configs.ABLeg, o PlanOptions) (*Plan, error) {
 		if err != nil || l.Mode != configs.ABConcurrent {
 			return p, err
 		}
-		for used[p] || used[p+1] {
+		for used[p] || used[recipes.EnginePortBehindRouter(p)] {
 			p += 2
 		}
-		used[p], used[p+1] = true, true
+		used[p], used[recipes.EnginePortBehindRouter(p)] = true, true
 		return p, nil
 	}
 	for i, a := range l.Arms {
@@ -187,13 +187,9 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 	if a.Router != nil && row.DPAttn {
 		return Arm{}, armError(a, ".router", "the point has DP attention, so its recipe already runs a router in front of the engine; remove router or pick a point without dp-attn")
 	}
-	public, err := port()
+	public, enginePort, err := armPorts(a, port)
 	if err != nil {
 		return Arm{}, err
-	}
-	enginePort := public
-	if a.Router != nil {
-		enginePort = recipes.EnginePortBehindRouter(public)
 	}
 	points, err := recipes.Plan(matrix.Matrix{row}, recipes.PlanOptions{Catalog: models.Builtin(), Runners: g.Runners, Port: enginePort, ResultDir: ServerDir(o.Dir, a.Label)})
 	if err != nil {
@@ -210,6 +206,18 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 		name = a.Label
 	}
 	return Arm{Label: a.Label, Name: name, Point: pt, BaseURL: "http://127.0.0.1:" + strconv.Itoa(pt.Port) + "/v1"}, nil
+}
+
+// armPorts takes the arm's public port; its engine listens there, or one
+// above behind the arm's router.
+func armPorts(a configs.ABArm, port func() (int, error)) (public, engine int, err error) {
+	if public, err = port(); err != nil {
+		return 0, 0, err
+	}
+	if a.Router != nil {
+		return public, recipes.EnginePortBehindRouter(public), nil
+	}
+	return public, public, nil
 }
 
 // applyParsers sets the parser flags of argv: a parser left nil keeps

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"sweep/internal/markdown"
 	"sweep/internal/plural"
 )
 
@@ -91,7 +92,7 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 			_, err := io.WriteString(w, b.String())
 			return err
 		}
-		fmt.Fprintf(b, "Label `%s`", fan.Primary)
+		fmt.Fprintf(b, "Label %s", markdown.Cell(fan.Primary))
 		if fan.AgentxFast {
 			b.WriteString(" with `agentx-fast`")
 		}
@@ -101,7 +102,7 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 		}
 		fmt.Fprintf(b, ": %s.\n\n", plural.Count(total, "job", "jobs"))
 		for _, s := range fan.Skipped {
-			fmt.Fprintf(b, "- skipped %s of %s on `%s`: %s\n", plural.Count(s.Jobs, "job", "jobs"), s.Bucket, s.Runner, s.Reason)
+			fmt.Fprintf(b, "- skipped %s of %s on %s: %s\n", plural.Count(s.Jobs, "job", "jobs"), markdown.Cell(s.Bucket), markdown.Cell(s.Runner), markdown.Cell(s.Reason))
 		}
 		if len(fan.Skipped) > 0 {
 			b.WriteString("\n")
@@ -128,12 +129,12 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 			if r.Simulated {
 				valid += " (simulated)"
 			}
-			fmt.Fprintf(b, "| `%s` | %d | %s | %s | %s | %s | %s |\n", strings.TrimSuffix(r.File, ".json"), r.Conc,
-				num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), valid)
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s |\n", markdown.Cell(strings.TrimSuffix(r.File, ".json")), r.Conc,
+				num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), markdown.Cell(valid))
 		}
 	}
 	for _, e := range bad {
-		fmt.Fprintf(b, "\n- unreadable: %s", e)
+		fmt.Fprintf(b, "\n- unreadable: %s", markdown.Cell(e))
 	}
 	_, err = io.WriteString(w, b.String())
 	return err

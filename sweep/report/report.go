@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/markdown"
 	"sweep/internal/plural"
 	"sweep/sweep/knee"
 )
@@ -195,17 +196,16 @@ func (rep *Report) Markdown(chartsDir string) string {
 	mdTable(&b, frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
 	fmt.Fprintf(&b, "\n## Charts\n\n")
 	for _, c := range rep.Charts {
-		fmt.Fprintf(&b, "- [%s](%s/%s.png)\n", c.Title, chartsDir, c.Name)
+		fmt.Fprintf(&b, "- [%s](%s/%s.png)\n", markdown.Cell(c.Title), chartsDir, c.Name)
 	}
 	return b.String()
 }
 
 func mdTable(b *strings.Builder, head []string, rows [][]string) {
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
 	for _, r := range rows {
 		for i := range r {
-			r[i] = esc(r[i])
+			r[i] = markdown.Cell(r[i])
 		}
 		fmt.Fprintf(b, "| %s |\n", strings.Join(r, " | "))
 	}

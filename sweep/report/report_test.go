@@ -3,11 +3,13 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +67,25 @@ func TestBuildCharts(t *testing.T) {
 	assert.NotContains(t, string(html), "<script")
 	assert.NotContains(t, string(html), `src="`, "self-contained: no external resources")
 	assert.Equal(t, len(names), strings.Count(string(html), "<svg"))
+}
+
+// TestMarkdownEscapes: text from result files (the arm's identity, the
+// knee's reason) stays inside its table cell in summary.md.
+func TestMarkdownEscapes(t *testing.T) {
+	rep, _ := buildKeySweep(t)
+	r := rep.Results[0]
+	hw, err := json.Marshal("mi325x\n# Approved\n<img src=x>")
+	require.NoError(t, err)
+	r.Arm.Identity[slices.Index(knee.IdentityKeys, "hw")] = hw
+	r.Reason = "see [here](https://evil.example) | `x`"
+	md := rep.Markdown(ChartsDir)
+	for _, line := range strings.Split(md, "\n") {
+		assert.False(t, strings.HasPrefix(line, "# "), "a heading broke out: %q", line)
+	}
+	assert.NotRegexp(t, `(^|[^\\])<img`, md, "unescaped HTML")
+	assert.NotContains(t, md, "[here](")
+	assert.Contains(t, md, `mi325x \# Approved \<img src=x\>`)
+	assert.Contains(t, md, "see \\[here\\](https://evil.example) \\| \\`x\\` |")
 }
 
 // chromium finds Debian's chromium; `make deps-chromium` installs it.

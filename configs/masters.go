@@ -509,6 +509,17 @@ func (d *decoder) searchSpace(n *yaml.Node, path string, multinode, agentic bool
 	return s
 }
 
+// MaxConc is the largest concurrency a search space may ask for: 4x the
+// largest InferenceX's configs use (16384), and as many requests in
+// flight as one client has ports. Anything above is a mistake (a proposal
+// from a broken result wrote 1e18).
+const MaxConc = 65536
+
+// concTooBig is the message for a concurrency above MaxConc.
+func concTooBig(v int64) string {
+	return fmt.Sprintf("concurrency %d is above %d (the largest InferenceX's configs use is 16384); use a real concurrency", v, MaxConc)
+}
+
 func (d *decoder) conc(s *SearchSpace, f fields, at *yaml.Node, path string) {
 	listN, startN, endN := f.get("conc-list"), f.get("conc-start"), f.get("conc-end")
 	if listN != nil {
@@ -522,6 +533,10 @@ func (d *decoder) conc(s *SearchSpace, f fields, at *yaml.Node, path string) {
 				if v, ok := d.integer(it, indexPath(p, i)); ok {
 					if v <= 0 {
 						d.errAt(it, indexPath(p, i), "concurrency must be > 0, got %d", v)
+						continue
+					}
+					if v > MaxConc {
+						d.errAt(it, indexPath(p, i), "%s", concTooBig(v))
 						continue
 					}
 					if j := slices.Index(s.ConcList, int(v)); j >= 0 {
@@ -538,6 +553,8 @@ func (d *decoder) conc(s *SearchSpace, f fields, at *yaml.Node, path string) {
 		if v, ok := d.integer(startN, p); ok {
 			if v <= 0 {
 				d.errAt(startN, p, "must be > 0, got %d", v)
+			} else if v > MaxConc {
+				d.errAt(startN, p, "%s", concTooBig(v))
 			} else {
 				x := int(v)
 				s.ConcStart = &x
@@ -549,6 +566,8 @@ func (d *decoder) conc(s *SearchSpace, f fields, at *yaml.Node, path string) {
 		if v, ok := d.integer(endN, p); ok {
 			if v <= 0 {
 				d.errAt(endN, p, "must be > 0, got %d", v)
+			} else if v > MaxConc {
+				d.errAt(endN, p, "%s", concTooBig(v))
 			} else {
 				x := int(v)
 				s.ConcEnd = &x

@@ -45,6 +45,8 @@ fan-out InferenceX's run-sweep.yml would run, as one JSON object:
   canary          the canary job (full-sweep-enabled, full-sweep-fail-fast)
   skipped         jobs left out because no runner is registered (or online)
                   for their runner label; each also prints a ::notice:: line
+  not-run         families sweep.yml has no job for (multi-node): their jobs
+                  stay under jobs, and each prints a ::warning:: line
 
 Labels: exactly one primary label of sweep-enabled (lowest concurrency per
 configuration), full-sweep-enabled, non-canary-full-sweep-enabled,

@@ -102,12 +102,22 @@ type JobList struct {
 	Jobs []Job
 }
 
+// NotRun is a job family whose jobs the PR sweep does not run: sweep.yml
+// has no job for it. Its jobs stay in the fan-out (as InferenceX lays
+// them out) and are reported, never silently dropped.
+type NotRun struct {
+	Family string `json:"family"`
+	Jobs   int    `json:"jobs"`
+	Reason string `json:"reason"`
+}
+
 // Fanout is the GitHub Actions matrix of one pull request.
 type Fanout struct {
 	Mode   Mode
 	Canary *Job
 	Lists  []JobList
 	Skips  []Skip
+	NotRun []NotRun
 }
 
 // The fan-out job families, in run-sweep.yml's order. Every family is
@@ -122,6 +132,26 @@ var families = []string{
 
 // Families returns the job family names in order.
 func Families() []string { return slices.Clone(families) }
+
+// workflowFamilies are the families sweep.yml has a job for (besides the
+// canary): the single-node ones, which `sweep ci run-job` runs on one
+// self-hosted runner. TestWorkflowRunsItsFamilies keeps the two in step.
+var workflowFamilies = []string{
+	"sweep-single-node-1k1k", "sweep-single-node-8k1k", "sweep-single-node-other",
+	"sweep-agentic", "sweep-evals", "sweep-agentic-evals",
+}
+
+// WorkflowFamilies returns the families the PR sweep runs, in order.
+func WorkflowFamilies() []string { return slices.Clone(workflowFamilies) }
+
+// notRunReason says why the PR sweep leaves a family out.
+func notRunReason(family string) string {
+	if strings.Contains(family, "multi-node") {
+		return "multi-node points do not run in the PR sweep (sweep.yml has no job for " + family +
+			": `sweep ci run-job` runs one node); run them with InferenceX's multi-node workflow"
+	}
+	return "sweep.yml has no job for " + family
+}
 
 func familyOf(multi bool, bucket string) string {
 	node := "single-node"
@@ -191,6 +221,9 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) *Fan
 			f.Skips = append(f.Skips, *skipped[r])
 		}
 		f.Lists = append(f.Lists, JobList{Name: fam, Jobs: kept})
+		if len(kept) > 0 && !slices.Contains(workflowFamilies, fam) {
+			f.NotRun = append(f.NotRun, NotRun{Family: fam, Jobs: len(kept), Reason: notRunReason(fam)})
+		}
 	}
 	if f.Canary != nil {
 		if why := avail.Unavailable(f.Canary.Runner); why != "" {
@@ -313,6 +346,19 @@ type FanoutJSON struct {
 	Counts     map[string]int   `json:"counts"`
 	Jobs       map[string][]Job `json:"jobs"`
 	Skipped    []Skip           `json:"skipped"`
+	// NotRun lists the families with jobs that sweep.yml does not run;
+	// their jobs are under Jobs and counted in Counts, but not in Runs.
+	NotRun []NotRun `json:"not-run"`
+}
+
+// Runs is the number of jobs the workflow runs: the canary and the jobs
+// of WorkflowFamilies.
+func (f *FanoutJSON) Runs() int {
+	n := f.Counts["canary"]
+	for _, fam := range workflowFamilies {
+		n += f.Counts[fam]
+	}
+	return n
 }
 
 // MarshalJSON writes the fan-out as the workflow reads it: every family
@@ -327,6 +373,10 @@ func (f *Fanout) MarshalJSON() ([]byte, error) {
 	}
 	if out.Skipped == nil {
 		out.Skipped = []Skip{}
+	}
+	out.NotRun = f.NotRun
+	if out.NotRun == nil {
+		out.NotRun = []NotRun{}
 	}
 	if f.Canary != nil {
 		out.Canary = []Job{*f.Canary}
@@ -355,7 +405,27 @@ func (f *Fanout) WriteNotices(w io.Writer) error {
 			return err
 		}
 	}
+	for _, n := range f.NotRun {
+		if _, err := fmt.Fprintf(w, "::warning title=sweep: %s not run::%s of %s not run: %s\n", n.Family, plural.Count(n.Jobs, "job", "jobs"), n.Family, n.Reason); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// Runs returns the number of jobs the workflow runs: the canary and the
+// jobs of the families it has a job for.
+func (f *Fanout) Runs() int {
+	n := 0
+	if f.Canary != nil {
+		n++
+	}
+	for _, l := range f.Lists {
+		if slices.Contains(workflowFamilies, l.Name) {
+			n += len(l.Jobs)
+		}
+	}
+	return n
 }
 
 // Total returns the number of jobs, the canary included.

@@ -96,15 +96,14 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 		if fan.AgentxFast {
 			b.WriteString(" with `agentx-fast`")
 		}
-		total := 0
-		for _, n := range fan.Counts {
-			total += n
+		fmt.Fprintf(b, ": %s run.\n\n", plural.Count(fan.Runs(), "job", "jobs"))
+		for _, n := range fan.NotRun {
+			fmt.Fprintf(b, "- not run: %s of %s: %s\n", plural.Count(n.Jobs, "job", "jobs"), markdown.Cell(n.Family), markdown.Cell(n.Reason))
 		}
-		fmt.Fprintf(b, ": %s.\n\n", plural.Count(total, "job", "jobs"))
 		for _, s := range fan.Skipped {
 			fmt.Fprintf(b, "- skipped %s of %s on %s: %s\n", plural.Count(s.Jobs, "job", "jobs"), markdown.Cell(s.Bucket), markdown.Cell(s.Runner), markdown.Cell(s.Reason))
 		}
-		if len(fan.Skipped) > 0 {
+		if len(fan.Skipped)+len(fan.NotRun) > 0 {
 			b.WriteString("\n")
 		}
 	}

@@ -26,7 +26,7 @@ func TestWriteSummary(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, WriteSummary(&b, fan, dir))
 	out := b.String()
-	assert.Contains(t, out, "Label sweep-enabled: 2 jobs.")
+	assert.Contains(t, out, "Label sweep-enabled: 2 jobs run.")
 	assert.Contains(t, out, "- skipped 3 jobs of sweep-agentic on cluster:mi355x-amds: no runner")
 	assert.Contains(t, out, `| x\_conc8\_r | 8 | 1234.6 | 50.0 | 0.500 | 120.0 | yes (simulated) |`)
 	assert.Contains(t, out, `| x\_conc2\_r | 2 | – | – | – | – | no: error rate 20% |`)

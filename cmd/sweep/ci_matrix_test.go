@@ -275,3 +275,20 @@ func TestCIMatrixNotRunFamilies(t *testing.T) {
 	assert.Contains(t, sum.String(), fmt.Sprintf(": %d jobs run.", runs))
 	assert.Contains(t, sum.String(), fmt.Sprintf("- not run: %d jobs of sweep-multi-node-agentic: multi-node points", n))
 }
+
+// TestCIMatrixLimits: a changelog entry selecting every config key gives
+// families of more jobs than GitHub runs in one matrix (256) and a fan-out
+// above a job output's 1 MB; ci matrix refuses it, naming both limits and
+// what to do, instead of printing a matrix GitHub rejects.
+func TestCIMatrixLimits(t *testing.T) {
+	_, data := loadIXCases(t)
+	head := append(append([]byte{}, data...), "\n- config-keys:\n    - \"*\"\n  description:\n    - \"everything\"\n  pr-link: XXX\n"...)
+	git := map[string][]byte{"b:perf-changelog.yaml": data, "h:perf-changelog.yaml": head}
+	out, _, err := runCIMatrixCmd(t, &cachedLoader{}, git,
+		append([]string{"--labels", "full-sweep-enabled", "--base-ref", "b", "--head-ref", "h"}, ixInputs()...))
+	require.Error(t, err, "printed %d bytes", len(out))
+	assert.Empty(t, out)
+	assert.Regexp(t, `family sweep-[a-z0-9-]+ has \d+ jobs; GitHub runs at most 256 jobs of one matrix`, err.Error())
+	assert.Contains(t, err.Error(), "a job output holds at most 1 MB")
+	assert.Contains(t, err.Error(), "split the changelog entry")
+}

@@ -413,6 +413,36 @@ func (f *Fanout) WriteNotices(w io.Writer) error {
 	return nil
 }
 
+// GitHub Actions' limits on a fan-out: the jobs one matrix generates, and
+// the size of one job output (the setup job hands the whole fan-out JSON
+// to the others as one output).
+const (
+	MaxMatrixJobs  = 256
+	MaxOutputBytes = 1 << 20
+)
+
+// CheckLimits returns an error naming every limit the fan-out exceeds,
+// whose JSON is size bytes: a family sweep.yml runs with more than
+// MaxMatrixJobs jobs, or JSON longer than MaxOutputBytes. GitHub would
+// reject such a workflow run (or cut its output), so the fan-out is
+// refused rather than printed.
+func (f *Fanout) CheckLimits(size int) error {
+	var over []string
+	for _, l := range f.Lists {
+		if slices.Contains(workflowFamilies, l.Name) && len(l.Jobs) > MaxMatrixJobs {
+			over = append(over, fmt.Sprintf("family %s has %d jobs; GitHub runs at most %d jobs of one matrix", l.Name, len(l.Jobs), MaxMatrixJobs))
+		}
+	}
+	if size > MaxOutputBytes {
+		over = append(over, fmt.Sprintf("the fan-out JSON is %d bytes; a job output holds at most 1 MB (%d bytes)", size, MaxOutputBytes))
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the fan-out is too large for GitHub Actions:\n  %s\nsplit the changelog entry into several (fewer config keys each, run one pull request at a time), "+
+		"or for agentic families use one job per arm (sweep ci matrix --per arm)", strings.Join(over, "\n  "))
+}
+
 // Runs returns the number of jobs the workflow runs: the canary and the
 // jobs of the families it has a job for.
 func (f *Fanout) Runs() int {

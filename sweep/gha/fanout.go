@@ -12,6 +12,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/plural"
 	"sweep/metrics/result"
+	"sweep/recipes"
 )
 
 // Grouping says how points become jobs.
@@ -86,6 +87,8 @@ type Job struct {
 	Points []Point         `json:"points"`
 	// AgentxFast runs the points at agentx-fast durations.
 	AgentxFast bool `json:"agentx-fast"`
+	// model is the row's model, checked against recipes.CheckRemoteCode.
+	model string
 }
 
 // Skip is a set of jobs left out because their runner cannot take them.
@@ -172,7 +175,9 @@ func familyOf(multi bool, bucket string) string {
 
 // Build lays out the fan-out of a processed changelog. A job whose runner
 // label cannot take it is left out and reported in Skips, so a leg without
-// a registered runner does not queue for days.
+// a registered runner does not queue for days; so is a job whose model's
+// organisation is not in recipes.RemoteCodeOrgs (its recipe would run the
+// model repository's code on a self-hosted runner).
 func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) *Fanout {
 	f := &Fanout{Mode: mode}
 	if !mode.Sweep() {
@@ -205,12 +210,13 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) *Fan
 		skipped := map[string]*Skip{}
 		var order []string
 		for _, j := range jobs {
-			if why := avail.Unavailable(j.Runner); why != "" {
-				s := skipped[j.Runner]
+			if why := jobUnrunnable(j, avail); why != "" {
+				k := j.Runner + "\x00" + why
+				s := skipped[k]
 				if s == nil {
 					s = &Skip{Bucket: fam, Runner: j.Runner, Reason: why}
-					skipped[j.Runner] = s
-					order = append(order, j.Runner)
+					skipped[k] = s
+					order = append(order, k)
 				}
 				s.Jobs++
 				continue
@@ -226,12 +232,25 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) *Fan
 		}
 	}
 	if f.Canary != nil {
-		if why := avail.Unavailable(f.Canary.Runner); why != "" {
+		if why := jobUnrunnable(*f.Canary, avail); why != "" {
 			f.Skips = append(f.Skips, Skip{Bucket: "canary", Runner: f.Canary.Runner, Jobs: 1, Reason: why})
 			f.Canary = nil
 		}
 	}
 	return f
+}
+
+// jobUnrunnable returns why the PR sweep cannot run j ("" : it can): its
+// runner label cannot take it, or its model comes from an organisation
+// whose repository code the PR sweep does not run.
+func jobUnrunnable(j Job, avail Availability) string {
+	if why := avail.Unavailable(j.Runner); why != "" {
+		return why
+	}
+	if err := recipes.CheckRemoteCode(j.model); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // canary finds the lowest-concurrency non-eval single-node 1k1k or 8k1k
@@ -290,6 +309,7 @@ func pointJob(r *matrix.Row, mode Mode) *Job {
 		Points:     []Point{point(r)},
 		ConfigKey:  r.ConfigKey,
 		AgentxFast: mode.AgentxFast && r.Kind.Agentic(),
+		model:      r.Model,
 	}
 	return j
 }

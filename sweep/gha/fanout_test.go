@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestBuildSkipsUntrustedModels(t *testing.T) {
 	row := func(model string, conc int) *matrix.Row {
 		return &matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: model, Runner: "mi325x-amds",
-			Framework: "sglang", Precision: "fp8", TP: 8, EP: 1, Conc: conc}
+			Framework: "sglang", Precision: "fp8", Parallelism: configs.Parallelism{TP: 8, EP: 1}, Conc: conc}
 	}
 	ch := &matrix.Changelog{SingleNode: []matrix.Bucket{{Name: "agentic", Rows: []*matrix.Row{
 		row("Qwen/Qwen3.5-397B-A17B-FP8", 4), row("some-org/x", 4), row("some-org/x", 8)}}}}

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/metrics/result"
 	"sweep/sweep/knee"
 	"sweep/sweep/knee/synth"
 )
@@ -76,7 +77,7 @@ func TestMarkdownEscapes(t *testing.T) {
 	r := rep.Results[0]
 	hw, err := json.Marshal("mi325x\n# Approved\n<img src=x>")
 	require.NoError(t, err)
-	r.Arm.Identity[slices.Index(knee.IdentityKeys, "hw")] = hw
+	r.Arm.Identity[slices.Index(result.IdentityKeys[:], "hw")] = hw
 	r.Reason = "see [here](https://evil.example) | `x`"
 	md := rep.Markdown(ChartsDir)
 	for _, line := range strings.Split(md, "\n") {

@@ -38,6 +38,11 @@ type ciRunJobOptions struct {
 	// (the PR sweep reads the pull request's master configs as data).
 	ConfigFiles  []string
 	RunnerConfig string
+	// OnHost starts a real engine on this host instead of through the
+	// runner's launch path (sweep run --launch).
+	OnHost bool
+	// Site changes the runner profile's site facts (sweep run --site).
+	Site []string
 	// Run is "sweep run": tests replace it.
 	Run func(ctx context.Context, args []string) error
 }
@@ -55,6 +60,12 @@ name to $GITHUB_OUTPUT for the artifact upload steps. A job of one point
 writes into --out; a job of several points (--per arm) writes each point
 into --out/<RESULT_FILENAME>.
 
+A real (not --simulate) job runs each point through the runner's launch
+path, as InferenceX's runners/launch_<runner>.sh does (sweep run --launch):
+allocate on the runner's Slurm cluster (or docker run on the node), import
+the image, run the engine and the client inside it, release. --on-host
+starts the engine on this host instead.
+
 Example (a workflow step):
   sweep ci run-job --job job.json --runner-name "$RUNNER_NAME" --out results --github-output "$GITHUB_OUTPUT"`,
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
@@ -67,6 +78,8 @@ Example (a workflow step):
 			fs.BoolVar(&o.Simulate, "simulate", false, "run against sweep's simulated engine")
 			fs.StringSliceVar(&o.ConfigFiles, "config-files", nil, "master config files, comma separated (default: the built-in ones)")
 			fs.StringVar(&o.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
+			fs.BoolVar(&o.OnHost, "on-host", false, "start a real engine on this host instead of through the runner's launcher (sweep run --launch)")
+			fs.StringArrayVar(&o.Site, "site", nil, "change a site fact of the runner profile, key=value (sweep run --site); repeatable")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return flagErrorf("unexpected arguments %q", args)
@@ -129,6 +142,11 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 		}
 		if o.Simulate {
 			args = append(args, "--simulate")
+		} else if !o.OnHost {
+			args = append(args, "--launch")
+			for _, s := range o.Site {
+				args = append(args, "--site", s)
+			}
 		}
 		if len(o.ConfigFiles) > 0 {
 			args = append(args, "--config-files", strings.Join(o.ConfigFiles, ","))

@@ -143,8 +143,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
 	case checkSimClock(o.SimClock) != nil:
 		return checkSimClock(o.SimClock)
-	case o.Retries < 0:
-		return flagErrorf("--retries %d: want 0 or more", o.Retries)
+	case o.Retries < 0 || o.Retries > campaign.MaxRetries:
+		return flagErrorf("--retries %d: want 0 to %d", o.Retries, campaign.MaxRetries)
 	case o.MaxParallel < 0:
 		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
 	case o.Duration < 0:

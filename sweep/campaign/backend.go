@@ -91,6 +91,7 @@ type runServer struct {
 }
 
 func (s *runServer) PIDs() []int                      { return s.srv.PIDs() }
+func (s *runServer) Tags() []string                   { return s.srv.Tags() }
 func (s *runServer) Healthy(ctx context.Context) bool { return s.srv.Healthy(ctx) == nil }
 
 func (s *runServer) Stop(context.Context) error {

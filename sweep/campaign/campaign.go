@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"sweep/internal/plural"
+	"sweep/internal/proc"
 	"sweep/sweep/knee"
 )
 
@@ -451,40 +454,38 @@ func (m *Metrics) String() string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-// stopLeftovers stops servers a killed invocation left running: process
-// groups recorded by server_ready without a later server_stop of the arm.
+// stopLeftovers stops servers a killed invocation left running: the
+// processes carrying the tags of a server_ready record without a later
+// server_stop of the arm. The record's pids are not signalled: after a
+// reboot, or with the directory resumed on another node, they may belong
+// to anyone; a record without tags (an older journal) stops nothing.
 func (s *sweep) stopLeftovers(recs []Record) {
-	open := map[int][]int{}
+	open := map[int]Record{}
 	for _, r := range recs {
 		switch r.Event {
 		case EventServerReady:
-			open[r.Arm] = r.PIDs
+			open[r.Arm] = r
 		case EventServerStop:
 			delete(open, r.Arm)
 		}
 	}
-	for arm, pids := range open {
-		for _, pid := range pids {
-			if pid <= 1 || !groupAlive(pid) {
-				continue
-			}
-			_ = syscall.Kill(-pid, syscall.SIGTERM)
-			deadline := time.Now().Add(10 * time.Second)
-			for groupAlive(pid) && time.Now().Before(deadline) {
-				time.Sleep(100 * time.Millisecond)
-			}
-			if groupAlive(pid) {
-				_ = syscall.Kill(-pid, syscall.SIGKILL)
-			}
-			s.progress("stopped leftover server process group %d of arm %d from an earlier run", pid, arm)
-			s.journal(Record{Event: EventLeftover, Arm: arm, PIDs: []int{pid}})
+	arms := slices.Sorted(maps.Keys(open))
+	for _, arm := range arms {
+		r := open[arm]
+		if len(r.Tags) == 0 && len(r.PIDs) > 0 {
+			s.progress("arm %d: not stopping pids %v from an earlier run: its journal record does not say which processes are the server's (stop them yourself if they are)", arm, r.PIDs)
+			continue
 		}
+		var pids []int
+		for _, tag := range r.Tags {
+			pids = append(pids, proc.KillTagged(tag, 10*time.Second)...)
+		}
+		if len(pids) == 0 {
+			continue
+		}
+		s.progress("stopped leftover server processes %v of arm %d from an earlier run", pids, arm)
+		s.journal(Record{Event: EventLeftover, Arm: arm, PIDs: pids})
 	}
-}
-
-// groupAlive reports whether process group pgid has a live member.
-func groupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
 }
 
 // lockDir takes an exclusive lock on dir, so two sweeps never write one

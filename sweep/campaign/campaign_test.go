@@ -76,6 +76,7 @@ type fakeServer struct {
 }
 
 func (s *fakeServer) PIDs() []int                    { return nil }
+func (s *fakeServer) Tags() []string                 { return nil }
 func (s *fakeServer) Healthy(context.Context) bool   { return s.healthy && !s.stopped }
 func (s *fakeServer) Stop(ctx context.Context) error { s.release(); return nil }
 

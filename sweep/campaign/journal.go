@@ -66,7 +66,11 @@ type Record struct {
 	Reason string `json:"reason,omitempty"`
 	// PIDs are the server's process ids (server_ready), for stopping
 	// leftovers of a killed sweep.
-	PIDs    []int    `json:"pids,omitempty"`
+	PIDs []int `json:"pids,omitempty"`
+	// Tags are the server's process tags (proc.TagEnv, server_ready):
+	// only processes carrying one are stopped as leftovers, so a pid
+	// reused by an unrelated process is never signalled.
+	Tags    []string `json:"tags,omitempty"`
 	Status  string   `json:"status,omitempty"`
 	Error   string   `json:"error,omitempty"`
 	Seconds float64  `json:"seconds,omitempty"`

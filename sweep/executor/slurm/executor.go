@@ -131,7 +131,7 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 			return
 		}
 		for _, r := range recs {
-			r.PIDs = nil // the node's process ids mean nothing here: scancel stops them
+			r.PIDs, r.Tags = nil, nil // the node's processes are not here: scancel stops them
 			switch r.Event {
 			case campaign.EventPointStart:
 				open[r.Point], started[r.Point] = true, true

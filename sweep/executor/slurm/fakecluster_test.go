@@ -403,7 +403,8 @@ func (b *fakeBackend) StartServer(context.Context, *campaign.Arm, *campaign.Poin
 
 type fakeServer struct{ b *fakeBackend }
 
-func (s *fakeServer) PIDs() []int                  { return []int{os.Getpid()} } // dropped by the executor
+func (s *fakeServer) PIDs() []int                  { return []int{os.Getpid()} }     // dropped by the executor
+func (s *fakeServer) Tags() []string               { return []string{"engine-1-0"} } // dropped by the executor
 func (s *fakeServer) Healthy(context.Context) bool { return true }
 func (s *fakeServer) Stop(context.Context) error   { return nil }
 

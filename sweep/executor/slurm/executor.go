@@ -95,7 +95,11 @@ func (e *Executor) Execute(ctx context.Context, jobs []campaign.Job, obs campaig
 // runJob submits one arm and follows it to its end.
 func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.Job, obs campaign.Observer) error {
 	arm := job.Arm
-	stem := nextStem(dir, arm.Index+1)
+	stem, err := nextStem(dir, arm.Index+1)
+	if err != nil {
+		e.failAll(job, obs, err.Error())
+		return err
+	}
 	jobFile, events := stem+".json", stem+".events.jsonl"
 	if err := campaign.NewArmJob(job, e.PointTimeout, e.Settings).Write(jobFile); err != nil {
 		return err
@@ -236,12 +240,17 @@ func (e *Executor) progress(line string) {
 	}
 }
 
-// nextStem is dir/armNN-tK for the first K not taken yet.
-func nextStem(dir string, arm int) string {
+// nextStem is dir/armNN-tK for the first K not taken yet; a name that
+// cannot be looked up (a symlink loop, no search permission) is an error.
+func nextStem(dir string, arm int) (string, error) {
 	for k := 1; ; k++ {
 		stem := filepath.Join(dir, fmt.Sprintf("arm%02d-t%d", arm, k))
-		if _, err := os.Stat(stem + ".json"); os.IsNotExist(err) {
-			return stem
+		_, err := os.Lstat(stem + ".json")
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return stem, nil
+		case err != nil:
+			return "", fmt.Errorf("slurm job file: %w", err)
 		}
 	}
 }

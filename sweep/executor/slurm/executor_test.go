@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -384,4 +385,27 @@ func TestExecutorLeavesJobsThatAreNotItsOwn(t *testing.T) {
 			assert.Contains(t, s.progress(), "not cancelling slurm job 1 listed in "+filepath.Join(s.dir, "slurm", jobsFile)+": "+tc.why)
 		})
 	}
+}
+
+// TestNextStemErrors: a job file name that cannot be looked up spun
+// nextStem forever; it is an error naming the path.
+func TestNextStemErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "slurm")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	done := make(chan error, 1)
+	go func() {
+		_, err := nextStem(file, 1)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, syscall.ENOTDIR)
+		assert.ErrorContains(t, err, filepath.Join(file, "arm01-t1.json"))
+	case <-time.After(10 * time.Second):
+		t.Fatal("nextStem spins")
+	}
+	stem, err := nextStem(dir, 2)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "arm02-t1"), stem)
 }

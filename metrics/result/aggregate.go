@@ -105,29 +105,8 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 		return nil, err
 	}
 	profiled, acct := splitRecords(in.Records)
-	res := &Result{
-		HW:                    facts.RunnerType,
-		Conc:                  facts.Conc,
-		Image:                 facts.Image,
-		RecipeFingerprint:     facts.RecipeFingerprint,
-		Model:                 facts.Model,
-		InfmaxModelPrefix:     facts.ModelPrefix,
-		Framework:             facts.Framework,
-		Precision:             facts.Precision,
-		SpecDecoding:          facts.SpecDecoding,
-		Disagg:                facts.Disagg,
-		ScenarioType:          "agentic-coding",
-		IsMultinode:           facts.Multinode,
-		KVOffloading:          facts.KVOffloading,
-		KVOffloadBackend:      facts.KVOffloadBackendMeta,
-		AllocatedCPUDRAMGB:    facts.TotalCPUDRAMGB,
-		NumRequestsTotal:      acct.RecordsTotal,
-		NumRequestsSuccessful: len(profiled),
-		RequestAccounting:     acct,
-		Router:                facts.Router,
-		KVP2PTransfer:         facts.KVP2PTransfer,
-	}
-	numGPUs := applyShape(res, facts)
+	res, numGPUs := identify(facts)
+	res.NumRequestsTotal, res.NumRequestsSuccessful, res.RequestAccounting = acct.RecordsTotal, len(profiled), acct
 	if in.Summary != nil {
 		if ds := in.Summary.Dataset(); ds != nil {
 			rounded, err := roundRawJSON(ds)
@@ -158,6 +137,39 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 	res.KVCachePoolTokens = sm.KVCache.GPUTotalTokens
 	res.Warnings = warnings
 	return res, nil
+}
+
+// Identify is the part of a result its facts decide: the point it
+// measures (hardware, model, framework, topology, concurrency, recipe
+// fingerprint), with no measurement. A resumed sweep compares a result
+// file with it to tell its point's result from another's.
+func Identify(facts RunFacts) *Result {
+	res, _ := identify(facts)
+	return res
+}
+
+// identify is Identify that also returns the point's GPU count.
+func identify(facts RunFacts) (*Result, int) {
+	res := &Result{
+		HW:                 facts.RunnerType,
+		Conc:               facts.Conc,
+		Image:              facts.Image,
+		RecipeFingerprint:  facts.RecipeFingerprint,
+		Model:              facts.Model,
+		InfmaxModelPrefix:  facts.ModelPrefix,
+		Framework:          facts.Framework,
+		Precision:          facts.Precision,
+		SpecDecoding:       facts.SpecDecoding,
+		Disagg:             facts.Disagg,
+		ScenarioType:       "agentic-coding",
+		IsMultinode:        facts.Multinode,
+		KVOffloading:       facts.KVOffloading,
+		KVOffloadBackend:   facts.KVOffloadBackendMeta,
+		AllocatedCPUDRAMGB: facts.TotalCPUDRAMGB,
+		Router:             facts.Router,
+		KVP2PTransfer:      facts.KVP2PTransfer,
+	}
+	return res, applyShape(res, facts)
 }
 
 // applyShape fills the topology fields and returns the GPU count.

@@ -64,6 +64,7 @@ type sweep struct {
 	j       *Journal
 	mu      sync.Mutex
 	state   map[string]*pointState
+	points  map[string]*Point
 	started time.Time
 	done    int // points finished in this invocation
 	jErr    error
@@ -102,9 +103,10 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	for i, p := range o.Schedule.Points {
 		id.Points[i] = p.ID
 	}
-	s := &sweep{o: o, j: j, state: map[string]*pointState{}, started: time.Now()}
+	s := &sweep{o: o, j: j, state: map[string]*pointState{}, points: map[string]*Point{}, started: time.Now()}
 	for _, p := range o.Schedule.Points {
 		s.state[p.ID] = &pointState{}
+		s.points[p.ID] = p
 	}
 	if len(recs) == 0 {
 		if err := j.Append(Record{Event: EventSweepStart, Identity: &id}); err != nil {
@@ -204,14 +206,15 @@ func (s *sweep) resumeLine() string {
 }
 
 // verifyResults re-checks the result of every completed point: a missing,
-// unreadable or invalid result means the point is redone.
+// unreadable or invalid result, or one that is another point's, means the
+// point is redone.
 func (s *sweep) verifyResults() {
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		if st.status != StatusOK {
 			continue
 		}
-		if err := CheckResult(filepath.Join(s.o.Dir, st.result)); err != nil {
+		if err := CheckResult(filepath.Join(s.o.Dir, st.result), p); err != nil {
 			s.progress("point %s: %v: redone", p.ID, err)
 			s.journal(Record{Event: EventPointRedo, Point: p.ID, Index: p.Index + 1, Reason: err.Error()})
 			st.status, st.result = "", ""
@@ -220,16 +223,18 @@ func (s *sweep) verifyResults() {
 }
 
 // CheckResult reads an aggregate result file and says whether it can be
-// trusted: a complete result (as sweep/knee reads it) that is not marked
-// invalid and has successful requests.
-func CheckResult(path string) error {
-	_, err := checkResult(path)
+// trusted as point p's result: a complete result (as sweep/knee reads
+// it) that is not marked invalid, has successful requests and is p's
+// own: its concurrency, recipe fingerprint, model and arm identity
+// (knee.IdentityKeys) are those p's facts give (a nil p skips that).
+func CheckResult(path string, p *Point) error {
+	_, err := checkResult(path, p)
 	return err
 }
 
 // checkResult is CheckResult that also returns the result's headline
 // numbers, so a finished point's file is read once.
-func checkResult(path string) (*Metrics, error) {
+func checkResult(path string, p *Point) (*Metrics, error) {
 	smp, ok, err := knee.ReadFile(path)
 	switch {
 	case err != nil:
@@ -238,6 +243,11 @@ func checkResult(path string) (*Metrics, error) {
 		return nil, fmt.Errorf("result %s is corrupt or not an aggregate result", filepath.Base(path))
 	case smp.Excluded != "":
 		return nil, fmt.Errorf("result %s does not count: %s", filepath.Base(path), smp.Excluded)
+	}
+	if p != nil {
+		if err := resultOf(path, p); err != nil {
+			return nil, err
+		}
 	}
 	m := &Metrics{TputPerGPU: smp.TotalTPS, CacheHitRate: smp.CacheHit}
 	if p := smp.Intvty.P50; p != nil {
@@ -329,7 +339,7 @@ func (s *sweep) observe(r Record) {
 		if st != nil {
 			if r.Status == StatusOK && r.Result != "" {
 				// The executor's word is not enough: the file must count.
-				m, err := checkResult(r.Result)
+				m, err := checkResult(r.Result, s.points[r.Point])
 				if err != nil {
 					r.Status, r.Error = StatusFailed, err.Error()
 				} else if r.Metrics == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,10 +19,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs/matrix"
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
 	"sweep/sweep/knee"
+	"sweep/sweep/run"
 )
 
 // fakeBackend serves loads without processes. Each load writes a valid
@@ -130,16 +133,26 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		s.b.mu.Unlock()
 		seconds = float64(p.ProbeDuration)
 	}
-	res := map[string]any{
+	data := fakeResult(p, map[string]any{
 		"conc": p.Conc(), "num_requests_successful": 10, "valid": true, "simulated": true, "probe": p.Probe,
 		"request_metrics": map[string]any{"throughput": map[string]any{"duration_seconds": seconds,
 			"per_gpu": map[string]any{"total_tput_tps": tput, "output_tput_tps": tput / 10}}},
-	}
-	data, _ := json.Marshal(res)
+	})
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return campaign.Outcome{Err: err}
 	}
 	return campaign.Outcome{Result: path}
+}
+
+// fakeResult is a result file of p: what the aggregator writes for its
+// facts (its identity), with fields replaced by measured.
+func fakeResult(p *campaign.Point, measured map[string]any) []byte {
+	id, _ := json.Marshal(result.Identify(run.FactsFromRow(&p.Plan.Row, p.Plan.ResultFilename, nil, 0)))
+	var res map[string]any
+	_ = json.Unmarshal(id, &res)
+	maps.Copy(res, measured)
+	data, _ := json.Marshal(res)
+	return data
 }
 
 func (b *fakeBackend) loadsOf(id string) int {
@@ -361,7 +374,7 @@ func TestDiskFull(t *testing.T) {
 	require.ErrorIs(t, err, campaign.ErrPointsFailed)
 	assert.Contains(t, sum.Points[1].Error, "no space left on device")
 	p := s.sched.Points[0]
-	require.NoError(t, campaign.CheckResult(filepath.Join(s.dir, p.ID, p.ID+".json")), "the earlier result is intact")
+	require.NoError(t, campaign.CheckResult(filepath.Join(s.dir, p.ID, p.ID+".json"), p), "the earlier result is intact")
 }
 
 func TestDifferentSweepIsRefused(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"sweep/metrics/result"
 	"sweep/sweep/campaign"
+	"sweep/sweep/run"
 )
 
 // fakeCluster is a one-node Slurm behind the Commander interface, for
@@ -454,10 +457,15 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		return campaign.Outcome{Err: err}
 	}
 	tput := 100.0 * float64(p.Conc())
-	data, _ := json.Marshal(map[string]any{
+	// The point's identity as the aggregator writes it, then the numbers.
+	id, _ := json.Marshal(result.Identify(run.FactsFromRow(&p.Plan.Row, p.Plan.ResultFilename, nil, 0)))
+	var res map[string]any
+	_ = json.Unmarshal(id, &res)
+	maps.Copy(res, map[string]any{
 		"conc": p.Conc(), "num_requests_successful": 10, "valid": true, "simulated": true,
 		"request_metrics": map[string]any{"throughput": map[string]any{"per_gpu": map[string]any{"total_tput_tps": tput, "output_tput_tps": tput / 10}}},
 	})
+	data, _ := json.Marshal(res)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return campaign.Outcome{Err: err}
 	}

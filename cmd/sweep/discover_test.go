@@ -99,6 +99,20 @@ func TestDiscoverSimulated(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "holds a different sweep")
 	assert.Contains(t, stderr, `--conc-list: was "4 16", now "4 8"`)
+
+	// Another checkpoint, client or config is another sweep too.
+	for _, tc := range []struct {
+		flags []string
+		diff  string
+	}{
+		{[]string{"--builtin-client", "--model-path", "/ckpt/other"}, `--model-path: was "", now "/ckpt/other"`},
+		{[]string{"--builtin-client", "--aiperf", "/opt/aiperf"}, `--aiperf: was "", now "/opt/aiperf"`},
+		{[]string{"--builtin-client", "--config-files", "../../configs/amd-master.yaml"}, `--config-files: was "", now "../../configs/amd-master.yaml"`},
+	} {
+		code, _, stderr = runCLI(t, discoverArgs(out, tc.flags...)...)
+		assert.Equal(t, exitUsage, code, "%v", tc.flags)
+		assert.Contains(t, stderr, tc.diff)
+	}
 }
 
 // TestDiscoverAdaptiveProbes: discover --adaptive on the MI355X DSv4 TP8

@@ -94,7 +94,7 @@ type EventLog struct {
 
 // CreateEventLog opens path for appending (creating it).
 func CreateEventLog(path string) (*EventLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := atomicfile.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"sweep/internal/atomicfile"
+	"sweep/internal/inputfile"
 	"sweep/internal/plural"
 	"sweep/internal/proc"
 	"sweep/sweep/knee"
@@ -502,13 +504,13 @@ func (s *sweep) stopLeftovers(recs []Record) {
 // directory.
 func lockDir(dir string) (func(), error) {
 	path := filepath.Join(dir, ".lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := atomicfile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		holder, _ := os.ReadFile(path)
+		holder, _ := inputfile.Read(path, inputfile.Text)
 		return nil, fmt.Errorf("%s is in use by another sweep (pid %s): wait for it or stop it", dir, strings.TrimSpace(string(holder)))
 	}
 	_ = f.Truncate(0)

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
 )
 
@@ -108,7 +109,7 @@ type Journal struct {
 // an error naming it.
 func OpenJournal(dir string) (*Journal, []Record, error) {
 	path := filepath.Join(dir, JournalFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
+	f, err := atomicfile.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return nil, nil, err
 	}

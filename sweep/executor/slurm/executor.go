@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
 	"sweep/sweep/campaign"
 )
@@ -68,7 +69,7 @@ func (e *Executor) Execute(ctx context.Context, jobs []campaign.Job, obs campaig
 	}
 	e.cancelLeftovers(ctx, dir)
 	script := filepath.Join(dir, "job.sh")
-	if err := os.WriteFile(script, []byte(WrapperScript), 0o755); err != nil {
+	if err := atomicfile.Write(script, []byte(WrapperScript), 0o755); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
@@ -256,7 +257,7 @@ func nextStem(dir string, arm int) (string, error) {
 }
 
 func (e *Executor) recordJob(dir string, id JobID) {
-	f, err := os.OpenFile(filepath.Join(dir, jobsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := atomicfile.OpenFile(filepath.Join(dir, jobsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		e.progress("warning: " + err.Error())
 		return

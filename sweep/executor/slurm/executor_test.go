@@ -409,3 +409,25 @@ func TestNextStemErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, "arm02-t1"), stem)
 }
+
+// TestExecutorWritesNoLinkTarget: slurm/job.sh and slurm/jobs.txt as
+// symbolic links (a received directory) made the executor overwrite or
+// append to the files they point to.
+func TestExecutorWritesNoLinkTarget(t *testing.T) {
+	s := newSlurmSweep(t, 1, 4)
+	victims := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(s.dir, "slurm"), 0o755))
+	for _, name := range []string{"job.sh", jobsFile} {
+		victim := filepath.Join(victims, name)
+		require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o644))
+		require.NoError(t, os.Symlink(victim, filepath.Join(s.dir, "slurm", name)))
+	}
+	_, err := s.run(t, t.Context())
+	require.NoError(t, err)
+	for _, name := range []string{"job.sh", jobsFile} {
+		data, err := os.ReadFile(filepath.Join(victims, name))
+		require.NoError(t, err)
+		assert.Equal(t, "precious", string(data), "%s's target was written", name)
+	}
+	assert.Contains(t, s.progress(), filepath.Join(s.dir, "slurm", jobsFile)+" is a symbolic link")
+}

@@ -101,6 +101,11 @@ type Journal struct {
 	// w is where records go (f, or a test's failing writer).
 	w    io.Writer
 	sync func() error
+	// end is the length of the complete records; torn says a failed
+	// write may have left part of a record after it, which the next
+	// Append removes first.
+	end  int64
+	torn bool
 }
 
 // OpenJournal opens (creating) dir's journal for appending and returns the
@@ -141,7 +146,7 @@ func OpenJournal(dir string) (*Journal, []Record, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	return &Journal{f: f, w: f, sync: f.Sync}, recs, nil
+	return &Journal{f: f, w: f, sync: f.Sync, end: int64(keep)}, recs, nil
 }
 
 // parseJournal decodes data and returns the records and the length of the
@@ -159,7 +164,16 @@ func parseJournal(path string, data []byte) ([]Record, int, error) {
 		text := data[off : off+nl]
 		if len(bytes.TrimSpace(text)) > 0 {
 			var r Record
-			if err := json.Unmarshal(text, &r); err != nil {
+			err := json.Unmarshal(text, &r)
+			if err != nil {
+				// A record cut short by a failed write (ENOSPC) with the
+				// next one appended to it by an older sweep: the cut
+				// record's caller saw its error; the next one counts.
+				if i := bytes.LastIndex(text, []byte(`{"time":`)); i > 0 && json.Unmarshal(text[i:], &r) == nil {
+					err = nil
+				}
+			}
+			if err != nil {
 				if off+nl+1 == len(data) {
 					return recs, off, nil // a torn last line
 				}
@@ -183,14 +197,36 @@ func (j *Journal) Append(r Record) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if _, err := j.w.Write(append(data, '\n')); err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	if j.sync != nil {
-		if err := j.sync(); err != nil {
-			return fmt.Errorf("journal: %w", err)
+	if j.torn {
+		if err := j.repair(); err != nil {
+			return fmt.Errorf("journal: cannot remove the record an earlier failed write cut short: %w", err)
 		}
 	}
+	n, err := j.w.Write(append(data, '\n'))
+	if err == nil && j.sync != nil {
+		err = j.sync()
+	}
+	if err != nil {
+		j.torn = true // part of the record may be on disk
+		return fmt.Errorf("journal: %w", err)
+	}
+	j.end += int64(n)
+	return nil
+}
+
+// repair cuts the journal back to its complete records, so the next
+// record starts on a line of its own.
+func (j *Journal) repair() error {
+	if j.f == nil {
+		return errors.New("no journal file")
+	}
+	if err := j.f.Truncate(j.end); err != nil {
+		return err
+	}
+	if _, err := j.f.Seek(j.end, io.SeekStart); err != nil {
+		return err
+	}
+	j.torn = false
 	return nil
 }
 

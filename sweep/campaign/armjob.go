@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/filename"
 	"sweep/internal/inputfile"
 )
 
@@ -81,6 +82,12 @@ func ReadArmJob(path string) (*ArmJob, error) {
 	}
 	if len(aj.Points) == 0 {
 		return nil, fmt.Errorf("%s: the arm job has no points", path)
+	}
+	for _, p := range aj.Points {
+		// The point's directory beside the job's sweep directory.
+		if err := filename.Check("point ID", p.ID); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	return &aj, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -138,7 +139,8 @@ type EventFollower struct {
 // Next returns the records completed since the last call (none when the
 // file does not exist yet).
 func (f *EventFollower) Next() ([]Record, error) {
-	file, err := os.Open(f.Path)
+	// Never blocks on a FIFO; the log is bounded as a journal is.
+	file, err := inputfile.Open(f.Path, inputfile.Journal)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -146,14 +148,13 @@ func (f *EventFollower) Next() ([]Record, error) {
 		return nil, err
 	}
 	defer file.Close()
-	if _, err := file.Seek(f.off, 0); err != nil {
+	if _, err := file.Seek(f.off, io.SeekStart); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(file); err != nil {
+	data, err := file.ReadAll()
+	if err != nil {
 		return nil, err
 	}
-	data := buf.Bytes()
 	end := bytes.LastIndexByte(data, '\n')
 	if end < 0 {
 		return nil, nil

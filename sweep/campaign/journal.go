@@ -1,7 +1,6 @@
 package campaign
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -118,15 +117,14 @@ func OpenJournal(dir string) (*Journal, []Record, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// A FIFO opened read-write does not block the open but blocks the read.
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+	// A FIFO opened read-write does not block the open but blocks the
+	// read: only a regular file within inputfile.Journal is read.
+	in, err := inputfile.Wrap(f, inputfile.Journal)
+	if err != nil {
 		f.Close()
-		if err == nil {
-			err = &inputfile.NotRegularError{Path: path, Mode: st.Mode()}
-		}
 		return nil, nil, err
 	}
-	data, err := io.ReadAll(f)
+	data, err := in.ReadAll()
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -320,12 +318,7 @@ func short(ids []string) string {
 // writing (for cost estimates from an earlier sweep).
 func ReadJournal(dir string) ([]Record, error) {
 	path := filepath.Join(dir, JournalFile)
-	f, err := inputfile.Open(path, inputfile.Limit{What: "journal", Bytes: -1})
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(bufio.NewReader(f))
+	data, err := inputfile.Read(path, inputfile.Journal)
 	if err != nil {
 		return nil, err
 	}

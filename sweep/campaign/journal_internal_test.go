@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/internal/inputfile"
 )
 
 // fullDisk writes the first half of what it is given to w and fails with
@@ -75,4 +78,23 @@ func TestJournalReadsAGluedRecord(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, JournalFile), []byte(line(Record{Event: EventSweepStart})+"\ngarbage\n{}\n"), 0o644))
 	_, err = ReadJournal(dir)
 	assert.ErrorContains(t, err, JournalFile+":2: unreadable journal record")
+}
+
+// TestJournalBounded: resume (OpenJournal) and --cost-from (ReadJournal)
+// read a journal whole, with no size limit; one over inputfile.Journal is
+// refused before any of it is read, and left as it is.
+func TestJournalBounded(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, JournalFile)
+	require.NoError(t, os.WriteFile(path, []byte(`{"event":"sweep_start"}`+"\n"), 0o644))
+	require.NoError(t, os.Truncate(path, 256<<20+1)) // sparse
+	_, _, err := OpenJournal(dir)
+	_, tooLarge := errors.AsType[*inputfile.TooLargeError](err)
+	assert.True(t, tooLarge, "%v", err)
+	_, err = ReadJournal(dir)
+	_, tooLarge = errors.AsType[*inputfile.TooLargeError](err)
+	assert.True(t, tooLarge, "%v", err)
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, int64(256<<20+1), st.Size(), "the journal is left as it is")
 }

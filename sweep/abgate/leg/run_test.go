@@ -127,3 +127,11 @@ func TestVerifyModel(t *testing.T) {
 	missing := Options{Dir: dir, BFCL: []string{filepath.Join(dir, "no-bfcl")}, StopGrace: time.Second}
 	assert.Contains(t, verifyModel(t.Context(), "Org/M-FC", env, dir, log, missing), "is bfcl-eval installed?")
 }
+
+// TestCalibrateRunsBounded: --runs 1000000000 allocated 16 GB of run
+// roots before anything ran; the runs are bounded first.
+func TestCalibrateRunsBounded(t *testing.T) {
+	p := &Plan{Leg: &configs.ABLeg{Model: "Org/M-FC", Replicates: 1}}
+	_, err := Calibrate(t.Context(), p, Options{Dir: t.TempDir()}, 1000)
+	assert.EqualError(t, err, "calibrate: 1000 runs: at most 200 (twice the most replicates a leg may have)")
+}

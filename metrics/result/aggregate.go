@@ -105,7 +105,7 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 		return nil, err
 	}
 	profiled, acct := splitRecords(in.Records)
-	res, numGPUs := identify(facts)
+	res, numGPUs := newResult(facts)
 	res.NumRequestsTotal, res.NumRequestsSuccessful, res.RequestAccounting = acct.RecordsTotal, len(profiled), acct
 	if in.Summary != nil {
 		if ds := in.Summary.Dataset(); ds != nil {
@@ -139,17 +139,20 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 	return res, nil
 }
 
+// applyShape fills the topology fields and returns the GPU count.
 // Identify is the part of a result its facts decide: the point it
 // measures (hardware, model, framework, topology, concurrency, recipe
 // fingerprint), with no measurement. A resumed sweep compares a result
 // file with it to tell its point's result from another's.
 func Identify(facts RunFacts) *Result {
-	res, _ := identify(facts)
+	res, _ := newResult(facts)
 	return res
 }
 
-// identify is Identify that also returns the point's GPU count.
-func identify(facts RunFacts) (*Result, int) {
+// newResult is the result of a run before any measurement: its identity,
+// image and topology from the facts (InferenceX's key order), and the
+// run's GPU count.
+func newResult(facts RunFacts) (*Result, int) {
 	res := &Result{
 		HW:                 facts.RunnerType,
 		Conc:               facts.Conc,
@@ -172,7 +175,6 @@ func identify(facts RunFacts) (*Result, int) {
 	return res, applyShape(res, facts)
 }
 
-// applyShape fills the topology fields and returns the GPU count.
 func applyShape(res *Result, f RunFacts) int {
 	if !f.Multinode {
 		res.TP, res.EP, res.DPAttention = f.TP, f.EP, f.DPAttention

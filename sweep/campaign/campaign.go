@@ -228,7 +228,7 @@ func (s *sweep) verifyResults() {
 // trusted as point p's result: a complete result (as sweep/knee reads
 // it) that is not marked invalid, has successful requests and is p's
 // own: its concurrency, recipe fingerprint, model and arm identity
-// (knee.IdentityKeys) are those p's facts give (a nil p skips that).
+// (result.IdentityKeys) are those p's facts give (a nil p skips that).
 func CheckResult(path string, p *Point) error {
 	_, err := checkResult(path, p)
 	return err

@@ -18,13 +18,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
 	"sweep/sweep/knee"
-	"sweep/sweep/run"
 )
 
 // fakeBackend serves loads without processes. Each load writes a valid
@@ -147,7 +147,7 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 // fakeResult is a result file of p: what the aggregator writes for its
 // facts (its identity), with fields replaced by measured.
 func fakeResult(p *campaign.Point, measured map[string]any) []byte {
-	id, _ := json.Marshal(result.Identify(run.FactsFromRow(&p.Plan.Row, p.Plan.ResultFilename, nil, 0)))
+	id, _ := json.Marshal(result.Identify(result.FactsFromRow(&p.Plan.Row, p.Plan.ResultFilename, nil, 0)))
 	var res map[string]any
 	_ = json.Unmarshal(id, &res)
 	maps.Copy(res, measured)
@@ -169,7 +169,7 @@ func testSchedule(t *testing.T, tps []int, concs ...int) *campaign.Schedule {
 	for i, tp := range tps {
 		for _, c := range concs {
 			pts = append(pts, recipes.Point{
-				Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: fmt.Sprintf("k%d", i), Model: "m", Framework: "sglang", TP: tp, EP: 1, Conc: c},
+				Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: fmt.Sprintf("k%d", i), Model: "m", Framework: "sglang", Parallelism: configs.Parallelism{TP: tp, EP: 1}, Conc: c},
 				Recipe: "fake", Engine: recipes.Command{Argv: []string{"engine", "--tp", fmt.Sprint(tp)}},
 				// Names as InferenceX's: one per point.
 				ResultFilename: fmt.Sprintf("k%d_tp%d_conc%d", i, tp, c),
@@ -438,7 +438,7 @@ func TestScheduleServers(t *testing.T) {
 	var pts []recipes.Point
 	for _, c := range []int{4, 8} {
 		pts = append(pts, recipes.Point{
-			Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "m", TP: 8, EP: 1, Conc: c},
+			Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "m", Parallelism: configs.Parallelism{TP: 8, EP: 1}, Conc: c},
 			Recipe: "no-such-recipe", Engine: recipes.Command{Argv: []string{"engine", "--max-running-requests", fmt.Sprint(2 * c)}},
 			ResultFilename: fmt.Sprintf("p%d", c),
 		})

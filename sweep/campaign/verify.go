@@ -8,16 +8,14 @@ import (
 
 	"sweep/internal/inputfile"
 	"sweep/metrics/result"
-	"sweep/sweep/knee"
-	"sweep/sweep/run"
 )
 
 // pointKeys are the result fields that say which point a result measured,
-// besides knee.IdentityKeys (the arm).
+// besides result.IdentityKeys (the arm).
 var pointKeys = []string{"conc", "recipe_fingerprint", "model"}
 
 // resultOf returns nil when the result file at path is p's: the fields
-// that name its point (pointKeys, knee.IdentityKeys) are those the
+// that name its point (pointKeys, result.IdentityKeys) are those the
 // aggregator writes for p's facts. A file copied from another point, or
 // edited, is not trusted.
 func resultOf(path string, p *Point) error {
@@ -33,7 +31,7 @@ func resultOf(path string, p *Point) error {
 	if err != nil {
 		return err
 	}
-	for _, k := range append(append([]string(nil), pointKeys...), knee.IdentityKeys...) {
+	for _, k := range append(append([]string(nil), pointKeys...), result.IdentityKeys[:]...) {
 		if !reflect.DeepEqual(got[k], want[k]) {
 			return fmt.Errorf("result %s holds another point's result: %s is %s, the point's is %s", filepath.Base(path), k, jsonText(got[k]), jsonText(want[k]))
 		}
@@ -44,7 +42,7 @@ func resultOf(path string, p *Point) error {
 // pointFields are the fields of p's result that its facts decide, as
 // JSON values.
 func pointFields(p *Point) (map[string]any, error) {
-	data, err := json.Marshal(result.Identify(run.FactsFromRow(&p.Plan.Row, p.Plan.ResultFilename, nil, 0)))
+	data, err := json.Marshal(result.Identify(result.FactsFromRow(&p.Plan.Row, p.Plan.ResultFilename, nil, 0)))
 	if err != nil {
 		return nil, err
 	}

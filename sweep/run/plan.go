@@ -113,7 +113,7 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 			Name:        p.ResultFilename,
 			ArtifactDir: filepath.Join(p.ResultDir, "aiperf_artifacts"),
 			GoldenAL:    p.GoldenAL,
-			Facts:       FactsFromRow(&p.Row, p.ResultFilename, p.GoldenAL, s.ALTolerance),
+			Facts:       result.FactsFromRow(&p.Row, p.ResultFilename, p.GoldenAL, s.ALTolerance),
 		},
 	}
 	spec.Engine = s.proc("engine", p.Engine)

@@ -16,7 +16,6 @@ import (
 
 	"sweep/metrics/result"
 	"sweep/sweep/campaign"
-	"sweep/sweep/run"
 )
 
 // fakeCluster is a one-node Slurm behind the Commander interface, for
@@ -458,7 +457,7 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 	}
 	tput := 100.0 * float64(p.Conc())
 	// The point's identity as the aggregator writes it, then the numbers.
-	id, _ := json.Marshal(result.Identify(run.FactsFromRow(&p.Plan.Row, p.Plan.ResultFilename, nil, 0)))
+	id, _ := json.Marshal(result.Identify(result.FactsFromRow(&p.Plan.Row, p.Plan.ResultFilename, nil, 0)))
 	var res map[string]any
 	_ = json.Unmarshal(id, &res)
 	maps.Copy(res, map[string]any{

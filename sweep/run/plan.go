@@ -28,6 +28,9 @@ type Setup struct {
 	// Aiperf is the aiperf program to run; "" uses the built-in load
 	// generator (`sweep loadgen`).
 	Aiperf string
+	// ClientWhy says how the client was chosen (ClientChoice.Why); the
+	// result records it.
+	ClientWhy string
 	// AiperfSchema is the aiperf schema the client argv was planned for
 	// ("aiperf@0.12.0"); the built-in load generator checks it with it.
 	AiperfSchema string
@@ -79,6 +82,9 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 	}
 	if len(p.Engine.Argv) == 0 {
 		return Spec{}, errors.New("plan has no engine command")
+	}
+	if s.Aiperf != "" && p.Client != nil && !honestClock(s.Simulate, s.WallClock, s.TimeScale) {
+		return Spec{}, fmt.Errorf("aiperf %s on %s: %w", s.Aiperf, clockName(s.WallClock, s.TimeScale), ErrDishonestClock)
 	}
 	spec := Spec{
 		ServerSpec: ServerSpec{
@@ -162,6 +168,7 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 			c.Env[envLoadgenClock] = "virtual"
 		}
 		spec.Client = &c
+		spec.ClientInfo = s.ClientInfo()
 	case p.Eval != nil:
 		if s.Simulate {
 			return Spec{}, fmt.Errorf("eval point: lm-eval scores synthetic text as 0: %w", ErrNotSimulated)

@@ -18,10 +18,13 @@ import (
 // cc-traces format (semianalysisai/cc-traces-weka-*): a trace id, the KV
 // block size its hash ids refer to, and the ordered request list.
 type Trace struct {
-	ID        string         `json:"id"`
-	Models    []string       `json:"models,omitempty"`
-	BlockSize int            `json:"block_size"`
-	Requests  []TraceRequest `json:"requests"`
+	ID        string   `json:"id"`
+	Models    []string `json:"models,omitempty"`
+	BlockSize int      `json:"block_size"`
+	// HashIDScope is "local": hash ids are namespaced per trace (aiperf's
+	// model accepts nothing else and requires the field).
+	HashIDScope string         `json:"hash_id_scope,omitempty"`
+	Requests    []TraceRequest `json:"requests"`
 }
 
 // TraceRequest is one entry of a trace: a normal ("n") or streaming ("s")
@@ -37,9 +40,13 @@ type TraceRequest struct {
 	Stop      string  `json:"stop,omitempty"`
 	APITime   float64 `json:"api_time,omitempty"`
 	ThinkTime float64 `json:"think_time,omitempty"`
-	// AgentID and Requests are set on "subagent" entries only.
-	AgentID  string         `json:"agent_id,omitempty"`
-	Requests []TraceRequest `json:"requests,omitempty"`
+	// AgentID, SubagentType, Status, Requests and SubModels are set on
+	// "subagent" entries only (aiperf's model requires all five there).
+	AgentID      string         `json:"agent_id,omitempty"`
+	SubagentType string         `json:"subagent_type,omitempty"`
+	Status       string         `json:"status,omitempty"`
+	Requests     []TraceRequest `json:"requests,omitempty"`
+	SubModels    []string       `json:"models,omitempty"`
 }
 
 // Turn is one request of a replayable conversation, derived from a

@@ -214,7 +214,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 	if err != nil {
 		return nil, planError(err)
 	}
-	sched, err := campaign.BuildSchedule(first, campaign.ScheduleOptions{ExactServers: o.ExactServers})
+	sched, err := campaign.BuildSchedule(first, campaign.ScheduleOptions{ExactServers: o.ExactServers, Official: o.Command == "official"})
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +249,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 			}
 		}
 	}
-	s, err := campaign.BuildSchedule(points, campaign.ScheduleOptions{ExactServers: o.ExactServers})
+	s, err := campaign.BuildSchedule(points, campaign.ScheduleOptions{ExactServers: o.ExactServers, Official: o.Command == "official"})
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +327,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			return err
 		}
 	} else {
-		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po}
+		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po, Official: o.Command == "official"}
 		armOpts := campaign.ArmOptions{PointTimeout: watchdog}
 		if o.Adaptive {
 			// The probes' noise is scaled against the full points' length.

@@ -1,13 +1,17 @@
 package run
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/metrics/result"
 	"sweep/recipes"
 )
 
@@ -92,4 +96,33 @@ func TestFromPlanRefusesARealAiperfOnACompressedClock(t *testing.T) {
 	assert.Equal(t, "built-in (aiperf fork artifacts)", spec.ClientInfo.Name)
 	assert.Equal(t, []string{"/bin/sweep", "loadgen"}, spec.Client.Argv[:2])
 	assert.False(t, errors.Is(err, ErrDishonestClock))
+}
+
+// TestResultCarriesTheScenarioStamp: aiperf stamped a point shorter than
+// 900 s submission_valid=false (--unsafe-override) and sweep's result
+// dropped it. The result carries the stamp; an official point that is
+// not a valid submission is invalid, a discovery point stays valid.
+func TestResultCarriesTheScenarioStamp(t *testing.T) {
+	for _, official := range []bool{false, true} {
+		t.Run(fmt.Sprintf("official=%t", official), func(t *testing.T) {
+			spec, opts := testSpec(t, "", "")
+			spec.Official = official
+			spec.ClientInfo = &result.Client{Name: "aiperf 0.12.0", Program: "/opt/aiperf"}
+			rec, _ := Run(t.Context(), spec, opts)
+			require.NotEmpty(t, rec.ResultFile)
+			b, err := os.ReadFile(rec.ResultFile)
+			require.NoError(t, err)
+			var res result.Result
+			require.NoError(t, json.Unmarshal(b, &res))
+			require.NotNil(t, res.Submission)
+			assert.Equal(t, result.Submission{Scenario: "inferencex-agentx-mvp", Valid: false, InvalidReasons: []string{"unsafe_override"}}, *res.Submission)
+			require.NotNil(t, res.Client)
+			assert.Equal(t, "aiperf 0.12.0", res.Client.Name)
+			assert.Equal(t, "0.12.0", res.Client.AiperfVersion, "the version the artifacts say wrote them")
+			assert.Equal(t, !official, res.Valid, "reasons: %v", res.InvalidReasons)
+			if official {
+				assert.Contains(t, res.InvalidReasons, "not a valid inferencex-agentx-mvp submission (unsafe_override): an official point must be one")
+			}
+		})
+	}
 }

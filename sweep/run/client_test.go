@@ -126,3 +126,31 @@ func TestResultCarriesTheScenarioStamp(t *testing.T) {
 		})
 	}
 }
+
+// TestRunRecordsTheHubCache: the run's facts had no HF_HUB_CACHE, so
+// request_metrics.tokens.output_expected was {} where InferenceX fills it
+// from the trace dataset in the model cache. The cache the client sees
+// is recorded (its own environment first, then this machine's).
+func TestRunRecordsTheHubCache(t *testing.T) {
+	p := &recipes.Point{
+		ResultFilename: "p",
+		ResultDir:      t.TempDir(),
+		Engine:         recipes.Command{Argv: []string{"python3", "-m", "sglang.launch_server", "--model-path", "m"}},
+		Client:         &recipes.Command{Argv: []string{"aiperf", "profile", "--model", "m"}},
+	}
+	env := map[string]string{"HF_HOME": "/data/hf", "HOME": "/home/u"}
+	setup := Setup{Executable: "/bin/sweep", Environ: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+	spec, err := FromPlan(p, setup)
+	require.NoError(t, err)
+	assert.Equal(t, "/data/hf/hub", spec.Facts.HFHubCache)
+
+	env["HF_HUB_CACHE"] = "/mnt/hf_hub_cache"
+	spec, err = FromPlan(p, setup)
+	require.NoError(t, err)
+	assert.Equal(t, "/mnt/hf_hub_cache", spec.Facts.HFHubCache)
+
+	p.Client.Env = map[string]string{"HF_HUB_CACHE": "/client/cache"}
+	spec, err = FromPlan(p, setup)
+	require.NoError(t, err)
+	assert.Equal(t, "/client/cache", spec.Facts.HFHubCache, "what the client itself is given")
+}

@@ -169,6 +169,15 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 		}
 		spec.Client = &c
 		spec.ClientInfo = s.ClientInfo()
+		// The cache the client reads the trace dataset from is where the
+		// result's expected output lengths come from, as in InferenceX.
+		spec.Facts.HFHubCache = result.HubCache(func(k string) string {
+			if v, ok := c.Env[k]; ok {
+				return v
+			}
+			v, _ := s.Environ(k)
+			return v
+		})
 	case p.Eval != nil:
 		if s.Simulate {
 			return Spec{}, fmt.Errorf("eval point: lm-eval scores synthetic text as 0: %w", ErrNotSimulated)

@@ -41,7 +41,7 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 	r.mu.Lock()
 	records := r.records
 	res := &Result{
-		BenchmarkID: r.benchID, Dir: r.o.ArtifactDir,
+		BenchmarkID: r.artifactID(), Dir: r.o.ArtifactDir,
 		Warmup: *r.counts[aiperf.PhaseWarmup], Profiling: *r.counts[aiperf.PhaseProfiling],
 		Cancelled: r.abort != nil || ctx.Err() != nil, Dataset: r.ds.describe(),
 	}
@@ -104,7 +104,7 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 // writeServerMetrics writes server_metrics_export.json and its CSV table
 // and returns the names written.
 func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]string, error) {
-	sm, ok := scr.export(r.benchID, profStart, profEnd, r.o.SliceDuration)
+	sm, ok := scr.export(r.artifactID(), profStart, profEnd, r.o.SliceDuration)
 	if !ok {
 		r.logf("warning: no server metrics endpoint answered (%s); %s not written", strings.Join(scr.endpoints, ", "), aiperf.ServerMetricsFile)
 		return nil, nil
@@ -134,7 +134,7 @@ func (r *runner) summary(records []*record, cancelled bool) object {
 	out := object{
 		{"schema_version", "1.4"},
 		{"aiperf_version", aiperfVersion},
-		{"benchmark_id", r.benchID},
+		{"benchmark_id", r.artifactID()},
 	}
 	out = append(out, prof.metricBlocks()...)
 	endpoint := object{
@@ -167,7 +167,7 @@ func (r *runner) summary(records []*record, cancelled bool) object {
 	out = append(out,
 		field{"input_config", ic},
 		field{"run_info", object{
-			{"benchmark_id", r.benchID}, {"random_seed", seed}, {"trial", 0}, {"run_label", "run_0001"},
+			{"benchmark_id", r.artifactID()}, {"random_seed", seed}, {"trial", 0}, {"run_label", "run_0001"},
 			{"variation_label", "base"}, {"variation_index", 0}, {"variation_values", object{}},
 			{"cli_command", o.CLICommand},
 		}},
@@ -183,12 +183,21 @@ func (r *runner) summary(records []*record, cancelled bool) object {
 	if r.ds.HFName != "" {
 		ds = append(ds, field{"hf_dataset_name", r.ds.HFName})
 	}
-	if r.ds.Path != "" {
+	switch {
+	case r.ds.SourceType == "public_dataset":
+		ds = append(ds, field{"hf_split", "train"})
+	case r.ds.Path != "":
 		ds = append(ds, field{"path", r.ds.Path})
 	}
-	ds = append(ds, field{"num_dataset_entries", len(r.convs)})
-	// The built-in generator is never a valid AgentX submission.
-	reasons := []string{"builtin_load_generator"}
+	// aiperf echoes --num-dataset-entries here, not the traces it read.
+	entries := o.DatasetEntries
+	if entries <= 0 {
+		entries = len(r.convs)
+	}
+	ds = append(ds, field{"num_dataset_entries", entries})
+	// The scenario's own reasons, as aiperf stamps them; which client ran
+	// is sweep's result's to say.
+	var reasons []string
 	if o.UnsafeOverride {
 		reasons = append(reasons, "unsafe_override")
 	}
@@ -197,10 +206,11 @@ func (r *runner) summary(records []*record, cancelled bool) object {
 	}
 	md := object{{"dataset", ds}}
 	if o.Scenario != "" {
-		md = append(md, field{"scenario", o.Scenario})
+		md = append(md, field{"scenario", o.Scenario}, field{"submission_valid", len(reasons) == 0})
+		if len(reasons) > 0 { // aiperf writes the list only when it is not empty
+			md = append(md, field{"submission_invalid_reasons", reasons})
+		}
 	}
-	md = append(md, field{"submission_valid", false}, field{"submission_invalid_reasons", reasons},
-		field{"load_generator", "sweep loadgen (aiperf " + aiperfVersion + " artifact formats)"})
 	return append(out, field{"metadata", md})
 }
 

@@ -288,17 +288,20 @@ func OptionsFromFlags(f Flags) (Options, error) {
 		bad("--warmup-requests-per-lane %d: want >= 0", o.WarmupPerLane)
 	}
 	if f.Changed("warmup-request-count") {
-		// Upstream aiperf's total warm-up count: spread it over the lanes.
+		// Upstream aiperf 0.12.0's agentic replay primes each active
+		// stream once (max_tokens=1 at its trajectory start), whatever the
+		// count says: 4 warm-up records at c4. The fork's
+		// --warmup-requests-per-lane is per lane.
 		n := integer("warmup-request-count")
 		switch {
 		case n < 0:
 			bad("--warmup-request-count %d: want >= 0", n)
 		case f.Changed("warmup-requests-per-lane"):
 			bad("--warmup-request-count and --warmup-requests-per-lane: give one of them")
-		case o.Concurrency > 0:
-			o.WarmupPerLane = (n + o.Concurrency - 1) / o.Concurrency
+		case n > 0:
+			o.WarmupPerLane = 1
 		default:
-			o.WarmupPerLane = n
+			o.WarmupPerLane = 0
 		}
 	}
 	for _, name := range []string{"agentic-warmup-grace-period", "warmup-grace-period"} {

@@ -85,9 +85,9 @@ type usage struct {
 }
 
 // recordMetrics derives aiperf's per-record metrics from a successful
-// streamed (or non-streamed) response, with aiperf's definitions:
-// request_latency ends at the last content token, the full_response_*
-// variants at the end of the stream.
+// streamed (or non-streamed) response, with aiperf 0.12.0's definitions:
+// request_latency ends at the last content token. (aiperf 0.12.0 has no
+// full_response_* metrics: the InferenceX fork adds them.)
 func recordMetrics(t *timing, streaming bool) aiperf.RecordMetrics {
 	const ms = 1e6
 	isl, osl := float64(t.inputToks), float64(t.outputToks)
@@ -139,15 +139,6 @@ func recordMetrics(t *timing, streaming bool) aiperf.RecordMetrics {
 		add("usage_prompt_tokens", float64(t.usage.PromptTokens), "tokens")
 		add("usage_completion_tokens", float64(t.usage.CompletionTokens), "tokens")
 		add("usage_total_tokens", float64(t.usage.TotalTokens), "tokens")
-	}
-	if streaming && osl > 1 && len(t.chunkNs) > 1 {
-		full := float64(t.endNs)/ms - ttft
-		if full > 0 {
-			add("full_decode_duration", full, "ms")
-			itl := full / (osl - 1)
-			add("full_response_output_token_throughput_per_user", 1e3/itl, "tokens/sec/user")
-			add("full_response_inter_token_latency", itl, "ms")
-		}
 	}
 	return out
 }

@@ -16,8 +16,7 @@ var recordMetricOrder = []string{
 	"output_token_throughput_per_user", "output_sequence_length", "input_sequence_length",
 	"output_token_count", "inter_chunk_latency", "time_to_first_output_token", "decode_duration",
 	"prefill_throughput_per_user", "e2e_output_token_throughput", "usage_prompt_tokens",
-	"usage_completion_tokens", "usage_total_tokens", "full_decode_duration",
-	"full_response_output_token_throughput_per_user", "full_response_inter_token_latency",
+	"usage_completion_tokens", "usage_total_tokens",
 }
 
 // phaseStats holds what a phase's metric blocks are computed from.
@@ -135,10 +134,21 @@ func (ps *phaseStats) metricBlocks() object {
 	o = append(o,
 		field{"input_token_throughput", single("tokens/sec", rate(ps.isl))},
 		field{"total_token_throughput", single("tokens/sec", rate(ps.isl+ps.osl))},
-		field{"completed_request_count", single("requests", float64(ps.ok+ps.failed))},
 	)
-	if ps.failed > 0 {
-		o = append(o, field{"request_error_rate", single("%", 100*float64(ps.failed)/float64(ps.ok+ps.failed))})
+	for _, u := range []string{"prompt", "completion", "total"} {
+		if vs, ok := ps.values["usage_"+u+"_tokens"]; ok {
+			var sum float64
+			for _, v := range vs {
+				sum += v
+			}
+			o = append(o, field{"total_usage_" + u + "_tokens", single("tokens", sum)})
+		}
+	}
+	if ps.failed > 0 { // aiperf counts completed requests only beside errors
+		o = append(o, field{"completed_request_count", single("requests", float64(ps.ok+ps.failed))})
+	}
+	if n := ps.ok + ps.failed; n > 0 {
+		o = append(o, field{"request_error_rate", single("%", 100*float64(ps.failed)/float64(n))})
 	}
 	if ps.blocks > 0 {
 		o = append(o, field{"theoretical_prefix_cache_hit", object{

@@ -116,8 +116,10 @@ func recordMetrics(t *timing, streaming bool) aiperf.RecordMetrics {
 		add("time_to_first_output_token", ttft, "ms")
 	}
 	decode := latency - ttft
-	if streaming && osl > 1 && len(t.chunkNs) > 1 {
+	if streaming && len(t.chunkNs) > 0 { // 0 for a one-token answer, as aiperf writes it
 		add("decode_duration", decode, "ms")
+	}
+	if streaming && osl > 1 && len(t.chunkNs) > 1 {
 		icl := make([]float64, 0, len(t.chunkNs)-1)
 		for i := 1; i < len(t.chunkNs); i++ {
 			icl = append(icl, float64(t.chunkNs[i]-t.chunkNs[i-1])/ms)

@@ -152,7 +152,8 @@ func TestRunArtifacts(t *testing.T) {
 			lastWarmEnd = max(lastWarmEnd, int64(num64(md(r)["request_end_ns"])))
 			assert.Equal(t, 1.0, mval(r, "output_sequence_length"), "warm-up requests ask for one token")
 			assert.Equal(t, without(keys(md(ex["warmup"])), forkOnlyWarmupMetadata...), keys(md(r)), "warm-up metadata keys")
-			assert.Equal(t, keys(recMetrics(ex["warmup"])), keys(recMetrics(r)), "warm-up metric keys")
+			// The warm-up metric keys are aiperf 0.12.0's (decode_duration 0
+			// included), checked against its own records in TestConformsToAiperf012.
 		}
 		assert.LessOrEqual(t, lastWarmEnd, profStart, "every warm-up request ends before profiling starts")
 

@@ -1,0 +1,184 @@
+package loadgen
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/metrics/aiperf"
+)
+
+// realAiperf holds what the real aiperf 0.12.0 wrote for a c4 point of
+// the MI325X Qwen3.5 recipe against the simulated engine, and the warm-up
+// records of the same point at c16 (see testdata/README.md).
+const realAiperf = "../testdata/loadgen/aiperf-0.12.0"
+
+// What the built-in does not write yet that aiperf 0.12.0 does. The test
+// fails when the built-in writes any of these (take it off the list) or
+// anything aiperf does not write.
+var (
+	notYetFiles = []string{
+		"profile_export_aiperf.csv", "profile_export_aiperf_timeslices.csv",
+		"profile_export_aiperf_timeslices.json", "profile_export_console.txt",
+	}
+	// HTTP phase timings aiperf measures on its connection, the usage
+	// field of cached prompt tokens and the requested-vs-actual OSL check.
+	notYetRecordMetrics = []string{
+		"http_req_blocked", "http_req_chunks_received", "http_req_chunks_sent", "http_req_connecting",
+		"http_req_connection_overhead", "http_req_connection_reused", "http_req_data_received",
+		"http_req_data_sent", "http_req_dns_lookup", "http_req_duration", "http_req_receiving",
+		"http_req_sending", "http_req_total", "http_req_waiting", "osl_mismatch_diff_pct",
+		"usage_prompt_cache_read_tokens",
+	}
+	notYetSummaryKeys = append(slices.Clone(notYetRecordMetrics),
+		"active_decode_throughput", "active_decode_throughput_per_user", "active_prefill_throughput",
+		"active_prefill_throughput_per_user", "active_total_throughput", "branch_stats",
+		"credit_to_start_latency", "effective_concurrency", "effective_decode_concurrency",
+		"effective_decode_throughput", "effective_decode_throughput_per_user", "effective_latency",
+		"effective_prefill_concurrency", "effective_prefill_throughput", "effective_prefill_throughput_per_user",
+		"effective_total_throughput", "osl_mismatch_count", "overall_usage_prompt_cache_read_pct",
+		"tokens_in_flight", "total_usage_prompt_cache_read_tokens",
+	)
+)
+
+// referenceCommand reads the aiperf argv of a benchmark_command.txt
+// (from "profile" on), with the artifact directory replaced by dir.
+func referenceCommand(t *testing.T, path, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	_, cmd, ok := strings.Cut(string(b), "aiperf profile")
+	require.True(t, ok)
+	argv := []string{"profile"}
+	for _, f := range strings.Fields(cmd) {
+		if f != `\` {
+			argv = append(argv, strings.ReplaceAll(f, "<POINT_DIR>/aiperf_artifacts", dir))
+		}
+	}
+	return argv
+}
+
+// hubCacheWith makes a Hugging Face hub cache holding traces as the
+// dataset repo's snapshot, as the reference run's cache held them.
+func hubCacheWith(t *testing.T, repo, traces string) string {
+	t.Helper()
+	cache := t.TempDir()
+	snap := filepath.Join(cache, "datasets--"+strings.ReplaceAll(repo, "/", "--"), "snapshots", strings.Repeat("0", 40))
+	require.NoError(t, os.MkdirAll(snap, 0o755))
+	b, err := os.ReadFile(traces)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(snap, "traces.jsonl"), b, 0o644))
+	return cache
+}
+
+func keySet(objs ...jsonObj) []string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, keys(o)...)
+	}
+	return slices.Compact(slices.Sorted(slices.Values(out)))
+}
+
+func sorted(ss []string) []string { return slices.Sorted(slices.Values(ss)) }
+
+// minus is a less b, sorted.
+func minus(a, b []string) []string {
+	return sorted(slices.DeleteFunc(slices.Clone(a), func(k string) bool { return slices.Contains(b, k) }))
+}
+
+// TestConformsToAiperf012: the built-in client's artifacts for the
+// reference point have the real aiperf 0.12.0's file set, record fields,
+// warm-up count, summary keys and metadata, bar the listed gaps. (It wrote
+// fork-only full_response_* metrics, phase_* on warm-up records, 10
+// warm-up requests per lane, a UUID benchmark_id and a
+// builtin_load_generator stamp.)
+func TestConformsToAiperf012(t *testing.T) {
+	ref := filepath.Join(realAiperf, "c4")
+	t.Setenv("HF_HUB_CACHE", hubCacheWith(t, "semianalysisai/cc-traces-weka-062126-256k", smallTraces))
+	t.Setenv("HF_HOME", "")
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		f, _, err := ParseCommand(referenceCommand(t, filepath.Join(ref, "benchmark_command.txt"), dir), "aiperf@0.12.0")
+		require.NoError(t, err)
+		o, err := OptionsFromFlags(f)
+		require.NoError(t, err)
+		fake := &fakeServer{t: t, ttft: 50 * time.Millisecond, tokenGap: 5 * time.Millisecond}
+		o.Transport = handlerTransport{h: fake.handler()}
+		res, err := Run(t.Context(), o, io.Discard)
+		require.NoError(t, err)
+
+		// Files.
+		want, err := os.ReadFile(filepath.Join(ref, "FILES"))
+		require.NoError(t, err)
+		assert.Equal(t, minus(strings.Fields(string(want)), notYetFiles), sorted(res.Files), "artifact files")
+
+		// Records: the warm-up is one priming request per lane, and the
+		// fields are aiperf's.
+		got := readJSONL(t, filepath.Join(dir, aiperf.RecordsFile))
+		real := readJSONL(t, filepath.Join(ref, aiperf.RecordsFile))
+		split := func(recs []jsonObj) (warm, prof []jsonObj) {
+			for _, r := range recs {
+				switch {
+				case phaseOf(r) == aiperf.PhaseWarmup:
+					warm = append(warm, r)
+				case md(r)["source_kind"] == "weka_main" && r["error"] == nil:
+					prof = append(prof, r)
+				}
+			}
+			return warm, prof
+		}
+		gotWarm, gotProf := split(got)
+		realWarm, realProf := split(real)
+		assert.Len(t, gotWarm, len(realWarm), "warm-up requests at c%d", o.Concurrency)
+		for _, phase := range []struct {
+			name      string
+			got, real []jsonObj
+		}{{"warm-up", gotWarm, realWarm}, {"profiling", gotProf, realProf}} {
+			require.NotEmpty(t, phase.got, phase.name)
+			var gm, rm, gx, rx []jsonObj
+			for _, r := range phase.got {
+				gm, gx = append(gm, md(r)), append(gx, recMetrics(r))
+			}
+			for _, r := range phase.real {
+				rm, rx = append(rm, md(r)), append(rx, recMetrics(r))
+			}
+			assert.Equal(t, keySet(rm...), keySet(gm...), "%s record metadata", phase.name)
+			assert.Equal(t, minus(keySet(rx...), notYetRecordMetrics), keySet(gx...), "%s record metrics", phase.name)
+		}
+
+		// profile_export_aiperf.json.
+		sum := readJSON(t, filepath.Join(dir, aiperf.SummaryFile))
+		realSum := readJSON(t, filepath.Join(ref, aiperf.SummaryFile))
+		assert.Equal(t, minus(keys(realSum), notYetSummaryKeys), sorted(keys(sum)), "summary keys")
+		assert.Equal(t, minus(keys(realSum["warmup_metrics"]), notYetSummaryKeys), sorted(keys(sum["warmup_metrics"])), "warm-up metric keys")
+		assert.Regexp(t, regexp.MustCompile(`^[0-9a-f]{12}$`), sum["benchmark_id"])
+		assert.Equal(t, sum["benchmark_id"], sum["run_info"].(jsonObj)["benchmark_id"])
+		assert.Equal(t, realSum["metadata"], sum["metadata"], "dataset provenance and the scenario stamp")
+		assert.Equal(t, realSum["schema_version"], sum["schema_version"])
+		assert.Equal(t, realSum["aiperf_version"], sum["aiperf_version"])
+	})
+}
+
+// TestAiperf012WarmupIsPerActiveStream pins what the c16 reference shows
+// of aiperf 0.12.0's priming: one request per stream active at the
+// trajectory start, each asking for one token, whatever
+// --warmup-request-count says (40 here). The built-in primes each lane's
+// main stream; a subagent in flight at the trajectory start (one at c16)
+// is not primed yet.
+func TestAiperf012WarmupIsPerActiveStream(t *testing.T) {
+	kinds := map[string]int{}
+	for _, r := range readJSONL(t, filepath.Join(realAiperf, "c16-warmup.jsonl")) {
+		kinds[md(r)["source_kind"].(string)]++
+		assert.Equal(t, 1.0, mval(r, "output_sequence_length"))
+	}
+	assert.Equal(t, map[string]int{"weka_main": 16, "weka_subagent": 1}, kinds)
+}

@@ -165,6 +165,40 @@ func TestConformsToAiperf012(t *testing.T) {
 		assert.Equal(t, realSum["metadata"], sum["metadata"], "dataset provenance and the scenario stamp")
 		assert.Equal(t, realSum["schema_version"], sum["schema_version"])
 		assert.Equal(t, realSum["aiperf_version"], sum["aiperf_version"])
+
+		// server_metrics_export.csv: aiperf's commented header and one
+		// table per metric type, its statistics as columns.
+		csvHead := func(path string) (comments []string, tables map[string]string) {
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			tables = map[string]string{}
+			lines := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
+			for i, l := range lines {
+				switch {
+				case strings.HasPrefix(l, "#"):
+					comments = append(comments, regexp.MustCompile(`[0-9a-f]{12}$`).ReplaceAllString(l, "ID"))
+				case strings.HasPrefix(l, "Endpoint,Type,Metric,Unit,") && i+1 < len(lines):
+					typ := strings.Split(lines[i+1], ",")[1]
+					cols := strings.Split(l, ",")
+					n := 4 + len(csvSections[slices.IndexFunc(csvSections, func(s csvSection) bool { return s.typ == typ })].stats)
+					tail := cols[slices.Index(cols, "Description"):]
+					tables[typ] = strings.Join(cols[:n], ",") + " ... " + strings.Join(tail, ",")
+				}
+			}
+			return comments, tables
+		}
+		gotComments, gotTables := csvHead(filepath.Join(dir, ServerMetricsCSV))
+		realComments, realTables := csvHead(filepath.Join(ref, ServerMetricsCSV))
+		assert.Equal(t, realComments, gotComments, "CSV header comments")
+		for _, f := range []string{filepath.Join(dir, ServerMetricsCSV), filepath.Join(ref, ServerMetricsCSV)} {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			assert.Equal(t, strings.Count(string(b), "\r\n"), strings.Count(string(b), "\n")-6, "%s: CRLF table lines, LF comment lines", f)
+		}
+		require.NotEmpty(t, gotTables)
+		for typ, head := range gotTables {
+			assert.Equal(t, realTables[typ], head, "%s table columns", typ)
+		}
 	})
 }
 

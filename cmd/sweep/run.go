@@ -31,7 +31,7 @@ const defaultSimTimeScale = 150
 const (
 	simClockVirtual = "virtual"
 	simClockWall    = "wall"
-	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf always runs on it)"
+	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf needs it at --time-scale 1)"
 )
 
 // checkSimClock rejects a --sim-clock value other than virtual or wall.
@@ -94,7 +94,10 @@ benchmark.log, <RESULT_FILENAME>.json and run.json (each stage's outcome).
 --simulate runs the recipe's own engine command against sweep's simulated
 engine (only the program is swapped) on a compressed clock, so a point runs
 on any laptop in well under a minute. The client is aiperf when --aiperf
-names it or it is on PATH, else sweep's built-in load generator.
+names it or it is on PATH, else sweep's built-in load generator. A real
+aiperf measures wall-clock time: against the simulated engine it runs only
+with --sim-clock wall --time-scale 1 (--aiperf on another clock is refused;
+an aiperf on PATH is passed over for the built-in, and the run says so).
 
 Exit status: 0 when every stage passed, 1 when a stage failed (the stage,
 the reason and the log tail are printed; the result JSON is still written

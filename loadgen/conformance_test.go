@@ -30,14 +30,13 @@ var (
 		"profile_export_aiperf.csv", "profile_export_aiperf_timeslices.csv",
 		"profile_export_aiperf_timeslices.json", "profile_export_console.txt",
 	}
-	// HTTP phase timings aiperf measures on its connection, the usage
-	// field of cached prompt tokens and the requested-vs-actual OSL check.
+	// HTTP phase timings aiperf measures on its connection and the
+	// requested-vs-actual OSL check.
 	notYetRecordMetrics = []string{
 		"http_req_blocked", "http_req_chunks_received", "http_req_chunks_sent", "http_req_connecting",
 		"http_req_connection_overhead", "http_req_connection_reused", "http_req_data_received",
 		"http_req_data_sent", "http_req_dns_lookup", "http_req_duration", "http_req_receiving",
 		"http_req_sending", "http_req_total", "http_req_waiting", "osl_mismatch_diff_pct",
-		"usage_prompt_cache_read_tokens",
 	}
 	notYetSummaryKeys = append(slices.Clone(notYetRecordMetrics),
 		"active_decode_throughput", "active_decode_throughput_per_user", "active_prefill_throughput",
@@ -45,8 +44,7 @@ var (
 		"credit_to_start_latency", "effective_concurrency", "effective_decode_concurrency",
 		"effective_decode_throughput", "effective_decode_throughput_per_user", "effective_latency",
 		"effective_prefill_concurrency", "effective_prefill_throughput", "effective_prefill_throughput_per_user",
-		"effective_total_throughput", "osl_mismatch_count", "overall_usage_prompt_cache_read_pct",
-		"tokens_in_flight", "total_usage_prompt_cache_read_tokens",
+		"effective_total_throughput", "osl_mismatch_count", "tokens_in_flight",
 	)
 )
 
@@ -164,6 +162,10 @@ func TestConformsToAiperf012(t *testing.T) {
 		assert.Equal(t, sum["benchmark_id"], sum["run_info"].(jsonObj)["benchmark_id"])
 		assert.Equal(t, realSum["metadata"], sum["metadata"], "dataset provenance and the scenario stamp")
 		assert.Equal(t, realSum["schema_version"], sum["schema_version"])
+		ic := sum["input_config"].(jsonObj)
+		ic["artifacts"].(jsonObj)["dir"] = "<POINT_DIR>/aiperf_artifacts"
+		assert.Equal(t, realSum["input_config"], ic, "input_config")
+		assert.Equal(t, keys(realSum["run_info"]), keys(sum["run_info"]), "run_info keys")
 		assert.Equal(t, realSum["aiperf_version"], sum["aiperf_version"])
 
 		// server_metrics_export.csv: aiperf's commented header and one

@@ -82,6 +82,12 @@ type usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// PromptTokensDetails carries the prompt tokens the server read from
+	// its prefix cache (SGLang --enable-cache-report, vLLM); nil when the
+	// server does not report them.
+	PromptTokensDetails *struct {
+		CachedTokens *int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
 }
 
 // recordMetrics derives aiperf's per-record metrics from a successful
@@ -141,6 +147,9 @@ func recordMetrics(t *timing, streaming bool) aiperf.RecordMetrics {
 		add("usage_prompt_tokens", float64(t.usage.PromptTokens), "tokens")
 		add("usage_completion_tokens", float64(t.usage.CompletionTokens), "tokens")
 		add("usage_total_tokens", float64(t.usage.TotalTokens), "tokens")
+		if d := t.usage.PromptTokensDetails; d != nil && d.CachedTokens != nil {
+			add("usage_prompt_cache_read_tokens", float64(*d.CachedTokens), "tokens")
+		}
 	}
 	return out
 }

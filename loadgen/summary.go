@@ -16,7 +16,7 @@ var recordMetricOrder = []string{
 	"output_token_throughput_per_user", "output_sequence_length", "input_sequence_length",
 	"output_token_count", "inter_chunk_latency", "time_to_first_output_token", "decode_duration",
 	"prefill_throughput_per_user", "e2e_output_token_throughput", "usage_prompt_tokens",
-	"usage_completion_tokens", "usage_total_tokens",
+	"usage_completion_tokens", "usage_total_tokens", "usage_prompt_cache_read_tokens",
 }
 
 // phaseStats holds what a phase's metric blocks are computed from.
@@ -135,14 +135,22 @@ func (ps *phaseStats) metricBlocks() object {
 		field{"input_token_throughput", single("tokens/sec", rate(ps.isl))},
 		field{"total_token_throughput", single("tokens/sec", rate(ps.isl+ps.osl))},
 	)
-	for _, u := range []string{"prompt", "completion", "total"} {
-		if vs, ok := ps.values["usage_"+u+"_tokens"]; ok {
-			var sum float64
-			for _, v := range vs {
-				sum += v
-			}
+	total := func(tag string) (float64, bool) {
+		vs, ok := ps.values[tag]
+		var sum float64
+		for _, v := range vs {
+			sum += v
+		}
+		return sum, ok
+	}
+	for _, u := range []string{"prompt", "completion", "total", "prompt_cache_read"} {
+		if sum, ok := total("usage_" + u + "_tokens"); ok {
 			o = append(o, field{"total_usage_" + u + "_tokens", single("tokens", sum)})
 		}
+	}
+	cached, okC := total("usage_prompt_cache_read_tokens")
+	if prompt, okP := total("usage_prompt_tokens"); okC && okP && prompt > 0 {
+		o = append(o, field{"overall_usage_prompt_cache_read_pct", single("%", 100*cached/prompt)})
 	}
 	if ps.failed > 0 { // aiperf counts completed requests only beside errors
 		o = append(o, field{"completed_request_count", single("requests", float64(ps.ok+ps.failed))})

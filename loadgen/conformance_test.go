@@ -30,21 +30,20 @@ var (
 		"profile_export_aiperf.csv", "profile_export_aiperf_timeslices.csv",
 		"profile_export_aiperf_timeslices.json", "profile_export_console.txt",
 	}
-	// HTTP phase timings aiperf measures on its connection and the
-	// requested-vs-actual OSL check.
+	// HTTP phase timings aiperf measures on its connection.
 	notYetRecordMetrics = []string{
 		"http_req_blocked", "http_req_chunks_received", "http_req_chunks_sent", "http_req_connecting",
 		"http_req_connection_overhead", "http_req_connection_reused", "http_req_data_received",
 		"http_req_data_sent", "http_req_dns_lookup", "http_req_duration", "http_req_receiving",
-		"http_req_sending", "http_req_total", "http_req_waiting", "osl_mismatch_diff_pct",
+		"http_req_sending", "http_req_total", "http_req_waiting",
 	}
 	notYetSummaryKeys = append(slices.Clone(notYetRecordMetrics),
 		"active_decode_throughput", "active_decode_throughput_per_user", "active_prefill_throughput",
 		"active_prefill_throughput_per_user", "active_total_throughput", "branch_stats",
-		"credit_to_start_latency", "effective_concurrency", "effective_decode_concurrency",
-		"effective_decode_throughput", "effective_decode_throughput_per_user", "effective_latency",
+		"effective_concurrency", "effective_decode_concurrency",
+		"effective_decode_throughput", "effective_decode_throughput_per_user",
 		"effective_prefill_concurrency", "effective_prefill_throughput", "effective_prefill_throughput_per_user",
-		"effective_total_throughput", "osl_mismatch_count", "tokens_in_flight",
+		"effective_total_throughput", "tokens_in_flight",
 	)
 )
 
@@ -217,4 +216,16 @@ func TestAiperf012WarmupIsPerActiveStream(t *testing.T) {
 		assert.Equal(t, 1.0, mval(r, "output_sequence_length"))
 	}
 	assert.Equal(t, map[string]int{"weka_main": 16, "weka_subagent": 1}, kinds)
+}
+
+// TestOSLMismatch: aiperf's threshold is min(5 % of the requested
+// length, 50 tokens); the diff is in percent of the requested length.
+func TestOSLMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		requested, osl float64
+		want           bool
+	}{{100, 100, false}, {100, 96, false}, {100, 94, true}, {100, 106, true}, {2000, 1960, false}, {2000, 1940, true}, {1, 1, false}} {
+		diff := 100 * (tc.osl - tc.requested) / tc.requested
+		assert.Equal(t, tc.want, oslMismatched(tc.osl, diff), "requested %g, got %g", tc.requested, tc.osl)
+	}
 }

@@ -93,8 +93,10 @@ type usage struct {
 // recordMetrics derives aiperf's per-record metrics from a successful
 // streamed (or non-streamed) response, with aiperf 0.12.0's definitions:
 // request_latency ends at the last content token. (aiperf 0.12.0 has no
-// full_response_* metrics: the InferenceX fork adds them.)
-func recordMetrics(t *timing, streaming bool) aiperf.RecordMetrics {
+// full_response_* metrics: the InferenceX fork adds them.) requested is
+// the max_tokens the request asked for: osl_mismatch_diff_pct is how far
+// the answer's length is from it, in percent.
+func recordMetrics(t *timing, streaming bool, requested int) aiperf.RecordMetrics {
 	const ms = 1e6
 	isl, osl := float64(t.inputToks), float64(t.outputToks)
 	var out aiperf.RecordMetrics
@@ -150,6 +152,9 @@ func recordMetrics(t *timing, streaming bool) aiperf.RecordMetrics {
 		if d := t.usage.PromptTokensDetails; d != nil && d.CachedTokens != nil {
 			add("usage_prompt_cache_read_tokens", float64(*d.CachedTokens), "tokens")
 		}
+	}
+	if requested > 0 {
+		add("osl_mismatch_diff_pct", 100*(osl-float64(requested))/float64(requested), "%")
 	}
 	return out
 }

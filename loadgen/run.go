@@ -888,7 +888,7 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 			rec.Metrics = aiperf.RecordMetrics{{Tag: "error_isl", Value: aiperf.FloatScalar(float64(isl)), Unit: "tokens"}}
 		}
 	} else {
-		rec.Metrics = recordMetrics(&tm, r.o.Streaming)
+		rec.Metrics = recordMetrics(&tm, r.o.Streaming, maxTokens)
 	}
 	rec.blocks, rec.hits = s.complete(i)
 	r.add(rec)

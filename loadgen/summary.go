@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -30,6 +31,23 @@ type phaseStats struct {
 	endNs        int64 // max request_end_ns
 	osl, isl     float64
 	blocks, hits int
+	// oslMismatch counts answers whose length is off the requested one by
+	// more than aiperf's threshold (see oslMismatched).
+	oslMismatch int
+}
+
+// aiperf 0.12.0's OSL mismatch threshold: min(requested x 5 %, 50 tokens)
+// (AIPERF_METRICS_OSL_MISMATCH_PCT_THRESHOLD, ..._MAX_TOKEN_THRESHOLD).
+const (
+	oslMismatchPct       = 5
+	oslMismatchMaxTokens = 50
+)
+
+// oslMismatched reports whether an answer of osl tokens is off the
+// requested length (osl / (1 + diffPct/100)) by more than the threshold.
+func oslMismatched(osl, diffPct float64) bool {
+	requested := osl / (1 + diffPct/100)
+	return math.Abs(osl-requested) > min(requested*oslMismatchPct/100, oslMismatchMaxTokens)
 }
 
 func collect(records []*record, phase string) *phaseStats {
@@ -52,6 +70,17 @@ func collect(records []*record, phase string) *phaseStats {
 		ps.ok++
 		ps.blocks += r.blocks
 		ps.hits += r.hits
+		// Summary-only metrics from the record's timestamps, in aiperf's
+		// units: the wait from credit to send, and credit to last byte.
+		if credit := r.Metadata.CreditIssuedNs; credit > 0 {
+			ps.add("credit_to_start_latency", "ms", float64(r.startNs()-credit)/1e6)
+			ps.add("effective_latency", "ms", float64(r.endNs()-credit)/1e6)
+		}
+		if d, ok := r.metric("osl_mismatch_diff_pct"); ok {
+			if osl, ok := r.metric("output_sequence_length"); ok && oslMismatched(osl, d) {
+				ps.oslMismatch++
+			}
+		}
 		for _, m := range r.Metrics {
 			if _, seen := ps.units[m.Tag]; !seen {
 				ps.units[m.Tag] = m.Unit
@@ -79,6 +108,15 @@ func collect(records []*record, phase string) *phaseStats {
 	}
 	slices.SortStableFunc(ps.tags, func(a, b string) int { return cmp.Compare(rank(a), rank(b)) })
 	return ps
+}
+
+// add appends a value of a summary-only metric (no record carries it).
+func (ps *phaseStats) add(tag, unit string, v float64) {
+	if _, seen := ps.units[tag]; !seen {
+		ps.units[tag] = unit
+		ps.tags = append(ps.tags, tag)
+	}
+	ps.values[tag] = append(ps.values[tag], v)
 }
 
 // metricBlocks returns the phase's metric blocks in aiperf's order:
@@ -154,6 +192,9 @@ func (ps *phaseStats) metricBlocks() object {
 	}
 	if ps.failed > 0 { // aiperf counts completed requests only beside errors
 		o = append(o, field{"completed_request_count", single("requests", float64(ps.ok+ps.failed))})
+	}
+	if _, ok := ps.values["osl_mismatch_diff_pct"]; ok {
+		o = append(o, field{"osl_mismatch_count", single("requests", float64(ps.oslMismatch))})
 	}
 	if n := ps.ok + ps.failed; n > 0 {
 		o = append(o, field{"request_error_rate", single("%", 100*float64(ps.failed)/float64(n))})

@@ -90,7 +90,8 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 	if res.Profiling.OK == 0 {
 		return nil
 	}
-	data, err := marshalIndent(r.summary(records, res.Cancelled))
+	sum, blocks := r.summary(records, res.Cancelled)
+	data, err := marshalIndent(sum)
 	if err != nil {
 		return fmt.Errorf("encode summary: %w", err)
 	}
@@ -98,6 +99,14 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 		return fmt.Errorf("write %s: %w", aiperf.SummaryFile, err)
 	}
 	res.Files = append(res.Files, aiperf.SummaryFile)
+	table, err := summaryCSV(blocks)
+	if err == nil {
+		err = atomicfile.Write(filepath.Join(r.o.ArtifactDir, SummaryCSV), table, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", SummaryCSV, err)
+	}
+	res.Files = append(res.Files, SummaryCSV)
 	return nil
 }
 
@@ -127,8 +136,9 @@ func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]s
 	return []string{aiperf.ServerMetricsFile, ServerMetricsCSV}, nil
 }
 
-// summary builds profile_export_aiperf.json.
-func (r *runner) summary(records []*record, cancelled bool) object {
+// summary builds profile_export_aiperf.json; blocks are its profiling
+// metric blocks (for the CSV).
+func (r *runner) summary(records []*record, cancelled bool) (sum, blocks object) {
 	o := &r.o
 	prof := collect(records, aiperf.PhaseProfiling)
 	out := object{
@@ -136,7 +146,8 @@ func (r *runner) summary(records []*record, cancelled bool) object {
 		{"aiperf_version", aiperfVersion},
 		{"benchmark_id", r.artifactID()},
 	}
-	out = append(out, prof.metricBlocks()...)
+	blocks = prof.metricBlocks()
+	out = append(out, blocks...)
 	var seed any = o.Seed
 	out = append(out,
 		field{"input_config", r.inputConfig()},
@@ -183,7 +194,7 @@ func (r *runner) summary(records []*record, cancelled bool) object {
 			md = append(md, field{"submission_invalid_reasons", reasons})
 		}
 	}
-	return append(out, field{"metadata", md})
+	return append(out, field{"metadata", md}), blocks
 }
 
 // inputConfig is input_config in aiperf 0.12.0's sections (models,

@@ -27,7 +27,7 @@ const realAiperf = "../testdata/loadgen/aiperf-0.12.0"
 // anything aiperf does not write.
 var (
 	notYetFiles = []string{
-		"profile_export_aiperf.csv", "profile_export_aiperf_timeslices.csv",
+		"profile_export_aiperf_timeslices.csv",
 		"profile_export_aiperf_timeslices.json", "profile_export_console.txt",
 	}
 	// HTTP phase timings aiperf measures on its connection.
@@ -46,6 +46,21 @@ var (
 		"effective_total_throughput", "tokens_in_flight",
 	)
 )
+
+// notYetCSVRows are the display names of the not-yet summary keys in
+// profile_export_aiperf.csv.
+var notYetCSVRows = []string{
+	"Active Decode Throughput (tokens/sec)", "Active Decode Throughput Per User (tokens/sec/user)",
+	"Active Prefill Throughput (tokens/sec)", "Active Prefill Throughput Per User (tokens/sec/user)",
+	"Active Total Throughput (tokens/sec)", "Effective Concurrency", "Effective Decode Concurrency",
+	"Effective Decode Throughput (tokens/sec)", "Effective Decode Throughput Per User (tokens/sec/user)",
+	"Effective Prefill Concurrency", "Effective Prefill Throughput (tokens/sec)",
+	"Effective Prefill Throughput Per User (tokens/sec/user)", "Effective Total Throughput (tokens/sec)",
+	"HTTP Blocked (ms)", "HTTP Chunks Received", "HTTP Chunks Sent", "HTTP Connecting (ms)",
+	"HTTP Connection Overhead (ms)", "HTTP Connection Reused (ratio)", "HTTP Data Received (KB)",
+	"HTTP Data Sent (KB)", "HTTP DNS Lookup (ms)", "HTTP Duration (excl. conn) (ms)", "HTTP Receiving (ms)",
+	"HTTP Sending (ms)", "HTTP Total Time (ms)", "HTTP Waiting (TTFB) (ms)", "Tokens In Flight (tokens)",
+}
 
 // referenceCommand reads the aiperf argv of a benchmark_command.txt
 // (from "profile" on), with the artifact directory replaced by dir.
@@ -167,6 +182,29 @@ func TestConformsToAiperf012(t *testing.T) {
 		assert.Equal(t, keys(realSum["run_info"]), keys(sum["run_info"]), "run_info keys")
 		assert.Equal(t, realSum["aiperf_version"], sum["aiperf_version"])
 
+		// profile_export_aiperf.csv: the same tables, rows and columns
+		// (bar the rows of the metrics not written yet).
+		table := func(path string) (head []string, rows []string) {
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, strings.Count(string(b), "\n"), strings.Count(string(b), "\r\n"), "%s: CRLF lines", path)
+			for _, l := range strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n") {
+				name, _, _ := strings.Cut(l, ",")
+				if name == "Metric" || l == "" {
+					head = append(head, l)
+				} else {
+					rows = append(rows, name)
+				}
+			}
+			return head, rows
+		}
+		gotHead, gotRows := table(filepath.Join(dir, SummaryCSV))
+		realHead, realRows := table(filepath.Join(ref, SummaryCSV))
+		assert.Equal(t, realHead, gotHead, "%s tables", SummaryCSV)
+		assert.Empty(t, minus(gotRows, realRows), "%s rows aiperf does not write", SummaryCSV)
+		assert.Equal(t, sorted(notYetCSVRows), minus(realRows, gotRows), "%s rows not written yet", SummaryCSV)
+		assert.Equal(t, slices.DeleteFunc(slices.Clone(realRows), func(n string) bool { return slices.Contains(notYetCSVRows, n) }), gotRows, "%s row order", SummaryCSV)
+
 		// server_metrics_export.csv: aiperf's commented header and one
 		// table per metric type, its statistics as columns.
 		csvHead := func(path string) (comments []string, tables map[string]string) {
@@ -228,4 +266,28 @@ func TestOSLMismatch(t *testing.T) {
 		diff := 100 * (tc.osl - tc.requested) / tc.requested
 		assert.Equal(t, tc.want, oslMismatched(tc.osl, diff), "requested %g, got %g", tc.requested, tc.osl)
 	}
+}
+
+// TestSummaryCSVMatchesAiperf: aiperf 0.12.0's own summary blocks render
+// to its own profile_export_aiperf.csv, byte for byte.
+func TestSummaryCSVMatchesAiperf(t *testing.T) {
+	ref := filepath.Join(realAiperf, "c4")
+	sum := readJSON(t, filepath.Join(ref, aiperf.SummaryFile))
+	var blocks object
+	for _, k := range keys(sum) {
+		b, ok := sum[k].(jsonObj)
+		if !ok || k == "warmup_metrics" {
+			continue
+		}
+		var block object
+		for _, sk := range keys(b) {
+			block = append(block, field{sk, b[sk]})
+		}
+		blocks = append(blocks, field{k, block})
+	}
+	got, err := summaryCSV(blocks)
+	require.NoError(t, err)
+	want, err := os.ReadFile(filepath.Join(ref, SummaryCSV))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
 }

@@ -192,6 +192,8 @@ func statNumber(v any) (float64, bool) {
 		f = float64(v)
 	case int:
 		f = float64(v)
+	case float64: // a decoded JSON number
+		f = v
 	default:
 		return 0, false
 	}

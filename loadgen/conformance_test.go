@@ -291,3 +291,13 @@ func TestSummaryCSVMatchesAiperf(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(want), string(got))
 }
+
+// TestServerMetricUnitsMatchAiperf: every metric of the reference
+// export gets the unit aiperf 0.12.0 gave it (none where it gave none).
+func TestServerMetricUnitsMatchAiperf(t *testing.T) {
+	units := readJSON(t, filepath.Join(realAiperf, "c4", "server_metrics_units.json"))
+	require.Len(t, units, 45)
+	for _, name := range keys(units) {
+		assert.Equal(t, units[name].(jsonObj)["unit"], inferUnit(name), name)
+	}
+}

@@ -668,6 +668,9 @@ func inferUnit(name string) string {
 		{"_tokens", "tokens"}, {"_requests", "requests"}, {"request_success", "requests"},
 		{"_errors", "errors"}, {"_blocks", "blocks"}, {"_ratio", "ratio"}, {"_percent", "percent"},
 		{"_perc", "percent"}, {"_count", "count"},
+		// aiperf 0.12.0 also reads SGLang's gauges so: num_running_reqs,
+		// gen_throughput.
+		{"_reqs", "requests"}, {"_throughput", "tokens/s"},
 	}
 	for _, s := range suffixes {
 		if strings.HasSuffix(name, s.suf) {

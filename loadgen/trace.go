@@ -150,32 +150,46 @@ func loadTraceFile(path string) ([]Trace, error) {
 // ParseTraces reads JSONL traces (one JSON object per line, blank lines
 // ignored) from r; name is used in error positions.
 func ParseTraces(name string, r io.Reader) ([]Trace, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
 	var out []Trace
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := eachJSONLine(r, func(line int, b []byte) error {
 		var t Trace
 		if err := decodeTrace(b, &t); err != nil {
-			return nil, &TraceError{File: name, Line: line, Msg: err.Error()}
+			return &TraceError{File: name, Line: line, Msg: err.Error()}
 		}
 		if err := t.validate(); err != nil {
-			return nil, &TraceError{File: name, Line: line, Msg: err.Error()}
+			return &TraceError{File: name, Line: line, Msg: err.Error()}
 		}
 		out = append(out, t)
+		return nil
+	})
+	if _, ok := errors.AsType[*TraceError](err); ok {
+		return nil, err
 	}
-	if err := sc.Err(); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(out) == 0 {
 		return nil, &TraceError{File: name, Msg: "no traces"}
 	}
 	return out, nil
+}
+
+// eachJSONLine calls fn with each non-blank line of r (trimmed) and its
+// 1-based number, and stops at fn's first error; a trace line may be
+// up to 256 MB.
+func eachJSONLine(r io.Reader, fn func(line int, b []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if b := bytes.TrimSpace(sc.Bytes()); len(b) > 0 {
+			if err := fn(line, b); err != nil {
+				return err
+			}
+		}
+	}
+	return sc.Err()
 }
 
 // decodeTrace decodes one trace. Unknown fields are tolerated (newer

@@ -1,8 +1,6 @@
 package loadgen
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,21 +43,14 @@ const AiperfWekaVersion = "0.12.0"
 // aiperf 0.12.0's WekaTrace model and returns every violation, each a
 // *TraceError naming the line and the field path.
 func CheckAiperfWeka(name string, r io.Reader) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
 	var errs []error
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := eachJSONLine(r, func(line int, b []byte) error {
 		for _, msg := range checkWekaTrace(b) {
 			errs = append(errs, &TraceError{File: name, Line: line, Msg: msg + " (aiperf " + AiperfWekaVersion + " WekaTrace)"})
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", name, err))
 	}
 	return errors.Join(errs...)

@@ -58,6 +58,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseText$$' -fuzztime $(or $(FUZZTIME),60000x) ./metrics
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRecords$$' -fuzztime $(or $(FUZZTIME),120000x) ./metrics/aiperf
 	$(GO) test -run '^$$' -fuzz '^FuzzSkim$$' -fuzztime $(or $(FUZZTIME),60000x) ./metrics/aiperf
+	$(GO) test -run '^$$' -fuzz '^FuzzReplaceNonFinite$$' -fuzztime $(or $(FUZZTIME),100000x) ./metrics/result
 
 slurm-up:
 	bash $(SLURM_CLUSTER) up

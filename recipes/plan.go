@@ -330,12 +330,14 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 	return &planConfig{PlanOptions: o, aiperf: a}, nil
 }
 
-// describe is the short point description used in problems.
+// describe is the short point description used in problems: the arm's
+// label as knees and sweeps print it, then the concurrency ("tp8 ep8 dpa
+// kv:dram c32").
 func describe(r *matrix.Row) string {
 	if r.Kind.MultiNode() {
 		return fmt.Sprintf("%s (multi-node) conc%v", r.ExpName, r.Concs)
 	}
-	return fmt.Sprintf("tp%d ep%d dpa%t conc%d kv%s", r.TP, r.EP, r.DPAttn, r.Conc, kvName(r))
+	return result.RowIdentity(r).PointLabel(r.Conc)
 }
 
 func kvName(r *matrix.Row) string {
@@ -389,8 +391,7 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 		Fast:      o.Fast && !c.EvalOnly,
 		ResultFilename: result.ResultFilename(result.FilenameParts{
 			ExpName: row.ExpName, Precision: row.Precision, Framework: row.Framework,
-			TP: row.TP, PP: row.PP, DCP: row.DCPSize, PCP: row.PCPSize, EP: row.EP, DPAttention: row.DPAttn,
-			Disagg: row.Disagg, SpecDecoding: row.SpecDecoding, Conc: row.Conc, RunnerName: runner,
+			Parallelism: row.Parallelism, Disagg: row.Disagg, SpecDecoding: row.SpecDecoding, Conc: row.Conc, RunnerName: runner,
 			RecipeFingerprint: row.RecipeFingerprint,
 		}),
 	}
@@ -536,8 +537,10 @@ func metricsURL(port int) string { return "http://localhost:" + strconv.Itoa(por
 
 // ctx derives the recipe context of a row.
 func (o *planConfig) ctx(row *matrix.Row, rc *Recipe) (*Ctx, error) {
+	par := row.Parallelism
+	par.EP = max(par.EP, 1)
 	c := &Ctx{
-		Row: row, TP: row.TP, EP: max(row.EP, 1), Conc: row.Conc, DPAttn: row.DPAttn,
+		Row: row, Parallelism: par, Conc: row.Conc,
 		EvalOnly: o.Eval || row.EvalOnly != nil && *row.EvalOnly,
 		Port:     o.Port, EnginePort: o.Port, Model: row.Model, ModelPath: o.ModelPath,
 		ResultDir: o.ResultDir,

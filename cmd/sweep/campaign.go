@@ -19,6 +19,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/internal/plural"
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
@@ -161,9 +162,7 @@ func (o *campaignOptions) filter(rows matrix.Matrix) matrix.Matrix {
 		case o.DPAttn != "" && strconv.FormatBool(r.DPAttn) != o.DPAttn:
 		case len(o.ConcList) > 0 && !slices.Contains(o.ConcList, r.Conc):
 		default:
-			if r.RecipeFingerprint == "" {
-				r.RecipeFingerprint = matrix.Fingerprint(r)
-			}
+			r.StampFingerprint()
 			out = append(out, r)
 		}
 	}
@@ -233,7 +232,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 		for _, p := range a.Points {
 			pp := po
 			pp.Port = port
-			pp.ResultDir = filepath.Join(dir, p.ID)
+			pp.ResultDir = result.PointDir(dir, p.ID)
 			got, err := recipes.Plan(matrix.Matrix{&p.Plan.Row}, pp)
 			if err != nil {
 				return nil, planError(err)

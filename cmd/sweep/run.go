@@ -18,6 +18,7 @@ import (
 	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/internal/inputfile"
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/run"
 )
@@ -216,8 +217,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 			engine = fmt.Sprintf("simulated %s on %s, virtual clock", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"])
 		}
 	}
-	fmt.Fprintf(o.IO.ErrOut, "point %s tp%d ep%d dpa=%t conc%d (recipe %s)\n  %s; client: %s\n  output: %s\n",
-		row.ConfigKey, row.TP, row.EP, row.DPAttn, row.Conc, p.Recipe, engine, client, out)
+	fmt.Fprintf(o.IO.ErrOut, "point %s %s (recipe %s)\n  %s; client: %s\n  output: %s\n",
+		row.ConfigKey, result.RowIdentity(&row).PointLabel(row.Conc), p.Recipe, engine, client, out)
 
 	po := o.Point
 	po.OutDir = out
@@ -274,11 +275,7 @@ func (o *runOptions) selectRow(g *matrix.Generator) (*matrix.Row, error) {
 			continue
 		}
 		if r.TP == o.TP && r.EP == o.EP && r.DPAttn == o.DPAttn && r.Conc == o.Conc {
-			if r.RecipeFingerprint == "" {
-				// As InferenceX's changelog sweep stamps its rows, so the
-				// result file name and recipe_fingerprint match its CI's.
-				r.RecipeFingerprint = matrix.Fingerprint(r)
-			}
+			r.StampFingerprint()
 			return r, nil
 		}
 		have = append(have, fmt.Sprintf("--tp %d --ep %d%s --conc %d", r.TP, r.EP, map[bool]string{true: " --dp-attn"}[r.DPAttn], r.Conc))

@@ -118,7 +118,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		if r.spec.Official && res.Submission != nil && !res.Submission.Valid {
 			res.SetValidity(append(res.InvalidReasons, fmt.Sprintf("not a valid %s submission (%s): an official point must be one", res.Submission.Scenario, strings.Join(res.Submission.InvalidReasons, ", "))))
 		}
-		path := filepath.Join(r.o.OutDir, r.spec.Name+".json")
+		path := result.Path(r.o.OutDir, r.spec.Name)
 		if err := result.WriteResult(path, res); err != nil {
 			return err
 		}

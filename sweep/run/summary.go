@@ -1,10 +1,10 @@
 package run
 
 import (
-	"encoding/json"
 	"strings"
 
-	"sweep/internal/inputfile"
+	"sweep/internal/pyjson"
+	"sweep/metrics/result"
 )
 
 // Summary is the headline of an aggregate result, for a person reading a
@@ -25,53 +25,38 @@ type Summary struct {
 	Submission string
 }
 
-// Summarize reads the headline numbers from an aggregate result file.
+// Summarize reads the headline numbers from an aggregate result file
+// (result.ReadFile).
 func Summarize(path string) (Summary, error) {
-	b, err := inputfile.Read(path, inputfile.Result)
+	f, err := result.ReadFile(path)
 	if err != nil {
 		return Summary{}, err
 	}
-	var r struct {
-		NumRequestsTotal      int      `json:"num_requests_total"`
-		NumRequestsSuccessful int      `json:"num_requests_successful"`
-		Valid                 bool     `json:"valid"`
-		InvalidReasons        []string `json:"invalid_reasons"`
-		Client                *struct {
-			Name string `json:"name"`
-		} `json:"client"`
-		Submission *struct {
-			Scenario       string   `json:"scenario"`
-			Valid          bool     `json:"valid"`
-			InvalidReasons []string `json:"invalid_reasons"`
-		} `json:"submission"`
-		RequestMetrics struct {
-			Latency    map[string]map[string]float64 `json:"latency"`
-			Throughput struct {
-				PerGPU struct {
-					Total  float64 `json:"total_tput_tps"`
-					Output float64 `json:"output_tput_tps"`
-				} `json:"per_gpu"`
-			} `json:"throughput"`
-		} `json:"request_metrics"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return Summary{}, err
-	}
-	lat := r.RequestMetrics.Latency
+	rm := &f.RequestMetrics
 	s := Summary{
-		Total: r.NumRequestsTotal, Successful: r.NumRequestsSuccessful,
-		TotalPerGPU: r.RequestMetrics.Throughput.PerGPU.Total, OutputPerGPU: r.RequestMetrics.Throughput.PerGPU.Output,
-		TTFTP50: lat["ttft"]["p50"], TTFTP90: lat["ttft"]["p90"], IntvtyP50: lat["intvty"]["p50"],
-		Valid: r.Valid, InvalidReasons: r.InvalidReasons,
+		Total: f.NumRequestsTotal, Successful: f.NumRequestsSuccessful,
+		TTFTP50: zeroIfNil(rm.Latency.TTFT.P50), TTFTP90: zeroIfNil(rm.Latency.TTFT.P90),
+		IntvtyP50: zeroIfNil(rm.Latency.Intvty.P50),
+		Valid:     f.Valid, InvalidReasons: f.InvalidReasons,
 	}
-	if r.Client != nil {
-		s.Client = r.Client.Name
+	if pg := rm.Throughput.PerGPU; pg != nil {
+		s.TotalPerGPU, s.OutputPerGPU = zeroIfNil(pg.TotalTputTPS), zeroIfNil(pg.OutputTputTPS)
 	}
-	if sub := r.Submission; sub != nil {
+	if f.Client != nil {
+		s.Client = f.Client.Name
+	}
+	if sub := f.Submission; sub != nil {
 		s.Submission = "valid " + sub.Scenario + " submission"
 		if !sub.Valid {
 			s.Submission = "not a valid " + sub.Scenario + " submission: " + strings.Join(sub.InvalidReasons, ", ")
 		}
 	}
 	return s, nil
+}
+
+func zeroIfNil(v *pyjson.Rounded) float64 {
+	if v == nil {
+		return 0
+	}
+	return float64(*v)
 }

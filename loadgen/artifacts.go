@@ -113,7 +113,18 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 // writeServerMetrics writes server_metrics_export.json and its CSV table
 // and returns the names written.
 func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]string, error) {
-	sm, ok := scr.export(r.artifactID(), profStart, profEnd, r.o.SliceDuration)
+	eo := exportOptions{inputConfig: r.inputConfig()}
+	r.mu.Lock()
+	for _, rec := range r.records {
+		if rec.phase() == aiperf.PhaseWarmup {
+			if start := rec.startNs(); eo.warmup[0] == 0 || start < eo.warmup[0] {
+				eo.warmup[0] = start
+			}
+			eo.warmup[1] = max(eo.warmup[1], rec.endNs())
+		}
+	}
+	r.mu.Unlock()
+	sm, ok := scr.export(r.artifactID(), profStart, profEnd, r.o.SliceDuration, eo)
 	if !ok {
 		r.logf("warning: no server metrics endpoint answered (%s); %s not written", strings.Join(scr.endpoints, ", "), aiperf.ServerMetricsFile)
 		return nil, nil

@@ -205,6 +205,16 @@ func TestConformsToAiperf012(t *testing.T) {
 		assert.Equal(t, sorted(notYetCSVRows), minus(realRows, gotRows), "%s rows not written yet", SummaryCSV)
 		assert.Equal(t, slices.DeleteFunc(slices.Clone(realRows), func(n string) bool { return slices.Contains(notYetCSVRows, n) }), gotRows, "%s row order", SummaryCSV)
 
+		// server_metrics_export.json: the reference's top-level keys (the
+		// file is not copied: see testdata/README.md), both phases' time
+		// ranges and metrics, the run's input_config.
+		sm := readJSON(t, filepath.Join(dir, aiperf.ServerMetricsFile))
+		assert.Equal(t, []string{"aiperf_version", "benchmark_id", "input_config", "metrics", "metrics_phase", "schema_version", "summary", "warmup_metrics"}, keys(sm))
+		assert.Equal(t, []string{aiperf.PhaseProfiling, aiperf.PhaseWarmup}, keys(sm["summary"].(jsonObj)["phase_time_ranges"]))
+		assert.Equal(t, keys(sm["metrics"]), keys(sm["warmup_metrics"]))
+		sm["input_config"].(jsonObj)["artifacts"].(jsonObj)["dir"] = "<POINT_DIR>/aiperf_artifacts"
+		assert.Equal(t, sum["input_config"], sm["input_config"])
+
 		// server_metrics_export.csv: aiperf's commented header and one
 		// table per metric type, its statistics as columns.
 		csvHead := func(path string) (comments []string, tables map[string]string) {

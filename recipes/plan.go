@@ -77,6 +77,9 @@ type Point struct {
 	ProbeDuration int
 	// Escapes lists flags or commands not checked against a schema.
 	Escapes []schema.Escape
+	// Launch are the host commands that run the point on its runner, in
+	// order (filled by the launch package; empty when not asked for).
+	Launch []HostCommand
 }
 
 type pointJSON struct {
@@ -101,6 +104,7 @@ type pointJSON struct {
 	Fast                 bool            `json:"fast"`
 	ProbeDuration        int             `json:"probe_duration,omitempty"`
 	Escapes              []schema.Escape `json:"escapes,omitempty"`
+	Launch               []HostCommand   `json:"launch,omitempty"`
 }
 
 // MarshalJSON writes the point as `sweep plan --format json` prints it:
@@ -113,7 +117,7 @@ func (p Point) MarshalJSON() ([]byte, error) {
 		Router: p.Router, Client: p.Client, Eval: p.Eval, Sidecars: p.Sidecars,
 		MetricsURLs: p.MetricsURLs, RequiredMetricPrefix: p.RequiredMetricPrefix, GoldenAL: p.GoldenAL,
 		HealthURL: p.HealthURL, RouterHealthURL: p.RouterHealthURL, Port: p.Port, EnginePort: p.EnginePort,
-		ResultDir: p.ResultDir, ResultFilename: p.ResultFilename, Fast: p.Fast, ProbeDuration: p.ProbeDuration, Escapes: p.Escapes,
+		ResultDir: p.ResultDir, ResultFilename: p.ResultFilename, Fast: p.Fast, ProbeDuration: p.ProbeDuration, Escapes: p.Escapes, Launch: p.Launch,
 	})
 }
 
@@ -138,7 +142,7 @@ func (p *Point) UnmarshalJSON(data []byte) error {
 		Router: pj.Router, Client: pj.Client, Eval: pj.Eval, Sidecars: pj.Sidecars,
 		MetricsURLs: pj.MetricsURLs, RequiredMetricPrefix: pj.RequiredMetricPrefix, GoldenAL: pj.GoldenAL,
 		HealthURL: pj.HealthURL, RouterHealthURL: pj.RouterHealthURL, Port: pj.Port, EnginePort: pj.EnginePort,
-		ResultDir: pj.ResultDir, ResultFilename: pj.ResultFilename, Fast: pj.Fast, ProbeDuration: pj.ProbeDuration, Escapes: pj.Escapes,
+		ResultDir: pj.ResultDir, ResultFilename: pj.ResultFilename, Fast: pj.Fast, ProbeDuration: pj.ProbeDuration, Escapes: pj.Escapes, Launch: pj.Launch,
 	}
 	p.Row.ConfigKey = pj.ConfigKey
 	return nil

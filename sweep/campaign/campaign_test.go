@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -321,6 +322,25 @@ func TestFailedPointIsRetried(t *testing.T) {
 	_, err = s.run(t.Context())
 	require.ErrorIs(t, err, campaign.ErrPointsFailed)
 	assert.Equal(t, 2, s.b.loadsOf(s.sched.Points[0].ID), "no retry left on resume")
+}
+
+// TestHugeRetriesStillRetries: a retry count near the int limit retries
+// a failed point (Retries+1 once overflowed and ended the sweep after its
+// first round), and a count above MaxRetries is refused.
+func TestHugeRetriesStillRetries(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	s.o.Retries = campaign.MaxRetries
+	s.b.faults[s.sched.Points[0].ID] = "fail"
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 2, sum.OK)
+	assert.Equal(t, 2, sum.Points[0].Attempts)
+
+	s = newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	s.o.Retries = math.MaxInt
+	_, err = s.run(t.Context())
+	require.ErrorContains(t, err, "retries")
+	assert.Equal(t, 0, s.b.loadsOf(s.sched.Points[0].ID))
 }
 
 func TestServerThatNeverStartsFailsItsPoint(t *testing.T) {

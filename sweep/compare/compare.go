@@ -79,8 +79,9 @@ type ArmReport struct {
 	ReplicatesNeeded int            `json:"replicates_needed,omitempty"`
 	Points           []PointReport  `json:"points"`
 	Frontier         FrontierReport `json:"frontier"`
-	// Differs names what differs between the sides (image, recipe
-	// fingerprint), "" when nothing does.
+	// Differs names what differs between the sides: the image, the
+	// recipe fingerprint, and the engine flags recorded beside the results
+	// (ports and addresses aside); empty when nothing does.
 	Differs []string `json:"differs"`
 	// Excluded names the invalid results left out beside valid ones.
 	Excluded []Excluded `json:"excluded,omitempty"`
@@ -280,8 +281,17 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 	if nRep > 0 {
 		ar.reps = sumRep / nRep
 	}
+	ar.Differs = append(ar.Differs, flagDiffs(bs, hs, pointConcs(ar.Points))...)
 	ar.Frontier = frontier(bs, hs, m)
 	return ar, repSS, repDF
+}
+
+func pointConcs(ps []PointReport) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = p.Conc
+	}
+	return out
 }
 
 func mixed(a *knee.Arm) bool {

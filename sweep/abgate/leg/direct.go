@@ -51,13 +51,9 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 			return Arm{}, armError(a, ".parsers", "vLLM's gRPC worker takes no parser flags (the router owns the chat template and parsing): put them under router.parsers")
 		}
 	}
-	public, err := port()
+	public, enginePort, err := armPorts(a, port)
 	if err != nil {
 		return Arm{}, err
-	}
-	enginePort := public
-	if a.Router != nil {
-		enginePort = public + 1
 	}
 	ep := strconv.Itoa(enginePort)
 	var argv []string

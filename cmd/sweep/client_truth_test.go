@@ -60,6 +60,17 @@ func TestRealAiperfNeverRunsOnACompressedClock(t *testing.T) {
 	assert.False(t, res.Submission.Valid, "a 120 s point runs with --unsafe-override")
 	assert.Contains(t, res.Submission.InvalidReasons, "unsafe_override")
 
+	// sweep result aggregate on the point's directory says the same.
+	again := filepath.Join(t.TempDir(), "again.json")
+	code, _, stderr = runCLI(t, "result", "aggregate", out, "--out", again)
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(again)
+	require.NoError(t, err)
+	var agg result.Result
+	require.NoError(t, json.Unmarshal(b, &agg))
+	assert.Equal(t, res.Client, agg.Client)
+	assert.Equal(t, res.Submission, agg.Submission)
+
 	for _, clock := range [][]string{nil, {"--sim-clock", "wall"}, {"--sim-clock", "wall", "--time-scale", "2"}} {
 		code, _, stderr = runCLI(t, simRunArgs(t.TempDir(), append([]string{"--aiperf", fake}, clock...)...)...)
 		assert.Equal(t, exitUsage, code, "%v: %s", clock, stderr)

@@ -598,3 +598,21 @@ func TestPointJSONRefusesPaths(t *testing.T) {
 	var p Point
 	require.NoError(t, json.Unmarshal(data, &p), "a planned point reads back")
 }
+
+// TestSpeculativeConfigFloatText: the golden AL inside vLLM's
+// --speculative-config is written as Python writes a float, so an AL of
+// exactly 3 is "3.0" as in InferenceX's argv (the B300 Kimi-K3 point at
+// conc 16, 3 speculative tokens), not "3".
+func TestSpeculativeConfigFloatText(t *testing.T) {
+	rs := slices.DeleteFunc(keyRows(t, "kimik3-fp4-b300-vllm-agentic-dspark"), func(r *matrix.Row) bool {
+		return r.Conc != 16 || r.EvalOnly != nil && *r.EvalOnly
+	})
+	require.NotEmpty(t, rs)
+	pts, err := Plan(rs[:1], PlanOptions{})
+	require.NoError(t, err)
+	argv := pts[0].Engine.Argv
+	i := slices.Index(argv, "--speculative-config")
+	require.GreaterOrEqual(t, i, 0)
+	assert.Contains(t, argv[i+1], `"num_speculative_tokens":3,`)
+	assert.Contains(t, argv[i+1], `"synthetic_acceptance_length":3.0}`)
+}

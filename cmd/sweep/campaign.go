@@ -203,6 +203,12 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--exact-servers", Value: strconv.FormatBool(o.ExactServers)},
 		campaign.Setting{Name: "--aiperf-version", Value: o.Plan.AiperfVersion},
 		campaign.Setting{Name: "--adaptive", Value: strconv.FormatBool(o.Adaptive)},
+		// What is loaded and which client measures it; "" when not given,
+		// as directories from before these were recorded have them.
+		campaign.Setting{Name: "--model-path", Value: o.Plan.ModelPath},
+		campaign.Setting{Name: "--aiperf", Value: o.Aiperf},
+		campaign.Setting{Name: "--builtin-client", Value: map[bool]string{true: "true"}[o.Builtin]},
+		campaign.Setting{Name: "--config-files", Value: strings.Join(o.Inputs.ConfigFiles, " ")},
 	)
 	if o.Simulate {
 		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
 
 	"sweep/configs"
+	"sweep/internal/filename"
 	"sweep/internal/inputfile"
 	"sweep/internal/pyjson"
 )
@@ -384,14 +384,4 @@ func ResultFilename(p FilenameParts) string {
 }
 
 // CheckResultFilename rejects names that cannot be a single file name.
-func CheckResultFilename(name string) error {
-	switch {
-	case name == "":
-		return errors.New("RESULT_FILENAME is empty")
-	case strings.ContainsAny(name, `/\`) || name == "." || name == "..":
-		return fmt.Errorf("RESULT_FILENAME %q must be a file name, not a path", name)
-	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		return fmt.Errorf("RESULT_FILENAME %q contains control characters", name)
-	}
-	return nil
-}
+func CheckResultFilename(name string) error { return filename.Check("RESULT_FILENAME", name) }

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sweep/configs/matrix"
+	"sweep/internal/filename"
 	"sweep/metrics/result"
 	"sweep/recipes"
 )
@@ -132,6 +134,10 @@ func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error)
 	seen := map[string]bool{}
 	for i := range points {
 		pp := points[i]
+		// The point's directory in the sweep directory.
+		if err := filename.Check("point "+strconv.Itoa(i+1)+"'s result file name", pp.ResultFilename); err != nil {
+			return nil, err
+		}
 		if seen[pp.ResultFilename] {
 			return nil, fmt.Errorf("two points named %s: the selection lists a point twice", pp.ResultFilename)
 		}

@@ -85,7 +85,7 @@ func ClaimOutDir(dir, name string, force bool) (release func(), leftovers []int,
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		holder := "another process"
-		if b, rerr := os.ReadFile(f.Name()); rerr == nil {
+		if b, rerr := inputfile.Read(f.Name(), inputfile.Text); rerr == nil {
 			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
 				holder = fmt.Sprintf("process %d", pid)
 			}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"sweep/internal/inputfile"
 	"sweep/internal/proc"
 	"sweep/metrics/result"
 	"sweep/recipes"
@@ -260,7 +261,7 @@ func resolveSnapshot(argv []string, simulate bool) error {
 		}
 		rev := simulatedSnapshot
 		if !simulate {
-			data, err := os.ReadFile(filepath.Join(dir, "refs", "main"))
+			data, err := inputfile.Read(filepath.Join(dir, "refs", "main"), inputfile.Text)
 			if err != nil {
 				return fmt.Errorf("engine model %s: no cached snapshot (%w); download it first (hf download)", dir, err)
 			}

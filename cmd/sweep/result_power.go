@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"sweep/metrics/power"
+)
+
+type resultPowerOptions struct {
+	IO           *IOStreams
+	ResultDir    string
+	AggResult    string
+	ExpectedGPUs *int
+	RequirePower bool
+}
+
+func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOptions) error) *Command {
+	if runF == nil {
+		runF = resultPowerRun
+	}
+	return &Command{
+		Name:  "power",
+		Short: "Add GPU power and energy per token to an aggregate result (InferenceX's power_adapter)",
+		Long: `sweep result power --result-dir D --agg-result AGG [--expected-num-gpus N] [--require-power]
+
+InferenceX's utils.agentic.aggregation.power_adapter, with its arguments: builds the
+benchmark window from D/aiperf_artifacts (aiperf's start_time/end_time, naive times
+read with the offset in D/agentic_power_timezone_offset.txt; the successful profiled
+requests' token counts), writes it to D/agentic_power_window.json, integrates each
+GPU's power in D/gpu_metrics.csv over it (trapezoids, linear interpolation at the
+edges, at most 3 s between samples), cross-checks AMD's energy counters
+(D/gpu_metrics_energy_start.csv, _end.csv), patches AGG in place (atomically):
+power_metric_schema_version 2, power_valid 1/0 and, when valid, avg_power_w,
+avg_total_gpu_power_w, total_gpu_energy_j and joules_per_{successful_query,
+input_token,output_token,total_token}; and writes D/power_validation.json with the
+reason codes. N is InferenceX's TP*PP*PCP; the telemetry must hold exactly N GPUs.
+
+nvidia-smi's timestamps carry no zone: they are read in this process's zone (TZ),
+as InferenceX reads them in its own.
+
+Exit status: 0, also for invalid telemetry (best effort, as InferenceX); with
+--require-power (or REQUIRE_POWER=1/true/yes) 1 when the measurement is invalid;
+2 for bad arguments.`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &resultPowerOptions{IO: ios}
+			fs := pflag.NewFlagSet("power", pflag.ContinueOnError)
+			var expected int
+			fs.StringVar(&o.ResultDir, "result-dir", "", "the point's result directory (aiperf_artifacts/, gpu_metrics.csv)")
+			fs.StringVar(&o.AggResult, "agg-result", "", "the aggregate result JSON to patch in place")
+			fs.IntVar(&expected, "expected-num-gpus", 0, "GPUs the telemetry must hold (TP*PP*PCP); not checked when not given")
+			fs.BoolVar(&o.RequirePower, "require-power", requirePowerEnv(os.Getenv("REQUIRE_POWER")), "exit 1 when the telemetry is invalid (default from REQUIRE_POWER)")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) != 0 {
+					return flagErrorf("result power: unexpected arguments %q", args)
+				}
+				if o.ResultDir == "" || o.AggResult == "" {
+					return flagErrorf("result power: --result-dir and --agg-result are required")
+				}
+				if fs.Changed("expected-num-gpus") {
+					o.ExpectedGPUs = &expected
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// requirePowerEnv reads REQUIRE_POWER as InferenceX does.
+func requirePowerEnv(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes":
+		return true
+	}
+	return false
+}
+
+func resultPowerRun(_ context.Context, o *resultPowerOptions) error {
+	out := power.Adapt(power.Options{
+		ResultDir:     o.ResultDir,
+		Aggregate:     power.FilePatcher(o.AggResult),
+		AggregateName: o.AggResult,
+		ExpectedGPUs:  o.ExpectedGPUs,
+		RequirePower:  o.RequirePower,
+		Stdout:        o.IO.Out,
+		Stderr:        o.IO.ErrOut,
+	})
+	if out.ExitCode != 0 {
+		return &exitCodeError{Code: out.ExitCode, Err: errors.New("power telemetry invalid (--require-power): " + strings.Join(out.Reasons, ", "))}
+	}
+	return nil
+}

@@ -105,7 +105,8 @@ func (c *vclock) post(ctx context.Context, path string, q url.Values) ([]byte, e
 
 // joinFirst registers the first participant at the engine's current time.
 func (c *vclock) joinFirst(ctx context.Context, id string, wall time.Time) (*vpart, error) {
-	b, err := c.post(ctx, "/sim/join", url.Values{"ids": {id}, "reset": {"1"}})
+	// wall lets the engine stamp its GPU telemetry on the artifacts' clock.
+	b, err := c.post(ctx, "/sim/join", url.Values{"ids": {id}, "reset": {"1"}, "wall": {strconv.FormatInt(wall.UnixNano(), 10)}})
 	if err != nil {
 		return nil, fmt.Errorf("%w (is the engine a sweep sim-engine on the virtual clock?)", err)
 	}

@@ -54,6 +54,13 @@ type vclock struct {
 	owners   map[*simRequest]*vpart
 	deadline []*simRequest // requests with a deadline, still open
 
+	// anchor maps simulated time to the load generator's artifact
+	// timestamps (Unix seconds at simulated time 0), from its first join's
+	// wall=; joinedAt is that join's simulated time.
+	anchor, joinedAt float64
+	anchorSet        bool
+	anchorGen        int // counts the joins that set the anchor
+
 	// metric sampling on the virtual timeline
 	recording bool
 	interval  float64
@@ -611,6 +618,7 @@ func (s *Server) simHandlers(mux *http.ServeMux) {
 	mux.HandleFunc("POST /sim/sample", s.simSample)
 	mux.HandleFunc("GET /sim/log", s.simLog)
 	mux.HandleFunc("GET /sim/state", s.simState)
+	mux.HandleFunc("GET /sim/power", s.simPower)
 }
 
 // simState describes the clock for diagnosis: its time, every
@@ -687,6 +695,10 @@ func (s *Server) simJoin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else if r.URL.Query().Get("reset") == "1" {
+		if wall, err := strconv.ParseInt(r.URL.Query().Get("wall"), 10, 64); err == nil {
+			vc.anchor, vc.joinedAt, vc.anchorSet = float64(wall)/1e9-at, at, true
+			vc.anchorGen++
+		}
 		vc.parts.reset()
 		clear(vc.owners)
 		vc.recording = false

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"sweep/internal/proc"
+	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/recipes"
 )
@@ -58,6 +59,7 @@ const (
 	envSimGPU           = "SWEEP_SIM_GPU"
 	envLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE"
 	envSimClock         = "SWEEP_SIM_CLOCK"
+	envSimSMIURL        = "SWEEP_SIM_SMI_URL" // the simulated GPU tools' engine (simengine.EnvSMIURL)
 	envLoadgenClock     = "SWEEP_LOADGEN_CLOCK"
 )
 
@@ -98,6 +100,10 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 		},
 	}
 	spec.Engine = s.proc("engine", p.Engine)
+	if lane := power.LaneFromEnv(s.Environ, spec.Facts.Multinode); lane.Enabled && p.Client != nil {
+		f := spec.Facts
+		spec.Power = &PowerSpec{ExpectedGPUs: power.ExpectedGPUs(f.TP, f.PP, f.PCP), Require: lane.Require}
+	}
 	virtual := s.Virtual() && p.Client != nil
 	if s.Simulate {
 		head := append([]string{s.Executable, "sim-engine"}, uncheckedArgs(p)...)
@@ -115,6 +121,9 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 		}
 		if s.SimFault != "" {
 			spec.Engine.Env[envSimFault] = s.SimFault
+		}
+		if spec.Power != nil {
+			simulatedGPUs(&spec, s.Executable, gpu, p.HealthURL, virtual)
 		}
 	}
 	if slices.Contains(p.Engine.Placeholders, recipes.HFSnapshotPlaceholder) {

@@ -95,6 +95,25 @@ type LoadSpec struct {
 	// Probe marks the point an adaptive search's short bracketing probe;
 	// the result says so.
 	Probe bool
+	// Power, when set, runs InferenceX's power lane: the GPU monitor
+	// around the client and power_adapter on the result.
+	Power *PowerSpec
+}
+
+// PowerSpec is a load's power lane.
+type PowerSpec struct {
+	// ExpectedGPUs is what the telemetry must hold: TP*PP*PCP.
+	ExpectedGPUs int
+	// Require makes invalid telemetry fail the point (REQUIRE_POWER).
+	Require bool
+	// Vendor is the monitor's vendor ("" detects it, as the recipe does).
+	Vendor string
+	// Env is added to the monitor commands' environment.
+	Env map[string]string
+	// SimulatedTool, when set, is the sweep executable that plays the
+	// vendor's SMI tool (simengine.SMI): the runner links it under the
+	// tool's name in OutDir/sim-gpus, first on the monitor's PATH.
+	SimulatedTool string
 }
 
 // Sidecar is a helper server the engine needs before it starts.
@@ -142,6 +161,10 @@ type Options struct {
 	// ClientEcho is the interval between echoed client lines (default
 	// 30 s); the client's full output is in benchmark.log.
 	ClientEcho time.Duration
+	// MonitorExec is the hook that makes the GPU monitor's commands run
+	// where the engine runs (e.g. inside its container); nil runs them
+	// here.
+	MonitorExec func(argv []string) []string
 }
 
 func (o Options) withDefaults() Options {
@@ -192,6 +215,7 @@ const (
 	StageAcceptance = "acceptance-length"
 	StageAggregate  = "aggregate"
 	StageValidate   = "validate"
+	StagePower      = "power"
 	StageStop       = "stop"
 	// StageInternal is a panic inside the runner (a bug in sweep): it is
 	// recorded as a failed stage after every process was stopped, with the

@@ -1,0 +1,134 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"sweep/internal/proc"
+	"sweep/metrics/power"
+	"sweep/metrics/result"
+	"sweep/sweep/gpumon"
+)
+
+// startMonitor starts the GPU monitor of a load with a power lane, its
+// tag recorded first so a later run in the directory stops it if sweep is
+// killed; nil when the lane is off or the monitor could not start (the
+// power lane then reports the missing telemetry).
+func (r *runner) startMonitor(ctx context.Context) *gpumon.Monitor {
+	ps := r.spec.Power
+	if ps == nil {
+		return nil
+	}
+	tag := proc.NewTag("gpu-monitor")
+	if err := recordTag(r.o.OutDir, tag); err != nil {
+		r.progress("gpu monitor: not started: " + err.Error())
+		return nil
+	}
+	o := gpumon.Options{Dir: r.o.OutDir, Vendor: ps.Vendor, Exec: r.o.MonitorExec, Env: maps.Clone(ps.Env), Tag: tag}
+	if ps.SimulatedTool != "" {
+		path, err := r.simulatedToolPath(ps)
+		if err != nil {
+			r.progress("gpu monitor: not started: " + err.Error())
+			return nil
+		}
+		if o.Env == nil {
+			o.Env = map[string]string{}
+		}
+		o.Env["PATH"] = path
+		// amd-smi's whole-second stamps are why the recipe waits before the
+		// stop; the simulated tool prints the seconds the clock passed when
+		// it is stopped.
+		o.Sleep = func(time.Duration) {}
+	}
+	m, err := gpumon.Start(ctx, o)
+	if err != nil {
+		r.progress(err.Error())
+		return nil
+	}
+	if m.Vendor() == "" {
+		r.progress("gpu monitor: no nvidia-smi or amd-smi found, skipping")
+	} else {
+		r.progress(fmt.Sprintf("gpu monitor: %s, pid %d -> %s", m.Vendor(), m.PID(), gpumon.TelemetryPath(r.o.OutDir)))
+	}
+	return m
+}
+
+func (r *runner) stopMonitor(m *gpumon.Monitor) {
+	if m == nil {
+		return
+	}
+	if err := m.Stop(); err != nil {
+		r.progress("gpu monitor: " + err.Error())
+	}
+}
+
+// adaptPower runs InferenceX's power_adapter on the result being built:
+// the sidecars go into OutDir, the power keys into res. It returns the
+// reason to add to the result's invalid reasons when the lane requires
+// valid telemetry and it is not ("" otherwise).
+func (r *runner) adaptPower(res *result.Result) (power.Outcome, string) {
+	ps := r.spec.Power
+	p := &power.FieldsPatcher{}
+	expected := ps.ExpectedGPUs
+	var log strings.Builder
+	out := power.Adapt(power.Options{
+		ResultDir: r.o.OutDir, Aggregate: p, AggregateName: r.spec.Name + ".json",
+		ExpectedGPUs: &expected, RequirePower: ps.Require, Stdout: &log, Stderr: &log,
+	})
+	res.Fields = p.Fields
+	if line := strings.TrimSpace(log.String()); line != "" {
+		r.progress(line)
+	}
+	if out.ExitCode != 0 {
+		return out, "power: " + strings.Join(out.Reasons, ", ") + " (REQUIRE_POWER)"
+	}
+	return out, ""
+}
+
+// simulatedGPUs points a simulated point's power lane at the simulated
+// engine's telemetry: the vendor's tool (amd-smi for the MI GPUs, else
+// nvidia-smi) is the sweep executable asking the engine at healthURL's
+// host. The simulated tools stamp samples on the virtual clock's timeline,
+// which only the virtual clock has: on the wall clock the lane is off.
+func simulatedGPUs(spec *Spec, exe, gpu, healthURL string, virtual bool) {
+	if !virtual {
+		spec.Power = nil
+		return
+	}
+	ps := spec.Power
+	ps.SimulatedTool = exe
+	ps.Vendor = gpumon.NVIDIA
+	if strings.HasPrefix(gpu, "mi") {
+		ps.Vendor = gpumon.AMD
+	}
+	base := healthURL
+	if u, err := url.Parse(healthURL); err == nil {
+		base = u.Scheme + "://" + u.Host
+	}
+	ps.Env = map[string]string{envSimSMIURL: base}
+}
+
+// simulatedToolPath links the simulated SMI tool into OutDir/sim-gpus and
+// returns the PATH that puts it first.
+func (r *runner) simulatedToolPath(ps *PowerSpec) (string, error) {
+	dir := filepath.Join(r.o.OutDir, "sim-gpus")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tool := "nvidia-smi"
+	if ps.Vendor == gpumon.AMD {
+		tool = "amd-smi"
+	}
+	link := filepath.Join(dir, tool)
+	_ = os.Remove(link)
+	if err := os.Symlink(ps.SimulatedTool, link); err != nil {
+		return "", err
+	}
+	return dir + string(os.PathListSeparator) + os.Getenv("PATH"), nil
+}

@@ -88,6 +88,7 @@ type Monitor struct {
 	vendor string
 	csv    string
 	cmd    *exec.Cmd
+	argv   []string      // the monitor's command, as given to Exec
 	copied chan struct{} // closed when the stream's output is written
 	exited chan struct{} // closed when the monitor process has exited
 
@@ -160,6 +161,9 @@ func (m *Monitor) Vendor() string { return m.vendor }
 
 // Tag is the monitor processes' SWEEP_PROCESS_TAG.
 func (m *Monitor) Tag() string { return m.o.Tag }
+
+// Argv is the monitor's command (nil when nothing is monitored).
+func (m *Monitor) Argv() []string { return m.argv }
 
 // PID is the monitor process's pid (0 when none runs).
 func (m *Monitor) PID() int {
@@ -278,7 +282,7 @@ func (m *Monitor) startStream(argv []string, env map[string]string, amd bool) er
 		f.Close()
 		return err
 	}
-	m.cmd, m.copied, m.exited = c, make(chan struct{}), make(chan struct{})
+	m.cmd, m.argv, m.copied, m.exited = c, argv, make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(m.copied)
 		defer f.Close()

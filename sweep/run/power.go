@@ -54,11 +54,19 @@ func (r *runner) startMonitor(ctx context.Context) *gpumon.Monitor {
 	if m.Vendor() == "" {
 		r.progress("gpu monitor: no nvidia-smi or amd-smi found, skipping")
 	} else {
+		r.mu.Lock()
+		r.rec.Processes[monitorProcess] = &ProcessOutcome{Argv: m.Argv(), PID: m.PID(), Exit: -1}
+		r.mu.Unlock()
 		r.progress(fmt.Sprintf("gpu monitor: %s, pid %d -> %s", m.Vendor(), m.PID(), gpumon.TelemetryPath(r.o.OutDir)))
 	}
 	return m
 }
 
+// monitorProcess names the GPU monitor in the record's processes.
+const monitorProcess = "gpu-monitor"
+
+// stopMonitor stops the monitor (the recipe stops it after the load,
+// sampling once more); the record says sweep stopped it.
 func (r *runner) stopMonitor(m *gpumon.Monitor) {
 	if m == nil {
 		return
@@ -66,6 +74,11 @@ func (r *runner) stopMonitor(m *gpumon.Monitor) {
 	if err := m.Stop(); err != nil {
 		r.progress("gpu monitor: " + err.Error())
 	}
+	r.mu.Lock()
+	if po := r.rec.Processes[monitorProcess]; po != nil {
+		po.Stopped = true
+	}
+	r.mu.Unlock()
 }
 
 // adaptPower runs InferenceX's power_adapter on the result being built:

@@ -180,6 +180,7 @@ func (r *runner) runLoad(ctx context.Context, engine *proc.Process) {
 		return
 	}
 	mon := r.startMonitor(ctx)
+	defer r.stopMonitor(mon) // a panic too; Stop is idempotent
 	scrape := r.startScraper(ctx)
 	r.runClient(ctx, StageClient, *r.spec.Client, "benchmark.log", engine, scrape)
 	scraped := scrape.finish()

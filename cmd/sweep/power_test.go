@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/metrics/power"
+)
+
+// readJSONMap reads a JSON object file.
+func readJSONMap(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m))
+	return m
+}
+
+// pointResult returns the result JSON of the point in out.
+func pointResult(t *testing.T, out string) (string, map[string]any) {
+	t.Helper()
+	rec := readRunRecord(t, out)
+	require.NotEmpty(t, rec.ResultFile)
+	return rec.ResultFile, readJSONMap(t, rec.ResultFile)
+}
+
+// TestRunSimulatedPower: a simulated point carries valid power from the
+// simulated amd-smi (the MI325X recipe), and `sweep result power` on its
+// files patches a copy of its result with the very same fields; the
+// telemetry faults give InferenceX's reason codes, failing the point only
+// under REQUIRE_POWER.
+func TestRunSimulatedPower(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	t.Setenv("ENABLE_AGENTX_POWER", "")
+	t.Setenv("REQUIRE_POWER", "")
+	powerKeys := []string{"power_metric_schema_version", "power_valid", "avg_power_w", "avg_total_gpu_power_w", "total_gpu_energy_j",
+		"joules_per_successful_query", "joules_per_input_token", "joules_per_output_token", "joules_per_total_token"}
+
+	t.Run("valid", func(t *testing.T) {
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, simRunArgs(out)...)
+		require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+		path, res := pointResult(t, out)
+		assert.Equal(t, 1.0, res["power_valid"])
+		assert.Greater(t, res["joules_per_output_token"], 0.0)
+		side := readJSONMap(t, filepath.Join(out, power.ValidationFile))
+		assert.Equal(t, true, side["power_valid"])
+		assert.Equal(t, 8.0, side["observed_gpu_count"])
+		acc := side["accumulator_check"].(map[string]any)
+		assert.Equal(t, true, acc["within_tolerance"], "energy counters agree with the stream: %v", acc)
+		assert.FileExists(t, filepath.Join(out, "gpu_metrics_energy_end.csv"))
+		rec := readRunRecord(t, out)
+		require.Contains(t, rec.Processes, "gpu-monitor")
+		assertNoSurvivors(t, rec)
+
+		// The adapter as a command, on the same files, patches the same fields.
+		cp := filepath.Join(t.TempDir(), "agg.json")
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(cp, data, 0o644))
+		code, stdout, stderr = runCLI(t, "result", "power", "--result-dir", out, "--agg-result", cp, "--expected-num-gpus", "8")
+		require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+		again := readJSONMap(t, cp)
+		for _, k := range powerKeys {
+			assert.Equal(t, res[k], again[k], k)
+		}
+	})
+
+	t.Run("stalled monitor, REQUIRE_POWER", func(t *testing.T) {
+		t.Setenv("SWEEP_SIM_SMI_FAULT", "stall=60:70")
+		t.Setenv("REQUIRE_POWER", "1")
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, simRunArgs(out)...)
+		assert.Equal(t, exitError, code, "stdout %s\nstderr %s", stdout, stderr)
+		_, res := pointResult(t, out)
+		assert.Equal(t, 0.0, res["power_valid"])
+		assert.NotContains(t, res, "avg_power_w")
+		assert.Equal(t, false, res["valid"])
+		assert.Contains(t, res["invalid_reasons"], "power: sampling_gap_exceeded (REQUIRE_POWER)")
+		side := readJSONMap(t, filepath.Join(out, power.ValidationFile))
+		assert.Equal(t, []any{"sampling_gap_exceeded"}, side["reasons"])
+		rec := readRunRecord(t, out)
+		require.NotNil(t, rec.Failed())
+		assert.Equal(t, "power", rec.Failed().Name)
+	})
+
+	t.Run("missing GPU, best effort", func(t *testing.T) {
+		t.Setenv("SWEEP_SIM_SMI_FAULT", "missing-gpu=3")
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, simRunArgs(out)...)
+		require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+		_, res := pointResult(t, out)
+		assert.Equal(t, 0.0, res["power_valid"])
+		assert.Equal(t, true, res["valid"], "invalid telemetry does not fail the point without REQUIRE_POWER")
+		side := readJSONMap(t, filepath.Join(out, power.ValidationFile))
+		assert.Equal(t, []any{"expected_gpu_count_mismatch"}, side["reasons"])
+	})
+
+	t.Run("lane off", func(t *testing.T) {
+		t.Setenv("ENABLE_AGENTX_POWER", "0")
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, simRunArgs(out)...)
+		require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+		_, res := pointResult(t, out)
+		assert.NotContains(t, res, "power_valid")
+		assert.NoFileExists(t, filepath.Join(out, power.TelemetryFile))
+	})
+}

@@ -68,3 +68,43 @@ func TestResultPowerCLI(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--agg-result are required")
 }
+
+// TestResultAggregatePowerLane: sweep result aggregate runs the power lane
+// on a directory whose run had it, with the figures InferenceX's adapter
+// wrote for that directory, and exits 1 under REQUIRE_POWER when the
+// telemetry is invalid.
+func TestResultAggregatePowerLane(t *testing.T) {
+	t.Setenv("TZ", "UTC")
+	t.Setenv("ENABLE_AGENTX_POWER", "")
+	for _, tc := range []struct {
+		caseName, require string
+		code              int
+	}{
+		{"nvidia-h200-2gpu-final-sample-stale-fields", "", 0},
+		{"nvidia-h100-stall-gap-require-power", "", 0},
+		{"nvidia-h100-stall-gap-require-power", "1", exitError},
+	} {
+		t.Run(tc.caseName+"/"+tc.require, func(t *testing.T) {
+			t.Setenv("REQUIRE_POWER", tc.require)
+			dir, _ := copyPowerCase(t, tc.caseName)
+			out := filepath.Join(t.TempDir(), "agg.json")
+			code, stdout, stderr := runCLI(t, "result", "aggregate", dir, "--env-file", filepath.Join(dir, "aggregate_env.json"), "--out", out)
+			require.Equal(t, tc.code, code, "stdout %s\nstderr %s", stdout, stderr)
+			var got, want map[string]any
+			data, err := os.ReadFile(out)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &got))
+			data, err = os.ReadFile(filepath.Join(powerCases, tc.caseName, "expected.json"))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &want))
+			for _, k := range []string{"power_metric_schema_version", "power_valid", "avg_power_w", "avg_total_gpu_power_w", "total_gpu_energy_j",
+				"joules_per_successful_query", "joules_per_input_token", "joules_per_output_token", "joules_per_total_token"} {
+				assert.Equal(t, want[k], got[k], k)
+			}
+			assert.FileExists(t, filepath.Join(dir, "power_validation.json"))
+			if tc.code != 0 {
+				assert.Contains(t, got["invalid_reasons"], "power: sampling_gap_exceeded (REQUIRE_POWER)")
+			}
+		})
+	}
+}

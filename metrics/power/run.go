@@ -400,3 +400,19 @@ func (f Float) MarshalJSON() ([]byte, error) {
 	}
 	return float(float64(f)).appendIndent(nil, 0), nil
 }
+
+// AdaptResult is Adapt for an aggregate built in memory (o.Aggregate is
+// ignored): it returns the power keys to put into it and the outcome.
+func AdaptResult(o Options) (*Fields, Outcome) {
+	p := &FieldsPatcher{}
+	o.Aggregate = p
+	out := Adapt(o)
+	return p.Fields, out
+}
+
+// LaneRan reports whether a result directory comes from a run with the
+// power lane on: benchmark_lib.sh writes the offset file exactly then,
+// before it starts the monitor.
+func LaneRan(resultDir string) bool {
+	return isRegular(filepath.Join(resultDir, OffsetFile))
+}

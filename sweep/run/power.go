@@ -87,14 +87,13 @@ func (r *runner) stopMonitor(m *gpumon.Monitor) {
 // valid telemetry and it is not ("" otherwise).
 func (r *runner) adaptPower(res *result.Result) (power.Outcome, string) {
 	ps := r.spec.Power
-	p := &power.FieldsPatcher{}
 	expected := ps.ExpectedGPUs
 	var log strings.Builder
-	out := power.Adapt(power.Options{
-		ResultDir: r.o.OutDir, Aggregate: p, AggregateName: r.spec.Name + ".json",
+	fields, out := power.AdaptResult(power.Options{
+		ResultDir: r.o.OutDir, AggregateName: r.spec.Name + ".json",
 		ExpectedGPUs: &expected, RequirePower: ps.Require, Stdout: &log, Stderr: &log,
 	})
-	res.Fields = p.Fields
+	res.Fields = fields
 	if line := strings.TrimSpace(log.String()); line != "" {
 		r.progress(line)
 	}

@@ -170,6 +170,9 @@ type Sample struct {
 	// AL is the acceptance_length block of a sweep result (nil for
 	// InferenceX's own results, which carry none).
 	AL *metrics.ALCheck
+	// JoulesPerOutputToken is the power lane's whole-deployment energy
+	// per output token; nil unless power_valid is 1 (schema version 2).
+	JoulesPerOutputToken *float64
 }
 
 // Throughput returns the sample's throughput per GPU for metric.
@@ -317,6 +320,10 @@ type resultFields struct {
 	Simulated             *bool                 `json:"simulated"`
 	AcceptanceLength      *metrics.ALCheck      `json:"acceptance_length"`
 	Probe                 *bool                 `json:"probe"`
+	// The power lane's keys (InferenceX's power_adapter).
+	PowerSchema          *int     `json:"power_metric_schema_version"`
+	PowerValid           *int     `json:"power_valid"`
+	JoulesPerOutputToken *float64 `json:"joules_per_output_token"`
 }
 
 type accounting struct {
@@ -356,7 +363,8 @@ func readResult(path string) (Identity, Sample, bool, error) {
 	}
 	var r resultFields
 	for _, k := range []string{"conc", "num_requests_successful", "request_accounting", "request_metrics",
-		"server_metrics", "valid", "invalid_reasons", "simulated", "acceptance_length", "probe"} {
+		"server_metrics", "valid", "invalid_reasons", "simulated", "acceptance_length", "probe",
+		"power_metric_schema_version", "power_valid", "joules_per_output_token"} {
 		raw, ok := top[k]
 		if !ok || string(raw) == "null" {
 			continue
@@ -388,6 +396,11 @@ func readResult(path string) (Identity, Sample, bool, error) {
 		if d := a.RecordsProfiled + a.RecordsErrorDropped; d > 0 {
 			s.ErrorRate = float64(a.RecordsErrorDropped) / float64(d)
 		}
+	}
+	// Energy counts only from a valid measurement of the versioned
+	// (whole-deployment) schema, as InferenceX asks consumers to.
+	if r.PowerSchema != nil && *r.PowerSchema == 2 && r.PowerValid != nil && *r.PowerValid == 1 && r.JoulesPerOutputToken != nil {
+		s.JoulesPerOutputToken = r.JoulesPerOutputToken
 	}
 	if sm := r.ServerMetrics; sm != nil {
 		s.KVUsage = sm.KVCache.GPUUsagePct

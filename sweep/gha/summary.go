@@ -29,7 +29,11 @@ type pointResult struct {
 	Valid          *bool    `json:"valid"`
 	InvalidReasons []string `json:"invalid_reasons"`
 	Simulated      bool     `json:"simulated"`
-	RequestMetrics *struct {
+	// The power lane's keys (nil: the lane did not run).
+	PowerSchema          *int     `json:"power_metric_schema_version"`
+	PowerValid           *int     `json:"power_valid"`
+	JoulesPerOutputToken *float64 `json:"joules_per_output_token"`
+	RequestMetrics       *struct {
 		Throughput struct {
 			PerGPU *struct {
 				Total  *float64 `json:"total_tput_tps"`
@@ -110,8 +114,8 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 	if len(rs) == 0 {
 		b.WriteString("No result files were collected.\n")
 	} else {
-		b.WriteString("| result | conc | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | interactivity p50 (tok/s) | valid |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---|\n")
+		b.WriteString("| result | conc | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | interactivity p50 (tok/s) | power_valid | J/output tok | valid |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 		for _, r := range rs {
 			m := r.RequestMetrics
 			var tot, outp *float64
@@ -128,8 +132,15 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 			if r.Simulated {
 				valid += " (simulated)"
 			}
-			fmt.Fprintf(b, "| `%s` | %d | %s | %s | %s | %s | %s |\n", strings.TrimSuffix(r.File, ".json"), r.Conc,
-				num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), valid)
+			powerValid, jpt := "–", (*float64)(nil)
+			if r.PowerValid != nil {
+				powerValid = fmt.Sprint(*r.PowerValid)
+				if *r.PowerValid == 1 && r.PowerSchema != nil && *r.PowerSchema == 2 {
+					jpt = r.JoulesPerOutputToken
+				}
+			}
+			fmt.Fprintf(b, "| `%s` | %d | %s | %s | %s | %s | %s | %s | %s |\n", strings.TrimSuffix(r.File, ".json"), r.Conc,
+				num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), powerValid, num(jpt, 3), valid)
 		}
 	}
 	for _, e := range bad {

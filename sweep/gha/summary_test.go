@@ -17,8 +17,8 @@ func TestWriteSummary(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
-	write("a/x_conc8_r.json", `{"conc": 8, "valid": true, "simulated": true, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 1234.56, "output_tput_tps": 50.01}}, "latency": {"ttft": {"p50": 0.5}, "intvty": {"p50": 120}}}}`)
-	write("a/x_conc2_r.json", `{"conc": 2, "valid": false, "invalid_reasons": ["error rate 20%"], "request_metrics": {"throughput": {}, "latency": {}}}`)
+	write("a/x_conc8_r.json", `{"conc": 8, "valid": true, "simulated": true, "power_metric_schema_version": 2, "power_valid": 1, "joules_per_output_token": 6.104847, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 1234.56, "output_tput_tps": 50.01}}, "latency": {"ttft": {"p50": 0.5}, "intvty": {"p50": 120}}}}`)
+	write("a/x_conc2_r.json", `{"conc": 2, "valid": false, "invalid_reasons": ["error rate 20%"], "power_metric_schema_version": 2, "power_valid": 0, "request_metrics": {"throughput": {}, "latency": {}}}`)
 	write("a/run.json", `{"name": "not a result"}`)
 	write("b/broken.json", `{`)
 	fan := &FanoutJSON{Sweep: true, Primary: LabelSweep, Counts: map[string]int{"sweep-agentic": 2},
@@ -28,8 +28,12 @@ func TestWriteSummary(t *testing.T) {
 	out := b.String()
 	assert.Contains(t, out, "Label `sweep-enabled`: 2 jobs.")
 	assert.Contains(t, out, "- skipped 3 jobs of sweep-agentic on `cluster:mi355x-amds`: no runner")
-	assert.Contains(t, out, "| `x_conc8_r` | 8 | 1234.6 | 50.0 | 0.500 | 120.0 | yes (simulated) |")
-	assert.Contains(t, out, "| `x_conc2_r` | 2 | – | – | – | – | no: error rate 20% |")
+	assert.Contains(t, out, "| `x_conc8_r` | 8 | 1234.6 | 50.0 | 0.500 | 120.0 | 1 | 6.105 | yes (simulated) |")
+	assert.Contains(t, out, "| `x_conc2_r` | 2 | – | – | – | – | 0 | – | no: error rate 20% |")
+	write("c/x_conc4_r.json", `{"conc": 4, "valid": true, "request_metrics": {"throughput": {}, "latency": {}}}`)
+	b.Reset()
+	require.NoError(t, WriteSummary(&b, fan, dir))
+	assert.Contains(t, b.String(), "| `x_conc4_r` | 4 | – | – | – | – | – | – | yes |", "no power lane")
 	assert.Less(t, strings.Index(out, "x_conc2_r"), strings.Index(out, "x_conc8_r"), "rows by arm, then concurrency")
 	assert.NotContains(t, out, "run.json")
 

@@ -50,6 +50,7 @@ type campaignOptions struct {
 	progressOnce sync.Once
 	progress     io.Writer
 	SimGPU       string
+	PowerGPUs    string // --power-gpus
 
 	Fast         bool // agentx-fast durations and warm-ups
 	Duration     int
@@ -93,6 +94,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second")
 	fs.StringVar(&o.SimClock, "sim-clock", simClockVirtual, simClockUsage)
 	fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner)")
+	fs.StringVar(&o.PowerGPUs, "power-gpus", "", powerGPUsUsage)
 	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
 	fs.StringVar(&o.SlurmPartition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
@@ -132,6 +134,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
 	case checkSimClock(o.SimClock) != nil:
 		return checkSimClock(o.SimClock)
+	case checkPowerGPUs(o.PowerGPUs) != nil:
+		return checkPowerGPUs(o.PowerGPUs)
 	case o.Retries < 0:
 		return flagErrorf("--retries %d: want 0 or more", o.Retries)
 	case o.MaxParallel < 0:
@@ -191,6 +195,9 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--aiperf-version", Value: o.Plan.AiperfVersion},
 		campaign.Setting{Name: "--adaptive", Value: strconv.FormatBool(o.Adaptive)},
 	)
+	if o.PowerGPUs != "" && o.PowerGPUs != run.PowerGPUsAll {
+		out = append(out, campaign.Setting{Name: "--power-gpus", Value: o.PowerGPUs})
+	}
 	if o.Simulate {
 		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
 			campaign.Setting{Name: "--sim-gpu", Value: o.SimGPU}, campaign.Setting{Name: "--sim-clock", Value: o.SimClock})
@@ -299,7 +306,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		return writeDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale)
 	}
 	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimGPU: o.SimGPU,
-		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion)}
+		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), PowerGPUs: o.PowerGPUs}
 	if !o.Builtin {
 		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
 			return err

@@ -102,6 +102,32 @@ func TestRunSimulatedPower(t *testing.T) {
 		assert.Equal(t, []any{"expected_gpu_count_mismatch"}, side["reasons"])
 	})
 
+	// InferenceX expects TP*PP*PCP GPUs while the monitor records the whole
+	// (simulated, 8-GPU) node: a TP4 point is never power-valid unless
+	// --power-gpus allocated integrates only its GPUs.
+	for _, mode := range []string{"", "allocated"} {
+		t.Run("tp4 on 8 GPUs "+mode, func(t *testing.T) {
+			out := t.TempDir()
+			args := simRunArgs(out, "--tp", "4", "--ep", "1")
+			if mode != "" {
+				args = append(args, "--power-gpus", mode)
+			}
+			code, stdout, stderr := runCLI(t, args...)
+			require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+			_, res := pointResult(t, out)
+			side := readJSONMap(t, filepath.Join(out, power.ValidationFile))
+			if mode == "" {
+				assert.Equal(t, 0.0, res["power_valid"])
+				assert.Equal(t, []any{"expected_gpu_count_mismatch"}, side["reasons"])
+				assert.Equal(t, 8.0, side["observed_gpu_count"])
+				assert.NotContains(t, side, "gpu_filter")
+			} else {
+				assert.Equal(t, 1.0, res["power_valid"], "%v", side["reasons"])
+				assert.Equal(t, []any{"0", "1", "2", "3"}, side["gpu_filter"])
+			}
+		})
+	}
+
 	t.Run("lane off", func(t *testing.T) {
 		t.Setenv("ENABLE_AGENTX_POWER", "0")
 		out := t.TempDir()

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/metrics/power"
+	"sweep/sweep/run"
 )
 
 type resultPowerOptions struct {
@@ -17,6 +18,7 @@ type resultPowerOptions struct {
 	AggResult    string
 	ExpectedGPUs *int
 	RequirePower bool
+	GPUs         []string // --power-gpus LIST; nil: all
 }
 
 func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOptions) error) *Command {
@@ -53,6 +55,7 @@ Exit status: 0, also for invalid telemetry (best effort, as InferenceX); with
 			fs.StringVar(&o.ResultDir, "result-dir", "", "the point's result directory (aiperf_artifacts/, gpu_metrics.csv)")
 			fs.StringVar(&o.AggResult, "agg-result", "", "the aggregate result JSON to patch in place")
 			fs.IntVar(&expected, "expected-num-gpus", 0, "GPUs the telemetry must hold (TP*PP*PCP); not checked when not given")
+			gpus := fs.String("power-gpus", "all", "GPU ids of the telemetry to integrate: all (InferenceX) or a list such as 0,1,2,3 (ours; the sidecar names it as gpu_filter)")
 			fs.BoolVar(&o.RequirePower, "require-power", requirePowerEnv(os.Getenv("REQUIRE_POWER")), "exit 1 when the telemetry is invalid (default from REQUIRE_POWER)")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 0 {
@@ -60,6 +63,14 @@ Exit status: 0, also for invalid telemetry (best effort, as InferenceX); with
 				}
 				if o.ResultDir == "" || o.AggResult == "" {
 					return flagErrorf("result power: --result-dir and --agg-result are required")
+				}
+				if *gpus != "all" {
+					for id := range strings.SplitSeq(*gpus, ",") {
+						if id = strings.TrimSpace(id); id == "" {
+							return flagErrorf("result power: --power-gpus %q: want all or a comma-separated list of GPU ids", *gpus)
+						}
+						o.GPUs = append(o.GPUs, strings.TrimSpace(id))
+					}
 				}
 				if fs.Changed("expected-num-gpus") {
 					o.ExpectedGPUs = &expected
@@ -86,6 +97,7 @@ func resultPowerRun(_ context.Context, o *resultPowerOptions) error {
 		AggregateName: o.AggResult,
 		ExpectedGPUs:  o.ExpectedGPUs,
 		RequirePower:  o.RequirePower,
+		GPUs:          o.GPUs,
 		Stdout:        o.IO.Out,
 		Stderr:        o.IO.ErrOut,
 	})
@@ -93,4 +105,16 @@ func resultPowerRun(_ context.Context, o *resultPowerOptions) error {
 		return &exitCodeError{Code: out.ExitCode, Err: errors.New("power telemetry invalid (--require-power): " + strings.Join(out.Reasons, ", "))}
 	}
 	return nil
+}
+
+// powerGPUsUsage is the help of --power-gpus (sweep run, discover, official).
+const powerGPUsUsage = "GPUs the power lane integrates: all (InferenceX: every GPU the monitor recorded, so a point using part of the node is never power-valid) or allocated (only the point's: its *_VISIBLE_DEVICES, else 0..TP*PP*PCP-1); default from SWEEP_POWER_GPUS, else all"
+
+// checkPowerGPUs rejects a --power-gpus value other than all or allocated.
+func checkPowerGPUs(v string) error {
+	switch v {
+	case "", run.PowerGPUsAll, run.PowerGPUsAllocated:
+		return nil
+	}
+	return flagErrorf("--power-gpus %q: want %s or %s", v, run.PowerGPUsAll, run.PowerGPUsAllocated)
 }

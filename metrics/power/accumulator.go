@@ -15,7 +15,7 @@ const AccumulatorTolerance = 0.05
 // between the snapshots beside csvPath against the whole stream's
 // integral. Advisory: it never changes validity. nil when neither
 // snapshot exists.
-func crossCheck(csvPath string, loc *time.Location) *value {
+func crossCheck(csvPath string, loc *time.Location, filter []string) *value {
 	base := strings.TrimSuffix(csvPath, filepath.Ext(csvPath))
 	startPath, endPath := base+"_energy_start.csv", base+"_energy_end.csv"
 	startOK, endOK := isRegular(startPath), isRegular(endPath)
@@ -30,13 +30,13 @@ func crossCheck(csvPath string, loc *time.Location) *value {
 	case !endOK:
 		return unavailable("missing_end_snapshot")
 	}
-	startJ, err := readEnergySnapshot(startPath)
+	startJ, err := readEnergySnapshot(startPath, filter)
 	if err == errSnapshot {
 		return unavailable("unparseable_start_snapshot")
 	} else if err != nil {
 		return unavailable("cross_check_error")
 	}
-	endJ, err := readEnergySnapshot(endPath)
+	endJ, err := readEnergySnapshot(endPath, filter)
 	if err == errSnapshot {
 		return unavailable("unparseable_end_snapshot")
 	} else if err != nil {
@@ -72,7 +72,7 @@ func crossCheck(csvPath string, loc *time.Location) *value {
 		accumulated += d
 	}
 
-	stream, err := streamSamples(csvPath, loc)
+	stream, err := streamSamples(csvPath, loc, filter)
 	if err != nil {
 		return unavailable("cross_check_error")
 	}

@@ -109,6 +109,15 @@ func readTelemetry(path string) (*csvTable, error) {
 // and linearly interpolated ends. loc is the zone zone-less timestamps are
 // read in (InferenceX: its process's local zone).
 func Integrate(csvPath string, start, end float64, expected *int, maxGap float64, loc *time.Location) *Integration {
+	return integrate(csvPath, start, end, expected, maxGap, loc, nil)
+}
+
+// keep reports whether GPU gpu passes the filter (nil keeps every GPU).
+func keep(filter []string, gpu string) bool {
+	return filter == nil || slices.Contains(filter, gpu)
+}
+
+func integrate(csvPath string, start, end float64, expected *int, maxGap float64, loc *time.Location, filter []string) *Integration {
 	var reasons []string
 	if isNonFinite(start) || isNonFinite(end) || end <= start {
 		return emptyIntegration(expected, []string{"invalid_benchmark_window"})
@@ -164,6 +173,9 @@ func Integrate(csvPath string, start, end float64, expected *int, maxGap float64
 		gpu := strings.TrimSpace(row[cols.gpu])
 		if gpu == "" {
 			missingIdentity = true
+			continue
+		}
+		if !keep(filter, gpu) {
 			continue
 		}
 		if raw[gpu] == nil {
@@ -291,7 +303,7 @@ var errSnapshot = errors.New("unparseable snapshot")
 
 // readEnergySnapshot is _read_energy_snapshot: GPU id to accumulator
 // joules from an `amd-smi metric -E --csv` snapshot.
-func readEnergySnapshot(path string) (map[string]float64, error) {
+func readEnergySnapshot(path string, filter []string) (map[string]float64, error) {
 	table, err := readTelemetry(path)
 	if err != nil {
 		return nil, err
@@ -302,7 +314,7 @@ func readEnergySnapshot(path string) (map[string]float64, error) {
 	energy := map[string]float64{}
 	for _, row := range table.rows {
 		gpu := strings.TrimSpace(row["gpu"])
-		if gpu == "" {
+		if gpu == "" || !keep(filter, gpu) {
 			continue
 		}
 		j, ok := pyjson.ParseFloat(row["total_energy_consumption"])
@@ -319,7 +331,7 @@ func readEnergySnapshot(path string) (map[string]float64, error) {
 
 // streamSamples is _stream_samples_by_gpu: every parseable sample per GPU,
 // sorted, whatever the window.
-func streamSamples(csvPath string, loc *time.Location) (map[string][]sample, error) {
+func streamSamples(csvPath string, loc *time.Location, filter []string) (map[string][]sample, error) {
 	table, err := readTelemetry(csvPath)
 	if err != nil {
 		return nil, err
@@ -333,7 +345,7 @@ func streamSamples(csvPath string, loc *time.Location) (map[string][]sample, err
 		ts, ok1 := parseSampleTime(row[cols.timestamp], loc)
 		w, ok2 := parsePower(row[cols.power])
 		gpu := strings.TrimSpace(row[cols.gpu])
-		if !ok1 || !ok2 || gpu == "" || isNonFinite(ts) || isNonFinite(w) {
+		if !ok1 || !ok2 || gpu == "" || isNonFinite(ts) || isNonFinite(w) || !keep(filter, gpu) {
 			continue
 		}
 		out[gpu] = append(out[gpu], sample{ts, w})

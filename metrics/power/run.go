@@ -90,6 +90,10 @@ type Options struct {
 	Zone *time.Location
 	// Stdout and Stderr receive the adapter's messages (nil: discarded).
 	Stdout, Stderr io.Writer
+	// GPUs, when not nil, are the only GPU ids of the telemetry used (our
+	// option --power-gpus; InferenceX uses every GPU the monitor recorded).
+	// The sidecar then names them under "gpu_filter".
+	GPUs []string
 }
 
 // Outcome is what the adapter decided.
@@ -152,6 +156,9 @@ func (o *Options) adapterFailure(reasons []string) Outcome {
 		payload := validationPayload(csvPath, filepath.Join(o.ResultDir, WindowFile), nil,
 			emptyIntegration(o.ExpectedGPUs, reasons), false, reasons, nil, nil)
 		payload.set("window_source", str("aiperf_profile_lifecycle"))
+		if o.GPUs != nil {
+			payload.set("gpu_filter", strList(o.GPUs))
+		}
 		err = atomicfile.Write(filepath.Join(o.ResultDir, ValidationFile), dumps(payload), 0o644)
 	}
 	if err != nil {
@@ -168,7 +175,7 @@ func (o *Options) run(csvPath, benchPath, validationPath string) Outcome {
 	if bench == nil {
 		in = emptyIntegration(o.ExpectedGPUs, append([]string(nil), reasons...))
 	} else {
-		in = Integrate(csvPath, bench.Start, bench.End, o.ExpectedGPUs, MaxSampleGap, o.Zone)
+		in = integrate(csvPath, bench.Start, bench.End, o.ExpectedGPUs, MaxSampleGap, o.Zone, o.GPUs)
 	}
 	for _, r := range in.Reasons {
 		reasons = appendReason(reasons, r)
@@ -187,8 +194,11 @@ func (o *Options) run(csvPath, benchPath, validationPath string) Outcome {
 		}
 		valid, m = false, nil
 	}
-	acc := crossCheck(csvPath, o.Zone)
+	acc := crossCheck(csvPath, o.Zone, o.GPUs)
 	payload := validationPayload(csvPath, benchPath, bench, in, valid, reasons, m, acc)
+	if o.GPUs != nil {
+		payload.set("gpu_filter", strList(o.GPUs))
+	}
 	out := Outcome{Valid: valid, Reasons: reasons, Metrics: m}
 	if err := atomicfile.Write(validationPath, dumps(payload), 0o644); err != nil {
 		fmt.Fprintf(o.Stderr, "[aggregate_power] Failed to write validation artifact %s: %v\n", validationPath, err)

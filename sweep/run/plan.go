@@ -49,7 +49,18 @@ type Setup struct {
 	// Environ looks up variables of this machine for Command.EnvFrom
 	// (default os.LookupEnv).
 	Environ func(string) (string, bool)
+	// PowerGPUs is which GPUs of the telemetry the power lane integrates:
+	// PowerGPUsAll (InferenceX: every GPU the monitor recorded) or
+	// PowerGPUsAllocated (only the point's); "" reads SWEEP_POWER_GPUS,
+	// else all.
+	PowerGPUs string
 }
+
+// The power lane's GPU choices (Setup.PowerGPUs, --power-gpus).
+const (
+	PowerGPUsAll       = "all"
+	PowerGPUsAllocated = "allocated"
+)
 
 // Simulation environment variables understood by sim-engine and loadgen.
 const (
@@ -103,6 +114,17 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 	if lane := power.LaneFromEnv(s.Environ, spec.Facts.Multinode); lane.Enabled && p.Client != nil {
 		f := spec.Facts
 		spec.Power = &PowerSpec{ExpectedGPUs: power.ExpectedGPUs(f.TP, f.PP, f.PCP), Require: lane.Require}
+		mode := s.PowerGPUs
+		if mode == "" {
+			mode, _ = s.Environ("SWEEP_POWER_GPUS")
+		}
+		switch mode {
+		case "", PowerGPUsAll:
+		case PowerGPUsAllocated:
+			spec.Power.AllocatedGPUs = true
+		default:
+			return Spec{}, fmt.Errorf("power GPUs %q (--power-gpus or SWEEP_POWER_GPUS): want %s or %s", mode, PowerGPUsAll, PowerGPUsAllocated)
+		}
 	}
 	virtual := s.Virtual() && p.Client != nil
 	if s.Simulate {

@@ -110,6 +110,10 @@ type PowerSpec struct {
 	Vendor string
 	// Env is added to the monitor commands' environment.
 	Env map[string]string
+	// AllocatedGPUs integrates only the point's GPUs (its engine's
+	// CUDA/HIP/ROCR_VISIBLE_DEVICES, else 0..ExpectedGPUs-1) instead of
+	// every GPU the monitor recorded, as InferenceX does.
+	AllocatedGPUs bool
 	// SimulatedTool, when set, is the sweep executable that plays the
 	// vendor's SMI tool (simengine.SMI): the runner links it under the
 	// tool's name in OutDir/sim-gpus, first on the monitor's PATH.

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,10 +90,14 @@ func (r *runner) adaptPower(res *result.Result) (power.Outcome, string) {
 	ps := r.spec.Power
 	expected := ps.ExpectedGPUs
 	var log strings.Builder
-	fields, out := power.AdaptResult(power.Options{
+	o := power.Options{
 		ResultDir: r.o.OutDir, AggregateName: r.spec.Name + ".json",
 		ExpectedGPUs: &expected, RequirePower: ps.Require, Stdout: &log, Stderr: &log,
-	})
+	}
+	if ps.AllocatedGPUs {
+		o.GPUs = allocatedGPUs(r.spec.Engine.Env, expected)
+	}
+	fields, out := power.AdaptResult(o)
 	res.Fields = fields
 	if line := strings.TrimSpace(log.String()); line != "" {
 		r.progress(line)
@@ -143,4 +148,23 @@ func (r *runner) simulatedToolPath(ps *PowerSpec) (string, error) {
 		return "", err
 	}
 	return dir + string(os.PathListSeparator) + os.Getenv("PATH"), nil
+}
+
+// allocatedGPUs are the GPU ids a point's engine was given: its
+// CUDA/HIP/ROCR_VISIBLE_DEVICES (the first set), else 0..n-1.
+func allocatedGPUs(env map[string]string, n int) []string {
+	for _, v := range []string{"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"} {
+		if ids := env[v]; ids != "" {
+			var out []string
+			for id := range strings.SplitSeq(ids, ",") {
+				out = append(out, strings.TrimSpace(id))
+			}
+			return out
+		}
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
 }

@@ -131,8 +131,8 @@ func (s *Server) gpuWatts(from, to float64) []float64 {
 // idle I" (A: Unix seconds at simulated time 0, set by the load generator's
 // first join with wall=, G counting such joins; U: the simulated time
 // samples are known until, now or, once every participant has left, 10 s
-// later at idle; I: a GPU's idle watts), then "energy J0 J1 ..." (each
-// GPU's energy in joules from simulated time 0 to U), then one line
+// later at idle; I: a GPU's idle watts), with ?energy=1 "energy J0 J1 ..."
+// (each GPU's energy in joules from simulated time 0 to U), then one line
 // "E W0 W1 ..." per whole Unix second E from ?from= (or 2 s before the
 // join) to U, W being each GPU's mean power over the second before E.
 // Without an anchor (G 0) there are no samples.
@@ -152,17 +152,20 @@ func (s *Server) simPower(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "gen 0 anchor 0 now %s until %s gpus %d idle %s\n", fmtF(now), fmtF(until), n, fmtF(idleW))
 		return
 	}
-	fmt.Fprintf(w, "gen %d anchor %s now %s until %s gpus %d idle %s\nenergy", gen, fmtF(anchor), fmtF(now), fmtF(until), n, fmtF(idleW))
-	energy := make([]float64, n)
-	for b := 0.0; b < until; b += 1 {
-		for g, wt := range s.gpuWatts(b, math.Min(b+1, until)) {
-			energy[g] += wt * (math.Min(b+1, until) - b)
+	fmt.Fprintf(w, "gen %d anchor %s now %s until %s gpus %d idle %s\n", gen, fmtF(anchor), fmtF(now), fmtF(until), n, fmtF(idleW))
+	if r.URL.Query().Get("energy") == "1" {
+		energy := make([]float64, n)
+		for b := 0.0; b < until; b += 1 {
+			for g, wt := range s.gpuWatts(b, math.Min(b+1, until)) {
+				energy[g] += wt * (math.Min(b+1, until) - b)
+			}
 		}
+		fmt.Fprint(w, "energy")
+		for _, e := range energy {
+			fmt.Fprintf(w, " %s", fmtF(e))
+		}
+		fmt.Fprintln(w)
 	}
-	for _, e := range energy {
-		fmt.Fprintf(w, " %s", fmtF(e))
-	}
-	fmt.Fprintln(w)
 	from, err := strconv.ParseInt(r.URL.Query().Get("from"), 10, 64)
 	if err != nil || from <= 0 {
 		from = int64(math.Floor(anchor+joined)) - 2 // a monitor runs before the load starts

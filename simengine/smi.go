@@ -23,6 +23,10 @@ const (
 	// EnvSMINodeGPUs is the node's GPU count (default 8): GPUs beyond the
 	// engine's idle at their idle power, as a real node's do.
 	EnvSMINodeGPUs = "SWEEP_SIM_NODE_GPUS"
+	// EnvSMIAfterGen is the engine's anchor generation when the monitor
+	// started (GET /sim/power's gen): the loop samples only a later load.
+	// Unset, the generation of its first answer is taken.
+	EnvSMIAfterGen = "SWEEP_SIM_SMI_AFTER_GEN"
 	// EnvSMIFault injects a telemetry fault: "stall=A:B" (no samples from
 	// A to B seconds after the first), "missing-gpu=N" (GPU N never
 	// reported).
@@ -48,7 +52,10 @@ const (
 // It returns the exit status.
 func SMI(tool string, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	s := &smi{tool: tool, base: strings.TrimSuffix(getenv(EnvSMIURL), "/"), out: bufio.NewWriter(stdout), nodeGPUs: 8,
-		hc: &http.Client{Timeout: 10 * time.Second}}
+		hc: &http.Client{Timeout: 10 * time.Second}, gen0: -1}
+	if g, err := strconv.Atoi(getenv(EnvSMIAfterGen)); err == nil && g >= 0 {
+		s.gen0 = g
+	}
 	defer s.out.Flush()
 	if n, err := strconv.Atoi(getenv(EnvSMINodeGPUs)); err == nil && n > 0 {
 		s.nodeGPUs = n
@@ -100,6 +107,7 @@ type smi struct {
 	stallFrom, stallTo float64 // seconds after the first sample; stallTo 0: none
 	missing            int     // GPU never reported; -1: none
 	first              int64   // first sample's second (0: none yet)
+	gen0               int     // the anchor generation before this monitor's load; -1: unknown
 }
 
 func (s *smi) parseFault(f string) error {
@@ -138,8 +146,12 @@ type page struct {
 	watts   [][]float64
 }
 
-func (s *smi) fetch(from int64) (*page, error) {
-	resp, err := s.hc.Get(s.base + "/sim/power?from=" + strconv.FormatInt(from, 10))
+func (s *smi) fetch(from int64, energy bool) (*page, error) {
+	q := "/sim/power?from=" + strconv.FormatInt(from, 10)
+	if energy {
+		q += "&energy=1"
+	}
+	resp, err := s.hc.Get(s.base + q)
 	if err != nil {
 		return nil, err
 	}
@@ -208,20 +220,25 @@ func (s *smi) loop(interval string, header func(), rows func(e int64, w []float6
 	defer stop()
 	header()
 	s.out.Flush()
-	gen0, next := -1, int64(0)
+	next := int64(0)
 	lastOK := time.Now()
 	for {
 		stopping := ctx.Err() != nil
-		p, err := s.fetch(next)
+		from := next
+		if s.gen0 < 0 {
+			from = math.MaxInt64 // only the generation
+		}
+		p, err := s.fetch(from, false)
 		switch {
 		case err != nil && time.Since(lastOK) > 60*time.Second:
 			return errors.New("the simulated engine stopped answering")
 		case err == nil:
 			lastOK = time.Now()
-			if gen0 < 0 {
-				gen0 = p.gen // the load that runs after this start has a later one
+			if s.gen0 < 0 {
+				s.gen0 = p.gen // the load that runs after this start has a later one
+				continue
 			}
-			if p.gen > gen0 {
+			if p.gen > s.gen0 {
 				for i, e := range p.seconds {
 					if e >= next {
 						rows(e, s.node(p, p.watts[i]), p)
@@ -243,7 +260,7 @@ func (s *smi) loop(interval string, header func(), rows func(e int64, w []float6
 
 // once prints the latest second of the timeline.
 func (s *smi) once(rows func(e int64, w []float64, p *page)) error {
-	p, err := s.fetch(0)
+	p, err := s.fetch(math.MaxInt64, false)
 	if err != nil {
 		return err
 	}
@@ -251,7 +268,7 @@ func (s *smi) once(rows func(e int64, w []float64, p *page)) error {
 		return errors.New("no load has joined the simulated engine's clock yet")
 	}
 	last := int64(math.Floor(p.anchor + p.until))
-	p2, err := s.fetch(last)
+	p2, err := s.fetch(last, false)
 	if err != nil {
 		return err
 	}
@@ -315,7 +332,7 @@ func (s *smi) amdRows(e int64, w []float64, p *page) {
 
 // energy prints the energy counters as `amd-smi metric -E --csv` does.
 func (s *smi) energy() error {
-	p, err := s.fetch(0)
+	p, err := s.fetch(math.MaxInt64, true)
 	if err != nil {
 		return err
 	}

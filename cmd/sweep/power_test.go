@@ -73,7 +73,7 @@ func TestRunSimulatedPower(t *testing.T) {
 	})
 
 	t.Run("stalled monitor, REQUIRE_POWER", func(t *testing.T) {
-		t.Setenv("SWEEP_SIM_SMI_FAULT", "stall=60:70")
+		t.Setenv("SWEEP_SIM_SMI_FAULT", "stall=150:160")
 		t.Setenv("REQUIRE_POWER", "1")
 		out := t.TempDir()
 		code, stdout, stderr := runCLI(t, simRunArgs(out)...)

@@ -70,7 +70,8 @@ const (
 	envSimGPU           = "SWEEP_SIM_GPU"
 	envLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE"
 	envSimClock         = "SWEEP_SIM_CLOCK"
-	envSimSMIURL        = "SWEEP_SIM_SMI_URL" // the simulated GPU tools' engine (simengine.EnvSMIURL)
+	envSimSMIURL        = "SWEEP_SIM_SMI_URL"       // the simulated GPU tools' engine (simengine.EnvSMIURL)
+	envSimSMIAfterGen   = "SWEEP_SIM_SMI_AFTER_GEN" // the load they sample (simengine.EnvSMIAfterGen)
 	envLoadgenClock     = "SWEEP_LOADGEN_CLOCK"
 )
 

@@ -1,8 +1,12 @@
 package run
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"math"
+	"net/http"
 	"maps"
 	"net/url"
 	"os"
@@ -42,6 +46,11 @@ func (r *runner) startMonitor(ctx context.Context) *gpumon.Monitor {
 			o.Env = map[string]string{}
 		}
 		o.Env["PATH"] = path
+		// The load has not joined the clock yet: the simulated tool
+		// samples only the load that joins after this generation.
+		if gen, err := simAnchorGen(ctx, ps.Env[envSimSMIURL]); err == nil {
+			o.Env[envSimSMIAfterGen] = strconv.Itoa(gen)
+		}
 		// amd-smi's whole-second stamps are why the recipe waits before the
 		// stop; the simulated tool prints the seconds the clock passed when
 		// it is stopped.
@@ -167,4 +176,26 @@ func allocatedGPUs(env map[string]string, n int) []string {
 		out[i] = strconv.Itoa(i)
 	}
 	return out
+}
+
+// simAnchorGen asks the simulated engine at base for its anchor
+// generation (the "gen G" that starts GET /sim/power's answer).
+func simAnchorGen(ctx context.Context, base string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/sim/power?from="+strconv.FormatInt(math.MaxInt64, 10), nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	line, err := bufio.NewReader(io.LimitReader(resp.Body, 4096)).ReadString('\n')
+	f := strings.Fields(line)
+	if len(f) < 2 || f[0] != "gen" {
+		return 0, fmt.Errorf("GET /sim/power: %q (%v)", line, err)
+	}
+	return strconv.Atoi(f[1])
 }

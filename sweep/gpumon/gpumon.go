@@ -174,19 +174,8 @@ func (m *Monitor) PID() int {
 }
 
 func (m *Monitor) lookPath(name string) bool {
-	path := os.Getenv("PATH")
-	if p, ok := m.o.Env["PATH"]; ok {
-		path = p
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return true
-		}
-	}
-	return false
+	_, err := lookPathIn(name, m.o.Env["PATH"])
+	return err == nil
 }
 
 // command builds an exec.Cmd for argv (through the Exec hook), in its
@@ -225,6 +214,7 @@ func (m *Monitor) command(ctx context.Context, argv []string, env map[string]str
 	return c, nil
 }
 
+// lookPathIn finds an executable name in path ("" : this process's PATH).
 func lookPathIn(name, path string) (string, error) {
 	if path == "" {
 		return exec.LookPath(name)

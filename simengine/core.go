@@ -374,6 +374,9 @@ func (r *rank) step(start float64) (float64, []delivery) {
 		}
 	}
 	dur *= math.Exp(r.noiseSig*r.rng.NormFloat64() - r.noiseSig*r.noiseSig/2)
+	if f, ok := r.cfg.HasFault(FaultSlowSteps); ok {
+		dur *= 1 + f.Percent/100
+	}
 	end := start + dur
 	if decodeTokens := len(decoders) * perDecode; prefillTokens+decodeTokens > 0 {
 		r.power.add(start, end, float64(prefillTokens)/float64(prefillTokens+decodeTokens), len(decoders))

@@ -28,6 +28,7 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 			newRunArmCmd(ios),
 			newOfficialCmd(ios, nil),
 			newABCmd(ios),
+			newCompareCmd(ios, nil),
 		},
 	}
 }

@@ -62,6 +62,27 @@ func (id Identity) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// UnmarshalJSON reads the object MarshalJSON writes; keys other than
+// IdentityKeys are an error.
+func (id *Identity) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	var out Identity
+	for k, v := range m {
+		i := slices.Index(IdentityKeys, k)
+		if i < 0 {
+			return fmt.Errorf("arm identity: unknown key %q (want %s)", k, strings.Join(IdentityKeys, ", "))
+		}
+		if string(v) != "null" {
+			out[i] = v
+		}
+	}
+	*id = out
+	return nil
+}
+
 // Get returns the value of key as text: a JSON string unquoted, anything
 // else as written; "" when absent or null.
 func (id Identity) Get(key string) string {
@@ -167,6 +188,10 @@ type Sample struct {
 
 	KVUsage  *float64 // server_metrics.kv_cache.gpu_usage_pct (0-1)
 	CacheHit *float64 // server_metrics.cache.overall_cache_hit_rate, else gpu
+	// Image and Fingerprint are the container image and recipe_fingerprint
+	// the point ran with ("" when the file has none): what a change
+	// changes, so never part of the arm's identity.
+	Image, Fingerprint string
 	// AL is the acceptance_length block of a sweep result (nil for
 	// InferenceX's own results, which carry none).
 	AL *metrics.ALCheck
@@ -219,6 +244,18 @@ var ErrMixedSimulation = errors.New("simulated and real results in one arm")
 // have the wrong types, or an arm that mixes simulated and real results,
 // is an error (all such problems are joined).
 func Read(ctx context.Context, dir string) ([]*Arm, error) {
+	return read(ctx, dir, true)
+}
+
+// ReadMixed is Read without the refusal of arms that mix simulated and
+// real results: each Sample says whether it was simulated and Arm.Simulated
+// is true when any was. sweep compare reads with it and names such a mix as
+// a problem instead of failing.
+func ReadMixed(ctx context.Context, dir string) ([]*Arm, error) {
+	return read(ctx, dir, false)
+}
+
+func read(ctx context.Context, dir string, refuseMix bool) ([]*Arm, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
@@ -268,6 +305,10 @@ func Read(ctx context.Context, dir string) ([]*Arm, error) {
 		})
 		a.Simulated = a.Samples[0].Simulated
 		for _, s := range a.Samples[1:] {
+			if !refuseMix {
+				a.Simulated = a.Simulated || s.Simulated
+				continue
+			}
 			if s.Simulated != a.Simulated {
 				sim, real := a.Samples[0].File, s.File
 				if s.Simulated {
@@ -320,6 +361,8 @@ type resultFields struct {
 	Simulated             *bool                 `json:"simulated"`
 	AcceptanceLength      *metrics.ALCheck      `json:"acceptance_length"`
 	Probe                 *bool                 `json:"probe"`
+	Image                 json.RawMessage       `json:"image"`
+	RecipeFingerprint     json.RawMessage       `json:"recipe_fingerprint"`
 	// The power lane's keys (InferenceX's power_adapter).
 	PowerSchema          *int     `json:"power_metric_schema_version"`
 	PowerValid           *int     `json:"power_valid"`
@@ -363,7 +406,7 @@ func readResult(path string) (Identity, Sample, bool, error) {
 	}
 	var r resultFields
 	for _, k := range []string{"conc", "num_requests_successful", "request_accounting", "request_metrics",
-		"server_metrics", "valid", "invalid_reasons", "simulated", "acceptance_length", "probe",
+		"server_metrics", "valid", "invalid_reasons", "simulated", "acceptance_length", "probe", "image", "recipe_fingerprint",
 		"power_metric_schema_version", "power_valid", "joules_per_output_token"} {
 		raw, ok := top[k]
 		if !ok || string(raw) == "null" {
@@ -382,7 +425,7 @@ func readResult(path string) (Identity, Sample, bool, error) {
 		}
 	}
 	s := Sample{File: path, Conc: *r.Conc, Simulated: r.Simulated != nil && *r.Simulated, AL: r.AcceptanceLength,
-		Probe: r.Probe != nil && *r.Probe}
+		Probe: r.Probe != nil && *r.Probe, Image: textOf(r.Image), Fingerprint: textOf(r.RecipeFingerprint)}
 	if d := r.RequestMetrics.Throughput.DurationSeconds; d != nil {
 		s.Seconds = float64(*d)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -70,6 +71,20 @@ func TestRunSimulatedPower(t *testing.T) {
 		for _, k := range powerKeys {
 			assert.Equal(t, res[k], again[k], k)
 		}
+	})
+
+	t.Run("simulated nvidia-smi", func(t *testing.T) {
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, simRunArgs(out, "--sim-gpu", "h200")...)
+		require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+		_, res := pointResult(t, out)
+		assert.Equal(t, 1.0, res["power_valid"])
+		data, err := os.ReadFile(filepath.Join(out, power.TelemetryFile))
+		require.NoError(t, err)
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		assert.Equal(t, "timestamp, index, power.draw [W], temperature.gpu, clocks.current.sm [MHz], clocks.current.memory [MHz], utilization.gpu [%], utilization.memory [%]", lines[0])
+		assert.Regexp(t, `^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d{3}, 7, \d+\.\d\d W, \d+, \d+ MHz, 3201 MHz, \d+ %, \d+ %$`, lines[len(lines)-1], "the final noheader sample, 8 GPUs")
+		assert.NoFileExists(t, filepath.Join(out, "gpu_metrics_energy_start.csv"), "energy snapshots are AMD's")
 	})
 
 	t.Run("stalled monitor, REQUIRE_POWER", func(t *testing.T) {

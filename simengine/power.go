@@ -73,14 +73,16 @@ func (l *powerLog) add(start, end, prefillShare float64, batch int) {
 	}
 }
 
-// watts is the rank's GPU power averaged over [from, to).
-func (l *powerLog) watts(p gpuPower, from, to float64) float64 {
+// watts is the rank's GPU power averaged over [from, to), counting the
+// work from since on (before it the GPU idles).
+func (l *powerLog) watts(p gpuPower, from, to, since float64) float64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var pre, dec, bat float64
-	for b := int64(math.Floor(from / powerBucket)); float64(b)*powerBucket < to; b++ {
+	start := math.Max(from, since)
+	for b := int64(math.Floor(start / powerBucket)); float64(b)*powerBucket < to; b++ {
 		// A bucket the span covers in part counts in proportion.
-		lo, hi := math.Max(from, float64(b)*powerBucket), math.Min(to, float64(b+1)*powerBucket)
+		lo, hi := math.Max(start, float64(b)*powerBucket), math.Min(to, float64(b+1)*powerBucket)
 		f := math.Max(hi-lo, 0) / powerBucket
 		pre += l.prefill[b] * f
 		dec += l.decode[b] * f
@@ -99,14 +101,15 @@ func (l *powerLog) watts(p gpuPower, from, to float64) float64 {
 }
 
 // gpuWatts is the power of each of the configuration's GPUs over [from,
-// to): a GPU serves the rank it belongs to (with DP attention every rank
-// runs on every GPU of the group, which then draws the ranks' mean).
-func (s *Server) gpuWatts(from, to float64) []float64 {
+// to), idle before since: a GPU serves the rank it belongs to (with DP
+// attention every rank runs on every GPU of the group, which then draws
+// the ranks' mean).
+func (s *Server) gpuWatts(from, to, since float64) []float64 {
 	p := powerOf(s.cfg.GPU)
 	n := max(s.cfg.GPUs(), 1)
 	ranks := make([]float64, len(s.ranks))
 	for i, r := range s.ranks {
-		ranks[i] = r.power.watts(p, from, to)
+		ranks[i] = r.power.watts(p, from, to, since)
 	}
 	out := make([]float64, n)
 	shared := len(ranks) > 0 && n%len(ranks) != 0 || s.cfg.DPAttention
@@ -127,36 +130,53 @@ func (s *Server) gpuWatts(from, to float64) []float64 {
 	return out
 }
 
-// simPower serves GPU power samples: "gen G anchor A now T until U gpus N
-// idle I" (A: Unix seconds at simulated time 0, set by the load generator's
-// first join with wall=, G counting such joins; U: the simulated time
-// samples are known until, now or, once every participant has left, 10 s
-// later at idle; I: a GPU's idle watts), with ?energy=1 "energy J0 J1 ..."
-// (each GPU's energy in joules from simulated time 0 to U), then one line
-// "E W0 W1 ..." per whole Unix second E from ?from= (or 2 s before the
-// join) to U, W being each GPU's mean power over the second before E.
-// Without an anchor (G 0) there are no samples.
+// simPower serves GPU power samples: "gen G now T until U gpus N idle I"
+// (G counts the load generator's first joins that carried wall=, 0 before
+// any; U: the simulated time samples are known until, now or, once every
+// participant has left, 10 s later at idle; I: a GPU's idle watts), with
+// ?energy=1 "energy J0 J1 ..." (each GPU's energy in joules from simulated
+// time 0 to U), then one line "E W0 W1 ..." per whole Unix second E of the
+// artifact clock from ?from= (default 2 s before the join; ?last=1: only
+// the last) to U, W being each GPU's mean power over the second before E.
+// ?margin=M holds back the last M seconds while requests still run. Without
+// a join (G 0) there are no samples. The load generator starts its
+// artifact clock on a whole second, so the samples fall at the same
+// simulated times in every run; the GPUs idle before the join (the
+// readiness traffic before it is not part of the load).
 func (s *Server) simPower(w http.ResponseWriter, r *http.Request) {
 	vc := s.vc
 	vc.mu.Lock()
-	now, anchor, joined, set, gen := vc.now, vc.anchor, vc.joinedAt, vc.anchorSet, vc.anchorGen
-	idle := len(vc.parts.list) == 0
+	now, wallSec, fracNs, joined, set, gen := vc.now, vc.wallSec, vc.wallFracNs, vc.joinedAt, vc.anchorSet, vc.anchorGen
+	// Idle: no participant, nothing arriving and no request on a rank
+	// (participants may all be away while requests still run).
+	idle := len(vc.parts.list) == 0 && len(vc.arrivals) == 0
 	vc.mu.Unlock()
+	for _, r := range s.ranks {
+		r.mu.Lock()
+		idle = idle && len(r.running) == 0 && len(r.waiting) == 0
+		r.mu.Unlock()
+	}
 	until := now
 	if idle && set {
 		until = now + 10
 	}
 	n := max(s.cfg.GPUs(), 1)
-	idleW := powerOf(s.cfg.GPU).idle
+	fmt.Fprintf(w, "gen %d now %s until %s gpus %d idle %s\n", gen, fmtF(now), fmtF(until), n, fmtF(powerOf(s.cfg.GPU).idle))
 	if !set {
-		fmt.Fprintf(w, "gen 0 anchor 0 now %s until %s gpus %d idle %s\n", fmtF(now), fmtF(until), n, fmtF(idleW))
 		return
 	}
-	fmt.Fprintf(w, "gen %d anchor %s now %s until %s gpus %d idle %s\n", gen, fmtF(anchor), fmtF(now), fmtF(until), n, fmtF(idleW))
+	// at is the simulated time of artifact second e: small terms only, so
+	// the result does not depend on the day the point ran.
+	frac := float64(fracNs) / 1e9
+	at := func(e int64) float64 { return float64(e-wallSec) - frac + joined }
+	last := wallSec + int64(math.Floor(until-joined+frac))
+	if m, err := strconv.ParseFloat(r.URL.Query().Get("margin"), 64); err == nil && m > 0 && !idle {
+		last = wallSec + int64(math.Floor(until-m-joined+frac))
+	}
 	if r.URL.Query().Get("energy") == "1" {
 		energy := make([]float64, n)
 		for b := 0.0; b < until; b += 1 {
-			for g, wt := range s.gpuWatts(b, math.Min(b+1, until)) {
+			for g, wt := range s.gpuWatts(b, math.Min(b+1, until), joined) {
 				energy[g] += wt * (math.Min(b+1, until) - b)
 			}
 		}
@@ -167,13 +187,16 @@ func (s *Server) simPower(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w)
 	}
 	from, err := strconv.ParseInt(r.URL.Query().Get("from"), 10, 64)
-	if err != nil || from <= 0 {
-		from = int64(math.Floor(anchor+joined)) - 2 // a monitor runs before the load starts
+	switch {
+	case r.URL.Query().Get("last") == "1":
+		from = last
+	case err != nil || from <= 0:
+		from = wallSec - 2 // a monitor runs before the load starts
 	}
-	for e := from; float64(e) <= anchor+until; e++ {
-		t := float64(e) - anchor
+	for e := from; e <= last; e++ {
+		t := at(e)
 		fmt.Fprintf(w, "%d", e)
-		for _, wt := range s.gpuWatts(t-1, t) {
+		for _, wt := range s.gpuWatts(t-1, t, joined) {
 			fmt.Fprintf(w, " %s", fmtF(wt))
 		}
 		fmt.Fprintln(w)

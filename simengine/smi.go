@@ -138,7 +138,6 @@ func (s *smi) parseFault(f string) error {
 type page struct {
 	gen     int
 	until   float64
-	anchor  float64
 	gpus    int
 	idle    float64
 	energy  []float64
@@ -146,8 +145,18 @@ type page struct {
 	watts   [][]float64
 }
 
-func (s *smi) fetch(from int64, energy bool) (*page, error) {
+// fetch asks for the samples from second from (-1: the last only); with
+// margin only those 60 simulated seconds old while the load runs: the
+// engine may still be logging the latest ones (a virtual second takes no
+// wall time, so the lag never shows as a gap).
+func (s *smi) fetch(from int64, energy, margin bool) (*page, error) {
 	q := "/sim/power?from=" + strconv.FormatInt(from, 10)
+	if from < 0 {
+		q = "/sim/power?last=1"
+	}
+	if margin {
+		q += "&margin=60"
+	}
 	if energy {
 		q += "&energy=1"
 	}
@@ -166,14 +175,13 @@ func (s *smi) fetch(from int64, energy bool) (*page, error) {
 		f := strings.Fields(sc.Text())
 		switch {
 		case i == 0:
-			if len(f) != 12 {
+			if len(f) != 10 || f[0] != "gen" {
 				return nil, fmt.Errorf("GET /sim/power: bad header %q", sc.Text())
 			}
 			p.gen, _ = strconv.Atoi(f[1])
-			p.anchor, _ = strconv.ParseFloat(f[3], 64)
-			p.until, _ = strconv.ParseFloat(f[7], 64)
-			p.gpus, _ = strconv.Atoi(f[9])
-			p.idle, _ = strconv.ParseFloat(f[11], 64)
+			p.until, _ = strconv.ParseFloat(f[5], 64)
+			p.gpus, _ = strconv.Atoi(f[7])
+			p.idle, _ = strconv.ParseFloat(f[9], 64)
 		case len(f) > 0 && f[0] == "energy":
 			p.energy = parseFloats(f[1:])
 		case len(f) > 0:
@@ -228,7 +236,7 @@ func (s *smi) loop(interval string, header func(), rows func(e int64, w []float6
 		if s.gen0 < 0 {
 			from = math.MaxInt64 // only the generation
 		}
-		p, err := s.fetch(from, false)
+		p, err := s.fetch(from, false, !stopping)
 		switch {
 		case err != nil && time.Since(lastOK) > 60*time.Second:
 			return errors.New("the simulated engine stopped answering")
@@ -260,23 +268,18 @@ func (s *smi) loop(interval string, header func(), rows func(e int64, w []float6
 
 // once prints the latest second of the timeline.
 func (s *smi) once(rows func(e int64, w []float64, p *page)) error {
-	p, err := s.fetch(math.MaxInt64, false)
+	p, err := s.fetch(-1, false, false)
 	if err != nil {
 		return err
 	}
 	if p.gen == 0 {
 		return errors.New("no load has joined the simulated engine's clock yet")
 	}
-	last := int64(math.Floor(p.anchor + p.until))
-	p2, err := s.fetch(last, false)
-	if err != nil {
-		return err
-	}
-	if len(p2.seconds) == 0 {
+	if len(p.seconds) == 0 {
 		return errors.New("no sample")
 	}
-	i := len(p2.seconds) - 1
-	rows(p2.seconds[i], s.node(p2, p2.watts[i]), p2)
+	i := len(p.seconds) - 1
+	rows(p.seconds[i], s.node(p, p.watts[i]), p)
 	return nil
 }
 
@@ -332,7 +335,7 @@ func (s *smi) amdRows(e int64, w []float64, p *page) {
 
 // energy prints the energy counters as `amd-smi metric -E --csv` does.
 func (s *smi) energy() error {
-	p, err := s.fetch(math.MaxInt64, true)
+	p, err := s.fetch(math.MaxInt64, true, false)
 	if err != nil {
 		return err
 	}

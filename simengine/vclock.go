@@ -54,12 +54,13 @@ type vclock struct {
 	owners   map[*simRequest]*vpart
 	deadline []*simRequest // requests with a deadline, still open
 
-	// anchor maps simulated time to the load generator's artifact
-	// timestamps (Unix seconds at simulated time 0), from its first join's
-	// wall=; joinedAt is that join's simulated time.
-	anchor, joinedAt float64
-	anchorSet        bool
-	anchorGen        int // counts the joins that set the anchor
+	// The load generator's first join's wall= (Unix ns, as whole seconds
+	// and the rest) and simulated time map simulated time to its artifact
+	// timestamps (anchorTime).
+	wallSec, wallFracNs int64
+	joinedAt            float64
+	anchorSet           bool
+	anchorGen           int // counts the joins that set the anchor
 
 	// metric sampling on the virtual timeline
 	recording bool
@@ -696,7 +697,7 @@ func (s *Server) simJoin(w http.ResponseWriter, r *http.Request) {
 		}
 	} else if r.URL.Query().Get("reset") == "1" {
 		if wall, err := strconv.ParseInt(r.URL.Query().Get("wall"), 10, 64); err == nil {
-			vc.anchor, vc.joinedAt, vc.anchorSet = float64(wall)/1e9-at, at, true
+			vc.wallSec, vc.wallFracNs, vc.joinedAt, vc.anchorSet = wall/1e9, wall%1e9, at, true
 			vc.anchorGen++
 		}
 		vc.parts.reset()

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -152,4 +157,48 @@ func TestRunSimulatedPower(t *testing.T) {
 		assert.NotContains(t, res, "power_valid")
 		assert.NoFileExists(t, filepath.Join(out, power.TelemetryFile))
 	})
+}
+
+// TestMonitorDiesWithKilledRunner: kill -9 of sweep run during the load
+// leaves no GPU monitor (nor simulated tool) running: it is killed with
+// its parent.
+func TestMonitorDiesWithKilledRunner(t *testing.T) {
+	out := t.TempDir()
+	cmd := exec.Command(os.Args[0], simRunArgs(out, "--duration", "3600")...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	sc := bufio.NewScanner(stderr)
+	started := false
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "client: started pid") {
+			started = true
+			break
+		}
+	}
+	require.True(t, started, "the client never started")
+	rec := readRunRecord(t, out)
+	mon := rec.Processes["gpu-monitor"]
+	require.NotNil(t, mon, "run.json names the monitor before the load")
+	require.NoError(t, cmd.Process.Kill())
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	_ = cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for running(mon.PID) {
+		require.True(t, time.Now().Before(deadline), "the monitor (pid %d) outlived the killed runner", mon.PID)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// running reports whether pid exists and is not a zombie (an orphan's
+// zombie waits for a reaper that a container may not have).
+func running(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }

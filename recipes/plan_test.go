@@ -142,7 +142,7 @@ func TestPlanRejectsBadClientFlag(t *testing.T) {
 		assert.Equal(t, "--use-chat-template", se.Spelling)
 		assert.Equal(t, "--apply-chat-template", se.Suggestion)
 	}
-	assert.Contains(t, err.Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp8 ep1 dpafalse conc80 kv-none: client: ")
+	assert.Contains(t, err.Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp8 c80: client: ")
 	assert.Contains(t, err.Error(), "aiperf 0.12.0 has no flag --use-chat-template (did you mean --apply-chat-template?)")
 	assert.Contains(t, err.Error(), "32 problem(s) in 32 point(s)")
 }
@@ -361,9 +361,9 @@ func TestPlanReportsEveryBadRow(t *testing.T) {
 	require.True(t, ok)
 	require.Len(t, pe.Problems, 2)
 	assert.Equal(t, 1, pe.Problems[0].Index)
-	assert.Contains(t, pe.Problems[0].Error(), mi325xKey+" tp2 ep2 dpafalse conc1 kv-none: recipe: no recipe")
+	assert.Contains(t, pe.Problems[0].Error(), mi325xKey+" tp2 ep2 c1: recipe: no recipe")
 	assert.Equal(t, 2, pe.Problems[1].Index)
-	assert.Contains(t, pe.Problems[1].Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp2 ep2 dpatrue conc4 kv-none: recipe: dp-attn rows are not supported")
+	assert.Contains(t, pe.Problems[1].Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp2 ep2 dpa c4: recipe: dp-attn rows are not supported")
 }
 
 func TestPointJSONShape(t *testing.T) {
@@ -570,4 +570,22 @@ func TestPlanEveryPointGolden(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), buf.String(), "a planned point changed: run go test ./recipes -run TestPlanEveryPointGolden -update, and sweep plan the named point to review it")
+}
+
+// TestSpeculativeConfigFloatText: the golden AL inside vLLM's
+// --speculative-config is written as Python writes a float, so an AL of
+// exactly 3 is "3.0" as in InferenceX's argv (the B300 Kimi-K3 point at
+// conc 16, 3 speculative tokens), not "3".
+func TestSpeculativeConfigFloatText(t *testing.T) {
+	rs := slices.DeleteFunc(keyRows(t, "kimik3-fp4-b300-vllm-agentic-dspark"), func(r *matrix.Row) bool {
+		return r.Conc != 16 || r.EvalOnly != nil && *r.EvalOnly
+	})
+	require.NotEmpty(t, rs)
+	pts, err := Plan(rs[:1], PlanOptions{})
+	require.NoError(t, err)
+	argv := pts[0].Engine.Argv
+	i := slices.Index(argv, "--speculative-config")
+	require.GreaterOrEqual(t, i, 0)
+	assert.Contains(t, argv[i+1], `"num_speculative_tokens":3,`)
+	assert.Contains(t, argv[i+1], `"synthetic_acceptance_length":3.0}`)
 }

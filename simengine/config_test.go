@@ -250,6 +250,7 @@ func TestSplitProgram(t *testing.T) {
 		{[]string{"vllm", "serve", "m", "-tp", "8"}, configs.VLLM, []string{"serve", "m", "-tp", "8"}},
 		{[]string{"python", "-m", "vllm.entrypoints.openai.api_server", "--model", "m"}, configs.VLLM, []string{"serve", "--model", "m"}},
 		{[]string{"/opt/venv/bin/vllm", "serve", "m"}, configs.VLLM, []string{"serve", "m"}},
+		{[]string{"python3", "-m", "vllm.entrypoints.grpc_server", "--model", "m", "--port", "9"}, configs.VLLM, []string{"serve", "--model", "m", "--port", "9"}},
 	} {
 		e, rest, err := SplitProgram(tc.argv)
 		require.NoError(t, err, tc.argv)

@@ -42,6 +42,8 @@ type abRunOptions struct {
 	Runs int
 	// stopGraceSet is --stop-grace given (0s then means no grace).
 	stopGraceSet bool
+	// Categories, when set, replace the leg's categories.
+	Categories []string
 }
 
 // newABRunCmd binds "sweep ab run" flags to an abRunOptions and runs runF
@@ -54,10 +56,12 @@ func newABRunCmd(ios *IOStreams, runF func(context.Context, *abRunOptions) error
 		Name:  "run",
 		Short: "Run an A/B leg: both arms' servers, bfcl per replicate in fresh roots, then compare",
 		Long: `Run one accuracy A/B leg declared in configs/ab/<LEG>.yaml (a shipped leg by
-name, or any leg file by path): for arm a, then arm b, start the arm's server
-(the recipe point of its config key, its parsers, and the router in front if
-it declares one), run "bfcl generate" and "bfcl evaluate" once per replicate
-in a fresh BFCL_PROJECT_ROOT against the server, stop the server; then
+name, or any leg file by path): for each arm (both at once on their own GPUs
+when the leg's arm-mode is concurrent, else arm a, then arm b), start the
+arm's server (the recipe point of its config key, or its declared engine,
+with its parsers, and the router in front if it declares one), run "bfcl
+generate" and "bfcl evaluate" once per replicate in a fresh
+BFCL_PROJECT_ROOT against the server, stop the server; then
 compare the roots as "sweep ab compare" does and print the report.
 
 bfcl runs with the leg's temperature (0 by default: vLLM clamps positive
@@ -117,10 +121,11 @@ func (o *abRunOptions) bindLegFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate: simulated seconds per wall second")
 	fs.StringVar(&o.BFCL, "bfcl", "bfcl", "the bfcl program (bfcl-eval, pinned to the same version for both arms)")
 	fs.IntVar(&o.Port, "port", 0, "public port of each arm, one after the other (default 8888; with --simulate a free port per arm)")
-	fs.DurationVar(&o.RunTimeout, "run-timeout", 0, "stop a bfcl generate that runs longer (0: no limit); the replicate is then incomplete")
-	fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", 30*time.Minute, "how long to wait for a server's health URL")
+	fs.DurationVar(&o.RunTimeout, "run-timeout", 0, "stop a bfcl generate that runs longer (0: the leg's timeouts.run, else no limit); the replicate is then incomplete")
+	fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", 30*time.Minute, "how long to wait for a server's health URL (default: the leg's timeouts.startup, else 30m)")
 	fs.DurationVar(&o.Point.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
 	fs.StringVar(&o.Format, "format", "table", "report on stdout: table (Markdown) or json")
+	fs.StringSliceVar(&o.Categories, "categories", nil, "BFCL categories or collections replacing the leg's, comma separated (e.g. simple_python,irrelevance or non_live)")
 	fs.StringSliceVar(&o.Inputs.ConfigFiles, "config-files", nil, "master config files, comma separated (default: the built-in amd and nvidia masters)")
 	fs.StringVar(&o.Inputs.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
 }
@@ -132,6 +137,9 @@ func (o *abRunOptions) checkLegFlags(fs *pflag.FlagSet, cmd string, args []strin
 	}
 	o.Leg = args[0]
 	o.stopGraceSet = fs.Changed("stop-grace")
+	if !fs.Changed("ready-timeout") {
+		o.Point.ReadyTimeout = 0 // the leg's timeouts.startup, else the runner's default
+	}
 	switch {
 	case o.Format != "table" && o.Format != "json":
 		return flagErrorf("--format %q: want table or json", o.Format)
@@ -178,6 +186,12 @@ func prepareABLeg(o *abRunOptions, suffix string) (*abLegRun, error) {
 	l, err := loadABLeg(o.Leg)
 	if err != nil {
 		return nil, &FlagError{Err: err}
+	}
+	if len(o.Categories) > 0 {
+		l.Categories, l.CategoriesPos = o.Categories, make([]configs.Pos, len(o.Categories))
+		for i := range o.Categories {
+			l.CategoriesPos[i] = configs.Pos{File: "--categories", Line: 1, Col: i + 1}
+		}
 	}
 	g, err := o.Inputs.generator()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/pyjson"
 )
 
 // The files of the power lane in a result directory.
@@ -340,13 +341,13 @@ type Fields struct {
 	SchemaVersion int `json:"power_metric_schema_version"`
 	Valid         int `json:"power_valid"`
 	// The rounded metrics; all nil unless Valid is 1.
-	AvgPowerW                *Float `json:"avg_power_w,omitempty"`
-	AvgTotalGPUPowerW        *Float `json:"avg_total_gpu_power_w,omitempty"`
-	TotalGPUEnergyJ          *Float `json:"total_gpu_energy_j,omitempty"`
-	JoulesPerSuccessfulQuery *Float `json:"joules_per_successful_query,omitempty"`
-	JoulesPerInputToken      *Float `json:"joules_per_input_token,omitempty"`
-	JoulesPerOutputToken     *Float `json:"joules_per_output_token,omitempty"`
-	JoulesPerTotalToken      *Float `json:"joules_per_total_token,omitempty"`
+	AvgPowerW                *pyjson.Float `json:"avg_power_w,omitempty"`
+	AvgTotalGPUPowerW        *pyjson.Float `json:"avg_total_gpu_power_w,omitempty"`
+	TotalGPUEnergyJ          *pyjson.Float `json:"total_gpu_energy_j,omitempty"`
+	JoulesPerSuccessfulQuery *pyjson.Float `json:"joules_per_successful_query,omitempty"`
+	JoulesPerInputToken      *pyjson.Float `json:"joules_per_input_token,omitempty"`
+	JoulesPerOutputToken     *pyjson.Float `json:"joules_per_output_token,omitempty"`
+	JoulesPerTotalToken      *pyjson.Float `json:"joules_per_total_token,omitempty"`
 }
 
 // NewFields rounds the metrics as the patch does; a non-finite metric is
@@ -360,7 +361,7 @@ func NewFields(valid bool, m *Metrics) (*Fields, error) {
 	if m == nil {
 		return f, nil
 	}
-	dst := []**Float{&f.AvgPowerW, &f.AvgTotalGPUPowerW, &f.TotalGPUEnergyJ, &f.JoulesPerSuccessfulQuery,
+	dst := []**pyjson.Float{&f.AvgPowerW, &f.AvgTotalGPUPowerW, &f.TotalGPUEnergyJ, &f.JoulesPerSuccessfulQuery,
 		&f.JoulesPerInputToken, &f.JoulesPerOutputToken, &f.JoulesPerTotalToken}
 	for i, nm := range m.named() {
 		if isNonFinite(nm.v) {
@@ -370,7 +371,7 @@ func NewFields(valid bool, m *Metrics) (*Fields, error) {
 		if strings.HasSuffix(nm.key, "_w") || strings.HasSuffix(nm.key, "_j") {
 			precision = 3
 		}
-		v := Float(round(nm.v, precision))
+		v := pyjson.Float(round(nm.v, precision))
 		*dst[i] = &v
 	}
 	return f, nil
@@ -378,7 +379,7 @@ func NewFields(valid bool, m *Metrics) (*Fields, error) {
 
 func (f *Fields) named() []namedMetric {
 	var out []namedMetric
-	for i, p := range []*Float{f.AvgPowerW, f.AvgTotalGPUPowerW, f.TotalGPUEnergyJ, f.JoulesPerSuccessfulQuery,
+	for i, p := range []*pyjson.Float{f.AvgPowerW, f.AvgTotalGPUPowerW, f.TotalGPUEnergyJ, f.JoulesPerSuccessfulQuery,
 		f.JoulesPerInputToken, f.JoulesPerOutputToken, f.JoulesPerTotalToken} {
 		if p != nil {
 			out = append(out, namedMetric{metricKeys[i], float64(*p)})
@@ -400,16 +401,6 @@ func (p *FieldsPatcher) Patch(valid bool, m *Metrics) error {
 	return nil
 }
 
-// Float is a number written as Python's json.dumps writes a float.
-type Float float64
-
-// MarshalJSON implements json.Marshaler.
-func (f Float) MarshalJSON() ([]byte, error) {
-	if isNonFinite(float64(f)) {
-		return nil, fmt.Errorf("non-finite number %v", float64(f))
-	}
-	return float(float64(f)).appendIndent(nil, 0), nil
-}
 
 // AdaptResult is Adapt for an aggregate built in memory (o.Aggregate is
 // ignored): it returns the power keys to put into it and the outcome.
@@ -425,4 +416,16 @@ func AdaptResult(o Options) (*Fields, Outcome) {
 // before it starts the monitor.
 func LaneRan(resultDir string) bool {
 	return isRegular(filepath.Join(resultDir, OffsetFile))
+}
+
+// JoulesPerOutputTokenOf is a result's energy per output token for its
+// readers: only from a valid measurement (power_valid 1) of schema version
+// 2, whose joules_per_* describe the whole deployment; InferenceX asks
+// consumers to fail closed on anything else. nil otherwise (f may be nil).
+func JoulesPerOutputTokenOf(f *Fields) *float64 {
+	if f == nil || f.SchemaVersion != SchemaVersion || f.Valid != 1 || f.JoulesPerOutputToken == nil {
+		return nil
+	}
+	v := float64(*f.JoulesPerOutputToken)
+	return &v
 }

@@ -17,6 +17,10 @@ import (
 	"sweep/sweep/knee"
 )
 
+// MaxRetries is the largest Options.Retries Run accepts: a point that
+// fails every time is run at most MaxRetries+1 times, so a sweep ends.
+const MaxRetries = 100
+
 // ErrPointsFailed is returned by Run when points failed after their retries.
 var ErrPointsFailed = errors.New("points failed")
 
@@ -29,7 +33,7 @@ type Options struct {
 	Schedule *Schedule
 	Executor Executor
 	// Retries is how many times a failed point is run again (in total,
-	// over every invocation on Dir).
+	// over every invocation on Dir), 0 to MaxRetries.
 	Retries int
 	// FailFast stops the sweep at the first point that failed for good.
 	FailFast bool
@@ -80,6 +84,9 @@ type sweep struct {
 func Run(ctx context.Context, o Options) (*Summary, error) {
 	if o.Parallel < 1 {
 		o.Parallel = 1
+	}
+	if o.Retries < 0 || o.Retries > MaxRetries {
+		return nil, fmt.Errorf("retries %d: want 0 to %d", o.Retries, MaxRetries)
 	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, err
@@ -288,7 +295,8 @@ func (s *sweep) rounds(ctx context.Context) error {
 		if s.failed && s.o.FailFast {
 			break
 		}
-		if round > s.o.Retries+1 {
+		// round-1, not Retries+1: the sum overflows near the int limit.
+		if round-1 > s.o.Retries {
 			break
 		}
 	}

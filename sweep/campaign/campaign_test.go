@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
@@ -155,7 +157,7 @@ func testSchedule(t *testing.T, tps []int, concs ...int) *campaign.Schedule {
 	for i, tp := range tps {
 		for _, c := range concs {
 			pts = append(pts, recipes.Point{
-				Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: fmt.Sprintf("k%d", i), Model: "m", Framework: "sglang", TP: tp, EP: 1, Conc: c},
+				Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: fmt.Sprintf("k%d", i), Model: "m", Framework: "sglang", Parallelism: configs.Parallelism{TP: tp, EP: 1}, Conc: c},
 				Recipe: "fake", Engine: recipes.Command{Argv: []string{"engine", "--tp", fmt.Sprint(tp)}},
 				// Names as InferenceX's: one per point.
 				ResultFilename: fmt.Sprintf("k%d_tp%d_conc%d", i, tp, c),
@@ -322,6 +324,25 @@ func TestFailedPointIsRetried(t *testing.T) {
 	assert.Equal(t, 2, s.b.loadsOf(s.sched.Points[0].ID), "no retry left on resume")
 }
 
+// TestHugeRetriesStillRetries: a retry count near the int limit retries
+// a failed point (Retries+1 once overflowed and ended the sweep after its
+// first round), and a count above MaxRetries is refused.
+func TestHugeRetriesStillRetries(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	s.o.Retries = campaign.MaxRetries
+	s.b.faults[s.sched.Points[0].ID] = "fail"
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 2, sum.OK)
+	assert.Equal(t, 2, sum.Points[0].Attempts)
+
+	s = newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	s.o.Retries = math.MaxInt
+	_, err = s.run(t.Context())
+	require.ErrorContains(t, err, "retries")
+	assert.Equal(t, 0, s.b.loadsOf(s.sched.Points[0].ID))
+}
+
 func TestServerThatNeverStartsFailsItsPoint(t *testing.T) {
 	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
 	s.o.Retries = 0
@@ -424,7 +445,7 @@ func TestScheduleServers(t *testing.T) {
 	var pts []recipes.Point
 	for _, c := range []int{4, 8} {
 		pts = append(pts, recipes.Point{
-			Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "m", TP: 8, EP: 1, Conc: c},
+			Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "m", Parallelism: configs.Parallelism{TP: 8, EP: 1}, Conc: c},
 			Recipe: "no-such-recipe", Engine: recipes.Command{Argv: []string{"engine", "--max-running-requests", fmt.Sprint(2 * c)}},
 			ResultFilename: fmt.Sprintf("p%d", c),
 		})

@@ -401,7 +401,6 @@ func (p *FieldsPatcher) Patch(valid bool, m *Metrics) error {
 	return nil
 }
 
-
 // AdaptResult is Adapt for an aggregate built in memory (o.Aggregate is
 // ignored): it returns the power keys to put into it and the outcome.
 func AdaptResult(o Options) (*Fields, Outcome) {

@@ -43,7 +43,9 @@ input_token,output_token,total_token}; and writes D/power_validation.json with t
 reason codes. N is InferenceX's TP*PP*PCP; the telemetry must hold exactly N GPUs.
 
 nvidia-smi's timestamps carry no zone: they are read in this process's zone (TZ),
-as InferenceX reads them in its own.
+as InferenceX reads them in its own. The monitor records every GPU of the node, so
+a point on part of it fails the GPU count; --power-gpus 0,1,2,3 integrates only
+those GPUs (ours, named in the sidecar as gpu_filter; all is InferenceX's).
 
 Exit status: 0, also for invalid telemetry (best effort, as InferenceX); with
 --require-power (or REQUIRE_POWER=1/true/yes) 1 when the measurement is invalid;

@@ -6,13 +6,15 @@
 // aggregate result and the two sidecars.
 //
 //	out := power.Adapt(power.Options{
-//		ResultDir:    dir,                          // aiperf_artifacts/, gpu_metrics.csv, agentic_power_timezone_offset.txt
-//		Aggregate:    power.FilePatcher(aggPath),   // or &power.FieldsPatcher{} for a result in memory
-//		ExpectedGPUs: &n,                           // TP*PP*PCP
-//		RequirePower: require,                      // out.ExitCode 1 when invalid
+//		ResultDir:    dir,                        // aiperf_artifacts/, gpu_metrics.csv, agentic_power_timezone_offset.txt
+//		Aggregate:    power.FilePatcher(aggPath), // patched in place, atomically
+//		ExpectedGPUs: &n,                         // TP*PP*PCP
+//		RequirePower: require,                    // out.ExitCode 1 when invalid
 //	})
 //	// dir/agentic_power_window.json, dir/power_validation.json written;
 //	// out.Valid, out.Reasons, out.Metrics (unrounded)
+//	fields, out := power.AdaptResult(opts)     // a result in memory: res.Fields = fields
+//	j := power.JoulesPerOutputTokenOf(fields)  // readers: nil unless valid, schema 2
 //
 // Fidelity: the reason codes, their order, the aggregate's keys (order,
 // rounding to 3 or 6 decimals), both sidecars (json.dumps(indent=2) byte for

@@ -234,7 +234,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 	if err != nil {
 		return nil, planError(err)
 	}
-	sched, err := campaign.BuildSchedule(first, campaign.ScheduleOptions{ExactServers: o.ExactServers})
+	sched, err := campaign.BuildSchedule(first, campaign.ScheduleOptions{ExactServers: o.ExactServers, Official: o.Command == "official"})
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +269,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 			}
 		}
 	}
-	s, err := campaign.BuildSchedule(points, campaign.ScheduleOptions{ExactServers: o.ExactServers})
+	s, err := campaign.BuildSchedule(points, campaign.ScheduleOptions{ExactServers: o.ExactServers, Official: o.Command == "official"})
 	if err != nil {
 		return nil, err
 	}
@@ -326,15 +326,19 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	}
 	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimGPU: o.SimGPU,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), PowerGPUs: o.PowerGPUs}
-	switch {
-	case o.Launch:
+	if o.Launch {
 		// The client runs in the image: --aiperf names a program there;
 		// nothing of this host's PATH applies.
-		setup.Aiperf = o.Aiperf
-	case !o.Builtin:
-		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
-			return err
+		setup.Aiperf, setup.ClientWhy = o.Aiperf, "--launch: --aiperf in the image"
+		if o.Aiperf == "" {
+			setup.ClientWhy = "--launch: the image's built-in load generator"
 		}
+	} else {
+		choice, err := run.ChooseClient(run.ClientRequest{Aiperf: o.Aiperf, Builtin: o.Builtin, Simulate: o.Simulate, WallClock: setup.WallClock, TimeScale: o.TimeScale})
+		if err != nil {
+			return &FlagError{Err: err}
+		}
+		setup.Aiperf, setup.ClientWhy = choice.Aiperf, choice.Why
 	}
 	po := o.Point
 	if o.Simulate {
@@ -358,7 +362,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			return err
 		}
 	} else {
-		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po}
+		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po, Official: o.Command == "official"}
 		armOpts := campaign.ArmOptions{PointTimeout: watchdog}
 		if o.Adaptive {
 			// The probes' noise is scaled against the full points' length.
@@ -371,9 +375,9 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if o.Executor == "slurm" {
 		where = "one Slurm job per arm"
 	}
-	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; directory %s\n",
+	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; client: %s (%s); directory %s\n",
 		o.Command, plural.Count(len(sched.Points), "point", "points"), plural.Count(len(sched.Arms), "arm", "arms"),
-		plural.Count(sched.ServerStarts(), "server start", "server starts"), where, dir)
+		plural.Count(sched.ServerStarts(), "server start", "server starts"), where, setup.ClientInfo().Name, setup.ClientWhy, dir)
 	sum, runErr := campaign.Run(ctx, campaign.Options{
 		Dir: dir, Schedule: sched, Executor: ex, Retries: o.Retries, FailFast: o.FailFast,
 		Identity: campaign.Identity{Command: o.Command, Settings: settings},

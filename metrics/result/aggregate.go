@@ -115,6 +115,9 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 			}
 			res.Dataset = rounded
 		}
+		if st, ok := in.Summary.Scenario(); ok {
+			res.Submission = &Submission{Scenario: st.Scenario, Valid: *st.Valid, InvalidReasons: append([]string{}, st.InvalidReasons...)}
+		}
 	}
 	var err error
 	if res.RequestMetrics, err = requestMetrics(profiled, in.Summary, in.Traces); err != nil {

@@ -71,6 +71,24 @@ type RunFacts struct {
 	ALTolerance float64  `json:"al_tolerance,omitempty"`
 }
 
+// HubCache is the Hugging Face hub cache a process with the environment
+// getenv reads datasets from, as InferenceX's aggregator resolves it:
+// HF_HUB_CACHE, HUGGINGFACE_HUB_CACHE, HF_HOME/hub, then
+// ~/.cache/huggingface/hub; "" when none is set.
+func HubCache(getenv func(string) string) string {
+	switch {
+	case getenv("HF_HUB_CACHE") != "":
+		return getenv("HF_HUB_CACHE")
+	case getenv("HUGGINGFACE_HUB_CACHE") != "":
+		return getenv("HUGGINGFACE_HUB_CACHE")
+	case getenv("HF_HOME") != "":
+		return filepath.Join(getenv("HF_HOME"), "hub")
+	case getenv("HOME") != "":
+		return filepath.Join(getenv("HOME"), ".cache", "huggingface", "hub")
+	}
+	return ""
+}
+
 // WorkerShape is the parallelism of one side of a disaggregated deployment.
 type WorkerShape struct {
 	NumWorkers  int    `json:"num_workers"`
@@ -165,16 +183,7 @@ func FromEnv(env map[string]string) (RunFacts, error) {
 	if f.KVOffloadBackendMeta, err = componentMeta("KV_OFFLOAD_BACKEND_METADATA", get("KV_OFFLOAD_BACKEND_METADATA"), false); err != nil {
 		errs = append(errs, err)
 	}
-	switch {
-	case env["HF_HUB_CACHE"] != "":
-		f.HFHubCache = env["HF_HUB_CACHE"]
-	case env["HUGGINGFACE_HUB_CACHE"] != "":
-		f.HFHubCache = env["HUGGINGFACE_HUB_CACHE"]
-	case env["HF_HOME"] != "":
-		f.HFHubCache = filepath.Join(env["HF_HOME"], "hub")
-	case env["HOME"] != "":
-		f.HFHubCache = filepath.Join(env["HOME"], ".cache", "huggingface", "hub")
-	}
+	f.HFHubCache = HubCache(func(k string) string { return env[k] })
 	if err := errors.Join(errs...); err != nil {
 		return f, err
 	}

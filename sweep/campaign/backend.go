@@ -27,6 +27,9 @@ type RunBackend struct {
 	Setup run.Setup
 	// Options tune the runner; OutDir is set per server and per point.
 	Options run.Options
+	// Official marks the points official: a result the client did not
+	// stamp a valid submission for its scenario is invalid.
+	Official bool
 
 	mu     sync.Mutex
 	starts map[int]int // server starts per arm in this process
@@ -106,7 +109,7 @@ func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
 	if err != nil {
 		return Outcome{Err: err}
 	}
-	spec.LoadSpec.Probe = p.Probe
+	spec.LoadSpec.Probe, spec.LoadSpec.Official = p.Probe, s.b.Official
 	dir := result.PointDir(s.b.Dir, p.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return Outcome{Err: fmt.Errorf("clear %s: %w", dir, err)}

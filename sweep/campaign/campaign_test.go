@@ -561,3 +561,27 @@ func TestJournalMustBeARegularFile(t *testing.T) {
 		t.Fatal("the journal's FIFO blocked")
 	}
 }
+
+// TestOfficialRefusesInvalidSubmissions: an official point shorter than
+// the scenario's 900 s ran with --unsafe-override, and aiperf stamped it
+// submission_valid=false. An official schedule refuses it up front; a
+// discovery schedule takes it.
+func TestOfficialRefusesInvalidSubmissions(t *testing.T) {
+	point := func(duration int) recipes.Point {
+		argv := []string{"aiperf", "profile", "--benchmark-duration", fmt.Sprint(duration)}
+		if duration < 900 {
+			argv = append(argv, "--unsafe-override")
+		}
+		return recipes.Point{
+			Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "m", Parallelism: configs.Parallelism{TP: 8, EP: 1}, Conc: 4},
+			Recipe: "fake", Engine: recipes.Command{Argv: []string{"engine"}}, Client: &recipes.Command{Argv: argv},
+			ResultFilename: fmt.Sprintf("p%d", duration),
+		}
+	}
+	_, err := campaign.BuildSchedule([]recipes.Point{point(600)}, campaign.ScheduleOptions{Catalog: recipes.Builtin(), Official: true})
+	assert.EqualError(t, err, "official point p600: 600 s is below the inferencex-agentx-mvp scenario's 900 s minimum, so aiperf runs it with --unsafe-override and stamps it submission_valid=false; an official point must be a valid submission: drop --duration or give at least the scenario's minimum")
+	_, err = campaign.BuildSchedule([]recipes.Point{point(600)}, campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	assert.NoError(t, err, "a discovery point may be short")
+	_, err = campaign.BuildSchedule([]recipes.Point{point(1200)}, campaign.ScheduleOptions{Catalog: recipes.Builtin(), Official: true})
+	assert.NoError(t, err)
+}

@@ -111,6 +111,10 @@ type ScheduleOptions struct {
 	// ExactServers runs every point with its own engine command, as
 	// InferenceX does, ignoring ArmServer declarations.
 	ExactServers bool
+	// Official refuses points that cannot be valid submissions for their
+	// scenario (recipes.Point.SubmissionProblem), e.g. shorter than its
+	// minimum duration.
+	Official bool
 }
 
 // BuildSchedule groups planned points into arms (same config key and
@@ -132,6 +136,9 @@ func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error)
 			return nil, fmt.Errorf("two points named %s: the selection lists a point twice", pp.ResultFilename)
 		}
 		seen[pp.ResultFilename] = true
+		if why := pp.SubmissionProblem(); o.Official && why != "" {
+			return nil, fmt.Errorf("official point %s: %s; an official point must be a valid submission: drop --duration or give at least the scenario's minimum", pp.ResultFilename, why)
+		}
 		k := armKey(&pp)
 		a, ok := byArm[k]
 		if !ok {

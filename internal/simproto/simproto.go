@@ -26,6 +26,23 @@ const (
 	EnvLoadgenClock     = "SWEEP_LOADGEN_CLOCK"      // "virtual" drives the engine's virtual clock
 )
 
+// Environment of the simulated GPU tools (nvidia-smi, amd-smi stand-ins).
+const (
+	// EnvSMIURL is the simulated engine (or router) base URL.
+	EnvSMIURL = "SWEEP_SIM_SMI_URL"
+	// EnvSMINodeGPUs is the node's GPU count (default 8): GPUs beyond the
+	// engine's idle at their idle power, as a real node's do.
+	EnvSMINodeGPUs = "SWEEP_SIM_NODE_GPUS"
+	// EnvSMIAfterGen is the engine's anchor generation when the monitor
+	// started (GET /sim/power's gen): the loop samples only a later load.
+	// Unset, the generation of its first answer is taken.
+	EnvSMIAfterGen = "SWEEP_SIM_SMI_AFTER_GEN"
+	// EnvSMIFault injects a telemetry fault: "stall=A:B" (no samples from
+	// A to B seconds after the first), "missing-gpu=N" (GPU N never
+	// reported).
+	EnvSMIFault = "SWEEP_SIM_SMI_FAULT"
+)
+
 // EnvBFCL carries an arm and its replicate to the BFCL stand-in
 // (sweep sim-bfcl), as JSON.
 const EnvBFCL = "SWEEP_SIM_BFCL"

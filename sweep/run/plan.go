@@ -13,6 +13,7 @@ import (
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
 	"sweep/internal/simproto"
+	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/recipes"
 )
@@ -53,7 +54,18 @@ type Setup struct {
 	// Environ looks up variables of this machine for Command.EnvFrom
 	// (default os.LookupEnv).
 	Environ func(string) (string, bool)
+	// PowerGPUs is which GPUs of the telemetry the power lane integrates:
+	// PowerGPUsAll (InferenceX: every GPU the monitor recorded) or
+	// PowerGPUsAllocated (only the point's); "" reads SWEEP_POWER_GPUS,
+	// else all.
+	PowerGPUs string
 }
+
+// The power lane's GPU choices (Setup.PowerGPUs, --power-gpus).
+const (
+	PowerGPUsAll       = "all"
+	PowerGPUsAllocated = "allocated"
+)
 
 // ErrNotSimulated is returned for parts of a point the simulation cannot
 // stand in for.
@@ -113,6 +125,21 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		},
 	}
 	spec.Engine = s.proc("engine", p.Engine)
+	if lane := power.LaneFromEnv(s.Environ, spec.Facts.Multinode); lane.Enabled && p.Client != nil {
+		f := spec.Facts
+		spec.Power = &PowerSpec{ExpectedGPUs: power.ExpectedGPUs(f.TP, f.PP, f.PCP), Require: lane.Require}
+		mode := s.PowerGPUs
+		if mode == "" {
+			mode, _ = s.Environ("SWEEP_POWER_GPUS")
+		}
+		switch mode {
+		case "", PowerGPUsAll:
+		case PowerGPUsAllocated:
+			spec.Power.AllocatedGPUs = true
+		default:
+			return Spec{}, fmt.Errorf("power GPUs %q (--power-gpus or SWEEP_POWER_GPUS): want %s or %s", mode, PowerGPUsAll, PowerGPUsAllocated)
+		}
+	}
 	virtual := s.Virtual() && p.Client != nil
 	if s.Simulate {
 		head := append([]string{s.Executable, "sim-engine"}, uncheckedArgs(p)...)
@@ -130,6 +157,9 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		}
 		if s.SimFault != "" {
 			spec.Engine.Env[simproto.EnvFault] = s.SimFault
+		}
+		if spec.Power != nil {
+			simulatedGPUs(&spec, s.Executable, gpu, p.HealthURL, virtual)
 		}
 	}
 	if slices.Contains(p.Engine.Placeholders, recipes.HFSnapshotPlaceholder) {

@@ -218,6 +218,9 @@ func newCapacity(c Config) capacity {
 		pool = c.MaxTotalTokens
 	}
 	capa.poolTokens = max(pool/c.PageSize*c.PageSize, 4*c.PageSize)
+	if c.Calibration != nil {
+		c.Calibration.apply(&capa, c.PageSize)
+	}
 
 	capa.maxRunning = c.MaxRunningRequests
 	if capa.maxRunning <= 0 {

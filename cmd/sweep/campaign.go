@@ -50,6 +50,7 @@ type campaignOptions struct {
 	progressOnce sync.Once
 	progress     io.Writer
 	SimGPU       string
+	SimCalib     string // --sim-calibration, an absolute path
 
 	Fast         bool // agentx-fast durations and warm-ups
 	Duration     int
@@ -93,6 +94,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second")
 	fs.StringVar(&o.SimClock, "sim-clock", simClockVirtual, simClockUsage)
 	fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner)")
+	fs.StringVar(&o.SimCalib, "sim-calibration", "", "with --simulate: the simulated engine's step costs and KV pool per arm from FILE (sweep sim calibrate)")
 	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
 	fs.StringVar(&o.SlurmPartition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
@@ -132,6 +134,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
 	case checkSimClock(o.SimClock) != nil:
 		return checkSimClock(o.SimClock)
+	case checkSimCalibration(o.Simulate, &o.SimCalib) != nil:
+		return checkSimCalibration(o.Simulate, &o.SimCalib)
 	case o.Retries < 0:
 		return flagErrorf("--retries %d: want 0 or more", o.Retries)
 	case o.MaxParallel < 0:
@@ -194,6 +198,9 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 	if o.Simulate {
 		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
 			campaign.Setting{Name: "--sim-gpu", Value: o.SimGPU}, campaign.Setting{Name: "--sim-clock", Value: o.SimClock})
+		if o.SimCalib != "" {
+			out = append(out, campaign.Setting{Name: "--sim-calibration", Value: o.SimCalib})
+		}
 	}
 	return out
 }
@@ -298,7 +305,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		}
 		return writeDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale)
 	}
-	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimGPU: o.SimGPU,
+	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimGPU: o.SimGPU, SimCalibration: o.SimCalib,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion)}
 	if !o.Builtin {
 		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
@@ -594,7 +601,7 @@ func (o *campaignOptions) slurmExecutor(dir string, setup run.Setup, po run.Opti
 	if err != nil {
 		return nil, err
 	}
-	settings := campaign.ArmSettings{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: setup.WallClock, SimGPU: o.SimGPU, Aiperf: setup.Aiperf,
+	settings := campaign.ArmSettings{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: setup.WallClock, SimGPU: o.SimGPU, SimCalibration: o.SimCalib, Aiperf: setup.Aiperf,
 		AiperfSchema: setup.AiperfSchema, StopGrace: po.StopGrace.Seconds(), ReadyTimeout: po.ReadyTimeout.Seconds()}
 	return &slurm.Executor{
 		Client: slurm.NewClient(slurm.Exec{Timeout: time.Minute}), Dir: dir, Program: []string{exe}, Settings: settings,

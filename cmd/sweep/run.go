@@ -61,6 +61,7 @@ type runOptions struct {
 	SimClock  string
 	SimFault  string
 	SimGPU    string
+	SimCalib  string
 
 	Plan  recipes.PlanOptions
 	Point run.Options
@@ -124,6 +125,7 @@ Example:
 			fs.StringVar(&o.SimClock, "sim-clock", simClockVirtual, simClockUsage)
 			fs.StringVar(&o.SimFault, "sim-fault", "", "with --simulate: engine fault to inject (never-ready, crash:N, hang:N, slow-metrics:D, malformed-metrics)")
 			fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner, e.g. mi325x)")
+			fs.StringVar(&o.SimCalib, "sim-calibration", "", "with --simulate: the simulated engine's step costs and KV pool per arm from FILE (sweep sim calibrate)")
 			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery settings: 1200 s and 1 warm-up request per lane")
 			fs.IntVar(&o.Plan.Duration, "duration", 0, "benchmark duration in seconds (default: the row's, 3600)")
 			fs.IntVar(&o.Plan.Port, "port", 0, "the point's public port (default 8888; with --simulate a free port)")
@@ -174,6 +176,9 @@ Example:
 				if err := checkSimClock(o.SimClock); err != nil {
 					return err
 				}
+				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {
+					return err
+				}
 				return runF(ctx, o)
 			}
 		},
@@ -195,7 +200,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	row := p.Row
-	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimFault: o.SimFault, SimGPU: o.SimGPU,
+	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimFault: o.SimFault, SimGPU: o.SimGPU, SimCalibration: o.SimCalib,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), ALTolerance: o.Point.ALTolerance}
 	if !o.Builtin {
 		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {

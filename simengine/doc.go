@@ -162,7 +162,7 @@
 //
 //	arm   measured     simulated before           simulated now
 //	       peak, cliff  (main 15aae79)             (tok/s/GPU)
-//	TP2    c4, c6       c4, c6                     c4 14956, c6 5425
+//	TP2    c4, c6       c4, c6                     c4 16269, c6 7193
 //	TP4    c40, c48     c16, c32; c40, c48 fail    c40 29831, c48 6177
 //	TEP4   c40, c48     c16, c32; c40, c48 fail    c40 30143, c48 6439
 //	TP8    c64, c80     c48, c64; c80 fails        c64 28518, c80 11584

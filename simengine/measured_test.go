@@ -31,14 +31,7 @@ type plannedArm struct {
 // parses each arm's engine command as sim-engine does.
 func plannedArms(t *testing.T, key string) []plannedArm {
 	t.Helper()
-	masters, err := configs.DefaultMasters()
-	require.NoError(t, err)
-	runners, err := configs.DefaultRunners()
-	require.NoError(t, err)
-	g := &matrix.Generator{Masters: masters, Runners: runners}
-	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{key}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
-	require.NoError(t, err)
-	points, err := recipes.Plan(rows, recipes.PlanOptions{Fast: true})
+	points, err := plannedArmsErr(key)
 	require.NoError(t, err)
 	var arms []plannedArm
 	index := map[string]int{}
@@ -113,6 +106,10 @@ func TestKVPerGPUStopsShrinkingAtKVHeads(t *testing.T) {
 	// Qwen3.5 has 2 KV heads: from TP2 on, each GPU keeps a whole head.
 	assert.Less(t, p8/p4, 2.0, "past the KV heads, more TP adds only the weights' share")
 	assert.Greater(t, p8/p4, 1.2)
+	// The family is known by its pre-staged weights' directory too.
+	for _, name := range []string{"Qwen/Qwen3.5-397B-A17B-FP8", "/scratch/models/Qwen3.5-397B-A17B-FP8"} {
+		assert.Equal(t, 2, shapeOf(name).kvHeads, name)
+	}
 	// A model whose KV heads are not known shards the KV over every GPU.
 	unknown := qwenConfig(configs.SGLang, 4, 1)
 	unknown.ModelPath = "example/Unknown-397B-A17B-FP8"
@@ -121,4 +118,54 @@ func TestKVPerGPUStopsShrinkingAtKVHeads(t *testing.T) {
 	unknown8 := unknown
 	unknown8.TP = 8
 	assert.Greater(t, float64(newCapacity(unknown8).poolTokens)/float64(newCapacity(unknown).poolTokens), 2.0)
+}
+
+// TestEveryPlannedAgenticArmFits: the weights of every arm InferenceX
+// runs fit its simulated GPUs (a real engine started there, so a
+// simulated one must not fail every point), whether the model is named by
+// its id or by the directory of pre-staged weights.
+func TestEveryPlannedAgenticArmFits(t *testing.T) {
+	masters, err := configs.DefaultMasters()
+	require.NoError(t, err)
+	ms, err := matrix.ResolveKeys(masters, []string{"*"})
+	require.NoError(t, err)
+	planned := 0
+	for _, m := range ms {
+		if len(m.Scenarios.AgenticCoding) == 0 {
+			continue
+		}
+		if _, err := plannedArmsErr(m.Key); err != nil {
+			continue // not planned (ATOM, TRT-LLM, multi-node): sweep plan --coverage says why
+		}
+		planned++
+		for _, a := range plannedArms(t, m.Key) {
+			capa := newCapacity(a.cfg)
+			assert.True(t, capa.fits, "%s %s: %s on %d x %s at memory fraction %g", m.Key, a.name, a.cfg.ModelPath, a.cfg.GPUs(), a.cfg.GPU, a.cfg.MemFraction)
+			if capa.poolTokens < sessionKVTokens {
+				// Known disagreements (the report of issue 19): DeepSeek's
+				// latent KV is counted as a 400B-class model's per token,
+				// and tight fits keep little for KV beside the draft.
+				t.Logf("%s %s: a pool of %d tokens per rank holds no whole session", m.Key, a.name, capa.poolTokens)
+			}
+		}
+	}
+	assert.Greater(t, planned, 20)
+}
+
+// plannedArmsErr plans a key's agentic rows, returning the error.
+func plannedArmsErr(key string) ([]recipes.Point, error) {
+	masters, err := configs.DefaultMasters()
+	if err != nil {
+		return nil, err
+	}
+	runners, err := configs.DefaultRunners()
+	if err != nil {
+		return nil, err
+	}
+	g := &matrix.Generator{Masters: masters, Runners: runners}
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{key}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
+	if err != nil {
+		return nil, err
+	}
+	return recipes.Plan(rows, recipes.PlanOptions{Fast: true})
 }

@@ -54,7 +54,7 @@ type modelShape struct {
 }
 
 // families holds the architecture facts the name alone does not give,
-// per model family (a lower-case name prefix).
+// per model family (a lower-case prefix of the name's last path element).
 var families = []struct {
 	prefix string
 	shape  func(*modelShape)
@@ -66,7 +66,7 @@ var families = []struct {
 	// FP8 KV, the state included) is what the MI325X discovery of the
 	// MTP recipe measured: about 1.7 GB per GPU per 85k-token session from
 	// TP 2 to TP 8.
-	{"qwen/qwen3.5-", func(s *modelShape) { s.kvHeads, s.kvBytes = 2, 40e3 }},
+	{"qwen3.5-", func(s *modelShape) { s.kvHeads, s.kvBytes = 2, 40e3 }},
 }
 
 var (
@@ -98,8 +98,12 @@ func shapeOf(name string) modelShape {
 		s.weightBytes = 2
 	}
 	s.totalB, s.activeB = max(s.totalB, 0.1), max(min(s.activeB, s.totalB), 0.1)
+	// The family by the name's last path element: a model id
+	// (Qwen/Qwen3.5-...) or the directory of pre-staged weights
+	// (/scratch/models/Qwen3.5-...).
+	file := base[strings.LastIndex(base, "/")+1:]
 	for _, f := range families {
-		if strings.HasPrefix(base, f.prefix) {
+		if strings.HasPrefix(file, f.prefix) {
 			f.shape(&s)
 		}
 	}
@@ -197,9 +201,10 @@ func newCapacity(c Config) capacity {
 	g0 := float64(c.GPUs())
 	perGPU := g.hbmGB * c.MemFraction
 	weightsGB := s.totalB * s.weightBytes
+	draftGB := 0.0
 	if c.Spec.Enabled() {
 		if c.Engine == configs.SGLang {
-			perGPU *= 0.85
+			draftGB = 0.15 * perGPU
 		} else {
 			weightsGB *= 1.03
 		}
@@ -207,7 +212,13 @@ func newCapacity(c Config) capacity {
 	if replicated {
 		weightsGB *= float64(ranks)
 	}
-	freeGB := perGPU - weightsGB/g0 - perGPUReserveGB
+	// The draft's share never takes more than 80 % of what the weights
+	// leave: a tight fit (Qwen3.5 FP8 at TP2 on a 288 GB GPU at 0.8) starts
+	// with a small pool rather than not at all.
+	if left := perGPU - weightsGB/g0; left > 0 {
+		draftGB = min(draftGB, 0.8*left)
+	}
+	freeGB := perGPU - draftGB - weightsGB/g0 - perGPUReserveGB
 	capa.fits = freeGB > 0
 	shards := attnTP
 	if s.kvHeads > 0 {

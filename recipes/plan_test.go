@@ -142,7 +142,7 @@ func TestPlanRejectsBadClientFlag(t *testing.T) {
 		assert.Equal(t, "--use-chat-template", se.Spelling)
 		assert.Equal(t, "--apply-chat-template", se.Suggestion)
 	}
-	assert.Contains(t, err.Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp8 ep1 dpafalse conc80 kv-none: client: ")
+	assert.Contains(t, err.Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp8 c80: client: ")
 	assert.Contains(t, err.Error(), "aiperf 0.12.0 has no flag --use-chat-template (did you mean --apply-chat-template?)")
 	assert.Contains(t, err.Error(), "32 problem(s) in 32 point(s)")
 }
@@ -361,9 +361,9 @@ func TestPlanReportsEveryBadRow(t *testing.T) {
 	require.True(t, ok)
 	require.Len(t, pe.Problems, 2)
 	assert.Equal(t, 1, pe.Problems[0].Index)
-	assert.Contains(t, pe.Problems[0].Error(), mi325xKey+" tp2 ep2 dpafalse conc1 kv-none: recipe: no recipe")
+	assert.Contains(t, pe.Problems[0].Error(), mi325xKey+" tp2 ep2 c1: recipe: no recipe")
 	assert.Equal(t, 2, pe.Problems[1].Index)
-	assert.Contains(t, pe.Problems[1].Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp2 ep2 dpatrue conc4 kv-none: recipe: dp-attn rows are not supported")
+	assert.Contains(t, pe.Problems[1].Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp2 ep2 dpa c4: recipe: dp-attn rows are not supported")
 }
 
 func TestPointJSONShape(t *testing.T) {
@@ -570,4 +570,49 @@ func TestPlanEveryPointGolden(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), buf.String(), "a planned point changed: run go test ./recipes -run TestPlanEveryPointGolden -update, and sweep plan the named point to review it")
+}
+
+// TestPointJSONRefusesPaths: a planned point's result_filename and
+// command_file name files in its result directory; "../victim/x" in a
+// plan file made `sweep run --plan` write outside --out.
+func TestPointJSONRefusesPaths(t *testing.T) {
+	pts, err := Plan(keyRows(t, mi325xKey)[:1], PlanOptions{})
+	require.NoError(t, err)
+	for _, tc := range []struct{ key, value, err string }{
+		{"result_filename", "../victim/existing", `planned point: result_filename "../victim/existing" must be a file name, not a path`},
+		{"command_file", "../victim/existing.txt", `planned point: command_file "../victim/existing.txt" must be a file name, not a path`},
+		{"result_filename", "", "planned point: result_filename is empty: want a file name"},
+	} {
+		data, err := json.Marshal(pts[0])
+		require.NoError(t, err)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(data, &m))
+		m[tc.key] = tc.value
+		data, err = json.Marshal(m)
+		require.NoError(t, err)
+		var p Point
+		assert.EqualError(t, json.Unmarshal(data, &p), tc.err, tc.key)
+	}
+	data, err := json.Marshal(pts[0])
+	require.NoError(t, err)
+	var p Point
+	require.NoError(t, json.Unmarshal(data, &p), "a planned point reads back")
+}
+
+// TestSpeculativeConfigFloatText: the golden AL inside vLLM's
+// --speculative-config is written as Python writes a float, so an AL of
+// exactly 3 is "3.0" as in InferenceX's argv (the B300 Kimi-K3 point at
+// conc 16, 3 speculative tokens), not "3".
+func TestSpeculativeConfigFloatText(t *testing.T) {
+	rs := slices.DeleteFunc(keyRows(t, "kimik3-fp4-b300-vllm-agentic-dspark"), func(r *matrix.Row) bool {
+		return r.Conc != 16 || r.EvalOnly != nil && *r.EvalOnly
+	})
+	require.NotEmpty(t, rs)
+	pts, err := Plan(rs[:1], PlanOptions{})
+	require.NoError(t, err)
+	argv := pts[0].Engine.Argv
+	i := slices.Index(argv, "--speculative-config")
+	require.GreaterOrEqual(t, i, 0)
+	assert.Contains(t, argv[i+1], `"num_speculative_tokens":3,`)
+	assert.Contains(t, argv[i+1], `"synthetic_acceptance_length":3.0}`)
 }

@@ -19,11 +19,13 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/internal/plural"
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
 	"sweep/sweep/executor/slurm"
 	"sweep/sweep/knee"
+	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
 
@@ -71,6 +73,12 @@ type campaignOptions struct {
 	SlurmPartition    string
 	SlurmPoll         time.Duration
 	SlurmStartTimeout time.Duration
+	// Launch runs each Slurm arm in its recipe's image through the runner's
+	// launch path (srun --container-image in the job); Site changes the
+	// runner profile's site facts; SweepBinary is mounted into the image.
+	Launch      bool
+	Site        []string
+	SweepBinary string
 	// CostFrom is an earlier sweep directory whose measured server start
 	// and point times feed the dry-run's cost model.
 	CostFrom string
@@ -98,6 +106,9 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
 	fs.StringVar(&o.SlurmPartition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
+	fs.BoolVar(&o.Launch, "launch", false, "slurm: run each arm in its recipe's image as the runner's InferenceX launcher does (the image imported once under flock, the job's step srun --container-image with the static sweep mounted)")
+	fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
+	fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0)")
 	fs.DurationVar(&o.SlurmPoll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
 	fs.DurationVar(&o.SlurmStartTimeout, "slurm-start-timeout", 0, "slurm: cancel and fail a job still pending after this long (0: wait)")
 	lists.ints(fs, &o.GPUs, "gpus", "local: the node's GPU ids (default: 0..7 with --simulate, else from rocm-smi/nvidia-smi)")
@@ -136,12 +147,16 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return checkSimClock(o.SimClock)
 	case checkSimCalibration(o.Simulate, &o.SimCalib) != nil:
 		return checkSimCalibration(o.Simulate, &o.SimCalib)
-	case o.Retries < 0:
-		return flagErrorf("--retries %d: want 0 or more", o.Retries)
+	case o.Retries < 0 || o.Retries > campaign.MaxRetries:
+		return flagErrorf("--retries %d: want 0 to %d", o.Retries, campaign.MaxRetries)
 	case o.MaxParallel < 0:
 		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
 	case o.Duration < 0:
 		return flagErrorf("--duration %d: want a positive number of seconds", o.Duration)
+	case (o.Launch || len(o.Site) > 0 || o.SweepBinary != "") && o.Executor != "slurm":
+		return flagErrorf("--launch, --site and --sweep-binary need --executor slurm (sweep run --launch runs one point on its own)")
+	case !o.Launch && (len(o.Site) > 0 || o.SweepBinary != ""):
+		return flagErrorf("--site and --sweep-binary need --launch")
 	case o.Adaptive && o.Executor != "local":
 		return flagErrorf("--adaptive runs with --executor local for now (the Slurm job runs a fixed list of points)")
 	case o.CostFrom != "" && !o.DryRun:
@@ -165,9 +180,7 @@ func (o *campaignOptions) filter(rows matrix.Matrix) matrix.Matrix {
 		case o.DPAttn != "" && strconv.FormatBool(r.DPAttn) != o.DPAttn:
 		case len(o.ConcList) > 0 && !slices.Contains(o.ConcList, r.Conc):
 		default:
-			if r.RecipeFingerprint == "" {
-				r.RecipeFingerprint = matrix.Fingerprint(r)
-			}
+			r.StampFingerprint()
 			out = append(out, r)
 		}
 	}
@@ -194,6 +207,12 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--exact-servers", Value: strconv.FormatBool(o.ExactServers)},
 		campaign.Setting{Name: "--aiperf-version", Value: o.Plan.AiperfVersion},
 		campaign.Setting{Name: "--adaptive", Value: strconv.FormatBool(o.Adaptive)},
+		// What is loaded and which client measures it; "" when not given,
+		// as directories from before these were recorded have them.
+		campaign.Setting{Name: "--model-path", Value: o.Plan.ModelPath},
+		campaign.Setting{Name: "--aiperf", Value: o.Aiperf},
+		campaign.Setting{Name: "--builtin-client", Value: map[bool]string{true: "true"}[o.Builtin]},
+		campaign.Setting{Name: "--config-files", Value: strings.Join(o.Inputs.ConfigFiles, " ")},
 	)
 	if o.Simulate {
 		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
@@ -221,7 +240,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 	if err != nil {
 		return nil, planError(err)
 	}
-	sched, err := campaign.BuildSchedule(first, campaign.ScheduleOptions{ExactServers: o.ExactServers})
+	sched, err := campaign.BuildSchedule(first, campaign.ScheduleOptions{ExactServers: o.ExactServers, Official: o.Command == "official"})
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +259,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 		for _, p := range a.Points {
 			pp := po
 			pp.Port = port
-			pp.ResultDir = filepath.Join(dir, p.ID)
+			pp.ResultDir = result.PointDir(dir, p.ID)
 			got, err := recipes.Plan(matrix.Matrix{&p.Plan.Row}, pp)
 			if err != nil {
 				return nil, planError(err)
@@ -256,7 +275,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 			}
 		}
 	}
-	s, err := campaign.BuildSchedule(points, campaign.ScheduleOptions{ExactServers: o.ExactServers})
+	s, err := campaign.BuildSchedule(points, campaign.ScheduleOptions{ExactServers: o.ExactServers, Official: o.Command == "official"})
 	if err != nil {
 		return nil, err
 	}
@@ -303,14 +322,29 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			}
 			fmt.Fprintf(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, at the full length); the cost below is the full grid's upper bound; on the knee benchmark the search needs 24 %% (doubling grids) to 35 %% (conc-lists) of InferenceX's GPU-hours with 300 s probes, 42-45 %% without\n", probes)
 		}
-		return writeDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale)
+		if err := writeDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale); err != nil {
+			return err
+		}
+		if o.Launch {
+			return o.writeLaunchDryRun(sched, dir)
+		}
+		return nil
 	}
 	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimGPU: o.SimGPU, SimCalibration: o.SimCalib,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion)}
-	if !o.Builtin {
-		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
-			return err
+	if o.Launch {
+		// The client runs in the image: --aiperf names a program there;
+		// nothing of this host's PATH applies.
+		setup.Aiperf, setup.ClientWhy = o.Aiperf, "--launch: --aiperf in the image"
+		if o.Aiperf == "" {
+			setup.ClientWhy = "--launch: the image's built-in load generator"
 		}
+	} else {
+		choice, err := run.ChooseClient(run.ClientRequest{Aiperf: o.Aiperf, Builtin: o.Builtin, Simulate: o.Simulate, WallClock: setup.WallClock, TimeScale: o.TimeScale})
+		if err != nil {
+			return &FlagError{Err: err}
+		}
+		setup.Aiperf, setup.ClientWhy = choice.Aiperf, choice.Why
 	}
 	po := o.Point
 	if o.Simulate {
@@ -334,7 +368,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			return err
 		}
 	} else {
-		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po}
+		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po, Official: o.Command == "official"}
 		armOpts := campaign.ArmOptions{PointTimeout: watchdog}
 		if o.Adaptive {
 			// The probes' noise is scaled against the full points' length.
@@ -347,9 +381,9 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if o.Executor == "slurm" {
 		where = "one Slurm job per arm"
 	}
-	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; directory %s\n",
+	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; client: %s (%s); directory %s\n",
 		o.Command, plural.Count(len(sched.Points), "point", "points"), plural.Count(len(sched.Arms), "arm", "arms"),
-		plural.Count(sched.ServerStarts(), "server start", "server starts"), where, dir)
+		plural.Count(sched.ServerStarts(), "server start", "server starts"), where, setup.ClientInfo().Name, setup.ClientWhy, dir)
 	sum, runErr := campaign.Run(ctx, campaign.Options{
 		Dir: dir, Schedule: sched, Executor: ex, Retries: o.Retries, FailFast: o.FailFast,
 		Identity: campaign.Identity{Command: o.Command, Settings: settings},
@@ -603,8 +637,14 @@ func (o *campaignOptions) slurmExecutor(dir string, setup run.Setup, po run.Opti
 	}
 	settings := campaign.ArmSettings{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: setup.WallClock, SimGPU: o.SimGPU, SimCalibration: o.SimCalib, Aiperf: setup.Aiperf,
 		AiperfSchema: setup.AiperfSchema, StopGrace: po.StopGrace.Seconds(), ReadyTimeout: po.ReadyTimeout.Seconds()}
+	var armProgram func(context.Context, *campaign.Arm) ([]string, error)
+	if o.Launch {
+		if armProgram, err = o.armLauncher(dir); err != nil {
+			return nil, err
+		}
+	}
 	return &slurm.Executor{
-		Client: slurm.NewClient(slurm.Exec{Timeout: time.Minute}), Dir: dir, Program: []string{exe}, Settings: settings,
+		Client: slurm.NewClient(slurm.Exec{Timeout: time.Minute}), Dir: dir, Program: []string{exe}, Settings: settings, ArmProgram: armProgram,
 		Poll: o.SlurmPoll, StartTimeout: o.SlurmStartTimeout, PointTimeout: watchdog,
 		Progress: func(line string) { fmt.Fprintln(o.progressOut(), "  "+line) },
 		// --time: the arm's planned time on its node, twice over.
@@ -618,8 +658,9 @@ func (o *campaignOptions) slurmExecutor(dir string, setup run.Setup, po run.Opti
 		Spec: func(a *campaign.Arm) slurm.JobSpec {
 			var spec slurm.JobSpec
 			// A simulated engine needs no exclusive node or CPU allocation:
-			// the runner profile's allocation applies to real engines.
-			if prof, err := recipes.ProfileFor(a.Runner); err == nil && !o.Simulate {
+			// the runner profile's allocation applies to real engines and
+			// to launched arms (their site facts from --site).
+			if prof, err := o.profile(a.Runner); err == nil && (!o.Simulate || o.Launch) {
 				spec.Partition = prof.Slurm.Partition
 				if prof.Slurm.Account != "" {
 					spec.Options = append(spec.Options, "--account="+prof.Slurm.Account)
@@ -640,6 +681,85 @@ func (o *campaignOptions) slurmExecutor(dir string, setup run.Setup, po run.Opti
 			return spec
 		},
 	}, nil
+}
+
+// profile is the runner's profile with the --site changes.
+func (o *campaignOptions) profile(runner string) (recipes.Profile, error) {
+	prof, err := recipes.ProfileFor(runner)
+	if err != nil {
+		return prof, err
+	}
+	for _, s := range o.Site {
+		if err := prof.ApplySite(s); err != nil {
+			return prof, err
+		}
+	}
+	return prof, nil
+}
+
+// armLauncher gives each arm's job the container step of its runner's
+// launch (sweep/launch.InJob) around the mounted sweep, importing each
+// image once (under the launcher's flock) before the first job that
+// needs it.
+func (o *campaignOptions) armLauncher(dir string) (func(context.Context, *campaign.Arm) ([]string, error), error) {
+	for _, s := range o.Site {
+		if err := (&recipes.Profile{}).ApplySite(s); err != nil {
+			return nil, &FlagError{Err: err}
+		}
+	}
+	bin, err := sweepBinary(o.SweepBinary)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	imported := map[string]error{}
+	return func(ctx context.Context, a *campaign.Arm) ([]string, error) {
+		prof, err := o.profile(a.Runner)
+		if err != nil {
+			return nil, fmt.Errorf("--launch: %w", err)
+		}
+		imp, step, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		ierr, done := imported[imp.SquashFile]
+		if !done {
+			if ierr = launch.Preflight(imp); ierr == nil {
+				ex := launch.Exec{Stdout: o.progressOut(), Stderr: o.progressOut(), Progress: func(line string) { fmt.Fprintln(o.progressOut(), "  "+line) }}
+				_, ierr = ex.Run(ctx, imp)
+			}
+			imported[imp.SquashFile] = ierr
+		}
+		if ierr != nil {
+			return nil, fmt.Errorf("image %s: %w", imp.Image, ierr)
+		}
+		return append(step, launch.SweepDir+"/"+filepath.Base(bin)), nil
+	}, nil
+}
+
+// writeLaunchDryRun prints what --launch runs per arm: the image import on
+// this host and the job's container step (run-arm follows it).
+func (o *campaignOptions) writeLaunchDryRun(sched *campaign.Schedule, dir string) error {
+	bin, err := sweepBinary(o.SweepBinary)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.IO.Out, "\nlaunch (--launch): per arm, the image import on this host, then the sbatch job's step")
+	for _, a := range sched.Arms {
+		prof, err := o.profile(a.Runner)
+		if err != nil {
+			return &FlagError{Err: err}
+		}
+		imp, step, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(o.IO.Out, "  arm %d (%s, %s):\n    import: %s\n    step:   %s %s run-arm --job ... --events ...\n", a.Index+1, prof.Name, imp.Launcher,
+			launch.Oneline(imp.Commands[0].Argv), strings.Join(step, " "), launch.SweepDir+"/"+filepath.Base(bin))
+	}
+	return nil
 }
 
 // lockedWriter serialises writes from several goroutines.

@@ -133,6 +133,9 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	if sim != nil {
 		res.Simulated, res.Simulation = true, sim
 	}
+	if rec, ok := run.ReadRecordFile(abs); ok && o.EnvFile == "" && rec.Facts != nil {
+		res.Client = rec.Client.Stamped(in.Summary) // the client run.json recorded
+	}
 	data, err := result.MarshalResult(res)
 	if err != nil {
 		return err
@@ -142,7 +145,7 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 		if err := result.CheckResultFilename(facts.ResultFilename); err != nil {
 			return fmt.Errorf("--out-dir: %w", err)
 		}
-		out = filepath.Join(o.OutDir, facts.ResultFilename+".json")
+		out = result.Path(o.OutDir, facts.ResultFilename)
 	}
 	if out == "" {
 		_, err = o.IO.Out.Write(data)

@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/internal/inputfile"
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/run"
 )
@@ -32,7 +32,7 @@ const defaultSimTimeScale = 150
 const (
 	simClockVirtual = "virtual"
 	simClockWall    = "wall"
-	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf always runs on it)"
+	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf needs it at --time-scale 1)"
 )
 
 // checkSimClock rejects a --sim-clock value other than virtual or wall.
@@ -72,6 +72,16 @@ type runOptions struct {
 	PlanFile string
 	// stopGraceSet is --stop-grace given (0s then means no grace).
 	stopGraceSet bool
+
+	// Launch runs the point the way the runner's launcher does: allocate,
+	// import the image, run engine and client inside it (see run_launch.go).
+	Launch bool
+	// Site changes the runner profile's site facts (key=value).
+	Site []string
+	// SweepBinary is the sweep mounted into the container (default: this one).
+	SweepBinary string
+	// JobID is an allocation to run in (default $SLURM_JOB_ID).
+	JobID string
 }
 
 func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *Command {
@@ -96,7 +106,10 @@ benchmark.log, <RESULT_FILENAME>.json and run.json (each stage's outcome).
 --simulate runs the recipe's own engine command against sweep's simulated
 engine (only the program is swapped) on a compressed clock, so a point runs
 on any laptop in well under a minute. The client is aiperf when --aiperf
-names it or it is on PATH, else sweep's built-in load generator.
+names it or it is on PATH, else sweep's built-in load generator. A real
+aiperf measures wall-clock time: against the simulated engine it runs only
+with --sim-clock wall --time-scale 1 (--aiperf on another clock is refused;
+an aiperf on PATH is passed over for the built-in, and the run says so).
 
 Exit status: 0 when every stage passed, 1 when a stage failed (the stage,
 the reason and the log tail are printed; the result JSON is still written
@@ -136,6 +149,10 @@ Example:
 			fs.DurationVar(&o.Point.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
 			fs.Float64Var(&o.Point.FailedRequestThreshold, "failed-request-threshold", 0.10, "largest accepted failed-request ratio")
 			fs.Float64Var(&o.Point.ALTolerance, "al-tolerance", 0.05, "accepted |measured - golden| acceptance length")
+			fs.BoolVar(&o.Launch, "launch", false, "run the point as the runner's InferenceX launcher does: allocate (or use $SLURM_JOB_ID), import the image under flock, run engine and client in the image (srun --container-image, or docker run), release; see sweep plan --runner-name")
+			fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
+			fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0 for images without glibc)")
+			fs.StringVar(&o.JobID, "job-id", "", "with --launch: run in this Slurm allocation instead of allocating (default: $SLURM_JOB_ID)")
 			o.Inputs.bind(fs, lists)
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
@@ -179,6 +196,12 @@ Example:
 				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {
 					return err
 				}
+				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "") {
+					return flagErrorf("--site, --sweep-binary and --job-id need --launch")
+				}
+				if o.Launch && o.PlanFile != "" {
+					return flagErrorf("--launch plans the point itself: use --config-key/--tp/--ep/--conc, not --plan")
+				}
 				return runF(ctx, o)
 			}
 		},
@@ -191,6 +214,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Launch {
+		return runLaunched(ctx, o, out, started)
+	}
 	var p *recipes.Point
 	if o.PlanFile != "" {
 		if p, err = readPlanFile(o.PlanFile, out); err != nil {
@@ -202,19 +228,16 @@ func runRun(ctx context.Context, o *runOptions) error {
 	row := p.Row
 	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimFault: o.SimFault, SimGPU: o.SimGPU, SimCalibration: o.SimCalib,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), ALTolerance: o.Point.ALTolerance}
-	if !o.Builtin {
-		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
-			return err
-		}
+	choice, err := run.ChooseClient(run.ClientRequest{Aiperf: o.Aiperf, Builtin: o.Builtin, Simulate: o.Simulate, WallClock: setup.WallClock, TimeScale: o.TimeScale})
+	if err != nil {
+		return &FlagError{Err: err}
 	}
+	setup.Aiperf, setup.ClientWhy = choice.Aiperf, choice.Why
 	spec, err := run.FromPlan(p, setup)
 	if err != nil {
 		return err
 	}
-	client := "built-in load generator"
-	if setup.Aiperf != "" {
-		client = setup.Aiperf
-	}
+	client := fmt.Sprintf("%s (%s)", spec.ClientInfo.Name, choice.Why)
 	engine := "engine: " + p.Engine.Argv[0]
 	if o.Simulate {
 		engine = fmt.Sprintf("simulated %s on %s, time scale %gx", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"], o.TimeScale)
@@ -222,8 +245,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 			engine = fmt.Sprintf("simulated %s on %s, virtual clock", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"])
 		}
 	}
-	fmt.Fprintf(o.IO.ErrOut, "point %s tp%d ep%d dpa=%t conc%d (recipe %s)\n  %s; client: %s\n  output: %s\n",
-		row.ConfigKey, row.TP, row.EP, row.DPAttn, row.Conc, p.Recipe, engine, client, out)
+	fmt.Fprintf(o.IO.ErrOut, "point %s %s (recipe %s)\n  %s; client: %s\n  output: %s\n",
+		row.ConfigKey, result.RowIdentity(&row).PointLabel(row.Conc), p.Recipe, engine, client, out)
 
 	po := o.Point
 	po.OutDir = out
@@ -280,11 +303,7 @@ func (o *runOptions) selectRow(g *matrix.Generator) (*matrix.Row, error) {
 			continue
 		}
 		if r.TP == o.TP && r.EP == o.EP && r.DPAttn == o.DPAttn && r.Conc == o.Conc {
-			if r.RecipeFingerprint == "" {
-				// As InferenceX's changelog sweep stamps its rows, so the
-				// result file name and recipe_fingerprint match its CI's.
-				r.RecipeFingerprint = matrix.Fingerprint(r)
-			}
+			r.StampFingerprint()
 			return r, nil
 		}
 		have = append(have, fmt.Sprintf("--tp %d --ep %d%s --conc %d", r.TP, r.EP, map[bool]string{true: " --dp-attn"}[r.DPAttn], r.Conc))
@@ -317,22 +336,6 @@ func resolveRunKey(masters *configs.Masters, pattern string) (string, error) {
 		return "", &FlagError{Err: fmt.Errorf("--config-key %q matches %d config keys; a run is one point, name one of:\n  %s", pattern, len(ms), strings.Join(keys, "\n  "))}
 	}
 	return ms[0].Key, nil
-}
-
-// findAiperf resolves the aiperf program: the given path, else aiperf on
-// PATH, else "" for the built-in load generator.
-func findAiperf(given string) (string, error) {
-	if given != "" {
-		p, err := exec.LookPath(given)
-		if err != nil {
-			return "", &FlagError{Err: fmt.Errorf("--aiperf %s: %w", given, err)}
-		}
-		return p, nil
-	}
-	if p, err := exec.LookPath("aiperf"); err == nil {
-		return p, nil
-	}
-	return "", nil
 }
 
 // freePortPair finds a port p such that p, p+1 (the engine behind a
@@ -381,18 +384,30 @@ func printRunSummary(ios *IOStreams, rec *run.Record, elapsed time.Duration) {
 		}
 	}
 	fmt.Fprintf(w, "point %s: %s (%s)\n", rec.Name, status, elapsed.Round(time.Second))
+	summary, err := run.Summarize(rec.ResultFile)
+	haveResult := rec.ResultFile != "" && err == nil
 	if rec.ResultFile != "" {
 		fmt.Fprintf(w, "  result:     %s\n", rec.ResultFile)
-		if s, err := run.Summarize(rec.ResultFile); err == nil {
-			fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
-			fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
-			fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
-		}
+	}
+	if s := summary; haveResult {
+		fmt.Fprintf(w, "  client:     %s\n", s.Client)
+		fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
+		fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
+		fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
 	}
 	if a := rec.Acceptance; a != nil {
 		fmt.Fprintf(w, "  accept len: %s\n", a)
 	}
-	if v := rec.Validation; v != nil {
+	if s := summary; haveResult {
+		verdict := "valid"
+		if !s.Valid {
+			verdict = "invalid: " + strings.Join(s.InvalidReasons, "; ")
+		}
+		fmt.Fprintf(w, "  validation: %s\n", verdict)
+		if s.Submission != "" {
+			fmt.Fprintf(w, "  scenario:   %s\n", s.Submission)
+		}
+	} else if v := rec.Validation; v != nil {
 		verdict := "valid"
 		if !v.Valid {
 			verdict = "invalid: " + v.Reason

@@ -105,29 +105,8 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 		return nil, err
 	}
 	profiled, acct := splitRecords(in.Records)
-	res := &Result{
-		HW:                    facts.RunnerType,
-		Conc:                  facts.Conc,
-		Image:                 facts.Image,
-		RecipeFingerprint:     facts.RecipeFingerprint,
-		Model:                 facts.Model,
-		InfmaxModelPrefix:     facts.ModelPrefix,
-		Framework:             facts.Framework,
-		Precision:             facts.Precision,
-		SpecDecoding:          facts.SpecDecoding,
-		Disagg:                facts.Disagg,
-		ScenarioType:          "agentic-coding",
-		IsMultinode:           facts.Multinode,
-		KVOffloading:          facts.KVOffloading,
-		KVOffloadBackend:      facts.KVOffloadBackendMeta,
-		AllocatedCPUDRAMGB:    facts.TotalCPUDRAMGB,
-		NumRequestsTotal:      acct.RecordsTotal,
-		NumRequestsSuccessful: len(profiled),
-		RequestAccounting:     acct,
-		Router:                facts.Router,
-		KVP2PTransfer:         facts.KVP2PTransfer,
-	}
-	numGPUs := applyShape(res, facts)
+	res, numGPUs := newResult(facts)
+	res.NumRequestsTotal, res.NumRequestsSuccessful, res.RequestAccounting = acct.RecordsTotal, len(profiled), acct
 	if in.Summary != nil {
 		if ds := in.Summary.Dataset(); ds != nil {
 			rounded, err := roundRawJSON(ds)
@@ -135,6 +114,9 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 				return nil, fmt.Errorf("%s: metadata.dataset: %w", in.Summary.File, err)
 			}
 			res.Dataset = rounded
+		}
+		if st, ok := in.Summary.Scenario(); ok {
+			res.Submission = &Submission{Scenario: st.Scenario, Valid: *st.Valid, InvalidReasons: append([]string{}, st.InvalidReasons...)}
 		}
 	}
 	var err error
@@ -161,6 +143,41 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 }
 
 // applyShape fills the topology fields and returns the GPU count.
+// Identify is the part of a result its facts decide: the point it
+// measures (hardware, model, framework, topology, concurrency, recipe
+// fingerprint), with no measurement. A resumed sweep compares a result
+// file with it to tell its point's result from another's.
+func Identify(facts RunFacts) *Result {
+	res, _ := newResult(facts)
+	return res
+}
+
+// newResult is the result of a run before any measurement: its identity,
+// image and topology from the facts (InferenceX's key order), and the
+// run's GPU count.
+func newResult(facts RunFacts) (*Result, int) {
+	res := &Result{
+		HW:                 facts.RunnerType,
+		Conc:               facts.Conc,
+		Image:              facts.Image,
+		RecipeFingerprint:  facts.RecipeFingerprint,
+		Model:              facts.Model,
+		InfmaxModelPrefix:  facts.ModelPrefix,
+		Framework:          facts.Framework,
+		Precision:          facts.Precision,
+		SpecDecoding:       facts.SpecDecoding,
+		Disagg:             facts.Disagg,
+		ScenarioType:       "agentic-coding",
+		IsMultinode:        facts.Multinode,
+		KVOffloading:       facts.KVOffloading,
+		KVOffloadBackend:   facts.KVOffloadBackendMeta,
+		AllocatedCPUDRAMGB: facts.TotalCPUDRAMGB,
+		Router:             facts.Router,
+		KVP2PTransfer:      facts.KVP2PTransfer,
+	}
+	return res, applyShape(res, facts)
+}
+
 func applyShape(res *Result, f RunFacts) int {
 	if !f.Multinode {
 		res.TP, res.EP, res.DPAttention = f.TP, f.EP, f.DPAttention

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sweep/configs/matrix"
+	"sweep/internal/filename"
+	"sweep/metrics/result"
 	"sweep/recipes"
 )
 
@@ -52,8 +55,13 @@ func (p *Point) Conc() int { return p.Plan.Row.Conc }
 // search-space entry of one config key); its points run in a row on one
 // node, against one server where the recipe allows.
 type Arm struct {
-	Index     int
-	Name      string // "<key> tp8 ep8 dpa=false kv=none"
+	Index int
+	// Identity is the arm's identity, the one its result files carry
+	// (result.RowIdentity).
+	Identity result.Identity
+	// Name is the config key and the arm inside it:
+	// "<key> tp8 ep8 dpa kv:dram" (the knees' Identity.Parallelism label).
+	Name      string
 	ConfigKey string
 	Recipe    string
 	Runner    string // the row's runner label
@@ -105,6 +113,10 @@ type ScheduleOptions struct {
 	// ExactServers runs every point with its own engine command, as
 	// InferenceX does, ignoring ArmServer declarations.
 	ExactServers bool
+	// Official refuses points that cannot be valid submissions for their
+	// scenario (recipes.Point.SubmissionProblem), e.g. shorter than its
+	// minimum duration.
+	Official bool
 }
 
 // BuildSchedule groups planned points into arms (same config key and
@@ -122,18 +134,26 @@ func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error)
 	seen := map[string]bool{}
 	for i := range points {
 		pp := points[i]
+		// The point's directory in the sweep directory.
+		if err := filename.Check("point "+strconv.Itoa(i+1)+"'s result file name", pp.ResultFilename); err != nil {
+			return nil, err
+		}
 		if seen[pp.ResultFilename] {
 			return nil, fmt.Errorf("two points named %s: the selection lists a point twice", pp.ResultFilename)
 		}
 		seen[pp.ResultFilename] = true
+		if why := pp.SubmissionProblem(); o.Official && why != "" {
+			return nil, fmt.Errorf("official point %s: %s; an official point must be a valid submission: drop --duration or give at least the scenario's minimum", pp.ResultFilename, why)
+		}
 		k := armKey(&pp)
 		a, ok := byArm[k]
 		if !ok {
 			r := &pp.Row
+			id := result.RowIdentity(r)
 			a = &Arm{
-				Index: len(s.Arms), ConfigKey: pp.Row.ConfigKey, Recipe: pp.Recipe, Runner: r.Runner,
-				GPUs: max(r.TP, 1) * max(r.PP, 1) * max(r.PCPSize, 1),
-				Name: fmt.Sprintf("%s tp%d ep%d dpa=%t kv=%s", cmp(pp.Row.ConfigKey, r.ExpName), r.TP, r.EP, r.DPAttn, kv(r)),
+				Index: len(s.Arms), Identity: id, ConfigKey: pp.Row.ConfigKey, Recipe: pp.Recipe, Runner: r.Runner,
+				GPUs: r.GPUs(),
+				Name: cmp(pp.Row.ConfigKey, r.ExpName) + " " + id.Parallelism(),
 			}
 			byArm[k] = a
 			s.Arms = append(s.Arms, a)
@@ -257,13 +277,6 @@ func union(a, b map[string]string) map[string]string {
 	out := maps.Clone(a)
 	maps.Copy(out, b)
 	return out
-}
-
-func kv(r *matrix.Row) string {
-	if r.KVOffloadBackend != nil {
-		return r.KVOffloadBackend.Name
-	}
-	return cmp(r.KVOffloading, "none")
 }
 
 func cmp(a, b string) string {

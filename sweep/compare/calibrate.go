@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"sweep/internal/inputfile"
+	"sweep/metrics/result"
 	"sweep/sweep/knee"
 )
 
@@ -33,7 +34,7 @@ type Calibration struct {
 // pooled over its points, with its degrees of freedom, and per point.
 type CalibrationArm struct {
 	Arm      string             `json:"arm"`
-	Identity knee.Identity      `json:"identity"`
+	Identity result.Identity    `json:"identity"`
 	SigmaLog float64            `json:"sigma_log"`
 	DF       int                `json:"df"`
 	Points   []CalibrationPoint `json:"points"`
@@ -57,14 +58,14 @@ func Calibrate(runs []string, sides [][]*knee.Arm, m Metric) (*Calibration, erro
 		m = MetricTotal
 	}
 	type acc struct {
-		id     knee.Identity
+		id     result.Identity
 		byConc map[int][]float64
 	}
 	arms := map[string]*acc{}
 	var order []string
 	for _, arms1 := range sides {
 		for _, a := range arms1 {
-			k := armKey(a.Identity)
+			k := a.Identity.ArmKey()
 			x := arms[k]
 			if x == nil {
 				x = &acc{id: a.Identity, byConc: map[int][]float64{}}
@@ -115,13 +116,13 @@ func Calibrate(runs []string, sides [][]*knee.Arm, m Metric) (*Calibration, erro
 
 // arm returns the calibration of the arm with identity id, nil when the
 // calibration (which may be nil) does not cover it.
-func (c *Calibration) arm(id knee.Identity) *CalibrationArm {
+func (c *Calibration) arm(id result.Identity) *CalibrationArm {
 	if c == nil {
 		return nil
 	}
-	k := armKey(id)
+	k := id.ArmKey()
 	for i := range c.Arms {
-		if armKey(c.Arms[i].Identity) == k {
+		if c.Arms[i].Identity.ArmKey() == k {
 			return &c.Arms[i]
 		}
 	}

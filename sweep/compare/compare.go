@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"sweep/metrics/result"
 	"sweep/sweep/abgate"
 	"sweep/sweep/knee"
 )
@@ -60,9 +61,9 @@ type Report struct {
 
 // ArmReport is one arm's comparison.
 type ArmReport struct {
-	Arm      string        `json:"arm"` // knee.Identity.Label
-	Identity knee.Identity `json:"identity"`
-	Verdict  Decision      `json:"verdict"`
+	Arm      string          `json:"arm"` // result.Identity.Label
+	Identity result.Identity `json:"identity"`
+	Verdict  Decision        `json:"verdict"`
 	// DeltaPct is the pooled change in percent (nil without a paired
 	// point); CIPct its 90 % interval (nil without a noise estimate).
 	DeltaPct *float64    `json:"delta_pct"`
@@ -78,8 +79,9 @@ type ArmReport struct {
 	ReplicatesNeeded int            `json:"replicates_needed,omitempty"`
 	Points           []PointReport  `json:"points"`
 	Frontier         FrontierReport `json:"frontier"`
-	// Differs names what differs between the sides (image, recipe
-	// fingerprint), "" when nothing does.
+	// Differs names what differs between the sides: the image, the
+	// recipe fingerprint, and the engine flags recorded beside the results
+	// (ports and addresses aside); empty when nothing does.
 	Differs []string `json:"differs"`
 	// Excluded names the invalid results left out beside valid ones.
 	Excluded []Excluded `json:"excluded,omitempty"`
@@ -193,12 +195,12 @@ func Compare(base, head []*knee.Arm, o Options) *Report {
 	rep := &Report{Tolerance: o.Tolerance, Metric: o.Metric, Arms: []*ArmReport{}, Problems: []Problem{}, OnlyInHead: []string{}}
 	heads := map[string]*knee.Arm{}
 	for _, a := range head {
-		heads[armKey(a.Identity)] = a
+		heads[a.Identity.ArmKey()] = a
 	}
 	seen := map[string]bool{}
 	var repSS, repDF float64
 	for _, b := range base {
-		k := armKey(b.Identity)
+		k := b.Identity.ArmKey()
 		seen[k] = true
 		ar, ss, df := pairArm(rep, b, heads[k], o.Metric)
 		repSS += ss
@@ -206,21 +208,12 @@ func Compare(base, head []*knee.Arm, o Options) *Report {
 		rep.Arms = append(rep.Arms, ar)
 	}
 	for _, h := range head {
-		if !seen[armKey(h.Identity)] {
+		if !seen[h.Identity.ArmKey()] {
 			rep.OnlyInHead = append(rep.OnlyInHead, h.Identity.Label())
 		}
 	}
 	decide(rep, o, repSS, repDF)
 	return rep
-}
-
-// armKey is the arm's identity compared as text.
-func armKey(id knee.Identity) string {
-	parts := make([]string, len(knee.IdentityKeys))
-	for i, k := range knee.IdentityKeys {
-		parts[i] = id.Get(k)
-	}
-	return strings.Join(parts, "\x00")
 }
 
 // pairArm pairs one BASE arm with its HEAD counterpart (nil when HEAD has
@@ -288,8 +281,17 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 	if nRep > 0 {
 		ar.reps = sumRep / nRep
 	}
+	ar.Differs = append(ar.Differs, flagDiffs(bs, hs, pointConcs(ar.Points))...)
 	ar.Frontier = frontier(bs, hs, m)
 	return ar, repSS, repDF
+}
+
+func pointConcs(ps []PointReport) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = p.Conc
+	}
+	return out
 }
 
 func mixed(a *knee.Arm) bool {

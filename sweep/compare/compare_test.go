@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -172,3 +173,37 @@ func TestFrontier(t *testing.T) {
 func pctToLog(p float64) float64 { return math.Log1p(p / 100) }
 
 func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }
+
+// TestEngineFlagDiffs: the engine commands recorded beside the results
+// are compared flag by flag (the simulated engine's wrapper and the ports
+// left out), each difference named with where it holds.
+func TestEngineFlagDiffs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(side string, conc int, cmd string) string {
+		d := filepath.Join(dir, side, fmt.Sprintf("c%d", conc))
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "vllm_command.txt"), []byte(cmd), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "benchmark_command.txt"), []byte("aiperf profile --flag-that-is-not-the-engine's\n"), 0o644))
+		return filepath.Join(d, "r.json")
+	}
+	mk := func(side string, cmds map[int]string) *knee.Arm {
+		a := &knee.Arm{Identity: identity(2, 1, "none")}
+		for _, c := range []int{4, 8} {
+			v := 100.0 * float64(c)
+			a.Samples = append(a.Samples, knee.Sample{Conc: c, TotalTPS: &v, File: write(side, c, cmds[c])})
+		}
+		return a
+	}
+	base := "export CUDA_VISIBLE_DEVICES=0,1\n/opt/sweep sim-engine \\\n  --unchecked \\\n  -- vllm serve m \\\n  --port 8000 \\\n  --gpu-memory-utilization 0.9 \\\n  --enforce-eager\n"
+	b := mk("base", map[int]string{4: base, 8: base})
+	h := mk("head", map[int]string{
+		4: strings.Replace(base, "0.9", "0.95", 1),
+		8: strings.NewReplacer("0.9", "0.95", "--port 8000", "--port 9000", "--enforce-eager", "--speculative-config '{\"n\": 3}'").Replace(base),
+	})
+	rep := Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{})
+	assert.Equal(t, []string{
+		`engine flag --enforce-eager removed (conc 8)`,
+		`engine flag --gpu-memory-utilization 0.9 → 0.95 (every paired point)`,
+		`engine flag --speculative-config {"n": 3} added (conc 8)`,
+	}, rep.Arms[0].Differs)
+}

@@ -28,7 +28,7 @@ type plant struct {
 }
 
 type synthArm struct {
-	id     knee.Identity
+	id     result.Identity
 	grid   []int
 	a, s   float64 // curve: A·c/(c^p+s^p)^(1/p) with a gentle decline past 2s
 	p      float64
@@ -45,12 +45,12 @@ var grids = [][]int{
 	{15, 20, 25, 30, 32, 34, 36, 38, 40},
 }
 
-func identity(tp, ep int, kv string) knee.Identity {
-	var id knee.Identity
+func identity(tp, ep int, kv string) result.Identity {
+	var id result.Identity
 	vals := map[string]any{"infmax_model_prefix": "qwen3.5", "hw": "mi325x-amds", "framework": "sglang", "precision": "fp8",
 		"spec_decoding": "mtp", "scenario_type": "agentic", "disagg": false, "is_multinode": false, "tp": tp, "ep": ep,
 		"dp_attention": "false", "kv_offloading": kv, "pp": 1}
-	for i, k := range knee.IdentityKeys {
+	for i, k := range result.IdentityKeys {
 		id[i], _ = json.Marshal(vals[k])
 	}
 	return id

@@ -9,7 +9,7 @@
 //	_ = compare.WriteMarkdown(os.Stdout, rep) // or WriteJSON, WriteText
 //	os.Exit(compare.ExitCode(rep.Verdict))
 //
-// Pairing. A point is an arm (knee.IdentityKeys: model, hardware,
+// Pairing. A point is an arm (result.IdentityKeys: model, hardware,
 // framework, precision, spec decoding, scenario, disagg, multinode, TP, EP,
 // DP-attention, KV offload, PP) and a concurrency. The image and the recipe
 // fingerprint are not part of it (they are what a change changes); the

@@ -51,13 +51,9 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 			return Arm{}, armError(a, ".parsers", "vLLM's gRPC worker takes no parser flags (the router owns the chat template and parsing): put them under router.parsers")
 		}
 	}
-	public, err := port()
+	public, enginePort, err := armPorts(a, port)
 	if err != nil {
 		return Arm{}, err
-	}
-	enginePort := public
-	if a.Router != nil {
-		enginePort = public + 1
 	}
 	ep := strconv.Itoa(enginePort)
 	var argv []string
@@ -105,7 +101,7 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 	}
 	pt := recipes.Point{
 		Row: matrix.Row{Kind: matrix.AgenticSingleNode, Image: a.Image, Model: a.ModelPath, Framework: string(tool),
-			Runner: l.Runner, TP: a.TP, EP: 1, PP: 1},
+			Runner: l.Runner, Parallelism: configs.Parallelism{TP: a.TP, EP: 1, PP: 1}},
 		Recipe:      "ab-" + a.Engine,
 		Engine:      recipes.Command{Argv: argv, Env: env},
 		CommandFile: string(tool) + "_command.txt",

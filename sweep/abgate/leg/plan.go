@@ -182,19 +182,13 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 		}
 		return Arm{}, armError(a, "", "%s has no point tp %d, ep %d, dp-attn %t, conc %d; pick one of: %s", a.ConfigKey, a.TP, a.EP, a.DPAttn, a.Conc, strings.Join(have, ", "))
 	}
-	if row.RecipeFingerprint == "" {
-		row.RecipeFingerprint = matrix.Fingerprint(row)
-	}
+	row.StampFingerprint()
 	if a.Router != nil && row.DPAttn {
 		return Arm{}, armError(a, ".router", "the point has DP attention, so its recipe already runs a router in front of the engine; remove router or pick a point without dp-attn")
 	}
-	public, err := port()
+	public, enginePort, err := armPorts(a, port)
 	if err != nil {
 		return Arm{}, err
-	}
-	enginePort := public
-	if a.Router != nil {
-		enginePort = public + 1
 	}
 	points, err := recipes.Plan(matrix.Matrix{row}, recipes.PlanOptions{Runners: g.Runners, Port: enginePort, ResultDir: ServerDir(o.Dir, a.Label)})
 	if err != nil {
@@ -211,6 +205,18 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 		name = a.Label
 	}
 	return Arm{Label: a.Label, Name: name, Point: pt, BaseURL: "http://127.0.0.1:" + strconv.Itoa(pt.Port) + "/v1"}, nil
+}
+
+// armPorts takes the arm's public port; its engine listens there, or one
+// above behind the arm's router.
+func armPorts(a configs.ABArm, port func() (int, error)) (public, engine int, err error) {
+	if public, err = port(); err != nil {
+		return 0, 0, err
+	}
+	if a.Router != nil {
+		return public, public + 1, nil
+	}
+	return public, public, nil
 }
 
 // applyParsers sets the parser flags of argv: a parser left nil keeps

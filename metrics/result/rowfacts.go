@@ -1,18 +1,17 @@
-package run
+package result
 
 import (
 	"strconv"
 
 	"sweep/configs"
 	"sweep/configs/matrix"
-	"sweep/metrics/result"
 )
 
 // FactsFromRow gives the aggregate JSON the same identity and topology
 // that InferenceX's workflow passes through environment variables
 // (benchmark-tmpl.yml) for a matrix row.
-func FactsFromRow(row *matrix.Row, resultFilename string, goldenAL *float64, alTolerance float64) result.RunFacts {
-	f := result.RunFacts{
+func FactsFromRow(row *matrix.Row, resultFilename string, goldenAL *float64, alTolerance float64) RunFacts {
+	f := RunFacts{
 		RunnerType:        row.Runner,
 		Conc:              row.Conc,
 		Image:             row.Image,
@@ -62,9 +61,9 @@ func FactsFromRow(row *matrix.Row, resultFilename string, goldenAL *float64, alT
 	return f
 }
 
-func workerShape(w *matrix.Worker) result.WorkerShape {
+func workerShape(w *matrix.Worker) WorkerShape {
 	if w == nil {
-		return result.WorkerShape{}
+		return WorkerShape{}
 	}
-	return result.WorkerShape{NumWorkers: w.NumWorker, TP: w.TP, PP: w.PP, DCP: w.DCPSize, PCP: w.PCPSize, EP: w.EP, DPAttention: strconv.FormatBool(w.DPAttn)}
+	return WorkerShape{NumWorkers: w.NumWorker, TP: w.TP, PP: w.PP, DCP: w.DCPSize, PCP: w.PCPSize, EP: w.EP, DPAttention: strconv.FormatBool(w.DPAttn)}
 }

@@ -35,6 +35,7 @@ type ArmSettings struct {
 	SimCalibration string `json:"sim_calibration,omitempty"`
 	Aiperf         string `json:"aiperf,omitempty"` // "": the built-in load generator
 	AiperfSchema   string `json:"aiperf_schema"`
+	PowerGPUs      string `json:"power_gpus,omitempty"` // --power-gpus ("": all)
 	// StopGrace and ReadyTimeout in seconds (0: the runner's defaults;
 	// a negative StopGrace kills at once).
 	StopGrace    float64 `json:"stop_grace,omitempty"`

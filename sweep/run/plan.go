@@ -12,6 +12,7 @@ import (
 
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
+	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/recipes"
 )
@@ -55,7 +56,18 @@ type Setup struct {
 	// Environ looks up variables of this machine for Command.EnvFrom
 	// (default os.LookupEnv).
 	Environ func(string) (string, bool)
+	// PowerGPUs is which GPUs of the telemetry the power lane integrates:
+	// PowerGPUsAll (InferenceX: every GPU the monitor recorded) or
+	// PowerGPUsAllocated (only the point's); "" reads SWEEP_POWER_GPUS,
+	// else all.
+	PowerGPUs string
 }
+
+// The power lane's GPU choices (Setup.PowerGPUs, --power-gpus).
+const (
+	PowerGPUsAll       = "all"
+	PowerGPUsAllocated = "allocated"
+)
 
 // Simulation environment variables understood by sim-engine and loadgen.
 const (
@@ -66,6 +78,8 @@ const (
 	envSimCalibration   = "SWEEP_SIM_CALIBRATION"
 	envLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE"
 	envSimClock         = "SWEEP_SIM_CLOCK"
+	envSimSMIURL        = "SWEEP_SIM_SMI_URL"       // the simulated GPU tools' engine (simengine.EnvSMIURL)
+	envSimSMIAfterGen   = "SWEEP_SIM_SMI_AFTER_GEN" // the load they sample (simengine.EnvSMIAfterGen)
 	envLoadgenClock     = "SWEEP_LOADGEN_CLOCK"
 )
 
@@ -127,6 +141,21 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		},
 	}
 	spec.Engine = s.proc("engine", p.Engine)
+	if lane := power.LaneFromEnv(s.Environ, spec.Facts.Multinode); lane.Enabled && p.Client != nil {
+		f := spec.Facts
+		spec.Power = &PowerSpec{ExpectedGPUs: power.ExpectedGPUs(f.TP, f.PP, f.PCP), Require: lane.Require}
+		mode := s.PowerGPUs
+		if mode == "" {
+			mode, _ = s.Environ("SWEEP_POWER_GPUS")
+		}
+		switch mode {
+		case "", PowerGPUsAll:
+		case PowerGPUsAllocated:
+			spec.Power.AllocatedGPUs = true
+		default:
+			return Spec{}, fmt.Errorf("power GPUs %q (--power-gpus or SWEEP_POWER_GPUS): want %s or %s", mode, PowerGPUsAll, PowerGPUsAllocated)
+		}
+	}
 	virtual := s.Virtual() && p.Client != nil
 	if s.Simulate {
 		head := append([]string{s.Executable, "sim-engine"}, uncheckedArgs(p)...)
@@ -147,6 +176,9 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		}
 		if s.SimCalibration != "" {
 			spec.Engine.Env[envSimCalibration] = s.SimCalibration
+		}
+		if spec.Power != nil {
+			simulatedGPUs(&spec, s.Executable, gpu, p.HealthURL, virtual)
 		}
 	}
 	if slices.Contains(p.Engine.Placeholders, recipes.HFSnapshotPlaceholder) {

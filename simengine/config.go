@@ -120,6 +120,10 @@ type Config struct {
 	KVBytesPerToken int
 	// Faults are injected failures for tests.
 	Faults []Fault
+	// Calibration, when set, replaces the model's step costs and KV pool
+	// by a fit to measured results (env SWEEP_SIM_CALIBRATION names the
+	// file; the arm matching this configuration is used).
+	Calibration *ArmCalibration
 }
 
 // GPUs returns the number of GPUs the configuration occupies, computed
@@ -360,7 +364,15 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 	if len(errs) > 0 {
 		return c, errors.Join(errs...)
 	}
-	return c.Normalize()
+	c, err := c.Normalize()
+	if path := env[simproto.EnvCalibration]; err == nil && path != "" {
+		cal, lerr := LoadCalibration(path)
+		if lerr != nil {
+			return c, fmt.Errorf("%s: %w", simproto.EnvCalibration, lerr)
+		}
+		c.Calibration = cal.Arm(c)
+	}
+	return c, err
 }
 
 func boolFlag(flags Lookup, name string) bool {

@@ -18,6 +18,10 @@ const (
 	EnvSeed      = "SWEEP_SIM_SEED"        // uint64 seed of noise and output lengths
 	EnvLoadTime  = "SWEEP_SIM_LOAD_TIME"   // Go duration, simulated model loading
 	EnvWarmup    = "SWEEP_SIM_WARMUP_TIME" // Go duration, simulated warm-up (SGLang)
+	// EnvCalibration names a calibration file (simengine.Calibration) the
+	// simulated engine takes its step costs and KV pool from when one of
+	// its arms matches the engine's configuration.
+	EnvCalibration = "SWEEP_SIM_CALIBRATION"
 )
 
 // Environment variables of the built-in load client (sweep loadgen).

@@ -49,6 +49,9 @@ type Setup struct {
 	SimFault string
 	// SimGPU names the simulated GPU; "" derives it from the row's runner.
 	SimGPU string
+	// SimCalibration is a calibration file (sweep sim calibrate) the
+	// simulated engine takes its step costs and KV pool from.
+	SimCalibration string
 	// ALTolerance is recorded with the facts (0 = default).
 	ALTolerance float64
 	// Environ looks up variables of this machine for Command.EnvFrom
@@ -157,6 +160,9 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		}
 		if s.SimFault != "" {
 			spec.Engine.Env[simproto.EnvFault] = s.SimFault
+		}
+		if s.SimCalibration != "" {
+			spec.Engine.Env[simproto.EnvCalibration] = s.SimCalibration
 		}
 		if spec.Power != nil {
 			simulatedGPUs(&spec, s.Executable, gpu, p.HealthURL, virtual)

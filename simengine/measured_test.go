@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sweep/internal/simproto"
+	"sweep/recipes/models"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -168,5 +169,5 @@ func plannedArmsErr(key string) ([]recipes.Point, error) {
 	if err != nil {
 		return nil, err
 	}
-	return recipes.Plan(rows, recipes.PlanOptions{Fast: true})
+	return recipes.Plan(rows, recipes.PlanOptions{Catalog: models.Builtin(), Fast: true})
 }

@@ -166,6 +166,9 @@ func planRun(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	o.Plan.Runners = g.Runners
+	if multi := slices.IndexFunc(rows, recipes.IsMultiNodeRow); multi >= 0 {
+		return o.planMultiNode(rows, multi)
+	}
 	points, err := recipes.Plan(rows, o.Plan)
 	if err != nil {
 		if _, ok := errors.AsType[*recipes.PlanError](err); ok {

@@ -74,7 +74,10 @@ type MultiNodePoint struct {
 	Disagg    bool   `json:"disagg"`
 	// KVTransfer is the prefill→decode KV transfer backend ("" aggregated).
 	KVTransfer string `json:"kv_transfer,omitempty"`
-	// Nodes is the job's node count; GPUs the workers' GPUs.
+	// Nodes is the workers' node count (the job's on AMD); GPUs the
+	// workers' GPUs. On srt-slurm points srtctl adds a node when the
+	// recipe's infra block asks for a dedicated etcd/NATS node (sweep does
+	// not read the recipe file).
 	Nodes int        `json:"nodes"`
 	GPUs  int        `json:"gpus"`
 	Roles []RolePlan `json:"roles"`

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -160,4 +162,38 @@ func TestPlanMultiNodeRefusals(t *testing.T) {
 	_, err = PlanMultiNode(matrix.Matrix{r}, PlanOptions{})
 	require.ErrorIs(t, err, ErrNotSupported)
 	assert.Contains(t, err.Error(), "SGLang disaggregated workers only")
+}
+
+// TestPlanMultiNodeMatchesSrtctl compares the planned nodes and GPUs per
+// node with the #SBATCH lines srtctl itself rendered (dry-run, from source
+// at the ref InferenceX pins) for InferenceX's recipe of the key; see
+// testdata/README.md.
+func TestPlanMultiNodeMatchesSrtctl(t *testing.T) {
+	tests := []struct {
+		key, runner, recipe string
+		// infraNodes are nodes srtctl adds for the recipe's infra block.
+		infraNodes int
+	}{
+		{dynamoKey, "gb200-nv_0", "disagg-gb200-1p1d-dep8-dep8-mtp-agentic.yaml", 0},
+		{dynamoAggKey, "gb300-nv_0", "agg-gb300-tp2-c1-mtp-hicache-jid2530006.yaml", 0},
+		{"dsv4-fp8-h200-dynamo-sglang-agentic-agg", "h200-dgxc-slurm_0", "agg-h200-tp8-mtp-kvoffload.yaml", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.key, func(t *testing.T) {
+			data, err := os.ReadFile("../testdata/recipes/srtctl/" + tc.recipe + ".sbatch")
+			require.NoError(t, err)
+			sbatch := map[string]string{}
+			for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				k, v, _ := strings.Cut(strings.TrimPrefix(l, "#SBATCH "), "=")
+				sbatch[k] = v
+			}
+			rs := keyRows(t, tc.key)
+			pts, err := PlanMultiNode(matrix.Matrix{rs[0]}, PlanOptions{RunnerName: tc.runner})
+			require.NoError(t, err)
+			p := pts[0]
+			assert.True(t, strings.HasSuffix(p.Recipe, "/"+tc.recipe), p.Recipe)
+			assert.Equal(t, sbatch["--nodes"], strconv.Itoa(p.Nodes+tc.infraNodes))
+			assert.Equal(t, sbatch["--gpus-per-node"], strconv.Itoa(p.Roles[0].GPUsPerNode))
+		})
+	}
 }

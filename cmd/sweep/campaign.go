@@ -143,8 +143,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
 	case checkSimClock(o.SimClock) != nil:
 		return checkSimClock(o.SimClock)
-	case o.Retries < 0:
-		return flagErrorf("--retries %d: want 0 or more", o.Retries)
+	case o.Retries < 0 || o.Retries > campaign.MaxRetries:
+		return flagErrorf("--retries %d: want 0 to %d", o.Retries, campaign.MaxRetries)
 	case o.MaxParallel < 0:
 		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
 	case o.Duration < 0:
@@ -203,6 +203,12 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--exact-servers", Value: strconv.FormatBool(o.ExactServers)},
 		campaign.Setting{Name: "--aiperf-version", Value: o.Plan.AiperfVersion},
 		campaign.Setting{Name: "--adaptive", Value: strconv.FormatBool(o.Adaptive)},
+		// What is loaded and which client measures it; "" when not given,
+		// as directories from before these were recorded have them.
+		campaign.Setting{Name: "--model-path", Value: o.Plan.ModelPath},
+		campaign.Setting{Name: "--aiperf", Value: o.Aiperf},
+		campaign.Setting{Name: "--builtin-client", Value: map[bool]string{true: "true"}[o.Builtin]},
+		campaign.Setting{Name: "--config-files", Value: strings.Join(o.Inputs.ConfigFiles, " ")},
 	)
 	if o.Simulate {
 		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
@@ -227,7 +233,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 	if err != nil {
 		return nil, planError(err)
 	}
-	sched, err := campaign.BuildSchedule(first, campaign.ScheduleOptions{ExactServers: o.ExactServers})
+	sched, err := campaign.BuildSchedule(first, campaign.ScheduleOptions{ExactServers: o.ExactServers, Official: o.Command == "official"})
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +268,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 			}
 		}
 	}
-	s, err := campaign.BuildSchedule(points, campaign.ScheduleOptions{ExactServers: o.ExactServers})
+	s, err := campaign.BuildSchedule(points, campaign.ScheduleOptions{ExactServers: o.ExactServers, Official: o.Command == "official"})
 	if err != nil {
 		return nil, err
 	}
@@ -319,15 +325,19 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	}
 	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimGPU: o.SimGPU,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion)}
-	switch {
-	case o.Launch:
+	if o.Launch {
 		// The client runs in the image: --aiperf names a program there;
 		// nothing of this host's PATH applies.
-		setup.Aiperf = o.Aiperf
-	case !o.Builtin:
-		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
-			return err
+		setup.Aiperf, setup.ClientWhy = o.Aiperf, "--launch: --aiperf in the image"
+		if o.Aiperf == "" {
+			setup.ClientWhy = "--launch: the image's built-in load generator"
 		}
+	} else {
+		choice, err := run.ChooseClient(run.ClientRequest{Aiperf: o.Aiperf, Builtin: o.Builtin, Simulate: o.Simulate, WallClock: setup.WallClock, TimeScale: o.TimeScale})
+		if err != nil {
+			return &FlagError{Err: err}
+		}
+		setup.Aiperf, setup.ClientWhy = choice.Aiperf, choice.Why
 	}
 	po := o.Point
 	if o.Simulate {
@@ -351,7 +361,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			return err
 		}
 	} else {
-		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po}
+		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po, Official: o.Command == "official"}
 		armOpts := campaign.ArmOptions{PointTimeout: watchdog}
 		if o.Adaptive {
 			// The probes' noise is scaled against the full points' length.
@@ -364,9 +374,9 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if o.Executor == "slurm" {
 		where = "one Slurm job per arm"
 	}
-	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; directory %s\n",
+	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; client: %s (%s); directory %s\n",
 		o.Command, plural.Count(len(sched.Points), "point", "points"), plural.Count(len(sched.Arms), "arm", "arms"),
-		plural.Count(sched.ServerStarts(), "server start", "server starts"), where, dir)
+		plural.Count(sched.ServerStarts(), "server start", "server starts"), where, setup.ClientInfo().Name, setup.ClientWhy, dir)
 	sum, runErr := campaign.Run(ctx, campaign.Options{
 		Dir: dir, Schedule: sched, Executor: ex, Retries: o.Retries, FailFast: o.FailFast,
 		Identity: campaign.Identity{Command: o.Command, Settings: settings},

@@ -27,6 +27,9 @@ type officialProposeOptions struct {
 	Threshold   float64
 	Targets     []float64
 	Max         int
+	// AllowSimulated proposes from simulated results (the changelog entry
+	// says so).
+	AllowSimulated bool
 }
 
 // newOfficialProposeCmd binds "sweep official" flags; today it only has
@@ -49,7 +52,9 @@ stays; the changelog says why). The master config is edited in place:
 only each arm's conc-list text changes, comments and formatting stay. A
 perf-changelog.yaml entry is appended (pr-link XXX until the PR exists).
 The result is checked as "sweep validate" does (with the old changelog as
-the base: append-only rules) before anything is written.
+the base: append-only rules) before anything is written. Simulated
+results are refused unless --allow-simulated (the entry then says so); a
+result with a concurrency above 65536 is refused.
 
 Examples:
   sweep official --propose --from results/ --dry-run
@@ -67,6 +72,7 @@ Examples:
 			fs.Float64Var(&o.Threshold, "threshold", 0.9, "knee threshold, a fraction of the arm's peak in (0, 1)")
 			fs.Float64SliceVar(&o.Targets, "target", []float64{20, 50, 100}, "target interactivities (tok/s/user) whose bracketing frontier points are kept")
 			fs.IntVar(&o.Max, "max", 4, "points per arm (floor, knee and first post-knee point always stay)")
+			fs.BoolVar(&o.AllowSimulated, "allow-simulated", false, "propose from simulated results (refused otherwise; the changelog entry says they were simulated)")
 			return fs, func(ctx context.Context, args []string) error {
 				switch {
 				case len(args) > 0:
@@ -119,6 +125,11 @@ func officialProposeRun(ctx context.Context, o *officialProposeOptions) error {
 			keys = append(keys, k)
 		}
 		byKey[k] = append(byKey[k], knee.Analyze(a, knee.Options{Threshold: o.Threshold}))
+	}
+	for _, k := range keys {
+		if err := propose.CheckResults(byKey[k], o.AllowSimulated); err != nil {
+			return err
+		}
 	}
 	files := map[string][]byte{}
 	for _, s := range srcs {

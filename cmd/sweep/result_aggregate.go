@@ -133,6 +133,9 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	if sim != nil {
 		res.Simulated, res.Simulation = true, sim
 	}
+	if rec, ok := run.ReadRecordFile(abs); ok && o.EnvFile == "" && rec.Facts != nil {
+		res.Client = rec.Client.Stamped(in.Summary) // the client run.json recorded
+	}
 	data, err := result.MarshalResult(res)
 	if err != nil {
 		return err

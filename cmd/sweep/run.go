@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -33,7 +32,7 @@ const defaultSimTimeScale = 150
 const (
 	simClockVirtual = "virtual"
 	simClockWall    = "wall"
-	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf always runs on it)"
+	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf needs it at --time-scale 1)"
 )
 
 // checkSimClock rejects a --sim-clock value other than virtual or wall.
@@ -106,7 +105,10 @@ benchmark.log, <RESULT_FILENAME>.json and run.json (each stage's outcome).
 --simulate runs the recipe's own engine command against sweep's simulated
 engine (only the program is swapped) on a compressed clock, so a point runs
 on any laptop in well under a minute. The client is aiperf when --aiperf
-names it or it is on PATH, else sweep's built-in load generator.
+names it or it is on PATH, else sweep's built-in load generator. A real
+aiperf measures wall-clock time: against the simulated engine it runs only
+with --sim-clock wall --time-scale 1 (--aiperf on another clock is refused;
+an aiperf on PATH is passed over for the built-in, and the run says so).
 
 Exit status: 0 when every stage passed, 1 when a stage failed (the stage,
 the reason and the log tail are printed; the result JSON is still written
@@ -221,19 +223,16 @@ func runRun(ctx context.Context, o *runOptions) error {
 	row := p.Row
 	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimFault: o.SimFault, SimGPU: o.SimGPU,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), ALTolerance: o.Point.ALTolerance}
-	if !o.Builtin {
-		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
-			return err
-		}
+	choice, err := run.ChooseClient(run.ClientRequest{Aiperf: o.Aiperf, Builtin: o.Builtin, Simulate: o.Simulate, WallClock: setup.WallClock, TimeScale: o.TimeScale})
+	if err != nil {
+		return &FlagError{Err: err}
 	}
+	setup.Aiperf, setup.ClientWhy = choice.Aiperf, choice.Why
 	spec, err := run.FromPlan(p, setup)
 	if err != nil {
 		return err
 	}
-	client := "built-in load generator"
-	if setup.Aiperf != "" {
-		client = setup.Aiperf
-	}
+	client := fmt.Sprintf("%s (%s)", spec.ClientInfo.Name, choice.Why)
 	engine := "engine: " + p.Engine.Argv[0]
 	if o.Simulate {
 		engine = fmt.Sprintf("simulated %s on %s, time scale %gx", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"], o.TimeScale)
@@ -334,22 +333,6 @@ func resolveRunKey(masters *configs.Masters, pattern string) (string, error) {
 	return ms[0].Key, nil
 }
 
-// findAiperf resolves the aiperf program: the given path, else aiperf on
-// PATH, else "" for the built-in load generator.
-func findAiperf(given string) (string, error) {
-	if given != "" {
-		p, err := exec.LookPath(given)
-		if err != nil {
-			return "", &FlagError{Err: fmt.Errorf("--aiperf %s: %w", given, err)}
-		}
-		return p, nil
-	}
-	if p, err := exec.LookPath("aiperf"); err == nil {
-		return p, nil
-	}
-	return "", nil
-}
-
 // freePortPair finds a port p such that p, p+1 (the engine behind a
 // DP-attention router) and p+10000 (the router's metrics) are free. It
 // draws from 10000-21999 so that none of the three falls in Linux's
@@ -396,18 +379,30 @@ func printRunSummary(ios *IOStreams, rec *run.Record, elapsed time.Duration) {
 		}
 	}
 	fmt.Fprintf(w, "point %s: %s (%s)\n", rec.Name, status, elapsed.Round(time.Second))
+	summary, err := run.Summarize(rec.ResultFile)
+	haveResult := rec.ResultFile != "" && err == nil
 	if rec.ResultFile != "" {
 		fmt.Fprintf(w, "  result:     %s\n", rec.ResultFile)
-		if s, err := run.Summarize(rec.ResultFile); err == nil {
-			fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
-			fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
-			fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
-		}
+	}
+	if s := summary; haveResult {
+		fmt.Fprintf(w, "  client:     %s\n", s.Client)
+		fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
+		fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
+		fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
 	}
 	if a := rec.Acceptance; a != nil {
 		fmt.Fprintf(w, "  accept len: %s\n", a)
 	}
-	if v := rec.Validation; v != nil {
+	if s := summary; haveResult {
+		verdict := "valid"
+		if !s.Valid {
+			verdict = "invalid: " + strings.Join(s.InvalidReasons, "; ")
+		}
+		fmt.Fprintf(w, "  validation: %s\n", verdict)
+		if s.Submission != "" {
+			fmt.Fprintf(w, "  scenario:   %s\n", s.Submission)
+		}
+	} else if v := rec.Validation; v != nil {
 		verdict := "valid"
 		if !v.Valid {
 			verdict = "invalid: " + v.Reason

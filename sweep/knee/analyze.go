@@ -432,6 +432,11 @@ func cliffs(r *Result, use []int, fit []float64, peak float64, o Options) []stri
 	return why
 }
 
+// MaxThroughput bounds a plausible per-GPU throughput in tok/s (today's
+// GPUs reach about 1e5): a result above it is excluded as broken, and the
+// bound keeps every median and logarithm of the fit finite.
+const MaxThroughput = 1e9
+
 // clean groups an arm's samples by concurrency, keeps the usable ones and
 // takes medians.
 func clean(a *Arm, m Metric) []Point {
@@ -452,6 +457,10 @@ func clean(a *Arm, m Metric) []Point {
 		}
 		if v := *s.Throughput(m); v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			p.Excluded = append(p.Excluded, Exclusion{File: s.File, Reason: fmt.Sprintf("per-GPU %s throughput %g is not positive", m, v)})
+			continue
+		} else if v > MaxThroughput {
+			p.Excluded = append(p.Excluded, Exclusion{File: s.File,
+				Reason: fmt.Sprintf("per-GPU %s throughput %g tok/s is beyond any GPU's (above %g): a broken result", m, v, float64(MaxThroughput))})
 			continue
 		}
 		p.samples = append(p.samples, s)

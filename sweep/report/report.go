@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/markdown"
 	"sweep/internal/plural"
 	"sweep/sweep/compare"
 	"sweep/sweep/knee"
@@ -29,6 +30,8 @@ type Report struct {
 	Results   []*knee.Result
 	Frontiers map[knee.Axis][]*knee.Frontier
 	Charts    []Chart
+	// Notes name the charts that could not be drawn and why.
+	Notes []string
 	// Comparison, when not nil, is the verdict of sweep compare against
 	// HEAD's results (AddComparison); it leads the summary and the page.
 	Comparison *compare.Report
@@ -44,7 +47,10 @@ type group struct {
 // interactivity at P90 E2E-normalised and at median (frontier and knees
 // marked), TTFT and ITL percentiles vs concurrency and measured vs golden
 // acceptance length (when measured); per arm, throughput vs concurrency
-// with the fit and the knee.
+// with the fit and the knee. A value a chart cannot draw is left out and
+// named in the chart's Note; a chart that cannot be drawn at all is left
+// out and named in Notes. Build returns no error for any finite or
+// infinite input.
 func Build(rs []*knee.Result, metric knee.Metric) (*Report, error) {
 	rep := &Report{Metric: metric, Results: rs, Frontiers: map[knee.Axis][]*knee.Frontier{}}
 	for _, ax := range []knee.Axis{knee.AxisE2ENormP90, knee.AxisMedian} {
@@ -62,10 +68,12 @@ func Build(rs []*knee.Result, metric knee.Metric) (*Report, error) {
 		rep.groups[i].results = append(rep.groups[i].results, r)
 	}
 	add := func(c Chart, err error) error {
-		if err == nil {
-			rep.Charts = append(rep.Charts, c)
+		if err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%v: not drawn", err))
+			return nil
 		}
-		return err
+		rep.Charts = append(rep.Charts, c)
+		return nil
 	}
 	for gi, g := range rep.groups {
 		for _, ax := range []knee.Axis{knee.AxisE2ENormP90, knee.AxisMedian} {
@@ -89,12 +97,10 @@ func Build(rs []*knee.Result, metric knee.Metric) (*Report, error) {
 				return nil, err
 			}
 		}
-		c, ok, err := alChart(fmt.Sprintf("g%d-acceptance-length", gi+1), g.label, g.results)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			rep.Charts = append(rep.Charts, c)
+		if c, ok, err := alChart(fmt.Sprintf("g%d-acceptance-length", gi+1), g.label, g.results); ok || err != nil {
+			if err := add(c, err); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return rep, nil
@@ -200,17 +206,23 @@ func (rep *Report) Markdown(chartsDir string) string {
 	mdTable(&b, frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
 	fmt.Fprintf(&b, "\n## Charts\n\n")
 	for _, c := range rep.Charts {
-		fmt.Fprintf(&b, "- [%s](%s/%s.png)\n", c.Title, chartsDir, c.Name)
+		fmt.Fprintf(&b, "- [%s](%s/%s.png)", markdown.Cell(c.Title), chartsDir, c.Name)
+		if c.Note != "" {
+			fmt.Fprintf(&b, ": %s", markdown.Cell(c.Note))
+		}
+		b.WriteString("\n")
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "- %s\n", markdown.Cell(n))
 	}
 	return b.String()
 }
 
 func mdTable(b *strings.Builder, head []string, rows [][]string) {
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
 	for _, r := range rows {
 		for i := range r {
-			r[i] = esc(r[i])
+			r[i] = markdown.Cell(r[i])
 		}
 		fmt.Fprintf(b, "| %s |\n", strings.Join(r, " | "))
 	}
@@ -240,8 +252,15 @@ figcaption{font-size:13px;padding:4px}
 	htmlTable(&b, "frontier", frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
 	b.WriteString("<h2>Charts</h2>\n")
 	for _, c := range rep.Charts {
+		caption := c.Title
+		if c.Note != "" {
+			caption += ". " + c.Note
+		}
 		fmt.Fprintf(&b, "<figure id=\"%s\" class=\"chart\">%s<figcaption>%s</figcaption></figure>\n",
-			html.EscapeString(c.Name), inlineSVG(c.SVG), html.EscapeString(c.Title))
+			html.EscapeString(c.Name), inlineSVG(c.SVG), html.EscapeString(caption))
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "<p>%s</p>\n", html.EscapeString(n))
 	}
 	b.WriteString("</body></html>\n")
 	return b.String()

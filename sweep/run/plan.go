@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"sweep/internal/inputfile"
 	"sweep/internal/proc"
 	"sweep/metrics/result"
 	"sweep/recipes"
@@ -28,6 +29,9 @@ type Setup struct {
 	// Aiperf is the aiperf program to run; "" uses the built-in load
 	// generator (`sweep loadgen`).
 	Aiperf string
+	// ClientWhy says how the client was chosen (ClientChoice.Why); the
+	// result records it.
+	ClientWhy string
 	// AiperfSchema is the aiperf schema the client argv was planned for
 	// ("aiperf@0.12.0"); the built-in load generator checks it with it.
 	AiperfSchema string
@@ -97,6 +101,9 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 	}
 	if len(p.Engine.Argv) == 0 {
 		return Spec{}, errors.New("plan has no engine command")
+	}
+	if s.Aiperf != "" && p.Client != nil && !honestClock(s.Simulate, s.WallClock, s.TimeScale) {
+		return Spec{}, fmt.Errorf("aiperf %s on %s: %w", s.Aiperf, clockName(s.WallClock, s.TimeScale), ErrDishonestClock)
 	}
 	spec := Spec{
 		ServerSpec: ServerSpec{
@@ -180,6 +187,16 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 			c.Env[envLoadgenClock] = "virtual"
 		}
 		spec.Client = &c
+		spec.ClientInfo = s.ClientInfo()
+		// The cache the client reads the trace dataset from is where the
+		// result's expected output lengths come from, as in InferenceX.
+		spec.Facts.HFHubCache = result.HubCache(func(k string) string {
+			if v, ok := c.Env[k]; ok {
+				return v
+			}
+			v, _ := s.Environ(k)
+			return v
+		})
 	case p.Eval != nil:
 		if s.Simulate {
 			return Spec{}, fmt.Errorf("eval point: lm-eval scores synthetic text as 0: %w", ErrNotSimulated)
@@ -244,7 +261,7 @@ func resolveSnapshot(argv []string, simulate bool) error {
 		}
 		rev := simulatedSnapshot
 		if !simulate {
-			data, err := os.ReadFile(filepath.Join(dir, "refs", "main"))
+			data, err := inputfile.Read(filepath.Join(dir, "refs", "main"), inputfile.Text)
 			if err != nil {
 				return fmt.Errorf("engine model %s: no cached snapshot (%w); download it first (hf download)", dir, err)
 			}

@@ -82,6 +82,8 @@ type LoadSpec struct {
 	// accuracy client for eval-only points. Exactly one is set.
 	Client *proc.Spec
 	Eval   *proc.Spec
+	// ClientInfo is what the result records about Client.
+	ClientInfo *result.Client
 	// ArtifactDir is where the client writes aiperf artifacts.
 	ArtifactDir string
 	// GoldenAL is the recipe's golden acceptance length; nil when the point
@@ -95,6 +97,9 @@ type LoadSpec struct {
 	// Probe marks the point an adaptive search's short bracketing probe;
 	// the result says so.
 	Probe bool
+	// Official marks a point of an official sweep: its result is valid
+	// only when the client stamped it a valid submission for its scenario.
+	Official bool
 }
 
 // Sidecar is a helper server the engine needs before it starts.
@@ -251,12 +256,13 @@ type Record struct {
 	// Server is set when the load ran against a Server started on its own
 	// (a sweep's server for several points); nil when Run started it.
 	Server *ServerRef `json:"server,omitempty"`
-	// Facts, Simulation and ValidateOptions are what the point's result
+	// Facts, Simulation, Client and ValidateOptions are what the point's result
 	// was aggregated and validated with (nil in a server's own record):
 	// sweep result aggregate on this directory takes them from here
 	// instead of InferenceX's environment variables.
 	Facts           *result.RunFacts        `json:"facts,omitempty"`
 	Simulation      *result.Simulation      `json:"simulation,omitempty"`
+	Client          *result.Client          `json:"client,omitempty"`
 	ValidateOptions *result.ValidateOptions `json:"validate_options,omitempty"`
 }
 

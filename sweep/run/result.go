@@ -114,6 +114,10 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			res.Simulated, res.Simulation = true, sim
 		}
 		res.Probe = r.spec.Probe
+		res.Client = r.spec.ClientInfo.Stamped(in.Summary)
+		if r.spec.Official && res.Submission != nil && !res.Submission.Valid {
+			res.SetValidity(append(res.InvalidReasons, fmt.Sprintf("not a valid %s submission (%s): an official point must be one", res.Submission.Scenario, strings.Join(res.Submission.InvalidReasons, ", "))))
+		}
 		path := result.Path(r.o.OutDir, r.spec.Name)
 		if err := result.WriteResult(path, res); err != nil {
 			return err

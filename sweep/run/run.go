@@ -61,7 +61,7 @@ func newRunner(spec Spec, o Options, name, file string) (*runner, error) {
 	}}
 	if spec.Client != nil {
 		facts := spec.Facts
-		r.rec.Facts, r.rec.Simulation = &facts, spec.Simulation
+		r.rec.Facts, r.rec.Simulation, r.rec.Client = &facts, spec.Simulation, spec.ClientInfo
 		r.rec.ValidateOptions = &result.ValidateOptions{FailedRequestThreshold: o.FailedRequestThreshold, RequiredMetricPrefix: spec.RequiredMetricPrefix}
 	}
 	r.save()

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -171,13 +169,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 	}
 	points, err := recipes.Plan(rows, o.Plan)
 	if err != nil {
-		if _, ok := errors.AsType[*recipes.PlanError](err); ok {
-			return fmt.Errorf("plan rejected: %w", err)
-		}
-		if errors.Is(err, recipes.ErrInvalidOptions) {
-			return &FlagError{Err: err}
-		}
-		return err
+		return planFailure(err)
 	}
 	if o.Plan.RunnerName != "" {
 		if err := o.addLaunch(points); err != nil {
@@ -185,12 +177,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 		}
 	}
 	if o.Format == "json" {
-		data, err := json.MarshalIndent(points, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = o.IO.Out.Write(append(data, '\n'))
-		return err
+		return writeIndentedJSON(o.IO.Out, points)
 	}
 	if err := recipes.WriteText(o.IO.Out, points); err != nil {
 		return err

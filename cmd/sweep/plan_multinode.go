@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
 
 	"sweep/configs/matrix"
@@ -22,21 +19,10 @@ func (o *planOptions) planMultiNode(rows matrix.Matrix, multi int) error {
 	}
 	points, err := recipes.PlanMultiNode(rows, o.Plan)
 	if err != nil {
-		if _, ok := errors.AsType[*recipes.PlanError](err); ok {
-			return fmt.Errorf("plan rejected: %w", err)
-		}
-		if errors.Is(err, recipes.ErrInvalidOptions) {
-			return &FlagError{Err: err}
-		}
-		return err
+		return planFailure(err)
 	}
 	if o.Format == "json" {
-		data, err := json.MarshalIndent(points, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = o.IO.Out.Write(append(data, '\n'))
-		return err
+		return writeIndentedJSON(o.IO.Out, points)
 	}
 	return recipes.WriteMultiNodeText(o.IO.Out, points)
 }

@@ -36,12 +36,15 @@ type RolePlan struct {
 	Role Role `json:"role"`
 	// Workers is the number of engine instances (1 for router and client).
 	Workers int `json:"workers"`
-	// NodesPerWorker is how many nodes one worker spans; Nodes is the
-	// role's node count (router and client share a worker's node: 0).
+	// NodesPerWorker is how many nodes one worker spans (1 when workers
+	// smaller than a node share nodes); Nodes is the role's node count
+	// (router and client share a worker's node: 0).
 	NodesPerWorker int `json:"nodes_per_worker"`
 	Nodes          int `json:"nodes"`
-	// GPUsPerNode is the GPUs the role uses on each of its nodes.
+	// GPUsPerNode is the GPUs the role uses on each of its nodes; GPUs is
+	// the role's total (0 for router and client).
 	GPUsPerNode int `json:"gpus_per_node"`
+	GPUs        int `json:"gpus"`
 	// Parallelism is one worker's layout (TP is the worker's total).
 	Parallelism *configs.Parallelism `json:"parallelism,omitempty"`
 	// Placement says where a router or client runs ("node 0").
@@ -49,9 +52,6 @@ type RolePlan struct {
 	Command    *Command `json:"command,omitempty"`
 	RenderedBy string   `json:"rendered_by,omitempty"`
 }
-
-// GPUs is the role's GPU count (0 for router and client).
-func (r RolePlan) GPUs() int { return r.Nodes * r.GPUsPerNode }
 
 // SrtSlurmSource is the srt-slurm checkout an NVIDIA launcher submits a
 // recipe with: the repository, the ref it checks out, and the InferenceX
@@ -168,9 +168,7 @@ func (o *planConfig) planMultiNode(r *matrix.Row) (MultiNodePoint, error) {
 	}
 	for _, role := range p.Roles {
 		p.Nodes += role.Nodes
-		if role.Role != RoleRouter && role.Role != RoleClient {
-			p.GPUs += role.GPUs()
-		}
+		p.GPUs += role.GPUs
 	}
 	return p, nil
 }

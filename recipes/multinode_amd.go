@@ -160,7 +160,7 @@ func (o *planConfig) planAMDDisagg(p *MultiNodePoint, runner string) error {
 		par := *w
 		par.TP = tp
 		return RolePlan{
-			Role: role, Workers: workers, NodesPerWorker: perWorker, Nodes: nodes, GPUsPerNode: gpn, Parallelism: &par,
+			Role: role, Workers: workers, NodesPerWorker: perWorker, Nodes: nodes, GPUsPerNode: gpn, GPUs: nodes * gpn, Parallelism: &par,
 			Command: &Command{Argv: append(strings.Fields(s.Program), argv...), Env: map[string]string{
 				"MORI_IO_SQ_BACKOFF_TIMEOUT_US": "500000", "MORI_IO_QP_MAX_SEND_WR": "32768"}},
 		}, nil

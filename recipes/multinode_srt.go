@@ -142,10 +142,18 @@ func planSrtSlurm(p *MultiNodePoint, runner string) error {
 		p.Files[path] += "; runners/inject_synthetic_acceptance.py sets the speculative acceptance length " + set["SYNTHETIC_ACCEPTANCE_LENGTH"]
 	}
 	rendered := "srtctl at " + src.Ref + " from " + path
+	// A worker spans ceil(GPUs/node) nodes; workers smaller than a node
+	// share the role's nodes, as srtctl places them (<role>_nodes ×
+	// gpus_per_node ≥ workers × gpus_per_<role>).
 	workers := func(role Role, w *matrix.Worker) RolePlan {
-		per := ceilDiv(w.GPUs(), gpn)
-		return RolePlan{Role: role, Workers: w.NumWorker, NodesPerWorker: per, Nodes: per * w.NumWorker,
-			GPUsPerNode: min(w.GPUs(), gpn), Parallelism: &w.Parallelism, RenderedBy: rendered}
+		g, total := w.GPUs(), w.NumWorker*w.GPUs()
+		rp := RolePlan{Role: role, Workers: w.NumWorker, NodesPerWorker: ceilDiv(g, gpn), GPUs: total,
+			Parallelism: &w.Parallelism, RenderedBy: rendered}
+		rp.Nodes, rp.GPUsPerNode = rp.NodesPerWorker*w.NumWorker, min(g, gpn)
+		if g < gpn {
+			rp.Nodes, rp.GPUsPerNode = ceilDiv(total, gpn), min(total, gpn)
+		}
+		return rp
 	}
 	frontend := "frontend"
 	if r.Router != nil {

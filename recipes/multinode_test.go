@@ -173,13 +173,20 @@ func TestPlanMultiNodeMatchesSrtctl(t *testing.T) {
 		key, runner, recipe string
 		// infraNodes are nodes srtctl adds for the recipe's infra block.
 		infraNodes int
+		// gpusPerNode: compare the first role's GPUs per node with
+		// srtctl's --gpus-per-node (srtctl asks for whole nodes when the
+		// workers of a role share one).
+		gpusPerNode bool
 	}{
-		{dynamoKey, "gb200-nv_0", "disagg-gb200-1p1d-dep8-dep8-mtp-agentic.yaml", 0},
-		{dynamoAggKey, "gb300-nv_0", "agg-gb300-tp2-c1-mtp-hicache-jid2530006.yaml", 0},
-		{"dsv4-fp8-h200-dynamo-sglang-agentic-agg", "h200-dgxc-slurm_0", "agg-h200-tp8-mtp-kvoffload.yaml", 1},
+		{dynamoKey, "gb200-nv_0", "disagg-gb200-1p1d-dep8-dep8-mtp-agentic.yaml", 0, true},
+		{dynamoAggKey, "gb300-nv_0", "agg-gb300-tp2-c1-mtp-hicache-jid2530006.yaml", 0, true},
+		{"dsv4-fp8-h200-dynamo-sglang-agentic-agg", "h200-dgxc-slurm_0", "agg-h200-tp8-mtp-kvoffload.yaml", 1, true},
+		// Workers smaller than a node share the role's nodes.
+		{"qwen3.5-fp4-gb300-dynamo-trt-agentic-disagg", "gb300-nv_0", "disagg-gb300-1p1d-dep1-tep2-c44-b8-mtp-kvoffload.yaml", 0, false},
+		{"qwen3.5-fp4-gb300-dynamo-trt-agentic-disagg", "gb300-nv_0", "disagg-gb300-2p2d-dep1-tep2-c52-b4-mtp-kvoffload.yaml", 0, false},
 	}
 	for _, tc := range tests {
-		t.Run(tc.key, func(t *testing.T) {
+		t.Run(tc.recipe, func(t *testing.T) {
 			data, err := os.ReadFile("../testdata/recipes/srtctl/" + tc.recipe + ".sbatch")
 			require.NoError(t, err)
 			sbatch := map[string]string{}
@@ -188,12 +195,17 @@ func TestPlanMultiNodeMatchesSrtctl(t *testing.T) {
 				sbatch[k] = v
 			}
 			rs := keyRows(t, tc.key)
-			pts, err := PlanMultiNode(matrix.Matrix{rs[0]}, PlanOptions{RunnerName: tc.runner})
+			i := slices.IndexFunc(rs, func(r *matrix.Row) bool {
+				return strings.HasSuffix(settings(r.Prefill)["CONFIG_FILE"], "/"+tc.recipe)
+			})
+			require.GreaterOrEqual(t, i, 0, "no row of %s uses %s", tc.key, tc.recipe)
+			pts, err := PlanMultiNode(matrix.Matrix{rs[i]}, PlanOptions{RunnerName: tc.runner})
 			require.NoError(t, err)
 			p := pts[0]
-			assert.True(t, strings.HasSuffix(p.Recipe, "/"+tc.recipe), p.Recipe)
 			assert.Equal(t, sbatch["--nodes"], strconv.Itoa(p.Nodes+tc.infraNodes))
-			assert.Equal(t, sbatch["--gpus-per-node"], strconv.Itoa(p.Roles[0].GPUsPerNode))
+			if tc.gpusPerNode {
+				assert.Equal(t, sbatch["--gpus-per-node"], strconv.Itoa(p.Roles[0].GPUsPerNode))
+			}
 		})
 	}
 }

@@ -158,7 +158,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	if len(rows) == 0 {
-		return fmt.Errorf("no single-node agentic points for %v (sweep plan covers agentic-coding configs)", keys)
+		return fmt.Errorf("no agentic points for %v (sweep plan covers agentic-coding configs)", keys)
 	}
 	if rows, err = o.filter(rows); err != nil {
 		return err

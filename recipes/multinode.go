@@ -75,9 +75,10 @@ type MultiNodePoint struct {
 	// KVTransfer is the prefill→decode KV transfer backend ("" aggregated).
 	KVTransfer string `json:"kv_transfer,omitempty"`
 	// Nodes is the workers' node count (the job's on AMD); GPUs the
-	// workers' GPUs. On srt-slurm points srtctl adds a node when the
-	// recipe's infra block asks for a dedicated etcd/NATS node (sweep does
-	// not read the recipe file).
+	// workers' GPUs. On srt-slurm points the recipe file, which sweep does
+	// not read, can ask srtctl for more: a dedicated etcd/NATS node
+	// (infra.etcd_nats_dedicated_node) or one node per worker
+	// (resources.spread_workers).
 	Nodes int        `json:"nodes"`
 	GPUs  int        `json:"gpus"`
 	Roles []RolePlan `json:"roles"`

@@ -134,8 +134,14 @@ func planSrtSlurm(p *MultiNodePoint, runner string) error {
 	p.Submitter, p.Recipe, p.SrtSlurm = "srtctl", config, &src
 	p.Submit = srtctlApply(p.Launcher, runner, config, r)
 	path, _, _ := strings.Cut(config, ":")
+	// The launcher copies InferenceX's recipes to recipes/... of the
+	// checkout, or (some TRT-LLM keys) to the same path as in InferenceX.
+	from := path
+	if !strings.HasPrefix(path, srtRecipes) {
+		from = srtRecipes + strings.TrimPrefix(path, "recipes/")
+	}
 	p.Files = map[string]string{
-		path:            "the recipe (" + srtRecipes + strings.TrimPrefix(path, "recipes/") + " copied over the checkout; job name set to the runner's)",
+		path:            "the recipe (" + from + " copied over the checkout; job name set to the runner's)",
 		"srtslurm.yaml": "srtctl's site file the launcher writes (account, partition, gpus_per_node, model path alias, containers)",
 	}
 	if set := settings(r.Prefill); set["SYNTHETIC_ACCEPTANCE"] == "true" {

@@ -136,6 +136,13 @@ func TestPlanMultiNodeSrtSlurm(t *testing.T) {
 			assert.Equal(t, tc.roles, roles)
 		})
 	}
+	t.Run("recipe kept at InferenceX's path", func(t *testing.T) {
+		pts, err := PlanMultiNode(keyRows(t, "glm5.2-fp4-gb300-dynamo-trt-agentic-agg-mtp")[:1], PlanOptions{RunnerName: "gb300-nv_0"})
+		require.NoError(t, err)
+		p := pts[0]
+		require.True(t, strings.HasPrefix(p.Recipe, srtRecipes), p.Recipe)
+		assert.Equal(t, "the recipe ("+p.Recipe+" copied over the checkout; job name set to the runner's)", p.Files[p.Recipe])
+	})
 }
 
 // TestPlanMultiNodeRefusals: what PlanMultiNode cannot plan says exactly why.

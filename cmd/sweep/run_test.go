@@ -19,6 +19,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/recipes"
+	"sweep/simengine"
 	"sweep/sweep/run"
 )
 
@@ -27,6 +28,9 @@ import (
 const asCLIEnv = "SWEEP_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
+	if tool, ok := simulatedSMI(os.Args[0]); ok { // linked as a simulated GPU tool
+		os.Exit(simengine.SMIMain(tool))
+	}
 	if os.Getenv(asCLIEnv) == "1" {
 		os.Exit(Main())
 	}

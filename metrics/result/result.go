@@ -6,6 +6,7 @@ import (
 	"sweep/internal/pyjson"
 	"sweep/metrics"
 	"sweep/metrics/aiperf"
+	"sweep/metrics/power"
 )
 
 // Result is the aggregate result JSON of one agentic point, field for field
@@ -43,6 +44,9 @@ type Result struct {
 	ServerMetrics     ServerMetrics      `json:"server_metrics"`
 	KVCachePoolTokens *pyjson.Rounded    `json:"kv_cache_pool_tokens"`
 	Warnings          []string           `json:"warnings,omitempty"`
+	// Fields are the power lane's keys (InferenceX's power_adapter puts
+	// them after the aggregator's): nil when the lane did not run.
+	*power.Fields
 
 	// AcceptanceLength is our speculative-decoding check (nil when not
 	// computed at all; see metrics.ALCheck.Verdict for "not measured").

@@ -12,6 +12,7 @@ import (
 
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
+	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/recipes"
 )
@@ -47,12 +48,26 @@ type Setup struct {
 	SimFault string
 	// SimGPU names the simulated GPU; "" derives it from the row's runner.
 	SimGPU string
+	// SimCalibration is a calibration file (sweep sim calibrate) the
+	// simulated engine takes its step costs and KV pool from.
+	SimCalibration string
 	// ALTolerance is recorded with the facts (0 = default).
 	ALTolerance float64
 	// Environ looks up variables of this machine for Command.EnvFrom
 	// (default os.LookupEnv).
 	Environ func(string) (string, bool)
+	// PowerGPUs is which GPUs of the telemetry the power lane integrates:
+	// PowerGPUsAll (InferenceX: every GPU the monitor recorded) or
+	// PowerGPUsAllocated (only the point's); "" reads SWEEP_POWER_GPUS,
+	// else all.
+	PowerGPUs string
 }
+
+// The power lane's GPU choices (Setup.PowerGPUs, --power-gpus).
+const (
+	PowerGPUsAll       = "all"
+	PowerGPUsAllocated = "allocated"
+)
 
 // Simulation environment variables understood by sim-engine and loadgen.
 const (
@@ -60,8 +75,11 @@ const (
 	envSimSeed          = "SWEEP_SIM_SEED"
 	envSimFault         = "SWEEP_SIM_FAULT"
 	envSimGPU           = "SWEEP_SIM_GPU"
+	envSimCalibration   = "SWEEP_SIM_CALIBRATION"
 	envLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE"
 	envSimClock         = "SWEEP_SIM_CLOCK"
+	envSimSMIURL        = "SWEEP_SIM_SMI_URL"       // the simulated GPU tools' engine (simengine.EnvSMIURL)
+	envSimSMIAfterGen   = "SWEEP_SIM_SMI_AFTER_GEN" // the load they sample (simengine.EnvSMIAfterGen)
 	envLoadgenClock     = "SWEEP_LOADGEN_CLOCK"
 )
 
@@ -123,6 +141,21 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		},
 	}
 	spec.Engine = s.proc("engine", p.Engine)
+	if lane := power.LaneFromEnv(s.Environ, spec.Facts.Multinode); lane.Enabled && p.Client != nil {
+		f := spec.Facts
+		spec.Power = &PowerSpec{ExpectedGPUs: power.ExpectedGPUs(f.TP, f.PP, f.PCP), Require: lane.Require}
+		mode := s.PowerGPUs
+		if mode == "" {
+			mode, _ = s.Environ("SWEEP_POWER_GPUS")
+		}
+		switch mode {
+		case "", PowerGPUsAll:
+		case PowerGPUsAllocated:
+			spec.Power.AllocatedGPUs = true
+		default:
+			return Spec{}, fmt.Errorf("power GPUs %q (--power-gpus or SWEEP_POWER_GPUS): want %s or %s", mode, PowerGPUsAll, PowerGPUsAllocated)
+		}
+	}
 	virtual := s.Virtual() && p.Client != nil
 	if s.Simulate {
 		head := append([]string{s.Executable, "sim-engine"}, uncheckedArgs(p)...)
@@ -140,6 +173,12 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		}
 		if s.SimFault != "" {
 			spec.Engine.Env[envSimFault] = s.SimFault
+		}
+		if s.SimCalibration != "" {
+			spec.Engine.Env[envSimCalibration] = s.SimCalibration
+		}
+		if spec.Power != nil {
+			simulatedGPUs(&spec, s.Executable, gpu, p.HealthURL, virtual)
 		}
 	}
 	if slices.Contains(p.Engine.Placeholders, recipes.HFSnapshotPlaceholder) {

@@ -284,6 +284,9 @@ func Plan(rows matrix.Matrix, opts PlanOptions) ([]Point, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Catalog == nil {
+		return nil, fmt.Errorf("%w: no recipe catalog (pass models.Builtin() from sweep/recipes/models, or your own)", ErrInvalidOptions)
+	}
 	points := make([]Point, 0, len(rows))
 	probs, unsupported := unsupportedProblems(rows)
 	for i, row := range rows {
@@ -328,9 +331,6 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 	}
 	if o.ProbeDuration < 0 {
 		return nil, fmt.Errorf("%w: probe duration %d: want > 0 seconds", ErrInvalidOptions, o.ProbeDuration)
-	}
-	if o.Catalog == nil {
-		return nil, fmt.Errorf("%w: no recipe catalog (pass models.Builtin() from sweep/recipes/models, or your own)", ErrInvalidOptions)
 	}
 	var err error
 	if o.Runners == nil {

@@ -65,7 +65,7 @@ func TestNVIDIAProfiles(t *testing.T) {
 			row := &matrix.Row{Kind: matrix.AgenticSingleNode, Runner: tc.runner, Model: tc.model, ModelPrefix: tc.prefix, Precision: tc.precision,
 				Framework: "sglang", Parallelism: configs.Parallelism{TP: 8, EP: 1}, Conc: 1}
 			rc := &Recipe{Name: "r", Engine: configs.SGLang}
-			cfg, err := PlanOptions{Catalog: &Catalog{}}.withDefaults() // ctx needs no recipe
+			cfg, err := PlanOptions{}.withDefaults()
 			require.NoError(t, err)
 			c, err := cfg.ctx(row, rc)
 			require.NoError(t, err)

@@ -20,8 +20,8 @@ var ErrNotSupported = errors.New("not supported yet")
 func Unsupported(r *matrix.Row) string {
 	fw := r.Framework
 	switch {
-	case r.Kind.MultiNode() || r.Disagg || fw.Disaggregated():
-		return fmt.Sprintf("multi-node or disaggregated serving (framework %s); sweep plans single-node SGLang and vLLM engines only", fw)
+	case IsMultiNodeRow(r):
+		return fmt.Sprintf("multi-node or disaggregated serving (framework %s); PlanMultiNode plans it (sweep plan), single-node plans and runs cover single-node SGLang and vLLM engines only", fw)
 	case !r.Kind.Agentic():
 		return "fixed-seq-len scenario; sweep plans agentic-coding points only"
 	case !fw.Runs():
@@ -141,7 +141,12 @@ func Coverage(rows matrix.Matrix, keys []string, noRows string, opts PlanOptions
 			out = append(out, kc)
 			continue
 		}
-		_, err := Plan(rs, opts)
+		var err error
+		if IsMultiNodeRow(rs[0]) {
+			_, err = PlanMultiNode(rs, opts)
+		} else {
+			_, err = Plan(rs, opts)
+		}
 		pe, isPlan := errors.AsType[*PlanError](err)
 		switch {
 		case err == nil:

@@ -52,6 +52,7 @@ type campaignOptions struct {
 	progressOnce sync.Once
 	progress     io.Writer
 	SimGPU       string
+	PowerGPUs    string // --power-gpus
 
 	Fast         bool // agentx-fast durations and warm-ups
 	Duration     int
@@ -101,6 +102,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second")
 	fs.StringVar(&o.SimClock, "sim-clock", simClockVirtual, simClockUsage)
 	fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner)")
+	fs.StringVar(&o.PowerGPUs, "power-gpus", "", powerGPUsUsage)
 	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
 	fs.StringVar(&o.SlurmPartition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
@@ -143,6 +145,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
 	case checkSimClock(o.SimClock) != nil:
 		return checkSimClock(o.SimClock)
+	case checkPowerGPUs(o.PowerGPUs) != nil:
+		return checkPowerGPUs(o.PowerGPUs)
 	case o.Retries < 0 || o.Retries > campaign.MaxRetries:
 		return flagErrorf("--retries %d: want 0 to %d", o.Retries, campaign.MaxRetries)
 	case o.MaxParallel < 0:
@@ -203,7 +207,16 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--exact-servers", Value: strconv.FormatBool(o.ExactServers)},
 		campaign.Setting{Name: "--aiperf-version", Value: o.Plan.AiperfVersion},
 		campaign.Setting{Name: "--adaptive", Value: strconv.FormatBool(o.Adaptive)},
+		// What is loaded and which client measures it; "" when not given,
+		// as directories from before these were recorded have them.
+		campaign.Setting{Name: "--model-path", Value: o.Plan.ModelPath},
+		campaign.Setting{Name: "--aiperf", Value: o.Aiperf},
+		campaign.Setting{Name: "--builtin-client", Value: map[bool]string{true: "true"}[o.Builtin]},
+		campaign.Setting{Name: "--config-files", Value: strings.Join(o.Inputs.ConfigFiles, " ")},
 	)
+	if o.PowerGPUs != "" && o.PowerGPUs != run.PowerGPUsAll {
+		out = append(out, campaign.Setting{Name: "--power-gpus", Value: o.PowerGPUs})
+	}
 	if o.Simulate {
 		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
 			campaign.Setting{Name: "--sim-gpu", Value: o.SimGPU}, campaign.Setting{Name: "--sim-clock", Value: o.SimClock})
@@ -227,7 +240,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 	if err != nil {
 		return nil, planError(err)
 	}
-	sched, err := campaign.BuildSchedule(first, campaign.ScheduleOptions{ExactServers: o.ExactServers})
+	sched, err := campaign.BuildSchedule(first, campaign.ScheduleOptions{ExactServers: o.ExactServers, Official: o.Command == "official"})
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +275,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 			}
 		}
 	}
-	s, err := campaign.BuildSchedule(points, campaign.ScheduleOptions{ExactServers: o.ExactServers})
+	s, err := campaign.BuildSchedule(points, campaign.ScheduleOptions{ExactServers: o.ExactServers, Official: o.Command == "official"})
 	if err != nil {
 		return nil, err
 	}
@@ -318,16 +331,20 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		return nil
 	}
 	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimGPU: o.SimGPU,
-		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion)}
-	switch {
-	case o.Launch:
+		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), PowerGPUs: o.PowerGPUs}
+	if o.Launch {
 		// The client runs in the image: --aiperf names a program there;
 		// nothing of this host's PATH applies.
-		setup.Aiperf = o.Aiperf
-	case !o.Builtin:
-		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
-			return err
+		setup.Aiperf, setup.ClientWhy = o.Aiperf, "--launch: --aiperf in the image"
+		if o.Aiperf == "" {
+			setup.ClientWhy = "--launch: the image's built-in load generator"
 		}
+	} else {
+		choice, err := run.ChooseClient(run.ClientRequest{Aiperf: o.Aiperf, Builtin: o.Builtin, Simulate: o.Simulate, WallClock: setup.WallClock, TimeScale: o.TimeScale})
+		if err != nil {
+			return &FlagError{Err: err}
+		}
+		setup.Aiperf, setup.ClientWhy = choice.Aiperf, choice.Why
 	}
 	po := o.Point
 	if o.Simulate {
@@ -351,7 +368,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			return err
 		}
 	} else {
-		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po}
+		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po, Official: o.Command == "official"}
 		armOpts := campaign.ArmOptions{PointTimeout: watchdog}
 		if o.Adaptive {
 			// The probes' noise is scaled against the full points' length.
@@ -364,9 +381,9 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if o.Executor == "slurm" {
 		where = "one Slurm job per arm"
 	}
-	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; directory %s\n",
+	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; client: %s (%s); directory %s\n",
 		o.Command, plural.Count(len(sched.Points), "point", "points"), plural.Count(len(sched.Arms), "arm", "arms"),
-		plural.Count(sched.ServerStarts(), "server start", "server starts"), where, dir)
+		plural.Count(sched.ServerStarts(), "server start", "server starts"), where, setup.ClientInfo().Name, setup.ClientWhy, dir)
 	sum, runErr := campaign.Run(ctx, campaign.Options{
 		Dir: dir, Schedule: sched, Executor: ex, Retries: o.Retries, FailFast: o.FailFast,
 		Identity: campaign.Identity{Command: o.Command, Settings: settings},
@@ -619,7 +636,7 @@ func (o *campaignOptions) slurmExecutor(dir string, setup run.Setup, po run.Opti
 		return nil, err
 	}
 	settings := campaign.ArmSettings{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: setup.WallClock, SimGPU: o.SimGPU, Aiperf: setup.Aiperf,
-		AiperfSchema: setup.AiperfSchema, StopGrace: po.StopGrace.Seconds(), ReadyTimeout: po.ReadyTimeout.Seconds()}
+		AiperfSchema: setup.AiperfSchema, PowerGPUs: setup.PowerGPUs, StopGrace: po.StopGrace.Seconds(), ReadyTimeout: po.ReadyTimeout.Seconds()}
 	var armProgram func(context.Context, *campaign.Arm) ([]string, error)
 	if o.Launch {
 		if armProgram, err = o.armLauncher(dir); err != nil {

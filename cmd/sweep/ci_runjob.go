@@ -122,9 +122,15 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 			return dispatch(ctx, o.IO, newRunCmd(o.IO, nil), []string{"sweep", "run"}, args)
 		}
 	}
+	names := make([]string, len(job.Points))
+	for i, p := range job.Points {
+		if names[i], err = p.Filename(o.RunnerName); err != nil {
+			return fmt.Errorf("--job %s: point %d: %w", o.Job, i+1, err)
+		}
+	}
 	var errs []error
 	for i, p := range job.Points {
-		rf := strings.ReplaceAll(p.ResultFilename, gha.RunnerPlaceholder, o.RunnerName)
+		rf := names[i]
 		out := o.Out
 		if len(job.Points) > 1 {
 			out = filepath.Join(o.Out, rf)

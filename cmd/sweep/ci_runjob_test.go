@@ -74,6 +74,21 @@ func TestCIRunJob(t *testing.T) {
 	got, err := os.ReadFile(ghOut)
 	require.NoError(t, err)
 	assert.Regexp(t, `^result-filename=\S+_mi325x-amds_03_recipe-[0-9a-f]{16}\n$`, string(got))
+
+	// A result file name that is a path (an edited job file) would put a
+	// point's results outside --out: refused before any point runs.
+	var edited map[string]any
+	require.NoError(t, json.Unmarshal(job, &edited))
+	pts := edited["points"].([]any)
+	bad := map[string]any{"conc": 4096, "result-filename": "../../x", "artifacts": []any{}}
+	edited["points"] = append(pts[:1:1], bad)
+	data, err = json.Marshal(edited)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(jobFile, data, 0o644))
+	calls = nil
+	err = ciRunJobRun(t.Context(), o)
+	assert.EqualError(t, err, "--job "+jobFile+`: point 2: result-filename "../../x" must be a file name, not a path`)
+	assert.Empty(t, calls, "no point ran")
 }
 
 // TestCIRunJobPRData: the PR sweep passes the pull request's master

@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/internal/textdiff"
+	"sweep/simengine"
 )
 
 // Exit codes decided by Main.
@@ -81,7 +82,12 @@ type exitCodeError struct {
 func (e *exitCodeError) Error() string { return e.Err.Error() }
 func (e *exitCodeError) Unwrap() error { return e.Err }
 
-func main() { os.Exit(Main()) }
+func main() {
+	if tool, ok := simulatedSMI(os.Args[0]); ok {
+		os.Exit(simengine.SMIMain(tool))
+	}
+	os.Exit(Main())
+}
 
 // Main runs sweep with the process's arguments and returns the exit code.
 func Main() int {

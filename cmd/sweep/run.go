@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -33,7 +32,7 @@ const defaultSimTimeScale = 150
 const (
 	simClockVirtual = "virtual"
 	simClockWall    = "wall"
-	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf always runs on it)"
+	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf needs it at --time-scale 1)"
 )
 
 // checkSimClock rejects a --sim-clock value other than virtual or wall.
@@ -62,6 +61,7 @@ type runOptions struct {
 	SimClock  string
 	SimFault  string
 	SimGPU    string
+	PowerGPUs string // --power-gpus
 
 	Plan  recipes.PlanOptions
 	Point run.Options
@@ -106,7 +106,10 @@ benchmark.log, <RESULT_FILENAME>.json and run.json (each stage's outcome).
 --simulate runs the recipe's own engine command against sweep's simulated
 engine (only the program is swapped) on a compressed clock, so a point runs
 on any laptop in well under a minute. The client is aiperf when --aiperf
-names it or it is on PATH, else sweep's built-in load generator.
+names it or it is on PATH, else sweep's built-in load generator. A real
+aiperf measures wall-clock time: against the simulated engine it runs only
+with --sim-clock wall --time-scale 1 (--aiperf on another clock is refused;
+an aiperf on PATH is passed over for the built-in, and the run says so).
 
 Exit status: 0 when every stage passed, 1 when a stage failed (the stage,
 the reason and the log tail are printed; the result JSON is still written
@@ -135,6 +138,7 @@ Example:
 			fs.StringVar(&o.SimClock, "sim-clock", simClockVirtual, simClockUsage)
 			fs.StringVar(&o.SimFault, "sim-fault", "", "with --simulate: engine fault to inject (never-ready, crash:N, hang:N, slow-metrics:D, malformed-metrics)")
 			fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner, e.g. mi325x)")
+			fs.StringVar(&o.PowerGPUs, "power-gpus", "", powerGPUsUsage)
 			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery settings: 1200 s and 1 warm-up request per lane")
 			fs.IntVar(&o.Plan.Duration, "duration", 0, "benchmark duration in seconds (default: the row's, 3600)")
 			fs.IntVar(&o.Plan.Port, "port", 0, "the point's public port (default 8888; with --simulate a free port)")
@@ -183,6 +187,9 @@ Example:
 				if !(o.TimeScale > 0) || math.IsInf(o.TimeScale, 0) { // NaN fails every comparison
 					return flagErrorf("--time-scale %g: want a positive finite number", o.TimeScale)
 				}
+				if err := checkPowerGPUs(o.PowerGPUs); err != nil {
+					return err
+				}
 				if !o.Simulate && (fs.Changed("sim-fault") || fs.Changed("sim-gpu") || fs.Changed("time-scale") || fs.Changed("sim-clock")) {
 					return flagErrorf("--sim-fault, --sim-gpu, --sim-clock and --time-scale need --simulate")
 				}
@@ -220,20 +227,17 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	row := p.Row
 	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimFault: o.SimFault, SimGPU: o.SimGPU,
-		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), ALTolerance: o.Point.ALTolerance}
-	if !o.Builtin {
-		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
-			return err
-		}
+		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), ALTolerance: o.Point.ALTolerance, PowerGPUs: o.PowerGPUs}
+	choice, err := run.ChooseClient(run.ClientRequest{Aiperf: o.Aiperf, Builtin: o.Builtin, Simulate: o.Simulate, WallClock: setup.WallClock, TimeScale: o.TimeScale})
+	if err != nil {
+		return &FlagError{Err: err}
 	}
+	setup.Aiperf, setup.ClientWhy = choice.Aiperf, choice.Why
 	spec, err := run.FromPlan(p, setup)
 	if err != nil {
 		return err
 	}
-	client := "built-in load generator"
-	if setup.Aiperf != "" {
-		client = setup.Aiperf
-	}
+	client := fmt.Sprintf("%s (%s)", spec.ClientInfo.Name, choice.Why)
 	engine := "engine: " + p.Engine.Argv[0]
 	if o.Simulate {
 		engine = fmt.Sprintf("simulated %s on %s, time scale %gx", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"], o.TimeScale)
@@ -334,22 +338,6 @@ func resolveRunKey(masters *configs.Masters, pattern string) (string, error) {
 	return ms[0].Key, nil
 }
 
-// findAiperf resolves the aiperf program: the given path, else aiperf on
-// PATH, else "" for the built-in load generator.
-func findAiperf(given string) (string, error) {
-	if given != "" {
-		p, err := exec.LookPath(given)
-		if err != nil {
-			return "", &FlagError{Err: fmt.Errorf("--aiperf %s: %w", given, err)}
-		}
-		return p, nil
-	}
-	if p, err := exec.LookPath("aiperf"); err == nil {
-		return p, nil
-	}
-	return "", nil
-}
-
 // freePortPair finds a port p such that p, p+1 (the engine behind a
 // DP-attention router) and p+10000 (the router's metrics) are free. It
 // draws from 10000-21999 so that none of the three falls in Linux's
@@ -396,18 +384,30 @@ func printRunSummary(ios *IOStreams, rec *run.Record, elapsed time.Duration) {
 		}
 	}
 	fmt.Fprintf(w, "point %s: %s (%s)\n", rec.Name, status, elapsed.Round(time.Second))
+	summary, err := run.Summarize(rec.ResultFile)
+	haveResult := rec.ResultFile != "" && err == nil
 	if rec.ResultFile != "" {
 		fmt.Fprintf(w, "  result:     %s\n", rec.ResultFile)
-		if s, err := run.Summarize(rec.ResultFile); err == nil {
-			fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
-			fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
-			fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
-		}
+	}
+	if s := summary; haveResult {
+		fmt.Fprintf(w, "  client:     %s\n", s.Client)
+		fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
+		fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
+		fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
 	}
 	if a := rec.Acceptance; a != nil {
 		fmt.Fprintf(w, "  accept len: %s\n", a)
 	}
-	if v := rec.Validation; v != nil {
+	if s := summary; haveResult {
+		verdict := "valid"
+		if !s.Valid {
+			verdict = "invalid: " + strings.Join(s.InvalidReasons, "; ")
+		}
+		fmt.Fprintf(w, "  validation: %s\n", verdict)
+		if s.Submission != "" {
+			fmt.Fprintf(w, "  scenario:   %s\n", s.Submission)
+		}
+	} else if v := rec.Validation; v != nil {
 		verdict := "valid"
 		if !v.Valid {
 			verdict = "invalid: " + v.Reason

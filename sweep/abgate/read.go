@@ -297,7 +297,7 @@ func readScore(file string) (*scoreFile, error) {
 // lines. Errors from fn are prefixed with file:line; a missing file wraps
 // fs.ErrNotExist.
 func eachLine(file string, fn func(line int, raw []byte) error) (time.Time, int, error) {
-	f, err := inputfile.Open(file, inputfile.Limit{What: "BFCL file", Bytes: -1})
+	f, err := inputfile.Open(file, inputfile.BFCL)
 	if err != nil {
 		return time.Time{}, 0, err
 	}

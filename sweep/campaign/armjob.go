@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/filename"
 	"sweep/internal/inputfile"
 )
 
@@ -31,6 +33,7 @@ type ArmSettings struct {
 	SimGPU       string  `json:"sim_gpu,omitempty"`
 	Aiperf       string  `json:"aiperf,omitempty"` // "": the built-in load generator
 	AiperfSchema string  `json:"aiperf_schema"`
+	PowerGPUs    string  `json:"power_gpus,omitempty"` // --power-gpus ("": all)
 	// StopGrace and ReadyTimeout in seconds (0: the runner's defaults;
 	// a negative StopGrace kills at once).
 	StopGrace    float64 `json:"stop_grace,omitempty"`
@@ -82,6 +85,12 @@ func ReadArmJob(path string) (*ArmJob, error) {
 	if len(aj.Points) == 0 {
 		return nil, fmt.Errorf("%s: the arm job has no points", path)
 	}
+	for _, p := range aj.Points {
+		// The point's directory beside the job's sweep directory.
+		if err := filename.Check("point ID", p.ID); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	return &aj, nil
 }
 
@@ -94,7 +103,7 @@ type EventLog struct {
 
 // CreateEventLog opens path for appending (creating it).
 func CreateEventLog(path string) (*EventLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := atomicfile.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +140,8 @@ type EventFollower struct {
 // Next returns the records completed since the last call (none when the
 // file does not exist yet).
 func (f *EventFollower) Next() ([]Record, error) {
-	file, err := os.Open(f.Path)
+	// Never blocks on a FIFO; the log is bounded as a journal is.
+	file, err := inputfile.Open(f.Path, inputfile.Journal)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -139,14 +149,13 @@ func (f *EventFollower) Next() ([]Record, error) {
 		return nil, err
 	}
 	defer file.Close()
-	if _, err := file.Seek(f.off, 0); err != nil {
+	if _, err := file.Seek(f.off, io.SeekStart); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(file); err != nil {
+	data, err := file.ReadAll()
+	if err != nil {
 		return nil, err
 	}
-	data := buf.Bytes()
 	end := bytes.LastIndexByte(data, '\n')
 	if end < 0 {
 		return nil, nil

@@ -10,6 +10,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/filename"
 	"sweep/internal/plural"
 	"sweep/metrics/result"
 	"sweep/recipes"
@@ -72,6 +73,15 @@ type Point struct {
 	// Artifacts are the names InferenceX uploads this point's files
 	// under, with the same placeholder.
 	Artifacts []string `json:"artifacts"`
+}
+
+// Filename is the point's RESULT_FILENAME on runner (RunnerPlaceholder
+// replaced). It names the point's directory and result file under the
+// job's output directory, so a name that is not a single file name (an
+// edited job file, a runner name with a slash) is an error.
+func (p Point) Filename(runner string) (string, error) {
+	rf := strings.ReplaceAll(p.ResultFilename, RunnerPlaceholder, runner)
+	return rf, filename.Check("result-filename", rf)
 }
 
 // Job is one fan-out job: one point, or the points of one arm.

@@ -12,6 +12,7 @@ import (
 	"sweep/internal/markdown"
 	"sweep/internal/plural"
 	"sweep/internal/pyjson"
+	"sweep/metrics/power"
 	"sweep/metrics/result"
 )
 
@@ -59,8 +60,8 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 	if len(rs) == 0 {
 		b.WriteString("No result files were collected.\n")
 	} else {
-		b.WriteString("| result | conc | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | interactivity p50 (tok/s) | valid |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---|\n")
+		b.WriteString("| result | conc | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | interactivity p50 (tok/s) | power_valid | J/output tok | valid |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 		for _, r := range rs {
 			m := r.RequestMetrics
 			var tot, outp *pyjson.Rounded
@@ -77,8 +78,15 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 			if r.Simulated {
 				valid += " (simulated)"
 			}
-			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s |\n", markdown.Cell(strings.TrimSuffix(base(r), ".json")), r.Conc,
-				num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), markdown.Cell(valid))
+			powerValid, jpt := "–", "–"
+			if r.Fields != nil {
+				powerValid = fmt.Sprint(r.Fields.Valid)
+			}
+			if j := power.JoulesPerOutputTokenOf(r.Fields); j != nil {
+				jpt = fmt.Sprintf("%.3f", *j)
+			}
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", markdown.Cell(strings.TrimSuffix(base(r), ".json")), r.Conc,
+				num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), powerValid, jpt, markdown.Cell(valid))
 		}
 	}
 	for _, e := range problems {

@@ -17,8 +17,8 @@ func TestWriteSummary(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
-	write("a/x_conc8_r.json", `{"conc": 8, "valid": true, "simulated": true, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 1234.56, "output_tput_tps": 50.01}}, "latency": {"ttft": {"p50": 0.5}, "intvty": {"p50": 120}}}}`)
-	write("a/x_conc2_r.json", `{"conc": 2, "valid": false, "invalid_reasons": ["error rate 20%"], "request_metrics": {"throughput": {}, "latency": {}}}`)
+	write("a/x_conc8_r.json", `{"conc": 8, "valid": true, "simulated": true, "power_metric_schema_version": 2, "power_valid": 1, "joules_per_output_token": 6.104847, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 1234.56, "output_tput_tps": 50.01}}, "latency": {"ttft": {"p50": 0.5}, "intvty": {"p50": 120}}}}`)
+	write("a/x_conc2_r.json", `{"conc": 2, "valid": false, "invalid_reasons": ["error rate 20%"], "power_metric_schema_version": 2, "power_valid": 0, "request_metrics": {"throughput": {}, "latency": {}}}`)
 	write("a/run.json", `{"name": "not a result"}`)
 	// Python writes NaN: the file is still a row, the NaN figure a dash.
 	write("c/y_conc4_r.json", `{"conc": 4, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 99.0, "output_tput_tps": NaN}}, "latency": {"ttft": {"p50": Infinity}}}}`)
@@ -30,11 +30,11 @@ func TestWriteSummary(t *testing.T) {
 	out := b.String()
 	assert.Contains(t, out, "Label sweep-enabled: 2 jobs run.")
 	assert.Contains(t, out, "- skipped 3 jobs of sweep-agentic on cluster:mi355x-amds: no runner")
-	assert.Contains(t, out, `| x\_conc8\_r | 8 | 1234.6 | 50.0 | 0.500 | 120.0 | yes (simulated) |`)
-	assert.Contains(t, out, `| x\_conc2\_r | 2 | – | – | – | – | no: error rate 20% |`)
+	assert.Contains(t, out, `| x\_conc8\_r | 8 | 1234.6 | 50.0 | 0.500 | 120.0 | 1 | 6.105 | yes (simulated) |`)
+	assert.Contains(t, out, `| x\_conc2\_r | 2 | – | – | – | – | 0 | – | no: error rate 20% |`)
 	assert.Less(t, strings.Index(out, `x\_conc2\_r`), strings.Index(out, `x\_conc8\_r`), "rows by arm, then concurrency")
 	assert.NotContains(t, out, "run.json")
-	assert.Contains(t, out, `| y\_conc4\_r | 4 | 99.0 | – | – | – | (not stated) |`)
+	assert.Contains(t, out, `| y\_conc4\_r | 4 | 99.0 | – | – | – | – | – | (not stated) |`, "no power lane")
 
 	b.Reset()
 	require.NoError(t, WriteSummary(&b, &FanoutJSON{}, dir))
@@ -58,6 +58,6 @@ func TestWriteSummaryEscapes(t *testing.T) {
 	}
 	assert.NotRegexp(t, `(^|[^\\])<(img|b)`, out, "unescaped HTML")
 	assert.NotContains(t, out, "[click](")
-	assert.Contains(t, out, `| x\|y\`+"`"+`z\_conc4 | 4 | – | – | – | – | no: ttft \# Approved by maintainers; \[click\](https://evil.example/x); \<img src="https://evil.example/p.png"\> |`)
+	assert.Contains(t, out, `| x\|y\`+"`"+`z\_conc4 | 4 | – | – | – | – | – | – | no: ttft \# Approved by maintainers; \[click\](https://evil.example/x); \<img src="https://evil.example/p.png"\> |`)
 	assert.Contains(t, out, "- skipped 1 job of sweep-agentic on gpu\\` \\# x: no runner \\<b\\>")
 }

@@ -120,6 +120,11 @@ type Point struct {
 	// replicate, a probe's measured length over a full point's (the
 	// variance of a throughput falls as 1/duration).
 	weight float64
+
+	// JoulesPerOutputToken is the median energy per output token of the
+	// usable replicates with valid power; TokensPerJoule its inverse.
+	JoulesPerOutputToken *float64 `json:"joules_per_output_token,omitempty"`
+	TokensPerJoule       *float64 `json:"output_tokens_per_joule,omitempty"`
 }
 
 // Result is the verdict on one arm.
@@ -531,6 +536,10 @@ func clean(a *Arm, m Metric) []Point {
 		p.E2ENormP90 = medianOf(p.samples, func(s *Sample) *float64 { return floatOf(s.E2ENormIntvty.P90) })
 		p.KVUsage = medianOf(p.samples, func(s *Sample) *float64 { return s.KVUsage })
 		p.CacheHit = medianOf(p.samples, func(s *Sample) *float64 { return s.CacheHit })
+		if j := medianOf(p.samples, func(s *Sample) *float64 { return s.JoulesPerOutputToken }); j != nil && *j > 0 {
+			tpj := 1 / *j
+			p.JoulesPerOutputToken, p.TokensPerJoule = j, &tpj
+		}
 		er := medianOf(p.samples, func(s *Sample) *float64 { return &s.ErrorRate })
 		p.ErrorRate = round5(*er)
 	}

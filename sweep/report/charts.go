@@ -424,3 +424,42 @@ func alChart(name, group string, rs []*knee.Result) (Chart, bool, error) {
 	c, err := render(name, p, d)
 	return c, true, err
 }
+
+// energyChart draws throughput per GPU against energy per output token,
+// one line per arm through its concurrencies (the knee ringed); ok is
+// false when no arm of the group has valid power.
+func energyChart(name, group string, rs []*knee.Result, metric knee.Metric) (Chart, bool, error) {
+	p := newPlot(fmt.Sprintf("Throughput per GPU vs energy per output token\n%s", group),
+		"energy per output token (J, whole deployment)", throughputLabel(metric))
+	any := false
+	d := &plotData{}
+	for i, r := range rs {
+		var xys, knees plotter.XYs
+		for _, pt := range r.Points {
+			if pt.JoulesPerOutputToken == nil || pt.Throughput == nil {
+				continue
+			}
+			n := len(xys)
+			d.add(&xys, *pt.JoulesPerOutputToken, *pt.Throughput, r.Arm.Identity.Parallelism()+" energy or throughput", pt.Conc, "")
+			if len(xys) > n && pt.Conc == r.Knee {
+				knees = append(knees, xys[n])
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		any = true
+		s := mustScatter(xys, armColor(i), plotutil.Shape(i), vg.Points(3))
+		p.Add(s, mustLine(xys, armColor(i), false))
+		p.Legend.Add(r.Arm.Identity.Parallelism(), s)
+		if len(knees) > 0 {
+			p.Add(mustScatter(knees, black, draw.RingGlyph{}, vg.Points(6)))
+		}
+	}
+	if !any && d.dropped == 0 {
+		return Chart{}, false, nil
+	}
+	p.X.Min, p.Y.Min = 0, 0
+	c, err := render(name, p, d)
+	return c, true, err
+}

@@ -102,6 +102,11 @@ func Build(rs []*knee.Result, metric knee.Metric) (*Report, error) {
 				return nil, err
 			}
 		}
+		if c, ok, err := energyChart(fmt.Sprintf("g%d-energy", gi+1), g.label, g.results, metric); ok || err != nil {
+			if err := add(c, err); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return rep, nil
 }
@@ -192,6 +197,32 @@ func frontierRows(fs []*knee.Frontier) [][]string {
 	return rows
 }
 
+// energyRows lists each point with valid power: energy per output token
+// and output tokens per joule beside its throughput.
+func energyRows(rs []*knee.Result) [][]string {
+	var rows [][]string
+	for _, r := range rs {
+		for _, p := range r.Points {
+			if p.JoulesPerOutputToken == nil {
+				continue
+			}
+			tput := "–"
+			if p.Throughput != nil {
+				tput = fmt.Sprintf("%.0f", *p.Throughput)
+			}
+			point := fmt.Sprintf("c%d", p.Conc)
+			if p.Conc == r.Knee {
+				point += " (knee)"
+			}
+			rows = append(rows, []string{r.Arm.Identity.Label(), point, fmt.Sprintf("%.4g", *p.JoulesPerOutputToken),
+				fmt.Sprintf("%.4g", *p.TokensPerJoule), tput})
+		}
+	}
+	return rows
+}
+
+var energyHeader = []string{"arm", "point", "J per output token", "output tokens per J", "throughput/GPU (tok/s)"}
+
 var frontierHeader = []string{"config", "arm", "point", "interactivity (tok/s/user)", "throughput/GPU (tok/s)"}
 
 // Markdown is the summary for $GITHUB_STEP_SUMMARY: the knee table, the
@@ -204,6 +235,10 @@ func (rep *Report) Markdown(chartsDir string) string {
 	mdTable(&b, kneeHeader, kneeRows(rep.Results))
 	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
 	mdTable(&b, frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	if rows := energyRows(rep.Results); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n## Energy (GPU power, valid points)\n\n")
+		mdTable(&b, energyHeader, rows)
+	}
 	fmt.Fprintf(&b, "\n## Charts\n\n")
 	for _, c := range rep.Charts {
 		fmt.Fprintf(&b, "- [%s](%s/%s.png)", markdown.Cell(c.Title), chartsDir, c.Name)
@@ -250,6 +285,10 @@ figcaption{font-size:13px;padding:4px}
 	htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))
 	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))
 	htmlTable(&b, "frontier", frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	if rows := energyRows(rep.Results); len(rows) > 0 {
+		b.WriteString("<h2>Energy (GPU power, valid points)</h2>\n")
+		htmlTable(&b, "energy", energyHeader, rows)
+	}
 	b.WriteString("<h2>Charts</h2>\n")
 	for _, c := range rep.Charts {
 		caption := c.Title

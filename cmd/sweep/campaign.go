@@ -52,6 +52,7 @@ type campaignOptions struct {
 	progressOnce sync.Once
 	progress     io.Writer
 	SimGPU       string
+	SimCalib     string // --sim-calibration, an absolute path
 	PowerGPUs    string // --power-gpus
 
 	Fast         bool // agentx-fast durations and warm-ups
@@ -102,6 +103,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second")
 	fs.StringVar(&o.SimClock, "sim-clock", simClockVirtual, simClockUsage)
 	fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner)")
+	fs.StringVar(&o.SimCalib, "sim-calibration", "", "with --simulate: the simulated engine's step costs and KV pool per arm from FILE (sweep sim calibrate)")
 	fs.StringVar(&o.PowerGPUs, "power-gpus", "", powerGPUsUsage)
 	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
@@ -145,6 +147,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
 	case checkSimClock(o.SimClock) != nil:
 		return checkSimClock(o.SimClock)
+	case checkSimCalibration(o.Simulate, &o.SimCalib) != nil:
+		return checkSimCalibration(o.Simulate, &o.SimCalib)
 	case checkPowerGPUs(o.PowerGPUs) != nil:
 		return checkPowerGPUs(o.PowerGPUs)
 	case o.Retries < 0 || o.Retries > campaign.MaxRetries:
@@ -220,6 +224,9 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 	if o.Simulate {
 		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
 			campaign.Setting{Name: "--sim-gpu", Value: o.SimGPU}, campaign.Setting{Name: "--sim-clock", Value: o.SimClock})
+		if o.SimCalib != "" {
+			out = append(out, campaign.Setting{Name: "--sim-calibration", Value: o.SimCalib})
+		}
 	}
 	return out
 }
@@ -330,7 +337,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		}
 		return nil
 	}
-	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimGPU: o.SimGPU,
+	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimGPU: o.SimGPU, SimCalibration: o.SimCalib,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), PowerGPUs: o.PowerGPUs}
 	if o.Launch {
 		// The client runs in the image: --aiperf names a program there;
@@ -635,7 +642,7 @@ func (o *campaignOptions) slurmExecutor(dir string, setup run.Setup, po run.Opti
 	if err != nil {
 		return nil, err
 	}
-	settings := campaign.ArmSettings{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: setup.WallClock, SimGPU: o.SimGPU, Aiperf: setup.Aiperf,
+	settings := campaign.ArmSettings{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: setup.WallClock, SimGPU: o.SimGPU, SimCalibration: o.SimCalib, Aiperf: setup.Aiperf,
 		AiperfSchema: setup.AiperfSchema, PowerGPUs: setup.PowerGPUs, StopGrace: po.StopGrace.Seconds(), ReadyTimeout: po.ReadyTimeout.Seconds()}
 	var armProgram func(context.Context, *campaign.Arm) ([]string, error)
 	if o.Launch {

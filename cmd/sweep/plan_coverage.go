@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -38,12 +37,7 @@ func planCoverage(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	if o.Format == "json" {
-		data, err := json.MarshalIndent(cov, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = o.IO.Out.Write(append(data, '\n'))
-		return err
+		return writeIndentedJSON(o.IO.Out, cov)
 	}
 	return writeCoverage(o, cov)
 }

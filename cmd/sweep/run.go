@@ -61,6 +61,7 @@ type runOptions struct {
 	SimClock  string
 	SimFault  string
 	SimGPU    string
+	SimCalib  string
 	PowerGPUs string // --power-gpus
 
 	Plan  recipes.PlanOptions
@@ -138,6 +139,7 @@ Example:
 			fs.StringVar(&o.SimClock, "sim-clock", simClockVirtual, simClockUsage)
 			fs.StringVar(&o.SimFault, "sim-fault", "", "with --simulate: engine fault to inject (never-ready, crash:N, hang:N, slow-metrics:D, malformed-metrics)")
 			fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner, e.g. mi325x)")
+			fs.StringVar(&o.SimCalib, "sim-calibration", "", "with --simulate: the simulated engine's step costs and KV pool per arm from FILE (sweep sim calibrate)")
 			fs.StringVar(&o.PowerGPUs, "power-gpus", "", powerGPUsUsage)
 			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery settings: 1200 s and 1 warm-up request per lane")
 			fs.IntVar(&o.Plan.Duration, "duration", 0, "benchmark duration in seconds (default: the row's, 3600)")
@@ -196,6 +198,9 @@ Example:
 				if err := checkSimClock(o.SimClock); err != nil {
 					return err
 				}
+				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {
+					return err
+				}
 				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "") {
 					return flagErrorf("--site, --sweep-binary and --job-id need --launch")
 				}
@@ -226,7 +231,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	row := p.Row
-	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimFault: o.SimFault, SimGPU: o.SimGPU,
+	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimFault: o.SimFault, SimGPU: o.SimGPU, SimCalibration: o.SimCalib,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), ALTolerance: o.Point.ALTolerance, PowerGPUs: o.PowerGPUs}
 	choice, err := run.ChooseClient(run.ClientRequest{Aiperf: o.Aiperf, Builtin: o.Builtin, Simulate: o.Simulate, WallClock: setup.WallClock, TimeScale: o.TimeScale})
 	if err != nil {

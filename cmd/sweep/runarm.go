@@ -56,7 +56,7 @@ func runArm(ctx context.Context, o *runArmOptions) error {
 	}
 	dir := filepath.Dir(filepath.Dir(o.Job)) // DIR/slurm/armNN-tK.json
 	s := aj.Settings
-	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, WallClock: s.WallClock, SimGPU: s.SimGPU, Aiperf: s.Aiperf, AiperfSchema: s.AiperfSchema,
+	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, WallClock: s.WallClock, SimGPU: s.SimGPU, SimCalibration: s.SimCalibration, Aiperf: s.Aiperf, AiperfSchema: s.AiperfSchema,
 		PowerGPUs: s.PowerGPUs}
 	po := run.Options{
 		StopGrace:    time.Duration(s.StopGrace * float64(time.Second)),

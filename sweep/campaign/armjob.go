@@ -27,13 +27,15 @@ type ArmJob struct {
 
 // ArmSettings say how a node runs an arm's points.
 type ArmSettings struct {
-	Simulate     bool    `json:"simulate"`
-	TimeScale    float64 `json:"time_scale,omitempty"`
-	WallClock    bool    `json:"wall_clock,omitempty"` // simulate on the compressed wall clock, not the virtual one
-	SimGPU       string  `json:"sim_gpu,omitempty"`
-	Aiperf       string  `json:"aiperf,omitempty"` // "": the built-in load generator
-	AiperfSchema string  `json:"aiperf_schema"`
-	PowerGPUs    string  `json:"power_gpus,omitempty"` // --power-gpus ("": all)
+	Simulate  bool    `json:"simulate"`
+	TimeScale float64 `json:"time_scale,omitempty"`
+	WallClock bool    `json:"wall_clock,omitempty"` // simulate on the compressed wall clock, not the virtual one
+	SimGPU    string  `json:"sim_gpu,omitempty"`
+	// SimCalibration is the simulated engine's calibration file.
+	SimCalibration string `json:"sim_calibration,omitempty"`
+	Aiperf         string `json:"aiperf,omitempty"` // "": the built-in load generator
+	AiperfSchema   string `json:"aiperf_schema"`
+	PowerGPUs      string `json:"power_gpus,omitempty"` // --power-gpus ("": all)
 	// StopGrace and ReadyTimeout in seconds (0: the runner's defaults;
 	// a negative StopGrace kills at once).
 	StopGrace    float64 `json:"stop_grace,omitempty"`

@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -23,26 +21,6 @@ import (
 	"sweep/sweep/run"
 )
 
-// defaultSimTimeScale compresses a simulated point so that the official
-// 3,600 s profile runs in about 25 s of wall time.
-const defaultSimTimeScale = 150
-
-// --sim-clock: the simulated engine's virtual clock (the default) or a
-// compressed wall clock.
-const (
-	simClockVirtual = "virtual"
-	simClockWall    = "wall"
-	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf always runs on it)"
-)
-
-// checkSimClock rejects a --sim-clock value other than virtual or wall.
-func checkSimClock(c string) error {
-	if c != simClockVirtual && c != simClockWall {
-		return flagErrorf("--sim-clock %q: want %s or %s", c, simClockVirtual, simClockWall)
-	}
-	return nil
-}
-
 type runOptions struct {
 	IO     *IOStreams
 	Inputs matrixInputs
@@ -54,13 +32,7 @@ type runOptions struct {
 	Eval      bool
 	Out       string
 
-	Simulate  bool
-	Aiperf    string // path, "" = PATH lookup then the built-in load generator
-	Builtin   bool   // force the built-in load generator
-	TimeScale float64
-	SimClock  string
-	SimFault  string
-	SimGPU    string
+	simFlags
 
 	Plan  recipes.PlanOptions
 	Point run.Options
@@ -117,13 +89,7 @@ Example:
 			fs.StringVar(&o.Out, "out", "", "output directory (required; created if missing)")
 			fs.StringVar(&o.PlanFile, "plan", "", "run this planned point (one element of `sweep plan --format json`, a file) instead of --config-key/--tp/--ep/--conc")
 			fs.BoolVar(&o.Force, "force", false, "overwrite a non-empty --out (another point's files are replaced)")
-			fs.BoolVar(&o.Simulate, "simulate", false, "run against sweep's simulated engine instead of the real one")
-			fs.StringVar(&o.Aiperf, "aiperf", "", "aiperf program to run (default: aiperf on PATH, else the built-in load generator)")
-			fs.BoolVar(&o.Builtin, "builtin-client", false, "use the built-in load generator even when aiperf is installed")
-			fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second")
-			fs.StringVar(&o.SimClock, "sim-clock", simClockVirtual, simClockUsage)
-			fs.StringVar(&o.SimFault, "sim-fault", "", "with --simulate: engine fault to inject (never-ready, crash:N, hang:N, slow-metrics:D, malformed-metrics)")
-			fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner, e.g. mi325x)")
+			o.simFlags.bind(fs, true, "with --simulate: GPU to simulate (default: from the runner, e.g. mi325x)")
 			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery settings: 1200 s and 1 warm-up request per lane")
 			fs.IntVar(&o.Plan.Duration, "duration", 0, "benchmark duration in seconds (default: the row's, 3600)")
 			fs.IntVar(&o.Plan.Port, "port", 0, "the point's public port (default 8888; with --simulate a free port)")
@@ -165,8 +131,8 @@ Example:
 				if len(missing) > 0 {
 					return flagErrorf("missing %s", strings.Join(missing, ", "))
 				}
-				if !(o.TimeScale > 0) || math.IsInf(o.TimeScale, 0) { // NaN fails every comparison
-					return flagErrorf("--time-scale %g: want a positive finite number", o.TimeScale)
+				if err := checkTimeScale(o.TimeScale); err != nil {
+					return err
 				}
 				if !o.Simulate && (fs.Changed("sim-fault") || fs.Changed("sim-gpu") || fs.Changed("time-scale") || fs.Changed("sim-clock")) {
 					return flagErrorf("--sim-fault, --sim-gpu, --sim-clock and --time-scale need --simulate")
@@ -195,13 +161,11 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	row := p.Row
-	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimFault: o.SimFault, SimGPU: o.SimGPU,
-		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), ALTolerance: o.Point.ALTolerance}
-	if !o.Builtin {
-		if setup.Aiperf, err = findAiperf(o.Aiperf); err != nil {
-			return err
-		}
+	setup, err := o.setup(o.Plan.AiperfVersion)
+	if err != nil {
+		return err
 	}
+	setup.ALTolerance = o.Point.ALTolerance
 	spec, err := run.FromPlan(p, setup)
 	if err != nil {
 		return err
@@ -222,12 +186,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 
 	po := o.Point
 	po.OutDir = out
-	if o.Simulate {
-		if !o.stopGraceSet {
-			po.StopGrace = 0 // the simulation's default
-		}
-		po = po.Simulated(o.TimeScale)
-	}
+	po = o.pointOptions(po, o.stopGraceSet)
 	po.Progress = func(line string) {
 		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
 	}
@@ -312,22 +271,6 @@ func resolveRunKey(masters *configs.Masters, pattern string) (string, error) {
 		return "", &FlagError{Err: fmt.Errorf("--config-key %q matches %d config keys; a run is one point, name one of:\n  %s", pattern, len(ms), strings.Join(keys, "\n  "))}
 	}
 	return ms[0].Key, nil
-}
-
-// findAiperf resolves the aiperf program: the given path, else aiperf on
-// PATH, else "" for the built-in load generator.
-func findAiperf(given string) (string, error) {
-	if given != "" {
-		p, err := exec.LookPath(given)
-		if err != nil {
-			return "", &FlagError{Err: fmt.Errorf("--aiperf %s: %w", given, err)}
-		}
-		return p, nil
-	}
-	if p, err := exec.LookPath("aiperf"); err == nil {
-		return p, nil
-	}
-	return "", nil
 }
 
 // freePortPair finds a port p such that p, p+1 (the engine behind a

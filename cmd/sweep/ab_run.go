@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,9 +28,11 @@ type abRunOptions struct {
 	Out    string
 	Format string
 
-	Simulate  bool
-	TimeScale float64
-	BFCL      string
+	// sim holds --simulate and --time-scale; a leg's simulated engine
+	// runs on the compressed wall clock and its client is bfcl (no load
+	// generator).
+	simFlags
+	BFCL string
 	Port      int
 
 	RunTimeout time.Duration
@@ -135,8 +136,8 @@ func (o *abRunOptions) checkLegFlags(fs *pflag.FlagSet, cmd string, args []strin
 	switch {
 	case o.Format != "table" && o.Format != "json":
 		return flagErrorf("--format %q: want table or json", o.Format)
-	case !(o.TimeScale > 0) || math.IsInf(o.TimeScale, 0):
-		return flagErrorf("--time-scale %g: want a positive finite number", o.TimeScale)
+	case checkTimeScale(o.TimeScale) != nil:
+		return checkTimeScale(o.TimeScale)
 	case !o.Simulate && fs.Changed("time-scale"):
 		return flagErrorf("--time-scale needs --simulate")
 	case o.Simulate && fs.Changed("bfcl"):
@@ -206,14 +207,12 @@ func prepareABLeg(o *abRunOptions, suffix string) (*abLegRun, error) {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", w)
 	}
-	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale}
-	so := o.Point
-	if o.Simulate {
-		if !o.stopGraceSet {
-			so.StopGrace = 0 // the simulation's default
-		}
-		so = so.Simulated(o.TimeScale)
+	o.SimClock, o.Builtin = simClockWall, true
+	setup, err := o.setup(recipes.DefaultAiperfVersion)
+	if err != nil {
+		return nil, err
 	}
+	so := o.pointOptions(o.Point, o.stopGraceSet)
 	progress := func(line string) {
 		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
 	}

@@ -33,7 +33,7 @@ type abRunOptions struct {
 	// generator).
 	simFlags
 	BFCL string
-	Port      int
+	Port int
 
 	RunTimeout time.Duration
 	Point      run.Options

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
 	"sweep/configs/matrix"
-	"sweep/internal/gitfile"
-	"sweep/internal/inputfile"
 )
 
 // changelogOptions are the inputs of "sweep changelog".
@@ -32,7 +29,7 @@ type changelogOptions struct {
 	AllEvals         bool
 	EvalsOnly        bool
 	// Git returns the content of path at ref; nil means "git show".
-	Git func(ctx context.Context, ref, path string) ([]byte, error)
+	Git configs.GitShow
 }
 
 func newChangelogCmd(ios *IOStreams, runF func(context.Context, *changelogOptions) error) *Command {
@@ -99,11 +96,11 @@ Examples:
 // their sweep with the options' TrimConc, AllEvals and EvalsOnly; it also
 // returns the generator (its runners say where points may run).
 func (o *changelogOptions) process(ctx context.Context) (*matrix.Changelog, *matrix.Generator, error) {
-	base, err := o.read(ctx, o.BaseFile, o.BaseRef)
+	base, err := configs.ReadChangelog(ctx, o.Git, o.BaseFile, o.BaseRef, o.ChangelogFile)
 	if err != nil {
 		return nil, nil, err
 	}
-	head, err := o.read(ctx, o.HeadFile, o.HeadRef)
+	head, err := configs.ReadChangelog(ctx, o.Git, o.HeadFile, o.HeadRef, o.ChangelogFile)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -162,29 +159,6 @@ func cmpOrString(a, b string) string {
 	return b
 }
 
-// read returns the changelog from file, or from git at ref.
-func (o *changelogOptions) read(ctx context.Context, file, ref string) (configs.Source, error) {
-	if file != "" {
-		data, err := inputfile.Read(file, inputfile.ConfigYAML)
-		if err != nil {
-			return configs.Source{}, fmt.Errorf("read changelog: %w", err)
-		}
-		return configs.Source{Name: file, Data: data}, nil
-	}
-	data, err := o.git(ctx, ref, o.ChangelogFile)
-	if err != nil {
-		return configs.Source{}, err
-	}
-	return configs.Source{Name: ref + ":" + o.ChangelogFile, Data: data}, nil
-}
-
-func (o *changelogOptions) git(ctx context.Context, ref, path string) ([]byte, error) {
-	if o.Git != nil {
-		return o.Git(ctx, ref, path)
-	}
-	return gitfile.Show(ctx, ref, path)
-}
-
 // baseInputs returns the loader of the base revision's configs for
 // append-only entries, or nil when there is no way to get them.
 func (o *changelogOptions) baseInputs(ctx context.Context) func() (*configs.Masters, *configs.Runners, error) {
@@ -199,36 +173,11 @@ func (o *changelogOptions) baseInputs(ctx context.Context) func() (*configs.Mast
 			if runner == "" {
 				runner = o.Inputs.RunnerConfig
 			}
-			return loadMatrixInputs(files, runner)
+			return configs.Load(files, runner)
 		}
 	case o.BaseRef != "":
 		return func() (*configs.Masters, *configs.Runners, error) {
-			files := o.Inputs.ConfigFiles
-			if len(files) == 0 {
-				files = configs.DefaultMasterFiles
-			}
-			srcs := make([]configs.Source, 0, len(files))
-			for _, f := range files {
-				data, err := o.git(ctx, o.BaseRef, f)
-				if err != nil {
-					return nil, nil, err
-				}
-				srcs = append(srcs, configs.Source{Name: o.BaseRef + ":" + f, Data: data})
-			}
-			m, err := configs.ParseMasters(srcs...)
-			if err != nil {
-				return nil, nil, err
-			}
-			runner := cmpOrString(o.Inputs.RunnerConfig, configs.DefaultRunnerFile)
-			data, err := o.git(ctx, o.BaseRef, runner)
-			if err != nil {
-				return nil, nil, err
-			}
-			r, err := configs.ParseRunners(configs.Source{Name: o.BaseRef + ":" + runner, Data: data})
-			if err != nil {
-				return nil, nil, err
-			}
-			return m, r, nil
+			return configs.LoadAt(ctx, o.Git, o.BaseRef, o.Inputs.ConfigFiles, o.Inputs.RunnerConfig)
 		}
 	}
 	return nil

@@ -17,7 +17,7 @@ import (
 type matrixInputs struct {
 	ConfigFiles  []string // master configs, in order
 	RunnerConfig string   // runners.yaml
-	// Load reads the files; nil means loadMatrixInputs. Tests substitute a
+	// Load reads the files; nil means configs.Load. Tests substitute a
 	// caching loader.
 	Load func(files []string, runnerConfig string) (*configs.Masters, *configs.Runners, error)
 }
@@ -26,39 +26,13 @@ type matrixInputs struct {
 func (in *matrixInputs) generator() (*matrix.Generator, error) {
 	load := in.Load
 	if load == nil {
-		load = loadMatrixInputs
+		load = configs.Load
 	}
 	m, r, err := load(in.ConfigFiles, in.RunnerConfig)
 	if err != nil {
 		return nil, err
 	}
 	return &matrix.Generator{Masters: m, Runners: r}, nil
-}
-
-// loadMatrixInputs reads and checks master configs and runners.yaml from
-// disk, or the built-in copies for empty names.
-func loadMatrixInputs(files []string, runnerConfig string) (*configs.Masters, *configs.Runners, error) {
-	srcs, err := configs.ReadSources(files, configs.DefaultMasterFiles)
-	if err != nil {
-		return nil, nil, err
-	}
-	m, err := configs.ParseMasters(srcs...)
-	if err != nil {
-		return nil, nil, err
-	}
-	var runnerPaths []string
-	if runnerConfig != "" {
-		runnerPaths = []string{runnerConfig}
-	}
-	rs, err := configs.ReadSources(runnerPaths, []string{configs.DefaultRunnerFile})
-	if err != nil {
-		return nil, nil, err
-	}
-	r, err := configs.ParseRunners(rs[0])
-	if err != nil {
-		return nil, nil, err
-	}
-	return m, r, nil
 }
 
 func (in *matrixInputs) bind(fs *pflag.FlagSet, lists *argparseLists) {

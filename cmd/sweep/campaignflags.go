@@ -32,10 +32,9 @@ type campaignOptions struct {
 	Inputs  matrixInputs
 	Command string // discover or official
 
-	// Selection filters (zero: every value).
-	TP, EP   []int
-	DPAttn   string // "", "true" or "false"
-	ConcList []int
+	// Selection holds the --tp, --ep, --dp-attn and --conc-list filters
+	// (zero: every value).
+	campaign.Selection
 
 	Out string
 
@@ -60,10 +59,9 @@ type campaignOptions struct {
 	// ProbeDuration is the benchmark duration in seconds of the adaptive
 	// search's bracketing probes (0: they run at the full length).
 	ProbeDuration int
-	// Slurm executor settings.
-	SlurmPartition    string
-	SlurmPoll         time.Duration
-	SlurmStartTimeout time.Duration
+	// Slurm holds the --slurm-* settings of the Slurm executor (its
+	// Partition, Poll and StartTimeout).
+	Slurm executor.Options
 	// CostFrom is an earlier sweep directory whose measured server start
 	// and point times feed the dry-run's cost model.
 	CostFrom string
@@ -84,9 +82,9 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	o.simFlags.bind(fs, false, "with --simulate: GPU to simulate (default: from the runner)")
 	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
-	fs.StringVar(&o.SlurmPartition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
-	fs.DurationVar(&o.SlurmPoll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
-	fs.DurationVar(&o.SlurmStartTimeout, "slurm-start-timeout", 0, "slurm: cancel and fail a job still pending after this long (0: wait)")
+	fs.StringVar(&o.Slurm.Partition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
+	fs.DurationVar(&o.Slurm.Poll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
+	fs.DurationVar(&o.Slurm.StartTimeout, "slurm-start-timeout", 0, "slurm: cancel and fail a job still pending after this long (0: wait)")
 	lists.ints(fs, &o.GPUs, "gpus", "local: the node's GPU ids (default: 0..7 with --simulate, else from rocm-smi/nvidia-smi)")
 	fs.IntVar(&o.MaxParallel, "max-parallel", 0, "most arms running at once (default: as many as fit the GPUs)")
 	fs.IntVar(&o.Retries, "retries", 1, "how often a failed point is run again (over every invocation on --out)")
@@ -136,12 +134,6 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		o.Point.StopGrace = run.NoGrace
 	}
 	return nil
-}
-
-// selection is the points the --tp, --ep, --dp-attn and --conc-list
-// filters keep.
-func (o *campaignOptions) selection() campaign.Selection {
-	return campaign.Selection{TP: o.TP, EP: o.EP, DPAttn: o.DPAttn, ConcList: o.ConcList}
 }
 
 // settings are the choices that change what the sweep measures: a
@@ -197,7 +189,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 // execute runs (or with --dry-run prints) the sweep of rows.
 func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *matrix.Generator, settings []campaign.Setting) error {
 	started := time.Now()
-	rows = o.selection().Select(rows)
+	rows = o.Selection.Select(rows)
 	if len(rows) == 0 {
 		return &FlagError{Err: errors.New("no single-node agentic point matches the selection (check --config-keys and the --tp/--ep/--dp-attn/--conc-list filters against `sweep plan`)")}
 	}
@@ -235,10 +227,10 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			fmt.Fprintf(o.IO.ErrOut, "[%7s]     %s\n", time.Since(started).Round(time.Second), line)
 		}
 	}
-	eo := executor.Options{Name: o.executor, Dir: dir, Schedule: sched, Setup: setup, Point: po, Cost: cost, Adaptive: o.Adaptive,
-		GPUs: gpus, MaxParallel: o.MaxParallel,
-		Partition: o.SlurmPartition, Poll: o.SlurmPoll, StartTimeout: o.SlurmStartTimeout,
-		Progress: func(line string) { fmt.Fprintln(o.progressOut(), "  "+line) }}
+	eo := o.Slurm // --slurm-partition, --slurm-poll, --slurm-start-timeout
+	eo.Name, eo.Dir, eo.Schedule, eo.Setup, eo.Point, eo.Cost, eo.Adaptive = o.executor, dir, sched, setup, po, cost, o.Adaptive
+	eo.GPUs, eo.MaxParallel = gpus, o.MaxParallel
+	eo.Progress = func(line string) { fmt.Fprintln(o.progressOut(), "  "+line) }
 	if o.executor == executor.Slurm {
 		exe, err := os.Executable()
 		if err != nil {

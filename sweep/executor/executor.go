@@ -71,12 +71,11 @@ type Options struct {
 	// Slurm: Program runs sweep on a node (its absolute path); Partition
 	// overrides the runner profiles'; Poll and StartTimeout as
 	// slurm.Executor has them; Progress takes the job-state lines.
-	Program           []string
-	Partition         string
-	Poll              time.Duration
-	StartTimeout      time.Duration
-	Progress          func(string)
-	SlurmCommandLimit time.Duration // each sbatch/squeue/sacct call (0: a minute)
+	Program      []string
+	Partition    string
+	Poll         time.Duration
+	StartTimeout time.Duration
+	Progress     func(string)
 }
 
 // New returns the executor o.Name names.
@@ -87,12 +86,8 @@ func New(o Options) (campaign.Executor, error) {
 		if o.Adaptive {
 			return nil, fmt.Errorf("adaptive discovery runs with the local executor only (the Slurm job runs a fixed list of points)")
 		}
-		limit := o.SlurmCommandLimit
-		if limit == 0 {
-			limit = time.Minute
-		}
 		return &slurm.Executor{
-			Client: slurm.NewClient(slurm.Exec{Timeout: limit}), Dir: o.Dir, Program: o.Program,
+			Client: slurm.NewClient(slurm.Exec{Timeout: time.Minute}), Dir: o.Dir, Program: o.Program,
 			Settings: campaign.NewArmSettings(o.Setup, o.Point),
 			Poll:     o.Poll, StartTimeout: o.StartTimeout, PointTimeout: watchdog, Progress: o.Progress,
 			// --time: the arm's planned time on its node, twice over.

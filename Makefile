@@ -1,8 +1,11 @@
 # make test is the project's one test command; CI (.ci/run) calls exactly it.
 # It installs what the tests need from Debian's packages when missing
-# (Slurm, munge, shellcheck), starts a one-node Slurm cluster with fake GPUs
-# for the Slurm executor's tests, lints the GitHub workflows, runs the tests
-# with the race detector, and stops the cluster whatever the outcome.
+# (Slurm, munge, shellcheck, docker.io, squashfs-tools, ...) and builds
+# enroot + Pyxis from ../shared/third_party into /usr/local when missing,
+# starts a one-node Slurm cluster with fake GPUs and Pyxis for the Slurm
+# executor's and the launch tests, and dockerd for the docker launcher's,
+# lints the GitHub workflows, runs the tests with the race detector, and
+# stops the cluster and dockerd whatever the outcome.
 GO ?= go
 # cmd/sweep runs simulated benchmark points: it gets the machine to itself
 # after the other packages.
@@ -11,8 +14,10 @@ UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/cmd/sweep$$')
 ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 SLURM_CLUSTER := scripts/slurm-cluster.sh
 export SLURM_CONF := $(or $(SWEEP_SLURM_DIR),/var/tmp/sweep-slurm)/slurm.conf
+CONTAINER_TOOLS := scripts/container-tools.sh
+DOCKER_DIR := $(or $(SWEEP_DOCKER_DIR),/var/tmp/sweep-docker)
 
-.PHONY: test build vet bench deps deps-system deps-chromium lint-workflows slurm-up slurm-down fuzz
+.PHONY: test build vet bench deps deps-system deps-chromium deps-containers lint-workflows slurm-up slurm-down fuzz
 
 deps:
 	@$(GO) mod download
@@ -34,6 +39,12 @@ deps-system:
 # skips, saying so, only when chromium cannot be installed.
 deps-chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || echo "deps-chromium: chromium could not be installed; the report browser test will skip"
+
+# The launch tests' container runtimes: enroot + Pyxis (built from the
+# sources in ../shared/third_party) and Debian's docker.io and squashfs
+# tools. Without root or the sources the launch tests skip, saying why.
+deps-containers:
+	@bash $(CONTAINER_TOOLS) install || echo "deps-containers: enroot/Pyxis/docker could not be installed; the launch tests will fail under make test"
 
 build:
 	$(GO) build -o bin/sweep ./cmd/sweep
@@ -58,6 +69,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseText$$' -fuzztime $(or $(FUZZTIME),60000x) ./metrics
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRecords$$' -fuzztime $(or $(FUZZTIME),120000x) ./metrics/aiperf
 	$(GO) test -run '^$$' -fuzz '^FuzzSkim$$' -fuzztime $(or $(FUZZTIME),60000x) ./metrics/aiperf
+	$(GO) test -run '^$$' -fuzz '^FuzzReplaceNonFinite$$' -fuzztime $(or $(FUZZTIME),100000x) ./metrics/result
 
 slurm-up:
 	bash $(SLURM_CLUSTER) up
@@ -65,11 +77,14 @@ slurm-up:
 slurm-down:
 	bash $(SLURM_CLUSTER) down
 
-test: deps deps-system deps-chromium vet lint-workflows fuzz
-	@bash $(SLURM_CLUSTER) up
+test: deps deps-system deps-chromium deps-containers vet lint-workflows fuzz
 	@status=0; \
-	SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(UNIT_PKGS) || status=$$?; \
+	bash $(SLURM_CLUSTER) up || status=$$?; \
+	if [ $$status -eq 0 ]; then bash $(CONTAINER_TOOLS) dockerd-up $(DOCKER_DIR) || status=$$?; fi; \
+	export DOCKER_HOST=unix://$(DOCKER_DIR)/docker.sock; \
+	if [ $$status -eq 0 ]; then SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(UNIT_PKGS) || status=$$?; fi; \
 	if [ $$status -eq 0 ]; then SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(E2E_PKG) || status=$$?; fi; \
+	bash $(CONTAINER_TOOLS) dockerd-down $(DOCKER_DIR); \
 	bash $(SLURM_CLUSTER) down; \
 	exit $$status
 

@@ -7,7 +7,9 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -29,6 +31,11 @@ type ABLeg struct {
 	// Runner is the runner label the leg's job runs on.
 	Runner    string
 	RunnerPos Pos
+	// GPU is the accelerator of the runner (mi325x, mi355x, h100, b200,
+	// ...) when its label does not start with it ("4-gpu-h100",
+	// "blackwell"); "" derives it from the label. It picks the device
+	// variable (HIP_VISIBLE_DEVICES on AMD Instinct) and the simulated GPU.
+	GPU string
 	// Categories are BFCL v4 category or collection names, as given.
 	Categories    []string
 	CategoriesPos []Pos
@@ -43,9 +50,51 @@ type ABLeg struct {
 	PartialEval bool
 	// Arms are arm A (the baseline) and arm B (the candidate).
 	Arms [2]ABArm
+	// Mode is how the arms run: ABSequential (one after the other on the
+	// same GPUs and ports, the default) or ABConcurrent (both at once on
+	// disjoint GPUs, as SMG's nightly runs its H100 and Blackwell legs).
+	Mode ABMode
+	// Timeouts bound the leg's stages; zero fields keep the runner's
+	// defaults (sweep ab run --ready-timeout, --run-timeout).
+	Timeouts ABTimeouts
+	// HostLock, when set, is a file the leg holds an exclusive lock on
+	// from before its servers start until they stop, so legs sharing a
+	// host (ports, GPU memory) run one at a time (SMG's flock -w 9000 on
+	// /tmp/bfcl-host.lock).
+	HostLock string
+	// Schedule is when the nightly workflow runs the leg: ABNightly (its
+	// schedule, the default) or ABManual (workflow_dispatch only).
+	Schedule string
 	// Simulate is the seeded per-case model of the simulated bfcl stand-in
 	// (sweep ab run --simulate); nil leaves the stand-in's defaults.
 	Simulate *ABSimulate
+}
+
+// ABMode is how a leg's two arms run.
+type ABMode string
+
+// The arm modes.
+const (
+	ABSequential ABMode = "sequential"
+	ABConcurrent ABMode = "concurrent"
+)
+
+// The schedules of a leg.
+const (
+	ABNightly = "nightly"
+	ABManual  = "manual"
+)
+
+// ABTimeouts bound a leg's stages (0: the runner's default).
+type ABTimeouts struct {
+	// Startup bounds each server's wait for readiness (per process: SMG's
+	// worker, then its gateway).
+	Startup time.Duration
+	// Run bounds each bfcl generate; a generate past it is stopped and
+	// its replicate is incomplete.
+	Run time.Duration
+	// Lock bounds the wait for the host lock.
+	Lock time.Duration
 }
 
 // ABSampling is what bfcl generate sends.
@@ -57,13 +106,44 @@ type ABSampling struct {
 	NumThreads int
 }
 
-// ABArm is one serving arm: a matrix point of a master config key, the
+// ABArm is one serving arm: a matrix point of a master config key (the
+// recipe's engine command) or an engine declared directly (Engine: image,
+// load path, TP, GPUs, the engine command built from its flag schema), the
 // parsers its engine runs with, and optionally a router in front.
 type ABArm struct {
 	// Label is "a" or "b"; Name is the arm's display name ("vllm", "smg").
 	Label, Name  string
 	ConfigKey    string
 	ConfigKeyPos Pos
+	// Engine, when ConfigKey is empty, declares the arm directly:
+	// ABEngineVLLM (vllm serve), ABEngineVLLMGRPC (vLLM's gRPC worker,
+	// python -m vllm.entrypoints.grpc_server, behind Router: it gets no
+	// parser flags, the router owns the chat template and parsing) or
+	// ABEngineSGLang (python3 -m sglang.launch_server).
+	Engine string
+	// Image is the container image the arm's engine runs in (recorded;
+	// the launch path of the runner uses it).
+	Image string
+	// ModelPath is what the engine loads (a Hugging Face id or a local
+	// path); ServedModel the name it serves (default ModelPath), which
+	// bfcl's handler sends.
+	ModelPath, ServedModel string
+	// GPUs are the device indices the arm's engine sees (default 0..TP-1,
+	// or TP..2TP-1 for arm b of a concurrent leg).
+	GPUs []int
+	// MaxModelLen is the engine's context length: "auto" or a number
+	// (default "auto": a fixed 32768 failed multi_turn_long_context).
+	MaxModelLen string
+	// GPUMemoryUtil is vLLM's --gpu-memory-utilization (SGLang's
+	// --mem-fraction-static); 0 keeps the engine's default.
+	GPUMemoryUtil float64
+	// Args are extra engine flags, checked against the engine's schema.
+	Args []string
+	// Env is extra environment of the engine (e.g.
+	// SMG_VLLM_SERVICER_IMPL=rust).
+	Env map[string]string
+	// GPUsPos is where gpus is (the arm's mapping when it is absent).
+	GPUsPos Pos
 	// TP, EP, DPAttn and Conc pick the key's matrix row (EP defaults to 1).
 	TP, EP int
 	DPAttn bool
@@ -75,6 +155,15 @@ type ABArm struct {
 	// Router, when set, runs in front of the engine and bfcl talks to it.
 	Router *ABRouter
 }
+
+// The engines an arm declared directly can run.
+const (
+	ABEngineVLLM     = "vllm"
+	ABEngineVLLMGRPC = "vllm-grpc"
+	ABEngineSGLang   = "sglang"
+)
+
+var abEngines = []string{ABEngineVLLM, ABEngineVLLMGRPC, ABEngineSGLang}
 
 // ABParsers are the tool-call and reasoning parsers of an engine or a
 // router. nil keeps what the recipe has; ABParserNone removes the flag.
@@ -112,17 +201,21 @@ type ABSimulate struct {
 	Offset [2]float64
 	// InfraErrors is each arm's share of "Error during inference" rows.
 	InfraErrors [2]float64
+	// CategoryOffset is each arm's planted accuracy change in points in
+	// single categories (a regression of one category).
+	CategoryOffset [2]map[string]float64
 }
 
 var (
-	abLegKeys      = []string{"model", "runner", "categories", "sampling", "replicates", "tolerance", "partial-eval", "arms", "simulate"}
+	abLegKeys      = []string{"model", "runner", "gpu", "schedule", "categories", "sampling", "replicates", "tolerance", "partial-eval", "arm-mode", "timeouts", "host-lock", "arms", "simulate"}
+	abTimeoutKeys  = []string{"startup", "run", "lock"}
 	abSamplingKeys = []string{"temperature", "num-threads"}
 	abArmsKeys     = []string{"a", "b"}
-	abArmKeys      = []string{"name", "config-key", "tp", "ep", "dp-attn", "conc", "parsers", "router"}
+	abArmKeys      = []string{"name", "config-key", "engine", "image", "model-path", "served-model-name", "tp", "gpus", "max-model-len", "gpu-memory-utilization", "args", "env", "ep", "dp-attn", "conc", "parsers", "router"}
 	abParserKeys   = []string{"tool-call", "reasoning"}
 	abRouterKeys   = []string{"argv", "args", "parsers", "health"}
 	abSimKeys      = []string{"seed", "accuracy", "flip", "a", "b"}
-	abSimArmKeys   = []string{"offset", "infra-errors"}
+	abSimArmKeys   = []string{"offset", "infra-errors", "categories"}
 )
 
 // DefaultABLegDir is the directory of the shipped legs, also their path
@@ -175,7 +268,7 @@ func ParseABLeg(src Source) (*ABLeg, error) {
 }
 
 func (d *decoder) abLeg(data []byte) *ABLeg {
-	l := &ABLeg{Replicates: 1, Tolerance: 2, Sampling: ABSampling{NumThreads: 16}}
+	l := &ABLeg{Replicates: 1, Tolerance: 2, Sampling: ABSampling{NumThreads: 16}, Mode: ABSequential, Schedule: ABNightly}
 	root := d.parseDocument(data)
 	if root == nil {
 		if len(d.errs) == 0 {
@@ -204,6 +297,49 @@ func (d *decoder) abLeg(data []byte) *ABLeg {
 	if n := f.get("runner"); n != nil {
 		l.RunnerPos = d.pos(n)
 		l.Runner, _ = d.str(n, "runner")
+	}
+	if s := d.strPtr(f, "gpu", ""); s != nil {
+		l.GPU = *s
+	}
+	if n := f.get("schedule"); n != nil {
+		if v, ok := d.str(n, "schedule"); ok {
+			if v != ABNightly && v != ABManual {
+				d.errAt(n, "schedule", "%q: want %s (the nightly workflow's schedule) or %s (workflow_dispatch only)", v, ABNightly, ABManual)
+			} else {
+				l.Schedule = v
+			}
+		}
+	}
+	if n := f.get("arm-mode"); n != nil {
+		if v, ok := d.str(n, "arm-mode"); ok {
+			switch ABMode(v) {
+			case ABSequential, ABConcurrent:
+				l.Mode = ABMode(v)
+			default:
+				d.errAt(n, "arm-mode", "%q: want %s (one arm after the other on the same GPUs) or %s (both at once on disjoint GPUs)", v, ABSequential, ABConcurrent)
+			}
+		}
+	}
+	if n := f.get("timeouts"); n != nil {
+		if tf, ok := d.mapping(n, "timeouts", abTimeoutKeys, nil); ok {
+			for _, t := range []struct {
+				key string
+				dst *time.Duration
+			}{{"startup", &l.Timeouts.Startup}, {"run", &l.Timeouts.Run}, {"lock", &l.Timeouts.Lock}} {
+				if v := tf.get(t.key); v != nil {
+					*t.dst, _ = d.duration(v, "timeouts."+t.key)
+				}
+			}
+		}
+	}
+	if n := f.get("host-lock"); n != nil {
+		if v, ok := d.str(n, "host-lock"); ok {
+			if !filepath.IsAbs(v) {
+				d.errAt(n, "host-lock", "%q: want an absolute path, e.g. /tmp/bfcl-host.lock", v)
+			} else {
+				l.HostLock = v
+			}
+		}
 	}
 	if n := f.get("categories"); n != nil {
 		if items, ok := d.sequence(n, "categories"); ok {
@@ -264,7 +400,71 @@ func (d *decoder) abLeg(data []byte) *ABLeg {
 	if n := f.get("simulate"); n != nil {
 		l.Simulate = d.abSimulate(n)
 	}
+	if n := f.get("arms"); n != nil {
+		d.abArmGPUs(l, resolve(n))
+	}
 	return l
+}
+
+// abArmGPUs gives directly declared arms their default GPUs and checks
+// that a concurrent leg's arms do not share one.
+func (d *decoder) abArmGPUs(l *ABLeg, at *yaml.Node) {
+	for i := range l.Arms {
+		a := &l.Arms[i]
+		if a.Engine == "" || a.TP == 0 || len(a.GPUs) > 0 {
+			continue
+		}
+		first := 0
+		if l.Mode == ABConcurrent && i == 1 {
+			first = max(l.Arms[0].TP, len(l.Arms[0].GPUs))
+		}
+		for g := range a.TP {
+			a.GPUs = append(a.GPUs, first+g)
+		}
+	}
+	if l.Mode != ABConcurrent {
+		return
+	}
+	for _, a := range l.Arms {
+		if a.ConfigKey != "" {
+			d.errAtPos(a.ConfigKeyPos, "arm-mode", "concurrent arms need their GPUs declared: arm %s names config-key %s, whose server takes every GPU of its point; declare the arm with engine, tp and gpus, or use arm-mode: sequential", a.Label, a.ConfigKey)
+			return
+		}
+	}
+	for _, g := range l.Arms[0].GPUs {
+		if slices.Contains(l.Arms[1].GPUs, g) {
+			d.errAtPos(l.Arms[1].GPUsPos, "arms.b.gpus", "GPU %d is arm a's too: concurrent arms run on disjoint GPUs (a: %v, b: %v)", g, l.Arms[0].GPUs, l.Arms[1].GPUs)
+			return
+		}
+	}
+}
+
+// errAtPos is errAt at a recorded position.
+func (d *decoder) errAtPos(p Pos, key, format string, args ...any) {
+	d.errs = append(d.errs, &Error{File: d.file, Line: max(p.Line, 1), Col: max(p.Col, 1), Key: key, Msg: fmt.Sprintf(format, args...)})
+}
+
+// duration decodes a Go duration ("600s", "2h") or a number of seconds.
+func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, bool) {
+	r := resolve(n)
+	if r.Kind == yaml.ScalarNode && (r.ShortTag() == "!!int" || r.ShortTag() == "!!float") {
+		v, ok := d.number(r, path)
+		if ok && v <= 0 {
+			d.errAt(r, path, "must be positive, got %g", v)
+			return 0, false
+		}
+		return time.Duration(v * float64(time.Second)), ok
+	}
+	s, ok := d.str(r, path)
+	if !ok {
+		return 0, false
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v <= 0 {
+		d.errAt(r, path, "%q: want a positive duration such as 600s or 2h, or a number of seconds", s)
+		return 0, false
+	}
+	return v, true
 }
 
 func (d *decoder) abArm(n *yaml.Node, p string) ABArm {
@@ -273,7 +473,25 @@ func (d *decoder) abArm(n *yaml.Node, p string) ABArm {
 	if !ok {
 		return a
 	}
-	d.require(f, resolve(n), p, "config-key", "tp", "conc")
+	direct := f.has("engine")
+	switch {
+	case direct && f.has("config-key"):
+		d.errAt(f.keyNode("engine"), joinPath(p, "engine"), "an arm is either a point of a config key (config-key, tp, conc) or an engine declared directly (engine, model-path, tp); remove one of them")
+	case direct:
+		d.require(f, resolve(n), p, "model-path", "tp")
+		for _, k := range []string{"ep", "dp-attn", "conc"} {
+			if f.has(k) {
+				d.errAt(f.keyNode(k), joinPath(p, k), "%s picks a config key's matrix point; a directly declared arm has none", k)
+			}
+		}
+	default:
+		d.require(f, resolve(n), p, "config-key", "tp", "conc")
+		for _, k := range []string{"image", "model-path", "served-model-name", "gpus", "max-model-len", "gpu-memory-utilization", "args", "env"} {
+			if f.has(k) {
+				d.errAt(f.keyNode(k), joinPath(p, k), "%s declares an engine directly (with engine: vllm, vllm-grpc or sglang); a config-key arm takes the recipe's", k)
+			}
+		}
+	}
 	if s := d.strPtr(f, "name", p); s != nil {
 		a.Name = *s
 	}
@@ -299,7 +517,100 @@ func (d *decoder) abArm(n *yaml.Node, p string) ABArm {
 	if rn := f.get("router"); rn != nil {
 		a.Router = d.abRouter(rn, joinPath(p, "router"))
 	}
+	d.abDirect(&a, f, p)
 	return a
+}
+
+// abDirect reads the keys of a directly declared arm.
+func (d *decoder) abDirect(a *ABArm, f fields, p string) {
+	if s := d.strPtr(f, "engine", p); s != nil {
+		if !slices.Contains(abEngines, *s) {
+			d.errAt(f.get("engine"), joinPath(p, "engine"), "%q: want one of %s", *s, strings.Join(abEngines, ", "))
+		} else {
+			a.Engine = *s
+		}
+	}
+	if s := d.strPtr(f, "image", p); s != nil {
+		a.Image = *s
+	}
+	if s := d.strPtr(f, "model-path", p); s != nil {
+		a.ModelPath = *s
+	}
+	if s := d.strPtr(f, "served-model-name", p); s != nil {
+		a.ServedModel = *s
+	}
+	if a.ServedModel == "" {
+		a.ServedModel = a.ModelPath
+	}
+	a.GPUsPos = a.Pos
+	if n := f.get("gpus"); n != nil {
+		a.GPUsPos = d.pos(resolve(n))
+		if items, ok := d.sequence(n, joinPath(p, "gpus")); ok {
+			for i, it := range items {
+				if g, ok := d.intMin(it, indexPath(joinPath(p, "gpus"), i), 0); ok {
+					if slices.Contains(a.GPUs, g) {
+						d.errAt(it, indexPath(joinPath(p, "gpus"), i), "GPU %d is listed twice", g)
+						continue
+					}
+					a.GPUs = append(a.GPUs, g)
+				}
+			}
+		}
+	}
+	if n := f.get("max-model-len"); n != nil {
+		r := resolve(n)
+		switch {
+		case r.Kind == yaml.ScalarNode && r.ShortTag() == "!!int":
+			if v, ok := d.intMin(r, joinPath(p, "max-model-len"), 1); ok {
+				a.MaxModelLen = strconv.Itoa(v)
+			}
+		default:
+			if v, ok := d.str(r, joinPath(p, "max-model-len")); ok {
+				if v != "auto" {
+					d.errAt(r, joinPath(p, "max-model-len"), "%q: want auto or a number of tokens", v)
+				} else {
+					a.MaxModelLen = v
+				}
+			}
+		}
+	}
+	if a.Engine != "" && a.MaxModelLen == "" {
+		a.MaxModelLen = "auto"
+	}
+	if n := f.get("gpu-memory-utilization"); n != nil {
+		if v, ok := d.number(n, joinPath(p, "gpu-memory-utilization")); ok {
+			if !(v > 0 && v <= 1) {
+				d.errAt(n, joinPath(p, "gpu-memory-utilization"), "must be a fraction in (0, 1], got %g", v)
+			} else {
+				a.GPUMemoryUtil = v
+			}
+		}
+	}
+	if n := f.get("args"); n != nil {
+		if args, ok := d.strList(n, joinPath(p, "args")); ok {
+			for i, arg := range args {
+				for _, own := range []string{"--host", "--port", "--served-model-name", "--model", "--model-path", "--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tool-call-parser", "--reasoning-parser", "--enable-auto-tool-choice"} {
+					if arg == own || strings.HasPrefix(arg, own+"=") {
+						d.errAt(resolve(n).Content[i], indexPath(joinPath(p, "args"), i), "%s is set from the arm's keys (model-path, served-model-name, tp, parsers) or by the runner (host, port); remove it", own)
+					}
+				}
+			}
+			a.Args = args
+		}
+	}
+	if n := f.get("env"); n != nil {
+		if ef, ok := d.mapping(n, joinPath(p, "env"), nil, nil); ok {
+			a.Env = map[string]string{}
+			for _, k := range ef.order {
+				if v, ok := d.str(ef.get(k), joinPath(joinPath(p, "env"), k)); ok {
+					a.Env[k] = v
+				}
+			}
+		}
+	}
+	if a.Engine != "" && len(a.GPUs) > 0 && a.TP > 0 && len(a.GPUs) != a.TP {
+		d.errAt(f.get("gpus"), joinPath(p, "gpus"), "%d GPUs for tp %d: list exactly tp devices", len(a.GPUs), a.TP)
+	}
 }
 
 func (d *decoder) abParsers(n *yaml.Node, p string) ABParsers {
@@ -405,6 +716,20 @@ func (d *decoder) abSimulate(n *yaml.Node) *ABSimulate {
 					d.errAt(v, p+".offset", "%g points: with accuracy %g the offset must be in [%.4g, %.4g]", x, s.Accuracy, lo, hi)
 				} else {
 					s.Offset[i] = x
+				}
+			}
+		}
+		if cn := af.get("categories"); cn != nil {
+			if cf, ok := d.mapping(cn, p+".categories", nil, nil); ok {
+				s.CategoryOffset[i] = map[string]float64{}
+				for _, k := range cf.order {
+					if x, ok := d.number(cf.get(k), p+".categories."+k); ok {
+						if lo, hi := -100*s.Accuracy, 100*(1-s.Accuracy); x < lo || x > hi {
+							d.errAt(cf.get(k), p+".categories."+k, "%g points: with accuracy %g the offset must be in [%.4g, %.4g]", x, s.Accuracy, lo, hi)
+							continue
+						}
+						s.CategoryOffset[i][k] = x
+					}
 				}
 			}
 		}

@@ -3,7 +3,9 @@ package configs
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -117,6 +119,31 @@ func TestParseABLegErrors(t *testing.T) {
 		{"simulate", "model: Org/M-FC\nrunner: r\ncategories: [multiple]\narms: {a: {config-key: k, tp: 8, conc: 4}, b: {config-key: k, tp: 8, conc: 4}}\nsimulate:\n  accuracy: 0.9\n  b: {offset: 20, infra-errors: 1}\n  c: {}\n",
 			[]wantErr{{7, "simulate.b.offset", "must be in [-90, 10]"}, {7, "simulate.b.infra-errors", "must be a share in [0, 1)"}, {8, "simulate.c", `unknown key "c"`}}},
 	}
+	direct := func(mode, a, b string) string {
+		return "model: Org/M-FC\nrunner: r\ncategories: [multiple]\n" + mode + "arms:\n  a: " + a + "\n  b: " + b + "\n"
+	}
+	tests = append(tests, []struct {
+		name string
+		doc  string
+		want []wantErr
+	}{
+		{"config key and engine", direct("", "{config-key: k, engine: vllm, tp: 1, conc: 4, model-path: m}", "{engine: vllm, model-path: m, tp: 1}"),
+			[]wantErr{{5, "arms.a.engine", "either a point of a config key"}}},
+		{"direct arm with point keys", direct("", "{engine: vllm, model-path: m, tp: 1, conc: 4}", "{engine: sglang, model-path: m, tp: 2, gpus: [0]}"),
+			[]wantErr{{5, "arms.a.conc", "picks a config key's matrix point"}, {6, "arms.b.gpus", "1 GPUs for tp 2"}}},
+		{"config-key arm with engine keys", direct("", "{config-key: k, tp: 1, conc: 4, image: i}", "{engine: tgi, model-path: m, tp: 1}"),
+			[]wantErr{{5, "arms.a.image", "declares an engine directly"}, {6, "arms.b.engine", `"tgi": want one of vllm, vllm-grpc, sglang`}}},
+		{"direct arm values", direct("", "{engine: vllm, model-path: m, tp: 1, max-model-len: big, gpu-memory-utilization: 2, args: [--port, '1']}", "{engine: vllm, tp: 1}"),
+			[]wantErr{{5, "arms.a.max-model-len", "want auto or a number"}, {5, "arms.a.gpu-memory-utilization", "fraction in (0, 1]"},
+				{5, "arms.a.args[0]", "--port is set from the arm's keys"}, {6, "arms.b.model-path", "required key is missing"}}},
+		{"concurrent arms share a GPU", direct("arm-mode: concurrent\n", "{engine: vllm, model-path: m, tp: 2, gpus: [0, 1]}", "{engine: vllm, model-path: m, tp: 2, gpus: [1, 2]}"),
+			[]wantErr{{7, "arms.b.gpus", "GPU 1 is arm a's too"}}},
+		{"concurrent config-key arm", direct("arm-mode: concurrent\n", "{config-key: k, tp: 8, conc: 4}", "{engine: vllm, model-path: m, tp: 2}"),
+			[]wantErr{{6, "arm-mode", "concurrent arms need their GPUs declared"}}},
+		{"leg keys", "model: Org/M-FC\nrunner: r\ncategories: [multiple]\narm-mode: parallel\nschedule: weekly\ntimeouts: {startup: soon, run: -5}\nhost-lock: bfcl.lock\narms: {a: {config-key: k, tp: 8, conc: 4}, b: {config-key: k, tp: 8, conc: 4}}\n",
+			[]wantErr{{4, "arm-mode", `"parallel": want sequential`}, {5, "schedule", `"weekly": want nightly`}, {6, "timeouts.startup", `"soon": want a positive duration`},
+				{6, "timeouts.run", "must be positive"}, {7, "host-lock", "want an absolute path"}}},
+	}...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseABLeg(Source{Name: "leg.yaml", Data: []byte(tc.doc)})
@@ -149,4 +176,44 @@ func TestShippedABLegs(t *testing.T) {
 	entries, err := os.ReadDir("ab")
 	require.NoError(t, err)
 	assert.Len(t, entries, len(names), "every file in configs/ab is embedded")
+}
+
+// TestParseABLegDirect: a concurrent leg of directly declared arms: arm
+// b's GPUs follow arm a's, the context length defaults to auto and the
+// served name to the load path.
+func TestParseABLegDirect(t *testing.T) {
+	doc := `model: Org/M-FC
+runner: 4-gpu-h100
+gpu: h100
+schedule: manual
+categories: [multiple]
+arm-mode: concurrent
+timeouts: {startup: 600s, run: 5400, lock: 1h}
+host-lock: /tmp/bfcl-host.lock
+arms:
+  a: {engine: vllm, model-path: Org/M, tp: 2, parsers: {tool-call: hermes}}
+  b:
+    engine: vllm-grpc
+    model-path: /models/Org/M
+    served-model-name: Org/M
+    tp: 2
+    max-model-len: 32768
+    env: {SMG_VLLM_SERVICER_IMPL: rust}
+    router: {argv: [python3, -m, smg.launch_router]}
+`
+	l, err := ParseABLeg(Source{Name: "leg.yaml", Data: []byte(doc)})
+	require.NoError(t, err)
+	assert.Equal(t, ABConcurrent, l.Mode)
+	assert.Equal(t, ABManual, l.Schedule)
+	assert.Equal(t, "h100", l.GPU)
+	assert.Equal(t, ABTimeouts{Startup: 600 * time.Second, Run: 5400 * time.Second, Lock: time.Hour}, l.Timeouts)
+	assert.Equal(t, "/tmp/bfcl-host.lock", l.HostLock)
+	a, b := l.Arms[0], l.Arms[1]
+	assert.Equal(t, []any{"vllm", "Org/M", "Org/M", []int{0, 1}, "auto"}, []any{a.Engine, a.ModelPath, a.ServedModel, a.GPUs, a.MaxModelLen})
+	assert.Equal(t, []any{"vllm-grpc", "/models/Org/M", "Org/M", []int{2, 3}, "32768"}, []any{b.Engine, b.ModelPath, b.ServedModel, b.GPUs, b.MaxModelLen})
+	assert.Equal(t, map[string]string{"SMG_VLLM_SERVICER_IMPL": "rust"}, b.Env)
+
+	seq, err := ParseABLeg(Source{Name: "leg.yaml", Data: []byte(strings.Replace(doc, "arm-mode: concurrent", "arm-mode: sequential", 1))})
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1}, seq.Arms[1].GPUs, "sequential arms share the GPUs")
 }

@@ -113,6 +113,7 @@ var launchers = []Launcher{
 	{Name: "h200-dgxc-slurm", GPU: "h200", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
 	{Name: "b200-dgxc", GPU: "b200", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
 	{Name: "h100-dgxc-slurm", GPU: "h100"},
+	{Name: "mi325x-tw", GPU: "mi325x"},
 }
 
 // Launchers returns the known launchers.

@@ -63,8 +63,10 @@
 // H200 and B200 try the framework name first and fall back to the name
 // without it. A row whose script name has no recipe fails at plan time. The
 // runner's Profile adds what its launcher does beyond the recipe: the
-// container and mounts, the Slurm allocation, site variables, and the
-// MODEL_PATH of pre-staged weights (B200 also sets MODEL to that path, so
+// container and mounts, the Slurm allocation, site variables, how the
+// launcher allocates, imports and runs the image (Profile.Launch, turned
+// into host commands by sweep/launch), and the MODEL_PATH of pre-staged
+// weights (B200 also sets MODEL to that path, so
 // the served name, tokenizer and client model are the path; B300 keeps the
 // id).
 //
@@ -116,7 +118,12 @@
 // readiness endpoint, so real runs of Mooncake rows are refused (simulated
 // runs skip sidecars).
 // Launcher site paths (HF cache mounts, the MI355X aiperf mmap cache,
-// VLLM_CACHE_ROOT) are not part of Command.Env. Router and lm-eval argvs
+// VLLM_CACHE_ROOT) are not part of Command.Env: they reach the engine and
+// the client through the launch (sweep/launch: the launcher's exports and
+// srun --export=ALL,...), as in InferenceX. The aiperf venv InferenceX
+// builds with uv from utils/aiperf and its trace-set download are not
+// planned: a launched point uses the aiperf named by --aiperf (a path in
+// the image) or the built-in client. Router and lm-eval argvs
 // have no schema yet; plans list them as escapes, as they do engine flags
 // a partial schema lacks (Arg.Unverified).
 package recipes

@@ -77,6 +77,9 @@ type Point struct {
 	ProbeDuration int
 	// Escapes lists flags or commands not checked against a schema.
 	Escapes []schema.Escape
+	// Launch are the host commands that run the point on its runner, in
+	// order (filled by the launch package; empty when not asked for).
+	Launch []HostCommand
 }
 
 type pointJSON struct {
@@ -101,6 +104,7 @@ type pointJSON struct {
 	Fast                 bool            `json:"fast"`
 	ProbeDuration        int             `json:"probe_duration,omitempty"`
 	Escapes              []schema.Escape `json:"escapes,omitempty"`
+	Launch               []HostCommand   `json:"launch,omitempty"`
 }
 
 // MarshalJSON writes the point as `sweep plan --format json` prints it:
@@ -113,7 +117,7 @@ func (p Point) MarshalJSON() ([]byte, error) {
 		Router: p.Router, Client: p.Client, Eval: p.Eval, Sidecars: p.Sidecars,
 		MetricsURLs: p.MetricsURLs, RequiredMetricPrefix: p.RequiredMetricPrefix, GoldenAL: p.GoldenAL,
 		HealthURL: p.HealthURL, RouterHealthURL: p.RouterHealthURL, Port: p.Port, EnginePort: p.EnginePort,
-		ResultDir: p.ResultDir, ResultFilename: p.ResultFilename, Fast: p.Fast, ProbeDuration: p.ProbeDuration, Escapes: p.Escapes,
+		ResultDir: p.ResultDir, ResultFilename: p.ResultFilename, Fast: p.Fast, ProbeDuration: p.ProbeDuration, Escapes: p.Escapes, Launch: p.Launch,
 	})
 }
 
@@ -138,7 +142,7 @@ func (p *Point) UnmarshalJSON(data []byte) error {
 		Router: pj.Router, Client: pj.Client, Eval: pj.Eval, Sidecars: pj.Sidecars,
 		MetricsURLs: pj.MetricsURLs, RequiredMetricPrefix: pj.RequiredMetricPrefix, GoldenAL: pj.GoldenAL,
 		HealthURL: pj.HealthURL, RouterHealthURL: pj.RouterHealthURL, Port: pj.Port, EnginePort: pj.EnginePort,
-		ResultDir: pj.ResultDir, ResultFilename: pj.ResultFilename, Fast: pj.Fast, ProbeDuration: pj.ProbeDuration, Escapes: pj.Escapes,
+		ResultDir: pj.ResultDir, ResultFilename: pj.ResultFilename, Fast: pj.Fast, ProbeDuration: pj.ProbeDuration, Escapes: pj.Escapes, Launch: pj.Launch,
 	}
 	p.Row.ConfigKey = pj.ConfigKey
 	return nil
@@ -330,12 +334,14 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 	return &planConfig{PlanOptions: o, aiperf: a}, nil
 }
 
-// describe is the short point description used in problems.
+// describe is the short point description used in problems: the arm's
+// label as knees and sweeps print it, then the concurrency ("tp8 ep8 dpa
+// kv:dram c32").
 func describe(r *matrix.Row) string {
 	if r.Kind.MultiNode() {
 		return fmt.Sprintf("%s (multi-node) conc%v", r.ExpName, r.Concs)
 	}
-	return fmt.Sprintf("tp%d ep%d dpa%t conc%d kv%s", r.TP, r.EP, r.DPAttn, r.Conc, kvName(r))
+	return result.RowIdentity(r).PointLabel(r.Conc)
 }
 
 func kvName(r *matrix.Row) string {
@@ -389,8 +395,7 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 		Fast:      o.Fast && !c.EvalOnly,
 		ResultFilename: result.ResultFilename(result.FilenameParts{
 			ExpName: row.ExpName, Precision: row.Precision, Framework: row.Framework,
-			TP: row.TP, PP: row.PP, DCP: row.DCPSize, PCP: row.PCPSize, EP: row.EP, DPAttention: row.DPAttn,
-			Disagg: row.Disagg, SpecDecoding: row.SpecDecoding, Conc: row.Conc, RunnerName: runner,
+			Parallelism: row.Parallelism, Disagg: row.Disagg, SpecDecoding: row.SpecDecoding, Conc: row.Conc, RunnerName: runner,
 			RecipeFingerprint: row.RecipeFingerprint,
 		}),
 	}
@@ -536,8 +541,10 @@ func metricsURL(port int) string { return "http://localhost:" + strconv.Itoa(por
 
 // ctx derives the recipe context of a row.
 func (o *planConfig) ctx(row *matrix.Row, rc *Recipe) (*Ctx, error) {
+	par := row.Parallelism
+	par.EP = max(par.EP, 1)
 	c := &Ctx{
-		Row: row, TP: row.TP, EP: max(row.EP, 1), Conc: row.Conc, DPAttn: row.DPAttn,
+		Row: row, Parallelism: par, Conc: row.Conc,
 		EvalOnly: o.Eval || row.EvalOnly != nil && *row.EvalOnly,
 		Port:     o.Port, EnginePort: o.Port, Model: row.Model, ModelPath: o.ModelPath,
 		ResultDir: o.ResultDir,

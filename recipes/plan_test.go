@@ -142,7 +142,7 @@ func TestPlanRejectsBadClientFlag(t *testing.T) {
 		assert.Equal(t, "--use-chat-template", se.Spelling)
 		assert.Equal(t, "--apply-chat-template", se.Suggestion)
 	}
-	assert.Contains(t, err.Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp8 ep1 dpafalse conc80 kv-none: client: ")
+	assert.Contains(t, err.Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp8 c80: client: ")
 	assert.Contains(t, err.Error(), "aiperf 0.12.0 has no flag --use-chat-template (did you mean --apply-chat-template?)")
 	assert.Contains(t, err.Error(), "32 problem(s) in 32 point(s)")
 }
@@ -361,9 +361,9 @@ func TestPlanReportsEveryBadRow(t *testing.T) {
 	require.True(t, ok)
 	require.Len(t, pe.Problems, 2)
 	assert.Equal(t, 1, pe.Problems[0].Index)
-	assert.Contains(t, pe.Problems[0].Error(), mi325xKey+" tp2 ep2 dpafalse conc1 kv-none: recipe: no recipe")
+	assert.Contains(t, pe.Problems[0].Error(), mi325xKey+" tp2 ep2 c1: recipe: no recipe")
 	assert.Equal(t, 2, pe.Problems[1].Index)
-	assert.Contains(t, pe.Problems[1].Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp2 ep2 dpatrue conc4 kv-none: recipe: dp-attn rows are not supported")
+	assert.Contains(t, pe.Problems[1].Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp2 ep2 dpa c4: recipe: dp-attn rows are not supported")
 }
 
 func TestPointJSONShape(t *testing.T) {

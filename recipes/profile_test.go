@@ -87,7 +87,7 @@ func TestNVIDIAProfiles(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			row := &matrix.Row{Kind: matrix.AgenticSingleNode, Runner: tc.runner, Model: tc.model, ModelPrefix: tc.prefix, Precision: tc.precision,
-				Framework: "sglang", TP: 8, EP: 1, Conc: 1}
+				Framework: "sglang", Parallelism: configs.Parallelism{TP: 8, EP: 1}, Conc: 1}
 			rc := &Recipe{Name: "r", Engine: configs.SGLang}
 			cfg, err := PlanOptions{}.withDefaults()
 			require.NoError(t, err)

@@ -72,9 +72,10 @@ type Recipe struct {
 // from it and from the plan options.
 type Ctx struct {
 	Row *matrix.Row
-	// TP, EP and Conc are the row's values; DPAttn is dp-attn.
-	TP, EP, Conc int
-	DPAttn       bool
+	// Parallelism is the row's layout, EP at least 1.
+	configs.Parallelism
+	// Conc is the row's concurrency.
+	Conc int
 	// EvalOnly is true for eval-only rows (real acceptance, lm-eval client).
 	EvalOnly bool
 	// Port is the point's public port (the router's with DP attention) and

@@ -157,7 +157,7 @@ func TestRecipeChecks(t *testing.T) {
 	rs := keyRows(t, "kimik3-fp4-mi355x-vllm-agentic-mtp")[:1]
 	rs[0].TP = 4
 	_, err := Plan(rs, PlanOptions{})
-	assert.ErrorContains(t, err, "recipe kimik3_fp4_mi355x_mtp: kimik3-fp4-mi355x-vllm-agentic-mtp tp4 ep1 dpafalse conc1 kv-none: recipe: tp 4: the recipe runs only tp [8]")
+	assert.ErrorContains(t, err, "recipe kimik3_fp4_mi355x_mtp: kimik3-fp4-mi355x-vllm-agentic-mtp tp4 c1: recipe: tp 4: the recipe runs only tp [8]")
 
 	// A backend the recipe does not list fails at plan time.
 	rs = slices.DeleteFunc(keyRows(t, "qwen3.5-fp8-b300-sglang-agentic-mtp"), func(r *matrix.Row) bool { return r.KVOffloading != "dram" })[:1]

@@ -79,6 +79,16 @@ func writePoint(b *strings.Builder, i, n int, p Point) {
 	if p.Eval != nil {
 		writeCommand(b, "eval", *p.Eval)
 	}
+	for i, c := range p.Launch {
+		title := fmt.Sprintf("launch %d/%d on the runner host: %s", i+1, len(p.Launch), c.Role)
+		if c.MayFail {
+			title += " (may fail)"
+		}
+		if len(c.StdoutTo) > 0 {
+			title += ", output into: " + strings.Join(quoteAll(c.StdoutTo), " ")
+		}
+		writeCommand(b, title, Command{Argv: c.Argv, Env: c.Env})
+	}
 }
 
 // writeCommand prints a comment line naming the command, then the command

@@ -8,6 +8,7 @@ set -euo pipefail
 DIR=${SWEEP_SLURM_DIR:-/var/tmp/sweep-slurm}
 CONF=$DIR/slurm.conf
 NGPU=8
+PYXIS_SO=/usr/local/lib/slurm/spank_pyxis.so
 host=$(hostname -s)
 
 install() {
@@ -60,6 +61,12 @@ InactiveLimit=0
 NodeName=$host CPUs=8 RealMemory=8000 Gres=gpu:$NGPU State=UNKNOWN
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+	# Pyxis (srun --container-image), when built (scripts/container-tools.sh).
+	if [ -e "$PYXIS_SO" ]; then
+		mkdir -p "$DIR/pyxis-run"
+		echo "required $PYXIS_SO runtime_path=$DIR/pyxis-run" >"$DIR/plugstack.conf"
+		echo "PlugStackConfig=$DIR/plugstack.conf" >>"$CONF"
+	fi
 	cat >"$DIR/gres.conf" <<CONF
 NodeName=$host Name=gpu File=$DIR/dev/gpu[0-$((NGPU - 1))]
 CONF

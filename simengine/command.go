@@ -201,10 +201,11 @@ func SplitProgram(argv []string) (configs.Engine, []string, error) {
 		switch argv[2] {
 		case "sglang.launch_server":
 			return configs.SGLang, argv[3:], nil
-		case "vllm.entrypoints.openai.api_server": // flags only
+		case "vllm.entrypoints.openai.api_server", // flags only
+			"vllm.entrypoints.grpc_server": // vLLM's gRPC worker behind SMG: the engine's flags, model by --model
 			return configs.VLLM, append([]string{"serve"}, argv[3:]...), nil
 		}
-		return "", nil, fmt.Errorf("engine command %q: unknown module %q, want sglang.launch_server or vllm.entrypoints.openai.api_server", strings.Join(argv[:3], " "), argv[2])
+		return "", nil, fmt.Errorf("engine command %q: unknown module %q, want sglang.launch_server, vllm.entrypoints.openai.api_server or vllm.entrypoints.grpc_server", strings.Join(argv[:3], " "), argv[2])
 	case prog == "sglang" && len(argv) >= 2 && argv[1] == "serve":
 		return configs.SGLang, argv[2:], nil
 	case prog == "vllm" && len(argv) >= 2 && argv[1] == "serve":

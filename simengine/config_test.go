@@ -250,6 +250,7 @@ func TestSplitProgram(t *testing.T) {
 		{[]string{"vllm", "serve", "m", "-tp", "8"}, configs.VLLM, []string{"serve", "m", "-tp", "8"}},
 		{[]string{"python", "-m", "vllm.entrypoints.openai.api_server", "--model", "m"}, configs.VLLM, []string{"serve", "--model", "m"}},
 		{[]string{"/opt/venv/bin/vllm", "serve", "m"}, configs.VLLM, []string{"serve", "m"}},
+		{[]string{"python3", "-m", "vllm.entrypoints.grpc_server", "--model", "m", "--port", "9"}, configs.VLLM, []string{"serve", "--model", "m", "--port", "9"}},
 	} {
 		e, rest, err := SplitProgram(tc.argv)
 		require.NoError(t, err, tc.argv)
@@ -354,6 +355,9 @@ func TestParseFaults(t *testing.T) {
 		{"never-ready", []Fault{{Kind: FaultNeverReady}}, ""},
 		{" crash:0 , hang:12 ", []Fault{{Kind: FaultCrash}, {Kind: FaultHang, After: 12}}, ""},
 		{"slow-metrics:1m,malformed-metrics,ignore-sigterm", []Fault{{Kind: FaultSlowMetrics, Delay: time.Minute}, {Kind: FaultMalformedMetrics}, {Kind: FaultIgnoreSIGTERM}}, ""},
+		{"slow-steps:10", []Fault{{Kind: FaultSlowSteps, Percent: 10}}, ""},
+		{"slow-steps:-100", nil, "slow-steps:PERCENT"},
+		{"slow-steps", nil, "slow-steps:PERCENT"},
 		{"crash", nil, "want crash:N"},
 		{"hang:-1", nil, "want hang:N"},
 		{"slow-metrics:soon", nil, "slow-metrics:DURATION"},

@@ -371,6 +371,9 @@ func (r *rank) step(start float64) (float64, []delivery) {
 		}
 	}
 	dur *= math.Exp(r.noiseSig*r.rng.NormFloat64() - r.noiseSig*r.noiseSig/2)
+	if f, ok := r.cfg.HasFault(FaultSlowSteps); ok {
+		dur *= 1 + f.Percent/100
+	}
 	end := start + dur
 
 	// Effects.

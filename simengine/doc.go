@@ -148,5 +148,6 @@
 // rise, plateau and cliff, and the TP and EP trade-offs, on one model).
 //
 // Faults for tests (Config.Faults, env SWEEP_SIM_FAULT): never-ready,
-// crash:N, hang:N, slow-metrics:D, malformed-metrics, ignore-sigterm.
+// crash:N, hang:N, slow-metrics:D, malformed-metrics, ignore-sigterm,
+// slow-steps:PCT (every scheduler step PCT % longer: a planted slowdown).
 package simengine

@@ -29,9 +29,13 @@ const (
 	// FaultIgnoreSIGTERM: the sim-engine command ignores SIGTERM, so only
 	// SIGKILL stops it (tests the runner's escalation).
 	FaultIgnoreSIGTERM FaultKind = "ignore-sigterm"
+	// FaultSlowSteps: every scheduler step takes the given percentage
+	// longer ("slow-steps:10"), a planted engine slowdown for testing
+	// sweep compare; the point stays valid.
+	FaultSlowSteps FaultKind = "slow-steps"
 )
 
-var faultKinds = []FaultKind{FaultNeverReady, FaultCrash, FaultHang, FaultSlowMetrics, FaultMalformedMetrics, FaultIgnoreSIGTERM}
+var faultKinds = []FaultKind{FaultNeverReady, FaultCrash, FaultHang, FaultSlowMetrics, FaultMalformedMetrics, FaultIgnoreSIGTERM, FaultSlowSteps}
 
 // Fault is one injected failure: a kind with its count (crash, hang) or
 // delay (slow-metrics).
@@ -39,6 +43,9 @@ type Fault struct {
 	Kind  FaultKind
 	After int           // crash, hang: finished requests before the fault
 	Delay time.Duration // slow-metrics: wall-clock delay
+	// Percent is slow-steps' slowdown: each step lasts 1 + Percent/100
+	// times as long.
+	Percent float64
 }
 
 // String renders the fault the way ParseFaults reads it.
@@ -48,6 +55,8 @@ func (f Fault) String() string {
 		return fmt.Sprintf("%s:%d", f.Kind, f.After)
 	case FaultSlowMetrics:
 		return fmt.Sprintf("%s:%s", f.Kind, f.Delay)
+	case FaultSlowSteps:
+		return fmt.Sprintf("%s:%s", f.Kind, strconv.FormatFloat(f.Percent, 'g', -1, 64))
 	}
 	return string(f.Kind)
 }
@@ -80,6 +89,13 @@ func ParseFaults(s string) ([]Fault, error) {
 				continue
 			}
 			f.Delay = d
+		case FaultSlowSteps:
+			p, err := strconv.ParseFloat(arg, 64)
+			if !hasArg || err != nil || !(p > -100 && p <= 1000) {
+				errs = append(errs, fmt.Errorf("fault %q: want slow-steps:PERCENT with PERCENT in (-100, 1000], e.g. slow-steps:10", item))
+				continue
+			}
+			f.Percent = p
 		case FaultNeverReady, FaultMalformedMetrics, FaultIgnoreSIGTERM:
 			if hasArg {
 				errs = append(errs, fmt.Errorf("fault %q: %s takes no argument", item, kind))

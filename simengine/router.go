@@ -77,10 +77,13 @@ func ParseRouterArgv(argv []string) (RouterConfig, error) {
 		case "worker-urls":
 			for _, v := range vals {
 				u, err := url.Parse(v)
-				if err != nil || u.Host == "" {
-					errs = append(errs, fmt.Errorf("--worker-urls %q: want http://host:port", v))
+				if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "grpc") {
+					errs = append(errs, fmt.Errorf("--worker-urls %q: want http://host:port or grpc://host:port", v))
 					continue
 				}
+				// A gRPC worker (SMG in front of vLLM's gRPC server) is, in
+				// simulation, a simulated engine answering HTTP.
+				u.Scheme = "http"
 				c.Workers = append(c.Workers, u)
 			}
 		case "host":

@@ -28,6 +28,13 @@ func TestParseRouterArgv(t *testing.T) {
 	assert.Equal(t, 18888, c.PrometheusPort)
 	assert.Equal(t, []string{"x-correlation-id"}, c.RoutingHeaders)
 
+	// SMG in front of vLLM's gRPC worker: the simulated worker answers HTTP.
+	c, err = ParseRouterArgv([]string{"python3", "-m", "smg.launch_router", "--worker-urls", "grpc://127.0.0.1:9001", "--port", "9000"})
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:9001", c.Workers[0].String())
+	_, err = ParseRouterArgv([]string{"python3", "-m", "smg.launch_router", "--worker-urls", "ftp://127.0.0.1:9001", "--port", "9000"})
+	assert.ErrorContains(t, err, "want http://host:port or grpc://host:port")
+
 	_, err = ParseRouterArgv([]string{"vllm-router", "--port", "x"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--worker-urls")

@@ -26,14 +26,21 @@ type abLegsOptions struct {
 	// OnlineRunners is a file of runner names GitHub reports online; ""
 	// means unknown (every registered runner counts).
 	OnlineRunners string
+	// Schedule keeps the legs of one schedule (configs.ABNightly or
+	// configs.ABManual); "" or "all" keeps every leg.
+	Schedule string
 }
 
 // abLegJob is one leg the nightly runs.
 type abLegJob struct {
-	Name   string `json:"name"`
-	File   string `json:"file"`
-	Model  string `json:"model"`
-	Runner string `json:"runner"`
+	Name     string `json:"name"`
+	File     string `json:"file"`
+	Model    string `json:"model"`
+	Runner   string `json:"runner"`
+	Schedule string `json:"schedule"`
+	// GPU is the leg's accelerator (mi325x, h100, ...): the workflow
+	// prepares ROCm hosts (SMG's gRPC servicer venv) by it.
+	GPU string `json:"gpu"`
 }
 
 // abLegSkip is a leg the nightly does not run, and why.
@@ -61,27 +68,36 @@ func newABLegsCmd(ios *IOStreams, runF func(context.Context, *abLegsOptions) err
 		Long: `Check every shipped A/B leg (configs/ab/*.yaml: the file, its config keys,
 points and categories) and print the nightly's matrix as one JSON object:
 
-  legs      [{name, file, model, runner}] to run, one job each
+  legs      [{name, file, model, runner, schedule, gpu}] to run, one job each
   count     len(legs) (guard the job with it)
   skipped   [{name, runner, reason}]: legs whose runner label has no runner
             registered in runners.yaml or, with --online-runners, none online;
             each also prints a ::notice:: line, so nothing queues for days
 
-A leg that does not load or plan is an error (exit 2) naming file:line:col.
+--schedule nightly keeps the legs the nightly schedule runs, --schedule
+manual those run only by hand (workflow_dispatch). A leg that does not load
+or plan is an error (exit 2) naming file:line:col.
 
 Examples:
   sweep ab legs
+  sweep ab legs --schedule nightly
   sweep ab legs --only minimaxm3-mi325x-smg --online-runners online.txt`,
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &abLegsOptions{IO: ios}
 			fs := pflag.NewFlagSet("ab legs", pflag.ContinueOnError)
 			fs.StringSliceVar(&o.Only, "only", nil, "only these legs, comma separated (default: all)")
+			fs.StringVar(&o.Schedule, "schedule", "all", "keep the legs of this schedule: nightly, manual or all")
 			fs.StringVar(&o.OnlineRunners, "online-runners", "", "file of runner names that are online (one per line or a JSON list); default: every registered runner counts")
 			fs.StringSliceVar(&o.Inputs.ConfigFiles, "config-files", nil, "master config files, comma separated (default: the built-in amd and nvidia masters)")
 			fs.StringVar(&o.Inputs.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 0 {
 					return flagErrorf("ab legs takes no arguments, got %q", args)
+				}
+				switch o.Schedule {
+				case configs.ABNightly, configs.ABManual, "all":
+				default:
+					return flagErrorf("--schedule %q: want nightly, manual or all", o.Schedule)
 				}
 				names := configs.ABLegNames()
 				for _, n := range o.Only {
@@ -131,12 +147,15 @@ func abLegsRun(ctx context.Context, o *abLegsOptions) error {
 			errs = append(errs, err)
 			continue
 		}
+		if o.Schedule != "all" && o.Schedule != "" && l.Schedule != o.Schedule {
+			continue
+		}
 		if why := avail.Unavailable(l.Runner); why != "" {
 			out.Skipped = append(out.Skipped, abLegSkip{Name: name, Runner: l.Runner, Reason: why})
 			fmt.Fprintf(o.IO.ErrOut, "::notice title=ab-nightly: %s skipped::leg %s (%s) skipped: %s\n", name, name, l.Model, why)
 			continue
 		}
-		out.Legs = append(out.Legs, abLegJob{Name: name, File: l.File, Model: l.Model, Runner: l.Runner})
+		out.Legs = append(out.Legs, abLegJob{Name: name, File: l.File, Model: l.Model, Runner: l.Runner, Schedule: l.Schedule, GPU: leg.GPU(l)})
 	}
 	if err := errors.Join(errs...); err != nil {
 		return &FlagError{Err: err}

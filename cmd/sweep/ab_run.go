@@ -22,10 +22,12 @@ func newABRunCmd(ios *IOStreams, runF func(context.Context, *abRunOptions) error
 		Name:  "run",
 		Short: "Run an A/B leg: both arms' servers, bfcl per replicate in fresh roots, then compare",
 		Long: `Run one accuracy A/B leg declared in configs/ab/<LEG>.yaml (a shipped leg by
-name, or any leg file by path): for arm a, then arm b, start the arm's server
-(the recipe point of its config key, its parsers, and the router in front if
-it declares one), run "bfcl generate" and "bfcl evaluate" once per replicate
-in a fresh BFCL_PROJECT_ROOT against the server, stop the server; then
+name, or any leg file by path): for each arm (both at once on their own GPUs
+when the leg's arm-mode is concurrent, else arm a, then arm b), start the
+arm's server (the recipe point of its config key, or its declared engine,
+with its parsers, and the router in front if it declares one), run "bfcl
+generate" and "bfcl evaluate" once per replicate in a fresh
+BFCL_PROJECT_ROOT against the server, stop the server; then
 compare the roots as "sweep ab compare" does and print the report.
 
 bfcl runs with the leg's temperature (0 by default: vLLM clamps positive

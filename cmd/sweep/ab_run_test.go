@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/sweep/abgate"
 	"sweep/sweep/abgate/bfclsim"
 	"sweep/sweep/run"
@@ -169,14 +170,36 @@ func TestABLegs(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	var got abLegsJSON
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
-	require.Equal(t, 1, got.Count)
-	assert.Equal(t, "minimaxm3-mi325x-smg", got.Legs[0].Name)
-	assert.Equal(t, "cluster:mi325x-amds", got.Legs[0].Runner)
+	require.Equal(t, 13, got.Count, "SMG's six nightly legs, six AMD legs and the MiniMax-M3 leg")
+	byName := map[string]abLegJob{}
+	for _, l := range got.Legs {
+		byName[l.Name] = l
+	}
+	assert.Equal(t, abLegJob{Name: "gpt-oss-mi325x", File: "configs/ab/gpt-oss-mi325x.yaml", Model: "openai/gpt-oss-120b-FC", Runner: "mi325x",
+		Schedule: "nightly", GPU: "mi325x"}, byName["gpt-oss-mi325x"])
+	assert.Equal(t, "manual", byName["qwen3-0.6b-mi355x"].Schedule)
 	assert.Empty(t, got.Skipped)
+
+	code, stdout, stderr = runCLI(t, "ab", "legs", "--schedule", "manual")
+	require.Equal(t, 0, code, stderr)
+	got = abLegsJSON{}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	var manual []string
+	for _, l := range got.Legs {
+		manual = append(manual, l.Name)
+	}
+	assert.Equal(t, []string{"gpt-oss-mi355x", "qwen3-0.6b-mi355x", "qwen3-0.6b-mi355x-rust", "qwen3.8-mi355x"}, manual)
+
+	code, stdout, stderr = runCLI(t, "ab", "legs", "--only", "minimaxm3-mi325x-smg")
+	require.Equal(t, 0, code, stderr)
+	got = abLegsJSON{}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	require.Equal(t, 1, got.Count)
+	assert.Equal(t, "cluster:mi325x-amds", got.Legs[0].Runner)
 
 	online := filepath.Join(t.TempDir(), "online.txt")
 	require.NoError(t, os.WriteFile(online, []byte("h100-cw_00\n"), 0o644))
-	code, stdout, stderr = runCLI(t, "ab", "legs", "--online-runners", online)
+	code, stdout, stderr = runCLI(t, "ab", "legs", "--only", "minimaxm3-mi325x-smg", "--online-runners", online)
 	require.Equal(t, 0, code, stderr)
 	got = abLegsJSON{}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
@@ -191,12 +214,64 @@ func TestABLegs(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	got = abLegsJSON{}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
-	require.Len(t, got.Skipped, 1)
+	var ran []string
+	for _, l := range got.Legs {
+		ran = append(ran, l.Name)
+	}
+	assert.Equal(t, []string{"gpt-oss-h100", "qwen3.6-h100"}, ran, "only the H100 legs have a registered runner")
+	require.Len(t, got.Skipped, 11)
 	assert.Contains(t, got.Skipped[0].Reason, "has no registered runner in runners.yaml")
+	assert.Contains(t, stderr, "::notice title=ab-nightly: gpt-oss-mi325x skipped::")
 
 	code, _, stderr = runCLI(t, "ab", "legs", "--only", "nope")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, `--only "nope": no such leg`)
+	code, _, stderr = runCLI(t, "ab", "legs", "--schedule", "weekly")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `--schedule "weekly"`)
+}
+
+// TestABShippedLegsSimulated: every shipped leg runs end to end against
+// the simulated engine, gateway and bfcl and passes; the concurrent legs
+// start both arms' servers before either stops.
+func TestABShippedLegsSimulated(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	for _, name := range configs.ABLegNames() {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "leg")
+			code, stdout, stderr := runCLI(t, "ab", "run", name, "--simulate", "--out", out, "--stop-grace", "3s")
+			require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			assert.Contains(t, stdout, "verdict: PASS")
+			l, err := configs.DefaultABLeg(name)
+			require.NoError(t, err)
+			if l.Mode == configs.ABConcurrent {
+				bStart := strings.Index(stderr, "arm b (smg): starting the server")
+				aStop := strings.Index(stderr, "arm a: server stopped")
+				require.True(t, bStart >= 0 && aStop >= 0, stderr)
+				assert.Less(t, bStart, aStop, "both arms serve at once")
+			}
+		})
+	}
+}
+
+// TestABRunCategoryRegression: a planted 30-point loss in live_multiple
+// alone is a REGRESSION of the leg, and live_multiple's row shows it.
+func TestABRunCategoryRegression(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := filepath.Join(t.TempDir(), "leg")
+	code, stdout, stderr := runCLI(t, "ab", "run", filepath.Join(abLegsDir, "category-regression.yaml"), "--simulate", "--out", out, "--stop-grace", "3s", "--format", "json")
+	require.Equal(t, exitABRegression, code, "stderr:\n%s", stderr)
+	var rep abgate.Report
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+	assert.Equal(t, abgate.Regression, rep.Verdict)
+	for _, c := range rep.Categories {
+		require.NotNil(t, c.Delta, c.Category)
+		if c.Category == "live_multiple" {
+			assert.Less(t, *c.Delta, -25.0)
+		} else {
+			assert.Greater(t, *c.Delta, -8.0, "%s: nothing planted", c.Category)
+		}
+	}
 }
 
 // TestABRunInterrupt: SIGINT while arm b runs stops the leg (exit 130)

@@ -22,6 +22,7 @@ import (
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor"
 	"sweep/sweep/executor/local"
+	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
 
@@ -62,6 +63,12 @@ type campaignOptions struct {
 	// Slurm holds the --slurm-* settings of the Slurm executor (its
 	// Partition, Poll and StartTimeout).
 	Slurm executor.Options
+	// Launch runs each Slurm arm in its recipe's image through the runner's
+	// launch path (srun --container-image in the job); Site changes the
+	// runner profile's site facts; SweepBinary is mounted into the image.
+	Launch      bool
+	Site        []string
+	SweepBinary string
 	// CostFrom is an earlier sweep directory whose measured server start
 	// and point times feed the dry-run's cost model.
 	CostFrom string
@@ -83,6 +90,9 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
 	fs.StringVar(&o.Slurm.Partition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
+	fs.BoolVar(&o.Launch, "launch", false, "slurm: run each arm in its recipe's image as the runner's InferenceX launcher does (the image imported once under flock, the job's step srun --container-image with the static sweep mounted)")
+	fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
+	fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0)")
 	fs.DurationVar(&o.Slurm.Poll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
 	fs.DurationVar(&o.Slurm.StartTimeout, "slurm-start-timeout", 0, "slurm: cancel and fail a job still pending after this long (0: wait)")
 	lists.ints(fs, &o.GPUs, "gpus", "local: the node's GPU ids (default: 0..7 with --simulate, else from rocm-smi/nvidia-smi)")
@@ -125,6 +135,10 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
 	case o.Duration < 0:
 		return flagErrorf("--duration %d: want a positive number of seconds", o.Duration)
+	case (o.Launch || len(o.Site) > 0 || o.SweepBinary != "") && o.Executor != "slurm":
+		return flagErrorf("--launch, --site and --sweep-binary need --executor slurm (sweep run --launch runs one point on its own)")
+	case !o.Launch && (len(o.Site) > 0 || o.SweepBinary != ""):
+		return flagErrorf("--site and --sweep-binary need --launch")
 	case o.Adaptive && o.Executor != "local":
 		return flagErrorf("--adaptive runs with --executor local for now (the Slurm job runs a fixed list of points)")
 	case o.CostFrom != "" && !o.DryRun:
@@ -215,9 +229,17 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			fmt.Fprintf(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, at the full length); the cost below is the full grid's upper bound; on the knee benchmark the search needs 24 %% (doubling grids) to 35 %% (conc-lists) of InferenceX's GPU-hours with 300 s probes, 42-45 %% without\n", probes)
 		}
 		node := &local.Executor{GPUs: gpus, MaxParallel: o.MaxParallel}
-		return writeDryRun(o.IO.Out, sched, cost, node, o.Simulate, o.TimeScale)
+		if err := writeDryRun(o.IO.Out, sched, cost, node, o.Simulate, o.TimeScale); err != nil {
+			return err
+		}
+		if o.Launch {
+			return o.writeLaunchDryRun(sched, dir)
+		}
+		return nil
 	}
-	setup, err := o.setup(o.Plan.AiperfVersion)
+	// With --launch the client runs in the image: --aiperf names a
+	// program there; nothing of this host's PATH applies.
+	setup, err := o.setup(o.Plan.AiperfVersion, o.Launch)
 	if err != nil {
 		return err
 	}
@@ -236,7 +258,12 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		if err != nil {
 			return err
 		}
-		eo.Program = []string{exe}
+		eo.Program, eo.Profile = []string{exe}, o.profile
+		if o.Launch {
+			if eo.ArmProgram, err = o.armLauncher(dir); err != nil {
+				return err
+			}
+		}
 	}
 	ex, err := executor.New(eo)
 	if err != nil {
@@ -387,4 +414,83 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 func (o *campaignOptions) progressOut() io.Writer {
 	o.progressOnce.Do(func() { o.progress = &lockedWriter{w: o.IO.ErrOut} })
 	return o.progress
+}
+
+// profile is the runner's profile with the --site changes.
+func (o *campaignOptions) profile(runner string) (recipes.Profile, error) {
+	prof, err := recipes.ProfileFor(runner)
+	if err != nil {
+		return prof, err
+	}
+	for _, s := range o.Site {
+		if err := prof.ApplySite(s); err != nil {
+			return prof, err
+		}
+	}
+	return prof, nil
+}
+
+// armLauncher gives each arm's job the container step of its runner's
+// launch (sweep/launch.InJob) around the mounted sweep, importing each
+// image once (under the launcher's flock) before the first job that
+// needs it.
+func (o *campaignOptions) armLauncher(dir string) (func(context.Context, *campaign.Arm) ([]string, error), error) {
+	for _, s := range o.Site {
+		if err := (&recipes.Profile{}).ApplySite(s); err != nil {
+			return nil, &FlagError{Err: err}
+		}
+	}
+	bin, err := sweepBinary(o.SweepBinary)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	imported := map[string]error{}
+	return func(ctx context.Context, a *campaign.Arm) ([]string, error) {
+		prof, err := o.profile(a.Runner)
+		if err != nil {
+			return nil, fmt.Errorf("--launch: %w", err)
+		}
+		imp, step, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		ierr, done := imported[imp.SquashFile]
+		if !done {
+			if ierr = launch.Preflight(imp); ierr == nil {
+				ex := launch.Exec{Stdout: o.progressOut(), Stderr: o.progressOut(), Progress: func(line string) { fmt.Fprintln(o.progressOut(), "  "+line) }}
+				_, ierr = ex.Run(ctx, imp)
+			}
+			imported[imp.SquashFile] = ierr
+		}
+		if ierr != nil {
+			return nil, fmt.Errorf("image %s: %w", imp.Image, ierr)
+		}
+		return append(step, launch.SweepDir+"/"+filepath.Base(bin)), nil
+	}, nil
+}
+
+// writeLaunchDryRun prints what --launch runs per arm: the image import on
+// this host and the job's container step (run-arm follows it).
+func (o *campaignOptions) writeLaunchDryRun(sched *campaign.Schedule, dir string) error {
+	bin, err := sweepBinary(o.SweepBinary)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.IO.Out, "\nlaunch (--launch): per arm, the image import on this host, then the sbatch job's step")
+	for _, a := range sched.Arms {
+		prof, err := o.profile(a.Runner)
+		if err != nil {
+			return &FlagError{Err: err}
+		}
+		imp, step, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(o.IO.Out, "  arm %d (%s, %s):\n    import: %s\n    step:   %s %s run-arm --job ... --events ...\n", a.Index+1, prof.Name, imp.Launcher,
+			launch.Oneline(imp.Commands[0].Argv), strings.Join(step, " "), launch.SweepDir+"/"+filepath.Base(bin))
+	}
+	return nil
 }

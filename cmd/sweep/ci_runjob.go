@@ -33,6 +33,11 @@ type ciRunJobOptions struct {
 	// Simulate runs against the simulated engine (for checking a job
 	// without GPUs).
 	Simulate bool
+	// OnHost starts a real engine on this host instead of through the
+	// runner's launch path (sweep run --launch).
+	OnHost bool
+	// Site changes the runner profile's site facts (sweep run --site).
+	Site []string
 	// Run is "sweep run": tests replace it.
 	Run func(ctx context.Context, args []string) error
 }
@@ -50,6 +55,12 @@ name to $GITHUB_OUTPUT for the artifact upload steps. A job of one point
 writes into --out; a job of several points (--per arm) writes each point
 into --out/<RESULT_FILENAME>.
 
+A real (not --simulate) job runs each point through the runner's launch
+path, as InferenceX's runners/launch_<runner>.sh does (sweep run --launch):
+allocate on the runner's Slurm cluster (or docker run on the node), import
+the image, run the engine and the client inside it, release. --on-host
+starts the engine on this host instead.
+
 Example (a workflow step):
   sweep ci run-job --job job.json --runner-name "$RUNNER_NAME" --out results --github-output "$GITHUB_OUTPUT"`,
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
@@ -60,6 +71,8 @@ Example (a workflow step):
 			fs.StringVar(&o.Out, "out", "", "output directory")
 			fs.StringVar(&o.GitHubOutput, "github-output", "", "append result-filename=... to this file ($GITHUB_OUTPUT)")
 			fs.BoolVar(&o.Simulate, "simulate", false, "run against sweep's simulated engine")
+			fs.BoolVar(&o.OnHost, "on-host", false, "start a real engine on this host instead of through the runner's launcher (sweep run --launch)")
+			fs.StringArrayVar(&o.Site, "site", nil, "change a site fact of the runner profile, key=value (sweep run --site); repeatable")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return flagErrorf("unexpected arguments %q", args)
@@ -119,6 +132,11 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 		}
 		if o.Simulate {
 			args = append(args, "--simulate")
+		} else if !o.OnHost {
+			args = append(args, "--launch")
+			for _, s := range o.Site {
+				args = append(args, "--site", s)
+			}
 		}
 		fmt.Fprintf(o.IO.ErrOut, "job point %d/%d: %s conc %d -> %s\n", i+1, len(job.Points), job.ConfigKey, p.Conc, rf)
 		if err := runFn(ctx, args); err != nil {

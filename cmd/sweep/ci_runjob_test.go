@@ -61,7 +61,16 @@ func TestCIRunJob(t *testing.T) {
 		assert.Contains(t, line, fmt.Sprintf("--conc %d ", parsed.Points[i].Conc))
 		assert.Contains(t, line, "--runner-name mi325x-amds_03")
 		assert.Contains(t, line, "--fast")
+		assert.Contains(t, line, "--launch", "a real job runs through the runner's launcher, not on the runner host")
 	}
+	calls = nil
+	o.OnHost, o.GitHubOutput = true, ""
+	require.NoError(t, ciRunJobRun(t.Context(), o))
+	assert.NotContains(t, strings.Join(calls[0], " "), "--launch")
+	calls = nil
+	o.OnHost, o.Simulate = false, true
+	require.NoError(t, ciRunJobRun(t.Context(), o))
+	assert.NotContains(t, strings.Join(calls[0], " "), "--launch")
 	got, err := os.ReadFile(ghOut)
 	require.NoError(t, err)
 	assert.Regexp(t, `^result-filename=\S+_mi325x-amds_03_recipe-[0-9a-f]{16}\n$`, string(got))

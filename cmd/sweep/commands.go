@@ -26,8 +26,10 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 			newReportCmd(ios, nil),
 			newDiscoverCmd(ios, nil),
 			newRunArmCmd(ios),
+			newLaunchGuardCmd(ios),
 			newOfficialCmd(ios, nil),
 			newABCmd(ios),
+			newCompareCmd(ios, nil),
 		},
 	}
 }

@@ -27,7 +27,7 @@ type abRunOptions struct {
 	Out    string
 	Format string
 
-	// sim holds --simulate and --time-scale; a leg's simulated engine
+	// simFlags hold --simulate and --time-scale; a leg's simulated engine
 	// runs on the compressed wall clock and its client is bfcl (no load
 	// generator).
 	simFlags
@@ -42,6 +42,8 @@ type abRunOptions struct {
 	Runs int
 	// stopGraceSet is --stop-grace given (0s then means no grace).
 	stopGraceSet bool
+	// Categories, when set, replace the leg's categories.
+	Categories []string
 }
 
 // bindLegFlags binds the flags "ab run" and "ab calibrate" share.
@@ -51,10 +53,11 @@ func (o *abRunOptions) bindLegFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate: simulated seconds per wall second")
 	fs.StringVar(&o.BFCL, "bfcl", "bfcl", "the bfcl program (bfcl-eval, pinned to the same version for both arms)")
 	fs.IntVar(&o.Port, "port", 0, "public port of each arm, one after the other (default 8888; with --simulate a free port per arm)")
-	fs.DurationVar(&o.RunTimeout, "run-timeout", 0, "stop a bfcl generate that runs longer (0: no limit); the replicate is then incomplete")
-	fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", 30*time.Minute, "how long to wait for a server's health URL")
+	fs.DurationVar(&o.RunTimeout, "run-timeout", 0, "stop a bfcl generate that runs longer (0: the leg's timeouts.run, else no limit); the replicate is then incomplete")
+	fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", 30*time.Minute, "how long to wait for a server's health URL (default: the leg's timeouts.startup, else 30m)")
 	fs.DurationVar(&o.Point.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
 	fs.StringVar(&o.Format, "format", "table", "report on stdout: table (Markdown) or json")
+	fs.StringSliceVar(&o.Categories, "categories", nil, "BFCL categories or collections replacing the leg's, comma separated (e.g. simple_python,irrelevance or non_live)")
 	fs.StringSliceVar(&o.Inputs.ConfigFiles, "config-files", nil, "master config files, comma separated (default: the built-in amd and nvidia masters)")
 	fs.StringVar(&o.Inputs.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
 }
@@ -66,6 +69,9 @@ func (o *abRunOptions) checkLegFlags(fs *pflag.FlagSet, cmd string, args []strin
 	}
 	o.Leg = args[0]
 	o.stopGraceSet = fs.Changed("stop-grace")
+	if !fs.Changed("ready-timeout") {
+		o.Point.ReadyTimeout = 0 // the leg's timeouts.startup, else the runner's default
+	}
 	switch {
 	case o.Format != "table" && o.Format != "json":
 		return flagErrorf("--format %q: want table or json", o.Format)
@@ -113,6 +119,12 @@ func prepareABLeg(o *abRunOptions, suffix string) (*abLegRun, error) {
 	if err != nil {
 		return nil, &FlagError{Err: err}
 	}
+	if len(o.Categories) > 0 {
+		l.Categories, l.CategoriesPos = o.Categories, make([]configs.Pos, len(o.Categories))
+		for i := range o.Categories {
+			l.CategoriesPos[i] = configs.Pos{File: "--categories", Line: 1, Col: i + 1}
+		}
+	}
 	g, err := o.Inputs.generator()
 	if err != nil {
 		return nil, err
@@ -141,7 +153,7 @@ func prepareABLeg(o *abRunOptions, suffix string) (*abLegRun, error) {
 		fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", w)
 	}
 	o.SimClock, o.Builtin = simClockWall, true
-	setup, err := o.setup(recipes.DefaultAiperfVersion)
+	setup, err := o.setup(recipes.DefaultAiperfVersion, false)
 	if err != nil {
 		return nil, err
 	}

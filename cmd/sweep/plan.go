@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/recipes"
+	"sweep/sweep/launch"
 )
 
 // planOptions are the inputs of "sweep plan".
@@ -28,6 +30,10 @@ type planOptions struct {
 	Format     string // text or json
 	Coverage   bool   // a table of every key: planned or not, and why
 	Plan       recipes.PlanOptions
+	// Site changes the runner profile's site facts (key=value).
+	Site []string
+	// Workspace is the host directory the launch mounts (default ${GITHUB_WORKSPACE}).
+	Workspace string
 }
 
 func newPlanCmd(ios *IOStreams, runF func(context.Context, *planOptions) error) *Command {
@@ -75,13 +81,23 @@ as an array of {"key", "status", "points", "reason"}.
 --format json is an array of {"row", "engine": {"argv", "env"}, "router",
 "client", "eval", "metrics_urls", "required_metric_prefix", "golden_al", ...}.
 
+--runner-name R adds each point's launch on R, as "sweep run --launch"
+runs it: the host commands in order (allocate, read the job id back,
+import the image under flock, the container run, release), each with its
+argv and the variables the launcher exports, after InferenceX's
+runners/launch_<R>.sh; "launch" in --format json, a list of {"role",
+"argv", "env"}. Values known only at run time are named: ${JOB_ID} and
+${PORT} (40000 + JOB_ID % 10000 on MI300X/MI325X). --site key=value
+adapts the profile to another cluster (partition, squash-dir, ...).
+
 Examples:
   sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp
   sweep plan --config-keys 'dsv4-fp4-mi355x-*' --conc 64 --format json
   sweep plan --config-keys dsv4-fp4-mi355x-vllm-agentic-mtp --tp 8 --dp-attn --conc 64
   sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --eval
   sweep plan --config-keys glm5.2-fp8-mi325x-sglang-agentic-mtp --fast --aiperf-version fork
-  sweep plan --coverage                      # every key: planned / unsupported / failing, and why`,
+  sweep plan --coverage                      # every key: planned / unsupported / failing, and why
+  sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --tp 2 --conc 1 --runner-name mi325x-amds_00`,
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &planOptions{IO: ios}
 			fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
@@ -101,7 +117,9 @@ Examples:
 			fs.StringVar(&o.Plan.ModelPath, "model-path", "", "what the engine loads (default: the model id)")
 			fs.StringVar(&o.Plan.ResultDir, "result-dir", recipes.DefaultResultDir, "per-point result directory")
 			fs.StringVar(&o.Plan.AiperfVersion, "aiperf-version", recipes.DefaultAiperfVersion, "aiperf schema version: 0.12.0 (upstream) or "+recipes.ForkAiperfVersion+" / fork (InferenceX's fork)")
-			fs.StringVar(&o.Plan.RunnerName, "runner-name", "", "runner name for routing and RESULT_FILENAME (default: the first runner of the row's label)")
+			fs.StringVar(&o.Plan.RunnerName, "runner-name", "", "runner name for routing and RESULT_FILENAME (default: the first runner of the row's label); with it, every point also lists the host commands that launch it on that runner (launch)")
+			fs.StringArrayVar(&o.Site, "site", nil, "with --runner-name: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
+			fs.StringVar(&o.Workspace, "workspace", "", "with --runner-name: the host directory the launch mounts on the container's workdir (default ${GITHUB_WORKSPACE})")
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
 				if err := lists.parseRest(fs, args); err != nil {
@@ -115,6 +133,9 @@ Examples:
 				}
 				if o.Format != "text" && o.Format != "json" {
 					return flagErrorf("--format %q: want text or json", o.Format)
+				}
+				if o.Plan.RunnerName == "" && (len(o.Site) > 0 || o.Workspace != "") {
+					return flagErrorf("--site and --workspace need --runner-name")
 				}
 				if o.Plan.Duration < 0 {
 					return flagErrorf("--duration %d: want a positive number of seconds", o.Plan.Duration)
@@ -155,6 +176,11 @@ func planRun(ctx context.Context, o *planOptions) error {
 		}
 		return err
 	}
+	if o.Plan.RunnerName != "" {
+		if err := o.addLaunch(points); err != nil {
+			return err
+		}
+	}
 	if o.Format == "json" {
 		data, err := json.MarshalIndent(points, "", "  ")
 		if err != nil {
@@ -167,6 +193,36 @@ func planRun(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	return writeProfiles(o.IO.Out, points, g)
+}
+
+// addLaunch fills every point's launch: the host commands that run it on
+// --runner-name as sweep run --launch does (the container runs the
+// mounted sweep on the planned point).
+func (o *planOptions) addLaunch(points []recipes.Point) error {
+	prof, err := recipes.ProfileFor(o.Plan.RunnerName)
+	if err != nil {
+		return &FlagError{Err: fmt.Errorf("--runner-name: %w", err)}
+	}
+	for _, s := range o.Site {
+		if err := prof.ApplySite(s); err != nil {
+			return &FlagError{Err: err}
+		}
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for i := range points {
+		p := &points[i]
+		ws := launch.ContainerWorkspace(prof, &p.Row)
+		pl, err := launch.Build(prof, &p.Row, launch.Options{RunnerName: o.Plan.RunnerName, Workspace: o.Workspace,
+			Payload: launch.SweepPayload(bin, ws), Mounts: []string{launch.SweepMount(bin)}})
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Row.ConfigKey, err)
+		}
+		p.Launch = pl.Commands
+	}
+	return nil
 }
 
 // filter keeps the rows --tp, --ep and --dp-attn select, as "sweep run"

@@ -185,3 +185,40 @@ func loadPlanted(t *testing.T, ss string) func([]string, string) (*configs.Maste
 		return m, r, err
 	}
 }
+
+// TestPlanLaunch: --runner-name gives each point its launch on that runner
+// in --format json ("launch": [{"role", "argv", "env"}]) and in text.
+func TestPlanLaunch(t *testing.T) {
+	var out bytes.Buffer
+	o := &planOptions{IO: &IOStreams{Out: &out}, ConfigKeys: []string{"qwen3.5-fp8-mi325x-sglang-agentic-mtp"}, TP: []int{2}, Conc: []int{1},
+		Format: "json", Plan: recipes.PlanOptions{Port: 8888, RunnerName: "mi325x-amds_00"}, Site: []string{"squash-dir=/data/sq"}, Workspace: "/ws"}
+	require.NoError(t, planRun(t.Context(), o))
+	var pts []struct {
+		Launch []struct {
+			Role string            `json:"role"`
+			Argv []string          `json:"argv"`
+			Env  map[string]string `json:"env"`
+		} `json:"launch"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &pts))
+	require.Len(t, pts, 1)
+	l := pts[0].Launch
+	require.Len(t, l, 4)
+	assert.Equal(t, []string{"allocate", "import", "run", "release"}, []string{l[0].Role, l[1].Role, l[2].Role, l[3].Role})
+	assert.Equal(t, []string{"salloc", "--partition=compute", "--gres=gpu:2", "--cpus-per-task=256", "--time=480", "--no-shell", "--job-name=mi325x-amds_00"}, l[0].Argv)
+	assert.Contains(t, l[2].Argv, "--container-image=/data/sq/lmsysorg_sglang_v0.5.16-rocm720-mi30x.sqsh")
+	assert.Equal(t, "${PORT}", l[2].Env["PORT"])
+	assert.Contains(t, strings.Join(l[2].Argv, " "), "--container-mounts=/ws:/workspace/,")
+	assert.Contains(t, strings.Join(l[2].Argv, " "), "/opt/sweep/")
+	assert.Equal(t, []string{"scancel", "${JOB_ID}"}, l[3].Argv)
+
+	out.Reset()
+	o.Format = "text"
+	require.NoError(t, planRun(t.Context(), o))
+	assert.Contains(t, out.String(), "# launch 1/4 on the runner host: allocate:")
+	assert.Contains(t, out.String(), "# launch 4/4 on the runner host: release:")
+
+	o.Site = []string{"colour=blue"}
+	var fe *FlagError
+	require.ErrorAs(t, planRun(t.Context(), o), &fe)
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/internal/plural"
+	"sweep/sweep/compare"
 	"sweep/sweep/knee"
 	"sweep/sweep/report"
 )
@@ -19,6 +20,10 @@ type reportOptions struct {
 	Out       string // default DIR/report
 	Threshold float64
 	Metric    knee.Metric
+	// Compare, when set, is HEAD's results directory: the report is
+	// BASE's (Dir) with HEAD's curves and the comparison beside it.
+	Compare   string
+	Tolerance float64
 }
 
 // newReportCmd binds "sweep report" flags to a reportOptions and runs runF
@@ -42,15 +47,22 @@ func newReportCmd(ios *IOStreams, runF func(context.Context, *reportOptions) err
                        $GITHUB_STEP_SUMMARY or a PR comment
   index.html           one self-contained page: tables and inline charts
 
+With --compare HEAD_DIR the report also holds "sweep compare DIR HEAD_DIR"'s
+verdict table (first) and, per arm both have, BASE's and HEAD's throughput
+against concurrency and against interactivity on the same charts.
+
 Examples:
   sweep report results/
-  sweep report results/ --out /tmp/report && cat /tmp/report/summary.md >> "$GITHUB_STEP_SUMMARY"`,
+  sweep report results/ --out /tmp/report && cat /tmp/report/summary.md >> "$GITHUB_STEP_SUMMARY"
+  sweep report runs/main --compare runs/pr-123 --out /tmp/report`,
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &reportOptions{IO: ios, Metric: knee.MetricTotal}
 			fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 			fs.StringVar(&o.Out, "out", "", "directory to write the report to (default: DIR/report)")
 			fs.Float64Var(&o.Threshold, "threshold", 0.9, "knee threshold, a fraction of the arm's peak in (0, 1)")
 			fs.Var(&o.Metric, "metric", "throughput per GPU to use: total or output")
+			fs.StringVar(&o.Compare, "compare", "", "HEAD results directory to compare DIR with (sweep compare) and draw beside it")
+			fs.Float64Var(&o.Tolerance, "tolerance", compare.DefaultTolerance, "with --compare: tolerated loss in percent")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return flagErrorf("report takes one directory, got %d arguments", len(args))
@@ -81,6 +93,15 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Compare != "" {
+		arms := make([]*knee.Arm, len(rs))
+		for i, r := range rs {
+			arms[i] = r.Arm
+		}
+		if err := addComparison(ctx, rep, arms, o); err != nil {
+			return err
+		}
+	}
 	page, err := rep.Write(o.Out)
 	if err != nil {
 		return err
@@ -88,4 +109,20 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 	fmt.Fprintf(o.IO.ErrOut, "%s, %s\n", plural.Count(len(rs), "arm", "arms"), plural.Count(len(rep.Charts), "chart", "charts"))
 	fmt.Fprintf(o.IO.Out, "%s\n%s\n", page, filepath.Join(o.Out, report.SummaryFile))
 	return nil
+}
+
+// addComparison reads HEAD's results, compares them with arms (BASE's)
+// and puts both into rep.
+func addComparison(ctx context.Context, rep *report.Report, arms []*knee.Arm, o *reportOptions) error {
+	head, err := knee.Read(ctx, o.Compare)
+	if err != nil {
+		return err
+	}
+	hrs := make([]*knee.Result, len(head))
+	for i, a := range head {
+		hrs[i] = knee.Analyze(a, knee.Options{Threshold: o.Threshold, Metric: o.Metric})
+	}
+	cmp := compare.Compare(arms, head, compare.Options{Tolerance: o.Tolerance, Metric: compare.Metric(o.Metric)})
+	fmt.Fprintln(o.IO.ErrOut, compare.VerdictLine(cmp))
+	return rep.AddComparison(hrs, cmp)
 }

@@ -142,7 +142,7 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 		if err := result.CheckResultFilename(facts.ResultFilename); err != nil {
 			return fmt.Errorf("--out-dir: %w", err)
 		}
-		out = filepath.Join(o.OutDir, facts.ResultFilename+".json")
+		out = result.Path(o.OutDir, facts.ResultFilename)
 	}
 	if out == "" {
 		_, err = o.IO.Out.Write(data)

@@ -15,6 +15,7 @@ import (
 	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/internal/inputfile"
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/run"
 )
@@ -41,6 +42,16 @@ type runOptions struct {
 	PlanFile string
 	// stopGraceSet is --stop-grace given (0s then means no grace).
 	stopGraceSet bool
+
+	// Launch runs the point the way the runner's launcher does: allocate,
+	// import the image, run engine and client inside it (see run_launch.go).
+	Launch bool
+	// Site changes the runner profile's site facts (key=value).
+	Site []string
+	// SweepBinary is the sweep mounted into the container (default: this one).
+	SweepBinary string
+	// JobID is an allocation to run in (default $SLURM_JOB_ID).
+	JobID string
 }
 
 func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *Command {
@@ -98,6 +109,10 @@ Example:
 			fs.DurationVar(&o.Point.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
 			fs.Float64Var(&o.Point.FailedRequestThreshold, "failed-request-threshold", 0.10, "largest accepted failed-request ratio")
 			fs.Float64Var(&o.Point.ALTolerance, "al-tolerance", 0.05, "accepted |measured - golden| acceptance length")
+			fs.BoolVar(&o.Launch, "launch", false, "run the point as the runner's InferenceX launcher does: allocate (or use $SLURM_JOB_ID), import the image under flock, run engine and client in the image (srun --container-image, or docker run), release; see sweep plan --runner-name")
+			fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
+			fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0 for images without glibc)")
+			fs.StringVar(&o.JobID, "job-id", "", "with --launch: run in this Slurm allocation instead of allocating (default: $SLURM_JOB_ID)")
 			o.Inputs.bind(fs, lists)
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
@@ -138,6 +153,12 @@ Example:
 				if err := checkSimClock(o.SimClock); err != nil {
 					return err
 				}
+				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "") {
+					return flagErrorf("--site, --sweep-binary and --job-id need --launch")
+				}
+				if o.Launch && o.PlanFile != "" {
+					return flagErrorf("--launch plans the point itself: use --config-key/--tp/--ep/--conc, not --plan")
+				}
 				return runF(ctx, o)
 			}
 		},
@@ -150,6 +171,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Launch {
+		return runLaunched(ctx, o, out, started)
+	}
 	var p *recipes.Point
 	if o.PlanFile != "" {
 		if p, err = readPlanFile(o.PlanFile, out); err != nil {
@@ -159,7 +183,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	row := p.Row
-	setup, err := o.setup(o.Plan.AiperfVersion)
+	setup, err := o.setup(o.Plan.AiperfVersion, false)
 	if err != nil {
 		return err
 	}
@@ -179,8 +203,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 			engine = fmt.Sprintf("simulated %s on %s, virtual clock", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"])
 		}
 	}
-	fmt.Fprintf(o.IO.ErrOut, "point %s tp%d ep%d dpa=%t conc%d (recipe %s)\n  %s; client: %s\n  output: %s\n",
-		row.ConfigKey, row.TP, row.EP, row.DPAttn, row.Conc, p.Recipe, engine, client, out)
+	fmt.Fprintf(o.IO.ErrOut, "point %s %s (recipe %s)\n  %s; client: %s\n  output: %s\n",
+		row.ConfigKey, result.RowIdentity(&row).PointLabel(row.Conc), p.Recipe, engine, client, out)
 
 	po := o.Point
 	po.OutDir = out
@@ -232,11 +256,7 @@ func (o *runOptions) selectRow(g *matrix.Generator) (*matrix.Row, error) {
 			continue
 		}
 		if r.TP == o.TP && r.EP == o.EP && r.DPAttn == o.DPAttn && r.Conc == o.Conc {
-			if r.RecipeFingerprint == "" {
-				// As InferenceX's changelog sweep stamps its rows, so the
-				// result file name and recipe_fingerprint match its CI's.
-				r.RecipeFingerprint = matrix.Fingerprint(r)
-			}
+			r.StampFingerprint()
 			return r, nil
 		}
 		have = append(have, fmt.Sprintf("--tp %d --ep %d%s --conc %d", r.TP, r.EP, map[bool]string{true: " --dp-attn"}[r.DPAttn], r.Conc))

@@ -30,7 +30,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asCLIEnv) == "1" {
 		os.Exit(Main())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeStaticSweep()
+	os.Exit(code)
 }
 
 // simTestArgs are the settings of a short simulated point: a 300 s

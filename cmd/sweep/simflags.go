@@ -69,11 +69,15 @@ func checkSimClock(c string) error {
 }
 
 // setup is the run.Setup the flags choose; the client is aiperf (--aiperf,
-// else on PATH) unless --builtin-client, planned for aiperfVersion.
-func (s *simFlags) setup(aiperfVersion string) (run.Setup, error) {
+// else on PATH) unless --builtin-client, planned for aiperfVersion. In an
+// image (inImage) --aiperf names a program there, as given.
+func (s *simFlags) setup(aiperfVersion string, inImage bool) (run.Setup, error) {
 	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, WallClock: s.SimClock == simClockWall, SimFault: s.SimFault, SimGPU: s.SimGPU,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(aiperfVersion)}
-	if !s.Builtin {
+	switch {
+	case inImage:
+		setup.Aiperf = s.Aiperf
+	case !s.Builtin:
 		var err error
 		if setup.Aiperf, err = findAiperf(s.Aiperf); err != nil {
 			return run.Setup{}, err

@@ -239,7 +239,7 @@ func (g *Generator) ProcessChangelog(o ChangelogOptions) (*Changelog, error) {
 	}
 	out := &Changelog{Metadata: ChangelogMetadata{BaseRef: o.BaseRef, HeadRef: o.HeadRef, Entries: entries}}
 	for _, r := range throughput {
-		r.RecipeFingerprint = Fingerprint(r)
+		r.StampFingerprint()
 		name := "agentic"
 		if !r.Kind.Agentic() {
 			name = SeqLenName(r.ISL, r.OSL)

@@ -121,3 +121,18 @@ func appendCanonical(b []byte, v reflect.Value) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("canonical json: unsupported type %s", v.Type())
 }
+
+// StampedFingerprint is the row's recipe fingerprint: the one stamped on
+// it (RecipeFingerprint, as a changelog row carries it), else Fingerprint.
+func (r *Row) StampedFingerprint() string {
+	if r.RecipeFingerprint != "" {
+		return r.RecipeFingerprint
+	}
+	return Fingerprint(r)
+}
+
+// StampFingerprint stamps the row with its recipe fingerprint as
+// InferenceX's changelog processing does (a row already stamped keeps
+// its stamp), so its result file name and recipe_fingerprint match its
+// CI's. Every stamp sweep applies goes through here.
+func (r *Row) StampFingerprint() { r.RecipeFingerprint = r.StampedFingerprint() }

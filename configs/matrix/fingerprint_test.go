@@ -64,7 +64,7 @@ func TestFingerprint(t *testing.T) {
 	r := &Row{
 		Kind: FixedSingleNode, Image: "img/a:1", Model: "org/model-ü", ModelPrefix: "zzc",
 		Precision: "fp8", Framework: "sglang", Runner: "cluster:b200-dgxc", SpecDecoding: "mtp",
-		ISL: 8192, OSL: 1024, MaxModelLen: 9472, TP: 4, PP: 1, DCPSize: 1, PCPSize: 1, EP: 1,
+		ISL: 8192, OSL: 1024, MaxModelLen: 9472, Parallelism: configs.Parallelism{TP: 4, PP: 1, DCPSize: 1, PCPSize: 1, EP: 1},
 		Conc: 4, ExpName: "zzc_8k1k", RunEval: ptr(false),
 		Router: &configs.Component{Name: "sglang-router", Version: "0.2.1"},
 	}
@@ -75,6 +75,18 @@ func TestFingerprint(t *testing.T) {
 	assert.Equal(t, want, Fingerprint(other), "conc, exp-name and the fingerprint itself do not count")
 	other.EP = 2
 	assert.NotEqual(t, want, Fingerprint(other))
+
+	// A stamp is kept (a changelog row carries InferenceX's); an unstamped
+	// row is stamped with its fingerprint.
+	assert.Equal(t, want, other.StampedFingerprint(), "the stamp wins")
+	other.StampFingerprint()
+	assert.Equal(t, want, other.RecipeFingerprint)
+	fresh := r.Clone()
+	fresh.RecipeFingerprint = ""
+	assert.Equal(t, want, fresh.StampedFingerprint())
+	assert.Empty(t, fresh.RecipeFingerprint, "StampedFingerprint does not stamp")
+	fresh.StampFingerprint()
+	assert.Equal(t, want, fresh.RecipeFingerprint)
 }
 
 func TestDecRound(t *testing.T) {

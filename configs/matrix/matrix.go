@@ -470,13 +470,10 @@ func (x *expander) agenticConcs(s *configs.SearchSpace) []int {
 // dcp-size and pcp-size.
 func newWorker(w *configs.Worker) *Worker {
 	out := &Worker{
-		NumWorker:          w.NumWorker,
-		TP:                 w.TP,
-		PP:                 w.PPValue(),
-		DCPSize:            w.DCPSizeValue(),
-		PCPSize:            w.PCPSizeValue(),
-		EP:                 w.EP,
-		DPAttn:             w.DPAttn,
+		NumWorker: w.NumWorker,
+		Parallelism: configs.Parallelism{
+			TP: w.TP, PP: w.PPValue(), DCPSize: w.DCPSizeValue(), PCPSize: w.PCPSizeValue(), EP: w.EP, DPAttn: w.DPAttn,
+		},
 		Hardware:           clonePtr(w.Hardware),
 		AdditionalSettings: w.AdditionalSettings,
 		keys:               make([]workerKey, 0, len(w.Keys)+3),

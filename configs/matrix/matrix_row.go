@@ -113,12 +113,9 @@ type Row struct {
 	OSL         int // fixed-seq-len only
 	MaxModelLen int // max-model-len = isl+osl+256, fixed-seq-len only
 
-	TP      int // single-node only
-	PP      int
-	DCPSize int // dcp-size
-	PCPSize int // pcp-size
-	EP      int
-	DPAttn  bool // dp-attn
+	// Parallelism is the engine's layout (TP, PP, DCPSize, PCPSize, EP,
+	// DPAttn); TP is single-node only.
+	configs.Parallelism
 
 	Prefill *Worker // multi-node only
 	Decode  *Worker // multi-node only
@@ -205,12 +202,7 @@ func ptr[T any](v T) *T { return &v }
 // config's worker block with pp, dcp-size and pcp-size filled in.
 type Worker struct {
 	NumWorker int // num-worker
-	TP        int
-	PP        int
-	DCPSize   int // dcp-size
-	PCPSize   int // pcp-size
-	EP        int
-	DPAttn    bool // dp-attn
+	configs.Parallelism
 	// Hardware is nil when the master config leaves it out.
 	Hardware *string
 	// AdditionalSettings ("KEY=VALUE" strings) is nil when the master

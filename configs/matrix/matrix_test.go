@@ -229,7 +229,7 @@ func TestRowJSON(t *testing.T) {
 
 func TestTrimConc(t *testing.T) {
 	row := func(conc int, tp int) *Row {
-		return &Row{Kind: FixedSingleNode, TP: tp, Conc: conc, ExpName: "x", RunEval: ptr(false)}
+		return &Row{Kind: FixedSingleNode, Parallelism: configs.Parallelism{TP: tp}, Conc: conc, ExpName: "x", RunEval: ptr(false)}
 	}
 	mn := &Row{Kind: FixedMultiNode, Concs: []int{64, 8, 128}, Prefill: &Worker{}, Decode: &Worker{}}
 	rows := Matrix{row(32, 8), row(4, 8), row(4, 4), mn, row(4, 8), row(2, 4)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -185,6 +186,24 @@ func TestWaitHTTP(t *testing.T) {
 	t.Cleanup(func() { p.Stop(time.Second) })
 	require.NoError(t, WaitHTTP(t.Context(), p, srv.URL+"/health", WaitOptions{Interval: 5 * time.Millisecond}))
 	assert.Equal(t, 3, calls)
+}
+
+// TestWaitTCP: a tcp:// URL (a gRPC worker) is ready once it accepts a
+// connection, and not before.
+func TestWaitTCP(t *testing.T) {
+	spec, _ := helperSpec(t, "sleep")
+	p, err := Start(t.Context(), spec)
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Stop(time.Second) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, WaitHTTP(t.Context(), p, "tcp://"+addr, WaitOptions{Interval: 5 * time.Millisecond, Timeout: 5 * time.Second}))
+	require.NoError(t, ln.Close())
+	err = WaitHTTP(t.Context(), p, "tcp://"+addr, WaitOptions{Interval: 5 * time.Millisecond, Timeout: 50 * time.Millisecond})
+	nr, ok := errors.AsType[*NotReadyError](err)
+	require.True(t, ok, "got %v", err)
+	assert.Equal(t, "timeout", nr.Reason)
 }
 
 func TestWaitHTTPFailsFastWhenProcessExits(t *testing.T) {

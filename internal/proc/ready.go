@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -45,7 +46,9 @@ func (e *NotReadyError) Error() string {
 }
 
 // WaitHTTP polls url until it answers 200, failing fast when p exits first,
-// when the timeout passes or when ctx is done. The returned error is a
+// when the timeout passes or when ctx is done. A tcp://HOST:PORT url is
+// ready once a TCP connection succeeds (a gRPC server: vLLM's gRPC worker
+// answers no HTTP). The returned error is a
 // *NotReadyError (wrapping ctx.Err() when cancelled).
 func WaitHTTP(ctx context.Context, p *Process, url string, o WaitOptions) error {
 	if o.Interval <= 0 {
@@ -83,6 +86,17 @@ func WaitHTTP(ctx context.Context, p *Process, url string, o WaitOptions) error 
 }
 
 func poll(ctx context.Context, client *http.Client, url string) (bool, string) {
+	if addr, ok := strings.CutPrefix(url, "tcp://"); ok {
+		var d net.Dialer
+		dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		conn, err := d.DialContext(dctx, "tcp", addr)
+		if err != nil {
+			return false, err.Error()
+		}
+		conn.Close()
+		return true, "connected"
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false, err.Error()

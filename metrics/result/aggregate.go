@@ -105,29 +105,8 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 		return nil, err
 	}
 	profiled, acct := splitRecords(in.Records)
-	res := &Result{
-		HW:                    facts.RunnerType,
-		Conc:                  facts.Conc,
-		Image:                 facts.Image,
-		RecipeFingerprint:     facts.RecipeFingerprint,
-		Model:                 facts.Model,
-		InfmaxModelPrefix:     facts.ModelPrefix,
-		Framework:             facts.Framework,
-		Precision:             facts.Precision,
-		SpecDecoding:          facts.SpecDecoding,
-		Disagg:                facts.Disagg,
-		ScenarioType:          "agentic-coding",
-		IsMultinode:           facts.Multinode,
-		KVOffloading:          facts.KVOffloading,
-		KVOffloadBackend:      facts.KVOffloadBackendMeta,
-		AllocatedCPUDRAMGB:    facts.TotalCPUDRAMGB,
-		NumRequestsTotal:      acct.RecordsTotal,
-		NumRequestsSuccessful: len(profiled),
-		RequestAccounting:     acct,
-		Router:                facts.Router,
-		KVP2PTransfer:         facts.KVP2PTransfer,
-	}
-	numGPUs := applyShape(res, facts)
+	res, numGPUs := newResult(facts)
+	res.NumRequestsTotal, res.NumRequestsSuccessful, res.RequestAccounting = acct.RecordsTotal, len(profiled), acct
 	if in.Summary != nil {
 		if ds := in.Summary.Dataset(); ds != nil {
 			rounded, err := roundRawJSON(ds)
@@ -161,6 +140,32 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 }
 
 // applyShape fills the topology fields and returns the GPU count.
+// newResult is the result of a run before any measurement: its identity,
+// image and topology from the facts (InferenceX's key order), and the
+// run's GPU count.
+func newResult(facts RunFacts) (*Result, int) {
+	res := &Result{
+		HW:                 facts.RunnerType,
+		Conc:               facts.Conc,
+		Image:              facts.Image,
+		RecipeFingerprint:  facts.RecipeFingerprint,
+		Model:              facts.Model,
+		InfmaxModelPrefix:  facts.ModelPrefix,
+		Framework:          facts.Framework,
+		Precision:          facts.Precision,
+		SpecDecoding:       facts.SpecDecoding,
+		Disagg:             facts.Disagg,
+		ScenarioType:       "agentic-coding",
+		IsMultinode:        facts.Multinode,
+		KVOffloading:       facts.KVOffloading,
+		KVOffloadBackend:   facts.KVOffloadBackendMeta,
+		AllocatedCPUDRAMGB: facts.TotalCPUDRAMGB,
+		Router:             facts.Router,
+		KVP2PTransfer:      facts.KVP2PTransfer,
+	}
+	return res, applyShape(res, facts)
+}
+
 func applyShape(res *Result, f RunFacts) int {
 	if !f.Multinode {
 		res.TP, res.EP, res.DPAttention = f.TP, f.EP, f.DPAttention

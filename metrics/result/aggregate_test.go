@@ -11,11 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sweep/metrics/aiperf"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
+	"sweep/metrics/aiperf"
 )
 
 func TestPercentileLinear(t *testing.T) {
@@ -156,7 +158,7 @@ func TestMultinodeShape(t *testing.T) {
 
 func TestResultFilename(t *testing.T) {
 	got := ResultFilename(FilenameParts{ExpName: "glm5.2_agentic", Precision: "fp8", Framework: "sglang",
-		TP: 8, PP: 1, DCP: 1, PCP: 1, EP: 1, SpecDecoding: "mtp", Conc: 32, RunnerName: "b300-nv_02",
+		Parallelism: configs.Parallelism{TP: 8, PP: 1, DCPSize: 1, PCPSize: 1, EP: 1}, SpecDecoding: "mtp", Conc: 32, RunnerName: "b300-nv_02",
 		RecipeFingerprint: "6bf3be82e2c5d9a090ee859d28d8a2075fa729b56086e2803e8f312cb14e84ac"})
 	// The RESULT_FILENAME of the sglang-error-rate-15pct conformance case.
 	assert.Equal(t, "glm5.2_agentic_fp8_sglang_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-mtp_conc32_b300-nv_02_recipe-6bf3be82e2c5d9a0", got)

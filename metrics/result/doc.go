@@ -1,16 +1,36 @@
-// Package result turns a point's artifacts into InferenceX's aggregate
-// result JSON and checks it: the run facts (RunFacts, from a plan or from
-// InferenceX's environment), aggregation of aiperf's records and server
-// metrics (Aggregate), validation (Validate), the result file name
-// (ResultFilename) and the atomic writer (WriteResult).
+// Package result owns the aggregate result file, InferenceX's JSON of one
+// point: its type (Result), where it lives (Path, PointDir, PointPath:
+// DIR/ID/ID.json in a sweep directory), its name (ResultFilename), the
+// identity of its arm (Identity, RowIdentity, with one label format),
+// writing (WriteResult, atomic), reading (ReadFile, ReadDir: the one
+// reader that knees, reports, sweeps and the CI summary use) and whether a
+// result counts (File.Excluded). It also makes results: the run facts
+// (RunFacts, from a matrix row or from InferenceX's environment),
+// aggregation of aiperf's records and server metrics (Aggregate) and
+// InferenceX's validation of the artifacts (Validate).
 //
-//	facts := result.RunFacts{...}          // from the plan; or result.FromEnv(env)
+// Writing a point's result:
+//
+//	facts := result.FactsFromRow(row, name, goldenAL, tol) // or result.FromEnv(env)
 //	in, err := result.LoadInputs(resultDir, facts.HFHubCache)
 //	res, err := result.Aggregate(in, facts)
 //	res.AcceptanceLength = metrics.CheckAL("scrape", counters, facts.GoldenAL, facts.ALTolerance)
-//	err = result.WriteResult(filepath.Join(outDir, facts.ResultFilename+".json"), res)
+//	err = result.WriteResult(result.Path(outDir, facts.ResultFilename), res)
 //	verdict, err := result.Validate(aiperf.ResolveArtifactDir(resultDir),
 //		result.ValidateOptions{FailedRequestThreshold: result.DefaultFailedRequestThreshold})
+//
+// Reading results back:
+//
+//	files, problems, err := result.ReadDir(ctx, dir) // every *.json with conc and request_metrics
+//	for _, f := range files {
+//		fmt.Println(f.Identity.Label(), f.Conc, f.Excluded())
+//	}
+//
+// A result file is a JSON object with "conc" and "request_metrics"; other
+// JSON is not a result (ErrNotResult). NaN, Infinity and -Infinity, which
+// Python's json.dump writes, are read as null and listed in
+// File.NonFinite; a result value of the wrong type is a *ReadError naming
+// the file and the key.
 //
 // Fidelity: Aggregate reproduces InferenceX's process_agentic_result
 // (utils/agentic/aggregation at commit 843c6254) key for key, including

@@ -344,12 +344,12 @@ func ProcessEnv() map[string]string {
 
 // FilenameParts are the inputs of InferenceX's RESULT_FILENAME.
 type FilenameParts struct {
-	ExpName           string // e.g. "qwen3.5_agentic"
-	Precision         string
-	Framework         string
-	TP, PP, DCP, PCP  int
-	EP                int
-	DPAttention       bool
+	ExpName   string // e.g. "qwen3.5_agentic"
+	Precision string
+	Framework string
+	// Parallelism is the engine's layout (a multi-node row's prefill
+	// worker's).
+	configs.Parallelism
 	Disagg            bool
 	SpecDecoding      string // "none", "mtp", ...
 	Conc              int
@@ -363,8 +363,8 @@ type FilenameParts struct {
 // _recipe-<fingerprint[:16]> when a fingerprint is set. No extension.
 func ResultFilename(p FilenameParts) string {
 	s := fmt.Sprintf("%s_%s_%s_tp%d-pp%d-dcp%d-pcp%d-ep%d-dpa%t_disagg-%t_spec-%s_conc%d_%s",
-		p.ExpName, p.Precision, p.Framework, p.TP, p.PP, p.DCP, p.PCP, p.EP,
-		p.DPAttention, p.Disagg, p.SpecDecoding, p.Conc, p.RunnerName)
+		p.ExpName, p.Precision, p.Framework, p.TP, p.PP, p.DCPSize, p.PCPSize, p.EP,
+		p.DPAttn, p.Disagg, p.SpecDecoding, p.Conc, p.RunnerName)
 	if fp := p.RecipeFingerprint; fp != "" {
 		if len(fp) > 16 {
 			fp = fp[:16]

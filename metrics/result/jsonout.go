@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sweep/internal/pyjson"
 )
@@ -184,4 +185,74 @@ func roundRawJSON(raw []byte) (json.RawMessage, error) {
 		}
 	}
 	return out.Bytes(), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler: an object of numbers, keys
+// kept in the file's order (a null value reads as NaN, as a NaN written
+// by Python is read; see File.NonFinite).
+func (m *FloatMap) UnmarshalJSON(data []byte) error {
+	*m = FloatMap{}
+	return decodeObject(data, func(k string, raw json.RawMessage) error {
+		var v *float64
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		if v == nil {
+			m.Add(k, math.NaN())
+			return nil
+		}
+		m.Add(k, *v)
+		return nil
+	})
+}
+
+// UnmarshalJSON implements json.Unmarshaler: an object of counts, keys
+// kept in the file's order.
+func (m *IntMap) UnmarshalJSON(data []byte) error {
+	*m = IntMap{}
+	return decodeObject(data, func(k string, raw json.RawMessage) error {
+		var n int
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return err
+		}
+		if m.vals == nil {
+			m.vals = make(map[string]int)
+		}
+		if _, ok := m.vals[k]; !ok {
+			m.keys = append(m.keys, k)
+		}
+		m.vals[k] += n
+		return nil
+	})
+}
+
+// decodeObject calls each for every member of the JSON object data, in
+// order (none for null).
+func decodeObject(data []byte, each func(key string, raw json.RawMessage) error) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("want an object, got %s", data)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		if err := each(tok.(string), raw); err != nil {
+			return fmt.Errorf("%s: %w", tok, err)
+		}
+	}
+	_, err = dec.Token()
+	return err
 }

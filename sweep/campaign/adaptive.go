@@ -1,8 +1,7 @@
 package campaign
 
 import (
-	"path/filepath"
-
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/knee"
 )
@@ -28,7 +27,7 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]bool) []*Po
 			if pending[p.ID] && !ran[p.ID] {
 				continue // to run (again): an earlier attempt's file does not count
 			}
-			smp, ok, err := knee.ReadFile(filepath.Join(dir, p.ID, p.ID+".json"))
+			smp, ok, err := knee.ReadFile(result.PointPath(dir, p.ID))
 			switch {
 			case err == nil && ok:
 				measured = append(measured, smp)

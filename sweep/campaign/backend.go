@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"sweep/metrics/result"
 	"sweep/sweep/run"
 )
 
@@ -106,7 +107,7 @@ func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
 		return Outcome{Err: err}
 	}
 	spec.LoadSpec.Probe = p.Probe
-	dir := filepath.Join(s.b.Dir, p.ID)
+	dir := result.PointDir(s.b.Dir, p.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return Outcome{Err: fmt.Errorf("clear %s: %w", dir, err)}
 	}

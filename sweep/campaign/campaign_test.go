@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
@@ -155,7 +156,7 @@ func testSchedule(t *testing.T, tps []int, concs ...int) *campaign.Schedule {
 	for i, tp := range tps {
 		for _, c := range concs {
 			pts = append(pts, recipes.Point{
-				Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: fmt.Sprintf("k%d", i), Model: "m", Framework: "sglang", TP: tp, EP: 1, Conc: c},
+				Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: fmt.Sprintf("k%d", i), Model: "m", Framework: "sglang", Parallelism: configs.Parallelism{TP: tp, EP: 1}, Conc: c},
 				Recipe: "fake", Engine: recipes.Command{Argv: []string{"engine", "--tp", fmt.Sprint(tp)}},
 				// Names as InferenceX's: one per point.
 				ResultFilename: fmt.Sprintf("k%d_tp%d_conc%d", i, tp, c),
@@ -424,7 +425,7 @@ func TestScheduleServers(t *testing.T) {
 	var pts []recipes.Point
 	for _, c := range []int{4, 8} {
 		pts = append(pts, recipes.Point{
-			Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "m", TP: 8, EP: 1, Conc: c},
+			Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "m", Parallelism: configs.Parallelism{TP: 8, EP: 1}, Conc: c},
 			Recipe: "no-such-recipe", Engine: recipes.Command{Argv: []string{"engine", "--max-running-requests", fmt.Sprint(2 * c)}},
 			ResultFilename: fmt.Sprintf("p%d", c),
 		})

@@ -3,11 +3,11 @@ package campaign
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 
 	"sweep/configs/matrix"
+	"sweep/metrics/result"
 	"sweep/recipes"
 )
 
@@ -32,9 +32,7 @@ func (s Selection) Select(rows matrix.Matrix) matrix.Matrix {
 		case s.DPAttn != "" && strconv.FormatBool(r.DPAttn) != s.DPAttn:
 		case len(s.ConcList) > 0 && !slices.Contains(s.ConcList, r.Conc):
 		default:
-			if r.RecipeFingerprint == "" {
-				r.RecipeFingerprint = matrix.Fingerprint(r)
-			}
+			r.StampFingerprint()
 			out = append(out, r)
 		}
 	}
@@ -60,7 +58,7 @@ type PlanOptions struct {
 }
 
 // Plan plans rows into the sweep directory dir: each point writes into
-// dir/<RESULT_FILENAME>, each arm runs on its own port. It plans twice:
+// result.PointDir(dir, RESULT_FILENAME), each arm runs on its own port. It plans twice:
 // once to learn the points' names and arms, then each point into its
 // directory on its arm's port. A planning error wraps recipes' error: a
 // recipes.ErrInvalidOptions one as it is, any other behind "plan: ".
@@ -92,7 +90,7 @@ func Plan(rows matrix.Matrix, dir string, o PlanOptions) (*Schedule, error) {
 		for _, p := range a.Points {
 			pp := po
 			pp.Port = port
-			pp.ResultDir = filepath.Join(dir, p.ID)
+			pp.ResultDir = result.PointDir(dir, p.ID)
 			got, err := recipes.Plan(matrix.Matrix{&p.Plan.Row}, pp)
 			if err != nil {
 				return nil, planError(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"sweep/configs/matrix"
+	"sweep/metrics/result"
 	"sweep/recipes"
 )
 
@@ -52,8 +53,13 @@ func (p *Point) Conc() int { return p.Plan.Row.Conc }
 // search-space entry of one config key); its points run in a row on one
 // node, against one server where the recipe allows.
 type Arm struct {
-	Index     int
-	Name      string // "<key> tp8 ep8 dpa=false kv=none"
+	Index int
+	// Identity is the arm's identity, the one its result files carry
+	// (result.RowIdentity).
+	Identity result.Identity
+	// Name is the config key and the arm inside it:
+	// "<key> tp8 ep8 dpa kv:dram" (the knees' Identity.Parallelism label).
+	Name      string
 	ConfigKey string
 	Recipe    string
 	Runner    string // the row's runner label
@@ -130,10 +136,11 @@ func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error)
 		a, ok := byArm[k]
 		if !ok {
 			r := &pp.Row
+			id := result.RowIdentity(r)
 			a = &Arm{
-				Index: len(s.Arms), ConfigKey: pp.Row.ConfigKey, Recipe: pp.Recipe, Runner: r.Runner,
-				GPUs: max(r.TP, 1) * max(r.PP, 1) * max(r.PCPSize, 1),
-				Name: fmt.Sprintf("%s tp%d ep%d dpa=%t kv=%s", cmp(pp.Row.ConfigKey, r.ExpName), r.TP, r.EP, r.DPAttn, kv(r)),
+				Index: len(s.Arms), Identity: id, ConfigKey: pp.Row.ConfigKey, Recipe: pp.Recipe, Runner: r.Runner,
+				GPUs: r.GPUs(),
+				Name: cmp(pp.Row.ConfigKey, r.ExpName) + " " + id.Parallelism(),
 			}
 			byArm[k] = a
 			s.Arms = append(s.Arms, a)
@@ -257,13 +264,6 @@ func union(a, b map[string]string) map[string]string {
 	out := maps.Clone(a)
 	maps.Copy(out, b)
 	return out
-}
-
-func kv(r *matrix.Row) string {
-	if r.KVOffloadBackend != nil {
-		return r.KVOffloadBackend.Name
-	}
-	return cmp(r.KVOffloading, "none")
 }
 
 func cmp(a, b string) string {

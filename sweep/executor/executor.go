@@ -9,9 +9,11 @@
 package executor
 
 import (
+	"context"
 	"fmt"
 	"time"
 
+	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
 	"sweep/sweep/executor/slurm"
@@ -68,10 +70,15 @@ type Options struct {
 	GPUs        []int
 	MaxParallel int
 
-	// Slurm: Program runs sweep on a node (its absolute path); Partition
-	// overrides the runner profiles'; Poll and StartTimeout as
-	// slurm.Executor has them; Progress takes the job-state lines.
+	// Slurm: Program runs sweep on a node (its absolute path); ArmProgram,
+	// when set, gives an arm's program instead (a launched arm's container
+	// step, whose runner profile applies even when simulated); Profile
+	// gives the runner profiles (nil: recipes.ProfileFor); Partition
+	// overrides the profiles'; Poll and StartTimeout as slurm.Executor has
+	// them; Progress takes the job-state lines.
 	Program      []string
+	ArmProgram   func(context.Context, *campaign.Arm) ([]string, error)
+	Profile      func(runner string) (recipes.Profile, error)
 	Partition    string
 	Poll         time.Duration
 	StartTimeout time.Duration
@@ -87,12 +94,12 @@ func New(o Options) (campaign.Executor, error) {
 			return nil, fmt.Errorf("adaptive discovery runs with the local executor only (the Slurm job runs a fixed list of points)")
 		}
 		return &slurm.Executor{
-			Client: slurm.NewClient(slurm.Exec{Timeout: time.Minute}), Dir: o.Dir, Program: o.Program,
+			Client: slurm.NewClient(slurm.Exec{Timeout: time.Minute}), Dir: o.Dir, Program: o.Program, ArmProgram: o.ArmProgram,
 			Settings: campaign.NewArmSettings(o.Setup, o.Point),
 			Poll:     o.Poll, StartTimeout: o.StartTimeout, PointTimeout: watchdog, Progress: o.Progress,
 			// --time: the arm's planned time on its node, twice over.
 			TimeLimit: slurm.WatchdogTimeLimit(watchdog),
-			Spec:      slurm.ProfileSpec(o.Setup.Simulate, o.Partition),
+			Spec:      slurm.ProfileSpec(o.Profile, !o.Setup.Simulate || o.ArmProgram != nil, o.Partition),
 		}, nil
 	case Local, "":
 		backend := &campaign.RunBackend{Dir: o.Dir, Setup: o.Setup, Options: o.Point}

@@ -231,10 +231,7 @@ func makeJobs(rows []*matrix.Row, mode Mode, g Grouping, fam string) []Job {
 	var jobs []Job
 	index := map[string]int{}
 	for _, r := range rows {
-		id := r.RecipeFingerprint
-		if id == "" {
-			id = matrix.Fingerprint(r)
-		}
+		id := r.StampedFingerprint()
 		if i, ok := index[id]; ok {
 			jobs[i].Points = append(jobs[i].Points, point(r))
 			continue
@@ -268,14 +265,12 @@ func point(r *matrix.Row) Point {
 	}
 	parts := result.FilenameParts{
 		ExpName: r.ExpName, Precision: r.Precision, Framework: r.Framework,
-		TP: r.TP, PP: r.PP, DCP: r.DCPSize, PCP: r.PCPSize, EP: r.EP,
-		DPAttention: r.DPAttn, Disagg: r.Disagg, SpecDecoding: r.SpecDecoding,
+		Parallelism: r.Parallelism, Disagg: r.Disagg, SpecDecoding: r.SpecDecoding,
 		Conc: conc, RunnerName: RunnerPlaceholder, RecipeFingerprint: r.RecipeFingerprint,
 	}
 	if r.Prefill != nil {
 		// Multi-node rows name the prefill worker's layout.
-		parts.TP, parts.PP, parts.DCP, parts.PCP, parts.EP, parts.DPAttention =
-			r.Prefill.TP, r.Prefill.PP, r.Prefill.DCPSize, r.Prefill.PCPSize, r.Prefill.EP, r.Prefill.DPAttn
+		parts.Parallelism = r.Prefill.Parallelism
 	}
 	rf := result.ResultFilename(parts)
 	var arts []string

@@ -1,85 +1,34 @@
 package gha
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"sweep/internal/plural"
+	"sweep/internal/pyjson"
+	"sweep/metrics/result"
 )
-
-// maxResultFile bounds one result JSON read by the summary.
-const maxResultFile = 16 << 20
-
-// pointResult is what the summary reads of an aggregate result JSON.
-type pointResult struct {
-	File           string
-	Conc           int      `json:"conc"`
-	HW             string   `json:"hw"`
-	Framework      string   `json:"framework"`
-	Precision      string   `json:"precision"`
-	TP             int      `json:"tp"`
-	EP             int      `json:"ep"`
-	DPAttention    string   `json:"dp_attention"`
-	Valid          *bool    `json:"valid"`
-	InvalidReasons []string `json:"invalid_reasons"`
-	Simulated      bool     `json:"simulated"`
-	RequestMetrics *struct {
-		Throughput struct {
-			PerGPU *struct {
-				Total  *float64 `json:"total_tput_tps"`
-				Output *float64 `json:"output_tput_tps"`
-			} `json:"per_gpu"`
-		} `json:"throughput"`
-		Latency struct {
-			TTFT   struct{ P50 *float64 } `json:"ttft"`
-			Intvty struct{ P50 *float64 } `json:"intvty"`
-		} `json:"latency"`
-	} `json:"request_metrics"`
-}
 
 // WriteSummary writes the Markdown summary of a sweep for
 // $GITHUB_STEP_SUMMARY: what the labels asked for, the legs skipped, and one
-// row per result JSON found under dir (files without conc and
-// request_metrics are not results and are left out).
+// row per result file found under dir (result.ReadDir; other files are left
+// out, files with the result keys that cannot be read are listed as
+// unreadable).
 func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
-	var rs []pointResult
-	var bad []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".json") || !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil || info.Size() > maxResultFile {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", path, err))
-			return nil
-		}
-		var r pointResult
-		if json.Unmarshal(data, &r) != nil || r.RequestMetrics == nil || r.Conc == 0 {
-			return nil
-		}
-		r.File = filepath.Base(path)
-		rs = append(rs, r)
-		return nil
-	})
+	rs, problems, err := result.ReadDir(context.Background(), dir)
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	sort.Slice(rs, func(i, j int) bool {
-		if rs[i].File[:strings.LastIndex(rs[i].File, "_conc")+1] != rs[j].File[:strings.LastIndex(rs[j].File, "_conc")+1] {
-			return rs[i].File < rs[j].File
+	base := func(f *result.File) string { return filepath.Base(f.Path) }
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := base(rs[i]), base(rs[j])
+		if a[:strings.LastIndex(a, "_conc")+1] != b[:strings.LastIndex(b, "_conc")+1] {
+			return a < b
 		}
 		return rs[i].Conc < rs[j].Conc
 	})
@@ -114,34 +63,34 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 		b.WriteString("|---|---:|---:|---:|---:|---:|---|\n")
 		for _, r := range rs {
 			m := r.RequestMetrics
-			var tot, outp *float64
+			var tot, outp *pyjson.Rounded
 			if m.Throughput.PerGPU != nil {
-				tot, outp = m.Throughput.PerGPU.Total, m.Throughput.PerGPU.Output
+				tot, outp = m.Throughput.PerGPU.TotalTputTPS, m.Throughput.PerGPU.OutputTputTPS
 			}
 			valid := "yes"
 			switch {
-			case r.Valid != nil && !*r.Valid:
+			case r.ValidStated && !r.Valid:
 				valid = "no: " + strings.Join(r.InvalidReasons, "; ")
-			case r.Valid == nil:
+			case !r.ValidStated:
 				valid = "(not stated)"
 			}
 			if r.Simulated {
 				valid += " (simulated)"
 			}
-			fmt.Fprintf(b, "| `%s` | %d | %s | %s | %s | %s | %s |\n", strings.TrimSuffix(r.File, ".json"), r.Conc,
+			fmt.Fprintf(b, "| `%s` | %d | %s | %s | %s | %s | %s |\n", strings.TrimSuffix(base(r), ".json"), r.Conc,
 				num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), valid)
 		}
 	}
-	for _, e := range bad {
-		fmt.Fprintf(b, "\n- unreadable: %s", e)
+	for _, e := range problems {
+		fmt.Fprintf(b, "\n- unreadable: %v", e)
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
 }
 
-func num(v *float64, prec int) string {
+func num(v *pyjson.Rounded, prec int) string {
 	if v == nil {
 		return "–"
 	}
-	return fmt.Sprintf("%.*f", prec, *v)
+	return fmt.Sprintf("%.*f", prec, float64(*v))
 }

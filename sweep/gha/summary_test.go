@@ -20,6 +20,8 @@ func TestWriteSummary(t *testing.T) {
 	write("a/x_conc8_r.json", `{"conc": 8, "valid": true, "simulated": true, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 1234.56, "output_tput_tps": 50.01}}, "latency": {"ttft": {"p50": 0.5}, "intvty": {"p50": 120}}}}`)
 	write("a/x_conc2_r.json", `{"conc": 2, "valid": false, "invalid_reasons": ["error rate 20%"], "request_metrics": {"throughput": {}, "latency": {}}}`)
 	write("a/run.json", `{"name": "not a result"}`)
+	// Python writes NaN: the file is still a row, the NaN figure a dash.
+	write("c/y_conc4_r.json", `{"conc": 4, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 99.0, "output_tput_tps": NaN}}, "latency": {"ttft": {"p50": Infinity}}}}`)
 	write("b/broken.json", `{`)
 	fan := &FanoutJSON{Sweep: true, Primary: LabelSweep, Counts: map[string]int{"sweep-agentic": 2},
 		Skipped: []Skip{{Bucket: "sweep-agentic", Runner: "cluster:mi355x-amds", Jobs: 3, Reason: "no runner"}}}
@@ -32,6 +34,7 @@ func TestWriteSummary(t *testing.T) {
 	assert.Contains(t, out, "| `x_conc2_r` | 2 | – | – | – | – | no: error rate 20% |")
 	assert.Less(t, strings.Index(out, "x_conc2_r"), strings.Index(out, "x_conc8_r"), "rows by arm, then concurrency")
 	assert.NotContains(t, out, "run.json")
+	assert.Contains(t, out, "| `y_conc4_r` | 4 | 99.0 | – | – | – | (not stated) |")
 
 	b.Reset()
 	require.NoError(t, WriteSummary(&b, &FanoutJSON{}, dir))

@@ -6,15 +6,17 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"sweep/metrics/result"
 )
 
 // resultJSON is the shape `sweep knees --format json` prints per arm.
 type resultJSON struct {
-	Arm      Identity `json:"arm"`
-	Status   Status   `json:"status"`
-	KneeConc *int     `json:"knee_conc"`
-	PeakConc *int     `json:"peak_conc"`
-	Points   []Point  `json:"points"`
+	Arm      result.Identity `json:"arm"`
+	Status   Status          `json:"status"`
+	KneeConc *int            `json:"knee_conc"`
+	PeakConc *int            `json:"peak_conc"`
+	Points   []Point         `json:"points"`
 }
 
 func optInt(v int) *int {

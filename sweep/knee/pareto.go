@@ -72,7 +72,7 @@ func Frontiers(rs []*Result, axis Axis) []*Frontier {
 	var out []*Frontier
 	by := map[string]*Frontier{}
 	for _, r := range rs {
-		k := r.Arm.Identity.key(groupKeyCount)
+		k := r.Arm.Identity.GroupKey()
 		f := by[k]
 		if f == nil {
 			f = &Frontier{Group: r.Arm.Identity.GroupLabel(), Axis: axis}

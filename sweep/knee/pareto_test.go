@@ -5,10 +5,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"sweep/metrics/result"
 )
 
 func armWith(tp int, pts ...[3]float64) *Result {
-	var id Identity
+	var id result.Identity
 	for i := range id {
 		id[i] = json.RawMessage(`"x"`)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"sweep/configs"
-	"sweep/sweep/knee"
+	"sweep/metrics/result"
 )
 
 // ResolveKey finds the master config key an arm's results came from: the
@@ -13,7 +13,7 @@ import (
 // hardware (the runner label, with or without "cluster:": InferenceX's
 // results carry it with, sweep's simulated ones too). More than one match is
 // an error naming them (pick one with --config-key).
-func ResolveKey(m *configs.Masters, id knee.Identity) (string, error) {
+func ResolveKey(m *configs.Masters, id result.Identity) (string, error) {
 	var hits []string
 	for _, k := range m.Keys() {
 		e, _ := m.Lookup(k)

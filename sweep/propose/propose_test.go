@@ -9,11 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs"
+	"sweep/metrics/result"
 	"sweep/sweep/knee"
 )
 
 func resultFor(tp, ep int) *knee.Result {
-	var id knee.Identity
+	var id result.Identity
 	for i, v := range []any{"qwen3.5", "mi325x-amds", "sglang", "fp8", "mtp", "agentic-coding", false, false, tp, ep, "false", "none", 1} {
 		id[i], _ = json.Marshal(v)
 	}
@@ -111,7 +112,7 @@ func TestResolveKeyRunnerLabel(t *testing.T) {
 	m, err := configs.DefaultMasters()
 	require.NoError(t, err)
 	for _, hw := range []string{"cluster:mi325x-amds", "mi325x-amds"} {
-		var id knee.Identity
+		var id result.Identity
 		for i, v := range []any{"qwen3.5", hw, "sglang", "fp8", "mtp", "agentic-coding", false, false, 8, 8, "false", "none", 1} {
 			id[i], _ = json.Marshal(v)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"sweep/internal/atomicfile"
 	"sweep/internal/plural"
+	"sweep/sweep/compare"
 	"sweep/sweep/knee"
 )
 
@@ -28,7 +29,10 @@ type Report struct {
 	Results   []*knee.Result
 	Frontiers map[knee.Axis][]*knee.Frontier
 	Charts    []Chart
-	groups    []group
+	// Comparison, when not nil, is the verdict of sweep compare against
+	// HEAD's results (AddComparison); it leads the summary and the page.
+	Comparison *compare.Report
+	groups     []group
 }
 
 type group struct {
@@ -189,6 +193,7 @@ var frontierHeader = []string{"config", "arm", "point", "interactivity (tok/s/us
 // charts under chartsDir (relative).
 func (rep *Report) Markdown(chartsDir string) string {
 	var b strings.Builder
+	rep.comparisonMarkdown(&b)
 	fmt.Fprintf(&b, "## Sweep knees (%s)\n\n", plural.Count(len(rep.Results), "arm", "arms"))
 	mdTable(&b, kneeHeader, kneeRows(rep.Results))
 	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
@@ -228,6 +233,7 @@ figcaption{font-size:13px;padding:4px}
 </style></head><body>
 `)
 	fmt.Fprintf(&b, "<h1>Sweep report</h1>\n<p>%s, throughput metric: %s per GPU.</p>\n", plural.Count(len(rep.Results), "arm", "arms"), html.EscapeString(string(rep.Metric)))
+	rep.comparisonHTML(&b)
 	b.WriteString("<h2>Knees</h2>\n")
 	htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))
 	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))

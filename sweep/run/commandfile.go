@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"maps"
 	"path/filepath"
 	"regexp"
@@ -122,4 +123,73 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ParseCommandText reads back what commandText wrote (a point's
+// sglang_command.txt, vllm_command.txt, ...): the argv and the exported
+// environment. Comment and unset lines are skipped; values keep the
+// redaction commandText applied.
+func ParseCommandText(text string) (argv []string, env map[string]string, err error) {
+	env = map[string]string{}
+	var cmd strings.Builder
+	for line := range strings.SplitSeq(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "#"), strings.HasPrefix(line, "unset "), strings.TrimSpace(line) == "":
+		case strings.HasPrefix(line, "export "):
+			k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+			if !ok {
+				return nil, nil, fmt.Errorf("command file: %q: want export NAME=VALUE", line)
+			}
+			words, err := shellWords(v)
+			if err != nil || len(words) != 1 {
+				return nil, nil, fmt.Errorf("command file: %q: want one shell-quoted value", line)
+			}
+			env[k] = words[0]
+		default:
+			cmd.WriteString(strings.TrimSuffix(strings.TrimRight(line, " "), "\\"))
+			cmd.WriteByte(' ')
+		}
+	}
+	argv, err = shellWords(cmd.String())
+	return argv, env, err
+}
+
+// shellWords splits what shellQuote wrote: words separated by blanks,
+// each plain or in single quotes (a quote inside closes the quotes,
+// adds a backslashed quote and reopens them, as shellQuote writes it).
+func shellWords(s string) ([]string, error) {
+	var out []string
+	var w strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			w.WriteByte(c)
+		case c == '\'':
+			quoted, in = true, true
+		case c == '\\' && i+1 < len(s) && s[i+1] == '\'':
+			w.WriteByte('\'')
+			i++
+			in = true
+		case c == ' ' || c == '\t':
+			if in {
+				out = append(out, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if quoted {
+		return nil, fmt.Errorf("command file: unterminated quote in %q", s)
+	}
+	if in {
+		out = append(out, w.String())
+	}
+	return out, nil
 }

@@ -1,9 +1,11 @@
 package run
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestRedaction(t *testing.T) {
@@ -49,4 +51,21 @@ func TestCommandTextGoRun(t *testing.T) {
 	argv, goRun := recordedArgv([]string{"/usr/local/bin/sweep", "loadgen"})
 	assert.False(t, goRun)
 	assert.Equal(t, []string{"/usr/local/bin/sweep", "loadgen"}, argv)
+}
+
+// TestParseCommandText: what a command file records reads back as the
+// same argv and environment, quotes, redactions and continuations
+// included.
+func TestParseCommandText(t *testing.T) {
+	argv := []string{"/opt/sweep", "sim-engine", "--", "vllm", "serve", "m", "--speculative-config", `{"method": "mtp", "n": 3}`,
+		"--chat-template", "it's", "--api-key", "s3cret", "--port", "8000"}
+	env := map[string]string{"A": "1", "B": "two words", "HF_TOKEN": "hf_x"}
+	got, gotEnv, err := ParseCommandText(commandText(argv, env, []string{"MAX_MODEL_LEN"}))
+	require.NoError(t, err)
+	want := slices.Clone(argv)
+	want[11] = redacted
+	assert.Equal(t, want, got)
+	assert.Equal(t, map[string]string{"A": "1", "B": "two words", "HF_TOKEN": redacted}, gotEnv)
+	_, _, err = ParseCommandText("vllm serve 'm\n")
+	assert.Error(t, err)
 }

@@ -65,8 +65,26 @@ const (
 // stand in for.
 var ErrNotSimulated = errors.New("not available in simulation")
 
+// servedModelsToCheck are the names the engine's /v1/models must list
+// once ready; none for an engine whose readiness is a TCP connect (vLLM's
+// gRPC worker behind a router answers no HTTP: the router's readiness
+// covers it).
+func servedModelsToCheck(p *recipes.Point) []string {
+	if strings.HasPrefix(p.HealthURL, "tcp://") {
+		return nil
+	}
+	return ServedModels(p.Engine.Argv)
+}
+
 // FromPlan turns a planned point into a runnable Spec.
-func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
+func FromPlan(p *recipes.Point, s Setup) (Spec, error) { return fromPlan(p, s, true) }
+
+// ServerFromPlan is FromPlan for a point that only serves, with no load or
+// eval command (an accuracy A/B arm declared by its engine: bfcl is the
+// client); its Spec's ServerSpec is what StartServer takes.
+func ServerFromPlan(p *recipes.Point, s Setup) (Spec, error) { return fromPlan(p, s, false) }
+
+func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 	if s.Environ == nil {
 		s.Environ = os.LookupEnv
 	}
@@ -84,7 +102,7 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 		ServerSpec: ServerSpec{
 			EngineCommandFile:    p.CommandFile,
 			HealthURL:            p.HealthURL,
-			ServedModels:         ServedModels(p.Engine.Argv),
+			ServedModels:         servedModelsToCheck(p),
 			RouterHealthURL:      p.RouterHealthURL,
 			MetricsURLs:          slices.Clone(p.MetricsURLs),
 			RequiredMetricPrefix: p.RequiredMetricPrefix,
@@ -94,7 +112,7 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 			Name:        p.ResultFilename,
 			ArtifactDir: filepath.Join(p.ResultDir, "aiperf_artifacts"),
 			GoldenAL:    p.GoldenAL,
-			Facts:       FactsFromRow(&p.Row, p.ResultFilename, p.GoldenAL, s.ALTolerance),
+			Facts:       result.FactsFromRow(&p.Row, p.ResultFilename, p.GoldenAL, s.ALTolerance),
 		},
 	}
 	spec.Engine = s.proc("engine", p.Engine)
@@ -168,7 +186,7 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) {
 		}
 		e := s.proc("eval", *p.Eval)
 		spec.Eval = &e
-	default:
+	case needLoad:
 		return Spec{}, errors.New("plan has neither a client nor an eval command")
 	}
 	if err := unresolved(spec); err != nil {

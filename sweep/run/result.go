@@ -114,7 +114,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			res.Simulated, res.Simulation = true, sim
 		}
 		res.Probe = r.spec.Probe
-		path := filepath.Join(r.o.OutDir, r.spec.Name+".json")
+		path := result.Path(r.o.OutDir, r.spec.Name)
 		if err := result.WriteResult(path, res); err != nil {
 			return err
 		}

@@ -1,13 +1,13 @@
 package run
 
 import (
-	"encoding/json"
-
-	"sweep/internal/inputfile"
+	"sweep/internal/pyjson"
+	"sweep/metrics/result"
 )
 
 // Summary is the headline of an aggregate result, for a person reading a
-// terminal: request counts, per-GPU throughput and latency percentiles.
+// terminal: request counts, per-GPU throughput and latency percentiles
+// (0 when the result does not hold the figure).
 type Summary struct {
 	Total, Successful int
 	TotalPerGPU       float64 // tokens/s/GPU
@@ -16,32 +16,28 @@ type Summary struct {
 	IntvtyP50         float64 // tokens/s per user
 }
 
-// Summarize reads the headline numbers from an aggregate result file.
+// Summarize reads the headline numbers from an aggregate result file
+// (result.ReadFile).
 func Summarize(path string) (Summary, error) {
-	b, err := inputfile.Read(path, inputfile.Result)
+	f, err := result.ReadFile(path)
 	if err != nil {
 		return Summary{}, err
 	}
-	var r struct {
-		NumRequestsTotal      int `json:"num_requests_total"`
-		NumRequestsSuccessful int `json:"num_requests_successful"`
-		RequestMetrics        struct {
-			Latency    map[string]map[string]float64 `json:"latency"`
-			Throughput struct {
-				PerGPU struct {
-					Total  float64 `json:"total_tput_tps"`
-					Output float64 `json:"output_tput_tps"`
-				} `json:"per_gpu"`
-			} `json:"throughput"`
-		} `json:"request_metrics"`
+	rm := &f.RequestMetrics
+	s := Summary{
+		Total: f.NumRequestsTotal, Successful: f.NumRequestsSuccessful,
+		TTFTP50: zeroIfNil(rm.Latency.TTFT.P50), TTFTP90: zeroIfNil(rm.Latency.TTFT.P90),
+		IntvtyP50: zeroIfNil(rm.Latency.Intvty.P50),
 	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return Summary{}, err
+	if pg := rm.Throughput.PerGPU; pg != nil {
+		s.TotalPerGPU, s.OutputPerGPU = zeroIfNil(pg.TotalTputTPS), zeroIfNil(pg.OutputTputTPS)
 	}
-	lat := r.RequestMetrics.Latency
-	return Summary{
-		Total: r.NumRequestsTotal, Successful: r.NumRequestsSuccessful,
-		TotalPerGPU: r.RequestMetrics.Throughput.PerGPU.Total, OutputPerGPU: r.RequestMetrics.Throughput.PerGPU.Output,
-		TTFTP50: lat["ttft"]["p50"], TTFTP90: lat["ttft"]["p90"], IntvtyP50: lat["intvty"]["p50"],
-	}, nil
+	return s, nil
+}
+
+func zeroIfNil(v *pyjson.Rounded) float64 {
+	if v == nil {
+		return 0
+	}
+	return float64(*v)
 }

@@ -67,6 +67,9 @@ type Arm struct {
 	// Cases, when positive, caps each category's case count (a partial
 	// run).
 	Cases int `json:"cases,omitempty"`
+	// CategoryOffset plants an accuracy change in points in single
+	// categories (live_multiple: -30), in place of Drop and Gain there.
+	CategoryOffset map[string]float64 `json:"category_offset,omitempty"`
 }
 
 // WithOffset returns arm with a planted accuracy change of points (−4:
@@ -172,6 +175,9 @@ func Evaluate(root string, arm Arm, cats []abgate.Category, rep int) error {
 // errors. The draws do not depend on the server, so Generate and Evaluate
 // agree.
 func verdicts(arm Arm, c abgate.Category, rep int) (n int, pass, infra []bool) {
+	if off, ok := arm.CategoryOffset[c.Name]; ok {
+		arm = arm.WithOffset(off)
+	}
 	n = c.Size
 	if arm.Cases > 0 && arm.Cases < n {
 		n = arm.Cases

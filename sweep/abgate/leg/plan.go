@@ -105,14 +105,28 @@ func NewPlan(l *configs.ABLeg, o PlanOptions) (*Plan, error) {
 	if sim == nil {
 		sim = &configs.ABSimulate{Seed: 1, Accuracy: 0.85}
 	}
+	// Concurrent arms serve at once: each needs ports of its own (public,
+	// engine behind a router at +1).
+	used := map[int]bool{}
+	armPort := func() (int, error) {
+		p, err := port()
+		if err != nil || l.Mode != configs.ABConcurrent {
+			return p, err
+		}
+		for used[p] || used[p+1] {
+			p += 2
+		}
+		used[p], used[p+1] = true, true
+		return p, nil
+	}
 	for i, a := range l.Arms {
-		arm, err := planArm(l, a, o, port)
+		arm, err := planArm(l, a, o, armPort)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		arm.Sim = bfclsim.Arm{Model: l.Model, Seed: sim.Seed, Name: a.Label, Accuracy: sim.Accuracy, Flip: sim.Flip,
-			InfraErrors: sim.InfraErrors[i]}.WithOffset(sim.Offset[i])
+			InfraErrors: sim.InfraErrors[i], CategoryOffset: sim.CategoryOffset[i]}.WithOffset(sim.Offset[i])
 		p.Arms[i] = arm
 		if arm.Point.Row.Framework == "vllm" {
 			if w := (abgate.BFCL{Temperature: l.Sampling.Temperature}).TemperatureWarning(); w != "" {
@@ -139,6 +153,9 @@ func armError(a configs.ABArm, key, format string, args ...any) error {
 // planArm finds the arm's matrix row, plans its point and applies the
 // leg's parsers and router.
 func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int, error)) (Arm, error) {
+	if a.Engine != "" {
+		return planDirect(l, a, o, port, GPU(l))
+	}
 	g := o.Generator
 	if _, ok := g.Masters.Lookup(a.ConfigKey); !ok {
 		return Arm{}, armError(a, ".config-key", "%q is not a master config key (list them with: sweep matrix test-config --config-keys '%s*')", a.ConfigKey, strings.SplitN(a.ConfigKey, "-", 2)[0])
@@ -165,19 +182,13 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 		}
 		return Arm{}, armError(a, "", "%s has no point tp %d, ep %d, dp-attn %t, conc %d; pick one of: %s", a.ConfigKey, a.TP, a.EP, a.DPAttn, a.Conc, strings.Join(have, ", "))
 	}
-	if row.RecipeFingerprint == "" {
-		row.RecipeFingerprint = matrix.Fingerprint(row)
-	}
+	row.StampFingerprint()
 	if a.Router != nil && row.DPAttn {
 		return Arm{}, armError(a, ".router", "the point has DP attention, so its recipe already runs a router in front of the engine; remove router or pick a point without dp-attn")
 	}
-	public, err := port()
+	public, enginePort, err := armPorts(a, port)
 	if err != nil {
 		return Arm{}, err
-	}
-	enginePort := public
-	if a.Router != nil {
-		enginePort = public + 1
 	}
 	points, err := recipes.Plan(matrix.Matrix{row}, recipes.PlanOptions{Runners: g.Runners, Port: enginePort, ResultDir: ServerDir(o.Dir, a.Label)})
 	if err != nil {
@@ -186,18 +197,7 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 	pt := points[0]
 	pt.Engine.Argv = applyParsers(pt.Engine.Argv, a.Parsers, pt.Row.Framework == "vllm")
 	if a.Router != nil {
-		r := a.Router
-		argv := slices.Clone(r.Argv)
-		argv = append(argv, "--worker-urls", "http://127.0.0.1:"+strconv.Itoa(enginePort),
-			"--host", "127.0.0.1", "--port", strconv.Itoa(public), "--prometheus-port", strconv.Itoa(public+10000))
-		argv = applyParsers(argv, r.Parsers, false)
-		argv = append(argv, r.Args...)
-		pt.Router = &recipes.Command{Argv: argv, Env: map[string]string{}}
-		health := r.Health
-		if o.Simulate {
-			health = "/health"
-		}
-		pt.RouterHealthURL = "http://127.0.0.1:" + strconv.Itoa(public) + health
+		pt.Router, pt.RouterHealthURL = routerCommand(a.Router, "http://127.0.0.1:"+strconv.Itoa(enginePort), public, o.Simulate)
 		pt.Port = public
 	}
 	name := a.Name
@@ -205,6 +205,18 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 		name = a.Label
 	}
 	return Arm{Label: a.Label, Name: name, Point: pt, BaseURL: "http://127.0.0.1:" + strconv.Itoa(pt.Port) + "/v1"}, nil
+}
+
+// armPorts takes the arm's public port; its engine listens there, or one
+// above behind the arm's router.
+func armPorts(a configs.ABArm, port func() (int, error)) (public, engine int, err error) {
+	if public, err = port(); err != nil {
+		return 0, 0, err
+	}
+	if a.Router != nil {
+		return public, public + 1, nil
+	}
+	return public, public, nil
 }
 
 // applyParsers sets the parser flags of argv: a parser left nil keeps

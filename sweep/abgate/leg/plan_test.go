@@ -120,3 +120,61 @@ arms:
 	_, err = NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir(), Port: func() (int, error) { return 0, errors.New("no port") }})
 	assert.ErrorContains(t, err, "no port")
 }
+
+// TestPlanDirectArms: SMG's qwen3.6 leg as launch_arm.sh starts it: arm
+// a's vllm serve and arm b's gRPC worker (no parser flags) with SMG's
+// gateway in front (grpc:// worker, its own Prometheus port, /readiness),
+// each on its GPUs and, the arms being concurrent, on ports of its own.
+func TestPlanDirectArms(t *testing.T) {
+	l, err := configs.DefaultABLeg("qwen3.6-h100")
+	require.NoError(t, err)
+	p, err := NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir(), Port: func() (int, error) { return 8888, nil }})
+	require.NoError(t, err)
+	a, b := p.Arms[0].Point, p.Arms[1].Point
+	assert.Equal(t, []string{"vllm", "serve", "Qwen/Qwen3.6-27B", "--served-model-name", "Qwen/Qwen3.6-27B", "--host", "127.0.0.1", "--port", "8888",
+		"--tensor-parallel-size", "2", "--max-model-len", "auto", "--gpu-memory-utilization", "0.85",
+		"--tool-call-parser", "qwen3_xml", "--reasoning-parser", "qwen3", "--enable-auto-tool-choice"}, a.Engine.Argv)
+	assert.Equal(t, map[string]string{"CUDA_VISIBLE_DEVICES": "0,1"}, a.Engine.Env)
+	assert.Equal(t, "http://127.0.0.1:8888/health", a.HealthURL)
+	assert.Nil(t, a.Router)
+	assert.Equal(t, "http://127.0.0.1:8888/v1", p.Arms[0].BaseURL)
+
+	assert.Equal(t, []string{"python3", "-m", "vllm.entrypoints.grpc_server", "--model", "Qwen/Qwen3.6-27B", "--served-model-name", "Qwen/Qwen3.6-27B",
+		"--host", "127.0.0.1", "--port", "8891", "--tensor-parallel-size", "2", "--max-model-len", "auto", "--gpu-memory-utilization", "0.85"}, b.Engine.Argv)
+	assert.Equal(t, map[string]string{"CUDA_VISIBLE_DEVICES": "2,3"}, b.Engine.Env)
+	assert.Equal(t, "tcp://127.0.0.1:8891", b.HealthURL, "the gRPC worker answers no HTTP")
+	require.NotNil(t, b.Router)
+	assert.Equal(t, []string{"python3", "-m", "smg.launch_router", "--worker-urls", "grpc://127.0.0.1:8891", "--host", "127.0.0.1", "--port", "8890",
+		"--prometheus-port", "18890", "--tool-call-parser", "qwen_xml", "--reasoning-parser", "qwen3", "--model-path", "Qwen/Qwen3.6-27B"}, b.Router.Argv)
+	assert.Equal(t, "http://127.0.0.1:8890/readiness", b.RouterHealthURL)
+	assert.Equal(t, "http://127.0.0.1:8890/v1", p.Arms[1].BaseURL)
+	assert.Equal(t, "Qwen/Qwen3.6-27B", apiModel(l.Model, &p.Arms[1]))
+
+	amd, err := configs.DefaultABLeg("gpt-oss-mi325x")
+	require.NoError(t, err)
+	p, err = NewPlan(amd, PlanOptions{Generator: generator(t), Dir: t.TempDir()})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"HIP_VISIBLE_DEVICES": "1"}, p.Arms[1].Point.Engine.Env, "ROCm reads HIP_VISIBLE_DEVICES")
+	assert.NotContains(t, p.Arms[1].Point.Router.Argv, "--tool-call-parser", "SMG detects harmony itself for gpt-oss")
+}
+
+func TestPlanDirectArmErrors(t *testing.T) {
+	base := "model: Org/M-FC\nrunner: h100\ncategories: [multiple]\narms:\n  a: {engine: vllm, model-path: Org/M, tp: 1}\n  b: "
+	for _, tc := range []struct {
+		name, b, want string
+	}{
+		{"grpc worker without router", "{engine: vllm-grpc, model-path: Org/M, tp: 1}", "arms.b.engine: vllm-grpc is vLLM's gRPC worker, which answers no HTTP"},
+		{"parsers on the grpc worker", "{engine: vllm-grpc, model-path: Org/M, tp: 1, parsers: {tool-call: hermes}, router: {argv: [smg]}}", "takes no parser flags"},
+		{"a flag the engine lacks", "{engine: vllm, model-path: Org/M, tp: 1, args: [--no-such-flag]}", "--no-such-flag"},
+		{"a value of the wrong type", "{engine: vllm, model-path: Org/M, tp: 1, args: [--max-num-seqs, many]}", "--max-num-seqs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := configs.ParseABLeg(configs.Source{Name: "leg.yaml", Data: []byte(base + tc.b + "\n")})
+			require.NoError(t, err)
+			_, err = NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir()})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "leg.yaml:6:")
+		})
+	}
+}

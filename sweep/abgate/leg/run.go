@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
+	"sweep/configs"
 	"sweep/internal/atomicfile"
 	"sweep/internal/proc"
 	"sweep/sweep/abgate"
@@ -63,6 +65,28 @@ type Options struct {
 	Calibration *abgate.Calibration
 }
 
+// legDefaults applies the leg's timeouts where the options leave them
+// unset, the leg's GPU as the simulated one, and makes Progress safe for
+// two arms at once.
+func (o *Options) legDefaults(l *configs.ABLeg) {
+	if o.RunTimeout == 0 {
+		o.RunTimeout = l.Timeouts.Run
+	}
+	if l.Timeouts.Startup > 0 && o.Server.ReadyTimeout == 0 {
+		o.Server.ReadyTimeout = l.Timeouts.Startup
+	}
+	if o.Setup.Simulate && o.Setup.SimGPU == "" {
+		o.Setup.SimGPU = GPU(l)
+	}
+	progress := o.Progress
+	var mu sync.Mutex
+	o.Progress = func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		progress(line)
+	}
+}
+
 // Result is the outcome of a leg.
 type Result struct {
 	Report *abgate.Report
@@ -102,23 +126,58 @@ func (o *Options) defaults() (time.Time, error) {
 	return time.Now().Truncate(time.Second), nil
 }
 
-// Run runs both arms one after the other and compares them. It returns an
-// error only for unusable options, an unusable output directory or
+// Run runs both arms, one after the other or (a concurrent leg) both at
+// once on their own GPUs and ports, holding the leg's host lock if it
+// names one, and compares them. It returns an error only for unusable
+// options, an unusable output directory, a host lock not had in time or
 // cancellation; every failed stage is a Problem in the report.
 func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 	since, err := o.defaults()
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
-	var problems []abgate.Problem
-	for i := range p.Arms {
-		roots, probs, err := runArm(ctx, p, &p.Arms[i], o, p.Leg.Replicates)
+	o.legDefaults(p.Leg)
+	if p.Leg.HostLock != "" {
+		o.Progress(fmt.Sprintf("waiting for the host lock %s (at most %s)", p.Leg.HostLock, lockTimeout(p.Leg)))
+		unlock, err := lockHost(ctx, p.Leg.HostLock, lockTimeout(p.Leg))
 		if err != nil {
 			return nil, err
 		}
-		res.Roots[i] = roots
-		problems = append(problems, probs...)
+		defer unlock()
+		o.Progress("host lock held: " + p.Leg.HostLock)
+	}
+	res := &Result{}
+	var problems []abgate.Problem
+	type armOut struct {
+		roots []string
+		probs []abgate.Problem
+		err   error
+	}
+	var outs [2]armOut
+	if p.Leg.Mode == configs.ABConcurrent {
+		var wg sync.WaitGroup
+		for i := range p.Arms {
+			wg.Go(func() {
+				r, pr, err := runArm(ctx, p, &p.Arms[i], o, p.Leg.Replicates)
+				outs[i] = armOut{r, pr, err}
+			})
+		}
+		wg.Wait()
+	} else {
+		for i := range p.Arms {
+			r, pr, err := runArm(ctx, p, &p.Arms[i], o, p.Leg.Replicates)
+			outs[i] = armOut{r, pr, err}
+			if err != nil {
+				break
+			}
+		}
+	}
+	for i, out := range outs {
+		if out.err != nil {
+			return nil, out.err
+		}
+		res.Roots[i] = out.roots
+		problems = append(problems, out.probs...)
 	}
 	rep, err := abgate.Compare(ctx, abgate.Options{
 		A: res.Roots[0], B: res.Roots[1], Model: p.Leg.Model, Categories: p.Categories,
@@ -171,7 +230,7 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) ([]stri
 		}
 		return ps
 	}
-	spec, err := run.FromPlan(&arm.Point, o.Setup)
+	spec, err := run.ServerFromPlan(&arm.Point, o.Setup)
 	if err != nil {
 		return nil, nil, fmt.Errorf("arm %s: %w", arm.Label, err)
 	}

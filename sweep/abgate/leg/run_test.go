@@ -127,3 +127,24 @@ func TestVerifyModel(t *testing.T) {
 	missing := Options{Dir: dir, BFCL: []string{filepath.Join(dir, "no-bfcl")}, StopGrace: time.Second}
 	assert.Contains(t, verifyModel(t.Context(), "Org/M-FC", env, dir, log, missing), "is bfcl-eval installed?")
 }
+
+// TestLockHost: a second leg waits for the host lock and gives up at its
+// timeout naming the lock; once released the lock is had at once, and a
+// symlink is never followed.
+func TestLockHost(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bfcl-host.lock")
+	unlock, err := lockHost(t.Context(), path, time.Second)
+	require.NoError(t, err)
+	_, err = lockHost(t.Context(), path, 100*time.Millisecond)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "still held by another leg")
+	unlock()
+	unlock2, err := lockHost(t.Context(), path, 100*time.Millisecond)
+	require.NoError(t, err)
+	unlock2()
+
+	link := filepath.Join(t.TempDir(), "link.lock")
+	require.NoError(t, os.Symlink(path, link))
+	_, err = lockHost(t.Context(), link, 100*time.Millisecond)
+	assert.Error(t, err, "a symlinked lock file is refused")
+}

@@ -31,6 +31,10 @@ type Executor struct {
 	// Program is the argv that runs sweep on a node (e.g. its absolute
 	// path); "run-arm" and its flags are appended.
 	Program []string
+	// ArmProgram, when set, is the argv that runs sweep for an arm instead
+	// of Program (run --launch: srun --container-image ... /opt/sweep/sweep);
+	// an error fails the arm's points with it.
+	ArmProgram func(context.Context, *campaign.Arm) ([]string, error)
 	// Settings say how the node runs the points.
 	Settings campaign.ArmSettings
 	// Spec returns the arm's job settings from its runner profile
@@ -112,7 +116,16 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 	}
 	spec.Output = stem + ".out"
 	spec.Script = script
-	spec.Argv = append(append([]string(nil), e.Program...), "run-arm", "--job", jobFile, "--events", events)
+	program := e.Program
+	if e.ArmProgram != nil {
+		p, err := e.ArmProgram(ctx, arm)
+		if err != nil {
+			e.failAll(job, obs, err.Error())
+			return nil
+		}
+		program = p
+	}
+	spec.Argv = append(append([]string(nil), program...), "run-arm", "--job", jobFile, "--events", events)
 	id, err := e.Client.Submit(ctx, spec)
 	if err != nil {
 		e.failAll(job, obs, fmt.Sprintf("sbatch: %v", err))

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
@@ -40,7 +41,7 @@ func newSlurmSweep(t *testing.T, arms int, concs ...int) *slurmSweep {
 	for a := range arms {
 		for _, c := range concs {
 			pts = append(pts, recipes.Point{
-				Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: fmt.Sprintf("k%d", a), Model: "m", Framework: "sglang", TP: 8, EP: 1, Conc: c},
+				Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: fmt.Sprintf("k%d", a), Model: "m", Framework: "sglang", Parallelism: configs.Parallelism{TP: 8, EP: 1}, Conc: c},
 				Recipe: "fake", Engine: recipes.Command{Argv: []string{"engine", "--tp", "8"}},
 				ResultFilename: fmt.Sprintf("k%d_tp8_conc%d", a, c),
 			})

@@ -9,14 +9,18 @@ import (
 )
 
 // ProfileSpec returns Executor.Spec from the arms' runner profiles
-// (partition, account, --exclusive, --mem=0, --cpus-per-task). A
-// simulated engine needs no exclusive node or CPU allocation, so with
-// simulate the profile is not applied; partition, when set, overrides
-// the profile's.
-func ProfileSpec(simulate bool, partition string) func(*campaign.Arm) JobSpec {
+// (partition, account, --exclusive, --mem=0, --cpus-per-task), as profile
+// (nil: recipes.ProfileFor) gives them. A simulated engine needs no
+// exclusive node or CPU allocation, so the profile applies only with
+// apply (real engines, launched arms); partition, when set, overrides the
+// profile's.
+func ProfileSpec(profile func(runner string) (recipes.Profile, error), apply bool, partition string) func(*campaign.Arm) JobSpec {
+	if profile == nil {
+		profile = recipes.ProfileFor
+	}
 	return func(a *campaign.Arm) JobSpec {
 		var spec JobSpec
-		if prof, err := recipes.ProfileFor(a.Runner); err == nil && !simulate {
+		if prof, err := profile(a.Runner); err == nil && apply {
 			spec.Partition = prof.Slurm.Partition
 			if prof.Slurm.Account != "" {
 				spec.Options = append(spec.Options, "--account="+prof.Slurm.Account)

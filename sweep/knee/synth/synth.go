@@ -312,10 +312,10 @@ func ptr(v float64) *float64 { return &v }
 
 var arms = []struct{ tp, ep int }{{2, 2}, {4, 1}, {4, 4}, {8, 1}, {8, 8}}
 
-func identity(rng *rand.Rand, id string) knee.Identity {
+func identity(rng *rand.Rand, id string) result.Identity {
 	a := arms[rng.IntN(len(arms))]
 	v := []any{"qwen3.5", "mi325x-amds", "sglang", "fp8", "mtp", "agentic-coding", false, false, a.tp, a.ep, "false", "none", 1}
-	var out knee.Identity
+	var out result.Identity
 	for i, x := range v {
 		out[i], _ = json.Marshal(x)
 	}
@@ -371,7 +371,7 @@ func WriteDir(dir string, a *knee.Arm, simulated bool) ([]string, error) {
 	var paths []string
 	for i, s := range a.Samples {
 		obj := map[string]any{}
-		for j, k := range knee.IdentityKeys {
+		for j, k := range result.IdentityKeys {
 			obj[k] = a.Identity[j]
 		}
 		obj["conc"] = s.Conc
@@ -442,7 +442,7 @@ func KeySweep(seed uint64) []*Case {
 		cs.Truth, cs.TrueKnee = truth(g.Conc, curve)
 		cs.CFirst = g.Conc[0]
 		v := []any{"qwen3.5", "mi325x-amds", "sglang", "fp8", "mtp", "agentic-coding", false, false, sh.tp, sh.ep, "false", "none", 1}
-		var id knee.Identity
+		var id result.Identity
 		for j, x := range v {
 			id[j], _ = json.Marshal(x)
 		}

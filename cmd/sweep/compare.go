@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"sweep/internal/atomicfile"
+	"sweep/sweep/compare"
+	"sweep/sweep/knee"
+)
+
+// compareOptions are the inputs of "sweep compare".
+type compareOptions struct {
+	IO         *IOStreams
+	Base, Head string
+	Format     string // text, json or markdown
+	// Calibrate lists A/A run directories: write a calibration instead of
+	// comparing.
+	Calibrate []string
+	Out       string // the calibration file (stdout when "")
+	compare.Options
+}
+
+// newCompareCmd binds "sweep compare" flags to a compareOptions and runs
+// runF with it (compareRun when runF is nil).
+func newCompareCmd(ios *IOStreams, runF func(context.Context, *compareOptions) error) *Command {
+	if runF == nil {
+		runF = compareRun
+	}
+	return &Command{
+		Name:  "compare",
+		Args:  "BASE HEAD | --calibrate DIR...",
+		Short: "Decide whether HEAD's results regress against BASE's: PASS, REGRESSION, INCONCLUSIVE or INCOMPLETE",
+		Long: `Pair the results under BASE and HEAD (directories of sweep results: a
+discovery, an official run, a PR sweep's downloaded artifacts, replicates
+of any of these; result files may sit anywhere below them) by what they
+measure (model, hardware, framework, precision, scenario, parallelism,
+spec decoding, KV offload and concurrency; never the image or recipe
+fingerprint, which are what a change changes: the report names them where
+they differ) and decide per arm and overall.
+
+Per point: each side's mean value and the change in percent. Per arm: the
+pooled change (every paired point weighs the same, in log space) with a
+90 % interval from the run-to-run noise: from replicates where there are
+any, else from --calibration, else from the scatter of the paired changes
+across the arms' points (the noise source is named per arm). With tol =
+--tolerance: PASS when the interval's lower bound is above -tol
+(IMPROVEMENT when above +tol), REGRESSION when its upper bound is below
+-tol, INCONCLUSIVE otherwise (with how many results per point would decide
+it). For ttft-* and itl-* metrics, where lower is better, the signs turn.
+Beside it, the change of throughput per GPU along the two sides'
+throughput-interactivity frontiers, at the interactivities both cover.
+
+INCOMPLETE (with each problem named) when a BASE arm or point has no
+valid HEAD counterpart, a point's only result is invalid (valid: false,
+no successful request, or an error rate above 10 %), or one side is
+simulated and the other real. Points and arms only HEAD has are listed.
+
+--calibrate DIR... reads repeated runs of the same points (an A/A) and
+writes each arm's noise (--out FILE, else stdout) for --calibration.
+
+Exit codes: 0 PASS, 1 REGRESSION, 3 INCONCLUSIVE, 4 INCOMPLETE, 2 usage.
+
+Examples:
+  sweep compare runs/main runs/pr-123
+  sweep compare runs/main runs/pr-123 --tolerance 3 --format markdown >> "$GITHUB_STEP_SUMMARY"
+  sweep compare --calibrate aa/run1 aa/run2 aa/run3 --out noise.json
+  sweep compare runs/main runs/pr-123 --calibration noise.json --format json`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &compareOptions{IO: ios, Options: compare.Options{Metric: compare.MetricTotal}}
+			var calibration string
+			var calibrate bool
+			fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
+			fs.Float64Var(&o.Tolerance, "tolerance", compare.DefaultTolerance, "tolerated loss in percent")
+			fs.StringVar(&o.Format, "format", "text", "output format: text, json or markdown")
+			fs.Var(&o.Metric, "metric", "what to compare: throughput per GPU (total, output), interactivity (intvty) or latency percentiles")
+			fs.StringVar(&calibration, "calibration", "", "noise file of sweep compare --calibrate, for arms without replicates")
+			fs.BoolVar(&calibrate, "calibrate", false, "read the directories given as repeated runs of the same points and write their noise")
+			fs.StringVar(&o.Out, "out", "", "with --calibrate: the file to write (default: standard output)")
+			return fs, func(ctx context.Context, args []string) error {
+				if calibrate {
+					if len(args) < 1 {
+						return flagErrorf("--calibrate takes one or more run directories")
+					}
+					if calibration != "" {
+						return flagErrorf("--calibration goes with a comparison, not with --calibrate")
+					}
+					o.Calibrate = args
+					return runF(ctx, o)
+				}
+				if o.Out != "" {
+					return flagErrorf("--out goes with --calibrate")
+				}
+				if len(args) != 2 {
+					return flagErrorf("compare takes BASE and HEAD directories, got %d arguments", len(args))
+				}
+				o.Base, o.Head = args[0], args[1]
+				if !(o.Tolerance > 0 && o.Tolerance < 100) {
+					return flagErrorf("--tolerance %g: want a percentage in (0, 100), e.g. 5", o.Tolerance)
+				}
+				switch o.Format {
+				case "text", "json", "markdown":
+				default:
+					return flagErrorf("--format %q: want text, json or markdown", o.Format)
+				}
+				if calibration != "" {
+					var err error
+					if o.Calibration, err = compare.ReadCalibration(calibration); err != nil {
+						return flagErrorf("--calibration: %v", err)
+					}
+					if o.Calibration.Metric != o.Metric {
+						return flagErrorf("--calibration %s measured %s, not --metric %s", calibration, o.Calibration.Metric, o.Metric)
+					}
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// compareRun reads both sides, prints the report and maps the verdict to
+// the exit code.
+func compareRun(ctx context.Context, o *compareOptions) error {
+	if len(o.Calibrate) > 0 {
+		return calibrateRun(ctx, o)
+	}
+	base, err := readSide(ctx, "BASE", o.Base)
+	if err != nil {
+		return err
+	}
+	head, err := readSide(ctx, "HEAD", o.Head)
+	if err != nil {
+		return err
+	}
+	rep := compare.Compare(base, head, o.Options)
+	switch o.Format {
+	case "json":
+		err = compare.WriteJSON(o.IO.Out, rep)
+	case "markdown":
+		err = compare.WriteMarkdown(o.IO.Out, rep)
+	default:
+		err = compare.WriteText(o.IO.Out, rep)
+	}
+	if err != nil {
+		return err
+	}
+	code := map[compare.Decision]int{
+		compare.Pass:         exitOK,
+		compare.Regression:   exitABRegression,
+		compare.Inconclusive: exitABInconclusive,
+		compare.Incomplete:   exitABIncomplete,
+	}[rep.Verdict]
+	if code == exitOK {
+		if o.Format != "text" {
+			fmt.Fprintln(o.IO.ErrOut, compare.VerdictLine(rep))
+		}
+		return nil
+	}
+	return &exitCodeError{Code: code, Err: fmt.Errorf("compare: %s", compare.VerdictLine(rep))}
+}
+
+func readSide(ctx context.Context, name, dir string) ([]*knee.Arm, error) {
+	arms, err := knee.ReadMixed(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", name, dir, err)
+	}
+	if len(arms) == 0 {
+		return nil, &exitCodeError{Code: exitUsage, Err: fmt.Errorf("%s %s holds no result file (a *.json with \"conc\" and \"request_metrics\")", name, dir)}
+	}
+	return arms, nil
+}
+
+// calibrateRun reads the A/A runs and writes their noise.
+func calibrateRun(ctx context.Context, o *compareOptions) error {
+	sides := make([][]*knee.Arm, len(o.Calibrate))
+	for i, dir := range o.Calibrate {
+		arms, err := readSide(ctx, "run", dir)
+		if err != nil {
+			return err
+		}
+		sides[i] = arms
+	}
+	cal, err := compare.Calibrate(o.Calibrate, sides, o.Metric)
+	if err != nil {
+		return err
+	}
+	if o.Out == "" {
+		return compare.WriteCalibration(o.IO.Out, cal)
+	}
+	if err := os.MkdirAll(filepath.Dir(o.Out), 0o755); err != nil {
+		return err
+	}
+	err = atomicfile.WriteWith(o.Out, 0o644, func(w io.Writer) error { return compare.WriteCalibration(w, cal) })
+	if err == nil {
+		fmt.Fprintf(o.IO.ErrOut, "wrote the noise of %d arms to %s\n", len(cal.Arms), o.Out)
+	}
+	return err
+}

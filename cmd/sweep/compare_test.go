@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/compare"
+	"sweep/sweep/knee"
+)
+
+// simulatedDiscovery runs a short simulated discovery of the MI325X
+// Qwen3.5 TP8 arms (conc 4 to 40; 120 s points) into out, with env set
+// for the engines (a seed, a planted slowdown).
+func simulatedDiscovery(t *testing.T, out string, env map[string]string, extra ...string) {
+	t.Helper()
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	args := append([]string{"discover", "--simulate", "--builtin-client", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
+		"--tp", "8", "--conc-list", "4", "16", "24", "32", "40", "--official-durations", "--duration", "120", "--no-report", "--stop-grace", "3s",
+		"--out", out}, extra...)
+	code, stdout, stderr := runCLI(t, args...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	for k := range env {
+		require.NoError(t, os.Unsetenv(k))
+	}
+}
+
+// TestCompareSimulatedSlowdown: a simulated baseline of two arms against
+// an A/A rerun (another seed) gives PASS; against a PR sweep whose TEP8
+// arm's engine is planted 10 % slower (every scheduler step, the
+// slow-steps fault) it gives REGRESSION naming that arm only, and the JSON
+// holds the documented fields.
+func TestCompareSimulatedSlowdown(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	dir := t.TempDir()
+	base, aa := filepath.Join(dir, "base"), filepath.Join(dir, "aa")
+	simulatedDiscovery(t, base, nil)
+	simulatedDiscovery(t, aa, map[string]string{"SWEEP_SIM_SEED": "7"})
+	code, stdout, stderr := runCLI(t, "compare", base, aa)
+	assert.Equal(t, exitOK, code, "A/A:\n%s\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "verdict: PASS")
+
+	// HEAD: the A/A run's TP8 results, and the TEP8 arm rerun slower.
+	head := filepath.Join(dir, "head")
+	require.NoError(t, os.Mkdir(head, 0o755))
+	arms, err := knee.Read(t.Context(), aa)
+	require.NoError(t, err)
+	for _, a := range arms {
+		if a.Identity.Get("ep") != "1" {
+			continue
+		}
+		for _, s := range a.Samples {
+			data, err := os.ReadFile(s.File)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(head, filepath.Base(s.File)), data, 0o644))
+		}
+	}
+	simulatedDiscovery(t, filepath.Join(head, "tep8"), map[string]string{"SWEEP_SIM_SEED": "7", "SWEEP_SIM_FAULT": "slow-steps:10"}, "--ep", "8")
+	code, stdout, stderr = runCLI(t, "compare", base, head, "--format", "json")
+	require.Equal(t, exitABRegression, code, "planted:\n%s\n%s", stdout, stderr)
+	var rep compare.Report
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+	assert.Equal(t, compare.Regression, rep.Verdict)
+	require.Len(t, rep.Arms, 2)
+	for _, a := range rep.Arms {
+		require.NotNil(t, a.DeltaPct, a.Arm)
+		require.NotNil(t, a.CIPct, a.Arm)
+		assert.NotEmpty(t, a.NoiseSource)
+		assert.Len(t, a.Points, 5)
+		if a.Identity.Get("ep") == "8" {
+			assert.Equal(t, compare.Regression, a.Verdict, "the slowed arm")
+			assert.Less(t, *a.DeltaPct, -5.0)
+		} else {
+			assert.Equal(t, compare.Pass, a.Verdict, "the untouched arm %s", a.Arm)
+		}
+	}
+	assert.Contains(t, stderr, "REGRESSION")
+
+	// The A/A pair as a calibration: its noise replaces the paired scatter.
+	noise := filepath.Join(dir, "noise.json")
+	code, _, stderr = runCLI(t, "compare", "--calibrate", base, aa, "--out", noise)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "wrote the noise of 2 arms")
+	code, stdout, _ = runCLI(t, "compare", base, head, "--calibration", noise, "--format", "json")
+	assert.Equal(t, exitABRegression, code)
+	rep = compare.Report{}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+	for _, a := range rep.Arms {
+		assert.Contains(t, a.NoiseSource, "calibration: A/A noise of this arm from "+noise, a.Arm)
+	}
+}
+
+func TestCompareFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"one dir", []string{"compare", dir}, "takes BASE and HEAD"},
+		{"tolerance", []string{"compare", dir, dir, "--tolerance", "0"}, "--tolerance 0"},
+		{"format", []string{"compare", dir, dir, "--format", "html"}, `--format "html"`},
+		{"metric", []string{"compare", dir, dir, "--metric", "speed"}, `metric "speed"`},
+		{"out without calibrate", []string{"compare", dir, dir, "--out", "x"}, "--out goes with --calibrate"},
+		{"empty side", []string{"compare", dir, dir}, "holds no result file"},
+		{"calibrate without dirs", []string{"compare", "--calibrate"}, "--calibrate takes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.args...)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, stderr, tc.want)
+		})
+	}
+}

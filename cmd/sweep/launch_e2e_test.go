@@ -1,0 +1,402 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/launch"
+	"sweep/sweep/run"
+)
+
+// The launch tests run simulated points the way InferenceX's launchers
+// run real ones: through Slurm + Pyxis/enroot (launch_mi325x-amds.sh) and
+// docker (launch_mi325x-tw.sh), with the engine and the client in an image
+// built here from a root filesystem (busybox and nothing else; the static
+// sweep binary reaches it by a mount). `make test` installs enroot, Pyxis
+// and docker (scripts/container-tools.sh), enables Pyxis in the one-node
+// cluster and starts dockerd.
+
+const (
+	launchKey   = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
+	launchImage = "lmsysorg/sglang:v0.5.16-rocm720-mi30x" // the key's image
+)
+
+// requireTool skips (fails with SWEEP_REQUIRE_SLURM=1) when a container
+// tool is missing.
+func requireTool(t *testing.T, what string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if os.Getenv("SWEEP_REQUIRE_SLURM") == "1" {
+		t.Fatalf("%s: %v", what, err)
+	}
+	t.Skipf("%s: %v; `make test` installs it (scripts/container-tools.sh)", what, err)
+}
+
+// requirePyxis needs the Slurm test cluster with Pyxis, enroot and
+// squashfs-tools.
+func requirePyxis(t *testing.T) {
+	t.Helper()
+	requireSlurm(t)
+	for _, tool := range []string{"enroot", "mksquashfs", "unsquashfs", "flock"} {
+		_, err := exec.LookPath(tool)
+		requireTool(t, tool, err)
+	}
+	out, err := exec.Command("srun", "--help").CombinedOutput()
+	if err == nil && !bytes.Contains(out, []byte("--container-image")) {
+		err = errors.New("srun has no --container-image: Pyxis is not in the cluster's plugstack.conf")
+	}
+	requireTool(t, "Pyxis", err)
+}
+
+var staticSweep struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildStaticSweep builds sweep with CGO_ENABLED=0 once per test binary:
+// the binary the launch mounts into the image (the test binary itself
+// needs glibc, which the image lacks).
+func buildStaticSweep(t *testing.T) string {
+	t.Helper()
+	staticSweep.once.Do(func() {
+		dir, err := os.MkdirTemp("", "sweep-static-")
+		if err != nil {
+			staticSweep.err = err
+			return
+		}
+		staticSweep.path = filepath.Join(dir, "sweep")
+		cmd := exec.Command("go", "build", "-o", staticSweep.path, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			staticSweep.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, staticSweep.err)
+	return staticSweep.path
+}
+
+// removeStaticSweep removes buildStaticSweep's directory (TestMain).
+func removeStaticSweep() {
+	if staticSweep.path != "" {
+		os.RemoveAll(filepath.Dir(staticSweep.path))
+	}
+}
+
+// imageRootfs is the image's root filesystem: busybox as /bin/sh and the
+// groups the docker launcher adds.
+func imageRootfs(t *testing.T) string {
+	t.Helper()
+	bb, err := exec.LookPath("busybox")
+	if err != nil {
+		bb = "/bin/busybox"
+	}
+	_, err = os.Stat(bb)
+	requireTool(t, "busybox (Debian's busybox-static)", err)
+	root := filepath.Join(t.TempDir(), "rootfs")
+	for _, d := range []string{"bin", "tmp", "etc", "root", "workspace", "opt/sweep", "mnt/hf_hub_cache", "hf_hub_cache", "dev", "proc", "sys"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))
+	}
+	data, err := os.ReadFile(bb)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "busybox"), data, 0o755))
+	for _, l := range []string{"sh", "ls", "cat"} {
+		require.NoError(t, os.Symlink("busybox", filepath.Join(root, "bin", l)))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(root, "etc", "group"), []byte("root:x:0:\nvideo:x:44:\nrender:x:109:\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "etc", "passwd"), []byte("root:x:0:0:root:/root:/bin/sh\n"), 0o644))
+	require.NoError(t, os.Chmod(filepath.Join(root, "tmp"), 0o1777))
+	return root
+}
+
+// pyxisSite builds the key's image as a squash file where the import step
+// finds it valid, and returns the --site settings that fit the one-node
+// cluster (its partition and 8 CPUs, no /dev/kfd).
+func pyxisSite(t *testing.T) []string {
+	t.Helper()
+	dir := t.TempDir()
+	squash, hub := filepath.Join(dir, "squash"), filepath.Join(dir, "hub")
+	require.NoError(t, os.MkdirAll(squash, 0o755))
+	require.NoError(t, os.MkdirAll(hub, 0o755))
+	out, err := exec.Command("mksquashfs", imageRootfs(t), filepath.Join(squash, launch.SquashName(launchImage)), "-noappend", "-all-root", "-comp", "lzo", "-quiet").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return []string{"--site", "partition=gpu", "--site", "cpus-per-task=1", "--site", "squash-dir=" + squash, "--site", "hub-cache=" + hub, "--site", "devices=none"}
+}
+
+// launchCmd is `sweep run --launch` of the key's tp2 conc1 point (or the
+// --tp/--ep/--conc in extra), run by
+// the test binary as the CLI; its output goes to log.
+func launchCmd(t *testing.T, runner, out string, log *syncBuffer, extra ...string) *exec.Cmd {
+	args := []string{"run", "--launch", "--simulate", "--builtin-client", "--config-key", launchKey,
+		"--runner-name", runner, "--sweep-binary", buildStaticSweep(t), "--stop-grace", "2s", "--out", out}
+	if !slices.Contains(extra, "--tp") {
+		args = append(args, "--tp", "2", "--ep", "2", "--conc", "1")
+	}
+	cmd := exec.Command(os.Args[0], append(args, extra...)...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	cmd.Stdout, cmd.Stderr = log, log
+	return cmd
+}
+
+// jobsNamed lists the Slurm jobs of a runner name (salloc --job-name).
+func jobsNamed(t *testing.T, name string) string {
+	out, err := exec.Command("squeue", "-h", "--name="+name, "-o", "%A %T").Output()
+	require.NoError(t, err)
+	return strings.TrimSpace(string(out))
+}
+
+// assertNothingLeft checks that no job of the runner is left (a job being
+// cancelled may show COMPLETING for a moment) and no process runs in out.
+func assertNothingLeft(t *testing.T, runner, out string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for jobsNamed(t, runner) != "" && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	assert.Empty(t, jobsNamed(t, runner), "jobs of %s left", runner)
+	ps, err := exec.Command("pgrep", "-f", "--", out).Output()
+	if err == nil {
+		assert.Empty(t, strings.TrimSpace(string(ps)), "processes still run in %s", out)
+	}
+}
+
+func resultFiles(t *testing.T, dir string) []string {
+	m, err := filepath.Glob(filepath.Join(dir, "qwen3.5_tp2_conc1_*.json"))
+	require.NoError(t, err)
+	return m
+}
+
+// TestLaunchThroughPyxis runs a simulated point through the MI325X launch
+// path (salloc, the enroot import under flock skipped for a valid squash
+// file, srun --container-image): the engine and the client run in the
+// image, the result lands on the mounted workspace, and the job is
+// released.
+func TestLaunchThroughPyxis(t *testing.T) {
+	requirePyxis(t)
+	site := pyxisSite(t)
+	out := filepath.Join(t.TempDir(), "p")
+	var log syncBuffer
+	cmd := launchCmd(t, "mi325x-amds_07", out, &log, site...)
+	require.NoError(t, cmd.Run(), log.String())
+	s := log.String()
+	assert.Contains(t, s, "salloc: Granted job allocation")
+	assert.Contains(t, s, "Squash file already exists and is valid, skipping import")
+	assert.Contains(t, s, "--container-image="+strings.TrimPrefix(site[5], "squash-dir=")+"/"+launch.SquashName(launchImage))
+	assert.Regexp(t, `allocation \d+ released`, s)
+	require.Len(t, resultFiles(t, out), 1, s)
+	rec, ok := run.ReadRecordFile(out)
+	require.True(t, ok)
+	assert.True(t, rec.OK, s)
+	// The engine and client ran in the container: their argv is the mounted
+	// sweep's, their files the container's workspace.
+	assert.Equal(t, launch.SweepDir+"/sweep", rec.Processes["client"].Argv[0])
+	assert.Equal(t, "/workspace", filepath.Dir(rec.ArtifactDir))
+	assert.FileExists(t, filepath.Join(out, launch.PlanFile))
+	assertNothingLeft(t, "mi325x-amds_07", out)
+}
+
+// TestLaunchInterruptedAndCancelled: a Ctrl-C (SIGINT) to sweep during the
+// load releases the job; a scancel from outside fails the point and sweep
+// says so; a kill -9 of sweep leaves the release to its guard; none leaves
+// a job or a process behind.
+func TestLaunchInterruptedAndCancelled(t *testing.T) {
+	requirePyxis(t)
+	site := pyxisSite(t)
+	for _, tc := range []struct {
+		name, runner string
+		stop         func(cmd *exec.Cmd, runner string) error
+		wantCode     int
+	}{
+		{"ctrl-c", "mi325x-amds_05", func(cmd *exec.Cmd, _ string) error { return cmd.Process.Signal(syscall.SIGINT) }, exitCancelled},
+		{"scancel", "mi325x-amds_06", func(_ *exec.Cmd, runner string) error {
+			return exec.Command("scancel", "--name="+runner).Run()
+		}, exitError},
+		// The release guard (sweep launch-guard) scancels the job.
+		{"kill -9", "mi325x-amds_04", func(cmd *exec.Cmd, _ string) error { return cmd.Process.Kill() }, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "p")
+			var log syncBuffer
+			// A wall clock: the load takes about 25 s, time to stop it.
+			cmd := launchCmd(t, tc.runner, out, &log, append(site, "--sim-clock", "wall")...)
+			require.NoError(t, cmd.Start())
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			deadline := time.Now().Add(90 * time.Second)
+			for !strings.Contains(log.String(), "client: started") && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+			}
+			require.Contains(t, log.String(), "client: started", "the load never started")
+			require.NoError(t, tc.stop(cmd, tc.runner))
+			var err error
+			select {
+			case err = <-exited:
+			case <-time.After(60 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("sweep did not end:\n%s", log.String())
+			}
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, log.String())
+			assert.Equal(t, tc.wantCode, ee.ExitCode(), log.String())
+			assertNothingLeft(t, tc.runner, out)
+			assert.Empty(t, resultFiles(t, out))
+			if tc.name == "ctrl-c" {
+				// The container's sweep was asked to stop (scancel
+				// --signal=TERM) and wrote down how its point ended.
+				rec, ok := run.ReadRecordFile(out)
+				require.True(t, ok)
+				i := slices.IndexFunc(rec.Stages, func(s run.Stage) bool { return s.Name == "client" })
+				require.GreaterOrEqual(t, i, 0, "stages %+v", rec.Stages)
+				assert.Equal(t, "cancelled", rec.Stages[i].Outcome)
+				assert.False(t, rec.Finished.IsZero(), "the point's record is complete")
+			}
+		})
+	}
+}
+
+// requireDocker needs a docker daemon (DOCKER_HOST; `make test` starts one).
+func requireDocker(t *testing.T) {
+	t.Helper()
+	_, err := exec.LookPath("docker")
+	if err == nil {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		var out []byte
+		if out, err = exec.CommandContext(ctx, "docker", "info").CombinedOutput(); err != nil {
+			err = fmt.Errorf("docker info: %v: %s", err, bytes.TrimSpace(out))
+		}
+	}
+	requireTool(t, "docker", err)
+}
+
+// TestLaunchThroughDocker runs the point through the docker launcher
+// (launch_mi325x-tw.sh: docker run on the node) with an image imported
+// from the root filesystem; the container is gone afterwards.
+func TestLaunchThroughDocker(t *testing.T) {
+	requireDocker(t)
+	root := imageRootfs(t)
+	tar := exec.Command("tar", "-C", root, "-c", ".")
+	imp := exec.Command("docker", "import", "-", launchImage)
+	pipe, err := tar.StdoutPipe()
+	require.NoError(t, err)
+	imp.Stdin = pipe
+	require.NoError(t, tar.Start())
+	out, err := imp.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.NoError(t, tar.Wait())
+	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", launchImage).Run() })
+
+	dir := filepath.Join(t.TempDir(), "p")
+	hub := t.TempDir()
+	var log syncBuffer
+	cmd := launchCmd(t, "mi325x-tw_4", dir, &log, "--site", "hub-cache="+hub, "--site", "devices=none", "--site", "docker-flags=none")
+	require.NoError(t, cmd.Run(), log.String())
+	s := log.String()
+	assert.Contains(t, s, "run: docker run --rm --network=host --name=bmk-server-mi325x-tw_4")
+	assert.Contains(t, s, "container bmk-server-mi325x-tw_4 removed")
+	require.Len(t, resultFiles(t, dir), 1, s)
+	ps, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "name=bmk-server-mi325x-tw_4").Output()
+	require.NoError(t, err)
+	assert.Empty(t, strings.TrimSpace(string(ps)))
+}
+
+// TestDiscoverLaunchThroughPyxis runs a simulated discovery arm as a Slurm
+// job whose step runs in the image (the MI325X launch: the image imported
+// under flock before submitting, srun --container-image in the job): both
+// points complete inside the container, on one server, and no job is left.
+func TestDiscoverLaunchThroughPyxis(t *testing.T) {
+	requirePyxis(t)
+	site := pyxisSite(t)
+	out := filepath.Join(t.TempDir(), "d")
+	args := append([]string{"discover", "--simulate", "--executor", "slurm", "--launch", "--sweep-binary", buildStaticSweep(t),
+		"--slurm-poll", "300ms", "--builtin-client", "--no-report", "--config-keys", launchKey, "--tp", "2", "--ep", "2",
+		"--conc-list", "1", "4", "--stop-grace", "2s", "--out", out}, site...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	var log syncBuffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	require.NoError(t, cmd.Run(), log.String())
+	s := log.String()
+	assert.Contains(t, s, "Squash file already exists and is valid, skipping import")
+	assert.Contains(t, s, "2 ok, 0 failed, 0 not run; 1 server start")
+	points, err := filepath.Glob(filepath.Join(out, "qwen3.5_tp2_conc*"))
+	require.NoError(t, err)
+	require.Len(t, points, 2)
+	for _, p := range points {
+		rec, ok := run.ReadRecordFile(p)
+		require.True(t, ok, p)
+		assert.True(t, rec.OK, p)
+		assert.Equal(t, launch.SweepDir+"/sweep", rec.Processes["client"].Argv[0], "the client ran in the image")
+	}
+	ids, err := os.ReadFile(filepath.Join(out, "slurm", "jobs.txt"))
+	require.NoError(t, err)
+	for _, id := range strings.Fields(string(ids)) {
+		q, err := exec.Command("squeue", "-h", "-j", id, "-o", "%T").Output()
+		if err == nil {
+			assert.Empty(t, strings.TrimSpace(string(q)), "job %s left", id)
+		}
+	}
+}
+
+// TestLaunchMI300XStagesTheWorkspace runs the point through the MI300X
+// path, whose nodes lack the runner's filesystem: the workspace goes to the
+// node with sbcast, the results come back over srun's output, and the
+// node's copy and the local tarball are removed.
+func TestLaunchMI300XStagesTheWorkspace(t *testing.T) {
+	requirePyxis(t)
+	_, err := exec.LookPath("sbcast")
+	requireTool(t, "sbcast", err)
+	site := append(pyxisSite(t), "--site", "exclude=")
+	out := filepath.Join(t.TempDir(), "p")
+	var log syncBuffer
+	cmd := launchCmd(t, "mi300x-amds_07", out, &log, append(site, "--tp", "4", "--ep", "1", "--conc", "8")...)
+	require.NoError(t, cmd.Run(), log.String())
+	s := log.String()
+	assert.Contains(t, s, "stage: sbcast --jobid=")
+	assert.Contains(t, s, "collect: srun --jobid=")
+	m, err := filepath.Glob(filepath.Join(out, "qwen3.5_tp4_conc8_*mi300x-amds_07*.json"))
+	require.NoError(t, err)
+	require.Len(t, m, 1, "the result came back from the node:\n%s", s)
+	rec, ok := run.ReadRecordFile(out)
+	require.True(t, ok)
+	assert.True(t, rec.OK)
+	m = regexp.MustCompile(`Granted job allocation (\d+)`).FindStringSubmatch(s)
+	require.NotNil(t, m)
+	for _, f := range []string{"/tmp/inferencex-" + m[1], "/tmp/inferencex-" + m[1] + ".tar.gz", "/tmp/inferencex-" + m[1] + ".local.tar.gz"} {
+		assert.NoFileExists(t, f)
+		assert.NoDirExists(t, f)
+	}
+	assertNothingLeft(t, "mi300x-amds_07", out)
+}
+
+// discover --dry-run --launch prints each arm's import and job step;
+// --launch without the Slurm executor is a usage error.
+func TestDiscoverLaunchDryRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d")
+	code, stdout, stderr := runCLI(t, "discover", "--config-keys", launchKey, "--tp", "2", "--ep", "2", "--dry-run", "--executor", "slurm", "--launch",
+		"--site", "squash-dir=/data/sq", "--out", out)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "arm 1 (mi325x-amds, runners/launch_mi325x-amds.sh @ InferenceX 843c6254f):")
+	assert.Contains(t, stdout, "step:   srun --container-image=/data/sq/"+launch.SquashName(launchImage)+" --container-mounts="+out+":/workspace/,")
+	assert.Contains(t, stdout, " run-arm --job ... --events ...")
+	code, _, stderr = runCLI(t, "discover", "--config-keys", launchKey, "--dry-run", "--launch", "--out", out)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--launch, --site and --sweep-binary need --executor slurm")
+}

@@ -1,0 +1,208 @@
+package result
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sweep/internal/inputfile"
+)
+
+// PointDir is the directory of point id in a sweep directory: DIR/ID. A
+// point's artifacts and its result file are there.
+func PointDir(dir, id string) string { return filepath.Join(dir, id) }
+
+// Path is the result file named name (InferenceX's RESULT_FILENAME, no
+// extension) in directory dir: DIR/NAME.json.
+func Path(dir, name string) string { return filepath.Join(dir, name+".json") }
+
+// PointPath is the result file of point id in a sweep directory:
+// DIR/ID/ID.json.
+func PointPath(dir, id string) string { return Path(PointDir(dir, id), id) }
+
+// File is one result file as read: the result, the identity of its arm,
+// and what the reader had to make of it.
+type File struct {
+	// Path is the file's path as found (under the directory read).
+	Path string
+	Result
+	// Identity is the file's arm, from its IdentityKeys values as written.
+	Identity Identity
+	// ValidStated is true when the file says whether it is valid (sweep
+	// writes "valid"; InferenceX's own results do not, and Valid is
+	// then false but means nothing).
+	ValidStated bool
+	// NonFinite lists the NaN and infinite numbers the file holds (Python
+	// writes them); each was read as null (not measured).
+	NonFinite []NonFinite
+
+	present map[string]bool // the top-level keys the file has (not null)
+}
+
+func (f *File) has(key string) bool { return f.present[key] }
+
+// ReadError is a file that has the result keys but cannot be read as a
+// result.
+type ReadError struct {
+	File string
+	Key  string // the offending key; empty for the whole file
+	Msg  string // what was expected
+}
+
+func (e *ReadError) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Msg)
+}
+
+// ErrNotResult is returned (wrapped) by ReadFile for a file that is not
+// an aggregate result: not a JSON object with "conc" and
+// "request_metrics", or larger than any result.
+var ErrNotResult = errors.New("not an aggregate result")
+
+// ReadFile reads one aggregate result file: a JSON object with "conc" and
+// "request_metrics", as sweep and InferenceX write it (NaN and Infinity,
+// which Python writes, are read as null and listed in File.NonFinite).
+// Anything else is ErrNotResult; a result whose values have the wrong
+// types, or whose conc is not a positive integer, is a *ReadError; a file
+// that cannot be read is its own error.
+func ReadFile(path string) (*File, error) {
+	data, err := inputfile.Read(path, inputfile.Result)
+	if _, tooLarge := errors.AsType[*inputfile.TooLargeError](err); tooLarge {
+		return nil, fmt.Errorf("%s: %w (%w)", path, ErrNotResult, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return parse(path, data)
+}
+
+// parse reads the bytes of a result file as ReadFile does; path names it
+// in errors.
+func parse(path string, data []byte) (*File, error) {
+	data, nonFinite := replaceNonFinite(data)
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return nil, fmt.Errorf("%s: %w (not a JSON object)", path, ErrNotResult)
+	}
+	for _, k := range []string{"conc", "request_metrics"} {
+		if _, ok := top[k]; !ok {
+			return nil, fmt.Errorf("%s: %w (no %q)", path, ErrNotResult, k)
+		}
+	}
+	f := &File{Path: path, Identity: identityOf(top), NonFinite: nonFinite, present: map[string]bool{}}
+	if raw, ok := top["dp_attention"]; ok && (string(raw) == "true" || string(raw) == "false") {
+		// InferenceX writes dp_attention as the text of a boolean; a
+		// boolean is read as that text.
+		top["dp_attention"] = json.RawMessage(`"` + string(raw) + `"`)
+	}
+	keys := make([]string, 0, len(top))
+	for k := range top {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		raw := top[k]
+		if string(raw) == "null" {
+			continue
+		}
+		f.present[k] = true
+		name, _ := json.Marshal(k) // a string always encodes
+		if err := json.Unmarshal(slices.Concat([]byte("{"), name, []byte(":"), raw, []byte("}")), &f.Result); err != nil {
+			return nil, &ReadError{File: path, Key: k, Msg: fmt.Sprintf("not an InferenceX aggregate result value (%v)", err)}
+		}
+	}
+	if f.Conc < 1 {
+		return nil, &ReadError{File: path, Key: "conc", Msg: "want a positive integer concurrency"}
+	}
+	f.ValidStated = f.has("valid")
+	return f, nil
+}
+
+// ReadDir finds every aggregate result under dir, recursively: every
+// *.json that ReadFile reads as a result; other JSON, temp files and logs
+// are left out. Files come in path order. A file that has the result keys
+// but cannot be read is a problem (a *ReadError, or the read error naming
+// the file); the other files are still returned. err is set only when dir
+// itself cannot be walked (or ctx ends).
+func ReadDir(ctx context.Context, dir string) (files []*File, problems []error, err error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.IsDir() {
+		return nil, nil, fmt.Errorf("%s is not a directory (give the directory holding the result files)", dir)
+	}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ".json") {
+			return nil
+		}
+		f, err := ReadFile(path)
+		switch {
+		case errors.Is(err, ErrNotResult):
+		case err != nil:
+			problems = append(problems, err)
+		default:
+			files = append(files, f)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return files, problems, nil
+}
+
+// Excluded says why a result does not count as a measurement (marked
+// invalid, no successful request, an error rate above InferenceX's
+// threshold, no per-GPU throughput); "" when it counts. Readers of
+// results (sweeps, knees, reports) leave excluded points out.
+func (f *File) Excluded() string {
+	r := &f.Result
+	profiled, errs := r.RequestAccounting.RecordsProfiled, r.RequestAccounting.RecordsErrorDropped
+	switch {
+	case f.ValidStated && !r.Valid:
+		why := "marked invalid"
+		if len(r.InvalidReasons) > 0 {
+			why += ": " + strings.Join(r.InvalidReasons, "; ")
+		}
+		return why
+	case r.NumRequestsSuccessful == 0 && f.has("num_requests_successful"):
+		return "no successful request"
+	case f.ErrorRate() > DefaultFailedRequestThreshold:
+		return fmt.Sprintf("error rate %.1f%% > %.0f%% (%d of %d requests failed)", 100*f.ErrorRate(),
+			100*DefaultFailedRequestThreshold, errs, profiled+errs)
+	case r.RequestMetrics.Throughput.PerGPU == nil || r.RequestMetrics.Throughput.PerGPU.TotalTputTPS == nil:
+		const key = "request_metrics.throughput.per_gpu.total_tput_tps"
+		for _, n := range f.NonFinite {
+			if n.Path == key {
+				return fmt.Sprintf("no per-GPU throughput (%s is %s)", key, n.Token)
+			}
+		}
+		return "no per-GPU throughput (request_metrics.throughput.per_gpu is empty)"
+	}
+	return ""
+}
+
+// ErrorRate is records_error_dropped / (records_profiled +
+// records_error_dropped); 0 without request_accounting.
+func (f *File) ErrorRate() float64 {
+	a := f.RequestAccounting
+	if d := a.RecordsProfiled + a.RecordsErrorDropped; d > 0 {
+		return float64(a.RecordsErrorDropped) / float64(d)
+	}
+	return 0
+}

@@ -1,0 +1,160 @@
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The reader reads every key the writer writes: an aggregate of each
+// conformance case, written, read back and written again, is the same
+// bytes; InferenceX's own expected.json reads and writes back the same
+// JSON value.
+func TestReadFileRoundTrip(t *testing.T) {
+	idx := loadIndex(t)
+	for _, c := range idx.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			dir := filepath.Join(conformanceDir, c.Name)
+			facts := caseFacts(t, dir)
+			in, err := LoadInputs(dir, facts.HFHubCache)
+			if err != nil {
+				t.Skipf("nothing to aggregate: %v", err)
+			}
+			res, err := Aggregate(in, facts)
+			if err != nil {
+				t.Skipf("aggregation fails: %v", err)
+			}
+			res.SetValidity([]string{"a reason"})
+			path := Path(t.TempDir(), "r")
+			require.NoError(t, WriteResult(path, res))
+			want, err := os.ReadFile(path)
+			require.NoError(t, err)
+			f, err := ReadFile(path)
+			require.NoError(t, err)
+			assert.True(t, f.ValidStated)
+			assert.Empty(t, f.NonFinite)
+			got, err := MarshalResult(&f.Result)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(got))
+
+			expected := filepath.Join(dir, "expected.json")
+			wantN := decodeNumbers(t, expected)
+			if wantN == nil {
+				return
+			}
+			f, err = ReadFile(expected)
+			require.NoError(t, err)
+			assert.False(t, f.ValidStated, "InferenceX's results do not say")
+			got, err = MarshalResult(&f.Result)
+			require.NoError(t, err)
+			dec := json.NewDecoder(bytes.NewReader(got))
+			dec.UseNumber()
+			var gotN any
+			require.NoError(t, dec.Decode(&gotN))
+			for k := range gotN.(map[string]any) {
+				if ourKeys[k] {
+					delete(gotN.(map[string]any), k)
+				}
+			}
+			assert.Empty(t, diffJSON("", gotN, wantN, true))
+		})
+	}
+}
+
+func TestReadFileNonFinite(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, "r.json")
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	f, err := ReadFile(write(`{"conc": 4, "tp": 8, "hw": "NaN Infinity", "request_metrics": {"qps": {"std": NaN, "mean": 1.5},
+		"throughput": {"per_gpu": {"total_tput_tps": -Infinity}}}, "warnings": ["\"NaN\"", "x"],
+		"server_metrics": {"sources": [{"id": "a"}, {"id": "b", "prompt_tokens": Infinity}],
+		"cache": {"cached_tokens_by_source": {"device": NaN, "host": 3}}}}`))
+	require.NoError(t, err)
+	assert.Equal(t, []NonFinite{
+		{"request_metrics.qps.std", "NaN"},
+		{"request_metrics.throughput.per_gpu.total_tput_tps", "-Infinity"},
+		{"server_metrics.sources[1].prompt_tokens", "Infinity"},
+		{"server_metrics.cache.cached_tokens_by_source.device", "NaN"},
+	}, f.NonFinite)
+	assert.Equal(t, "NaN Infinity", f.HW, "strings are left alone")
+	assert.Equal(t, []string{`"NaN"`, "x"}, f.Warnings)
+	assert.Nil(t, f.RequestMetrics.QPS.Std)
+	require.NotNil(t, f.RequestMetrics.QPS.Mean)
+	assert.Equal(t, 1.5, float64(*f.RequestMetrics.QPS.Mean))
+	assert.Equal(t, []string{"device", "host"}, f.ServerMetrics.Cache.CachedTokensBySource.Keys())
+	assert.Equal(t, "no per-GPU throughput (request_metrics.throughput.per_gpu.total_tput_tps is -Infinity)", f.Excluded())
+	assert.Equal(t, "8", f.Identity.Get("tp"))
+}
+
+func TestReadFileNotAResult(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"array.json":   `[{"conc": 1, "request_metrics": {}}]`,
+		"noconc.json":  `{"request_metrics": {}}`,
+		"nometr.json":  `{"conc": 1}`,
+		"garbage.json": `{"conc": 1, "request_metrics": {}`,
+	} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		_, err := ReadFile(p)
+		assert.ErrorIs(t, err, ErrNotResult, name)
+	}
+	for name, body := range map[string]string{
+		"conc0.json":   `{"conc": 0, "request_metrics": {}}`,
+		"concstr.json": `{"conc": "8", "request_metrics": {}}`,
+		"tp.json":      `{"conc": 8, "tp": "eight", "request_metrics": {}}`,
+	} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		_, err := ReadFile(p)
+		re, ok := errors.AsType[*ReadError](err)
+		require.True(t, ok, "%s: %v", name, err)
+		assert.Equal(t, p, re.File)
+	}
+	files, problems, err := ReadDir(t.Context(), dir)
+	require.NoError(t, err)
+	assert.Empty(t, files)
+	assert.Len(t, problems, 3)
+}
+
+func TestPointPath(t *testing.T) {
+	assert.Equal(t, filepath.Join("d", "x_conc4", "x_conc4.json"), PointPath("d", "x_conc4"))
+	assert.Equal(t, filepath.Join("d", "x_conc4"), PointDir("d", "x_conc4"))
+	assert.Equal(t, filepath.Join("o", "n.json"), Path("o", "n"))
+}
+
+// InferenceX writes dp_attention as the text of a boolean; a file with a
+// JSON boolean there is the same arm.
+func TestReadFileDPAttentionBool(t *testing.T) {
+	dir := t.TempDir()
+	var ids []Identity
+	for i, v := range []string{`true`, `"true"`} {
+		p := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		require.NoError(t, os.WriteFile(p, []byte(`{"conc": 4, "tp": 8, "dp_attention": `+v+`, "request_metrics": {}}`), 0o644))
+		f, err := ReadFile(p)
+		require.NoError(t, err)
+		assert.Equal(t, "true", f.DPAttention)
+		ids = append(ids, f.Identity)
+	}
+	assert.Equal(t, ids[0].ArmKey(), ids[1].ArmKey())
+	assert.Equal(t, "tp8 dpa", ids[0].Parallelism())
+}
+
+// A top-level key that needs escaping is not a reason to refuse a file.
+func TestReadFileOddKey(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r.json")
+	require.NoError(t, os.WriteFile(p, []byte(`{"conc": 4, "a\"b\\c": 1, "request_metrics": {}}`), 0o644))
+	f, err := ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, 4, f.Conc)
+}

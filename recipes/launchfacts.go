@@ -1,0 +1,298 @@
+package recipes
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"sweep/configs/matrix"
+)
+
+// LauncherCommit is the InferenceX commit whose runners/launch_*.sh the
+// profiles were read from.
+const LauncherCommit = "843c6254f"
+
+// JobIDSource says how a launcher learns its allocation's job id.
+type JobIDSource int
+
+// How launchers read the job id back.
+const (
+	// JobIDFromSalloc parses salloc's "Granted job allocation N" line.
+	JobIDFromSalloc JobIDSource = iota
+	// JobIDFromSqueue is `squeue --name=RUNNER -h -o %A | head -n1`.
+	JobIDFromSqueue
+	// JobIDFromSqueueUser adds `-u $USER` to the squeue call.
+	JobIDFromSqueueUser
+)
+
+// PortRule says how a launcher sets the engine's PORT.
+type PortRule int
+
+// PORT rules of the launchers.
+const (
+	// PortFixed is 8888 (benchmark_lib.sh's default; the NVIDIA launchers
+	// also pass PORT=8888 on srun --export).
+	PortFixed PortRule = iota
+	// PortFromJobID is 40000 + JOB_ID % 10000 (MI300X, MI325X).
+	PortFromJobID
+	// PortFromRunnerDigit is 8888 + the runner name's last digit (MI355X).
+	PortFromRunnerDigit
+)
+
+// DockerRun is a docker launcher's `docker run` (launch_mi325x-tw.sh,
+// launch_h100-cr.sh): no Slurm, the container runs on the runner host.
+type DockerRun struct {
+	// Name is --name; ${RUNNER_NAME} is replaced by the runner name.
+	Name string
+	// Devices are --device=D flags (AMD); GPUs, when set, is --gpus (NVIDIA).
+	Devices []string
+	GPUs    bool
+	// Flags follow --network=host --name and the devices, in order.
+	Flags []string
+	// Env are the -e arguments: NAME passes the host's value, NAME=V sets it.
+	Env []string
+}
+
+// Launch is what a launcher's single-node branch does around the recipe
+// script: the allocation's job id, the image import, the srun flags and the
+// release. The launch package turns it into commands.
+type Launch struct {
+	// HostEnv are the variables the launcher exports on the host before
+	// allocating; values may hold $MODEL_PATH and ${UID}, ${HOME}.
+	HostEnv map[string]string
+	// HubCacheMount is the host's Hugging Face hub cache (HF_HUB_CACHE_MOUNT)
+	// for a row; nil when the profile mounts none by that name.
+	HubCacheMount func(*matrix.Row) string
+	// SquashDir holds the imported images (SQUASH_FILE's directory).
+	SquashDir string
+	JobID     JobIDSource
+	Port      PortRule
+	// JobEnv are per-job variables exported after allocating; values may
+	// hold ${JOB_ID}.
+	JobEnv map[string]string
+	// StepJobName adds --job-name=RUNNER to the host-side srun steps.
+	StepJobName bool
+	// ImportOnHost runs the import on the runner host before allocating
+	// (B300) instead of in an srun step of the allocation.
+	ImportOnHost bool
+	// ImportPreamble are the import script's first lines (enroot paths).
+	ImportPreamble []string
+	// ImportStrict starts the import script with `set -euo pipefail`.
+	ImportStrict bool
+	// ImportErrStdout prints the lock failure on stdout, not stderr.
+	ImportErrStdout bool
+	// StopDocker stops the node's leftover docker containers first (MI355X).
+	StopDocker bool
+	// StageWorkspace copies the checkout to the node with sbcast and
+	// streams the results back (MI300X: compute nodes lack the runner's /home).
+	StageWorkspace bool
+	// MountDir is the container directory the workspace is mounted on for
+	// an image ("/workspace" unless the image installs under it); nil:
+	// the mounts name the directory.
+	MountDir func(image string) string
+	// SrunFlags come right after --jobid on the container step.
+	SrunFlags []string
+	// ContainerFlags come after --container-mounts, before
+	// --no-container-entrypoint; dir is MountDir's answer.
+	ContainerFlags func(r *matrix.Row, dir string) []string
+	// Export are the NAME=VALUE pairs after --export=ALL.
+	Export []string
+	// Release says the launcher scancels the job itself (B200 and B300
+	// leave it to the workflow; sweep releases every allocation anyway).
+	Release bool
+	// Docker, when set, runs the image with docker instead of Slurm.
+	Docker *DockerRun
+}
+
+func (l Launch) clone() Launch {
+	l.HostEnv = cloneMap(l.HostEnv)
+	l.JobEnv = cloneMap(l.JobEnv)
+	l.ImportPreamble = slices.Clone(l.ImportPreamble)
+	l.SrunFlags = slices.Clone(l.SrunFlags)
+	l.Export = slices.Clone(l.Export)
+	if l.Docker != nil {
+		d := *l.Docker
+		d.Devices, d.Flags, d.Env = slices.Clone(d.Devices), slices.Clone(d.Flags), slices.Clone(d.Env)
+		l.Docker = &d
+	}
+	return l
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func fixedHub(dir string) func(*matrix.Row) string { return func(*matrix.Row) string { return dir } }
+
+func fixedFlags(flags ...string) func(*matrix.Row, string) []string {
+	return func(*matrix.Row, string) []string { return slices.Clone(flags) }
+}
+
+// workdirFlags are flags followed by --container-workdir=<mount dir>.
+func workdirFlags(flags ...string) func(*matrix.Row, string) []string {
+	return func(_ *matrix.Row, dir string) []string {
+		return append(slices.Clone(flags), "--container-workdir="+dir)
+	}
+}
+
+// blackwellMountDir mounts the workspace at /ix for images that install
+// their engine editable under /workspace (the launchers' CONTAINER_MOUNT_DIR).
+func blackwellMountDir(patterns ...string) func(string) string {
+	return func(image string) string {
+		for _, p := range patterns {
+			if strings.Contains(image, p) {
+				return "/ix"
+			}
+		}
+		return "/workspace"
+	}
+}
+
+// mi355xHub is launch_mi355x-amds.sh's HF_HUB_CACHE_MOUNT: the node-local
+// cache, or the NFS share for DeepSeek-V4-Pro on vLLM/ATOM and MiniMax-M3.
+func mi355xHub(r *matrix.Row) string {
+	if (r.Framework == "vllm" || r.Framework == "atom") && r.Model == "deepseek-ai/DeepSeek-V4-Pro" ||
+		strings.HasPrefix(r.Model, "MiniMaxAI/MiniMax-M3") || strings.HasPrefix(r.Model, "amd/MiniMax-M3") {
+		return "/it-share/hf-hub-cache/"
+	}
+	return "/var/lib/hf-hub-cache/"
+}
+
+// mi355xContainerFlags: the home directory is mounted except for ATOM and
+// SGLang (SLRUM_HOME_MOUNT in the launcher).
+func mi355xContainerFlags(r *matrix.Row, _ string) []string {
+	var out []string
+	if r.Framework != "atom" && r.Framework != "sglang" {
+		out = append(out, "--container-mount-home")
+	}
+	return append(out, "--container-writable", "--container-workdir=/workspace/", "--container-remap-root")
+}
+
+// HostCommand is one command a launcher runs on the runner host (salloc,
+// the image import, srun --container-image, scancel, docker run), with the
+// variables the launcher has exported when it runs. ${NAME} in Argv and
+// Env is a value known only at run time (the job id, the port from it).
+type HostCommand struct {
+	// Role is allocate, job-id, prepare, stage, import, run, collect or
+	// release.
+	Role string            `json:"role"`
+	Argv []string          `json:"argv"`
+	Env  map[string]string `json:"env,omitempty"`
+	// MayFail: the launcher goes on when the command fails.
+	MayFail bool `json:"may_fail,omitempty"`
+	// StdoutTo is a host command that reads this command's output.
+	StdoutTo []string `json:"stdout_to,omitempty"`
+	// Stop, when set, asks the command's processes to stop cleanly
+	// (scancel --signal=TERM JOB for an srun step, docker kill
+	// --signal=TERM NAME): the payload then records what it finished.
+	Stop []string `json:"stop,omitempty"`
+}
+
+// SiteKeys are the settings ApplySite changes, for help texts.
+var SiteKeys = []string{"partition", "account", "cpus-per-task", "time", "exclude", "exclusive", "mem-all", "squash-dir", "hub-cache", "devices", "aiperf-cache", "docker-flags"}
+
+// ApplySite changes one site fact of the profile, key=value, for a
+// cluster laid out differently from InferenceX's (another partition, a
+// squash directory of one's own, no /dev/kfd): partition, account,
+// cpus-per-task, time (minutes), exclude, exclusive and mem-all (true or
+// false), squash-dir, hub-cache (the host's Hugging Face hub cache),
+// aiperf-cache (the host's aiperf mmap cache), devices=none (drop the
+// device mounts), docker-flags=none (drop the docker launcher's flags
+// beyond --rm --network=host --name: --privileged, --ipc=host, --ulimit,
+// --cap-add ..., for a host that cannot grant them).
+func (p *Profile) ApplySite(setting string) error {
+	key, value, ok := strings.Cut(setting, "=")
+	if !ok {
+		return fmt.Errorf("--site %q: want key=value with key one of %s", setting, strings.Join(SiteKeys, ", "))
+	}
+	num := func() (int, error) {
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("--site %s: want a whole number, got %q", key, value)
+		}
+		return n, nil
+	}
+	flag := func() (bool, error) {
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return false, fmt.Errorf("--site %s: want true or false, got %q", key, value)
+		}
+		return b, nil
+	}
+	var err error
+	switch key {
+	case "partition":
+		p.Slurm.Partition = value
+	case "account":
+		p.Slurm.Account = value
+	case "exclude":
+		p.Slurm.Exclude = value
+	case "cpus-per-task":
+		p.Slurm.CPUsPerTask, err = num()
+	case "time":
+		p.Slurm.TimeMinutes, err = num()
+	case "exclusive":
+		p.Slurm.Exclusive, err = flag()
+	case "mem-all":
+		p.Slurm.MemAll, err = flag()
+	case "squash-dir":
+		if !strings.HasPrefix(value, "/") {
+			return fmt.Errorf("--site squash-dir=%s: want an absolute path", value)
+		}
+		p.Launch.SquashDir = value
+	case "hub-cache":
+		if !strings.HasPrefix(value, "/") {
+			return fmt.Errorf("--site hub-cache=%s: want an absolute path", value)
+		}
+		p.Launch.HubCacheMount = fixedHub(value)
+		if _, ok := p.Launch.HostEnv["HF_HUB_CACHE_MOUNT"]; ok {
+			p.Launch.HostEnv["HF_HUB_CACHE_MOUNT"] = value
+		}
+		for i, m := range p.Mounts {
+			if m.Container == "$HF_HUB_CACHE" || m.Host == "$HF_HUB_CACHE_MOUNT" {
+				p.Mounts[i].Host = "$HF_HUB_CACHE_MOUNT"
+			}
+		}
+	case "aiperf-cache":
+		if !strings.HasPrefix(value, "/") {
+			return fmt.Errorf("--site aiperf-cache=%s: want an absolute path", value)
+		}
+		for i, m := range p.Mounts {
+			if m.Container == "/aiperf_mmap_cache" {
+				p.Mounts[i].Host = value
+			}
+		}
+		for _, env := range []map[string]string{p.Env, p.Launch.HostEnv} {
+			if _, ok := env["AIPERF_MMAP_CACHE_HOST_PATH"]; ok {
+				env["AIPERF_MMAP_CACHE_HOST_PATH"] = value
+			}
+		}
+	case "devices":
+		if value != "none" {
+			return fmt.Errorf("--site devices=%s: only devices=none (drop the device mounts) is supported", value)
+		}
+		p.Mounts = slices.DeleteFunc(p.Mounts, func(m Mount) bool { return strings.HasPrefix(m.Host, "/dev/") })
+		if p.Launch.Docker != nil {
+			p.Launch.Docker.Devices = nil
+			p.Launch.Docker.GPUs = false
+		}
+	case "docker-flags":
+		if value != "none" {
+			return fmt.Errorf("--site docker-flags=%s: only docker-flags=none (drop the launcher's extra docker run flags) is supported", value)
+		}
+		if p.Launch.Docker != nil {
+			p.Launch.Docker.Flags = nil
+		}
+	default:
+		return fmt.Errorf("--site %q: unknown key %q (known: %s)", setting, key, strings.Join(SiteKeys, ", "))
+	}
+	return err
+}

@@ -1,0 +1,171 @@
+package leg
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"sweep/configs"
+	"sweep/configs/matrix"
+	"sweep/recipes"
+	"sweep/recipes/schema"
+	"sweep/sweep/run"
+)
+
+// autoLenEscape lets "--max-model-len auto" through the vLLM schema, which
+// types the flag int although vLLM reads "auto" (fit to memory) there.
+var autoLenEscape = schema.Escape{Flag: "--max-model-len", Values: []string{"auto"},
+	Reason: "vLLM reads auto for --max-model-len (fit the context to memory); the schema types the flag int"}
+
+// GPU is the leg's accelerator: its gpu key, else the runner label's
+// leading GPU name ("cluster:mi325x-amds" → mi325x).
+func GPU(l *configs.ABLeg) string {
+	if l.GPU != "" {
+		return l.GPU
+	}
+	return run.GPUOfRunner(l.Runner)
+}
+
+// deviceVar is the variable that hands an engine its GPUs: HIP's on AMD
+// Instinct (ROCm's vLLM and SGLang read it; ROCR_VISIBLE_DEVICES as well
+// would filter the devices twice), CUDA's elsewhere.
+func deviceVar(gpu string) string {
+	if strings.HasPrefix(gpu, "mi") {
+		return "HIP_VISIBLE_DEVICES"
+	}
+	return "CUDA_VISIBLE_DEVICES"
+}
+
+// planDirect plans an arm declared by its engine (configs.ABArm.Engine)
+// rather than by a config key: the engine command is built from the arm's
+// keys and checked against the engine's flag schema, as launch_arm.sh
+// starts it (vllm serve; vLLM's gRPC worker, with no parser flags, behind
+// the router; SGLang's launch_server), on the arm's GPUs.
+func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int, error), gpu string) (Arm, error) {
+	if a.Engine == configs.ABEngineVLLMGRPC {
+		if a.Router == nil {
+			return Arm{}, armError(a, ".engine", "vllm-grpc is vLLM's gRPC worker, which answers no HTTP: declare the router in front of it (router: {argv: [python3, -m, smg.launch_router], ...})")
+		}
+		if a.Parsers.ToolCall != nil || a.Parsers.Reasoning != nil {
+			return Arm{}, armError(a, ".parsers", "vLLM's gRPC worker takes no parser flags (the router owns the chat template and parsing): put them under router.parsers")
+		}
+	}
+	public, enginePort, err := armPorts(a, port)
+	if err != nil {
+		return Arm{}, err
+	}
+	ep := strconv.Itoa(enginePort)
+	var argv []string
+	var tool configs.Engine
+	switch a.Engine {
+	case configs.ABEngineVLLM:
+		tool = configs.VLLM
+		argv = []string{"vllm", "serve", a.ModelPath, "--served-model-name", a.ServedModel, "--host", "127.0.0.1", "--port", ep,
+			"--tensor-parallel-size", strconv.Itoa(a.TP), "--max-model-len", a.MaxModelLen}
+	case configs.ABEngineVLLMGRPC:
+		tool = configs.VLLM
+		argv = []string{"python3", "-m", "vllm.entrypoints.grpc_server", "--model", a.ModelPath, "--served-model-name", a.ServedModel,
+			"--host", "127.0.0.1", "--port", ep, "--tensor-parallel-size", strconv.Itoa(a.TP), "--max-model-len", a.MaxModelLen}
+	case configs.ABEngineSGLang:
+		tool = configs.SGLang
+		argv = []string{"python3", "-m", "sglang.launch_server", "--model-path", a.ModelPath, "--served-model-name", a.ServedModel,
+			"--host", "127.0.0.1", "--port", ep, "--tp-size", strconv.Itoa(a.TP)}
+		if a.MaxModelLen != "auto" {
+			argv = append(argv, "--context-length", a.MaxModelLen)
+		}
+	}
+	if a.GPUMemoryUtil > 0 {
+		flag := "--gpu-memory-utilization"
+		if tool == configs.SGLang {
+			flag = "--mem-fraction-static"
+		}
+		argv = append(argv, flag, strconv.FormatFloat(a.GPUMemoryUtil, 'g', -1, 64))
+	}
+	argv = append(argv, a.Args...)
+	argv = applyParsers(argv, a.Parsers, tool == configs.VLLM)
+	var escapes []schema.Escape
+	if a.MaxModelLen == "auto" && tool == configs.VLLM {
+		escapes = append(escapes, autoLenEscape)
+	}
+	if err := checkArgv(tool, argv, escapes); err != nil {
+		return Arm{}, armError(a, "", "the engine command %q is not what %s accepts: %v", strings.Join(argv, " "), tool, err)
+	}
+	devices := make([]string, len(a.GPUs))
+	for i, g := range a.GPUs {
+		devices[i] = strconv.Itoa(g)
+	}
+	env := map[string]string{deviceVar(gpu): strings.Join(devices, ",")}
+	for k, v := range a.Env {
+		env[k] = v
+	}
+	pt := recipes.Point{
+		Row: matrix.Row{Kind: matrix.AgenticSingleNode, Image: a.Image, Model: a.ModelPath, Framework: string(tool),
+			Runner: l.Runner, Parallelism: configs.Parallelism{TP: a.TP, EP: 1, PP: 1}},
+		Recipe:      "ab-" + a.Engine,
+		Engine:      recipes.Command{Argv: argv, Env: env},
+		CommandFile: string(tool) + "_command.txt",
+		Port:        public,
+		EnginePort:  enginePort,
+		ResultDir:   ServerDir(o.Dir, a.Label),
+		Escapes:     escapes,
+	}
+	if a.Engine == configs.ABEngineVLLMGRPC {
+		pt.HealthURL = "tcp://127.0.0.1:" + ep
+	} else {
+		pt.HealthURL = "http://127.0.0.1:" + ep + "/health"
+	}
+	if a.Router != nil {
+		scheme := "http"
+		if a.Engine == configs.ABEngineVLLMGRPC {
+			scheme = "grpc"
+		}
+		pt.Router, pt.RouterHealthURL = routerCommand(a.Router, scheme+"://127.0.0.1:"+ep, public, o.Simulate)
+		pt.Router.Env = maps.Clone(env)
+	}
+	name := a.Name
+	if name == "" {
+		name = a.Label
+	}
+	return Arm{Label: a.Label, Name: name, Point: pt, BaseURL: "http://127.0.0.1:" + strconv.Itoa(public) + "/v1"}, nil
+}
+
+// routerCommand is the router in front of an arm: its launcher with the
+// worker URL, loopback host, public port and a Prometheus port of its own
+// (SMG's default 29000 collides when two gateways share a host), its
+// parsers, then its args; and its readiness URL (the simulated router
+// answers only /health).
+func routerCommand(r *configs.ABRouter, worker string, public int, simulate bool) (*recipes.Command, string) {
+	argv := slices.Clone(r.Argv)
+	argv = append(argv, "--worker-urls", worker, "--host", "127.0.0.1", "--port", strconv.Itoa(public),
+		"--prometheus-port", strconv.Itoa(public+10000))
+	argv = applyParsers(argv, r.Parsers, false)
+	argv = append(argv, r.Args...)
+	health := r.Health
+	if simulate {
+		health = "/health"
+	}
+	return &recipes.Command{Argv: argv, Env: map[string]string{}}, "http://127.0.0.1:" + strconv.Itoa(public) + health
+}
+
+// checkArgv parses argv (program included) with the engine's embedded
+// flag schema.
+func checkArgv(tool configs.Engine, argv []string, escapes []schema.Escape) error {
+	cat, err := schema.Embedded()
+	if err != nil {
+		return err
+	}
+	s, err := cat.Resolve(string(tool))
+	if err != nil {
+		return err
+	}
+	rest := argv[3:] // python3 -m MODULE flags...
+	switch {
+	case argv[0] == "vllm":
+		rest = argv[1:] // serve MODEL flags...
+	case tool == configs.VLLM:
+		rest = append([]string{"serve"}, rest...)
+	}
+	_, err = s.Parse(rest, schema.AllowUnchecked(escapes...))
+	return err
+}

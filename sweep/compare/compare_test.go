@@ -1,0 +1,209 @@
+package compare
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/knee"
+)
+
+// arm builds an arm of tp with one sample per value at the given concs.
+func arm(tp int, sim bool, pts map[int][]float64) *knee.Arm {
+	a := &knee.Arm{Identity: identity(tp, 1, "none"), Simulated: sim}
+	for _, c := range []int{1, 2, 4, 8, 16, 32, 64, 128} {
+		for _, v := range pts[c] {
+			v := v
+			a.Samples = append(a.Samples, knee.Sample{Conc: c, TotalTPS: &v, Simulated: sim, File: "f"})
+		}
+	}
+	return a
+}
+
+func TestProblems(t *testing.T) {
+	ok := map[int][]float64{4: {100}, 8: {200}, 16: {300}}
+	for _, tc := range []struct {
+		name       string
+		base, head []*knee.Arm
+		want       []string // Problem.String substrings, in order
+		verdict    Decision
+	}{
+		{"missing arm", []*knee.Arm{arm(2, false, ok), arm(4, false, ok)}, []*knee.Arm{arm(2, false, ok)},
+			[]string{"missing-arm: arm qwen3.5 mi325x-amds sglang fp8 mtp tp4: HEAD has no result"}, Incomplete},
+		{"missing point", []*knee.Arm{arm(2, false, ok)}, []*knee.Arm{arm(2, false, map[int][]float64{4: {100}, 16: {300}})},
+			[]string{"missing-point: arm qwen3.5 mi325x-amds sglang fp8 mtp tp2, conc 8: HEAD has no result"}, Incomplete},
+		{"simulated head", []*knee.Arm{arm(2, false, ok)}, []*knee.Arm{arm(2, true, ok)},
+			[]string{"simulated-mismatch: arm qwen3.5 mi325x-amds sglang fp8 mtp tp2: BASE is real, HEAD is simulated"}, Incomplete},
+		{"only in head is no problem", []*knee.Arm{arm(2, false, ok)},
+			[]*knee.Arm{arm(2, false, map[int][]float64{4: {100}, 8: {200}, 16: {300}, 32: {310}}), arm(8, false, ok)}, nil, Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := Compare(tc.base, tc.head, Options{Tolerance: 5})
+			assert.Equal(t, tc.verdict, rep.Verdict)
+			require.Len(t, rep.Problems, len(tc.want), "%v", rep.Problems)
+			for i, w := range tc.want {
+				assert.Contains(t, rep.Problems[i].String(), w)
+			}
+		})
+	}
+}
+
+func TestInvalidResults(t *testing.T) {
+	b := arm(2, false, map[int][]float64{4: {100, 101}, 8: {200}, 16: {300}})
+	b.Samples[1].Excluded = "marked invalid: acceptance length"
+	h := arm(2, false, map[int][]float64{4: {100}, 8: {200}, 16: {300}})
+	h.Samples[2].Excluded = "error rate 15.0% > 10%"
+	rep := Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{Tolerance: 5})
+	assert.Equal(t, Incomplete, rep.Verdict)
+	require.Len(t, rep.Problems, 1)
+	assert.Equal(t, InvalidResult, rep.Problems[0].Kind)
+	assert.Equal(t, "head", rep.Problems[0].Side)
+	assert.Equal(t, 16, *rep.Problems[0].Conc)
+	require.Len(t, rep.Arms[0].Excluded, 1, "the invalid BASE replicate beside a valid one is left out and named")
+	assert.Equal(t, Excluded{Side: "base", Conc: 4, File: "f", Reason: "marked invalid: acceptance length"}, rep.Arms[0].Excluded[0])
+	assert.Equal(t, []int{4, 8}, []int{rep.Arms[0].Points[0].Conc, rep.Arms[0].Points[1].Conc})
+}
+
+// TestVerdictLines: the interval against the tolerance, higher or lower
+// better.
+func TestVerdict(t *testing.T) {
+	l := func(p float64) float64 { return pctToLog(p) }
+	for _, tc := range []struct {
+		lo, hi float64
+		metric Metric
+		want   Decision
+	}{
+		{-4, 1, MetricTotal, Pass},
+		{6, 9, MetricTotal, Improvement},
+		{-9, -6, MetricTotal, Regression},
+		{-7, -3, MetricTotal, Inconclusive},
+		{-5, -4, MetricTotal, Inconclusive}, // exactly at -tol is not above it
+		{6, 9, MetricTTFTP50, Regression},
+		{-9, -6, MetricTTFTP50, Improvement},
+		{-1, 4, MetricTTFTP50, Pass},
+	} {
+		assert.Equal(t, tc.want, verdict(l(tc.lo), l(tc.hi), Options{Tolerance: 5, Metric: tc.metric}), "%+v", tc)
+	}
+}
+
+func TestNoNoiseEstimate(t *testing.T) {
+	b := arm(2, false, map[int][]float64{8: {200}})
+	h := arm(2, false, map[int][]float64{8: {150}})
+	rep := Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{})
+	assert.Equal(t, Inconclusive, rep.Verdict)
+	assert.Nil(t, rep.Arms[0].CIPct)
+	assert.InDelta(t, -25, *rep.Arms[0].DeltaPct, 1e-9)
+	assert.Contains(t, rep.Arms[0].NoiseSource, "none")
+}
+
+// TestCalibration: an A/A calibration gives a one-arm comparison without
+// replicates its noise, and an INCONCLUSIVE arm its replicate advice.
+func TestCalibration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	runs := make([][]*knee.Arm, 4)
+	noisy := func(v float64) []float64 { return []float64{v * (1 + 0.02*rng.NormFloat64())} }
+	for i := range runs {
+		runs[i] = []*knee.Arm{arm(2, false, map[int][]float64{4: noisy(100), 8: noisy(200), 16: noisy(300)})}
+	}
+	cal, err := Calibrate([]string{"r1", "r2", "r3", "r4"}, runs, MetricTotal)
+	require.NoError(t, err)
+	require.Len(t, cal.Arms, 1)
+	assert.Equal(t, 9, cal.Arms[0].DF)
+	assert.InDelta(t, 0.02, cal.Arms[0].SigmaLog, 0.012)
+
+	var buf bytes.Buffer
+	require.NoError(t, WriteCalibration(&buf, cal))
+	path := filepath.Join(t.TempDir(), "noise.json")
+	require.NoError(t, writeFile(path, buf.Bytes()))
+	back, err := ReadCalibration(path)
+	require.NoError(t, err)
+	assert.Equal(t, cal.Arms, back.Arms)
+
+	b := arm(2, false, map[int][]float64{4: {100}, 8: {200}})
+	h := arm(2, false, map[int][]float64{4: {90}, 8: {185}})
+	rep := Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{Tolerance: 5, Calibration: back})
+	assert.Contains(t, rep.Arms[0].NoiseSource, "calibration")
+	require.NotNil(t, rep.Arms[0].CIPct)
+
+	_, err = Calibrate(nil, [][]*knee.Arm{runs[0]}, MetricTotal)
+	assert.ErrorIs(t, err, ErrNoRepeats)
+}
+
+func TestMarkdownEscapes(t *testing.T) {
+	b := arm(2, false, map[int][]float64{4: {100}, 8: {200}, 16: {300}})
+	h := arm(2, false, map[int][]float64{4: {100}, 16: {300}})
+	for i := range b.Samples {
+		b.Samples[i].Image = "img|<img src=x>\n# [x](http://e)"
+	}
+	var buf bytes.Buffer
+	require.NoError(t, WriteMarkdown(&buf, Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{})))
+	out := buf.String()
+	assert.NotContains(t, out, "<img")
+	assert.NotContains(t, out, "[x](", "a link survived")
+	for _, line := range strings.Split(out, "\n") {
+		assert.False(t, strings.HasPrefix(line, "#"), "a heading broke out: %q", line)
+	}
+}
+
+func TestFrontier(t *testing.T) {
+	mk := func(scale float64) *knee.Arm {
+		a := &knee.Arm{Identity: identity(2, 1, "none")}
+		rng := rand.New(rand.NewPCG(3, 4))
+		for _, c := range []int{1, 2, 4, 8, 16, 32} {
+			s := sample(rng, c, scale*100*float64(c)/(1+float64(c)/8), 0)
+			a.Samples = append(a.Samples, s)
+		}
+		return a
+	}
+	rep := Compare([]*knee.Arm{mk(1)}, []*knee.Arm{mk(0.8)}, Options{})
+	f := rep.Arms[0].Frontier
+	require.True(t, f.Covered, f.Reason)
+	assert.InDelta(t, -20, *f.DeltaPct, 0.01, "throughput 20 %% lower at every interactivity")
+	assert.Len(t, f.At, frontierSteps)
+}
+
+func pctToLog(p float64) float64 { return math.Log1p(p / 100) }
+
+func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }
+
+// TestEngineFlagDiffs: the engine commands recorded beside the results
+// are compared flag by flag (the simulated engine's wrapper and the ports
+// left out), each difference named with where it holds.
+func TestEngineFlagDiffs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(side string, conc int, cmd string) string {
+		d := filepath.Join(dir, side, fmt.Sprintf("c%d", conc))
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "vllm_command.txt"), []byte(cmd), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "benchmark_command.txt"), []byte("aiperf profile --flag-that-is-not-the-engine's\n"), 0o644))
+		return filepath.Join(d, "r.json")
+	}
+	mk := func(side string, cmds map[int]string) *knee.Arm {
+		a := &knee.Arm{Identity: identity(2, 1, "none")}
+		for _, c := range []int{4, 8} {
+			v := 100.0 * float64(c)
+			a.Samples = append(a.Samples, knee.Sample{Conc: c, TotalTPS: &v, File: write(side, c, cmds[c])})
+		}
+		return a
+	}
+	base := "export CUDA_VISIBLE_DEVICES=0,1\n/opt/sweep sim-engine \\\n  --unchecked \\\n  -- vllm serve m \\\n  --port 8000 \\\n  --gpu-memory-utilization 0.9 \\\n  --enforce-eager\n"
+	b := mk("base", map[int]string{4: base, 8: base})
+	h := mk("head", map[int]string{
+		4: strings.Replace(base, "0.9", "0.95", 1),
+		8: strings.NewReplacer("0.9", "0.95", "--port 8000", "--port 9000", "--enforce-eager", "--speculative-config '{\"n\": 3}'").Replace(base),
+	})
+	rep := Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{})
+	assert.Equal(t, []string{
+		`engine flag --enforce-eager removed (conc 8)`,
+		`engine flag --gpu-memory-utilization 0.9 → 0.95 (every paired point)`,
+		`engine flag --speculative-config {"n": 3} added (conc 8)`,
+	}, rep.Arms[0].Differs)
+}

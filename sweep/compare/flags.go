@@ -1,0 +1,131 @@
+package compare
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sweep/internal/inputfile"
+	"sweep/sweep/knee"
+	"sweep/sweep/run"
+)
+
+// volatileFlags change from run to run without changing what is served
+// (ports and addresses), so they are never reported as a difference.
+var volatileFlags = []string{"--port", "--host", "--prometheus-port", "--dist-init-addr", "--nccl-port", "--master-port"}
+
+// engineFlags reads the engine command recorded beside a result file (the
+// point's sglang_command.txt, vllm_command.txt, ...) and returns its flags
+// with their values ("" for a bare flag); nil when there is none. The
+// simulated engine's wrapper (sweep sim-engine ... --) is left out.
+func engineFlags(resultFile string) map[string]string {
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(resultFile), "*_command.txt"))
+	for _, f := range files {
+		switch filepath.Base(f) {
+		case "benchmark_command.txt", "router_command.txt", "eval_command.txt":
+			continue
+		}
+		data, err := inputfile.Read(f, inputfile.Text)
+		if err != nil {
+			continue
+		}
+		argv, _, err := run.ParseCommandText(string(data))
+		if err != nil {
+			continue
+		}
+		if i := slices.Index(argv, "--"); i >= 0 && len(argv) > 1 && argv[1] == "sim-engine" {
+			argv = argv[i+1:]
+		}
+		flags := map[string]string{}
+		for i := 0; i < len(argv); i++ {
+			a := argv[i]
+			if !strings.HasPrefix(a, "-") {
+				continue
+			}
+			name, val, hasVal := strings.Cut(a, "=")
+			if !hasVal && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+				val = argv[i+1]
+				i++
+			}
+			if !slices.Contains(volatileFlags, name) {
+				flags[name] = val
+			}
+		}
+		return flags
+	}
+	return nil
+}
+
+// sideFlags is the engine flags of a point's first result that has its
+// command recorded.
+func sideFlags(ss []*knee.Sample) map[string]string {
+	for _, s := range ss {
+		if f := engineFlags(s.File); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// flagDiffs lists how the engine flags differ from base to head at the
+// paired points, each difference with the concurrencies it holds at:
+// "--mem-fraction-static 0.8 → 0.85 (every paired point)". Points
+// without a recorded command on either side are skipped.
+func flagDiffs(b, h *side, concs []int) []string {
+	at := map[string][]int{}
+	var order []string
+	compared := 0
+	for _, c := range concs {
+		fb, fh := sideFlags(b.byConc[c]), sideFlags(h.byConc[c])
+		if fb == nil || fh == nil {
+			continue
+		}
+		compared++
+		var diffs []string
+		for k, v := range fb {
+			hv, ok := fh[k]
+			switch {
+			case !ok:
+				diffs = append(diffs, fmt.Sprintf("%s removed", flagText(k, v)))
+			case hv != v:
+				diffs = append(diffs, fmt.Sprintf("%s %s → %s", k, orBare(v), orBare(hv)))
+			}
+		}
+		for k, v := range fh {
+			if _, ok := fb[k]; !ok {
+				diffs = append(diffs, fmt.Sprintf("%s added", flagText(k, v)))
+			}
+		}
+		for _, d := range diffs {
+			if _, seen := at[d]; !seen {
+				order = append(order, d)
+			}
+			at[d] = append(at[d], c)
+		}
+	}
+	slices.Sort(order)
+	out := make([]string, 0, len(order))
+	for _, d := range order {
+		where := "every paired point"
+		if len(at[d]) < compared {
+			where = "conc " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(at[d])), ", "), "[]")
+		}
+		out = append(out, fmt.Sprintf("engine flag %s (%s)", d, where))
+	}
+	return out
+}
+
+func flagText(k, v string) string {
+	if v == "" {
+		return k
+	}
+	return k + " " + v
+}
+
+func orBare(v string) string {
+	if v == "" {
+		return "(bare)"
+	}
+	return v
+}

@@ -1,0 +1,380 @@
+package launch
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"sweep/recipes"
+)
+
+// Exec runs a launch plan's host commands.
+type Exec struct {
+	// Stdout and Stderr receive the commands' output.
+	Stdout, Stderr io.Writer
+	// Progress gets one line per command started.
+	Progress func(string)
+	// Guard is the argv of a guard process (`sweep launch-guard`) that
+	// runs the release commands if this process dies without releasing
+	// (kill -9 of the runner); nil: no guard.
+	Guard []string
+	// BeforeRun is called once with the bound plan (job id and port
+	// known), after the allocation and before any command that copies or
+	// runs the workspace: the payload's input files are written there.
+	BeforeRun func(bound *Plan) error
+	// ReleaseTimeout bounds the release commands (default 2 minutes).
+	ReleaseTimeout time.Duration
+	// StopWait is how long a cancelled command that has a Stop command may
+	// take to end after it (the payload's own stop grace and then some;
+	// default 10 s) before it is killed.
+	StopWait time.Duration
+}
+
+// Result is what a launch did.
+type Result struct {
+	// JobID is the allocation used ("" for docker launchers).
+	JobID string
+	// Bound is the plan with the run-time values filled in.
+	Bound *Plan
+	// Released says the release commands ran (and how they ended).
+	Released   bool
+	ReleaseErr error
+}
+
+// granted matches salloc's "Granted job allocation N".
+var granted = regexp.MustCompile(`Granted job allocation ([0-9]+)`)
+
+// jobIDPattern is a Slurm job id.
+var jobIDPattern = regexp.MustCompile(`^[0-9]+$`)
+
+// StepError is a host command that failed.
+type StepError struct {
+	Role string
+	Argv []string
+	Err  error
+}
+
+func (e *StepError) Error() string {
+	return fmt.Sprintf("launch %s (%s): %v", e.Role, strings.Join(e.Argv[:min(len(e.Argv), 2)], " "), e.Err)
+}
+
+func (e *StepError) Unwrap() error { return e.Err }
+
+// Preflight checks that the host programs of the plan are installed, so a
+// missing tool is an error before anything is allocated.
+func Preflight(pl *Plan) error {
+	seen := map[string]bool{}
+	var missing []string
+	for _, c := range pl.Commands {
+		for _, prog := range []string{c.Argv[0], first(c.StdoutTo)} {
+			if prog == "" || seen[prog] {
+				continue
+			}
+			seen[prog] = true
+			if _, err := exec.LookPath(prog); err != nil {
+				missing = append(missing, prog)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("launch on %s needs %s on PATH (the %s launcher's host programs); install them or run on the cluster's login node",
+			pl.Runner, strings.Join(missing, ", "), pl.Profile)
+	}
+	return nil
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// Run runs the plan's commands in order. When the plan allocates, the job
+// is released on every exit path: a failed command, ctx cancelled
+// (Ctrl-C), and, through the guard, this process killed. A job cancelled
+// from outside (scancel, time limit) fails the container step.
+func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
+	if e.Stdout == nil {
+		e.Stdout = io.Discard
+	}
+	if e.Stderr == nil {
+		e.Stderr = io.Discard
+	}
+	if e.ReleaseTimeout <= 0 {
+		e.ReleaseTimeout = 2 * time.Minute
+	}
+	// Values of this host known before anything runs.
+	host := map[string]string{"UID": strconv.Itoa(os.Getuid())}
+	if h, err := os.UserHomeDir(); err == nil {
+		host["HOME"] = h
+	}
+	pl = pl.Bind(host)
+	bound := pl
+	var guard *guardProc
+	beforeRun := func() error {
+		if e.BeforeRun == nil {
+			return nil
+		}
+		before := e.BeforeRun
+		e.BeforeRun = nil
+		return before(bound)
+	}
+	defer func() {
+		if !needsRelease(pl, res.JobID) {
+			return
+		}
+		res.Released = true
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.ReleaseTimeout)
+		defer cancel()
+		for _, c := range bound.Commands {
+			if c.Role != RoleRelease {
+				continue
+			}
+			if rerr := e.command(rctx, c, nil); rerr != nil && !c.MayFail {
+				res.ReleaseErr = errors.Join(res.ReleaseErr, &StepError{Role: c.Role, Argv: c.Argv, Err: rerr})
+			}
+		}
+		guard.done()
+	}()
+	if pl.ContainerName != "" {
+		// A docker launch releases by name: guard it from the start.
+		res.JobID = "docker"
+		guard = e.startGuard(pl)
+	}
+	ran := map[int]bool{}
+	for i := 0; i < len(bound.Commands); i++ {
+		c := bound.Commands[i]
+		if c.Role == RoleRelease || ran[i] {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		switch c.Role {
+		case RoleAllocate:
+			var out bytes.Buffer
+			err := e.command(ctx, c, &out)
+			id := ""
+			if m := granted.FindStringSubmatch(out.String()); m != nil {
+				id = m[1]
+			}
+			if i+1 < len(bound.Commands) && bound.Commands[i+1].Role == RoleJobID {
+				ran[i+1] = true
+				var q bytes.Buffer
+				if qerr := e.command(ctx, bound.Commands[i+1], &q); qerr == nil {
+					if line := strings.TrimSpace(strings.SplitN(q.String(), "\n", 2)[0]); jobIDPattern.MatchString(line) {
+						id = line
+					}
+				}
+			}
+			if id != "" {
+				res.JobID = id
+				bound = pl.Bind(map[string]string{"JOB_ID": id})
+				res.Bound = bound
+				guard = e.startGuard(bound)
+			}
+			if err != nil || id == "" {
+				if err == nil {
+					err = errors.New("no job id: salloc printed no \"Granted job allocation N\" and squeue found no job by that name")
+				}
+				return res, &StepError{Role: c.Role, Argv: c.Argv, Err: err}
+			}
+			// The payload's inputs go into the workspace before anything
+			// copies it to the node (MI300X's stage).
+			if err := beforeRun(); err != nil {
+				return res, err
+			}
+			continue
+		case RoleImport, RoleStage, RolePrepare, RoleRun:
+			if c.Role == RoleRun || !bound.Allocates || res.JobID != "" {
+				if err := beforeRun(); err != nil {
+					return res, err
+				}
+			}
+		}
+		if err := e.command(ctx, c, nil); err != nil && !c.MayFail {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			serr := &StepError{Role: c.Role, Argv: c.Argv, Err: err}
+			if c.Role == RoleRun {
+				// A failed point's files still come back (MI300X).
+				for _, rest := range bound.Commands[i+1:] {
+					if rest.Role == RoleCollect {
+						_ = e.command(ctx, rest, nil)
+					}
+				}
+			}
+			return res, serr
+		}
+	}
+	if res.Bound == nil {
+		res.Bound = bound
+	}
+	return res, nil
+}
+
+func needsRelease(pl *Plan, jobID string) bool {
+	return jobID != "" && (pl.Allocates || pl.ContainerName != "")
+}
+
+// command runs one host command (its stdout also into capture when set),
+// stopping it with SIGTERM, then SIGKILL after 10 s, when ctx ends.
+func (e Exec) command(ctx context.Context, c recipes.HostCommand, capture *bytes.Buffer) error {
+	if e.Progress != nil {
+		e.Progress(c.Role + ": " + Oneline(c.Argv))
+	}
+	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
+	// Its own process group, stopped as a whole: a terminal's Ctrl-C
+	// reaches sweep, which stops the command (srun, docker run) itself.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	if len(c.Stop) > 0 {
+		// The payload stops itself (and writes down what it finished):
+		// srun or docker ends when it has.
+		cmd.Cancel = func() error {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			stop := exec.CommandContext(sctx, c.Stop[0], c.Stop[1:]...)
+			stop.Stdout, stop.Stderr = e.Stderr, e.Stderr
+			if err := stop.Run(); err != nil {
+				return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+			}
+			return nil
+		}
+		if e.StopWait > 0 {
+			cmd.WaitDelay = e.StopWait
+		}
+	}
+	cmd.Env = os.Environ()
+	for k, v := range c.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stderr = e.Stderr
+	cmd.Stdout = e.Stdout
+	if c.MayFail && len(c.StdoutTo) == 0 {
+		// The launchers silence these (docker rm -f of no container).
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	}
+	if capture != nil {
+		cmd.Stdout = io.MultiWriter(e.Stdout, capture)
+		cmd.Stderr = io.MultiWriter(e.Stderr, capture)
+	}
+	if len(c.StdoutTo) == 0 {
+		return cmd.Run()
+	}
+	sink := exec.CommandContext(ctx, c.StdoutTo[0], c.StdoutTo[1:]...)
+	sink.Stdout, sink.Stderr = e.Stdout, e.Stderr
+	cmd.Stdout = nil
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	sink.Stdin = pipe
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if err := sink.Start(); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return err
+	}
+	serr := sink.Wait()
+	return errors.Join(cmd.Wait(), serr)
+}
+
+// guardProc is a running guard: closing its stdin without "done" makes it
+// release.
+type guardProc struct {
+	w   io.WriteCloser
+	cmd *exec.Cmd
+}
+
+// startGuard starts the guard with the plan's first non-optional release
+// command (scancel JOB, docker rm -f NAME).
+func (e Exec) startGuard(pl *Plan) *guardProc {
+	if len(e.Guard) == 0 {
+		return nil
+	}
+	var release []string
+	for _, c := range pl.Commands {
+		if c.Role == RoleRelease && (!c.MayFail || pl.ContainerName != "") {
+			release = c.Argv
+		}
+	}
+	if release == nil {
+		return nil
+	}
+	cmd := exec.Command(e.Guard[0], append(append(e.Guard[1:], "--"), release...)...)
+	// Its own process group: a Ctrl-C to the terminal's group must not
+	// stop it before this process has released.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Only a file: a pipe to this process would break (SIGPIPE) when this
+	// process dies, which is when the guard has work to do.
+	if f, ok := e.Stderr.(*os.File); ok {
+		cmd.Stdout, cmd.Stderr = f, f
+	}
+	w, err := cmd.StdinPipe()
+	if err != nil {
+		return nil
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(e.Stderr, "launch: no release guard (%v): a kill -9 of this process would leave the job to its time limit\n", err)
+		return nil
+	}
+	return &guardProc{w: w, cmd: cmd}
+}
+
+func (g *guardProc) done() {
+	if g == nil {
+		return
+	}
+	io.WriteString(g.w, "done\n")
+	g.w.Close()
+	g.cmd.Wait()
+}
+
+// Guard is the guard process's body: it waits for its stdin to end and,
+// unless the launcher wrote "done" first (it released itself), runs
+// release (scancel JOB): the launcher died without releasing.
+func Guard(stdin io.Reader, release []string, stderr io.Writer) error {
+	signal.Ignore(syscall.SIGPIPE, syscall.SIGINT, syscall.SIGHUP)
+	sc := bufio.NewScanner(stdin)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "done" {
+			return nil
+		}
+	}
+	fmt.Fprintf(stderr, "launch guard: the launcher ended without releasing; running %s\n", strings.Join(release, " "))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, release[0], release[1:]...)
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	return cmd.Run()
+}
+
+// Oneline is argv for a progress line: a shell script argument shows as
+// its line count.
+func Oneline(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = a
+		if n := strings.Count(strings.TrimSpace(a), "\n"); n > 0 {
+			out[i] = fmt.Sprintf("<script, %d lines>", n+1)
+		}
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,116 @@
+package launch
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/recipes"
+)
+
+// shPlan is a plan of /bin/sh commands standing in for salloc, the steps
+// and scancel: each appends its name to log.
+func shPlan(log string, run string) *Plan {
+	sh := func(role, script string) recipes.HostCommand {
+		return recipes.HostCommand{Role: role, Argv: []string{"sh", "-c", script}}
+	}
+	return &Plan{Runner: "r_0", Allocates: true, Commands: []recipes.HostCommand{
+		sh(RoleAllocate, "echo 'salloc: Granted job allocation 4242'"),
+		sh(RoleImport, "echo import-${JOB_ID} >>"+log),
+		sh(RoleRun, run),
+		sh(RoleRelease, "echo release-${JOB_ID} >>"+log),
+	}}
+}
+
+func readLog(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestExecReleasesOnEveryPath(t *testing.T) {
+	t.Run("success binds the job id and releases once", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "log")
+		var bound *Plan
+		res, err := Exec{BeforeRun: func(b *Plan) error { bound = b; return nil }}.Run(t.Context(), shPlan(log, "echo run >>"+log))
+		require.NoError(t, err)
+		assert.Equal(t, "4242", res.JobID)
+		assert.True(t, res.Released)
+		assert.Equal(t, "import-4242\nrun\nrelease-4242\n", readLog(t, log))
+		assert.Equal(t, []string{"sh", "-c", "echo release-4242 >>" + log}, bound.Commands[3].Argv)
+	})
+	t.Run("a failed step still releases", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "log")
+		res, err := Exec{}.Run(t.Context(), shPlan(log, "exit 3"))
+		var se *StepError
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, RoleRun, se.Role)
+		assert.True(t, res.Released)
+		assert.Equal(t, "import-4242\nrelease-4242\n", readLog(t, log))
+	})
+	t.Run("cancelled mid-step releases", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "log")
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		defer cancel()
+		res, err := Exec{}.Run(ctx, shPlan(log, "sleep 30"))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.True(t, res.Released)
+		assert.Equal(t, "import-4242\nrelease-4242\n", readLog(t, log))
+	})
+	t.Run("no job id: nothing to release, a clear error", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "log")
+		pl := shPlan(log, "true")
+		pl.Commands[0].Argv = []string{"sh", "-c", "echo 'salloc: error: invalid partition'"}
+		var stderr bytes.Buffer
+		res, err := Exec{Stderr: &stderr}.Run(t.Context(), pl)
+		assert.ErrorContains(t, err, "no job id")
+		assert.False(t, res.Released)
+		_, serr := os.Stat(log)
+		assert.True(t, os.IsNotExist(serr), "nothing ran after the failed allocation")
+	})
+}
+
+// The guard releases when its stdin ends without "done", and not after
+// "done".
+func TestGuard(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "released")
+	var stderr bytes.Buffer
+	require.NoError(t, Guard(bytes.NewReader(nil), []string{"sh", "-c", "echo yes > " + out}, &stderr))
+	assert.FileExists(t, out)
+	assert.Contains(t, stderr.String(), "ended without releasing")
+
+	out2 := filepath.Join(t.TempDir(), "released")
+	require.NoError(t, Guard(bytes.NewReader([]byte("done\n")), []string{"sh", "-c", "echo yes > " + out2}, &stderr))
+	assert.NoFileExists(t, out2)
+}
+
+func TestPreflightNamesMissingPrograms(t *testing.T) {
+	pl := &Plan{Runner: "x_0", Profile: "x", Commands: []recipes.HostCommand{{Role: RoleAllocate, Argv: []string{"salloc-not-installed-here"}}, {Role: RoleRun, Argv: []string{"sh"}}}}
+	err := Preflight(pl)
+	assert.ErrorContains(t, err, "needs salloc-not-installed-here on PATH")
+	assert.NotContains(t, err.Error(), "sh,")
+}
+
+// A collect command's output reaches its host reader (MI300X streams the
+// results back over srun's stdout), also after a failed container step.
+func TestExecCollectsAfterAFailedRun(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	pl := shPlan(log, "exit 1")
+	collect := recipes.HostCommand{Role: RoleCollect, Argv: []string{"sh", "-c", "echo artifacts-${JOB_ID}"},
+		StdoutTo: []string{"sh", "-c", "cat > " + filepath.Join(dir, "back")}, MayFail: true}
+	pl.Commands = append(pl.Commands[:3], append([]recipes.HostCommand{collect}, pl.Commands[3:]...)...)
+	var stdout bytes.Buffer
+	_, err := Exec{Stdout: &stdout}.Run(t.Context(), pl)
+	require.Error(t, err)
+	got, rerr := os.ReadFile(filepath.Join(dir, "back"))
+	require.NoError(t, rerr)
+	assert.Equal(t, "artifacts-4242\n", string(got))
+	assert.Equal(t, "import-4242\nrelease-4242\n", readLog(t, log))
+}

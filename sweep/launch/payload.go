@@ -1,0 +1,29 @@
+package launch
+
+import (
+	"path"
+	"path/filepath"
+)
+
+// SweepDir is where the sweep binary's directory is mounted in the
+// container (read-only): the payload runs the same static binary, so no
+// image is rebuilt.
+const SweepDir = "/opt/sweep"
+
+// PlanFile is the planned point the container's sweep runs, relative to
+// the workspace (written by the host after the allocation, when the port
+// is known).
+const PlanFile = ".sweep-launch/plan.json"
+
+// SweepMount mounts the directory of the sweep binary at SweepDir.
+func SweepMount(binary string) string { return filepath.Dir(binary) + ":" + SweepDir + ":ro" }
+
+// SweepPayload is the container command that runs a planned point with the
+// mounted sweep: sweep run --plan WS/PlanFile --out WS --force, plus extra
+// flags (the client, the simulation). --force: the host has checked the
+// output directory (run.ClaimOutDir) before allocating; its only files
+// are then the plan's.
+func SweepPayload(binary, workspace string, extra ...string) []string {
+	argv := []string{path.Join(SweepDir, filepath.Base(binary)), "run", "--plan", path.Join(workspace, PlanFile), "--out", workspace, "--force"}
+	return append(argv, extra...)
+}

@@ -1,0 +1,134 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"sweep/sweep/compare"
+	"sweep/sweep/knee"
+)
+
+// AddComparison puts HEAD's results beside the report's (BASE's): the
+// comparison's verdict table first in the summary and the page, and per
+// arm both sides' throughput against concurrency and against
+// interactivity on the same chart (BASE solid, HEAD dashed). Arms only
+// one side has are drawn as they are.
+func (rep *Report) AddComparison(head []*knee.Result, cmp *compare.Report) error {
+	rep.Comparison = cmp
+	heads := map[string]*knee.Result{}
+	for _, r := range head {
+		heads[r.Arm.Identity.Label()] = r
+	}
+	n := 0
+	for _, r := range rep.Results {
+		h := heads[r.Arm.Identity.Label()]
+		if h == nil {
+			continue
+		}
+		n++
+		for _, ax := range []string{"conc", "intvty"} {
+			c, err := comparisonChart(fmt.Sprintf("compare-arm%d-%s", n, ax), r, h, ax, rep.Metric)
+			if err != nil {
+				return err
+			}
+			rep.Charts = append(rep.Charts, c)
+		}
+	}
+	return nil
+}
+
+// comparisonChart draws one arm's usable points of both sides against
+// concurrency (x = "conc") or P90 E2E-normalised interactivity.
+func comparisonChart(name string, base, head *knee.Result, x string, metric knee.Metric) (Chart, error) {
+	xlabel, title := "concurrency", "Throughput vs concurrency, BASE vs HEAD"
+	if x == "intvty" {
+		xlabel, title = knee.AxisE2ENormP90.Title(), "Throughput vs interactivity, BASE vs HEAD"
+	}
+	p := newPlot(fmt.Sprintf("%s\n%s", title, base.Arm.Identity.Label()), xlabel, throughputLabel(metric))
+	if x == "conc" {
+		p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
+		p.Legend.Top = false
+	}
+	for i, side := range []struct {
+		name string
+		r    *knee.Result
+	}{{"BASE", base}, {"HEAD", head}} {
+		var xys plotter.XYs
+		for _, pt := range side.r.Points {
+			if !pt.Usable || pt.Throughput == nil {
+				continue
+			}
+			xv := float64(pt.Conc)
+			if x == "intvty" {
+				if pt.E2ENormP90 == nil {
+					continue
+				}
+				xv = *pt.E2ENormP90
+			}
+			if plottable(xv) && plottable(*pt.Throughput) {
+				xys = append(xys, plotter.XY{X: xv, Y: *pt.Throughput})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		s := mustScatter(xys, armColor(i), [...]draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}}[i], vg.Points(3))
+		p.Add(s)
+		p.Legend.Add(side.name, s)
+		if len(xys) > 1 {
+			p.Add(mustLine(xys, armColor(i), i == 1))
+		}
+	}
+	p.Y.Min = 0
+	return render(name, p)
+}
+
+// plottable is a value gonum/plot can place on a chart: finite and far
+// from float64's limits (a range beyond them overflows).
+func plottable(v float64) bool { return !math.IsNaN(v) && math.Abs(v) < 1e300 }
+
+func comparisonRows(cmp *compare.Report) [][]string {
+	var rows [][]string
+	for _, a := range cmp.Arms {
+		ci, d, fr := "–", "–", "–"
+		if a.CIPct != nil {
+			ci = fmt.Sprintf("[%+.2f, %+.2f]", a.CIPct[0], a.CIPct[1])
+		}
+		if a.DeltaPct != nil {
+			d = fmt.Sprintf("%+.2f", *a.DeltaPct)
+		}
+		if a.Frontier.Covered && a.Frontier.DeltaPct != nil {
+			fr = fmt.Sprintf("%+.2f", *a.Frontier.DeltaPct)
+		}
+		rows = append(rows, []string{string(a.Verdict), a.Arm, d, ci, fr, strings.Join(a.Differs, "; ")})
+	}
+	for _, p := range cmp.Problems {
+		rows = append(rows, []string{string(compare.Incomplete), p.Arm, "–", "–", "–", p.String()})
+	}
+	return rows
+}
+
+var comparisonHeader = []string{"verdict", "arm", "Δ %", "90% CI", "frontier Δ %", "differs / problem"}
+
+func (rep *Report) comparisonMarkdown(b *strings.Builder) {
+	if rep.Comparison == nil {
+		return
+	}
+	fmt.Fprintf(b, "## Comparison with HEAD\n\n%s\n\n", compare.VerdictLine(rep.Comparison))
+	mdTable(b, comparisonHeader, comparisonRows(rep.Comparison))
+	b.WriteString("\n")
+}
+
+func (rep *Report) comparisonHTML(b *strings.Builder) {
+	if rep.Comparison == nil {
+		return
+	}
+	fmt.Fprintf(b, "<h2>Comparison with HEAD</h2>\n<p id=\"compare-verdict\">%s</p>\n", html.EscapeString(compare.VerdictLine(rep.Comparison)))
+	htmlTable(b, "compare", comparisonHeader, comparisonRows(rep.Comparison))
+}

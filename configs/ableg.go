@@ -3,7 +3,6 @@ package configs
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"sweep/internal/inputfile"
 )
 
 // ABLeg is one accuracy A/B leg (configs/ab/<name>.yaml): two serving arms
@@ -222,9 +223,14 @@ var (
 // inside Embedded().
 const DefaultABLegDir = "configs/ab"
 
-// LoadABLeg reads and checks one leg file.
+// MaxABReplicates bounds a leg's replicates (and so its run roots): each
+// is a full BFCL run of both arms, hours on a real server; legs use 1-10.
+const MaxABReplicates = 100
+
+// LoadABLeg reads and checks one leg file (a regular file within
+// inputfile.ConfigYAML: a FIFO or a device is refused without blocking).
 func LoadABLeg(file string) (*ABLeg, error) {
-	data, err := os.ReadFile(file)
+	data, err := inputfile.Read(file, inputfile.ConfigYAML)
 	if err != nil {
 		return nil, joinErrors([]*Error{{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf("cannot read A/B leg: %v", err)}})
 	}
@@ -372,7 +378,11 @@ func (d *decoder) abLeg(data []byte) *ABLeg {
 		}
 	}
 	if v := d.intPtr(f, "replicates", "", 1); v != nil {
-		l.Replicates = *v
+		if *v > MaxABReplicates {
+			d.errAt(f.get("replicates"), "replicates", "must be at most %d (each replicate is a full BFCL run of both arms), got %d", MaxABReplicates, *v)
+		} else {
+			l.Replicates = *v
+		}
 	}
 	if n := f.get("tolerance"); n != nil {
 		if v, ok := d.number(n, "tolerance"); ok {

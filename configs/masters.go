@@ -3,6 +3,7 @@ package configs
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sweep/internal/inputfile"
@@ -203,6 +204,9 @@ func (d *decoder) master(key string, kn, n *yaml.Node) *Master {
 		}
 	}
 	e.Disagg = d.boolPtr(f, "disagg", key)
+	if n := f.keyNode("disagg"); n != nil {
+		e.DisaggPos = d.pos(n)
+	}
 	if e.Disagg != nil && *e.Disagg && !multinode {
 		d.errAt(f.get("disagg"), joinPath(key, "disagg"), "disagg: true requires multinode: true; single-node configs are never disaggregated (use false or remove the key)")
 	}
@@ -257,15 +261,25 @@ func (d *decoder) masterRules(e *Master, f fields) {
 		}
 	}
 	if e.Multinode && e.DisaggValue() && e.KVP2PTransfer == nil {
-		missing := len(entries) == 0
+		// The disagg key is what asks for kv-p2p-transfer; name the entries
+		// that lack it.
+		var lines []string
 		for _, s := range entries {
 			if s.KVP2PTransfer == nil {
-				d.errAt(posNode(s.Pos), key+".kv-p2p-transfer",
-					"disagg: true requires kv-p2p-transfer at the top level or in every search-space entry; this entry has none")
+				lines = append(lines, strconv.Itoa(s.Pos.Line))
 			}
 		}
-		if missing {
-			d.errAt(f.get("disagg"), joinPath(key, "disagg"), "disagg: true requires kv-p2p-transfer at the top level or in every search-space entry")
+		if len(lines) > 0 || len(entries) == 0 {
+			msg := "disagg: true requires kv-p2p-transfer at the top level or in every search-space entry"
+			switch len(lines) {
+			case 0:
+			case 1:
+				msg += "; the search-space entry at line " + lines[0] + " has none"
+			default:
+				msg += "; the search-space entries at lines " + strings.Join(lines, ", ") + " have none"
+			}
+			msg += ": set kv-p2p-transfer (e.g. nixl) next to disagg"
+			d.errAt(f.keyNode("disagg"), joinPath(key, "disagg"), "%s", msg)
 		}
 	}
 }
@@ -461,6 +475,7 @@ func (d *decoder) searchSpace(n *yaml.Node, path string, multinode, agentic bool
 		d.require(f, nn, path, "prefill", "decode")
 		if v := f.get("prefill"); v != nil {
 			s.Prefill = d.worker(v, joinPath(path, "prefill"))
+			s.PrefillPos = d.pos(f.keyNode("prefill"))
 		}
 		if v := f.get("decode"); v != nil {
 			s.Decode = d.worker(v, joinPath(path, "decode"))
@@ -509,6 +524,17 @@ func (d *decoder) searchSpace(n *yaml.Node, path string, multinode, agentic bool
 	return s
 }
 
+// MaxConc is the largest concurrency a search space may ask for: 4x the
+// largest InferenceX's configs use (16384), and as many requests in
+// flight as one client has ports. Anything above is a mistake (a proposal
+// from a broken result wrote 1e18).
+const MaxConc = 65536
+
+// concTooBig is the message for a concurrency above MaxConc.
+func concTooBig(v int64) string {
+	return fmt.Sprintf("concurrency %d is above %d (the largest InferenceX's configs use is 16384); use a real concurrency", v, MaxConc)
+}
+
 func (d *decoder) conc(s *SearchSpace, f fields, at *yaml.Node, path string) {
 	listN, startN, endN := f.get("conc-list"), f.get("conc-start"), f.get("conc-end")
 	if listN != nil {
@@ -522,6 +548,10 @@ func (d *decoder) conc(s *SearchSpace, f fields, at *yaml.Node, path string) {
 				if v, ok := d.integer(it, indexPath(p, i)); ok {
 					if v <= 0 {
 						d.errAt(it, indexPath(p, i), "concurrency must be > 0, got %d", v)
+						continue
+					}
+					if v > MaxConc {
+						d.errAt(it, indexPath(p, i), "%s", concTooBig(v))
 						continue
 					}
 					if j := slices.Index(s.ConcList, int(v)); j >= 0 {
@@ -538,6 +568,8 @@ func (d *decoder) conc(s *SearchSpace, f fields, at *yaml.Node, path string) {
 		if v, ok := d.integer(startN, p); ok {
 			if v <= 0 {
 				d.errAt(startN, p, "must be > 0, got %d", v)
+			} else if v > MaxConc {
+				d.errAt(startN, p, "%s", concTooBig(v))
 			} else {
 				x := int(v)
 				s.ConcStart = &x
@@ -549,6 +581,8 @@ func (d *decoder) conc(s *SearchSpace, f fields, at *yaml.Node, path string) {
 		if v, ok := d.integer(endN, p); ok {
 			if v <= 0 {
 				d.errAt(endN, p, "must be > 0, got %d", v)
+			} else if v > MaxConc {
+				d.errAt(endN, p, "%s", concTooBig(v))
 			} else {
 				x := int(v)
 				s.ConcEnd = &x
@@ -579,6 +613,7 @@ func (d *decoder) conc(s *SearchSpace, f fields, at *yaml.Node, path string) {
 func (d *decoder) kvOffload(s *SearchSpace, f fields, at *yaml.Node, path string, multinode bool) {
 	modeN, backN := f.get("kv-offloading"), f.get("kv-offload-backend")
 	if modeN != nil {
+		s.KVOffloadingPos = d.pos(f.keyNode("kv-offloading"))
 		p := joinPath(path, "kv-offloading")
 		if x, ok := d.str(modeN, p); ok {
 			if !containsStr(kvOffloadModes, x) {

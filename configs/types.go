@@ -82,8 +82,10 @@ type Master struct {
 	Precision   string
 	Framework   string
 	Multinode   bool
-	// Disagg is nil when the key is absent (InferenceX then uses false).
-	Disagg *bool
+	// Disagg is nil when the key is absent (InferenceX then uses false);
+	// DisaggPos is the position of its key.
+	Disagg    *bool
+	DisaggPos Pos
 	// Router is nil when absent at the top level; RouterPos is its position.
 	Router    *Component
 	RouterPos Pos
@@ -149,14 +151,16 @@ type SearchSpace struct {
 	// KVOffloading (kv-offloading, agentic only) is KVOffloadNone or
 	// KVOffloadDRAM; nil when absent.
 	KVOffloading     *string
+	KVOffloadingPos  Pos      // position of the kv-offloading key
 	KVOffloadBackend *Backend // kv-offload-backend, required iff dram
 
 	Router        *Component // per-entry router (XOR top level)
 	RouterPos     Pos        // position of the per-entry router
 	KVP2PTransfer *string    // kv-p2p-transfer, multinode only (XOR top level)
 
-	Prefill *Worker // multinode only
-	Decode  *Worker // multinode only
+	Prefill    *Worker // multinode only
+	PrefillPos Pos     // position of the prefill key
+	Decode     *Worker // multinode only
 }
 
 // IsMultinode reports whether the entry describes prefill/decode workers.

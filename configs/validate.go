@@ -153,7 +153,7 @@ func checkPoint(e *Master, path string, s *SearchSpace, agentic bool, r *Runners
 	hw, ok := r.Hardware[e.Runner]
 	if !ok {
 		if dram {
-			at(s.Pos, path+".kv-offloading",
+			at(s.KVOffloadingPos, path+".kv-offloading",
 				"kv-offloading: dram needs hardware facts for the entry's runner (%s), but %s has no hardware entry for %q (known: %s); add one or use a runner label that has one",
 				runnerAt, r.File, e.Runner, strings.Join(r.HardwareOrder, ", "))
 		}
@@ -169,7 +169,7 @@ func checkPoint(e *Master, path string, s *SearchSpace, agentic bool, r *Runners
 	} else if w := s.Prefill; w != nil && dram {
 		gpus := w.TP * w.PPValue() * w.PCPSizeValue()
 		if gpus > 0 && ((gpus > hw.GPUsPerNode && gpus%hw.GPUsPerNode != 0) || (gpus < hw.GPUsPerNode && hw.GPUsPerNode%gpus != 0)) {
-			at(w.Pos, path+".prefill",
+			at(s.PrefillPos, path+".prefill",
 				"prefill worker uses tp*pp*pcp-size = %d GPUs, which does not tile nodes of the entry's runner (%s; %s); use a divisor or a multiple of %d",
 				gpus, runnerAt, hwAt, hw.GPUsPerNode)
 		}

@@ -71,7 +71,7 @@ func TestValidate(t *testing.T) {
 		{name: "valid", in: ValidateInput{Masters: okMasters, Runners: runners, Changelog: changelog("k", `"*"`)}},
 		{name: "runner without hardware for dram offload",
 			in:   ValidateInput{Masters: []Source{{Name: "m.yaml", Data: []byte(agenticDoc("cluster:y", "dram-utilization: 0.5", "{tp: 8, kv-offloading: dram, kv-offload-backend: {name: hicache}, conc-list: [1]}"))}}, Runners: runners},
-			want: []string{`m.yaml:13:13: ` + agPath + `.kv-offloading: kv-offloading: dram needs hardware facts for the entry's runner (runner: "cluster:y" at m.yaml:5:11), but runners.yaml has no hardware entry for "cluster:y"`}},
+			want: []string{`m.yaml:13:21: ` + agPath + `.kv-offloading: kv-offloading: dram needs hardware facts for the entry's runner (runner: "cluster:y" at m.yaml:5:11), but runners.yaml has no hardware entry for "cluster:y"`}},
 		{name: "topology larger than a node",
 			in:   ValidateInput{Masters: masters("{tp: 8, pp: 2, kv-offloading: dram, kv-offload-backend: {name: hicache}, conc-list: [1]}"), Runners: runners},
 			want: []string{"m.yaml:13:13: " + agPath + `.tp: tp*pp*pcp-size = 8*2*1 = 16 GPUs does not fit one node of the entry's runner (runner: "cluster:x" at m.yaml:5:11; hardware entry at runners.yaml:4:3: gpus-per-node 8)`}},
@@ -197,5 +197,28 @@ func BenchmarkLoadMasters(b *testing.B) {
 		if err != nil || len(m.Entries) != 208 {
 			b.Fatalf("load: %v", err)
 		}
+	}
+}
+
+// TestValidatePointsAtTheKey: in block-style entries (as the shipped
+// configs are written), a problem names the line and column of the key
+// that is wrong, not its search-space entry's first line or the line
+// next to it.
+func TestValidatePointsAtTheKey(t *testing.T) {
+	runners := Source{Name: "runners.yaml", Data: []byte("labels:\n  cluster:mi355x-amds: [a0]\n  cluster:mi325x-nohw: [b0]\n" +
+		"hardware:\n  cluster:mi355x-amds: {available-cpu-dram-mib: 1000000, gpus-per-node: 8}\n")}
+	for _, tc := range []struct {
+		file, want string
+	}{
+		{"dram-no-hardware.yaml", `dram-no-hardware.yaml:16:13: dram-no-hardware.scenarios.agentic-coding[0].search-space[0].kv-offloading: kv-offloading: dram needs hardware facts`},
+		{"prefill-no-tile.yaml", `prefill-no-tile.yaml:19:13: prefill-no-tile.scenarios.agentic-coding[0].search-space[0].prefill: prefill worker uses tp*pp*pcp-size = 3 GPUs, which does not tile nodes`},
+		{"disagg-no-p2p.yaml", `disagg-no-p2p.yaml:9:3: disagg-no-p2p.disagg: disagg: true requires kv-p2p-transfer at the top level or in every search-space entry; the search-space entry at line 14 has none`},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			data := readTestdata(t, "configs/positions/"+tc.file)
+			rep := Validate(ValidateInput{Masters: []Source{{Name: tc.file, Data: data}}, Runners: runners})
+			require.Len(t, rep.Problems, 1, "%v", rep.Problems)
+			assert.True(t, strings.HasPrefix(rep.Problems[0].Error(), tc.want), "got:  %s\nwant: %s", rep.Problems[0].Error(), tc.want)
+		})
 	}
 }

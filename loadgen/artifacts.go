@@ -41,7 +41,7 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 	r.mu.Lock()
 	records := r.records
 	res := &Result{
-		BenchmarkID: r.benchID, Dir: r.o.ArtifactDir,
+		BenchmarkID: r.artifactID(), Dir: r.o.ArtifactDir,
 		Warmup: *r.counts[aiperf.PhaseWarmup], Profiling: *r.counts[aiperf.PhaseProfiling],
 		Cancelled: r.abort != nil || ctx.Err() != nil, Dataset: r.ds.describe(),
 	}
@@ -90,7 +90,8 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 	if res.Profiling.OK == 0 {
 		return nil
 	}
-	data, err := marshalIndent(r.summary(records, res.Cancelled))
+	sum, blocks := r.summary(records, res.Cancelled)
+	data, err := marshalIndent(sum)
 	if err != nil {
 		return fmt.Errorf("encode summary: %w", err)
 	}
@@ -98,13 +99,32 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 		return fmt.Errorf("write %s: %w", aiperf.SummaryFile, err)
 	}
 	res.Files = append(res.Files, aiperf.SummaryFile)
+	table, err := summaryCSV(blocks)
+	if err == nil {
+		err = atomicfile.Write(filepath.Join(r.o.ArtifactDir, SummaryCSV), table, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", SummaryCSV, err)
+	}
+	res.Files = append(res.Files, SummaryCSV)
 	return nil
 }
 
 // writeServerMetrics writes server_metrics_export.json and its CSV table
 // and returns the names written.
 func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]string, error) {
-	sm, ok := scr.export(r.benchID, profStart, profEnd, r.o.SliceDuration)
+	eo := exportOptions{inputConfig: r.inputConfig()}
+	r.mu.Lock()
+	for _, rec := range r.records {
+		if rec.phase() == aiperf.PhaseWarmup {
+			if start := rec.startNs(); eo.warmup[0] == 0 || start < eo.warmup[0] {
+				eo.warmup[0] = start
+			}
+			eo.warmup[1] = max(eo.warmup[1], rec.endNs())
+		}
+	}
+	r.mu.Unlock()
+	sm, ok := scr.export(r.artifactID(), profStart, profEnd, r.o.SliceDuration, eo)
 	if !ok {
 		r.logf("warning: no server metrics endpoint answered (%s); %s not written", strings.Join(scr.endpoints, ", "), aiperf.ServerMetricsFile)
 		return nil, nil
@@ -127,49 +147,23 @@ func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]s
 	return []string{aiperf.ServerMetricsFile, ServerMetricsCSV}, nil
 }
 
-// summary builds profile_export_aiperf.json.
-func (r *runner) summary(records []*record, cancelled bool) object {
+// summary builds profile_export_aiperf.json; blocks are its profiling
+// metric blocks (for the CSV).
+func (r *runner) summary(records []*record, cancelled bool) (sum, blocks object) {
 	o := &r.o
 	prof := collect(records, aiperf.PhaseProfiling)
 	out := object{
 		{"schema_version", "1.4"},
 		{"aiperf_version", aiperfVersion},
-		{"benchmark_id", r.benchID},
+		{"benchmark_id", r.artifactID()},
 	}
-	out = append(out, prof.metricBlocks()...)
-	endpoint := object{
-		{"urls", []string{o.URL}}, {"type", "chat"}, {"streaming", o.Streaming},
-		{"path", o.Endpoint}, {"use_server_token_count", o.ServerTokens},
-	}
-	loadgen := object{{"concurrency", o.Concurrency}}
-	if o.BenchmarkDuration > 0 {
-		loadgen = append(loadgen, field{"benchmark_duration", rawFloat(o.BenchmarkDuration.Seconds())})
-	}
-	if o.RequestCount > 0 {
-		loadgen = append(loadgen, field{"request_count", o.RequestCount})
-	}
-	if o.WarmupPerLane > 0 {
-		loadgen = append(loadgen, field{"warmup_requests_per_lane", o.WarmupPerLane})
-	}
-	loadgen = append(loadgen, field{"trajectory_start_min_ratio", rawFloat(o.StartMinRatio)}, field{"trajectory_start_max_ratio", rawFloat(o.StartMaxRatio)})
-	if o.TimeScale != 1 {
-		loadgen = append(loadgen, field{"time_scale", rawFloat(o.TimeScale)})
-	}
-	models := object{{"items", []object{{{"name", o.Model}}}}}
-	ic := object{{"endpoint", endpoint}, {"models", models}, {"loadgen", loadgen}}
-	if o.Tokenizer != "" {
-		ic = append(ic, field{"tokenizer", object{{"name", o.Tokenizer}}})
-	}
-	if o.Scenario != "" {
-		ic = append(ic, field{"scenario", o.Scenario})
-	}
+	blocks = prof.metricBlocks()
+	out = append(out, blocks...)
 	var seed any = o.Seed
 	out = append(out,
-		field{"input_config", ic},
+		field{"input_config", r.inputConfig()},
 		field{"run_info", object{
-			{"benchmark_id", r.benchID}, {"random_seed", seed}, {"trial", 0}, {"run_label", "run_0001"},
-			{"variation_label", "base"}, {"variation_index", 0}, {"variation_values", object{}},
-			{"cli_command", o.CLICommand},
+			{"benchmark_id", r.artifactID()}, {"random_seed", seed}, {"trial", 0}, {"cli_command", o.CLICommand},
 		}},
 		field{"was_cancelled", cancelled},
 		field{"error_summary", errorSummary(records)},
@@ -183,12 +177,21 @@ func (r *runner) summary(records []*record, cancelled bool) object {
 	if r.ds.HFName != "" {
 		ds = append(ds, field{"hf_dataset_name", r.ds.HFName})
 	}
-	if r.ds.Path != "" {
+	switch {
+	case r.ds.SourceType == "public_dataset":
+		ds = append(ds, field{"hf_split", "train"})
+	case r.ds.Path != "":
 		ds = append(ds, field{"path", r.ds.Path})
 	}
-	ds = append(ds, field{"num_dataset_entries", len(r.convs)})
-	// The built-in generator is never a valid AgentX submission.
-	reasons := []string{"builtin_load_generator"}
+	// aiperf echoes --num-dataset-entries here, not the traces it read.
+	entries := o.DatasetEntries
+	if entries <= 0 {
+		entries = len(r.convs)
+	}
+	ds = append(ds, field{"num_dataset_entries", entries})
+	// The scenario's own reasons, as aiperf stamps them; which client ran
+	// is sweep's result's to say.
+	var reasons []string
 	if o.UnsafeOverride {
 		reasons = append(reasons, "unsafe_override")
 	}
@@ -197,11 +200,97 @@ func (r *runner) summary(records []*record, cancelled bool) object {
 	}
 	md := object{{"dataset", ds}}
 	if o.Scenario != "" {
-		md = append(md, field{"scenario", o.Scenario})
+		md = append(md, field{"scenario", o.Scenario}, field{"submission_valid", len(reasons) == 0})
+		if len(reasons) > 0 { // aiperf writes the list only when it is not empty
+			md = append(md, field{"submission_invalid_reasons", reasons})
+		}
 	}
-	md = append(md, field{"submission_valid", false}, field{"submission_invalid_reasons", reasons},
-		field{"load_generator", "sweep loadgen (aiperf " + aiperfVersion + " artifact formats)"})
-	return append(out, field{"metadata", md})
+	return append(out, field{"metadata", md}), blocks
+}
+
+// inputConfig is input_config in aiperf 0.12.0's sections (models,
+// endpoint, datasets, phases, artifacts, tokenizer, gpu_telemetry,
+// server_metrics, network_latency, otel, mlflow, wandb, runtime and, with
+// a scenario, scenario and unsafe_override), from the options.
+func (r *runner) inputConfig() object {
+	o := &r.o
+	endpoint := object{
+		{"urls", []string{o.URL}}, {"type", "chat"}, {"path", o.Endpoint},
+		{"streaming", o.Streaming}, {"use_server_token_count", o.ServerTokens},
+	}
+	ds := object{{"name", "main"}}
+	switch {
+	case o.PublicDataset != "":
+		ds = append(ds, field{"type", "public"}, field{"dataset", o.PublicDataset})
+	case o.TraceFile != "":
+		ds = append(ds, field{"type", "file"}, field{"path", o.TraceFile})
+	default:
+		ds = append(ds, field{"type", "builtin"}, field{"dataset", r.ds.Loader})
+	}
+	if o.DatasetEntries > 0 {
+		ds = append(ds, field{"entries", o.DatasetEntries})
+	}
+	ds = append(ds, field{"random_seed", o.Seed})
+	common := func(p object) object {
+		if o.FailThreshold >= 0 {
+			p = append(p, field{"failed_request_threshold", rawFloat(o.FailThreshold)})
+		}
+		return append(p, field{"trajectory_start_min_ratio", rawFloat(o.StartMinRatio)}, field{"trajectory_start_max_ratio", rawFloat(o.StartMaxRatio)})
+	}
+	var phases []object
+	if o.WarmupPerLane > 0 {
+		w := object{{"name", aiperf.PhaseWarmup}, {"kind", aiperf.PhaseWarmup}, {"type", "concurrency"}, {"exclude_from_results", true}}
+		if o.WarmupRequests > 0 {
+			w = append(w, field{"requests", o.WarmupRequests})
+		}
+		w = common(append(w, field{"concurrency", o.Concurrency}))
+		if o.WarmupGrace > 0 {
+			w = append(w, field{"agentic_warmup_grace_period", rawFloat(o.WarmupGrace.Seconds())})
+		}
+		phases = append(phases, w)
+	}
+	p := object{{"name", aiperf.PhaseProfiling}, {"kind", aiperf.PhaseProfiling}, {"type", "concurrency"}}
+	if o.BenchmarkDuration > 0 {
+		p = append(p, field{"duration", rawFloat(o.BenchmarkDuration.Seconds())})
+	}
+	if o.RequestCount > 0 {
+		p = append(p, field{"requests", o.RequestCount})
+	}
+	p = append(p, field{"concurrency", o.Concurrency}, field{"grace_period", rawFloat(o.GracePeriod.Seconds())}, field{"timing_mode", "agentic_replay"})
+	p = common(p)
+	if o.SystemIdleCap > 0 {
+		p = append(p, field{"system_idle_gap_cap_seconds", rawFloat(o.SystemIdleCap.Seconds())})
+	}
+	if o.WarmupGrace > 0 {
+		p = append(p, field{"agentic_warmup_grace_period", rawFloat(o.WarmupGrace.Seconds())})
+	}
+	phases = append(phases, p)
+	tok := object{}
+	if o.Tokenizer != "" {
+		tok = append(tok, field{"name", o.Tokenizer})
+	}
+	tok = append(tok, field{"trust_remote_code", o.TrustRemoteCode}, field{"apply_chat_template", o.ApplyChatTemplate})
+	sm := object{{"enabled", !o.NoServerMetrics}}
+	if eps := metricsEndpoints(o); len(eps) > 0 {
+		sm = append(sm, field{"urls", eps}, field{"formats", []string{"json", "csv"}})
+	}
+	ic := object{
+		{"models", object{{"items", []object{{{"name", o.Model}}}}}},
+		{"endpoint", endpoint},
+		{"datasets", []object{ds}},
+		{"phases", phases},
+		{"artifacts", object{{"dir", o.ArtifactDir}, {"slice_duration", rawFloat(o.SliceDuration.Seconds())}, {"auto_plot", false}, {"plot_required", false}}},
+		{"tokenizer", tok},
+		{"gpu_telemetry", object{{"enabled", false}}},
+		{"server_metrics", sm},
+		{"network_latency", object{{"enabled", false}}},
+		{"otel", object{}}, {"mlflow", object{}}, {"wandb", object{}},
+		{"runtime", object{{"ui", "none"}, {"stats_interval", rawFloat(o.StatsInterval.Seconds())}}},
+	}
+	if o.Scenario != "" {
+		ic = append(ic, field{"scenario", o.Scenario}, field{"unsafe_override", o.UnsafeOverride})
+	}
+	return ic
 }
 
 // encodeRecords is profile_export.jsonl, one record a line in order, in

@@ -119,7 +119,7 @@ func (f *fakeServer) chat(w http.ResponseWriter, r *http.Request) {
 	f.genTokens.Add(int64(maxTok))
 	f.prompt.Add(int64(prompt))
 	done()
-	fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\n", prompt, maxTok, prompt+maxTok)
+	fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"total_tokens\":%d,\"prompt_tokens_details\":{\"cached_tokens\":%d}}}\n\n", prompt, maxTok, prompt+maxTok, prompt/2)
 	io.WriteString(w, "data: [DONE]\n\n")
 	fl.Flush()
 }

@@ -19,15 +19,18 @@ const ScenarioAgentX = "inferencex-agentx-mvp"
 // DefaultOptions and set the required fields (URL, Model, Concurrency,
 // BenchmarkDuration or RequestCount, ArtifactDir).
 type Options struct {
-	URL          string // server base URL, e.g. http://localhost:8000
-	Endpoint     string // request path, default /v1/chat/completions
-	Model        string // model name sent in every request
-	Tokenizer    string // recorded in input_config only
-	Streaming    bool   // SSE streaming (TTFT/ITL need it)
-	APIKey       string
-	Headers      map[string]string
-	ExtraInputs  map[string]any // merged into every request body
-	ServerTokens bool           // --use-server-token-count: ISL/OSL from usage
+	URL       string // server base URL, e.g. http://localhost:8000
+	Endpoint  string // request path, default /v1/chat/completions
+	Model     string // model name sent in every request
+	Tokenizer string // recorded in input_config only
+	// TrustRemoteCode and ApplyChatTemplate are recorded in input_config
+	// only (no tokenizer is loaded; the server applies the template).
+	TrustRemoteCode, ApplyChatTemplate bool
+	Streaming                          bool // SSE streaming (TTFT/ITL need it)
+	APIKey                             string
+	Headers                            map[string]string
+	ExtraInputs                        map[string]any // merged into every request body
+	ServerTokens                       bool           // --use-server-token-count: ISL/OSL from usage
 
 	Concurrency       int           // lanes (session trees in flight)
 	BenchmarkDuration time.Duration // profiling window; 0 = until RequestCount
@@ -36,8 +39,11 @@ type Options struct {
 	GracePeriod       time.Duration // wait for in-flight requests after the window, then cancel them
 	RequestTimeout    time.Duration // per request
 
-	WarmupPerLane int           // warm-up requests per lane before profiling (max_tokens=1)
-	WarmupGrace   time.Duration // bound on the warm-up phase; 0 = no bound
+	WarmupPerLane int // warm-up requests per lane before profiling (max_tokens=1)
+	// WarmupRequests is --warmup-request-count as given (aiperf 0.12.0
+	// primes once per stream whatever it says; input_config echoes it).
+	WarmupRequests int
+	WarmupGrace    time.Duration // bound on the warm-up phase; 0 = no bound
 
 	Seed           uint64 // random seed (trajectory starts, trace order, markers)
 	StartMinRatio  float64
@@ -201,6 +207,7 @@ func OptionsFromFlags(f Flags) (Options, error) {
 		o.Model = models[0]
 	}
 	o.Tokenizer = str("tokenizer")
+	o.TrustRemoteCode, o.ApplyChatTemplate = boolean("tokenizer-trust-remote-code"), boolean("apply-chat-template")
 	o.APIKey = str("api-key")
 	o.ServerTokens = boolean("use-server-token-count")
 
@@ -288,17 +295,20 @@ func OptionsFromFlags(f Flags) (Options, error) {
 		bad("--warmup-requests-per-lane %d: want >= 0", o.WarmupPerLane)
 	}
 	if f.Changed("warmup-request-count") {
-		// Upstream aiperf's total warm-up count: spread it over the lanes.
+		// Upstream aiperf 0.12.0's agentic replay primes each active
+		// stream once (max_tokens=1 at its trajectory start), whatever the
+		// count says: 4 warm-up records at c4. The fork's
+		// --warmup-requests-per-lane is per lane.
 		n := integer("warmup-request-count")
 		switch {
 		case n < 0:
 			bad("--warmup-request-count %d: want >= 0", n)
 		case f.Changed("warmup-requests-per-lane"):
 			bad("--warmup-request-count and --warmup-requests-per-lane: give one of them")
-		case o.Concurrency > 0:
-			o.WarmupPerLane = (n + o.Concurrency - 1) / o.Concurrency
+		case n > 0:
+			o.WarmupPerLane, o.WarmupRequests = 1, n
 		default:
-			o.WarmupPerLane = n
+			o.WarmupPerLane = 0
 		}
 	}
 	for _, name := range []string{"agentic-warmup-grace-period", "warmup-grace-period"} {

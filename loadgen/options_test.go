@@ -56,6 +56,7 @@ func TestOptionsFromFlagsInferenceX(t *testing.T) {
 	want.FailThreshold = 0.10
 	want.StartMinRatio, want.StartMaxRatio = 0.25, 0.75 // explicit values beat the scenario's 0/1
 	want.WarmupPerLane = 1
+	want.TrustRemoteCode = true // recorded in input_config
 	want.WarmupGrace = 1800 * time.Second
 	want.IdleGapCap = 300 * time.Second
 	want.SystemIdleCap = 10 * time.Second // scenario default

@@ -82,13 +82,21 @@ type usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// PromptTokensDetails carries the prompt tokens the server read from
+	// its prefix cache (SGLang --enable-cache-report, vLLM); nil when the
+	// server does not report them.
+	PromptTokensDetails *struct {
+		CachedTokens *int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
 }
 
 // recordMetrics derives aiperf's per-record metrics from a successful
-// streamed (or non-streamed) response, with aiperf's definitions:
-// request_latency ends at the last content token, the full_response_*
-// variants at the end of the stream.
-func recordMetrics(t *timing, streaming bool) aiperf.RecordMetrics {
+// streamed (or non-streamed) response, with aiperf 0.12.0's definitions:
+// request_latency ends at the last content token. (aiperf 0.12.0 has no
+// full_response_* metrics: the InferenceX fork adds them.) requested is
+// the max_tokens the request asked for: osl_mismatch_diff_pct is how far
+// the answer's length is from it, in percent.
+func recordMetrics(t *timing, streaming bool, requested int) aiperf.RecordMetrics {
 	const ms = 1e6
 	isl, osl := float64(t.inputToks), float64(t.outputToks)
 	var out aiperf.RecordMetrics
@@ -116,8 +124,10 @@ func recordMetrics(t *timing, streaming bool) aiperf.RecordMetrics {
 		add("time_to_first_output_token", ttft, "ms")
 	}
 	decode := latency - ttft
-	if streaming && osl > 1 && len(t.chunkNs) > 1 {
+	if streaming && len(t.chunkNs) > 0 { // 0 for a one-token answer, as aiperf writes it
 		add("decode_duration", decode, "ms")
+	}
+	if streaming && osl > 1 && len(t.chunkNs) > 1 {
 		icl := make([]float64, 0, len(t.chunkNs)-1)
 		for i := 1; i < len(t.chunkNs); i++ {
 			icl = append(icl, float64(t.chunkNs[i]-t.chunkNs[i-1])/ms)
@@ -139,15 +149,12 @@ func recordMetrics(t *timing, streaming bool) aiperf.RecordMetrics {
 		add("usage_prompt_tokens", float64(t.usage.PromptTokens), "tokens")
 		add("usage_completion_tokens", float64(t.usage.CompletionTokens), "tokens")
 		add("usage_total_tokens", float64(t.usage.TotalTokens), "tokens")
-	}
-	if streaming && osl > 1 && len(t.chunkNs) > 1 {
-		full := float64(t.endNs)/ms - ttft
-		if full > 0 {
-			add("full_decode_duration", full, "ms")
-			itl := full / (osl - 1)
-			add("full_response_output_token_throughput_per_user", 1e3/itl, "tokens/sec/user")
-			add("full_response_inter_token_latency", itl, "ms")
+		if d := t.usage.PromptTokensDetails; d != nil && d.CachedTokens != nil {
+			add("usage_prompt_cache_read_tokens", float64(*d.CachedTokens), "tokens")
 		}
+	}
+	if requested > 0 {
+		add("osl_mismatch_diff_pct", 100*(osl-float64(requested))/float64(requested), "%")
 	}
 	return out
 }

@@ -309,6 +309,12 @@ func (r *runner) newSession(conv *Conversation, parent *session, key string) *se
 	return s
 }
 
+// artifactID is the benchmark id the artifacts carry: 12 hex digits, as
+// aiperf 0.12.0 writes it (benchID, a UUID, seeds the run's other ids).
+func (r *runner) artifactID() string {
+	return strings.ReplaceAll(r.benchID, "-", "")[:12]
+}
+
 // uuid returns a random RFC 4122 version 4 UUID, or on the virtual clock
 // one derived from the seed and key, so that the ids the engine routes
 // by are the same in every run of a seed.
@@ -854,7 +860,7 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 		ConversationID: s.conv.ID, TurnIndex: new(float64(i)), SourceTraceID: s.conv.TraceID, SourceOuterIdx: t.OuterIndex,
 		SourceKind: s.conv.Kind, CreditIssuedNs: credit, RequestStartNs: aiperf.IntScalar(startNs),
 		RequestEndNs: aiperf.IntScalar(endNs), WorkerID: l.worker, RecordProcessorID: r.procID,
-		BenchmarkPhase: aiperf.StringScalar(phase), PhaseName: phase, PhaseKind: phase, AgentDepth: s.conv.Depth,
+		BenchmarkPhase: aiperf.StringScalar(phase), AgentDepth: s.conv.Depth,
 		ParentCorrelationID: s.parentID, RootCorrelationID: s.rootID,
 	}
 	if t.InnerIndex >= 0 {
@@ -864,12 +870,12 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	if tm.ackNs > 0 {
 		md.RequestAckNs = startNs + tm.ackNs
 	}
-	if phase == aiperf.PhaseProfiling {
-		zero := 0
-		md.ProfilingIndex = &zero
+	if phase == aiperf.PhaseProfiling { // aiperf 0.12.0 writes no phase_* on warm-up records
+		zero, index := 0, 0
 		if r.o.WarmupPerLane > 0 {
-			md.PhaseIndex = 1
+			index = 1
 		}
+		md.ProfilingIndex, md.PhaseIndex, md.PhaseName, md.PhaseKind = &zero, &index, phase, phase
 	}
 	rec := &record{Record: aiperf.Record{Metadata: md, Error: rerr}}
 	if rerr != nil {
@@ -882,7 +888,7 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 			rec.Metrics = aiperf.RecordMetrics{{Tag: "error_isl", Value: aiperf.FloatScalar(float64(isl)), Unit: "tokens"}}
 		}
 	} else {
-		rec.Metrics = recordMetrics(&tm, r.o.Streaming)
+		rec.Metrics = recordMetrics(&tm, r.o.Streaming, maxTokens)
 	}
 	rec.blocks, rec.hits = s.complete(i)
 	r.add(rec)

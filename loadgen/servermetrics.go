@@ -300,7 +300,7 @@ type seriesRef struct {
 // export builds server_metrics_export.json for the window
 // [startNs, endNs]. ok is false when no endpoint answered at all (aiperf
 // then writes no file).
-func (s *scraper) export(benchmarkID string, startNs, endNs int64, slice time.Duration) (object, bool) {
+func (s *scraper) export(benchmarkID string, startNs, endNs int64, slice time.Duration, o exportOptions) (object, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, l := range s.logs {
@@ -370,51 +370,59 @@ func (s *scraper) export(benchmarkID string, startNs, endNs int64, slice time.Du
 	}
 	slices.Sort(famOrder)
 
-	window := float64(endNs-startNs) / 1e9
-	metrics := object{}
-	for _, n := range famOrder {
-		fi := fams[n]
-		typ := fi.typ
-		switch typ {
-		case "gauge", "counter", "histogram":
-		default:
-			typ = "unknown"
-		}
-		var series []object
-		for _, ref := range fi.series {
-			pts := s.points(ref)
-			var so object
+	metricsOver := func(startNs, endNs int64) object {
+		window := float64(endNs-startNs) / 1e9
+		metrics := object{}
+		for _, n := range famOrder {
+			fi := fams[n]
+			typ := fi.typ
 			switch typ {
-			case "counter":
-				so = counterSeries(pts, startNs, endNs, window, slice)
-			case "histogram":
-				so = histogramSeries(pts, startNs, endNs, window)
+			case "gauge", "counter", "histogram":
 			default:
-				so = gaugeSeries(pts, startNs, endNs, slice)
+				typ = "unknown"
 			}
-			if so == nil {
+			var series []object
+			for _, ref := range fi.series {
+				pts := s.points(ref)
+				var so object
+				switch typ {
+				case "counter":
+					so = counterSeries(pts, startNs, endNs, window, slice)
+				case "histogram":
+					so = histogramSeries(pts, startNs, endNs, window)
+				default:
+					so = gaugeSeries(pts, startNs, endNs, slice)
+				}
+				if so == nil {
+					continue
+				}
+				labels := s.logs[ref.endpoint].fams[ref.family].series[ref.key].labels
+				if labels == nil {
+					labels = map[string]string{}
+				}
+				series = append(series, append(object{{"endpoint_url", ref.endpoint}, {"labels", labels}}, so...))
+			}
+			if len(series) == 0 {
 				continue
 			}
-			labels := s.logs[ref.endpoint].fams[ref.family].series[ref.key].labels
-			if labels == nil {
-				labels = map[string]string{}
+			m := object{{"type", typ}}
+			if fi.help != "" {
+				m = append(m, field{"description", fi.help})
 			}
-			series = append(series, append(object{{"endpoint_url", ref.endpoint}, {"labels", labels}}, so...))
+			if u := inferUnit(n); u != "" {
+				m = append(m, field{"unit", u})
+			}
+			m = append(m, field{"series", series})
+			metrics = append(metrics, field{n, m})
 		}
-		if len(series) == 0 {
-			continue
-		}
-		m := object{{"type", typ}}
-		if fi.help != "" {
-			m = append(m, field{"description", fi.help})
-		}
-		if u := inferUnit(n); u != "" {
-			m = append(m, field{"unit", u})
-		}
-		m = append(m, field{"series", series})
-		metrics = append(metrics, field{n, m})
+		return metrics
 	}
-	return object{
+	ranges := object{{aiperf.PhaseProfiling, object{{"start_ns", startNs}, {"end_ns", endNs}}}}
+	w := o.warmup
+	if w[1] > w[0] { // aiperf exports the warm-up phase too
+		ranges = append(ranges, field{aiperf.PhaseWarmup, object{{"start_ns", w[0]}, {"end_ns", w[1]}}})
+	}
+	out := object{
 		{"schema_version", "1.1"},
 		{"aiperf_version", aiperfVersion},
 		{"benchmark_id", benchmarkID},
@@ -424,12 +432,27 @@ func (s *scraper) export(benchmarkID string, startNs, endNs int64, slice time.Du
 			{"start_time", isoLocal(startNs)},
 			{"end_time", isoLocal(endNs)},
 			{"endpoint_info", info},
-			{"phase_time_ranges", object{{aiperf.PhaseProfiling, object{{"start_ns", startNs}, {"end_ns", endNs}}}}},
+			{"phase_time_ranges", ranges},
 		}},
 		{"metrics_phase", aiperf.PhaseProfiling},
-		{"metrics", metrics},
-		{"input_config", object{{"server_metrics", object{{"formats", []string{"json"}}}}}},
-	}, true
+		{"metrics", metricsOver(startNs, endNs)},
+	}
+	if w[1] > w[0] {
+		out = append(out, field{"warmup_metrics", metricsOver(w[0], w[1])})
+	}
+	ic := o.inputConfig
+	if ic == nil {
+		ic = object{{"server_metrics", object{{"formats", []string{"json", "csv"}}}}}
+	}
+	return append(out, field{"input_config", ic}), true
+}
+
+// exportOptions are what the server-metrics export says beyond the
+// profiling window: the warm-up window (start and end ns; none when
+// equal) and the run's input_config.
+type exportOptions struct {
+	warmup      [2]int64
+	inputConfig object
 }
 
 // point is one scraped sample of one series.
@@ -668,6 +691,9 @@ func inferUnit(name string) string {
 		{"_tokens", "tokens"}, {"_requests", "requests"}, {"request_success", "requests"},
 		{"_errors", "errors"}, {"_blocks", "blocks"}, {"_ratio", "ratio"}, {"_percent", "percent"},
 		{"_perc", "percent"}, {"_count", "count"},
+		// aiperf 0.12.0 also reads SGLang's gauges so: num_running_reqs,
+		// gen_throughput.
+		{"_reqs", "requests"}, {"_throughput", "tokens/s"},
 	}
 	for _, s := range suffixes {
 		if strings.HasSuffix(name, s.suf) {

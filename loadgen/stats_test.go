@@ -95,7 +95,7 @@ func TestServerMetricsWindow(t *testing.T) {
 	snap(10, 150, 0.4, 2, 3, 3, 1.0, 3) // window start
 	snap(15, 200, 0.6, 3, 5, 6, 4.0, 6) // inside
 	snap(20, 260, 0.8, 3, 6, 8, 6.0, 8) // window end
-	out, ok := s.export("bench", 10*int64(time.Second), 20*int64(time.Second), 5*time.Second)
+	out, ok := s.export("bench", 10*int64(time.Second), 20*int64(time.Second), 5*time.Second, exportOptions{})
 	require.True(t, ok)
 	raw, err := json.Marshal(out)
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -16,8 +17,7 @@ var recordMetricOrder = []string{
 	"output_token_throughput_per_user", "output_sequence_length", "input_sequence_length",
 	"output_token_count", "inter_chunk_latency", "time_to_first_output_token", "decode_duration",
 	"prefill_throughput_per_user", "e2e_output_token_throughput", "usage_prompt_tokens",
-	"usage_completion_tokens", "usage_total_tokens", "full_decode_duration",
-	"full_response_output_token_throughput_per_user", "full_response_inter_token_latency",
+	"usage_completion_tokens", "usage_total_tokens", "usage_prompt_cache_read_tokens",
 }
 
 // phaseStats holds what a phase's metric blocks are computed from.
@@ -31,6 +31,23 @@ type phaseStats struct {
 	endNs        int64 // max request_end_ns
 	osl, isl     float64
 	blocks, hits int
+	// oslMismatch counts answers whose length is off the requested one by
+	// more than aiperf's threshold (see oslMismatched).
+	oslMismatch int
+}
+
+// aiperf 0.12.0's OSL mismatch threshold: min(requested x 5 %, 50 tokens)
+// (AIPERF_METRICS_OSL_MISMATCH_PCT_THRESHOLD, ..._MAX_TOKEN_THRESHOLD).
+const (
+	oslMismatchPct       = 5
+	oslMismatchMaxTokens = 50
+)
+
+// oslMismatched reports whether an answer of osl tokens is off the
+// requested length (osl / (1 + diffPct/100)) by more than the threshold.
+func oslMismatched(osl, diffPct float64) bool {
+	requested := osl / (1 + diffPct/100)
+	return math.Abs(osl-requested) > min(requested*oslMismatchPct/100, oslMismatchMaxTokens)
 }
 
 func collect(records []*record, phase string) *phaseStats {
@@ -53,6 +70,17 @@ func collect(records []*record, phase string) *phaseStats {
 		ps.ok++
 		ps.blocks += r.blocks
 		ps.hits += r.hits
+		// Summary-only metrics from the record's timestamps, in aiperf's
+		// units: the wait from credit to send, and credit to last byte.
+		if credit := r.Metadata.CreditIssuedNs; credit > 0 {
+			ps.add("credit_to_start_latency", "ms", float64(r.startNs()-credit)/1e6)
+			ps.add("effective_latency", "ms", float64(r.endNs()-credit)/1e6)
+		}
+		if d, ok := r.metric("osl_mismatch_diff_pct"); ok {
+			if osl, ok := r.metric("output_sequence_length"); ok && oslMismatched(osl, d) {
+				ps.oslMismatch++
+			}
+		}
 		for _, m := range r.Metrics {
 			if _, seen := ps.units[m.Tag]; !seen {
 				ps.units[m.Tag] = m.Unit
@@ -80,6 +108,15 @@ func collect(records []*record, phase string) *phaseStats {
 	}
 	slices.SortStableFunc(ps.tags, func(a, b string) int { return cmp.Compare(rank(a), rank(b)) })
 	return ps
+}
+
+// add appends a value of a summary-only metric (no record carries it).
+func (ps *phaseStats) add(tag, unit string, v float64) {
+	if _, seen := ps.units[tag]; !seen {
+		ps.units[tag] = unit
+		ps.tags = append(ps.tags, tag)
+	}
+	ps.values[tag] = append(ps.values[tag], v)
 }
 
 // metricBlocks returns the phase's metric blocks in aiperf's order:
@@ -135,10 +172,32 @@ func (ps *phaseStats) metricBlocks() object {
 	o = append(o,
 		field{"input_token_throughput", single("tokens/sec", rate(ps.isl))},
 		field{"total_token_throughput", single("tokens/sec", rate(ps.isl+ps.osl))},
-		field{"completed_request_count", single("requests", float64(ps.ok+ps.failed))},
 	)
-	if ps.failed > 0 {
-		o = append(o, field{"request_error_rate", single("%", 100*float64(ps.failed)/float64(ps.ok+ps.failed))})
+	total := func(tag string) (float64, bool) {
+		vs, ok := ps.values[tag]
+		var sum float64
+		for _, v := range vs {
+			sum += v
+		}
+		return sum, ok
+	}
+	for _, u := range []string{"prompt", "completion", "total", "prompt_cache_read"} {
+		if sum, ok := total("usage_" + u + "_tokens"); ok {
+			o = append(o, field{"total_usage_" + u + "_tokens", single("tokens", sum)})
+		}
+	}
+	cached, okC := total("usage_prompt_cache_read_tokens")
+	if prompt, okP := total("usage_prompt_tokens"); okC && okP && prompt > 0 {
+		o = append(o, field{"overall_usage_prompt_cache_read_pct", single("%", 100*cached/prompt)})
+	}
+	if ps.failed > 0 { // aiperf counts completed requests only beside errors
+		o = append(o, field{"completed_request_count", single("requests", float64(ps.ok+ps.failed))})
+	}
+	if _, ok := ps.values["osl_mismatch_diff_pct"]; ok {
+		o = append(o, field{"osl_mismatch_count", single("requests", float64(ps.oslMismatch))})
+	}
+	if n := ps.ok + ps.failed; n > 0 {
+		o = append(o, field{"request_error_rate", single("%", 100*float64(ps.failed)/float64(n))})
 	}
 	if ps.blocks > 0 {
 		o = append(o, field{"theoretical_prefix_cache_hit", object{

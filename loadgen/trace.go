@@ -18,10 +18,13 @@ import (
 // cc-traces format (semianalysisai/cc-traces-weka-*): a trace id, the KV
 // block size its hash ids refer to, and the ordered request list.
 type Trace struct {
-	ID        string         `json:"id"`
-	Models    []string       `json:"models,omitempty"`
-	BlockSize int            `json:"block_size"`
-	Requests  []TraceRequest `json:"requests"`
+	ID        string   `json:"id"`
+	Models    []string `json:"models,omitempty"`
+	BlockSize int      `json:"block_size"`
+	// HashIDScope is "local": hash ids are namespaced per trace (aiperf's
+	// model accepts nothing else and requires the field).
+	HashIDScope string         `json:"hash_id_scope,omitempty"`
+	Requests    []TraceRequest `json:"requests"`
 }
 
 // TraceRequest is one entry of a trace: a normal ("n") or streaming ("s")
@@ -37,9 +40,13 @@ type TraceRequest struct {
 	Stop      string  `json:"stop,omitempty"`
 	APITime   float64 `json:"api_time,omitempty"`
 	ThinkTime float64 `json:"think_time,omitempty"`
-	// AgentID and Requests are set on "subagent" entries only.
-	AgentID  string         `json:"agent_id,omitempty"`
-	Requests []TraceRequest `json:"requests,omitempty"`
+	// AgentID, SubagentType, Status, Requests and SubModels are set on
+	// "subagent" entries only (aiperf's model requires all five there).
+	AgentID      string         `json:"agent_id,omitempty"`
+	SubagentType string         `json:"subagent_type,omitempty"`
+	Status       string         `json:"status,omitempty"`
+	Requests     []TraceRequest `json:"requests,omitempty"`
+	SubModels    []string       `json:"models,omitempty"`
 }
 
 // Turn is one request of a replayable conversation, derived from a
@@ -143,32 +150,46 @@ func loadTraceFile(path string) ([]Trace, error) {
 // ParseTraces reads JSONL traces (one JSON object per line, blank lines
 // ignored) from r; name is used in error positions.
 func ParseTraces(name string, r io.Reader) ([]Trace, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
 	var out []Trace
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := eachJSONLine(r, func(line int, b []byte) error {
 		var t Trace
 		if err := decodeTrace(b, &t); err != nil {
-			return nil, &TraceError{File: name, Line: line, Msg: err.Error()}
+			return &TraceError{File: name, Line: line, Msg: err.Error()}
 		}
 		if err := t.validate(); err != nil {
-			return nil, &TraceError{File: name, Line: line, Msg: err.Error()}
+			return &TraceError{File: name, Line: line, Msg: err.Error()}
 		}
 		out = append(out, t)
+		return nil
+	})
+	if _, ok := errors.AsType[*TraceError](err); ok {
+		return nil, err
 	}
-	if err := sc.Err(); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(out) == 0 {
 		return nil, &TraceError{File: name, Msg: "no traces"}
 	}
 	return out, nil
+}
+
+// eachJSONLine calls fn with each non-blank line of r (trimmed) and its
+// 1-based number, and stops at fn's first error; a trace line may be
+// up to 256 MB.
+func eachJSONLine(r io.Reader, fn func(line int, b []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if b := bytes.TrimSpace(sc.Bytes()); len(b) > 0 {
+			if err := fn(line, b); err != nil {
+				return err
+			}
+		}
+	}
+	return sc.Err()
 }
 
 // decodeTrace decodes one trace. Unknown fields are tolerated (newer

@@ -141,3 +141,50 @@ func mkdirCopy(src, dst string) error {
 	}
 	return os.WriteFile(dst, b, 0o644)
 }
+
+// TestShippedTracesPassAiperfsModel: testdata/traces/agentic-small.jsonl
+// lacked hash_id_scope and the subagent fields aiperf's WekaTrace requires,
+// so a real aiperf refused it. Every trace set sweep ships or generates
+// passes aiperf 0.12.0's model. (testdata/loadgen/weka-sample is
+// InferenceX's aggregation fixture, kept unchanged, and replayed by the
+// built-in client only.)
+func TestShippedTracesPassAiperfsModel(t *testing.T) {
+	shipped, err := filepath.Glob("../testdata/traces/*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, shipped)
+	for _, path := range shipped {
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		assert.NoError(t, CheckAiperfWeka(path, f))
+		f.Close()
+	}
+	for name, ts := range map[string][]Trace{
+		"SyntheticTraces": SyntheticTraces(smallTraceSeed, smallTraceCount),
+		"AgenticTraces":   AgenticTraces(builtinTraceSeed, builtinTraceCount),
+	} {
+		assert.NoError(t, CheckAiperfWeka(name, bytes.NewReader(encodeTraces(t, ts))))
+	}
+}
+
+// TestCheckAiperfWeka: what aiperf's model rejects is named with its line
+// and field.
+func TestCheckAiperfWeka(t *testing.T) {
+	good := `{"id":"a","models":["m"],"block_size":64,"hash_id_scope":"local","requests":[{"t":0,"type":"n","model":"m","in":10,"out":2},` +
+		`{"t":1,"type":"subagent","agent_id":"x","subagent_type":"Explore","status":"completed","models":["m"],"requests":[{"t":0,"type":"s","model":"m","input_length":5,"out":1,"ttft":0.1}]}]}`
+	require.NoError(t, CheckAiperfWeka("good", strings.NewReader(good+"\n")))
+	f, err := os.Open(wekaSample)
+	require.NoError(t, err)
+	defer f.Close()
+	err = CheckAiperfWeka("sample", f)
+	require.Error(t, err, "the InferenceX fixture predates the model")
+	assert.Contains(t, err.Error(), "sample:1: hash_id_scope: required field missing (aiperf 0.12.0 WekaTrace)")
+	assert.Contains(t, err.Error(), "requests[2].subagent_type: required field missing")
+	assert.Contains(t, err.Error(), "requests[2].requests[0].model: required field missing")
+	bad := `{"id":"a","models":["m"],"block_size":0,"hash_id_scope":"global","extra":1,"requests":[{"t":0,"type":"x"},{"t":0,"type":"subagent","agent_id":"x","subagent_type":"E","status":"c","models":["m"],"requests":[{"t":0,"type":"subagent"}]}]}`
+	err = CheckAiperfWeka("bad", strings.NewReader("\n"+bad+"\n"))
+	require.Error(t, err)
+	for _, want := range []string{"bad:2: {extra}: extra fields not permitted", `hash_id_scope "global": want "local"`, "block_size 0: want a positive integer",
+		`requests[0].type "x": want "n", "s" or "subagent"`, `requests[1].requests[0].type "subagent": want "n" or "s" (inside a subagent)`} {
+		assert.Contains(t, err.Error(), want)
+	}
+}

@@ -6,6 +6,15 @@ import (
 	"math/rand/v2"
 )
 
+// hashIDScopeLocal is the only hash id scope aiperf's WEKA model accepts.
+const hashIDScopeLocal = "local"
+
+// newSubagent is a completed subagent entry with the fields aiperf's model
+// requires; its requests are appended by the caller.
+func newSubagent(t float64, agentID string) TraceRequest {
+	return TraceRequest{T: t, Type: "subagent", AgentID: agentID, SubagentType: "Explore", Status: "completed", SubModels: []string{"synthetic-subagent"}}
+}
+
 // SyntheticTraces generates n agentic coding traces in the WEKA format
 // with a fixed seed: the built-in trace set used when no trace source is
 // available, and the generator of testdata/traces/agentic-small.jsonl.
@@ -25,9 +34,10 @@ func SyntheticTraces(seed uint64, n int) []Trace {
 	out := make([]Trace, 0, n)
 	for i := range n {
 		t := Trace{
-			ID:        fmt.Sprintf("synth_%04d_%06x", i, rng.Uint32()&0xffffff),
-			Models:    []string{"synthetic-agent"},
-			BlockSize: bs,
+			ID:          fmt.Sprintf("synth_%04d_%06x", i, rng.Uint32()&0xffffff),
+			Models:      []string{"synthetic-agent"},
+			BlockSize:   bs,
+			HashIDScope: hashIDScopeLocal,
 		}
 		nextID := int64(1)
 		var hashes []int64
@@ -50,7 +60,7 @@ func SyntheticTraces(seed uint64, n int) []Trace {
 				in += prevOut + 100 + rng.IntN(1101)
 			}
 			if k == spawnAt {
-				sub := TraceRequest{T: now, Type: "subagent", AgentID: fmt.Sprintf("agent_%03d", k)}
+				sub := newSubagent(now, fmt.Sprintf("agent_%03d", k))
 				subHashes := append([]int64(nil), hashes[:min(len(hashes), 8)]...)
 				subIn := len(subHashes)*bs + 200 + rng.IntN(800)
 				st := 0.0
@@ -138,7 +148,7 @@ func AgenticTraces(seed uint64, n int) []Trace {
 	think := func() float64 { return min(60, logn(1.5, 1.1)) }
 	out := make([]Trace, 0, n)
 	for i := range n {
-		t := Trace{ID: fmt.Sprintf("agentic_%04d_%06x", i, rng.Uint32()&0xffffff), Models: []string{"synthetic-agent"}, BlockSize: bs}
+		t := Trace{ID: fmt.Sprintf("agentic_%04d_%06x", i, rng.Uint32()&0xffffff), Models: []string{"synthetic-agent"}, BlockSize: bs, HashIDScope: hashIDScopeLocal}
 		nextID := int64(sysBlocks + 1)
 		var sys []int64
 		for b := range int64(sysBlocks) {
@@ -172,7 +182,7 @@ func AgenticTraces(seed uint64, n int) []Trace {
 			in = min(in, maxContext-4000)
 			if k == spawnAt {
 				for a := range 2 + rng.IntN(2) {
-					sub := TraceRequest{T: round3(now), Type: "subagent", AgentID: fmt.Sprintf("agent_%03d_%d", k, a)}
+					sub := newSubagent(round3(now), fmt.Sprintf("agent_%03d_%d", k, a))
 					sh := append([]int64(nil), sys...)
 					sin := sysBlocks*bs + 3000 + rng.IntN(6001)
 					st, sprev := 0.0, 0

@@ -105,7 +105,11 @@ func (c *vclock) post(ctx context.Context, path string, q url.Values) ([]byte, e
 
 // joinFirst registers the first participant at the engine's current time.
 func (c *vclock) joinFirst(ctx context.Context, id string, wall time.Time) (*vpart, error) {
-	b, err := c.post(ctx, "/sim/join", url.Values{"ids": {id}, "reset": {"1"}})
+	// The artifact clock starts on a whole second, and the engine learns
+	// it (wall=) to stamp the simulated GPU telemetry on it: its one-second
+	// samples then fall at the same simulated times in every run.
+	wall = wall.Truncate(time.Second)
+	b, err := c.post(ctx, "/sim/join", url.Values{"ids": {id}, "reset": {"1"}, "wall": {strconv.FormatInt(wall.UnixNano(), 10)}})
 	if err != nil {
 		return nil, fmt.Errorf("%w (is the engine a sweep sim-engine on the virtual clock?)", err)
 	}

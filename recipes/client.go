@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,3 +171,18 @@ const (
 	placeholderEvalMaxModelLen = "${EVAL_MAX_MODEL_LEN}"
 	placeholderLMEvalPatchDir  = "${LM_EVAL_PATCH_DIR}"
 )
+
+// SubmissionProblem says why the point's client run cannot be a valid
+// submission for its scenario, "" when it can: a benchmark shorter than
+// the scenario's minimum runs with --unsafe-override, and aiperf stamps
+// such a run submission_valid=false.
+func (p *Point) SubmissionProblem() string {
+	if p.Client == nil || !slices.Contains(p.Client.Argv, "--unsafe-override") {
+		return ""
+	}
+	d := "its duration"
+	if i := slices.Index(p.Client.Argv, "--benchmark-duration"); i >= 0 && i+1 < len(p.Client.Argv) {
+		d = p.Client.Argv[i+1] + " s"
+	}
+	return fmt.Sprintf("%s is below the %s scenario's %d s minimum, so aiperf runs it with --unsafe-override and stamps it submission_valid=false", d, agentxScenario, minScenarioDuration)
+}

@@ -13,6 +13,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/filename"
 	"sweep/metrics/result"
 	"sweep/recipes/schema"
 )
@@ -136,6 +137,15 @@ func (p *Point) UnmarshalJSON(data []byte) error {
 	}
 	if len(pj.Engine.Argv) == 0 {
 		return errors.New(`planned point: "engine" has no argv`)
+	}
+	// Both name files in the point's result directory.
+	if err := filename.Check("result_filename", pj.ResultFilename); err != nil {
+		return fmt.Errorf("planned point: %w", err)
+	}
+	if pj.CommandFile != "" {
+		if err := filename.Check("command_file", pj.CommandFile); err != nil {
+			return fmt.Errorf("planned point: %w", err)
+		}
 	}
 	*p = Point{
 		Row: *pj.Row, Recipe: pj.Recipe, Engine: pj.Engine, CommandFile: pj.CommandFile,

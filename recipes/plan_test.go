@@ -571,3 +571,48 @@ func TestPlanEveryPointGolden(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(want), buf.String(), "a planned point changed: run go test ./recipes -run TestPlanEveryPointGolden -update, and sweep plan the named point to review it")
 }
+
+// TestPointJSONRefusesPaths: a planned point's result_filename and
+// command_file name files in its result directory; "../victim/x" in a
+// plan file made `sweep run --plan` write outside --out.
+func TestPointJSONRefusesPaths(t *testing.T) {
+	pts, err := Plan(keyRows(t, mi325xKey)[:1], PlanOptions{})
+	require.NoError(t, err)
+	for _, tc := range []struct{ key, value, err string }{
+		{"result_filename", "../victim/existing", `planned point: result_filename "../victim/existing" must be a file name, not a path`},
+		{"command_file", "../victim/existing.txt", `planned point: command_file "../victim/existing.txt" must be a file name, not a path`},
+		{"result_filename", "", "planned point: result_filename is empty: want a file name"},
+	} {
+		data, err := json.Marshal(pts[0])
+		require.NoError(t, err)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(data, &m))
+		m[tc.key] = tc.value
+		data, err = json.Marshal(m)
+		require.NoError(t, err)
+		var p Point
+		assert.EqualError(t, json.Unmarshal(data, &p), tc.err, tc.key)
+	}
+	data, err := json.Marshal(pts[0])
+	require.NoError(t, err)
+	var p Point
+	require.NoError(t, json.Unmarshal(data, &p), "a planned point reads back")
+}
+
+// TestSpeculativeConfigFloatText: the golden AL inside vLLM's
+// --speculative-config is written as Python writes a float, so an AL of
+// exactly 3 is "3.0" as in InferenceX's argv (the B300 Kimi-K3 point at
+// conc 16, 3 speculative tokens), not "3".
+func TestSpeculativeConfigFloatText(t *testing.T) {
+	rs := slices.DeleteFunc(keyRows(t, "kimik3-fp4-b300-vllm-agentic-dspark"), func(r *matrix.Row) bool {
+		return r.Conc != 16 || r.EvalOnly != nil && *r.EvalOnly
+	})
+	require.NotEmpty(t, rs)
+	pts, err := Plan(rs[:1], PlanOptions{})
+	require.NoError(t, err)
+	argv := pts[0].Engine.Argv
+	i := slices.Index(argv, "--speculative-config")
+	require.GreaterOrEqual(t, i, 0)
+	assert.Contains(t, argv[i+1], `"num_speculative_tokens":3,`)
+	assert.Contains(t, argv[i+1], `"synthetic_acceptance_length":3.0}`)
+}

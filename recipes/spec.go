@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"sweep/configs"
+	"sweep/internal/pyjson"
 )
 
 // Speculation is a recipe's speculative decoding setup. The zero value means
@@ -38,14 +39,16 @@ type GoldenRef struct {
 // VLLMSpecConfig is vLLM's --speculative-config object. Empty fields are
 // left out.
 type VLLMSpecConfig struct {
-	Method                    string  `json:"method,omitempty"`
-	Model                     string  `json:"model,omitempty"`
-	NumSpeculativeTokens      int     `json:"num_speculative_tokens,omitempty"`
-	AttentionBackend          string  `json:"attention_backend,omitempty"`
-	KVCacheDtype              string  `json:"kv_cache_dtype,omitempty"`
-	DraftSampleMethod         string  `json:"draft_sample_method,omitempty"`
-	RejectionSampleMethod     string  `json:"rejection_sample_method,omitempty"`
-	SyntheticAcceptanceLength float64 `json:"synthetic_acceptance_length,omitempty"`
+	Method                string `json:"method,omitempty"`
+	Model                 string `json:"model,omitempty"`
+	NumSpeculativeTokens  int    `json:"num_speculative_tokens,omitempty"`
+	AttentionBackend      string `json:"attention_backend,omitempty"`
+	KVCacheDtype          string `json:"kv_cache_dtype,omitempty"`
+	DraftSampleMethod     string `json:"draft_sample_method,omitempty"`
+	RejectionSampleMethod string `json:"rejection_sample_method,omitempty"`
+	// SyntheticAcceptanceLength is written as Python writes a float
+	// (3.0, 2.78), as InferenceX's scripts do.
+	SyntheticAcceptanceLength pyjson.Float `json:"synthetic_acceptance_length,omitempty"`
 }
 
 // Enabled reports whether the recipe uses speculative decoding.
@@ -107,7 +110,7 @@ func specArgs(c *Ctx, r *Recipe) ([]Arg, error) {
 		if c.EvalOnly {
 			cfg.RejectionSampleMethod = s.EvalRejectionSampleMethod
 		} else {
-			cfg.RejectionSampleMethod, cfg.SyntheticAcceptanceLength = "synthetic", c.GoldenAL
+			cfg.RejectionSampleMethod, cfg.SyntheticAcceptanceLength = "synthetic", pyjson.Float(c.GoldenAL)
 		}
 		return []Arg{Flag("--speculative-config", cfg)}, nil
 	}

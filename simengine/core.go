@@ -155,6 +155,8 @@ type rank struct {
 	acc  acceptor
 	rng  *rand.Rand
 
+	power *powerLog // busy time for the simulated GPU telemetry
+
 	mu       sync.Mutex
 	wake     chan struct{} // capacity 1, signalled on submit
 	waiting  []*simRequest
@@ -182,6 +184,7 @@ func newRank(idx int, cfg *Config, capa capacity) *rank {
 		wake:     make(chan struct{}, 1),
 		cache:    newPrefixCache(block),
 		noiseSig: 0.03,
+		power:    newPowerLog(),
 	}
 	r.st.init(cfg)
 	return r
@@ -375,6 +378,9 @@ func (r *rank) step(start float64) (float64, []delivery) {
 		dur *= 1 + f.Percent/100
 	}
 	end := start + dur
+	if decodeTokens := len(decoders) * perDecode; prefillTokens+decodeTokens > 0 {
+		r.power.add(start, end, float64(prefillTokens)/float64(prefillTokens+decodeTokens), len(decoders))
+	}
 
 	// Effects.
 	var out []delivery

@@ -83,6 +83,12 @@
 //     sample, GET /sim/log returns every sample once, delta-encoded
 //     against a schema page whose sample values are their line indexes;
 //     GET /sim/state shows the clock for diagnosis.
+//   - GET /sim/power serves GPU power per simulated second (each rank's
+//     prefill and decode busy time, per GPU of the configuration), stamped
+//     on the load generator's artifact clock: its first join carries
+//     wall= (Unix ns), which anchors simulated time to it. The sweep
+//     binary started as nvidia-smi or amd-smi (SMI) prints it in the real
+//     tools' formats for the point runner's GPU monitor.
 //   - Prompts may come by the content ids of their 64-token blocks
 //     (sweep_sim_prompt) instead of text, so an 80k-token prompt costs kB;
 //     with a key (the session) the engine keeps a prompt's ids, and the

@@ -54,6 +54,14 @@ type vclock struct {
 	owners   map[*simRequest]*vpart
 	deadline []*simRequest // requests with a deadline, still open
 
+	// The load generator's first join's wall= (Unix ns, as whole seconds
+	// and the rest) and simulated time map simulated time to its artifact
+	// timestamps (anchorTime).
+	wallSec, wallFracNs int64
+	joinedAt            float64
+	anchorSet           bool
+	anchorGen           int // counts the joins that set the anchor
+
 	// metric sampling on the virtual timeline
 	recording bool
 	interval  float64
@@ -611,6 +619,7 @@ func (s *Server) simHandlers(mux *http.ServeMux) {
 	mux.HandleFunc("POST /sim/sample", s.simSample)
 	mux.HandleFunc("GET /sim/log", s.simLog)
 	mux.HandleFunc("GET /sim/state", s.simState)
+	mux.HandleFunc("GET /sim/power", s.simPower)
 }
 
 // simState describes the clock for diagnosis: its time, every
@@ -687,6 +696,10 @@ func (s *Server) simJoin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else if r.URL.Query().Get("reset") == "1" {
+		if wall, err := strconv.ParseInt(r.URL.Query().Get("wall"), 10, 64); err == nil {
+			vc.wallSec, vc.wallFracNs, vc.joinedAt, vc.anchorSet = wall/1e9, wall%1e9, at, true
+			vc.anchorGen++
+		}
 		vc.parts.reset()
 		clear(vc.owners)
 		vc.recording = false

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/configs"
 	"sweep/internal/plural"
 	"sweep/sweep/abgate/leg"
 )
@@ -58,6 +59,9 @@ Examples:
 				}
 				if fs.Changed("runs") && o.Runs < 2 {
 					return flagErrorf("--runs %d: an A/A calibration needs at least 2 identical runs", o.Runs)
+				}
+				if o.Runs > 2*configs.MaxABReplicates {
+					return flagErrorf("--runs %d: at most %d (twice the most replicates a leg may have)", o.Runs, 2*configs.MaxABReplicates)
 				}
 				return runF(ctx, o)
 			}

@@ -43,7 +43,9 @@ to its categories as bfcl evaluate does.
 Any problem makes the verdict INCOMPLETE and names the arm, root, category
 and reason: missing-score-file, missing-result-file, stale-file (older than
 --since), header-mismatch, partial-category, case-set-mismatch,
-infra-error-rate (more than 5 % of a file's rows), unreadable-file.
+infra-error-rate (more than 5 % of a file's rows), unreadable-file,
+foreign-file (a failure row's model_name or test_category is not the
+model and category of its path).
 
 Otherwise the primary endpoint is the weighted Δ (B − A, all cases pooled)
 with a 90 % stratified paired bootstrap CI [L, U]: PASS if L > −tolerance,

@@ -129,8 +129,10 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
 	case checkSimClock(o.SimClock) != nil:
 		return checkSimClock(o.SimClock)
-	case o.Retries < 0:
-		return flagErrorf("--retries %d: want 0 or more", o.Retries)
+	case checkPowerGPUs(o.PowerGPUs) != nil:
+		return checkPowerGPUs(o.PowerGPUs)
+	case o.Retries < 0 || o.Retries > campaign.MaxRetries:
+		return flagErrorf("--retries %d: want 0 to %d", o.Retries, campaign.MaxRetries)
 	case o.MaxParallel < 0:
 		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
 	case o.Duration < 0:
@@ -170,7 +172,16 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--exact-servers", Value: strconv.FormatBool(o.ExactServers)},
 		campaign.Setting{Name: "--aiperf-version", Value: o.Plan.AiperfVersion},
 		campaign.Setting{Name: "--adaptive", Value: strconv.FormatBool(o.Adaptive)},
+		// What is loaded and which client measures it; "" when not given,
+		// as directories from before these were recorded have them.
+		campaign.Setting{Name: "--model-path", Value: o.Plan.ModelPath},
+		campaign.Setting{Name: "--aiperf", Value: o.Aiperf},
+		campaign.Setting{Name: "--builtin-client", Value: map[bool]string{true: "true"}[o.Builtin]},
+		campaign.Setting{Name: "--config-files", Value: strings.Join(o.Inputs.ConfigFiles, " ")},
 	)
+	if o.PowerGPUs != "" && o.PowerGPUs != run.PowerGPUsAll {
+		out = append(out, campaign.Setting{Name: "--power-gpus", Value: o.PowerGPUs})
+	}
 	if o.Simulate {
 		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
 			campaign.Setting{Name: "--sim-gpu", Value: o.SimGPU}, campaign.Setting{Name: "--sim-clock", Value: o.SimClock})
@@ -186,7 +197,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 	po.Runners = g.Runners
 	po.Fast = o.Fast
 	po.Duration = o.Duration
-	co := campaign.PlanOptions{Recipe: po, ExactServers: o.ExactServers}
+	co := campaign.PlanOptions{Recipe: po, ExactServers: o.ExactServers, Official: o.Command == "official"}
 	if o.Adaptive {
 		co.ProbeDuration = o.ProbeDuration
 	}
@@ -251,7 +262,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	}
 	eo := o.Slurm // --slurm-partition, --slurm-poll, --slurm-start-timeout
 	eo.Name, eo.Dir, eo.Schedule, eo.Setup, eo.Point, eo.Cost, eo.Adaptive = o.executor, dir, sched, setup, po, cost, o.Adaptive
-	eo.GPUs, eo.MaxParallel = gpus, o.MaxParallel
+	eo.GPUs, eo.MaxParallel, eo.Official = gpus, o.MaxParallel, o.Command == "official"
 	eo.Progress = func(line string) { fmt.Fprintln(o.progressOut(), "  "+line) }
 	if o.executor == executor.Slurm {
 		exe, err := os.Executable()
@@ -269,9 +280,9 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; directory %s\n",
+	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; client: %s (%s); directory %s\n",
 		o.Command, plural.Count(len(sched.Points), "point", "points"), plural.Count(len(sched.Arms), "arm", "arms"),
-		plural.Count(sched.ServerStarts(), "server start", "server starts"), eo.Where(), dir)
+		plural.Count(sched.ServerStarts(), "server start", "server starts"), eo.Where(), setup.ClientInfo().Name, setup.ClientWhy, dir)
 	sum, runErr := campaign.Run(ctx, campaign.Options{
 		Dir: dir, Schedule: sched, Executor: ex, Retries: o.Retries, FailFast: o.FailFast,
 		Identity: campaign.Identity{Command: o.Command, Settings: settings},

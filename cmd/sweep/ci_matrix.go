@@ -41,6 +41,11 @@ fan-out InferenceX's run-sweep.yml would run, as one JSON object:
   canary          the canary job (full-sweep-enabled, full-sweep-fail-fast)
   skipped         jobs left out because no runner is registered (or online)
                   for their runner label; each also prints a ::notice:: line
+  not-run         families sweep.yml has no job for (multi-node): their jobs
+                  stay under jobs, and each prints a ::warning:: line
+
+A family of more than 256 jobs (GitHub's matrix limit) or a fan-out of
+more than 1 MB (a job output's limit) is refused with both named.
 
 Labels: exactly one primary label of sweep-enabled (lowest concurrency per
 configuration), full-sweep-enabled, non-canary-full-sweep-enabled,
@@ -115,6 +120,9 @@ func ciMatrixRun(ctx context.Context, o *ciMatrixOptions) error {
 	}
 	b, err := json.Marshal(fan)
 	if err != nil {
+		return err
+	}
+	if err := fan.CheckLimits(len(b) + 1); err != nil {
 		return err
 	}
 	_, err = o.IO.Out.Write(append(b, '\n'))

@@ -216,3 +216,79 @@ func TestCIMatrixLabels(t *testing.T) {
 		assert.Contains(t, notices, "::notice title=sweep: ")
 	})
 }
+
+// TestCIMatrixNotRunFamilies: a changelog entry with multi-node agentic
+// points (sweep.yml has no multi-node job) lists the family under not-run
+// with the reason and a warning, and ci summary counts only the jobs that
+// run. Before, the jobs were in the fan-out with no job to run them and
+// the summary counted them.
+func TestCIMatrixNotRunFamilies(t *testing.T) {
+	cases, data := loadIXCases(t)
+	var mn *ixCase
+	for i := range cases {
+		c := &cases[i]
+		if c.Kind == "changelog" && c.OK && !c.TrimConc && len(familyRows(decodeJSON(t, string(c.Output)).(map[string]any))["sweep-multi-node-agentic"]) > 0 {
+			mn = c
+			break
+		}
+	}
+	require.NotNil(t, mn, "a recorded changelog case with multi-node agentic rows")
+	base, head := cutChangelog(t, data, mn.EntryIndex, mn.Added)
+	git := map[string][]byte{"b:perf-changelog.yaml": base, "h:perf-changelog.yaml": head}
+	out, notices, err := runCIMatrixCmd(t, &cachedLoader{}, git,
+		append([]string{"--labels", "non-canary-full-sweep-enabled", "--base-ref", "b", "--head-ref", "h"}, ixInputs()...))
+	require.NoError(t, err)
+	var fan struct {
+		Counts map[string]int `json:"counts"`
+		NotRun []struct {
+			Family string `json:"family"`
+			Jobs   int    `json:"jobs"`
+			Reason string `json:"reason"`
+		} `json:"not-run"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &fan))
+	n := fan.Counts["sweep-multi-node-agentic"]
+	require.Positive(t, n)
+	var notRun []string
+	for _, nr := range fan.NotRun {
+		notRun = append(notRun, nr.Family)
+		assert.Equal(t, fan.Counts[nr.Family], nr.Jobs)
+		assert.Contains(t, nr.Reason, "multi-node points do not run in the PR sweep")
+	}
+	assert.Contains(t, notRun, "sweep-multi-node-agentic")
+	assert.Contains(t, notices, fmt.Sprintf("::warning title=sweep: sweep-multi-node-agentic not run::%d jobs of sweep-multi-node-agentic not run", n))
+
+	runs, total := 0, 0
+	for fam, c := range fan.Counts {
+		total += c
+		if !strings.Contains(fam, "multi-node") {
+			runs += c
+		}
+	}
+	require.Less(t, runs, total)
+	dir := t.TempDir()
+	fanFile := filepath.Join(dir, "fanout.json")
+	require.NoError(t, os.WriteFile(fanFile, []byte(out), 0o644))
+	var sum, errOut bytes.Buffer
+	code := mainRun(t.Context(), &IOStreams{Out: &sum, ErrOut: &errOut}, []string{"ci", "summary", "--fanout", fanFile, dir})
+	require.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, sum.String(), fmt.Sprintf(": %d jobs run.", runs))
+	assert.Contains(t, sum.String(), fmt.Sprintf("- not run: %d jobs of sweep-multi-node-agentic: multi-node points", n))
+}
+
+// TestCIMatrixLimits: a changelog entry selecting every config key gives
+// families of more jobs than GitHub runs in one matrix (256) and a fan-out
+// above a job output's 1 MB; ci matrix refuses it, naming both limits and
+// what to do, instead of printing a matrix GitHub rejects.
+func TestCIMatrixLimits(t *testing.T) {
+	_, data := loadIXCases(t)
+	head := append(append([]byte{}, data...), "\n- config-keys:\n    - \"*\"\n  description:\n    - \"everything\"\n  pr-link: XXX\n"...)
+	git := map[string][]byte{"b:perf-changelog.yaml": data, "h:perf-changelog.yaml": head}
+	out, _, err := runCIMatrixCmd(t, &cachedLoader{}, git,
+		append([]string{"--labels", "full-sweep-enabled", "--base-ref", "b", "--head-ref", "h"}, ixInputs()...))
+	require.Error(t, err, "printed %d bytes", len(out))
+	assert.Empty(t, out)
+	assert.Regexp(t, `family sweep-[a-z0-9-]+ has \d+ jobs; GitHub runs at most 256 jobs of one matrix`, err.Error())
+	assert.Contains(t, err.Error(), "a job output holds at most 1 MB")
+	assert.Contains(t, err.Error(), "split the changelog entry")
+}

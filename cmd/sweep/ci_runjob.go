@@ -14,6 +14,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/internal/inputfile"
+	"sweep/recipes"
 	"sweep/sweep/gha"
 	"sweep/sweep/run"
 )
@@ -33,6 +34,10 @@ type ciRunJobOptions struct {
 	// Simulate runs against the simulated engine (for checking a job
 	// without GPUs).
 	Simulate bool
+	// ConfigFiles and RunnerConfig are passed to "sweep run" when set
+	// (the PR sweep reads the pull request's master configs as data).
+	ConfigFiles  []string
+	RunnerConfig string
 	// OnHost starts a real engine on this host instead of through the
 	// runner's launch path (sweep run --launch).
 	OnHost bool
@@ -71,6 +76,8 @@ Example (a workflow step):
 			fs.StringVar(&o.Out, "out", "", "output directory")
 			fs.StringVar(&o.GitHubOutput, "github-output", "", "append result-filename=... to this file ($GITHUB_OUTPUT)")
 			fs.BoolVar(&o.Simulate, "simulate", false, "run against sweep's simulated engine")
+			fs.StringSliceVar(&o.ConfigFiles, "config-files", nil, "master config files, comma separated (default: the built-in ones)")
+			fs.StringVar(&o.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
 			fs.BoolVar(&o.OnHost, "on-host", false, "start a real engine on this host instead of through the runner's launcher (sweep run --launch)")
 			fs.StringArrayVar(&o.Site, "site", nil, "change a site fact of the runner profile, key=value (sweep run --site); repeatable")
 			return fs, func(ctx context.Context, args []string) error {
@@ -106,15 +113,24 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 	if row.Kind.MultiNode() {
 		return fmt.Errorf("job %s: multi-node points are not supported yet", job.ConfigKey)
 	}
+	if err := recipes.CheckRemoteCode(row.Model); err != nil {
+		return fmt.Errorf("job %s: %w", job.ConfigKey, err)
+	}
 	runFn := o.Run
 	if runFn == nil {
 		runFn = func(ctx context.Context, args []string) error {
 			return dispatch(ctx, o.IO, newRunCmd(o.IO, nil), []string{"sweep", "run"}, args)
 		}
 	}
+	names := make([]string, len(job.Points))
+	for i, p := range job.Points {
+		if names[i], err = p.Filename(o.RunnerName); err != nil {
+			return fmt.Errorf("--job %s: point %d: %w", o.Job, i+1, err)
+		}
+	}
 	var errs []error
 	for i, p := range job.Points {
-		rf := strings.ReplaceAll(p.ResultFilename, gha.RunnerPlaceholder, o.RunnerName)
+		rf := names[i]
 		out := o.Out
 		if len(job.Points) > 1 {
 			out = filepath.Join(o.Out, rf)
@@ -137,6 +153,12 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 			for _, s := range o.Site {
 				args = append(args, "--site", s)
 			}
+		}
+		if len(o.ConfigFiles) > 0 {
+			args = append(args, "--config-files", strings.Join(o.ConfigFiles, ","))
+		}
+		if o.RunnerConfig != "" {
+			args = append(args, "--runner-config", o.RunnerConfig)
 		}
 		fmt.Fprintf(o.IO.ErrOut, "job point %d/%d: %s conc %d -> %s\n", i+1, len(job.Points), job.ConfigKey, p.Conc, rf)
 		if err := runFn(ctx, args); err != nil {

@@ -74,4 +74,54 @@ func TestCIRunJob(t *testing.T) {
 	got, err := os.ReadFile(ghOut)
 	require.NoError(t, err)
 	assert.Regexp(t, `^result-filename=\S+_mi325x-amds_03_recipe-[0-9a-f]{16}\n$`, string(got))
+
+	// A result file name that is a path (an edited job file) would put a
+	// point's results outside --out: refused before any point runs.
+	var edited map[string]any
+	require.NoError(t, json.Unmarshal(job, &edited))
+	pts := edited["points"].([]any)
+	bad := map[string]any{"conc": 4096, "result-filename": "../../x", "artifacts": []any{}}
+	edited["points"] = append(pts[:1:1], bad)
+	data, err = json.Marshal(edited)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(jobFile, data, 0o644))
+	calls = nil
+	err = ciRunJobRun(t.Context(), o)
+	assert.EqualError(t, err, "--job "+jobFile+`: point 2: result-filename "../../x" must be a file name, not a path`)
+	assert.Empty(t, calls, "no point ran")
+}
+
+// TestCIRunJobPRData: the PR sweep passes the pull request's master
+// configs (data) and the base branch's runners.yaml to every "sweep run",
+// and refuses a job whose model's organisation is not one whose
+// repository code the sweep runs (--trust-remote-code), running nothing.
+func TestCIRunJobPRData(t *testing.T) {
+	dir := t.TempDir()
+	job := func(model string) string {
+		f := filepath.Join(dir, strings.ReplaceAll(model, "/", "_")+".json")
+		cfg := map[string]any{"image": "x", "model": model, "model-prefix": "qwen3.5", "precision": "fp8", "framework": "sglang",
+			"runner": "mi325x-amds", "tp": 8, "ep": 1, "dp-attn": false, "conc": 4, "exp-name": "e", "scenario-type": "agentic-coding"}
+		data, err := json.Marshal(map[string]any{"runner": "mi325x-amds", "config-key": "k", "config": cfg,
+			"points": []map[string]any{{"conc": 4, "result-filename": "r_{runner}"}}})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(f, data, 0o644))
+		return f
+	}
+	var calls [][]string
+	o := &ciRunJobOptions{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
+		RunnerName: "mi325x-amds_03", Out: filepath.Join(dir, "results"),
+		ConfigFiles: []string{"pr/configs/amd-master.yaml", "pr/configs/nvidia-master.yaml"}, RunnerConfig: "tool/configs/runners.yaml",
+		Run: func(_ context.Context, args []string) error { calls = append(calls, args); return nil }}
+	o.Job = job("Qwen/Qwen3.5-397B-A17B-FP8")
+	require.NoError(t, ciRunJobRun(t.Context(), o))
+	require.Len(t, calls, 1)
+	line := strings.Join(calls[0], " ")
+	assert.Contains(t, line, "--config-files pr/configs/amd-master.yaml,pr/configs/nvidia-master.yaml")
+	assert.Contains(t, line, "--runner-config tool/configs/runners.yaml")
+
+	calls = nil
+	o.Job = job("some-org/x")
+	err := ciRunJobRun(t.Context(), o)
+	require.ErrorContains(t, err, `organisation "some-org" is not one whose code the PR sweep runs`)
+	assert.Empty(t, calls)
 }

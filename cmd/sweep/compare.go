@@ -52,7 +52,8 @@ across the arms' points (the noise source is named per arm). With tol =
 --tolerance: PASS when the interval's lower bound is above -tol
 (IMPROVEMENT when above +tol), REGRESSION when its upper bound is below
 -tol, INCONCLUSIVE otherwise (with how many results per point would decide
-it). For ttft-* and itl-* metrics, where lower is better, the signs turn.
+it). For ttft-*, itl-* and energy (J per output token), where lower is
+better, the signs turn.
 Beside it, the change of throughput per GPU along the two sides'
 throughput-interactivity frontiers, at the interactivities both cover.
 
@@ -78,7 +79,7 @@ Examples:
 			fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 			fs.Float64Var(&o.Tolerance, "tolerance", compare.DefaultTolerance, "tolerated loss in percent")
 			fs.StringVar(&o.Format, "format", "text", "output format: text, json or markdown")
-			fs.Var(&o.Metric, "metric", "what to compare: throughput per GPU (total, output), interactivity (intvty) or latency percentiles")
+			fs.Var(&o.Metric, "metric", "what to compare: throughput per GPU (total, output), interactivity (intvty), latency percentiles, or energy per output token (energy, from power-valid results)")
 			fs.StringVar(&calibration, "calibration", "", "noise file of sweep compare --calibrate, for arms without replicates")
 			fs.BoolVar(&calibrate, "calibrate", false, "read the directories given as repeated runs of the same points and write their noise")
 			fs.StringVar(&o.Out, "out", "", "with --calibrate: the file to write (default: standard output)")

@@ -154,8 +154,14 @@ func discoverRun(ctx context.Context, o *discoverOptions) error {
 const defaultProbeSeconds = 300
 
 // writeKneesAndReport prints the knee table of a sweep directory and
-// writes its report under DIR/report.
-func writeKneesAndReport(ctx context.Context, ios *IOStreams, dir string) error {
+// writes its report under DIR/report. It runs after the sweep's results
+// are written, so a panic in it is an error (a warning), never a crash.
+func writeKneesAndReport(ctx context.Context, ios *IOStreams, dir string) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("internal error (the sweep's results are complete; please report this): %v", v)
+		}
+	}()
 	rs, err := knee.ReadAnalyze(ctx, dir, knee.Options{Threshold: 0.9, Metric: knee.MetricTotal})
 	if err != nil {
 		return err

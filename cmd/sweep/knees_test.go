@@ -111,3 +111,41 @@ func TestKneesGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestReportUnplottableValue: `sweep report` and discover's closing report
+// on a result whose ITL p50 is 1e307 s (finite, +Inf in ms) write the
+// report with the value left out and named, instead of panicking inside
+// gonum/plot.
+func TestReportUnplottableValue(t *testing.T) {
+	dir := t.TempDir()
+	c := synth.Corpus(7, 1)[0]
+	paths, err := synth.WriteDir(filepath.Join(dir, c.ID), c.Arm, true)
+	require.NoError(t, err)
+	patched := 0
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		var obj map[string]any
+		require.NoError(t, json.Unmarshal(data, &obj))
+		if obj["conc"] != 8.0 || patched > 0 {
+			continue
+		}
+		obj["request_metrics"].(map[string]any)["latency"].(map[string]any)["itl"].(map[string]any)["p50"] = 1e307
+		data, err = json.Marshal(obj)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		patched++
+	}
+	require.Equal(t, 1, patched)
+
+	var out, errOut bytes.Buffer
+	code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, []string{"report", dir, "--out", filepath.Join(dir, "r1")})
+	require.Equal(t, 0, code, errOut.String())
+	md, err := os.ReadFile(filepath.Join(dir, "r1", "summary.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "1 value left out (beyond ±1e+12)")
+
+	out.Reset()
+	require.NoError(t, writeKneesAndReport(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, dir))
+	assert.FileExists(t, filepath.Join(dir, "report", "summary.md"))
+}

@@ -20,9 +20,16 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"sweep/simengine"
 )
 
-func main() { os.Exit(Main()) }
+func main() {
+	if tool, ok := simulatedSMI(os.Args[0]); ok {
+		os.Exit(simengine.SMIMain(tool))
+	}
+	os.Exit(Main())
+}
 
 // Main runs sweep with the process's arguments and returns the exit code.
 func Main() int {

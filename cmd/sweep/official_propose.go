@@ -23,6 +23,9 @@ type officialProposeOptions struct {
 	Threshold   float64
 	Targets     []float64
 	Max         int
+	// AllowSimulated proposes from simulated results (the changelog entry
+	// says so).
+	AllowSimulated bool
 }
 
 // newOfficialProposeCmd binds "sweep official" flags; today it only has
@@ -45,7 +48,9 @@ stays; the changelog says why). The master config is edited in place:
 only each arm's conc-list text changes, comments and formatting stay. A
 perf-changelog.yaml entry is appended (pr-link XXX until the PR exists).
 The result is checked as "sweep validate" does (with the old changelog as
-the base: append-only rules) before anything is written.
+the base: append-only rules) before anything is written. Simulated
+results are refused unless --allow-simulated (the entry then says so); a
+result with a concurrency above 65536 is refused.
 
 Examples:
   sweep official --propose --from results/ --dry-run
@@ -63,6 +68,7 @@ Examples:
 			fs.Float64Var(&o.Threshold, "threshold", 0.9, "knee threshold, a fraction of the arm's peak in (0, 1)")
 			fs.Float64SliceVar(&o.Targets, "target", []float64{20, 50, 100}, "target interactivities (tok/s/user) whose bracketing frontier points are kept")
 			fs.IntVar(&o.Max, "max", 4, "points per arm (floor, knee and first post-knee point always stay)")
+			fs.BoolVar(&o.AllowSimulated, "allow-simulated", false, "propose from simulated results (refused otherwise; the changelog entry says they were simulated)")
 			return fs, func(ctx context.Context, args []string) error {
 				switch {
 				case len(args) > 0:
@@ -85,7 +91,7 @@ Examples:
 // officialProposeRun plans, edits, validates and (unless dry-run) writes.
 func officialProposeRun(ctx context.Context, o *officialProposeOptions) error {
 	p, err := propose.Propose(ctx, propose.Request{From: o.From, ConfigFiles: o.ConfigFiles, Runners: o.Runners, Changelog: o.Changelog,
-		ConfigKey: o.ConfigKey, Threshold: o.Threshold, Targets: o.Targets, Max: o.Max, Log: o.IO.ErrOut})
+		ConfigKey: o.ConfigKey, Threshold: o.Threshold, Targets: o.Targets, Max: o.Max, AllowSimulated: o.AllowSimulated, Log: o.IO.ErrOut})
 	if err != nil {
 		return err
 	}

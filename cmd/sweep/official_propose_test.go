@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func TestOfficialPropose(t *testing.T) {
 	oldAMD, _ := os.ReadFile(amd)
 	oldLog, _ := os.ReadFile(log)
 	args := []string{"official", "--propose", "--from", results, "--config-files", amd + "," + nv,
-		"--runner-config", runners, "--changelog", log}
+		"--runner-config", runners, "--changelog", log, "--allow-simulated"}
 
 	var out, errOut bytes.Buffer
 	code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, append(args, "--dry-run"))
@@ -65,6 +66,7 @@ func TestOfficialPropose(t *testing.T) {
 	newLog, _ := os.ReadFile(log)
 	assert.True(t, bytes.HasPrefix(newLog, oldLog), "the changelog is only appended to")
 	assert.Contains(t, string(newLog[len(oldLog):]), "- config-keys:\n    - qwen3.5-fp8-mi325x-sglang-agentic-mtp\n")
+	assert.Contains(t, string(newLog[len(oldLog):]), "from a SIMULATED fast discovery sweep", "the entry says the results were simulated")
 
 	base := filepath.Join(dir, "changelog-base.yaml")
 	require.NoError(t, os.WriteFile(base, oldLog, 0o644))
@@ -73,6 +75,60 @@ func TestOfficialPropose(t *testing.T) {
 	code = mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, []string{"validate", "--config-files", amd + "," + nv,
 		"--runner-config", runners, "--changelog", log, "--changelog-base", base})
 	assert.Equal(t, 0, code, out.String()+errOut.String())
+}
+
+// TestOfficialProposeRefuses: a simulated discovery without
+// --allow-simulated, and a result with conc 1e18, write nothing and say
+// why (both edited the master config and the changelog before).
+func TestOfficialProposeRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		simulated bool
+		absurd    bool
+		want      string
+	}{
+		{"simulated", true, false, `a simulated result ("simulated": true)`},
+		{"conc 1e18", false, true, "conc 1000000000000000000 is not a concurrency a sweep runs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			results := filepath.Join(dir, "results")
+			for _, c := range synth.KeySweep(11) {
+				paths, err := synth.WriteDir(filepath.Join(results, c.ID), c.Arm, tc.simulated)
+				require.NoError(t, err)
+				if tc.absurd && c.Arm.Identity.Get("tp") == "8" && c.Arm.Identity.Get("ep") == "8" {
+					data, err := os.ReadFile(paths[len(paths)-1])
+					require.NoError(t, err)
+					var obj map[string]any
+					require.NoError(t, json.Unmarshal(data, &obj))
+					obj["conc"] = 1_000_000_000_000_000_000
+					data, err = json.Marshal(obj)
+					require.NoError(t, err)
+					require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(paths[0]), "forged.json"), data, 0o644))
+				}
+			}
+			files := map[string][]byte{}
+			for _, src := range []string{"configs/amd-master.yaml", "configs/nvidia-master.yaml", "configs/runners.yaml", "perf-changelog.yaml"} {
+				data, err := os.ReadFile(filepath.Join("..", "..", src))
+				require.NoError(t, err)
+				dst := filepath.Join(dir, filepath.Base(src))
+				require.NoError(t, os.WriteFile(dst, data, 0o644))
+				files[dst] = data
+			}
+			args := []string{"official", "--propose", "--from", results, "--config-files",
+				filepath.Join(dir, "amd-master.yaml") + "," + filepath.Join(dir, "nvidia-master.yaml"),
+				"--runner-config", filepath.Join(dir, "runners.yaml"), "--changelog", filepath.Join(dir, "perf-changelog.yaml")}
+			var out, errOut bytes.Buffer
+			code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, args)
+			assert.Equal(t, exitError, code, out.String())
+			assert.Contains(t, errOut.String(), tc.want)
+			for f, data := range files {
+				now, err := os.ReadFile(f)
+				require.NoError(t, err)
+				assert.Equal(t, string(data), string(now), "%s is unchanged", f)
+			}
+		})
+	}
 }
 
 func TestOfficialFlags(t *testing.T) {

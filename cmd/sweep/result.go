@@ -9,6 +9,7 @@ dashboard ingests, and validates a run the way InferenceX does.`,
 		Sub: []*Command{
 			newResultAggregateCmd(ios, nil),
 			newResultValidateCmd(ios, nil),
+			newResultPowerCmd(ios, nil),
 		},
 	}
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -13,6 +15,7 @@ import (
 	"sweep/internal/pyjson"
 	"sweep/metrics"
 	"sweep/metrics/aiperf"
+	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/sweep/run"
 )
@@ -59,8 +62,16 @@ Two keys of our own are added at the end, which InferenceX's readers ignore:
 acceptance_length (speculative decoding only: AL from the exported counters,
 compared with --golden-al) and, for points sweep scraped itself, scrape_health.
 
+The power lane (InferenceX's power_adapter, see sweep result power) runs too when
+RESULT_DIR comes from a run that had it (agentic_power_timezone_offset.txt is there)
+and ENABLE_AGENTX_POWER is not off: power_metric_schema_version, power_valid and the
+energy figures are added after InferenceX's keys, power_validation.json and
+agentic_power_window.json are written into RESULT_DIR; the expected GPU count is
+TP*PP_SIZE*PCP_SIZE.
+
 Exit status: 0 when the JSON was written, 1 when aggregation is impossible (no
-profile_export.jsonl, invalid facts, server metrics of an unknown engine).`,
+profile_export.jsonl, invalid facts, server metrics of an unknown engine) or, under
+REQUIRE_POWER=1, when the power telemetry is invalid (the JSON is written first).`,
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &resultAggregateOptions{IO: ios}
 			fs := pflag.NewFlagSet("aggregate", pflag.ContinueOnError)
@@ -129,9 +140,13 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	case !v.Valid:
 		reasons = append(reasons, "validation: "+v.Reason)
 	}
+	powerErr := aggregatePower(o, abs, facts, res, &reasons)
 	res.SetValidity(reasons)
 	if sim != nil {
 		res.Simulated, res.Simulation = true, sim
+	}
+	if rec, ok := run.ReadRecordFile(abs); ok && o.EnvFile == "" && rec.Facts != nil {
+		res.Client = rec.Client.Stamped(in.Summary) // the client run.json recorded
 	}
 	data, err := result.MarshalResult(res)
 	if err != nil {
@@ -147,7 +162,7 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	if out == "" {
 		_, err = o.IO.Out.Write(data)
 		printAggregateSummary(o.IO, res)
-		return err
+		return errors.Join(err, powerErr)
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
@@ -157,7 +172,31 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Saved aggregated agentic result to %s\n", out)
 	printAggregateSummary(o.IO, res)
-	return nil
+	return powerErr
+}
+
+// aggregatePower runs InferenceX's power lane on the result when the run
+// had it (ENABLE_AGENTX_POWER on, single node, the offset file the recipe
+// writes with the monitor present): the power keys go into res, the
+// sidecars into resultDir. Under REQUIRE_POWER invalid telemetry adds a
+// reason and makes the command exit 1 once the result is written.
+func aggregatePower(o *resultAggregateOptions, resultDir string, facts result.RunFacts, res *result.Result, reasons *[]string) error {
+	lane := power.LaneFromEnv(os.LookupEnv, facts.Multinode)
+	if !lane.Enabled || !power.LaneRan(resultDir) {
+		return nil
+	}
+	expected := power.ExpectedGPUs(facts.TP, facts.PP, facts.PCP)
+	fields, out := power.AdaptResult(power.Options{
+		ResultDir: resultDir, AggregateName: facts.ResultFilename + ".json", ExpectedGPUs: &expected,
+		RequirePower: lane.Require, Stdout: o.IO.ErrOut, Stderr: o.IO.ErrOut,
+	})
+	res.Fields = fields
+	if out.ExitCode == 0 {
+		return nil
+	}
+	msg := "power: " + strings.Join(out.Reasons, ", ") + " (REQUIRE_POWER)"
+	*reasons = append(*reasons, msg)
+	return &exitCodeError{Code: out.ExitCode, Err: errors.New(msg)}
 }
 
 // aggregateFacts picks the run facts of resultDir (absolute): --env-file,

@@ -81,7 +81,10 @@ benchmark.log, <RESULT_FILENAME>.json and run.json (each stage's outcome).
 --simulate runs the recipe's own engine command against sweep's simulated
 engine (only the program is swapped) on a compressed clock, so a point runs
 on any laptop in well under a minute. The client is aiperf when --aiperf
-names it or it is on PATH, else sweep's built-in load generator.
+names it or it is on PATH, else sweep's built-in load generator. A real
+aiperf measures wall-clock time: against the simulated engine it runs only
+with --sim-clock wall --time-scale 1 (--aiperf on another clock is refused;
+an aiperf on PATH is passed over for the built-in, and the run says so).
 
 Exit status: 0 when every stage passed, 1 when a stage failed (the stage,
 the reason and the log tail are printed; the result JSON is still written
@@ -152,6 +155,9 @@ Example:
 				if err := checkTimeScale(o.TimeScale); err != nil {
 					return err
 				}
+				if err := checkPowerGPUs(o.PowerGPUs); err != nil {
+					return err
+				}
 				if !o.Simulate && (fs.Changed("sim-fault") || fs.Changed("sim-gpu") || fs.Changed("time-scale") || fs.Changed("sim-clock")) {
 					return flagErrorf("--sim-fault, --sim-gpu, --sim-clock and --time-scale need --simulate")
 				}
@@ -197,10 +203,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	client := "built-in load generator"
-	if setup.Aiperf != "" {
-		client = setup.Aiperf
-	}
+	client := fmt.Sprintf("%s (%s)", spec.ClientInfo.Name, setup.ClientWhy)
 	engine := "engine: " + p.Engine.Argv[0]
 	if o.Simulate {
 		engine = fmt.Sprintf("simulated %s on %s, time scale %gx", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"], o.TimeScale)
@@ -310,18 +313,30 @@ func printRunSummary(ios *IOStreams, rec *run.Record, elapsed time.Duration) {
 		}
 	}
 	fmt.Fprintf(w, "point %s: %s (%s)\n", rec.Name, status, elapsed.Round(time.Second))
+	summary, err := run.Summarize(rec.ResultFile)
+	haveResult := rec.ResultFile != "" && err == nil
 	if rec.ResultFile != "" {
 		fmt.Fprintf(w, "  result:     %s\n", rec.ResultFile)
-		if s, err := run.Summarize(rec.ResultFile); err == nil {
-			fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
-			fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
-			fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
-		}
+	}
+	if s := summary; haveResult {
+		fmt.Fprintf(w, "  client:     %s\n", s.Client)
+		fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
+		fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
+		fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
 	}
 	if a := rec.Acceptance; a != nil {
 		fmt.Fprintf(w, "  accept len: %s\n", a)
 	}
-	if v := rec.Validation; v != nil {
+	if s := summary; haveResult {
+		verdict := "valid"
+		if !s.Valid {
+			verdict = "invalid: " + strings.Join(s.InvalidReasons, "; ")
+		}
+		fmt.Fprintf(w, "  validation: %s\n", verdict)
+		if s.Submission != "" {
+			fmt.Fprintf(w, "  scenario:   %s\n", s.Submission)
+		}
+	} else if v := rec.Validation; v != nil {
 		verdict := "valid"
 		if !v.Valid {
 			verdict = "invalid: " + v.Reason

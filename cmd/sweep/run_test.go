@@ -19,6 +19,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/recipes"
+	"sweep/simengine"
 	"sweep/sweep/run"
 )
 
@@ -27,6 +28,9 @@ import (
 const asCLIEnv = "SWEEP_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
+	if tool, ok := simulatedSMI(os.Args[0]); ok { // linked as a simulated GPU tool
+		os.Exit(simengine.SMIMain(tool))
+	}
 	if os.Getenv(asCLIEnv) == "1" {
 		os.Exit(Main())
 	}
@@ -147,8 +151,8 @@ func TestRunUsageErrors(t *testing.T) {
 // record and leaves no process behind.
 func TestRunFaultsSimulated(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
-	failing := filepath.Join(t.TempDir(), "aiperf")
-	require.NoError(t, os.WriteFile(failing, []byte("#!/bin/sh\necho 'aiperf: cannot reach the dataset hub' >&2\nexit 3\n"), 0o755))
+	// A failing real client needs the uncompressed wall clock (100 s of
+	// engine start at --time-scale 1): sweep/run's TestRunFaults covers it.
 	tests := []struct {
 		name   string
 		extra  []string
@@ -158,7 +162,6 @@ func TestRunFaultsSimulated(t *testing.T) {
 		{"engine never ready", []string{"--sim-fault", "never-ready", "--ready-timeout", "2s"}, run.StageEngine, "not ready"},
 		{"engine dies mid-load", []string{"--sim-fault", "crash:20"}, run.StageClient, "engine exited during the load"},
 		{"engine hangs", []string{"--sim-fault", "hang:20"}, run.StageClient, "engine stopped answering"},
-		{"client exits non-zero", []string{"--aiperf", failing}, run.StageClient, "cannot reach the dataset hub"},
 		{"metrics unreadable while a prefix is required", []string{"--sim-fault", "malformed-metrics"}, run.StageAcceptance, `server metrics artifacts are missing or empty in`},
 	}
 	for _, tc := range tests {

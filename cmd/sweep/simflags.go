@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"math"
-	"os/exec"
 
 	"github.com/spf13/pflag"
 
@@ -20,7 +18,7 @@ const defaultSimTimeScale = 150
 const (
 	simClockVirtual = "virtual"
 	simClockWall    = "wall"
-	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf always runs on it)"
+	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf needs it at --time-scale 1)"
 )
 
 // simFlags choose the engine (real or simulated, on which clock and GPU)
@@ -34,11 +32,12 @@ type simFlags struct {
 	SimClock  string
 	SimFault  string
 	SimGPU    string
+	PowerGPUs string // --power-gpus
 }
 
 // bind binds --simulate, --aiperf, --builtin-client, --time-scale,
-// --sim-clock, with fault --sim-fault, and --sim-gpu (gpuUsage is its
-// help).
+// --sim-clock, with fault --sim-fault, --sim-gpu (gpuUsage is its help)
+// and --power-gpus.
 func (s *simFlags) bind(fs *pflag.FlagSet, fault bool, gpuUsage string) {
 	fs.BoolVar(&s.Simulate, "simulate", false, "run against sweep's simulated engine instead of the real one")
 	fs.StringVar(&s.Aiperf, "aiperf", "", "aiperf program to run (default: aiperf on PATH, else the built-in load generator)")
@@ -49,6 +48,7 @@ func (s *simFlags) bind(fs *pflag.FlagSet, fault bool, gpuUsage string) {
 		fs.StringVar(&s.SimFault, "sim-fault", "", "with --simulate: engine fault to inject (never-ready, crash:N, hang:N, slow-metrics:D, malformed-metrics)")
 	}
 	fs.StringVar(&s.SimGPU, "sim-gpu", "", gpuUsage)
+	fs.StringVar(&s.PowerGPUs, "power-gpus", "", powerGPUsUsage)
 }
 
 // checkTimeScale rejects a time scale that is not a positive finite
@@ -68,21 +68,26 @@ func checkSimClock(c string) error {
 	return nil
 }
 
-// setup is the run.Setup the flags choose; the client is aiperf (--aiperf,
-// else on PATH) unless --builtin-client, planned for aiperfVersion. In an
-// image (inImage) --aiperf names a program there, as given.
+// setup is the run.Setup the flags choose, planned for aiperfVersion; the
+// client is run.ChooseClient's (aiperf or the built-in load generator,
+// and why). In an image (inImage) --aiperf names a program there, as
+// given.
 func (s *simFlags) setup(aiperfVersion string, inImage bool) (run.Setup, error) {
 	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, WallClock: s.SimClock == simClockWall, SimFault: s.SimFault, SimGPU: s.SimGPU,
-		AiperfSchema: "aiperf@" + aiperfSchemaVersion(aiperfVersion)}
-	switch {
-	case inImage:
-		setup.Aiperf = s.Aiperf
-	case !s.Builtin:
-		var err error
-		if setup.Aiperf, err = findAiperf(s.Aiperf); err != nil {
-			return run.Setup{}, err
+		AiperfSchema: "aiperf@" + aiperfSchemaVersion(aiperfVersion), PowerGPUs: s.PowerGPUs}
+	if inImage {
+		// nothing of this host's PATH applies
+		setup.Aiperf, setup.ClientWhy = s.Aiperf, "--launch: --aiperf in the image"
+		if s.Aiperf == "" {
+			setup.ClientWhy = "--launch: the image's built-in load generator"
 		}
+		return setup, nil
 	}
+	choice, err := run.ChooseClient(run.ClientRequest{Aiperf: s.Aiperf, Builtin: s.Builtin, Simulate: s.Simulate, WallClock: setup.WallClock, TimeScale: s.TimeScale})
+	if err != nil {
+		return run.Setup{}, &FlagError{Err: err}
+	}
+	setup.Aiperf, setup.ClientWhy = choice.Aiperf, choice.Why
 	return setup, nil
 }
 
@@ -103,20 +108,4 @@ func aiperfSchemaVersion(v string) string {
 		return recipes.ForkAiperfVersion
 	}
 	return v
-}
-
-// findAiperf resolves the aiperf program: the given path, else aiperf on
-// PATH, else "" for the built-in load generator.
-func findAiperf(given string) (string, error) {
-	if given != "" {
-		p, err := exec.LookPath(given)
-		if err != nil {
-			return "", &FlagError{Err: fmt.Errorf("--aiperf %s: %w", given, err)}
-		}
-		return p, nil
-	}
-	if p, err := exec.LookPath("aiperf"); err == nil {
-		return p, nil
-	}
-	return "", nil
 }

@@ -95,3 +95,22 @@ func TestCleanStaleRemovesOnlyItsOwn(t *testing.T) {
 	require.NoError(t, f.Close())
 	assert.True(t, isOwnTemp(filepath.Base(f.Name())), f.Name())
 }
+
+func TestOpenFileRefusesLinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	require.NoError(t, os.WriteFile(target, []byte("keep"), 0o644))
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(target, link))
+	_, err := OpenFile(link, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	le, ok := errors.AsType[*LinkError](err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, link, le.Path)
+	data, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, "keep", string(data))
+
+	f, err := OpenFile(filepath.Join(dir, "new"), os.O_RDWR|os.O_CREATE, 0o644)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}

@@ -56,6 +56,13 @@ var (
 	MetricsPage = Limit{What: "metrics page", Bytes: 32 << 20}
 	// Dataset: trace dataset files in the Hugging Face cache.
 	Dataset = Limit{What: "dataset file", Bytes: 1 << 30}
+	// Journal: a sweep directory's journal.jsonl, read whole on resume
+	// and by --cost-from (about 2 KB per point and attempt: 20 MB for
+	// 10,000 points).
+	Journal = Limit{What: "journal", Bytes: 256 << 20}
+	// BFCL: a BFCL result or score file (JSON Lines, one case a line;
+	// the largest category's results are a few MB).
+	BFCL = Limit{What: "BFCL file", Bytes: 256 << 20}
 	// Log: engine logs, of which only the head is read; any size.
 	Log = Limit{What: "log", Bytes: -1}
 )
@@ -118,18 +125,28 @@ func Open(path string, limit Limit) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
+	in, err := Wrap(f, limit)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
+	return in, nil
+}
+
+// Wrap checks a file the caller opened (for writing too, as a journal is;
+// with O_NONBLOCK, so a FIFO did not block the open) as Open checks its
+// own: a regular file within limit. Reads from the returned File are
+// bounded by limit; its Close closes f. On error f is left open.
+func Wrap(f *os.File, limit Limit) (*File, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
 	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, &NotRegularError{Path: path, Mode: st.Mode()}
+		return nil, &NotRegularError{Path: f.Name(), Mode: st.Mode()}
 	}
 	if limit.Bytes >= 0 && st.Size() > limit.Bytes {
-		f.Close()
-		return nil, &TooLargeError{Path: path, Size: st.Size(), Limit: limit}
+		return nil, &TooLargeError{Path: f.Name(), Size: st.Size(), Limit: limit}
 	}
 	return &File{f: f, limit: limit, size: st.Size()}, nil
 }
@@ -145,10 +162,15 @@ func Read(path string, limit Limit) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return f.ReadAll()
+}
+
+// ReadAll reads the rest of the file within its limit.
+func (f *File) ReadAll() ([]byte, error) {
 	// One allocation of the size Open saw (and room to find the end), not
 	// io.ReadAll's doubling: exports run to 100 MB.
 	buf := bytes.NewBuffer(make([]byte, 0, min(f.size, maxPresize)+bytes.MinRead))
-	_, err = buf.ReadFrom(f)
+	_, err := buf.ReadFrom(f)
 	return buf.Bytes(), err
 }
 
@@ -169,6 +191,10 @@ func (f *File) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// Seek sets the offset of the next Read (io.Seeker). The limit still
+// bounds the bytes read since Open.
+func (f *File) Seek(offset int64, whence int) (int64, error) { return f.f.Seek(offset, whence) }
 
 // Stat returns the file's FileInfo.
 func (f *File) Stat() (fs.FileInfo, error) { return f.f.Stat() }

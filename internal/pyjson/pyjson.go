@@ -14,6 +14,7 @@
 package pyjson
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -214,6 +215,21 @@ func AppendFloat(b []byte, f float64) []byte {
 	b = append(b, digits[:intPart]...)
 	b = append(b, '.')
 	return append(b, digits[intPart:]...)
+}
+
+// Float is a float64 that marshals as Python's json module writes a float
+// (AppendFloat): an integral value keeps its ".0" ("3.0", not "3"), as in
+// the JSON values InferenceX's scripts pass to engines.
+type Float float64
+
+// MarshalJSON implements json.Marshaler. NaN and the infinities are not
+// JSON, and are refused as encoding/json refuses them.
+func (f Float) MarshalJSON() ([]byte, error) {
+	x := float64(f)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil, fmt.Errorf("pyjson.Float: %v is not a JSON number", x)
+	}
+	return AppendFloat(nil, x), nil
 }
 
 // Rounded is a number in the aggregate result. It marshals the way

@@ -494,6 +494,25 @@ func (s *Summary) Dataset() json.RawMessage {
 	return ds
 }
 
+// ScenarioStamp is the scenario verdict aiperf writes into
+// profile_export_aiperf.json's metadata: scenario, submission_valid and
+// submission_invalid_reasons (e.g. "unsafe_override" for a run shorter
+// than the scenario's minimum duration).
+type ScenarioStamp struct {
+	Scenario       string   `json:"scenario"`
+	Valid          *bool    `json:"submission_valid"`
+	InvalidReasons []string `json:"submission_invalid_reasons"`
+}
+
+// Scenario returns the scenario stamp of the metadata; ok is false when
+// the summary has no submission_valid (a run without a scenario).
+func (s *Summary) Scenario() (st ScenarioStamp, ok bool) {
+	if s == nil || s.Metadata == nil || json.Unmarshal(s.Metadata, &st) != nil || st.Valid == nil {
+		return ScenarioStamp{}, false
+	}
+	return st, true
+}
+
 // ExportedSeries is one label set of a server metric in
 // server_metrics_export.json, with aiperf's statistics over the profiling
 // window (gauges: avg/min/max/std/pNN; counters: total/rate...; histograms:

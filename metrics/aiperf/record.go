@@ -58,11 +58,13 @@ type RecordMetadata struct {
 	RecordProcessorID string `json:"record_processor_id"`
 	// BenchmarkPhase is PhaseWarmup or PhaseProfiling, written as
 	// StringScalar; read, absent means profiling (older artifacts).
+	// PhaseIndex, PhaseName and PhaseKind are written on profiling
+	// records only (aiperf 0.12.0 leaves them out of warm-up records).
 	BenchmarkPhase      Scalar `json:"benchmark_phase"`
-	PhaseIndex          int    `json:"phase_index"`
+	PhaseIndex          *int   `json:"phase_index,omitempty"`
 	ProfilingIndex      *int   `json:"profiling_index,omitempty"`
-	PhaseName           string `json:"phase_name"`
-	PhaseKind           string `json:"phase_kind"`
+	PhaseName           string `json:"phase_name,omitempty"`
+	PhaseKind           string `json:"phase_kind,omitempty"`
 	WasCancelled        bool   `json:"was_cancelled"`
 	CancellationTimeNs  int64  `json:"cancellation_time_ns,omitempty"`
 	ContextOverflowSkip bool   `json:"context_overflow_skip"`

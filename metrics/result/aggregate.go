@@ -115,6 +115,9 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 			}
 			res.Dataset = rounded
 		}
+		if st, ok := in.Summary.Scenario(); ok {
+			res.Submission = &Submission{Scenario: st.Scenario, Valid: *st.Valid, InvalidReasons: append([]string{}, st.InvalidReasons...)}
+		}
 	}
 	var err error
 	if res.RequestMetrics, err = requestMetrics(profiled, in.Summary, in.Traces); err != nil {
@@ -140,6 +143,15 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 }
 
 // applyShape fills the topology fields and returns the GPU count.
+// Identify is the part of a result its facts decide: the point it
+// measures (hardware, model, framework, topology, concurrency, recipe
+// fingerprint), with no measurement. A resumed sweep compares a result
+// file with it to tell its point's result from another's.
+func Identify(facts RunFacts) *Result {
+	res, _ := newResult(facts)
+	return res
+}
+
 // newResult is the result of a run before any measurement: its identity,
 // image and topology from the facts (InferenceX's key order), and the
 // run's GPU count.

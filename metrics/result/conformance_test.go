@@ -46,7 +46,7 @@ type processOutput struct {
 }
 
 // ourKeys are the top-level keys we add; InferenceX's readers ignore them.
-var ourKeys = map[string]bool{"acceptance_length": true, "scrape_health": true, "valid": true, "invalid_reasons": true, "simulated": true, "simulation": true, "probe": true}
+var ourKeys = map[string]bool{"acceptance_length": true, "scrape_health": true, "valid": true, "invalid_reasons": true, "simulated": true, "simulation": true, "probe": true, "client": true, "submission": true}
 
 func loadIndex(t *testing.T) conformanceIndex {
 	t.Helper()

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
 
 	"sweep/configs"
+	"sweep/internal/filename"
 	"sweep/internal/inputfile"
 	"sweep/internal/pyjson"
 )
@@ -69,6 +69,24 @@ type RunFacts struct {
 	// acceptance length and the tolerance of the check (0 = default).
 	GoldenAL    *float64 `json:"golden_al,omitempty"`
 	ALTolerance float64  `json:"al_tolerance,omitempty"`
+}
+
+// HubCache is the Hugging Face hub cache a process with the environment
+// getenv reads datasets from, as InferenceX's aggregator resolves it:
+// HF_HUB_CACHE, HUGGINGFACE_HUB_CACHE, HF_HOME/hub, then
+// ~/.cache/huggingface/hub; "" when none is set.
+func HubCache(getenv func(string) string) string {
+	switch {
+	case getenv("HF_HUB_CACHE") != "":
+		return getenv("HF_HUB_CACHE")
+	case getenv("HUGGINGFACE_HUB_CACHE") != "":
+		return getenv("HUGGINGFACE_HUB_CACHE")
+	case getenv("HF_HOME") != "":
+		return filepath.Join(getenv("HF_HOME"), "hub")
+	case getenv("HOME") != "":
+		return filepath.Join(getenv("HOME"), ".cache", "huggingface", "hub")
+	}
+	return ""
 }
 
 // WorkerShape is the parallelism of one side of a disaggregated deployment.
@@ -165,16 +183,7 @@ func FromEnv(env map[string]string) (RunFacts, error) {
 	if f.KVOffloadBackendMeta, err = componentMeta("KV_OFFLOAD_BACKEND_METADATA", get("KV_OFFLOAD_BACKEND_METADATA"), false); err != nil {
 		errs = append(errs, err)
 	}
-	switch {
-	case env["HF_HUB_CACHE"] != "":
-		f.HFHubCache = env["HF_HUB_CACHE"]
-	case env["HUGGINGFACE_HUB_CACHE"] != "":
-		f.HFHubCache = env["HUGGINGFACE_HUB_CACHE"]
-	case env["HF_HOME"] != "":
-		f.HFHubCache = filepath.Join(env["HF_HOME"], "hub")
-	case env["HOME"] != "":
-		f.HFHubCache = filepath.Join(env["HOME"], ".cache", "huggingface", "hub")
-	}
+	f.HFHubCache = HubCache(func(k string) string { return env[k] })
 	if err := errors.Join(errs...); err != nil {
 		return f, err
 	}
@@ -375,14 +384,4 @@ func ResultFilename(p FilenameParts) string {
 }
 
 // CheckResultFilename rejects names that cannot be a single file name.
-func CheckResultFilename(name string) error {
-	switch {
-	case name == "":
-		return errors.New("RESULT_FILENAME is empty")
-	case strings.ContainsAny(name, `/\`) || name == "." || name == "..":
-		return fmt.Errorf("RESULT_FILENAME %q must be a file name, not a path", name)
-	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		return fmt.Errorf("RESULT_FILENAME %q contains control characters", name)
-	}
-	return nil
-}
+func CheckResultFilename(name string) error { return filename.Check("RESULT_FILENAME", name) }

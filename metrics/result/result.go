@@ -5,6 +5,8 @@ import (
 	"sweep/configs"
 	"sweep/internal/pyjson"
 	"sweep/metrics"
+	"sweep/metrics/aiperf"
+	"sweep/metrics/power"
 )
 
 // Result is the aggregate result JSON of one agentic point, field for field
@@ -42,6 +44,9 @@ type Result struct {
 	ServerMetrics     ServerMetrics      `json:"server_metrics"`
 	KVCachePoolTokens *pyjson.Rounded    `json:"kv_cache_pool_tokens"`
 	Warnings          []string           `json:"warnings,omitempty"`
+	// Fields are the power lane's keys (InferenceX's power_adapter puts
+	// them after the aggregator's): nil when the lane did not run.
+	*power.Fields
 
 	// AcceptanceLength is our speculative-decoding check (nil when not
 	// computed at all; see metrics.ALCheck.Verdict for "not measured").
@@ -61,6 +66,12 @@ type Result struct {
 	// Simulation says how. Simulated and real results are never mixed.
 	Simulated  bool        `json:"simulated"`
 	Simulation *Simulation `json:"simulation,omitempty"`
+	// Client is the load client that made the artifacts (nil in results
+	// not made by sweep run).
+	Client *Client `json:"client,omitempty"`
+	// Submission is the scenario's verdict on the run as the client
+	// stamped it (nil when the artifacts carry none).
+	Submission *Submission `json:"submission,omitempty"`
 	// Probe marks a short bracketing point of an adaptive discovery
 	// (sweep discover --adaptive): its throughput is noisier than a
 	// full-length point's, and knee readers weigh it by its length
@@ -80,6 +91,46 @@ type Simulation struct {
 	// Clock is "virtual" (simulated time advanced by events: the numbers
 	// do not depend on the machine) or "wall" (a compressed wall clock).
 	Clock string `json:"clock,omitempty"`
+}
+
+// Client says which load client made a result's artifacts.
+type Client struct {
+	// Name is "aiperf 0.12.0", "aiperf fork" or "built-in (aiperf 0.12.0
+	// artifacts)".
+	Name string `json:"name"`
+	// Program is the aiperf program that ran (empty for the built-in).
+	Program string `json:"program,omitempty"`
+	// Schema is the aiperf flag schema the command was built for
+	// ("aiperf@0.12.0").
+	Schema string `json:"schema,omitempty"`
+	// AiperfVersion is the version the artifacts say wrote them
+	// (profile_export_aiperf.json's aiperf_version), empty without them.
+	AiperfVersion string `json:"aiperf_version,omitempty"`
+	// Why says how the client was chosen.
+	Why string `json:"why,omitempty"`
+}
+
+// Stamped returns a copy of c with AiperfVersion taken from the summary
+// the client wrote (nil c stays nil).
+func (c *Client) Stamped(s *aiperf.Summary) *Client {
+	if c == nil {
+		return nil
+	}
+	cp := *c
+	if s != nil {
+		cp.AiperfVersion = s.AIPerfVersion
+	}
+	return &cp
+}
+
+// Submission is the scenario's verdict on a run, as aiperf stamps it in
+// profile_export_aiperf.json's metadata: a run outside the scenario's
+// invariants (e.g. shorter than its minimum duration, with
+// --unsafe-override) is not a valid submission for it.
+type Submission struct {
+	Scenario       string   `json:"scenario,omitempty"`
+	Valid          bool     `json:"valid"`
+	InvalidReasons []string `json:"invalid_reasons"`
 }
 
 // SetValidity records the verdict: valid when reasons is empty.

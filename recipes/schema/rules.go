@@ -58,7 +58,7 @@ func (ps *parser) checkRules() {
 			if _, ok := ps.anySet(r.Flags); !ok {
 				fail(r.Flags[0], "%s", r.Message)
 			}
-		case Requires, RequiresAll, RequiresVal, RequiresGt:
+		case Requires, RequiresAll, RequiresVal, RequiresGt, RequiresContains:
 			// A flag triggers the rule when it is given at all (aiperf checks
 			// model_fields_set), even a bool given as false.
 			for _, f := range r.Flags {
@@ -95,6 +95,13 @@ func (ps *parser) checkRules() {
 			// counts with its numeric default; at least one of them must be given.
 			a, aset, aok := ps.numberOrDefault(r.Flags[0])
 			b, bset, bok := ps.numberOrDefault(r.Flags[1])
+			if !bok && !bset && r.Value != "" {
+				// The second flag has no CLI default but the tool's model gives it
+				// Value (a concurrency phase's concurrency is 1).
+				if x, err := strconv.ParseFloat(r.Value, 64); err == nil {
+					b, bok = number{x, "the default " + r.Value}, true
+				}
+			}
 			if aok && bok && (aset || bset) && a.x > b.x {
 				at := r.Flags[0]
 				if !aset {
@@ -148,6 +155,9 @@ func (ps *parser) needsMet(r Rule) bool {
 		got, _ := ps.p.Float(r.Needs[0])
 		lim, _ := strconv.ParseFloat(r.Value, 64)
 		return got > lim
+	case RequiresContains:
+		got, _ := ps.p.String(r.Needs[0])
+		return strings.Contains(strings.ToLower(got), strings.ToLower(r.Value))
 	}
 	return true
 }

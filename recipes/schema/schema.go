@@ -164,18 +164,19 @@ type RuleKind string
 // fields the user set, so a bool given as false counts); a needed flag counts when it is set
 // (a bool must be true).
 const (
-	Required    RuleKind = "required"       // one of Flags must be set, unless one of Unless is
-	Requires    RuleKind = "requires"       // if any of Flags is set, one of Needs must be
-	RequiresAll RuleKind = "requires_all"   // if any of Flags is set, all of Needs must be
-	RequiresVal RuleKind = "requires_value" // if any of Flags is set, Needs[0] must equal Value
-	RequiresGt  RuleKind = "requires_gt"    // if any of Flags is set, Needs[0] must be > Value
-	Conflicts   RuleKind = "conflicts"      // at most one of Flags may be set
-	Excludes    RuleKind = "excludes"       // none of Flags may be given (gate it with When)
-	LessOrEqual RuleKind = "le"             // Flags[0] <= Flags[1] when both are set
-	NoSweep     RuleKind = "no_sweep"       // when one of When is set, no flag may be a comma sweep
+	Required         RuleKind = "required"          // one of Flags must be set, unless one of Unless is
+	Requires         RuleKind = "requires"          // if any of Flags is set, one of Needs must be
+	RequiresAll      RuleKind = "requires_all"      // if any of Flags is set, all of Needs must be
+	RequiresVal      RuleKind = "requires_value"    // if any of Flags is set, Needs[0] must equal Value
+	RequiresGt       RuleKind = "requires_gt"       // if any of Flags is set, Needs[0] must be > Value
+	Conflicts        RuleKind = "conflicts"         // at most one of Flags may be set
+	Excludes         RuleKind = "excludes"          // none of Flags may be given (gate it with When)
+	LessOrEqual      RuleKind = "le"                // Flags[0] <= Flags[1] when both are set (an absent Flags[1] counts as Value when given)
+	RequiresContains RuleKind = "requires_contains" // if any of Flags is set, Needs[0]'s value must contain Value (any case)
+	NoSweep          RuleKind = "no_sweep"          // when one of When is set, no flag may be a comma sweep
 )
 
-var knownRuleKinds = []RuleKind{Required, Requires, RequiresAll, RequiresVal, RequiresGt, Conflicts, Excludes, LessOrEqual, NoSweep}
+var knownRuleKinds = []RuleKind{Required, Requires, RequiresAll, RequiresVal, RequiresGt, RequiresContains, Conflicts, Excludes, LessOrEqual, NoSweep}
 
 // Rule is a relation between flags that the tool checks after parsing.
 type Rule struct {

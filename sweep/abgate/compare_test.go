@@ -66,6 +66,24 @@ func TestCompareOverallHandComputed(t *testing.T) {
 	assert.Equal(t, 5, rep.Primary.BBetter)
 }
 
+// TestCompareForeignScoreFile: a score file of another model's run placed
+// at arm A's path (its failures the same as arm B's) made A and B equal
+// and the verdict PASS; its failure rows name another model, so the
+// comparison is INCOMPLETE.
+func TestCompareForeignScoreFile(t *testing.T) {
+	dir := t.TempDir()
+	c := mustCategory(t, "simple_javascript")
+	writeCategory(t, filepath.Join(dir, "A"), c, catFiles{fail: seq(5), rowModel: "Org_Other-FC"})
+	writeCategory(t, filepath.Join(dir, "B"), c, catFiles{fail: seq(5)})
+	rep, err := Compare(t.Context(), Options{A: []string{filepath.Join(dir, "A")}, B: []string{filepath.Join(dir, "B")},
+		Model: testModel, Categories: []Category{c}})
+	require.NoError(t, err)
+	assert.Equal(t, Incomplete, rep.Verdict)
+	require.Len(t, rep.Problems, 1)
+	assert.Equal(t, ReasonForeignFile, rep.Problems[0].Reason)
+	assert.Equal(t, "a", rep.Problems[0].Arm)
+}
+
 func TestCompareCaseSetMismatch(t *testing.T) {
 	dir := t.TempDir()
 	c := mustCategory(t, "simple_javascript")

@@ -28,6 +28,10 @@ const (
 	ReasonCaseSetMismatch Reason = "case-set-mismatch"
 	ReasonInfraErrorRate  Reason = "infra-error-rate"
 	ReasonUnreadable      Reason = "unreadable-file"
+	// ReasonForeignFile: a score file's failure row names another model
+	// or category than the path it was read from (a file copied or moved
+	// from another run).
+	ReasonForeignFile Reason = "foreign-file"
 	// ReasonRunFailed: a stage that produces the root's files failed (the
 	// arm's server did not start, bfcl generate or evaluate exited
 	// non-zero); the leg runner reports it through Options.Problems.
@@ -132,6 +136,9 @@ func ReadRoot(root, model, arm string, c Category, o ReadOptions) (*RootCategory
 		probs = append(probs, prob(ReasonHeaderMismatch, "%s:1: total_count - correct_count is %d but the file lists %d failed cases",
 			scoreFile, sc.total-sc.correct, len(sc.failed)))
 	}
+	if p, ok := foreignRow(sc.failed, ModelDir(model), c.Name); ok {
+		probs = append(probs, prob(ReasonForeignFile, "%s:%s: the file comes from another run; use the score file bfcl evaluate wrote for this model and category", scoreFile, p))
+	}
 	for _, f := range sc.failed {
 		if _, ok := rows.infra[f.id]; !ok {
 			probs = append(probs, prob(ReasonHeaderMismatch, "%s:%d: failed case %q is not in %s", scoreFile, f.line, f.id, resultFile))
@@ -170,6 +177,27 @@ func ReadRoot(root, model, arm string, c Category, o ReadOptions) (*RootCategory
 	return rc, probs
 }
 
+// foreignRow reports the first failure row whose model_name or
+// test_category is not modelDir or category (BFCL writes both in every
+// failure row) as "line: what".
+func foreignRow(failed []failedCase, modelDir, category string) (string, bool) {
+	for _, f := range failed {
+		for _, k := range []struct {
+			key  string
+			got  *string
+			want string
+		}{{"model_name", f.model, modelDir}, {"test_category", f.category, category}} {
+			switch {
+			case k.got == nil:
+				return fmt.Sprintf("%d: failure row's %s is missing, want %q", f.line, k.key, k.want), true
+			case *k.got != k.want:
+				return fmt.Sprintf("%d: failure row's %s is %q, want %q", f.line, k.key, *k.got, k.want), true
+			}
+		}
+	}
+	return "", false
+}
+
 type resultRows struct {
 	ids   []string
 	infra map[string]bool // every id; true for infrastructure errors
@@ -179,6 +207,9 @@ type resultRows struct {
 type failedCase struct {
 	id   string
 	line int
+	// model and category are the row's model_name and test_category (nil:
+	// not in the row).
+	model, category *string
 }
 
 type scoreFile struct {
@@ -237,7 +268,9 @@ func readScore(file string) (*scoreFile, error) {
 			return nil
 		}
 		var row struct {
-			ID *string `json:"id"`
+			ID       *string `json:"id"`
+			Model    *string `json:"model_name"`
+			Category *string `json:"test_category"`
 		}
 		if err := json.Unmarshal(raw, &row); err != nil {
 			return fmt.Errorf("want one JSON object per line: %w", err)
@@ -249,7 +282,7 @@ func readScore(file string) (*scoreFile, error) {
 			return fmt.Errorf("failed case %q again (first at line %d)", *row.ID, l)
 		}
 		seen[*row.ID] = line
-		sc.failed = append(sc.failed, failedCase{id: *row.ID, line: line})
+		sc.failed = append(sc.failed, failedCase{id: *row.ID, line: line, model: row.Model, category: row.Category})
 		return nil
 	})
 	if err == nil && lines == 0 {
@@ -264,7 +297,7 @@ func readScore(file string) (*scoreFile, error) {
 // lines. Errors from fn are prefixed with file:line; a missing file wraps
 // fs.ErrNotExist.
 func eachLine(file string, fn func(line int, raw []byte) error) (time.Time, int, error) {
-	f, err := inputfile.Open(file, inputfile.Limit{What: "BFCL file", Bytes: -1})
+	f, err := inputfile.Open(file, inputfile.BFCL)
 	if err != nil {
 		return time.Time{}, 0, err
 	}

@@ -22,6 +22,9 @@ type catFiles struct {
 	header string   // score header line; default consistent with fail
 	extra  []string // extra score rows (raw JSON)
 	result string   // raw result file content, replacing the generated one
+	// rowModel and rowCategory replace the failure rows' model_name and
+	// test_category ("-" leaves the key out).
+	rowModel, rowCategory string
 }
 
 // writeCategory writes c's result and score files under root in BFCL's
@@ -53,8 +56,18 @@ func writeCategory(t *testing.T, root string, c Category, f catFiles) (resultFil
 		header = fmt.Sprintf(`{"accuracy": %g, "correct_count": %d, "total_count": %d}`, float64(n-len(f.fail))/float64(n), n-len(f.fail), n)
 	}
 	sc.WriteString(header + "\n")
+	label := func(key, v, def string) string {
+		switch v {
+		case "-":
+			return ""
+		case "":
+			v = def
+		}
+		return fmt.Sprintf(", %q: %q", key, v)
+	}
+	labels := label("model_name", f.rowModel, ModelDir(testModel)) + label("test_category", f.rowCategory, c.Name)
 	for _, i := range f.fail {
-		fmt.Fprintf(&sc, "{\"id\": \"%s_%d\", \"valid\": false, \"error_type\": \"x\"}\n", c.Name, i)
+		fmt.Fprintf(&sc, "{\"id\": \"%s_%d\"%s, \"valid\": false, \"error_type\": \"x\"}\n", c.Name, i, labels)
 	}
 	for _, e := range f.extra {
 		sc.WriteString(e + "\n")
@@ -204,7 +217,7 @@ func TestReadRootProblems(t *testing.T) {
 			header: `{"accuracy": 0.96, "correct_count": 48, "total_count": 50}`},
 			want: []Reason{ReasonHeaderMismatch}, wantData: true, detail: "total_count - correct_count is 2 but the file lists 1 failed cases"},
 		{name: "failure id not in the result file", cat: "simple_javascript", files: catFiles{
-			header: `{"accuracy": 0.98, "correct_count": 49, "total_count": 50}`, extra: []string{`{"id": "live_simple_0-0-0"}`}},
+			header: `{"accuracy": 0.98, "correct_count": 49, "total_count": 50}`, extra: []string{`{"id": "live_simple_0-0-0", "model_name": "Org_Model-FC", "test_category": "simple_javascript"}`}},
 			want: []Reason{ReasonHeaderMismatch}, wantData: true, detail: `:2: failed case "live_simple_0-0-0" is not in`},
 		{name: "partial", cat: "simple_javascript", files: catFiles{n: 40}, want: []Reason{ReasonPartial}, wantData: true,
 			detail: "has 40 cases, BFCL's dataset has 50"},
@@ -222,6 +235,13 @@ func TestReadRootProblems(t *testing.T) {
 			want: []Reason{ReasonUnreadable}, detail: `:3: id "x" again (first at line 1)`},
 		{name: "row without id", cat: "simple_javascript", files: catFiles{result: "{\"result\": []}\n"},
 			want: []Reason{ReasonUnreadable}, detail: `:1: want a string "id" in every row`},
+		{name: "failure row of another model", cat: "simple_javascript", files: catFiles{fail: []int{1, 2}, rowModel: "Org_Other-FC"},
+			want: []Reason{ReasonForeignFile}, wantData: true,
+			detail: `BFCL_v4_simple_javascript_score.json:2: failure row's model_name is "Org_Other-FC", want "Org_Model-FC"`},
+		{name: "failure row of another category", cat: "simple_javascript", files: catFiles{fail: []int{1}, rowCategory: "multiple"},
+			want: []Reason{ReasonForeignFile}, wantData: true, detail: `:2: failure row's test_category is "multiple", want "simple_javascript"`},
+		{name: "failure row without its labels", cat: "simple_javascript", files: catFiles{fail: []int{1}, rowModel: "-"},
+			want: []Reason{ReasonForeignFile}, wantData: true, detail: `:2: failure row's model_name is missing, want "Org_Model-FC"`},
 		{name: "score header without counts", cat: "simple_javascript", files: catFiles{header: `{"accuracy": 1}`},
 			want: []Reason{ReasonUnreadable}, detail: "BFCL_v4_simple_javascript_score.json:1: want the header"},
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/inputfile"
 )
 
 // The environment variables the registration file reads (sitecustomize.py).
@@ -111,7 +112,7 @@ func RegisteredName(getenv func(string) string) (string, error) {
 		return "", errors.New("PYTHONPATH is empty: no registration file (" + SitecustomizeFile + ") is loaded")
 	}
 	file := filepath.Join(first, SitecustomizeFile)
-	data, err := os.ReadFile(file)
+	data, err := inputfile.Read(file, inputfile.Text)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return "", fmt.Errorf("the first PYTHONPATH entry %s has no %s", first, SitecustomizeFile)

@@ -25,6 +25,10 @@ type Server interface {
 	Healthy(ctx context.Context) bool
 	// PIDs are the server's process ids (process group leaders).
 	PIDs() []int
+	// Tags are the process tags (proc.TagEnv) its processes carry, by
+	// which a later invocation finds them if this one is killed; nil
+	// when it has no processes on this machine.
+	Tags() []string
 	// Stop stops every process of the server; it is idempotent.
 	Stop(ctx context.Context) error
 }
@@ -172,7 +176,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 				continue
 			}
 			srv, srvFor = s, p.Server
-			obs(Record{Event: EventServerReady, Arm: arm.Index + 1, Point: p.ID, PIDs: s.PIDs(), Seconds: since(start)})
+			obs(Record{Event: EventServerReady, Arm: arm.Index + 1, Point: p.ID, PIDs: s.PIDs(), Tags: s.Tags(), Seconds: since(start)})
 		}
 		obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Reused: reason == "", Probe: p.Probe})
 		start := time.Now()

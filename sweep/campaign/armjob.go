@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/filename"
 	"sweep/internal/inputfile"
 	"sweep/sweep/run"
 )
@@ -32,6 +34,7 @@ type ArmSettings struct {
 	SimGPU       string  `json:"sim_gpu,omitempty"`
 	Aiperf       string  `json:"aiperf,omitempty"` // "": the built-in load generator
 	AiperfSchema string  `json:"aiperf_schema"`
+	PowerGPUs    string  `json:"power_gpus,omitempty"` // --power-gpus ("": all)
 	// StopGrace and ReadyTimeout in seconds (0: the runner's defaults;
 	// a negative StopGrace kills at once).
 	StopGrace    float64 `json:"stop_grace,omitempty"`
@@ -83,6 +86,12 @@ func ReadArmJob(path string) (*ArmJob, error) {
 	if len(aj.Points) == 0 {
 		return nil, fmt.Errorf("%s: the arm job has no points", path)
 	}
+	for _, p := range aj.Points {
+		// The point's directory beside the job's sweep directory.
+		if err := filename.Check("point ID", p.ID); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	return &aj, nil
 }
 
@@ -95,7 +104,7 @@ type EventLog struct {
 
 // CreateEventLog opens path for appending (creating it).
 func CreateEventLog(path string) (*EventLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := atomicfile.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +141,8 @@ type EventFollower struct {
 // Next returns the records completed since the last call (none when the
 // file does not exist yet).
 func (f *EventFollower) Next() ([]Record, error) {
-	file, err := os.Open(f.Path)
+	// Never blocks on a FIFO; the log is bounded as a journal is.
+	file, err := inputfile.Open(f.Path, inputfile.Journal)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -140,14 +150,13 @@ func (f *EventFollower) Next() ([]Record, error) {
 		return nil, err
 	}
 	defer file.Close()
-	if _, err := file.Seek(f.off, 0); err != nil {
+	if _, err := file.Seek(f.off, io.SeekStart); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(file); err != nil {
+	data, err := file.ReadAll()
+	if err != nil {
 		return nil, err
 	}
-	data := buf.Bytes()
 	end := bytes.LastIndexByte(data, '\n')
 	if end < 0 {
 		return nil, nil
@@ -164,14 +173,15 @@ func (f *EventFollower) Next() ([]Record, error) {
 // the runner options po run them here.
 func NewArmSettings(setup run.Setup, po run.Options) ArmSettings {
 	return ArmSettings{Simulate: setup.Simulate, TimeScale: setup.TimeScale, WallClock: setup.WallClock, SimGPU: setup.SimGPU,
-		Aiperf: setup.Aiperf, AiperfSchema: setup.AiperfSchema, StopGrace: po.StopGrace.Seconds(), ReadyTimeout: po.ReadyTimeout.Seconds()}
+		Aiperf: setup.Aiperf, AiperfSchema: setup.AiperfSchema, PowerGPUs: setup.PowerGPUs, StopGrace: po.StopGrace.Seconds(), ReadyTimeout: po.ReadyTimeout.Seconds()}
 }
 
 // Runner is the setup and the runner options the settings stand for, as
 // the node runs its arm with them (a simulation on the simulation's
 // defaults, run.Options.Simulated).
 func (s ArmSettings) Runner() (run.Setup, run.Options) {
-	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, WallClock: s.WallClock, SimGPU: s.SimGPU, Aiperf: s.Aiperf, AiperfSchema: s.AiperfSchema}
+	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, WallClock: s.WallClock, SimGPU: s.SimGPU, Aiperf: s.Aiperf, AiperfSchema: s.AiperfSchema,
+		PowerGPUs: s.PowerGPUs}
 	po := run.Options{
 		StopGrace:    time.Duration(s.StopGrace * float64(time.Second)),
 		ReadyTimeout: time.Duration(s.ReadyTimeout * float64(time.Second)),

@@ -27,6 +27,9 @@ type RunBackend struct {
 	Setup run.Setup
 	// Options tune the runner; OutDir is set per server and per point.
 	Options run.Options
+	// Official marks the points official: a result the client did not
+	// stamp a valid submission for its scenario is invalid.
+	Official bool
 
 	mu     sync.Mutex
 	starts map[int]int // server starts per arm in this process
@@ -60,7 +63,9 @@ func (b *RunBackend) StartServer(ctx context.Context, arm *Arm, first *Point, gp
 	n := b.starts[arm.Index]
 	b.mu.Unlock()
 	o := b.Options
-	o.OutDir = b.serverDir(arm, n)
+	if o.OutDir, err = b.serverDir(arm, n); err != nil {
+		return nil, err
+	}
 	srv, rec, err := run.StartServer(ctx, spec.ServerSpec, o)
 	if err != nil {
 		if rec != nil {
@@ -75,12 +80,18 @@ func (b *RunBackend) StartServer(ctx context.Context, arm *Arm, first *Point, gp
 
 // serverDir is a fresh directory for the n-th server start of arm (n
 // counts from 1 in this process; directories of earlier invocations are
-// kept, so the first free name is taken).
-func (b *RunBackend) serverDir(arm *Arm, n int) string {
+// kept, so the first free name is taken). A name that cannot be looked up
+// (DIR/servers is a file, a symlink loop, not searchable) is an error,
+// not a name taken.
+func (b *RunBackend) serverDir(arm *Arm, n int) (string, error) {
 	for ; ; n++ {
 		d := filepath.Join(b.Dir, ServersDir, fmt.Sprintf("arm%02d-%d", arm.Index+1, n))
-		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
-			return d
+		_, err := os.Lstat(d)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return d, nil
+		case err != nil:
+			return "", fmt.Errorf("server directory: %w", err)
 		}
 	}
 }
@@ -92,6 +103,7 @@ type runServer struct {
 }
 
 func (s *runServer) PIDs() []int                      { return s.srv.PIDs() }
+func (s *runServer) Tags() []string                   { return s.srv.Tags() }
 func (s *runServer) Healthy(ctx context.Context) bool { return s.srv.Healthy(ctx) == nil }
 
 func (s *runServer) Stop(context.Context) error {
@@ -106,7 +118,7 @@ func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
 	if err != nil {
 		return Outcome{Err: err}
 	}
-	spec.LoadSpec.Probe = p.Probe
+	spec.LoadSpec.Probe, spec.LoadSpec.Official = p.Probe, s.b.Official
 	dir := result.PointDir(s.b.Dir, p.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return Outcome{Err: fmt.Errorf("clear %s: %w", dir, err)}

@@ -5,17 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"sweep/internal/atomicfile"
+	"sweep/internal/inputfile"
 	"sweep/internal/plural"
+	"sweep/internal/proc"
 	"sweep/sweep/knee"
 )
+
+// MaxRetries is the largest Options.Retries Run accepts: a point that
+// fails every time is run at most MaxRetries+1 times, so a sweep ends.
+const MaxRetries = 100
 
 // ErrPointsFailed is returned by Run when points failed after their retries.
 var ErrPointsFailed = errors.New("points failed")
@@ -29,7 +38,7 @@ type Options struct {
 	Schedule *Schedule
 	Executor Executor
 	// Retries is how many times a failed point is run again (in total,
-	// over every invocation on Dir).
+	// over every invocation on Dir), 0 to MaxRetries.
 	Retries int
 	// FailFast stops the sweep at the first point that failed for good.
 	FailFast bool
@@ -61,6 +70,7 @@ type sweep struct {
 	j       *Journal
 	mu      sync.Mutex
 	state   map[string]*pointState
+	points  map[string]*Point
 	started time.Time
 	done    int // points finished in this invocation
 	jErr    error
@@ -81,6 +91,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if o.Parallel < 1 {
 		o.Parallel = 1
 	}
+	if o.Retries < 0 || o.Retries > MaxRetries {
+		return nil, fmt.Errorf("retries %d: want 0 to %d", o.Retries, MaxRetries)
+	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -99,9 +112,10 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	for i, p := range o.Schedule.Points {
 		id.Points[i] = p.ID
 	}
-	s := &sweep{o: o, j: j, state: map[string]*pointState{}, started: time.Now()}
+	s := &sweep{o: o, j: j, state: map[string]*pointState{}, points: map[string]*Point{}, started: time.Now()}
 	for _, p := range o.Schedule.Points {
 		s.state[p.ID] = &pointState{}
+		s.points[p.ID] = p
 	}
 	if len(recs) == 0 {
 		if err := j.Append(Record{Event: EventSweepStart, Identity: &id}); err != nil {
@@ -201,14 +215,15 @@ func (s *sweep) resumeLine() string {
 }
 
 // verifyResults re-checks the result of every completed point: a missing,
-// unreadable or invalid result means the point is redone.
+// unreadable or invalid result, or one that is another point's, means the
+// point is redone.
 func (s *sweep) verifyResults() {
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		if st.status != StatusOK {
 			continue
 		}
-		if err := CheckResult(filepath.Join(s.o.Dir, st.result)); err != nil {
+		if err := CheckResult(filepath.Join(s.o.Dir, st.result), p); err != nil {
 			s.progress("point %s: %v: redone", p.ID, err)
 			s.journal(Record{Event: EventPointRedo, Point: p.ID, Index: p.Index + 1, Reason: err.Error()})
 			st.status, st.result = "", ""
@@ -217,16 +232,18 @@ func (s *sweep) verifyResults() {
 }
 
 // CheckResult reads an aggregate result file and says whether it can be
-// trusted: a complete result (as sweep/knee reads it) that is not marked
-// invalid and has successful requests.
-func CheckResult(path string) error {
-	_, err := checkResult(path)
+// trusted as point p's result: a complete result (as sweep/knee reads
+// it) that is not marked invalid, has successful requests and is p's
+// own: its concurrency, recipe fingerprint, model and arm identity
+// (result.IdentityKeys) are those p's facts give (a nil p skips that).
+func CheckResult(path string, p *Point) error {
+	_, err := checkResult(path, p)
 	return err
 }
 
 // checkResult is CheckResult that also returns the result's headline
 // numbers, so a finished point's file is read once.
-func checkResult(path string) (*Metrics, error) {
+func checkResult(path string, p *Point) (*Metrics, error) {
 	smp, ok, err := knee.ReadFile(path)
 	switch {
 	case err != nil:
@@ -235,6 +252,11 @@ func checkResult(path string) (*Metrics, error) {
 		return nil, fmt.Errorf("result %s is corrupt or not an aggregate result", filepath.Base(path))
 	case smp.Excluded != "":
 		return nil, fmt.Errorf("result %s does not count: %s", filepath.Base(path), smp.Excluded)
+	}
+	if p != nil {
+		if err := resultOf(path, p); err != nil {
+			return nil, err
+		}
 	}
 	m := &Metrics{TputPerGPU: smp.TotalTPS, CacheHitRate: smp.CacheHit}
 	if p := smp.Intvty.P50; p != nil {
@@ -288,7 +310,8 @@ func (s *sweep) rounds(ctx context.Context) error {
 		if s.failed && s.o.FailFast {
 			break
 		}
-		if round > s.o.Retries+1 {
+		// round-1, not Retries+1: the sum overflows near the int limit.
+		if round-1 > s.o.Retries {
 			break
 		}
 	}
@@ -326,7 +349,7 @@ func (s *sweep) observe(r Record) {
 		if st != nil {
 			if r.Status == StatusOK && r.Result != "" {
 				// The executor's word is not enough: the file must count.
-				m, err := checkResult(r.Result)
+				m, err := checkResult(r.Result, s.points[r.Point])
 				if err != nil {
 					r.Status, r.Error = StatusFailed, err.Error()
 				} else if r.Metrics == nil {
@@ -451,53 +474,51 @@ func (m *Metrics) String() string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-// stopLeftovers stops servers a killed invocation left running: process
-// groups recorded by server_ready without a later server_stop of the arm.
+// stopLeftovers stops servers a killed invocation left running: the
+// processes carrying the tags of a server_ready record without a later
+// server_stop of the arm. The record's pids are not signalled: after a
+// reboot, or with the directory resumed on another node, they may belong
+// to anyone; a record without tags (an older journal) stops nothing.
 func (s *sweep) stopLeftovers(recs []Record) {
-	open := map[int][]int{}
+	open := map[int]Record{}
 	for _, r := range recs {
 		switch r.Event {
 		case EventServerReady:
-			open[r.Arm] = r.PIDs
+			open[r.Arm] = r
 		case EventServerStop:
 			delete(open, r.Arm)
 		}
 	}
-	for arm, pids := range open {
-		for _, pid := range pids {
-			if pid <= 1 || !groupAlive(pid) {
-				continue
-			}
-			_ = syscall.Kill(-pid, syscall.SIGTERM)
-			deadline := time.Now().Add(10 * time.Second)
-			for groupAlive(pid) && time.Now().Before(deadline) {
-				time.Sleep(100 * time.Millisecond)
-			}
-			if groupAlive(pid) {
-				_ = syscall.Kill(-pid, syscall.SIGKILL)
-			}
-			s.progress("stopped leftover server process group %d of arm %d from an earlier run", pid, arm)
-			s.journal(Record{Event: EventLeftover, Arm: arm, PIDs: []int{pid}})
+	arms := slices.Sorted(maps.Keys(open))
+	for _, arm := range arms {
+		r := open[arm]
+		if len(r.Tags) == 0 && len(r.PIDs) > 0 {
+			s.progress("arm %d: not stopping pids %v from an earlier run: its journal record does not say which processes are the server's (stop them yourself if they are)", arm, r.PIDs)
+			continue
 		}
+		var pids []int
+		for _, tag := range r.Tags {
+			pids = append(pids, proc.KillTagged(tag, 10*time.Second)...)
+		}
+		if len(pids) == 0 {
+			continue
+		}
+		s.progress("stopped leftover server processes %v of arm %d from an earlier run", pids, arm)
+		s.journal(Record{Event: EventLeftover, Arm: arm, PIDs: pids})
 	}
-}
-
-// groupAlive reports whether process group pgid has a live member.
-func groupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
 }
 
 // lockDir takes an exclusive lock on dir, so two sweeps never write one
 // directory.
 func lockDir(dir string) (func(), error) {
 	path := filepath.Join(dir, ".lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := atomicfile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		holder, _ := os.ReadFile(path)
+		holder, _ := inputfile.Read(path, inputfile.Text)
 		return nil, fmt.Errorf("%s is in use by another sweep (pid %s): wait for it or stop it", dir, strings.TrimSpace(string(holder)))
 	}
 	_ = f.Truncate(0)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +21,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
@@ -77,6 +80,7 @@ type fakeServer struct {
 }
 
 func (s *fakeServer) PIDs() []int                    { return nil }
+func (s *fakeServer) Tags() []string                 { return nil }
 func (s *fakeServer) Healthy(context.Context) bool   { return s.healthy && !s.stopped }
 func (s *fakeServer) Stop(ctx context.Context) error { s.release(); return nil }
 
@@ -130,16 +134,26 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		s.b.mu.Unlock()
 		seconds = float64(p.ProbeDuration)
 	}
-	res := map[string]any{
+	data := fakeResult(p, map[string]any{
 		"conc": p.Conc(), "num_requests_successful": 10, "valid": true, "simulated": true, "probe": p.Probe,
 		"request_metrics": map[string]any{"throughput": map[string]any{"duration_seconds": seconds,
 			"per_gpu": map[string]any{"total_tput_tps": tput, "output_tput_tps": tput / 10}}},
-	}
-	data, _ := json.Marshal(res)
+	})
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return campaign.Outcome{Err: err}
 	}
 	return campaign.Outcome{Result: path}
+}
+
+// fakeResult is a result file of p: what the aggregator writes for its
+// facts (its identity), with fields replaced by measured.
+func fakeResult(p *campaign.Point, measured map[string]any) []byte {
+	id, _ := json.Marshal(result.Identify(result.FactsFromRow(&p.Plan.Row, p.Plan.ResultFilename, nil, 0)))
+	var res map[string]any
+	_ = json.Unmarshal(id, &res)
+	maps.Copy(res, measured)
+	data, _ := json.Marshal(res)
+	return data
 }
 
 func (b *fakeBackend) loadsOf(id string) int {
@@ -323,6 +337,25 @@ func TestFailedPointIsRetried(t *testing.T) {
 	assert.Equal(t, 2, s.b.loadsOf(s.sched.Points[0].ID), "no retry left on resume")
 }
 
+// TestHugeRetriesStillRetries: a retry count near the int limit retries
+// a failed point (Retries+1 once overflowed and ended the sweep after its
+// first round), and a count above MaxRetries is refused.
+func TestHugeRetriesStillRetries(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	s.o.Retries = campaign.MaxRetries
+	s.b.faults[s.sched.Points[0].ID] = "fail"
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 2, sum.OK)
+	assert.Equal(t, 2, sum.Points[0].Attempts)
+
+	s = newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	s.o.Retries = math.MaxInt
+	_, err = s.run(t.Context())
+	require.ErrorContains(t, err, "retries")
+	assert.Equal(t, 0, s.b.loadsOf(s.sched.Points[0].ID))
+}
+
 func TestServerThatNeverStartsFailsItsPoint(t *testing.T) {
 	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
 	s.o.Retries = 0
@@ -361,7 +394,7 @@ func TestDiskFull(t *testing.T) {
 	require.ErrorIs(t, err, campaign.ErrPointsFailed)
 	assert.Contains(t, sum.Points[1].Error, "no space left on device")
 	p := s.sched.Points[0]
-	require.NoError(t, campaign.CheckResult(filepath.Join(s.dir, p.ID, p.ID+".json")), "the earlier result is intact")
+	require.NoError(t, campaign.CheckResult(filepath.Join(s.dir, p.ID, p.ID+".json"), p), "the earlier result is intact")
 }
 
 func TestDifferentSweepIsRefused(t *testing.T) {
@@ -540,4 +573,28 @@ func TestJournalMustBeARegularFile(t *testing.T) {
 		}
 		t.Fatal("the journal's FIFO blocked")
 	}
+}
+
+// TestOfficialRefusesInvalidSubmissions: an official point shorter than
+// the scenario's 900 s ran with --unsafe-override, and aiperf stamped it
+// submission_valid=false. An official schedule refuses it up front; a
+// discovery schedule takes it.
+func TestOfficialRefusesInvalidSubmissions(t *testing.T) {
+	point := func(duration int) recipes.Point {
+		argv := []string{"aiperf", "profile", "--benchmark-duration", fmt.Sprint(duration)}
+		if duration < 900 {
+			argv = append(argv, "--unsafe-override")
+		}
+		return recipes.Point{
+			Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "m", Parallelism: configs.Parallelism{TP: 8, EP: 1}, Conc: 4},
+			Recipe: "fake", Engine: recipes.Command{Argv: []string{"engine"}}, Client: &recipes.Command{Argv: argv},
+			ResultFilename: fmt.Sprintf("p%d", duration),
+		}
+	}
+	_, err := campaign.BuildSchedule([]recipes.Point{point(600)}, campaign.ScheduleOptions{Catalog: recipes.Builtin(), Official: true})
+	assert.EqualError(t, err, "official point p600: 600 s is below the inferencex-agentx-mvp scenario's 900 s minimum, so aiperf runs it with --unsafe-override and stamps it submission_valid=false; an official point must be a valid submission: drop --duration or give at least the scenario's minimum")
+	_, err = campaign.BuildSchedule([]recipes.Point{point(600)}, campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	assert.NoError(t, err, "a discovery point may be short")
+	_, err = campaign.BuildSchedule([]recipes.Point{point(1200)}, campaign.ScheduleOptions{Catalog: recipes.Builtin(), Official: true})
+	assert.NoError(t, err)
 }

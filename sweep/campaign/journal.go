@@ -1,7 +1,6 @@
 package campaign
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
 )
 
@@ -66,7 +66,11 @@ type Record struct {
 	Reason string `json:"reason,omitempty"`
 	// PIDs are the server's process ids (server_ready), for stopping
 	// leftovers of a killed sweep.
-	PIDs    []int    `json:"pids,omitempty"`
+	PIDs []int `json:"pids,omitempty"`
+	// Tags are the server's process tags (proc.TagEnv, server_ready):
+	// only processes carrying one are stopped as leftovers, so a pid
+	// reused by an unrelated process is never signalled.
+	Tags    []string `json:"tags,omitempty"`
 	Status  string   `json:"status,omitempty"`
 	Error   string   `json:"error,omitempty"`
 	Seconds float64  `json:"seconds,omitempty"`
@@ -96,6 +100,11 @@ type Journal struct {
 	// w is where records go (f, or a test's failing writer).
 	w    io.Writer
 	sync func() error
+	// end is the length of the complete records; torn says a failed
+	// write may have left part of a record after it, which the next
+	// Append removes first.
+	end  int64
+	torn bool
 }
 
 // OpenJournal opens (creating) dir's journal for appending and returns the
@@ -104,19 +113,18 @@ type Journal struct {
 // an error naming it.
 func OpenJournal(dir string) (*Journal, []Record, error) {
 	path := filepath.Join(dir, JournalFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
+	f, err := atomicfile.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return nil, nil, err
 	}
-	// A FIFO opened read-write does not block the open but blocks the read.
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+	// A FIFO opened read-write does not block the open but blocks the
+	// read: only a regular file within inputfile.Journal is read.
+	in, err := inputfile.Wrap(f, inputfile.Journal)
+	if err != nil {
 		f.Close()
-		if err == nil {
-			err = &inputfile.NotRegularError{Path: path, Mode: st.Mode()}
-		}
 		return nil, nil, err
 	}
-	data, err := io.ReadAll(f)
+	data, err := in.ReadAll()
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -136,7 +144,7 @@ func OpenJournal(dir string) (*Journal, []Record, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	return &Journal{f: f, w: f, sync: f.Sync}, recs, nil
+	return &Journal{f: f, w: f, sync: f.Sync, end: int64(keep)}, recs, nil
 }
 
 // parseJournal decodes data and returns the records and the length of the
@@ -154,7 +162,16 @@ func parseJournal(path string, data []byte) ([]Record, int, error) {
 		text := data[off : off+nl]
 		if len(bytes.TrimSpace(text)) > 0 {
 			var r Record
-			if err := json.Unmarshal(text, &r); err != nil {
+			err := json.Unmarshal(text, &r)
+			if err != nil {
+				// A record cut short by a failed write (ENOSPC) with the
+				// next one appended to it by an older sweep: the cut
+				// record's caller saw its error; the next one counts.
+				if i := bytes.LastIndex(text, []byte(`{"time":`)); i > 0 && json.Unmarshal(text[i:], &r) == nil {
+					err = nil
+				}
+			}
+			if err != nil {
 				if off+nl+1 == len(data) {
 					return recs, off, nil // a torn last line
 				}
@@ -178,14 +195,36 @@ func (j *Journal) Append(r Record) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if _, err := j.w.Write(append(data, '\n')); err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	if j.sync != nil {
-		if err := j.sync(); err != nil {
-			return fmt.Errorf("journal: %w", err)
+	if j.torn {
+		if err := j.repair(); err != nil {
+			return fmt.Errorf("journal: cannot remove the record an earlier failed write cut short: %w", err)
 		}
 	}
+	n, err := j.w.Write(append(data, '\n'))
+	if err == nil && j.sync != nil {
+		err = j.sync()
+	}
+	if err != nil {
+		j.torn = true // part of the record may be on disk
+		return fmt.Errorf("journal: %w", err)
+	}
+	j.end += int64(n)
+	return nil
+}
+
+// repair cuts the journal back to its complete records, so the next
+// record starts on a line of its own.
+func (j *Journal) repair() error {
+	if j.f == nil {
+		return errors.New("no journal file")
+	}
+	if err := j.f.Truncate(j.end); err != nil {
+		return err
+	}
+	if _, err := j.f.Seek(j.end, io.SeekStart); err != nil {
+		return err
+	}
+	j.torn = false
 	return nil
 }
 
@@ -279,12 +318,7 @@ func short(ids []string) string {
 // writing (for cost estimates from an earlier sweep).
 func ReadJournal(dir string) ([]Record, error) {
 	path := filepath.Join(dir, JournalFile)
-	f, err := inputfile.Open(path, inputfile.Limit{What: "journal", Bytes: -1})
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(bufio.NewReader(f))
+	data, err := inputfile.Read(path, inputfile.Journal)
 	if err != nil {
 		return nil, err
 	}

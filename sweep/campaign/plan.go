@@ -47,6 +47,8 @@ type PlanOptions struct {
 	// ExactServers restarts the engine for every point whose planned
 	// command differs (ScheduleOptions.ExactServers).
 	ExactServers bool
+	// Official schedules official points (ScheduleOptions.Official).
+	Official bool
 	// ProbeDuration, when > 0, plans each point's client once more as an
 	// adaptive search's bracketing probe of that many seconds
 	// (Point.ProbeClient).
@@ -68,7 +70,7 @@ func Plan(rows matrix.Matrix, dir string, o PlanOptions) (*Schedule, error) {
 	if po.Port == 0 {
 		po.Port = recipes.DefaultPort
 	}
-	so := ScheduleOptions{ExactServers: o.ExactServers, Catalog: po.Catalog}
+	so := ScheduleOptions{ExactServers: o.ExactServers, Official: o.Official, Catalog: po.Catalog}
 	first, err := recipes.Plan(rows, po)
 	if err != nil {
 		return nil, planError(err)

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sweep/configs/matrix"
+	"sweep/internal/filename"
 	"sweep/metrics/result"
 	"sweep/recipes"
 )
@@ -111,6 +113,10 @@ type ScheduleOptions struct {
 	// ExactServers runs every point with its own engine command, as
 	// InferenceX does, ignoring ArmServer declarations.
 	ExactServers bool
+	// Official refuses points that cannot be valid submissions for their
+	// scenario (recipes.Point.SubmissionProblem), e.g. shorter than its
+	// minimum duration.
+	Official bool
 }
 
 // BuildSchedule groups planned points into arms (same config key and
@@ -128,10 +134,17 @@ func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error)
 	seen := map[string]bool{}
 	for i := range points {
 		pp := points[i]
+		// The point's directory in the sweep directory.
+		if err := filename.Check("point "+strconv.Itoa(i+1)+"'s result file name", pp.ResultFilename); err != nil {
+			return nil, err
+		}
 		if seen[pp.ResultFilename] {
 			return nil, fmt.Errorf("two points named %s: the selection lists a point twice", pp.ResultFilename)
 		}
 		seen[pp.ResultFilename] = true
+		if why := pp.SubmissionProblem(); o.Official && why != "" {
+			return nil, fmt.Errorf("official point %s: %s; an official point must be a valid submission: drop --duration or give at least the scenario's minimum", pp.ResultFilename, why)
+		}
 		k := armKey(&pp)
 		a, ok := byArm[k]
 		if !ok {

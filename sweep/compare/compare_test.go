@@ -207,3 +207,29 @@ func TestEngineFlagDiffs(t *testing.T) {
 		`engine flag --speculative-config {"n": 3} added (conc 8)`,
 	}, rep.Arms[0].Differs)
 }
+
+// TestEnergyMetric: energy per output token compares like a latency, a
+// rise beyond the tolerance being the regression; results without a valid
+// power lane have no value.
+func TestEnergyMetric(t *testing.T) {
+	mk := func(j float64, concs ...int) *knee.Arm {
+		a := &knee.Arm{Identity: identity(2, 1, "none")}
+		for i, c := range concs {
+			v, e := 100.0, j*(1+0.001*float64(i))
+			a.Samples = append(a.Samples, knee.Sample{Conc: c, TotalTPS: &v, JoulesPerOutputToken: &e, File: "f"})
+		}
+		return a
+	}
+	rep := Compare([]*knee.Arm{mk(10, 4, 8, 16)}, []*knee.Arm{mk(12, 4, 8, 16)}, Options{Metric: MetricEnergy})
+	assert.Equal(t, Regression, rep.Verdict, "20 %% more joules per token")
+	assert.InDelta(t, 20, *rep.Arms[0].DeltaPct, 0.01)
+	rep = Compare([]*knee.Arm{mk(10, 4, 8, 16)}, []*knee.Arm{mk(8, 4, 8, 16)}, Options{Metric: MetricEnergy})
+	assert.Equal(t, Pass, rep.Verdict)
+	assert.Equal(t, Improvement, rep.Arms[0].Verdict)
+	noPower := mk(10, 4, 8, 16)
+	for i := range noPower.Samples {
+		noPower.Samples[i].JoulesPerOutputToken = nil
+	}
+	rep = Compare([]*knee.Arm{mk(10, 4, 8, 16)}, []*knee.Arm{noPower}, Options{Metric: MetricEnergy})
+	assert.Equal(t, Incomplete, rep.Verdict, "no valid power on HEAD")
+}

@@ -12,8 +12,8 @@ import (
 // Metric is the figure points are compared on.
 type Metric string
 
-// The metrics. Throughput and interactivity are better higher; TTFT and
-// ITL lower.
+// The metrics. Throughput and interactivity are better higher; TTFT, ITL
+// and energy per token lower.
 const (
 	MetricTotal   Metric = "total"    // request_metrics.throughput.per_gpu.total_tput_tps (default)
 	MetricOutput  Metric = "output"   // request_metrics.throughput.per_gpu.output_tput_tps
@@ -22,9 +22,12 @@ const (
 	MetricTTFTP90 Metric = "ttft-p90"
 	MetricITLP50  Metric = "itl-p50" // request_metrics.latency.itl.p50 (s)
 	MetricITLP90  Metric = "itl-p90"
+	// MetricEnergy is the power lane's energy per output token (J), from
+	// results whose power_valid is 1.
+	MetricEnergy Metric = "energy"
 )
 
-var metrics = []Metric{MetricTotal, MetricOutput, MetricIntvty, MetricTTFTP50, MetricTTFTP90, MetricITLP50, MetricITLP90}
+var metrics = []Metric{MetricTotal, MetricOutput, MetricIntvty, MetricTTFTP50, MetricTTFTP90, MetricITLP50, MetricITLP90, MetricEnergy}
 
 // Set implements pflag.Value.
 func (m *Metric) Set(s string) error {
@@ -51,7 +54,7 @@ func (m *Metric) Type() string {
 
 // LowerIsBetter says whether a rise of the metric is a regression.
 func (m Metric) LowerIsBetter() bool {
-	return strings.HasPrefix(string(m), "ttft") || strings.HasPrefix(string(m), "itl")
+	return strings.HasPrefix(string(m), "ttft") || strings.HasPrefix(string(m), "itl") || m == MetricEnergy
 }
 
 // value returns the sample's figure, nil when it has none (or a
@@ -71,6 +74,8 @@ func (m Metric) value(s *knee.Sample) *float64 {
 		v = stat(s.ITL, false)
 	case MetricITLP90:
 		v = stat(s.ITL, true)
+	case MetricEnergy:
+		v = s.JoulesPerOutputToken
 	default:
 		v = s.TotalTPS
 	}

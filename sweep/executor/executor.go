@@ -64,6 +64,8 @@ type Options struct {
 	// Adaptive runs only the points the knee search asks for
 	// (campaign.AdaptiveFor); local only.
 	Adaptive bool
+	// Official runs official points (campaign.RunBackend.Official).
+	Official bool
 
 	// Local: the node's GPU ids and the most arms at once (0: as many as
 	// fit).
@@ -102,7 +104,7 @@ func New(o Options) (campaign.Executor, error) {
 			Spec:      slurm.ProfileSpec(o.Profile, !o.Setup.Simulate || o.ArmProgram != nil, o.Partition),
 		}, nil
 	case Local, "":
-		backend := &campaign.RunBackend{Dir: o.Dir, Setup: o.Setup, Options: o.Point}
+		backend := &campaign.RunBackend{Dir: o.Dir, Setup: o.Setup, Options: o.Point, Official: o.Official}
 		armOpts := campaign.ArmOptions{PointTimeout: watchdog}
 		if o.Adaptive {
 			armOpts.Choose = campaign.AdaptiveFor(o.Dir, o.Schedule, o.Cost.Duration)

@@ -10,8 +10,10 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/filename"
 	"sweep/internal/plural"
 	"sweep/metrics/result"
+	"sweep/recipes"
 )
 
 // Grouping says how points become jobs.
@@ -73,6 +75,15 @@ type Point struct {
 	Artifacts []string `json:"artifacts"`
 }
 
+// Filename is the point's RESULT_FILENAME on runner (RunnerPlaceholder
+// replaced). It names the point's directory and result file under the
+// job's output directory, so a name that is not a single file name (an
+// edited job file, a runner name with a slash) is an error.
+func (p Point) Filename(runner string) (string, error) {
+	rf := strings.ReplaceAll(p.ResultFilename, RunnerPlaceholder, runner)
+	return rf, filename.Check("result-filename", rf)
+}
+
 // Job is one fan-out job: one point, or the points of one arm.
 type Job struct {
 	// Runner is the runner label the job runs on; RunsOn is its runs-on.
@@ -86,6 +97,8 @@ type Job struct {
 	Points []Point         `json:"points"`
 	// AgentxFast runs the points at agentx-fast durations.
 	AgentxFast bool `json:"agentx-fast"`
+	// model is the row's model, checked against recipes.CheckRemoteCode.
+	model string
 }
 
 // Skip is a set of jobs left out because their runner cannot take them.
@@ -102,12 +115,22 @@ type JobList struct {
 	Jobs []Job
 }
 
+// NotRun is a job family whose jobs the PR sweep does not run: sweep.yml
+// has no job for it. Its jobs stay in the fan-out (as InferenceX lays
+// them out) and are reported, never silently dropped.
+type NotRun struct {
+	Family string `json:"family"`
+	Jobs   int    `json:"jobs"`
+	Reason string `json:"reason"`
+}
+
 // Fanout is the GitHub Actions matrix of one pull request.
 type Fanout struct {
 	Mode   Mode
 	Canary *Job
 	Lists  []JobList
 	Skips  []Skip
+	NotRun []NotRun
 }
 
 // The fan-out job families, in run-sweep.yml's order. Every family is
@@ -122,6 +145,26 @@ var families = []string{
 
 // Families returns the job family names in order.
 func Families() []string { return slices.Clone(families) }
+
+// workflowFamilies are the families sweep.yml has a job for (besides the
+// canary): the single-node ones, which `sweep ci run-job` runs on one
+// self-hosted runner. TestWorkflowRunsItsFamilies keeps the two in step.
+var workflowFamilies = []string{
+	"sweep-single-node-1k1k", "sweep-single-node-8k1k", "sweep-single-node-other",
+	"sweep-agentic", "sweep-evals", "sweep-agentic-evals",
+}
+
+// WorkflowFamilies returns the families the PR sweep runs, in order.
+func WorkflowFamilies() []string { return slices.Clone(workflowFamilies) }
+
+// notRunReason says why the PR sweep leaves a family out.
+func notRunReason(family string) string {
+	if strings.Contains(family, "multi-node") {
+		return "multi-node points do not run in the PR sweep (sweep.yml has no job for " + family +
+			": `sweep ci run-job` runs one node); run them with InferenceX's multi-node workflow"
+	}
+	return "sweep.yml has no job for " + family
+}
 
 func familyOf(multi bool, bucket string) string {
 	node := "single-node"
@@ -142,7 +185,9 @@ func familyOf(multi bool, bucket string) string {
 
 // Build lays out the fan-out of a processed changelog. A job whose runner
 // label cannot take it is left out and reported in Skips, so a leg without
-// a registered runner does not queue for days.
+// a registered runner does not queue for days; so is a job whose model's
+// organisation is not in recipes.RemoteCodeOrgs (its recipe would run the
+// model repository's code on a self-hosted runner).
 func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) *Fanout {
 	f := &Fanout{Mode: mode}
 	if !mode.Sweep() {
@@ -175,12 +220,13 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) *Fan
 		skipped := map[string]*Skip{}
 		var order []string
 		for _, j := range jobs {
-			if why := avail.Unavailable(j.Runner); why != "" {
-				s := skipped[j.Runner]
+			if why := jobUnrunnable(j, avail); why != "" {
+				k := j.Runner + "\x00" + why
+				s := skipped[k]
 				if s == nil {
 					s = &Skip{Bucket: fam, Runner: j.Runner, Reason: why}
-					skipped[j.Runner] = s
-					order = append(order, j.Runner)
+					skipped[k] = s
+					order = append(order, k)
 				}
 				s.Jobs++
 				continue
@@ -191,14 +237,30 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) *Fan
 			f.Skips = append(f.Skips, *skipped[r])
 		}
 		f.Lists = append(f.Lists, JobList{Name: fam, Jobs: kept})
+		if len(kept) > 0 && !slices.Contains(workflowFamilies, fam) {
+			f.NotRun = append(f.NotRun, NotRun{Family: fam, Jobs: len(kept), Reason: notRunReason(fam)})
+		}
 	}
 	if f.Canary != nil {
-		if why := avail.Unavailable(f.Canary.Runner); why != "" {
+		if why := jobUnrunnable(*f.Canary, avail); why != "" {
 			f.Skips = append(f.Skips, Skip{Bucket: "canary", Runner: f.Canary.Runner, Jobs: 1, Reason: why})
 			f.Canary = nil
 		}
 	}
 	return f
+}
+
+// jobUnrunnable returns why the PR sweep cannot run j ("" : it can): its
+// runner label cannot take it, or its model comes from an organisation
+// whose repository code the PR sweep does not run.
+func jobUnrunnable(j Job, avail Availability) string {
+	if why := avail.Unavailable(j.Runner); why != "" {
+		return why
+	}
+	if err := recipes.CheckRemoteCode(j.model); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // canary finds the lowest-concurrency non-eval single-node 1k1k or 8k1k
@@ -254,6 +316,7 @@ func pointJob(r *matrix.Row, mode Mode) *Job {
 		Points:     []Point{point(r)},
 		ConfigKey:  r.ConfigKey,
 		AgentxFast: mode.AgentxFast && r.Kind.Agentic(),
+		model:      r.Model,
 	}
 	return j
 }
@@ -308,6 +371,19 @@ type FanoutJSON struct {
 	Counts     map[string]int   `json:"counts"`
 	Jobs       map[string][]Job `json:"jobs"`
 	Skipped    []Skip           `json:"skipped"`
+	// NotRun lists the families with jobs that sweep.yml does not run;
+	// their jobs are under Jobs and counted in Counts, but not in Runs.
+	NotRun []NotRun `json:"not-run"`
+}
+
+// Runs is the number of jobs the workflow runs: the canary and the jobs
+// of WorkflowFamilies.
+func (f *FanoutJSON) Runs() int {
+	n := f.Counts["canary"]
+	for _, fam := range workflowFamilies {
+		n += f.Counts[fam]
+	}
+	return n
 }
 
 // MarshalJSON writes the fan-out as the workflow reads it: every family
@@ -322,6 +398,10 @@ func (f *Fanout) MarshalJSON() ([]byte, error) {
 	}
 	if out.Skipped == nil {
 		out.Skipped = []Skip{}
+	}
+	out.NotRun = f.NotRun
+	if out.NotRun == nil {
+		out.NotRun = []NotRun{}
 	}
 	if f.Canary != nil {
 		out.Canary = []Job{*f.Canary}
@@ -350,7 +430,57 @@ func (f *Fanout) WriteNotices(w io.Writer) error {
 			return err
 		}
 	}
+	for _, n := range f.NotRun {
+		if _, err := fmt.Fprintf(w, "::warning title=sweep: %s not run::%s of %s not run: %s\n", n.Family, plural.Count(n.Jobs, "job", "jobs"), n.Family, n.Reason); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// GitHub Actions' limits on a fan-out: the jobs one matrix generates, and
+// the size of one job output (the setup job hands the whole fan-out JSON
+// to the others as one output).
+const (
+	MaxMatrixJobs  = 256
+	MaxOutputBytes = 1 << 20
+)
+
+// CheckLimits returns an error naming every limit the fan-out exceeds,
+// whose JSON is size bytes: a family sweep.yml runs with more than
+// MaxMatrixJobs jobs, or JSON longer than MaxOutputBytes. GitHub would
+// reject such a workflow run (or cut its output), so the fan-out is
+// refused rather than printed.
+func (f *Fanout) CheckLimits(size int) error {
+	var over []string
+	for _, l := range f.Lists {
+		if slices.Contains(workflowFamilies, l.Name) && len(l.Jobs) > MaxMatrixJobs {
+			over = append(over, fmt.Sprintf("family %s has %d jobs; GitHub runs at most %d jobs of one matrix", l.Name, len(l.Jobs), MaxMatrixJobs))
+		}
+	}
+	if size > MaxOutputBytes {
+		over = append(over, fmt.Sprintf("the fan-out JSON is %d bytes; a job output holds at most 1 MB (%d bytes)", size, MaxOutputBytes))
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the fan-out is too large for GitHub Actions:\n  %s\nsplit the changelog entry into several (fewer config keys each, run one pull request at a time), "+
+		"or for agentic families use one job per arm (sweep ci matrix --per arm)", strings.Join(over, "\n  "))
+}
+
+// Runs returns the number of jobs the workflow runs: the canary and the
+// jobs of the families it has a job for.
+func (f *Fanout) Runs() int {
+	n := 0
+	if f.Canary != nil {
+		n++
+	}
+	for _, l := range f.Lists {
+		if slices.Contains(workflowFamilies, l.Name) {
+			n += len(l.Jobs)
+		}
+	}
+	return n
 }
 
 // Total returns the number of jobs, the canary included.

@@ -9,8 +9,10 @@ import (
 	"sort"
 	"strings"
 
+	"sweep/internal/markdown"
 	"sweep/internal/plural"
 	"sweep/internal/pyjson"
+	"sweep/metrics/power"
 	"sweep/metrics/result"
 )
 
@@ -40,27 +42,26 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 			_, err := io.WriteString(w, b.String())
 			return err
 		}
-		fmt.Fprintf(b, "Label `%s`", fan.Primary)
+		fmt.Fprintf(b, "Label %s", markdown.Cell(fan.Primary))
 		if fan.AgentxFast {
 			b.WriteString(" with `agentx-fast`")
 		}
-		total := 0
-		for _, n := range fan.Counts {
-			total += n
+		fmt.Fprintf(b, ": %s run.\n\n", plural.Count(fan.Runs(), "job", "jobs"))
+		for _, n := range fan.NotRun {
+			fmt.Fprintf(b, "- not run: %s of %s: %s\n", plural.Count(n.Jobs, "job", "jobs"), markdown.Cell(n.Family), markdown.Cell(n.Reason))
 		}
-		fmt.Fprintf(b, ": %s.\n\n", plural.Count(total, "job", "jobs"))
 		for _, s := range fan.Skipped {
-			fmt.Fprintf(b, "- skipped %s of %s on `%s`: %s\n", plural.Count(s.Jobs, "job", "jobs"), s.Bucket, s.Runner, s.Reason)
+			fmt.Fprintf(b, "- skipped %s of %s on %s: %s\n", plural.Count(s.Jobs, "job", "jobs"), markdown.Cell(s.Bucket), markdown.Cell(s.Runner), markdown.Cell(s.Reason))
 		}
-		if len(fan.Skipped) > 0 {
+		if len(fan.Skipped)+len(fan.NotRun) > 0 {
 			b.WriteString("\n")
 		}
 	}
 	if len(rs) == 0 {
 		b.WriteString("No result files were collected.\n")
 	} else {
-		b.WriteString("| result | conc | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | interactivity p50 (tok/s) | valid |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---|\n")
+		b.WriteString("| result | conc | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | interactivity p50 (tok/s) | power_valid | J/output tok | valid |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 		for _, r := range rs {
 			m := r.RequestMetrics
 			var tot, outp *pyjson.Rounded
@@ -77,12 +78,19 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 			if r.Simulated {
 				valid += " (simulated)"
 			}
-			fmt.Fprintf(b, "| `%s` | %d | %s | %s | %s | %s | %s |\n", strings.TrimSuffix(base(r), ".json"), r.Conc,
-				num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), valid)
+			powerValid, jpt := "–", "–"
+			if r.Fields != nil {
+				powerValid = fmt.Sprint(r.Fields.Valid)
+			}
+			if j := power.JoulesPerOutputTokenOf(r.Fields); j != nil {
+				jpt = fmt.Sprintf("%.3f", *j)
+			}
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", markdown.Cell(strings.TrimSuffix(base(r), ".json")), r.Conc,
+				num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), powerValid, jpt, markdown.Cell(valid))
 		}
 	}
 	for _, e := range problems {
-		fmt.Fprintf(b, "\n- unreadable: %v", e)
+		fmt.Fprintf(b, "\n- unreadable: %s", markdown.Cell(fmt.Sprint(e)))
 	}
 	_, err = io.WriteString(w, b.String())
 	return err

@@ -120,6 +120,11 @@ type Point struct {
 	// replicate, a probe's measured length over a full point's (the
 	// variance of a throughput falls as 1/duration).
 	weight float64
+
+	// JoulesPerOutputToken is the median energy per output token of the
+	// usable replicates with valid power; TokensPerJoule its inverse.
+	JoulesPerOutputToken *float64 `json:"joules_per_output_token,omitempty"`
+	TokensPerJoule       *float64 `json:"output_tokens_per_joule,omitempty"`
 }
 
 // Result is the verdict on one arm.
@@ -432,6 +437,11 @@ func cliffs(r *Result, use []int, fit []float64, peak float64, o Options) []stri
 	return why
 }
 
+// MaxThroughput bounds a plausible per-GPU throughput in tok/s (today's
+// GPUs reach about 1e5): a result above it is excluded as broken, and the
+// bound keeps every median and logarithm of the fit finite.
+const MaxThroughput = 1e9
+
 // clean groups an arm's samples by concurrency, keeps the usable ones and
 // takes medians.
 func clean(a *Arm, m Metric) []Point {
@@ -452,6 +462,10 @@ func clean(a *Arm, m Metric) []Point {
 		}
 		if v := *s.Throughput(m); v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			p.Excluded = append(p.Excluded, Exclusion{File: s.File, Reason: fmt.Sprintf("per-GPU %s throughput %g is not positive", m, v)})
+			continue
+		} else if v > MaxThroughput {
+			p.Excluded = append(p.Excluded, Exclusion{File: s.File,
+				Reason: fmt.Sprintf("per-GPU %s throughput %g tok/s is beyond any GPU's (above %g): a broken result", m, v, float64(MaxThroughput))})
 			continue
 		}
 		p.samples = append(p.samples, s)
@@ -475,6 +489,10 @@ func clean(a *Arm, m Metric) []Point {
 		p.E2ENormP90 = medianOf(p.samples, func(s *Sample) *float64 { return floatOf(s.E2ENormIntvty.P90) })
 		p.KVUsage = medianOf(p.samples, func(s *Sample) *float64 { return s.KVUsage })
 		p.CacheHit = medianOf(p.samples, func(s *Sample) *float64 { return s.CacheHit })
+		if j := medianOf(p.samples, func(s *Sample) *float64 { return s.JoulesPerOutputToken }); j != nil && *j > 0 {
+			tpj := 1 / *j
+			p.JoulesPerOutputToken, p.TokensPerJoule = j, &tpj
+		}
 		er := medianOf(p.samples, func(s *Sample) *float64 { return &s.ErrorRate })
 		p.ErrorRate = round5(*er)
 	}

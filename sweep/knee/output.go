@@ -77,6 +77,9 @@ func WriteTable(w io.Writer, rs []*Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := writeEnergy(w, rs); err != nil {
+		return err
+	}
 	first := true
 	for _, r := range rs {
 		for _, p := range r.Points {
@@ -90,4 +93,32 @@ func WriteTable(w io.Writer, rs []*Result) error {
 		}
 	}
 	return nil
+}
+
+// writeEnergy lists, for the arms whose results carry valid power, the
+// energy per output token and output tokens per joule at each
+// concurrency, the knee's marked; nothing when no arm has any.
+func writeEnergy(w io.Writer, rs []*Result) error {
+	var b strings.Builder
+	for _, r := range rs {
+		var cells []string
+		for _, p := range r.Points {
+			if p.JoulesPerOutputToken == nil {
+				continue
+			}
+			mark := ""
+			if p.Conc == r.Knee {
+				mark = " (knee)"
+			}
+			cells = append(cells, fmt.Sprintf("c%d %.3g J/tok %.3g tok/J%s", p.Conc, *p.JoulesPerOutputToken, *p.TokensPerJoule, mark))
+		}
+		if len(cells) > 0 {
+			fmt.Fprintf(&b, "  %s: %s\n", r.Arm.Identity.Label(), strings.Join(cells, ", "))
+		}
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "\nenergy per output token (GPU power, valid points):\n%s", b.String())
+	return err
 }

@@ -9,6 +9,7 @@ import (
 
 	"sweep/internal/pyjson"
 	"sweep/metrics"
+	"sweep/metrics/power"
 	"sweep/metrics/result"
 )
 
@@ -49,6 +50,9 @@ type Sample struct {
 	// AL is the acceptance_length block of a sweep result (nil for
 	// InferenceX's own results, which carry none).
 	AL *metrics.ALCheck
+	// JoulesPerOutputToken is the power lane's whole-deployment energy
+	// per output token; nil unless power_valid is 1 (schema version 2).
+	JoulesPerOutputToken *float64
 }
 
 // Throughput returns the sample's throughput per GPU for metric.
@@ -181,6 +185,7 @@ func SampleOf(f *result.File) Sample {
 	if s.CacheHit == nil {
 		s.CacheHit = floatOf(sm.Cache.GPUCacheHitRate)
 	}
+	s.JoulesPerOutputToken = power.JoulesPerOutputTokenOf(r.Fields)
 	return s
 }
 

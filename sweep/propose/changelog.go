@@ -9,7 +9,8 @@ import (
 
 // Entry is the perf-changelog.yaml entry recording the proposal for key:
 // the per-arm conc-lists and the dropped arms, with the placeholder
-// pr-link XXX (sweep validate accepts it for new entries).
+// pr-link XXX (sweep validate accepts it for new entries). An entry from
+// simulated results says so.
 func Entry(key string, plans []ArmPlan) string {
 	var kept, dropped []string
 	n := 0
@@ -27,8 +28,12 @@ func Entry(key string, plans []ArmPlan) string {
 			n += len(p.Conc)
 		}
 	}
-	desc := fmt.Sprintf("Select a %d-point official matrix from the fast discovery sweep (latency floor, knee, first post-knee point, Pareto frontier): %s",
-		n, strings.Join(kept, "; "))
+	from := "the fast discovery sweep"
+	if simulated(plans) {
+		from = "a SIMULATED fast discovery sweep (sweep's simulated engine, not measured on hardware)"
+	}
+	desc := fmt.Sprintf("Select a %d-point official matrix from %s (latency floor, knee, first post-knee point, Pareto frontier): %s",
+		n, from, strings.Join(kept, "; "))
 	if len(dropped) > 0 {
 		desc += "; dropped as dominated: " + strings.Join(dropped, ", ")
 	}

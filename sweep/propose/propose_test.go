@@ -121,3 +121,32 @@ func TestResolveKeyRunnerLabel(t *testing.T) {
 		assert.Equal(t, "qwen3.5-fp8-mi325x-sglang-agentic-mtp", k, hw)
 	}
 }
+
+// TestCheckResults: a simulated discovery is refused unless allowed (and
+// then the changelog entry says so); a result with an absurd concurrency
+// is refused always.
+func TestCheckResults(t *testing.T) {
+	mk := func(sim bool, concs ...int) *knee.Result {
+		r := resultFor(8, 1)
+		r.Arm.Simulated = sim
+		for _, c := range concs {
+			r.Arm.Samples = append(r.Arm.Samples, knee.Sample{Conc: c, Simulated: sim, File: "d/cx.json"})
+		}
+		return r
+	}
+	require.NoError(t, CheckResults([]*knee.Result{mk(false, 1, 4, 16)}, false))
+	err := CheckResults([]*knee.Result{mk(false, 1, 4), mk(true, 1, 4)}, false)
+	require.ErrorContains(t, err, `d/cx.json: a simulated result ("simulated": true)`)
+	assert.ErrorContains(t, err, "pass --allow-simulated")
+	require.NoError(t, CheckResults([]*knee.Result{mk(true, 1, 4)}, true))
+	for _, allow := range []bool{false, true} {
+		err = CheckResults([]*knee.Result{mk(false, 1, 1_000_000_000_000_000_000)}, allow)
+		require.ErrorContains(t, err, "d/cx.json: conc 1000000000000000000 is not a concurrency a sweep runs (1 to 65536)")
+	}
+
+	sim := mk(true, 1, 4)
+	sim.Status, sim.Knee = knee.StatusOK, 4
+	e := Entry("k", []ArmPlan{{Result: sim, Conc: []int{1, 4}}})
+	assert.Contains(t, e, "from a SIMULATED fast discovery sweep")
+	assert.NotContains(t, Entry("k", []ArmPlan{{Result: mk(false, 1), Conc: []int{1}}}), "SIMULATED")
+}

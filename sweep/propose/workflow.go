@@ -31,6 +31,8 @@ type Request struct {
 	Threshold float64
 	Targets   []float64
 	Max       int
+	// AllowSimulated proposes from simulated results (CheckResults).
+	AllowSimulated bool
 	// Log receives each key's arm plans as they are made (nil: none).
 	Log io.Writer
 }
@@ -85,6 +87,11 @@ func Propose(ctx context.Context, r Request) (*Proposal, error) {
 			keys = append(keys, k)
 		}
 		byKey[k] = append(byKey[k], res)
+	}
+	for _, k := range keys {
+		if err := CheckResults(byKey[k], r.AllowSimulated); err != nil {
+			return nil, err
+		}
 	}
 	p := &Proposal{srcs: srcs, files: map[string][]byte{}, changelog: r.Changelog}
 	for _, s := range srcs {

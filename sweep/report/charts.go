@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -14,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"sweep/internal/plural"
 	"sweep/sweep/knee"
 )
 
@@ -21,8 +23,62 @@ import (
 type Chart struct {
 	Name  string // file stem, e.g. "pareto-p90-1"
 	Title string
-	SVG   []byte
-	PNG   []byte
+	// Note says which values the chart leaves out ("" : none).
+	Note string
+	SVG  []byte
+	PNG  []byte
+}
+
+// maxPlottable bounds the magnitude of a value a chart draws. gonum/plot
+// fails on infinite values and on axis ranges whose width overflows (a
+// whole arm at 1e308); no throughput, latency or acceptance length comes
+// near 1e12, so a value beyond it is a broken result, left out and named
+// in the chart's Note.
+const maxPlottable = 1e12
+
+// plotData collects the points of one chart, leaving out values it
+// cannot draw and remembering them for the chart's Note.
+type plotData struct {
+	dropped int
+	first   []string // up to maxNamed of the values left out, described
+}
+
+const maxNamed = 3
+
+// plottable reports whether v can be drawn.
+func plottable(v float64) bool { return !math.IsNaN(v) && math.Abs(v) <= maxPlottable }
+
+// add appends (x, y) to xys when both can be drawn; otherwise it records
+// the point as "what at cN = y unit" and leaves xys as it is.
+func (d *plotData) add(xys *plotter.XYs, x, y float64, what string, conc int, unit string) {
+	if plottable(x) && plottable(y) {
+		*xys = append(*xys, plotter.XY{X: x, Y: y})
+		return
+	}
+	v := y
+	if plottable(y) {
+		v = x
+	}
+	d.drop(fmt.Sprintf("%s at c%d = %s", what, conc, strings.TrimSpace(strconv.FormatFloat(v, 'g', 4, 64)+" "+unit)))
+}
+
+func (d *plotData) drop(desc string) {
+	d.dropped++
+	if len(d.first) < maxNamed {
+		d.first = append(d.first, desc)
+	}
+}
+
+// note is the Chart.Note for the values left out ("" : none).
+func (d *plotData) note() string {
+	if d.dropped == 0 {
+		return ""
+	}
+	more := ""
+	if d.dropped > len(d.first) {
+		more = fmt.Sprintf(" and %d more", d.dropped-len(d.first))
+	}
+	return fmt.Sprintf("%s left out (beyond ±%g): %s%s", plural.Count(d.dropped, "value", "values"), float64(maxPlottable), strings.Join(d.first, ", "), more)
 }
 
 const (
@@ -30,8 +86,15 @@ const (
 	chartH = 4.5 * vg.Inch
 )
 
-func render(name string, p *plot.Plot) (Chart, error) {
-	c := Chart{Name: name, Title: strings.ReplaceAll(p.Title.Text, "\n", ": ")}
+// render draws p in both formats. A panic inside gonum/plot (a value this
+// package did not foresee) is returned as an error.
+func render(name string, p *plot.Plot, d *plotData) (c Chart, err error) {
+	c = Chart{Name: name, Title: strings.ReplaceAll(p.Title.Text, "\n", ": "), Note: d.note()}
+	defer func() {
+		if v := recover(); v != nil {
+			c, err = Chart{}, fmt.Errorf("chart %s: gonum/plot failed: %v", name, v)
+		}
+	}()
 	for _, f := range []string{"svg", "png"} {
 		wt, err := p.WriterTo(chartW, chartH, f)
 		if err != nil {
@@ -83,10 +146,12 @@ func newPlot(title, x, y string) *plot.Plot {
 
 func armColor(i int) color.Color { return plotutil.Color(i) }
 
+// mustScatter and mustLine take points added through plotData.add (or
+// constants): finite, so the constructors cannot fail.
 func mustScatter(xys plotter.XYs, c color.Color, shape draw.GlyphDrawer, r vg.Length) *plotter.Scatter {
 	s, err := plotter.NewScatter(xys)
 	if err != nil {
-		panic(err) // xys is built here from finite values
+		panic(err)
 	}
 	s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: r, Shape: shape}
 	return s
@@ -112,14 +177,15 @@ func paretoChart(name string, f *knee.Frontier, metric knee.Metric) (Chart, erro
 	p := newPlot(fmt.Sprintf("Throughput/GPU vs interactivity (%s)\n%s", axisShort(f.Axis), f.Group),
 		f.Axis.Title(), throughputLabel(metric))
 	arms := armsOf(f)
+	d := &plotData{}
 	for i, r := range arms {
 		var xys, kn plotter.XYs
 		for _, pt := range f.Points {
 			if pt.Result != r {
 				continue
 			}
-			xys = append(xys, plotter.XY{X: pt.Intvty, Y: pt.Throughput})
-			if pt.Conc == r.Knee {
+			d.add(&xys, pt.Intvty, pt.Throughput, r.Arm.Identity.Parallelism()+" throughput/GPU vs interactivity", pt.Conc, "")
+			if pt.Conc == r.Knee && plottable(pt.Intvty) && plottable(pt.Throughput) {
 				kn = append(kn, plotter.XY{X: pt.Intvty, Y: pt.Throughput})
 			}
 		}
@@ -135,7 +201,9 @@ func paretoChart(name string, f *knee.Frontier, metric knee.Metric) (Chart, erro
 	}
 	var fr plotter.XYs
 	for _, pt := range f.OnFrontier() {
-		fr = append(fr, plotter.XY{X: pt.Intvty, Y: pt.Throughput})
+		if plottable(pt.Intvty) && plottable(pt.Throughput) {
+			fr = append(fr, plotter.XY{X: pt.Intvty, Y: pt.Throughput})
+		}
 	}
 	if len(fr) > 1 {
 		l := mustLine(fr, black, true)
@@ -144,7 +212,7 @@ func paretoChart(name string, f *knee.Frontier, metric knee.Metric) (Chart, erro
 	}
 	ring := mustScatter(plotter.XYs{{X: 0, Y: 0}}, black, draw.RingGlyph{}, vg.Points(7))
 	p.Legend.Add("knee", ring)
-	return render(name, p)
+	return render(name, p, d)
 }
 
 func axisShort(a knee.Axis) string {
@@ -181,15 +249,18 @@ func kneeChart(name string, r *knee.Result, metric knee.Metric) (Chart, error) {
 	p.Legend.Top = false // the curve rises to the upper right
 	p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
 	var reps, fit, failed plotter.XYs
+	d := &plotData{}
 	lo := math.Inf(1)
 	for _, pt := range r.Points {
 		c := float64(pt.Conc)
 		for _, v := range pt.Replicates {
-			reps = append(reps, plotter.XY{X: c, Y: v})
-			lo = math.Min(lo, v)
+			d.add(&reps, c, v, "measured", pt.Conc, "tok/s")
+			if plottable(v) {
+				lo = math.Min(lo, v)
+			}
 		}
 		if pt.Fit != nil {
-			fit = append(fit, plotter.XY{X: c, Y: *pt.Fit})
+			d.add(&fit, c, *pt.Fit, "fit", pt.Conc, "tok/s")
 		}
 	}
 	for _, pt := range r.Points {
@@ -217,7 +288,10 @@ func kneeChart(name string, r *knee.Result, metric knee.Metric) (Chart, error) {
 		p.Legend.Add("failed (excluded)", s)
 	}
 	if r.Knee > 0 {
-		top := r.PeakValue
+		top := 0.0
+		if plottable(r.PeakValue) {
+			top = r.PeakValue
+		}
 		for _, v := range reps {
 			top = math.Max(top, v.Y)
 		}
@@ -227,7 +301,7 @@ func kneeChart(name string, r *knee.Result, metric knee.Metric) (Chart, error) {
 	}
 	p.Y.Min = 0
 	p.Y.Max *= 1.08
-	return render(name, p)
+	return render(name, p, d)
 }
 
 // latencyChart draws p50 and p90 of TTFT or ITL against concurrency for
@@ -240,18 +314,20 @@ func latencyChart(name, group, what string, rs []*knee.Result) (Chart, error) {
 	p := newPlot(fmt.Sprintf("%s percentiles vs concurrency\n%s", what, group), "concurrency", fmt.Sprintf("%s (%s)", what, unit))
 	p.Legend.Left = true // latency rises to the right
 	p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
+	d := &plotData{}
 	for i, r := range rs {
 		var p50, p90 plotter.XYs
+		arm := r.Arm.Identity.Parallelism()
 		for _, pt := range r.Points {
 			if !pt.Usable {
 				continue
 			}
 			a, b := latencyOf(pt, what)
 			if a != nil {
-				p50 = append(p50, plotter.XY{X: float64(pt.Conc), Y: *a * scale})
+				d.add(&p50, float64(pt.Conc), *a*scale, arm+" "+what+" p50", pt.Conc, unit)
 			}
 			if b != nil {
-				p90 = append(p90, plotter.XY{X: float64(pt.Conc), Y: *b * scale})
+				d.add(&p90, float64(pt.Conc), *b*scale, arm+" "+what+" p90", pt.Conc, unit)
 			}
 		}
 		if len(p50) > 1 {
@@ -266,7 +342,7 @@ func latencyChart(name, group, what string, rs []*knee.Result) (Chart, error) {
 		}
 	}
 	p.Y.Min = 0
-	return render(name, p)
+	return render(name, p, d)
 }
 
 // latencyOf returns the median over replicates of the p50 and p90.
@@ -307,6 +383,7 @@ func alChart(name, group string, rs []*knee.Result) (Chart, bool, error) {
 	p.Legend.Top = false
 	p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
 	any := false
+	d := &plotData{}
 	for i, r := range rs {
 		var meas plotter.XYs
 		var golden *float64
@@ -317,9 +394,12 @@ func alChart(name, group string, rs []*knee.Result) (Chart, bool, error) {
 					continue
 				}
 				c := float64(pt.Conc)
-				meas = append(meas, plotter.XY{X: c, Y: float64(*s.AL.Measured)})
-				lo, hi = math.Min(lo, c), math.Max(hi, c)
-				if s.AL.Golden != nil {
+				n := len(meas)
+				d.add(&meas, c, float64(*s.AL.Measured), r.Arm.Identity.Parallelism()+" acceptance length", pt.Conc, "")
+				if len(meas) > n {
+					lo, hi = math.Min(lo, c), math.Max(hi, c)
+				}
+				if s.AL.Golden != nil && plottable(float64(*s.AL.Golden)) {
 					g := float64(*s.AL.Golden)
 					golden = &g
 				}
@@ -338,9 +418,48 @@ func alChart(name, group string, rs []*knee.Result) (Chart, bool, error) {
 			p.Legend.Add(r.Arm.Identity.Parallelism()+" golden", l)
 		}
 	}
-	if !any {
+	if !any && d.dropped == 0 {
 		return Chart{}, false, nil
 	}
-	c, err := render(name, p)
+	c, err := render(name, p, d)
+	return c, true, err
+}
+
+// energyChart draws throughput per GPU against energy per output token,
+// one line per arm through its concurrencies (the knee ringed); ok is
+// false when no arm of the group has valid power.
+func energyChart(name, group string, rs []*knee.Result, metric knee.Metric) (Chart, bool, error) {
+	p := newPlot(fmt.Sprintf("Throughput per GPU vs energy per output token\n%s", group),
+		"energy per output token (J, whole deployment)", throughputLabel(metric))
+	any := false
+	d := &plotData{}
+	for i, r := range rs {
+		var xys, knees plotter.XYs
+		for _, pt := range r.Points {
+			if pt.JoulesPerOutputToken == nil || pt.Throughput == nil {
+				continue
+			}
+			n := len(xys)
+			d.add(&xys, *pt.JoulesPerOutputToken, *pt.Throughput, r.Arm.Identity.Parallelism()+" energy or throughput", pt.Conc, "")
+			if len(xys) > n && pt.Conc == r.Knee {
+				knees = append(knees, xys[n])
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		any = true
+		s := mustScatter(xys, armColor(i), plotutil.Shape(i), vg.Points(3))
+		p.Add(s, mustLine(xys, armColor(i), false))
+		p.Legend.Add(r.Arm.Identity.Parallelism(), s)
+		if len(knees) > 0 {
+			p.Add(mustScatter(knees, black, draw.RingGlyph{}, vg.Points(6)))
+		}
+	}
+	if !any && d.dropped == 0 {
+		return Chart{}, false, nil
+	}
+	p.X.Min, p.Y.Min = 0, 0
+	c, err := render(name, p, d)
 	return c, true, err
 }

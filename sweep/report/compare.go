@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"html"
-	"math"
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
@@ -55,6 +54,7 @@ func comparisonChart(name string, base, head *knee.Result, x string, metric knee
 		p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
 		p.Legend.Top = false
 	}
+	d := &plotData{}
 	for i, side := range []struct {
 		name string
 		r    *knee.Result
@@ -71,9 +71,7 @@ func comparisonChart(name string, base, head *knee.Result, x string, metric knee
 				}
 				xv = *pt.E2ENormP90
 			}
-			if plottable(xv) && plottable(*pt.Throughput) {
-				xys = append(xys, plotter.XY{X: xv, Y: *pt.Throughput})
-			}
+			d.add(&xys, xv, *pt.Throughput, side.name+" throughput", pt.Conc, "tok/s")
 		}
 		if len(xys) == 0 {
 			continue
@@ -86,12 +84,8 @@ func comparisonChart(name string, base, head *knee.Result, x string, metric knee
 		}
 	}
 	p.Y.Min = 0
-	return render(name, p)
+	return render(name, p, d)
 }
-
-// plottable is a value gonum/plot can place on a chart: finite and far
-// from float64's limits (a range beyond them overflows).
-func plottable(v float64) bool { return !math.IsNaN(v) && math.Abs(v) < 1e300 }
 
 func comparisonRows(cmp *compare.Report) [][]string {
 	var rows [][]string

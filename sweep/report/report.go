@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/markdown"
 	"sweep/internal/plural"
 	"sweep/sweep/compare"
 	"sweep/sweep/knee"
@@ -29,6 +30,8 @@ type Report struct {
 	Results   []*knee.Result
 	Frontiers map[knee.Axis][]*knee.Frontier
 	Charts    []Chart
+	// Notes name the charts that could not be drawn and why.
+	Notes []string
 	// Comparison, when not nil, is the verdict of sweep compare against
 	// HEAD's results (AddComparison); it leads the summary and the page.
 	Comparison *compare.Report
@@ -44,7 +47,10 @@ type group struct {
 // interactivity at P90 E2E-normalised and at median (frontier and knees
 // marked), TTFT and ITL percentiles vs concurrency and measured vs golden
 // acceptance length (when measured); per arm, throughput vs concurrency
-// with the fit and the knee.
+// with the fit and the knee. A value a chart cannot draw is left out and
+// named in the chart's Note; a chart that cannot be drawn at all is left
+// out and named in Notes. Build returns no error for any finite or
+// infinite input.
 func Build(rs []*knee.Result, metric knee.Metric) (*Report, error) {
 	rep := &Report{Metric: metric, Results: rs, Frontiers: map[knee.Axis][]*knee.Frontier{}}
 	for _, ax := range []knee.Axis{knee.AxisE2ENormP90, knee.AxisMedian} {
@@ -62,10 +68,12 @@ func Build(rs []*knee.Result, metric knee.Metric) (*Report, error) {
 		rep.groups[i].results = append(rep.groups[i].results, r)
 	}
 	add := func(c Chart, err error) error {
-		if err == nil {
-			rep.Charts = append(rep.Charts, c)
+		if err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%v: not drawn", err))
+			return nil
 		}
-		return err
+		rep.Charts = append(rep.Charts, c)
+		return nil
 	}
 	for gi, g := range rep.groups {
 		for _, ax := range []knee.Axis{knee.AxisE2ENormP90, knee.AxisMedian} {
@@ -89,12 +97,15 @@ func Build(rs []*knee.Result, metric knee.Metric) (*Report, error) {
 				return nil, err
 			}
 		}
-		c, ok, err := alChart(fmt.Sprintf("g%d-acceptance-length", gi+1), g.label, g.results)
-		if err != nil {
-			return nil, err
+		if c, ok, err := alChart(fmt.Sprintf("g%d-acceptance-length", gi+1), g.label, g.results); ok || err != nil {
+			if err := add(c, err); err != nil {
+				return nil, err
+			}
 		}
-		if ok {
-			rep.Charts = append(rep.Charts, c)
+		if c, ok, err := energyChart(fmt.Sprintf("g%d-energy", gi+1), g.label, g.results, metric); ok || err != nil {
+			if err := add(c, err); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return rep, nil
@@ -186,6 +197,32 @@ func frontierRows(fs []*knee.Frontier) [][]string {
 	return rows
 }
 
+// energyRows lists each point with valid power: energy per output token
+// and output tokens per joule beside its throughput.
+func energyRows(rs []*knee.Result) [][]string {
+	var rows [][]string
+	for _, r := range rs {
+		for _, p := range r.Points {
+			if p.JoulesPerOutputToken == nil {
+				continue
+			}
+			tput := "–"
+			if p.Throughput != nil {
+				tput = fmt.Sprintf("%.0f", *p.Throughput)
+			}
+			point := fmt.Sprintf("c%d", p.Conc)
+			if p.Conc == r.Knee {
+				point += " (knee)"
+			}
+			rows = append(rows, []string{r.Arm.Identity.Label(), point, fmt.Sprintf("%.4g", *p.JoulesPerOutputToken),
+				fmt.Sprintf("%.4g", *p.TokensPerJoule), tput})
+		}
+	}
+	return rows
+}
+
+var energyHeader = []string{"arm", "point", "J per output token", "output tokens per J", "throughput/GPU (tok/s)"}
+
 var frontierHeader = []string{"config", "arm", "point", "interactivity (tok/s/user)", "throughput/GPU (tok/s)"}
 
 // Markdown is the summary for $GITHUB_STEP_SUMMARY: the knee table, the
@@ -198,19 +235,29 @@ func (rep *Report) Markdown(chartsDir string) string {
 	mdTable(&b, kneeHeader, kneeRows(rep.Results))
 	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
 	mdTable(&b, frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	if rows := energyRows(rep.Results); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n## Energy (GPU power, valid points)\n\n")
+		mdTable(&b, energyHeader, rows)
+	}
 	fmt.Fprintf(&b, "\n## Charts\n\n")
 	for _, c := range rep.Charts {
-		fmt.Fprintf(&b, "- [%s](%s/%s.png)\n", c.Title, chartsDir, c.Name)
+		fmt.Fprintf(&b, "- [%s](%s/%s.png)", markdown.Cell(c.Title), chartsDir, c.Name)
+		if c.Note != "" {
+			fmt.Fprintf(&b, ": %s", markdown.Cell(c.Note))
+		}
+		b.WriteString("\n")
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "- %s\n", markdown.Cell(n))
 	}
 	return b.String()
 }
 
 func mdTable(b *strings.Builder, head []string, rows [][]string) {
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
 	for _, r := range rows {
 		for i := range r {
-			r[i] = esc(r[i])
+			r[i] = markdown.Cell(r[i])
 		}
 		fmt.Fprintf(b, "| %s |\n", strings.Join(r, " | "))
 	}
@@ -238,10 +285,21 @@ figcaption{font-size:13px;padding:4px}
 	htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))
 	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))
 	htmlTable(&b, "frontier", frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	if rows := energyRows(rep.Results); len(rows) > 0 {
+		b.WriteString("<h2>Energy (GPU power, valid points)</h2>\n")
+		htmlTable(&b, "energy", energyHeader, rows)
+	}
 	b.WriteString("<h2>Charts</h2>\n")
 	for _, c := range rep.Charts {
+		caption := c.Title
+		if c.Note != "" {
+			caption += ". " + c.Note
+		}
 		fmt.Fprintf(&b, "<figure id=\"%s\" class=\"chart\">%s<figcaption>%s</figcaption></figure>\n",
-			html.EscapeString(c.Name), inlineSVG(c.SVG), html.EscapeString(c.Title))
+			html.EscapeString(c.Name), inlineSVG(c.SVG), html.EscapeString(caption))
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "<p>%s</p>\n", html.EscapeString(n))
 	}
 	b.WriteString("</body></html>\n")
 	return b.String()

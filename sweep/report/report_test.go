@@ -3,11 +3,13 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/metrics/result"
 	"sweep/sweep/knee"
 	"sweep/sweep/knee/synth"
 )
@@ -65,6 +68,98 @@ func TestBuildCharts(t *testing.T) {
 	assert.NotContains(t, string(html), "<script")
 	assert.NotContains(t, string(html), `src="`, "self-contained: no external resources")
 	assert.Equal(t, len(names), strings.Count(string(html), "<svg"))
+}
+
+// TestMarkdownEscapes: text from result files (the arm's identity, the
+// knee's reason) stays inside its table cell in summary.md.
+func TestMarkdownEscapes(t *testing.T) {
+	rep, _ := buildKeySweep(t)
+	r := rep.Results[0]
+	hw, err := json.Marshal("mi325x\n# Approved\n<img src=x>")
+	require.NoError(t, err)
+	r.Arm.Identity[slices.Index(result.IdentityKeys[:], "hw")] = hw
+	r.Reason = "see [here](https://evil.example) | `x`"
+	md := rep.Markdown(ChartsDir)
+	for _, line := range strings.Split(md, "\n") {
+		assert.False(t, strings.HasPrefix(line, "# "), "a heading broke out: %q", line)
+	}
+	assert.NotRegexp(t, `(^|[^\\])<img`, md, "unescaped HTML")
+	assert.NotContains(t, md, "[here](")
+	assert.Contains(t, md, `mi325x \# Approved \<img src=x\>`)
+	assert.Contains(t, md, "see \\[here\\](https://evil.example) \\| \\`x\\` |")
+}
+
+// patchedKeySweep writes the key sweep as result files, lets patch edit
+// each file's JSON (the arm's tp and ep, the object), and builds the
+// report on the files.
+func patchedKeySweep(t *testing.T, patch func(tp, ep string, obj map[string]any)) (*Report, error) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, c := range synth.KeySweep(11) {
+		paths, err := synth.WriteDir(filepath.Join(dir, c.ID), c.Arm, true)
+		require.NoError(t, err)
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			var obj map[string]any
+			require.NoError(t, json.Unmarshal(data, &obj))
+			patch(c.Arm.Identity.Get("tp"), c.Arm.Identity.Get("ep"), obj)
+			data, err = json.Marshal(obj)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(p, data, 0o644))
+		}
+	}
+	arms, err := knee.Read(t.Context(), dir)
+	require.NoError(t, err)
+	rs := make([]*knee.Result, len(arms))
+	for i, a := range arms {
+		rs[i] = knee.Analyze(a, knee.Options{})
+	}
+	return Build(rs, knee.MetricTotal)
+}
+
+// TestBuildUnplottableValues: finite values gonum/plot cannot draw (an
+// ITL p50 of 1e307 s is +Inf ms; a whole arm at 1e308 tok/s makes an
+// infinite axis range) are left out of their chart, which says so; the
+// report never panics.
+func TestBuildUnplottableValues(t *testing.T) {
+	tests := []struct {
+		name   string
+		patch  func(tp, ep string, obj map[string]any)
+		chart  string
+		inNote string
+	}{
+		{"ITL p50 1e307", func(tp, ep string, obj map[string]any) {
+			if tp == "8" && ep == "8" && obj["conc"] == 32.0 {
+				lat := obj["request_metrics"].(map[string]any)["latency"].(map[string]any)
+				lat["itl"].(map[string]any)["p50"] = 1e307
+			}
+		}, "g1-itl", "1 value left out (beyond ±1e+12): tp8 ep8 ITL p50 at c32 = +Inf ms"},
+		{"a whole arm's interactivity at 1e308", func(tp, ep string, obj map[string]any) {
+			if tp == "4" && ep == "1" {
+				lat := obj["request_metrics"].(map[string]any)["latency"].(map[string]any)
+				lat["intvty"].(map[string]any)["p50"] = 1e308
+			}
+		}, "g1-pareto-median", "values left out (beyond ±1e+12): tp4 throughput/GPU vs interactivity at c1 = 1e+308"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var rep *Report
+			var err error
+			require.NotPanics(t, func() { rep, err = patchedKeySweep(t, tc.patch) })
+			require.NoError(t, err)
+			var found *Chart
+			for i := range rep.Charts {
+				if rep.Charts[i].Name == tc.chart {
+					found = &rep.Charts[i]
+				}
+			}
+			require.NotNil(t, found, "chart %s is drawn", tc.chart)
+			assert.Contains(t, found.Note, tc.inNote)
+			assert.Contains(t, rep.Markdown(ChartsDir), tc.inNote)
+			assert.Contains(t, rep.HTML(), tc.inNote)
+		})
+	}
 }
 
 // chromium finds Debian's chromium; `make deps-chromium` installs it.

@@ -85,7 +85,7 @@ func ClaimOutDir(dir, name string, force bool) (release func(), leftovers []int,
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		holder := "another process"
-		if b, rerr := os.ReadFile(f.Name()); rerr == nil {
+		if b, rerr := inputfile.Read(f.Name(), inputfile.Text); rerr == nil {
 			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
 				holder = fmt.Sprintf("process %d", pid)
 			}
@@ -115,7 +115,14 @@ func ClaimOutDir(dir, name string, force bool) (release func(), leftovers []int,
 			others = append(others, e.Name())
 		}
 	}
-	if len(others) == 0 || force {
+	if len(others) == 0 {
+		return release, leftovers, nil
+	}
+	if force {
+		if err := clearPointDir(dir, name, others); err != nil {
+			release()
+			return nil, nil, &OutDirError{Dir: dir, Msg: "--force: cannot clear it: " + err.Error()}
+		}
 		return release, leftovers, nil
 	}
 	if rec, ok := ReadRecordFile(dir); ok && rec.Name == name && rec.OK {
@@ -128,6 +135,39 @@ func ClaimOutDir(dir, name string, force bool) (release func(), leftovers []int,
 		shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(others)-5))
 	}
 	return nil, nil, &OutDirError{Dir: dir, Msg: fmt.Sprintf("not empty (%s); use --force to overwrite it, or a new directory", strings.Join(shown, ", "))}
+}
+
+// clearPointDir empties dir for a forced rerun, so nothing of an earlier
+// run (a stale aiperf_artifacts/ above all) is read as the new run's. A
+// directory holding a run record is a point directory and is emptied
+// whole; any other keeps what sweep never writes (its entries other than
+// the result, the record, logs, command files and aiperf_artifacts/).
+// Entries are removed inside dir only: a symbolic link is removed as a
+// link, never followed.
+func clearPointDir(dir, name string, entries []string) error {
+	_, isPoint := ReadRecordFile(dir)
+	var errs []error
+	for _, e := range entries {
+		if !isPoint && !sweepWrites(e, name) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// sweepWrites reports whether a point's run writes the entry called e
+// into its output directory.
+func sweepWrites(e, name string) bool {
+	switch {
+	case e == "aiperf_artifacts", e == RecordFile, e == PanicFile, e == name+".json":
+		return true
+	case strings.HasSuffix(e, ".log"), strings.HasSuffix(e, "_command.txt"):
+		return true
+	}
+	return false
 }
 
 // ReadRecordFile reads the run.json in dir; ok is false when there is

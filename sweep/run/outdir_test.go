@@ -82,3 +82,56 @@ func countTagged(tag string) int {
 	}
 	return n
 }
+
+// TestForceStartsFromAnEmptyPointDirectory: --force kept aiperf_artifacts/,
+// so a client that failed at once had the previous run's artifacts
+// aggregated into a new result. A forced rerun of a point directory starts
+// empty; a directory sweep did not make keeps what sweep never writes;
+// nothing outside the directory is touched, even through a symbolic link.
+func TestForceStartsFromAnEmptyPointDirectory(t *testing.T) {
+	outside := t.TempDir()
+	keep := filepath.Join(outside, "keep.txt")
+	require.NoError(t, os.WriteFile(keep, []byte("x"), 0o644))
+
+	dir := filepath.Join(t.TempDir(), "point")
+	write := func(rel string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte("old"), 0o644))
+	}
+	write("aiperf_artifacts/profile_export.jsonl")
+	write("p.json")
+	write("server.log")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, RecordFile), []byte(`{"name":"p","ok":false}`), 0o644))
+	write("notes.txt")
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "link")))
+
+	release, _, err := ClaimOutDir(dir, "p", true)
+	require.NoError(t, err)
+	release()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var left []string
+	for _, e := range entries {
+		if e.Name() != LockFile {
+			left = append(left, e.Name())
+		}
+	}
+	assert.Empty(t, left, "a point directory is emptied")
+	assert.FileExists(t, keep, "a link is removed, never followed")
+
+	// A directory with no run record: only what a point writes goes.
+	other := t.TempDir()
+	for _, name := range []string{"server.log", "sglang_command.txt", "p.json", "mine.json", "notes.txt"} {
+		require.NoError(t, os.WriteFile(filepath.Join(other, name), []byte("x"), 0o644))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(other, "aiperf_artifacts"), 0o755))
+	release, _, err = ClaimOutDir(other, "p", true)
+	require.NoError(t, err)
+	release()
+	for _, gone := range []string{"server.log", "sglang_command.txt", "p.json", "aiperf_artifacts"} {
+		assert.NoFileExists(t, filepath.Join(other, gone))
+		assert.NoDirExists(t, filepath.Join(other, gone))
+	}
+	assert.FileExists(t, filepath.Join(other, "mine.json"))
+	assert.FileExists(t, filepath.Join(other, "notes.txt"))
+}

@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"sweep/internal/inputfile"
 	"sweep/internal/proc"
+	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/recipes"
 )
@@ -28,6 +30,9 @@ type Setup struct {
 	// Aiperf is the aiperf program to run; "" uses the built-in load
 	// generator (`sweep loadgen`).
 	Aiperf string
+	// ClientWhy says how the client was chosen (ClientChoice.Why); the
+	// result records it.
+	ClientWhy string
 	// AiperfSchema is the aiperf schema the client argv was planned for
 	// ("aiperf@0.12.0"); the built-in load generator checks it with it.
 	AiperfSchema string
@@ -48,7 +53,18 @@ type Setup struct {
 	// Environ looks up variables of this machine for Command.EnvFrom
 	// (default os.LookupEnv).
 	Environ func(string) (string, bool)
+	// PowerGPUs is which GPUs of the telemetry the power lane integrates:
+	// PowerGPUsAll (InferenceX: every GPU the monitor recorded) or
+	// PowerGPUsAllocated (only the point's); "" reads SWEEP_POWER_GPUS,
+	// else all.
+	PowerGPUs string
 }
+
+// The power lane's GPU choices (Setup.PowerGPUs, --power-gpus).
+const (
+	PowerGPUsAll       = "all"
+	PowerGPUsAllocated = "allocated"
+)
 
 // Simulation environment variables understood by sim-engine and loadgen.
 const (
@@ -58,6 +74,8 @@ const (
 	envSimGPU           = "SWEEP_SIM_GPU"
 	envLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE"
 	envSimClock         = "SWEEP_SIM_CLOCK"
+	envSimSMIURL        = "SWEEP_SIM_SMI_URL"       // the simulated GPU tools' engine (simengine.EnvSMIURL)
+	envSimSMIAfterGen   = "SWEEP_SIM_SMI_AFTER_GEN" // the load they sample (simengine.EnvSMIAfterGen)
 	envLoadgenClock     = "SWEEP_LOADGEN_CLOCK"
 )
 
@@ -98,6 +116,9 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 	if len(p.Engine.Argv) == 0 {
 		return Spec{}, errors.New("plan has no engine command")
 	}
+	if s.Aiperf != "" && p.Client != nil && !honestClock(s.Simulate, s.WallClock, s.TimeScale) {
+		return Spec{}, fmt.Errorf("aiperf %s on %s: %w", s.Aiperf, clockName(s.WallClock, s.TimeScale), ErrDishonestClock)
+	}
 	spec := Spec{
 		ServerSpec: ServerSpec{
 			EngineCommandFile:    p.CommandFile,
@@ -116,6 +137,21 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		},
 	}
 	spec.Engine = s.proc("engine", p.Engine)
+	if lane := power.LaneFromEnv(s.Environ, spec.Facts.Multinode); lane.Enabled && p.Client != nil {
+		f := spec.Facts
+		spec.Power = &PowerSpec{ExpectedGPUs: power.ExpectedGPUs(f.TP, f.PP, f.PCP), Require: lane.Require}
+		mode := s.PowerGPUs
+		if mode == "" {
+			mode, _ = s.Environ("SWEEP_POWER_GPUS")
+		}
+		switch mode {
+		case "", PowerGPUsAll:
+		case PowerGPUsAllocated:
+			spec.Power.AllocatedGPUs = true
+		default:
+			return Spec{}, fmt.Errorf("power GPUs %q (--power-gpus or SWEEP_POWER_GPUS): want %s or %s", mode, PowerGPUsAll, PowerGPUsAllocated)
+		}
+	}
 	virtual := s.Virtual() && p.Client != nil
 	if s.Simulate {
 		head := append([]string{s.Executable, "sim-engine"}, uncheckedArgs(p)...)
@@ -133,6 +169,9 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		}
 		if s.SimFault != "" {
 			spec.Engine.Env[envSimFault] = s.SimFault
+		}
+		if spec.Power != nil {
+			simulatedGPUs(&spec, s.Executable, gpu, p.HealthURL, virtual)
 		}
 	}
 	if slices.Contains(p.Engine.Placeholders, recipes.HFSnapshotPlaceholder) {
@@ -180,6 +219,16 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 			c.Env[envLoadgenClock] = "virtual"
 		}
 		spec.Client = &c
+		spec.ClientInfo = s.ClientInfo()
+		// The cache the client reads the trace dataset from is where the
+		// result's expected output lengths come from, as in InferenceX.
+		spec.Facts.HFHubCache = result.HubCache(func(k string) string {
+			if v, ok := c.Env[k]; ok {
+				return v
+			}
+			v, _ := s.Environ(k)
+			return v
+		})
 	case p.Eval != nil:
 		if s.Simulate {
 			return Spec{}, fmt.Errorf("eval point: lm-eval scores synthetic text as 0: %w", ErrNotSimulated)
@@ -244,7 +293,7 @@ func resolveSnapshot(argv []string, simulate bool) error {
 		}
 		rev := simulatedSnapshot
 		if !simulate {
-			data, err := os.ReadFile(filepath.Join(dir, "refs", "main"))
+			data, err := inputfile.Read(filepath.Join(dir, "refs", "main"), inputfile.Text)
 			if err != nil {
 				return fmt.Errorf("engine model %s: no cached snapshot (%w); download it first (hf download)", dir, err)
 			}

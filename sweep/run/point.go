@@ -82,6 +82,8 @@ type LoadSpec struct {
 	// accuracy client for eval-only points. Exactly one is set.
 	Client *proc.Spec
 	Eval   *proc.Spec
+	// ClientInfo is what the result records about Client.
+	ClientInfo *result.Client
 	// ArtifactDir is where the client writes aiperf artifacts.
 	ArtifactDir string
 	// GoldenAL is the recipe's golden acceptance length; nil when the point
@@ -95,6 +97,32 @@ type LoadSpec struct {
 	// Probe marks the point an adaptive search's short bracketing probe;
 	// the result says so.
 	Probe bool
+	// Official marks a point of an official sweep: its result is valid
+	// only when the client stamped it a valid submission for its scenario.
+	Official bool
+	// Power, when set, runs InferenceX's power lane: the GPU monitor
+	// around the client and power_adapter on the result.
+	Power *PowerSpec
+}
+
+// PowerSpec is a load's power lane.
+type PowerSpec struct {
+	// ExpectedGPUs is what the telemetry must hold: TP*PP*PCP.
+	ExpectedGPUs int
+	// Require makes invalid telemetry fail the point (REQUIRE_POWER).
+	Require bool
+	// Vendor is the monitor's vendor ("" detects it, as the recipe does).
+	Vendor string
+	// Env is added to the monitor commands' environment.
+	Env map[string]string
+	// AllocatedGPUs integrates only the point's GPUs (its engine's
+	// CUDA/HIP/ROCR_VISIBLE_DEVICES, else 0..ExpectedGPUs-1) instead of
+	// every GPU the monitor recorded, as InferenceX does.
+	AllocatedGPUs bool
+	// SimulatedTool, when set, is the sweep executable that plays the
+	// vendor's SMI tool (simengine.SMI): the runner links it under the
+	// tool's name in OutDir/sim-gpus, first on the monitor's PATH.
+	SimulatedTool string
 }
 
 // Sidecar is a helper server the engine needs before it starts.
@@ -142,6 +170,10 @@ type Options struct {
 	// ClientEcho is the interval between echoed client lines (default
 	// 30 s); the client's full output is in benchmark.log.
 	ClientEcho time.Duration
+	// MonitorExec is the hook that makes the GPU monitor's commands run
+	// where the engine runs (e.g. inside its container); nil runs them
+	// here.
+	MonitorExec func(argv []string) []string
 }
 
 func (o Options) withDefaults() Options {
@@ -192,6 +224,7 @@ const (
 	StageAcceptance = "acceptance-length"
 	StageAggregate  = "aggregate"
 	StageValidate   = "validate"
+	StagePower      = "power"
 	StageStop       = "stop"
 	// StageInternal is a panic inside the runner (a bug in sweep): it is
 	// recorded as a failed stage after every process was stopped, with the
@@ -251,12 +284,13 @@ type Record struct {
 	// Server is set when the load ran against a Server started on its own
 	// (a sweep's server for several points); nil when Run started it.
 	Server *ServerRef `json:"server,omitempty"`
-	// Facts, Simulation and ValidateOptions are what the point's result
+	// Facts, Simulation, Client and ValidateOptions are what the point's result
 	// was aggregated and validated with (nil in a server's own record):
 	// sweep result aggregate on this directory takes them from here
 	// instead of InferenceX's environment variables.
 	Facts           *result.RunFacts        `json:"facts,omitempty"`
 	Simulation      *result.Simulation      `json:"simulation,omitempty"`
+	Client          *result.Client          `json:"client,omitempty"`
 	ValidateOptions *result.ValidateOptions `json:"validate_options,omitempty"`
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"sweep/metrics"
 	"sweep/metrics/aiperf"
+	"sweep/metrics/power"
 	"sweep/metrics/result"
 )
 
@@ -86,6 +87,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 	}
 	var verdict *result.Verdict
 	var verdictErr error
+	var powerOut *power.Outcome
 	r.stage(ctx, StageAggregate, nil, func() error {
 		in, err := inputs()
 		if err != nil {
@@ -109,11 +111,23 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		} else {
 			verdict = &v
 		}
-		res.SetValidity(r.invalidReasons(al, verdict, verdictErr))
+		reasons := r.invalidReasons(al, verdict, verdictErr)
+		if r.spec.Power != nil {
+			out, reason := r.adaptPower(res)
+			powerOut = &out
+			if reason != "" {
+				reasons = append(reasons, reason)
+			}
+		}
+		res.SetValidity(reasons)
 		if sim := r.spec.Simulation; sim != nil {
 			res.Simulated, res.Simulation = true, sim
 		}
 		res.Probe = r.spec.Probe
+		res.Client = r.spec.ClientInfo.Stamped(in.Summary)
+		if r.spec.Official && res.Submission != nil && !res.Submission.Valid {
+			res.SetValidity(append(res.InvalidReasons, fmt.Sprintf("not a valid %s submission (%s): an official point must be one", res.Submission.Scenario, strings.Join(res.Submission.InvalidReasons, ", "))))
+		}
 		path := result.Path(r.o.OutDir, r.spec.Name)
 		if err := result.WriteResult(path, res); err != nil {
 			return err
@@ -145,6 +159,33 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			}
 			return errors.New(v.Reason)
 		}
+		return nil
+	})
+	r.powerStage(ctx, powerOut)
+}
+
+// powerStage records the power lane's verdict: failed when REQUIRE_POWER
+// and the telemetry is invalid, skipped when the lane is off or the
+// aggregation failed before it.
+func (r *runner) powerStage(ctx context.Context, out *power.Outcome) {
+	switch {
+	case r.spec.Power == nil:
+		return
+	case out == nil:
+		r.skip(StagePower, "no aggregate result to patch")
+		return
+	}
+	r.stage(ctx, StagePower, nil, func() error {
+		if out.Valid {
+			m := out.Metrics
+			r.progress(fmt.Sprintf("power: valid, %.1f W per GPU, %.4f J per output token", m.AvgPowerW, m.JoulesPerOutputToken))
+			return nil
+		}
+		msg := "power telemetry invalid: " + strings.Join(out.Reasons, ", ")
+		if out.ExitCode != 0 {
+			return errors.New(msg + " (REQUIRE_POWER)")
+		}
+		r.progress(msg + " (best effort; see " + power.ValidationFile + ")")
 		return nil
 	})
 }

@@ -61,7 +61,7 @@ func newRunner(spec Spec, o Options, name, file string) (*runner, error) {
 	}}
 	if spec.Client != nil {
 		facts := spec.Facts
-		r.rec.Facts, r.rec.Simulation = &facts, spec.Simulation
+		r.rec.Facts, r.rec.Simulation, r.rec.Client = &facts, spec.Simulation, spec.ClientInfo
 		r.rec.ValidateOptions = &result.ValidateOptions{FailedRequestThreshold: o.FailedRequestThreshold, RequiredMetricPrefix: spec.RequiredMetricPrefix}
 	}
 	r.save()
@@ -179,11 +179,14 @@ func (r *runner) runLoad(ctx context.Context, engine *proc.Process) {
 		r.fail(StageClient, errors.New("the point has neither a client nor an eval command"), nil)
 		return
 	}
+	mon := r.startMonitor(ctx)
+	defer r.stopMonitor(mon) // a panic too; Stop is idempotent
 	scrape := r.startScraper(ctx)
 	r.runClient(ctx, StageClient, *r.spec.Client, "benchmark.log", engine, scrape)
 	scraped := scrape.finish()
+	r.stopMonitor(mon)
 	if ctx.Err() != nil {
-		for _, s := range []string{StageAcceptance, StageAggregate, StageValidate} {
+		for _, s := range []string{StageAcceptance, StageAggregate, StageValidate, StagePower} {
 			r.skip(s, "cancelled")
 		}
 		return

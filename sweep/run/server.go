@@ -70,6 +70,18 @@ func (s *Server) PIDs() []int {
 	return pids
 }
 
+// Tags are the process tags (proc.TagEnv) of the server's processes,
+// which their descendants inherit.
+func (s *Server) Tags() []string {
+	s.r.mu.Lock()
+	defer s.r.mu.Unlock()
+	tags := make([]string, 0, len(s.r.procs))
+	for _, p := range s.r.procs {
+		tags = append(tags, p.Tag())
+	}
+	return tags
+}
+
 // Healthy returns nil when every server process is running and the
 // engine (and router) answer their health URLs.
 func (s *Server) Healthy(ctx context.Context) error {

@@ -1,19 +1,28 @@
 package run
 
 import (
+	"strings"
+
 	"sweep/internal/pyjson"
 	"sweep/metrics/result"
 )
 
 // Summary is the headline of an aggregate result, for a person reading a
-// terminal: request counts, per-GPU throughput and latency percentiles
-// (0 when the result does not hold the figure).
+// terminal: request counts, per-GPU throughput and latency percentiles.
 type Summary struct {
 	Total, Successful int
 	TotalPerGPU       float64 // tokens/s/GPU
 	OutputPerGPU      float64 // output tokens/s/GPU
 	TTFTP50, TTFTP90  float64 // seconds
 	IntvtyP50         float64 // tokens/s per user
+	// Valid and InvalidReasons are the result's verdict, as written.
+	Valid          bool
+	InvalidReasons []string
+	// Client names the load client (empty in results without one).
+	Client string
+	// Submission is "valid <scenario> submission" or why not; empty when
+	// the client stamped no scenario.
+	Submission string
 }
 
 // Summarize reads the headline numbers from an aggregate result file
@@ -28,9 +37,19 @@ func Summarize(path string) (Summary, error) {
 		Total: f.NumRequestsTotal, Successful: f.NumRequestsSuccessful,
 		TTFTP50: zeroIfNil(rm.Latency.TTFT.P50), TTFTP90: zeroIfNil(rm.Latency.TTFT.P90),
 		IntvtyP50: zeroIfNil(rm.Latency.Intvty.P50),
+		Valid:     f.Valid, InvalidReasons: f.InvalidReasons,
 	}
 	if pg := rm.Throughput.PerGPU; pg != nil {
 		s.TotalPerGPU, s.OutputPerGPU = zeroIfNil(pg.TotalTputTPS), zeroIfNil(pg.OutputTputTPS)
+	}
+	if f.Client != nil {
+		s.Client = f.Client.Name
+	}
+	if sub := f.Submission; sub != nil {
+		s.Submission = "valid " + sub.Scenario + " submission"
+		if !sub.Valid {
+			s.Submission = "not a valid " + sub.Scenario + " submission: " + strings.Join(sub.InvalidReasons, ", ")
+		}
 	}
 	return s, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"sweep/configs"
 	"sweep/internal/plural"
 	"sweep/sweep/abgate"
 )
@@ -37,6 +38,9 @@ func Calibrate(ctx context.Context, p *Plan, o Options, runs int) (*Calibration,
 	}
 	if runs < 2 {
 		return nil, fmt.Errorf("calibrate: %s: an A/A calibration needs at least 2", plural.Count(runs, "run", "runs"))
+	}
+	if runs > 2*configs.MaxABReplicates {
+		return nil, fmt.Errorf("calibrate: %s: at most %d (twice the most replicates a leg may have)", plural.Count(runs, "run", "runs"), 2*configs.MaxABReplicates)
 	}
 	since, err := o.defaults()
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/atomicfile"
+	"sweep/internal/inputfile"
 	"sweep/internal/proc"
 	"sweep/sweep/abgate"
 	"sweep/sweep/run"
@@ -374,7 +375,7 @@ func verifyModel(ctx context.Context, model string, env map[string]string, dir, 
 	if !st.Success() {
 		return fmt.Sprintf("bfcl models: %s (log: %s)", st, log)
 	}
-	out, err := os.ReadFile(log)
+	out, err := inputfile.Read(log, inputfile.Text)
 	if err != nil {
 		return fmt.Sprintf("bfcl models: %v", err)
 	}

@@ -128,6 +128,14 @@ func TestVerifyModel(t *testing.T) {
 	assert.Contains(t, verifyModel(t.Context(), "Org/M-FC", env, dir, log, missing), "is bfcl-eval installed?")
 }
 
+// TestCalibrateRunsBounded: --runs 1000000000 allocated 16 GB of run
+// roots before anything ran; the runs are bounded first.
+func TestCalibrateRunsBounded(t *testing.T) {
+	p := &Plan{Leg: &configs.ABLeg{Model: "Org/M-FC", Replicates: 1}}
+	_, err := Calibrate(t.Context(), p, Options{Dir: t.TempDir()}, 1000)
+	assert.EqualError(t, err, "calibrate: 1000 runs: at most 200 (twice the most replicates a leg may have)")
+}
+
 // TestLockHost: a second leg waits for the host lock and gives up at its
 // timeout naming the lock; once released the lock is had at once, and a
 // symlink is never followed.

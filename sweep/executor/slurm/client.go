@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -169,6 +170,14 @@ type JobStatus struct {
 	End      time.Time
 	// Source is "squeue" or "sacct".
 	Source string
+	// Name is the job's name (--job-name), Output its standard output
+	// file made absolute against its working directory (unexpanded %
+	// patterns kept), User and UserID its owner: as squeue reports them;
+	// from sacct they are empty (UserID -1).
+	Name   string
+	Output string
+	User   string
+	UserID int
 }
 
 // ErrUnknownJob is a job neither squeue nor sacct knows.
@@ -227,6 +236,11 @@ type squeueJob struct {
 	ExitCode    json.RawMessage `json:"exit_code"` // an int; an object in newer Slurm
 	StartTime   json.RawMessage `json:"start_time"`
 	EndTime     json.RawMessage `json:"end_time"`
+	Name        string          `json:"name"`
+	Output      string          `json:"standard_output"`
+	Cwd         string          `json:"current_working_directory"`
+	UserName    string          `json:"user_name"`
+	UserID      *int            `json:"user_id"`
 }
 
 type squeueOut struct {
@@ -276,7 +290,14 @@ func (c *Client) Statuses(ctx context.Context) (map[JobID]JobStatus, error) {
 	res := make(map[JobID]JobStatus, len(q.Jobs))
 	for _, j := range q.Jobs {
 		st := JobStatus{ID: JobID(j.JobID.String()), State: parseState(j.JobState), Reason: j.StateReason,
-			Start: parseTime(j.StartTime), End: parseTime(j.EndTime), Source: "squeue"}
+			Start: parseTime(j.StartTime), End: parseTime(j.EndTime), Source: "squeue",
+			Name: j.Name, Output: j.Output, User: j.UserName, UserID: -1}
+		if st.Output != "" && !filepath.IsAbs(st.Output) && j.Cwd != "" {
+			st.Output = filepath.Join(j.Cwd, st.Output)
+		}
+		if j.UserID != nil {
+			st.UserID = *j.UserID
+		}
 		st.ExitCode, st.Signal = parseExit(j.ExitCode)
 		if st.State == "PENDING" {
 			st.Start = time.Time{} // squeue predicts a start time for pending jobs
@@ -314,7 +335,7 @@ func (c *Client) sacct(ctx context.Context, id JobID) (JobStatus, error) {
 			continue
 		}
 		st := JobStatus{ID: id, State: parseState(j.State),
-			Start: parseTime(j.Time.Start), End: parseTime(j.Time.End), Source: "sacct"}
+			Start: parseTime(j.Time.Start), End: parseTime(j.Time.End), Source: "sacct", UserID: -1}
 		st.ExitCode, st.Signal = parseExit(j.ExitCode)
 		return st, nil
 	}

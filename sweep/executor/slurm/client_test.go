@@ -118,6 +118,13 @@ func TestStatusesFromRecordedSqueue(t *testing.T) {
 		assert.Equal(t, tc.start, !st.Start.IsZero(), "job %s start %v", tc.id, st.Start)
 		assert.Equal(t, tc.state != "RUNNING" && tc.state != "PENDING", st.State.Done())
 	}
+	// Whose job it is, by what name and output file: what a resumed sweep
+	// checks before cancelling a leftover.
+	f := &fake{reply: func([]string) ([]byte, error) { return running, nil }}
+	st, err := NewClient(f).Status(t.Context(), "1")
+	require.NoError(t, err)
+	assert.Equal(t, JobStatus{ID: "1", State: "COMPLETED", Reason: "None", Start: st.Start, End: st.End, Source: "squeue",
+		Name: "j.sh", Output: "/tmp/j-%j.out", User: "root", UserID: 0}, st)
 }
 
 func TestStatusFallsBackToSacct(t *testing.T) {

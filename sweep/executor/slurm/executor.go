@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"sweep/internal/atomicfile"
+	"sweep/internal/inputfile"
 	"sweep/sweep/campaign"
 )
 
@@ -38,8 +40,10 @@ type Executor struct {
 	// Settings say how the node runs the points.
 	Settings campaign.ArmSettings
 	// Spec returns the arm's job settings from its runner profile
-	// (partition, options); Name, GPUs and TimeLimit are filled in when
-	// empty. Nil: only those three.
+	// (partition, options); GPUs and TimeLimit are filled in when empty.
+	// Its Name and Output are not used: an arm job is named
+	// sweep-armNN and writes DIR/slurm/armNN-tK.out, by which a later
+	// invocation knows it before cancelling it. Nil: only those.
 	Spec func(*campaign.Arm) JobSpec
 	// TimeLimit is the job's --time (0: the partition's).
 	TimeLimit func(campaign.Job) time.Duration
@@ -69,7 +73,7 @@ func (e *Executor) Execute(ctx context.Context, jobs []campaign.Job, obs campaig
 	}
 	e.cancelLeftovers(ctx, dir)
 	script := filepath.Join(dir, "job.sh")
-	if err := os.WriteFile(script, []byte(WrapperScript), 0o755); err != nil {
+	if err := atomicfile.Write(script, []byte(WrapperScript), 0o755); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
@@ -96,7 +100,11 @@ func (e *Executor) Execute(ctx context.Context, jobs []campaign.Job, obs campaig
 // runJob submits one arm and follows it to its end.
 func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.Job, obs campaign.Observer) error {
 	arm := job.Arm
-	stem := nextStem(dir, arm.Index+1)
+	stem, err := nextStem(dir, arm.Index+1)
+	if err != nil {
+		e.failAll(job, obs, err.Error())
+		return err
+	}
 	jobFile, events := stem+".json", stem+".events.jsonl"
 	if err := campaign.NewArmJob(job, e.PointTimeout, e.Settings).Write(jobFile); err != nil {
 		return err
@@ -105,9 +113,7 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 	if e.Spec != nil {
 		spec = e.Spec(arm)
 	}
-	if spec.Name == "" {
-		spec.Name = fmt.Sprintf("sweep-arm%02d", arm.Index+1)
-	}
+	spec.Name = armJobName(arm.Index + 1)
 	if spec.GPUs == 0 {
 		spec.GPUs = arm.GPUs
 	}
@@ -144,7 +150,7 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 			return
 		}
 		for _, r := range recs {
-			r.PIDs = nil // the node's process ids mean nothing here: scancel stops them
+			r.PIDs, r.Tags = nil, nil // the node's processes are not here: scancel stops them
 			switch r.Event {
 			case campaign.EventPointStart:
 				open[r.Point], started[r.Point] = true, true
@@ -248,18 +254,23 @@ func (e *Executor) progress(line string) {
 	}
 }
 
-// nextStem is dir/armNN-tK for the first K not taken yet.
-func nextStem(dir string, arm int) string {
+// nextStem is dir/armNN-tK for the first K not taken yet; a name that
+// cannot be looked up (a symlink loop, no search permission) is an error.
+func nextStem(dir string, arm int) (string, error) {
 	for k := 1; ; k++ {
 		stem := filepath.Join(dir, fmt.Sprintf("arm%02d-t%d", arm, k))
-		if _, err := os.Stat(stem + ".json"); os.IsNotExist(err) {
-			return stem
+		_, err := os.Lstat(stem + ".json")
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return stem, nil
+		case err != nil:
+			return "", fmt.Errorf("slurm job file: %w", err)
 		}
 	}
 }
 
 func (e *Executor) recordJob(dir string, id JobID) {
-	f, err := os.OpenFile(filepath.Join(dir, jobsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := atomicfile.OpenFile(filepath.Join(dir, jobsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		e.progress("warning: " + err.Error())
 		return
@@ -272,12 +283,25 @@ func (e *Executor) recordJob(dir string, id JobID) {
 
 // cancelLeftovers cancels the jobs an earlier invocation submitted that
 // are still queued or running (a sweep killed with kill -9 left them).
+// A job jobs.txt lists is cancelled only when it is this directory's arm
+// job of this user (its name, output file and owner say so): a copied or
+// stale list, or an id the cluster gave to another job since, never
+// cancels someone else's work.
 func (e *Executor) cancelLeftovers(ctx context.Context, dir string) {
-	f, err := os.Open(filepath.Join(dir, jobsFile))
+	path := filepath.Join(dir, jobsFile)
+	f, err := inputfile.Open(path, inputfile.Text)
 	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			e.progress(fmt.Sprintf("warning: not cancelling the jobs of an earlier run: %v", err))
+		}
 		return
 	}
 	defer f.Close()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		e.progress(fmt.Sprintf("warning: not cancelling the jobs of an earlier run: %v", err))
+		return
+	}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		id := JobID(strings.TrimSpace(sc.Text()))
@@ -288,9 +312,39 @@ func (e *Executor) cancelLeftovers(ctx context.Context, dir string) {
 		if err != nil || st.State.Done() {
 			continue
 		}
+		if err := armJobOf(st, abs, os.Getuid()); err != nil {
+			e.progress(fmt.Sprintf("not cancelling slurm job %s listed in %s: %v", id, path, err))
+			continue
+		}
 		if err := e.Client.Cancel(ctx, id); err == nil {
 			e.progress(fmt.Sprintf("cancelled slurm job %s that an earlier run left %s", id, st.State))
 			_, _ = e.Client.Wait(ctx, id, WaitOptions{Poll: e.Poll})
 		}
 	}
+}
+
+// armJobName is the --job-name of arm n's jobs (n counts from 1).
+func armJobName(n int) string { return fmt.Sprintf("sweep-arm%02d", n) }
+
+// armJobOf returns nil when st is an arm job submitted from the slurm
+// directory dir (absolute) by user uid, else why it is not.
+func armJobOf(st JobStatus, dir string, uid int) error {
+	if st.UserID != uid {
+		if st.UserID < 0 {
+			return errors.New("slurm does not say whose job it is")
+		}
+		return fmt.Errorf("it is %s's (uid %d)", st.User, st.UserID)
+	}
+	var n, k int
+	base := filepath.Base(st.Output)
+	if filepath.Dir(st.Output) != dir || !filepath.IsAbs(st.Output) {
+		return fmt.Errorf("its output %s is not an arm job's file in %s", st.Output, dir)
+	}
+	if c, err := fmt.Sscanf(base, "arm%d-t%d.out", &n, &k); err != nil || c != 2 || base != fmt.Sprintf("arm%02d-t%d.out", n, k) {
+		return fmt.Errorf("its output %s is not an arm job's file in %s", st.Output, dir)
+	}
+	if want := armJobName(n); st.Name != want {
+		return fmt.Errorf("named %q, not %q", st.Name, want)
+	}
+	return nil
 }

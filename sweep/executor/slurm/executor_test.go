@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -317,7 +318,9 @@ func TestExecutorCancelsLeftoverJobs(t *testing.T) {
 		}
 		return node(ctx, argv)
 	}
-	id, err := s.ex.Client.Submit(t.Context(), JobSpec{Script: "job.sh", Argv: []string{"leftover"}})
+	// As the killed sweep submitted it.
+	id, err := s.ex.Client.Submit(t.Context(), JobSpec{Name: "sweep-arm01", Output: filepath.Join(s.dir, "slurm", "arm01-t1.out"),
+		Script: "job.sh", Argv: []string{"leftover"}})
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(filepath.Join(s.dir, "slurm"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(s.dir, "slurm", jobsFile), []byte(string(id)+"\n"), 0o644))
@@ -330,4 +333,102 @@ func TestExecutorCancelsLeftoverJobs(t *testing.T) {
 	jobs, err := os.ReadFile(filepath.Join(s.dir, "slurm", jobsFile))
 	require.NoError(t, err)
 	assert.Equal(t, "1\n2\n", string(jobs))
+}
+
+// A jobs.txt that names jobs this sweep did not submit (copied from
+// another sweep, stale after the cluster reused its ids, edited) cancelled
+// them: each leftover must be this directory's arm job (its name and
+// output file) of this user before it is cancelled.
+func TestExecutorLeavesJobsThatAreNotItsOwn(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec func(dir string) JobSpec
+		uid  int // 0: this user
+		why  string
+	}{
+		{"another user's", func(dir string) JobSpec {
+			return JobSpec{Name: "sweep-arm01", Output: filepath.Join(dir, "slurm", "arm01-t1.out")}
+		}, os.Getuid() + 1000, fmt.Sprintf("it is user%d's (uid %d)", os.Getuid()+1000, os.Getuid()+1000)},
+		{"another name", func(dir string) JobSpec {
+			return JobSpec{Name: "train-llm", Output: filepath.Join(dir, "slurm", "arm01-t1.out")}
+		}, 0, `named "train-llm", not "sweep-arm01"`},
+		{"another sweep's", func(string) JobSpec {
+			return JobSpec{Name: "sweep-arm01", Output: "/elsewhere/sweep/slurm/arm01-t1.out"}
+		}, 0, "its output /elsewhere/sweep/slurm/arm01-t1.out is not an arm job's file in "},
+		{"no output", func(string) JobSpec { return JobSpec{Name: "sweep-arm01"} }, 0, "its output  is not an arm job's file in "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSlurmSweep(t, 1, 4)
+			node := s.cluster.node
+			s.cluster.node = func(ctx context.Context, argv []string) error {
+				if argv[0] == "other" {
+					<-ctx.Done()
+					return ctx.Err()
+				}
+				return node(ctx, argv)
+			}
+			s.cluster.gpus = 16 // room for the other job and the arm
+			spec := tc.spec(s.dir)
+			spec.Script, spec.Argv = "job.sh", []string{"other"}
+			id, err := s.ex.Client.Submit(t.Context(), spec)
+			require.NoError(t, err)
+			if tc.uid != 0 {
+				s.cluster.setUser(id, tc.uid)
+			}
+			require.NoError(t, os.MkdirAll(filepath.Join(s.dir, "slurm"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(s.dir, "slurm", jobsFile), []byte(string(id)+"\n"), 0o644))
+
+			sum, err := s.run(t, t.Context())
+			require.NoError(t, err)
+			assert.Equal(t, 1, sum.OK)
+			assert.NotContains(t, s.cluster.cancelled(), id, "the other job was cancelled")
+			assert.Equal(t, []State{"RUNNING", "COMPLETED"}, s.cluster.states())
+			assert.Contains(t, s.progress(), "not cancelling slurm job 1 listed in "+filepath.Join(s.dir, "slurm", jobsFile)+": "+tc.why)
+		})
+	}
+}
+
+// TestNextStemErrors: a job file name that cannot be looked up spun
+// nextStem forever; it is an error naming the path.
+func TestNextStemErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "slurm")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	done := make(chan error, 1)
+	go func() {
+		_, err := nextStem(file, 1)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, syscall.ENOTDIR)
+		assert.ErrorContains(t, err, filepath.Join(file, "arm01-t1.json"))
+	case <-time.After(10 * time.Second):
+		t.Fatal("nextStem spins")
+	}
+	stem, err := nextStem(dir, 2)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "arm02-t1"), stem)
+}
+
+// TestExecutorWritesNoLinkTarget: slurm/job.sh and slurm/jobs.txt as
+// symbolic links (a received directory) made the executor overwrite or
+// append to the files they point to.
+func TestExecutorWritesNoLinkTarget(t *testing.T) {
+	s := newSlurmSweep(t, 1, 4)
+	victims := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(s.dir, "slurm"), 0o755))
+	for _, name := range []string{"job.sh", jobsFile} {
+		victim := filepath.Join(victims, name)
+		require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o644))
+		require.NoError(t, os.Symlink(victim, filepath.Join(s.dir, "slurm", name)))
+	}
+	_, err := s.run(t, t.Context())
+	require.NoError(t, err)
+	for _, name := range []string{"job.sh", jobsFile} {
+		data, err := os.ReadFile(filepath.Join(victims, name))
+		require.NoError(t, err)
+		assert.Equal(t, "precious", string(data), "%s's target was written", name)
+	}
+	assert.Contains(t, s.progress(), filepath.Join(s.dir, "slurm", jobsFile)+" is a symbolic link")
 }

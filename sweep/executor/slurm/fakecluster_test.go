@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"sweep/metrics/result"
 	"sweep/sweep/campaign"
 )
 
@@ -51,6 +53,9 @@ type fakeCluster struct {
 
 type fakeJob struct {
 	id     JobID
+	name   string   // --job-name
+	output string   // --output, as given
+	uid    int      // the submitting user's id (this process's unless a test changes it)
 	argv   []string // the program after the script
 	gpus   int
 	state  State
@@ -119,7 +124,7 @@ func (c *fakeCluster) Run(ctx context.Context, argv []string) ([]byte, error) {
 }
 
 func (c *fakeCluster) sbatch(argv []string) ([]byte, error) {
-	j := &fakeJob{id: JobID(strconv.Itoa(len(c.order) + 1)), state: "PENDING", reason: "None"}
+	j := &fakeJob{id: JobID(strconv.Itoa(len(c.order) + 1)), state: "PENDING", reason: "None", uid: os.Getuid()}
 	for i, a := range argv[2:] {
 		if !strings.HasPrefix(a, "-") {
 			j.argv = argv[2+i+1:] // the script's arguments
@@ -127,6 +132,12 @@ func (c *fakeCluster) sbatch(argv []string) ([]byte, error) {
 		}
 		if n, ok := strings.CutPrefix(a, "--gres=gpu:"); ok {
 			j.gpus, _ = strconv.Atoi(n)
+		}
+		if n, ok := strings.CutPrefix(a, "--job-name="); ok {
+			j.name = n
+		}
+		if n, ok := strings.CutPrefix(a, "--output="); ok {
+			j.output = n
 		}
 	}
 	if j.gpus > c.gpus {
@@ -203,6 +214,15 @@ func (c *fakeCluster) squeue() ([]byte, error) {
 		ExitCode    int    `json:"exit_code"`
 		StartTime   int64  `json:"start_time"`
 		EndTime     int64  `json:"end_time"`
+		Name        string `json:"name"`
+		Output      string `json:"standard_output"`
+		Cwd         string `json:"current_working_directory"`
+		UserID      int    `json:"user_id"`
+		UserName    string `json:"user_name"`
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
 	}
 	out := struct {
 		Jobs   []job `json:"jobs"`
@@ -215,7 +235,8 @@ func (c *fakeCluster) squeue() ([]byte, error) {
 		}
 		n, _ := strconv.Atoi(string(id))
 		out.Jobs = append(out.Jobs, job{JobID: n, JobState: j.state, StateReason: j.reason, ExitCode: j.exit,
-			StartTime: unix(j.start), EndTime: unix(j.end)})
+			StartTime: unix(j.start), EndTime: unix(j.end), Name: j.name, Output: j.output, Cwd: cwd,
+			UserID: j.uid, UserName: "user" + strconv.Itoa(j.uid)})
 	}
 	return json.Marshal(out)
 }
@@ -261,6 +282,13 @@ func unix(t time.Time) int64 {
 }
 
 // shutdown stops every job's program and waits for them all.
+// setUser makes job id another user's.
+func (c *fakeCluster) setUser(id JobID, uid int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.jobs[id].uid = uid
+}
+
 func (c *fakeCluster) shutdown() {
 	c.mu.Lock()
 	for _, j := range c.jobs {
@@ -403,7 +431,8 @@ func (b *fakeBackend) StartServer(context.Context, *campaign.Arm, *campaign.Poin
 
 type fakeServer struct{ b *fakeBackend }
 
-func (s *fakeServer) PIDs() []int                  { return []int{os.Getpid()} } // dropped by the executor
+func (s *fakeServer) PIDs() []int                  { return []int{os.Getpid()} }     // dropped by the executor
+func (s *fakeServer) Tags() []string               { return []string{"engine-1-0"} } // dropped by the executor
 func (s *fakeServer) Healthy(context.Context) bool { return true }
 func (s *fakeServer) Stop(context.Context) error   { return nil }
 
@@ -427,10 +456,15 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		return campaign.Outcome{Err: err}
 	}
 	tput := 100.0 * float64(p.Conc())
-	data, _ := json.Marshal(map[string]any{
+	// The point's identity as the aggregator writes it, then the numbers.
+	id, _ := json.Marshal(result.Identify(result.FactsFromRow(&p.Plan.Row, p.Plan.ResultFilename, nil, 0)))
+	var res map[string]any
+	_ = json.Unmarshal(id, &res)
+	maps.Copy(res, map[string]any{
 		"conc": p.Conc(), "num_requests_successful": 10, "valid": true, "simulated": true,
 		"request_metrics": map[string]any{"throughput": map[string]any{"per_gpu": map[string]any{"total_tput_tps": tput, "output_tput_tps": tput / 10}}},
 	})
+	data, _ := json.Marshal(res)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return campaign.Outcome{Err: err}
 	}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/metrics/power"
+)
+
+// readJSONMap reads a JSON object file.
+func readJSONMap(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m))
+	return m
+}
+
+// pointResult returns the result JSON of the point in out.
+func pointResult(t *testing.T, out string) (string, map[string]any) {
+	t.Helper()
+	rec := readRunRecord(t, out)
+	require.NotEmpty(t, rec.ResultFile)
+	return rec.ResultFile, readJSONMap(t, rec.ResultFile)
+}
+
+// TestRunSimulatedPower: a simulated point carries valid power from the
+// simulated amd-smi (the MI325X recipe), and `sweep result power` on its
+// files patches a copy of its result with the very same fields; the
+// telemetry faults give InferenceX's reason codes, failing the point only
+// under REQUIRE_POWER.
+func TestRunSimulatedPower(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	t.Setenv("ENABLE_AGENTX_POWER", "")
+	t.Setenv("REQUIRE_POWER", "")
+	powerKeys := []string{"power_metric_schema_version", "power_valid", "avg_power_w", "avg_total_gpu_power_w", "total_gpu_energy_j",
+		"joules_per_successful_query", "joules_per_input_token", "joules_per_output_token", "joules_per_total_token"}
+
+	t.Run("valid", func(t *testing.T) {
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, simRunArgs(out)...)
+		require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+		path, res := pointResult(t, out)
+		assert.Equal(t, 1.0, res["power_valid"])
+		assert.Greater(t, res["joules_per_output_token"], 0.0)
+		side := readJSONMap(t, filepath.Join(out, power.ValidationFile))
+		assert.Equal(t, true, side["power_valid"])
+		assert.Equal(t, 8.0, side["observed_gpu_count"])
+		acc := side["accumulator_check"].(map[string]any)
+		assert.Equal(t, true, acc["within_tolerance"], "energy counters agree with the stream: %v", acc)
+		assert.FileExists(t, filepath.Join(out, "gpu_metrics_energy_end.csv"))
+		rec := readRunRecord(t, out)
+		require.Contains(t, rec.Processes, "gpu-monitor")
+		assertNoSurvivors(t, rec)
+
+		// The adapter as a command, on the same files, patches the same fields.
+		cp := filepath.Join(t.TempDir(), "agg.json")
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(cp, data, 0o644))
+		code, stdout, stderr = runCLI(t, "result", "power", "--result-dir", out, "--agg-result", cp, "--expected-num-gpus", "8")
+		require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+		again := readJSONMap(t, cp)
+		for _, k := range powerKeys {
+			assert.Equal(t, res[k], again[k], k)
+		}
+	})
+
+	t.Run("simulated nvidia-smi", func(t *testing.T) {
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, simRunArgs(out, "--sim-gpu", "h200")...)
+		require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+		_, res := pointResult(t, out)
+		assert.Equal(t, 1.0, res["power_valid"])
+		data, err := os.ReadFile(filepath.Join(out, power.TelemetryFile))
+		require.NoError(t, err)
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		assert.Equal(t, "timestamp, index, power.draw [W], temperature.gpu, clocks.current.sm [MHz], clocks.current.memory [MHz], utilization.gpu [%], utilization.memory [%]", lines[0])
+		assert.Regexp(t, `^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d{3}, 7, \d+\.\d\d W, \d+, \d+ MHz, 3201 MHz, \d+ %, \d+ %$`, lines[len(lines)-1], "the final noheader sample, 8 GPUs")
+		assert.NoFileExists(t, filepath.Join(out, "gpu_metrics_energy_start.csv"), "energy snapshots are AMD's")
+	})
+
+	t.Run("stalled monitor, REQUIRE_POWER", func(t *testing.T) {
+		t.Setenv("SWEEP_SIM_SMI_FAULT", "stall=150:160")
+		t.Setenv("REQUIRE_POWER", "1")
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, simRunArgs(out)...)
+		assert.Equal(t, exitError, code, "stdout %s\nstderr %s", stdout, stderr)
+		_, res := pointResult(t, out)
+		assert.Equal(t, 0.0, res["power_valid"])
+		assert.NotContains(t, res, "avg_power_w")
+		assert.Equal(t, false, res["valid"])
+		assert.Contains(t, res["invalid_reasons"], "power: sampling_gap_exceeded (REQUIRE_POWER)")
+		side := readJSONMap(t, filepath.Join(out, power.ValidationFile))
+		assert.Equal(t, []any{"sampling_gap_exceeded"}, side["reasons"])
+		rec := readRunRecord(t, out)
+		require.NotNil(t, rec.Failed())
+		assert.Equal(t, "power", rec.Failed().Name)
+	})
+
+	t.Run("missing GPU, best effort", func(t *testing.T) {
+		t.Setenv("SWEEP_SIM_SMI_FAULT", "missing-gpu=3")
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, simRunArgs(out)...)
+		require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+		_, res := pointResult(t, out)
+		assert.Equal(t, 0.0, res["power_valid"])
+		assert.Equal(t, true, res["valid"], "invalid telemetry does not fail the point without REQUIRE_POWER")
+		side := readJSONMap(t, filepath.Join(out, power.ValidationFile))
+		assert.Equal(t, []any{"expected_gpu_count_mismatch"}, side["reasons"])
+	})
+
+	// InferenceX expects TP*PP*PCP GPUs while the monitor records the whole
+	// (simulated, 8-GPU) node: a TP4 point is never power-valid unless
+	// --power-gpus allocated integrates only its GPUs.
+	for _, mode := range []string{"", "allocated"} {
+		t.Run("tp4 on 8 GPUs "+mode, func(t *testing.T) {
+			out := t.TempDir()
+			args := simRunArgs(out, "--tp", "4", "--ep", "1")
+			if mode != "" {
+				args = append(args, "--power-gpus", mode)
+			}
+			code, stdout, stderr := runCLI(t, args...)
+			require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+			_, res := pointResult(t, out)
+			side := readJSONMap(t, filepath.Join(out, power.ValidationFile))
+			if mode == "" {
+				assert.Equal(t, 0.0, res["power_valid"])
+				assert.Equal(t, []any{"expected_gpu_count_mismatch"}, side["reasons"])
+				assert.Equal(t, 8.0, side["observed_gpu_count"])
+				assert.NotContains(t, side, "gpu_filter")
+			} else {
+				assert.Equal(t, 1.0, res["power_valid"], "%v", side["reasons"])
+				assert.Equal(t, []any{"0", "1", "2", "3"}, side["gpu_filter"])
+			}
+		})
+	}
+
+	t.Run("lane off", func(t *testing.T) {
+		t.Setenv("ENABLE_AGENTX_POWER", "0")
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, simRunArgs(out)...)
+		require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+		_, res := pointResult(t, out)
+		assert.NotContains(t, res, "power_valid")
+		assert.NoFileExists(t, filepath.Join(out, power.TelemetryFile))
+	})
+}
+
+// TestMonitorDiesWithKilledRunner: kill -9 of sweep run during the load
+// leaves no GPU monitor (nor simulated tool) running: it is killed with
+// its parent.
+func TestMonitorDiesWithKilledRunner(t *testing.T) {
+	out := t.TempDir()
+	cmd := exec.Command(os.Args[0], simRunArgs(out, "--duration", "3600")...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	sc := bufio.NewScanner(stderr)
+	started := false
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "client: started pid") {
+			started = true
+			break
+		}
+	}
+	require.True(t, started, "the client never started")
+	rec := readRunRecord(t, out)
+	mon := rec.Processes["gpu-monitor"]
+	require.NotNil(t, mon, "run.json names the monitor before the load")
+	require.NoError(t, cmd.Process.Kill())
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	_ = cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for running(mon.PID) {
+		require.True(t, time.Now().Before(deadline), "the monitor (pid %d) outlived the killed runner", mon.PID)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// running reports whether pid exists and is not a zombie (an orphan's
+// zombie waits for a reaper that a container may not have).
+func running(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"sweep/metrics/power"
+	"sweep/sweep/run"
+)
+
+type resultPowerOptions struct {
+	IO           *IOStreams
+	ResultDir    string
+	AggResult    string
+	ExpectedGPUs *int
+	RequirePower bool
+	GPUs         []string // --power-gpus LIST; nil: all
+}
+
+func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOptions) error) *Command {
+	if runF == nil {
+		runF = resultPowerRun
+	}
+	return &Command{
+		Name:  "power",
+		Short: "Add GPU power and energy per token to an aggregate result (InferenceX's power_adapter)",
+		Long: `sweep result power --result-dir D --agg-result AGG [--expected-num-gpus N] [--require-power]
+
+InferenceX's utils.agentic.aggregation.power_adapter, with its arguments: builds the
+benchmark window from D/aiperf_artifacts (aiperf's start_time/end_time, naive times
+read with the offset in D/agentic_power_timezone_offset.txt; the successful profiled
+requests' token counts), writes it to D/agentic_power_window.json, integrates each
+GPU's power in D/gpu_metrics.csv over it (trapezoids, linear interpolation at the
+edges, at most 3 s between samples), cross-checks AMD's energy counters
+(D/gpu_metrics_energy_start.csv, _end.csv), patches AGG in place (atomically):
+power_metric_schema_version 2, power_valid 1/0 and, when valid, avg_power_w,
+avg_total_gpu_power_w, total_gpu_energy_j and joules_per_{successful_query,
+input_token,output_token,total_token}; and writes D/power_validation.json with the
+reason codes. N is InferenceX's TP*PP*PCP; the telemetry must hold exactly N GPUs.
+
+nvidia-smi's timestamps carry no zone: they are read in this process's zone (TZ),
+as InferenceX reads them in its own. The monitor records every GPU of the node, so
+a point on part of it fails the GPU count; --power-gpus 0,1,2,3 integrates only
+those GPUs (ours, named in the sidecar as gpu_filter; all is InferenceX's).
+
+Exit status: 0, also for invalid telemetry (best effort, as InferenceX); with
+--require-power (or REQUIRE_POWER=1/true/yes) 1 when the measurement is invalid;
+2 for bad arguments.`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &resultPowerOptions{IO: ios}
+			fs := pflag.NewFlagSet("power", pflag.ContinueOnError)
+			var expected int
+			fs.StringVar(&o.ResultDir, "result-dir", "", "the point's result directory (aiperf_artifacts/, gpu_metrics.csv)")
+			fs.StringVar(&o.AggResult, "agg-result", "", "the aggregate result JSON to patch in place")
+			fs.IntVar(&expected, "expected-num-gpus", 0, "GPUs the telemetry must hold (TP*PP*PCP); not checked when not given")
+			gpus := fs.String("power-gpus", "all", "GPU ids of the telemetry to integrate: all (InferenceX) or a list such as 0,1,2,3 (ours; the sidecar names it as gpu_filter)")
+			fs.BoolVar(&o.RequirePower, "require-power", requirePowerEnv(os.Getenv("REQUIRE_POWER")), "exit 1 when the telemetry is invalid (default from REQUIRE_POWER)")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) != 0 {
+					return flagErrorf("result power: unexpected arguments %q", args)
+				}
+				if o.ResultDir == "" || o.AggResult == "" {
+					return flagErrorf("result power: --result-dir and --agg-result are required")
+				}
+				if *gpus != "all" {
+					for id := range strings.SplitSeq(*gpus, ",") {
+						if id = strings.TrimSpace(id); id == "" {
+							return flagErrorf("result power: --power-gpus %q: want all or a comma-separated list of GPU ids", *gpus)
+						}
+						o.GPUs = append(o.GPUs, strings.TrimSpace(id))
+					}
+				}
+				if fs.Changed("expected-num-gpus") {
+					o.ExpectedGPUs = &expected
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+// requirePowerEnv reads REQUIRE_POWER as InferenceX does.
+func requirePowerEnv(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes":
+		return true
+	}
+	return false
+}
+
+func resultPowerRun(_ context.Context, o *resultPowerOptions) error {
+	out := power.Adapt(power.Options{
+		ResultDir:     o.ResultDir,
+		Aggregate:     power.FilePatcher(o.AggResult),
+		AggregateName: o.AggResult,
+		ExpectedGPUs:  o.ExpectedGPUs,
+		RequirePower:  o.RequirePower,
+		GPUs:          o.GPUs,
+		Stdout:        o.IO.Out,
+		Stderr:        o.IO.ErrOut,
+	})
+	if out.ExitCode != 0 {
+		return &exitCodeError{Code: out.ExitCode, Err: errors.New("power telemetry invalid (--require-power): " + strings.Join(out.Reasons, ", "))}
+	}
+	return nil
+}
+
+// powerGPUsUsage is the help of --power-gpus (sweep run, discover, official).
+const powerGPUsUsage = "GPUs the power lane integrates: all (InferenceX: every GPU the monitor recorded, so a point using part of the node is never power-valid) or allocated (only the point's: its *_VISIBLE_DEVICES, else 0..TP*PP*PCP-1); default from SWEEP_POWER_GPUS, else all"
+
+// checkPowerGPUs rejects a --power-gpus value other than all or allocated.
+func checkPowerGPUs(v string) error {
+	switch v {
+	case "", run.PowerGPUsAll, run.PowerGPUsAllocated:
+		return nil
+	}
+	return flagErrorf("--power-gpus %q: want %s or %s", v, run.PowerGPUsAll, run.PowerGPUsAllocated)
+}

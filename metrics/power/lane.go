@@ -1,0 +1,40 @@
+package power
+
+import "strings"
+
+// Lane is whether a point runs InferenceX's power lane, read from the
+// variables benchmark_lib.sh reads.
+type Lane struct {
+	// Enabled is ENABLE_AGENTX_POWER: on unless set to something other
+	// than 1, true, TRUE, yes or YES (the shell's case is exact), and
+	// never for a multi-node point.
+	Enabled bool
+	// Require is REQUIRE_POWER: 1, true or yes in any case makes invalid
+	// telemetry fail the point (the adapter reads it lower-cased).
+	Require bool
+}
+
+// LaneFromEnv reads the lane's switches through lookup (os.LookupEnv).
+func LaneFromEnv(lookup func(string) (string, bool), multinode bool) Lane {
+	var l Lane
+	enable, _ := lookup("ENABLE_AGENTX_POWER")
+	if enable == "" {
+		enable = "1"
+	}
+	switch enable {
+	case "1", "true", "TRUE", "yes", "YES":
+		l.Enabled = !multinode
+	}
+	require, _ := lookup("REQUIRE_POWER")
+	switch strings.ToLower(require) {
+	case "1", "true", "yes":
+		l.Require = true
+	}
+	return l
+}
+
+// ExpectedGPUs is the GPU count InferenceX passes the adapter:
+// TP*PP*PCP, each defaulting to 1.
+func ExpectedGPUs(tp, pp, pcp int) int {
+	return max(tp, 1) * max(pp, 1) * max(pcp, 1)
+}

@@ -1,0 +1,206 @@
+package simengine
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+)
+
+// GPU power on the virtual timeline, for the simulated nvidia-smi and
+// amd-smi (sweep's GPU telemetry stand-ins; see SMI).
+//
+// Each rank logs how long its steps ran prefill and decode work and with
+// how many decoding requests, in quarter-second buckets of simulated time.
+// A GPU's power over a bucket is
+//
+//	idle + (tdp - idle) * (0.92*prefill + decode*(0.35 + 0.5*min(1, batch/128)))
+//
+// with prefill and decode the bucket's busy fractions and batch the mean
+// decode batch: a decode step with a full batch draws little more than
+// one with a few requests while it makes many more tokens, so the energy
+// per token falls as batching improves. GET /sim/power serves the samples.
+
+// powerBucket is the bucket width in simulated seconds.
+const powerBucket = 0.25
+
+// gpuPower is a GPU model's idle and board-limit power in watts (rough
+// public figures).
+type gpuPower struct{ idle, tdp float64 }
+
+var gpuPowers = map[string]gpuPower{
+	"mi300x": {140, 750}, "mi325x": {160, 1000}, "mi355x": {220, 1400},
+	"h100": {80, 700}, "h200": {90, 700}, "b200": {150, 1000}, "b300": {160, 1100}, "gb200": {170, 1200},
+}
+
+func powerOf(gpu string) gpuPower {
+	if p, ok := gpuPowers[gpu]; ok {
+		return p
+	}
+	return gpuPower{100, 700}
+}
+
+// powerLog is one rank's busy time per bucket.
+type powerLog struct {
+	mu      sync.Mutex
+	prefill map[int64]float64 // seconds of prefill work in the bucket
+	decode  map[int64]float64 // seconds of decode work
+	batch   map[int64]float64 // decode seconds times batch size
+}
+
+func newPowerLog() *powerLog {
+	return &powerLog{prefill: map[int64]float64{}, decode: map[int64]float64{}, batch: map[int64]float64{}}
+}
+
+// add spreads a step from start to end over the buckets it covers;
+// prefillShare of it is prefill, the rest decodes batch requests.
+func (l *powerLog) add(start, end, prefillShare float64, batch int) {
+	if !(end > start) {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for b := int64(math.Floor(start / powerBucket)); float64(b)*powerBucket < end; b++ {
+		lo, hi := math.Max(start, float64(b)*powerBucket), math.Min(end, float64(b+1)*powerBucket)
+		if hi <= lo {
+			continue
+		}
+		d := hi - lo
+		l.prefill[b] += d * prefillShare
+		l.decode[b] += d * (1 - prefillShare)
+		l.batch[b] += d * (1 - prefillShare) * float64(batch)
+	}
+}
+
+// watts is the rank's GPU power averaged over [from, to), counting the
+// work from since on (before it the GPU idles).
+func (l *powerLog) watts(p gpuPower, from, to, since float64) float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var pre, dec, bat float64
+	start := math.Max(from, since)
+	for b := int64(math.Floor(start / powerBucket)); float64(b)*powerBucket < to; b++ {
+		// A bucket the span covers in part counts in proportion.
+		lo, hi := math.Max(start, float64(b)*powerBucket), math.Min(to, float64(b+1)*powerBucket)
+		f := math.Max(hi-lo, 0) / powerBucket
+		pre += l.prefill[b] * f
+		dec += l.decode[b] * f
+		bat += l.batch[b] * f
+	}
+	span := to - from
+	w := p.idle
+	if span > 0 {
+		mean := 0.0
+		if dec > 0 {
+			mean = bat / dec
+		}
+		w += (p.tdp - p.idle) * (0.92*math.Min(pre/span, 1) + math.Min(dec/span, 1)*(0.35+0.5*math.Min(1, mean/128)))
+	}
+	return w
+}
+
+// gpuWatts is the power of each of the configuration's GPUs over [from,
+// to), idle before since: a GPU serves the rank it belongs to (with DP
+// attention every rank runs on every GPU of the group, which then draws
+// the ranks' mean).
+func (s *Server) gpuWatts(from, to, since float64) []float64 {
+	p := powerOf(s.cfg.GPU)
+	n := max(s.cfg.GPUs(), 1)
+	ranks := make([]float64, len(s.ranks))
+	for i, r := range s.ranks {
+		ranks[i] = r.power.watts(p, from, to, since)
+	}
+	out := make([]float64, n)
+	shared := len(ranks) > 0 && n%len(ranks) != 0 || s.cfg.DPAttention
+	for g := range out {
+		switch {
+		case len(ranks) == 0:
+			out[g] = p.idle
+		case shared:
+			sum := 0.0
+			for _, w := range ranks {
+				sum += w
+			}
+			out[g] = sum / float64(len(ranks))
+		default:
+			out[g] = ranks[g/(n/len(ranks))]
+		}
+	}
+	return out
+}
+
+// simPower serves GPU power samples: "gen G now T until U gpus N idle I"
+// (G counts the load generator's first joins that carried wall=, 0 before
+// any; U: the simulated time samples are known until, now or, once every
+// participant has left, 10 s later at idle; I: a GPU's idle watts), with
+// ?energy=1 "energy J0 J1 ..." (each GPU's energy in joules from simulated
+// time 0 to U), then one line "E W0 W1 ..." per whole Unix second E of the
+// artifact clock from ?from= (default 2 s before the join; ?last=1: only
+// the last) to U, W being each GPU's mean power over the second before E.
+// ?margin=M holds back the last M seconds while requests still run. Without
+// a join (G 0) there are no samples. The load generator starts its
+// artifact clock on a whole second, so the samples fall at the same
+// simulated times in every run; the GPUs idle before the join (the
+// readiness traffic before it is not part of the load).
+func (s *Server) simPower(w http.ResponseWriter, r *http.Request) {
+	vc := s.vc
+	vc.mu.Lock()
+	now, wallSec, fracNs, joined, set, gen := vc.now, vc.wallSec, vc.wallFracNs, vc.joinedAt, vc.anchorSet, vc.anchorGen
+	// Idle: no participant, nothing arriving and no request on a rank
+	// (participants may all be away while requests still run).
+	idle := len(vc.parts.list) == 0 && len(vc.arrivals) == 0
+	vc.mu.Unlock()
+	for _, r := range s.ranks {
+		r.mu.Lock()
+		idle = idle && len(r.running) == 0 && len(r.waiting) == 0
+		r.mu.Unlock()
+	}
+	until := now
+	if idle && set {
+		until = now + 10
+	}
+	n := max(s.cfg.GPUs(), 1)
+	fmt.Fprintf(w, "gen %d now %s until %s gpus %d idle %s\n", gen, fmtF(now), fmtF(until), n, fmtF(powerOf(s.cfg.GPU).idle))
+	if !set {
+		return
+	}
+	// at is the simulated time of artifact second e: small terms only, so
+	// the result does not depend on the day the point ran.
+	frac := float64(fracNs) / 1e9
+	at := func(e int64) float64 { return float64(e-wallSec) - frac + joined }
+	last := wallSec + int64(math.Floor(until-joined+frac))
+	if m, err := strconv.ParseFloat(r.URL.Query().Get("margin"), 64); err == nil && m > 0 && !idle {
+		last = wallSec + int64(math.Floor(until-m-joined+frac))
+	}
+	if r.URL.Query().Get("energy") == "1" {
+		energy := make([]float64, n)
+		for b := 0.0; b < until; b += 1 {
+			for g, wt := range s.gpuWatts(b, math.Min(b+1, until), joined) {
+				energy[g] += wt * (math.Min(b+1, until) - b)
+			}
+		}
+		fmt.Fprint(w, "energy")
+		for _, e := range energy {
+			fmt.Fprintf(w, " %s", fmtF(e))
+		}
+		fmt.Fprintln(w)
+	}
+	from, err := strconv.ParseInt(r.URL.Query().Get("from"), 10, 64)
+	switch {
+	case r.URL.Query().Get("last") == "1":
+		from = last
+	case err != nil || from <= 0:
+		from = wallSec - 2 // a monitor runs before the load starts
+	}
+	for e := from; e <= last; e++ {
+		t := at(e)
+		fmt.Fprintf(w, "%d", e)
+		for _, wt := range s.gpuWatts(t-1, t, joined) {
+			fmt.Fprintf(w, " %s", fmtF(wt))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func fmtF(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

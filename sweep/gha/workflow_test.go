@@ -1,0 +1,209 @@
+package gha
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+)
+
+// The PR sweep's workflows, read as GitHub reads them: these tests hold
+// the properties GitHub's guidance for self-hosted runners asks of a
+// workflow that pull requests trigger (README: "CI: what a sweep label
+// approves").
+
+type workflow struct {
+	On   map[string]any    `yaml:"on"`
+	Jobs map[string]*wfJob `yaml:"jobs"`
+}
+
+type wfJob struct {
+	If          string            `yaml:"if"`
+	Needs       any               `yaml:"needs"`
+	RunsOn      any               `yaml:"runs-on"`
+	Uses        string            `yaml:"uses"`
+	With        map[string]string `yaml:"with"`
+	Secrets     any               `yaml:"secrets"`
+	Permissions map[string]string `yaml:"permissions"`
+	Steps       []wfStep          `yaml:"steps"`
+}
+
+type wfStep struct {
+	Name       string            `yaml:"name"`
+	Uses       string            `yaml:"uses"`
+	With       map[string]string `yaml:"with"`
+	Env        map[string]string `yaml:"env"`
+	Run        string            `yaml:"run"`
+	WorkingDir string            `yaml:"working-directory"`
+}
+
+func readWorkflow(t *testing.T, name string) *workflow {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", name))
+	require.NoError(t, err)
+	var w workflow
+	require.NoError(t, yaml.Unmarshal(data, &w), name)
+	return &w
+}
+
+// checksOutPR reports whether a job checks out the pull request's head.
+func (j *wfJob) checksOutPR() bool {
+	for _, s := range j.Steps {
+		if strings.HasPrefix(s.Uses, "actions/checkout@") && (s.With["repository"] != "" || s.With["ref"] != "") {
+			return true
+		}
+	}
+	return false
+}
+
+// text is everything a job passes to its steps, for finding secrets.
+func (j *wfJob) text(t *testing.T) string {
+	data, err := yaml.Marshal(j)
+	require.NoError(t, err)
+	return string(data)
+}
+
+// TestWorkflowRunsBaseBranchCode: sweep.yml is a pull_request_target
+// workflow (this file and the tool come from the base branch; a
+// pull_request workflow runs the pull request's own copy of both), and
+// no step of sweep.yml or sweep-point.yml runs code from the pull
+// request: the tool is built with go build in tool/ (the base checkout),
+// the pull request's checkout (pr/, at the approved SHA, no credentials)
+// is only named as data to --config-files, --changelog or --head-file.
+func TestWorkflowRunsBaseBranchCode(t *testing.T) {
+	sweep := readWorkflow(t, "sweep.yml")
+	events := make([]string, 0, len(sweep.On))
+	for e := range sweep.On {
+		events = append(events, e)
+	}
+	assert.Equal(t, []string{"pull_request_target"}, events, "sweep.yml's triggers")
+	prData := regexp.MustCompile(`(\S+)\s+"?(pr/[^\s",]*)`)
+	for _, name := range []string{"sweep.yml", "sweep-point.yml"} {
+		w := readWorkflow(t, name)
+		for jn, j := range w.Jobs {
+			if j.Uses != "" {
+				assert.Equal(t, "./.github/workflows/sweep-point.yml", j.Uses, "%s %s: calls only the base branch's sweep-point.yml", name, jn)
+				assert.Nil(t, j.Secrets, "%s %s: passes no secrets", name, jn)
+			}
+			for _, s := range j.Steps {
+				where := name + " " + jn + " " + s.Name
+				if strings.HasPrefix(s.Uses, "actions/checkout@") {
+					assert.Equal(t, "false", s.With["persist-credentials"], "%s: a checkout keeps no token", where)
+					if s.With["ref"] != "" || s.With["repository"] != "" {
+						assert.Equal(t, "pr", s.With["path"], "%s: the pull request is checked out in pr/", where)
+						assert.Contains(t, []string{"${{ github.event.pull_request.head.sha }}", "${{ inputs.head-sha }}"}, s.With["ref"], "%s: at the approved head SHA", where)
+					} else {
+						assert.Equal(t, "tool", s.With["path"], "%s: the base branch is checked out in tool/", where)
+					}
+				}
+				assert.False(t, strings.HasPrefix(s.WorkingDir, "pr"), "%s: nothing runs in pr/", where)
+				assert.NotRegexp(t, `\bgo (run|test|generate)\b|\bmake\b|\bbash pr/|\./pr/`, s.Run, "%s: runs no pull-request code", where)
+				if strings.Contains(s.Run, "go build") {
+					assert.Equal(t, "tool", s.WorkingDir, "%s: builds the base branch's tool", where)
+				}
+				for _, m := range prData.FindAllStringSubmatch(s.Run, -1) {
+					assert.Contains(t, []string{"--config-files", "--changelog", "--head-file"}, m[1], "%s: %s is data", where, m[2])
+				}
+				if strings.Contains(s.Run, "ci matrix") || strings.Contains(s.Run, " validate") || strings.Contains(s.Run, "ci run-job") {
+					assert.Contains(t, s.Run, "--runner-config tool/configs/runners.yaml", "%s: runner labels are checked against the base branch's runners.yaml", where)
+				}
+			}
+		}
+	}
+	// The self-hosted job's label comes from the fan-out, which the base
+	// branch's tool computed from validated configs.
+	point := readWorkflow(t, "sweep-point.yml").Jobs["point"]
+	require.NotNil(t, point)
+	assert.Equal(t, []any{"self-hosted", "${{ inputs.runner }}"}, point.RunsOn)
+	for jn, j := range sweep.Jobs {
+		if j.Uses != "" {
+			assert.Equal(t, "${{ matrix.job.runner }}", j.With["runner"], jn)
+			assert.Equal(t, "${{ github.event.pull_request.head.sha }}", j.With["head-sha"], jn)
+		}
+	}
+}
+
+// TestWorkflowDropsApprovalOnPush: a push (synchronize) runs only the job
+// that removes every primary sweep label, so the next run needs a
+// maintainer's new label; every other job runs only on labeled.
+func TestWorkflowDropsApprovalOnPush(t *testing.T) {
+	w := readWorkflow(t, "sweep.yml")
+	types, _ := w.On["pull_request_target"].(map[string]any)["types"].([]any)
+	assert.ElementsMatch(t, []any{"labeled", "synchronize"}, types)
+	var drop []string
+	for jn, j := range w.Jobs {
+		if j.Needs != nil {
+			continue // skipped with what it needs
+		}
+		switch j.If {
+		case "github.event.action == 'synchronize'":
+			drop = append(drop, jn)
+			assert.Equal(t, map[string]string{"pull-requests": "write"}, j.Permissions, jn)
+			assert.False(t, j.checksOutPR(), jn)
+			script := j.Steps[len(j.Steps)-1].Run
+			assert.Contains(t, script, `--method DELETE "repos/$REPO/issues/$PR/labels/$label"`)
+			for _, l := range primaryLabels {
+				assert.Contains(t, script, l, "%s removes %s", jn, l)
+			}
+		case "github.event.action == 'labeled'":
+		default:
+			t.Errorf("job %s runs on %q: want only labeled (or the label removal on synchronize)", jn, j.If)
+		}
+	}
+	assert.Len(t, drop, 1, "one job drops the approval")
+}
+
+// TestWorkflowSecrets: no job that reads the pull request's files sees a
+// secret; RUNNERS_TOKEN is read by a job that checks out nothing.
+func TestWorkflowSecrets(t *testing.T) {
+	for _, name := range []string{"sweep.yml", "sweep-point.yml"} {
+		for jn, j := range readWorkflow(t, name).Jobs {
+			text := j.text(t)
+			if j.checksOutPR() || j.Uses != "" {
+				assert.NotContains(t, text, "secrets.", "%s %s reads pull-request data", name, jn)
+			}
+			if strings.Contains(text, "secrets.") {
+				for _, s := range j.Steps {
+					assert.Empty(t, s.Uses, "%s %s holds a secret: no action, no checkout", name, jn)
+				}
+			}
+		}
+	}
+}
+
+// TestWorkflowRunsItsFamilies: sweep.yml has one sweep-point job per
+// family of WorkflowFamilies (named for it) besides the canary, and
+// collect waits for all of them; the fan-out reports every other family
+// as not run.
+func TestWorkflowRunsItsFamilies(t *testing.T) {
+	w := readWorkflow(t, "sweep.yml")
+	var fams []string
+	for jn, j := range w.Jobs {
+		if j.Uses == "" {
+			continue
+		}
+		assert.Equal(t, jn, j.With["family"], "job %s's family", jn)
+		assert.Contains(t, j.With["job"], "matrix.job", jn)
+		if jn != "canary" {
+			fams = append(fams, jn)
+		}
+	}
+	sort.Strings(fams)
+	want := WorkflowFamilies()
+	sort.Strings(want)
+	assert.Equal(t, want, fams)
+	for _, f := range want {
+		assert.Contains(t, families, f)
+	}
+	needs, _ := w.Jobs["collect"].Needs.([]any)
+	for _, f := range append(fams, "canary", "setup") {
+		assert.True(t, slices.Contains(needs, any(f)), "collect needs %s", f)
+	}
+}

@@ -71,9 +71,15 @@
 // id).
 //
 // Rows sweep does not plan fail with ErrNotSupported, one problem per key:
-// other engines (ATOM, TRT-LLM), multi-node and disaggregated serving
-// (Dynamo, srt-slurm), and keys routed to a script InferenceX removed.
-// Coverage reports every key's status.
+// other engines (ATOM, TRT-LLM) and keys routed to a script InferenceX
+// removed. Plan takes single-node rows only; multi-node and disaggregated
+// rows (IsMultiNodeRow: Dynamo, srt-slurm, *-disagg) are planned by
+// PlanMultiNode as InferenceX's multi-node launchers submit them: the AMD
+// sglang-disagg path (submit.sh's sbatch of job.slurm; prefill and decode
+// workers built with the SGLang schema, the PD router) and the NVIDIA
+// srt-slurm path (the srt-slurm ref and recipe each launcher selects, the
+// srtctl apply argv; srtctl renders those workers' commands). Coverage
+// reports every key's status.
 //
 // Other engines: a new engine (AMD's ATOM, TRT-LLM) needs an Engine
 // constant, a schema, and a case in the three shared switches

@@ -27,8 +27,8 @@ var engineNames = map[string]string{
 func Unsupported(r *matrix.Row) string {
 	fw := r.Framework
 	switch {
-	case r.Kind.MultiNode() || r.Disagg || strings.Contains(fw, "dynamo") || strings.HasSuffix(fw, "-disagg"):
-		return fmt.Sprintf("multi-node or disaggregated serving (framework %s); sweep plans single-node SGLang and vLLM engines only", fw)
+	case IsMultiNodeRow(r):
+		return fmt.Sprintf("multi-node or disaggregated serving (framework %s); PlanMultiNode plans it (sweep plan), single-node plans and runs cover single-node SGLang and vLLM engines only", fw)
 	case !r.Kind.Agentic():
 		return "fixed-seq-len scenario; sweep plans agentic-coding points only"
 	case fw != string(configs.SGLang) && fw != string(configs.VLLM):
@@ -152,7 +152,12 @@ func Coverage(rows matrix.Matrix, keys []string, noRows string, opts PlanOptions
 			out = append(out, kc)
 			continue
 		}
-		_, err := Plan(rs, opts)
+		var err error
+		if IsMultiNodeRow(rs[0]) {
+			_, err = PlanMultiNode(rs, opts)
+		} else {
+			_, err = Plan(rs, opts)
+		}
 		pe, isPlan := errors.AsType[*PlanError](err)
 		switch {
 		case err == nil:

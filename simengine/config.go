@@ -119,6 +119,10 @@ type Config struct {
 	KVBytesPerToken int
 	// Faults are injected failures for tests.
 	Faults []Fault
+	// Calibration, when set, replaces the model's step costs and KV pool
+	// by a fit to measured results (env SWEEP_SIM_CALIBRATION names the
+	// file; the arm matching this configuration is used).
+	Calibration *ArmCalibration
 }
 
 // GPUs returns the number of GPUs the configuration occupies, computed
@@ -361,7 +365,15 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 	if len(errs) > 0 {
 		return c, errors.Join(errs...)
 	}
-	return c.Normalize()
+	c, err := c.Normalize()
+	if path := env[EnvCalibration]; err == nil && path != "" {
+		cal, lerr := LoadCalibration(path)
+		if lerr != nil {
+			return c, fmt.Errorf("%s: %w", EnvCalibration, lerr)
+		}
+		c.Calibration = cal.Arm(c)
+	}
+	return c, err
 }
 
 func boolFlag(flags Lookup, name string) bool {

@@ -43,6 +43,30 @@ func gpuNames() []string {
 type modelShape struct {
 	totalB, activeB float64 // parameters, billions
 	weightBytes     float64 // per parameter
+	// kvHeads is the number of KV heads of the attention layers: once
+	// more GPUs than that share a rank's attention (TP), each GPU holds a
+	// whole head, so the KV a GPU keeps per token stops shrinking. 0 when
+	// not known (the KV is taken to shard over every attention GPU).
+	kvHeads int
+	// kvBytes, when positive, is the family's KV footprint per token with
+	// an 8-bit cache, all heads and layers (see kvBytesPerToken).
+	kvBytes float64
+}
+
+// families holds the architecture facts the name alone does not give,
+// per model family (a lower-case prefix of the name's last path element).
+var families = []struct {
+	prefix string
+	shape  func(*modelShape)
+}{
+	// Qwen3.5's hybrid stack keeps full attention with 2 KV heads in one
+	// layer of four (Gated DeltaNet in the others): a small KV per token
+	// that stops sharding beyond TP 2, plus the linear-attention state the
+	// radix cache keeps per cached prefix. 40 KB per token (all heads,
+	// FP8 KV, the state included) is what the MI325X discovery of the
+	// MTP recipe measured: about 1.7 GB per GPU per 85k-token session from
+	// TP 2 to TP 8.
+	{"qwen3.5-", func(s *modelShape) { s.kvHeads, s.kvBytes = 2, 40e3 }},
 }
 
 var (
@@ -74,6 +98,15 @@ func shapeOf(name string) modelShape {
 		s.weightBytes = 2
 	}
 	s.totalB, s.activeB = max(s.totalB, 0.1), max(min(s.activeB, s.totalB), 0.1)
+	// The family by the name's last path element: a model id
+	// (Qwen/Qwen3.5-...) or the directory of pre-staged weights
+	// (/scratch/models/Qwen3.5-...).
+	file := base[strings.LastIndex(base, "/")+1:]
+	for _, f := range families {
+		if strings.HasPrefix(file, f.prefix) {
+			f.shape(&s)
+		}
+	}
 	return s
 }
 
@@ -99,6 +132,9 @@ func kvBytesPerToken(c Config, s modelShape) float64 {
 		return float64(c.KVBytesPerToken)
 	}
 	b := 256 * 1024 * math.Sqrt(s.totalB/400)
+	if s.kvBytes > 0 {
+		b = s.kvBytes
+	}
 	switch strings.ToLower(c.KVCacheDType) {
 	case "", "auto", "bf16", "bfloat16", "float16":
 		if !strings.Contains(strings.ToLower(c.ModelPath), "fp8") && !strings.Contains(strings.ToLower(c.ModelPath), "fp4") {
@@ -155,20 +191,47 @@ func newCapacity(c Config) capacity {
 		capa.perSeq *= math.Sqrt(float64(c.Spec.NumDraftTokens))
 	}
 
-	// KV pool: the memory fraction of every GPU, minus weights, draft
-	// weights and per-GPU activations/graphs, divided over DP ranks.
-	totalGB := float64(c.GPUs()) * g.hbmGB * c.MemFraction
-	weightsGB := s.totalB * s.weightBytes * (1 + 0.03*b2f(c.Spec.Enabled()))
+	// KV pool, per GPU: its memory fraction (SGLang sets 15 % of it aside
+	// for the speculative draft model and its cache), minus its share of
+	// the weights (vLLM loads the draft's weights beside the target's) and
+	// its activations and graphs. A rank's pool is what one of its GPUs
+	// holds divided by the KV one GPU keeps per token: the token's KV
+	// over the rank's attention GPUs, but never less than one KV head's
+	// worth (heads are replicated once TP exceeds them).
+	g0 := float64(c.GPUs())
+	perGPU := g.hbmGB * c.MemFraction
+	weightsGB := s.totalB * s.weightBytes
+	draftGB := 0.0
+	if c.Spec.Enabled() {
+		if c.Engine == configs.SGLang {
+			draftGB = 0.15 * perGPU
+		} else {
+			weightsGB *= 1.03
+		}
+	}
 	if replicated {
 		weightsGB *= float64(ranks)
 	}
-	freeGB := totalGB - weightsGB - 4*float64(c.GPUs())
+	// The draft's share never takes more than 80 % of what the weights
+	// leave: a tight fit (Qwen3.5 FP8 at TP2 on a 288 GB GPU at 0.8) starts
+	// with a small pool rather than not at all.
+	if left := perGPU - weightsGB/g0; left > 0 {
+		draftGB = min(draftGB, 0.8*left)
+	}
+	freeGB := perGPU - draftGB - weightsGB/g0 - perGPUReserveGB
 	capa.fits = freeGB > 0
-	pool := int(math.Max(freeGB, 1) * 1e9 / kvb / float64(ranks))
+	shards := attnTP
+	if s.kvHeads > 0 {
+		shards = min(attnTP, float64(s.kvHeads))
+	}
+	pool := int(math.Max(freeGB, 1.0/g0) * 1e9 / (kvb / shards))
 	if c.MaxTotalTokens > 0 {
 		pool = c.MaxTotalTokens
 	}
 	capa.poolTokens = max(pool/c.PageSize*c.PageSize, 4*c.PageSize)
+	if c.Calibration != nil {
+		c.Calibration.apply(&capa, c.PageSize)
+	}
 
 	capa.maxRunning = c.MaxRunningRequests
 	if capa.maxRunning <= 0 {
@@ -181,12 +244,9 @@ func newCapacity(c Config) capacity {
 	return capa
 }
 
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
+// perGPUReserveGB is what a GPU keeps for activations and graphs outside
+// the KV pool.
+const perGPUReserveGB = 1.0
 
 // decodeTime is the duration of one step with n decoding sequences whose
 // contexts sum to ctx tokens (verifying draft tokens when spec is on).
@@ -205,4 +265,11 @@ func (c capacity) prefillTime(tokens, ctxBefore int) float64 {
 	}
 	mid := float64(ctxBefore) + float64(tokens)/2
 	return c.fixedStep + float64(tokens)*c.perPrefill*(1+mid/1000*0.02)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -185,6 +185,9 @@ func (s *Server) Run(ctx context.Context) error {
 		c.Engine, c.ModelPath, c.ServedModelName, c.TP, c.EP, c.DP, c.DPAttention, c.GPU, c.GPUs(), c.TimeScale)
 	s.logf("KV pool: %d tokens per rank (%d ranks), max running requests %d, page size %d, prefix cache %t, speculative %q steps=%d draft_tokens=%d synthetic AL %g",
 		s.capa.poolTokens, len(s.ranks), s.capa.maxRunning, c.PageSize, !c.NoPrefixCache, c.Spec.Algorithm, c.Spec.NumSteps, c.Spec.NumDraftTokens, c.Spec.AcceptLength)
+	if a := c.Calibration; a != nil {
+		s.logf("calibrated (%s): step costs x%g, pool %d tokens per rank (0: the model's)", EnvCalibration, a.StepScale, a.PoolTokens)
+	}
 	if !s.capa.fits {
 		s.logf("warning: the weights of %s do not fit in %d x %s at memory fraction %g; the KV pool is a token stand-in (a real engine would fail to start)", c.ModelPath, c.GPUs(), c.GPU, c.MemFraction)
 	}

@@ -129,6 +129,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
 	case checkSimClock(o.SimClock) != nil:
 		return checkSimClock(o.SimClock)
+	case checkSimCalibration(o.Simulate, &o.SimCalib) != nil:
+		return checkSimCalibration(o.Simulate, &o.SimCalib)
 	case checkPowerGPUs(o.PowerGPUs) != nil:
 		return checkPowerGPUs(o.PowerGPUs)
 	case o.Retries < 0 || o.Retries > campaign.MaxRetries:
@@ -185,6 +187,9 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 	if o.Simulate {
 		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
 			campaign.Setting{Name: "--sim-gpu", Value: o.SimGPU}, campaign.Setting{Name: "--sim-clock", Value: o.SimClock})
+		if o.SimCalib != "" {
+			out = append(out, campaign.Setting{Name: "--sim-calibration", Value: o.SimCalib})
+		}
 	}
 	return out
 }

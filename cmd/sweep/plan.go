@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -160,21 +158,18 @@ func planRun(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	if len(rows) == 0 {
-		return fmt.Errorf("no single-node agentic points for %v (sweep plan covers agentic-coding configs)", keys)
+		return fmt.Errorf("no agentic points for %v (sweep plan covers agentic-coding configs)", keys)
 	}
 	if rows, err = o.filter(rows); err != nil {
 		return err
 	}
 	o.Plan.Runners = g.Runners
+	if multi := slices.IndexFunc(rows, recipes.IsMultiNodeRow); multi >= 0 {
+		return o.planMultiNode(rows, multi)
+	}
 	points, err := recipes.Plan(rows, o.Plan)
 	if err != nil {
-		if _, ok := errors.AsType[*recipes.PlanError](err); ok {
-			return fmt.Errorf("plan rejected: %w", err)
-		}
-		if errors.Is(err, recipes.ErrInvalidOptions) {
-			return &FlagError{Err: err}
-		}
-		return err
+		return planFailure(err)
 	}
 	if o.Plan.RunnerName != "" {
 		if err := o.addLaunch(points); err != nil {
@@ -182,12 +177,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 		}
 	}
 	if o.Format == "json" {
-		data, err := json.MarshalIndent(points, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = o.IO.Out.Write(append(data, '\n'))
-		return err
+		return writeIndentedJSON(o.IO.Out, points)
 	}
 	if err := recipes.WriteText(o.IO.Out, points); err != nil {
 		return err
@@ -301,12 +291,7 @@ func planCoverage(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	if o.Format == "json" {
-		data, err := json.MarshalIndent(cov, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = o.IO.Out.Write(append(data, '\n'))
-		return err
+		return writeIndentedJSON(o.IO.Out, cov)
 	}
 	return writeCoverage(o, cov)
 }

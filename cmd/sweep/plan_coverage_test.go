@@ -38,7 +38,8 @@ func TestPlanCoverage(t *testing.T) {
 		}
 		assert.Regexp(t, `^qwen3.5-fp8-b200-sglang-agentic-mtp\s+planned\s+33\s*$`, row("qwen3.5-fp8-b200-sglang-agentic-mtp"))
 		assert.Regexp(t, `^minimaxm3-fp4-b200-trtllm-agentic-mtp\s+unsupported\s+11\s+not supported yet: engine TRT-LLM`, row("minimaxm3-fp4-b200-trtllm-agentic-mtp"))
-		assert.Regexp(t, `^kimik3-fp4-h200-vllm-agentic\s+unsupported\s+\d+\s+not supported yet: multi-node or disaggregated serving`, row("kimik3-fp4-h200-vllm-agentic"))
+		assert.Regexp(t, `^kimik3-fp4-h200-vllm-agentic\s+planned\s+35\s*$`, row("kimik3-fp4-h200-vllm-agentic"))
+		assert.Regexp(t, `^dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp\s+planned\s+12\s*$`, row("dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp"))
 		// The summary counts agree with the table.
 		summary := regexp.MustCompile(`^(\d+) agentic keys: (\d+) planned, (\d+) unsupported, (\d+) failing; (\d+) other keys`).FindStringSubmatch(lines[len(lines)-1])
 		require.NotNil(t, summary, lines[len(lines)-1])

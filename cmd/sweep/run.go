@@ -164,6 +164,9 @@ Example:
 				if err := checkSimClock(o.SimClock); err != nil {
 					return err
 				}
+				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {
+					return err
+				}
 				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "") {
 					return flagErrorf("--site, --sweep-binary and --job-id need --launch")
 				}

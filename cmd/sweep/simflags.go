@@ -32,12 +32,13 @@ type simFlags struct {
 	SimClock  string
 	SimFault  string
 	SimGPU    string
+	SimCalib  string // --sim-calibration, an absolute path once checked
 	PowerGPUs string // --power-gpus
 }
 
 // bind binds --simulate, --aiperf, --builtin-client, --time-scale,
-// --sim-clock, with fault --sim-fault, --sim-gpu (gpuUsage is its help)
-// and --power-gpus.
+// --sim-clock, with fault --sim-fault, --sim-gpu (gpuUsage is its help),
+// --sim-calibration and --power-gpus.
 func (s *simFlags) bind(fs *pflag.FlagSet, fault bool, gpuUsage string) {
 	fs.BoolVar(&s.Simulate, "simulate", false, "run against sweep's simulated engine instead of the real one")
 	fs.StringVar(&s.Aiperf, "aiperf", "", "aiperf program to run (default: aiperf on PATH, else the built-in load generator)")
@@ -48,6 +49,7 @@ func (s *simFlags) bind(fs *pflag.FlagSet, fault bool, gpuUsage string) {
 		fs.StringVar(&s.SimFault, "sim-fault", "", "with --simulate: engine fault to inject (never-ready, crash:N, hang:N, slow-metrics:D, malformed-metrics)")
 	}
 	fs.StringVar(&s.SimGPU, "sim-gpu", "", gpuUsage)
+	fs.StringVar(&s.SimCalib, "sim-calibration", "", "with --simulate: the simulated engine's step costs and KV pool per arm from FILE (sweep sim calibrate)")
 	fs.StringVar(&s.PowerGPUs, "power-gpus", "", powerGPUsUsage)
 }
 
@@ -73,7 +75,7 @@ func checkSimClock(c string) error {
 // and why). In an image (inImage) --aiperf names a program there, as
 // given.
 func (s *simFlags) setup(aiperfVersion string, inImage bool) (run.Setup, error) {
-	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, WallClock: s.SimClock == simClockWall, SimFault: s.SimFault, SimGPU: s.SimGPU,
+	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, WallClock: s.SimClock == simClockWall, SimFault: s.SimFault, SimGPU: s.SimGPU, SimCalibration: s.SimCalib,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(aiperfVersion), PowerGPUs: s.PowerGPUs}
 	if inImage {
 		// nothing of this host's PATH applies

@@ -28,13 +28,15 @@ type ArmJob struct {
 
 // ArmSettings say how a node runs an arm's points.
 type ArmSettings struct {
-	Simulate     bool    `json:"simulate"`
-	TimeScale    float64 `json:"time_scale,omitempty"`
-	WallClock    bool    `json:"wall_clock,omitempty"` // simulate on the compressed wall clock, not the virtual one
-	SimGPU       string  `json:"sim_gpu,omitempty"`
-	Aiperf       string  `json:"aiperf,omitempty"` // "": the built-in load generator
-	AiperfSchema string  `json:"aiperf_schema"`
-	PowerGPUs    string  `json:"power_gpus,omitempty"` // --power-gpus ("": all)
+	Simulate  bool    `json:"simulate"`
+	TimeScale float64 `json:"time_scale,omitempty"`
+	WallClock bool    `json:"wall_clock,omitempty"` // simulate on the compressed wall clock, not the virtual one
+	SimGPU    string  `json:"sim_gpu,omitempty"`
+	// SimCalibration is the simulated engine's calibration file.
+	SimCalibration string `json:"sim_calibration,omitempty"`
+	Aiperf         string `json:"aiperf,omitempty"` // "": the built-in load generator
+	AiperfSchema   string `json:"aiperf_schema"`
+	PowerGPUs      string `json:"power_gpus,omitempty"` // --power-gpus ("": all)
 	// StopGrace and ReadyTimeout in seconds (0: the runner's defaults;
 	// a negative StopGrace kills at once).
 	StopGrace    float64 `json:"stop_grace,omitempty"`
@@ -172,7 +174,7 @@ func (f *EventFollower) Next() ([]Record, error) {
 // NewArmSettings are the settings that run points on a node as setup and
 // the runner options po run them here.
 func NewArmSettings(setup run.Setup, po run.Options) ArmSettings {
-	return ArmSettings{Simulate: setup.Simulate, TimeScale: setup.TimeScale, WallClock: setup.WallClock, SimGPU: setup.SimGPU,
+	return ArmSettings{Simulate: setup.Simulate, TimeScale: setup.TimeScale, WallClock: setup.WallClock, SimGPU: setup.SimGPU, SimCalibration: setup.SimCalibration,
 		Aiperf: setup.Aiperf, AiperfSchema: setup.AiperfSchema, PowerGPUs: setup.PowerGPUs, StopGrace: po.StopGrace.Seconds(), ReadyTimeout: po.ReadyTimeout.Seconds()}
 }
 
@@ -180,7 +182,7 @@ func NewArmSettings(setup run.Setup, po run.Options) ArmSettings {
 // the node runs its arm with them (a simulation on the simulation's
 // defaults, run.Options.Simulated).
 func (s ArmSettings) Runner() (run.Setup, run.Options) {
-	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, WallClock: s.WallClock, SimGPU: s.SimGPU, Aiperf: s.Aiperf, AiperfSchema: s.AiperfSchema,
+	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, WallClock: s.WallClock, SimGPU: s.SimGPU, SimCalibration: s.SimCalibration, Aiperf: s.Aiperf, AiperfSchema: s.AiperfSchema,
 		PowerGPUs: s.PowerGPUs}
 	po := run.Options{
 		StopGrace:    time.Duration(s.StopGrace * float64(time.Second)),

@@ -48,6 +48,9 @@ type Setup struct {
 	SimFault string
 	// SimGPU names the simulated GPU; "" derives it from the row's runner.
 	SimGPU string
+	// SimCalibration is a calibration file (sweep sim calibrate) the
+	// simulated engine takes its step costs and KV pool from.
+	SimCalibration string
 	// ALTolerance is recorded with the facts (0 = default).
 	ALTolerance float64
 	// Environ looks up variables of this machine for Command.EnvFrom
@@ -72,6 +75,7 @@ const (
 	envSimSeed          = "SWEEP_SIM_SEED"
 	envSimFault         = "SWEEP_SIM_FAULT"
 	envSimGPU           = "SWEEP_SIM_GPU"
+	envSimCalibration   = "SWEEP_SIM_CALIBRATION"
 	envLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE"
 	envSimClock         = "SWEEP_SIM_CLOCK"
 	envSimSMIURL        = "SWEEP_SIM_SMI_URL"       // the simulated GPU tools' engine (simengine.EnvSMIURL)
@@ -169,6 +173,9 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		}
 		if s.SimFault != "" {
 			spec.Engine.Env[envSimFault] = s.SimFault
+		}
+		if s.SimCalibration != "" {
+			spec.Engine.Env[envSimCalibration] = s.SimCalibration
 		}
 		if spec.Power != nil {
 			simulatedGPUs(&spec, s.Executable, gpu, p.HealthURL, virtual)

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"sweep/internal/atomicfile"
+	"sweep/simengine"
+)
+
+// simCalibrateOptions are the inputs of "sweep sim calibrate".
+type simCalibrateOptions struct {
+	IO  *IOStreams
+	Dir string // results to fit
+	Out string // the calibration file
+}
+
+func newSimCalibrateCmd(ios *IOStreams, runF func(context.Context, *simCalibrateOptions) error) *Command {
+	if runF == nil {
+		runF = simCalibrateRun
+	}
+	return &Command{
+		Name:  "calibrate",
+		Args:  "RESULTS_DIR",
+		Short: "Fit the simulated engine's step costs and KV pool per arm to measured results",
+		Long: `Reads every result under RESULTS_DIR (a discovery or official run, on real
+hardware or simulated; grouped into arms as sweep knees does) and fits, per
+arm, the simulated engine's decode step
+
+  step = fixed + per_seq × conc + per_ctx_token × context tokens   (seconds)
+
+to each point's median inter-token latency × measured acceptance length, by
+least squares over the points whose KV usage is below 95 % (past that the
+pool is pinned and steps recompute evicted prefixes). The arm's KV pool is
+the kv_cache_pool_tokens its results report (from the engine's log). It
+prints each point's measured and fitted step and the error, and writes the
+calibration (JSON) to --out.
+
+sweep run|discover|official --simulate --sim-calibration FILE then gives
+every simulated engine whose arm (engine, model, GPU, TP, EP, DP attention)
+is in the file these step costs and this pool instead of the ones derived
+from the GPU and the model's name; other arms keep the model's. The
+engine's log says "calibrated" with the values.
+
+Examples:
+  sweep sim calibrate results/ --out mi325x-qwen.json
+  sweep discover --simulate --sim-calibration mi325x-qwen.json --config-keys KEY --out d`,
+		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
+			o := &simCalibrateOptions{IO: ios}
+			fs := pflag.NewFlagSet("calibrate", pflag.ContinueOnError)
+			fs.StringVar(&o.Out, "out", "", "calibration file to write (default RESULTS_DIR/sim-calibration.json)")
+			return fs, func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return flagErrorf("sim calibrate takes one results directory, got %d arguments", len(args))
+				}
+				o.Dir = args[0]
+				if o.Out == "" {
+					o.Out = filepath.Join(o.Dir, "sim-calibration.json")
+				}
+				return runF(ctx, o)
+			}
+		},
+	}
+}
+
+func simCalibrateRun(ctx context.Context, o *simCalibrateOptions) error {
+	cal, skipped, err := simengine.FitResults(ctx, o.Dir)
+	if err != nil {
+		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(o.IO.ErrOut, "sim calibrate: skipped %s\n", s)
+	}
+	if len(cal.Arms) == 0 {
+		return fmt.Errorf("sim calibrate: no arm under %s could be fitted", o.Dir)
+	}
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
+	for _, a := range cal.Arms {
+		fmt.Fprintf(tw, "%s %s %s tp%d ep%d dpa=%t: step scale %.3f, pool %d tokens per rank, rms error %.1f%%\n",
+			a.Engine, a.Model, a.GPU, a.TP, a.EP, a.DPAttention, a.StepScale, a.PoolTokens, a.RMSErrorPct)
+		fmt.Fprintln(tw, "  conc\tin flight\tmeasured step (ms)\tfitted (ms)\terror")
+		for _, p := range a.Points {
+			if p.MeasuredStep == 0 {
+				continue
+			}
+			fmt.Fprintf(tw, "  %d\t%.1f\t%.2f\t%.2f\t%+.1f%%\n", p.Conc, p.Running, 1e3*p.MeasuredStep, 1e3*p.FittedStep, p.ErrorPct)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteJSON(o.Out, cal); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.Out, "calibration: %s (%d arms)\n", o.Out, len(cal.Arms))
+	return nil
+}

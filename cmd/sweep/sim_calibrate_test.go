@@ -1,0 +1,93 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/simengine"
+	"sweep/sweep/knee"
+)
+
+// simCalibrateDiscovery runs the MI325X Qwen3.5 TP8 arm at conc 4, 16 and
+// 32 (300 s points) with the seed and calibration file and returns the
+// throughput per GPU by concurrency.
+func simCalibrateDiscovery(t *testing.T, out, seed, calibration string) map[int]float64 {
+	t.Helper()
+	t.Setenv(simengine.EnvSeed, seed)
+	args := []string{"discover", "--simulate", "--builtin-client", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
+		"--tp", "8", "--ep", "1", "--conc-list", "4", "16", "32", "--duration", "300", "--no-report", "--stop-grace", "3s", "--out", out}
+	if calibration != "" {
+		args = append(args, "--sim-calibration", calibration)
+	}
+	code, stdout, stderr := runCLI(t, args...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	arms, err := knee.Read(t.Context(), out)
+	require.NoError(t, err)
+	require.Len(t, arms, 1)
+	tput := map[int]float64{}
+	for _, s := range arms[0].Samples {
+		require.NotNil(t, s.TotalTPS, "conc %d", s.Conc)
+		tput[s.Conc] = *s.TotalTPS
+	}
+	return tput
+}
+
+// TestSimCalibrateRecoversAPlantedArm: a simulated discovery run with a
+// planted calibration (step costs x1.5, a 2M-token pool: the cliff moves
+// from beyond c64 to c32) is fitted by sim calibrate, which recovers the
+// pool exactly and the scale within 10 %; the fitted file then reproduces
+// the planted arm on a seed the fit did not see, where the uncalibrated
+// model does not.
+func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	dir := t.TempDir()
+	planted := filepath.Join(dir, "planted.json")
+	require.NoError(t, os.WriteFile(planted, []byte(`{"version": 1, "Arms": [{"engine": "sglang", "model": "Qwen/Qwen3.5-397B-A17B-FP8",
+		"gpu": "mi325x", "tp": 8, "ep": 1, "dp_attention": false, "step_scale": 1.5, "pool_tokens": 2000000, "rms_error_pct": 0}]}`), 0o644))
+
+	simCalibrateDiscovery(t, filepath.Join(dir, "seen"), "0", planted)
+	fitted := filepath.Join(dir, "fit.json")
+	code, stdout, stderr := runCLI(t, "sim", "calibrate", filepath.Join(dir, "seen"), "--out", fitted)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "measured step (ms)")
+	cal, err := simengine.LoadCalibration(fitted)
+	require.NoError(t, err)
+	require.Len(t, cal.Arms, 1)
+	arm := cal.Arms[0]
+	assert.Equal(t, 2000000, arm.PoolTokens)
+	assert.InEpsilon(t, 1.5, arm.StepScale, 0.10)
+	assert.Less(t, arm.RMSErrorPct, 10.0)
+	require.Len(t, arm.Points, 2, "c32 is past the pool (KV pinned) and left out of the fit")
+
+	want := simCalibrateDiscovery(t, filepath.Join(dir, "planted-seed1"), "1", planted)
+	got := simCalibrateDiscovery(t, filepath.Join(dir, "fitted-seed1"), "1", fitted)
+	model := simCalibrateDiscovery(t, filepath.Join(dir, "model-seed1"), "1", "")
+	for _, c := range []int{4, 16, 32} {
+		assert.InEpsilon(t, want[c], got[c], 0.10, "conc %d: the fitted calibration reproduces the planted arm", c)
+		assert.Greater(t, math.Abs(model[c]-want[c])/want[c], 0.15, "conc %d: the uncalibrated model differs", c)
+	}
+}
+
+func TestSimCalibrationFlag(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"version": 2, "Arms": []}`), 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "4", "--sim-calibration", bad, "--out", filepath.Join(dir, "r")}, "--sim-calibration needs --simulate"},
+		{[]string{"run", "--simulate", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "4", "--sim-calibration", bad, "--out", filepath.Join(dir, "r")}, "calibration version 2, want 1"},
+		{[]string{"discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--sim-calibration", filepath.Join(dir, "missing.json"), "--out", filepath.Join(dir, "d")}, "missing.json"},
+		{[]string{"sim", "calibrate", dir}, "no arm under"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		assert.NotEqual(t, 0, code, "%v", tc.args)
+		assert.Contains(t, stderr, tc.want, "%v", tc.args)
+	}
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# sim-agreement.sh OUT_DIR [KEY...]: runs a simulated discovery of the
+# official conc-lists of every planned agentic key (or the KEYs given), one
+# key at a time, and counts the keys whose simulated arms agree with the
+# official windows: every point green, and each arm with three or more
+# points has its knee (sweep knees: ok or ambiguous) above the window's
+# first point and at most its last. Needs jq. Takes about 1-3 min a key on
+# 2 cores; a key's results are reused when OUT_DIR/KEY/summary.json exists.
+set -euo pipefail
+out=${1:?usage: sim-agreement.sh OUT_DIR [KEY...]}
+shift
+sweep=${SWEEP:-sweep}
+if [ $# -gt 0 ]; then
+	keys=("$@")
+else
+	mapfile -t keys < <("$sweep" plan --coverage | awk '$2 == "planned" {print $1}')
+fi
+mkdir -p "$out"
+agree=0
+for k in "${keys[@]}"; do
+	if [ ! -e "$out/$k/summary.json" ]; then
+		timeout 900 "$sweep" discover --simulate --builtin-client --config-keys "$k" --no-report --out "$out/$k" >"$out/$k.log" 2>&1 || true
+	fi
+	failed=$(jq '[.points[] | select(.status != "ok")] | length' "$out/$k/summary.json")
+	verdict=$("$sweep" knees --format json "$out/$k" | jq -r '
+		[.[] | [.points[].conc] as $c
+		 | if ($c | length) < 3 then "ok"
+		   elif (.status == "ok" or .status == "ambiguous") and .knee_conc > ($c | min) and .knee_conc <= ($c | max) then "ok"
+		   else "tp\(.arm.tp)ep\(.arm.ep) kv=\(.arm.kv_offloading): \(.status) knee c\(.knee_conc // 0) window \($c | min)-\($c | max)" end]
+		| map(select(. != "ok")) | join("; ")')
+	if [ "$failed" = 0 ] && [ -z "$verdict" ]; then
+		agree=$((agree + 1))
+		echo "agree     $k"
+	else
+		echo "disagree  $k: $failed failed point(s)${verdict:+; $verdict}"
+	fi
+done
+echo "$agree of ${#keys[@]} keys agree"

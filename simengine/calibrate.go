@@ -1,0 +1,185 @@
+package simengine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"sweep/configs"
+)
+
+// EnvCalibration names a calibration file (see Calibration) the simulated
+// engine takes its step costs and KV pool from when one of its arms
+// matches the engine's configuration.
+const EnvCalibration = "SWEEP_SIM_CALIBRATION"
+
+// CalibrationVersion is the version of the calibration file format.
+const CalibrationVersion = 1
+
+// Calibration fits the simulated engine to measured results, per arm:
+// `sweep sim calibrate RESULTS_DIR` writes it, `--sim-calibration FILE`
+// hands it to every simulated engine of a run or discovery.
+type Calibration struct {
+	Version int    `json:"version"`
+	Source  string `json:"source,omitempty"` // the results it was fitted to
+	Arms    []ArmCalibration
+}
+
+// ArmCalibration is one arm's fit: the model's step costs (decode and
+// prefill) times StepScale, and a KV pool of PoolTokens per DP rank. A zero
+// StepScale or PoolTokens keeps the model's.
+type ArmCalibration struct {
+	Engine      configs.Engine `json:"engine"`
+	Model       string         `json:"model"` // --model-path, compared without case
+	GPU         string         `json:"gpu"`
+	TP          int            `json:"tp"`
+	EP          int            `json:"ep"`
+	DPAttention bool           `json:"dp_attention"`
+
+	StepScale  float64 `json:"step_scale"`
+	PoolTokens int     `json:"pool_tokens"`
+
+	// Points are the measurements the scale was fitted to, with the
+	// fitted step and its error; RMSErrorPct is their root mean square.
+	Points      []FitPoint `json:"points,omitempty"`
+	RMSErrorPct float64    `json:"rms_error_pct"`
+}
+
+// FitPoint is one measured point of an arm: the concurrency, the median
+// inter-token latency, the acceptance length, the requests in flight
+// (request rate × mean latency) and the context tokens the KV pool held;
+// after the fit, the decode step the point measured (ITL × AL), the
+// model's step there times the scale, and the error.
+type FitPoint struct {
+	Conc      int     `json:"conc"`
+	ITL       float64 `json:"itl_s"`
+	AL        float64 `json:"al"`
+	Running   float64 `json:"running"`
+	CtxTokens float64 `json:"ctx_tokens"`
+	// PrefillPerSecond is the uncached prompt tokens computed per second,
+	// PrefillTokens those of one request on average and PrefillContext the
+	// cached tokens they follow: the time prefills take from the decode
+	// steps between a request's tokens.
+	PrefillPerSecond float64 `json:"prefill_tokens_per_s"`
+	PrefillTokens    float64 `json:"prefill_tokens"`
+	PrefillContext   float64 `json:"prefill_context"`
+
+	MeasuredStep float64 `json:"measured_step_s"`
+	FittedStep   float64 `json:"fitted_step_s"`
+	ErrorPct     float64 `json:"error_pct"`
+}
+
+// matches reports whether the arm calibrates c.
+func (a *ArmCalibration) matches(c *Config) bool {
+	return a.Engine == c.Engine && strings.EqualFold(a.Model, c.ModelPath) && strings.EqualFold(a.GPU, c.GPU) &&
+		a.TP == c.TP && max(a.EP, 1) == max(c.EP, 1) && a.DPAttention == c.DPAttention
+}
+
+// LoadCalibration reads a calibration file.
+func LoadCalibration(path string) (*Calibration, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cal Calibration
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cal); err != nil {
+		return nil, fmt.Errorf("%s: %w (want the JSON sweep sim calibrate writes)", path, err)
+	}
+	if cal.Version != CalibrationVersion {
+		return nil, fmt.Errorf("%s: calibration version %d, want %d (fit it again with sweep sim calibrate)", path, cal.Version, CalibrationVersion)
+	}
+	for i, a := range cal.Arms {
+		if a.TP <= 0 || !(a.StepScale >= 0) || math.IsInf(a.StepScale, 0) || a.PoolTokens < 0 {
+			return nil, fmt.Errorf("%s: arm %d (%s tp%d ep%d): want tp > 0, a finite step_scale >= 0 and pool_tokens >= 0", path, i+1, a.Model, a.TP, a.EP)
+		}
+	}
+	return &cal, nil
+}
+
+// Arm returns the arm of the calibration that matches c (normalized), or
+// nil.
+func (cal *Calibration) Arm(c Config) *ArmCalibration {
+	for i := range cal.Arms {
+		if cal.Arms[i].matches(&c) {
+			return &cal.Arms[i]
+		}
+	}
+	return nil
+}
+
+// apply replaces the model's step costs and pool by the arm's.
+func (a *ArmCalibration) apply(capa *capacity, pageSize int) {
+	if a.StepScale > 0 {
+		capa.fixedStep *= a.StepScale
+		capa.perSeq *= a.StepScale
+		capa.perCtxToken *= a.StepScale
+		capa.perPrefill *= a.StepScale
+	}
+	if a.PoolTokens > 0 {
+		capa.poolTokens = max(a.PoolTokens/pageSize*pageSize, 4*pageSize)
+	}
+}
+
+// ErrTooFewPoints is returned by FitStepScale when no point can be fitted.
+var ErrTooFewPoints = errors.New("no point with an inter-token latency, an acceptance length and requests in flight to fit")
+
+// FitStepScale fits the scale of the model's step costs for cfg to the
+// points: the median over the points of the scale at which the model's
+// time between two of a request's tokens (a decode step of the requests
+// in flight over the pool's context, stretched by the share of time the
+// other requests' prefills take) equals the measured one (median ITL ×
+// AL). It fills every point's fitted step and error.
+func FitStepScale(cfg Config, points []FitPoint) (scale, rmsPct float64, err error) {
+	capa := newCapacity(cfg)
+	// The modelled step between two of a request's tokens: a decode step
+	// stretched by the share of time prefills take (scaled with the step
+	// costs, so the share is solved for the scale in the fit below).
+	decode := func(p FitPoint) float64 { return capa.decodeTime(max(int(math.Round(p.Running)), 1), int(p.CtxTokens)) }
+	prefillShare := func(p FitPoint) float64 {
+		if p.PrefillPerSecond <= 0 || p.PrefillTokens <= 0 {
+			return 0
+		}
+		// Other requests' prefills only: a request's own comes before
+		// its first token.
+		others := 1 - 1/max(p.Running, 1)
+		return others * p.PrefillPerSecond / p.PrefillTokens * capa.prefillTime(int(p.PrefillTokens), int(p.PrefillContext)) / float64(capa.ranks)
+	}
+	model := func(p FitPoint, s float64) float64 { return s * decode(p) / max(1-s*prefillShare(p), 0.05) }
+	var use []int
+	for i, p := range points {
+		if p.ITL > 0 && p.AL > 0 && p.Running > 0 {
+			use = append(use, i)
+		}
+	}
+	if len(use) == 0 {
+		return 0, 0, ErrTooFewPoints
+	}
+	slices.SortFunc(use, func(a, b int) int { return points[a].Conc - points[b].Conc })
+	ratios := make([]float64, 0, len(use))
+	for _, i := range use {
+		// measured = s·d / (1 − s·q)  ⇒  s = measured / (d + measured·q)
+		p := points[i]
+		m := p.ITL * p.AL
+		ratios = append(ratios, m/(decode(p)+m*prefillShare(p)))
+	}
+	slices.Sort(ratios)
+	scale = ratios[len(ratios)/2]
+	if len(ratios)%2 == 0 {
+		scale = (ratios[len(ratios)/2-1] + ratios[len(ratios)/2]) / 2
+	}
+	var sq float64
+	for _, i := range use {
+		p := &points[i]
+		p.MeasuredStep = p.ITL * p.AL
+		p.FittedStep = model(*p, scale)
+		p.ErrorPct = 100 * (p.FittedStep - p.MeasuredStep) / p.MeasuredStep
+		sq += p.ErrorPct * p.ErrorPct
+	}
+	return scale, math.Sqrt(sq / float64(len(use))), nil
+}

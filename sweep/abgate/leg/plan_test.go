@@ -178,3 +178,45 @@ func TestPlanDirectArmErrors(t *testing.T) {
 		})
 	}
 }
+
+// flagSet is argv's flags with their values ("--x=v", "--y" for a bare
+// flag), sorted, the program and positional words as they are.
+func flagSet(argv []string) []string {
+	var out []string
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		if strings.HasPrefix(a, "--") && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "--") {
+			out = append(out, a+"="+argv[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestDirectArmsMatchLaunchArm: the three commands of SMG's deepseek-v4
+// leg carry the flags smg-project/smg's scripts/bfcl/launch_arm.sh (at
+// f8daa883, arms a and b) gives them with the nightly's settings
+// (BFCL_VLLM_EXTRA on both vLLM processes, the gateway's own Prometheus
+// port, no parser flags on the gRPC worker), but for the bind address:
+// sweep binds loopback where the script binds 0.0.0.0.
+func TestDirectArmsMatchLaunchArm(t *testing.T) {
+	l, err := configs.DefaultABLeg("deepseek-v4-b200")
+	require.NoError(t, err)
+	p, err := NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir(), Port: func() (int, error) { return 9000, nil }})
+	require.NoError(t, err)
+	model, extra := "deepseek-ai/DeepSeek-V4-Flash-0731", []string{"--tokenizer-mode", "deepseek_v4", "--trust-remote-code", "--kv-cache-dtype", "fp8", "--block-size", "256"}
+	launchArmA := append([]string{"vllm", "serve", model, "--served-model-name", model,
+		"--enable-auto-tool-choice", "--tool-call-parser", "deepseek_v4", "--host", "127.0.0.1", "--port", "9000",
+		"--tensor-parallel-size", "4", "--max-model-len", "auto", "--gpu-memory-utilization", "0.9", "--reasoning-parser", "deepseek_v4"}, extra...)
+	launchArmBWorker := append([]string{"python3", "-m", "vllm.entrypoints.grpc_server", "--model", model, "--served-model-name", model,
+		"--host", "127.0.0.1", "--port", "9003", "--tensor-parallel-size", "4", "--max-model-len", "auto", "--gpu-memory-utilization", "0.9"}, extra...)
+	launchArmBGateway := []string{"python3", "-m", "smg.launch_router", "--model-path", model, "--worker-urls", "grpc://127.0.0.1:9003",
+		"--host", "127.0.0.1", "--port", "9002", "--prometheus-port", "19002", "--tool-call-parser", "deepseek_v4", "--reasoning-parser", "deepseek_v4"}
+	assert.Equal(t, flagSet(launchArmA), flagSet(p.Arms[0].Point.Engine.Argv))
+	assert.Equal(t, flagSet(launchArmBWorker), flagSet(p.Arms[1].Point.Engine.Argv))
+	assert.Equal(t, flagSet(launchArmBGateway), flagSet(p.Arms[1].Point.Router.Argv))
+	assert.Equal(t, map[string]string{"CUDA_VISIBLE_DEVICES": "4,5,6,7"}, p.Arms[1].Point.Engine.Env)
+}

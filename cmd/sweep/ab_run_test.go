@@ -71,6 +71,13 @@ func TestABRunSimulated(t *testing.T) {
 				}
 				_, router := srv.Processes["router"]
 				assert.Equal(t, arm == "b", router, "arm b runs behind the router")
+				// bfcl takes no part in the virtual clock: the engine runs
+				// on the compressed wall clock, as every simulation whose
+				// client is not the built-in load generator does.
+				cmds, err := os.ReadFile(filepath.Join(out, arm, "server", "server_command.txt"))
+				require.NoError(t, err)
+				assert.Contains(t, string(cmds), "SWEEP_SIM_TIME_SCALE=150")
+				assert.NotContains(t, string(cmds), "SWEEP_SIM_CLOCK=virtual")
 			}
 			if tc.verdict == abgate.Incomplete {
 				require.NotEmpty(t, rep.Problems)

@@ -162,16 +162,12 @@ func writeKneesAndReport(ctx context.Context, ios *IOStreams, dir string) (err e
 			err = fmt.Errorf("internal error (the sweep's results are complete; please report this): %v", v)
 		}
 	}()
-	arms, err := knee.Read(ctx, dir)
+	rs, err := knee.ReadAnalyze(ctx, dir, knee.Options{Threshold: 0.9, Metric: knee.MetricTotal})
 	if err != nil {
 		return err
 	}
-	if len(arms) == 0 {
+	if len(rs) == 0 {
 		return fmt.Errorf("no results in %s yet", dir)
-	}
-	rs := make([]*knee.Result, len(arms))
-	for i, a := range arms {
-		rs[i] = knee.Analyze(a, knee.Options{Threshold: 0.9, Metric: knee.MetricTotal})
 	}
 	fmt.Fprintln(ios.Out, "\nknees:")
 	if err := knee.WriteTable(ios.Out, rs); err != nil {

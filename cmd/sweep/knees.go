@@ -78,18 +78,14 @@ Examples:
 
 // kneesRun reads o.Dir and prints one verdict per arm.
 func kneesRun(ctx context.Context, o *kneesOptions) error {
-	arms, err := knee.Read(ctx, o.Dir)
+	rs, err := knee.ReadAnalyze(ctx, o.Dir, knee.Options{Threshold: o.Threshold, Metric: o.Metric})
 	if err != nil {
 		return err
-	}
-	rs := make([]*knee.Result, len(arms))
-	for i, a := range arms {
-		rs[i] = knee.Analyze(a, knee.Options{Threshold: o.Threshold, Metric: o.Metric})
 	}
 	if o.Format == "json" {
 		return knee.WriteJSON(o.IO.Out, rs)
 	}
-	if len(arms) == 0 {
+	if len(rs) == 0 {
 		fmt.Fprintf(o.IO.ErrOut, "no result files under %s (looked for *.json with conc and request_metrics)\n", o.Dir)
 		return nil
 	}

@@ -77,24 +77,6 @@ the live --failed-request-threshold cancelled the run; 130 when interrupted.`,
 	}
 }
 
-func wrapFlags(flags []string) string {
-	var b strings.Builder
-	line := 0
-	for _, f := range flags {
-		if line+len(f)+1 > 78 {
-			b.WriteString("\n")
-			line = 0
-		}
-		if line > 0 {
-			b.WriteString(" ")
-			line++
-		}
-		b.WriteString(f)
-		line += len(f)
-	}
-	return b.String()
-}
-
 // loadgenArgError is a rejected command line: exit 1, as aiperf.
 func loadgenArgError(err error) error {
 	return &exitCodeError{Code: exitError, Err: fmt.Errorf("loadgen: %w", err)}

@@ -57,7 +57,7 @@ func (c *cachedLoader) load(files []string, runner string) (*configs.Masters, *c
 	}
 	var res loadResult
 	if c.files == nil {
-		res.m, res.r, res.err = loadMatrixInputs(files, runner)
+		res.m, res.r, res.err = configs.Load(files, runner)
 	} else {
 		srcs := make([]configs.Source, 0, len(files))
 		for _, f := range files {

@@ -3,14 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
-	"sweep/internal/atomicfile"
-	"sweep/internal/inputfile"
-	"sweep/sweep/knee"
 	"sweep/sweep/propose"
 )
 
@@ -94,101 +90,20 @@ Examples:
 
 // officialProposeRun plans, edits, validates and (unless dry-run) writes.
 func officialProposeRun(ctx context.Context, o *officialProposeOptions) error {
-	arms, err := knee.Read(ctx, o.From)
+	p, err := propose.Propose(ctx, propose.Request{From: o.From, ConfigFiles: o.ConfigFiles, Runners: o.Runners, Changelog: o.Changelog,
+		ConfigKey: o.ConfigKey, Threshold: o.Threshold, Targets: o.Targets, Max: o.Max, AllowSimulated: o.AllowSimulated, Log: o.IO.ErrOut})
 	if err != nil {
 		return err
 	}
-	if len(arms) == 0 {
-		return fmt.Errorf("no result files under %s", o.From)
-	}
-	srcs, err := configs.ReadSources(o.ConfigFiles, nil)
-	if err != nil {
+	if err := p.Valid(); err != nil {
+		for _, pr := range p.Problems {
+			fmt.Fprintln(o.IO.ErrOut, pr)
+		}
 		return err
 	}
-	masters, err := configs.ParseMasters(srcs...)
-	if err != nil {
-		return err
-	}
-	byKey := map[string][]*knee.Result{}
-	var keys []string
-	for _, a := range arms {
-		k := o.ConfigKey
-		if k == "" {
-			if k, err = propose.ResolveKey(masters, a.Identity); err != nil {
-				return err
-			}
-		}
-		if _, ok := masters.Lookup(k); !ok {
-			return fmt.Errorf("config key %q is not in %s", k, strings.Join(o.ConfigFiles, ", "))
-		}
-		if byKey[k] == nil {
-			keys = append(keys, k)
-		}
-		byKey[k] = append(byKey[k], knee.Analyze(a, knee.Options{Threshold: o.Threshold}))
-	}
-	for _, k := range keys {
-		if err := propose.CheckResults(byKey[k], o.AllowSimulated); err != nil {
-			return err
-		}
-	}
-	files := map[string][]byte{}
-	for _, s := range srcs {
-		files[s.Name] = s.Data
-	}
-	oldLog, err := inputfile.Read(o.Changelog, inputfile.ConfigYAML)
-	if err != nil {
-		return fmt.Errorf("read changelog: %w", err)
-	}
-	newLog := oldLog
-	var changes []propose.Change
-	for _, k := range keys {
-		rs := byKey[k]
-		fr := knee.Frontiers(rs, knee.AxisE2ENormP90)
-		if len(fr) != 1 {
-			return fmt.Errorf("config key %s: the arms span %d result groups (model, hardware, framework, precision, spec, scenario must agree)", k, len(fr))
-		}
-		plans := propose.Plan(rs, fr[0], propose.Options{Targets: o.Targets, Max: o.Max})
-		fmt.Fprintf(o.IO.ErrOut, "%s:\n", k)
-		for _, p := range plans {
-			fmt.Fprintf(o.IO.ErrOut, "  %s\n", p.Summary())
-		}
-		m, _ := masters.Lookup(k)
-		out, ch, err := propose.EditMaster(files[m.File], m.File, k, plans)
-		if err != nil {
-			return err
-		}
-		files[m.File] = out
-		changes = append(changes, ch...)
-		var c propose.Change
-		newLog, c = propose.AppendChangelog(newLog, o.Changelog, propose.Entry(k, plans))
-		changes = append(changes, c)
-	}
-	runners, err := configs.ReadSources([]string{o.Runners}, nil)
-	if err != nil {
-		return err
-	}
-	in := configs.ValidateInput{Runners: runners[0],
-		Changelog:     &configs.Source{Name: o.Changelog, Data: newLog},
-		ChangelogBase: &configs.Source{Name: o.Changelog + " (before)", Data: oldLog}}
-	for _, s := range srcs {
-		in.Masters = append(in.Masters, configs.Source{Name: s.Name, Data: files[s.Name]})
-	}
-	if rep := configs.Validate(in); !rep.OK() {
-		for _, p := range rep.Problems {
-			fmt.Fprintln(o.IO.ErrOut, p)
-		}
-		return fmt.Errorf("the proposal does not validate (%d problems); nothing written", len(rep.Problems))
-	}
-	fmt.Fprint(o.IO.Out, propose.Diff(changes))
+	fmt.Fprint(o.IO.Out, propose.Diff(p.Changes))
 	if o.DryRun {
 		return nil
 	}
-	for _, s := range srcs {
-		if string(files[s.Name]) != string(s.Data) {
-			if err := atomicfile.Write(s.Name, files[s.Name], 0o644); err != nil {
-				return err
-			}
-		}
-	}
-	return atomicfile.Write(o.Changelog, newLog, 0o644)
+	return p.Write()
 }

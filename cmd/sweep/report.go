@@ -82,22 +82,22 @@ Examples:
 
 // reportRun builds and writes the report and prints where it went.
 func reportRun(ctx context.Context, o *reportOptions) error {
-	arms, err := knee.Read(ctx, o.Dir)
+	rs, err := knee.ReadAnalyze(ctx, o.Dir, knee.Options{Threshold: o.Threshold, Metric: o.Metric})
 	if err != nil {
 		return err
 	}
-	if len(arms) == 0 {
+	if len(rs) == 0 {
 		return fmt.Errorf("no result files under %s (looked for *.json with conc and request_metrics)", o.Dir)
-	}
-	rs := make([]*knee.Result, len(arms))
-	for i, a := range arms {
-		rs[i] = knee.Analyze(a, knee.Options{Threshold: o.Threshold, Metric: o.Metric})
 	}
 	rep, err := report.Build(rs, o.Metric)
 	if err != nil {
 		return err
 	}
 	if o.Compare != "" {
+		arms := make([]*knee.Arm, len(rs))
+		for i, r := range rs {
+			arms[i] = r.Arm
+		}
 		if err := addComparison(ctx, rep, arms, o); err != nil {
 			return err
 		}

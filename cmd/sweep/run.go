@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"net"
+	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,32 +17,14 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
 	"sweep/internal/simproto"
 	"sweep/metrics/result"
 	"sweep/recipes"
+	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
-
-// defaultSimTimeScale compresses a simulated point so that the official
-// 3,600 s profile runs in about 25 s of wall time.
-const defaultSimTimeScale = 150
-
-// --sim-clock: the simulated engine's virtual clock (the default) or a
-// compressed wall clock.
-const (
-	simClockVirtual = "virtual"
-	simClockWall    = "wall"
-	simClockUsage   = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf needs it at --time-scale 1)"
-)
-
-// checkSimClock rejects a --sim-clock value other than virtual or wall.
-func checkSimClock(c string) error {
-	if c != simClockVirtual && c != simClockWall {
-		return flagErrorf("--sim-clock %q: want %s or %s", c, simClockVirtual, simClockWall)
-	}
-	return nil
-}
 
 type runOptions struct {
 	IO     *IOStreams
@@ -55,15 +37,7 @@ type runOptions struct {
 	Eval      bool
 	Out       string
 
-	Simulate  bool
-	Aiperf    string // path, "" = PATH lookup then the built-in load generator
-	Builtin   bool   // force the built-in load generator
-	TimeScale float64
-	SimClock  string
-	SimFault  string
-	SimGPU    string
-	SimCalib  string
-	PowerGPUs string // --power-gpus
+	simFlags
 
 	Plan  recipes.PlanOptions
 	Point run.Options
@@ -133,15 +107,7 @@ Example:
 			fs.StringVar(&o.Out, "out", "", "output directory (required; created if missing)")
 			fs.StringVar(&o.PlanFile, "plan", "", "run this planned point (one element of `sweep plan --format json`, a file) instead of --config-key/--tp/--ep/--conc")
 			fs.BoolVar(&o.Force, "force", false, "overwrite a non-empty --out (another point's files are replaced)")
-			fs.BoolVar(&o.Simulate, "simulate", false, "run against sweep's simulated engine instead of the real one")
-			fs.StringVar(&o.Aiperf, "aiperf", "", "aiperf program to run (default: aiperf on PATH, else the built-in load generator)")
-			fs.BoolVar(&o.Builtin, "builtin-client", false, "use the built-in load generator even when aiperf is installed")
-			fs.Float64Var(&o.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second")
-			fs.StringVar(&o.SimClock, "sim-clock", simClockVirtual, simClockUsage)
-			fs.StringVar(&o.SimFault, "sim-fault", "", "with --simulate: engine fault to inject (never-ready, crash:N, hang:N, slow-metrics:D, malformed-metrics)")
-			fs.StringVar(&o.SimGPU, "sim-gpu", "", "with --simulate: GPU to simulate (default: from the runner, e.g. mi325x)")
-			fs.StringVar(&o.SimCalib, "sim-calibration", "", "with --simulate: the simulated engine's step costs and KV pool per arm from FILE (sweep sim calibrate)")
-			fs.StringVar(&o.PowerGPUs, "power-gpus", "", powerGPUsUsage)
+			o.simFlags.bind(fs, true, "with --simulate: GPU to simulate (default: from the runner, e.g. mi325x)")
 			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery settings: 1200 s and 1 warm-up request per lane")
 			fs.IntVar(&o.Plan.Duration, "duration", 0, "benchmark duration in seconds (default: the row's, 3600)")
 			fs.IntVar(&o.Plan.Port, "port", 0, "the point's public port (default 8888; with --simulate a free port)")
@@ -187,8 +153,8 @@ Example:
 				if len(missing) > 0 {
 					return flagErrorf("missing %s", strings.Join(missing, ", "))
 				}
-				if !(o.TimeScale > 0) || math.IsInf(o.TimeScale, 0) { // NaN fails every comparison
-					return flagErrorf("--time-scale %g: want a positive finite number", o.TimeScale)
+				if err := checkTimeScale(o.TimeScale); err != nil {
+					return err
 				}
 				if err := checkPowerGPUs(o.PowerGPUs); err != nil {
 					return err
@@ -232,18 +198,16 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	row := p.Row
-	setup := run.Setup{Simulate: o.Simulate, TimeScale: o.TimeScale, WallClock: o.SimClock == simClockWall, SimFault: o.SimFault, SimGPU: o.SimGPU, SimCalibration: o.SimCalib,
-		AiperfSchema: "aiperf@" + aiperfSchemaVersion(o.Plan.AiperfVersion), ALTolerance: o.Point.ALTolerance, PowerGPUs: o.PowerGPUs}
-	choice, err := run.ChooseClient(run.ClientRequest{Aiperf: o.Aiperf, Builtin: o.Builtin, Simulate: o.Simulate, WallClock: setup.WallClock, TimeScale: o.TimeScale})
+	setup, err := o.setup(o.Plan.AiperfVersion, false)
 	if err != nil {
-		return &FlagError{Err: err}
+		return err
 	}
-	setup.Aiperf, setup.ClientWhy = choice.Aiperf, choice.Why
+	setup.ALTolerance = o.Point.ALTolerance
 	spec, err := run.FromPlan(p, setup)
 	if err != nil {
 		return err
 	}
-	client := fmt.Sprintf("%s (%s)", spec.ClientInfo.Name, choice.Why)
+	client := fmt.Sprintf("%s (%s)", spec.ClientInfo.Name, setup.ClientWhy)
 	engine := "engine: " + p.Engine.Argv[0]
 	if o.Simulate {
 		engine = fmt.Sprintf("simulated %s on %s, time scale %gx", row.Framework, spec.Engine.Env[simproto.EnvGPU], o.TimeScale)
@@ -256,12 +220,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 
 	po := o.Point
 	po.OutDir = out
-	if o.Simulate {
-		if !o.stopGraceSet {
-			po.StopGrace = 0 // the simulation's default
-		}
-		po = po.Simulated(o.TimeScale)
-	}
+	po = o.pointOptions(po, o.stopGraceSet)
 	po.Progress = func(line string) {
 		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
 	}
@@ -342,38 +301,6 @@ func resolveRunKey(masters *configs.Masters, pattern string) (string, error) {
 		return "", &FlagError{Err: fmt.Errorf("--config-key %q matches %d config keys; a run is one point, name one of:\n  %s", pattern, len(ms), strings.Join(keys, "\n  "))}
 	}
 	return ms[0].Key, nil
-}
-
-// freePortPair finds a port p such that p, p+1 (the engine behind a
-// DP-attention router) and p+10000 (the router's metrics) are free. It
-// draws from 10000-21999 so that none of the three falls in Linux's
-// ephemeral range (32768+), where outgoing connections could take a port
-// between this check and the server's bind.
-func freePortPair() (int, error) {
-	for range 200 {
-		port := 10000 + rand.IntN(12000)
-		if portsFree(recipes.RouterPorts(port)...) {
-			return port, nil
-		}
-	}
-	return 0, errors.New("no free port triple (p, p+1, p+10000) in 10000-31999 on 127.0.0.1")
-}
-
-func portsFree(ports ...int) bool {
-	var open []net.Listener
-	defer func() {
-		for _, ln := range open {
-			ln.Close()
-		}
-	}()
-	for _, p := range ports {
-		ln, err := net.Listen("tcp", fmt.Sprintf(":%d", p))
-		if err != nil {
-			return false
-		}
-		open = append(open, ln)
-	}
-	return true
 }
 
 // printRunSummary prints where the results are and the headline numbers.
@@ -487,4 +414,169 @@ func readPlanFile(path, out string) (*recipes.Point, error) {
 		return nil, &FlagError{Err: fmt.Errorf("--plan %s writes into %s, not --out %s: plan it with --result-dir %s, or run it with --out %s", path, p.ResultDir, out, out, p.ResultDir)}
 	}
 	return p, nil
+}
+
+// runLaunched is "sweep run --launch": the point runs through its
+// runner's launch path (sweep/launch) with the engine and the client in
+// the image, run there by the mounted sweep binary.
+func runLaunched(ctx context.Context, o *runOptions, out string, started time.Time) error {
+	g, err := o.Inputs.generator()
+	if err != nil {
+		return err
+	}
+	row, err := o.selectRow(g)
+	if err != nil {
+		return err
+	}
+	runner := o.Plan.RunnerName
+	if runner == "" {
+		runner = recipes.RunnerName(row, g.Runners)
+	}
+	prof, err := recipes.ProfileFor(runner)
+	if err != nil {
+		return &FlagError{Err: fmt.Errorf("--launch: %w", err)}
+	}
+	for _, s := range o.Site {
+		if err := prof.ApplySite(s); err != nil {
+			return &FlagError{Err: err}
+		}
+	}
+	bin, err := sweepBinary(o.SweepBinary)
+	if err != nil {
+		return err
+	}
+	jobID := o.JobID
+	if jobID == "" && prof.Launch.Docker == nil {
+		jobID = os.Getenv("SLURM_JOB_ID")
+	}
+	ws := launch.ContainerWorkspace(prof, row)
+	lo := launch.Options{RunnerName: runner, Workspace: out, JobID: jobID,
+		Payload: launch.SweepPayload(bin, ws, o.innerRunArgs()...), Mounts: []string{launch.SweepMount(bin)}}
+	if u, err := user.Current(); err == nil {
+		lo.User = u.Username
+	}
+	pl, err := launch.Build(prof, row, lo)
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	if err := launch.Preflight(pl); err != nil {
+		return err
+	}
+	// Plan now, so a point that cannot be planned fails before allocating,
+	// and check the output directory as a plain run does.
+	p, err := o.planLaunched(g, row, ws, recipes.DefaultPort)
+	if err != nil {
+		return err
+	}
+	release, _, err := run.ClaimOutDir(out, p.ResultFilename, o.Force)
+	if errors.Is(err, run.ErrAlreadyDone) {
+		fmt.Fprintf(o.IO.ErrOut, "point %s already completed in %s; nothing to do (use --force to run it again)\n", p.ResultFilename, out)
+		return nil
+	}
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	release()
+	fmt.Fprintf(o.IO.ErrOut, "point %s tp%d ep%d dpa=%t conc%d on %s (%s), image %s\n  output: %s (mounted at %s)\n",
+		row.ConfigKey, row.TP, row.EP, row.DPAttn, row.Conc, runner, pl.Launcher, row.Image, out, ws)
+	ex := launch.Exec{
+		Stdout: o.IO.Out, Stderr: o.IO.ErrOut, Guard: []string{bin, "launch-guard"},
+		// The container's sweep stops its processes with --stop-grace.
+		StopWait: max(o.Point.StopGrace, 0) + 20*time.Second,
+		Progress: func(line string) {
+			fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
+		},
+		BeforeRun: func(bound *launch.Plan) error {
+			port := recipes.DefaultPort
+			if n, err := strconv.Atoi(bound.RunEnv("PORT")); err == nil {
+				port = n
+			}
+			if o.Simulate {
+				// A simulated engine shares the host's network: a free port.
+				if port, err = freePortPair(); err != nil {
+					return err
+				}
+			}
+			p, err := o.planLaunched(g, row, ws, port)
+			if err != nil {
+				return err
+			}
+			p.Launch = bound.Commands
+			if err := os.MkdirAll(filepath.Join(out, filepath.Dir(launch.PlanFile)), 0o755); err != nil {
+				return err
+			}
+			return atomicfile.WriteJSON(filepath.Join(out, launch.PlanFile), p)
+		},
+	}
+	res, runErr := ex.Run(ctx, pl)
+	if res.Released {
+		status := "released"
+		if res.ReleaseErr != nil {
+			status = "release FAILED: " + res.ReleaseErr.Error()
+		}
+		if pl.ContainerName != "" {
+			fmt.Fprintf(o.IO.ErrOut, "container %s %s\n", pl.ContainerName, strings.Replace(status, "released", "removed", 1))
+		} else {
+			fmt.Fprintf(o.IO.ErrOut, "allocation %s %s\n", res.JobID, status)
+		}
+	}
+	switch {
+	case runErr != nil && ctx.Err() != nil:
+		return fmt.Errorf("%v: %w", runErr, context.Canceled)
+	case runErr != nil:
+		return &exitCodeError{Code: exitError, Err: runErr}
+	case res.ReleaseErr != nil:
+		return &exitCodeError{Code: exitError, Err: res.ReleaseErr}
+	}
+	return nil
+}
+
+// planLaunched plans the point with its results in the container's
+// workspace ws on the given port.
+func (o *runOptions) planLaunched(g *matrix.Generator, row *matrix.Row, ws string, port int) (*recipes.Point, error) {
+	po := o.Plan
+	po.Port = port
+	po.ResultDir = ws
+	po.Eval = o.Eval
+	po.Runners = g.Runners
+	points, err := recipes.Plan(matrix.Matrix{row}, withCatalog(po))
+	if err != nil {
+		if errors.Is(err, recipes.ErrInvalidOptions) {
+			return nil, &FlagError{Err: err}
+		}
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	return &points[0], nil
+}
+
+// innerRunArgs are the flags of the container's `sweep run --plan`: the
+// simulation, the client and the point options.
+func (o *runOptions) innerRunArgs() []string {
+	var a []string
+	if o.Simulate {
+		a = append(a, "--simulate", "--sim-clock", o.SimClock, "--time-scale", strconv.FormatFloat(o.TimeScale, 'g', -1, 64))
+		if o.SimFault != "" {
+			a = append(a, "--sim-fault", o.SimFault)
+		}
+		if o.SimGPU != "" {
+			a = append(a, "--sim-gpu", o.SimGPU)
+		}
+	}
+	if o.Builtin {
+		a = append(a, "--builtin-client")
+	}
+	if o.Aiperf != "" {
+		a = append(a, "--aiperf", o.Aiperf)
+	}
+	a = append(a, "--ready-timeout", o.Point.ReadyTimeout.String(),
+		"--failed-request-threshold", strconv.FormatFloat(o.Point.FailedRequestThreshold, 'g', -1, 64),
+		"--al-tolerance", strconv.FormatFloat(o.Point.ALTolerance, 'g', -1, 64))
+	if o.stopGraceSet {
+		g := o.Point.StopGrace
+		if g == run.NoGrace {
+			g = 0
+		}
+		a = append(a, "--stop-grace", g.String())
+	}
+	return a
 }

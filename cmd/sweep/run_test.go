@@ -299,7 +299,7 @@ func TestRunPlanFileGivesTheSameCommands(t *testing.T) {
 }
 
 func TestRunRefusesATopologyThatDoesNotFit(t *testing.T) {
-	o := &runOptions{ConfigKey: "k", TP: 16, EP: 1, Conc: 1, Simulate: true,
+	o := &runOptions{ConfigKey: "k", TP: 16, EP: 1, Conc: 1, simFlags: simFlags{Simulate: true},
 		Inputs: matrixInputs{Load: loadPlanted(t, "{tp: 16, ep: 1, kv-offloading: none, conc-list: [1]}")}}
 	_, err := o.planByFlags(t.TempDir())
 	require.ErrorContains(t, err, "k cannot run on its runner:\nm.yaml:13:13: k.scenarios.agentic-coding[0].search-space[0].tp: tp*pp*pcp-size = 16*1*1 = 16 GPUs does not fit one node")

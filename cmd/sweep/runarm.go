@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"sweep/sweep/campaign"
-	"sweep/sweep/run"
 )
 
 // runArmOptions are the inputs of "sweep run-arm".
@@ -55,16 +53,7 @@ func runArm(ctx context.Context, o *runArmOptions) error {
 		return err
 	}
 	dir := filepath.Dir(filepath.Dir(o.Job)) // DIR/slurm/armNN-tK.json
-	s := aj.Settings
-	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, WallClock: s.WallClock, SimGPU: s.SimGPU, SimCalibration: s.SimCalibration, Aiperf: s.Aiperf, AiperfSchema: s.AiperfSchema,
-		PowerGPUs: s.PowerGPUs}
-	po := run.Options{
-		StopGrace:    time.Duration(s.StopGrace * float64(time.Second)),
-		ReadyTimeout: time.Duration(s.ReadyTimeout * float64(time.Second)),
-	}
-	if s.Simulate {
-		po = po.Simulated(s.TimeScale)
-	}
+	setup, po := aj.Settings.Runner()
 	log, err := campaign.CreateEventLog(o.Events)
 	if err != nil {
 		return err

@@ -24,8 +24,6 @@ type validateOptions struct {
 	BaseRef       string   // git ref holding the changelog before the change
 }
 
-const defaultChangelog = "perf-changelog.yaml"
-
 // newValidateCmd binds "sweep validate" flags to a validateOptions and runs
 // runF with it (validateRun when runF is nil).
 func newValidateCmd(ios *IOStreams, runF func(context.Context, *validateOptions) error) *Command {
@@ -75,7 +73,7 @@ Examples:
 			fs.StringVar(&o.RunnerConfig, "runner-config", "", "runners.yaml (default: built-in)")
 			fs.StringVar(&o.Changelog, "changelog", "", "perf-changelog.yaml to check (default: ./"+defaultChangelog+" when present)")
 			fs.StringVar(&o.ChangelogBase, "changelog-base", "", "the changelog before the change, as a file; enables the append-only rules")
-			fs.StringVar(&o.BaseRef, "changelog-base-ref", "", "git ref (e.g. origin/main) holding the changelog before the change; enables the append-only rules")
+			fs.StringVar(&o.BaseRef, "changelog-base-ref", "", "git ref holding the changelog before the change (the base branch); enables the append-only rules")
 			return fs, func(ctx context.Context, args []string) error {
 				// "--config-files a.yaml b.yaml" (InferenceX's argparse
 				// style): words after the flag are more master files.

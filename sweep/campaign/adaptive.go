@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"sweep/metrics/result"
+	"sweep/recipes"
 	"sweep/sweep/knee"
 )
 
@@ -48,4 +49,13 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]bool) []*Po
 		}
 		return out
 	}
+}
+
+// AdaptiveFor is Adaptive over the sweep directory dir of schedule s,
+// whose full points run duration seconds (0: the row's): the probes'
+// noise is scaled against the full points' length.
+func AdaptiveFor(dir string, s *Schedule, duration int) func(Job, map[string]bool) []*Point {
+	p := s.Points[0].Plan
+	full := recipes.Duration(&p.Row, p.Fast, duration)
+	return Adaptive(dir, knee.SearchOptions{FullSeconds: float64(full)})
 }

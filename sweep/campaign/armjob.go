@@ -12,6 +12,7 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/filename"
 	"sweep/internal/inputfile"
+	"sweep/sweep/run"
 )
 
 // ArmJob is one arm's points as a file, for an executor that runs the
@@ -168,4 +169,27 @@ func (f *EventFollower) Next() ([]Record, error) {
 	}
 	f.off += int64(end + 1)
 	return recs, nil
+}
+
+// NewArmSettings are the settings that run points on a node as setup and
+// the runner options po run them here.
+func NewArmSettings(setup run.Setup, po run.Options) ArmSettings {
+	return ArmSettings{Simulate: setup.Simulate, TimeScale: setup.TimeScale, WallClock: setup.WallClock, SimGPU: setup.SimGPU, SimCalibration: setup.SimCalibration,
+		Aiperf: setup.Aiperf, AiperfSchema: setup.AiperfSchema, PowerGPUs: setup.PowerGPUs, StopGrace: po.StopGrace.Seconds(), ReadyTimeout: po.ReadyTimeout.Seconds()}
+}
+
+// Runner is the setup and the runner options the settings stand for, as
+// the node runs its arm with them (a simulation on the simulation's
+// defaults, run.Options.Simulated).
+func (s ArmSettings) Runner() (run.Setup, run.Options) {
+	setup := run.Setup{Simulate: s.Simulate, TimeScale: s.TimeScale, WallClock: s.WallClock, SimGPU: s.SimGPU, SimCalibration: s.SimCalibration, Aiperf: s.Aiperf, AiperfSchema: s.AiperfSchema,
+		PowerGPUs: s.PowerGPUs}
+	po := run.Options{
+		StopGrace:    time.Duration(s.StopGrace * float64(time.Second)),
+		ReadyTimeout: time.Duration(s.ReadyTimeout * float64(time.Second)),
+	}
+	if s.Simulate {
+		po = po.Simulated(s.TimeScale)
+	}
+	return setup, po
 }

@@ -1,17 +1,25 @@
-// Package campaign runs a sweep: many benchmark points grouped into arms
-// (points of one config key and search-space entry that differ only in
-// concurrency), each arm run in a row against one server where the recipe
-// allows, resumable from an append-only journal.
+// Package campaign plans, prices and runs a sweep: many benchmark points
+// grouped into arms (points of one config key and search-space entry that
+// differ only in concurrency), each arm run in a row against one server
+// where the recipe allows, resumable from an append-only journal.
 //
-//	sched, _ := campaign.BuildSchedule(points, campaign.ScheduleOptions{})
-//	ex := &local.Executor{GPUs: gpus, Backend: &campaign.RunBackend{Dir: dir, Setup: setup}}
+//	rows = campaign.Selection{TP: []int{8}}.Select(rows)
+//	sched, _ := campaign.Plan(rows, dir, campaign.PlanOptions{Recipe: po})
+//	ours, theirs := campaign.PlannedCost(0).Estimate(sched, node.Wall) // node: a *local.Executor
+//	ex, _ := executor.New(executor.Options{Name: executor.Local, Dir: dir, Schedule: sched, ...})
 //	sum, err := campaign.Run(ctx, campaign.Options{Dir: dir, Schedule: sched, Executor: ex, Identity: id})
 //	fmt.Print(sum.Table())
 //
-// Executors place arms and call RunArm, which starts servers through a
-// Backend (RunBackend: sweep/run on this machine) and runs each point's
-// load: sweep/executor/local packs arms onto this node's GPUs,
-// sweep/executor/slurm submits one job per arm whose node runs RunArm
-// from an ArmJob file and reports through an EventLog. ArmOptions.Choose
-// with Adaptive runs only the points knee.Next asks for.
+// Plan plans the points twice (names and arms, then each point into its
+// directory on its arm's port, with adaptive probe clients) and
+// BuildSchedule decides the server starts. Cost predicts point, arm and
+// schedule times (planned, or measured from an earlier journal) and each
+// point's watchdog; the wall time of a schedule comes from the executor's
+// own placement (local.Executor.Wall). Executors place arms and call
+// RunArm, which starts servers through a Backend (RunBackend: sweep/run
+// on this machine) and runs each point's load: sweep/executor/local packs
+// arms onto this node's GPUs, sweep/executor/slurm submits one job per arm
+// whose node runs RunArm from an ArmJob file and reports through an
+// EventLog; sweep/executor picks one by name. ArmOptions.Choose with
+// Adaptive runs only the points knee.Next asks for.
 package campaign

@@ -159,7 +159,9 @@ type Result struct {
 // the peak down-weighted), fit the smooth saturating model on the rising
 // side and plateau of that curve (robustly: outliers down-weighted), gate
 // unsaturated arms (the model still gains ≥ Gain per doubling between the
-// last two points and the last raw point is above the one before it) and
+// last two points, and a model gaining less than Gain there fits worse
+// by more than the noise, or beyond chance at 95 % when the last raw
+// point is below the one before it) and
 // saturated-at-min arms, and take the smallest concurrency whose fitted
 // throughput reaches Threshold × the fitted peak. The smooth model makes
 // the gate work on dense real conc-lists (62 → 64), where a two-point
@@ -203,27 +205,39 @@ func Analyze(a *Arm, o Options) *Result {
 		}
 	}
 	fit := slices.Clone(iso)
+	// whole is the smooth model when its domain is the whole grid, with
+	// the weights of its fit and its residual scale.
+	var whole struct {
+		m     saturating
+		w     []float64
+		scale float64
+		ok    bool
+	}
 	if end+1 >= minPoints {
-		m, scale := fitSaturating(u[:end+1], y[:end+1], w[:end+1])
+		m, scale, mw := fitSaturating(u[:end+1], y[:end+1], w[:end+1])
 		for j := range end + 1 {
 			fit[j] = m.at(u[j])
+		}
+		if end == n-1 {
+			whole.m, whole.w, whole.scale, whole.ok = m, mw, scale, true
 		}
 		// A "decline" that the smooth model over every point explains
 		// within the noise is noise: then the whole grid is the domain.
 		if end < n-1 {
-			all, _ := fitSaturating(u, y, w)
+			all, allScale, allW := fitSaturating(u, y, w)
 			s2 := max(sigma, scale)
 			s2 *= s2
-			split, whole := 0.0, 0.0
+			split, over := 0.0, 0.0
 			for j := range n {
 				split += w[j] * sq(y[j]-fit[j])
-				whole += w[j] * sq(y[j]-all.at(u[j]))
+				over += w[j] * sq(y[j]-all.at(u[j]))
 			}
-			if whole <= split+2*s2*float64(n-1-end) {
+			if over <= split+2*s2*float64(n-1-end) {
 				end = n - 1
 				for j := range n {
 					fit[j] = all.at(u[j])
 				}
+				whole.m, whole.w, whole.scale, whole.ok = all, allW, allScale, true
 			}
 		}
 	}
@@ -255,12 +269,21 @@ func Analyze(a *Arm, o Options) *Result {
 		r.Points[use[pk]].Peak = true
 	}
 
-	// Saturation gate: the top of the grid still gains ≥ τ per doubling.
-	// The isotonic fit must rise at the top too: a last point measured
-	// below the one before it is no evidence of a curve still climbing.
-	if end == n-1 && iso[n-1] > iso[n-2]+1e-12 {
+	// Saturation gate: the top of the grid still gains ≥ τ per doubling,
+	// and a plateau there (the best model gaining less than τ between the
+	// top two points) fits worse than the free model by more than the
+	// noise. When the last point is measured below the one before it, the
+	// plateau must be ruled out at 95 %: on a dense conc-list (64, 68, 72)
+	// the step at the top rises less than the noise and its sign says
+	// little, but on a sparse one it is evidence of a curve flattening.
+	if end == n-1 {
 		gain := math.Exp((fit[n-1] - fit[n-2]) / (u[n-1] - u[n-2]))
-		if gain >= 1+o.Gain {
+		rising := iso[n-1] > iso[n-2]+1e-12
+		if whole.ok && gain >= 1+o.Gain {
+			misfit := plateauMisfit(u, y, whole.m, whole.w, max(sigma, whole.scale), 1+o.Gain)
+			rising = rising && misfit > plateauDoubt || misfit > plateauReject
+		}
+		if gain >= 1+o.Gain && rising {
 			r.Status = StatusUnsaturated
 			r.Peak, r.PeakValue = 0, 0
 			for i := range r.Points {
@@ -315,6 +338,30 @@ func Analyze(a *Arm, o Options) *Result {
 	r.Kneedle = kneedleOnFit(u[:end+1], fit[:end+1], r.Points, use)
 	r.Cliff = cliffs(r, use, fit, peak, o)
 	return r
+}
+
+// plateauReject is the misfit (in noise variances: chi-square with one
+// degree of freedom, 95 %) beyond which the data rule out a plateau at
+// the top of the grid.
+const plateauReject = 3.84
+
+// plateauDoubt is the misfit a plateau at the top must exceed for an arm
+// whose last point does rise to count as unsaturated: one noise
+// variance, so that a gain the noise alone could draw (three or four
+// points below a cliff, or a spike at the top) is not read as one.
+const plateauDoubt = 1.0
+
+// plateauMisfit is how much worse, in units of the noise variance, the
+// best saturating model gaining less than gate per doubling between the
+// top two points fits (u, y) than m does.
+func plateauMisfit(u, y []float64, m saturating, w []float64, sigma, gate float64) float64 {
+	n := len(u)
+	lg := math.Log(gate) * (u[n-1] - u[n-2])
+	_, cons, ok := gridFit(u, y, w, func(c saturating) bool { return c.at(u[n-1])-c.at(u[n-2]) < lg })
+	if !ok {
+		return math.Inf(1)
+	}
+	return (cons - m.sse(u, y, w)) / (sigma * sigma)
 }
 
 // robustFit is the unimodal isotonic fit of y, with one guard from §2.7:

@@ -80,3 +80,36 @@ func TestAnalyzeAbsurdThroughput(t *testing.T) {
 	require.NotPanics(t, func() { r = Analyze(mk(0), Options{}) })
 	assert.Equal(t, StatusInsufficient, r.Status)
 }
+
+// A still-rising arm on a dense conc-list whose last point is measured a
+// little below the one before it is unsaturated, not an ambiguous knee
+// at the top: the step 72 → 76 rises less than the noise, and the points
+// below rule out a plateau (seen in the seeded review corpus; the noise-
+// free curve gains about 100 % per doubling there). A sparse grid whose
+// last point dips after a flattening rise keeps its knee (the
+// conformance case v0011 is the other side of this gate).
+func TestDenseStillRisingTopDipIsUnsaturated(t *testing.T) {
+	arm := func(concs []int, tput []float64) *Arm {
+		a := &Arm{}
+		for i, c := range concs {
+			a.Samples = append(a.Samples, Sample{Conc: c, TotalTPS: &tput[i]})
+		}
+		return a
+	}
+	for _, tc := range []struct {
+		name  string
+		concs []int
+		tput  []float64
+		want  Status
+	}{
+		{"dense rising, last dips", []int{64, 68, 70, 72, 76}, []float64{1531, 1578, 1612, 1719, 1707}, StatusUnsaturated},
+		{"dense rising from c1, last dips", []int{1, 4, 8, 12, 16, 20, 24, 32, 40, 48, 56, 60, 62, 64},
+			[]float64{97, 438, 828, 1227, 1718, 2070, 2574, 3446, 3932, 4367, 5673, 6185, 6355, 6037}, StatusUnsaturated},
+		{"sparse flattening, last dips", []int{1, 4, 8, 12, 14}, []float64{1800, 6752, 11628, 13958, 13734}, StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Analyze(arm(tc.concs, tc.tput), Options{})
+			assert.Equal(t, tc.want, r.Status, r.Reason)
+		})
+	}
+}

@@ -32,9 +32,10 @@ var sharpness = []float64{1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6, 8, 12}
 // over a grid of p and v (log A in closed form), then once more with
 // points standing more than 3 robust standard deviations off the first
 // fit down-weighted (a spike or a bad run must not bend the curve). It
-// returns the model and the robust residual scale.
-func fitSaturating(u, y, w []float64) (saturating, float64) {
-	m := gridFit(u, y, w)
+// returns the model, the robust residual scale and the weights of the
+// final fit.
+func fitSaturating(u, y, w []float64) (saturating, float64, []float64) {
+	m, _, _ := gridFit(u, y, w, nil)
 	res := make([]float64, len(u))
 	for i := range u {
 		res[i] = math.Abs(y[i] - m.at(u[i]))
@@ -49,9 +50,9 @@ func fitSaturating(u, y, w []float64) (saturating, float64) {
 		}
 	}
 	if changed {
-		m = gridFit(u, y, w2)
+		m, _, _ = gridFit(u, y, w2, nil)
 	}
-	return m, scale
+	return m, scale, w2
 }
 
 func medianAbs(v []float64) float64 {
@@ -64,9 +65,12 @@ func medianAbs(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func gridFit(u, y, w []float64) saturating {
+// gridFit is the weighted least-squares model over the grid of p and v
+// among those keep accepts (every one when keep is nil), with its
+// weighted sum of squares; ok is false when keep accepts none.
+func gridFit(u, y, w []float64, keep func(saturating) bool) (best saturating, bestSSE float64, ok bool) {
 	lo, hi := u[0]-4, u[len(u)-1]+6
-	best, bestSSE := saturating{}, math.Inf(1)
+	bestSSE = math.Inf(1)
 	sw := 0.0
 	for _, x := range w {
 		sw += x
@@ -74,6 +78,9 @@ func gridFit(u, y, w []float64) saturating {
 	for _, p := range sharpness {
 		for v := lo; v <= hi+1e-9; v += 0.05 {
 			m := saturating{v: v, p: p}
+			if keep != nil && !keep(m) {
+				continue
+			}
 			// log A = weighted mean of y − model(log A = 0)
 			s := 0.0
 			for i := range u {
@@ -86,9 +93,18 @@ func gridFit(u, y, w []float64) saturating {
 				sse += w[i] * d * d
 			}
 			if sse < bestSSE {
-				best, bestSSE = m, sse
+				best, bestSSE, ok = m, sse, true
 			}
 		}
 	}
-	return best
+	return best, bestSSE, ok
+}
+
+// sse is the weighted sum of squares of y about the model.
+func (m saturating) sse(u, y, w []float64) float64 {
+	s := 0.0
+	for i := range u {
+		s += w[i] * sq(y[i]-m.at(u[i]))
+	}
+	return s
 }

@@ -34,6 +34,10 @@ const (
 	FamilyUnsaturated    = "unsaturated"
 	FamilySaturatedAtMin = "saturated-at-min"
 	FamilyInsufficient   = "insufficient"
+	// FamilyDeclining saturates and then loses 1–8 % per doubling past
+	// its peak, gently and with no failures (a scheduler thrashing, not a
+	// KV cliff). Only ReviewCorpus draws it.
+	FamilyDeclining = "declining"
 )
 
 // Case is one generated arm with its truth.
@@ -121,23 +125,52 @@ func DoublingCorpus(seed uint64, n int) []*Case {
 	return corpus(seed, n, DoublingGrids())
 }
 
+// ReviewCorpus returns n cases drawn with seed on Grids and
+// DoublingGrids alike, for reviewing the knee finder's decisions rather
+// than for a benchmark's headline figure: fewer easy arms and more of the
+// hard ones (30 % saturating, 15 % cliff, 15 % declining past the peak,
+// 20 % unsaturated, 12 % saturated-at-min, 8 % insufficient), the same
+// noise, modifications and knife-edge redraws as Corpus.
+func ReviewCorpus(seed uint64, n int) []*Case {
+	grids := append(Grids(), DoublingGrids()...)
+	weights := []struct {
+		fam string
+		w   float64
+	}{{FamilySaturating, 0.30}, {FamilyCliff, 0.15}, {FamilyDeclining, 0.15}, {FamilyUnsaturated, 0.20}, {FamilySaturatedAtMin, 0.12}, {FamilyInsufficient, 0.08}}
+	return drawCorpus(seed^0x7265766965770000, n, grids, func(f float64) string {
+		for _, x := range weights {
+			if f < x.w {
+				return x.fam
+			}
+			f -= x.w
+		}
+		return FamilyInsufficient
+	})
+}
+
 func corpus(seed uint64, n int, grids []Grid) []*Case {
+	return drawCorpus(seed, n, grids, func(f float64) string {
+		switch {
+		case f < 0.40:
+			return FamilySaturating
+		case f < 0.60:
+			return FamilyCliff
+		case f < 0.75:
+			return FamilyUnsaturated
+		case f < 0.90:
+			return FamilySaturatedAtMin
+		}
+		return FamilyInsufficient
+	})
+}
+
+// drawCorpus draws n cases, each family picked by family from a uniform
+// number in [0, 1).
+func drawCorpus(seed uint64, n int, grids []Grid, family func(float64) string) []*Case {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	out := make([]*Case, 0, n)
 	for len(out) < n {
-		f := rng.Float64()
-		fam := FamilySaturating
-		switch {
-		case f < 0.40:
-		case f < 0.60:
-			fam = FamilyCliff
-		case f < 0.75:
-			fam = FamilyUnsaturated
-		case f < 0.90:
-			fam = FamilySaturatedAtMin
-		default:
-			fam = FamilyInsufficient
-		}
+		fam := family(rng.Float64())
 		if c := draw(rng, fam, grids[rng.IntN(len(grids))], fmt.Sprintf("s%04d", len(out)+1)); c != nil {
 			out = append(out, c)
 		}
@@ -163,6 +196,10 @@ func drawShape(rng *rand.Rand, fam string, c1, cn float64) (s, cliff, drop, errR
 		cliff = s * logUniform(rng, 1.3, 3)
 		drop = 0.05 + rng.Float64()*0.35
 		errRate = 0.03 + rng.Float64()*0.2
+	case FamilyDeclining:
+		s = logUniform(rng, c1*1.2, cn/4)
+		cliff = s * logUniform(rng, 1, 2.5)
+		drop = 0.01 + rng.Float64()*0.07
 	case FamilyUnsaturated:
 		s = cn * logUniform(rng, 1.5, 8)
 	case FamilySaturatedAtMin:
@@ -192,7 +229,7 @@ func draw(rng *rand.Rand, fam string, g Grid, id string) *Case {
 		return t
 	}
 	errAt := func(c float64) float64 {
-		if c <= cliff {
+		if c <= cliff || errRate == 0 {
 			return 0.004
 		}
 		return 0.004 + errRate*math.Log2(c/cliff)
@@ -233,7 +270,7 @@ func draw(rng *rand.Rand, fam string, g Grid, id string) *Case {
 	case fam == FamilyUnsaturated && cs.Truth != knee.StatusUnsaturated,
 		fam == FamilySaturatedAtMin && cs.Truth != knee.StatusSaturatedAtMin,
 		fam == FamilyInsufficient && cs.Truth != knee.StatusInsufficient,
-		(fam == FamilySaturating || fam == FamilyCliff) && cs.Truth != knee.StatusOK:
+		(fam == FamilySaturating || fam == FamilyCliff || fam == FamilyDeclining) && cs.Truth != knee.StatusOK:
 		return nil // the draw did not make the family it was meant to
 	}
 	spike := -1

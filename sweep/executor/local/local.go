@@ -61,14 +61,14 @@ func (e *Executor) Execute(ctx context.Context, jobs []campaign.Job, obs campaig
 	defer stop()
 	mu.Lock()
 	for len(pending) > 0 && ctx.Err() == nil {
-		i := slices.IndexFunc(pending, func(j campaign.Job) bool { return max(j.Arm.GPUs, 1) <= len(free) })
-		if i < 0 || (e.MaxParallel > 0 && running >= e.MaxParallel) {
+		i := e.next(pending, len(free), running)
+		if i < 0 {
 			cond.Wait()
 			continue
 		}
 		job := pending[i]
 		pending = slices.Delete(pending, i, i+1)
-		n := max(job.Arm.GPUs, 1)
+		n := need(job.Arm)
 		gpus := slices.Clone(free[:n])
 		free = free[n:]
 		running++
@@ -87,4 +87,63 @@ func (e *Executor) Execute(ctx context.Context, jobs []campaign.Job, obs campaig
 	mu.Unlock()
 	wg.Wait()
 	return nil
+}
+
+// need is how many GPUs the arm holds while it runs.
+func need(a *campaign.Arm) int { return max(a.GPUs, 1) }
+
+// next is the placement rule: the index of the first pending job that
+// fits the free GPUs, or -1 when none fits or MaxParallel arms run.
+func (e *Executor) next(pending []campaign.Job, free, running int) int {
+	if e.MaxParallel > 0 && running >= e.MaxParallel {
+		return -1
+	}
+	return slices.IndexFunc(pending, func(j campaign.Job) bool { return need(j.Arm) <= free })
+}
+
+// Wall is the wall time in seconds of arms that take the given seconds
+// each, placed as Execute places them (in order, a later arm that fits
+// going first, an arm larger than the node skipped): the dry run's
+// estimate and the run share this rule. It fits campaign.Packer.
+func (e *Executor) Wall(arms []*campaign.Arm, seconds []float64) float64 {
+	type run struct {
+		end  float64
+		gpus int
+	}
+	var pending []campaign.Job
+	length := map[*campaign.Arm]float64{}
+	for i, a := range arms {
+		if a.GPUs <= len(e.GPUs) {
+			pending = append(pending, campaign.Job{Arm: a})
+			length[a] = seconds[i]
+		}
+	}
+	free := len(e.GPUs)
+	var running []run
+	now, wall := 0.0, 0.0
+	for len(pending) > 0 {
+		i := e.next(pending, free, len(running))
+		if i < 0 {
+			if len(running) == 0 {
+				break // cannot happen: every pending arm fits the empty node
+			}
+			j := 0
+			for k := range running {
+				if running[k].end < running[j].end {
+					j = k
+				}
+			}
+			now = max(now, running[j].end)
+			free += running[j].gpus
+			running = slices.Delete(running, j, j+1)
+			continue
+		}
+		a := pending[i].Arm
+		pending = slices.Delete(pending, i, i+1)
+		free -= need(a)
+		end := now + length[a]
+		running = append(running, run{end: end, gpus: need(a)})
+		wall = max(wall, end)
+	}
+	return wall
 }

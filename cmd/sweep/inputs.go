@@ -1,0 +1,99 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"sweep/configs"
+	"sweep/configs/matrix"
+)
+
+// matrixInputs names the config files a matrix command reads; empty names
+// mean the configs built into sweep.
+type matrixInputs struct {
+	ConfigFiles  []string // master configs, in order
+	RunnerConfig string   // runners.yaml
+	// Load reads the files; nil means configs.Load. Tests substitute a
+	// caching loader.
+	Load func(files []string, runnerConfig string) (*configs.Masters, *configs.Runners, error)
+}
+
+// generator loads the inputs and returns a generator over them.
+func (in *matrixInputs) generator() (*matrix.Generator, error) {
+	load := in.Load
+	if load == nil {
+		load = configs.Load
+	}
+	m, r, err := load(in.ConfigFiles, in.RunnerConfig)
+	if err != nil {
+		return nil, err
+	}
+	return &matrix.Generator{Masters: m, Runners: r}, nil
+}
+
+func (in *matrixInputs) bind(fs *pflag.FlagSet, lists *argparseLists) {
+	lists.strings(fs, &in.ConfigFiles, "config-files", "master config files, in order (default: the built-in amd and nvidia masters)")
+	fs.StringVar(&in.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
+}
+
+// bindEvalFlags binds the flags shared by both generator commands.
+func bindEvalFlags(fs *pflag.FlagSet, o *matrix.EvalOptions) {
+	fs.BoolVar(&o.NoEvals, "no-evals", false, "throughput rows only; skip eval selection")
+	fs.BoolVar(&o.EvalsOnly, "evals-only", false, "only the rows selected for evals, marked eval-only")
+	fs.BoolVar(&o.AllEvals, "all-evals", false, "select every 8k1k and agentic point for evals (prints only eval rows)")
+}
+
+// matrixError turns invalid generator options into usage errors.
+func matrixError(err error) error {
+	if isInvalidOptions(err) {
+		return &FlagError{Err: err}
+	}
+	return err
+}
+
+// bindConfigKeyFlag binds --with-config-key of the generator commands.
+func bindConfigKeyFlag(fs *pflag.FlagSet, on *bool) {
+	fs.BoolVar(on, "with-config-key", false, `add each row's master config key as "config-key" (no longer InferenceX's exact output)`)
+}
+
+// printMatrix writes the rows as InferenceX's generator prints them, with
+// each row's config key when withKey is set.
+func printMatrix(ios *IOStreams, rows matrix.Matrix, withKey bool) error {
+	var opts []matrix.JSONOption
+	if withKey {
+		opts = append(opts, matrix.WithConfigKey())
+	}
+	b := rows.AppendJSON(make([]byte, 0, 600*len(rows)+2), opts...)
+	b = append(b, '\n')
+	_, err := ios.Out.Write(b)
+	return err
+}
+
+// isInvalidOptions reports whether err is a bad generator option.
+func isInvalidOptions(err error) bool { return errors.Is(err, matrix.ErrInvalidOptions) }
+
+// agenticRows resolves key patterns as every command does
+// (matrix.ResolveKeys) and returns the keys' agentic-coding rows (only
+// concurrency conc when > 0) with the resolved keys.
+func agenticRows(g *matrix.Generator, patterns []string, conc []int, evals matrix.EvalOptions) (matrix.Matrix, []string, error) {
+	ms, err := matrix.ResolveKeys(g.Masters, patterns)
+	if err != nil {
+		return nil, nil, &FlagError{Err: err}
+	}
+	keys := make([]string, len(ms))
+	for i, m := range ms {
+		keys[i] = m.Key
+	}
+	if err := configs.CheckHardware(g.Masters, g.Runners, keys...); err != nil {
+		return nil, nil, fmt.Errorf("the configs cannot run on their runners:\n%w", err)
+	}
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: keys, Conc: conc, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
+	if err != nil {
+		return nil, nil, matrixError(err)
+	}
+	return rows, keys, nil
+}
+
+const defaultChangelog = "perf-changelog.yaml"

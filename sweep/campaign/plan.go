@@ -1,0 +1,142 @@
+package campaign
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sweep/recipes/models"
+
+	"sweep/configs/matrix"
+	"sweep/metrics/result"
+	"sweep/recipes"
+)
+
+// Selection narrows a matrix to the points a sweep runs; a zero field
+// selects every value.
+type Selection struct {
+	TP, EP []int
+	// DPAttn is "", "true" or "false".
+	DPAttn   string
+	ConcList []int
+}
+
+// Select keeps the single-node agentic rows the selection names, stamped
+// with their recipe fingerprint as InferenceX's CI stamps them.
+func (s Selection) Select(rows matrix.Matrix) matrix.Matrix {
+	var out matrix.Matrix
+	for _, r := range rows {
+		switch {
+		case r.Kind != matrix.AgenticSingleNode:
+		case len(s.TP) > 0 && !slices.Contains(s.TP, r.TP):
+		case len(s.EP) > 0 && !slices.Contains(s.EP, r.EP):
+		case s.DPAttn != "" && strconv.FormatBool(r.DPAttn) != s.DPAttn:
+		case len(s.ConcList) > 0 && !slices.Contains(s.ConcList, r.Conc):
+		default:
+			r.StampFingerprint()
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// PlanOptions say how Plan turns rows into a sweep's schedule.
+type PlanOptions struct {
+	// Recipe plans each point; ResultDir and Port are set per point, and
+	// a zero Port is recipes.DefaultPort.
+	Recipe recipes.PlanOptions
+	// ExactServers restarts the engine for every point whose planned
+	// command differs (ScheduleOptions.ExactServers).
+	ExactServers bool
+	// Official schedules official points (ScheduleOptions.Official).
+	Official bool
+	// ProbeDuration, when > 0, plans each point's client once more as an
+	// adaptive search's bracketing probe of that many seconds
+	// (Point.ProbeClient).
+	ProbeDuration int
+	// ArmPort picks the public port of the arm with the given 0-based
+	// index (nil: Recipe.Port + 2·index, so that an arm's router and
+	// engine ports do not meet the next arm's).
+	ArmPort func(arm int) (int, error)
+}
+
+// Plan plans rows into the sweep directory dir: each point writes into
+// result.PointDir(dir, RESULT_FILENAME), each arm runs on its own port. It plans twice:
+// once to learn the points' names and arms, then each point into its
+// directory on its arm's port. A planning error wraps recipes' error: a
+// recipes.ErrInvalidOptions one as it is, any other behind "plan: ".
+func Plan(rows matrix.Matrix, dir string, o PlanOptions) (*Schedule, error) {
+	po := o.Recipe
+	po.ResultDir = dir
+	if po.Port == 0 {
+		po.Port = recipes.DefaultPort
+	}
+	if po.Catalog == nil {
+		po.Catalog = models.Builtin()
+	}
+	so := ScheduleOptions{ExactServers: o.ExactServers, Official: o.Official, Catalog: po.Catalog}
+	first, err := recipes.Plan(rows, po)
+	if err != nil {
+		return nil, planError(err)
+	}
+	sched, err := BuildSchedule(first, so)
+	if err != nil {
+		return nil, err
+	}
+	base := po.Port
+	points := make([]recipes.Point, 0, len(first))
+	probes := map[string]*recipes.Command{}
+	for _, a := range sched.Arms {
+		port := base + 2*a.Index
+		if o.ArmPort != nil {
+			if port, err = o.ArmPort(a.Index); err != nil {
+				return nil, err
+			}
+		}
+		for _, p := range a.Points {
+			pp := po
+			pp.Port = port
+			pp.ResultDir = result.PointDir(dir, p.ID)
+			got, err := recipes.Plan(matrix.Matrix{&p.Plan.Row}, pp)
+			if err != nil {
+				return nil, planError(err)
+			}
+			points = append(points, got[0])
+			if o.ProbeDuration > 0 {
+				pp.ProbeDuration = o.ProbeDuration
+				probe, err := recipes.Plan(matrix.Matrix{&p.Plan.Row}, pp)
+				if err != nil {
+					return nil, planError(err)
+				}
+				probes[p.ID] = probe[0].Client
+			}
+		}
+	}
+	s, err := BuildSchedule(points, so)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range s.Points {
+		if c := probes[p.ID]; c != nil {
+			p.ProbeClient, p.ProbeDuration = c, o.ProbeDuration
+		}
+	}
+	return s, nil
+}
+
+func planError(err error) error {
+	if errors.Is(err, recipes.ErrInvalidOptions) {
+		return err
+	}
+	return fmt.Errorf("plan: %w", err)
+}
+
+// Parallel is how many of the schedule's arms run at once on a node of
+// nGPUs, for the first ETA: as many of the first arm's size as fit, at
+// least one.
+func (s *Schedule) Parallel(nGPUs int) int {
+	if len(s.Arms) == 0 {
+		return 1
+	}
+	return max(1, min(len(s.Arms), nGPUs/max(1, s.Arms[0].GPUs)))
+}

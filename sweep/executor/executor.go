@@ -1,0 +1,123 @@
+// Package executor picks the executor of a sweep's arms by its name: local
+// (sweep/executor/local: this node's GPUs) or slurm
+// (sweep/executor/slurm: one batch job per arm), each built with the
+// sweep's watchdog.
+//
+//	var name executor.Name // bound to --executor
+//	ex, err := executor.New(executor.Options{Name: name, Dir: dir, Schedule: sched, Cost: cost, ...})
+//	sum, err := campaign.Run(ctx, campaign.Options{Executor: ex, ...})
+package executor
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"sweep/recipes"
+	"sweep/sweep/campaign"
+	"sweep/sweep/executor/local"
+	"sweep/sweep/executor/slurm"
+	"sweep/sweep/run"
+)
+
+// Name names an executor; the zero value is Local.
+type Name string
+
+// The executors.
+const (
+	Local Name = "local"
+	Slurm Name = "slurm"
+)
+
+// Set parses a name as --executor takes it.
+func (n *Name) Set(s string) error {
+	switch Name(s) {
+	case Local, Slurm:
+		*n = Name(s)
+		return nil
+	}
+	return fmt.Errorf("want local or slurm (GitHub Actions fans points out with `sweep ci matrix`)")
+}
+
+func (n Name) String() string {
+	if n == "" {
+		return string(Local)
+	}
+	return string(n)
+}
+
+// Type is the flag's value type in help.
+func (n *Name) Type() string { return "string" }
+
+// Options are the inputs of New.
+type Options struct {
+	Name Name
+	// Dir is the sweep directory.
+	Dir      string
+	Schedule *campaign.Schedule
+	// Setup and Point say how each point runs (Point already adjusted for
+	// a simulation, run.Options.Simulated).
+	Setup run.Setup
+	Point run.Options
+	// Cost gives each point's watchdog (Cost.Watchdog).
+	Cost *campaign.Cost
+	// Adaptive runs only the points the knee search asks for
+	// (campaign.AdaptiveFor); local only.
+	Adaptive bool
+	// Official runs official points (campaign.RunBackend.Official).
+	Official bool
+
+	// Local: the node's GPU ids and the most arms at once (0: as many as
+	// fit).
+	GPUs        []int
+	MaxParallel int
+
+	// Slurm: Program runs sweep on a node (its absolute path); ArmProgram,
+	// when set, gives an arm's program instead (a launched arm's container
+	// step, whose runner profile applies even when simulated); Profile
+	// gives the runner profiles (nil: recipes.ProfileFor); Partition
+	// overrides the profiles'; Poll and StartTimeout as slurm.Executor has
+	// them; Progress takes the job-state lines.
+	Program      []string
+	ArmProgram   func(context.Context, *campaign.Arm) ([]string, error)
+	Profile      func(runner string) (recipes.Profile, error)
+	Partition    string
+	Poll         time.Duration
+	StartTimeout time.Duration
+	Progress     func(string)
+}
+
+// New returns the executor o.Name names.
+func New(o Options) (campaign.Executor, error) {
+	watchdog := o.Cost.Watchdog(o.Setup.Simulate, o.Setup.TimeScale)
+	switch o.Name {
+	case Slurm:
+		if o.Adaptive {
+			return nil, fmt.Errorf("adaptive discovery runs with the local executor only (the Slurm job runs a fixed list of points)")
+		}
+		return &slurm.Executor{
+			Client: slurm.NewClient(slurm.Exec{Timeout: time.Minute}), Dir: o.Dir, Program: o.Program, ArmProgram: o.ArmProgram,
+			Settings: campaign.NewArmSettings(o.Setup, o.Point),
+			Poll:     o.Poll, StartTimeout: o.StartTimeout, PointTimeout: watchdog, Progress: o.Progress,
+			// --time: the arm's planned time on its node, twice over.
+			TimeLimit: slurm.WatchdogTimeLimit(watchdog),
+			Spec:      slurm.ProfileSpec(o.Profile, !o.Setup.Simulate || o.ArmProgram != nil, o.Partition),
+		}, nil
+	case Local, "":
+		backend := &campaign.RunBackend{Dir: o.Dir, Setup: o.Setup, Options: o.Point, Official: o.Official}
+		armOpts := campaign.ArmOptions{PointTimeout: watchdog}
+		if o.Adaptive {
+			armOpts.Choose = campaign.AdaptiveFor(o.Dir, o.Schedule, o.Cost.Duration)
+		}
+		return &local.Executor{GPUs: o.GPUs, MaxParallel: o.MaxParallel, Backend: backend, Arm: armOpts}, nil
+	}
+	return nil, fmt.Errorf("executor %q: want local or slurm", string(o.Name))
+}
+
+// Where says where the arms run, for the sweep's header line.
+func (o Options) Where() string {
+	if o.Name == Slurm {
+		return "one Slurm job per arm"
+	}
+	return fmt.Sprintf("GPUs %v", o.GPUs)
+}

@@ -1,0 +1,166 @@
+package propose
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"sweep/configs"
+	"sweep/internal/atomicfile"
+	"sweep/internal/inputfile"
+	"sweep/sweep/knee"
+)
+
+// Request names a discovery, the files a proposal edits and how it
+// chooses (sweep official --propose).
+type Request struct {
+	// From is the directory of discovery results.
+	From string
+	// ConfigFiles are the master configs edited in place; Runners is
+	// runners.yaml (for validation); Changelog is the perf-changelog.yaml
+	// appended to.
+	ConfigFiles []string
+	Runners     string
+	Changelog   string
+	// ConfigKey is every arm's config key ("": resolved per arm from the
+	// results, ResolveKey).
+	ConfigKey string
+	// Threshold is the knee threshold (knee.Options); Targets and Max are
+	// Options'.
+	Threshold float64
+	Targets   []float64
+	Max       int
+	// AllowSimulated proposes from simulated results (CheckResults).
+	AllowSimulated bool
+	// Log receives each key's arm plans as they are made (nil: none).
+	Log io.Writer
+}
+
+// Proposal is the edited configs and changelog of a request, validated.
+type Proposal struct {
+	// Changes are the edits, for Diff.
+	Changes []Change
+	// Problems are what "sweep validate" finds in the edited files (with
+	// the old changelog as the base); a proposal with problems is not
+	// written.
+	Problems []*configs.Error
+
+	srcs      []configs.Source
+	files     map[string][]byte
+	changelog string
+	newLog    []byte
+}
+
+// Propose reads the results under r.From, plans each config key's arms,
+// edits its master config and appends its changelog entry, in memory,
+// and validates the result.
+func Propose(ctx context.Context, r Request) (*Proposal, error) {
+	rs, err := knee.ReadAnalyze(ctx, r.From, knee.Options{Threshold: r.Threshold})
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("no result files under %s", r.From)
+	}
+	srcs, err := configs.ReadSources(r.ConfigFiles, nil)
+	if err != nil {
+		return nil, err
+	}
+	masters, err := configs.ParseMasters(srcs...)
+	if err != nil {
+		return nil, err
+	}
+	byKey := map[string][]*knee.Result{}
+	var keys []string
+	for _, res := range rs {
+		k := r.ConfigKey
+		if k == "" {
+			if k, err = ResolveKey(masters, res.Arm.Identity); err != nil {
+				return nil, err
+			}
+		}
+		if _, ok := masters.Lookup(k); !ok {
+			return nil, fmt.Errorf("config key %q is not in %s", k, strings.Join(r.ConfigFiles, ", "))
+		}
+		if byKey[k] == nil {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], res)
+	}
+	for _, k := range keys {
+		if err := CheckResults(byKey[k], r.AllowSimulated); err != nil {
+			return nil, err
+		}
+	}
+	p := &Proposal{srcs: srcs, files: map[string][]byte{}, changelog: r.Changelog}
+	for _, s := range srcs {
+		p.files[s.Name] = s.Data
+	}
+	oldLog, err := inputfile.Read(r.Changelog, inputfile.ConfigYAML)
+	if err != nil {
+		return nil, fmt.Errorf("read changelog: %w", err)
+	}
+	p.newLog = oldLog
+	for _, k := range keys {
+		rs := byKey[k]
+		fr := knee.Frontiers(rs, knee.AxisE2ENormP90)
+		if len(fr) != 1 {
+			return nil, fmt.Errorf("config key %s: the arms span %d result groups (model, hardware, framework, precision, spec, scenario must agree)", k, len(fr))
+		}
+		plans := Plan(rs, fr[0], Options{Targets: r.Targets, Max: r.Max})
+		if r.Log != nil {
+			fmt.Fprintf(r.Log, "%s:\n", k)
+			for _, pl := range plans {
+				fmt.Fprintf(r.Log, "  %s\n", pl.Summary())
+			}
+		}
+		m, _ := masters.Lookup(k)
+		out, ch, err := EditMaster(p.files[m.File], m.File, k, plans)
+		if err != nil {
+			return nil, err
+		}
+		p.files[m.File] = out
+		p.Changes = append(p.Changes, ch...)
+		var c Change
+		p.newLog, c = AppendChangelog(p.newLog, r.Changelog, Entry(k, plans))
+		p.Changes = append(p.Changes, c)
+	}
+	runners, err := configs.ReadSources([]string{r.Runners}, nil)
+	if err != nil {
+		return nil, err
+	}
+	in := configs.ValidateInput{Runners: runners[0],
+		Changelog:     &configs.Source{Name: r.Changelog, Data: p.newLog},
+		ChangelogBase: &configs.Source{Name: r.Changelog + " (before)", Data: oldLog}}
+	for _, s := range srcs {
+		in.Masters = append(in.Masters, configs.Source{Name: s.Name, Data: p.files[s.Name]})
+	}
+	p.Problems = configs.Validate(in).Problems
+	return p, nil
+}
+
+// Valid says whether the proposal validates: nil, or an error that
+// counts the Problems.
+func (p *Proposal) Valid() error {
+	if len(p.Problems) > 0 {
+		return fmt.Errorf("the proposal does not validate (%d problems); nothing written", len(p.Problems))
+	}
+	return nil
+}
+
+// Write writes the edited master configs that changed and the changelog,
+// each atomically; a proposal with problems is refused (Valid).
+func (p *Proposal) Write() error {
+	if err := p.Valid(); err != nil {
+		return err
+	}
+	for _, s := range p.srcs {
+		if string(p.files[s.Name]) != string(s.Data) {
+			if err := atomicfile.Write(s.Name, p.files[s.Name], 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return atomicfile.Write(p.changelog, p.newLog, 0o644)
+}

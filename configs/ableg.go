@@ -307,6 +307,31 @@ func (d *decoder) abLeg(data []byte) *ABLeg {
 	if s := d.strPtr(f, "gpu", ""); s != nil {
 		l.GPU = *s
 	}
+	d.abLegRun(f, l)
+	d.abLegScoring(f, l)
+	if n := f.get("arms"); n != nil {
+		if af, ok := d.mapping(n, "arms", abArmsKeys, nil); ok {
+			d.require(af, resolve(n), "arms", "a", "b")
+			for i, label := range abArmsKeys {
+				if an := af.get(label); an != nil {
+					l.Arms[i] = d.abArm(an, "arms."+label)
+					l.Arms[i].Label = label
+				}
+			}
+		}
+	}
+	if n := f.get("simulate"); n != nil {
+		l.Simulate = d.abSimulate(n)
+	}
+	if n := f.get("arms"); n != nil {
+		d.abArmGPUs(l, resolve(n))
+	}
+	return l
+}
+
+// abLegRun decodes how the leg runs: its schedule, arm mode, timeouts and
+// host lock.
+func (d *decoder) abLegRun(f fields, l *ABLeg) {
 	if n := f.get("schedule"); n != nil {
 		if v, ok := d.str(n, "schedule"); ok {
 			if v != ABNightly && v != ABManual {
@@ -347,6 +372,11 @@ func (d *decoder) abLeg(data []byte) *ABLeg {
 			}
 		}
 	}
+}
+
+// abLegScoring decodes what the leg scores and how: categories, sampling,
+// replicates, tolerance and partial evaluation.
+func (d *decoder) abLegScoring(f fields, l *ABLeg) {
 	if n := f.get("categories"); n != nil {
 		if items, ok := d.sequence(n, "categories"); ok {
 			if len(items) == 0 {
@@ -396,24 +426,6 @@ func (d *decoder) abLeg(data []byte) *ABLeg {
 	if b := d.boolPtr(f, "partial-eval", ""); b != nil {
 		l.PartialEval = *b
 	}
-	if n := f.get("arms"); n != nil {
-		if af, ok := d.mapping(n, "arms", abArmsKeys, nil); ok {
-			d.require(af, resolve(n), "arms", "a", "b")
-			for i, label := range abArmsKeys {
-				if an := af.get(label); an != nil {
-					l.Arms[i] = d.abArm(an, "arms."+label)
-					l.Arms[i].Label = label
-				}
-			}
-		}
-	}
-	if n := f.get("simulate"); n != nil {
-		l.Simulate = d.abSimulate(n)
-	}
-	if n := f.get("arms"); n != nil {
-		d.abArmGPUs(l, resolve(n))
-	}
-	return l
 }
 
 // abArmGPUs gives directly declared arms their default GPUs and checks

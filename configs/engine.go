@@ -1,27 +1,324 @@
 package configs
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
-// Engine names an inference server: the master config's framework name, the
-// flag schema's tool name, the simulator's kind and the metric prefix of its
-// /metrics page.
+	"gopkg.in/yaml.v3"
+)
+
+// Engine names an inference server as InferenceX's master configs name it
+// (the framework key: "sglang", "vllm", "atom", "dynamo-sglang", ...): the
+// flag schema's tool name, the simulator's kind and the metric prefix of
+// its /metrics page. Row.Framework and the result file's framework carry
+// it. The set of names is open (InferenceX adds frameworks); Facts gives
+// what sweep knows of one, and Set (flags, YAML) accepts only the engines
+// sweep runs.
+//
+// This file is the engine table: every per-engine fact lives in engines
+// below, and code elsewhere reads the facts instead of comparing names. To
+// add an engine, add its row here, its flag schema (recipes/schema), its
+// recipes and its simulated behaviour (simengine).
 type Engine string
 
-// The engines sweep starts, simulates and scrapes. ATOM and TRT-LLM would add
-// their own constants.
+// The engines sweep starts, simulates and scrapes.
 const (
 	SGLang Engine = "sglang"
 	VLLM   Engine = "vllm"
 )
 
-// Set validates and stores an engine name (pflag.Value).
-func (e *Engine) Set(s string) error {
-	switch Engine(s) {
-	case SGLang, VLLM:
-		*e = Engine(s)
-		return nil
+// The frameworks sweep knows by name but does not run: they are read
+// (aiperf server-metrics exports, result files) and reported as not
+// supported yet.
+const (
+	ATOM         Engine = "atom"
+	TRT          Engine = "trt"
+	DynamoVLLM   Engine = "dynamo-vllm"
+	DynamoSGLang Engine = "dynamo-sglang"
+	DynamoTRT    Engine = "dynamo-trt"
+)
+
+// EngineFacts is what sweep knows of one engine. The zero value of a field
+// means the engine has no such thing (no router, no live gauges, ...).
+type EngineFacts struct {
+	Name    Engine
+	Display string // name in messages: "SGLang", "vLLM", "TRT-LLM"
+	// Runs says sweep has recipes for the engine and simulates it; only
+	// these pass Set.
+	Runs bool
+
+	// MetricPrefix starts every family of its /metrics page ("sglang:").
+	MetricPrefix string
+	// DetectPrefixes are the metric-name prefixes that identify its
+	// server-metrics export (InferenceX's detect_backend), tried in the
+	// table's order; empty for engines detected only through another.
+	DetectPrefixes []string
+	// Family is the engine whose metric names the export uses for
+	// acceptance length (dynamo-vllm: vllm); empty means the engine itself.
+	Family Engine
+	// Live are the series of the live view and the acceptance counters.
+	Live LiveSeries
+	AL   ALSeries
+
+	// CacheFlush is the HTTP path that empties the engine's prefix cache.
+	CacheFlush string
+	// ModelFlag loads the model ("--model-path"; vLLM's "--model" is its
+	// positional model tag); ServedModelFlag names it for clients.
+	ModelFlag, ServedModelFlag string
+	// Parallel maps TP / EP / DP attention to flags.
+	Parallel ParallelFlags
+	// Router is the router InferenceX puts in front of a DP-attention
+	// engine.
+	Router Router
+	// Spec says how speculative decoding is configured.
+	Spec SpecStyle
+	// SimulateAcceptanceEnv is the environment that makes the engine accept
+	// draft tokens at mean acceptance length al (SGLang); nil when the
+	// engine takes it in its speculative config instead (vLLM).
+	SimulateAcceptanceEnv func(al float64) map[string]string
+	// AutoToolChoiceFlag must accompany a tool-call parser ("" when none).
+	AutoToolChoiceFlag string
+	// MemFractionFlag sets the share of GPU memory the engine takes.
+	MemFractionFlag string
+	// SchemaPrefix is what the flag schema's parser expects before the
+	// flags of a "python3 -m MODULE" command (vLLM's "serve").
+	SchemaPrefix []string
+	// MinTemperature is the smallest positive sampling temperature the
+	// engine honours; smaller positive ones are clamped up (0: none).
+	MinTemperature float64
+}
+
+// LiveSeries are the families a live view reads. A gauge is summed over
+// ranks, KV usage is the fullest rank, a cache-hit gauge is the mean over
+// ranks; counters give rates between two snapshots.
+type LiveSeries struct {
+	Running, Queued string // summed gauges
+	// KVUsage: the first family present, fullest rank.
+	KVUsage []string
+	// CacheHitRate is a gauge (mean over ranks); without it the rate is
+	// ΔPrefixCacheHits/ΔPrefixCacheQueries.
+	CacheHitRate                        string
+	PrefixCacheHits, PrefixCacheQueries string
+	// GenThroughput is a gauge (summed); without it the rate is
+	// ΔGenerationTokens/Δt.
+	GenThroughput    string
+	GenerationTokens string
+	// Required are the series a live view needs.
+	Required []string
+	// Families lists every family the adapter reads (live gauges, counter
+	// rates, acceptance counters), for KeepFamilies.
+	Families []string
+}
+
+// ALCounter is one acceptance-length counter (its family name without
+// "_total") and how to make the engine export it.
+type ALCounter struct{ Name, Hint string }
+
+// ALSeries are the counters mean acceptance length is computed from: per
+// draft, 1 + ΔAccepted/ΔDrafts (vLLM), or per verify step,
+// (ΔGeneration − ΔRequests)/ΔVerify (SGLang: a request's first token comes
+// from prefill).
+type ALSeries struct {
+	Formula                      string
+	Accepted, Drafts             ALCounter
+	Generation, Requests, Verify ALCounter
+}
+
+// PerDraft reports whether AL is 1 + ΔAccepted/ΔDrafts.
+func (a ALSeries) PerDraft() bool { return a.Accepted.Name != "" }
+
+// PerVerify reports whether AL is (ΔGeneration − ΔRequests)/ΔVerify.
+func (a ALSeries) PerVerify() bool { return a.Verify.Name != "" }
+
+// ParallelFlags map a row's TP / EP / DP attention to engine flags, in this
+// order: TP, then DP (with DP attention, or an explicit 1), then the
+// DP-attention switch, then EP.
+type ParallelFlags struct {
+	TP, DP string
+	// DPAttention is the bare flag that turns DP attention on ("" when
+	// DP attention is data parallelism over TP-1 engines instead).
+	DPAttention string
+	// EPSize takes the expert-parallel size; EPEnable is a bare flag
+	// passed when EP > 1. An engine has one of them.
+	EPSize, EPEnable string
+}
+
+// Router is a router program in front of an engine on PORT+1, listening on
+// PORT with its metrics on PORT+10000.
+type Router struct {
+	Program string
+	// Argv is its command for a worker URL, its port and metrics port and
+	// the engine's TP size (nil: no router).
+	Argv func(worker string, port, metricsPort, tp int) []string
+	// Env is the aiperf setting that sends the session key the router
+	// hashes on.
+	Env map[string]string
+}
+
+// SpecStyle is how an engine is told about speculative decoding.
+type SpecStyle uint8
+
+// Speculative decoding styles.
+const (
+	NoSpec       SpecStyle = iota // no speculative decoding
+	SpecByFlags                   // separate flags (SGLang --speculative-*)
+	SpecByConfig                  // one JSON object (vLLM --speculative-config)
+)
+
+// engines is the engine table, in detection order (dynamo before the
+// engines it wraps).
+var engines = []EngineFacts{
+	{Name: DynamoVLLM, Display: "Dynamo (vLLM)", DetectPrefixes: []string{"dynamo_"}, Family: VLLM},
+	{Name: DynamoSGLang, Display: "Dynamo (SGLang)"},
+	{Name: DynamoTRT, Display: "Dynamo (TRT-LLM)"},
+	{Name: ATOM, Display: "ATOM", DetectPrefixes: []string{"atom:", "atom_"}},
+	{
+		Name: SGLang, Display: "SGLang", Runs: true,
+		MetricPrefix: "sglang:", DetectPrefixes: []string{"sglang:"},
+		Live: LiveSeries{
+			Running: "sglang:num_running_reqs", Queued: "sglang:num_queue_reqs",
+			KVUsage: []string{"sglang:token_usage"}, CacheHitRate: "sglang:cache_hit_rate",
+			GenThroughput: "sglang:gen_throughput",
+			Required:      []string{"sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage"},
+			Families: []string{"sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage",
+				"sglang:cache_hit_rate", "sglang:gen_throughput", "sglang:generation_tokens",
+				"sglang:num_requests", "sglang:spec_verify_calls", "sglang:prompt_tokens", "sglang:cached_tokens"},
+		},
+		AL: ALSeries{
+			Formula:    "(Δgeneration_tokens - Δnum_requests) / Δspec_verify_calls",
+			Generation: ALCounter{"sglang:generation_tokens", "start SGLang with --enable-metrics"},
+			Requests:   ALCounter{"sglang:num_requests", "start SGLang with --enable-metrics"},
+			Verify:     ALCounter{"sglang:spec_verify_calls", "needs an SGLang build that exports it (2026+) and speculative decoding on"},
+		},
+		CacheFlush: "/flush_cache",
+		ModelFlag:  "--model-path", ServedModelFlag: "--served-model-name",
+		Parallel: ParallelFlags{TP: "--tp-size", DP: "--dp-size", DPAttention: "--enable-dp-attention", EPSize: "--ep-size"},
+		Router: Router{
+			Program: "sglang_router",
+			Argv: func(worker string, port, prom, _ int) []string {
+				return []string{"python3", "-m", "sglang_router.launch_router",
+					"--worker-urls", worker, "--policy", "consistent_hashing",
+					"--request-id-headers", "x-correlation-id", "--dp-aware",
+					"--host", "0.0.0.0", "--port", strconv.Itoa(port),
+					"--prometheus-host", "127.0.0.1", "--prometheus-port", strconv.Itoa(prom),
+					"--connect-timeout-secs", "900", "--request-timeout-secs", "14400",
+					"--disable-health-check", "--disable-retries"}
+			},
+			Env: map[string]string{"AIPERF_HTTP_X_SMG_ROUTING_KEY_FROM_CORRELATION_ID": "true"},
+		},
+		Spec:            SpecByFlags,
+		MemFractionFlag: "--mem-fraction-static",
+		SimulateAcceptanceEnv: func(al float64) map[string]string {
+			return map[string]string{
+				"SGLANG_SIMULATE_ACC_LEN":        strconv.FormatFloat(al, 'f', -1, 64),
+				"SGLANG_SIMULATE_ACC_METHOD":     "match-expected",
+				"SGLANG_SIMULATE_ACC_TOKEN_MODE": "real-draft-token",
+			}
+		},
+	},
+	{
+		Name: VLLM, Display: "vLLM", Runs: true,
+		MetricPrefix: "vllm:", DetectPrefixes: []string{"vllm:"},
+		Live: LiveSeries{
+			Running: "vllm:num_requests_running", Queued: "vllm:num_requests_waiting",
+			KVUsage:         []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"},
+			PrefixCacheHits: "vllm:prefix_cache_hits", PrefixCacheQueries: "vllm:prefix_cache_queries",
+			GenerationTokens: "vllm:generation_tokens",
+			Required:         []string{"vllm:num_requests_running", "vllm:num_requests_waiting"},
+			Families: []string{"vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
+				"vllm:gpu_cache_usage_perc", "vllm:prefix_cache_hits", "vllm:prefix_cache_queries",
+				"vllm:generation_tokens", "vllm:prompt_tokens", "vllm:spec_decode_num_accepted_tokens",
+				"vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens"},
+		},
+		AL: ALSeries{
+			Formula:  "1 + Δspec_decode_num_accepted_tokens / Δspec_decode_num_drafts",
+			Accepted: ALCounter{"vllm:spec_decode_num_accepted_tokens", "speculative decoding must be on; vLLM exports it per engine"},
+			Drafts:   ALCounter{"vllm:spec_decode_num_drafts", "speculative decoding must be on; vLLM exports it per engine"},
+		},
+		CacheFlush: "/reset_prefix_cache",
+		ModelFlag:  "--model", ServedModelFlag: "--served-model-name",
+		Parallel: ParallelFlags{TP: "--tensor-parallel-size", DP: "--data-parallel-size", EPEnable: "--enable-expert-parallel"},
+		Router: Router{
+			Program: "vllm-router",
+			Argv: func(worker string, port, prom, tp int) []string {
+				return []string{"vllm-router",
+					"--worker-urls", worker, "--policy", "consistent_hash",
+					"--intra-node-data-parallel-size", strconv.Itoa(tp),
+					"--host", "0.0.0.0", "--port", strconv.Itoa(port),
+					"--prometheus-host", "127.0.0.1", "--prometheus-port", strconv.Itoa(prom),
+					"--request-timeout-secs", "14400", "--disable-retries"}
+			},
+			Env: map[string]string{"AIPERF_HTTP_X_SESSION_ID_FROM_CORRELATION_ID": "1"},
+		},
+		Spec:               SpecByConfig,
+		AutoToolChoiceFlag: "--enable-auto-tool-choice",
+		MemFractionFlag:    "--gpu-memory-utilization",
+		SchemaPrefix:       []string{"serve"},
+		MinTemperature:     0.01,
+	},
+	{Name: TRT, Display: "TRT-LLM"},
+	{Name: "trtllm", Display: "TRT-LLM"},
+	{Name: "tilert", Display: "TileRT"},
+}
+
+// Facts returns what sweep knows of e; an unknown name gives facts with
+// only Name and Display (the name itself) set.
+func (e Engine) Facts() EngineFacts {
+	if i := slices.IndexFunc(engines, func(f EngineFacts) bool { return f.Name == e }); i >= 0 {
+		return engines[i]
 	}
-	return fmt.Errorf("engine %q: want one of sglang, vllm", s)
+	return EngineFacts{Name: e, Display: string(e)}
+}
+
+// Runs reports whether sweep has recipes for e and simulates it.
+func (e Engine) Runs() bool { return e.Facts().Runs }
+
+// Disaggregated reports whether the framework serves prefill and decode on
+// separate engines (Dynamo, "-disagg" frameworks), which sweep does not
+// plan.
+func (e Engine) Disaggregated() bool {
+	return strings.Contains(string(e), "dynamo") || strings.HasSuffix(string(e), "-disagg")
+}
+
+// Runnable lists the engines sweep runs (the ones Set accepts), in the
+// table's order.
+func Runnable() []Engine {
+	var out []Engine
+	for _, f := range engines {
+		if f.Runs {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+func runnable() []string {
+	var out []string
+	for _, e := range Runnable() {
+		out = append(out, string(e))
+	}
+	return out
+}
+
+// Set validates and stores an engine name (pflag.Value): one that sweep
+// runs.
+func (e *Engine) Set(s string) error {
+	if !Engine(s).Runs() {
+		return fmt.Errorf("engine %q: want one of %s", s, strings.Join(runnable(), ", "))
+	}
+	*e = Engine(s)
+	return nil
+}
+
+// UnmarshalYAML decodes an engine name that sweep runs; a bad one is an
+// *Error at the node's position.
+func (e *Engine) UnmarshalYAML(n *yaml.Node) error {
+	if err := e.Set(n.Value); err != nil {
+		return &Error{Line: n.Line, Col: n.Column, Msg: err.Error()}
+	}
+	return nil
 }
 
 // String returns the engine name (pflag.Value).
@@ -30,5 +327,42 @@ func (e *Engine) String() string { return string(*e) }
 // Type names the flag type in --help (pflag.Value).
 func (e *Engine) Type() string { return "engine" }
 
-// Prefix is the engine's metric name prefix ("sglang:" or "vllm:").
-func (e Engine) Prefix() string { return string(e) + ":" }
+// DetectEngine names the engine whose metrics a server-metrics export
+// holds, as InferenceX's detect_backend does: a Dynamo framework is read as
+// Dynamo; otherwise the first engine of the table with a family starting
+// with one of its DetectPrefixes (has reports that), or, when the export
+// is empty, framework fw itself. It returns "" when nothing matches.
+func DetectEngine(has func(prefixes ...string) bool, empty bool, fw Engine) Engine {
+	if strings.HasPrefix(string(fw), "dynamo") {
+		return DynamoVLLM
+	}
+	return detect(has, func(f EngineFacts) bool { return empty && fw == f.Name }, false)
+}
+
+// DetectServing names the engine sweep runs whose families a /metrics
+// page holds (has reports a family starting with one of the prefixes).
+func DetectServing(has func(prefixes ...string) bool) (Engine, bool) {
+	e := detect(has, func(EngineFacts) bool { return false }, true)
+	return e, e != ""
+}
+
+func detect(has func(prefixes ...string) bool, fallback func(EngineFacts) bool, runsOnly bool) Engine {
+	for _, f := range engines {
+		if len(f.DetectPrefixes) == 0 || runsOnly && !f.Runs {
+			continue
+		}
+		if has(f.DetectPrefixes...) || fallback(f) {
+			return f.Name
+		}
+	}
+	return ""
+}
+
+// AdapterFamily is the engine whose metric names e's export uses (e itself
+// unless the table says otherwise).
+func (e Engine) AdapterFamily() Engine {
+	if f := e.Facts(); f.Family != "" {
+		return f.Family
+	}
+	return e
+}

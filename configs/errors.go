@@ -3,27 +3,42 @@ package configs
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"slices"
+	"strconv"
 )
 
-// Error is one problem in a config file, at a position. Msg says what is
-// wrong and what is allowed or how to fix it. Loaders return every Error
-// they find joined with errors.Join; use Errors to get them back.
+// Error is one problem in an input file, at a position: the one shape of
+// positioned error in sweep (config YAML, aiperf artifacts, load traces,
+// matrix expansion). Msg says what is wrong and what is allowed or how to
+// fix it. Line and Col are 1-based; 0 means unknown (a whole-file problem,
+// or a format that counts lines only). Loaders return every Error they find
+// joined with errors.Join; use Errors to get them back.
 type Error struct {
 	File string
 	Line int
 	Col  int
-	Key  string // dotted key path, e.g. dsr1-fp4-mi355x-sglang.scenarios.fixed-seq-len[0].isl
+	Key  string // dotted key path, e.g. dsr1-fp4-mi355x-sglang.scenarios.fixed-seq-len[0].isl; or a JSON field
 	Msg  string
 }
 
-// Error formats the problem as file:line:col: key: msg.
+// Error formats the problem as file:line:col: key: msg, leaving out an
+// unknown column, line or key.
 func (e *Error) Error() string {
-	if e.Key == "" {
-		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	b := []byte(e.File)
+	if e.Line > 0 {
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(e.Line), 10)
+		if e.Col > 0 {
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(e.Col), 10)
+		}
 	}
-	return fmt.Sprintf("%s:%d:%d: %s: %s", e.File, e.Line, e.Col, e.Key, e.Msg)
+	b = append(b, ": "...)
+	if e.Key != "" {
+		b = append(b, e.Key...)
+		b = append(b, ": "...)
+	}
+	return string(append(b, e.Msg...))
 }
 
 // Errors flattens err (as returned by this package's loaders, possibly

@@ -199,7 +199,7 @@ func (d *decoder) master(key string, kn, n *yaml.Node) *Master {
 			case "precision":
 				e.Precision = s
 			case "framework":
-				e.Framework = s
+				e.Framework = Engine(s)
 			}
 		}
 	}

@@ -368,7 +368,7 @@ func TestParseMastersMergeKeys(t *testing.T) {
 	assert.Equal(t, 14, k2.Scenarios.FixedSeqLen[0].SearchSpace[0].Pos.Line, "merged values keep their own position")
 	k3, _ := m.Lookup("k3")
 	assert.Equal(t, "other", k3.Image, "the first merged mapping wins")
-	assert.Equal(t, "vllm", k3.Framework)
+	assert.Equal(t, VLLM, k3.Framework)
 
 	// A duplicate written key is still an error even with a merge.
 	_, err = ParseMasters(Source{Name: "m.yaml", Data: []byte(doc + "  framework: sglang\n")})

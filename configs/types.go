@@ -80,7 +80,7 @@ type Master struct {
 	Runner      string // runner label, e.g. mi325x or cluster:mi325x-amds
 	RunnerPos   Pos    // position of the runner value
 	Precision   string
-	Framework   string
+	Framework   Engine // the framework key, any name (Engine.Facts)
 	Multinode   bool
 	// Disagg is nil when the key is absent (InferenceX then uses false);
 	// DisaggPos is the position of its key.

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"sweep/internal/simproto"
 	"sweep/metrics/aiperf"
 )
 
@@ -146,17 +147,17 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 	}
 	if c := r.sim; c != nil {
 		t.sim, t.simT = c, c.at
-		req.Header.Set(simHeaderParticipant, c.part)
-		req.Header.Set(simHeaderTime, fmtSim(c.at))
+		req.Header.Set(simproto.HeaderParticipant, c.part)
+		req.Header.Set(simproto.HeaderTime, fmtSim(c.at))
 		if d := c.deadline(); !math.IsInf(d, 1) {
-			req.Header.Set(simHeaderDeadline, fmtSim(d))
+			req.Header.Set(simproto.HeaderDeadline, fmtSim(d))
 		}
 		if c.then > 0 {
 			v := "sleep=" + fmtSim(c.then) + "&cap=" + fmtSim(c.thenCap)
 			if !math.IsInf(c.before, 1) {
 				v += "&before=" + fmtSim(c.before)
 			}
-			req.Header.Set(simHeaderThen, v)
+			req.Header.Set(simproto.HeaderThen, v)
 		}
 	}
 	start = time.Now()
@@ -168,12 +169,12 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 	t.ackNs = max(1, t.since(start))
 	if resp.StatusCode >= 400 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // best effort: the status is the error
-		if v := resp.Header.Get(simHeaderWoke); t.sim != nil && resp.StatusCode == http.StatusConflict && v != "" {
+		if v := resp.Header.Get(simproto.HeaderWoke); t.sim != nil && resp.StatusCode == http.StatusConflict && v != "" {
 			if f, err := strconv.ParseFloat(v, 64); err == nil {
 				t.woke = f
 			}
 		}
-		t.promptUnknown = t.sim != nil && resp.StatusCode == http.StatusConflict && resp.Header.Get(simHeaderPrompt) == "unknown"
+		t.promptUnknown = t.sim != nil && resp.StatusCode == http.StatusConflict && resp.Header.Get(simproto.HeaderPrompt) == "unknown"
 		t.endNs = t.since(start)
 		return start, t, &aiperf.RecordError{Code: resp.StatusCode, Type: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
 	}
@@ -184,7 +185,7 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 		// instead of returning it to the pool.
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 	} else {
-		if v := resp.Header.Get(simHeaderTime); t.sim != nil && v != "" {
+		if v := resp.Header.Get(simproto.HeaderTime); t.sim != nil && v != "" {
 			if f, err := strconv.ParseFloat(v, 64); err == nil {
 				t.simT = f
 			}
@@ -237,7 +238,7 @@ func readStream(body io.Reader, start time.Time, t *timing) *aiperf.RecordError 
 			err = err2
 		}
 		if t.sim != nil {
-			if v, ok := bytes.CutPrefix(line, []byte(simSSEClock)); ok {
+			if v, ok := bytes.CutPrefix(line, []byte(simproto.SSEClockPrefix)); ok {
 				if f, err := strconv.ParseFloat(string(bytes.TrimSpace(v)), 64); err == nil {
 					t.simT = f
 				}

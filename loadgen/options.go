@@ -107,70 +107,111 @@ func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Se
 
 // OptionsFromFlags maps a parsed `aiperf profile` command line to
 // Options, applying aiperf's defaults and the inferencex-agentx-mvp
-// scenario's fills and locks. Problems are reported together.
+// scenario's fills and locks. Problems are reported together, in the
+// order of the steps below.
 func OptionsFromFlags(f Flags) (Options, error) {
 	o := DefaultOptions()
-	var errs []error
-	check := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	// Every accessor returns the zero value for a flag not given, so a
-	// Flags implementation that reports schema defaults changes nothing:
-	// the defaults applied are DefaultOptions' and the scenario's.
-	str := func(name string) string {
-		if !f.Changed(name) {
-			return ""
-		}
-		v, err := f.String(name)
-		check(err)
-		return v
-	}
-	integer := func(name string) int {
-		if !f.Changed(name) {
-			return 0
-		}
-		v, err := f.Int(name)
-		check(err)
-		return v
-	}
-	float := func(name string) float64 {
-		if !f.Changed(name) {
-			return 0
-		}
-		v, err := f.Float(name)
-		check(err)
-		return v
-	}
-	boolean := func(name string) bool {
-		if !f.Changed(name) {
-			return false
-		}
-		v, err := f.Bool(name)
-		check(err)
-		return v
-	}
-	list := func(name string) []string {
-		if !f.Changed(name) {
-			return nil
-		}
-		v, err := f.Strings(name)
-		check(err)
-		return v
-	}
-	bad := func(format string, a ...any) { errs = append(errs, &ArgError{Msg: fmt.Sprintf(format, a...)}) }
+	r := &flagReader{f: f}
+	agentx := r.scenario(&o)
+	r.target(&o, agentx)
+	r.load(&o, agentx)
+	r.trajectories(&o, agentx)
+	r.warmup(&o)
+	r.traffic(&o, agentx)
+	r.inputs(&o)
+	return o, errors.Join(r.errs...)
+}
 
-	o.Scenario = str("scenario")
-	o.UnsafeOverride = boolean("unsafe-override")
+// flagReader reads flags for OptionsFromFlags and collects its problems.
+// Every accessor returns the zero value for a flag not given, so a Flags
+// implementation that reports schema defaults changes nothing: the
+// defaults applied are DefaultOptions' and the scenario's.
+type flagReader struct {
+	f    Flags
+	errs []error
+}
+
+func (r *flagReader) check(err error) {
+	if err != nil {
+		r.errs = append(r.errs, err)
+	}
+}
+
+func (r *flagReader) bad(format string, a ...any) {
+	r.errs = append(r.errs, &ArgError{Msg: fmt.Sprintf(format, a...)})
+}
+
+func (r *flagReader) changed(name string) bool { return r.f.Changed(name) }
+
+func (r *flagReader) str(name string) string {
+	if !r.f.Changed(name) {
+		return ""
+	}
+	v, err := r.f.String(name)
+	r.check(err)
+	return v
+}
+
+func (r *flagReader) integer(name string) int {
+	if !r.f.Changed(name) {
+		return 0
+	}
+	v, err := r.f.Int(name)
+	r.check(err)
+	return v
+}
+
+func (r *flagReader) float(name string) float64 {
+	if !r.f.Changed(name) {
+		return 0
+	}
+	v, err := r.f.Float(name)
+	r.check(err)
+	return v
+}
+
+func (r *flagReader) boolean(name string) bool {
+	if !r.f.Changed(name) {
+		return false
+	}
+	v, err := r.f.Bool(name)
+	r.check(err)
+	return v
+}
+
+func (r *flagReader) list(name string) []string {
+	if !r.f.Changed(name) {
+		return nil
+	}
+	v, err := r.f.Strings(name)
+	r.check(err)
+	return v
+}
+
+// seconds reads a flag in seconds when it is given, keeping *d otherwise.
+func (r *flagReader) seconds(name string, d *time.Duration) {
+	if r.changed(name) {
+		*d = seconds(r.float(name))
+	}
+}
+
+// scenario reads --scenario and --unsafe-override and reports whether the
+// agentx scenario's fills and locks apply.
+func (r *flagReader) scenario(o *Options) bool {
+	o.Scenario = r.str("scenario")
+	o.UnsafeOverride = r.boolean("unsafe-override")
 	if o.Scenario != "" && o.Scenario != ScenarioAgentX {
-		bad("UnknownScenarioError: Unknown scenario '%s'. Valid scenarios: %s", o.Scenario, ScenarioAgentX)
+		r.bad("UnknownScenarioError: Unknown scenario '%s'. Valid scenarios: %s", o.Scenario, ScenarioAgentX)
 	}
-	agentx := o.Scenario == ScenarioAgentX
+	return o.Scenario == ScenarioAgentX
+}
 
-	if urls := list("url"); len(urls) > 0 {
+// target reads where requests go and what they carry: URL, endpoint,
+// streaming, model, credentials, extra inputs and headers.
+func (r *flagReader) target(o *Options, agentx bool) {
+	if urls := r.list("url"); len(urls) > 0 {
 		if len(urls) > 1 {
-			bad("--url: the load generator drives one server, got %d URLs", len(urls))
+			r.bad("--url: the load generator drives one server, got %d URLs", len(urls))
 		}
 		o.URL = urls[0]
 	}
@@ -178,133 +219,141 @@ func OptionsFromFlags(f Flags) (Options, error) {
 		o.URL = "http://" + o.URL
 	}
 	if u, err := url.Parse(o.URL); err != nil || u.Host == "" {
-		bad("--url %q: want http://host:port", o.URL)
+		r.bad("--url %q: want http://host:port", o.URL)
 	}
 	o.URL = strings.TrimRight(o.URL, "/")
-	if f.Changed("custom-endpoint") {
-		o.Endpoint = str("custom-endpoint")
+	if r.changed("custom-endpoint") {
+		o.Endpoint = r.str("custom-endpoint")
 		if !strings.HasPrefix(o.Endpoint, "/") {
 			o.Endpoint = "/" + o.Endpoint
 		}
 	}
-	if t := str("endpoint-type"); t != "" && !strings.EqualFold(t, "chat") {
-		bad("--endpoint-type %s: the load generator implements chat only", t)
+	if t := r.str("endpoint-type"); t != "" && !strings.EqualFold(t, "chat") {
+		r.bad("--endpoint-type %s: the load generator implements chat only", t)
 	}
-	o.Streaming = boolean("streaming")
+	o.Streaming = r.boolean("streaming")
 	if agentx {
-		if f.Changed("streaming") && !o.Streaming {
-			bad("Scenario invariants violated: %s requires --streaming", ScenarioAgentX)
+		if r.changed("streaming") && !o.Streaming {
+			r.bad("Scenario invariants violated: %s requires --streaming", ScenarioAgentX)
 		}
 		o.Streaming = true
 	}
-	models := list("model-names")
+	models := r.list("model-names")
 	switch {
 	case len(models) == 0:
-		bad("1 validation error for AIPerfConfig: benchmark.models.items List should have at least 1 item (pass --model)")
+		r.bad("1 validation error for AIPerfConfig: benchmark.models.items List should have at least 1 item (pass --model)")
 	case len(models) > 1:
-		bad("--model: the load generator sends one model, got %d", len(models))
+		r.bad("--model: the load generator sends one model, got %d", len(models))
 	default:
 		o.Model = models[0]
 	}
-	o.Tokenizer = str("tokenizer")
-	o.TrustRemoteCode, o.ApplyChatTemplate = boolean("tokenizer-trust-remote-code"), boolean("apply-chat-template")
-	o.APIKey = str("api-key")
-	o.ServerTokens = boolean("use-server-token-count")
+	o.Tokenizer = r.str("tokenizer")
+	o.TrustRemoteCode, o.ApplyChatTemplate = r.boolean("tokenizer-trust-remote-code"), r.boolean("apply-chat-template")
+	o.APIKey = r.str("api-key")
+	o.ServerTokens = r.boolean("use-server-token-count")
 
-	extra, err := parseKeyValues("extra-inputs", list("extra-inputs"))
-	check(err)
+	extra, err := parseKeyValues("extra-inputs", r.list("extra-inputs"))
+	r.check(err)
 	o.ExtraInputs = extra
 	if agentx {
 		if v, ok := o.ExtraInputs["ignore_eos"]; ok && v != true {
-			bad("Scenario invariants violated: %s requires extra input ignore_eos:true", ScenarioAgentX)
+			r.bad("Scenario invariants violated: %s requires extra input ignore_eos:true", ScenarioAgentX)
 		}
 		if o.ExtraInputs == nil {
 			o.ExtraInputs = map[string]any{}
 		}
 		o.ExtraInputs["ignore_eos"] = true
 	}
-	hdrs, err := parseKeyValues("header", list("header"))
-	check(err)
+	hdrs, err := parseKeyValues("header", r.list("header"))
+	r.check(err)
 	if len(hdrs) > 0 {
 		o.Headers = map[string]string{}
 		for k, v := range hdrs {
 			o.Headers[k] = fmt.Sprint(v)
 		}
 	}
+}
 
-	o.Concurrency = integer("concurrency")
+// load reads how much load and for how long: concurrency, the stop
+// conditions, grace periods, timeouts, seed and failure threshold.
+func (r *flagReader) load(o *Options, agentx bool) {
+	o.Concurrency = r.integer("concurrency")
 	if o.Concurrency < 1 {
-		bad("--concurrency: want an integer >= 1 (the load generator runs a fixed number of lanes)")
+		r.bad("--concurrency: want an integer >= 1 (the load generator runs a fixed number of lanes)")
 	}
-	if f.Changed("benchmark-duration") {
-		d := float("benchmark-duration")
+	if r.changed("benchmark-duration") {
+		d := r.float("benchmark-duration")
 		if d <= 0 {
-			bad("--benchmark-duration %g: want > 0", d)
+			r.bad("--benchmark-duration %g: want > 0", d)
 		}
 		o.BenchmarkDuration = seconds(d)
 	} else if agentx {
 		o.BenchmarkDuration = 1800 * time.Second
 	}
-	o.RequestCount = integer("request-count")
-	o.MaxSessions = integer("conversation-num")
+	o.RequestCount = r.integer("request-count")
+	o.MaxSessions = r.integer("conversation-num")
 	if o.BenchmarkDuration == 0 && o.RequestCount == 0 && o.MaxSessions == 0 {
-		bad("give --benchmark-duration, --request-count or --conversation-num: the load generator needs a stop condition")
+		r.bad("give --benchmark-duration, --request-count or --conversation-num: the load generator needs a stop condition")
 	}
 	if agentx && o.BenchmarkDuration < 900*time.Second && !o.UnsafeOverride {
-		bad("Scenario invariants violated (1 conflicts): benchmark_duration %gs is below the %s minimum of 900s (pass --unsafe-override)", o.BenchmarkDuration.Seconds(), ScenarioAgentX)
+		r.bad("Scenario invariants violated (1 conflicts): benchmark_duration %gs is below the %s minimum of 900s (pass --unsafe-override)", o.BenchmarkDuration.Seconds(), ScenarioAgentX)
 	}
-	if f.Changed("benchmark-grace-period") {
-		o.GracePeriod = seconds(float("benchmark-grace-period"))
-	}
-	if f.Changed("request-timeout-seconds") {
-		o.RequestTimeout = seconds(float("request-timeout-seconds"))
-	}
-	o.StatsInterval = seconds(float("stats-interval"))
-	if f.Changed("random-seed") {
-		s := integer("random-seed")
+	r.seconds("benchmark-grace-period", &o.GracePeriod)
+	r.seconds("request-timeout-seconds", &o.RequestTimeout)
+	o.StatsInterval = seconds(r.float("stats-interval"))
+	if r.changed("random-seed") {
+		s := r.integer("random-seed")
 		if s < 0 {
-			bad("--random-seed %d: want >= 0", s)
+			r.bad("--random-seed %d: want >= 0", s)
 		}
 		o.Seed = uint64(s)
 	}
-	if f.Changed("failed-request-threshold") {
-		o.FailThreshold = float("failed-request-threshold")
+	if r.changed("failed-request-threshold") {
+		o.FailThreshold = r.float("failed-request-threshold")
 		if o.FailThreshold < 0 || o.FailThreshold > 1 {
-			bad("--failed-request-threshold %g: want 0 <= x <= 1", o.FailThreshold)
+			r.bad("--failed-request-threshold %g: want 0 <= x <= 1", o.FailThreshold)
 		}
 	}
+}
+
+// trajectories reads where in its trace each session starts.
+func (r *flagReader) trajectories(o *Options, agentx bool) {
 	if agentx {
 		o.StartMinRatio, o.StartMaxRatio = 0, 1
 	}
-	if f.Changed("trajectory-start-min-ratio") {
-		o.StartMinRatio = float("trajectory-start-min-ratio")
+	if r.changed("trajectory-start-min-ratio") {
+		o.StartMinRatio = r.float("trajectory-start-min-ratio")
 	}
-	if f.Changed("trajectory-start-max-ratio") {
-		o.StartMaxRatio = float("trajectory-start-max-ratio")
+	if r.changed("trajectory-start-max-ratio") {
+		o.StartMaxRatio = r.float("trajectory-start-max-ratio")
 	}
-	for _, r := range []float64{o.StartMinRatio, o.StartMaxRatio} {
-		if r < 0 || r > 1 {
-			bad("--trajectory-start-*-ratio %g: want 0 <= x <= 1", r)
+	for _, x := range []float64{o.StartMinRatio, o.StartMaxRatio} {
+		if x < 0 || x > 1 {
+			r.bad("--trajectory-start-*-ratio %g: want 0 <= x <= 1", x)
 		}
 	}
 	if o.StartMinRatio > o.StartMaxRatio {
-		bad("--trajectory-start-min-ratio (%g) must be <= --trajectory-start-max-ratio (%g)", o.StartMinRatio, o.StartMaxRatio)
+		r.bad("--trajectory-start-min-ratio (%g) must be <= --trajectory-start-max-ratio (%g)", o.StartMinRatio, o.StartMaxRatio)
 	}
-	o.WarmupPerLane = integer("warmup-requests-per-lane")
+}
+
+// warmup reads the warm-up requests and their grace period.
+func (r *flagReader) warmup(o *Options) {
+	o.WarmupPerLane = r.integer("warmup-requests-per-lane")
 	if o.WarmupPerLane < 0 {
-		bad("--warmup-requests-per-lane %d: want >= 0", o.WarmupPerLane)
+		r.bad("--warmup-requests-per-lane %d: want >= 0", o.WarmupPerLane)
 	}
-	if f.Changed("warmup-request-count") {
+	if r.changed("warmup-request-count") {
 		// Upstream aiperf 0.12.0's agentic replay primes each active
 		// stream once (max_tokens=1 at its trajectory start), whatever the
 		// count says: 4 warm-up records at c4. The fork's
 		// --warmup-requests-per-lane is per lane.
-		n := integer("warmup-request-count")
+		n := r.integer("warmup-request-count")
 		switch {
 		case n < 0:
-			bad("--warmup-request-count %d: want >= 0", n)
-		case f.Changed("warmup-requests-per-lane"):
-			bad("--warmup-request-count and --warmup-requests-per-lane: give one of them")
+			r.bad("--warmup-request-count %d: want >= 0", n)
+		case r.changed("warmup-requests-per-lane"):
+			r.bad("--warmup-request-count and --warmup-requests-per-lane: give one of them")
 		case n > 0:
 			o.WarmupPerLane, o.WarmupRequests = 1, n
 		default:
@@ -312,48 +361,53 @@ func OptionsFromFlags(f Flags) (Options, error) {
 		}
 	}
 	for _, name := range []string{"agentic-warmup-grace-period", "warmup-grace-period"} {
-		if f.Changed(name) {
-			o.WarmupGrace = seconds(float(name))
+		if r.changed(name) {
+			o.WarmupGrace = seconds(r.float(name))
 			break
 		}
 	}
-	o.IdleGapCap = seconds(float("trace-idle-gap-cap-seconds"))
+}
+
+// traffic reads how the trace is replayed: idle-gap caps, cache busting,
+// context and dataset limits, timeslices.
+func (r *flagReader) traffic(o *Options, agentx bool) {
+	o.IdleGapCap = seconds(r.float("trace-idle-gap-cap-seconds"))
 	if agentx {
 		o.SystemIdleCap = 10 * time.Second // the scenario's system_idle_gap_cap_seconds
 	}
-	if f.Changed("system-idle-gap-cap-seconds") {
-		o.SystemIdleCap = seconds(float("system-idle-gap-cap-seconds"))
-	}
-	switch cb := str("cache-bust"); {
+	r.seconds("system-idle-gap-cap-seconds", &o.SystemIdleCap)
+	switch cb := r.str("cache-bust"); {
 	case cb == "" && agentx, strings.EqualFold(strings.ReplaceAll(cb, "-", "_"), "first_turn_prefix"):
 		o.CacheBust = true
 	case cb == "" || strings.EqualFold(cb, "none"):
 	default:
-		bad("--cache-bust %s: the load generator implements none and first_turn_prefix", cb)
+		r.bad("--cache-bust %s: the load generator implements none and first_turn_prefix", cb)
 	}
-	o.MaxContext = integer("max-context-length")
-	o.DatasetEntries = integer("num-dataset-entries")
-	o.SliceDuration = seconds(float("slice-duration"))
+	o.MaxContext = r.integer("max-context-length")
+	o.DatasetEntries = r.integer("num-dataset-entries")
+	o.SliceDuration = seconds(r.float("slice-duration"))
+}
 
-	o.TraceFile = str("input-file")
-	o.PublicDataset = str("public-dataset")
-	o.HFDataset = str("hf-weka-dataset")
-	if t := str("custom-dataset-type"); t != "" && !strings.EqualFold(t, "weka_trace") {
-		bad("--custom-dataset-type %s: the load generator reads weka_trace only", t)
+// inputs reads the trace source, the server-metrics endpoints and the
+// artifact directory.
+func (r *flagReader) inputs(o *Options) {
+	o.TraceFile = r.str("input-file")
+	o.PublicDataset = r.str("public-dataset")
+	o.HFDataset = r.str("hf-weka-dataset")
+	if t := r.str("custom-dataset-type"); t != "" && !strings.EqualFold(t, "weka_trace") {
+		r.bad("--custom-dataset-type %s: the load generator reads weka_trace only", t)
 	}
 	if o.TraceFile != "" && o.PublicDataset != "" {
-		bad("--input-file and --public-dataset are mutually exclusive")
+		r.bad("--input-file and --public-dataset are mutually exclusive")
 	}
-
-	o.ServerMetricsURLs = list("server-metrics")
-	o.NoServerMetrics = boolean("no-server-metrics")
+	o.ServerMetricsURLs = r.list("server-metrics")
+	o.NoServerMetrics = r.boolean("no-server-metrics")
 	if o.NoServerMetrics && len(o.ServerMetricsURLs) > 0 {
-		bad("--no-server-metrics cannot be combined with --server-metrics")
+		r.bad("--no-server-metrics cannot be combined with --server-metrics")
 	}
-	if d := str("output-artifact-dir"); d != "" {
+	if d := r.str("output-artifact-dir"); d != "" {
 		o.ArtifactDir = d
 	}
-	return o, errors.Join(errs...)
 }
 
 // parseKeyValues reads aiperf's key:value tokens (the value parsed as a

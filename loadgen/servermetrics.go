@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sweep/internal/stats"
 	"sync"
 	"time"
 
@@ -327,7 +328,7 @@ func (s *scraper) export(benchmarkID string, startNs, endNs int64, slice time.Du
 		for i := 1; i < len(l.updates); i++ {
 			gaps = append(gaps, float64(l.updates[i]-l.updates[i-1])/1e6)
 		}
-		avgGap, _ := meanStd(gaps)
+		avgGap := stats.Mean(gaps)
 		slices.Sort(gaps)
 		info = append(info, field{e, object{
 			{"total_fetches", l.fetches},
@@ -339,7 +340,7 @@ func (s *scraper) export(benchmarkID string, startNs, endNs int64, slice time.Du
 			{"last_update_ns", l.updates[len(l.updates)-1]},
 			{"duration_seconds", rawFloat(float64(last-first) / 1e9)},
 			{"avg_update_interval_ms", rawFloat(avgGap)},
-			{"median_update_interval_ms", rawFloat(percentile(gaps, 50))},
+			{"median_update_interval_ms", rawFloat(stats.Percentile(gaps, 50))},
 		}})
 	}
 	if len(successful) == 0 {
@@ -526,19 +527,19 @@ func gaugeSeries(pts []point, startNs, endNs int64, slice time.Duration) object 
 	}
 	sorted := slices.Clone(xs)
 	slices.Sort(sorted)
-	mean, _ := meanStd(sorted)
-	stats := object{{"avg", rawFloat(mean)}, {"min", rawFloat(sorted[0])}, {"max", rawFloat(sorted[len(sorted)-1])}, {"std", rawFloat(sampleStd(sorted))}}
+	mean := stats.Mean(sorted)
+	st := object{{"avg", rawFloat(mean)}, {"min", rawFloat(sorted[0])}, {"max", rawFloat(sorted[len(sorted)-1])}, {"std", rawFloat(stats.SampleStd(sorted))}}
 	for _, p := range percentiles {
-		stats = append(stats, field{p.key, rawFloat(percentile(sorted, p.p))})
+		st = append(st, field{p.key, rawFloat(stats.Percentile(sorted, p.p))})
 	}
-	o := object{{"stats", stats}}
+	o := object{{"stats", st}}
 	var ts []object
 	for _, sl := range timeslices(startNs, endNs, slice) {
 		ys := inWindow(pts, sl.start, sl.end-1)
 		if len(ys) == 0 {
 			continue
 		}
-		m, _ := meanStd(ys)
+		m := stats.Mean(ys)
 		t := object{{"start_ns", sl.start}, {"end_ns", sl.end}}
 		if !sl.complete {
 			t = append(t, field{"is_complete", false})
@@ -558,7 +559,7 @@ func counterSeries(pts []point, startNs, endNs int64, window float64, slice time
 		return nil
 	}
 	total := max(b.Value-a.Value, 0)
-	stats := object{{"total", rawFloat(total)}, {"rate", rawFloat(safeDiv(total, window))}}
+	st := object{{"total", rawFloat(total)}, {"rate", rawFloat(safeDiv(total, window))}}
 	var ts []object
 	var rates []float64
 	for _, sl := range timeslices(startNs, endNs, slice) {
@@ -575,11 +576,11 @@ func counterSeries(pts []point, startNs, endNs int64, window float64, slice time
 		ts = append(ts, append(t, field{"total", rawFloat(d)}, field{"rate", rawFloat(r)}))
 	}
 	if len(rates) > 0 {
-		m, _ := meanStd(rates)
-		stats = append(stats, field{"rate_avg", rawFloat(m)}, field{"rate_min", rawFloat(slices.Min(rates))},
-			field{"rate_max", rawFloat(slices.Max(rates))}, field{"rate_std", rawFloat(sampleStd(rates))})
+		m := stats.Mean(rates)
+		st = append(st, field{"rate_avg", rawFloat(m)}, field{"rate_min", rawFloat(slices.Min(rates))},
+			field{"rate_max", rawFloat(slices.Max(rates))}, field{"rate_std", rawFloat(stats.SampleStd(rates))})
 	}
-	o := object{{"stats", stats}}
+	o := object{{"stats", st}}
 	if len(ts) > 0 {
 		o = append(o, field{"timeslices", ts})
 	}
@@ -608,21 +609,21 @@ func histogramSeries(pts []point, startNs, endNs int64, window float64) object {
 	slices.SortFunc(bs, func(x, y bucket) int { return cmpFloat(x.bound, y.bound) })
 	count := max(b.Count-a.Count, 0)
 	sum := max(b.Sum-a.Sum, 0)
-	stats := object{{"count", int64(count)}, {"sum", rawFloat(sum)}}
+	st := object{{"count", int64(count)}, {"sum", rawFloat(sum)}}
 	if count > 0 {
-		stats = append(stats, field{"avg", rawFloat(sum / count)})
+		st = append(st, field{"avg", rawFloat(sum / count)})
 	}
-	stats = append(stats, field{"count_rate", rawFloat(safeDiv(count, window))}, field{"sum_rate", rawFloat(safeDiv(sum, window))})
+	st = append(st, field{"count_rate", rawFloat(safeDiv(count, window))}, field{"sum_rate", rawFloat(safeDiv(sum, window))})
 	if count > 0 {
 		for _, p := range percentiles {
-			stats = append(stats, field{p.key + "_estimate", rawFloat(bucketQuantile(p.p/100, bs, func(x bucket) (float64, float64) { return x.bound, x.count }, count, sum))})
+			st = append(st, field{p.key + "_estimate", rawFloat(bucketQuantile(p.p/100, bs, func(x bucket) (float64, float64) { return x.bound, x.count }, count, sum))})
 		}
 	}
 	buckets := object{}
 	for _, x := range bs {
 		buckets = append(buckets, field{x.le, int64(x.count)})
 	}
-	return object{{"stats", stats}, {"buckets", buckets}}
+	return object{{"stats", st}, {"buckets", buckets}}
 }
 
 // bucketQuantile estimates a quantile from cumulative buckets with
@@ -666,20 +667,6 @@ func safeDiv(a, b float64) float64 {
 		return 0
 	}
 	return a / b
-}
-
-// sampleStd is the ddof=1 standard deviation (0 for one value), as
-// aiperf uses for server-metric gauges and rates.
-func sampleStd(xs []float64) float64 {
-	if len(xs) < 2 {
-		return 0
-	}
-	m, _ := meanStd(xs)
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return math.Sqrt(ss / float64(len(xs)-1))
 }
 
 // inferUnit derives a metric's unit from its family name, with aiperf's

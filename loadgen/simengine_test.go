@@ -20,7 +20,8 @@ import (
 	"sweep/metrics/aiperf"
 	"sweep/simengine"
 
-	"sweep/internal/cpuhog"
+	"sweep/internal/simproto"
+	"sweep/internal/testkit/cpuhog"
 )
 
 // startSimEngine runs a simulated SGLang engine (Qwen3.5 TEP8 on MI325X)
@@ -181,13 +182,13 @@ func numbers(sum jsonObj) map[string]float64 {
 // clock's headers and SSE time comment itself (it does not import the
 // simulator); they must be the simulated engine's.
 func TestVirtualClockProtocolNames(t *testing.T) {
-	assert.Equal(t, simengine.HeaderParticipant, simHeaderParticipant)
-	assert.Equal(t, simengine.HeaderTime, simHeaderTime)
-	assert.Equal(t, simengine.HeaderDeadline, simHeaderDeadline)
-	assert.Equal(t, simengine.SSEClockPrefix, simSSEClock)
-	assert.Equal(t, simengine.HeaderThen, simHeaderThen)
-	assert.Equal(t, simengine.HeaderWoke, simHeaderWoke)
-	assert.Equal(t, simengine.HeaderPrompt, simHeaderPrompt)
+	assert.Equal(t, simproto.HeaderParticipant, simproto.HeaderParticipant)
+	assert.Equal(t, simproto.HeaderTime, simproto.HeaderTime)
+	assert.Equal(t, simproto.HeaderDeadline, simproto.HeaderDeadline)
+	assert.Equal(t, simproto.SSEClockPrefix, simproto.SSEClockPrefix)
+	assert.Equal(t, simproto.HeaderThen, simproto.HeaderThen)
+	assert.Equal(t, simproto.HeaderWoke, simproto.HeaderWoke)
+	assert.Equal(t, simproto.HeaderPrompt, simproto.HeaderPrompt)
 }
 
 // TestVirtualLookaheadChangesNothing runs the same point with and without

@@ -1,8 +1,8 @@
 package loadgen
 
 import (
-	"math"
 	"slices"
+	"sweep/internal/stats"
 )
 
 // percentiles aiperf reports for every record metric, in its key order.
@@ -32,50 +32,15 @@ func (o object) get(key string) any {
 	return nil
 }
 
-// percentile returns the p-th percentile of sorted xs with linear
-// interpolation between closest ranks (numpy's default method).
-func percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n == 1 {
-		return sorted[0]
-	}
-	pos := p / 100 * float64(n-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, n-1)
-	frac := pos - float64(lo)
-	return sorted[lo] + (sorted[hi]-sorted[lo])*frac
-}
-
-// meanStd returns the mean and the population standard deviation
-// (ddof=0, as aiperf's record metrics use).
-func meanStd(xs []float64) (mean, std float64) {
-	if len(xs) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	mean = sum / float64(len(xs))
-	var ss float64
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(xs)))
-}
-
 // recordStats is the stats block of a record metric: unit, avg, p1..p99,
 // min, max, std, count, sum.
 func recordStats(unit string, xs []float64) object {
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	mean, std := meanStd(s)
+	mean, std := stats.Mean(s), stats.PopStd(s)
 	o := object{{"unit", unit}, {"avg", num(mean)}}
 	for _, p := range percentiles {
-		o = append(o, field{p.key, num(percentile(s, p.p))})
+		o = append(o, field{p.key, num(stats.Percentile(s, p.p))})
 	}
 	var sum float64
 	for _, x := range s {

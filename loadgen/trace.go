@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sweep/configs"
 )
 
 // Trace is one recorded agentic coding session in the public WEKA
@@ -74,23 +75,8 @@ type Conversation struct {
 	Children  map[int][]*Conversation // keyed by the parent turn they precede
 }
 
-// TraceError locates a malformed trace: file, line (1-based, 0 for whole
-// files) and what is wrong.
-type TraceError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-// Error formats the error as file:line: message.
-func (e *TraceError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
-
-// LoadTraces reads WEKA traces from path: a JSONL file with one trace per
+// LoadTraces reads WEKA traces from path (a malformed one is a
+// *configs.Error with its file and line): a JSONL file with one trace per
 // line (the Hugging Face dataset layout), a single JSON trace file, or a
 // directory of *.json / *.jsonl files (the kv-cache-tester layout).
 func LoadTraces(path string) ([]Trace, error) {
@@ -124,7 +110,7 @@ func LoadTraces(path string) ([]Trace, error) {
 		out = append(out, ts...)
 	}
 	if len(out) == 0 {
-		return nil, &TraceError{File: path, Msg: "no *.json or *.jsonl trace files found"}
+		return nil, &configs.Error{File: path, Msg: "no *.json or *.jsonl trace files found"}
 	}
 	return out, nil
 }
@@ -137,10 +123,10 @@ func loadTraceFile(path string) ([]Trace, error) {
 	if strings.HasSuffix(path, ".json") {
 		var t Trace
 		if err := decodeTrace(data, &t); err != nil {
-			return nil, &TraceError{File: path, Msg: err.Error()}
+			return nil, &configs.Error{File: path, Msg: err.Error()}
 		}
 		if err := t.validate(); err != nil {
-			return nil, &TraceError{File: path, Msg: err.Error()}
+			return nil, &configs.Error{File: path, Msg: err.Error()}
 		}
 		return []Trace{t}, nil
 	}
@@ -154,22 +140,22 @@ func ParseTraces(name string, r io.Reader) ([]Trace, error) {
 	err := eachJSONLine(r, func(line int, b []byte) error {
 		var t Trace
 		if err := decodeTrace(b, &t); err != nil {
-			return &TraceError{File: name, Line: line, Msg: err.Error()}
+			return &configs.Error{File: name, Line: line, Msg: err.Error()}
 		}
 		if err := t.validate(); err != nil {
-			return &TraceError{File: name, Line: line, Msg: err.Error()}
+			return &configs.Error{File: name, Line: line, Msg: err.Error()}
 		}
 		out = append(out, t)
 		return nil
 	})
-	if _, ok := errors.AsType[*TraceError](err); ok {
+	if _, ok := errors.AsType[*configs.Error](err); ok {
 		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(out) == 0 {
-		return nil, &TraceError{File: name, Msg: "no traces"}
+		return nil, &configs.Error{File: name, Msg: "no traces"}
 	}
 	return out, nil
 }

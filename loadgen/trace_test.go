@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sweep/configs"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -101,8 +102,8 @@ func TestParseTracesErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseTraces("in.jsonl", strings.NewReader(tc.input))
 			require.Error(t, err)
-			var te *TraceError
-			assert.True(t, errors.As(err, &te), "want *TraceError, got %T", err)
+			var te *configs.Error
+			assert.True(t, errors.As(err, &te), "want *configs.Error, got %T", err)
 			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "got %q, want prefix %q", err, tc.want)
 		})
 	}

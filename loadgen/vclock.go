@@ -20,19 +20,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// The virtual clock protocol's request headers and SSE time comment, as
-// sweep/simengine defines them (HeaderParticipant, HeaderTime,
-// HeaderDeadline, SSEClockPrefix).
-const (
-	simHeaderParticipant = "X-Sim-Participant"
-	simHeaderTime        = "X-Sim-Time"
-	simHeaderDeadline    = "X-Sim-Deadline"
-	simHeaderThen        = "X-Sim-Then"
-	simHeaderWoke        = "X-Sim-Woke"
-	simHeaderPrompt      = "X-Sim-Prompt"
-	simSSEClock          = ": sim-time "
-	simBlockTokens       = 64 // tokens per block id of a prompt sent by blocks
-)
+// simBlockTokens is the tokens per block id of a prompt sent by blocks.
+const simBlockTokens = 64
 
 // vclock is the load generator's side of the simulated engine's virtual
 // clock (Options.VirtualClock; the protocol is described in "go doc

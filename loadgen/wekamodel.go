@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sweep/configs"
 )
 
 // The WEKA trace model of aiperf 0.12.0 (aiperf.dataset.loader
@@ -41,12 +42,12 @@ const AiperfWekaVersion = "0.12.0"
 
 // CheckAiperfWeka checks JSONL traces (one trace object per line) against
 // aiperf 0.12.0's WekaTrace model and returns every violation, each a
-// *TraceError naming the line and the field path.
+// *configs.Error naming the line and the field path.
 func CheckAiperfWeka(name string, r io.Reader) error {
 	var errs []error
 	err := eachJSONLine(r, func(line int, b []byte) error {
 		for _, msg := range checkWekaTrace(b) {
-			errs = append(errs, &TraceError{File: name, Line: line, Msg: msg + " (aiperf " + AiperfWekaVersion + " WekaTrace)"})
+			errs = append(errs, &configs.Error{File: name, Line: line, Msg: msg + " (aiperf " + AiperfWekaVersion + " WekaTrace)"})
 		}
 		return nil
 	})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sweep/configs"
 	"sweep/internal/pyjson"
 )
@@ -28,14 +29,22 @@ type ALCounters struct {
 }
 
 // Formula describes how AL is computed for the engine.
-func (c ALCounters) Formula() string {
-	switch c.Engine {
-	case configs.VLLM:
-		return "1 + Δspec_decode_num_accepted_tokens / Δspec_decode_num_drafts"
-	case configs.SGLang:
-		return "(Δgeneration_tokens - Δnum_requests) / Δspec_verify_calls"
-	}
-	return ""
+func (c ALCounters) Formula() string { return c.Engine.Facts().AL.Formula }
+
+// ALField is one counter of the engine's AL formula and the field of an
+// ALCounters that holds its increase.
+type ALField struct {
+	Counter configs.ALCounter
+	Dst     **float64
+}
+
+// Fields pairs the counters of c.Engine's AL formula (the engine table's
+// ALSeries) with c's fields, in the formula's order; counters the formula
+// does not use have an empty name.
+func (c *ALCounters) Fields() []ALField {
+	al := c.Engine.Facts().AL
+	return []ALField{{al.Accepted, &c.Accepted}, {al.Drafts, &c.Drafts},
+		{al.Generation, &c.GenerationTokens}, {al.Requests, &c.Requests}, {al.Verify, &c.VerifyCalls}}
 }
 
 // ErrNoSpecSteps means the window saw no speculative verify step, so AL is
@@ -50,18 +59,19 @@ var ErrNoSpecSteps = errors.New("no speculative decoding steps in the window")
 // the last logging window only (about 40 decode steps on one rank) and
 // keeps its value after the run, so it can be far from the run's mean.
 func (c ALCounters) AcceptanceLength() (float64, error) {
-	switch c.Engine {
-	case configs.VLLM:
+	al := c.Engine.Facts().AL
+	switch {
+	case al.PerDraft():
 		if c.Accepted == nil || c.Drafts == nil {
-			return 0, errors.New("vllm acceptance length needs spec_decode_num_accepted_tokens and spec_decode_num_drafts")
+			return 0, fmt.Errorf("%s acceptance length needs %s and %s", c.Engine, bare(al.Accepted), bare(al.Drafts))
 		}
 		if *c.Drafts <= 0 {
 			return 0, ErrNoSpecSteps
 		}
 		return 1 + *c.Accepted / *c.Drafts, nil
-	case configs.SGLang:
+	case al.PerVerify():
 		if c.GenerationTokens == nil || c.Requests == nil || c.VerifyCalls == nil {
-			return 0, errors.New("sglang acceptance length needs generation_tokens, num_requests and spec_verify_calls")
+			return 0, fmt.Errorf("%s acceptance length needs %s, %s and %s", c.Engine, bare(al.Generation), bare(al.Requests), bare(al.Verify))
 		}
 		if *c.VerifyCalls <= 0 {
 			return 0, ErrNoSpecSteps
@@ -69,6 +79,12 @@ func (c ALCounters) AcceptanceLength() (float64, error) {
 		return (*c.GenerationTokens - *c.Requests) / *c.VerifyCalls, nil
 	}
 	return 0, fmt.Errorf("acceptance length: unknown engine %q", c.Engine)
+}
+
+// bare is a counter's name without its engine prefix.
+func bare(c configs.ALCounter) string {
+	_, name, _ := strings.Cut(c.Name, ":")
+	return name
 }
 
 // AL verdicts.

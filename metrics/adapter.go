@@ -7,20 +7,22 @@ import (
 	"time"
 )
 
-// DetectEngine picks the engine from the metric prefixes on the page.
+// DetectEngine picks the engine from the metric prefixes on the page (the
+// engine table's DetectServing).
 func DetectEngine(s *Snapshot) (configs.Engine, bool) {
 	if s == nil {
 		return "", false
 	}
-	for name := range s.Families {
-		switch {
-		case strings.HasPrefix(name, "sglang:"):
-			return configs.SGLang, true
-		case strings.HasPrefix(name, "vllm:"):
-			return configs.VLLM, true
+	return configs.DetectServing(func(prefixes ...string) bool {
+		for name := range s.Families {
+			for _, p := range prefixes {
+				if strings.HasPrefix(name, p) {
+					return true
+				}
+			}
 		}
-	}
-	return "", false
+		return false
+	})
 }
 
 // Gauges are the live figures that matter during a run, read from one
@@ -48,37 +50,43 @@ func optOK(v float64, ok bool) *float64 {
 }
 
 // GaugesOf reads engine e's live gauges of cur; prev (may be nil) is the previous
-// snapshot of the same endpoint, used for counter rates.
+// snapshot of the same endpoint, used for counter rates. The series are the
+// engine table's (configs.LiveSeries).
 func GaugesOf(e configs.Engine, prev, cur *Snapshot) Gauges {
 	g := Gauges{Time: cur.Time}
-	switch e {
-	case configs.SGLang:
-		g.Running = optOK(cur.Sum("sglang:num_running_reqs", nil))
-		g.Queued = optOK(cur.Sum("sglang:num_queue_reqs", nil))
-		g.KVUsage = optOK(cur.Max("sglang:token_usage", nil))
-		g.CacheHitRate = optOK(cur.Mean("sglang:cache_hit_rate", nil))
-		g.GenThroughput = optOK(cur.Sum("sglang:gen_throughput", nil))
-	case configs.VLLM:
-		g.Running = optOK(cur.Sum("vllm:num_requests_running", nil))
-		g.Queued = optOK(cur.Sum("vllm:num_requests_waiting", nil))
-		if v, ok := cur.Max("vllm:kv_cache_usage_perc", nil); ok {
-			g.KVUsage = &v
-		} else {
-			g.KVUsage = optOK(cur.Max("vllm:gpu_cache_usage_perc", nil))
+	l := e.Facts().Live
+	if l.Running == "" {
+		return g
+	}
+	g.Running = optOK(cur.Sum(l.Running, nil))
+	g.Queued = optOK(cur.Sum(l.Queued, nil))
+	for i, name := range l.KVUsage {
+		if v, ok := cur.Max(name, nil); ok || i == len(l.KVUsage)-1 {
+			g.KVUsage = optOK(v, ok)
+			break
 		}
-		if prev != nil {
-			hits, err1 := CounterDelta(prev, cur, "vllm:prefix_cache_hits", nil)
-			queries, err2 := CounterDelta(prev, cur, "vllm:prefix_cache_queries", nil)
-			if err1 == nil && err2 == nil && queries > 0 {
-				r := hits / queries
-				g.CacheHitRate = &r
-			}
-			if dt := cur.Time.Sub(prev.Time).Seconds(); dt > 0 {
-				if gen, err := CounterDelta(prev, cur, "vllm:generation_tokens", nil); err == nil {
-					r := gen / dt
-					g.GenThroughput = &r
-				}
-			}
+	}
+	if l.CacheHitRate != "" {
+		g.CacheHitRate = optOK(cur.Mean(l.CacheHitRate, nil))
+	}
+	if l.GenThroughput != "" {
+		g.GenThroughput = optOK(cur.Sum(l.GenThroughput, nil))
+	}
+	if prev == nil {
+		return g
+	}
+	if l.PrefixCacheHits != "" {
+		hits, err1 := CounterDelta(prev, cur, l.PrefixCacheHits, nil)
+		queries, err2 := CounterDelta(prev, cur, l.PrefixCacheQueries, nil)
+		if err1 == nil && err2 == nil && queries > 0 {
+			r := hits / queries
+			g.CacheHitRate = &r
+		}
+	}
+	if dt := cur.Time.Sub(prev.Time).Seconds(); l.GenerationTokens != "" && dt > 0 {
+		if gen, err := CounterDelta(prev, cur, l.GenerationTokens, nil); err == nil {
+			r := gen / dt
+			g.GenThroughput = &r
 		}
 	}
 	return g
@@ -91,70 +99,34 @@ func GaugesOf(e configs.Engine, prev, cur *Snapshot) Gauges {
 // handling. A missing counter is a *MissingSeriesError naming it.
 func ALCountersOf(e configs.Engine, before, after *Snapshot) (ALCounters, error) {
 	c := ALCounters{Engine: e}
-	delta := func(name, hint string) (*float64, error) {
-		d, err := CounterDelta(before, after, name, nil)
-		if err != nil {
-			if me, ok := err.(*MissingSeriesError); ok {
-				me.Engine, me.Hint = e, hint
-			}
-			return nil, err
-		}
-		return &d, nil
-	}
+	al := e.Facts().AL
 	var err error
-	switch e {
-	case configs.VLLM:
-		const hint = "speculative decoding must be on; vLLM exports it per engine"
-		if c.Accepted, err = delta("vllm:spec_decode_num_accepted_tokens_total", hint); err != nil {
-			return c, err
+	for _, f := range c.Fields() {
+		if f.Counter.Name == "" {
+			continue
 		}
-		if c.Drafts, err = delta("vllm:spec_decode_num_drafts_total", hint); err != nil {
-			return c, err
+		d, derr := CounterDelta(before, after, f.Counter.Name+"_total", nil)
+		if derr != nil {
+			if me, ok := derr.(*MissingSeriesError); ok {
+				me.Engine, me.Hint = e, f.Counter.Hint
+			}
+			return c, derr
 		}
-	case configs.SGLang:
-		if c.GenerationTokens, err = delta("sglang:generation_tokens_total", "start SGLang with --enable-metrics"); err != nil {
-			return c, err
-		}
-		if c.Requests, err = delta("sglang:num_requests_total", "start SGLang with --enable-metrics"); err != nil {
-			return c, err
-		}
-		if c.VerifyCalls, err = delta("sglang:spec_verify_calls_total", "needs an SGLang build that exports it (2026+) and speculative decoding on"); err != nil {
-			return c, err
-		}
-	default:
-		return c, fmt.Errorf("acceptance length: unknown engine %q", e)
+		*f.Dst = &d
 	}
-	return c, nil
+	if !al.PerDraft() && !al.PerVerify() {
+		err = fmt.Errorf("acceptance length: unknown engine %q", e)
+	}
+	return c, err
 }
 
 // Families lists every family e's adapter reads (live gauges, counter
 // rates, acceptance-length counters), for KeepFamilies.
-func Families(e configs.Engine) []string {
-	switch e {
-	case configs.SGLang:
-		return []string{"sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage",
-			"sglang:cache_hit_rate", "sglang:gen_throughput", "sglang:generation_tokens",
-			"sglang:num_requests", "sglang:spec_verify_calls", "sglang:prompt_tokens", "sglang:cached_tokens"}
-	case configs.VLLM:
-		return []string{"vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
-			"vllm:gpu_cache_usage_perc", "vllm:prefix_cache_hits", "vllm:prefix_cache_queries",
-			"vllm:generation_tokens", "vllm:prompt_tokens", "vllm:spec_decode_num_accepted_tokens",
-			"vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens"}
-	}
-	return nil
-}
+func Families(e configs.Engine) []string { return e.Facts().Live.Families }
 
 // RequiredSeries lists the series the adapter reads for the live view;
 // Missing returns the ones absent from a snapshot.
-func RequiredSeries(e configs.Engine) []string {
-	switch e {
-	case configs.SGLang:
-		return []string{"sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage"}
-	case configs.VLLM:
-		return []string{"vllm:num_requests_running", "vllm:num_requests_waiting"}
-	}
-	return nil
-}
+func RequiredSeries(e configs.Engine) []string { return e.Facts().Live.Required }
 
 // Missing returns a *MissingSeriesError for each required series absent
 // from s.

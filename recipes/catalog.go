@@ -11,7 +11,8 @@ import (
 )
 
 // Catalog is a set of recipes addressed by script name. Build one with
-// NewCatalog or take the shipped one from Builtin; a Catalog is not changed
+// NewCatalog or take the shipped one from models.Builtin (sweep/recipes/models);
+// a Catalog is not changed
 // after construction and is safe for concurrent use.
 type Catalog struct {
 	recipes []*Recipe // sorted by Name
@@ -34,45 +35,6 @@ func NewCatalog(rs ...*Recipe) (*Catalog, error) {
 		slices.SortFunc(c.recipes, func(a, b *Recipe) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return c, errors.Join(errs...)
-}
-
-// Builtin returns the recipes shipped with sweep (one file per recipe in this
-// package). Each call returns fresh values, so callers may modify them.
-func Builtin() *Catalog {
-	c, err := NewCatalog(
-		qwen35FP8MI325X(),
-		qwen35FP4MI355XSGLang(),
-		qwen35FP8MI300X(),
-		kimiK3FP4MI355X(),
-		dsv4FP4MI355XVLLM(),
-		minimaxM3FP8MI300X(),
-		glm52FP8MI325X(),
-		minimaxM3FP8MI325X(),
-		minimaxM3FP4MI355X(),
-		glm52FP4MI355XSGLang(),
-		dsv4FP4MI355XSGLang(),
-		qwen35FP8B300SGLang(),
-		qwen35FP8B200SGLang(),
-		qwen35FP4B300SGLang(),
-		qwen35FP4B200SGLang(),
-		minimaxM3FP8H200(),
-		minimaxM3FP8H100(),
-		qwen35FP8H200(),
-		qwen35FP8H100(),
-		glm52FP4B300SGLang(),
-		glm52FP4B200SGLang(),
-		minimaxM3FP4B300(),
-		minimaxM3FP4B200(),
-		dsv4FP4B300SGLang(),
-		dsv4FP4B200SGLang(),
-		dsv4FP4B300VLLM(),
-		dsv4FP4B200VLLM(),
-		kimiK3FP4B300VLLM(),
-	)
-	if err != nil {
-		panic("recipes: built-in catalog: " + err.Error()) // a programming error caught by every test
-	}
-	return c
 }
 
 // Recipes returns the recipes, sorted by name.
@@ -101,17 +63,17 @@ type Launcher struct {
 	// FallbackSuffix is the engine suffix kept in the fallback name
 	// (MI355X keeps "_atom" for ATOM; B300, H200 and B200 keep "_trt" for
 	// TRT-LLM).
-	FallbackSuffix map[string]string
+	FallbackSuffix map[configs.Engine]string
 }
 
 // Launchers are the single-node launchers of the runners sweep plans for.
 var launchers = []Launcher{
 	{Name: "mi325x-amds", GPU: "mi325x"},
 	{Name: "mi300x-amds", GPU: "mi300x"},
-	{Name: "mi355x-amds", GPU: "mi355x", FrameworkFirst: true, FallbackSuffix: map[string]string{"atom": "_atom"}},
-	{Name: "b300-nv", GPU: "b300", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
-	{Name: "h200-dgxc-slurm", GPU: "h200", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
-	{Name: "b200-dgxc", GPU: "b200", FrameworkFirst: true, FallbackSuffix: map[string]string{"trt": "_trt"}},
+	{Name: "mi355x-amds", GPU: "mi355x", FrameworkFirst: true, FallbackSuffix: map[configs.Engine]string{"atom": "_atom"}},
+	{Name: "b300-nv", GPU: "b300", FrameworkFirst: true, FallbackSuffix: map[configs.Engine]string{"trt": "_trt"}},
+	{Name: "h200-dgxc-slurm", GPU: "h200", FrameworkFirst: true, FallbackSuffix: map[configs.Engine]string{"trt": "_trt"}},
+	{Name: "b200-dgxc", GPU: "b200", FrameworkFirst: true, FallbackSuffix: map[configs.Engine]string{"trt": "_trt"}},
 	{Name: "h100-dgxc-slurm", GPU: "h100"},
 	{Name: "mi325x-tw", GPU: "mi325x"},
 }
@@ -130,7 +92,7 @@ func (l Launcher) ScriptNames(r *matrix.Row) []string {
 	if !l.FrameworkFirst {
 		return []string{base + mtp}
 	}
-	return slices.Compact([]string{base + "_" + r.Framework + mtp, base + l.FallbackSuffix[r.Framework] + mtp})
+	return slices.Compact([]string{base + "_" + string(r.Framework) + mtp, base + l.FallbackSuffix[r.Framework] + mtp})
 }
 
 // RunnerName returns the runner a row runs on: the row's runner when it is

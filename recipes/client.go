@@ -22,10 +22,12 @@ const (
 	numDatasetEntries      = 393
 )
 
-// Trace loaders (aiperf --public-dataset) InferenceX picks by model prefix.
+// Trace loaders (aiperf --public-dataset): InferenceX picks the first two by
+// model prefix; the H200 Qwen3.5 recipe pins the older 061526 corpus.
 const (
-	loader062126     = "semianalysis_cc_traces_weka_062126"
-	loader062126256k = "semianalysis_cc_traces_weka_062126_256k"
+	Loader062126            = "semianalysis_cc_traces_weka_062126"
+	Loader062126256k        = "semianalysis_cc_traces_weka_062126_256k"
+	LoaderWithSubagents256k = "semianalysis_cc_traces_weka_with_subagents_256k"
 )
 
 // defaultLoader is resolve_trace_source's choice: the 256k-capped corpus
@@ -33,10 +35,10 @@ const (
 func defaultLoader(modelPrefix string) string {
 	for _, p := range []string{"dsv4", "glm5.2", "minimaxm3", "kimik3"} {
 		if strings.HasPrefix(modelPrefix, p) {
-			return loader062126
+			return Loader062126
 		}
 	}
-	return loader062126256k
+	return Loader062126256k
 }
 
 // replayEnv is what build_replay_cmd exports for aiperf.

@@ -1,4 +1,4 @@
-package recipes
+package recipes_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sweep/recipes"
+	"sweep/recipes/models"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,7 +59,7 @@ func (e sampleEntry) serverEnv() map[string]string {
 	out := withoutSite(e.ServerEnv)
 	for k, v := range e.ServerEnvExtra {
 		if !slices.Contains(bashOnlyEnv, k) {
-			out[k] = strings.ReplaceAll(v, "${RESULT_DIR}", DefaultResultDir)
+			out[k] = strings.ReplaceAll(v, "${RESULT_DIR}", recipes.DefaultResultDir)
 		}
 	}
 	return out
@@ -93,15 +95,15 @@ func loadSample(t *testing.T) []sampleEntry {
 
 // planKey plans every row of one config key (benchmark rows and the
 // evals-only selection), keyed by the row's JSON decoded as a map.
-func planKey(t *testing.T, key, aiperf string) map[string]Point {
+func planKey(t *testing.T, key, aiperf string) map[string]recipes.Point {
 	t.Helper()
 	g, err := generator()
 	require.NoError(t, err)
-	out := map[string]Point{}
+	out := map[string]recipes.Point{}
 	for _, evals := range []bool{false, true} {
 		rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{key}, EvalOptions: matrix.EvalOptions{EvalsOnly: evals, NoEvals: !evals}})
 		require.NoError(t, err)
-		pts, err := Plan(rows, PlanOptions{AiperfVersion: aiperf})
+		pts, err := recipes.Plan(rows, recipes.PlanOptions{Catalog: models.Builtin(), AiperfVersion: aiperf})
 		require.NoError(t, err)
 		for _, p := range pts {
 			out[rowID(t, &p.Row)] = p
@@ -173,7 +175,7 @@ func aiperfOnly(env map[string]string) map[string]string {
 func sampleClientArgv(argv []string, upstream bool, conc int) []string {
 	out := []string{"profile"}
 	for i := 2; i < len(argv); i++ {
-		tok := strings.ReplaceAll(argv[i], "${RESULT_DIR}", DefaultResultDir)
+		tok := strings.ReplaceAll(argv[i], "${RESULT_DIR}", recipes.DefaultResultDir)
 		if upstream {
 			switch tok {
 			case "--trace-idle-gap-cap-seconds":
@@ -207,9 +209,9 @@ func TestConformance(t *testing.T) {
 }
 
 func checkSamples(t *testing.T, samples []sampleEntry) {
-	for _, aiperf := range []string{"sa-754356e9", DefaultAiperfVersion} {
+	for _, aiperf := range []string{"sa-754356e9", recipes.DefaultAiperfVersion} {
 		t.Run("aiperf@"+aiperf, func(t *testing.T) {
-			plans := map[string]map[string]Point{}
+			plans := map[string]map[string]recipes.Point{}
 			for i, e := range samples {
 				if plans[e.ConfigKey] == nil {
 					plans[e.ConfigKey] = planKey(t, e.ConfigKey, aiperf)
@@ -232,8 +234,8 @@ func checkSamples(t *testing.T, samples []sampleEntry) {
 	}
 }
 
-func checkPoint(t *testing.T, e sampleEntry, p Point, aiperf string) {
-	rc, ok := Builtin().Recipe(p.Recipe)
+func checkPoint(t *testing.T, e sampleEntry, p recipes.Point, aiperf string) {
+	rc, ok := models.Builtin().Recipe(p.Recipe)
 	require.True(t, ok)
 	es := schema.MustLoad(string(rc.Engine), rc.EngineVersion)
 
@@ -262,7 +264,7 @@ func checkPoint(t *testing.T, e sampleEntry, p Point, aiperf string) {
 	} else if assert.NotNil(t, p.Router) {
 		assert.Equal(t, e.RouterArgv, p.Router.Argv, "router argv")
 		assert.Equal(t, withoutSite(e.RouterEnv), p.Router.Env, "router env")
-		assert.Equal(t, healthURL(p.Port), p.RouterHealthURL)
+		assert.Equal(t, recipes.HealthURL(p.Port), p.RouterHealthURL)
 	}
 
 	// Client.
@@ -270,7 +272,7 @@ func checkPoint(t *testing.T, e sampleEntry, p Point, aiperf string) {
 		assert.Nil(t, p.Client)
 	} else if assert.NotNil(t, p.Client) {
 		as := schema.MustLoad("aiperf", aiperf)
-		want := sampleClientArgv(e.ClientArgv, aiperf == DefaultAiperfVersion, p.Row.Conc)
+		want := sampleClientArgv(e.ClientArgv, aiperf == recipes.DefaultAiperfVersion, p.Row.Conc)
 		assert.Equal(t, []string{"aiperf", "profile"}, p.Client.Argv[:2])
 		assert.Equal(t, flagSet(t, as, want, nil), flagSet(t, as, p.Client.Argv[1:], nil), "client flags")
 		assert.Equal(t, withoutSite(e.ClientEnv), aiperfOnly(p.Client.Env), "client env")
@@ -289,7 +291,7 @@ func checkPoint(t *testing.T, e sampleEntry, p Point, aiperf string) {
 	} else if assert.NotNil(t, p.Eval) {
 		want := slices.Clone(e.EvalArgv)
 		for i := range want {
-			want[i] = strings.ReplaceAll(want[i], "${EVAL_RESULT_DIR}", evalResultDir(DefaultResultDir))
+			want[i] = strings.ReplaceAll(want[i], "${EVAL_RESULT_DIR}", recipes.EvalResultDir(recipes.DefaultResultDir))
 		}
 		assert.Equal(t, want, p.Eval.Argv, "eval argv")
 		// The eval env is recorded without the variables recorded apart
@@ -300,5 +302,29 @@ func checkPoint(t *testing.T, e sampleEntry, p Point, aiperf string) {
 		}
 		assert.Equal(t, withoutSite(e.EvalEnv), got, "eval env")
 		assert.Nil(t, p.GoldenAL, "eval points run real acceptance")
+	}
+}
+
+// TestProfileSiteEnvMatchesSample checks that the launcher variables the
+// plan leaves out (siteEnv) are exactly what the runner's profile exports,
+// for every recorded point.
+func TestProfileSiteEnvMatchesSample(t *testing.T) {
+	for _, e := range loadSample(t) {
+		runner, _ := e.Row["runner"].(string)
+		p, err := recipes.ProfileFor(runner)
+		require.NoError(t, err, e.ConfigKey)
+		want := map[string]string{}
+		for _, k := range siteEnv {
+			if v, ok := e.ServerEnv[k]; ok {
+				want[k] = v
+			}
+		}
+		got := map[string]string{}
+		for _, k := range siteEnv {
+			if v, ok := p.Env[k]; ok {
+				got[k] = v
+			}
+		}
+		assert.Equal(t, want, got, "%s on %s", e.ConfigKey, runner)
 	}
 }

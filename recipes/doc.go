@@ -11,7 +11,7 @@
 // Call sequence:
 //
 //	rows, err := (&sweep.Generator{Masters: m, Runners: r}).TestConfig(opts) // matrix rows
-//	points, err := recipes.Plan(rows, recipes.PlanOptions{})                 // defaults: port 8888, aiperf 0.12.0
+//	points, err := recipes.Plan(rows, recipes.PlanOptions{Catalog: models.Builtin()}) // defaults: port 8888, aiperf 0.12.0
 //	if pe, ok := errors.AsType[*recipes.PlanError](err); ok {
 //		for _, p := range pe.Problems { fmt.Println(p) } // every offending point
 //	}
@@ -20,8 +20,8 @@
 //
 // # Recipes
 //
-// A Recipe (one file per recipe, named after the InferenceX script it
-// replaces) is a value: model-independent settings (engine and schema
+// A Recipe (one file per recipe in sweep/recipes/models, named after the
+// InferenceX script it replaces) is a value: model-independent settings (engine and schema
 // version, environment, parsers, flags in InferenceX order) and small sizing
 // rules of the row (TwiceConc, ConcCapped(64), mem fraction by TP, ...).
 // Behaviour shared by recipes lives once, expanded where a recipe places the

@@ -107,8 +107,7 @@ func (p MultiNodePoint) MarshalJSON() ([]byte, error) {
 
 // IsMultiNodeRow reports whether a row is planned by PlanMultiNode.
 func IsMultiNodeRow(r *matrix.Row) bool {
-	fw := r.Framework
-	return r.Kind.MultiNode() || r.Disagg || strings.Contains(fw, "dynamo") || strings.HasSuffix(fw, "-disagg")
+	return r.Kind.MultiNode() || r.Disagg || r.Framework.Disaggregated()
 }
 
 // PlanMultiNode plans multi-node and disaggregated agentic rows as
@@ -159,7 +158,7 @@ func (o *planConfig) planMultiNode(r *matrix.Row) (MultiNodePoint, error) {
 	}
 	var err error
 	switch {
-	case strings.HasSuffix(r.Framework, "-disagg"):
+	case strings.HasSuffix(string(r.Framework), "-disagg"):
 		err = o.planAMDDisagg(&p, runner)
 	default:
 		err = planSrtSlurm(&p, runner)

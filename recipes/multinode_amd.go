@@ -76,7 +76,7 @@ func (o *planConfig) planAMDDisagg(p *MultiNodePoint, runner string) error {
 		return notSupported("framework %s runs through launch_mi355x-amds.sh's multi-node branch; runner %s has no such branch", r.Framework, runner)
 	}
 	if r.Framework != "sglang-disagg" {
-		return notSupported("framework %s: sweep builds the SGLang disaggregated workers only (server_sglang.sh), not server_%s.sh", r.Framework, strings.TrimSuffix(r.Framework, "-disagg"))
+		return notSupported("framework %s: sweep builds the SGLang disaggregated workers only (server_sglang.sh), not server_%s.sh", r.Framework, strings.TrimSuffix(string(r.Framework), "-disagg"))
 	}
 	model, ok := amdDisaggModels[r.Model]
 	if !ok {
@@ -222,7 +222,7 @@ func amdSbatch(p *MultiNodePoint, runner string, nodes int) *HostCommand {
 	}
 	pre, dec := p.Roles[0], p.Roles[1]
 	env := map[string]string{
-		"ENGINE": r.Framework, "FRAMEWORK": r.Framework, "MODEL_DIR": amdModelDir, "MODEL_NAME": r.Model[strings.LastIndex(r.Model, "/")+1:],
+		"ENGINE": string(r.Framework), "FRAMEWORK": string(r.Framework), "MODEL_DIR": amdModelDir, "MODEL_NAME": r.Model[strings.LastIndex(r.Model, "/")+1:],
 		"DOCKER_IMAGE_NAME": r.Image, "NUM_NODES": n, "GPUS_PER_NODE": strconv.Itoa(pre.GPUsPerNode),
 		"xP": strconv.Itoa(pre.Workers), "yD": strconv.Itoa(dec.Workers),
 		"PREFILL_TP_SIZE": strconv.Itoa(pre.Parallelism.TP), "DECODE_TP_SIZE": strconv.Itoa(dec.Parallelism.TP),

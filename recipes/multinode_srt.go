@@ -80,7 +80,7 @@ func srtSource(launcher string, r *matrix.Row) (SrtSlurmSource, int, bool) {
 		return SrtSlurmSource{}, 0, false
 	}
 	for _, rule := range l.rules {
-		if (rule.framework == "" || rule.framework == r.Framework) && (rule.prefix == "" || rule.prefix == r.ModelPrefix) &&
+		if (rule.framework == "" || rule.framework == string(r.Framework)) && (rule.prefix == "" || rule.prefix == r.ModelPrefix) &&
 			(rule.precision == "" || rule.precision == r.Precision) {
 			return rule.src, l.gpusPerNode, true
 		}

@@ -1,4 +1,4 @@
-package recipes
+package recipes_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sweep/recipes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,12 +32,12 @@ func TestMultiNodePlanGolden(t *testing.T) {
 	for _, key := range []string{amdDisaggKey, dynamoKey} {
 		t.Run(key, func(t *testing.T) {
 			rs := keyRows(t, key)
-			pts, err := PlanMultiNode(matrix.Matrix{rs[0], rs[len(rs)-1]}, PlanOptions{})
+			pts, err := recipes.PlanMultiNode(matrix.Matrix{rs[0], rs[len(rs)-1]}, recipes.PlanOptions{})
 			require.NoError(t, err)
 			data, err := json.MarshalIndent(pts, "", "  ")
 			require.NoError(t, err)
 			var text bytes.Buffer
-			require.NoError(t, WriteMultiNodeText(&text, pts))
+			require.NoError(t, recipes.WriteMultiNodeText(&text, pts))
 			for ext, got := range map[string][]byte{"json": append(data, '\n'), "txt": text.Bytes()} {
 				golden := "../testdata/recipes/plan-multinode-" + key + "." + ext + ".golden"
 				if *update {
@@ -50,15 +51,15 @@ func TestMultiNodePlanGolden(t *testing.T) {
 	}
 }
 
-func roleOf(t *testing.T, p MultiNodePoint, role Role) RolePlan {
+func roleOf(t *testing.T, p recipes.MultiNodePoint, role recipes.Role) recipes.RolePlan {
 	t.Helper()
-	i := slices.IndexFunc(p.Roles, func(r RolePlan) bool { return r.Role == role })
+	i := slices.IndexFunc(p.Roles, func(r recipes.RolePlan) bool { return r.Role == role })
 	require.GreaterOrEqual(t, i, 0, "no %s role in %+v", role, p.Roles)
 	return p.Roles[i]
 }
 
 func TestPlanMultiNodeAMD(t *testing.T) {
-	pts, err := PlanMultiNode(keyRows(t, amdDisaggKey), PlanOptions{RunnerName: "mi355x-amds_03"})
+	pts, err := recipes.PlanMultiNode(keyRows(t, amdDisaggKey), recipes.PlanOptions{RunnerName: "mi355x-amds_03"})
 	require.NoError(t, err)
 	require.Len(t, pts, 12)
 	s, err := schema.Load("sglang", "v0.5.17")
@@ -67,7 +68,7 @@ func TestPlanMultiNodeAMD(t *testing.T) {
 		assert.Equal(t, "sbatch", p.Submitter)
 		assert.Equal(t, 2, p.Nodes, "PREFILL_NODES + DECODE_NODES")
 		assert.Equal(t, 16, p.GPUs)
-		for _, role := range []Role{RolePrefill, RoleDecode} {
+		for _, role := range []recipes.Role{recipes.RolePrefill, recipes.RoleDecode} {
 			rp := roleOf(t, p, role)
 			require.NotNil(t, rp.Command)
 			// The worker argv reads back with the same schema: every flag
@@ -82,16 +83,16 @@ func TestPlanMultiNodeAMD(t *testing.T) {
 				assert.NotContains(t, rp.Command.Argv, "--dp-size")
 			}
 		}
-		dec := roleOf(t, p, RoleDecode).Command.Argv
+		dec := roleOf(t, p, recipes.RoleDecode).Command.Argv
 		assert.Equal(t, "3", argValue(dec, "--speculative-num-steps"), "DECODE_MTP_SIZE=3")
-		assert.NotContains(t, roleOf(t, p, RolePrefill).Command.Argv, "--speculative-algorithm", "MTP is the decode worker's")
-		router := roleOf(t, p, RoleRouter).Command.Argv
+		assert.NotContains(t, roleOf(t, p, recipes.RolePrefill).Command.Argv, "--speculative-algorithm", "MTP is the decode worker's")
+		router := roleOf(t, p, recipes.RoleRouter).Command.Argv
 		assert.Equal(t, []string{"python", "-m", "sglang_router.launch_router", "--pd-disaggregation"}, router[:4])
 		assert.Contains(t, router, "http://${PREFILL_0_ADDR}:8000")
 		assert.Contains(t, router, "http://${DECODE_0_ADDR}:8000")
 		assert.Equal(t, []string{"sbatch", "--parsable", "--exclusive", "-N", "2", "-n", "2"}, p.Submit.Argv[:7])
 		assert.Equal(t, "mi355x-amds_03", argValue(p.Submit.Argv, "--job-name"))
-		assert.Equal(t, amdJobScript, p.Submit.Argv[len(p.Submit.Argv)-1])
+		assert.Equal(t, recipes.AMDJobScript, p.Submit.Argv[len(p.Submit.Argv)-1])
 		assert.Contains(t, p.ResultFilename, "_prefill-tp8-pp1-dcp1-pcp1-ep")
 		assert.Regexp(t, `_disagg-true_spec-mtp_conc\d+_mi355x-amds_03$`, p.ResultFilename)
 	}
@@ -102,22 +103,22 @@ func TestPlanMultiNodeSrtSlurm(t *testing.T) {
 		key, runner, repo, ref string
 		argv                   []string
 		nodes                  int
-		roles                  []Role
+		roles                  []recipes.Role
 	}{
-		{dynamoKey, "gb200-nv_1", nvidiaSrtSlurm, "v1.0.45",
+		{dynamoKey, "gb200-nv_1", recipes.NvidiaSrtSlurm, "v1.0.45",
 			[]string{"srtctl", "apply", "--no-preflight", "-f", "recipes/vllm/deepseek-v4/agentic/disagg-gb200-1p1d-dep8-dep8-mtp-agentic.yaml", "--tags", "gb200,dsv4,fp4,x,infmax-${DATE}"},
-			4, []Role{RolePrefill, RoleDecode, RoleRouter, RoleClient}},
-		{dynamoAggKey, "gb300-nv_0", nvidiaSrtSlurm, "v1.0.38",
+			4, []recipes.Role{recipes.RolePrefill, recipes.RoleDecode, recipes.RoleRouter, recipes.RoleClient}},
+		{dynamoAggKey, "gb300-nv_0", recipes.NvidiaSrtSlurm, "v1.0.38",
 			[]string{"srtctl", "apply", "-f", "recipes/sglang/qwen3.5/gb300-fp4/agentic/agg-gb300-tp2-c1-mtp-hicache-jid2530006.yaml", "--tags", "gb300,qwen3.5,fp4,x,infmax-${DATE}", "--no-preflight"},
-			1, []Role{RoleWorker, RoleRouter, RoleClient}},
-		{h200VLLMKey, "h200-dgxc-slurm_2", fstackSrtSlurm, "df5baa93f4caf5169dea2a4236ad2cc742fe40e7",
+			1, []recipes.Role{recipes.RoleWorker, recipes.RoleRouter, recipes.RoleClient}},
+		{h200VLLMKey, "h200-dgxc-slurm_2", recipes.FstackSrtSlurm, "df5baa93f4caf5169dea2a4236ad2cc742fe40e7",
 			[]string{"srtctl", "apply", "-f", "recipes/vllm/kimi-k3/agentic/agg-h200-tp16dp2ep32-latency-agentic.yaml", "--tags", "h200,kimik3,fp4,agentic,infmax-${DATE}"},
-			4, []Role{RoleWorker, RoleRouter, RoleClient}},
+			4, []recipes.Role{recipes.RoleWorker, recipes.RoleRouter, recipes.RoleClient}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.key, func(t *testing.T) {
 			rs := keyRows(t, tc.key)
-			pts, err := PlanMultiNode(matrix.Matrix{rs[0]}, PlanOptions{RunnerName: tc.runner})
+			pts, err := recipes.PlanMultiNode(matrix.Matrix{rs[0]}, recipes.PlanOptions{RunnerName: tc.runner})
 			require.NoError(t, err)
 			p := pts[0]
 			assert.Equal(t, "srtctl", p.Submitter)
@@ -126,10 +127,10 @@ func TestPlanMultiNodeSrtSlurm(t *testing.T) {
 			assert.Equal(t, tc.ref, p.SrtSlurm.Ref)
 			assert.Equal(t, tc.argv, p.Submit.Argv)
 			assert.Equal(t, tc.nodes, p.Nodes)
-			var roles []Role
+			var roles []recipes.Role
 			for _, r := range p.Roles {
 				roles = append(roles, r.Role)
-				if r.Role != RoleRouter && r.Role != RoleClient {
+				if r.Role != recipes.RoleRouter && r.Role != recipes.RoleClient {
 					assert.Contains(t, r.RenderedBy, "srtctl at "+tc.ref)
 				}
 			}
@@ -137,10 +138,10 @@ func TestPlanMultiNodeSrtSlurm(t *testing.T) {
 		})
 	}
 	t.Run("recipe kept at InferenceX's path", func(t *testing.T) {
-		pts, err := PlanMultiNode(keyRows(t, "glm5.2-fp4-gb300-dynamo-trt-agentic-agg-mtp")[:1], PlanOptions{RunnerName: "gb300-nv_0"})
+		pts, err := recipes.PlanMultiNode(keyRows(t, "glm5.2-fp4-gb300-dynamo-trt-agentic-agg-mtp")[:1], recipes.PlanOptions{RunnerName: "gb300-nv_0"})
 		require.NoError(t, err)
 		p := pts[0]
-		require.True(t, strings.HasPrefix(p.Recipe, srtRecipes), p.Recipe)
+		require.True(t, strings.HasPrefix(p.Recipe, recipes.SrtRecipes), p.Recipe)
 		assert.Equal(t, "the recipe ("+p.Recipe+" copied over the checkout; job name set to the runner's)", p.Files[p.Recipe])
 	})
 }
@@ -149,25 +150,25 @@ func TestPlanMultiNodeSrtSlurm(t *testing.T) {
 func TestPlanMultiNodeRefusals(t *testing.T) {
 	r := keyRows(t, dynamoKey)[0].Clone()
 	r.Prefill.AdditionalSettings = nil
-	_, err := PlanMultiNode(matrix.Matrix{r}, PlanOptions{RunnerName: "gb200-nv_0"})
-	require.ErrorIs(t, err, ErrNotSupported)
+	_, err := recipes.PlanMultiNode(matrix.Matrix{r}, recipes.PlanOptions{RunnerName: "gb200-nv_0"})
+	require.ErrorIs(t, err, recipes.ErrNotSupported)
 	assert.Contains(t, err.Error(), "no CONFIG_FILE prefill setting")
 
 	r = keyRows(t, nscaleKimiKey)[0]
-	_, err = PlanMultiNode(matrix.Matrix{r}, PlanOptions{RunnerName: "mi325x-amds_0"})
-	require.ErrorIs(t, err, ErrNotSupported)
+	_, err = recipes.PlanMultiNode(matrix.Matrix{r}, recipes.PlanOptions{RunnerName: "mi325x-amds_0"})
+	require.ErrorIs(t, err, recipes.ErrNotSupported)
 	assert.Contains(t, err.Error(), "launch_mi325x-amds.sh has no agentic srt-slurm branch")
 
 	r = keyRows(t, amdDisaggKey)[0].Clone()
 	r.Prefill.AdditionalSettings = []string{"CLIENT_IMAGE=x"}
-	_, err = PlanMultiNode(matrix.Matrix{r}, PlanOptions{})
+	_, err = recipes.PlanMultiNode(matrix.Matrix{r}, recipes.PlanOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "prefill: additional-settings has no PREFILL_NODES")
 
 	r = keyRows(t, amdDisaggKey)[0].Clone()
 	r.Framework = "vllm-disagg"
-	_, err = PlanMultiNode(matrix.Matrix{r}, PlanOptions{})
-	require.ErrorIs(t, err, ErrNotSupported)
+	_, err = recipes.PlanMultiNode(matrix.Matrix{r}, recipes.PlanOptions{})
+	require.ErrorIs(t, err, recipes.ErrNotSupported)
 	assert.Contains(t, err.Error(), "SGLang disaggregated workers only")
 }
 
@@ -203,10 +204,10 @@ func TestPlanMultiNodeMatchesSrtctl(t *testing.T) {
 			}
 			rs := keyRows(t, tc.key)
 			i := slices.IndexFunc(rs, func(r *matrix.Row) bool {
-				return strings.HasSuffix(settings(r.Prefill)["CONFIG_FILE"], "/"+tc.recipe)
+				return strings.HasSuffix(recipes.Settings(r.Prefill)["CONFIG_FILE"], "/"+tc.recipe)
 			})
 			require.GreaterOrEqual(t, i, 0, "no row of %s uses %s", tc.key, tc.recipe)
-			pts, err := PlanMultiNode(matrix.Matrix{rs[i]}, PlanOptions{RunnerName: tc.runner})
+			pts, err := recipes.PlanMultiNode(matrix.Matrix{rs[i]}, recipes.PlanOptions{RunnerName: tc.runner})
 			require.NoError(t, err)
 			p := pts[0]
 			assert.Equal(t, sbatch["--nodes"], strconv.Itoa(p.Nodes+tc.infraNodes))

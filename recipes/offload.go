@@ -150,7 +150,7 @@ func HiCacheSizePerPool(pools int) func(*Ctx) (int, error) {
 func VLLMSimpleCPU(env ...EnvVar) Offload {
 	return Offload{Backend: "vllm-simple", Env: env, Args: func(c *Ctx) ([]Arg, error) {
 		perRank := int64(c.TotalCPUDRAMGB()) * 1_000_000_000 / int64(c.TP)
-		return []Arg{Flag("--kv-transfer-config", kvTransferConfig{
+		return []Arg{Flag("--kv-transfer-config", KVTransferConfig{
 			Connector: "SimpleCPUOffloadConnector", Role: "kv_both",
 			Extra: map[string]any{"cpu_bytes_to_use_per_rank": perRank, "lazy_offload": false},
 		})}, nil
@@ -170,7 +170,7 @@ func LMCache() Offload {
 			for i := range urls {
 				urls[i] = "tcp://127.0.0.1:" + strconv.Itoa(5555+i)
 			}
-			return []Arg{Flag("--kv-transfer-config", kvTransferConfig{
+			return []Arg{Flag("--kv-transfer-config", KVTransferConfig{
 				Connector: "LMCacheMPConnector", ModulePath: "lmcache.integration.vllm.lmcache_mp_connector", Role: "kv_both",
 				Extra: lmcacheMPExtra{ServerURLs: strings.Join(urls, ","), MQTimeout: "6000.0"},
 			})}, nil
@@ -195,10 +195,10 @@ func LMCache() Offload {
 	}
 }
 
-// kvTransferConfig is vLLM's --kv-transfer-config object, its keys in
+// KVTransferConfig is vLLM's --kv-transfer-config object, its keys in
 // InferenceX's order. Extra is a map or a struct that keeps the key order
 // and number literals of InferenceX's JSON (lmcacheMPExtra).
-type kvTransferConfig struct {
+type KVTransferConfig struct {
 	Connector  string `json:"kv_connector"`
 	ModulePath string `json:"kv_connector_module_path,omitempty"`
 	Role       string `json:"kv_role"`
@@ -231,18 +231,6 @@ type MooncakeOptions struct {
 	Env []EnvVar
 }
 
-// mooncakeHopperEnv is what the H100/H200 MiniMax-M3 recipes export for
-// the Mooncake store.
-var mooncakeHopperEnv = []EnvVar{
-	Env("PYTHONHASHSEED", "0"),
-	Env("MC_SLICE_SIZE", "1048576"),
-	Env("MC_WORKERS_PER_CTX", "4"),
-	Env("MC_ENABLE_DEST_DEVICE_AFFINITY", "1"),
-}
-
-// mooncakeLoadAsync is the plain MooncakeStoreConnector config.
-var mooncakeLoadAsync = kvTransferConfig{Connector: "MooncakeStoreConnector", Role: "kv_both", Extra: map[string]any{"load_async": true}}
-
 // Mooncake is vLLM's MooncakeStoreConnector with an embedded Mooncake
 // store: a mooncake_master on port+12000 and a per-rank global segment with
 // a 4 GB local buffer in $RESULT_DIR/mooncake_config.json.
@@ -266,7 +254,7 @@ func Mooncake(o MooncakeOptions) Offload {
 		Env: append([]EnvVar{EnvFn("MOONCAKE_CONFIG_PATH", cfgPath)}, o.Env...),
 		Sidecars: func(c *Ctx) []Sidecar {
 			n, _ := size(c) // Args reported the error
-			port := strconv.Itoa(c.Port + 12000)
+			port := strconv.Itoa(MooncakeMasterPort(c.Port))
 			cfg := fmt.Sprintf(`{
   "mode": "embedded",
   "metadata_server": "P2PHANDSHAKE",

@@ -1,9 +1,6 @@
 package recipes
 
-import (
-	"strconv"
-	"sweep/configs"
-)
+import "strconv"
 
 // EPRule says how a recipe passes the row's expert-parallel size.
 type EPRule uint8
@@ -45,35 +42,26 @@ type Parallel struct {
 var ParallelArgs = Arg{Name: "<parallel>", Expand: parallelArgs}
 
 func parallelArgs(c *Ctx, r *Recipe) ([]Arg, error) {
-	p := r.Parallel
-	var out []Arg
-	switch r.Engine {
-	case configs.SGLang:
-		out = append(out, Flag("--tp-size", c.TP))
-		switch {
-		case c.DPAttn:
-			out = append(out, Flag("--dp-size", c.TP), Flag("--enable-dp-attention", nil))
-		case p.DataParallelOne:
-			out = append(out, Flag("--dp-size", 1))
-		}
-		if p.EP == EPAlways || p.EP == EPAboveOne && c.EP > 1 {
-			out = append(out, Flag("--ep-size", c.EP))
-		}
-	case configs.VLLM:
-		switch {
-		case c.DPAttn:
-			out = append(out, Flag("--tensor-parallel-size", 1), Flag("--data-parallel-size", c.TP))
-		default:
-			out = append(out, Flag("--tensor-parallel-size", c.TP))
-			if p.DataParallelOne {
-				out = append(out, Flag("--data-parallel-size", 1))
-			}
-		}
-		if p.EP != EPIgnored && c.EP > 1 {
-			out = append(out, Flag("--enable-expert-parallel", nil))
-		}
-	default:
+	p, f := r.Parallel, r.Engine.Facts().Parallel
+	if f.TP == "" {
 		return nil, errUnsupportedEngine(r)
+	}
+	var out []Arg
+	switch {
+	case c.DPAttn && f.DPAttention == "": // data parallelism over TP-1 engines
+		out = append(out, Flag(f.TP, 1), Flag(f.DP, c.TP))
+	case c.DPAttn:
+		out = append(out, Flag(f.TP, c.TP), Flag(f.DP, c.TP), Flag(f.DPAttention, nil))
+	case p.DataParallelOne:
+		out = append(out, Flag(f.TP, c.TP), Flag(f.DP, 1))
+	default:
+		out = append(out, Flag(f.TP, c.TP))
+	}
+	switch {
+	case f.EPSize != "" && (p.EP == EPAlways || p.EP == EPAboveOne && c.EP > 1):
+		out = append(out, Flag(f.EPSize, c.EP))
+	case f.EPEnable != "" && p.EP != EPIgnored && c.EP > 1:
+		out = append(out, Flag(f.EPEnable, nil))
 	}
 	if c.DPAttn {
 		out = append(out, p.DPAttnArgs...)
@@ -82,40 +70,18 @@ func parallelArgs(c *Ctx, r *Recipe) ([]Arg, error) {
 }
 
 // routerCommand is the router InferenceX puts in front of a DP-attention
-// engine: sglang_router for SGLang, vllm-router for vLLM. Its metrics are on
-// PORT+10000. The argv is not checked against a schema (there is none for
-// the routers yet); Plan lists it as an escape.
+// engine (the engine table's Router: sglang_router for SGLang, vllm-router
+// for vLLM). Its metrics are on PORT+10000. The argv is not checked against
+// a schema (there is none for the routers yet); Plan lists it as an escape.
 func routerCommand(c *Ctx, r *Recipe) (program string, argv []string, err error) {
-	worker := "http://localhost:" + strconv.Itoa(c.EnginePort)
-	port, prom := strconv.Itoa(c.Port), strconv.Itoa(c.Port+10000)
-	switch r.Engine {
-	case configs.SGLang:
-		return "sglang_router", []string{"python3", "-m", "sglang_router.launch_router",
-			"--worker-urls", worker, "--policy", "consistent_hashing",
-			"--request-id-headers", "x-correlation-id", "--dp-aware",
-			"--host", "0.0.0.0", "--port", port,
-			"--prometheus-host", "127.0.0.1", "--prometheus-port", prom,
-			"--connect-timeout-secs", "900", "--request-timeout-secs", "14400",
-			"--disable-health-check", "--disable-retries"}, nil
-	case configs.VLLM:
-		return "vllm-router", []string{"vllm-router",
-			"--worker-urls", worker, "--policy", "consistent_hash",
-			"--intra-node-data-parallel-size", strconv.Itoa(c.TP),
-			"--host", "0.0.0.0", "--port", port,
-			"--prometheus-host", "127.0.0.1", "--prometheus-port", prom,
-			"--request-timeout-secs", "14400", "--disable-retries"}, nil
+	rt := r.Engine.Facts().Router
+	if rt.Argv == nil {
+		return "", nil, errUnsupportedEngine(r)
 	}
-	return "", nil, errUnsupportedEngine(r)
+	worker := "http://localhost:" + strconv.Itoa(c.EnginePort)
+	return rt.Program, rt.Argv(worker, c.Port, RouterMetricsPort(c.Port), c.TP), nil
 }
 
 // routerEnv is the aiperf setting that makes the client send the session
 // key the router hashes on (exported before the engine starts).
-func routerEnv(r *Recipe) map[string]string {
-	switch r.Engine {
-	case configs.SGLang:
-		return map[string]string{"AIPERF_HTTP_X_SMG_ROUTING_KEY_FROM_CORRELATION_ID": "true"}
-	case configs.VLLM:
-		return map[string]string{"AIPERF_HTTP_X_SESSION_ID_FROM_CORRELATION_ID": "1"}
-	}
-	return nil
-}
+func routerEnv(r *Recipe) map[string]string { return r.Engine.Facts().Router.Env }

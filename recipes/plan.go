@@ -196,7 +196,8 @@ type PlanOptions struct {
 	// RunnerName names the runner for RESULT_FILENAME and launcher routing
 	// (default: the first runner of the row's label in Runners).
 	RunnerName string
-	// Catalog holds the recipes (default Builtin()).
+	// Catalog holds the recipes: models.Builtin() (sweep/recipes/models)
+	// for the shipped ones. Required.
 	Catalog *Catalog
 	// Runners is runners.yaml (default: the embedded one).
 	Runners *configs.Runners
@@ -257,6 +258,11 @@ func (e *PlanError) Unwrap() []error {
 	return out
 }
 
+// HFSnapshotPlaceholder stands for the revision of a model snapshot in the
+// HF hub cache, which the H200 MiniMax-M3 recipe resolves at run time
+// (refs/main of the cached model).
+const HFSnapshotPlaceholder = "${HF_SNAPSHOT_REVISION}"
+
 // ErrInvalidOptions wraps every PlanOptions problem (a bad port, duration
 // or aiperf version), so callers can report it as a usage error.
 var ErrInvalidOptions = errors.New("invalid plan options")
@@ -277,6 +283,9 @@ func Plan(rows matrix.Matrix, opts PlanOptions) ([]Point, error) {
 	cfg, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Catalog == nil {
+		return nil, fmt.Errorf("%w: no recipe catalog (pass models.Builtin() from sweep/recipes/models, or your own)", ErrInvalidOptions)
 	}
 	points := make([]Point, 0, len(rows))
 	probs, unsupported := unsupportedProblems(rows)
@@ -305,8 +314,8 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 	if o.Port == 0 {
 		o.Port = DefaultPort
 	}
-	if o.Port < 1 || o.Port+10000 > math.MaxUint16 {
-		return nil, fmt.Errorf("%w: port %d: want 1..%d (the router's metrics use port+10000)", ErrInvalidOptions, o.Port, math.MaxUint16-10000)
+	if o.Port < 1 || RouterMetricsPort(o.Port) > math.MaxUint16 {
+		return nil, fmt.Errorf("%w: port %d: want 1..%d (the router's metrics use port+%d)", ErrInvalidOptions, o.Port, math.MaxUint16-routerMetricsOffset, routerMetricsOffset)
 	}
 	if o.ResultDir == "" {
 		o.ResultDir = DefaultResultDir
@@ -322,9 +331,6 @@ func (o PlanOptions) withDefaults() (*planConfig, error) {
 	}
 	if o.ProbeDuration < 0 {
 		return nil, fmt.Errorf("%w: probe duration %d: want > 0 seconds", ErrInvalidOptions, o.ProbeDuration)
-	}
-	if o.Catalog == nil {
-		o.Catalog = Builtin()
 	}
 	var err error
 	if o.Runners == nil {
@@ -577,7 +583,7 @@ func (o *planConfig) ctx(row *matrix.Row, rc *Recipe) (*Ctx, error) {
 		if !rc.Parallel.DPAttention {
 			return nil, errors.New("dp-attn rows are not supported: the recipe has no DP-attention path")
 		}
-		c.EnginePort = o.Port + 1
+		c.EnginePort = EnginePortBehindRouter(o.Port)
 	}
 	if rc.Check != nil {
 		if err := rc.Check(c); err != nil {
@@ -651,13 +657,10 @@ func (o *planConfig) env(c *Ctx, rc *Recipe, off *Offload) (shared, clientOnly m
 // the served name, host and port.
 func serveArgs(rc *Recipe) Arg {
 	return Arg{Name: "<serve>", Expand: func(c *Ctx, r *Recipe) ([]Arg, error) {
-		model := "--model-path"
-		if r.Engine == configs.VLLM {
-			model = "--model" // vLLM's positional model tag
-		}
+		f := r.Engine.Facts()
 		return []Arg{
-			Flag(model, c.ModelPath),
-			Flag("--served-model-name", c.Model),
+			Flag(f.ModelFlag, c.ModelPath),
+			Flag(f.ServedModelFlag, c.Model),
 			Flag("--host", "0.0.0.0"),
 			Flag("--port", c.EnginePort),
 		}, nil

@@ -1,4 +1,4 @@
-package recipes
+package recipes_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sweep/recipes"
+	"sweep/recipes/models"
 	"sync"
 	"testing"
 
@@ -75,15 +77,15 @@ func keyRows(t testing.TB, keys ...string) matrix.Matrix {
 }
 
 func TestPlanEveryShippedKey(t *testing.T) {
-	for _, version := range []string{DefaultAiperfVersion, "sa-754356e9"} {
+	for _, version := range []string{recipes.DefaultAiperfVersion, "sa-754356e9"} {
 		for _, key := range shippedKeys {
 			t.Run(version+"/"+key, func(t *testing.T) {
 				rs := keyRows(t, key)
 				require.NotEmpty(t, rs)
-				pts, err := Plan(rs, PlanOptions{AiperfVersion: version})
+				pts, err := recipes.Plan(rs, recipes.PlanOptions{Catalog: models.Builtin(), AiperfVersion: version})
 				require.NoError(t, err)
 				require.Len(t, pts, len(rs))
-				rc, ok := Builtin().Recipe(pts[0].Recipe)
+				rc, ok := models.Builtin().Recipe(pts[0].Recipe)
 				require.True(t, ok)
 				assert.Contains(t, rc.Keys, key, "the recipe lists the keys it serves")
 				for _, p := range pts {
@@ -107,7 +109,7 @@ func TestPlanEveryShippedKey(t *testing.T) {
 }
 
 func TestPlanMI325XHas32ValidPoints(t *testing.T) {
-	pts, err := Plan(keyRows(t, mi325xKey), PlanOptions{})
+	pts, err := recipes.Plan(keyRows(t, mi325xKey), recipes.PlanOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	assert.Len(t, pts, 32)
 	for _, p := range pts {
@@ -121,16 +123,16 @@ func TestPlanMI325XHas32ValidPoints(t *testing.T) {
 // does not have fails planning, naming the recipe, the flag and the
 // closest real flag, for every point.
 func TestPlanRejectsBadClientFlag(t *testing.T) {
-	rc, ok := Builtin().Recipe("qwen3.5_fp8_mi325x_mtp")
+	rc, ok := models.Builtin().Recipe("qwen3.5_fp8_mi325x_mtp")
 	require.True(t, ok)
 	bad := rc.Clone()
-	bad.Client.Extra = append(bad.Client.Extra, Flag("--use-chat-template", nil))
-	cat, err := NewCatalog(bad)
+	bad.Client.Extra = append(bad.Client.Extra, recipes.Flag("--use-chat-template", nil))
+	cat, err := recipes.NewCatalog(bad)
 	require.NoError(t, err)
 
-	_, err = Plan(keyRows(t, mi325xKey), PlanOptions{Catalog: cat})
+	_, err = recipes.Plan(keyRows(t, mi325xKey), recipes.PlanOptions{Catalog: cat})
 	require.Error(t, err)
-	pe, ok := errors.AsType[*PlanError](err)
+	pe, ok := errors.AsType[*recipes.PlanError](err)
 	require.True(t, ok)
 	require.Len(t, pe.Problems, 32, "every point is listed")
 	for _, p := range pe.Problems {
@@ -154,7 +156,7 @@ func TestPlanOptions(t *testing.T) {
 	}
 	tests := []struct {
 		name          string
-		opts          PlanOptions
+		opts          recipes.PlanOptions
 		wantFlags     map[string]string // client flag -> value ("" for a bare flag)
 		wantAbsent    []string
 		wantEngineArg []string
@@ -162,46 +164,46 @@ func TestPlanOptions(t *testing.T) {
 	}{
 		{
 			name:       "official 0.12.0",
-			opts:       PlanOptions{},
+			opts:       recipes.PlanOptions{Catalog: models.Builtin()},
 			wantFlags:  map[string]string{"--benchmark-duration": "3600", "--warmup-request-count": "40", "--url": "http://localhost:8888"},
 			wantAbsent: []string{"--unsafe-override", "--warmup-requests-per-lane", "--trace-idle-gap-cap-seconds"},
 			wantFast:   "0",
 		},
 		{
 			name:       "fast fork",
-			opts:       PlanOptions{Fast: true, AiperfVersion: "fork"},
+			opts:       recipes.PlanOptions{Catalog: models.Builtin(), Fast: true, AiperfVersion: "fork"},
 			wantFlags:  map[string]string{"--benchmark-duration": "1200", "--warmup-requests-per-lane": "1", "--trace-idle-gap-cap-seconds": "300"},
 			wantAbsent: []string{"--unsafe-override"},
 			wantFast:   "1",
 		},
 		{
 			name:      "fast ignores duration",
-			opts:      PlanOptions{Fast: true, Duration: 300},
+			opts:      recipes.PlanOptions{Catalog: models.Builtin(), Fast: true, Duration: 300},
 			wantFlags: map[string]string{"--benchmark-duration": "1200", "--warmup-request-count": "4"},
 			wantFast:  "1",
 		},
 		{
 			name:      "short duration needs unsafe override",
-			opts:      PlanOptions{Duration: 600},
+			opts:      recipes.PlanOptions{Catalog: models.Builtin(), Duration: 600},
 			wantFlags: map[string]string{"--benchmark-duration": "600", "--unsafe-override": ""},
 			wantFast:  "0",
 		},
 		{
 			name:      "fast probe: its duration, fast warm-up, unsafe override below 900 s",
-			opts:      PlanOptions{Fast: true, ProbeDuration: 300},
+			opts:      recipes.PlanOptions{Catalog: models.Builtin(), Fast: true, ProbeDuration: 300},
 			wantFlags: map[string]string{"--benchmark-duration": "300", "--warmup-request-count": "4", "--unsafe-override": ""},
 			wantFast:  "1",
 		},
 		{
 			name:       "probe of 900 s or more needs no override",
-			opts:       PlanOptions{Fast: true, ProbeDuration: 900},
+			opts:       recipes.PlanOptions{Catalog: models.Builtin(), Fast: true, ProbeDuration: 900},
 			wantFlags:  map[string]string{"--benchmark-duration": "900"},
 			wantAbsent: []string{"--unsafe-override"},
 			wantFast:   "1",
 		},
 		{
 			name:          "port, model path and result dir",
-			opts:          PlanOptions{Port: 9000, ModelPath: "/models/qwen", ResultDir: "/tmp/r"},
+			opts:          recipes.PlanOptions{Catalog: models.Builtin(), Port: 9000, ModelPath: "/models/qwen", ResultDir: "/tmp/r"},
 			wantFlags:     map[string]string{"--url": "http://localhost:9000", "--output-artifact-dir": "/tmp/r/aiperf_artifacts", "--server-metrics": "http://localhost:9000/metrics"},
 			wantEngineArg: []string{"--model-path", "/models/qwen", "--port", "9000", "--tokenizer-path", "Qwen/Qwen3.5-397B-A17B-FP8"},
 			wantFast:      "0",
@@ -209,7 +211,7 @@ func TestPlanOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pts, err := Plan(tp8conc4(t), tc.opts)
+			pts, err := recipes.Plan(tp8conc4(t), tc.opts)
 			require.NoError(t, err)
 			require.Len(t, pts, 1)
 			p := pts[0]
@@ -236,7 +238,7 @@ func TestPlanOptions(t *testing.T) {
 }
 
 func TestPlanEvalOption(t *testing.T) {
-	pts, err := Plan(keyRows(t, "dsv4-fp4-mi355x-vllm-agentic-mtp"), PlanOptions{Eval: true, Fast: true})
+	pts, err := recipes.Plan(keyRows(t, "dsv4-fp4-mi355x-vllm-agentic-mtp"), recipes.PlanOptions{Catalog: models.Builtin(), Eval: true, Fast: true})
 	require.NoError(t, err)
 	for _, p := range pts {
 		require.NotNil(t, p.Eval)
@@ -251,7 +253,7 @@ func TestPlanEvalOption(t *testing.T) {
 func TestDPAttentionRouter(t *testing.T) {
 	rs := slices.DeleteFunc(keyRows(t, "dsv4-fp4-mi355x-vllm-agentic-mtp"), func(r *matrix.Row) bool { return !r.DPAttn })
 	require.Len(t, rs, 1)
-	pts, err := Plan(rs, PlanOptions{Port: 7000})
+	pts, err := recipes.Plan(rs, recipes.PlanOptions{Catalog: models.Builtin(), Port: 7000})
 	require.NoError(t, err)
 	p := pts[0]
 	require.NotNil(t, p.Router)
@@ -264,11 +266,11 @@ func TestDPAttentionRouter(t *testing.T) {
 }
 
 func TestOffloadSizing(t *testing.T) {
-	find := func(t *testing.T, key string, keep func(*matrix.Row) bool) Point {
+	find := func(t *testing.T, key string, keep func(*matrix.Row) bool) recipes.Point {
 		t.Helper()
 		rs := slices.DeleteFunc(keyRows(t, key), func(r *matrix.Row) bool { return !keep(r) })
 		require.NotEmpty(t, rs)
-		pts, err := Plan(rs[:1], PlanOptions{})
+		pts, err := recipes.Plan(rs[:1], recipes.PlanOptions{Catalog: models.Builtin()})
 		require.NoError(t, err)
 		return pts[0]
 	}
@@ -315,9 +317,9 @@ func TestOffloadSizing(t *testing.T) {
 func TestLookup(t *testing.T) {
 	runners, err := configs.DefaultRunners()
 	require.NoError(t, err)
-	cat := Builtin()
+	cat := models.Builtin()
 	row := func(runner, prefix, framework string) *matrix.Row {
-		return &matrix.Row{Kind: matrix.AgenticSingleNode, Runner: runner, ModelPrefix: prefix, Precision: "fp8", Framework: framework, SpecDecoding: "mtp"}
+		return &matrix.Row{Kind: matrix.AgenticSingleNode, Runner: runner, ModelPrefix: prefix, Precision: "fp8", Framework: configs.Engine(framework), SpecDecoding: "mtp"}
 	}
 	tests := []struct {
 		name, want, wantErr string
@@ -356,8 +358,8 @@ func TestPlanReportsEveryBadRow(t *testing.T) {
 	noRecipe.ModelPrefix = "llama9"
 	dpa := good[1].Clone()
 	dpa.DPAttn = true
-	_, err := Plan(matrix.Matrix{good[0], noRecipe, dpa, good[1]}, PlanOptions{})
-	pe, ok := errors.AsType[*PlanError](err)
+	_, err := recipes.Plan(matrix.Matrix{good[0], noRecipe, dpa, good[1]}, recipes.PlanOptions{Catalog: models.Builtin()})
+	pe, ok := errors.AsType[*recipes.PlanError](err)
 	require.True(t, ok)
 	require.Len(t, pe.Problems, 2)
 	assert.Equal(t, 1, pe.Problems[0].Index)
@@ -367,7 +369,7 @@ func TestPlanReportsEveryBadRow(t *testing.T) {
 }
 
 func TestPointJSONShape(t *testing.T) {
-	pts, err := Plan(keyRows(t, mi325xKey)[:1], PlanOptions{})
+	pts, err := recipes.Plan(keyRows(t, mi325xKey)[:1], recipes.PlanOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	data, err := json.Marshal(pts[0]) // a value, not addressable: MarshalJSON has a value receiver
 	require.NoError(t, err)
@@ -394,10 +396,10 @@ func TestPointJSONShape(t *testing.T) {
 }
 
 func TestPlanTextGolden(t *testing.T) {
-	pts, err := Plan(keyRows(t, mi325xKey), PlanOptions{})
+	pts, err := recipes.Plan(keyRows(t, mi325xKey), recipes.PlanOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, WriteText(&buf, pts))
+	require.NoError(t, recipes.WriteText(&buf, pts))
 	golden := "../testdata/recipes/plan-" + mi325xKey + ".golden"
 	if *update {
 		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
@@ -408,20 +410,20 @@ func TestPlanTextGolden(t *testing.T) {
 }
 
 func TestBuiltinCatalog(t *testing.T) {
-	a, b := Builtin(), Builtin()
+	a, b := models.Builtin(), models.Builtin()
 	ra, _ := a.Recipe("minimaxm3_fp4_mi355x_mtp")
 	rb, _ := b.Recipe("minimaxm3_fp4_mi355x_mtp")
 	ra.Spec.VLLM.NumSpeculativeTokens = 99
 	assert.Equal(t, 3, rb.Spec.VLLM.NumSpeculativeTokens, "Builtin returns fresh values")
 	assert.Len(t, a.Recipes(), 28)
-	_, err := NewCatalog(ra, rb)
+	_, err := recipes.NewCatalog(ra, rb)
 	assert.ErrorContains(t, err, "recipe minimaxm3_fp4_mi355x_mtp defined twice")
 }
 
 func BenchmarkPlanAllShippedKeys(b *testing.B) {
 	rs := keyRows(b, shippedKeys...)
 	for b.Loop() {
-		if _, err := Plan(rs, PlanOptions{}); err != nil {
+		if _, err := recipes.Plan(rs, recipes.PlanOptions{Catalog: models.Builtin()}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -434,9 +436,9 @@ func TestDeviationTable(t *testing.T) {
 	doc, err := os.ReadFile("doc.go")
 	require.NoError(t, err)
 	rs := rows(t, matrix.TestConfigOptions{ConfigKeys: []string{mi325xKey}, Conc: []int{4}})[:1]
-	fork, err := Plan(rs, PlanOptions{AiperfVersion: "sa-754356e9"})
+	fork, err := recipes.Plan(rs, recipes.PlanOptions{Catalog: models.Builtin(), AiperfVersion: "sa-754356e9"})
 	require.NoError(t, err)
-	up, err := Plan(rs, PlanOptions{})
+	up, err := recipes.Plan(rs, recipes.PlanOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	for _, tok := range fork[0].Client.Argv {
 		if strings.HasPrefix(tok, "--") && !slices.Contains(up[0].Client.Argv, tok) {
@@ -458,7 +460,7 @@ func TestPlanArmsGolden(t *testing.T) {
 	for _, key := range shippedKeys {
 		seen := map[string]bool{}
 		for _, r := range keyRows(t, key) {
-			arm := fmt.Sprintf("tp%d ep%d dpa%t %s", r.TP, r.EP, r.DPAttn, kvName(r))
+			arm := fmt.Sprintf("tp%d ep%d dpa%t %s", r.TP, r.EP, r.DPAttn, recipes.KVName(r))
 			if !seen[arm] {
 				seen[arm] = true
 				all = append(all, r)
@@ -466,10 +468,10 @@ func TestPlanArmsGolden(t *testing.T) {
 		}
 	}
 	all = append(all, rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{EvalsOnly: true}})...)
-	pts, err := Plan(all, PlanOptions{})
+	pts, err := recipes.Plan(all, recipes.PlanOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, WriteText(&buf, pts))
+	require.NoError(t, recipes.WriteText(&buf, pts))
 	golden := "../testdata/recipes/plan-arms.golden"
 	if *update {
 		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
@@ -485,12 +487,12 @@ func TestPlanArmsGolden(t *testing.T) {
 func TestPointJSONRoundTrip(t *testing.T) {
 	all := rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{NoEvals: true}})
 	all = append(all, rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{EvalsOnly: true}})...)
-	for _, opts := range []PlanOptions{{}, {Fast: true, AiperfVersion: "fork", Port: 9000}} {
-		pts, err := Plan(all, opts)
+	for _, opts := range []recipes.PlanOptions{{Catalog: models.Builtin()}, {Catalog: models.Builtin(), Fast: true, AiperfVersion: "fork", Port: 9000}} {
+		pts, err := recipes.Plan(all, opts)
 		require.NoError(t, err)
 		data, err := json.Marshal(pts)
 		require.NoError(t, err)
-		var back []Point
+		var back []recipes.Point
 		require.NoError(t, json.Unmarshal(data, &back))
 		require.Len(t, back, len(pts))
 		for i := range pts {
@@ -501,7 +503,7 @@ func TestPointJSONRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, string(data), string(again))
 	}
-	var p Point
+	var p recipes.Point
 	assert.ErrorContains(t, json.Unmarshal([]byte(`{"row": {"tp": 8}, "engin": {}}`), &p), `unknown field "engin"`)
 	assert.ErrorContains(t, json.Unmarshal([]byte(`{"engine": {"argv": ["x"]}}`), &p), `no "row"`)
 }
@@ -510,23 +512,23 @@ func TestPointJSONRoundTrip(t *testing.T) {
 // server (engine command and environment, sidecars, router), whatever
 // their load.
 func TestServerKey(t *testing.T) {
-	pts, err := Plan(rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{NoEvals: true}}), PlanOptions{})
+	pts, err := recipes.Plan(rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{NoEvals: true}}), recipes.PlanOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	type server struct {
-		Engine      Command
+		Engine      recipes.Command
 		CommandFile string
-		Sidecars    []Sidecar
-		Router      *Command
+		Sidecars    []recipes.Sidecar
+		Router      *recipes.Command
 		Health      [2]string
 	}
-	serverOf := func(p Point) server {
+	serverOf := func(p recipes.Point) server {
 		return server{p.Engine, p.CommandFile, p.Sidecars, p.Router, [2]string{p.HealthURL, p.RouterHealthURL}}
 	}
 	shared := 0
 	for i := range pts {
 		for j := i + 1; j < len(pts); j++ {
 			same := reflect.DeepEqual(serverOf(pts[i]), serverOf(pts[j]))
-			assert.Equal(t, same, ServerKey(pts[i]) == ServerKey(pts[j]), "%s vs %s", pts[i].ResultFilename, pts[j].ResultFilename)
+			assert.Equal(t, same, recipes.ServerKey(pts[i]) == recipes.ServerKey(pts[j]), "%s vs %s", pts[i].ResultFilename, pts[j].ResultFilename)
 			if same {
 				shared++
 			}
@@ -538,13 +540,13 @@ func TestServerKey(t *testing.T) {
 	c := *p.Client
 	c.Argv = append(slices.Clone(c.Argv), "--concurrency", "999")
 	p.Client, p.Row.Conc, p.ResultDir = &c, 999, "/elsewhere"
-	assert.Equal(t, ServerKey(pts[0]), ServerKey(p), "the load is not part of the server")
+	assert.Equal(t, recipes.ServerKey(pts[0]), recipes.ServerKey(p), "the load is not part of the server")
 	r := p.Engine
 	p.Router = &r
-	assert.NotEqual(t, ServerKey(pts[0]), ServerKey(p), "the router is part of the server")
+	assert.NotEqual(t, recipes.ServerKey(pts[0]), recipes.ServerKey(p), "the router is part of the server")
 	p = pts[0]
 	p.Engine.Env = map[string]string{"X": "1"}
-	assert.NotEqual(t, ServerKey(pts[0]), ServerKey(p), "the environment is part of the server")
+	assert.NotEqual(t, recipes.ServerKey(pts[0]), recipes.ServerKey(p), "the environment is part of the server")
 }
 
 // TestPlanEveryPointGolden holds the whole planned point (argv, escapes,
@@ -555,7 +557,7 @@ func TestServerKey(t *testing.T) {
 func TestPlanEveryPointGolden(t *testing.T) {
 	all := rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{NoEvals: true}})
 	all = append(all, rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{EvalsOnly: true}})...)
-	pts, err := Plan(all, PlanOptions{})
+	pts, err := recipes.Plan(all, recipes.PlanOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	for _, p := range pts {
@@ -572,11 +574,19 @@ func TestPlanEveryPointGolden(t *testing.T) {
 	assert.Equal(t, string(want), buf.String(), "a planned point changed: run go test ./recipes -run TestPlanEveryPointGolden -update, and sweep plan the named point to review it")
 }
 
+// TestPlanNeedsCatalog: the machinery ships no recipes of its own; a plan
+// without a catalog is an options error naming where the shipped ones are.
+func TestPlanNeedsCatalog(t *testing.T) {
+	_, err := recipes.Plan(nil, recipes.PlanOptions{})
+	require.ErrorIs(t, err, recipes.ErrInvalidOptions)
+	assert.ErrorContains(t, err, "models.Builtin()")
+}
+
 // TestPointJSONRefusesPaths: a planned point's result_filename and
 // command_file name files in its result directory; "../victim/x" in a
 // plan file made `sweep run --plan` write outside --out.
 func TestPointJSONRefusesPaths(t *testing.T) {
-	pts, err := Plan(keyRows(t, mi325xKey)[:1], PlanOptions{})
+	pts, err := recipes.Plan(keyRows(t, mi325xKey)[:1], recipes.PlanOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	for _, tc := range []struct{ key, value, err string }{
 		{"result_filename", "../victim/existing", `planned point: result_filename "../victim/existing" must be a file name, not a path`},
@@ -590,12 +600,12 @@ func TestPointJSONRefusesPaths(t *testing.T) {
 		m[tc.key] = tc.value
 		data, err = json.Marshal(m)
 		require.NoError(t, err)
-		var p Point
+		var p recipes.Point
 		assert.EqualError(t, json.Unmarshal(data, &p), tc.err, tc.key)
 	}
 	data, err := json.Marshal(pts[0])
 	require.NoError(t, err)
-	var p Point
+	var p recipes.Point
 	require.NoError(t, json.Unmarshal(data, &p), "a planned point reads back")
 }
 
@@ -608,7 +618,7 @@ func TestSpeculativeConfigFloatText(t *testing.T) {
 		return r.Conc != 16 || r.EvalOnly != nil && *r.EvalOnly
 	})
 	require.NotEmpty(t, rs)
-	pts, err := Plan(rs[:1], PlanOptions{})
+	pts, err := recipes.Plan(rs[:1], recipes.PlanOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	argv := pts[0].Engine.Argv
 	i := slices.Index(argv, "--speculative-config")

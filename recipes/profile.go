@@ -309,16 +309,6 @@ func b300ModelPath(r *matrix.Row) string {
 	return "/scratch/models/" + base
 }
 
-// Profiles returns every runner profile, sorted by name.
-func Profiles() []Profile {
-	out := make([]Profile, len(profiles))
-	for i, p := range profiles {
-		out[i] = p.clone()
-	}
-	slices.SortFunc(out, func(a, b Profile) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
 // ProfileFor returns the profile of a runner name or label
 // ("mi325x-amds_03", "cluster:mi325x-amds", "cluster:h200-dgxc").
 func ProfileFor(runner string) (Profile, error) {

@@ -10,30 +10,6 @@ import (
 	"sweep/configs/matrix"
 )
 
-// TestProfileSiteEnvMatchesSample checks that the launcher variables the
-// plan leaves out (siteEnv) are exactly what the runner's profile exports,
-// for every recorded point.
-func TestProfileSiteEnvMatchesSample(t *testing.T) {
-	for _, e := range loadSample(t) {
-		runner, _ := e.Row["runner"].(string)
-		p, err := ProfileFor(runner)
-		require.NoError(t, err, e.ConfigKey)
-		want := map[string]string{}
-		for _, k := range siteEnv {
-			if v, ok := e.ServerEnv[k]; ok {
-				want[k] = v
-			}
-		}
-		got := map[string]string{}
-		for _, k := range siteEnv {
-			if v, ok := p.Env[k]; ok {
-				got[k] = v
-			}
-		}
-		assert.Equal(t, want, got, "%s on %s", e.ConfigKey, runner)
-	}
-}
-
 func TestEveryLauncherHasAProfile(t *testing.T) {
 	for _, l := range Launchers() {
 		p, err := ProfileFor(l.Name + "_00")

@@ -254,17 +254,11 @@ func TwiceConcCapped(limit int) func(*Ctx) int {
 // TPAtLeast is a condition on the row's TP.
 func TPAtLeast(n int) func(*Ctx) bool { return func(c *Ctx) bool { return c.TP >= n } }
 
-// Throughput is true for benchmark rows, false for eval-only rows.
-func Throughput(c *Ctx) bool { return !c.EvalOnly }
-
 // DPAttention is true for rows with dp-attn.
 func DPAttention(c *Ctx) bool { return c.DPAttn }
 
 // NoDPAttention is true for rows without dp-attn.
 func NoDPAttention(c *Ctx) bool { return !c.DPAttn }
-
-// ConcAtLeast is a condition on the row's concurrency.
-func ConcAtLeast(n int) func(*Ctx) bool { return func(c *Ctx) bool { return c.Conc >= n } }
 
 // Offloaded is true for rows with KV offload to DRAM.
 func Offloaded(c *Ctx) bool { return c.Offloaded() }

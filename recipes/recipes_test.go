@@ -1,8 +1,10 @@
-package recipes
+package recipes_test
 
 import (
 	"slices"
 	"strings"
+	"sweep/recipes"
+	"sweep/recipes/models"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,7 +47,7 @@ func TestRecipeFacts(t *testing.T) {
 			engine: map[string]string{"--mem-fraction-static": "0.8", "--quantization": "", "--enable-aiter-allreduce-fusion": "", "--mamba-ssm-dtype": "",
 				"--cuda-graph-max-bs": "20", "--max-running-requests": "40", "--tokenizer-worker-num": "", "--ep-size": "2"},
 			env:    map[string]string{"SGLANG_MAMBA_SSM_DTYPE": "bfloat16", "AITER_FLYDSL_FORCE": "1", "AIPERF_HTTP_TCP_USER_TIMEOUT": "", "SGLANG_SIMULATE_ACC_LEN": "3.39"},
-			client: map[string]string{"--apply-chat-template": "<bare>", "--public-dataset": loader062126256k},
+			client: map[string]string{"--apply-chat-template": "<bare>", "--public-dataset": recipes.Loader062126256k},
 			prefix: "sglang:",
 		}},
 		{"qwen3.5-fp8-mi300x-sglang-agentic-mtp", func(r *matrix.Row) bool { return r.EP == 8 && r.Conc == 32 }, want{
@@ -59,7 +61,7 @@ func TestRecipeFacts(t *testing.T) {
 			engine: map[string]string{"--max-num-seqs": "20", "--max-model-len": "1048576", "--gpu-memory-utilization": "0.9", "--load-format": "fastsafetensors",
 				"--enable-expert-parallel": "", "--kv-transfer-config": ""},
 			env:     map[string]string{"VLLM_ENGINE_READY_TIMEOUT_S": "7200", "PYTHONHASHSEED": "", "SAFETENSORS_FAST_GPU": "1"},
-			client:  map[string]string{"--server-metrics": "", "--apply-chat-template": "", "--public-dataset": loader062126},
+			client:  map[string]string{"--server-metrics": "", "--apply-chat-template": "", "--public-dataset": recipes.Loader062126},
 			escapes: []string{"--language-model-only"},
 		}},
 		{"minimaxm3-fp8-mi300x-vllm-agentic-mtp", func(r *matrix.Row) bool { return r.Conc == 10 }, want{
@@ -74,7 +76,7 @@ func TestRecipeFacts(t *testing.T) {
 			engine: map[string]string{"--ep-size": "1", "--dp-size": "", "--max-running-requests": "16", "--cuda-graph-max-bs": "16", "--context-length": "1048576",
 				"--chunked-prefill-size": "131072", "--speculative-num-steps": "3", "--kv-cache-dtype": "bfloat16"},
 			env:     map[string]string{"SGLANG_SIMULATE_ACC_LEN": "2.99", "AIPERF_REQUIRED_SERVER_METRIC_PREFIX": "sglang:", "AIPERF_SERVER_METRICS_URLS": ""},
-			client:  map[string]string{"--benchmark-grace-period": "1800", "--server-metrics": "http://localhost:8888/metrics", "--public-dataset": loader062126},
+			client:  map[string]string{"--benchmark-grace-period": "1800", "--server-metrics": "http://localhost:8888/metrics", "--public-dataset": recipes.Loader062126},
 			prefix:  "sglang:",
 			escapes: []string{"--dsa-topk-backend"},
 		}},
@@ -112,7 +114,7 @@ func TestRecipeFacts(t *testing.T) {
 		{"qwen3.5-fp8-h200-sglang-agentic-mtp", func(r *matrix.Row) bool { return r.KVOffloading == "none" && r.Conc == 16 }, want{
 			engine:  map[string]string{"--ep-size": "8", "--reasoning-parser": "", "--tool-call-parser": "", "--max-running-requests": "", "--enable-cache-report": ""},
 			env:     map[string]string{"SGLANG_ENABLE_SPEC_V2": "1", "SGLANG_TIMEOUT_KEEP_ALIVE": ""},
-			client:  map[string]string{"--server-metrics": "", "--public-dataset": loaderWithSubagents256k},
+			client:  map[string]string{"--server-metrics": "", "--public-dataset": recipes.LoaderWithSubagents256k},
 			escapes: []string{"--enable-flashinfer-allreduce-fusion"},
 		}},
 	}
@@ -120,7 +122,7 @@ func TestRecipeFacts(t *testing.T) {
 		t.Run(tc.key, func(t *testing.T) {
 			rs := slices.DeleteFunc(keyRows(t, tc.key), func(r *matrix.Row) bool { return !tc.keep(r) })
 			require.Len(t, rs, 1, "the filter picks one row")
-			pts, err := Plan(rs, PlanOptions{})
+			pts, err := recipes.Plan(rs, recipes.PlanOptions{Catalog: models.Builtin()})
 			require.NoError(t, err)
 			p := pts[0]
 			for f, v := range tc.want.engine {
@@ -135,7 +137,7 @@ func TestRecipeFacts(t *testing.T) {
 			assert.Equal(t, tc.want.prefix, p.RequiredMetricPrefix)
 			// Flags a partial schema lacks pass unchecked, and only those;
 			// once the schema has one, it is checked like any other.
-			rc, _ := Builtin().Recipe(p.Recipe)
+			rc, _ := models.Builtin().Recipe(p.Recipe)
 			es := schema.MustLoad(string(rc.Engine), rc.EngineVersion)
 			var esc []string
 			for _, e := range p.Escapes {
@@ -156,19 +158,19 @@ func TestRecipeFacts(t *testing.T) {
 func TestRecipeChecks(t *testing.T) {
 	rs := keyRows(t, "kimik3-fp4-mi355x-vllm-agentic-mtp")[:1]
 	rs[0].TP = 4
-	_, err := Plan(rs, PlanOptions{})
+	_, err := recipes.Plan(rs, recipes.PlanOptions{Catalog: models.Builtin()})
 	assert.ErrorContains(t, err, "recipe kimik3_fp4_mi355x_mtp: kimik3-fp4-mi355x-vllm-agentic-mtp tp4 c1: recipe: tp 4: the recipe runs only tp [8]")
 
 	// A backend the recipe does not list fails at plan time.
 	rs = slices.DeleteFunc(keyRows(t, "qwen3.5-fp8-b300-sglang-agentic-mtp"), func(r *matrix.Row) bool { return r.KVOffloading != "dram" })[:1]
 	rs[0].KVOffloadBackend.Name = "lmcache"
-	_, err = Plan(rs, PlanOptions{})
+	_, err = recipes.Plan(rs, recipes.PlanOptions{Catalog: models.Builtin()})
 	assert.ErrorContains(t, err, `kv offload backend "lmcache": the recipe supports hicache`)
 
 	// GPU-resident recipes reject offload rows.
 	rs = keyRows(t, "qwen3.5-fp8-mi300x-sglang-agentic-mtp")[:1]
 	rs[0].KVOffloading, rs[0].TotalCPUDRAMGB = "dram", 100
 	rs[0].KVOffloadBackend = &matrix.Backend{Name: "hicache"}
-	_, err = Plan(rs, PlanOptions{})
+	_, err = recipes.Plan(rs, recipes.PlanOptions{Catalog: models.Builtin()})
 	assert.ErrorContains(t, err, `kv offload backend "hicache": the recipe runs GPU-resident KV only`)
 }

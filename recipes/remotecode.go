@@ -35,7 +35,7 @@ func CheckRemoteCode(model string) error {
 		return fmt.Errorf("model %q is not a Hugging Face model id (org/name): the PR sweep loads models by id, not by path", model)
 	case !slices.Contains(remoteCodeOrgs, org):
 		return fmt.Errorf("model %s: its recipe runs the repository's Python code (--trust-remote-code), and organisation %q is not one whose code the PR sweep runs (%s); a maintainer adds it to recipes.RemoteCodeOrgs in a reviewed change to the base branch",
-			model, org, strings.Join(remoteCodeOrgs, ", "))
+			model, org, strings.Join(RemoteCodeOrgs(), ", "))
 	}
 	return nil
 }

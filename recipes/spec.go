@@ -2,7 +2,6 @@ package recipes
 
 import (
 	"fmt"
-	"strconv"
 
 	"sweep/configs"
 	"sweep/internal/pyjson"
@@ -91,15 +90,15 @@ func specArgs(c *Ctx, r *Recipe) ([]Arg, error) {
 	if !s.Enabled() {
 		return nil, nil
 	}
-	switch r.Engine {
-	case configs.SGLang:
+	switch r.Engine.Facts().Spec {
+	case configs.SpecByFlags:
 		return []Arg{
 			Flag("--speculative-algorithm", s.Algorithm),
 			Flag("--speculative-num-steps", s.Steps),
 			Flag("--speculative-eagle-topk", s.TopK),
 			Flag("--speculative-num-draft-tokens", s.DraftTokens),
 		}, nil
-	case configs.VLLM:
+	case configs.SpecByConfig:
 		if s.VLLM == nil {
 			return nil, fmt.Errorf("recipe %s: vLLM speculation needs a VLLMSpecConfig", r.Name)
 		}
@@ -121,14 +120,11 @@ func specArgs(c *Ctx, r *Recipe) ([]Arg, error) {
 // accepts draft tokens so that the mean acceptance length is the golden AL.
 // Only benchmark rows get it.
 func syntheticAcceptanceEnv(c *Ctx, r *Recipe) map[string]string {
-	if r.Engine != configs.SGLang || !r.Spec.Enabled() || c.EvalOnly {
+	env := r.Engine.Facts().SimulateAcceptanceEnv
+	if env == nil || !r.Spec.Enabled() || c.EvalOnly {
 		return nil
 	}
-	return map[string]string{
-		"SGLANG_SIMULATE_ACC_LEN":        strconv.FormatFloat(c.GoldenAL, 'f', -1, 64),
-		"SGLANG_SIMULATE_ACC_METHOD":     "match-expected",
-		"SGLANG_SIMULATE_ACC_TOKEN_MODE": "real-draft-token",
-	}
+	return env(c.GoldenAL)
 }
 
 // VLLMCompilationConfig is vLLM's --compilation-config object. Empty fields

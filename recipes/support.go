@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"sweep/configs"
 	"sweep/configs/matrix"
 )
 
@@ -15,12 +14,6 @@ import (
 // serving (Dynamo, srt-slurm), and fixed-seq-len scenarios. Plan reports
 // all such rows of one config key as a single problem.
 var ErrNotSupported = errors.New("not supported yet")
-
-// engineNames are the display names of the frameworks sweep has no
-// recipes for.
-var engineNames = map[string]string{
-	"atom": "ATOM", "trt": "TRT-LLM", "trtllm": "TRT-LLM", "tilert": "TileRT",
-}
 
 // Unsupported returns why sweep cannot plan the row yet ("" when it can
 // route it to a recipe). The reason names the row's kind or engine.
@@ -31,12 +24,8 @@ func Unsupported(r *matrix.Row) string {
 		return fmt.Sprintf("multi-node or disaggregated serving (framework %s); PlanMultiNode plans it (sweep plan), single-node plans and runs cover single-node SGLang and vLLM engines only", fw)
 	case !r.Kind.Agentic():
 		return "fixed-seq-len scenario; sweep plans agentic-coding points only"
-	case fw != string(configs.SGLang) && fw != string(configs.VLLM):
-		name := engineNames[fw]
-		if name == "" {
-			name = fw
-		}
-		return fmt.Sprintf("engine %s (framework %s); sweep has SGLang and vLLM recipes only", name, fw)
+	case !fw.Runs():
+		return fmt.Sprintf("engine %s (framework %s); sweep has SGLang and vLLM recipes only", fw.Facts().Display, fw)
 	}
 	return ""
 }

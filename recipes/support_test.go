@@ -1,8 +1,10 @@
-package recipes
+package recipes_test
 
 import (
 	"errors"
 	"strings"
+	"sweep/recipes"
+	"sweep/recipes/models"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,30 +41,30 @@ func TestCoverageOfShippedMasters(t *testing.T) {
 			keys = append(keys, r.ConfigKey)
 			kinds[r.ConfigKey] = true
 		}
-		if Unsupported(r) != "" && !IsMultiNodeRow(r) {
+		if recipes.Unsupported(r) != "" && !recipes.IsMultiNodeRow(r) {
 			kinds[r.ConfigKey] = false
 		}
 	}
-	cov, err := Coverage(rs, keys, "", PlanOptions{Runners: g.Runners})
+	cov, err := recipes.Coverage(rs, keys, "", recipes.PlanOptions{Catalog: models.Builtin(), Runners: g.Runners})
 	require.NoError(t, err)
 	require.Len(t, cov, len(keys))
-	counts := map[Status]int{}
+	counts := map[recipes.Status]int{}
 	for _, c := range cov {
 		counts[c.Status]++
 		switch {
 		case pendingKeys[c.Key] != "":
-			assert.NotEqual(t, Planned, c.Status, "%s plans now: remove it from pendingKeys", c.Key)
+			assert.NotEqual(t, recipes.Planned, c.Status, "%s plans now: remove it from pendingKeys", c.Key)
 		case kinds[c.Key]:
-			assert.Equal(t, Planned, c.Status, "%s: %s", c.Key, c.Reason)
+			assert.Equal(t, recipes.Planned, c.Status, "%s: %s", c.Key, c.Reason)
 		default:
-			assert.Equal(t, NotSupported, c.Status, c.Key)
+			assert.Equal(t, recipes.NotSupported, c.Status, c.Key)
 			assert.True(t, strings.HasPrefix(c.Reason, "not supported yet: "), "%s: %s", c.Key, c.Reason)
 		}
 	}
 	assert.Greater(t, len(cov), 70, "every agentic key of both masters")
 	// The 38 multi-node keys plan (PlanMultiNode); what is left is ATOM,
 	// TRT-LLM single-node and the key InferenceX cannot run either.
-	assert.Equal(t, map[Status]int{Planned: 69, NotSupported: 6}, counts)
+	assert.Equal(t, map[recipes.Status]int{recipes.Planned: 69, recipes.NotSupported: 6}, counts)
 	t.Logf("%d agentic keys: %v", len(cov), counts)
 }
 
@@ -77,11 +79,11 @@ func TestUnsupportedKeyIsOneProblem(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.key, func(t *testing.T) {
-			_, err := Plan(keyRows(t, tc.key), PlanOptions{})
-			pe, ok := errors.AsType[*PlanError](err)
+			_, err := recipes.Plan(keyRows(t, tc.key), recipes.PlanOptions{Catalog: models.Builtin()})
+			pe, ok := errors.AsType[*recipes.PlanError](err)
 			require.True(t, ok, "%v", err)
 			require.Len(t, pe.Problems, 1)
-			assert.ErrorIs(t, err, ErrNotSupported)
+			assert.ErrorIs(t, err, recipes.ErrNotSupported)
 			assert.EqualError(t, err, tc.want)
 		})
 	}
@@ -90,10 +92,10 @@ func TestUnsupportedKeyIsOneProblem(t *testing.T) {
 // TestJSONFlagKeepsNumberLiterals checks a JSON flag value is passed as
 // InferenceX writes it: key order and the literal 6000.0 (not 6000).
 func TestJSONFlagKeepsNumberLiterals(t *testing.T) {
-	var p *Point
+	var p *recipes.Point
 	for _, r := range keyRows(t, "minimaxm3-fp4-mi355x-vllm-agentic-mtp") {
 		if r.KVOffloadBackend != nil && r.KVOffloadBackend.Name == "lmcache" && r.TP == 4 {
-			pts, err := Plan(matrix.Matrix{r}, PlanOptions{})
+			pts, err := recipes.Plan(matrix.Matrix{r}, recipes.PlanOptions{Catalog: models.Builtin()})
 			require.NoError(t, err)
 			p = &pts[0]
 			break

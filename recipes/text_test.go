@@ -1,4 +1,4 @@
-package recipes
+package recipes_test
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sweep/recipes"
+	"sweep/recipes/models"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -81,7 +83,7 @@ func shellWords(t *testing.T, text string) []string {
 // wantWords is what the shell should see for c: env(1) with its -u and
 // assignments when the command unsets or copies variables, plain
 // assignments otherwise, then the argv.
-func wantWords(c Command) []string {
+func wantWords(c recipes.Command) []string {
 	var out []string
 	if len(c.Unset) > 0 || len(c.EnvFrom) > 0 {
 		out = append(out, "env")
@@ -104,17 +106,17 @@ func wantWords(c Command) []string {
 func TestPlanTextIsShell(t *testing.T) {
 	all := rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{NoEvals: true}})
 	all = append(all, rows(t, matrix.TestConfigOptions{ConfigKeys: shippedKeys, EvalOptions: matrix.EvalOptions{EvalsOnly: true}})...)
-	pts, err := Plan(all, PlanOptions{})
+	pts, err := recipes.Plan(all, recipes.PlanOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	for _, p := range pts {
 		cmds := []struct {
 			title string
-			c     *Command
+			c     *recipes.Command
 		}{{"engine", &p.Engine}, {"router", p.Router}, {"client", p.Client}, {"eval", p.Eval}}
 		for _, s := range p.Sidecars {
 			cmds = append(cmds, struct {
 				title string
-				c     *Command
+				c     *recipes.Command
 			}{"sidecar " + s.Name, &s.Command})
 		}
 		for _, cmd := range cmds {
@@ -122,7 +124,7 @@ func TestPlanTextIsShell(t *testing.T) {
 				continue
 			}
 			var b strings.Builder
-			writeCommand(&b, cmd.title, *cmd.c)
+			recipes.WriteCommand(&b, cmd.title, *cmd.c)
 			text := b.String()
 			lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 			for _, l := range lines[1 : len(lines)-1] {

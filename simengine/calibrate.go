@@ -12,11 +12,6 @@ import (
 	"sweep/configs"
 )
 
-// EnvCalibration names a calibration file (see Calibration) the simulated
-// engine takes its step costs and KV pool from when one of its arms
-// matches the engine's configuration.
-const EnvCalibration = "SWEEP_SIM_CALIBRATION"
-
 // CalibrationVersion is the version of the calibration file format.
 const CalibrationVersion = 1
 

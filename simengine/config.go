@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sweep/configs"
+	"sweep/internal/simproto"
 	"time"
 )
 
@@ -215,29 +216,38 @@ func (c Config) Normalize() (Config, error) {
 	if _, ok := gpuSpecs[c.GPU]; !ok {
 		errs = append(errs, fmt.Errorf("gpu %q: want one of %s", c.GPU, strings.Join(gpuNames(), ", ")))
 	}
-	if s := &c.Spec; s.Algorithm != "" {
-		if s.TopK <= 0 {
-			s.TopK = 1
-		}
-		if s.NumSteps <= 0 && s.NumDraftTokens > 1 {
-			s.NumSteps = s.NumDraftTokens - 1
-		}
-		if s.NumSteps <= 0 {
-			s.NumSteps = 3
-		}
-		if s.NumDraftTokens <= 0 || (s.TopK == 1 && s.NumDraftTokens != s.NumSteps+1) {
-			s.NumDraftTokens = s.NumSteps + 1 // SGLang forces steps+1 when topk is 1
-		}
-		if k := float64(s.MaxDrafts()); s.AcceptLength != 0 && (s.AcceptLength < 1 || s.AcceptLength > k+1) {
-			errs = append(errs, fmt.Errorf("synthetic acceptance length %g: want a value in [1, %g] for %d draft tokens", s.AcceptLength, k+1, int(k)))
-		}
-		for i, r := range s.AcceptRates {
-			if r < 0 || r > 1 {
-				errs = append(errs, fmt.Errorf("synthetic_acceptance_rates[%d] = %g: want a value in [0, 1]", i, r))
-			}
+	errs = append(errs, c.Spec.normalize()...)
+	return c, errors.Join(errs...)
+}
+
+// normalize fills the speculative defaults as SGLang does and checks the
+// synthetic acceptance settings; nothing to do without an algorithm.
+func (s *Spec) normalize() []error {
+	if s.Algorithm == "" {
+		return nil
+	}
+	var errs []error
+	if s.TopK <= 0 {
+		s.TopK = 1
+	}
+	if s.NumSteps <= 0 && s.NumDraftTokens > 1 {
+		s.NumSteps = s.NumDraftTokens - 1
+	}
+	if s.NumSteps <= 0 {
+		s.NumSteps = 3
+	}
+	if s.NumDraftTokens <= 0 || (s.TopK == 1 && s.NumDraftTokens != s.NumSteps+1) {
+		s.NumDraftTokens = s.NumSteps + 1 // SGLang forces steps+1 when topk is 1
+	}
+	if k := float64(s.MaxDrafts()); s.AcceptLength != 0 && (s.AcceptLength < 1 || s.AcceptLength > k+1) {
+		errs = append(errs, fmt.Errorf("synthetic acceptance length %g: want a value in [1, %g] for %d draft tokens", s.AcceptLength, k+1, int(k)))
+	}
+	for i, r := range s.AcceptRates {
+		if r < 0 || r > 1 {
+			errs = append(errs, fmt.Errorf("synthetic_acceptance_rates[%d] = %g: want a value in [0, 1]", i, r))
 		}
 	}
-	return c, errors.Join(errs...)
+	return errs
 }
 
 // Lookup gives typed access to a parsed engine argv by canonical long flag
@@ -251,17 +261,6 @@ type Lookup interface {
 	Float(name string) (float64, bool)
 	Bool(name string) (bool, bool)
 }
-
-// Environment variables the simulator reads besides the engines' own.
-const (
-	EnvFault     = "SWEEP_SIM_FAULT"      // fault list, see ParseFaults
-	EnvTimeScale = "SWEEP_SIM_TIME_SCALE" // float, see Config.TimeScale
-	EnvClock     = "SWEEP_SIM_CLOCK"      // "virtual" or "wall", see Config.Virtual
-	EnvGPU       = "SWEEP_SIM_GPU"        // see Config.GPU
-	EnvSeed      = "SWEEP_SIM_SEED"       // uint64
-	EnvLoadTime  = "SWEEP_SIM_LOAD_TIME"  // Go duration, simulated
-	EnvWarmup    = "SWEEP_SIM_WARMUP_TIME"
-)
 
 // ConfigFromArgs builds a Config from a parsed engine argv and the
 // environment the engine would see (SGLANG_SIMULATE_ACC_LEN, the
@@ -366,10 +365,10 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		return c, errors.Join(errs...)
 	}
 	c, err := c.Normalize()
-	if path := env[EnvCalibration]; err == nil && path != "" {
+	if path := env[simproto.EnvCalibration]; err == nil && path != "" {
 		cal, lerr := LoadCalibration(path)
 		if lerr != nil {
-			return c, fmt.Errorf("%s: %w", EnvCalibration, lerr)
+			return c, fmt.Errorf("%s: %w", simproto.EnvCalibration, lerr)
 		}
 		c.Calibration = cal.Arm(c)
 	}
@@ -426,34 +425,34 @@ func parseVLLMSpec(raw string, s *Spec) error {
 
 func simEnv(env map[string]string, c *Config) error {
 	var errs []error
-	if v, ok := env[EnvTimeScale]; ok && v != "" {
+	if v, ok := env[simproto.EnvTimeScale]; ok && v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f <= 0 {
-			errs = append(errs, fmt.Errorf("%s=%q: want a positive number", EnvTimeScale, v))
+			errs = append(errs, fmt.Errorf("%s=%q: want a positive number", simproto.EnvTimeScale, v))
 		}
 		c.TimeScale = f
 	}
-	switch v := env[EnvClock]; v {
+	switch v := env[simproto.EnvClock]; v {
 	case "", "wall":
 	case "virtual":
 		c.Virtual = true
 	default:
-		errs = append(errs, fmt.Errorf("%s=%q: want virtual or wall", EnvClock, v))
+		errs = append(errs, fmt.Errorf("%s=%q: want virtual or wall", simproto.EnvClock, v))
 	}
-	if v, ok := env[EnvGPU]; ok && v != "" {
+	if v, ok := env[simproto.EnvGPU]; ok && v != "" {
 		c.GPU = v
 	}
-	if v, ok := env[EnvSeed]; ok && v != "" {
+	if v, ok := env[simproto.EnvSeed]; ok && v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: want an unsigned integer", EnvSeed, v))
+			errs = append(errs, fmt.Errorf("%s=%q: want an unsigned integer", simproto.EnvSeed, v))
 		}
 		c.Seed = n
 	}
 	for _, d := range []struct {
 		key string
 		dst *time.Duration
-	}{{EnvLoadTime, &c.LoadTime}, {EnvWarmup, &c.WarmupTime}} {
+	}{{simproto.EnvLoadTime, &c.LoadTime}, {simproto.EnvWarmup, &c.WarmupTime}} {
 		if v, ok := env[d.key]; ok && v != "" {
 			t, err := time.ParseDuration(v)
 			if err != nil {
@@ -465,10 +464,10 @@ func simEnv(env map[string]string, c *Config) error {
 			}
 		}
 	}
-	if v, ok := env[EnvFault]; ok && v != "" {
+	if v, ok := env[simproto.EnvFault]; ok && v != "" {
 		f, err := ParseFaults(v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", EnvFault, err))
+			errs = append(errs, fmt.Errorf("%s: %w", simproto.EnvFault, err))
 		}
 		c.Faults = f
 	}

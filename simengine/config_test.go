@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs"
+	"sweep/internal/simproto"
 	"sweep/recipes/schema"
 )
 
@@ -280,7 +281,7 @@ func TestConfigFromArgs(t *testing.T) {
 		{
 			name: "sglang dp attention and sim env", engine: configs.SGLang,
 			flags: mapLookup{"--model-path": "deepseek-ai/DeepSeek-R1", "--tp-size": 8, "--dp-size": 8, "--enable-dp-attention": true, "--ep-size": 8},
-			env:   map[string]string{EnvTimeScale: "60", EnvGPU: "MI355X", EnvSeed: "42", EnvLoadTime: "0", EnvFault: "crash:3,slow-metrics:2s"},
+			env:   map[string]string{simproto.EnvTimeScale: "60", simproto.EnvGPU: "MI355X", simproto.EnvSeed: "42", simproto.EnvLoadTime: "0", simproto.EnvFault: "crash:3,slow-metrics:2s"},
 			check: func(t *testing.T, c Config) {
 				assert.Equal(t, 8, c.GPUs(), "dp attention does not multiply GPUs")
 				assert.Equal(t, 8, c.Ranks())
@@ -328,9 +329,9 @@ func TestConfigFromArgs(t *testing.T) {
 		{name: "bad acc len", engine: configs.SGLang, flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "EAGLE"}, env: map[string]string{"SGLANG_SIMULATE_ACC_LEN": "x"}, err: "SGLANG_SIMULATE_ACC_LEN"},
 		{name: "no model", engine: configs.SGLang, flags: mapLookup{}, err: "model path is required"},
 		{name: "dp attention needs tp multiple of dp", engine: configs.SGLang, flags: mapLookup{"--model-path": "m", "--tp-size": 4, "--dp-size": 3, "--enable-dp-attention": true}, err: "not a multiple"},
-		{name: "unknown gpu", engine: configs.SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{EnvGPU: "tpu"}, err: `gpu "tpu"`},
-		{name: "bad fault", engine: configs.SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{EnvFault: "explode"}, err: "unknown kind"},
-		{name: "bad time scale", engine: configs.SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{EnvTimeScale: "-2"}, err: EnvTimeScale},
+		{name: "unknown gpu", engine: configs.SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{simproto.EnvGPU: "tpu"}, err: `gpu "tpu"`},
+		{name: "bad fault", engine: configs.SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{simproto.EnvFault: "explode"}, err: "unknown kind"},
+		{name: "bad time scale", engine: configs.SGLang, flags: mapLookup{"--model-path": "m"}, env: map[string]string{simproto.EnvTimeScale: "-2"}, err: simproto.EnvTimeScale},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := ConfigFromArgs(tc.engine, tc.flags, tc.env)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sweep/configs"
+	"sweep/internal/simproto"
 	"time"
 )
 
@@ -394,7 +395,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 	var blocks []uint64
 	if p.simPrompt != nil {
 		if !s.sims.resolve(p.simPrompt) {
-			w.Header().Set(HeaderPrompt, "unknown")
+			w.Header().Set(simproto.HeaderPrompt, "unknown")
 			apiError(w, http.StatusConflict, "ConflictError", fmt.Sprintf("sweep_sim_prompt: reuses %d ids of %q, which the engine does not have: send the prompt whole", p.simPrompt.Reuse, p.simPrompt.Key))
 			return
 		}
@@ -432,11 +433,11 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 	}
 	id := s.ids.Add(1)
 	stream := id
-	if part := r.Header.Get(HeaderParticipant); s.vc != nil && part != "" {
+	if part := r.Header.Get(simproto.HeaderParticipant); s.vc != nil && part != "" {
 		// Request ids follow the wall order of arrival; on the virtual
 		// clock the draws follow the request's place on the timeline.
 		h := fnv.New64a()
-		fmt.Fprintf(h, "%s@%s", part, r.Header.Get(HeaderTime))
+		fmt.Fprintf(h, "%s@%s", part, r.Header.Get(simproto.HeaderTime))
 		stream = h.Sum64()
 	}
 	rng := s.newRequestRNG(stream)
@@ -465,7 +466,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 			err = s.vawait(r, q)
 		}
 		if we, ok := errors.AsType[*wokeError](err); ok {
-			w.Header().Set(HeaderWoke, strconv.FormatFloat(we.at, 'g', -1, 64))
+			w.Header().Set(simproto.HeaderWoke, strconv.FormatFloat(we.at, 'g', -1, 64))
 			apiError(w, http.StatusConflict, "ConflictError", err.Error())
 			return
 		}
@@ -494,7 +495,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 		return
 	}
 	if q.sink.timed {
-		w.Header().Set(HeaderTime, strconv.FormatFloat(q.sink.lastT, 'g', -1, 64))
+		w.Header().Set(simproto.HeaderTime, strconv.FormatFloat(q.sink.lastT, 'g', -1, 64))
 	}
 	text := outputText(rng, n)
 	choice := map[string]any{"index": 0, "logprobs": nil, "finish_reason": reasonGot}
@@ -668,7 +669,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 			var rel []chunkRelease
 			rel, done, reason, cached = q.sink.takeTimed()
 			for _, c := range rel {
-				stamp = append(stamp[:0], SSEClockPrefix...)
+				stamp = append(stamp[:0], simproto.SSEClockPrefix...)
 				stamp = strconv.AppendFloat(stamp, c.t, 'g', -1, 64) // exact: the client resumes at it
 				if _, err := w.Write(append(stamp, '\n')); err != nil {
 					s.abandon(q)

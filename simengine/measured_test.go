@@ -3,6 +3,8 @@ package simengine
 import (
 	"fmt"
 	"strings"
+	"sweep/internal/simproto"
+	"sweep/recipes/models"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,7 +44,7 @@ func plannedArms(t *testing.T, key string) []plannedArm {
 			cmd, err := ParseCommand(p.Engine.Argv, ParseOptions{Unchecked: p.Escapes})
 			require.NoError(t, err, name)
 			gpu, _, _ := strings.Cut(strings.TrimPrefix(p.Row.Runner, "cluster:"), "-")
-			cfg, err := ConfigFromArgs(cmd.Engine, cmd.Flags, map[string]string{EnvGPU: gpu})
+			cfg, err := ConfigFromArgs(cmd.Engine, cmd.Flags, map[string]string{simproto.EnvGPU: gpu})
 			require.NoError(t, err, name)
 			cfg, err = cfg.Normalize()
 			require.NoError(t, err, name)
@@ -167,5 +169,5 @@ func plannedArmsErr(key string) ([]recipes.Point, error) {
 	if err != nil {
 		return nil, err
 	}
-	return recipes.Plan(rows, recipes.PlanOptions{Fast: true})
+	return recipes.Plan(rows, recipes.PlanOptions{Catalog: models.Builtin(), Fast: true})
 }

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"sweep/internal/simproto"
 )
 
 // RouterConfig is what the simulated router takes from a real router's
@@ -144,7 +146,7 @@ func NewRouter(cfg RouterConfig) *Router {
 		p.Transport = tr
 		p.FlushInterval = -1 // SSE: flush every write
 		p.ModifyResponse = func(resp *http.Response) error {
-			if resp.Header.Get(HeaderWoke) != "" || resp.Header.Get(HeaderPrompt) != "" { // to be sent again: one request, not two
+			if resp.Header.Get(simproto.HeaderWoke) != "" || resp.Header.Get(simproto.HeaderPrompt) != "" { // to be sent again: one request, not two
 				r.mu.Lock()
 				r.requests[i]--
 				r.mu.Unlock()
@@ -208,7 +210,7 @@ func (r *Router) Handler() http.Handler {
 		if !bufferBody(w, req) {
 			return
 		}
-		if req.Header.Get(HeaderParticipant) != "" {
+		if req.Header.Get(simproto.HeaderParticipant) != "" {
 			bf := newBatchedFlusher(w)
 			defer func() { _ = bf.finish() }() // the end of the answer, at once
 			w = bf

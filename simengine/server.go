@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"sweep/configs"
+	"sweep/internal/simproto"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,9 +148,6 @@ func (s *Server) Addr() string {
 	return ""
 }
 
-// PoolTokens is the KV pool size per rank, in tokens.
-func (s *Server) PoolTokens() int { return s.capa.poolTokens }
-
 func (s *Server) logf(format string, a ...any) {
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
@@ -186,7 +184,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.logf("KV pool: %d tokens per rank (%d ranks), max running requests %d, page size %d, prefix cache %t, speculative %q steps=%d draft_tokens=%d synthetic AL %g",
 		s.capa.poolTokens, len(s.ranks), s.capa.maxRunning, c.PageSize, !c.NoPrefixCache, c.Spec.Algorithm, c.Spec.NumSteps, c.Spec.NumDraftTokens, c.Spec.AcceptLength)
 	if a := c.Calibration; a != nil {
-		s.logf("calibrated (%s): step costs x%g, pool %d tokens per rank (0: the model's)", EnvCalibration, a.StepScale, a.PoolTokens)
+		s.logf("calibrated (%s): step costs x%g, pool %d tokens per rank (0: the model's)", simproto.EnvCalibration, a.StepScale, a.PoolTokens)
 	}
 	if !s.capa.fits {
 		s.logf("warning: the weights of %s do not fit in %d x %s at memory fraction %g; the KV pool is a token stand-in (a real engine would fail to start)", c.ModelPath, c.GPUs(), c.GPU, c.MemFraction)

@@ -12,25 +12,9 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sweep/internal/simproto"
 	"syscall"
 	"time"
-)
-
-// Environment of the simulated SMI tools.
-const (
-	// EnvSMIURL is the simulated engine (or router) base URL.
-	EnvSMIURL = "SWEEP_SIM_SMI_URL"
-	// EnvSMINodeGPUs is the node's GPU count (default 8): GPUs beyond the
-	// engine's idle at their idle power, as a real node's do.
-	EnvSMINodeGPUs = "SWEEP_SIM_NODE_GPUS"
-	// EnvSMIAfterGen is the engine's anchor generation when the monitor
-	// started (GET /sim/power's gen): the loop samples only a later load.
-	// Unset, the generation of its first answer is taken.
-	EnvSMIAfterGen = "SWEEP_SIM_SMI_AFTER_GEN"
-	// EnvSMIFault injects a telemetry fault: "stall=A:B" (no samples from
-	// A to B seconds after the first), "missing-gpu=N" (GPU N never
-	// reported).
-	EnvSMIFault = "SWEEP_SIM_SMI_FAULT"
 )
 
 // SMI runs the simulated nvidia-smi or amd-smi (tool) with args: the real
@@ -51,21 +35,21 @@ const (
 // timeline) and ends by itself when the engine stops answering for 60 s.
 // It returns the exit status.
 func SMI(tool string, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	s := &smi{tool: tool, base: strings.TrimSuffix(getenv(EnvSMIURL), "/"), out: bufio.NewWriter(stdout), nodeGPUs: 8,
+	s := &smi{tool: tool, base: strings.TrimSuffix(getenv(simproto.EnvSMIURL), "/"), out: bufio.NewWriter(stdout), nodeGPUs: 8,
 		hc: &http.Client{Timeout: 10 * time.Second}, gen0: -1}
-	if g, err := strconv.Atoi(getenv(EnvSMIAfterGen)); err == nil && g >= 0 {
+	if g, err := strconv.Atoi(getenv(simproto.EnvSMIAfterGen)); err == nil && g >= 0 {
 		s.gen0 = g
 	}
 	defer s.out.Flush()
-	if n, err := strconv.Atoi(getenv(EnvSMINodeGPUs)); err == nil && n > 0 {
+	if n, err := strconv.Atoi(getenv(simproto.EnvSMINodeGPUs)); err == nil && n > 0 {
 		s.nodeGPUs = n
 	}
-	if err := s.parseFault(getenv(EnvSMIFault)); err != nil {
-		fmt.Fprintf(stderr, "%s (simulated): %s: %v\n", tool, EnvSMIFault, err)
+	if err := s.parseFault(getenv(simproto.EnvSMIFault)); err != nil {
+		fmt.Fprintf(stderr, "%s (simulated): %s: %v\n", tool, simproto.EnvSMIFault, err)
 		return 2
 	}
 	if s.base == "" {
-		fmt.Fprintf(stderr, "%s (simulated): %s is not set\n", tool, EnvSMIURL)
+		fmt.Fprintf(stderr, "%s (simulated): %s is not set\n", tool, simproto.EnvSMIURL)
 		return 2
 	}
 	cmd := strings.Join(args, " ")

@@ -94,10 +94,6 @@ type SimPrompt struct {
 	Forget bool   `json:"forget,omitempty"`
 }
 
-// HeaderPrompt, "unknown", answers (409) a prompt that reuses ids the
-// engine does not have (SimPrompt.Reuse): send it again whole.
-const HeaderPrompt = "X-Sim-Prompt"
-
 // simPrompts are the kept ids of the prompts by key (SimPrompt.Key).
 type simPrompts struct {
 	mu   sync.Mutex

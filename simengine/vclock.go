@@ -15,26 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-)
 
-// Headers and endpoints of the virtual clock protocol (see the package
-// doc). Times are simulated seconds as decimal floats.
-const (
-	HeaderParticipant = "X-Sim-Participant" // the participant sending a request
-	HeaderTime        = "X-Sim-Time"        // its simulated arrival time
-	HeaderDeadline    = "X-Sim-Deadline"    // abort the request at this simulated time
-	// HeaderThen declares what the participant does when the request
-	// ends normally: "sleep=D&cap=C&before=B" sleeps D seconds with the
-	// idle-gap cap C (0: none), unless the end plus D is at or after B
-	// (the end of its issuing window; +Inf when omitted).
-	HeaderThen = "X-Sim-Then"
-	// HeaderWoke answers (409) a request sent at its declared wake-up when
-	// the participant woke earlier (the idle-gap cap shortened its sleep):
-	// send it again at this time.
-	HeaderWoke = "X-Sim-Woke"
-	// SSEClockPrefix starts the comment line before every SSE event on the
-	// virtual clock: ": sim-time 12.345678".
-	SSEClockPrefix = ": sim-time "
+	"sweep/internal/simproto"
 )
 
 var inf = math.Inf(1)
@@ -146,7 +128,7 @@ func parseThen(v string) (*vthen, error) {
 		*f.dst = n
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s %q: %w (want sleep=SECONDS&cap=SECONDS&before=TIME)", HeaderThen, v, err)
+		return nil, fmt.Errorf("%s %q: %w (want sleep=SECONDS&cap=SECONDS&before=TIME)", simproto.HeaderThen, v, err)
 	}
 	return th, nil
 }
@@ -498,16 +480,16 @@ func (s *Server) vsubmit(h http.Header, q *simRequest, key string) error {
 	t := vc.now
 	var p *vpart
 	early := false
-	if id := h.Get(HeaderParticipant); id != "" {
+	if id := h.Get(simproto.HeaderParticipant); id != "" {
 		p = vc.parts.byID[id]
 		if p == nil {
 			return fmt.Errorf("participant %q has not joined the virtual clock", id)
 		}
-		at, err := strconv.ParseFloat(h.Get(HeaderTime), 64)
+		at, err := strconv.ParseFloat(h.Get(simproto.HeaderTime), 64)
 		if err != nil {
-			return fmt.Errorf("participant %q: %s %q: want simulated seconds", id, HeaderTime, h.Get(HeaderTime))
+			return fmt.Errorf("participant %q: %s %q: want simulated seconds", id, simproto.HeaderTime, h.Get(simproto.HeaderTime))
 		}
-		if v := h.Get(HeaderThen); v != "" {
+		if v := h.Get(simproto.HeaderThen); v != "" {
 			if q.then, err = parseThen(v); err != nil {
 				return err
 			}
@@ -517,23 +499,23 @@ func (s *Server) vsubmit(h http.Header, q *simRequest, key string) error {
 			return fmt.Errorf("participant %q: a request of it already waits for its wake-up at %g", id, p.early.t)
 		case p.declared && p.sleeping:
 			if at != p.then {
-				return fmt.Errorf("participant %q: %s %q, but it declared it sleeps until %g", id, HeaderTime, h.Get(HeaderTime), p.then)
+				return fmt.Errorf("participant %q: %s %q, but it declared it sleeps until %g", id, simproto.HeaderTime, h.Get(simproto.HeaderTime), p.then)
 			}
 			early = true
 		case p.declared && at != p.floor:
 			p.declared = false
 			return &wokeError{at: p.floor}
 		case at < p.floor-1e-9:
-			return fmt.Errorf("participant %q: %s %q before its floor %g", id, HeaderTime, h.Get(HeaderTime), p.floor)
+			return fmt.Errorf("participant %q: %s %q before its floor %g", id, simproto.HeaderTime, h.Get(simproto.HeaderTime), p.floor)
 		}
 		p.declared = false
 		t = at
 	}
 	q.dl = inf
-	if d := h.Get(HeaderDeadline); d != "" {
+	if d := h.Get(simproto.HeaderDeadline); d != "" {
 		dl, err := strconv.ParseFloat(d, 64)
 		if err != nil {
-			return fmt.Errorf("%s %q: want simulated seconds", HeaderDeadline, d)
+			return fmt.Errorf("%s %q: want simulated seconds", simproto.HeaderDeadline, d)
 		}
 		q.dl = max(dl, t)
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/internal/testkit/abcase"
 	"sweep/sweep/abgate"
-	"sweep/sweep/abgate/abcase"
 )
 
 const abCasesDir = "../../testdata/ab/cases"

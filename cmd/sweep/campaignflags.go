@@ -200,6 +200,7 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir string) (*campaign.Schedule, error) {
 	po := o.Plan
 	po.Runners = g.Runners
+	po = withCatalog(po)
 	po.Fast = o.Fast
 	po.Duration = o.Duration
 	co := campaign.PlanOptions{Recipe: po, ExactServers: o.ExactServers, Official: o.Command == "official"}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sweep/recipes/models"
 	"syscall"
 	"testing"
 	"time"
@@ -306,7 +307,7 @@ func TestServerServesTwoLoads(t *testing.T) {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	plan := func(conc int, sub string) *recipes.Point {
-		pts, err := recipes.Plan(matrix.Matrix{pick(conc)}, recipes.PlanOptions{Runners: g.Runners, Port: port, Duration: 120, ResultDir: filepath.Join(dir, sub)})
+		pts, err := recipes.Plan(matrix.Matrix{pick(conc)}, recipes.PlanOptions{Catalog: models.Builtin(), Runners: g.Runners, Port: port, Duration: 120, ResultDir: filepath.Join(dir, sub)})
 		require.NoError(t, err)
 		return &pts[0]
 	}

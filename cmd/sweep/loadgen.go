@@ -10,19 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/simproto"
 	"sweep/loadgen"
-)
-
-// timeScaleEnv lets a runner that swaps only the program (aiperf ->
-// sweep loadgen) set the time scale without touching the argv;
-// simTimeScaleEnv (the simulated engine's) is the fallback, so one
-// variable can drive both processes.
-const (
-	timeScaleEnv    = "SWEEP_LOADGEN_TIME_SCALE"
-	simTimeScaleEnv = "SWEEP_SIM_TIME_SCALE"
-	// clockEnv = "virtual" drives the simulated engine's virtual clock
-	// (see --clock).
-	clockEnv = "SWEEP_LOADGEN_CLOCK"
 )
 
 type loadgenOptions struct {
@@ -66,17 +55,17 @@ the live --failed-request-threshold cancelled the run; 130 when interrupted.`,
 			fs := pflag.NewFlagSet("loadgen", pflag.ContinueOnError)
 			fs.SetInterspersed(false) // everything from "profile" on is aiperf's
 			fs.StringVar(&o.Schema, "aiperf-schema", loadgen.DefaultSchema, "aiperf flag schema (tool@version) the argv is checked against")
-			fs.StringVar(&o.Clock, "clock", "", "wall: real (or --time-scale compressed) time; virtual: the simulated engine's virtual clock, where every wait and timestamp is simulated time advanced by events, deterministic whatever the machine load (default $"+clockEnv+", else wall)")
-			fs.Float64Var(&o.TimeScale, "time-scale", 0, "divide every wait (duration, grace periods, recorded idle gaps) by this factor, for an engine on a compressed clock (default $"+timeScaleEnv+", else $"+simTimeScaleEnv+", else 1); reported times are multiplied back")
+			fs.StringVar(&o.Clock, "clock", "", "wall: real (or --time-scale compressed) time; virtual: the simulated engine's virtual clock, where every wait and timestamp is simulated time advanced by events, deterministic whatever the machine load (default $"+simproto.EnvLoadgenClock+", else wall)")
+			fs.Float64Var(&o.TimeScale, "time-scale", 0, "divide every wait (duration, grace periods, recorded idle gaps) by this factor, for an engine on a compressed clock (default $"+simproto.EnvLoadgenTimeScale+", else $"+simproto.EnvTimeScale+", else 1); reported times are multiplied back")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
 					return flagErrorf("loadgen: want an aiperf command after --, e.g. sweep loadgen -- profile --url http://localhost:8000 --model M --concurrency 8 --benchmark-duration 60 --streaming")
 				}
 				if o.Clock == "" {
-					o.Clock = os.Getenv(clockEnv)
+					o.Clock = os.Getenv(simproto.EnvLoadgenClock)
 				}
 				if o.Clock != "" && o.Clock != "wall" && o.Clock != "virtual" {
-					return flagErrorf("loadgen: --clock %q (or $%s): want wall or virtual", o.Clock, clockEnv)
+					return flagErrorf("loadgen: --clock %q (or $%s): want wall or virtual", o.Clock, simproto.EnvLoadgenClock)
 				}
 				if fs.Changed("time-scale") && o.TimeScale <= 0 {
 					return flagErrorf("loadgen: --time-scale %g: want a positive number", o.TimeScale)
@@ -109,7 +98,7 @@ func loadgenRun(ctx context.Context, o *loadgenOptions) error {
 	opts.TimeScale = o.TimeScale
 	if opts.TimeScale == 0 {
 		opts.TimeScale = 1
-		for _, env := range []string{timeScaleEnv, simTimeScaleEnv} {
+		for _, env := range []string{simproto.EnvLoadgenTimeScale, simproto.EnvTimeScale} {
 			v := os.Getenv(env)
 			if v == "" {
 				continue

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/internal/simproto"
 	"sweep/loadgen"
 )
 
@@ -57,8 +58,8 @@ func TestLoadgenCommand(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv(timeScaleEnv, "")
-			t.Setenv(simTimeScaleEnv, "")
+			t.Setenv(simproto.EnvLoadgenTimeScale, "")
+			t.Setenv(simproto.EnvTimeScale, "")
 			code, out, errOut := runCLI(t, tc.args...)
 			assert.Equal(t, tc.code, code, "stdout:\n%s\nstderr:\n%s", out, errOut)
 			assert.Contains(t, out, tc.stdout)
@@ -71,8 +72,8 @@ func TestLoadgenCommand(t *testing.T) {
 }
 
 func TestLoadgenTimeScaleEnv(t *testing.T) {
-	t.Setenv(timeScaleEnv, "")
-	t.Setenv(simTimeScaleEnv, "nope")
+	t.Setenv(simproto.EnvLoadgenTimeScale, "")
+	t.Setenv(simproto.EnvTimeScale, "nope")
 	code, _, errOut := runCLI(t, "loadgen", "--", "profile", "--model", "m", "--concurrency", "1", "--request-count", "1")
 	assert.Equal(t, exitError, code)
 	assert.True(t, strings.Contains(errOut, `$SWEEP_SIM_TIME_SCALE="nope": want a positive number`), errOut)

@@ -164,6 +164,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	o.Plan.Runners = g.Runners
+	o.Plan = withCatalog(o.Plan)
 	if multi := slices.IndexFunc(rows, recipes.IsMultiNodeRow); multi >= 0 {
 		return o.planMultiNode(rows, multi)
 	}
@@ -286,7 +287,7 @@ func planCoverage(ctx context.Context, o *planOptions) error {
 	}
 	opts := o.Plan
 	opts.Runners = g.Runners
-	cov, err := recipes.Coverage(rows, keys, noAgenticRows, opts)
+	cov, err := recipes.Coverage(rows, keys, noAgenticRows, withCatalog(opts))
 	if err != nil {
 		return err
 	}

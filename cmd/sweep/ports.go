@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"sweep/recipes"
 )
 
 // freePortPair finds a port p such that p, p+1 (the engine behind a
@@ -15,7 +16,7 @@ import (
 func freePortPair() (int, error) {
 	for range 200 {
 		port := 10000 + rand.IntN(12000)
-		if portsFree(port, port+1, port+10000) {
+		if portsFree(recipes.RouterPorts(port)...) {
 			return port, nil
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
+	"sweep/internal/simproto"
 	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/launch"
@@ -209,9 +210,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 	client := fmt.Sprintf("%s (%s)", spec.ClientInfo.Name, setup.ClientWhy)
 	engine := "engine: " + p.Engine.Argv[0]
 	if o.Simulate {
-		engine = fmt.Sprintf("simulated %s on %s, time scale %gx", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"], o.TimeScale)
+		engine = fmt.Sprintf("simulated %s on %s, time scale %gx", row.Framework, spec.Engine.Env[simproto.EnvGPU], o.TimeScale)
 		if setup.Virtual() {
-			engine = fmt.Sprintf("simulated %s on %s, virtual clock", row.Framework, spec.Engine.Env["SWEEP_SIM_GPU"])
+			engine = fmt.Sprintf("simulated %s on %s, virtual clock", row.Framework, spec.Engine.Env[simproto.EnvGPU])
 		}
 	}
 	fmt.Fprintf(o.IO.ErrOut, "point %s %s (recipe %s)\n  %s; client: %s\n  output: %s\n",
@@ -371,6 +372,7 @@ func (o *runOptions) planByFlags(out string) (*recipes.Point, error) {
 	o.Plan.ResultDir = out
 	o.Plan.Eval = o.Eval
 	o.Plan.Runners = g.Runners
+	o.Plan = withCatalog(o.Plan)
 	points, err := recipes.Plan(matrix.Matrix{row}, o.Plan)
 	if err != nil {
 		if errors.Is(err, recipes.ErrInvalidOptions) {
@@ -537,7 +539,7 @@ func (o *runOptions) planLaunched(g *matrix.Generator, row *matrix.Row, ws strin
 	po.ResultDir = ws
 	po.Eval = o.Eval
 	po.Runners = g.Runners
-	points, err := recipes.Plan(matrix.Matrix{row}, po)
+	points, err := recipes.Plan(matrix.Matrix{row}, withCatalog(po))
 	if err != nil {
 		if errors.Is(err, recipes.ErrInvalidOptions) {
 			return nil, &FlagError{Err: err}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/simproto"
 	"sweep/sweep/abgate"
 	"sweep/sweep/abgate/bfclsim"
 )
@@ -46,7 +47,7 @@ models does not list it and generate and evaluate fail with
 				if len(args) == 0 {
 					return flagErrorf("sim-bfcl: want a bfcl command after -- (generate, evaluate or models)")
 				}
-				arm, rep, err := bfclsim.FromEnv(os.Getenv(bfclsim.EnvVar))
+				arm, rep, err := bfclsim.FromEnv(os.Getenv(simproto.EnvBFCL))
 				if err != nil {
 					return fmt.Errorf("sim-bfcl: %w", err)
 				}
@@ -84,7 +85,7 @@ models does not list it and generate and evaluate fail with
 					return fmt.Errorf("sim-bfcl %s: Unknown model_name '%s' (%s)", args[0], *model, why)
 				}
 				if *model != arm.Model {
-					return fmt.Errorf("sim-bfcl: --model %q is not the arm's model %q in %s", *model, arm.Model, bfclsim.EnvVar)
+					return fmt.Errorf("sim-bfcl: --model %q is not the arm's model %q in %s", *model, arm.Model, simproto.EnvBFCL)
 				}
 				cs, err := abgate.ExpandCategories(strings.Split(*cats, ","))
 				if err != nil {

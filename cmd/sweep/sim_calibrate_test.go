@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sweep/internal/simproto"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,7 +19,7 @@ import (
 // throughput per GPU by concurrency.
 func simCalibrateDiscovery(t *testing.T, out, seed, calibration string) map[int]float64 {
 	t.Helper()
-	t.Setenv(simengine.EnvSeed, seed)
+	t.Setenv(simproto.EnvSeed, seed)
 	args := []string{"discover", "--simulate", "--builtin-client", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
 		"--tp", "8", "--ep", "1", "--conc-list", "4", "16", "32", "--duration", "300", "--no-report", "--stop-grace", "3s", "--out", out}
 	if calibration != "" {

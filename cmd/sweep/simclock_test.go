@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/internal/cpuhog"
+	"sweep/internal/testkit/cpuhog"
 	"sweep/metrics/aiperf"
 	"sweep/sweep/run"
 )

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
+	"sweep/internal/simproto"
 	"sweep/recipes/schema"
 	"sweep/simengine"
 )
@@ -56,10 +57,7 @@ the rest are accepted and have no effect. For an engine newer than its schema,
 --lenient turns the problems with flags the simulator does not read (unknown
 flags, stray tokens, bad values of other flags) into warnings.
 
-Honoured SGLang flags:
-` + wrapFlags(simengine.HonouredFlags(configs.SGLang)) + `
-Honoured vLLM flags:
-` + wrapFlags(simengine.HonouredFlags(configs.VLLM)) + `
+` + honouredFlags() + `
 
 The synthetic acceptance length comes from SGLANG_SIMULATE_ACC_LEN or vLLM's
 --speculative-config ("rejection_sample_method": "synthetic",
@@ -169,8 +167,8 @@ func simEngineConfig(o *simEngineOptions) (simengine.Config, error) {
 		env[k] = v
 	}
 	for _, ov := range []struct{ key, val string }{
-		{simengine.EnvTimeScale, o.TimeScale}, {simengine.EnvGPU, o.GPU}, {simengine.EnvSeed, o.Seed},
-		{simengine.EnvFault, o.Fault}, {simengine.EnvLoadTime, o.LoadTime}, {simengine.EnvWarmup, o.WarmupTime},
+		{simproto.EnvTimeScale, o.TimeScale}, {simproto.EnvGPU, o.GPU}, {simproto.EnvSeed, o.Seed},
+		{simproto.EnvFault, o.Fault}, {simproto.EnvLoadTime, o.LoadTime}, {simproto.EnvWarmup, o.WarmupTime},
 	} {
 		if ov.val != "" {
 			env[ov.key] = ov.val
@@ -207,4 +205,14 @@ func simEngineRun(ctx context.Context, o *simEngineOptions) error {
 	// A graceful stop on SIGTERM/SIGINT is a clean exit for an engine.
 	fmt.Fprintf(o.IO.ErrOut, "sim-engine: stopped (%s)\n", strconv.Quote(srv.Phase().String()))
 	return nil
+}
+
+// honouredFlags lists, for each engine sweep runs, the flags the simulator
+// reads.
+func honouredFlags() string {
+	var b strings.Builder
+	for _, e := range configs.Runnable() {
+		fmt.Fprintf(&b, "Honoured %s flags:\n%s\n", e.Facts().Display, wrapFlags(simengine.HonouredFlags(e)))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

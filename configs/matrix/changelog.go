@@ -98,89 +98,27 @@ var scenarioOrder = [...]string{configs.ScenarioFixedSeqLen, configs.ScenarioAge
 //  6. with TrimConc each configuration keeps its lowest concurrency;
 //  7. every throughput row gets its recipe-fingerprint (Fingerprint).
 func (g *Generator) ProcessChangelog(o ChangelogOptions) (*Changelog, error) {
-	added, err := addedLines(o.Base.Name, o.Base.Data, o.Head.Data)
+	entries, appendOnly, err := addedEntries(o)
 	if err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(added) == "" {
-		return nil, fmt.Errorf("%s: no additions found in the changelog (compared with %s)", o.Head.Name, o.Base.Name)
-	}
-	entries, err := configs.ParseChangelog(o.Head.Name, []byte(added))
-	if err != nil {
-		return nil, fmt.Errorf("added changelog entries: %w", err)
-	}
-	if len(entries) == 0 {
-		return nil, fmt.Errorf("%s: the added lines hold no changelog entries", o.Head.Name)
-	}
-	appendOnly := 0
-	for _, e := range entries {
-		if e.AppendOnly {
-			appendOnly++
-		}
-	}
-	if appendOnly > 0 && appendOnly < len(entries) {
-		return nil, errors.New("append-only entries cannot share a sweep with regular changelog entries")
-	}
-	if appendOnly > 0 && (o.AllEvals || o.EvalsOnly) {
-		return nil, errors.New("append-only sweeps cannot use all-evals or evals-only modifiers")
-	}
-
-	type resolved struct {
-		entry configs.ChangelogEntry
-		keys  []string
-	}
 	all := g.Masters.Keys()
-	res := make([]resolved, 0, len(entries))
+	res := make([]resolvedEntry, 0, len(entries))
 	for _, e := range entries {
 		keys, err := changelogKeys(e.ConfigKeys, all)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", e.Pos, err)
 		}
-		res = append(res, resolved{e, keys})
+		res = append(res, resolvedEntry{e, keys})
 	}
-
 	var base *Generator
-	if appendOnly > 0 {
-		if o.BaseInputs == nil {
-			return nil, errors.New("append-only entries need the base revision's master configs and runners.yaml, and none were given")
-		}
-		bm, br, err := o.BaseInputs()
-		if err != nil {
-			return nil, fmt.Errorf("append-only base inputs: %w", err)
-		}
-		base = &Generator{Masters: bm, Runners: br}
-		selected := map[string][]string{}
-		var order []string
-		for _, r := range res {
-			scen := entryScenarios(r.entry)
-			for _, k := range r.keys {
-				if _, ok := selected[k]; !ok {
-					order = append(order, k)
-				}
-				for _, s := range scen {
-					if !slices.Contains(selected[k], s) {
-						selected[k] = append(selected[k], s)
-					}
-				}
-			}
-		}
-		var missing []string
-		for _, k := range order {
-			if _, ok := bm.Lookup(k); !ok {
-				missing = append(missing, k)
-			}
-		}
-		if len(missing) > 0 {
-			slices.Sort(missing)
-			return nil, fmt.Errorf("append-only requires every selected config to exist in the base revision; missing: %s", strings.Join(missing, ", "))
-		}
-		if err := checkAppendOnlyScope(bm, g.Masters, selected); err != nil {
+	if appendOnly {
+		if base, err = g.appendOnlyBase(o, res); err != nil {
 			return nil, err
 		}
 	}
-
 	// All-evals entries first, so their wider eval selection wins.
-	slices.SortStableFunc(res, func(a, b resolved) int {
+	slices.SortStableFunc(res, func(a, b resolvedEntry) int {
 		switch {
 		case a.entry.AllEvals == b.entry.AllEvals:
 			return 0
@@ -189,8 +127,100 @@ func (g *Generator) ProcessChangelog(o ChangelogOptions) (*Changelog, error) {
 		}
 		return 1
 	})
+	throughput, evals, err := g.changelogRows(o, res, base)
+	if err != nil {
+		return nil, err
+	}
+	if o.TrimConc {
+		throughput = trimConc(throughput)
+	}
+	return bucketChangelog(o, entries, throughput, evals), nil
+}
 
-	var throughput, evals Matrix
+// resolvedEntry is a changelog entry with its config-key patterns
+// expanded.
+type resolvedEntry struct {
+	entry configs.ChangelogEntry
+	keys  []string
+}
+
+// addedEntries parses the changelog entries head adds to base (steps 1
+// and 2) and reports whether they are append-only (all or none may be).
+func addedEntries(o ChangelogOptions) ([]configs.ChangelogEntry, bool, error) {
+	added, err := addedLines(o.Base.Name, o.Base.Data, o.Head.Data)
+	if err != nil {
+		return nil, false, err
+	}
+	if strings.TrimSpace(added) == "" {
+		return nil, false, fmt.Errorf("%s: no additions found in the changelog (compared with %s)", o.Head.Name, o.Base.Name)
+	}
+	entries, err := configs.ParseChangelog(o.Head.Name, []byte(added))
+	if err != nil {
+		return nil, false, fmt.Errorf("added changelog entries: %w", err)
+	}
+	if len(entries) == 0 {
+		return nil, false, fmt.Errorf("%s: the added lines hold no changelog entries", o.Head.Name)
+	}
+	appendOnly := 0
+	for _, e := range entries {
+		if e.AppendOnly {
+			appendOnly++
+		}
+	}
+	if appendOnly > 0 && appendOnly < len(entries) {
+		return nil, false, errors.New("append-only entries cannot share a sweep with regular changelog entries")
+	}
+	if appendOnly > 0 && (o.AllEvals || o.EvalsOnly) {
+		return nil, false, errors.New("append-only sweeps cannot use all-evals or evals-only modifiers")
+	}
+	return entries, appendOnly > 0, nil
+}
+
+// appendOnlyBase loads the base revision's inputs of an append-only sweep
+// and checks that every selected config exists there and changed only by
+// appending.
+func (g *Generator) appendOnlyBase(o ChangelogOptions, res []resolvedEntry) (*Generator, error) {
+	if o.BaseInputs == nil {
+		return nil, errors.New("append-only entries need the base revision's master configs and runners.yaml, and none were given")
+	}
+	bm, br, err := o.BaseInputs()
+	if err != nil {
+		return nil, fmt.Errorf("append-only base inputs: %w", err)
+	}
+	selected := map[string][]string{}
+	var order []string
+	for _, r := range res {
+		scen := entryScenarios(r.entry)
+		for _, k := range r.keys {
+			if _, ok := selected[k]; !ok {
+				order = append(order, k)
+			}
+			for _, s := range scen {
+				if !slices.Contains(selected[k], s) {
+					selected[k] = append(selected[k], s)
+				}
+			}
+		}
+	}
+	var missing []string
+	for _, k := range order {
+		if _, ok := bm.Lookup(k); !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, fmt.Errorf("append-only requires every selected config to exist in the base revision; missing: %s", strings.Join(missing, ", "))
+	}
+	if err := checkAppendOnlyScope(bm, g.Masters, selected); err != nil {
+		return nil, err
+	}
+	return &Generator{Masters: bm, Runners: br}, nil
+}
+
+// changelogRows expands the entries into throughput and eval rows (steps
+// 3 to 5); base is the base revision's generator of an append-only sweep.
+func (g *Generator) changelogRows(o ChangelogOptions, res []resolvedEntry, base *Generator) (throughput, evals Matrix, err error) {
 	benchSeen := map[string][]string{}
 	evalSeen := map[string][]string{}
 	for _, r := range res {
@@ -198,22 +228,9 @@ func (g *Generator) ProcessChangelog(o ChangelogOptions) (*Changelog, error) {
 		scen := entryScenarios(e)
 		if !(o.EvalsOnly || e.EvalsOnly || e.AllEvals) {
 			for _, grp := range unseenGroups(r.keys, scen, benchSeen) {
-				opts := TestConfigOptions{ConfigKeys: grp.keys, EvalOptions: EvalOptions{NoEvals: true}}
-				if len(grp.scenarios) < len(scenarioOrder) {
-					opts.ScenarioTypes = grp.scenarios
-				}
-				rows, err := g.TestConfig(opts)
+				rows, err := g.entryThroughputRows(e, grp, base)
 				if err != nil {
-					return nil, err
-				}
-				if e.AppendOnly {
-					baseRows, err := base.TestConfig(opts)
-					if err != nil {
-						return nil, fmt.Errorf("append-only base matrix: %w", err)
-					}
-					if rows, err = appendOnlyDelta(baseRows, rows); err != nil {
-						return nil, fmt.Errorf("%s: %w", e.Pos, err)
-					}
+					return nil, nil, err
 				}
 				throughput = append(throughput, rows...)
 			}
@@ -228,15 +245,38 @@ func (g *Generator) ProcessChangelog(o ChangelogOptions) (*Changelog, error) {
 				EvalOptions:   EvalOptions{EvalsOnly: true, AllEvals: o.AllEvals || e.AllEvals},
 			})
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			evals = append(evals, filterByPrefillEP(rows, e.EvalMinPrefillEP)...)
 		}
 	}
+	return throughput, evals, nil
+}
 
-	if o.TrimConc {
-		throughput = trimConc(throughput)
+// entryThroughputRows is one group's throughput rows of entry e; for an
+// append-only entry only the rows base does not have.
+func (g *Generator) entryThroughputRows(e configs.ChangelogEntry, grp configGroup, base *Generator) (Matrix, error) {
+	opts := TestConfigOptions{ConfigKeys: grp.keys, EvalOptions: EvalOptions{NoEvals: true}}
+	if len(grp.scenarios) < len(scenarioOrder) {
+		opts.ScenarioTypes = grp.scenarios
 	}
+	rows, err := g.TestConfig(opts)
+	if err != nil || !e.AppendOnly {
+		return rows, err
+	}
+	baseRows, err := base.TestConfig(opts)
+	if err != nil {
+		return nil, fmt.Errorf("append-only base matrix: %w", err)
+	}
+	if rows, err = appendOnlyDelta(baseRows, rows); err != nil {
+		return nil, fmt.Errorf("%s: %w", e.Pos, err)
+	}
+	return rows, nil
+}
+
+// bucketChangelog stamps the throughput rows' fingerprints and sorts rows
+// into the changelog's buckets (steps 6 and 7's output).
+func bucketChangelog(o ChangelogOptions, entries []configs.ChangelogEntry, throughput, evals Matrix) *Changelog {
 	out := &Changelog{Metadata: ChangelogMetadata{BaseRef: o.BaseRef, HeadRef: o.HeadRef, Entries: entries}}
 	for _, r := range throughput {
 		r.StampFingerprint()
@@ -262,7 +302,7 @@ func (g *Generator) ProcessChangelog(o ChangelogOptions) (*Changelog, error) {
 			out.MultinodeAgenticEvals = append(out.MultinodeAgenticEvals, r)
 		}
 	}
-	return out, nil
+	return out
 }
 
 func addToBucket(bs []Bucket, name string, r *Row) []Bucket {

@@ -137,7 +137,7 @@ type visualSeries struct {
 func seriesOf(r *Row) visualSeries {
 	s := visualSeries{
 		model: r.Model, modelPrefix: r.ModelPrefix, precision: r.Precision,
-		framework: r.Framework, runner: r.Runner, disagg: r.Disagg,
+		framework: string(r.Framework), runner: r.Runner, disagg: r.Disagg,
 		prefillHW: "\x00", decodeHW: "\x00",
 	}
 	if r.Kind.Agentic() {

@@ -143,18 +143,6 @@ func scenarioFilter(types []string) (fixed, agentic bool, err error) {
 	return fixed, agentic, nil
 }
 
-// MatrixError is a problem found while expanding one master config entry
-// (for example a runner label without hardware facts in runners.yaml).
-type MatrixError struct {
-	Pos configs.Pos // the entry or search-space entry concerned
-	Key string      // config key, with the path inside the entry
-	Msg string
-}
-
-func (e *MatrixError) Error() string {
-	return fmt.Sprintf("%s: %s: %s", e.Pos, e.Key, e.Msg)
-}
-
 // TestConfig expands the configs named by o.ConfigKeys.
 func (g *Generator) TestConfig(o TestConfigOptions) (Matrix, error) {
 	if err := o.check(); err != nil {
@@ -253,7 +241,7 @@ func (g *Generator) FullSweep(o FullSweepOptions) (Matrix, error) {
 		if len(o.Precisions) > 0 && !slices.Contains(o.Precisions, m.Precision) {
 			continue
 		}
-		if len(o.Frameworks) > 0 && !slices.Contains(o.Frameworks, m.Framework) {
+		if len(o.Frameworks) > 0 && !slices.Contains(o.Frameworks, string(m.Framework)) {
 			continue
 		}
 		if len(o.RunnerTypes) > 0 && !slices.Contains(o.RunnerTypes, m.Runner) {
@@ -594,7 +582,7 @@ func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Ma
 		for si, s := range ac.SearchSpace {
 			gb, err := x.dramOffloadGB(m, ac, s)
 			if err != nil {
-				return nil, &MatrixError{Pos: s.Pos, Key: fmt.Sprintf("%s.scenarios.agentic-coding[%d].search-space[%d]", m.Key, ci, si), Msg: err.Error()}
+				return nil, &configs.Error{File: s.Pos.File, Line: s.Pos.Line, Col: s.Pos.Col, Key: fmt.Sprintf("%s.scenarios.agentic-coding[%d].search-space[%d]", m.Key, ci, si), Msg: err.Error()}
 			}
 			cs := x.agenticConcs(s)
 			if len(cs) == 0 {

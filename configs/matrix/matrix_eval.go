@@ -92,7 +92,7 @@ func markEvals(rows Matrix, includeAgentic bool) {
 			if !is8k1k(r) || r.Conc < minEvalConc {
 				continue
 			}
-			sn.add(snKey{r.Model, r.Runner, r.Framework, r.Precision, r.ISL, r.OSL, r.SpecDecoding, r.DPAttn}, i)
+			sn.add(snKey{r.Model, r.Runner, string(r.Framework), r.Precision, r.ISL, r.OSL, r.SpecDecoding, r.DPAttn}, i)
 		case FixedMultiNode:
 			if !is8k1k(r) {
 				continue
@@ -102,7 +102,7 @@ func markEvals(rows Matrix, includeAgentic bool) {
 			}
 		case AgenticSingleNode:
 			if includeAgentic {
-				agSN.add(agKey{r.Model, r.Runner, r.Framework, r.Precision}, evalPick{i, r.Conc})
+				agSN.add(agKey{r.Model, r.Runner, string(r.Framework), r.Precision}, evalPick{i, r.Conc})
 			}
 		case AgenticMultiNode:
 			if !includeAgentic {

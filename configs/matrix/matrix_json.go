@@ -131,7 +131,7 @@ var rowFields = [numFields]rowField{
 	fModel:        {name: "model", kinds: allKinds, value: func(r *Row) any { return &r.Model }},
 	fModelPrefix:  {name: "model-prefix", kinds: allKinds, value: func(r *Row) any { return &r.ModelPrefix }},
 	fPrecision:    {name: "precision", kinds: allKinds, value: func(r *Row) any { return &r.Precision }},
-	fFramework:    {name: "framework", kinds: allKinds, value: func(r *Row) any { return &r.Framework }},
+	fFramework:    {name: "framework", kinds: allKinds, value: func(r *Row) any { return (*string)(&r.Framework) }},
 	fRunner:       {name: "runner", kinds: allKinds, value: func(r *Row) any { return &r.Runner }},
 	fSpecDecoding: {name: "spec-decoding", kinds: allKinds, value: func(r *Row) any { return &r.SpecDecoding }},
 	fISL:          {name: "isl", kinds: fixedKinds, value: func(r *Row) any { return &r.ISL }},
@@ -254,12 +254,6 @@ var pydanticOrder = [...][]field{
 		fKVOffloadBackend, fRouter, fKVP2PTransfer, fTotalCPUDRAMGB, fDuration,
 		fExpName, fDisagg, fScenarioType, fRunEval, fEvalOnly, fEvalConc,
 		fRecipeFingerprint},
-}
-
-// present reports whether f is a key of the row as the generator builds it.
-func (r *Row) present(f field) bool {
-	d := &rowFields[f]
-	return d.kinds.has(r.Kind) && (!d.optional || isSet(d.value(r)))
 }
 
 // isSet reports whether an optional value (see rowField.value) is set.

@@ -28,7 +28,7 @@ func ResolveKeys(masters *configs.Masters, patterns []string) ([]*configs.Master
 		if IsKeyPattern(p) {
 			matched := false
 			for _, m := range masters.Entries {
-				if textdiff.Fnmatch(p, m.Key) {
+				if fnmatch(p, m.Key) {
 					matched = true
 					add(m)
 				}

@@ -103,7 +103,7 @@ type Row struct {
 	Model       string
 	ModelPrefix string // model-prefix
 	Precision   string
-	Framework   string
+	Framework   configs.Engine // the framework key (configs.Engine.Facts)
 	// Runner is the runner label from the master config, or one concrete
 	// runner name when a runner-node filter expanded the label.
 	Runner       string

@@ -199,10 +199,10 @@ func TestGeneratorErrors(t *testing.T) {
 
 	noHW := testGenerator(t, testMasters, "labels:\n  lab: [lab_0]\n  cluster:lab: [lab_0]\n")
 	_, err = noHW.TestConfig(TestConfigOptions{ConfigKeys: []string{"m-agentic"}})
-	me, ok := errors.AsType[*MatrixError](err)
-	require.True(t, ok, "want *MatrixError, got %v", err)
+	me, ok := errors.AsType[*configs.Error](err)
+	require.True(t, ok, "want *configs.Error, got %v", err)
 	assert.Equal(t, "m-agentic.scenarios.agentic-coding[0].search-space[0]", me.Key)
-	assert.Equal(t, "masters.yaml", me.Pos.File)
+	assert.Equal(t, "masters.yaml", me.File)
 	assert.Contains(t, me.Msg, `runner "cluster:lab" needs available-cpu-dram-mib and gpus-per-node`)
 }
 

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sweep/configs"
 	"unicode"
 	"unicode/utf8"
 
@@ -28,21 +29,9 @@ const (
 	ServerMetricsCSV  = "server_metrics_export.csv"
 )
 
-// FieldError reports a missing or malformed field of an aiperf artifact. Line
-// is 1-based for JSONL files and 0 for whole-file JSON.
-type FieldError struct {
-	File  string
-	Line  int
-	Field string // dotted path, e.g. "metadata" or "request_count.avg"
-	Msg   string
-}
-
-func (e *FieldError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s: %s", e.File, e.Field, e.Msg)
-}
+// Problems with an artifact's fields are *configs.Error values: File, Line
+// (1-based for JSONL files, 0 for whole-file JSON), Key (the field's dotted
+// path, e.g. "metadata" or "request_count.avg") and Msg.
 
 // Scalar is a leniently typed JSON scalar. aiperf writes numbers, but
 // InferenceX reads every value through Python's float()/int()/str(), so a
@@ -226,14 +215,14 @@ func EachRecord(r io.Reader, name string, fn func(rec *Record) error) error {
 		var rec Record
 		var raw recordJSON
 		if b[0] != '{' {
-			return &FieldError{File: name, Line: line, Field: "record", Msg: "not a JSON object"}
+			return &configs.Error{File: name, Line: line, Key: "record", Msg: "not a JSON object"}
 		}
 		if err := json.Unmarshal(b, &raw); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) && te.Field == "metrics" {
 				err = errMetricsNotObject
 			}
-			return &FieldError{File: name, Line: line, Field: "record", Msg: err.Error()}
+			return &configs.Error{File: name, Line: line, Key: "record", Msg: err.Error()}
 		}
 		rec.Metrics = raw.metrics()
 		hasMD := raw.Metadata != nil
@@ -242,7 +231,7 @@ func EachRecord(r io.Reader, name string, fn func(rec *Record) error) error {
 		}
 		rec.Error = raw.Error // nil when absent or null
 		if !hasMD {
-			return &FieldError{File: name, Line: line, Field: "metadata", Msg: "missing (aiperf writes it on every record)"}
+			return &configs.Error{File: name, Line: line, Key: "metadata", Msg: "missing (aiperf writes it on every record)"}
 		}
 		rec.Line = line
 		if err := fn(&rec); err != nil {
@@ -415,7 +404,7 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 	s := &Summary{File: name}
 	if err := json.Unmarshal(data, &s.raw); err != nil || s.raw == nil {
 		if _, wrongType := errors.AsType[*json.UnmarshalTypeError](err); err == nil || wrongType {
-			return nil, &FieldError{File: name, Field: "(top level)", Msg: "must contain a JSON object"}
+			return nil, &configs.Error{File: name, Key: "(top level)", Msg: "must contain a JSON object"}
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -443,17 +432,17 @@ func (s *Summary) Raw(key string) (json.RawMessage, bool) {
 }
 
 // Metric returns the metric block under tag. ok is false when the key is
-// missing or null; err is a *FieldError when the value is not an object.
+// missing or null; err is a *configs.Error when the value is not an object.
 func (s *Summary) Metric(tag string) (m SummaryMetric, ok bool, err error) {
 	raw, found := s.raw[tag]
 	if !found || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return SummaryMetric{}, false, nil
 	}
 	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '{' {
-		return SummaryMetric{}, false, &FieldError{File: s.File, Field: tag, Msg: "must be an object"}
+		return SummaryMetric{}, false, &configs.Error{File: s.File, Key: tag, Msg: "must be an object"}
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return SummaryMetric{}, false, &FieldError{File: s.File, Field: tag, Msg: err.Error()}
+		return SummaryMetric{}, false, &configs.Error{File: s.File, Key: tag, Msg: err.Error()}
 	}
 	return m, true, nil
 }
@@ -591,7 +580,7 @@ func serverMetrics(data []byte, name string) (*ServerMetricsExport, error) {
 func readServerMetricsTolerant(data []byte, name string) (*ServerMetricsExport, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, &FieldError{File: name, Field: "(top level)", Msg: "must contain a JSON object: " + err.Error()}
+		return nil, &configs.Error{File: name, Key: "(top level)", Msg: "must contain a JSON object: " + err.Error()}
 	}
 	out := &ServerMetricsExport{File: name, Metrics: map[string]*ExportedMetric{}}
 	_ = json.Unmarshal(top["schema_version"], &out.SchemaVersion)

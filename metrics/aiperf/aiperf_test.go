@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sweep/configs"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,10 +33,10 @@ func TestErrorCategory(t *testing.T) {
 func TestReadRecordsReportsMissingFieldByName(t *testing.T) {
 	in := `{"metadata":{"benchmark_phase":"profiling"},"metrics":{}}` + "\n\n" + `{"metrics":{}}` + "\n"
 	_, err := ReadRecords(strings.NewReader(in), "profile_export.jsonl")
-	fe, ok := errors.AsType[*FieldError](err)
+	fe, ok := errors.AsType[*configs.Error](err)
 	require.True(t, ok, "got %v", err)
 	assert.Equal(t, 3, fe.Line)
-	assert.Equal(t, "metadata", fe.Field)
+	assert.Equal(t, "metadata", fe.Key)
 	assert.Contains(t, err.Error(), "profile_export.jsonl:3: metadata: missing")
 
 	_, err = ReadRecords(strings.NewReader("[1,2]\n"), "p.jsonl")

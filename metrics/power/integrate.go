@@ -153,36 +153,7 @@ func integrate(csvPath string, start, end float64, expected *int, maxGap float64
 		return emptyIntegration(expected, reasons)
 	}
 
-	// Readings grouped by GPU and exact timestamp; duplicates are averaged.
-	raw := map[string]map[float64][]float64{}
-	missingIdentity := false
-	for _, row := range table.rows {
-		ts, ok := parseSampleTime(row[cols.timestamp], loc)
-		if !ok || isNonFinite(ts) {
-			reasons = appendReason(reasons, "invalid_timestamp_sample")
-			continue
-		}
-		if ts < start-maxGap || ts > end+maxGap {
-			continue
-		}
-		w, ok := parsePower(row[cols.power])
-		if !ok || isNonFinite(w) || w < 0 {
-			reasons = appendReason(reasons, "invalid_power_sample")
-			continue
-		}
-		gpu := strings.TrimSpace(row[cols.gpu])
-		if gpu == "" {
-			missingIdentity = true
-			continue
-		}
-		if !keep(filter, gpu) {
-			continue
-		}
-		if raw[gpu] == nil {
-			raw[gpu] = map[float64][]float64{}
-		}
-		raw[gpu][ts] = append(raw[gpu][ts], w)
-	}
+	raw, missingIdentity, reasons := groupReadings(table, cols, start, end, maxGap, loc, filter, reasons)
 	if missingIdentity {
 		reasons = appendReason(reasons, "gpu_identity_missing")
 	}
@@ -248,6 +219,42 @@ func integrate(csvPath string, start, end float64, expected *int, maxGap float64
 	in.Reasons = reasons
 	in.Valid = len(reasons) == 0
 	return in
+}
+
+// groupReadings groups the telemetry's readings inside [start-maxGap,
+// end+maxGap] by GPU and exact timestamp (duplicates are averaged later),
+// appending a reason for each unusable sample to reasons; missingIdentity
+// reports a reading without a GPU.
+func groupReadings(table *csvTable, cols columns, start, end, maxGap float64, loc *time.Location, filter []string, reasons []string) (raw map[string]map[float64][]float64, missingIdentity bool, _ []string) {
+	raw = map[string]map[float64][]float64{}
+	for _, row := range table.rows {
+		ts, ok := parseSampleTime(row[cols.timestamp], loc)
+		if !ok || isNonFinite(ts) {
+			reasons = appendReason(reasons, "invalid_timestamp_sample")
+			continue
+		}
+		if ts < start-maxGap || ts > end+maxGap {
+			continue
+		}
+		w, ok := parsePower(row[cols.power])
+		if !ok || isNonFinite(w) || w < 0 {
+			reasons = appendReason(reasons, "invalid_power_sample")
+			continue
+		}
+		gpu := strings.TrimSpace(row[cols.gpu])
+		if gpu == "" {
+			missingIdentity = true
+			continue
+		}
+		if !keep(filter, gpu) {
+			continue
+		}
+		if raw[gpu] == nil {
+			raw[gpu] = map[float64][]float64{}
+		}
+		raw[gpu][ts] = append(raw[gpu][ts], w)
+	}
+	return raw, missingIdentity, reasons
 }
 
 func isNonFinite(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }

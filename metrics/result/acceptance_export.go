@@ -2,7 +2,6 @@ package result
 
 import (
 	"errors"
-	"sweep/configs"
 	"sweep/metrics"
 	"sweep/metrics/aiperf"
 )
@@ -16,28 +15,22 @@ func ALCountersFromExport(exp *aiperf.ServerMetricsExport) (metrics.ALCounters, 
 		return metrics.ALCounters{}, errors.New("no server metrics exported")
 	}
 	v := exportView(exp.Metrics)
-	total := func(e configs.Engine, name string) (*float64, error) {
-		s := v.sum(names(name), []string{"total"}, nil)
-		if s == nil {
-			return nil, &metrics.MissingSeriesError{Engine: e, Series: name}
+	e := detectExportBackend(v, "").AdapterFamily()
+	c := metrics.ALCounters{Engine: e}
+	al := e.Facts().AL
+	if !al.PerDraft() && !al.PerVerify() {
+		return metrics.ALCounters{}, errors.New("server metrics are neither sglang: nor vllm:")
+	}
+	var errs []error
+	for _, f := range c.Fields() {
+		if f.Counter.Name == "" {
+			continue
 		}
-		return s, nil
+		if *f.Dst = v.sum(names(f.Counter.Name), []string{"total"}, nil); *f.Dst == nil {
+			errs = append(errs, &metrics.MissingSeriesError{Engine: e, Series: f.Counter.Name})
+		}
 	}
-	var err1, err2, err3 error
-	switch detectExportBackend(v, "") {
-	case "sglang":
-		c := metrics.ALCounters{Engine: configs.SGLang}
-		c.GenerationTokens, err1 = total(configs.SGLang, "sglang:generation_tokens")
-		c.Requests, err2 = total(configs.SGLang, "sglang:num_requests")
-		c.VerifyCalls, err3 = total(configs.SGLang, "sglang:spec_verify_calls")
-		return c, errors.Join(err1, err2, err3)
-	case "vllm", "dynamo-vllm":
-		c := metrics.ALCounters{Engine: configs.VLLM}
-		c.Accepted, err1 = total(configs.VLLM, "vllm:spec_decode_num_accepted_tokens")
-		c.Drafts, err2 = total(configs.VLLM, "vllm:spec_decode_num_drafts")
-		return c, errors.Join(err1, err2)
-	}
-	return metrics.ALCounters{}, errors.New("server metrics are neither sglang: nor vllm:")
+	return c, errors.Join(errs...)
 }
 
 // CheckALFromExport is metrics.CheckAL over the exported counters; a missing

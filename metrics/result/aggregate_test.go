@@ -20,16 +20,6 @@ import (
 	"sweep/metrics/aiperf"
 )
 
-func TestPercentileLinear(t *testing.T) {
-	data := []float64{1, 2, 3, 4, 10}
-	tests := []struct{ p, want float64 }{{0, 1}, {50, 3}, {75, 4}, {90, 7.6}, {95, 8.8}, {100, 10}}
-	for _, tc := range tests {
-		assert.InDelta(t, tc.want, percentile(data, tc.p), 1e-12, "p%v", tc.p)
-	}
-	assert.Equal(t, 0.0, percentile(nil, 50))
-	assert.Equal(t, 7.0, percentile([]float64{7}, 95))
-}
-
 func TestExactMomentsBeatNaiveSums(t *testing.T) {
 	// 1e16 + 1 + 1 - 1e16: a naive float sum loses the ones.
 	var m moments
@@ -168,8 +158,6 @@ func TestResultFilename(t *testing.T) {
 }
 
 func ratOf(x int64) *big.Rat { return new(big.Rat).SetInt64(x) }
-
-func errAs[T error](err error) (T, bool) { return errors.AsType[T](err) }
 
 // writeSyntheticRecords writes n aiperf-like records (about 1 KB each, the
 // size aiperf 0.12 writes) with 10% warm-up and 2% errors.

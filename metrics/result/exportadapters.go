@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sweep/configs"
 	"sweep/internal/pyjson"
 	"sweep/metrics/aiperf"
 )
@@ -16,13 +17,13 @@ import (
 // UnsupportedBackendError is returned when server metrics were exported
 // but no adapter recognises them.
 type UnsupportedBackendError struct {
-	Framework string
+	Framework configs.Engine
 	Preview   []string // the first ten metric names, sorted
 }
 
 func (e *UnsupportedBackendError) Error() string {
 	return fmt.Sprintf("unsupported agentic server metrics backend; framework=%q, metric_names=[%s]",
-		strings.ToLower(e.Framework), strings.Join(e.Preview, ", "))
+		strings.ToLower(string(e.Framework)), strings.Join(e.Preview, ", "))
 }
 
 var (
@@ -164,9 +165,34 @@ func counterInt(v *float64) *float64 {
 	return &r
 }
 
-// detectExportBackend picks the adapter as InferenceX's detect_backend does.
-func detectExportBackend(v exportView, framework string) string {
-	fw := strings.ToLower(framework)
+// exportAdapter reads one engine's metrics out of an export: populate
+// fills sm and returns the prompt and generation token totals it found;
+// kvPool, when set, reads the GPU KV pool size from an engine log.
+type exportAdapter struct {
+	populate func(v exportView, sm *ServerMetrics) (promptTotal, genTotal *float64)
+	kvPool   func(log string) (tokens int64, ok bool)
+}
+
+// exportAdapters are the adapters by the engine configs.DetectEngine
+// names, InferenceX's backend adapters. They are per-engine code, so they
+// live beside the code they call; which engine an export is comes from the
+// engine table alone.
+var exportAdapters = map[configs.Engine]exportAdapter{
+	configs.SGLang: {populateSGLang, SGLangKVPoolFromLog},
+	configs.VLLM: {func(v exportView, sm *ServerMetrics) (*float64, *float64) {
+		return populateVLLM(v, sm, false)
+	}, VLLMKVPoolFromLog},
+	configs.DynamoVLLM: {func(v exportView, sm *ServerMetrics) (*float64, *float64) {
+		p, g := populateVLLM(v, sm, true)
+		populateDynamo(v, sm)
+		return p, g
+	}, VLLMKVPoolFromLog},
+	configs.ATOM: {populate: populateAtom},
+}
+
+// detectExportBackend picks the adapter as InferenceX's detect_backend does
+// (configs.DetectEngine; the framework is compared in lower case).
+func detectExportBackend(v exportView, framework configs.Engine) configs.Engine {
 	has := func(prefixes ...string) bool {
 		for n := range v {
 			for _, p := range prefixes {
@@ -177,21 +203,11 @@ func detectExportBackend(v exportView, framework string) string {
 		}
 		return false
 	}
-	switch {
-	case strings.HasPrefix(fw, "dynamo") || has("dynamo_"):
-		return "dynamo-vllm"
-	case has("atom:", "atom_") || (len(v) == 0 && fw == "atom"):
-		return "atom"
-	case has("sglang:") || (len(v) == 0 && fw == "sglang"):
-		return "sglang"
-	case has("vllm:") || (len(v) == 0 && fw == "vllm"):
-		return "vllm"
-	}
-	return ""
+	return configs.DetectEngine(has, len(v) == 0, configs.Engine(strings.ToLower(string(framework))))
 }
 
 // serverMetrics builds server_metrics from the export (nil = missing).
-func serverMetrics(exp *aiperf.ServerMetricsExport, framework string, recs []*aiperf.Record, logs []string) (ServerMetrics, []string, error) {
+func serverMetrics(exp *aiperf.ServerMetricsExport, framework configs.Engine, recs []*aiperf.Record, logs []string) (ServerMetrics, []string, error) {
 	var v exportView
 	if exp != nil {
 		v = exp.Metrics
@@ -207,24 +223,10 @@ func serverMetrics(exp *aiperf.ServerMetricsExport, framework string, recs []*ai
 		if adapter == "" {
 			return sm, nil, &UnsupportedBackendError{Framework: framework, Preview: previewNames(v)}
 		}
-		sm.Adapter = adapter
-		switch adapter {
-		case "sglang":
-			promptTotal, genTotal = populateSGLang(v, &sm)
-		case "vllm":
-			promptTotal, genTotal = populateVLLM(v, &sm, false)
-		case "dynamo-vllm":
-			promptTotal, genTotal = populateVLLM(v, &sm, true)
-			populateDynamo(v, &sm)
-		case "atom":
-			promptTotal, genTotal = populateAtom(v, &sm)
-		}
+		sm.Adapter = string(adapter)
+		promptTotal, genTotal = exportAdapters[adapter].populate(v, &sm)
 	}
-	if adapter == "sglang" || adapter == "vllm" || adapter == "dynamo-vllm" {
-		parse := SGLangKVPoolFromLog
-		if adapter != "sglang" {
-			parse = VLLMKVPoolFromLog
-		}
+	if parse := exportAdapters[adapter].kvPool; parse != nil {
 		if n, ok := sumLogCapacities(logs, parse); ok {
 			sm.KVCache.GPUTotalTokens = pyjson.RoundedPtr(float64(n))
 		}

@@ -23,17 +23,17 @@ import (
 // sweep run records it in run.json as "facts" (the JSON names below),
 // which sweep result aggregate reads back for the point's directory.
 type RunFacts struct {
-	RunnerType        string `json:"runner_type"`        // RUNNER_TYPE → "hw"
-	Conc              int    `json:"conc"`               // CONC
-	Image             string `json:"image"`              // IMAGE
-	RecipeFingerprint string `json:"recipe_fingerprint"` // RECIPE_FINGERPRINT
-	Model             string `json:"model"`              // MODEL
-	ModelPrefix       string `json:"model_prefix"`       // MODEL_PREFIX → "infmax_model_prefix"
-	Framework         string `json:"framework"`          // FRAMEWORK (also picks the server-metrics adapter when none is exported)
-	Precision         string `json:"precision"`          // PRECISION
-	SpecDecoding      string `json:"spec_decoding"`      // SPEC_DECODING, default "none"
-	Disagg            bool   `json:"disagg"`             // DISAGG
-	Multinode         bool   `json:"is_multinode"`       // IS_MULTINODE
+	RunnerType        string         `json:"runner_type"`        // RUNNER_TYPE → "hw"
+	Conc              int            `json:"conc"`               // CONC
+	Image             string         `json:"image"`              // IMAGE
+	RecipeFingerprint string         `json:"recipe_fingerprint"` // RECIPE_FINGERPRINT
+	Model             string         `json:"model"`              // MODEL
+	ModelPrefix       string         `json:"model_prefix"`       // MODEL_PREFIX → "infmax_model_prefix"
+	Framework         configs.Engine `json:"framework"`          // FRAMEWORK (also picks the server-metrics adapter when none is exported)
+	Precision         string         `json:"precision"`          // PRECISION
+	SpecDecoding      string         `json:"spec_decoding"`      // SPEC_DECODING, default "none"
+	Disagg            bool           `json:"disagg"`             // DISAGG
+	Multinode         bool           `json:"is_multinode"`       // IS_MULTINODE
 
 	// Single-node topology.
 	TP          int    `json:"tp"`           // TP, default 1
@@ -133,7 +133,7 @@ func FromEnv(env map[string]string) (RunFacts, error) {
 		RecipeFingerprint: get("RECIPE_FINGERPRINT"),
 		Model:             get("MODEL"),
 		ModelPrefix:       get("MODEL_PREFIX"),
-		Framework:         get("FRAMEWORK"),
+		Framework:         configs.Engine(get("FRAMEWORK")),
 		Precision:         get("PRECISION"),
 		SpecDecoding:      "none",
 		Disagg:            envBool(get("DISAGG")),
@@ -355,7 +355,7 @@ func ProcessEnv() map[string]string {
 type FilenameParts struct {
 	ExpName   string // e.g. "qwen3.5_agentic"
 	Precision string
-	Framework string
+	Framework configs.Engine
 	// Parallelism is the engine's layout (a multi-node row's prefill
 	// worker's).
 	configs.Parallelism

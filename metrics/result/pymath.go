@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"slices"
 	"sweep/internal/pyjson"
+	"sweep/internal/stats"
 )
 
 // This file holds the numeric rules InferenceX's aggregation gets from
@@ -162,24 +163,6 @@ func sqrtRat(r *big.Rat) float64 {
 	return f
 }
 
-// percentile is InferenceX's percentile: linear interpolation between the
-// order statistics at (n-1)·p/100. sorted must be sorted ascending; an empty
-// slice gives 0. The product is kept out of a fused multiply-add on purpose.
-func percentile(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	k := float64(len(sorted)-1) * (p / 100)
-	f := int(k)
-	c := f + 1
-	if c >= len(sorted) {
-		return sorted[f]
-	}
-	frac := k - float64(f)
-	step := float64(frac * (sorted[c] - sorted[f]))
-	return sorted[f] + step
-}
-
 // Stats is InferenceX's six-number summary of a sample: mean, linear
 // percentiles 50/75/90/95 and population standard deviation. Each field is
 // nil when the statistic is absent (an empty sample has no fields at all;
@@ -206,15 +189,10 @@ func statsOf(values []float64) Stats {
 	slices.Sort(values)
 	return Stats{
 		Mean: pyjson.RoundedPtr(m.mean()),
-		P50:  pyjson.RoundedPtr(percentile(values, 50)),
-		P75:  pyjson.RoundedPtr(percentile(values, 75)),
-		P90:  pyjson.RoundedPtr(percentile(values, 90)),
-		P95:  pyjson.RoundedPtr(percentile(values, 95)),
+		P50:  pyjson.RoundedPtr(stats.Percentile(values, 50)),
+		P75:  pyjson.RoundedPtr(stats.Percentile(values, 75)),
+		P90:  pyjson.RoundedPtr(stats.Percentile(values, 90)),
+		P95:  pyjson.RoundedPtr(stats.Percentile(values, 95)),
 		Std:  pyjson.RoundedPtr(m.pstdev()),
 	}
-}
-
-// empty reports whether no statistic is set.
-func (s Stats) empty() bool {
-	return s.Mean == nil && s.P50 == nil && s.P75 == nil && s.P90 == nil && s.P95 == nil && s.Std == nil
 }

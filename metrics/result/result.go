@@ -20,7 +20,7 @@ type Result struct {
 	RecipeFingerprint     string             `json:"recipe_fingerprint"`
 	Model                 string             `json:"model"`
 	InfmaxModelPrefix     string             `json:"infmax_model_prefix"`
-	Framework             string             `json:"framework"`
+	Framework             configs.Engine     `json:"framework"`
 	Precision             string             `json:"precision"`
 	SpecDecoding          string             `json:"spec_decoding"`
 	Disagg                bool               `json:"disagg"`

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sweep/configs"
 
 	"sweep/internal/inputfile"
 	"sweep/metrics/aiperf"
@@ -90,7 +91,7 @@ func validateErrorRate(dir string, threshold float64) Verdict {
 	}
 	s, err := aiperf.ReadSummaryFile(path)
 	if err != nil {
-		if fe, ok := errors.AsType[*aiperf.FieldError](err); ok && fe.Field == "(top level)" {
+		if fe, ok := errors.AsType[*configs.Error](err); ok && fe.Key == "(top level)" {
 			return Verdict{Reason: path + " must contain a JSON object"}
 		}
 		return Verdict{Reason: fmt.Sprintf("failed to read %s: %v", path, err)}

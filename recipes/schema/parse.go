@@ -432,23 +432,8 @@ func (ps *parser) option(tok string) {
 	if i := strings.IndexByte(tok, '='); i > 0 {
 		name, attached, hasAttached = tok[:i], tok[i+1:], true
 	}
-	// Escape hatch.
-	for _, esc := range ps.cfg.escapes {
-		if esc.Flag == name {
-			vals := []string{}
-			if hasAttached {
-				vals = append(vals, attached)
-			}
-			for len(vals) < len(esc.Values) && ps.i < len(ps.args) {
-				vals = append(vals, ps.args[ps.i])
-				ps.i++
-			}
-			e := Escape{Flag: esc.Flag, Values: vals, Reason: esc.Reason}
-			ps.p.Escapes = append(ps.p.Escapes, e)
-			ps.p.items = append(ps.p.items, item{escape: &ps.p.Escapes[len(ps.p.Escapes)-1]})
-			ps.probs.add(&Error{Kind: Unchecked, Severity: SevWarning, Spelling: name, Msg: "passed without a schema check: " + esc.Reason})
-			return
-		}
+	if ps.escape(name, attached, hasAttached) {
+		return
 	}
 	// vLLM dotted keys: --compilation-config.mode 3
 	if base, key, dotted := strings.Cut(name, "."); dotted && strings.HasPrefix(name, "--") {
@@ -489,21 +474,7 @@ func (ps *parser) option(tok string) {
 		ps.probs.add(&Error{Kind: Deprecated, Severity: SevWarning, Flag: f.Name, Spelling: spelling, Msg: "deprecated: " + f.Deprecated})
 	}
 	if f.isBool() {
-		neg := slices.Contains(f.negatives(), spelling)
-		val := !neg
-		if hasAttached {
-			if ps.s.Family == Argparse || neg {
-				ps.probs.add(&Error{Kind: BadValue, Flag: f.Name, Spelling: spelling, Value: attached, Msg: fmt.Sprintf("takes no value (ignored explicit argument %q)", attached)})
-				return
-			}
-			b, ok := parseBoolWord(attached)
-			if !ok {
-				ps.probs.add(&Error{Kind: BadValue, Flag: f.Name, Spelling: spelling, Value: attached, Msg: fmt.Sprintf("unable to convert %q into bool (use true/false, yes/no, 1/0)", attached)})
-				return
-			}
-			val = b
-		}
-		ps.record(f, spelling, []string{strconv.FormatBool(val)}, true)
+		ps.boolOption(f, spelling, attached, hasAttached)
 		return
 	}
 	val, ok := ps.takeValue(f, spelling, attached, hasAttached)
@@ -518,6 +489,51 @@ func (ps *parser) option(tok string) {
 		}
 	}
 	ps.record(f, spelling, vals, false)
+}
+
+// escape records name as an escaped flag (passed without a schema check,
+// with as many values as the escape declares) when the configuration
+// escapes it.
+func (ps *parser) escape(name, attached string, hasAttached bool) bool {
+	for _, esc := range ps.cfg.escapes {
+		if esc.Flag != name {
+			continue
+		}
+		vals := []string{}
+		if hasAttached {
+			vals = append(vals, attached)
+		}
+		for len(vals) < len(esc.Values) && ps.i < len(ps.args) {
+			vals = append(vals, ps.args[ps.i])
+			ps.i++
+		}
+		e := Escape{Flag: esc.Flag, Values: vals, Reason: esc.Reason}
+		ps.p.Escapes = append(ps.p.Escapes, e)
+		ps.p.items = append(ps.p.items, item{escape: &ps.p.Escapes[len(ps.p.Escapes)-1]})
+		ps.probs.add(&Error{Kind: Unchecked, Severity: SevWarning, Spelling: name, Msg: "passed without a schema check: " + esc.Reason})
+		return true
+	}
+	return false
+}
+
+// boolOption records a boolean flag: true, false for a negative spelling
+// (--no-x), or an attached word where the family allows one.
+func (ps *parser) boolOption(f *Flag, spelling, attached string, hasAttached bool) {
+	neg := slices.Contains(f.negatives(), spelling)
+	val := !neg
+	if hasAttached {
+		if ps.s.Family == Argparse || neg {
+			ps.probs.add(&Error{Kind: BadValue, Flag: f.Name, Spelling: spelling, Value: attached, Msg: fmt.Sprintf("takes no value (ignored explicit argument %q)", attached)})
+			return
+		}
+		b, ok := parseBoolWord(attached)
+		if !ok {
+			ps.probs.add(&Error{Kind: BadValue, Flag: f.Name, Spelling: spelling, Value: attached, Msg: fmt.Sprintf("unable to convert %q into bool (use true/false, yes/no, 1/0)", attached)})
+			return
+		}
+		val = b
+	}
+	ps.record(f, spelling, []string{strconv.FormatBool(val)}, true)
 }
 
 // takeValue returns the attached value or consumes the next token.

@@ -37,12 +37,13 @@ type BFCL struct {
 	PartialEval bool
 }
 
-// TemperatureWarning returns a warning when vLLM would not sample at the
-// requested temperature: it clamps positive temperatures below 0.01 up to
-// 0.01, so 0.001 (bfcl's default) is neither greedy nor 0.001.
-func (b BFCL) TemperatureWarning() string {
-	if b.Temperature > 0 && b.Temperature < 0.01 {
-		return fmt.Sprintf("temperature %g: vLLM clamps positive temperatures below 0.01 up to 0.01; use 0 for greedy decoding", b.Temperature)
+// TemperatureWarning returns a warning when an engine (display name
+// engine) that clamps positive temperatures below min up to min would not
+// sample at the requested temperature (vLLM: min 0.01, so 0.001, bfcl's
+// default, is neither greedy nor 0.001).
+func (b BFCL) TemperatureWarning(engine string, min float64) string {
+	if b.Temperature > 0 && b.Temperature < min {
+		return fmt.Sprintf("temperature %g: %s clamps positive temperatures below %g up to %g; use 0 for greedy decoding", b.Temperature, engine, min, min)
 	}
 	return ""
 }

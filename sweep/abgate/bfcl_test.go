@@ -35,7 +35,7 @@ func TestBFCLArgv(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.gen, tc.b.Generate())
 			assert.Equal(t, tc.eval, tc.b.Evaluate())
-			assert.Equal(t, tc.tempWarn, tc.b.TemperatureWarning() != "", tc.b.TemperatureWarning())
+			assert.Equal(t, tc.tempWarn, tc.b.TemperatureWarning("vLLM", 0.01) != "", tc.b.TemperatureWarning("vLLM", 0.01))
 		})
 	}
 	env := BFCL{Root: "/r", BaseURL: "http://127.0.0.1:8000/v1"}.Env()

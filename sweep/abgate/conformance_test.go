@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/sweep/abgate/abcase"
+	"sweep/internal/testkit/abcase"
 )
 
 // conformanceDir holds the shared A/B sample (see its README.md and

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sweep/internal/stats"
 )
 
 // z90 is the standard normal quantile of a two-sided 90 % interval.
@@ -63,22 +64,7 @@ func bootstrapCI(strata []stratum, resamples int, seed uint64) (pooled [2]float6
 // in place), interpolated linearly between order statistics.
 func percentileInterval(xs []float64) [2]float64 {
 	slices.Sort(xs)
-	return [2]float64{quantile(xs, 0.05), quantile(xs, 0.95)}
-}
-
-// quantile is the linear-interpolation quantile of sorted xs (the
-// default of numpy and R's type 7).
-func quantile(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return math.NaN()
-	}
-	h := p * float64(len(sorted)-1)
-	lo := math.Floor(h)
-	i := int(lo)
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
+	return [2]float64{stats.Percentile(xs, 5), stats.Percentile(xs, 95)}
 }
 
 // mcnemarWorse is McNemar's exact one-sided p-value for "B is worse":

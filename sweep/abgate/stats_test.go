@@ -31,17 +31,6 @@ func TestMcNemarWorse(t *testing.T) {
 	}
 }
 
-func TestQuantile(t *testing.T) {
-	xs := []float64{1, 2, 3, 4}
-	tests := []struct {
-		p, want float64
-	}{{0, 1}, {0.05, 1.15}, {0.5, 2.5}, {0.95, 3.85}, {1, 4}}
-	for _, tc := range tests {
-		assert.InDelta(t, tc.want, quantile(xs, tc.p), 1e-12, "quantile(%v, %v)", xs, tc.p)
-	}
-	assert.True(t, math.IsNaN(quantile(nil, 0.5)))
-}
-
 // discordant builds a stratum of n cases: aBetter cases at −1, bBetter at
 // +1, the rest 0.
 func discordant(n, aBetter, bBetter int) stratum {

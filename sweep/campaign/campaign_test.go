@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sweep/recipes/models"
 	"sync"
 	"syscall"
 	"testing"
@@ -177,7 +178,7 @@ func testSchedule(t *testing.T, tps []int, concs ...int) *campaign.Schedule {
 			})
 		}
 	}
-	s, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	s, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	return s
 }
@@ -463,14 +464,14 @@ func TestScheduleServers(t *testing.T) {
 			ResultFilename: fmt.Sprintf("p%d", c),
 		})
 	}
-	s, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	s, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	require.Len(t, s.Arms, 1)
 	assert.Equal(t, 2, s.Arms[0].Servers)
 	assert.False(t, s.Arms[0].Shared)
 	assert.Contains(t, s.Arms[0].Why, "--max-running-requests change with conc")
 
-	_, err = campaign.BuildSchedule(append(pts, pts[0]), campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	_, err = campaign.BuildSchedule(append(pts, pts[0]), campaign.ScheduleOptions{Catalog: models.Builtin()})
 	assert.ErrorContains(t, err, "two points named p4")
 	assert.True(t, slices.ContainsFunc(s.Points, func(p *campaign.Point) bool { return p.Server == 1 }))
 }
@@ -591,10 +592,10 @@ func TestOfficialRefusesInvalidSubmissions(t *testing.T) {
 			ResultFilename: fmt.Sprintf("p%d", duration),
 		}
 	}
-	_, err := campaign.BuildSchedule([]recipes.Point{point(600)}, campaign.ScheduleOptions{Catalog: recipes.Builtin(), Official: true})
+	_, err := campaign.BuildSchedule([]recipes.Point{point(600)}, campaign.ScheduleOptions{Catalog: models.Builtin(), Official: true})
 	assert.EqualError(t, err, "official point p600: 600 s is below the inferencex-agentx-mvp scenario's 900 s minimum, so aiperf runs it with --unsafe-override and stamps it submission_valid=false; an official point must be a valid submission: drop --duration or give at least the scenario's minimum")
-	_, err = campaign.BuildSchedule([]recipes.Point{point(600)}, campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	_, err = campaign.BuildSchedule([]recipes.Point{point(600)}, campaign.ScheduleOptions{Catalog: models.Builtin()})
 	assert.NoError(t, err, "a discovery point may be short")
-	_, err = campaign.BuildSchedule([]recipes.Point{point(1200)}, campaign.ScheduleOptions{Catalog: recipes.Builtin(), Official: true})
+	_, err = campaign.BuildSchedule([]recipes.Point{point(1200)}, campaign.ScheduleOptions{Catalog: models.Builtin(), Official: true})
 	assert.NoError(t, err)
 }

@@ -2,6 +2,7 @@ package campaign_test
 
 import (
 	"path/filepath"
+	"sweep/recipes/models"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,6 +39,6 @@ func TestScheduleRefusesPathNames(t *testing.T) {
 	sched := testSchedule(t, []int{8}, 4, 8)
 	pts := []recipes.Point{sched.Points[0].Plan, sched.Points[1].Plan}
 	pts[1].ResultFilename = "../../victim"
-	_, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	_, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: models.Builtin()})
 	assert.EqualError(t, err, `point 2's result file name "../../victim" must be a file name, not a path`)
 }

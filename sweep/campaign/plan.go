@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sweep/recipes/models"
 
 	"sweep/configs/matrix"
 	"sweep/metrics/result"
@@ -69,6 +70,9 @@ func Plan(rows matrix.Matrix, dir string, o PlanOptions) (*Schedule, error) {
 	po.ResultDir = dir
 	if po.Port == 0 {
 		po.Port = recipes.DefaultPort
+	}
+	if po.Catalog == nil {
+		po.Catalog = models.Builtin()
 	}
 	so := ScheduleOptions{ExactServers: o.ExactServers, Official: o.Official, Catalog: po.Catalog}
 	first, err := recipes.Plan(rows, po)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sweep/recipes/models"
 
 	"sweep/configs/matrix"
 	"sweep/internal/filename"
@@ -95,20 +96,10 @@ func (s *Schedule) ServerStarts() int {
 	return n
 }
 
-// Point returns the point with the given ID.
-func (s *Schedule) Point(id string) (*Point, bool) {
-	for _, p := range s.Points {
-		if p.ID == id {
-			return p, true
-		}
-	}
-	return nil, false
-}
-
 // ScheduleOptions tune BuildSchedule.
 type ScheduleOptions struct {
 	// Catalog holds the recipes and their ArmServer declarations (default
-	// recipes.Builtin()).
+	// models.Builtin()).
 	Catalog *recipes.Catalog
 	// ExactServers runs every point with its own engine command, as
 	// InferenceX does, ignoring ArmServer declarations.
@@ -127,7 +118,7 @@ type ScheduleOptions struct {
 // arm's largest concurrency. Points must have distinct ResultFilenames.
 func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error) {
 	if o.Catalog == nil {
-		o.Catalog = recipes.Builtin()
+		o.Catalog = models.Builtin()
 	}
 	s := &Schedule{}
 	byArm := map[string]*Arm{}

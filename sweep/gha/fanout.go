@@ -143,9 +143,6 @@ var families = []string{
 	"sweep-evals", "sweep-agentic-evals", "sweep-multi-node-evals", "sweep-multi-node-agentic-evals",
 }
 
-// Families returns the job family names in order.
-func Families() []string { return slices.Clone(families) }
-
 // workflowFamilies are the families sweep.yml has a job for (besides the
 // canary): the single-node ones, which `sweep ci run-job` runs on one
 // self-hosted runner. TestWorkflowRunsItsFamilies keeps the two in step.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"sweep/internal/testkit/synth"
 	"sweep/sweep/knee"
-	"sweep/sweep/knee/synth"
 )
 
 // corpusSeed and corpusSize fix the benchmark corpus.

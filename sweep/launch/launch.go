@@ -184,13 +184,6 @@ func (b *builder) hostEnv() {
 // gpus is the point's GPU count: TP·PP·PCP (InferenceX's GPU_COUNT).
 func (b *builder) gpus() int { return b.row.GPUs() }
 
-func (b *builder) hubCache() string {
-	if v, ok := b.p.Launch.HostEnv["HF_HUB_CACHE"]; ok {
-		return b.expand(v)
-	}
-	return DefaultHubCache
-}
-
 func (b *builder) mountDir() string {
 	if b.p.Launch.MountDir != nil {
 		return b.p.Launch.MountDir(b.row.Image)

@@ -14,7 +14,7 @@ import (
 
 func agenticRow(image, model, prefix, precision, framework string, tp int) *matrix.Row {
 	return &matrix.Row{Kind: matrix.AgenticSingleNode, Image: image, Model: model, ModelPrefix: prefix, Precision: precision,
-		Framework: framework, Parallelism: configs.Parallelism{TP: tp, PP: 1, PCPSize: 1, EP: 1}, Conc: 4, SpecDecoding: "mtp", ExpName: prefix + "_tp" + "x"}
+		Framework: configs.Engine(framework), Parallelism: configs.Parallelism{TP: tp, PP: 1, PCPSize: 1, EP: 1}, Conc: 4, SpecDecoding: "mtp", ExpName: prefix + "_tp" + "x"}
 }
 
 func roles(pl *Plan) []string {

@@ -18,7 +18,7 @@ func ResolveKey(m *configs.Masters, id result.Identity) (string, error) {
 	for _, k := range m.Keys() {
 		e, _ := m.Lookup(k)
 		if len(e.Scenarios.AgenticCoding) == 0 || e.ModelPrefix != id.Get("infmax_model_prefix") ||
-			e.Precision != id.Get("precision") || e.Framework != id.Get("framework") ||
+			e.Precision != id.Get("precision") || string(e.Framework) != id.Get("framework") ||
 			strings.TrimPrefix(e.Runner, configs.ClusterPrefix) != strings.TrimPrefix(id.Get("hw"), configs.ClusterPrefix) {
 			continue
 		}

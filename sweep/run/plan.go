@@ -12,6 +12,7 @@ import (
 
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
+	"sweep/internal/simproto"
 	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/recipes"
@@ -67,20 +68,6 @@ type Setup struct {
 const (
 	PowerGPUsAll       = "all"
 	PowerGPUsAllocated = "allocated"
-)
-
-// Simulation environment variables understood by sim-engine and loadgen.
-const (
-	envSimTimeScale     = "SWEEP_SIM_TIME_SCALE"
-	envSimSeed          = "SWEEP_SIM_SEED"
-	envSimFault         = "SWEEP_SIM_FAULT"
-	envSimGPU           = "SWEEP_SIM_GPU"
-	envSimCalibration   = "SWEEP_SIM_CALIBRATION"
-	envLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE"
-	envSimClock         = "SWEEP_SIM_CLOCK"
-	envSimSMIURL        = "SWEEP_SIM_SMI_URL"       // the simulated GPU tools' engine (simengine.EnvSMIURL)
-	envSimSMIAfterGen   = "SWEEP_SIM_SMI_AFTER_GEN" // the load they sample (simengine.EnvSMIAfterGen)
-	envLoadgenClock     = "SWEEP_LOADGEN_CLOCK"
 )
 
 // ErrNotSimulated is returned for parts of a point the simulation cannot
@@ -160,22 +147,22 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 	if s.Simulate {
 		head := append([]string{s.Executable, "sim-engine"}, uncheckedArgs(p)...)
 		spec.Engine.Argv = append(append(head, "--"), spec.Engine.Argv...)
-		spec.Engine.Env[envSimTimeScale] = formatScale(s.TimeScale)
+		spec.Engine.Env[simproto.EnvTimeScale] = formatScale(s.TimeScale)
 		gpu := s.SimGPU
 		if gpu == "" {
 			gpu = GPUOfRunner(p.Row.Runner)
 		}
-		spec.Engine.Env[envSimGPU] = gpu
+		spec.Engine.Env[simproto.EnvGPU] = gpu
 		spec.Simulation = &result.Simulation{TimeScale: s.TimeScale, Seed: simSeed(s.Environ), GPU: gpu, Clock: "wall"}
 		if virtual {
-			spec.Engine.Env[envSimClock] = "virtual"
+			spec.Engine.Env[simproto.EnvClock] = "virtual"
 			spec.Simulation.TimeScale, spec.Simulation.Clock = 0, "virtual"
 		}
 		if s.SimFault != "" {
-			spec.Engine.Env[envSimFault] = s.SimFault
+			spec.Engine.Env[simproto.EnvFault] = s.SimFault
 		}
 		if s.SimCalibration != "" {
-			spec.Engine.Env[envSimCalibration] = s.SimCalibration
+			spec.Engine.Env[simproto.EnvCalibration] = s.SimCalibration
 		}
 		if spec.Power != nil {
 			simulatedGPUs(&spec, s.Executable, gpu, p.HealthURL, virtual)
@@ -200,7 +187,7 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		r := s.proc("router", *p.Router)
 		if s.Simulate {
 			r.Argv = append([]string{s.Executable, "sim-router", "--"}, p.Router.Argv...)
-			r.Env[envSimTimeScale] = formatScale(s.TimeScale)
+			r.Env[simproto.EnvTimeScale] = formatScale(s.TimeScale)
 		}
 		spec.Router = &r
 	}
@@ -220,10 +207,10 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 			c.Argv = append(append(head, "--"), c.Argv[1:]...)
 		}
 		if s.Simulate {
-			c.Env[envLoadgenTimeScale] = formatScale(s.TimeScale)
+			c.Env[simproto.EnvLoadgenTimeScale] = formatScale(s.TimeScale)
 		}
 		if virtual {
-			c.Env[envLoadgenClock] = "virtual"
+			c.Env[simproto.EnvLoadgenClock] = "virtual"
 		}
 		spec.Client = &c
 		spec.ClientInfo = s.ClientInfo()
@@ -339,20 +326,16 @@ func unresolved(spec Spec) error {
 	return errors.Join(errs...)
 }
 
-// flushURLs are the engine's cache resets: SGLang's /flush_cache, vLLM's
-// /reset_prefix_cache, on the engine itself (behind any router).
+// flushURLs are the engine's cache resets (the engine table's CacheFlush:
+// SGLang's /flush_cache, vLLM's /reset_prefix_cache), on the engine itself
+// (behind any router).
 func flushURLs(p *recipes.Point) []string {
 	base, ok := strings.CutSuffix(p.HealthURL, "/health")
-	if !ok || base == "" {
+	flush := p.Row.Framework.Facts().CacheFlush
+	if !ok || base == "" || flush == "" {
 		return nil
 	}
-	switch p.Row.Framework {
-	case "sglang":
-		return []string{base + "/flush_cache"}
-	case "vllm":
-		return []string{base + "/reset_prefix_cache"}
-	}
-	return nil
+	return []string{base + flush}
 }
 
 // GPUOfRunner derives the GPU model from a runner label or name:
@@ -374,7 +357,7 @@ func formatScale(f float64) string {
 // simSeed is the simulated engine's seed: SWEEP_SIM_SEED from the
 // environment the engine inherits, else the simulator's default, 0.
 func simSeed(environ func(string) (string, bool)) uint64 {
-	if v, ok := environ(envSimSeed); ok {
+	if v, ok := environ(simproto.EnvSeed); ok {
 		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
 			return n
 		}

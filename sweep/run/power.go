@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sweep/internal/simproto"
 	"time"
 
 	"sweep/internal/proc"
@@ -48,8 +49,8 @@ func (r *runner) startMonitor(ctx context.Context) *gpumon.Monitor {
 		o.Env["PATH"] = path
 		// The load has not joined the clock yet: the simulated tool
 		// samples only the load that joins after this generation.
-		if gen, err := simAnchorGen(ctx, ps.Env[envSimSMIURL]); err == nil {
-			o.Env[envSimSMIAfterGen] = strconv.Itoa(gen)
+		if gen, err := simAnchorGen(ctx, ps.Env[simproto.EnvSMIURL]); err == nil {
+			o.Env[simproto.EnvSMIAfterGen] = strconv.Itoa(gen)
 		}
 		// amd-smi's whole-second stamps are why the recipe waits before the
 		// stop; the simulated tool prints the seconds the clock passed when
@@ -137,7 +138,7 @@ func simulatedGPUs(spec *Spec, exe, gpu, healthURL string, virtual bool) {
 	if u, err := url.Parse(healthURL); err == nil {
 		base = u.Scheme + "://" + u.Host
 	}
-	ps.Env = map[string]string{envSimSMIURL: base}
+	ps.Env = map[string]string{simproto.EnvSMIURL: base}
 }
 
 // simulatedToolPath links the simulated SMI tool into OutDir/sim-gpus and

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/simproto"
 	"sweep/sweep/abgate"
 )
 
@@ -86,10 +87,7 @@ func (arm Arm) WithOffset(points float64) Arm {
 	return arm
 }
 
-// EnvVar carries an Arm and its replicate to `sweep sim-bfcl` (JSON).
-const EnvVar = "SWEEP_SIM_BFCL"
-
-// envConfig is what EnvVar holds.
+// envConfig is what simproto.EnvBFCL holds.
 type envConfig struct {
 	Arm       Arm `json:"arm"`
 	Replicate int `json:"replicate"`
@@ -99,22 +97,22 @@ type envConfig struct {
 // rep of arm.
 func (arm Arm) Env(rep int) map[string]string {
 	b, _ := json.Marshal(envConfig{Arm: arm, Replicate: rep}) // plain fields: cannot fail
-	return map[string]string{EnvVar: string(b)}
+	return map[string]string{simproto.EnvBFCL: string(b)}
 }
 
 // FromEnv reads the arm and replicate Env wrote.
 func FromEnv(value string) (Arm, int, error) {
 	if value == "" {
-		return Arm{}, 0, fmt.Errorf("%s is not set: the stand-in needs the arm's case model (set by sweep ab run --simulate)", EnvVar)
+		return Arm{}, 0, fmt.Errorf("%s is not set: the stand-in needs the arm's case model (set by sweep ab run --simulate)", simproto.EnvBFCL)
 	}
 	var c envConfig
 	dec := json.NewDecoder(strings.NewReader(value))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return Arm{}, 0, fmt.Errorf("%s: %w", EnvVar, err)
+		return Arm{}, 0, fmt.Errorf("%s: %w", simproto.EnvBFCL, err)
 	}
 	if c.Arm.Model == "" || !(c.Arm.Accuracy > 0 && c.Arm.Accuracy < 1) {
-		return Arm{}, 0, fmt.Errorf("%s: want a model and an accuracy in (0, 1), got %q and %g", EnvVar, c.Arm.Model, c.Arm.Accuracy)
+		return Arm{}, 0, fmt.Errorf("%s: want a model and an accuracy in (0, 1), got %q and %g", simproto.EnvBFCL, c.Arm.Model, c.Arm.Accuracy)
 	}
 	return c.Arm, c.Replicate, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/internal/simproto"
 	"sweep/sweep/abgate"
 )
 
@@ -178,7 +179,7 @@ func TestOffsetAndEnv(t *testing.T) {
 	assert.Equal(t, 0.05, base.WithOffset(-5).Drop)
 	assert.Equal(t, 0.05, base.WithOffset(5).Gain)
 
-	got, rep, err := FromEnv(base.Env(2)[EnvVar])
+	got, rep, err := FromEnv(base.Env(2)[simproto.EnvBFCL])
 	require.NoError(t, err)
 	assert.Equal(t, base, got)
 	assert.Equal(t, 2, rep)

@@ -76,16 +76,12 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 		}
 	}
 	if a.GPUMemoryUtil > 0 {
-		flag := "--gpu-memory-utilization"
-		if tool == configs.SGLang {
-			flag = "--mem-fraction-static"
-		}
-		argv = append(argv, flag, strconv.FormatFloat(a.GPUMemoryUtil, 'g', -1, 64))
+		argv = append(argv, tool.Facts().MemFractionFlag, strconv.FormatFloat(a.GPUMemoryUtil, 'g', -1, 64))
 	}
 	argv = append(argv, a.Args...)
-	argv = applyParsers(argv, a.Parsers, tool == configs.VLLM)
+	argv = applyParsers(argv, a.Parsers, tool.Facts().AutoToolChoiceFlag)
 	var escapes []schema.Escape
-	if a.MaxModelLen == "auto" && tool == configs.VLLM {
+	if i := slices.Index(argv, "--max-model-len"); i >= 0 && i+1 < len(argv) && argv[i+1] == "auto" {
 		escapes = append(escapes, autoLenEscape)
 	}
 	if err := checkArgv(tool, argv, escapes); err != nil {
@@ -100,7 +96,7 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 		env[k] = v
 	}
 	pt := recipes.Point{
-		Row: matrix.Row{Kind: matrix.AgenticSingleNode, Image: a.Image, Model: a.ModelPath, Framework: string(tool),
+		Row: matrix.Row{Kind: matrix.AgenticSingleNode, Image: a.Image, Model: a.ModelPath, Framework: tool,
 			Runner: l.Runner, Parallelism: configs.Parallelism{TP: a.TP, EP: 1, PP: 1}},
 		Recipe:      "ab-" + a.Engine,
 		Engine:      recipes.Command{Argv: argv, Env: env},
@@ -138,8 +134,8 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 func routerCommand(r *configs.ABRouter, worker string, public int, simulate bool) (*recipes.Command, string) {
 	argv := slices.Clone(r.Argv)
 	argv = append(argv, "--worker-urls", worker, "--host", "127.0.0.1", "--port", strconv.Itoa(public),
-		"--prometheus-port", strconv.Itoa(public+10000))
-	argv = applyParsers(argv, r.Parsers, false)
+		"--prometheus-port", strconv.Itoa(recipes.RouterMetricsPort(public)))
+	argv = applyParsers(argv, r.Parsers, "")
 	argv = append(argv, r.Args...)
 	health := r.Health
 	if simulate {
@@ -160,11 +156,10 @@ func checkArgv(tool configs.Engine, argv []string, escapes []schema.Escape) erro
 		return err
 	}
 	rest := argv[3:] // python3 -m MODULE flags...
-	switch {
-	case argv[0] == "vllm":
-		rest = argv[1:] // serve MODEL flags...
-	case tool == configs.VLLM:
-		rest = append([]string{"serve"}, rest...)
+	if argv[0] == string(tool) {
+		rest = argv[1:] // vllm serve MODEL flags...
+	} else {
+		rest = append(slices.Clone(tool.Facts().SchemaPrefix), rest...)
 	}
 	_, err = s.Parse(rest, schema.AllowUnchecked(escapes...))
 	return err

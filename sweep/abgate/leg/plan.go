@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sweep/recipes/models"
 
 	"sweep/configs"
 	"sweep/configs/matrix"
@@ -64,8 +65,8 @@ type Plan struct {
 type PlanOptions struct {
 	// Generator holds the master configs and runners.
 	Generator *matrix.Generator
-	// Port returns the public port of an arm (p, p+1 and p+10000 must be
-	// free); nil means recipes.DefaultPort for both (arms run one after
+	// Port returns the public port of an arm (recipes.RouterPorts(p) must
+	// be free); nil means recipes.DefaultPort for both (arms run one after
 	// the other).
 	Port func() (int, error)
 	// Dir is the leg's output directory; each arm's server writes under
@@ -113,10 +114,10 @@ func NewPlan(l *configs.ABLeg, o PlanOptions) (*Plan, error) {
 		if err != nil || l.Mode != configs.ABConcurrent {
 			return p, err
 		}
-		for used[p] || used[p+1] {
+		for used[p] || used[recipes.EnginePortBehindRouter(p)] {
 			p += 2
 		}
-		used[p], used[p+1] = true, true
+		used[p], used[recipes.EnginePortBehindRouter(p)] = true, true
 		return p, nil
 	}
 	for i, a := range l.Arms {
@@ -128,9 +129,9 @@ func NewPlan(l *configs.ABLeg, o PlanOptions) (*Plan, error) {
 		arm.Sim = bfclsim.Arm{Model: l.Model, Seed: sim.Seed, Name: a.Label, Accuracy: sim.Accuracy, Flip: sim.Flip,
 			InfraErrors: sim.InfraErrors[i], CategoryOffset: sim.CategoryOffset[i]}.WithOffset(sim.Offset[i])
 		p.Arms[i] = arm
-		if arm.Point.Row.Framework == "vllm" {
-			if w := (abgate.BFCL{Temperature: l.Sampling.Temperature}).TemperatureWarning(); w != "" {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: sampling.temperature: arm %s (vLLM): %s", l.Sampling.TemperaturePos, a.Label, w))
+		if f := arm.Point.Row.Framework.Facts(); f.MinTemperature > 0 {
+			if w := (abgate.BFCL{Temperature: l.Sampling.Temperature}).TemperatureWarning(f.Display, f.MinTemperature); w != "" {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: sampling.temperature: arm %s (%s): %s", l.Sampling.TemperaturePos, a.Label, f.Display, w))
 			}
 		}
 	}
@@ -190,12 +191,12 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 	if err != nil {
 		return Arm{}, err
 	}
-	points, err := recipes.Plan(matrix.Matrix{row}, recipes.PlanOptions{Runners: g.Runners, Port: enginePort, ResultDir: ServerDir(o.Dir, a.Label)})
+	points, err := recipes.Plan(matrix.Matrix{row}, recipes.PlanOptions{Catalog: models.Builtin(), Runners: g.Runners, Port: enginePort, ResultDir: ServerDir(o.Dir, a.Label)})
 	if err != nil {
 		return Arm{}, armError(a, "", "plan the arm's server: %v", err)
 	}
 	pt := points[0]
-	pt.Engine.Argv = applyParsers(pt.Engine.Argv, a.Parsers, pt.Row.Framework == "vllm")
+	pt.Engine.Argv = applyParsers(pt.Engine.Argv, a.Parsers, pt.Row.Framework.Facts().AutoToolChoiceFlag)
 	if a.Router != nil {
 		pt.Router, pt.RouterHealthURL = routerCommand(a.Router, "http://127.0.0.1:"+strconv.Itoa(enginePort), public, o.Simulate)
 		pt.Port = public
@@ -214,16 +215,17 @@ func armPorts(a configs.ABArm, port func() (int, error)) (public, engine int, er
 		return 0, 0, err
 	}
 	if a.Router != nil {
-		return public, public + 1, nil
+		return public, recipes.EnginePortBehindRouter(public), nil
 	}
 	return public, public, nil
 }
 
 // applyParsers sets the parser flags of argv: a parser left nil keeps
 // the flag as it is, configs.ABParserNone removes it, any other value
-// replaces it or is appended. vLLM also needs --enable-auto-tool-choice
-// with a tool-call parser.
-func applyParsers(argv []string, ps configs.ABParsers, vllm bool) []string {
+// replaces it or is appended. autoToolChoice, when set, is the flag the
+// engine needs beside a tool-call parser (the engine table's
+// AutoToolChoiceFlag: vLLM's --enable-auto-tool-choice).
+func applyParsers(argv []string, ps configs.ABParsers, autoToolChoice string) []string {
 	out := slices.Clone(argv)
 	for _, f := range []struct {
 		flag string
@@ -237,11 +239,11 @@ func applyParsers(argv []string, ps configs.ABParsers, vllm bool) []string {
 			out = append(out, f.flag, *f.val)
 		}
 	}
-	if vllm && ps.ToolCall != nil {
+	if autoToolChoice != "" && ps.ToolCall != nil {
 		has := slices.ContainsFunc(out, func(s string) bool { return s == "--tool-call-parser" || strings.HasPrefix(s, "--tool-call-parser=") })
-		out = removeFlag(out, "--enable-auto-tool-choice")
+		out = removeFlag(out, autoToolChoice)
 		if has {
-			out = append(out, "--enable-auto-tool-choice")
+			out = append(out, autoToolChoice)
 		}
 	}
 	return out

@@ -25,6 +25,12 @@ func generator(t *testing.T) *matrix.Generator {
 func str(s string) *string { return &s }
 
 func TestApplyParsers(t *testing.T) {
+	auto := func(vllm bool) string { // the engine table's fact for vllm, or none
+		if vllm {
+			return configs.VLLM.Facts().AutoToolChoiceFlag
+		}
+		return ""
+	}
 	base := []string{"vllm", "serve", "M", "--tool-call-parser", "minimax_m3", "--reasoning-parser=minimax_m3", "--enable-auto-tool-choice", "--trust-remote-code"}
 	tests := []struct {
 		name string
@@ -42,12 +48,12 @@ func TestApplyParsers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, applyParsers(base, tc.ps, tc.vllm))
+			assert.Equal(t, tc.want, applyParsers(base, tc.ps, auto(tc.vllm)))
 		})
 	}
 	// A recipe without parsers gets them appended (and vLLM's auto tool choice).
 	assert.Equal(t, []string{"vllm", "serve", "M", "--tool-call-parser", "x", "--enable-auto-tool-choice"},
-		applyParsers([]string{"vllm", "serve", "M"}, configs.ABParsers{ToolCall: str("x")}, true))
+		applyParsers([]string{"vllm", "serve", "M"}, configs.ABParsers{ToolCall: str("x")}, auto(true)))
 }
 
 // TestPlanShippedLeg: arm a serves directly on the public port, arm b's

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sweep/recipes/models"
 	"sync"
 	"syscall"
 	"testing"
@@ -48,7 +49,7 @@ func newSlurmSweep(t *testing.T, arms int, concs ...int) *slurmSweep {
 			})
 		}
 	}
-	sched, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: recipes.Builtin()})
+	sched, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: models.Builtin()})
 	require.NoError(t, err)
 	s := &slurmSweep{dir: t.TempDir(), sched: sched, node: newFakeNode()}
 	s.cluster = newFakeCluster(8, s.node.run)

@@ -1,0 +1,75 @@
+// Package simproto is the contract between sweep and the simulated
+// processes it starts (sweep sim-engine, sweep loadgen, sweep sim-bfcl):
+// the environment variables that configure them and the virtual clock's
+// HTTP headers. Both sides import these names; neither restates them.
+//
+// A point run with --simulate exports the Env* variables to the engine's
+// and the client's processes; on the virtual clock (EnvClock and
+// EnvLoadgenClock "virtual") every request carries HeaderParticipant and
+// HeaderTime, and every SSE event is preceded by a SSEClockPrefix comment.
+package simproto
+
+// Environment variables of the simulated engine (sweep sim-engine).
+const (
+	EnvFault     = "SWEEP_SIM_FAULT"       // fault list (simengine.ParseFaults)
+	EnvTimeScale = "SWEEP_SIM_TIME_SCALE"  // simulated seconds per wall-clock second; loadgen's fallback
+	EnvClock     = "SWEEP_SIM_CLOCK"       // "virtual" or "wall"
+	EnvGPU       = "SWEEP_SIM_GPU"         // GPU model: mi300x, h200, ...
+	EnvSeed      = "SWEEP_SIM_SEED"        // uint64 seed of noise and output lengths
+	EnvLoadTime  = "SWEEP_SIM_LOAD_TIME"   // Go duration, simulated model loading
+	EnvWarmup    = "SWEEP_SIM_WARMUP_TIME" // Go duration, simulated warm-up (SGLang)
+	// EnvCalibration names a calibration file (simengine.Calibration) the
+	// simulated engine takes its step costs and KV pool from when one of
+	// its arms matches the engine's configuration.
+	EnvCalibration = "SWEEP_SIM_CALIBRATION"
+)
+
+// Environment variables of the built-in load client (sweep loadgen).
+const (
+	EnvLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE" // the client's time scale (else EnvTimeScale, else 1)
+	EnvLoadgenClock     = "SWEEP_LOADGEN_CLOCK"      // "virtual" drives the engine's virtual clock
+)
+
+// Environment of the simulated GPU tools (nvidia-smi, amd-smi stand-ins).
+const (
+	// EnvSMIURL is the simulated engine (or router) base URL.
+	EnvSMIURL = "SWEEP_SIM_SMI_URL"
+	// EnvSMINodeGPUs is the node's GPU count (default 8): GPUs beyond the
+	// engine's idle at their idle power, as a real node's do.
+	EnvSMINodeGPUs = "SWEEP_SIM_NODE_GPUS"
+	// EnvSMIAfterGen is the engine's anchor generation when the monitor
+	// started (GET /sim/power's gen): the loop samples only a later load.
+	// Unset, the generation of its first answer is taken.
+	EnvSMIAfterGen = "SWEEP_SIM_SMI_AFTER_GEN"
+	// EnvSMIFault injects a telemetry fault: "stall=A:B" (no samples from
+	// A to B seconds after the first), "missing-gpu=N" (GPU N never
+	// reported).
+	EnvSMIFault = "SWEEP_SIM_SMI_FAULT"
+)
+
+// EnvBFCL carries an arm and its replicate to the BFCL stand-in
+// (sweep sim-bfcl), as JSON.
+const EnvBFCL = "SWEEP_SIM_BFCL"
+
+// Headers of the virtual clock protocol (simengine's package doc has the
+// whole exchange). Times are simulated seconds as decimal floats.
+const (
+	HeaderParticipant = "X-Sim-Participant" // the participant sending a request
+	HeaderTime        = "X-Sim-Time"        // its simulated arrival time
+	HeaderDeadline    = "X-Sim-Deadline"    // abort the request at this simulated time
+	// HeaderThen declares what the participant does when the request
+	// ends normally: "sleep=D&cap=C&before=B" sleeps D seconds with the
+	// idle-gap cap C (0: none), unless the end plus D is at or after B
+	// (the end of its issuing window; +Inf when omitted).
+	HeaderThen = "X-Sim-Then"
+	// HeaderWoke answers (409) a request sent at its declared wake-up when
+	// the participant woke earlier (the idle-gap cap shortened its sleep):
+	// send it again at this time.
+	HeaderWoke = "X-Sim-Woke"
+	// HeaderPrompt, "unknown", answers (409) a prompt that reuses block ids
+	// the engine does not have: send it again whole.
+	HeaderPrompt = "X-Sim-Prompt"
+	// SSEClockPrefix starts the comment line before every SSE event on the
+	// virtual clock: ": sim-time 12.345678".
+	SSEClockPrefix = ": sim-time "
+)

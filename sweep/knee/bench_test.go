@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"sweep/internal/testkit/synth"
+	"sweep/sweep/testkit/synth"
 	"sweep/sweep/knee"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/internal/testkit/synth"
+	"sweep/sweep/testkit/synth"
 	"sweep/sweep/knee"
 )
 

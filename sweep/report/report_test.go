@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/internal/testkit/synth"
+	"sweep/sweep/testkit/synth"
 	"sweep/metrics/result"
 	"sweep/sweep/knee"
 )

@@ -10,7 +10,8 @@ import (
 	"testing"
 )
 
-// TestKitsNotShipped keeps the test kits under internal/testkit out of the
+// TestKitsNotShipped keeps the test kits (internal/testkit, and
+// sweep/testkit for the kits that build on sweep's own packages) out of the
 // shipped code: only test files (and the kits themselves) may import them.
 func TestKitsNotShipped(t *testing.T) {
 	root := filepath.Join("..", "..", "..")
@@ -24,7 +25,7 @@ func TestKitsNotShipped(t *testing.T) {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
-			strings.Contains(filepath.ToSlash(path), "internal/testkit/") {
+			strings.Contains(filepath.ToSlash(path), "internal/testkit/") || strings.Contains(filepath.ToSlash(path), "sweep/testkit/") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
@@ -33,7 +34,7 @@ func TestKitsNotShipped(t *testing.T) {
 		}
 		n++
 		for _, im := range f.Imports {
-			if p, _ := strconv.Unquote(im.Path.Value); strings.HasPrefix(p, "sweep/internal/testkit/") {
+			if p, _ := strconv.Unquote(im.Path.Value); strings.HasPrefix(p, "sweep/internal/testkit/") || strings.HasPrefix(p, "sweep/sweep/testkit/") {
 				t.Errorf("%s imports %s: test kits are for tests only", path, p)
 			}
 		}

@@ -83,7 +83,7 @@ test: deps deps-system deps-chromium deps-containers vet lint-workflows fuzz
 	if [ $$status -eq 0 ]; then bash $(CONTAINER_TOOLS) dockerd-up $(DOCKER_DIR) || status=$$?; fi; \
 	export DOCKER_HOST=unix://$(DOCKER_DIR)/docker.sock; \
 	if [ $$status -eq 0 ]; then SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(UNIT_PKGS) || status=$$?; fi; \
-	if [ $$status -eq 0 ]; then SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(E2E_PKG) || status=$$?; fi; \
+	if [ $$status -eq 0 ]; then SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 20m $(E2E_PKG) || status=$$?; fi; \
 	bash $(CONTAINER_TOOLS) dockerd-down $(DOCKER_DIR); \
 	bash $(SLURM_CLUSTER) down; \
 	exit $$status

@@ -67,8 +67,8 @@ type Options struct {
 }
 
 // legDefaults applies the leg's timeouts where the options leave them
-// unset, the leg's GPU as the simulated one, and makes Progress safe for
-// two arms at once.
+// unset, the leg's GPU as the simulated one, and makes Progress and the
+// servers' Progress safe for two arms at once.
 func (o *Options) legDefaults(l *configs.ABLeg) {
 	if o.RunTimeout == 0 {
 		o.RunTimeout = l.Timeouts.Run
@@ -79,13 +79,20 @@ func (o *Options) legDefaults(l *configs.ABLeg) {
 	if o.Setup.Simulate && o.Setup.SimGPU == "" {
 		o.Setup.SimGPU = GPU(l)
 	}
-	progress := o.Progress
+	// The leg's lines and both servers' lines may come from two arms at
+	// once: one lock serialises every writer.
 	var mu sync.Mutex
-	o.Progress = func(line string) {
-		mu.Lock()
-		defer mu.Unlock()
-		progress(line)
+	serialize := func(f func(string)) func(string) {
+		if f == nil {
+			return nil
+		}
+		return func(line string) {
+			mu.Lock()
+			defer mu.Unlock()
+			f(line)
+		}
 	}
+	o.Progress, o.Server.Progress = serialize(o.Progress), serialize(o.Server.Progress)
 }
 
 // Result is the outcome of a leg.

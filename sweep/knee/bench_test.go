@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"sweep/sweep/testkit/synth"
 	"sweep/sweep/knee"
+	"sweep/sweep/testkit/synth"
 )
 
 // corpusSeed and corpusSize fix the benchmark corpus.

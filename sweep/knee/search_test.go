@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"sweep/sweep/testkit/synth"
 	"sweep/sweep/knee"
+	"sweep/sweep/testkit/synth"
 )
 
 // Cost model of the search benchmark: an agentx-fast point (1200 s + 60 s

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/sweep/testkit/synth"
 	"sweep/sweep/knee"
+	"sweep/sweep/testkit/synth"
 )
 
 // TestEnergy: results with valid power of the versioned schema give each

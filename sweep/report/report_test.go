@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/sweep/testkit/synth"
 	"sweep/metrics/result"
 	"sweep/sweep/knee"
+	"sweep/sweep/testkit/synth"
 )
 
 // buildKeySweep writes the seeded five-arm key sweep as result files,

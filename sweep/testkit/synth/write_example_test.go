@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"sweep/sweep/testkit/synth"
 	"sweep/sweep/knee"
+	"sweep/sweep/testkit/synth"
 )
 
 // TestKeySweepRoundTrip writes the key sweep as result files and reads it

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sweep/internal/stats"
 
 	"sweep/metrics/result"
 	"sweep/sweep/abgate"
@@ -260,7 +261,7 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 		for i, s := range hx {
 			ar.Excluded = append(ar.Excluded, Excluded{Side: "head", Conc: c, File: s.File, Reason: hwhy[i]})
 		}
-		mb, mh := mean(bv), mean(hv)
+		mb, mh := stats.Mean(bv), stats.Mean(hv)
 		ar.Points = append(ar.Points, PointReport{Conc: c, Base: round(mb, 3), Head: round(mh, 3),
 			DeltaPct: round(100*(mh/mb-1), 3), BaseN: len(bv), HeadN: len(hv)})
 		ar.logs = append(ar.logs, math.Log(mh/mb))
@@ -347,14 +348,6 @@ func listOr(v []string) string {
 	return strings.Join(v, ", ")
 }
 
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
 // logScatter is the sum of squares of ln v around its mean and its degrees
 // of freedom (0, 0 for fewer than two values).
 func logScatter(v []float64) (ss, df float64) {
@@ -365,7 +358,7 @@ func logScatter(v []float64) (ss, df float64) {
 	for i, x := range v {
 		ls[i] = math.Log(x)
 	}
-	m := mean(ls)
+	m := stats.Mean(ls)
 	for _, l := range ls {
 		ss += (l - m) * (l - m)
 	}

@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 	"sort"
+	"sweep/internal/stats"
 )
 
 // frontierSteps is how many interactivities the frontier Δ is read at.
@@ -56,7 +57,7 @@ func paretoOf(s *side, m Metric) []xy {
 			xs, ys = append(xs, *x), append(ys, *y)
 		}
 		if len(xs) > 0 {
-			pts = append(pts, xy{mean(xs), mean(ys)})
+			pts = append(pts, xy{stats.Mean(xs), stats.Mean(ys)})
 		}
 	}
 	sort.Slice(pts, func(i, j int) bool { return pts[i].x < pts[j].x })

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sweep/internal/markdown"
 
 	"sweep/internal/plural"
 )
@@ -78,18 +79,18 @@ func WriteText(w io.Writer, rep *Report) error {
 // problems and, folded, each arm's points.
 func WriteMarkdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**\n\n", cell(VerdictLine(rep)))
+	fmt.Fprintf(&b, "**%s**\n\n", markdown.Cell(VerdictLine(rep)))
 	b.WriteString("| verdict | arm | Δ % | 90% CI | frontier Δ % | noise | differs |\n|---|---|---:|---|---:|---|---|\n")
 	for _, a := range rep.Arms {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", a.Verdict, cell(a.Arm), optPct(a.DeltaPct), ciText(a.CIPct),
-			frontierText(a.Frontier), cell(noiseShort(a)), cell(strings.Join(a.Differs, "; ")))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", a.Verdict, markdown.Cell(a.Arm), optPct(a.DeltaPct), ciText(a.CIPct),
+			frontierText(a.Frontier), markdown.Cell(noiseShort(a)), markdown.Cell(strings.Join(a.Differs, "; ")))
 	}
-	writeLists(&b, rep, cell)
+	writeLists(&b, rep, markdown.Cell)
 	for _, a := range rep.Arms {
 		if len(a.Points) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n| conc | base | head | Δ %% | n |\n|---:|---:|---:|---:|---|\n", cell(a.Arm), cell(armNote(a)))
+		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n| conc | base | head | Δ %% | n |\n|---:|---:|---:|---:|---|\n", markdown.Cell(a.Arm), markdown.Cell(armNote(a)))
 		for _, p := range a.Points {
 			fmt.Fprintf(&b, "| %d | %.1f | %.1f | %+.2f | %d/%d |\n", p.Conc, p.Base, p.Head, p.DeltaPct, p.BaseN, p.HeadN)
 		}
@@ -157,12 +158,4 @@ func frontierText(f FrontierReport) string {
 		return "–"
 	}
 	return optPct(f.DeltaPct)
-}
-
-// cell makes text safe inside a Markdown table cell: no line break, pipe,
-// HTML or link syntax survives as markup.
-func cell(s string) string {
-	r := strings.NewReplacer("\r", " ", "\n", " ", "|", "\\|", "<", "&lt;", ">", "&gt;", "[", "\\[", "]", "\\]",
-		"`", "\\`", "*", "\\*", "_", "\\_", "#", "\\#", "!", "\\!")
-	return r.Replace(s)
 }

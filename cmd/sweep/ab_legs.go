@@ -65,23 +65,7 @@ func newABLegsCmd(ios *IOStreams, runF func(context.Context, *abLegsOptions) err
 		Name:  "legs",
 		Batch: true,
 		Short: "Print the A/B legs to run as a GitHub Actions matrix; skip legs without a runner",
-		Long: `Check every shipped A/B leg (configs/ab/*.yaml: the file, its config keys,
-points and categories) and print the nightly's matrix as one JSON object:
-
-  legs      [{name, file, model, runner, schedule, gpu}] to run, one job each
-  count     len(legs) (guard the job with it)
-  skipped   [{name, runner, reason}]: legs whose runner label has no runner
-            registered in runners.yaml or, with --online-runners, none online;
-            each also prints a ::notice:: line, so nothing queues for days
-
---schedule nightly keeps the legs the nightly schedule runs, --schedule
-manual those run only by hand (workflow_dispatch). A leg that does not load
-or plan is an error (exit 2) naming file:line:col.
-
-Examples:
-  sweep ab legs
-  sweep ab legs --schedule nightly
-  sweep ab legs --only minimaxm3-mi325x-smg --online-runners online.txt`,
+		Long:  helpText("ab_legs"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &abLegsOptions{IO: ios}
 			fs := pflag.NewFlagSet("ab legs", pflag.ContinueOnError)

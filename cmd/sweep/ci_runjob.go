@@ -54,20 +54,7 @@ func newCIRunJobCmd(ios *IOStreams, runF func(context.Context, *ciRunJobOptions)
 	return &Command{
 		Name:  "run-job",
 		Short: "Run one job of the PR-label sweep on this runner",
-		Long: `Run the points of one job of "sweep ci matrix" (the JSON the workflow hands a
-matrix job) with "sweep run", one after another, and write the result file
-name to $GITHUB_OUTPUT for the artifact upload steps. A job of one point
-writes into --out; a job of several points (--per arm) writes each point
-into --out/<RESULT_FILENAME>.
-
-A real (not --simulate) job runs each point through the runner's launch
-path, as InferenceX's runners/launch_<runner>.sh does (sweep run --launch):
-allocate on the runner's Slurm cluster (or docker run on the node), import
-the image, run the engine and the client inside it, release. --on-host
-starts the engine on this host instead.
-
-Example (a workflow step):
-  sweep ci run-job --job job.json --runner-name "$RUNNER_NAME" --out results --github-output "$GITHUB_OUTPUT"`,
+		Long:  helpText("ci_runjob"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &ciRunJobOptions{IO: ios}
 			fs := pflag.NewFlagSet("ci run-job", pflag.ContinueOnError)

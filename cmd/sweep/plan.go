@@ -42,60 +42,7 @@ func newPlanCmd(ios *IOStreams, runF func(context.Context, *planOptions) error) 
 		Name:  "plan",
 		Batch: true,
 		Short: "Show the engine, router, client and eval commands of every point, checked against the flag schemas",
-		Long: `Plan the benchmark points of the named config keys: for every matrix row,
-the recipe that serves it (routed as InferenceX's launchers do) and the
-exact commands the point runs, each built through the versioned flag schema
-of its tool:
-
-  engine   python3 -m sglang.launch_server ... | vllm serve MODEL ... (argv + env)
-  router   sglang_router / vllm-router in front of DP-attention engines
-  client   aiperf profile ... (trace replay), or
-  eval     python3 -m lm_eval ... for eval rows (--eval)
-
-plus the Prometheus endpoints aiperf records, the metric prefix the run
-must export and the golden acceptance length the engine simulates.
-
-Planning fails, listing every offending point with its recipe, the flag and
-the closest real flag, when any command does not validate. A config key
-with no recipe is an error too. Exit status: 0 planned, 1 a point could not
-be planned, 2 usage error.
-
-Clients target upstream aiperf 0.12.0 by default; --aiperf-version
-fork (sa-754356e9) gives InferenceX's fork and its exact command (the differences
-are documented in "go doc sweep/recipes").
-
---format text is for review and pasting: one block per point, its header
-as '#' comments, each command as shell text (the environment as KEY=value
-prefixes, one flag per line with " \" continuations, quoted for the shell).
---tp, --ep, --dp-attn and --conc keep only the points they match, as
-"sweep run" selects one.
-
---coverage prints one line per config key (every key without
---config-keys): planned, unsupported (another engine, multi-node or
-disaggregated serving, no agentic scenario: "not supported yet: <why>") or
-failing (the first problem), and a summary; --format json gives the same
-as an array of {"key", "status", "points", "reason"}.
-
---format json is an array of {"row", "engine": {"argv", "env"}, "router",
-"client", "eval", "metrics_urls", "required_metric_prefix", "golden_al", ...}.
-
---runner-name R adds each point's launch on R, as "sweep run --launch"
-runs it: the host commands in order (allocate, read the job id back,
-import the image under flock, the container run, release), each with its
-argv and the variables the launcher exports, after InferenceX's
-runners/launch_<R>.sh; "launch" in --format json, a list of {"role",
-"argv", "env"}. Values known only at run time are named: ${JOB_ID} and
-${PORT} (40000 + JOB_ID % 10000 on MI300X/MI325X). --site key=value
-adapts the profile to another cluster (partition, squash-dir, ...).
-
-Examples:
-  sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp
-  sweep plan --config-keys 'dsv4-fp4-mi355x-*' --conc 64 --format json
-  sweep plan --config-keys dsv4-fp4-mi355x-vllm-agentic-mtp --tp 8 --dp-attn --conc 64
-  sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --eval
-  sweep plan --config-keys glm5.2-fp8-mi325x-sglang-agentic-mtp --fast --aiperf-version fork
-  sweep plan --coverage                      # every key: planned / unsupported / failing, and why
-  sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --tp 2 --conc 1 --runner-name mi325x-amds_00`,
+		Long:  helpText("plan"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &planOptions{IO: ios}
 			fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)

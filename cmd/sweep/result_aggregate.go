@@ -40,38 +40,7 @@ func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAgg
 		Name:  "aggregate",
 		Args:  "RESULT_DIR",
 		Short: "Write the aggregate result JSON of RESULT_DIR (InferenceX's schema and maths)",
-		Long: `sweep result aggregate RESULT_DIR [--env-file FILE] [--out FILE | --out-dir DIR]
-
-Reads RESULT_DIR/aiperf_artifacts/ (profile_export.jsonl, profile_export_aiperf.json,
-server_metrics_export.json; or the first run subdirectory holding them), the engine
-logs InferenceX reads for the KV pool size (RESULT_DIR/server.log, watchtower-*.out)
-and the WEKA trace dataset in the Hugging Face cache, and prints the aggregate result
-JSON exactly as InferenceX's process_agentic_result writes it: warm-up and failed
-records dropped and counted, latencies in seconds, interactivity 1/percentile(ITL),
-throughput over the span of successful profiled requests, per-GPU figures and the
-server-metric summaries. Numbers are rounded to 5 decimals.
-
-The run's facts (hardware, concurrency, topology, model, framework, ...) come from
---env-file, a JSON object of InferenceX's environment variables (TP, EP_SIZE, CONC,
-MODEL, FRAMEWORK, KV_OFFLOADING, RESULT_FILENAME, ...) whose values may use the
-<RESULT_DIR> and <AGENTIC_OUTPUT_DIR> placeholders; else, for a point directory of
-sweep run, from its run.json (with the point's simulation and validation settings);
-else from the process environment, as in InferenceX's CI.
-
-Two keys of our own are added at the end, which InferenceX's readers ignore:
-acceptance_length (speculative decoding only: AL from the exported counters,
-compared with --golden-al) and, for points sweep scraped itself, scrape_health.
-
-The power lane (InferenceX's power_adapter, see sweep result power) runs too when
-RESULT_DIR comes from a run that had it (agentic_power_timezone_offset.txt is there)
-and ENABLE_AGENTX_POWER is not off: power_metric_schema_version, power_valid and the
-energy figures are added after InferenceX's keys, power_validation.json and
-agentic_power_window.json are written into RESULT_DIR; the expected GPU count is
-TP*PP_SIZE*PCP_SIZE.
-
-Exit status: 0 when the JSON was written, 1 when aggregation is impossible (no
-profile_export.jsonl, invalid facts, server metrics of an unknown engine) or, under
-REQUIRE_POWER=1, when the power telemetry is invalid (the JSON is written first).`,
+		Long:  helpText("result_aggregate"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &resultAggregateOptions{IO: ios}
 			fs := pflag.NewFlagSet("aggregate", pflag.ContinueOnError)

@@ -29,16 +29,7 @@ func newSchemaShowCmd(ios *IOStreams, runF func(context.Context, *schemaShowOpti
 		Name:  "show",
 		Args:  "TOOL[@VERSION] [FLAG...]",
 		Short: "Show a schema's flags, or everything known about some of them",
-		Long: `Without FLAG, list every flag of TOOL[@VERSION]: canonical name, type, default
-and the other spellings (aliases, negative forms). With one or more FLAG
-(any spelling), show each in full: spellings, type, choices, default, bounds,
-list behaviour, deprecation, the cross-flag rules that name it and the
-scenario locks on it. An unknown FLAG exits 1 with the closest spelling.
-
-Examples:
-  sweep schema show aiperf
-  sweep schema show aiperf --concurrency --public-dataset
-  sweep schema show vllm@v0.27.1 -tp`,
+		Long:  helpText("schema_show"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &schemaShowOptions{IO: ios}
 			fs := pflag.NewFlagSet("schema show", pflag.ContinueOnError)

@@ -34,20 +34,7 @@ func newScrapeCmd(ios *IOStreams, runF func(context.Context, *scrapeOptions) err
 		Name:  "scrape",
 		Args:  "URL...",
 		Short: "Watch an engine's Prometheus metrics: a live table of the key gauges",
-		Long: `sweep scrape URL [URL...] [--interval 1s] [--duration 30s]
-
-Samples one or more SGLang or vLLM /metrics endpoints every --interval and prints
-one table row per sample: running and queued requests, KV cache usage, cache hit
-rate and generation throughput, summed or combined across ranks (tp/dp rank,
-engine). A URL without a path gets /metrics. The engine is detected from the
-metric prefix (sglang: or vllm:) unless --engine is given.
-
-At the end it prints how many scrapes failed and, when the engine exports the
-speculative-decoding counters, the acceptance length over the watched window
-(vLLM 1 + Δaccepted/Δdrafts; SGLang (Δgeneration − Δrequests)/Δverify_calls).
-Stops after --duration, or at Ctrl-C when --duration is 0.
-
-Exit status: 0 when at least one scrape succeeded, 1 otherwise.`,
+		Long:  helpText("scrape"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &scrapeOptions{IO: ios}
 			fs := pflag.NewFlagSet("scrape", pflag.ContinueOnError)

@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
@@ -130,7 +128,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 	if err := recipes.WriteText(o.IO.Out, points); err != nil {
 		return err
 	}
-	return writeProfiles(o.IO.Out, points, g)
+	return recipes.WriteProfiles(o.IO.Out, points, g.Runners)
 }
 
 // addLaunch fills every point's launch: the host commands that run it on
@@ -150,17 +148,7 @@ func (o *planOptions) addLaunch(points []recipes.Point) error {
 	if err != nil {
 		return err
 	}
-	for i := range points {
-		p := &points[i]
-		ws := launch.ContainerWorkspace(prof, &p.Row)
-		pl, err := launch.Build(prof, &p.Row, launch.Options{RunnerName: o.Plan.RunnerName, Workspace: o.Workspace,
-			Payload: launch.SweepPayload(bin, ws), Mounts: []string{launch.SweepMount(bin)}})
-		if err != nil {
-			return fmt.Errorf("%s: %w", p.Row.ConfigKey, err)
-		}
-		p.Launch = pl.Commands
-	}
-	return nil
+	return launch.PlanPoints(points, prof, o.Plan.RunnerName, o.Workspace, bin)
 }
 
 // filter keeps the rows --tp, --ep and --dp-attn select, as "sweep run"
@@ -187,28 +175,6 @@ func (o *planOptions) filter(rows matrix.Matrix) (matrix.Matrix, error) {
 		return nil, flagErrorf("no point matches the --tp/--ep/--dp-attn filters; the selected points have:\n  %s", strings.Join(arms, "\n  "))
 	}
 	return kept, nil
-}
-
-// writeProfiles says which runner profile (launcher behaviour: container,
-// Slurm allocation, site environment) applies to the planned points.
-func writeProfiles(w io.Writer, points []recipes.Point, g *matrix.Generator) error {
-	seen := map[string]bool{}
-	var lines []string
-	for i := range points {
-		runner := recipes.RunnerName(&points[i].Row, g.Runners)
-		if seen[runner] {
-			continue
-		}
-		seen[runner] = true
-		prof, err := recipes.ProfileFor(runner)
-		if err != nil {
-			lines = append(lines, fmt.Sprintf("#   %s: no runner profile (%v)", runner, err))
-			continue
-		}
-		lines = append(lines, fmt.Sprintf("#   %s -> profile %s", runner, prof))
-	}
-	_, err := fmt.Fprintf(w, "\n# runner profiles applied:\n%s\n", strings.Join(lines, "\n"))
-	return err
 }
 
 // noAgenticRows is the coverage reason of a key without agentic-coding rows.
@@ -241,29 +207,5 @@ func planCoverage(ctx context.Context, o *planOptions) error {
 	if o.Format == "json" {
 		return writeIndentedJSON(o.IO.Out, cov)
 	}
-	return writeCoverage(o, cov)
-}
-
-// writeCoverage prints the coverage table and a summary line per group:
-// keys with agentic rows, then the others.
-func writeCoverage(o *planOptions, cov []recipes.KeyCoverage) error {
-	tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tSTATUS\tPOINTS\tREASON")
-	count := map[recipes.Status]int{}
-	other := 0
-	for _, c := range cov {
-		if c.Points == 0 && c.Reason == noAgenticRows {
-			other++
-			continue
-		}
-		count[c.Status]++
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.Key, c.Status, c.Points, c.Reason)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(o.IO.Out, "\n%d agentic keys: %d %s, %d %s, %d %s; %d other keys without agentic-coding rows (%s)\n",
-		len(cov)-other, count[recipes.Planned], recipes.Planned, count[recipes.NotSupported], recipes.NotSupported,
-		count[recipes.Failing], recipes.Failing, other, noAgenticRows)
-	return err
+	return recipes.WriteCoverage(o.IO.Out, cov, noAgenticRows)
 }

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
+	"sweep/internal/selfexe"
 	"sweep/recipes"
 	"sweep/sweep/launch"
 )
@@ -144,7 +144,7 @@ func (o *planOptions) addLaunch(points []recipes.Point) error {
 			return &FlagError{Err: err}
 		}
 	}
-	bin, err := os.Executable()
+	bin, err := selfexe.Path()
 	if err != nil {
 		return err
 	}

@@ -372,16 +372,7 @@ func (o *campaignOptions) progressOut() io.Writer {
 
 // profile is the runner's profile with the --site changes.
 func (o *campaignOptions) profile(runner string) (recipes.Profile, error) {
-	prof, err := recipes.ProfileFor(runner)
-	if err != nil {
-		return prof, err
-	}
-	for _, s := range o.Site {
-		if err := prof.ApplySite(s); err != nil {
-			return prof, err
-		}
-	}
-	return prof, nil
+	return recipes.SiteProfile(runner, o.Site)
 }
 
 // launch is how --launch runs each arm in its image (executor.Launch).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -135,14 +136,12 @@ func planRun(ctx context.Context, o *planOptions) error {
 // --runner-name as sweep run --launch does (the container runs the
 // mounted sweep on the planned point).
 func (o *planOptions) addLaunch(points []recipes.Point) error {
-	prof, err := recipes.ProfileFor(o.Plan.RunnerName)
-	if err != nil {
+	prof, err := recipes.SiteProfile(o.Plan.RunnerName, o.Site)
+	if errors.Is(err, recipes.ErrNoProfile) {
 		return &FlagError{Err: fmt.Errorf("--runner-name: %w", err)}
 	}
-	for _, s := range o.Site {
-		if err := prof.ApplySite(s); err != nil {
-			return &FlagError{Err: err}
-		}
+	if err != nil {
+		return &FlagError{Err: err}
 	}
 	bin, err := selfexe.Path()
 	if err != nil {

@@ -406,14 +406,12 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 	if runner == "" {
 		runner = recipes.RunnerName(row, g.Runners)
 	}
-	prof, err := recipes.ProfileFor(runner)
-	if err != nil {
+	prof, err := recipes.SiteProfile(runner, o.Site)
+	if errors.Is(err, recipes.ErrNoProfile) {
 		return &FlagError{Err: fmt.Errorf("--launch: %w", err)}
 	}
-	for _, s := range o.Site {
-		if err := prof.ApplySite(s); err != nil {
-			return &FlagError{Err: err}
-		}
+	if err != nil {
+		return &FlagError{Err: err}
 	}
 	bin, err := sweepBinary(o.SweepBinary)
 	if err != nil {

@@ -3,13 +3,11 @@ package recipes
 import (
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
-	"sweep/configs"
 	"sweep/configs/matrix"
 )
 
@@ -387,27 +385,4 @@ func (p Profile) clone() Profile {
 	p.DeviceVars = slices.Clone(p.DeviceVars)
 	p.Launch = p.Launch.clone()
 	return p
-}
-
-// WriteProfiles says which runner profile (launcher behaviour: container,
-// Slurm allocation, site environment) applies to the planned points, one
-// line per runner (RunnerName of each point's row and runners).
-func WriteProfiles(w io.Writer, points []Point, runners *configs.Runners) error {
-	seen := map[string]bool{}
-	var lines []string
-	for i := range points {
-		runner := RunnerName(&points[i].Row, runners)
-		if seen[runner] {
-			continue
-		}
-		seen[runner] = true
-		prof, err := ProfileFor(runner)
-		if err != nil {
-			lines = append(lines, fmt.Sprintf("#   %s: no runner profile (%v)", runner, err))
-			continue
-		}
-		lines = append(lines, fmt.Sprintf("#   %s -> profile %s", runner, prof))
-	}
-	_, err := fmt.Fprintf(w, "\n# runner profiles applied:\n%s\n", strings.Join(lines, "\n"))
-	return err
 }

@@ -330,13 +330,12 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		str("--kv-cache-dtype", &c.KVCacheDType)
 		str("--disaggregation-mode", &c.Disagg)
 		str("--disaggregation-transfer-backend", &c.KVTransferBackend)
+		decodeCache := boolFlag(flags, "--disaggregation-decode-enable-radix-cache")
 		switch c.Disagg {
 		case "null":
 			c.Disagg = ""
 		case DisaggDecode:
-			if !boolFlag(flags, "--disaggregation-decode-enable-radix-cache") {
-				c.NoPrefixCache = true
-			}
+			c.NoPrefixCache = c.NoPrefixCache || !decodeCache
 		}
 		str("--speculative-algorithm", &c.Spec.Algorithm)
 		num("--speculative-num-steps", &c.Spec.NumSteps)

@@ -48,6 +48,9 @@ type runOptions struct {
 	PlanFile string
 	// stopGraceSet is --stop-grace given (0s then means no grace).
 	stopGraceSet bool
+	// simClockSet is --sim-clock given (a multi-node point defaults to
+	// the wall clock).
+	simClockSet bool
 
 	// Launch runs the point the way the runner's launcher does: allocate,
 	// import the image, run engine and client inside it (see run_launch.go).
@@ -129,6 +132,7 @@ Example:
 					return err
 				}
 				o.stopGraceSet = fs.Changed("stop-grace")
+				o.simClockSet = fs.Changed("sim-clock")
 				switch {
 				case o.Point.StopGrace < 0:
 					return flagErrorf("--stop-grace %s: want 0 (kill at once) or a positive duration", o.Point.StopGrace)
@@ -194,8 +198,21 @@ func runRun(ctx context.Context, o *runOptions) error {
 		if p, err = readPlanFile(o.PlanFile, out); err != nil {
 			return err
 		}
-	} else if p, err = o.planByFlags(out); err != nil {
-		return err
+	} else {
+		g, err := o.Inputs.generator()
+		if err != nil {
+			return err
+		}
+		multi, err := o.multiNodeRows(g)
+		if err != nil {
+			return err
+		}
+		if len(multi) > 0 {
+			return runMultiNode(ctx, o, out, started, multi)
+		}
+		if p, err = o.planRow(g, out); err != nil {
+			return err
+		}
 	}
 	row := p.Row
 	setup, err := o.setup(o.Plan.AiperfVersion, false)
@@ -357,6 +374,11 @@ func (o *runOptions) planByFlags(out string) (*recipes.Point, error) {
 	if err != nil {
 		return nil, err
 	}
+	return o.planRow(g, out)
+}
+
+// planRow is planByFlags with the matrix generator at hand.
+func (o *runOptions) planRow(g *matrix.Generator, out string) (*recipes.Point, error) {
 	row, err := o.selectRow(g)
 	if err != nil {
 		return nil, err

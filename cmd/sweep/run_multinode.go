@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"sweep/configs/matrix"
+	"sweep/metrics/result"
+	"sweep/recipes"
+	"sweep/sweep/run"
+)
+
+// multiNodeRows are the multi-node agentic rows of --config-key (none for
+// a single-node key).
+func (o *runOptions) multiNodeRows(g *matrix.Generator) (matrix.Matrix, error) {
+	key, err := resolveRunKey(g.Masters, o.ConfigKey)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{key}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
+	if err != nil {
+		return nil, matrixError(err)
+	}
+	return slices.DeleteFunc(rows, func(r *matrix.Row) bool { return r.Kind != matrix.AgenticMultiNode }), nil
+}
+
+// selectMultiNodeRow is the row of a multi-node key whose prefill layout
+// is --tp/--ep/--dp-attn and whose concurrencies hold --conc.
+func (o *runOptions) selectMultiNodeRow(rows matrix.Matrix) (*matrix.Row, error) {
+	var have []string
+	for _, r := range rows {
+		p := r.Prefill
+		if p.TP == o.TP && p.EP == o.EP && p.DPAttn == o.DPAttn && slices.Contains(r.Concs, o.Conc) {
+			r.StampFingerprint()
+			return r, nil
+		}
+		for _, c := range r.Concs {
+			have = append(have, fmt.Sprintf("--tp %d --ep %d%s --conc %d  (%s)", p.TP, p.EP, map[bool]string{true: " --dp-attn"}[p.DPAttn], c, r.ExpName))
+		}
+	}
+	return nil, &FlagError{Err: fmt.Errorf("%s has no multi-node point with prefill tp%d ep%d dp-attn=%t at conc %d; --tp, --ep and --dp-attn name the prefill workers' layout, and its points are:\n  %s",
+		rows[0].ConfigKey, o.TP, o.EP, o.DPAttn, o.Conc, strings.Join(have, "\n  "))}
+}
+
+// runMultiNode is `sweep run --simulate` on a multi-node key: the
+// disaggregated point's prefill and decode workers (simulated engines on
+// this host's loopback), the PD router in front of them and the client
+// against the router, on the compressed wall clock.
+func runMultiNode(ctx context.Context, o *runOptions, out string, started time.Time, rows matrix.Matrix) error {
+	if !o.Simulate {
+		return flagErrorf("%s is a multi-node key: its points run as one Slurm job over several nodes (sweep plan --config-keys %s shows the job); on this host they run only with --simulate", o.ConfigKey, o.ConfigKey)
+	}
+	switch {
+	case o.simClockSet && o.SimClock == simClockVirtual:
+		return &FlagError{Err: run.ErrVirtualMultiNode}
+	case !o.simClockSet:
+		o.SimClock = simClockWall
+	}
+	row, err := o.selectMultiNodeRow(rows)
+	if err != nil {
+		return err
+	}
+	setup, err := o.setup(o.Plan.AiperfVersion, false)
+	if err != nil {
+		return err
+	}
+	setup.ALTolerance = o.Point.ALTolerance
+	po := o.Plan
+	po.ResultDir = out
+	po.Runners = nil
+	planned, err := recipes.PlanMultiNode(matrix.Matrix{row}, withCatalog(po))
+	if err != nil {
+		return planFailure(err)
+	}
+	ports, err := freePorts(1 + recipes.LocalWorkerCount(&planned[0]))
+	if err != nil {
+		return err
+	}
+	l, err := recipes.PlanLocalMultiNode(row, o.Conc, withCatalog(po), ports)
+	if errors.Is(err, recipes.ErrNotSupported) {
+		return &FlagError{Err: err}
+	}
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	spec, err := run.FromLocalMultiNode(l, setup)
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	var roles []string
+	for _, w := range l.Workers {
+		roles = append(roles, w.Name)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "point %s %s conc %d (multi-node, disaggregated, KV transfer %s)\n  simulated %s on %s, time scale %gx: %s behind the PD router; client: %s (%s)\n  output: %s\n",
+		row.ConfigKey, row.ExpName, o.Conc, l.Point.KVTransfer, row.Framework, spec.Simulation.GPU, o.TimeScale,
+		strings.Join(roles, ", "), spec.ClientInfo.Name, setup.ClientWhy, out)
+	pointOpts := o.pointOptions(o.Point, o.stopGraceSet)
+	pointOpts.OutDir = out
+	pointOpts.Progress = func(line string) {
+		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
+	}
+	release, leftovers, err := run.ClaimOutDir(out, spec.Name, o.Force)
+	if len(leftovers) > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "stopped %d process(es) an earlier run left in %s: pids %v\n", len(leftovers), out, leftovers)
+	}
+	if errors.Is(err, run.ErrAlreadyDone) {
+		fmt.Fprintf(o.IO.ErrOut, "point %s already completed in %s; nothing to do (use --force to run it again)\n", spec.Name, out)
+		return nil
+	}
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	defer release()
+	rec, runErr := run.Run(ctx, spec, pointOpts)
+	printRunSummary(o.IO, rec, time.Since(started))
+	if rec != nil && rec.ResultFile != "" {
+		if res, err := result.ReadFile(rec.ResultFile); err == nil && res.MultiNodeShape != nil {
+			m := res.MultiNodeShape
+			fmt.Fprintf(o.IO.Out, "  layout:     prefill %d x tp%d ep%d, decode %d x tp%d ep%d, %d GPUs\n",
+				m.PrefillNumWorkers, m.PrefillTP, m.PrefillEP, m.DecodeNumWorkers, m.DecodeTP, m.DecodeEP, m.NumPrefillGPU+m.NumDecodeGPU)
+		}
+	}
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%v: %w", runErr, context.Canceled)
+		}
+		return &exitCodeError{Code: exitError, Err: runErr}
+	}
+	return nil
+}

@@ -51,6 +51,9 @@ type runOptions struct {
 	// simClockSet is --sim-clock given (a multi-node point defaults to
 	// the wall clock).
 	simClockSet bool
+	// timeScaleSet is --time-scale given (a multi-node point defaults to
+	// defaultMultiNodeTimeScale).
+	timeScaleSet bool
 
 	// Launch runs the point the way the runner's launcher does: allocate,
 	// import the image, run engine and client inside it (see run_launch.go).
@@ -133,6 +136,7 @@ Example:
 				}
 				o.stopGraceSet = fs.Changed("stop-grace")
 				o.simClockSet = fs.Changed("sim-clock")
+				o.timeScaleSet = fs.Changed("time-scale")
 				switch {
 				case o.Point.StopGrace < 0:
 					return flagErrorf("--stop-grace %s: want 0 (kill at once) or a positive duration", o.Point.StopGrace)

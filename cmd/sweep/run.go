@@ -64,6 +64,8 @@ type runOptions struct {
 	SweepBinary string
 	// JobID is an allocation to run in (default $SLURM_JOB_ID).
 	JobID string
+	// SubmitDir is where a multi-node job is submitted from (--submit-dir).
+	SubmitDir string
 }
 
 func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *Command {
@@ -128,6 +130,7 @@ Example:
 			fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 			fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0 for images without glibc)")
 			fs.StringVar(&o.JobID, "job-id", "", "with --launch: run in this Slurm allocation instead of allocating (default: $SLURM_JOB_ID)")
+			fs.StringVar(&o.SubmitDir, "submit-dir", "", "with --launch on a multi-node key: the checkout the launcher submits from (InferenceX's for the AMD job.slurm; the prepared srt-slurm checkout for srtctl apply); default: the current directory")
 			o.Inputs.bind(fs, lists)
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
@@ -176,8 +179,8 @@ Example:
 				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {
 					return err
 				}
-				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "") {
-					return flagErrorf("--site, --sweep-binary and --job-id need --launch")
+				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "" || o.SubmitDir != "") {
+					return flagErrorf("--site, --sweep-binary, --job-id and --submit-dir need --launch")
 				}
 				if o.Launch && o.PlanFile != "" {
 					return flagErrorf("--launch plans the point itself: use --config-key/--tp/--ep/--conc, not --plan")
@@ -449,6 +452,11 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 	g, err := o.Inputs.generator()
 	if err != nil {
 		return err
+	}
+	if multi, err := o.multiNodeRows(g); err != nil {
+		return err
+	} else if len(multi) > 0 {
+		return runMultiNodeLaunched(ctx, o, out, started, multi)
 	}
 	row, err := o.selectRow(g)
 	if err != nil {

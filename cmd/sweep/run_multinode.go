@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/metrics/result"
 	"sweep/recipes"
+	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
 
@@ -139,6 +143,74 @@ func runMultiNode(ctx context.Context, o *runOptions, out string, started time.T
 			return fmt.Errorf("%v: %w", runErr, context.Canceled)
 		}
 		return &exitCodeError{Code: exitError, Err: runErr}
+	}
+	return nil
+}
+
+// runMultiNodeLaunched is `sweep run --launch` on a multi-node key: the
+// row holding --conc is submitted as its launcher submits it (sbatch of
+// job.slurm, or srtctl apply), from --submit-dir, and waited for; the job
+// runs every concurrency of the row and writes InferenceX's
+// <RESULT_FILENAME>_conc<N>.json where its launcher puts them. Ctrl-C
+// cancels the job.
+func runMultiNodeLaunched(ctx context.Context, o *runOptions, out string, started time.Time, rows matrix.Matrix) error {
+	if o.Simulate {
+		return flagErrorf("--launch --simulate on a multi-node key: a simulated multi-node point runs on this host (drop --launch)")
+	}
+	row, err := o.selectMultiNodeRow(rows)
+	if err != nil {
+		return err
+	}
+	po := o.Plan
+	po.Runners = nil
+	planned, err := recipes.PlanMultiNode(matrix.Matrix{row}, withCatalog(po))
+	if err != nil {
+		return planFailure(err)
+	}
+	dir := o.SubmitDir
+	if dir == "" {
+		dir = "."
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	logs := filepath.Join(out, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return err
+	}
+	j := launch.MultiNodeJob{Point: &planned[0], Dir: dir, LogsDir: logs, Exec: launch.Exec{Stdout: o.IO.Out, Stderr: o.IO.ErrOut,
+		Progress: func(line string) {
+			fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
+		}}}
+	if u, err := user.Current(); err == nil {
+		j.User = u.Username
+	}
+	submit, err := j.Submit()
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	p := &planned[0]
+	fmt.Fprintf(o.IO.ErrOut, "point %s %s conc %v: launch_%s.sh submits with %s from %s (%d node(s), %d worker GPU(s))\n  %s\n  results: %s_conc<N>.json\n",
+		row.ConfigKey, row.ExpName, row.Concs, p.Launcher, p.Submitter, dir, p.Nodes, p.GPUs, launch.Oneline(submit.Argv), p.ResultFilename)
+	id, err := j.Run(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("job %s cancelled: %v: %w", id, err, context.Canceled)
+	case err != nil:
+		return &exitCodeError{Code: exitError, Err: err}
+	}
+	fmt.Fprintf(o.IO.Out, "job %s finished; its logs are in %s\n", id, logs)
+	if p.Submitter != "sbatch" {
+		return nil
+	}
+	// job.slurm writes the results into the checkout (the container's
+	// workspace), where InferenceX's workflow looks for them.
+	found, _ := filepath.Glob(filepath.Join(dir, p.ResultFilename+"_conc*.json"))
+	if len(found) == 0 {
+		return &exitCodeError{Code: exitError, Err: fmt.Errorf("job %s wrote no %s_conc*.json in %s (see %s)", id, p.ResultFilename, dir, logs)}
+	}
+	for _, f := range found {
+		fmt.Fprintf(o.IO.Out, "  result: %s\n", f)
 	}
 	return nil
 }

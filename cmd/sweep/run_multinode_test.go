@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -113,4 +114,49 @@ func TestRunMultiNodeUsageErrors(t *testing.T) {
 			assert.Contains(t, stderr, tc.want)
 		})
 	}
+}
+
+// TestRunLaunchSubmitsMultiNodeJob: `sweep run --launch` on a multi-node
+// key submits the row's job as launch_mi355x-amds.sh does (sbatch of
+// job.slurm from --submit-dir, the launcher's variables exported) and
+// waits until squeue no longer lists it. sbatch and squeue are stand-ins
+// on PATH that record what they were given.
+func TestRunLaunchSubmitsMultiNodeJob(t *testing.T) {
+	bin, rec := t.TempDir(), t.TempDir()
+	for name, body := range map[string]string{
+		"sbatch": `echo "$@" > ` + rec + `/argv; echo "$IS_MULTINODE $xP $yD" > ` + rec + `/env; echo '{}' > "${RESULT_FILENAME}_conc4.json"; echo 5150` + "\n",
+		"squeue": `n=$(cat ` + rec + `/polls 2>/dev/null || echo 0); echo $((n+1)) > ` + rec + `/polls; [ $n -lt 1 ] && echo RUNNING; exit 0` + "\n",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body), 0o755))
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, checkout := t.TempDir(), t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", "--launch", "--config-key", amdDisaggKey, "--tp", "8", "--ep", "1", "--conc", "4",
+		"--out", out, "--submit-dir", checkout)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, "launch_mi355x-amds.sh submits with sbatch")
+	assert.Contains(t, stdout, "job 5150 finished")
+	// The job's result, written in the checkout it was submitted from.
+	assert.Regexp(t, `result: `+regexp.QuoteMeta(checkout)+`/dsv4_p1x8_d1x8_conc4_\S+_conc4\.json`, stdout)
+	b, err := os.ReadFile(filepath.Join(rec, "argv"))
+	require.NoError(t, err)
+	argv := strings.TrimSpace(string(b))
+	assert.True(t, strings.HasPrefix(argv, "--parsable --exclusive -N 2 -n 2 "), argv)
+	assert.Contains(t, argv, "--output "+filepath.Join(out, "logs")+"/slurm_job-%j.out")
+	assert.True(t, strings.HasSuffix(argv, " benchmarks/multi_node/amd_utils/job.slurm"), argv)
+	b, err = os.ReadFile(filepath.Join(rec, "env"))
+	require.NoError(t, err)
+	assert.Equal(t, "true 1 1", strings.TrimSpace(string(b)))
+	b, err = os.ReadFile(filepath.Join(rec, "polls"))
+	require.NoError(t, err)
+	assert.Equal(t, "2", strings.TrimSpace(string(b)))
+
+	// A job that wrote no result fails the run, as InferenceX's workflow
+	// fails ("No benchmark result files found").
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\necho 5151\n"), 0o755))
+	require.NoError(t, os.Remove(filepath.Join(rec, "polls")))
+	code, _, stderr = runCLI(t, "run", "--launch", "--config-key", amdDisaggKey, "--tp", "8", "--ep", "1", "--conc", "4",
+		"--out", t.TempDir(), "--submit-dir", t.TempDir())
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "job 5151 wrote no dsv4_p1x8_d1x8_conc4_")
 }

@@ -242,33 +242,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	fmt.Fprintf(o.IO.ErrOut, "point %s %s (recipe %s)\n  %s; client: %s\n  output: %s\n",
 		row.ConfigKey, result.RowIdentity(&row).PointLabel(row.Conc), p.Recipe, engine, client, out)
 
-	po := o.Point
-	po.OutDir = out
-	po = o.pointOptions(po, o.stopGraceSet)
-	po.Progress = func(line string) {
-		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
-	}
-	release, leftovers, err := run.ClaimOutDir(out, spec.Name, o.Force)
-	if len(leftovers) > 0 {
-		fmt.Fprintf(o.IO.ErrOut, "stopped %d process(es) an earlier run left in %s: pids %v\n", len(leftovers), out, leftovers)
-	}
-	if errors.Is(err, run.ErrAlreadyDone) {
-		fmt.Fprintf(o.IO.ErrOut, "point %s already completed in %s; nothing to do (use --force to run it again)\n", spec.Name, out)
-		return nil
-	}
-	if err != nil {
-		return &FlagError{Err: err}
-	}
-	defer release()
-	rec, runErr := run.Run(ctx, spec, po)
-	printRunSummary(o.IO, rec, time.Since(started))
-	if runErr != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%v: %w", runErr, context.Canceled)
-		}
-		return &exitCodeError{Code: exitError, Err: runErr}
-	}
-	return nil
+	return o.runSpec(ctx, spec, out, started)
 }
 
 // selectRow finds the matrix row of the requested point, or lists the
@@ -351,6 +325,13 @@ func printRunSummary(ios *IOStreams, rec *run.Record, elapsed time.Duration) {
 		fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
 		fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
 		fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
+	}
+	if haveResult {
+		if res, err := result.ReadFile(rec.ResultFile); err == nil && res.MultiNodeShape != nil {
+			m := res.MultiNodeShape
+			fmt.Fprintf(w, "  layout:     prefill %d x tp%d ep%d, decode %d x tp%d ep%d, %d GPUs\n",
+				m.PrefillNumWorkers, m.PrefillTP, m.PrefillEP, m.DecodeNumWorkers, m.DecodeTP, m.DecodeEP, m.NumPrefillGPU+m.NumDecodeGPU)
+		}
 	}
 	if a := rec.Acceptance; a != nil {
 		fmt.Fprintf(w, "  accept len: %s\n", a)

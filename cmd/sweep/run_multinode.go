@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"sweep/configs/matrix"
-	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/launch"
 	"sweep/sweep/run"
@@ -112,39 +111,7 @@ func runMultiNode(ctx context.Context, o *runOptions, out string, started time.T
 	fmt.Fprintf(o.IO.ErrOut, "point %s %s conc %d (multi-node, disaggregated, KV transfer %s)\n  simulated %s on %s, time scale %gx: %s behind the PD router; client: %s (%s)\n  output: %s\n",
 		row.ConfigKey, row.ExpName, o.Conc, l.Point.KVTransfer, row.Framework, spec.Simulation.GPU, o.TimeScale,
 		strings.Join(roles, ", "), spec.ClientInfo.Name, setup.ClientWhy, out)
-	pointOpts := o.pointOptions(o.Point, o.stopGraceSet)
-	pointOpts.OutDir = out
-	pointOpts.Progress = func(line string) {
-		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
-	}
-	release, leftovers, err := run.ClaimOutDir(out, spec.Name, o.Force)
-	if len(leftovers) > 0 {
-		fmt.Fprintf(o.IO.ErrOut, "stopped %d process(es) an earlier run left in %s: pids %v\n", len(leftovers), out, leftovers)
-	}
-	if errors.Is(err, run.ErrAlreadyDone) {
-		fmt.Fprintf(o.IO.ErrOut, "point %s already completed in %s; nothing to do (use --force to run it again)\n", spec.Name, out)
-		return nil
-	}
-	if err != nil {
-		return &FlagError{Err: err}
-	}
-	defer release()
-	rec, runErr := run.Run(ctx, spec, pointOpts)
-	printRunSummary(o.IO, rec, time.Since(started))
-	if rec != nil && rec.ResultFile != "" {
-		if res, err := result.ReadFile(rec.ResultFile); err == nil && res.MultiNodeShape != nil {
-			m := res.MultiNodeShape
-			fmt.Fprintf(o.IO.Out, "  layout:     prefill %d x tp%d ep%d, decode %d x tp%d ep%d, %d GPUs\n",
-				m.PrefillNumWorkers, m.PrefillTP, m.PrefillEP, m.DecodeNumWorkers, m.DecodeTP, m.DecodeEP, m.NumPrefillGPU+m.NumDecodeGPU)
-		}
-	}
-	if runErr != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%v: %w", runErr, context.Canceled)
-		}
-		return &exitCodeError{Code: exitError, Err: runErr}
-	}
-	return nil
+	return o.runSpec(ctx, spec, out, started)
 }
 
 // runMultiNodeLaunched is `sweep run --launch` on a multi-node key: the

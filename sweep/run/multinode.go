@@ -3,7 +3,6 @@ package run
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 
 	"sweep/internal/simproto"
@@ -30,15 +29,8 @@ func FromLocalMultiNode(l *recipes.LocalMultiNode, s Setup) (Spec, error) {
 	if s.Virtual() {
 		return Spec{}, ErrVirtualMultiNode
 	}
-	if s.Environ == nil {
-		s.Environ = os.LookupEnv
-	}
-	if s.Executable == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return Spec{}, fmt.Errorf("find the sweep executable: %w", err)
-		}
-		s.Executable = exe
+	if err := s.defaults(); err != nil {
+		return Spec{}, err
 	}
 	if len(l.Workers) < 2 {
 		return Spec{}, fmt.Errorf("%s: a disaggregated point needs a prefill and a decode worker, the plan has %d worker(s)", l.ResultFilename, len(l.Workers))

@@ -96,15 +96,8 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) { return fromPlan(p, s, t
 func ServerFromPlan(p *recipes.Point, s Setup) (Spec, error) { return fromPlan(p, s, false) }
 
 func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
-	if s.Environ == nil {
-		s.Environ = os.LookupEnv
-	}
-	if s.Executable == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return Spec{}, fmt.Errorf("find the sweep executable: %w", err)
-		}
-		s.Executable = exe
+	if err := s.defaults(); err != nil {
+		return Spec{}, err
 	}
 	if len(p.Engine.Argv) == 0 {
 		return Spec{}, errors.New("plan has no engine command")
@@ -265,6 +258,22 @@ func (s Setup) setClient(spec *Spec, cmd recipes.Command, virtual bool) error {
 		v, _ := s.Environ(k)
 		return v
 	})
+	return nil
+}
+
+// defaults fills Environ (this process's environment) and Executable
+// (this process's binary) when unset.
+func (s *Setup) defaults() error {
+	if s.Environ == nil {
+		s.Environ = os.LookupEnv
+	}
+	if s.Executable == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find the sweep executable: %w", err)
+		}
+		s.Executable = exe
+	}
 	return nil
 }
 

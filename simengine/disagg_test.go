@@ -2,6 +2,7 @@ package simengine
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs"
+	"sweep/internal/simproto"
 )
 
 func TestParseRouterArgvPD(t *testing.T) {
@@ -97,6 +99,16 @@ func TestDisaggregatedWorkersBehindPDRouter(t *testing.T) {
 	assert.Zero(t, delta(dec, "prefill_compute"), "the decode worker's prompts arrive as KV")
 	assert.Zero(t, delta(dec, "prefill_cache"))
 	assert.Greater(t, delta(dec, "decode"), 90.0)
+
+	// The virtual clock's participants are refused: their clock is one
+	// engine's.
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, front.URL+"/v1/chat/completions", strings.NewReader("{}"))
+	require.NoError(t, err)
+	req.Header.Set(simproto.HeaderParticipant, "1")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotImplemented, resp.StatusCode)
 
 	_, body := get(t, dec+"/get_server_info")
 	var info map[string]any

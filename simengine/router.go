@@ -243,7 +243,11 @@ func (r *Router) Handler() http.Handler {
 		}
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
-		if r.cfg.PD && req.Method == http.MethodPost && req.Header.Get(simproto.HeaderParticipant) == "" {
+		if r.cfg.PD && req.Header.Get(simproto.HeaderParticipant) != "" {
+			http.Error(w, "the virtual clock needs one engine behind the router, not prefill and decode workers", http.StatusNotImplemented)
+			return
+		}
+		if r.cfg.PD && req.Method == http.MethodPost {
 			r.servePD(w, req)
 			return
 		}

@@ -95,6 +95,16 @@ aiperf measures wall-clock time: against the simulated engine it runs only
 with --sim-clock wall --time-scale 1 (--aiperf on another clock is refused;
 an aiperf on PATH is passed over for the built-in, and the run says so).
 
+A multi-node key's point is chosen by its prefill layout (--tp, --ep,
+--dp-attn) and --conc. With --simulate its prefill and decode workers run
+as simulated engines on this host's loopback, each from its planned argv,
+behind sglang_router's PD mode, on the wall clock at --time-scale 20 by
+default (the virtual clock has one engine); the result is InferenceX's
+<RESULT_FILENAME>_conc<N>.json with the prefill and decode layouts. With
+--launch the row's job is submitted as its launcher submits it (sbatch of
+job.slurm from --submit-dir, InferenceX's checkout; or srtctl apply from a
+prepared srt-slurm checkout), waited for, and cancelled on Ctrl-C.
+
 Exit status: 0 when every stage passed, 1 when a stage failed (the stage,
 the reason and the log tail are printed; the result JSON is still written
 when the load produced artifacts), 2 for usage errors, 130 when interrupted.

@@ -13,6 +13,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
+	"sweep/internal/selfexe"
 	"sweep/internal/simproto"
 	"sweep/metrics/power"
 	"sweep/metrics/result"
@@ -268,7 +269,7 @@ func (s *Setup) defaults() error {
 		s.Environ = os.LookupEnv
 	}
 	if s.Executable == "" {
-		exe, err := os.Executable()
+		exe, err := selfexe.Path()
 		if err != nil {
 			return fmt.Errorf("find the sweep executable: %w", err)
 		}

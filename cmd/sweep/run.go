@@ -58,6 +58,9 @@ type runOptions struct {
 	SweepBinary string
 	// JobID is an allocation to run in (default $SLURM_JOB_ID).
 	JobID string
+	// Inferencex is the host's InferenceX checkout whose utils/aiperf the
+	// launched point installs into a per-job venv (launch.ClientSetup).
+	Inferencex string
 }
 
 func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *Command {
@@ -122,6 +125,7 @@ Example:
 			fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 			fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0 for images without glibc)")
 			fs.StringVar(&o.JobID, "job-id", "", "with --launch: run in this Slurm allocation instead of allocating (default: $SLURM_JOB_ID)")
+			fs.StringVar(&o.Inferencex, "inferencex", "", "with --launch: an InferenceX checkout; its utils/aiperf is installed into a per-job venv with this host's uv and the trace set downloaded with hf, as benchmark_lib.sh does (skipped when there; checked before allocating)")
 			o.Inputs.bind(fs, lists)
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
@@ -168,8 +172,11 @@ Example:
 				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {
 					return err
 				}
-				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "") {
-					return flagErrorf("--site, --sweep-binary and --job-id need --launch")
+				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "" || o.Inferencex != "") {
+					return flagErrorf("--site, --sweep-binary, --job-id and --inferencex need --launch")
+				}
+				if o.Inferencex != "" && (o.Aiperf != "" || o.Builtin) {
+					return flagErrorf("--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client, or drop --inferencex")
 				}
 				if o.Launch && o.PlanFile != "" {
 					return flagErrorf("--launch plans the point itself: use --config-key/--tp/--ep/--conc, not --plan")
@@ -198,6 +205,16 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	row := p.Row
+	if len(p.ClientSetup) > 0 {
+		// In the launched container: the client's environment first, so
+		// the aiperf it makes is there to be chosen.
+		err := launch.RunSetup(ctx, p.ClientSetup, launch.ExecSteps{Out: o.IO.ErrOut}, func(line string) {
+			fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
+		})
+		if err != nil {
+			return &exitCodeError{Code: exitError, Err: err}
+		}
+	}
 	setup, err := o.setup(o.Plan.AiperfVersion, false)
 	if err != nil {
 		return err
@@ -450,8 +467,27 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 		jobID = os.Getenv("SLURM_JOB_ID")
 	}
 	ws := launch.ContainerWorkspace(prof, row)
+	// Plan now, so a point that cannot be planned fails before allocating,
+	// and check the output directory as a plain run does.
+	p, err := o.planLaunched(g, row, ws, recipes.DefaultPort)
+	if err != nil {
+		return err
+	}
+	mounts, inner := []string{launch.SweepMount(bin)}, o.innerRunArgs()
+	var client *launch.ClientSetup
+	if !o.Builtin && (o.Inferencex != "" || o.Aiperf != "") {
+		client = &launch.ClientSetup{Checkout: o.Inferencex, Aiperf: o.Aiperf}
+		ce, m, err := client.Prepare(ctx, prof, row, p.Client, launch.JobKey(prof, jobID, runner), launch.Dialer{})
+		if err != nil {
+			return err
+		}
+		mounts = append(mounts, m...)
+		if o.Inferencex != "" {
+			inner = append(inner, "--aiperf", ce.AiperfProgram())
+		}
+	}
 	lo := launch.Options{RunnerName: runner, Workspace: out, JobID: jobID,
-		Payload: launch.SweepPayload(bin, ws, o.innerRunArgs()...), Mounts: []string{launch.SweepMount(bin)}}
+		Payload: launch.SweepPayload(bin, ws, inner...), Mounts: mounts}
 	if u, err := user.Current(); err == nil {
 		lo.User = u.Username
 	}
@@ -460,12 +496,6 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 		return &FlagError{Err: err}
 	}
 	if err := launch.Preflight(pl); err != nil {
-		return err
-	}
-	// Plan now, so a point that cannot be planned fails before allocating,
-	// and check the output directory as a plain run does.
-	p, err := o.planLaunched(g, row, ws, recipes.DefaultPort)
-	if err != nil {
 		return err
 	}
 	release, _, err := run.ClaimOutDir(out, p.ResultFilename, o.Force)
@@ -502,6 +532,15 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 				return err
 			}
 			p.Launch = bound.Commands
+			if client != nil {
+				ce, _, err := client.Env(prof, row, p.Client, launch.JobKey(prof, bound.JobID, runner))
+				if err != nil {
+					return err
+				}
+				if p.ClientSetup, err = ce.Steps(); err != nil {
+					return err
+				}
+			}
 			if err := os.MkdirAll(filepath.Join(out, filepath.Dir(launch.PlanFile)), 0o755); err != nil {
 				return err
 			}

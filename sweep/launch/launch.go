@@ -101,7 +101,10 @@ type Plan struct {
 	Allocates bool `json:"allocates"`
 	// ContainerName is the docker container's name (docker launchers).
 	ContainerName string `json:"container_name,omitempty"`
-	portRule      recipes.PortRule
+	// JobID is the allocation's job id once known (Options.JobID, or
+	// bound); "" before allocating and for docker launchers.
+	JobID    string `json:"job_id,omitempty"`
+	portRule recipes.PortRule
 }
 
 // safeValue is what may be written into the import script's shell text:
@@ -243,6 +246,7 @@ func (b *builder) slurm() (*Plan, error) {
 		b.add(RoleImport, "bash", "-c", b.importScript(squash, true))
 	}
 	job := b.o.JobID
+	b.pl.JobID = job
 	if job == "" {
 		b.pl.Allocates = true
 		job = JobID
@@ -444,6 +448,9 @@ func RecipeScript(p recipes.Profile, row *matrix.Row) (string, error) {
 // the PORT derived from it), GITHUB_WORKSPACE, USER.
 func (pl *Plan) Bind(vars map[string]string) *Plan {
 	out := *pl
+	if id, ok := vars["JOB_ID"]; ok {
+		out.JobID = id
+	}
 	if id, ok := vars["JOB_ID"]; ok && pl.portRule == recipes.PortFromJobID {
 		if _, given := vars["PORT"]; !given {
 			vars = maps.Clone(vars)
@@ -479,6 +486,19 @@ func replaceAll(r *strings.Replacer, s []string) []string {
 		out[i] = r.Replace(v)
 	}
 	return out
+}
+
+// JobKey names a point's job in per-job paths: the given job id, the
+// runner name for docker launchers (they have no job), else the JobID
+// placeholder that Bind fills once allocated.
+func JobKey(p recipes.Profile, jobID, runner string) string {
+	switch {
+	case jobID != "":
+		return jobID
+	case p.Launch.Docker != nil:
+		return runner
+	}
+	return JobID
 }
 
 // RunEnv is a variable of the container step's environment ("" if unset).

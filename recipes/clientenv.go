@@ -54,20 +54,20 @@ type ClientEnv struct {
 // traceDatasets are resolve_trace_source's Hugging Face datasets of the
 // aiperf public-dataset loaders.
 var traceDatasets = map[string]string{
-	"semianalysis_cc_traces_weka_with_subagents":                "semianalysisai/cc-traces-weka-061526",
-	"semianalysis_cc_traces_weka_with_subagents_256k":           "semianalysisai/cc-traces-weka-061526-256k",
-	"semianalysis_cc_traces_weka_with_subagents_060226":         "semianalysisai/cc-traces-weka-with-subagents-060226",
-	"semianalysis_cc_traces_weka_with_subagents_060226_256k":    "semianalysisai/cc-traces-weka-with-subagents-060226-256k",
-	"semianalysis_cc_traces_weka_with_subagents_060526":         "semianalysisai/cc-traces-weka-with-subagents-060526",
-	"semianalysis_cc_traces_weka_with_subagents_060526_256k":    "semianalysisai/cc-traces-weka-with-subagents-060526-256k",
-	"semianalysis_cc_traces_weka_with_subagents_060826":         "semianalysisai/cc-traces-weka-with-subagents-060826",
-	"semianalysis_cc_traces_weka_with_subagents_060826_256k":    "semianalysisai/cc-traces-weka-with-subagents-060826-256k",
-	"semianalysis_cc_traces_weka_061326":                        "semianalysisai/cc-traces-weka-061326",
-	"semianalysis_cc_traces_weka_061326_256k":                   "semianalysisai/cc-traces-weka-061326-256k",
-	"semianalysis_cc_traces_weka_061526":                        "semianalysisai/cc-traces-weka-061526",
-	"semianalysis_cc_traces_weka_061526_256k":                   "semianalysisai/cc-traces-weka-061526-256k",
-	Loader062126:                                                "semianalysisai/cc-traces-weka-062126",
-	Loader062126256k:                                            "semianalysisai/cc-traces-weka-062126-256k",
+	"semianalysis_cc_traces_weka_with_subagents":             "semianalysisai/cc-traces-weka-061526",
+	"semianalysis_cc_traces_weka_with_subagents_256k":        "semianalysisai/cc-traces-weka-061526-256k",
+	"semianalysis_cc_traces_weka_with_subagents_060226":      "semianalysisai/cc-traces-weka-with-subagents-060226",
+	"semianalysis_cc_traces_weka_with_subagents_060226_256k": "semianalysisai/cc-traces-weka-with-subagents-060226-256k",
+	"semianalysis_cc_traces_weka_with_subagents_060526":      "semianalysisai/cc-traces-weka-with-subagents-060526",
+	"semianalysis_cc_traces_weka_with_subagents_060526_256k": "semianalysisai/cc-traces-weka-with-subagents-060526-256k",
+	"semianalysis_cc_traces_weka_with_subagents_060826":      "semianalysisai/cc-traces-weka-with-subagents-060826",
+	"semianalysis_cc_traces_weka_with_subagents_060826_256k": "semianalysisai/cc-traces-weka-with-subagents-060826-256k",
+	"semianalysis_cc_traces_weka_061326":                     "semianalysisai/cc-traces-weka-061326",
+	"semianalysis_cc_traces_weka_061326_256k":                "semianalysisai/cc-traces-weka-061326-256k",
+	"semianalysis_cc_traces_weka_061526":                     "semianalysisai/cc-traces-weka-061526",
+	"semianalysis_cc_traces_weka_061526_256k":                "semianalysisai/cc-traces-weka-061526-256k",
+	Loader062126:     "semianalysisai/cc-traces-weka-062126",
+	Loader062126256k: "semianalysisai/cc-traces-weka-062126-256k",
 }
 
 // TraceDataset is the Hugging Face dataset of an aiperf public-dataset

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -451,7 +452,7 @@ func (o *campaignOptions) profile(runner string) (recipes.Profile, error) {
 // launch (sweep/launch.InJob) around the mounted sweep, importing each
 // image once (under the launcher's flock) before the first job that
 // needs it.
-func (o *campaignOptions) armLauncher(dir string) (func(context.Context, *campaign.Arm) ([]string, error), error) {
+func (o *campaignOptions) armLauncher(dir string) (func(context.Context, *campaign.Arm) (campaign.ArmCommand, error), error) {
 	for _, s := range o.Site {
 		if err := (&recipes.Profile{}).ApplySite(s); err != nil {
 			return nil, &FlagError{Err: err}
@@ -463,15 +464,16 @@ func (o *campaignOptions) armLauncher(dir string) (func(context.Context, *campai
 	}
 	var mu sync.Mutex
 	imported := map[string]error{}
-	return func(ctx context.Context, a *campaign.Arm) ([]string, error) {
+	return func(ctx context.Context, a *campaign.Arm) (campaign.ArmCommand, error) {
 		prof, err := o.profile(a.Runner)
 		if err != nil {
-			return nil, fmt.Errorf("--launch: %w", err)
+			return campaign.ArmCommand{}, fmt.Errorf("--launch: %w", err)
 		}
-		imp, step, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
+		js, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
 		if err != nil {
-			return nil, err
+			return campaign.ArmCommand{}, err
 		}
+		imp := js.Import
 		mu.Lock()
 		defer mu.Unlock()
 		ierr, done := imported[imp.SquashFile]
@@ -483,9 +485,9 @@ func (o *campaignOptions) armLauncher(dir string) (func(context.Context, *campai
 			imported[imp.SquashFile] = ierr
 		}
 		if ierr != nil {
-			return nil, fmt.Errorf("image %s: %w", imp.Image, ierr)
+			return campaign.ArmCommand{}, fmt.Errorf("image %s: %w", imp.Image, ierr)
 		}
-		return append(step, launch.SweepDir+"/"+filepath.Base(bin)), nil
+		return campaign.ArmCommand{Argv: append(js.Argv, launch.SweepDir+"/"+filepath.Base(bin)), Env: js.Env}, nil
 	}, nil
 }
 
@@ -502,12 +504,15 @@ func (o *campaignOptions) writeLaunchDryRun(sched *campaign.Schedule, dir string
 		if err != nil {
 			return &FlagError{Err: err}
 		}
-		imp, step, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
+		js, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(o.IO.Out, "  arm %d (%s, %s):\n    import: %s\n    step:   %s %s run-arm --job ... --events ...\n", a.Index+1, prof.Name, imp.Launcher,
-			launch.Oneline(imp.Commands[0].Argv), strings.Join(step, " "), launch.SweepDir+"/"+filepath.Base(bin))
+		fmt.Fprintf(o.IO.Out, "  arm %d (%s, %s):\n    import: %s\n    step:   %s %s run-arm --job ... --events ...\n", a.Index+1, prof.Name, js.Import.Launcher,
+			launch.Oneline(js.Import.Commands[0].Argv), strings.Join(js.Argv, " "), launch.SweepDir+"/"+filepath.Base(bin))
+		for _, k := range slices.Sorted(maps.Keys(js.Env)) {
+			fmt.Fprintf(o.IO.Out, "    env:    %s=%s (set on the node, %s its job id)\n", k, js.Env[k], campaign.SlurmJobID)
+		}
 	}
 	return nil
 }

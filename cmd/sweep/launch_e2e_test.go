@@ -347,6 +347,13 @@ func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 	}
 	ids, err := os.ReadFile(filepath.Join(out, "slurm", "jobs.txt"))
 	require.NoError(t, err)
+	// MI325X's per-job caches were set in the container for the engine
+	// and the client, by the job's own id (launch_mi325x-amds.sh).
+	jobLog, err := os.ReadFile(filepath.Join(out, "slurm", "arm01-t1.out"))
+	require.NoError(t, err)
+	id := strings.Fields(string(ids))[0]
+	assert.Contains(t, string(jobLog), "job env: TRITON_CACHE_DIR=/tmp/triton-cache-"+id+"\n")
+	assert.Contains(t, string(jobLog), "job env: XDG_CACHE_HOME=/tmp/xdg-cache-"+id+"\n")
 	for _, id := range strings.Fields(string(ids)) {
 		q, err := exec.Command("squeue", "-h", "-j", id, "-o", "%T").Output()
 		if err == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +25,32 @@ type ArmJob struct {
 	// PointTimeouts are the watchdog bounds of the points, in seconds.
 	PointTimeouts []float64   `json:"point_timeouts"`
 	Settings      ArmSettings `json:"settings"`
+	// Env are variables the arm's processes get on the node (a launcher's
+	// per-job caches); SlurmJobID in a value is the job's id there.
+	Env map[string]string `json:"env,omitempty"`
+}
+
+// ArmCommand is how a node runs an arm's job: the argv that runs sweep
+// (run-arm and its flags follow it) and the job's ArmJob.Env.
+type ArmCommand struct {
+	Argv []string
+	Env  map[string]string
+}
+
+// SlurmJobID stands for the job's id in ArmJob.Env values.
+const SlurmJobID = "${SLURM_JOB_ID}"
+
+// JobEnv is Env for the job jobID (the node's $SLURM_JOB_ID): an error
+// when a value needs the id and there is none.
+func (aj *ArmJob) JobEnv(jobID string) (map[string]string, error) {
+	out := make(map[string]string, len(aj.Env))
+	for k, v := range aj.Env {
+		if strings.Contains(v, SlurmJobID) && jobID == "" {
+			return nil, fmt.Errorf("arm job: %s=%s needs the Slurm job id, and SLURM_JOB_ID is not set: run-arm runs as the job's step", k, v)
+		}
+		out[k] = strings.ReplaceAll(v, SlurmJobID, jobID)
+	}
+	return out, nil
 }
 
 // ArmSettings say how a node runs an arm's points.

@@ -79,7 +79,7 @@ type Options struct {
 	// overrides the profiles'; Poll and StartTimeout as slurm.Executor has
 	// them; Progress takes the job-state lines.
 	Program      []string
-	ArmProgram   func(context.Context, *campaign.Arm) ([]string, error)
+	ArmProgram   func(context.Context, *campaign.Arm) (campaign.ArmCommand, error)
 	Profile      func(runner string) (recipes.Profile, error)
 	Partition    string
 	Poll         time.Duration

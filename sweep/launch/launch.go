@@ -511,15 +511,28 @@ func (pl *Plan) RunEnv(name string) string {
 	return ""
 }
 
+// JobStep is an arm's launch as a batch job: the image import, run on the
+// submitting host before the job, the container step's argv (without the
+// payload) and the launcher's per-job variables, ${SLURM_JOB_ID} standing
+// for the job's id.
+type JobStep struct {
+	Import *Plan
+	Argv   []string
+	Env    map[string]string
+}
+
 // InJob is the launch of an arm that runs as a batch job (sweep
 // discover/official --executor slurm --launch): the image import, run on
-// the submitting host before the job (as launch_b300-nv.sh imports), and
-// the container step's argv without --jobid (srun inside the job uses the
-// job's allocation), ending before the payload. dir is mounted at the same
-// path in the container too, so the job's absolute file names resolve.
-func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (imp *Plan, step []string, err error) {
+// the submitting host before the job (as launch_b300-nv.sh imports), the
+// container step's argv without --jobid (srun inside the job uses the
+// job's allocation), ending before the payload, and the launcher's
+// per-job variables (MI325X's XDG_CACHE_HOME, TRITON_CACHE_DIR), which
+// the job sets on its node once its id is known. dir is mounted at the
+// same path in the container too, so the job's absolute file names
+// resolve.
+func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (*JobStep, error) {
 	if p.Launch.Docker != nil {
-		return nil, nil, fmt.Errorf("launch: runner %s runs docker on its node, not Slurm jobs", p.Name)
+		return nil, fmt.Errorf("launch: runner %s runs docker on its node, not Slurm jobs", p.Name)
 	}
 	o.JobID = "${SLURM_JOB_ID}"
 	o.Workspace = dir
@@ -527,20 +540,26 @@ func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (imp *Plan
 	o.Mounts = append(o.Mounts, dir+":"+dir)
 	pl, err := Build(p, row, o)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	imp = &Plan{Runner: pl.Runner, Profile: pl.Profile, Launcher: pl.Launcher, Image: pl.Image, SquashFile: pl.SquashFile}
+	js := &JobStep{Import: &Plan{Runner: pl.Runner, Profile: pl.Profile, Launcher: pl.Launcher, Image: pl.Image, SquashFile: pl.SquashFile}}
 	for _, c := range pl.Commands {
 		switch c.Role {
 		case RoleImport:
 			c.Argv = []string{"bash", "-c", c.Argv[len(c.Argv)-1]}
-			imp.Commands = append(imp.Commands, c)
+			js.Import.Commands = append(js.Import.Commands, c)
 		case RoleRun:
-			step = slices.DeleteFunc(slices.Clone(c.Argv), func(a string) bool { return strings.HasPrefix(a, "--jobid=") })
+			js.Argv = slices.DeleteFunc(slices.Clone(c.Argv), func(a string) bool { return strings.HasPrefix(a, "--jobid=") })
+			for k := range p.Launch.JobEnv {
+				if js.Env == nil {
+					js.Env = map[string]string{}
+				}
+				js.Env[k] = c.Env[k]
+			}
 		}
 	}
-	if step == nil || len(imp.Commands) != 1 {
-		return nil, nil, fmt.Errorf("launch: runner %s has no import and container step to run in a job", p.Name)
+	if js.Argv == nil || len(js.Import.Commands) != 1 {
+		return nil, fmt.Errorf("launch: runner %s has no import and container step to run in a job", p.Name)
 	}
-	return imp, step, nil
+	return js, nil
 }

@@ -214,16 +214,24 @@ func TestInJob(t *testing.T) {
 	prof, err := recipes.ProfileFor("cluster:mi325x-amds")
 	require.NoError(t, err)
 	row := agenticRow("lmsysorg/sglang:v0.5.16-rocm720-mi30x", "Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5", "fp8", "sglang", 2)
-	imp, step, err := InJob(prof, row, Options{RunnerName: "mi325x-amds_00", Mounts: []string{"/b:/opt/sweep:ro"}}, "/shared/d")
+	js, err := InJob(prof, row, Options{RunnerName: "mi325x-amds_00", Mounts: []string{"/b:/opt/sweep:ro"}}, "/shared/d")
 	require.NoError(t, err)
+	imp, step := js.Import, js.Argv
 	require.Len(t, imp.Commands, 1)
 	assert.Equal(t, []string{"bash", "-c"}, imp.Commands[0].Argv[:2])
 	assert.Contains(t, imp.Commands[0].Argv[2], "enroot import -o \"/raid/squash/lmsysorg_sglang_v0.5.16-rocm720-mi30x.sqsh\"")
 	assert.Equal(t, []string{"srun", "--container-image=/raid/squash/lmsysorg_sglang_v0.5.16-rocm720-mi30x.sqsh",
 		"--container-mounts=/shared/d:/workspace/,/raid/hf-hub-cache/:/mnt/hf_hub_cache/,/dev/kfd:/dev/kfd,/dev/dri:/dev/dri,/b:/opt/sweep:ro,/shared/d:/shared/d",
 		"--container-mount-home", "--container-writable", "--container-remap-root", "--container-workdir=/workspace/", "--no-container-entrypoint", "--export=ALL"}, step)
+	// MI325X's per-job caches, by the job's id on the node.
+	assert.Equal(t, map[string]string{"XDG_CACHE_HOME": "/tmp/xdg-cache-${SLURM_JOB_ID}", "TRITON_CACHE_DIR": "/tmp/triton-cache-${SLURM_JOB_ID}"}, js.Env)
+	h200, err := recipes.ProfileFor("h200-dgxc-slurm_0")
+	require.NoError(t, err)
+	js, err = InJob(h200, row, Options{RunnerName: "h200-dgxc-slurm_0"}, "/shared/d")
+	require.NoError(t, err)
+	assert.Empty(t, js.Env, "H200's launcher has no per-job variables")
 	docker, err := recipes.ProfileFor("mi325x-tw_0")
 	require.NoError(t, err)
-	_, _, err = InJob(docker, row, Options{RunnerName: "mi325x-tw_0"}, "/d")
+	_, err = InJob(docker, row, Options{RunnerName: "mi325x-tw_0"}, "/d")
 	assert.ErrorContains(t, err, "runs docker on its node")
 }

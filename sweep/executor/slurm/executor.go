@@ -34,9 +34,10 @@ type Executor struct {
 	// path); "run-arm" and its flags are appended.
 	Program []string
 	// ArmProgram, when set, is the argv that runs sweep for an arm instead
-	// of Program (run --launch: srun --container-image ... /opt/sweep/sweep);
-	// an error fails the arm's points with it.
-	ArmProgram func(context.Context, *campaign.Arm) ([]string, error)
+	// of Program (run --launch: srun --container-image ... /opt/sweep/sweep)
+	// and the variables of its job (the job file's env); an error fails the
+	// arm's points with it.
+	ArmProgram func(context.Context, *campaign.Arm) (campaign.ArmCommand, error)
 	// Settings say how the node runs the points.
 	Settings campaign.ArmSettings
 	// Spec returns the arm's job settings from its runner profile
@@ -106,7 +107,18 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 		return err
 	}
 	jobFile, events := stem+".json", stem+".events.jsonl"
-	if err := campaign.NewArmJob(job, e.PointTimeout, e.Settings).Write(jobFile); err != nil {
+	program := campaign.ArmCommand{Argv: e.Program}
+	if e.ArmProgram != nil {
+		p, err := e.ArmProgram(ctx, arm)
+		if err != nil {
+			e.failAll(job, obs, err.Error())
+			return nil
+		}
+		program = p
+	}
+	aj := campaign.NewArmJob(job, e.PointTimeout, e.Settings)
+	aj.Env = program.Env
+	if err := aj.Write(jobFile); err != nil {
 		return err
 	}
 	spec := JobSpec{}
@@ -122,16 +134,7 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 	}
 	spec.Output = stem + ".out"
 	spec.Script = script
-	program := e.Program
-	if e.ArmProgram != nil {
-		p, err := e.ArmProgram(ctx, arm)
-		if err != nil {
-			e.failAll(job, obs, err.Error())
-			return nil
-		}
-		program = p
-	}
-	spec.Argv = append(append([]string(nil), program...), "run-arm", "--job", jobFile, "--events", events)
+	spec.Argv = append(append([]string(nil), program.Argv...), "run-arm", "--job", jobFile, "--events", events)
 	id, err := e.Client.Submit(ctx, spec)
 	if err != nil {
 		e.failAll(job, obs, fmt.Sprintf("sbatch: %v", err))

@@ -91,7 +91,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
 	fs.StringVar(&o.Slurm.Partition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
-	fs.BoolVar(&o.Launch, "launch", false, "slurm: run each arm in its recipe's image as the runner's InferenceX launcher does (the image imported once under flock, the job's step srun --container-image with the static sweep mounted)")
+	fs.BoolVar(&o.Launch, "launch", false, "run each arm in its recipe's image as the runner's InferenceX launcher does, with the static sweep mounted: slurm: the image imported once under flock, the job's step srun --container-image; local: docker runners' arms in docker run on this host's GPUs")
 	fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 	fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0)")
 	fs.DurationVar(&o.Slurm.Poll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
@@ -140,8 +140,6 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
 	case o.Duration < 0:
 		return flagErrorf("--duration %d: want a positive number of seconds", o.Duration)
-	case (o.Launch || len(o.Site) > 0 || o.SweepBinary != "") && o.Executor != "slurm":
-		return flagErrorf("--launch, --site and --sweep-binary need --executor slurm (sweep run --launch runs one point on its own)")
 	case !o.Launch && (len(o.Site) > 0 || o.SweepBinary != ""):
 		return flagErrorf("--site and --sweep-binary need --launch")
 	case o.Adaptive && o.Executor != "local":
@@ -281,6 +279,10 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			if eo.ArmProgram, err = o.armLauncher(dir); err != nil {
 				return err
 			}
+		}
+	} else if o.Launch {
+		if eo.Containers, err = o.containerArms(sched, dir); err != nil {
+			return err
 		}
 	}
 	ex, err := executor.New(eo)
@@ -491,12 +493,57 @@ func (o *campaignOptions) armLauncher(dir string) (func(context.Context, *campai
 	}, nil
 }
 
+// containerArms runs each arm in its docker runner's container on this
+// host (sweep/launch.InContainer around the mounted sweep's run-arm).
+func (o *campaignOptions) containerArms(sched *campaign.Schedule, dir string) (*local.ContainerArms, error) {
+	bin, err := sweepBinary(o.SweepBinary)
+	if err != nil {
+		return nil, err
+	}
+	plan := func(a *campaign.Arm, gpus []int, payload []string) (*launch.Plan, error) {
+		prof, err := o.profile(a.Runner)
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("%s-arm%02d", prof.Name, a.Index+1)
+		return launch.InContainer(prof, a.ServerRow, launch.Options{RunnerName: name, Payload: payload, Mounts: []string{launch.SweepMount(bin)}}, dir, gpus)
+	}
+	for _, a := range sched.Arms {
+		// Every arm's launch is known before anything starts.
+		if _, err := plan(a, nil, []string{"true"}); err != nil {
+			return nil, &FlagError{Err: fmt.Errorf("--launch with --executor local: arm %d: %w", a.Index+1, err)}
+		}
+	}
+	progress := func(line string) { fmt.Fprintln(o.progressOut(), "  "+line) }
+	return &local.ContainerArms{Dir: dir, Plan: plan, Sweep: launch.SweepDir + "/" + filepath.Base(bin), Progress: progress,
+		Exec: launch.Exec{Stdout: o.progressOut(), Stderr: o.progressOut(), Guard: []string{bin, "launch-guard"}, Progress: progress,
+			StopWait: max(o.Point.StopGrace, 0) + 20*time.Second}}, nil
+}
+
 // writeLaunchDryRun prints what --launch runs per arm: the image import on
 // this host and the job's container step (run-arm follows it).
 func (o *campaignOptions) writeLaunchDryRun(sched *campaign.Schedule, dir string) error {
 	bin, err := sweepBinary(o.SweepBinary)
 	if err != nil {
 		return err
+	}
+	if o.executor != executor.Slurm {
+		cs, err := o.containerArms(sched, dir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(o.IO.Out, "\nlaunch (--launch): per arm, its runner's docker launch on this host (GPUs as the schedule places them)")
+		for _, a := range sched.Arms {
+			pl, err := cs.Plan(a, nil, []string{cs.Sweep, "run-arm", "--job", "...", "--events", "..."})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(o.IO.Out, "  arm %d (%s, %s):\n", a.Index+1, pl.Profile, pl.Launcher)
+			for _, c := range pl.Commands {
+				fmt.Fprintf(o.IO.Out, "    %-7s %s\n", c.Role+":", launch.Oneline(c.Argv))
+			}
+		}
+		return nil
 	}
 	fmt.Fprintln(o.IO.Out, "\nlaunch (--launch): per arm, the image import on this host, then the sbatch job's step")
 	for _, a := range sched.Arms {

@@ -563,3 +563,26 @@ func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (*JobStep,
 	}
 	return js, nil
 }
+
+// InContainer is the launch of an arm that runs in its runner's docker
+// container on this host (sweep discover/official --executor local
+// --launch with a docker runner): the launcher's docker rm -f, docker run
+// and removal, with the sweep directory dir as the workspace and mounted
+// at its own path, the arm's GPU ids exported, and payload (the mounted
+// sweep's run-arm) as the command. o.RunnerName should name the arm: arms
+// run at once, each in a container of its own name.
+func InContainer(p recipes.Profile, row *matrix.Row, o Options, dir string, gpus []int) (*Plan, error) {
+	if p.Launch.Docker == nil {
+		return nil, fmt.Errorf("launch: runner %s launches through Slurm (%s): run its arms with --executor slurm", p.Name, p.LauncherFile())
+	}
+	o.Workspace = dir
+	o.Mounts = append(o.Mounts, dir+":"+dir)
+	dev := map[string]string{}
+	if len(gpus) > 0 {
+		dev = p.DeviceEnv(gpus)
+	}
+	for _, k := range slices.Sorted(maps.Keys(dev)) {
+		o.Export = append(o.Export, k+"="+dev[k])
+	}
+	return Build(p, row, o)
+}

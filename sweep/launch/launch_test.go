@@ -235,3 +235,22 @@ func TestInJob(t *testing.T) {
 	_, err = InJob(docker, row, Options{RunnerName: "mi325x-tw_0"}, "/d")
 	assert.ErrorContains(t, err, "runs docker on its node")
 }
+
+// InContainer: a docker runner's arm runs its payload in the launcher's
+// docker run with the sweep directory mounted at its own path and the
+// arm's GPUs exported; a Slurm runner's arm is refused.
+func TestInContainer(t *testing.T) {
+	prof, err := recipes.ProfileFor("cluster:mi325x-tw")
+	require.NoError(t, err)
+	row := agenticRow("img:1", "Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5", "fp8", "sglang", 2)
+	pl, err := InContainer(prof, row, Options{RunnerName: "mi325x-tw-arm03", Payload: []string{"/opt/sweep/sweep", "run-arm", "--job", "/s/docker/arm03-t1.json"}}, "/s", []int{4, 5})
+	require.NoError(t, err)
+	assert.Equal(t, "bmk-server-mi325x-tw-arm03", pl.ContainerName)
+	run := command(t, pl, RoleRun)
+	assert.Subset(t, run, []string{"-v", "/s:/workspace/", "/s:/s", "-e", "HIP_VISIBLE_DEVICES=4,5", "ROCR_VISIBLE_DEVICES=4,5"})
+	assert.Equal(t, []string{"--entrypoint=/opt/sweep/sweep", "img:1", "run-arm", "--job", "/s/docker/arm03-t1.json"}, run[len(run)-5:])
+	slurm, err := recipes.ProfileFor("mi325x-amds_00")
+	require.NoError(t, err)
+	_, err = InContainer(slurm, row, Options{RunnerName: "x", Payload: []string{"true"}}, "/s", nil)
+	assert.ErrorContains(t, err, "runner mi325x-amds launches through Slurm")
+}

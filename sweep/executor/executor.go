@@ -78,11 +78,11 @@ type Options struct {
 	// gives the runner profiles (nil: recipes.ProfileFor); Partition
 	// overrides the profiles'; Poll and StartTimeout as slurm.Executor has
 	// them; Progress takes the job-state lines.
-	Program      []string
-	ArmProgram   func(context.Context, *campaign.Arm) (campaign.ArmCommand, error)
+	Program    []string
+	ArmProgram func(context.Context, *campaign.Arm) (campaign.ArmCommand, error)
 	// Local: Containers, when set, runs each arm in its runner's docker
 	// container (its Settings and PointTimeout are filled in here).
-	Containers *local.ContainerArms
+	Containers   *local.ContainerArms
 	Profile      func(runner string) (recipes.Profile, error)
 	Partition    string
 	Poll         time.Duration

@@ -87,6 +87,9 @@ type Launch struct {
 	// StageWorkspace copies the checkout to the node with sbcast and
 	// streams the results back (MI300X: compute nodes lack the runner's /home).
 	StageWorkspace bool
+	// StageTmpDir is a node directory the stage step makes (mode 700)
+	// beside XDG_RUNTIME_DIR: MI300X's enroot TMPDIR; may hold ${UID}.
+	StageTmpDir string
 	// MountDir is the container directory the workspace is mounted on for
 	// an image ("/workspace" unless the image installs under it); nil:
 	// the mounts name the directory.

@@ -33,6 +33,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/recipes"
+	"sweep/recipes/models"
 )
 
 // Roles of the host commands, in launch order.
@@ -292,8 +293,14 @@ func (b *builder) slurm() (*Plan, error) {
 		b.add(RoleStage, "sbcast", "--jobid="+job, "--force", local, remote+".tar.gz")
 		b.add(RoleStage, stepName([]string{"srun", "--jobid=" + job})...)
 		last := &b.pl.Commands[len(b.pl.Commands)-1]
-		last.Argv = append(last.Argv, "bash", "-c", "\n    set -euo pipefail\n    mkdir -p '"+b.env["XDG_RUNTIME_DIR"]+"'\n    chmod 700 '"+b.env["XDG_RUNTIME_DIR"]+
-			"'\n    rm -rf '"+remote+"'\n    mkdir -p '"+remote+"'\n    tar -C '"+remote+"' -xzf '"+remote+".tar.gz'\n")
+		lines := []string{"set -euo pipefail"}
+		for _, d := range []string{b.env["XDG_RUNTIME_DIR"], b.expand(l.StageTmpDir)} {
+			if d != "" {
+				lines = append(lines, "mkdir -p '"+d+"'", "chmod 700 '"+d+"'")
+			}
+		}
+		lines = append(lines, "rm -rf '"+remote+"'", "mkdir -p '"+remote+"'", "tar -C '"+remote+"' -xzf '"+remote+".tar.gz'")
+		last.Argv = append(last.Argv, "bash", "-c", "\n    "+strings.Join(lines, "\n    ")+"\n")
 	}
 	if !l.ImportOnHost {
 		argv := stepName([]string{"srun", "--jobid=" + job})
@@ -431,7 +438,8 @@ func PortOf(rule recipes.PortRule, jobID, runnerName string) string {
 }
 
 // RecipeScript is the benchmark script the launcher runs for a row: the
-// first of the launcher's candidate names (benchmarks/single_node/agentic/...).
+// first of the launcher's candidate names that exists (has a recipe;
+// benchmarks/single_node/agentic/...).
 func RecipeScript(p recipes.Profile, row *matrix.Row) (string, error) {
 	l, err := recipes.LauncherFor(p.Name)
 	if err != nil {
@@ -441,7 +449,18 @@ func RecipeScript(p recipes.Profile, row *matrix.Row) (string, error) {
 	if row.ScenarioType() == "agentic-coding" {
 		sub = "agentic/"
 	}
-	return "benchmarks/single_node/" + sub + l.ScriptNames(row)[0] + ".sh", nil
+	// The launchers try their names in order and run the first script
+	// that exists: the first that has a recipe here.
+	names := l.ScriptNames(row)
+	name := names[0]
+	cat := models.Builtin()
+	for _, n := range names {
+		if _, ok := cat.Recipe(n); ok {
+			name = n
+			break
+		}
+	}
+	return "benchmarks/single_node/" + sub + name + ".sh", nil
 }
 
 // Bind returns the plan with the run-time values filled in: JOB_ID (and

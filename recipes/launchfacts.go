@@ -250,6 +250,14 @@ func (p *Profile) ApplySite(setting string) error {
 		if !strings.HasPrefix(value, "/") {
 			return fmt.Errorf("--site squash-dir=%s: want an absolute path", value)
 		}
+		// The launcher's enroot paths under the squash directory
+		// (MI300X's TMPDIR) move with it.
+		if old := strings.TrimSuffix(p.Launch.SquashDir, "/"); old != "" {
+			for i, l := range p.Launch.ImportPreamble {
+				p.Launch.ImportPreamble[i] = strings.ReplaceAll(l, old, strings.TrimSuffix(value, "/"))
+			}
+			p.Launch.StageTmpDir = strings.ReplaceAll(p.Launch.StageTmpDir, old, strings.TrimSuffix(value, "/"))
+		}
 		p.Launch.SquashDir = value
 	case "hub-cache":
 		if !strings.HasPrefix(value, "/") {

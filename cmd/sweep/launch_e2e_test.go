@@ -323,6 +323,21 @@ func TestLaunchThroughDocker(t *testing.T) {
 	assert.Empty(t, strings.TrimSpace(string(ps)))
 }
 
+// assertArmRanInImage checks the discovery arm's two points in out
+// completed with their client in the image.
+func assertArmRanInImage(t *testing.T, out string) {
+	t.Helper()
+	points, err := filepath.Glob(filepath.Join(out, "qwen3.5_tp2_conc*"))
+	require.NoError(t, err)
+	require.Len(t, points, 2)
+	for _, p := range points {
+		rec, ok := run.ReadRecordFile(p)
+		require.True(t, ok, p)
+		assert.True(t, rec.OK, p)
+		assert.Equal(t, launch.SweepDir+"/sweep", rec.Processes["client"].Argv[0], "the client ran in the image")
+	}
+}
+
 // TestDiscoverLaunchThroughPyxis runs a simulated discovery arm as a Slurm
 // job whose step runs in the image (the MI325X launch: the image imported
 // under flock before submitting, srun --container-image in the job): both
@@ -342,15 +357,7 @@ func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 	s := log.String()
 	assert.Contains(t, s, "Squash file already exists and is valid, skipping import")
 	assert.Contains(t, s, "2 ok, 0 failed, 0 not run; 1 server start")
-	points, err := filepath.Glob(filepath.Join(out, "qwen3.5_tp2_conc*"))
-	require.NoError(t, err)
-	require.Len(t, points, 2)
-	for _, p := range points {
-		rec, ok := run.ReadRecordFile(p)
-		require.True(t, ok, p)
-		assert.True(t, rec.OK, p)
-		assert.Equal(t, launch.SweepDir+"/sweep", rec.Processes["client"].Argv[0], "the client ran in the image")
-	}
+	assertArmRanInImage(t, out)
 	ids, err := os.ReadFile(filepath.Join(out, "slurm", "jobs.txt"))
 	require.NoError(t, err)
 	// MI325X's per-job caches were set in the container for the engine
@@ -394,15 +401,7 @@ func TestDiscoverLaunchThroughDocker(t *testing.T) {
 	assert.Contains(t, s, "run: docker run --rm --network=host --name=bmk-server-mi325x-tw-arm01")
 	assert.Contains(t, s, "-e HIP_VISIBLE_DEVICES=2,3 -e ROCR_VISIBLE_DEVICES=2,3 --entrypoint="+launch.SweepDir+"/sweep "+launchImage+" run-arm --job "+out+"/docker/arm01-t1.json")
 	assert.Contains(t, s, "2 ok, 0 failed, 0 not run; 1 server start")
-	points, err := filepath.Glob(filepath.Join(out, "qwen3.5_tp2_conc*"))
-	require.NoError(t, err)
-	require.Len(t, points, 2)
-	for _, p := range points {
-		rec, ok := run.ReadRecordFile(p)
-		require.True(t, ok, p)
-		assert.True(t, rec.OK, p)
-		assert.Equal(t, launch.SweepDir+"/sweep", rec.Processes["client"].Argv[0], "the client ran in the image")
-	}
+	assertArmRanInImage(t, out)
 	ps, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "name=bmk-server-mi325x-tw-arm").Output()
 	require.NoError(t, err)
 	assert.Empty(t, strings.TrimSpace(string(ps)))

@@ -381,7 +381,7 @@ func TestDiscoverLaunchThroughDocker(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "tw.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte(strings.Replace(string(m), "runner: cluster:mi325x-amds", "runner: cluster:mi325x-tw", 1)), 0o644))
 	out := filepath.Join(t.TempDir(), "d")
-	cmd := exec.Command(os.Args[0], "discover", "--simulate", "--launch", "--sweep-binary", buildStaticSweep(t), "--builtin-client", "--no-report",
+	cmd := exec.Command(os.Args[0], "discover", "--simulate", "--launch", "--sweep-binary", staticSweep.path, "--builtin-client", "--no-report",
 		"--config-files", cfg, "--config-keys", launchKey, "--tp", "2", "--ep", "2", "--conc-list", "1", "4", "--gpus", "2", "3", "--stop-grace", "2s",
 		"--site", "hub-cache="+t.TempDir(), "--site", "devices=none", "--site", "docker-flags=none", "--out", out)
 	cmd.Env = append(os.Environ(), asCLIEnv+"=1")

@@ -472,7 +472,7 @@ func (o *campaignOptions) armLauncher(dir string) (func(context.Context, *campai
 		if err != nil {
 			return campaign.ArmCommand{}, fmt.Errorf("--launch: %w", err)
 		}
-		js, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
+		js, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}, Export: []string{launch.SweepExport(bin)}}, dir)
 		if err != nil {
 			return campaign.ArmCommand{}, err
 		}
@@ -507,7 +507,7 @@ func (o *campaignOptions) containerArms(sched *campaign.Schedule, dir string) (*
 			return nil, err
 		}
 		name := fmt.Sprintf("%s-arm%02d", prof.Name, a.Index+1)
-		return launch.InContainer(prof, a.ServerRow, launch.Options{RunnerName: name, Payload: payload, Mounts: []string{launch.SweepMount(bin)}}, dir, gpus)
+		return launch.InContainer(prof, a.ServerRow, launch.Options{RunnerName: name, Payload: payload, Mounts: []string{launch.SweepMount(bin)}, Export: []string{launch.SweepExport(bin)}}, dir, gpus)
 	}
 	for _, a := range sched.Arms {
 		// Every arm's launch is known before anything starts.
@@ -552,7 +552,7 @@ func (o *campaignOptions) writeLaunchDryRun(sched *campaign.Schedule, dir string
 		if err != nil {
 			return &FlagError{Err: err}
 		}
-		js, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
+		js, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}, Export: []string{launch.SweepExport(bin)}}, dir)
 		if err != nil {
 			return err
 		}

@@ -207,7 +207,7 @@ func (o *planOptions) addLaunch(points []recipes.Point) error {
 		p := &points[i]
 		ws := launch.ContainerWorkspace(prof, &p.Row)
 		pl, err := launch.Build(prof, &p.Row, launch.Options{RunnerName: o.Plan.RunnerName, Workspace: o.Workspace,
-			Payload: launch.SweepPayload(bin, ws), Mounts: []string{launch.SweepMount(bin)}})
+			Payload: launch.SweepPayload(bin, ws), Mounts: []string{launch.SweepMount(bin)}, Export: []string{launch.SweepExport(bin)}})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.Row.ConfigKey, err)
 		}

@@ -487,7 +487,7 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 		}
 	}
 	lo := launch.Options{RunnerName: runner, Workspace: out, JobID: jobID,
-		Payload: launch.SweepPayload(bin, ws, inner...), Mounts: mounts}
+		Payload: launch.SweepPayload(bin, ws, inner...), Mounts: mounts, Export: []string{launch.SweepExport(bin)}}
 	if u, err := user.Current(); err == nil {
 		lo.User = u.Username
 	}

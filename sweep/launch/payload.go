@@ -3,6 +3,8 @@ package launch
 import (
 	"path"
 	"path/filepath"
+
+	"sweep/internal/selfexe"
 )
 
 // SweepDir is where the sweep binary's directory is mounted in the
@@ -26,4 +28,12 @@ func SweepMount(binary string) string { return filepath.Dir(binary) + ":" + Swee
 func SweepPayload(binary, workspace string, extra ...string) []string {
 	argv := []string{path.Join(SweepDir, filepath.Base(binary)), "run", "--plan", path.Join(workspace, PlanFile), "--out", workspace, "--force"}
 	return append(argv, extra...)
+}
+
+// SweepExport names the mounted sweep for the sweep in the container
+// (SWEEP_EXECUTABLE): it starts itself for its simulated processes, not
+// the binary a host's SWEEP_EXECUTABLE names (srun --export=ALL would
+// carry that into the container, where it does not exist).
+func SweepExport(binary string) string {
+	return selfexe.Env + "=" + path.Join(SweepDir, filepath.Base(binary))
 }

@@ -152,6 +152,7 @@ func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]s
 func (r *runner) summary(records []*record, cancelled bool) (sum, blocks object) {
 	o := &r.o
 	prof := collect(records, aiperf.PhaseProfiling)
+	prof.window = r.phaseWindow
 	out := object{
 		{"schema_version", "1.4"},
 		{"aiperf_version", aiperfVersion},
@@ -170,6 +171,9 @@ func (r *runner) summary(records []*record, cancelled bool) (sum, blocks object)
 		field{"start_time", isoLocal(prof.startNs)},
 		field{"end_time", isoLocal(prof.endNs)},
 	)
+	r.mu.Lock()
+	out = append(out, field{"branch_stats", r.branches.object()})
+	r.mu.Unlock()
 	if warm := collect(records, aiperf.PhaseWarmup); warm.ok > 0 {
 		out = append(out, field{"warmup_metrics", warm.metricBlocks()})
 	}

@@ -30,37 +30,13 @@ var (
 		"profile_export_aiperf_timeslices.csv",
 		"profile_export_aiperf_timeslices.json", "profile_export_console.txt",
 	}
-	// HTTP phase timings aiperf measures on its connection.
-	notYetRecordMetrics = []string{
-		"http_req_blocked", "http_req_chunks_received", "http_req_chunks_sent", "http_req_connecting",
-		"http_req_connection_overhead", "http_req_connection_reused", "http_req_data_received",
-		"http_req_data_sent", "http_req_dns_lookup", "http_req_duration", "http_req_receiving",
-		"http_req_sending", "http_req_total", "http_req_waiting",
-	}
-	notYetSummaryKeys = append(slices.Clone(notYetRecordMetrics),
-		"active_decode_throughput", "active_decode_throughput_per_user", "active_prefill_throughput",
-		"active_prefill_throughput_per_user", "active_total_throughput", "branch_stats",
-		"effective_concurrency", "effective_decode_concurrency",
-		"effective_decode_throughput", "effective_decode_throughput_per_user",
-		"effective_prefill_concurrency", "effective_prefill_throughput", "effective_prefill_throughput_per_user",
-		"effective_total_throughput", "tokens_in_flight",
-	)
+	notYetRecordMetrics []string
+	notYetSummaryKeys   []string
 )
 
 // notYetCSVRows are the display names of the not-yet summary keys in
 // profile_export_aiperf.csv.
-var notYetCSVRows = []string{
-	"Active Decode Throughput (tokens/sec)", "Active Decode Throughput Per User (tokens/sec/user)",
-	"Active Prefill Throughput (tokens/sec)", "Active Prefill Throughput Per User (tokens/sec/user)",
-	"Active Total Throughput (tokens/sec)", "Effective Concurrency", "Effective Decode Concurrency",
-	"Effective Decode Throughput (tokens/sec)", "Effective Decode Throughput Per User (tokens/sec/user)",
-	"Effective Prefill Concurrency", "Effective Prefill Throughput (tokens/sec)",
-	"Effective Prefill Throughput Per User (tokens/sec/user)", "Effective Total Throughput (tokens/sec)",
-	"HTTP Blocked (ms)", "HTTP Chunks Received", "HTTP Chunks Sent", "HTTP Connecting (ms)",
-	"HTTP Connection Overhead (ms)", "HTTP Connection Reused (ratio)", "HTTP Data Received (KB)",
-	"HTTP Data Sent (KB)", "HTTP DNS Lookup (ms)", "HTTP Duration (excl. conn) (ms)", "HTTP Receiving (ms)",
-	"HTTP Sending (ms)", "HTTP Total Time (ms)", "HTTP Waiting (TTFB) (ms)", "Tokens In Flight (tokens)",
-}
+var notYetCSVRows []string
 
 // referenceCommand reads the aiperf argv of a benchmark_command.txt
 // (from "profile" on), with the artifact directory replaced by dir.

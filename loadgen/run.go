@@ -98,6 +98,29 @@ type runner struct {
 	// ahead counts the turns sent ahead of their participant's wake-up,
 	// again those sent again because the idle-gap cap woke it earlier.
 	ahead, again int
+	// phaseWindow is the profiling phase's start and end (artifact ns),
+	// the window of the sweep-line metrics (0, 0: not profiled).
+	phaseWindow [2]int64
+	// branches counts the profiling phase's subagent spawns and joins.
+	branches branchStats
+}
+
+// branchStats is aiperf 0.12.0's branch_stats: the subagent trees of the
+// profiling phase. The built-in spawns a turn's subagents at once and
+// joins them all (aiperf's SPAWN / SPAWN_JOIN), never delays a spawn,
+// never suppresses a join and never fails a parent for its child's error,
+// so those counts, and the graph ones (aiperf's DAG datasets), stay 0.
+type branchStats struct {
+	spawned, completed, errored, truncated, suspended, resumed int
+}
+
+func (b branchStats) object() object {
+	return object{
+		{"children_spawned", b.spawned}, {"children_completed", b.completed}, {"children_errored", b.errored},
+		{"children_truncated", b.truncated}, {"children_delayed", 0}, {"parents_suspended", b.suspended},
+		{"parents_resumed", b.resumed}, {"parents_failed_due_to_child_error", 0}, {"joins_suppressed", 0},
+		{"graphs_admitted", 0}, {"graphs_completed_to_end", 0},
+	}
 }
 
 // nowNs is the artifact timestamp of now: the wall clock (scaled), or
@@ -167,6 +190,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 	if rt == nil {
 		tr := &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         countingDialer(), // http_req_data_*
 			MaxIdleConns:        o.Concurrency*2 + 8,
 			MaxIdleConnsPerHost: o.Concurrency*2 + 8,
 			IdleConnTimeout:     90 * time.Second,
@@ -212,6 +236,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 		r.profile(ctx, lanes)
 	}
 	profEnd := r.nowNs()
+	r.phaseWindow = [2]int64{profStart, profEnd} // before the server metrics' flush
 
 	if scr != nil && profStart > 0 {
 		if ctx.Err() == nil { // let counters that move at request end settle
@@ -644,21 +669,47 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 	for j, child := range kids {
 		sessions[j] = r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, turn, j))
 	}
-	play := func(j int, p *vpart) bool {
+	if len(kids) == 0 {
+		return true
+	}
+	r.mu.Lock()
+	r.branches.spawned += len(kids)
+	r.branches.suspended++ // the parent waits for the join
+	r.mu.Unlock()
+	play := func(j int, p *vpart) (ok bool) {
 		child, cs := kids[j], sessions[j]
 		cs.p = p
+		failed := false
+		defer func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			switch {
+			case !ok:
+				r.branches.truncated++
+			case failed:
+				r.branches.errored++
+			default:
+				r.branches.completed++
+			}
+		}()
 		for j := range child.Turns {
 			if !r.turn(issueCtx, reqCtx, l, cs, j) {
 				return false
 			}
+			failed = failed || cs.failed
 		}
 		return true
 	}
-	switch len(kids) {
-	case 0:
-		return true
-	case 1:
-		return play(0, parent.p) // one subagent runs in the parent's stream
+	resumed := func(ok bool) bool {
+		if ok {
+			r.mu.Lock()
+			r.branches.resumed++
+			r.mu.Unlock()
+		}
+		return ok
+	}
+	if len(kids) == 1 {
+		return resumed(play(0, parent.p)) // one subagent runs in the parent's stream
 	}
 	// On the virtual clock each subagent is a participant of its own,
 	// starting at the parent's time; the parent continues at the time the
@@ -697,7 +748,7 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 	if g != nil {
 		g.wait()
 	}
-	return ok
+	return resumed(ok)
 }
 
 // turn waits the recorded idle gap, then sends turn i of s in the
@@ -879,6 +930,7 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	}
 	rec := &record{Record: aiperf.Record{Metadata: md, Error: rerr}}
 	if rerr != nil {
+		s.failed = true
 		if rerr.Code == 499 {
 			rec.Metadata.WasCancelled = true
 			rec.Metadata.CancellationTimeNs = endNs

@@ -159,8 +159,9 @@ func TestRunArtifacts(t *testing.T) {
 		assert.LessOrEqual(t, lastWarmEnd, profStart, "every warm-up request ends before profiling starts")
 
 		// The fake server reports cached prompt tokens (the example's engine
-		// did not), and aiperf 0.12.0 writes osl_mismatch_diff_pct.
-		wantProfMetrics := without(slices.Compact(slices.Sorted(slices.Values(append(keys(recMetrics(ex["profiling"])), append(keys(recMetrics(ex["subagent"])), "usage_prompt_cache_read_tokens", "osl_mismatch_diff_pct")...)))), forkOnlyMetrics...)
+		// did not), and aiperf 0.12.0 writes osl_mismatch_diff_pct and the
+		// http_req_* metrics.
+		wantProfMetrics := without(slices.Compact(slices.Sorted(slices.Values(append(keys(recMetrics(ex["profiling"])), append(keys(recMetrics(ex["subagent"])), append(httpReqMetrics, "usage_prompt_cache_read_tokens", "osl_mismatch_diff_pct")...)...)))), forkOnlyMetrics...)
 		window := profStart + o.BenchmarkDuration.Nanoseconds()
 		sawSub := false
 		for _, r := range prof {

@@ -34,6 +34,10 @@ type phaseStats struct {
 	// oslMismatch counts answers whose length is off the requested one by
 	// more than aiperf's threshold (see oslMismatched).
 	oslMismatch int
+	// spans are the successful requests for the sweep-line metrics, over
+	// window, the phase's start and end (artifact ns; 0, 0: unknown).
+	spans  []span
+	window [2]int64
 }
 
 // aiperf 0.12.0's OSL mismatch threshold: min(requested x 5 %, 50 tokens)
@@ -107,6 +111,7 @@ func collect(records []*record, phase string) *phaseStats {
 		return len(recordMetricOrder)
 	}
 	slices.SortStableFunc(ps.tags, func(a, b string) int { return cmp.Compare(rank(a), rank(b)) })
+	ps.spans = spansOf(records, phase)
 	return ps
 }
 
@@ -198,6 +203,13 @@ func (ps *phaseStats) metricBlocks() object {
 	}
 	if n := ps.ok + ps.failed; n > 0 {
 		o = append(o, field{"request_error_rate", single("%", 100*float64(ps.failed)/float64(n))})
+	}
+	if len(ps.spans) > 0 {
+		w0, w1 := float64(ps.window[0]), float64(ps.window[1])
+		if ps.window[1] <= ps.window[0] { // no phase bounds: the records' span
+			w0, w1 = float64(ps.startNs), float64(ps.endNs)
+		}
+		o = append(o, sweepMetrics(ps.spans, w0, w1)...)
 	}
 	if ps.blocks > 0 {
 		o = append(o, field{"theoretical_prefix_cache_hit", object{

@@ -293,6 +293,10 @@ type lane struct {
 	sess   *session
 	plays  int    // root plays started on this lane
 	p      *vpart // the lane's participant on the virtual clock
+	// primed are the subagent sessions in flight at the lane's start,
+	// primed at their first turn, of the block of main turn primedAt.
+	primed   []*session
+	primedAt int
 }
 
 // nextConv returns the next conversation from the sampler: a seeded
@@ -352,20 +356,79 @@ func (r *runner) uuid(key string) string {
 	return formatUUID([16]byte(h.Sum(nil)))
 }
 
-// startTurn samples a lane's initial trajectory start k in
-// [int(min*n), int(max*n)], capped at n-2 so at least one profiling turn
-// follows, seeded by (seed, trace, lane) as aiperf does.
-func (r *runner) startTurn(conv *Conversation, laneIdx int) int {
-	n := len(conv.Turns)
-	if n < 3 {
-		return 0
+// startPoint is where a lane's first trajectory starts: main is the last
+// main-agent turn before it (the one primed), and block, when not -1, is
+// the main turn whose subagents are in flight there (they are primed at
+// their first turn, and the trajectory goes on with their next ones).
+type startPoint struct{ main, block int }
+
+// startPoint samples a lane's trajectory start among the trace's
+// top-level entries (main turns and subagent entries, in trace order) in
+// [int(min*n), int(max*n)] of them, capped at n-2 so at least one
+// profiling turn follows, seeded by (seed, trace, lane). A start on a
+// subagent entry has that block's subagents in flight, the main agent
+// waiting after its last turn: aiperf 0.12.0's agentic replay primes
+// every stream active at the start, 17 requests at c16 in the reference
+// run (16 main streams and the subagent synth_0010 had in flight at its
+// start, primed at its first turn; synth_0014, started on the main turn
+// just before its subagent, and synth_0013, on the main turn after one,
+// primed only their main stream).
+func (r *runner) startPoint(conv *Conversation, laneIdx int) startPoint {
+	var entries []startPoint
+	for i := range conv.Turns {
+		if i > 0 {
+			seen := map[int]bool{}
+			for _, c := range conv.Children[i] {
+				if len(c.Turns) > 0 && !seen[c.Turns[0].OuterIndex] {
+					seen[c.Turns[0].OuterIndex] = true
+					entries = append(entries, startPoint{i - 1, i})
+				}
+			}
+		}
+		entries = append(entries, startPoint{i, -1})
+	}
+	n := len(entries)
+	if len(conv.Turns) < 3 {
+		return startPoint{0, -1}
 	}
 	kmin := min(int(r.o.StartMinRatio*float64(n)), n-2)
 	kmax := min(int(r.o.StartMaxRatio*float64(n)), n-2)
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%d", conv.ID, laneIdx)
 	rng := mrand.New(mrand.NewPCG(r.o.Seed, h.Sum64()))
-	return kmin + rng.IntN(kmax-kmin+1)
+	return entries[kmin+rng.IntN(kmax-kmin+1)]
+}
+
+// primeChildren makes the sessions of the subagents in flight at the
+// lane's start (the block of main turn sp.block of its session) and
+// prepares their first turn, sending it as a warm-up request when
+// warm is set; the lane's profiling goes on with their next turns. It
+// reports false when a warm-up request failed and the run must stop.
+func (r *runner) primeChildren(ctx context.Context, l *lane, sp startPoint, warm bool) bool {
+	if sp.block < 0 {
+		return true
+	}
+	parent := l.sess
+	kids := parent.conv.Children[sp.block]
+	l.primed, l.primedAt = make([]*session, len(kids)), sp.block
+	for j, child := range kids {
+		cs := r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, sp.block, j))
+		cs.p = parent.p // primed one after another on the lane's stream
+		l.primed[j] = cs
+		if !warm {
+			cs.prepare(0)
+			cs.complete(0)
+			continue
+		}
+		if !r.issuing(ctx, cs.p) {
+			return true
+		}
+		if rec := r.do(ctx, l, cs, 0, aiperf.PhaseWarmup, 1, false, 0); rec.Error != nil && !rec.Metadata.WasCancelled {
+			r.fail(&RunError{Reason: "warmup_failed", Err: fmt.Errorf("warm-up request for trace %s turn 0 failed (%s: %s); aborting run early", child.ID, rec.Error.Type, truncate(rec.Error.Message, 200))})
+			return false
+		}
+	}
+	return true
 }
 
 // warmup builds every lane's first trajectory and sends its warm-up
@@ -390,11 +453,12 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 	w := r.o.WarmupPerLane
 	if w == 0 {
 		for _, l := range lanes {
-			k := r.startTurn(l.sess.conv, l.idx)
-			for i := 0; i <= k; i++ {
+			sp := r.startPoint(l.sess.conv, l.idx)
+			for i := 0; i <= sp.main; i++ {
 				l.sess.prepare(i)
 				l.sess.complete(i)
 			}
+			r.primeChildren(ctx, l, sp, false)
 		}
 		return lanes
 	}
@@ -423,7 +487,8 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 				defer g.arrive(ctx, l.p, false)
 			}
 			s := l.sess
-			k := r.startTurn(s.conv, l.idx)
+			sp := r.startPoint(s.conv, l.idx)
+			k := sp.main
 			first := max(0, k-w+1)
 			for i := 0; i < first; i++ {
 				s.prepare(i)
@@ -439,6 +504,9 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 					cancel(errCancelled)
 					return
 				}
+			}
+			if !r.primeChildren(wctx, l, sp, true) {
+				cancel(errCancelled)
 			}
 		})
 	}
@@ -666,8 +734,12 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 	// The subagents' sessions are made here, in order, so their
 	// session_num follow the spawn order whichever stream starts first.
 	sessions := make([]*session, len(kids))
-	for j, child := range kids {
-		sessions[j] = r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, turn, j))
+	if l.primed != nil && l.sess == parent && l.primedAt == turn {
+		sessions, l.primed = l.primed, nil // in flight at the start: they go on
+	} else {
+		for j, child := range kids {
+			sessions[j] = r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, turn, j))
+		}
 	}
 	if len(kids) == 0 {
 		return true
@@ -692,7 +764,7 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 				r.branches.completed++
 			}
 		}()
-		for j := range child.Turns {
+		for j := cs.next; j < len(child.Turns); j++ {
 			if !r.turn(issueCtx, reqCtx, l, cs, j) {
 				return false
 			}

@@ -107,6 +107,13 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 		return fmt.Errorf("write %s: %w", SummaryCSV, err)
 	}
 	res.Files = append(res.Files, SummaryCSV)
+	if r.o.SliceDuration > 0 {
+		files, err := r.writeTimeslices(records)
+		res.Files = append(res.Files, files...)
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -38,6 +38,9 @@ type phaseStats struct {
 	// window, the phase's start and end (artifact ns; 0, 0: unknown).
 	spans  []span
 	window [2]int64
+	// slice: the stats are a timeslice's, whose rates are per its width
+	// (the window) and whose sweep-line metrics spread tokens evenly.
+	slice bool
 }
 
 // aiperf 0.12.0's OSL mismatch threshold: min(requested x 5 %, 50 tokens)
@@ -128,11 +131,15 @@ func (ps *phaseStats) add(tag, unit string, v float64) {
 // throughputs and counts first, then the record metrics and totals.
 func (ps *phaseStats) metricBlocks() object {
 	dur := float64(ps.endNs-ps.startNs) / 1e9
+	per := dur
+	if ps.slice {
+		per = float64(ps.window[1]-ps.window[0]) / 1e9
+	}
 	rate := func(v float64) float64 {
-		if dur <= 0 {
+		if per <= 0 {
 			return 0
 		}
-		return v / dur
+		return v / per
 	}
 	var o object
 	rec := func(tag string) {
@@ -209,7 +216,7 @@ func (ps *phaseStats) metricBlocks() object {
 		if ps.window[1] <= ps.window[0] { // no phase bounds: the records' span
 			w0, w1 = float64(ps.startNs), float64(ps.endNs)
 		}
-		o = append(o, sweepMetrics(ps.spans, w0, w1)...)
+		o = append(o, sweepMetrics(ps.spans, w0, w1, true)...)
 	}
 	if ps.blocks > 0 {
 		o = append(o, field{"theoretical_prefix_cache_hit", object{

@@ -110,10 +110,11 @@ func generates(s span) bool   { return s.hasGen }
 func prefills(s span) bool    { return s.hasGen && s.gen > s.start }
 func decodes(s span) bool     { return s.hasGen && s.end > s.gen && s.osl >= 1 }
 
-// decodeRate is the output token rate: each content chunk gap carries
-// (OSL-1)/k tokens (k the gaps longer than 0), at that gap's rate; a
-// request without gaps spreads OSL-1 over its decode evenly.
-func decodeRate(spans []span) step {
+// decodeRate is the output token rate: with chunks, each content chunk
+// gap carries (OSL-1)/k tokens (k the gaps longer than 0), at that gap's
+// rate; a request without gaps, or any without chunks, spreads OSL-1
+// over its decode evenly.
+func decodeRate(spans []span, chunks bool) step {
 	var ev []event
 	for _, s := range spans {
 		if !s.hasGen || s.osl < 1 {
@@ -121,7 +122,7 @@ func decodeRate(spans []span) step {
 		}
 		k := 0
 		for _, g := range s.icl {
-			if g > 0 {
+			if g > 0 && chunks {
 				k++
 			}
 		}
@@ -164,9 +165,10 @@ func totalRate(spans []span) step {
 }
 
 // tokensInFlight is the KV load the requests hold: ISL from the start,
-// one token at the first chunk and (OSL-1)/k at each later chunk (a
-// chunk at or past the end counts just before it), all freed at the end.
-func tokensInFlight(spans []span) step {
+// with chunks one token at the first chunk and (OSL-1)/k at each later
+// chunk (a chunk at or past the end counts just before it), else OSL at
+// the first chunk; all freed at the end.
+func tokensInFlight(spans []span, chunks bool) step {
 	var ev []event
 	for _, s := range spans {
 		if !s.hasGen {
@@ -181,7 +183,7 @@ func tokensInFlight(spans []span) step {
 			free = s.isl
 		}
 		switch {
-		case len(s.icl) > 0:
+		case len(s.icl) > 0 && chunks:
 			if s.osl >= 1 {
 				ev = append(ev, event{s.gen, 1})
 			}
@@ -319,13 +321,15 @@ func spansOf(records []*record, phase string) []span {
 }
 
 // sweepMetrics are the phase's effective_*, tokens_in_flight and active_*
-// blocks over the window [w0, w1] (ns), in aiperf's order.
-func sweepMetrics(spans []span, w0, w1 float64) object {
+// blocks over the window [w0, w1] (ns), in aiperf's order. chunks uses
+// the content chunk gaps for the decode rate and the KV load, as aiperf's
+// summary does (its timeslices spread each request's tokens evenly).
+func sweepMetrics(spans []span, w0, w1 float64, chunks bool) object {
 	const perSec = 1e9
 	conc := interval(spans, start, end, one, always)
 	decConc := interval(spans, genStart, end, one, generates)
 	preConc := interval(spans, start, genStart, one, generates)
-	dec := decodeRate(spans)
+	dec := decodeRate(spans, chunks)
 	pre := interval(spans, start, genStart, func(s span) float64 { return s.isl / (s.gen - s.start) }, prefills)
 	total := totalRate(spans)
 	decUser, preUser := divide(dec, decConc), divide(pre, preConc)
@@ -343,7 +347,7 @@ func sweepMetrics(spans []span, w0, w1 float64) object {
 		{"effective_total_throughput", "tokens/sec", total, perSec},
 		{"effective_decode_throughput_per_user", "tokens/sec/user", decUser, perSec},
 		{"effective_prefill_throughput_per_user", "tokens/sec/user", preUser, perSec},
-		{"tokens_in_flight", "tokens", tokensInFlight(spans), 1},
+		{"tokens_in_flight", "tokens", tokensInFlight(spans, chunks), 1},
 	} {
 		o = append(o, field{m.tag, sweepBlock(m.unit, timeWeighted(m.s, w0, w1), m.scale)})
 	}

@@ -60,7 +60,7 @@ func TestSweepLineMatchesAiperf(t *testing.T) {
 		require.NoError(t, err)
 		return float64(ts.UnixNano())
 	}
-	got := sweepMetrics(spansOf(recs, aiperf.PhaseProfiling), at("start_time"), at("end_time"))
+	got := sweepMetrics(spansOf(recs, aiperf.PhaseProfiling), at("start_time"), at("end_time"), true)
 	require.Len(t, got, 14)
 	for _, f := range got {
 		real, ok := sum[f.Key].(jsonObj)
@@ -93,7 +93,7 @@ func TestSweepLineDefinitions(t *testing.T) {
 		{start: 0, gen: 2 * s, end: 4 * s, isl: 100, osl: 5, icl: []float64{s, s}, hasGen: true},
 		{start: 1 * s, gen: 2 * s, end: 6 * s, isl: 50, osl: 1, hasGen: true},
 	}
-	m := sweepMetrics(spans, 0, 8*s)
+	m := sweepMetrics(spans, 0, 8*s, true)
 	avg := func(tag string) float64 { return float64(m.get(tag).(object).get("avg").(rawFloat)) }
 	assert.InDelta(t, (4.0+5.0)/8, avg("effective_concurrency"), 1e-12)
 	assert.InDelta(t, (2.0+1.0)/8, avg("effective_prefill_concurrency"), 1e-12)

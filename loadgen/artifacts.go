@@ -107,6 +107,10 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 		return fmt.Errorf("write %s: %w", SummaryCSV, err)
 	}
 	res.Files = append(res.Files, SummaryCSV)
+	if err := r.writeConsole(blocks); err != nil {
+		return err
+	}
+	res.Files = append(res.Files, ConsoleExport)
 	if r.o.SliceDuration > 0 {
 		files, err := r.writeTimeslices(records)
 		res.Files = append(res.Files, files...)

@@ -212,6 +212,19 @@ func TestRunArtifacts(t *testing.T) {
 		}
 		assert.Equal(t, keys(exSum["request_latency"]), keys(sum["request_latency"]))
 		assert.Equal(t, keys(exSum["request_count"]), keys(sum["request_count"]))
+		// branch_stats: every subagent replayed was spawned, and each spawn
+		// ended completed, errored or cut off by the end of the phase.
+		subs := map[any]bool{}
+		for _, r := range append(slices.Clone(warm), prof...) {
+			if md(r)["source_kind"] == "weka_subagent" {
+				subs[md(r)["x_correlation_id"]] = true
+			}
+		}
+		bs := sum["branch_stats"].(jsonObj)
+		assert.Equal(t, float64(len(subs)), bs["children_spawned"], "branch_stats %v", bs)
+		assert.Equal(t, bs["children_spawned"], num64(bs["children_completed"])+num64(bs["children_errored"])+num64(bs["children_truncated"]))
+		assert.Positive(t, num64(bs["parents_suspended"]))
+		assert.LessOrEqual(t, num64(bs["parents_resumed"]), num64(bs["parents_suspended"]))
 		assert.Equal(t, float64(len(prof)), num64(sum["request_count"].(jsonObj)["avg"]))
 		assert.Equal(t, float64(len(prof)), num64(sum["request_latency"].(jsonObj)["count"]))
 		assert.Equal(t, "1.4", sum["schema_version"])

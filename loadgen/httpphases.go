@@ -65,7 +65,7 @@ type httpPhases struct {
 	chunksSent, chunksRecv                                     int
 }
 
-// span is d from a to b, 0 when either is unset or b is before a.
+// between is the ns from a to b, 0 when either is unset or b is before a.
 func between(a, b time.Time) int64 {
 	if a.IsZero() || b.IsZero() || b.Before(a) {
 		return 0

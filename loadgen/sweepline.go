@@ -101,14 +101,14 @@ func interval(spans []span, from, to, w func(span) float64, ok func(span) bool) 
 	return sweep(ev)
 }
 
-func start(s span) float64    { return s.start }
-func genStart(s span) float64 { return s.gen }
-func end(s span) float64      { return s.end }
-func one(span) float64        { return 1 }
-func always(span) bool        { return true }
-func generates(s span) bool   { return s.hasGen }
-func prefills(s span) bool    { return s.hasGen && s.gen > s.start }
-func decodes(s span) bool     { return s.hasGen && s.end > s.gen && s.osl >= 1 }
+func spanStart(s span) float64 { return s.start }
+func spanGen(s span) float64   { return s.gen }
+func spanEnd(s span) float64   { return s.end }
+func one(span) float64         { return 1 }
+func always(span) bool         { return true }
+func generates(s span) bool    { return s.hasGen }
+func prefills(s span) bool     { return s.hasGen && s.gen > s.start }
+func decodes(s span) bool      { return s.hasGen && s.end > s.gen && s.osl >= 1 }
 
 // decodeRate is the output token rate: with chunks, each content chunk
 // gap carries (OSL-1)/k tokens (k the gaps longer than 0), at that gap's
@@ -326,11 +326,11 @@ func spansOf(records []*record, phase string) []span {
 // summary does (its timeslices spread each request's tokens evenly).
 func sweepMetrics(spans []span, w0, w1 float64, chunks bool) object {
 	const perSec = 1e9
-	conc := interval(spans, start, end, one, always)
-	decConc := interval(spans, genStart, end, one, generates)
-	preConc := interval(spans, start, genStart, one, generates)
+	conc := interval(spans, spanStart, spanEnd, one, always)
+	decConc := interval(spans, spanGen, spanEnd, one, generates)
+	preConc := interval(spans, spanStart, spanGen, one, generates)
 	dec := decodeRate(spans, chunks)
-	pre := interval(spans, start, genStart, func(s span) float64 { return s.isl / (s.gen - s.start) }, prefills)
+	pre := interval(spans, spanStart, spanGen, func(s span) float64 { return s.isl / (s.gen - s.start) }, prefills)
 	total := totalRate(spans)
 	decUser, preUser := divide(dec, decConc), divide(pre, preConc)
 	o := object{}

@@ -37,6 +37,7 @@ type phaseStats struct {
 	// spans are the successful requests for the sweep-line metrics, over
 	// window, the phase's start and end (artifact ns; 0, 0: unknown).
 	spans  []span
+	curves *curves // of spans, or of the whole phase for a timeslice
 	window [2]int64
 	// slice: the stats are a timeslice's, whose rates are per its width
 	// (the window) and whose sweep-line metrics spread tokens evenly.
@@ -211,12 +212,15 @@ func (ps *phaseStats) metricBlocks() object {
 	if n := ps.ok + ps.failed; n > 0 {
 		o = append(o, field{"request_error_rate", single("%", 100*float64(ps.failed)/float64(n))})
 	}
-	if len(ps.spans) > 0 {
+	if ps.curves == nil && len(ps.spans) > 0 {
+		ps.curves = newCurves(ps.spans, true)
+	}
+	if ps.curves != nil {
 		w0, w1 := float64(ps.window[0]), float64(ps.window[1])
 		if ps.window[1] <= ps.window[0] { // no phase bounds: the records' span
 			w0, w1 = float64(ps.startNs), float64(ps.endNs)
 		}
-		o = append(o, sweepMetrics(ps.spans, w0, w1, true)...)
+		o = append(o, ps.curves.metrics(w0, w1)...)
 	}
 	if ps.blocks > 0 {
 		o = append(o, field{"theoretical_prefix_cache_hit", object{

@@ -243,28 +243,39 @@ func weighted(durs, vals []float64, total float64) sweepStats {
 	return st
 }
 
+// window is the part of s that matters over [w0, w1]: its value at w0
+// (0 before its first event) and its events inside (w0, w1).
+func (s step) window(w0, w1 float64) (at0 float64, ts, vals []float64) {
+	lo := sort.Search(len(s.ts), func(i int) bool { return s.ts[i] > w0 })
+	hi := sort.Search(len(s.ts), func(i int) bool { return s.ts[i] >= w1 })
+	if lo > 0 {
+		at0 = s.vals[lo-1]
+	}
+	if hi < lo {
+		hi = lo
+	}
+	return at0, s.ts[lo:hi], s.vals[lo:hi]
+}
+
 // timeWeighted summarises s over [w0, w1], the time before its first
 // event counting as 0.
 func timeWeighted(s step, w0, w1 float64) sweepStats {
 	if len(s.ts) == 0 || w1 <= w0 {
 		return sweepStats{}
 	}
-	var durs, vals []float64
-	add := func(from, to, v float64) {
-		from, to = max(from, w0), min(to, w1)
-		if to > from {
-			durs, vals = append(durs, to-from), append(vals, v)
+	at0, ts, vals := s.window(w0, w1)
+	durs, held := make([]float64, 0, len(ts)+1), make([]float64, 0, len(ts)+1)
+	from, v := w0, at0
+	for i, t := range ts {
+		if t > from {
+			durs, held = append(durs, t-from), append(held, v)
 		}
+		from, v = t, vals[i]
 	}
-	add(w0, s.ts[0], 0)
-	for i, t := range s.ts {
-		next := w1
-		if i+1 < len(s.ts) {
-			next = s.ts[i+1]
-		}
-		add(t, next, s.vals[i])
+	if w1 > from {
+		durs, held = append(durs, w1-from), append(held, v)
 	}
-	return weighted(durs, vals, w1-w0)
+	return weighted(durs, held, w1-w0)
 }
 
 // activeWeighted summarises rate over the parts of [w0, w1] where mask
@@ -273,17 +284,37 @@ func activeWeighted(rate, mask step, w0, w1 float64) sweepStats {
 	if len(rate.ts) == 0 || w1 <= w0 {
 		return sweepStats{}
 	}
-	grid := slices.Concat([]float64{w0, w1}, rate.ts, mask.ts)
-	slices.Sort(grid)
-	grid = slices.Compact(grid)
-	grid = slices.DeleteFunc(grid, func(t float64) bool { return t < w0 || t > w1 })
+	r0, rts, rvals := rate.window(w0, w1)
+	m0, mts, mvals := mask.window(w0, w1)
 	var durs, vals []float64
 	var active float64
-	for i := 0; i+1 < len(grid); i++ {
-		if d := grid[i+1] - grid[i]; d > 0 && mask.at(grid[i]) > 0 {
-			durs, vals = append(durs, d), append(vals, rate.at(grid[i]))
+	// Walk both step functions' events in time order.
+	from, rv, mv := w0, r0, m0
+	i, j := 0, 0
+	for {
+		next := w1
+		if i < len(rts) {
+			next = min(next, rts[i])
+		}
+		if j < len(mts) {
+			next = min(next, mts[j])
+		}
+		if d := next - from; d > 0 && mv > 0 {
+			durs, vals = append(durs, d), append(vals, rv)
 			active += d
 		}
+		if next >= w1 {
+			break
+		}
+		for i < len(rts) && rts[i] == next {
+			rv = rvals[i]
+			i++
+		}
+		for j < len(mts) && mts[j] == next {
+			mv = mvals[j]
+			j++
+		}
+		from = next
 	}
 	return weighted(durs, vals, active)
 }
@@ -320,34 +351,46 @@ func spansOf(records []*record, phase string) []span {
 	return out
 }
 
-// sweepMetrics are the phase's effective_*, tokens_in_flight and active_*
-// blocks over the window [w0, w1] (ns), in aiperf's order. chunks uses
-// the content chunk gaps for the decode rate and the KV load, as aiperf's
-// summary does (its timeslices spread each request's tokens evenly).
-func sweepMetrics(spans []span, w0, w1 float64, chunks bool) object {
+// curves are the sweep-line step functions of a phase's requests.
+type curves struct {
+	conc, decConc, preConc, dec, pre, total, decUser, preUser, kv step
+}
+
+// newCurves builds the curves of spans; chunks uses the content chunk
+// gaps for the decode rate and the KV load.
+func newCurves(spans []span, chunks bool) *curves {
+	c := &curves{
+		conc:    interval(spans, spanStart, spanEnd, one, always),
+		decConc: interval(spans, spanGen, spanEnd, one, generates),
+		preConc: interval(spans, spanStart, spanGen, one, generates),
+		dec:     decodeRate(spans, chunks),
+		pre:     interval(spans, spanStart, spanGen, func(s span) float64 { return s.isl / (s.gen - s.start) }, prefills),
+		total:   totalRate(spans),
+		kv:      tokensInFlight(spans, chunks),
+	}
+	c.decUser, c.preUser = divide(c.dec, c.decConc), divide(c.pre, c.preConc)
+	return c
+}
+
+// metrics are the effective_*, tokens_in_flight and active_* blocks over
+// the window [w0, w1] (ns), in aiperf's order.
+func (c *curves) metrics(w0, w1 float64) object {
 	const perSec = 1e9
-	conc := interval(spans, spanStart, spanEnd, one, always)
-	decConc := interval(spans, spanGen, spanEnd, one, generates)
-	preConc := interval(spans, spanStart, spanGen, one, generates)
-	dec := decodeRate(spans, chunks)
-	pre := interval(spans, spanStart, spanGen, func(s span) float64 { return s.isl / (s.gen - s.start) }, prefills)
-	total := totalRate(spans)
-	decUser, preUser := divide(dec, decConc), divide(pre, preConc)
 	o := object{}
 	for _, m := range []struct {
 		tag, unit string
 		s         step
 		scale     float64
 	}{
-		{"effective_concurrency", "requests", conc, 1},
-		{"effective_decode_throughput", "tokens/sec", dec, perSec},
-		{"effective_prefill_throughput", "tokens/sec", pre, perSec},
-		{"effective_decode_concurrency", "requests", decConc, 1},
-		{"effective_prefill_concurrency", "requests", preConc, 1},
-		{"effective_total_throughput", "tokens/sec", total, perSec},
-		{"effective_decode_throughput_per_user", "tokens/sec/user", decUser, perSec},
-		{"effective_prefill_throughput_per_user", "tokens/sec/user", preUser, perSec},
-		{"tokens_in_flight", "tokens", tokensInFlight(spans, chunks), 1},
+		{"effective_concurrency", "requests", c.conc, 1},
+		{"effective_decode_throughput", "tokens/sec", c.dec, perSec},
+		{"effective_prefill_throughput", "tokens/sec", c.pre, perSec},
+		{"effective_decode_concurrency", "requests", c.decConc, 1},
+		{"effective_prefill_concurrency", "requests", c.preConc, 1},
+		{"effective_total_throughput", "tokens/sec", c.total, perSec},
+		{"effective_decode_throughput_per_user", "tokens/sec/user", c.decUser, perSec},
+		{"effective_prefill_throughput_per_user", "tokens/sec/user", c.preUser, perSec},
+		{"tokens_in_flight", "tokens", c.kv, 1},
 	} {
 		o = append(o, field{m.tag, sweepBlock(m.unit, timeWeighted(m.s, w0, w1), m.scale)})
 	}
@@ -355,13 +398,19 @@ func sweepMetrics(spans []span, w0, w1 float64, chunks bool) object {
 		tag, unit  string
 		rate, mask step
 	}{
-		{"active_decode_throughput", "tokens/sec", dec, decConc},
-		{"active_prefill_throughput", "tokens/sec", pre, preConc},
-		{"active_decode_throughput_per_user", "tokens/sec/user", decUser, decConc},
-		{"active_prefill_throughput_per_user", "tokens/sec/user", preUser, preConc},
-		{"active_total_throughput", "tokens/sec", total, conc},
+		{"active_decode_throughput", "tokens/sec", c.dec, c.decConc},
+		{"active_prefill_throughput", "tokens/sec", c.pre, c.preConc},
+		{"active_decode_throughput_per_user", "tokens/sec/user", c.decUser, c.decConc},
+		{"active_prefill_throughput_per_user", "tokens/sec/user", c.preUser, c.preConc},
+		{"active_total_throughput", "tokens/sec", c.total, c.conc},
 	} {
 		o = append(o, field{m.tag, sweepBlock(m.unit, activeWeighted(m.rate, m.mask, w0, w1), perSec)})
 	}
 	return o
+}
+
+// sweepMetrics are the sweep-line blocks of spans over [w0, w1], the
+// decode rate and KV load by content chunk, as aiperf's summary has them.
+func sweepMetrics(spans []span, w0, w1 float64, chunks bool) object {
+	return newCurves(spans, chunks).metrics(w0, w1)
 }

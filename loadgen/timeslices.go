@@ -62,13 +62,13 @@ func recordSlices(records []*record, width int64) []recordSlice {
 		idx = append(idx, i)
 	}
 	slices.Sort(idx)
-	spans := spansOf(prof, aiperf.PhaseProfiling)
+	cv := newCurves(spansOf(prof, aiperf.PhaseProfiling), true) // built once, windowed per slice
 	out := make([]recordSlice, 0, len(idx))
 	for _, i := range idx {
 		s0 := origin + float64(i)*float64(width)
 		s1 := s0 + float64(width)
 		ps := collect(buckets[i], aiperf.PhaseProfiling)
-		ps.spans, ps.window, ps.slice = spans, [2]int64{int64(s0), int64(s1)}, true
+		ps.curves, ps.window, ps.slice = cv, [2]int64{int64(s0), int64(s1)}, true
 		last := math.Inf(-1)
 		for _, r := range buckets[i] {
 			if lat, ok := r.metric("request_latency"); ok && r.Error == nil {

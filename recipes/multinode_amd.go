@@ -75,7 +75,7 @@ func (o *planConfig) planAMDDisagg(p *MultiNodePoint, runner string) error {
 	if p.Launcher != "mi355x-amds" {
 		return notSupported("framework %s runs through launch_mi355x-amds.sh's multi-node branch; runner %s has no such branch", r.Framework, runner)
 	}
-	if r.Framework != "sglang-disagg" {
+	if r.Framework.Facts().Workers == "" {
 		return notSupported("framework %s: sweep builds the SGLang disaggregated workers only (server_sglang.sh), not server_%s.sh", r.Framework, strings.TrimSuffix(string(r.Framework), "-disagg"))
 	}
 	model, ok := amdDisaggModels[r.Model]
@@ -102,7 +102,7 @@ func (o *planConfig) planAMDDisagg(p *MultiNodePoint, runner string) error {
 		}
 	}
 	ver := sglangVersion(r.Image)
-	s, err := schema.Load("sglang", ver)
+	s, err := schema.Load(string(r.Framework.Facts().Workers), ver)
 	if err != nil {
 		return fmt.Errorf("image %s: %w", r.Image, err)
 	}
@@ -147,6 +147,10 @@ func (o *planConfig) planAMDDisagg(p *MultiNodePoint, runner string) error {
 				String("--hicache-io-backend", "direct").String("--hicache-mem-layout", "page_first").
 				String("--hicache-write-policy", "write_through").String("--hicache-storage-prefetch-policy", "best_effort")
 		}
+		// The agentic recipe exports ENABLE_METRICS=1 (its default), so
+		// server_sglang.sh appends --enable-metrics for the client to scrape
+		// every worker.
+		b.Bool("--enable-metrics", true)
 		perWorker := nodes / workers
 		if perWorker > 1 {
 			b.String("--dist-init-addr", "${"+strings.ToUpper(string(role))+"_HEAD_ADDR}").Int("--nnodes", int64(perWorker)).

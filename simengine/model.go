@@ -122,6 +122,7 @@ type capacity struct {
 	perPrefill   float64 // per uncached prompt token
 	specOverhead float64 // multiplier on the step for draft + verify
 	fits         bool    // the weights fit in the memory fraction
+	kvBytes      float64 // KV of one token, all layers and ranks (kvBytesPerToken)
 }
 
 // kvBytesPerToken is the KV footprint of one token (all layers, all
@@ -181,6 +182,7 @@ func newCapacity(c Config) capacity {
 		capa.perSeq *= 0.75
 	}
 	kvb := kvBytesPerToken(c, s)
+	capa.kvBytes = kvb
 	capa.perCtxToken = kvb / (attnTP * g.hbmTBps * 1e12 * 0.35)
 	// Prefill: 2 FLOPs per active parameter per token at 10% of peak (MoE
 	// prefill with long-context attention is far from peak).

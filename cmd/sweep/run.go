@@ -48,6 +48,12 @@ type runOptions struct {
 	PlanFile string
 	// stopGraceSet is --stop-grace given (0s then means no grace).
 	stopGraceSet bool
+	// simClockSet is --sim-clock given (a multi-node point defaults to
+	// the wall clock).
+	simClockSet bool
+	// timeScaleSet is --time-scale given (a multi-node point defaults to
+	// defaultMultiNodeTimeScale).
+	timeScaleSet bool
 
 	// Launch runs the point the way the runner's launcher does: allocate,
 	// import the image, run engine and client inside it (see run_launch.go).
@@ -58,6 +64,8 @@ type runOptions struct {
 	SweepBinary string
 	// JobID is an allocation to run in (default $SLURM_JOB_ID).
 	JobID string
+	// SubmitDir is where a multi-node job is submitted from (--submit-dir).
+	SubmitDir string
 }
 
 func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *Command {
@@ -67,33 +75,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 	return &Command{
 		Name:  "run",
 		Short: "Run one benchmark point end to end (engine, load, metrics, result JSON)",
-		Long: `Run one matrix point of a config key: plan it (as "sweep plan" shows it), wait
-for idle GPUs, start the engine (and router), wait for /health, replay the
-agentic traces with aiperf while scraping the engine's Prometheus metrics,
-check the speculative acceptance length against the recipe's golden value,
-aggregate the aiperf artifacts into InferenceX's result JSON, validate it,
-and stop every process it started.
-
-The point is chosen by --config-key with --tp, --ep, --dp-attn and --conc,
-and must be a row of that key's matrix. Everything lands in --out:
-server.log, the command files (secrets redacted), aiperf_artifacts/,
-benchmark.log, <RESULT_FILENAME>.json and run.json (each stage's outcome).
-
---simulate runs the recipe's own engine command against sweep's simulated
-engine (only the program is swapped) on a compressed clock, so a point runs
-on any laptop in well under a minute. The client is aiperf when --aiperf
-names it or it is on PATH, else sweep's built-in load generator. A real
-aiperf measures wall-clock time: against the simulated engine it runs only
-with --sim-clock wall --time-scale 1 (--aiperf on another clock is refused;
-an aiperf on PATH is passed over for the built-in, and the run says so).
-
-Exit status: 0 when every stage passed, 1 when a stage failed (the stage,
-the reason and the log tail are printed; the result JSON is still written
-when the load produced artifacts), 2 for usage errors, 130 when interrupted.
-
-Example:
-  sweep run --simulate --config-key qwen3.5-fp8-mi325x-sglang-agentic-mtp \
-    --tp 8 --ep 8 --conc 32 --out /tmp/p`,
+		Long:  helpText("run"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &runOptions{IO: ios}
 			fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
@@ -122,6 +104,7 @@ Example:
 			fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 			fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0 for images without glibc)")
 			fs.StringVar(&o.JobID, "job-id", "", "with --launch: run in this Slurm allocation instead of allocating (default: $SLURM_JOB_ID)")
+			fs.StringVar(&o.SubmitDir, "submit-dir", "", "with --launch on a multi-node key: the checkout the launcher submits from (InferenceX's for the AMD job.slurm; the prepared srt-slurm checkout for srtctl apply); default: the current directory")
 			o.Inputs.bind(fs, lists)
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
@@ -129,6 +112,8 @@ Example:
 					return err
 				}
 				o.stopGraceSet = fs.Changed("stop-grace")
+				o.simClockSet = fs.Changed("sim-clock")
+				o.timeScaleSet = fs.Changed("time-scale")
 				switch {
 				case o.Point.StopGrace < 0:
 					return flagErrorf("--stop-grace %s: want 0 (kill at once) or a positive duration", o.Point.StopGrace)
@@ -168,8 +153,8 @@ Example:
 				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {
 					return err
 				}
-				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "") {
-					return flagErrorf("--site, --sweep-binary and --job-id need --launch")
+				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "" || o.SubmitDir != "") {
+					return flagErrorf("--site, --sweep-binary, --job-id and --submit-dir need --launch")
 				}
 				if o.Launch && o.PlanFile != "" {
 					return flagErrorf("--launch plans the point itself: use --config-key/--tp/--ep/--conc, not --plan")
@@ -194,8 +179,21 @@ func runRun(ctx context.Context, o *runOptions) error {
 		if p, err = readPlanFile(o.PlanFile, out); err != nil {
 			return err
 		}
-	} else if p, err = o.planByFlags(out); err != nil {
-		return err
+	} else {
+		g, err := o.Inputs.generator()
+		if err != nil {
+			return err
+		}
+		multi, err := o.multiNodeRows(g)
+		if err != nil {
+			return err
+		}
+		if len(multi) > 0 {
+			return runMultiNode(ctx, o, out, started, multi)
+		}
+		if p, err = o.planRow(g, out); err != nil {
+			return err
+		}
 	}
 	row := p.Row
 	setup, err := o.setup(o.Plan.AiperfVersion, false)
@@ -218,33 +216,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	fmt.Fprintf(o.IO.ErrOut, "point %s %s (recipe %s)\n  %s; client: %s\n  output: %s\n",
 		row.ConfigKey, result.RowIdentity(&row).PointLabel(row.Conc), p.Recipe, engine, client, out)
 
-	po := o.Point
-	po.OutDir = out
-	po = o.pointOptions(po, o.stopGraceSet)
-	po.Progress = func(line string) {
-		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
-	}
-	release, leftovers, err := run.ClaimOutDir(out, spec.Name, o.Force)
-	if len(leftovers) > 0 {
-		fmt.Fprintf(o.IO.ErrOut, "stopped %d process(es) an earlier run left in %s: pids %v\n", len(leftovers), out, leftovers)
-	}
-	if errors.Is(err, run.ErrAlreadyDone) {
-		fmt.Fprintf(o.IO.ErrOut, "point %s already completed in %s; nothing to do (use --force to run it again)\n", spec.Name, out)
-		return nil
-	}
-	if err != nil {
-		return &FlagError{Err: err}
-	}
-	defer release()
-	rec, runErr := run.Run(ctx, spec, po)
-	printRunSummary(o.IO, rec, time.Since(started))
-	if runErr != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%v: %w", runErr, context.Canceled)
-		}
-		return &exitCodeError{Code: exitError, Err: runErr}
-	}
-	return nil
+	return o.runSpec(ctx, spec, out, started)
 }
 
 // selectRow finds the matrix row of the requested point, or lists the
@@ -328,6 +300,13 @@ func printRunSummary(ios *IOStreams, rec *run.Record, elapsed time.Duration) {
 		fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
 		fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
 	}
+	if haveResult {
+		if res, err := result.ReadFile(rec.ResultFile); err == nil && res.MultiNodeShape != nil {
+			m := res.MultiNodeShape
+			fmt.Fprintf(w, "  layout:     prefill %d x tp%d ep%d, decode %d x tp%d ep%d, %d GPUs\n",
+				m.PrefillNumWorkers, m.PrefillTP, m.PrefillEP, m.DecodeNumWorkers, m.DecodeTP, m.DecodeEP, m.NumPrefillGPU+m.NumDecodeGPU)
+		}
+	}
 	if a := rec.Acceptance; a != nil {
 		fmt.Fprintf(w, "  accept len: %s\n", a)
 	}
@@ -357,6 +336,11 @@ func (o *runOptions) planByFlags(out string) (*recipes.Point, error) {
 	if err != nil {
 		return nil, err
 	}
+	return o.planRow(g, out)
+}
+
+// planRow is planByFlags with the matrix generator at hand.
+func (o *runOptions) planRow(g *matrix.Generator, out string) (*recipes.Point, error) {
 	row, err := o.selectRow(g)
 	if err != nil {
 		return nil, err
@@ -424,6 +408,11 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 	if err != nil {
 		return err
 	}
+	if multi, err := o.multiNodeRows(g); err != nil {
+		return err
+	} else if len(multi) > 0 {
+		return runMultiNodeLaunched(ctx, o, out, started, multi)
+	}
 	row, err := o.selectRow(g)
 	if err != nil {
 		return err
@@ -432,14 +421,12 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 	if runner == "" {
 		runner = recipes.RunnerName(row, g.Runners)
 	}
-	prof, err := recipes.ProfileFor(runner)
-	if err != nil {
+	prof, err := recipes.SiteProfile(runner, o.Site)
+	if errors.Is(err, recipes.ErrNoProfile) {
 		return &FlagError{Err: fmt.Errorf("--launch: %w", err)}
 	}
-	for _, s := range o.Site {
-		if err := prof.ApplySite(s); err != nil {
-			return &FlagError{Err: err}
-		}
+	if err != nil {
+		return &FlagError{Err: err}
 	}
 	bin, err := sweepBinary(o.SweepBinary)
 	if err != nil {

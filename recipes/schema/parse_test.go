@@ -43,6 +43,15 @@ func warningsOf(p *Parsed) []problem {
 func profile(args ...string) []string { return append([]string{"profile", "--model", "m"}, args...) }
 
 // agentx is the common part of a valid inferencex-agentx-mvp command.
+// search is a complete --search-space command with the given dimensions.
+func search(space ...string) []string {
+	var args []string
+	for _, d := range space {
+		args = append(args, "--search-space", d)
+	}
+	return profile(append(args, "--search-metric", "output_token_throughput", "--search-direction", "maximize", "--search-max-iterations", "20")...)
+}
+
 func agentx(args ...string) []string {
 	return profile(append([]string{"--scenario", "inferencex-agentx-mvp", "--streaming", "--concurrency", "8",
 		"--public-dataset", "semianalysis_cc_traces_weka_062126_256k"}, args...)...)
@@ -92,7 +101,7 @@ func TestParseAiperf(t *testing.T) {
 		{name: "enum normalisation", argv: profile("--endpoint-type", "CHAT", "--model-selection-strategy", "round-robin", "--public-dataset", "ShareGPT")},
 		{name: "bad choice", argv: profile("--endpoint-type", "chat-completions"), want: []problem{{BadChoice, "--endpoint-type"}}},
 		{name: "literal exact match", argv: profile("--wait-for-model-mode", "Both"), want: []problem{{BadChoice, "--wait-for-model-mode"}}},
-		{name: "literal exact ok", argv: profile("--wait-for-model-mode", "both")},
+		{name: "literal exact ok", argv: profile("--wait-for-model-mode", "both", "--wait-for-model-timeout", "600")},
 		{name: "list of enum", argv: profile("--server-metrics-formats", "json", "parquet")},
 		{name: "list of enum bad", argv: profile("--server-metrics-formats", "json", "xml"), want: []problem{{BadChoice, "--server-metrics-formats"}}},
 		{name: "bound gt", argv: profile("--request-timeout-seconds", "0"), want: []problem{{OutOfBounds, "--request-timeout-seconds"}}},
@@ -109,9 +118,41 @@ func TestParseAiperf(t *testing.T) {
 		{name: "fixed schedule given false needs no trace", argv: profile("--fixed-schedule=false")},
 		{name: "auto offset needs fixed schedule", argv: profile("--fixed-schedule-auto-offset"), want: []problem{{RuleBroken, "--fixed-schedule-auto-offset"}}},
 		{name: "search flag needs space", argv: profile("--search-metric", "output_token_throughput"), want: []problem{{RuleBroken, "--search-metric"}}},
-		{name: "search space needs companions", argv: profile("--search-space", "concurrency:1:64"), want: []problem{{RuleBroken, "--search-space"}}},
-		{name: "search complete", argv: profile("--search-space", "concurrency:1:64", "--search-metric", "output_token_throughput", "--search-direction", "maximize", "--search-max-iterations", "20")},
-		{name: "search tunable with recipe", argv: profile("--search-recipe", "knee", "--search-max-iterations", "20")},
+		{name: "search space needs companions", argv: profile("--search-space", "concurrency:1,64:int"), want: []problem{{RuleBroken, "--search-space"}}},
+		{name: "search complete", argv: search("concurrency:1,64:int")},
+		{name: "search space default kind", argv: search("concurrency:1,64")},
+		{name: "search space two dimensions", argv: search("phases.profiling.concurrency:1,1000:int", "rate:0.5,20:real")},
+		{name: "search space bounds as Python floats", argv: search("concurrency: 1, 6.4e1")},
+		{name: "search space without a comma", argv: search("concurrency:1:64"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space without a colon", argv: search("concurrency=1,64"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space four parts", argv: search("concurrency:1,64:int:log"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space bad kind", argv: search("concurrency:1,64:float"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space comma only in kind", argv: search("concurrency:1:int,real"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space bound not a number", argv: search("concurrency:one,64"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space three bounds", argv: search("concurrency:1,2,3"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space hi not above lo", argv: search("concurrency:64,64:int"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space infinite bound", argv: search("concurrency:1,inf"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space nan bound", argv: search("concurrency:nan,64"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space empty path", argv: search(":1,64"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space doubled dot", argv: search("phases..concurrency:1,64"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space benchmark prefix", argv: search("benchmark.phases.profiling.concurrency:1,64"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space sweep path", argv: search("sweep.max_iterations:1,64"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search space one bad of two", argv: search("concurrency:1,64:int", "rate:20,1"), want: []problem{{BadValue, "--search-space"}}},
+		{name: "search tunable with recipe", argv: profile("--search-recipe", "concurrency-ramp", "--search-max-iterations", "20")},
+		{name: "search recipe normalised", argv: profile("--search-recipe", "Max_Throughput_TTFT_SLA")},
+		{name: "unknown search recipe", argv: profile("--search-recipe", "knee", "--search-max-iterations", "20"), want: []problem{{BadChoice, "--search-recipe"}}},
+		{name: "wait-for-model mode without a timeout", argv: profile("--wait-for-model-mode", "both"), want: []problem{{RuleBroken, "--wait-for-model-mode"}}},
+		{name: "wait-for-model interval without a timeout", argv: profile("--wait-for-model-interval", "1"), want: []problem{{RuleBroken, "--wait-for-model-interval"}}},
+		{name: "wait-for-model both without a timeout", argv: profile("--wait-for-model-interval", "1", "--wait-for-model-mode", "models"), want: []problem{{RuleBroken, "--wait-for-model-mode"}}},
+		{name: "wait-for-model timeout 0 given", argv: profile("--wait-for-model-timeout", "0", "--wait-for-model-mode", "models"), want: []problem{{RuleBroken, "--wait-for-model-mode"}}},
+		{name: "wait-for-model defaults without a timeout", argv: profile("--wait-for-model-mode", "inference", "--wait-for-model-interval", "5.0")},
+		{name: "wait-for-model with a timeout", argv: profile("--wait-for-model-timeout", "600", "--wait-for-model-mode", "models", "--wait-for-model-interval", "2")},
+		{name: "image sampling with the default noise source", argv: profile("--image-source-sampling", "shuffle-cycle"), want: []problem{{RuleBroken, "--image-source-sampling"}}},
+		{name: "image sampling with noise given", argv: profile("--image-source", "Noise", "--image-source-sampling", "sequential_cycle"), want: []problem{{RuleBroken, "--image-source-sampling"}}},
+		{name: "image sampling default with noise", argv: profile("--image-source-sampling", "random_with_replacement")},
+		{name: "image sampling with assets", argv: profile("--image-source", "assets", "--image-source-sampling", "shuffle-cycle")},
+		{name: "image sampling with a directory", argv: profile("--image-source", "./images", "--image-source-sampling", "sequential-cycle")},
+		{name: "image sampling with a public dataset", argv: profile("--public-dataset", "sharegpt", "--image-source-sampling", "shuffle-cycle"), want: []problem{{RuleBroken, "--image-source-sampling"}}},
 		{name: "accuracy needs benchmark", argv: profile("--accuracy-n-shots", "5"), want: []problem{{RuleBroken, "--accuracy-n-shots"}}},
 		{name: "accuracy bool false still needs benchmark", argv: profile("--accuracy-verbose=false"), want: []problem{{RuleBroken, "--accuracy-verbose"}}},
 		{name: "accuracy with benchmark", argv: profile("--accuracy-benchmark", "gsm8k", "--accuracy-n-shots", "5")},
@@ -160,7 +201,7 @@ func TestParseAiperf(t *testing.T) {
 		{name: "grace needs duration", argv: profile("--benchmark-grace-period", "10"), want: []problem{{RuleBroken, "--benchmark-grace-period"}}},
 		{name: "grace needs duration under a scenario", argv: agentx("--benchmark-grace-period", "10"), want: []problem{{RuleBroken, "--benchmark-grace-period"}}},
 		{name: "dataset kinds exclusive", argv: profile("--public-dataset", "sharegpt", "--custom-dataset-type", "mooncake_trace", "--input-file", "t.jsonl"), want: []problem{{RuleBroken, "--public-dataset"}}},
-		{name: "optuna acquisition needs botorch", argv: profile("--optuna-acquisition", "qlognei", "--optuna-sampler", "tpe", "--search-space", "c:1:2", "--search-metric", "x", "--search-direction", "maximize", "--search-max-iterations", "5"), want: []problem{{RuleBroken, "--optuna-acquisition"}}},
+		{name: "optuna acquisition needs botorch", argv: profile("--optuna-acquisition", "qlognei", "--optuna-sampler", "tpe", "--search-space", "c:1,2", "--search-metric", "x", "--search-direction", "maximize", "--search-max-iterations", "5"), want: []problem{{RuleBroken, "--optuna-acquisition"}}},
 
 		{name: "synthetic-only flag with a public dataset", argv: profile("--public-dataset", "sharegpt", "--isl", "512"), want: []problem{{RuleBroken, "--isl"}}},
 		{name: "synthetic-only flag with synthetic data", argv: profile("--isl", "512", "--osl", "128")},

@@ -159,7 +159,7 @@ func blackwellMountDir(patterns ...string) func(string) string {
 // mi355xHub is launch_mi355x-amds.sh's HF_HUB_CACHE_MOUNT: the node-local
 // cache, or the NFS share for DeepSeek-V4-Pro on vLLM/ATOM and MiniMax-M3.
 func mi355xHub(r *matrix.Row) string {
-	if (r.Framework == "vllm" || r.Framework == "atom") && r.Model == "deepseek-ai/DeepSeek-V4-Pro" ||
+	if slices.Contains(r.Framework.Facts().MI355X.SharedHubModels, r.Model) ||
 		strings.HasPrefix(r.Model, "MiniMaxAI/MiniMax-M3") || strings.HasPrefix(r.Model, "amd/MiniMax-M3") {
 		return "/it-share/hf-hub-cache/"
 	}
@@ -170,7 +170,7 @@ func mi355xHub(r *matrix.Row) string {
 // SGLang (SLRUM_HOME_MOUNT in the launcher).
 func mi355xContainerFlags(r *matrix.Row, _ string) []string {
 	var out []string
-	if r.Framework != "atom" && r.Framework != "sglang" {
+	if !r.Framework.Facts().MI355X.NoHomeMount {
 		out = append(out, "--container-mount-home")
 	}
 	return append(out, "--container-writable", "--container-workdir=/workspace/", "--container-remap-root")

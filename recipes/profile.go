@@ -1,12 +1,13 @@
 package recipes
 
 import (
+	"errors"
 	"fmt"
-
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
 	"sweep/configs/matrix"
 )
 
@@ -322,7 +323,26 @@ func ProfileFor(runner string) (Profile, error) {
 	for i, p := range profiles {
 		names[i] = p.Name
 	}
-	return Profile{}, fmt.Errorf("runner %s: no runner profile %q (known: %s)", runner, prefix, strings.Join(names, ", "))
+	return Profile{}, fmt.Errorf("runner %s: %w %q (known: %s)", runner, ErrNoProfile, prefix, strings.Join(names, ", "))
+}
+
+// ErrNoProfile marks a runner without a runner profile.
+var ErrNoProfile = errors.New("no runner profile")
+
+// SiteProfile is the runner's profile (ProfileFor: an unknown runner is
+// ErrNoProfile) with the site changes (key=value, ApplySite) applied in
+// order.
+func SiteProfile(runner string, site []string) (Profile, error) {
+	prof, err := ProfileFor(runner)
+	if err != nil {
+		return prof, err
+	}
+	for _, s := range site {
+		if err := prof.ApplySite(s); err != nil {
+			return prof, err
+		}
+	}
+	return prof, nil
 }
 
 // DeviceEnv returns the variables that give a process the GPU ids.

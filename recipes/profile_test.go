@@ -74,3 +74,19 @@ func TestNVIDIAProfiles(t *testing.T) {
 		})
 	}
 }
+
+func TestSiteProfile(t *testing.T) {
+	p, err := SiteProfile("mi325x-amds_03", []string{"partition=gpu2", "squash-dir=/sq"})
+	require.NoError(t, err)
+	assert.Equal(t, "mi325x-amds", p.Name)
+	assert.Equal(t, "gpu2", p.Slurm.Partition)
+	assert.Equal(t, "/sq", p.Launch.SquashDir)
+	p, err = SiteProfile("mi325x-amds_03", []string{"squash-dir=/a", "squash-dir=/b"})
+	require.NoError(t, err)
+	assert.Equal(t, "/b", p.Launch.SquashDir, "the site changes are applied in order")
+	_, err = SiteProfile("zz_1", nil)
+	assert.ErrorIs(t, err, ErrNoProfile)
+	_, err = SiteProfile("mi325x-amds_03", []string{"x=1"})
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ErrNoProfile)
+}

@@ -78,43 +78,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 	return &Command{
 		Name:  "run",
 		Short: "Run one benchmark point end to end (engine, load, metrics, result JSON)",
-		Long: `Run one matrix point of a config key: plan it (as "sweep plan" shows it), wait
-for idle GPUs, start the engine (and router), wait for /health, replay the
-agentic traces with aiperf while scraping the engine's Prometheus metrics,
-check the speculative acceptance length against the recipe's golden value,
-aggregate the aiperf artifacts into InferenceX's result JSON, validate it,
-and stop every process it started.
-
-The point is chosen by --config-key with --tp, --ep, --dp-attn and --conc,
-and must be a row of that key's matrix. Everything lands in --out:
-server.log, the command files (secrets redacted), aiperf_artifacts/,
-benchmark.log, <RESULT_FILENAME>.json and run.json (each stage's outcome).
-
---simulate runs the recipe's own engine command against sweep's simulated
-engine (only the program is swapped) on a compressed clock, so a point runs
-on any laptop in well under a minute. The client is aiperf when --aiperf
-names it or it is on PATH, else sweep's built-in load generator. A real
-aiperf measures wall-clock time: against the simulated engine it runs only
-with --sim-clock wall --time-scale 1 (--aiperf on another clock is refused;
-an aiperf on PATH is passed over for the built-in, and the run says so).
-
-A multi-node key's point is chosen by its prefill layout (--tp, --ep,
---dp-attn) and --conc. With --simulate its prefill and decode workers run
-as simulated engines on this host's loopback, each from its planned argv,
-behind sglang_router's PD mode, on the wall clock at --time-scale 20 by
-default (the virtual clock has one engine); the result is InferenceX's
-<RESULT_FILENAME>_conc<N>.json with the prefill and decode layouts. With
---launch the row's job is submitted as its launcher submits it (sbatch of
-job.slurm from --submit-dir, InferenceX's checkout; or srtctl apply from a
-prepared srt-slurm checkout), waited for, and cancelled on Ctrl-C.
-
-Exit status: 0 when every stage passed, 1 when a stage failed (the stage,
-the reason and the log tail are printed; the result JSON is still written
-when the load produced artifacts), 2 for usage errors, 130 when interrupted.
-
-Example:
-  sweep run --simulate --config-key qwen3.5-fp8-mi325x-sglang-agentic-mtp \
-    --tp 8 --ep 8 --conc 32 --out /tmp/p`,
+		Long:  helpText("run"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &runOptions{IO: ios}
 			fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
@@ -467,14 +431,12 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 	if runner == "" {
 		runner = recipes.RunnerName(row, g.Runners)
 	}
-	prof, err := recipes.ProfileFor(runner)
-	if err != nil {
+	prof, err := recipes.SiteProfile(runner, o.Site)
+	if errors.Is(err, recipes.ErrNoProfile) {
 		return &FlagError{Err: fmt.Errorf("--launch: %w", err)}
 	}
-	for _, s := range o.Site {
-		if err := prof.ApplySite(s); err != nil {
-			return &FlagError{Err: err}
-		}
+	if err != nil {
+		return &FlagError{Err: err}
 	}
 	bin, err := sweepBinary(o.SweepBinary)
 	if err != nil {

@@ -21,14 +21,7 @@ func newRunArmCmd(ios *IOStreams) *Command {
 	return &Command{
 		Name:  "run-arm",
 		Short: "Run one arm's planned points on this node (internal: a Slurm job of discover/official --executor slurm)",
-		Long: `Run the points of an arm job file (written by sweep discover/official with
---executor slurm) in a row on this node against one server where the arm
-allows, appending one event per line (fsync'd) to --events, which the
-submitting sweep follows. The point directories go next to the job's
-sweep directory (the job file's grandparent). The GPUs are the ones the
-job was given (CUDA/HIP/ROCR_VISIBLE_DEVICES as Slurm sets them).
-SIGTERM (scancel) stops the arm cleanly: the running point is recorded as
-interrupted and every process is stopped.`,
+		Long:  helpText("runarm"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &runArmOptions{IO: ios}
 			fs := pflag.NewFlagSet("run-arm", pflag.ContinueOnError)

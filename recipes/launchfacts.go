@@ -87,6 +87,9 @@ type Launch struct {
 	// StageWorkspace copies the checkout to the node with sbcast and
 	// streams the results back (MI300X: compute nodes lack the runner's /home).
 	StageWorkspace bool
+	// StageTmpDir is a node directory the stage step makes (mode 700)
+	// beside XDG_RUNTIME_DIR: MI300X's enroot TMPDIR; may hold ${UID}.
+	StageTmpDir string
 	// MountDir is the container directory the workspace is mounted on for
 	// an image ("/workspace" unless the image installs under it); nil:
 	// the mounts name the directory.
@@ -246,6 +249,14 @@ func (p *Profile) ApplySite(setting string) error {
 	case "squash-dir":
 		if !strings.HasPrefix(value, "/") {
 			return fmt.Errorf("--site squash-dir=%s: want an absolute path", value)
+		}
+		// The launcher's enroot paths under the squash directory
+		// (MI300X's TMPDIR) move with it.
+		if old := strings.TrimSuffix(p.Launch.SquashDir, "/"); old != "" {
+			for i, l := range p.Launch.ImportPreamble {
+				p.Launch.ImportPreamble[i] = strings.ReplaceAll(l, old, strings.TrimSuffix(value, "/"))
+			}
+			p.Launch.StageTmpDir = strings.ReplaceAll(p.Launch.StageTmpDir, old, strings.TrimSuffix(value, "/"))
 		}
 		p.Launch.SquashDir = value
 	case "hub-cache":

@@ -149,7 +149,7 @@ var profiles = []Profile{
 			HubCacheMount: fixedHub("/raid/hf-hub-cache/"),
 			SquashDir:     "/raid/hf-hub-cache/runtime-cache/enroot", JobID: JobIDFromSalloc, Port: PortFromJobID, StepJobName: true,
 			ImportPreamble: []string{"export TMPDIR='/raid/hf-hub-cache/runtime-cache/enroot/tmp-${UID}'", "mkdir -p '/raid/hf-hub-cache/runtime-cache/enroot'"},
-			ImportStrict:   true, ImportErrStdout: true, StageWorkspace: true,
+			ImportStrict:   true, ImportErrStdout: true, StageWorkspace: true, StageTmpDir: "/raid/hf-hub-cache/runtime-cache/enroot/tmp-${UID}",
 			ContainerFlags: fixedFlags("--container-mount-home", "--container-writable", "--container-remap-root", "--container-workdir=/workspace/"),
 			Release:        true,
 		},
@@ -236,7 +236,8 @@ var profiles = []Profile{
 		Slurm:  SlurmAlloc{Partition: "main", Account: "sa-shared", Exclusive: true, TimeMinutes: 180},
 		Env:    map[string]string{"AIPERF_DATASET_MMAP_CACHE_DIR": "/aiperf_mmap_cache"}, DeviceVars: nvidiaDeviceVars,
 		Launch: Launch{
-			HostEnv:       map[string]string{"HF_HUB_CACHE_MOUNT": "/models/gharunners/hf-hub-cache", "AIPERF_MMAP_CACHE_HOST_PATH": "/home/sa-shared/gharunners/ai-perf-cache"},
+			// HF_HUB_CACHE_MOUNT and AIPERF_MMAP_CACHE_HOST_PATH are shell
+			// variables of the launcher (the mounts), not exported.
 			HubCacheMount: fixedHub("/models/gharunners/hf-hub-cache"),
 			SquashDir:     "/data/containers", JobID: JobIDFromSqueueUser, Port: PortFixed, ImportErrStdout: true,
 			ImportPreamble: []string{"export ENROOT_CACHE_PATH=$HOME/.cache/enroot", "mkdir -p $ENROOT_CACHE_PATH"},

@@ -90,3 +90,19 @@ func TestSiteProfile(t *testing.T) {
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, ErrNoProfile)
 }
+
+// --site squash-dir moves the launcher's enroot paths under the squash
+// directory with it (MI300X's TMPDIR and the stage step's tmp-UID
+// directory), so nothing is made under the cluster's own /raid.
+func TestApplySiteSquashDirMovesEnrootPaths(t *testing.T) {
+	p, err := ProfileFor("mi300x-amds_00")
+	require.NoError(t, err)
+	require.NoError(t, p.ApplySite("squash-dir=/data/sq"))
+	assert.Equal(t, "/data/sq", p.Launch.SquashDir)
+	assert.Equal(t, []string{"export TMPDIR='/data/sq/tmp-${UID}'", "mkdir -p '/data/sq'"}, p.Launch.ImportPreamble)
+	assert.Equal(t, "/data/sq/tmp-${UID}", p.Launch.StageTmpDir)
+	q, err := ProfileFor("mi300x-amds_00")
+	require.NoError(t, err)
+	assert.Equal(t, "/raid/hf-hub-cache/runtime-cache/enroot", q.Launch.SquashDir, "the built-in profile is unchanged")
+	assert.Equal(t, "export TMPDIR='/raid/hf-hub-cache/runtime-cache/enroot/tmp-${UID}'", q.Launch.ImportPreamble[0])
+}

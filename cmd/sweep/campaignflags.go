@@ -87,7 +87,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
 	fs.StringVar(&o.Slurm.Partition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
-	fs.BoolVar(&o.Launch, "launch", false, "slurm: run each arm in its recipe's image as the runner's InferenceX launcher does (the image imported once under flock, the job's step srun --container-image with the static sweep mounted)")
+	fs.BoolVar(&o.Launch, "launch", false, "run each arm in its recipe's image as the runner's InferenceX launcher does, with the static sweep mounted: slurm: the image imported once under flock, the job's step srun --container-image; local: docker runners' arms in docker run on this host's GPUs")
 	fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 	fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0)")
 	fs.DurationVar(&o.Slurm.Poll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
@@ -136,8 +136,6 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
 	case o.Duration < 0:
 		return flagErrorf("--duration %d: want a positive number of seconds", o.Duration)
-	case (o.Launch || len(o.Site) > 0 || o.SweepBinary != "") && o.Executor != "slurm":
-		return flagErrorf("--launch, --site and --sweep-binary need --executor slurm (sweep run --launch runs one point on its own)")
 	case !o.Launch && (len(o.Site) > 0 || o.SweepBinary != ""):
 		return flagErrorf("--site and --sweep-binary need --launch")
 	case o.Adaptive && o.Executor != "local":
@@ -248,12 +246,11 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		if !o.Launch {
 			return nil
 		}
-		bin, err := sweepBinary(o.SweepBinary)
+		l, err := o.launch(dir)
 		if err != nil {
 			return err
 		}
-		l := executor.Launch{Profile: o.profile, Binary: bin, Dir: dir}
-		err = l.WriteDryRun(o.IO.Out, sched)
+		err = l.WriteDryRun(o.IO.Out, sched, o.executor == executor.Slurm)
 		if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
 			return &FlagError{Err: pe.Err}
 		}
@@ -287,6 +284,17 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 				return err
 			}
 			eo.ArmProgram = l.ArmProgram()
+		}
+	} else if o.Launch {
+		l, err := o.launch(dir)
+		if err != nil {
+			return err
+		}
+		eo.Containers, err = l.ContainerArms(sched, max(o.Point.StopGrace, 0)+20*time.Second)
+		if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
+			return &FlagError{Err: pe.Err}
+		} else if err != nil {
+			return err
 		}
 	}
 	ex, err := executor.New(eo)

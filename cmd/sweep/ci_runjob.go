@@ -39,6 +39,8 @@ type ciRunJobOptions struct {
 	OnHost bool
 	// Site changes the runner profile's site facts (sweep run --site).
 	Site []string
+	// Inferencex is passed to sweep run --launch --inferencex.
+	Inferencex string
 	// Run is "sweep run": tests replace it.
 	Run func(ctx context.Context, args []string) error
 }
@@ -63,6 +65,7 @@ func newCIRunJobCmd(ios *IOStreams, runF func(context.Context, *ciRunJobOptions)
 			fs.StringVar(&o.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
 			fs.BoolVar(&o.OnHost, "on-host", false, "start a real engine on this host instead of through the runner's launcher (sweep run --launch)")
 			fs.StringArrayVar(&o.Site, "site", nil, "change a site fact of the runner profile, key=value (sweep run --site); repeatable")
+			fs.StringVar(&o.Inferencex, "inferencex", "", "an InferenceX checkout whose aiperf the points install and run in the image (sweep run --inferencex)")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return flagErrorf("unexpected arguments %q", args)
@@ -125,6 +128,9 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 			args = append(args, "--launch")
 			for _, s := range o.Site {
 				args = append(args, "--site", s)
+			}
+			if o.Inferencex != "" {
+				args = append(args, "--inferencex", o.Inferencex)
 			}
 		}
 		if len(o.ConfigFiles) > 0 {

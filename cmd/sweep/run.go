@@ -64,6 +64,9 @@ type runOptions struct {
 	SweepBinary string
 	// JobID is an allocation to run in (default $SLURM_JOB_ID).
 	JobID string
+	// Inferencex is the host's InferenceX checkout whose utils/aiperf the
+	// launched point installs into a per-job venv (launch.ClientSetup).
+	Inferencex string
 	// SubmitDir is where a multi-node job is submitted from (--submit-dir).
 	SubmitDir string
 	// Slurm runs a simulated multi-node point's roles as job steps on the
@@ -107,6 +110,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 			fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 			fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0 for images without glibc)")
 			fs.StringVar(&o.JobID, "job-id", "", "with --launch: run in this Slurm allocation instead of allocating (default: $SLURM_JOB_ID)")
+			fs.StringVar(&o.Inferencex, "inferencex", "", "with --launch: an InferenceX checkout; its utils/aiperf is installed into a per-job venv with this host's uv and the trace set downloaded with hf, as benchmark_lib.sh does (skipped when there; checked before allocating)")
 			fs.StringVar(&o.SubmitDir, "submit-dir", "", "with --launch on a multi-node key: the checkout the launcher submits from (InferenceX's for the AMD job.slurm; the prepared srt-slurm checkout for srtctl apply); default: the current directory")
 			fs.BoolVar(&o.Slurm, "slurm", false, "with --simulate on a multi-node key: allocate a node per worker on the Slurm cluster (SLURM_CONF) and run each worker as a job step on its node, the router and the client on the first; the allocation is released at the end")
 			o.Inputs.bind(fs, lists)
@@ -157,8 +161,11 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {
 					return err
 				}
-				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "" || o.SubmitDir != "") {
-					return flagErrorf("--site, --sweep-binary, --job-id and --submit-dir need --launch")
+				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "" || o.SubmitDir != "" || o.Inferencex != "") {
+					return flagErrorf("--site, --sweep-binary, --job-id, --submit-dir and --inferencex need --launch")
+				}
+				if o.Inferencex != "" && (o.Aiperf != "" || o.Builtin) {
+					return flagErrorf("--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client, or drop --inferencex")
 				}
 				if o.Slurm && (!o.Simulate || o.Launch || o.PlanFile != "") {
 					return flagErrorf("--slurm runs a simulated multi-node point on a Slurm cluster's nodes: it needs --simulate and --config-key, not --launch or --plan")
@@ -206,6 +213,16 @@ func runRun(ctx context.Context, o *runOptions) error {
 		}
 	}
 	row := p.Row
+	if len(p.ClientSetup) > 0 {
+		// In the launched container: the client's environment first, so
+		// the aiperf it makes is there to be chosen.
+		err := launch.RunSetup(ctx, p.ClientSetup, launch.ExecSteps{Out: o.IO.ErrOut}, func(line string) {
+			fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
+		})
+		if err != nil {
+			return &exitCodeError{Code: exitError, Err: err}
+		}
+	}
 	setup, err := o.setup(o.Plan.AiperfVersion, false)
 	if err != nil {
 		return err
@@ -447,8 +464,27 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 		jobID = os.Getenv("SLURM_JOB_ID")
 	}
 	ws := launch.ContainerWorkspace(prof, row)
+	// Plan now, so a point that cannot be planned fails before allocating,
+	// and check the output directory as a plain run does.
+	p, err := o.planLaunched(g, row, ws, recipes.DefaultPort)
+	if err != nil {
+		return err
+	}
+	mounts, inner := []string{launch.SweepMount(bin)}, o.innerRunArgs()
+	var client *launch.ClientSetup
+	if !o.Builtin && (o.Inferencex != "" || o.Aiperf != "") {
+		client = &launch.ClientSetup{Checkout: o.Inferencex, Aiperf: o.Aiperf}
+		ce, m, err := client.Prepare(ctx, prof, row, p.Client, launch.JobKey(prof, jobID, runner), launch.Dialer{})
+		if err != nil {
+			return err
+		}
+		mounts = append(mounts, m...)
+		if o.Inferencex != "" {
+			inner = append(inner, "--aiperf", ce.AiperfProgram())
+		}
+	}
 	lo := launch.Options{RunnerName: runner, Workspace: out, JobID: jobID,
-		Payload: launch.SweepPayload(bin, ws, o.innerRunArgs()...), Mounts: []string{launch.SweepMount(bin)}}
+		Payload: launch.SweepPayload(bin, ws, inner...), Mounts: mounts, Export: []string{launch.SweepExport(bin)}}
 	if u, err := user.Current(); err == nil {
 		lo.User = u.Username
 	}
@@ -457,12 +493,6 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 		return &FlagError{Err: err}
 	}
 	if err := launch.Preflight(pl); err != nil {
-		return err
-	}
-	// Plan now, so a point that cannot be planned fails before allocating,
-	// and check the output directory as a plain run does.
-	p, err := o.planLaunched(g, row, ws, recipes.DefaultPort)
-	if err != nil {
 		return err
 	}
 	release, _, err := run.ClaimOutDir(out, p.ResultFilename, o.Force)
@@ -499,6 +529,15 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 				return err
 			}
 			p.Launch = bound.Commands
+			if client != nil {
+				ce, _, err := client.Env(prof, row, p.Client, launch.JobKey(prof, bound.JobID, runner))
+				if err != nil {
+					return err
+				}
+				if p.ClientSetup, err = ce.Steps(); err != nil {
+					return err
+				}
+			}
 			if err := os.MkdirAll(filepath.Join(out, filepath.Dir(launch.PlanFile)), 0o755); err != nil {
 				return err
 			}

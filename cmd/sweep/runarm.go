@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -44,6 +47,18 @@ func runArm(ctx context.Context, o *runArmOptions) error {
 	aj, err := campaign.ReadArmJob(o.Job)
 	if err != nil {
 		return err
+	}
+	// The launcher's per-job variables reach the engine and the client
+	// (they inherit this process's environment).
+	env, err := aj.JobEnv(os.Getenv("SLURM_JOB_ID"))
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		if err := os.Setenv(k, env[k]); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.IO.ErrOut, "job env: %s=%s\n", k, env[k])
 	}
 	dir := filepath.Dir(filepath.Dir(o.Job)) // DIR/slurm/armNN-tK.json
 	setup, po := aj.Settings.Runner()

@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"sweep/internal/selfexe"
 	"sweep/recipes"
 )
 
@@ -41,11 +42,19 @@ func PlanPoints(points []recipes.Point, prof recipes.Profile, runner, workspace,
 		p := &points[i]
 		ws := ContainerWorkspace(prof, &p.Row)
 		pl, err := Build(prof, &p.Row, Options{RunnerName: runner, Workspace: workspace,
-			Payload: SweepPayload(binary, ws), Mounts: []string{SweepMount(binary)}})
+			Payload: SweepPayload(binary, ws), Mounts: []string{SweepMount(binary)}, Export: []string{SweepExport(binary)}})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.Row.ConfigKey, err)
 		}
 		p.Launch = pl.Commands
 	}
 	return nil
+}
+
+// SweepExport names the mounted sweep for the sweep in the container
+// (SWEEP_EXECUTABLE): it starts itself for its simulated processes, not
+// the binary a host's SWEEP_EXECUTABLE names (srun --export=ALL would
+// carry that into the container, where it does not exist).
+func SweepExport(binary string) string {
+	return selfexe.Env + "=" + path.Join(SweepDir, filepath.Base(binary))
 }

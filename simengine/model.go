@@ -122,6 +122,8 @@ type capacity struct {
 	perPrefill   float64 // per uncached prompt token
 	specOverhead float64 // multiplier on the step for draft + verify
 	fits         bool    // the weights fit in the memory fraction
+	hostTokens   int     // host-tier KV per rank beyond the device pool, tokens
+	perLoadToken float64 // per token loaded from the host tier
 }
 
 // kvBytesPerToken is the KV footprint of one token (all layers, all
@@ -232,6 +234,22 @@ func newCapacity(c Config) capacity {
 	if c.Calibration != nil {
 		c.Calibration.apply(&capa, c.PageSize)
 	}
+	if c.HostKV.Enabled() {
+		// Each worker keeps its own GPU's share of a token's KV in host
+		// memory, so the host tier holds as many tokens per rank as one
+		// worker's bytes over that share. Every offload InferenceX runs
+		// writes through (HiCache write_through, vLLM's eager CPU offload):
+		// the host copy includes what the device still holds, so only the
+		// rest extends the cache. A load moves each GPU's share over its
+		// host link.
+		perGPUToken := kvb / shards
+		host := c.HostKV.Ratio * float64(capa.poolTokens)
+		if c.HostKV.BytesPerWorker > 0 {
+			host = c.HostKV.BytesPerWorker / perGPUToken
+		}
+		capa.hostTokens = max(int(host)-capa.poolTokens, 0)
+		capa.perLoadToken = perGPUToken / hostLinkBytesPerSec
+	}
 
 	capa.maxRunning = c.MaxRunningRequests
 	if capa.maxRunning <= 0 {
@@ -247,6 +265,10 @@ func newCapacity(c Config) capacity {
 // perGPUReserveGB is what a GPU keeps for activations and graphs outside
 // the KV pool.
 const perGPUReserveGB = 1.0
+
+// hostLinkBytesPerSec is what a GPU's host link moves per second: PCIe 5.0
+// x16 (every GPU the model knows), 64 GB/s per direction nominal, at 80 %.
+const hostLinkBytesPerSec = 0.8 * 64e9
 
 // decodeTime is the duration of one step with n decoding sequences whose
 // contexts sum to ctx tokens (verifying draft tokens when spec is on).

@@ -18,6 +18,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/internal/plural"
+	"sweep/internal/selfexe"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor"
@@ -271,7 +272,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	eo.GPUs, eo.MaxParallel, eo.Official = gpus, o.MaxParallel, o.Command == "official"
 	eo.Progress = func(line string) { fmt.Fprintln(o.progressOut(), "  "+line) }
 	if o.executor == executor.Slurm {
-		exe, err := os.Executable()
+		exe, err := selfexe.Path()
 		if err != nil {
 			return err
 		}

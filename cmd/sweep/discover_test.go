@@ -19,6 +19,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/internal/proc"
+	"sweep/internal/selfexe"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
@@ -311,7 +312,7 @@ func TestServerServesTwoLoads(t *testing.T) {
 		require.NoError(t, err)
 		return &pts[0]
 	}
-	exe, err := os.Executable()
+	exe, err := selfexe.Path()
 	require.NoError(t, err)
 	setup := run.Setup{Simulate: true, TimeScale: 40, Executable: exe, AiperfSchema: "aiperf@0.12.0"}
 	opts := run.Options{StopGrace: 3 * time.Second}.Simulated(40)

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -65,32 +64,24 @@ func requirePyxis(t *testing.T) {
 	requireTool(t, "Pyxis", err)
 }
 
-var staticSweep struct {
-	once sync.Once
-	path string
-	err  error
-}
+var staticSweep struct{ path string }
 
-// buildStaticSweep builds sweep with CGO_ENABLED=0 once per test binary:
-// the binary the launch mounts into the image (the test binary itself
-// needs glibc, which the image lacks).
-func buildStaticSweep(t *testing.T) string {
-	t.Helper()
-	staticSweep.once.Do(func() {
-		dir, err := os.MkdirTemp("", "sweep-static-")
-		if err != nil {
-			staticSweep.err = err
-			return
-		}
-		staticSweep.path = filepath.Join(dir, "sweep")
-		cmd := exec.Command("go", "build", "-o", staticSweep.path, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			staticSweep.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	require.NoError(t, staticSweep.err)
-	return staticSweep.path
+// buildStaticSweep builds sweep with CGO_ENABLED=0 once per test binary
+// (TestMain): the binary the tests start as their simulated processes and
+// the one a launch mounts into the image (the test binary needs glibc,
+// which the image lacks).
+func buildStaticSweep() error {
+	dir, err := os.MkdirTemp("", "sweep-static-")
+	if err != nil {
+		return err
+	}
+	staticSweep.path = filepath.Join(dir, "sweep")
+	cmd := exec.Command("go", "build", "-o", staticSweep.path, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build of the sweep the tests start: %v\n%s", err, out)
+	}
+	return nil
 }
 
 // removeStaticSweep removes buildStaticSweep's directory (TestMain).
@@ -145,7 +136,7 @@ func pyxisSite(t *testing.T) []string {
 // the test binary as the CLI; its output goes to log.
 func launchCmd(t *testing.T, runner, out string, log *syncBuffer, extra ...string) *exec.Cmd {
 	args := []string{"run", "--launch", "--simulate", "--builtin-client", "--config-key", launchKey,
-		"--runner-name", runner, "--sweep-binary", buildStaticSweep(t), "--stop-grace", "2s", "--out", out}
+		"--runner-name", runner, "--sweep-binary", staticSweep.path, "--stop-grace", "2s", "--out", out}
 	if !slices.Contains(extra, "--tp") {
 		args = append(args, "--tp", "2", "--ep", "2", "--conc", "1")
 	}
@@ -325,7 +316,7 @@ func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 	requirePyxis(t)
 	site := pyxisSite(t)
 	out := filepath.Join(t.TempDir(), "d")
-	args := append([]string{"discover", "--simulate", "--executor", "slurm", "--launch", "--sweep-binary", buildStaticSweep(t),
+	args := append([]string{"discover", "--simulate", "--executor", "slurm", "--launch", "--sweep-binary", staticSweep.path,
 		"--slurm-poll", "300ms", "--builtin-client", "--no-report", "--config-keys", launchKey, "--tp", "2", "--ep", "2",
 		"--conc-list", "1", "4", "--stop-grace", "2s", "--out", out}, site...)
 	cmd := exec.Command(os.Args[0], args...)

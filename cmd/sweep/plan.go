@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
+	"sweep/internal/selfexe"
 	"sweep/recipes"
 	"sweep/sweep/launch"
 )
@@ -199,7 +199,7 @@ func (o *planOptions) addLaunch(points []recipes.Point) error {
 			return &FlagError{Err: err}
 		}
 	}
-	bin, err := os.Executable()
+	bin, err := selfexe.Path()
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs/matrix"
+	"sweep/internal/selfexe"
 	"sweep/recipes"
 	"sweep/simengine"
 	"sweep/sweep/run"
@@ -34,6 +35,15 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asCLIEnv) == "1" {
 		os.Exit(Main())
 	}
+	// The simulated engines, load clients and Slurm arm programs the tests
+	// start run from one build without the race detector: under -race they
+	// were the larger part of this package's time. The race detector still
+	// covers their packages' own tests and everything this process runs.
+	if err := buildStaticSweep(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv(selfexe.Env, staticSweep.path)
 	code := m.Run()
 	removeStaticSweep()
 	os.Exit(code)

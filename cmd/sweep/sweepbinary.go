@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"sweep/internal/selfexe"
 )
 
 // sweepBinary is the sweep a launch mounts into the image (--sweep-binary,
@@ -12,7 +14,7 @@ func sweepBinary(given string) (string, error) {
 	bin := given
 	if bin == "" {
 		var err error
-		if bin, err = os.Executable(); err != nil {
+		if bin, err = selfexe.Path(); err != nil {
 			return "", err
 		}
 	}

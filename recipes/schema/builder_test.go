@@ -93,7 +93,7 @@ func TestBuilderErrors(t *testing.T) {
 			b.String("--model", "m").Float("--failed-request-threshold", 2)
 		}, want: []problem{{OutOfBounds, "--failed-request-threshold"}}},
 		{name: "rule", tool: "aiperf", build: func(b *Builder) {
-			b.String("--model", "m").Int("--concurrency", 4).Int("--prefill-concurrency", 8)
+			b.String("--model", "m").Bool("--streaming", true).Int("--concurrency", 4).Int("--prefill-concurrency", 8)
 		}, want: []problem{{RuleBroken, "--prefill-concurrency"}}, msg: "--prefill-concurrency must be <= --concurrency (8 > 4)"},
 		{name: "scenario lock", tool: "aiperf", build: func(b *Builder) {
 			b.String("--model", "m").String("--scenario", "inferencex-agentx-mvp").String("--public-dataset", "semianalysis_cc_traces_weka_062126").Float("--trace-idle-gap-cap-seconds", 300)

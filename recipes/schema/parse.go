@@ -648,6 +648,12 @@ func (ps *parser) convert(f *Flag, spelling string, v *Value, raw []string) {
 				}
 				el = c
 			}
+			if check := valueFormats[f.Format]; check != nil {
+				if msg := check(el); msg != "" {
+					bad(BadValue, el, "%s", msg)
+					continue
+				}
+			}
 			v.Strs = append(v.Strs, el)
 		}
 	}

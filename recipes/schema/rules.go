@@ -58,11 +58,12 @@ func (ps *parser) checkRules() {
 			if _, ok := ps.anySet(r.Flags); !ok {
 				fail(r.Flags[0], "%s", r.Message)
 			}
-		case Requires, RequiresAll, RequiresVal, RequiresGt, RequiresContains:
+		case Requires, RequiresAll, RequiresVal, RequiresGt, RequiresContains, RequiresNotVal:
 			// A flag triggers the rule when it is given at all (aiperf checks
-			// model_fields_set), even a bool given as false.
+			// model_fields_set), even a bool given as false; with NonDefault only
+			// when its value differs from the default.
 			for _, f := range r.Flags {
-				if !ps.given(f) {
+				if !ps.given(f) || r.NonDefault && !ps.nonDefault(f) {
 					continue
 				}
 				if !ps.needsMet(r) {
@@ -158,8 +159,33 @@ func (ps *parser) needsMet(r Rule) bool {
 	case RequiresContains:
 		got, _ := ps.p.String(r.Needs[0])
 		return strings.Contains(strings.ToLower(got), strings.ToLower(r.Value))
+	case RequiresNotVal:
+		got, _ := ps.p.String(r.Needs[0]) // the default when absent
+		return !sameValue(got, r.Value)
 	}
 	return true
+}
+
+// nonDefault says whether a given flag's value differs from its schema default (a flag
+// without a default, or given with several values, always differs; a value that did not
+// convert does not count).
+func (ps *parser) nonDefault(name string) bool {
+	v, ok := ps.p.value(name)
+	if !ok {
+		return false
+	}
+	d := ps.p.flagDefault(name)
+	if v.Flag.isBool() {
+		b, _ := d.(bool)
+		return v.Bool != b
+	}
+	switch {
+	case len(v.Strs) == 0:
+		return false // a bad value, already reported
+	case d == nil || len(v.Strs) > 1:
+		return true
+	}
+	return !sameValue(v.Strs[0], fmt.Sprint(d))
 }
 
 // checkScenario applies the locks of the scenario named by the scenario flag.

@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -107,7 +108,10 @@ type Flag struct {
 	Lt       *float64 `yaml:"lt"`
 	Le       *float64 `yaml:"le"`
 	MinItems int      `yaml:"min_items"`
-	Group    string   `yaml:"group"`
+	// Format names a grammar every value (list item) must follow, checked in Go
+	// (see formats.go): "search_space" is aiperf's --search-space "path:lo,hi[:kind]".
+	Format string `yaml:"format"`
+	Group  string `yaml:"group"`
 	// Deprecated flags still parse and produce a warning; Removed flags are a parse error
 	// carrying this message.
 	Deprecated string `yaml:"deprecated"`
@@ -164,32 +168,36 @@ type RuleKind string
 // fields the user set, so a bool given as false counts); a needed flag counts when it is set
 // (a bool must be true).
 const (
-	Required         RuleKind = "required"          // one of Flags must be set, unless one of Unless is
-	Requires         RuleKind = "requires"          // if any of Flags is set, one of Needs must be
-	RequiresAll      RuleKind = "requires_all"      // if any of Flags is set, all of Needs must be
-	RequiresVal      RuleKind = "requires_value"    // if any of Flags is set, Needs[0] must equal Value
-	RequiresGt       RuleKind = "requires_gt"       // if any of Flags is set, Needs[0] must be > Value
-	Conflicts        RuleKind = "conflicts"         // at most one of Flags may be set
-	Excludes         RuleKind = "excludes"          // none of Flags may be given (gate it with When)
-	LessOrEqual      RuleKind = "le"                // Flags[0] <= Flags[1] when both are set (an absent Flags[1] counts as Value when given)
-	RequiresContains RuleKind = "requires_contains" // if any of Flags is set, Needs[0]'s value must contain Value (any case)
-	NoSweep          RuleKind = "no_sweep"          // when one of When is set, no flag may be a comma sweep
+	Required         RuleKind = "required"           // one of Flags must be set, unless one of Unless is
+	Requires         RuleKind = "requires"           // if any of Flags is set, one of Needs must be
+	RequiresAll      RuleKind = "requires_all"       // if any of Flags is set, all of Needs must be
+	RequiresVal      RuleKind = "requires_value"     // if any of Flags is set, Needs[0] must equal Value
+	RequiresGt       RuleKind = "requires_gt"        // if any of Flags is set, Needs[0] must be > Value
+	Conflicts        RuleKind = "conflicts"          // at most one of Flags may be set
+	Excludes         RuleKind = "excludes"           // none of Flags may be given (gate it with When)
+	LessOrEqual      RuleKind = "le"                 // Flags[0] <= Flags[1] when both are set (an absent Flags[1] counts as Value when given)
+	RequiresContains RuleKind = "requires_contains"  // if any of Flags is set, Needs[0]'s value must contain Value (any case)
+	RequiresNotVal   RuleKind = "requires_not_value" // if any of Flags is set, Needs[0] (its default when absent) must not equal Value
+	NoSweep          RuleKind = "no_sweep"           // when one of When is set, no flag may be a comma sweep
 )
 
-var knownRuleKinds = []RuleKind{Required, Requires, RequiresAll, RequiresVal, RequiresGt, RequiresContains, Conflicts, Excludes, LessOrEqual, NoSweep}
+var knownRuleKinds = []RuleKind{Required, Requires, RequiresAll, RequiresVal, RequiresGt, RequiresContains, RequiresNotVal, Conflicts, Excludes, LessOrEqual, NoSweep}
 
 // Rule is a relation between flags that the tool checks after parsing.
 type Rule struct {
-	ID       string   `yaml:"id"`
-	Kind     RuleKind `yaml:"kind"`
-	Flags    []string `yaml:"flags"`
-	Needs    []string `yaml:"needs"`
-	Unless   []string `yaml:"unless"` // the rule does not apply when one of these is set
-	When     []string `yaml:"when"`   // the rule applies only when one of these is set
-	Value    string   `yaml:"value"`
-	Severity Severity `yaml:"severity"` // "" means error
-	Message  string   `yaml:"message"`
-	Source   string   `yaml:"source"` // where in the tool's source the rule was read
+	ID     string   `yaml:"id"`
+	Kind   RuleKind `yaml:"kind"`
+	Flags  []string `yaml:"flags"`
+	Needs  []string `yaml:"needs"`
+	Unless []string `yaml:"unless"` // the rule does not apply when one of these is set
+	When   []string `yaml:"when"`   // the rule applies only when one of these is set
+	Value  string   `yaml:"value"`
+	// NonDefault makes a requires_* rule trigger only on a flag given with a value other
+	// than its default (aiperf tolerates an explicit default: wait_for_model_mode "inference").
+	NonDefault bool     `yaml:"non_default"`
+	Severity   Severity `yaml:"severity"` // "" means error
+	Message    string   `yaml:"message"`
+	Source     string   `yaml:"source"` // where in the tool's source the rule was read
 
 	pos string
 }
@@ -523,6 +531,9 @@ func (s *Schema) index() error {
 		if f.Type == Enum && len(f.Choices) == 0 {
 			bad("flag %s: enum without choices", f.Name)
 		}
+		if f.Format != "" && valueFormats[f.Format] == nil {
+			bad("flag %s: format %q: want one of %v", f.Name, f.Format, slices.Sorted(maps.Keys(valueFormats)))
+		}
 		if f.Negative != "" && f.Type != Bool {
 			bad("flag %s: only a bool has a negative form", f.Name)
 		}
@@ -560,6 +571,12 @@ func (s *Schema) index() error {
 		}
 		for _, n := range slices.Concat(r.Flags, r.Needs, r.Unless, r.When) {
 			known("rule "+r.ID, n)
+		}
+		if (r.Kind == RequiresVal || r.Kind == RequiresGt || r.Kind == RequiresContains || r.Kind == RequiresNotVal) && len(r.Needs) != 1 {
+			bad("rule %s: %s needs exactly one flag in needs", r.ID, r.Kind)
+		}
+		if r.NonDefault && !slices.Contains([]RuleKind{Requires, RequiresAll, RequiresVal, RequiresGt, RequiresContains, RequiresNotVal}, r.Kind) {
+			bad("rule %s: non_default applies only to requires_* rules", r.ID)
 		}
 		if r.Kind == LessOrEqual && len(r.Flags) != 2 {
 			bad("rule %s: le needs exactly two flags", r.ID)

@@ -64,6 +64,12 @@ func TestLoadFSRejectsBadSchemas(t *testing.T) {
 			want: "spelling --a belongs to both --a and --b"},
 		{name: "rule names unknown flag", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --a, type: int}\nrules:\n  - {id: r, kind: requires, flags: [--a], needs: [--c]}\n",
 			want: "d/x@1.yaml:7:5: rule r names unknown flag --c"},
+		{name: "unknown value format", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --a, type: string, format: search-space}\n",
+			want: "d/x@1.yaml:5:5: flag --a: format \"search-space\": want one of [search_space]"},
+		{name: "non_default on a conflicts rule", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --a, type: int}\n  - {name: --b, type: int}\nrules:\n  - {id: r, kind: conflicts, flags: [--a, --b], non_default: true}\n",
+			want: "d/x@1.yaml:8:5: rule r: non_default applies only to requires_* rules"},
+		{name: "requires_not_value with two needs", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --a, type: int}\n  - {name: --b, type: int}\nrules:\n  - {id: r, kind: requires_not_value, flags: [--a], needs: [--a, --b], value: \"1\"}\n",
+			want: "d/x@1.yaml:8:5: rule r: requires_not_value needs exactly one flag in needs"},
 		{name: "extends unknown", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nextends: x@0\n",
 			want: "extends unknown schema x@0"},
 	}

@@ -12,6 +12,7 @@ import (
 
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
+	"sweep/internal/selfexe"
 	"sweep/internal/simproto"
 	"sweep/metrics/power"
 	"sweep/metrics/result"
@@ -98,7 +99,7 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		s.Environ = os.LookupEnv
 	}
 	if s.Executable == "" {
-		exe, err := os.Executable()
+		exe, err := selfexe.Path()
 		if err != nil {
 			return Spec{}, fmt.Errorf("find the sweep executable: %w", err)
 		}

@@ -16,6 +16,7 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
+	"sweep/internal/selfexe"
 	"sweep/sweep/abgate"
 	"sweep/sweep/run"
 )
@@ -119,7 +120,7 @@ func (o *Options) defaults() (time.Time, error) {
 			exe := o.Setup.Executable
 			if exe == "" {
 				var err error
-				if exe, err = os.Executable(); err != nil {
+				if exe, err = selfexe.Path(); err != nil {
 					return time.Time{}, fmt.Errorf("find the sweep executable: %w", err)
 				}
 			}

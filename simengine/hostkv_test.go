@@ -98,3 +98,21 @@ func TestHostTierSoftensTheCliff(t *testing.T) {
 	assert.Greater(t, with.hitRate, 0.85, "the host tier keeps the prefixes")
 	assert.Greater(t, with.tputPerGPU, 1.5*without.tputPerGPU)
 }
+
+// TestSixteenBitKVOfQuantizedCheckpoints: an FP8 or FP4 checkpoint's KV
+// is 16-bit unless a quantized KV dtype is asked for ("auto" is the
+// model's BF16 activations); the name's precision is the weights'. Before,
+// an FP8 name kept 8-bit KV even with --kv-cache-dtype bfloat16.
+func TestSixteenBitKVOfQuantizedCheckpoints(t *testing.T) {
+	for _, model := range []string{"Qwen/Qwen3.5-397B-A17B-FP8", "amd/Qwen3.5-397B-A17B-MXFP4", "Qwen/Qwen3.5-397B-A17B"} {
+		kv := func(dtype string) float64 {
+			c := Config{ModelPath: model, KVCacheDType: dtype}
+			return kvBytesPerToken(c, shapeOf(model))
+		}
+		fp8 := kv("fp8_e4m3")
+		for _, d := range []string{"", "auto", "bfloat16", "bf16"} {
+			assert.Equal(t, 2*fp8, kv(d), "%s with %q", model, d)
+		}
+		assert.Equal(t, fp8/2, kv("fp4_e2m1"), model)
+	}
+}

@@ -171,9 +171,11 @@ func kvBytesPerToken(c Config, s modelShape) float64 {
 	}
 	switch strings.ToLower(c.KVCacheDType) {
 	case "", "auto", "bf16", "bfloat16", "float16":
-		if !strings.Contains(strings.ToLower(c.ModelPath), "fp8") && !strings.Contains(strings.ToLower(c.ModelPath), "fp4") {
-			b *= 2
-		}
+		// 16-bit KV. "auto" is the model's activation dtype, BF16 for
+		// FP8 and FP4 checkpoints too (SGLang's quantized KV cache page:
+		// FP8 or FP4 "instead of the default model precision in BF16";
+		// vLLM: "auto" uses the model data type).
+		b *= 2
 	case "fp4_e2m1", "nvfp4", "fp4_mx_block16":
 		b /= 2
 	}

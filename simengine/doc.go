@@ -197,13 +197,14 @@
 // around their measured knees; scripts/sim-agreement.sh runs their
 // simulated discoveries one key at a time and counts the keys whose
 // points are all green with each arm's knee inside its window. Measured
-// on the 31 single-node keys (Dec 2026): 3 agree (this one,
-// kimik3-fp4-b300-vllm-dspark, qwen3.5-fp4-b300-sglang-power-ab), and 38
-// of their points fail (63 before the host tier and the DeepSeek and
-// MiniMax facts). The systematic disagreements: windows where the
+// on the 31 single-node keys (Dec 2026): 4 agree (this one,
+// qwen3.5-fp8-mi300x-sglang, kimik3-fp4-b300-vllm-dspark,
+// qwen3.5-fp4-b300-sglang-power-ab), and 38 of their points fail (3 and
+// 63 before the host tier, the DeepSeek and MiniMax facts and 16-bit KV
+// for "auto"). The systematic disagreements: windows where the
 // simulated curve is still unsaturated at the top (no KV cliff inside,
 // and the step model still gains 10 % per doubling: MiniMax-M3, GLM-5.2,
-// Kimi-K3 on MI355X, Qwen3.5 on MI300X, MI355X and H200, DeepSeek-V4 at
+// Kimi-K3 on MI355X, Qwen3.5 on MI355X and H200, DeepSeek-V4 at
 // TP8); offload arms whose windows begin past the device pool's cliff,
 // where the simulated curve is already flat (saturated-at-min); points far
 // past a cliff failing with more than 10 % of their requests cut off at

@@ -147,6 +147,10 @@ func (o *planConfig) planAMDDisagg(p *MultiNodePoint, runner string) error {
 				String("--hicache-io-backend", "direct").String("--hicache-mem-layout", "page_first").
 				String("--hicache-write-policy", "write_through").String("--hicache-storage-prefetch-policy", "best_effort")
 		}
+		// The agentic recipe exports ENABLE_METRICS=1 (its default), so
+		// server_sglang.sh appends --enable-metrics for the client to scrape
+		// every worker.
+		b.Bool("--enable-metrics", true)
 		perWorker := nodes / workers
 		if perWorker > 1 {
 			b.String("--dist-init-addr", "${"+strings.ToUpper(string(role))+"_HEAD_ADDR}").Int("--nnodes", int64(perWorker)).

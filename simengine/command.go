@@ -27,6 +27,7 @@ func honoured(e configs.Engine) []string {
 			"--enable-metrics", "--enable-cache-report", "--stream-interval", "--decode-log-interval",
 			"--skip-server-warmup", "--kv-cache-dtype",
 			"--enable-hierarchical-cache", "--hicache-ratio", "--hicache-size",
+			"--disaggregation-mode", "--disaggregation-transfer-backend", "--disaggregation-decode-enable-radix-cache",
 			"--speculative-algorithm", "--speculative-num-steps", "--speculative-eagle-topk", "--speculative-num-draft-tokens",
 		}
 	case configs.VLLM:

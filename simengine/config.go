@@ -95,6 +95,19 @@ type Config struct {
 	SkipWarmup        bool // SGLang --skip-server-warmup
 	KVCacheDType      string
 
+	// Disagg is SGLang --disaggregation-mode: "" (the default "null",
+	// serving both phases), DisaggPrefill or DisaggDecode. A prefill
+	// worker computes a prompt and its first token and hands the KV to a
+	// decode worker; a decode worker receives a prompt's KV (KVTransfer)
+	// and generates. SGLang's decode worker keeps no radix cache unless
+	// --disaggregation-decode-enable-radix-cache (default false): every
+	// turn's whole prompt KV arrives from the prefill worker.
+	Disagg string
+	// KVTransferBackend is --disaggregation-transfer-backend (mooncake,
+	// nixl, mori, ...): named in /get_server_info only; the transfer's cost
+	// is KVLinkBytesPerSec per link.
+	KVTransferBackend string
+
 	Spec Spec
 
 	// GPU is a hint for the hardware model (mi300x, mi325x, mi355x, h100,
@@ -233,6 +246,14 @@ func (c Config) Normalize() (Config, error) {
 	if _, ok := gpuSpecs[c.GPU]; !ok {
 		errs = append(errs, fmt.Errorf("gpu %q: want one of %s", c.GPU, strings.Join(gpuNames(), ", ")))
 	}
+	switch c.Disagg {
+	case "", DisaggPrefill, DisaggDecode:
+	default:
+		errs = append(errs, fmt.Errorf("disaggregation mode %q: want %s or %s (or none)", c.Disagg, DisaggPrefill, DisaggDecode))
+	}
+	if c.Disagg != "" && c.Virtual {
+		errs = append(errs, fmt.Errorf("a disaggregated %s worker runs on the wall clock (--time-scale): the virtual clock has one engine, not prefill and decode workers", c.Disagg))
+	}
 	errs = append(errs, c.Spec.normalize()...)
 	return c, errors.Join(errs...)
 }
@@ -334,6 +355,15 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 			if v, ok := flags.Float("--hicache-size"); ok && v > 0 {
 				c.HostKV.BytesPerWorker = v * 1e9
 			}
+		}
+		str("--disaggregation-mode", &c.Disagg)
+		str("--disaggregation-transfer-backend", &c.KVTransferBackend)
+		decodeCache := boolFlag(flags, "--disaggregation-decode-enable-radix-cache")
+		switch c.Disagg {
+		case "null":
+			c.Disagg = ""
+		case DisaggDecode:
+			c.NoPrefixCache = c.NoPrefixCache || !decodeCache
 		}
 		str("--speculative-algorithm", &c.Spec.Algorithm)
 		num("--speculative-num-steps", &c.Spec.NumSteps)

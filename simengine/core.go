@@ -20,6 +20,9 @@ type simRequest struct {
 	maxTokens int      // the request's max_tokens (histogram only)
 	logged    bool     // false for internal health probes (not in metrics)
 	external  bool     // an API request (counts for the crash and hang faults)
+	// transferred: the prompt's KV came from a prefill worker (a decode
+	// worker's request), so admitting it computes nothing.
+	transferred bool
 
 	cached    int // prompt tokens served from the prefix cache (first admission)
 	prefillTo int // tokens to compute before decoding (prompt, or prompt+output after retraction)
@@ -271,6 +274,10 @@ func (r *rank) admit(start float64) {
 			q.loading += float64(loaded) * r.capa.perLoadToken
 			hit += loaded
 		}
+		if q.transferred && q.admitted < 0 {
+			q.computed = q.prefillTo
+			r.insertPrompt(q)
+		}
 		if q.admitted < 0 {
 			q.admitted, q.cached = start, hit
 			if q.logged {
@@ -438,6 +445,9 @@ func (r *rank) step(start float64) (float64, []delivery) {
 		q.verifies++
 		q.private += n
 		r.private += n
+		if q.firstToken < 0 { // a transferred prompt's first token
+			q.firstToken = end
+		}
 		if q.logged {
 			r.st.onTokens(r.cfg, q, n, accepted, r.acc.rates != nil, end)
 		}

@@ -134,6 +134,7 @@ func (s *Server) serverInfo(w http.ResponseWriter, r *http.Request) {
 		"max_running_requests": s.capa.maxRunning, "max_total_num_tokens": s.capa.poolTokens,
 		"mem_fraction_static": c.MemFraction, "page_size": c.PageSize, "chunked_prefill_size": c.ChunkSize,
 		"context_length": c.ContextLength, "disable_radix_cache": c.NoPrefixCache,
+		"disaggregation_mode": cmp.Or(c.Disagg, "null"), "disaggregation_transfer_backend": nilIfEmpty(c.KVTransferBackend),
 		"speculative_algorithm": nilIfEmpty(c.Spec.Algorithm), "speculative_num_steps": c.Spec.NumSteps,
 		"speculative_eagle_topk": c.Spec.TopK, "speculative_num_draft_tokens": c.Spec.NumDraftTokens,
 		"internal_states": states, "version": "0.0.0+sweep.sim", "sim_time_scale": c.TimeScale, "sim_gpu": c.GPU,
@@ -451,8 +452,20 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p genParams) {
 	if p.stream {
 		interval = c.StreamInterval
 	}
+	if c.Disagg == DisaggPrefill {
+		// A prefill worker computes the prompt and its first token; the
+		// decode worker generates the rest.
+		target, reason = 1, "length"
+	}
 	q := &simRequest{id: id, prompt: prompt, blocks: blocks, target: target, reason: reason,
 		maxTokens: limit, logged: true, external: true, sink: newSink(interval)}
+	if c.Disagg == DisaggDecode {
+		// The prompt's KV arrives from the prefill worker first.
+		if !s.receiveKV(r.Context(), prompt) {
+			return
+		}
+		q.transferred = true
+	}
 	key := r.Header.Get("X-Correlation-Id")
 	if key == "" {
 		key = r.Header.Get("X-Session-Id")

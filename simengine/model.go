@@ -156,6 +156,7 @@ type capacity struct {
 	fits         bool    // the weights fit in the memory fraction
 	hostTokens   int     // host-tier KV per rank beyond the device pool, tokens
 	perLoadToken float64 // per token loaded from the host tier
+	kvBytes      float64 // KV of one token, all layers and ranks (kvBytesPerToken)
 }
 
 // kvBytesPerToken is the KV footprint of one token (all layers, all
@@ -217,6 +218,7 @@ func newCapacity(c Config) capacity {
 		capa.perSeq *= 0.75
 	}
 	kvb := kvBytesPerToken(c, s)
+	capa.kvBytes = kvb
 	capa.perCtxToken = kvb / (attnTP * g.hbmTBps * 1e12 * 0.35)
 	// Prefill: 2 FLOPs per active parameter per token at 10% of peak (MoE
 	// prefill with long-context attention is far from peak).

@@ -33,6 +33,14 @@ type RouterConfig struct {
 	// RoutingHeaders pick a worker by hash (--request-id-headers); the
 	// correlation headers aiperf sends are always considered.
 	RoutingHeaders []string
+	// PD is sglang_router's --pd-disaggregation: Prefill (--prefill URL
+	// [BOOTSTRAP_PORT], repeated) and Decode (--decode URL) workers
+	// instead of Workers. A generation request goes to a prefill worker,
+	// which computes the prompt and hands its KV to the decode worker, and
+	// then to a decode worker, whose answer is the client's; Workers is
+	// then the decode workers.
+	PD      bool
+	Prefill []*url.URL
 }
 
 // ParseRouterArgv reads the flags a router recipe passes. Program words
@@ -76,6 +84,23 @@ func ParseRouterArgv(argv []string) (RouterConfig, error) {
 			return p
 		}
 		switch name {
+		case "pd-disaggregation":
+			c.PD = true
+		case "prefill", "decode":
+			if len(vals) == 0 || len(vals) > 2 {
+				errs = append(errs, fmt.Errorf("--%s: want URL [BOOTSTRAP_PORT], got %d values", name, len(vals)))
+				continue
+			}
+			u, err := url.Parse(vals[0])
+			if err != nil || u.Host == "" || u.Scheme != "http" {
+				errs = append(errs, fmt.Errorf("--%s %q: want http://host:port", name, vals[0]))
+				continue
+			}
+			if name == "prefill" {
+				c.Prefill = append(c.Prefill, u)
+			} else {
+				c.Workers = append(c.Workers, u)
+			}
 		case "worker-urls":
 			for _, v := range vals {
 				u, err := url.Parse(v)
@@ -100,7 +125,12 @@ func ParseRouterArgv(argv []string) (RouterConfig, error) {
 			c.RoutingHeaders = append(c.RoutingHeaders, vals...)
 		}
 	}
-	if len(c.Workers) == 0 {
+	switch {
+	case c.PD && (len(c.Prefill) == 0 || len(c.Workers) == 0):
+		errs = append(errs, fmt.Errorf("--pd-disaggregation: want at least one --prefill and one --decode worker, got %d and %d", len(c.Prefill), len(c.Workers)))
+	case !c.PD && (len(c.Prefill) > 0):
+		errs = append(errs, errors.New("--prefill and --decode need --pd-disaggregation"))
+	case len(c.Workers) == 0:
 		errs = append(errs, errors.New("--worker-urls: the router needs at least one worker"))
 	}
 	if c.Port == 0 {
@@ -123,8 +153,12 @@ type Router struct {
 	proxies []*httputil.ReverseProxy
 	next    atomic.Uint64
 
+	// prefill is the PD router's client to its prefill workers.
+	prefill *http.Client
+
 	mu       sync.Mutex
 	requests []int64 // per worker
+	prefills []int64 // per prefill worker (PD)
 	failures int64
 }
 
@@ -134,7 +168,7 @@ const routerIdleConns = 4096
 
 // NewRouter builds a router over cfg.Workers.
 func NewRouter(cfg RouterConfig) *Router {
-	r := &Router{cfg: cfg, requests: make([]int64, len(cfg.Workers))}
+	r := &Router{cfg: cfg, requests: make([]int64, len(cfg.Workers)), prefills: make([]int64, len(cfg.Prefill))}
 	// Keep a connection per stream in flight, as a real router's pool
 	// does: net/http's default keeps 2 idle ones per worker, so at conc
 	// 256 most answers ended by closing their connection and the next
@@ -161,12 +195,18 @@ func NewRouter(cfg RouterConfig) *Router {
 		}
 		r.proxies = append(r.proxies, p)
 	}
+	if cfg.PD {
+		r.prefill = &http.Client{Transport: tr}
+	}
 	return r
 }
 
 // pick chooses the worker for a request.
-func (r *Router) pick(req *http.Request) int {
-	n := len(r.proxies)
+func (r *Router) pick(req *http.Request) int { return r.pickOf(req, len(r.proxies)) }
+
+// pickOf chooses one of n workers for a request: by its session header's
+// hash, else round robin.
+func (r *Router) pickOf(req *http.Request, n int) int {
 	if n == 1 {
 		return 0
 	}
@@ -203,6 +243,14 @@ func (r *Router) Handler() http.Handler {
 		}
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
+		if r.cfg.PD && req.Header.Get(simproto.HeaderParticipant) != "" {
+			http.Error(w, "the virtual clock needs one engine behind the router, not prefill and decode workers", http.StatusNotImplemented)
+			return
+		}
+		if r.cfg.PD && req.Method == http.MethodPost {
+			r.servePD(w, req)
+			return
+		}
 		i := r.pick(req)
 		r.mu.Lock()
 		r.requests[i]++
@@ -228,6 +276,9 @@ func (r *Router) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	fmt.Fprintf(w, "# HELP %s_requests_total Requests forwarded to each worker.\n# TYPE %s_requests_total counter\n", p, p)
 	for i, wk := range r.cfg.Workers {
 		fmt.Fprintf(w, "%s_requests_total{worker=%q} %d\n", p, wk.String(), r.requests[i])
+	}
+	for i, wk := range r.cfg.Prefill {
+		fmt.Fprintf(w, "%s_requests_total{worker=%q} %d\n", p, wk.String(), r.prefills[i])
 	}
 	fmt.Fprintf(w, "# HELP %s_request_errors_total Requests no worker answered.\n# TYPE %s_request_errors_total counter\n%s_request_errors_total %d\n", p, p, p, r.failures)
 }
@@ -292,4 +343,56 @@ func bufferBody(w http.ResponseWriter, req *http.Request) bool {
 	}
 	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
 	return true
+}
+
+// servePD serves a generation request as sglang_router's PD mode does: a
+// prefill worker computes the prompt (its answer is read and dropped once
+// it is complete), then a decode worker, which has received the prompt's
+// KV from it, generates and its answer streams to the client. A prefill
+// worker's refusal (an error status) is the client's answer.
+func (r *Router) servePD(w http.ResponseWriter, req *http.Request) {
+	if !bufferBody(w, req) {
+		return
+	}
+	body, _ := io.ReadAll(req.Body) // bufferBody left it in memory
+	pi := r.pickOf(req, len(r.cfg.Prefill))
+	r.mu.Lock()
+	r.prefills[pi]++
+	r.mu.Unlock()
+	target := *r.cfg.Prefill[pi]
+	target.Path, target.RawQuery = req.URL.Path, req.URL.RawQuery
+	preq, err := http.NewRequestWithContext(req.Context(), http.MethodPost, target.String(), bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, "router: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	preq.Header = req.Header.Clone()
+	resp, err := r.prefill.Do(preq)
+	if err != nil {
+		r.mu.Lock()
+		r.failures++
+		r.mu.Unlock()
+		http.Error(w, "router: prefill worker unavailable: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxRoutedBody))
+	resp.Body.Close()
+	if err != nil {
+		http.Error(w, "router: prefill worker: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	if resp.StatusCode != http.StatusOK {
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = w.Write(answer)
+		return
+	}
+	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	i := r.pick(req)
+	r.mu.Lock()
+	r.requests[i]++
+	r.mu.Unlock()
+	r.proxies[i].ServeHTTP(w, req)
 }

@@ -68,6 +68,7 @@ type Server struct {
 	base  time.Time // wall time of simulated t=0
 	vc    *vclock   // the virtual clock; nil on the wall clock
 	sims  simPrompts
+	link  kvLink // a decode worker's inbound KV link
 
 	phase     atomic.Int32
 	ids       atomic.Uint64

@@ -39,3 +39,23 @@ func portsFree(ports ...int) bool {
 	}
 	return true
 }
+
+// freePorts finds n distinct free ports in 10000-21999 (see freePortPair),
+// for the router and workers of a disaggregated point on one host.
+func freePorts(n int) ([]int, error) {
+	for range 200 {
+		seen := map[int]bool{}
+		ports := make([]int, 0, n)
+		for len(ports) < n {
+			p := 10000 + rand.IntN(12000)
+			if !seen[p] {
+				seen[p] = true
+				ports = append(ports, p)
+			}
+		}
+		if portsFree(ports...) {
+			return ports, nil
+		}
+	}
+	return nil, fmt.Errorf("no %d free ports in 10000-21999 on 127.0.0.1", n)
+}

@@ -48,6 +48,12 @@ type runOptions struct {
 	PlanFile string
 	// stopGraceSet is --stop-grace given (0s then means no grace).
 	stopGraceSet bool
+	// simClockSet is --sim-clock given (a multi-node point defaults to
+	// the wall clock).
+	simClockSet bool
+	// timeScaleSet is --time-scale given (a multi-node point defaults to
+	// defaultMultiNodeTimeScale).
+	timeScaleSet bool
 
 	// Launch runs the point the way the runner's launcher does: allocate,
 	// import the image, run engine and client inside it (see run_launch.go).
@@ -58,6 +64,8 @@ type runOptions struct {
 	SweepBinary string
 	// JobID is an allocation to run in (default $SLURM_JOB_ID).
 	JobID string
+	// SubmitDir is where a multi-node job is submitted from (--submit-dir).
+	SubmitDir string
 }
 
 func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *Command {
@@ -86,6 +94,16 @@ names it or it is on PATH, else sweep's built-in load generator. A real
 aiperf measures wall-clock time: against the simulated engine it runs only
 with --sim-clock wall --time-scale 1 (--aiperf on another clock is refused;
 an aiperf on PATH is passed over for the built-in, and the run says so).
+
+A multi-node key's point is chosen by its prefill layout (--tp, --ep,
+--dp-attn) and --conc. With --simulate its prefill and decode workers run
+as simulated engines on this host's loopback, each from its planned argv,
+behind sglang_router's PD mode, on the wall clock at --time-scale 20 by
+default (the virtual clock has one engine); the result is InferenceX's
+<RESULT_FILENAME>_conc<N>.json with the prefill and decode layouts. With
+--launch the row's job is submitted as its launcher submits it (sbatch of
+job.slurm from --submit-dir, InferenceX's checkout; or srtctl apply from a
+prepared srt-slurm checkout), waited for, and cancelled on Ctrl-C.
 
 Exit status: 0 when every stage passed, 1 when a stage failed (the stage,
 the reason and the log tail are printed; the result JSON is still written
@@ -122,6 +140,7 @@ Example:
 			fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 			fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0 for images without glibc)")
 			fs.StringVar(&o.JobID, "job-id", "", "with --launch: run in this Slurm allocation instead of allocating (default: $SLURM_JOB_ID)")
+			fs.StringVar(&o.SubmitDir, "submit-dir", "", "with --launch on a multi-node key: the checkout the launcher submits from (InferenceX's for the AMD job.slurm; the prepared srt-slurm checkout for srtctl apply); default: the current directory")
 			o.Inputs.bind(fs, lists)
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
@@ -129,6 +148,8 @@ Example:
 					return err
 				}
 				o.stopGraceSet = fs.Changed("stop-grace")
+				o.simClockSet = fs.Changed("sim-clock")
+				o.timeScaleSet = fs.Changed("time-scale")
 				switch {
 				case o.Point.StopGrace < 0:
 					return flagErrorf("--stop-grace %s: want 0 (kill at once) or a positive duration", o.Point.StopGrace)
@@ -168,8 +189,8 @@ Example:
 				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {
 					return err
 				}
-				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "") {
-					return flagErrorf("--site, --sweep-binary and --job-id need --launch")
+				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "" || o.SubmitDir != "") {
+					return flagErrorf("--site, --sweep-binary, --job-id and --submit-dir need --launch")
 				}
 				if o.Launch && o.PlanFile != "" {
 					return flagErrorf("--launch plans the point itself: use --config-key/--tp/--ep/--conc, not --plan")
@@ -194,8 +215,21 @@ func runRun(ctx context.Context, o *runOptions) error {
 		if p, err = readPlanFile(o.PlanFile, out); err != nil {
 			return err
 		}
-	} else if p, err = o.planByFlags(out); err != nil {
-		return err
+	} else {
+		g, err := o.Inputs.generator()
+		if err != nil {
+			return err
+		}
+		multi, err := o.multiNodeRows(g)
+		if err != nil {
+			return err
+		}
+		if len(multi) > 0 {
+			return runMultiNode(ctx, o, out, started, multi)
+		}
+		if p, err = o.planRow(g, out); err != nil {
+			return err
+		}
 	}
 	row := p.Row
 	setup, err := o.setup(o.Plan.AiperfVersion, false)
@@ -218,33 +252,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	fmt.Fprintf(o.IO.ErrOut, "point %s %s (recipe %s)\n  %s; client: %s\n  output: %s\n",
 		row.ConfigKey, result.RowIdentity(&row).PointLabel(row.Conc), p.Recipe, engine, client, out)
 
-	po := o.Point
-	po.OutDir = out
-	po = o.pointOptions(po, o.stopGraceSet)
-	po.Progress = func(line string) {
-		fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
-	}
-	release, leftovers, err := run.ClaimOutDir(out, spec.Name, o.Force)
-	if len(leftovers) > 0 {
-		fmt.Fprintf(o.IO.ErrOut, "stopped %d process(es) an earlier run left in %s: pids %v\n", len(leftovers), out, leftovers)
-	}
-	if errors.Is(err, run.ErrAlreadyDone) {
-		fmt.Fprintf(o.IO.ErrOut, "point %s already completed in %s; nothing to do (use --force to run it again)\n", spec.Name, out)
-		return nil
-	}
-	if err != nil {
-		return &FlagError{Err: err}
-	}
-	defer release()
-	rec, runErr := run.Run(ctx, spec, po)
-	printRunSummary(o.IO, rec, time.Since(started))
-	if runErr != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%v: %w", runErr, context.Canceled)
-		}
-		return &exitCodeError{Code: exitError, Err: runErr}
-	}
-	return nil
+	return o.runSpec(ctx, spec, out, started)
 }
 
 // selectRow finds the matrix row of the requested point, or lists the
@@ -328,6 +336,13 @@ func printRunSummary(ios *IOStreams, rec *run.Record, elapsed time.Duration) {
 		fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
 		fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
 	}
+	if haveResult {
+		if res, err := result.ReadFile(rec.ResultFile); err == nil && res.MultiNodeShape != nil {
+			m := res.MultiNodeShape
+			fmt.Fprintf(w, "  layout:     prefill %d x tp%d ep%d, decode %d x tp%d ep%d, %d GPUs\n",
+				m.PrefillNumWorkers, m.PrefillTP, m.PrefillEP, m.DecodeNumWorkers, m.DecodeTP, m.DecodeEP, m.NumPrefillGPU+m.NumDecodeGPU)
+		}
+	}
 	if a := rec.Acceptance; a != nil {
 		fmt.Fprintf(w, "  accept len: %s\n", a)
 	}
@@ -357,6 +372,11 @@ func (o *runOptions) planByFlags(out string) (*recipes.Point, error) {
 	if err != nil {
 		return nil, err
 	}
+	return o.planRow(g, out)
+}
+
+// planRow is planByFlags with the matrix generator at hand.
+func (o *runOptions) planRow(g *matrix.Generator, out string) (*recipes.Point, error) {
 	row, err := o.selectRow(g)
 	if err != nil {
 		return nil, err
@@ -423,6 +443,11 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 	g, err := o.Inputs.generator()
 	if err != nil {
 		return err
+	}
+	if multi, err := o.multiNodeRows(g); err != nil {
+		return err
+	} else if len(multi) > 0 {
+		return runMultiNodeLaunched(ctx, o, out, started, multi)
 	}
 	row, err := o.selectRow(g)
 	if err != nil {

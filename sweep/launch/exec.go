@@ -35,6 +35,9 @@ type Exec struct {
 	BeforeRun func(bound *Plan) error
 	// ReleaseTimeout bounds the release commands (default 2 minutes).
 	ReleaseTimeout time.Duration
+	// Dir is the commands' working directory ("" is this process's): a
+	// multi-node submission runs in the checkout it submits from.
+	Dir string
 	// StopWait is how long a cancelled command that has a Stop command may
 	// take to end after it (the payload's own stop grace and then some;
 	// default 10 s) before it is killed.
@@ -259,6 +262,7 @@ func (e Exec) command(ctx context.Context, c recipes.HostCommand, capture *bytes
 			cmd.WaitDelay = e.StopWait
 		}
 	}
+	cmd.Dir = e.Dir
 	cmd.Env = os.Environ()
 	for k, v := range c.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)

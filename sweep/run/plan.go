@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"sweep/configs/matrix"
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
 	"sweep/internal/selfexe"
@@ -17,6 +18,7 @@ import (
 	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/recipes"
+	"sweep/recipes/schema"
 )
 
 // Setup says how a planned point runs on this machine: with the real
@@ -95,15 +97,8 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) { return fromPlan(p, s, t
 func ServerFromPlan(p *recipes.Point, s Setup) (Spec, error) { return fromPlan(p, s, false) }
 
 func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
-	if s.Environ == nil {
-		s.Environ = os.LookupEnv
-	}
-	if s.Executable == "" {
-		exe, err := selfexe.Path()
-		if err != nil {
-			return Spec{}, fmt.Errorf("find the sweep executable: %w", err)
-		}
-		s.Executable = exe
+	if err := s.defaults(); err != nil {
+		return Spec{}, err
 	}
 	if len(p.Engine.Argv) == 0 {
 		return Spec{}, errors.New("plan has no engine command")
@@ -146,25 +141,9 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 	}
 	virtual := s.Virtual() && p.Client != nil
 	if s.Simulate {
-		head := append([]string{s.Executable, "sim-engine"}, uncheckedArgs(p)...)
-		spec.Engine.Argv = append(append(head, "--"), spec.Engine.Argv...)
-		spec.Engine.Env[simproto.EnvTimeScale] = formatScale(s.TimeScale)
-		gpu := s.SimGPU
-		if gpu == "" {
-			gpu = GPUOfRunner(p.Row.Runner)
-		}
-		spec.Engine.Env[simproto.EnvGPU] = gpu
-		spec.Simulation = &result.Simulation{TimeScale: s.TimeScale, Seed: simSeed(s.Environ), GPU: gpu, Clock: "wall"}
-		if virtual {
-			spec.Engine.Env[simproto.EnvClock] = "virtual"
-			spec.Simulation.TimeScale, spec.Simulation.Clock = 0, "virtual"
-		}
-		if s.SimFault != "" {
-			spec.Engine.Env[simproto.EnvFault] = s.SimFault
-		}
-		if s.SimCalibration != "" {
-			spec.Engine.Env[simproto.EnvCalibration] = s.SimCalibration
-		}
+		gpu := s.simGPU(&p.Row)
+		s.simulateEngine(&spec.Engine, uncheckedArgs(p.Escapes, p.Engine.Argv), gpu, virtual)
+		spec.Simulation = s.simulation(gpu, virtual)
 		if spec.Power != nil {
 			simulatedGPUs(&spec, s.Executable, gpu, p.HealthURL, virtual)
 		}
@@ -194,36 +173,9 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 	}
 	switch {
 	case p.Client != nil:
-		c := s.proc("client", *p.Client)
-		if len(c.Argv) < 2 || c.Argv[1] != "profile" {
-			return Spec{}, fmt.Errorf("client command %q is not an aiperf profile command", strings.Join(c.Argv, " "))
+		if err := s.setClient(&spec, *p.Client, virtual); err != nil {
+			return Spec{}, err
 		}
-		if s.Aiperf != "" {
-			c.Argv[0] = s.Aiperf
-		} else {
-			head := []string{s.Executable, "loadgen"}
-			if s.AiperfSchema != "" {
-				head = append(head, "--aiperf-schema", s.AiperfSchema)
-			}
-			c.Argv = append(append(head, "--"), c.Argv[1:]...)
-		}
-		if s.Simulate {
-			c.Env[simproto.EnvLoadgenTimeScale] = formatScale(s.TimeScale)
-		}
-		if virtual {
-			c.Env[simproto.EnvLoadgenClock] = "virtual"
-		}
-		spec.Client = &c
-		spec.ClientInfo = s.ClientInfo()
-		// The cache the client reads the trace dataset from is where the
-		// result's expected output lengths come from, as in InferenceX.
-		spec.Facts.HFHubCache = result.HubCache(func(k string) string {
-			if v, ok := c.Env[k]; ok {
-				return v
-			}
-			v, _ := s.Environ(k)
-			return v
-		})
 	case p.Eval != nil:
 		if s.Simulate {
 			return Spec{}, fmt.Errorf("eval point: lm-eval scores synthetic text as 0: %w", ErrNotSimulated)
@@ -237,6 +189,93 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		return Spec{}, err
 	}
 	return spec, nil
+}
+
+// simGPU is the simulated GPU of a row: Setup.SimGPU, else its runner's.
+func (s Setup) simGPU(row *matrix.Row) string {
+	if s.SimGPU != "" {
+		return s.SimGPU
+	}
+	return GPUOfRunner(row.Runner)
+}
+
+// simulateEngine turns an engine's process into `sweep sim-engine` on its
+// argv (unchecked are its --unchecked options) on the given GPU and clock.
+func (s Setup) simulateEngine(ps *proc.Spec, unchecked []string, gpu string, virtual bool) {
+	head := append([]string{s.Executable, "sim-engine"}, unchecked...)
+	ps.Argv = append(append(head, "--"), ps.Argv...)
+	ps.Env[simproto.EnvTimeScale] = formatScale(s.TimeScale)
+	ps.Env[simproto.EnvGPU] = gpu
+	if virtual {
+		ps.Env[simproto.EnvClock] = "virtual"
+	}
+	if s.SimFault != "" {
+		ps.Env[simproto.EnvFault] = s.SimFault
+	}
+	if s.SimCalibration != "" {
+		ps.Env[simproto.EnvCalibration] = s.SimCalibration
+	}
+}
+
+// simulation is what a simulated point's result records about it.
+func (s Setup) simulation(gpu string, virtual bool) *result.Simulation {
+	sim := &result.Simulation{TimeScale: s.TimeScale, Seed: simSeed(s.Environ), GPU: gpu, Clock: "wall"}
+	if virtual {
+		sim.TimeScale, sim.Clock = 0, "virtual"
+	}
+	return sim
+}
+
+// setClient sets the load client of spec from its planned aiperf
+// command: aiperf itself (Setup.Aiperf) or the built-in load generator.
+func (s Setup) setClient(spec *Spec, cmd recipes.Command, virtual bool) error {
+	c := s.proc("client", cmd)
+	if len(c.Argv) < 2 || c.Argv[1] != "profile" {
+		return fmt.Errorf("client command %q is not an aiperf profile command", strings.Join(c.Argv, " "))
+	}
+	if s.Aiperf != "" {
+		c.Argv[0] = s.Aiperf
+	} else {
+		head := []string{s.Executable, "loadgen"}
+		if s.AiperfSchema != "" {
+			head = append(head, "--aiperf-schema", s.AiperfSchema)
+		}
+		c.Argv = append(append(head, "--"), c.Argv[1:]...)
+	}
+	if s.Simulate {
+		c.Env[simproto.EnvLoadgenTimeScale] = formatScale(s.TimeScale)
+	}
+	if virtual {
+		c.Env[simproto.EnvLoadgenClock] = "virtual"
+	}
+	spec.Client = &c
+	spec.ClientInfo = s.ClientInfo()
+	// The cache the client reads the trace dataset from is where the
+	// result's expected output lengths come from, as in InferenceX.
+	spec.Facts.HFHubCache = result.HubCache(func(k string) string {
+		if v, ok := c.Env[k]; ok {
+			return v
+		}
+		v, _ := s.Environ(k)
+		return v
+	})
+	return nil
+}
+
+// defaults fills Environ (this process's environment) and Executable
+// (this process's binary) when unset.
+func (s *Setup) defaults() error {
+	if s.Environ == nil {
+		s.Environ = os.LookupEnv
+	}
+	if s.Executable == "" {
+		exe, err := selfexe.Path()
+		if err != nil {
+			return fmt.Errorf("find the sweep executable: %w", err)
+		}
+		s.Executable = exe
+	}
+	return nil
 }
 
 // Virtual reports whether a simulated point runs on the simulated
@@ -261,11 +300,11 @@ func (s Setup) proc(name string, c recipes.Command) proc.Spec {
 // uncheckedArgs are sim-engine's --unchecked FLAG:N options for the plan's
 // escapes that are engine flags, so the simulated engine accepts the flags
 // the plan passed without a schema check, as the real engine would.
-func uncheckedArgs(p *recipes.Point) []string {
+func uncheckedArgs(escapes []schema.Escape, argv []string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, e := range p.Escapes {
-		if strings.HasPrefix(e.Flag, "-") && !seen[e.Flag] && slices.Contains(p.Engine.Argv, e.Flag) {
+	for _, e := range escapes {
+		if strings.HasPrefix(e.Flag, "-") && !seen[e.Flag] && slices.Contains(argv, e.Flag) {
 			seen[e.Flag] = true
 			out = append(out, "--unchecked", e.Flag+":"+strconv.Itoa(len(e.Values)))
 		}

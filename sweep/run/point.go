@@ -59,7 +59,14 @@ type ServerSpec struct {
 	// Sidecars start, in order, before the engine and must answer their
 	// health URL (e.g. LMCache servers).
 	Sidecars []Sidecar
-	// Router, when not nil, runs in front of the engine (DP attention).
+	// EngineLog is the engine's log in OutDir (default "server.log").
+	EngineLog string
+	// Workers are the further engines of a disaggregated point (Engine is
+	// its first prefill worker): started after Engine, each waited for on
+	// its HealthURL, watched like the engine during the load.
+	Workers []Worker
+	// Router, when not nil, runs in front of the engine (DP attention) or
+	// of the workers (disaggregated).
 	Router          *proc.Spec
 	RouterHealthURL string
 	// MetricsURLs are the engine's Prometheus endpoints, scraped beside
@@ -123,6 +130,16 @@ type PowerSpec struct {
 	// vendor's SMI tool (simengine.SMI): the runner links it under the
 	// tool's name in OutDir/sim-gpus, first on the monitor's PATH.
 	SimulatedTool string
+}
+
+// Worker is one more engine of a disaggregated point: its process (whose
+// Name is its role and index, "decode0"), readiness endpoint, log and
+// command file in OutDir.
+type Worker struct {
+	Proc        proc.Spec
+	HealthURL   string
+	Log         string
+	CommandFile string
 }
 
 // Sidecar is a helper server the engine needs before it starts.

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,6 +40,7 @@ type runner struct {
 
 	mu       sync.Mutex
 	procs    []*proc.Process // started processes, stopped in reverse order
+	workers  []*proc.Process // Spec.Workers' processes, watched like the engine
 	firstErr error
 
 	// progressMu serialises Options.Progress: stages and the client's
@@ -149,9 +151,16 @@ func (r *runner) startServer(ctx context.Context) (*proc.Process, bool) {
 			return nil, false
 		}
 	}
-	engine, ok := r.startAndWait(ctx, StageEngine, r.spec.Engine, "server.log", r.spec.HealthURL, r.spec.ServedModels...)
+	engine, ok := r.startAndWait(ctx, StageEngine, r.spec.Engine, cmp.Or(r.spec.EngineLog, "server.log"), r.spec.HealthURL, r.spec.ServedModels...)
 	if !ok {
 		return nil, false
+	}
+	for _, w := range r.spec.Workers {
+		p, ok := r.startAndWait(ctx, StageEngine, w.Proc, w.Log, w.HealthURL, r.spec.ServedModels...)
+		if !ok {
+			return nil, false
+		}
+		r.workers = append(r.workers, p)
 	}
 	if r.spec.Router != nil {
 		if _, ok := r.startAndWait(ctx, StageRouter, *r.spec.Router, "router.log", r.spec.RouterHealthURL); !ok {
@@ -260,6 +269,7 @@ func (r *runner) runClient(ctx context.Context, stage string, spec proc.Spec, lo
 		blame = client
 		r.progress(fmt.Sprintf("%s: started pid %d", spec.Name, client.PID()))
 		hung := r.watchHealth(ctx, client.Done())
+		down := firstExit(append([]*proc.Process{engine}, r.workers...))
 		select {
 		case <-client.Done():
 			st := client.Status()
@@ -269,16 +279,16 @@ func (r *runner) runClient(ctx context.Context, stage string, spec proc.Spec, lo
 			// A client fails at once when the engine dies under it: give
 			// the engine's exit a moment to show, and blame the engine.
 			select {
-			case <-engine.Done():
-				blame = engine
-				return fmt.Errorf("%s exited during the load (%s)", engine.Name(), engine.Status())
+			case e := <-down:
+				blame = e
+				return fmt.Errorf("%s exited during the load (%s)", e.Name(), e.Status())
 			case <-time.After(engineExitWait):
 			}
 			return fmt.Errorf("%s failed (%s)", spec.Name, st)
-		case <-engine.Done():
-			blame = engine
+		case e := <-down:
+			blame = e
 			client.Stop(r.o.StopGrace)
-			return fmt.Errorf("%s exited during the load (%s)", engine.Name(), engine.Status())
+			return fmt.Errorf("%s exited during the load (%s)", e.Name(), e.Status())
 		case err := <-hung:
 			blame = engine
 			client.Stop(r.o.StopGrace)
@@ -288,6 +298,22 @@ func (r *runner) runClient(ctx context.Context, stage string, spec proc.Spec, lo
 			return ctx.Err()
 		}
 	})
+}
+
+// firstExit delivers the first of procs to exit. Its goroutines end when
+// their processes do (every process is stopped before a point ends).
+func firstExit(procs []*proc.Process) <-chan *proc.Process {
+	out := make(chan *proc.Process, len(procs))
+	for _, p := range procs {
+		if p == nil {
+			continue
+		}
+		go func() {
+			<-p.Done()
+			out <- p
+		}()
+	}
+	return out
 }
 
 // engineExitWait is how long a failed client waits for the engine's exit
@@ -477,6 +503,9 @@ func (r *runner) writeCommands(server, load bool) error {
 	var errs []error
 	if server {
 		errs = append(errs, write(r.spec.EngineCommandFile, &r.spec.Engine), write("router_command.txt", r.spec.Router))
+		for _, w := range r.spec.Workers {
+			errs = append(errs, write(w.CommandFile, &w.Proc))
+		}
 	}
 	if load {
 		client, clientFile := r.spec.Client, "benchmark_command.txt"

@@ -468,3 +468,30 @@ func TestRunPanicStopsEverything(t *testing.T) {
 	assert.Contains(t, string(stack), "panic: injected by the test")
 	assertNothingLeft(t, rec)
 }
+
+// TestRunWorkerDiesMidLoad: a disaggregated point's further worker
+// (ServerSpec.Workers) is started after the engine, waited for, recorded,
+// and watched like the engine: its death mid-load stops the client and is
+// blamed on it, with its log's tail.
+func TestRunWorkerDiesMidLoad(t *testing.T) {
+	spec, opts := testSpec(t, "", "wait")
+	port := strconv.Itoa(freePort(t))
+	self, err := os.Executable()
+	require.NoError(t, err)
+	spec.Workers = []Worker{{
+		Proc:      proc.Spec{Name: "decode0", Argv: []string{self}, Env: map[string]string{roleEnv: "engine", faultEnv: "die", portEnv: port}},
+		HealthURL: "http://127.0.0.1:" + port + "/health", Log: "decode0.log", CommandFile: "decode0_command.txt",
+	}}
+	spec.MetricsURLs = append(spec.MetricsURLs, "http://127.0.0.1:"+port+"/metrics")
+	rec, err := Run(t.Context(), spec, opts)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "decode0 exited during the load (exit code 7)")
+	failed := rec.Failed()
+	require.NotNil(t, failed)
+	assert.Equal(t, StageClient, failed.Name)
+	assert.Contains(t, fmt.Sprint(failed.LogTail), "illegal memory access", "the worker's log tail")
+	assert.Contains(t, rec.Processes, "decode0")
+	assert.FileExists(t, filepath.Join(opts.OutDir, "decode0.log"))
+	assert.FileExists(t, filepath.Join(opts.OutDir, "decode0_command.txt"))
+	assertNothingLeft(t, rec)
+}

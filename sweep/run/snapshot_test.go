@@ -60,5 +60,5 @@ func TestSimulatedEngineGetsThePlansUncheckedFlags(t *testing.T) {
 			{Flag: "--client-only", Reason: "not in the engine argv"},
 		},
 	}
-	assert.Equal(t, []string{"--unchecked", "--numa-bind:0", "--unchecked", "--attention-config:1"}, uncheckedArgs(p))
+	assert.Equal(t, []string{"--unchecked", "--numa-bind:0", "--unchecked", "--attention-config:1"}, uncheckedArgs(p.Escapes, p.Engine.Argv))
 }

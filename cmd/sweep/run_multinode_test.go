@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// amdDisaggKey is InferenceX's one AMD multi-node agentic key: one
+// prefill and one decode worker of 8 MI355X GPUs each, sglang_router's PD
+// mode in front.
+const amdDisaggKey = "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp"
+
+// disaggRunArgs is a short simulated point of the AMD disaggregated key:
+// 120 s of profile on the wall clock compressed 20x (the workers are
+// separate processes, so the virtual clock cannot run them).
+func disaggRunArgs(out string, extra ...string) []string {
+	args := []string{"run", "--config-key", amdDisaggKey, "--tp", "8", "--ep", "1", "--conc", "4", "--out", out,
+		"--simulate", "--duration", "120", "--time-scale", "20", "--stop-grace", "3s"}
+	return overrideFlags(args, extra...)
+}
+
+// TestRunSimulatedDisaggregatedPoint runs a multi-node disaggregated point
+// end to end on this host: the job's prefill and decode workers as
+// simulated engines, the PD router in front, the built-in client against
+// the router, and the result with InferenceX's multi-node fields.
+func TestRunSimulatedDisaggregatedPoint(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, disaggRunArgs(out)...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, "prefill0, decode0 behind the PD router")
+	assert.Contains(t, stdout, "layout:     prefill 1 x tp8 ep1, decode 1 x tp8 ep1, 16 GPUs")
+	rec := readRunRecord(t, out)
+	require.True(t, rec.OK)
+	for _, p := range []string{"prefill0", "decode0", "router", "client"} {
+		assert.Contains(t, rec.Processes, p)
+	}
+	assertNoSurvivors(t, rec)
+
+	// The workers run the plan's commands on loopback ports, the router
+	// fronts them in PD mode.
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	pre, dec, router := read("prefill0_command.txt"), read("decode0_command.txt"), read("router_command.txt")
+	assert.Contains(t, pre, "--disaggregation-mode prefill")
+	assert.Contains(t, dec, "--disaggregation-mode decode")
+	assert.Contains(t, dec, "--disaggregation-transfer-backend mori")
+	assert.Contains(t, router, "--pd-disaggregation")
+	port := func(cmd string) string {
+		f := strings.Fields(cmd)
+		for i, a := range f {
+			if a == "--port" && i+1 < len(f) {
+				return f[i+1]
+			}
+		}
+		return ""
+	}
+	assert.Contains(t, router, "--prefill http://127.0.0.1:"+port(pre))
+	assert.Contains(t, router, "--decode http://127.0.0.1:"+port(dec))
+
+	b, err := os.ReadFile(rec.ResultFile)
+	require.NoError(t, err)
+	assert.True(t, strings.HasSuffix(rec.ResultFile, "_conc4.json"), "InferenceX's <RESULT_FILENAME>_conc<N>.json: %s", rec.ResultFile)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal(b, &res))
+	want := map[string]any{
+		"conc": 4.0, "is_multinode": true, "disagg": true, "framework": "sglang-disagg", "kv_p2p_transfer": "mori",
+		"tp": 16.0, "prefill_tp": 8.0, "decode_tp": 8.0, "prefill_num_workers": 1.0, "decode_num_workers": 1.0,
+		"prefill_ep": 1.0, "decode_ep": 1.0, "num_prefill_gpu": 8.0, "num_decode_gpu": 8.0,
+		"prefill_dp_attention": "false", "decode_dp_attention": "false", "simulated": true, "valid": true,
+	}
+	for k, v := range want {
+		assert.Equal(t, v, res[k], "%s", k)
+	}
+	assert.Positive(t, res["num_requests_successful"], "numbers come from requests that ran")
+
+	// The client recorded both workers' metrics (and the router's).
+	var exp struct {
+		Summary struct {
+			Successful []string `json:"endpoints_successful"`
+		} `json:"summary"`
+	}
+	b, err = os.ReadFile(filepath.Join(out, "aiperf_artifacts", "server_metrics_export.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &exp))
+	assert.Contains(t, exp.Summary.Successful, "http://127.0.0.1:"+port(pre)+"/metrics")
+	assert.Contains(t, exp.Summary.Successful, "http://127.0.0.1:"+port(dec)+"/metrics")
+}
+
+func TestRunMultiNodeUsageErrors(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"virtual clock", disaggRunArgs(t.TempDir(), "--sim-clock", "virtual"), "the virtual clock is kept by one engine"},
+		{"no such point", disaggRunArgs(t.TempDir(), "--conc", "5"), "--tp 8 --ep 8 --dp-attn --conc 192"},
+		{"not simulated", []string{"run", "--config-key", amdDisaggKey, "--tp", "8", "--conc", "4", "--out", t.TempDir()}, "on this host they run only with --simulate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.args...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, tc.want)
+		})
+	}
+}
+
+// TestRunLaunchSubmitsMultiNodeJob: `sweep run --launch` on a multi-node
+// key submits the row's job as launch_mi355x-amds.sh does (sbatch of
+// job.slurm from --submit-dir, the launcher's variables exported) and
+// waits until squeue no longer lists it. sbatch and squeue are stand-ins
+// on PATH that record what they were given.
+func TestRunLaunchSubmitsMultiNodeJob(t *testing.T) {
+	bin, rec := t.TempDir(), t.TempDir()
+	for name, body := range map[string]string{
+		"sbatch": `echo "$@" > ` + rec + `/argv; echo "$IS_MULTINODE $xP $yD" > ` + rec + `/env; echo '{}' > "${RESULT_FILENAME}_conc4.json"; echo 5150` + "\n",
+		"squeue": `n=$(cat ` + rec + `/polls 2>/dev/null || echo 0); echo $((n+1)) > ` + rec + `/polls; [ $n -lt 1 ] && echo RUNNING; exit 0` + "\n",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body), 0o755))
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, checkout := t.TempDir(), t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", "--launch", "--config-key", amdDisaggKey, "--tp", "8", "--ep", "1", "--conc", "4",
+		"--out", out, "--submit-dir", checkout)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, "launch_mi355x-amds.sh submits with sbatch")
+	assert.Contains(t, stdout, "job 5150 finished")
+	// The job's result, written in the checkout it was submitted from.
+	assert.Regexp(t, `result: `+regexp.QuoteMeta(checkout)+`/dsv4_p1x8_d1x8_conc4_\S+_conc4\.json`, stdout)
+	b, err := os.ReadFile(filepath.Join(rec, "argv"))
+	require.NoError(t, err)
+	argv := strings.TrimSpace(string(b))
+	assert.True(t, strings.HasPrefix(argv, "--parsable --exclusive -N 2 -n 2 "), argv)
+	assert.Contains(t, argv, "--output "+filepath.Join(out, "logs")+"/slurm_job-%j.out")
+	assert.True(t, strings.HasSuffix(argv, " benchmarks/multi_node/amd_utils/job.slurm"), argv)
+	b, err = os.ReadFile(filepath.Join(rec, "env"))
+	require.NoError(t, err)
+	assert.Equal(t, "true 1 1", strings.TrimSpace(string(b)))
+	b, err = os.ReadFile(filepath.Join(rec, "polls"))
+	require.NoError(t, err)
+	assert.Equal(t, "2", strings.TrimSpace(string(b)))
+
+	// A job that wrote no result fails the run, as InferenceX's workflow
+	// fails ("No benchmark result files found").
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\necho 5151\n"), 0o755))
+	require.NoError(t, os.Remove(filepath.Join(rec, "polls")))
+	code, _, stderr = runCLI(t, "run", "--launch", "--config-key", amdDisaggKey, "--tp", "8", "--ep", "1", "--conc", "4",
+		"--out", t.TempDir(), "--submit-dir", t.TempDir())
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "job 5151 wrote no dsv4_p1x8_d1x8_conc4_")
+}

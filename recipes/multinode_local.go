@@ -1,0 +1,212 @@
+package recipes
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"sweep/configs/matrix"
+	"sweep/recipes/schema"
+)
+
+// LocalMultiNode is a disaggregated multi-node point laid out on one host,
+// as `sweep run --simulate` runs it: each prefill and decode worker of the
+// job on a loopback port of its own, the router in front of them, and the
+// trace-replay client against the router. The workers' and the router's
+// argv are the multi-node plan's (MultiNodePoint), with the per-node
+// addresses and ports of job.slurm replaced by loopback ones.
+type LocalMultiNode struct {
+	Point MultiNodePoint
+	// Conc is the concurrency the client runs.
+	Conc int
+	// Workers are the prefill workers, then the decode workers.
+	Workers []LocalWorker
+	Router  Command
+	// RouterHealthURL is the router's readiness endpoint.
+	RouterHealthURL string
+	// Client is the aiperf trace replay against the router (InferenceX's
+	// build_replay_cmd settings, as for single-node points).
+	Client Command
+	// MetricsURLs are every worker's Prometheus endpoint (prefill first),
+	// which the client records as server metrics.
+	MetricsURLs []string
+	// RequiredMetricPrefix must appear in the recorded server metrics.
+	RequiredMetricPrefix string
+	// ResultDir holds the logs, command files and aiperf_artifacts/;
+	// ResultFilename is InferenceX's per-concurrency multi-node result
+	// name, <RESULT_FILENAME>_conc<N>.
+	ResultDir, ResultFilename string
+	Escapes                   []schema.Escape
+}
+
+// LocalWorker is one engine of a LocalMultiNode.
+type LocalWorker struct {
+	// Name is the role and index ("prefill0", "decode1"): the process's
+	// name, its log (<Name>.log) and command file (<Name>_command.txt).
+	Name    string
+	Role    Role
+	Command Command
+	// HealthURL and MetricsURL are on the worker's own port.
+	HealthURL, MetricsURL string
+}
+
+// CommandFile is where the worker's command is recorded.
+func (w LocalWorker) CommandFile() string { return w.Name + "_command.txt" }
+
+// LocalWorkerCount is how many ports PlanLocalMultiNode needs for a
+// planned point: one per prefill and decode worker, plus the router's.
+func LocalWorkerCount(p *MultiNodePoint) int {
+	n := 0
+	for _, r := range p.Roles {
+		if r.Role == RolePrefill || r.Role == RoleDecode {
+			n += r.Workers
+		}
+	}
+	return n
+}
+
+// PlanLocalMultiNode plans one concurrency of a multi-node row with every
+// role on this host: the router on ports[0], the workers (prefill, then
+// decode) on ports[1:]. Only points whose worker and router commands sweep
+// builds itself (the AMD disaggregated path, job.slurm) can be laid out:
+// srt-slurm renders the NVIDIA points' commands from recipe files sweep
+// does not read, and a worker spanning several nodes needs its nodes'
+// rendezvous. Either is ErrNotSupported, with the reason.
+func PlanLocalMultiNode(row *matrix.Row, conc int, opts PlanOptions, ports []int) (*LocalMultiNode, error) {
+	cfg, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(row.Concs, conc) {
+		return nil, fmt.Errorf("%s %s has concurrencies %v, not %d", row.ConfigKey, row.ExpName, row.Concs, conc)
+	}
+	r := row.Clone()
+	r.Concs, r.Conc = []int{conc}, conc
+	p, err := cfg.planMultiNode(r)
+	if err != nil {
+		return nil, err
+	}
+	if !p.Disagg {
+		return nil, notSupported("%s is aggregated multi-node serving (one worker role across nodes): only disaggregated points run on one host", r.ConfigKey)
+	}
+	if p.Submitter != "sbatch" {
+		return nil, notSupported("%s runs through srt-slurm (srtctl apply), which renders its workers' and frontend's commands from %s; sweep does not read srt-slurm recipes, so it cannot run their engines itself", r.ConfigKey, p.Recipe)
+	}
+	if want := 1 + LocalWorkerCount(&p); len(ports) != want {
+		return nil, fmt.Errorf("%s: %d port(s) given, want %d (the router and %d worker(s))", r.ConfigKey, len(ports), want, want-1)
+	}
+	l := &LocalMultiNode{Point: p, Conc: conc, ResultDir: cfg.ResultDir, RequiredMetricPrefix: "sglang:",
+		ResultFilename: p.ResultFilename + "_conc" + strconv.Itoa(conc), Escapes: slices.Clone(p.Escapes)}
+	addrs := map[string]string{} // the router's worker URLs in job.slurm → local ones
+	var router *RolePlan
+	next := 1
+	for i := range p.Roles {
+		role := &p.Roles[i]
+		switch role.Role {
+		case RoleRouter:
+			router = role
+			continue
+		case RolePrefill, RoleDecode:
+		default:
+			continue
+		}
+		if role.NodesPerWorker > 1 {
+			return nil, notSupported("a %s worker of %s spans %d nodes (--nnodes with a rendezvous address); one host runs workers of one node each", role.Role, r.ExpName, role.NodesPerWorker)
+		}
+		if role.Command == nil {
+			return nil, fmt.Errorf("%s: the %s role has no command", r.ConfigKey, role.Role)
+		}
+		for w := range role.Workers {
+			port := ports[next]
+			next++
+			argv, err := withLocalAddress(role.Command.Argv, port)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s worker: %w", r.ConfigKey, role.Role, err)
+			}
+			base := "http://127.0.0.1:" + strconv.Itoa(port)
+			addrs[fmt.Sprintf("http://${%s_%d_ADDR}:%d", strings.ToUpper(string(role.Role)), w, amdWorkerPort)] = base
+			l.Workers = append(l.Workers, LocalWorker{
+				Name: string(role.Role) + strconv.Itoa(w), Role: role.Role,
+				Command:   Command{Argv: argv, Env: maps.Clone(role.Command.Env)},
+				HealthURL: base + "/health", MetricsURL: base + "/metrics",
+			})
+			l.MetricsURLs = append(l.MetricsURLs, base+"/metrics")
+		}
+	}
+	if router == nil || router.Command == nil {
+		return nil, fmt.Errorf("%s: the plan has no router command", r.ConfigKey)
+	}
+	rargv := slices.Clone(router.Command.Argv)
+	for i, a := range rargv {
+		if u, ok := addrs[a]; ok {
+			rargv[i] = u
+		}
+	}
+	if err := setFlagValue(rargv, "--port", strconv.Itoa(ports[0])); err != nil {
+		return nil, fmt.Errorf("%s router: %w", r.ConfigKey, err)
+	}
+	if a := slices.IndexFunc(rargv, func(a string) bool { return strings.Contains(a, "${") }); a >= 0 {
+		return nil, fmt.Errorf("%s router: argument %q names a node address this host does not have", r.ConfigKey, rargv[a])
+	}
+	l.Router = Command{Argv: rargv, Env: map[string]string{}}
+	routerURL := "http://localhost:" + strconv.Itoa(ports[0])
+	l.RouterHealthURL = routerURL + "/health"
+
+	// The client: InferenceX's replay settings against the router, with
+	// the model name the workers serve (their --model-path).
+	served := argValueOf(l.Workers[0].Command.Argv, "--model-path")
+	c := &Ctx{Row: r, Parallelism: r.Prefill.Parallelism, Conc: conc, Port: ports[0], EnginePort: ports[0],
+		Model: served, ModelPath: served, ResultDir: cfg.ResultDir}
+	rc := &Recipe{Client: Client{ServerMetrics: true, RequiredMetricPrefix: l.RequiredMetricPrefix}}
+	rs := replaySettings{URL: routerURL, Duration: cfg.duration(r), WarmupPerLane: officialWarmupPerLane,
+		ArtifactDir: strings.TrimSuffix(cfg.ResultDir, "/") + "/aiperf_artifacts", ServerMetrics: l.MetricsURLs}
+	if cfg.Fast {
+		rs.WarmupPerLane = fastWarmupPerLane
+	}
+	cargv, cesc, err := build(cfg.aiperf, c, rc, clientArgs(c, rc, cfg.aiperf, rs))
+	if err != nil {
+		return nil, fmt.Errorf("%s client: %w", r.ConfigKey, err)
+	}
+	env := maps.Clone(replayEnv)
+	env["AIPERF_FAILED_REQUEST_THRESHOLD"] = failedRequestThreshold
+	env["AIPERF_REQUIRED_SERVER_METRIC_PREFIX"] = l.RequiredMetricPrefix
+	l.Client = Command{Argv: cargv, Env: env}
+	l.Escapes = append(l.Escapes, cesc...)
+	return l, nil
+}
+
+// withLocalAddress is a worker argv listening on 127.0.0.1:port instead
+// of the node's address and job.slurm's port.
+func withLocalAddress(argv []string, port int) ([]string, error) {
+	out := slices.Clone(argv)
+	if err := setFlagValue(out, "--port", strconv.Itoa(port)); err != nil {
+		return nil, err
+	}
+	if err := setFlagValue(out, "--host", "127.0.0.1"); err != nil {
+		return nil, err
+	}
+	if a := slices.IndexFunc(out, func(a string) bool { return strings.Contains(a, "${") }); a >= 0 {
+		return nil, fmt.Errorf("argument %q is filled in per node by job.slurm", out[a])
+	}
+	return out, nil
+}
+
+// setFlagValue replaces the value of flag (given as "--flag VALUE").
+func setFlagValue(argv []string, flag, value string) error {
+	i := slices.Index(argv, flag)
+	if i < 0 || i+1 >= len(argv) {
+		return fmt.Errorf("no %s VALUE in the command", flag)
+	}
+	argv[i+1] = value
+	return nil
+}
+
+// argValueOf is the value after flag in argv ("" when absent).
+func argValueOf(argv []string, flag string) string {
+	if i := slices.Index(argv, flag); i >= 0 && i+1 < len(argv) {
+		return argv[i+1]
+	}
+	return ""
+}

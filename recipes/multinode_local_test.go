@@ -1,0 +1,66 @@
+package recipes_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/recipes"
+)
+
+// TestPlanLocalMultiNode lays the AMD disaggregated point out on one
+// host: the workers on their own loopback ports with the plan's argv
+// otherwise unchanged, the PD router pointing at them, the client against
+// the router recording every worker's metrics.
+func TestPlanLocalMultiNode(t *testing.T) {
+	rs := keyRows(t, amdDisaggKey)
+	row := rs[len(rs)-1] // DP attention and EP
+	conc := row.Concs[0]
+	pts, err := recipes.PlanMultiNode(rs[len(rs)-1:], recipes.PlanOptions{})
+	require.NoError(t, err)
+	require.Equal(t, 2, recipes.LocalWorkerCount(&pts[0]))
+	l, err := recipes.PlanLocalMultiNode(row, conc, recipes.PlanOptions{ResultDir: "/tmp/p"}, []int{20000, 20001, 20002})
+	require.NoError(t, err)
+	require.Len(t, l.Workers, 2)
+	for i, w := range l.Workers {
+		planned := roleOf(t, pts[0], w.Role).Command.Argv
+		assert.Equal(t, []string{"prefill0", "decode0"}[i], w.Name)
+		assert.Equal(t, "127.0.0.1", argValue(w.Command.Argv, "--host"))
+		assert.Equal(t, []string{"20001", "20002"}[i], argValue(w.Command.Argv, "--port"))
+		// Everything else is the plan's: same flags in the same order.
+		assert.Len(t, w.Command.Argv, len(planned))
+		for j, a := range planned {
+			if planned[max(j-1, 0)] != "--port" && planned[max(j-1, 0)] != "--host" {
+				assert.Equal(t, a, w.Command.Argv[j])
+			}
+		}
+		assert.Equal(t, "http://127.0.0.1:"+argValue(w.Command.Argv, "--port")+"/metrics", w.MetricsURL)
+	}
+	assert.Equal(t, "20000", argValue(l.Router.Argv, "--port"))
+	assert.Equal(t, "http://127.0.0.1:20001", argValue(l.Router.Argv, "--prefill"))
+	assert.Equal(t, "http://127.0.0.1:20002", argValue(l.Router.Argv, "--decode"))
+	assert.Contains(t, l.Router.Argv, "--pd-disaggregation")
+	assert.Equal(t, "http://localhost:20000", argValue(l.Client.Argv, "--url"))
+	i := slices.Index(l.Client.Argv, "--server-metrics")
+	require.GreaterOrEqual(t, i, 0)
+	assert.Equal(t, []string{"http://127.0.0.1:20001/metrics", "http://127.0.0.1:20002/metrics"}, l.Client.Argv[i+1:i+3])
+	assert.Equal(t, "/tmp/p/aiperf_artifacts", argValue(l.Client.Argv, "--output-artifact-dir"))
+	assert.Equal(t, pts[0].ResultFilename+"_conc"+argValue(l.Client.Argv, "--concurrency"), l.ResultFilename)
+
+	_, err = recipes.PlanLocalMultiNode(row, conc, recipes.PlanOptions{}, []int{20000, 20001})
+	assert.ErrorContains(t, err, "2 port(s) given, want 3")
+	_, err = recipes.PlanLocalMultiNode(row, conc+1, recipes.PlanOptions{}, []int{20000, 20001, 20002})
+	assert.ErrorContains(t, err, "has concurrencies")
+}
+
+// TestPlanLocalMultiNodeRefusesSrtSlurm: NVIDIA points' engines are
+// rendered by srtctl from recipe files sweep does not read.
+func TestPlanLocalMultiNodeRefusesSrtSlurm(t *testing.T) {
+	row := keyRows(t, dynamoKey)[0]
+	_, err := recipes.PlanLocalMultiNode(row, row.Concs[0], recipes.PlanOptions{}, []int{1, 2, 3})
+	require.ErrorIs(t, err, recipes.ErrNotSupported)
+	assert.True(t, strings.Contains(err.Error(), "srtctl apply"), err.Error())
+}

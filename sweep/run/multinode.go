@@ -1,0 +1,74 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"sweep/internal/simproto"
+	"sweep/metrics/result"
+	"sweep/recipes"
+)
+
+// ErrVirtualMultiNode is returned for a disaggregated point asked to run
+// on the virtual clock: the clock is kept by one engine, and a
+// disaggregated point has a prefill and a decode engine at least.
+var ErrVirtualMultiNode = errors.New("a disaggregated point runs on the compressed wall clock (--sim-clock wall): the virtual clock is kept by one engine, and this point has several")
+
+// FromLocalMultiNode turns a disaggregated point laid out on this host
+// (recipes.PlanLocalMultiNode) into a runnable Spec: its first prefill
+// worker is the Spec's Engine (log prefill0.log), the other workers are
+// Workers, the PD router is the Router and the client drives the router.
+// Only simulated runs are supported: the real workers need the nodes'
+// RDMA devices. The result carries the point's prefill and decode
+// layouts, as InferenceX's multi-node results do.
+func FromLocalMultiNode(l *recipes.LocalMultiNode, s Setup) (Spec, error) {
+	if !s.Simulate {
+		return Spec{}, errors.New("a multi-node point runs on this host only simulated (--simulate); real ones run as a Slurm job on the nodes")
+	}
+	if s.Virtual() {
+		return Spec{}, ErrVirtualMultiNode
+	}
+	if err := s.defaults(); err != nil {
+		return Spec{}, err
+	}
+	if len(l.Workers) < 2 {
+		return Spec{}, fmt.Errorf("%s: a disaggregated point needs a prefill and a decode worker, the plan has %d worker(s)", l.ResultFilename, len(l.Workers))
+	}
+	row := &l.Point.Row
+	gpu := s.simGPU(row)
+	worker := func(w recipes.LocalWorker) Worker {
+		ps := s.proc(w.Name, w.Command)
+		s.simulateEngine(&ps, uncheckedArgs(l.Escapes, w.Command.Argv), gpu, false)
+		return Worker{Proc: ps, HealthURL: w.HealthURL, Log: w.Name + ".log", CommandFile: w.CommandFile()}
+	}
+	first := worker(l.Workers[0])
+	spec := Spec{
+		ServerSpec: ServerSpec{
+			Engine: first.Proc, EngineCommandFile: first.CommandFile, EngineLog: first.Log, HealthURL: first.HealthURL,
+			RouterHealthURL:      l.RouterHealthURL,
+			MetricsURLs:          slices.Clone(l.MetricsURLs),
+			RequiredMetricPrefix: l.RequiredMetricPrefix,
+		},
+		LoadSpec: LoadSpec{
+			Name:        l.ResultFilename,
+			ArtifactDir: l.ResultDir + "/aiperf_artifacts",
+			Facts:       result.FactsFromRow(row, l.ResultFilename, nil, s.ALTolerance),
+			Simulation:  s.simulation(gpu, false),
+		},
+	}
+	for _, w := range l.Workers[1:] {
+		spec.Workers = append(spec.Workers, worker(w))
+	}
+	r := s.proc("router", l.Router)
+	r.Argv = append([]string{s.Executable, "sim-router", "--"}, l.Router.Argv...)
+	r.Env[simproto.EnvTimeScale] = formatScale(s.TimeScale)
+	spec.Router = &r
+	if err := s.setClient(&spec, l.Client, false); err != nil {
+		return Spec{}, err
+	}
+	if err := unresolved(spec); err != nil {
+		return Spec{}, err
+	}
+	return spec, nil
+}

@@ -237,3 +237,24 @@ func argValueOf(argv []string, flag string) string {
 	}
 	return ""
 }
+
+// SweepPoint is the disaggregated point as a sweep's point: the row at the
+// point's concurrency, the first prefill worker as its Engine, the PD
+// router as its Router, the client against the router, and l itself as
+// MultiNode (the other workers). Its RESULT_FILENAME is the
+// per-concurrency multi-node name, <RESULT_FILENAME>_conc<N>.
+func (l *LocalMultiNode) SweepPoint() Point {
+	r := l.Point.Row.Clone()
+	r.Concs, r.Conc = []int{l.Conc}, l.Conc
+	router, client := l.Router, l.Client
+	w := l.Workers[0]
+	return Point{
+		Row: *r, Recipe: l.Point.Launcher,
+		Engine: w.Command, CommandFile: w.CommandFile(),
+		Router: &router, Client: &client,
+		MetricsURLs: slices.Clone(l.MetricsURLs), RequiredMetricPrefix: l.RequiredMetricPrefix,
+		HealthURL: w.HealthURL, RouterHealthURL: l.RouterHealthURL,
+		ResultDir: l.ResultDir, ResultFilename: l.ResultFilename,
+		Escapes:   slices.Clone(l.Escapes), MultiNode: l,
+	}
+}

@@ -85,6 +85,10 @@ type Point struct {
 	// container before the engine starts (ClientEnv.Steps: the aiperf
 	// venv, the trace set); empty when the client is already there.
 	ClientSetup []SetupStep
+	// MultiNode is the disaggregated multi-node point laid out on its
+	// hosts (LocalMultiNode.SweepPoint), nil for a single-node point; Engine is
+	// then its first prefill worker and Router its PD router.
+	MultiNode *LocalMultiNode
 }
 
 type pointJSON struct {

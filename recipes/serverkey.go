@@ -32,6 +32,14 @@ func ServerKey(p Point) string {
 		str(s.HealthURL)
 		hashCommand(str, &s.Command)
 	}
+	if p.MultiNode != nil {
+		for _, w := range p.MultiNode.Workers {
+			str("worker")
+			str(w.Name)
+			str(w.HealthURL)
+			hashCommand(str, &w.Command)
+		}
+	}
 	if p.Router != nil {
 		str("router")
 		hashCommand(str, p.Router)

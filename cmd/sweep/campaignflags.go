@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,6 +75,10 @@ type campaignOptions struct {
 	Point run.Options
 	// stopGraceSet is --stop-grace given.
 	stopGraceSet bool
+	// simClockSet and timeScaleSet are --sim-clock and --time-scale
+	// given (a disaggregated multi-node arm defaults to the wall clock at
+	// defaultMultiNodeTimeScale).
+	simClockSet, timeScaleSet bool
 }
 
 // bind binds the flags every sweep command has.
@@ -111,6 +116,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 // check validates the shared flags after parsing.
 func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 	o.stopGraceSet = fs.Changed("stop-grace")
+	o.simClockSet, o.timeScaleSet = fs.Changed("sim-clock"), fs.Changed("time-scale")
 	switch {
 	case o.Out == "":
 		return flagErrorf("missing --out DIR (the sweep directory; rerun the same command on it to resume)")
@@ -204,6 +210,7 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 	}
 	if o.Simulate && o.Plan.Port == 0 {
 		co.ArmPort = func(int) (int, error) { return freePortPair() }
+		co.MultiNodePorts = func(_, n int) ([]int, error) { return freePorts(n) }
 	}
 	s, err := campaign.Plan(rows, dir, co)
 	if errors.Is(err, recipes.ErrInvalidOptions) {
@@ -217,7 +224,10 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	started := time.Now()
 	rows = o.Selection.Select(rows)
 	if len(rows) == 0 {
-		return &FlagError{Err: errors.New("no single-node agentic point matches the selection (check --config-keys and the --tp/--ep/--dp-attn/--conc-list filters against `sweep plan`)")}
+		return &FlagError{Err: errors.New("no agentic point matches the selection (check --config-keys and the --tp/--ep/--dp-attn/--conc-list filters against `sweep plan`)")}
+	}
+	if err := o.checkMultiNode(rows); err != nil {
+		return err
 	}
 	dir, err := filepath.Abs(o.Out)
 	if err != nil {
@@ -322,6 +332,50 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			return fmt.Errorf("%v (rerun the same command to resume): %w", runErr, context.Canceled)
 		}
 		return &exitCodeError{Code: exitError, Err: runErr}
+	}
+	return nil
+}
+
+// hasMultiNode reports whether rows hold a multi-node row.
+func hasMultiNode(rows matrix.Matrix) bool {
+	return slices.ContainsFunc(rows, func(r *matrix.Row) bool { return r.Kind == matrix.AgenticMultiNode })
+}
+
+// multiNodeClock makes the wall clock at defaultMultiNodeTimeScale the
+// default of a simulated sweep whose selection holds a disaggregated
+// multi-node arm (its workers are separate processes: the virtual clock
+// is kept by one engine), as `sweep run` does for such a point.
+func (o *campaignOptions) multiNodeClock(rows matrix.Matrix) error {
+	if !o.Simulate || !hasMultiNode(o.Selection.Select(rows)) {
+		return nil
+	}
+	switch {
+	case o.simClockSet && o.SimClock == simClockVirtual:
+		return &FlagError{Err: run.ErrVirtualMultiNode}
+	case !o.simClockSet:
+		o.SimClock = simClockWall
+	}
+	if !o.timeScaleSet {
+		o.TimeScale = defaultMultiNodeTimeScale
+	}
+	return nil
+}
+
+// checkMultiNode refuses what a sweep of disaggregated multi-node arms
+// cannot do yet: run them unsimulated (they run as one Slurm job over
+// several nodes: sweep run --launch), in the image (--launch) or as
+// Slurm jobs of the Slurm executor.
+func (o *campaignOptions) checkMultiNode(rows matrix.Matrix) error {
+	if !hasMultiNode(rows) {
+		return nil
+	}
+	switch {
+	case !o.Simulate && !o.DryRun:
+		return flagErrorf("the selection holds multi-node arms: their points run as one Slurm job over several nodes (sweep run --launch --config-key KEY ...); %s runs them only with --simulate", o.Command)
+	case o.Launch:
+		return flagErrorf("--launch: multi-node arms are launched with sweep run --launch, not by %s", o.Command)
+	case o.executor == executor.Slurm:
+		return flagErrorf("--executor slurm: multi-node arms run with --executor local (simulated on this host's loopback)")
 	}
 	return nil
 }

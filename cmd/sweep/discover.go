@@ -81,6 +81,9 @@ func discoverRun(ctx context.Context, o *discoverOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.multiNodeClock(rows); err != nil {
+		return err
+	}
 	extra := []campaign.Setting{{Name: "--config-keys", Value: fmt.Sprint(keys)},
 		{Name: "--official-durations", Value: fmt.Sprint(o.OfficialDurations)}}
 	if o.Adaptive {

@@ -126,8 +126,9 @@ func (c *Cost) Estimate(s *Schedule, pack Packer) (ours, theirs Estimate) {
 	theirsArm := make([]float64, len(s.Arms))
 	for i, a := range s.Arms {
 		oursArm[i], theirsArm[i] = c.Arm(a)
-		ours.GPUHours += oursArm[i] * float64(a.GPUs) / 3600
-		theirs.GPUHours += theirsArm[i] * float64(a.GPUs) / 3600
+		gpus := float64(a.GPUs * max(a.Nodes, 1))
+		ours.GPUHours += oursArm[i] * gpus / 3600
+		theirs.GPUHours += theirsArm[i] * gpus / 3600
 	}
 	ours.ServerStarts, theirs.ServerStarts = s.ServerStarts(), len(s.Points)
 	ours.WallSeconds, theirs.WallSeconds = pack(s.Arms, oursArm), pack(s.Arms, theirsArm)

@@ -21,11 +21,20 @@ type Selection struct {
 	ConcList []int
 }
 
-// Select keeps the single-node agentic rows the selection names, stamped
-// with their recipe fingerprint as InferenceX's CI stamps them.
+// Select keeps the agentic rows the selection names, stamped with their
+// recipe fingerprint as InferenceX's CI stamps them. A multi-node row is
+// selected by its prefill workers' layout and keeps the concurrencies
+// of ConcList.
 func (s Selection) Select(rows matrix.Matrix) matrix.Matrix {
 	var out matrix.Matrix
 	for _, r := range rows {
+		if r.Kind == matrix.AgenticMultiNode {
+			if r = s.selectMultiNode(r); r != nil {
+				r.StampFingerprint()
+				out = append(out, r)
+			}
+			continue
+		}
 		switch {
 		case r.Kind != matrix.AgenticSingleNode:
 		case len(s.TP) > 0 && !slices.Contains(s.TP, r.TP):
@@ -38,6 +47,39 @@ func (s Selection) Select(rows matrix.Matrix) matrix.Matrix {
 		}
 	}
 	return out
+}
+
+// selectMultiNode is the multi-node row r with the concurrencies the
+// selection names, or nil when it names none of them or not its prefill
+// layout.
+func (s Selection) selectMultiNode(r *matrix.Row) *matrix.Row {
+	if r.Prefill == nil {
+		return nil
+	}
+	p := r.Prefill.Parallelism
+	switch {
+	case len(s.TP) > 0 && !slices.Contains(s.TP, p.TP):
+		return nil
+	case len(s.EP) > 0 && !slices.Contains(s.EP, p.EP):
+		return nil
+	case s.DPAttn != "" && strconv.FormatBool(p.DPAttn) != s.DPAttn:
+		return nil
+	}
+	if len(s.ConcList) == 0 {
+		return r
+	}
+	var concs []int
+	for _, c := range r.Concs {
+		if slices.Contains(s.ConcList, c) {
+			concs = append(concs, c)
+		}
+	}
+	if len(concs) == 0 {
+		return nil
+	}
+	c := r.Clone()
+	c.Concs = concs
+	return c
 }
 
 // PlanOptions say how Plan turns rows into a sweep's schedule.
@@ -58,6 +100,11 @@ type PlanOptions struct {
 	// index (nil: Recipe.Port + 2·index, so that an arm's router and
 	// engine ports do not meet the next arm's).
 	ArmPort func(arm int) (int, error)
+	// MultiNodePorts picks the n ports of the disaggregated multi-node
+	// arm with the given index, laid out on this host: its router's, then
+	// one per worker (nil: the router on the arm's port as ArmPort would
+	// give it, the workers on ports above every arm's pair).
+	MultiNodePorts func(arm, n int) ([]int, error)
 }
 
 // Plan plans rows into the sweep directory dir: each point writes into
@@ -75,9 +122,17 @@ func Plan(rows matrix.Matrix, dir string, o PlanOptions) (*Schedule, error) {
 		po.Catalog = models.Builtin()
 	}
 	so := ScheduleOptions{ExactServers: o.ExactServers, Official: o.Official, Catalog: po.Catalog}
-	first, err := recipes.Plan(rows, po)
+	single, multi := splitMultiNode(rows)
+	first, err := recipes.Plan(single, po)
 	if err != nil {
 		return nil, planError(err)
+	}
+	for _, r := range multi {
+		got, err := planMultiNode(r, po, nil)
+		if err != nil {
+			return nil, err
+		}
+		first = append(first, got...)
 	}
 	sched, err := BuildSchedule(first, so)
 	if err != nil {
@@ -86,7 +141,34 @@ func Plan(rows matrix.Matrix, dir string, o PlanOptions) (*Schedule, error) {
 	base := po.Port
 	points := make([]recipes.Point, 0, len(first))
 	probes := map[string]*recipes.Command{}
+	next := base + 2*len(sched.Arms) // the workers' ports by default
 	for _, a := range sched.Arms {
+		if a.Points[0].Plan.MultiNode != nil {
+			l := a.Points[0].Plan.MultiNode
+			n := 1 + len(l.Workers)
+			var ports []int
+			if o.MultiNodePorts != nil {
+				if ports, err = o.MultiNodePorts(a.Index, n); err != nil {
+					return nil, err
+				}
+			} else {
+				ports = []int{base + 2*a.Index}
+				for range n - 1 {
+					ports = append(ports, next)
+					next++
+				}
+			}
+			pp := po
+			for _, p := range a.Points {
+				pp.ResultDir = result.PointDir(dir, p.ID)
+				got, err := planMultiNode(&p.Plan.Row, pp, ports)
+				if err != nil {
+					return nil, err
+				}
+				points = append(points, got...)
+			}
+			continue
+		}
 		port := base + 2*a.Index
 		if o.ArmPort != nil {
 			if port, err = o.ArmPort(a.Index); err != nil {
@@ -122,6 +204,45 @@ func Plan(rows matrix.Matrix, dir string, o PlanOptions) (*Schedule, error) {
 		}
 	}
 	return s, nil
+}
+
+// splitMultiNode separates the multi-node rows from the single-node ones.
+func splitMultiNode(rows matrix.Matrix) (single, multi matrix.Matrix) {
+	for _, r := range rows {
+		if r.Kind == matrix.AgenticMultiNode {
+			multi = append(multi, r)
+		} else {
+			single = append(single, r)
+		}
+	}
+	return single, multi
+}
+
+// planMultiNode plans each concurrency of the multi-node row r as a
+// disaggregated point on this host (recipes.PlanLocalMultiNode) with the
+// given ports (nil: placeholders from po.Port, for a first plan that only
+// names the points).
+func planMultiNode(r *matrix.Row, po recipes.PlanOptions, ports []int) ([]recipes.Point, error) {
+	var out []recipes.Point
+	for _, c := range r.Concs {
+		if ports == nil {
+			p, err := recipes.PlanMultiNode(matrix.Matrix{r}, po)
+			if err != nil {
+				return nil, planError(err)
+			}
+			for i := range 1 + recipes.LocalWorkerCount(&p[0]) {
+				ports = append(ports, po.Port+i)
+			}
+		}
+		l, err := recipes.PlanLocalMultiNode(r, c, po, ports)
+		if err != nil {
+			return nil, planError(err)
+		}
+		p := l.SweepPoint()
+		p.Fast = po.Fast
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 func planError(err error) error {

@@ -66,8 +66,11 @@ type Arm struct {
 	ConfigKey string
 	Recipe    string
 	Runner    string // the row's runner label
-	// GPUs is how many GPUs a server of the arm uses (TP·PP·PCP).
+	// GPUs is how many GPUs a server of the arm uses (TP·PP·PCP); on a
+	// disaggregated multi-node arm, the most any of its workers' nodes
+	// uses, and Nodes is the workers' node count (0 on single-node arms).
 	GPUs   int
+	Nodes  int
 	Points []*Point
 	// Servers is how many server starts the arm needs (without failures).
 	Servers int
@@ -146,6 +149,12 @@ func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error)
 				GPUs: r.GPUs(),
 				Name: cmp(pp.Row.ConfigKey, r.ExpName) + " " + id.Parallelism(),
 			}
+			if l := pp.MultiNode; l != nil {
+				a.GPUs, a.Nodes = 0, l.Point.Nodes
+				for _, role := range l.Point.Roles {
+					a.GPUs = max(a.GPUs, role.GPUsPerNode)
+				}
+			}
 			byArm[k] = a
 			s.Arms = append(s.Arms, a)
 		}
@@ -207,7 +216,7 @@ func decideServers(a *Arm, o ScheduleOptions) {
 // armKey is the row without its concurrency and the names derived from it.
 func armKey(p *recipes.Point) string {
 	r := p.Row.Clone()
-	r.Conc, r.ExpName, r.RecipeFingerprint = 0, "", ""
+	r.Conc, r.Concs, r.ExpName, r.RecipeFingerprint = 0, nil, "", ""
 	r.RunEval, r.EvalOnly = nil, nil
 	data, _ := r.MarshalJSON() // a row always encodes
 	return p.Row.ConfigKey + "\x00" + p.Recipe + "\x00" + string(data)

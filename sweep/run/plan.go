@@ -94,7 +94,8 @@ func servedModelsToCheck(p *recipes.Point) []string {
 	return ServedModels(p.Engine.Argv)
 }
 
-// FromPlan turns a planned point into a runnable Spec.
+// FromPlan turns a planned point into a runnable Spec (a disaggregated
+// multi-node one, Point.MultiNode, through FromLocalMultiNode).
 func FromPlan(p *recipes.Point, s Setup) (Spec, error) { return fromPlan(p, s, true) }
 
 // ServerFromPlan is FromPlan for a point that only serves, with no load or
@@ -103,6 +104,9 @@ func FromPlan(p *recipes.Point, s Setup) (Spec, error) { return fromPlan(p, s, t
 func ServerFromPlan(p *recipes.Point, s Setup) (Spec, error) { return fromPlan(p, s, false) }
 
 func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
+	if p.MultiNode != nil {
+		return FromLocalMultiNode(p.MultiNode, s)
+	}
 	if err := s.defaults(); err != nil {
 		return Spec{}, err
 	}

@@ -255,6 +255,6 @@ func (l *LocalMultiNode) SweepPoint() Point {
 		MetricsURLs: slices.Clone(l.MetricsURLs), RequiredMetricPrefix: l.RequiredMetricPrefix,
 		HealthURL: w.HealthURL, RouterHealthURL: l.RouterHealthURL,
 		ResultDir: l.ResultDir, ResultFilename: l.ResultFilename,
-		Escapes:   slices.Clone(l.Escapes), MultiNode: l,
+		Escapes: slices.Clone(l.Escapes), MultiNode: l,
 	}
 }

@@ -44,6 +44,21 @@ type LocalMultiNode struct {
 	// name, <RESULT_FILENAME>_conc<N>.
 	ResultDir, ResultFilename string
 	Escapes                   []schema.Escape
+
+	// How it was planned, for OnHosts.
+	row   *matrix.Row
+	opts  PlanOptions
+	ports []int
+}
+
+// OnHosts is the same point laid out with its router and workers at
+// hosts (PlanMultiNodeOnHosts: hosts[0] the router's, then the
+// workers'), on the same ports and into the same directory.
+func (l *LocalMultiNode) OnHosts(hosts []string) (*LocalMultiNode, error) {
+	if l.row == nil {
+		return nil, fmt.Errorf("%s: not planned by PlanMultiNodeOnHosts", l.ResultFilename)
+	}
+	return PlanMultiNodeOnHosts(l.row, l.Conc, l.opts, l.ports, hosts)
 }
 
 // LocalWorker is one engine of a LocalMultiNode.
@@ -124,7 +139,8 @@ func PlanMultiNodeOnHosts(row *matrix.Row, conc int, opts PlanOptions, ports []i
 		return nil, fmt.Errorf("%s: %d port(s) given, want %d (the router and %d worker(s))", r.ConfigKey, len(ports), want, want-1)
 	}
 	l := &LocalMultiNode{Point: p, Conc: conc, ResultDir: cfg.ResultDir, RequiredMetricPrefix: "sglang:",
-		ResultFilename: p.ResultFilename + "_conc" + strconv.Itoa(conc), Escapes: slices.Clone(p.Escapes)}
+		ResultFilename: p.ResultFilename + "_conc" + strconv.Itoa(conc), Escapes: slices.Clone(p.Escapes),
+		row: row.Clone(), opts: opts, ports: slices.Clone(ports)}
 	addrs := map[string]string{} // the router's worker URLs in job.slurm → local ones
 	var router *RolePlan
 	next := 1

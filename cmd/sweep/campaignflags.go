@@ -21,6 +21,7 @@ import (
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor"
+	"sweep/sweep/executor/slurm"
 	"sweep/sweep/run"
 )
 
@@ -79,6 +80,9 @@ type campaignOptions struct {
 	// given (a disaggregated multi-node arm defaults to the wall clock at
 	// defaultMultiNodeTimeScale).
 	simClockSet, timeScaleSet bool
+	// SlurmNodes runs each simulated multi-node deployment as job steps
+	// on a Slurm allocation of its own (discover --slurm).
+	SlurmNodes bool
 }
 
 // bind binds the flags every sweep command has.
@@ -307,6 +311,16 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			return err
 		}
 	}
+	if o.SlurmNodes {
+		eo.Nodes = &slurm.ArmNodes{Client: slurm.NewClient(slurm.Exec{}), Dir: dir, Progress: o.progressOut(),
+			Wall: func(a *campaign.Arm) time.Duration {
+				var d time.Duration
+				for _, p := range a.Points {
+					d += cost.PointWall(p, o.Simulate, o.TimeScale)
+				}
+				return d
+			}}
+	}
 	ex, err := executor.New(eo)
 	if err != nil {
 		return err
@@ -367,9 +381,14 @@ func (o *campaignOptions) multiNodeClock(rows matrix.Matrix) error {
 // Slurm jobs of the Slurm executor.
 func (o *campaignOptions) checkMultiNode(rows matrix.Matrix) error {
 	if !hasMultiNode(rows) {
+		if o.SlurmNodes {
+			return flagErrorf("--slurm runs multi-node arms only (the selection has none; single-node arms run on Slurm with --executor slurm)")
+		}
 		return nil
 	}
 	switch {
+	case o.SlurmNodes && !o.Simulate:
+		return flagErrorf("--slurm runs simulated multi-node arms (add --simulate)")
 	case !o.Simulate && !o.DryRun:
 		return flagErrorf("the selection holds multi-node arms: their points run as one Slurm job over several nodes (sweep run --launch --config-key KEY ...); %s runs them only with --simulate", o.Command)
 	case o.Launch:

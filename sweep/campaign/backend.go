@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"sweep/metrics/result"
+	"sweep/recipes"
 	"sweep/sweep/run"
 )
 
@@ -30,6 +32,11 @@ type RunBackend struct {
 	// Official marks the points official: a result the client did not
 	// stamp a valid submission for its scenario is invalid.
 	Official bool
+	// Nodes, when set, places each disaggregated multi-node deployment
+	// (Point.Plan.MultiNode) on nodes it allocates, one allocation per
+	// server start, released when the server stops (nil: every role on
+	// this host's loopback).
+	Nodes NodeAllocator
 
 	mu     sync.Mutex
 	starts map[int]int // server starts per arm in this process
@@ -39,10 +46,44 @@ type RunBackend struct {
 // and both of ROCm's (HIP for the runtime, ROCR for the driver layer).
 var visibleDevices = []string{"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}
 
+// NodeAllocator allocates the nodes of a disaggregated multi-node
+// deployment (a Slurm allocation).
+type NodeAllocator interface {
+	// Allocate allocates a node per worker of the arm's deployment.
+	Allocate(ctx context.Context, arm *Arm, workers int) (Nodes, error)
+}
+
+// Nodes are allocated nodes.
+type Nodes interface {
+	// Hosts are the router's (and client's) address, then one per worker.
+	Hosts() []string
+	// OnHost is the argv prefix that runs the process name at host
+	// (run.Setup.OnHost).
+	OnHost(host, name string) ([]string, error)
+	// Release gives the nodes back; it returns when they are.
+	Release(ctx context.Context) error
+}
+
 // StartServer starts the server first's plan names (an arm's server),
-// pinned to gpus when gpus is not empty.
-func (b *RunBackend) StartServer(ctx context.Context, arm *Arm, first *Point, gpus []int) (Server, error) {
-	spec, err := run.FromPlan(&first.Plan, b.Setup)
+// pinned to gpus when gpus is not empty; a multi-node deployment on the
+// nodes Nodes allocates for it when Nodes is set.
+func (b *RunBackend) StartServer(ctx context.Context, arm *Arm, first *Point, gpus []int) (_ Server, err error) {
+	setup := b.Setup
+	var nodes Nodes
+	if l := first.Plan.MultiNode; l != nil && b.Nodes != nil {
+		if nodes, err = b.Nodes.Allocate(ctx, arm, len(l.Workers)); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				if rerr := release(ctx, nodes); rerr != nil {
+					err = fmt.Errorf("%w; %v", err, rerr)
+				}
+			}
+		}()
+		setup.OnHost = nodes.OnHost
+	}
+	spec, err := specOn(&first.Plan, setup, nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +116,28 @@ func (b *RunBackend) StartServer(ctx context.Context, arm *Arm, first *Point, gp
 		}
 		return nil, err
 	}
-	return &runServer{b: b, srv: srv}, nil
+	return &runServer{b: b, srv: srv, setup: setup, nodes: nodes}, nil
+}
+
+// specOn is the Spec of p, a multi-node point laid out on nodes when
+// nodes is not nil.
+func specOn(p *recipes.Point, setup run.Setup, nodes Nodes) (run.Spec, error) {
+	if p.MultiNode == nil || nodes == nil {
+		return run.FromPlan(p, setup)
+	}
+	l, err := p.MultiNode.OnHosts(nodes.Hosts())
+	if err != nil {
+		return run.Spec{}, err
+	}
+	return run.FromLocalMultiNode(l, setup)
+}
+
+// release gives nodes back, also when ctx is cancelled (bounded by a
+// minute).
+func release(ctx context.Context, nodes Nodes) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	return nodes.Release(rctx)
 }
 
 // serverDir is a fresh directory for the n-th server start of arm (n
@@ -98,23 +160,30 @@ func (b *RunBackend) serverDir(arm *Arm, n int) (string, error) {
 
 // runServer is a sweep/run server as a campaign Server.
 type runServer struct {
-	b   *RunBackend
-	srv *run.Server
+	b     *RunBackend
+	srv   *run.Server
+	setup run.Setup
+	nodes Nodes // nil on this host
 }
 
 func (s *runServer) PIDs() []int                      { return s.srv.PIDs() }
 func (s *runServer) Tags() []string                   { return s.srv.Tags() }
 func (s *runServer) Healthy(ctx context.Context) bool { return s.srv.Healthy(ctx) == nil }
 
-func (s *runServer) Stop(context.Context) error {
+func (s *runServer) Stop(ctx context.Context) error {
 	_, err := s.srv.Stop()
+	if s.nodes != nil {
+		if rerr := release(ctx, s.nodes); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+	}
 	return err
 }
 
 // RunLoad runs p's load into DIR/<p.ID>/, after clearing what an earlier
 // attempt of the point left there.
 func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
-	spec, err := run.FromPlan(&p.Plan, s.b.Setup)
+	spec, err := specOn(&p.Plan, s.setup, s.nodes)
 	if err != nil {
 		return Outcome{Err: err}
 	}

@@ -52,6 +52,10 @@ func (n *Name) Type() string { return "string" }
 // Options are the inputs of New.
 type Options struct {
 	Name Name
+	// Nodes, with the local executor, places each disaggregated multi-node
+	// deployment on nodes it allocates (campaign.RunBackend.Nodes; nil:
+	// on this host's loopback).
+	Nodes campaign.NodeAllocator
 	// Dir is the sweep directory.
 	Dir      string
 	Schedule *campaign.Schedule
@@ -107,7 +111,7 @@ func New(o Options) (campaign.Executor, error) {
 			Spec:      slurm.ProfileSpec(o.Profile, !o.Setup.Simulate || o.ArmProgram != nil, o.Partition),
 		}, nil
 	case Local, "":
-		backend := &campaign.RunBackend{Dir: o.Dir, Setup: o.Setup, Options: o.Point, Official: o.Official}
+		backend := &campaign.RunBackend{Dir: o.Dir, Setup: o.Setup, Options: o.Point, Official: o.Official, Nodes: o.Nodes}
 		armOpts := campaign.ArmOptions{PointTimeout: watchdog}
 		if o.Adaptive {
 			armOpts.Choose = campaign.AdaptiveFor(o.Dir, o.Schedule, o.Cost.Duration)

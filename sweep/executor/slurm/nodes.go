@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"sweep/sweep/campaign"
@@ -41,7 +42,11 @@ func (n *ArmNodes) Allocate(ctx context.Context, arm *campaign.Arm, workers int)
 		n.release(ctx, a)
 		return nil, err
 	}
-	n.printf("arm %d: Slurm job %s on %v\n", arm.Index+1, a.ID, a.Nodes)
+	var nodes []string
+	for _, nd := range a.Nodes {
+		nodes = append(nodes, nd.Name+" "+nd.Addr)
+	}
+	n.printf("arm %d: Slurm job %s (%s)\n", arm.Index+1, a.ID, strings.Join(nodes, ", "))
 	return &armAlloc{n: n, a: a, hosts: hosts}, nil
 }
 

@@ -95,6 +95,9 @@ func officialRun(ctx context.Context, o *officialOptions) error {
 		if rows, keys, err = agenticRows(g, o.ConfigKeys, nil, matrix.EvalOptions{NoEvals: true}); err != nil {
 			return err
 		}
+		if err := o.multiNodeClock(rows); err != nil {
+			return err
+		}
 		settings = o.settings(campaign.Setting{Name: "--config-keys", Value: fmt.Sprint(keys)})
 	} else {
 		o.Changelog.Inputs = o.Inputs

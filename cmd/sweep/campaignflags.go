@@ -145,6 +145,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--site, --sweep-binary and --inferencex need --launch")
 	case o.Inferencex != "" && (o.Aiperf != "" || o.Builtin):
 		return flagErrorf("--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client, or drop --inferencex")
+	case o.Inferencex != "" && o.Simulate && (o.SimClock != simClockWall || o.TimeScale != 1):
+		return flagErrorf("--inferencex with --simulate: %v", run.ErrDishonestClock)
 	case o.Adaptive && o.Executor != "local":
 		return flagErrorf("--adaptive runs with --executor local for now (the Slurm job runs a fixed list of points)")
 	case o.CostFrom != "" && !o.DryRun:

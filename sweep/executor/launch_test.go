@@ -18,13 +18,19 @@ import (
 	"sweep/sweep/launch"
 )
 
-// recordingNet is a fake launch.Network that records what was reached and
-// reaches nothing.
-type recordingNet struct{ reached []string }
+// recordingNet is a fake launch.Network that records what was reached;
+// with down it reaches nothing.
+type recordingNet struct {
+	down    bool
+	reached []string
+}
 
 func (n *recordingNet) Reach(_ context.Context, hostport string) error {
 	n.reached = append(n.reached, hostport)
-	return fmt.Errorf("dial tcp %s: no network here", hostport)
+	if n.down {
+		return fmt.Errorf("dial tcp %s: no network here", hostport)
+	}
+	return nil
 }
 
 // clientSchedule is two MI325X arms (TP 2 and 4) of points replaying
@@ -56,7 +62,7 @@ func clientSchedule(t *testing.T, loader string) *campaign.Schedule {
 func TestLaunchClientPreflight(t *testing.T) {
 	sched := clientSchedule(t, recipes.Loader062126)
 	prof := func(r string) (recipes.Profile, error) { return recipes.SiteProfile(r, []string{"hub-cache=" + t.TempDir()}) }
-	net := &recordingNet{}
+	net := &recordingNet{down: true}
 	l := Launch{Profile: prof, Client: &launch.ClientSetup{Checkout: t.TempDir(), UV: filepath.Join(t.TempDir(), "no-uv")}}
 	err := l.Preflight(t.Context(), sched, net)
 	require.Error(t, err)
@@ -64,7 +70,7 @@ func TestLaunchClientPreflight(t *testing.T) {
 		"no network to PyPI (pypi.org:443", "no network to the Hugging Face hub"} {
 		assert.Contains(t, err.Error(), want)
 	}
-	assert.Equal(t, []string{launch.PyPIHost, launch.HubHost}, net.reached, "one check for both arms")
+	assert.Equal(t, []string{launch.PyPIHost, launch.HubHost}, net.reached)
 
 	// A whole checkout, uv, and the trace set already in the hub cache:
 	// only PyPI is needed (the venv is per job).
@@ -88,7 +94,9 @@ func TestLaunchClientPreflight(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "Hugging Face")
 	assert.Equal(t, []string{launch.PyPIHost}, net.reached)
-	require.NoError(t, l.Preflight(t.Context(), sched, nil))
+	net.reached, net.down = nil, false
+	require.NoError(t, l.Preflight(t.Context(), sched, net))
+	assert.Equal(t, []string{launch.PyPIHost}, net.reached, "one check for both arms")
 
 	// Without --inferencex nothing is checked.
 	net.reached = nil

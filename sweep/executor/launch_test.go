@@ -61,7 +61,9 @@ func clientSchedule(t *testing.T, loader string) *campaign.Schedule {
 // for PyPI and once for the hub, not per arm.
 func TestLaunchClientPreflight(t *testing.T) {
 	sched := clientSchedule(t, recipes.Loader062126)
-	prof := func(r string) (recipes.Profile, error) { return recipes.SiteProfile(r, []string{"hub-cache=" + t.TempDir()}) }
+	prof := func(r string) (recipes.Profile, error) {
+		return recipes.SiteProfile(r, []string{"hub-cache=" + t.TempDir()})
+	}
 	net := &recordingNet{down: true}
 	l := Launch{Profile: prof, Client: &launch.ClientSetup{Checkout: t.TempDir(), UV: filepath.Join(t.TempDir(), "no-uv")}}
 	err := l.Preflight(t.Context(), sched, net)

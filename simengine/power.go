@@ -234,7 +234,7 @@ func (s *Server) simPowerWall(w http.ResponseWriter, r *http.Request) {
 	start := float64(s.base.UnixNano()) / 1e9
 	// at is the simulated time of artifact second e; stamp the artifact
 	// time of simulated time t.
-	at := func(e int64) float64 { return (o+(float64(e)-o)/scale-start)*scale }
+	at := func(e int64) float64 { return (o + (float64(e)-o)/scale - start) * scale }
 	stamp := func(t float64) float64 { return o + (start+t/scale-o)*scale }
 	last := int64(math.Floor(stamp(now)))
 	if m, err := strconv.ParseFloat(q.Get("margin"), 64); err == nil && m > 0 {

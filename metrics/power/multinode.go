@@ -146,15 +146,7 @@ type MultiNodeOptions struct {
 // naming every GPU's role and energy. It returns the aggregate's power
 // keys (the role keys included) and the outcome.
 func AdaptMultiNode(o MultiNodeOptions) (*Fields, Outcome) {
-	if o.Zone == nil {
-		o.Zone = time.Local
-	}
-	if o.Stdout == nil {
-		o.Stdout = io.Discard
-	}
-	if o.Stderr == nil {
-		o.Stderr = io.Discard
-	}
+	ioDefaults(&o.Zone, &o.Stdout, &o.Stderr)
 	var reasons []string
 	window, wr := BuildWindow(o.ResultDir)
 	reasons = append(reasons, wr...)

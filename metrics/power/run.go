@@ -131,15 +131,18 @@ func Adapt(o Options) Outcome {
 	return out
 }
 
-func (o *Options) defaults() {
-	if o.Zone == nil {
-		o.Zone = time.Local
+func (o *Options) defaults() { ioDefaults(&o.Zone, &o.Stdout, &o.Stderr) }
+
+// ioDefaults fills a nil zone (time.Local) and nil writers (discarded).
+func ioDefaults(zone **time.Location, stdout, stderr *io.Writer) {
+	if *zone == nil {
+		*zone = time.Local
 	}
-	if o.Stdout == nil {
-		o.Stdout = io.Discard
+	if *stdout == nil {
+		*stdout = io.Discard
 	}
-	if o.Stderr == nil {
-		o.Stderr = io.Discard
+	if *stderr == nil {
+		*stderr = io.Discard
 	}
 }
 

@@ -165,8 +165,15 @@ func (r *runner) adaptPower(res *result.Result) (power.Outcome, string) {
 		o.GPUs = allocatedGPUs(r.spec.Engine.Env, expected)
 	}
 	fields, out := power.AdaptResult(o)
+	return r.powerVerdict(res, fields, out, log.String())
+}
+
+// powerVerdict puts the lane's keys into res, passes on the adapter's
+// messages and returns the outcome with the invalid reason REQUIRE_POWER
+// adds ("" otherwise).
+func (r *runner) powerVerdict(res *result.Result, fields *power.Fields, out power.Outcome, log string) (power.Outcome, string) {
 	res.Fields = fields
-	if line := strings.TrimSpace(log.String()); line != "" {
+	if line := strings.TrimSpace(log); line != "" {
 		r.progress(line)
 	}
 	if out.ExitCode != 0 {
@@ -192,14 +199,7 @@ func (r *runner) adaptMultiNodePower(res *result.Result) (power.Outcome, string)
 		}
 	}
 	fields, out := power.AdaptMultiNode(o)
-	res.Fields = fields
-	if line := strings.TrimSpace(log.String()); line != "" {
-		r.progress(line)
-	}
-	if out.ExitCode != 0 {
-		return out, "power: " + strings.Join(out.Reasons, ", ") + " (REQUIRE_POWER)"
-	}
-	return out, ""
+	return r.powerVerdict(res, fields, out, log.String())
 }
 
 // simulatedGPUs points a simulated point's power lane at the simulated

@@ -116,11 +116,11 @@ type ABArm struct {
 	Label, Name  string
 	ConfigKey    string
 	ConfigKeyPos Pos
-	// Engine, when ConfigKey is empty, declares the arm directly:
-	// ABEngineVLLM (vllm serve), ABEngineVLLMGRPC (vLLM's gRPC worker,
-	// python -m vllm.entrypoints.grpc_server, behind Router: it gets no
-	// parser flags, the router owns the chat template and parsing) or
-	// ABEngineSGLang (python3 -m sglang.launch_server).
+	// Engine, when ConfigKey is empty, declares the arm directly: the
+	// name of a ServeKind (engine.go): vllm (vllm serve), vllm-grpc
+	// (vLLM's gRPC worker, python -m vllm.entrypoints.grpc_server, behind
+	// Router: it gets no parser flags, the router owns the chat template
+	// and parsing) or sglang (python3 -m sglang.launch_server).
 	Engine string
 	// Image is the container image the arm's engine runs in (recorded;
 	// the launch path of the runner uses it).
@@ -156,15 +156,6 @@ type ABArm struct {
 	// Router, when set, runs in front of the engine and bfcl talks to it.
 	Router *ABRouter
 }
-
-// The engines an arm declared directly can run.
-const (
-	ABEngineVLLM     = "vllm"
-	ABEngineVLLMGRPC = "vllm-grpc"
-	ABEngineSGLang   = "sglang"
-)
-
-var abEngines = []string{ABEngineVLLM, ABEngineVLLMGRPC, ABEngineSGLang}
 
 // ABParsers are the tool-call and reasoning parsers of an engine or a
 // router. nil keeps what the recipe has; ABParserNone removes the flag.
@@ -546,8 +537,8 @@ func (d *decoder) abArm(n *yaml.Node, p string) ABArm {
 // abDirect reads the keys of a directly declared arm.
 func (d *decoder) abDirect(a *ABArm, f fields, p string) {
 	if s := d.strPtr(f, "engine", p); s != nil {
-		if !slices.Contains(abEngines, *s) {
-			d.errAt(f.get("engine"), joinPath(p, "engine"), "%q: want one of %s", *s, strings.Join(abEngines, ", "))
+		if _, ok := ServeKindFor(*s); !ok {
+			d.errAt(f.get("engine"), joinPath(p, "engine"), "%q: want one of %s", *s, strings.Join(ServeKindNames(), ", "))
 		} else {
 			a.Engine = *s
 		}

@@ -38,7 +38,14 @@ const (
 	DynamoVLLM   Engine = "dynamo-vllm"
 	DynamoSGLang Engine = "dynamo-sglang"
 	DynamoTRT    Engine = "dynamo-trt"
+	// SGLangDisagg is AMD's disaggregated SGLang (server_sglang.sh's
+	// prefill and decode workers).
+	SGLangDisagg Engine = "sglang-disagg"
 )
+
+// deepSeekV4Pro is the model launch_mi355x-amds.sh reads from its NFS
+// share on vLLM and ATOM.
+const deepSeekV4Pro = "deepseek-ai/DeepSeek-V4-Pro"
 
 // EngineFacts is what sweep knows of one engine. The zero value of a field
 // means the engine has no such thing (no router, no live gauges, ...).
@@ -88,6 +95,22 @@ type EngineFacts struct {
 	// MinTemperature is the smallest positive sampling temperature the
 	// engine honours; smaller positive ones are clamped up (0: none).
 	MinTemperature float64
+	// Workers is the engine a disaggregated framework's workers run (its
+	// flag schema checks their commands); empty for the others.
+	Workers Engine
+	// MI355X is what launch_mi355x-amds.sh does differently for the
+	// engine.
+	MI355X MI355XLaunch
+}
+
+// MI355XLaunch are launch_mi355x-amds.sh's per-framework choices.
+type MI355XLaunch struct {
+	// NoHomeMount: the container gets no home directory mount
+	// (SLURM_HOME_MOUNT).
+	NoHomeMount bool
+	// SharedHubModels are read from the NFS share's Hugging Face cache
+	// instead of the node-local one (HF_HUB_CACHE_MOUNT).
+	SharedHubModels []string
 }
 
 // LiveSeries are the families a live view reads. A gauge is summed over
@@ -173,7 +196,9 @@ var engines = []EngineFacts{
 	{Name: DynamoVLLM, Display: "Dynamo (vLLM)", DetectPrefixes: []string{"dynamo_"}, Family: VLLM},
 	{Name: DynamoSGLang, Display: "Dynamo (SGLang)"},
 	{Name: DynamoTRT, Display: "Dynamo (TRT-LLM)"},
-	{Name: ATOM, Display: "ATOM", DetectPrefixes: []string{"atom:", "atom_"}},
+	{Name: ATOM, Display: "ATOM", DetectPrefixes: []string{"atom:", "atom_"},
+		MI355X: MI355XLaunch{NoHomeMount: true, SharedHubModels: []string{deepSeekV4Pro}}},
+	{Name: SGLangDisagg, Display: string(SGLangDisagg), Workers: SGLang},
 	{
 		Name: SGLang, Display: "SGLang", Runs: true,
 		MetricPrefix: "sglang:", DetectPrefixes: []string{"sglang:"},
@@ -210,6 +235,7 @@ var engines = []EngineFacts{
 		},
 		Spec:            SpecByFlags,
 		MemFractionFlag: "--mem-fraction-static",
+		MI355X:          MI355XLaunch{NoHomeMount: true},
 		SimulateAcceptanceEnv: func(al float64) map[string]string {
 			return map[string]string{
 				"SGLANG_SIMULATE_ACC_LEN":        strconv.FormatFloat(al, 'f', -1, 64),
@@ -257,6 +283,7 @@ var engines = []EngineFacts{
 		MemFractionFlag:    "--gpu-memory-utilization",
 		SchemaPrefix:       []string{"serve"},
 		MinTemperature:     0.01,
+		MI355X:             MI355XLaunch{SharedHubModels: []string{deepSeekV4Pro}},
 	},
 	{Name: TRT, Display: "TRT-LLM"},
 	{Name: "trtllm", Display: "TRT-LLM"},
@@ -365,4 +392,59 @@ func (e Engine) AdapterFamily() Engine {
 		return f.Family
 	}
 	return e
+}
+
+// ServeKind is one way an A/B arm declared by its engine (ABArm.Engine)
+// starts it, as SMG's launch_arm.sh does: a loopback server on one port.
+type ServeKind struct {
+	// Name is the arm's engine key: "vllm", "vllm-grpc", "sglang".
+	Name string
+	// Engine is the engine it runs; its flag schema checks the command.
+	Engine Engine
+	// GRPC: the server answers gRPC only (TCP readiness, a grpc:// worker
+	// behind a router, no parser flags).
+	GRPC bool
+	// Argv is the command serving model (loaded from its path) as served
+	// on port over tp GPUs with the maximum model length maxLen ("auto":
+	// the engine's own).
+	Argv func(model, served string, port, tp int, maxLen string) []string
+}
+
+// serveKinds are the engines an arm can declare directly, in the order
+// errors list them.
+var serveKinds = []ServeKind{
+	{Name: string(VLLM), Engine: VLLM, Argv: func(model, served string, port, tp int, maxLen string) []string {
+		return []string{"vllm", "serve", model, "--served-model-name", served, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
+			"--tensor-parallel-size", strconv.Itoa(tp), "--max-model-len", maxLen}
+	}},
+	{Name: "vllm-grpc", Engine: VLLM, GRPC: true, Argv: func(model, served string, port, tp int, maxLen string) []string {
+		return []string{"python3", "-m", "vllm.entrypoints.grpc_server", "--model", model, "--served-model-name", served,
+			"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--tensor-parallel-size", strconv.Itoa(tp), "--max-model-len", maxLen}
+	}},
+	{Name: string(SGLang), Engine: SGLang, Argv: func(model, served string, port, tp int, maxLen string) []string {
+		argv := []string{"python3", "-m", "sglang.launch_server", "--model-path", model, "--served-model-name", served,
+			"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--tp-size", strconv.Itoa(tp)}
+		if maxLen != "auto" {
+			argv = append(argv, "--context-length", maxLen)
+		}
+		return argv
+	}},
+}
+
+// ServeKindFor returns the serve kind called name.
+func ServeKindFor(name string) (ServeKind, bool) {
+	i := slices.IndexFunc(serveKinds, func(k ServeKind) bool { return k.Name == name })
+	if i < 0 {
+		return ServeKind{}, false
+	}
+	return serveKinds[i], true
+}
+
+// ServeKindNames lists the serve kinds' names.
+func ServeKindNames() []string {
+	out := make([]string, len(serveKinds))
+	for i, k := range serveKinds {
+		out[i] = k.Name
+	}
+	return out
 }

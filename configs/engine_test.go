@@ -115,3 +115,45 @@ func TestDetectEngine(t *testing.T) {
 	_, ok = DetectServing(hasOf("atom:x"))
 	assert.False(t, ok)
 }
+
+func TestServeKinds(t *testing.T) {
+	assert.Equal(t, []string{"vllm", "vllm-grpc", "sglang"}, ServeKindNames())
+	for _, tc := range []struct {
+		name   string
+		engine Engine
+		grpc   bool
+		argv   string
+	}{
+		{"vllm", VLLM, false, "vllm serve /m --served-model-name m --host 127.0.0.1 --port 8001 --tensor-parallel-size 2 --max-model-len auto"},
+		{"vllm-grpc", VLLM, true, "python3 -m vllm.entrypoints.grpc_server --model /m --served-model-name m --host 127.0.0.1 --port 8001 --tensor-parallel-size 2 --max-model-len auto"},
+		{"sglang", SGLang, false, "python3 -m sglang.launch_server --model-path /m --served-model-name m --host 127.0.0.1 --port 8001 --tp-size 2"},
+	} {
+		k, ok := ServeKindFor(tc.name)
+		require.True(t, ok, tc.name)
+		assert.Equal(t, tc.engine, k.Engine, tc.name)
+		assert.Equal(t, tc.grpc, k.GRPC, tc.name)
+		assert.Equal(t, tc.argv, strings.Join(k.Argv("/m", "m", 8001, 2, "auto"), " "), tc.name)
+	}
+	k, _ := ServeKindFor("sglang")
+	assert.Contains(t, strings.Join(k.Argv("/m", "m", 8001, 2, "32768"), " "), "--context-length 32768", "SGLang takes a set length as its context length")
+	_, ok := ServeKindFor("atom")
+	assert.False(t, ok)
+}
+
+// TestMI355XLaunchFacts: launch_mi355x-amds.sh mounts no home directory
+// for ATOM and SGLang, and reads DeepSeek-V4-Pro from its NFS share on
+// vLLM and ATOM only.
+func TestMI355XLaunchFacts(t *testing.T) {
+	for _, e := range []Engine{ATOM, SGLang} {
+		assert.True(t, e.Facts().MI355X.NoHomeMount, e)
+	}
+	for _, e := range []Engine{VLLM, DynamoSGLang, SGLangDisagg, "unknown"} {
+		assert.False(t, e.Facts().MI355X.NoHomeMount, e)
+	}
+	for _, e := range []Engine{VLLM, ATOM} {
+		assert.Equal(t, []string{"deepseek-ai/DeepSeek-V4-Pro"}, e.Facts().MI355X.SharedHubModels, e)
+	}
+	assert.Empty(t, SGLang.Facts().MI355X.SharedHubModels)
+	assert.Equal(t, SGLang, SGLangDisagg.Facts().Workers, "AMD's disaggregated workers run SGLang")
+	assert.Empty(t, VLLM.Facts().Workers)
+}

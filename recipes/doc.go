@@ -126,10 +126,12 @@
 // Launcher site paths (HF cache mounts, the MI355X aiperf mmap cache,
 // VLLM_CACHE_ROOT) are not part of Command.Env: they reach the engine and
 // the client through the launch (sweep/launch: the launcher's exports and
-// srun --export=ALL,...), as in InferenceX. The aiperf venv InferenceX
-// builds with uv from utils/aiperf and its trace-set download are not
-// planned: a launched point uses the aiperf named by --aiperf (a path in
-// the image) or the built-in client. Router and lm-eval argvs
+// srun --export=ALL,...), as in InferenceX. The client environment is
+// ClientEnv: InferenceX's per-job aiperf venv made with uv from the
+// checkout's utils/aiperf and the trace-set download with hf, as typed
+// SetupSteps (Point.ClientSetup) that the launched point runs in the
+// container and skips when their work is there; or an installed aiperf
+// with the download only. Router and lm-eval argvs
 // have no schema yet; plans list them as escapes, as they do engine flags
 // a partial schema lacks (Arg.Unverified).
 package recipes

@@ -87,6 +87,9 @@ type Launch struct {
 	// StageWorkspace copies the checkout to the node with sbcast and
 	// streams the results back (MI300X: compute nodes lack the runner's /home).
 	StageWorkspace bool
+	// StageTmpDir is a node directory the stage step makes (mode 700)
+	// beside XDG_RUNTIME_DIR: MI300X's enroot TMPDIR; may hold ${UID}.
+	StageTmpDir string
 	// MountDir is the container directory the workspace is mounted on for
 	// an image ("/workspace" unless the image installs under it); nil:
 	// the mounts name the directory.
@@ -159,7 +162,7 @@ func blackwellMountDir(patterns ...string) func(string) string {
 // mi355xHub is launch_mi355x-amds.sh's HF_HUB_CACHE_MOUNT: the node-local
 // cache, or the NFS share for DeepSeek-V4-Pro on vLLM/ATOM and MiniMax-M3.
 func mi355xHub(r *matrix.Row) string {
-	if (r.Framework == "vllm" || r.Framework == "atom") && r.Model == "deepseek-ai/DeepSeek-V4-Pro" ||
+	if slices.Contains(r.Framework.Facts().MI355X.SharedHubModels, r.Model) ||
 		strings.HasPrefix(r.Model, "MiniMaxAI/MiniMax-M3") || strings.HasPrefix(r.Model, "amd/MiniMax-M3") {
 		return "/it-share/hf-hub-cache/"
 	}
@@ -170,7 +173,7 @@ func mi355xHub(r *matrix.Row) string {
 // SGLang (SLRUM_HOME_MOUNT in the launcher).
 func mi355xContainerFlags(r *matrix.Row, _ string) []string {
 	var out []string
-	if r.Framework != "atom" && r.Framework != "sglang" {
+	if !r.Framework.Facts().MI355X.NoHomeMount {
 		out = append(out, "--container-mount-home")
 	}
 	return append(out, "--container-writable", "--container-workdir=/workspace/", "--container-remap-root")
@@ -246,6 +249,14 @@ func (p *Profile) ApplySite(setting string) error {
 	case "squash-dir":
 		if !strings.HasPrefix(value, "/") {
 			return fmt.Errorf("--site squash-dir=%s: want an absolute path", value)
+		}
+		// The launcher's enroot paths under the squash directory
+		// (MI300X's TMPDIR) move with it.
+		if old := strings.TrimSuffix(p.Launch.SquashDir, "/"); old != "" {
+			for i, l := range p.Launch.ImportPreamble {
+				p.Launch.ImportPreamble[i] = strings.ReplaceAll(l, old, strings.TrimSuffix(value, "/"))
+			}
+			p.Launch.StageTmpDir = strings.ReplaceAll(p.Launch.StageTmpDir, old, strings.TrimSuffix(value, "/"))
 		}
 		p.Launch.SquashDir = value
 	case "hub-cache":

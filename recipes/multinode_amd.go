@@ -75,7 +75,7 @@ func (o *planConfig) planAMDDisagg(p *MultiNodePoint, runner string) error {
 	if p.Launcher != "mi355x-amds" {
 		return notSupported("framework %s runs through launch_mi355x-amds.sh's multi-node branch; runner %s has no such branch", r.Framework, runner)
 	}
-	if r.Framework != "sglang-disagg" {
+	if r.Framework.Facts().Workers == "" {
 		return notSupported("framework %s: sweep builds the SGLang disaggregated workers only (server_sglang.sh), not server_%s.sh", r.Framework, strings.TrimSuffix(string(r.Framework), "-disagg"))
 	}
 	model, ok := amdDisaggModels[r.Model]
@@ -102,7 +102,7 @@ func (o *planConfig) planAMDDisagg(p *MultiNodePoint, runner string) error {
 		}
 	}
 	ver := sglangVersion(r.Image)
-	s, err := schema.Load("sglang", ver)
+	s, err := schema.Load(string(r.Framework.Facts().Workers), ver)
 	if err != nil {
 		return fmt.Errorf("image %s: %w", r.Image, err)
 	}

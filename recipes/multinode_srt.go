@@ -3,6 +3,7 @@ package recipes
 import (
 	"strings"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 )
 
@@ -28,8 +29,9 @@ const (
 // srtRule is one agentic branch of a launcher's checkout if-chain; empty
 // fields match anything. Rules are tried in the launcher's order.
 type srtRule struct {
-	framework, prefix, precision string
-	src                          SrtSlurmSource
+	framework         configs.Engine
+	prefix, precision string
+	src               SrtSlurmSource
 }
 
 func srt(repo, ref, overlay string) SrtSlurmSource {
@@ -43,26 +45,26 @@ var srtLaunchers = map[string]struct {
 	rules       []srtRule
 }{
 	"gb200-nv": {4, []srtRule{
-		{"dynamo-sglang", "glm5.2", "fp4", srt(nvidiaSrtSlurm, "v1.0.50", srtRecipes+"sglang/glm5.2/gb200-fp4/agentic")},
-		{"dynamo-vllm", "minimaxm3", "fp4", srt(nvidiaSrtSlurm, "v1.0.50", srtRecipes+"vllm/minimax-m3/gb200-fp4/agentic")},
-		{"dynamo-sglang", "qwen3.5", "fp4", srt(nvidiaSrtSlurm, "v1.0.45", srtRecipes+"sglang/qwen3.5/gb200-fp4/agentic")},
-		{"dynamo-vllm", "dsv4", "fp4", srt(nvidiaSrtSlurm, "v1.0.45", srtRecipes+"vllm/deepseek-v4/agentic")},
+		{configs.DynamoSGLang, "glm5.2", "fp4", srt(nvidiaSrtSlurm, "v1.0.50", srtRecipes+"sglang/glm5.2/gb200-fp4/agentic")},
+		{configs.DynamoVLLM, "minimaxm3", "fp4", srt(nvidiaSrtSlurm, "v1.0.50", srtRecipes+"vllm/minimax-m3/gb200-fp4/agentic")},
+		{configs.DynamoSGLang, "qwen3.5", "fp4", srt(nvidiaSrtSlurm, "v1.0.45", srtRecipes+"sglang/qwen3.5/gb200-fp4/agentic")},
+		{configs.DynamoVLLM, "dsv4", "fp4", srt(nvidiaSrtSlurm, "v1.0.45", srtRecipes+"vllm/deepseek-v4/agentic")},
 		{"", "kimik3", "", srt(nvidiaSrtSlurm, "v1.0.53", srtRecipes+"vllm/kimi-k3/agentic")},
 		{"", "", "", srt(cquilSrtSlurm, "de59739b172e507e15ebf145bfe305f606e82fbf", srtRecipes+"vllm/deepseek-v4/agentic")},
 	}},
 	"gb300-nv": {4, []srtRule{
-		{"dynamo-trt", "qwen3.5", "", srt(nvidiaSrtSlurm, "v1.0.50", srtRecipes+"trtllm/qwen3.5/gb300-fp4/disagg/agentx")},
-		{"dynamo-trt", "glm5.2", "", srt(nvidiaSrtSlurm, "v1.0.38", srtRecipes+"trtllm/glm5.2")},
-		{"dynamo-sglang", "qwen3.5", "", srt(nvidiaSrtSlurm, "v1.0.38", srtRecipes+"sglang/qwen3.5")},
-		{"dynamo-sglang", "dsv4", "", srt(nvidiaSrtSlurm, "v1.0.38", srtRecipes+"sglang/deepseek-v4/agentic")},
-		{"dynamo-trt", "dsv4", "", srt(nvidiaSrtSlurm, "v1.0.50", srtRecipes+"trtllm/deepseek-v4")},
-		{"dynamo-sglang", "glm5.2", "", srt(nvidiaSrtSlurm, "main", srtRecipes+"sglang/glm5.2/gb300-fp4")},
+		{configs.DynamoTRT, "qwen3.5", "", srt(nvidiaSrtSlurm, "v1.0.50", srtRecipes+"trtllm/qwen3.5/gb300-fp4/disagg/agentx")},
+		{configs.DynamoTRT, "glm5.2", "", srt(nvidiaSrtSlurm, "v1.0.38", srtRecipes+"trtllm/glm5.2")},
+		{configs.DynamoSGLang, "qwen3.5", "", srt(nvidiaSrtSlurm, "v1.0.38", srtRecipes+"sglang/qwen3.5")},
+		{configs.DynamoSGLang, "dsv4", "", srt(nvidiaSrtSlurm, "v1.0.38", srtRecipes+"sglang/deepseek-v4/agentic")},
+		{configs.DynamoTRT, "dsv4", "", srt(nvidiaSrtSlurm, "v1.0.50", srtRecipes+"trtllm/deepseek-v4")},
+		{configs.DynamoSGLang, "glm5.2", "", srt(nvidiaSrtSlurm, "main", srtRecipes+"sglang/glm5.2/gb300-fp4")},
 		{"", "", "", srt(nvidiaSrtSlurm, "v1.0.36", srtRecipes+"vllm/{deepseek-v4,minimax-m3,kimi-k3}/agentic")},
 	}},
 	"h200-dgxc-slurm": {8, []srtRule{
-		{"dynamo-sglang", "glm5.2", "", srt(nvidiaSrtSlurm, "v1.0.44", "")},
-		{"vllm", "kimik3", "", srt(fstackSrtSlurm, "df5baa93f4caf5169dea2a4236ad2cc742fe40e7", srtRecipes+"vllm/kimi-k3/agentic")},
-		{"dynamo-sglang", "dsv4", "", srt(nvidiaSrtSlurm, "v1.0.38", srtRecipes+"sglang/deepseek-v4/agentic/agg-h200-tp8-mtp-kvoffload.yaml")},
+		{configs.DynamoSGLang, "glm5.2", "", srt(nvidiaSrtSlurm, "v1.0.44", "")},
+		{configs.VLLM, "kimik3", "", srt(fstackSrtSlurm, "df5baa93f4caf5169dea2a4236ad2cc742fe40e7", srtRecipes+"vllm/kimi-k3/agentic")},
+		{configs.DynamoSGLang, "dsv4", "", srt(nvidiaSrtSlurm, "v1.0.38", srtRecipes+"sglang/deepseek-v4/agentic/agg-h200-tp8-mtp-kvoffload.yaml")},
 		{"", "", "", srt(cquilSrtSlurm, "cam/sa-submission-q2-2026", "")},
 	}},
 	"b200-nscale-slurm": {8, []srtRule{
@@ -80,7 +82,7 @@ func srtSource(launcher string, r *matrix.Row) (SrtSlurmSource, int, bool) {
 		return SrtSlurmSource{}, 0, false
 	}
 	for _, rule := range l.rules {
-		if (rule.framework == "" || rule.framework == string(r.Framework)) && (rule.prefix == "" || rule.prefix == r.ModelPrefix) &&
+		if (rule.framework == "" || rule.framework == r.Framework) && (rule.prefix == "" || rule.prefix == r.ModelPrefix) &&
 			(rule.precision == "" || rule.precision == r.Precision) {
 			return rule.src, l.gpusPerNode, true
 		}

@@ -81,6 +81,10 @@ type Point struct {
 	// Launch are the host commands that run the point on its runner, in
 	// order (filled by the launch package; empty when not asked for).
 	Launch []HostCommand
+	// ClientSetup are the steps that make the client's environment in the
+	// container before the engine starts (ClientEnv.Steps: the aiperf
+	// venv, the trace set); empty when the client is already there.
+	ClientSetup []SetupStep
 }
 
 type pointJSON struct {
@@ -106,6 +110,7 @@ type pointJSON struct {
 	ProbeDuration        int             `json:"probe_duration,omitempty"`
 	Escapes              []schema.Escape `json:"escapes,omitempty"`
 	Launch               []HostCommand   `json:"launch,omitempty"`
+	ClientSetup          []SetupStep     `json:"client_setup,omitempty"`
 }
 
 // MarshalJSON writes the point as `sweep plan --format json` prints it:
@@ -119,6 +124,7 @@ func (p Point) MarshalJSON() ([]byte, error) {
 		MetricsURLs: p.MetricsURLs, RequiredMetricPrefix: p.RequiredMetricPrefix, GoldenAL: p.GoldenAL,
 		HealthURL: p.HealthURL, RouterHealthURL: p.RouterHealthURL, Port: p.Port, EnginePort: p.EnginePort,
 		ResultDir: p.ResultDir, ResultFilename: p.ResultFilename, Fast: p.Fast, ProbeDuration: p.ProbeDuration, Escapes: p.Escapes, Launch: p.Launch,
+		ClientSetup: p.ClientSetup,
 	})
 }
 
@@ -153,6 +159,7 @@ func (p *Point) UnmarshalJSON(data []byte) error {
 		MetricsURLs: pj.MetricsURLs, RequiredMetricPrefix: pj.RequiredMetricPrefix, GoldenAL: pj.GoldenAL,
 		HealthURL: pj.HealthURL, RouterHealthURL: pj.RouterHealthURL, Port: pj.Port, EnginePort: pj.EnginePort,
 		ResultDir: pj.ResultDir, ResultFilename: pj.ResultFilename, Fast: pj.Fast, ProbeDuration: pj.ProbeDuration, Escapes: pj.Escapes, Launch: pj.Launch,
+		ClientSetup: pj.ClientSetup,
 	}
 	p.Row.ConfigKey = pj.ConfigKey
 	return nil

@@ -1,12 +1,13 @@
 package recipes
 
 import (
+	"errors"
 	"fmt"
-
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
 	"sweep/configs/matrix"
 )
 
@@ -148,7 +149,7 @@ var profiles = []Profile{
 			HubCacheMount: fixedHub("/raid/hf-hub-cache/"),
 			SquashDir:     "/raid/hf-hub-cache/runtime-cache/enroot", JobID: JobIDFromSalloc, Port: PortFromJobID, StepJobName: true,
 			ImportPreamble: []string{"export TMPDIR='/raid/hf-hub-cache/runtime-cache/enroot/tmp-${UID}'", "mkdir -p '/raid/hf-hub-cache/runtime-cache/enroot'"},
-			ImportStrict:   true, ImportErrStdout: true, StageWorkspace: true,
+			ImportStrict:   true, ImportErrStdout: true, StageWorkspace: true, StageTmpDir: "/raid/hf-hub-cache/runtime-cache/enroot/tmp-${UID}",
 			ContainerFlags: fixedFlags("--container-mount-home", "--container-writable", "--container-remap-root", "--container-workdir=/workspace/"),
 			Release:        true,
 		},
@@ -235,7 +236,8 @@ var profiles = []Profile{
 		Slurm:  SlurmAlloc{Partition: "main", Account: "sa-shared", Exclusive: true, TimeMinutes: 180},
 		Env:    map[string]string{"AIPERF_DATASET_MMAP_CACHE_DIR": "/aiperf_mmap_cache"}, DeviceVars: nvidiaDeviceVars,
 		Launch: Launch{
-			HostEnv:       map[string]string{"HF_HUB_CACHE_MOUNT": "/models/gharunners/hf-hub-cache", "AIPERF_MMAP_CACHE_HOST_PATH": "/home/sa-shared/gharunners/ai-perf-cache"},
+			// HF_HUB_CACHE_MOUNT and AIPERF_MMAP_CACHE_HOST_PATH are shell
+			// variables of the launcher (the mounts), not exported.
 			HubCacheMount: fixedHub("/models/gharunners/hf-hub-cache"),
 			SquashDir:     "/data/containers", JobID: JobIDFromSqueueUser, Port: PortFixed, ImportErrStdout: true,
 			ImportPreamble: []string{"export ENROOT_CACHE_PATH=$HOME/.cache/enroot", "mkdir -p $ENROOT_CACHE_PATH"},
@@ -322,7 +324,26 @@ func ProfileFor(runner string) (Profile, error) {
 	for i, p := range profiles {
 		names[i] = p.Name
 	}
-	return Profile{}, fmt.Errorf("runner %s: no runner profile %q (known: %s)", runner, prefix, strings.Join(names, ", "))
+	return Profile{}, fmt.Errorf("runner %s: %w %q (known: %s)", runner, ErrNoProfile, prefix, strings.Join(names, ", "))
+}
+
+// ErrNoProfile marks a runner without a runner profile.
+var ErrNoProfile = errors.New("no runner profile")
+
+// SiteProfile is the runner's profile (ProfileFor: an unknown runner is
+// ErrNoProfile) with the site changes (key=value, ApplySite) applied in
+// order.
+func SiteProfile(runner string, site []string) (Profile, error) {
+	prof, err := ProfileFor(runner)
+	if err != nil {
+		return prof, err
+	}
+	for _, s := range site {
+		if err := prof.ApplySite(s); err != nil {
+			return prof, err
+		}
+	}
+	return prof, nil
 }
 
 // DeviceEnv returns the variables that give a process the GPU ids.

@@ -74,3 +74,35 @@ func TestNVIDIAProfiles(t *testing.T) {
 		})
 	}
 }
+
+func TestSiteProfile(t *testing.T) {
+	p, err := SiteProfile("mi325x-amds_03", []string{"partition=gpu2", "squash-dir=/sq"})
+	require.NoError(t, err)
+	assert.Equal(t, "mi325x-amds", p.Name)
+	assert.Equal(t, "gpu2", p.Slurm.Partition)
+	assert.Equal(t, "/sq", p.Launch.SquashDir)
+	p, err = SiteProfile("mi325x-amds_03", []string{"squash-dir=/a", "squash-dir=/b"})
+	require.NoError(t, err)
+	assert.Equal(t, "/b", p.Launch.SquashDir, "the site changes are applied in order")
+	_, err = SiteProfile("zz_1", nil)
+	assert.ErrorIs(t, err, ErrNoProfile)
+	_, err = SiteProfile("mi325x-amds_03", []string{"x=1"})
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ErrNoProfile)
+}
+
+// --site squash-dir moves the launcher's enroot paths under the squash
+// directory with it (MI300X's TMPDIR and the stage step's tmp-UID
+// directory), so nothing is made under the cluster's own /raid.
+func TestApplySiteSquashDirMovesEnrootPaths(t *testing.T) {
+	p, err := ProfileFor("mi300x-amds_00")
+	require.NoError(t, err)
+	require.NoError(t, p.ApplySite("squash-dir=/data/sq"))
+	assert.Equal(t, "/data/sq", p.Launch.SquashDir)
+	assert.Equal(t, []string{"export TMPDIR='/data/sq/tmp-${UID}'", "mkdir -p '/data/sq'"}, p.Launch.ImportPreamble)
+	assert.Equal(t, "/data/sq/tmp-${UID}", p.Launch.StageTmpDir)
+	q, err := ProfileFor("mi300x-amds_00")
+	require.NoError(t, err)
+	assert.Equal(t, "/raid/hf-hub-cache/runtime-cache/enroot", q.Launch.SquashDir, "the built-in profile is unchanged")
+	assert.Equal(t, "export TMPDIR='/raid/hf-hub-cache/runtime-cache/enroot/tmp-${UID}'", q.Launch.ImportPreamble[0])
+}

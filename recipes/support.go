@@ -3,8 +3,10 @@ package recipes
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"sweep/configs/matrix"
 )
@@ -164,4 +166,29 @@ func Coverage(rows matrix.Matrix, keys []string, noRows string, opts PlanOptions
 		out = append(out, kc)
 	}
 	return out, nil
+}
+
+// WriteCoverage prints the coverage table and a summary line: keys with
+// agentic rows, then the number of other keys, those without rows
+// (Points 0 and reason noRows, as Coverage was given it).
+func WriteCoverage(w io.Writer, cov []KeyCoverage, noRows string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tSTATUS\tPOINTS\tREASON")
+	count := map[Status]int{}
+	other := 0
+	for _, c := range cov {
+		if c.Points == 0 && c.Reason == noRows {
+			other++
+			continue
+		}
+		count[c.Status]++
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.Key, c.Status, c.Points, c.Reason)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%d agentic keys: %d %s, %d %s, %d %s; %d other keys without agentic-coding rows (%s)\n",
+		len(cov)-other, count[Planned], Planned, count[NotSupported], NotSupported,
+		count[Failing], Failing, other, noRows)
+	return err
 }

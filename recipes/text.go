@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"sweep/configs"
 )
 
 // WriteText writes points for a person reviewing a plan, as shell text a
@@ -170,4 +172,27 @@ func quoteAll(toks []string) []string {
 		out[i] = t
 	}
 	return out
+}
+
+// WriteProfiles says which runner profile (launcher behaviour: container,
+// Slurm allocation, site environment) applies to the planned points, one
+// line per runner (RunnerName of each point's row and runners).
+func WriteProfiles(w io.Writer, points []Point, runners *configs.Runners) error {
+	seen := map[string]bool{}
+	var lines []string
+	for i := range points {
+		runner := RunnerName(&points[i].Row, runners)
+		if seen[runner] {
+			continue
+		}
+		seen[runner] = true
+		prof, err := ProfileFor(runner)
+		if err != nil {
+			lines = append(lines, fmt.Sprintf("#   %s: no runner profile (%v)", runner, err))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("#   %s -> profile %s", runner, prof))
+	}
+	_, err := fmt.Fprintf(w, "\n# runner profiles applied:\n%s\n", strings.Join(lines, "\n"))
+	return err
 }

@@ -43,12 +43,6 @@ func (l *kvLink) reserve(now, bytes float64, gpus int) float64 {
 	return l.free
 }
 
-// kvTransferSeconds is the simulated transfer time of a prompt's KV to
-// this worker over an idle link.
-func (s *Server) kvTransferSeconds(prompt int) float64 {
-	return kvTransferSetup + float64(prompt)*s.capa.kvBytes/(kvLinkBytesPerSec*float64(s.cfg.GPUs()))
-}
-
 // receiveKV waits (on the scaled wall clock) until a decode worker has
 // received a prompt's KV from the prefill worker; it reports false when
 // ctx ends first.

@@ -20,34 +20,7 @@ func newABCalibrateCmd(ios *IOStreams, runF func(context.Context, *abRunOptions)
 	return &Command{
 		Name:  "calibrate",
 		Short: "A/A calibration of a leg: arm A against itself, the flip rate between identical runs and the gate's false alarms",
-		Long: `Run arm A of an A/B leg against itself (bfcl-ab.md §5.3): start its
-server once, run bfcl generate and bfcl evaluate --runs times in fresh
-BFCL_PROJECT_ROOTs (each with the registry entry written and verified, as
-sweep ab run does), stop the server, then measure:
-
-  - per category and pooled, the flip rate between identical runs: the
-    share of (case, pair of runs) whose verdicts differ;
-  - the replicates per arm the weighted Δ needs to detect a drop of the
-    leg's tolerance with a one-sided 5 % test and 80 % power;
-  - the false-alarm rate: the gate run on A-against-A comparisons (every
-    ordered split of the runs into two disjoint sides of the leg's
-    replicates, at most 20), where a REGRESSION is a false alarm, and the
-    rates the measured flips predict for one comparison.
-
-It writes calibration.json (give it to sweep ab run --calibration or sweep
-ab compare --calibration: an INCONCLUSIVE verdict's replicate advice then
-uses these A/A-measured rates) and calibration.md, and prints one of them.
-
---runs defaults to twice the leg's replicates (at least 2). --simulate runs
-the simulated engine and "sweep sim-bfcl": the runs differ by the seeded
-per-case model's noise, so the flip rate is the model's.
-
-Exit codes: 0 measured, 4 INCOMPLETE (a run failed or files are missing or
-inconsistent: no rate is measured), 2 usage, 130 interrupted.
-
-Examples:
-  sweep ab calibrate minimaxm3-mi325x-smg --simulate --runs 4 --out ab-runs/aa
-  sweep ab run minimaxm3-mi325x-smg --simulate --calibration ab-runs/aa/calibration.json`,
+		Long:  helpText("ab_calibrate"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &abRunOptions{IO: ios}
 			fs := pflag.NewFlagSet("ab calibrate", pflag.ContinueOnError)

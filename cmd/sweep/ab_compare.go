@@ -27,38 +27,7 @@ func newABCompareCmd(ios *IOStreams, runF func(context.Context, *abCompareOption
 	return &Command{
 		Name:  "compare",
 		Short: "Decide PASS, REGRESSION, INCONCLUSIVE or INCOMPLETE from two arms' BFCL project roots",
-		Long: `Read each arm's BFCL_PROJECT_ROOTs (several per arm are replicates) and
-compare the per-case verdicts of every category. Files are read by their
-exact paths, never a glob:
-
-  ROOT/result/<model_dir>/<group>/BFCL_v4_<category>_result.json
-  ROOT/score/<model_dir>/<group>/BFCL_v4_<category>_score.json
-
-where model_dir is --model with "/" replaced by "_". A case passes when
-its id is in the result file and not among the score file's failures; a
-result "Error during inference..." is an infrastructure error (never a
-pass). A collection name (multi_turn, live, non_live, memory, ...) expands
-to its categories as bfcl evaluate does.
-
-Any problem makes the verdict INCOMPLETE and names the arm, root, category
-and reason: missing-score-file, missing-result-file, stale-file (older than
---since), header-mismatch, partial-category, case-set-mismatch,
-infra-error-rate (more than 5 % of a file's rows), unreadable-file,
-foreign-file (a failure row's model_name or test_category is not the
-model and category of its path).
-
-Otherwise the primary endpoint is the weighted Δ (B − A, all cases pooled)
-with a 90 % stratified paired bootstrap CI [L, U]: PASS if L > −tolerance,
-REGRESSION if U < −tolerance, INCONCLUSIVE otherwise (with the replicates
-the measured flip rate needs; with --calibration, the flip rate an A/A
-calibration measured between identical runs of one arm).
-
-Exit codes: 0 PASS, 1 REGRESSION, 3 INCONCLUSIVE, 4 INCOMPLETE, 2 usage.
-
-Examples:
-  sweep ab compare --a runs/a1 --b runs/b1 --model Qwen/Qwen3.6-27B-FC \
-      --categories non_live,live,multi_turn --since 2026-08-22T07:17:00Z
-  sweep ab compare --a a1,a2 --b b1,b2 --model M-FC --categories multiple --format json`,
+		Long:  helpText("ab_compare"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &abCompareOptions{IO: ios}
 			var since, cats string

@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
-	"sweep/sweep/abgate/leg"
 	"sweep/sweep/gha"
 )
 
@@ -31,32 +27,6 @@ type abLegsOptions struct {
 	Schedule string
 }
 
-// abLegJob is one leg the nightly runs.
-type abLegJob struct {
-	Name     string `json:"name"`
-	File     string `json:"file"`
-	Model    string `json:"model"`
-	Runner   string `json:"runner"`
-	Schedule string `json:"schedule"`
-	// GPU is the leg's accelerator (mi325x, h100, ...): the workflow
-	// prepares ROCm hosts (SMG's gRPC servicer venv) by it.
-	GPU string `json:"gpu"`
-}
-
-// abLegSkip is a leg the nightly does not run, and why.
-type abLegSkip struct {
-	Name   string `json:"name"`
-	Runner string `json:"runner"`
-	Reason string `json:"reason"`
-}
-
-// abLegsJSON is what "sweep ab legs" prints: the workflow's matrix.
-type abLegsJSON struct {
-	Legs    []abLegJob  `json:"legs"`
-	Count   int         `json:"count"`
-	Skipped []abLegSkip `json:"skipped"`
-}
-
 func newABLegsCmd(ios *IOStreams, runF func(context.Context, *abLegsOptions) error) *Command {
 	if runF == nil {
 		runF = abLegsRun
@@ -65,23 +35,7 @@ func newABLegsCmd(ios *IOStreams, runF func(context.Context, *abLegsOptions) err
 		Name:  "legs",
 		Batch: true,
 		Short: "Print the A/B legs to run as a GitHub Actions matrix; skip legs without a runner",
-		Long: `Check every shipped A/B leg (configs/ab/*.yaml: the file, its config keys,
-points and categories) and print the nightly's matrix as one JSON object:
-
-  legs      [{name, file, model, runner, schedule, gpu}] to run, one job each
-  count     len(legs) (guard the job with it)
-  skipped   [{name, runner, reason}]: legs whose runner label has no runner
-            registered in runners.yaml or, with --online-runners, none online;
-            each also prints a ::notice:: line, so nothing queues for days
-
---schedule nightly keeps the legs the nightly schedule runs, --schedule
-manual those run only by hand (workflow_dispatch). A leg that does not load
-or plan is an error (exit 2) naming file:line:col.
-
-Examples:
-  sweep ab legs
-  sweep ab legs --schedule nightly
-  sweep ab legs --only minimaxm3-mi325x-smg --online-runners online.txt`,
+		Long:  helpText("ab_legs"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &abLegsOptions{IO: ios}
 			fs := pflag.NewFlagSet("ab legs", pflag.ContinueOnError)
@@ -123,44 +77,17 @@ func abLegsRun(ctx context.Context, o *abLegsOptions) error {
 	if err != nil {
 		return err
 	}
-	avail := gha.Availability{Runners: g.Runners, Online: online}
-	tmp, err := os.MkdirTemp("", "sweep-ab-legs-")
-	if err != nil {
+	out, err := gha.ABLegs(ctx, g, gha.ABLegsOptions{Only: o.Only, Schedule: o.Schedule,
+		Avail: gha.Availability{Runners: g.Runners, Online: online}})
+	if out == nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	out := abLegsJSON{Legs: []abLegJob{}, Skipped: []abLegSkip{}}
-	var errs []error
-	for _, name := range configs.ABLegNames() {
-		if len(o.Only) > 0 && !slices.Contains(o.Only, name) {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		l, err := configs.DefaultABLeg(name)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if _, err := leg.NewPlan(l, leg.PlanOptions{Generator: g, Dir: filepath.Join(tmp, name)}); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if o.Schedule != "all" && o.Schedule != "" && l.Schedule != o.Schedule {
-			continue
-		}
-		if why := avail.Unavailable(l.Runner); why != "" {
-			out.Skipped = append(out.Skipped, abLegSkip{Name: name, Runner: l.Runner, Reason: why})
-			fmt.Fprintf(o.IO.ErrOut, "::notice title=ab-nightly: %s skipped::leg %s (%s) skipped: %s\n", name, name, l.Model, why)
-			continue
-		}
-		out.Legs = append(out.Legs, abLegJob{Name: name, File: l.File, Model: l.Model, Runner: l.Runner, Schedule: l.Schedule, GPU: leg.GPU(l)})
+	for _, sk := range out.Skipped {
+		fmt.Fprintf(o.IO.ErrOut, "::notice title=ab-nightly: %s skipped::leg %s (%s) skipped: %s\n", sk.Name, sk.Name, sk.Model, sk.Reason)
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return &FlagError{Err: err}
 	}
-	out.Count = len(out.Legs)
 	b, err := json.Marshal(out)
 	if err != nil {
 		return err

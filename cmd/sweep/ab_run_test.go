@@ -17,6 +17,7 @@ import (
 	"sweep/configs"
 	"sweep/sweep/abgate"
 	"sweep/sweep/abgate/bfclsim"
+	"sweep/sweep/gha"
 	"sweep/sweep/run"
 )
 
@@ -168,21 +169,21 @@ func TestABRunTemperatureWarning(t *testing.T) {
 func TestABLegs(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "ab", "legs")
 	require.Equal(t, 0, code, stderr)
-	var got abLegsJSON
+	var got gha.ABLegMatrix
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
 	require.Equal(t, 13, got.Count, "SMG's six nightly legs, six AMD legs and the MiniMax-M3 leg")
-	byName := map[string]abLegJob{}
+	byName := map[string]gha.ABLeg{}
 	for _, l := range got.Legs {
 		byName[l.Name] = l
 	}
-	assert.Equal(t, abLegJob{Name: "gpt-oss-mi325x", File: "configs/ab/gpt-oss-mi325x.yaml", Model: "openai/gpt-oss-120b-FC", Runner: "mi325x",
+	assert.Equal(t, gha.ABLeg{Name: "gpt-oss-mi325x", File: "configs/ab/gpt-oss-mi325x.yaml", Model: "openai/gpt-oss-120b-FC", Runner: "mi325x",
 		Schedule: "nightly", GPU: "mi325x"}, byName["gpt-oss-mi325x"])
 	assert.Equal(t, "manual", byName["qwen3-0.6b-mi355x"].Schedule)
 	assert.Empty(t, got.Skipped)
 
 	code, stdout, stderr = runCLI(t, "ab", "legs", "--schedule", "manual")
 	require.Equal(t, 0, code, stderr)
-	got = abLegsJSON{}
+	got = gha.ABLegMatrix{}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
 	var manual []string
 	for _, l := range got.Legs {
@@ -192,7 +193,7 @@ func TestABLegs(t *testing.T) {
 
 	code, stdout, stderr = runCLI(t, "ab", "legs", "--only", "minimaxm3-mi325x-smg")
 	require.Equal(t, 0, code, stderr)
-	got = abLegsJSON{}
+	got = gha.ABLegMatrix{}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
 	require.Equal(t, 1, got.Count)
 	assert.Equal(t, "cluster:mi325x-amds", got.Legs[0].Runner)
@@ -201,7 +202,7 @@ func TestABLegs(t *testing.T) {
 	require.NoError(t, os.WriteFile(online, []byte("h100-cw_00\n"), 0o644))
 	code, stdout, stderr = runCLI(t, "ab", "legs", "--only", "minimaxm3-mi325x-smg", "--online-runners", online)
 	require.Equal(t, 0, code, stderr)
-	got = abLegsJSON{}
+	got = gha.ABLegMatrix{}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
 	assert.Equal(t, 0, got.Count)
 	require.Len(t, got.Skipped, 1)
@@ -212,7 +213,7 @@ func TestABLegs(t *testing.T) {
 	require.NoError(t, os.WriteFile(runners, []byte("labels:\n  h100: [h100-cw_00]\n"), 0o644))
 	code, stdout, stderr = runCLI(t, "ab", "legs", "--runner-config", runners)
 	require.Equal(t, 0, code, stderr)
-	got = abLegsJSON{}
+	got = gha.ABLegMatrix{}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
 	var ran []string
 	for _, l := range got.Legs {

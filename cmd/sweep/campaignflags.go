@@ -7,11 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -22,8 +20,6 @@ import (
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor"
-	"sweep/sweep/executor/local"
-	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
 
@@ -91,7 +87,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
 	fs.StringVar(&o.Slurm.Partition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
-	fs.BoolVar(&o.Launch, "launch", false, "slurm: run each arm in its recipe's image as the runner's InferenceX launcher does (the image imported once under flock, the job's step srun --container-image with the static sweep mounted)")
+	fs.BoolVar(&o.Launch, "launch", false, "run each arm in its recipe's image as the runner's InferenceX launcher does, with the static sweep mounted: slurm: the image imported once under flock, the job's step srun --container-image; local: docker runners' arms in docker run on this host's GPUs")
 	fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 	fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0)")
 	fs.DurationVar(&o.Slurm.Poll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
@@ -140,8 +136,6 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
 	case o.Duration < 0:
 		return flagErrorf("--duration %d: want a positive number of seconds", o.Duration)
-	case (o.Launch || len(o.Site) > 0 || o.SweepBinary != "") && o.Executor != "slurm":
-		return flagErrorf("--launch, --site and --sweep-binary need --executor slurm (sweep run --launch runs one point on its own)")
 	case !o.Launch && (len(o.Site) > 0 || o.SweepBinary != ""):
 		return flagErrorf("--site and --sweep-binary need --launch")
 	case o.Adaptive && o.Executor != "local":
@@ -246,14 +240,21 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			}
 			fmt.Fprintf(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, at the full length); the cost below is the full grid's upper bound; on the knee benchmark the search needs 24 %% (doubling grids) to 35 %% (conc-lists) of InferenceX's GPU-hours with 300 s probes, 42-45 %% without\n", probes)
 		}
-		node := &local.Executor{GPUs: gpus, MaxParallel: o.MaxParallel}
-		if err := writeDryRun(o.IO.Out, sched, cost, node, o.Simulate, o.TimeScale); err != nil {
+		if err := executor.WriteDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale); err != nil {
 			return err
 		}
-		if o.Launch {
-			return o.writeLaunchDryRun(sched, dir)
+		if !o.Launch {
+			return nil
 		}
-		return nil
+		l, err := o.launch(dir)
+		if err != nil {
+			return err
+		}
+		err = l.WriteDryRun(o.IO.Out, sched, o.executor == executor.Slurm)
+		if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
+			return &FlagError{Err: pe.Err}
+		}
+		return err
 	}
 	// With --launch the client runs in the image: --aiperf names a
 	// program there; nothing of this host's PATH applies.
@@ -278,9 +279,22 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		}
 		eo.Program, eo.Profile = []string{exe}, o.profile
 		if o.Launch {
-			if eo.ArmProgram, err = o.armLauncher(dir); err != nil {
+			l, err := o.launch(dir)
+			if err != nil {
 				return err
 			}
+			eo.ArmProgram = l.ArmProgram()
+		}
+	} else if o.Launch {
+		l, err := o.launch(dir)
+		if err != nil {
+			return err
+		}
+		eo.Containers, err = l.ContainerArms(sched, max(o.Point.StopGrace, 0)+20*time.Second)
+		if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
+			return &FlagError{Err: pe.Err}
+		} else if err != nil {
+			return err
 		}
 	}
 	ex, err := executor.New(eo)
@@ -312,27 +326,11 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	return nil
 }
 
-// nodeGPUs are the local executor's GPUs: --gpus, else 0..7 for a
-// simulation, else what rocm-smi or nvidia-smi lists.
+// nodeGPUs are the local executor's GPUs (executor.NodeGPUs).
 func (o *campaignOptions) nodeGPUs() ([]int, error) {
-	if len(o.GPUs) > 0 {
-		ids := slices.Clone(o.GPUs)
-		slices.Sort(ids)
-		if len(slices.Compact(ids)) != len(o.GPUs) {
-			return nil, flagErrorf("--gpus %v: a GPU is listed twice", o.GPUs)
-		}
-		return ids, nil
-	}
-	if o.Simulate || o.DryRun {
-		return []int{0, 1, 2, 3, 4, 5, 6, 7}, nil
-	}
-	mem, checked, err := run.SystemGPUProbe(context.Background())
-	if err != nil || !checked || len(mem) == 0 {
-		return nil, flagErrorf("cannot list this node's GPUs (rocm-smi/nvidia-smi: %v); give them with --gpus 0 1 2 ...", err)
-	}
-	ids := make([]int, len(mem))
-	for i := range ids {
-		ids[i] = i
+	ids, err := executor.NodeGPUs(o.GPUs, o.Simulate || o.DryRun)
+	if err != nil {
+		return nil, &FlagError{Err: err}
 	}
 	return ids, nil
 }
@@ -348,60 +346,6 @@ func (o *campaignOptions) costModel() *campaign.Cost {
 		fmt.Fprintf(o.IO.ErrOut, "warning: --cost-from %s: %v; using the planned times\n", o.CostFrom, err)
 	}
 	return c
-}
-
-// writeDryRun prints the schedule and its cost, ours and InferenceX's,
-// the arms placed on the node as its executor places them.
-func writeDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, node *local.Executor, simulate bool, scale float64) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "arm\tGPUs\tconcs\tserver starts\twhy")
-	for _, a := range s.Arms {
-		concs := make([]string, len(a.Points))
-		for j, p := range a.Points {
-			concs[j] = strconv.Itoa(p.Conc())
-		}
-		fmt.Fprintf(tw, "%d %s\t%d\t%s\t%d\t%s\n", a.Index+1, a.Name, a.GPUs, strings.Join(concs, " "), a.Servers, a.Why)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "\norder:")
-	for _, p := range s.Points {
-		srv := "reuse"
-		if p.Index == 0 || s.Points[p.Index-1].Arm != p.Arm || s.Points[p.Index-1].Server != p.Server {
-			srv = "start server"
-		}
-		fmt.Fprintf(w, "  %3d  arm %d  conc %-4d %-12s %s\n", p.Index+1, p.Arm+1, p.Conc(), srv, p.ID)
-	}
-	src := func(measured bool) string {
-		if measured {
-			return "measured"
-		}
-		return "planned"
-	}
-	n := len(node.GPUs)
-	ours, theirs := c.Estimate(s, node.Wall)
-	fmt.Fprintf(w, "\ncost (server start %.0f s %s; point = duration + 60 s, %s):\n", c.StartSeconds, src(c.MeasuredStart), src(c.MeasuredPoint))
-	fmt.Fprintf(w, "  this schedule:   %d server starts, %.1f GPU-hours, wall %s on %d GPUs\n",
-		ours.ServerStarts, ours.GPUHours, fmtHours(ours.WallSeconds), n)
-	fmt.Fprintf(w, "  InferenceX's:    %d server starts (one job and one model load per point), %.1f GPU-hours, wall %s on %d GPUs\n",
-		theirs.ServerStarts, theirs.GPUHours, fmtHours(theirs.WallSeconds), n)
-	if theirs.GPUHours > 0 {
-		fmt.Fprintf(w, "  saving:          %.1f GPU-hours (%.0f %%)\n", theirs.GPUHours-ours.GPUHours, 100*(theirs.GPUHours-ours.GPUHours)/theirs.GPUHours)
-	}
-	if simulate {
-		fmt.Fprintf(w, "  simulated here:  about %s of load at time scale %g\n", fmtHours(c.SimulatedSeconds(s, scale)), scale)
-	}
-	return nil
-}
-
-// fmtHours is "1h05m" or "42s".
-func fmtHours(sec float64) string {
-	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
-	if d < time.Hour {
-		return d.String()
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
 // ensureOutParent refuses an --out whose parent does not exist, before
@@ -436,79 +380,19 @@ func (o *campaignOptions) progressOut() io.Writer {
 
 // profile is the runner's profile with the --site changes.
 func (o *campaignOptions) profile(runner string) (recipes.Profile, error) {
-	prof, err := recipes.ProfileFor(runner)
-	if err != nil {
-		return prof, err
-	}
-	for _, s := range o.Site {
-		if err := prof.ApplySite(s); err != nil {
-			return prof, err
-		}
-	}
-	return prof, nil
+	return recipes.SiteProfile(runner, o.Site)
 }
 
-// armLauncher gives each arm's job the container step of its runner's
-// launch (sweep/launch.InJob) around the mounted sweep, importing each
-// image once (under the launcher's flock) before the first job that
-// needs it.
-func (o *campaignOptions) armLauncher(dir string) (func(context.Context, *campaign.Arm) ([]string, error), error) {
+// launch is how --launch runs each arm in its image (executor.Launch).
+func (o *campaignOptions) launch(dir string) (executor.Launch, error) {
 	for _, s := range o.Site {
 		if err := (&recipes.Profile{}).ApplySite(s); err != nil {
-			return nil, &FlagError{Err: err}
+			return executor.Launch{}, &FlagError{Err: err}
 		}
 	}
 	bin, err := sweepBinary(o.SweepBinary)
 	if err != nil {
-		return nil, err
+		return executor.Launch{}, err
 	}
-	var mu sync.Mutex
-	imported := map[string]error{}
-	return func(ctx context.Context, a *campaign.Arm) ([]string, error) {
-		prof, err := o.profile(a.Runner)
-		if err != nil {
-			return nil, fmt.Errorf("--launch: %w", err)
-		}
-		imp, step, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
-		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		ierr, done := imported[imp.SquashFile]
-		if !done {
-			if ierr = launch.Preflight(imp); ierr == nil {
-				ex := launch.Exec{Stdout: o.progressOut(), Stderr: o.progressOut(), Progress: func(line string) { fmt.Fprintln(o.progressOut(), "  "+line) }}
-				_, ierr = ex.Run(ctx, imp)
-			}
-			imported[imp.SquashFile] = ierr
-		}
-		if ierr != nil {
-			return nil, fmt.Errorf("image %s: %w", imp.Image, ierr)
-		}
-		return append(step, launch.SweepDir+"/"+filepath.Base(bin)), nil
-	}, nil
-}
-
-// writeLaunchDryRun prints what --launch runs per arm: the image import on
-// this host and the job's container step (run-arm follows it).
-func (o *campaignOptions) writeLaunchDryRun(sched *campaign.Schedule, dir string) error {
-	bin, err := sweepBinary(o.SweepBinary)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(o.IO.Out, "\nlaunch (--launch): per arm, the image import on this host, then the sbatch job's step")
-	for _, a := range sched.Arms {
-		prof, err := o.profile(a.Runner)
-		if err != nil {
-			return &FlagError{Err: err}
-		}
-		imp, step, err := launch.InJob(prof, a.ServerRow, launch.Options{RunnerName: recipes.RunnerName(a.ServerRow, nil), Mounts: []string{launch.SweepMount(bin)}}, dir)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(o.IO.Out, "  arm %d (%s, %s):\n    import: %s\n    step:   %s %s run-arm --job ... --events ...\n", a.Index+1, prof.Name, imp.Launcher,
-			launch.Oneline(imp.Commands[0].Argv), strings.Join(step, " "), launch.SweepDir+"/"+filepath.Base(bin))
-	}
-	return nil
+	return executor.Launch{Profile: o.profile, Binary: bin, Dir: dir, Progress: o.progressOut()}, nil
 }

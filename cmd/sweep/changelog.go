@@ -14,33 +14,7 @@ func newChangelogCmd(ios *IOStreams, runF func(context.Context, *changelogOption
 		Name:  "changelog",
 		Batch: true,
 		Short: "Turn new perf-changelog.yaml entries into the sweep they ask for, as InferenceX's CI does",
-		Long: `Compare perf-changelog.yaml before (base) and after (head) a change, and
-print the sweep the added entries ask for as one JSON object, exactly what
-InferenceX's utils/process_changelog.py prints:
-
-  single_node / multi_node   throughput rows by bucket: 1k1k, 8k1k,
-                             <isl>_<osl>, agentic; each row carries its
-                             recipe-fingerprint (sha256 of the row without
-                             conc and exp-name)
-  evals, agentic_evals,      eval rows (fixed-seq-len / agentic,
-  multinode_evals,           single-node / multi-node)
-  multinode_agentic_evals
-  changelog_metadata         base_ref, head_ref and the added entries
-
-The changelog may only grow: a removed or rewritten line is an error that
-quotes it. Entries with all-evals are processed first; a config and
-scenario already covered by an earlier entry is not generated again.
-Append-only entries emit only the points the base's matrix lacks; they
-need the base revision's configs (read from git with --base-ref, or given
-with --base-config-files / --base-runner-config).
-
-The new entries' config keys are resolved against --config-files (default:
-the built-in master configs), as InferenceX resolves them against its
-checked-out configs.
-
-Examples:
-  sweep changelog --base-ref origin/main --head-ref HEAD
-  sweep changelog --base-file old/perf-changelog.yaml --head-file perf-changelog.yaml --trim-conc`,
+		Long:  helpText("changelog"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &changelogOptions{IO: ios}
 			fs := pflag.NewFlagSet("changelog", pflag.ContinueOnError)

@@ -30,34 +30,7 @@ func newCIMatrixCmd(ios *IOStreams, runF func(context.Context, *ciMatrixOptions)
 		Name:  "matrix",
 		Batch: true,
 		Short: "Print the GitHub Actions matrix a pull request's labels and changelog diff ask for",
-		Long: `Read a pull request's labels and its perf-changelog.yaml diff and print the
-fan-out InferenceX's run-sweep.yml would run, as one JSON object:
-
-  jobs.<family>   one job per point (or per arm with --per arm) in InferenceX's
-                  job families: sweep-single-node-{1k1k,8k1k,other},
-                  sweep-multi-node-{1k1k,8k1k,other}, sweep-agentic,
-                  sweep-multi-node-agentic, and the four eval families
-  counts          the number of jobs of each family (guard jobs with it)
-  canary          the canary job (full-sweep-enabled, full-sweep-fail-fast)
-  skipped         jobs left out because no runner is registered (or online)
-                  for their runner label; each also prints a ::notice:: line
-  not-run         families sweep.yml has no job for (multi-node): their jobs
-                  stay under jobs, and each prints a ::warning:: line
-
-A family of more than 256 jobs (GitHub's matrix limit) or a fan-out of
-more than 1 MB (a job output's limit) is refused with both named.
-
-Labels: exactly one primary label of sweep-enabled (lowest concurrency per
-configuration), full-sweep-enabled, non-canary-full-sweep-enabled,
-full-sweep-fail-fast, full-sweep-fail-fast-no-canary; modifiers all-evals,
-evals-only, agentx-fast. No primary label prints an empty fan-out.
-
-Result file names and artifact names are InferenceX's, with {runner} where
-the runner's name goes.
-
-Examples:
-  sweep ci matrix --labels sweep-enabled,agentx-fast --base-ref origin/main --head-ref HEAD
-  sweep ci matrix --labels full-sweep-enabled --base-file old.yaml --head-file perf-changelog.yaml --per arm`,
+		Long:  helpText("ci_matrix"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &ciMatrixOptions{changelogOptions: changelogOptions{IO: ios}}
 			fs := pflag.NewFlagSet("ci matrix", pflag.ContinueOnError)

@@ -2,19 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
-	"sweep/configs/matrix"
 	"sweep/internal/inputfile"
-	"sweep/recipes"
 	"sweep/sweep/gha"
 	"sweep/sweep/run"
 )
@@ -43,6 +39,8 @@ type ciRunJobOptions struct {
 	OnHost bool
 	// Site changes the runner profile's site facts (sweep run --site).
 	Site []string
+	// Inferencex is passed to sweep run --launch --inferencex.
+	Inferencex string
 	// Run is "sweep run": tests replace it.
 	Run func(ctx context.Context, args []string) error
 }
@@ -54,20 +52,7 @@ func newCIRunJobCmd(ios *IOStreams, runF func(context.Context, *ciRunJobOptions)
 	return &Command{
 		Name:  "run-job",
 		Short: "Run one job of the PR-label sweep on this runner",
-		Long: `Run the points of one job of "sweep ci matrix" (the JSON the workflow hands a
-matrix job) with "sweep run", one after another, and write the result file
-name to $GITHUB_OUTPUT for the artifact upload steps. A job of one point
-writes into --out; a job of several points (--per arm) writes each point
-into --out/<RESULT_FILENAME>.
-
-A real (not --simulate) job runs each point through the runner's launch
-path, as InferenceX's runners/launch_<runner>.sh does (sweep run --launch):
-allocate on the runner's Slurm cluster (or docker run on the node), import
-the image, run the engine and the client inside it, release. --on-host
-starts the engine on this host instead.
-
-Example (a workflow step):
-  sweep ci run-job --job job.json --runner-name "$RUNNER_NAME" --out results --github-output "$GITHUB_OUTPUT"`,
+		Long:  helpText("ci_runjob"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &ciRunJobOptions{IO: ios}
 			fs := pflag.NewFlagSet("ci run-job", pflag.ContinueOnError)
@@ -80,6 +65,7 @@ Example (a workflow step):
 			fs.StringVar(&o.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
 			fs.BoolVar(&o.OnHost, "on-host", false, "start a real engine on this host instead of through the runner's launcher (sweep run --launch)")
 			fs.StringArrayVar(&o.Site, "site", nil, "change a site fact of the runner profile, key=value (sweep run --site); repeatable")
+			fs.StringVar(&o.Inferencex, "inferencex", "", "an InferenceX checkout whose aiperf the points install and run in the image (sweep run --inferencex)")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return flagErrorf("unexpected arguments %q", args)
@@ -99,22 +85,12 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 	if err != nil {
 		return fmt.Errorf("--job: %w", err)
 	}
-	var job gha.Job
-	if err := json.Unmarshal(data, &job); err != nil {
-		return fmt.Errorf("--job %s: not a job of `sweep ci matrix`: %w", o.Job, err)
+	job, row, err := gha.ParseJob(data)
+	if _, ok := errors.AsType[*gha.JobError](err); ok {
+		return err
 	}
-	if job.ConfigKey == "" || len(job.Points) == 0 || len(job.Config) == 0 {
-		return fmt.Errorf("--job %s: a job needs config-key, config and points", o.Job)
-	}
-	var row matrix.Row
-	if err := row.UnmarshalJSON(job.Config); err != nil {
-		return fmt.Errorf("--job %s: config: %w", o.Job, err)
-	}
-	if row.Kind.MultiNode() {
-		return fmt.Errorf("job %s: multi-node points are not supported yet", job.ConfigKey)
-	}
-	if err := recipes.CheckRemoteCode(row.Model); err != nil {
-		return fmt.Errorf("job %s: %w", job.ConfigKey, err)
+	if err != nil {
+		return fmt.Errorf("--job %s: %w", o.Job, err)
 	}
 	runFn := o.Run
 	if runFn == nil {
@@ -153,6 +129,9 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 			for _, s := range o.Site {
 				args = append(args, "--site", s)
 			}
+			if o.Inferencex != "" {
+				args = append(args, "--inferencex", o.Inferencex)
+			}
 		}
 		if len(o.ConfigFiles) > 0 {
 			args = append(args, "--config-files", strings.Join(o.ConfigFiles, ","))
@@ -169,38 +148,13 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 		}
 		if o.GitHubOutput != "" && i == 0 {
 			// The name the run actually wrote, when it got that far.
-			if name := writtenResult(out); name != "" {
+			if name := run.ResultName(out); name != "" {
 				rf = name
 			}
-			if err := appendGitHubOutput(o.GitHubOutput, "result-filename", rf); err != nil {
+			if err := gha.AppendOutput(o.GitHubOutput, "result-filename", rf); err != nil {
 				return err
 			}
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// writtenResult returns the result file name (without .json) that the run
-// in dir recorded in its run.json, or "".
-func writtenResult(dir string) string {
-	if rec, ok := run.ReadRecordFile(dir); ok && rec.ResultFile != "" {
-		return strings.TrimSuffix(filepath.Base(rec.ResultFile), ".json")
-	}
-	return ""
-}
-
-// appendGitHubOutput appends key=value to a $GITHUB_OUTPUT file.
-func appendGitHubOutput(path, key, value string) error {
-	if strings.ContainsAny(value, "\r\n") {
-		return fmt.Errorf("%s %q: a GitHub output value must be one line", key, value)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(f, "%s=%s\n", key, value)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

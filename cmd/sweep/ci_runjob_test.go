@@ -51,7 +51,7 @@ func TestCIRunJob(t *testing.T) {
 	var calls [][]string
 	var stderr bytes.Buffer
 	o := &ciRunJobOptions{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &stderr},
-		Job: jobFile, RunnerName: "mi325x-amds_03", Out: filepath.Join(dir, "results"), GitHubOutput: ghOut,
+		Job: jobFile, RunnerName: "mi325x-amds_03", Out: filepath.Join(dir, "results"), GitHubOutput: ghOut, Inferencex: "/ix",
 		Run: func(_ context.Context, args []string) error { calls = append(calls, args); return nil }}
 	require.NoError(t, ciRunJobRun(t.Context(), o))
 	require.Len(t, calls, len(parsed.Points))
@@ -62,6 +62,7 @@ func TestCIRunJob(t *testing.T) {
 		assert.Contains(t, line, "--runner-name mi325x-amds_03")
 		assert.Contains(t, line, "--fast")
 		assert.Contains(t, line, "--launch", "a real job runs through the runner's launcher, not on the runner host")
+		assert.Contains(t, line, "--inferencex /ix")
 	}
 	calls = nil
 	o.OnHost, o.GitHubOutput = true, ""

@@ -26,12 +26,7 @@ func newCISummaryCmd(ios *IOStreams, runF func(context.Context, *ciSummaryOption
 		Name:  "summary",
 		Args:  "RESULTS_DIR",
 		Short: "Write the Markdown summary of a PR-label sweep's results",
-		Long: `Write a Markdown summary for $GITHUB_STEP_SUMMARY: what the labels asked for,
-the legs skipped for want of a runner, and one row per result JSON found
-under DIR (throughput per GPU, TTFT, interactivity, validity, simulated).
-
-Example:
-  sweep ci summary --fanout fanout.json results >> "$GITHUB_STEP_SUMMARY"`,
+		Long:  helpText("ci_summary"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &ciSummaryOptions{IO: ios}
 			fs := pflag.NewFlagSet("ci summary", pflag.ContinueOnError)

@@ -36,42 +36,7 @@ func newCompareCmd(ios *IOStreams, runF func(context.Context, *compareOptions) e
 		Name:  "compare",
 		Args:  "BASE HEAD | --calibrate DIR...",
 		Short: "Decide whether HEAD's results regress against BASE's: PASS, REGRESSION, INCONCLUSIVE or INCOMPLETE",
-		Long: `Pair the results under BASE and HEAD (directories of sweep results: a
-discovery, an official run, a PR sweep's downloaded artifacts, replicates
-of any of these; result files may sit anywhere below them) by what they
-measure (model, hardware, framework, precision, scenario, parallelism,
-spec decoding, KV offload and concurrency; never the image or recipe
-fingerprint, which are what a change changes: the report names them where
-they differ) and decide per arm and overall.
-
-Per point: each side's mean value and the change in percent. Per arm: the
-pooled change (every paired point weighs the same, in log space) with a
-90 % interval from the run-to-run noise: from replicates where there are
-any, else from --calibration, else from the scatter of the paired changes
-across the arms' points (the noise source is named per arm). With tol =
---tolerance: PASS when the interval's lower bound is above -tol
-(IMPROVEMENT when above +tol), REGRESSION when its upper bound is below
--tol, INCONCLUSIVE otherwise (with how many results per point would decide
-it). For ttft-*, itl-* and energy (J per output token), where lower is
-better, the signs turn.
-Beside it, the change of throughput per GPU along the two sides'
-throughput-interactivity frontiers, at the interactivities both cover.
-
-INCOMPLETE (with each problem named) when a BASE arm or point has no
-valid HEAD counterpart, a point's only result is invalid (valid: false,
-no successful request, or an error rate above 10 %), or one side is
-simulated and the other real. Points and arms only HEAD has are listed.
-
---calibrate DIR... reads repeated runs of the same points (an A/A) and
-writes each arm's noise (--out FILE, else stdout) for --calibration.
-
-Exit codes: 0 PASS, 1 REGRESSION, 3 INCONCLUSIVE, 4 INCOMPLETE, 2 usage.
-
-Examples:
-  sweep compare runs/main runs/pr-123
-  sweep compare runs/main runs/pr-123 --tolerance 3 --format markdown >> "$GITHUB_STEP_SUMMARY"
-  sweep compare --calibrate aa/run1 aa/run2 aa/run3 --out noise.json
-  sweep compare runs/main runs/pr-123 --calibration noise.json --format json`,
+		Long:  helpText("compare"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &compareOptions{IO: ios, Options: compare.Options{Metric: compare.MetricTotal}}
 			var calibration string

@@ -28,55 +28,7 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 	return &Command{
 		Name:  "discover",
 		Short: "Run every point of the selected arms (agentx-fast), resumable, one server per arm where the recipe allows",
-		Long: `Run the full concurrency grid of the selected config keys' single-node
-agentic arms in InferenceX's agentx-fast mode (1200 s, one warm-up request
-per lane; --official-durations for the official ones), then print the
-knee of every arm and write a report.
-
-An arm is the points of one search-space entry that differ only in
-concurrency. Its points run in a row on one node: points whose planned
-engine command is identical share one server (caches flushed between
-points, counters taken per point); a recipe that declares one server sized
-for the arm's largest concurrency serves the smaller ones too (--dry-run
-says which and why; --exact-servers restarts per point as InferenceX
-does). The local executor packs arms onto the node's GPUs (four TP2 arms
-on 8 GPUs at once), pinning each with CUDA/HIP/ROCR_VISIBLE_DEVICES.
-
---out holds journal.jsonl (append-only, one event per line), one
-directory per point named with InferenceX's RESULT_FILENAME, servers/ and
-summary.txt/summary.json. Rerunning the same command resumes: completed
-valid points are skipped, failed ones retried up to --retries, interrupted
-ones redone; a different command on the same directory is refused with
-the difference named. Ctrl-C stops cleanly.
-
---adaptive measures fewer points: per arm, the first grid point, then the
-first one at least 4x the last until a step gains under 10 % per doubling
-(a failure is retried at the next grid point; a cliff beyond the noise or
-two failures in a row cap the arm), then the grid point nearest to half
-the knee, and the one nearest to twice the knee only when no point above
-the knee is measured yet; an arm still gaining at the top of its grid
-gets the point below the top, and the gaps below only when that gain is
-within the noise of the gate. Never a point twice, one server for the
-arm. The bracketing points only tell which way the curve goes, so they
-run as short probes (--probe-duration, 300 s; aiperf gets
---unsafe-override below 900 s, as InferenceX passes it) where their grid
-neighbours lie within a doubling and they are not the top of the grid;
-the points that settle the knee run at the full length. A knee that
-lands on a probe keeps the probe's value (weighed by its length in the
-fit): its neighbours, measured at the full length within a doubling,
-bound it. The journal and the result files mark the probes ("probe":
-true). On the knee benchmark's seeded corpora, against InferenceX's full
-grid with a server start per point: on doubling grids (9-11 points) the
-knee within one doubling on 96.6 % of arms with 24 % of the GPU-hours
-(42 % with --probe-duration 0); on the shipped conc-lists (7.4 points) on
-96.8 % with 35 % (45 %).
-
-Exit status: 0 when every point is ok, 1 when points failed, 2 for usage
-errors, 130 when interrupted.
-
-Examples:
-  sweep discover --simulate --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --tp 8 --ep 8 --out /tmp/d
-  sweep discover --config-keys 'qwen3.5-fp8-mi3*' --dry-run --out /tmp/d`,
+		Long:  helpText("discover"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &discoverOptions{campaignOptions: campaignOptions{IO: ios, Command: "discover"}}
 			fs := pflag.NewFlagSet("discover", pflag.ContinueOnError)

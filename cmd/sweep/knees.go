@@ -28,31 +28,7 @@ func newKneesCmd(ios *IOStreams, runF func(context.Context, *kneesOptions) error
 		Name:  "knees",
 		Args:  "RESULTS_DIR",
 		Short: "Find the throughput knee of every arm in a directory of sweep results",
-		Long: `Read every aggregate result JSON under DIR (recursively: files whose top level
-has "conc" and "request_metrics", as sweep run and InferenceX write them;
-other files are ignored), group them into arms (one parallelism config of
-one config key: infmax_model_prefix, hw, framework, precision,
-spec_decoding, scenario_type, disagg, is_multinode, tp, ep, dp_attention,
-kv_offloading, pp) and find each arm's knee: the smallest concurrency
-whose fitted throughput per GPU reaches --threshold × the arm's peak.
-
-Failed points are excluded and listed: no successful request, a request
-error rate above 10 % (records_error_dropped / (records_profiled +
-records_error_dropped), as InferenceX's validation computes it), or a
-result marked invalid. Several files at one concurrency are replicates
-(their median is used). Simulated and real results in one arm are an
-error.
-
-Statuses: ok; ambiguous (the knee moves within the noise: the line says
-which replicates settle it); unsaturated (still gaining >= 10 % per
-doubling at the top of the grid: extend it upward); saturated-at-min (the
-first point already reaches the threshold: extend it downward);
-insufficient (fewer than 3 usable concurrencies). Kneedle's knee is a
-diagnostic column only.
-
-Examples:
-  sweep knees results/
-  sweep knees results/ --format json --threshold 0.95 --metric output`,
+		Long:  helpText("knees"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &kneesOptions{IO: ios, Metric: knee.MetricTotal}
 			fs := pflag.NewFlagSet("knees", pflag.ContinueOnError)

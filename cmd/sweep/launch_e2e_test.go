@@ -277,11 +277,10 @@ func requireDocker(t *testing.T) {
 	requireTool(t, "docker", err)
 }
 
-// TestLaunchThroughDocker runs the point through the docker launcher
-// (launch_mi325x-tw.sh: docker run on the node) with an image imported
-// from the root filesystem; the container is gone afterwards.
-func TestLaunchThroughDocker(t *testing.T) {
-	requireDocker(t)
+// dockerImage imports the key's image into docker from the root
+// filesystem, removed at the test's end.
+func dockerImage(t *testing.T) {
+	t.Helper()
 	root := imageRootfs(t)
 	tar := exec.Command("tar", "-C", root, "-c", ".")
 	imp := exec.Command("docker", "import", "-", launchImage)
@@ -293,7 +292,14 @@ func TestLaunchThroughDocker(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	require.NoError(t, tar.Wait())
 	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", launchImage).Run() })
+}
 
+// TestLaunchThroughDocker runs the point through the docker launcher
+// (launch_mi325x-tw.sh: docker run on the node) with an image imported
+// from the root filesystem; the container is gone afterwards.
+func TestLaunchThroughDocker(t *testing.T) {
+	requireDocker(t)
+	dockerImage(t)
 	dir := filepath.Join(t.TempDir(), "p")
 	hub := t.TempDir()
 	var log syncBuffer
@@ -306,6 +312,21 @@ func TestLaunchThroughDocker(t *testing.T) {
 	ps, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "name=bmk-server-mi325x-tw_4").Output()
 	require.NoError(t, err)
 	assert.Empty(t, strings.TrimSpace(string(ps)))
+}
+
+// assertArmRanInImage checks the discovery arm's two points in out
+// completed with their client in the image.
+func assertArmRanInImage(t *testing.T, out string) {
+	t.Helper()
+	points, err := filepath.Glob(filepath.Join(out, "qwen3.5_tp2_conc*"))
+	require.NoError(t, err)
+	require.Len(t, points, 2)
+	for _, p := range points {
+		rec, ok := run.ReadRecordFile(p)
+		require.True(t, ok, p)
+		assert.True(t, rec.OK, p)
+		assert.Equal(t, launch.SweepDir+"/sweep", rec.Processes["client"].Argv[0], "the client ran in the image")
+	}
 }
 
 // TestDiscoverLaunchThroughPyxis runs a simulated discovery arm as a Slurm
@@ -327,23 +348,54 @@ func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 	s := log.String()
 	assert.Contains(t, s, "Squash file already exists and is valid, skipping import")
 	assert.Contains(t, s, "2 ok, 0 failed, 0 not run; 1 server start")
-	points, err := filepath.Glob(filepath.Join(out, "qwen3.5_tp2_conc*"))
-	require.NoError(t, err)
-	require.Len(t, points, 2)
-	for _, p := range points {
-		rec, ok := run.ReadRecordFile(p)
-		require.True(t, ok, p)
-		assert.True(t, rec.OK, p)
-		assert.Equal(t, launch.SweepDir+"/sweep", rec.Processes["client"].Argv[0], "the client ran in the image")
-	}
+	assertArmRanInImage(t, out)
 	ids, err := os.ReadFile(filepath.Join(out, "slurm", "jobs.txt"))
 	require.NoError(t, err)
+	// MI325X's per-job caches were set in the container for the engine
+	// and the client, by the job's own id (launch_mi325x-amds.sh).
+	jobLog, err := os.ReadFile(filepath.Join(out, "slurm", "arm01-t1.out"))
+	require.NoError(t, err)
+	id := strings.Fields(string(ids))[0]
+	assert.Contains(t, string(jobLog), "job env: TRITON_CACHE_DIR=/tmp/triton-cache-"+id+"\n")
+	assert.Contains(t, string(jobLog), "job env: XDG_CACHE_HOME=/tmp/xdg-cache-"+id+"\n")
 	for _, id := range strings.Fields(string(ids)) {
 		q, err := exec.Command("squeue", "-h", "-j", id, "-o", "%T").Output()
 		if err == nil {
 			assert.Empty(t, strings.TrimSpace(string(q)), "job %s left", id)
 		}
 	}
+}
+
+// TestDiscoverLaunchThroughDocker runs a simulated discovery arm of a
+// docker runner (launch_mi325x-tw.sh) with --executor local --launch: the
+// arm's run-arm runs in docker run on this host with the arm's GPUs, both
+// points complete in the container on one server, and no container is
+// left.
+func TestDiscoverLaunchThroughDocker(t *testing.T) {
+	requireDocker(t)
+	dockerImage(t)
+	key, err := os.ReadFile("../../configs/amd-master.yaml")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?ms)^` + regexp.QuoteMeta(launchKey) + `:\n.*?\n\n`).Find(key)
+	require.NotNil(t, m)
+	cfg := filepath.Join(t.TempDir(), "tw.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(strings.Replace(string(m), "runner: cluster:mi325x-amds", "runner: cluster:mi325x-tw", 1)), 0o644))
+	out := filepath.Join(t.TempDir(), "d")
+	cmd := exec.Command(os.Args[0], "discover", "--simulate", "--launch", "--sweep-binary", staticSweep.path, "--builtin-client", "--no-report",
+		"--config-files", cfg, "--config-keys", launchKey, "--tp", "2", "--ep", "2", "--conc-list", "1", "4", "--gpus", "2", "3", "--stop-grace", "2s",
+		"--site", "hub-cache="+t.TempDir(), "--site", "devices=none", "--site", "docker-flags=none", "--out", out)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	var log syncBuffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	require.NoError(t, cmd.Run(), log.String())
+	s := log.String()
+	assert.Contains(t, s, "run: docker run --rm --network=host --name=bmk-server-mi325x-tw-arm01")
+	assert.Contains(t, s, "-e HIP_VISIBLE_DEVICES=2,3 -e ROCR_VISIBLE_DEVICES=2,3 --entrypoint="+launch.SweepDir+"/sweep "+launchImage+" run-arm --job "+out+"/docker/arm01-t1.json")
+	assert.Contains(t, s, "2 ok, 0 failed, 0 not run; 1 server start")
+	assertArmRanInImage(t, out)
+	ps, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "name=bmk-server-mi325x-tw-arm").Output()
+	require.NoError(t, err)
+	assert.Empty(t, strings.TrimSpace(string(ps)))
 }
 
 // TestLaunchMI300XStagesTheWorkspace runs the point through the MI300X
@@ -377,8 +429,9 @@ func TestLaunchMI300XStagesTheWorkspace(t *testing.T) {
 	assertNothingLeft(t, "mi300x-amds_07", out)
 }
 
-// discover --dry-run --launch prints each arm's import and job step;
-// --launch without the Slurm executor is a usage error.
+// discover --dry-run --launch prints each arm's import and job step (and
+// the job's per-job variables); a Slurm runner's arms with the local
+// executor are a usage error.
 func TestDiscoverLaunchDryRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "d")
 	code, stdout, stderr := runCLI(t, "discover", "--config-keys", launchKey, "--tp", "2", "--ep", "2", "--dry-run", "--executor", "slurm", "--launch",
@@ -387,7 +440,9 @@ func TestDiscoverLaunchDryRun(t *testing.T) {
 	assert.Contains(t, stdout, "arm 1 (mi325x-amds, runners/launch_mi325x-amds.sh @ InferenceX 843c6254f):")
 	assert.Contains(t, stdout, "step:   srun --container-image=/data/sq/"+launch.SquashName(launchImage)+" --container-mounts="+out+":/workspace/,")
 	assert.Contains(t, stdout, " run-arm --job ... --events ...")
+	assert.Contains(t, stdout, "    env:    XDG_CACHE_HOME=/tmp/xdg-cache-${SLURM_JOB_ID} (set on the node, ${SLURM_JOB_ID} its job id)")
+	// The local executor launches docker runners' arms only.
 	code, _, stderr = runCLI(t, "discover", "--config-keys", launchKey, "--dry-run", "--launch", "--out", out)
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr, "--launch, --site and --sweep-binary need --executor slurm")
+	assert.Contains(t, stderr, "--launch with --executor local: arm 1: launch: runner mi325x-amds launches through Slurm (runners/launch_mi325x-amds.sh): run its arms with --executor slurm")
 }

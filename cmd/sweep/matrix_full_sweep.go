@@ -25,19 +25,7 @@ func newMatrixFullSweepCmd(ios *IOStreams, runF func(context.Context, *matrixFul
 	return &Command{
 		Name:  "full-sweep",
 		Short: "Print the points of every config, filtered",
-		Long: `Print the matrix rows of every master config that passes the filters, as a
-JSON array. Filters of the same flag are alternatives; different flags must
-all match. --model-prefix matches the start of the config key.
-
-Concurrency ranges step by --step-size (default 2). --min-conc/--max-conc
-trim each entry's concurrencies; an entry whose list falls entirely above
---max-conc runs at --max-conc instead. --max-tp skips and --max-ep clamps
-fixed-seq-len single-node entries.
-
-Examples:
-  sweep matrix full-sweep --model-prefix qwen3.5 --no-evals
-  sweep matrix full-sweep --framework sglang --runner-type mi355x --seq-lens 8k1k
-  sweep matrix full-sweep --model-prefix glm5.2 --step-size 4 --max-conc 64 --single-node`,
+		Long:  helpText("matrix_full_sweep"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &matrixFullSweepOptions{IO: ios}
 			fs := pflag.NewFlagSet("full-sweep", pflag.ContinueOnError)

@@ -23,23 +23,7 @@ func newMatrixTestConfigCmd(ios *IOStreams, runF func(context.Context, *matrixTe
 	return &Command{
 		Name:  "test-config",
 		Short: "Print every point of the named config keys",
-		Long: `Print the matrix rows of the named master config keys as a JSON array:
-every search-space entry, every concurrency (conc-list as written,
-conc-start..conc-end doubling with the last step clamped to conc-end).
-
-Config keys may be fnmatch patterns (*, ?, [seq]); each must match. List
-flags take several values after one flag, as InferenceX's generator does
-(--config-keys a b c), or repeated flags, or comma-separated values.
-
-Without --no-evals the default eval policy marks rows run-eval (8k1k
-points at the highest and median concurrency >= 16; the highest
-concurrency of multi-node topologies). --evals-only prints only those rows;
---all-evals selects every 8k1k and agentic point.
-
-Examples:
-  sweep matrix test-config --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --no-evals
-  sweep matrix test-config --config-keys 'dsr1-fp4-*' --seq-lens 8k1k --conc 16 32
-  sweep matrix test-config --config-keys dsv4-fp4-mi355x-vllm-agentic-mtp --runner-node-filter amds_0`,
+		Long:  helpText("matrix_test_config"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &matrixTestConfigOptions{IO: ios}
 			fs := pflag.NewFlagSet("test-config", pflag.ContinueOnError)

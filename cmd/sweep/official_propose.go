@@ -38,23 +38,7 @@ func newOfficialProposeCmd(ios *IOStreams, runF func(context.Context, *officialP
 	return &Command{
 		Name:  "official",
 		Short: "Propose the official conc-lists from a discovery sweep (--propose --from DIR)",
-		Long: `With --propose, read the discovery results under --from (as "sweep knees"
-does), and per config key and arm propose the official conc-list: the
-latency floor, the knee, the first post-knee point, the arm's points on
-the Pareto frontier (throughput/GPU vs P90 E2E-normalised interactivity)
-and the two frontier points bracketing each --target interactivity, at
-most --max per arm. Arms with no frontier point are dropped (their entry
-stays; the changelog says why). The master config is edited in place:
-only each arm's conc-list text changes, comments and formatting stay. A
-perf-changelog.yaml entry is appended (pr-link XXX until the PR exists).
-The result is checked as "sweep validate" does (with the old changelog as
-the base: append-only rules) before anything is written. Simulated
-results are refused unless --allow-simulated (the entry then says so); a
-result with a concurrency above 65536 is refused.
-
-Examples:
-  sweep official --propose --from results/ --dry-run
-  sweep official --propose --from results/ --config-key qwen3.5-fp8-mi325x-sglang-agentic-mtp`,
+		Long:  helpText("official_propose"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &officialProposeOptions{IO: ios}
 			fs := pflag.NewFlagSet("official", pflag.ContinueOnError)

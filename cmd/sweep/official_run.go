@@ -28,22 +28,7 @@ func newOfficialRunCmd(ios *IOStreams, runF func(context.Context, *officialOptio
 	return &Command{
 		Name:  "official",
 		Short: "Run the selected points at official durations, or exactly the points of a changelog change (--propose: edit conc-lists)",
-		Long: `Run official points: every single-node agentic point of --config-keys, or
-with --changelog-base exactly the points InferenceX's PR sweep would run
-for the perf-changelog.yaml change from --changelog-base to
---changelog-head (the agentic rows "sweep changelog" lists, --trim-conc
-keeps the lowest concurrency of each configuration), at official
-durations and warm-ups. Points run, resume and share servers as in
-"sweep discover" (see its help); the --tp/--ep/--dp-attn/--conc-list
-filters narrow either selection.
-
-With --propose, the command instead proposes official conc-lists from a
-discovery: see "sweep official --propose --help".
-
-Examples:
-  sweep official --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --tp 8 --out /tmp/o
-  sweep official --changelog-base origin/main --dry-run --out /tmp/o
-  sweep official --propose --from /tmp/d --dry-run`,
+		Long:  helpText("official_run"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &officialOptions{campaignOptions: campaignOptions{IO: ios, Command: "official"}}
 			o.Changelog.IO = ios

@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
@@ -42,60 +41,7 @@ func newPlanCmd(ios *IOStreams, runF func(context.Context, *planOptions) error) 
 		Name:  "plan",
 		Batch: true,
 		Short: "Show the engine, router, client and eval commands of every point, checked against the flag schemas",
-		Long: `Plan the benchmark points of the named config keys: for every matrix row,
-the recipe that serves it (routed as InferenceX's launchers do) and the
-exact commands the point runs, each built through the versioned flag schema
-of its tool:
-
-  engine   python3 -m sglang.launch_server ... | vllm serve MODEL ... (argv + env)
-  router   sglang_router / vllm-router in front of DP-attention engines
-  client   aiperf profile ... (trace replay), or
-  eval     python3 -m lm_eval ... for eval rows (--eval)
-
-plus the Prometheus endpoints aiperf records, the metric prefix the run
-must export and the golden acceptance length the engine simulates.
-
-Planning fails, listing every offending point with its recipe, the flag and
-the closest real flag, when any command does not validate. A config key
-with no recipe is an error too. Exit status: 0 planned, 1 a point could not
-be planned, 2 usage error.
-
-Clients target upstream aiperf 0.12.0 by default; --aiperf-version
-fork (sa-754356e9) gives InferenceX's fork and its exact command (the differences
-are documented in "go doc sweep/recipes").
-
---format text is for review and pasting: one block per point, its header
-as '#' comments, each command as shell text (the environment as KEY=value
-prefixes, one flag per line with " \" continuations, quoted for the shell).
---tp, --ep, --dp-attn and --conc keep only the points they match, as
-"sweep run" selects one.
-
---coverage prints one line per config key (every key without
---config-keys): planned, unsupported (another engine, multi-node or
-disaggregated serving, no agentic scenario: "not supported yet: <why>") or
-failing (the first problem), and a summary; --format json gives the same
-as an array of {"key", "status", "points", "reason"}.
-
---format json is an array of {"row", "engine": {"argv", "env"}, "router",
-"client", "eval", "metrics_urls", "required_metric_prefix", "golden_al", ...}.
-
---runner-name R adds each point's launch on R, as "sweep run --launch"
-runs it: the host commands in order (allocate, read the job id back,
-import the image under flock, the container run, release), each with its
-argv and the variables the launcher exports, after InferenceX's
-runners/launch_<R>.sh; "launch" in --format json, a list of {"role",
-"argv", "env"}. Values known only at run time are named: ${JOB_ID} and
-${PORT} (40000 + JOB_ID % 10000 on MI300X/MI325X). --site key=value
-adapts the profile to another cluster (partition, squash-dir, ...).
-
-Examples:
-  sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp
-  sweep plan --config-keys 'dsv4-fp4-mi355x-*' --conc 64 --format json
-  sweep plan --config-keys dsv4-fp4-mi355x-vllm-agentic-mtp --tp 8 --dp-attn --conc 64
-  sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --eval
-  sweep plan --config-keys glm5.2-fp8-mi325x-sglang-agentic-mtp --fast --aiperf-version fork
-  sweep plan --coverage                      # every key: planned / unsupported / failing, and why
-  sweep plan --config-keys qwen3.5-fp8-mi325x-sglang-agentic-mtp --tp 2 --conc 1 --runner-name mi325x-amds_00`,
+		Long:  helpText("plan"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &planOptions{IO: ios}
 			fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
@@ -183,37 +129,25 @@ func planRun(ctx context.Context, o *planOptions) error {
 	if err := recipes.WriteText(o.IO.Out, points); err != nil {
 		return err
 	}
-	return writeProfiles(o.IO.Out, points, g)
+	return recipes.WriteProfiles(o.IO.Out, points, g.Runners)
 }
 
 // addLaunch fills every point's launch: the host commands that run it on
 // --runner-name as sweep run --launch does (the container runs the
 // mounted sweep on the planned point).
 func (o *planOptions) addLaunch(points []recipes.Point) error {
-	prof, err := recipes.ProfileFor(o.Plan.RunnerName)
-	if err != nil {
+	prof, err := recipes.SiteProfile(o.Plan.RunnerName, o.Site)
+	if errors.Is(err, recipes.ErrNoProfile) {
 		return &FlagError{Err: fmt.Errorf("--runner-name: %w", err)}
 	}
-	for _, s := range o.Site {
-		if err := prof.ApplySite(s); err != nil {
-			return &FlagError{Err: err}
-		}
+	if err != nil {
+		return &FlagError{Err: err}
 	}
 	bin, err := selfexe.Path()
 	if err != nil {
 		return err
 	}
-	for i := range points {
-		p := &points[i]
-		ws := launch.ContainerWorkspace(prof, &p.Row)
-		pl, err := launch.Build(prof, &p.Row, launch.Options{RunnerName: o.Plan.RunnerName, Workspace: o.Workspace,
-			Payload: launch.SweepPayload(bin, ws), Mounts: []string{launch.SweepMount(bin)}})
-		if err != nil {
-			return fmt.Errorf("%s: %w", p.Row.ConfigKey, err)
-		}
-		p.Launch = pl.Commands
-	}
-	return nil
+	return launch.PlanPoints(points, prof, o.Plan.RunnerName, o.Workspace, bin)
 }
 
 // filter keeps the rows --tp, --ep and --dp-attn select, as "sweep run"
@@ -240,28 +174,6 @@ func (o *planOptions) filter(rows matrix.Matrix) (matrix.Matrix, error) {
 		return nil, flagErrorf("no point matches the --tp/--ep/--dp-attn filters; the selected points have:\n  %s", strings.Join(arms, "\n  "))
 	}
 	return kept, nil
-}
-
-// writeProfiles says which runner profile (launcher behaviour: container,
-// Slurm allocation, site environment) applies to the planned points.
-func writeProfiles(w io.Writer, points []recipes.Point, g *matrix.Generator) error {
-	seen := map[string]bool{}
-	var lines []string
-	for i := range points {
-		runner := recipes.RunnerName(&points[i].Row, g.Runners)
-		if seen[runner] {
-			continue
-		}
-		seen[runner] = true
-		prof, err := recipes.ProfileFor(runner)
-		if err != nil {
-			lines = append(lines, fmt.Sprintf("#   %s: no runner profile (%v)", runner, err))
-			continue
-		}
-		lines = append(lines, fmt.Sprintf("#   %s -> profile %s", runner, prof))
-	}
-	_, err := fmt.Fprintf(w, "\n# runner profiles applied:\n%s\n", strings.Join(lines, "\n"))
-	return err
 }
 
 // noAgenticRows is the coverage reason of a key without agentic-coding rows.
@@ -294,29 +206,5 @@ func planCoverage(ctx context.Context, o *planOptions) error {
 	if o.Format == "json" {
 		return writeIndentedJSON(o.IO.Out, cov)
 	}
-	return writeCoverage(o, cov)
-}
-
-// writeCoverage prints the coverage table and a summary line per group:
-// keys with agentic rows, then the others.
-func writeCoverage(o *planOptions, cov []recipes.KeyCoverage) error {
-	tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tSTATUS\tPOINTS\tREASON")
-	count := map[recipes.Status]int{}
-	other := 0
-	for _, c := range cov {
-		if c.Points == 0 && c.Reason == noAgenticRows {
-			other++
-			continue
-		}
-		count[c.Status]++
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.Key, c.Status, c.Points, c.Reason)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(o.IO.Out, "\n%d agentic keys: %d %s, %d %s, %d %s; %d other keys without agentic-coding rows (%s)\n",
-		len(cov)-other, count[recipes.Planned], recipes.Planned, count[recipes.NotSupported], recipes.NotSupported,
-		count[recipes.Failing], recipes.Failing, other, noAgenticRows)
-	return err
+	return recipes.WriteCoverage(o.IO.Out, cov, noAgenticRows)
 }

@@ -36,25 +36,7 @@ func newReportCmd(ios *IOStreams, runF func(context.Context, *reportOptions) err
 		Name:  "report",
 		Args:  "RESULTS_DIR",
 		Short: "Draw charts, a Markdown summary and an HTML page from a directory of sweep results",
-		Long: `Read the results under DIR as "sweep knees" does and write, under --out:
-
-  charts/*.svg, *.png  per config key: throughput/GPU vs interactivity (P90
-                       E2E-normalised and median) with the Pareto frontier
-                       and each arm's knee; TTFT and ITL percentiles vs
-                       concurrency; measured vs golden acceptance length.
-                       Per arm: throughput vs concurrency with fit and knee.
-  summary.md           the knee and frontier tables and chart links, for
-                       $GITHUB_STEP_SUMMARY or a PR comment
-  index.html           one self-contained page: tables and inline charts
-
-With --compare HEAD_DIR the report also holds "sweep compare DIR HEAD_DIR"'s
-verdict table (first) and, per arm both have, BASE's and HEAD's throughput
-against concurrency and against interactivity on the same charts.
-
-Examples:
-  sweep report results/
-  sweep report results/ --out /tmp/report && cat /tmp/report/summary.md >> "$GITHUB_STEP_SUMMARY"
-  sweep report runs/main --compare runs/pr-123 --out /tmp/report`,
+		Long:  helpText("report"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &reportOptions{IO: ios, Metric: knee.MetricTotal}
 			fs := pflag.NewFlagSet("report", pflag.ContinueOnError)

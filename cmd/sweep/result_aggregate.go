@@ -6,16 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"sweep/internal/atomicfile"
-	"sweep/internal/pyjson"
 	"sweep/metrics"
-	"sweep/metrics/aiperf"
-	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/sweep/run"
 )
@@ -40,38 +35,7 @@ func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAgg
 		Name:  "aggregate",
 		Args:  "RESULT_DIR",
 		Short: "Write the aggregate result JSON of RESULT_DIR (InferenceX's schema and maths)",
-		Long: `sweep result aggregate RESULT_DIR [--env-file FILE] [--out FILE | --out-dir DIR]
-
-Reads RESULT_DIR/aiperf_artifacts/ (profile_export.jsonl, profile_export_aiperf.json,
-server_metrics_export.json; or the first run subdirectory holding them), the engine
-logs InferenceX reads for the KV pool size (RESULT_DIR/server.log, watchtower-*.out)
-and the WEKA trace dataset in the Hugging Face cache, and prints the aggregate result
-JSON exactly as InferenceX's process_agentic_result writes it: warm-up and failed
-records dropped and counted, latencies in seconds, interactivity 1/percentile(ITL),
-throughput over the span of successful profiled requests, per-GPU figures and the
-server-metric summaries. Numbers are rounded to 5 decimals.
-
-The run's facts (hardware, concurrency, topology, model, framework, ...) come from
---env-file, a JSON object of InferenceX's environment variables (TP, EP_SIZE, CONC,
-MODEL, FRAMEWORK, KV_OFFLOADING, RESULT_FILENAME, ...) whose values may use the
-<RESULT_DIR> and <AGENTIC_OUTPUT_DIR> placeholders; else, for a point directory of
-sweep run, from its run.json (with the point's simulation and validation settings);
-else from the process environment, as in InferenceX's CI.
-
-Two keys of our own are added at the end, which InferenceX's readers ignore:
-acceptance_length (speculative decoding only: AL from the exported counters,
-compared with --golden-al) and, for points sweep scraped itself, scrape_health.
-
-The power lane (InferenceX's power_adapter, see sweep result power) runs too when
-RESULT_DIR comes from a run that had it (agentic_power_timezone_offset.txt is there)
-and ENABLE_AGENTX_POWER is not off: power_metric_schema_version, power_valid and the
-energy figures are added after InferenceX's keys, power_validation.json and
-agentic_power_window.json are written into RESULT_DIR; the expected GPU count is
-TP*PP_SIZE*PCP_SIZE.
-
-Exit status: 0 when the JSON was written, 1 when aggregation is impossible (no
-profile_export.jsonl, invalid facts, server metrics of an unknown engine) or, under
-REQUIRE_POWER=1, when the power telemetry is invalid (the JSON is written first).`,
+		Long:  helpText("result_aggregate"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &resultAggregateOptions{IO: ios}
 			fs := pflag.NewFlagSet("aggregate", pflag.ContinueOnError)
@@ -107,61 +71,37 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	if err != nil {
 		return err
 	}
-	facts, sim, vopts, err := aggregateFacts(o, abs)
+	ao := run.AggregateOptions{EnvFile: o.EnvFile, OutDir: o.OutDir, ALTolerance: o.ALTol, ALToleranceGiven: o.HasALTol,
+		Log: o.IO.ErrOut, Name: o.ResultDir}
+	if ao.OutDir == "" && o.Out != "" {
+		ao.OutDir = filepath.Dir(o.Out)
+	}
+	if o.HasGolden {
+		ao.GoldenAL = &o.GoldenAL
+	}
+	agg, err := run.Aggregate(abs, ao)
 	if err != nil {
 		return err
 	}
-	if o.HasGolden {
-		facts.GoldenAL = &o.GoldenAL
+	var powerErr error
+	if agg.PowerErr != nil {
+		powerErr = &exitCodeError{Code: agg.PowerExit, Err: agg.PowerErr}
 	}
-	if o.HasALTol || facts.ALTolerance == 0 {
-		facts.ALTolerance = o.ALTol
-	}
-	in, err := result.LoadInputs(o.ResultDir, facts.HFHubCache)
-	if err != nil {
-		return fmt.Errorf("aggregate %s: %w", o.ResultDir, err)
-	}
-	res, err := result.Aggregate(in, facts)
-	if err != nil {
-		return fmt.Errorf("aggregate %s: %w", o.ResultDir, err)
-	}
-	if facts.GoldenAL != nil || (facts.SpecDecoding != "" && facts.SpecDecoding != "none") {
-		res.AcceptanceLength = result.CheckALFromExport(in.ServerMetrics, facts.GoldenAL, facts.ALTolerance)
-	}
-	// The result says whether it counts, as sweep run's results do.
-	var reasons []string
-	if al := res.AcceptanceLength; al != nil && al.Verdict == metrics.ALFail {
-		reasons = append(reasons, "acceptance length: "+al.Reason)
-	}
-	v, verr := result.Validate(aiperf.ResolveArtifactDir(abs), vopts)
-	switch {
-	case verr != nil:
-		reasons = append(reasons, "validation: "+verr.Error())
-	case !v.Valid:
-		reasons = append(reasons, "validation: "+v.Reason)
-	}
-	powerErr := aggregatePower(o, abs, facts, res, &reasons)
-	res.SetValidity(reasons)
-	if sim != nil {
-		res.Simulated, res.Simulation = true, sim
-	}
-	if rec, ok := run.ReadRecordFile(abs); ok && o.EnvFile == "" && rec.Facts != nil {
-		res.Client = rec.Client.Stamped(in.Summary) // the client run.json recorded
-	}
+	res := agg.Result
 	data, err := result.MarshalResult(res)
 	if err != nil {
 		return err
 	}
 	out := o.Out
 	if o.OutDir != "" {
-		if err := result.CheckResultFilename(facts.ResultFilename); err != nil {
+		if err := result.CheckResultFilename(agg.Facts.ResultFilename); err != nil {
 			return fmt.Errorf("--out-dir: %w", err)
 		}
-		out = result.Path(o.OutDir, facts.ResultFilename)
+		out = result.Path(o.OutDir, agg.Facts.ResultFilename)
 	}
 	if out == "" {
 		_, err = o.IO.Out.Write(data)
-		printAggregateSummary(o.IO, res)
+		result.WriteSummary(o.IO.ErrOut, res)
 		return errors.Join(err, powerErr)
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
@@ -171,125 +111,6 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Saved aggregated agentic result to %s\n", out)
-	printAggregateSummary(o.IO, res)
+	result.WriteSummary(o.IO.ErrOut, res)
 	return powerErr
-}
-
-// aggregatePower runs InferenceX's power lane on the result when the run
-// had it (ENABLE_AGENTX_POWER on, single node, the offset file the recipe
-// writes with the monitor present): the power keys go into res, the
-// sidecars into resultDir. Under REQUIRE_POWER invalid telemetry adds a
-// reason and makes the command exit 1 once the result is written.
-func aggregatePower(o *resultAggregateOptions, resultDir string, facts result.RunFacts, res *result.Result, reasons *[]string) error {
-	lane := power.LaneFromEnv(os.LookupEnv, facts.Multinode)
-	if !lane.Enabled || !power.LaneRan(resultDir) {
-		return nil
-	}
-	expected := power.ExpectedGPUs(facts.TP, facts.PP, facts.PCP)
-	fields, out := power.AdaptResult(power.Options{
-		ResultDir: resultDir, AggregateName: facts.ResultFilename + ".json", ExpectedGPUs: &expected,
-		RequirePower: lane.Require, Stdout: o.IO.ErrOut, Stderr: o.IO.ErrOut,
-	})
-	res.Fields = fields
-	if out.ExitCode == 0 {
-		return nil
-	}
-	msg := "power: " + strings.Join(out.Reasons, ", ") + " (REQUIRE_POWER)"
-	*reasons = append(*reasons, msg)
-	return &exitCodeError{Code: out.ExitCode, Err: errors.New(msg)}
-}
-
-// aggregateFacts picks the run facts of resultDir (absolute): --env-file,
-// else the run.json sweep run wrote there (its facts, simulation and
-// validation settings), else the process environment.
-func aggregateFacts(o *resultAggregateOptions, resultDir string) (result.RunFacts, *result.Simulation, result.ValidateOptions, error) {
-	vopts := result.ValidateOptions{FailedRequestThreshold: result.DefaultFailedRequestThreshold}
-	var env map[string]string
-	switch rec, ok := run.ReadRecordFile(resultDir); {
-	case o.EnvFile != "":
-		outDir := o.OutDir
-		if outDir == "" && o.Out != "" {
-			outDir = filepath.Dir(o.Out)
-		}
-		var err error
-		if env, err = result.EnvFromFile(o.EnvFile, map[string]string{"RESULT_DIR": resultDir, "AGENTIC_OUTPUT_DIR": outDir}); err != nil {
-			return result.RunFacts{}, nil, vopts, err
-		}
-	case ok && rec.Facts != nil:
-		facts := *rec.Facts
-		if err := facts.Check(); err != nil {
-			return facts, nil, vopts, fmt.Errorf("run facts in %s: %w", filepath.Join(resultDir, run.RecordFile), err)
-		}
-		if rec.ValidateOptions != nil {
-			vopts = *rec.ValidateOptions
-		}
-		fmt.Fprintf(o.IO.ErrOut, "run facts: from %s (--env-file overrides)\n", filepath.Join(resultDir, run.RecordFile))
-		return facts, rec.Simulation, vopts, nil
-	default:
-		env = result.ProcessEnv()
-	}
-	facts, err := result.FromEnv(env)
-	if err != nil {
-		return facts, nil, vopts, fmt.Errorf("run facts: %w", err)
-	}
-	return facts, nil, vopts, nil
-}
-
-// printAggregateSummary prints InferenceX's summary lines to stderr (from
-// the rounded values, as InferenceX prints them), then our own.
-func printAggregateSummary(ios *IOStreams, r *result.Result) {
-	w := ios.ErrOut
-	a := r.RequestAccounting
-	fmt.Fprintf(w, "  Requests: %d successful / %d total (%d warmup, %d error dropped)\n",
-		r.NumRequestsSuccessful, a.RecordsTotal, a.RecordsWarmupDropped, a.RecordsErrorDropped)
-	if q := r.RequestMetrics.QPS; q.Mean != nil {
-		fmt.Fprintf(w, "  QPS: mean=%.2f p75=%.2f p95=%.2f\n", rounded(q.Mean), rounded(q.P75), rounded(q.P95))
-	}
-	pct := func(label string, v *pyjson.Rounded) {
-		if v != nil {
-			fmt.Fprintf(w, "  %s%.1f%%\n", label, rounded(v)*100)
-		}
-	}
-	c, kv := r.ServerMetrics.Cache, r.ServerMetrics.KVCache
-	pct("GPU cache hit rate: ", c.GPUCacheHitRate)
-	pct("CPU/offload cache hit rate: ", c.CPUCacheHitRate)
-	pct("External cache hit rate: ", c.ExternalCacheHitRate)
-	pct("GPU KV cache usage:  ", kv.GPUUsagePct)
-	if kv.GPUTotalTokens != nil {
-		fmt.Fprintf(w, "  GPU KV cache capacity: %.0f tokens\n", rounded(kv.GPUTotalTokens))
-	}
-	pct("Theoretical cache hit rate: ", r.RequestMetrics.Cache.TheoreticalCacheHitRate)
-	if pg := r.RequestMetrics.Throughput.PerGPU; pg != nil && pg.TotalTputTPS != nil {
-		fmt.Fprintf(w, "  Throughput per GPU: %.0f tok/s\n", rounded(pg.TotalTputTPS))
-	}
-	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "  warning: %s\n", warn)
-	}
-	if al := r.AcceptanceLength; al != nil {
-		switch {
-		case al.Measured == nil:
-			fmt.Fprintf(w, "  Acceptance length: not measured (%s)\n", al.Reason)
-		case al.Golden == nil:
-			fmt.Fprintf(w, "  Acceptance length: %.3f (no golden AL given)\n", float64(*al.Measured))
-		default:
-			fmt.Fprintf(w, "  Acceptance length: %.3f vs golden %.2f ± %.2f: %s\n",
-				float64(*al.Measured), float64(*al.Golden), float64(al.Tolerance), al.Verdict)
-		}
-	}
-}
-
-// rounded is the value as the result JSON holds it.
-func rounded(v *pyjson.Rounded) float64 {
-	if v == nil {
-		return 0
-	}
-	var f float64
-	b, err := v.MarshalJSON()
-	if err == nil {
-		f, err = strconv.ParseFloat(string(b), 64)
-	}
-	if err != nil {
-		return float64(*v)
-	}
-	return f
 }

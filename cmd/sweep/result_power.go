@@ -28,28 +28,7 @@ func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOp
 	return &Command{
 		Name:  "power",
 		Short: "Add GPU power and energy per token to an aggregate result (InferenceX's power_adapter)",
-		Long: `sweep result power --result-dir D --agg-result AGG [--expected-num-gpus N] [--require-power]
-
-InferenceX's utils.agentic.aggregation.power_adapter, with its arguments: builds the
-benchmark window from D/aiperf_artifacts (aiperf's start_time/end_time, naive times
-read with the offset in D/agentic_power_timezone_offset.txt; the successful profiled
-requests' token counts), writes it to D/agentic_power_window.json, integrates each
-GPU's power in D/gpu_metrics.csv over it (trapezoids, linear interpolation at the
-edges, at most 3 s between samples), cross-checks AMD's energy counters
-(D/gpu_metrics_energy_start.csv, _end.csv), patches AGG in place (atomically):
-power_metric_schema_version 2, power_valid 1/0 and, when valid, avg_power_w,
-avg_total_gpu_power_w, total_gpu_energy_j and joules_per_{successful_query,
-input_token,output_token,total_token}; and writes D/power_validation.json with the
-reason codes. N is InferenceX's TP*PP*PCP; the telemetry must hold exactly N GPUs.
-
-nvidia-smi's timestamps carry no zone: they are read in this process's zone (TZ),
-as InferenceX reads them in its own. The monitor records every GPU of the node, so
-a point on part of it fails the GPU count; --power-gpus 0,1,2,3 integrates only
-those GPUs (ours, named in the sidecar as gpu_filter; all is InferenceX's).
-
-Exit status: 0, also for invalid telemetry (best effort, as InferenceX); with
---require-power (or REQUIRE_POWER=1/true/yes) 1 when the measurement is invalid;
-2 for bad arguments.`,
+		Long:  helpText("result_power"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &resultPowerOptions{IO: ios}
 			fs := pflag.NewFlagSet("power", pflag.ContinueOnError)

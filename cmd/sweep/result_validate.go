@@ -24,18 +24,7 @@ func newResultValidateCmd(ios *IOStreams, runF func(context.Context, *resultVali
 		Name:  "validate",
 		Args:  "ARTIFACT_DIR",
 		Short: "Check an aiperf artifact directory the way InferenceX does after a replay",
-		Long: `sweep result validate ARTIFACT_DIR [--failed-request-threshold 0.10]
-
-Checks ARTIFACT_DIR (RESULT_DIR/aiperf_artifacts) as InferenceX's
-validate_agentic_result does, in the same order: profile_export_aiperf.json exists
-(directly or in the first run subdirectory) and is an object, request_count.avg is
-present, at least one request completed, and error_request_count / completed
-requests is at most --failed-request-threshold. With --required-metric-prefix it
-then also requires non-empty server_metrics_export.json and .csv naming a metric
-with that prefix (InferenceX's AIPERF_REQUIRED_SERVER_METRIC_PREFIX check).
-
-Exit status: 0 valid (the verdict line on stdout), 1 invalid (the reason on stderr),
-2 for a bad threshold.`,
+		Long:  helpText("result_validate"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &resultValidateOptions{IO: ios}
 			fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)

@@ -64,6 +64,9 @@ type runOptions struct {
 	SweepBinary string
 	// JobID is an allocation to run in (default $SLURM_JOB_ID).
 	JobID string
+	// Inferencex is the host's InferenceX checkout whose utils/aiperf the
+	// launched point installs into a per-job venv (launch.ClientSetup).
+	Inferencex string
 	// SubmitDir is where a multi-node job is submitted from (--submit-dir).
 	SubmitDir string
 }
@@ -75,43 +78,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 	return &Command{
 		Name:  "run",
 		Short: "Run one benchmark point end to end (engine, load, metrics, result JSON)",
-		Long: `Run one matrix point of a config key: plan it (as "sweep plan" shows it), wait
-for idle GPUs, start the engine (and router), wait for /health, replay the
-agentic traces with aiperf while scraping the engine's Prometheus metrics,
-check the speculative acceptance length against the recipe's golden value,
-aggregate the aiperf artifacts into InferenceX's result JSON, validate it,
-and stop every process it started.
-
-The point is chosen by --config-key with --tp, --ep, --dp-attn and --conc,
-and must be a row of that key's matrix. Everything lands in --out:
-server.log, the command files (secrets redacted), aiperf_artifacts/,
-benchmark.log, <RESULT_FILENAME>.json and run.json (each stage's outcome).
-
---simulate runs the recipe's own engine command against sweep's simulated
-engine (only the program is swapped) on a compressed clock, so a point runs
-on any laptop in well under a minute. The client is aiperf when --aiperf
-names it or it is on PATH, else sweep's built-in load generator. A real
-aiperf measures wall-clock time: against the simulated engine it runs only
-with --sim-clock wall --time-scale 1 (--aiperf on another clock is refused;
-an aiperf on PATH is passed over for the built-in, and the run says so).
-
-A multi-node key's point is chosen by its prefill layout (--tp, --ep,
---dp-attn) and --conc. With --simulate its prefill and decode workers run
-as simulated engines on this host's loopback, each from its planned argv,
-behind sglang_router's PD mode, on the wall clock at --time-scale 20 by
-default (the virtual clock has one engine); the result is InferenceX's
-<RESULT_FILENAME>_conc<N>.json with the prefill and decode layouts. With
---launch the row's job is submitted as its launcher submits it (sbatch of
-job.slurm from --submit-dir, InferenceX's checkout; or srtctl apply from a
-prepared srt-slurm checkout), waited for, and cancelled on Ctrl-C.
-
-Exit status: 0 when every stage passed, 1 when a stage failed (the stage,
-the reason and the log tail are printed; the result JSON is still written
-when the load produced artifacts), 2 for usage errors, 130 when interrupted.
-
-Example:
-  sweep run --simulate --config-key qwen3.5-fp8-mi325x-sglang-agentic-mtp \
-    --tp 8 --ep 8 --conc 32 --out /tmp/p`,
+		Long:  helpText("run"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &runOptions{IO: ios}
 			fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
@@ -140,6 +107,7 @@ Example:
 			fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 			fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0 for images without glibc)")
 			fs.StringVar(&o.JobID, "job-id", "", "with --launch: run in this Slurm allocation instead of allocating (default: $SLURM_JOB_ID)")
+			fs.StringVar(&o.Inferencex, "inferencex", "", "with --launch: an InferenceX checkout; its utils/aiperf is installed into a per-job venv with this host's uv and the trace set downloaded with hf, as benchmark_lib.sh does (skipped when there; checked before allocating)")
 			fs.StringVar(&o.SubmitDir, "submit-dir", "", "with --launch on a multi-node key: the checkout the launcher submits from (InferenceX's for the AMD job.slurm; the prepared srt-slurm checkout for srtctl apply); default: the current directory")
 			o.Inputs.bind(fs, lists)
 			lists.finish(fs)
@@ -189,8 +157,11 @@ Example:
 				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {
 					return err
 				}
-				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "" || o.SubmitDir != "") {
-					return flagErrorf("--site, --sweep-binary, --job-id and --submit-dir need --launch")
+				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "" || o.SubmitDir != "" || o.Inferencex != "") {
+					return flagErrorf("--site, --sweep-binary, --job-id, --submit-dir and --inferencex need --launch")
+				}
+				if o.Inferencex != "" && (o.Aiperf != "" || o.Builtin) {
+					return flagErrorf("--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client, or drop --inferencex")
 				}
 				if o.Launch && o.PlanFile != "" {
 					return flagErrorf("--launch plans the point itself: use --config-key/--tp/--ep/--conc, not --plan")
@@ -232,6 +203,16 @@ func runRun(ctx context.Context, o *runOptions) error {
 		}
 	}
 	row := p.Row
+	if len(p.ClientSetup) > 0 {
+		// In the launched container: the client's environment first, so
+		// the aiperf it makes is there to be chosen.
+		err := launch.RunSetup(ctx, p.ClientSetup, launch.ExecSteps{Out: o.IO.ErrOut}, func(line string) {
+			fmt.Fprintf(o.IO.ErrOut, "[%6s] %s\n", time.Since(started).Round(time.Second), line)
+		})
+		if err != nil {
+			return &exitCodeError{Code: exitError, Err: err}
+		}
+	}
 	setup, err := o.setup(o.Plan.AiperfVersion, false)
 	if err != nil {
 		return err
@@ -457,14 +438,12 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 	if runner == "" {
 		runner = recipes.RunnerName(row, g.Runners)
 	}
-	prof, err := recipes.ProfileFor(runner)
-	if err != nil {
+	prof, err := recipes.SiteProfile(runner, o.Site)
+	if errors.Is(err, recipes.ErrNoProfile) {
 		return &FlagError{Err: fmt.Errorf("--launch: %w", err)}
 	}
-	for _, s := range o.Site {
-		if err := prof.ApplySite(s); err != nil {
-			return &FlagError{Err: err}
-		}
+	if err != nil {
+		return &FlagError{Err: err}
 	}
 	bin, err := sweepBinary(o.SweepBinary)
 	if err != nil {
@@ -475,8 +454,27 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 		jobID = os.Getenv("SLURM_JOB_ID")
 	}
 	ws := launch.ContainerWorkspace(prof, row)
+	// Plan now, so a point that cannot be planned fails before allocating,
+	// and check the output directory as a plain run does.
+	p, err := o.planLaunched(g, row, ws, recipes.DefaultPort)
+	if err != nil {
+		return err
+	}
+	mounts, inner := []string{launch.SweepMount(bin)}, o.innerRunArgs()
+	var client *launch.ClientSetup
+	if !o.Builtin && (o.Inferencex != "" || o.Aiperf != "") {
+		client = &launch.ClientSetup{Checkout: o.Inferencex, Aiperf: o.Aiperf}
+		ce, m, err := client.Prepare(ctx, prof, row, p.Client, launch.JobKey(prof, jobID, runner), launch.Dialer{})
+		if err != nil {
+			return err
+		}
+		mounts = append(mounts, m...)
+		if o.Inferencex != "" {
+			inner = append(inner, "--aiperf", ce.AiperfProgram())
+		}
+	}
 	lo := launch.Options{RunnerName: runner, Workspace: out, JobID: jobID,
-		Payload: launch.SweepPayload(bin, ws, o.innerRunArgs()...), Mounts: []string{launch.SweepMount(bin)}}
+		Payload: launch.SweepPayload(bin, ws, inner...), Mounts: mounts, Export: []string{launch.SweepExport(bin)}}
 	if u, err := user.Current(); err == nil {
 		lo.User = u.Username
 	}
@@ -485,12 +483,6 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 		return &FlagError{Err: err}
 	}
 	if err := launch.Preflight(pl); err != nil {
-		return err
-	}
-	// Plan now, so a point that cannot be planned fails before allocating,
-	// and check the output directory as a plain run does.
-	p, err := o.planLaunched(g, row, ws, recipes.DefaultPort)
-	if err != nil {
 		return err
 	}
 	release, _, err := run.ClaimOutDir(out, p.ResultFilename, o.Force)
@@ -527,6 +519,15 @@ func runLaunched(ctx context.Context, o *runOptions, out string, started time.Ti
 				return err
 			}
 			p.Launch = bound.Commands
+			if client != nil {
+				ce, _, err := client.Env(prof, row, p.Client, launch.JobKey(prof, bound.JobID, runner))
+				if err != nil {
+					return err
+				}
+				if p.ClientSetup, err = ce.Steps(); err != nil {
+					return err
+				}
+			}
 			if err := os.MkdirAll(filepath.Join(out, filepath.Dir(launch.PlanFile)), 0o755); err != nil {
 				return err
 			}

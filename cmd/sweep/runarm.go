@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -21,14 +24,7 @@ func newRunArmCmd(ios *IOStreams) *Command {
 	return &Command{
 		Name:  "run-arm",
 		Short: "Run one arm's planned points on this node (internal: a Slurm job of discover/official --executor slurm)",
-		Long: `Run the points of an arm job file (written by sweep discover/official with
---executor slurm) in a row on this node against one server where the arm
-allows, appending one event per line (fsync'd) to --events, which the
-submitting sweep follows. The point directories go next to the job's
-sweep directory (the job file's grandparent). The GPUs are the ones the
-job was given (CUDA/HIP/ROCR_VISIBLE_DEVICES as Slurm sets them).
-SIGTERM (scancel) stops the arm cleanly: the running point is recorded as
-interrupted and every process is stopped.`,
+		Long:  helpText("runarm"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &runArmOptions{IO: ios}
 			fs := pflag.NewFlagSet("run-arm", pflag.ContinueOnError)
@@ -51,6 +47,18 @@ func runArm(ctx context.Context, o *runArmOptions) error {
 	aj, err := campaign.ReadArmJob(o.Job)
 	if err != nil {
 		return err
+	}
+	// The launcher's per-job variables reach the engine and the client
+	// (they inherit this process's environment).
+	env, err := aj.JobEnv(os.Getenv("SLURM_JOB_ID"))
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		if err := os.Setenv(k, env[k]); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.IO.ErrOut, "job env: %s=%s\n", k, env[k])
 	}
 	dir := filepath.Dir(filepath.Dir(o.Job)) // DIR/slurm/armNN-tK.json
 	setup, po := aj.Settings.Runner()

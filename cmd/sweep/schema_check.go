@@ -37,30 +37,7 @@ func newSchemaCheckCmd(ios *IOStreams, runF func(context.Context, *schemaCheckOp
 		Name:  "check",
 		Args:  "TOOL[@VERSION]",
 		Short: "Compare a schema with a tool's --help and list flags added, removed or changed",
-		Long: `Compare the schema TOOL[@VERSION] with the --help output of the installed tool,
-so a version drift is caught in seconds instead of after hours of cluster time.
-
-The help comes from --help-file FILE (a recorded output) or from --exec PATH,
-which runs PATH [ARGS...] plus the tool's subcommand and --help, without a
-shell: "aiperf profile --help", "vllm serve --help", or for SGLang
-"python3 -m sglang.launch_server --help" given as
---exec python3 -- -m sglang.launch_server. aiperf's cyclopts panels are read
-at any terminal width; SGLang and vLLM print argparse help.
-
-Reported: flags the help shows that the schema lacks (for a complete schema;
-a partial one only counts them), schema flags the help no longer shows, and
-flags whose names, aliases, negative forms, value kind, choices or (aiperf)
-shown defaults differ. Choices and defaults compare after folding case and
-punctuation, since cyclopts shows a display form (round-robin for
-round_robin), and numbers compare by value.
-
-Exit 0 when there is no drift, 1 when there is, 2 on usage errors.
-
-Examples:
-  sweep schema check aiperf@0.12.0 --help-file aiperf-profile-help.txt
-  sweep schema check aiperf --exec /venv/bin/aiperf
-  sweep schema check vllm --exec vllm
-  sweep schema check sglang@v0.5.16 --exec python3 -- -m sglang.launch_server`,
+		Long:  helpText("schema_check"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &schemaCheckOptions{IO: ios}
 			fs := pflag.NewFlagSet("schema check", pflag.ContinueOnError)

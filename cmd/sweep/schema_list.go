@@ -25,12 +25,7 @@ func newSchemaListCmd(ios *IOStreams, runF func(context.Context, *schemaListOpti
 	return &Command{
 		Name:  "list",
 		Short: "List the embedded schemas: tool, version, flag counts, rules and scenarios",
-		Long: `List every flag schema compiled into sweep.
-
-Columns: TOOL, VERSION, DEFAULT (picked when no version is given), FLAGS
-(options), SPELLINGS (names, aliases and negative forms accepted), RULES
-(cross-flag rules), SCENARIOS, and COVERAGE: "complete" when every option of
-the tool is listed, "partial" when the schema covers the flags sweep uses.`,
+		Long:  helpText("schema_list"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &schemaListOptions{IO: ios}
 			fs := pflag.NewFlagSet("schema list", pflag.ContinueOnError)

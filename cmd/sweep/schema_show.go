@@ -2,16 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
-
-	"sweep/internal/plural"
-	"sweep/recipes/schema"
 )
 
 // schemaShowOptions are the inputs of "sweep schema show".
@@ -29,16 +23,7 @@ func newSchemaShowCmd(ios *IOStreams, runF func(context.Context, *schemaShowOpti
 		Name:  "show",
 		Args:  "TOOL[@VERSION] [FLAG...]",
 		Short: "Show a schema's flags, or everything known about some of them",
-		Long: `Without FLAG, list every flag of TOOL[@VERSION]: canonical name, type, default
-and the other spellings (aliases, negative forms). With one or more FLAG
-(any spelling), show each in full: spellings, type, choices, default, bounds,
-list behaviour, deprecation, the cross-flag rules that name it and the
-scenario locks on it. An unknown FLAG exits 1 with the closest spelling.
-
-Examples:
-  sweep schema show aiperf
-  sweep schema show aiperf --concurrency --public-dataset
-  sweep schema show vllm@v0.27.1 -tp`,
+		Long:  helpText("schema_show"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &schemaShowOptions{IO: ios}
 			fs := pflag.NewFlagSet("schema show", pflag.ContinueOnError)
@@ -60,17 +45,7 @@ func schemaShowRun(_ context.Context, o *schemaShowOptions) error {
 		return err
 	}
 	if len(o.Flags) == 0 {
-		tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "FLAG\tTYPE\tDEFAULT\tALSO")
-		for _, f := range s.Flags {
-			also := strings.Join(f.Spellings()[1:], " ")
-			typ := flagTypeText(&f)
-			if f.Removed != "" {
-				typ += " (removed)"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, typ, defaultText(f.Default), also)
-		}
-		return tw.Flush()
+		return s.WriteFlagTable(o.IO.Out)
 	}
 	var missing []string
 	for i, name := range o.Flags {
@@ -87,112 +62,10 @@ func schemaShowRun(_ context.Context, o *schemaShowOptions) error {
 		if i > 0 {
 			fmt.Fprintln(o.IO.Out)
 		}
-		showFlag(o.IO, s, f)
+		s.WriteFlag(o.IO.Out, f)
 	}
 	if len(missing) > 0 {
 		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s: unknown flag(s) %s", s.ID(), strings.Join(missing, ", "))}
 	}
 	return nil
-}
-
-func flagTypeText(f *schema.Flag) string {
-	switch {
-	case f.Type == schema.List:
-		item := f.Item
-		if item == "" {
-			item = schema.String
-		}
-		return "list[" + string(item) + "]"
-	case f.Sweep:
-		return string(f.Type) + " or comma sweep"
-	}
-	return string(f.Type)
-}
-
-func defaultText(d any) string {
-	if d == nil {
-		return "-"
-	}
-	if b, err := json.Marshal(d); err == nil {
-		return strings.Trim(string(b), `"`)
-	}
-	return fmt.Sprint(d)
-}
-
-func showFlag(ios *IOStreams, s *schema.Schema, f *schema.Flag) {
-	w := ios.Out
-	fmt.Fprintf(w, "%s  (%s)\n", f.Name, s.ID())
-	if sp := f.Spellings(); len(sp) > 1 {
-		fmt.Fprintf(w, "  spellings: %s\n", strings.Join(sp, ", "))
-	}
-	fmt.Fprintf(w, "  type:      %s\n", flagTypeText(f))
-	if len(f.Choices) > 0 {
-		how := "exact match"
-		switch {
-		case f.OpenChoices:
-			how = "examples; any value is accepted"
-		case s.Family == schema.Cyclopts && !f.Exact:
-			how = "any case, '-' and '_' equal"
-		}
-		fmt.Fprintf(w, "  choices:   %s (%s)\n", strings.Join(f.Choices, ", "), how)
-	}
-	fmt.Fprintf(w, "  default:   %s\n", defaultText(f.Default))
-	var bounds []string
-	for _, b := range []struct {
-		op string
-		v  *float64
-	}{{">", f.Gt}, {">=", f.Ge}, {"<", f.Lt}, {"<=", f.Le}} {
-		if b.v != nil {
-			bounds = append(bounds, fmt.Sprintf("%s %g", b.op, *b.v))
-		}
-	}
-	if f.MinItems > 0 {
-		bounds = append(bounds, "at least "+plural.Count(f.MinItems, "item", "items"))
-	}
-	if len(bounds) > 0 {
-		fmt.Fprintf(w, "  bounds:    %s\n", strings.Join(bounds, ", "))
-	}
-	var traits []string
-	if f.Repeatable {
-		traits = append(traits, "repeat to add items")
-	}
-	if f.Multi {
-		traits = append(traits, "several values per occurrence")
-	}
-	if f.Comma {
-		traits = append(traits, "comma-separated values")
-	}
-	if f.Sweep {
-		traits = append(traits, "a comma list runs a sweep")
-	}
-	if f.Dotted {
-		traits = append(traits, "also --flag.key value")
-	}
-	if len(traits) > 0 {
-		fmt.Fprintf(w, "  values:    %s\n", strings.Join(traits, "; "))
-	}
-	if f.Group != "" {
-		fmt.Fprintf(w, "  group:     %s\n", f.Group)
-	}
-	if f.Deprecated != "" {
-		fmt.Fprintf(w, "  deprecated: %s\n", f.Deprecated)
-	}
-	if f.Removed != "" {
-		fmt.Fprintf(w, "  removed:   %s\n", f.Removed)
-	}
-	if f.Note != "" {
-		fmt.Fprintf(w, "  note:      %s\n", f.Note)
-	}
-	for _, r := range s.Rules {
-		if slices.Contains(r.Flags, f.Name) || slices.Contains(r.Needs, f.Name) {
-			fmt.Fprintf(w, "  rule %s (%s): %s\n", r.ID, r.Kind, r.Message)
-		}
-	}
-	for _, sc := range s.Scenarios {
-		for _, l := range sc.Locks {
-			if l.Flag == f.Name || l.Flag == "" && l.Kind == schema.LockSingle && f.Sweep {
-				fmt.Fprintf(w, "  scenario %s (%s): %s\n", sc.Name, l.Kind, l.Message)
-			}
-		}
-	}
 }

@@ -28,30 +28,7 @@ func newSchemaValidateCmd(ios *IOStreams, runF func(context.Context, *schemaVali
 		Name:  "validate",
 		Args:  "TOOL[@VERSION] [--] COMMAND...",
 		Short: "Check a command line against a tool's schema; print it normalised or list every problem",
-		Long: `Check ARGS, the command line that follows the program name, against the schema
-of TOOL[@VERSION]. For aiperf ARGS start with "profile", for vLLM with "serve";
-for SGLang they are what follows "python3 -m sglang.launch_server". A leading
-program name (aiperf, /venv/bin/aiperf, vllm, python3 -m sglang.launch_server)
-is dropped, so a recorded command can be pasted whole.
-
-Checked: unknown flags (with the closest known spelling), removed flags, value
-types, choices (after the tool's own normalisation), numeric bounds, repeated
-flags, missing values, stray tokens, the tool's cross-flag rules and, for
-aiperf --scenario, the scenario's locked settings. For aiperf the verdict is
-the one aiperf 0.12.0's own parser and config resolution give, except that
---input-file is not required to exist (aiperf checks that on the machine it
-runs on) and plugin-provided choices are unknown.
-
-sweep's own flags (--json) go before TOOL; everything after TOOL is checked.
-
-Valid: exit 0, the normalised argv (canonical flag names) on stdout, warnings
-on stderr. Invalid: exit 1, one line per problem on stdout.
-
-Examples:
-  sweep schema validate aiperf -- profile --model m --concurrency 8 --streaming
-  sweep schema validate aiperf@sa-754356e9 -- aiperf profile --scenario inferencex-agentx-mvp ...
-  sweep schema validate vllm -- serve Qwen/Qwen3-8B -tp 2 --no-enable-prefix-caching
-  sweep schema validate sglang@v0.5.16 -- --model-path m --tp 8 --enable-metrics`,
+		Long:  helpText("schema_validate"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &schemaValidateOptions{IO: ios}
 			fs := pflag.NewFlagSet("schema validate", pflag.ContinueOnError)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -34,20 +33,7 @@ func newScrapeCmd(ios *IOStreams, runF func(context.Context, *scrapeOptions) err
 		Name:  "scrape",
 		Args:  "URL...",
 		Short: "Watch an engine's Prometheus metrics: a live table of the key gauges",
-		Long: `sweep scrape URL [URL...] [--interval 1s] [--duration 30s]
-
-Samples one or more SGLang or vLLM /metrics endpoints every --interval and prints
-one table row per sample: running and queued requests, KV cache usage, cache hit
-rate and generation throughput, summed or combined across ranks (tp/dp rank,
-engine). A URL without a path gets /metrics. The engine is detected from the
-metric prefix (sglang: or vllm:) unless --engine is given.
-
-At the end it prints how many scrapes failed and, when the engine exports the
-speculative-decoding counters, the acceptance length over the watched window
-(vLLM 1 + Δaccepted/Δdrafts; SGLang (Δgeneration − Δrequests)/Δverify_calls).
-Stops after --duration, or at Ctrl-C when --duration is 0.
-
-Exit status: 0 when at least one scrape succeeded, 1 otherwise.`,
+		Long:  helpText("scrape"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &scrapeOptions{IO: ios}
 			fs := pflag.NewFlagSet("scrape", pflag.ContinueOnError)
@@ -98,22 +84,14 @@ func scrapeRun(ctx context.Context, o *scrapeOptions) error {
 	if timeout <= 0 {
 		timeout = max(o.Interval, time.Second)
 	}
-	// Fixed-width columns: each row is printed as soon as it is known, so
-	// widths cannot be computed over the whole table.
-	multi := len(o.URLs) > 1
-	epWidth := 0
-	for _, u := range o.URLs {
-		epWidth = max(epWidth, len(shortEndpoint(u)))
-	}
-	fmt.Fprintln(o.IO.Out, rowPrefix("TIME", "ENDPOINT", multi, epWidth)+
-		fmt.Sprintf(rowFormat, "RUNNING", "QUEUED", "KV %", "HIT %", "GEN TOK/S"))
+	table := metrics.NewScrapeTable(o.IO.Out, o.URLs)
 	s, err := metrics.NewScraper(metrics.ScraperOptions{
 		Endpoints: o.URLs,
 		Interval:  o.Interval,
 		Duration:  o.Duration,
 		Engine:    o.Engine,
 		Client:    metrics.NewClient(metrics.ClientOptions{HTTP: o.HTTP, Timeout: timeout}),
-		OnSample:  func(smp metrics.Sample) { writeScrapeRow(o.IO.Out, smp, multi, epWidth) },
+		OnSample:  table.Row,
 	})
 	if err != nil {
 		return err
@@ -122,79 +100,9 @@ func scrapeRun(ctx context.Context, o *scrapeOptions) error {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
-	ok := printScrapeSummary(o.IO.ErrOut, res)
+	ok := res.WriteSummary(o.IO.ErrOut)
 	if !ok {
 		return &exitCodeError{Code: exitError, Err: errors.New("scrape: no successful scrape")}
 	}
 	return nil
-}
-
-// rowFormat lays out the gauge columns, right-aligned.
-const rowFormat = "%8s %7s %6s %6s %10s"
-
-func rowPrefix(ts, endpoint string, multi bool, epWidth int) string {
-	p := fmt.Sprintf("%-8s ", ts)
-	if multi {
-		p += fmt.Sprintf("%-*s ", epWidth, endpoint)
-	}
-	return p
-}
-
-func writeScrapeRow(w io.Writer, s metrics.Sample, multi bool, epWidth int) {
-	row := rowPrefix(time.Now().Format("15:04:05"), shortEndpoint(s.Endpoint), multi, epWidth)
-	if s.Err != nil {
-		fmt.Fprintf(w, "%sscrape failed: %v\n", row, s.Err)
-		return
-	}
-	g := s.Gauges
-	fmt.Fprintf(w, row+rowFormat+"\n",
-		cell(g.Running, 1, "%.0f"), cell(g.Queued, 1, "%.0f"),
-		cell(g.KVUsage, 100, "%.1f"), cell(g.CacheHitRate, 100, "%.1f"), cell(g.GenThroughput, 1, "%.0f"))
-}
-
-func cell(v *float64, scale float64, format string) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf(format, *v*scale)
-}
-
-func shortEndpoint(u string) string {
-	if p, err := url.Parse(u); err == nil {
-		return p.Host
-	}
-	return u
-}
-
-// printScrapeSummary reports scrape health and the window's AL; it returns
-// whether any scrape succeeded.
-func printScrapeSummary(w io.Writer, res *metrics.ScrapeResult) bool {
-	any := false
-	for _, ep := range res.Endpoints {
-		fmt.Fprintf(w, "%s: %d scrapes, %d failed", ep.URL, ep.Attempts, ep.FailureCount)
-		if ep.Engine != "" {
-			fmt.Fprintf(w, ", engine %s", ep.Engine)
-		}
-		fmt.Fprintln(w)
-		if ep.Successes > 0 {
-			any = true
-		}
-		if n := len(ep.Failures); n > 0 {
-			fmt.Fprintf(w, "  last error: %s\n", ep.Failures[n-1].Err)
-		}
-		for _, m := range ep.Missing {
-			fmt.Fprintf(w, "  missing series: %s\n", m)
-		}
-		if ep.Successes < 2 || ep.Engine == "" {
-			continue
-		}
-		counters, err := ep.ALCounters()
-		if err != nil {
-			continue // spec decoding off or counters not exported: nothing to say
-		}
-		if al, err := counters.AcceptanceLength(); err == nil {
-			fmt.Fprintf(w, "  acceptance length over the window: %.3f (%s)\n", al, counters.Formula())
-		}
-	}
-	return any
 }

@@ -23,23 +23,7 @@ func newSimBFCLCmd(ios *IOStreams) *Command {
 	return &Command{
 		Name:  "sim-bfcl",
 		Short: "Internal: stand in for bfcl (generate, evaluate, models) in simulated A/B legs",
-		Long: `Plays bfcl-eval from a real bfcl command line, as sweep ab run --simulate runs it:
-
-  sweep sim-bfcl -- generate --model M --test-category c1,c2 --temperature 0 --num-threads 16 --allow-overwrite
-  sweep sim-bfcl -- evaluate --model M --test-category c1,c2 [--partial-eval]
-  sweep sim-bfcl -- models
-
-generate asks the server at OPENAI_BASE_URL one chat completion per category
-and writes BFCL v4 result files under BFCL_PROJECT_ROOT (a category whose
-request fails gets "Error during inference" rows); evaluate writes the score
-files. The verdicts come from the seeded per-case model of the arm in
-SWEEP_SIM_BFCL (set by sweep ab run from the leg's simulate section).
-
-Like bfcl, it knows the leg's model only when the registry entry sweep ab
-run writes is in place: the first PYTHONPATH entry holds sweep's
-sitecustomize.py and SWEEP_BFCL_REGISTRY_NAME names the model. Otherwise
-models does not list it and generate and evaluate fail with
-"Unknown model_name".`,
+		Long:  helpText("sim_bfcl"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			fs := pflag.NewFlagSet("sim-bfcl", pflag.ContinueOnError)
 			fs.SetInterspersed(false)

@@ -27,28 +27,7 @@ func newSimCalibrateCmd(ios *IOStreams, runF func(context.Context, *simCalibrate
 		Name:  "calibrate",
 		Args:  "RESULTS_DIR",
 		Short: "Fit the simulated engine's step costs and KV pool per arm to measured results",
-		Long: `Reads every result under RESULTS_DIR (a discovery or official run, on real
-hardware or simulated; grouped into arms as sweep knees does) and fits, per
-arm, the simulated engine's decode step
-
-  step = fixed + per_seq × conc + per_ctx_token × context tokens   (seconds)
-
-to each point's median inter-token latency × measured acceptance length, by
-least squares over the points whose KV usage is below 95 % (past that the
-pool is pinned and steps recompute evicted prefixes). The arm's KV pool is
-the kv_cache_pool_tokens its results report (from the engine's log). It
-prints each point's measured and fitted step and the error, and writes the
-calibration (JSON) to --out.
-
-sweep run|discover|official --simulate --sim-calibration FILE then gives
-every simulated engine whose arm (engine, model, GPU, TP, EP, DP attention)
-is in the file these step costs and this pool instead of the ones derived
-from the GPU and the model's name; other arms keep the model's. The
-engine's log says "calibrated" with the values.
-
-Examples:
-  sweep sim calibrate results/ --out mi325x-qwen.json
-  sweep discover --simulate --sim-calibration mi325x-qwen.json --config-keys KEY --out d`,
+		Long:  helpText("sim_calibrate"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &simCalibrateOptions{IO: ios}
 			fs := pflag.NewFlagSet("calibrate", pflag.ContinueOnError)

@@ -14,15 +14,7 @@ func newSimRouterCmd(ios *IOStreams) *Command {
 		Name:  "sim-router",
 		Args:  "-- ROUTER_COMMAND...",
 		Short: "Internal: stand in for sglang_router / vllm-router in simulated runs",
-		Long: `Runs a simulated request router from a real router command line, as the point
-runner does for DP-attention points under --simulate:
-
-  sweep sim-router -- python3 -m sglang_router.launch_router --worker-urls URL ... --port P
-  sweep sim-router -- vllm-router --worker-urls URL ... --port P
-
-It forwards every request to a worker (sticky per session header, streamed
-through unbuffered), answers /health and exports its own request counters
-on /metrics and on --prometheus-port. It runs until SIGINT or SIGTERM.`,
+		Long:  helpText("simrouter"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			fs := pflag.NewFlagSet("sim-router", pflag.ContinueOnError)
 			fs.SetInterspersed(false)

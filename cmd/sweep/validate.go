@@ -34,38 +34,7 @@ func newValidateCmd(ios *IOStreams, runF func(context.Context, *validateOptions)
 		Name:  "validate",
 		Batch: true,
 		Short: "Check master configs, runners.yaml and perf-changelog.yaml; report every problem",
-		Long: `Check the config files the way InferenceX does, and more strictly:
-
-  - master configs: every key known, required keys present, no duplicate or
-    '*' keys, keys unique across files, concurrency lists/ranges, dcp-size
-    dividing tp, kv-offloading/backend/dram-utilization coupling, router and
-    kv-p2p-transfer scope, spec-decoding values, cluster: runners for
-    agentic configs, topologies that fit the runner's nodes (tp*pp*pcp-size
-    GPUs within the gpus-per-node of the runner's runners.yaml hardware
-    entry; dcp-size and DP attention use the tp GPUs; ep divides tp);
-  - YAML syntax errors at the line and column the parser stopped at, with
-    the construct it was in when that starts on an earlier line;
-  - runners.yaml: labels map to non-empty lists, hardware facts positive;
-  - perf-changelog.yaml: the entry schema, no tabs/CR/NUL, a final newline,
-    and config keys of new entries that resolve (wildcards must match);
-  - with --changelog-base or --changelog-base-ref: the append-only rules
-    (historical bytes unchanged, entries appended at the end with one empty
-    line between them, only pr-link lines of old entries may be corrected).
-
-Every problem of every file is printed in one pass, on its own line as
-file:line:col: key: what is wrong; what is allowed. A problem another key
-caused (a runner without hardware facts) names that key's line too. Exit status is 0 when everything is valid, 1 when
-any problem is found, 2 on usage errors.
-
-Without --config-files and --runner-config the built-in configs are
-checked (the copies of configs/*.yaml compiled into sweep). Without
---changelog, ./perf-changelog.yaml is checked when it exists; without a
-base, every changelog entry counts as new.
-
-Examples:
-  sweep validate
-  sweep validate --config-files my-amd.yaml configs/nvidia-master.yaml
-  sweep validate --changelog perf-changelog.yaml --changelog-base-ref origin/main`,
+		Long:  helpText("validate"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &validateOptions{IO: ios}
 			fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Env names the sweep binary to start instead of this one.
@@ -33,4 +34,18 @@ func Path() (string, error) {
 		return "", fmt.Errorf("%s=%s: not an executable file (unset it to use this sweep)", Env, p)
 	}
 	return abs, nil
+}
+
+// Without is env (NAME=VALUE pairs) without Env: for a process that runs
+// sweep elsewhere (a Slurm job, a container), where this host's
+// $SWEEP_EXECUTABLE names nothing; Slurm's srun --export=ALL,NAME=VALUE
+// does not override a variable already in its environment.
+func Without(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, Env+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

@@ -34,3 +34,7 @@ func TestPath(t *testing.T) {
 		assert.ErrorContains(t, err, Env+"="+bad+": not an executable file", bad)
 	}
 }
+
+func TestWithout(t *testing.T) {
+	assert.Equal(t, []string{"A=1", "SWEEP_EXECUTABLE_X=2"}, Without([]string{"A=1", Env + "=/tmp/s/sweep", "SWEEP_EXECUTABLE_X=2"}))
+}

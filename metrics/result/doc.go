@@ -29,8 +29,8 @@
 // A result file is a JSON object with "conc" and "request_metrics"; other
 // JSON is not a result (ErrNotResult). NaN, Infinity and -Infinity, which
 // Python's json.dump writes, are read as null and listed in
-// File.NonFinite; a result value of the wrong type is a *ReadError naming
-// the file and the key.
+// File.NonFinite; a result value of the wrong type is a *configs.Error
+// naming the file, the key's line and column and the key.
 //
 // Fidelity: Aggregate reproduces InferenceX's process_agentic_result
 // (utils/agentic/aggregation at commit 843c6254) key for key, including

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"sweep/configs"
 	"sweep/internal/inputfile"
 )
 
@@ -47,21 +49,6 @@ type File struct {
 
 func (f *File) has(key string) bool { return f.present[key] }
 
-// ReadError is a file that has the result keys but cannot be read as a
-// result.
-type ReadError struct {
-	File string
-	Key  string // the offending key; empty for the whole file
-	Msg  string // what was expected
-}
-
-func (e *ReadError) Error() string {
-	if e.Key == "" {
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Msg)
-}
-
 // ErrNotResult is returned (wrapped) by ReadFile for a file that is not
 // an aggregate result: not a JSON object with "conc" and
 // "request_metrics", or larger than any result.
@@ -71,8 +58,9 @@ var ErrNotResult = errors.New("not an aggregate result")
 // "request_metrics", as sweep and InferenceX write it (NaN and Infinity,
 // which Python writes, are read as null and listed in File.NonFinite).
 // Anything else is ErrNotResult; a result whose values have the wrong
-// types, or whose conc is not a positive integer, is a *ReadError; a file
-// that cannot be read is its own error.
+// types, or whose conc is not a positive integer, is a *configs.Error
+// naming the file, the key's line and column, the key and what was
+// expected; a file that cannot be read is its own error.
 func ReadFile(path string) (*File, error) {
 	data, err := inputfile.Read(path, inputfile.Result)
 	if _, tooLarge := errors.AsType[*inputfile.TooLargeError](err); tooLarge {
@@ -87,6 +75,7 @@ func ReadFile(path string) (*File, error) {
 // parse reads the bytes of a result file as ReadFile does; path names it
 // in errors.
 func parse(path string, data []byte) (*File, error) {
+	raw0 := data
 	data, nonFinite := replaceNonFinite(data)
 	var top map[string]json.RawMessage
 	if json.Unmarshal(data, &top) != nil {
@@ -116,11 +105,11 @@ func parse(path string, data []byte) (*File, error) {
 		f.present[k] = true
 		name, _ := json.Marshal(k) // a string always encodes
 		if err := json.Unmarshal(slices.Concat([]byte("{"), name, []byte(":"), raw, []byte("}")), &f.Result); err != nil {
-			return nil, &ReadError{File: path, Key: k, Msg: fmt.Sprintf("not an InferenceX aggregate result value (%v)", err)}
+			return nil, keyError(path, raw0, k, fmt.Sprintf("not an InferenceX aggregate result value (%v)", err))
 		}
 	}
 	if f.Conc < 1 {
-		return nil, &ReadError{File: path, Key: "conc", Msg: "want a positive integer concurrency"}
+		return nil, keyError(path, raw0, "conc", "want a positive integer concurrency")
 	}
 	f.ValidStated = f.has("valid")
 	return f, nil
@@ -205,4 +194,45 @@ func (f *File) ErrorRate() float64 {
 		return float64(a.RecordsErrorDropped) / float64(d)
 	}
 	return 0
+}
+
+// keyError is the positioned error of a top-level key of the result file
+// data (as read, before non-finite numbers were replaced): the key's line
+// and column, 0 when the key cannot be found.
+func keyError(path string, data []byte, key, msg string) *configs.Error {
+	e := &configs.Error{File: path, Key: key, Msg: msg}
+	off := topLevelKey(data, key)
+	if off < 0 {
+		return e
+	}
+	e.Line = 1 + bytes.Count(data[:off], []byte("\n"))
+	e.Col = off - bytes.LastIndexByte(data[:off], '\n')
+	return e
+}
+
+// topLevelKey is the byte offset of the opening quote of key in the
+// top-level object of data, or -1.
+func topLevelKey(data []byte, key string) int {
+	depth := 0
+	for i := 0; i < len(data); {
+		switch data[i] {
+		case '"':
+			end := stringEnd(data, i)
+			if depth == 1 {
+				rest := bytes.TrimLeft(data[end:], " \t\r\n")
+				var k string
+				if len(rest) > 0 && rest[0] == ':' && json.Unmarshal(data[i:end], &k) == nil && k == key {
+					return i
+				}
+			}
+			i = end
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+		i++
+	}
+	return -1
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
 )
 
 // The reader reads every key the writer writes: an aggregate of each
@@ -109,17 +111,23 @@ func TestReadFileNotAResult(t *testing.T) {
 		_, err := ReadFile(p)
 		assert.ErrorIs(t, err, ErrNotResult, name)
 	}
-	for name, body := range map[string]string{
-		"conc0.json":   `{"conc": 0, "request_metrics": {}}`,
-		"concstr.json": `{"conc": "8", "request_metrics": {}}`,
-		"tp.json":      `{"conc": 8, "tp": "eight", "request_metrics": {}}`,
+	for name, tc := range map[string]struct {
+		body      string
+		line, col int
+		key       string
+	}{
+		"conc0.json":   {`{"conc": 0, "request_metrics": {}}`, 1, 2, "conc"},
+		"concstr.json": {"{\n  \"request_metrics\": {\"conc\": 1},\n  \"conc\": \"8\"\n}", 3, 3, "conc"},
+		"tp.json":      {`{"conc": 8, "x": NaN, "tp": "eight", "request_metrics": {}}`, 1, 23, "tp"},
 	} {
 		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		require.NoError(t, os.WriteFile(p, []byte(tc.body), 0o644))
 		_, err := ReadFile(p)
-		re, ok := errors.AsType[*ReadError](err)
+		re, ok := errors.AsType[*configs.Error](err)
 		require.True(t, ok, "%s: %v", name, err)
 		assert.Equal(t, p, re.File)
+		assert.Equal(t, tc.key, re.Key, name)
+		assert.Equal(t, [2]int{tc.line, tc.col}, [2]int{re.Line, re.Col}, "%s: the key's position in the file as written (NaN included)", name)
 	}
 	files, problems, err := ReadDir(t.Context(), dir)
 	require.NoError(t, err)

@@ -2,10 +2,14 @@ package campaign
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +28,32 @@ type ArmJob struct {
 	// PointTimeouts are the watchdog bounds of the points, in seconds.
 	PointTimeouts []float64   `json:"point_timeouts"`
 	Settings      ArmSettings `json:"settings"`
+	// Env are variables the arm's processes get on the node (a launcher's
+	// per-job caches); SlurmJobID in a value is the job's id there.
+	Env map[string]string `json:"env,omitempty"`
+}
+
+// ArmCommand is how a node runs an arm's job: the argv that runs sweep
+// (run-arm and its flags follow it) and the job's ArmJob.Env.
+type ArmCommand struct {
+	Argv []string
+	Env  map[string]string
+}
+
+// SlurmJobID stands for the job's id in ArmJob.Env values.
+const SlurmJobID = "${SLURM_JOB_ID}"
+
+// JobEnv is Env for the job jobID (the node's $SLURM_JOB_ID): an error
+// when a value needs the id and there is none.
+func (aj *ArmJob) JobEnv(jobID string) (map[string]string, error) {
+	out := make(map[string]string, len(aj.Env))
+	for k, v := range aj.Env {
+		if strings.Contains(v, SlurmJobID) && jobID == "" {
+			return nil, fmt.Errorf("arm job: %s=%s needs the Slurm job id, and SLURM_JOB_ID is not set: run-arm runs as the job's step", k, v)
+		}
+		out[k] = strings.ReplaceAll(v, SlurmJobID, jobID)
+	}
+	return out, nil
 }
 
 // ArmSettings say how a node runs an arm's points.
@@ -192,4 +222,92 @@ func (s ArmSettings) Runner() (run.Setup, run.Options) {
 		po = po.Simulated(s.TimeScale)
 	}
 	return setup, po
+}
+
+// FailJob fails every point of a job that never ran (it could not be
+// started), with why.
+func FailJob(job Job, obs Observer, why string) {
+	for _, p := range job.Points {
+		obs(Record{Event: EventPointStart, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc()})
+		obs(Record{Event: EventPointEnd, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), Status: StatusFailed, Error: why})
+	}
+}
+
+// CloseOpen ends the points of a job that its node started and did not
+// finish (open), with status and why.
+func CloseOpen(job Job, obs Observer, open map[string]bool, status, why string) {
+	for _, p := range job.Points {
+		if open[p.ID] {
+			obs(Record{Event: EventPointEnd, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), Status: status, Error: why})
+		}
+	}
+}
+
+// RemoteArm follows an arm that runs in another process (a Slurm job, a
+// container) through its event log, forwarding the records to an
+// Observer and tracking the points it started.
+type RemoteArm struct {
+	Follower EventFollower
+	// Open are the points started and not ended; Started every point
+	// started at all.
+	Open, Started map[string]bool
+}
+
+// NewRemoteArm follows the event log at path.
+func NewRemoteArm(path string) *RemoteArm {
+	return &RemoteArm{Follower: EventFollower{Path: path}, Open: map[string]bool{}, Started: map[string]bool{}}
+}
+
+// Forward passes the records logged since the last call to obs. The
+// remote processes are not this host's (their PIDs are dropped). A point
+// the remote side recorded as interrupted while ours (ctx) was not was
+// stopped from outside (scancel, a time limit, docker kill): it stays
+// open, for the caller to fail with the reason it knows.
+func (r *RemoteArm) Forward(ctx context.Context, obs Observer) error {
+	recs, err := r.Follower.Next()
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		rec.PIDs, rec.Tags = nil, nil
+		switch rec.Event {
+		case EventPointStart:
+			r.Open[rec.Point], r.Started[rec.Point] = true, true
+		case EventPointEnd:
+			if rec.Status == StatusInterrupted && ctx.Err() == nil {
+				continue
+			}
+			delete(r.Open, rec.Point)
+		}
+		obs(rec)
+	}
+	return nil
+}
+
+// NotStarted are the job's points the remote side never started.
+func (r *RemoteArm) NotStarted(job Job) Job {
+	left := Job{Arm: job.Arm}
+	for _, p := range job.Points {
+		if !r.Started[p.ID] {
+			left.Points = append(left.Points, p)
+		}
+	}
+	return left
+}
+
+// NextArmJobStem is dir/armNN-tK for the first K not taken yet (an arm job
+// file's name without .json: each try of an arm gets its own); a name
+// that cannot be looked up (a symlink loop, no search permission) is an
+// error.
+func NextArmJobStem(dir string, arm int) (string, error) {
+	for k := 1; ; k++ {
+		stem := filepath.Join(dir, fmt.Sprintf("arm%02d-t%d", arm, k))
+		_, err := os.Lstat(stem + ".json")
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return stem, nil
+		case err != nil:
+			return "", fmt.Errorf("arm job file: %w", err)
+		}
+	}
 }

@@ -78,8 +78,11 @@ type Options struct {
 	// gives the runner profiles (nil: recipes.ProfileFor); Partition
 	// overrides the profiles'; Poll and StartTimeout as slurm.Executor has
 	// them; Progress takes the job-state lines.
-	Program      []string
-	ArmProgram   func(context.Context, *campaign.Arm) ([]string, error)
+	Program    []string
+	ArmProgram func(context.Context, *campaign.Arm) (campaign.ArmCommand, error)
+	// Local: Containers, when set, runs each arm in its runner's docker
+	// container (its Settings and PointTimeout are filled in here).
+	Containers   *local.ContainerArms
 	Profile      func(runner string) (recipes.Profile, error)
 	Partition    string
 	Poll         time.Duration
@@ -109,7 +112,16 @@ func New(o Options) (campaign.Executor, error) {
 		if o.Adaptive {
 			armOpts.Choose = campaign.AdaptiveFor(o.Dir, o.Schedule, o.Cost.Duration)
 		}
-		return &local.Executor{GPUs: o.GPUs, MaxParallel: o.MaxParallel, Backend: backend, Arm: armOpts}, nil
+		ex := &local.Executor{GPUs: o.GPUs, MaxParallel: o.MaxParallel, Backend: backend, Arm: armOpts}
+		if o.Containers != nil {
+			if o.Adaptive {
+				return nil, fmt.Errorf("adaptive discovery runs arms in this process: not with arms in containers (--launch)")
+			}
+			c := *o.Containers
+			c.Settings, c.PointTimeout = campaign.NewArmSettings(o.Setup, o.Point), watchdog
+			ex.RunArm = c.Run
+		}
+		return ex, nil
 	}
 	return nil, fmt.Errorf("executor %q: want local or slurm", string(o.Name))
 }

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"sweep/internal/selfexe"
 	"sweep/recipes"
 )
 
@@ -263,7 +264,9 @@ func (e Exec) command(ctx context.Context, c recipes.HostCommand, capture *bytes
 		}
 	}
 	cmd.Dir = e.Dir
-	cmd.Env = os.Environ()
+	// The container's sweep is the mounted one (SweepExport), never the
+	// binary this host's SWEEP_EXECUTABLE names.
+	cmd.Env = selfexe.Without(os.Environ())
 	for k, v := range c.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -33,6 +33,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/recipes"
+	"sweep/recipes/models"
 )
 
 // Roles of the host commands, in launch order.
@@ -101,7 +102,10 @@ type Plan struct {
 	Allocates bool `json:"allocates"`
 	// ContainerName is the docker container's name (docker launchers).
 	ContainerName string `json:"container_name,omitempty"`
-	portRule      recipes.PortRule
+	// JobID is the allocation's job id once known (Options.JobID, or
+	// bound); "" before allocating and for docker launchers.
+	JobID    string `json:"job_id,omitempty"`
+	portRule recipes.PortRule
 }
 
 // safeValue is what may be written into the import script's shell text:
@@ -243,6 +247,7 @@ func (b *builder) slurm() (*Plan, error) {
 		b.add(RoleImport, "bash", "-c", b.importScript(squash, true))
 	}
 	job := b.o.JobID
+	b.pl.JobID = job
 	if job == "" {
 		b.pl.Allocates = true
 		job = JobID
@@ -288,8 +293,14 @@ func (b *builder) slurm() (*Plan, error) {
 		b.add(RoleStage, "sbcast", "--jobid="+job, "--force", local, remote+".tar.gz")
 		b.add(RoleStage, stepName([]string{"srun", "--jobid=" + job})...)
 		last := &b.pl.Commands[len(b.pl.Commands)-1]
-		last.Argv = append(last.Argv, "bash", "-c", "\n    set -euo pipefail\n    mkdir -p '"+b.env["XDG_RUNTIME_DIR"]+"'\n    chmod 700 '"+b.env["XDG_RUNTIME_DIR"]+
-			"'\n    rm -rf '"+remote+"'\n    mkdir -p '"+remote+"'\n    tar -C '"+remote+"' -xzf '"+remote+".tar.gz'\n")
+		lines := []string{"set -euo pipefail"}
+		for _, d := range []string{b.env["XDG_RUNTIME_DIR"], b.expand(l.StageTmpDir)} {
+			if d != "" {
+				lines = append(lines, "mkdir -p '"+d+"'", "chmod 700 '"+d+"'")
+			}
+		}
+		lines = append(lines, "rm -rf '"+remote+"'", "mkdir -p '"+remote+"'", "tar -C '"+remote+"' -xzf '"+remote+".tar.gz'")
+		last.Argv = append(last.Argv, "bash", "-c", "\n    "+strings.Join(lines, "\n    ")+"\n")
 	}
 	if !l.ImportOnHost {
 		argv := stepName([]string{"srun", "--jobid=" + job})
@@ -427,7 +438,8 @@ func PortOf(rule recipes.PortRule, jobID, runnerName string) string {
 }
 
 // RecipeScript is the benchmark script the launcher runs for a row: the
-// first of the launcher's candidate names (benchmarks/single_node/agentic/...).
+// first of the launcher's candidate names that exists (has a recipe;
+// benchmarks/single_node/agentic/...).
 func RecipeScript(p recipes.Profile, row *matrix.Row) (string, error) {
 	l, err := recipes.LauncherFor(p.Name)
 	if err != nil {
@@ -437,13 +449,27 @@ func RecipeScript(p recipes.Profile, row *matrix.Row) (string, error) {
 	if row.ScenarioType() == "agentic-coding" {
 		sub = "agentic/"
 	}
-	return "benchmarks/single_node/" + sub + l.ScriptNames(row)[0] + ".sh", nil
+	// The launchers try their names in order and run the first script
+	// that exists: the first that has a recipe here.
+	names := l.ScriptNames(row)
+	name := names[0]
+	cat := models.Builtin()
+	for _, n := range names {
+		if _, ok := cat.Recipe(n); ok {
+			name = n
+			break
+		}
+	}
+	return "benchmarks/single_node/" + sub + name + ".sh", nil
 }
 
 // Bind returns the plan with the run-time values filled in: JOB_ID (and
 // the PORT derived from it), GITHUB_WORKSPACE, USER.
 func (pl *Plan) Bind(vars map[string]string) *Plan {
 	out := *pl
+	if id, ok := vars["JOB_ID"]; ok {
+		out.JobID = id
+	}
 	if id, ok := vars["JOB_ID"]; ok && pl.portRule == recipes.PortFromJobID {
 		if _, given := vars["PORT"]; !given {
 			vars = maps.Clone(vars)
@@ -481,6 +507,19 @@ func replaceAll(r *strings.Replacer, s []string) []string {
 	return out
 }
 
+// JobKey names a point's job in per-job paths: the given job id, the
+// runner name for docker launchers (they have no job), else the JobID
+// placeholder that Bind fills once allocated.
+func JobKey(p recipes.Profile, jobID, runner string) string {
+	switch {
+	case jobID != "":
+		return jobID
+	case p.Launch.Docker != nil:
+		return runner
+	}
+	return JobID
+}
+
 // RunEnv is a variable of the container step's environment ("" if unset).
 func (pl *Plan) RunEnv(name string) string {
 	for _, c := range pl.Commands {
@@ -491,15 +530,28 @@ func (pl *Plan) RunEnv(name string) string {
 	return ""
 }
 
+// JobStep is an arm's launch as a batch job: the image import, run on the
+// submitting host before the job, the container step's argv (without the
+// payload) and the launcher's per-job variables, ${SLURM_JOB_ID} standing
+// for the job's id.
+type JobStep struct {
+	Import *Plan
+	Argv   []string
+	Env    map[string]string
+}
+
 // InJob is the launch of an arm that runs as a batch job (sweep
 // discover/official --executor slurm --launch): the image import, run on
-// the submitting host before the job (as launch_b300-nv.sh imports), and
-// the container step's argv without --jobid (srun inside the job uses the
-// job's allocation), ending before the payload. dir is mounted at the same
-// path in the container too, so the job's absolute file names resolve.
-func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (imp *Plan, step []string, err error) {
+// the submitting host before the job (as launch_b300-nv.sh imports), the
+// container step's argv without --jobid (srun inside the job uses the
+// job's allocation), ending before the payload, and the launcher's
+// per-job variables (MI325X's XDG_CACHE_HOME, TRITON_CACHE_DIR), which
+// the job sets on its node once its id is known. dir is mounted at the
+// same path in the container too, so the job's absolute file names
+// resolve.
+func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (*JobStep, error) {
 	if p.Launch.Docker != nil {
-		return nil, nil, fmt.Errorf("launch: runner %s runs docker on its node, not Slurm jobs", p.Name)
+		return nil, fmt.Errorf("launch: runner %s runs docker on its node, not Slurm jobs", p.Name)
 	}
 	o.JobID = "${SLURM_JOB_ID}"
 	o.Workspace = dir
@@ -507,20 +559,49 @@ func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (imp *Plan
 	o.Mounts = append(o.Mounts, dir+":"+dir)
 	pl, err := Build(p, row, o)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	imp = &Plan{Runner: pl.Runner, Profile: pl.Profile, Launcher: pl.Launcher, Image: pl.Image, SquashFile: pl.SquashFile}
+	js := &JobStep{Import: &Plan{Runner: pl.Runner, Profile: pl.Profile, Launcher: pl.Launcher, Image: pl.Image, SquashFile: pl.SquashFile}}
 	for _, c := range pl.Commands {
 		switch c.Role {
 		case RoleImport:
 			c.Argv = []string{"bash", "-c", c.Argv[len(c.Argv)-1]}
-			imp.Commands = append(imp.Commands, c)
+			js.Import.Commands = append(js.Import.Commands, c)
 		case RoleRun:
-			step = slices.DeleteFunc(slices.Clone(c.Argv), func(a string) bool { return strings.HasPrefix(a, "--jobid=") })
+			js.Argv = slices.DeleteFunc(slices.Clone(c.Argv), func(a string) bool { return strings.HasPrefix(a, "--jobid=") })
+			for k := range p.Launch.JobEnv {
+				if js.Env == nil {
+					js.Env = map[string]string{}
+				}
+				js.Env[k] = c.Env[k]
+			}
 		}
 	}
-	if step == nil || len(imp.Commands) != 1 {
-		return nil, nil, fmt.Errorf("launch: runner %s has no import and container step to run in a job", p.Name)
+	if js.Argv == nil || len(js.Import.Commands) != 1 {
+		return nil, fmt.Errorf("launch: runner %s has no import and container step to run in a job", p.Name)
 	}
-	return imp, step, nil
+	return js, nil
+}
+
+// InContainer is the launch of an arm that runs in its runner's docker
+// container on this host (sweep discover/official --executor local
+// --launch with a docker runner): the launcher's docker rm -f, docker run
+// and removal, with the sweep directory dir as the workspace and mounted
+// at its own path, the arm's GPU ids exported, and payload (the mounted
+// sweep's run-arm) as the command. o.RunnerName should name the arm: arms
+// run at once, each in a container of its own name.
+func InContainer(p recipes.Profile, row *matrix.Row, o Options, dir string, gpus []int) (*Plan, error) {
+	if p.Launch.Docker == nil {
+		return nil, fmt.Errorf("launch: runner %s launches through Slurm (%s): run its arms with --executor slurm", p.Name, p.LauncherFile())
+	}
+	o.Workspace = dir
+	o.Mounts = append(o.Mounts, dir+":"+dir)
+	dev := map[string]string{}
+	if len(gpus) > 0 {
+		dev = p.DeviceEnv(gpus)
+	}
+	for _, k := range slices.Sorted(maps.Keys(dev)) {
+		o.Export = append(o.Export, k+"="+dev[k])
+	}
+	return Build(p, row, o)
 }

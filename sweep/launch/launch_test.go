@@ -117,7 +117,7 @@ func TestSingleNodeProfiles(t *testing.T) {
 			run: []string{"srun", "--jobid=${JOB_ID}", "--container-image=/data/containers/vllm_vllm-openai_v0.27.1.sqsh",
 				"--container-mounts=${GITHUB_WORKSPACE}:/workspace/,/models/gharunners/hf-hub-cache:/mnt/hf_hub_cache/,/home/sa-shared/gharunners/ai-perf-cache:/aiperf_mmap_cache",
 				"--no-container-mount-home", "--container-remap-root", "--container-workdir=/workspace/", "--no-container-entrypoint", "--export=ALL,PORT=8888,AIPERF_DATASET_MMAP_CACHE_DIR=/aiperf_mmap_cache"},
-			payload: []string{"bash", "benchmarks/single_node/agentic/minimaxm3_fp8_h200_vllm_mtp.sh"},
+			payload: []string{"bash", "benchmarks/single_node/agentic/minimaxm3_fp8_h200_mtp.sh"}, // the launcher falls back to the name without the framework: no _vllm_mtp script at 843c6254f
 		},
 		{
 			runner: "h100-dgxc-slurm_0",
@@ -214,16 +214,43 @@ func TestInJob(t *testing.T) {
 	prof, err := recipes.ProfileFor("cluster:mi325x-amds")
 	require.NoError(t, err)
 	row := agenticRow("lmsysorg/sglang:v0.5.16-rocm720-mi30x", "Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5", "fp8", "sglang", 2)
-	imp, step, err := InJob(prof, row, Options{RunnerName: "mi325x-amds_00", Mounts: []string{"/b:/opt/sweep:ro"}}, "/shared/d")
+	js, err := InJob(prof, row, Options{RunnerName: "mi325x-amds_00", Mounts: []string{"/b:/opt/sweep:ro"}}, "/shared/d")
 	require.NoError(t, err)
+	imp, step := js.Import, js.Argv
 	require.Len(t, imp.Commands, 1)
 	assert.Equal(t, []string{"bash", "-c"}, imp.Commands[0].Argv[:2])
 	assert.Contains(t, imp.Commands[0].Argv[2], "enroot import -o \"/raid/squash/lmsysorg_sglang_v0.5.16-rocm720-mi30x.sqsh\"")
 	assert.Equal(t, []string{"srun", "--container-image=/raid/squash/lmsysorg_sglang_v0.5.16-rocm720-mi30x.sqsh",
 		"--container-mounts=/shared/d:/workspace/,/raid/hf-hub-cache/:/mnt/hf_hub_cache/,/dev/kfd:/dev/kfd,/dev/dri:/dev/dri,/b:/opt/sweep:ro,/shared/d:/shared/d",
 		"--container-mount-home", "--container-writable", "--container-remap-root", "--container-workdir=/workspace/", "--no-container-entrypoint", "--export=ALL"}, step)
+	// MI325X's per-job caches, by the job's id on the node.
+	assert.Equal(t, map[string]string{"XDG_CACHE_HOME": "/tmp/xdg-cache-${SLURM_JOB_ID}", "TRITON_CACHE_DIR": "/tmp/triton-cache-${SLURM_JOB_ID}"}, js.Env)
+	h200, err := recipes.ProfileFor("h200-dgxc-slurm_0")
+	require.NoError(t, err)
+	js, err = InJob(h200, row, Options{RunnerName: "h200-dgxc-slurm_0"}, "/shared/d")
+	require.NoError(t, err)
+	assert.Empty(t, js.Env, "H200's launcher has no per-job variables")
 	docker, err := recipes.ProfileFor("mi325x-tw_0")
 	require.NoError(t, err)
-	_, _, err = InJob(docker, row, Options{RunnerName: "mi325x-tw_0"}, "/d")
+	_, err = InJob(docker, row, Options{RunnerName: "mi325x-tw_0"}, "/d")
 	assert.ErrorContains(t, err, "runs docker on its node")
+}
+
+// InContainer: a docker runner's arm runs its payload in the launcher's
+// docker run with the sweep directory mounted at its own path and the
+// arm's GPUs exported; a Slurm runner's arm is refused.
+func TestInContainer(t *testing.T) {
+	prof, err := recipes.ProfileFor("cluster:mi325x-tw")
+	require.NoError(t, err)
+	row := agenticRow("img:1", "Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5", "fp8", "sglang", 2)
+	pl, err := InContainer(prof, row, Options{RunnerName: "mi325x-tw-arm03", Payload: []string{"/opt/sweep/sweep", "run-arm", "--job", "/s/docker/arm03-t1.json"}}, "/s", []int{4, 5})
+	require.NoError(t, err)
+	assert.Equal(t, "bmk-server-mi325x-tw-arm03", pl.ContainerName)
+	run := command(t, pl, RoleRun)
+	assert.Subset(t, run, []string{"-v", "/s:/workspace/", "/s:/s", "-e", "HIP_VISIBLE_DEVICES=4,5", "ROCR_VISIBLE_DEVICES=4,5"})
+	assert.Equal(t, []string{"--entrypoint=/opt/sweep/sweep", "img:1", "run-arm", "--job", "/s/docker/arm03-t1.json"}, run[len(run)-5:])
+	slurm, err := recipes.ProfileFor("mi325x-amds_00")
+	require.NoError(t, err)
+	_, err = InContainer(slurm, row, Options{RunnerName: "x", Payload: []string{"true"}}, "/s", nil)
+	assert.ErrorContains(t, err, "runner mi325x-amds launches through Slurm")
 }

@@ -1,8 +1,12 @@
 package launch
 
 import (
+	"fmt"
 	"path"
 	"path/filepath"
+
+	"sweep/internal/selfexe"
+	"sweep/recipes"
 )
 
 // SweepDir is where the sweep binary's directory is mounted in the
@@ -26,4 +30,31 @@ func SweepMount(binary string) string { return filepath.Dir(binary) + ":" + Swee
 func SweepPayload(binary, workspace string, extra ...string) []string {
 	argv := []string{path.Join(SweepDir, filepath.Base(binary)), "run", "--plan", path.Join(workspace, PlanFile), "--out", workspace, "--force"}
 	return append(argv, extra...)
+}
+
+// PlanPoints fills every point's Launch: the host commands that run it
+// on runner (whose profile is prof) as `sweep run --launch` does, the
+// container running the mounted sweep binary on the planned point;
+// workspace is the host directory mounted on the container's workdir
+// ("": ${GITHUB_WORKSPACE}).
+func PlanPoints(points []recipes.Point, prof recipes.Profile, runner, workspace, binary string) error {
+	for i := range points {
+		p := &points[i]
+		ws := ContainerWorkspace(prof, &p.Row)
+		pl, err := Build(prof, &p.Row, Options{RunnerName: runner, Workspace: workspace,
+			Payload: SweepPayload(binary, ws), Mounts: []string{SweepMount(binary)}, Export: []string{SweepExport(binary)}})
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Row.ConfigKey, err)
+		}
+		p.Launch = pl.Commands
+	}
+	return nil
+}
+
+// SweepExport names the mounted sweep for the sweep in the container
+// (SWEEP_EXECUTABLE): it starts itself for its simulated processes, not
+// the binary a host's SWEEP_EXECUTABLE names (srun --export=ALL would
+// carry that into the container, where it does not exist).
+func SweepExport(binary string) string {
+	return selfexe.Env + "=" + path.Join(SweepDir, filepath.Base(binary))
 }

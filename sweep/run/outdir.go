@@ -183,3 +183,12 @@ func ReadRecordFile(dir string) (*Record, bool) {
 	}
 	return &rec, true
 }
+
+// ResultName is the result file name (without .json) that the run in dir
+// recorded in its run.json, or "" when it recorded none.
+func ResultName(dir string) string {
+	if rec, ok := ReadRecordFile(dir); ok && rec.ResultFile != "" {
+		return strings.TrimSuffix(filepath.Base(rec.ResultFile), ".json")
+	}
+	return ""
+}

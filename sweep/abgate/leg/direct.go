@@ -43,12 +43,16 @@ func deviceVar(gpu string) string {
 // starts it (vllm serve; vLLM's gRPC worker, with no parser flags, behind
 // the router; SGLang's launch_server), on the arm's GPUs.
 func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int, error), gpu string) (Arm, error) {
-	if a.Engine == configs.ABEngineVLLMGRPC {
+	kind, ok := configs.ServeKindFor(a.Engine)
+	if !ok {
+		return Arm{}, armError(a, ".engine", "%q: want one of %s", a.Engine, strings.Join(configs.ServeKindNames(), ", "))
+	}
+	if kind.GRPC {
 		if a.Router == nil {
-			return Arm{}, armError(a, ".engine", "vllm-grpc is vLLM's gRPC worker, which answers no HTTP: declare the router in front of it (router: {argv: [python3, -m, smg.launch_router], ...})")
+			return Arm{}, armError(a, ".engine", "%s is %s's gRPC worker, which answers no HTTP: declare the router in front of it (router: {argv: [python3, -m, smg.launch_router], ...})", kind.Name, kind.Engine.Facts().Display)
 		}
 		if a.Parsers.ToolCall != nil || a.Parsers.Reasoning != nil {
-			return Arm{}, armError(a, ".parsers", "vLLM's gRPC worker takes no parser flags (the router owns the chat template and parsing): put them under router.parsers")
+			return Arm{}, armError(a, ".parsers", "%s's gRPC worker takes no parser flags (the router owns the chat template and parsing): put them under router.parsers", kind.Engine.Facts().Display)
 		}
 	}
 	public, enginePort, err := armPorts(a, port)
@@ -56,25 +60,8 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 		return Arm{}, err
 	}
 	ep := strconv.Itoa(enginePort)
-	var argv []string
-	var tool configs.Engine
-	switch a.Engine {
-	case configs.ABEngineVLLM:
-		tool = configs.VLLM
-		argv = []string{"vllm", "serve", a.ModelPath, "--served-model-name", a.ServedModel, "--host", "127.0.0.1", "--port", ep,
-			"--tensor-parallel-size", strconv.Itoa(a.TP), "--max-model-len", a.MaxModelLen}
-	case configs.ABEngineVLLMGRPC:
-		tool = configs.VLLM
-		argv = []string{"python3", "-m", "vllm.entrypoints.grpc_server", "--model", a.ModelPath, "--served-model-name", a.ServedModel,
-			"--host", "127.0.0.1", "--port", ep, "--tensor-parallel-size", strconv.Itoa(a.TP), "--max-model-len", a.MaxModelLen}
-	case configs.ABEngineSGLang:
-		tool = configs.SGLang
-		argv = []string{"python3", "-m", "sglang.launch_server", "--model-path", a.ModelPath, "--served-model-name", a.ServedModel,
-			"--host", "127.0.0.1", "--port", ep, "--tp-size", strconv.Itoa(a.TP)}
-		if a.MaxModelLen != "auto" {
-			argv = append(argv, "--context-length", a.MaxModelLen)
-		}
-	}
+	tool := kind.Engine
+	argv := kind.Argv(a.ModelPath, a.ServedModel, enginePort, a.TP, a.MaxModelLen)
 	if a.GPUMemoryUtil > 0 {
 		argv = append(argv, tool.Facts().MemFractionFlag, strconv.FormatFloat(a.GPUMemoryUtil, 'g', -1, 64))
 	}
@@ -106,14 +93,14 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 		ResultDir:   ServerDir(o.Dir, a.Label),
 		Escapes:     escapes,
 	}
-	if a.Engine == configs.ABEngineVLLMGRPC {
+	if kind.GRPC {
 		pt.HealthURL = "tcp://127.0.0.1:" + ep
 	} else {
 		pt.HealthURL = "http://127.0.0.1:" + ep + "/health"
 	}
 	if a.Router != nil {
 		scheme := "http"
-		if a.Engine == configs.ABEngineVLLMGRPC {
+		if kind.GRPC {
 			scheme = "grpc"
 		}
 		pt.Router, pt.RouterHealthURL = routerCommand(a.Router, scheme+"://127.0.0.1:"+ep, public, o.Simulate)

@@ -26,6 +26,9 @@ type Executor struct {
 	MaxParallel int
 	Backend     campaign.Backend
 	Arm         campaign.ArmOptions
+	// RunArm, when set, runs an arm on its GPUs instead of campaign.RunArm
+	// with Backend (ContainerArms.Run: the arm in its runner's container).
+	RunArm func(ctx context.Context, job campaign.Job, gpus []int, obs campaign.Observer)
 }
 
 // Execute runs jobs until each has ended or ctx is cancelled.
@@ -75,7 +78,11 @@ func (e *Executor) Execute(ctx context.Context, jobs []campaign.Job, obs campaig
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			campaign.RunArm(ctx, job, gpus, e.Backend, obs, e.Arm)
+			if e.RunArm != nil {
+				e.RunArm(ctx, job, gpus, obs)
+			} else {
+				campaign.RunArm(ctx, job, gpus, e.Backend, obs, e.Arm)
+			}
 			mu.Lock()
 			free = append(free, gpus...)
 			slices.Sort(free)

@@ -31,6 +31,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"sweep/internal/selfexe"
 )
 
 // Commander runs one Slurm command and returns its standard output.
@@ -74,7 +76,9 @@ func (x Exec) Run(ctx context.Context, argv []string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, t)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), x.Env...)
+	// A job's sweep is its Program (or the mounted one in a launched
+	// arm's container): this host's SWEEP_EXECUTABLE is not the node's.
+	cmd.Env = append(selfexe.Without(os.Environ()), x.Env...)
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

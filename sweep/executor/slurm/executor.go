@@ -34,9 +34,10 @@ type Executor struct {
 	// path); "run-arm" and its flags are appended.
 	Program []string
 	// ArmProgram, when set, is the argv that runs sweep for an arm instead
-	// of Program (run --launch: srun --container-image ... /opt/sweep/sweep);
-	// an error fails the arm's points with it.
-	ArmProgram func(context.Context, *campaign.Arm) ([]string, error)
+	// of Program (run --launch: srun --container-image ... /opt/sweep/sweep)
+	// and the variables of its job (the job file's env); an error fails the
+	// arm's points with it.
+	ArmProgram func(context.Context, *campaign.Arm) (campaign.ArmCommand, error)
 	// Settings say how the node runs the points.
 	Settings campaign.ArmSettings
 	// Spec returns the arm's job settings from its runner profile
@@ -102,11 +103,22 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 	arm := job.Arm
 	stem, err := nextStem(dir, arm.Index+1)
 	if err != nil {
-		e.failAll(job, obs, err.Error())
+		campaign.FailJob(job, obs, err.Error())
 		return err
 	}
 	jobFile, events := stem+".json", stem+".events.jsonl"
-	if err := campaign.NewArmJob(job, e.PointTimeout, e.Settings).Write(jobFile); err != nil {
+	program := campaign.ArmCommand{Argv: e.Program}
+	if e.ArmProgram != nil {
+		p, err := e.ArmProgram(ctx, arm)
+		if err != nil {
+			campaign.FailJob(job, obs, err.Error())
+			return nil
+		}
+		program = p
+	}
+	aj := campaign.NewArmJob(job, e.PointTimeout, e.Settings)
+	aj.Env = program.Env
+	if err := aj.Write(jobFile); err != nil {
 		return err
 	}
 	spec := JobSpec{}
@@ -122,48 +134,19 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 	}
 	spec.Output = stem + ".out"
 	spec.Script = script
-	program := e.Program
-	if e.ArmProgram != nil {
-		p, err := e.ArmProgram(ctx, arm)
-		if err != nil {
-			e.failAll(job, obs, err.Error())
-			return nil
-		}
-		program = p
-	}
-	spec.Argv = append(append([]string(nil), program...), "run-arm", "--job", jobFile, "--events", events)
+	spec.Argv = append(append([]string(nil), program.Argv...), "run-arm", "--job", jobFile, "--events", events)
 	id, err := e.Client.Submit(ctx, spec)
 	if err != nil {
-		e.failAll(job, obs, fmt.Sprintf("sbatch: %v", err))
+		campaign.FailJob(job, obs, fmt.Sprintf("sbatch: %v", err))
 		return nil
 	}
 	e.recordJob(dir, id)
 	e.progress(fmt.Sprintf("arm %d: slurm job %s submitted (%d GPUs, %d points; log %s)", arm.Index+1, id, spec.GPUs, len(job.Points), spec.Output))
 
-	follow := &campaign.EventFollower{Path: events}
-	open := map[string]bool{}    // started, not ended
-	started := map[string]bool{} // started at all
+	remote := campaign.NewRemoteArm(events)
 	forward := func() {
-		recs, err := follow.Next()
-		if err != nil {
+		if err := remote.Forward(ctx, obs); err != nil {
 			e.progress(fmt.Sprintf("arm %d: %v", arm.Index+1, err))
-			return
-		}
-		for _, r := range recs {
-			r.PIDs, r.Tags = nil, nil // the node's processes are not here: scancel stops them
-			switch r.Event {
-			case campaign.EventPointStart:
-				open[r.Point], started[r.Point] = true, true
-			case campaign.EventPointEnd:
-				if r.Status == campaign.StatusInterrupted && ctx.Err() == nil {
-					// The node was stopped, not by us (scancel, preemption,
-					// time limit): the job's end says why, and the point
-					// counts as failed (closeOpen below).
-					continue
-				}
-				delete(open, r.Point)
-			}
-			obs(r)
 		}
 	}
 	waitCtx, stopWait := context.WithCancel(ctx)
@@ -196,48 +179,25 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 				_, _ = e.Client.Wait(cctx, id, WaitOptions{Poll: e.Poll})
 				cancel()
 				forward()
-				e.closeOpen(job, obs, open, campaign.StatusInterrupted, fmt.Sprintf("interrupted; slurm job %s cancelled", id))
+				campaign.CloseOpen(job, obs, remote.Open, campaign.StatusInterrupted, fmt.Sprintf("interrupted; slurm job %s cancelled", id))
 				return nil
 			}
 			why := fmt.Sprintf("slurm job %s ended %s%s (exit %d)", id, res.st.State, reasonOf(res.st), res.st.ExitCode)
 			if res.err != nil {
 				why = res.err.Error() // names the job
 			}
-			e.closeOpen(job, obs, open, campaign.StatusFailed, why)
+			campaign.CloseOpen(job, obs, remote.Open, campaign.StatusFailed, why)
 			if res.err != nil {
 				// The job never ran its points (it did not start in time,
 				// or Slurm stopped answering): they fail with the reason,
 				// instead of being resubmitted without one.
-				var left []*campaign.Point
-				for _, p := range job.Points {
-					if !started[p.ID] {
-						left = append(left, p)
-					}
-				}
-				e.failAll(campaign.Job{Arm: job.Arm, Points: left}, obs, why)
+				campaign.FailJob(remote.NotStarted(job), obs, why)
 			}
 			if res.err != nil || res.st.State != "COMPLETED" {
 				e.progress(fmt.Sprintf("arm %d: %s", arm.Index+1, why))
 			}
 			return nil
 		}
-	}
-}
-
-// closeOpen ends the points the job started and did not finish.
-func (e *Executor) closeOpen(job campaign.Job, obs campaign.Observer, open map[string]bool, status, why string) {
-	for _, p := range job.Points {
-		if open[p.ID] {
-			obs(campaign.Record{Event: campaign.EventPointEnd, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), Status: status, Error: why})
-		}
-	}
-}
-
-// failAll fails every point of a job that could not be submitted.
-func (e *Executor) failAll(job campaign.Job, obs campaign.Observer, why string) {
-	for _, p := range job.Points {
-		obs(campaign.Record{Event: campaign.EventPointStart, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc()})
-		obs(campaign.Record{Event: campaign.EventPointEnd, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), Status: campaign.StatusFailed, Error: why})
 	}
 }
 
@@ -254,20 +214,8 @@ func (e *Executor) progress(line string) {
 	}
 }
 
-// nextStem is dir/armNN-tK for the first K not taken yet; a name that
-// cannot be looked up (a symlink loop, no search permission) is an error.
-func nextStem(dir string, arm int) (string, error) {
-	for k := 1; ; k++ {
-		stem := filepath.Join(dir, fmt.Sprintf("arm%02d-t%d", arm, k))
-		_, err := os.Lstat(stem + ".json")
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			return stem, nil
-		case err != nil:
-			return "", fmt.Errorf("slurm job file: %w", err)
-		}
-	}
-}
+// nextStem is dir/armNN-tK for the first K not taken yet.
+func nextStem(dir string, arm int) (string, error) { return campaign.NextArmJobStem(dir, arm) }
 
 func (e *Executor) recordJob(dir string, id JobID) {
 	f, err := atomicfile.OpenFile(filepath.Join(dir, jobsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)

@@ -433,3 +433,31 @@ func TestExecutorWritesNoLinkTarget(t *testing.T) {
 	}
 	assert.Contains(t, s.progress(), filepath.Join(s.dir, "slurm", jobsFile)+" is a symbolic link")
 }
+
+// A launched arm's job runs ArmProgram's argv, and its job file carries the
+// launcher's per-job variables for run-arm to set on the node.
+func TestExecutorArmProgramEnv(t *testing.T) {
+	s := newSlurmSweep(t, 1, 4)
+	var argv []string
+	node := s.cluster.node
+	s.cluster.node = func(ctx context.Context, a []string) error {
+		argv = a
+		return node(ctx, a)
+	}
+	s.ex.ArmProgram = func(context.Context, *campaign.Arm) (campaign.ArmCommand, error) {
+		return campaign.ArmCommand{Argv: []string{"srun", "--container-image=/sq/x.sqsh", "/opt/sweep/sweep"},
+			Env: map[string]string{"XDG_CACHE_HOME": "/tmp/xdg-cache-" + campaign.SlurmJobID}}, nil
+	}
+	sum, err := s.run(t, t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 1, sum.OK)
+	require.GreaterOrEqual(t, len(argv), 3)
+	assert.Equal(t, []string{"srun", "--container-image=/sq/x.sqsh", "/opt/sweep/sweep", "run-arm"}, argv[:4])
+	aj, err := campaign.ReadArmJob(argv[5])
+	require.NoError(t, err)
+	env, err := aj.JobEnv("8123")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"XDG_CACHE_HOME": "/tmp/xdg-cache-8123"}, env)
+	_, err = aj.JobEnv("")
+	assert.ErrorContains(t, err, "XDG_CACHE_HOME=/tmp/xdg-cache-${SLURM_JOB_ID} needs the Slurm job id")
+}

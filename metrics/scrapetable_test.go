@@ -1,0 +1,24 @@
+package metrics
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestScrapeTableColumns(t *testing.T) {
+	var b bytes.Buffer
+	table := NewScrapeTable(&b, []string{"http://a:8000/metrics", "http://engine-b:8001/metrics"})
+	running, kv := 16.0, 0.718
+	table.Row(Sample{Endpoint: "http://a:8000/metrics", Gauges: Gauges{Running: &running, KVUsage: &kv}})
+	table.Row(Sample{Endpoint: "http://engine-b:8001/metrics", Err: errors.New("connection refused")})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	require.Len(t, lines, 3)
+	assert.Regexp(t, `^TIME\s+ENDPOINT\s+RUNNING\s+QUEUED\s+KV %\s+HIT %\s+GEN TOK/S$`, lines[0])
+	assert.Regexp(t, `^\d\d:\d\d:\d\d a:8000\s+16\s+-\s+71\.8\s+-\s+-$`, lines[1], "with several endpoints each row names its host")
+	assert.Regexp(t, `^\d\d:\d\d:\d\d engine-b:8001 scrape failed: connection refused$`, lines[2])
+}

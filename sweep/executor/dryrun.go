@@ -1,0 +1,100 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"sweep/sweep/campaign"
+	"sweep/sweep/executor/local"
+	"sweep/sweep/run"
+)
+
+// NodeGPUs are the local executor's GPUs: given (sorted; an id listed
+// twice is an error), else 0..7 for a simulation or a dry run, else the
+// GPUs rocm-smi or nvidia-smi lists. Its errors are the caller's usage
+// errors (they name --gpus).
+func NodeGPUs(given []int, simulateOrDryRun bool) ([]int, error) {
+	if len(given) > 0 {
+		ids := slices.Clone(given)
+		slices.Sort(ids)
+		if len(slices.Compact(ids)) != len(given) {
+			return nil, fmt.Errorf("--gpus %v: a GPU is listed twice", given)
+		}
+		return ids, nil
+	}
+	if simulateOrDryRun {
+		return []int{0, 1, 2, 3, 4, 5, 6, 7}, nil
+	}
+	mem, checked, err := run.SystemGPUProbe(context.Background())
+	if err != nil || !checked || len(mem) == 0 {
+		return nil, fmt.Errorf("cannot list this node's GPUs (rocm-smi/nvidia-smi: %v); give them with --gpus 0 1 2 ...", err)
+	}
+	ids := make([]int, len(mem))
+	for i := range ids {
+		ids[i] = i
+	}
+	return ids, nil
+}
+
+// WriteDryRun prints the schedule and its cost, ours and InferenceX's,
+// the arms placed on the node's GPUs as the local executor places them
+// (at most maxParallel at once, 0: as many as fit); simulate adds the
+// wall time of the simulated load at the time scale.
+func WriteDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, gpus []int, maxParallel int, simulate bool, scale float64) error {
+	node := &local.Executor{GPUs: gpus, MaxParallel: maxParallel}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "arm\tGPUs\tconcs\tserver starts\twhy")
+	for _, a := range s.Arms {
+		concs := make([]string, len(a.Points))
+		for j, p := range a.Points {
+			concs[j] = strconv.Itoa(p.Conc())
+		}
+		fmt.Fprintf(tw, "%d %s\t%d\t%s\t%d\t%s\n", a.Index+1, a.Name, a.GPUs, strings.Join(concs, " "), a.Servers, a.Why)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\norder:")
+	for _, p := range s.Points {
+		srv := "reuse"
+		if p.Index == 0 || s.Points[p.Index-1].Arm != p.Arm || s.Points[p.Index-1].Server != p.Server {
+			srv = "start server"
+		}
+		fmt.Fprintf(w, "  %3d  arm %d  conc %-4d %-12s %s\n", p.Index+1, p.Arm+1, p.Conc(), srv, p.ID)
+	}
+	src := func(measured bool) string {
+		if measured {
+			return "measured"
+		}
+		return "planned"
+	}
+	n := len(node.GPUs)
+	ours, theirs := c.Estimate(s, node.Wall)
+	fmt.Fprintf(w, "\ncost (server start %.0f s %s; point = duration + 60 s, %s):\n", c.StartSeconds, src(c.MeasuredStart), src(c.MeasuredPoint))
+	fmt.Fprintf(w, "  this schedule:   %d server starts, %.1f GPU-hours, wall %s on %d GPUs\n",
+		ours.ServerStarts, ours.GPUHours, fmtHours(ours.WallSeconds), n)
+	fmt.Fprintf(w, "  InferenceX's:    %d server starts (one job and one model load per point), %.1f GPU-hours, wall %s on %d GPUs\n",
+		theirs.ServerStarts, theirs.GPUHours, fmtHours(theirs.WallSeconds), n)
+	if theirs.GPUHours > 0 {
+		fmt.Fprintf(w, "  saving:          %.1f GPU-hours (%.0f %%)\n", theirs.GPUHours-ours.GPUHours, 100*(theirs.GPUHours-ours.GPUHours)/theirs.GPUHours)
+	}
+	if simulate {
+		fmt.Fprintf(w, "  simulated here:  about %s of load at time scale %g\n", fmtHours(c.SimulatedSeconds(s, scale)), scale)
+	}
+	return nil
+}
+
+// fmtHours is "1h05m" or "42s".
+func fmtHours(sec float64) string {
+	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
+	if d < time.Hour {
+		return d.String()
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}

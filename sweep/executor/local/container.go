@@ -1,0 +1,110 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"sweep/internal/plural"
+	"sweep/sweep/campaign"
+	"sweep/sweep/launch"
+)
+
+// ContainerArms runs each arm on this host in its runner's container, as
+// a docker launcher (launch_mi325x-tw.sh) runs its recipe: the arm's job
+// file goes to Dir/docker/, the launch (docker rm -f, docker run, docker
+// rm -f) runs the mounted sweep's `run-arm` in the image with the arm's
+// GPUs, and the arm's events are followed into the sweep's journal. Set
+// it as an Executor's RunArm.
+type ContainerArms struct {
+	// Dir is the sweep directory, mounted at its own path in the container.
+	Dir string
+	// Plan builds the arm's launch with payload as the container's command
+	// and the GPU ids' variables exported (launch.Build of the arm's
+	// runner profile).
+	Plan func(arm *campaign.Arm, gpus []int, payload []string) (*launch.Plan, error)
+	// Sweep is the sweep binary's path in the container.
+	Sweep string
+	// Settings and PointTimeout go into the arm job file.
+	Settings     campaign.ArmSettings
+	PointTimeout func(*campaign.Point) time.Duration
+	// Exec runs the launch (its Guard removes the container if this
+	// process is killed).
+	Exec launch.Exec
+	// Poll is how often the events are read (default 1 s).
+	Poll     time.Duration
+	Progress func(string)
+}
+
+// Run runs one arm's job in a container and returns when the container
+// has ended and been removed. Points the container started and did not
+// finish fail with how it ended; if it could not run at all, every point
+// it never started fails with the reason.
+func (c *ContainerArms) Run(ctx context.Context, job campaign.Job, gpus []int, obs campaign.Observer) {
+	arm := job.Arm
+	progress := func(line string) {
+		if c.Progress != nil {
+			c.Progress(fmt.Sprintf("arm %d: %s", arm.Index+1, line))
+		}
+	}
+	dir := filepath.Join(c.Dir, "docker")
+	stem, err := "", os.MkdirAll(dir, 0o755)
+	if err == nil {
+		stem, err = campaign.NextArmJobStem(dir, arm.Index+1)
+	}
+	if err != nil {
+		campaign.FailJob(job, obs, err.Error())
+		return
+	}
+	jobFile, events := stem+".json", stem+".events.jsonl"
+	if err := campaign.NewArmJob(job, c.PointTimeout, c.Settings).Write(jobFile); err != nil {
+		campaign.FailJob(job, obs, err.Error())
+		return
+	}
+	pl, err := c.Plan(arm, gpus, []string{c.Sweep, "run-arm", "--job", jobFile, "--events", events})
+	if err != nil {
+		campaign.FailJob(job, obs, err.Error())
+		return
+	}
+	progress(fmt.Sprintf("container %s on GPUs %v (%s; %s)", pl.ContainerName, gpus, pl.Launcher, plural.Count(len(job.Points), "point", "points")))
+	remote := campaign.NewRemoteArm(events)
+	forward := func() {
+		if err := remote.Forward(ctx, obs); err != nil {
+			progress(err.Error())
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		res, err := c.Exec.Run(ctx, pl)
+		done <- errors.Join(err, res.ReleaseErr)
+	}()
+	poll := c.Poll
+	if poll <= 0 {
+		poll = time.Second
+	}
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			forward()
+		case runErr := <-done:
+			forward()
+			switch {
+			case ctx.Err() != nil:
+				campaign.CloseOpen(job, obs, remote.Open, campaign.StatusInterrupted, "interrupted; container "+pl.ContainerName+" stopped")
+			case runErr != nil:
+				why := fmt.Sprintf("container %s: %v", pl.ContainerName, runErr)
+				campaign.CloseOpen(job, obs, remote.Open, campaign.StatusFailed, why)
+				campaign.FailJob(remote.NotStarted(job), obs, why)
+				progress(why)
+			default:
+				campaign.CloseOpen(job, obs, remote.Open, campaign.StatusFailed, "container "+pl.ContainerName+" ended before the point did")
+			}
+			return
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package gha
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"sweep/configs/matrix"
+	"sweep/recipes"
+)
+
+// ParseJob reads one job of the fan-out matrix (a Job as `sweep ci
+// matrix` prints it) and its matrix row; a job that cannot run here
+// (multi-node, or a model whose remote code is not allowed) is an error
+// prefixed with the job's config key.
+func ParseJob(data []byte) (*Job, *matrix.Row, error) {
+	var job Job
+	if err := json.Unmarshal(data, &job); err != nil {
+		return nil, nil, fmt.Errorf("not a job of `sweep ci matrix`: %w", err)
+	}
+	if job.ConfigKey == "" || len(job.Points) == 0 || len(job.Config) == 0 {
+		return nil, nil, errors.New("a job needs config-key, config and points")
+	}
+	var row matrix.Row
+	if err := row.UnmarshalJSON(job.Config); err != nil {
+		return nil, nil, fmt.Errorf("config: %w", err)
+	}
+	if row.Kind.MultiNode() {
+		return nil, nil, &JobError{Key: job.ConfigKey, Err: errors.New("multi-node points are not supported yet")}
+	}
+	if err := recipes.CheckRemoteCode(row.Model); err != nil {
+		return nil, nil, &JobError{Key: job.ConfigKey, Err: err}
+	}
+	return &job, &row, nil
+}
+
+// JobError is a job that cannot run here.
+type JobError struct {
+	Key string // the job's config key
+	Err error
+}
+
+func (e *JobError) Error() string { return "job " + e.Key + ": " + e.Err.Error() }
+func (e *JobError) Unwrap() error { return e.Err }
+
+// AppendOutput appends key=value to a $GITHUB_OUTPUT file.
+func AppendOutput(path, key, value string) error {
+	if strings.ContainsAny(value, "\r\n") {
+		return fmt.Errorf("%s %q: a GitHub output value must be one line", key, value)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%s=%s\n", key, value)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,29 @@
+package gha
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseJob(t *testing.T) {
+	_, _, err := ParseJob([]byte(`[1]`))
+	assert.ErrorContains(t, err, "not a job of `sweep ci matrix`")
+	_, _, err = ParseJob([]byte(`{"config-key": "k", "points": []}`))
+	assert.EqualError(t, err, "a job needs config-key, config and points")
+	_, _, err = ParseJob([]byte(`{"config-key": "k", "config": {"tp": "x"}, "points": [{"conc": 1}]}`))
+	assert.ErrorContains(t, err, "config: ")
+}
+
+func TestAppendOutput(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "out")
+	require.NoError(t, AppendOutput(p, "a", "1"))
+	require.NoError(t, AppendOutput(p, "b", "2"))
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, "a=1\nb=2\n", string(b))
+	assert.ErrorContains(t, AppendOutput(p, "a", "x\ny"), "must be one line")
+}

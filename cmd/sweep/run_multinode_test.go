@@ -126,6 +126,15 @@ func TestRunSimulatedDisaggregatedPoint(t *testing.T) {
 	assert.Greater(t, num("decode_joules_per_output_token"), 0.0)
 	assert.Less(t, num("decode_joules_per_output_token"), num("joules_per_output_token"))
 	assert.Greater(t, num("prefill_joules_per_input_token"), 0.0)
+
+	// sweep result aggregate on the point's directory sums the same.
+	again := filepath.Join(t.TempDir(), "again.json")
+	code, _, stderr = runCLI(t, "result", "aggregate", out, "--out", again)
+	require.Equal(t, 0, code, stderr)
+	agg := readJSONMap(t, again)
+	for _, k := range []string{"power_valid", "total_gpu_energy_j", "joules_per_output_token", "prefill_gpu_energy_j", "decode_avg_power_w", "decode_joules_per_output_token"} {
+		assert.Equal(t, res[k], agg[k], k)
+	}
 }
 
 func TestRunMultiNodeUsageErrors(t *testing.T) {

@@ -26,14 +26,7 @@ func multiNodePower(l *recipes.LocalMultiNode, f result.RunFacts, exe, gpu strin
 	simulatedGPUs(&spec, exe, gpu, l.Workers[0].HealthURL, false)
 	ps.Env = nil
 	for _, w := range l.Workers {
-		shape := f.Prefill
-		if w.Role == recipes.RoleDecode {
-			shape = f.Decode
-		}
-		ps.Nodes = append(ps.Nodes, PowerNode{
-			Name: w.Name, Role: string(w.Role), GPUs: power.ExpectedGPUs(shape.TP, shape.PP, shape.PCP),
-			Env: map[string]string{simproto.EnvSMIURL: baseURL(w.HealthURL)},
-		})
+		ps.Nodes = append(ps.Nodes, PowerNode{Name: w.Name, Env: map[string]string{simproto.EnvSMIURL: baseURL(w.HealthURL)}})
 	}
 	ps.ExpectedGPUs = f.NumGPUs()
 	return ps

@@ -143,13 +143,11 @@ type PowerSpec struct {
 
 // PowerNode is one node of a disaggregated point's power lane.
 type PowerNode struct {
-	// Name is the node's worker ("prefill0"); its telemetry goes into
-	// NodePowerDir(Name).
+	// Name is the node's worker ("prefill0", "decode1": its role and
+	// index); its telemetry goes into NodePowerDir(Name). The worker's
+	// GPUs (ids 0..N-1 of the node's telemetry) come from the point's
+	// facts.
 	Name string
-	// Role is power.RolePrefill or power.RoleDecode.
-	Role string
-	// GPUs are the worker's GPUs (ids 0..GPUs-1 of the node's telemetry).
-	GPUs int
 	// Env is added to the node monitor's environment (the simulated
 	// tool's engine URL).
 	Env map[string]string

@@ -188,18 +188,59 @@ func (r *runner) powerVerdict(res *result.Result, fields *power.Fields, out powe
 func (r *runner) adaptMultiNodePower(res *result.Result) (power.Outcome, string) {
 	ps := r.spec.Power
 	var log strings.Builder
-	o := power.MultiNodeOptions{ResultDir: r.o.OutDir, RequirePower: ps.Require, Stdout: &log, Stderr: &log}
+	var names []string
 	for _, n := range ps.Nodes {
-		o.Nodes = append(o.Nodes, power.NodeTelemetry{Name: n.Name, Role: n.Role, Dir: filepath.Join(r.o.OutDir, NodePowerDir(n.Name)), GPUs: n.GPUs})
-		switch n.Role {
-		case power.RolePrefill:
-			o.PrefillGPUs += n.GPUs
-		case power.RoleDecode:
-			o.DecodeGPUs += n.GPUs
-		}
+		names = append(names, n.Name)
 	}
+	o := multiNodePowerOptions(r.o.OutDir, r.spec.Facts, names)
+	o.RequirePower, o.Stdout, o.Stderr = ps.Require, &log, &log
 	fields, out := power.AdaptMultiNode(o)
 	return r.powerVerdict(res, fields, out, log.String())
+}
+
+// multiNodePowerOptions are the multi-node power lane's inputs for the
+// disaggregated point in dir whose node monitors are named (their
+// workers, "prefill0", "decode0"; the role is the name's): each node's
+// telemetry in NodePowerDir, its worker's GPUs and the role totals from
+// the point's facts (InferenceX's PREFILL_GPUS and DECODE_GPUS).
+func multiNodePowerOptions(dir string, f result.RunFacts, names []string) power.MultiNodeOptions {
+	o := power.MultiNodeOptions{
+		ResultDir:   dir,
+		PrefillGPUs: f.Prefill.NumWorkers * power.ExpectedGPUs(f.Prefill.TP, f.Prefill.PP, f.Prefill.PCP),
+		DecodeGPUs:  f.Decode.NumWorkers * power.ExpectedGPUs(f.Decode.TP, f.Decode.PP, f.Decode.PCP),
+	}
+	for _, name := range names {
+		n := power.NodeTelemetry{Name: name, Role: strings.TrimRight(name, "0123456789"), Dir: filepath.Join(dir, NodePowerDir(name))}
+		switch n.Role {
+		case power.RolePrefill:
+			n.GPUs = power.ExpectedGPUs(f.Prefill.TP, f.Prefill.PP, f.Prefill.PCP)
+		case power.RoleDecode:
+			n.GPUs = power.ExpectedGPUs(f.Decode.TP, f.Decode.PP, f.Decode.PCP)
+		}
+		o.Nodes = append(o.Nodes, n)
+	}
+	return o
+}
+
+// multiNodePowerRan reports the node monitors a disaggregated point's
+// power lane left in dir (the prefill<N> and decode<N> directories under
+// dir/power), none when the lane did not run (no offset file).
+func multiNodePowerRan(dir string) []string {
+	if !power.LaneRan(dir) {
+		return nil
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, NodePowerDir("")))
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		role := strings.TrimRight(e.Name(), "0123456789")
+		if e.IsDir() && (role == power.RolePrefill || role == power.RoleDecode) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
 
 // simulatedGPUs points a simulated point's power lane at the simulated

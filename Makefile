@@ -3,9 +3,10 @@
 # (Slurm, munge, shellcheck, docker.io, squashfs-tools, ...) and builds
 # enroot + Pyxis from ../shared/third_party into /usr/local when missing,
 # starts a one-node Slurm cluster with fake GPUs and Pyxis for the Slurm
-# executor's and the launch tests, and dockerd for the docker launcher's,
+# executor's and the launch tests, a three-node one (network namespaces)
+# for the disaggregated points, and dockerd for the docker launcher's,
 # lints the GitHub workflows, runs the tests with the race detector, and
-# stops the cluster and dockerd whatever the outcome.
+# stops the clusters and dockerd whatever the outcome.
 GO ?= go
 # cmd/sweep runs simulated benchmark points: it gets the machine to itself
 # after the other packages.
@@ -14,10 +15,14 @@ UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/cmd/sweep$$')
 ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 SLURM_CLUSTER := scripts/slurm-cluster.sh
 export SLURM_CONF := $(or $(SWEEP_SLURM_DIR),/var/tmp/sweep-slurm)/slurm.conf
+# The multi-node cluster (3 nodes in network namespaces) for the
+# disaggregated points; its tests find it by this variable.
+SLURM_MULTINODE := scripts/slurm-multinode.sh
+export SWEEP_MULTINODE_SLURM_CONF := $(or $(SWEEP_SLURM_MN_DIR),/var/tmp/sweep-slurm-mn)/slurm.conf
 CONTAINER_TOOLS := scripts/container-tools.sh
 DOCKER_DIR := $(or $(SWEEP_DOCKER_DIR),/var/tmp/sweep-docker)
 
-.PHONY: test build vet bench deps deps-system deps-chromium deps-containers lint-workflows slurm-up slurm-down fuzz
+.PHONY: test build vet bench deps deps-system deps-chromium deps-containers lint-workflows slurm-up slurm-down slurm-multinode-up slurm-multinode-down fuzz
 
 deps:
 	@$(GO) mod download
@@ -77,14 +82,24 @@ slurm-up:
 slurm-down:
 	bash $(SLURM_CLUSTER) down
 
+slurm-multinode-up:
+	bash $(SLURM_MULTINODE) up
+
+slurm-multinode-down:
+	bash $(SLURM_MULTINODE) down
+
+# Ctrl-C (or a TERM) ends the running go test and skips the rest, but the
+# trap keeps this shell alive to stop the clusters and dockerd.
 test: deps deps-system deps-chromium deps-containers vet lint-workflows fuzz
-	@status=0; \
+	@status=0; trap 'status=130' INT TERM; \
 	bash $(SLURM_CLUSTER) up || status=$$?; \
+	if [ $$status -eq 0 ]; then bash $(SLURM_MULTINODE) up || status=$$?; fi; \
 	if [ $$status -eq 0 ]; then bash $(CONTAINER_TOOLS) dockerd-up $(DOCKER_DIR) || status=$$?; fi; \
 	export DOCKER_HOST=unix://$(DOCKER_DIR)/docker.sock; \
 	if [ $$status -eq 0 ]; then SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(UNIT_PKGS) || status=$$?; fi; \
 	if [ $$status -eq 0 ]; then SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 20m $(E2E_PKG) || status=$$?; fi; \
 	bash $(CONTAINER_TOOLS) dockerd-down $(DOCKER_DIR); \
+	bash $(SLURM_MULTINODE) down; \
 	bash $(SLURM_CLUSTER) down; \
 	exit $$status
 

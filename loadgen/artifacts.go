@@ -107,6 +107,17 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 		return fmt.Errorf("write %s: %w", SummaryCSV, err)
 	}
 	res.Files = append(res.Files, SummaryCSV)
+	if err := r.writeConsole(blocks); err != nil {
+		return err
+	}
+	res.Files = append(res.Files, ConsoleExport)
+	if r.o.SliceDuration > 0 {
+		files, err := r.writeTimeslices(records)
+		res.Files = append(res.Files, files...)
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -152,6 +163,7 @@ func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]s
 func (r *runner) summary(records []*record, cancelled bool) (sum, blocks object) {
 	o := &r.o
 	prof := collect(records, aiperf.PhaseProfiling)
+	prof.window = r.phaseWindow
 	out := object{
 		{"schema_version", "1.4"},
 		{"aiperf_version", aiperfVersion},
@@ -170,6 +182,9 @@ func (r *runner) summary(records []*record, cancelled bool) (sum, blocks object)
 		field{"start_time", isoLocal(prof.startNs)},
 		field{"end_time", isoLocal(prof.endNs)},
 	)
+	r.mu.Lock()
+	out = append(out, field{"branch_stats", r.branches.object()})
+	r.mu.Unlock()
 	if warm := collect(records, aiperf.PhaseWarmup); warm.ok > 0 {
 		out = append(out, field{"warmup_metrics", warm.metricBlocks()})
 	}

@@ -11,6 +11,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
 	"syscall"
@@ -160,6 +161,8 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 			req.Header.Set(simproto.HeaderThen, v)
 		}
 	}
+	var ht httpTrace
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), ht.clientTrace()))
 	start = time.Now()
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -167,6 +170,12 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 	}
 	defer resp.Body.Close()
 	t.ackNs = max(1, t.since(start))
+	rb := &countingBody{Reader: resp.Body}
+	defer func() {
+		if rerr == nil {
+			t.http = ht.phases(start, &t, len(body), rb)
+		}
+	}()
 	if resp.StatusCode >= 400 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // best effort: the status is the error
 		if v := resp.Header.Get(simproto.HeaderWoke); t.sim != nil && resp.StatusCode == http.StatusConflict && v != "" {
@@ -179,18 +188,18 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 		return start, t, &aiperf.RecordError{Code: resp.StatusCode, Type: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		rerr = readStream(resp.Body, start, &t)
+		rerr = readStream(rb, start, &t)
 		// Read to the end of the body (the chunked terminator after
 		// [DONE]): a body closed before its end closes the connection
 		// instead of returning it to the pool.
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+		_, _ = io.Copy(io.Discard, io.LimitReader(rb, maxErrorBody))
 	} else {
 		if v := resp.Header.Get(simproto.HeaderTime); t.sim != nil && v != "" {
 			if f, err := strconv.ParseFloat(v, 64); err == nil {
 				t.simT = f
 			}
 		}
-		rerr = readWhole(resp.Body, start, &t)
+		rerr = readWhole(rb, start, &t)
 	}
 	t.endNs = t.since(start)
 	if rerr == nil && ctx.Err() != nil {

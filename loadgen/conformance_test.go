@@ -26,41 +26,14 @@ const realAiperf = "../testdata/loadgen/aiperf-0.12.0"
 // fails when the built-in writes any of these (take it off the list) or
 // anything aiperf does not write.
 var (
-	notYetFiles = []string{
-		"profile_export_aiperf_timeslices.csv",
-		"profile_export_aiperf_timeslices.json", "profile_export_console.txt",
-	}
-	// HTTP phase timings aiperf measures on its connection.
-	notYetRecordMetrics = []string{
-		"http_req_blocked", "http_req_chunks_received", "http_req_chunks_sent", "http_req_connecting",
-		"http_req_connection_overhead", "http_req_connection_reused", "http_req_data_received",
-		"http_req_data_sent", "http_req_dns_lookup", "http_req_duration", "http_req_receiving",
-		"http_req_sending", "http_req_total", "http_req_waiting",
-	}
-	notYetSummaryKeys = append(slices.Clone(notYetRecordMetrics),
-		"active_decode_throughput", "active_decode_throughput_per_user", "active_prefill_throughput",
-		"active_prefill_throughput_per_user", "active_total_throughput", "branch_stats",
-		"effective_concurrency", "effective_decode_concurrency",
-		"effective_decode_throughput", "effective_decode_throughput_per_user",
-		"effective_prefill_concurrency", "effective_prefill_throughput", "effective_prefill_throughput_per_user",
-		"effective_total_throughput", "tokens_in_flight",
-	)
+	notYetFiles         []string
+	notYetRecordMetrics []string
+	notYetSummaryKeys   []string
 )
 
 // notYetCSVRows are the display names of the not-yet summary keys in
 // profile_export_aiperf.csv.
-var notYetCSVRows = []string{
-	"Active Decode Throughput (tokens/sec)", "Active Decode Throughput Per User (tokens/sec/user)",
-	"Active Prefill Throughput (tokens/sec)", "Active Prefill Throughput Per User (tokens/sec/user)",
-	"Active Total Throughput (tokens/sec)", "Effective Concurrency", "Effective Decode Concurrency",
-	"Effective Decode Throughput (tokens/sec)", "Effective Decode Throughput Per User (tokens/sec/user)",
-	"Effective Prefill Concurrency", "Effective Prefill Throughput (tokens/sec)",
-	"Effective Prefill Throughput Per User (tokens/sec/user)", "Effective Total Throughput (tokens/sec)",
-	"HTTP Blocked (ms)", "HTTP Chunks Received", "HTTP Chunks Sent", "HTTP Connecting (ms)",
-	"HTTP Connection Overhead (ms)", "HTTP Connection Reused (ratio)", "HTTP Data Received (KB)",
-	"HTTP Data Sent (KB)", "HTTP DNS Lookup (ms)", "HTTP Duration (excl. conn) (ms)", "HTTP Receiving (ms)",
-	"HTTP Sending (ms)", "HTTP Total Time (ms)", "HTTP Waiting (TTFB) (ms)", "Tokens In Flight (tokens)",
-}
+var notYetCSVRows []string
 
 // referenceCommand reads the aiperf argv of a benchmark_command.txt
 // (from "profile" on), with the artifact directory replaced by dir.
@@ -150,11 +123,20 @@ func TestConformsToAiperf012(t *testing.T) {
 		}
 		gotWarm, gotProf := split(got)
 		realWarm, realProf := split(real)
-		assert.Len(t, gotWarm, len(realWarm), "warm-up requests at c%d", o.Concurrency)
+		// One priming request per stream active at each lane's start: the
+		// main streams, as many as aiperf's, and the subagents in flight
+		// (see TestAiperf012WarmupIsPerActiveStream).
+		gotMain, gotSub := byKind(gotWarm)
+		realMain, _ := byKind(realWarm)
+		assert.Len(t, gotMain, len(realMain), "main streams primed at c%d", o.Concurrency)
+		checkPrimedSubagents(t, gotMain, gotSub)
+		_, realSub := byKind(readJSONL(t, filepath.Join(realAiperf, "c16-warmup.jsonl")))
+		require.NotEmpty(t, gotSub, "the reference command starts a lane on a subagent entry")
+		assert.Equal(t, keySet(mds(realSub)...), keySet(mds(gotSub)...), "primed subagent record metadata")
 		for _, phase := range []struct {
 			name      string
 			got, real []jsonObj
-		}{{"warm-up", gotWarm, realWarm}, {"profiling", gotProf, realProf}} {
+		}{{"warm-up", gotMain, realMain}, {"profiling", gotProf, realProf}} {
 			require.NotEmpty(t, phase.got, phase.name)
 			var gm, rm, gx, rx []jsonObj
 			for _, r := range phase.got {
@@ -251,19 +233,98 @@ func TestConformsToAiperf012(t *testing.T) {
 	})
 }
 
+// byKind splits records into the main agents' and the subagents'.
+func byKind(recs []jsonObj) (main, sub []jsonObj) {
+	for _, r := range recs {
+		if md(r)["source_kind"] == "weka_subagent" {
+			sub = append(sub, r)
+		} else {
+			main = append(main, r)
+		}
+	}
+	return main, sub
+}
+
+func mds(recs []jsonObj) []jsonObj {
+	out := make([]jsonObj, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, md(r))
+	}
+	return out
+}
+
+// checkPrimedSubagents: each primed subagent asks for one token at its
+// first turn, from a tree whose main stream was primed too.
+func checkPrimedSubagents(t *testing.T, main, sub []jsonObj) {
+	t.Helper()
+	roots := map[any]bool{}
+	for _, r := range main {
+		roots[md(r)["x_correlation_id"]] = true
+	}
+	for _, r := range sub {
+		assert.Equal(t, 1.0, mval(r, "output_sequence_length"))
+		assert.Equal(t, 0.0, md(r)["turn_index"])
+		assert.True(t, roots[md(r)["parent_correlation_id"]], "the subagent's parent was primed")
+	}
+}
+
 // TestAiperf012WarmupIsPerActiveStream pins what the c16 reference shows
 // of aiperf 0.12.0's priming: one request per stream active at the
 // trajectory start, each asking for one token, whatever
-// --warmup-request-count says (40 here). The built-in primes each lane's
-// main stream; a subagent in flight at the trajectory start (one at c16)
-// is not primed yet.
+// --warmup-request-count says (40 here): 16 main streams and the one
+// subagent synth_0010 had in flight at its start (at its first turn,
+// after main turn 3). The built-in primes the same way: on the reference
+// command at c16 (seed 42) it draws other starts than aiperf's sampler,
+// and primes 16 main streams and the subagents in flight at its starts,
+// each at its first turn; the trajectory goes on with their second.
 func TestAiperf012WarmupIsPerActiveStream(t *testing.T) {
 	kinds := map[string]int{}
 	for _, r := range readJSONL(t, filepath.Join(realAiperf, "c16-warmup.jsonl")) {
 		kinds[md(r)["source_kind"].(string)]++
 		assert.Equal(t, 1.0, mval(r, "output_sequence_length"))
+		if md(r)["source_kind"] == "weka_subagent" {
+			assert.Equal(t, "synth_0010_cafa38", md(r)["source_trace_id"])
+			assert.Equal(t, 0.0, md(r)["turn_index"])
+		}
 	}
 	assert.Equal(t, map[string]int{"weka_main": 16, "weka_subagent": 1}, kinds)
+
+	ref := filepath.Join(realAiperf, "c4")
+	t.Setenv("HF_HUB_CACHE", hubCacheWith(t, "semianalysisai/cc-traces-weka-062126-256k", smallTraces))
+	t.Setenv("HF_HOME", "")
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		argv := referenceCommand(t, filepath.Join(ref, "benchmark_command.txt"), dir)
+		argv[slices.Index(argv, "--concurrency")+1] = "16"
+		f, _, err := ParseCommand(argv, "aiperf@0.12.0")
+		require.NoError(t, err)
+		o, err := OptionsFromFlags(f)
+		require.NoError(t, err)
+		fake := &fakeServer{t: t, ttft: 50 * time.Millisecond, tokenGap: 5 * time.Millisecond}
+		o.Transport = handlerTransport{h: fake.handler()}
+		_, err = Run(t.Context(), o, io.Discard)
+		require.NoError(t, err)
+		var warm, prof []jsonObj
+		for _, r := range readJSONL(t, filepath.Join(dir, aiperf.RecordsFile)) {
+			if phaseOf(r) == aiperf.PhaseWarmup {
+				warm = append(warm, r)
+			} else {
+				prof = append(prof, r)
+			}
+		}
+		main, sub := byKind(warm)
+		assert.Len(t, main, 16)
+		require.NotEmpty(t, sub, "seed 42 starts a lane on a subagent entry")
+		checkPrimedSubagents(t, main, sub)
+		t.Logf("built-in at c16: %d primed (%d main, %d subagent)", len(warm), len(main), len(sub))
+		// A primed subagent goes on at its second turn, in its own session.
+		for _, s := range sub {
+			next := slices.IndexFunc(prof, func(r jsonObj) bool { return md(r)["x_correlation_id"] == md(s)["x_correlation_id"] })
+			if next >= 0 {
+				assert.Equal(t, 1.0, md(prof[next])["turn_index"], "after the primed first turn")
+			}
+		}
+	})
 }
 
 // TestOSLMismatch: aiperf's threshold is min(5 % of the requested

@@ -55,6 +55,9 @@ type timing struct {
 	// promptUnknown: the engine does not have the ids the prompt reuses
 	// (HTTP 409 X-Sim-Prompt): send it again whole.
 	promptUnknown bool
+	// http is where the request's time went on its connection (set for
+	// a successful request).
+	http httpPhases
 }
 
 // since is the offset of now from the request start: wall time, or on
@@ -76,6 +79,7 @@ func (t *timing) scale(s float64) {
 	for i := range t.chunkNs {
 		t.chunkNs[i] = f(t.chunkNs[i])
 	}
+	t.http.scale(s)
 }
 
 type usage struct {
@@ -156,6 +160,7 @@ func recordMetrics(t *timing, streaming bool, requested int) aiperf.RecordMetric
 	if requested > 0 {
 		add("osl_mismatch_diff_pct", 100*(osl-float64(requested))/float64(requested), "%")
 	}
+	t.http.metrics(add)
 	return out
 }
 

@@ -98,6 +98,29 @@ type runner struct {
 	// ahead counts the turns sent ahead of their participant's wake-up,
 	// again those sent again because the idle-gap cap woke it earlier.
 	ahead, again int
+	// phaseWindow is the profiling phase's start and end (artifact ns),
+	// the window of the sweep-line metrics (0, 0: not profiled).
+	phaseWindow [2]int64
+	// branches counts the profiling phase's subagent spawns and joins.
+	branches branchStats
+}
+
+// branchStats is aiperf 0.12.0's branch_stats: the subagent trees of the
+// profiling phase. The built-in spawns a turn's subagents at once and
+// joins them all (aiperf's SPAWN / SPAWN_JOIN), never delays a spawn,
+// never suppresses a join and never fails a parent for its child's error,
+// so those counts, and the graph ones (aiperf's DAG datasets), stay 0.
+type branchStats struct {
+	spawned, completed, errored, truncated, suspended, resumed int
+}
+
+func (b branchStats) object() object {
+	return object{
+		{"children_spawned", b.spawned}, {"children_completed", b.completed}, {"children_errored", b.errored},
+		{"children_truncated", b.truncated}, {"children_delayed", 0}, {"parents_suspended", b.suspended},
+		{"parents_resumed", b.resumed}, {"parents_failed_due_to_child_error", 0}, {"joins_suppressed", 0},
+		{"graphs_admitted", 0}, {"graphs_completed_to_end", 0},
+	}
 }
 
 // nowNs is the artifact timestamp of now: the wall clock (scaled), or
@@ -170,6 +193,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 	if rt == nil {
 		tr := &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         countingDialer(), // http_req_data_*
 			MaxIdleConns:        o.Concurrency*2 + 8,
 			MaxIdleConnsPerHost: o.Concurrency*2 + 8,
 			IdleConnTimeout:     90 * time.Second,
@@ -215,6 +239,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 		r.profile(ctx, lanes)
 	}
 	profEnd := r.nowNs()
+	r.phaseWindow = [2]int64{profStart, profEnd} // before the server metrics' flush
 
 	if scr != nil && profStart > 0 {
 		if ctx.Err() == nil { // let counters that move at request end settle
@@ -271,6 +296,10 @@ type lane struct {
 	sess   *session
 	plays  int    // root plays started on this lane
 	p      *vpart // the lane's participant on the virtual clock
+	// primed are the subagent sessions in flight at the lane's start,
+	// primed at their first turn, of the block of main turn primedAt.
+	primed   []*session
+	primedAt int
 }
 
 // nextConv returns the next conversation from the sampler: a seeded
@@ -330,20 +359,79 @@ func (r *runner) uuid(key string) string {
 	return formatUUID([16]byte(h.Sum(nil)))
 }
 
-// startTurn samples a lane's initial trajectory start k in
-// [int(min*n), int(max*n)], capped at n-2 so at least one profiling turn
-// follows, seeded by (seed, trace, lane) as aiperf does.
-func (r *runner) startTurn(conv *Conversation, laneIdx int) int {
-	n := len(conv.Turns)
-	if n < 3 {
-		return 0
+// startPoint is where a lane's first trajectory starts: main is the last
+// main-agent turn before it (the one primed), and block, when not -1, is
+// the main turn whose subagents are in flight there (they are primed at
+// their first turn, and the trajectory goes on with their next ones).
+type startPoint struct{ main, block int }
+
+// startPoint samples a lane's trajectory start among the trace's
+// top-level entries (main turns and subagent entries, in trace order) in
+// [int(min*n), int(max*n)] of them, capped at n-2 so at least one
+// profiling turn follows, seeded by (seed, trace, lane). A start on a
+// subagent entry has that block's subagents in flight, the main agent
+// waiting after its last turn: aiperf 0.12.0's agentic replay primes
+// every stream active at the start, 17 requests at c16 in the reference
+// run (16 main streams and the subagent synth_0010 had in flight at its
+// start, primed at its first turn; synth_0014, started on the main turn
+// just before its subagent, and synth_0013, on the main turn after one,
+// primed only their main stream).
+func (r *runner) startPoint(conv *Conversation, laneIdx int) startPoint {
+	var entries []startPoint
+	for i := range conv.Turns {
+		if i > 0 {
+			seen := map[int]bool{}
+			for _, c := range conv.Children[i] {
+				if len(c.Turns) > 0 && !seen[c.Turns[0].OuterIndex] {
+					seen[c.Turns[0].OuterIndex] = true
+					entries = append(entries, startPoint{i - 1, i})
+				}
+			}
+		}
+		entries = append(entries, startPoint{i, -1})
+	}
+	n := len(entries)
+	if len(conv.Turns) < 3 {
+		return startPoint{0, -1}
 	}
 	kmin := min(int(r.o.StartMinRatio*float64(n)), n-2)
 	kmax := min(int(r.o.StartMaxRatio*float64(n)), n-2)
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%d", conv.ID, laneIdx)
 	rng := mrand.New(mrand.NewPCG(r.o.Seed, h.Sum64()))
-	return kmin + rng.IntN(kmax-kmin+1)
+	return entries[kmin+rng.IntN(kmax-kmin+1)]
+}
+
+// primeChildren makes the sessions of the subagents in flight at the
+// lane's start (the block of main turn sp.block of its session) and
+// prepares their first turn, sending it as a warm-up request when
+// warm is set; the lane's profiling goes on with their next turns. It
+// reports false when a warm-up request failed and the run must stop.
+func (r *runner) primeChildren(ctx context.Context, l *lane, sp startPoint, warm bool) bool {
+	if sp.block < 0 {
+		return true
+	}
+	parent := l.sess
+	kids := parent.conv.Children[sp.block]
+	l.primed, l.primedAt = make([]*session, len(kids)), sp.block
+	for j, child := range kids {
+		cs := r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, sp.block, j))
+		cs.p = parent.p // primed one after another on the lane's stream
+		l.primed[j] = cs
+		if !warm {
+			cs.prepare(0)
+			cs.complete(0)
+			continue
+		}
+		if !r.issuing(ctx, cs.p) {
+			return true
+		}
+		if rec := r.do(ctx, l, cs, 0, aiperf.PhaseWarmup, 1, false, 0); rec.Error != nil && !rec.Metadata.WasCancelled {
+			r.fail(&RunError{Reason: "warmup_failed", Err: fmt.Errorf("warm-up request for trace %s turn 0 failed (%s: %s); aborting run early", child.ID, rec.Error.Type, truncate(rec.Error.Message, 200))})
+			return false
+		}
+	}
+	return true
 }
 
 // warmup builds every lane's first trajectory and sends its warm-up
@@ -368,11 +456,12 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 	w := r.o.WarmupPerLane
 	if w == 0 {
 		for _, l := range lanes {
-			k := r.startTurn(l.sess.conv, l.idx)
-			for i := 0; i <= k; i++ {
+			sp := r.startPoint(l.sess.conv, l.idx)
+			for i := 0; i <= sp.main; i++ {
 				l.sess.prepare(i)
 				l.sess.complete(i)
 			}
+			r.primeChildren(ctx, l, sp, false)
 		}
 		return lanes
 	}
@@ -401,7 +490,8 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 				defer g.arrive(ctx, l.p, false)
 			}
 			s := l.sess
-			k := r.startTurn(s.conv, l.idx)
+			sp := r.startPoint(s.conv, l.idx)
+			k := sp.main
 			first := max(0, k-w+1)
 			for i := 0; i < first; i++ {
 				s.prepare(i)
@@ -417,6 +507,9 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 					cancel(errCancelled)
 					return
 				}
+			}
+			if !r.primeChildren(wctx, l, sp, true) {
+				cancel(errCancelled)
 			}
 		})
 	}
@@ -644,24 +737,54 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 	// The subagents' sessions are made here, in order, so their
 	// session_num follow the spawn order whichever stream starts first.
 	sessions := make([]*session, len(kids))
-	for j, child := range kids {
-		sessions[j] = r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, turn, j))
+	if l.primed != nil && l.sess == parent && l.primedAt == turn {
+		sessions, l.primed = l.primed, nil // in flight at the start: they go on
+	} else {
+		for j, child := range kids {
+			sessions[j] = r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, turn, j))
+		}
 	}
-	play := func(j int, p *vpart) bool {
+	if len(kids) == 0 {
+		return true
+	}
+	r.mu.Lock()
+	r.branches.spawned += len(kids)
+	r.branches.suspended++ // the parent waits for the join
+	r.mu.Unlock()
+	play := func(j int, p *vpart) (ok bool) {
 		child, cs := kids[j], sessions[j]
 		cs.p = p
-		for j := range child.Turns {
+		failed := false
+		defer func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			switch {
+			case !ok:
+				r.branches.truncated++
+			case failed:
+				r.branches.errored++
+			default:
+				r.branches.completed++
+			}
+		}()
+		for j := cs.next; j < len(child.Turns); j++ {
 			if !r.turn(issueCtx, reqCtx, l, cs, j) {
 				return false
 			}
+			failed = failed || cs.failed
 		}
 		return true
 	}
-	switch len(kids) {
-	case 0:
-		return true
-	case 1:
-		return play(0, parent.p) // one subagent runs in the parent's stream
+	resumed := func(ok bool) bool {
+		if ok {
+			r.mu.Lock()
+			r.branches.resumed++
+			r.mu.Unlock()
+		}
+		return ok
+	}
+	if len(kids) == 1 {
+		return resumed(play(0, parent.p)) // one subagent runs in the parent's stream
 	}
 	// On the virtual clock each subagent is a participant of its own,
 	// starting at the parent's time; the parent continues at the time the
@@ -700,7 +823,7 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 	if g != nil {
 		g.wait()
 	}
-	return ok
+	return resumed(ok)
 }
 
 // turn waits the recorded idle gap, then sends turn i of s in the
@@ -882,6 +1005,7 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	}
 	rec := &record{Record: aiperf.Record{Metadata: md, Error: rerr}}
 	if rerr != nil {
+		s.failed = true
 		if rerr.Code == 499 {
 			rec.Metadata.WasCancelled = true
 			rec.Metadata.CancellationTimeNs = endNs

@@ -126,7 +126,7 @@ func TestRunArtifacts(t *testing.T) {
 		begin := time.Now()
 		res, err := Run(t.Context(), o, io.Discard)
 		require.NoError(t, err)
-		assert.Equal(t, []string{aiperf.RecordsFile, aiperf.SummaryFile, SummaryCSV, aiperf.ServerMetricsFile, ServerMetricsCSV}, res.Files)
+		assert.Equal(t, []string{aiperf.RecordsFile, aiperf.SummaryFile, SummaryCSV, ConsoleExport, TimeslicesJSON, TimeslicesCSV, aiperf.ServerMetricsFile, ServerMetricsCSV}, res.Files, "with --slice-duration, the timeslice files")
 		assert.False(t, res.Cancelled)
 		assert.LessOrEqual(t, f.maxFlight.Load(), int64(o.Concurrency), "concurrency exceeded")
 		assert.Equal(t, int64(o.Concurrency), f.maxFlight.Load(), "all lanes should be busy at some point")
@@ -159,8 +159,9 @@ func TestRunArtifacts(t *testing.T) {
 		assert.LessOrEqual(t, lastWarmEnd, profStart, "every warm-up request ends before profiling starts")
 
 		// The fake server reports cached prompt tokens (the example's engine
-		// did not), and aiperf 0.12.0 writes osl_mismatch_diff_pct.
-		wantProfMetrics := without(slices.Compact(slices.Sorted(slices.Values(append(keys(recMetrics(ex["profiling"])), append(keys(recMetrics(ex["subagent"])), "usage_prompt_cache_read_tokens", "osl_mismatch_diff_pct")...)))), forkOnlyMetrics...)
+		// did not), and aiperf 0.12.0 writes osl_mismatch_diff_pct and the
+		// http_req_* metrics.
+		wantProfMetrics := without(slices.Compact(slices.Sorted(slices.Values(append(keys(recMetrics(ex["profiling"])), append(keys(recMetrics(ex["subagent"])), append(httpReqMetrics, "usage_prompt_cache_read_tokens", "osl_mismatch_diff_pct")...)...)))), forkOnlyMetrics...)
 		window := profStart + o.BenchmarkDuration.Nanoseconds()
 		sawSub := false
 		for _, r := range prof {
@@ -211,6 +212,19 @@ func TestRunArtifacts(t *testing.T) {
 		}
 		assert.Equal(t, keys(exSum["request_latency"]), keys(sum["request_latency"]))
 		assert.Equal(t, keys(exSum["request_count"]), keys(sum["request_count"]))
+		// branch_stats: every subagent replayed was spawned, and each spawn
+		// ended completed, errored or cut off by the end of the phase.
+		subs := map[any]bool{}
+		for _, r := range append(slices.Clone(warm), prof...) {
+			if md(r)["source_kind"] == "weka_subagent" {
+				subs[md(r)["x_correlation_id"]] = true
+			}
+		}
+		bs := sum["branch_stats"].(jsonObj)
+		assert.Equal(t, float64(len(subs)), bs["children_spawned"], "branch_stats %v", bs)
+		assert.Equal(t, bs["children_spawned"], num64(bs["children_completed"])+num64(bs["children_errored"])+num64(bs["children_truncated"]))
+		assert.Positive(t, num64(bs["parents_suspended"]))
+		assert.LessOrEqual(t, num64(bs["parents_resumed"]), num64(bs["parents_suspended"]))
 		assert.Equal(t, float64(len(prof)), num64(sum["request_count"].(jsonObj)["avg"]))
 		assert.Equal(t, float64(len(prof)), num64(sum["request_latency"].(jsonObj)["count"]))
 		assert.Equal(t, "1.4", sum["schema_version"])

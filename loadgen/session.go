@@ -41,6 +41,8 @@ type session struct {
 	// kept is how many leading ids the engine keeps for the session (the
 	// last prompt it resolved): the next prompt sends only those after.
 	kept int
+	// failed: a request of the play failed (branch_stats' errored child).
+	failed bool
 }
 
 // synthetic text: every token is one lower-case word derived from

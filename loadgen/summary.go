@@ -34,6 +34,14 @@ type phaseStats struct {
 	// oslMismatch counts answers whose length is off the requested one by
 	// more than aiperf's threshold (see oslMismatched).
 	oslMismatch int
+	// spans are the successful requests for the sweep-line metrics, over
+	// window, the phase's start and end (artifact ns; 0, 0: unknown).
+	spans  []span
+	curves *curves // of spans, or of the whole phase for a timeslice
+	window [2]int64
+	// slice: the stats are a timeslice's, whose rates are per its width
+	// (the window) and whose sweep-line metrics spread tokens evenly.
+	slice bool
 }
 
 // aiperf 0.12.0's OSL mismatch threshold: min(requested x 5 %, 50 tokens)
@@ -107,6 +115,7 @@ func collect(records []*record, phase string) *phaseStats {
 		return len(recordMetricOrder)
 	}
 	slices.SortStableFunc(ps.tags, func(a, b string) int { return cmp.Compare(rank(a), rank(b)) })
+	ps.spans = spansOf(records, phase)
 	return ps
 }
 
@@ -123,11 +132,15 @@ func (ps *phaseStats) add(tag, unit string, v float64) {
 // throughputs and counts first, then the record metrics and totals.
 func (ps *phaseStats) metricBlocks() object {
 	dur := float64(ps.endNs-ps.startNs) / 1e9
+	per := dur
+	if ps.slice {
+		per = float64(ps.window[1]-ps.window[0]) / 1e9
+	}
 	rate := func(v float64) float64 {
-		if dur <= 0 {
+		if per <= 0 {
 			return 0
 		}
-		return v / dur
+		return v / per
 	}
 	var o object
 	rec := func(tag string) {
@@ -198,6 +211,16 @@ func (ps *phaseStats) metricBlocks() object {
 	}
 	if n := ps.ok + ps.failed; n > 0 {
 		o = append(o, field{"request_error_rate", single("%", 100*float64(ps.failed)/float64(n))})
+	}
+	if ps.curves == nil && len(ps.spans) > 0 {
+		ps.curves = newCurves(ps.spans, true)
+	}
+	if ps.curves != nil {
+		w0, w1 := float64(ps.window[0]), float64(ps.window[1])
+		if ps.window[1] <= ps.window[0] { // no phase bounds: the records' span
+			w0, w1 = float64(ps.startNs), float64(ps.endNs)
+		}
+		o = append(o, ps.curves.metrics(w0, w1)...)
 	}
 	if ps.blocks > 0 {
 		o = append(o, field{"theoretical_prefix_cache_hit", object{

@@ -3,6 +3,7 @@ package recipes
 import (
 	"fmt"
 	"maps"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +25,10 @@ type LocalMultiNode struct {
 	// Workers are the prefill workers, then the decode workers.
 	Workers []LocalWorker
 	Router  Command
+	// RouterHost is the address the router (and the client beside it)
+	// runs at: "localhost" on one host, the first node's address when
+	// the roles run on several nodes (PlanMultiNodeOnHosts).
+	RouterHost string
 	// RouterHealthURL is the router's readiness endpoint.
 	RouterHealthURL string
 	// Client is the aiperf trace replay against the router (InferenceX's
@@ -48,7 +53,9 @@ type LocalWorker struct {
 	Name    string
 	Role    Role
 	Command Command
-	// HealthURL and MetricsURL are on the worker's own port.
+	// Host is the address the worker listens at ("127.0.0.1" on one host).
+	Host string
+	// HealthURL and MetricsURL are on the worker's own host and port.
 	HealthURL, MetricsURL string
 }
 
@@ -75,6 +82,25 @@ func LocalWorkerCount(p *MultiNodePoint) int {
 // does not read, and a worker spanning several nodes needs its nodes'
 // rendezvous. Either is ErrNotSupported, with the reason.
 func PlanLocalMultiNode(row *matrix.Row, conc int, opts PlanOptions, ports []int) (*LocalMultiNode, error) {
+	return PlanMultiNodeOnHosts(row, conc, opts, ports, nil)
+}
+
+// PlanMultiNodeOnHosts is PlanLocalMultiNode with the router and each
+// worker at an address of its own: hosts[0] is the router's (and the
+// client's) node address, hosts[1:] the workers' (prefill, then decode),
+// as ports. The workers listen on their node's address, the router and
+// the client reach them by it. No hosts: every role on this host's
+// loopback.
+func PlanMultiNodeOnHosts(row *matrix.Row, conc int, opts PlanOptions, ports []int, hosts []string) (*LocalMultiNode, error) {
+	if hosts != nil && len(hosts) != len(ports) {
+		return nil, fmt.Errorf("%s: %d host(s) for %d port(s)", row.ConfigKey, len(hosts), len(ports))
+	}
+	host := func(i int, local string) string {
+		if hosts == nil {
+			return local
+		}
+		return hosts[i]
+	}
 	cfg, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
@@ -119,17 +145,17 @@ func PlanLocalMultiNode(row *matrix.Row, conc int, opts PlanOptions, ports []int
 			return nil, fmt.Errorf("%s: the %s role has no command", r.ConfigKey, role.Role)
 		}
 		for w := range role.Workers {
-			port := ports[next]
+			port, addr := ports[next], host(next, "127.0.0.1")
 			next++
-			argv, err := withLocalAddress(role.Command.Argv, port)
+			argv, err := withAddress(role.Command.Argv, addr, port)
 			if err != nil {
 				return nil, fmt.Errorf("%s %s worker: %w", r.ConfigKey, role.Role, err)
 			}
-			base := "http://127.0.0.1:" + strconv.Itoa(port)
+			base := "http://" + net.JoinHostPort(addr, strconv.Itoa(port))
 			addrs[fmt.Sprintf("http://${%s_%d_ADDR}:%d", strings.ToUpper(string(role.Role)), w, amdWorkerPort)] = base
 			l.Workers = append(l.Workers, LocalWorker{
 				Name: string(role.Role) + strconv.Itoa(w), Role: role.Role,
-				Command:   Command{Argv: argv, Env: maps.Clone(role.Command.Env)},
+				Command: Command{Argv: argv, Env: maps.Clone(role.Command.Env)}, Host: addr,
 				HealthURL: base + "/health", MetricsURL: base + "/metrics",
 			})
 			l.MetricsURLs = append(l.MetricsURLs, base+"/metrics")
@@ -151,7 +177,8 @@ func PlanLocalMultiNode(row *matrix.Row, conc int, opts PlanOptions, ports []int
 		return nil, fmt.Errorf("%s router: argument %q names a node address this host does not have", r.ConfigKey, rargv[a])
 	}
 	l.Router = Command{Argv: rargv, Env: map[string]string{}}
-	routerURL := "http://localhost:" + strconv.Itoa(ports[0])
+	l.RouterHost = host(0, "localhost")
+	routerURL := "http://" + net.JoinHostPort(l.RouterHost, strconv.Itoa(ports[0]))
 	l.RouterHealthURL = routerURL + "/health"
 
 	// The client: InferenceX's replay settings against the router, with
@@ -177,14 +204,14 @@ func PlanLocalMultiNode(row *matrix.Row, conc int, opts PlanOptions, ports []int
 	return l, nil
 }
 
-// withLocalAddress is a worker argv listening on 127.0.0.1:port instead
-// of the node's address and job.slurm's port.
-func withLocalAddress(argv []string, port int) ([]string, error) {
+// withAddress is a worker argv listening on addr:port instead of the
+// node's address and job.slurm's port.
+func withAddress(argv []string, addr string, port int) ([]string, error) {
 	out := slices.Clone(argv)
 	if err := setFlagValue(out, "--port", strconv.Itoa(port)); err != nil {
 		return nil, err
 	}
-	if err := setFlagValue(out, "--host", "127.0.0.1"); err != nil {
+	if err := setFlagValue(out, "--host", addr); err != nil {
 		return nil, err
 	}
 	if a := slices.IndexFunc(out, func(a string) bool { return strings.Contains(a, "${") }); a >= 0 {

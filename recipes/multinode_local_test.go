@@ -56,6 +56,34 @@ func TestPlanLocalMultiNode(t *testing.T) {
 	assert.ErrorContains(t, err, "has concurrencies")
 }
 
+// TestPlanMultiNodeOnHosts lays the point out on nodes: each worker
+// listens at its node's address, the router reaches the workers there,
+// the client reaches the router at the first node's, and records every
+// worker's metrics by node address.
+func TestPlanMultiNodeOnHosts(t *testing.T) {
+	rs := keyRows(t, amdDisaggKey)
+	row := rs[len(rs)-1]
+	conc := row.Concs[0]
+	hosts := []string{"10.0.0.1", "10.0.0.1", "10.0.0.2"}
+	l, err := recipes.PlanMultiNodeOnHosts(row, conc, recipes.PlanOptions{ResultDir: "/tmp/p"}, []int{20000, 20001, 20002}, hosts)
+	require.NoError(t, err)
+	require.Len(t, l.Workers, 2)
+	for i, w := range l.Workers {
+		assert.Equal(t, hosts[i+1], w.Host)
+		assert.Equal(t, hosts[i+1], argValue(w.Command.Argv, "--host"))
+		assert.Equal(t, "http://"+hosts[i+1]+":"+argValue(w.Command.Argv, "--port")+"/health", w.HealthURL)
+	}
+	assert.Equal(t, "10.0.0.1", l.RouterHost)
+	assert.Equal(t, "http://10.0.0.1:20001", argValue(l.Router.Argv, "--prefill"))
+	assert.Equal(t, "http://10.0.0.2:20002", argValue(l.Router.Argv, "--decode"))
+	assert.Equal(t, "http://10.0.0.1:20000/health", l.RouterHealthURL)
+	assert.Equal(t, "http://10.0.0.1:20000", argValue(l.Client.Argv, "--url"))
+	assert.Equal(t, []string{"http://10.0.0.1:20001/metrics", "http://10.0.0.2:20002/metrics"}, l.MetricsURLs)
+
+	_, err = recipes.PlanMultiNodeOnHosts(row, conc, recipes.PlanOptions{}, []int{20000, 20001, 20002}, hosts[:2])
+	assert.ErrorContains(t, err, "2 host(s) for 3 port(s)")
+}
+
 // TestPlanLocalMultiNodeRefusesSrtSlurm: NVIDIA points' engines are
 // rendered by srtctl from recipe files sweep does not read.
 func TestPlanLocalMultiNodeRefusesSrtSlurm(t *testing.T) {

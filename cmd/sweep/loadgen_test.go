@@ -52,7 +52,7 @@ func TestLoadgenCommand(t *testing.T) {
 		{"valid aiperf flag not implemented", append(base, "--request-count", "2", "--request-rate", "3"), exitError, "", "accepts --request-rate, but the built-in load generator does not implement it"},
 		{"bad option value", append(base, "--benchmark-duration", "60", "--trajectory-start-min-ratio", "0.9", "--trajectory-start-max-ratio", "0.1"), exitError, "", "--trajectory-start-min-ratio must be <= --trajectory-start-max-ratio (0.9 > 0.1)"},
 		{"run", append(base, "--request-count", "4", "--trace-idle-gap-cap-seconds", "0.001", "--use-server-token-count", "--output-artifact-dir", dir),
-			exitOK, filepath.Join(dir, "profile_export.jsonl") + "\n" + filepath.Join(dir, "profile_export_aiperf.json") + "\n" + filepath.Join(dir, "profile_export_aiperf.csv") + "\n" + filepath.Join(dir, "server_metrics_export.json") + "\n" + filepath.Join(dir, "server_metrics_export.csv") + "\n",
+			exitOK, filepath.Join(dir, "profile_export.jsonl") + "\n" + filepath.Join(dir, "profile_export_aiperf.json") + "\n" + filepath.Join(dir, "profile_export_aiperf.csv") + "\n" + filepath.Join(dir, "profile_export_console.txt") + "\n" + filepath.Join(dir, "server_metrics_export.json") + "\n" + filepath.Join(dir, "server_metrics_export.csv") + "\n",
 			"profiling 4 ok / 0 failed"},
 		{"without --", []string{"loadgen", "profile", "--url", srv.URL, "--model", "m", "--concurrency", "1", "--request-count", "1", "--trace-idle-gap-cap-seconds", "0.001", "--no-server-metrics", "--output-artifact-dir", t.TempDir()}, exitOK, "profile_export_aiperf.json", ""},
 	}

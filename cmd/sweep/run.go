@@ -69,6 +69,9 @@ type runOptions struct {
 	Inferencex string
 	// SubmitDir is where a multi-node job is submitted from (--submit-dir).
 	SubmitDir string
+	// Slurm runs a simulated multi-node point's roles as job steps on the
+	// nodes of a Slurm allocation (--slurm).
+	Slurm bool
 }
 
 func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *Command {
@@ -109,6 +112,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 			fs.StringVar(&o.JobID, "job-id", "", "with --launch: run in this Slurm allocation instead of allocating (default: $SLURM_JOB_ID)")
 			fs.StringVar(&o.Inferencex, "inferencex", "", "with --launch: an InferenceX checkout; its utils/aiperf is installed into a per-job venv with this host's uv and the trace set downloaded with hf, as benchmark_lib.sh does (skipped when there; checked before allocating)")
 			fs.StringVar(&o.SubmitDir, "submit-dir", "", "with --launch on a multi-node key: the checkout the launcher submits from (InferenceX's for the AMD job.slurm; the prepared srt-slurm checkout for srtctl apply); default: the current directory")
+			fs.BoolVar(&o.Slurm, "slurm", false, "with --simulate on a multi-node key: allocate a node per worker on the Slurm cluster (SLURM_CONF) and run each worker as a job step on its node, the router and the client on the first; the allocation is released at the end")
 			o.Inputs.bind(fs, lists)
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
@@ -163,6 +167,9 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 				if o.Inferencex != "" && (o.Aiperf != "" || o.Builtin) {
 					return flagErrorf("--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client, or drop --inferencex")
 				}
+				if o.Slurm && (!o.Simulate || o.Launch || o.PlanFile != "") {
+					return flagErrorf("--slurm runs a simulated multi-node point on a Slurm cluster's nodes: it needs --simulate and --config-key, not --launch or --plan")
+				}
 				if o.Launch && o.PlanFile != "" {
 					return flagErrorf("--launch plans the point itself: use --config-key/--tp/--ep/--conc, not --plan")
 				}
@@ -197,6 +204,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 		}
 		if len(multi) > 0 {
 			return runMultiNode(ctx, o, out, started, multi)
+		}
+		if o.Slurm {
+			return flagErrorf("--slurm runs multi-node keys only; %s is a single-node key (sweep discover --executor slurm runs single-node arms as Slurm jobs)", o.ConfigKey)
 		}
 		if p, err = o.planRow(g, out); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/recipes"
+	"sweep/sweep/executor/slurm"
 	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
@@ -89,29 +90,84 @@ func runMultiNode(ctx context.Context, o *runOptions, out string, started time.T
 	if err != nil {
 		return planFailure(err)
 	}
-	ports, err := freePorts(1 + recipes.LocalWorkerCount(&planned[0]))
+	workers := recipes.LocalWorkerCount(&planned[0])
+	ports, err := freePorts(1 + workers)
 	if err != nil {
 		return err
 	}
-	l, err := recipes.PlanLocalMultiNode(row, o.Conc, withCatalog(po), ports)
-	if errors.Is(err, recipes.ErrNotSupported) {
-		return &FlagError{Err: err}
+	// plan lays the point out with the router and workers at hosts (nil:
+	// this host's loopback) and makes its Spec.
+	plan := func(hosts []string, setup run.Setup) (*recipes.LocalMultiNode, run.Spec, error) {
+		l, err := recipes.PlanMultiNodeOnHosts(row, o.Conc, withCatalog(po), ports, hosts)
+		if errors.Is(err, recipes.ErrNotSupported) {
+			return nil, run.Spec{}, &FlagError{Err: err}
+		}
+		if err != nil {
+			return nil, run.Spec{}, fmt.Errorf("plan: %w", err)
+		}
+		spec, err := run.FromLocalMultiNode(l, setup)
+		if err != nil {
+			return nil, run.Spec{}, &FlagError{Err: err}
+		}
+		return l, spec, nil
 	}
+	// The plan on this host checks the point before anything is allocated
+	// and names its result.
+	l, spec, err := plan(nil, setup)
 	if err != nil {
-		return fmt.Errorf("plan: %w", err)
+		return err
 	}
-	spec, err := run.FromLocalMultiNode(l, setup)
-	if err != nil {
-		return &FlagError{Err: err}
+	announce := func(l *recipes.LocalMultiNode, spec run.Spec, where string) {
+		var roles []string
+		for _, w := range l.Workers {
+			roles = append(roles, w.Name)
+		}
+		fmt.Fprintf(o.IO.ErrOut, "point %s %s conc %d (multi-node, disaggregated, KV transfer %s)\n  simulated %s on %s, time scale %gx: %s behind the PD router%s; client: %s (%s)\n  output: %s\n",
+			row.ConfigKey, row.ExpName, o.Conc, l.Point.KVTransfer, row.Framework, spec.Simulation.GPU, o.TimeScale,
+			strings.Join(roles, ", "), where, spec.ClientInfo.Name, setup.ClientWhy, out)
 	}
-	var roles []string
-	for _, w := range l.Workers {
-		roles = append(roles, w.Name)
+	if !o.Slurm {
+		announce(l, spec, "")
+		return o.runSpec(ctx, spec, out, started)
 	}
-	fmt.Fprintf(o.IO.ErrOut, "point %s %s conc %d (multi-node, disaggregated, KV transfer %s)\n  simulated %s on %s, time scale %gx: %s behind the PD router; client: %s (%s)\n  output: %s\n",
-		row.ConfigKey, row.ExpName, o.Conc, l.Point.KVTransfer, row.Framework, spec.Simulation.GPU, o.TimeScale,
-		strings.Join(roles, ", "), spec.ClientInfo.Name, setup.ClientWhy, out)
-	return o.runSpec(ctx, spec, out, started)
+	return o.runClaimed(ctx, spec.Name, out, started, func() (run.Spec, func(), error) {
+		c := slurm.NewClient(slurm.Exec{})
+		gpus := 0
+		for _, r := range planned[0].Roles {
+			gpus = max(gpus, r.GPUsPerNode)
+		}
+		// The point's planned time, twice, and ten minutes for the rest.
+		d := time.Duration(recipes.Duration(row, po.Fast, po.Duration)) * time.Second
+		limit := 2*time.Duration(float64(d)/o.TimeScale) + 10*time.Minute
+		a, err := c.Allocate(ctx, slurm.AllocSpec{Name: "sweep-" + row.ConfigKey, Nodes: workers, GPUsPerNode: gpus, TimeLimit: limit, Dir: out})
+		if err != nil {
+			return run.Spec{}, nil, fmt.Errorf("allocating %d node(s) on the Slurm cluster: %w", workers, err)
+		}
+		release := func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			if err := c.Release(rctx, a); err != nil {
+				fmt.Fprintf(o.IO.ErrOut, "releasing Slurm job %s: %v\n", a.ID, err)
+				return
+			}
+			fmt.Fprintf(o.IO.ErrOut, "released Slurm job %s\n", a.ID)
+		}
+		hosts, err := a.Hosts(workers)
+		if err == nil {
+			setup.OnHost = a.StepArgv
+			l, spec, err = plan(hosts, setup)
+		}
+		if err != nil {
+			release()
+			return run.Spec{}, nil, err
+		}
+		var nodes []string
+		for _, n := range a.Nodes {
+			nodes = append(nodes, n.Name+" "+n.Addr)
+		}
+		announce(l, spec, fmt.Sprintf(" on Slurm job %s (%s)", a.ID, strings.Join(nodes, ", ")))
+		return spec, release, nil
+	})
 }
 
 // runMultiNodeLaunched is `sweep run --launch` on a multi-node key: the

@@ -147,6 +147,8 @@ func TestRunMultiNodeUsageErrors(t *testing.T) {
 		{"virtual clock", disaggRunArgs(t.TempDir(), "--sim-clock", "virtual"), "the virtual clock is kept by one engine"},
 		{"no such point", disaggRunArgs(t.TempDir(), "--conc", "5"), "--tp 8 --ep 8 --dp-attn --conc 192"},
 		{"not simulated", []string{"run", "--config-key", amdDisaggKey, "--tp", "8", "--conc", "4", "--out", t.TempDir()}, "on this host they run only with --simulate"},
+		{"slurm not simulated", []string{"run", "--slurm", "--config-key", amdDisaggKey, "--tp", "8", "--conc", "4", "--out", t.TempDir()}, "--slurm runs a simulated multi-node point"},
+		{"slurm single-node key", []string{"run", "--slurm", "--simulate", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "4", "--out", t.TempDir()}, "--slurm runs multi-node keys only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, tc.args...)

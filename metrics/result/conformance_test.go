@@ -258,3 +258,70 @@ func TestConformanceAcceptanceLength(t *testing.T) {
 		})
 	}
 }
+
+// leaves flattens a decoded JSON value to its leaf paths (an empty
+// object or list is a leaf of its own).
+func leaves(path string, v any, out map[string]any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if len(v) == 0 {
+			out[path] = "{}"
+		}
+		for k, e := range v {
+			leaves(path+"."+k, e, out)
+		}
+	case []any:
+		if len(v) == 0 {
+			out[path] = "[]"
+		}
+		for i, e := range v {
+			leaves(fmt.Sprintf("%s[%d]", path, i), e, out)
+		}
+	default:
+		out[path] = v
+	}
+}
+
+// TestRealAiperfLeavesEqual: on the real aiperf 0.12.0's artifacts of a
+// simulated point and on the built-in client's of the same point, with
+// the trace set's hub cache given as the run records it, sweep's result
+// equals InferenceX's aggregation on every leaf, output_expected included
+// (it was {} while the run did not record the cache).
+func TestRealAiperfLeavesEqual(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		leaves int
+	}{{"real-aiperf-0.12.0-c4", 143}, {"builtin-c4", 153}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(conformanceDir, tc.name)
+			facts := caseFacts(t, dir)
+			require.NotEmpty(t, facts.HFHubCache)
+			in, err := LoadInputs(dir, facts.HFHubCache)
+			require.NoError(t, err)
+			res, err := Aggregate(in, facts)
+			require.NoError(t, err)
+			data, err := MarshalResult(res)
+			require.NoError(t, err)
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.UseNumber()
+			var gotV any
+			require.NoError(t, dec.Decode(&gotV))
+			for k := range ourKeys {
+				delete(gotV.(map[string]any), k)
+			}
+			got, want := map[string]any{}, map[string]any{}
+			leaves("", gotV, got)
+			leaves("", decodeNumbers(t, filepath.Join(dir, "expected.json")), want)
+			require.Len(t, want, tc.leaves)
+			equal := 0
+			for p, w := range want {
+				if assert.Empty(t, diffJSON(p, got[p], w, false)) {
+					equal++
+				}
+			}
+			assert.Len(t, got, len(want), "no leaf InferenceX does not write")
+			assert.Equal(t, tc.leaves, equal, "leaves equal")
+			assert.Contains(t, want, ".request_metrics.tokens.output_expected.mean")
+		})
+	}
+}

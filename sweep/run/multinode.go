@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"sweep/internal/proc"
 	"sweep/internal/simproto"
 	"sweep/metrics/power"
 	"sweep/metrics/result"
@@ -36,6 +37,9 @@ func multiNodePower(l *recipes.LocalMultiNode, f result.RunFacts, exe, gpu strin
 // (recipes.PlanLocalMultiNode) into a runnable Spec: its first prefill
 // worker is the Spec's Engine (log prefill0.log), the other workers are
 // Workers, the PD router is the Router and the client drives the router.
+// With Setup.OnHost each role runs at its node (recipes.PlanMultiNodeOnHosts)
+// behind the launcher prefix OnHost gives, the workers at theirs, the
+// router and the client at the router's.
 // Only simulated runs are supported: the real workers need the nodes'
 // RDMA devices. The result carries the point's prefill and decode
 // layouts, as InferenceX's multi-node results do.
@@ -54,9 +58,22 @@ func FromLocalMultiNode(l *recipes.LocalMultiNode, s Setup) (Spec, error) {
 	}
 	row := &l.Point.Row
 	gpu := s.simGPU(row)
+	var placeErr error
+	place := func(ps *proc.Spec, host string) {
+		if s.OnHost == nil || placeErr != nil {
+			return
+		}
+		head, err := s.OnHost(host, ps.Name)
+		if err != nil {
+			placeErr = fmt.Errorf("%s: %w", ps.Name, err)
+			return
+		}
+		ps.Argv = append(slices.Clone(head), ps.Argv...)
+	}
 	worker := func(w recipes.LocalWorker) Worker {
 		ps := s.proc(w.Name, w.Command)
 		s.simulateEngine(&ps, uncheckedArgs(l.Escapes, w.Command.Argv), gpu, false)
+		place(&ps, w.Host)
 		return Worker{Proc: ps, HealthURL: w.HealthURL, Log: w.Name + ".log", CommandFile: w.CommandFile()}
 	}
 	first := worker(l.Workers[0])
@@ -83,9 +100,14 @@ func FromLocalMultiNode(l *recipes.LocalMultiNode, s Setup) (Spec, error) {
 	r := s.proc("router", l.Router)
 	r.Argv = append([]string{s.Executable, "sim-router", "--"}, l.Router.Argv...)
 	r.Env[simproto.EnvTimeScale] = formatScale(s.TimeScale)
+	place(&r, l.RouterHost)
 	spec.Router = &r
 	if err := s.setClient(&spec, l.Client, false); err != nil {
 		return Spec{}, err
+	}
+	place(spec.Client, l.RouterHost)
+	if placeErr != nil {
+		return Spec{}, placeErr
 	}
 	if err := unresolved(spec); err != nil {
 		return Spec{}, err

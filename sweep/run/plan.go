@@ -60,6 +60,12 @@ type Setup struct {
 	// Environ looks up variables of this machine for Command.EnvFrom
 	// (default os.LookupEnv).
 	Environ func(string) (string, bool)
+	// OnHost, when set, is the launcher prefix that runs a process of a
+	// disaggregated point at the node with address host (a Slurm job
+	// step: srun --jobid ... --nodelist NODE --), name being its role:
+	// the workers at their Host, the router and the client at the
+	// router's. Nil runs every role on this host.
+	OnHost func(host, name string) ([]string, error)
 	// PowerGPUs is which GPUs of the telemetry the power lane integrates:
 	// PowerGPUsAll (InferenceX: every GPU the monitor recorded) or
 	// PowerGPUsAllocated (only the point's); "" reads SWEEP_POWER_GPUS,

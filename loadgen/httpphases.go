@@ -1,0 +1,182 @@
+package loadgen
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http/httptrace"
+	"sync/atomic"
+	"time"
+)
+
+// HTTP phase metrics (aiperf 0.12.0's http_req_*): where a request's time
+// went on its connection, from Go's httptrace hooks, and the bytes the
+// connection carried for it. The client dials its connections itself and
+// counts their bytes (countingConn); with a transport of the caller's
+// (Options.Transport) no connection is seen, and the connection phases are
+// 0, waiting is until the response headers, and the bytes are the bodies'.
+// On the virtual clock the engine's timeline has no connection costs:
+// the phases come from the simulated offsets (waiting until the headers,
+// receiving to the end), the connection phases are 0, the connection
+// counts as reused, the bytes are the bodies' and the chunks received
+// the content events.
+
+// httpTrace collects one request's connection events.
+type httpTrace struct {
+	getConn, gotConn, dnsStart, dnsDone, connStart, connDone, tlsStart, tlsDone, wrote, firstByte time.Time
+	reused                                                                                        bool
+	conn                                                                                          *countingConn
+	sent0, recv0                                                                                  int64
+}
+
+func (h *httpTrace) clientTrace() *httptrace.ClientTrace {
+	now := func(t *time.Time) { *t = time.Now() }
+	return &httptrace.ClientTrace{
+		GetConn:  func(string) { now(&h.getConn) },
+		DNSStart: func(httptrace.DNSStartInfo) { now(&h.dnsStart) },
+		DNSDone:  func(httptrace.DNSDoneInfo) { now(&h.dnsDone) },
+		ConnectStart: func(string, string) {
+			if h.connStart.IsZero() { // the first of a dual-stack race
+				now(&h.connStart)
+			}
+		},
+		ConnectDone:       func(string, string, error) { now(&h.connDone) },
+		TLSHandshakeStart: func() { now(&h.tlsStart) },
+		TLSHandshakeDone:  func(tls.ConnectionState, error) { now(&h.tlsDone) },
+		GotConn: func(info httptrace.GotConnInfo) {
+			now(&h.gotConn)
+			h.reused = info.Reused
+			if c, ok := info.Conn.(*countingConn); ok {
+				h.conn, h.sent0, h.recv0 = c, c.sent.Load(), c.recv.Load()
+			}
+		},
+		WroteRequest:         func(httptrace.WroteRequestInfo) { now(&h.wrote) },
+		GotFirstResponseByte: func() { now(&h.firstByte) },
+	}
+}
+
+// httpPhases is what a request's http_req_* metrics are computed from:
+// durations in ns, bytes and chunk counts.
+type httpPhases struct {
+	blocked, dns, connecting, tls, sending, waiting, receiving int64
+	reused                                                     bool
+	sentBytes, recvBytes                                       int64
+	chunksSent, chunksRecv                                     int
+}
+
+// between is the ns from a to b, 0 when either is unset or b is before a.
+func between(a, b time.Time) int64 {
+	if a.IsZero() || b.IsZero() || b.Before(a) {
+		return 0
+	}
+	return b.Sub(a).Nanoseconds()
+}
+
+// phases are the request's HTTP phases: end is the request's end offset
+// from start, body the request body's size, recv the response body bytes
+// and reads (see countingBody).
+func (h *httpTrace) phases(start time.Time, t *timing, body int, recv *countingBody) httpPhases {
+	p := httpPhases{chunksSent: 1, chunksRecv: recv.reads, sentBytes: int64(body), recvBytes: recv.n}
+	if h.conn != nil {
+		p.sentBytes, p.recvBytes = h.conn.sent.Load()-h.sent0, h.conn.recv.Load()-h.recv0
+	}
+	p.reused = h.reused
+	if t.sim != nil {
+		// The simulated timeline has no connections: every request is as
+		// on a warm one, its bytes are the bodies' and its chunks the
+		// content events (the pool's reuse and the reads' sizes vary from
+		// run to run; the artifacts of a seed do not).
+		p.reused, p.sentBytes, p.recvBytes, p.chunksRecv = true, int64(body), recv.n, len(t.chunkNs)
+	}
+	if t.sim != nil || h.gotConn.IsZero() {
+		p.waiting = t.ackNs
+		p.receiving = max(0, t.endNs-t.ackNs)
+		return p
+	}
+	p.dns, p.connecting, p.tls = between(h.dnsStart, h.dnsDone), between(h.connStart, h.connDone), between(h.tlsStart, h.tlsDone)
+	p.blocked = max(0, between(h.getConn, h.gotConn)-p.dns-p.connecting-p.tls)
+	p.sending = between(h.gotConn, h.wrote)
+	p.waiting = between(h.wrote, h.firstByte)
+	p.receiving = max(0, t.endNs-between(start, h.firstByte))
+	return p
+}
+
+// scale multiplies the durations by s (the compressed wall clock).
+func (p *httpPhases) scale(s float64) {
+	for _, d := range []*int64{&p.blocked, &p.dns, &p.connecting, &p.tls, &p.sending, &p.waiting, &p.receiving} {
+		*d = int64(float64(*d) * s)
+	}
+}
+
+// metrics appends the http_req_* record metrics, in aiperf's units.
+func (p *httpPhases) metrics(add func(tag string, v float64, unit string)) {
+	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
+	overhead := p.blocked + p.dns + p.connecting + p.tls
+	duration := p.sending + p.waiting + p.receiving
+	reused := 0.0
+	if p.reused {
+		reused = 1
+	}
+	add("http_req_dns_lookup", ms(p.dns), "ms")
+	add("http_req_blocked", ms(p.blocked), "ms")
+	add("http_req_connecting", ms(p.connecting), "ms")
+	add("http_req_waiting", ms(p.waiting), "ms")
+	add("http_req_connection_reused", reused, "ratio")
+	add("http_req_data_sent", float64(p.sentBytes)/1024, "KB")
+	add("http_req_receiving", ms(p.receiving), "ms")
+	add("http_req_sending", ms(p.sending), "ms")
+	add("http_req_chunks_received", float64(p.chunksRecv), "count")
+	add("http_req_duration", ms(duration), "ms")
+	add("http_req_chunks_sent", float64(p.chunksSent), "count")
+	add("http_req_data_received", float64(p.recvBytes)/1024, "KB")
+	add("http_req_connection_overhead", ms(overhead), "ms")
+	add("http_req_total", ms(overhead+duration), "ms")
+}
+
+// countingConn counts the bytes a connection sent and received.
+type countingConn struct {
+	net.Conn
+	sent, recv atomic.Int64
+}
+
+func (c *countingConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.recv.Add(int64(n))
+	return n, err
+}
+
+func (c *countingConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	c.sent.Add(int64(n))
+	return n, err
+}
+
+// countingDialer dials TCP connections that count their bytes.
+func countingDialer() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &countingConn{Conn: c}, nil
+	}
+}
+
+// countingBody counts a response body's bytes and the reads that
+// returned any (the chunks as they arrived).
+type countingBody struct {
+	io.Reader
+	n     int64
+	reads int
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.Reader.Read(p)
+	if n > 0 {
+		b.n += int64(n)
+		b.reads++
+	}
+	return n, err
+}

@@ -1,0 +1,142 @@
+package loadgen
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"sweep/internal/atomicfile"
+	"sweep/metrics/aiperf"
+)
+
+// The timeslice files aiperf 0.12.0 writes with --slice-duration: the
+// profiling phase cut into slices of that length from its first request's
+// start, each slice with the metric blocks of the requests that started
+// in it (slices where none did are left out), as JSON and as a long CSV.
+const (
+	TimeslicesJSON = "profile_export_aiperf_timeslices.json"
+	TimeslicesCSV  = "profile_export_aiperf_timeslices.csv"
+)
+
+// notInSlices are summary blocks aiperf does not write per slice.
+var notInSlices = []string{"credit_to_start_latency", "effective_latency", "theoretical_prefix_cache_hit"}
+
+// recordSlice is one timeslice: its bounds (artifact ns) and metric blocks.
+type recordSlice struct {
+	start, end int64
+	blocks     object
+}
+
+// recordSlices cuts the profiling records into slices of width ns. A
+// slice's duration runs from its first request's start to its last
+// content token (start + request_latency), as aiperf's; its sweep-line
+// metrics are of every profiling request over the slice's bounds. The
+// bounds are the first start plus multiples of the width, in float64 as
+// aiperf computes them.
+func recordSlices(records []*record, width int64) []recordSlice {
+	var prof []*record
+	for _, r := range records {
+		if r.phase() == aiperf.PhaseProfiling {
+			prof = append(prof, r)
+		}
+	}
+	if len(prof) == 0 || width <= 0 {
+		return nil
+	}
+	origin := math.Inf(1)
+	for _, r := range prof {
+		origin = min(origin, float64(r.startNs()))
+	}
+	buckets := map[int][]*record{}
+	for _, r := range prof {
+		i := int(math.Floor((float64(r.startNs()) - origin) / float64(width)))
+		buckets[i] = append(buckets[i], r)
+	}
+	idx := make([]int, 0, len(buckets))
+	for i := range buckets {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	cv := newCurves(spansOf(prof, aiperf.PhaseProfiling), true) // built once, windowed per slice
+	out := make([]recordSlice, 0, len(idx))
+	for _, i := range idx {
+		s0 := origin + float64(i)*float64(width)
+		s1 := s0 + float64(width)
+		ps := collect(buckets[i], aiperf.PhaseProfiling)
+		ps.curves, ps.window, ps.slice = cv, [2]int64{int64(s0), int64(s1)}, true
+		last := math.Inf(-1)
+		for _, r := range buckets[i] {
+			if lat, ok := r.metric("request_latency"); ok && r.Error == nil {
+				last = max(last, float64(r.startNs())+lat*1e6)
+			}
+		}
+		if !math.IsInf(last, -1) {
+			ps.endNs = int64(last)
+		}
+		blocks := slices.DeleteFunc(ps.metricBlocks(), func(f field) bool { return slices.Contains(notInSlices, f.Key) })
+		out = append(out, recordSlice{start: int64(s0), end: int64(s1), blocks: blocks})
+	}
+	return out
+}
+
+// writeTimeslices writes the two timeslice files and returns their names.
+func (r *runner) writeTimeslices(records []*record) ([]string, error) {
+	ts := recordSlices(records, r.o.SliceDuration.Nanoseconds())
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	list := make([]object, 0, len(ts))
+	for _, s := range ts {
+		list = append(list, append(object{{"start_ns", s.start}, {"end_ns", s.end}}, s.blocks...))
+	}
+	data, err := marshalIndent(object{{"timeslices", list}, {"input_config", r.inputConfig()}})
+	if err == nil {
+		err = atomicfile.Write(filepath.Join(r.o.ArtifactDir, TimeslicesJSON), data, 0o644)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", TimeslicesJSON, err)
+	}
+	table, err := timeslicesCSV(ts)
+	if err == nil {
+		err = atomicfile.Write(filepath.Join(r.o.ArtifactDir, TimeslicesCSV), table, 0o644)
+	}
+	if err != nil {
+		return []string{TimeslicesJSON}, fmt.Errorf("write %s: %w", TimeslicesCSV, err)
+	}
+	return []string{TimeslicesJSON, TimeslicesCSV}, nil
+}
+
+// timeslicesCSV is the long table: one row per slice, metric (by tag)
+// and statistic (in summaryCSVStats order), the metric's display name
+// without its unit, the value to 2 decimals; CRLF lines.
+func timeslicesCSV(ts []recordSlice) ([]byte, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.UseCRLF = true
+	_ = w.Write([]string{"Timeslice", "Start_NS", "End_NS", "Metric", "Unit", "Stat", "Value"})
+	for i, s := range ts {
+		blocks := slices.Clone(s.blocks)
+		slices.SortStableFunc(blocks, func(a, b field) int { return strings.Compare(a.Key, b.Key) })
+		for _, f := range blocks {
+			b, ok := f.Value.(object)
+			if !ok {
+				continue
+			}
+			unit, _ := b.get("unit").(string)
+			name := strings.TrimSuffix(displayName(f.Key, unit), " ("+unit+")")
+			for _, st := range summaryCSVStats {
+				if v, ok := statNumber(b.get(st)); ok {
+					_ = w.Write([]string{strconv.Itoa(i), strconv.FormatInt(s.start, 10), strconv.FormatInt(s.end, 10),
+						name, unit, st, strconv.FormatFloat(v, 'f', 2, 64)})
+				}
+			}
+		}
+	}
+	w.Flush()
+	return buf.Bytes(), w.Error()
+}

@@ -1,0 +1,85 @@
+package loadgen
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/metrics/aiperf"
+)
+
+// TestTimeslicesMatchAiperf: from the real aiperf 0.12.0's own records
+// at --slice-duration 1, the slices come out as aiperf wrote them: the
+// same 21 slices (those where a request started), bounds, metric keys and
+// values (three slices kept, see testdata/README.md), and slice 5's CSV
+// rows, bar the last decimal. The min and max of the decode-rate curves
+// are left out: they are set by segments a few hundred ns long, where two
+// requests' chunk events fall within the 256 ns apart float64 stamps
+// aiperf computes them in (slices 5 and 20 differ there; the averages,
+// percentiles and deviations, time-weighted, agree).
+func TestTimeslicesMatchAiperf(t *testing.T) {
+	extremes := func(metric, stat string) bool {
+		return (stat == "min" || stat == "max") && strings.Contains(metric, "ecode Throughput")
+	}
+	ref := filepath.Join(realAiperf, "c4")
+	got := recordSlices(referenceRecords(t, filepath.Join(ref, aiperf.RecordsFile)), time.Second.Nanoseconds())
+	require.Len(t, got, 21)
+	want := readJSON(t, filepath.Join(ref, "timeslices-0-5-20.json"))
+	for n, idx := range want["timeslice_index"].([]any) {
+		g, w := got[int(idx.(float64))], want["timeslices"].([]any)[n].(jsonObj)
+		assert.Equal(t, int64(w["start_ns"].(float64)), g.start)
+		assert.Equal(t, int64(w["end_ns"].(float64)), g.end)
+		delete(w, "start_ns")
+		delete(w, "end_ns")
+		assert.Equal(t, keys(w), sorted(keysOf(g.blocks)), "slice %v keys", idx)
+		for _, f := range g.blocks {
+			wb, ok := w[f.Key].(jsonObj)
+			if !ok {
+				continue
+			}
+			gb := f.Value.(object)
+			assert.Equal(t, keys(wb), sorted(keysOf(gb)), "slice %v %s", idx, f.Key)
+			for _, st := range gb[1:] {
+				if extremes(displayName(f.Key, ""), st.Key) {
+					continue
+				}
+				gv, _ := statNumber(st.Value)
+				wv := wb[st.Key].(float64)
+				assert.InDelta(t, wv, gv, 1e-4*math.Abs(wv)+1e-6, "slice %v %s %s", idx, f.Key, st.Key)
+			}
+		}
+	}
+
+	table, err := timeslicesCSV(got)
+	require.NoError(t, err)
+	wantCSV, err := os.ReadFile(filepath.Join(ref, "timeslices-5.csv"))
+	require.NoError(t, err)
+	wantRows := strings.Split(strings.TrimSuffix(string(wantCSV), "\r\n"), "\r\n")
+	var gotRows []string
+	for _, l := range strings.Split(strings.TrimSuffix(string(table), "\r\n"), "\r\n") {
+		if strings.HasPrefix(l, "Timeslice,") || strings.HasPrefix(l, "5,") {
+			gotRows = append(gotRows, l)
+		}
+	}
+	require.Len(t, gotRows, len(wantRows))
+	assert.Equal(t, wantRows[0], gotRows[0])
+	for i := 1; i < len(wantRows); i++ {
+		gc, wc := strings.Split(gotRows[i], ","), strings.Split(wantRows[i], ",")
+		require.Len(t, gc, 7)
+		assert.Equal(t, wc[:6], gc[:6], "row %d", i)
+		if extremes(wc[3], wc[5]) {
+			continue
+		}
+		gv, _ := strconv.ParseFloat(gc[6], 64)
+		wv, _ := strconv.ParseFloat(wc[6], 64)
+		assert.InDelta(t, wv, gv, 0.01+1e-6*math.Abs(wv), "row %d %s", i, fmt.Sprint(wc[3:6]))
+	}
+}

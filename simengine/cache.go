@@ -3,14 +3,22 @@ package simengine
 // prefixCache is a radix-like prefix cache over chained block hashes: a
 // node stands for one block of blockTokens tokens and, through the chain,
 // for the whole prefix before it. Nodes pinned by running requests cannot
-// be evicted; the others are evicted least recently used first. Not safe
-// for concurrent use (each rank owns one, under its lock).
+// be evicted; the others are evicted least recently used first. With a
+// host tier (hostCap > 0) an evicted block moves to host memory, which
+// drops its own least recently used blocks beyond hostCap tokens; a prompt
+// whose prefix continues there loads those blocks instead of computing
+// them. Not safe for concurrent use (each rank owns one, under its lock).
 type prefixCache struct {
 	blockTokens int
 	nodes       map[uint64]*cacheNode
 	lru         cacheNode // sentinel of the list of unpinned nodes; next = oldest
 	evictable   int       // tokens in unpinned nodes
 	pinned      int       // tokens in pinned nodes
+
+	hostCap  int                   // tokens the host tier holds beyond the device's
+	host     map[uint64]*cacheNode // blocks in the host tier only
+	hostLRU  cacheNode             // sentinel; next = oldest
+	hostUsed int                   // tokens in the host tier
 }
 
 type cacheNode struct {
@@ -24,9 +32,13 @@ type cacheNode struct {
 	gone  bool
 }
 
-func newPrefixCache(blockTokens int) *prefixCache {
-	c := &prefixCache{blockTokens: blockTokens, nodes: map[uint64]*cacheNode{}}
+func newPrefixCache(blockTokens, hostCap int) *prefixCache {
+	c := &prefixCache{blockTokens: blockTokens, nodes: map[uint64]*cacheNode{}, hostCap: hostCap}
 	c.lru.prev, c.lru.next = &c.lru, &c.lru
+	c.hostLRU.prev, c.hostLRU.next = &c.hostLRU, &c.hostLRU
+	if hostCap > 0 {
+		c.host = map[uint64]*cacheNode{}
+	}
 	return c
 }
 
@@ -111,9 +123,61 @@ func (c *prefixCache) evict(tokens int) int {
 		n.gone, n.after = true, nil
 		c.evictable -= c.blockTokens
 		freed += c.blockTokens
+		c.toHost(n.hash)
 	}
 	return freed
 }
 
-// flush drops every unpinned node.
-func (c *prefixCache) flush() { c.evict(c.evictable) }
+// toHost keeps an evicted block in the host tier, dropping the tier's
+// oldest blocks beyond its capacity.
+func (c *prefixCache) toHost(h uint64) {
+	if c.hostCap < c.blockTokens {
+		return
+	}
+	if _, ok := c.host[h]; ok {
+		return
+	}
+	n := &cacheNode{hash: h, prev: c.hostLRU.prev, next: &c.hostLRU}
+	c.hostLRU.prev.next = n
+	c.hostLRU.prev = n
+	c.host[h] = n
+	c.hostUsed += c.blockTokens
+	for c.hostUsed > c.hostCap {
+		c.dropHost(c.hostLRU.next)
+	}
+}
+
+func (c *prefixCache) dropHost(n *cacheNode) {
+	n.prev.next, n.next.prev = n.next, n.prev
+	n.prev, n.next = nil, nil
+	delete(c.host, n.hash)
+	c.hostUsed -= c.blockTokens
+}
+
+// onHost is how many of blocks, from the first, the host tier holds.
+func (c *prefixCache) onHost(blocks []uint64) int {
+	k := 0
+	for k < len(blocks) && c.host[blocks[k]] != nil {
+		k++
+	}
+	return k
+}
+
+// load takes the host tier's run of blocks from the first (they return
+// to the device pool as the prompt's own until its prefill inserts them)
+// and returns how many it took.
+func (c *prefixCache) load(blocks []uint64) int {
+	k := c.onHost(blocks)
+	for _, h := range blocks[:k] {
+		c.dropHost(c.host[h])
+	}
+	return k
+}
+
+// flush drops every unpinned node and the host tier.
+func (c *prefixCache) flush() {
+	c.evict(c.evictable)
+	for c.hostLRU.next != &c.hostLRU {
+		c.dropHost(c.hostLRU.next)
+	}
+}

@@ -35,6 +35,10 @@ type ArmCalibration struct {
 	EP          int            `json:"ep"`
 	DPAttention bool           `json:"dp_attention"`
 
+	// KVCacheDType is the engine's --kv-cache-dtype the results ran with
+	// ("" when not recorded: 16-bit); the fit's per-context cost uses it.
+	KVCacheDType string `json:"kv_cache_dtype,omitempty"`
+
 	StepScale  float64 `json:"step_scale"`
 	PoolTokens int     `json:"pool_tokens"`
 

@@ -71,7 +71,10 @@ func (f resultFacts) running() float64 {
 // below a pinned pool (KV usage under 95 %). Arms of engines the
 // simulator does not serve, or without a point to fit, are skipped with
 // a reason in skipped.
-func FitResults(ctx context.Context, dir string) (cal *Calibration, skipped []string, err error) {
+//
+// engineFlags, when not nil, returns the engine flags recorded beside a
+// result file (nil when none): the fit takes the KV cache dtype from them.
+func FitResults(ctx context.Context, dir string, engineFlags func(resultFile string) map[string]string) (cal *Calibration, skipped []string, err error) {
 	arms, err := knee.Read(ctx, dir)
 	if err != nil {
 		return nil, nil, err
@@ -99,6 +102,9 @@ func FitResults(ctx context.Context, dir string) (cal *Calibration, skipped []st
 			}
 			if facts.PoolTokens != nil {
 				arm.PoolTokens = *facts.PoolTokens
+			}
+			if arm.KVCacheDType == "" && engineFlags != nil {
+				arm.KVCacheDType = engineFlags(s.File)["--kv-cache-dtype"]
 			}
 			if s.Excluded != "" || s.ITL.P50 == nil || s.KVUsage == nil || *s.KVUsage >= pinnedUsage {
 				continue
@@ -135,7 +141,7 @@ func FitResults(ctx context.Context, dir string) (cal *Calibration, skipped []st
 // say: the pool is theirs, speculative decoding (spec "none" or empty:
 // off) drafts 3 tokens at the measured acceptance length.
 func (a *ArmCalibration) config(spec string, al float64) (Config, error) {
-	c := Config{Engine: a.Engine, ModelPath: a.Model, GPU: a.GPU, TP: a.TP, EP: a.EP, DPAttention: a.DPAttention, MaxTotalTokens: a.PoolTokens}
+	c := Config{Engine: a.Engine, ModelPath: a.Model, GPU: a.GPU, TP: a.TP, EP: a.EP, DPAttention: a.DPAttention, MaxTotalTokens: a.PoolTokens, KVCacheDType: a.KVCacheDType}
 	if a.DPAttention {
 		c.DP = a.TP
 	}

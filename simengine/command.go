@@ -26,6 +26,7 @@ func honoured(e configs.Engine) []string {
 			"--chunked-prefill-size", "--context-length", "--disable-radix-cache",
 			"--enable-metrics", "--enable-cache-report", "--stream-interval", "--decode-log-interval",
 			"--skip-server-warmup", "--kv-cache-dtype",
+			"--enable-hierarchical-cache", "--hicache-ratio", "--hicache-size",
 			"--disaggregation-mode", "--disaggregation-transfer-backend", "--disaggregation-decode-enable-radix-cache",
 			"--speculative-algorithm", "--speculative-num-steps", "--speculative-eagle-topk", "--speculative-num-draft-tokens",
 		}
@@ -34,7 +35,7 @@ func honoured(e configs.Engine) []string {
 			"--model", "--served-model-name", "--host", "--port",
 			"--tensor-parallel-size", "--data-parallel-size", "--pipeline-parallel-size", "--enable-expert-parallel",
 			"--max-num-seqs", "--gpu-memory-utilization", "--block-size", "--max-num-batched-tokens",
-			"--max-model-len", "--enable-prefix-caching", "--kv-cache-dtype",
+			"--max-model-len", "--enable-prefix-caching", "--kv-cache-dtype", "--kv-transfer-config",
 			"--speculative-config", "--spec-method", "--spec-tokens",
 		}
 	}

@@ -128,6 +128,9 @@ type Config struct {
 	// opens before /health turns 200 (SGLang only). Zero takes the
 	// default (90 s and 10 s); a negative value means none.
 	LoadTime, WarmupTime time.Duration
+	// HostKV is the KV offload tier in host memory (SGLang HiCache, vLLM's
+	// CPU offload connector); the zero value means none.
+	HostKV HostKV
 	// KVBytesPerToken overrides the KV footprint of one token summed
 	// over all ranks; 0 derives it from the model name.
 	KVBytesPerToken int
@@ -138,6 +141,20 @@ type Config struct {
 	// file; the arm matching this configuration is used).
 	Calibration *ArmCalibration
 }
+
+// HostKV sizes a host-memory KV tier. Its pool is per rank of the engine's
+// workers (one per GPU), like the device pool it extends.
+type HostKV struct {
+	// BytesPerWorker is the host memory of each worker (SGLang
+	// --hicache-size GB, vLLM cpu_bytes_to_use_per_rank).
+	BytesPerWorker float64
+	// Ratio sizes the host pool as a multiple of the device pool when
+	// BytesPerWorker is 0 (SGLang --hicache-ratio, default 2).
+	Ratio float64
+}
+
+// Enabled reports whether the configuration has a host tier.
+func (h HostKV) Enabled() bool { return h.BytesPerWorker > 0 || h.Ratio > 0 }
 
 // GPUs returns the number of GPUs the configuration occupies, computed
 // the way each engine does.
@@ -328,6 +345,17 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		num("--decode-log-interval", &c.DecodeLogInterval)
 		c.SkipWarmup = boolFlag(flags, "--skip-server-warmup")
 		str("--kv-cache-dtype", &c.KVCacheDType)
+		if boolFlag(flags, "--enable-hierarchical-cache") {
+			// SGLang's defaults: a host pool twice the device pool, unless
+			// --hicache-size gives its GB per rank.
+			c.HostKV.Ratio = 2
+			if v, ok := flags.Float("--hicache-ratio"); ok {
+				c.HostKV.Ratio = v
+			}
+			if v, ok := flags.Float("--hicache-size"); ok && v > 0 {
+				c.HostKV.BytesPerWorker = v * 1e9
+			}
+		}
 		str("--disaggregation-mode", &c.Disagg)
 		str("--disaggregation-transfer-backend", &c.KVTransferBackend)
 		decodeCache := boolFlag(flags, "--disaggregation-decode-enable-radix-cache")
@@ -372,6 +400,11 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 			c.NoPrefixCache = true
 		}
 		str("--kv-cache-dtype", &c.KVCacheDType)
+		if raw, ok := flags.String("--kv-transfer-config"); ok && strings.TrimSpace(raw) != "" {
+			if err := parseVLLMKVTransfer(raw, &c.HostKV); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		if raw, ok := flags.String("--speculative-config"); ok && strings.TrimSpace(raw) != "" {
 			if err := parseVLLMSpec(raw, &c.Spec); err != nil {
 				errs = append(errs, err)
@@ -408,6 +441,25 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 func boolFlag(flags Lookup, name string) bool {
 	v, ok := flags.Bool(name)
 	return ok && v
+}
+
+// parseVLLMKVTransfer reads the host tier of vLLM's --kv-transfer-config:
+// the CPU offload connectors' cpu_bytes_to_use_per_rank. Other connectors
+// (LMCache's, whose L1 size its own server holds, disaggregation's) add no
+// tier the engine's flags size.
+func parseVLLMKVTransfer(raw string, h *HostKV) error {
+	var v struct {
+		Extra struct {
+			PerRank float64 `json:"cpu_bytes_to_use_per_rank"`
+		} `json:"kv_connector_extra_config"`
+	}
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return fmt.Errorf("--kv-transfer-config %q: %w", raw, err)
+	}
+	if v.Extra.PerRank > 0 {
+		h.BytesPerWorker = v.Extra.PerRank
+	}
+	return nil
 }
 
 // vllmSpecConfig is the subset of vLLM's --speculative-config JSON that the

@@ -419,6 +419,10 @@ func TestShapeOf(t *testing.T) {
 		{"meta-llama/Llama-3.1-70B-Instruct", 70, 70, 2},
 		{"deepseek-ai/DeepSeek-R1-0528", 671, 37, 1},
 		{"some/unknown-model", 397, 17, 1},
+		// The family's facts give a size the name does not.
+		{"MiniMaxAI/MiniMax-M3-MXFP8", 428, 23, 1},
+		{"/scratch/models/MiniMax-M3-NVFP4", 428, 23, 0.5},
+		{"/mnt/hf_hub_cache/models--MiniMaxAI--MiniMax-M3-MXFP8/snapshots/${HF_SNAPSHOT_REVISION}", 428, 23, 1},
 	} {
 		s := shapeOf(tc.name)
 		assert.Equal(t, []float64{tc.total, tc.active, tc.wbytes}, []float64{s.totalB, s.activeB, s.weightBytes}, tc.name)

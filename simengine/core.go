@@ -28,7 +28,8 @@ type simRequest struct {
 	prefillTo int // tokens to compute before decoding (prompt, or prompt+output after retraction)
 	computed  int // of prefillTo, tokens already present (cached or computed)
 	nodes     []*cacheNode
-	private   int // KV tokens held outside cache nodes
+	private   int     // KV tokens held outside cache nodes
+	loading   float64 // seconds of host-tier loads its next prefill chunk waits for
 	inserted  bool
 	generated int
 	verifies  int
@@ -185,7 +186,7 @@ func newRank(idx int, cfg *Config, capa capacity) *rank {
 		acc:      newAcceptor(cfg.Spec),
 		rng:      rand.New(rand.NewPCG(cfg.Seed, uint64(idx)+0x9e3779b97f4a7c15)),
 		wake:     make(chan struct{}, 1),
-		cache:    newPrefixCache(block),
+		cache:    newPrefixCache(block, capa.hostTokens),
 		noiseSig: 0.03,
 		power:    newPowerLog(),
 	}
@@ -244,6 +245,13 @@ func (r *rank) admit(start float64) {
 			}
 		}
 		hit := len(nodes) * r.cache.blockTokens
+		// Blocks the host tier holds after the device's prefix are loaded,
+		// not computed; they need device room all the same.
+		onHost := 0
+		if r.cache.hostCap > 0 && !r.cfg.NoPrefixCache {
+			rest := q.blocks[len(nodes):]
+			onHost = min(r.cache.onHost(rest), (q.prefillTo-1)/r.cache.blockTokens-len(nodes))
+		}
 		need := q.prefillTo - hit + min(q.target-q.generated, 128) + reserve
 		if !r.ensure(need) {
 			r.cache.release(nodes)
@@ -259,6 +267,13 @@ func (r *rank) admit(start float64) {
 		q.nodes, q.computed, q.inserted = nodes, hit, false
 		q.private = q.prefillTo - hit
 		r.private += q.private
+		if onHost > 0 {
+			// ensure may have pushed some of them out of the host tier.
+			loaded := r.cache.load(q.blocks[len(nodes):len(nodes)+onHost]) * r.cache.blockTokens
+			q.computed += loaded
+			q.loading += float64(loaded) * r.capa.perLoadToken
+			hit += loaded
+		}
 		if q.transferred && q.admitted < 0 {
 			q.computed = q.prefillTo
 			r.insertPrompt(q)
@@ -373,7 +388,8 @@ func (r *rank) step(start float64) (float64, []delivery) {
 		}
 		for _, c := range chunks {
 			mid := float64(c.q.computed) + float64(c.n)/2
-			dur += float64(c.n) * r.capa.perPrefill * (1 + mid/1000*0.02)
+			dur += float64(c.n)*r.capa.perPrefill*(1+mid/1000*0.02) + c.q.loading
+			c.q.loading = 0
 			prefillTokens += c.n
 			if c.q.computed == c.q.cached && c.q.generated == 0 {
 				cachedTokens += c.q.cached

@@ -26,11 +26,18 @@
 // HBM × memory fraction (less the 15 % SGLang keeps for a speculative
 // draft) − its share of the weights − 1 GB of activations, over the KV one
 // GPU keeps per token, which shrinks with the attention TP until TP
-// reaches the model's KV heads (then heads are replicated); a prefix
+// reaches the model's KV heads (then heads are replicated; DeepSeek's MLA
+// latent is one head, kept whole on every attention GPU); a prefix
 // cache over prompt blocks makes
 // multi-turn sessions hit. Past the pool's capacity requests queue,
 // usage sits at 1.0, cached prefixes are evicted and the hit rate
-// collapses: the throughput cliff past the knee. Speculative decoding
+// collapses: the throughput cliff past the knee. With a KV offload tier
+// (SGLang --enable-hierarchical-cache sized by --hicache-size or
+// --hicache-ratio, vLLM's CPU offload connector by
+// cpu_bytes_to_use_per_rank) evicted prefixes move to host memory, and a
+// prompt that continues there loads them over the GPU's PCIe 5.0 link
+// instead of computing them; the tier writes through, so it extends the
+// cache by its size less the device pool. Speculative decoding
 // draws accepted drafts per verify step so that the mean tokens per step
 // equals the synthetic acceptance length (SGLANG_SIMULATE_ACC_LEN, vLLM
 // synthetic_acceptance_length), which the engines' counters then report.
@@ -150,13 +157,14 @@
 // 6.17M-token pool, prefixes are evicted and recomputed and throughput
 // falls to 11584 tok/s/GPU.
 //
-//	minimaxm3-fp8-mi325x-vllm-agentic-mtp, TP8 (vLLM, KV pool 5.46M tokens)
+//	minimaxm3-fp8-mi325x-vllm-agentic-mtp, TP8 (vLLM, KV pool 11.3M tokens)
 //	conc      1     2     4     8     10     12     14     16     18
-//	tok/s/GPU 1880  3206  5823  9618  11278  12472  13507  14357  15033
+//	tok/s/GPU 1803  3141  5745  9586  11396  12670  13908  15048  15826
 //
 // Unsaturated in InferenceX's range: its grid stops at conc 18, whose
-// live contexts (about 1.5M tokens) fit the pool three times over, so
-// throughput still gains 5 % per step and there is no knee to find. The
+// live contexts (about 1.5M tokens) fit the pool seven times over (4 KV
+// heads, replicated at TP8), so throughput still gains 5 % per step and
+// there is no knee to find. The
 // pool is what moves a knee: a smaller one (--mem-fraction-static,
 // --gpu-memory-utilization) or fewer GPUs per server (less HBM for KV)
 // brings it to lower concurrency (the capacity tests check the curve's
@@ -192,15 +200,24 @@
 // around their measured knees; scripts/sim-agreement.sh runs their
 // simulated discoveries one key at a time and counts the keys whose
 // points are all green with each arm's knee inside its window. Measured
-// on 23 of the 30 (Dec 2026): 2 agree (qwen3.5-fp4-mi355x-sglang,
-// kimik3-fp4-b300-vllm-dspark). The systematic disagreements: windows
-// where the simulated curve is still unsaturated at the top (no KV cliff
-// inside, and the step model's throughput still gains 10 % per doubling:
-// MiniMax-M3, GLM-5.2, Qwen3.5 on MI300X and H200), points past a cliff
-// failing with more than 10 % errors (B300 and B200 DSv4 and Qwen3.5 with
-// KV offload, which the model does not add to the pool), DP-attention
-// arms of DeepSeek whose latent KV is counted as a 400B-class model's, and
-// Qwen3.5 on H100 TP8, whose pool holds less than one session.
+// on the 31 single-node keys (Dec 2026): 4 agree (this one,
+// qwen3.5-fp8-mi300x-sglang, kimik3-fp4-b300-vllm-dspark,
+// qwen3.5-fp4-b300-sglang-power-ab), and 38 of their points fail (3 and
+// 63 before the host tier, the DeepSeek and MiniMax facts and 16-bit KV
+// for "auto"). The systematic disagreements: windows where the
+// simulated curve is still unsaturated at the top (no KV cliff inside,
+// and the step model still gains 10 % per doubling: MiniMax-M3, GLM-5.2,
+// Kimi-K3 on MI355X, Qwen3.5 on MI355X and H200, DeepSeek-V4 at
+// TP8); offload arms whose windows begin past the device pool's cliff,
+// where the simulated curve is already flat (saturated-at-min); points far
+// past a cliff failing with more than 10 % of their requests cut off at
+// the end of the run (request latency 180 s against 17 s before it); and
+// tight fits (Qwen3.5 on H100 TP8, DeepSeek-V4 on B300 TP4 with SGLang),
+// where the 15 % draft share fitted on MI325X leaves less than a session.
+// The measured capacities do not fit one KV size per token across
+// vendors: MI325X's TP2 cliff at c6 needs about 100 KB a token per GPU
+// of what the weights leave,
+// H100's window to c16 at most 10 KB.
 //
 // What the model represents: where the KV pool overflows (the cliff) as a
 // function of GPU memory, memory fraction, weights, TP, DP attention and
@@ -213,8 +230,9 @@
 // HIP graphs and the chunked-prefill activations as anything but a fixed
 // 1 GB, the hybrid models' per-request state slots apart from the
 // per-token average, kernel choices, collective and network variance, DP
-// attention's load imbalance, KV offload tiers (HiCache, LMCache) beyond
-// the GPU pool, and any engine version's scheduler details.
+// attention's load imbalance, LMCache's tier (its own server holds the
+// size, not the engine's flags), HiCache's storage backends and overlap
+// of loads with compute, and any engine version's scheduler details.
 //
 // Faults for tests (Config.Faults, env SWEEP_SIM_FAULT): never-ready,
 // crash:N, hang:N, slow-metrics:D, malformed-metrics, ignore-sigterm,

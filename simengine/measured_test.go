@@ -122,6 +122,34 @@ func TestKVPerGPUStopsShrinkingAtKVHeads(t *testing.T) {
 	assert.Greater(t, float64(newCapacity(unknown8).poolTokens)/float64(newCapacity(unknown).poolTokens), 2.0)
 }
 
+// TestMLAKeepsTheLatentOnEveryAttentionGPU: DeepSeek's MLA keeps one
+// latent per token on every GPU of a rank's attention, so a GPU holds as
+// many tokens whether the rank's attention spans TP 8 or one GPU (DP
+// attention); with DP attention each of the 8 ranks has that pool. Before,
+// the latent counted as a 400B-class model's sharded KV: a DP-attention
+// rank of DeepSeek-V4 on B300 held 1.1 sessions of the agentic traces.
+func TestMLAKeepsTheLatentOnEveryAttentionGPU(t *testing.T) {
+	for _, name := range []string{"deepseek-ai/DeepSeek-V4-Pro", "/scratch/models/DeepSeek-V4-Pro", "deepseek-ai/DeepSeek-R1-0528"} {
+		s := shapeOf(name)
+		assert.Equal(t, 1, s.kvHeads, name)
+		assert.Equal(t, 35_136.0, s.kvBytes, name)
+	}
+	pool := func(dpa bool) capacity {
+		cfg := Config{Engine: configs.SGLang, ModelPath: "deepseek-ai/DeepSeek-V4-Pro", TP: 8, EP: 8, GPU: "b300",
+			MemFraction: 0.9, PageSize: 64, KVCacheDType: "fp8_e4m3"}
+		if dpa {
+			cfg.DP, cfg.DPAttention = 8, true
+		}
+		cfg, err := cfg.Normalize()
+		require.NoError(t, err)
+		return newCapacity(cfg)
+	}
+	tp, dp := pool(false), pool(true)
+	assert.Equal(t, tp.poolTokens, dp.poolTokens, "tokens per rank")
+	assert.Equal(t, 8, dp.ranks)
+	assert.Greater(t, float64(dp.poolTokens), 10.0*sessionKVTokens)
+}
+
 // TestEveryPlannedAgenticArmFits: the weights of every arm InferenceX
 // runs fit its simulated GPUs (a real engine started there, so a
 // simulated one must not fail every point), whether the model is named by
@@ -144,9 +172,8 @@ func TestEveryPlannedAgenticArmFits(t *testing.T) {
 			capa := newCapacity(a.cfg)
 			assert.True(t, capa.fits, "%s %s: %s on %d x %s at memory fraction %g", m.Key, a.name, a.cfg.ModelPath, a.cfg.GPUs(), a.cfg.GPU, a.cfg.MemFraction)
 			if capa.poolTokens < sessionKVTokens {
-				// Known disagreements (the report of issue 19): DeepSeek's
-				// latent KV is counted as a 400B-class model's per token,
-				// and tight fits keep little for KV beside the draft.
+				// Known disagreement (the report of issue 19): tight fits
+				// keep little for KV beside the draft.
 				t.Logf("%s %s: a pool of %d tokens per rank holds no whole session", m.Key, a.name, capa.poolTokens)
 			}
 		}

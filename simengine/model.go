@@ -67,6 +67,26 @@ var families = []struct {
 	// MTP recipe measured: about 1.7 GB per GPU per 85k-token session from
 	// TP 2 to TP 8.
 	{"qwen3.5-", func(s *modelShape) { s.kvHeads, s.kvBytes = 2, 40e3 }},
+	// DeepSeek's MLA caches one latent per layer and token, the same on
+	// every attention GPU (one KV head): kv_lora_rank 512 + rope dim 64 in
+	// each of 61 layers (DeepSeek-V3/R1 config.json), 35,136 bytes at FP8.
+	// V4 (DeepSeek-V4-Pro) keeps one shared K=V head of 512 too, in
+	// compressed rows (Hugging Face Transformers' DeepSeek-V4 page), so
+	// V3's figure is at most what it keeps.
+	{"deepseek-", func(s *modelShape) { s.kvHeads, s.kvBytes = 1, 61*576 }},
+	// DeepSeek-V4-Pro: 1.6T parameters, 49B active (its model card); the
+	// checkpoint keeps the routed experts in FP4 (expert_dtype fp4 in its
+	// config), 4 bits and an 8-bit scale per 32 values, the rest in FP8:
+	// about 0.55 bytes a parameter (an estimate: the experts' share of the
+	// parameters is not published beside the totals).
+	{"deepseek-v4-pro", func(s *modelShape) { s.totalB, s.activeB, s.weightBytes = 1600, 49, 0.55 }},
+	// MiniMax-M3: 428B parameters, about 23B active; 60 layers of GQA with
+	// 4 KV heads of dimension 128 (NVIDIA Megatron Bridge's MiniMax-M3
+	// page): 60 × 4 × 128 × 2 (K and V) bytes at FP8.
+	{"minimax-m3", func(s *modelShape) {
+		s.totalB, s.activeB = 428, 23
+		s.kvHeads, s.kvBytes = 4, 60*4*128*2
+	}},
 }
 
 var (
@@ -101,13 +121,25 @@ func shapeOf(name string) modelShape {
 	// The family by the name's last path element: a model id
 	// (Qwen/Qwen3.5-...) or the directory of pre-staged weights
 	// (/scratch/models/Qwen3.5-...).
-	file := base[strings.LastIndex(base, "/")+1:]
+	file := modelFile(base)
 	for _, f := range families {
 		if strings.HasPrefix(file, f.prefix) {
 			f.shape(&s)
 		}
 	}
 	return s
+}
+
+// modelFile is the element of a lower-case model name that names the
+// model: the last path element, or the repository of a Hugging Face hub
+// cache path (/hub/models--org--name/snapshots/REVISION).
+func modelFile(name string) string {
+	for _, el := range strings.Split(name, "/") {
+		if repo, ok := strings.CutPrefix(el, "models--"); ok {
+			return repo[strings.LastIndex(repo, "--")+2:]
+		}
+	}
+	return name[strings.LastIndex(name, "/")+1:]
 }
 
 // capacity is the derived performance model of one configuration. All
@@ -122,6 +154,8 @@ type capacity struct {
 	perPrefill   float64 // per uncached prompt token
 	specOverhead float64 // multiplier on the step for draft + verify
 	fits         bool    // the weights fit in the memory fraction
+	hostTokens   int     // host-tier KV per rank beyond the device pool, tokens
+	perLoadToken float64 // per token loaded from the host tier
 	kvBytes      float64 // KV of one token, all layers and ranks (kvBytesPerToken)
 }
 
@@ -138,9 +172,11 @@ func kvBytesPerToken(c Config, s modelShape) float64 {
 	}
 	switch strings.ToLower(c.KVCacheDType) {
 	case "", "auto", "bf16", "bfloat16", "float16":
-		if !strings.Contains(strings.ToLower(c.ModelPath), "fp8") && !strings.Contains(strings.ToLower(c.ModelPath), "fp4") {
-			b *= 2
-		}
+		// 16-bit KV. "auto" is the model's activation dtype, BF16 for
+		// FP8 and FP4 checkpoints too (SGLang's quantized KV cache page:
+		// FP8 or FP4 "instead of the default model precision in BF16";
+		// vLLM: "auto" uses the model data type).
+		b *= 2
 	case "fp4_e2m1", "nvfp4", "fp4_mx_block16":
 		b /= 2
 	}
@@ -234,6 +270,22 @@ func newCapacity(c Config) capacity {
 	if c.Calibration != nil {
 		c.Calibration.apply(&capa, c.PageSize)
 	}
+	if c.HostKV.Enabled() {
+		// Each worker keeps its own GPU's share of a token's KV in host
+		// memory, so the host tier holds as many tokens per rank as one
+		// worker's bytes over that share. Every offload InferenceX runs
+		// writes through (HiCache write_through, vLLM's eager CPU offload):
+		// the host copy includes what the device still holds, so only the
+		// rest extends the cache. A load moves each GPU's share over its
+		// host link.
+		perGPUToken := kvb / shards
+		host := c.HostKV.Ratio * float64(capa.poolTokens)
+		if c.HostKV.BytesPerWorker > 0 {
+			host = c.HostKV.BytesPerWorker / perGPUToken
+		}
+		capa.hostTokens = max(int(host)-capa.poolTokens, 0)
+		capa.perLoadToken = perGPUToken / hostLinkBytesPerSec
+	}
 
 	capa.maxRunning = c.MaxRunningRequests
 	if capa.maxRunning <= 0 {
@@ -249,6 +301,10 @@ func newCapacity(c Config) capacity {
 // perGPUReserveGB is what a GPU keeps for activations and graphs outside
 // the KV pool.
 const perGPUReserveGB = 1.0
+
+// hostLinkBytesPerSec is what a GPU's host link moves per second: PCIe 5.0
+// x16 (every GPU the model knows), 64 GB/s per direction nominal, at 80 %.
+const hostLinkBytesPerSec = 0.8 * 64e9
 
 // decodeTime is the duration of one step with n decoding sequences whose
 // contexts sum to ctx tokens (verifying draft tokens when spec is on).

@@ -10,6 +10,7 @@ import (
 
 	"sweep/internal/atomicfile"
 	"sweep/simengine"
+	"sweep/sweep/run"
 )
 
 // simCalibrateOptions are the inputs of "sweep sim calibrate".
@@ -47,7 +48,7 @@ func newSimCalibrateCmd(ios *IOStreams, runF func(context.Context, *simCalibrate
 }
 
 func simCalibrateRun(ctx context.Context, o *simCalibrateOptions) error {
-	cal, skipped, err := simengine.FitResults(ctx, o.Dir)
+	cal, skipped, err := simengine.FitResults(ctx, o.Dir, run.EngineFlags)
 	if err != nil {
 		return err
 	}

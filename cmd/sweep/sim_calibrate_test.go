@@ -61,6 +61,7 @@ func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 	require.Len(t, cal.Arms, 1)
 	arm := cal.Arms[0]
 	assert.Equal(t, 2000000, arm.PoolTokens)
+	assert.Equal(t, "fp8_e4m3", arm.KVCacheDType, "from the engine command beside the results")
 	assert.InEpsilon(t, 1.5, arm.StepScale, 0.10)
 	assert.Less(t, arm.RMSErrorPct, 10.0)
 	require.Len(t, arm.Points, 2, "c32 is past the pool (KV pinned) and left out of the fit")

@@ -1,0 +1,118 @@
+package simengine
+
+import (
+	"sweep/configs"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestHostTierKeepsEvictedBlocks(t *testing.T) {
+	c := newPrefixCache(64, 128) // room for two blocks on the host
+	blocks := []uint64{1, 2, 3, 4}
+	var nodes []*cacheNode
+	for _, h := range blocks {
+		n, _ := c.insert(h)
+		nodes = append(nodes, n)
+	}
+	c.release(nodes)
+	require.Equal(t, 256, c.evict(256))
+	// Evicted oldest first (the deepest block first), so the host keeps
+	// the two evicted last: the prompt's first two blocks.
+	assert.Empty(t, c.match(blocks), "nothing left on the device")
+	assert.Equal(t, 2, c.onHost(blocks))
+	assert.Equal(t, 0, c.onHost(blocks[2:]))
+	assert.Equal(t, 2, c.load(blocks))
+	assert.Equal(t, 0, c.onHost(blocks), "a load moves the blocks back to the device")
+	assert.Equal(t, 0, c.hostUsed)
+
+	c.toHost(9)
+	c.flush()
+	assert.Equal(t, 0, c.onHost([]uint64{9}), "flush_cache empties the host tier too")
+
+	none := newPrefixCache(64, 0)
+	n, _ := none.insert(1)
+	none.release([]*cacheNode{n})
+	none.evict(64)
+	assert.Equal(t, 0, none.onHost([]uint64{1}), "no tier, nothing kept")
+}
+
+func TestHostKVFromEngineFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		engine configs.Engine
+		flags  mapLookup
+		want   HostKV
+	}{
+		{"sglang hicache default ratio", configs.SGLang, mapLookup{"--model-path": "m", "--enable-hierarchical-cache": true}, HostKV{Ratio: 2}},
+		{"sglang hicache ratio", configs.SGLang, mapLookup{"--model-path": "m", "--enable-hierarchical-cache": true, "--hicache-ratio": 3.0}, HostKV{Ratio: 3}},
+		{"sglang hicache size", configs.SGLang, mapLookup{"--model-path": "m", "--enable-hierarchical-cache": true, "--hicache-size": 144.0}, HostKV{Ratio: 2, BytesPerWorker: 144e9}},
+		{"sglang size without hicache", configs.SGLang, mapLookup{"--model-path": "m", "--hicache-size": 144.0}, HostKV{}},
+		{"vllm simple cpu offload", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use_per_rank":187375000000,"lazy_offload":false}}`}, HostKV{BytesPerWorker: 187375000000}},
+		{"vllm lmcache sizes no tier", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both","kv_connector_extra_config":{"lmcache.mp.server_urls":"tcp://127.0.0.1:5555","lmcache.mp.mq_timeout":6000.0}}`}, HostKV{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ConfigFromArgs(tc.engine, tc.flags, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, c.HostKV)
+		})
+	}
+	_, err := ConfigFromArgs(configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": "{"}, nil)
+	assert.ErrorContains(t, err, "--kv-transfer-config")
+}
+
+func TestHostTierCapacity(t *testing.T) {
+	cfg := qwenConfig(configs.SGLang, 8, 1)
+	cfg, err := cfg.Normalize()
+	require.NoError(t, err)
+	device := newCapacity(cfg)
+	require.Zero(t, device.hostTokens)
+
+	// Write-through: a host pool twice the device's adds one device pool.
+	cfg.HostKV = HostKV{Ratio: 2}
+	capa := newCapacity(cfg)
+	assert.Equal(t, device.poolTokens, capa.poolTokens, "the tier leaves the device pool alone")
+	assert.Equal(t, device.poolTokens, capa.hostTokens)
+	// Sized in bytes per worker: Qwen3.5 keeps 40 KB a token over its 2 KV
+	// heads, 20 KB a GPU at TP8.
+	cfg.HostKV = HostKV{BytesPerWorker: 400e9}
+	capa = newCapacity(cfg)
+	assert.Equal(t, 20_000_000-device.poolTokens, capa.hostTokens)
+	assert.InDelta(t, 20e3/(0.8*64e9), capa.perLoadToken, 1e-15)
+}
+
+// TestHostTierSoftensTheCliff: past the device pool, sessions whose
+// prefixes went to host memory load them back instead of recomputing
+// them, so the cache keeps hitting and throughput holds up.
+func TestHostTierSoftensTheCliff(t *testing.T) {
+	cfg := qwenConfig(configs.SGLang, 8, 1)
+	cfg.MaxTotalTokens = 300_000 // about 12 agentic sessions
+	const conc = 32
+	without := closedLoop(t, cfg, agentic, conc, 600)
+	cfg.HostKV = HostKV{BytesPerWorker: 100e9} // 5M tokens at 20 KB a GPU
+	with := closedLoop(t, cfg, agentic, conc, 600)
+	t.Logf("conc %d: device only %.0f tok/s/GPU, hit %.2f; with the host tier %.0f tok/s/GPU, hit %.2f",
+		conc, without.tputPerGPU, without.hitRate, with.tputPerGPU, with.hitRate)
+	assert.Less(t, without.hitRate, 0.6, "the device pool alone thrashes")
+	assert.Greater(t, with.hitRate, 0.85, "the host tier keeps the prefixes")
+	assert.Greater(t, with.tputPerGPU, 1.5*without.tputPerGPU)
+}
+
+// TestSixteenBitKVOfQuantizedCheckpoints: an FP8 or FP4 checkpoint's KV
+// is 16-bit unless a quantized KV dtype is asked for ("auto" is the
+// model's BF16 activations); the name's precision is the weights'. Before,
+// an FP8 name kept 8-bit KV even with --kv-cache-dtype bfloat16.
+func TestSixteenBitKVOfQuantizedCheckpoints(t *testing.T) {
+	for _, model := range []string{"Qwen/Qwen3.5-397B-A17B-FP8", "amd/Qwen3.5-397B-A17B-MXFP4", "Qwen/Qwen3.5-397B-A17B"} {
+		kv := func(dtype string) float64 {
+			c := Config{ModelPath: model, KVCacheDType: dtype}
+			return kvBytesPerToken(c, shapeOf(model))
+		}
+		fp8 := kv("fp8_e4m3")
+		for _, d := range []string{"", "auto", "bfloat16", "bf16"} {
+			assert.Equal(t, 2*fp8, kv(d), "%s with %q", model, d)
+		}
+		assert.Equal(t, fp8/2, kv("fp4_e2m1"), model)
+	}
+}

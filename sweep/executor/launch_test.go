@@ -36,12 +36,17 @@ func (n *recordingNet) Reach(_ context.Context, hostport string) error {
 // clientSchedule is two MI325X arms (TP 2 and 4) of points replaying
 // loader.
 func clientSchedule(t *testing.T, loader string) *campaign.Schedule {
+	return runnerSchedule(t, "mi325x-amds", loader)
+}
+
+// runnerSchedule is clientSchedule on runner.
+func runnerSchedule(t *testing.T, runner, loader string) *campaign.Schedule {
 	t.Helper()
 	var pts []recipes.Point
 	for _, tp := range []int{2, 4} {
 		for _, c := range []int{1, 4} {
 			pts = append(pts, recipes.Point{
-				Row: matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "m", Framework: "sglang", Runner: "mi325x-amds",
+				Row: matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "m", Framework: "sglang", Runner: runner,
 					Image: "lmsysorg/sglang:v0.5.16", Parallelism: configs.Parallelism{TP: tp, EP: 1}, Conc: c},
 				Recipe: "fake", Engine: recipes.Command{Argv: []string{"engine", "--tp", fmt.Sprint(tp)}},
 				Client:         &recipes.Command{Argv: []string{"aiperf", "profile", "--public-dataset", loader}},
@@ -138,4 +143,30 @@ func TestLaunchArmClientEnv(t *testing.T) {
 	mixed.Arms[0].Points[1].Plan.Client = &recipes.Command{Argv: []string{"aiperf", "--public-dataset", recipes.Loader062126256k}}
 	_, _, err = l.step(p, mixed.Arms[0])
 	assert.ErrorContains(t, err, "arm 1: its points replay two trace sets")
+}
+
+// A docker runner's arm has its client environment per container: the
+// checkout and uv are mounted into its docker run, and the job file's
+// runtime directory is named for the arm's container.
+func TestLaunchContainerArmClientEnv(t *testing.T) {
+	sched := runnerSchedule(t, "mi325x-tw", recipes.Loader062126)
+	uv := filepath.Join(t.TempDir(), "uv")
+	require.NoError(t, os.WriteFile(uv, []byte("#!/bin/sh\n"), 0o755))
+	l := Launch{Profile: func(r string) (recipes.Profile, error) { return recipes.SiteProfile(r, nil) }, Binary: "/usr/local/bin/sweep", Dir: t.TempDir(),
+		Client: &launch.ClientSetup{Checkout: "/src/ix", UV: uv}}
+	cs, err := l.ContainerArms(sched, 0)
+	require.NoError(t, err)
+	ce, err := cs.Client(sched.Arms[1])
+	require.NoError(t, err)
+	assert.Equal(t, "/tmp/inferencex-agentic-mi325x-tw-arm02/venv/bin/aiperf", ce.AiperfProgram())
+	pl, err := cs.Plan(sched.Arms[1], []int{4, 5}, []string{"run-arm"})
+	require.NoError(t, err)
+	run := launch.Oneline(pl.Commands[len(pl.Commands)-2].Argv)
+	assert.Contains(t, run, "-v /src/ix:"+launch.CheckoutDir+" ")
+	assert.Contains(t, run, "-v "+uv+":"+launch.ToolsDir+"/uv:ro ")
+
+	var b strings.Builder
+	require.NoError(t, l.WriteDryRun(&b, sched, false))
+	assert.Contains(t, b.String(), "    client: /tmp/inferencex-agentic-mi325x-tw-arm01/venv/bin/aiperf for every point of the arm\n")
+	assert.Contains(t, b.String(), "    setup:  aiperf-install: UV_CACHE_DIR=/tmp/inferencex-agentic-mi325x-tw-arm02/uv-cache ")
 }

@@ -373,24 +373,14 @@ func hasMultiNode(rows matrix.Matrix) bool {
 	return slices.ContainsFunc(rows, func(r *matrix.Row) bool { return r.Kind == matrix.AgenticMultiNode })
 }
 
-// multiNodeClock makes the wall clock at defaultMultiNodeTimeScale the
-// default of a simulated sweep whose selection holds a disaggregated
-// multi-node arm (its workers are separate processes: the virtual clock
-// is kept by one engine), as `sweep run` does for such a point.
+// multiNodeClock is simFlags.multiNodeClock for a simulated sweep whose
+// selection holds a disaggregated multi-node arm, as `sweep run` does for
+// such a point.
 func (o *campaignOptions) multiNodeClock(rows matrix.Matrix) error {
 	if !o.Simulate || !hasMultiNode(o.Selection.Select(rows)) {
 		return nil
 	}
-	switch {
-	case o.simClockSet && o.SimClock == simClockVirtual:
-		return &FlagError{Err: run.ErrVirtualMultiNode}
-	case !o.simClockSet:
-		o.SimClock = simClockWall
-	}
-	if !o.timeScaleSet {
-		o.TimeScale = defaultMultiNodeTimeScale
-	}
-	return nil
+	return o.simFlags.multiNodeClock(o.simClockSet, o.timeScaleSet)
 }
 
 // checkMultiNode refuses what a sweep of disaggregated multi-node arms

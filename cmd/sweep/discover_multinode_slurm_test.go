@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net"
 	"os"
@@ -9,14 +8,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"sweep/metrics/result"
 	"sweep/sweep/campaign"
-	"sweep/sweep/executor/slurm"
 )
 
 // TestDiscoverDisaggregatedArmOnSlurmNodes runs one simulated arm of the
@@ -75,23 +72,9 @@ func TestDiscoverDisaggregatedArmOnSlurmNodes(t *testing.T) {
 		assert.Equal(t, true, res["valid"], p.ID)
 		assert.Equal(t, true, res["is_multinode"], p.ID)
 		assert.Positive(t, res["num_requests_successful"], p.ID)
-		var exp struct {
-			Summary struct {
-				Successful []string `json:"endpoints_successful"`
-			} `json:"summary"`
-		}
-		require.NoError(t, json.Unmarshal([]byte(read(filepath.Join(dir, "aiperf_artifacts", "server_metrics_export.json"))), &exp))
-		assert.Contains(t, exp.Summary.Successful, preURL+"/metrics", p.ID)
-		assert.Contains(t, exp.Summary.Successful, decURL+"/metrics", p.ID)
+		assertMetricsRecorded(t, filepath.Join(dir, "aiperf_artifacts", "server_metrics_export.json"), preURL+"/metrics", decURL+"/metrics")
 	}
 
 	// Nothing left: the allocation has ended.
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	st, err := slurm.NewClient(slurm.Exec{}).Status(ctx, slurm.JobID(job))
-	if err == nil {
-		assert.True(t, st.State.Done(), "job %s is %s", job, st.State)
-	} else {
-		assert.ErrorIs(t, err, slurm.ErrUnknownJob)
-	}
+	assertJobEnded(t, job)
 }

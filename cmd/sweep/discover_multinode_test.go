@@ -95,16 +95,8 @@ func TestDiscoverSimulatedDisaggregatedArm(t *testing.T) {
 		assert.Positive(t, res["num_requests_successful"], "numbers come from requests that ran")
 
 		// Per-role metrics: the client recorded each worker's endpoint.
-		var exp struct {
-			Summary struct {
-				Successful []string `json:"endpoints_successful"`
-			} `json:"summary"`
-		}
-		b, err = os.ReadFile(filepath.Join(dir, "aiperf_artifacts", "server_metrics_export.json"))
-		require.NoError(t, err)
-		require.NoError(t, json.Unmarshal(b, &exp))
-		assert.Contains(t, exp.Summary.Successful, "http://127.0.0.1:"+pre+"/metrics", p.ID)
-		assert.Contains(t, exp.Summary.Successful, "http://127.0.0.1:"+dec+"/metrics", p.ID)
+		assertMetricsRecorded(t, filepath.Join(dir, "aiperf_artifacts", "server_metrics_export.json"),
+			"http://127.0.0.1:"+pre+"/metrics", "http://127.0.0.1:"+dec+"/metrics")
 	}
 
 	// Resume: the completed points are not run again.

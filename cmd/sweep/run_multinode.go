@@ -50,13 +50,6 @@ func (o *runOptions) selectMultiNodeRow(rows matrix.Matrix) (*matrix.Row, error)
 		rows[0].ConfigKey, o.TP, o.EP, o.DPAttn, o.Conc, strings.Join(have, "\n  "))}
 }
 
-// defaultMultiNodeTimeScale is a simulated multi-node point's time scale:
-// on the wall clock every wall-clock delay of the host (scheduling, the
-// router's hops) is multiplied by it, so at the single-node default (150)
-// a conc-8 point on a loaded 2-core host measured a TTFT p50 of 25 s
-// where at 10x it measured 1.1 s; 20x runs a 1200 s point in 1 minute.
-const defaultMultiNodeTimeScale = 20
-
 // runMultiNode is `sweep run --simulate` on a multi-node key: the
 // disaggregated point's prefill and decode workers (simulated engines on
 // this host's loopback), the PD router in front of them and the client
@@ -65,14 +58,8 @@ func runMultiNode(ctx context.Context, o *runOptions, out string, started time.T
 	if !o.Simulate {
 		return flagErrorf("%s is a multi-node key: its points run as one Slurm job over several nodes (sweep plan --config-keys %s shows the job); on this host they run only with --simulate", o.ConfigKey, o.ConfigKey)
 	}
-	switch {
-	case o.simClockSet && o.SimClock == simClockVirtual:
-		return &FlagError{Err: run.ErrVirtualMultiNode}
-	case !o.simClockSet:
-		o.SimClock = simClockWall
-	}
-	if !o.timeScaleSet {
-		o.TimeScale = defaultMultiNodeTimeScale
+	if err := o.multiNodeClock(o.simClockSet, o.timeScaleSet); err != nil {
+		return err
 	}
 	row, err := o.selectMultiNodeRow(rows)
 	if err != nil {

@@ -129,24 +129,10 @@ func TestRunDisaggregatedPointOnSlurmNodes(t *testing.T) {
 	assert.Equal(t, true, res["valid"])
 	assert.Equal(t, true, res["is_multinode"])
 	assert.Positive(t, res["num_requests_successful"])
-	var exp struct {
-		Summary struct {
-			Successful []string `json:"endpoints_successful"`
-		} `json:"summary"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(read("aiperf_artifacts/server_metrics_export.json")), &exp))
-	assert.Contains(t, exp.Summary.Successful, preURL+"/metrics")
-	assert.Contains(t, exp.Summary.Successful, decURL+"/metrics")
+	assertMetricsRecorded(t, filepath.Join(out, "aiperf_artifacts", "server_metrics_export.json"), preURL+"/metrics", decURL+"/metrics")
 
 	// Nothing left: the job has ended and no worker answers any more.
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	st, err := slurm.NewClient(slurm.Exec{}).Status(ctx, slurm.JobID(job))
-	if err == nil {
-		assert.True(t, st.State.Done(), "job %s is %s", job, st.State)
-	} else {
-		assert.ErrorIs(t, err, slurm.ErrUnknownJob)
-	}
+	assertJobEnded(t, job)
 	for _, u := range []string{preURL, decURL} {
 		h, _ := url.Parse(u)
 		c, err := net.DialTimeout("tcp", h.Host, 2*time.Second)

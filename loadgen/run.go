@@ -769,6 +769,9 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 	sessions := make([]*session, len(kids))
 	if l.primed != nil && l.sess == parent && l.primedAt == turn {
 		sessions, l.primed = l.primed, nil // in flight at the start: they go on
+		if !slices.ContainsFunc(sessions, func(s *session) bool { return s.next < len(s.conv.Turns) }) {
+			return true // all done before the start: aiperf replays no branch
+		}
 	} else {
 		for j, child := range kids {
 			sessions[j] = r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, turn, j))

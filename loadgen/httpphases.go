@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http/httptrace"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -22,8 +23,12 @@ import (
 // counts as reused, the bytes are the bodies' and the chunks received
 // the content events.
 
-// httpTrace collects one request's connection events.
+// httpTrace collects one request's connection events. The transport
+// calls some hooks from its own goroutines (WroteRequest from the
+// connection's write loop), so every field is read and written under mu.
 type httpTrace struct {
+	mu sync.Mutex
+
 	getConn, gotConn, dnsStart, dnsDone, connStart, connDone, tlsStart, tlsDone, wrote, firstByte time.Time
 	reused                                                                                        bool
 	conn                                                                                          *countingConn
@@ -31,21 +36,29 @@ type httpTrace struct {
 }
 
 func (h *httpTrace) clientTrace() *httptrace.ClientTrace {
-	now := func(t *time.Time) { *t = time.Now() }
+	now := func(t *time.Time) {
+		h.mu.Lock()
+		*t = time.Now()
+		h.mu.Unlock()
+	}
 	return &httptrace.ClientTrace{
 		GetConn:  func(string) { now(&h.getConn) },
 		DNSStart: func(httptrace.DNSStartInfo) { now(&h.dnsStart) },
 		DNSDone:  func(httptrace.DNSDoneInfo) { now(&h.dnsDone) },
 		ConnectStart: func(string, string) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
 			if h.connStart.IsZero() { // the first of a dual-stack race
-				now(&h.connStart)
+				h.connStart = time.Now()
 			}
 		},
 		ConnectDone:       func(string, string, error) { now(&h.connDone) },
 		TLSHandshakeStart: func() { now(&h.tlsStart) },
 		TLSHandshakeDone:  func(tls.ConnectionState, error) { now(&h.tlsDone) },
 		GotConn: func(info httptrace.GotConnInfo) {
-			now(&h.gotConn)
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.gotConn = time.Now()
 			h.reused = info.Reused
 			if c, ok := info.Conn.(*countingConn); ok {
 				h.conn, h.sent0, h.recv0 = c, c.sent.Load(), c.recv.Load()
@@ -77,6 +90,8 @@ func between(a, b time.Time) int64 {
 // from start, body the request body's size, recv the response body bytes
 // and reads (see countingBody).
 func (h *httpTrace) phases(start time.Time, t *timing, body int, recv *countingBody) httpPhases {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	p := httpPhases{chunksSent: 1, chunksRecv: recv.reads, sentBytes: int64(body), recvBytes: recv.n}
 	if h.conn != nil {
 		p.sentBytes, p.recvBytes = h.conn.sent.Load()-h.sent0, h.conn.recv.Load()-h.recv0

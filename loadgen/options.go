@@ -73,6 +73,11 @@ type Options struct {
 	// grace periods, recorded idle gaps, scrape interval), for engines
 	// that run on a compressed clock. 1 = real time.
 	TimeScale float64
+	// ClockOrigin is the instant the compressed clock stretches from
+	// (artifact stamps are ClockOrigin + (t-ClockOrigin)*TimeScale); zero
+	// means the start of Run. A simulated point's GPU tools share it, so
+	// their samples fall on the artifacts' clock.
+	ClockOrigin time.Time
 	// VirtualClock runs on the simulated engine's virtual clock (see
 	// vclock.go): every wait and every timestamp is simulated time the
 	// engine advances by events, so the result does not depend on how

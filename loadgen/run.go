@@ -155,6 +155,9 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 	r := &runner{o: o, progress: progress, counts: map[string]*Counts{aiperf.PhaseWarmup: {}, aiperf.PhaseProfiling: {}}}
 	r.start = time.Now()
 	r.clock = clock{t0: r.start, scale: o.TimeScale}
+	if !o.ClockOrigin.IsZero() {
+		r.clock.t0 = o.ClockOrigin
+	}
 	r.issueEnd, r.cancelAt = inf, inf
 	r.benchID = r.uuid("benchmark")
 	r.procID = "record_processor_" + r.benchID[:8]

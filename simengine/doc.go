@@ -99,7 +99,10 @@
 //     on the load generator's artifact clock: its first join carries
 //     wall= (Unix ns), which anchors simulated time to it. The sweep
 //     binary started as nvidia-smi or amd-smi (SMI) prints it in the real
-//     tools' formats for the point runner's GPU monitor.
+//     tools' formats for the point runner's GPU monitor. On the wall
+//     clock (the only /sim/ endpoint there) it takes ?origin= (Unix ns),
+//     the origin the load generator's compressed clock stretches from
+//     (SWEEP_LOADGEN_CLOCK_ORIGIN), and stamps samples on that clock.
 //   - Prompts may come by the content ids of their 64-token blocks
 //     (sweep_sim_prompt) instead of text, so an 80k-token prompt costs kB;
 //     with a key (the session) the engine keeps a prompt's ids, and the

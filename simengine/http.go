@@ -45,6 +45,8 @@ func (s *Server) Handler() http.Handler {
 	}
 	if s.vc != nil {
 		s.simHandlers(mux)
+	} else {
+		mux.HandleFunc("GET /sim/power", s.simPower) // the GPU tools' telemetry, on the wall clock too
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.hangs(r) {

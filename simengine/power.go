@@ -144,6 +144,10 @@ func (s *Server) gpuWatts(from, to, since float64) []float64 {
 // simulated times in every run; the GPUs idle before the join (the
 // readiness traffic before it is not part of the load).
 func (s *Server) simPower(w http.ResponseWriter, r *http.Request) {
+	if s.vc == nil {
+		s.simPowerWall(w, r)
+		return
+	}
 	vc := s.vc
 	vc.mu.Lock()
 	now, wallSec, fracNs, joined, set, gen := vc.now, vc.wallSec, vc.wallFracNs, vc.joinedAt, vc.anchorSet, vc.anchorGen
@@ -197,6 +201,69 @@ func (s *Server) simPower(w http.ResponseWriter, r *http.Request) {
 		t := at(e)
 		fmt.Fprintf(w, "%d", e)
 		for _, wt := range s.gpuWatts(t-1, t, joined) {
+			fmt.Fprintf(w, " %s", fmtF(wt))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// simPowerWall is GET /sim/power on the compressed wall clock: samples
+// are stamped on the load generator's artifact clock stretched about
+// ?origin= (Unix ns, simproto.EnvLoadgenClockOrigin), so artifact second
+// E is simulated time (origin + (E-origin)/scale - start)*scale of this
+// engine. The answer has the virtual clock's shape with gen 1 (the wall
+// clock has no joins: every second is the load's), U the simulated time
+// now, and samples from ?from= (default 2 s before the origin) to the
+// last whole artifact second the clock has passed (?margin=M holds back
+// M more). Every step counts, readiness traffic included.
+func (s *Server) simPowerWall(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	origin, err := strconv.ParseInt(q.Get("origin"), 10, 64)
+	if err != nil || origin <= 0 {
+		http.Error(w, "on the wall clock GET /sim/power needs origin=<Unix ns> (the load generator's clock origin)", http.StatusBadRequest)
+		return
+	}
+	scale := s.cfg.TimeScale
+	if scale <= 0 {
+		scale = 1
+	}
+	now := s.simNow()
+	n := max(s.cfg.GPUs(), 1)
+	fmt.Fprintf(w, "gen 1 now %s until %s gpus %d idle %s\n", fmtF(now), fmtF(now), n, fmtF(powerOf(s.cfg.GPU).idle))
+	o := float64(origin) / 1e9
+	start := float64(s.base.UnixNano()) / 1e9
+	// at is the simulated time of artifact second e; stamp the artifact
+	// time of simulated time t.
+	at := func(e int64) float64 { return (o + (float64(e)-o)/scale - start) * scale }
+	stamp := func(t float64) float64 { return o + (start+t/scale-o)*scale }
+	last := int64(math.Floor(stamp(now)))
+	if m, err := strconv.ParseFloat(q.Get("margin"), 64); err == nil && m > 0 {
+		last = int64(math.Floor(stamp(now) - m))
+	}
+	if q.Get("energy") == "1" {
+		energy := make([]float64, n)
+		for b := 0.0; b < now; b++ {
+			for g, wt := range s.gpuWatts(b, math.Min(b+1, now), 0) {
+				energy[g] += wt * (math.Min(b+1, now) - b)
+			}
+		}
+		fmt.Fprint(w, "energy")
+		for _, e := range energy {
+			fmt.Fprintf(w, " %s", fmtF(e))
+		}
+		fmt.Fprintln(w)
+	}
+	from, err := strconv.ParseInt(q.Get("from"), 10, 64)
+	switch {
+	case q.Get("last") == "1":
+		from = last
+	case err != nil || from <= 0:
+		from = int64(math.Floor(o)) - 2
+	}
+	for e := from; e <= last; e++ {
+		t := at(e)
+		fmt.Fprintf(w, "%d", e)
+		for _, wt := range s.gpuWatts(math.Max(t-1, 0), math.Max(t, 0), 0) {
 			fmt.Fprintf(w, " %s", fmtF(wt))
 		}
 		fmt.Fprintln(w)

@@ -20,7 +20,9 @@ import (
 // SMI runs the simulated nvidia-smi or amd-smi (tool) with args: the real
 // tools' output for the commands InferenceX's monitor runs, per GPU of the
 // node, stamped on the simulated engine's virtual clock as the load
-// generator stamps aiperf's artifacts, with the power of GET /sim/power:
+// generator stamps aiperf's artifacts (or, with simproto.EnvSMIClockOrigin,
+// on the compressed wall clock about that origin, as the load generator
+// given the same origin stamps them), with the power of GET /sim/power:
 //
 //	nvidia-smi --query-gpu=<the recipe's query> --format=csv -l N   (and csv,noheader once)
 //	amd-smi metric -p -c -t -u -w N --csv
@@ -39,6 +41,14 @@ func SMI(tool string, args []string, getenv func(string) string, stdout, stderr 
 		hc: &http.Client{Timeout: 10 * time.Second}, gen0: -1}
 	if g, err := strconv.Atoi(getenv(simproto.EnvSMIAfterGen)); err == nil && g >= 0 {
 		s.gen0 = g
+	}
+	if v := getenv(simproto.EnvSMIClockOrigin); v != "" {
+		ns, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || ns <= 0 {
+			fmt.Fprintf(stderr, "%s (simulated): %s=%q: want Unix nanoseconds\n", tool, simproto.EnvSMIClockOrigin, v)
+			return 2
+		}
+		s.origin, s.gen0 = v, 0 // the wall clock's one generation is 1
 	}
 	defer s.out.Flush()
 	if n, err := strconv.Atoi(getenv(simproto.EnvSMINodeGPUs)); err == nil && n > 0 {
@@ -92,6 +102,7 @@ type smi struct {
 	missing            int     // GPU never reported; -1: none
 	first              int64   // first sample's second (0: none yet)
 	gen0               int     // the anchor generation before this monitor's load; -1: unknown
+	origin             string  // Unix ns of the wall clock's origin; "": the virtual clock
 }
 
 func (s *smi) parseFault(f string) error {
@@ -143,6 +154,9 @@ func (s *smi) fetch(from int64, energy, margin bool) (*page, error) {
 	}
 	if energy {
 		q += "&energy=1"
+	}
+	if s.origin != "" {
+		q += "&origin=" + s.origin
 	}
 	resp, err := s.hc.Get(s.base + q)
 	if err != nil {

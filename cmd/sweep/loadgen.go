@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -110,6 +111,13 @@ func loadgenRun(ctx context.Context, o *loadgenOptions) error {
 			opts.TimeScale = f
 			break
 		}
+	}
+	if v := os.Getenv(simproto.EnvLoadgenClockOrigin); v != "" {
+		ns, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || ns <= 0 {
+			return loadgenArgError(fmt.Errorf("$%s=%q: want Unix nanoseconds", simproto.EnvLoadgenClockOrigin, v))
+		}
+		opts.ClockOrigin = time.Unix(0, ns)
 	}
 	opts.VirtualClock = o.Clock == "virtual"
 	opts.CLICommand = "sweep loadgen -- " + strings.Join(o.Argv, " ")

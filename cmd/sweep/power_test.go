@@ -78,6 +78,33 @@ func TestRunSimulatedPower(t *testing.T) {
 		}
 	})
 
+	// On the compressed wall clock the simulated tools stamp wall-clock
+	// seconds (stretched about the origin the runner gives them and the
+	// client), so the point has a power lane as a virtual-clock one does.
+	t.Run("wall clock", func(t *testing.T) {
+		out := t.TempDir()
+		started := time.Now().Unix()
+		code, stdout, stderr := runCLI(t, simRunArgs(out, "--sim-clock", "wall")...)
+		require.Equal(t, 0, code, "stdout %s\nstderr %s", stdout, stderr)
+		_, res := pointResult(t, out)
+		require.Equal(t, "wall", res["simulation"].(map[string]any)["clock"])
+		side := readJSONMap(t, filepath.Join(out, power.ValidationFile))
+		assert.Equal(t, 1.0, res["power_valid"], "%v", side["reasons"])
+		assert.Greater(t, res["joules_per_output_token"], 0.0)
+		// MI325X: 160 W idle, 1000 W at most.
+		assert.Greater(t, res["avg_power_w"], 160.0)
+		assert.Less(t, res["avg_power_w"], 1000.0)
+		acc := side["accumulator_check"].(map[string]any)
+		assert.Equal(t, true, acc["within_tolerance"], "energy counters agree with the stream: %v", acc)
+		data, err := os.ReadFile(filepath.Join(out, power.TelemetryFile))
+		require.NoError(t, err)
+		lines := strings.Split(string(data), "\n")
+		require.Greater(t, len(lines), 2)
+		first, err := strconv.ParseInt(strings.Split(lines[1], ",")[0], 10, 64)
+		require.NoError(t, err)
+		assert.InDelta(t, started, first, 10, "the first sample is stamped about when the monitor started (%s)", lines[1])
+	})
+
 	t.Run("simulated nvidia-smi", func(t *testing.T) {
 		out := t.TempDir()
 		code, stdout, stderr := runCLI(t, simRunArgs(out, "--sim-gpu", "h200")...)

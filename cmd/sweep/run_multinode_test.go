@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/metrics/power"
 )
 
 // amdDisaggKey is InferenceX's one AMD multi-node agentic key: one
@@ -95,6 +97,44 @@ func TestRunSimulatedDisaggregatedPoint(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &exp))
 	assert.Contains(t, exp.Summary.Successful, "http://127.0.0.1:"+port(pre)+"/metrics")
 	assert.Contains(t, exp.Summary.Successful, "http://127.0.0.1:"+port(dec)+"/metrics")
+
+	// Power: a monitor per node (its worker's simulated amd-smi), summed
+	// as InferenceX's multi-node power path sums them, with the per-role
+	// keys. MI355X GPUs draw 220 W idle, 1400 W at most.
+	for _, w := range []string{"prefill0", "decode0"} {
+		assert.Contains(t, rec.Processes, "gpu-monitor-"+w)
+		assert.FileExists(t, filepath.Join(out, "power", w, power.TelemetryFile))
+	}
+	side := readJSONMap(t, filepath.Join(out, power.ValidationFile))
+	require.Equal(t, 1.0, res["power_valid"], "%v", side["reasons"])
+	assert.Equal(t, 16.0, side["expected_gpu_count"])
+	assert.Len(t, side["per_gpu_role"], 16)
+	num := func(k string) float64 {
+		v, ok := res[k].(float64)
+		require.True(t, ok, "%s: %v", k, res[k])
+		return v
+	}
+	for _, k := range []string{"avg_power_w", "prefill_avg_power_w", "decode_avg_power_w"} {
+		assert.Greater(t, num(k), 220.0, k)
+		assert.Less(t, num(k), 1400.0, k)
+	}
+	total := num("total_gpu_energy_j")
+	assert.InDelta(t, total, num("prefill_gpu_energy_j")+num("decode_gpu_energy_j"), 0.002, "the roles sum to the deployment")
+	assert.InDelta(t, num("avg_power_w")*16, num("avg_total_gpu_power_w"), 0.02)
+	assert.InDelta(t, (num("prefill_avg_power_w")+num("decode_avg_power_w"))/2, num("avg_power_w"), 0.002)
+	assert.InDelta(t, total/num("num_requests_successful"), num("joules_per_successful_query"), 1e-3*num("joules_per_successful_query"))
+	assert.Greater(t, num("decode_joules_per_output_token"), 0.0)
+	assert.Less(t, num("decode_joules_per_output_token"), num("joules_per_output_token"))
+	assert.Greater(t, num("prefill_joules_per_input_token"), 0.0)
+
+	// sweep result aggregate on the point's directory sums the same.
+	again := filepath.Join(t.TempDir(), "again.json")
+	code, _, stderr = runCLI(t, "result", "aggregate", out, "--out", again)
+	require.Equal(t, 0, code, stderr)
+	agg := readJSONMap(t, again)
+	for _, k := range []string{"power_valid", "total_gpu_energy_j", "joules_per_output_token", "prefill_gpu_energy_j", "decode_avg_power_w", "decode_joules_per_output_token"} {
+		assert.Equal(t, res[k], agg[k], k)
+	}
 }
 
 func TestRunMultiNodeUsageErrors(t *testing.T) {

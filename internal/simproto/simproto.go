@@ -28,6 +28,11 @@ const (
 const (
 	EnvLoadgenTimeScale = "SWEEP_LOADGEN_TIME_SCALE" // the client's time scale (else EnvTimeScale, else 1)
 	EnvLoadgenClock     = "SWEEP_LOADGEN_CLOCK"      // "virtual" drives the engine's virtual clock
+	// EnvLoadgenClockOrigin (Unix ns) is the instant the compressed wall
+	// clock stretches from: an artifact stamp is origin + (t-origin)*scale.
+	// Unset, the client's start. The simulated GPU tools stamp their
+	// samples on the same clock (EnvSMIClockOrigin).
+	EnvLoadgenClockOrigin = "SWEEP_LOADGEN_CLOCK_ORIGIN"
 )
 
 // Environment of the simulated GPU tools (nvidia-smi, amd-smi stand-ins).
@@ -45,6 +50,12 @@ const (
 	// A to B seconds after the first), "missing-gpu=N" (GPU N never
 	// reported).
 	EnvSMIFault = "SWEEP_SIM_SMI_FAULT"
+	// EnvSMIClockOrigin (Unix ns) runs the tools on the wall clock: a
+	// sample's stamp is on the load generator's compressed clock about
+	// this origin (EnvLoadgenClockOrigin), and every second of that clock
+	// is sampled as the wall clock passes it. Unset, the tools follow the
+	// engine's virtual clock.
+	EnvSMIClockOrigin = "SWEEP_SIM_SMI_CLOCK_ORIGIN"
 )
 
 // EnvBFCL carries an arm and its replicate to the BFCL stand-in

@@ -28,4 +28,16 @@
 // the forms aiperf and SMI tools write (YYYY-MM-DD[Thh[:mm[:ss[.f]]]][zone]),
 // not every form fromisoformat accepts. The conformance cases are in
 // testdata (see its README).
+//
+// A disaggregated point's power (AdaptMultiNode) sums its nodes as
+// InferenceX's multi-node path does (utils/aggregate_power_multinode.py):
+// each node's worker GPUs integrated over the one window, the sums per role
+// and for the deployment, and the per-role keys (prefill_gpu_energy_j,
+// decode_avg_power_w, ...). That path reads srt-slurm's DCGM artifact
+// package; here each node has a monitor of its own, read as above (see
+// multinode.go).
+//
+//	fields, out := power.AdaptMultiNode(power.MultiNodeOptions{ResultDir: dir,
+//		Nodes: []power.NodeTelemetry{{Name: "prefill0", Role: power.RolePrefill, Dir: d0, GPUs: 8}, ...},
+//		PrefillGPUs: 8, DecodeGPUs: 8})
 package power

@@ -102,6 +102,9 @@ type Outcome struct {
 	Valid   bool
 	Reasons []string
 	Metrics *Metrics // nil unless Valid
+	// Roles are a disaggregated point's per-role figures (AdaptMultiNode);
+	// nil unless Valid.
+	Roles *RoleMetrics
 	// Window is nil when aiperf's artifacts gave none.
 	Window *Window
 	// ExitCode is the adapter's exit status: 1 when RequirePower and the
@@ -128,15 +131,18 @@ func Adapt(o Options) Outcome {
 	return out
 }
 
-func (o *Options) defaults() {
-	if o.Zone == nil {
-		o.Zone = time.Local
+func (o *Options) defaults() { ioDefaults(&o.Zone, &o.Stdout, &o.Stderr) }
+
+// ioDefaults fills a nil zone (time.Local) and nil writers (discarded).
+func ioDefaults(zone **time.Location, stdout, stderr *io.Writer) {
+	if *zone == nil {
+		*zone = time.Local
 	}
-	if o.Stdout == nil {
-		o.Stdout = io.Discard
+	if *stdout == nil {
+		*stdout = io.Discard
 	}
-	if o.Stderr == nil {
-		o.Stderr = io.Discard
+	if *stderr == nil {
+		*stderr = io.Discard
 	}
 }
 
@@ -348,6 +354,14 @@ type Fields struct {
 	JoulesPerInputToken      *pyjson.Float `json:"joules_per_input_token,omitempty"`
 	JoulesPerOutputToken     *pyjson.Float `json:"joules_per_output_token,omitempty"`
 	JoulesPerTotalToken      *pyjson.Float `json:"joules_per_total_token,omitempty"`
+	// A disaggregated point's per-role keys (AdaptMultiNode), as
+	// InferenceX's multi-node power path writes them; nil otherwise.
+	PrefillGPUEnergyJ          *pyjson.Float `json:"prefill_gpu_energy_j,omitempty"`
+	PrefillAvgPowerW           *pyjson.Float `json:"prefill_avg_power_w,omitempty"`
+	PrefillJoulesPerInputToken *pyjson.Float `json:"prefill_joules_per_input_token,omitempty"`
+	DecodeGPUEnergyJ           *pyjson.Float `json:"decode_gpu_energy_j,omitempty"`
+	DecodeAvgPowerW            *pyjson.Float `json:"decode_avg_power_w,omitempty"`
+	DecodeJoulesPerOutputToken *pyjson.Float `json:"decode_joules_per_output_token,omitempty"`
 }
 
 // NewFields rounds the metrics as the patch does; a non-finite metric is
@@ -367,11 +381,7 @@ func NewFields(valid bool, m *Metrics) (*Fields, error) {
 		if isNonFinite(nm.v) {
 			return nil, fmt.Errorf("non-finite power metric: %s", nm.key)
 		}
-		precision := 6
-		if strings.HasSuffix(nm.key, "_w") || strings.HasSuffix(nm.key, "_j") {
-			precision = 3
-		}
-		v := pyjson.Float(round(nm.v, precision))
+		v := pyjson.Float(round(nm.v, precisionOf(nm.key)))
 		*dst[i] = &v
 	}
 	return f, nil

@@ -159,9 +159,6 @@ func Start(ctx context.Context, o Options) (*Monitor, error) {
 // Vendor is the monitored vendor, "" when nothing is monitored.
 func (m *Monitor) Vendor() string { return m.vendor }
 
-// Tag is the monitor processes' SWEEP_PROCESS_TAG.
-func (m *Monitor) Tag() string { return m.o.Tag }
-
 // Argv is the monitor's command (nil when nothing is monitored).
 func (m *Monitor) Argv() []string { return m.argv }
 

@@ -102,20 +102,35 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 }
 
 // aggregatePower runs InferenceX's power lane on the result when the run
-// had it (ENABLE_AGENTX_POWER on, single node, the offset file the recipe
-// writes with the monitor present): the power keys go into the result,
-// the sidecars into dir. Under REQUIRE_POWER invalid telemetry adds a
+// had it (ENABLE_AGENTX_POWER on, the offset file the recipe writes with
+// the monitor present; for a disaggregated point its node monitors'
+// directories, summed as in sweep run): the power keys go into the
+// result, the sidecars into dir. Under REQUIRE_POWER invalid telemetry adds a
 // reason and sets PowerExit.
 func aggregatePower(dir string, log io.Writer, a *Aggregated, reasons *[]string) {
-	lane := power.LaneFromEnv(os.LookupEnv, a.Facts.Multinode)
-	if !lane.Enabled || !power.LaneRan(dir) {
-		return
+	var fields *power.Fields
+	var out power.Outcome
+	if a.Facts.Multinode {
+		// A simulated disaggregated point's lane: its node monitors.
+		lane := power.LaneFromEnv(os.LookupEnv, false)
+		nodes := multiNodePowerRan(dir)
+		if !lane.Enabled || len(nodes) == 0 {
+			return
+		}
+		o := multiNodePowerOptions(dir, a.Facts, nodes)
+		o.RequirePower, o.Stdout, o.Stderr = lane.Require, log, log
+		fields, out = power.AdaptMultiNode(o)
+	} else {
+		lane := power.LaneFromEnv(os.LookupEnv, false)
+		if !lane.Enabled || !power.LaneRan(dir) {
+			return
+		}
+		expected := power.ExpectedGPUs(a.Facts.TP, a.Facts.PP, a.Facts.PCP)
+		fields, out = power.AdaptResult(power.Options{
+			ResultDir: dir, AggregateName: a.Facts.ResultFilename + ".json", ExpectedGPUs: &expected,
+			RequirePower: lane.Require, Stdout: log, Stderr: log,
+		})
 	}
-	expected := power.ExpectedGPUs(a.Facts.TP, a.Facts.PP, a.Facts.PCP)
-	fields, out := power.AdaptResult(power.Options{
-		ResultDir: dir, AggregateName: a.Facts.ResultFilename + ".json", ExpectedGPUs: &expected,
-		RequirePower: lane.Require, Stdout: log, Stderr: log,
-	})
 	a.Result.Fields = fields
 	if out.ExitCode == 0 {
 		return

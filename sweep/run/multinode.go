@@ -7,6 +7,7 @@ import (
 
 	"sweep/internal/proc"
 	"sweep/internal/simproto"
+	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/recipes"
 )
@@ -15,6 +16,22 @@ import (
 // on the virtual clock: the clock is kept by one engine, and a
 // disaggregated point has a prefill and a decode engine at least.
 var ErrVirtualMultiNode = errors.New("a disaggregated point runs on the compressed wall clock (--sim-clock wall): the virtual clock is kept by one engine, and this point has several")
+
+// multiNodePower is a simulated disaggregated point's power lane: a
+// simulated GPU tool per worker (its node), asking that worker's engine,
+// on the wall clock; the nodes' energy is summed per role as InferenceX's
+// multi-node power path sums it.
+func multiNodePower(l *recipes.LocalMultiNode, f result.RunFacts, exe, gpu string, require bool) *PowerSpec {
+	ps := &PowerSpec{Require: require}
+	spec := Spec{LoadSpec: LoadSpec{Power: ps}}
+	simulatedGPUs(&spec, exe, gpu, l.Workers[0].HealthURL, false)
+	ps.Env = nil
+	for _, w := range l.Workers {
+		ps.Nodes = append(ps.Nodes, PowerNode{Name: w.Name, Env: map[string]string{simproto.EnvSMIURL: baseURL(w.HealthURL)}})
+	}
+	ps.ExpectedGPUs = f.NumGPUs()
+	return ps
+}
 
 // FromLocalMultiNode turns a disaggregated point laid out on this host
 // (recipes.PlanLocalMultiNode) into a runnable Spec: its first prefill
@@ -76,6 +93,9 @@ func FromLocalMultiNode(l *recipes.LocalMultiNode, s Setup) (Spec, error) {
 	}
 	for _, w := range l.Workers[1:] {
 		spec.Workers = append(spec.Workers, worker(w))
+	}
+	if lane := power.LaneFromEnv(s.Environ, false); lane.Enabled {
+		spec.Power = multiNodePower(l, spec.Facts, s.Executable, gpu, lane.Require)
 	}
 	r := s.proc("router", l.Router)
 	r.Argv = append([]string{s.Executable, "sim-router", "--"}, l.Router.Argv...)

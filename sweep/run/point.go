@@ -130,6 +130,27 @@ type PowerSpec struct {
 	// vendor's SMI tool (simengine.SMI): the runner links it under the
 	// tool's name in OutDir/sim-gpus, first on the monitor's PATH.
 	SimulatedTool string
+	// WallClock runs the simulated tool on the compressed wall clock: the
+	// runner picks a clock origin when the monitors start and gives it to
+	// the tool and the load generator, so samples and artifacts share
+	// one clock.
+	WallClock bool
+	// Nodes, when set, are a disaggregated point's nodes: one monitor
+	// each (its worker's GPUs), summed as InferenceX's multi-node power
+	// path sums them (power.AdaptMultiNode).
+	Nodes []PowerNode
+}
+
+// PowerNode is one node of a disaggregated point's power lane.
+type PowerNode struct {
+	// Name is the node's worker ("prefill0", "decode1": its role and
+	// index); its telemetry goes into NodePowerDir(Name). The worker's
+	// GPUs (ids 0..N-1 of the node's telemetry) come from the point's
+	// facts.
+	Name string
+	// Env is added to the node monitor's environment (the simulated
+	// tool's engine URL).
+	Env map[string]string
 }
 
 // Worker is one more engine of a disaggregated point: its process (whose

@@ -22,34 +22,85 @@ import (
 	"sweep/sweep/gpumon"
 )
 
-// startMonitor starts the GPU monitor of a load with a power lane, its
-// tag recorded first so a later run in the directory stops it if sweep is
-// killed; nil when the lane is off or the monitor could not start (the
-// power lane then reports the missing telemetry).
-func (r *runner) startMonitor(ctx context.Context) *gpumon.Monitor {
+// startMonitors starts the GPU monitors of a load with a power lane: one
+// into OutDir, or for a disaggregated point one per node (its worker's
+// GPUs) into OutDir/power/<worker>. Each one's tag is recorded first so a
+// later run in the directory stops it if sweep is killed. None runs when
+// the lane is off; one that could not start is missing (the power lane
+// then reports the missing telemetry). On the wall clock it picks the
+// clock origin the simulated tools and the load generator share
+// (r.clockOrigin).
+func (r *runner) startMonitors(ctx context.Context) []*gpumon.Monitor {
 	ps := r.spec.Power
 	if ps == nil {
 		return nil
 	}
-	tag := proc.NewTag("gpu-monitor")
-	if err := recordTag(r.o.OutDir, tag); err != nil {
-		r.progress("gpu monitor: not started: " + err.Error())
+	if ps.SimulatedTool != "" && ps.WallClock {
+		r.clockOrigin = strconv.FormatInt(time.Now().UnixNano(), 10)
+	}
+	if len(ps.Nodes) == 0 {
+		if m := r.startMonitor(ctx, r.o.OutDir, monitorProcess, ps.Env); m != nil {
+			return []*gpumon.Monitor{m}
+		}
 		return nil
 	}
-	o := gpumon.Options{Dir: r.o.OutDir, Vendor: ps.Vendor, Exec: r.o.MonitorExec, Env: maps.Clone(ps.Env), Tag: tag}
+	var out []*gpumon.Monitor
+	for _, n := range ps.Nodes {
+		dir := filepath.Join(r.o.OutDir, NodePowerDir(n.Name))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			r.progress("gpu monitor " + n.Name + ": not started: " + err.Error())
+			continue
+		}
+		env := maps.Clone(ps.Env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		maps.Copy(env, n.Env)
+		if m := r.startMonitor(ctx, dir, monitorProcess+"-"+n.Name, env); m != nil {
+			out = append(out, m)
+		}
+	}
+	// The window's naive times are read in the zone the monitors
+	// captured, as a single-node point's are (the first node's).
+	if len(out) > 0 {
+		if b, err := os.ReadFile(filepath.Join(r.o.OutDir, NodePowerDir(ps.Nodes[0].Name), power.OffsetFile)); err == nil {
+			_ = os.WriteFile(filepath.Join(r.o.OutDir, power.OffsetFile), b, 0o644)
+		}
+	}
+	return out
+}
+
+// NodePowerDir is where a disaggregated point's node monitor writes its
+// telemetry, relative to the point's directory.
+func NodePowerDir(worker string) string { return filepath.Join("power", worker) }
+
+// startMonitor starts one GPU monitor into dir, recorded under name; env
+// is added to its commands' environment.
+func (r *runner) startMonitor(ctx context.Context, dir, name string, env map[string]string) *gpumon.Monitor {
+	ps := r.spec.Power
+	label := strings.ReplaceAll(name, "-", " ") // "gpu monitor", "gpu monitor prefill0"
+	tag := proc.NewTag("gpu-monitor")
+	if err := recordTag(r.o.OutDir, tag); err != nil {
+		r.progress(label + ": not started: " + err.Error())
+		return nil
+	}
+	o := gpumon.Options{Dir: dir, Vendor: ps.Vendor, Exec: r.o.MonitorExec, Env: maps.Clone(env), Tag: tag}
 	if ps.SimulatedTool != "" {
 		path, err := r.simulatedToolPath(ps)
 		if err != nil {
-			r.progress("gpu monitor: not started: " + err.Error())
+			r.progress(label + ": not started: " + err.Error())
 			return nil
 		}
 		if o.Env == nil {
 			o.Env = map[string]string{}
 		}
 		o.Env["PATH"] = path
-		// The load has not joined the clock yet: the simulated tool
-		// samples only the load that joins after this generation.
-		if gen, err := simAnchorGen(ctx, ps.Env[simproto.EnvSMIURL]); err == nil {
+		if r.clockOrigin != "" {
+			o.Env[simproto.EnvSMIClockOrigin] = r.clockOrigin
+		} else if gen, err := simAnchorGen(ctx, env[simproto.EnvSMIURL]); err == nil {
+			// The load has not joined the virtual clock yet: the
+			// simulated tool samples only the load that joins after
+			// this generation.
 			o.Env[simproto.EnvSMIAfterGen] = strconv.Itoa(gen)
 		}
 		// amd-smi's whole-second stamps are why the recipe waits before the
@@ -63,31 +114,34 @@ func (r *runner) startMonitor(ctx context.Context) *gpumon.Monitor {
 		return nil
 	}
 	if m.Vendor() == "" {
-		r.progress("gpu monitor: no nvidia-smi or amd-smi found, skipping")
+		r.progress(label + ": no nvidia-smi or amd-smi found, skipping")
 	} else {
 		r.mu.Lock()
-		r.rec.Processes[monitorProcess] = &ProcessOutcome{Argv: m.Argv(), PID: m.PID(), Exit: -1}
+		r.rec.Processes[name] = &ProcessOutcome{Argv: m.Argv(), PID: m.PID(), Exit: -1}
 		r.mu.Unlock()
-		r.progress(fmt.Sprintf("gpu monitor: %s, pid %d -> %s", m.Vendor(), m.PID(), gpumon.TelemetryPath(r.o.OutDir)))
+		r.progress(fmt.Sprintf("%s: %s, pid %d -> %s", label, m.Vendor(), m.PID(), gpumon.TelemetryPath(dir)))
 	}
 	return m
 }
 
-// monitorProcess names the GPU monitor in the record's processes.
+// monitorProcess names the GPU monitor in the record's processes (a
+// node's: monitorProcess-<worker>).
 const monitorProcess = "gpu-monitor"
 
-// stopMonitor stops the monitor (the recipe stops it after the load,
-// sampling once more); the record says sweep stopped it.
-func (r *runner) stopMonitor(m *gpumon.Monitor) {
-	if m == nil {
-		return
-	}
-	if err := m.Stop(); err != nil {
-		r.progress("gpu monitor: " + err.Error())
+// stopMonitors stops the monitors (the recipe stops them after the load,
+// sampling once more); the record says sweep stopped them. Stop is
+// idempotent.
+func (r *runner) stopMonitors(ms []*gpumon.Monitor) {
+	for _, m := range ms {
+		if err := m.Stop(); err != nil {
+			r.progress("gpu monitor: " + err.Error())
+		}
 	}
 	r.mu.Lock()
-	if po := r.rec.Processes[monitorProcess]; po != nil {
-		po.Stopped = true
+	for name, po := range r.rec.Processes {
+		if name == monitorProcess || strings.HasPrefix(name, monitorProcess+"-") {
+			po.Stopped = true
+		}
 	}
 	r.mu.Unlock()
 }
@@ -98,6 +152,9 @@ func (r *runner) stopMonitor(m *gpumon.Monitor) {
 // valid telemetry and it is not ("" otherwise).
 func (r *runner) adaptPower(res *result.Result) (power.Outcome, string) {
 	ps := r.spec.Power
+	if len(ps.Nodes) > 0 {
+		return r.adaptMultiNodePower(res)
+	}
 	expected := ps.ExpectedGPUs
 	var log strings.Builder
 	o := power.Options{
@@ -108,8 +165,15 @@ func (r *runner) adaptPower(res *result.Result) (power.Outcome, string) {
 		o.GPUs = allocatedGPUs(r.spec.Engine.Env, expected)
 	}
 	fields, out := power.AdaptResult(o)
+	return r.powerVerdict(res, fields, out, log.String())
+}
+
+// powerVerdict puts the lane's keys into res, passes on the adapter's
+// messages and returns the outcome with the invalid reason REQUIRE_POWER
+// adds ("" otherwise).
+func (r *runner) powerVerdict(res *result.Result, fields *power.Fields, out power.Outcome, log string) (power.Outcome, string) {
 	res.Fields = fields
-	if line := strings.TrimSpace(log.String()); line != "" {
+	if line := strings.TrimSpace(log); line != "" {
 		r.progress(line)
 	}
 	if out.ExitCode != 0 {
@@ -118,27 +182,90 @@ func (r *runner) adaptPower(res *result.Result) (power.Outcome, string) {
 	return out, ""
 }
 
+// adaptMultiNodePower is adaptPower for a disaggregated point: the
+// nodes' telemetry summed as InferenceX's multi-node power path sums it
+// (power.AdaptMultiNode), the per-role keys included.
+func (r *runner) adaptMultiNodePower(res *result.Result) (power.Outcome, string) {
+	ps := r.spec.Power
+	var log strings.Builder
+	var names []string
+	for _, n := range ps.Nodes {
+		names = append(names, n.Name)
+	}
+	o := multiNodePowerOptions(r.o.OutDir, r.spec.Facts, names)
+	o.RequirePower, o.Stdout, o.Stderr = ps.Require, &log, &log
+	fields, out := power.AdaptMultiNode(o)
+	return r.powerVerdict(res, fields, out, log.String())
+}
+
+// multiNodePowerOptions are the multi-node power lane's inputs for the
+// disaggregated point in dir whose node monitors are named (their
+// workers, "prefill0", "decode0"; the role is the name's): each node's
+// telemetry in NodePowerDir, its worker's GPUs and the role totals from
+// the point's facts (InferenceX's PREFILL_GPUS and DECODE_GPUS).
+func multiNodePowerOptions(dir string, f result.RunFacts, names []string) power.MultiNodeOptions {
+	o := power.MultiNodeOptions{
+		ResultDir:   dir,
+		PrefillGPUs: f.Prefill.NumWorkers * power.ExpectedGPUs(f.Prefill.TP, f.Prefill.PP, f.Prefill.PCP),
+		DecodeGPUs:  f.Decode.NumWorkers * power.ExpectedGPUs(f.Decode.TP, f.Decode.PP, f.Decode.PCP),
+	}
+	for _, name := range names {
+		n := power.NodeTelemetry{Name: name, Role: strings.TrimRight(name, "0123456789"), Dir: filepath.Join(dir, NodePowerDir(name))}
+		switch n.Role {
+		case power.RolePrefill:
+			n.GPUs = power.ExpectedGPUs(f.Prefill.TP, f.Prefill.PP, f.Prefill.PCP)
+		case power.RoleDecode:
+			n.GPUs = power.ExpectedGPUs(f.Decode.TP, f.Decode.PP, f.Decode.PCP)
+		}
+		o.Nodes = append(o.Nodes, n)
+	}
+	return o
+}
+
+// multiNodePowerRan reports the node monitors a disaggregated point's
+// power lane left in dir (the prefill<N> and decode<N> directories under
+// dir/power), none when the lane did not run (no offset file).
+func multiNodePowerRan(dir string) []string {
+	if !power.LaneRan(dir) {
+		return nil
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, NodePowerDir("")))
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		role := strings.TrimRight(e.Name(), "0123456789")
+		if e.IsDir() && (role == power.RolePrefill || role == power.RoleDecode) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
 // simulatedGPUs points a simulated point's power lane at the simulated
 // engine's telemetry: the vendor's tool (amd-smi for the MI GPUs, else
 // nvidia-smi) is the sweep executable asking the engine at healthURL's
-// host. The simulated tools stamp samples on the virtual clock's timeline,
-// which only the virtual clock has: on the wall clock the lane is off.
+// host. On the virtual clock the tools stamp samples on its timeline; on
+// the wall clock on the load generator's compressed clock about the
+// origin the runner gives both when the monitor starts.
 func simulatedGPUs(spec *Spec, exe, gpu, healthURL string, virtual bool) {
-	if !virtual {
-		spec.Power = nil
-		return
-	}
 	ps := spec.Power
 	ps.SimulatedTool = exe
+	ps.WallClock = !virtual
 	ps.Vendor = gpumon.NVIDIA
 	if strings.HasPrefix(gpu, "mi") {
 		ps.Vendor = gpumon.AMD
 	}
-	base := healthURL
-	if u, err := url.Parse(healthURL); err == nil {
-		base = u.Scheme + "://" + u.Host
+	ps.Env = map[string]string{simproto.EnvSMIURL: baseURL(healthURL)}
+}
+
+// baseURL is the scheme and host of a URL (u itself if it does not parse).
+func baseURL(u string) string {
+	if p, err := url.Parse(u); err == nil {
+		return p.Scheme + "://" + p.Host
 	}
-	ps.Env = map[string]string{simproto.EnvSMIURL: base}
+	return u
 }
 
 // simulatedToolPath links the simulated SMI tool into OutDir/sim-gpus and

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 
 	"sweep/internal/atomicfile"
 	"sweep/internal/proc"
+	"sweep/internal/simproto"
 	"sweep/metrics/result"
 )
 
@@ -38,10 +40,13 @@ type runner struct {
 	rec  *Record
 	file string // the record's file name in o.OutDir
 
-	mu       sync.Mutex
-	procs    []*proc.Process // started processes, stopped in reverse order
-	workers  []*proc.Process // Spec.Workers' processes, watched like the engine
-	firstErr error
+	mu      sync.Mutex
+	procs   []*proc.Process // started processes, stopped in reverse order
+	workers []*proc.Process // Spec.Workers' processes, watched like the engine
+	// clockOrigin is the wall-clock origin (Unix ns) the simulated GPU
+	// tools and the load generator share; "" on the virtual clock.
+	clockOrigin string
+	firstErr    error
 
 	// progressMu serialises Options.Progress: stages and the client's
 	// output echo (called from its drain goroutine) report concurrently.
@@ -188,12 +193,17 @@ func (r *runner) runLoad(ctx context.Context, engine *proc.Process) {
 		r.fail(StageClient, errors.New("the point has neither a client nor an eval command"), nil)
 		return
 	}
-	mon := r.startMonitor(ctx)
-	defer r.stopMonitor(mon) // a panic too; Stop is idempotent
+	mons := r.startMonitors(ctx)
+	defer r.stopMonitors(mons) // a panic too; Stop is idempotent
+	client := *r.spec.Client
+	if r.clockOrigin != "" {
+		client.Env = maps.Clone(client.Env)
+		client.Env[simproto.EnvLoadgenClockOrigin] = r.clockOrigin
+	}
 	scrape := r.startScraper(ctx)
-	r.runClient(ctx, StageClient, *r.spec.Client, "benchmark.log", engine, scrape)
+	r.runClient(ctx, StageClient, client, "benchmark.log", engine, scrape)
 	scraped := scrape.finish()
-	r.stopMonitor(mon)
+	r.stopMonitors(mons)
 	if ctx.Err() != nil {
 		for _, s := range []string{StageAcceptance, StageAggregate, StageValidate, StagePower} {
 			r.skip(s, "cancelled")

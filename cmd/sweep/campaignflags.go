@@ -20,6 +20,7 @@ import (
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor"
+	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
 
@@ -66,6 +67,9 @@ type campaignOptions struct {
 	Launch      bool
 	Site        []string
 	SweepBinary string
+	// Inferencex is the host's InferenceX checkout whose utils/aiperf each
+	// launched arm installs into a per-job venv (executor.Launch.Client).
+	Inferencex string
 	// CostFrom is an earlier sweep directory whose measured server start
 	// and point times feed the dry-run's cost model.
 	CostFrom string
@@ -89,6 +93,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
 	fs.StringVar(&o.Slurm.Partition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
 	fs.BoolVar(&o.Launch, "launch", false, "run each arm in its recipe's image as the runner's InferenceX launcher does, with the static sweep mounted: slurm: the image imported once under flock, the job's step srun --container-image; local: docker runners' arms in docker run on this host's GPUs")
 	fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
+	fs.StringVar(&o.Inferencex, "inferencex", "", "with --launch: an InferenceX checkout; each arm's job installs its utils/aiperf into a per-job venv with this host's uv (mounted) and downloads the trace set with hf, once before its engine starts, as benchmark_lib.sh does (skipped when there; checked before anything is allocated); that aiperf measures every point")
 	fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0)")
 	fs.DurationVar(&o.Slurm.Poll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
 	fs.DurationVar(&o.Slurm.StartTimeout, "slurm-start-timeout", 0, "slurm: cancel and fail a job still pending after this long (0: wait)")
@@ -136,8 +141,12 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
 	case o.Duration < 0:
 		return flagErrorf("--duration %d: want a positive number of seconds", o.Duration)
-	case !o.Launch && (len(o.Site) > 0 || o.SweepBinary != ""):
-		return flagErrorf("--site and --sweep-binary need --launch")
+	case !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.Inferencex != ""):
+		return flagErrorf("--site, --sweep-binary and --inferencex need --launch")
+	case o.Inferencex != "" && (o.Aiperf != "" || o.Builtin):
+		return flagErrorf("--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client, or drop --inferencex")
+	case o.Inferencex != "" && o.Simulate && (o.SimClock != simClockWall || o.TimeScale != 1):
+		return flagErrorf("--inferencex with --simulate: %v", run.ErrDishonestClock)
 	case o.Adaptive && o.Executor != "local":
 		return flagErrorf("--adaptive runs with --executor local for now (the Slurm job runs a fixed list of points)")
 	case o.CostFrom != "" && !o.DryRun:
@@ -174,6 +183,7 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--model-path", Value: o.Plan.ModelPath},
 		campaign.Setting{Name: "--aiperf", Value: o.Aiperf},
 		campaign.Setting{Name: "--builtin-client", Value: map[bool]string{true: "true"}[o.Builtin]},
+		campaign.Setting{Name: "--inferencex", Value: map[bool]string{true: "true"}[o.Inferencex != ""]},
 		campaign.Setting{Name: "--config-files", Value: strings.Join(o.Inputs.ConfigFiles, " ")},
 	)
 	if o.PowerGPUs != "" && o.PowerGPUs != run.PowerGPUsAll {
@@ -262,6 +272,22 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if err != nil {
 		return err
 	}
+	var l executor.Launch
+	if o.Launch {
+		if l, err = o.launch(dir); err != nil {
+			return err
+		}
+		if l.Client != nil {
+			// run-arm makes the venv and names its aiperf per job.
+			setup.Aiperf, setup.ClientWhy = "aiperf", "--launch --inferencex: InferenceX's aiperf in each arm's per-job venv"
+		}
+		err = l.Preflight(ctx, sched, launch.Dialer{})
+		if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
+			return &FlagError{Err: pe.Err}
+		} else if err != nil {
+			return err
+		}
+	}
 	po := o.pointOptions(o.Point, o.stopGraceSet)
 	if o.Verbose {
 		po.Progress = func(line string) {
@@ -279,17 +305,9 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		}
 		eo.Program, eo.Profile = []string{exe}, o.profile
 		if o.Launch {
-			l, err := o.launch(dir)
-			if err != nil {
-				return err
-			}
 			eo.ArmProgram = l.ArmProgram()
 		}
 	} else if o.Launch {
-		l, err := o.launch(dir)
-		if err != nil {
-			return err
-		}
 		eo.Containers, err = l.ContainerArms(sched, max(o.Point.StopGrace, 0)+20*time.Second)
 		if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
 			return &FlagError{Err: pe.Err}
@@ -394,5 +412,9 @@ func (o *campaignOptions) launch(dir string) (executor.Launch, error) {
 	if err != nil {
 		return executor.Launch{}, err
 	}
-	return executor.Launch{Profile: o.profile, Binary: bin, Dir: dir, Progress: o.progressOut()}, nil
+	l := executor.Launch{Profile: o.profile, Binary: bin, Dir: dir, Progress: o.progressOut()}
+	if o.Inferencex != "" {
+		l.Client = &launch.ClientSetup{Checkout: o.Inferencex}
+	}
+	return l, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/sweep/campaign"
+	"sweep/sweep/launch"
 )
 
 // runArmOptions are the inputs of "sweep run-arm".
@@ -54,6 +55,10 @@ func runArm(ctx context.Context, o *runArmOptions) error {
 	if err != nil {
 		return err
 	}
+	client, err := aj.JobClient(os.Getenv("SLURM_JOB_ID"))
+	if err != nil {
+		return err
+	}
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if err := os.Setenv(k, env[k]); err != nil {
 			return err
@@ -68,16 +73,31 @@ func runArm(ctx context.Context, o *runArmOptions) error {
 	}
 	defer log.Close()
 	job, armOpts := aj.Job()
-	backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po}
 	var logErr error
-	campaign.RunArm(ctx, job, nil, backend, func(r campaign.Record) {
+	obs := func(r campaign.Record) {
 		fmt.Fprintf(o.IO.ErrOut, "%s %s %s %s\n", r.Event, r.Point, r.Status, r.Error)
 		if err := log.Append(r); err != nil && logErr == nil {
 			logErr = err
 		}
-	}, armOpts)
+	}
+	var setupErr error
+	if client != nil {
+		// Once per job, before the engine starts: its aiperf measures
+		// every point of the arm.
+		setup.Aiperf, setupErr = launch.MakeClient(ctx, *client, launch.ExecSteps{Out: o.IO.ErrOut}, func(line string) { fmt.Fprintln(o.IO.ErrOut, line) })
+	}
+	if setupErr != nil {
+		setupErr = fmt.Errorf("client environment: %w", setupErr)
+		campaign.FailJob(job, obs, setupErr.Error())
+	} else {
+		backend := &campaign.RunBackend{Dir: dir, Setup: setup, Options: po}
+		campaign.RunArm(ctx, job, nil, backend, obs, armOpts)
+	}
 	if logErr != nil {
 		return fmt.Errorf("events %s: %w", o.Events, logErr)
+	}
+	if setupErr != nil {
+		return &exitCodeError{Code: exitError, Err: setupErr}
 	}
 	return ctx.Err()
 }

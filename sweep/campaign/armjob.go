@@ -16,6 +16,7 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/filename"
 	"sweep/internal/inputfile"
+	"sweep/recipes"
 	"sweep/sweep/run"
 )
 
@@ -31,13 +32,20 @@ type ArmJob struct {
 	// Env are variables the arm's processes get on the node (a launcher's
 	// per-job caches); SlurmJobID in a value is the job's id there.
 	Env map[string]string `json:"env,omitempty"`
+	// Client, when set, is the client environment the node makes once
+	// before the arm's engine starts (InferenceX's aiperf venv and trace
+	// set); its aiperf measures every point. SlurmJobID in its RuntimeDir
+	// is the job's id there.
+	Client *recipes.ClientEnv `json:"client_env,omitempty"`
 }
 
 // ArmCommand is how a node runs an arm's job: the argv that runs sweep
-// (run-arm and its flags follow it) and the job's ArmJob.Env.
+// (run-arm and its flags follow it), the job's ArmJob.Env and its
+// ArmJob.Client.
 type ArmCommand struct {
-	Argv []string
-	Env  map[string]string
+	Argv   []string
+	Env    map[string]string
+	Client *recipes.ClientEnv
 }
 
 // SlurmJobID stands for the job's id in ArmJob.Env values.
@@ -54,6 +62,20 @@ func (aj *ArmJob) JobEnv(jobID string) (map[string]string, error) {
 		out[k] = strings.ReplaceAll(v, SlurmJobID, jobID)
 	}
 	return out, nil
+}
+
+// JobClient is Client for the job jobID (nil without one): an error when
+// its runtime directory needs the id and there is none.
+func (aj *ArmJob) JobClient(jobID string) (*recipes.ClientEnv, error) {
+	if aj.Client == nil {
+		return nil, nil
+	}
+	ce := *aj.Client
+	if strings.Contains(ce.RuntimeDir, SlurmJobID) && jobID == "" {
+		return nil, fmt.Errorf("arm job: the client environment's %s needs the Slurm job id, and SLURM_JOB_ID is not set: run-arm runs as the job's step", ce.RuntimeDir)
+	}
+	ce.RuntimeDir = strings.ReplaceAll(ce.RuntimeDir, SlurmJobID, jobID)
+	return &ce, nil
 }
 
 // ArmSettings say how a node runs an arm's points.

@@ -42,3 +42,35 @@ func TestScheduleRefusesPathNames(t *testing.T) {
 	_, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: models.Builtin()})
 	assert.EqualError(t, err, `point 2's result file name "../../victim" must be a file name, not a path`)
 }
+
+// An arm job's client environment survives its file, and its runtime
+// directory is the node's job's: without SLURM_JOB_ID it is an error, not
+// a venv shared by every job.
+func TestArmJobClient(t *testing.T) {
+	sched := testSchedule(t, []int{8}, 4)
+	aj := campaign.NewArmJob(campaign.Job{Arm: sched.Arms[0], Points: sched.Points}, nil, campaign.ArmSettings{})
+	none, err := aj.JobClient("")
+	require.NoError(t, err)
+	assert.Nil(t, none)
+
+	aj.Client = &recipes.ClientEnv{Checkout: "/opt/inferencex", RuntimeDir: "/tmp/inferencex-agentic-" + campaign.SlurmJobID, UV: "/opt/sweep-tools/uv",
+		HubCache: "/mnt/hf_hub_cache/", Loader: recipes.Loader062126}
+	path := filepath.Join(t.TempDir(), "arm01-t1.json")
+	require.NoError(t, aj.Write(path))
+	back, err := campaign.ReadArmJob(path)
+	require.NoError(t, err)
+	ce, err := back.JobClient("4242")
+	require.NoError(t, err)
+	want := *aj.Client
+	want.RuntimeDir = "/tmp/inferencex-agentic-4242"
+	assert.Equal(t, &want, ce)
+	assert.Equal(t, "/tmp/inferencex-agentic-${SLURM_JOB_ID}", back.Client.RuntimeDir, "the job file keeps the placeholder")
+
+	_, err = back.JobClient("")
+	assert.ErrorContains(t, err, "the client environment's /tmp/inferencex-agentic-${SLURM_JOB_ID} needs the Slurm job id, and SLURM_JOB_ID is not set")
+
+	back.Client.RuntimeDir = "/tmp/inferencex-agentic-mi325x-tw-arm01" // a docker arm's
+	ce, err = back.JobClient("")
+	require.NoError(t, err)
+	assert.Equal(t, "/tmp/inferencex-agentic-mi325x-tw-arm01/venv/bin/aiperf", ce.AiperfProgram())
+}

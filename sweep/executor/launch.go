@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"sweep/configs/matrix"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
@@ -30,12 +31,82 @@ type Launch struct {
 	Dir string
 	// Progress takes the image imports' output and progress lines.
 	Progress io.Writer
+	// Client, when set, is the host's InferenceX checkout (and uv) each
+	// arm's run-arm makes its client environment from, once per job
+	// before the engine starts (launch.ClientSetup; its Aiperf is unused).
+	Client *launch.ClientSetup
 }
 
 // options are the launch options of an arm's container: the mounted
-// sweep, which starts itself for its simulated processes.
-func (l Launch) options(runner string) launch.Options {
-	return launch.Options{RunnerName: runner, Mounts: []string{launch.SweepMount(l.Binary)}, Export: []string{launch.SweepExport(l.Binary)}}
+// sweep, which starts itself for its simulated processes, and the client
+// environment's mounts (the checkout, uv).
+func (l Launch) options(runner string, clientMounts []string) launch.Options {
+	return launch.Options{RunnerName: runner, Mounts: append([]string{launch.SweepMount(l.Binary)}, clientMounts...), Export: []string{launch.SweepExport(l.Binary)}}
+}
+
+// armRow is the matrix row an arm's launch is built from.
+func armRow(a *campaign.Arm) *matrix.Row {
+	if a.ServerRow != nil || len(a.Points) == 0 {
+		return a.ServerRow
+	}
+	return &a.Points[0].Plan.Row
+}
+
+// clientEnv is an arm's client environment in its container for the job
+// key (nil without Client) and the mounts it needs. Every point of the
+// arm must replay the same trace set.
+func (l Launch) clientEnv(prof recipes.Profile, a *campaign.Arm, key string) (*recipes.ClientEnv, []string, error) {
+	if l.Client == nil {
+		return nil, nil, nil
+	}
+	var (
+		ce     recipes.ClientEnv
+		mounts []string
+	)
+	for i, p := range a.Points {
+		pe, m, err := l.Client.Env(prof, armRow(a), p.Plan.Client, key)
+		if err != nil {
+			return nil, nil, fmt.Errorf("arm %d, point %s: %w", a.Index+1, p.ID, err)
+		}
+		if i > 0 && pe.Loader != ce.Loader {
+			return nil, nil, fmt.Errorf("arm %d: its points replay two trace sets (%s, %s); one client environment serves one", a.Index+1, ce.Loader, pe.Loader)
+		}
+		ce, mounts = pe, m
+	}
+	if len(a.Points) == 0 {
+		return nil, nil, fmt.Errorf("arm %d has no points", a.Index+1)
+	}
+	return &ce, mounts, nil
+}
+
+// Preflight checks on this host, once per runner and trace set and before
+// any allocation or container starts, that every arm's client environment
+// can be made (launch.ClientPreflight; net nil: no network check).
+func (l Launch) Preflight(ctx context.Context, sched *campaign.Schedule, net launch.Network) error {
+	if l.Client == nil {
+		return nil
+	}
+	checked := map[string]bool{}
+	for _, a := range sched.Arms {
+		prof, err := l.Profile(a.Runner)
+		if err != nil {
+			return &ProfileError{Err: err}
+		}
+		ce, _, err := l.clientEnv(prof, a, "preflight")
+		if err != nil {
+			return err
+		}
+		_, hostHub := launch.HubCache(prof, armRow(a))
+		k := hostHub + "\x00" + ce.Loader
+		if checked[k] {
+			continue
+		}
+		checked[k] = true
+		if err := (launch.ClientPreflight{Setup: *l.Client, Env: *ce, HostHubCache: hostHub, Net: net}).Check(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sweepInImage is the mounted sweep's path in the image.
@@ -43,8 +114,14 @@ func (l Launch) sweepInImage() string { return launch.SweepDir + "/" + filepath.
 
 // step is the arm's image import and the job's container step running
 // the mounted sweep.
-func (l Launch) step(prof recipes.Profile, a *campaign.Arm) (*launch.JobStep, error) {
-	return launch.InJob(prof, a.ServerRow, l.options(recipes.RunnerName(a.ServerRow, nil)), l.Dir)
+// and the arm's client environment (its runtime directory per job id).
+func (l Launch) step(prof recipes.Profile, a *campaign.Arm) (*launch.JobStep, *recipes.ClientEnv, error) {
+	ce, mounts, err := l.clientEnv(prof, a, campaign.SlurmJobID)
+	if err != nil {
+		return nil, nil, err
+	}
+	js, err := launch.InJob(prof, a.ServerRow, l.options(recipes.RunnerName(a.ServerRow, nil), mounts), l.Dir)
+	return js, ce, err
 }
 
 // ArmProgram gives each arm's job the container step of its runner's
@@ -59,7 +136,7 @@ func (l Launch) ArmProgram() func(context.Context, *campaign.Arm) (campaign.ArmC
 		if err != nil {
 			return campaign.ArmCommand{}, fmt.Errorf("--launch: %w", err)
 		}
-		js, err := l.step(prof, a)
+		js, ce, err := l.step(prof, a)
 		if err != nil {
 			return campaign.ArmCommand{}, err
 		}
@@ -77,7 +154,7 @@ func (l Launch) ArmProgram() func(context.Context, *campaign.Arm) (campaign.ArmC
 		if ierr != nil {
 			return campaign.ArmCommand{}, fmt.Errorf("image %s: %w", imp.Image, ierr)
 		}
-		return campaign.ArmCommand{Argv: append(js.Argv, l.sweepInImage()), Env: js.Env}, nil
+		return campaign.ArmCommand{Argv: append(js.Argv, l.sweepInImage()), Env: js.Env, Client: ce}, nil
 	}
 }
 
@@ -91,7 +168,12 @@ func (l Launch) ContainerArms(sched *campaign.Schedule, stopWait time.Duration) 
 		if err != nil {
 			return nil, err
 		}
-		o := l.options(fmt.Sprintf("%s-arm%02d", prof.Name, a.Index+1))
+		name := containerArmName(prof, a)
+		_, mounts, err := l.clientEnv(prof, a, name)
+		if err != nil {
+			return nil, err
+		}
+		o := l.options(name, mounts)
 		o.Payload = payload
 		return launch.InContainer(prof, a.ServerRow, o, l.Dir, gpus)
 	}
@@ -101,8 +183,22 @@ func (l Launch) ContainerArms(sched *campaign.Schedule, stopWait time.Duration) 
 		}
 	}
 	progress := func(line string) { fmt.Fprintln(l.Progress, "  "+line) }
-	return &local.ContainerArms{Dir: l.Dir, Plan: plan, Sweep: l.sweepInImage(), Progress: progress,
+	client := func(a *campaign.Arm) (*recipes.ClientEnv, error) {
+		prof, err := l.Profile(a.Runner)
+		if err != nil {
+			return nil, err
+		}
+		ce, _, err := l.clientEnv(prof, a, containerArmName(prof, a))
+		return ce, err
+	}
+	return &local.ContainerArms{Dir: l.Dir, Plan: plan, Client: client, Sweep: l.sweepInImage(), Progress: progress,
 		Exec: launch.Exec{Stdout: l.Progress, Stderr: l.Progress, Guard: []string{l.Binary, "launch-guard"}, Progress: progress, StopWait: stopWait}}, nil
+}
+
+// containerArmName names an arm's docker container (arms run at once) and
+// its client environment's job key.
+func containerArmName(prof recipes.Profile, a *campaign.Arm) string {
+	return fmt.Sprintf("%s-arm%02d", prof.Name, a.Index+1)
 }
 
 // ProfileError is a runner without a usable profile (or a bad site
@@ -131,6 +227,13 @@ func (l Launch) WriteDryRun(w io.Writer, sched *campaign.Schedule, slurmJobs boo
 			for _, c := range pl.Commands {
 				fmt.Fprintf(w, "    %-7s %s\n", c.Role+":", launch.Oneline(c.Argv))
 			}
+			ce, err := cs.Client(a)
+			if err != nil {
+				return err
+			}
+			if err := writeClientSteps(w, ce); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
@@ -140,7 +243,7 @@ func (l Launch) WriteDryRun(w io.Writer, sched *campaign.Schedule, slurmJobs boo
 		if err != nil {
 			return &ProfileError{Err: err}
 		}
-		js, err := l.step(prof, a)
+		js, ce, err := l.step(prof, a)
 		if err != nil {
 			return err
 		}
@@ -149,6 +252,34 @@ func (l Launch) WriteDryRun(w io.Writer, sched *campaign.Schedule, slurmJobs boo
 		for _, k := range slices.Sorted(maps.Keys(js.Env)) {
 			fmt.Fprintf(w, "    env:    %s=%s (set on the node, %s its job id)\n", k, js.Env[k], campaign.SlurmJobID)
 		}
+		if err := writeClientSteps(w, ce); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// writeClientSteps prints the client environment's steps run-arm runs in
+// the container before the arm's engine starts (none without one).
+func writeClientSteps(w io.Writer, ce *recipes.ClientEnv) error {
+	if ce == nil {
+		return nil
+	}
+	steps, err := ce.Steps()
+	if err != nil {
+		return err
+	}
+	for _, s := range steps {
+		skip := ""
+		if len(s.Present) > 0 {
+			skip = " (skipped when " + strings.Join(s.Present, " and ") + " exist)"
+		}
+		var env []string
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			env = append(env, k+"="+s.Env[k])
+		}
+		fmt.Fprintf(w, "    setup:  %s: %s%s\n", s.Name, launch.Oneline(append(env, s.Argv...)), skip)
+	}
+	fmt.Fprintf(w, "    client: %s for every point of the arm\n", ce.AiperfProgram())
 	return nil
 }

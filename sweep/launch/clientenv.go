@@ -286,3 +286,17 @@ func RunSetup(ctx context.Context, steps []recipes.SetupStep, r StepRunner, prog
 	}
 	return nil
 }
+
+// MakeClient makes a launched arm's client environment in its container
+// (RunSetup of ce's steps, once per job, before the engine starts) and
+// returns the aiperf that measures every point of the arm.
+func MakeClient(ctx context.Context, ce recipes.ClientEnv, r StepRunner, progress func(string)) (string, error) {
+	steps, err := ce.Steps()
+	if err != nil {
+		return "", err
+	}
+	if err := RunSetup(ctx, steps, r, progress); err != nil {
+		return "", err
+	}
+	return ce.AiperfProgram(), nil
+}

@@ -166,3 +166,61 @@ func TestClientSetupEnv(t *testing.T) {
 	_, _, err = ClientSetup{Aiperf: "aiperf"}.Env(prof, row, &recipes.Command{Argv: []string{"aiperf"}}, "1")
 	assert.ErrorContains(t, err, "no --public-dataset")
 }
+
+// makerSteps is a fake StepRunner: uv venv makes the venv's bin, uv pip
+// install its aiperf and hf, hf download a snapshot of the trace set.
+type makerSteps struct {
+	t   *testing.T
+	ran []string
+}
+
+func (m *makerSteps) Run(_ context.Context, argv []string, env map[string]string) error {
+	m.ran = append(m.ran, filepath.Base(argv[0])+" "+argv[1])
+	switch {
+	case argv[1] == "venv":
+		return os.MkdirAll(filepath.Join(argv[len(argv)-1], "bin"), 0o755)
+	case argv[1] == "pip":
+		bin := filepath.Dir(argv[4]) // --python VENV/bin/python
+		fakeTool(m.t, bin, "aiperf", "")
+		fakeTool(m.t, bin, "hf", "")
+		return nil
+	case argv[1] == "download":
+		d := filepath.Join(recipes.HubDatasetDir(env["HF_HUB_CACHE"], argv[4]), "snapshots", "abc")
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(d, "traces.jsonl"), []byte("x\n"), 0o644)
+	}
+	return errors.New("unexpected step " + strings.Join(argv, " "))
+}
+
+// MakeClient makes an arm's client environment once per job and names the
+// venv's aiperf for every point; a job that finds it there runs nothing,
+// and a broken environment is an error before any engine starts.
+func TestMakeClient(t *testing.T) {
+	dir := t.TempDir()
+	ce := recipes.ClientEnv{Checkout: "/opt/inferencex", RuntimeDir: filepath.Join(dir, "inferencex-agentic-77"), UV: fakeTool(t, dir, "uv", ""),
+		HubCache: filepath.Join(dir, "hub"), Loader: recipes.Loader062126}
+	r := &makerSteps{t: t}
+	var lines []string
+	aiperf, err := MakeClient(t.Context(), ce, r, func(l string) { lines = append(lines, l) })
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "inferencex-agentic-77", "venv", "bin", "aiperf"), aiperf)
+	assert.Equal(t, []string{"uv venv", "uv pip", "hf download"}, r.ran)
+	require.Len(t, lines, 3)
+	assert.Equal(t, "client setup trace-download: "+filepath.Join(dir, "inferencex-agentic-77", "venv", "bin", "hf")+" download --repo-type dataset semianalysisai/cc-traces-weka-062126", lines[2])
+
+	r.ran = nil
+	aiperf2, err := MakeClient(t.Context(), ce, r, nil)
+	require.NoError(t, err)
+	assert.Equal(t, aiperf, aiperf2)
+	assert.Empty(t, r.ran, "a second arm of the job downloads nothing")
+
+	ce.Loader = "weka_999"
+	_, err = MakeClient(t.Context(), ce, r, nil)
+	assert.ErrorContains(t, err, `trace loader "weka_999" has no dataset`)
+	ce.Loader, ce.RuntimeDir = recipes.Loader062126, filepath.Join(dir, "job-78")
+	ce.UV = filepath.Join(dir, "no-uv")
+	_, err = MakeClient(t.Context(), ce, r, nil)
+	assert.ErrorContains(t, err, "client setup aiperf-venv: "+ce.UV+" is not installed in the image")
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"sweep/internal/plural"
+	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/launch"
 )
@@ -28,6 +29,9 @@ type ContainerArms struct {
 	Plan func(arm *campaign.Arm, gpus []int, payload []string) (*launch.Plan, error)
 	// Sweep is the sweep binary's path in the container.
 	Sweep string
+	// Client, when set, gives an arm's client environment for its job file
+	// (ArmJob.Client: run-arm makes it in the container).
+	Client func(arm *campaign.Arm) (*recipes.ClientEnv, error)
 	// Settings and PointTimeout go into the arm job file.
 	Settings     campaign.ArmSettings
 	PointTimeout func(*campaign.Point) time.Duration
@@ -60,7 +64,14 @@ func (c *ContainerArms) Run(ctx context.Context, job campaign.Job, gpus []int, o
 		return
 	}
 	jobFile, events := stem+".json", stem+".events.jsonl"
-	if err := campaign.NewArmJob(job, c.PointTimeout, c.Settings).Write(jobFile); err != nil {
+	aj := campaign.NewArmJob(job, c.PointTimeout, c.Settings)
+	if c.Client != nil {
+		aj.Client, err = c.Client(arm)
+	}
+	if err == nil {
+		err = aj.Write(jobFile)
+	}
+	if err != nil {
 		campaign.FailJob(job, obs, err.Error())
 		return
 	}

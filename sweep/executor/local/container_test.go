@@ -2,7 +2,9 @@ package local
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,4 +48,37 @@ func TestContainerArmsFailure(t *testing.T) {
 		assert.Equal(t, campaign.StatusFailed, r.Status)
 		assert.Contains(t, r.Error, "container c1: launch run (sh -c): exit status 3")
 	}
+}
+
+// An arm's client environment goes into its job file for run-arm; an arm
+// whose environment cannot be given fails its points before any container
+// starts.
+func TestContainerArmsClient(t *testing.T) {
+	dir := t.TempDir()
+	ce := &recipes.ClientEnv{Checkout: launch.CheckoutDir, RuntimeDir: launch.RuntimeDir("mi325x-tw-arm02"), UV: launch.ToolsDir + "/uv", HubCache: "/hub", Loader: recipes.Loader062126}
+	started := 0
+	c := &ContainerArms{Dir: dir, Sweep: "/opt/sweep/sweep", Poll: 10e6,
+		Client: func(*campaign.Arm) (*recipes.ClientEnv, error) { return ce, nil },
+		Plan: func(*campaign.Arm, []int, []string) (*launch.Plan, error) {
+			started++
+			return &launch.Plan{ContainerName: "c1", Commands: []recipes.HostCommand{{Role: launch.RoleRun, Argv: []string{"sh", "-c", "exit 3"}}}}, nil
+		}}
+	c.Run(context.Background(), containerJob(), []int{2, 3}, func(campaign.Record) {})
+	b, err := os.ReadFile(dir + "/docker/arm02-t1.json")
+	require.NoError(t, err)
+	var aj struct {
+		Client *recipes.ClientEnv `json:"client_env"`
+	}
+	require.NoError(t, json.Unmarshal(b, &aj))
+	assert.Equal(t, ce, aj.Client)
+	assert.Equal(t, 1, started)
+
+	c.Client = func(*campaign.Arm) (*recipes.ClientEnv, error) {
+		return nil, fmt.Errorf("arm 2: its points replay two trace sets")
+	}
+	var recs []campaign.Record
+	c.Run(context.Background(), containerJob(), []int{2, 3}, func(r campaign.Record) { recs = append(recs, r) })
+	require.Len(t, recs, 4)
+	assert.Equal(t, "arm 2: its points replay two trace sets", recs[3].Error)
+	assert.Equal(t, 1, started, "no container for an arm without its client environment")
 }

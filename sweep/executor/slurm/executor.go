@@ -117,7 +117,7 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 		program = p
 	}
 	aj := campaign.NewArmJob(job, e.PointTimeout, e.Settings)
-	aj.Env = program.Env
+	aj.Env, aj.Client = program.Env, program.Client
 	if err := aj.Write(jobFile); err != nil {
 		return err
 	}

@@ -1,0 +1,172 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
+	"sweep/configs/matrix"
+	"sweep/recipes"
+	"sweep/sweep/campaign"
+	"sweep/sweep/launch"
+)
+
+// recordingNet is a fake launch.Network that records what was reached;
+// with down it reaches nothing.
+type recordingNet struct {
+	down    bool
+	reached []string
+}
+
+func (n *recordingNet) Reach(_ context.Context, hostport string) error {
+	n.reached = append(n.reached, hostport)
+	if n.down {
+		return fmt.Errorf("dial tcp %s: no network here", hostport)
+	}
+	return nil
+}
+
+// clientSchedule is two MI325X arms (TP 2 and 4) of points replaying
+// loader.
+func clientSchedule(t *testing.T, loader string) *campaign.Schedule {
+	return runnerSchedule(t, "mi325x-amds", loader)
+}
+
+// runnerSchedule is clientSchedule on runner.
+func runnerSchedule(t *testing.T, runner, loader string) *campaign.Schedule {
+	t.Helper()
+	var pts []recipes.Point
+	for _, tp := range []int{2, 4} {
+		for _, c := range []int{1, 4} {
+			pts = append(pts, recipes.Point{
+				Row: matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "m", Framework: "sglang", Runner: runner,
+					Image: "lmsysorg/sglang:v0.5.16", Parallelism: configs.Parallelism{TP: tp, EP: 1}, Conc: c},
+				Recipe: "fake", Engine: recipes.Command{Argv: []string{"engine", "--tp", fmt.Sprint(tp)}},
+				Client:         &recipes.Command{Argv: []string{"aiperf", "profile", "--public-dataset", loader}},
+				ResultFilename: fmt.Sprintf("k_tp%d_conc%d", tp, c),
+			})
+		}
+	}
+	s, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{})
+	require.NoError(t, err)
+	require.Len(t, s.Arms, 2)
+	return s
+}
+
+// The arms' client environment is checked once per runner and trace set
+// before anything is allocated: a checkout without InferenceX's aiperf and
+// a missing uv are named with their fixes, and the network is asked once
+// for PyPI and once for the hub, not per arm.
+func TestLaunchClientPreflight(t *testing.T) {
+	sched := clientSchedule(t, recipes.Loader062126)
+	prof := func(r string) (recipes.Profile, error) {
+		return recipes.SiteProfile(r, []string{"hub-cache=" + t.TempDir()})
+	}
+	net := &recordingNet{down: true}
+	l := Launch{Profile: prof, Client: &launch.ClientSetup{Checkout: t.TempDir(), UV: filepath.Join(t.TempDir(), "no-uv")}}
+	err := l.Preflight(t.Context(), sched, net)
+	require.Error(t, err)
+	for _, want := range []string{"client environment (before allocating)", "has no utils/aiperf/pyproject.toml", "uv is not installed here",
+		"no network to PyPI (pypi.org:443", "no network to the Hugging Face hub"} {
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.Equal(t, []string{launch.PyPIHost, launch.HubHost}, net.reached)
+
+	// A whole checkout, uv, and the trace set already in the hub cache:
+	// only PyPI is needed (the venv is per job).
+	ix := t.TempDir()
+	for _, f := range []string{"utils/aiperf/pyproject.toml", "utils/agentic-benchmark/requirements.txt"} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(ix, f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(ix, f), nil, 0o644))
+	}
+	uv := filepath.Join(t.TempDir(), "uv")
+	require.NoError(t, os.WriteFile(uv, []byte("#!/bin/sh\n"), 0o755))
+	hub := t.TempDir()
+	ds, err := recipes.TraceDataset(recipes.Loader062126)
+	require.NoError(t, err)
+	snap := filepath.Join(recipes.HubDatasetDir(hub, ds), "snapshots", "abc")
+	require.NoError(t, os.MkdirAll(snap, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(snap, "t.jsonl"), nil, 0o644))
+	l.Profile = func(r string) (recipes.Profile, error) { return recipes.SiteProfile(r, []string{"hub-cache=" + hub}) }
+	l.Client = &launch.ClientSetup{Checkout: ix, UV: uv}
+	net.reached = nil
+	err = l.Preflight(t.Context(), sched, net)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "Hugging Face")
+	assert.Equal(t, []string{launch.PyPIHost}, net.reached)
+	net.reached, net.down = nil, false
+	require.NoError(t, l.Preflight(t.Context(), sched, net))
+	assert.Equal(t, []string{launch.PyPIHost}, net.reached, "one check for both arms")
+
+	// Without --inferencex nothing is checked.
+	net.reached = nil
+	require.NoError(t, Launch{Profile: prof}.Preflight(t.Context(), sched, net))
+	assert.Empty(t, net.reached)
+}
+
+// Each Slurm arm's job carries its client environment with the job id
+// still to fill, the checkout and uv mounted into the image; dry-run
+// prints the steps.
+func TestLaunchArmClientEnv(t *testing.T) {
+	sched := clientSchedule(t, recipes.Loader062126256k)
+	prof := func(r string) (recipes.Profile, error) { return recipes.SiteProfile(r, nil) }
+	uv := filepath.Join(t.TempDir(), "uv")
+	require.NoError(t, os.WriteFile(uv, []byte("#!/bin/sh\n"), 0o755))
+	dir := t.TempDir()
+	l := Launch{Profile: prof, Binary: "/usr/local/bin/sweep", Dir: dir, Client: &launch.ClientSetup{Checkout: "/src/ix", UV: uv}}
+	p, err := prof("mi325x-amds")
+	require.NoError(t, err)
+	js, ce, err := l.step(p, sched.Arms[0])
+	require.NoError(t, err)
+	assert.Equal(t, &recipes.ClientEnv{Checkout: launch.CheckoutDir, RuntimeDir: "/tmp/inferencex-agentic-${SLURM_JOB_ID}", UV: launch.ToolsDir + "/uv",
+		HubCache: "/mnt/hf_hub_cache/", Loader: recipes.Loader062126256k}, ce)
+	step := strings.Join(js.Argv, " ")
+	assert.Contains(t, step, ",/src/ix:"+launch.CheckoutDir+",")
+	assert.Contains(t, step, ","+uv+":"+launch.ToolsDir+"/uv:ro,")
+
+	var b strings.Builder
+	require.NoError(t, l.WriteDryRun(&b, sched, true))
+	out := b.String()
+	assert.Equal(t, 2, strings.Count(out, "    setup:  aiperf-venv: UV_CACHE_DIR=/tmp/inferencex-agentic-${SLURM_JOB_ID}/uv-cache /opt/sweep-tools/uv venv --python 3.11 /tmp/inferencex-agentic-${SLURM_JOB_ID}/venv (skipped when"), out)
+	assert.Contains(t, out, "    setup:  trace-download: HF_HUB_CACHE=/mnt/hf_hub_cache/ /tmp/inferencex-agentic-${SLURM_JOB_ID}/venv/bin/hf download --repo-type dataset semianalysisai/cc-traces-weka-062126-256k (skipped when /mnt/hf_hub_cache/datasets--semianalysisai--cc-traces-weka-062126-256k/snapshots/*/* exist)\n")
+	assert.Contains(t, out, "    client: /tmp/inferencex-agentic-${SLURM_JOB_ID}/venv/bin/aiperf for every point of the arm\n")
+
+	// One arm's points must replay one trace set.
+	mixed := clientSchedule(t, recipes.Loader062126)
+	mixed.Arms[0].Points[1].Plan.Client = &recipes.Command{Argv: []string{"aiperf", "--public-dataset", recipes.Loader062126256k}}
+	_, _, err = l.step(p, mixed.Arms[0])
+	assert.ErrorContains(t, err, "arm 1: its points replay two trace sets")
+}
+
+// A docker runner's arm has its client environment per container: the
+// checkout and uv are mounted into its docker run, and the job file's
+// runtime directory is named for the arm's container.
+func TestLaunchContainerArmClientEnv(t *testing.T) {
+	sched := runnerSchedule(t, "mi325x-tw", recipes.Loader062126)
+	uv := filepath.Join(t.TempDir(), "uv")
+	require.NoError(t, os.WriteFile(uv, []byte("#!/bin/sh\n"), 0o755))
+	l := Launch{Profile: func(r string) (recipes.Profile, error) { return recipes.SiteProfile(r, nil) }, Binary: "/usr/local/bin/sweep", Dir: t.TempDir(),
+		Client: &launch.ClientSetup{Checkout: "/src/ix", UV: uv}}
+	cs, err := l.ContainerArms(sched, 0)
+	require.NoError(t, err)
+	ce, err := cs.Client(sched.Arms[1])
+	require.NoError(t, err)
+	assert.Equal(t, "/tmp/inferencex-agentic-mi325x-tw-arm02/venv/bin/aiperf", ce.AiperfProgram())
+	pl, err := cs.Plan(sched.Arms[1], []int{4, 5}, []string{"run-arm"})
+	require.NoError(t, err)
+	run := launch.Oneline(pl.Commands[len(pl.Commands)-2].Argv)
+	assert.Contains(t, run, "-v /src/ix:"+launch.CheckoutDir+" ")
+	assert.Contains(t, run, "-v "+uv+":"+launch.ToolsDir+"/uv:ro ")
+
+	var b strings.Builder
+	require.NoError(t, l.WriteDryRun(&b, sched, false))
+	assert.Contains(t, b.String(), "    client: /tmp/inferencex-agentic-mi325x-tw-arm01/venv/bin/aiperf for every point of the arm\n")
+	assert.Contains(t, b.String(), "    setup:  aiperf-install: UV_CACHE_DIR=/tmp/inferencex-agentic-mi325x-tw-arm02/uv-cache ")
+}

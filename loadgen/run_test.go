@@ -621,13 +621,7 @@ func TestStartPointIsAiperfs(t *testing.T) {
 // the subagent is done.
 func TestRunPrimesSubagentMidChain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := &fakeServer{t: t, ttft: 50 * time.Millisecond, tokenGap: 5 * time.Millisecond}
-		o := fakeOptions(t, f)
-		o.Seed = 15
-		o.WarmupPerLane = 1
-		_, err := Run(t.Context(), o, io.Discard)
-		require.NoError(t, err)
-		recs := readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile))
+		o, recs := runSeed(t, 15)
 		var warm []jsonObj
 		sub := "synth_0001_7b8829::sa:agent_004"
 		var subTurns, mainTurns []any
@@ -662,13 +656,7 @@ func TestRunPrimesSubagentMidChain(t *testing.T) {
 // synth_0001 after its subagent ended, before main turn 4.
 func TestRunSkipsSubagentDoneBeforeStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := &fakeServer{t: t, ttft: 50 * time.Millisecond, tokenGap: 5 * time.Millisecond}
-		o := fakeOptions(t, f)
-		o.Seed = 14
-		o.WarmupPerLane = 1
-		_, err := Run(t.Context(), o, io.Discard)
-		require.NoError(t, err)
-		recs := readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile))
+		o, recs := runSeed(t, 14)
 		subs := map[any]bool{}
 		var warm []jsonObj
 		for _, r := range recs {
@@ -684,4 +672,16 @@ func TestRunSkipsSubagentDoneBeforeStart(t *testing.T) {
 		sum := readJSON(t, filepath.Join(o.ArtifactDir, aiperf.SummaryFile))
 		assert.Equal(t, float64(len(subs)), sum["branch_stats"].(jsonObj)["children_spawned"], "a branch per subagent replayed")
 	})
+}
+
+// runSeed runs the fake engine with seed and one warm-up turn per
+// stream, inside a synctest bubble, and returns its records.
+func runSeed(t *testing.T, seed uint64) (Options, []jsonObj) {
+	f := &fakeServer{t: t, ttft: 50 * time.Millisecond, tokenGap: 5 * time.Millisecond}
+	o := fakeOptions(t, f)
+	o.Seed = seed
+	o.WarmupPerLane = 1
+	_, err := Run(t.Context(), o, io.Discard)
+	require.NoError(t, err)
+	return o, readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile))
 }

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -129,10 +130,8 @@ func TestConformsToAiperf012(t *testing.T) {
 		gotMain, gotSub := byKind(gotWarm)
 		realMain, _ := byKind(realWarm)
 		assert.Len(t, gotMain, len(realMain), "main streams primed at c%d", o.Concurrency)
-		checkPrimedSubagents(t, gotMain, gotSub)
-		_, realSub := byKind(readJSONL(t, filepath.Join(realAiperf, "c16-warmup.jsonl")))
-		require.NotEmpty(t, gotSub, "the reference command starts a lane on a subagent entry")
-		assert.Equal(t, keySet(mds(realSub)...), keySet(mds(gotSub)...), "primed subagent record metadata")
+		assert.Equal(t, primedSet(realWarm), primedSet(gotWarm), "primed (conversation, turn) at c%d", o.Concurrency)
+		assert.Empty(t, gotSub, "no lane starts with a subagent in flight at c4")
 		for _, phase := range []struct {
 			name      string
 			got, real []jsonObj
@@ -234,6 +233,17 @@ func TestConformsToAiperf012(t *testing.T) {
 }
 
 // byKind splits records into the main agents' and the subagents'.
+// primedSet lists the (conversation, turn) pairs of warm-up records,
+// sorted.
+func primedSet(recs []jsonObj) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, fmt.Sprintf("%v#%v", md(r)["conversation_id"], md(r)["turn_index"]))
+	}
+	slices.Sort(out)
+	return out
+}
+
 func byKind(recs []jsonObj) (main, sub []jsonObj) {
 	for _, r := range recs {
 		if md(r)["source_kind"] == "weka_subagent" {
@@ -271,12 +281,12 @@ func checkPrimedSubagents(t *testing.T, main, sub []jsonObj) {
 // TestAiperf012WarmupIsPerActiveStream pins what the c16 reference shows
 // of aiperf 0.12.0's priming: one request per stream active at the
 // trajectory start, each asking for one token, whatever
-// --warmup-request-count says (40 here): 16 main streams and the one
+// --warmup-request-count says (160 here): 16 main streams and the one
 // subagent synth_0010 had in flight at its start (at its first turn,
-// after main turn 3). The built-in primes the same way: on the reference
-// command at c16 (seed 42) it draws other starts than aiperf's sampler,
-// and primes 16 main streams and the subagents in flight at its starts,
-// each at its first turn; the trajectory goes on with their second.
+// after main turn 3). The built-in draws the same starts (aiperf's
+// sequential sampler and its NumPy draw of t*, seed 42) and so primes
+// the same 17 (conversation, turn) pairs; a primed subagent goes on
+// with its next turn.
 func TestAiperf012WarmupIsPerActiveStream(t *testing.T) {
 	kinds := map[string]int{}
 	for _, r := range readJSONL(t, filepath.Join(realAiperf, "c16-warmup.jsonl")) {
@@ -316,12 +326,14 @@ func TestAiperf012WarmupIsPerActiveStream(t *testing.T) {
 		assert.Len(t, main, 16)
 		require.NotEmpty(t, sub, "seed 42 starts a lane on a subagent entry")
 		checkPrimedSubagents(t, main, sub)
-		t.Logf("built-in at c16: %d primed (%d main, %d subagent)", len(warm), len(main), len(sub))
-		// A primed subagent goes on at its second turn, in its own session.
-		for _, s := range sub {
+		_, realSub := byKind(readJSONL(t, filepath.Join(realAiperf, "c16-warmup.jsonl")))
+		assert.Equal(t, keySet(mds(realSub)...), keySet(mds(sub)...), "primed subagent record metadata")
+		assert.Equal(t, primedSet(readJSONL(t, filepath.Join(realAiperf, "c16-warmup.jsonl"))), primedSet(warm), "primed (conversation, turn)")
+		// A primed stream goes on with its next turn, in its own session.
+		for _, s := range warm {
 			next := slices.IndexFunc(prof, func(r jsonObj) bool { return md(r)["x_correlation_id"] == md(s)["x_correlation_id"] })
 			if next >= 0 {
-				assert.Equal(t, 1.0, md(prof[next])["turn_index"], "after the primed first turn")
+				assert.Equal(t, md(s)["turn_index"].(float64)+1, md(prof[next])["turn_index"], "after the primed turn of %v", md(s)["conversation_id"])
 			}
 		}
 	})

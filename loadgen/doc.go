@@ -20,12 +20,15 @@
 // SyntheticTraces), then:
 //
 //  1. scrapes every metrics endpoint once (baseline) and keeps polling;
-//  2. warm-up: each of the --concurrency lanes takes a trace from a
-//     seeded shuffle, picks a start turn k in
-//     [min ratio·n, max ratio·n] (capped at n-2) and sends the
-//     --warmup-requests-per-lane turns ending at k with max_tokens=1 and
-//     the full history as context (benchmark_phase "warmup"); a failed
-//     root warm-up request aborts the run as aiperf does;
+//  2. warm-up: each of the --concurrency lanes takes the next trace in
+//     trace order, draws an instant t* in [min ratio, max ratio] of the
+//     trace's span exactly as aiperf 0.12.0 does (NumPy's PCG64 seeded
+//     from --random-seed, the trace id and the lane; see startPoint) and
+//     sends, for each stream with a turn before t* (the main agent and
+//     the subagents in flight), the --warmup-requests-per-lane turns
+//     ending at its last one (k) with max_tokens=1 and the full history
+//     as context (benchmark_phase "warmup"); a failed root warm-up
+//     request aborts the run as aiperf does;
 //  3. profiling: each lane continues at k+1, waiting each turn's
 //     recorded idle gap (end-to-start, capped per gap by
 //     --trace-idle-gap-cap-seconds; when every lane is idle, all waits

@@ -3,11 +3,13 @@ package loadgen
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
-	mrand "math/rand/v2"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -78,7 +80,6 @@ type runner struct {
 	sessions   int // session plays started (session_num)
 	profPlays  int // root plays started during profiling
 	sampleNext int
-	order      []int
 	abort      *RunError
 	cancelIss  context.CancelFunc
 	cancelReq  context.CancelCauseFunc
@@ -184,8 +185,6 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 	}) {
 		return nil, fmt.Errorf("trace source %s: every turn exceeds --max-context-length %d", ds.describe(), o.MaxContext)
 	}
-	rng := mrand.New(mrand.NewPCG(o.Seed, 0x7ace))
-	r.order = rng.Perm(len(r.convs))
 	if err := prepareDir(o.ArtifactDir); err != nil {
 		return nil, err
 	}
@@ -302,12 +301,13 @@ type lane struct {
 	primedAt int
 }
 
-// nextConv returns the next conversation from the sampler: a seeded
-// shuffle of the corpus, played in order and wrapped.
+// nextConv returns the next conversation from the sampler: the corpus in
+// trace order, wrapped (aiperf 0.12.0's sequential sampler, the weka
+// loader's preferred strategy).
 //
 // On the virtual clock the order in which lanes ask depends on the
-// machine, so each lane strides through the shuffle on its own instead:
-// lane i's k-th play is the shuffle's element i + k*concurrency.
+// machine, so each lane strides through the corpus on its own instead:
+// lane i's k-th play is trace i + k*concurrency.
 func (r *runner) nextConv(l *lane) *Conversation {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -316,7 +316,7 @@ func (r *runner) nextConv(l *lane) *Conversation {
 		i = l.idx + l.plays*r.o.Concurrency
 	}
 	l.plays++
-	c := r.convs[r.order[i%len(r.order)]]
+	c := r.convs[i%len(r.convs)]
 	r.sampleNext++
 	return c
 }
@@ -360,53 +360,79 @@ func (r *runner) uuid(key string) string {
 }
 
 // startPoint is where a lane's first trajectory starts: main is the last
-// main-agent turn before it (the one primed), and block, when not -1, is
-// the main turn whose subagents are in flight there (they are primed at
-// their first turn, and the trajectory goes on with their next ones).
-type startPoint struct{ main, block int }
-
-// startPoint samples a lane's trajectory start among the trace's
-// top-level entries (main turns and subagent entries, in trace order) in
-// [int(min*n), int(max*n)] of them, capped at n-2 so at least one
-// profiling turn follows, seeded by (seed, trace, lane). A start on a
-// subagent entry has that block's subagents in flight, the main agent
-// waiting after its last turn: aiperf 0.12.0's agentic replay primes
-// every stream active at the start, 17 requests at c16 in the reference
-// run (16 main streams and the subagent synth_0010 had in flight at its
-// start, primed at its first turn; synth_0014, started on the main turn
-// just before its subagent, and synth_0013, on the main turn after one,
-// primed only their main stream).
-func (r *runner) startPoint(conv *Conversation, laneIdx int) startPoint {
-	var entries []startPoint
-	for i := range conv.Turns {
-		if i > 0 {
-			seen := map[int]bool{}
-			for _, c := range conv.Children[i] {
-				if len(c.Turns) > 0 && !seen[c.Turns[0].OuterIndex] {
-					seen[c.Turns[0].OuterIndex] = true
-					entries = append(entries, startPoint{i - 1, i})
-				}
-			}
-		}
-		entries = append(entries, startPoint{i, -1})
-	}
-	n := len(entries)
-	if len(conv.Turns) < 3 {
-		return startPoint{0, -1}
-	}
-	kmin := min(int(r.o.StartMinRatio*float64(n)), n-2)
-	kmax := min(int(r.o.StartMaxRatio*float64(n)), n-2)
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%s/%d", conv.ID, laneIdx)
-	rng := mrand.New(mrand.NewPCG(r.o.Seed, h.Sum64()))
-	return entries[kmin+rng.IntN(kmax-kmin+1)]
+// main-agent turn before it (the one primed; -1 when none is), and
+// block, when not -1, is the main turn whose subagents were spawned
+// before it, with kidNext[j] the next turn of its j-th subagent there
+// (0: not started, len(Turns): finished, else in flight: turn
+// kidNext[j]-1 is primed and the trajectory goes on with kidNext[j]).
+type startPoint struct {
+	main, block int
+	kidNext     []int
 }
 
-// primeChildren makes the sessions of the subagents in flight at the
+// startPoint draws a lane's trajectory start as aiperf 0.12.0's agentic
+// replay does (timing/trajectory_source.py, _build_timestamped_trajectory
+// and _snapshot_for): an instant t* uniform in [min, max] of the span of
+// the trace's request starts (main agent and subagents, in ms), drawn
+// with np.random.default_rng seeded by the first 8 bytes (big-endian) of
+// SHA-256("<seed>:<trace id>:<lane>"); each stream's next turn is its
+// first one starting at or after t*, and a stream with a turn before t*
+// is primed with its last one. On the reference c16 run (seed 42) that
+// primes 17 requests: 16 main streams and synth_0010's subagent, in
+// flight at its start.
+//
+// Two cases aiperf handles that the built-in does not model: a t* after
+// the main agent's last turn (aiperf primes no main stream and skips a
+// lane with nothing in flight; the built-in primes the last main turn)
+// and a subagent still running past later main turns (aiperf primes it;
+// the built-in joins every subagent before the next main turn).
+func (r *runner) startPoint(conv *Conversation, laneIdx int) startPoint {
+	first, last := math.Inf(1), math.Inf(-1)
+	span := func(turns []Turn) {
+		for _, t := range turns {
+			first, last = min(first, t.At*1000), max(last, t.At*1000)
+		}
+	}
+	span(conv.Turns)
+	for _, kids := range conv.Children {
+		for _, k := range kids {
+			span(k.Turns)
+		}
+	}
+	dur := last - first
+	lo, hi := first+r.o.StartMinRatio*dur, first+r.o.StartMaxRatio*dur
+	tStar := lo
+	if hi > lo {
+		sum := sha256.Sum256(fmt.Appendf(nil, "%d:%s:%d", r.o.Seed, conv.ID, laneIdx))
+		tStar = newNPRand(binary.BigEndian.Uint64(sum[:8])).uniform(lo, hi)
+	}
+	next := func(turns []Turn) int {
+		i := slices.IndexFunc(turns, func(t Turn) bool { return t.At*1000 >= tStar })
+		if i < 0 {
+			return len(turns)
+		}
+		return i
+	}
+	rootNext := next(conv.Turns)
+	sp := startPoint{main: rootNext - 1, block: -1}
+	kids := conv.Children[rootNext]
+	kidNext := make([]int, len(kids))
+	for j, k := range kids {
+		kidNext[j] = next(k.Turns)
+		if kidNext[j] > 0 {
+			sp.block, sp.kidNext = rootNext, kidNext
+		}
+	}
+	return sp
+}
+
+// primeChildren makes the sessions of the subagents spawned before the
 // lane's start (the block of main turn sp.block of its session) and
-// prepares their first turn, sending it as a warm-up request when
-// warm is set; the lane's profiling goes on with their next turns. It
-// reports false when a warm-up request failed and the run must stop.
+// brings each to its state there: those in flight send their last turn
+// before the start as a warm-up request when warm is set, those finished
+// are done without a request; the lane's profiling goes on with their
+// next turns. It reports false when a warm-up request failed and the run
+// must stop.
 func (r *runner) primeChildren(ctx context.Context, l *lane, sp startPoint, warm bool) bool {
 	if sp.block < 0 {
 		return true
@@ -418,16 +444,23 @@ func (r *runner) primeChildren(ctx context.Context, l *lane, sp startPoint, warm
 		cs := r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, sp.block, j))
 		cs.p = parent.p // primed one after another on the lane's stream
 		l.primed[j] = cs
-		if !warm {
-			cs.prepare(0)
-			cs.complete(0)
+		n := sp.kidNext[j]
+		silent := n - 1 // turns done without a request
+		if n == len(child.Turns) || !warm {
+			silent = n
+		}
+		for i := range silent {
+			cs.prepare(i)
+			cs.complete(i)
+		}
+		if silent == n {
 			continue
 		}
 		if !r.issuing(ctx, cs.p) {
 			return true
 		}
-		if rec := r.do(ctx, l, cs, 0, aiperf.PhaseWarmup, 1, false, 0); rec.Error != nil && !rec.Metadata.WasCancelled {
-			r.fail(&RunError{Reason: "warmup_failed", Err: fmt.Errorf("warm-up request for trace %s turn 0 failed (%s: %s); aborting run early", child.ID, rec.Error.Type, truncate(rec.Error.Message, 200))})
+		if rec := r.do(ctx, l, cs, n-1, aiperf.PhaseWarmup, 1, false, 0); rec.Error != nil && !rec.Metadata.WasCancelled {
+			r.fail(&RunError{Reason: "warmup_failed", Err: fmt.Errorf("warm-up request for trace %s turn %d failed (%s: %s); aborting run early", child.ID, n-1, rec.Error.Type, truncate(rec.Error.Message, 200))})
 			return false
 		}
 	}
@@ -739,6 +772,9 @@ func (r *runner) children(issueCtx, reqCtx context.Context, l *lane, parent *ses
 	sessions := make([]*session, len(kids))
 	if l.primed != nil && l.sess == parent && l.primedAt == turn {
 		sessions, l.primed = l.primed, nil // in flight at the start: they go on
+		if !slices.ContainsFunc(sessions, func(s *session) bool { return s.next < len(s.conv.Turns) }) {
+			return true // all done before the start: aiperf replays no branch
+		}
 	} else {
 		for j, child := range kids {
 			sessions[j] = r.newSession(child, parent, fmt.Sprintf("%s/%d.%d", parent.correlationID, turn, j))

@@ -37,7 +37,9 @@ func fakeOptions(t *testing.T, f *fakeServer) Options {
 	o.Concurrency = 4
 	o.BenchmarkDuration = 120 * time.Second
 	o.WarmupPerLane = 2
-	o.Seed = 42
+	// Seed 1 starts lane 1 (synth_0001) at its main turn 2, before its
+	// subagent: the lanes replay one in profiling, none in warm-up.
+	o.Seed = 1
 	o.StartMinRatio, o.StartMaxRatio = 0, 1
 	o.ArtifactDir = t.TempDir()
 	o.ScrapeInterval = time.Second
@@ -579,4 +581,107 @@ func TestRunParallelSubagents(t *testing.T) {
 		}
 		assert.LessOrEqual(t, subEnd, parentStart, "the parent's next turn waits for both subagents")
 	})
+}
+
+// TestStartPointIsAiperfs: where lanes start on the small trace set.
+// The seed-42 rows are what the real aiperf 0.12.0 primed on the c16
+// reference (testdata/loadgen/aiperf-0.12.0/c16-warmup.jsonl); the
+// others place t* around synth_0001's subagent (spawned at 61.2 s after
+// main turn 3, its turns at 61.2, 64.6, 66.8 and 71.6 s; main turn 4 at
+// 83.1 s).
+func TestStartPointIsAiperfs(t *testing.T) {
+	traces, err := LoadTraces(smallTraces)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name     string
+		seed     uint64
+		min, max float64
+		trace    int
+		want     startPoint
+	}{
+		{"reference: subagent in flight at its first turn", 42, 0.25, 0.75, 10, startPoint{3, 4, []int{1}}},
+		{"reference: main turn just before a subagent", 42, 0.25, 0.75, 14, startPoint{3, -1, nil}},
+		{"reference: main turn after a subagent", 42, 0.25, 0.75, 13, startPoint{3, -1, nil}},
+		{"before the subagent", 1, 0, 1, 1, startPoint{2, -1, nil}},
+		{"subagent in flight at its second turn", 15, 0, 1, 1, startPoint{3, 4, []int{2}}},
+		{"subagent done, main turn 4 not sent", 14, 0, 1, 1, startPoint{3, 4, []int{4}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &runner{o: DefaultOptions()}
+			r.o.Seed, r.o.StartMinRatio, r.o.StartMaxRatio = tc.seed, tc.min, tc.max
+			assert.Equal(t, tc.want, r.startPoint(traces[tc.trace].Conversation(0), tc.trace))
+		})
+	}
+}
+
+// TestRunPrimesSubagentMidChain: a subagent in flight at the lane's start
+// is primed at its last turn before it (seed 15: synth_0001's subagent
+// at its second turn) and goes on with its next ones in the same
+// session; the main agent, primed at turn 3, goes on with turn 4 once
+// the subagent is done.
+func TestRunPrimesSubagentMidChain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o, recs := runSeed(t, 15)
+		var warm []jsonObj
+		sub := "synth_0001_7b8829::sa:agent_004"
+		var subTurns, mainTurns []any
+		var subID any
+		for _, r := range recs {
+			m := md(r)
+			if phaseOf(r) == aiperf.PhaseWarmup {
+				warm = append(warm, r)
+				if m["conversation_id"] == sub {
+					subID = m["x_correlation_id"]
+				}
+				continue
+			}
+			switch {
+			case m["conversation_id"] == sub && m["x_correlation_id"] == subID:
+				subTurns = append(subTurns, m["turn_index"])
+			case m["conversation_id"] == "synth_0001_7b8829" && len(mainTurns) == 0:
+				mainTurns = append(mainTurns, m["turn_index"])
+			}
+		}
+		assert.Contains(t, primedSet(warm), sub+"#1")
+		assert.Contains(t, primedSet(warm), "synth_0001_7b8829#3")
+		assert.Len(t, warm, o.Concurrency+1, "one per main stream and the subagent in flight")
+		assert.Equal(t, []any{2.0, 3.0}, subTurns, "the primed subagent goes on with its next turns")
+		assert.Equal(t, []any{4.0}, mainTurns, "then the main agent's next turn")
+	})
+}
+
+// TestRunSkipsSubagentDoneBeforeStart: a subagent that finished before
+// the lane's start is neither primed nor replayed, and (as in aiperf,
+// which leaves it out of the snapshot) spawns no branch: seed 14 starts
+// synth_0001 after its subagent ended, before main turn 4.
+func TestRunSkipsSubagentDoneBeforeStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o, recs := runSeed(t, 14)
+		subs := map[any]bool{}
+		var warm []jsonObj
+		for _, r := range recs {
+			if md(r)["source_kind"] == "weka_subagent" {
+				subs[md(r)["x_correlation_id"]] = true
+			}
+			if phaseOf(r) == aiperf.PhaseWarmup {
+				warm = append(warm, r)
+			}
+		}
+		assert.Contains(t, primedSet(warm), "synth_0001_7b8829#3")
+		assert.Len(t, warm, o.Concurrency, "the main streams only")
+		sum := readJSON(t, filepath.Join(o.ArtifactDir, aiperf.SummaryFile))
+		assert.Equal(t, float64(len(subs)), sum["branch_stats"].(jsonObj)["children_spawned"], "a branch per subagent replayed")
+	})
+}
+
+// runSeed runs the fake engine with seed and one warm-up turn per
+// stream, inside a synctest bubble, and returns its records.
+func runSeed(t *testing.T, seed uint64) (Options, []jsonObj) {
+	f := &fakeServer{t: t, ttft: 50 * time.Millisecond, tokenGap: 5 * time.Millisecond}
+	o := fakeOptions(t, f)
+	o.Seed = seed
+	o.WarmupPerLane = 1
+	_, err := Run(t.Context(), o, io.Discard)
+	require.NoError(t, err)
+	return o, readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile))
 }

@@ -1,14 +1,16 @@
 package loadgen
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/csv"
-	"fmt"
+	"errors"
+	"io"
 	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"sweep/internal/atomicfile"
 	"sweep/metrics/aiperf"
@@ -94,29 +96,36 @@ func (r *runner) writeTimeslices(records []*record) ([]string, error) {
 	for _, s := range ts {
 		list = append(list, append(object{{"start_ns", s.start}, {"end_ns", s.end}}, s.blocks...))
 	}
-	data, err := marshalIndent(object{{"timeslices", list}, {"input_config", r.inputConfig()}})
-	if err == nil {
-		err = atomicfile.Write(filepath.Join(r.o.ArtifactDir, TimeslicesJSON), data, 0o644)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", TimeslicesJSON, err)
-	}
-	table, err := timeslicesCSV(ts)
-	if err == nil {
-		err = atomicfile.Write(filepath.Join(r.o.ArtifactDir, TimeslicesCSV), table, 0o644)
-	}
-	if err != nil {
-		return []string{TimeslicesJSON}, fmt.Errorf("write %s: %w", TimeslicesCSV, err)
+	// The two files are tens of MB on a long point: each is encoded
+	// straight into place, side by side.
+	var csvErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		csvErr = atomicfile.WriteWith(filepath.Join(r.o.ArtifactDir, TimeslicesCSV), 0o644, func(w io.Writer) error {
+			return writeTimeslicesCSV(w, ts)
+		})
+	})
+	jsonErr := atomicfile.WriteWith(filepath.Join(r.o.ArtifactDir, TimeslicesJSON), 0o644, func(w io.Writer) error {
+		return writeIndent(w, object{{"timeslices", list}, {"input_config", r.inputConfig()}})
+	})
+	wg.Wait()
+	switch {
+	case jsonErr != nil && csvErr == nil:
+		return []string{TimeslicesCSV}, jsonErr
+	case jsonErr != nil:
+		return nil, errors.Join(jsonErr, csvErr)
+	case csvErr != nil:
+		return []string{TimeslicesJSON}, csvErr
 	}
 	return []string{TimeslicesJSON, TimeslicesCSV}, nil
 }
 
-// timeslicesCSV is the long table: one row per slice, metric (by tag)
-// and statistic (in summaryCSVStats order), the metric's display name
-// without its unit, the value to 2 decimals; CRLF lines.
-func timeslicesCSV(ts []recordSlice) ([]byte, error) {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
+// writeTimeslicesCSV writes the long table: one row per slice, metric
+// (by tag) and statistic (in summaryCSVStats order), the metric's display
+// name without its unit, the value to 2 decimals; CRLF lines.
+func writeTimeslicesCSV(out io.Writer, ts []recordSlice) error {
+	bw := bufio.NewWriterSize(out, 1<<16)
+	w := csv.NewWriter(bw)
 	w.UseCRLF = true
 	_ = w.Write([]string{"Timeslice", "Start_NS", "End_NS", "Metric", "Unit", "Stat", "Value"})
 	for i, s := range ts {
@@ -138,5 +147,8 @@ func timeslicesCSV(ts []recordSlice) ([]byte, error) {
 		}
 	}
 	w.Flush()
-	return buf.Bytes(), w.Error()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }

@@ -60,6 +60,10 @@ type Turn struct {
 	// Delay is the idle gap to wait after the previous turn of the same
 	// conversation completed, before sending this one.
 	Delay float64
+	// At is when the recorded request started, in seconds on the trace's
+	// timeline (a subagent's relative times made absolute, as aiperf
+	// 0.12.0 does): where a trajectory start falls.
+	At float64
 }
 
 // Conversation is one sequential chain of turns: the main agent of a trace
@@ -249,7 +253,11 @@ func (t *Trace) Conversation(idleCap float64) *Conversation {
 				if sr.Type == "subagent" { // nested fan-out: flattened into this chain
 					continue
 				}
-				sub.Turns = append(sub.Turns, newTurn(i, j, sr, subPrev, idleCap))
+				turn := newTurn(i, j, sr, subPrev, idleCap)
+				if sr.T+1e-6 < r.T { // relative to the spawn, not absolute
+					turn.At = r.T + sr.T
+				}
+				sub.Turns = append(sub.Turns, turn)
 				subPrev = endOf(sr)
 			}
 			if len(sub.Turns) > 0 {
@@ -281,7 +289,7 @@ func newTurn(outer, inner int, r TraceRequest, prevEnd, idleCap float64) Turn {
 	if idleCap > 0 {
 		delay = min(delay, idleCap)
 	}
-	return Turn{OuterIndex: outer, InnerIndex: inner, In: r.In, Out: r.Out, HashIDs: r.HashIDs, Delay: delay}
+	return Turn{OuterIndex: outer, InnerIndex: inner, In: r.In, Out: r.Out, HashIDs: r.HashIDs, Delay: delay, At: r.T}
 }
 
 // endOf is when the recorded request's response ended, or -1 when the

@@ -8,10 +8,14 @@
 # lints the GitHub workflows, runs the tests with the race detector, and
 # stops the clusters and dockerd whatever the outcome.
 GO ?= go
-# cmd/sweep runs simulated benchmark points: it gets the machine to itself
-# after the other packages.
+# cmd/sweep runs simulated benchmark points, mostly waiting on their
+# processes (whose sweep is one build without the race detector): it runs
+# beside the other packages, its output printed when it ends.
 E2E_PKG := ./cmd/sweep
-UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/cmd/sweep$$')
+# The Slurm executor's package submits jobs to the test cluster too: it runs
+# after cmd/sweep, so neither waits for the other's GPUs.
+SLURM_PKG := ./sweep/executor/slurm
+UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e '/cmd/sweep$$' -e '/sweep/executor/slurm$$')
 ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 SLURM_CLUSTER := scripts/slurm-cluster.sh
 export SLURM_CONF := $(or $(SWEEP_SLURM_DIR),/var/tmp/sweep-slurm)/slurm.conf
@@ -96,8 +100,14 @@ test: deps deps-system deps-chromium deps-containers vet lint-workflows fuzz
 	if [ $$status -eq 0 ]; then bash $(SLURM_MULTINODE) up || status=$$?; fi; \
 	if [ $$status -eq 0 ]; then bash $(CONTAINER_TOOLS) dockerd-up $(DOCKER_DIR) || status=$$?; fi; \
 	export DOCKER_HOST=unix://$(DOCKER_DIR)/docker.sock; \
-	if [ $$status -eq 0 ]; then SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(UNIT_PKGS) || status=$$?; fi; \
-	if [ $$status -eq 0 ]; then SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 20m $(E2E_PKG) || status=$$?; fi; \
+	if [ $$status -eq 0 ]; then \
+		e2elog=$$(mktemp); \
+		SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 20m $(E2E_PKG) > $$e2elog 2>&1 & e2e=$$!; \
+		SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(UNIT_PKGS) || status=$$?; \
+		wait $$e2e || status=$$((status ? status : 1)); \
+		cat $$e2elog; rm -f $$e2elog; \
+		SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(SLURM_PKG) || status=$$((status ? status : 1)); \
+	fi; \
 	bash $(CONTAINER_TOOLS) dockerd-down $(DOCKER_DIR); \
 	bash $(SLURM_MULTINODE) down; \
 	bash $(SLURM_CLUSTER) down; \

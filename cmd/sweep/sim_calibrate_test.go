@@ -21,7 +21,7 @@ func simCalibrateDiscovery(t *testing.T, out, seed, calibration string) map[int]
 	t.Helper()
 	t.Setenv(simproto.EnvSeed, seed)
 	args := []string{"discover", "--simulate", "--builtin-client", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
-		"--tp", "8", "--ep", "1", "--conc-list", "4", "16", "32", "--duration", "300", "--no-report", "--stop-grace", "3s", "--out", out}
+		"--tp", "8", "--ep", "1", "--conc-list", "4", "16", "32", "--duration", "150", "--no-report", "--stop-grace", "3s", "--out", out}
 	if calibration != "" {
 		args = append(args, "--sim-calibration", calibration)
 	}

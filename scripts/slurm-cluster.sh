@@ -5,6 +5,8 @@
 #   slurm-cluster.sh down   stop the daemons, leave the packages
 #   slurm-cluster.sh env    print the SLURM_CONF line for a shell
 set -euo pipefail
+# shellcheck source=scripts/slurm-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/slurm-common.sh"
 DIR=${SWEEP_SLURM_DIR:-/var/tmp/sweep-slurm}
 CONF=$DIR/slurm.conf
 NGPU=8
@@ -43,21 +45,7 @@ SlurmctldLogFile=$DIR/log/slurmctld.log
 SlurmdLogFile=$DIR/log/slurmd.log
 SlurmctldPort=16817
 SlurmdPort=16818
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-SchedulerType=sched/backfill
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SlurmdParameters=config_overrides
-GresTypes=gpu
-ReturnToService=2
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MinJobAge=3600
-KillWait=5
-InactiveLimit=0
+$(slurm_common_conf 3600)
 NodeName=$host CPUs=8 RealMemory=8000 Gres=gpu:$NGPU State=UNKNOWN
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
@@ -70,16 +58,6 @@ CONF
 	cat >"$DIR/gres.conf" <<CONF
 NodeName=$host Name=gpu File=$DIR/dev/gpu[0-$((NGPU - 1))]
 CONF
-}
-
-start_munge() {
-	if pgrep -x munged >/dev/null; then return; fi
-	[ -s /etc/munge/munge.key ] || mungekey --create >/dev/null 2>&1 || dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 status=none
-	chown munge:munge /etc/munge/munge.key 2>/dev/null || true
-	chmod 400 /etc/munge/munge.key
-	mkdir -p /run/munge /var/log/munge /var/lib/munge
-	chown munge:munge /run/munge /var/log/munge /var/lib/munge 2>/dev/null || true
-	runuser -u munge -- /usr/sbin/munged 2>/dev/null || /usr/sbin/munged --force
 }
 
 up() {

@@ -10,6 +10,8 @@
 # SWEEP_SLURM_MN_DIR overrides the state directory (/var/tmp/sweep-slurm-mn),
 # SWEEP_SLURM_MN_NODES the node count (3).
 set -euo pipefail
+# shellcheck source=scripts/slurm-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/slurm-common.sh"
 DIR=${SWEEP_SLURM_MN_DIR:-/var/tmp/sweep-slurm-mn}
 NODES=${SWEEP_SLURM_MN_NODES:-3}
 CONF=$DIR/slurm.conf
@@ -71,21 +73,7 @@ SlurmctldLogFile=$DIR/log/slurmctld.log
 SlurmdLogFile=$DIR/log/slurmd.%n.log
 SlurmctldPort=$CTLD_PORT
 SlurmdPort=$SLURMD_PORT
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-SchedulerType=sched/backfill
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SlurmdParameters=config_overrides
-GresTypes=gpu
-ReturnToService=2
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MinJobAge=300
-KillWait=5
-InactiveLimit=0
+$(slurm_common_conf 300)
 ${nodes}PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 }
@@ -107,16 +95,6 @@ network() {
 		ip -n "$ns" link set eth0 up
 		ip -n "$ns" link set lo up
 	done
-}
-
-start_munge() {
-	if pgrep -x munged >/dev/null; then return; fi
-	[ -s /etc/munge/munge.key ] || mungekey --create >/dev/null 2>&1 || dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 status=none
-	chown munge:munge /etc/munge/munge.key 2>/dev/null || true
-	chmod 400 /etc/munge/munge.key
-	mkdir -p /run/munge /var/log/munge /var/lib/munge
-	chown munge:munge /run/munge /var/log/munge /var/lib/munge 2>/dev/null || true
-	runuser -u munge -- /usr/sbin/munged 2>/dev/null || /usr/sbin/munged --force
 }
 
 # alive FILE: the process whose id FILE holds is running.

@@ -64,6 +64,9 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 					o.ProbeDuration = 0
 				}
 				o.Fast = !o.OfficialDurations
+				if o.Fast && fs.Changed("duration") {
+					fmt.Fprintf(o.IO.ErrOut, "sweep discover: --duration %d is not used: agentx-fast points run at agentx-fast's duration, as InferenceX runs them (--dry-run shows it); add --official-durations to set the duration\n", o.Duration)
+				}
 				return runF(ctx, o)
 			}
 		},

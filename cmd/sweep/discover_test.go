@@ -283,6 +283,19 @@ func TestDiscoverFlags(t *testing.T) {
 	}
 }
 
+// --duration without --official-durations is said to be unused: the
+// agentx-fast points keep their duration, as InferenceX's do.
+func TestDiscoverSaysDurationUnused(t *testing.T) {
+	args := []string{"discover", "--simulate", "--dry-run", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8",
+		"--duration", "120", "--out", filepath.Join(t.TempDir(), "d")}
+	code, _, stderr := runCLI(t, args...)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "--duration 120 is not used: agentx-fast points run at agentx-fast's duration")
+	code, _, stderr = runCLI(t, append(args, "--official-durations")...)
+	require.Equal(t, exitOK, code, stderr)
+	assert.NotContains(t, stderr, "is not used")
+}
+
 // TestServerServesTwoLoads: run.StartServer + two RunLoads at different
 // concurrencies + Stop against the simulated engine. Each load's counters
 // are its own: the second load (after a larger one) measures the same

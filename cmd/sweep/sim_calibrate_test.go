@@ -15,13 +15,13 @@ import (
 )
 
 // simCalibrateDiscovery runs the MI325X Qwen3.5 TP8 arm at conc 4, 16 and
-// 32 (300 s points) with the seed and calibration file and returns the
+// 32 (agentx-fast points) with the seed and calibration file and returns the
 // throughput per GPU by concurrency.
 func simCalibrateDiscovery(t *testing.T, out, seed, calibration string) map[int]float64 {
 	t.Helper()
 	t.Setenv(simproto.EnvSeed, seed)
 	args := []string{"discover", "--simulate", "--builtin-client", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
-		"--tp", "8", "--ep", "1", "--conc-list", "4", "16", "32", "--duration", "150", "--no-report", "--stop-grace", "3s", "--out", out}
+		"--tp", "8", "--ep", "1", "--conc-list", "4", "16", "32", "--no-report", "--stop-grace", "3s", "--out", out}
 	if calibration != "" {
 		args = append(args, "--sim-calibration", calibration)
 	}

@@ -1,7 +1,7 @@
 # Generates the multi-node aggregation cases by running InferenceX 843c6254f's own
 # aggregator and validator (see testdata/README.md). Not run by tests.
-import json, os, shutil, subprocess, sys
-IX = os.environ.get("INFERENCEX", "/tmp/inferencex")  # git archive 843c6254f utils, unpacked
+import json, os, shutil
+import ixaggregate
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sglang-mtp-tp8-dpattn-hicache")
 OUT = os.environ.get("OUT", "/tmp/multinode-cases")
 base = json.load(open(os.path.join(SRC, "env.json")))
@@ -32,25 +32,9 @@ for name, c in cases.items():
     env = dict(sorted(env.items()))
     json.dump(env, open(os.path.join(d, "env.json"), "w"), indent=2); open(os.path.join(d, "env.json"), "a").write("\n")
     outdir = os.path.join(OUT + "-out", name); shutil.rmtree(outdir, ignore_errors=True); os.makedirs(outdir)
-    real = {k: v.replace("<RESULT_DIR>", d).replace("<AGENTIC_OUTPUT_DIR>", outdir) for k, v in env.items()}
-    real.update(PATH=os.environ["PATH"], HOME=os.environ["HOME"], LANG="C.UTF-8")
-    p = subprocess.run([sys.executable, "-m", "utils.agentic.aggregation.process_agentic_result"], cwd=IX, env=real, capture_output=True, text=True)
-    v = subprocess.run([sys.executable, "-m", "utils.agentic.validation.validate_agentic_result", os.path.join(d, "aiperf_artifacts"), "--failed-request-threshold", "0.10"], cwd=IX, env=real, capture_output=True, text=True)
-    fix = lambda s: s.replace(outdir, "<AGENTIC_OUTPUT_DIR>").replace(d, "<RESULT_DIR>")
-    json.dump(dict(exit_code=p.returncode, stdout=fix(p.stdout), stderr=fix(p.stderr)), open(os.path.join(d, "process.json"), "w"), indent=2)
-    json.dump(dict(exit_code=v.returncode, stdout=fix(v.stdout), stderr=fix(v.stderr)), open(os.path.join(d, "validate.json"), "w"), indent=2)
-    outs = [f for f in os.listdir(outdir) if f.endswith(".json")]
-    expected = json.load(open(os.path.join(outdir, outs[0]))) if outs else None
-    with open(os.path.join(d, "expected.json"), "w") as f:
-        if expected is None:
-            f.write("null")
-        else:
-            f.write(open(os.path.join(outdir, outs[0])).read())
-    json.dump(dict(name=name, about=c["about"], derived_from="sglang-mtp-tp8-dpattn-hicache (same aiperf_artifacts)",
-        aggregate_command="python3 -m utils.agentic.aggregation.process_agentic_result", aggregate_cwd="<INFERENCEX>",
-        aggregate_output="<AGENTIC_OUTPUT_DIR>/" + (outs[0] if outs else ""),
-        validate_command="python3 -m utils.agentic.validation.validate_agentic_result <RESULT_DIR>/aiperf_artifacts --failed-request-threshold 0.10"),
+    p, v, outs = ixaggregate.run(d, env, outdir)
+    json.dump(dict(name=name, about=c["about"], derived_from="sglang-mtp-tp8-dpattn-hicache (same aiperf_artifacts)", **ixaggregate.commands(outs)),
         open(os.path.join(d, "case.json"), "w"), indent=2)
-    index.append(dict(name=name, process_rc=p.returncode, validate_rc=v.returncode, has_output=expected is not None))
+    index.append(dict(name=name, process_rc=p.returncode, validate_rc=v.returncode, has_output=bool(outs)))
     print(name, p.returncode, v.returncode, outs, p.stderr[-500:])
 json.dump(index, open(os.path.join(OUT, "index-add.json"), "w"), indent=1)

@@ -2,10 +2,10 @@
 # built-in client's runs of the same points (/work/shared/conformance/real-aiperf/)
 # by running InferenceX 843c6254f's own aggregator and validator with the point's
 # facts and the trace set's hub cache given (see testdata/README.md). Not run by tests.
-import json, os, shutil, subprocess, sys
-IX = os.environ.get("INFERENCEX", "/tmp/inferencex")  # git archive 843c6254f utils, unpacked
-REF = os.environ.get("REAL_AIPERF", "/work/shared/conformance/real-aiperf")
+import json, os, shutil
+import ixaggregate
 HERE = os.path.dirname(os.path.abspath(__file__))
+REF = os.environ.get("REAL_AIPERF", os.path.join(HERE, "..", "..", "..", "shared", "conformance", "real-aiperf"))  # ../shared from the repository
 TRACES = os.path.join(HERE, "..", "traces", "agentic-small.jsonl")
 OUT = os.environ.get("OUT", "/tmp/realaiperf-cases")
 REPO = "datasets--semianalysisai--cc-traces-weka-062126-256k"
@@ -44,20 +44,8 @@ for name, (src, about) in cases.items():
         RUNNER_TYPE=f["runner_type"], SPEC_DECODING=f["spec_decoding"], TP=str(f["tp"]))
     json.dump(dict(sorted(env.items())), open(os.path.join(d, "env.json"), "w"), indent=2)
     outdir = os.path.join(OUT + "-out", name); shutil.rmtree(outdir, ignore_errors=True); os.makedirs(outdir)
-    real = {k: v.replace("<RESULT_DIR>", d).replace("<AGENTIC_OUTPUT_DIR>", outdir) for k, v in env.items()}
-    real.update(PATH=os.environ["PATH"], HOME=os.environ["HOME"], LANG="C.UTF-8")
-    p = subprocess.run([sys.executable, "-m", "utils.agentic.aggregation.process_agentic_result"], cwd=IX, env=real, capture_output=True, text=True)
-    v = subprocess.run([sys.executable, "-m", "utils.agentic.validation.validate_agentic_result", os.path.join(d, "aiperf_artifacts"), "--failed-request-threshold", "0.10"], cwd=IX, env=real, capture_output=True, text=True)
-    fix = lambda s: s.replace(outdir, "<AGENTIC_OUTPUT_DIR>").replace(d, "<RESULT_DIR>")
-    json.dump(dict(exit_code=p.returncode, stdout=fix(p.stdout), stderr=fix(p.stderr)), open(os.path.join(d, "process.json"), "w"), indent=2)
-    json.dump(dict(exit_code=v.returncode, stdout=fix(v.stdout), stderr=fix(v.stderr)), open(os.path.join(d, "validate.json"), "w"), indent=2)
-    outs = [x for x in os.listdir(outdir) if x.endswith(".json")]
-    with open(os.path.join(d, "expected.json"), "w") as fh:
-        fh.write(open(os.path.join(outdir, outs[0])).read() if outs else "null")
-    json.dump(dict(name=name, about=about, source=os.path.join("real-aiperf", src),
-        aggregate_command="python3 -m utils.agentic.aggregation.process_agentic_result", aggregate_cwd="<INFERENCEX>",
-        aggregate_output="<AGENTIC_OUTPUT_DIR>/" + (outs[0] if outs else ""),
-        validate_command="python3 -m utils.agentic.validation.validate_agentic_result <RESULT_DIR>/aiperf_artifacts --failed-request-threshold 0.10"),
+    p, v, outs = ixaggregate.run(d, env, outdir)
+    json.dump(dict(name=name, about=about, source=os.path.join("real-aiperf", src), **ixaggregate.commands(outs)),
         open(os.path.join(d, "case.json"), "w"), indent=2)
     index.append(dict(name=name, process_rc=p.returncode, validate_rc=v.returncode, has_output=bool(outs)))
     print(name, p.returncode, v.returncode, outs, p.stderr[-800:])

@@ -20,7 +20,7 @@ func freePortPair() (int, error) {
 			return port, nil
 		}
 	}
-	return 0, errors.New("no free port triple (p, p+1, p+10000) in 10000-31999 on 127.0.0.1")
+	return 0, errors.New("no free port triple (p, p+1, p+10000) with p in 10000-21999 on 127.0.0.1")
 }
 
 func portsFree(ports ...int) bool {

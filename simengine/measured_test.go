@@ -27,6 +27,9 @@ type plannedArm struct {
 	name  string
 	cfg   Config
 	concs []int
+	// points holds the Config of each official point, in concs' order
+	// (the recipes set --max-running-requests and the like per point).
+	points []Config
 }
 
 // plannedArms plans a key's agentic rows as sweep discover does and
@@ -35,24 +38,35 @@ func plannedArms(t *testing.T, key string) []plannedArm {
 	t.Helper()
 	points, err := plannedArmsErr(key)
 	require.NoError(t, err)
+	return armsOf(t, points)
+}
+
+// armsOf groups planned points into arms and parses each point's engine
+// command as sim-engine does.
+func armsOf(t *testing.T, points []recipes.Point) []plannedArm {
+	t.Helper()
 	var arms []plannedArm
 	index := map[string]int{}
 	for _, p := range points {
 		name := fmt.Sprintf("tp%d ep%d dpa=%t", p.Row.TP, p.Row.EP, p.Row.DPAttn)
+		if o := p.Row.KVOffloading; o != "" && o != "none" {
+			name += " kv=" + o // an offload arm is an arm of its own
+		}
+		cmd, err := ParseCommand(p.Engine.Argv, ParseOptions{Unchecked: p.Escapes})
+		require.NoError(t, err, name)
+		gpu, _, _ := strings.Cut(strings.TrimPrefix(p.Row.Runner, "cluster:"), "-")
+		cfg, err := ConfigFromArgs(cmd.Engine, cmd.Flags, map[string]string{simproto.EnvGPU: gpu})
+		require.NoError(t, err, name)
+		cfg, err = cfg.Normalize()
+		require.NoError(t, err, name)
 		i, ok := index[name]
 		if !ok {
-			cmd, err := ParseCommand(p.Engine.Argv, ParseOptions{Unchecked: p.Escapes})
-			require.NoError(t, err, name)
-			gpu, _, _ := strings.Cut(strings.TrimPrefix(p.Row.Runner, "cluster:"), "-")
-			cfg, err := ConfigFromArgs(cmd.Engine, cmd.Flags, map[string]string{simproto.EnvGPU: gpu})
-			require.NoError(t, err, name)
-			cfg, err = cfg.Normalize()
-			require.NoError(t, err, name)
 			i = len(arms)
 			index[name] = i
 			arms = append(arms, plannedArm{name: name, cfg: cfg})
 		}
 		arms[i].concs = append(arms[i].concs, p.Row.Conc)
+		arms[i].points = append(arms[i].points, cfg)
 	}
 	return arms
 }
@@ -129,11 +143,24 @@ func TestKVPerGPUStopsShrinkingAtKVHeads(t *testing.T) {
 // the latent counted as a 400B-class model's sharded KV: a DP-attention
 // rank of DeepSeek-V4 on B300 held 1.1 sessions of the agentic traces.
 func TestMLAKeepsTheLatentOnEveryAttentionGPU(t *testing.T) {
-	for _, name := range []string{"deepseek-ai/DeepSeek-V4-Pro", "/scratch/models/DeepSeek-V4-Pro", "deepseek-ai/DeepSeek-R1-0528"} {
-		s := shapeOf(name)
-		assert.Equal(t, 1, s.kvHeads, name)
-		assert.Equal(t, 35_136.0, s.kvBytes, name)
+	for _, tc := range []struct {
+		name    string
+		kvBytes float64
+	}{
+		{"deepseek-ai/DeepSeek-R1-0528", 35_136},   // 61 × (512 + 64)
+		{"deepseek-ai/DeepSeek-V4-Pro", 5_502},     // compressed rows
+		{"/scratch/models/DeepSeek-V4-Pro", 5_502}, // pre-staged weights
+		{"zai-org/GLM-5.2-FP8", 54_912},            // 78 × (576 + 128)
+		{"/data/models/GLM-5.2-NVFP4", 54_912},
+		{"moonshotai/Kimi-K3", 12_288}, // 24 MLA layers × 512
+	} {
+		s := shapeOf(tc.name)
+		assert.Equal(t, 1, s.kvHeads, tc.name)
+		assert.Equal(t, tc.kvBytes, s.kvBytes, tc.name)
 	}
+	assert.Equal(t, 744.0, shapeOf("amd/GLM-5.2-MXFP4").totalB)
+	assert.Equal(t, 0.5, shapeOf("amd/GLM-5.2-MXFP4").weightBytes)
+	assert.Equal(t, 2800.0, shapeOf("/scratch/models/Kimi-K3").totalB)
 	pool := func(dpa bool) capacity {
 		cfg := Config{Engine: configs.SGLang, ModelPath: "deepseek-ai/DeepSeek-V4-Pro", TP: 8, EP: 8, GPU: "b300",
 			MemFraction: 0.9, PageSize: 64, KVCacheDType: "fp8_e4m3"}
@@ -148,6 +175,59 @@ func TestMLAKeepsTheLatentOnEveryAttentionGPU(t *testing.T) {
 	assert.Equal(t, tp.poolTokens, dp.poolTokens, "tokens per rank")
 	assert.Equal(t, 8, dp.ranks)
 	assert.Greater(t, float64(dp.poolTokens), 10.0*sessionKVTokens)
+}
+
+// TestKVReadsFollowThePerGPUAccount: a decode step reads, on each
+// attention GPU, the KV that GPU keeps, so past the model's KV heads (and
+// for an MLA latent) more TP no longer divides the read per context
+// token. Before, the read shrank with every GPU of TP: DeepSeek's latent
+// at TP 8 cost an eighth of what one GPU reads.
+func TestKVReadsFollowThePerGPUAccount(t *testing.T) {
+	read := func(model string, tp int) float64 {
+		cfg := qwenConfig(configs.SGLang, tp, 1)
+		cfg.ModelPath = model
+		cfg, err := cfg.Normalize()
+		require.NoError(t, err)
+		return newCapacity(cfg).perCtxToken
+	}
+	for _, tc := range []struct {
+		model         string
+		tp, sameAs    int
+		halvesFromTP1 bool
+	}{
+		{"deepseek-ai/DeepSeek-R1-0528", 8, 1, false}, // one latent head
+		{"Qwen/Qwen3.5-397B-A17B-FP8", 8, 2, true},    // 2 KV heads
+		{"MiniMaxAI/MiniMax-M3-MXFP8", 8, 4, true},    // 4 KV heads
+	} {
+		assert.InDelta(t, read(tc.model, tc.sameAs), read(tc.model, tc.tp), 1e-15, "%s TP%d reads as TP%d", tc.model, tc.tp, tc.sameAs)
+		if tc.halvesFromTP1 {
+			assert.InDelta(t, read(tc.model, 1)/2, read(tc.model, 2), 1e-15, tc.model)
+		}
+	}
+}
+
+// TestDPAttentionRanksShareTheExperts: DP attention gives each rank its
+// own requests' attention, but one copy of the experts serves every
+// rank, so 8 ranks do not make 8 times a TP rank's expert compute. Before,
+// each rank stepped as a whole TP 8 engine: DeepSeek-V4 on 8 B300 at c64
+// made 3.4 times the tokens per GPU with DP attention as without (97,977
+// against 28,851 tok/s/GPU; now 30,313).
+func TestDPAttentionRanksShareTheExperts(t *testing.T) {
+	tput := func(dpa bool) float64 {
+		cfg := Config{Engine: configs.SGLang, ModelPath: "deepseek-ai/DeepSeek-V4-Pro", TP: 8, EP: 8, GPU: "b300",
+			MemFraction: 0.9, PageSize: 64, KVCacheDType: "fp8_e4m3", MaxRunningRequests: 1024,
+			Spec: Spec{Algorithm: "EAGLE", NumSteps: 3, TopK: 1, NumDraftTokens: 4, AcceptLength: 2.49}}
+		if dpa {
+			cfg.DP, cfg.DPAttention = 8, true
+		}
+		cfg, err := cfg.Normalize()
+		require.NoError(t, err)
+		return steadyPoint(cfg, 64).tputPerGPU
+	}
+	tp, dp := tput(false), tput(true)
+	t.Logf("c64: TP8 %.0f tok/s/GPU, DP attention %.0f", tp, dp)
+	assert.Greater(t, dp, tp, "DP attention spares the attention's KV reads")
+	assert.Less(t, dp, 2*tp, "but not the experts' compute")
 }
 
 // TestEveryPlannedAgenticArmFits: the weights of every arm InferenceX

@@ -70,16 +70,44 @@ var families = []struct {
 	// DeepSeek's MLA caches one latent per layer and token, the same on
 	// every attention GPU (one KV head): kv_lora_rank 512 + rope dim 64 in
 	// each of 61 layers (DeepSeek-V3/R1 config.json), 35,136 bytes at FP8.
-	// V4 (DeepSeek-V4-Pro) keeps one shared K=V head of 512 too, in
-	// compressed rows (Hugging Face Transformers' DeepSeek-V4 page), so
-	// V3's figure is at most what it keeps.
+	// V4 keeps one shared K=V head of 512 too, in compressed rows (below).
 	{"deepseek-", func(s *modelShape) { s.kvHeads, s.kvBytes = 1, 61*576 }},
 	// DeepSeek-V4-Pro: 1.6T parameters, 49B active (its model card); the
 	// checkpoint keeps the routed experts in FP4 (expert_dtype fp4 in its
 	// config), 4 bits and an 8-bit scale per 32 values, the rest in FP8:
 	// about 0.55 bytes a parameter (an estimate: the experts' share of the
 	// parameters is not published beside the totals).
+	//
+	// Its attention keeps compressed rows of that head rather than one per
+	// token (the DeepSeek-V4 model card's CSA + HCA; config.json's
+	// compress_ratios): of its 61 layers, the two first keep only a
+	// 128-token window, the even ones from 2 on one row per 4 tokens plus
+	// the indexer's 128-dim key, the odd ones one row per 128 tokens. A
+	// row is the 512-dim head at FP8 with its 64 rope dims in BF16 and
+	// scales (vLLM's fp8_ds_mla layout, 584 bytes), an indexer key 132
+	// bytes: 30 × (584+132)/4 + 29 × 584/128 ≈ 5,500 bytes a token.
+	{"deepseek-v4", func(s *modelShape) { s.kvBytes = 30*(584+132)/4 + 29*584/128 }},
 	{"deepseek-v4-pro", func(s *modelShape) { s.totalB, s.activeB, s.weightBytes = 1600, 49, 0.55 }},
+	// GLM-5, 5.1 and 5.2 (GlmMoeDsaForCausalLM): 744B parameters, 40B
+	// active (GLM-5's model card); 78 layers of MLA with DeepSeek Sparse
+	// Attention (NVIDIA Megatron Bridge's GLM-5 page): one latent of
+	// kv_lora_rank 512 + rope 64 per layer and token, kept whole on every
+	// attention GPU, plus the DSA indexer's key (128 per layer in
+	// DeepSeek-V3.2's layout, which GLM-5 adopts): 78 × 704 bytes at FP8.
+	{"glm-5", func(s *modelShape) {
+		s.totalB, s.activeB = 744, 40
+		s.kvHeads, s.kvBytes = 1, 78*(576+128)
+	}},
+	// Kimi K3: 2.8T parameters, about 104B active, routed experts in
+	// MXFP4 (4.25 bits) and the rest in 8 bits: about 0.55 bytes a
+	// parameter, as DeepSeek-V4-Pro. Of its 93 layers, 24 are gated MLA
+	// without RoPE (one latent of kv_lora_rank 512, Kimi K2's, kept whole
+	// on every attention GPU) and 69 Kimi Delta Attention, whose
+	// recurrent state is per request, not per token (not modelled).
+	{"kimi-k3", func(s *modelShape) {
+		s.totalB, s.activeB, s.weightBytes = 2800, 104, 0.55
+		s.kvHeads, s.kvBytes = 1, 24*512
+	}},
 	// MiniMax-M3: 428B parameters, about 23B active; 60 layers of GQA with
 	// 4 KV heads of dimension 128 (NVIDIA Megatron Bridge's MiniMax-M3
 	// page): 60 × 4 × 128 × 2 (K and V) bytes at FP8.
@@ -219,14 +247,31 @@ func newCapacity(c Config) capacity {
 	}
 	kvb := kvBytesPerToken(c, s)
 	capa.kvBytes = kvb
-	capa.perCtxToken = kvb / (attnTP * g.hbmTBps * 1e12 * 0.35)
+	// A decode step reads, on each attention GPU, the KV that GPU keeps
+	// per token (the same per-GPU account as the pool below): once TP
+	// exceeds the model's KV heads, or for an MLA latent, every GPU reads
+	// its whole head for every token.
+	shards := attnTP
+	if s.kvHeads > 0 {
+		shards = min(attnTP, float64(s.kvHeads))
+	}
+	capa.perCtxToken = kvb / (shards * g.hbmTBps * 1e12 * 0.35)
 	// Prefill: 2 FLOPs per active parameter per token at 10% of peak (MoE
 	// prefill with long-context attention is far from peak).
 	capa.perPrefill = 2 * s.activeB * 1e9 / (mp * g.pflops * 1e15 * 0.10)
+	if ranks > 1 && !replicated {
+		// DP attention (and vLLM's DP over an MoE) keeps one copy of the
+		// experts over every GPU: each rank attends to its own requests,
+		// but its step waits for the experts to process every rank's
+		// tokens, so a sequence's expert and prefill compute is shared with
+		// the other ranks' (balanced load: ranks times a rank's own).
+		capa.perSeq *= float64(ranks)
+		capa.perPrefill *= float64(ranks)
+	}
 	capa.specOverhead = 1
 	if c.Spec.Enabled() {
 		capa.specOverhead = 1 + 0.08*float64(c.Spec.NumSteps)
-		capa.perSeq *= math.Sqrt(float64(c.Spec.NumDraftTokens))
+		capa.perSeq *= float64(c.Spec.NumDraftTokens)
 	}
 
 	// KV pool, per GPU: its memory fraction (SGLang sets 15 % of it aside
@@ -258,10 +303,6 @@ func newCapacity(c Config) capacity {
 	}
 	freeGB := perGPU - draftGB - weightsGB/g0 - perGPUReserveGB
 	capa.fits = freeGB > 0
-	shards := attnTP
-	if s.kvHeads > 0 {
-		shards = min(attnTP, float64(s.kvHeads))
-	}
 	pool := int(math.Max(freeGB, 1.0/g0) * 1e9 / (kvb / shards))
 	if c.MaxTotalTokens > 0 {
 		pool = c.MaxTotalTokens

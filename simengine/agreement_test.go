@@ -1,0 +1,391 @@
+package simengine
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sweep/configs"
+	"sweep/configs/matrix"
+	"sweep/recipes"
+	"testing"
+
+	"sweep/sweep/knee"
+)
+
+// traceShape is the built-in agentic trace set (loadgen.AgenticTraces)
+// reduced to the averages a closed loop needs: a system prompt shared by
+// every session, a first task context, a tool result and the previous
+// output added per turn, compaction near the context limit, outputs and
+// think time.
+var traceShape = struct {
+	system, first, perTurn, compactAt, restart int
+	output                                     int
+	think                                      float64 // mean seconds
+}{system: 12_288, first: 72_000, perTurn: 3_400, compactAt: 124_000, restart: 72_000, output: 430, think: 2.75}
+
+// armPoint is what the closed loop of one official point measured.
+type armPoint struct {
+	conc       int
+	tputPerGPU float64 // prompt + output tokens/s per GPU
+	cutOff     float64 // share of the requests still in flight at the end
+	hitRate    float64
+	usage      float64
+	failed     bool // no request could be served
+}
+
+// agenticLoop runs conc clients of the trace shape against one rank of
+// cfg on the virtual clock (no goroutines) for seconds after a warm-up,
+// with the scheduler the engine runs. Clients start at random turns of
+// their sessions, as the load generator's lanes start inside their traces.
+func agenticLoop(t testing.TB, cfg Config, conc int, seconds float64) armPoint {
+	t.Helper()
+	capa := newCapacity(cfg)
+	r := newRank(0, &cfg, capa)
+	rng := rand.New(rand.NewPCG(11, uint64(conc)))
+	block := r.cache.blockTokens
+	sh := traceShape
+	sysBlocks := make([]uint64, sh.system/block)
+	for i := range sysBlocks {
+		sysBlocks[i] = rng.Uint64()
+	}
+	type client struct {
+		chain  []uint64
+		ctx    int
+		readyT float64
+		cur    *simRequest
+	}
+	restart := func(c *client, ctx int) {
+		c.ctx = ctx
+		c.chain = slices.Clone(sysBlocks)
+	}
+	clients := make([]*client, conc)
+	for i := range clients {
+		c := &client{readyT: rng.Float64() * sh.think * 2}
+		restart(c, sh.first+rng.IntN(sh.compactAt-sh.first))
+		clients[i] = c
+	}
+	var id uint64
+	submit := func(c *client, now float64) {
+		if c.ctx > sh.compactAt {
+			restart(c, sh.restart)
+		}
+		for len(c.chain) < c.ctx/block {
+			c.chain = append(c.chain, rng.Uint64())
+		}
+		id++
+		out := max(8, int(float64(sh.output)*math.Exp(0.85*rng.NormFloat64()-0.36)))
+		q := &simRequest{id: id, prompt: c.ctx, blocks: slices.Clone(c.chain[:c.ctx/block]), target: out, reason: "length", maxTokens: out, logged: true}
+		r.enqueue(q, now)
+		c.cur = q
+	}
+	warm := seconds / 2
+	end := warm + seconds
+	var tokens, promptAdm, cachedAdm, usageInt float64
+	requests := 0
+	now := 0.0
+	for now < end {
+		for _, c := range clients {
+			if c.cur == nil && c.readyT <= now {
+				submit(c, now)
+			}
+		}
+		dur, out := r.step(now)
+		if dur == 0 {
+			next := math.Inf(1)
+			for _, c := range clients {
+				if c.cur == nil {
+					next = min(next, c.readyT)
+				}
+			}
+			if math.IsInf(next, 1) {
+				// Every client waits on a request the pool cannot admit:
+				// the point fails.
+				return armPoint{conc: conc, failed: true}
+			}
+			now = next
+			continue
+		}
+		now += dur
+		if now >= warm {
+			usageInt += float64(r.used()) / float64(capa.poolTokens) * dur
+		}
+		for _, d := range out {
+			q := d.req
+			if now >= warm {
+				tokens += float64(d.tokens)
+				if q.lastToken == q.firstToken && q.generated == d.tokens {
+					tokens += float64(q.prompt)
+				}
+			}
+			if !d.done {
+				continue
+			}
+			for _, c := range clients {
+				if c.cur == q {
+					c.cur = nil
+					c.ctx += q.generated + sh.perTurn
+					c.readyT = now + sh.think*math.Exp(1.1*rng.NormFloat64()-0.6)
+				}
+			}
+			if now >= warm {
+				requests++
+				promptAdm += float64(q.prompt)
+				cachedAdm += float64(q.cached)
+			}
+		}
+	}
+	return armPoint{
+		conc:       conc,
+		tputPerGPU: tokens / seconds / float64(cfg.GPUs()),
+		cutOff:     float64(conc) / float64(requests+conc),
+		hitRate:    cachedAdm / max(promptAdm, 1),
+		usage:      usageInt / seconds,
+	}
+}
+
+// armVerdict is one arm's closed-loop curve judged against its official
+// window the way scripts/sim-agreement.sh judges a simulated discovery:
+// an arm of three or more points agrees when the knee finder reports a
+// knee (ok or ambiguous) above the window's first point and at most its
+// last.
+func armVerdict(a plannedArm, pts []armPoint) (ok bool, why string) {
+	arm := &knee.Arm{Simulated: true}
+	lo, hi := math.MaxInt, 0
+	for _, p := range pts {
+		if p.failed {
+			lo, hi = min(lo, p.conc), max(hi, p.conc)
+			continue
+		}
+		v := p.tputPerGPU
+		arm.Samples = append(arm.Samples, knee.Sample{Conc: p.conc, Simulated: true, TotalTPS: &v, OutputTPS: &v})
+		lo, hi = min(lo, p.conc), max(hi, p.conc)
+	}
+	if len(pts) < 3 {
+		return len(arm.Samples) == len(pts), fmt.Sprintf("%s: %d of %d points failed", a.name, len(pts)-len(arm.Samples), len(pts))
+	}
+	r := knee.Analyze(arm, knee.Options{})
+	if (r.Status == knee.StatusOK || r.Status == knee.StatusAmbiguous) && r.Knee > lo && r.Knee <= hi {
+		return true, ""
+	}
+	return false, fmt.Sprintf("%s: %s knee c%d window %d-%d", a.name, r.Status, r.Knee, lo, hi)
+}
+
+// armCurve runs the closed loop at each distinct official concurrency of
+// an arm, in ascending order.
+func armCurve(t testing.TB, a plannedArm, seconds float64) []armPoint {
+	idx := make([]int, len(a.concs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return a.concs[i] - a.concs[j] })
+	var pts []armPoint
+	for _, i := range idx {
+		if len(pts) > 0 && pts[len(pts)-1].conc == a.concs[i] {
+			continue
+		}
+		pts = append(pts, agenticLoop(t, a.points[i], a.concs[i], seconds))
+	}
+	return pts
+}
+
+// steadyPoint is the closed loop's steady state computed from the same
+// capacity model the scheduler steps with (mean-value analysis, no
+// simulation): conc clients each keep a session of sessionKVTokens in the
+// prefix cache and send a turn of the trace shape (the context so far
+// cached, a tool result and the previous output computed, an output
+// decoded at the acceptance length) after a think time. A decode step of
+// the requests in flight, stretched by the other requests' prefills, is
+// what a request waits per step; Little's law gives how many decode at
+// once. Past the pool (and the host tier), sessions evict each other: a
+// turn computes its whole prompt and the pool holds only the sessions
+// that fit.
+func steadyPoint(cfg Config, conc int) armPoint {
+	capa := newCapacity(cfg)
+	sh := traceShape
+	// The mean prompt of the shape (its contexts run from first to
+	// compactAt); what a session keeps in the pool is sessionKVTokens,
+	// the measured figure.
+	prompt := float64(sh.first+sh.compactAt) / 2
+	uncached := float64(sh.perTurn + sh.output)
+	perTok := newAcceptor(cfg.Spec).expectedLength()
+	steps := float64(sh.output) / perTok
+	// Sessions per rank: the load balancer spreads clients over ranks.
+	n := float64(conc) / float64(capa.ranks)
+	inFlight := n
+	load := 0.0
+	hit := 1 - uncached/prompt
+	if fit := float64(capa.poolTokens) / sessionKVTokens; n > fit {
+		if n > fit+float64(capa.hostTokens)/sessionKVTokens {
+			uncached, hit = prompt, 0
+			inFlight = math.Max(math.Floor(fit), 1)
+		} else {
+			load = (prompt - uncached) * capa.perLoadToken
+		}
+	}
+	if capa.maxRunning > 0 {
+		inFlight = min(inFlight, float64(capa.maxRunning))
+	}
+	prefill := capa.prefillTime(int(uncached), int(prompt-uncached))
+	// rate is the request rate the clients would send if the rank
+	// served x requests a second: each prefill occupies the rank (the
+	// others' decode steps stretch by the share of the time it takes),
+	// and nd requests decode at once (Little's law). The steady state is
+	// where the two rates meet; rate falls as x grows, so bisect.
+	rate := func(x float64) float64 {
+		busy := x * prefill
+		nd, stretched := 1.0, 0.0
+		for range 50 {
+			step := capa.decodeTime(max(int(math.Round(nd)), 1), int(math.Round(nd*prompt)))
+			stretched = step / (1 - busy)
+			nd = math.Max(1, math.Min(inFlight, x*steps*stretched))
+		}
+		serve := prefill/(1-busy) + steps*stretched
+		if hit == 0 {
+			// Only the sessions that fit are served.
+			return inFlight / serve
+		}
+		return math.Min(n/(sh.think+load+serve), inFlight/serve)
+	}
+	lo, hi := 0.0, 1/prefill
+	for range 60 {
+		mid := (lo + hi) / 2
+		if rate(mid) > mid {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	x := lo
+	tokens := x * (prompt + float64(sh.output)) * float64(capa.ranks)
+	return armPoint{conc: conc, tputPerGPU: tokens / float64(cfg.GPUs()), hitRate: hit}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/simengine/agreement.golden")
+
+// simulatedKeys lists the planned agentic config keys a simulated
+// discovery runs (single-node, aggregated: what scripts/sim-agreement.sh
+// counts), in the masters' order, with their planned points.
+func simulatedKeys(t *testing.T) ([]string, map[string][]recipes.Point) {
+	t.Helper()
+	masters, err := configs.DefaultMasters()
+	require.NoError(t, err)
+	ms, err := matrix.ResolveKeys(masters, []string{"*"})
+	require.NoError(t, err)
+	var keys []string
+	planned := map[string][]recipes.Point{}
+	for _, m := range ms {
+		if len(m.Scenarios.AgenticCoding) == 0 {
+			continue
+		}
+		points, err := plannedArmsErr(m.Key)
+		if err != nil || len(points) == 0 {
+			continue
+		}
+		single := true
+		for _, p := range points {
+			single = single && p.Row.Prefill == nil && !p.Row.Disagg
+		}
+		if single {
+			keys = append(keys, m.Key)
+			planned[m.Key] = points
+		}
+	}
+	return keys, planned
+}
+
+// TestAgreementWithOfficialWindows counts the planned agentic keys whose
+// official windows (chosen around the knees measured on the hardware)
+// the capacity model agrees with: each arm's steady-state curve over its
+// official concurrencies (steadyPoint, the scheduler's capacity model
+// without the simulation) has its knee inside the window, as
+// scripts/sim-agreement.sh judges a full simulated discovery. The count
+// and every key's verdict are a golden: a change of the model that moves
+// them must say so (go test ./simengine -run TestAgreementWithOfficialWindows -update).
+func TestAgreementWithOfficialWindows(t *testing.T) {
+	var buf bytes.Buffer
+	keys, planned := simulatedKeys(t)
+	agree := 0
+	for _, key := range keys {
+		var why []string
+		for _, a := range armsOf(t, planned[key]) {
+			var pts []armPoint
+			seen := map[int]bool{}
+			for i, c := range a.concs {
+				if !seen[c] {
+					seen[c] = true
+					pts = append(pts, steadyPoint(a.points[i], c))
+				}
+			}
+			slices.SortFunc(pts, func(x, y armPoint) int { return x.conc - y.conc })
+			if ok, w := armVerdict(a, pts); !ok {
+				why = append(why, w)
+			}
+		}
+		if len(why) == 0 {
+			agree++
+			fmt.Fprintf(&buf, "agree     %s\n", key)
+		} else {
+			fmt.Fprintf(&buf, "disagree  %s: %s\n", key, strings.Join(why, "; "))
+		}
+	}
+	fmt.Fprintf(&buf, "%d of %d keys agree\n", agree, len(keys))
+	t.Log("\n" + buf.String())
+	golden := filepath.Join("..", "testdata", "simengine", "agreement.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), buf.String(), "run go test ./simengine -run TestAgreementWithOfficialWindows -update and review the diff")
+	assert.Contains(t, buf.String(), "agree     qwen3.5-fp8-mi325x-sglang-agentic-mtp\n", "the measured key must agree")
+}
+
+// TestClosedLoopPeaksWhereMeasuredQwen35MI325X runs the scheduler itself
+// (agenticLoop) over the official points of the measured MI325X Qwen3.5
+// MTP key: each arm peaks within one grid step of the concurrency the
+// cluster measured, and the official point after the measured peak falls
+// off the cliff (below half the peak), as the simulated discovery does
+// (go doc ./simengine).
+func TestClosedLoopPeaksWhereMeasuredQwen35MI325X(t *testing.T) {
+	measuredPeak := map[string]int{
+		"tp2 ep2 dpa=false": 4, "tp4 ep1 dpa=false": 40, "tp4 ep4 dpa=false": 40,
+		"tp8 ep1 dpa=false": 64, "tp8 ep8 dpa=false": 64,
+	}
+	for _, a := range plannedArms(t, "qwen3.5-fp8-mi325x-sglang-agentic-mtp") {
+		t.Run(a.name, func(t *testing.T) {
+			// The official points from the one before the measured peak
+			// to the one after it.
+			concs := slices.Sorted(slices.Values(a.concs))
+			concs = slices.Compact(concs)
+			at := slices.Index(concs, measuredPeak[a.name])
+			require.GreaterOrEqual(t, at, 0, "the measured peak is an official point")
+			near := plannedArm{name: a.name}
+			for i, c := range a.concs {
+				if j := slices.Index(concs, c); j >= at-1 && j <= at+1 {
+					near.concs, near.points = append(near.concs, c), append(near.points, a.points[i])
+				}
+			}
+			pts := armCurve(t, near, 600)
+			peak := 0
+			for i, p := range pts {
+				t.Logf("c%d %.0f tok/s/GPU, hit rate %.2f, usage %.2f", p.conc, p.tputPerGPU, p.hitRate, p.usage)
+				if p.tputPerGPU > pts[peak].tputPerGPU {
+					peak = i
+				}
+			}
+			want := slices.IndexFunc(pts, func(p armPoint) bool { return p.conc == measuredPeak[a.name] })
+			assert.LessOrEqual(t, max(peak-want, want-peak), 1, "peak at c%d, measured c%d", pts[peak].conc, pts[want].conc)
+			if want+1 < len(pts) {
+				assert.Less(t, pts[want+1].tputPerGPU, 0.5*pts[peak].tputPerGPU, "c%d is past the cliff", pts[want+1].conc)
+			}
+		})
+	}
+}

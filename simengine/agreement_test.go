@@ -214,7 +214,12 @@ func steadyPoint(cfg Config, conc int) armPoint {
 	// compactAt); what a session keeps in the pool is sessionKVTokens,
 	// the measured figure.
 	prompt := float64(sh.first+sh.compactAt) / 2
-	uncached := float64(sh.perTurn + sh.output)
+	// A turn computes its tool result and the previous output; a session
+	// compacted near the context limit computes its restarted context
+	// once every (compactAt-first)/growth turns.
+	growth := float64(sh.perTurn + sh.output)
+	restarts := growth / float64(sh.compactAt-sh.first) // per turn
+	uncached := growth
 	perTok := newAcceptor(cfg.Spec).expectedLength()
 	steps := float64(sh.output) / perTok
 	// Sessions per rank: the load balancer spreads clients over ranks.
@@ -234,6 +239,10 @@ func steadyPoint(cfg Config, conc int) armPoint {
 		inFlight = min(inFlight, float64(capa.maxRunning))
 	}
 	prefill := capa.prefillTime(int(uncached), int(prompt-uncached))
+	if hit > 0 {
+		prefill += restarts * capa.prefillTime(sh.restart, 0)
+		hit = 1 - (uncached+restarts*float64(sh.restart))/prompt
+	}
 	// rate is the request rate the clients would send if the rank
 	// served x requests a second: each prefill occupies the rank (the
 	// others' decode steps stretch by the share of the time it takes),
@@ -247,7 +256,9 @@ func steadyPoint(cfg Config, conc int) armPoint {
 			stretched = step / (1 - busy)
 			nd = math.Max(1, math.Min(inFlight, x*steps*stretched))
 		}
-		serve := prefill/(1-busy) + steps*stretched
+		// A turn's prefill waits for the prefills ahead of it (M/D/1).
+		wait := busy * prefill / (2 * (1 - busy))
+		serve := wait + prefill/(1-busy) + steps*stretched
 		if hit == 0 {
 			// Only the sessions that fit are served.
 			return inFlight / serve

@@ -8,6 +8,10 @@
 # (multi-node and disaggregated ones) are listed as skipped, not counted.
 # Needs jq. Takes about 1-3 min a key on
 # 2 cores; a key's results are reused when OUT_DIR/KEY/summary.json exists.
+# go test ./simengine -run TestAgreementWithOfficialWindows judges the
+# same windows in seconds from the capacity model's steady state (its
+# verdicts: testdata/simengine/agreement.golden); this script is the
+# full discovery behind it.
 set -euo pipefail
 out=${1:?usage: sim-agreement.sh OUT_DIR [KEY...]}
 shift

@@ -20,15 +20,19 @@
 //
 // The capacity model: each DP rank runs a step-based continuous-batching
 // scheduler. A step's duration is a fixed part (weights, collectives;
-// smaller with more TP, plus all-to-all with EP), a part per sequence and
-// a part per context token (KV reads over the attention GPUs); prefill
-// costs per uncached prompt token. The KV pool is counted per GPU: its
-// HBM × memory fraction (less the 15 % SGLang keeps for a speculative
-// draft) − its share of the weights − 1 GB of activations, over the KV one
-// GPU keeps per token, which shrinks with the attention TP until TP
-// reaches the model's KV heads (then heads are replicated; DeepSeek's MLA
-// latent is one head, kept whole on every attention GPU); a prefix
-// cache over prompt blocks makes
+// smaller with more TP, plus all-to-all with EP), a part per sequence
+// (each draft token an MTP verify computes counts) and a part per context
+// token (the KV each attention GPU reads); prefill costs per uncached
+// prompt token. DP-attention ranks (and vLLM's DP over an MoE) attend to
+// their own requests but share one copy of the experts, so a rank's
+// per-sequence and prefill compute is shared with the others'. The KV
+// pool is counted per GPU: its HBM × memory fraction (less the 15 %
+// SGLang keeps for a speculative draft) − its share of the weights − 1
+// GB of activations, over the KV one GPU keeps per token, which shrinks
+// with the attention TP until TP reaches the model's KV heads (then heads
+// are replicated; an MLA latent, DeepSeek's, GLM-5's or Kimi K3's, is one
+// head kept whole on every attention GPU); a decode step reads that same
+// per-GPU KV. A prefix cache over prompt blocks makes
 // multi-turn sessions hit. Past the pool's capacity requests queue,
 // usage sits at 1.0, cached prefixes are evicted and the hit rate
 // collapses: the throughput cliff past the knee. With a KV offload tier
@@ -179,11 +183,11 @@
 //
 //	arm   measured     simulated before           simulated now
 //	       peak, cliff  (main 15aae79)             (tok/s/GPU)
-//	TP2    c4, c6       c4, c6                     c4 16269, c6 7193
-//	TP4    c40, c48     c16, c32; c40, c48 fail    c40 29831, c48 6177
-//	TEP4   c40, c48     c16, c32; c40, c48 fail    c40 30143, c48 6439
-//	TP8    c64, c80     c48, c64; c80 fails        c64 28518, c80 11584
-//	TEP8   c64          c48, c64                   c64 28685 (last point)
+//	TP2    c4, c6       c4, c6                     c4 16772, c6 6575
+//	TP4    c40, c48     c16, c32; c40, c48 fail    c40 26139, c48 4089
+//	TEP4   c40, c48     c16, c32; c40, c48 fail    c40 26799, c48 4128
+//	TP8    c64, c80     c48, c64; c80 fails        c64 22629, c80 4226
+//	TEP8   c64          c48, c64                   c64 23058 (last point)
 //	green  32 of 32     27 of 32                   32 of 32
 //
 // Before, the pool was the memory of all GPUs over a KV that sharded over

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
 	"testing"
@@ -86,7 +85,9 @@ func agenticLoop(t testing.TB, cfg Config, conc int, seconds float64) armPoint {
 		r.enqueue(q, now)
 		c.cur = q
 	}
-	warm := seconds / 2
+	// Every session's first turn computes its whole context: a warm-up
+	// of 300 s lets the cache fill before the window.
+	warm := 300.0
 	end := warm + seconds
 	var tokens, promptAdm, cachedAdm, usageInt float64
 	requests := 0
@@ -286,7 +287,7 @@ var update = flag.Bool("update", false, "rewrite testdata/simengine/agreement.go
 // counts), in the masters' order, with their planned points.
 func simulatedKeys(t *testing.T) ([]string, map[string][]recipes.Point) {
 	t.Helper()
-	masters, err := configs.DefaultMasters()
+	masters, _, err := defaultConfigs()
 	require.NoError(t, err)
 	ms, err := matrix.ResolveKeys(masters, []string{"*"})
 	require.NoError(t, err)
@@ -384,7 +385,7 @@ func TestClosedLoopPeaksWhereMeasuredQwen35MI325X(t *testing.T) {
 					near.concs, near.points = append(near.concs, c), append(near.points, a.points[i])
 				}
 			}
-			pts := armCurve(t, near, 600)
+			pts := armCurve(t, near, 300)
 			peak := 0
 			for i, p := range pts {
 				t.Logf("c%d %.0f tok/s/GPU, hit rate %.2f, usage %.2f", p.conc, p.tputPerGPU, p.hitRate, p.usage)

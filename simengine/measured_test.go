@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sweep/internal/simproto"
 	"sweep/recipes/models"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -262,11 +263,7 @@ func TestEveryPlannedAgenticArmFits(t *testing.T) {
 
 // plannedArmsErr plans a key's agentic rows, returning the error.
 func plannedArmsErr(key string) ([]recipes.Point, error) {
-	masters, err := configs.DefaultMasters()
-	if err != nil {
-		return nil, err
-	}
-	runners, err := configs.DefaultRunners()
+	masters, runners, err := defaultConfigs()
 	if err != nil {
 		return nil, err
 	}
@@ -277,3 +274,24 @@ func plannedArmsErr(key string) ([]recipes.Point, error) {
 	}
 	return recipes.Plan(rows, recipes.PlanOptions{Catalog: models.Builtin(), Fast: true})
 }
+
+// defaultConfigs parses the built-in masters and runners once for the
+// package's tests (planning every key parsed them again each time).
+func defaultConfigs() (*configs.Masters, *configs.Runners, error) {
+	builtinOnce.Do(func() {
+		builtin.masters, builtin.err = configs.DefaultMasters()
+		if builtin.err == nil {
+			builtin.runners, builtin.err = configs.DefaultRunners()
+		}
+	})
+	return builtin.masters, builtin.runners, builtin.err
+}
+
+var (
+	builtinOnce sync.Once
+	builtin     struct {
+		masters *configs.Masters
+		runners *configs.Runners
+		err     error
+	}
+)

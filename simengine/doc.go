@@ -206,10 +206,15 @@
 // points are all green with each arm's knee inside its window, and
 // TestAgreementWithOfficialWindows judges the same windows in seconds
 // from the capacity model's steady state (testdata/simengine/
-// agreement.golden; it gave the discovery's verdict on 12 of the 13 keys
-// compared). On the 31 single-node keys: discovery on main 4 agree with
-// 38 failed points (Dec 2026); the steady state 6 on main's model, 7 on
-// this one (DISCOVERY_NOW). What this model changed: a decode step reads
+// agreement.golden; its verdict is the discovery's on 28 of the 31 keys,
+// the three others failing points past a cliff, which it does not model,
+// and its every arm's on 22). On the 31 single-node keys (Dec 2026): simulated discovery 4
+// agree before and after, 38 failed points before, 23 after (2 of them a
+// full disk); the steady state 6 before, 7 after. Agree now: this key,
+// qwen3.5-fp8-mi300x-sglang, dsv4-fp4-mi355x-vllm,
+// qwen3.5-fp4-b300-sglang-power-ab; kimik3-fp4-b300-vllm-dspark agreed
+// before and now fails its c70 offload point (Kimi K3's 2.8T weights
+// leave a pool of 69 sessions a GPU set, not 77). What this model changed: a decode step reads
 // the KV each attention GPU keeps, not an even share of it (an MLA
 // latent, or a head past the model's KV heads, is read whole on every
 // GPU); DP-attention ranks share the experts' compute (before, DP
@@ -229,7 +234,11 @@
 // simulated curve is flat there (saturated-at-min), because the device
 // pools of Qwen3.5 on NVIDIA hold fewer sessions than their windows
 // imply; (3) tight fits (Qwen3.5 on H100 TP8, on B300 TP2 FP8), where
-// the 15 % draft share fitted on MI325X leaves less than a session. The
+// the 15 % draft share fitted on MI325X leaves less than a session; (4)
+// official points past a simulated cliff, green on the hardware, that
+// fail with more than 10 % of their requests cut off (21 points: those of
+// (3), DeepSeek-V4 on B300 TP4 c20-c64, Qwen3.5 FP4 on B200 TP4 c60-c64,
+// the c70 and c576 offload points of Kimi K3 and DeepSeek-V4 on B300). The
 // measured capacities do not fit one KV size per token across vendors:
 // MI325X's cliffs need about 20 KB per GPU per token of what the weights
 // leave, B300 TP2's window to c32 at most 1 KB; so (2) and (3) need a

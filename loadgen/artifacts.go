@@ -320,7 +320,7 @@ func encodeRecords(records []*record) ([][]byte, error) {
 		wg.Go(func() {
 			var b bytes.Buffer
 			for _, rec := range records[p*len(records)/n : (p+1)*len(records)/n] {
-				line, err := json.Marshal(&rec.Record)
+				line, err := recordLine(&rec.Record)
 				if err != nil {
 					errs[p] = fmt.Errorf("encode record: %w", err)
 					return
@@ -338,4 +338,34 @@ func encodeRecords(records []*record) ([][]byte, error) {
 		}
 	}
 	return parts, nil
+}
+
+// recordLine is json.Marshal(rec) without json.Marshal's second pass over
+// the 2-3 kB the record's MarshalJSON wrote (validate, compact, escape
+// <, > and &), when that pass cannot change it: every part of the line is
+// compact JSON from encoding/json or strconv, save the metrics' tags and
+// units, quoted by strconv.Quote, which JSON reads the same only when they
+// are printable ASCII; so is the rest of the line.
+func recordLine(rec *aiperf.Record) ([]byte, error) {
+	for _, m := range rec.Metrics {
+		if !plainJSON(m.Tag) || !plainJSON(m.Unit) {
+			return json.Marshal(rec)
+		}
+	}
+	line, err := rec.MarshalJSON()
+	if err != nil {
+		return json.Marshal(rec) // its error, as it words it
+	}
+	return line, nil
+}
+
+// plainJSON reports whether strconv.Quote(s) is the JSON string
+// json.Marshal writes for s: printable ASCII without HTML's <, > and &.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }

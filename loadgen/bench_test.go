@@ -92,3 +92,25 @@ func (c *byteCounter) Write(p []byte) (int, error) {
 	c.n += int64(len(p))
 	return len(p), nil
 }
+
+// BenchmarkEncodeRecords measures profile_export.jsonl of a c64 hour
+// (12,500 records: aiperf's own c4 records, repeated).
+func BenchmarkEncodeRecords(b *testing.B) {
+	real := referenceRecords(b, filepath.Join(realAiperf, "c4", aiperf.RecordsFile))
+	recs := make([]*record, 12500)
+	for i := range recs {
+		recs[i] = real[i%len(real)]
+	}
+	var n int64
+	for b.Loop() {
+		parts, err := encodeRecords(recs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = 0
+		for _, p := range parts {
+			n += int64(len(p))
+		}
+	}
+	b.SetBytes(n)
+}

@@ -68,8 +68,27 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 
 // writeRecordsAndSummary writes profile_export.jsonl (when any request was
 // sent) and profile_export_aiperf.json (when a profiling request
-// succeeded), adding them to res.Files.
+// succeeded), adding them to res.Files. The timeslice files (the largest,
+// made from the records alone) are computed and written beside them.
 func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
+	var tsFiles []string
+	var tsErr error
+	var wg sync.WaitGroup
+	if r.o.SliceDuration > 0 && res.Profiling.OK > 0 {
+		wg.Go(func() { tsFiles, tsErr = r.writeTimeslices(records) })
+	}
+	err := r.writeRecordFiles(records, res)
+	wg.Wait()
+	res.Files = append(res.Files, tsFiles...)
+	if err != nil {
+		return err
+	}
+	return tsErr
+}
+
+// writeRecordFiles writes the records, the summary, its CSV table and the
+// console export, adding them to res.Files.
+func (r *runner) writeRecordFiles(records []*record, res *Result) error {
 	if len(records) > 0 {
 		parts, err := encodeRecords(records)
 		if err != nil {
@@ -111,13 +130,6 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 		return err
 	}
 	res.Files = append(res.Files, ConsoleExport)
-	if r.o.SliceDuration > 0 {
-		files, err := r.writeTimeslices(records)
-		res.Files = append(res.Files, files...)
-		if err != nil {
-			return err
-		}
-	}
 	return nil
 }
 

@@ -356,11 +356,11 @@ func encodeRecords(records []*record) ([][]byte, error) {
 // the 2-3 kB the record's MarshalJSON wrote (validate, compact, escape
 // <, > and &), when that pass cannot change it: every part of the line is
 // compact JSON from encoding/json or strconv, save the metrics' tags and
-// units, quoted by strconv.Quote, which JSON reads the same only when they
-// are printable ASCII; so is the rest of the line.
+// units, quoted by strconv.Quote, which is JSON's quoting when they are
+// plain (printable ASCII without <, > and &); so is the rest of the line.
 func recordLine(rec *aiperf.Record) ([]byte, error) {
 	for _, m := range rec.Metrics {
-		if !plainJSON(m.Tag) || !plainJSON(m.Unit) {
+		if !plainString(m.Tag) || !plainString(m.Unit) {
 			return json.Marshal(rec)
 		}
 	}
@@ -369,15 +369,4 @@ func recordLine(rec *aiperf.Record) ([]byte, error) {
 		return json.Marshal(rec) // its error, as it words it
 	}
 	return line, nil
-}
-
-// plainJSON reports whether strconv.Quote(s) is the JSON string
-// json.Marshal writes for s: printable ASCII without HTML's <, > and &.
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
 }

@@ -69,15 +69,18 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 // writeRecordsAndSummary writes profile_export.jsonl (when any request was
 // sent) and profile_export_aiperf.json (when a profiling request
 // succeeded), adding them to res.Files. The timeslice files (the largest,
-// made from the records alone) are computed and written beside them.
+// made from the records alone) are computed and written beside them; the
+// profiling phase's sweep-line curves, which both window, are built once,
+// by whichever asks first.
 func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
+	phaseCurves := sync.OnceValue(func() *curves { return newCurves(spansOf(records, aiperf.PhaseProfiling), true) })
 	var tsFiles []string
 	var tsErr error
 	var wg sync.WaitGroup
 	if r.o.SliceDuration > 0 && res.Profiling.OK > 0 {
-		wg.Go(func() { tsFiles, tsErr = r.writeTimeslices(records) })
+		wg.Go(func() { tsFiles, tsErr = r.writeTimeslices(records, phaseCurves) })
 	}
-	err := r.writeRecordFiles(records, res)
+	err := r.writeRecordFiles(records, res, phaseCurves)
 	wg.Wait()
 	res.Files = append(res.Files, tsFiles...)
 	if err != nil {
@@ -88,7 +91,7 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 
 // writeRecordFiles writes the records, the summary, its CSV table and the
 // console export, adding them to res.Files.
-func (r *runner) writeRecordFiles(records []*record, res *Result) error {
+func (r *runner) writeRecordFiles(records []*record, res *Result, phaseCurves func() *curves) error {
 	if len(records) > 0 {
 		parts, err := encodeRecords(records)
 		if err != nil {
@@ -109,7 +112,7 @@ func (r *runner) writeRecordFiles(records []*record, res *Result) error {
 	if res.Profiling.OK == 0 {
 		return nil
 	}
-	sum, blocks := r.summary(records, res.Cancelled)
+	sum, blocks := r.summary(records, res.Cancelled, phaseCurves)
 	data, err := marshalIndent(sum)
 	if err != nil {
 		return fmt.Errorf("encode summary: %w", err)
@@ -172,9 +175,12 @@ func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]s
 
 // summary builds profile_export_aiperf.json; blocks are its profiling
 // metric blocks (for the CSV).
-func (r *runner) summary(records []*record, cancelled bool) (sum, blocks object) {
+func (r *runner) summary(records []*record, cancelled bool, phaseCurves func() *curves) (sum, blocks object) {
 	o := &r.o
 	prof := collect(records, aiperf.PhaseProfiling)
+	if phaseCurves != nil && len(prof.spans) > 0 {
+		prof.curves = phaseCurves() // of the same spans
+	}
 	prof.window = r.phaseWindow
 	out := object{
 		{"schema_version", "1.4"},

@@ -43,7 +43,7 @@ func BenchmarkRunThroughput(b *testing.B) {
 // benchSlices is an hour of 1 s timeslices: aiperf's own 21 slices of
 // its c4 records, repeated.
 func benchSlices(b *testing.B) []recordSlice {
-	real := recordSlices(referenceRecords(b, filepath.Join(realAiperf, "c4", aiperf.RecordsFile)), time.Second.Nanoseconds())
+	real := recordSlices(referenceRecords(b, filepath.Join(realAiperf, "c4", aiperf.RecordsFile)), time.Second.Nanoseconds(), nil)
 	out := make([]recordSlice, 3600)
 	for i := range out {
 		s := real[i%len(real)]

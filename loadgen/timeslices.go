@@ -38,8 +38,9 @@ type recordSlice struct {
 // content token (start + request_latency), as aiperf's; its sweep-line
 // metrics are of every profiling request over the slice's bounds. The
 // bounds are the first start plus multiples of the width, in float64 as
-// aiperf computes them.
-func recordSlices(records []*record, width int64) []recordSlice {
+// aiperf computes them. phaseCurves, when not nil, gives the curves of the
+// profiling phase's requests (the summary's own, built once for both).
+func recordSlices(records []*record, width int64, phaseCurves func() *curves) []recordSlice {
 	var prof []*record
 	for _, r := range records {
 		if r.phase() == aiperf.PhaseProfiling {
@@ -63,7 +64,10 @@ func recordSlices(records []*record, width int64) []recordSlice {
 		idx = append(idx, i)
 	}
 	slices.Sort(idx)
-	cv := newCurves(spansOf(prof, aiperf.PhaseProfiling), true) // built once, windowed per slice
+	if phaseCurves == nil {
+		phaseCurves = func() *curves { return newCurves(spansOf(prof, aiperf.PhaseProfiling), true) }
+	}
+	cv := phaseCurves() // built once, windowed per slice
 	out := make([]recordSlice, 0, len(idx))
 	for _, i := range idx {
 		s0 := origin + float64(i)*float64(width)
@@ -86,8 +90,8 @@ func recordSlices(records []*record, width int64) []recordSlice {
 }
 
 // writeTimeslices writes the two timeslice files and returns their names.
-func (r *runner) writeTimeslices(records []*record) ([]string, error) {
-	ts := recordSlices(records, r.o.SliceDuration.Nanoseconds())
+func (r *runner) writeTimeslices(records []*record, phaseCurves func() *curves) ([]string, error) {
+	ts := recordSlices(records, r.o.SliceDuration.Nanoseconds(), phaseCurves)
 	if len(ts) == 0 {
 		return nil, nil
 	}

@@ -34,7 +34,7 @@ func TestTimeslicesMatchAiperf(t *testing.T) {
 		return (stat == "min" || stat == "max") && strings.Contains(metric, "ecode Throughput")
 	}
 	ref := filepath.Join(realAiperf, "c4")
-	got := recordSlices(referenceRecords(t, filepath.Join(ref, aiperf.RecordsFile)), time.Second.Nanoseconds())
+	got := recordSlices(referenceRecords(t, filepath.Join(ref, aiperf.RecordsFile)), time.Second.Nanoseconds(), nil)
 	require.Len(t, got, 21)
 	want := readJSON(t, filepath.Join(ref, "timeslices-0-5-20.json"))
 	for n, idx := range want["timeslice_index"].([]any) {
@@ -125,7 +125,7 @@ func csvReference(t testing.TB, ts []recordSlice) []byte {
 // `\.`), whose statistics are of every number type a block holds (NaN
 // and Inf left out), duplicated (the last wins), or not numbers at all.
 func TestTimeslicesCSVBytes(t *testing.T) {
-	real := recordSlices(referenceRecords(t, filepath.Join(realAiperf, "c4", aiperf.RecordsFile)), time.Second.Nanoseconds())
+	real := recordSlices(referenceRecords(t, filepath.Join(realAiperf, "c4", aiperf.RecordsFile)), time.Second.Nanoseconds(), nil)
 	odd := []recordSlice{
 		{start: -5, end: 1 << 62, blocks: object{
 			{"zeta,comma", object{{"unit", "ms"}, {"avg", num(1.005)}, {"min", rawFloat(-0.004)}, {"max", int64(1 << 60)}, {"sum", 7}, {"p50", 2.5}}},

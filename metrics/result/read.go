@@ -14,15 +14,19 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/inputfile"
+	"sweep/metrics/aiperf"
 )
 
 // PointDir is the directory of point id in a sweep directory: DIR/ID. A
 // point's artifacts and its result file are there.
 func PointDir(dir, id string) string { return filepath.Join(dir, id) }
 
-// Path is the result file named name (InferenceX's RESULT_FILENAME, no
-// extension) in directory dir: DIR/NAME.json.
-func Path(dir, name string) string { return filepath.Join(dir, name+".json") }
+// FileName is the file name of the result named name (InferenceX's
+// RESULT_FILENAME, no extension): NAME.json.
+func FileName(name string) string { return name + ".json" }
+
+// Path is the result file named name in directory dir: DIR/NAME.json.
+func Path(dir, name string) string { return filepath.Join(dir, FileName(name)) }
 
 // PointPath is the result file of point id in a sweep directory:
 // DIR/ID/ID.json.
@@ -117,7 +121,9 @@ func parse(path string, data []byte) (*File, error) {
 
 // ReadDir finds every aggregate result under dir, recursively: every
 // *.json that ReadFile reads as a result; other JSON, temp files and logs
-// are left out. Files come in path order. A file that has the result keys
+// are left out, and aiperf's own JSON artifacts (aiperf.IsArtifactJSON:
+// never results, and tens of MB each at high concurrency) are not read at
+// all. Files come in path order. A file that has the result keys
 // but cannot be read is a problem (a *ReadError, or the read error naming
 // the file); the other files are still returned. err is set only when dir
 // itself cannot be walked (or ctx ends).
@@ -136,7 +142,7 @@ func ReadDir(ctx context.Context, dir string) (files []*File, problems []error, 
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".json") {
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ".json") || aiperf.IsArtifactJSON(d.Name()) {
 			return nil
 		}
 		f, err := ReadFile(path)

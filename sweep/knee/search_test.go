@@ -349,11 +349,22 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // arms, no point measured twice (search panics on that), and the
 // GPU-hours at most maxGPUHours of InferenceX's restart-per-point full
 // grid.
+//
+// Measured (seed 20260716, 600 arms; simulated seed 2) with 300 s
+// probes: doubling grids 97.7 % at 19.9 %, conc-lists 96.2 % at 30.4 %,
+// simulated 100 % at 44.6 %. The goal, ≥ 97 % at ≤ 20 % on every
+// corpus, is out of reach on short grids: a search made only of probes
+// agrees with the full grid no better than the whole grid re-measured as
+// probes (BenchmarkAdaptiveSearch's last column: 93 % on the conc-lists,
+// 88-94 % on the simulated arms, whose 300 s runs read higher than their
+// 1200 s ones near saturation), and a server start plus three probes
+// already costs 30 % of a 3-point grid (the simulated conc-lists have
+// 2-12 points, 6.2 on average).
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists": {equalLength: {0.95, 0.47}, probes: {0.95, 0.37}},
-		"doubling":   {equalLength: {0.95, 0.45}, probes: {0.95, 0.30}},
-		"simulated":  {equalLength: {0.95, 0.60}, probes: {0.95, 0.60}},
+		"conc-lists": {equalLength: {0.97, 0.47}, probes: {0.95, 0.32}},
+		"doubling":   {equalLength: {0.97, 0.45}, probes: {0.97, 0.21}},
+		"simulated":  {equalLength: {0.97, 0.63}, probes: {0.97, 0.46}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
 		for _, f := range []fidelity{equalLength, probes} {

@@ -80,4 +80,3 @@ func TestCommandLineConfigErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 4, cfg.TP)
 }
-

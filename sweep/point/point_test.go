@@ -2,9 +2,11 @@ package point
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -84,4 +86,38 @@ func TestRunMistypedKeyNamesTheClosest(t *testing.T) {
 	require.ErrorAs(t, err, &ue)
 	assert.ErrorContains(t, err, `--config-key: config key "qwen3.5-fp8-mi325x-sglang-agentc-mtp" not found in the master configs (`)
 	assert.ErrorContains(t, err, "; closest: qwen3.5-fp8-mi325x-sglang-agentic-mtp")
+}
+
+// TestInnerRunArgs: the container's `sweep run --plan` gets the
+// simulation, the client and the point options, and --stop-grace only
+// when given (no grace as 0s).
+func TestInnerRunArgs(t *testing.T) {
+	r := &Request{Mode: run.Mode{Simulate: true, SimClock: run.ClockWall, TimeScale: 1.5, SimFault: "crash:3", Builtin: true},
+		Point: run.Options{ReadyTimeout: 90 * time.Second, FailedRequestThreshold: 0.1, ALTolerance: 0.05, StopGrace: run.NoGrace}}
+	assert.Equal(t, []string{"--simulate", "--sim-clock", "wall", "--time-scale", "1.5", "--sim-fault", "crash:3", "--builtin-client",
+		"--ready-timeout", "1m30s", "--failed-request-threshold", "0.1", "--al-tolerance", "0.05"}, r.innerRunArgs())
+	r.StopGraceSet = true
+	assert.Equal(t, []string{"--stop-grace", "0s"}, r.innerRunArgs()[len(r.innerRunArgs())-2:])
+	r = &Request{Mode: run.Mode{Aiperf: "/opt/aiperf", SimGPU: "h200"}, Point: run.Options{StopGrace: 5 * time.Second}, StopGraceSet: true}
+	assert.Equal(t, []string{"--aiperf", "/opt/aiperf", "--ready-timeout", "0s", "--failed-request-threshold", "0", "--al-tolerance", "0", "--stop-grace", "5s"}, r.innerRunArgs())
+}
+
+// TestReadPlanFileRefusals: not JSON, no point and a point without a row
+// are usage errors naming the file.
+func TestReadPlanFileRefusals(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct{ data, want string }{
+		"garbage": {"{", "not a planned point"},
+		"array":   {"[1]", "not the output of `sweep plan --format json`"},
+		"none":    {"[]", "holds 0 points; give one"},
+		"no row":  {"{}", `not a planned point: planned point: no "row"`},
+	} {
+		file := filepath.Join(dir, name+".json")
+		require.NoError(t, os.WriteFile(file, []byte(tc.data), 0o644))
+		_, err := ReadPlanFile(file, dir)
+		_, ok := errors.AsType[*usage.Error](err)
+		assert.True(t, ok, "%s: %v", name, err)
+		assert.ErrorContains(t, err, "--plan "+file)
+		assert.ErrorContains(t, err, tc.want)
+	}
 }

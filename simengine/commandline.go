@@ -45,7 +45,10 @@ func (c *CommandLine) Config(log io.Writer) (Config, error) {
 	cmd, err := ParseCommand(c.Argv, ParseOptions{Engine: configs.Engine(c.Engine), Schema: c.Schema, Lenient: c.Lenient, Unchecked: unchecked})
 	switch {
 	case errors.Is(err, ErrNoProgram):
-		return Config{}, usage.Errorf("sim-engine: the engine command has no program, so --engine is required: %v", errors.Unwrap(err))
+		// ParseCommand's error joins ErrNoProgram and the engine's: say why
+		// the engine given (or none) is not one.
+		var e configs.Engine
+		return Config{}, usage.Errorf("sim-engine: the engine command has no program, so --engine is required: %v", e.Set(c.Engine))
 	case err != nil && !c.Lenient && len(schema.Problems(err)) > 0:
 		// What the real engine's argparse would reject; argparse exits 2 too.
 		return Config{}, usage.Errorf("sim-engine: %v\n(--lenient ignores the problems with flags the simulator does not read)", err)

@@ -80,3 +80,15 @@ func TestCommandLineConfigErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 4, cfg.TP)
 }
+
+// TestCommandLineNoProgramSaysWhy: an argv of flags alone with no or a bad
+// --engine said "--engine is required: <nil>" (the joined error has no
+// single Unwrap); it names the engine and the choices.
+func TestCommandLineNoProgramSaysWhy(t *testing.T) {
+	for engine, want := range map[string]string{"": `--engine is required: engine "": want one of sglang, vllm`, "tgi": `--engine is required: engine "tgi": want one of sglang, vllm`} {
+		_, err := (&CommandLine{Argv: []string{"--model", "m"}, Engine: engine}).Config(nil)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), want)
+		assert.NotContains(t, err.Error(), "<nil>")
+	}
+}

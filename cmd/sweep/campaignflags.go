@@ -471,7 +471,7 @@ func (o *campaignOptions) launch(dir string) (executor.Launch, error) {
 			return executor.Launch{}, &FlagError{Err: err}
 		}
 	}
-	bin, err := sweepBinary(o.SweepBinary)
+	bin, err := launch.SweepBinary(o.SweepBinary)
 	if err != nil {
 		return executor.Launch{}, err
 	}

@@ -51,7 +51,7 @@ func fakeOptions(t *testing.T, f *fakeServer) Options {
 
 type jsonObj = map[string]any
 
-func readJSONL(t *testing.T, path string) []jsonObj {
+func readJSONL(t testing.TB, path string) []jsonObj {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
@@ -128,7 +128,7 @@ func TestRunArtifacts(t *testing.T) {
 		begin := time.Now()
 		res, err := Run(t.Context(), o, io.Discard)
 		require.NoError(t, err)
-		assert.Equal(t, []string{aiperf.RecordsFile, aiperf.SummaryFile, SummaryCSV, ConsoleExport, TimeslicesJSON, TimeslicesCSV, aiperf.ServerMetricsFile, ServerMetricsCSV}, res.Files, "with --slice-duration, the timeslice files")
+		assert.Equal(t, []string{aiperf.RecordsFile, aiperf.SummaryFile, SummaryCSV, ConsoleExport, aiperf.TimeslicesJSON, aiperf.TimeslicesCSV, aiperf.ServerMetricsFile, ServerMetricsCSV}, res.Files, "with --slice-duration, the timeslice files")
 		assert.False(t, res.Cancelled)
 		assert.LessOrEqual(t, f.maxFlight.Load(), int64(o.Concurrency), "concurrency exceeded")
 		assert.Equal(t, int64(o.Concurrency), f.maxFlight.Load(), "all lanes should be busy at some point")

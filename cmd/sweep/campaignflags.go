@@ -58,7 +58,7 @@ type campaignOptions struct {
 	// Adaptive runs only the points knee.Next asks for (discover --adaptive).
 	Adaptive bool
 	// ProbeDuration is the benchmark duration in seconds of the adaptive
-	// search's bracketing probes (0: they run at the full length).
+	// search's probes (0: they run at the full length).
 	ProbeDuration int
 	// Slurm holds the --slurm-* settings of the Slurm executor (its
 	// Partition, Poll and StartTimeout).
@@ -262,7 +262,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			if o.ProbeDuration > 0 {
 				probes = fmt.Sprintf("as %d s probes where their grid neighbours lie within a doubling", o.ProbeDuration)
 			}
-			fmt.Fprintf(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, at the full length); the cost below is the full grid's upper bound; on the knee benchmark the search needs 24 %% (doubling grids) to 35 %% (conc-lists) of InferenceX's GPU-hours with 300 s probes, 42-45 %% without\n", probes)
+			fmt.Fprintf(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, the same way; the top two grid points at the full length); the cost below is the full grid's upper bound; on the knee benchmark the search needs 20 %% (synthetic doubling grids) to 30 %% (synthetic conc-lists) and 45 %% (simulated discoveries) of InferenceX's GPU-hours with 300 s probes, 42-62 %% without\n", probes)
 		}
 		if err := executor.WriteDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale); err != nil {
 			return err
@@ -471,7 +471,7 @@ func (o *campaignOptions) launch(dir string) (executor.Launch, error) {
 			return executor.Launch{}, &FlagError{Err: err}
 		}
 	}
-	bin, err := sweepBinary(o.SweepBinary)
+	bin, err := launch.SweepBinary(o.SweepBinary)
 	if err != nil {
 		return executor.Launch{}, err
 	}

@@ -88,7 +88,7 @@ func mainRun(ctx context.Context, ios *IOStreams, args []string) int {
 		return exitCancelled
 	}
 	fmt.Fprintf(ios.ErrOut, "sweep: %v\n", err)
-	if fe, ok := errors.AsType[*FlagError](err); ok && fe != nil {
+	if isUsage(err) {
 		fmt.Fprintln(ios.ErrOut, "run with --help for usage")
 		return exitUsage
 	}

@@ -22,7 +22,7 @@ func simulatedDiscovery(t *testing.T, out string, env map[string]string, extra .
 		t.Setenv(k, v)
 	}
 	args := append([]string{"discover", "--simulate", "--builtin-client", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
-		"--tp", "8", "--conc-list", "4", "16", "24", "32", "40", "--official-durations", "--duration", "120", "--no-report", "--stop-grace", "3s",
+		"--tp", "8", "--conc-list", "16", "24", "32", "40", "48", "--official-durations", "--duration", "120", "--no-report", "--stop-grace", "3s",
 		"--out", out}, extra...)
 	code, stdout, stderr := runCLI(t, args...)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)

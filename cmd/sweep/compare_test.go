@@ -14,7 +14,7 @@ import (
 )
 
 // simulatedDiscovery runs a short simulated discovery of the MI325X
-// Qwen3.5 TP8 arms (conc 4 to 40; 120 s points) into out, with env set
+// Qwen3.5 TP8 arms (conc 16 to 48; 120 s points) into out, with env set
 // for the engines (a seed, a planted slowdown).
 func simulatedDiscovery(t *testing.T, out string, env map[string]string, extra ...string) {
 	t.Helper()

@@ -208,9 +208,9 @@
 // from the capacity model's steady state (testdata/simengine/
 // agreement.golden; its verdict is the discovery's on 28 of the 31 keys,
 // the three others failing points past a cliff, which it does not model,
-// and its every arm's on 22). On the 31 single-node keys (Dec 2026): simulated discovery 4
-// agree before and after, 38 failed points before, 23 after (2 of them a
-// full disk); the steady state 6 before, 7 after. Agree now: this key,
+// and its every arm's on 22). On the 31 single-node keys (Dec 2026):
+// simulated discovery 4 agree before and after, 38 failed points before,
+// 21 after; the steady state 6 before, 7 after. Agree now: this key,
 // qwen3.5-fp8-mi300x-sglang, dsv4-fp4-mi355x-vllm,
 // qwen3.5-fp4-b300-sglang-power-ab; kimik3-fp4-b300-vllm-dspark agreed
 // before and now fails its c70 offload point (Kimi K3's 2.8T weights

@@ -90,7 +90,7 @@ type campaignOptions struct {
 }
 
 // bind binds the flags every sweep command has.
-func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
+func (o *campaignOptions) bind(fs *pflag.FlagSet, lists argparseLists) {
 	lists.ints(fs, &o.TP, "tp", "only arms with these tensor parallel sizes")
 	lists.ints(fs, &o.EP, "ep", "only arms with these expert parallel sizes")
 	fs.StringVar(&o.DPAttn, "dp-attn", "", "only DP-attention arms (true) or only the others (false)")

@@ -33,7 +33,7 @@ func (in *matrixInputs) generator() (*matrix.Generator, error) {
 	return &matrix.Generator{Masters: m, Runners: r}, nil
 }
 
-func (in *matrixInputs) bind(fs *pflag.FlagSet, lists *argparseLists) {
+func (in *matrixInputs) bind(fs *pflag.FlagSet, lists argparseLists) {
 	lists.strings(fs, &in.ConfigFiles, "config-files", "master config files, in order (default: the built-in amd and nvidia masters)")
 	fs.StringVar(&in.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
 }

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit codes decided by ExitCode.
+const (
+	ExitOK        = 0
+	ExitError     = 1 // the command ran and failed (invalid input, failed stage)
+	ExitUsage     = 2 // bad flags or arguments
+	ExitCancelled = 130
+)
+
+// FlagError is a usage mistake: ExitCode prints it with a hint and
+// returns ExitUsage.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// FlagErrorf makes a FlagError.
+func FlagErrorf(format string, a ...any) error {
+	return &FlagError{Err: fmt.Errorf(format, a...)}
+}
+
+// ExitCodeError lets a command pick its exit code while still printing Err.
+type ExitCodeError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitCodeError) Error() string { return e.Err.Error() }
+
+func (e *ExitCodeError) Unwrap() error { return e.Err }
+
+// ExitCode is the process's exit code for a command's error, printed to
+// errOut: ExitOK for none (or a --help), ExitCancelled when ctx was
+// cancelled, ExitUsage for a FlagError (with a hint to run --help), the
+// code of an ExitCodeError, else ExitError.
+func ExitCode(ctx context.Context, errOut io.Writer, err error) int {
+	switch {
+	case err == nil, errors.Is(err, pflag.ErrHelp):
+		return ExitOK
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintln(errOut, prog+": cancelled")
+		return ExitCancelled
+	}
+	fmt.Fprintf(errOut, "%s: %v\n", prog, err)
+	if fe, ok := errors.AsType[*FlagError](err); ok && fe != nil {
+		fmt.Fprintln(errOut, "run with --help for usage")
+		return ExitUsage
+	}
+	if ce, ok := errors.AsType[*ExitCodeError](err); ok && ce != nil {
+		return ce.Code
+	}
+	return ExitError
+}

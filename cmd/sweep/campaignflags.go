@@ -3,25 +3,19 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
-	"sweep/internal/plural"
-	"sweep/internal/selfexe"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor"
-	"sweep/sweep/executor/slurm"
 	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
@@ -40,9 +34,6 @@ type campaignOptions struct {
 	Out string
 
 	simFlags
-
-	progressOnce sync.Once
-	progress     io.Writer
 
 	Fast         bool // agentx-fast durations and warm-ups
 	Duration     int
@@ -223,8 +214,8 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 		co.ProbeDuration = o.ProbeDuration
 	}
 	if o.Simulate && o.Plan.Port == 0 {
-		co.ArmPort = func(int) (int, error) { return freePortPair() }
-		co.MultiNodePorts = func(_, n int) ([]int, error) { return freePorts(n) }
+		co.ArmPort = func(int) (int, error) { return recipes.FreeRouterPort() }
+		co.MultiNodePorts = func(_, n int) ([]int, error) { return recipes.FreePorts(n) }
 	}
 	s, err := campaign.Plan(rows, dir, co)
 	if errors.Is(err, recipes.ErrInvalidOptions) {
@@ -233,9 +224,9 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 	return s, err
 }
 
-// execute runs (or with --dry-run prints) the sweep of rows.
+// execute runs (or with --dry-run prints) the sweep of rows
+// (executor.Sweep).
 func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *matrix.Generator, settings []campaign.Setting) error {
-	started := time.Now()
 	rows = o.Selection.Select(rows)
 	if len(rows) == 0 {
 		return &FlagError{Err: errors.New("no agentic point matches the selection (check --config-keys and the --tp/--ep/--dp-attn/--conc-list filters against `sweep plan`)")}
@@ -251,121 +242,34 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if err != nil {
 		return err
 	}
-	gpus, err := o.nodeGPUs()
-	if err != nil {
-		return err
-	}
-	cost := o.costModel()
-	if o.DryRun {
-		if o.Adaptive {
-			probes := "at the full length"
-			if o.ProbeDuration > 0 {
-				probes = fmt.Sprintf("as %d s probes where their grid neighbours lie within a doubling", o.ProbeDuration)
-			}
-			fmt.Fprintf(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, at the full length); the cost below is the full grid's upper bound; on the knee benchmark the search needs 24 %% (doubling grids) to 35 %% (conc-lists) of InferenceX's GPU-hours with 300 s probes, 42-45 %% without\n", probes)
-		}
-		if err := executor.WriteDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale); err != nil {
-			return err
-		}
-		if !o.Launch {
-			return nil
-		}
-		l, err := o.launch(dir)
-		if err != nil {
-			return err
-		}
-		err = l.WriteDryRun(o.IO.Out, sched, o.executor == executor.Slurm)
-		if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
-			return &FlagError{Err: pe.Err}
-		}
-		return err
-	}
-	// With --launch the client runs in the image: --aiperf names a
-	// program there; nothing of this host's PATH applies.
-	setup, err := o.setup(o.Plan.AiperfVersion, o.Launch)
-	if err != nil {
-		return err
-	}
-	var l executor.Launch
-	if o.Launch {
-		if l, err = o.launch(dir); err != nil {
-			return err
-		}
-		if l.Client != nil {
-			// run-arm makes the venv and names its aiperf per job.
-			setup.Aiperf, setup.ClientWhy = "aiperf", "--launch --inferencex: InferenceX's aiperf in each arm's per-job venv"
-		}
-		err = l.Preflight(ctx, sched, launch.Dialer{})
-		if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
-			return &FlagError{Err: pe.Err}
-		} else if err != nil {
-			return err
-		}
-	}
-	po := o.pointOptions(o.Point, o.stopGraceSet)
-	if o.Verbose {
-		po.Progress = func(line string) {
-			fmt.Fprintf(o.IO.ErrOut, "[%7s]     %s\n", time.Since(started).Round(time.Second), line)
-		}
-	}
 	eo := o.Slurm // --slurm-partition, --slurm-poll, --slurm-start-timeout
-	eo.Name, eo.Dir, eo.Schedule, eo.Setup, eo.Point, eo.Cost, eo.Adaptive = o.executor, dir, sched, setup, po, cost, o.Adaptive
-	eo.GPUs, eo.MaxParallel, eo.Official = gpus, o.MaxParallel, o.Command == "official"
-	eo.Progress = func(line string) { fmt.Fprintln(o.progressOut(), "  "+line) }
-	if o.executor == executor.Slurm {
-		exe, err := selfexe.Path()
-		if err != nil {
+	eo.Name, eo.Dir, eo.Schedule, eo.Adaptive, eo.MaxParallel, eo.Official = o.executor, dir, sched, o.Adaptive, o.MaxParallel, o.Command == "official"
+	eo.Profile = o.profile
+	if eo.GPUs, err = executor.NodeGPUs(o.GPUs, o.Simulate || o.DryRun); err != nil {
+		return &FlagError{Err: err}
+	}
+	if !o.DryRun {
+		// With --launch the client runs in the image: --aiperf names a
+		// program there; nothing of this host's PATH applies.
+		if eo.Setup, err = o.setup(o.Plan.AiperfVersion, o.Launch); err != nil {
 			return err
 		}
-		eo.Program, eo.Profile = []string{exe}, o.profile
-		if o.Launch {
-			eo.ArmProgram = l.ArmProgram()
-		}
-	} else if o.Launch {
-		eo.Containers, err = l.ContainerArms(sched, max(o.Point.StopGrace, 0)+20*time.Second)
-		if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
-			return &FlagError{Err: pe.Err}
-		} else if err != nil {
-			return err
-		}
+		eo.Point = o.pointOptions(o.Point, o.stopGraceSet)
 	}
-	if o.SlurmNodes {
-		eo.Nodes = &slurm.ArmNodes{Client: slurm.NewClient(slurm.Exec{}), Dir: dir, Progress: o.progressOut(),
-			Wall: func(a *campaign.Arm) time.Duration {
-				var d time.Duration
-				for _, p := range a.Points {
-					d += cost.PointWall(p, o.Simulate, o.TimeScale)
-				}
-				return d
-			}}
+	sw := executor.Sweep{Options: eo, Command: o.Command, Settings: settings, Simulate: o.Simulate, TimeScale: o.TimeScale,
+		Duration: o.Duration, CostFrom: o.CostFrom, Retries: o.Retries, FailFast: o.FailFast, DryRun: o.DryRun,
+		ProbeDuration: o.ProbeDuration, SlurmNodes: o.SlurmNodes, Verbose: o.Verbose, Out: o.IO.Out, Log: o.IO.ErrOut}
+	if o.Launch {
+		sw.NewLaunch = func() (executor.Launch, error) { return o.launch(dir) }
 	}
-	ex, err := executor.New(eo)
-	if err != nil {
-		return err
+	err = sw.Run(ctx)
+	if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
+		return &FlagError{Err: pe.Err}
 	}
-	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; client: %s (%s); directory %s\n",
-		o.Command, plural.Count(len(sched.Points), "point", "points"), plural.Count(len(sched.Arms), "arm", "arms"),
-		plural.Count(sched.ServerStarts(), "server start", "server starts"), eo.Where(), setup.ClientInfo().Name, setup.ClientWhy, dir)
-	sum, runErr := campaign.Run(ctx, campaign.Options{
-		Dir: dir, Schedule: sched, Executor: ex, Retries: o.Retries, FailFast: o.FailFast,
-		Identity: campaign.Identity{Command: o.Command, Settings: settings},
-		Progress: o.progressOut(), Parallel: sched.Parallel(len(gpus)),
-		Estimate: func(p *campaign.Point) time.Duration { return cost.PointWall(p, o.Simulate, o.TimeScale) },
-	})
-	if sum != nil {
-		fmt.Fprintf(o.IO.Out, "\n%s", sum.Table())
-		fmt.Fprintf(o.IO.Out, "summary: %s\n         %s\n", filepath.Join(dir, campaign.SummaryText), filepath.Join(dir, campaign.SummaryJSON))
+	if de, ok := errors.AsType[*campaign.DifferenceError](err); ok && de != nil {
+		return &FlagError{Err: err}
 	}
-	if runErr != nil {
-		if de, ok := errors.AsType[*campaign.DifferenceError](runErr); ok && de != nil {
-			return &FlagError{Err: runErr}
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("%v (rerun the same command to resume): %w", runErr, context.Canceled)
-		}
-		return &exitCodeError{Code: exitError, Err: runErr}
-	}
-	return nil
+	return err
 }
 
 // hasMultiNode reports whether rows hold a multi-node row.
@@ -407,28 +311,6 @@ func (o *campaignOptions) checkMultiNode(rows matrix.Matrix) error {
 	return nil
 }
 
-// nodeGPUs are the local executor's GPUs (executor.NodeGPUs).
-func (o *campaignOptions) nodeGPUs() ([]int, error) {
-	ids, err := executor.NodeGPUs(o.GPUs, o.Simulate || o.DryRun)
-	if err != nil {
-		return nil, &FlagError{Err: err}
-	}
-	return ids, nil
-}
-
-// costModel returns the per-point and per-start times of the dry run:
-// measured ones from --cost-from when given, else the plan's.
-func (o *campaignOptions) costModel() *campaign.Cost {
-	if o.CostFrom == "" {
-		return campaign.PlannedCost(o.Duration)
-	}
-	c, err := campaign.MeasuredCost(o.CostFrom, o.Duration)
-	if err != nil {
-		fmt.Fprintf(o.IO.ErrOut, "warning: --cost-from %s: %v; using the planned times\n", o.CostFrom, err)
-	}
-	return c
-}
-
 // ensureOutParent refuses an --out whose parent does not exist, before
 // anything is planned (a typo should not create a tree somewhere).
 func ensureOutParent(out string) error {
@@ -439,32 +321,13 @@ func ensureOutParent(out string) error {
 	return nil
 }
 
-// lockedWriter serialises writes from several goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// progressOut is the one writer of the sweep's progress lines: the
-// campaign and the Slurm executor's job-state lines come from different
-// goroutines.
-func (o *campaignOptions) progressOut() io.Writer {
-	o.progressOnce.Do(func() { o.progress = &lockedWriter{w: o.IO.ErrOut} })
-	return o.progress
-}
-
 // profile is the runner's profile with the --site changes.
 func (o *campaignOptions) profile(runner string) (recipes.Profile, error) {
 	return recipes.SiteProfile(runner, o.Site)
 }
 
-// launch is how --launch runs each arm in its image (executor.Launch).
+// launch is how --launch runs each arm in its image (executor.Launch;
+// executor.Sweep gives it its progress writer).
 func (o *campaignOptions) launch(dir string) (executor.Launch, error) {
 	for _, s := range o.Site {
 		if err := (&recipes.Profile{}).ApplySite(s); err != nil {
@@ -475,7 +338,7 @@ func (o *campaignOptions) launch(dir string) (executor.Launch, error) {
 	if err != nil {
 		return executor.Launch{}, err
 	}
-	l := executor.Launch{Profile: o.profile, Binary: bin, Dir: dir, Progress: o.progressOut()}
+	l := executor.Launch{Profile: o.profile, Binary: bin, Dir: dir}
 	if o.Inferencex != "" {
 		l.Client = &launch.ClientSetup{Checkout: o.Inferencex}
 	}

@@ -6,10 +6,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/internal/cli"
+	"sweep/recipes"
 )
 
-// The command framework is sweep/internal/cli; these are its names in the
-// command files.
+// The names the command files use for what moved out of cmd/sweep: the
+// command framework (sweep/internal/cli) and the free ports of a simulated
+// point (recipes).
 type (
 	IOStreams     = cli.IOStreams
 	Command       = cli.Command
@@ -55,3 +57,9 @@ func (l argparseLists) finish(fs *pflag.FlagSet) { l.Finish(fs) }
 func (l argparseLists) parseRest(fs *pflag.FlagSet, args []string) error {
 	return l.ParseRest(fs, args)
 }
+
+// freePortPair is a simulated point's public port (recipes.FreeRouterPort).
+func freePortPair() (int, error) { return recipes.FreeRouterPort() }
+
+// freePorts are n free ports of a disaggregated point (recipes.FreePorts).
+func freePorts(n int) ([]int, error) { return recipes.FreePorts(n) }

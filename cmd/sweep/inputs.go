@@ -95,5 +95,3 @@ func agenticRows(g *matrix.Generator, patterns []string, conc []int, evals matri
 	}
 	return rows, keys, nil
 }
-
-const defaultChangelog = "perf-changelog.yaml"

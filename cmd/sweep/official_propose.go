@@ -46,7 +46,7 @@ func newOfficialProposeCmd(ios *IOStreams, runF func(context.Context, *officialP
 			fs.StringVar(&o.From, "from", "", "directory of discovery results")
 			fs.StringSliceVar(&o.ConfigFiles, "config-files", configs.DefaultMasterFiles, "master config files to edit in place")
 			fs.StringVar(&o.Runners, "runner-config", configs.DefaultRunnerFile, "runners.yaml (for validation)")
-			fs.StringVar(&o.Changelog, "changelog", defaultChangelog, "perf-changelog.yaml to append to")
+			fs.StringVar(&o.Changelog, "changelog", configs.DefaultChangelog, "perf-changelog.yaml to append to")
 			fs.StringVar(&o.ConfigKey, "config-key", "", "config key of every arm (default: resolved from the results' model prefix, precision, framework and hardware)")
 			fs.BoolVar(&o.DryRun, "dry-run", false, "print the diff; write nothing")
 			fs.Float64Var(&o.Threshold, "threshold", 0.9, "knee threshold, a fraction of the arm's peak in (0, 1)")

@@ -114,9 +114,10 @@ func officialRun(ctx context.Context, o *officialOptions) error {
 		if len(rows) == 0 {
 			return fmt.Errorf("the changelog change adds no single-node agentic points (sweep changelog lists what it adds)")
 		}
+		base, head := o.Changelog.Names()
 		settings = o.settings(
-			campaign.Setting{Name: "--changelog-base", Value: cmpOrString(o.Changelog.BaseRef, o.Changelog.BaseFile)},
-			campaign.Setting{Name: "--changelog-head", Value: cmpOrString(o.Changelog.HeadRef, o.Changelog.HeadFile)},
+			campaign.Setting{Name: "--changelog-base", Value: base},
+			campaign.Setting{Name: "--changelog-head", Value: head},
 			campaign.Setting{Name: "--trim-conc", Value: fmt.Sprint(o.Changelog.TrimConc)})
 	}
 	return o.execute(ctx, rows, g, settings)

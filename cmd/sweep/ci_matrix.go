@@ -69,7 +69,7 @@ func ciMatrixRun(ctx context.Context, o *ciMatrixOptions) error {
 	}
 	var online map[string]bool
 	if o.OnlineRunners != "" {
-		if online, err = readOnlineRunners(o.OnlineRunners); err != nil {
+		if online, err = gha.ReadOnlineRunners(o.OnlineRunners); err != nil {
 			return err
 		}
 	}

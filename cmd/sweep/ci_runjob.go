@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -98,49 +95,15 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 			return dispatch(ctx, o.IO, newRunCmd(o.IO, nil), []string{"sweep", "run"}, args)
 		}
 	}
-	names := make([]string, len(job.Points))
-	for i, p := range job.Points {
-		if names[i], err = p.Filename(o.RunnerName); err != nil {
-			return fmt.Errorf("--job %s: point %d: %w", o.Job, i+1, err)
-		}
+	runs, err := gha.RunJob{RunnerName: o.RunnerName, Out: o.Out, Simulate: o.Simulate, OnHost: o.OnHost, Site: o.Site, Inferencex: o.Inferencex,
+		ConfigFiles: o.ConfigFiles, RunnerConfig: o.RunnerConfig}.Runs(job, row)
+	if err != nil {
+		return fmt.Errorf("--job %s: %w", o.Job, err)
 	}
 	var errs []error
-	for i, p := range job.Points {
-		rf := names[i]
-		out := o.Out
-		if len(job.Points) > 1 {
-			out = filepath.Join(o.Out, rf)
-		}
-		args := []string{"--config-key", job.ConfigKey, "--tp", strconv.Itoa(row.TP), "--ep", strconv.Itoa(row.EP),
-			"--conc", strconv.Itoa(p.Conc), "--runner-name", o.RunnerName, "--out", out}
-		if row.DPAttn {
-			args = append(args, "--dp-attn")
-		}
-		if job.AgentxFast {
-			args = append(args, "--fast")
-		}
-		if row.EvalOnly != nil && *row.EvalOnly {
-			args = append(args, "--eval")
-		}
-		if o.Simulate {
-			args = append(args, "--simulate")
-		} else if !o.OnHost {
-			args = append(args, "--launch")
-			for _, s := range o.Site {
-				args = append(args, "--site", s)
-			}
-			if o.Inferencex != "" {
-				args = append(args, "--inferencex", o.Inferencex)
-			}
-		}
-		if len(o.ConfigFiles) > 0 {
-			args = append(args, "--config-files", strings.Join(o.ConfigFiles, ","))
-		}
-		if o.RunnerConfig != "" {
-			args = append(args, "--runner-config", o.RunnerConfig)
-		}
-		fmt.Fprintf(o.IO.ErrOut, "job point %d/%d: %s conc %d -> %s\n", i+1, len(job.Points), job.ConfigKey, p.Conc, rf)
-		if err := runFn(ctx, args); err != nil {
+	for i, p := range runs {
+		fmt.Fprintf(o.IO.ErrOut, "job point %d/%d: %s conc %d -> %s\n", i+1, len(runs), job.ConfigKey, p.Conc, p.Name)
+		if err := runFn(ctx, p.Args); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
@@ -148,7 +111,8 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 		}
 		if o.GitHubOutput != "" && i == 0 {
 			// The name the run actually wrote, when it got that far.
-			if name := run.ResultName(out); name != "" {
+			rf := p.Name
+			if name := run.ResultName(p.Out); name != "" {
 				rf = name
 			}
 			if err := gha.AppendOutput(o.GitHubOutput, "result-filename", rf); err != nil {

@@ -7,11 +7,12 @@ import (
 
 	"sweep/internal/cli"
 	"sweep/recipes"
+	"sweep/sweep/gha"
 )
 
 // The names the command files use for what moved out of cmd/sweep: the
 // command framework (sweep/internal/cli) and the free ports of a simulated
-// point (recipes).
+// point (recipes), the online runners of the CI fan-out (sweep/gha).
 type (
 	IOStreams     = cli.IOStreams
 	Command       = cli.Command
@@ -63,3 +64,7 @@ func freePortPair() (int, error) { return recipes.FreeRouterPort() }
 
 // freePorts are n free ports of a disaggregated point (recipes.FreePorts).
 func freePorts(n int) ([]int, error) { return recipes.FreePorts(n) }
+
+// readOnlineRunners reads the runners GitHub reports online
+// (gha.ReadOnlineRunners).
+func readOnlineRunners(path string) (map[string]bool, error) { return gha.ReadOnlineRunners(path) }

@@ -76,11 +76,11 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 		return err
 	}
 	if o.Compare != "" {
-		arms := make([]*knee.Arm, len(rs))
-		for i, r := range rs {
-			arms[i] = r.Arm
+		cmp, err := rep.CompareDir(ctx, o.Compare, knee.Options{Threshold: o.Threshold, Metric: o.Metric}, o.Tolerance)
+		if cmp != nil {
+			fmt.Fprintln(o.IO.ErrOut, compare.VerdictLine(cmp))
 		}
-		if err := addComparison(ctx, rep, arms, o); err != nil {
+		if err != nil {
 			return err
 		}
 	}
@@ -91,20 +91,4 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 	fmt.Fprintf(o.IO.ErrOut, "%s, %s\n", plural.Count(len(rs), "arm", "arms"), plural.Count(len(rep.Charts), "chart", "charts"))
 	fmt.Fprintf(o.IO.Out, "%s\n%s\n", page, filepath.Join(o.Out, report.SummaryFile))
 	return nil
-}
-
-// addComparison reads HEAD's results, compares them with arms (BASE's)
-// and puts both into rep.
-func addComparison(ctx context.Context, rep *report.Report, arms []*knee.Arm, o *reportOptions) error {
-	head, err := knee.Read(ctx, o.Compare)
-	if err != nil {
-		return err
-	}
-	hrs := make([]*knee.Result, len(head))
-	for i, a := range head {
-		hrs[i] = knee.Analyze(a, knee.Options{Threshold: o.Threshold, Metric: o.Metric})
-	}
-	cmp := compare.Compare(arms, head, compare.Options{Tolerance: o.Tolerance, Metric: compare.Metric(o.Metric)})
-	fmt.Fprintln(o.IO.ErrOut, compare.VerdictLine(cmp))
-	return rep.AddComparison(hrs, cmp)
 }

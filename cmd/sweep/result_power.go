@@ -37,7 +37,7 @@ func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOp
 			fs.StringVar(&o.AggResult, "agg-result", "", "the aggregate result JSON to patch in place")
 			fs.IntVar(&expected, "expected-num-gpus", 0, "GPUs the telemetry must hold (TP*PP*PCP); not checked when not given")
 			gpus := fs.String("power-gpus", "all", "GPU ids of the telemetry to integrate: all (InferenceX) or a list such as 0,1,2,3 (ours; the sidecar names it as gpu_filter)")
-			fs.BoolVar(&o.RequirePower, "require-power", requirePowerEnv(os.Getenv("REQUIRE_POWER")), "exit 1 when the telemetry is invalid (default from REQUIRE_POWER)")
+			fs.BoolVar(&o.RequirePower, "require-power", power.LaneFromEnv(os.LookupEnv, false).Require, "exit 1 when the telemetry is invalid (default from REQUIRE_POWER)")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 0 {
 					return flagErrorf("result power: unexpected arguments %q", args)
@@ -60,15 +60,6 @@ func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOp
 			}
 		},
 	}
-}
-
-// requirePowerEnv reads REQUIRE_POWER as InferenceX does.
-func requirePowerEnv(v string) bool {
-	switch strings.ToLower(v) {
-	case "1", "true", "yes":
-		return true
-	}
-	return false
 }
 
 func resultPowerRun(_ context.Context, o *resultPowerOptions) error {

@@ -8,6 +8,7 @@ import (
 
 	"sweep/internal/gitfile"
 	"sweep/internal/inputfile"
+	"sweep/internal/plural"
 )
 
 // DefaultChangelog is the changelog ValidateFiles reads when none is
@@ -82,4 +83,32 @@ func (f ValidateFiles) Read(ctx context.Context) (in ValidateInput, note string,
 		in.ChangelogBase = &base
 	}
 	return in, "", nil
+}
+
+// Err is nil when r found no problem, else it counts the problems and the
+// files they are in.
+func (r *Report) Err() error {
+	if r.OK() {
+		return nil
+	}
+	files := map[string]bool{}
+	for _, p := range r.Problems {
+		files[p.File] = true
+	}
+	return fmt.Errorf("%s in %s", plural.Count(len(r.Problems), "problem", "problems"), plural.Count(len(files), "file", "files"))
+}
+
+// Summary is the line of a check of in that found no problem: what was
+// checked.
+func (r *Report) Summary(in ValidateInput) string {
+	msg := fmt.Sprintf("ok: %d master configs in %s, %d runner labels", r.MasterEntries,
+		plural.Count(len(in.Masters), "file", "files"), r.RunnerLabels)
+	if in.Changelog != nil {
+		msg += fmt.Sprintf(", %d changelog entries (%d new", r.ChangelogEntries, r.NewEntries)
+		if r.Corrections > 0 {
+			msg += fmt.Sprintf(", %d pr-link corrections", r.Corrections)
+		}
+		msg += ")"
+	}
+	return msg
 }

@@ -55,3 +55,15 @@ func TestValidateFilesRead(t *testing.T) {
 	_, _, err = ValidateFiles{RunnerConfig: "missing-runners.yaml"}.Read(t.Context())
 	assert.ErrorContains(t, err, "missing-runners.yaml")
 }
+
+func TestReportSummary(t *testing.T) {
+	in := ValidateInput{Masters: make([]Source, 2)}
+	r := &Report{MasterEntries: 40, RunnerLabels: 7, ChangelogEntries: 12, NewEntries: 2}
+	assert.NoError(t, r.Err())
+	assert.Equal(t, "ok: 40 master configs in 2 files, 7 runner labels", r.Summary(in))
+	in.Changelog = &Source{}
+	r.Corrections = 1
+	assert.Equal(t, "ok: 40 master configs in 2 files, 7 runner labels, 12 changelog entries (2 new, 1 pr-link corrections)", r.Summary(in))
+	r.Problems = []*Error{{File: "a.yaml"}, {File: "a.yaml"}, {File: "b.yaml"}}
+	assert.EqualError(t, r.Err(), "3 problems in 2 files")
+}

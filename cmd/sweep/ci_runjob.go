@@ -17,27 +17,11 @@ type ciRunJobOptions struct {
 	IO *IOStreams
 	// Job is a file holding one job of "sweep ci matrix".
 	Job string
-	// RunnerName is the GitHub runner's name (runner.name), for
-	// RESULT_FILENAME.
-	RunnerName string
-	Out        string
 	// GitHubOutput is $GITHUB_OUTPUT: the job's result-filename is
 	// appended to it ("" : not written).
 	GitHubOutput string
-	// Simulate runs against the simulated engine (for checking a job
-	// without GPUs).
-	Simulate bool
-	// ConfigFiles and RunnerConfig are passed to "sweep run" when set
-	// (the PR sweep reads the pull request's master configs as data).
-	ConfigFiles  []string
-	RunnerConfig string
-	// OnHost starts a real engine on this host instead of through the
-	// runner's launch path (sweep run --launch).
-	OnHost bool
-	// Site changes the runner profile's site facts (sweep run --site).
-	Site []string
-	// Inferencex is passed to sweep run --launch --inferencex.
-	Inferencex string
+	// RunJob says how this runner runs the job's points.
+	gha.RunJob
 	// Run is "sweep run": tests replace it.
 	Run func(ctx context.Context, args []string) error
 }
@@ -95,8 +79,7 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 			return dispatch(ctx, o.IO, newRunCmd(o.IO, nil), []string{"sweep", "run"}, args)
 		}
 	}
-	runs, err := gha.RunJob{RunnerName: o.RunnerName, Out: o.Out, Simulate: o.Simulate, OnHost: o.OnHost, Site: o.Site, Inferencex: o.Inferencex,
-		ConfigFiles: o.ConfigFiles, RunnerConfig: o.RunnerConfig}.Runs(job, row)
+	runs, err := o.Runs(job, row)
 	if err != nil {
 		return fmt.Errorf("--job %s: %w", o.Job, err)
 	}

@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
 	"sweep/sweep/campaign"
-	"sweep/sweep/knee"
 	"sweep/sweep/report"
 )
 
@@ -101,7 +99,7 @@ func discoverRun(ctx context.Context, o *discoverOptions) error {
 	if _, isFlag := runErr.(*FlagError); isFlag {
 		return runErr
 	}
-	if err := writeKneesAndReport(ctx, o.IO, o.Out); err != nil {
+	if err := report.WriteSweep(ctx, o.IO.Out, o.Out); err != nil {
 		fmt.Fprintf(o.IO.ErrOut, "warning: knees/report: %v\n", err)
 	}
 	return runErr
@@ -111,35 +109,3 @@ func discoverRun(ctx context.Context, o *discoverOptions) error {
 // probe: a quarter of agentx-fast's 1200 s, twice its noise, which a ×4
 // step's gain still clears until saturation.
 const defaultProbeSeconds = 300
-
-// writeKneesAndReport prints the knee table of a sweep directory and
-// writes its report under DIR/report. It runs after the sweep's results
-// are written, so a panic in it is an error (a warning), never a crash.
-func writeKneesAndReport(ctx context.Context, ios *IOStreams, dir string) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("internal error (the sweep's results are complete; please report this): %v", v)
-		}
-	}()
-	rs, err := knee.ReadAnalyze(ctx, dir, knee.Options{Threshold: 0.9, Metric: knee.MetricTotal})
-	if err != nil {
-		return err
-	}
-	if len(rs) == 0 {
-		return fmt.Errorf("no results in %s yet", dir)
-	}
-	fmt.Fprintln(ios.Out, "\nknees:")
-	if err := knee.WriteTable(ios.Out, rs); err != nil {
-		return err
-	}
-	rep, err := report.Build(rs, knee.MetricTotal)
-	if err != nil {
-		return err
-	}
-	page, err := rep.Write(filepath.Join(dir, "report"))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(ios.Out, "report: %s\n", page)
-	return nil
-}

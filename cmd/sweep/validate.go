@@ -8,17 +8,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
-	"sweep/internal/plural"
 )
 
-// validateOptions are the inputs of "sweep validate".
+// validateOptions are the inputs of "sweep validate": the files to check
+// (empty: the embedded configs, ./perf-changelog.yaml when it exists).
 type validateOptions struct {
-	IO            *IOStreams
-	ConfigFiles   []string // empty: the embedded master configs
-	RunnerConfig  string   // empty: the embedded runners.yaml
-	Changelog     string   // empty: ./perf-changelog.yaml when it exists
-	ChangelogBase string   // file holding the changelog before the change
-	BaseRef       string   // git ref holding the changelog before the change
+	IO *IOStreams
+	configs.ValidateFiles
 }
 
 // newValidateCmd binds "sweep validate" flags to a validateOptions and runs
@@ -61,8 +57,7 @@ func newValidateCmd(ios *IOStreams, runF func(context.Context, *validateOptions)
 // validateRun loads the files named by o, prints every problem to o.IO.Out
 // and returns an error carrying the count when there is any.
 func validateRun(ctx context.Context, o *validateOptions) error {
-	in, note, err := configs.ValidateFiles{ConfigFiles: o.ConfigFiles, RunnerConfig: o.RunnerConfig, Changelog: o.Changelog,
-		ChangelogBase: o.ChangelogBase, BaseRef: o.BaseRef}.Read(ctx)
+	in, note, err := o.Read(ctx)
 	if errors.Is(err, configs.ErrNoChangelog) {
 		return &FlagError{Err: err}
 	}
@@ -76,22 +71,9 @@ func validateRun(ctx context.Context, o *validateOptions) error {
 	if note != "" {
 		fmt.Fprintln(o.IO.ErrOut, note)
 	}
-	if !rep.OK() {
-		files := map[string]bool{}
-		for _, p := range rep.Problems {
-			files[p.File] = true
-		}
-		return fmt.Errorf("%s in %s", plural.Count(len(rep.Problems), "problem", "problems"), plural.Count(len(files), "file", "files"))
+	if err := rep.Err(); err != nil {
+		return err
 	}
-	msg := fmt.Sprintf("ok: %d master configs in %s, %d runner labels", rep.MasterEntries,
-		plural.Count(len(in.Masters), "file", "files"), rep.RunnerLabels)
-	if in.Changelog != nil {
-		msg += fmt.Sprintf(", %d changelog entries (%d new", rep.ChangelogEntries, rep.NewEntries)
-		if rep.Corrections > 0 {
-			msg += fmt.Sprintf(", %d pr-link corrections", rep.Corrections)
-		}
-		msg += ")"
-	}
-	fmt.Fprintln(o.IO.Out, msg)
+	fmt.Fprintln(o.IO.Out, rep.Summary(in))
 	return nil
 }

@@ -36,24 +36,12 @@ type campaignOptions struct {
 	simFlags
 
 	Fast         bool // agentx-fast durations and warm-ups
-	Duration     int
 	Executor     string
-	executor     executor.Name // Executor, checked
-	GPUs         []int
-	MaxParallel  int
-	Retries      int
-	FailFast     bool
-	DryRun       bool
 	ExactServers bool
-	Verbose      bool
-	// Adaptive runs only the points knee.Next asks for (discover --adaptive).
-	Adaptive bool
-	// ProbeDuration is the benchmark duration in seconds of the adaptive
-	// search's bracketing probes (0: they run at the full length).
-	ProbeDuration int
-	// Slurm holds the --slurm-* settings of the Slurm executor (its
-	// Partition, Poll and StartTimeout).
-	Slurm executor.Options
+	// Run holds how the sweep runs: the executor (Run.Name: Executor,
+	// checked), its GPUs and Slurm settings, retries, the dry run, the
+	// adaptive search (discover --adaptive) and its probes.
+	Run executor.Sweep
 	// Launch runs each Slurm arm in its recipe's image through the runner's
 	// launch path (srun --container-image in the job); Site changes the
 	// runner profile's site facts; SweepBinary is mounted into the image.
@@ -63,9 +51,6 @@ type campaignOptions struct {
 	// Inferencex is the host's InferenceX checkout whose utils/aiperf each
 	// launched arm installs into a per-job venv (executor.Launch.Client).
 	Inferencex string
-	// CostFrom is an earlier sweep directory whose measured server start
-	// and point times feed the dry-run's cost model.
-	CostFrom string
 
 	Plan  recipes.PlanOptions
 	Point run.Options
@@ -75,9 +60,6 @@ type campaignOptions struct {
 	// given (a disaggregated multi-node arm defaults to the wall clock at
 	// defaultMultiNodeTimeScale).
 	simClockSet, timeScaleSet bool
-	// SlurmNodes runs each simulated multi-node deployment as job steps
-	// on a Slurm allocation of its own (discover --slurm).
-	SlurmNodes bool
 }
 
 // bind binds the flags every sweep command has.
@@ -88,23 +70,23 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists argparseLists) {
 	lists.ints(fs, &o.ConcList, "conc-list", "only these concurrencies")
 	fs.StringVar(&o.Out, "out", "", "sweep directory (required): journal, one directory per point, servers/, summary")
 	o.simFlags.bind(fs, false, "with --simulate: GPU to simulate (default: from the runner)")
-	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
+	fs.IntVar(&o.Run.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
-	fs.StringVar(&o.Slurm.Partition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
+	fs.StringVar(&o.Run.Partition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
 	fs.BoolVar(&o.Launch, "launch", false, "run each arm in its recipe's image as the runner's InferenceX launcher does, with the static sweep mounted: slurm: the image imported once under flock, the job's step srun --container-image; local: docker runners' arms in docker run on this host's GPUs")
 	fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 	fs.StringVar(&o.Inferencex, "inferencex", "", "with --launch: an InferenceX checkout; each arm's job installs its utils/aiperf into a per-job venv with this host's uv (mounted) and downloads the trace set with hf, once before its engine starts, as benchmark_lib.sh does (skipped when there; checked before anything is allocated); that aiperf measures every point")
 	fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0)")
-	fs.DurationVar(&o.Slurm.Poll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
-	fs.DurationVar(&o.Slurm.StartTimeout, "slurm-start-timeout", 0, "slurm: cancel and fail a job still pending after this long (0: wait)")
-	lists.ints(fs, &o.GPUs, "gpus", "local: the node's GPU ids (default: 0..7 with --simulate, else from rocm-smi/nvidia-smi)")
-	fs.IntVar(&o.MaxParallel, "max-parallel", 0, "most arms running at once (default: as many as fit the GPUs)")
-	fs.IntVar(&o.Retries, "retries", 1, "how often a failed point is run again (over every invocation on --out)")
-	fs.BoolVar(&o.FailFast, "fail-fast", false, "stop at the first point that failed for good")
-	fs.BoolVar(&o.DryRun, "dry-run", false, "print the schedule (arms, points, server starts) and its cost; run nothing")
+	fs.DurationVar(&o.Run.Poll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
+	fs.DurationVar(&o.Run.StartTimeout, "slurm-start-timeout", 0, "slurm: cancel and fail a job still pending after this long (0: wait)")
+	lists.ints(fs, &o.Run.GPUs, "gpus", "local: the node's GPU ids (default: 0..7 with --simulate, else from rocm-smi/nvidia-smi)")
+	fs.IntVar(&o.Run.MaxParallel, "max-parallel", 0, "most arms running at once (default: as many as fit the GPUs)")
+	fs.IntVar(&o.Run.Retries, "retries", 1, "how often a failed point is run again (over every invocation on --out)")
+	fs.BoolVar(&o.Run.FailFast, "fail-fast", false, "stop at the first point that failed for good")
+	fs.BoolVar(&o.Run.DryRun, "dry-run", false, "print the schedule (arms, points, server starts) and its cost; run nothing")
 	fs.BoolVar(&o.ExactServers, "exact-servers", false, "restart the engine for every point whose planned command differs, as InferenceX does, even where the recipe allows one server per arm")
-	fs.StringVar(&o.CostFrom, "cost-from", "", "with --dry-run: an earlier sweep directory whose measured times feed the cost model")
-	fs.BoolVar(&o.Verbose, "verbose", false, "print every stage of every point")
+	fs.StringVar(&o.Run.CostFrom, "cost-from", "", "with --dry-run: an earlier sweep directory whose measured times feed the cost model")
+	fs.BoolVar(&o.Run.Verbose, "verbose", false, "print every stage of every point")
 	fs.IntVar(&o.Plan.Port, "port", 0, "public port of the first arm; arm i uses port+2i (default 8888; with --simulate free ports)")
 	fs.StringVar(&o.Plan.ModelPath, "model-path", "", "what the engine loads (default: the model id)")
 	fs.StringVar(&o.Plan.AiperfVersion, "aiperf-version", recipes.DefaultAiperfVersion, "aiperf schema version the client command is built for: 0.12.0 or fork")
@@ -120,8 +102,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 	switch {
 	case o.Out == "":
 		return flagErrorf("missing --out DIR (the sweep directory; rerun the same command on it to resume)")
-	case o.executor.Set(o.Executor) != nil:
-		return flagErrorf("--executor %q: %v", o.Executor, o.executor.Set(o.Executor))
+	case o.Run.Name.Set(o.Executor) != nil:
+		return flagErrorf("--executor %q: %v", o.Executor, o.Run.Name.Set(o.Executor))
 	case o.Executor != "slurm" && (fs.Changed("slurm-partition") || fs.Changed("slurm-poll") || fs.Changed("slurm-start-timeout")):
 		return flagErrorf("--slurm-* flags need --executor slurm")
 	case o.DPAttn != "" && o.DPAttn != "true" && o.DPAttn != "false":
@@ -136,21 +118,21 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return checkSimCalibration(o.Simulate, &o.SimCalib)
 	case checkPowerGPUs(o.PowerGPUs) != nil:
 		return checkPowerGPUs(o.PowerGPUs)
-	case o.Retries < 0 || o.Retries > campaign.MaxRetries:
-		return flagErrorf("--retries %d: want 0 to %d", o.Retries, campaign.MaxRetries)
-	case o.MaxParallel < 0:
-		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
-	case o.Duration < 0:
-		return flagErrorf("--duration %d: want a positive number of seconds", o.Duration)
+	case o.Run.Retries < 0 || o.Run.Retries > campaign.MaxRetries:
+		return flagErrorf("--retries %d: want 0 to %d", o.Run.Retries, campaign.MaxRetries)
+	case o.Run.MaxParallel < 0:
+		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.Run.MaxParallel)
+	case o.Run.Duration < 0:
+		return flagErrorf("--duration %d: want a positive number of seconds", o.Run.Duration)
 	case !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.Inferencex != ""):
 		return flagErrorf("--site, --sweep-binary and --inferencex need --launch")
 	case o.Inferencex != "" && (o.Aiperf != "" || o.Builtin):
 		return flagErrorf("--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client, or drop --inferencex")
 	case o.Inferencex != "" && o.Simulate && (o.SimClock != simClockWall || o.TimeScale != 1):
 		return flagErrorf("--inferencex with --simulate: %v", run.ErrDishonestClock)
-	case o.Adaptive && o.Executor != "local":
+	case o.Run.Adaptive && o.Executor != "local":
 		return flagErrorf("--adaptive runs with --executor local for now (the Slurm job runs a fixed list of points)")
-	case o.CostFrom != "" && !o.DryRun:
+	case o.Run.CostFrom != "" && !o.Run.DryRun:
 		return flagErrorf("--cost-from needs --dry-run")
 	}
 	if o.stopGraceSet && o.Point.StopGrace == 0 {
@@ -174,11 +156,11 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--ep", Value: ints(o.EP)},
 		campaign.Setting{Name: "--dp-attn", Value: o.DPAttn},
 		campaign.Setting{Name: "--conc-list", Value: ints(o.ConcList)},
-		campaign.Setting{Name: "--duration", Value: strconv.Itoa(o.Duration)},
+		campaign.Setting{Name: "--duration", Value: strconv.Itoa(o.Run.Duration)},
 		campaign.Setting{Name: "--simulate", Value: strconv.FormatBool(o.Simulate)},
 		campaign.Setting{Name: "--exact-servers", Value: strconv.FormatBool(o.ExactServers)},
 		campaign.Setting{Name: "--aiperf-version", Value: o.Plan.AiperfVersion},
-		campaign.Setting{Name: "--adaptive", Value: strconv.FormatBool(o.Adaptive)},
+		campaign.Setting{Name: "--adaptive", Value: strconv.FormatBool(o.Run.Adaptive)},
 		// What is loaded and which client measures it; "" when not given,
 		// as directories from before these were recorded have them.
 		campaign.Setting{Name: "--model-path", Value: o.Plan.ModelPath},
@@ -208,10 +190,10 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 	po.Runners = g.Runners
 	po = withCatalog(po)
 	po.Fast = o.Fast
-	po.Duration = o.Duration
+	po.Duration = o.Run.Duration
 	co := campaign.PlanOptions{Recipe: po, ExactServers: o.ExactServers, Official: o.Command == "official"}
-	if o.Adaptive {
-		co.ProbeDuration = o.ProbeDuration
+	if o.Run.Adaptive {
+		co.ProbeDuration = o.Run.ProbeDuration
 	}
 	if o.Simulate && o.Plan.Port == 0 {
 		co.ArmPort = func(int) (int, error) { return recipes.FreeRouterPort() }
@@ -242,23 +224,20 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if err != nil {
 		return err
 	}
-	eo := o.Slurm // --slurm-partition, --slurm-poll, --slurm-start-timeout
-	eo.Name, eo.Dir, eo.Schedule, eo.Adaptive, eo.MaxParallel, eo.Official = o.executor, dir, sched, o.Adaptive, o.MaxParallel, o.Command == "official"
-	eo.Profile = o.profile
-	if eo.GPUs, err = executor.NodeGPUs(o.GPUs, o.Simulate || o.DryRun); err != nil {
+	sw := o.Run // --executor, --gpus, --max-parallel, --slurm-*, --retries, --dry-run, ...
+	sw.Dir, sw.Schedule, sw.Official, sw.Profile, sw.Command, sw.Settings = dir, sched, o.Command == "official", o.profile, o.Command, settings
+	sw.Simulate, sw.TimeScale, sw.Out, sw.Log = o.Simulate, o.TimeScale, o.IO.Out, o.IO.ErrOut
+	if sw.GPUs, err = executor.NodeGPUs(o.Run.GPUs, o.Simulate || o.Run.DryRun); err != nil {
 		return &FlagError{Err: err}
 	}
-	if !o.DryRun {
+	if !o.Run.DryRun {
 		// With --launch the client runs in the image: --aiperf names a
 		// program there; nothing of this host's PATH applies.
-		if eo.Setup, err = o.setup(o.Plan.AiperfVersion, o.Launch); err != nil {
+		if sw.Setup, err = o.setup(o.Plan.AiperfVersion, o.Launch); err != nil {
 			return err
 		}
-		eo.Point = o.pointOptions(o.Point, o.stopGraceSet)
+		sw.Point = o.pointOptions(o.Point, o.stopGraceSet)
 	}
-	sw := executor.Sweep{Options: eo, Command: o.Command, Settings: settings, Simulate: o.Simulate, TimeScale: o.TimeScale,
-		Duration: o.Duration, CostFrom: o.CostFrom, Retries: o.Retries, FailFast: o.FailFast, DryRun: o.DryRun,
-		ProbeDuration: o.ProbeDuration, SlurmNodes: o.SlurmNodes, Verbose: o.Verbose, Out: o.IO.Out, Log: o.IO.ErrOut}
 	if o.Launch {
 		sw.NewLaunch = func() (executor.Launch, error) { return o.launch(dir) }
 	}
@@ -270,6 +249,21 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		return &FlagError{Err: err}
 	}
 	return err
+}
+
+// keyRows are the agentic rows of the config keys (patterns) a sweep
+// runs, with the resolved keys and the generator, and the clock of their
+// multi-node arms when simulated (multiNodeClock).
+func (o *campaignOptions) keyRows(patterns []string) (matrix.Matrix, []string, *matrix.Generator, error) {
+	g, err := o.Inputs.generator()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rows, keys, err := agenticRows(g, patterns, nil, matrix.EvalOptions{NoEvals: true})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rows, keys, g, o.multiNodeClock(rows)
 }
 
 // hasMultiNode reports whether rows hold a multi-node row.
@@ -293,19 +287,19 @@ func (o *campaignOptions) multiNodeClock(rows matrix.Matrix) error {
 // Slurm jobs of the Slurm executor.
 func (o *campaignOptions) checkMultiNode(rows matrix.Matrix) error {
 	if !hasMultiNode(rows) {
-		if o.SlurmNodes {
+		if o.Run.SlurmNodes {
 			return flagErrorf("--slurm runs multi-node arms only (the selection has none; single-node arms run on Slurm with --executor slurm)")
 		}
 		return nil
 	}
 	switch {
-	case o.SlurmNodes && !o.Simulate:
+	case o.Run.SlurmNodes && !o.Simulate:
 		return flagErrorf("--slurm runs simulated multi-node arms (add --simulate)")
-	case !o.Simulate && !o.DryRun:
+	case !o.Simulate && !o.Run.DryRun:
 		return flagErrorf("the selection holds multi-node arms: their points run as one Slurm job over several nodes (sweep run --launch --config-key KEY ...); %s runs them only with --simulate", o.Command)
 	case o.Launch:
 		return flagErrorf("--launch: multi-node arms are launched with sweep run --launch, not by %s", o.Command)
-	case o.executor == executor.Slurm:
+	case o.Run.Name == executor.Slurm:
 		return flagErrorf("--executor slurm: multi-node arms run with --executor local (simulated on this host's loopback)")
 	}
 	return nil

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"sweep/configs/matrix"
 	"sweep/sweep/campaign"
 	"sweep/sweep/report"
 )
@@ -34,10 +33,10 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 			lists.strings(fs, &o.ConfigKeys, "config-keys", "master config keys (fnmatch patterns allowed) whose arms to run (required)")
 			o.bind(fs, lists)
 			fs.BoolVar(&o.OfficialDurations, "official-durations", false, "run the points at their official durations and warm-ups instead of agentx-fast's")
-			fs.BoolVar(&o.SlurmNodes, "slurm", false, "with --simulate: run each multi-node arm's workers, router and client as job steps on a Slurm allocation of its own (the cluster SLURM_CONF names), released when the arm ends")
+			fs.BoolVar(&o.Run.SlurmNodes, "slurm", false, "with --simulate: run each multi-node arm's workers, router and client as job steps on a Slurm allocation of its own (the cluster SLURM_CONF names), released when the arm ends")
 			fs.BoolVar(&o.NoReport, "no-report", false, "skip the knee table and report at the end")
-			fs.BoolVar(&o.Adaptive, "adaptive", false, "run only the points that find each arm's knee: x4 bracketing until the gain falls under 10 % per doubling, then the knee's doubling neighbours that can still move it (the rest are skipped)")
-			fs.IntVar(&o.ProbeDuration, "probe-duration", defaultProbeSeconds, "with --adaptive: benchmark duration in seconds of the bracketing probes (0: every point at the full length)")
+			fs.BoolVar(&o.Run.Adaptive, "adaptive", false, "run only the points that find each arm's knee: x4 bracketing until the gain falls under 10 % per doubling, then the knee's doubling neighbours that can still move it (the rest are skipped)")
+			fs.IntVar(&o.Run.ProbeDuration, "probe-duration", defaultProbeSeconds, "with --adaptive: benchmark duration in seconds of the bracketing probes (0: every point at the full length)")
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
 				if err := lists.parseRest(fs, args); err != nil {
@@ -53,17 +52,17 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 					return err
 				}
 				switch {
-				case o.ProbeDuration < 0:
-					return flagErrorf("--probe-duration %d: want 0 (no probes) or a positive number of seconds", o.ProbeDuration)
-				case fs.Changed("probe-duration") && !o.Adaptive:
+				case o.Run.ProbeDuration < 0:
+					return flagErrorf("--probe-duration %d: want 0 (no probes) or a positive number of seconds", o.Run.ProbeDuration)
+				case fs.Changed("probe-duration") && !o.Run.Adaptive:
 					return flagErrorf("--probe-duration needs --adaptive")
 				}
-				if !o.Adaptive {
-					o.ProbeDuration = 0
+				if !o.Run.Adaptive {
+					o.Run.ProbeDuration = 0
 				}
 				o.Fast = !o.OfficialDurations
 				if o.Fast && fs.Changed("duration") {
-					fmt.Fprintf(o.IO.ErrOut, "sweep discover: --duration %d is not used: agentx-fast points run at agentx-fast's duration, as InferenceX runs them (--dry-run shows it); add --official-durations to set the duration\n", o.Duration)
+					fmt.Fprintf(o.IO.ErrOut, "sweep discover: --duration %d is not used: agentx-fast points run at agentx-fast's duration, as InferenceX runs them (--dry-run shows it); add --official-durations to set the duration\n", o.Run.Duration)
 				}
 				return runF(ctx, o)
 			}
@@ -75,25 +74,18 @@ func discoverRun(ctx context.Context, o *discoverOptions) error {
 	if err := ensureOutParent(o.Out); err != nil {
 		return err
 	}
-	g, err := o.Inputs.generator()
+	rows, keys, g, err := o.keyRows(o.ConfigKeys)
 	if err != nil {
-		return err
-	}
-	rows, keys, err := agenticRows(g, o.ConfigKeys, nil, matrix.EvalOptions{NoEvals: true})
-	if err != nil {
-		return err
-	}
-	if err := o.multiNodeClock(rows); err != nil {
 		return err
 	}
 	extra := []campaign.Setting{{Name: "--config-keys", Value: fmt.Sprint(keys)},
 		{Name: "--official-durations", Value: fmt.Sprint(o.OfficialDurations)}}
-	if o.Adaptive {
-		extra = append(extra, campaign.Setting{Name: "--probe-duration", Value: fmt.Sprint(o.ProbeDuration)})
+	if o.Run.Adaptive {
+		extra = append(extra, campaign.Setting{Name: "--probe-duration", Value: fmt.Sprint(o.Run.ProbeDuration)})
 	}
 	settings := o.settings(extra...)
 	runErr := o.execute(ctx, rows, g, settings)
-	if o.DryRun || o.NoReport || ctx.Err() != nil {
+	if o.Run.DryRun || o.NoReport || ctx.Err() != nil {
 		return runErr
 	}
 	if _, isFlag := runErr.(*FlagError); isFlag {

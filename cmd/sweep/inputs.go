@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -74,24 +73,12 @@ func printMatrix(ios *IOStreams, rows matrix.Matrix, withKey bool) error {
 // isInvalidOptions reports whether err is a bad generator option.
 func isInvalidOptions(err error) bool { return errors.Is(err, matrix.ErrInvalidOptions) }
 
-// agenticRows resolves key patterns as every command does
-// (matrix.ResolveKeys) and returns the keys' agentic-coding rows (only
-// concurrency conc when > 0) with the resolved keys.
+// agenticRows is g.AgenticRows with an unknown key and bad generator
+// options as usage errors.
 func agenticRows(g *matrix.Generator, patterns []string, conc []int, evals matrix.EvalOptions) (matrix.Matrix, []string, error) {
-	ms, err := matrix.ResolveKeys(g.Masters, patterns)
-	if err != nil {
-		return nil, nil, &FlagError{Err: err}
+	rows, keys, err := g.AgenticRows(patterns, conc, evals)
+	if ke, ok := errors.AsType[*matrix.KeyError](err); ok {
+		return nil, nil, &FlagError{Err: ke}
 	}
-	keys := make([]string, len(ms))
-	for i, m := range ms {
-		keys[i] = m.Key
-	}
-	if err := configs.CheckHardware(g.Masters, g.Runners, keys...); err != nil {
-		return nil, nil, fmt.Errorf("the configs cannot run on their runners:\n%w", err)
-	}
-	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: keys, Conc: conc, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
-	if err != nil {
-		return nil, nil, matrixError(err)
-	}
-	return rows, keys, nil
+	return rows, keys, matrixError(err)
 }

@@ -88,14 +88,8 @@ func officialRun(ctx context.Context, o *officialOptions) error {
 		err      error
 	)
 	if len(o.ConfigKeys) > 0 {
-		if g, err = o.Inputs.generator(); err != nil {
-			return err
-		}
 		var keys []string
-		if rows, keys, err = agenticRows(g, o.ConfigKeys, nil, matrix.EvalOptions{NoEvals: true}); err != nil {
-			return err
-		}
-		if err := o.multiNodeClock(rows); err != nil {
+		if rows, keys, g, err = o.keyRows(o.ConfigKeys); err != nil {
 			return err
 		}
 		settings = o.settings(campaign.Setting{Name: "--config-keys", Value: fmt.Sprint(keys)})
@@ -106,12 +100,7 @@ func officialRun(ctx context.Context, o *officialOptions) error {
 			return err
 		}
 		g = gen
-		for _, b := range cl.SingleNode {
-			if b.Name == "agentic" {
-				rows = append(rows, b.Rows...)
-			}
-		}
-		if len(rows) == 0 {
+		if rows = cl.SingleNodeRows("agentic"); len(rows) == 0 {
 			return fmt.Errorf("the changelog change adds no single-node agentic points (sweep changelog lists what it adds)")
 		}
 		base, head := o.Changelog.Names()

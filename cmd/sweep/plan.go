@@ -156,20 +156,7 @@ func (o *planOptions) filter(rows matrix.Matrix) (matrix.Matrix, error) {
 	if len(o.TP) == 0 && len(o.EP) == 0 && o.DPAttn == nil {
 		return rows, nil
 	}
-	var kept matrix.Matrix
-	var arms []string
-	for _, r := range rows {
-		if (len(o.TP) == 0 || slices.Contains(o.TP, r.TP)) && (len(o.EP) == 0 || slices.Contains(o.EP, r.EP)) && (o.DPAttn == nil || *o.DPAttn == r.DPAttn) {
-			kept = append(kept, r)
-		}
-		arm := fmt.Sprintf("--tp %d --ep %d", r.TP, r.EP)
-		if r.DPAttn {
-			arm += " --dp-attn"
-		}
-		if !slices.Contains(arms, arm) {
-			arms = append(arms, arm)
-		}
-	}
+	kept, arms := rows.SelectArms(o.TP, o.EP, o.DPAttn)
 	if len(kept) == 0 {
 		return nil, flagErrorf("no point matches the --tp/--ep/--dp-attn filters; the selected points have:\n  %s", strings.Join(arms, "\n  "))
 	}

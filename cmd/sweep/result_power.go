@@ -12,13 +12,11 @@ import (
 	"sweep/sweep/run"
 )
 
+// resultPowerOptions are the inputs of "sweep result power": the
+// adapter's options, the aggregate named by AggregateName (--agg-result).
 type resultPowerOptions struct {
-	IO           *IOStreams
-	ResultDir    string
-	AggResult    string
-	ExpectedGPUs *int
-	RequirePower bool
-	GPUs         []string // --power-gpus LIST; nil: all
+	IO *IOStreams
+	power.Options
 }
 
 func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOptions) error) *Command {
@@ -34,7 +32,7 @@ func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOp
 			fs := pflag.NewFlagSet("power", pflag.ContinueOnError)
 			var expected int
 			fs.StringVar(&o.ResultDir, "result-dir", "", "the point's result directory (aiperf_artifacts/, gpu_metrics.csv)")
-			fs.StringVar(&o.AggResult, "agg-result", "", "the aggregate result JSON to patch in place")
+			fs.StringVar(&o.AggregateName, "agg-result", "", "the aggregate result JSON to patch in place")
 			fs.IntVar(&expected, "expected-num-gpus", 0, "GPUs the telemetry must hold (TP*PP*PCP); not checked when not given")
 			gpus := fs.String("power-gpus", "all", "GPU ids of the telemetry to integrate: all (InferenceX) or a list such as 0,1,2,3 (ours; the sidecar names it as gpu_filter)")
 			fs.BoolVar(&o.RequirePower, "require-power", power.LaneFromEnv(os.LookupEnv, false).Require, "exit 1 when the telemetry is invalid (default from REQUIRE_POWER)")
@@ -42,7 +40,7 @@ func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOp
 				if len(args) != 0 {
 					return flagErrorf("result power: unexpected arguments %q", args)
 				}
-				if o.ResultDir == "" || o.AggResult == "" {
+				if o.ResultDir == "" || o.AggregateName == "" {
 					return flagErrorf("result power: --result-dir and --agg-result are required")
 				}
 				if *gpus != "all" {
@@ -63,16 +61,9 @@ func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOp
 }
 
 func resultPowerRun(_ context.Context, o *resultPowerOptions) error {
-	out := power.Adapt(power.Options{
-		ResultDir:     o.ResultDir,
-		Aggregate:     power.FilePatcher(o.AggResult),
-		AggregateName: o.AggResult,
-		ExpectedGPUs:  o.ExpectedGPUs,
-		RequirePower:  o.RequirePower,
-		GPUs:          o.GPUs,
-		Stdout:        o.IO.Out,
-		Stderr:        o.IO.ErrOut,
-	})
+	po := o.Options
+	po.Aggregate, po.Stdout, po.Stderr = power.FilePatcher(o.AggregateName), o.IO.Out, o.IO.ErrOut
+	out := power.Adapt(po)
 	if out.ExitCode != 0 {
 		return &exitCodeError{Code: out.ExitCode, Err: errors.New("power telemetry invalid (--require-power): " + strings.Join(out.Reasons, ", "))}
 	}

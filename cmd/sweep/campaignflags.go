@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -213,8 +212,11 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if len(rows) == 0 {
 		return &FlagError{Err: errors.New("no agentic point matches the selection (check --config-keys and the --tp/--ep/--dp-attn/--conc-list filters against `sweep plan`)")}
 	}
-	if err := o.checkMultiNode(rows); err != nil {
-		return err
+	sw := o.Run // --executor, --gpus, --max-parallel, --slurm-*, --retries, --dry-run, ...
+	sw.Official, sw.Profile, sw.Command, sw.Settings = o.Command == "official", o.profile, o.Command, settings
+	sw.Simulate, sw.TimeScale, sw.Out, sw.Log = o.Simulate, o.TimeScale, o.IO.Out, o.IO.ErrOut
+	if err := sw.CheckMultiNode(rows, o.Launch); err != nil {
+		return &FlagError{Err: err}
 	}
 	dir, err := filepath.Abs(o.Out)
 	if err != nil {
@@ -224,9 +226,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if err != nil {
 		return err
 	}
-	sw := o.Run // --executor, --gpus, --max-parallel, --slurm-*, --retries, --dry-run, ...
-	sw.Dir, sw.Schedule, sw.Official, sw.Profile, sw.Command, sw.Settings = dir, sched, o.Command == "official", o.profile, o.Command, settings
-	sw.Simulate, sw.TimeScale, sw.Out, sw.Log = o.Simulate, o.TimeScale, o.IO.Out, o.IO.ErrOut
+	sw.Dir, sw.Schedule = dir, sched
 	if sw.GPUs, err = executor.NodeGPUs(o.Run.GPUs, o.Simulate || o.Run.DryRun); err != nil {
 		return &FlagError{Err: err}
 	}
@@ -266,43 +266,14 @@ func (o *campaignOptions) keyRows(patterns []string) (matrix.Matrix, []string, *
 	return rows, keys, g, o.multiNodeClock(rows)
 }
 
-// hasMultiNode reports whether rows hold a multi-node row.
-func hasMultiNode(rows matrix.Matrix) bool {
-	return slices.ContainsFunc(rows, func(r *matrix.Row) bool { return r.Kind == matrix.AgenticMultiNode })
-}
-
 // multiNodeClock is simFlags.multiNodeClock for a simulated sweep whose
 // selection holds a disaggregated multi-node arm, as `sweep run` does for
 // such a point.
 func (o *campaignOptions) multiNodeClock(rows matrix.Matrix) error {
-	if !o.Simulate || !hasMultiNode(o.Selection.Select(rows)) {
+	if !o.Simulate || !o.Selection.Select(rows).HasAgenticMultiNode() {
 		return nil
 	}
 	return o.simFlags.multiNodeClock(o.simClockSet, o.timeScaleSet)
-}
-
-// checkMultiNode refuses what a sweep of disaggregated multi-node arms
-// cannot do yet: run them unsimulated (they run as one Slurm job over
-// several nodes: sweep run --launch), in the image (--launch) or as
-// Slurm jobs of the Slurm executor.
-func (o *campaignOptions) checkMultiNode(rows matrix.Matrix) error {
-	if !hasMultiNode(rows) {
-		if o.Run.SlurmNodes {
-			return flagErrorf("--slurm runs multi-node arms only (the selection has none; single-node arms run on Slurm with --executor slurm)")
-		}
-		return nil
-	}
-	switch {
-	case o.Run.SlurmNodes && !o.Simulate:
-		return flagErrorf("--slurm runs simulated multi-node arms (add --simulate)")
-	case !o.Simulate && !o.Run.DryRun:
-		return flagErrorf("the selection holds multi-node arms: their points run as one Slurm job over several nodes (sweep run --launch --config-key KEY ...); %s runs them only with --simulate", o.Command)
-	case o.Launch:
-		return flagErrorf("--launch: multi-node arms are launched with sweep run --launch, not by %s", o.Command)
-	case o.Run.Name == executor.Slurm:
-		return flagErrorf("--executor slurm: multi-node arms run with --executor local (simulated on this host's loopback)")
-	}
-	return nil
 }
 
 // ensureOutParent refuses an --out whose parent does not exist, before

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"sweep/internal/inputfile"
 	"sweep/sweep/gha"
 	"sweep/sweep/run"
 )
@@ -62,16 +61,9 @@ func newCIRunJobCmd(ios *IOStreams, runF func(context.Context, *ciRunJobOptions)
 
 // ciRunJobRun runs the job's points with "sweep run".
 func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
-	data, err := inputfile.Read(o.Job, inputfile.SmallJSON)
+	job, row, err := gha.ReadJob(o.Job)
 	if err != nil {
-		return fmt.Errorf("--job: %w", err)
-	}
-	job, row, err := gha.ParseJob(data)
-	if _, ok := errors.AsType[*gha.JobError](err); ok {
 		return err
-	}
-	if err != nil {
-		return fmt.Errorf("--job %s: %w", o.Job, err)
 	}
 	runFn := o.Run
 	if runFn == nil {

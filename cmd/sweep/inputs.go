@@ -57,19 +57,6 @@ func bindConfigKeyFlag(fs *pflag.FlagSet, on *bool) {
 	fs.BoolVar(on, "with-config-key", false, `add each row's master config key as "config-key" (no longer InferenceX's exact output)`)
 }
 
-// printMatrix writes the rows as InferenceX's generator prints them, with
-// each row's config key when withKey is set.
-func printMatrix(ios *IOStreams, rows matrix.Matrix, withKey bool) error {
-	var opts []matrix.JSONOption
-	if withKey {
-		opts = append(opts, matrix.WithConfigKey())
-	}
-	b := rows.AppendJSON(make([]byte, 0, 600*len(rows)+2), opts...)
-	b = append(b, '\n')
-	_, err := ios.Out.Write(b)
-	return err
-}
-
 // isInvalidOptions reports whether err is a bad generator option.
 func isInvalidOptions(err error) bool { return errors.Is(err, matrix.ErrInvalidOptions) }
 

@@ -67,5 +67,5 @@ func matrixFullSweepRun(ctx context.Context, o *matrixFullSweepOptions) error {
 	if err != nil {
 		return matrixError(err)
 	}
-	return printMatrix(o.IO, rows, o.ConfigKey)
+	return rows.WriteJSON(o.IO.Out, o.ConfigKey)
 }

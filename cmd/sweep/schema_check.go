@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -70,14 +68,10 @@ func schemaCheckRun(ctx context.Context, o *schemaCheckOptions) error {
 	source := o.HelpFile
 	switch {
 	case o.HelpFile == "-":
-		var buf bytes.Buffer
-		if _, err := buf.ReadFrom(io.LimitReader(o.IO.In, inputfile.Text.Bytes+1)); err != nil {
+		if text, err = inputfile.ReadFrom(o.IO.In, "stdin", inputfile.Text); err != nil {
 			return fmt.Errorf("read help from stdin: %w", err)
 		}
-		if int64(buf.Len()) > inputfile.Text.Bytes {
-			return fmt.Errorf("read help from stdin: %w", &inputfile.TooLargeError{Path: "stdin", Size: int64(buf.Len()), Limit: inputfile.Text, Read: true})
-		}
-		text, source = buf.Bytes(), "stdin"
+		source = "stdin"
 	case o.HelpFile != "":
 		if text, err = inputfile.Read(o.HelpFile, inputfile.Text); err != nil {
 			return err

@@ -51,3 +51,9 @@ func (m Matrix) SelectArms(tp, ep []int, dpAttn *bool) (kept Matrix, arms []stri
 	}
 	return kept, arms
 }
+
+// HasAgenticMultiNode reports whether m holds a disaggregated multi-node
+// agentic row.
+func (m Matrix) HasAgenticMultiNode() bool {
+	return slices.ContainsFunc(m, func(r *Row) bool { return r.Kind == AgenticMultiNode })
+}

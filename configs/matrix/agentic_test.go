@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,4 +52,16 @@ func TestSingleNodeRows(t *testing.T) {
 	c := &Changelog{SingleNode: []Bucket{{Name: "agentic", Rows: Matrix{a}}, {Name: "1k1k", Rows: Matrix{b}}}, MultiNode: []Bucket{{Name: "agentic", Rows: Matrix{b}}}}
 	assert.Equal(t, Matrix{a}, c.SingleNodeRows("agentic"), "single-node rows only")
 	assert.Nil(t, c.SingleNodeRows("8k1k"))
+}
+
+func TestWriteJSON(t *testing.T) {
+	g := testGenerator(t, testMasters, testRunners)
+	rows, _, err := g.AgenticRows([]string{"m-agentic"}, []int{1}, EvalOptions{NoEvals: true})
+	require.NoError(t, err)
+	var plain, keyed strings.Builder
+	require.NoError(t, rows.WriteJSON(&plain, false))
+	require.NoError(t, rows.WriteJSON(&keyed, true))
+	assert.Equal(t, string(rows.AppendJSON(nil))+"\n", plain.String())
+	assert.Equal(t, string(rows.AppendJSON(nil, WithConfigKey()))+"\n", keyed.String())
+	assert.Contains(t, keyed.String(), `"config-key": "m-agentic"`)
 }

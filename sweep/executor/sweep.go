@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"sweep/configs/matrix"
 	"sweep/internal/plural"
 	"sweep/internal/selfexe"
 	"sweep/sweep/campaign"
@@ -59,6 +60,31 @@ type Sweep struct {
 	// Out takes the dry run and the summary; Log the header, warnings and
 	// progress lines (written from several goroutines, one at a time).
 	Out, Log io.Writer
+}
+
+// CheckMultiNode refuses what a sweep of disaggregated multi-node arms
+// cannot do yet: run them unsimulated (they run as one Slurm job over
+// several nodes: sweep run --launch), in the image (launched, --launch)
+// or as Slurm jobs of the Slurm executor; and SlurmNodes without them.
+// Its errors are the caller's usage errors.
+func (s Sweep) CheckMultiNode(rows matrix.Matrix, launched bool) error {
+	if !rows.HasAgenticMultiNode() {
+		if s.SlurmNodes {
+			return errors.New("--slurm runs multi-node arms only (the selection has none; single-node arms run on Slurm with --executor slurm)")
+		}
+		return nil
+	}
+	switch {
+	case s.SlurmNodes && !s.Simulate:
+		return errors.New("--slurm runs simulated multi-node arms (add --simulate)")
+	case !s.Simulate && !s.DryRun:
+		return fmt.Errorf("the selection holds multi-node arms: their points run as one Slurm job over several nodes (sweep run --launch --config-key KEY ...); %s runs them only with --simulate", s.Command)
+	case launched:
+		return fmt.Errorf("--launch: multi-node arms are launched with sweep run --launch, not by %s", s.Command)
+	case s.Name == Slurm:
+		return errors.New("--executor slurm: multi-node arms run with --executor local (simulated on this host's loopback)")
+	}
+	return nil
 }
 
 // Run prices the schedule and prints it (DryRun) or runs it. A

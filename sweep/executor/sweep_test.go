@@ -86,3 +86,34 @@ func TestSweepCancelledSaysRerun(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, log.String(), "sweep discover: 2 points in 1 arm, 1 server start planned; GPUs [0 1 2 3 4 5 6 7]; client: ")
 }
+
+func TestSweepCheckMultiNode(t *testing.T) {
+	single := matrix.Matrix{{Kind: matrix.AgenticSingleNode}}
+	multi := matrix.Matrix{{Kind: matrix.AgenticSingleNode}, {Kind: matrix.AgenticMultiNode}}
+	for _, tc := range []struct {
+		name     string
+		s        Sweep
+		rows     matrix.Matrix
+		launched bool
+		err      string
+	}{
+		{"single-node", Sweep{}, single, false, ""},
+		{"--slurm without multi-node arms", Sweep{SlurmNodes: true, Simulate: true}, single, false, "--slurm runs multi-node arms only"},
+		{"simulated", Sweep{Simulate: true}, multi, false, ""},
+		{"--slurm simulated", Sweep{Simulate: true, SlurmNodes: true}, multi, false, ""},
+		{"--slurm unsimulated", Sweep{SlurmNodes: true}, multi, false, "--slurm runs simulated multi-node arms (add --simulate)"},
+		{"unsimulated", Sweep{Command: "official"}, multi, false, "official runs them only with --simulate"},
+		{"unsimulated dry run", Sweep{DryRun: true}, multi, false, ""},
+		{"launched", Sweep{Simulate: true, Command: "discover"}, multi, true, "--launch: multi-node arms are launched with sweep run --launch, not by discover"},
+		{"slurm executor", Sweep{Simulate: true, Options: Options{Name: Slurm}}, multi, false, "--executor slurm: multi-node arms run with --executor local"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.s.CheckMultiNode(tc.rows, tc.launched)
+			if tc.err == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tc.err)
+		})
+	}
+}

@@ -15,7 +15,6 @@ import (
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor"
-	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
 
@@ -239,7 +238,9 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		sw.Point = o.pointOptions(o.Point, o.stopGraceSet)
 	}
 	if o.Launch {
-		sw.NewLaunch = func() (executor.Launch, error) { return o.launch(dir) }
+		sw.NewLaunch = func() (executor.Launch, error) {
+			return executor.NewLaunch(dir, o.Site, o.Inferencex, func() (string, error) { return sweepBinary(o.SweepBinary) })
+		}
 	}
 	err = sw.Run(ctx)
 	if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
@@ -289,23 +290,4 @@ func ensureOutParent(out string) error {
 // profile is the runner's profile with the --site changes.
 func (o *campaignOptions) profile(runner string) (recipes.Profile, error) {
 	return recipes.SiteProfile(runner, o.Site)
-}
-
-// launch is how --launch runs each arm in its image (executor.Launch;
-// executor.Sweep gives it its progress writer).
-func (o *campaignOptions) launch(dir string) (executor.Launch, error) {
-	for _, s := range o.Site {
-		if err := (&recipes.Profile{}).ApplySite(s); err != nil {
-			return executor.Launch{}, &FlagError{Err: err}
-		}
-	}
-	bin, err := sweepBinary(o.SweepBinary)
-	if err != nil {
-		return executor.Launch{}, err
-	}
-	l := executor.Launch{Profile: o.profile, Binary: bin, Dir: dir}
-	if o.Inferencex != "" {
-		l.Client = &launch.ClientSetup{Checkout: o.Inferencex}
-	}
-	return l, nil
 }

@@ -170,3 +170,24 @@ func TestLaunchContainerArmClientEnv(t *testing.T) {
 	assert.Contains(t, b.String(), "    client: /tmp/inferencex-agentic-mi325x-tw-arm01/venv/bin/aiperf for every point of the arm\n")
 	assert.Contains(t, b.String(), "    setup:  aiperf-install: UV_CACHE_DIR=/tmp/inferencex-agentic-mi325x-tw-arm02/uv-cache ")
 }
+
+func TestNewLaunch(t *testing.T) {
+	asked := 0
+	bin := func() (string, error) { asked++; return "/bin/sweep", nil }
+	_, err := NewLaunch("/d", []string{"no-such-fact=1"}, "", bin)
+	var pe *ProfileError
+	require.ErrorAs(t, err, &pe, "a bad site change is the caller's usage error")
+	assert.Zero(t, asked, "the binary is not looked for before the sites are checked")
+
+	l, err := NewLaunch("/d", nil, "/ix", bin)
+	require.NoError(t, err)
+	assert.Equal(t, "/bin/sweep", l.Binary)
+	assert.Equal(t, "/d", l.Dir)
+	require.NotNil(t, l.Client)
+	assert.Equal(t, "/ix", l.Client.Checkout)
+	l, err = NewLaunch("/d", nil, "", bin)
+	require.NoError(t, err)
+	assert.Nil(t, l.Client, "no client environment without a checkout")
+	_, err = l.Profile("no-such-runner")
+	assert.Error(t, err)
+}

@@ -43,13 +43,9 @@ func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOp
 				if o.ResultDir == "" || o.AggregateName == "" {
 					return flagErrorf("result power: --result-dir and --agg-result are required")
 				}
-				if *gpus != "all" {
-					for id := range strings.SplitSeq(*gpus, ",") {
-						if id = strings.TrimSpace(id); id == "" {
-							return flagErrorf("result power: --power-gpus %q: want all or a comma-separated list of GPU ids", *gpus)
-						}
-						o.GPUs = append(o.GPUs, strings.TrimSpace(id))
-					}
+				var err error
+				if o.GPUs, err = power.ParseGPUFilter(*gpus); err != nil {
+					return flagErrorf("result power: --power-gpus %q: want all or a comma-separated list of GPU ids", *gpus)
 				}
 				if fs.Changed("expected-num-gpus") {
 					o.ExpectedGPUs = &expected

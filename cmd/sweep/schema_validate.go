@@ -53,19 +53,9 @@ func schemaValidateRun(_ context.Context, o *schemaValidateOptions) error {
 	p, perr := s.Parse(s.TrimProgram(o.Args))
 	probs := schema.Problems(perr)
 	if o.JSON {
-		res := struct {
-			Schema   string           `json:"schema"`
-			Valid    bool             `json:"valid"`
-			Argv     []string         `json:"argv,omitempty"`
-			Problems []schema.Problem `json:"problems"`
-			Warnings []schema.Problem `json:"warnings"`
-		}{Schema: s.ID(), Valid: perr == nil, Problems: schema.ProblemsOf(probs), Warnings: schema.ProblemsOf(p.Warnings)}
-		if perr == nil {
-			res.Argv = p.Args()
-		}
 		enc := json.NewEncoder(o.IO.Out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := enc.Encode(s.NewValidation(p, perr)); err != nil {
 			return err
 		}
 	} else {

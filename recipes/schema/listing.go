@@ -92,3 +92,45 @@ func ShellJoin(argv []string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// Validation is a command line checked against a schema as `sweep schema
+// validate --json` prints it.
+type Validation struct {
+	Schema   string    `json:"schema"`
+	Valid    bool      `json:"valid"`
+	Argv     []string  `json:"argv,omitempty"` // normalised, when valid
+	Problems []Problem `json:"problems"`
+	Warnings []Problem `json:"warnings"`
+}
+
+// NewValidation is the Validation of what s.Parse returned (p, err).
+func (s *Schema) NewValidation(p *Parsed, err error) Validation {
+	v := Validation{Schema: s.ID(), Valid: err == nil, Problems: ProblemsOf(Problems(err)), Warnings: ProblemsOf(p.Warnings)}
+	if err == nil {
+		v.Argv = p.Args()
+	}
+	return v
+}
+
+// WriteFlags writes everything known about the flags names (spellings),
+// a blank line between two, and a line naming each one s does not have
+// (with the closest spelling); it returns those.
+func (s *Schema) WriteFlags(w io.Writer, names []string) (missing []string) {
+	for i, name := range names {
+		f, ok := s.Lookup(name)
+		if !ok {
+			line := fmt.Sprintf("%s has no flag %s", s.ID(), name)
+			if sug := s.Suggest(name); sug != "" {
+				line += fmt.Sprintf(" (did you mean %s?)", sug)
+			}
+			fmt.Fprintln(w, line)
+			missing = append(missing, name)
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		s.WriteFlag(w, f)
+	}
+	return missing
+}

@@ -69,3 +69,26 @@ func TestRunHelp(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.HasSuffix(err.Error(), "context deadline exceeded"), err.Error())
 }
+
+func TestValidationAndWriteFlags(t *testing.T) {
+	cat, err := Embedded()
+	require.NoError(t, err)
+	s, err := cat.Get("aiperf", "0.12.0")
+	require.NoError(t, err)
+	p, perr := s.Parse([]string{"profile", "-m", "m"})
+	require.NoError(t, perr)
+	v := s.NewValidation(p, perr)
+	assert.Equal(t, Validation{Schema: "aiperf@0.12.0", Valid: true, Argv: p.Args(), Problems: []Problem{}, Warnings: []Problem{}}, v)
+	p, perr = s.Parse([]string{"profile", "-m", "m", "--use-chat-template"})
+	v = s.NewValidation(p, perr)
+	assert.False(t, v.Valid)
+	assert.Nil(t, v.Argv, "no argv for an invalid line")
+	require.Len(t, v.Problems, 1)
+	assert.Equal(t, "--use-chat-template", v.Problems[0].Flag)
+
+	var b bytes.Buffer
+	missing := s.WriteFlags(&b, []string{"--concurrency", "--use-chat-template"})
+	assert.Equal(t, []string{"--use-chat-template"}, missing)
+	assert.True(t, strings.HasPrefix(b.String(), "--concurrency  (aiperf@0.12.0)\n"), b.String())
+	assert.Contains(t, b.String(), "aiperf@0.12.0 has no flag --use-chat-template (did you mean --apply-chat-template?)\n")
+}

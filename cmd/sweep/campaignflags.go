@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -275,16 +274,6 @@ func (o *campaignOptions) multiNodeClock(rows matrix.Matrix) error {
 		return nil
 	}
 	return o.simFlags.multiNodeClock(o.simClockSet, o.timeScaleSet)
-}
-
-// ensureOutParent refuses an --out whose parent does not exist, before
-// anything is planned (a typo should not create a tree somewhere).
-func ensureOutParent(out string) error {
-	parent := filepath.Dir(filepath.Clean(out))
-	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
-		return flagErrorf("--out %s: the parent directory %s does not exist", out, parent)
-	}
-	return nil
 }
 
 // profile is the runner's profile with the --site changes.

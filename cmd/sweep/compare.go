@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -66,9 +67,7 @@ func newCompareCmd(ios *IOStreams, runF func(context.Context, *compareOptions) e
 				if !(o.Tolerance > 0 && o.Tolerance < 100) {
 					return flagErrorf("--tolerance %g: want a percentage in (0, 100), e.g. 5", o.Tolerance)
 				}
-				switch o.Format {
-				case "text", "json", "markdown":
-				default:
+				if !slices.Contains(compare.Formats, o.Format) {
 					return flagErrorf("--format %q: want text, json or markdown", o.Format)
 				}
 				if calibration != "" {
@@ -101,15 +100,7 @@ func compareRun(ctx context.Context, o *compareOptions) error {
 		return err
 	}
 	rep := compare.Compare(base, head, o.Options)
-	switch o.Format {
-	case "json":
-		err = compare.WriteJSON(o.IO.Out, rep)
-	case "markdown":
-		err = compare.WriteMarkdown(o.IO.Out, rep)
-	default:
-		err = compare.WriteText(o.IO.Out, rep)
-	}
-	if err != nil {
+	if err := compare.Write(o.IO.Out, rep, o.Format); err != nil {
 		return err
 	}
 	code := map[compare.Decision]int{

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/cli"
 	"sweep/sweep/campaign"
 	"sweep/sweep/report"
 )
@@ -71,7 +72,7 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 }
 
 func discoverRun(ctx context.Context, o *discoverOptions) error {
-	if err := ensureOutParent(o.Out); err != nil {
+	if err := cli.CheckParentDir("out", o.Out); err != nil {
 		return err
 	}
 	rows, keys, g, err := o.keyRows(o.ConfigKeys)

@@ -46,7 +46,7 @@ func bindEvalFlags(fs *pflag.FlagSet, o *matrix.EvalOptions) {
 
 // matrixError turns invalid generator options into usage errors.
 func matrixError(err error) error {
-	if isInvalidOptions(err) {
+	if errors.Is(err, matrix.ErrInvalidOptions) {
 		return &FlagError{Err: err}
 	}
 	return err
@@ -56,9 +56,6 @@ func matrixError(err error) error {
 func bindConfigKeyFlag(fs *pflag.FlagSet, on *bool) {
 	fs.BoolVar(on, "with-config-key", false, `add each row's master config key as "config-key" (no longer InferenceX's exact output)`)
 }
-
-// isInvalidOptions reports whether err is a bad generator option.
-func isInvalidOptions(err error) bool { return errors.Is(err, matrix.ErrInvalidOptions) }
 
 // agenticRows is g.AgenticRows with an unknown key and bad generator
 // options as usage errors.

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
+	"sweep/internal/cli"
 	"sweep/sweep/campaign"
 )
 
@@ -78,7 +79,7 @@ func newOfficialRunCmd(ios *IOStreams, runF func(context.Context, *officialOptio
 }
 
 func officialRun(ctx context.Context, o *officialOptions) error {
-	if err := ensureOutParent(o.Out); err != nil {
+	if err := cli.CheckParentDir("out", o.Out); err != nil {
 		return err
 	}
 	var (

@@ -176,3 +176,29 @@ func TestIsFlagWord(t *testing.T) {
 		assert.Equal(t, want, isFlagWord(w), w)
 	}
 }
+
+func TestPickByFlag(t *testing.T) {
+	with, without := &Command{Name: "with"}, &Command{Name: "without"}
+	pick := PickByFlag("propose", with, without)
+	for _, tc := range []struct {
+		args []string
+		want *Command
+	}{
+		{nil, without},
+		{[]string{"--from", "d", "--propose"}, with},
+		{[]string{"--propose=true"}, with},
+		{[]string{"--proposal"}, without},
+		{[]string{"--", "--propose"}, without},
+	} {
+		assert.Same(t, tc.want, pick(tc.args), "%q", tc.args)
+	}
+}
+
+func TestCheckParentDir(t *testing.T) {
+	dir := t.TempDir()
+	assert.NoError(t, CheckParentDir("out", dir+"/new"))
+	err := CheckParentDir("out", dir+"/typo/new")
+	assert.EqualError(t, err, "--out "+dir+"/typo/new: the parent directory "+dir+"/typo does not exist")
+	_, isUsage := errors.AsType[*FlagError](err)
+	assert.True(t, isUsage)
+}

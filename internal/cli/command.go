@@ -110,6 +110,22 @@ func Dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 	return runF(ctx, fs.Args())
 }
 
+// PickByFlag is a Command.Pick for a command with a second mode: the
+// command with, when args give --name (before a "--"), else without.
+func PickByFlag(name string, with, without *Command) func(args []string) *Command {
+	return func(args []string) *Command {
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
+				return with
+			}
+		}
+		return without
+	}
+}
+
 func subNames(c *Command) string {
 	names := make([]string, 0, len(c.Sub))
 	for _, s := range c.Sub {

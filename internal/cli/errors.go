@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 )
@@ -28,6 +30,17 @@ func (e *FlagError) Unwrap() error { return e.Err }
 // FlagErrorf makes a FlagError.
 func FlagErrorf(format string, a ...any) error {
 	return &FlagError{Err: fmt.Errorf(format, a...)}
+}
+
+// CheckParentDir refuses a path given to --flag whose parent directory
+// does not exist (a usage error), before anything is made under it: a
+// typo should not create a tree somewhere.
+func CheckParentDir(flag, path string) error {
+	parent := filepath.Dir(filepath.Clean(path))
+	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
+		return FlagErrorf("--%s %s: the parent directory %s does not exist", flag, path, parent)
+	}
+	return nil
 }
 
 // ExitCodeError lets a command pick its exit code while still printing Err.

@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,4 +45,18 @@ func TestWriteCalibrationFile(t *testing.T) {
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, want.String(), string(got))
+}
+
+func TestWrite(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/conformance/cases/*")
+	require.NoError(t, err)
+	base, err := ReadSide(t.Context(), "BASE", filepath.Join(dirs[0], "base"))
+	require.NoError(t, err)
+	rep := Compare(base, base, Options{})
+	for format, write := range map[string]func(io.Writer, *Report) error{"text": WriteText, "json": WriteJSON, "markdown": WriteMarkdown, "other": WriteText} {
+		var got, want bytes.Buffer
+		require.NoError(t, Write(&got, rep, format))
+		require.NoError(t, write(&want, rep))
+		assert.Equal(t, want.String(), got.String(), format)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -111,8 +110,10 @@ func planRun(ctx context.Context, o *planOptions) error {
 	}
 	o.Plan.Runners = g.Runners
 	o.Plan = withCatalog(o.Plan)
-	if multi := slices.IndexFunc(rows, recipes.IsMultiNodeRow); multi >= 0 {
-		return o.planMultiNode(rows, multi)
+	if multi, err := recipes.MultiNodeRows(rows); err != nil {
+		return &FlagError{Err: err}
+	} else if multi {
+		return o.planMultiNode(rows)
 	}
 	points, err := recipes.Plan(rows, o.Plan)
 	if err != nil {
@@ -198,14 +199,8 @@ func planCoverage(ctx context.Context, o *planOptions) error {
 
 // planMultiNode prints the plan of multi-node agentic rows: roles, nodes,
 // GPUs, worker and router commands, and the submission (sbatch or srtctl
-// apply) as the runner's launcher does it. rows[multi] is the first
-// multi-node row; a selection that mixes single-node and multi-node keys
-// is a usage error (their plans have different shapes).
-func (o *planOptions) planMultiNode(rows matrix.Matrix, multi int) error {
-	if single := slices.IndexFunc(rows, func(r *matrix.Row) bool { return !recipes.IsMultiNodeRow(r) }); single >= 0 {
-		return flagErrorf("--config-keys selects single-node (%s) and multi-node (%s) keys; plan them separately",
-			rows[single].ConfigKey, rows[multi].ConfigKey)
-	}
+// apply) as the runner's launcher does it.
+func (o *planOptions) planMultiNode(rows matrix.Matrix) error {
 	points, err := recipes.PlanMultiNode(rows, o.Plan)
 	if err != nil {
 		return planFailure(err)

@@ -5,7 +5,7 @@
 // work (xxxRun); commands.go lists them. Files shared by several commands
 // hold no command: cli.go (the names of the command framework,
 // sweep/internal/cli: commands, usage errors, exit codes, list flags),
-// inputs.go (config inputs), simflags.go, ports.go,
+// inputs.go (config inputs), simflags.go,
 // campaignflags.go (the flags discover and official share), ... This file
 // holds main; cli.ExitCode decides the exit code.
 package main

@@ -9,16 +9,21 @@ import (
 
 // Error is one problem in an input file, at a position: the one shape of
 // positioned error in sweep (config YAML, aiperf artifacts, load traces,
-// matrix expansion). Msg says what is wrong and what is allowed or how to
-// fix it. Line and Col are 1-based; 0 means unknown (a whole-file problem,
-// or a format that counts lines only). Loaders return every Error they find
-// joined with errors.Join; use Errors to get them back.
+// matrix expansion, result files, sweep journals, bfcl's JSON Lines, the
+// master-config edits of a proposal). Msg says what is wrong and what is
+// allowed or how to fix it. Line and Col are 1-based; 0 means unknown (a
+// whole-file problem, or a format that counts lines only). Loaders return
+// every Error they find joined with errors.Join; use Errors to get them
+// back.
 type Error struct {
 	File string
 	Line int
 	Col  int
 	Key  string // dotted key path, e.g. dsr1-fp4-mi355x-sglang.scenarios.fixed-seq-len[0].isl; or a JSON field
 	Msg  string
+	// Err, when set, is the cause (errors.Is and errors.As see it); an
+	// empty Msg then prints Err.
+	Err error
 }
 
 // Error formats the problem as file:line:col: key: msg, leaving out an
@@ -38,8 +43,14 @@ func (e *Error) Error() string {
 		b = append(b, e.Key...)
 		b = append(b, ": "...)
 	}
+	if e.Msg == "" && e.Err != nil {
+		return string(append(b, e.Err.Error()...))
+	}
 	return string(append(b, e.Msg...))
 }
+
+// Unwrap returns the cause, nil when there is none.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Errors flattens err (as returned by this package's loaders, possibly
 // wrapped or joined) into its *Error values. Errors that are not *Error are

@@ -68,8 +68,30 @@ func (r *runner) writeArtifacts(ctx context.Context, scr *scraper, profStart, pr
 
 // writeRecordsAndSummary writes profile_export.jsonl (when any request was
 // sent) and profile_export_aiperf.json (when a profiling request
-// succeeded), adding them to res.Files.
+// succeeded), adding them to res.Files. The timeslice files (the largest,
+// made from the records alone) are computed and written beside them; the
+// profiling phase's sweep-line curves, which both window, are built once,
+// by whichever asks first.
 func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
+	phaseCurves := sync.OnceValue(func() *curves { return newCurves(spansOf(records, aiperf.PhaseProfiling), true) })
+	var tsFiles []string
+	var tsErr error
+	var wg sync.WaitGroup
+	if r.o.SliceDuration > 0 && res.Profiling.OK > 0 {
+		wg.Go(func() { tsFiles, tsErr = r.writeTimeslices(records, phaseCurves) })
+	}
+	err := r.writeRecordFiles(records, res, phaseCurves)
+	wg.Wait()
+	res.Files = append(res.Files, tsFiles...)
+	if err != nil {
+		return err
+	}
+	return tsErr
+}
+
+// writeRecordFiles writes the records, the summary, its CSV table and the
+// console export, adding them to res.Files.
+func (r *runner) writeRecordFiles(records []*record, res *Result, phaseCurves func() *curves) error {
 	if len(records) > 0 {
 		parts, err := encodeRecords(records)
 		if err != nil {
@@ -90,7 +112,7 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 	if res.Profiling.OK == 0 {
 		return nil
 	}
-	sum, blocks := r.summary(records, res.Cancelled)
+	sum, blocks := r.summary(records, res.Cancelled, phaseCurves)
 	data, err := marshalIndent(sum)
 	if err != nil {
 		return fmt.Errorf("encode summary: %w", err)
@@ -111,13 +133,6 @@ func (r *runner) writeRecordsAndSummary(records []*record, res *Result) error {
 		return err
 	}
 	res.Files = append(res.Files, ConsoleExport)
-	if r.o.SliceDuration > 0 {
-		files, err := r.writeTimeslices(records)
-		res.Files = append(res.Files, files...)
-		if err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
@@ -160,9 +175,12 @@ func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]s
 
 // summary builds profile_export_aiperf.json; blocks are its profiling
 // metric blocks (for the CSV).
-func (r *runner) summary(records []*record, cancelled bool) (sum, blocks object) {
+func (r *runner) summary(records []*record, cancelled bool, phaseCurves func() *curves) (sum, blocks object) {
 	o := &r.o
 	prof := collect(records, aiperf.PhaseProfiling)
+	if phaseCurves != nil && len(prof.spans) > 0 {
+		prof.curves = phaseCurves() // of the same spans
+	}
 	prof.window = r.phaseWindow
 	out := object{
 		{"schema_version", "1.4"},
@@ -320,7 +338,7 @@ func encodeRecords(records []*record) ([][]byte, error) {
 		wg.Go(func() {
 			var b bytes.Buffer
 			for _, rec := range records[p*len(records)/n : (p+1)*len(records)/n] {
-				line, err := json.Marshal(&rec.Record)
+				line, err := recordLine(&rec.Record)
 				if err != nil {
 					errs[p] = fmt.Errorf("encode record: %w", err)
 					return
@@ -338,4 +356,23 @@ func encodeRecords(records []*record) ([][]byte, error) {
 		}
 	}
 	return parts, nil
+}
+
+// recordLine is json.Marshal(rec) without json.Marshal's second pass over
+// the 2-3 kB the record's MarshalJSON wrote (validate, compact, escape
+// <, > and &), when that pass cannot change it: every part of the line is
+// compact JSON from encoding/json or strconv, save the metrics' tags and
+// units, quoted by strconv.Quote, which is JSON's quoting when they are
+// plain (printable ASCII without <, > and &); so is the rest of the line.
+func recordLine(rec *aiperf.Record) ([]byte, error) {
+	for _, m := range rec.Metrics {
+		if !plainString(m.Tag) || !plainString(m.Unit) {
+			return json.Marshal(rec)
+		}
+	}
+	line, err := rec.MarshalJSON()
+	if err != nil {
+		return json.Marshal(rec) // its error, as it words it
+	}
+	return line, nil
 }

@@ -168,3 +168,10 @@ func TestSimContent(t *testing.T) {
 		assert.Equal(t, c.want, string(text), c.name)
 	}
 }
+
+// TestAppendKey: a key is written as strconv.Quote writes it, plain or not.
+func TestAppendKey(t *testing.T) {
+	for _, k := range []string{"", "request_latency", "p99", `a"b`, `back\slash`, "tab\t", "caf\u00e9", "<x>&", "ctl\x01", "bad\xff", "sp ace"} {
+		assert.Equal(t, strconv.Quote(k), string(appendKey([]byte{}, k)), "%q", k)
+	}
+}

@@ -51,7 +51,7 @@ func fakeOptions(t *testing.T, f *fakeServer) Options {
 
 type jsonObj = map[string]any
 
-func readJSONL(t *testing.T, path string) []jsonObj {
+func readJSONL(t testing.TB, path string) []jsonObj {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)

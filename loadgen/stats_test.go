@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/metrics/aiperf"
 )
 
 // TestRecordStatsMatchAiperf recomputes the summary blocks of a real
@@ -147,14 +149,25 @@ func TestNumberSessions(t *testing.T) {
 }
 
 // TestEncodeRecords: the parts, joined, are the records one a line in
-// order, however many records there are for the parts.
+// order, however many records there are for the parts, each line as
+// json.Marshal writes it, also for strings its second pass over a
+// record's MarshalJSON escapes (<, >, &) or rejects (strconv.Quote's \x).
 func TestEncodeRecords(t *testing.T) {
+	odd := []string{"a<b", "x&y", "q\"uote", "back\\slash", "tab\t", "caf\u00e9", "ls\u2028", "plain"}
 	for _, n := range []int{1, 2, 3, 7, 100} {
 		var recs []*record
 		var want []byte
 		for i := range n {
 			rec := &record{}
 			rec.Metadata.SessionNum, rec.Metadata.XRequestID = i, strings.Repeat("r", i%5)
+			if i%2 == 1 {
+				rec.Metadata.ConversationID = "<conv>&"
+				rec.Metrics = aiperf.RecordMetrics{
+					{Tag: "request_latency", Value: aiperf.FloatScalar(1.5), Unit: "ms"},
+					{Tag: odd[i%len(odd)], List: []float64{1, 2.5}, Unit: odd[(i+3)%len(odd)]},
+					{Tag: "s", Value: aiperf.StringScalar("<&>\u2028"), Unit: "tokens"},
+				}
+			}
 			recs = append(recs, rec)
 			line, err := json.Marshal(&rec.Record)
 			require.NoError(t, err)
@@ -167,5 +180,13 @@ func TestEncodeRecords(t *testing.T) {
 			got = append(got, p...)
 		}
 		assert.Equal(t, string(want), string(got), "%d records", n)
+	}
+	for _, bad := range []string{"ctl\x01", "bad\xff"} {
+		rec := &record{}
+		rec.Metrics = aiperf.RecordMetrics{{Tag: "m", Value: aiperf.FloatScalar(1), Unit: bad}}
+		_, want := json.Marshal(&rec.Record)
+		require.Error(t, want, "%q", bad)
+		_, err := encodeRecords([]*record{rec})
+		assert.ErrorContains(t, err, want.Error(), "%q", bad)
 	}
 }

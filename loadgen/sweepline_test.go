@@ -14,7 +14,7 @@ import (
 
 // referenceRecords reads a real profile_export.jsonl as the client's
 // records: the timestamps, phase, error and metrics the summary uses.
-func referenceRecords(t *testing.T, path string) []*record {
+func referenceRecords(t testing.TB, path string) []*record {
 	t.Helper()
 	var out []*record
 	for _, j := range readJSONL(t, path) {

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"bufio"
 	"encoding/csv"
 	"errors"
 	"io"
@@ -39,8 +38,9 @@ type recordSlice struct {
 // content token (start + request_latency), as aiperf's; its sweep-line
 // metrics are of every profiling request over the slice's bounds. The
 // bounds are the first start plus multiples of the width, in float64 as
-// aiperf computes them.
-func recordSlices(records []*record, width int64) []recordSlice {
+// aiperf computes them. phaseCurves, when not nil, gives the curves of the
+// profiling phase's requests (the summary's own, built once for both).
+func recordSlices(records []*record, width int64, phaseCurves func() *curves) []recordSlice {
 	var prof []*record
 	for _, r := range records {
 		if r.phase() == aiperf.PhaseProfiling {
@@ -64,7 +64,10 @@ func recordSlices(records []*record, width int64) []recordSlice {
 		idx = append(idx, i)
 	}
 	slices.Sort(idx)
-	cv := newCurves(spansOf(prof, aiperf.PhaseProfiling), true) // built once, windowed per slice
+	if phaseCurves == nil {
+		phaseCurves = func() *curves { return newCurves(spansOf(prof, aiperf.PhaseProfiling), true) }
+	}
+	cv := phaseCurves() // built once, windowed per slice
 	out := make([]recordSlice, 0, len(idx))
 	for _, i := range idx {
 		s0 := origin + float64(i)*float64(width)
@@ -87,8 +90,8 @@ func recordSlices(records []*record, width int64) []recordSlice {
 }
 
 // writeTimeslices writes the two timeslice files and returns their names.
-func (r *runner) writeTimeslices(records []*record) ([]string, error) {
-	ts := recordSlices(records, r.o.SliceDuration.Nanoseconds())
+func (r *runner) writeTimeslices(records []*record, phaseCurves func() *curves) ([]string, error) {
+	ts := recordSlices(records, r.o.SliceDuration.Nanoseconds(), phaseCurves)
 	if len(ts) == 0 {
 		return nil, nil
 	}
@@ -122,33 +125,75 @@ func (r *runner) writeTimeslices(records []*record) ([]string, error) {
 
 // writeTimeslicesCSV writes the long table: one row per slice, metric
 // (by tag) and statistic (in summaryCSVStats order), the metric's display
-// name without its unit, the value to 2 decimals; CRLF lines.
+// name without its unit, the value to 2 decimals; CRLF lines. It writes
+// the bytes encoding/csv would (a long point has over a million rows):
+// each row is appended into one reused buffer, its text fields quoted
+// once per metric by csvField.
 func writeTimeslicesCSV(out io.Writer, ts []recordSlice) error {
-	bw := bufio.NewWriterSize(out, 1<<16)
-	w := csv.NewWriter(bw)
-	w.UseCRLF = true
-	_ = w.Write([]string{"Timeslice", "Start_NS", "End_NS", "Metric", "Unit", "Stat", "Value"})
+	buf := make([]byte, 0, 1<<17)
+	flush := func() error {
+		_, err := out.Write(buf)
+		buf = buf[:0]
+		return err
+	}
+	buf = append(buf, "Timeslice,Start_NS,End_NS,Metric,Unit,Stat,Value\r\n"...)
+	stats := make([]string, len(summaryCSVStats)) // ",stat,"
+	for i, st := range summaryCSVStats {
+		stats[i] = "," + csvField(st) + ","
+	}
+	heads := map[[2]string][]byte{} // tag and unit: "name,unit"
+	var blocks []field
+	var lead []byte // "i,start,end,"
 	for i, s := range ts {
-		blocks := slices.Clone(s.blocks)
+		blocks = append(blocks[:0], s.blocks...)
 		slices.SortStableFunc(blocks, func(a, b field) int { return strings.Compare(a.Key, b.Key) })
+		lead = strconv.AppendInt(lead[:0], int64(i), 10)
+		lead = append(lead, ',')
+		lead = strconv.AppendInt(lead, s.start, 10)
+		lead = append(lead, ',')
+		lead = strconv.AppendInt(lead, s.end, 10)
+		lead = append(lead, ',')
 		for _, f := range blocks {
 			b, ok := f.Value.(object)
 			if !ok {
 				continue
 			}
 			unit, _ := b.get("unit").(string)
-			name := strings.TrimSuffix(displayName(f.Key, unit), " ("+unit+")")
-			for _, st := range summaryCSVStats {
-				if v, ok := statNumber(b.get(st)); ok {
-					_ = w.Write([]string{strconv.Itoa(i), strconv.FormatInt(s.start, 10), strconv.FormatInt(s.end, 10),
-						name, unit, st, strconv.FormatFloat(v, 'f', 2, 64)})
+			head, ok := heads[[2]string{f.Key, unit}]
+			if !ok {
+				name := strings.TrimSuffix(displayName(f.Key, unit), " ("+unit+")")
+				head = []byte(csvField(name) + "," + csvField(unit))
+				heads[[2]string{f.Key, unit}] = head
+			}
+			for j, st := range summaryCSVStats {
+				v, ok := statNumber(b.get(st))
+				if !ok {
+					continue
+				}
+				buf = append(buf, lead...)
+				buf = append(buf, head...)
+				buf = append(buf, stats[j]...)
+				buf = strconv.AppendFloat(buf, v, 'f', 2, 64)
+				buf = append(buf, '\r', '\n')
+			}
+			if len(buf) >= 1<<16 {
+				if err := flush(); err != nil {
+					return err
 				}
 			}
 		}
 	}
+	return flush()
+}
+
+// csvField is s as encoding/csv writes a field with UseCRLF set (quoted
+// when it holds a comma, quote or line break, starts with a space or is
+// `\.`), so that a row built by hand is the row csv.Writer would write.
+func csvField(s string) string {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.UseCRLF = true
+	_ = w.Write([]string{s})
 	w.Flush()
-	if err := w.Error(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return strings.TrimSuffix(b.String(), "\r\n")
 }

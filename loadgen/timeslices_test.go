@@ -2,10 +2,13 @@ package loadgen
 
 import (
 	"bytes"
+	"encoding/csv"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,7 +34,7 @@ func TestTimeslicesMatchAiperf(t *testing.T) {
 		return (stat == "min" || stat == "max") && strings.Contains(metric, "ecode Throughput")
 	}
 	ref := filepath.Join(realAiperf, "c4")
-	got := recordSlices(referenceRecords(t, filepath.Join(ref, aiperf.RecordsFile)), time.Second.Nanoseconds())
+	got := recordSlices(referenceRecords(t, filepath.Join(ref, aiperf.RecordsFile)), time.Second.Nanoseconds(), nil)
 	require.Len(t, got, 21)
 	want := readJSON(t, filepath.Join(ref, "timeslices-0-5-20.json"))
 	for n, idx := range want["timeslice_index"].([]any) {
@@ -83,4 +86,69 @@ func TestTimeslicesMatchAiperf(t *testing.T) {
 		wv, _ := strconv.ParseFloat(wc[6], 64)
 		assert.InDelta(t, wv, gv, 0.01+1e-6*math.Abs(wv), "row %d %s", i, fmt.Sprint(wc[3:6]))
 	}
+}
+
+// csvReference writes the timeslice table with encoding/csv, as
+// writeTimeslicesCSV did before it built rows by hand: the bytes it must
+// keep writing.
+func csvReference(t testing.TB, ts []recordSlice) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.UseCRLF = true
+	require.NoError(t, w.Write([]string{"Timeslice", "Start_NS", "End_NS", "Metric", "Unit", "Stat", "Value"}))
+	for i, s := range ts {
+		blocks := slices.Clone(s.blocks)
+		slices.SortStableFunc(blocks, func(a, b field) int { return strings.Compare(a.Key, b.Key) })
+		for _, f := range blocks {
+			blk, ok := f.Value.(object)
+			if !ok {
+				continue
+			}
+			unit, _ := blk.get("unit").(string)
+			name := strings.TrimSuffix(displayName(f.Key, unit), " ("+unit+")")
+			for _, st := range summaryCSVStats {
+				if v, ok := statNumber(blk.get(st)); ok {
+					require.NoError(t, w.Write([]string{strconv.Itoa(i), strconv.FormatInt(s.start, 10), strconv.FormatInt(s.end, 10),
+						name, unit, st, strconv.FormatFloat(v, 'f', 2, 64)}))
+				}
+			}
+		}
+	}
+	w.Flush()
+	require.NoError(t, w.Error())
+	return b.Bytes()
+}
+
+// TestTimeslicesCSVBytes: the hand-built rows are byte for byte what
+// encoding/csv writes, for aiperf's own slices and for slices whose tags
+// and units need quoting (comma, quote, line breaks, a leading space,
+// `\.`), whose statistics are of every number type a block holds (NaN
+// and Inf left out), duplicated (the last wins), or not numbers at all.
+func TestTimeslicesCSVBytes(t *testing.T) {
+	real := recordSlices(referenceRecords(t, filepath.Join(realAiperf, "c4", aiperf.RecordsFile)), time.Second.Nanoseconds(), nil)
+	odd := []recordSlice{
+		{start: -5, end: 1 << 62, blocks: object{
+			{"zeta,comma", object{{"unit", "ms"}, {"avg", num(1.005)}, {"min", rawFloat(-0.004)}, {"max", int64(1 << 60)}, {"sum", 7}, {"p50", 2.5}}},
+			{"alpha", object{{"unit", `to"k`}, {"avg", num(math.NaN())}, {"p1", rawFloat(math.Inf(1))}, {"std", num(1e21)}}},
+			{"lead", object{{"unit", " sp"}, {"avg", num(3)}, {"avg", num(4)}, {"p99", "text"}}},
+			{"line\nbreak", object{{"unit", "a\r\nb"}, {"p90", num(0.125)}}},
+			{"dot", object{{"unit", `\.`}, {"p95", num(-0)}}},
+			{"nounit", object{{"p10", num(12345678.999)}}},
+			{"not_a_block", num(3)},
+			{"alpha", object{{"unit", "requests"}, {"p25", num(1)}}},
+		}},
+		{start: 0, end: 0},
+	}
+	for name, ts := range map[string][]recordSlice{"aiperf c4": real, "odd": odd, "none": nil} {
+		var got bytes.Buffer
+		require.NoError(t, writeTimeslicesCSV(&got, ts), name)
+		assert.Equal(t, string(csvReference(t, ts)), got.String(), name)
+	}
+}
+
+// TestTimeslicesCSVWriteError: the writer's error is returned.
+func TestTimeslicesCSVWriteError(t *testing.T) {
+	full := errors.New("disk full")
+	err := writeTimeslicesCSV(failingWriter{full}, []recordSlice{{blocks: object{{"m", object{{"unit", "ms"}, {"avg", num(1)}}}}}})
+	assert.ErrorIs(t, err, full)
 }

@@ -22,14 +22,6 @@ const (
 	numDatasetEntries      = 393
 )
 
-// Trace loaders (aiperf --public-dataset): InferenceX picks the first two by
-// model prefix; the H200 Qwen3.5 recipe pins the older 061526 corpus.
-const (
-	Loader062126            = "semianalysis_cc_traces_weka_062126"
-	Loader062126256k        = "semianalysis_cc_traces_weka_062126_256k"
-	LoaderWithSubagents256k = "semianalysis_cc_traces_weka_with_subagents_256k"
-)
-
 // defaultLoader is resolve_trace_source's choice: the 256k-capped corpus
 // except for models with long native context.
 func defaultLoader(modelPrefix string) string {

@@ -148,3 +148,11 @@ func (c ClientEnv) Steps() ([]SetupStep, error) {
 		Env: map[string]string{"HF_HUB_CACHE": c.HubCache}, Present: []string{path.Join(HubDatasetDir(c.HubCache, dataset), "snapshots", "*", "*")}, Network: true})
 	return steps, nil
 }
+
+// Trace loaders (aiperf --public-dataset): InferenceX picks the first two by
+// model prefix; the H200 Qwen3.5 recipe pins the older 061526 corpus.
+const (
+	Loader062126            = "semianalysis_cc_traces_weka_062126"
+	Loader062126256k        = "semianalysis_cc_traces_weka_062126_256k"
+	LoaderWithSubagents256k = "semianalysis_cc_traces_weka_with_subagents_256k"
+)

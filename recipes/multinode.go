@@ -132,69 +132,6 @@ func MultiNodeRows(rows matrix.Matrix) (bool, error) {
 	return true, nil
 }
 
-// PlanMultiNode plans multi-node and disaggregated agentic rows as
-// InferenceX's multi-node launchers run them. A row that cannot be planned
-// is a *PlanError problem; one that sweep does not cover yet wraps
-// ErrNotSupported with the exact reason.
-func PlanMultiNode(rows matrix.Matrix, opts PlanOptions) ([]MultiNodePoint, error) {
-	cfg, err := opts.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	var out []MultiNodePoint
-	var probs []*Problem
-	for i, r := range rows {
-		p, err := cfg.planMultiNode(r)
-		if err != nil {
-			probs = append(probs, &Problem{Index: i, ConfigKey: r.ConfigKey, Point: describe(r), Role: "recipe", Err: err})
-			continue
-		}
-		out = append(out, p)
-	}
-	if len(probs) > 0 {
-		return nil, &PlanError{Problems: mergeNotSupported(probs)}
-	}
-	return out, nil
-}
-
-func notSupported(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrNotSupported, fmt.Sprintf(format, a...))
-}
-
-func (o *planConfig) planMultiNode(r *matrix.Row) (MultiNodePoint, error) {
-	if !r.Kind.Agentic() {
-		return MultiNodePoint{}, notSupported("fixed-seq-len scenario; sweep plans agentic-coding points only")
-	}
-	if r.Kind != matrix.AgenticMultiNode || r.Prefill == nil || r.Decode == nil {
-		return MultiNodePoint{}, notSupported("framework %s on a single-node row: InferenceX runs it only through a multi-node launcher", r.Framework)
-	}
-	runner := o.RunnerName
-	if runner == "" {
-		runner = RunnerName(r, o.Runners)
-	}
-	runner = strings.TrimPrefix(runner, "cluster:")
-	launcher, _, _ := strings.Cut(runner, "_")
-	p := MultiNodePoint{Row: *r.Clone(), Launcher: launcher, Disagg: r.Disagg, ResultFilename: MultiNodeResultFilename(r, runner)}
-	if r.Disagg {
-		p.KVTransfer = r.KVP2PTransfer
-	}
-	var err error
-	switch {
-	case strings.HasSuffix(string(r.Framework), "-disagg"):
-		err = o.planAMDDisagg(&p, runner)
-	default:
-		err = planSrtSlurm(&p, runner)
-	}
-	if err != nil {
-		return MultiNodePoint{}, err
-	}
-	for _, role := range p.Roles {
-		p.Nodes += role.Nodes
-		p.GPUs += role.GPUs
-	}
-	return p, nil
-}
-
 // MultiNodeResultFilename is RESULT_FILENAME of InferenceX's multi-node
 // workflow (benchmark-multinode-tmpl.yml): the exp name, precision and
 // framework, both workers' layouts, disagg, spec and the concurrencies.
@@ -241,3 +178,58 @@ func intSetting(set map[string]string, key string) (int, error) {
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// LocalMultiNode is a disaggregated multi-node point laid out on one host,
+// as `sweep run --simulate` runs it: each prefill and decode worker of the
+// job on a loopback port of its own, the router in front of them, and the
+// trace-replay client against the router. The workers' and the router's
+// argv are the multi-node plan's (MultiNodePoint), with the per-node
+// addresses and ports of job.slurm replaced by loopback ones.
+type LocalMultiNode struct {
+	Point MultiNodePoint
+	// Conc is the concurrency the client runs.
+	Conc int
+	// Workers are the prefill workers, then the decode workers.
+	Workers []LocalWorker
+	Router  Command
+	// RouterHost is the address the router (and the client beside it)
+	// runs at: "localhost" on one host, the first node's address when
+	// the roles run on several nodes (PlanMultiNodeOnHosts).
+	RouterHost string
+	// RouterHealthURL is the router's readiness endpoint.
+	RouterHealthURL string
+	// Client is the aiperf trace replay against the router (InferenceX's
+	// build_replay_cmd settings, as for single-node points).
+	Client Command
+	// MetricsURLs are every worker's Prometheus endpoint (prefill first),
+	// which the client records as server metrics.
+	MetricsURLs []string
+	// RequiredMetricPrefix must appear in the recorded server metrics.
+	RequiredMetricPrefix string
+	// ResultDir holds the logs, command files and aiperf_artifacts/;
+	// ResultFilename is InferenceX's per-concurrency multi-node result
+	// name, <RESULT_FILENAME>_conc<N>.
+	ResultDir, ResultFilename string
+	Escapes                   []schema.Escape
+
+	// How it was planned, for OnHosts.
+	row   *matrix.Row
+	opts  PlanOptions
+	ports []int
+}
+
+// LocalWorker is one engine of a LocalMultiNode.
+type LocalWorker struct {
+	// Name is the role and index ("prefill0", "decode1"): the process's
+	// name, its log (<Name>.log) and command file (<Name>_command.txt).
+	Name    string
+	Role    Role
+	Command Command
+	// Host is the address the worker listens at ("127.0.0.1" on one host).
+	Host string
+	// HealthURL and MetricsURL are on the worker's own host and port.
+	HealthURL, MetricsURL string
+}
+
+// CommandFile is where the worker's command is recorded.
+func (w LocalWorker) CommandFile() string { return w.Name + "_command.txt" }

@@ -9,47 +9,7 @@ import (
 	"strings"
 
 	"sweep/configs/matrix"
-	"sweep/recipes/schema"
 )
-
-// LocalMultiNode is a disaggregated multi-node point laid out on one host,
-// as `sweep run --simulate` runs it: each prefill and decode worker of the
-// job on a loopback port of its own, the router in front of them, and the
-// trace-replay client against the router. The workers' and the router's
-// argv are the multi-node plan's (MultiNodePoint), with the per-node
-// addresses and ports of job.slurm replaced by loopback ones.
-type LocalMultiNode struct {
-	Point MultiNodePoint
-	// Conc is the concurrency the client runs.
-	Conc int
-	// Workers are the prefill workers, then the decode workers.
-	Workers []LocalWorker
-	Router  Command
-	// RouterHost is the address the router (and the client beside it)
-	// runs at: "localhost" on one host, the first node's address when
-	// the roles run on several nodes (PlanMultiNodeOnHosts).
-	RouterHost string
-	// RouterHealthURL is the router's readiness endpoint.
-	RouterHealthURL string
-	// Client is the aiperf trace replay against the router (InferenceX's
-	// build_replay_cmd settings, as for single-node points).
-	Client Command
-	// MetricsURLs are every worker's Prometheus endpoint (prefill first),
-	// which the client records as server metrics.
-	MetricsURLs []string
-	// RequiredMetricPrefix must appear in the recorded server metrics.
-	RequiredMetricPrefix string
-	// ResultDir holds the logs, command files and aiperf_artifacts/;
-	// ResultFilename is InferenceX's per-concurrency multi-node result
-	// name, <RESULT_FILENAME>_conc<N>.
-	ResultDir, ResultFilename string
-	Escapes                   []schema.Escape
-
-	// How it was planned, for OnHosts.
-	row   *matrix.Row
-	opts  PlanOptions
-	ports []int
-}
 
 // OnHosts is the same point laid out with its router and workers at
 // hosts (PlanMultiNodeOnHosts: hosts[0] the router's, then the
@@ -60,22 +20,6 @@ func (l *LocalMultiNode) OnHosts(hosts []string) (*LocalMultiNode, error) {
 	}
 	return PlanMultiNodeOnHosts(l.row, l.Conc, l.opts, l.ports, hosts)
 }
-
-// LocalWorker is one engine of a LocalMultiNode.
-type LocalWorker struct {
-	// Name is the role and index ("prefill0", "decode1"): the process's
-	// name, its log (<Name>.log) and command file (<Name>_command.txt).
-	Name    string
-	Role    Role
-	Command Command
-	// Host is the address the worker listens at ("127.0.0.1" on one host).
-	Host string
-	// HealthURL and MetricsURL are on the worker's own host and port.
-	HealthURL, MetricsURL string
-}
-
-// CommandFile is where the worker's command is recorded.
-func (w LocalWorker) CommandFile() string { return w.Name + "_command.txt" }
 
 // LocalWorkerCount is how many ports PlanLocalMultiNode needs for a
 // planned point: one per prefill and decode worker, plus the router's.

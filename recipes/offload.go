@@ -7,38 +7,6 @@ import (
 	"strings"
 )
 
-// Offload is one KV offload backend a recipe accepts on rows with
-// kv-offloading dram. Its settings are sized from the row's
-// total-cpu-dram-gb, the CPU DRAM budget the matrix generator computed.
-type Offload struct {
-	// Backend is the kv-offload-backend name (hicache, vllm-simple, lmcache).
-	Backend string
-	// Args returns the engine flags for the row.
-	Args func(*Ctx) ([]Arg, error)
-	// Sidecars returns processes that must be ready before the engine
-	// starts (LMCache servers); nil for none.
-	Sidecars func(*Ctx) []Sidecar
-	// Env is exported before the engine starts on offload rows.
-	Env []EnvVar
-}
-
-// Sidecar is a helper process of a point (an LMCache shard server, the
-// Mooncake master). Files are written before it starts. HealthURL is ""
-// for a sidecar without a readiness endpoint (the Mooncake master, which
-// InferenceX only checks is alive after 2 s).
-type Sidecar struct {
-	Name      string  `json:"name"`
-	Command   Command `json:"command"`
-	HealthURL string  `json:"health_url"`
-	Files     []File  `json:"files,omitempty"`
-}
-
-// File is a file a point writes before a process starts (a config file).
-type File struct {
-	Path    string `json:"path"`
-	Content string `json:"content"`
-}
-
 // OffloadArgs expands the offload flags of the row's backend (nothing on
 // rows without offload).
 var OffloadArgs = Arg{Name: "<offload>", Expand: offloadArgs}

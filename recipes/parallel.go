@@ -2,42 +2,6 @@ package recipes
 
 import "strconv"
 
-// EPRule says how a recipe passes the row's expert-parallel size.
-type EPRule uint8
-
-// Expert-parallel rules.
-const (
-	// EPAlways passes the size every time (SGLang --ep-size E, also E=1).
-	// For vLLM it means --enable-expert-parallel whenever EP > 1.
-	EPAlways EPRule = iota
-	// EPAboveOne passes it only when EP > 1 (DSv4 SGLang).
-	EPAboveOne
-	// EPIgnored never passes it (the recipe has no EP handling).
-	EPIgnored
-)
-
-// Parallel maps a row's TP / EP / DP attention to engine flags. The mapping
-// itself is shared per engine (ParallelArgs):
-//
-//	SGLang  TP: --tp-size T [--dp-size 1] --ep-size 1     TEP: ... --ep-size T
-//	        DEP (dp-attn): --tp-size T --dp-size T --enable-dp-attention, engine on PORT+1
-//	        behind sglang_router on PORT
-//	vLLM    TP: --tensor-parallel-size T [--data-parallel-size 1]
-//	        EP > 1: --enable-expert-parallel
-//	        DEP (dp-attn): --tensor-parallel-size 1 --data-parallel-size T, engine on
-//	        PORT+1 behind vllm-router on PORT
-type Parallel struct {
-	// DataParallelOne passes an explicit data-parallel size of 1 on rows
-	// without DP attention (--dp 1 / --data-parallel-size 1).
-	DataParallelOne bool
-	EP              EPRule
-	// DPAttention says the recipe has a DP-attention path; rows with
-	// dp-attn are a plan error otherwise.
-	DPAttention bool
-	// DPAttnArgs are extra engine flags on DP-attention rows.
-	DPAttnArgs []Arg
-}
-
 // ParallelArgs expands the recipe's parallelism mapping at its position.
 var ParallelArgs = Arg{Name: "<parallel>", Expand: parallelArgs}
 

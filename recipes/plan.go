@@ -1,290 +1,23 @@
 package recipes
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	"sweep/configs"
 	"sweep/configs/matrix"
-	"sweep/internal/filename"
 	"sweep/metrics/result"
 	"sweep/recipes/schema"
 )
-
-// Command is one process of a point: argv (the program first, as InferenceX
-// runs it) and its environment.
-//
-// Env is the environment InferenceX gives the process beyond the runner's
-// own: workflow settings, benchmark_lib exports and the recipe's exports.
-// Left out are launcher site paths (HF cache mounts, the MI355X aiperf mmap
-// cache, VLLM_CACHE_ROOT) and the Bash-only knobs sweep resolves at plan
-// time (MODEL_PATH, EVAL_FRAMEWORK, WEKA_LOADER_OVERRIDE, GPU_METRICS_CSV).
-// Unset names variables removed from the inherited environment; EnvFrom
-// copies one variable to another at run time when the source is set
-// (HIP_VISIBLE_DEVICES from ROCR_VISIBLE_DEVICES). Placeholders lists the
-// ${NAME} tokens in Argv or Env that the runner fills in at run time.
-type Command struct {
-	Argv         []string          `json:"argv"`
-	Env          map[string]string `json:"env"`
-	Unset        []string          `json:"unset,omitempty"`
-	EnvFrom      map[string]string `json:"env_from,omitempty"`
-	Placeholders []string          `json:"placeholders,omitempty"`
-}
-
-// Point is one planned benchmark point: everything needed to run one matrix
-// row. Router is nil without DP attention; exactly one of Client (benchmark
-// rows) and Eval (eval-only rows) is set.
-type Point struct {
-	// Row is the matrix row the point runs; Row.ConfigKey names its key.
-	Row    matrix.Row
-	Recipe string // recipe name = InferenceX script stem
-	// Engine is the inference server; CommandFile is where InferenceX
-	// records its argv (sglang_command.txt, ...).
-	Engine      Command
-	CommandFile string
-	Router      *Command
-	Client      *Command
-	Eval        *Command
-	// Sidecars must be started and ready before the engine (LMCache).
-	Sidecars []Sidecar
-	// MetricsURLs are the Prometheus endpoints aiperf records: its --url
-	// base plus every --server-metrics URL. RequiredMetricPrefix must
-	// appear in the exported server metrics ("" for no check).
-	MetricsURLs          []string
-	RequiredMetricPrefix string
-	// GoldenAL is the golden acceptance length the engine simulates; nil
-	// without speculative decoding and on eval-only rows (real acceptance).
-	GoldenAL *float64
-	// HealthURL is the engine's readiness endpoint; RouterHealthURL the
-	// router's ("" without a router).
-	HealthURL, RouterHealthURL string
-	// Port is the point's public port (the router's with DP attention);
-	// EnginePort the engine's.
-	Port, EnginePort int
-	// ResultDir holds server.log, the command files and aiperf_artifacts/;
-	// ResultFilename is InferenceX's RESULT_FILENAME (no extension).
-	ResultDir, ResultFilename string
-	// Fast is true for agentx-fast discovery points (1200 s, 1 warm-up).
-	Fast bool
-	// ProbeDuration is the benchmark duration in seconds of a point planned
-	// as an adaptive search's short bracketing probe (0: not a probe).
-	ProbeDuration int
-	// Escapes lists flags or commands not checked against a schema.
-	Escapes []schema.Escape
-	// Launch are the host commands that run the point on its runner, in
-	// order (filled by the launch package; empty when not asked for).
-	Launch []HostCommand
-	// ClientSetup are the steps that make the client's environment in the
-	// container before the engine starts (ClientEnv.Steps: the aiperf
-	// venv, the trace set); empty when the client is already there.
-	ClientSetup []SetupStep
-	// MultiNode is the disaggregated multi-node point laid out on its
-	// hosts (LocalMultiNode.SweepPoint), nil for a single-node point; Engine is
-	// then its first prefill worker and Router its PD router.
-	MultiNode *LocalMultiNode
-}
-
-type pointJSON struct {
-	Row                  *matrix.Row     `json:"row"`
-	ConfigKey            string          `json:"config_key,omitempty"`
-	Recipe               string          `json:"recipe"`
-	Engine               Command         `json:"engine"`
-	CommandFile          string          `json:"command_file"`
-	Router               *Command        `json:"router"`
-	Client               *Command        `json:"client"`
-	Eval                 *Command        `json:"eval"`
-	Sidecars             []Sidecar       `json:"sidecars,omitempty"`
-	MetricsURLs          []string        `json:"metrics_urls"`
-	RequiredMetricPrefix string          `json:"required_metric_prefix"`
-	GoldenAL             *float64        `json:"golden_al"`
-	HealthURL            string          `json:"health_url"`
-	RouterHealthURL      string          `json:"router_health_url,omitempty"`
-	Port                 int             `json:"port"`
-	EnginePort           int             `json:"engine_port"`
-	ResultDir            string          `json:"result_dir"`
-	ResultFilename       string          `json:"result_filename"`
-	Fast                 bool            `json:"fast"`
-	ProbeDuration        int             `json:"probe_duration,omitempty"`
-	Escapes              []schema.Escape `json:"escapes,omitempty"`
-	Launch               []HostCommand   `json:"launch,omitempty"`
-	ClientSetup          []SetupStep     `json:"client_setup,omitempty"`
-}
-
-// MarshalJSON writes the point as `sweep plan --format json` prints it:
-// {"row", "config_key", "engine": {"argv", "env"}, "router", "client",
-// "eval", "metrics_urls", "required_metric_prefix", "golden_al", ...}. The
-// row is InferenceX's row JSON; its key is the separate "config_key".
-func (p Point) MarshalJSON() ([]byte, error) {
-	return json.Marshal(pointJSON{
-		Row: &p.Row, ConfigKey: p.Row.ConfigKey, Recipe: p.Recipe, Engine: p.Engine, CommandFile: p.CommandFile,
-		Router: p.Router, Client: p.Client, Eval: p.Eval, Sidecars: p.Sidecars,
-		MetricsURLs: p.MetricsURLs, RequiredMetricPrefix: p.RequiredMetricPrefix, GoldenAL: p.GoldenAL,
-		HealthURL: p.HealthURL, RouterHealthURL: p.RouterHealthURL, Port: p.Port, EnginePort: p.EnginePort,
-		ResultDir: p.ResultDir, ResultFilename: p.ResultFilename, Fast: p.Fast, ProbeDuration: p.ProbeDuration, Escapes: p.Escapes, Launch: p.Launch,
-		ClientSetup: p.ClientSetup,
-	})
-}
-
-// UnmarshalJSON reads a point as MarshalJSON writes it, so a point planned
-// on one machine runs unchanged on another (sweep run --plan). Unknown
-// keys are errors.
-func (p *Point) UnmarshalJSON(data []byte) error {
-	var pj pointJSON
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&pj); err != nil {
-		return fmt.Errorf("planned point: %w", err)
-	}
-	if pj.Row == nil {
-		return errors.New(`planned point: no "row"`)
-	}
-	if len(pj.Engine.Argv) == 0 {
-		return errors.New(`planned point: "engine" has no argv`)
-	}
-	// Both name files in the point's result directory.
-	if err := filename.Check("result_filename", pj.ResultFilename); err != nil {
-		return fmt.Errorf("planned point: %w", err)
-	}
-	if pj.CommandFile != "" {
-		if err := filename.Check("command_file", pj.CommandFile); err != nil {
-			return fmt.Errorf("planned point: %w", err)
-		}
-	}
-	*p = Point{
-		Row: *pj.Row, Recipe: pj.Recipe, Engine: pj.Engine, CommandFile: pj.CommandFile,
-		Router: pj.Router, Client: pj.Client, Eval: pj.Eval, Sidecars: pj.Sidecars,
-		MetricsURLs: pj.MetricsURLs, RequiredMetricPrefix: pj.RequiredMetricPrefix, GoldenAL: pj.GoldenAL,
-		HealthURL: pj.HealthURL, RouterHealthURL: pj.RouterHealthURL, Port: pj.Port, EnginePort: pj.EnginePort,
-		ResultDir: pj.ResultDir, ResultFilename: pj.ResultFilename, Fast: pj.Fast, ProbeDuration: pj.ProbeDuration, Escapes: pj.Escapes, Launch: pj.Launch,
-		ClientSetup: pj.ClientSetup,
-	}
-	p.Row.ConfigKey = pj.ConfigKey
-	return nil
-}
-
-// Default plan settings (InferenceX's values).
-const (
-	DefaultPort          = 8888
-	DefaultResultDir     = "/workspace/results"
-	DefaultAiperfVersion = "0.12.0"
-	// ForkAiperfVersion is the aiperf schema of the fork InferenceX pins
-	// (SemiAnalysisAI/aiperf 754356e9); AiperfVersion "fork" selects it.
-	ForkAiperfVersion = "sa-754356e9"
-)
-
-// PlanOptions tune Plan. Zero values take the defaults named on each field.
-type PlanOptions struct {
-	// Port is the point's public port (default 8888).
-	Port int
-	// ModelPath is what engines load (default: the row's model id).
-	ModelPath string
-	// ResultDir is the per-point result directory (default
-	// /workspace/results).
-	ResultDir string
-	// AiperfVersion picks the aiperf schema: "0.12.0" (default, upstream)
-	// or the InferenceX fork's version ForkAiperfVersion ("fork" for short).
-	AiperfVersion string
-	// Fast plans agentx-fast points: 1200 s and 1 warm-up request per lane.
-	Fast bool
-	// Duration, when > 0, replaces the row's duration in seconds (ignored
-	// in Fast mode, as InferenceX does).
-	Duration int
-	// ProbeDuration, when > 0, plans every benchmark point as an adaptive
-	// search's bracketing probe of this many seconds, in either mode (the
-	// mode's warm-up stays; below 900 s aiperf gets --unsafe-override, as
-	// InferenceX passes it).
-	ProbeDuration int
-	// Eval plans every row as an eval-only point (lm-eval instead of
-	// aiperf); rows already marked eval-only are eval points regardless.
-	Eval bool
-	// RunnerName names the runner for RESULT_FILENAME and launcher routing
-	// (default: the first runner of the row's label in Runners).
-	RunnerName string
-	// Catalog holds the recipes: models.Builtin() (sweep/recipes/models)
-	// for the shipped ones. Required.
-	Catalog *Catalog
-	// Runners is runners.yaml (default: the embedded one).
-	Runners *configs.Runners
-	// Golden holds the golden AL curves (default: the embedded ones).
-	Golden *configs.GoldenAL
-}
-
-// Problem is one reason a point cannot be planned.
-type Problem struct {
-	Index     int    // the row's position in the input
-	ConfigKey string // "" when unknown
-	Point     string // short description: tp/ep/dpa/conc
-	Recipe    string // "" when no recipe was found
-	Role      string // "recipe", "engine", "router", "client", "eval"
-	Err       error  // a *schema.Error for schema problems
-}
-
-func (p *Problem) Error() string {
-	var b strings.Builder
-	if p.Recipe != "" {
-		fmt.Fprintf(&b, "recipe %s: ", p.Recipe)
-	}
-	if p.ConfigKey != "" {
-		b.WriteString(p.ConfigKey + " ")
-	}
-	fmt.Fprintf(&b, "%s: %s: %v", p.Point, p.Role, p.Err)
-	return b.String()
-}
-
-func (p *Problem) Unwrap() error { return p.Err }
-
-// PlanError lists every problem of a plan (every offending point; one
-// problem for all rows of a key that are not supported yet). A single
-// problem prints as one line.
-type PlanError struct {
-	Problems []*Problem
-}
-
-func (e *PlanError) Error() string {
-	if len(e.Problems) == 1 {
-		return e.Problems[0].Error()
-	}
-	pts := map[int]bool{}
-	msgs := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		pts[p.Index] = true
-		msgs[i] = "  " + p.Error()
-	}
-	return fmt.Sprintf("%d problem(s) in %d point(s):\n%s", len(e.Problems), len(pts), strings.Join(msgs, "\n"))
-}
-
-// Unwrap exposes each problem to errors.Is and errors.As.
-func (e *PlanError) Unwrap() []error {
-	out := make([]error, len(e.Problems))
-	for i, p := range e.Problems {
-		out[i] = p
-	}
-	return out
-}
 
 // HFSnapshotPlaceholder stands for the revision of a model snapshot in the
 // HF hub cache, which the H200 MiniMax-M3 recipe resolves at run time
 // (refs/main of the cached model).
 const HFSnapshotPlaceholder = "${HF_SNAPSHOT_REVISION}"
-
-// ErrInvalidOptions wraps every PlanOptions problem (a bad port, duration
-// or aiperf version), so callers can report it as a usage error.
-var ErrInvalidOptions = errors.New("invalid plan options")
-
-// ErrUnsupportedEngine is returned for a recipe engine this package has no
-// shared behaviour for.
-var ErrUnsupportedEngine = errors.New("unsupported engine")
-
-func errUnsupportedEngine(r *Recipe) error {
-	return fmt.Errorf("recipe %s: %w %q", r.Name, ErrUnsupportedEngine, r.Engine)
-}
 
 // Plan builds the point of every row (Row.ConfigKey names each point's
 // key in problems and output). Every command is checked against its
@@ -314,61 +47,6 @@ func Plan(rows matrix.Matrix, opts PlanOptions) ([]Point, error) {
 		return nil, &PlanError{Problems: mergeNotSupported(probs)}
 	}
 	return points, nil
-}
-
-type planConfig struct {
-	PlanOptions
-	aiperf *schema.Schema
-}
-
-func (o PlanOptions) withDefaults() (*planConfig, error) {
-	if o.Port == 0 {
-		o.Port = DefaultPort
-	}
-	if o.Port < 1 || RouterMetricsPort(o.Port) > math.MaxUint16 {
-		return nil, fmt.Errorf("%w: port %d: want 1..%d (the router's metrics use port+%d)", ErrInvalidOptions, o.Port, math.MaxUint16-routerMetricsOffset, routerMetricsOffset)
-	}
-	if o.ResultDir == "" {
-		o.ResultDir = DefaultResultDir
-	}
-	switch o.AiperfVersion {
-	case "":
-		o.AiperfVersion = DefaultAiperfVersion
-	case "fork":
-		o.AiperfVersion = ForkAiperfVersion
-	}
-	if o.Duration < 0 {
-		return nil, fmt.Errorf("%w: duration %d: want > 0 seconds", ErrInvalidOptions, o.Duration)
-	}
-	if o.ProbeDuration < 0 {
-		return nil, fmt.Errorf("%w: probe duration %d: want > 0 seconds", ErrInvalidOptions, o.ProbeDuration)
-	}
-	var err error
-	if o.Runners == nil {
-		if o.Runners, err = configs.DefaultRunners(); err != nil {
-			return nil, err
-		}
-	}
-	if o.Golden == nil {
-		if o.Golden, err = configs.DefaultGoldenAL(); err != nil {
-			return nil, err
-		}
-	}
-	a, err := schema.Load("aiperf", o.AiperfVersion)
-	if err != nil {
-		return nil, fmt.Errorf("%w: aiperf version: %w", ErrInvalidOptions, err)
-	}
-	return &planConfig{PlanOptions: o, aiperf: a}, nil
-}
-
-// describe is the short point description used in problems: the arm's
-// label as knees and sweeps print it, then the concurrency ("tp8 ep8 dpa
-// kv:dram c32").
-func describe(r *matrix.Row) string {
-	if r.Kind.MultiNode() {
-		return fmt.Sprintf("%s (multi-node) conc%v", r.ExpName, r.Concs)
-	}
-	return result.RowIdentity(r).PointLabel(r.Conc)
 }
 
 func kvName(r *matrix.Row) string {
@@ -706,7 +384,7 @@ func build(s *schema.Schema, c *Ctx, r *Recipe, args []Arg) ([]string, []schema.
 				b.Unchecked(a.Name, escapeValues(v), a.EscapeReason)
 				continue
 			}
-			if err := set(b, a.Name, v); err != nil {
+			if err := setFlag(b, a.Name, v); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -737,10 +415,10 @@ func escapeValues(v any) []string {
 	}
 }
 
-// set applies one flag with the setter that matches its schema type. An
+// setFlag applies one flag with the setter that matches its schema type. An
 // unknown flag still goes through a setter, which records the problem
 // with the closest known spelling.
-func set(b *schema.Builder, name string, v any) error {
+func setFlag(b *schema.Builder, name string, v any) error {
 	f, ok := b.Schema().Lookup(name)
 	if !ok {
 		switch x := v.(type) {

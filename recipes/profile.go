@@ -330,22 +330,6 @@ func ProfileFor(runner string) (Profile, error) {
 // ErrNoProfile marks a runner without a runner profile.
 var ErrNoProfile = errors.New("no runner profile")
 
-// SiteProfile is the runner's profile (ProfileFor: an unknown runner is
-// ErrNoProfile) with the site changes (key=value, ApplySite) applied in
-// order.
-func SiteProfile(runner string, site []string) (Profile, error) {
-	prof, err := ProfileFor(runner)
-	if err != nil {
-		return prof, err
-	}
-	for _, s := range site {
-		if err := prof.ApplySite(s); err != nil {
-			return prof, err
-		}
-	}
-	return prof, nil
-}
-
 // DeviceEnv returns the variables that give a process the GPU ids.
 func (p Profile) DeviceEnv(gpus []int) map[string]string {
 	ids := make([]string, len(gpus))

@@ -262,3 +262,82 @@ func NoDPAttention(c *Ctx) bool { return !c.DPAttn }
 
 // Offloaded is true for rows with KV offload to DRAM.
 func Offloaded(c *Ctx) bool { return c.Offloaded() }
+
+// EPRule says how a recipe passes the row's expert-parallel size.
+type EPRule uint8
+
+// Expert-parallel rules.
+const (
+	// EPAlways passes the size every time (SGLang --ep-size E, also E=1).
+	// For vLLM it means --enable-expert-parallel whenever EP > 1.
+	EPAlways EPRule = iota
+	// EPAboveOne passes it only when EP > 1 (DSv4 SGLang).
+	EPAboveOne
+	// EPIgnored never passes it (the recipe has no EP handling).
+	EPIgnored
+)
+
+// Parallel maps a row's TP / EP / DP attention to engine flags. The mapping
+// itself is shared per engine (ParallelArgs):
+//
+//	SGLang  TP: --tp-size T [--dp-size 1] --ep-size 1     TEP: ... --ep-size T
+//	        DEP (dp-attn): --tp-size T --dp-size T --enable-dp-attention, engine on PORT+1
+//	        behind sglang_router on PORT
+//	vLLM    TP: --tensor-parallel-size T [--data-parallel-size 1]
+//	        EP > 1: --enable-expert-parallel
+//	        DEP (dp-attn): --tensor-parallel-size 1 --data-parallel-size T, engine on
+//	        PORT+1 behind vllm-router on PORT
+type Parallel struct {
+	// DataParallelOne passes an explicit data-parallel size of 1 on rows
+	// without DP attention (--dp 1 / --data-parallel-size 1).
+	DataParallelOne bool
+	EP              EPRule
+	// DPAttention says the recipe has a DP-attention path; rows with
+	// dp-attn are a plan error otherwise.
+	DPAttention bool
+	// DPAttnArgs are extra engine flags on DP-attention rows.
+	DPAttnArgs []Arg
+}
+
+// Speculation is a recipe's speculative decoding setup. The zero value means
+// none.
+type Speculation struct {
+	// Algorithm, Steps, TopK and DraftTokens are SGLang's
+	// --speculative-algorithm (EAGLE, NEXTN), --speculative-num-steps,
+	// --speculative-eagle-topk and --speculative-num-draft-tokens.
+	Algorithm                string
+	Steps, TopK, DraftTokens int
+	// VLLM is vLLM's --speculative-config without the synthetic-acceptance
+	// keys, which SpecArgs adds on benchmark rows.
+	VLLM *VLLMSpecConfig
+	// EvalRejectionSampleMethod replaces the synthetic rejection sampler on
+	// eval-only rows ("block" for Kimi K3); "" drops the key.
+	EvalRejectionSampleMethod string
+	// DraftModel, when set, replaces VLLM.Model with a row-dependent path
+	// (a draft head staged next to the target's weights).
+	DraftModel func(*Ctx) string
+	// Golden says where the golden acceptance length is looked up.
+	Golden GoldenRef
+}
+
+// GoldenRef addresses one golden AL curve: file (without .yaml), model key
+// and thinking mode. The number of speculative tokens comes from the
+// speculation settings.
+type GoldenRef struct {
+	File, Model, Thinking string
+}
+
+// Offload is one KV offload backend a recipe accepts on rows with
+// kv-offloading dram. Its settings are sized from the row's
+// total-cpu-dram-gb, the CPU DRAM budget the matrix generator computed.
+type Offload struct {
+	// Backend is the kv-offload-backend name (hicache, vllm-simple, lmcache).
+	Backend string
+	// Args returns the engine flags for the row.
+	Args func(*Ctx) ([]Arg, error)
+	// Sidecars returns processes that must be ready before the engine
+	// starts (LMCache servers); nil for none.
+	Sidecars func(*Ctx) []Sidecar
+	// Env is exported before the engine starts on offload rows.
+	Env []EnvVar
+}

@@ -7,49 +7,6 @@ import (
 	"sweep/internal/pyjson"
 )
 
-// Speculation is a recipe's speculative decoding setup. The zero value means
-// none.
-type Speculation struct {
-	// Algorithm, Steps, TopK and DraftTokens are SGLang's
-	// --speculative-algorithm (EAGLE, NEXTN), --speculative-num-steps,
-	// --speculative-eagle-topk and --speculative-num-draft-tokens.
-	Algorithm                string
-	Steps, TopK, DraftTokens int
-	// VLLM is vLLM's --speculative-config without the synthetic-acceptance
-	// keys, which SpecArgs adds on benchmark rows.
-	VLLM *VLLMSpecConfig
-	// EvalRejectionSampleMethod replaces the synthetic rejection sampler on
-	// eval-only rows ("block" for Kimi K3); "" drops the key.
-	EvalRejectionSampleMethod string
-	// DraftModel, when set, replaces VLLM.Model with a row-dependent path
-	// (a draft head staged next to the target's weights).
-	DraftModel func(*Ctx) string
-	// Golden says where the golden acceptance length is looked up.
-	Golden GoldenRef
-}
-
-// GoldenRef addresses one golden AL curve: file (without .yaml), model key
-// and thinking mode. The number of speculative tokens comes from the
-// speculation settings.
-type GoldenRef struct {
-	File, Model, Thinking string
-}
-
-// VLLMSpecConfig is vLLM's --speculative-config object. Empty fields are
-// left out.
-type VLLMSpecConfig struct {
-	Method                string `json:"method,omitempty"`
-	Model                 string `json:"model,omitempty"`
-	NumSpeculativeTokens  int    `json:"num_speculative_tokens,omitempty"`
-	AttentionBackend      string `json:"attention_backend,omitempty"`
-	KVCacheDtype          string `json:"kv_cache_dtype,omitempty"`
-	DraftSampleMethod     string `json:"draft_sample_method,omitempty"`
-	RejectionSampleMethod string `json:"rejection_sample_method,omitempty"`
-	// SyntheticAcceptanceLength is written as Python writes a float
-	// (3.0, 2.78), as InferenceX's scripts do.
-	SyntheticAcceptanceLength pyjson.Float `json:"synthetic_acceptance_length,omitempty"`
-}
-
 // Enabled reports whether the recipe uses speculative decoding.
 func (s Speculation) Enabled() bool { return s.Algorithm != "" || s.VLLM != nil }
 
@@ -125,14 +82,4 @@ func syntheticAcceptanceEnv(c *Ctx, r *Recipe) map[string]string {
 		return nil
 	}
 	return env(c.GoldenAL)
-}
-
-// VLLMCompilationConfig is vLLM's --compilation-config object. Empty fields
-// are left out.
-type VLLMCompilationConfig struct {
-	Mode                    int      `json:"mode"`
-	CUDAGraphMode           string   `json:"cudagraph_mode,omitempty"`
-	MaxCUDAGraphCaptureSize int      `json:"max_cudagraph_capture_size,omitempty"`
-	CustomOps               []string `json:"custom_ops,omitempty"`
-	CUDAGraphCaptureSizes   []int    `json:"cudagraph_capture_sizes,omitempty"`
 }

@@ -52,7 +52,7 @@ func (s *Server) Handler() http.Handler {
 		if s.hangs(r) {
 			return
 		}
-		w.Header().Set("X-Sim-Time-Scale", strconv.FormatFloat(s.cfg.TimeScale, 'g', -1, 64))
+		w.Header().Set(simproto.HeaderTimeScale, strconv.FormatFloat(s.cfg.TimeScale, 'g', -1, 64))
 		mux.ServeHTTP(w, r)
 	})
 }

@@ -929,7 +929,7 @@ func (s *Server) simLog(w http.ResponseWriter, r *http.Request) {
 	vc.mu.Lock()
 	defer vc.mu.Unlock()
 	w.Header().Set("Content-Type", "application/octet-stream")
-	w.Header().Set("X-Sim-Samples", strconv.Itoa(vc.samples))
+	w.Header().Set(simproto.HeaderSamples, strconv.Itoa(vc.samples))
 	schema := vc.schema
 	if page := s.malformedPage(); page != nil {
 		schema = page

@@ -3,7 +3,7 @@
 // Every subcommand lives in its own file with an options struct, a
 // constructor that binds its flags (newXxxCmd) and a function that does the
 // work (xxxRun); commands.go lists them. Files shared by several commands
-// hold no command: cli.go (the names of the command framework,
+// hold no command: names.go (the names of the command framework,
 // sweep/internal/cli: commands, usage errors, exit codes, list flags),
 // inputs.go (config inputs), simflags.go,
 // campaignflags.go (the flags discover and official share), ... This file

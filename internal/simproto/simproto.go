@@ -80,6 +80,12 @@ const (
 	// HeaderPrompt, "unknown", answers (409) a prompt that reuses block ids
 	// the engine does not have: send it again whole.
 	HeaderPrompt = "X-Sim-Prompt"
+	// HeaderTimeScale is on every answer of the simulated engine: its
+	// time scale (simulated seconds per wall-clock second).
+	HeaderTimeScale = "X-Sim-Time-Scale"
+	// HeaderSamples is on a /sim/log answer: how many metric samples the
+	// log holds.
+	HeaderSamples = "X-Sim-Samples"
 	// SSEClockPrefix starts the comment line before every SSE event on the
 	// virtual clock: ": sim-time 12.345678".
 	SSEClockPrefix = ": sim-time "

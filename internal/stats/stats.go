@@ -1,8 +1,8 @@
 // Package stats holds the sample statistics sweep writes into its outputs:
 // Percentile (numpy's default linear method, which InferenceX and aiperf
-// use), Mean, PopStd (ddof=0) and SampleStd (ddof=1).
+// use), Median, Mean, PopStd (ddof=0) and SampleStd (ddof=1).
 //
-// Empty input: Percentile, Mean and PopStd return NaN (the statistic is
+// Empty input: Percentile, Median, Mean and PopStd return NaN (the statistic is
 // undefined; writers print NaN as null); SampleStd returns 0 for fewer
 // than two values, as aiperf does. Callers that want another value for an
 // empty sample check the length first.
@@ -14,7 +14,10 @@
 // a float sum does not reproduce in the last bits.
 package stats
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Percentile returns the p-th percentile (0 ≤ p ≤ 100) of sorted, which
 // must be sorted ascending: linear interpolation between the order
@@ -47,6 +50,23 @@ func Mean(xs []float64) float64 {
 		sum += x
 	}
 	return sum / float64(len(xs))
+}
+
+// Median returns the middle value of xs (not sorted in place), the mean of
+// the two middle values for an even count, as Python's statistics.median;
+// NaN when xs is empty. It is Percentile(·, 50) but for the last bit: the
+// two middle values are summed and halved, not interpolated.
+func Median(xs []float64) float64 {
+	n := len(xs)
+	if n == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // PopStd returns the population standard deviation of xs (ddof=0) around

@@ -35,6 +35,7 @@ func TestPercentile(t *testing.T) {
 // TestEmpty pins the stated behaviour on empty input.
 func TestEmpty(t *testing.T) {
 	assert.True(t, math.IsNaN(Percentile(nil, 50)))
+	assert.True(t, math.IsNaN(Median(nil)))
 	assert.True(t, math.IsNaN(Mean(nil)))
 	assert.True(t, math.IsNaN(PopStd(nil)))
 	assert.Equal(t, 0.0, SampleStd(nil))
@@ -46,4 +47,17 @@ func TestMeanStd(t *testing.T) {
 	assert.Equal(t, 5.0, Mean(xs))
 	assert.Equal(t, 2.0, PopStd(xs))
 	assert.InDelta(t, math.Sqrt(32.0/7), SampleStd(xs), 1e-15)
+}
+
+func TestMedian(t *testing.T) {
+	xs := []float64{9, 1, 5}
+	assert.Equal(t, 5.0, Median(xs))
+	assert.Equal(t, []float64{9, 1, 5}, xs, "not sorted in place")
+	assert.Equal(t, 3.0, Median([]float64{4, 1, 2, 9}))
+	assert.Equal(t, 3.0, Median([]float64{4, 2}))
+	// The two middle values are halved after summing (statistics.median),
+	// which Percentile's interpolation does not reproduce in the last bit.
+	a, b := 0.1, 0.7
+	assert.Equal(t, (a+b)/2, Median([]float64{b, a}))
+	assert.NotEqual(t, Percentile([]float64{a, b}, 50), Median([]float64{b, a}))
 }

@@ -20,9 +20,12 @@ import (
 // point's artifacts and its result file are there.
 func PointDir(dir, id string) string { return filepath.Join(dir, id) }
 
-// Path is the result file named name (InferenceX's RESULT_FILENAME, no
-// extension) in directory dir: DIR/NAME.json.
-func Path(dir, name string) string { return filepath.Join(dir, name+".json") }
+// FileName is the file name of the result named name (InferenceX's
+// RESULT_FILENAME, no extension): NAME.json.
+func FileName(name string) string { return name + ".json" }
+
+// Path is the result file named name in directory dir: DIR/NAME.json.
+func Path(dir, name string) string { return filepath.Join(dir, FileName(name)) }
 
 // PointPath is the result file of point id in a sweep directory:
 // DIR/ID/ID.json.

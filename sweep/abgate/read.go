@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"sweep/configs"
 	"sweep/internal/inputfile"
 )
 
@@ -314,12 +315,12 @@ func eachLine(file string, fn func(line int, raw []byte) error) (time.Time, int,
 	for n := 1; ; n++ {
 		raw, rerr := r.ReadBytes('\n')
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return time.Time{}, lines, fmt.Errorf("%s:%d: %w", file, n, rerr)
+			return time.Time{}, lines, &configs.Error{File: file, Line: n, Err: rerr}
 		}
 		if raw = bytes.TrimSpace(raw); len(raw) > 0 {
 			lines++
 			if err := fn(n, raw); err != nil {
-				return time.Time{}, lines, fmt.Errorf("%s:%d: %w", file, n, err)
+				return time.Time{}, lines, &configs.Error{File: file, Line: n, Err: err}
 			}
 		}
 		if rerr != nil {

@@ -3,6 +3,7 @@ package campaign
 import (
 	"time"
 
+	"sweep/internal/stats"
 	"sweep/recipes"
 )
 
@@ -50,20 +51,12 @@ func MeasuredCost(dir string, duration int) (*Cost, error) {
 		}
 	}
 	if len(starts) > 0 {
-		c.StartSeconds, c.MeasuredStart = mean(starts), true
+		c.StartSeconds, c.MeasuredStart = stats.Mean(starts), true
 	}
 	if len(points) > 0 {
-		c.PointSeconds, c.MeasuredPoint = mean(points), true
+		c.PointSeconds, c.MeasuredPoint = stats.Mean(points), true
 	}
 	return c, nil
-}
-
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // Point is a point's load time on a real cluster in seconds: measured,

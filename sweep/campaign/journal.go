@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"sweep/configs"
 	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
 )
@@ -175,7 +176,8 @@ func parseJournal(path string, data []byte) ([]Record, int, error) {
 				if off+nl+1 == len(data) {
 					return recs, off, nil // a torn last line
 				}
-				return nil, 0, fmt.Errorf("%s:%d: unreadable journal record: %v (the journal is append-only; move the directory aside to start over)", path, line, err)
+				return nil, 0, &configs.Error{File: path, Line: line,
+					Msg: fmt.Sprintf("unreadable journal record: %v (the journal is append-only; move the directory aside to start over)", err)}
 			}
 			recs = append(recs, r)
 		}

@@ -29,24 +29,31 @@ func (s Selection) Select(rows matrix.Matrix) matrix.Matrix {
 	var out matrix.Matrix
 	for _, r := range rows {
 		if r.Kind == matrix.AgenticMultiNode {
-			if r = s.selectMultiNode(r); r != nil {
-				r.StampFingerprint()
-				out = append(out, r)
-			}
-			continue
+			r = s.selectMultiNode(r)
+		} else if !s.selectsSingleNode(r) {
+			r = nil
 		}
-		switch {
-		case r.Kind != matrix.AgenticSingleNode:
-		case len(s.TP) > 0 && !slices.Contains(s.TP, r.TP):
-		case len(s.EP) > 0 && !slices.Contains(s.EP, r.EP):
-		case s.DPAttn != "" && strconv.FormatBool(r.DPAttn) != s.DPAttn:
-		case len(s.ConcList) > 0 && !slices.Contains(s.ConcList, r.Conc):
-		default:
+		if r != nil {
 			r.StampFingerprint()
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// selectsSingleNode reports whether r is a single-node agentic row the
+// selection names.
+func (s Selection) selectsSingleNode(r *matrix.Row) bool {
+	switch {
+	case r.Kind != matrix.AgenticSingleNode:
+	case len(s.TP) > 0 && !slices.Contains(s.TP, r.TP):
+	case len(s.EP) > 0 && !slices.Contains(s.EP, r.EP):
+	case s.DPAttn != "" && strconv.FormatBool(r.DPAttn) != s.DPAttn:
+	case len(s.ConcList) > 0 && !slices.Contains(s.ConcList, r.Conc):
+	default:
+		return true
+	}
+	return false
 }
 
 // selectMultiNode is the multi-node row r with the concurrencies the

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"sweep/internal/plural"
+	"sweep/internal/stats"
 )
 
 // Metric selects the throughput a knee is found on.
@@ -530,7 +530,7 @@ func clean(a *Arm, m Metric) []Point {
 			p.Probe = p.Probe && s.Probe
 		}
 		p.Usable = true
-		p.Throughput = ptr(median(p.Replicates))
+		p.Throughput = ptr(stats.Median(p.Replicates))
 		p.Intvty = medianOf(p.samples, func(s *Sample) *float64 { return floatOf(s.Intvty.P50) })
 		p.E2ENormP50 = medianOf(p.samples, func(s *Sample) *float64 { return floatOf(s.E2ENormIntvty.P50) })
 		p.E2ENormP90 = medianOf(p.samples, func(s *Sample) *float64 { return floatOf(s.E2ENormIntvty.P90) })
@@ -582,17 +582,7 @@ func medianOf(ss []*Sample, f func(*Sample) *float64) *float64 {
 	if len(v) == 0 {
 		return nil
 	}
-	return ptr(median(v))
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return ptr(stats.Median(v))
 }
 
 func ptr(v float64) *float64 { return &v }

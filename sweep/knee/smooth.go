@@ -2,7 +2,8 @@ package knee
 
 import (
 	"math"
-	"sort"
+
+	"sweep/internal/stats"
 )
 
 // saturating is the smooth throughput model the knee is read from:
@@ -40,7 +41,7 @@ func fitSaturating(u, y, w []float64) (saturating, float64, []float64) {
 	for i := range u {
 		res[i] = math.Abs(y[i] - m.at(u[i]))
 	}
-	scale := max(1.4826*medianAbs(res), 0.01)
+	scale := max(1.4826*stats.Median(res), 0.01)
 	w2 := make([]float64, len(w))
 	changed := false
 	for i := range w {
@@ -53,16 +54,6 @@ func fitSaturating(u, y, w []float64) (saturating, float64, []float64) {
 		m, _, _ = gridFit(u, y, w2, nil)
 	}
 	return m, scale, w2
-}
-
-func medianAbs(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // gridFit is the weighted least-squares model over the grid of p and v

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"sweep/configs"
 )
 
 // Change is one edited line range of a file, for a diff.
@@ -88,12 +90,14 @@ func EditMaster(data []byte, file, key string, plans []ArmPlan) ([]byte, []Chang
 			}
 		}
 		if hit == nil {
-			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: no agentic-coding search-space entry for %s", file, entry.Line, entry.Column, key, id.Parallelism()))
+			problems = append(problems, (&configs.Error{File: file, Line: entry.Line, Col: entry.Column, Key: key,
+				Msg: "no agentic-coding search-space entry for " + id.Parallelism()}).Error())
 			continue
 		}
 		cl := mapGet(hit, "conc-list")
 		if cl == nil || cl.Kind != yaml.SequenceNode {
-			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: the %s entry has no conc-list (conc-start/conc-end); write one by hand first", file, hit.Line, hit.Column, key, id.Parallelism()))
+			problems = append(problems, (&configs.Error{File: file, Line: hit.Line, Col: hit.Column, Key: key,
+				Msg: "the " + id.Parallelism() + " entry has no conc-list (conc-start/conc-end); write one by hand first"}).Error())
 			continue
 		}
 		edits = append(edits, edit{node: cl, conc: p.Conc})
@@ -106,7 +110,7 @@ func EditMaster(data []byte, file, key string, plans []ArmPlan) ([]byte, []Chang
 	for _, e := range edits {
 		first, last, repl, err := replaceSeq(lines, e.node, e.conc)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d:%d: conc-list: %w", file, e.node.Line, e.node.Column, err)
+			return nil, nil, &configs.Error{File: file, Line: e.node.Line, Col: e.node.Column, Key: "conc-list", Err: err}
 		}
 		old := trimNL(lines[first : last+1])
 		if strings.Join(old, "\n") == strings.Join(trimNL(repl), "\n") {

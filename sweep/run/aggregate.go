@@ -127,7 +127,7 @@ func aggregatePower(dir string, log io.Writer, a *Aggregated, reasons *[]string)
 		}
 		expected := power.ExpectedGPUs(a.Facts.TP, a.Facts.PP, a.Facts.PCP)
 		fields, out = power.AdaptResult(power.Options{
-			ResultDir: dir, AggregateName: a.Facts.ResultFilename + ".json", ExpectedGPUs: &expected,
+			ResultDir: dir, AggregateName: result.FileName(a.Facts.ResultFilename), ExpectedGPUs: &expected,
 			RequirePower: lane.Require, Stdout: log, Stderr: log,
 		})
 	}

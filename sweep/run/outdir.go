@@ -13,6 +13,7 @@ import (
 
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
+	"sweep/metrics/result"
 )
 
 // LockFile is the lock a point holds in its output directory; TagsFile
@@ -162,7 +163,7 @@ func clearPointDir(dir, name string, entries []string) error {
 // into its output directory.
 func sweepWrites(e, name string) bool {
 	switch {
-	case e == "aiperf_artifacts", e == RecordFile, e == PanicFile, e == name+".json":
+	case e == "aiperf_artifacts", e == RecordFile, e == PanicFile, e == result.FileName(name):
 		return true
 	case strings.HasSuffix(e, ".log"), strings.HasSuffix(e, "_command.txt"):
 		return true

@@ -158,7 +158,7 @@ func (r *runner) adaptPower(res *result.Result) (power.Outcome, string) {
 	expected := ps.ExpectedGPUs
 	var log strings.Builder
 	o := power.Options{
-		ResultDir: r.o.OutDir, AggregateName: r.spec.Name + ".json",
+		ResultDir: r.o.OutDir, AggregateName: result.FileName(r.spec.Name),
 		ExpectedGPUs: &expected, RequirePower: ps.Require, Stdout: &log, Stderr: &log,
 	}
 	if ps.AllocatedGPUs {

@@ -128,7 +128,7 @@ func TestRunArtifacts(t *testing.T) {
 		begin := time.Now()
 		res, err := Run(t.Context(), o, io.Discard)
 		require.NoError(t, err)
-		assert.Equal(t, []string{aiperf.RecordsFile, aiperf.SummaryFile, SummaryCSV, ConsoleExport, TimeslicesJSON, TimeslicesCSV, aiperf.ServerMetricsFile, ServerMetricsCSV}, res.Files, "with --slice-duration, the timeslice files")
+		assert.Equal(t, []string{aiperf.RecordsFile, aiperf.SummaryFile, SummaryCSV, ConsoleExport, aiperf.TimeslicesJSON, aiperf.TimeslicesCSV, aiperf.ServerMetricsFile, ServerMetricsCSV}, res.Files, "with --slice-duration, the timeslice files")
 		assert.False(t, res.Cancelled)
 		assert.LessOrEqual(t, f.maxFlight.Load(), int64(o.Concurrency), "concurrency exceeded")
 		assert.Equal(t, int64(o.Concurrency), f.maxFlight.Load(), "all lanes should be busy at some point")

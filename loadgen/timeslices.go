@@ -15,14 +15,11 @@ import (
 	"sweep/metrics/aiperf"
 )
 
-// The timeslice files aiperf 0.12.0 writes with --slice-duration: the
-// profiling phase cut into slices of that length from its first request's
-// start, each slice with the metric blocks of the requests that started
-// in it (slices where none did are left out), as JSON and as a long CSV.
-const (
-	TimeslicesJSON = "profile_export_aiperf_timeslices.json"
-	TimeslicesCSV  = "profile_export_aiperf_timeslices.csv"
-)
+// The timeslice files (aiperf.TimeslicesJSON, aiperf.TimeslicesCSV) are
+// what aiperf 0.12.0 writes with --slice-duration: the profiling phase cut
+// into slices of that length from its first request's start, each slice
+// with the metric blocks of the requests that started in it (slices where
+// none did are left out), as JSON and as a long CSV.
 
 // notInSlices are summary blocks aiperf does not write per slice.
 var notInSlices = []string{"credit_to_start_latency", "effective_latency", "theoretical_prefix_cache_hit"}
@@ -104,23 +101,23 @@ func (r *runner) writeTimeslices(records []*record, phaseCurves func() *curves) 
 	var csvErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		csvErr = atomicfile.WriteWith(filepath.Join(r.o.ArtifactDir, TimeslicesCSV), 0o644, func(w io.Writer) error {
+		csvErr = atomicfile.WriteWith(filepath.Join(r.o.ArtifactDir, aiperf.TimeslicesCSV), 0o644, func(w io.Writer) error {
 			return writeTimeslicesCSV(w, ts)
 		})
 	})
-	jsonErr := atomicfile.WriteWith(filepath.Join(r.o.ArtifactDir, TimeslicesJSON), 0o644, func(w io.Writer) error {
+	jsonErr := atomicfile.WriteWith(filepath.Join(r.o.ArtifactDir, aiperf.TimeslicesJSON), 0o644, func(w io.Writer) error {
 		return writeIndent(w, object{{"timeslices", list}, {"input_config", r.inputConfig()}})
 	})
 	wg.Wait()
 	switch {
 	case jsonErr != nil && csvErr == nil:
-		return []string{TimeslicesCSV}, jsonErr
+		return []string{aiperf.TimeslicesCSV}, jsonErr
 	case jsonErr != nil:
 		return nil, errors.Join(jsonErr, csvErr)
 	case csvErr != nil:
-		return []string{TimeslicesJSON}, csvErr
+		return []string{aiperf.TimeslicesJSON}, csvErr
 	}
-	return []string{TimeslicesJSON, TimeslicesCSV}, nil
+	return []string{aiperf.TimeslicesJSON, aiperf.TimeslicesCSV}, nil
 }
 
 // writeTimeslicesCSV writes the long table: one row per slice, metric

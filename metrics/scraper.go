@@ -3,10 +3,14 @@ package metrics
 import (
 	"context"
 	"errors"
-	"sweep/configs"
-	"sweep/internal/pyjson"
+	"fmt"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
+
+	"sweep/configs"
+	"sweep/internal/pyjson"
 )
 
 // ScraperOptions configure a Scraper. Zero fields take the defaults noted.
@@ -260,4 +264,20 @@ func (ep *EndpointReport) ALCounters() (ALCounters, error) {
 		return ALCounters{Engine: ep.Engine}, errors.New("need two good snapshots of " + ep.URL)
 	}
 	return ALCountersOf(ep.Engine, ep.First, ep.Last)
+}
+
+// EndpointURL is the /metrics URL of s: host:port (http), a base URL,
+// or a full URL with its own path.
+func EndpointURL(s string) (string, error) {
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("%q is not an http(s) URL", s)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/metrics"
+	}
+	return u.String(), nil
 }

@@ -219,3 +219,20 @@ func TestScraperDurationIsAWallBound(t *testing.T) {
 		})
 	}
 }
+
+func TestEndpointURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"localhost:8000":                  "http://localhost:8000/metrics",
+		"http://10.0.0.1:30000/":          "http://10.0.0.1:30000/metrics",
+		"https://host/engine/metrics?x=1": "https://host/engine/metrics?x=1",
+		"http://host:8000/custom_path":    "http://host:8000/custom_path",
+	} {
+		got, err := EndpointURL(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{"ftp://host/x", "http://", "::"} {
+		_, err := EndpointURL(bad)
+		assert.ErrorContains(t, err, "is not an http(s) URL", bad)
+	}
+}

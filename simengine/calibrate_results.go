@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
+	"text/tabwriter"
 
 	"sweep/configs"
 	"sweep/sweep/knee"
@@ -161,4 +163,22 @@ func readResultFacts(path string) (resultFacts, error) {
 		return f, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
+}
+
+// WriteFits writes each arm's fit: its step scale, pool and error, then a
+// table of the measured and the fitted decode step per concurrency.
+func (c *Calibration) WriteFits(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, a := range c.Arms {
+		fmt.Fprintf(tw, "%s %s %s tp%d ep%d dpa=%t: step scale %.3f, pool %d tokens per rank, rms error %.1f%%\n",
+			a.Engine, a.Model, a.GPU, a.TP, a.EP, a.DPAttention, a.StepScale, a.PoolTokens, a.RMSErrorPct)
+		fmt.Fprintln(tw, "  conc\tin flight\tmeasured step (ms)\tfitted (ms)\terror")
+		for _, p := range a.Points {
+			if p.MeasuredStep == 0 {
+				continue
+			}
+			fmt.Fprintf(tw, "  %d\t%.1f\t%.2f\t%.2f\t%+.1f%%\n", p.Conc, p.Running, 1e3*p.MeasuredStep, 1e3*p.FittedStep, p.ErrorPct)
+		}
+	}
+	return tw.Flush()
 }

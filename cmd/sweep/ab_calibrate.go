@@ -48,7 +48,7 @@ func abCalibrateRun(ctx context.Context, o *abRunOptions) error {
 	if err != nil {
 		return err
 	}
-	l, p := r.leg, r.plan
+	l, p := r.Leg, r.Plan
 	runs := o.Runs
 	if runs == 0 {
 		runs = max(2, 2*l.Replicates)
@@ -57,10 +57,10 @@ func abCalibrateRun(ctx context.Context, o *abRunOptions) error {
 		fmt.Fprintf(o.IO.ErrOut, "warning: %d runs cannot fill two sides of the leg's %d replicates: the false alarms are measured with %d per side\n", runs, l.Replicates, runs/2)
 	}
 	fmt.Fprintf(o.IO.ErrOut, "A/A calibration of leg %s (%s): arm a (%s: %s) against itself, %d identical runs, %d categories, tolerance %.2f points; %s\n  output: %s\n",
-		l.Name, l.Model, p.Arms[0].Name, p.Arms[0].Point.Recipe, runs, len(p.Categories), l.Tolerance, r.mode, r.out)
-	res, err := leg.Calibrate(ctx, p, r.opts, runs)
+		l.Name, l.Model, p.Arms[0].Name, p.Arms[0].Point.Recipe, runs, len(p.Categories), l.Tolerance, r.Mode, r.Out)
+	res, err := leg.Calibrate(ctx, p, r.Options, runs)
 	if err != nil {
-		return r.legError(ctx, "ab calibrate", err)
+		return r.Err(ctx, "ab calibrate", err)
 	}
 	if err := printLegOutput(o.IO, o.Format, "calibration", res.Table, res.JSON); err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"strings"
 	"time"
 
@@ -55,23 +54,8 @@ func newABCompareCmd(ios *IOStreams, runF func(context.Context, *abCompareOption
 						return flagErrorf("%s is required", f.name)
 					}
 				}
-				seen := map[string]string{}
-				for _, r := range []struct {
-					flag  string
-					roots []string
-				}{{"--a", o.A}, {"--b", o.B}} {
-					for _, root := range r.roots {
-						if root == "" {
-							return flagErrorf("%s: empty root in the list", r.flag)
-						}
-						if prev, dup := seen[root]; dup {
-							return flagErrorf("%s: root %s is listed again (already in %s): every replicate needs its own root", r.flag, root, prev)
-						}
-						seen[root] = r.flag
-						if st, err := os.Stat(root); err != nil || !st.IsDir() {
-							return flagErrorf("%s: root %s is not a directory: give BFCL_PROJECT_ROOTs (they hold result/ and score/)", r.flag, root)
-						}
-					}
+				if err := abgate.CheckRoots(abgate.ArmRoots{Name: "--a", Roots: o.A}, abgate.ArmRoots{Name: "--b", Roots: o.B}); err != nil {
+					return &FlagError{Err: err}
 				}
 				var err error
 				if o.Categories, err = abgate.ExpandCategories(strings.Split(cats, ",")); err != nil {

@@ -51,20 +51,20 @@ func abRunRun(ctx context.Context, o *abRunOptions) error {
 	if err != nil {
 		return err
 	}
-	l, p := r.leg, r.plan
+	l, p := r.Leg, r.Plan
 	if cal != nil && cal.Model != l.Model {
 		return &FlagError{Err: fmt.Errorf("--calibration %s is of model %q, the leg's is %q: calibrate this leg with sweep ab calibrate %s", o.Calibration, cal.Model, l.Model, o.Leg)}
 	}
-	r.opts.Calibration = cal
+	r.Options.Calibration = cal
 	fmt.Fprintf(o.IO.ErrOut, "leg %s (%s): %s, %s per arm, tolerance %.2f points; %s\n  A %s: %s\n  B %s: %s\n  output: %s\n",
-		l.Name, l.Model, plural.Count(len(p.Categories), "category", "categories"), plural.Count(l.Replicates, "replicate", "replicates"), l.Tolerance, r.mode,
-		p.Arms[0].Name, p.Arms[0].Point.Recipe, p.Arms[1].Name, armDesc(p.Arms[1]), r.out)
+		l.Name, l.Model, plural.Count(len(p.Categories), "category", "categories"), plural.Count(l.Replicates, "replicate", "replicates"), l.Tolerance, r.Mode,
+		p.Arms[0].Name, p.Arms[0].Point.Recipe, p.Arms[1].Name, armDesc(p.Arms[1]), r.Out)
 	if cal != nil {
 		fmt.Fprintf(o.IO.ErrOut, "  A/A calibration: %s\n", cal.Source())
 	}
-	res, err := leg.Run(ctx, p, r.opts)
+	res, err := leg.Run(ctx, p, r.Options)
 	if err != nil {
-		return r.legError(ctx, "ab run", err)
+		return r.Err(ctx, "ab run", err)
 	}
 	if err := printLegOutput(o.IO, o.Format, "report", res.Table, res.JSON); err != nil {
 		return err

@@ -19,7 +19,7 @@ import (
 // the launch key into dir/slurm with the client environment ce.
 func clientArmJob(t *testing.T, dir string, ce *recipes.ClientEnv) string {
 	t.Helper()
-	o := &campaignOptions{Selection: campaign.Selection{TP: []int{2}, EP: []int{2}, ConcList: []int{1, 4}}, simFlags: simFlags{Simulate: true, TimeScale: 50}}
+	o := &campaignOptions{Selection: campaign.Selection{TP: []int{2}, EP: []int{2}, ConcList: []int{1, 4}}, simFlags: simFlags{run.Mode{Simulate: true, TimeScale: 50}}}
 	o.Inputs.ConfigFiles = nil
 	g, err := o.Inputs.generator()
 	require.NoError(t, err)

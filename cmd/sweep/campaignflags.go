@@ -237,9 +237,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		sw.Point = o.pointOptions(o.Point, o.stopGraceSet)
 	}
 	if o.Launch {
-		sw.NewLaunch = func() (executor.Launch, error) {
-			return executor.NewLaunch(dir, o.Site, o.Inferencex, func() (string, error) { return sweepBinary(o.SweepBinary) })
-		}
+		sw.NewLaunch = func() (executor.Launch, error) { return executor.NewLaunch(dir, o.Site, o.SweepBinary, o.Inferencex) }
 	}
 	err = sw.Run(ctx)
 	if pe, ok := errors.AsType[*executor.ProfileError](err); ok {

@@ -37,7 +37,7 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 			fs.BoolVar(&o.Run.SlurmNodes, "slurm", false, "with --simulate: run each multi-node arm's workers, router and client as job steps on a Slurm allocation of its own (the cluster SLURM_CONF names), released when the arm ends")
 			fs.BoolVar(&o.NoReport, "no-report", false, "skip the knee table and report at the end")
 			fs.BoolVar(&o.Run.Adaptive, "adaptive", false, "run only the points that find each arm's knee: x4 bracketing until the gain falls under 10 % per doubling, then the knee's doubling neighbours that can still move it (the rest are skipped)")
-			fs.IntVar(&o.Run.ProbeDuration, "probe-duration", defaultProbeSeconds, "with --adaptive: benchmark duration in seconds of the bracketing probes (0: every point at the full length)")
+			fs.IntVar(&o.Run.ProbeDuration, "probe-duration", defaultProbeSeconds, "with --adaptive: benchmark duration in seconds of the search's probes (0: every point at the full length)")
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
 				if err := lists.parseRest(fs, args); err != nil {

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -31,26 +29,7 @@ func newLoadgenCmd(ios *IOStreams, runF func(context.Context, *loadgenOptions) e
 		Name:  "loadgen",
 		Args:  "-- profile AIPERF_FLAGS...",
 		Short: "Built-in load generator: run an `aiperf profile` command without aiperf",
-		Long: `Runs an aiperf profile command line with sweep's built-in load generator, so a
-point runner can swap only the program: "aiperf profile ARGS" becomes
-"sweep loadgen -- profile ARGS". It replays multi-turn agentic coding sessions
-(WEKA cc-traces format) at --concurrency lanes for --benchmark-duration, with
-per-lane warm-up, SSE streaming and per-request TTFT/ITL, scrapes the
-Prometheus endpoints, and writes aiperf 0.12's profile_export.jsonl,
-profile_export_aiperf.json and server_metrics_export.json into
---output-artifact-dir. Progress goes to stderr; the files written to stdout.
-
-The argv is checked with the aiperf flag schema first (the same messages as
-the real parser), then every flag must be one the load generator implements:
-` + wrapFlags(loadgen.SupportedFlags()) + `
-
-Traces: --input-file (JSONL, JSON or a directory); else the --public-dataset
-repo from the local Hugging Face cache (never downloaded); else the built-in
-synthetic trace set (a warning says so).
-
-Exit codes follow aiperf: 0 on success; 1 for a bad command line, when every
-request failed (server unreachable), when a warm-up request failed, or when
-the live --failed-request-threshold cancelled the run; 130 when interrupted.`,
+		Long:  strings.Replace(helpText("loadgen"), "SUPPORTED_FLAGS", wrapFlags(loadgen.SupportedFlags()), 1),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &loadgenOptions{IO: ios}
 			fs := pflag.NewFlagSet("loadgen", pflag.ContinueOnError)
@@ -84,43 +63,12 @@ func loadgenArgError(err error) error {
 }
 
 func loadgenRun(ctx context.Context, o *loadgenOptions) error {
-	flags, warnings, err := loadgen.ParseCommand(o.Argv, o.Schema)
-	if err != nil {
-		return loadgenArgError(err)
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(o.IO.ErrOut, "loadgen: %s\n", w) // the schema's text starts with "warning:"
-	}
-	opts, err := loadgen.OptionsFromFlags(flags)
+	c := loadgen.CommandLine{Argv: o.Argv, Schema: o.Schema, TimeScale: o.TimeScale, VirtualClock: o.Clock == "virtual"}
+	opts, err := c.Options(o.IO.ErrOut)
 	if err != nil {
 		return loadgenArgError(err)
 	}
 	raiseGCPercent()
-	opts.TimeScale = o.TimeScale
-	if opts.TimeScale == 0 {
-		opts.TimeScale = 1
-		for _, env := range []string{simproto.EnvLoadgenTimeScale, simproto.EnvTimeScale} {
-			v := os.Getenv(env)
-			if v == "" {
-				continue
-			}
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || f <= 0 {
-				return loadgenArgError(fmt.Errorf("$%s=%q: want a positive number", env, v))
-			}
-			opts.TimeScale = f
-			break
-		}
-	}
-	if v := os.Getenv(simproto.EnvLoadgenClockOrigin); v != "" {
-		ns, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || ns <= 0 {
-			return loadgenArgError(fmt.Errorf("$%s=%q: want Unix nanoseconds", simproto.EnvLoadgenClockOrigin, v))
-		}
-		opts.ClockOrigin = time.Unix(0, ns)
-	}
-	opts.VirtualClock = o.Clock == "virtual"
-	opts.CLICommand = "sweep loadgen -- " + strings.Join(o.Argv, " ")
 	res, err := loadgen.Run(ctx, opts, o.IO.ErrOut)
 	if res != nil {
 		for _, f := range res.Files {

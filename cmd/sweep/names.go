@@ -68,3 +68,7 @@ func freePorts(n int) ([]int, error) { return recipes.FreePorts(n) }
 // readOnlineRunners reads the runners GitHub reports online
 // (gha.ReadOnlineRunners).
 func readOnlineRunners(path string) (map[string]bool, error) { return gha.ReadOnlineRunners(path) }
+
+// isUsage reports whether err is a usage mistake: a command's FlagError or
+// a library's usage.Error, the same type (cli.IsUsage).
+func isUsage(err error) bool { return cli.IsUsage(err) }

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/recipes"
+	"sweep/sweep/point"
+	"sweep/sweep/run"
 )
 
 // sweep run --launch --inferencex checks the client environment before
@@ -36,9 +38,11 @@ func TestRunLaunchClientPreflight(t *testing.T) {
 func TestRunPlanRunsClientSetup(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	out := t.TempDir()
-	o := &runOptions{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 2, EP: 2, Conc: 1, simFlags: simFlags{Simulate: true}}
-	o.Plan.Duration = 300
-	p, err := o.planByFlags(out)
+	r := &point.Request{Key: point.Key{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 2, EP: 2, Conc: 1}, Mode: run.Mode{Simulate: true}, FreePort: freePortPair}
+	r.Plan.Duration = 300
+	g, err := (&matrixInputs{}).generator()
+	require.NoError(t, err)
+	p, err := r.PlanRow(g, out)
 	require.NoError(t, err)
 	tools := t.TempDir()
 	marker := filepath.Join(tools, "venv", "made")

@@ -19,8 +19,8 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/internal/selfexe"
-	"sweep/recipes"
 	"sweep/simengine"
+	"sweep/sweep/point"
 	"sweep/sweep/run"
 )
 
@@ -246,82 +246,17 @@ func TestRunFlagEdges(t *testing.T) {
 		{"--sim-clock", "wall"},
 	} {
 		_, err := parseOptions(t, newRunCmd, append(base, bad...)...)
-		_, isFlag := errors.AsType[*FlagError](err)
-		assert.True(t, isFlag, "%v: %v", bad, err)
+		assert.True(t, isUsage(err), "%v: %v", bad, err)
 	}
-}
-
-// TestRunRowCarriesTheRecipeFingerprint: recipe_fingerprint was empty in
-// results and RESULT_FILENAME lacked InferenceX's _recipe-<fp> suffix.
-func TestRunRowCarriesTheRecipeFingerprint(t *testing.T) {
-	o := &runOptions{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 2, EP: 2, Conc: 1}
-	g, err := o.Inputs.generator()
-	require.NoError(t, err)
-	row, err := o.selectRow(g)
-	require.NoError(t, err)
-	assert.Equal(t, matrix.Fingerprint(row), row.RecipeFingerprint)
-	// The changelog's throughput rows of this key carry the same value.
-	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{o.ConfigKey}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
-	require.NoError(t, err)
-	for _, r := range rows {
-		if r.TP == 2 && r.EP == 2 && r.Conc == 4 {
-			assert.Equal(t, row.RecipeFingerprint, matrix.Fingerprint(r), "concurrency is not part of the fingerprint")
-		}
-	}
-}
-
-// TestRunPlanFileGivesTheSameCommands: a point planned elsewhere
-// (`sweep plan --format json`, one element) runs with byte-identical argv
-// and environment to the same point run by flags.
-func TestRunPlanFileGivesTheSameCommands(t *testing.T) {
-	out := t.TempDir()
-	o := &runOptions{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 8, EP: 8, Conc: 32, DPAttn: false}
-	o.Plan.Port = 18888
-	byFlags, err := o.planByFlags(out)
-	require.NoError(t, err)
-	b, err := json.Marshal([]*recipes.Point{byFlags})
-	require.NoError(t, err)
-	file := filepath.Join(t.TempDir(), "point.json")
-	require.NoError(t, os.WriteFile(file, b, 0o644))
-	fromFile, err := readPlanFile(file, out)
-	require.NoError(t, err)
-
-	setup := run.Setup{Simulate: true, TimeScale: 50, Executable: "/bin/sweep", AiperfSchema: "aiperf@0.12.0",
-		Environ: func(string) (string, bool) { return "", false }}
-	a, err := run.FromPlan(byFlags, setup)
-	require.NoError(t, err)
-	c, err := run.FromPlan(fromFile, setup)
-	require.NoError(t, err)
-	assert.Equal(t, a.Engine.Argv, c.Engine.Argv)
-	assert.Equal(t, a.Engine.Env, c.Engine.Env)
-	require.NotNil(t, a.Client)
-	assert.Equal(t, a.Client.Argv, c.Client.Argv)
-	assert.Equal(t, a.Client.Env, c.Client.Env)
-	assert.Equal(t, a.Name, c.Name)
-
-	// A plan for another directory is refused, naming both.
-	_, err = readPlanFile(file, t.TempDir())
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "--result-dir")
-	// --plan fixes the point: the point's own flags are refused beside it.
-	_, err = parseOptions(t, newRunCmd, "--plan", file, "--out", out, "--tp", "8")
-	assert.ErrorContains(t, err, "--tp cannot be combined with --plan")
 }
 
 func TestRunRefusesATopologyThatDoesNotFit(t *testing.T) {
-	o := &runOptions{ConfigKey: "k", TP: 16, EP: 1, Conc: 1, simFlags: simFlags{Simulate: true},
+	o := &runOptions{Request: point.Request{Key: point.Key{ConfigKey: "k", TP: 16, EP: 1, Conc: 1}, Mode: run.Mode{Simulate: true}},
 		Inputs: matrixInputs{Load: loadPlanted(t, "{tp: 16, ep: 1, kv-offloading: none, conc-list: [1]}")}}
-	_, err := o.planByFlags(t.TempDir())
+	g, err := o.Inputs.generator()
+	require.NoError(t, err)
+	_, err = o.PlanRow(g, t.TempDir())
 	require.ErrorContains(t, err, "k cannot run on its runner:\nm.yaml:13:13: k.scenarios.agentic-coding[0].search-space[0].tp: tp*pp*pcp-size = 16*1*1 = 16 GPUs does not fit one node")
-}
-
-func TestRunMistypedKeyNamesTheClosest(t *testing.T) {
-	o := &runOptions{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentc-mtp", TP: 2, EP: 2, Conc: 1}
-	_, err := o.planByFlags(t.TempDir())
-	var fe *FlagError
-	require.ErrorAs(t, err, &fe)
-	assert.ErrorContains(t, err, `--config-key: config key "qwen3.5-fp8-mi325x-sglang-agentc-mtp" not found in the master configs (`)
-	assert.ErrorContains(t, err, "; closest: qwen3.5-fp8-mi325x-sglang-agentic-mtp")
 }
 
 // TestRunAndPlanResolveKeysAlike: sweep run --config-key and sweep plan
@@ -348,12 +283,11 @@ func TestRunAndPlanResolveKeysAlike(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, planKeys, planErr := agenticRows(g, []string{tc.key}, nil, matrix.EvalOptions{NoEvals: true})
-			runKey, runErr := resolveRunKey(g.Masters, tc.key)
+			runKey, runErr := point.ResolveKey(g.Masters, tc.key)
 			switch {
 			case tc.keyErr != "":
 				for _, err := range []error{planErr, runErr} {
-					_, isFlag := errors.AsType[*FlagError](err)
-					assert.True(t, isFlag, "%v", err)
+					assert.True(t, isUsage(err), "%v", err)
 					assert.ErrorContains(t, err, tc.keyErr)
 				}
 				ke, ok := errors.AsType[*matrix.KeyError](runErr)
@@ -377,4 +311,10 @@ func TestRunAndPlanResolveKeysAlike(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunPlanFixesThePoint: the point's own flags are refused beside --plan.
+func TestRunPlanFixesThePoint(t *testing.T) {
+	_, err := parseOptions(t, newRunCmd, "--plan", filepath.Join(t.TempDir(), "point.json"), "--out", t.TempDir(), "--tp", "8")
+	assert.ErrorContains(t, err, "--tp cannot be combined with --plan")
 }

@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -52,7 +49,7 @@ func newScrapeCmd(ios *IOStreams, runF func(context.Context, *scrapeOptions) err
 					return flagErrorf("scrape: --duration %s: want 0 or a positive duration", o.Duration)
 				}
 				for _, a := range args {
-					u, err := metricsURL(a)
+					u, err := metrics.EndpointURL(a)
 					if err != nil {
 						return flagErrorf("scrape: %v", err)
 					}
@@ -62,21 +59,6 @@ func newScrapeCmd(ios *IOStreams, runF func(context.Context, *scrapeOptions) err
 			}
 		},
 	}
-}
-
-// metricsURL accepts host:port, a base URL or a full /metrics URL.
-func metricsURL(s string) (string, error) {
-	if !strings.Contains(s, "://") {
-		s = "http://" + s
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return "", fmt.Errorf("%q is not an http(s) URL", s)
-	}
-	if u.Path == "" || u.Path == "/" {
-		u.Path = "/metrics"
-	}
-	return u.String(), nil
 }
 
 func scrapeRun(ctx context.Context, o *scrapeOptions) error {

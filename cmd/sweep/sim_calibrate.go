@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
@@ -58,19 +57,7 @@ func simCalibrateRun(ctx context.Context, o *simCalibrateOptions) error {
 	if len(cal.Arms) == 0 {
 		return fmt.Errorf("sim calibrate: no arm under %s could be fitted", o.Dir)
 	}
-	tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
-	for _, a := range cal.Arms {
-		fmt.Fprintf(tw, "%s %s %s tp%d ep%d dpa=%t: step scale %.3f, pool %d tokens per rank, rms error %.1f%%\n",
-			a.Engine, a.Model, a.GPU, a.TP, a.EP, a.DPAttention, a.StepScale, a.PoolTokens, a.RMSErrorPct)
-		fmt.Fprintln(tw, "  conc\tin flight\tmeasured step (ms)\tfitted (ms)\terror")
-		for _, p := range a.Points {
-			if p.MeasuredStep == 0 {
-				continue
-			}
-			fmt.Fprintf(tw, "  %d\t%.1f\t%.2f\t%.2f\t%+.1f%%\n", p.Conc, p.Running, 1e3*p.MeasuredStep, 1e3*p.FittedStep, p.ErrorPct)
-		}
-	}
-	if err := tw.Flush(); err != nil {
+	if err := cal.WriteFits(o.IO.Out); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteJSON(o.Out, cal); err != nil {

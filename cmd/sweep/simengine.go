@@ -14,29 +14,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
-	"sweep/internal/simproto"
-	"sweep/recipes/schema"
 	"sweep/simengine"
 )
 
 // simEngineOptions are the inputs of "sweep sim-engine".
 type simEngineOptions struct {
-	IO      *IOStreams
-	Engine  string // engine for an argv without a program prefix
-	Schema  string // TOOL@VERSION of the flag schema; "" = the engine's default
-	Lenient bool   // problems with flags the simulator does not read are warnings
-	// Unchecked are FLAG:N specs: flags the plan passes without a schema
-	// check, each with its number of values.
-	Unchecked []string
-	Argv      []string          // the real engine command line, after "--"
-	Env       map[string]string // the environment the engine would see
-	// Overrides of the SWEEP_SIM_* environment, applied when set.
-	TimeScale  string
-	GPU        string
-	Seed       string
-	Fault      string
-	LoadTime   string
-	WarmupTime string
+	IO *IOStreams
+	simengine.CommandLine
 }
 
 func newSimEngineCmd(ios *IOStreams, runF func(context.Context, *simEngineOptions) error) *Command {
@@ -47,45 +31,7 @@ func newSimEngineCmd(ios *IOStreams, runF func(context.Context, *simEngineOption
 		Name:  "sim-engine",
 		Args:  "-- ENGINE_COMMAND...",
 		Short: "Serve a simulated SGLang/vLLM engine from a real engine command line (internal: run --simulate)",
-		Long: `Runs a simulated inference engine in place of SGLang or vLLM. The real engine
-command line follows "--" unchanged and is checked with the engine's flag schema
-(--schema; see sweep schema list), so it is accepted or rejected as the real
-engine's argparse would (exit 2). The flags that shape behaviour are honoured
-(port, served model name, TP/EP/DP, dp-attention, max running requests, memory
-fraction, page size, chunked prefill, prefix caching, speculative decoding);
-the rest are accepted and have no effect. For an engine newer than its schema,
---lenient turns the problems with flags the simulator does not read (unknown
-flags, stray tokens, bad values of other flags) into warnings.
-
-` + honouredFlags() + `
-
-The synthetic acceptance length comes from SGLANG_SIMULATE_ACC_LEN or vLLM's
---speculative-config ("rejection_sample_method": "synthetic",
-"synthetic_acceptance_length": AL).
-
-It serves the engine's HTTP API: /v1/chat/completions (SSE streaming),
-/v1/models, /health, /metrics with the engine's own metric names, and
-/flush_cache (SGLang) or /reset_prefix_cache (vLLM). The port stays closed
-while the model "loads"; SGLang's /health is 503 until warm-up is done.
-It runs until SIGTERM or SIGINT and then shuts down gracefully.
-
-Simulator settings come from these flags or, when a flag is not given, from the
-environment: SWEEP_SIM_TIME_SCALE, SWEEP_SIM_GPU, SWEEP_SIM_SEED,
-SWEEP_SIM_FAULT, SWEEP_SIM_LOAD_TIME, SWEEP_SIM_WARMUP_TIME (RUNNER_TYPE
-also selects the GPU when it names one). Durations are simulated time; every
-simulated duration passes --time-scale times faster on the wall clock, and
-metrics report simulated seconds.
-
-Faults (for tests): never-ready, crash:N (exit 1 after N finished requests),
-hang:N (stop answering after N), slow-metrics:DURATION (wall clock),
-malformed-metrics, ignore-sigterm; several separated by commas.
-
-Examples:
-  sweep sim-engine --time-scale 60 -- python3 -m sglang.launch_server \
-      --model-path Qwen/Qwen3.5-397B-A17B-FP8 --port 8888 --tp 8 --ep-size 8 \
-      --speculative-algorithm EAGLE --speculative-num-steps 3 \
-      --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --enable-metrics
-  SWEEP_SIM_FAULT=crash:20 sweep sim-engine -- vllm serve deepseek-ai/DeepSeek-V4 --port 8000`,
+		Long:  strings.Replace(helpText("simengine"), "HONOURED_FLAGS", honouredFlags(), 1),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &simEngineOptions{IO: ios}
 			fs := pflag.NewFlagSet("sim-engine", pflag.ContinueOnError)
@@ -114,20 +60,6 @@ Examples:
 	}
 }
 
-// parseUnchecked reads --unchecked FLAG:N specs.
-func parseUnchecked(specs []string) ([]schema.Escape, error) {
-	out := make([]schema.Escape, 0, len(specs))
-	for _, spec := range specs {
-		name, n, ok := strings.Cut(spec, ":")
-		count, err := strconv.Atoi(n)
-		if !ok || err != nil || count < 0 || !strings.HasPrefix(name, "-") {
-			return nil, flagErrorf("--unchecked %q: want FLAG:N, e.g. --attention-config:1 (N values after the flag)", spec)
-		}
-		out = append(out, schema.Escape{Flag: name, Values: make([]string, count), Reason: "unchecked in the plan"})
-	}
-	return out, nil
-}
-
 func environMap(env []string) map[string]string {
 	m := make(map[string]string, len(env))
 	for _, kv := range env {
@@ -138,51 +70,8 @@ func environMap(env []string) map[string]string {
 	return m
 }
 
-// simEngineConfig turns the options into a simulator configuration.
-func simEngineConfig(o *simEngineOptions) (simengine.Config, error) {
-	unchecked, err := parseUnchecked(o.Unchecked)
-	if err != nil {
-		return simengine.Config{}, err
-	}
-	cmd, err := simengine.ParseCommand(o.Argv, simengine.ParseOptions{Engine: configs.Engine(o.Engine), Schema: o.Schema, Lenient: o.Lenient, Unchecked: unchecked})
-	switch {
-	case errors.Is(err, simengine.ErrNoProgram):
-		return simengine.Config{}, flagErrorf("sim-engine: the engine command has no program, so --engine is required: %v", errors.Unwrap(err))
-	case err != nil && !o.Lenient && len(schema.Problems(err)) > 0:
-		// What the real engine's argparse would reject; argparse exits 2 too.
-		return simengine.Config{}, flagErrorf("sim-engine: %v\n(--lenient ignores the problems with flags the simulator does not read)", err)
-	case err != nil:
-		return simengine.Config{}, flagErrorf("sim-engine: %v", err)
-	}
-	if o.IO != nil {
-		for _, w := range cmd.Warnings {
-			fmt.Fprintf(o.IO.ErrOut, "sim-engine: %s\n", w)
-		}
-		for _, e := range cmd.Ignored {
-			fmt.Fprintf(o.IO.ErrOut, "sim-engine: warning: ignored (--lenient): %s\n", e)
-		}
-	}
-	env := make(map[string]string, len(o.Env)+6)
-	for k, v := range o.Env {
-		env[k] = v
-	}
-	for _, ov := range []struct{ key, val string }{
-		{simproto.EnvTimeScale, o.TimeScale}, {simproto.EnvGPU, o.GPU}, {simproto.EnvSeed, o.Seed},
-		{simproto.EnvFault, o.Fault}, {simproto.EnvLoadTime, o.LoadTime}, {simproto.EnvWarmup, o.WarmupTime},
-	} {
-		if ov.val != "" {
-			env[ov.key] = ov.val
-		}
-	}
-	cfg, err := simengine.ConfigFromArgs(cmd.Engine, cmd.Flags, env)
-	if err != nil {
-		return cfg, flagErrorf("sim-engine: %v", err)
-	}
-	return cfg, nil
-}
-
 func simEngineRun(ctx context.Context, o *simEngineOptions) error {
-	cfg, err := simEngineConfig(o)
+	cfg, err := o.Config(o.IO.ErrOut)
 	if err != nil {
 		return err
 	}

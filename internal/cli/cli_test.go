@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/internal/usage"
 )
 
 // toyOptions are what the toy command's flags bind.
@@ -136,6 +138,7 @@ func TestExitCode(t *testing.T) {
 		{"help", t.Context(), pflag.ErrHelp, ExitOK, ""},
 		{"failure", t.Context(), errors.New("boom"), ExitError, "sweep: boom\n"},
 		{"usage", t.Context(), fmt.Errorf("x: %w", FlagErrorf("bad %d", 1)), ExitUsage, "sweep: x: bad 1\nrun with --help for usage\n"},
+		{"library usage", t.Context(), fmt.Errorf("plan: %w", usage.Errorf("bad port")), ExitUsage, "sweep: plan: bad port\nrun with --help for usage\n"},
 		{"own code", t.Context(), &ExitCodeError{Code: 3, Err: errors.New("regressed")}, 3, "sweep: regressed\n"},
 		{"cancelled", cancelled, fmt.Errorf("stage: %w", context.Canceled), ExitCancelled, "sweep: cancelled\n"},
 		{"canceled error, live context", t.Context(), context.Canceled, ExitError, "sweep: context canceled\n"},

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/pflag"
+
+	"sweep/internal/usage"
 )
 
 // Exit codes decided by ExitCode.
@@ -20,16 +22,18 @@ const (
 )
 
 // FlagError is a usage mistake: ExitCode prints it with a hint and
-// returns ExitUsage.
-type FlagError struct{ Err error }
-
-func (e *FlagError) Error() string { return e.Err.Error() }
-
-func (e *FlagError) Unwrap() error { return e.Err }
+// returns ExitUsage. It is usage.Error, which libraries return for a
+// mistake in what they were asked.
+type FlagError = usage.Error
 
 // FlagErrorf makes a FlagError.
-func FlagErrorf(format string, a ...any) error {
-	return &FlagError{Err: fmt.Errorf(format, a...)}
+func FlagErrorf(format string, a ...any) error { return usage.Errorf(format, a...) }
+
+// IsUsage reports whether err is a usage mistake (a FlagError in its
+// chain).
+func IsUsage(err error) bool {
+	_, ok := errors.AsType[*FlagError](err)
+	return ok
 }
 
 // CheckParentDir refuses a path given to --flag whose parent directory
@@ -66,7 +70,7 @@ func ExitCode(ctx context.Context, errOut io.Writer, err error) int {
 		return ExitCancelled
 	}
 	fmt.Fprintf(errOut, "%s: %v\n", prog, err)
-	if fe, ok := errors.AsType[*FlagError](err); ok && fe != nil {
+	if IsUsage(err) {
 		fmt.Fprintln(errOut, "run with --help for usage")
 		return ExitUsage
 	}

@@ -27,7 +27,21 @@ const (
 	SummaryFile       = "profile_export_aiperf.json"
 	ServerMetricsFile = "server_metrics_export.json"
 	ServerMetricsCSV  = "server_metrics_export.csv"
+	// The timeslice files, written with --slice-duration.
+	TimeslicesJSON = "profile_export_aiperf_timeslices.json"
+	TimeslicesCSV  = "profile_export_aiperf_timeslices.csv"
 )
+
+// IsArtifactJSON reports whether name is one of the JSON files aiperf
+// writes into its artifact directory (the summary, the timeslices, the
+// server-metrics export): never a result file, and up to tens of MB.
+func IsArtifactJSON(name string) bool {
+	switch name {
+	case SummaryFile, TimeslicesJSON, ServerMetricsFile:
+		return true
+	}
+	return false
+}
 
 // Problems with an artifact's fields are *configs.Error values: File, Line
 // (1-based for JSONL files, 0 for whole-file JSON), Key (the field's dotted

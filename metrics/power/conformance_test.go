@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	_ "time/tzdata" // the cases name zones such as America/New_York
+
+	"sweep/metrics/aiperf"
 )
 
 // powerCase is case.json of a conformance case (testdata/README.md).
@@ -45,11 +47,14 @@ func TestConformance(t *testing.T) {
 	}
 	for _, c := range dirs {
 		dir := filepath.Dir(c)
-		t.Run(filepath.Base(dir), func(t *testing.T) { runCase(t, dir) })
+		t.Run(filepath.Base(dir), func(t *testing.T) { runCase(t, dir, false) })
+		// The same case with the records handed over as the point runner
+		// does (already read for the aggregate): the same outcome.
+		t.Run(filepath.Base(dir)+"/records-given", func(t *testing.T) { runCase(t, dir, true) })
 	}
 }
 
-func runCase(t *testing.T, dir string) {
+func runCase(t *testing.T, dir string, recordsGiven bool) {
 	var pc powerCase
 	readJSON(t, filepath.Join(dir, "case.json"), &pc)
 	var want processOut
@@ -81,11 +86,23 @@ func runCase(t *testing.T, dir string) {
 		}
 	}
 	require := slices.Contains(pc.PowerCommand, "--require-power") || truthy(pc.PowerEnv["REQUIRE_POWER"])
+	var records []aiperf.Record
+	if recordsGiven {
+		f, err := os.Open(filepath.Join(aiperf.ResolveArtifactDir(resultDir), aiperf.RecordsFile))
+		if err != nil {
+			t.Skip("no records file: a caller has no records to give")
+		}
+		records, err = aiperf.ReadRecords(f, "records")
+		f.Close()
+		if err != nil || records == nil {
+			t.Skip("records unreadable or none: a caller has none to give")
+		}
+	}
 	var stdout, stderr bytes.Buffer
 	out := Adapt(Options{
 		ResultDir: resultDir, Aggregate: FilePatcher(agg), AggregateName: agg,
 		ExpectedGPUs: pc.Expected, RequirePower: require, Zone: zone,
-		Stdout: &stdout, Stderr: &stderr,
+		Stdout: &stdout, Stderr: &stderr, Records: records,
 	})
 	placeholders := strings.NewReplacer(resultDir, "<RESULT_DIR>", agg, "<AGG_RESULT>")
 	if out.ExitCode != want.ExitCode {

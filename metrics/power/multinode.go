@@ -148,7 +148,7 @@ type MultiNodeOptions struct {
 func AdaptMultiNode(o MultiNodeOptions) (*Fields, Outcome) {
 	ioDefaults(&o.Zone, &o.Stdout, &o.Stderr)
 	var reasons []string
-	window, wr := BuildWindow(o.ResultDir)
+	window, wr := BuildWindow(o.ResultDir, nil)
 	reasons = append(reasons, wr...)
 	if window != nil {
 		if err := atomicfile.Write(filepath.Join(o.ResultDir, WindowFile), dumps(window.value()), 0o644); err != nil {

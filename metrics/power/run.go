@@ -12,6 +12,7 @@ import (
 
 	"sweep/internal/atomicfile"
 	"sweep/internal/pyjson"
+	"sweep/metrics/aiperf"
 )
 
 // The files of the power lane in a result directory.
@@ -95,6 +96,10 @@ type Options struct {
 	// option --power-gpus; InferenceX uses every GPU the monitor recorded).
 	// The sidecar then names them under "gpu_filter".
 	GPUs []string
+	// Records, when not nil, are profile_export.jsonl's records as the
+	// caller already read them (BuildWindow then does not decode the file
+	// again).
+	Records []aiperf.Record
 }
 
 // Outcome is what the adapter decided.
@@ -118,7 +123,7 @@ type Outcome struct {
 // power_validation.json.
 func Adapt(o Options) Outcome {
 	o.defaults()
-	window, reasons := BuildWindow(o.ResultDir)
+	window, reasons := BuildWindow(o.ResultDir, o.Records)
 	windowPath := filepath.Join(o.ResultDir, WindowFile)
 	if window == nil {
 		return o.adapterFailure(reasons)

@@ -120,7 +120,10 @@ func naiveISO(raw json.RawMessage) bool {
 
 // BuildWindow is build_power_window: the window from aiperf's artifacts
 // under resultDir, or nil and the one reason it could not be built.
-func BuildWindow(resultDir string) (*Window, []string) {
+// records, when not nil, are the records file's records as the caller
+// already read them (aiperf.ReadRecords), so the file is not decoded a
+// second time; nil reads them from it.
+func BuildWindow(resultDir string, records []aiperf.Record) (*Window, []string) {
 	dir := aiperf.ResolveArtifactDir(resultDir)
 	summaryPath := filepath.Join(dir, aiperf.SummaryFile)
 	recordsPath := filepath.Join(dir, aiperf.RecordsFile)
@@ -134,11 +137,7 @@ func BuildWindow(resultDir string) (*Window, []string) {
 	var completed, inputs, outputs int64
 	var nInputs, nOutputs int
 	negative := false
-	f, err := os.Open(recordsPath)
-	if err != nil {
-		return nil, []string{"profile_artifacts_invalid"}
-	}
-	err = aiperf.EachRecord(f, recordsPath, func(r *aiperf.Record) error {
+	count := func(r *aiperf.Record) error {
 		if r.Warmup() || r.Failed() {
 			return nil
 		}
@@ -163,10 +162,21 @@ func BuildWindow(resultDir string) (*Window, []string) {
 			*m.n++
 		}
 		return nil
-	})
-	f.Close()
-	if err != nil {
-		return nil, []string{"profile_artifacts_invalid"}
+	}
+	if records != nil {
+		for i := range records {
+			_ = count(&records[i]) // count never fails
+		}
+	} else {
+		f, err := os.Open(recordsPath)
+		if err != nil {
+			return nil, []string{"profile_artifacts_invalid"}
+		}
+		err = aiperf.EachRecord(f, recordsPath, count)
+		f.Close()
+		if err != nil {
+			return nil, []string{"profile_artifacts_invalid"}
+		}
 	}
 
 	rawStart, okStart := summary.Raw("start_time")

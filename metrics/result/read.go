@@ -14,6 +14,7 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/inputfile"
+	"sweep/metrics/aiperf"
 )
 
 // PointDir is the directory of point id in a sweep directory: DIR/ID. A
@@ -120,7 +121,9 @@ func parse(path string, data []byte) (*File, error) {
 
 // ReadDir finds every aggregate result under dir, recursively: every
 // *.json that ReadFile reads as a result; other JSON, temp files and logs
-// are left out. Files come in path order. A file that has the result keys
+// are left out, and aiperf's own JSON artifacts (aiperf.IsArtifactJSON:
+// never results, and tens of MB each at high concurrency) are not read at
+// all. Files come in path order. A file that has the result keys
 // but cannot be read is a problem (a *ReadError, or the read error naming
 // the file); the other files are still returned. err is set only when dir
 // itself cannot be walked (or ctx ends).
@@ -139,7 +142,7 @@ func ReadDir(ctx context.Context, dir string) (files []*File, problems []error, 
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".json") {
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ".json") || aiperf.IsArtifactJSON(d.Name()) {
 			return nil
 		}
 		f, err := ReadFile(path)

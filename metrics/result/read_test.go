@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs"
+	"sweep/metrics/aiperf"
 )
 
 // The reader reads every key the writer writes: an aggregate of each
@@ -128,6 +129,11 @@ func TestReadFileNotAResult(t *testing.T) {
 		assert.Equal(t, p, re.File)
 		assert.Equal(t, tc.key, re.Key, name)
 		assert.Equal(t, [2]int{tc.line, tc.col}, [2]int{re.Line, re.Col}, "%s: the key's position in the file as written (NaN included)", name)
+	}
+	// aiperf's own JSON artifacts are never read as results: a broken
+	// result-shaped one is not a problem (the real ones are tens of MB).
+	for _, name := range []string{aiperf.SummaryFile, aiperf.TimeslicesJSON, aiperf.ServerMetricsFile} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(`{"conc": 0, "request_metrics": {}}`), 0o644))
 	}
 	files, problems, err := ReadDir(t.Context(), dir)
 	require.NoError(t, err)

@@ -11,7 +11,7 @@ import (
 // counts as measured when it completed in an earlier invocation or ran in
 // this one (a run that left no result counts as failed); the points the
 // search asks for are run next, in its order, one server for the arm
-// throughout, its bracketing points as probes (Point.AsProbe) where they
+// throughout, the points it asks for as probes (Point.AsProbe) where they
 // have a probe client. Because the choice depends only on the results on
 // disk, a resumed sweep chooses as the interrupted one would have.
 func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]bool) []*Point {

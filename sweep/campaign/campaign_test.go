@@ -511,9 +511,12 @@ func TestAdaptiveDiscovery(t *testing.T) {
 	assert.Equal(t, 9-len(ran), sum.Skipped)
 }
 
-// TestAdaptiveProbes: points with a probe client run the bracket as
-// probes with it (journaled, marked in the results and the summary), the
-// fill at the full length.
+// TestAdaptiveProbes: points with a probe client run as probes with it
+// where the search asks for probes (journaled, marked in the results and
+// the summary): on a doubling grid the x4 bracket and the knee's lower
+// neighbour, between grid points within a doubling of it; on a grid
+// whose top the arm reaches, the top and the point below it at the full
+// length.
 func TestAdaptiveProbes(t *testing.T) {
 	s := newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
 	for _, p := range s.sched.Points {
@@ -524,8 +527,8 @@ func TestAdaptiveProbes(t *testing.T) {
 	ex.Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})
 	sum, err := s.run(t.Context())
 	require.NoError(t, err)
-	probes := []int{1, 4, 16, 64}
-	assert.Equal(t, probes, s.b.probes, "the x4 bracket runs as probes with the probe client")
+	probes := []int{1, 4, 16, 64, 8}
+	assert.Equal(t, probes, s.b.probes, "the x4 bracket and the knee's lower neighbour run as probes with the probe client")
 	var journaled, full []int
 	for _, r := range events(t, s.dir, campaign.EventPointEnd) {
 		if r.Probe {
@@ -535,7 +538,7 @@ func TestAdaptiveProbes(t *testing.T) {
 		}
 	}
 	assert.Equal(t, probes, journaled)
-	assert.NotEmpty(t, full, "the knee's neighbours run at the full length")
+	assert.Empty(t, full, "c64 on the plateau bounds the knee: nothing else runs")
 	for _, p := range sum.Points {
 		assert.Equal(t, slices.Contains(probes, p.Conc), p.Probe, "summary of conc %d", p.Conc)
 	}

@@ -39,16 +39,16 @@ type Launch struct {
 
 // NewLaunch is how each arm of the sweep in dir runs in its image: the
 // runner profiles with the site changes (key=value; a bad one is a
-// *ProfileError), the sweep binary binary returns (asked after the sites
-// are checked) and, with an InferenceX checkout, each arm's client
-// environment made from it.
-func NewLaunch(dir string, sites []string, inferencex string, binary func() (string, error)) (Launch, error) {
+// *ProfileError), the sweep binary (launch.SweepBinary of binary, looked
+// for after the sites are checked) and, with an InferenceX checkout, each
+// arm's client environment made from it.
+func NewLaunch(dir string, sites []string, binary, inferencex string) (Launch, error) {
 	for _, s := range sites {
 		if err := (&recipes.Profile{}).ApplySite(s); err != nil {
 			return Launch{}, &ProfileError{Err: err}
 		}
 	}
-	bin, err := binary()
+	bin, err := launch.SweepBinary(binary)
 	if err != nil {
 		return Launch{}, err
 	}

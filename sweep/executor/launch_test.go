@@ -172,20 +172,22 @@ func TestLaunchContainerArmClientEnv(t *testing.T) {
 }
 
 func TestNewLaunch(t *testing.T) {
-	asked := 0
-	bin := func() (string, error) { asked++; return "/bin/sweep", nil }
-	_, err := NewLaunch("/d", []string{"no-such-fact=1"}, "", bin)
+	missing := filepath.Join(t.TempDir(), "no-sweep")
+	_, err := NewLaunch("/d", []string{"no-such-fact=1"}, missing, "")
 	var pe *ProfileError
-	require.ErrorAs(t, err, &pe, "a bad site change is the caller's usage error")
-	assert.Zero(t, asked, "the binary is not looked for before the sites are checked")
+	require.ErrorAs(t, err, &pe, "a bad site change is the caller's usage error, found before the binary is looked for")
+	_, err = NewLaunch("/d", nil, missing, "")
+	assert.ErrorContains(t, err, "--sweep-binary "+missing+": not a file")
 
-	l, err := NewLaunch("/d", nil, "/ix", bin)
+	exe, err := os.Executable()
 	require.NoError(t, err)
-	assert.Equal(t, "/bin/sweep", l.Binary)
+	l, err := NewLaunch("/d", nil, exe, "/ix")
+	require.NoError(t, err)
+	assert.Equal(t, exe, l.Binary)
 	assert.Equal(t, "/d", l.Dir)
 	require.NotNil(t, l.Client)
 	assert.Equal(t, "/ix", l.Client.Checkout)
-	l, err = NewLaunch("/d", nil, "", bin)
+	l, err = NewLaunch("/d", nil, exe, "")
 	require.NoError(t, err)
 	assert.Nil(t, l.Client, "no client environment without a checkout")
 	_, err = l.Profile("no-such-runner")

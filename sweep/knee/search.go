@@ -37,8 +37,8 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     noise (a cliff, or the server's capacity; with fewer than 3 usable
 //     points the fall is checked one grid point above), or the grid
 //     ends. The bracketing points are probes (Step.Probe) where their
-//     grid neighbours lie within a doubling and they are not the top of
-//     the grid.
+//     grid neighbours lie within a doubling and they are neither the top
+//     of the grid nor the point below it (the top gate reads those two).
 //  2. Fill: find the knee on what is measured and measure the grid
 //     point nearest to its lower doubling neighbour (k/2) when it is
 //     missing, and the one nearest to 2k unless a point above the knee
@@ -49,7 +49,10 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     only when that top gain is within two noise standard deviations of
 //     the gate. Nothing above a failed or falling point (or above two
 //     failed ones) is measured, and no point twice: a knee that lands on
-//     a probe keeps the probe's value.
+//     a probe keeps the probe's value. The fill points are probes too
+//     where a bracketing point would be: between neighbours within a
+//     doubling, a probe's noise moves the knee by at most the doubling it
+//     is read with.
 //
 // Next is a pure function of its inputs, so a resumed sweep makes the
 // same choices.
@@ -58,10 +61,11 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 }
 
 // Step is what the search asks for next: the concurrencies to measure,
-// and whether they are bracketing probes. A bracketing point only has to
-// tell which way the curve goes (a ×4 step gains far more than the noise
-// until saturation), so it may run short; the fill points that settle
-// the knee run at the full length.
+// and whether they are probes. A bracketing point only has to tell which
+// way the curve goes (a ×4 step gains far more than the noise until
+// saturation), so it may run short; so may a fill point whose grid
+// neighbours lie within a doubling; the top of the grid and the point
+// below it, which the top gate compares, run at the full length.
 type Step struct {
 	Conc  []int
 	Probe bool
@@ -156,17 +160,35 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		}
 		c = next
 	}
-	return Step{Conc: fill(grid, measured, ceiling, has, tput, sig, ao)}
+	conc := fill(grid, measured, ceiling, has, tput, sig, ao)
+	return Step{Conc: conc, Probe: fillProbes(grid, conc)}
 }
 
-// probeable reports whether a bracketing point may run as a short probe:
-// not the top of the grid (the saturation gate reads it), and only where
-// its grid neighbours lie within a doubling of it, so that the fill's
-// full-length points beside it bound a knee its noise misplaces to one
-// doubling.
+// fillProbes reports whether the fill points conc run as probes: when
+// every one is probeable. A fill point between two neighbours within a
+// doubling only moves the knee by one doubling, the tolerance the knee
+// is read with, so its probe's noise is bounded as a bracketing probe's
+// is.
+func fillProbes(grid, conc []int) bool {
+	if len(conc) == 0 {
+		return false
+	}
+	for _, c := range conc {
+		if !probeable(grid, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// probeable reports whether a point may run as a short probe: not the
+// top of the grid nor the point below it (the top gate compares the two
+// at the full length, as on the full grid), and only where its grid
+// neighbours lie within a doubling of it, so that a knee its noise
+// misplaces lands within one doubling.
 func probeable(grid []int, c int) bool {
 	i := slices.Index(grid, c)
-	if i < 0 || i == len(grid)-1 || grid[i+1] > 2*c {
+	if i < 0 || i >= len(grid)-2 || grid[i+1] > 2*c {
 		return false
 	}
 	return i == 0 || 2*grid[i-1] >= c

@@ -2,10 +2,12 @@ package launch
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 
 	"sweep/internal/selfexe"
+	"sweep/internal/usage"
 	"sweep/recipes"
 )
 
@@ -57,4 +59,25 @@ func PlanPoints(points []recipes.Point, prof recipes.Profile, runner, workspace,
 // carry that into the container, where it does not exist).
 func SweepExport(binary string) string {
 	return selfexe.Env + "=" + path.Join(SweepDir, filepath.Base(binary))
+}
+
+// SweepBinary is the sweep a launch mounts into the image (given, else
+// this one), as an absolute path to a file; a path that is not a file is
+// a usage error naming --sweep-binary.
+func SweepBinary(given string) (string, error) {
+	bin := given
+	if bin == "" {
+		var err error
+		if bin, err = selfexe.Path(); err != nil {
+			return "", err
+		}
+	}
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(bin); err != nil || st.IsDir() {
+		return "", usage.Errorf("--sweep-binary %s: not a file", bin)
+	}
+	return bin, nil
 }

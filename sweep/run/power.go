@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"sweep/internal/proc"
+	"sweep/metrics/aiperf"
 	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/sweep/gpumon"
@@ -146,11 +147,12 @@ func (r *runner) stopMonitors(ms []*gpumon.Monitor) {
 	r.mu.Unlock()
 }
 
-// adaptPower runs InferenceX's power_adapter on the result being built:
-// the sidecars go into OutDir, the power keys into res. It returns the
+// adaptPower runs InferenceX's power_adapter on the result being built
+// (records: the point's records, already read for the aggregate): the
+// sidecars go into OutDir, the power keys into res. It returns the
 // reason to add to the result's invalid reasons when the lane requires
 // valid telemetry and it is not ("" otherwise).
-func (r *runner) adaptPower(res *result.Result) (power.Outcome, string) {
+func (r *runner) adaptPower(res *result.Result, records []aiperf.Record) (power.Outcome, string) {
 	ps := r.spec.Power
 	if len(ps.Nodes) > 0 {
 		return r.adaptMultiNodePower(res)
@@ -160,6 +162,7 @@ func (r *runner) adaptPower(res *result.Result) (power.Outcome, string) {
 	o := power.Options{
 		ResultDir: r.o.OutDir, AggregateName: result.FileName(r.spec.Name),
 		ExpectedGPUs: &expected, RequirePower: ps.Require, Stdout: &log, Stderr: &log,
+		Records: records,
 	}
 	if ps.AllocatedGPUs {
 		o.GPUs = allocatedGPUs(r.spec.Engine.Env, expected)

@@ -113,7 +113,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		}
 		reasons := r.invalidReasons(al, verdict, verdictErr)
 		if r.spec.Power != nil {
-			out, reason := r.adaptPower(res)
+			out, reason := r.adaptPower(res, in.Records)
 			powerOut = &out
 			if reason != "" {
 				reasons = append(reasons, reason)

@@ -1,0 +1,108 @@
+package point
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"sweep/internal/usage"
+	"sweep/metrics/result"
+	"sweep/sweep/run"
+)
+
+// runSpec runs one point's Spec into out (single-node or a disaggregated
+// point on this host): claim the directory (a point completed there
+// already is a no-op without Force), run it with the runner's progress on
+// Stderr, print the summary.
+func (r *Request) runSpec(ctx context.Context, spec run.Spec, out string, started time.Time) error {
+	return r.runClaimed(ctx, spec.Name, out, started, func() (run.Spec, func(), error) { return spec, func() {}, nil })
+}
+
+// runClaimed is runSpec with the Spec made once out is claimed (build):
+// a point whose roles need an allocation allocates it only then, and
+// build's release runs after the point.
+func (r *Request) runClaimed(ctx context.Context, name, out string, started time.Time, build func() (run.Spec, func(), error)) error {
+	po := r.PointOptions(r.Point, r.StopGraceSet)
+	po.OutDir = out
+	po.Progress = r.progress(started)
+	release, leftovers, err := run.ClaimOutDir(out, name, r.Force)
+	if len(leftovers) > 0 {
+		fmt.Fprintf(r.Stderr, "stopped %d process(es) an earlier run left in %s: pids %v\n", len(leftovers), out, leftovers)
+	}
+	if errors.Is(err, run.ErrAlreadyDone) {
+		fmt.Fprintf(r.Stderr, "point %s already completed in %s; nothing to do (use --force to run it again)\n", name, out)
+		return nil
+	}
+	if err != nil {
+		return &usage.Error{Err: err}
+	}
+	defer release()
+	spec, done, err := build()
+	if err != nil {
+		return err
+	}
+	defer done()
+	rec, runErr := run.Run(ctx, spec, po)
+	r.printSummary(rec, time.Since(started))
+	if runErr != nil && ctx.Err() != nil {
+		return fmt.Errorf("%v: %w", runErr, context.Canceled)
+	}
+	return runErr
+}
+
+// printSummary prints where the results are and the headline numbers.
+func (r *Request) printSummary(rec *run.Record, elapsed time.Duration) {
+	if rec == nil {
+		return
+	}
+	w := r.Stdout
+	status := "ok"
+	if f := rec.Failed(); f != nil {
+		status = fmt.Sprintf("FAILED at stage %s: %s", f.Name, f.Error)
+		if len(f.LogTail) > 0 {
+			fmt.Fprintf(r.Stderr, "last lines of the log:\n  %s\n", strings.Join(f.LogTail, "\n  "))
+		}
+	}
+	fmt.Fprintf(w, "point %s: %s (%s)\n", rec.Name, status, elapsed.Round(time.Second))
+	summary, err := run.Summarize(rec.ResultFile)
+	haveResult := rec.ResultFile != "" && err == nil
+	if rec.ResultFile != "" {
+		fmt.Fprintf(w, "  result:     %s\n", rec.ResultFile)
+	}
+	if s := summary; haveResult {
+		fmt.Fprintf(w, "  client:     %s\n", s.Client)
+		fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
+		fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
+		fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
+	}
+	if haveResult {
+		if res, err := result.ReadFile(rec.ResultFile); err == nil && res.MultiNodeShape != nil {
+			m := res.MultiNodeShape
+			fmt.Fprintf(w, "  layout:     prefill %d x tp%d ep%d, decode %d x tp%d ep%d, %d GPUs\n",
+				m.PrefillNumWorkers, m.PrefillTP, m.PrefillEP, m.DecodeNumWorkers, m.DecodeTP, m.DecodeEP, m.NumPrefillGPU+m.NumDecodeGPU)
+		}
+	}
+	if a := rec.Acceptance; a != nil {
+		fmt.Fprintf(w, "  accept len: %s\n", a)
+	}
+	if s := summary; haveResult {
+		verdict := "valid"
+		if !s.Valid {
+			verdict = "invalid: " + strings.Join(s.InvalidReasons, "; ")
+		}
+		fmt.Fprintf(w, "  validation: %s\n", verdict)
+		if s.Submission != "" {
+			fmt.Fprintf(w, "  scenario:   %s\n", s.Submission)
+		}
+	} else if v := rec.Validation; v != nil {
+		verdict := "valid"
+		if !v.Valid {
+			verdict = "invalid: " + v.Reason
+		}
+		fmt.Fprintf(w, "  validation: %s\n", verdict)
+	}
+	fmt.Fprintf(w, "  run record: %s\n", filepath.Join(filepath.Dir(rec.ArtifactDir), run.RecordFile))
+}

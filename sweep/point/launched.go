@@ -1,0 +1,264 @@
+package point
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"sweep/configs/matrix"
+	"sweep/internal/atomicfile"
+	"sweep/internal/usage"
+	"sweep/recipes"
+	"sweep/sweep/launch"
+	"sweep/sweep/run"
+)
+
+// runLaunched is Request.Launch: the point runs through its runner's
+// launch path (sweep/launch) with the engine and the client in the image,
+// run there by the mounted sweep binary.
+func (r *Request) runLaunched(ctx context.Context, out string, started time.Time) error {
+	g, err := r.Generator()
+	if err != nil {
+		return err
+	}
+	if multi, err := r.MultiNodeRows(g); err != nil {
+		return err
+	} else if len(multi) > 0 {
+		return r.runMultiNodeLaunched(ctx, out, started, multi)
+	}
+	row, err := r.SelectRow(g)
+	if err != nil {
+		return err
+	}
+	runner := r.Plan.RunnerName
+	if runner == "" {
+		runner = recipes.RunnerName(row, g.Runners)
+	}
+	prof, err := recipes.SiteProfile(runner, r.Site)
+	if errors.Is(err, recipes.ErrNoProfile) {
+		return usage.Errorf("--launch: %w", err)
+	}
+	if err != nil {
+		return &usage.Error{Err: err}
+	}
+	bin, err := launch.SweepBinary(r.SweepBinary)
+	if err != nil {
+		return err
+	}
+	jobID := r.JobID
+	if jobID == "" && prof.Launch.Docker == nil {
+		jobID = os.Getenv("SLURM_JOB_ID")
+	}
+	ws := launch.ContainerWorkspace(prof, row)
+	// Plan now, so a point that cannot be planned fails before allocating,
+	// and check the output directory as a plain run does.
+	p, err := r.planLaunched(g, row, ws, recipes.DefaultPort)
+	if err != nil {
+		return err
+	}
+	mounts, inner := []string{launch.SweepMount(bin)}, r.innerRunArgs()
+	var client *launch.ClientSetup
+	if !r.Builtin && (r.Inferencex != "" || r.Aiperf != "") {
+		client = &launch.ClientSetup{Checkout: r.Inferencex, Aiperf: r.Aiperf}
+		ce, m, err := client.Prepare(ctx, prof, row, p.Client, launch.JobKey(prof, jobID, runner), launch.Dialer{})
+		if err != nil {
+			return err
+		}
+		mounts = append(mounts, m...)
+		if r.Inferencex != "" {
+			inner = append(inner, "--aiperf", ce.AiperfProgram())
+		}
+	}
+	lo := launch.Options{RunnerName: runner, Workspace: out, JobID: jobID,
+		Payload: launch.SweepPayload(bin, ws, inner...), Mounts: mounts, Export: []string{launch.SweepExport(bin)}}
+	if u, err := user.Current(); err == nil {
+		lo.User = u.Username
+	}
+	pl, err := launch.Build(prof, row, lo)
+	if err != nil {
+		return &usage.Error{Err: err}
+	}
+	if err := launch.Preflight(pl); err != nil {
+		return err
+	}
+	release, _, err := run.ClaimOutDir(out, p.ResultFilename, r.Force)
+	if errors.Is(err, run.ErrAlreadyDone) {
+		fmt.Fprintf(r.Stderr, "point %s already completed in %s; nothing to do (use --force to run it again)\n", p.ResultFilename, out)
+		return nil
+	}
+	if err != nil {
+		return &usage.Error{Err: err}
+	}
+	release()
+	fmt.Fprintf(r.Stderr, "point %s tp%d ep%d dpa=%t conc%d on %s (%s), image %s\n  output: %s (mounted at %s)\n",
+		row.ConfigKey, row.TP, row.EP, row.DPAttn, row.Conc, runner, pl.Launcher, row.Image, out, ws)
+	ex := launch.Exec{
+		Stdout: r.Stdout, Stderr: r.Stderr, Guard: []string{bin, "launch-guard"},
+		// The container's sweep stops its processes with --stop-grace.
+		StopWait: max(r.Point.StopGrace, 0) + 20*time.Second,
+		Progress: r.progress(started),
+		BeforeRun: func(bound *launch.Plan) error {
+			port := recipes.DefaultPort
+			if n, err := strconv.Atoi(bound.RunEnv("PORT")); err == nil {
+				port = n
+			}
+			if r.Simulate {
+				// A simulated engine shares the host's network: a free port.
+				if port, err = r.FreePort(); err != nil {
+					return err
+				}
+			}
+			p, err := r.planLaunched(g, row, ws, port)
+			if err != nil {
+				return err
+			}
+			p.Launch = bound.Commands
+			if client != nil {
+				ce, _, err := client.Env(prof, row, p.Client, launch.JobKey(prof, bound.JobID, runner))
+				if err != nil {
+					return err
+				}
+				if p.ClientSetup, err = ce.Steps(); err != nil {
+					return err
+				}
+			}
+			if err := os.MkdirAll(filepath.Join(out, filepath.Dir(launch.PlanFile)), 0o755); err != nil {
+				return err
+			}
+			return atomicfile.WriteJSON(filepath.Join(out, launch.PlanFile), p)
+		},
+	}
+	res, runErr := ex.Run(ctx, pl)
+	if res.Released {
+		status := "released"
+		if res.ReleaseErr != nil {
+			status = "release FAILED: " + res.ReleaseErr.Error()
+		}
+		if pl.ContainerName != "" {
+			fmt.Fprintf(r.Stderr, "container %s %s\n", pl.ContainerName, strings.Replace(status, "released", "removed", 1))
+		} else {
+			fmt.Fprintf(r.Stderr, "allocation %s %s\n", res.JobID, status)
+		}
+	}
+	switch {
+	case runErr != nil && ctx.Err() != nil:
+		return fmt.Errorf("%v: %w", runErr, context.Canceled)
+	case runErr != nil:
+		return runErr
+	}
+	return res.ReleaseErr
+}
+
+// planLaunched plans the point with its results in the container's
+// workspace ws on the given port.
+func (r *Request) planLaunched(g *matrix.Generator, row *matrix.Row, ws string, port int) (*recipes.Point, error) {
+	po := r.Plan
+	po.Port = port
+	po.ResultDir = ws
+	po.Eval = r.Eval
+	po.Runners = g.Runners
+	return planOne(row, po)
+}
+
+// innerRunArgs are the flags of the container's `sweep run --plan`: the
+// simulation, the client and the point options.
+func (r *Request) innerRunArgs() []string {
+	var a []string
+	if r.Simulate {
+		a = append(a, "--simulate", "--sim-clock", r.SimClock, "--time-scale", strconv.FormatFloat(r.TimeScale, 'g', -1, 64))
+		if r.SimFault != "" {
+			a = append(a, "--sim-fault", r.SimFault)
+		}
+		if r.SimGPU != "" {
+			a = append(a, "--sim-gpu", r.SimGPU)
+		}
+	}
+	if r.Builtin {
+		a = append(a, "--builtin-client")
+	}
+	if r.Aiperf != "" {
+		a = append(a, "--aiperf", r.Aiperf)
+	}
+	a = append(a, "--ready-timeout", r.Point.ReadyTimeout.String(),
+		"--failed-request-threshold", strconv.FormatFloat(r.Point.FailedRequestThreshold, 'g', -1, 64),
+		"--al-tolerance", strconv.FormatFloat(r.Point.ALTolerance, 'g', -1, 64))
+	if r.StopGraceSet {
+		g := r.Point.StopGrace
+		if g == run.NoGrace {
+			g = 0
+		}
+		a = append(a, "--stop-grace", g.String())
+	}
+	return a
+}
+
+// runMultiNodeLaunched is Request.Launch on a multi-node key: the row
+// holding the concurrency is submitted as its launcher submits it (sbatch
+// of job.slurm, or srtctl apply), from SubmitDir, and waited for; the job
+// runs every concurrency of the row and writes InferenceX's
+// <RESULT_FILENAME>_conc<N>.json where its launcher puts them. Cancelling
+// ctx cancels the job.
+func (r *Request) runMultiNodeLaunched(ctx context.Context, out string, started time.Time, rows matrix.Matrix) error {
+	if r.Simulate {
+		return usage.Errorf("--launch --simulate on a multi-node key: a simulated multi-node point runs on this host (drop --launch)")
+	}
+	row, err := r.SelectMultiNodeRow(rows)
+	if err != nil {
+		return err
+	}
+	po := r.Plan
+	po.Runners = nil
+	planned, err := recipes.PlanMultiNode(matrix.Matrix{row}, withCatalog(po))
+	if err != nil {
+		return planFailure(err)
+	}
+	dir := r.SubmitDir
+	if dir == "" {
+		dir = "."
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	logs := filepath.Join(out, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return err
+	}
+	j := launch.MultiNodeJob{Point: &planned[0], Dir: dir, LogsDir: logs, Exec: launch.Exec{Stdout: r.Stdout, Stderr: r.Stderr, Progress: r.progress(started)}}
+	if u, err := user.Current(); err == nil {
+		j.User = u.Username
+	}
+	submit, err := j.Submit()
+	if err != nil {
+		return &usage.Error{Err: err}
+	}
+	p := &planned[0]
+	fmt.Fprintf(r.Stderr, "point %s %s conc %v: launch_%s.sh submits with %s from %s (%d node(s), %d worker GPU(s))\n  %s\n  results: %s_conc<N>.json\n",
+		row.ConfigKey, row.ExpName, row.Concs, p.Launcher, p.Submitter, dir, p.Nodes, p.GPUs, launch.Oneline(submit.Argv), p.ResultFilename)
+	id, err := j.Run(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("job %s cancelled: %v: %w", id, err, context.Canceled)
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(r.Stdout, "job %s finished; its logs are in %s\n", id, logs)
+	if p.Submitter != "sbatch" {
+		return nil
+	}
+	// job.slurm writes the results into the checkout (the container's
+	// workspace), where InferenceX's workflow looks for them.
+	found, _ := filepath.Glob(filepath.Join(dir, p.ResultFilename+"_conc*.json"))
+	if len(found) == 0 {
+		return fmt.Errorf("job %s wrote no %s_conc*.json in %s (see %s)", id, p.ResultFilename, dir, logs)
+	}
+	for _, f := range found {
+		fmt.Fprintf(r.Stdout, "  result: %s\n", f)
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package point
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
+	"sweep/configs/matrix"
+	"sweep/internal/usage"
+	"sweep/recipes"
+	"sweep/sweep/run"
+)
+
+// generator is a matrix generator over the built-in configs.
+func generator(t *testing.T) *matrix.Generator {
+	t.Helper()
+	m, r, err := configs.Load(nil, "")
+	require.NoError(t, err)
+	return &matrix.Generator{Masters: m, Runners: r}
+}
+
+// TestRunRowCarriesTheRecipeFingerprint: recipe_fingerprint was empty in
+// results and RESULT_FILENAME lacked InferenceX's _recipe-<fp> suffix.
+func TestRunRowCarriesTheRecipeFingerprint(t *testing.T) {
+	k := Key{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 2, EP: 2, Conc: 1}
+	g := generator(t)
+	row, err := k.SelectRow(g)
+	require.NoError(t, err)
+	assert.Equal(t, matrix.Fingerprint(row), row.RecipeFingerprint)
+	// The changelog's throughput rows of this key carry the same value.
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{k.ConfigKey}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
+	require.NoError(t, err)
+	for _, r := range rows {
+		if r.TP == 2 && r.EP == 2 && r.Conc == 4 {
+			assert.Equal(t, row.RecipeFingerprint, matrix.Fingerprint(r), "concurrency is not part of the fingerprint")
+		}
+	}
+}
+
+// TestRunPlanFileGivesTheSameCommands: a point planned elsewhere
+// (`sweep plan --format json`, one element) runs with byte-identical argv
+// and environment to the same point run by flags.
+func TestRunPlanFileGivesTheSameCommands(t *testing.T) {
+	out := t.TempDir()
+	r := &Request{Key: Key{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 8, EP: 8, Conc: 32, DPAttn: false}}
+	r.Plan.Port = 18888
+	byFlags, err := r.PlanRow(generator(t), out)
+	require.NoError(t, err)
+	b, err := json.Marshal([]*recipes.Point{byFlags})
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "point.json")
+	require.NoError(t, os.WriteFile(file, b, 0o644))
+	fromFile, err := ReadPlanFile(file, out)
+	require.NoError(t, err)
+
+	setup := run.Setup{Simulate: true, TimeScale: 50, Executable: "/bin/sweep", AiperfSchema: "aiperf@0.12.0",
+		Environ: func(string) (string, bool) { return "", false }}
+	a, err := run.FromPlan(byFlags, setup)
+	require.NoError(t, err)
+	c, err := run.FromPlan(fromFile, setup)
+	require.NoError(t, err)
+	assert.Equal(t, a.Engine.Argv, c.Engine.Argv)
+	assert.Equal(t, a.Engine.Env, c.Engine.Env)
+	require.NotNil(t, a.Client)
+	assert.Equal(t, a.Client.Argv, c.Client.Argv)
+	assert.Equal(t, a.Client.Env, c.Client.Env)
+	assert.Equal(t, a.Name, c.Name)
+
+	// A plan for another directory is refused, naming both.
+	_, err = ReadPlanFile(file, t.TempDir())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--result-dir")
+}
+
+func TestRunMistypedKeyNamesTheClosest(t *testing.T) {
+	r := &Request{Key: Key{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentc-mtp", TP: 2, EP: 2, Conc: 1}}
+	_, err := r.PlanRow(generator(t), t.TempDir())
+	var ue *usage.Error
+	require.ErrorAs(t, err, &ue)
+	assert.ErrorContains(t, err, `--config-key: config key "qwen3.5-fp8-mi325x-sglang-agentc-mtp" not found in the master configs (`)
+	assert.ErrorContains(t, err, "; closest: qwen3.5-fp8-mi325x-sglang-agentic-mtp")
+}
+
+// TestInnerRunArgs: the container's `sweep run --plan` gets the
+// simulation, the client and the point options, and --stop-grace only
+// when given (no grace as 0s).
+func TestInnerRunArgs(t *testing.T) {
+	r := &Request{Mode: run.Mode{Simulate: true, SimClock: run.ClockWall, TimeScale: 1.5, SimFault: "crash:3", Builtin: true},
+		Point: run.Options{ReadyTimeout: 90 * time.Second, FailedRequestThreshold: 0.1, ALTolerance: 0.05, StopGrace: run.NoGrace}}
+	assert.Equal(t, []string{"--simulate", "--sim-clock", "wall", "--time-scale", "1.5", "--sim-fault", "crash:3", "--builtin-client",
+		"--ready-timeout", "1m30s", "--failed-request-threshold", "0.1", "--al-tolerance", "0.05"}, r.innerRunArgs())
+	r.StopGraceSet = true
+	assert.Equal(t, []string{"--stop-grace", "0s"}, r.innerRunArgs()[len(r.innerRunArgs())-2:])
+	r = &Request{Mode: run.Mode{Aiperf: "/opt/aiperf", SimGPU: "h200"}, Point: run.Options{StopGrace: 5 * time.Second}, StopGraceSet: true}
+	assert.Equal(t, []string{"--aiperf", "/opt/aiperf", "--ready-timeout", "0s", "--failed-request-threshold", "0", "--al-tolerance", "0", "--stop-grace", "5s"}, r.innerRunArgs())
+}
+
+// TestReadPlanFileRefusals: not JSON, no point and a point without a row
+// are usage errors naming the file.
+func TestReadPlanFileRefusals(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct{ data, want string }{
+		"garbage": {"{", "not a planned point"},
+		"array":   {"[1]", "not the output of `sweep plan --format json`"},
+		"none":    {"[]", "holds 0 points; give one"},
+		"no row":  {"{}", `not a planned point: planned point: no "row"`},
+	} {
+		file := filepath.Join(dir, name+".json")
+		require.NoError(t, os.WriteFile(file, []byte(tc.data), 0o644))
+		_, err := ReadPlanFile(file, dir)
+		_, ok := errors.AsType[*usage.Error](err)
+		assert.True(t, ok, "%s: %v", name, err)
+		assert.ErrorContains(t, err, "--plan "+file)
+		assert.ErrorContains(t, err, tc.want)
+	}
+}

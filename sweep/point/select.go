@@ -1,0 +1,193 @@
+package point
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sweep/configs"
+	"sweep/configs/matrix"
+	"sweep/internal/inputfile"
+	"sweep/internal/usage"
+	"sweep/recipes"
+	"sweep/recipes/models"
+)
+
+// Key names a point of the matrix: its master config key (a plain key,
+// or an fnmatch pattern matching exactly one), its layout and its
+// concurrency; Eval picks the eval points.
+type Key struct {
+	ConfigKey string
+	TP, EP    int
+	DPAttn    bool
+	Conc      int
+	Eval      bool
+}
+
+// ResolveKey resolves a config key as every command resolves keys
+// (matrix.ResolveKeys: a plain key must exist, a key holding '*' or '?' is
+// an fnmatch pattern) and requires exactly one key, since a run is one
+// point.
+func ResolveKey(masters *configs.Masters, pattern string) (string, error) {
+	ms, err := matrix.ResolveKeys(masters, []string{pattern})
+	if err != nil {
+		return "", usage.Errorf("--config-key: %w", err)
+	}
+	if len(ms) > 1 {
+		keys := make([]string, len(ms))
+		for i, m := range ms {
+			keys[i] = m.Key
+		}
+		return "", usage.Errorf("--config-key %q matches %d config keys; a run is one point, name one of:\n  %s", pattern, len(ms), strings.Join(keys, "\n  "))
+	}
+	return ms[0].Key, nil
+}
+
+// matrixError makes invalid generator options a usage error.
+func matrixError(err error) error {
+	if errors.Is(err, matrix.ErrInvalidOptions) {
+		return &usage.Error{Err: err}
+	}
+	return err
+}
+
+// SelectRow finds the single-node matrix row of the point, or lists the
+// points the key has.
+func (k Key) SelectRow(g *matrix.Generator) (*matrix.Row, error) {
+	evals := matrix.EvalOptions{NoEvals: !k.Eval, EvalsOnly: k.Eval}
+	key, err := ResolveKey(g.Masters, k.ConfigKey)
+	if err != nil {
+		return nil, err
+	}
+	if err := configs.CheckHardware(g.Masters, g.Runners, key); err != nil {
+		return nil, fmt.Errorf("%s cannot run on its runner:\n%w", key, err)
+	}
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{key}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
+	if err != nil {
+		return nil, matrixError(err)
+	}
+	var have []string
+	for _, r := range rows {
+		if r.Kind != matrix.AgenticSingleNode {
+			continue
+		}
+		if r.TP == k.TP && r.EP == k.EP && r.DPAttn == k.DPAttn && r.Conc == k.Conc {
+			r.StampFingerprint()
+			return r, nil
+		}
+		have = append(have, fmt.Sprintf("--tp %d --ep %d%s --conc %d", r.TP, r.EP, map[bool]string{true: " --dp-attn"}[r.DPAttn], r.Conc))
+	}
+	what := "points"
+	if k.Eval {
+		what = "eval points"
+	}
+	if len(have) == 0 {
+		return nil, usage.Errorf("%s has no single-node agentic %s", key, what)
+	}
+	return nil, usage.Errorf("%s has no point tp%d ep%d dp-attn=%t conc%d; its %s are:\n  %s",
+		key, k.TP, k.EP, k.DPAttn, k.Conc, what, strings.Join(have, "\n  "))
+}
+
+// MultiNodeRows are the multi-node agentic rows of the key (none for a
+// single-node key).
+func (k Key) MultiNodeRows(g *matrix.Generator) (matrix.Matrix, error) {
+	key, err := ResolveKey(g.Masters, k.ConfigKey)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{key}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
+	if err != nil {
+		return nil, matrixError(err)
+	}
+	return slices.DeleteFunc(rows, func(r *matrix.Row) bool { return r.Kind != matrix.AgenticMultiNode }), nil
+}
+
+// SelectMultiNodeRow is the row of a multi-node key whose prefill layout
+// is the key's TP, EP and DP-attention and whose concurrencies hold its
+// concurrency.
+func (k Key) SelectMultiNodeRow(rows matrix.Matrix) (*matrix.Row, error) {
+	var have []string
+	for _, r := range rows {
+		p := r.Prefill
+		if p.TP == k.TP && p.EP == k.EP && p.DPAttn == k.DPAttn && slices.Contains(r.Concs, k.Conc) {
+			r.StampFingerprint()
+			return r, nil
+		}
+		for _, c := range r.Concs {
+			have = append(have, fmt.Sprintf("--tp %d --ep %d%s --conc %d  (%s)", p.TP, p.EP, map[bool]string{true: " --dp-attn"}[p.DPAttn], c, r.ExpName))
+		}
+	}
+	return nil, usage.Errorf("%s has no multi-node point with prefill tp%d ep%d dp-attn=%t at conc %d; --tp, --ep and --dp-attn name the prefill workers' layout, and its points are:\n  %s",
+		rows[0].ConfigKey, k.TP, k.EP, k.DPAttn, k.Conc, strings.Join(have, "\n  "))
+}
+
+// withCatalog returns po planning with the shipped recipes unless it
+// names a catalog of its own.
+func withCatalog(po recipes.PlanOptions) recipes.PlanOptions {
+	if po.Catalog == nil {
+		po.Catalog = models.Builtin()
+	}
+	return po
+}
+
+// planOne plans row with po: invalid options are a usage error, any other
+// planning error is behind "plan: ".
+func planOne(row *matrix.Row, po recipes.PlanOptions) (*recipes.Point, error) {
+	points, err := recipes.Plan(matrix.Matrix{row}, withCatalog(po))
+	if err != nil {
+		if errors.Is(err, recipes.ErrInvalidOptions) {
+			return nil, &usage.Error{Err: err}
+		}
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	return &points[0], nil
+}
+
+// planFailure is a multi-node planning error: a rejected plan behind
+// "plan rejected: ", invalid options a usage error.
+func planFailure(err error) error {
+	if _, ok := errors.AsType[*recipes.PlanError](err); ok {
+		return fmt.Errorf("plan rejected: %w", err)
+	}
+	if errors.Is(err, recipes.ErrInvalidOptions) {
+		return &usage.Error{Err: err}
+	}
+	return err
+}
+
+// ReadPlanFile reads one planned point: a JSON object, or an array of
+// exactly one, as `sweep plan --format json` prints them. The plan's
+// result directory must be out, since its commands write there.
+func ReadPlanFile(path, out string) (*recipes.Point, error) {
+	data, err := inputfile.Read(path, inputfile.SmallJSON)
+	if err != nil {
+		return nil, usage.Errorf("--plan: %w", err)
+	}
+	var points []recipes.Point
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		if err := json.Unmarshal(t, &points); err != nil {
+			return nil, usage.Errorf("--plan %s: not the output of `sweep plan --format json`: %w", path, err)
+		}
+	} else {
+		var p recipes.Point
+		if err := json.Unmarshal(t, &p); err != nil {
+			return nil, usage.Errorf("--plan %s: not a planned point: %w", path, err)
+		}
+		points = append(points, p)
+	}
+	if len(points) != 1 {
+		return nil, usage.Errorf("--plan %s holds %d points; give one (e.g. jq '.[i]')", path, len(points))
+	}
+	p := &points[0]
+	if p.Row.Model == "" || len(p.Engine.Argv) == 0 {
+		return nil, usage.Errorf("--plan %s: the point has no row or no engine command", path)
+	}
+	if filepath.Clean(p.ResultDir) != out {
+		return nil, usage.Errorf("--plan %s writes into %s, not --out %s: plan it with --result-dir %s, or run it with --out %s", path, p.ResultDir, out, out, p.ResultDir)
+	}
+	return p, nil
+}

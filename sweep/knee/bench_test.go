@@ -11,10 +11,13 @@ import (
 	"sweep/sweep/testkit/synth"
 )
 
-// corpusSeed and corpusSize fix the benchmark corpus.
+// corpusSeed and corpusSize fix the benchmark corpus; fieldSize and
+// edgeSize the sizes of its FieldCorpus and EdgeCorpus at the same seed.
 const (
 	corpusSeed = 20260714
 	corpusSize = 2000
+	fieldSize  = 2000
+	edgeSize   = 2000
 )
 
 // within reports |log2(a/b)| ≤ 1.
@@ -111,13 +114,85 @@ func report(by map[string]*tally, all tally) string {
 	return b.String()
 }
 
+// missKind names how a verdict missed its case's truth ("" for a hit):
+// for a truth of ok, the knee more than a doubling early or late (with
+// the status given) or no knee at all; otherwise the truth and the status
+// given, "unsaturated->ambiguous" for a still-rising arm called ambiguous.
+func missKind(c *synth.Case, r *knee.Result) string {
+	if hit(c, r.Status, r.Knee) {
+		return ""
+	}
+	if c.Truth != knee.StatusOK {
+		return fmt.Sprintf("%s->%s", c.Truth, r.Status)
+	}
+	switch {
+	case r.Status == knee.StatusUnsaturated || r.Status == knee.StatusInsufficient:
+		return fmt.Sprintf("ok->%s", r.Status)
+	case r.Knee < c.TrueKnee:
+		return fmt.Sprintf("ok->early (%s)", r.Status)
+	}
+	return fmt.Sprintf("ok->late (%s)", r.Status)
+}
+
+// misses counts the misses of our verdicts on cases by kind (missKind)
+// and in all.
+func misses(cases []*synth.Case) (map[string]int, int) {
+	by, all := map[string]int{}, 0
+	for _, c := range cases {
+		if k := missKind(c, knee.Analyze(c.Arm, knee.Options{})); k != "" {
+			by[k]++
+			all++
+		}
+	}
+	return by, all
+}
+
+func missReport(by map[string]int, n int) string {
+	kinds := make([]string, 0, len(by))
+	for k := range by {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var b strings.Builder
+	for _, k := range kinds {
+		fmt.Fprintf(&b, "  %-34s %4d  %5.2f%%\n", k, by[k], pct(by[k], n))
+	}
+	return b.String()
+}
+
 // BenchmarkKneeAccuracy scores our knee and Kneedle's on the seeded corpus
 // (synth.Corpus) side by side: hit = within one doubling of the noise-free
 // knee, or the right status for unsaturated, saturated-at-min and
 // insufficient arms. The metrics are the hit and miss percentages and
-// ours' miss rate over the better Kneedle's (target ≤ 0.5).
+// ours' miss rate over the better Kneedle's (target ≤ 0.5). It also
+// scores, once, synth.FieldCorpus (Corpus keeping the arms near the
+// rule's edges, as real sweeps do: ours and Kneedle's miss %) and
+// synth.EdgeCorpus, the two kinds of arm seen missed: the % of soft-knee
+// arms (knee c32) given a knee more than a doubling early, and of
+// flattening arms (top gain 10-25 % per doubling) not called unsaturated.
 func BenchmarkKneeAccuracy(b *testing.B) {
 	cases := synth.Corpus(corpusSeed, corpusSize)
+	field := synth.FieldCorpus(corpusSeed, fieldSize)
+	_, fieldAll := score(field)
+	fieldBy, _ := misses(field)
+	edge := synth.EdgeCorpus(corpusSeed, edgeSize)
+	edgeBy, _ := misses(edge)
+	fams := map[string]int{}
+	for _, c := range edge {
+		fams[c.Family]++
+	}
+	early := 0
+	for k, v := range edgeBy {
+		if strings.HasPrefix(k, "ok->early") {
+			early += v
+		}
+	}
+	flat := 0
+	for k, v := range edgeBy {
+		if strings.HasPrefix(k, "unsaturated->") {
+			flat += v
+		}
+	}
 	var by map[string]*tally
 	var all tally
 	for b.Loop() {
@@ -131,7 +206,13 @@ func BenchmarkKneeAccuracy(b *testing.B) {
 	b.ReportMetric(ourMiss, "ours_miss_%")
 	b.ReportMetric(kMiss, "kneedle_best_miss_%")
 	b.ReportMetric(ourMiss/kMiss, "miss_ratio")
+	b.ReportMetric(100-pct(fieldAll.ours, fieldAll.n), "field_ours_miss_%")
+	b.ReportMetric(100-max(pct(fieldAll.kLog, fieldAll.n), pct(fieldAll.kRaw, fieldAll.n)), "field_kneedle_best_miss_%")
+	b.ReportMetric(pct(early, fams[synth.FamilySoftKnee]), "softknee_early_%")
+	b.ReportMetric(pct(flat, fams[synth.FamilyFlattening]), "flattening_missed_%")
 	b.Logf("corpus seed %d, %d arms\n%s", corpusSeed, corpusSize, report(by, all))
+	b.Logf("field corpus, %d arms: ours miss %.2f%%, by kind:\n%s", fieldAll.n, 100-pct(fieldAll.ours, fieldAll.n), missReport(fieldBy, fieldAll.n))
+	b.Logf("edge corpus, %d soft-knee and %d flattening arms, misses by kind:\n%s", fams[synth.FamilySoftKnee], fams[synth.FamilyFlattening], missReport(edgeBy, len(edge)))
 }
 
 // TestKneeAccuracy holds the benchmark's targets on a smaller corpus of

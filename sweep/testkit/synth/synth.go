@@ -38,6 +38,16 @@ const (
 	// its peak, gently and with no failures (a scheduler thrashing, not a
 	// KV cliff). Only ReviewCorpus draws it.
 	FamilyDeclining = "declining"
+	// FamilySoftKnee saturates with a soft bend (p 1.2–2.5) whose knee
+	// is c32 of a doubling grid: the curve still climbs a few per cent a
+	// doubling past it, so one noisy point below it can look like the
+	// plateau. Only EdgeCorpus draws it.
+	FamilySoftKnee = "soft-knee"
+	// FamilyFlattening is still rising at the top of its grid, but only
+	// just: the noise-free top gain is 10–25 % per doubling, the last
+	// points bending towards a plateau the grid does not reach. Only
+	// EdgeCorpus draws it.
+	FamilyFlattening = "flattening"
 )
 
 // Case is one generated arm with its truth.
@@ -137,7 +147,7 @@ func ReviewCorpus(seed uint64, n int) []*Case {
 		fam string
 		w   float64
 	}{{FamilySaturating, 0.30}, {FamilyCliff, 0.15}, {FamilyDeclining, 0.15}, {FamilyUnsaturated, 0.20}, {FamilySaturatedAtMin, 0.12}, {FamilyInsufficient, 0.08}}
-	return drawCorpus(seed^0x7265766965770000, n, grids, func(f float64) string {
+	return drawCorpus(seed^0x7265766965770000, n, grids, wideKnife, func(f float64) string {
 		for _, x := range weights {
 			if f < x.w {
 				return x.fam
@@ -149,7 +159,23 @@ func ReviewCorpus(seed uint64, n int) []*Case {
 }
 
 func corpus(seed uint64, n int, grids []Grid) []*Case {
-	return drawCorpus(seed, n, grids, func(f float64) string {
+	return drawCorpus(seed, n, grids, wideKnife, corpusFamily)
+}
+
+// FieldCorpus is Corpus without its wide knife-edge redraws: arms whose
+// noise-free top gain lies a few points either side of the 10 % gate, or
+// whose first point is near 0.9 × peak, are kept as a real sweep keeps
+// them (only draws within a hair of an edge, where the truth is a coin
+// toss, are redrawn). It holds the near-edge arms a decision rule must
+// weigh against the noise: saturating arms whose last doubling still
+// gains 5-10 %, still-rising ones gaining 10-15 %.
+func FieldCorpus(seed uint64, n int) []*Case {
+	return drawCorpus(seed^0x6669656c64000000, n, Grids(), hairKnife, corpusFamily)
+}
+
+// corpusFamily picks Corpus's family from a uniform number in [0, 1).
+func corpusFamily(f float64) string {
+	{
 		switch {
 		case f < 0.40:
 			return FamilySaturating
@@ -161,21 +187,60 @@ func corpus(seed uint64, n int, grids []Grid) []*Case {
 			return FamilySaturatedAtMin
 		}
 		return FamilyInsufficient
-	})
+	}
 }
+
+// edges are how near the rule's edges a draw may land: the noise-free top
+// gain per doubling within gain of the 10 % gate, or the first point within
+// first of 0.9 × peak, is redrawn.
+type edges struct{ gain, first float64 }
+
+var (
+	wideKnife = edges{gain: 0.05, first: 0.02}
+	hairKnife = edges{gain: 0.005, first: 0.002}
+)
 
 // drawCorpus draws n cases, each family picked by family from a uniform
 // number in [0, 1).
-func drawCorpus(seed uint64, n int, grids []Grid, family func(float64) string) []*Case {
+func drawCorpus(seed uint64, n int, grids []Grid, knife edges, family func(float64) string) []*Case {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	out := make([]*Case, 0, n)
 	for len(out) < n {
 		fam := family(rng.Float64())
-		if c := draw(rng, fam, grids[rng.IntN(len(grids))], fmt.Sprintf("s%04d", len(out)+1)); c != nil {
+		if c := draw(rng, fam, grids[rng.IntN(len(grids))], fmt.Sprintf("s%04d", len(out)+1), knife); c != nil {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// EdgeCorpus returns n cases drawn with seed of the two kinds of arm a
+// knee finder is most easily fooled by, half each: FamilySoftKnee on the
+// doubling grids that hold c32 well inside them (EdgeGrids), and
+// FamilyFlattening on Grids and DoublingGrids. Noise, modifications and
+// truth are Corpus's; only draws within a hair of the rule's edges are
+// redrawn, as in FieldCorpus.
+func EdgeCorpus(seed uint64, n int) []*Case {
+	rng := rand.New(rand.NewPCG(seed^0x65646765, seed^0x9e3779b97f4a7c15))
+	rising := append(Grids(), DoublingGrids()...)
+	soft := EdgeGrids()
+	out := make([]*Case, 0, n)
+	for len(out) < n {
+		fam, grids := FamilySoftKnee, soft
+		if len(out)%2 == 1 {
+			fam, grids = FamilyFlattening, rising
+		}
+		if c := draw(rng, fam, grids[rng.IntN(len(grids))], fmt.Sprintf("e%04d", len(out)+1), hairKnife); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// EdgeGrids are the doubling grids FamilySoftKnee is drawn on: each
+// holds c32 with at least two doublings either side.
+func EdgeGrids() []Grid {
+	return []Grid{dbl(1, 256), dbl(1, 512), dbl(1, 1024), dbl(2, 512), dbl(4, 1024), dbl(4, 128), dbl(8, 128)}
 }
 
 func logUniform(rng *rand.Rand, lo, hi float64) float64 {
@@ -202,6 +267,8 @@ func drawShape(rng *rand.Rand, fam string, c1, cn float64) (s, cliff, drop, errR
 		drop = 0.01 + rng.Float64()*0.07
 	case FamilyUnsaturated:
 		s = cn * logUniform(rng, 1.5, 8)
+	case FamilyFlattening:
+		s = cn * logUniform(rng, 0.25, 2)
 	case FamilySaturatedAtMin:
 		s = c1 / logUniform(rng, 3, 12)
 		if rng.IntN(2) == 0 {
@@ -212,12 +279,19 @@ func drawShape(rng *rand.Rand, fam string, c1, cn float64) (s, cliff, drop, errR
 }
 
 // draw makes one case or returns nil when the draw lands on a knife edge.
-func draw(rng *rand.Rand, fam string, g Grid, id string) *Case {
+func draw(rng *rand.Rand, fam string, g Grid, id string, knife edges) *Case {
 	conc := g.Conc
 	c1, cn := float64(conc[0]), float64(conc[len(conc)-1])
 	a := logUniform(rng, 2000, 30000)
 	p := 1.2 + rng.Float64()*4.8
 	s, cliff, drop, errRate, decline := drawShape(rng, fam, c1, cn)
+	if fam == FamilySoftKnee {
+		// c/s reaches 0.9 of A at r: put the knee of A at c32, so that
+		// c16 falls short of it.
+		p = 1.2 + rng.Float64()*1.3
+		r := math.Pow(math.Pow(0.9, -p)-1, -1/p)
+		s = 32 / r / math.Pow(2, rng.Float64())
+	}
 	curve := func(c float64) float64 {
 		t := a * c / math.Pow(math.Pow(c, p)+math.Pow(s, p), 1/p)
 		if c > cliff {
@@ -263,14 +337,16 @@ func draw(rng *rand.Rand, fam string, g Grid, id string) *Case {
 	if len(ug) > 0 {
 		cs.CFirst = ug[0]
 	}
-	if knife(ug, curve) {
+	if knife.near(ug, curve) {
 		return nil
 	}
 	switch {
 	case fam == FamilyUnsaturated && cs.Truth != knee.StatusUnsaturated,
 		fam == FamilySaturatedAtMin && cs.Truth != knee.StatusSaturatedAtMin,
 		fam == FamilyInsufficient && cs.Truth != knee.StatusInsufficient,
-		(fam == FamilySaturating || fam == FamilyCliff || fam == FamilyDeclining) && cs.Truth != knee.StatusOK:
+		(fam == FamilySaturating || fam == FamilyCliff || fam == FamilyDeclining) && cs.Truth != knee.StatusOK,
+		fam == FamilySoftKnee && (cs.Truth != knee.StatusOK || cs.TrueKnee != 32),
+		fam == FamilyFlattening && (cs.Truth != knee.StatusUnsaturated || topGain(ug, curve) > 0.25):
 		return nil // the draw did not make the family it was meant to
 	}
 	spike := -1
@@ -390,8 +466,8 @@ func truth(grid []int, curve func(float64) float64) (knee.Status, int) {
 	return knee.StatusOK, grid[n-1]
 }
 
-// knife reports a draw whose truth is within a hair of the rule's edges.
-func knife(grid []int, curve func(float64) float64) bool {
+// near reports a draw whose truth is within e of the rule's edges.
+func (e edges) near(grid []int, curve func(float64) float64) bool {
 	n := len(grid)
 	if n < 3 {
 		return false
@@ -400,9 +476,15 @@ func knife(grid []int, curve func(float64) float64) bool {
 	for _, c := range grid {
 		top = max(top, curve(float64(c)))
 	}
-	gain := math.Pow(curve(float64(grid[n-1]))/curve(float64(grid[n-2])), 1/math.Log2(float64(grid[n-1])/float64(grid[n-2]))) - 1
 	first := curve(float64(grid[0])) / top
-	return math.Abs(gain-0.10) < 0.05 || math.Abs(first-0.9) < 0.02
+	return math.Abs(topGain(grid, curve)-0.10) < e.gain || math.Abs(first-0.9) < e.first
+}
+
+// topGain is the noise-free gain per doubling between the last two
+// concurrencies of grid (at least two).
+func topGain(grid []int, curve func(float64) float64) float64 {
+	n := len(grid)
+	return math.Pow(curve(float64(grid[n-1]))/curve(float64(grid[n-2])), 1/math.Log2(float64(grid[n-1])/float64(grid[n-2]))) - 1
 }
 
 // WriteDir writes the arm's samples under dir as InferenceX aggregate

@@ -27,7 +27,7 @@ func rootCommand(ios *IOStreams) *Command {
 			newDiscoverCmd(ios, nil),
 			newRunArmCmd(ios),
 			newLaunchGuardCmd(ios),
-			newOfficialCmd(ios, nil),
+			newOfficialCmd(ios),
 			newABCmd(ios),
 			newCompareCmd(ios, nil),
 		},

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/metrics/power"
-	"sweep/sweep/run"
 )
 
 // resultPowerOptions are the inputs of "sweep result power": the
@@ -64,16 +63,4 @@ func resultPowerRun(_ context.Context, o *resultPowerOptions) error {
 		return &exitCodeError{Code: out.ExitCode, Err: errors.New("power telemetry invalid (--require-power): " + strings.Join(out.Reasons, ", "))}
 	}
 	return nil
-}
-
-// powerGPUsUsage is the help of --power-gpus (sweep run, discover, official).
-const powerGPUsUsage = "GPUs the power lane integrates: all (InferenceX: every GPU the monitor recorded, so a point using part of the node is never power-valid) or allocated (only the point's: its *_VISIBLE_DEVICES, else 0..TP*PP*PCP-1); default from SWEEP_POWER_GPUS, else all"
-
-// checkPowerGPUs rejects a --power-gpus value other than all or allocated.
-func checkPowerGPUs(v string) error {
-	switch v {
-	case "", run.PowerGPUsAll, run.PowerGPUsAllocated:
-		return nil
-	}
-	return flagErrorf("--power-gpus %q: want %s or %s", v, run.PowerGPUsAll, run.PowerGPUsAllocated)
 }

@@ -3,6 +3,7 @@ package recipes
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,6 +109,27 @@ func (p MultiNodePoint) MarshalJSON() ([]byte, error) {
 // IsMultiNodeRow reports whether a row is planned by PlanMultiNode.
 func IsMultiNodeRow(r *matrix.Row) bool {
 	return r.Kind.MultiNode() || r.Disagg || r.Framework.Disaggregated()
+}
+
+// MixedNodesError is a selection of single-node and multi-node rows,
+// named by a config key of each: their plans have different shapes.
+type MixedNodesError struct{ Single, Multi string }
+
+func (e *MixedNodesError) Error() string {
+	return fmt.Sprintf("--config-keys selects single-node (%s) and multi-node (%s) keys; plan them separately", e.Single, e.Multi)
+}
+
+// MultiNodeRows reports whether rows are planned by PlanMultiNode
+// (IsMultiNodeRow) rather than Plan; a mix is a *MixedNodesError.
+func MultiNodeRows(rows matrix.Matrix) (bool, error) {
+	multi := slices.IndexFunc(rows, IsMultiNodeRow)
+	if multi < 0 {
+		return false, nil
+	}
+	if single := slices.IndexFunc(rows, func(r *matrix.Row) bool { return !IsMultiNodeRow(r) }); single >= 0 {
+		return true, &MixedNodesError{Single: rows[single].ConfigKey, Multi: rows[multi].ConfigKey}
+	}
+	return true, nil
 }
 
 // MultiNodeResultFilename is RESULT_FILENAME of InferenceX's multi-node

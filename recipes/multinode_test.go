@@ -217,3 +217,19 @@ func TestPlanMultiNodeMatchesSrtctl(t *testing.T) {
 		})
 	}
 }
+
+func TestMultiNodeRows(t *testing.T) {
+	single := &matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "s"}
+	multi := &matrix.Row{Kind: matrix.AgenticMultiNode, ConfigKey: "m"}
+	got, err := recipes.MultiNodeRows(matrix.Matrix{single})
+	assert.False(t, got)
+	assert.NoError(t, err)
+	got, err = recipes.MultiNodeRows(matrix.Matrix{multi, multi})
+	assert.True(t, got)
+	assert.NoError(t, err)
+	_, err = recipes.MultiNodeRows(matrix.Matrix{multi, single})
+	var mixed *recipes.MixedNodesError
+	require.ErrorAs(t, err, &mixed)
+	assert.Equal(t, recipes.MixedNodesError{Single: "s", Multi: "m"}, *mixed)
+	assert.EqualError(t, err, "--config-keys selects single-node (s) and multi-node (m) keys; plan them separately")
+}

@@ -3,26 +3,17 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
-	"sweep/internal/plural"
-	"sweep/internal/selfexe"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor"
-	"sweep/sweep/executor/slurm"
-	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
 
@@ -41,28 +32,13 @@ type campaignOptions struct {
 
 	simFlags
 
-	progressOnce sync.Once
-	progress     io.Writer
-
 	Fast         bool // agentx-fast durations and warm-ups
-	Duration     int
 	Executor     string
-	executor     executor.Name // Executor, checked
-	GPUs         []int
-	MaxParallel  int
-	Retries      int
-	FailFast     bool
-	DryRun       bool
 	ExactServers bool
-	Verbose      bool
-	// Adaptive runs only the points knee.Next asks for (discover --adaptive).
-	Adaptive bool
-	// ProbeDuration is the benchmark duration in seconds of the adaptive
-	// search's probes (0: they run at the full length).
-	ProbeDuration int
-	// Slurm holds the --slurm-* settings of the Slurm executor (its
-	// Partition, Poll and StartTimeout).
-	Slurm executor.Options
+	// Run holds how the sweep runs: the executor (Run.Name: Executor,
+	// checked), its GPUs and Slurm settings, retries, the dry run, the
+	// adaptive search (discover --adaptive) and its probes.
+	Run executor.Sweep
 	// Launch runs each Slurm arm in its recipe's image through the runner's
 	// launch path (srun --container-image in the job); Site changes the
 	// runner profile's site facts; SweepBinary is mounted into the image.
@@ -72,9 +48,6 @@ type campaignOptions struct {
 	// Inferencex is the host's InferenceX checkout whose utils/aiperf each
 	// launched arm installs into a per-job venv (executor.Launch.Client).
 	Inferencex string
-	// CostFrom is an earlier sweep directory whose measured server start
-	// and point times feed the dry-run's cost model.
-	CostFrom string
 
 	Plan  recipes.PlanOptions
 	Point run.Options
@@ -84,36 +57,33 @@ type campaignOptions struct {
 	// given (a disaggregated multi-node arm defaults to the wall clock at
 	// defaultMultiNodeTimeScale).
 	simClockSet, timeScaleSet bool
-	// SlurmNodes runs each simulated multi-node deployment as job steps
-	// on a Slurm allocation of its own (discover --slurm).
-	SlurmNodes bool
 }
 
 // bind binds the flags every sweep command has.
-func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *argparseLists) {
+func (o *campaignOptions) bind(fs *pflag.FlagSet, lists argparseLists) {
 	lists.ints(fs, &o.TP, "tp", "only arms with these tensor parallel sizes")
 	lists.ints(fs, &o.EP, "ep", "only arms with these expert parallel sizes")
 	fs.StringVar(&o.DPAttn, "dp-attn", "", "only DP-attention arms (true) or only the others (false)")
 	lists.ints(fs, &o.ConcList, "conc-list", "only these concurrencies")
 	fs.StringVar(&o.Out, "out", "", "sweep directory (required): journal, one directory per point, servers/, summary")
 	o.simFlags.bind(fs, false, "with --simulate: GPU to simulate (default: from the runner)")
-	fs.IntVar(&o.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
+	fs.IntVar(&o.Run.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")
-	fs.StringVar(&o.Slurm.Partition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
+	fs.StringVar(&o.Run.Partition, "slurm-partition", "", "slurm: partition of every job (default: the runner profile's)")
 	fs.BoolVar(&o.Launch, "launch", false, "run each arm in its recipe's image as the runner's InferenceX launcher does, with the static sweep mounted: slurm: the image imported once under flock, the job's step srun --container-image; local: docker runners' arms in docker run on this host's GPUs")
 	fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 	fs.StringVar(&o.Inferencex, "inferencex", "", "with --launch: an InferenceX checkout; each arm's job installs its utils/aiperf into a per-job venv with this host's uv (mounted) and downloads the trace set with hf, once before its engine starts, as benchmark_lib.sh does (skipped when there; checked before anything is allocated); that aiperf measures every point")
 	fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0)")
-	fs.DurationVar(&o.Slurm.Poll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
-	fs.DurationVar(&o.Slurm.StartTimeout, "slurm-start-timeout", 0, "slurm: cancel and fail a job still pending after this long (0: wait)")
-	lists.ints(fs, &o.GPUs, "gpus", "local: the node's GPU ids (default: 0..7 with --simulate, else from rocm-smi/nvidia-smi)")
-	fs.IntVar(&o.MaxParallel, "max-parallel", 0, "most arms running at once (default: as many as fit the GPUs)")
-	fs.IntVar(&o.Retries, "retries", 1, "how often a failed point is run again (over every invocation on --out)")
-	fs.BoolVar(&o.FailFast, "fail-fast", false, "stop at the first point that failed for good")
-	fs.BoolVar(&o.DryRun, "dry-run", false, "print the schedule (arms, points, server starts) and its cost; run nothing")
+	fs.DurationVar(&o.Run.Poll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
+	fs.DurationVar(&o.Run.StartTimeout, "slurm-start-timeout", 0, "slurm: cancel and fail a job still pending after this long (0: wait)")
+	lists.ints(fs, &o.Run.GPUs, "gpus", "local: the node's GPU ids (default: 0..7 with --simulate, else from rocm-smi/nvidia-smi)")
+	fs.IntVar(&o.Run.MaxParallel, "max-parallel", 0, "most arms running at once (default: as many as fit the GPUs)")
+	fs.IntVar(&o.Run.Retries, "retries", 1, "how often a failed point is run again (over every invocation on --out)")
+	fs.BoolVar(&o.Run.FailFast, "fail-fast", false, "stop at the first point that failed for good")
+	fs.BoolVar(&o.Run.DryRun, "dry-run", false, "print the schedule (arms, points, server starts) and its cost; run nothing")
 	fs.BoolVar(&o.ExactServers, "exact-servers", false, "restart the engine for every point whose planned command differs, as InferenceX does, even where the recipe allows one server per arm")
-	fs.StringVar(&o.CostFrom, "cost-from", "", "with --dry-run: an earlier sweep directory whose measured times feed the cost model")
-	fs.BoolVar(&o.Verbose, "verbose", false, "print every stage of every point")
+	fs.StringVar(&o.Run.CostFrom, "cost-from", "", "with --dry-run: an earlier sweep directory whose measured times feed the cost model")
+	fs.BoolVar(&o.Run.Verbose, "verbose", false, "print every stage of every point")
 	fs.IntVar(&o.Plan.Port, "port", 0, "public port of the first arm; arm i uses port+2i (default 8888; with --simulate free ports)")
 	fs.StringVar(&o.Plan.ModelPath, "model-path", "", "what the engine loads (default: the model id)")
 	fs.StringVar(&o.Plan.AiperfVersion, "aiperf-version", recipes.DefaultAiperfVersion, "aiperf schema version the client command is built for: 0.12.0 or fork")
@@ -129,8 +99,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 	switch {
 	case o.Out == "":
 		return flagErrorf("missing --out DIR (the sweep directory; rerun the same command on it to resume)")
-	case o.executor.Set(o.Executor) != nil:
-		return flagErrorf("--executor %q: %v", o.Executor, o.executor.Set(o.Executor))
+	case o.Run.Name.Set(o.Executor) != nil:
+		return flagErrorf("--executor %q: %v", o.Executor, o.Run.Name.Set(o.Executor))
 	case o.Executor != "slurm" && (fs.Changed("slurm-partition") || fs.Changed("slurm-poll") || fs.Changed("slurm-start-timeout")):
 		return flagErrorf("--slurm-* flags need --executor slurm")
 	case o.DPAttn != "" && o.DPAttn != "true" && o.DPAttn != "false":
@@ -145,21 +115,21 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return checkSimCalibration(o.Simulate, &o.SimCalib)
 	case checkPowerGPUs(o.PowerGPUs) != nil:
 		return checkPowerGPUs(o.PowerGPUs)
-	case o.Retries < 0 || o.Retries > campaign.MaxRetries:
-		return flagErrorf("--retries %d: want 0 to %d", o.Retries, campaign.MaxRetries)
-	case o.MaxParallel < 0:
-		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.MaxParallel)
-	case o.Duration < 0:
-		return flagErrorf("--duration %d: want a positive number of seconds", o.Duration)
+	case o.Run.Retries < 0 || o.Run.Retries > campaign.MaxRetries:
+		return flagErrorf("--retries %d: want 0 to %d", o.Run.Retries, campaign.MaxRetries)
+	case o.Run.MaxParallel < 0:
+		return flagErrorf("--max-parallel %d: want 0 (as many as fit) or more", o.Run.MaxParallel)
+	case o.Run.Duration < 0:
+		return flagErrorf("--duration %d: want a positive number of seconds", o.Run.Duration)
 	case !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.Inferencex != ""):
 		return flagErrorf("--site, --sweep-binary and --inferencex need --launch")
 	case o.Inferencex != "" && (o.Aiperf != "" || o.Builtin):
 		return flagErrorf("--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client, or drop --inferencex")
 	case o.Inferencex != "" && o.Simulate && (o.SimClock != simClockWall || o.TimeScale != 1):
 		return flagErrorf("--inferencex with --simulate: %v", run.ErrDishonestClock)
-	case o.Adaptive && o.Executor != "local":
+	case o.Run.Adaptive && o.Executor != "local":
 		return flagErrorf("--adaptive runs with --executor local for now (the Slurm job runs a fixed list of points)")
-	case o.CostFrom != "" && !o.DryRun:
+	case o.Run.CostFrom != "" && !o.Run.DryRun:
 		return flagErrorf("--cost-from needs --dry-run")
 	}
 	if o.stopGraceSet && o.Point.StopGrace == 0 {
@@ -183,11 +153,11 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--ep", Value: ints(o.EP)},
 		campaign.Setting{Name: "--dp-attn", Value: o.DPAttn},
 		campaign.Setting{Name: "--conc-list", Value: ints(o.ConcList)},
-		campaign.Setting{Name: "--duration", Value: strconv.Itoa(o.Duration)},
+		campaign.Setting{Name: "--duration", Value: strconv.Itoa(o.Run.Duration)},
 		campaign.Setting{Name: "--simulate", Value: strconv.FormatBool(o.Simulate)},
 		campaign.Setting{Name: "--exact-servers", Value: strconv.FormatBool(o.ExactServers)},
 		campaign.Setting{Name: "--aiperf-version", Value: o.Plan.AiperfVersion},
-		campaign.Setting{Name: "--adaptive", Value: strconv.FormatBool(o.Adaptive)},
+		campaign.Setting{Name: "--adaptive", Value: strconv.FormatBool(o.Run.Adaptive)},
 		// What is loaded and which client measures it; "" when not given,
 		// as directories from before these were recorded have them.
 		campaign.Setting{Name: "--model-path", Value: o.Plan.ModelPath},
@@ -217,14 +187,14 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 	po.Runners = g.Runners
 	po = withCatalog(po)
 	po.Fast = o.Fast
-	po.Duration = o.Duration
+	po.Duration = o.Run.Duration
 	co := campaign.PlanOptions{Recipe: po, ExactServers: o.ExactServers, Official: o.Command == "official"}
-	if o.Adaptive {
-		co.ProbeDuration = o.ProbeDuration
+	if o.Run.Adaptive {
+		co.ProbeDuration = o.Run.ProbeDuration
 	}
 	if o.Simulate && o.Plan.Port == 0 {
-		co.ArmPort = func(int) (int, error) { return freePortPair() }
-		co.MultiNodePorts = func(_, n int) ([]int, error) { return freePorts(n) }
+		co.ArmPort = func(int) (int, error) { return recipes.FreeRouterPort() }
+		co.MultiNodePorts = func(_, n int) ([]int, error) { return recipes.FreePorts(n) }
 	}
 	s, err := campaign.Plan(rows, dir, co)
 	if errors.Is(err, recipes.ErrInvalidOptions) {
@@ -233,15 +203,18 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 	return s, err
 }
 
-// execute runs (or with --dry-run prints) the sweep of rows.
+// execute runs (or with --dry-run prints) the sweep of rows
+// (executor.Sweep).
 func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *matrix.Generator, settings []campaign.Setting) error {
-	started := time.Now()
 	rows = o.Selection.Select(rows)
 	if len(rows) == 0 {
 		return &FlagError{Err: errors.New("no agentic point matches the selection (check --config-keys and the --tp/--ep/--dp-attn/--conc-list filters against `sweep plan`)")}
 	}
-	if err := o.checkMultiNode(rows); err != nil {
-		return err
+	sw := o.Run // --executor, --gpus, --max-parallel, --slurm-*, --retries, --dry-run, ...
+	sw.Official, sw.Profile, sw.Command, sw.Settings = o.Command == "official", o.profile, o.Command, settings
+	sw.Simulate, sw.TimeScale, sw.Out, sw.Log = o.Simulate, o.TimeScale, o.IO.Out, o.IO.ErrOut
+	if err := sw.CheckMultiNode(rows, o.Launch); err != nil {
+		return &FlagError{Err: err}
 	}
 	dir, err := filepath.Abs(o.Out)
 	if err != nil {
@@ -251,233 +224,57 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if err != nil {
 		return err
 	}
-	gpus, err := o.nodeGPUs()
-	if err != nil {
-		return err
+	sw.Dir, sw.Schedule = dir, sched
+	if sw.GPUs, err = executor.NodeGPUs(o.Run.GPUs, o.Simulate || o.Run.DryRun); err != nil {
+		return &FlagError{Err: err}
 	}
-	cost := o.costModel()
-	if o.DryRun {
-		if o.Adaptive {
-			probes := "at the full length"
-			if o.ProbeDuration > 0 {
-				probes = fmt.Sprintf("as %d s probes where their grid neighbours lie within a doubling", o.ProbeDuration)
-			}
-			fmt.Fprintf(o.IO.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, the same way; the top two grid points at the full length); the cost below is the full grid's upper bound; on the knee benchmark the search needs 20 %% (synthetic doubling grids) to 30 %% (synthetic conc-lists) and 45 %% (simulated discoveries) of InferenceX's GPU-hours with 300 s probes, 42-62 %% without\n", probes)
-		}
-		if err := executor.WriteDryRun(o.IO.Out, sched, cost, gpus, o.MaxParallel, o.Simulate, o.TimeScale); err != nil {
+	if !o.Run.DryRun {
+		// With --launch the client runs in the image: --aiperf names a
+		// program there; nothing of this host's PATH applies.
+		if sw.Setup, err = o.setup(o.Plan.AiperfVersion, o.Launch); err != nil {
 			return err
 		}
-		if !o.Launch {
-			return nil
-		}
-		l, err := o.launch(dir)
-		if err != nil {
-			return err
-		}
-		err = l.WriteDryRun(o.IO.Out, sched, o.executor == executor.Slurm)
-		if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
-			return &FlagError{Err: pe.Err}
-		}
-		return err
+		sw.Point = o.pointOptions(o.Point, o.stopGraceSet)
 	}
-	// With --launch the client runs in the image: --aiperf names a
-	// program there; nothing of this host's PATH applies.
-	setup, err := o.setup(o.Plan.AiperfVersion, o.Launch)
-	if err != nil {
-		return err
-	}
-	var l executor.Launch
 	if o.Launch {
-		if l, err = o.launch(dir); err != nil {
-			return err
-		}
-		if l.Client != nil {
-			// run-arm makes the venv and names its aiperf per job.
-			setup.Aiperf, setup.ClientWhy = "aiperf", "--launch --inferencex: InferenceX's aiperf in each arm's per-job venv"
-		}
-		err = l.Preflight(ctx, sched, launch.Dialer{})
-		if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
-			return &FlagError{Err: pe.Err}
-		} else if err != nil {
-			return err
-		}
+		sw.NewLaunch = func() (executor.Launch, error) { return executor.NewLaunch(dir, o.Site, o.SweepBinary, o.Inferencex) }
 	}
-	po := o.pointOptions(o.Point, o.stopGraceSet)
-	if o.Verbose {
-		po.Progress = func(line string) {
-			fmt.Fprintf(o.IO.ErrOut, "[%7s]     %s\n", time.Since(started).Round(time.Second), line)
-		}
+	err = sw.Run(ctx)
+	if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
+		return &FlagError{Err: pe.Err}
 	}
-	eo := o.Slurm // --slurm-partition, --slurm-poll, --slurm-start-timeout
-	eo.Name, eo.Dir, eo.Schedule, eo.Setup, eo.Point, eo.Cost, eo.Adaptive = o.executor, dir, sched, setup, po, cost, o.Adaptive
-	eo.GPUs, eo.MaxParallel, eo.Official = gpus, o.MaxParallel, o.Command == "official"
-	eo.Progress = func(line string) { fmt.Fprintln(o.progressOut(), "  "+line) }
-	if o.executor == executor.Slurm {
-		exe, err := selfexe.Path()
-		if err != nil {
-			return err
-		}
-		eo.Program, eo.Profile = []string{exe}, o.profile
-		if o.Launch {
-			eo.ArmProgram = l.ArmProgram()
-		}
-	} else if o.Launch {
-		eo.Containers, err = l.ContainerArms(sched, max(o.Point.StopGrace, 0)+20*time.Second)
-		if pe, ok := errors.AsType[*executor.ProfileError](err); ok {
-			return &FlagError{Err: pe.Err}
-		} else if err != nil {
-			return err
-		}
+	if de, ok := errors.AsType[*campaign.DifferenceError](err); ok && de != nil {
+		return &FlagError{Err: err}
 	}
-	if o.SlurmNodes {
-		eo.Nodes = &slurm.ArmNodes{Client: slurm.NewClient(slurm.Exec{}), Dir: dir, Progress: o.progressOut(),
-			Wall: func(a *campaign.Arm) time.Duration {
-				var d time.Duration
-				for _, p := range a.Points {
-					d += cost.PointWall(p, o.Simulate, o.TimeScale)
-				}
-				return d
-			}}
-	}
-	ex, err := executor.New(eo)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(o.IO.ErrOut, "sweep %s: %s in %s, %s planned; %s; client: %s (%s); directory %s\n",
-		o.Command, plural.Count(len(sched.Points), "point", "points"), plural.Count(len(sched.Arms), "arm", "arms"),
-		plural.Count(sched.ServerStarts(), "server start", "server starts"), eo.Where(), setup.ClientInfo().Name, setup.ClientWhy, dir)
-	sum, runErr := campaign.Run(ctx, campaign.Options{
-		Dir: dir, Schedule: sched, Executor: ex, Retries: o.Retries, FailFast: o.FailFast,
-		Identity: campaign.Identity{Command: o.Command, Settings: settings},
-		Progress: o.progressOut(), Parallel: sched.Parallel(len(gpus)),
-		Estimate: func(p *campaign.Point) time.Duration { return cost.PointWall(p, o.Simulate, o.TimeScale) },
-	})
-	if sum != nil {
-		fmt.Fprintf(o.IO.Out, "\n%s", sum.Table())
-		fmt.Fprintf(o.IO.Out, "summary: %s\n         %s\n", filepath.Join(dir, campaign.SummaryText), filepath.Join(dir, campaign.SummaryJSON))
-	}
-	if runErr != nil {
-		if de, ok := errors.AsType[*campaign.DifferenceError](runErr); ok && de != nil {
-			return &FlagError{Err: runErr}
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("%v (rerun the same command to resume): %w", runErr, context.Canceled)
-		}
-		return &exitCodeError{Code: exitError, Err: runErr}
-	}
-	return nil
+	return err
 }
 
-// hasMultiNode reports whether rows hold a multi-node row.
-func hasMultiNode(rows matrix.Matrix) bool {
-	return slices.ContainsFunc(rows, func(r *matrix.Row) bool { return r.Kind == matrix.AgenticMultiNode })
+// keyRows are the agentic rows of the config keys (patterns) a sweep
+// runs, with the resolved keys and the generator, and the clock of their
+// multi-node arms when simulated (multiNodeClock).
+func (o *campaignOptions) keyRows(patterns []string) (matrix.Matrix, []string, *matrix.Generator, error) {
+	g, err := o.Inputs.generator()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rows, keys, err := agenticRows(g, patterns, nil, matrix.EvalOptions{NoEvals: true})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rows, keys, g, o.multiNodeClock(rows)
 }
 
 // multiNodeClock is simFlags.multiNodeClock for a simulated sweep whose
 // selection holds a disaggregated multi-node arm, as `sweep run` does for
 // such a point.
 func (o *campaignOptions) multiNodeClock(rows matrix.Matrix) error {
-	if !o.Simulate || !hasMultiNode(o.Selection.Select(rows)) {
+	if !o.Simulate || !o.Selection.Select(rows).HasAgenticMultiNode() {
 		return nil
 	}
 	return o.simFlags.multiNodeClock(o.simClockSet, o.timeScaleSet)
 }
 
-// checkMultiNode refuses what a sweep of disaggregated multi-node arms
-// cannot do yet: run them unsimulated (they run as one Slurm job over
-// several nodes: sweep run --launch), in the image (--launch) or as
-// Slurm jobs of the Slurm executor.
-func (o *campaignOptions) checkMultiNode(rows matrix.Matrix) error {
-	if !hasMultiNode(rows) {
-		if o.SlurmNodes {
-			return flagErrorf("--slurm runs multi-node arms only (the selection has none; single-node arms run on Slurm with --executor slurm)")
-		}
-		return nil
-	}
-	switch {
-	case o.SlurmNodes && !o.Simulate:
-		return flagErrorf("--slurm runs simulated multi-node arms (add --simulate)")
-	case !o.Simulate && !o.DryRun:
-		return flagErrorf("the selection holds multi-node arms: their points run as one Slurm job over several nodes (sweep run --launch --config-key KEY ...); %s runs them only with --simulate", o.Command)
-	case o.Launch:
-		return flagErrorf("--launch: multi-node arms are launched with sweep run --launch, not by %s", o.Command)
-	case o.executor == executor.Slurm:
-		return flagErrorf("--executor slurm: multi-node arms run with --executor local (simulated on this host's loopback)")
-	}
-	return nil
-}
-
-// nodeGPUs are the local executor's GPUs (executor.NodeGPUs).
-func (o *campaignOptions) nodeGPUs() ([]int, error) {
-	ids, err := executor.NodeGPUs(o.GPUs, o.Simulate || o.DryRun)
-	if err != nil {
-		return nil, &FlagError{Err: err}
-	}
-	return ids, nil
-}
-
-// costModel returns the per-point and per-start times of the dry run:
-// measured ones from --cost-from when given, else the plan's.
-func (o *campaignOptions) costModel() *campaign.Cost {
-	if o.CostFrom == "" {
-		return campaign.PlannedCost(o.Duration)
-	}
-	c, err := campaign.MeasuredCost(o.CostFrom, o.Duration)
-	if err != nil {
-		fmt.Fprintf(o.IO.ErrOut, "warning: --cost-from %s: %v; using the planned times\n", o.CostFrom, err)
-	}
-	return c
-}
-
-// ensureOutParent refuses an --out whose parent does not exist, before
-// anything is planned (a typo should not create a tree somewhere).
-func ensureOutParent(out string) error {
-	parent := filepath.Dir(filepath.Clean(out))
-	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
-		return flagErrorf("--out %s: the parent directory %s does not exist", out, parent)
-	}
-	return nil
-}
-
-// lockedWriter serialises writes from several goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// progressOut is the one writer of the sweep's progress lines: the
-// campaign and the Slurm executor's job-state lines come from different
-// goroutines.
-func (o *campaignOptions) progressOut() io.Writer {
-	o.progressOnce.Do(func() { o.progress = &lockedWriter{w: o.IO.ErrOut} })
-	return o.progress
-}
-
 // profile is the runner's profile with the --site changes.
 func (o *campaignOptions) profile(runner string) (recipes.Profile, error) {
 	return recipes.SiteProfile(runner, o.Site)
-}
-
-// launch is how --launch runs each arm in its image (executor.Launch).
-func (o *campaignOptions) launch(dir string) (executor.Launch, error) {
-	for _, s := range o.Site {
-		if err := (&recipes.Profile{}).ApplySite(s); err != nil {
-			return executor.Launch{}, &FlagError{Err: err}
-		}
-	}
-	bin, err := launch.SweepBinary(o.SweepBinary)
-	if err != nil {
-		return executor.Launch{}, err
-	}
-	l := executor.Launch{Profile: o.profile, Binary: bin, Dir: dir, Progress: o.progressOut()}
-	if o.Inferencex != "" {
-		l.Client = &launch.ClientSetup{Checkout: o.Inferencex}
-	}
-	return l, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/spf13/pflag"
 
@@ -15,8 +14,8 @@ import (
 type ciMatrixOptions struct {
 	changelogOptions
 	Labels []string
-	// PerArm makes one job per arm instead of one per point.
-	PerArm bool
+	// Grouping makes one job per point or one per arm.
+	Grouping gha.Grouping
 	// OnlineRunners is a file of runner names GitHub reports online (one
 	// per line, or a JSON list); "" means unknown.
 	OnlineRunners string
@@ -48,7 +47,7 @@ func newCIMatrixCmd(ios *IOStreams, runF func(context.Context, *ciMatrixOptions)
 				switch *per {
 				case "point":
 				case "arm":
-					o.PerArm = true
+					o.Grouping = gha.PerArm
 				default:
 					return flagErrorf("--per %q: want point or arm", *per)
 				}
@@ -69,7 +68,7 @@ func ciMatrixRun(ctx context.Context, o *ciMatrixOptions) error {
 	}
 	var online map[string]bool
 	if o.OnlineRunners != "" {
-		if online, err = readOnlineRunners(o.OnlineRunners); err != nil {
+		if online, err = gha.ReadOnlineRunners(o.OnlineRunners); err != nil {
 			return err
 		}
 	}
@@ -83,21 +82,14 @@ func ciMatrixRun(ctx context.Context, o *ciMatrixOptions) error {
 		}
 		runners = g.Runners
 	}
-	grouping := gha.PerPoint
-	if o.PerArm {
-		grouping = gha.PerArm
-	}
-	fan := gha.Build(ch, mode, gha.Availability{Runners: runners, Online: online}, grouping)
+	fan := gha.Build(ch, mode, gha.Availability{Runners: runners, Online: online}, o.Grouping)
 	if err := fan.WriteNotices(o.IO.ErrOut); err != nil {
 		return err
 	}
-	b, err := json.Marshal(fan)
+	b, err := fan.JSON()
 	if err != nil {
 		return err
 	}
-	if err := fan.CheckLimits(len(b) + 1); err != nil {
-		return err
-	}
-	_, err = o.IO.Out.Write(append(b, '\n'))
+	_, err = o.IO.Out.Write(b)
 	return err
 }

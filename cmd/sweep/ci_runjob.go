@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
-	"sweep/internal/inputfile"
 	"sweep/sweep/gha"
 	"sweep/sweep/run"
 )
@@ -20,27 +16,11 @@ type ciRunJobOptions struct {
 	IO *IOStreams
 	// Job is a file holding one job of "sweep ci matrix".
 	Job string
-	// RunnerName is the GitHub runner's name (runner.name), for
-	// RESULT_FILENAME.
-	RunnerName string
-	Out        string
 	// GitHubOutput is $GITHUB_OUTPUT: the job's result-filename is
 	// appended to it ("" : not written).
 	GitHubOutput string
-	// Simulate runs against the simulated engine (for checking a job
-	// without GPUs).
-	Simulate bool
-	// ConfigFiles and RunnerConfig are passed to "sweep run" when set
-	// (the PR sweep reads the pull request's master configs as data).
-	ConfigFiles  []string
-	RunnerConfig string
-	// OnHost starts a real engine on this host instead of through the
-	// runner's launch path (sweep run --launch).
-	OnHost bool
-	// Site changes the runner profile's site facts (sweep run --site).
-	Site []string
-	// Inferencex is passed to sweep run --launch --inferencex.
-	Inferencex string
+	// RunJob says how this runner runs the job's points.
+	gha.RunJob
 	// Run is "sweep run": tests replace it.
 	Run func(ctx context.Context, args []string) error
 }
@@ -81,16 +61,9 @@ func newCIRunJobCmd(ios *IOStreams, runF func(context.Context, *ciRunJobOptions)
 
 // ciRunJobRun runs the job's points with "sweep run".
 func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
-	data, err := inputfile.Read(o.Job, inputfile.SmallJSON)
+	job, row, err := gha.ReadJob(o.Job)
 	if err != nil {
-		return fmt.Errorf("--job: %w", err)
-	}
-	job, row, err := gha.ParseJob(data)
-	if _, ok := errors.AsType[*gha.JobError](err); ok {
 		return err
-	}
-	if err != nil {
-		return fmt.Errorf("--job %s: %w", o.Job, err)
 	}
 	runFn := o.Run
 	if runFn == nil {
@@ -98,49 +71,14 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 			return dispatch(ctx, o.IO, newRunCmd(o.IO, nil), []string{"sweep", "run"}, args)
 		}
 	}
-	names := make([]string, len(job.Points))
-	for i, p := range job.Points {
-		if names[i], err = p.Filename(o.RunnerName); err != nil {
-			return fmt.Errorf("--job %s: point %d: %w", o.Job, i+1, err)
-		}
+	runs, err := o.Runs(job, row)
+	if err != nil {
+		return fmt.Errorf("--job %s: %w", o.Job, err)
 	}
 	var errs []error
-	for i, p := range job.Points {
-		rf := names[i]
-		out := o.Out
-		if len(job.Points) > 1 {
-			out = filepath.Join(o.Out, rf)
-		}
-		args := []string{"--config-key", job.ConfigKey, "--tp", strconv.Itoa(row.TP), "--ep", strconv.Itoa(row.EP),
-			"--conc", strconv.Itoa(p.Conc), "--runner-name", o.RunnerName, "--out", out}
-		if row.DPAttn {
-			args = append(args, "--dp-attn")
-		}
-		if job.AgentxFast {
-			args = append(args, "--fast")
-		}
-		if row.EvalOnly != nil && *row.EvalOnly {
-			args = append(args, "--eval")
-		}
-		if o.Simulate {
-			args = append(args, "--simulate")
-		} else if !o.OnHost {
-			args = append(args, "--launch")
-			for _, s := range o.Site {
-				args = append(args, "--site", s)
-			}
-			if o.Inferencex != "" {
-				args = append(args, "--inferencex", o.Inferencex)
-			}
-		}
-		if len(o.ConfigFiles) > 0 {
-			args = append(args, "--config-files", strings.Join(o.ConfigFiles, ","))
-		}
-		if o.RunnerConfig != "" {
-			args = append(args, "--runner-config", o.RunnerConfig)
-		}
-		fmt.Fprintf(o.IO.ErrOut, "job point %d/%d: %s conc %d -> %s\n", i+1, len(job.Points), job.ConfigKey, p.Conc, rf)
-		if err := runFn(ctx, args); err != nil {
+	for i, p := range runs {
+		fmt.Fprintf(o.IO.ErrOut, "job point %d/%d: %s conc %d -> %s\n", i+1, len(runs), job.ConfigKey, p.Conc, p.Name)
+		if err := runFn(ctx, p.Args); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
@@ -148,7 +86,8 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 		}
 		if o.GitHubOutput != "" && i == 0 {
 			// The name the run actually wrote, when it got that far.
-			if name := run.ResultName(out); name != "" {
+			rf := p.Name
+			if name := run.ResultName(p.Out); name != "" {
 				rf = name
 			}
 			if err := gha.AppendOutput(o.GitHubOutput, "result-filename", rf); err != nil {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/gha"
 )
 
 // TestCIRunJob checks that a job of the fan-out becomes "sweep run"
@@ -51,7 +53,7 @@ func TestCIRunJob(t *testing.T) {
 	var calls [][]string
 	var stderr bytes.Buffer
 	o := &ciRunJobOptions{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &stderr},
-		Job: jobFile, RunnerName: "mi325x-amds_03", Out: filepath.Join(dir, "results"), GitHubOutput: ghOut, Inferencex: "/ix",
+		Job: jobFile, RunJob: gha.RunJob{RunnerName: "mi325x-amds_03", Out: filepath.Join(dir, "results"), Inferencex: "/ix"}, GitHubOutput: ghOut,
 		Run: func(_ context.Context, args []string) error { calls = append(calls, args); return nil }}
 	require.NoError(t, ciRunJobRun(t.Context(), o))
 	require.Len(t, calls, len(parsed.Points))
@@ -110,8 +112,8 @@ func TestCIRunJobPRData(t *testing.T) {
 	}
 	var calls [][]string
 	o := &ciRunJobOptions{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
-		RunnerName: "mi325x-amds_03", Out: filepath.Join(dir, "results"),
-		ConfigFiles: []string{"pr/configs/amd-master.yaml", "pr/configs/nvidia-master.yaml"}, RunnerConfig: "tool/configs/runners.yaml",
+		RunJob: gha.RunJob{RunnerName: "mi325x-amds_03", Out: filepath.Join(dir, "results"),
+			ConfigFiles: []string{"pr/configs/amd-master.yaml", "pr/configs/nvidia-master.yaml"}, RunnerConfig: "tool/configs/runners.yaml"},
 		Run: func(_ context.Context, args []string) error { calls = append(calls, args); return nil }}
 	o.Job = job("Qwen/Qwen3.5-397B-A17B-FP8")
 	require.NoError(t, ciRunJobRun(t.Context(), o))

@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/spf13/pflag"
 
-	"sweep/internal/inputfile"
 	"sweep/sweep/gha"
 )
 
@@ -45,13 +42,9 @@ func newCISummaryCmd(ios *IOStreams, runF func(context.Context, *ciSummaryOption
 func ciSummaryRun(_ context.Context, o *ciSummaryOptions) error {
 	var fan *gha.FanoutJSON
 	if o.Fanout != "" {
-		data, err := inputfile.Read(o.Fanout, inputfile.SmallJSON)
-		if err != nil {
-			return fmt.Errorf("--fanout: %w", err)
-		}
-		fan = &gha.FanoutJSON{}
-		if err := json.Unmarshal(data, fan); err != nil {
-			return fmt.Errorf("--fanout %s: not the output of `sweep ci matrix`: %w", o.Fanout, err)
+		var err error
+		if fan, err = gha.ReadFanout(o.Fanout); err != nil {
+			return err
 		}
 	}
 	return gha.WriteSummary(o.IO.Out, fan, o.Dir)

@@ -5,8 +5,7 @@ package main
 func rootCommand(ios *IOStreams) *Command {
 	return &Command{
 		Name: "sweep",
-		Long: `sweep plans, runs and checks LLM inference benchmark sweeps (SGLang, vLLM,
-aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
+		Long: helpText("commands"),
 		Sub: []*Command{
 			newVersionCmd(ios),
 			newMatrixCmd(ios),
@@ -28,7 +27,7 @@ aiperf) from InferenceX's own config files, locally, on Slurm or from CI.`,
 			newDiscoverCmd(ios, nil),
 			newRunArmCmd(ios),
 			newLaunchGuardCmd(ios),
-			newOfficialCmd(ios, nil),
+			newOfficialCmd(ios),
 			newABCmd(ios),
 			newCompareCmd(ios, nil),
 		},

@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
+	"slices"
 
 	"github.com/spf13/pflag"
 
-	"sweep/internal/atomicfile"
 	"sweep/sweep/compare"
 	"sweep/sweep/knee"
 )
@@ -69,9 +67,7 @@ func newCompareCmd(ios *IOStreams, runF func(context.Context, *compareOptions) e
 				if !(o.Tolerance > 0 && o.Tolerance < 100) {
 					return flagErrorf("--tolerance %g: want a percentage in (0, 100), e.g. 5", o.Tolerance)
 				}
-				switch o.Format {
-				case "text", "json", "markdown":
-				default:
+				if !slices.Contains(compare.Formats, o.Format) {
 					return flagErrorf("--format %q: want text, json or markdown", o.Format)
 				}
 				if calibration != "" {
@@ -104,15 +100,7 @@ func compareRun(ctx context.Context, o *compareOptions) error {
 		return err
 	}
 	rep := compare.Compare(base, head, o.Options)
-	switch o.Format {
-	case "json":
-		err = compare.WriteJSON(o.IO.Out, rep)
-	case "markdown":
-		err = compare.WriteMarkdown(o.IO.Out, rep)
-	default:
-		err = compare.WriteText(o.IO.Out, rep)
-	}
-	if err != nil {
+	if err := compare.Write(o.IO.Out, rep, o.Format); err != nil {
 		return err
 	}
 	code := map[compare.Decision]int{
@@ -130,40 +118,30 @@ func compareRun(ctx context.Context, o *compareOptions) error {
 	return &exitCodeError{Code: code, Err: fmt.Errorf("compare: %s", compare.VerdictLine(rep))}
 }
 
+// readSide reads one side (compare.ReadSide); one without results exits 2.
 func readSide(ctx context.Context, name, dir string) ([]*knee.Arm, error) {
-	arms, err := knee.ReadMixed(ctx, dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", name, dir, err)
+	arms, err := compare.ReadSide(ctx, name, dir)
+	if ne, ok := errors.AsType[*compare.NoResultsError](err); ok {
+		return nil, &exitCodeError{Code: exitUsage, Err: ne}
 	}
-	if len(arms) == 0 {
-		return nil, &exitCodeError{Code: exitUsage, Err: fmt.Errorf("%s %s holds no result file (a *.json with \"conc\" and \"request_metrics\")", name, dir)}
-	}
-	return arms, nil
+	return arms, err
 }
 
 // calibrateRun reads the A/A runs and writes their noise.
 func calibrateRun(ctx context.Context, o *compareOptions) error {
-	sides := make([][]*knee.Arm, len(o.Calibrate))
-	for i, dir := range o.Calibrate {
-		arms, err := readSide(ctx, "run", dir)
-		if err != nil {
-			return err
-		}
-		sides[i] = arms
+	cal, err := compare.CalibrateDirs(ctx, o.Calibrate, o.Metric)
+	if ne, ok := errors.AsType[*compare.NoResultsError](err); ok {
+		return &exitCodeError{Code: exitUsage, Err: ne}
 	}
-	cal, err := compare.Calibrate(o.Calibrate, sides, o.Metric)
 	if err != nil {
 		return err
 	}
 	if o.Out == "" {
 		return compare.WriteCalibration(o.IO.Out, cal)
 	}
-	if err := os.MkdirAll(filepath.Dir(o.Out), 0o755); err != nil {
+	if err := compare.WriteCalibrationFile(o.Out, cal); err != nil {
 		return err
 	}
-	err = atomicfile.WriteWith(o.Out, 0o644, func(w io.Writer) error { return compare.WriteCalibration(w, cal) })
-	if err == nil {
-		fmt.Fprintf(o.IO.ErrOut, "wrote the noise of %d arms to %s\n", len(cal.Arms), o.Out)
-	}
-	return err
+	fmt.Fprintf(o.IO.ErrOut, "wrote the noise of %d arms to %s\n", len(cal.Arms), o.Out)
+	return nil
 }

@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
-	"sweep/configs/matrix"
+	"sweep/internal/cli"
 	"sweep/sweep/campaign"
-	"sweep/sweep/knee"
 	"sweep/sweep/report"
 )
 
@@ -36,10 +34,10 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 			lists.strings(fs, &o.ConfigKeys, "config-keys", "master config keys (fnmatch patterns allowed) whose arms to run (required)")
 			o.bind(fs, lists)
 			fs.BoolVar(&o.OfficialDurations, "official-durations", false, "run the points at their official durations and warm-ups instead of agentx-fast's")
-			fs.BoolVar(&o.SlurmNodes, "slurm", false, "with --simulate: run each multi-node arm's workers, router and client as job steps on a Slurm allocation of its own (the cluster SLURM_CONF names), released when the arm ends")
+			fs.BoolVar(&o.Run.SlurmNodes, "slurm", false, "with --simulate: run each multi-node arm's workers, router and client as job steps on a Slurm allocation of its own (the cluster SLURM_CONF names), released when the arm ends")
 			fs.BoolVar(&o.NoReport, "no-report", false, "skip the knee table and report at the end")
-			fs.BoolVar(&o.Adaptive, "adaptive", false, "run only the points that find each arm's knee: x4 bracketing until the gain falls under 10 % per doubling, then the knee's doubling neighbours that can still move it (the rest are skipped)")
-			fs.IntVar(&o.ProbeDuration, "probe-duration", defaultProbeSeconds, "with --adaptive: benchmark duration in seconds of the search's probes (0: every point at the full length)")
+			fs.BoolVar(&o.Run.Adaptive, "adaptive", false, "run only the points that find each arm's knee: x4 bracketing until the gain falls under 10 % per doubling, then the knee's doubling neighbours that can still move it (the rest are skipped)")
+			fs.IntVar(&o.Run.ProbeDuration, "probe-duration", defaultProbeSeconds, "with --adaptive: benchmark duration in seconds of the search's probes (0: every point at the full length)")
 			lists.finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
 				if err := lists.parseRest(fs, args); err != nil {
@@ -55,17 +53,17 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 					return err
 				}
 				switch {
-				case o.ProbeDuration < 0:
-					return flagErrorf("--probe-duration %d: want 0 (no probes) or a positive number of seconds", o.ProbeDuration)
-				case fs.Changed("probe-duration") && !o.Adaptive:
+				case o.Run.ProbeDuration < 0:
+					return flagErrorf("--probe-duration %d: want 0 (no probes) or a positive number of seconds", o.Run.ProbeDuration)
+				case fs.Changed("probe-duration") && !o.Run.Adaptive:
 					return flagErrorf("--probe-duration needs --adaptive")
 				}
-				if !o.Adaptive {
-					o.ProbeDuration = 0
+				if !o.Run.Adaptive {
+					o.Run.ProbeDuration = 0
 				}
 				o.Fast = !o.OfficialDurations
 				if o.Fast && fs.Changed("duration") {
-					fmt.Fprintf(o.IO.ErrOut, "sweep discover: --duration %d is not used: agentx-fast points run at agentx-fast's duration, as InferenceX runs them (--dry-run shows it); add --official-durations to set the duration\n", o.Duration)
+					fmt.Fprintf(o.IO.ErrOut, "sweep discover: --duration %d is not used: agentx-fast points run at agentx-fast's duration, as InferenceX runs them (--dry-run shows it); add --official-durations to set the duration\n", o.Run.Duration)
 				}
 				return runF(ctx, o)
 			}
@@ -74,34 +72,27 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 }
 
 func discoverRun(ctx context.Context, o *discoverOptions) error {
-	if err := ensureOutParent(o.Out); err != nil {
+	if err := cli.CheckParentDir("out", o.Out); err != nil {
 		return err
 	}
-	g, err := o.Inputs.generator()
+	rows, keys, g, err := o.keyRows(o.ConfigKeys)
 	if err != nil {
-		return err
-	}
-	rows, keys, err := agenticRows(g, o.ConfigKeys, nil, matrix.EvalOptions{NoEvals: true})
-	if err != nil {
-		return err
-	}
-	if err := o.multiNodeClock(rows); err != nil {
 		return err
 	}
 	extra := []campaign.Setting{{Name: "--config-keys", Value: fmt.Sprint(keys)},
 		{Name: "--official-durations", Value: fmt.Sprint(o.OfficialDurations)}}
-	if o.Adaptive {
-		extra = append(extra, campaign.Setting{Name: "--probe-duration", Value: fmt.Sprint(o.ProbeDuration)})
+	if o.Run.Adaptive {
+		extra = append(extra, campaign.Setting{Name: "--probe-duration", Value: fmt.Sprint(o.Run.ProbeDuration)})
 	}
 	settings := o.settings(extra...)
 	runErr := o.execute(ctx, rows, g, settings)
-	if o.DryRun || o.NoReport || ctx.Err() != nil {
+	if o.Run.DryRun || o.NoReport || ctx.Err() != nil {
 		return runErr
 	}
 	if _, isFlag := runErr.(*FlagError); isFlag {
 		return runErr
 	}
-	if err := writeKneesAndReport(ctx, o.IO, o.Out); err != nil {
+	if err := report.WriteSweep(ctx, o.IO.Out, o.Out); err != nil {
 		fmt.Fprintf(o.IO.ErrOut, "warning: knees/report: %v\n", err)
 	}
 	return runErr
@@ -111,35 +102,3 @@ func discoverRun(ctx context.Context, o *discoverOptions) error {
 // probe: a quarter of agentx-fast's 1200 s, twice its noise, which a ×4
 // step's gain still clears until saturation.
 const defaultProbeSeconds = 300
-
-// writeKneesAndReport prints the knee table of a sweep directory and
-// writes its report under DIR/report. It runs after the sweep's results
-// are written, so a panic in it is an error (a warning), never a crash.
-func writeKneesAndReport(ctx context.Context, ios *IOStreams, dir string) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("internal error (the sweep's results are complete; please report this): %v", v)
-		}
-	}()
-	rs, err := knee.ReadAnalyze(ctx, dir, knee.Options{Threshold: 0.9, Metric: knee.MetricTotal})
-	if err != nil {
-		return err
-	}
-	if len(rs) == 0 {
-		return fmt.Errorf("no results in %s yet", dir)
-	}
-	fmt.Fprintln(ios.Out, "\nknees:")
-	if err := knee.WriteTable(ios.Out, rs); err != nil {
-		return err
-	}
-	rep, err := report.Build(rs, knee.MetricTotal)
-	if err != nil {
-		return err
-	}
-	page, err := rep.Write(filepath.Join(dir, "report"))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(ios.Out, "report: %s\n", page)
-	return nil
-}

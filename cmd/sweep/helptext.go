@@ -1,9 +1,6 @@
 package main
 
-import (
-	"embed"
-	"strings"
-)
+import "embed"
 
 // help holds each command's long help, help/<file>.txt for the command
 // in <file>.go: prose that users read and writers edit as text, kept out
@@ -20,22 +17,4 @@ func helpText(file string) string {
 		panic("sweep: no help text " + file + ".txt: " + err.Error())
 	}
 	return string(b)
-}
-
-func wrapFlags(flags []string) string {
-	var b strings.Builder
-	line := 0
-	for _, f := range flags {
-		if line+len(f)+1 > 78 {
-			b.WriteString("\n")
-			line = 0
-		}
-		if line > 0 {
-			b.WriteString(" ")
-			line++
-		}
-		b.WriteString(f)
-		line += len(f)
-	}
-	return b.String()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -33,7 +32,7 @@ func (in *matrixInputs) generator() (*matrix.Generator, error) {
 	return &matrix.Generator{Masters: m, Runners: r}, nil
 }
 
-func (in *matrixInputs) bind(fs *pflag.FlagSet, lists *argparseLists) {
+func (in *matrixInputs) bind(fs *pflag.FlagSet, lists argparseLists) {
 	lists.strings(fs, &in.ConfigFiles, "config-files", "master config files, in order (default: the built-in amd and nvidia masters)")
 	fs.StringVar(&in.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
 }
@@ -47,7 +46,7 @@ func bindEvalFlags(fs *pflag.FlagSet, o *matrix.EvalOptions) {
 
 // matrixError turns invalid generator options into usage errors.
 func matrixError(err error) error {
-	if isInvalidOptions(err) {
+	if errors.Is(err, matrix.ErrInvalidOptions) {
 		return &FlagError{Err: err}
 	}
 	return err
@@ -58,42 +57,12 @@ func bindConfigKeyFlag(fs *pflag.FlagSet, on *bool) {
 	fs.BoolVar(on, "with-config-key", false, `add each row's master config key as "config-key" (no longer InferenceX's exact output)`)
 }
 
-// printMatrix writes the rows as InferenceX's generator prints them, with
-// each row's config key when withKey is set.
-func printMatrix(ios *IOStreams, rows matrix.Matrix, withKey bool) error {
-	var opts []matrix.JSONOption
-	if withKey {
-		opts = append(opts, matrix.WithConfigKey())
-	}
-	b := rows.AppendJSON(make([]byte, 0, 600*len(rows)+2), opts...)
-	b = append(b, '\n')
-	_, err := ios.Out.Write(b)
-	return err
-}
-
-// isInvalidOptions reports whether err is a bad generator option.
-func isInvalidOptions(err error) bool { return errors.Is(err, matrix.ErrInvalidOptions) }
-
-// agenticRows resolves key patterns as every command does
-// (matrix.ResolveKeys) and returns the keys' agentic-coding rows (only
-// concurrency conc when > 0) with the resolved keys.
+// agenticRows is g.AgenticRows with an unknown key and bad generator
+// options as usage errors.
 func agenticRows(g *matrix.Generator, patterns []string, conc []int, evals matrix.EvalOptions) (matrix.Matrix, []string, error) {
-	ms, err := matrix.ResolveKeys(g.Masters, patterns)
-	if err != nil {
-		return nil, nil, &FlagError{Err: err}
+	rows, keys, err := g.AgenticRows(patterns, conc, evals)
+	if ke, ok := errors.AsType[*matrix.KeyError](err); ok {
+		return nil, nil, &FlagError{Err: ke}
 	}
-	keys := make([]string, len(ms))
-	for i, m := range ms {
-		keys[i] = m.Key
-	}
-	if err := configs.CheckHardware(g.Masters, g.Runners, keys...); err != nil {
-		return nil, nil, fmt.Errorf("the configs cannot run on their runners:\n%w", err)
-	}
-	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: keys, Conc: conc, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
-	if err != nil {
-		return nil, nil, matrixError(err)
-	}
-	return rows, keys, nil
+	return rows, keys, matrixError(err)
 }
-
-const defaultChangelog = "perf-changelog.yaml"

@@ -11,11 +11,10 @@ import (
 
 // kneesOptions are the inputs of "sweep knees".
 type kneesOptions struct {
-	IO        *IOStreams
-	Dir       string
-	Format    string // table or json
-	Threshold float64
-	Metric    knee.Metric
+	IO     *IOStreams
+	Dir    string
+	Format string // table or json
+	knee.Options
 }
 
 // newKneesCmd binds "sweep knees" flags to a kneesOptions and runs runF
@@ -30,7 +29,7 @@ func newKneesCmd(ios *IOStreams, runF func(context.Context, *kneesOptions) error
 		Short: "Find the throughput knee of every arm in a directory of sweep results",
 		Long:  helpText("knees"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
-			o := &kneesOptions{IO: ios, Metric: knee.MetricTotal}
+			o := &kneesOptions{IO: ios, Options: knee.Options{Metric: knee.MetricTotal}}
 			fs := pflag.NewFlagSet("knees", pflag.ContinueOnError)
 			fs.StringVar(&o.Format, "format", "table", "output format: table or json")
 			fs.Float64Var(&o.Threshold, "threshold", 0.9, "the knee reaches this fraction of the arm's peak throughput, in (0, 1)")
@@ -54,7 +53,7 @@ func newKneesCmd(ios *IOStreams, runF func(context.Context, *kneesOptions) error
 
 // kneesRun reads o.Dir and prints one verdict per arm.
 func kneesRun(ctx context.Context, o *kneesOptions) error {
-	rs, err := knee.ReadAnalyze(ctx, o.Dir, knee.Options{Threshold: o.Threshold, Metric: o.Metric})
+	rs, err := knee.ReadAnalyze(ctx, o.Dir, o.Options)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/sweep/knee"
+	"sweep/sweep/report"
 	"sweep/sweep/testkit/synth"
 )
 
@@ -21,9 +23,9 @@ func TestKneesFlags(t *testing.T) {
 		wantErr string
 		want    kneesOptions
 	}{
-		{name: "defaults", args: []string{"d"}, want: kneesOptions{Dir: "d", Format: "table", Threshold: 0.9, Metric: "total"}},
+		{name: "defaults", args: []string{"d"}, want: kneesOptions{Dir: "d", Format: "table", Options: knee.Options{Threshold: 0.9, Metric: "total"}}},
 		{name: "json output", args: []string{"d", "--format", "json", "--threshold", "0.95", "--metric", "output"},
-			want: kneesOptions{Dir: "d", Format: "json", Threshold: 0.95, Metric: "output"}},
+			want: kneesOptions{Dir: "d", Format: "json", Options: knee.Options{Threshold: 0.95, Metric: "output"}}},
 		{name: "no dir", args: nil, wantErr: "knees takes one directory, got 0 arguments"},
 		{name: "bad format", args: []string{"d", "--format", "yaml"}, wantErr: `--format "yaml": want table or json`},
 		{name: "bad threshold", args: []string{"d", "--threshold", "90"}, wantErr: "--threshold 90: want a fraction in (0, 1)"},
@@ -146,6 +148,6 @@ func TestReportUnplottableValue(t *testing.T) {
 	assert.Contains(t, string(md), "1 value left out (beyond ±1e+12)")
 
 	out.Reset()
-	require.NoError(t, writeKneesAndReport(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, dir))
+	require.NoError(t, report.WriteSweep(t.Context(), &out, dir))
 	assert.FileExists(t, filepath.Join(dir, "report", "summary.md"))
 }

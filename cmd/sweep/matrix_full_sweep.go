@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
+	"sweep/internal/cli"
 )
 
 // matrixFullSweepOptions are the inputs of "sweep matrix full-sweep".
@@ -37,10 +36,10 @@ func newMatrixFullSweepCmd(ios *IOStreams, runF func(context.Context, *matrixFul
 			lists.strings(fs, &o.RunnerTypes, "runner-type", "runner labels to include (must exist in runners.yaml)")
 			lists.strings(fs, &o.SeqLens, "seq-lens", "fixed-seq-len shapes to include: 1k1k, 8k1k")
 			fs.IntVar(&o.StepSize, "step-size", 2, "concurrency multiplier of conc-start..conc-end ranges (> 1)")
-			fs.Var(optInt{&o.MinConc}, "min-conc", "drop concurrencies below this")
-			fs.Var(optInt{&o.MaxConc}, "max-conc", "drop concurrencies above this")
-			fs.Var(optInt{&o.MaxTP}, "max-tp", "skip fixed-seq-len single-node entries with a larger tp")
-			fs.Var(optInt{&o.MaxEP}, "max-ep", "clamp fixed-seq-len single-node ep to this")
+			fs.Var(cli.OptInt{P: &o.MinConc}, "min-conc", "drop concurrencies below this")
+			fs.Var(cli.OptInt{P: &o.MaxConc}, "max-conc", "drop concurrencies above this")
+			fs.Var(cli.OptInt{P: &o.MaxTP}, "max-tp", "skip fixed-seq-len single-node entries with a larger tp")
+			fs.Var(cli.OptInt{P: &o.MaxEP}, "max-ep", "clamp fixed-seq-len single-node ep to this")
 			fs.BoolVar(&o.SingleNode, "single-node", false, "single-node configs only (default: both node types)")
 			fs.BoolVar(&o.MultiNode, "multi-node", false, "multi-node configs only (default: both node types)")
 			lists.strings(fs, &o.ScenarioTypes, "scenario-type", "keep only these scenarios: fixed-seq-len, agentic-coding (default both)")
@@ -68,26 +67,5 @@ func matrixFullSweepRun(ctx context.Context, o *matrixFullSweepOptions) error {
 	if err != nil {
 		return matrixError(err)
 	}
-	return printMatrix(o.IO, rows, o.ConfigKey)
+	return rows.WriteJSON(o.IO.Out, o.ConfigKey)
 }
-
-// optInt is an int flag whose absence is kept: nil until set.
-type optInt struct{ p **int }
-
-func (o optInt) String() string {
-	if *o.p == nil {
-		return ""
-	}
-	return strconv.Itoa(**o.p)
-}
-
-func (o optInt) Set(s string) error {
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return fmt.Errorf("%q is not an integer", s)
-	}
-	*o.p = &v
-	return nil
-}
-
-func (o optInt) Type() string { return "int" }

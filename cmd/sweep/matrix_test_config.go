@@ -60,5 +60,5 @@ func matrixTestConfigRun(ctx context.Context, o *matrixTestConfigOptions) error 
 	if err != nil {
 		return matrixError(err)
 	}
-	return printMatrix(o.IO, rows, o.ConfigKey)
+	return rows.WriteJSON(o.IO.Out, o.ConfigKey)
 }

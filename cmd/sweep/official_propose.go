@@ -12,20 +12,13 @@ import (
 
 // officialProposeOptions are the inputs of "sweep official --propose".
 type officialProposeOptions struct {
-	IO          *IOStreams
-	Propose     bool
-	From        string   // directory of discovery results
-	ConfigFiles []string // master configs edited in place
-	Runners     string
-	Changelog   string
-	ConfigKey   string // empty: resolved from the results
-	DryRun      bool
-	Threshold   float64
-	Targets     []float64
-	Max         int
-	// AllowSimulated proposes from simulated results (the changelog entry
-	// says so).
-	AllowSimulated bool
+	IO      *IOStreams
+	Propose bool
+	DryRun  bool
+	// Request is the proposal: the discovery results, the files edited,
+	// the knee threshold and targets (ConfigKey "": resolved from the
+	// results; AllowSimulated: the changelog entry says so).
+	propose.Request
 }
 
 // newOfficialProposeCmd binds "sweep official" flags; today it only has
@@ -46,7 +39,7 @@ func newOfficialProposeCmd(ios *IOStreams, runF func(context.Context, *officialP
 			fs.StringVar(&o.From, "from", "", "directory of discovery results")
 			fs.StringSliceVar(&o.ConfigFiles, "config-files", configs.DefaultMasterFiles, "master config files to edit in place")
 			fs.StringVar(&o.Runners, "runner-config", configs.DefaultRunnerFile, "runners.yaml (for validation)")
-			fs.StringVar(&o.Changelog, "changelog", defaultChangelog, "perf-changelog.yaml to append to")
+			fs.StringVar(&o.Changelog, "changelog", configs.DefaultChangelog, "perf-changelog.yaml to append to")
 			fs.StringVar(&o.ConfigKey, "config-key", "", "config key of every arm (default: resolved from the results' model prefix, precision, framework and hardware)")
 			fs.BoolVar(&o.DryRun, "dry-run", false, "print the diff; write nothing")
 			fs.Float64Var(&o.Threshold, "threshold", 0.9, "knee threshold, a fraction of the arm's peak in (0, 1)")
@@ -74,8 +67,9 @@ func newOfficialProposeCmd(ios *IOStreams, runF func(context.Context, *officialP
 
 // officialProposeRun plans, edits, validates and (unless dry-run) writes.
 func officialProposeRun(ctx context.Context, o *officialProposeOptions) error {
-	p, err := propose.Propose(ctx, propose.Request{From: o.From, ConfigFiles: o.ConfigFiles, Runners: o.Runners, Changelog: o.Changelog,
-		ConfigKey: o.ConfigKey, Threshold: o.Threshold, Targets: o.Targets, Max: o.Max, AllowSimulated: o.AllowSimulated, Log: o.IO.ErrOut})
+	req := o.Request
+	req.Log = o.IO.ErrOut
+	p, err := propose.Propose(ctx, req)
 	if err != nil {
 		return err
 	}

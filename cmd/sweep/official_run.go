@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
+	"sweep/internal/cli"
 	"sweep/sweep/campaign"
 )
 
@@ -78,7 +79,7 @@ func newOfficialRunCmd(ios *IOStreams, runF func(context.Context, *officialOptio
 }
 
 func officialRun(ctx context.Context, o *officialOptions) error {
-	if err := ensureOutParent(o.Out); err != nil {
+	if err := cli.CheckParentDir("out", o.Out); err != nil {
 		return err
 	}
 	var (
@@ -88,14 +89,8 @@ func officialRun(ctx context.Context, o *officialOptions) error {
 		err      error
 	)
 	if len(o.ConfigKeys) > 0 {
-		if g, err = o.Inputs.generator(); err != nil {
-			return err
-		}
 		var keys []string
-		if rows, keys, err = agenticRows(g, o.ConfigKeys, nil, matrix.EvalOptions{NoEvals: true}); err != nil {
-			return err
-		}
-		if err := o.multiNodeClock(rows); err != nil {
+		if rows, keys, g, err = o.keyRows(o.ConfigKeys); err != nil {
 			return err
 		}
 		settings = o.settings(campaign.Setting{Name: "--config-keys", Value: fmt.Sprint(keys)})
@@ -106,17 +101,13 @@ func officialRun(ctx context.Context, o *officialOptions) error {
 			return err
 		}
 		g = gen
-		for _, b := range cl.SingleNode {
-			if b.Name == "agentic" {
-				rows = append(rows, b.Rows...)
-			}
-		}
-		if len(rows) == 0 {
+		if rows = cl.SingleNodeRows("agentic"); len(rows) == 0 {
 			return fmt.Errorf("the changelog change adds no single-node agentic points (sweep changelog lists what it adds)")
 		}
+		base, head := o.Changelog.Names()
 		settings = o.settings(
-			campaign.Setting{Name: "--changelog-base", Value: cmpOrString(o.Changelog.BaseRef, o.Changelog.BaseFile)},
-			campaign.Setting{Name: "--changelog-head", Value: cmpOrString(o.Changelog.HeadRef, o.Changelog.HeadFile)},
+			campaign.Setting{Name: "--changelog-base", Value: base},
+			campaign.Setting{Name: "--changelog-head", Value: head},
 			campaign.Setting{Name: "--trim-conc", Value: fmt.Sprint(o.Changelog.TrimConc)})
 	}
 	return o.execute(ctx, rows, g, settings)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -111,8 +110,10 @@ func planRun(ctx context.Context, o *planOptions) error {
 	}
 	o.Plan.Runners = g.Runners
 	o.Plan = withCatalog(o.Plan)
-	if multi := slices.IndexFunc(rows, recipes.IsMultiNodeRow); multi >= 0 {
-		return o.planMultiNode(rows, multi)
+	if multi, err := recipes.MultiNodeRows(rows); err != nil {
+		return &FlagError{Err: err}
+	} else if multi {
+		return o.planMultiNode(rows)
 	}
 	points, err := recipes.Plan(rows, o.Plan)
 	if err != nil {
@@ -156,20 +157,7 @@ func (o *planOptions) filter(rows matrix.Matrix) (matrix.Matrix, error) {
 	if len(o.TP) == 0 && len(o.EP) == 0 && o.DPAttn == nil {
 		return rows, nil
 	}
-	var kept matrix.Matrix
-	var arms []string
-	for _, r := range rows {
-		if (len(o.TP) == 0 || slices.Contains(o.TP, r.TP)) && (len(o.EP) == 0 || slices.Contains(o.EP, r.EP)) && (o.DPAttn == nil || *o.DPAttn == r.DPAttn) {
-			kept = append(kept, r)
-		}
-		arm := fmt.Sprintf("--tp %d --ep %d", r.TP, r.EP)
-		if r.DPAttn {
-			arm += " --dp-attn"
-		}
-		if !slices.Contains(arms, arm) {
-			arms = append(arms, arm)
-		}
-	}
+	kept, arms := rows.SelectArms(o.TP, o.EP, o.DPAttn)
 	if len(kept) == 0 {
 		return nil, flagErrorf("no point matches the --tp/--ep/--dp-attn filters; the selected points have:\n  %s", strings.Join(arms, "\n  "))
 	}
@@ -211,14 +199,8 @@ func planCoverage(ctx context.Context, o *planOptions) error {
 
 // planMultiNode prints the plan of multi-node agentic rows: roles, nodes,
 // GPUs, worker and router commands, and the submission (sbatch or srtctl
-// apply) as the runner's launcher does it. rows[multi] is the first
-// multi-node row; a selection that mixes single-node and multi-node keys
-// is a usage error (their plans have different shapes).
-func (o *planOptions) planMultiNode(rows matrix.Matrix, multi int) error {
-	if single := slices.IndexFunc(rows, func(r *matrix.Row) bool { return !recipes.IsMultiNodeRow(r) }); single >= 0 {
-		return flagErrorf("--config-keys selects single-node (%s) and multi-node (%s) keys; plan them separately",
-			rows[single].ConfigKey, rows[multi].ConfigKey)
-	}
+// apply) as the runner's launcher does it.
+func (o *planOptions) planMultiNode(rows matrix.Matrix) error {
 	points, err := recipes.PlanMultiNode(rows, o.Plan)
 	if err != nil {
 		return planFailure(err)

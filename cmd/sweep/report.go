@@ -15,11 +15,10 @@ import (
 
 // reportOptions are the inputs of "sweep report".
 type reportOptions struct {
-	IO        *IOStreams
-	Dir       string
-	Out       string // default DIR/report
-	Threshold float64
-	Metric    knee.Metric
+	IO  *IOStreams
+	Dir string
+	Out string // default DIR/report
+	knee.Options
 	// Compare, when set, is HEAD's results directory: the report is
 	// BASE's (Dir) with HEAD's curves and the comparison beside it.
 	Compare   string
@@ -38,7 +37,7 @@ func newReportCmd(ios *IOStreams, runF func(context.Context, *reportOptions) err
 		Short: "Draw charts, a Markdown summary and an HTML page from a directory of sweep results",
 		Long:  helpText("report"),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
-			o := &reportOptions{IO: ios, Metric: knee.MetricTotal}
+			o := &reportOptions{IO: ios, Options: knee.Options{Metric: knee.MetricTotal}}
 			fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 			fs.StringVar(&o.Out, "out", "", "directory to write the report to (default: DIR/report)")
 			fs.Float64Var(&o.Threshold, "threshold", 0.9, "knee threshold, a fraction of the arm's peak in (0, 1)")
@@ -64,7 +63,7 @@ func newReportCmd(ios *IOStreams, runF func(context.Context, *reportOptions) err
 
 // reportRun builds and writes the report and prints where it went.
 func reportRun(ctx context.Context, o *reportOptions) error {
-	rs, err := knee.ReadAnalyze(ctx, o.Dir, knee.Options{Threshold: o.Threshold, Metric: o.Metric})
+	rs, err := knee.ReadAnalyze(ctx, o.Dir, o.Options)
 	if err != nil {
 		return err
 	}
@@ -76,11 +75,11 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 		return err
 	}
 	if o.Compare != "" {
-		arms := make([]*knee.Arm, len(rs))
-		for i, r := range rs {
-			arms[i] = r.Arm
+		cmp, err := rep.CompareDir(ctx, o.Compare, o.Options, o.Tolerance)
+		if cmp != nil {
+			fmt.Fprintln(o.IO.ErrOut, compare.VerdictLine(cmp))
 		}
-		if err := addComparison(ctx, rep, arms, o); err != nil {
+		if err != nil {
 			return err
 		}
 	}
@@ -91,20 +90,4 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 	fmt.Fprintf(o.IO.ErrOut, "%s, %s\n", plural.Count(len(rs), "arm", "arms"), plural.Count(len(rep.Charts), "chart", "charts"))
 	fmt.Fprintf(o.IO.Out, "%s\n%s\n", page, filepath.Join(o.Out, report.SummaryFile))
 	return nil
-}
-
-// addComparison reads HEAD's results, compares them with arms (BASE's)
-// and puts both into rep.
-func addComparison(ctx context.Context, rep *report.Report, arms []*knee.Arm, o *reportOptions) error {
-	head, err := knee.Read(ctx, o.Compare)
-	if err != nil {
-		return err
-	}
-	hrs := make([]*knee.Result, len(head))
-	for i, a := range head {
-		hrs[i] = knee.Analyze(a, knee.Options{Threshold: o.Threshold, Metric: o.Metric})
-	}
-	cmp := compare.Compare(arms, head, compare.Options{Tolerance: o.Tolerance, Metric: compare.Metric(o.Metric)})
-	fmt.Fprintln(o.IO.ErrOut, compare.VerdictLine(cmp))
-	return rep.AddComparison(hrs, cmp)
 }

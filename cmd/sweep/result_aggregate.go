@@ -9,22 +9,20 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"sweep/internal/atomicfile"
 	"sweep/metrics"
 	"sweep/metrics/result"
 	"sweep/sweep/run"
 )
 
+// resultAggregateOptions are the inputs of "sweep result aggregate": the
+// aggregation's options (EnvFile "": the process environment; OutDir:
+// write OutDir/$RESULT_FILENAME.json) and Out, the file to write ("":
+// stdout, unless OutDir).
 type resultAggregateOptions struct {
 	IO        *IOStreams
 	ResultDir string
-	EnvFile   string  // JSON object of InferenceX variables; "" = process environment
-	Out       string  // file to write; "" = stdout (unless OutDir)
-	OutDir    string  // write OutDir/$RESULT_FILENAME.json
-	GoldenAL  float64 // 0 = none
-	ALTol     float64
-	HasGolden bool
-	HasALTol  bool // --al-tolerance given (else run.json's, else the default)
+	Out       string
+	run.AggregateOptions
 }
 
 func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAggregateOptions) error) *Command {
@@ -42,8 +40,8 @@ func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAgg
 			fs.StringVar(&o.EnvFile, "env-file", "", "JSON object of InferenceX variables (default: the process environment)")
 			fs.StringVar(&o.Out, "out", "", "write the JSON to this file (atomically) instead of stdout")
 			fs.StringVar(&o.OutDir, "out-dir", "", "write the JSON to DIR/$RESULT_FILENAME.json, where InferenceX puts it")
-			fs.Float64Var(&o.GoldenAL, "golden-al", 0, "the recipe's golden acceptance length; adds the AL verdict")
-			fs.Float64Var(&o.ALTol, "al-tolerance", metrics.DefaultALTolerance, "absolute tolerance of the AL check")
+			golden := fs.Float64("golden-al", 0, "the recipe's golden acceptance length; adds the AL verdict")
+			fs.Float64Var(&o.ALTolerance, "al-tolerance", metrics.DefaultALTolerance, "absolute tolerance of the AL check")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return flagErrorf("result aggregate: want exactly one RESULT_DIR, got %d arguments", len(args))
@@ -51,13 +49,15 @@ func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAgg
 				if o.Out != "" && o.OutDir != "" {
 					return flagErrorf("result aggregate: --out and --out-dir are exclusive")
 				}
-				o.HasGolden = fs.Changed("golden-al")
-				o.HasALTol = fs.Changed("al-tolerance")
-				if o.HasGolden && o.GoldenAL <= 0 {
-					return flagErrorf("result aggregate: --golden-al %g: want a positive number", o.GoldenAL)
+				if fs.Changed("golden-al") {
+					o.GoldenAL = golden
 				}
-				if o.ALTol <= 0 {
-					return flagErrorf("result aggregate: --al-tolerance %g: want a positive number", o.ALTol)
+				o.ALToleranceGiven = fs.Changed("al-tolerance")
+				if o.GoldenAL != nil && *o.GoldenAL <= 0 {
+					return flagErrorf("result aggregate: --golden-al %g: want a positive number", *o.GoldenAL)
+				}
+				if o.ALTolerance <= 0 {
+					return flagErrorf("result aggregate: --al-tolerance %g: want a positive number", o.ALTolerance)
 				}
 				o.ResultDir = args[0]
 				return runF(ctx, o)
@@ -71,13 +71,10 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	if err != nil {
 		return err
 	}
-	ao := run.AggregateOptions{EnvFile: o.EnvFile, OutDir: o.OutDir, ALTolerance: o.ALTol, ALToleranceGiven: o.HasALTol,
-		Log: o.IO.ErrOut, Name: o.ResultDir}
+	ao := o.AggregateOptions
+	ao.Log, ao.Name = o.IO.ErrOut, o.ResultDir
 	if ao.OutDir == "" && o.Out != "" {
 		ao.OutDir = filepath.Dir(o.Out)
-	}
-	if o.HasGolden {
-		ao.GoldenAL = &o.GoldenAL
 	}
 	agg, err := run.Aggregate(abs, ao)
 	if err != nil {
@@ -88,10 +85,6 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 		powerErr = &exitCodeError{Code: agg.PowerExit, Err: agg.PowerErr}
 	}
 	res := agg.Result
-	data, err := result.MarshalResult(res)
-	if err != nil {
-		return err
-	}
 	out := o.Out
 	if o.OutDir != "" {
 		if err := result.CheckResultFilename(agg.Facts.ResultFilename); err != nil {
@@ -100,6 +93,10 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 		out = result.Path(o.OutDir, agg.Facts.ResultFilename)
 	}
 	if out == "" {
+		data, err := result.MarshalResult(res)
+		if err != nil {
+			return err
+		}
 		_, err = o.IO.Out.Write(data)
 		result.WriteSummary(o.IO.ErrOut, res)
 		return errors.Join(err, powerErr)
@@ -107,7 +104,7 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(out, data, 0o644); err != nil {
+	if err := result.WriteResult(out, res); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Saved aggregated agentic result to %s\n", out)

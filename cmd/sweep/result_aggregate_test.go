@@ -20,9 +20,10 @@ func TestResultAggregateFlags(t *testing.T) {
 	assert.Equal(t, "RD", got.ResultDir)
 	assert.Equal(t, "e.json", got.EnvFile)
 	assert.Equal(t, "o.json", got.Out)
-	assert.True(t, got.HasGolden)
-	assert.Equal(t, 3.39, got.GoldenAL)
-	assert.Equal(t, 0.05, got.ALTol)
+	require.NotNil(t, got.GoldenAL)
+	assert.Equal(t, 3.39, *got.GoldenAL)
+	assert.Equal(t, 0.05, got.ALTolerance)
+	assert.False(t, got.ALToleranceGiven)
 }
 
 func TestResultAggregateCLI(t *testing.T) {

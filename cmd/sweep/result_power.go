@@ -9,16 +9,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/metrics/power"
-	"sweep/sweep/run"
 )
 
+// resultPowerOptions are the inputs of "sweep result power": the
+// adapter's options, the aggregate named by AggregateName (--agg-result).
 type resultPowerOptions struct {
-	IO           *IOStreams
-	ResultDir    string
-	AggResult    string
-	ExpectedGPUs *int
-	RequirePower bool
-	GPUs         []string // --power-gpus LIST; nil: all
+	IO *IOStreams
+	power.Options
 }
 
 func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOptions) error) *Command {
@@ -34,24 +31,20 @@ func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOp
 			fs := pflag.NewFlagSet("power", pflag.ContinueOnError)
 			var expected int
 			fs.StringVar(&o.ResultDir, "result-dir", "", "the point's result directory (aiperf_artifacts/, gpu_metrics.csv)")
-			fs.StringVar(&o.AggResult, "agg-result", "", "the aggregate result JSON to patch in place")
+			fs.StringVar(&o.AggregateName, "agg-result", "", "the aggregate result JSON to patch in place")
 			fs.IntVar(&expected, "expected-num-gpus", 0, "GPUs the telemetry must hold (TP*PP*PCP); not checked when not given")
 			gpus := fs.String("power-gpus", "all", "GPU ids of the telemetry to integrate: all (InferenceX) or a list such as 0,1,2,3 (ours; the sidecar names it as gpu_filter)")
-			fs.BoolVar(&o.RequirePower, "require-power", requirePowerEnv(os.Getenv("REQUIRE_POWER")), "exit 1 when the telemetry is invalid (default from REQUIRE_POWER)")
+			fs.BoolVar(&o.RequirePower, "require-power", power.LaneFromEnv(os.LookupEnv, false).Require, "exit 1 when the telemetry is invalid (default from REQUIRE_POWER)")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 0 {
 					return flagErrorf("result power: unexpected arguments %q", args)
 				}
-				if o.ResultDir == "" || o.AggResult == "" {
+				if o.ResultDir == "" || o.AggregateName == "" {
 					return flagErrorf("result power: --result-dir and --agg-result are required")
 				}
-				if *gpus != "all" {
-					for id := range strings.SplitSeq(*gpus, ",") {
-						if id = strings.TrimSpace(id); id == "" {
-							return flagErrorf("result power: --power-gpus %q: want all or a comma-separated list of GPU ids", *gpus)
-						}
-						o.GPUs = append(o.GPUs, strings.TrimSpace(id))
-					}
+				var err error
+				if o.GPUs, err = power.ParseGPUFilter(*gpus); err != nil {
+					return flagErrorf("result power: --power-gpus %q: want all or a comma-separated list of GPU ids", *gpus)
 				}
 				if fs.Changed("expected-num-gpus") {
 					o.ExpectedGPUs = &expected
@@ -62,40 +55,12 @@ func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOp
 	}
 }
 
-// requirePowerEnv reads REQUIRE_POWER as InferenceX does.
-func requirePowerEnv(v string) bool {
-	switch strings.ToLower(v) {
-	case "1", "true", "yes":
-		return true
-	}
-	return false
-}
-
 func resultPowerRun(_ context.Context, o *resultPowerOptions) error {
-	out := power.Adapt(power.Options{
-		ResultDir:     o.ResultDir,
-		Aggregate:     power.FilePatcher(o.AggResult),
-		AggregateName: o.AggResult,
-		ExpectedGPUs:  o.ExpectedGPUs,
-		RequirePower:  o.RequirePower,
-		GPUs:          o.GPUs,
-		Stdout:        o.IO.Out,
-		Stderr:        o.IO.ErrOut,
-	})
+	po := o.Options
+	po.Aggregate, po.Stdout, po.Stderr = power.FilePatcher(o.AggregateName), o.IO.Out, o.IO.ErrOut
+	out := power.Adapt(po)
 	if out.ExitCode != 0 {
 		return &exitCodeError{Code: out.ExitCode, Err: errors.New("power telemetry invalid (--require-power): " + strings.Join(out.Reasons, ", "))}
 	}
 	return nil
-}
-
-// powerGPUsUsage is the help of --power-gpus (sweep run, discover, official).
-const powerGPUsUsage = "GPUs the power lane integrates: all (InferenceX: every GPU the monitor recorded, so a point using part of the node is never power-valid) or allocated (only the point's: its *_VISIBLE_DEVICES, else 0..TP*PP*PCP-1); default from SWEEP_POWER_GPUS, else all"
-
-// checkPowerGPUs rejects a --power-gpus value other than all or allocated.
-func checkPowerGPUs(v string) error {
-	switch v {
-	case "", run.PowerGPUsAll, run.PowerGPUsAllocated:
-		return nil
-	}
-	return flagErrorf("--power-gpus %q: want %s or %s", v, run.PowerGPUsAll, run.PowerGPUsAllocated)
 }

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -73,22 +68,16 @@ func schemaCheckRun(ctx context.Context, o *schemaCheckOptions) error {
 	source := o.HelpFile
 	switch {
 	case o.HelpFile == "-":
-		var buf bytes.Buffer
-		if _, err := buf.ReadFrom(io.LimitReader(o.IO.In, inputfile.Text.Bytes+1)); err != nil {
+		if text, err = inputfile.ReadFrom(o.IO.In, "stdin", inputfile.Text); err != nil {
 			return fmt.Errorf("read help from stdin: %w", err)
 		}
-		if int64(buf.Len()) > inputfile.Text.Bytes {
-			return fmt.Errorf("read help from stdin: %w", &inputfile.TooLargeError{Path: "stdin", Size: int64(buf.Len()), Limit: inputfile.Text, Read: true})
-		}
-		text, source = buf.Bytes(), "stdin"
+		source = "stdin"
 	case o.HelpFile != "":
 		if text, err = inputfile.Read(o.HelpFile, inputfile.Text); err != nil {
 			return err
 		}
 	default:
-		argv := append(append(append([]string{}, o.ExecArgs...), s.Command...), "--help")
-		source = strings.Join(append([]string{o.Exec}, argv...), " ")
-		if text, err = runHelp(ctx, o.Exec, argv, o.Timeout, o.Columns); err != nil {
+		if text, source, err = s.RunHelp(ctx, o.Exec, o.ExecArgs, o.Timeout, o.Columns); err != nil {
 			return err
 		}
 	}
@@ -100,60 +89,15 @@ func schemaCheckRun(ctx context.Context, o *schemaCheckOptions) error {
 	for _, l := range d.Lines() {
 		fmt.Fprintln(o.IO.Out, l)
 	}
-	if d.Uncovered > 0 && o.Verbose {
-		for _, h := range rows {
-			if _, ok := s.Lookup(h.Names[0]); !ok && !anyKnown(s, h.Names) {
-				fmt.Fprintf(o.IO.Out, "not covered: %s (help line %d)\n", strings.Join(h.Names, " "), h.Line)
-			}
+	if o.Verbose {
+		for _, h := range d.Uncovered {
+			fmt.Fprintf(o.IO.Out, "not covered: %s (help line %d)\n", strings.Join(h.Names, " "), h.Line)
 		}
 	}
-	summary := fmt.Sprintf("%s vs %s: %d help rows, %d matched", s.ID(), source, len(rows), d.Matched)
-	if d.Uncovered > 0 {
-		summary += fmt.Sprintf(", %d not covered by this partial schema", d.Uncovered)
-	}
+	summary := d.Summary(source, len(rows))
 	if d.Empty() {
 		fmt.Fprintln(o.IO.ErrOut, summary+", no drift")
 		return nil
 	}
 	return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s: drift: %d added, %d removed, %d changed", summary, len(d.Added), len(d.Removed), len(d.Changed))}
-}
-
-func anyKnown(s *schema.Schema, names []string) bool {
-	for _, n := range names {
-		if _, ok := s.Lookup(n); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// runHelp runs a tool's --help without a shell and returns its standard output.
-func runHelp(ctx context.Context, prog string, argv []string, timeout time.Duration, columns int) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, prog, argv...)
-	cmd.Env = append(os.Environ(), fmt.Sprintf("COLUMNS=%d", columns), "NO_COLOR=1", "TERM=dumb")
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s --help: %w", prog, ctx.Err())
-		}
-		var ee *exec.ExitError
-		msg := strings.TrimSpace(stderr.String())
-		if errors.As(err, &ee) && msg != "" {
-			return nil, fmt.Errorf("%s --help: %w: %s", prog, err, lastLines(msg, 5))
-		}
-		return nil, fmt.Errorf("%s --help: %w", prog, err)
-	}
-	return stdout.Bytes(), nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
 }

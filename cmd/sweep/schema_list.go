@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
@@ -40,52 +37,16 @@ func newSchemaListCmd(ios *IOStreams, runF func(context.Context, *schemaListOpti
 	}
 }
 
-type schemaListRow struct {
-	Tool      string   `json:"tool"`
-	Version   string   `json:"version"`
-	Default   bool     `json:"default"`
-	Complete  bool     `json:"complete"`
-	Flags     int      `json:"flags"`
-	Spellings int      `json:"spellings"`
-	Rules     int      `json:"rules"`
-	Scenarios []string `json:"scenarios"`
-}
-
 func schemaListRun(_ context.Context, o *schemaListOptions) error {
 	cat, err := schema.Embedded()
 	if err != nil {
 		return err
 	}
-	var rows []schemaListRow
-	for _, s := range cat.All() {
-		r := schemaListRow{Tool: s.Tool, Version: s.Version, Default: s.Default, Complete: s.Complete, Flags: len(s.Flags), Rules: len(s.Rules), Scenarios: []string{}}
-		for _, f := range s.Flags {
-			r.Spellings += len(f.Spellings())
-		}
-		for _, sc := range s.Scenarios {
-			r.Scenarios = append(r.Scenarios, sc.Name)
-		}
-		rows = append(rows, r)
-	}
+	rows := cat.Summaries()
 	if o.JSON {
 		enc := json.NewEncoder(o.IO.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tVERSION\tDEFAULT\tFLAGS\tSPELLINGS\tRULES\tSCENARIOS\tCOVERAGE")
-	for _, r := range rows {
-		def, cov, scen := "", "partial", "-"
-		if r.Default {
-			def = "yes"
-		}
-		if r.Complete {
-			cov = "complete"
-		}
-		if len(r.Scenarios) > 0 {
-			scen = strings.Join(r.Scenarios, ",")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", r.Tool, r.Version, def, r.Flags, r.Spellings, r.Rules, scen, cov)
-	}
-	return tw.Flush()
+	return schema.WriteSummaries(o.IO.Out, rows)
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/recipes/schema"
 )
 
 func TestSchemaList(t *testing.T) {
@@ -19,7 +21,7 @@ func TestSchemaList(t *testing.T) {
 
 	code, out, _ = runCLI(t, "schema", "list", "--json")
 	require.Equal(t, 0, code)
-	var rows []schemaListRow
+	var rows []schema.Summary
 	require.NoError(t, json.Unmarshal([]byte(out), &rows))
 	assert.Len(t, rows, 5)
 }

@@ -47,23 +47,7 @@ func schemaShowRun(_ context.Context, o *schemaShowOptions) error {
 	if len(o.Flags) == 0 {
 		return s.WriteFlagTable(o.IO.Out)
 	}
-	var missing []string
-	for i, name := range o.Flags {
-		f, ok := s.Lookup(name)
-		if !ok {
-			line := fmt.Sprintf("%s has no flag %s", s.ID(), name)
-			if sug := s.Suggest(name); sug != "" {
-				line += fmt.Sprintf(" (did you mean %s?)", sug)
-			}
-			fmt.Fprintln(o.IO.Out, line)
-			missing = append(missing, name)
-			continue
-		}
-		if i > 0 {
-			fmt.Fprintln(o.IO.Out)
-		}
-		s.WriteFlag(o.IO.Out, f)
-	}
+	missing := s.WriteFlags(o.IO.Out, o.Flags)
 	if len(missing) > 0 {
 		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s: unknown flag(s) %s", s.ID(), strings.Join(missing, ", "))}
 	}

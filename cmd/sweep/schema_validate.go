@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -46,28 +45,6 @@ func newSchemaValidateCmd(ios *IOStreams, runF func(context.Context, *schemaVali
 	}
 }
 
-type validateProblem struct {
-	Kind       string `json:"kind"`
-	Severity   string `json:"severity"`
-	Flag       string `json:"flag,omitempty"`
-	Value      string `json:"value,omitempty"`
-	Suggestion string `json:"suggestion,omitempty"`
-	Rule       string `json:"rule,omitempty"`
-	Message    string `json:"message"`
-}
-
-func toProblems(errs []*schema.Error) []validateProblem {
-	out := []validateProblem{}
-	for _, e := range errs {
-		flag := e.Spelling
-		if flag == "" {
-			flag = e.Flag
-		}
-		out = append(out, validateProblem{Kind: string(e.Kind), Severity: string(e.Severity), Flag: flag, Value: e.Value, Suggestion: e.Suggestion, Rule: e.Rule, Message: e.Error()})
-	}
-	return out
-}
-
 func schemaValidateRun(_ context.Context, o *schemaValidateOptions) error {
 	s, err := resolveSchema(o.Schema)
 	if err != nil {
@@ -76,19 +53,9 @@ func schemaValidateRun(_ context.Context, o *schemaValidateOptions) error {
 	p, perr := s.Parse(s.TrimProgram(o.Args))
 	probs := schema.Problems(perr)
 	if o.JSON {
-		res := struct {
-			Schema   string            `json:"schema"`
-			Valid    bool              `json:"valid"`
-			Argv     []string          `json:"argv,omitempty"`
-			Problems []validateProblem `json:"problems"`
-			Warnings []validateProblem `json:"warnings"`
-		}{Schema: s.ID(), Valid: perr == nil, Problems: toProblems(probs), Warnings: toProblems(p.Warnings)}
-		if perr == nil {
-			res.Argv = p.Args()
-		}
 		enc := json.NewEncoder(o.IO.Out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := enc.Encode(s.NewValidation(p, perr)); err != nil {
 			return err
 		}
 	} else {
@@ -99,7 +66,7 @@ func schemaValidateRun(_ context.Context, o *schemaValidateOptions) error {
 			if p.Help {
 				fmt.Fprintf(o.IO.ErrOut, "%s: --help requested; the tool prints its help and exits 0\n", s.ID())
 			}
-			fmt.Fprintln(o.IO.Out, shellJoin(p.Args()))
+			fmt.Fprintln(o.IO.Out, schema.ShellJoin(p.Args()))
 			return nil
 		}
 		for _, e := range probs {
@@ -110,17 +77,4 @@ func schemaValidateRun(_ context.Context, o *schemaValidateOptions) error {
 		return &exitCodeError{Code: exitError, Err: fmt.Errorf("%s: %s in the command line", s.ID(), plural.Count(len(probs), "problem", "problems"))}
 	}
 	return nil
-}
-
-// shellJoin renders argv for display, quoting the words a POSIX shell would split.
-func shellJoin(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }

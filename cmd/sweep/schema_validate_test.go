@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/recipes/schema"
 )
 
 func TestSchemaValidate(t *testing.T) {
@@ -55,12 +57,12 @@ func TestSchemaValidateJSON(t *testing.T) {
 	var res struct {
 		Schema   string
 		Valid    bool
-		Problems []validateProblem
+		Problems []schema.Problem
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	assert.Equal(t, "aiperf@0.12.0", res.Schema)
 	assert.False(t, res.Valid)
 	require.Len(t, res.Problems, 1)
-	assert.Equal(t, validateProblem{Kind: "unknown-flag", Severity: "error", Flag: "--use-chat-template", Suggestion: "--apply-chat-template",
+	assert.Equal(t, schema.Problem{Kind: "unknown-flag", Severity: "error", Flag: "--use-chat-template", Suggestion: "--apply-chat-template",
 		Message: "aiperf 0.12.0 has no flag --use-chat-template (did you mean --apply-chat-template?)"}, res.Problems[0])
 }

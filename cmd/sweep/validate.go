@@ -4,24 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
-	"sweep/internal/gitfile"
-	"sweep/internal/inputfile"
-	"sweep/internal/plural"
 )
 
-// validateOptions are the inputs of "sweep validate".
+// validateOptions are the inputs of "sweep validate": the files to check
+// (empty: the embedded configs, ./perf-changelog.yaml when it exists).
 type validateOptions struct {
-	IO            *IOStreams
-	ConfigFiles   []string // empty: the embedded master configs
-	RunnerConfig  string   // empty: the embedded runners.yaml
-	Changelog     string   // empty: ./perf-changelog.yaml when it exists
-	ChangelogBase string   // file holding the changelog before the change
-	BaseRef       string   // git ref holding the changelog before the change
+	IO *IOStreams
+	configs.ValidateFiles
 }
 
 // newValidateCmd binds "sweep validate" flags to a validateOptions and runs
@@ -40,7 +33,7 @@ func newValidateCmd(ios *IOStreams, runF func(context.Context, *validateOptions)
 			fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
 			fs.StringSliceVar(&o.ConfigFiles, "config-files", nil, "master config files, in order (repeat, comma-separate or list after the flag; default: built-in amd and nvidia masters)")
 			fs.StringVar(&o.RunnerConfig, "runner-config", "", "runners.yaml (default: built-in)")
-			fs.StringVar(&o.Changelog, "changelog", "", "perf-changelog.yaml to check (default: ./"+defaultChangelog+" when present)")
+			fs.StringVar(&o.Changelog, "changelog", "", "perf-changelog.yaml to check (default: ./"+configs.DefaultChangelog+" when present)")
 			fs.StringVar(&o.ChangelogBase, "changelog-base", "", "the changelog before the change, as a file; enables the append-only rules")
 			fs.StringVar(&o.BaseRef, "changelog-base-ref", "", "git ref holding the changelog before the change (the base branch); enables the append-only rules")
 			return fs, func(ctx context.Context, args []string) error {
@@ -64,7 +57,10 @@ func newValidateCmd(ios *IOStreams, runF func(context.Context, *validateOptions)
 // validateRun loads the files named by o, prints every problem to o.IO.Out
 // and returns an error carrying the count when there is any.
 func validateRun(ctx context.Context, o *validateOptions) error {
-	in, note, err := validateInputs(ctx, o)
+	in, note, err := o.Read(ctx)
+	if errors.Is(err, configs.ErrNoChangelog) {
+		return &FlagError{Err: err}
+	}
 	if err != nil {
 		return err
 	}
@@ -75,78 +71,9 @@ func validateRun(ctx context.Context, o *validateOptions) error {
 	if note != "" {
 		fmt.Fprintln(o.IO.ErrOut, note)
 	}
-	if !rep.OK() {
-		files := map[string]bool{}
-		for _, p := range rep.Problems {
-			files[p.File] = true
-		}
-		return fmt.Errorf("%s in %s", plural.Count(len(rep.Problems), "problem", "problems"), plural.Count(len(files), "file", "files"))
+	if err := rep.Err(); err != nil {
+		return err
 	}
-	msg := fmt.Sprintf("ok: %d master configs in %s, %d runner labels", rep.MasterEntries,
-		plural.Count(len(in.Masters), "file", "files"), rep.RunnerLabels)
-	if in.Changelog != nil {
-		msg += fmt.Sprintf(", %d changelog entries (%d new", rep.ChangelogEntries, rep.NewEntries)
-		if rep.Corrections > 0 {
-			msg += fmt.Sprintf(", %d pr-link corrections", rep.Corrections)
-		}
-		msg += ")"
-	}
-	fmt.Fprintln(o.IO.Out, msg)
+	fmt.Fprintln(o.IO.Out, rep.Summary(in))
 	return nil
-}
-
-// validateInputs reads every file validate needs. Unreadable files are
-// problems of the run (exit 1), not usage errors. note explains a skipped
-// changelog check.
-func validateInputs(ctx context.Context, o *validateOptions) (configs.ValidateInput, string, error) {
-	var in configs.ValidateInput
-	masters, err := configs.ReadSources(o.ConfigFiles, configs.DefaultMasterFiles)
-	if err != nil {
-		return in, "", err
-	}
-	in.Masters = masters
-	var runnerPaths []string
-	if o.RunnerConfig != "" {
-		runnerPaths = []string{o.RunnerConfig}
-	}
-	runners, err := configs.ReadSources(runnerPaths, []string{configs.DefaultRunnerFile})
-	if err != nil {
-		return in, "", err
-	}
-	in.Runners = runners[0]
-
-	path := o.Changelog
-	note := ""
-	if path == "" {
-		if _, err := os.Stat(defaultChangelog); err != nil {
-			if o.ChangelogBase != "" || o.BaseRef != "" {
-				return in, "", flagErrorf("a changelog base was given but there is no ./%s; name it with --changelog", defaultChangelog)
-			}
-			return in, fmt.Sprintf("note: no ./%s here; changelog not checked (use --changelog)", defaultChangelog), nil
-		}
-		path = defaultChangelog
-	}
-	data, err := inputfile.Read(path, inputfile.ConfigYAML)
-	if err != nil {
-		return in, "", fmt.Errorf("read changelog: %w", err)
-	}
-	in.Changelog = &configs.Source{Name: path, Data: data}
-	switch {
-	case o.ChangelogBase != "":
-		base, err := inputfile.Read(o.ChangelogBase, inputfile.ConfigYAML)
-		if err != nil {
-			return in, "", fmt.Errorf("read changelog base: %w", err)
-		}
-		in.ChangelogBase = &configs.Source{Name: o.ChangelogBase, Data: base}
-	case o.BaseRef != "":
-		base, err := gitfile.Show(ctx, o.BaseRef, path)
-		switch {
-		case errors.Is(err, gitfile.ErrNotExist):
-			base = nil // the change adds the file: every entry is new
-		case err != nil:
-			return in, "", fmt.Errorf("--changelog-base-ref: %w", err)
-		}
-		in.ChangelogBase = &configs.Source{Name: o.BaseRef + ":" + path, Data: base}
-	}
-	return in, note, nil
 }

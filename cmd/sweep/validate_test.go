@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
 )
 
 // repoRoot is the repository root seen from this package's directory.
@@ -24,11 +26,11 @@ func TestNewValidateCmdFlags(t *testing.T) {
 	}{
 		{name: "defaults", args: nil, want: validateOptions{}},
 		{name: "every flag", args: []string{"--config-files", "a.yaml,b.yaml", "--runner-config", "r.yaml", "--changelog", "c.yaml", "--changelog-base-ref", "origin/main"},
-			want: validateOptions{ConfigFiles: []string{"a.yaml", "b.yaml"}, RunnerConfig: "r.yaml", Changelog: "c.yaml", BaseRef: "origin/main"}},
+			want: validateOptions{ValidateFiles: configs.ValidateFiles{ConfigFiles: []string{"a.yaml", "b.yaml"}, RunnerConfig: "r.yaml", Changelog: "c.yaml", BaseRef: "origin/main"}}},
 		{name: "config files listed after the flag", args: []string{"--config-files", "a.yaml", "b.yaml", "--changelog-base", "old.yaml"},
-			want: validateOptions{ConfigFiles: []string{"a.yaml", "b.yaml"}, ChangelogBase: "old.yaml"}},
+			want: validateOptions{ValidateFiles: configs.ValidateFiles{ConfigFiles: []string{"a.yaml", "b.yaml"}, ChangelogBase: "old.yaml"}}},
 		{name: "repeated config files", args: []string{"--config-files", "a.yaml", "--config-files", "b.yaml"},
-			want: validateOptions{ConfigFiles: []string{"a.yaml", "b.yaml"}}},
+			want: validateOptions{ValidateFiles: configs.ValidateFiles{ConfigFiles: []string{"a.yaml", "b.yaml"}}}},
 		{name: "stray argument", args: []string{"a.yaml"}, err: "validate takes no arguments"},
 		{name: "both bases", args: []string{"--changelog-base", "x", "--changelog-base-ref", "y"}, err: "mutually exclusive"},
 	}

@@ -55,6 +55,18 @@ type Bucket struct {
 	Rows Matrix
 }
 
+// SingleNodeRows are the single-node throughput rows of the bucket name
+// ("agentic", "1k1k", ...); nil when there is none.
+func (c *Changelog) SingleNodeRows(name string) Matrix {
+	var rows Matrix
+	for _, b := range c.SingleNode {
+		if b.Name == name {
+			rows = append(rows, b.Rows...)
+		}
+	}
+	return rows
+}
+
 // ChangelogMetadata records where a Changelog came from.
 type ChangelogMetadata struct {
 	BaseRef string

@@ -1,6 +1,8 @@
 package matrix
 
 import (
+	"io"
+
 	"sweep/configs"
 	"sweep/internal/pyjson"
 )
@@ -270,6 +272,17 @@ func (m Matrix) AppendJSON(b []byte, opts ...JSONOption) []byte {
 		b = r.appendJSON(b, o)
 	}
 	return append(b, ']')
+}
+
+// WriteJSON writes the matrix and a newline as InferenceX's generator
+// prints it, with each row's config key when withKey is set.
+func (m Matrix) WriteJSON(w io.Writer, withKey bool) error {
+	var opts []JSONOption
+	if withKey {
+		opts = append(opts, WithConfigKey())
+	}
+	_, err := w.Write(append(m.AppendJSON(make([]byte, 0, 600*len(m)+2), opts...), '\n'))
+	return err
 }
 
 // MarshalJSON writes the row as one element of Matrix.MarshalJSON.

@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -225,4 +226,17 @@ func byteSize(n int64) string {
 	default:
 		return fmt.Sprintf("%d bytes", n)
 	}
+}
+
+// ReadFrom reads r, a stream named name in errors (stdin), within limit:
+// a stream longer than the limit is a *TooLargeError.
+func ReadFrom(r io.Reader, name string, limit Limit) ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(io.LimitReader(r, limit.Bytes+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > limit.Bytes {
+		return nil, &TooLargeError{Path: name, Size: int64(buf.Len()), Limit: limit, Read: true}
+	}
+	return buf.Bytes(), nil
 }

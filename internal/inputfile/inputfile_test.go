@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -106,4 +107,17 @@ func TestNotRegular(t *testing.T) {
 func TestLimitString(t *testing.T) {
 	assert.Equal(t, "config file limit of 8 MiB", ConfigYAML.String())
 	assert.Equal(t, "profile_export.jsonl limit of 1 GiB", AiperfRecords.String())
+}
+
+func TestReadFrom(t *testing.T) {
+	limit := Limit{Bytes: 4}
+	got, err := ReadFrom(strings.NewReader("abcd"), "stdin", limit)
+	if err != nil || string(got) != "abcd" {
+		t.Fatalf("ReadFrom at the limit: %q, %v", got, err)
+	}
+	_, err = ReadFrom(strings.NewReader("abcde"), "stdin", limit)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || tl.Path != "stdin" || !tl.Read || tl.Size != 5 {
+		t.Fatalf("ReadFrom over the limit: %#v", err)
+	}
 }

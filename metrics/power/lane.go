@@ -1,6 +1,9 @@
 package power
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Lane is whether a point runs InferenceX's power lane, read from the
 // variables benchmark_lib.sh reads.
@@ -37,4 +40,20 @@ func LaneFromEnv(lookup func(string) (string, bool), multinode bool) Lane {
 // TP*PP*PCP, each defaulting to 1.
 func ExpectedGPUs(tp, pp, pcp int) int {
 	return max(tp, 1) * max(pp, 1) * max(pcp, 1)
+}
+
+// ParseGPUFilter reads a GPU filter (Options.GPUs): "all" is none (nil),
+// else a comma-separated list of GPU ids, none of them empty.
+func ParseGPUFilter(s string) ([]string, error) {
+	if s == "all" {
+		return nil, nil
+	}
+	var ids []string
+	for id := range strings.SplitSeq(s, ",") {
+		if id = strings.TrimSpace(id); id == "" {
+			return nil, fmt.Errorf("GPU filter %q: an empty GPU id", s)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }

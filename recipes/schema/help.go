@@ -202,9 +202,9 @@ type Change struct {
 type Drift struct {
 	Schema string
 	// Added lists help rows the schema does not know. For a partial schema these are not
-	// drift (the schema covers only the flags sweep uses); they are counted in Uncovered.
+	// drift (the schema covers only the flags sweep uses); they are listed in Uncovered.
 	Added     []HelpFlag
-	Uncovered int
+	Uncovered []HelpFlag
 	Removed   []string // schema flags the help no longer shows
 	Changed   []Change
 	Matched   int // help rows matched to a schema flag
@@ -229,7 +229,7 @@ func (s *Schema) Compare(help []HelpFlag) *Drift {
 			if s.Complete {
 				d.Added = append(d.Added, h)
 			} else {
-				d.Uncovered++
+				d.Uncovered = append(d.Uncovered, h)
 			}
 			continue
 		}
@@ -338,6 +338,17 @@ func sortedCopy(xs []string) []string {
 	out := slices.Clone(xs)
 	sort.Strings(out)
 	return out
+}
+
+// Summary says what was compared and what matched: the schema, source
+// (where the help came from), its rows and, for a partial schema, the
+// rows it does not cover.
+func (d *Drift) Summary(source string, rows int) string {
+	summary := fmt.Sprintf("%s vs %s: %d help rows, %d matched", d.Schema, source, rows, d.Matched)
+	if len(d.Uncovered) > 0 {
+		summary += fmt.Sprintf(", %d not covered by this partial schema", len(d.Uncovered))
+	}
+	return summary
 }
 
 // Lines renders the drift one problem per line, for the CLI.

@@ -20,6 +20,20 @@ func WriteJSON(w io.Writer, rep *Report) error {
 	return err
 }
 
+// Formats are the output formats Write takes.
+var Formats = []string{"text", "json", "markdown"}
+
+// Write writes rep in format (one of Formats; any other is text).
+func Write(w io.Writer, rep *Report, format string) error {
+	switch format {
+	case "json":
+		return WriteJSON(w, rep)
+	case "markdown":
+		return WriteMarkdown(w, rep)
+	}
+	return WriteText(w, rep)
+}
+
 // VerdictLine is the one-line summary, e.g. "verdict: REGRESSION beyond
 // -5 % of total in 1 of 3 arms: qwen3.5 mi325x sglang fp8 mtp tp8 ep8".
 func VerdictLine(rep *Report) string {

@@ -37,6 +37,28 @@ type Launch struct {
 	Client *launch.ClientSetup
 }
 
+// NewLaunch is how each arm of the sweep in dir runs in its image: the
+// runner profiles with the site changes (key=value; a bad one is a
+// *ProfileError), the sweep binary (launch.SweepBinary of binary, looked
+// for after the sites are checked) and, with an InferenceX checkout, each
+// arm's client environment made from it.
+func NewLaunch(dir string, sites []string, binary, inferencex string) (Launch, error) {
+	for _, s := range sites {
+		if err := (&recipes.Profile{}).ApplySite(s); err != nil {
+			return Launch{}, &ProfileError{Err: err}
+		}
+	}
+	bin, err := launch.SweepBinary(binary)
+	if err != nil {
+		return Launch{}, err
+	}
+	l := Launch{Profile: func(runner string) (recipes.Profile, error) { return recipes.SiteProfile(runner, sites) }, Binary: bin, Dir: dir}
+	if inferencex != "" {
+		l.Client = &launch.ClientSetup{Checkout: inferencex}
+	}
+	return l, nil
+}
+
 // options are the launch options of an arm's container: the mounted
 // sweep, which starts itself for its simulated processes, and the client
 // environment's mounts (the checkout, uv).

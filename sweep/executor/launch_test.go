@@ -170,3 +170,26 @@ func TestLaunchContainerArmClientEnv(t *testing.T) {
 	assert.Contains(t, b.String(), "    client: /tmp/inferencex-agentic-mi325x-tw-arm01/venv/bin/aiperf for every point of the arm\n")
 	assert.Contains(t, b.String(), "    setup:  aiperf-install: UV_CACHE_DIR=/tmp/inferencex-agentic-mi325x-tw-arm02/uv-cache ")
 }
+
+func TestNewLaunch(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-sweep")
+	_, err := NewLaunch("/d", []string{"no-such-fact=1"}, missing, "")
+	var pe *ProfileError
+	require.ErrorAs(t, err, &pe, "a bad site change is the caller's usage error, found before the binary is looked for")
+	_, err = NewLaunch("/d", nil, missing, "")
+	assert.ErrorContains(t, err, "--sweep-binary "+missing+": not a file")
+
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	l, err := NewLaunch("/d", nil, exe, "/ix")
+	require.NoError(t, err)
+	assert.Equal(t, exe, l.Binary)
+	assert.Equal(t, "/d", l.Dir)
+	require.NotNil(t, l.Client)
+	assert.Equal(t, "/ix", l.Client.Checkout)
+	l, err = NewLaunch("/d", nil, exe, "")
+	require.NoError(t, err)
+	assert.Nil(t, l.Client, "no client environment without a checkout")
+	_, err = l.Profile("no-such-runner")
+	assert.Error(t, err)
+}

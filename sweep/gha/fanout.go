@@ -443,6 +443,20 @@ const (
 	MaxOutputBytes = 1 << 20
 )
 
+// JSON is the fan-out as the workflow reads it (one line), refused when
+// it exceeds GitHub's limits (CheckLimits).
+func (f *Fanout) JSON() ([]byte, error) {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, '\n')
+	if err := f.CheckLimits(len(b)); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
 // CheckLimits returns an error naming every limit the fan-out exceeds,
 // whose JSON is size bytes: a family sweep.yml runs with more than
 // MaxMatrixJobs jobs, or JSON longer than MaxOutputBytes. GitHub would

@@ -1,6 +1,7 @@
 package gha
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -34,4 +35,26 @@ func TestBuildSkipsUntrustedModels(t *testing.T) {
 	var notices strings.Builder
 	require.NoError(t, f.WriteNotices(&notices))
 	assert.Contains(t, notices.String(), "2 jobs of sweep-agentic skipped: model some-org/x")
+}
+
+// TestFanoutJSON: one line, as json.Marshal gives it; a family over
+// GitHub's matrix limit is refused.
+func TestFanoutJSON(t *testing.T) {
+	var rows []*matrix.Row
+	for c := range MaxMatrixJobs + 1 {
+		rows = append(rows, &matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k", Model: "Qwen/Qwen3.5-397B-A17B-FP8", Runner: "mi325x-amds",
+			Framework: "sglang", Precision: "fp8", Parallelism: configs.Parallelism{TP: 8, EP: 1}, Conc: c + 1})
+	}
+	mode, err := ParseLabels([]string{"non-canary-full-sweep-enabled"})
+	require.NoError(t, err)
+	f := Build(&matrix.Changelog{SingleNode: []matrix.Bucket{{Name: "agentic", Rows: rows[:2]}}}, mode, Availability{}, PerPoint)
+	b, err := f.JSON()
+	require.NoError(t, err)
+	want, err := json.Marshal(f)
+	require.NoError(t, err)
+	assert.Equal(t, string(want)+"\n", string(b))
+
+	f = Build(&matrix.Changelog{SingleNode: []matrix.Bucket{{Name: "agentic", Rows: rows}}}, mode, Availability{}, PerPoint)
+	_, err = f.JSON()
+	assert.ErrorContains(t, err, "the fan-out is too large for GitHub Actions")
 }

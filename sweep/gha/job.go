@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"sweep/configs/matrix"
+	"sweep/internal/inputfile"
 	"sweep/recipes"
 )
 
@@ -34,6 +35,22 @@ func ParseJob(data []byte) (*Job, *matrix.Row, error) {
 		return nil, nil, &JobError{Key: job.ConfigKey, Err: err}
 	}
 	return &job, &row, nil
+}
+
+// ReadJob reads the job file path (ParseJob); its errors name the file.
+func ReadJob(path string) (*Job, *matrix.Row, error) {
+	data, err := inputfile.Read(path, inputfile.SmallJSON)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--job: %w", err)
+	}
+	job, row, err := ParseJob(data)
+	if _, ok := errors.AsType[*JobError](err); ok {
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("--job %s: %w", path, err)
+	}
+	return job, row, nil
 }
 
 // JobError is a job that cannot run here.

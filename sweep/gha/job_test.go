@@ -27,3 +27,13 @@ func TestAppendOutput(t *testing.T) {
 	assert.Equal(t, "a=1\nb=2\n", string(b))
 	assert.ErrorContains(t, AppendOutput(p, "a", "x\ny"), "must be one line")
 }
+
+func TestReadJob(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := ReadJob(filepath.Join(dir, "missing.json"))
+	assert.ErrorContains(t, err, "--job: ")
+	p := filepath.Join(dir, "job.json")
+	require.NoError(t, os.WriteFile(p, []byte(`{"config-key": "k", "points": []}`), 0o644))
+	_, _, err = ReadJob(p)
+	assert.EqualError(t, err, "--job "+p+": a job needs config-key, config and points")
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"html"
 	"strings"
@@ -125,4 +126,25 @@ func (rep *Report) comparisonHTML(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "<h2>Comparison with HEAD</h2>\n<p id=\"compare-verdict\">%s</p>\n", html.EscapeString(compare.VerdictLine(rep.Comparison)))
 	htmlTable(b, "compare", comparisonHeader, comparisonRows(rep.Comparison))
+}
+
+// CompareDir reads HEAD's results under dir, compares them with the
+// report's (BASE's) on o.Metric within tolerance (percent) and adds them
+// to the report (AddComparison). It returns the comparison, also when
+// adding it fails.
+func (rep *Report) CompareDir(ctx context.Context, dir string, o knee.Options, tolerance float64) (*compare.Report, error) {
+	head, err := knee.Read(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	hrs := make([]*knee.Result, len(head))
+	for i, a := range head {
+		hrs[i] = knee.Analyze(a, o)
+	}
+	base := make([]*knee.Arm, len(rep.Results))
+	for i, r := range rep.Results {
+		base[i] = r.Arm
+	}
+	cmp := compare.Compare(base, head, compare.Options{Tolerance: tolerance, Metric: compare.Metric(o.Metric)})
+	return cmp, rep.AddComparison(hrs, cmp)
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,4 +42,25 @@ func TestAddComparison(t *testing.T) {
 	assert.True(t, strings.HasPrefix(md, "## Comparison with HEAD\n\nverdict: INCOMPLETE"), md[:80])
 	assert.Contains(t, md, "| invalid-result")
 	assert.Contains(t, rep.HTML(), `<p id="compare-verdict">verdict: INCOMPLETE`)
+}
+
+// TestCompareDir: HEAD read from its directory gives the comparison
+// AddComparison draws; a directory that cannot be read adds nothing.
+func TestCompareDir(t *testing.T) {
+	rep, out := buildKeySweep(t)
+	headDir := filepath.Join(filepath.Dir(out), "results")
+	before := len(rep.Charts)
+	cmp, err := rep.CompareDir(t.Context(), headDir, knee.Options{Metric: knee.MetricTotal}, 5)
+	require.NoError(t, err)
+	require.NotNil(t, cmp)
+	assert.Equal(t, compare.Incomplete, cmp.Verdict, "the same sweep: only its invalid points keep it from passing")
+	assert.Equal(t, 5.0, cmp.Tolerance)
+	assert.Same(t, cmp, rep.Comparison)
+	assert.Len(t, rep.Charts, before+2*len(rep.Results))
+
+	rep, _ = buildKeySweep(t)
+	cmp, err = rep.CompareDir(t.Context(), filepath.Join(t.TempDir(), "missing"), knee.Options{}, 5)
+	assert.Error(t, err)
+	assert.Nil(t, cmp)
+	assert.Nil(t, rep.Comparison)
 }

@@ -249,3 +249,18 @@ func TestPageInBrowser(t *testing.T) {
 		require.NoError(t, os.WriteFile(keep, data, 0o644))
 	}
 }
+
+// TestWriteSweep: the knee table and the report of a sweep directory; an
+// empty one is an error, not a page.
+func TestWriteSweep(t *testing.T) {
+	_, out := buildKeySweep(t)
+	dir := filepath.Join(filepath.Dir(out), "results")
+	var w bytes.Buffer
+	require.NoError(t, WriteSweep(t.Context(), &w, dir))
+	assert.True(t, strings.HasPrefix(w.String(), "\nknees:\n"), w.String())
+	assert.Contains(t, w.String(), "report: "+filepath.Join(dir, "report", "index.html")+"\n")
+	assert.FileExists(t, filepath.Join(dir, "report", SummaryFile))
+
+	empty := t.TempDir()
+	assert.EqualError(t, WriteSweep(t.Context(), &w, empty), "no results in "+empty+" yet")
+}

@@ -340,13 +340,7 @@ func draw(rng *rand.Rand, fam string, g Grid, id string, knife edges) *Case {
 	if knife.near(ug, curve) {
 		return nil
 	}
-	switch {
-	case fam == FamilyUnsaturated && cs.Truth != knee.StatusUnsaturated,
-		fam == FamilySaturatedAtMin && cs.Truth != knee.StatusSaturatedAtMin,
-		fam == FamilyInsufficient && cs.Truth != knee.StatusInsufficient,
-		(fam == FamilySaturating || fam == FamilyCliff || fam == FamilyDeclining) && cs.Truth != knee.StatusOK,
-		fam == FamilySoftKnee && (cs.Truth != knee.StatusOK || cs.TrueKnee != 32),
-		fam == FamilyFlattening && (cs.Truth != knee.StatusUnsaturated || topGain(ug, curve) > 0.25):
+	if !madeFamily(fam, cs, ug, curve) {
 		return nil // the draw did not make the family it was meant to
 	}
 	spike := -1
@@ -387,6 +381,26 @@ func draw(rng *rand.Rand, fam string, g Grid, id string, knife edges) *Case {
 	}
 	cs.Arm = arm
 	return cs
+}
+
+// madeFamily reports whether a drawn case (its truth on the usable grid
+// ug) is the family it was drawn for.
+func madeFamily(fam string, cs *Case, ug []int, curve func(float64) float64) bool {
+	switch fam {
+	case FamilyUnsaturated:
+		return cs.Truth == knee.StatusUnsaturated
+	case FamilySaturatedAtMin:
+		return cs.Truth == knee.StatusSaturatedAtMin
+	case FamilyInsufficient:
+		return cs.Truth == knee.StatusInsufficient
+	case FamilySaturating, FamilyCliff, FamilyDeclining:
+		return cs.Truth == knee.StatusOK
+	case FamilySoftKnee:
+		return cs.Truth == knee.StatusOK && cs.TrueKnee == 32
+	case FamilyFlattening:
+		return cs.Truth == knee.StatusUnsaturated && topGain(ug, curve) <= 0.25
+	}
+	return true
 }
 
 // fail turns a sample into a failed point: no successful request, or an

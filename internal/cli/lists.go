@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -8,28 +8,31 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// argparseLists lets list flags take several values after one flag, like
+// Lists lets list flags take several values after one flag, like
 // argparse's nargs="+" in InferenceX's tools: "--config-keys a b c" is
 // "--config-keys a --config-keys b --config-keys c". The flag set must
-// stop at the first positional word (finish sets that up); parseRest then
+// stop at the first positional word (Finish sets that up); ParseRest then
 // gives the words that follow a list flag to that flag and parses the
 // flags after them.
-type argparseLists struct {
+type Lists struct {
 	last  string // name of the flag parsed most recently
 	lists map[string]pflag.Value
 }
 
-func newArgparseLists() *argparseLists {
-	return &argparseLists{lists: map[string]pflag.Value{}}
+// NewLists returns the list flags of one flag set.
+func NewLists() *Lists {
+	return &Lists{lists: map[string]pflag.Value{}}
 }
 
-func (l *argparseLists) strings(fs *pflag.FlagSet, p *[]string, name, usage string) {
+// Strings binds a list flag of strings.
+func (l *Lists) Strings(fs *pflag.FlagSet, p *[]string, name, usage string) {
 	v := stringList{p}
 	fs.Var(v, name, usage)
 	l.lists[name] = v
 }
 
-func (l *argparseLists) ints(fs *pflag.FlagSet, p *[]int, name, usage string) {
+// Ints binds a list flag of integers.
+func (l *Lists) Ints(fs *pflag.FlagSet, p *[]int, name, usage string) {
 	v := intList{p}
 	fs.Var(v, name, usage)
 	l.lists[name] = v
@@ -77,9 +80,9 @@ func (v intList) Set(s string) error {
 	return nil
 }
 
-// finish wraps every flag so the most recently parsed one is known, and
+// Finish wraps every flag so the most recently parsed one is known, and
 // stops parsing at the first positional word.
-func (l *argparseLists) finish(fs *pflag.FlagSet) {
+func (l *Lists) Finish(fs *pflag.FlagSet) {
 	fs.SetInterspersed(false)
 	fs.VisitAll(func(f *pflag.Flag) {
 		f.Value = &lastSetRecorder{Value: f.Value, name: f.Name, l: l}
@@ -90,7 +93,7 @@ func (l *argparseLists) finish(fs *pflag.FlagSet) {
 type lastSetRecorder struct {
 	pflag.Value
 	name string
-	l    *argparseLists
+	l    *Lists
 }
 
 func (r *lastSetRecorder) Set(s string) error {
@@ -98,19 +101,19 @@ func (r *lastSetRecorder) Set(s string) error {
 	return r.Value.Set(s)
 }
 
-// parseRest consumes the words left after parsing stopped.
-func (l *argparseLists) parseRest(fs *pflag.FlagSet, args []string) error {
+// ParseRest consumes the words left after parsing stopped.
+func (l *Lists) ParseRest(fs *pflag.FlagSet, args []string) error {
 	for len(args) > 0 {
 		list, ok := l.lists[l.last]
 		for len(args) > 0 && !isFlagWord(args[0]) {
 			if !ok {
 				if l.last == "" {
-					return flagErrorf("unexpected argument %q", args[0])
+					return FlagErrorf("unexpected argument %q", args[0])
 				}
-				return flagErrorf("unexpected argument %q after --%s, which takes one value", args[0], l.last)
+				return FlagErrorf("unexpected argument %q after --%s, which takes one value", args[0], l.last)
 			}
 			if err := list.Set(args[0]); err != nil {
-				return flagErrorf("invalid argument %q for --%s: %v", args[0], l.last, err)
+				return FlagErrorf("invalid argument %q for --%s: %v", args[0], l.last, err)
 			}
 			args = args[1:]
 		}
@@ -118,10 +121,10 @@ func (l *argparseLists) parseRest(fs *pflag.FlagSet, args []string) error {
 			break
 		}
 		if args[0] == "--" {
-			return flagErrorf("unexpected arguments after --: %q", args[1:])
+			return FlagErrorf("unexpected arguments after --: %q", args[1:])
 		}
 		if err := fs.Parse(args); err != nil {
-			return flagParseError(fs, "sweep "+fs.Name(), err)
+			return flagParseError(fs, prog+" "+fs.Name(), err)
 		}
 		args = fs.Args()
 	}
@@ -142,3 +145,24 @@ func isFlagWord(s string) bool {
 	}
 	return true
 }
+
+// OptInt is an int flag whose absence is kept: nil until set.
+type OptInt struct{ P **int }
+
+func (o OptInt) String() string {
+	if *o.P == nil {
+		return ""
+	}
+	return strconv.Itoa(**o.P)
+}
+
+func (o OptInt) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q is not an integer", s)
+	}
+	*o.P = &v
+	return nil
+}
+
+func (o OptInt) Type() string { return "int" }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ func TestSignals(t *testing.T) {
 	t.Run("first cancels, second exits", func(t *testing.T) {
 		var errOut syncBuffer
 		exits := make(chan int, 1)
-		ctx, stop := handleSignals(t.Context(), &errOut, func(code int) { exits <- code })
+		ctx, stop := HandleSignals(t.Context(), &errOut, func(code int) { exits <- code })
 		defer stop()
 		require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGHUP))
 		select {
@@ -56,7 +56,7 @@ func TestSignals(t *testing.T) {
 		}
 		assert.Empty(t, exits, "the first signal only cancels")
 		require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGINT))
-		assert.Equal(t, exitCancelled, wait(t, exits))
+		assert.Equal(t, ExitCancelled, wait(t, exits))
 		assert.Contains(t, errOut.String(), "hangup: stopping (send it again to exit at once)")
 		assert.Contains(t, errOut.String(), "again: exiting without waiting")
 	})
@@ -65,9 +65,9 @@ func TestSignals(t *testing.T) {
 		defer batchRunning.Store(false)
 		var errOut syncBuffer
 		exits := make(chan int, 1)
-		_, stop := handleSignals(context.Background(), &errOut, func(code int) { exits <- code })
+		_, stop := HandleSignals(context.Background(), &errOut, func(code int) { exits <- code })
 		defer stop()
 		require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGTERM))
-		assert.Equal(t, exitCancelled, wait(t, exits))
+		assert.Equal(t, ExitCancelled, wait(t, exits))
 	})
 }

@@ -1,4 +1,14 @@
-package main
+// Package cli is sweep's command framework: a tree of commands that each
+// bind a fresh pflag flag set, one dispatcher that gives every command the
+// same flag rules (a single-value flag given twice is refused, an unknown
+// flag or command names the closest real ones), argparse-style list flags
+// ("--config-keys a b c"), usage errors and exit codes, and the handling of
+// SIGINT, SIGTERM and SIGHUP.
+//
+//	root := &cli.Command{Name: "sweep", Sub: []*cli.Command{...}}
+//	err := cli.Dispatch(ctx, ios, root, []string{"sweep"}, os.Args[1:], nil)
+//	os.Exit(cli.ExitCode(ctx, ios.ErrOut, err))
+package cli
 
 import (
 	"context"
@@ -13,6 +23,9 @@ import (
 
 	"sweep/internal/textdiff"
 )
+
+// prog starts every message the framework prints.
+const prog = "sweep"
 
 // IOStreams carries every input and output of a command; tests use buffers.
 type IOStreams struct {
@@ -39,8 +52,9 @@ type Command struct {
 	// Pick, when set, chooses the command that parses args (a command
 	// with two modes whose flags differ, e.g. "official --propose").
 	Pick func(args []string) *Command
-	// Batch marks short-lived commands that run with the batch garbage
-	// collector setting (raiseGCPercent); subcommands inherit it.
+	// Batch marks short-lived commands: Dispatch runs its batch function
+	// before them (sweep's batch garbage collector setting) and a signal
+	// ends them at once (HandleSignals); subcommands inherit it.
 	Batch bool
 }
 
@@ -48,12 +62,14 @@ type Command struct {
 // command holds no process or partial file, so a signal ends it at once.
 var batchRunning atomic.Bool
 
-// dispatch walks the command tree along args and runs the leaf.
-func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []string) error {
+// Dispatch walks the command tree c along args and runs the leaf; path is
+// the command path so far (usage lines and messages name it). batch, when
+// not nil, runs before a Batch command.
+func Dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []string, batch func()) error {
 	if len(c.Sub) > 0 {
 		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 			if len(args) > 1 && args[0] == "help" {
-				return dispatch(ctx, ios, c, path, append(args[1:], "--help"))
+				return Dispatch(ctx, ios, c, path, append(args[1:], "--help"), batch)
 			}
 			printCommandList(ios.Out, c, path)
 			return nil
@@ -61,20 +77,22 @@ func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 		for _, s := range c.Sub {
 			if s.Name == args[0] {
 				s.Batch = s.Batch || c.Batch
-				return dispatch(ctx, ios, s, append(path, s.Name), args[1:])
+				return Dispatch(ctx, ios, s, append(path, s.Name), args[1:], batch)
 			}
 		}
 		hint := ""
 		if close := textdiff.Closest(args[0], strings.Split(subNames(c), ", "), 1, max(2, len(args[0])/3)); len(close) > 0 {
 			hint = fmt.Sprintf("; did you mean %q?", close[0])
 		}
-		return flagErrorf("unknown command %q for %q%s (known: %s)", args[0], strings.Join(path, " "), hint, subNames(c))
+		return FlagErrorf("unknown command %q for %q%s (known: %s)", args[0], strings.Join(path, " "), hint, subNames(c))
 	}
 	if c.Pick != nil {
 		c = c.Pick(args)
 	}
 	if c.Batch {
-		raiseGCPercent()
+		if batch != nil {
+			batch()
+		}
 		batchRunning.Store(true)
 		defer batchRunning.Store(false)
 	}
@@ -90,6 +108,22 @@ func dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 		return flagParseError(fs, strings.Join(path, " "), err)
 	}
 	return runF(ctx, fs.Args())
+}
+
+// PickByFlag is a Command.Pick for a command with a second mode: the
+// command with, when args give --name (before a "--"), else without.
+func PickByFlag(name string, with, without *Command) func(args []string) *Command {
+	return func(args []string) *Command {
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
+				return with
+			}
+		}
+		return without
+	}
 }
 
 func subNames(c *Command) string {
@@ -129,4 +163,24 @@ func printLeafHelp(w io.Writer, c *Command, path []string, fs *pflag.FlagSet) {
 	if fs.HasFlags() {
 		fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
 	}
+}
+
+// WrapWords joins words with spaces into lines of at most 78 columns, for
+// lists in help texts.
+func WrapWords(words []string) string {
+	var b strings.Builder
+	line := 0
+	for _, f := range words {
+		if line+len(f)+1 > 78 {
+			b.WriteString("\n")
+			line = 0
+		}
+		if line > 0 {
+			b.WriteString(" ")
+			line++
+		}
+		b.WriteString(f)
+		line += len(f)
+	}
+	return b.String()
 }

@@ -1,0 +1,59 @@
+package matrix
+
+import (
+	"fmt"
+	"slices"
+
+	"sweep/configs"
+)
+
+// AgenticRows resolves key patterns as every command does (ResolveKeys:
+// an unknown key or a pattern that matches none is a *KeyError), checks
+// that the keys' configs can run on their runners (configs.CheckHardware)
+// and returns their agentic-coding rows, only the concurrencies conc when
+// given, with the resolved keys.
+func (g *Generator) AgenticRows(patterns []string, conc []int, evals EvalOptions) (Matrix, []string, error) {
+	ms, err := ResolveKeys(g.Masters, patterns)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys := make([]string, len(ms))
+	for i, m := range ms {
+		keys[i] = m.Key
+	}
+	if err := configs.CheckHardware(g.Masters, g.Runners, keys...); err != nil {
+		return nil, nil, fmt.Errorf("the configs cannot run on their runners:\n%w", err)
+	}
+	rows, err := g.TestConfig(TestConfigOptions{ConfigKeys: keys, Conc: conc, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: evals})
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, keys, nil
+}
+
+// SelectArms keeps the rows of the arms with one of the tensor parallel
+// sizes tp, the expert parallel sizes ep and, when dpAttn is set, that
+// DP-attention setting (empty lists: any). arms lists every arm of m in
+// sweep run's flags ("--tp 8 --ep 8 --dp-attn"), for saying what there is
+// when nothing is kept.
+func (m Matrix) SelectArms(tp, ep []int, dpAttn *bool) (kept Matrix, arms []string) {
+	for _, r := range m {
+		if (len(tp) == 0 || slices.Contains(tp, r.TP)) && (len(ep) == 0 || slices.Contains(ep, r.EP)) && (dpAttn == nil || *dpAttn == r.DPAttn) {
+			kept = append(kept, r)
+		}
+		arm := fmt.Sprintf("--tp %d --ep %d", r.TP, r.EP)
+		if r.DPAttn {
+			arm += " --dp-attn"
+		}
+		if !slices.Contains(arms, arm) {
+			arms = append(arms, arm)
+		}
+	}
+	return kept, arms
+}
+
+// HasAgenticMultiNode reports whether m holds a disaggregated multi-node
+// agentic row.
+func (m Matrix) HasAgenticMultiNode() bool {
+	return slices.ContainsFunc(m, func(r *Row) bool { return r.Kind == AgenticMultiNode })
+}

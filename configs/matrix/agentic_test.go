@@ -1,0 +1,67 @@
+package matrix
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAgenticRows(t *testing.T) {
+	g := testGenerator(t, testMasters, testRunners)
+	rows, keys, err := g.AgenticRows([]string{"m-*"}, []int{8}, EvalOptions{NoEvals: true})
+	require.NoError(t, err)
+	assert.Contains(t, keys, "m-agentic", "a pattern resolves to the keys it matches")
+	require.NotEmpty(t, rows)
+	for _, r := range rows {
+		assert.Equal(t, "m-agentic", r.ConfigKey, "agentic-coding rows only")
+		assert.Equal(t, 8, r.Conc)
+	}
+
+	_, _, err = g.AgenticRows([]string{"m-agentc"}, nil, EvalOptions{})
+	var ke *KeyError
+	require.True(t, errors.As(err, &ke), "%v", err)
+	assert.Equal(t, "m-agentc", ke.Key)
+
+	noHW := testGenerator(t, testMasters, "labels:\n  lab: [lab_0]\n  cluster:lab: [lab_0]\n")
+	_, _, err = noHW.AgenticRows([]string{"m-agentic"}, nil, EvalOptions{})
+	assert.ErrorContains(t, err, "the configs cannot run on their runners:\n")
+}
+
+func TestSelectArms(t *testing.T) {
+	g := testGenerator(t, testMasters, testRunners)
+	rows, _, err := g.AgenticRows([]string{"m-agentic"}, nil, EvalOptions{NoEvals: true})
+	require.NoError(t, err)
+	kept, arms := rows.SelectArms([]int{8}, nil, nil)
+	assert.Equal(t, []string{"--tp 4 --ep 1", "--tp 8 --ep 1"}, arms, "every arm, in row order")
+	require.NotEmpty(t, kept)
+	for _, r := range kept {
+		assert.Equal(t, 8, r.TP)
+	}
+	yes := true
+	kept, _ = rows.SelectArms(nil, nil, &yes)
+	assert.Empty(t, kept, "no DP-attention arm")
+	kept, _ = rows.SelectArms(nil, nil, nil)
+	assert.Len(t, kept, len(rows))
+}
+
+func TestSingleNodeRows(t *testing.T) {
+	a, b := &Row{Conc: 1}, &Row{Conc: 2}
+	c := &Changelog{SingleNode: []Bucket{{Name: "agentic", Rows: Matrix{a}}, {Name: "1k1k", Rows: Matrix{b}}}, MultiNode: []Bucket{{Name: "agentic", Rows: Matrix{b}}}}
+	assert.Equal(t, Matrix{a}, c.SingleNodeRows("agentic"), "single-node rows only")
+	assert.Nil(t, c.SingleNodeRows("8k1k"))
+}
+
+func TestWriteJSON(t *testing.T) {
+	g := testGenerator(t, testMasters, testRunners)
+	rows, _, err := g.AgenticRows([]string{"m-agentic"}, []int{1}, EvalOptions{NoEvals: true})
+	require.NoError(t, err)
+	var plain, keyed strings.Builder
+	require.NoError(t, rows.WriteJSON(&plain, false))
+	require.NoError(t, rows.WriteJSON(&keyed, true))
+	assert.Equal(t, string(rows.AppendJSON(nil))+"\n", plain.String())
+	assert.Equal(t, string(rows.AppendJSON(nil, WithConfigKey()))+"\n", keyed.String())
+	assert.Contains(t, keyed.String(), `"config-key": "m-agentic"`)
+}

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"sweep/internal/usage"
+)
+
+// Exit codes decided by ExitCode.
+const (
+	ExitOK        = 0
+	ExitError     = 1 // the command ran and failed (invalid input, failed stage)
+	ExitUsage     = 2 // bad flags or arguments
+	ExitCancelled = 130
+)
+
+// FlagError is a usage mistake: ExitCode prints it with a hint and
+// returns ExitUsage. It is usage.Error, which libraries return for a
+// mistake in what they were asked.
+type FlagError = usage.Error
+
+// FlagErrorf makes a FlagError.
+func FlagErrorf(format string, a ...any) error { return usage.Errorf(format, a...) }
+
+// IsUsage reports whether err is a usage mistake (a FlagError in its
+// chain).
+func IsUsage(err error) bool {
+	_, ok := errors.AsType[*FlagError](err)
+	return ok
+}
+
+// CheckParentDir refuses a path given to --flag whose parent directory
+// does not exist (a usage error), before anything is made under it: a
+// typo should not create a tree somewhere.
+func CheckParentDir(flag, path string) error {
+	parent := filepath.Dir(filepath.Clean(path))
+	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
+		return FlagErrorf("--%s %s: the parent directory %s does not exist", flag, path, parent)
+	}
+	return nil
+}
+
+// ExitCodeError lets a command pick its exit code while still printing Err.
+type ExitCodeError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitCodeError) Error() string { return e.Err.Error() }
+
+func (e *ExitCodeError) Unwrap() error { return e.Err }
+
+// ExitCode is the process's exit code for a command's error, printed to
+// errOut: ExitOK for none (or a --help), ExitCancelled when ctx was
+// cancelled, ExitUsage for a FlagError (with a hint to run --help), the
+// code of an ExitCodeError, else ExitError.
+func ExitCode(ctx context.Context, errOut io.Writer, err error) int {
+	switch {
+	case err == nil, errors.Is(err, pflag.ErrHelp):
+		return ExitOK
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintln(errOut, prog+": cancelled")
+		return ExitCancelled
+	}
+	fmt.Fprintf(errOut, "%s: %v\n", prog, err)
+	if IsUsage(err) {
+		fmt.Fprintln(errOut, "run with --help for usage")
+		return ExitUsage
+	}
+	if ce, ok := errors.AsType[*ExitCodeError](err); ok && ce != nil {
+		return ce.Code
+	}
+	return ExitError
+}

@@ -1,0 +1,233 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"sweep/configs/matrix"
+	"sweep/internal/plural"
+	"sweep/internal/selfexe"
+	"sweep/sweep/campaign"
+	"sweep/sweep/executor/slurm"
+	"sweep/sweep/launch"
+)
+
+// Sweep is one run of a sweep command (discover, official) once its
+// flags are checked and its points scheduled: it prices the schedule and,
+// with DryRun, prints it; else it builds the executor Options.Name names,
+// with the sweep's watchdogs, and runs the schedule through campaign.Run.
+//
+//	sw := executor.Sweep{Options: executor.Options{Name: name, Dir: dir, Schedule: sched, GPUs: gpus, ...}, Command: "discover", ...}
+//	err := sw.Run(ctx) // the summary table is printed to sw.Out
+type Sweep struct {
+	// Options are the executor's; Run fills in Cost, Progress, Program
+	// (Slurm), Containers (a local --launch), Nodes (SlurmNodes) and the
+	// Point's Progress (Verbose).
+	Options
+	// Command names the sweep (discover or official) in its header line.
+	Command string
+	// Settings are the choices that make the sweep what it is
+	// (campaign.Identity); a directory started with others is refused.
+	Settings []campaign.Setting
+	// Simulate and TimeScale price simulated points (their wall time).
+	Simulate  bool
+	TimeScale float64
+	// Duration is the benchmark duration of every point (0: the mode's);
+	// CostFrom, for a dry run, an earlier sweep directory whose measured
+	// times price the schedule.
+	Duration int
+	CostFrom string
+	// Retries and FailFast as campaign.Options has them.
+	Retries  int
+	FailFast bool
+	// DryRun prints the schedule and its cost and runs nothing;
+	// ProbeDuration is the adaptive search's probe length it names.
+	DryRun        bool
+	ProbeDuration int
+	// NewLaunch, when set, says how each arm runs in its image (--launch);
+	// it is called once, after the schedule is priced.
+	NewLaunch func() (Launch, error)
+	// SlurmNodes runs each simulated multi-node deployment on a Slurm
+	// allocation of its own (slurm.ArmNodes).
+	SlurmNodes bool
+	// Verbose prints every stage of every point.
+	Verbose bool
+	// Out takes the dry run and the summary; Log the header, warnings and
+	// progress lines (written from several goroutines, one at a time).
+	Out, Log io.Writer
+}
+
+// CheckMultiNode refuses what a sweep of disaggregated multi-node arms
+// cannot do yet: run them unsimulated (they run as one Slurm job over
+// several nodes: sweep run --launch), in the image (launched, --launch)
+// or as Slurm jobs of the Slurm executor; and SlurmNodes without them.
+// Its errors are the caller's usage errors.
+func (s Sweep) CheckMultiNode(rows matrix.Matrix, launched bool) error {
+	if !rows.HasAgenticMultiNode() {
+		if s.SlurmNodes {
+			return errors.New("--slurm runs multi-node arms only (the selection has none; single-node arms run on Slurm with --executor slurm)")
+		}
+		return nil
+	}
+	switch {
+	case s.SlurmNodes && !s.Simulate:
+		return errors.New("--slurm runs simulated multi-node arms (add --simulate)")
+	case !s.Simulate && !s.DryRun:
+		return fmt.Errorf("the selection holds multi-node arms: their points run as one Slurm job over several nodes (sweep run --launch --config-key KEY ...); %s runs them only with --simulate", s.Command)
+	case launched:
+		return fmt.Errorf("--launch: multi-node arms are launched with sweep run --launch, not by %s", s.Command)
+	case s.Name == Slurm:
+		return errors.New("--executor slurm: multi-node arms run with --executor local (simulated on this host's loopback)")
+	}
+	return nil
+}
+
+// Run prices the schedule and prints it (DryRun) or runs it. A
+// *ProfileError and a *campaign.DifferenceError are the caller's usage
+// errors; a failed sweep's error says to rerun the command when ctx was
+// cancelled (it then wraps context.Canceled).
+func (s Sweep) Run(ctx context.Context) error {
+	started := time.Now()
+	progress := &lockedWriter{w: s.Log}
+	s.Cost = s.costModel()
+	if s.DryRun {
+		return s.dryRun(progress)
+	}
+	var l Launch
+	if s.NewLaunch != nil {
+		var err error
+		if l, err = s.NewLaunch(); err != nil {
+			return err
+		}
+		l.Progress = progress
+		if l.Client != nil {
+			// run-arm makes the venv and names its aiperf per job.
+			s.Setup.Aiperf, s.Setup.ClientWhy = "aiperf", "--launch --inferencex: InferenceX's aiperf in each arm's per-job venv"
+		}
+		if err := l.Preflight(ctx, s.Schedule, launch.Dialer{}); err != nil {
+			return err
+		}
+	}
+	if s.Verbose {
+		s.Point.Progress = func(line string) {
+			fmt.Fprintf(s.Log, "[%7s]     %s\n", time.Since(started).Round(time.Second), line)
+		}
+	}
+	if err := s.wire(l, progress); err != nil {
+		return err
+	}
+	ex, err := New(s.Options)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Log, "sweep %s: %s in %s, %s planned; %s; client: %s (%s); directory %s\n",
+		s.Command, plural.Count(len(s.Schedule.Points), "point", "points"), plural.Count(len(s.Schedule.Arms), "arm", "arms"),
+		plural.Count(s.Schedule.ServerStarts(), "server start", "server starts"), s.Where(), s.Setup.ClientInfo().Name, s.Setup.ClientWhy, s.Dir)
+	sum, runErr := campaign.Run(ctx, campaign.Options{
+		Dir: s.Dir, Schedule: s.Schedule, Executor: ex, Retries: s.Retries, FailFast: s.FailFast,
+		Identity: campaign.Identity{Command: s.Command, Settings: s.Settings},
+		Progress: progress, Parallel: s.Schedule.Parallel(len(s.GPUs)), Estimate: s.pointWall,
+	})
+	if sum != nil {
+		fmt.Fprintf(s.Out, "\n%s", sum.Table())
+		fmt.Fprintf(s.Out, "summary: %s\n         %s\n", filepath.Join(s.Dir, campaign.SummaryText), filepath.Join(s.Dir, campaign.SummaryJSON))
+	}
+	if runErr != nil && ctx.Err() != nil && !errors.As(runErr, new(*campaign.DifferenceError)) {
+		return fmt.Errorf("%v (rerun the same command to resume): %w", runErr, context.Canceled)
+	}
+	return runErr
+}
+
+// wire fills in the executor's options Run owns: its progress lines, how
+// a Slurm job starts sweep, a launched arm's program or container, and
+// the nodes of a multi-node deployment.
+func (s *Sweep) wire(l Launch, progress io.Writer) error {
+	s.Progress = func(line string) { fmt.Fprintln(progress, "  "+line) }
+	launched := s.NewLaunch != nil
+	if s.Name == Slurm {
+		exe, err := selfexe.Path()
+		if err != nil {
+			return err
+		}
+		s.Program = []string{exe}
+		if launched {
+			s.ArmProgram = l.ArmProgram()
+		}
+	} else if launched {
+		var err error
+		if s.Containers, err = l.ContainerArms(s.Schedule, max(s.Point.StopGrace, 0)+20*time.Second); err != nil {
+			return err
+		}
+	}
+	if s.SlurmNodes {
+		s.Nodes = &slurm.ArmNodes{Client: slurm.NewClient(slurm.Exec{}), Dir: s.Dir, Progress: progress,
+			Wall: func(a *campaign.Arm) time.Duration {
+				var d time.Duration
+				for _, p := range a.Points {
+					d += s.pointWall(p)
+				}
+				return d
+			}}
+	}
+	return nil
+}
+
+// dryRun prints the schedule, its cost and, with a launch, each arm's
+// launch.
+func (s Sweep) dryRun(progress io.Writer) error {
+	if s.Adaptive {
+		probes := "at the full length"
+		if s.ProbeDuration > 0 {
+			probes = fmt.Sprintf("as %d s probes where their grid neighbours lie within a doubling", s.ProbeDuration)
+		}
+		fmt.Fprintf(s.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, the same way; the top two grid points at the full length); the cost below is the full grid's upper bound; on the knee benchmark the search needs 20 %% (synthetic doubling grids) to 30 %% (synthetic conc-lists) and 45 %% (simulated discoveries) of InferenceX's GPU-hours with 300 s probes, 42-62 %% without\n", probes)
+	}
+	if err := WriteDryRun(s.Out, s.Schedule, s.Cost, s.GPUs, s.MaxParallel, s.Simulate, s.TimeScale); err != nil {
+		return err
+	}
+	if s.NewLaunch == nil {
+		return nil
+	}
+	l, err := s.NewLaunch()
+	if err != nil {
+		return err
+	}
+	l.Progress = progress
+	return l.WriteDryRun(s.Out, s.Schedule, s.Name == Slurm)
+}
+
+// costModel returns the per-point and per-start times: measured ones from
+// CostFrom when given (a warning and the plan's when it cannot be read),
+// else the plan's.
+func (s Sweep) costModel() *campaign.Cost {
+	if s.CostFrom == "" {
+		return campaign.PlannedCost(s.Duration)
+	}
+	c, err := campaign.MeasuredCost(s.CostFrom, s.Duration)
+	if err != nil {
+		fmt.Fprintf(s.Log, "warning: --cost-from %s: %v; using the planned times\n", s.CostFrom, err)
+	}
+	return c
+}
+
+// pointWall is a point's predicted wall time.
+func (s Sweep) pointWall(p *campaign.Point) time.Duration {
+	return s.Cost.PointWall(p, s.Simulate, s.TimeScale)
+}
+
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

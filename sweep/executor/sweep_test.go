@@ -1,0 +1,119 @@
+package executor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs/matrix"
+	"sweep/recipes"
+	"sweep/sweep/campaign"
+	"sweep/sweep/executor/slurm"
+)
+
+// oneArm is a schedule of one arm of two points.
+func oneArm() *campaign.Schedule {
+	pts := []*campaign.Point{{ID: "p1", Plan: recipes.Point{Row: matrix.Row{Conc: 4}}}, {ID: "p2", Index: 1, Plan: recipes.Point{Row: matrix.Row{Conc: 8}}}}
+	a := &campaign.Arm{Name: "tp8", GPUs: 8, Points: pts, Servers: 1}
+	return &campaign.Schedule{Arms: []*campaign.Arm{a}, Points: pts}
+}
+
+func TestSweepDryRun(t *testing.T) {
+	var out, log bytes.Buffer
+	launches := 0
+	sw := Sweep{Options: Options{Schedule: oneArm(), GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Adaptive: true}, ProbeDuration: 300, DryRun: true,
+		NewLaunch: func() (Launch, error) { launches++; return Launch{}, errors.New("no such site fact") },
+		Out:       &out, Log: &log}
+	err := sw.Run(t.Context())
+	assert.EqualError(t, err, "no such site fact", "the launch's error, after the schedule is printed")
+	assert.Equal(t, 1, launches)
+	assert.Contains(t, out.String(), "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing as 300 s probes where")
+	assert.Contains(t, out.String(), "1 tp8")
+	assert.Contains(t, out.String(), "4 8", "the arm's concurrencies")
+	assert.Empty(t, log.String())
+
+	out.Reset()
+	sw.Adaptive, sw.NewLaunch, sw.CostFrom = false, nil, filepath.Join(t.TempDir(), "missing")
+	require.NoError(t, sw.Run(t.Context()))
+	assert.NotContains(t, out.String(), "adaptive:")
+	assert.Contains(t, log.String(), "warning: --cost-from "+sw.CostFrom+": ")
+	assert.Contains(t, log.String(), "; using the planned times\n")
+}
+
+// TestSweepRunRefusesBeforeRunning: a refused executor fails the sweep
+// before its header line or any journal.
+func TestSweepRunRefusesBeforeRunning(t *testing.T) {
+	var out, log bytes.Buffer
+	dir := t.TempDir()
+	sw := Sweep{Options: Options{Name: Slurm, Dir: dir, Schedule: oneArm(), Adaptive: true}, Out: &out, Log: &log}
+	err := sw.Run(t.Context())
+	assert.ErrorContains(t, err, "adaptive discovery runs with the local executor only")
+	assert.Empty(t, out.String())
+	assert.Empty(t, log.String())
+	assert.NoFileExists(t, filepath.Join(dir, campaign.SummaryJSON))
+}
+
+func TestSweepWire(t *testing.T) {
+	sw := Sweep{Options: Options{Name: Slurm, Dir: t.TempDir(), Schedule: oneArm()}, Simulate: true, TimeScale: 100, SlurmNodes: true, Log: &bytes.Buffer{}}
+	sw.Cost = campaign.PlannedCost(600)
+	require.NoError(t, sw.wire(Launch{}, &bytes.Buffer{}))
+	require.Len(t, sw.Program, 1, "a Slurm job starts this sweep")
+	assert.True(t, filepath.IsAbs(sw.Program[0]))
+	assert.Nil(t, sw.ArmProgram, "without a launch the job runs the arm itself")
+	nodes, ok := sw.Nodes.(*slurm.ArmNodes)
+	require.True(t, ok, "%T", sw.Nodes)
+	a := sw.Schedule.Arms[0]
+	want := sw.Cost.PointWall(a.Points[0], true, 100) + sw.Cost.PointWall(a.Points[1], true, 100)
+	assert.Equal(t, want, nodes.Wall(a), "an allocation lasts the arm's points")
+	assert.Greater(t, want, time.Duration(0))
+}
+
+// TestSweepCancelledSaysRerun: a sweep stopped by its context says how to
+// resume and is a cancellation.
+func TestSweepCancelledSaysRerun(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var out, log bytes.Buffer
+	sw := Sweep{Options: Options{Dir: t.TempDir(), Schedule: oneArm(), GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}}, Command: "discover", Out: &out, Log: &log}
+	err := sw.Run(ctx)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, log.String(), "sweep discover: 2 points in 1 arm, 1 server start planned; GPUs [0 1 2 3 4 5 6 7]; client: ")
+}
+
+func TestSweepCheckMultiNode(t *testing.T) {
+	single := matrix.Matrix{{Kind: matrix.AgenticSingleNode}}
+	multi := matrix.Matrix{{Kind: matrix.AgenticSingleNode}, {Kind: matrix.AgenticMultiNode}}
+	for _, tc := range []struct {
+		name     string
+		s        Sweep
+		rows     matrix.Matrix
+		launched bool
+		err      string
+	}{
+		{"single-node", Sweep{}, single, false, ""},
+		{"--slurm without multi-node arms", Sweep{SlurmNodes: true, Simulate: true}, single, false, "--slurm runs multi-node arms only"},
+		{"simulated", Sweep{Simulate: true}, multi, false, ""},
+		{"--slurm simulated", Sweep{Simulate: true, SlurmNodes: true}, multi, false, ""},
+		{"--slurm unsimulated", Sweep{SlurmNodes: true}, multi, false, "--slurm runs simulated multi-node arms (add --simulate)"},
+		{"unsimulated", Sweep{Command: "official"}, multi, false, "official runs them only with --simulate"},
+		{"unsimulated dry run", Sweep{DryRun: true}, multi, false, ""},
+		{"launched", Sweep{Simulate: true, Command: "discover"}, multi, true, "--launch: multi-node arms are launched with sweep run --launch, not by discover"},
+		{"slurm executor", Sweep{Simulate: true, Options: Options{Name: Slurm}}, multi, false, "--executor slurm: multi-node arms run with --executor local"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.s.CheckMultiNode(tc.rows, tc.launched)
+			if tc.err == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tc.err)
+		})
+	}
+}

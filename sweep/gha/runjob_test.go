@@ -1,0 +1,79 @@
+package gha
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
+	"sweep/configs/matrix"
+)
+
+func TestRunJobRuns(t *testing.T) {
+	evalOnly := true
+	row := &matrix.Row{Parallelism: configs.Parallelism{TP: 8, EP: 4, DPAttn: true}, EvalOnly: &evalOnly}
+	job := &Job{ConfigKey: "k", AgentxFast: true, Points: []Point{{Conc: 4, ResultFilename: "r_c4_" + RunnerPlaceholder}, {Conc: 8, ResultFilename: "r_c8_" + RunnerPlaceholder}}}
+	runs, err := RunJob{RunnerName: "h100-1", Out: "/o", Site: []string{"a=b"}, Inferencex: "/ix", ConfigFiles: []string{"m1.yaml", "m2.yaml"}, RunnerConfig: "r.yaml"}.Runs(job, row)
+	require.NoError(t, err)
+	require.Len(t, runs, 2)
+	assert.Equal(t, "r_c8_h100-1", runs[1].Name)
+	assert.Equal(t, "/o/r_c8_h100-1", runs[1].Out, "a job of several points: a directory per point")
+	assert.Equal(t, []string{"--config-key", "k", "--tp", "8", "--ep", "4", "--conc", "8", "--runner-name", "h100-1", "--out", "/o/r_c8_h100-1",
+		"--dp-attn", "--fast", "--eval", "--launch", "--site", "a=b", "--inferencex", "/ix", "--config-files", "m1.yaml,m2.yaml", "--runner-config", "r.yaml"}, runs[1].Args)
+
+	job.Points, job.AgentxFast = job.Points[:1], false
+	for _, tc := range []struct {
+		r    RunJob
+		last string
+	}{
+		{RunJob{RunnerName: "h", Out: "/o", Simulate: true, Site: []string{"ignored"}}, "--simulate"},
+		{RunJob{RunnerName: "h", Out: "/o", OnHost: true}, "--eval"},
+	} {
+		runs, err = tc.r.Runs(job, &matrix.Row{Parallelism: configs.Parallelism{TP: 1, EP: 1}})
+		require.NoError(t, err)
+		assert.Equal(t, "/o", runs[0].Out, "a job of one point writes into the output directory")
+		assert.Equal(t, []string{"--config-key", "k", "--tp", "1", "--ep", "1", "--conc", "4", "--runner-name", "h", "--out", "/o"}, runs[0].Args[:12])
+		if tc.last == "--eval" {
+			assert.Len(t, runs[0].Args, 12, "on the host: no launch, no simulation")
+		} else {
+			assert.Equal(t, tc.last, runs[0].Args[len(runs[0].Args)-1])
+		}
+	}
+
+	_, err = RunJob{RunnerName: "a/b", Out: "/o"}.Runs(job, row)
+	assert.ErrorContains(t, err, "point 1: ")
+}
+
+func TestReadOnlineRunners(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	got, err := ReadOnlineRunners(write("list.json", `["a", "b"]`))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]bool{"a": true, "b": true}, got)
+	got, err = ReadOnlineRunners(write("lines.txt", "# online\na\n\n  b  \n"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]bool{"a": true, "b": true}, got)
+	p := write("bad.json", `["a", 1]`)
+	_, err = ReadOnlineRunners(p)
+	assert.ErrorContains(t, err, "--online-runners "+p+": want a JSON list of runner names")
+	_, err = ReadOnlineRunners(filepath.Join(dir, "missing"))
+	assert.ErrorContains(t, err, "--online-runners: ")
+}
+
+func TestReadFanout(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fan.json")
+	require.NoError(t, os.WriteFile(p, []byte(`{"single-node": {}}`), 0o644))
+	fan, err := ReadFanout(p)
+	require.NoError(t, err)
+	assert.NotNil(t, fan)
+	require.NoError(t, os.WriteFile(p, []byte(`[1]`), 0o644))
+	_, err = ReadFanout(p)
+	assert.ErrorContains(t, err, "--fanout "+p+": not the output of `sweep ci matrix`")
+}

@@ -54,10 +54,13 @@ type ArmCalibration struct {
 // after the fit, the decode step the point measured (ITL × AL), the
 // model's step there times the scale, and the error.
 type FitPoint struct {
-	Conc      int     `json:"conc"`
-	ITL       float64 `json:"itl_s"`
-	AL        float64 `json:"al"`
-	Running   float64 `json:"running"`
+	Conc    int     `json:"conc"`
+	ITL     float64 `json:"itl_s"`
+	AL      float64 `json:"al"`
+	Running float64 `json:"running"`
+	// CtxTokens is the context the requests in flight decode over (their
+	// prompts and half their outputs; the pool's usage when the result
+	// has no token counts).
 	CtxTokens float64 `json:"ctx_tokens"`
 	// PrefillPerSecond is the uncached prompt tokens computed per second,
 	// PrefillTokens those of one request on average and PrefillContext the
@@ -131,7 +134,7 @@ var ErrTooFewPoints = errors.New("no point with an inter-token latency, an accep
 // FitStepScale fits the scale of the model's step costs for cfg to the
 // points: the median over the points of the scale at which the model's
 // time between two of a request's tokens (a decode step of the requests
-// in flight over the pool's context, stretched by the share of time the
+// in flight over their contexts, stretched by the share of time the
 // other requests' prefills take) equals the measured one (median ITL ×
 // AL). It fills every point's fitted step and error.
 func FitStepScale(cfg Config, points []FitPoint) (scale, rmsPct float64, err error) {

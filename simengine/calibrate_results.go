@@ -42,7 +42,27 @@ type resultFacts struct {
 		Latency struct {
 			E2EL struct{ Mean *float64 } `json:"e2el"`
 		} `json:"latency"`
+		Tokens struct {
+			Input  struct{ Mean *float64 } `json:"input"`
+			Output struct{ Mean *float64 } `json:"output_actual"`
+		} `json:"tokens"`
 	} `json:"request_metrics"`
+}
+
+// decodeContext is the context the requests in flight decode over: each
+// its prompt and, on average, half its output (a decode step reads the
+// running requests' KV, not the cached prefixes of idle sessions that the
+// pool's usage also counts); 0 when unknown.
+func (f resultFacts) decodeContext(running float64) float64 {
+	t := f.RequestMetric.Tokens
+	if t.Input.Mean == nil || running <= 0 {
+		return 0
+	}
+	out := 0.0
+	if t.Output.Mean != nil {
+		out = *t.Output.Mean
+	}
+	return running * (*t.Input.Mean + out/2)
 }
 
 // prefill is the uncached prompt tokens computed per second, per request,
@@ -111,7 +131,10 @@ func FitResults(ctx context.Context, dir string, engineFlags func(resultFile str
 			if s.Excluded != "" || s.ITL.P50 == nil || s.KVUsage == nil || *s.KVUsage >= pinnedUsage {
 				continue
 			}
-			p := FitPoint{Conc: s.Conc, ITL: float64(*s.ITL.P50), AL: 1, Running: facts.running(), CtxTokens: *s.KVUsage * float64(arm.PoolTokens)}
+			p := FitPoint{Conc: s.Conc, ITL: float64(*s.ITL.P50), AL: 1, Running: facts.running(), CtxTokens: facts.decodeContext(facts.running())}
+			if p.CtxTokens <= 0 {
+				p.CtxTokens = *s.KVUsage * float64(arm.PoolTokens)
+			}
 			p.PrefillPerSecond, p.PrefillTokens, p.PrefillContext = facts.prefill()
 			if s.AL != nil && s.AL.Measured != nil {
 				p.AL = float64(*s.AL.Measured)

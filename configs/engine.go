@@ -65,6 +65,10 @@ type EngineFacts struct {
 	// Family is the engine whose metric names the export uses for
 	// acceptance length (dynamo-vllm: vllm); empty means the engine itself.
 	Family Engine
+	// ExportAdapter names the code that reads the engine's aiperf
+	// server-metrics export into a result (InferenceX's backend adapter:
+	// metrics/result's exportAdapters); empty when there is none.
+	ExportAdapter string
 	// Live are the series of the live view and the acceptance counters.
 	Live LiveSeries
 	AL   ALSeries
@@ -193,15 +197,15 @@ const (
 // engines is the engine table, in detection order (dynamo before the
 // engines it wraps).
 var engines = []EngineFacts{
-	{Name: DynamoVLLM, Display: "Dynamo (vLLM)", DetectPrefixes: []string{"dynamo_"}, Family: VLLM},
+	{Name: DynamoVLLM, Display: "Dynamo (vLLM)", DetectPrefixes: []string{"dynamo_"}, Family: VLLM, ExportAdapter: "dynamo-vllm"},
 	{Name: DynamoSGLang, Display: "Dynamo (SGLang)"},
 	{Name: DynamoTRT, Display: "Dynamo (TRT-LLM)"},
-	{Name: ATOM, Display: "ATOM", DetectPrefixes: []string{"atom:", "atom_"},
+	{Name: ATOM, Display: "ATOM", DetectPrefixes: []string{"atom:", "atom_"}, ExportAdapter: "atom",
 		MI355X: MI355XLaunch{NoHomeMount: true, SharedHubModels: []string{deepSeekV4Pro}}},
 	{Name: SGLangDisagg, Display: string(SGLangDisagg), Workers: SGLang},
 	{
 		Name: SGLang, Display: "SGLang", Runs: true,
-		MetricPrefix: "sglang:", DetectPrefixes: []string{"sglang:"},
+		MetricPrefix: "sglang:", DetectPrefixes: []string{"sglang:"}, ExportAdapter: "sglang",
 		Live: LiveSeries{
 			Running: "sglang:num_running_reqs", Queued: "sglang:num_queue_reqs",
 			KVUsage: []string{"sglang:token_usage"}, CacheHitRate: "sglang:cache_hit_rate",
@@ -246,7 +250,7 @@ var engines = []EngineFacts{
 	},
 	{
 		Name: VLLM, Display: "vLLM", Runs: true,
-		MetricPrefix: "vllm:", DetectPrefixes: []string{"vllm:"},
+		MetricPrefix: "vllm:", DetectPrefixes: []string{"vllm:"}, ExportAdapter: "vllm",
 		Live: LiveSeries{
 			Running: "vllm:num_requests_running", Queued: "vllm:num_requests_waiting",
 			KVUsage:         []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"},

@@ -56,6 +56,7 @@ func TestEngineFacts(t *testing.T) {
 		assert.True(t, strings.HasPrefix(f.MetricPrefix, name), name)
 		assert.Contains(t, f.DetectPrefixes, f.MetricPrefix, name)
 		assert.NotEmpty(t, f.CacheFlush, name)
+		assert.NotEmpty(t, f.ExportAdapter, name)
 		assert.NotEmpty(t, f.ModelFlag, name)
 		assert.NotEmpty(t, f.Parallel.TP, name)
 		assert.NotNil(t, f.Router.Argv, name)
@@ -63,6 +64,13 @@ func TestEngineFacts(t *testing.T) {
 		assert.True(t, f.AL.PerDraft() != f.AL.PerVerify(), "%s: one AL formula", name)
 		for _, s := range append(f.Live.Required, f.Live.Families...) {
 			assert.True(t, strings.HasPrefix(s, f.MetricPrefix), "%s: %s", name, s)
+		}
+	}
+	// Every engine an export can be detected as names the adapter that
+	// reads its export (metrics/result checks the names exist).
+	for _, f := range engines {
+		if len(f.DetectPrefixes) > 0 {
+			assert.NotEmpty(t, f.ExportAdapter, f.Name)
 		}
 	}
 	// An unknown framework is displayed by its name and does not run.

@@ -173,21 +173,21 @@ type exportAdapter struct {
 	kvPool   func(log string) (tokens int64, ok bool)
 }
 
-// exportAdapters are the adapters by the engine configs.DetectEngine
-// names, InferenceX's backend adapters. They are per-engine code, so they
-// live beside the code they call; which engine an export is comes from the
-// engine table alone.
-var exportAdapters = map[configs.Engine]exportAdapter{
-	configs.SGLang: {populateSGLang, SGLangKVPoolFromLog},
-	configs.VLLM: {func(v exportView, sm *ServerMetrics) (*float64, *float64) {
+// exportAdapters are InferenceX's backend adapters by the name the engine
+// table gives each engine's (configs.EngineFacts.ExportAdapter). They are
+// per-engine code, so they live beside the code they call; which engine
+// an export is, and which adapter reads it, come from the engine table.
+var exportAdapters = map[string]exportAdapter{
+	"sglang": {populateSGLang, SGLangKVPoolFromLog},
+	"vllm": {func(v exportView, sm *ServerMetrics) (*float64, *float64) {
 		return populateVLLM(v, sm, false)
 	}, VLLMKVPoolFromLog},
-	configs.DynamoVLLM: {func(v exportView, sm *ServerMetrics) (*float64, *float64) {
+	"dynamo-vllm": {func(v exportView, sm *ServerMetrics) (*float64, *float64) {
 		p, g := populateVLLM(v, sm, true)
 		populateDynamo(v, sm)
 		return p, g
 	}, VLLMKVPoolFromLog},
-	configs.ATOM: {populate: populateAtom},
+	"atom": {populate: populateAtom},
 }
 
 // detectExportBackend picks the adapter as InferenceX's detect_backend does
@@ -224,9 +224,11 @@ func serverMetrics(exp *aiperf.ServerMetricsExport, framework configs.Engine, re
 			return sm, nil, &UnsupportedBackendError{Framework: framework, Preview: previewNames(v)}
 		}
 		sm.Adapter = string(adapter)
-		promptTotal, genTotal = exportAdapters[adapter].populate(v, &sm)
+		if populate := exportAdapters[adapter.Facts().ExportAdapter].populate; populate != nil {
+			promptTotal, genTotal = populate(v, &sm)
+		}
 	}
-	if parse := exportAdapters[adapter].kvPool; parse != nil {
+	if parse := exportAdapters[adapter.Facts().ExportAdapter].kvPool; parse != nil {
 		if n, ok := sumLogCapacities(logs, parse); ok {
 			sm.KVCache.GPUTotalTokens = pyjson.RoundedPtr(float64(n))
 		}

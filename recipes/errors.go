@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"sweep/configs/matrix"
+	"sweep/internal/usage"
 	"sweep/metrics/result"
 )
 
@@ -120,4 +121,17 @@ func mergeNotSupported(probs []*Problem) []*Problem {
 
 func notSupported(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrNotSupported, fmt.Sprintf(format, a...))
+}
+
+// Failure is a planning error as a command reports it: a rejected plan
+// (*PlanError) behind "plan rejected: ", invalid options a usage error
+// (exit 2), anything else as it is.
+func Failure(err error) error {
+	if _, ok := errors.AsType[*PlanError](err); ok {
+		return fmt.Errorf("plan rejected: %w", err)
+	}
+	if errors.Is(err, ErrInvalidOptions) {
+		return &usage.Error{Err: err}
+	}
+	return err
 }

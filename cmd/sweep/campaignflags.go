@@ -12,6 +12,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/recipes"
+	"sweep/recipes/models"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor"
 	"sweep/sweep/run"
@@ -185,7 +186,7 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir string) (*campaign.Schedule, error) {
 	po := o.Plan
 	po.Runners = g.Runners
-	po = withCatalog(po)
+	po = models.WithBuiltin(po)
 	po.Fast = o.Fast
 	po.Duration = o.Run.Duration
 	co := campaign.PlanOptions{Recipe: po, ExactServers: o.ExactServers, Official: o.Command == "official"}

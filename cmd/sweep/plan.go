@@ -11,6 +11,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/selfexe"
 	"sweep/recipes"
+	"sweep/recipes/models"
 	"sweep/sweep/launch"
 )
 
@@ -109,7 +110,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 		return err
 	}
 	o.Plan.Runners = g.Runners
-	o.Plan = withCatalog(o.Plan)
+	o.Plan = models.WithBuiltin(o.Plan)
 	if multi, err := recipes.MultiNodeRows(rows); err != nil {
 		return &FlagError{Err: err}
 	} else if multi {
@@ -117,7 +118,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 	}
 	points, err := recipes.Plan(rows, o.Plan)
 	if err != nil {
-		return planFailure(err)
+		return recipes.Failure(err)
 	}
 	if o.Plan.RunnerName != "" {
 		if err := o.addLaunch(points); err != nil {
@@ -187,7 +188,7 @@ func planCoverage(ctx context.Context, o *planOptions) error {
 	}
 	opts := o.Plan
 	opts.Runners = g.Runners
-	cov, err := recipes.Coverage(rows, keys, noAgenticRows, withCatalog(opts))
+	cov, err := recipes.Coverage(rows, keys, noAgenticRows, models.WithBuiltin(opts))
 	if err != nil {
 		return err
 	}
@@ -203,7 +204,7 @@ func planCoverage(ctx context.Context, o *planOptions) error {
 func (o *planOptions) planMultiNode(rows matrix.Matrix) error {
 	points, err := recipes.PlanMultiNode(rows, o.Plan)
 	if err != nil {
-		return planFailure(err)
+		return recipes.Failure(err)
 	}
 	if o.Format == "json" {
 		return writeIndentedJSON(o.IO.Out, points)

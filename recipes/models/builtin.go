@@ -40,3 +40,12 @@ func Builtin() *recipes.Catalog {
 	}
 	return c
 }
+
+// WithBuiltin returns po planning with the shipped recipes unless it
+// names a catalog of its own.
+func WithBuiltin(po recipes.PlanOptions) recipes.PlanOptions {
+	if po.Catalog == nil {
+		po.Catalog = Builtin()
+	}
+	return po
+}

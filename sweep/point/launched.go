@@ -15,6 +15,7 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/usage"
 	"sweep/recipes"
+	"sweep/recipes/models"
 	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
@@ -214,9 +215,9 @@ func (r *Request) runMultiNodeLaunched(ctx context.Context, out string, started 
 	}
 	po := r.Plan
 	po.Runners = nil
-	planned, err := recipes.PlanMultiNode(matrix.Matrix{row}, withCatalog(po))
+	planned, err := recipes.PlanMultiNode(matrix.Matrix{row}, models.WithBuiltin(po))
 	if err != nil {
-		return planFailure(err)
+		return recipes.Failure(err)
 	}
 	dir := r.SubmitDir
 	if dir == "" {

@@ -10,6 +10,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/usage"
 	"sweep/recipes"
+	"sweep/recipes/models"
 	"sweep/sweep/executor/slurm"
 	"sweep/sweep/run"
 )
@@ -38,9 +39,9 @@ func (r *Request) runMultiNode(ctx context.Context, out string, started time.Tim
 	po := r.Plan
 	po.ResultDir = out
 	po.Runners = nil
-	planned, err := recipes.PlanMultiNode(matrix.Matrix{row}, withCatalog(po))
+	planned, err := recipes.PlanMultiNode(matrix.Matrix{row}, models.WithBuiltin(po))
 	if err != nil {
-		return planFailure(err)
+		return recipes.Failure(err)
 	}
 	workers := recipes.LocalWorkerCount(&planned[0])
 	ports, err := r.FreePorts(1 + workers)
@@ -50,7 +51,7 @@ func (r *Request) runMultiNode(ctx context.Context, out string, started time.Tim
 	// plan lays the point out with the router and workers at hosts (nil:
 	// this host's loopback) and makes its Spec.
 	plan := func(hosts []string, setup run.Setup) (*recipes.LocalMultiNode, run.Spec, error) {
-		l, err := recipes.PlanMultiNodeOnHosts(row, r.Conc, withCatalog(po), ports, hosts)
+		l, err := recipes.PlanMultiNodeOnHosts(row, r.Conc, models.WithBuiltin(po), ports, hosts)
 		if errors.Is(err, recipes.ErrNotSupported) {
 			return nil, run.Spec{}, &usage.Error{Err: err}
 		}

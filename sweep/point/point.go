@@ -23,6 +23,7 @@ import (
 	"sweep/internal/usage"
 	"sweep/metrics/result"
 	"sweep/recipes"
+	"sweep/recipes/models"
 	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
@@ -163,7 +164,7 @@ func (r *Request) PlanRow(g *matrix.Generator, out string) (*recipes.Point, erro
 	r.Plan.ResultDir = out
 	r.Plan.Eval = r.Eval
 	r.Plan.Runners = g.Runners
-	r.Plan = withCatalog(r.Plan)
+	r.Plan = models.WithBuiltin(r.Plan)
 	return planOne(row, r.Plan)
 }
 

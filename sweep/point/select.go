@@ -125,19 +125,10 @@ func (k Key) SelectMultiNodeRow(rows matrix.Matrix) (*matrix.Row, error) {
 		rows[0].ConfigKey, k.TP, k.EP, k.DPAttn, k.Conc, strings.Join(have, "\n  "))
 }
 
-// withCatalog returns po planning with the shipped recipes unless it
-// names a catalog of its own.
-func withCatalog(po recipes.PlanOptions) recipes.PlanOptions {
-	if po.Catalog == nil {
-		po.Catalog = models.Builtin()
-	}
-	return po
-}
-
 // planOne plans row with po: invalid options are a usage error, any other
 // planning error is behind "plan: ".
 func planOne(row *matrix.Row, po recipes.PlanOptions) (*recipes.Point, error) {
-	points, err := recipes.Plan(matrix.Matrix{row}, withCatalog(po))
+	points, err := recipes.Plan(matrix.Matrix{row}, models.WithBuiltin(po))
 	if err != nil {
 		if errors.Is(err, recipes.ErrInvalidOptions) {
 			return nil, &usage.Error{Err: err}
@@ -145,18 +136,6 @@ func planOne(row *matrix.Row, po recipes.PlanOptions) (*recipes.Point, error) {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
 	return &points[0], nil
-}
-
-// planFailure is a multi-node planning error: a rejected plan behind
-// "plan rejected: ", invalid options a usage error.
-func planFailure(err error) error {
-	if _, ok := errors.AsType[*recipes.PlanError](err); ok {
-		return fmt.Errorf("plan rejected: %w", err)
-	}
-	if errors.Is(err, recipes.ErrInvalidOptions) {
-		return &usage.Error{Err: err}
-	}
-	return err
 }
 
 // ReadPlanFile reads one planned point: a JSON object, or an array of

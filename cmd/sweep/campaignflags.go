@@ -56,7 +56,7 @@ type campaignOptions struct {
 	stopGraceSet bool
 	// simClockSet and timeScaleSet are --sim-clock and --time-scale
 	// given (a disaggregated multi-node arm defaults to the wall clock at
-	// defaultMultiNodeTimeScale).
+	// run.DefaultMultiNodeTimeScale).
 	simClockSet, timeScaleSet bool
 }
 
@@ -106,12 +106,12 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--slurm-* flags need --executor slurm")
 	case o.DPAttn != "" && o.DPAttn != "true" && o.DPAttn != "false":
 		return flagErrorf("--dp-attn %q: want true or false", o.DPAttn)
-	case checkTimeScale(o.TimeScale) != nil:
-		return checkTimeScale(o.TimeScale)
+	case run.CheckTimeScale(o.TimeScale) != nil:
+		return run.CheckTimeScale(o.TimeScale)
 	case !o.Simulate && (fs.Changed("sim-gpu") || fs.Changed("time-scale") || fs.Changed("sim-clock")):
 		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
-	case checkSimClock(o.SimClock) != nil:
-		return checkSimClock(o.SimClock)
+	case run.CheckSimClock(o.SimClock) != nil:
+		return run.CheckSimClock(o.SimClock)
 	case checkSimCalibration(o.Simulate, &o.SimCalib) != nil:
 		return checkSimCalibration(o.Simulate, &o.SimCalib)
 	case checkPowerGPUs(o.PowerGPUs) != nil:
@@ -126,7 +126,7 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--site, --sweep-binary and --inferencex need --launch")
 	case o.Inferencex != "" && (o.Aiperf != "" || o.Builtin):
 		return flagErrorf("--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client, or drop --inferencex")
-	case o.Inferencex != "" && o.Simulate && (o.SimClock != simClockWall || o.TimeScale != 1):
+	case o.Inferencex != "" && o.Simulate && (o.SimClock != run.ClockWall || o.TimeScale != 1):
 		return flagErrorf("--inferencex with --simulate: %v", run.ErrDishonestClock)
 	case o.Run.Adaptive && o.Executor != "local":
 		return flagErrorf("--adaptive runs with --executor local for now (the Slurm job runs a fixed list of points)")
@@ -232,10 +232,10 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if !o.Run.DryRun {
 		// With --launch the client runs in the image: --aiperf names a
 		// program there; nothing of this host's PATH applies.
-		if sw.Setup, err = o.setup(o.Plan.AiperfVersion, o.Launch); err != nil {
+		if sw.Setup, err = o.Setup(o.Plan.AiperfVersion, o.Launch); err != nil {
 			return err
 		}
-		sw.Point = o.pointOptions(o.Point, o.stopGraceSet)
+		sw.Point = o.PointOptions(o.Point, o.stopGraceSet)
 	}
 	if o.Launch {
 		sw.NewLaunch = func() (executor.Launch, error) { return executor.NewLaunch(dir, o.Site, o.SweepBinary, o.Inferencex) }
@@ -265,14 +265,14 @@ func (o *campaignOptions) keyRows(patterns []string) (matrix.Matrix, []string, *
 	return rows, keys, g, o.multiNodeClock(rows)
 }
 
-// multiNodeClock is simFlags.multiNodeClock for a simulated sweep whose
+// multiNodeClock is run.Mode.MultiNodeClock for a simulated sweep whose
 // selection holds a disaggregated multi-node arm, as `sweep run` does for
 // such a point.
 func (o *campaignOptions) multiNodeClock(rows matrix.Matrix) error {
 	if !o.Simulate || !o.Selection.Select(rows).HasAgenticMultiNode() {
 		return nil
 	}
-	return o.simFlags.multiNodeClock(o.simClockSet, o.timeScaleSet)
+	return o.MultiNodeClock(o.simClockSet, o.timeScaleSet)
 }
 
 // profile is the runner's profile with the --site changes.

@@ -91,7 +91,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 				if len(missing) > 0 {
 					return flagErrorf("missing %s", strings.Join(missing, ", "))
 				}
-				if err := checkTimeScale(o.TimeScale); err != nil {
+				if err := run.CheckTimeScale(o.TimeScale); err != nil {
 					return err
 				}
 				if err := checkPowerGPUs(o.PowerGPUs); err != nil {
@@ -100,7 +100,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 				if !o.Simulate && (fs.Changed("sim-fault") || fs.Changed("sim-gpu") || fs.Changed("time-scale") || fs.Changed("sim-clock")) {
 					return flagErrorf("--sim-fault, --sim-gpu, --sim-clock and --time-scale need --simulate")
 				}
-				if err := checkSimClock(o.SimClock); err != nil {
+				if err := run.CheckSimClock(o.SimClock); err != nil {
 					return err
 				}
 				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {

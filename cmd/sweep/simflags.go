@@ -7,10 +7,7 @@ import (
 )
 
 const (
-	defaultSimTimeScale       = run.DefaultSimTimeScale
-	defaultMultiNodeTimeScale = run.DefaultMultiNodeTimeScale
-	simClockWall              = run.ClockWall
-	simClockUsage             = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf needs it at --time-scale 1)"
+	simClockUsage = "with --simulate: virtual (simulated time advanced by events: the same numbers for a seed whatever the machine load; needs the built-in load generator) or wall (compressed by --time-scale; a real aiperf needs it at --time-scale 1)"
 )
 
 // simFlags are the flags of run.Mode: the engine (real or simulated, on
@@ -28,7 +25,7 @@ func bindSimFlags(fs *pflag.FlagSet, s *run.Mode, fault bool, gpuUsage string) {
 	fs.BoolVar(&s.Simulate, "simulate", false, "run against sweep's simulated engine instead of the real one")
 	fs.StringVar(&s.Aiperf, "aiperf", "", "aiperf program to run (default: aiperf on PATH, else the built-in load generator)")
 	fs.BoolVar(&s.Builtin, "builtin-client", false, "use the built-in load generator even when aiperf is installed")
-	fs.Float64Var(&s.TimeScale, "time-scale", defaultSimTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second")
+	fs.Float64Var(&s.TimeScale, "time-scale", run.DefaultSimTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second")
 	fs.StringVar(&s.SimClock, "sim-clock", run.ClockVirtual, simClockUsage)
 	if fault {
 		fs.StringVar(&s.SimFault, "sim-fault", "", "with --simulate: engine fault to inject (never-ready, crash:N, hang:N, slow-metrics:D, malformed-metrics)")
@@ -36,20 +33,4 @@ func bindSimFlags(fs *pflag.FlagSet, s *run.Mode, fault bool, gpuUsage string) {
 	fs.StringVar(&s.SimGPU, "sim-gpu", "", gpuUsage)
 	fs.StringVar(&s.SimCalib, "sim-calibration", "", "with --simulate: the simulated engine's step costs and KV pool per arm from FILE (sweep sim calibrate)")
 	fs.StringVar(&s.PowerGPUs, "power-gpus", "", powerGPUsUsage)
-}
-
-func checkTimeScale(scale float64) error { return run.CheckTimeScale(scale) }
-
-func checkSimClock(c string) error { return run.CheckSimClock(c) }
-
-func (s *simFlags) setup(aiperfVersion string, inImage bool) (run.Setup, error) {
-	return s.Setup(aiperfVersion, inImage)
-}
-
-func (s *simFlags) pointOptions(po run.Options, stopGraceSet bool) run.Options {
-	return s.PointOptions(po, stopGraceSet)
-}
-
-func (s *simFlags) multiNodeClock(clockSet, scaleSet bool) error {
-	return s.MultiNodeClock(clockSet, scaleSet)
 }

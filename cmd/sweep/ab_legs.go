@@ -69,7 +69,7 @@ func abLegsRun(ctx context.Context, o *abLegsOptions) error {
 	var online map[string]bool
 	var err error
 	if o.OnlineRunners != "" {
-		if online, err = readOnlineRunners(o.OnlineRunners); err != nil {
+		if online, err = gha.ReadOnlineRunners(o.OnlineRunners); err != nil {
 			return err
 		}
 	}

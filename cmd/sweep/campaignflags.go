@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
+	"sweep/internal/cli"
 	"sweep/recipes"
 	"sweep/recipes/models"
 	"sweep/sweep/campaign"
@@ -61,11 +62,11 @@ type campaignOptions struct {
 }
 
 // bind binds the flags every sweep command has.
-func (o *campaignOptions) bind(fs *pflag.FlagSet, lists argparseLists) {
-	lists.ints(fs, &o.TP, "tp", "only arms with these tensor parallel sizes")
-	lists.ints(fs, &o.EP, "ep", "only arms with these expert parallel sizes")
+func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *cli.Lists) {
+	lists.Ints(fs, &o.TP, "tp", "only arms with these tensor parallel sizes")
+	lists.Ints(fs, &o.EP, "ep", "only arms with these expert parallel sizes")
 	fs.StringVar(&o.DPAttn, "dp-attn", "", "only DP-attention arms (true) or only the others (false)")
-	lists.ints(fs, &o.ConcList, "conc-list", "only these concurrencies")
+	lists.Ints(fs, &o.ConcList, "conc-list", "only these concurrencies")
 	fs.StringVar(&o.Out, "out", "", "sweep directory (required): journal, one directory per point, servers/, summary")
 	o.simFlags.bind(fs, false, "with --simulate: GPU to simulate (default: from the runner)")
 	fs.IntVar(&o.Run.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
@@ -77,7 +78,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists argparseLists) {
 	fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0)")
 	fs.DurationVar(&o.Run.Poll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
 	fs.DurationVar(&o.Run.StartTimeout, "slurm-start-timeout", 0, "slurm: cancel and fail a job still pending after this long (0: wait)")
-	lists.ints(fs, &o.Run.GPUs, "gpus", "local: the node's GPU ids (default: 0..7 with --simulate, else from rocm-smi/nvidia-smi)")
+	lists.Ints(fs, &o.Run.GPUs, "gpus", "local: the node's GPU ids (default: 0..7 with --simulate, else from rocm-smi/nvidia-smi)")
 	fs.IntVar(&o.Run.MaxParallel, "max-parallel", 0, "most arms running at once (default: as many as fit the GPUs)")
 	fs.IntVar(&o.Run.Retries, "retries", 1, "how often a failed point is run again (over every invocation on --out)")
 	fs.BoolVar(&o.Run.FailFast, "fail-fast", false, "stop at the first point that failed for good")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"sweep/internal/cli"
 
 	"github.com/spf13/pflag"
 )
@@ -18,17 +19,17 @@ func newChangelogCmd(ios *IOStreams, runF func(context.Context, *changelogOption
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &changelogOptions{IO: ios}
 			fs := pflag.NewFlagSet("changelog", pflag.ContinueOnError)
-			lists := newArgparseLists()
+			lists := cli.NewLists()
 			o.bindSides(fs)
 			o.Inputs.bind(fs, lists)
-			lists.strings(fs, &o.BaseConfigFiles, "base-config-files", "the base revision's master configs, for append-only entries (default with --base-ref: read from git)")
+			lists.Strings(fs, &o.BaseConfigFiles, "base-config-files", "the base revision's master configs, for append-only entries (default with --base-ref: read from git)")
 			fs.StringVar(&o.BaseRunnerConfig, "base-runner-config", "", "the base revision's runners.yaml, for append-only entries (default with --base-ref: read from git)")
 			fs.BoolVar(&o.TrimConc, "trim-conc", false, "keep only the lowest concurrency of each configuration")
 			fs.BoolVar(&o.AllEvals, "all-evals", false, "widen every entry's eval selection to all eligible points")
 			fs.BoolVar(&o.EvalsOnly, "evals-only", false, "suppress throughput rows of every entry")
-			lists.finish(fs)
+			lists.Finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
-				if err := lists.parseRest(fs, args); err != nil {
+				if err := lists.ParseRest(fs, args); err != nil {
 					return err
 				}
 				if err := o.checkSides(); err != nil {

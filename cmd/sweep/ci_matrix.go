@@ -7,6 +7,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/cli"
 	"sweep/sweep/gha"
 )
 
@@ -33,15 +34,15 @@ func newCIMatrixCmd(ios *IOStreams, runF func(context.Context, *ciMatrixOptions)
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &ciMatrixOptions{changelogOptions: changelogOptions{IO: ios}}
 			fs := pflag.NewFlagSet("ci matrix", pflag.ContinueOnError)
-			lists := newArgparseLists()
+			lists := cli.NewLists()
 			fs.StringSliceVar(&o.Labels, "labels", nil, "the pull request's labels, comma-separated")
 			per := fs.String("per", "point", "one job per point or per arm (point|arm)")
 			fs.StringVar(&o.OnlineRunners, "online-runners", "", "file of runner names that are online (one per line or a JSON list); default: every registered runner counts")
 			o.bindSides(fs)
 			o.Inputs.bind(fs, lists)
-			lists.finish(fs)
+			lists.Finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
-				if err := lists.parseRest(fs, args); err != nil {
+				if err := lists.ParseRest(fs, args); err != nil {
 					return err
 				}
 				switch *per {

@@ -30,17 +30,17 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &discoverOptions{campaignOptions: campaignOptions{IO: ios, Command: "discover"}}
 			fs := pflag.NewFlagSet("discover", pflag.ContinueOnError)
-			lists := newArgparseLists()
-			lists.strings(fs, &o.ConfigKeys, "config-keys", "master config keys (fnmatch patterns allowed) whose arms to run (required)")
+			lists := cli.NewLists()
+			lists.Strings(fs, &o.ConfigKeys, "config-keys", "master config keys (fnmatch patterns allowed) whose arms to run (required)")
 			o.bind(fs, lists)
 			fs.BoolVar(&o.OfficialDurations, "official-durations", false, "run the points at their official durations and warm-ups instead of agentx-fast's")
 			fs.BoolVar(&o.Run.SlurmNodes, "slurm", false, "with --simulate: run each multi-node arm's workers, router and client as job steps on a Slurm allocation of its own (the cluster SLURM_CONF names), released when the arm ends")
 			fs.BoolVar(&o.NoReport, "no-report", false, "skip the knee table and report at the end")
 			fs.BoolVar(&o.Run.Adaptive, "adaptive", false, "run only the points that find each arm's knee: x4 bracketing until the gain falls under 10 % per doubling, then the knee's doubling neighbours that can still move it (the rest are skipped)")
 			fs.IntVar(&o.Run.ProbeDuration, "probe-duration", defaultProbeSeconds, "with --adaptive: benchmark duration in seconds of the search's probes (0: every point at the full length)")
-			lists.finish(fs)
+			lists.Finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
-				if err := lists.parseRest(fs, args); err != nil {
+				if err := lists.ParseRest(fs, args); err != nil {
 					return err
 				}
 				if len(fs.Args()) > 0 {

@@ -317,7 +317,7 @@ func TestServerServesTwoLoads(t *testing.T) {
 		t.Fatalf("no row conc %d", conc)
 		return nil
 	}
-	port, err := freePortPair()
+	port, err := recipes.FreeRouterPort()
 	require.NoError(t, err)
 	dir := t.TempDir()
 	plan := func(conc int, sub string) *recipes.Point {

@@ -7,6 +7,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/cli"
 )
 
 // matrixInputs names the config files a matrix command reads; empty names
@@ -32,8 +33,8 @@ func (in *matrixInputs) generator() (*matrix.Generator, error) {
 	return &matrix.Generator{Masters: m, Runners: r}, nil
 }
 
-func (in *matrixInputs) bind(fs *pflag.FlagSet, lists argparseLists) {
-	lists.strings(fs, &in.ConfigFiles, "config-files", "master config files, in order (default: the built-in amd and nvidia masters)")
+func (in *matrixInputs) bind(fs *pflag.FlagSet, lists *cli.Lists) {
+	lists.Strings(fs, &in.ConfigFiles, "config-files", "master config files, in order (default: the built-in amd and nvidia masters)")
 	fs.StringVar(&in.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
 }
 

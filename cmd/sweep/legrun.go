@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
+	"sweep/recipes"
 	"sweep/sweep/abgate/leg"
 	"sweep/sweep/run"
 )
@@ -74,7 +75,7 @@ func (o *abRunOptions) checkLegFlags(fs *pflag.FlagSet, cmd string, args []strin
 // prepareABLeg loads and plans the leg of o (leg.Prepare); the default
 // output directory is ./ab-runs/<leg><suffix>-<UTC time>.
 func prepareABLeg(o *abRunOptions, suffix string) (*leg.Prepared, error) {
-	o.Suffix, o.Generator, o.FreePort, o.Stderr = suffix, o.Inputs.generator, freePortPair, o.IO.ErrOut
+	o.Suffix, o.Generator, o.FreePort, o.Stderr = suffix, o.Inputs.generator, recipes.FreeRouterPort, o.IO.ErrOut
 	return leg.Prepare(&o.Request)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/cli"
 	"sweep/internal/simproto"
 	"sweep/loadgen"
 )
@@ -29,7 +30,7 @@ func newLoadgenCmd(ios *IOStreams, runF func(context.Context, *loadgenOptions) e
 		Name:  "loadgen",
 		Args:  "-- profile AIPERF_FLAGS...",
 		Short: "Built-in load generator: run an `aiperf profile` command without aiperf",
-		Long:  strings.Replace(helpText("loadgen"), "SUPPORTED_FLAGS", wrapFlags(loadgen.SupportedFlags()), 1),
+		Long:  strings.Replace(helpText("loadgen"), "SUPPORTED_FLAGS", cli.WrapWords(loadgen.SupportedFlags()), 1),
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &loadgenOptions{IO: ios}
 			fs := pflag.NewFlagSet("loadgen", pflag.ContinueOnError)

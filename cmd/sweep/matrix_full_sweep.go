@@ -28,13 +28,13 @@ func newMatrixFullSweepCmd(ios *IOStreams, runF func(context.Context, *matrixFul
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &matrixFullSweepOptions{IO: ios}
 			fs := pflag.NewFlagSet("full-sweep", pflag.ContinueOnError)
-			lists := newArgparseLists()
+			lists := cli.NewLists()
 			o.Inputs.bind(fs, lists)
-			lists.strings(fs, &o.ModelPrefixes, "model-prefix", "config keys starting with any of these")
-			lists.strings(fs, &o.Precisions, "precision", "precisions to include (e.g. fp4 fp8)")
-			lists.strings(fs, &o.Frameworks, "framework", "frameworks to include (e.g. sglang vllm)")
-			lists.strings(fs, &o.RunnerTypes, "runner-type", "runner labels to include (must exist in runners.yaml)")
-			lists.strings(fs, &o.SeqLens, "seq-lens", "fixed-seq-len shapes to include: 1k1k, 8k1k")
+			lists.Strings(fs, &o.ModelPrefixes, "model-prefix", "config keys starting with any of these")
+			lists.Strings(fs, &o.Precisions, "precision", "precisions to include (e.g. fp4 fp8)")
+			lists.Strings(fs, &o.Frameworks, "framework", "frameworks to include (e.g. sglang vllm)")
+			lists.Strings(fs, &o.RunnerTypes, "runner-type", "runner labels to include (must exist in runners.yaml)")
+			lists.Strings(fs, &o.SeqLens, "seq-lens", "fixed-seq-len shapes to include: 1k1k, 8k1k")
 			fs.IntVar(&o.StepSize, "step-size", 2, "concurrency multiplier of conc-start..conc-end ranges (> 1)")
 			fs.Var(cli.OptInt{P: &o.MinConc}, "min-conc", "drop concurrencies below this")
 			fs.Var(cli.OptInt{P: &o.MaxConc}, "max-conc", "drop concurrencies above this")
@@ -42,13 +42,13 @@ func newMatrixFullSweepCmd(ios *IOStreams, runF func(context.Context, *matrixFul
 			fs.Var(cli.OptInt{P: &o.MaxEP}, "max-ep", "clamp fixed-seq-len single-node ep to this")
 			fs.BoolVar(&o.SingleNode, "single-node", false, "single-node configs only (default: both node types)")
 			fs.BoolVar(&o.MultiNode, "multi-node", false, "multi-node configs only (default: both node types)")
-			lists.strings(fs, &o.ScenarioTypes, "scenario-type", "keep only these scenarios: fixed-seq-len, agentic-coding (default both)")
+			lists.Strings(fs, &o.ScenarioTypes, "scenario-type", "keep only these scenarios: fixed-seq-len, agentic-coding (default both)")
 			bindEvalFlags(fs, &o.EvalOptions)
 			fs.StringVar(&o.RunnerNodeFilter, "runner-node-filter", "", "one row per runner name containing this substring; configs without a match are skipped")
 			bindConfigKeyFlag(fs, &o.ConfigKey)
-			lists.finish(fs)
+			lists.Finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
-				if err := lists.parseRest(fs, args); err != nil {
+				if err := lists.ParseRest(fs, args); err != nil {
 					return err
 				}
 				return runF(ctx, o)

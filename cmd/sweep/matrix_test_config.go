@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
+	"sweep/internal/cli"
 )
 
 // matrixTestConfigOptions are the inputs of "sweep matrix test-config".
@@ -27,18 +28,18 @@ func newMatrixTestConfigCmd(ios *IOStreams, runF func(context.Context, *matrixTe
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &matrixTestConfigOptions{IO: ios}
 			fs := pflag.NewFlagSet("test-config", pflag.ContinueOnError)
-			lists := newArgparseLists()
-			lists.strings(fs, &o.ConfigKeys, "config-keys", "config keys or fnmatch patterns to expand (required)")
+			lists := cli.NewLists()
+			lists.Strings(fs, &o.ConfigKeys, "config-keys", "config keys or fnmatch patterns to expand (required)")
 			o.Inputs.bind(fs, lists)
-			lists.ints(fs, &o.Conc, "conc", "keep only these concurrencies")
-			lists.strings(fs, &o.SeqLens, "seq-lens", "keep only these fixed-seq-len shapes: 1k1k, 8k1k")
-			lists.strings(fs, &o.ScenarioTypes, "scenario-type", "keep only these scenarios: fixed-seq-len, agentic-coding (default both)")
+			lists.Ints(fs, &o.Conc, "conc", "keep only these concurrencies")
+			lists.Strings(fs, &o.SeqLens, "seq-lens", "keep only these fixed-seq-len shapes: 1k1k, 8k1k")
+			lists.Strings(fs, &o.ScenarioTypes, "scenario-type", "keep only these scenarios: fixed-seq-len, agentic-coding (default both)")
 			bindEvalFlags(fs, &o.EvalOptions)
 			fs.StringVar(&o.RunnerNodeFilter, "runner-node-filter", "", "one row per runner name containing this substring (the label too, if it matches)")
 			bindConfigKeyFlag(fs, &o.ConfigKey)
-			lists.finish(fs)
+			lists.Finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
-				if err := lists.parseRest(fs, args); err != nil {
+				if err := lists.ParseRest(fs, args); err != nil {
 					return err
 				}
 				if len(o.ConfigKeys) == 0 {

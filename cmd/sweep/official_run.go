@@ -34,8 +34,8 @@ func newOfficialRunCmd(ios *IOStreams, runF func(context.Context, *officialOptio
 			o := &officialOptions{campaignOptions: campaignOptions{IO: ios, Command: "official"}}
 			o.Changelog.IO = ios
 			fs := pflag.NewFlagSet("official", pflag.ContinueOnError)
-			lists := newArgparseLists()
-			lists.strings(fs, &o.ConfigKeys, "config-keys", "master config keys (fnmatch patterns allowed) whose points to run")
+			lists := cli.NewLists()
+			lists.Strings(fs, &o.ConfigKeys, "config-keys", "master config keys (fnmatch patterns allowed) whose points to run")
 			fs.StringVar(&o.Changelog.BaseRef, "changelog-base", "", "git ref of the changelog before the change: run the points it adds (instead of --config-keys)")
 			fs.StringVar(&o.Changelog.HeadRef, "changelog-head", "", "git ref of the changelog after the change (default HEAD)")
 			fs.StringVar(&o.Changelog.BaseFile, "changelog-base-file", "", "the changelog before the change, as a file (instead of --changelog-base)")
@@ -44,9 +44,9 @@ func newOfficialRunCmd(ios *IOStreams, runF func(context.Context, *officialOptio
 			fs.BoolVar(&o.Changelog.TrimConc, "trim-conc", false, "with a changelog: keep only the lowest concurrency of each configuration, as InferenceX's trim-conc label")
 			o.bind(fs, lists)
 			fs.Bool("propose", false, "propose official conc-lists from a discovery instead (see sweep official --propose --help)")
-			lists.finish(fs)
+			lists.Finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
-				if err := lists.parseRest(fs, args); err != nil {
+				if err := lists.ParseRest(fs, args); err != nil {
 					return err
 				}
 				if len(fs.Args()) > 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs/matrix"
+	"sweep/internal/cli"
 	"sweep/internal/selfexe"
 	"sweep/recipes"
 	"sweep/recipes/models"
@@ -45,12 +46,12 @@ func newPlanCmd(ios *IOStreams, runF func(context.Context, *planOptions) error) 
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &planOptions{IO: ios}
 			fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
-			lists := newArgparseLists()
-			lists.strings(fs, &o.ConfigKeys, "config-keys", "config keys or fnmatch patterns to plan (required)")
+			lists := cli.NewLists()
+			lists.Strings(fs, &o.ConfigKeys, "config-keys", "config keys or fnmatch patterns to plan (required)")
 			o.Inputs.bind(fs, lists)
-			lists.ints(fs, &o.Conc, "conc", "keep only these concurrencies")
-			lists.ints(fs, &o.TP, "tp", "keep only points with these tensor parallel sizes")
-			lists.ints(fs, &o.EP, "ep", "keep only points with these expert parallel sizes")
+			lists.Ints(fs, &o.Conc, "conc", "keep only these concurrencies")
+			lists.Ints(fs, &o.TP, "tp", "keep only points with these tensor parallel sizes")
+			lists.Ints(fs, &o.EP, "ep", "keep only points with these expert parallel sizes")
 			dpAttn := fs.Bool("dp-attn", false, "keep only the DP-attention points (--dp-attn=false: only the others)")
 			fs.BoolVar(&o.Eval, "eval", false, "plan the eval rows InferenceX selects (evals-only: highest concurrency per model and runner) with lm-eval")
 			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery points: 1200 s and 1 warm-up request per lane")
@@ -64,9 +65,9 @@ func newPlanCmd(ios *IOStreams, runF func(context.Context, *planOptions) error) 
 			fs.StringVar(&o.Plan.RunnerName, "runner-name", "", "runner name for routing and RESULT_FILENAME (default: the first runner of the row's label); with it, every point also lists the host commands that launch it on that runner (launch)")
 			fs.StringArrayVar(&o.Site, "site", nil, "with --runner-name: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 			fs.StringVar(&o.Workspace, "workspace", "", "with --runner-name: the host directory the launch mounts on the container's workdir (default ${GITHUB_WORKSPACE})")
-			lists.finish(fs)
+			lists.Finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
-				if err := lists.parseRest(fs, args); err != nil {
+				if err := lists.ParseRest(fs, args); err != nil {
 					return err
 				}
 				if fs.Changed("dp-attn") {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/cli"
 	"sweep/recipes"
 	"sweep/sweep/point"
 	"sweep/sweep/run"
@@ -30,7 +31,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &runOptions{IO: ios}
 			fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-			lists := newArgparseLists()
+			lists := cli.NewLists()
 			fs.StringVar(&o.ConfigKey, "config-key", "", "master config key of the point (required)")
 			fs.IntVar(&o.TP, "tp", 0, "tensor parallel size of the point (required)")
 			fs.IntVar(&o.EP, "ep", 1, "expert parallel size of the point")
@@ -59,9 +60,9 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 			fs.StringVar(&o.SubmitDir, "submit-dir", "", "with --launch on a multi-node key: the checkout the launcher submits from (InferenceX's for the AMD job.slurm; the prepared srt-slurm checkout for srtctl apply); default: the current directory")
 			fs.BoolVar(&o.Slurm, "slurm", false, "with --simulate on a multi-node key: allocate a node per worker on the Slurm cluster (SLURM_CONF) and run each worker as a job step on its node, the router and the client on the first; the allocation is released at the end")
 			o.Inputs.bind(fs, lists)
-			lists.finish(fs)
+			lists.Finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
-				if err := lists.parseRest(fs, args); err != nil {
+				if err := lists.ParseRest(fs, args); err != nil {
 					return err
 				}
 				o.StopGraceSet = fs.Changed("stop-grace")
@@ -125,7 +126,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 }
 
 func runRun(ctx context.Context, o *runOptions) error {
-	o.Generator, o.FreePort, o.FreePorts = o.Inputs.generator, freePortPair, freePorts
+	o.Generator, o.FreePort, o.FreePorts = o.Inputs.generator, recipes.FreeRouterPort, recipes.FreePorts
 	o.Stdout, o.Stderr = o.IO.Out, o.IO.ErrOut
 	return point.Run(ctx, &o.Request)
 }

@@ -38,7 +38,7 @@ func TestRunLaunchClientPreflight(t *testing.T) {
 func TestRunPlanRunsClientSetup(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	out := t.TempDir()
-	r := &point.Request{Key: point.Key{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 2, EP: 2, Conc: 1}, Mode: run.Mode{Simulate: true}, FreePort: freePortPair}
+	r := &point.Request{Key: point.Key{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 2, EP: 2, Conc: 1}, Mode: run.Mode{Simulate: true}, FreePort: recipes.FreeRouterPort}
 	r.Plan.Duration = 300
 	g, err := (&matrixInputs{}).generator()
 	require.NoError(t, err)

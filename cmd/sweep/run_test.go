@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs/matrix"
+	"sweep/internal/cli"
 	"sweep/internal/selfexe"
 	"sweep/simengine"
 	"sweep/sweep/point"
@@ -246,7 +247,7 @@ func TestRunFlagEdges(t *testing.T) {
 		{"--sim-clock", "wall"},
 	} {
 		_, err := parseOptions(t, newRunCmd, append(base, bad...)...)
-		assert.True(t, isUsage(err), "%v: %v", bad, err)
+		assert.True(t, cli.IsUsage(err), "%v: %v", bad, err)
 	}
 }
 
@@ -287,7 +288,7 @@ func TestRunAndPlanResolveKeysAlike(t *testing.T) {
 			switch {
 			case tc.keyErr != "":
 				for _, err := range []error{planErr, runErr} {
-					assert.True(t, isUsage(err), "%v", err)
+					assert.True(t, cli.IsUsage(err), "%v", err)
 					assert.ErrorContains(t, err, tc.keyErr)
 				}
 				ke, ok := errors.AsType[*matrix.KeyError](runErr)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
+	"sweep/internal/cli"
 	"sweep/simengine"
 )
 
@@ -101,7 +102,7 @@ func simEngineRun(ctx context.Context, o *simEngineOptions) error {
 func honouredFlags() string {
 	var b strings.Builder
 	for _, e := range configs.Runnable() {
-		fmt.Fprintf(&b, "Honoured %s flags:\n%s\n", e.Facts().Display, wrapFlags(simengine.HonouredFlags(e)))
+		fmt.Fprintf(&b, "Honoured %s flags:\n%s\n", e.Facts().Display, cli.WrapWords(simengine.HonouredFlags(e)))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -4,7 +4,7 @@
 // constructor that binds its flags (newXxxCmd) and a function that does the
 // work (xxxRun); commands.go lists them. Files shared by several commands
 // hold no command: names.go (the names of the command framework,
-// sweep/internal/cli: commands, usage errors, exit codes, list flags),
+// sweep/internal/cli: commands, usage errors, exit codes),
 // inputs.go (config inputs), simflags.go,
 // campaignflags.go (the flags discover and official share), ... This file
 // holds main; cli.ExitCode decides the exit code.

@@ -51,6 +51,13 @@ type modelShape struct {
 	// kvBytes, when positive, is the family's KV footprint per token with
 	// an 8-bit cache, all heads and layers (see kvBytesPerToken).
 	kvBytes float64
+	// indexBytes is what a sparse-attention indexer caches per token
+	// beside the KV, replicated on every attention GPU (one key for all
+	// its heads, so it does not shard with them).
+	indexBytes float64
+	// context is the native context length, what an engine serves when
+	// no flag sets it.
+	context int
 }
 
 // families holds the architecture facts the name alone does not give,
@@ -86,7 +93,11 @@ var families = []struct {
 	// row is the 512-dim head at FP8 with its 64 rope dims in BF16 and
 	// scales (vLLM's fp8_ds_mla layout, 584 bytes), an indexer key 132
 	// bytes: 30 × (584+132)/4 + 29 × 584/128 ≈ 5,500 bytes a token.
-	{"deepseek-v4", func(s *modelShape) { s.kvBytes = 30*(584+132)/4 + 29*584/128 }},
+	// Its native context is 1M tokens (the model card), as are GLM-5.2's,
+	// Kimi K3's and MiniMax-M3's (InferenceX's resolve_trace_source replays
+	// the uncapped corpus to these four families for that reason; the
+	// MiniMax-M3 notes: "the model's 1,048,576-token max_model_len").
+	{"deepseek-v4", func(s *modelShape) { s.kvBytes, s.context = 30*(584+132)/4+29*584/128, 1<<20 }},
 	{"deepseek-v4-pro", func(s *modelShape) { s.totalB, s.activeB, s.weightBytes = 1600, 49, 0.55 }},
 	// GLM-5, 5.1 and 5.2 (GlmMoeDsaForCausalLM): 744B parameters, 40B
 	// active (GLM-5's model card); 78 layers of MLA with DeepSeek Sparse
@@ -98,6 +109,7 @@ var families = []struct {
 		s.totalB, s.activeB = 744, 40
 		s.kvHeads, s.kvBytes = 1, 78*(576+128)
 	}},
+	{"glm-5.2", func(s *modelShape) { s.context = 1 << 20 }},
 	// Kimi K3: 2.8T parameters, about 104B active, routed experts in
 	// MXFP4 (4.25 bits) and the rest in 8 bits: about 0.55 bytes a
 	// parameter, as DeepSeek-V4-Pro. Of its 93 layers, 24 are gated MLA
@@ -106,14 +118,21 @@ var families = []struct {
 	// recurrent state is per request, not per token (not modelled).
 	{"kimi-k3", func(s *modelShape) {
 		s.totalB, s.activeB, s.weightBytes = 2800, 104, 0.55
-		s.kvHeads, s.kvBytes = 1, 24*512
+		s.kvHeads, s.kvBytes, s.context = 1, 24*512, 1<<20
 	}},
 	// MiniMax-M3: 428B parameters, about 23B active; 60 layers of GQA with
 	// 4 KV heads of dimension 128 (NVIDIA Megatron Bridge's MiniMax-M3
-	// page): 60 × 4 × 128 × 2 (K and V) bytes at FP8.
+	// page): 60 × 4 × 128 × 2 (K and V) bytes at FP8. Layers 3 to 59 are
+	// block-sparse: a lightning indexer keeps one 128-dim key per token,
+	// replicated for all heads (TensorRT-LLM's MiniMaxM3SparseAttentionConfig:
+	// a paged side index-K cache of [slots, 1, 128]), 57 × 136 bytes at FP8
+	// with its scale. Together they are vLLM's own account: one request at
+	// the 1,048,576-token max_model_len needs 37.62 GiB per GPU at TP 2
+	// (InferenceX's minimaxm3-fp4-b200 notes), 38.5 KB a token = 30,720 of
+	// KV + 7.8 KB of index keys.
 	{"minimax-m3", func(s *modelShape) {
 		s.totalB, s.activeB = 428, 23
-		s.kvHeads, s.kvBytes = 4, 60*4*128*2
+		s.kvHeads, s.kvBytes, s.indexBytes, s.context = 4, 60*4*128*2, 57*136, 1<<20
 	}},
 }
 
@@ -125,7 +144,7 @@ var (
 // shapeOf guesses the size of a model from its name; unknown names get the
 // shape of a 400B-class MoE with 17B active parameters in FP8.
 func shapeOf(name string) modelShape {
-	s := modelShape{totalB: 397, activeB: 17, weightBytes: 1}
+	s := modelShape{totalB: 397, activeB: 17, weightBytes: 1, context: 262144}
 	base := strings.ToLower(name)
 	if m := reTotal.FindStringSubmatch(base); m != nil {
 		s.totalB, _ = strconv.ParseFloat(m[1], 64)
@@ -255,7 +274,8 @@ func newCapacity(c Config) capacity {
 	if s.kvHeads > 0 {
 		shards = min(attnTP, float64(s.kvHeads))
 	}
-	capa.perCtxToken = kvb / (shards * g.hbmTBps * 1e12 * 0.35)
+	perGPUToken := kvb/shards + s.indexBytes
+	capa.perCtxToken = perGPUToken / (g.hbmTBps * 1e12 * 0.35)
 	// Prefill: 2 FLOPs per active parameter per token at 10% of peak (MoE
 	// prefill with long-context attention is far from peak).
 	capa.perPrefill = 2 * s.activeB * 1e9 / (mp * g.pflops * 1e15 * 0.10)
@@ -303,7 +323,7 @@ func newCapacity(c Config) capacity {
 	}
 	freeGB := perGPU - draftGB - weightsGB/g0 - perGPUReserveGB
 	capa.fits = freeGB > 0
-	pool := int(math.Max(freeGB, 1.0/g0) * 1e9 / (kvb / shards))
+	pool := int(math.Max(freeGB, 1.0/g0) * 1e9 / perGPUToken)
 	if c.MaxTotalTokens > 0 {
 		pool = c.MaxTotalTokens
 	}
@@ -319,7 +339,6 @@ func newCapacity(c Config) capacity {
 		// the host copy includes what the device still holds, so only the
 		// rest extends the cache. A load moves each GPU's share over its
 		// host link.
-		perGPUToken := kvb / shards
 		host := c.HostKV.Ratio * float64(capa.poolTokens)
 		if c.HostKV.BytesPerWorker > 0 {
 			host = c.HostKV.BytesPerWorker / perGPUToken

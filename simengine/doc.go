@@ -220,9 +220,14 @@
 // with c18 below it but is still read unsaturated (above),
 // minimaxm3-fp4-b300's TP4 arm is unsaturated at c20 and its two offload
 // points cut off more than 10 % of their requests (long requests in
-// flight at the end of the window), minimaxm3-fp8-h200 peaks at c6-c8
-// with c10 failing (measured resident knee c10), and minimaxm3-fp8-h100
-// holds one session (below). The largest family
+// flight at the end of the window), minimaxm3-fp8-h200's resident arm
+// has its knee at c6 and its cliff at c10 (the cluster's resident knee is
+// c10) and its two Mooncake points fail the same way, glm5.2-fp4-b300
+// has its knee at c8 (the cluster's notes: HBM outgrown past c8) but its
+// HiCache tier does not carry c16, glm5.2-fp4-b200's HiCache arm is
+// erratic (c8 below c12), and minimaxm3-fp8-h100 holds one session
+// (below): with long sessions the host tiers are where simulation and
+// hardware now part. The largest family
 // of disagreements was the workload, not the step model: InferenceX
 // replays the uncapped cc-traces corpus to the families with a 1M-token
 // native context (DeepSeek-V4, GLM-5.2, Kimi K3, MiniMax-M3;

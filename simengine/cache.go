@@ -163,6 +163,22 @@ func (c *prefixCache) onHost(blocks []uint64) int {
 	return k
 }
 
+// touchHost is onHost that also marks the run as just used, deepest block
+// first (so a later drop takes a prefix's tail before its head), as
+// SGLang's prefix match stamps the host nodes it walks: blocks a waiting
+// prompt is about to load are the newest in the tier, not the oldest.
+func (c *prefixCache) touchHost(blocks []uint64) int {
+	k := c.onHost(blocks)
+	for i := k - 1; i >= 0; i-- {
+		n := c.host[blocks[i]]
+		n.prev.next, n.next.prev = n.next, n.prev
+		n.prev, n.next = c.hostLRU.prev, &c.hostLRU
+		c.hostLRU.prev.next = n
+		c.hostLRU.prev = n
+	}
+	return k
+}
+
 // load takes the host tier's run of blocks from the first (they return
 // to the device pool as the prompt's own until its prefill inserts them)
 // and returns how many it took.

@@ -148,13 +148,18 @@ type HostKV struct {
 	// BytesPerWorker is the host memory of each worker (SGLang
 	// --hicache-size GB, vLLM cpu_bytes_to_use_per_rank).
 	BytesPerWorker float64
+	// Bytes is the host memory of the whole engine, split evenly over
+	// its workers, when BytesPerWorker is 0 (vLLM's SimpleCPUOffload
+	// cpu_bytes_to_use, which InferenceX's MiniMax-M3 Blackwell
+	// scripts set).
+	Bytes float64
 	// Ratio sizes the host pool as a multiple of the device pool when
 	// BytesPerWorker is 0 (SGLang --hicache-ratio, default 2).
 	Ratio float64
 }
 
 // Enabled reports whether the configuration has a host tier.
-func (h HostKV) Enabled() bool { return h.BytesPerWorker > 0 || h.Ratio > 0 }
+func (h HostKV) Enabled() bool { return h.BytesPerWorker > 0 || h.Bytes > 0 || h.Ratio > 0 }
 
 // GPUs returns the number of GPUs the configuration occupies, computed
 // the way each engine does.
@@ -445,20 +450,27 @@ func boolFlag(flags Lookup, name string) bool {
 }
 
 // parseVLLMKVTransfer reads the host tier of vLLM's --kv-transfer-config:
-// the CPU offload connectors' cpu_bytes_to_use_per_rank. Other connectors
-// (LMCache's, whose L1 size its own server holds, disaggregation's) add no
-// tier the engine's flags size.
+// the CPU offload connectors' cpu_bytes_to_use_per_rank, or their
+// cpu_bytes_to_use for the whole engine (vLLM splits it over the world
+// size; the per-rank figure wins when both are given). Other connectors
+// (LMCache's, whose L1 size its own server holds, Mooncake's, whose
+// segment size is in its config file, disaggregation's) add no tier the
+// engine's flags size.
 func parseVLLMKVTransfer(raw string, h *HostKV) error {
 	var v struct {
 		Extra struct {
 			PerRank float64 `json:"cpu_bytes_to_use_per_rank"`
+			Total   float64 `json:"cpu_bytes_to_use"`
 		} `json:"kv_connector_extra_config"`
 	}
 	if err := json.Unmarshal([]byte(raw), &v); err != nil {
 		return fmt.Errorf("--kv-transfer-config %q: %w", raw, err)
 	}
-	if v.Extra.PerRank > 0 {
+	switch {
+	case v.Extra.PerRank > 0:
 		h.BytesPerWorker = v.Extra.PerRank
+	case v.Extra.Total > 0:
+		h.Bytes = v.Extra.Total
 	}
 	return nil
 }

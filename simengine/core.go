@@ -250,7 +250,7 @@ func (r *rank) admit(start float64) {
 		onHost := 0
 		if r.cache.hostCap > 0 && !r.cfg.NoPrefixCache {
 			rest := q.blocks[len(nodes):]
-			onHost = min(r.cache.onHost(rest), (q.prefillTo-1)/r.cache.blockTokens-len(nodes))
+			onHost = min(r.cache.touchHost(rest), (q.prefillTo-1)/r.cache.blockTokens-len(nodes))
 		}
 		need := q.prefillTo - hit + min(q.target-q.generated, 128) + reserve
 		if !r.ensure(need) {
@@ -268,7 +268,8 @@ func (r *rank) admit(start float64) {
 		q.private = q.prefillTo - hit
 		r.private += q.private
 		if onHost > 0 {
-			// ensure may have pushed some of them out of the host tier.
+			// touchHost made them the tier's newest, so the evictions of
+			// ensure drop other blocks first.
 			loaded := r.cache.load(q.blocks[len(nodes):len(nodes)+onHost]) * r.cache.blockTokens
 			q.computed += loaded
 			q.loading += float64(loaded) * r.capa.perLoadToken

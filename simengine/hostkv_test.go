@@ -50,6 +50,8 @@ func TestHostKVFromEngineFlags(t *testing.T) {
 		{"sglang hicache size", configs.SGLang, mapLookup{"--model-path": "m", "--enable-hierarchical-cache": true, "--hicache-size": 144.0}, HostKV{Ratio: 2, BytesPerWorker: 144e9}},
 		{"sglang size without hicache", configs.SGLang, mapLookup{"--model-path": "m", "--hicache-size": 144.0}, HostKV{}},
 		{"vllm simple cpu offload", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use_per_rank":187375000000,"lazy_offload":false}}`}, HostKV{BytesPerWorker: 187375000000}},
+		{"vllm simple cpu offload for the engine", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use":2199023255552,"lazy_offload":true}}`}, HostKV{Bytes: 2199023255552}},
+		{"vllm per rank wins", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_connector_extra_config":{"cpu_bytes_to_use":8e11,"cpu_bytes_to_use_per_rank":1e11}}`}, HostKV{BytesPerWorker: 1e11}},
 		{"vllm lmcache sizes no tier", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both","kv_connector_extra_config":{"lmcache.mp.server_urls":"tcp://127.0.0.1:5555","lmcache.mp.mq_timeout":6000.0}}`}, HostKV{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,6 +82,12 @@ func TestHostTierCapacity(t *testing.T) {
 	capa = newCapacity(cfg)
 	assert.Equal(t, 20_000_000-device.poolTokens, capa.hostTokens)
 	assert.InDelta(t, 20e3/(0.8*64e9), capa.perLoadToken, 1e-15)
+	// Sized for the whole engine (vLLM's cpu_bytes_to_use): split over
+	// its 8 workers. Before, only the per-rank key gave a tier, and the
+	// MiniMax-M3 B300 offload points ran with none.
+	cfg.HostKV = HostKV{Bytes: 8 * 400e9}
+	capa = newCapacity(cfg)
+	assert.Equal(t, 20_000_000-device.poolTokens, capa.hostTokens)
 }
 
 // TestHostTierSoftensTheCliff: past the device pool, sessions whose
@@ -115,4 +123,49 @@ func TestSixteenBitKVOfQuantizedCheckpoints(t *testing.T) {
 		}
 		assert.Equal(t, fp8/2, kv("fp4_e2m1"), model)
 	}
+}
+
+// TestAdmissionLoadsItsOwnHostBlocks: the prompt at the head of the queue
+// is the one whose blocks went to the host tier longest ago, so they are
+// the tier's oldest; making room on the device for it pushes more
+// blocks to the host, and those must drop other blocks, not the ones it
+// is about to load (SGLang's prefix match stamps the host nodes it walks
+// as just used). Before, the admission dropped them and recomputed the
+// whole prompt: with 1M-context sessions near the host tier's size every
+// turn of an offload point missed (GLM-5.2 on B300 at c16: hit rate
+// 0.03), and its long prefills were cut off at the end of the window.
+func TestAdmissionLoadsItsOwnHostBlocks(t *testing.T) {
+	cfg, err := qwenConfig(configs.SGLang, 8, 1).Normalize()
+	require.NoError(t, err)
+	capa := newCapacity(cfg)
+	const block = 64
+	capa.poolTokens = 5 * block // room for one session of 4 blocks and change
+	capa.hostTokens = 8 * block // two sessions
+	r := newRank(0, &cfg, capa)
+	require.Equal(t, block, r.cache.blockTokens)
+	session := func(first uint64) []uint64 { return []uint64{first, first + 1, first + 2, first + 3} }
+	park := func(blocks []uint64) { // computed, released, then pushed to the host
+		var nodes []*cacheNode
+		for _, h := range blocks {
+			n, _ := r.cache.insert(h)
+			nodes = append(nodes, n)
+		}
+		r.cache.release(nodes)
+	}
+	a, b, c := session(10), session(20), session(30)
+	park(a)
+	r.cache.evict(4 * block)
+	park(b)
+	r.cache.evict(4 * block)
+	require.Equal(t, 4, r.cache.onHost(a), "a is on the host, its oldest blocks")
+	require.Equal(t, 4, r.cache.onHost(b))
+	park(c) // c stays on the device, evictable: a's admission evicts it
+
+	q := &simRequest{id: 1, prompt: 4*block + 10, blocks: a, target: 1, maxTokens: 1, reason: "length"}
+	r.enqueue(q, 0)
+	r.admit(0)
+	require.Len(t, r.running, 1, "a is admitted")
+	assert.Equal(t, 4*block, q.cached, "a's prefix is loaded from the host, not recomputed")
+	assert.Equal(t, 0, r.cache.onHost(b), "b's blocks were the ones dropped for c's")
+	assert.Equal(t, 4, r.cache.onHost(c))
 }

@@ -377,8 +377,11 @@ func newCapacity(c Config) capacity {
 		// rest extends the cache. A load moves each GPU's share over its
 		// host link.
 		host := c.HostKV.Ratio * float64(capa.poolTokens)
-		if c.HostKV.BytesPerWorker > 0 {
+		switch {
+		case c.HostKV.BytesPerWorker > 0:
 			host = c.HostKV.BytesPerWorker / perGPUToken
+		case c.HostKV.Bytes > 0:
+			host = c.HostKV.Bytes / g0 / perGPUToken
 		}
 		capa.hostTokens = max(int(host)-capa.poolTokens, 0)
 		capa.perLoadToken = perGPUToken / hostLinkBytesPerSec

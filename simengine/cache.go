@@ -15,10 +15,14 @@ type prefixCache struct {
 	evictable   int       // tokens in unpinned nodes
 	pinned      int       // tokens in pinned nodes
 
-	hostCap  int                   // tokens the host tier holds beyond the device's
-	host     map[uint64]*cacheNode // blocks in the host tier only
-	hostLRU  cacheNode             // sentinel; next = oldest
-	hostUsed int                   // tokens in the host tier
+	hostCap int // tokens the host tier holds beyond the device's
+	// keepOnLoad keeps a loaded block's host copy (a write-back tier:
+	// the copy is the tier's newest, and the block is not written again
+	// when the device evicts it while the copy lasts).
+	keepOnLoad bool
+	host       map[uint64]*cacheNode // blocks in the host tier only
+	hostLRU    cacheNode             // sentinel; next = oldest
+	hostUsed   int                   // tokens in the host tier
 }
 
 type cacheNode struct {
@@ -183,6 +187,9 @@ func (c *prefixCache) touchHost(blocks []uint64) int {
 // to the device pool as the prompt's own until its prefill inserts them)
 // and returns how many it took.
 func (c *prefixCache) load(blocks []uint64) int {
+	if c.keepOnLoad {
+		return c.touchHost(blocks)
+	}
 	k := c.onHost(blocks)
 	for _, h := range blocks[:k] {
 		c.dropHost(c.host[h])

@@ -153,6 +153,11 @@ type HostKV struct {
 	// cpu_bytes_to_use, which InferenceX's MiniMax-M3 Blackwell
 	// scripts set).
 	Bytes float64
+	// WriteBack: blocks go to the host when the device evicts them, not
+	// when they are computed (SGLang --hicache-write-policy write_back,
+	// vLLM's lazy_offload), so the tier holds its whole size beyond the
+	// device pool's blocks, and a loaded block keeps its host copy.
+	WriteBack bool
 	// Ratio sizes the host pool as a multiple of the device pool when
 	// BytesPerWorker is 0 (SGLang --hicache-ratio, default 2).
 	Ratio float64
@@ -361,6 +366,9 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 			if v, ok := flags.Float("--hicache-size"); ok && v > 0 {
 				c.HostKV.BytesPerWorker = v * 1e9
 			}
+			if v, ok := flags.String("--hicache-write-policy"); ok && v == "write_back" {
+				c.HostKV.WriteBack = true
+			}
 		}
 		str("--disaggregation-mode", &c.Disagg)
 		str("--disaggregation-transfer-backend", &c.KVTransferBackend)
@@ -461,6 +469,7 @@ func parseVLLMKVTransfer(raw string, h *HostKV) error {
 		Extra struct {
 			PerRank float64 `json:"cpu_bytes_to_use_per_rank"`
 			Total   float64 `json:"cpu_bytes_to_use"`
+			Lazy    bool    `json:"lazy_offload"`
 		} `json:"kv_connector_extra_config"`
 	}
 	if err := json.Unmarshal([]byte(raw), &v); err != nil {
@@ -472,6 +481,7 @@ func parseVLLMKVTransfer(raw string, h *HostKV) error {
 	case v.Extra.Total > 0:
 		h.Bytes = v.Extra.Total
 	}
+	h.WriteBack = h.BytesPerWorker+h.Bytes > 0 && v.Extra.Lazy
 	return nil
 }
 

@@ -190,6 +190,7 @@ func newRank(idx int, cfg *Config, capa capacity) *rank {
 		noiseSig: 0.03,
 		power:    newPowerLog(),
 	}
+	r.cache.keepOnLoad = cfg.HostKV.WriteBack
 	r.st.init(cfg)
 	return r
 }

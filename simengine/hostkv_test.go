@@ -48,9 +48,11 @@ func TestHostKVFromEngineFlags(t *testing.T) {
 		{"sglang hicache default ratio", configs.SGLang, mapLookup{"--model-path": "m", "--enable-hierarchical-cache": true}, HostKV{Ratio: 2}},
 		{"sglang hicache ratio", configs.SGLang, mapLookup{"--model-path": "m", "--enable-hierarchical-cache": true, "--hicache-ratio": 3.0}, HostKV{Ratio: 3}},
 		{"sglang hicache size", configs.SGLang, mapLookup{"--model-path": "m", "--enable-hierarchical-cache": true, "--hicache-size": 144.0}, HostKV{Ratio: 2, BytesPerWorker: 144e9}},
+		{"sglang hicache write back", configs.SGLang, mapLookup{"--model-path": "m", "--enable-hierarchical-cache": true, "--hicache-ratio": 0.75, "--hicache-write-policy": "write_back"}, HostKV{Ratio: 0.75, WriteBack: true}},
+		{"sglang hicache write through", configs.SGLang, mapLookup{"--model-path": "m", "--enable-hierarchical-cache": true, "--hicache-write-policy": "write_through"}, HostKV{Ratio: 2}},
 		{"sglang size without hicache", configs.SGLang, mapLookup{"--model-path": "m", "--hicache-size": 144.0}, HostKV{}},
 		{"vllm simple cpu offload", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use_per_rank":187375000000,"lazy_offload":false}}`}, HostKV{BytesPerWorker: 187375000000}},
-		{"vllm simple cpu offload for the engine", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use":2199023255552,"lazy_offload":true}}`}, HostKV{Bytes: 2199023255552}},
+		{"vllm simple cpu offload for the engine", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use":2199023255552,"lazy_offload":true}}`}, HostKV{Bytes: 2199023255552, WriteBack: true}},
 		{"vllm per rank wins", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_connector_extra_config":{"cpu_bytes_to_use":8e11,"cpu_bytes_to_use_per_rank":1e11}}`}, HostKV{BytesPerWorker: 1e11}},
 		{"vllm lmcache sizes no tier", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both","kv_connector_extra_config":{"lmcache.mp.server_urls":"tcp://127.0.0.1:5555","lmcache.mp.mq_timeout":6000.0}}`}, HostKV{}},
 	} {
@@ -88,6 +90,48 @@ func TestHostTierCapacity(t *testing.T) {
 	cfg.HostKV = HostKV{Bytes: 8 * 400e9}
 	capa = newCapacity(cfg)
 	assert.Equal(t, 20_000_000-device.poolTokens, capa.hostTokens)
+	// Write-back: the tier holds what the device evicted, so all of it
+	// extends the device pool, even a pool smaller than the device's
+	// (the GLM-5.2 B200 script's --hicache-ratio 0.75 below c12, which
+	// write-through accounting left with no tier at all).
+	cfg.HostKV = HostKV{Ratio: 0.75, WriteBack: true}
+	capa = newCapacity(cfg)
+	assert.Equal(t, int(0.75*float64(device.poolTokens)), capa.hostTokens)
+	cfg.HostKV = HostKV{Ratio: 0.75}
+	assert.Zero(t, newCapacity(cfg).hostTokens)
+}
+
+// TestWriteBackLoadKeepsTheHostCopy: a write-back tier (HiCache
+// write_back) keeps a loaded block's host copy, newest, so evicting the
+// block again writes nothing and drops nothing; a write-through tier's
+// load takes the block out (the device's pool is part of its size).
+func TestWriteBackLoadKeepsTheHostCopy(t *testing.T) {
+	for _, wb := range []bool{false, true} {
+		c := newPrefixCache(64, 4*64)
+		c.keepOnLoad = wb
+		park := func(blocks ...uint64) {
+			var nodes []*cacheNode
+			for _, h := range blocks {
+				n, _ := c.insert(h)
+				nodes = append(nodes, n)
+			}
+			c.release(nodes)
+			c.evict(len(blocks) * 64)
+		}
+		park(1, 2)
+		park(3, 4) // the tier is full: 1, 2, 3, 4
+		require.Equal(t, 2, c.load([]uint64{1, 2}))
+		if !wb {
+			assert.Equal(t, 2*64, c.hostUsed, "write-through: the loaded blocks left the tier")
+			continue
+		}
+		assert.Equal(t, 4*64, c.hostUsed, "write-back: the loaded blocks keep their copies")
+		park(1, 2) // the device evicts them again: nothing to write
+		assert.Equal(t, 2, c.onHost([]uint64{3, 4}), "nothing was dropped for them")
+		park(5, 6) // new blocks drop the oldest, 3 and 4, not the reloaded 1 and 2
+		assert.Equal(t, 2, c.onHost([]uint64{1, 2}))
+		assert.Equal(t, 0, c.onHost([]uint64{3, 4}))
+	}
 }
 
 // TestHostTierSoftensTheCliff: past the device pool, sessions whose

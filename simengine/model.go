@@ -371,11 +371,14 @@ func newCapacity(c Config) capacity {
 	if c.HostKV.Enabled() {
 		// Each worker keeps its own GPU's share of a token's KV in host
 		// memory, so the host tier holds as many tokens per rank as one
-		// worker's bytes over that share. Every offload InferenceX runs
-		// writes through (HiCache write_through, vLLM's eager CPU offload):
-		// the host copy includes what the device still holds, so only the
-		// rest extends the cache. A load moves each GPU's share over its
-		// host link.
+		// worker's bytes over that share. A write-through tier (HiCache
+		// write_through, vLLM's eager CPU offload) copies blocks as they
+		// are computed: the host copy includes what the device still
+		// holds, so only the rest extends the cache. A write-back tier
+		// (HiCache write_back, vLLM's lazy_offload: GLM-5.2 and
+		// MiniMax-M3 on Blackwell) takes blocks as the device evicts them,
+		// so all of it extends the cache. A load moves each GPU's share
+		// over its host link.
 		host := c.HostKV.Ratio * float64(capa.poolTokens)
 		switch {
 		case c.HostKV.BytesPerWorker > 0:
@@ -383,7 +386,10 @@ func newCapacity(c Config) capacity {
 		case c.HostKV.Bytes > 0:
 			host = c.HostKV.Bytes / g0 / perGPUToken
 		}
-		capa.hostTokens = max(int(host)-capa.poolTokens, 0)
+		capa.hostTokens = int(host)
+		if !c.HostKV.WriteBack {
+			capa.hostTokens = max(int(host)-capa.poolTokens, 0)
+		}
 		capa.perLoadToken = perGPUToken / hostLinkBytesPerSec
 	}
 

@@ -38,10 +38,15 @@
 // collapses: the throughput cliff past the knee. With a KV offload tier
 // (SGLang --enable-hierarchical-cache sized by --hicache-size or
 // --hicache-ratio, vLLM's CPU offload connector by
-// cpu_bytes_to_use_per_rank) evicted prefixes move to host memory, and a
-// prompt that continues there loads them over the GPU's PCIe 5.0 link
-// instead of computing them; the tier writes through, so it extends the
-// cache by its size less the device pool. Speculative decoding
+// cpu_bytes_to_use_per_rank, or cpu_bytes_to_use split over the workers)
+// evicted prefixes move to host memory, and a prompt that continues there
+// loads them over the GPU's PCIe 5.0 link instead of computing them (the
+// lookup marks them as just used, so making room for the prompt drops
+// other blocks). A write-through tier (the default) extends the cache by
+// its size less the device pool; a write-back one (--hicache-write-policy
+// write_back, vLLM's lazy_offload) by its whole size, and a loaded block
+// keeps its host copy. Vendor stores whose size is not an engine flag
+// (LMCache's server, Mooncake's segment file) add no tier. Speculative decoding
 // draws accepted drafts per verify step so that the mean tokens per step
 // equals the synthetic acceptance length (SGLANG_SIMULATE_ACC_LEN, vLLM
 // synthetic_acceptance_length), which the engines' counters then report.
@@ -218,16 +223,35 @@
 // should move: glm5.2-fp8-mi325x now agrees (knee c2, was unsaturated),
 // dsv4-fp4-mi355x-vllm still agrees, minimaxm3-fp8-mi325x peaks at c16
 // with c18 below it but is still read unsaturated (above),
-// minimaxm3-fp4-b300's TP4 arm is unsaturated at c20 and its two offload
-// points cut off more than 10 % of their requests (long requests in
-// flight at the end of the window), minimaxm3-fp8-h200's resident arm
-// has its knee at c6 and its cliff at c10 (the cluster's resident knee is
-// c10) and its two Mooncake points fail the same way, glm5.2-fp4-b300
-// has its knee at c8 (the cluster's notes: HBM outgrown past c8) but its
-// HiCache tier does not carry c16, glm5.2-fp4-b200's HiCache arm is
-// erratic (c8 below c12), and minimaxm3-fp8-h100 holds one session
-// (below): with long sessions the host tiers are where simulation and
-// hardware now part. The largest family
+// minimaxm3-fp4-b300's TP4 arm is unsaturated at c20 (its offload points
+// are green), minimaxm3-fp8-h200's resident arm has its knee at c6 and
+// its cliff at c10 (the cluster's resident knee is c10) and its two
+// Mooncake points fail, glm5.2-fp4-b300 agrees (knee c8; the cluster's
+// notes: HBM outgrown past c8), glm5.2-fp4-b200 agrees (knee c4), and
+// minimaxm3-fp8-h100 holds one session (below). The offload points had
+// failed (more than 10 % of the requests cut off at the end of the
+// window) because the tiers were sized wrong, not because of the
+// client's count: MiniMax-M3's Blackwell scripts size vLLM's CPU
+// offload by cpu_bytes_to_use, for the whole engine, which gave no tier;
+// GLM-5.2's run HiCache write_back, which write-through accounting sized
+// at the host pool less the device pool (B200's --hicache-ratio 0.75
+// below c12: no tier; B300's 270 GB: 1.7 device pools in all, while the
+// long sessions of c16 need about 2.2); and the queue head's host blocks
+// were dropped by its own admission. With a tier that misses, each turn
+// recomputes 100k-580k tokens (about 17 s for 350k on B300), the time
+// to first token grows to about 150 s, and the 16 requests in flight
+// when the window closes are more than 10 % of the 70-80 a 1,200 s
+// window completes. Left: (a) the union of pool and tier still sits near
+// the long sessions' working set at GLM-5.2's last points (B300 c16 hit
+// rate 0.31, 59 % below the peak; B200 c8-c16 72 % below), where strict
+// LRU over round-robin sessions misses almost every turn; (b) a Mooncake
+// store's size is its segment file (global_segment_size), which a
+// simulated run does not write, so minimaxm3-fp8-h200's c12 and c14 run
+// with no tier (the failed-request threshold stops them at 11 %); sized
+// as the recipe asks (87 GB a rank at 1,234 GB of DRAM, about 3.8M
+// tokens at MiniMax-M3's 23 KB a GPU) a write-through store would hold
+// 1.25 device pools (3.06M tokens), where c12 and c14 need about 1.2
+// and 1.4 (the resident cliff is at c10). The largest family
 // of disagreements was the workload, not the step model: InferenceX
 // replays the uncapped cc-traces corpus to the families with a 1M-token
 // native context (DeepSeek-V4, GLM-5.2, Kimi K3, MiniMax-M3;

@@ -39,6 +39,12 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     ends. The bracketing points are probes (Step.Probe) where their
 //     grid neighbours lie within a doubling and they are neither the top
 //     of the grid nor the point below it (the top gate reads those two).
+//     A bracket that ends on a cliff, on two failures, or on a step that
+//     gains less than the gate by more than twice its noise has settled
+//     the top gate: per-GPU throughput does not resume gaining once it has
+//     flattened or fallen (batching has run out of compute or KV cache),
+//     so the top of the grid cannot gain Analyze.Gain per doubling, and
+//     the fill may read the top two points as probes too.
 //  2. Fill: find the knee on what is measured and measure the grid
 //     point nearest to its lower doubling neighbour (k/2) when it is
 //     missing, and the one nearest to 2k unless a point above the knee
@@ -127,15 +133,19 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	ceiling := grid[len(grid)-1] // nothing above two failures in a row or a cliff
 	prev, prevT := 0, 0.0
 	failed := 0 // the last bracket point, when it failed
+	// settled: the bracket saw the arm stop gaining below the top (a cliff,
+	// two failures, a step short of the gate beyond its noise), so the top
+	// gate's verdict is known and its two points need not run full length.
+	settled := false
 	for c := grid[0]; ; {
 		if !has(c) {
-			return Step{Conc: []int{c}, Probe: probeable(grid, c)}
+			return Step{Conc: []int{c}, Probe: probeable(grid, c, true)}
 		}
 		t, ok := tput(c)
 		next := 0
 		switch {
 		case !ok && failed > 0: // two failures in a row: the server's capacity
-			ceiling = failed
+			ceiling, settled = failed, true
 		case !ok: // one failure may be transient: try the next grid point
 			failed = c
 			if i := slices.Index(grid, c); i+1 < len(grid) {
@@ -143,10 +153,12 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 			}
 		case prev > 0 && t < (1-max(cliffDrop, 2*math.Hypot(sig(prev), sig(c))))*prevT: // a cliff, beyond noise
 			if usable() >= minPoints {
-				ceiling = c
+				ceiling, settled = c, true
 			} // else the fill checks the fall one grid point above
 		case prev > 0 && doublingGain(prev, prevT, c, t) < ao.Gain:
 			// saturating: the fill settles the knee
+			du := math.Log2(float64(c) / float64(prev))
+			settled = doublingGain(prev, prevT, c, t) < ao.Gain-2*math.Hypot(sig(prev), sig(c))/du
 		default:
 			failed, prev, prevT = 0, c, t
 			if i := slices.IndexFunc(grid, func(g int) bool { return g >= o.Step*c }); i >= 0 {
@@ -161,34 +173,35 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		c = next
 	}
 	conc := fill(grid, measured, ceiling, has, tput, sig, ao)
-	return Step{Conc: conc, Probe: fillProbes(grid, conc)}
+	return Step{Conc: conc, Probe: fillProbes(grid, conc, !settled)}
 }
 
 // fillProbes reports whether the fill points conc run as probes: when
-// every one is probeable. A fill point between two neighbours within a
-// doubling only moves the knee by one doubling, the tolerance the knee
-// is read with, so its probe's noise is bounded as a bracketing probe's
-// is.
-func fillProbes(grid, conc []int) bool {
+// every one is probeable (topGate: whether the top gate still needs the
+// top two points at full length). A fill point between two neighbours
+// within a doubling only moves the knee by one doubling, the tolerance
+// the knee is read with, so its probe's noise is bounded as a bracketing
+// probe's is.
+func fillProbes(grid, conc []int, topGate bool) bool {
 	if len(conc) == 0 {
 		return false
 	}
 	for _, c := range conc {
-		if !probeable(grid, c) {
+		if !probeable(grid, c, topGate) {
 			return false
 		}
 	}
 	return true
 }
 
-// probeable reports whether a point may run as a short probe: not the
-// top of the grid nor the point below it (the top gate compares the two
-// at the full length, as on the full grid), and only where its grid
-// neighbours lie within a doubling of it, so that a knee its noise
-// misplaces lands within one doubling.
-func probeable(grid []int, c int) bool {
+// probeable reports whether a point may run as a short probe: only where
+// its grid neighbours lie within a doubling of it, so that a knee its
+// noise misplaces lands within one doubling, and, while the top gate is
+// open (topGate), neither the top of the grid nor the point below it
+// (the gate compares the two at the full length, as on the full grid).
+func probeable(grid []int, c int, topGate bool) bool {
 	i := slices.Index(grid, c)
-	if i < 0 || i >= len(grid)-2 || grid[i+1] > 2*c {
+	if i < 0 || topGate && i >= len(grid)-2 || i+1 < len(grid) && grid[i+1] > 2*c {
 		return false
 	}
 	return i == 0 || 2*grid[i-1] >= c

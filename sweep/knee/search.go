@@ -58,7 +58,11 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     a probe keeps the probe's value. The fill points are probes too
 //     where a bracketing point would be: between neighbours within a
 //     doubling, a probe's noise moves the knee by at most the doubling it
-//     is read with.
+//     is read with. When only some of a knee's fill points must run at
+//     the full length, those run first and the others are chosen again
+//     with their readings in hand; a still-rising arm's gap fill, whose
+//     fit decides the top gate (a probe weighs a quarter of a full point
+//     there), keeps one length for the whole step.
 //
 // Next is a pure function of its inputs, so a resumed sweep makes the
 // same choices.
@@ -71,7 +75,8 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 // way the curve goes (a ×4 step gains far more than the noise until
 // saturation), so it may run short; so may a fill point whose grid
 // neighbours lie within a doubling; the top of the grid and the point
-// below it, which the top gate compares, run at the full length.
+// below it, which the top gate compares, run at the full length unless
+// the bracket has already seen the arm stop gaining below them.
 type Step struct {
 	Conc  []int
 	Probe bool
@@ -172,8 +177,19 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		}
 		c = next
 	}
-	conc := fill(grid, measured, ceiling, has, tput, sig, ao)
-	return Step{Conc: conc, Probe: fillProbes(grid, conc, !settled)}
+	conc, rising := fill(grid, measured, ceiling, has, tput, sig, ao)
+	if probe := fillProbes(grid, conc, !settled); probe || rising {
+		return Step{Conc: conc, Probe: probe}
+	}
+	// Around a knee, the points that must run full length run first; the
+	// others are chosen again with those readings in hand, as probes.
+	var full []int
+	for _, c := range conc {
+		if !probeable(grid, c, !settled) {
+			full = append(full, c)
+		}
+	}
+	return Step{Conc: full}
 }
 
 // fillProbes reports whether the fill points conc run as probes: when
@@ -223,7 +239,9 @@ const cliffDrop = 0.10
 // the noise of the gate, the middle of the widest gap; with fewer than 3
 // usable points, the middle of the widest gap or the next point above.
 // Nothing is measured above two failed points above the top usable one.
-func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput func(int) (float64, bool), sig func(int) float64, ao Options) []int {
+// rising reports that the arm is still gaining at the top of what is
+// measured (Analyze's unsaturated).
+func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput func(int) (float64, bool), sig func(int) float64, ao Options) (conc []int, rising bool) {
 	arm := &Arm{Samples: slices.Clone(measured)}
 	slices.SortFunc(arm.Samples, func(a, b Sample) int { return a.Conc - b.Conc })
 	r := Analyze(arm, ao)
@@ -294,10 +312,10 @@ func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput f
 		// One point at a time while too few are usable.
 		for _, c := range want {
 			if c > 0 && c <= ceiling && !has(c) {
-				return []int{c}
+				return []int{c}, r.Status == StatusUnsaturated
 			}
 		}
-		return nil
+		return nil, false
 	}
 	var out []int
 	for _, c := range want {
@@ -305,7 +323,7 @@ func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput f
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, r.Status == StatusUnsaturated
 }
 
 // nearest is the grid value closest to x in log2 (the smaller one on a tie).

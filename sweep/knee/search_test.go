@@ -374,19 +374,30 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // grid.
 //
 // Measured (seed 20260716, 600 arms; simulated seed 2) with 300 s
-// probes: doubling grids 97.7 % at 19.9 %, conc-lists 96.2 % at 30.4 %,
-// simulated 100 % at 44.6 %. The goal, ≥ 97 % at ≤ 20 % on every
-// corpus, is out of reach on short grids: a search made only of probes
-// agrees with the full grid no better than the whole grid re-measured as
-// probes (BenchmarkAdaptiveSearch's last column: 93 % on the conc-lists,
-// 88-94 % on the simulated arms, whose 300 s runs read higher than their
-// 1200 s ones near saturation), and a server start plus three probes
-// already costs 30 % of a 3-point grid (the simulated conc-lists have
-// 2-12 points, 6.2 on average).
+// probes: doubling grids 97.7 % at 19.6 %, conc-lists 96.4 % at 29.7 %,
+// simulated 100 % at 44.6 %; at equal length 99.6 % at 42.7 %, 98.3 %
+// at 45.3 %, 100 % at 61.8 %. The goal, ≥ 97 % at ≤ 20 % on every
+// corpus, is out of reach on the short grids. Per GPU, InferenceX spends
+// 1860n GPU-seconds on an n-point grid (a 600 s start and a 1260 s point
+// each), ours 600 + 1260 per full-length point + 360 per probe, and a
+// verdict needs three points: 1680 even as three probes, 30 % of a
+// 3-point grid. GPU-weighted over a corpus (the tally's floors) that is
+// 14.5 % of the simulated arms' full grids and 12.1 % of the conc-lists';
+// with one of the three at full length, 22.2 % and 18.7 %. The
+// still-rising arms need their top two points at full length: reading
+// the top as a probe misjudges 2 of the 18 still-rising simulated arms
+// (seeds 1-2), a search made only of probes 3 (it spends 20.9 % there
+// and agrees on 91.2 %, 16.3 % and 92.1 % on the conc-lists; the whole
+// grid re-measured as probes agrees on 91 % and 93 %, the benchmark's
+// "grid as probes"). Those arms weigh 53 % of the
+// simulated corpus (seed 2: Σ GPUs × points 338 of 636), so a start and
+// three points per arm, the top two full on them (600 + 360 + 2·1260 =
+// 3480 per GPU on 52 of the 102 GPUs) and three probes on the others
+// (1680 on 50), already spend (52·3480 + 50·1680) / (636·1860) = 22.4 %.
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists": {equalLength: {0.97, 0.47}, probes: {0.95, 0.32}},
-		"doubling":   {equalLength: {0.97, 0.45}, probes: {0.97, 0.21}},
+		"conc-lists": {equalLength: {0.97, 0.46}, probes: {0.95, 0.31}},
+		"doubling":   {equalLength: {0.97, 0.44}, probes: {0.97, 0.205}},
 		"simulated":  {equalLength: {0.97, 0.63}, probes: {0.97, 0.46}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
@@ -398,7 +409,7 @@ func TestAdaptiveSearch(t *testing.T) {
 				t.Errorf("%s, %s: knee agreement %.1f%%, want ≥ %.0f%%", sc.name, f.name, 100*a, 100*lim[0])
 			}
 			if r := tally.gpuHours(); r > lim[1] {
-				t.Errorf("%s, %s: GPU-hours %.1f%% of InferenceX's full grid, want ≤ %.0f%%", sc.name, f.name, 100*r, 100*lim[1])
+				t.Errorf("%s, %s: GPU-hours %.1f%% of InferenceX's full grid, want ≤ %.1f%%", sc.name, f.name, 100*r, 100*lim[1])
 			}
 		}
 	}

@@ -157,14 +157,14 @@
 //
 //	qwen3.5-fp8-mi325x-sglang-agentic-mtp, TEP8 (SGLang, KV pool 6.17M tokens)
 //	conc      4      16     24     32     40     48     64
-//	tok/s/GPU 6668  19429  23522  26162  27604  28258  28685
-//	tok/s/usr  184    101     73     56     45     36     26
+//	tok/s/GPU 7010  16913  19597  21200  22345  22528  23058
+//	tok/s/usr  168     80     56     42     34     27     20
 //
 // Peak at 64, the last point of the arm's grid, as on the cluster; the
 // knee (95 % of the peak) is between 32 and 40 within noise. TP8's grid
 // goes on to 80, where 80 sessions of about 85k tokens need more than the
 // 6.17M-token pool, prefixes are evicted and recomputed and throughput
-// falls to 11584 tok/s/GPU.
+// falls to 4227 tok/s/GPU.
 //
 //	minimaxm3-fp8-mi325x-vllm-agentic-mtp, TP8 (vLLM, KV pool 7.5M tokens)
 //	conc      1     2      4      8      10     12     14     16     18

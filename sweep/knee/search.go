@@ -39,6 +39,12 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     ends. The bracketing points are probes (Step.Probe) where their
 //     grid neighbours lie within a doubling and they are neither the top
 //     of the grid nor the point below it (the top gate reads those two).
+//     A bracket that ends on a cliff, on two failures, or on a step that
+//     gains less than the gate by more than twice its noise has settled
+//     the top gate: per-GPU throughput does not resume gaining once it has
+//     flattened or fallen (batching has run out of compute or KV cache),
+//     so the top of the grid cannot gain Analyze.Gain per doubling, and
+//     the fill may read the top two points as probes too.
 //  2. Fill: find the knee on what is measured and measure the grid
 //     point nearest to its lower doubling neighbour (k/2) when it is
 //     missing, and the one nearest to 2k unless a point above the knee
@@ -52,7 +58,11 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     a probe keeps the probe's value. The fill points are probes too
 //     where a bracketing point would be: between neighbours within a
 //     doubling, a probe's noise moves the knee by at most the doubling it
-//     is read with.
+//     is read with. When only some of a knee's fill points must run at
+//     the full length, those run first and the others are chosen again
+//     with their readings in hand; a still-rising arm's gap fill, whose
+//     fit decides the top gate (a probe weighs a quarter of a full point
+//     there), keeps one length for the whole step.
 //
 // Next is a pure function of its inputs, so a resumed sweep makes the
 // same choices.
@@ -65,7 +75,8 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 // way the curve goes (a ×4 step gains far more than the noise until
 // saturation), so it may run short; so may a fill point whose grid
 // neighbours lie within a doubling; the top of the grid and the point
-// below it, which the top gate compares, run at the full length.
+// below it, which the top gate compares, run at the full length unless
+// the bracket has already seen the arm stop gaining below them.
 type Step struct {
 	Conc  []int
 	Probe bool
@@ -127,15 +138,19 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	ceiling := grid[len(grid)-1] // nothing above two failures in a row or a cliff
 	prev, prevT := 0, 0.0
 	failed := 0 // the last bracket point, when it failed
+	// settled: the bracket saw the arm stop gaining below the top (a cliff,
+	// two failures, a step short of the gate beyond its noise), so the top
+	// gate's verdict is known and its two points need not run full length.
+	settled := false
 	for c := grid[0]; ; {
 		if !has(c) {
-			return Step{Conc: []int{c}, Probe: probeable(grid, c)}
+			return Step{Conc: []int{c}, Probe: probeable(grid, c, true)}
 		}
 		t, ok := tput(c)
 		next := 0
 		switch {
 		case !ok && failed > 0: // two failures in a row: the server's capacity
-			ceiling = failed
+			ceiling, settled = failed, true
 		case !ok: // one failure may be transient: try the next grid point
 			failed = c
 			if i := slices.Index(grid, c); i+1 < len(grid) {
@@ -143,10 +158,12 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 			}
 		case prev > 0 && t < (1-max(cliffDrop, 2*math.Hypot(sig(prev), sig(c))))*prevT: // a cliff, beyond noise
 			if usable() >= minPoints {
-				ceiling = c
+				ceiling, settled = c, true
 			} // else the fill checks the fall one grid point above
 		case prev > 0 && doublingGain(prev, prevT, c, t) < ao.Gain:
 			// saturating: the fill settles the knee
+			du := math.Log2(float64(c) / float64(prev))
+			settled = doublingGain(prev, prevT, c, t) < ao.Gain-2*math.Hypot(sig(prev), sig(c))/du
 		default:
 			failed, prev, prevT = 0, c, t
 			if i := slices.IndexFunc(grid, func(g int) bool { return g >= o.Step*c }); i >= 0 {
@@ -160,35 +177,47 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		}
 		c = next
 	}
-	conc := fill(grid, measured, ceiling, has, tput, sig, ao)
-	return Step{Conc: conc, Probe: fillProbes(grid, conc)}
+	conc, rising := fill(grid, measured, ceiling, has, tput, sig, ao)
+	if probe := fillProbes(grid, conc, !settled); probe || rising {
+		return Step{Conc: conc, Probe: probe}
+	}
+	// Around a knee, the points that must run full length run first; the
+	// others are chosen again with those readings in hand, as probes.
+	var full []int
+	for _, c := range conc {
+		if !probeable(grid, c, !settled) {
+			full = append(full, c)
+		}
+	}
+	return Step{Conc: full}
 }
 
 // fillProbes reports whether the fill points conc run as probes: when
-// every one is probeable. A fill point between two neighbours within a
-// doubling only moves the knee by one doubling, the tolerance the knee
-// is read with, so its probe's noise is bounded as a bracketing probe's
-// is.
-func fillProbes(grid, conc []int) bool {
+// every one is probeable (topGate: whether the top gate still needs the
+// top two points at full length). A fill point between two neighbours
+// within a doubling only moves the knee by one doubling, the tolerance
+// the knee is read with, so its probe's noise is bounded as a bracketing
+// probe's is.
+func fillProbes(grid, conc []int, topGate bool) bool {
 	if len(conc) == 0 {
 		return false
 	}
 	for _, c := range conc {
-		if !probeable(grid, c) {
+		if !probeable(grid, c, topGate) {
 			return false
 		}
 	}
 	return true
 }
 
-// probeable reports whether a point may run as a short probe: not the
-// top of the grid nor the point below it (the top gate compares the two
-// at the full length, as on the full grid), and only where its grid
-// neighbours lie within a doubling of it, so that a knee its noise
-// misplaces lands within one doubling.
-func probeable(grid []int, c int) bool {
+// probeable reports whether a point may run as a short probe: only where
+// its grid neighbours lie within a doubling of it, so that a knee its
+// noise misplaces lands within one doubling, and, while the top gate is
+// open (topGate), neither the top of the grid nor the point below it
+// (the gate compares the two at the full length, as on the full grid).
+func probeable(grid []int, c int, topGate bool) bool {
 	i := slices.Index(grid, c)
-	if i < 0 || i >= len(grid)-2 || grid[i+1] > 2*c {
+	if i < 0 || topGate && i >= len(grid)-2 || i+1 < len(grid) && grid[i+1] > 2*c {
 		return false
 	}
 	return i == 0 || 2*grid[i-1] >= c
@@ -210,7 +239,9 @@ const cliffDrop = 0.10
 // the noise of the gate, the middle of the widest gap; with fewer than 3
 // usable points, the middle of the widest gap or the next point above.
 // Nothing is measured above two failed points above the top usable one.
-func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput func(int) (float64, bool), sig func(int) float64, ao Options) []int {
+// rising reports that the arm is still gaining at the top of what is
+// measured (Analyze's unsaturated).
+func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput func(int) (float64, bool), sig func(int) float64, ao Options) (conc []int, rising bool) {
 	arm := &Arm{Samples: slices.Clone(measured)}
 	slices.SortFunc(arm.Samples, func(a, b Sample) int { return a.Conc - b.Conc })
 	r := Analyze(arm, ao)
@@ -281,10 +312,10 @@ func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput f
 		// One point at a time while too few are usable.
 		for _, c := range want {
 			if c > 0 && c <= ceiling && !has(c) {
-				return []int{c}
+				return []int{c}, r.Status == StatusUnsaturated
 			}
 		}
-		return nil
+		return nil, false
 	}
 	var out []int
 	for _, c := range want {
@@ -292,7 +323,7 @@ func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput f
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, r.Status == StatusUnsaturated
 }
 
 // nearest is the grid value closest to x in log2 (the smaller one on a tie).

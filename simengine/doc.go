@@ -219,7 +219,8 @@
 // from the capacity model's steady state (testdata/simengine/
 // agreement.golden), each arm replaying the trace set its loader falls
 // back to. On the 31 single-node keys: the steady state 7 agree before
-// the long sessions, 13 after. Full discoveries of keys the change
+// the long sessions, 13 after, 14 with the host tiers sized as the
+// engines size them (minimaxm3-fp4-b200's offload arm). Full discoveries of keys the change
 // should move: glm5.2-fp8-mi325x now agrees (knee c2, was unsaturated),
 // dsv4-fp4-mi355x-vllm still agrees, minimaxm3-fp8-mi325x peaks at c16
 // with c18 below it but is still read unsaturated (above),

@@ -175,9 +175,7 @@ func TestSixteenBitKVOfQuantizedCheckpoints(t *testing.T) {
 // blocks to the host, and those must drop other blocks, not the ones it
 // is about to load (SGLang's prefix match stamps the host nodes it walks
 // as just used). Before, the admission dropped them and recomputed the
-// whole prompt: with 1M-context sessions near the host tier's size every
-// turn of an offload point missed (GLM-5.2 on B300 at c16: hit rate
-// 0.03), and its long prefills were cut off at the end of the window.
+// whole prompt.
 func TestAdmissionLoadsItsOwnHostBlocks(t *testing.T) {
 	cfg, err := qwenConfig(configs.SGLang, 8, 1).Normalize()
 	require.NoError(t, err)

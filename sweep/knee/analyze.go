@@ -380,24 +380,20 @@ func topNoise(sigma, sse float64, n int) float64 {
 func gainPosterior(u, y, w []float64, sigma, gate float64) float64 {
 	n := len(u)
 	lg := math.Log(gate) * (u[n-1] - u[n-2])
-	type model struct {
-		sse float64
-		up  bool
-	}
-	var ms []model
-	best := math.Inf(1)
+	// Running sums of exp(−(sse − best)/2σ²), rescaled when a better
+	// model lowers best.
+	up, all, best := 0.0, 0.0, math.Inf(1)
 	eachModel(u, y, w, func(m saturating, sse float64) {
-		best = min(best, sse)
-		ms = append(ms, model{sse, m.at(u[n-1])-m.at(u[n-2]) >= lg})
-	})
-	up, all := 0.0, 0.0
-	for _, m := range ms {
-		l := math.Exp(-(m.sse - best) / (2 * sigma * sigma))
+		if sse < best {
+			f := math.Exp(-(best - sse) / (2 * sigma * sigma))
+			up, all, best = up*f, all*f, sse
+		}
+		l := math.Exp(-(sse - best) / (2 * sigma * sigma))
 		all += l
-		if m.up {
+		if m.at(u[n-1])-m.at(u[n-2]) >= lg {
 			up += l
 		}
-	}
+	})
 	return up / all
 }
 

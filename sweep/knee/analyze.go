@@ -159,10 +159,8 @@ type Result struct {
 // the peak down-weighted), fit the smooth saturating model on the rising
 // side and plateau of that curve (robustly: outliers down-weighted), gate
 // unsaturated arms (the model still gains ≥ Gain per doubling between the
-// last two points, and a model gaining less than Gain there fits worse
-// by more than the noise, or beyond chance at 95 % when the last raw
-// point is below the one before it) and
-// saturated-at-min arms, and take the smallest concurrency whose fitted
+// last two points, and the posterior probability over the saturating
+// models that it does is above 85 %) and saturated-at-min arms, and take the smallest concurrency whose fitted
 // throughput reaches Threshold × the fitted peak. The smooth model makes
 // the gate work on dense real conc-lists (62 → 64), where a two-point
 // ratio is all noise.
@@ -269,19 +267,26 @@ func Analyze(a *Arm, o Options) *Result {
 		r.Points[use[pk]].Peak = true
 	}
 
-	// Saturation gate: the top of the grid still gains ≥ τ per doubling,
-	// and a plateau there (the best model gaining less than τ between the
-	// top two points) fits worse than the free model by more than the
-	// noise. When the last point is measured below the one before it, the
-	// plateau must be ruled out at 95 %: on a dense conc-list (64, 68, 72)
-	// the step at the top rises less than the noise and its sign says
-	// little, but on a sparse one it is evidence of a curve flattening.
+	// Saturation gate: the top of the grid still gains ≥ τ per doubling
+	// in the smooth fit, and the data make that more likely than not by
+	// odds above unsaturatedOdds: the posterior over the saturating models
+	// (gainPosterior), under the replicate noise pooled with the fit's
+	// residuals (topNoise). The posterior, not the sign of the last step,
+	// decides: on a dense conc-list (64, 68, 72) the step at the top rises
+	// less than the noise and its sign says little, while on a sparse one
+	// a last point below the one before it leaves many flattening curves
+	// in play. Without the smooth model over the whole grid (a decline at
+	// the top), the unimodal fit's last step decides.
 	if end == n-1 {
 		gain := math.Exp((fit[n-1] - fit[n-2]) / (u[n-1] - u[n-2]))
 		rising := iso[n-1] > iso[n-2]+1e-12
 		if whole.ok && gain >= 1+o.Gain {
-			misfit := plateauMisfit(u, y, whole.m, whole.w, max(sigma, whole.scale), 1+o.Gain)
-			rising = rising && misfit > plateauDoubt || misfit > plateauReject
+			s := topNoise(sigma, whole.m.sse(u, y, whole.w), n)
+			odds := unsaturatedOdds
+			if !rising {
+				odds = dipOdds
+			}
+			rising = gainPosterior(u, y, whole.w, s, 1+o.Gain) > odds
 		}
 		if gain >= 1+o.Gain && rising {
 			r.Status = StatusUnsaturated
@@ -340,28 +345,56 @@ func Analyze(a *Arm, o Options) *Result {
 	return r
 }
 
-// plateauReject is the misfit (in noise variances: chi-square with one
-// degree of freedom, 95 %) beyond which the data rule out a plateau at
-// the top of the grid.
-const plateauReject = 3.84
+// unsaturatedOdds is the posterior probability that the top of the grid
+// still gains at least the gate (gainPosterior) above which an arm is
+// unsaturated: more than 85 %, odds above about 6 to 1. Between 15 % and
+// 85 % the data do not decide whether the curve's last doubling gains
+// more or less than the gate, and the arm keeps the knee its fit gives.
+const unsaturatedOdds = 0.85
 
-// plateauDoubt is the misfit a plateau at the top must exceed for an arm
-// whose last point does rise to count as unsaturated: one noise
-// variance, so that a gain the noise alone could draw (three or four
-// points below a cliff, or a spike at the top) is not read as one.
-const plateauDoubt = 1.0
+// dipOdds replaces unsaturatedOdds when the last point is measured below
+// the one before it (95 %): on a sparse grid that dip is evidence of a
+// curve flattening that the smooth models weigh only through their fit.
+const dipOdds = 0.90
 
-// plateauMisfit is how much worse, in units of the noise variance, the
-// best saturating model gaining less than gate per doubling between the
-// top two points fits (u, y) than m does.
-func plateauMisfit(u, y []float64, m saturating, w []float64, sigma, gate float64) float64 {
+// topNoise is the noise the saturation gate weighs the fit's residuals
+// with: the replicate (or default) noise sigma, worth two degrees of
+// freedom, pooled with the residual sum of squares sse of the smooth
+// model's fit to n points (n − 3 degrees of freedom). Without replicates
+// the default alone would call a noisy arm's wobble at the top a gain;
+// the residuals alone say nothing on three or four points.
+func topNoise(sigma, sse float64, n int) float64 {
+	const priorDoF = 2
+	dof := float64(max(n-3, 0))
+	return math.Sqrt((priorDoF*sigma*sigma + sse) / (priorDoF + dof))
+}
+
+// gainPosterior is the posterior probability that the curve gains at
+// least gate per doubling between the top two points: every saturating
+// model of the fit's grid of bend positions v and sharpnesses p (flat
+// priors over both, log A profiled) is weighted by its likelihood under
+// Gaussian noise sigma on log throughput. Unlike the best fit's gain, it
+// counts how many curves the data allow on each side of the gate: a top
+// that only the sharpest bends placed just so can flatten is still
+// rising, and a rise that one noisy point makes is not.
+func gainPosterior(u, y, w []float64, sigma, gate float64) float64 {
 	n := len(u)
 	lg := math.Log(gate) * (u[n-1] - u[n-2])
-	_, cons, ok := gridFit(u, y, w, func(c saturating) bool { return c.at(u[n-1])-c.at(u[n-2]) < lg })
-	if !ok {
-		return math.Inf(1)
-	}
-	return (cons - m.sse(u, y, w)) / (sigma * sigma)
+	// Running sums of exp(−(sse − best)/2σ²), rescaled when a better
+	// model lowers best.
+	up, all, best := 0.0, 0.0, math.Inf(1)
+	eachModel(u, y, w, func(m saturating, sse float64) {
+		if sse < best {
+			f := math.Exp(-(best - sse) / (2 * sigma * sigma))
+			up, all, best = up*f, all*f, sse
+		}
+		l := math.Exp(-(sse - best) / (2 * sigma * sigma))
+		all += l
+		if m.at(u[n-1])-m.at(u[n-2]) >= lg {
+			up += l
+		}
+	})
+	return up / all
 }
 
 // robustFit is the unimodal isotonic fit of y, with one guard from §2.7:

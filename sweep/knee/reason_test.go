@@ -113,3 +113,49 @@ func TestDenseStillRisingTopDipIsUnsaturated(t *testing.T) {
 		})
 	}
 }
+
+// The saturation gate is a test on the top gain with noise: an arm is
+// unsaturated when the saturating curves the data allow gain at least
+// the gate between the top two points with odds above 85 % (90 % when
+// the last point dips), the noise being the default pooled with the
+// fit's residuals. Arms from the seeded corpora (synth.FieldCorpus and
+// synth.Corpus, seed 22 unless named; throughput rounded), each decided
+// the other way before: two still-rising arms whose noisy top (a dip at
+// c40 of 4..48, one at c40 of 5..45) left a knee "ambiguous", and three
+// saturating arms (noise-free top gain below the gate) whose last
+// step, with the noise taken as the 3 % default, read as still gaining;
+// now each keeps a knee (true knees c384, c16, c16), ambiguous within
+// the noise.
+func TestSaturationGateWeighsTheNoise(t *testing.T) {
+	arm := func(concs []int, tput []float64) *Arm {
+		a := &Arm{}
+		for i, c := range concs {
+			a.Samples = append(a.Samples, Sample{Conc: c, TotalTPS: &tput[i]})
+		}
+		return a
+	}
+	for _, tc := range []struct {
+		name  string
+		concs []int
+		tput  []float64
+		want  Status
+		knee  int
+	}{
+		{"field s0629: rising 5..45, dip at c40", []int{5, 10, 15, 20, 25, 30, 35, 40, 45},
+			[]float64{52, 107, 156, 186, 253, 318, 382, 335, 402}, StatusUnsaturated, 0},
+		{"field s0782: rising 4..48, dip at c40", []int{4, 16, 32, 40, 48},
+			[]float64{110, 447, 1066, 1016, 1247}, StatusUnsaturated, 0},
+		{"field s1127: saturating 128..576, σ 4%", []int{128, 256, 384, 512, 576},
+			[]float64{8024, 10508, 11234, 12415, 13023}, StatusAmbiguous, 384},
+		{"corpus s1931: saturating 8..32, σ 7%", []int{8, 10, 16, 32},
+			[]float64{10474, 11020, 12439, 14376}, StatusAmbiguous, 32},
+		{"field seed 11 s1047: saturating 8..32, σ 5%", []int{8, 10, 16, 32},
+			[]float64{5034, 5664, 6217, 7273}, StatusAmbiguous, 32},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Analyze(arm(tc.concs, tc.tput), Options{})
+			assert.Equal(t, tc.want, r.Status, r.Reason)
+			assert.Equal(t, tc.knee, r.Knee, r.Reason)
+		})
+	}
+}

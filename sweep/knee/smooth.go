@@ -36,7 +36,7 @@ var sharpness = []float64{1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6, 8, 12}
 // returns the model, the robust residual scale and the weights of the
 // final fit.
 func fitSaturating(u, y, w []float64) (saturating, float64, []float64) {
-	m, _, _ := gridFit(u, y, w, nil)
+	m := gridFit(u, y, w)
 	res := make([]float64, len(u))
 	for i := range u {
 		res[i] = math.Abs(y[i] - m.at(u[i]))
@@ -51,17 +51,29 @@ func fitSaturating(u, y, w []float64) (saturating, float64, []float64) {
 		}
 	}
 	if changed {
-		m, _, _ = gridFit(u, y, w2, nil)
+		m = gridFit(u, y, w2)
 	}
 	return m, scale, w2
 }
 
-// gridFit is the weighted least-squares model over the grid of p and v
-// among those keep accepts (every one when keep is nil), with its
-// weighted sum of squares; ok is false when keep accepts none.
-func gridFit(u, y, w []float64, keep func(saturating) bool) (best saturating, bestSSE float64, ok bool) {
+// gridFit is the weighted least-squares model over the grid of p and v.
+func gridFit(u, y, w []float64) saturating {
+	var best saturating
+	bestSSE := math.Inf(1)
+	eachModel(u, y, w, func(m saturating, sse float64) {
+		if sse < bestSSE {
+			best, bestSSE = m, sse
+		}
+	})
+	return best
+}
+
+// eachModel calls f with every model of the fit's grid (p in sharpness,
+// v from 4 doublings below the first point to 6 above the last in steps
+// of 0.05), log A fitted to (u, y) by weighted least squares, and its
+// weighted sum of squares.
+func eachModel(u, y, w []float64, f func(m saturating, sse float64)) {
 	lo, hi := u[0]-4, u[len(u)-1]+6
-	bestSSE = math.Inf(1)
 	sw := 0.0
 	for _, x := range w {
 		sw += x
@@ -69,26 +81,15 @@ func gridFit(u, y, w []float64, keep func(saturating) bool) (best saturating, be
 	for _, p := range sharpness {
 		for v := lo; v <= hi+1e-9; v += 0.05 {
 			m := saturating{v: v, p: p}
-			if keep != nil && !keep(m) {
-				continue
-			}
 			// log A = weighted mean of y − model(log A = 0)
 			s := 0.0
 			for i := range u {
 				s += w[i] * (y[i] - m.at(u[i]))
 			}
 			m.logA = s / sw
-			sse := 0.0
-			for i := range u {
-				d := y[i] - m.at(u[i])
-				sse += w[i] * d * d
-			}
-			if sse < bestSSE {
-				best, bestSSE, ok = m, sse, true
-			}
+			f(m, m.sse(u, y, w))
 		}
 	}
-	return best, bestSSE, ok
 }
 
 // sse is the weighted sum of squares of y about the model.

@@ -162,7 +162,11 @@ func AgenticTraces(seed uint64, n int) []Trace {
 			}
 			return h
 		}
-		prefix := func(h []int64, tokens int) []int64 { return append([]int64(nil), h[:(tokens+bs-1)/bs]...) }
+		// A request's blocks are a prefix of its context's, which only grows
+		// (a compaction starts a new one): the request shares the context's
+		// array, capped at its length, instead of copying it (the set is
+		// tens of MB as copies; the replay only reads the ids).
+		prefix := func(h []int64, tokens int) []int64 { n := (tokens + bs - 1) / bs; return h[:n:n] }
 		turns := 20 + rng.IntN(41)
 		spawnAt := -1
 		if rng.IntN(5) < 2 {

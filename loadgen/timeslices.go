@@ -139,6 +139,13 @@ func writeTimeslicesCSV(out io.Writer, ts []recordSlice) error {
 		stats[i] = "," + csvField(st) + ","
 	}
 	heads := map[[2]string][]byte{} // tag and unit: "name,unit"
+	statIndex := make(map[string]int, len(summaryCSVStats))
+	for j, st := range summaryCSVStats {
+		statIndex[st] = j
+	}
+	// A block's statistics by summaryCSVStats index, found in one pass
+	// over it (the last field of a name wins, as object.get has it).
+	vals := make([]any, len(summaryCSVStats))
 	var blocks []field
 	var lead []byte // "i,start,end,"
 	for i, s := range ts {
@@ -155,15 +162,23 @@ func writeTimeslicesCSV(out io.Writer, ts []recordSlice) error {
 			if !ok {
 				continue
 			}
-			unit, _ := b.get("unit").(string)
+			clear(vals)
+			var unit string
+			for _, sf := range b {
+				if j, ok := statIndex[sf.Key]; ok {
+					vals[j] = sf.Value
+				} else if sf.Key == "unit" {
+					unit, _ = sf.Value.(string)
+				}
+			}
 			head, ok := heads[[2]string{f.Key, unit}]
 			if !ok {
 				name := strings.TrimSuffix(displayName(f.Key, unit), " ("+unit+")")
 				head = []byte(csvField(name) + "," + csvField(unit))
 				heads[[2]string{f.Key, unit}] = head
 			}
-			for j, st := range summaryCSVStats {
-				v, ok := statNumber(b.get(st))
+			for j := range summaryCSVStats {
+				v, ok := statNumber(vals[j])
 				if !ok {
 					continue
 				}

@@ -266,9 +266,17 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 	}
 	close(work)
 	wg.Wait()
-	var out []Record
+	n := 0
+	for _, b := range batches {
+		n += len(b.recs)
+	}
+	var out []Record // nil without records, as before
+	if n > 0 {
+		out = make([]Record, 0, n)
+	}
 	for _, b := range batches {
 		out = append(out, b.recs...)
+		b.recs = nil
 		if b.err != nil {
 			return out, b.err
 		}

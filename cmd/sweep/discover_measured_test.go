@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/internal/selfexe"
+	"sweep/sweep/campaign"
+	"sweep/sweep/knee"
+)
+
+// TestDiscoverMeasuredKeyAsOnTheCluster is issue 28's acceptance, run as
+// a user runs it: `sweep discover --simulate --config-keys
+// qwen3.5-fp8-mi325x-sglang-agentic-mtp` with the key's own settings
+// (official conc-lists, agentx-fast durations, the simulated clock). The
+// cluster measured (the InferenceX PR that added the recipe; the
+// config's comment in configs/amd-master.yaml) TP2/EP2 peaking at c4,
+// TP4 and TEP4 at c40, TP8 and TEP8 at c64, with the next official point
+// after each peak its throughput cliff (TEP8's c64 is its grid's top) and
+// every official point green. The simulated discovery must peak within
+// one grid step of each, fall off after the peak where the cluster did,
+// and run all 32 points green.
+//
+// The discovery runs as its own process from the test's build without
+// the race detector, as the simulated points' processes do: its numbers
+// come from the simulated clock, not the wall clock, so a loaded machine
+// changes nothing but the time it takes.
+func TestDiscoverMeasuredKeyAsOnTheCluster(t *testing.T) {
+	bin, err := selfexe.Path()
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "d")
+	cmd := exec.CommandContext(t.Context(), bin, "discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--no-report", "--out", out)
+	log, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", log)
+	assert.Contains(t, string(log), "32 ok, 0 failed, 0 not run")
+
+	var sum campaign.Summary
+	data, err := os.ReadFile(filepath.Join(out, campaign.SummaryJSON))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sum))
+	require.Len(t, sum.Points, 32, "the key's official points")
+	for _, p := range sum.Points {
+		assert.Equal(t, campaign.StatusOK, p.Status, "%s", p.ID)
+	}
+
+	measured := []struct {
+		arm   string // the arm label's parallelism
+		peak  int
+		cliff bool // the official point after the peak fell off on the cluster
+	}{
+		{"tp2 ep2", 4, true},
+		{"tp4", 40, true},
+		{"tp4 ep4", 40, true},
+		{"tp8", 64, true},
+		{"tp8 ep8", 64, false}, // c64 is the top of TEP8's grid
+	}
+	results, err := knee.ReadAnalyze(t.Context(), out, knee.Options{})
+	require.NoError(t, err)
+	require.Len(t, results, len(measured))
+	for _, m := range measured {
+		i := slices.IndexFunc(results, func(r *knee.Result) bool { return strings.HasSuffix(r.Arm.Identity.Label(), " mtp "+m.arm) })
+		require.GreaterOrEqual(t, i, 0, "no arm %s", m.arm)
+		r := results[i]
+		var grid []int
+		var tput = map[int]float64{}
+		for _, p := range r.Points {
+			grid = append(grid, p.Conc)
+			if p.Throughput != nil {
+				tput[p.Conc] = *p.Throughput
+			}
+		}
+		at := slices.Index(grid, m.peak)
+		require.GreaterOrEqual(t, at, 0, "%s: the measured peak c%d is not on the grid %v", m.arm, m.peak, grid)
+		got := slices.Index(grid, r.Peak)
+		assert.LessOrEqual(t, max(got-at, at-got), 1, "%s: simulated peak c%d, measured c%d (grid %v): %s", m.arm, r.Peak, m.peak, grid, r.Reason)
+		if !m.cliff {
+			continue
+		}
+		require.Less(t, at+1, len(grid), "%s: no point after the measured peak", m.arm)
+		next := grid[at+1]
+		assert.NotEmpty(t, r.Cliff, "%s: no cliff after the peak: %s", m.arm, r.Reason)
+		assert.Less(t, tput[next], 0.5*r.PeakValue, "%s: c%d (%.0f tok/s/GPU) is not past the cliff from the peak %.0f", m.arm, next, tput[next], r.PeakValue)
+	}
+}

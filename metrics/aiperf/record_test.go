@@ -196,3 +196,20 @@ func TestReadRecordsInBatches(t *testing.T) {
 	assert.Equal(t, want, got)
 	assert.Len(t, got, 1000)
 }
+
+// BenchmarkReadRecords reads a 20-minute concurrency-32 point's worth of
+// records (3,345: the three written records, repeated), as the runner
+// does after each point.
+func BenchmarkReadRecords(b *testing.B) {
+	written, err := os.ReadFile(filepath.Join("testdata", "records_written.jsonl"))
+	require.NoError(b, err)
+	data := bytes.Repeat(written, 1115)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		recs, err := ReadRecords(bytes.NewReader(data), RecordsFile)
+		if err != nil || len(recs) != 3345 {
+			b.Fatal(len(recs), err)
+		}
+	}
+}

@@ -122,7 +122,19 @@ func resolveDataset(o *Options, warn func(string)) (*dataset, error) {
 			}
 			return &dataset{SourceType: "public_dataset", Loader: loader, HFName: repo, Path: snap, Traces: ts}, nil
 		}
+		if uncapped(repo) {
+			warn(fmt.Sprintf("dataset %s is not in the local Hugging Face cache (%s); replaying the built-in long-context synthetic agentic trace set instead", repo, strings.Join(hfCacheDirs(), ", ")))
+			return &dataset{SourceType: "builtin", Loader: "sweep_synthetic_agentic_long", Traces: LongAgenticTraces(builtinTraceSeed, builtinTraceCount)}, nil
+		}
 		warn(fmt.Sprintf("dataset %s is not in the local Hugging Face cache (%s); replaying the built-in synthetic agentic trace set instead", repo, strings.Join(hfCacheDirs(), ", ")))
 	}
 	return &dataset{SourceType: "builtin", Loader: "sweep_synthetic_agentic", Traces: AgenticTraces(builtinTraceSeed, builtinTraceCount)}, nil
+}
+
+// uncapped reports whether a cc-traces corpus keeps the requests past 256k
+// tokens that its -256k variant drops: the corpus InferenceX replays to
+// model families with a 1M-token native context, stood in for by
+// LongAgenticTraces.
+func uncapped(repo string) bool {
+	return strings.HasPrefix(repo, "semianalysisai/cc-traces-weka-") && !strings.HasSuffix(repo, "-256k")
 }

@@ -223,7 +223,13 @@ func TestResolveDatasetFromHFCache(t *testing.T) {
 	ds, err := resolveDataset(&o, func(s string) { warned = append(warned, s) })
 	require.NoError(t, err)
 	assert.Equal(t, "builtin", ds.SourceType, "not cached: fall back to the built-in set")
+	assert.Equal(t, "sweep_synthetic_agentic_long", ds.Loader, "the uncapped corpus falls back to the long set")
 	require.Len(t, warned, 1)
+	o.PublicDataset = "semianalysis_cc_traces_weka_062126_256k"
+	capped, err := resolveDataset(&o, func(string) {})
+	require.NoError(t, err)
+	assert.Equal(t, "sweep_synthetic_agentic", capped.Loader, "the 256k-capped corpus falls back to the capped set")
+	o.PublicDataset = "semianalysis_cc_traces_weka_062126"
 
 	snap := cache + "/datasets--semianalysisai--cc-traces-weka-062126/snapshots/abc"
 	require.NoError(t, mkdirCopy(wekaSample, snap+"/traces.jsonl"))

@@ -189,3 +189,32 @@ func TestCheckAiperfWeka(t *testing.T) {
 		assert.Contains(t, err.Error(), want)
 	}
 }
+
+// TestLongAgenticTracesRunOnPastTheCap: the long built-in set (the
+// uncapped corpus's stand-in) keeps the capped set's per-turn shape but
+// its sessions run about four times as far, up to the 1M limit, and the
+// capped set is unchanged by its existence.
+func TestLongAgenticTracesRunOnPastTheCap(t *testing.T) {
+	stats := func(ts []Trace) (mean float64, most int) {
+		var sum, n float64
+		for _, tr := range ts {
+			for _, r := range tr.Requests {
+				if r.Type == "n" {
+					sum += float64(r.In)
+					n++
+					most = max(most, r.In)
+					assert.Len(t, r.HashIDs, (r.In+63)/64)
+				}
+			}
+		}
+		return sum / n, most
+	}
+	capped, cappedMax := stats(AgenticTraces(builtinTraceSeed, builtinTraceCount))
+	long, longMax := stats(LongAgenticTraces(builtinTraceSeed, builtinTraceCount))
+	assert.InDelta(t, 74_000, capped, 4_000)
+	assert.LessOrEqual(t, cappedMax, 124_000)
+	assert.InDelta(t, 4, long/capped, 0.5, "mean input %.0f against %.0f", long, capped)
+	assert.Greater(t, longMax, 256_000, "the long set has requests the 256k cap drops")
+	assert.LessOrEqual(t, longMax, 1_000_000)
+	assert.NoError(t, CheckAiperfWeka("LongAgenticTraces", bytes.NewReader(encodeTraces(t, LongAgenticTraces(builtinTraceSeed, 8)))))
+}

@@ -118,7 +118,7 @@ func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 // research notes (mean input about 68k tokens, median about 74k, mean
 // output about 430), reached by construction:
 //
-//   - 20-60 main-agent turns. The first prompt is a system prompt and
+//   - 20-60 main-agent turns (60-180 in the long set, below). The first prompt is a system prompt and
 //     tool definitions of 12,288 tokens (192 blocks of 64) plus a task and
 //     repository context of 10-24k tokens.
 //   - Every later turn resends the whole history: the previous input, the
@@ -126,7 +126,7 @@ func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 //     capped at 24k), so its hash ids extend the previous turn's.
 //   - Near the 128k context limit (above 118k tokens) the history is
 //     compacted: the system prompt blocks stay, the rest restarts at
-//     28-42k tokens of new content.
+//     28-42k tokens of new content (near 1M, above 990k, in the long set).
 //   - Outputs are lognormal (median 300 tokens, mean about 430, 8 to
 //     4,000); think time (tool execution between turns) is lognormal with
 //     a median of 1.5 s, capped at 60 s.
@@ -135,14 +135,42 @@ func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 //     context from 3-9k tokens.
 //
 // Hash ids are local to each trace (hash_id_scope "local").
-func AgenticTraces(seed uint64, n int) []Trace {
+func AgenticTraces(seed uint64, n int) []Trace { return agenticTraces(seed, n, cappedCorpus) }
+
+// LongAgenticTraces generates n traces shaped like the unfiltered corpus
+// InferenceX replays to model families with a 1M-token native context
+// (resolve_trace_source: dsv4, glm5.2, minimaxm3 and kimik3 get
+// semianalysis_cc_traces_weka_062126, every other family its 256k-capped
+// variant, which drops each request whose input and output exceed 256k
+// tokens). Its sessions run on instead of stopping at the cap: the shape
+// of AgenticTraces with three times the turns (60-180) and compaction
+// near the 1M limit (above 990k tokens, the base corpus's per-request
+// input cap), so a session keeps about four times the capped set's
+// context (mean input about 320k tokens against about 74k). The factor
+// is what InferenceX's published MiniMax-M3 runs imply: a resident
+// session of about 300-430k tokens (vLLM's KV pool over the concurrency
+// of its HBM cliff: c5-c6 on H100, c10 on H200, c5-c15 on B200 TP4 with
+// a 398 GB pool, twice that on B300) against the capped set's 85k.
+func LongAgenticTraces(seed uint64, n int) []Trace { return agenticTraces(seed, n, longCorpus) }
+
+// corpusShape is what tells the capped and the long built-in sets apart.
+type corpusShape struct {
+	minTurns, maxTurns    int
+	compactAt, maxContext int
+}
+
+var (
+	cappedCorpus = corpusShape{minTurns: 20, maxTurns: 60, compactAt: 118_000, maxContext: 128_000}
+	longCorpus   = corpusShape{minTurns: 60, maxTurns: 180, compactAt: 990_000, maxContext: 1_000_000}
+)
+
+func agenticTraces(seed uint64, n int, c corpusShape) []Trace {
 	rng := rand.New(rand.NewPCG(seed, 0xa9e7_1c5e))
 	const (
-		bs         = 64
-		sysBlocks  = 192 // 12,288 tokens
-		compactAt  = 118_000
-		maxContext = 128_000
+		bs        = 64
+		sysBlocks = 192 // 12,288 tokens
 	)
+	compactAt, maxContext := c.compactAt, c.maxContext
 	logn := func(median, sigma float64) float64 { return median * math.Exp(sigma*rng.NormFloat64()) }
 	output := func() int { return min(4000, max(8, int(logn(300, 0.85)))) }
 	think := func() float64 { return min(60, logn(1.5, 1.1)) }
@@ -162,12 +190,11 @@ func AgenticTraces(seed uint64, n int) []Trace {
 			}
 			return h
 		}
-		// A request's blocks are a prefix of its context's, which only grows
-		// (a compaction starts a new one): the request shares the context's
-		// array, capped at its length, instead of copying it (the set is
-		// tens of MB as copies; the replay only reads the ids).
+		// A request's hash ids are a prefix of its context's, sharing its
+		// array (capped, so nothing appends into another's): a long set
+		// copied per request would hold gigabytes.
 		prefix := func(h []int64, tokens int) []int64 { n := (tokens + bs - 1) / bs; return h[:n:n] }
-		turns := 20 + rng.IntN(41)
+		turns := c.minTurns + rng.IntN(c.maxTurns-c.minTurns+1)
 		spawnAt := -1
 		if rng.IntN(5) < 2 {
 			spawnAt = 2 + rng.IntN(turns-3)

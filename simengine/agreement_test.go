@@ -19,16 +19,28 @@ import (
 	"sweep/sweep/knee"
 )
 
-// traceShape is the built-in agentic trace set (loadgen.AgenticTraces)
-// reduced to the averages a closed loop needs: a system prompt shared by
-// every session, a first task context, a tool result and the previous
-// output added per turn, compaction near the context limit, outputs and
-// think time.
-var traceShape = struct {
+// tracesShape is a built-in agentic trace set (loadgen's) reduced to the
+// averages a closed loop needs: a system prompt shared by every session,
+// a first task context, a tool result and the previous output added per
+// turn, compaction near the context limit, outputs and think time, and
+// the KV one live session keeps in the prefix cache.
+type tracesShape struct {
 	system, first, perTurn, compactAt, restart int
 	output                                     int
 	think                                      float64 // mean seconds
-}{system: 12_288, first: 72_000, perTurn: 3_400, compactAt: 124_000, restart: 72_000, output: 430, think: 2.75}
+	session                                    float64 // KV tokens a live session keeps
+}
+
+// traceShape is the capped set (loadgen.AgenticTraces), which stands in
+// for the 256k-capped corpus InferenceX replays to most model families.
+var traceShape = tracesShape{system: 12_288, first: 72_000, perTurn: 3_400, compactAt: 124_000, restart: 72_000, output: 430, think: 2.75, session: sessionKVTokens}
+
+// longTraceShape is the long set (loadgen.LongAgenticTraces), which stands
+// in for the uncapped corpus replayed to the families with a 1M-token
+// native context: the same turns with four times the context (its mean
+// input is 4.3 times the capped set's, 3.9 times in the middle half of a
+// trace, where the load generator's lanes start).
+var longTraceShape = tracesShape{system: 12_288, first: 4 * 72_000, perTurn: 3_400, compactAt: 4 * 124_000, restart: 4 * 72_000, output: 430, think: 2.75, session: 4 * sessionKVTokens}
 
 // armPoint is what the closed loop of one official point measured.
 type armPoint struct {
@@ -208,9 +220,8 @@ func armCurve(t testing.TB, a plannedArm, seconds float64) []armPoint {
 // once. Past the pool (and the host tier), sessions evict each other: a
 // turn computes its whole prompt and the pool holds only the sessions
 // that fit.
-func steadyPoint(cfg Config, conc int) armPoint {
+func steadyPoint(cfg Config, conc int, sh tracesShape) armPoint {
 	capa := newCapacity(cfg)
-	sh := traceShape
 	// The mean prompt of the shape (its contexts run from first to
 	// compactAt); what a session keeps in the pool is sessionKVTokens,
 	// the measured figure.
@@ -228,8 +239,8 @@ func steadyPoint(cfg Config, conc int) armPoint {
 	inFlight := n
 	load := 0.0
 	hit := 1 - uncached/prompt
-	if fit := float64(capa.poolTokens) / sessionKVTokens; n > fit {
-		if n > fit+float64(capa.hostTokens)/sessionKVTokens {
+	if fit := float64(capa.poolTokens) / sh.session; n > fit {
+		if n > fit+float64(capa.hostTokens)/sh.session {
 			uncached, hit = prompt, 0
 			inFlight = math.Max(math.Floor(fit), 1)
 		} else {
@@ -333,7 +344,7 @@ func TestAgreementWithOfficialWindows(t *testing.T) {
 			for i, c := range a.concs {
 				if !seen[c] {
 					seen[c] = true
-					pts = append(pts, steadyPoint(a.points[i], c))
+					pts = append(pts, steadyPoint(a.points[i], c, a.traces))
 				}
 			}
 			slices.SortFunc(pts, func(x, y armPoint) int { return x.conc - y.conc })

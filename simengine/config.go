@@ -82,7 +82,7 @@ type Config struct {
 	// ChunkSize is the prefill token budget per step (SGLang
 	// --chunked-prefill-size, vLLM --max-num-batched-tokens).
 	ChunkSize     int
-	ContextLength int // default 262144
+	ContextLength int // default the model's native context (262144 unless its family says otherwise)
 	// NoPrefixCache is SGLang --disable-radix-cache or vLLM
 	// --no-enable-prefix-caching.
 	NoPrefixCache bool
@@ -216,7 +216,8 @@ func (c Config) Normalize() (Config, error) {
 		c.ChunkSize = map[configs.Engine]int{configs.SGLang: 16384, configs.VLLM: 8192}[c.Engine]
 	}
 	if c.ContextLength <= 0 {
-		c.ContextLength = 262144
+		// The model's native context, as the engines default to it.
+		c.ContextLength = shapeOf(c.ModelPath).context
 	}
 	if c.StreamInterval <= 0 {
 		c.StreamInterval = 1

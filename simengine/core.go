@@ -388,7 +388,7 @@ func (r *rank) step(start float64) (float64, []delivery) {
 		}
 		for _, c := range chunks {
 			mid := float64(c.q.computed) + float64(c.n)/2
-			dur += float64(c.n)*r.capa.perPrefill*(1+mid/1000*0.02) + c.q.loading
+			dur += float64(c.n)*r.capa.perPrefill*(1+mid*r.capa.perPrefillCtx) + c.q.loading
 			c.q.loading = 0
 			prefillTokens += c.n
 			if c.q.computed == c.q.cached && c.q.generated == 0 {

@@ -152,23 +152,26 @@
 //
 //	qwen3.5-fp8-mi325x-sglang-agentic-mtp, TEP8 (SGLang, KV pool 6.17M tokens)
 //	conc      4      16     24     32     40     48     64
-//	tok/s/GPU 6668  19429  23522  26162  27604  28258  28685
-//	tok/s/usr  184    101     73     56     45     36     26
+//	tok/s/GPU 7010  16913  19597  21200  22345  22528  23058
+//	tok/s/usr  168     80     56     42     34     27     20
 //
 // Peak at 64, the last point of the arm's grid, as on the cluster; the
 // knee (95 % of the peak) is between 32 and 40 within noise. TP8's grid
 // goes on to 80, where 80 sessions of about 85k tokens need more than the
 // 6.17M-token pool, prefixes are evicted and recomputed and throughput
-// falls to 11584 tok/s/GPU.
+// falls to 4227 tok/s/GPU.
 //
-//	minimaxm3-fp8-mi325x-vllm-agentic-mtp, TP8 (vLLM, KV pool 11.3M tokens)
-//	conc      1     2     4     8     10     12     14     16     18
-//	tok/s/GPU 1803  3141  5745  9586  11396  12670  13908  15048  15826
+//	minimaxm3-fp8-mi325x-vllm-agentic-mtp, TP8 (vLLM, KV pool 7.5M tokens)
+//	conc      1     2      4      8      10     12     14     16     18
+//	tok/s/GPU 7100  10613  17928  30399  33173  36512  37048  37962  37160
 //
-// Unsaturated in InferenceX's range: its grid stops at conc 18, whose
-// live contexts (about 1.5M tokens) fit the pool seven times over (4 KV
-// heads, replicated at TP8), so throughput still gains 5 % per step and
-// there is no knee to find. The
+// MiniMax-M3 is one of the families InferenceX replays its uncapped
+// corpus to, so the load generator replays the long built-in set: about
+// 340k tokens a live session, so 18 sessions fill the pool (its 4 KV
+// heads replicated at TP8 and the indexer's key on every GPU) and c18
+// falls below c16; the knee finder still reads the grid's top as gaining
+// (24 % per doubling fitted), where the cluster's window ends. Before the
+// long set the pool held seven times the grid's live contexts. The
 // pool is what moves a knee: a smaller one (--mem-fraction-static,
 // --gpu-memory-utilization) or fewer GPUs per server (less HBM for KV)
 // brings it to lower concurrency (the capacity tests check the curve's
@@ -200,50 +203,67 @@
 // the 15 % draft share are fitted to these three capacities;
 // TestCapacityMatchesMeasuredQwen35MI325X holds them.
 //
-// The other planned agentic keys' official conc-lists were also chosen
-// around their measured knees; scripts/sim-agreement.sh runs their
-// simulated discoveries one key at a time and counts the keys whose
-// points are all green with each arm's knee inside its window, and
+// The other planned agentic keys' official conc-lists were chosen from
+// their own fast discoveries (InferenceX's notes say so for the MI300X
+// Qwen3.5 key, "peaks at c24", and for MiniMax-M3's resident HBM cliffs:
+// c5-c6 on H100, c10 on H200, c5-c15 on B200 TP4; others were bring-up or
+// Pareto grids); scripts/sim-agreement.sh runs their simulated
+// discoveries one key at a time and counts the keys whose points are all
+// green with each arm's knee inside its window, and
 // TestAgreementWithOfficialWindows judges the same windows in seconds
 // from the capacity model's steady state (testdata/simengine/
-// agreement.golden; its verdict is the discovery's on 28 of the 31 keys,
-// the three others failing points past a cliff, which it does not model,
-// and its every arm's on 22). On the 31 single-node keys (Dec 2026):
-// simulated discovery 4 agree before and after, 38 failed points before,
-// 21 after; the steady state 6 before, 7 after. Agree now: this key,
-// qwen3.5-fp8-mi300x-sglang, dsv4-fp4-mi355x-vllm,
-// qwen3.5-fp4-b300-sglang-power-ab; kimik3-fp4-b300-vllm-dspark agreed
-// before and now fails its c70 offload point (Kimi K3's 2.8T weights
-// leave a pool of 69 sessions a GPU set, not 77). What this model changed: a decode step reads
-// the KV each attention GPU keeps, not an even share of it (an MLA
-// latent, or a head past the model's KV heads, is read whole on every
-// GPU); DP-attention ranks share the experts' compute (before, DP
-// attention made 3 to 8 times a TP arm's tokens per GPU, so its windows
-// read unsaturated); an MTP verify computes every draft token; GLM-5.x,
-// Kimi K3 and DeepSeek-V4's compressed rows have their public shapes
-// (DeepSeek-V4's pool grows about 6 times, so its TP arms lose the
-// cliff the V3-sized latent gave them). The disagreements left, by
-// family: (1) windows of a few concurrencies on large MoE models at TP4
-// to TP8 (MiniMax-M3, GLM-5.2, Kimi K3, DeepSeek-V4, Qwen3.5 on MI355X
-// and H200): the measured knee is at c4 to c18 with a pool of tens of
-// sessions, so the hardware saturates on compute that the step model
-// does not have (prefill attention over long contexts and DSA's indexer
-// are one context factor; the hybrid models' per-request linear-attention
-// state is not modelled); (2) offload arms whose windows begin past the
-// device pool (Qwen3.5 on B200 and B300, DeepSeek-V4 DP attention): the
-// simulated curve is flat there (saturated-at-min), because the device
-// pools of Qwen3.5 on NVIDIA hold fewer sessions than their windows
-// imply; (3) tight fits (Qwen3.5 on H100 TP8, on B300 TP2 FP8), where
-// the 15 % draft share fitted on MI325X leaves less than a session; (4)
-// official points past a simulated cliff, green on the hardware, that
-// fail with more than 10 % of their requests cut off (21 points: those of
-// (3), DeepSeek-V4 on B300 TP4 c20-c64, Qwen3.5 FP4 on B200 TP4 c60-c64,
-// the c70 and c576 offload points of Kimi K3 and DeepSeek-V4 on B300). The
-// measured capacities do not fit one KV size per token across vendors:
-// MI325X's cliffs need about 20 KB per GPU per token of what the weights
-// leave, B300 TP2's window to c32 at most 1 KB; so (2) and (3) need a
-// model of SGLang's hybrid-model memory split or an NVIDIA measurement,
-// not a constant.
+// agreement.golden), each arm replaying the trace set its loader falls
+// back to. On the 31 single-node keys: the steady state 7 agree before
+// the long sessions, 13 after. Full discoveries of keys the change
+// should move: glm5.2-fp8-mi325x now agrees (knee c2, was unsaturated),
+// dsv4-fp4-mi355x-vllm still agrees, minimaxm3-fp8-mi325x peaks at c16
+// with c18 below it but is still read unsaturated (above),
+// minimaxm3-fp4-b300's TP4 arm is unsaturated at c20 and its two offload
+// points cut off more than 10 % of their requests (long requests in
+// flight at the end of the window), minimaxm3-fp8-h200's resident arm
+// has its knee at c6 and its cliff at c10 (the cluster's resident knee is
+// c10) and its two Mooncake points fail the same way, glm5.2-fp4-b300
+// has its knee at c8 (the cluster's notes: HBM outgrown past c8) but its
+// HiCache tier does not carry c16, glm5.2-fp4-b200's HiCache arm is
+// erratic (c8 below c12), and minimaxm3-fp8-h100 holds one session
+// (below): with long sessions the host tiers are where simulation and
+// hardware now part. The largest family
+// of disagreements was the workload, not the step model: InferenceX
+// replays the uncapped cc-traces corpus to the families with a 1M-token
+// native context (DeepSeek-V4, GLM-5.2, Kimi K3, MiniMax-M3;
+// resolve_trace_source) and its 256k-capped variant to the others, and
+// those families' measured cliffs put a resident session at about
+// 300-430k tokens, not the capped set's 85k. The load generator now falls
+// back to a long built-in set for an uncapped corpus
+// (loadgen.LongAgenticTraces, about four times the context), an engine
+// serves the model's native context by default (1M for those families),
+// MiniMax-M3 keeps its indexer's key per token on every GPU beside the KV
+// (vLLM's 37.62 GiB per 1M-token request at TP2), and the prefill's
+// growth with the context is the family's attention where it is public
+// (DSA's and MiniMax-M3's indexers, DeepSeek-V4's compressed rows, Kimi
+// K3's MLA layers; Qwen3.5 keeps the generic 2 % per 1,000 tokens its
+// measurements were fitted with). Earlier changes: a decode step reads
+// the KV each attention GPU keeps (an MLA latent, or a head past the
+// model's KV heads, is read whole on every GPU); DP-attention ranks share
+// the experts' compute; an MTP verify computes every draft token. The
+// disagreements left, by family: (1) windows of a few concurrencies still
+// unsaturated in the steady state (Qwen3.5 on MI355X and H200, DeepSeek-V4
+// on MI355X SGLang, B200 and B300 TP4, Kimi K3 on MI355X, MiniMax-M3 on
+// MI300X and MI355X TP2, GLM-5.2 FP4 MI355X TP8): their pools still hold
+// more sessions than the windows, and DeepSeek-V4's engine-side pool
+// split (SWA rows, --swa-full-tokens-ratio) is not modelled; (2) offload
+// arms whose windows begin past the device pool (Qwen3.5 on B200 and
+// B300, DeepSeek-V4 DP attention, MiniMax-M3 FP4 B200): the simulated
+// curve is flat there (saturated-at-min); (3) tight fits (Qwen3.5 on H100
+// TP8 and B300 TP2 FP8, DeepSeek-V4 SGLang B300 TP4 with long sessions),
+// where the pool holds about one session; vLLM's --cpu-offload-gb
+// (MiniMax-M3 on H100 moves 26 GB of weights a GPU to the host) is not
+// modelled either; (4) official points past a simulated cliff that were
+// green on the hardware. The measured capacities do not fit one KV size
+// per token across vendors: MI325X's cliffs need about 20 KB per GPU per
+// token of what the weights leave, B300 TP2's window to c32 at most 1 KB;
+// so (2) and (3) need a model of SGLang's hybrid-model memory split or an
+// NVIDIA measurement, not a constant.
 //
 // What the model represents: where the KV pool overflows (the cliff) as a
 // function of GPU memory, memory fraction, weights, TP, DP attention and
@@ -256,7 +276,10 @@
 // HIP graphs and the chunked-prefill activations as anything but a fixed
 // 1 GB, the hybrid models' per-request state slots apart from the
 // per-token average (Qwen3.5's Gated DeltaNet, Kimi K3's KDA), sparse
-// attention's top-k reads (DSA reads the whole cache here), kernel choices, collective and network variance, DP
+// attention's top-k reads in decode (DSA reads the whole cache here; its
+// prefill cost is the indexer's), the traces' real corpus (the built-in
+// capped and long sets stand in for it when it is not cached),
+// kernel choices, collective and network variance, DP
 // attention's load imbalance, LMCache's tier (its own server holds the
 // size, not the engine's flags), HiCache's storage backends and overlap
 // of loads with compute, and any engine version's scheduler details.

@@ -51,6 +51,20 @@ type modelShape struct {
 	// kvBytes, when positive, is the family's KV footprint per token with
 	// an 8-bit cache, all heads and layers (see kvBytesPerToken).
 	kvBytes float64
+	// indexBytes is what a sparse-attention indexer caches per token
+	// beside the KV, replicated on every attention GPU (one key for all
+	// its heads, so it does not shard with them).
+	indexBytes float64
+	// context is the native context length, what an engine serves when
+	// no flag sets it.
+	context int
+	// attnFLOPs, when positive, is what attention computes per prompt
+	// token per token of context before it, all layers (16-bit FLOPs
+	// counted twice, as they run at half the 8-bit rate): the prefill's
+	// cost growing with the context. 0 keeps the generic 2 % of a token's
+	// other compute per 1,000 tokens of context, which the MI325X Qwen3.5
+	// measurements were fitted with.
+	attnFLOPs float64
 }
 
 // families holds the architecture facts the name alone does not give,
@@ -86,7 +100,21 @@ var families = []struct {
 	// row is the 512-dim head at FP8 with its 64 rope dims in BF16 and
 	// scales (vLLM's fp8_ds_mla layout, 584 bytes), an indexer key 132
 	// bytes: 30 × (584+132)/4 + 29 × 584/128 ≈ 5,500 bytes a token.
-	{"deepseek-v4", func(s *modelShape) { s.kvBytes = 30*(584+132)/4 + 29*584/128 }},
+	// Its native context is 1M tokens (the model card), as are GLM-5.2's,
+	// Kimi K3's and MiniMax-M3's (InferenceX's resolve_trace_source replays
+	// the uncapped corpus to these four families for that reason; the
+	// MiniMax-M3 notes: "the model's 1,048,576-token max_model_len").
+	//
+	// Its attention scores only the compressed rows: the CSA layers' indexer
+	// (DeepSeek-V3.2's lightning indexer, 64 heads of 128 at FP8) over one
+	// row per 4 tokens, the HCA layers attend densely to one row per 128
+	// (taken as V3's 128 heads, not published beside V4's totals; the
+	// 512-dim head for QK and V, 16-bit): 30 × 64 × 128 ×
+	// 2 / 4 + 2 × 29 × 128 × 2 × 1024 / 128 FLOPs per token of context.
+	{"deepseek-v4", func(s *modelShape) {
+		s.kvBytes, s.context = 30*(584+132)/4+29*584/128, 1<<20
+		s.attnFLOPs = 30*64*128*2/4 + 2*29*128*2*1024/128
+	}},
 	{"deepseek-v4-pro", func(s *modelShape) { s.totalB, s.activeB, s.weightBytes = 1600, 49, 0.55 }},
 	// GLM-5, 5.1 and 5.2 (GlmMoeDsaForCausalLM): 744B parameters, 40B
 	// active (GLM-5's model card); 78 layers of MLA with DeepSeek Sparse
@@ -94,26 +122,46 @@ var families = []struct {
 	// kv_lora_rank 512 + rope 64 per layer and token, kept whole on every
 	// attention GPU, plus the DSA indexer's key (128 per layer in
 	// DeepSeek-V3.2's layout, which GLM-5 adopts): 78 × 704 bytes at FP8.
+	//
+	// DSA attends to the top 2,048 tokens only; what grows with the
+	// context is the indexer scoring every token: 32 heads of 128 at FP8
+	// in each layer (GLM-5's index_n_heads, index_head_dim).
 	{"glm-5", func(s *modelShape) {
 		s.totalB, s.activeB = 744, 40
 		s.kvHeads, s.kvBytes = 1, 78*(576+128)
+		s.attnFLOPs = 78 * 32 * 128 * 2
 	}},
+	{"glm-5.2", func(s *modelShape) { s.context = 1 << 20 }},
 	// Kimi K3: 2.8T parameters, about 104B active, routed experts in
 	// MXFP4 (4.25 bits) and the rest in 8 bits: about 0.55 bytes a
 	// parameter, as DeepSeek-V4-Pro. Of its 93 layers, 24 are gated MLA
 	// without RoPE (one latent of kv_lora_rank 512, Kimi K2's, kept whole
 	// on every attention GPU) and 69 Kimi Delta Attention, whose
-	// recurrent state is per request, not per token (not modelled).
+	// recurrent state is per request, not per token (not modelled). Only
+	// the MLA layers' attention grows with the context: Kimi K2's 64 heads
+	// of 192 (QK) and 128 (V) dimensions, 16-bit.
 	{"kimi-k3", func(s *modelShape) {
 		s.totalB, s.activeB, s.weightBytes = 2800, 104, 0.55
-		s.kvHeads, s.kvBytes = 1, 24*512
+		s.kvHeads, s.kvBytes, s.context = 1, 24*512, 1<<20
+		s.attnFLOPs = 2 * 24 * 64 * 2 * (192 + 128)
 	}},
 	// MiniMax-M3: 428B parameters, about 23B active; 60 layers of GQA with
 	// 4 KV heads of dimension 128 (NVIDIA Megatron Bridge's MiniMax-M3
-	// page): 60 × 4 × 128 × 2 (K and V) bytes at FP8.
+	// page): 60 × 4 × 128 × 2 (K and V) bytes at FP8. Layers 3 to 59 are
+	// block-sparse: a lightning indexer keeps one 128-dim key per token,
+	// replicated for all heads (TensorRT-LLM's MiniMaxM3SparseAttentionConfig:
+	// a paged side index-K cache of [slots, 1, 128]), 57 × 136 bytes at FP8
+	// with its scale. Together they are vLLM's own account: one request at
+	// the 1,048,576-token max_model_len needs 37.62 GiB per GPU at TP 2
+	// (InferenceX's minimaxm3-fp4-b200 notes), 38.5 KB a token = 30,720 of
+	// KV + 7.8 KB of index keys.
+	// Its sparse layers attend to 16 blocks of 128 tokens; what grows with
+	// the context is their indexer (4 heads of 128 over every token) and
+	// the 3 dense layers' attention (64 heads of 128, QK and V, 16-bit).
 	{"minimax-m3", func(s *modelShape) {
 		s.totalB, s.activeB = 428, 23
-		s.kvHeads, s.kvBytes = 4, 60*4*128*2
+		s.kvHeads, s.kvBytes, s.indexBytes, s.context = 4, 60*4*128*2, 57*136, 1<<20
+		s.attnFLOPs = 57*4*128*2 + 2*3*64*2*256
 	}},
 }
 
@@ -125,7 +173,7 @@ var (
 // shapeOf guesses the size of a model from its name; unknown names get the
 // shape of a 400B-class MoE with 17B active parameters in FP8.
 func shapeOf(name string) modelShape {
-	s := modelShape{totalB: 397, activeB: 17, weightBytes: 1}
+	s := modelShape{totalB: 397, activeB: 17, weightBytes: 1, context: 262144}
 	base := strings.ToLower(name)
 	if m := reTotal.FindStringSubmatch(base); m != nil {
 		s.totalB, _ = strconv.ParseFloat(m[1], 64)
@@ -173,18 +221,19 @@ func modelFile(name string) string {
 // capacity is the derived performance model of one configuration. All
 // times are simulated seconds.
 type capacity struct {
-	ranks        int
-	poolTokens   int     // KV pool per rank, tokens
-	maxRunning   int     // per rank
-	fixedStep    float64 // per decode step, independent of batch
-	perSeq       float64 // per sequence per step
-	perCtxToken  float64 // attention read per context token per step
-	perPrefill   float64 // per uncached prompt token
-	specOverhead float64 // multiplier on the step for draft + verify
-	fits         bool    // the weights fit in the memory fraction
-	hostTokens   int     // host-tier KV per rank beyond the device pool, tokens
-	perLoadToken float64 // per token loaded from the host tier
-	kvBytes      float64 // KV of one token, all layers and ranks (kvBytesPerToken)
+	ranks         int
+	poolTokens    int     // KV pool per rank, tokens
+	maxRunning    int     // per rank
+	fixedStep     float64 // per decode step, independent of batch
+	perSeq        float64 // per sequence per step
+	perCtxToken   float64 // attention read per context token per step
+	perPrefill    float64 // per uncached prompt token
+	perPrefillCtx float64 // share of perPrefill added per token of context before it (attention)
+	specOverhead  float64 // multiplier on the step for draft + verify
+	fits          bool    // the weights fit in the memory fraction
+	hostTokens    int     // host-tier KV per rank beyond the device pool, tokens
+	perLoadToken  float64 // per token loaded from the host tier
+	kvBytes       float64 // KV of one token, all layers and ranks (kvBytesPerToken)
 }
 
 // kvBytesPerToken is the KV footprint of one token (all layers, all
@@ -255,10 +304,18 @@ func newCapacity(c Config) capacity {
 	if s.kvHeads > 0 {
 		shards = min(attnTP, float64(s.kvHeads))
 	}
-	capa.perCtxToken = kvb / (shards * g.hbmTBps * 1e12 * 0.35)
+	perGPUToken := kvb/shards + s.indexBytes
+	capa.perCtxToken = perGPUToken / (g.hbmTBps * 1e12 * 0.35)
 	// Prefill: 2 FLOPs per active parameter per token at 10% of peak (MoE
 	// prefill with long-context attention is far from peak).
 	capa.perPrefill = 2 * s.activeB * 1e9 / (mp * g.pflops * 1e15 * 0.10)
+	// Attention grows with the context: the family's FLOPs per token of
+	// context against its other compute per token (the same efficiency),
+	// or the generic 2 % per 1,000 tokens.
+	capa.perPrefillCtx = 0.02 / 1000
+	if s.attnFLOPs > 0 {
+		capa.perPrefillCtx = s.attnFLOPs / (2 * s.activeB * 1e9)
+	}
 	if ranks > 1 && !replicated {
 		// DP attention (and vLLM's DP over an MoE) keeps one copy of the
 		// experts over every GPU: each rank attends to its own requests,
@@ -303,7 +360,7 @@ func newCapacity(c Config) capacity {
 	}
 	freeGB := perGPU - draftGB - weightsGB/g0 - perGPUReserveGB
 	capa.fits = freeGB > 0
-	pool := int(math.Max(freeGB, 1.0/g0) * 1e9 / (kvb / shards))
+	pool := int(math.Max(freeGB, 1.0/g0) * 1e9 / perGPUToken)
 	if c.MaxTotalTokens > 0 {
 		pool = c.MaxTotalTokens
 	}
@@ -319,7 +376,6 @@ func newCapacity(c Config) capacity {
 		// the host copy includes what the device still holds, so only the
 		// rest extends the cache. A load moves each GPU's share over its
 		// host link.
-		perGPUToken := kvb / shards
 		host := c.HostKV.Ratio * float64(capa.poolTokens)
 		if c.HostKV.BytesPerWorker > 0 {
 			host = c.HostKV.BytesPerWorker / perGPUToken
@@ -363,7 +419,7 @@ func (c capacity) prefillTime(tokens, ctxBefore int) float64 {
 		return 0
 	}
 	mid := float64(ctxBefore) + float64(tokens)/2
-	return c.fixedStep + float64(tokens)*c.perPrefill*(1+mid/1000*0.02)
+	return c.fixedStep + float64(tokens)*c.perPrefill*(1+mid*c.perPrefillCtx)
 }
 
 func b2f(b bool) float64 {

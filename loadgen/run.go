@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -260,12 +259,6 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 	if r.vc != nil {
 		r.sortRecords() // lanes finish in wall order; the artifacts follow the timeline
 	}
-	// The load's garbage (prompts, streamed chunks, responses) is dead now
-	// and the collector would not run again before the artifacts are
-	// encoded (at GOGC 400 the heap grows to several times the live one):
-	// collecting it here lets the encoders reuse that memory instead of
-	// faulting in about a hundred MB of fresh pages on a 20-minute point.
-	runtime.GC()
 	res, werr := r.writeArtifacts(ctx, scr, profStart, profEnd)
 	switch {
 	case werr != nil:

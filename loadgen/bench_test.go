@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -113,4 +114,49 @@ func BenchmarkEncodeRecords(b *testing.B) {
 		}
 	}
 	b.SetBytes(n)
+}
+
+// BenchmarkSimulatedPoint is the README's main job's point path on one
+// core pair: a 20-minute concurrency-32 point replayed on the virtual
+// clock against the in-process simulated engine (Qwen3.5 TP8 EP8 with
+// MTP), with InferenceX's 1 s timeslices and the server-metrics export,
+// artifacts written to disk. One iteration is one point (a fresh engine
+// each, as each point flushes the cache); it reports the point's
+// artifact bytes per second of the whole iteration.
+func BenchmarkSimulatedPoint(b *testing.B) {
+	var bytes int64
+	for b.Loop() {
+		b.StopTimer()
+		cfg := qwenSimConfig()
+		cfg.Virtual = true
+		addr := startSimEngine(b, cfg)
+		o := DefaultOptions()
+		o.URL = "http://" + addr
+		o.Model = "Qwen/Qwen3.5-397B-A17B-FP8"
+		o.Streaming, o.ServerTokens = true, true
+		o.Concurrency = 32
+		o.WarmupPerLane = 1
+		o.BenchmarkDuration = 1200 * time.Second
+		o.Seed = 42
+		o.SliceDuration = time.Second
+		o.Scenario = "inferencex-agentx-mvp"
+		o.ArtifactDir = b.TempDir()
+		o.VirtualClock = true
+		b.StartTimer()
+		res, err := Run(b.Context(), o, io.Discard)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		bytes = 0
+		for _, f := range res.Files {
+			st, err := os.Stat(filepath.Join(o.ArtifactDir, f))
+			if err != nil {
+				b.Fatal(err)
+			}
+			bytes += st.Size()
+		}
+		b.StartTimer()
+	}
+	b.SetBytes(bytes)
 }

@@ -14,6 +14,7 @@ import (
 	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -235,7 +236,9 @@ func send(ctx context.Context, hc *http.Client, r *chatRequest) (start time.Time
 // readStream reads an SSE stream of chat-completion chunks until [DONE]
 // or EOF, timestamping each event that carries content.
 func readStream(body io.Reader, start time.Time, t *timing) *aiperf.RecordError {
-	br := bufio.NewReaderSize(body, 64<<10)
+	br := streamReaders.Get().(*bufio.Reader)
+	br.Reset(body)
+	defer func() { br.Reset(nil); streamReaders.Put(br) }() // nothing read is kept
 	done := false
 	var head []byte // the last content event's head simContent accepted
 	for {
@@ -279,6 +282,11 @@ func readStream(body io.Reader, start time.Time, t *timing) *aiperf.RecordError 
 		}
 	}
 }
+
+// streamReaders are readStream's 64 kB readers, reused: a point's
+// thousands of answers each had a new one, the largest part of what the
+// load generator allocated while it ran.
+var streamReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // simContent reads the text of an SSE content event in the simulated
 // engine's own encoding (virtual clock: the engine is sweep's), a chat

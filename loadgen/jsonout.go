@@ -41,8 +41,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case num:
 		return aiperf.FloatScalar(float64(v)).AppendJSON(b), nil
 	case rawFloat:
-		raw, _ := v.MarshalJSON()
-		return append(b, raw...), nil
+		return appendRawFloat(b, float64(v)), nil
 	case int64:
 		return strconv.AppendInt(b, v, 10), nil
 	case int:
@@ -107,16 +106,19 @@ func (n num) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes a Python-style float (64.0) and NaN/Inf as null.
-func (f rawFloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
+func (f rawFloat) MarshalJSON() ([]byte, error) { return appendRawFloat(nil, float64(f)), nil }
+
+// appendRawFloat appends v as rawFloat writes it.
+func appendRawFloat(b []byte, v float64) []byte {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return []byte("null"), nil
+		return append(b, "null"...)
 	}
-	b := strconv.AppendFloat(nil, v, 'g', -1, 64)
-	if !bytes.ContainsAny(b, ".eE") {
+	n := len(b)
+	b = strconv.AppendFloat(b, v, 'g', -1, 64)
+	if !bytes.ContainsAny(b[n:], ".eE") {
 		b = append(b, '.', '0')
 	}
-	return b, nil
+	return b
 }
 
 // marshalIndent encodes v with two-space indentation (aiperf's

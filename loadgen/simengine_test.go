@@ -26,7 +26,7 @@ import (
 
 // startSimEngine runs a simulated SGLang engine (Qwen3.5 TEP8 on MI325X)
 // until the test ends and returns its address.
-func startSimEngine(t *testing.T, cfg simengine.Config) string {
+func startSimEngine(t testing.TB, cfg simengine.Config) string {
 	t.Helper()
 	srv, err := simengine.New(cfg, simengine.Options{Listen: func(ctx context.Context, _ string) (net.Listener, error) {
 		var lc net.ListenConfig

@@ -2,6 +2,7 @@ package simengine
 
 import (
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -17,7 +18,7 @@ const virtualFlushEvery = 20 * time.Millisecond
 // after each write; it keeps the bytes (net/http's own 4 KB buffer would
 // send them a few events at a time) and hands them over in one write and
 // one flush when every has passed since the answer began or the last
-// flush, and at the end of the answer (finish, which its user must call
+// flush, and at the end of the answer (close, which its user must call
 // before the handler returns). Most virtual-clock answers take less wall
 // time than every and leave in one piece.
 type batchedFlusher struct {
@@ -35,7 +36,31 @@ func (f *batchedFlusher) Write(p []byte) (int, error) {
 
 // newBatchedFlusher starts the answer's interval now.
 func newBatchedFlusher(w http.ResponseWriter) *batchedFlusher {
-	return &batchedFlusher{ResponseWriter: w, every: virtualFlushEvery, last: time.Now()}
+	f := &batchedFlusher{ResponseWriter: w, every: virtualFlushEvery, last: time.Now()}
+	if b, ok := flushBufs.Get().(*[]byte); ok {
+		f.buf = *b
+	}
+	return f
+}
+
+// flushBufs keeps the buffers of ended answers for the next ones: an
+// answer usually leaves in one piece, so its buffer grows to the whole
+// answer, which (grown anew for each) was a fifth of what the main job's
+// engine allocated.
+var flushBufs sync.Pool
+
+// maxPooledFlushBuf bounds the buffers flushBufs keeps.
+const maxPooledFlushBuf = 1 << 20
+
+// close is finish at the end of the answer; the flusher is not used again.
+func (f *batchedFlusher) close() error {
+	err := f.finish()
+	if cap(f.buf) <= maxPooledFlushBuf {
+		b := f.buf[:0]
+		flushBufs.Put(&b)
+	}
+	f.buf = nil
+	return err
 }
 
 // FlushError implements what http.ResponseController.Flush calls.

@@ -594,7 +594,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 	if q.sink.timed {
 		// Stamped events mean the same whenever they leave.
 		bf := newBatchedFlusher(w)
-		defer func() { _ = bf.finish() }() // the end of the answer, at once
+		defer func() { _ = bf.close() }() // the end of the answer, at once
 		w = bf
 	}
 	flusher, _ := w.(http.Flusher)

@@ -260,7 +260,7 @@ func (r *Router) Handler() http.Handler {
 		}
 		if req.Header.Get(simproto.HeaderParticipant) != "" {
 			bf := newBatchedFlusher(w)
-			defer func() { _ = bf.finish() }() // the end of the answer, at once
+			defer func() { _ = bf.close() }() // the end of the answer, at once
 			w = bf
 		}
 		r.proxies[i].ServeHTTP(w, req)

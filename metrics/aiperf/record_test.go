@@ -155,3 +155,61 @@ func TestRecordMetricsShapes(t *testing.T) {
 	v, _ := recs[1].Metrics.Get("b").Value.Float()
 	assert.Equal(t, 3.0, v, "the last of a repeated key")
 }
+
+// TestReadRecordsInBatches: ReadRecords decodes its lines in batches side
+// by side; what it returns is still EachRecord's, in order, with line
+// numbers, blank lines skipped, and on a bad line the first bad line's
+// error with the records before it, however far into the file it is.
+func TestReadRecordsInBatches(t *testing.T) {
+	written, err := os.ReadFile(filepath.Join("testdata", "records_written.jsonl"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(written)), "\n")
+	var b strings.Builder
+	for i := range 1000 { // several batches
+		b.WriteString(lines[i%len(lines)] + "\n")
+		if i%97 == 0 {
+			b.WriteString("\n")
+		}
+	}
+	serial := func(in string) ([]Record, error) {
+		var out []Record
+		err := EachRecord(strings.NewReader(in), RecordsFile, func(r *Record) error {
+			out = append(out, *r)
+			return nil
+		})
+		return out, err
+	}
+	want, err := serial(b.String())
+	require.NoError(t, err)
+	got, err := ReadRecords(strings.NewReader(b.String()), RecordsFile)
+	require.NoError(t, err)
+	require.Len(t, got, 1000)
+	assert.Equal(t, want, got)
+	assert.Equal(t, 1011, got[999].Line) // 11 blank lines
+
+	bad := b.String() + "[1]\n" + lines[0] + "\n{\n"
+	want, wantErr := serial(bad)
+	got, err = ReadRecords(strings.NewReader(bad), RecordsFile)
+	require.Error(t, wantErr)
+	assert.Equal(t, wantErr.Error(), err.Error())
+	assert.Contains(t, err.Error(), ":1012:")
+	assert.Equal(t, want, got)
+	assert.Len(t, got, 1000)
+}
+
+// BenchmarkReadRecords reads a 20-minute concurrency-32 point's worth of
+// records (3,345: the three written records, repeated), as the runner
+// does after each point.
+func BenchmarkReadRecords(b *testing.B) {
+	written, err := os.ReadFile(filepath.Join("testdata", "records_written.jsonl"))
+	require.NoError(b, err)
+	data := bytes.Repeat(written, 1115)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		recs, err := ReadRecords(bytes.NewReader(data), RecordsFile)
+		if err != nil || len(recs) != 3345 {
+			b.Fatal(len(recs), err)
+		}
+	}
+}

@@ -89,13 +89,6 @@ func TestAnalyzeAbsurdThroughput(t *testing.T) {
 // last point dips after a flattening rise keeps its knee (the
 // conformance case v0011 is the other side of this gate).
 func TestDenseStillRisingTopDipIsUnsaturated(t *testing.T) {
-	arm := func(concs []int, tput []float64) *Arm {
-		a := &Arm{}
-		for i, c := range concs {
-			a.Samples = append(a.Samples, Sample{Conc: c, TotalTPS: &tput[i]})
-		}
-		return a
-	}
 	for _, tc := range []struct {
 		name  string
 		concs []int
@@ -108,7 +101,7 @@ func TestDenseStillRisingTopDipIsUnsaturated(t *testing.T) {
 		{"sparse flattening, last dips", []int{1, 4, 8, 12, 14}, []float64{1800, 6752, 11628, 13958, 13734}, StatusOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Analyze(arm(tc.concs, tc.tput), Options{})
+			r := Analyze(armOf(tc.concs, tc.tput), Options{})
 			assert.Equal(t, tc.want, r.Status, r.Reason)
 		})
 	}
@@ -127,13 +120,6 @@ func TestDenseStillRisingTopDipIsUnsaturated(t *testing.T) {
 // now each keeps a knee (true knees c384, c16, c16), ambiguous within
 // the noise.
 func TestSaturationGateWeighsTheNoise(t *testing.T) {
-	arm := func(concs []int, tput []float64) *Arm {
-		a := &Arm{}
-		for i, c := range concs {
-			a.Samples = append(a.Samples, Sample{Conc: c, TotalTPS: &tput[i]})
-		}
-		return a
-	}
 	for _, tc := range []struct {
 		name  string
 		concs []int
@@ -153,9 +139,18 @@ func TestSaturationGateWeighsTheNoise(t *testing.T) {
 			[]float64{5034, 5664, 6217, 7273}, StatusAmbiguous, 32},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Analyze(arm(tc.concs, tc.tput), Options{})
+			r := Analyze(armOf(tc.concs, tc.tput), Options{})
 			assert.Equal(t, tc.want, r.Status, r.Reason)
 			assert.Equal(t, tc.knee, r.Knee, r.Reason)
 		})
 	}
+}
+
+// armOf is an arm with one sample per concurrency.
+func armOf(concs []int, tput []float64) *Arm {
+	a := &Arm{}
+	for i, c := range concs {
+		a.Samples = append(a.Samples, Sample{Conc: c, TotalTPS: &tput[i]})
+	}
+	return a
 }

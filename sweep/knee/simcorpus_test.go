@@ -15,9 +15,14 @@ import (
 	"sweep/sweep/knee"
 )
 
-// simCorpusFile is the simulated-engine corpus of the search benchmark
-// (testdata/knee/simcorpus/README.md).
-const simCorpusFile = "../../testdata/knee/simcorpus/simcorpus.csv"
+// The simulated-engine corpora of the search benchmark
+// (testdata/knee/simcorpus/README.md): discoveries on the keys' official
+// conc-lists, and on the doubling grid 1-256 a discovery of a key
+// without a measured window runs.
+const (
+	simCorpusFile         = "../../testdata/knee/simcorpus/simcorpus.csv"
+	simDoublingCorpusFile = "../../testdata/knee/simcorpus/simcorpus-doubling.csv"
+)
 
 var simCorpusHeader = []string{"key", "arm", "seed", "length", "conc", "gpus", "seconds", "total_tps", "output_tps", "intvty_p50", "excluded"}
 
@@ -32,8 +37,8 @@ type simArm struct {
 
 func (a *simArm) id() string { return fmt.Sprintf("%s %s seed %d", a.key, a.arm, a.seed) }
 
-// loadSimCorpus reads simcorpus.csv into its arms, in file order.
-func loadSimCorpus(t testing.TB) []*simArm {
+// loadSimCorpus reads a corpus file into its arms, in file order.
+func loadSimCorpus(t testing.TB, simCorpusFile string) []*simArm {
 	t.Helper()
 	f, err := os.Open(simCorpusFile)
 	require.NoError(t, err)
@@ -77,13 +82,23 @@ func loadSimCorpus(t testing.TB) []*simArm {
 	return arms
 }
 
-// TestWriteSimCorpus writes simcorpus.csv from the discoveries under
+// TestWriteSimCorpus writes a corpus file from the discoveries under
 // $SIMCORPUS_FROM (gen.sh's work directory: full/KEY.sSEED and
-// probe/KEY.sSEED); without it the test is skipped.
+// probe/KEY.sSEED): simcorpus.csv, or simcorpus-doubling.csv when
+// $SIMCORPUS_GRID is "doubling"; without SIMCORPUS_FROM the test is
+// skipped.
 func TestWriteSimCorpus(t *testing.T) {
 	from := os.Getenv("SIMCORPUS_FROM")
 	if from == "" {
 		t.Skip("SIMCORPUS_FROM not set (testdata/knee/simcorpus/gen.sh sets it)")
+	}
+	simCorpusFile := simCorpusFile
+	switch g := os.Getenv("SIMCORPUS_GRID"); g {
+	case "", "official":
+	case "doubling":
+		simCorpusFile = simDoublingCorpusFile
+	default:
+		t.Fatalf("SIMCORPUS_GRID %q, want official or doubling", g)
 	}
 	out := [][]string{simCorpusHeader}
 	for _, length := range []string{"full", "probe"} {

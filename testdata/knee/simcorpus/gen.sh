@@ -2,11 +2,20 @@
 # Regenerates the simulated-engine corpus of the adaptive search's
 # benchmark (README.md here): a full-grid simulated discovery of each key
 # for each seed, its points at agentx-fast's 1200 s and again at a 300 s
-# probe's length, then the compact per-point table simcorpus.csv.
+# probe's length, then the compact per-point table: simcorpus.csv on the
+# keys' official conc-lists, simcorpus-doubling.csv on the doubling grid
+# 1-256 (doubling.yaml: the same keys with that grid).
 #
-#   testdata/knee/simcorpus/gen.sh [WORKDIR]     (from the repository root)
+#   testdata/knee/simcorpus/gen.sh [WORKDIR [official|doubling]]   (from the repository root)
 set -eu
 work=${1:-$(mktemp -d)}
+grid=${2:-official}
+set -- # the discoveries' extra arguments
+case $grid in
+official) ;;
+doubling) set -- --config-files testdata/knee/simcorpus/doubling.yaml ;;
+*) echo "gen.sh: grid $grid, want official or doubling" >&2; exit 2 ;;
+esac
 keys="qwen3.5-fp8-mi325x-sglang-agentic-mtp qwen3.5-fp4-mi355x-sglang-agentic-mtp
 qwen3.5-fp8-mi300x-sglang-agentic-mtp minimaxm3-fp8-mi325x-vllm-agentic-mtp
 glm5.2-fp8-mi325x-sglang-agentic-mtp minimaxm3-fp4-mi355x-vllm-agentic-mtp
@@ -16,11 +25,11 @@ mkdir -p "$work/full" "$work/probe"
 go build -o "$work/sweep" ./cmd/sweep
 for seed in $seeds; do
 	for key in $keys; do
-		SWEEP_SIM_SEED=$seed "$work/sweep" discover --simulate --builtin-client --no-report \
+		SWEEP_SIM_SEED=$seed "$work/sweep" discover --simulate --builtin-client --no-report "$@" \
 			--config-keys "$key" --out "$work/full/$key.s$seed" >"$work/full-$key.s$seed.log" 2>&1 || true
-		SWEEP_SIM_SEED=$seed "$work/sweep" discover --simulate --builtin-client --no-report \
+		SWEEP_SIM_SEED=$seed "$work/sweep" discover --simulate --builtin-client --no-report "$@" \
 			--official-durations --duration 300 \
 			--config-keys "$key" --out "$work/probe/$key.s$seed" >"$work/probe-$key.s$seed.log" 2>&1 || true
 	done
 done
-SIMCORPUS_FROM=$work go test ./sweep/knee -run TestWriteSimCorpus -count 1
+SIMCORPUS_FROM=$work SIMCORPUS_GRID=$grid go test ./sweep/knee -run TestWriteSimCorpus -count 1

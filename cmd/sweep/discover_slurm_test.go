@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/internal/testkit/syncbuf"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/slurm"
 )
@@ -48,7 +49,7 @@ func TestDiscoverThroughSlurm(t *testing.T) {
 		"--official-durations", "--duration", "400", "--time-scale", "40", "--stop-grace", "3s", "--retries", "0", "--out", out}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
-	var log syncBuffer // the child's output is copied in by exec's goroutines
+	var log syncbuf.Buffer // the child's output is copied in by exec's goroutines
 	cmd.Stdout, cmd.Stderr = &log, &log
 	require.NoError(t, cmd.Start())
 	exited := make(chan error, 1)
@@ -122,7 +123,7 @@ func TestDiscoverThroughSlurmctldRestart(t *testing.T) {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
 	cmd.WaitDelay = 10 * time.Second
-	var log syncBuffer
+	var log syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	require.NoError(t, cmd.Start())
 	var waitErr error

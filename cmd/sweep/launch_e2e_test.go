@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/internal/testkit/syncbuf"
 	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
@@ -134,7 +135,7 @@ func pyxisSite(t *testing.T) []string {
 // launchCmd is `sweep run --launch` of the key's tp2 conc1 point (or the
 // --tp/--ep/--conc in extra), run by
 // the test binary as the CLI; its output goes to log.
-func launchCmd(t *testing.T, runner, out string, log *syncBuffer, extra ...string) *exec.Cmd {
+func launchCmd(t *testing.T, runner, out string, log *syncbuf.Buffer, extra ...string) *exec.Cmd {
 	args := []string{"run", "--launch", "--simulate", "--builtin-client", "--config-key", launchKey,
 		"--runner-name", runner, "--sweep-binary", staticSweep.path, "--stop-grace", "2s", "--out", out}
 	if !slices.Contains(extra, "--tp") {
@@ -183,7 +184,7 @@ func TestLaunchThroughPyxis(t *testing.T) {
 	requirePyxis(t)
 	site := pyxisSite(t)
 	out := filepath.Join(t.TempDir(), "p")
-	var log syncBuffer
+	var log syncbuf.Buffer
 	cmd := launchCmd(t, "mi325x-amds_07", out, &log, site...)
 	require.NoError(t, cmd.Run(), log.String())
 	s := log.String()
@@ -224,7 +225,7 @@ func TestLaunchInterruptedAndCancelled(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "p")
-			var log syncBuffer
+			var log syncbuf.Buffer
 			// A wall clock: the load takes about 25 s, time to stop it.
 			cmd := launchCmd(t, tc.runner, out, &log, append(site, "--sim-clock", "wall")...)
 			require.NoError(t, cmd.Start())
@@ -302,7 +303,7 @@ func TestLaunchThroughDocker(t *testing.T) {
 	dockerImage(t)
 	dir := filepath.Join(t.TempDir(), "p")
 	hub := t.TempDir()
-	var log syncBuffer
+	var log syncbuf.Buffer
 	cmd := launchCmd(t, "mi325x-tw_4", dir, &log, "--site", "hub-cache="+hub, "--site", "devices=none", "--site", "docker-flags=none")
 	require.NoError(t, cmd.Run(), log.String())
 	s := log.String()
@@ -342,7 +343,7 @@ func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 		"--conc-list", "1", "4", "--stop-grace", "2s", "--out", out}, site...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
-	var log syncBuffer
+	var log syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	require.NoError(t, cmd.Run(), log.String())
 	s := log.String()
@@ -385,7 +386,7 @@ func TestDiscoverLaunchThroughDocker(t *testing.T) {
 		"--config-files", cfg, "--config-keys", launchKey, "--tp", "2", "--ep", "2", "--conc-list", "1", "4", "--gpus", "2", "3", "--stop-grace", "2s",
 		"--site", "hub-cache="+t.TempDir(), "--site", "devices=none", "--site", "docker-flags=none", "--out", out)
 	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
-	var log syncBuffer
+	var log syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	require.NoError(t, cmd.Run(), log.String())
 	s := log.String()
@@ -408,7 +409,7 @@ func TestLaunchMI300XStagesTheWorkspace(t *testing.T) {
 	requireTool(t, "sbcast", err)
 	site := append(pyxisSite(t), "--site", "exclude=")
 	out := filepath.Join(t.TempDir(), "p")
-	var log syncBuffer
+	var log syncbuf.Buffer
 	cmd := launchCmd(t, "mi300x-amds_07", out, &log, append(site, "--tp", "4", "--ep", "1", "--conc", "8")...)
 	require.NoError(t, cmd.Run(), log.String())
 	s := log.String()

@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -116,22 +115,4 @@ func overrideFlags(base []string, extra ...string) []string {
 func TestOverrideFlags(t *testing.T) {
 	got := overrideFlags([]string{"run", "--a", "1", "--b=2", "--c", "--d", "4"}, "--a", "9", "--b", "8", "--e")
 	assert.Equal(t, []string{"run", "--c", "--d", "4", "--a", "9", "--b", "8", "--e"}, got)
-}
-
-// syncBuffer is a bytes.Buffer safe for a command's goroutines and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

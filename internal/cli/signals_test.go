@@ -1,34 +1,16 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/internal/testkit/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe for the signal goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestSignals: SIGHUP (an ssh disconnect) stops a command like SIGTERM; a
 // second signal exits at once; a batch command exits at the first.
@@ -44,7 +26,7 @@ func TestSignals(t *testing.T) {
 		}
 	}
 	t.Run("first cancels, second exits", func(t *testing.T) {
-		var errOut syncBuffer
+		var errOut syncbuf.Buffer
 		exits := make(chan int, 1)
 		ctx, stop := HandleSignals(t.Context(), &errOut, func(code int) { exits <- code })
 		defer stop()
@@ -63,7 +45,7 @@ func TestSignals(t *testing.T) {
 	t.Run("batch command exits at the first", func(t *testing.T) {
 		batchRunning.Store(true)
 		defer batchRunning.Store(false)
-		var errOut syncBuffer
+		var errOut syncbuf.Buffer
 		exits := make(chan int, 1)
 		_, stop := HandleSignals(context.Background(), &errOut, func(code int) { exits <- code })
 		defer stop()

@@ -154,3 +154,78 @@ func armOf(concs []int, tput []float64) *Arm {
 	}
 	return a
 }
+
+// The saturation gate integrates the noise out of its posterior instead
+// of fixing it at the default pooled with the fit's residuals: on three
+// or four noisy points the residuals cannot say how noisy the arm is,
+// and a noise fixed too low made a wobble at the top a gain the data
+// were sure of. Arms of synth.FieldCorpus seed 11 (throughput rounded),
+// saturating arms each called unsaturated before (noise-free top gain 2
+// and 9 % per doubling; true knees c16 and c4, so the knees given now
+// are within a doubling); a 4-point arm still doubling is unsaturated as
+// before.
+func TestSaturationGateIntegratesTheNoise(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		concs []int
+		tput  []float64
+		want  Status
+		knee  int
+	}{
+		{"field s0081: saturating 8..32, σ 7.6%", []int{8, 10, 16, 32},
+			[]float64{12531, 13958, 15403, 18657}, StatusOK, 32},
+		{"field s0495: saturating 1..8, failed above, σ 7.4%", []int{1, 4, 8},
+			[]float64{726, 1978, 2296}, StatusOK, 8},
+		{"still doubling 1..8", []int{1, 2, 4, 8},
+			[]float64{1000, 1950, 3800, 7300}, StatusUnsaturated, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Analyze(armOf(tc.concs, tc.tput), Options{})
+			assert.Equal(t, tc.want, r.Status, r.Reason)
+			assert.Equal(t, tc.knee, r.Knee, r.Reason)
+		})
+	}
+}
+
+// The spike guard compares a lone peak with the fit of the other points,
+// not with a fit in which the peak merely weighs little: at the top of a
+// rising run (c1 < c4 > c8 > ...) or above a plateau nothing pools with
+// it, so that fit kept it and no spike was ever found there. A peak the
+// rise before it reaches at its own slope (a saturating curve is concave
+// in log c, log T), or one after which the error rate rises, is the top
+// before a cliff and keeps its place. Arms of synth.FieldCorpus (seeds 33
+// and 22, throughput rounded; both saturated at the grid's minimum, each
+// called ok two doublings up before), a simulated-engine arm of
+// testdata/knee/simcorpus (MI325X TP2 EP2 seed 2, full length: KV cliff
+// after c4) and a constructed cliff with and without its error rates.
+func TestSpikeGuardFitsTheOtherPoints(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		concs []int
+		tput  []float64
+		errs  []float64
+		want  Status
+		knee  int
+	}{
+		{"field s0267: declining from c1, spike at c4", []int{1, 4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 60, 64, 68, 72},
+			[]float64{1954, 2292, 1888, 1827, 1796, 1721, 1782, 1839, 1745, 1742, 1742, 1694, 1673, 1719, 1688, 1702}, nil, StatusSaturatedAtMin, 1},
+		{"field s0922: declining from c4, spike at c16", []int{4, 16, 32, 40, 48},
+			[]float64{22453, 25108, 20546, 20981, 20702}, nil, StatusSaturatedAtMin, 4},
+		{"simulated KV cliff after c4: the rise reaches the peak", []int{1, 2, 4, 8, 16},
+			[]float64{6091, 10404, 16674, 3983, 3717}, nil, StatusOK, 4},
+		{"cliff after c16, errors rising", []int{4, 16, 20, 24, 32},
+			[]float64{5669, 7534, 5821, 5714, 4242}, []float64{0.004, 0.004, 0.05, 0.07, 0.09}, StatusOK, 16},
+		{"the same without error rates: a spike for all the data say", []int{4, 16, 20, 24, 32},
+			[]float64{5669, 7534, 5821, 5714, 4242}, nil, StatusSaturatedAtMin, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := armOf(tc.concs, tc.tput)
+			for i, e := range tc.errs {
+				a.Samples[i].ErrorRate = e
+			}
+			r := Analyze(a, Options{})
+			assert.Equal(t, tc.want, r.Status, r.Reason)
+			assert.Equal(t, tc.knee, r.Knee, r.Reason)
+		})
+	}
+}

@@ -299,6 +299,11 @@ func (s *Server) warmup(ctx context.Context) {
 	if err := sleepCtx(ctx, s.wallOf(s.cfg.WarmupTime)-time.Since(t0)); err != nil {
 		return
 	}
+	for _, rk := range s.ranks { // the first point draws as one after a flush
+		rk.mu.Lock()
+		rk.restartStream()
+		rk.mu.Unlock()
+	}
 	s.markReady()
 }
 

@@ -63,9 +63,11 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     collapsed), unless a failure above it is confirmed at the full
 //     length; and, once the knee is settled, the probes among the peak
 //     and the usable point below it when the next point above the peak
-//     failed or fell off a cliff and the gain per doubling into the peak
-//     lies within two standard deviations of the gate (Analyze gates
-//     such an arm on that gain, as the top of a grid). The fill points are probes too
+//     failed or fell off a cliff and their noise decides the gate
+//     (Analyze gates such an arm on the gain into the peak, as the top of
+//     a grid: with the probes' readings moved two standard deviations one
+//     way it calls the arm unsaturated, the other way not). The fill
+//     points are probes too
 //     where a bracketing point would be: between neighbours within a
 //     doubling, a probe's noise moves the knee by at most the doubling it
 //     is read with. When only some of a knee's fill points must run at
@@ -386,7 +388,7 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 		}
 	}
 	if len(out) == 0 {
-		if again := gateProbes(grid, r, rd, ao); len(again) > 0 {
+		if again := gateProbes(grid, arm.Samples, r, rd, ao); len(again) > 0 {
 			return again, false, true
 		}
 	}
@@ -395,13 +397,15 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 
 // gateProbes returns the probes to measure again at the full length
 // before an arm capped below the top of its grid is settled: Analyze
-// gates a capped arm as it gates the top of a grid, on the gain into
-// its peak (a still-rising arm that falls off a cliff or fails is
-// unsaturated), so when the gain per doubling from the usable point
-// below the peak to the peak lies within two standard deviations of the
-// gate and either point is a probe, that probe's noise decides the
-// verdict, and the full length settles it as on the full grid.
-func gateProbes(grid []int, r *Result, rd readings, ao Options) []int {
+// may gate a capped arm as it gates the top of a grid, on the gain into
+// its peak (a still-rising arm that fails above it is unsaturated), so
+// when the gain per doubling from the usable point below the peak to the
+// peak lies within two standard deviations of the gate, either point is
+// a probe, and the verdict with the probes moved by two of their
+// standard deviations is unsaturated one way and not the other, the
+// probes' noise decides the verdict, and the full length settles it as
+// on the full grid.
+func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options) []int {
 	has, tput, sig := rd.has, rd.tput, rd.sig
 	if r.Peak == 0 || r.Peak == grid[len(grid)-1] || r.Status == StatusInsufficient || r.Status == StatusSaturatedAtMin {
 		return nil
@@ -433,6 +437,34 @@ func gateProbes(grid []int, r *Result, rd readings, ao Options) []int {
 		if rd.probe(c) {
 			out = append(out, c)
 		}
+	}
+	// Only when the probes' noise decides the gate: Analyze's verdict
+	// with the gain into the peak moved by two standard deviations of
+	// the probes one way (the peak up, the point below down) is
+	// unsaturated, and the other way it is not.
+	unsaturated := func(dir float64) bool {
+		ss := slices.Clone(samples)
+		for i := range ss {
+			s := &ss[i]
+			t := s.Throughput(ao.Metric)
+			if t == nil || !s.Probe || s.Conc != below && s.Conc != r.Peak {
+				continue
+			}
+			sign := dir
+			if s.Conc == below {
+				sign = -dir
+			}
+			v := *t * math.Exp(sign*2*sig(s.Conc))
+			if ao.Metric == MetricOutput {
+				s.OutputTPS = &v
+			} else {
+				s.TotalTPS = &v
+			}
+		}
+		return Analyze(&Arm{Samples: ss}, ao).Status == StatusUnsaturated
+	}
+	if len(out) == 0 || unsaturated(1) == unsaturated(-1) {
+		return nil
 	}
 	return out
 }

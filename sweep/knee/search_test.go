@@ -391,9 +391,9 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // grid.
 //
 // Measured (seed 20260716, 600 arms; simulated seed 2) with 300 s
-// probes: doubling grids 97.7 % at 21.5 %, conc-lists 96.8 % at 31.1 %,
-// simulated conc-lists 94.1 % at 42.9 % (one miss of 17 arms), simulated
-// doubling grids 94.4 % at 33.9 % (one of 18); at equal length 99.6 % at
+// probes: doubling grids 97.7 % at 20.4 %, conc-lists 96.8 % at 30.3 %,
+// simulated conc-lists 94.1 % at 40.8 % (one miss of 17 arms), simulated
+// doubling grids 94.4 % at 31.1 % (one of 18); at equal length 99.6 % at
 // 42.6 %, 98.5 % at 45.3 %, 100 % at 53.7 %, 94.4 % at 56.6 %. The
 // issue's goal, ≥ 97 % at ≤ 20 % on every corpus, is not met.
 //
@@ -406,18 +406,22 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // failures where the full grid reads a cliff (TP2: unsaturated, knee c4
 // on the full grid). (2) Once the knee is found, the probes at the peak
 // and the point below it when the point above the peak failed or fell
-// off a cliff and the gain into the peak lies within two standard
-// deviations of the 10 % gate: Analyze gates such an arm on that gain
-// as at the top of a grid, and a probe's noise tipped it (TP4: c16 to
-// c32 gains 9.6 % at 1200 s, 13 % as probes). On the simulated doubling
-// grids (seed 2) the two took agreement from 83.3 % at 25.0 % of the
-// GPU-hours to 94.4 % at 33.9 % (rule 1 alone: 88.9 % at 30.0 %); on the
-// other corpora agreement held and GPU-hours rose by 1.1-2.1 points (the
-// synthetic corpora fail a probe exactly where the full point fails, so
-// there rule 1 only costs: 32 and 51 re-measures of 529 and 523 arms).
-// Tried and dropped: probes between grid points more than a doubling
-// apart, measured again when the knee lands on or just above one (the
-// full-length points on sparse conc-lists, 0.76 per arm): conc-lists
+// off a cliff and their noise decides the gate: Analyze may gate such an
+// arm on the gain into the peak as at the top of a grid, and a probe's
+// noise tipped it (TP4: c16 to c32 gains 9.6 % at 1200 s, 13 % as
+// probes, with failures above); rule 2 runs only where the verdict with
+// the two probes moved two standard deviations apart is unsaturated and
+// moved together is not. Before the two rules (main d4e5ef3): 97.7 % at
+// 19.6 %, 96.8 % at 29.7 %, 94.1 % at 40.8 %, 83.3 % at 25.0 %; rule 1
+// alone took the simulated doubling grids to 88.9 % at 30.0 %, both to
+// 94.4 % at 31.1 %; elsewhere agreement held and GPU-hours rose by at
+// most 0.8 points (the synthetic corpora fail a probe exactly where the
+// full point fails, so there rule 1 only costs). Tried and dropped: rule
+// 2 on the raw gain alone (within two standard deviations of the gate,
+// no verdict check): 21.5 %, 31.1 %, 42.9 %, 33.9 % for the same
+// agreement; probes between grid points more than a doubling apart,
+// measured again when the knee lands on or just above one (the
+// full-length points of sparse conc-lists, 0.76 per arm): conc-lists
 // 96.2 % at 30.3 %, simulated 88.2 % at 39.6 %.
 //
 // What keeps GPU-hours high on the short grids: per GPU, InferenceX
@@ -440,10 +444,10 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // "grid as probes".
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists":   {equalLength: {0.98, 0.46}, probes: {0.965, 0.315}},
-		"doubling":     {equalLength: {0.99, 0.43}, probes: {0.975, 0.22}},
-		"simulated":    {equalLength: {1, 0.54}, probes: {0.94, 0.435}},
-		"sim-doubling": {equalLength: {0.94, 0.57}, probes: {0.94, 0.345}},
+		"conc-lists":   {equalLength: {0.98, 0.46}, probes: {0.965, 0.305}},
+		"doubling":     {equalLength: {0.99, 0.43}, probes: {0.975, 0.205}},
+		"simulated":    {equalLength: {1, 0.54}, probes: {0.94, 0.41}},
+		"sim-doubling": {equalLength: {0.94, 0.57}, probes: {0.94, 0.315}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
 		for _, f := range []fidelity{equalLength, probes} {
@@ -485,24 +489,6 @@ func TestNextStepProbes(t *testing.T) {
 		{"sparse conc-list", []int{1, 4, 8, 16, 32, 40, 48, 56, 64}, nil, []knee.Step{
 			{Conc: []int{1}}, {Conc: []int{4}}, {Conc: []int{16}, Probe: true}, {Conc: []int{64}},
 			{Conc: []int{8}, Probe: true}, // 4 and 16 lie within a doubling of it
-		}},
-		// The arm gains 10 % per doubling into a cliff (c16 to c32): the
-		// gate reads that gain, as at the top of a grid, and the probes'
-		// noise decides it, so both run again at the full length.
-		{"gain at the gate before a cliff", []int{1, 2, 4, 8, 16, 32, 64, 128, 256}, func(c int) float64 {
-			switch {
-			case c <= 8:
-				return 1000 * float64(c)
-			case c == 16:
-				return 9000
-			case c == 32:
-				return 9900
-			}
-			return 2000
-		}, []knee.Step{
-			{Conc: []int{1}, Probe: true}, {Conc: []int{4}, Probe: true}, {Conc: []int{16}, Probe: true}, {Conc: []int{64}, Probe: true},
-			{Conc: []int{8, 32}, Probe: true},
-			{Conc: []int{16, 32}},
 		}},
 		// The top fell off a cliff: the arm cannot still gain at its top,
 		// so the knee's upper neighbour, the point below the top, runs
@@ -598,6 +584,46 @@ func TestNextStepFailedProbe(t *testing.T) {
 		{"measured again: a cliff", append(slices.Clone(rising), failed(probe(64, 900)), full(64, 2000)), knee.Step{Conc: []int{8, 32}, Probe: true}},
 		{"failed at the full length", append(slices.Clone(rising), failed(full(64, 900))), knee.Step{Conc: []int{128}}},
 		{"failed probe above a full-length failure", append(slices.Clone(rising), failed(full(64, 900)), failed(probe(128, 800))), knee.Step{Conc: []int{32}, Probe: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := knee.NextStep(grid, tt.measured, knee.SearchOptions{}); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("next %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestNextStepGateProbes: Analyze gates an arm that fails or falls off a
+// cliff above its peak on the gain into the peak, as at the top of a
+// grid. Where the probes' noise decides that gate (their readings moved
+// two standard deviations one way call the arm unsaturated, the other way
+// not), the probes at the peak and below it run again at the full
+// length; where it does not, nothing more runs. The readings are the
+// simulated MI325X Qwen3.5 TP4 arm's (seed 2, 1200 s): c16 to c32 gains
+// 9.6 % per doubling.
+func TestNextStepGateProbes(t *testing.T) {
+	grid := []int{1, 2, 4, 8, 16, 32, 64, 128, 256}
+	tput := map[int]float64{1: 3561, 2: 6487, 4: 11622, 8: 18075, 16: 23216, 32: 25441, 64: 3503}
+	arm := func(above ...knee.Sample) []knee.Sample {
+		var ss []knee.Sample
+		for _, c := range []int{1, 2, 4, 8, 16, 32} {
+			v := tput[c]
+			ss = append(ss, knee.Sample{Conc: c, TotalTPS: &v, Probe: true, Seconds: 300})
+		}
+		return append(ss, above...)
+	}
+	v64 := tput[64]
+	tests := []struct {
+		name     string
+		measured []knee.Sample
+		want     knee.Step
+	}{
+		{"failures above the peak", arm(knee.Sample{Conc: 64, Seconds: 1200, Excluded: "error rate 21% > 10%"}, knee.Sample{Conc: 128, Seconds: 1200, Excluded: "error rate 40% > 10%"}),
+			knee.Step{Conc: []int{16, 32}}},
+		// A valid point fallen off a cliff: Analyze finds the knee
+		// below it whichever way the probes' noise goes.
+		{"a cliff above the peak", arm(knee.Sample{Conc: 64, Seconds: 1200, TotalTPS: &v64}), knee.Step{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -94,6 +94,9 @@ type Config struct {
 	DecodeLogInterval int  // SGLang --decode-log-interval; default 40
 	SkipWarmup        bool // SGLang --skip-server-warmup
 	KVCacheDType      string
+	// AttentionBackend is SGLang's --attention-backend: "aiter" (AMD)
+	// takes 15 % off the memory fraction for a long context.
+	AttentionBackend string
 
 	// Disagg is SGLang --disaggregation-mode: "" (the default "null",
 	// serving both phases), DisaggPrefill or DisaggDecode. A prefill
@@ -356,6 +359,7 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		num("--decode-log-interval", &c.DecodeLogInterval)
 		c.SkipWarmup = boolFlag(flags, "--skip-server-warmup")
 		str("--kv-cache-dtype", &c.KVCacheDType)
+		str("--attention-backend", &c.AttentionBackend)
 		if boolFlag(flags, "--enable-hierarchical-cache") {
 			// SGLang's defaults: a host pool twice the device pool, unless
 			// --hicache-size gives its GB per rank.

@@ -48,8 +48,11 @@
 // keeps its host copy. A host tier keeps a hybrid model's attention KV
 // alone per token (SGLang sizes Qwen3.5's KV and Mamba host pools each by
 // --hicache-size), where the device pool's figure carries the recurrent
-// state's share too. Vendor stores whose size is not an engine flag
-// (LMCache's server, Mooncake's segment file) add no tier. Speculative decoding
+// state's share too. vLLM's MooncakeStoreConnector is a write-through
+// tier of the global_segment_size per worker that the store's config file
+// (MOONCAKE_CONFIG_PATH) gives: the point runner writes its sidecars'
+// files in a simulated run too. LMCache's tier (its own server holds the
+// size) is not modelled. Speculative decoding
 // draws accepted drafts per verify step so that the mean tokens per step
 // equals the synthetic acceptance length (SGLANG_SIMULATE_ACC_LEN, vLLM
 // synthetic_acceptance_length), which the engines' counters then report.
@@ -254,12 +257,13 @@
 // rate 0.31, 59 % below the peak; B200 c8-c16 72 % below), where strict
 // LRU over round-robin sessions misses almost every turn; (b) a Mooncake
 // store's size is its segment file (global_segment_size), which a
-// simulated run does not write, so minimaxm3-fp8-h200's c12 and c14 run
-// with no tier (the failed-request threshold stops them at 11 %); sized
-// as the recipe asks (87 GB a rank at 1,234 GB of DRAM, about 3.8M
-// tokens at MiniMax-M3's 23 KB a GPU) a write-through store would hold
-// 1.25 device pools (3.06M tokens), where c12 and c14 need about 1.2
-// and 1.4 (the resident cliff is at c10). The largest family
+// simulated run did not write, so minimaxm3-fp8-h200's c12 and c14 ran
+// with no tier. They now run with it, sized as the recipe asks (87 GiB a
+// rank at 1,234 GB of DRAM: 4.04M tokens at MiniMax-M3's 23 KB a GPU,
+// 0.98M beyond the 3.06M-token device pool, the engine's log says so),
+// and still fail at 10.9 % and 10.4 % of requests cut off (threshold 10
+// %): the union holds 11.9 long sessions, below c12 and c14 (the
+// resident cliff is at c10). The largest family
 // of disagreements was the workload, not the step model: InferenceX
 // replays the uncapped cc-traces corpus to the families with a 1M-token
 // native context (DeepSeek-V4, GLM-5.2, Kimi K3, MiniMax-M3;

@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"os"
 	"sweep/configs"
 	"testing"
 
@@ -223,4 +224,49 @@ func TestAdmissionLoadsItsOwnHostBlocks(t *testing.T) {
 	assert.Equal(t, 4*block, q.cached, "a's prefix is loaded from the host, not recomputed")
 	assert.Equal(t, 0, r.cache.onHost(b), "b's blocks were the ones dropped for c's")
 	assert.Equal(t, 4, r.cache.onHost(c))
+}
+
+// TestMooncakeStoreSizedByItsConfigFile: vLLM's MooncakeStoreConnector
+// puts each worker's blocks in a global segment whose size is in the file
+// MOONCAKE_CONFIG_PATH names (InferenceX's MiniMax-M3 Hopper recipes:
+// "87GB" a rank at 1,234 GB of DRAM). Before, the simulated engine read no
+// file and ran the Mooncake points with no tier.
+func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		path := dir + "/" + name
+		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+		return path
+	}
+	transfer := `{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both","kv_connector_extra_config":{"load_async":true}}`
+	flags := mapLookup{"--model": "MiniMaxAI/MiniMax-M3-MXFP8", "--kv-transfer-config": transfer}
+	for _, tc := range []struct {
+		name, path string
+		want       HostKV
+		err        string
+	}{
+		{"the recipe's file", write("a.json", `{"mode": "embedded", "global_segment_size": "87GB", "local_buffer_size": "4GB"}`), HostKV{BytesPerWorker: 87 << 30}, ""},
+		{"bytes", write("b.json", `{"global_segment_size": 1000000}`), HostKV{BytesPerWorker: 1e6}, ""},
+		{"megabytes", write("c.json", `{"global_segment_size": "512 MB"}`), HostKV{BytesPerWorker: 512 << 20}, ""},
+		{"no size", write("d.json", `{"mode": "embedded"}`), HostKV{}, ""},
+		{"no file: no tier", dir + "/missing.json", HostKV{}, ""},
+		{"no variable: no tier", "", HostKV{}, ""},
+		{"a bad size", write("e.json", `{"global_segment_size": "lots"}`), HostKV{}, "global_segment_size"},
+		{"not JSON", write("f.json", `{`), HostKV{}, "MOONCAKE_CONFIG_PATH"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ConfigFromArgs(configs.VLLM, flags, map[string]string{"MOONCAKE_CONFIG_PATH": tc.path})
+			if tc.err != "" {
+				assert.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, c.HostKV)
+		})
+	}
+	// Another connector does not read the file.
+	c, err := ConfigFromArgs(configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both"}`},
+		map[string]string{"MOONCAKE_CONFIG_PATH": write("g.json", `{"global_segment_size": "87GB"}`)})
+	require.NoError(t, err)
+	assert.Equal(t, HostKV{}, c.HostKV)
 }

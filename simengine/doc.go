@@ -287,7 +287,17 @@
 // backend's (server_args), so the NVIDIA recipes (trtllm_mha, flashinfer)
 // and the AMD DSA and DeepSeek-V4 ones (nsa, dsv4) keep their whole
 // fraction: Qwen3.5 FP8 on H100 TP8 holds 5.5 sessions (was 0.6) and on
-// B300 TP2 18 (was 3.2), and those resident arms now agree. The
+// B300 TP2 18 (was 3.2), and those resident arms now agree. Full
+// simulated discoveries (scripts/sim-agreement.sh) of the keys it moves,
+// before and after: qwen3.5-fp8-h100 had all 9 points failed and now
+// agrees (resident peak c4, cliff c8; the offload arm rises to c12 and
+// flattens); dsv4-fp4-b300-sglang agrees in the steady state only: 19
+// failed points before, 14 after (TP4 c16-c32, TP8 c40-c72 and three
+// more past simulated cliffs, which the steady state does not judge);
+// qwen3.5-fp8-b300 2 failed, 1 after (TP2 peaks at c16, cliff c20, c32
+// fails; its offload arm is flat); glm5.2-fp4-b200 and -b300 still
+// agree. The steady state in turn reads qwen3.5-fp8-h100's offload arm as
+// unsaturated where the discovery finds it flat from c12. The
 // disagreements left, by kind: (1) windows still unsaturated in the
 // steady state (Qwen3.5 on MI355X, H200, H100's offload arm, B200 TP4 FP8
 // and TP2 FP4; DeepSeek-V4 on MI355X SGLang, B200 and B300 vLLM TP4; Kimi

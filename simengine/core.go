@@ -184,7 +184,6 @@ func newRank(idx int, cfg *Config, capa capacity) *rank {
 		cfg:      cfg,
 		capa:     capa,
 		acc:      newAcceptor(cfg.Spec),
-		rng:      rand.New(rand.NewPCG(cfg.Seed, uint64(idx)+0x9e3779b97f4a7c15)),
 		wake:     make(chan struct{}, 1),
 		cache:    newPrefixCache(block, capa.hostTokens),
 		noiseSig: 0.03,
@@ -192,7 +191,18 @@ func newRank(idx int, cfg *Config, capa capacity) *rank {
 	}
 	r.cache.keepOnLoad = cfg.HostKV.WriteBack
 	r.st.init(cfg)
+	r.restartStream()
 	return r
+}
+
+// restartStream restarts the rank's random stream (step noise, draft
+// acceptance) from its seed, as a new server's: the server does so when
+// it turns ready and at every cache flush, so that a point's numbers do
+// not depend on what the server ran before it (a sweep flushes the
+// caches between the points that share a server, so that each starts as
+// on a fresh server).
+func (r *rank) restartStream() {
+	r.rng = rand.New(rand.NewPCG(r.cfg.Seed, uint64(r.idx)+0x9e3779b97f4a7c15))
 }
 
 // used is the KV tokens held by running requests (private + pinned

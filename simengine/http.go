@@ -177,6 +177,7 @@ func (s *Server) flush() {
 	for _, rk := range s.ranks {
 		rk.mu.Lock()
 		rk.cache.flush()
+		rk.restartStream()
 		rk.st.setLive(rk)
 		rk.mu.Unlock()
 	}

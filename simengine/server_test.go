@@ -866,3 +866,32 @@ func TestShutdownClosesUnusedConnections(t *testing.T) {
 	assert.ErrorIs(t, err, io.EOF, "the server closed the unused connection (a timeout here means it kept it)")
 	assert.NoError(t, <-done)
 }
+
+// TestFlushRestartsTheRandomStream: a sweep flushes the caches between
+// the points that share a server so that each starts as on a fresh
+// server; so every rank's random stream (step noise, draft acceptance)
+// restarts from its seed when the server turns ready and at every flush.
+// Before, the stream ran on across points, so a point's numbers depended
+// on the points the server had run before it: the MI325X Qwen3.5 TEP4
+// arm's c48, which sits at the 10 % error-rate limit, passed after c40
+// (a full discovery) and failed after c16 or on a fresh server (an
+// adaptive one).
+func TestFlushRestartsTheRandomStream(t *testing.T) {
+	srv, base := startServer(t, testConfig(configs.SGLang))
+	draws := func(r *rank) []uint64 {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return []uint64{r.rng.Uint64(), r.rng.Uint64(), r.rng.Uint64()}
+	}
+	fresh := func() []uint64 { return draws(newRank(0, &srv.cfg, srv.ranks[0].capa)) }
+	require.Len(t, srv.ranks, 1)
+	assert.Equal(t, fresh(), draws(srv.ranks[0]), "after the warm-up, as a fresh rank")
+	for range 2 {
+		s := readSSE(t, post(t, base+"/v1/chat/completions", chatBody{Messages: userMsg("run the tests"), Stream: true, MaxTokens: intp(40), IgnoreEOS: true}).Body)
+		require.Equal(t, "length", s.finish)
+		assert.NotEqual(t, fresh(), draws(srv.ranks[0]), "the request's steps drew from the stream")
+		code, _ := get(t, base+"/flush_cache")
+		require.Equal(t, 200, code)
+		assert.Equal(t, fresh(), draws(srv.ranks[0]), "after a flush, as a fresh rank")
+	}
+}

@@ -90,3 +90,45 @@ func TestDiscoverMeasuredKeyAsOnTheCluster(t *testing.T) {
 		assert.Less(t, tput[next], 0.5*r.PeakValue, "%s: c%d (%.0f tok/s/GPU) is not past the cliff from the peak %.0f", m.arm, next, tput[next], r.PeakValue)
 	}
 }
+
+// TestDiscoverAdaptiveMeasuresAsTheFullDiscovery: `sweep discover
+// --adaptive --simulate` of the measured key's TEP4 arm runs every point
+// it asks for green, and each full-length point reads what the full
+// discovery reads there, whatever the points run before it on the
+// server. The adaptive discovery runs c48 right after c16 (the x4
+// bracket's jump to the top of the grid) where the full one runs it after
+// c40; the simulated engine's random stream used to run on across
+// points, so c48, which sits at the 10 % error-rate limit, passed in the
+// full discovery and failed in the adaptive one (and again on a fresh
+// server when retried).
+func TestDiscoverAdaptiveMeasuresAsTheFullDiscovery(t *testing.T) {
+	bin, err := selfexe.Path()
+	require.NoError(t, err)
+	discover := func(extra ...string) map[int]knee.Sample {
+		out := filepath.Join(t.TempDir(), "d")
+		args := append([]string{"discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "4", "--ep", "4",
+			"--no-report", "--out", out}, extra...)
+		log, err := exec.CommandContext(t.Context(), bin, args...).CombinedOutput()
+		require.NoError(t, err, "sweep %s\n%s", strings.Join(args, " "), log)
+		assert.Contains(t, string(log), " 0 failed", "%s", log)
+		arms, err := knee.Read(t.Context(), out)
+		require.NoError(t, err)
+		require.Len(t, arms, 1)
+		got := map[int]knee.Sample{}
+		for _, s := range arms[0].Samples {
+			assert.Empty(t, s.Excluded, "c%d", s.Conc)
+			got[s.Conc] = s
+		}
+		return got
+	}
+	full, adaptive := discover(), discover("--adaptive")
+	require.Contains(t, adaptive, 48, "the top of the grid")
+	for c, s := range adaptive {
+		if s.Probe {
+			continue
+		}
+		require.NotNil(t, s.TotalTPS, "c%d", c)
+		require.NotNil(t, full[c].TotalTPS, "c%d", c)
+		assert.InDelta(t, *full[c].TotalTPS, *s.TotalTPS, 1e-6*(*s.TotalTPS), "c%d: adaptive vs full discovery", c)
+	}
+}

@@ -12,10 +12,12 @@ import (
 // this one (a run that left no result counts as failed); the points the
 // search asks for are run next, in its order, one server for the arm
 // throughout, the points it asks for as probes (Point.AsProbe) where they
-// have a probe client. Because the choice depends only on the results on
-// disk, a resumed sweep chooses as the interrupted one would have.
-func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]bool) []*Point {
-	return func(job Job, ran map[string]bool) []*Point {
+// have a probe client. A probe that failed and that the search asks for
+// again runs at the full length; its result replaces the probe's.
+// Because the choice depends only on the results on disk, a resumed sweep
+// chooses as the interrupted one would have.
+func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Point {
+	return func(job Job, ran map[string]Ran) []*Point {
 		pending := map[string]bool{}
 		for _, p := range job.Points {
 			pending[p.ID] = true
@@ -24,25 +26,29 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]bool) []*Po
 		var measured []knee.Sample
 		for _, p := range job.Arm.Points {
 			grid = append(grid, p.Conc())
-			if pending[p.ID] && !ran[p.ID] {
+			r := ran[p.ID]
+			if pending[p.ID] && !r.Any() {
 				continue // to run (again): an earlier attempt's file does not count
 			}
 			smp, ok, err := knee.ReadFile(result.PointPath(dir, p.ID))
 			switch {
-			case err == nil && ok:
+			case err == nil && ok && !(r.Full && smp.Probe): // a probe's file is not the full run's
 				measured = append(measured, smp)
-			case ran[p.ID]:
-				measured = append(measured, knee.Sample{Conc: p.Conc(), Excluded: "the point failed without a result"})
+			case r.Any():
+				measured = append(measured, knee.Sample{Conc: p.Conc(), Probe: !r.Full, Excluded: "the point failed without a result"})
 			}
 		}
 		var out []*Point
 		step := knee.NextStep(grid, measured, o)
 		for _, c := range step.Conc {
 			for _, p := range job.Points {
-				if p.Conc() == c && !ran[p.ID] {
-					if step.Probe {
-						p = p.AsProbe()
-					}
+				if p.Conc() != c {
+					continue
+				}
+				if step.Probe {
+					p = p.AsProbe()
+				}
+				if ran[p.ID].allows(p) {
 					out = append(out, p)
 				}
 			}
@@ -54,7 +60,7 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]bool) []*Po
 // AdaptiveFor is Adaptive over the sweep directory dir of schedule s,
 // whose full points run duration seconds (0: the row's): the probes'
 // noise is scaled against the full points' length.
-func AdaptiveFor(dir string, s *Schedule, duration int) func(Job, map[string]bool) []*Point {
+func AdaptiveFor(dir string, s *Schedule, duration int) func(Job, map[string]Ran) []*Point {
 	p := s.Points[0].Plan
 	full := recipes.Duration(&p.Row, p.Fast, duration)
 	return Adaptive(dir, knee.SearchOptions{FullSeconds: float64(full)})

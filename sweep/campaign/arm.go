@@ -73,10 +73,23 @@ type ArmOptions struct {
 	StopTimeout time.Duration
 	// Choose, when set, picks the points to run next from job.Points
 	// (adaptive discovery): it is called at the start and whenever the
-	// chosen points have run, with the IDs run so far; nil or empty ends
-	// the arm, and the points never chosen are recorded as skipped.
-	Choose func(job Job, ran map[string]bool) []*Point
+	// chosen points have run, with how each point ran so far (by ID); nil
+	// or empty ends the arm, and the points never chosen are recorded as
+	// skipped. A point runs once, but a point that ran as a probe may run
+	// once more at the full length (a failed probe measured again).
+	Choose func(job Job, ran map[string]Ran) []*Point
 }
+
+// Ran is how a point ran in this invocation of an arm: as a probe, at
+// the full length, or both (a probe, then the full length).
+type Ran struct{ Probe, Full bool }
+
+// Any reports whether the point ran at all.
+func (r Ran) Any() bool { return r.Probe || r.Full }
+
+// allows reports whether p may run after what ran: once, and at the full
+// length after a probe.
+func (r Ran) allows(p *Point) bool { return !r.Any() || r.Probe && !r.Full && !p.Probe }
 
 // RunArm runs a job's points in order on gpus against servers from b:
 // a server is started for the first point, reused while the next point
@@ -108,7 +121,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 	}
 	defer stop("arm done")
 	first := true
-	ran := map[string]bool{}
+	ran := map[string]Ran{}
 	queue := job.Points
 	if o.Choose != nil {
 		queue = o.Choose(job, ran)
@@ -117,7 +130,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 				return // interrupted: the rest is decided on resume
 			}
 			for _, p := range job.Points {
-				if !ran[p.ID] {
+				if !ran[p.ID].Any() {
 					obs(Record{Event: EventPointSkip, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
 						Reason: "adaptive discovery: not needed to find the knee"})
 				}
@@ -137,8 +150,13 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 			}
 			p := queue[0]
 			queue = queue[1:]
-			if !ran[p.ID] { // never a point twice
-				ran[p.ID] = true
+			if r := ran[p.ID]; r.allows(p) { // never a point twice, but for a probe's full-length run
+				if p.Probe {
+					r.Probe = true
+				} else {
+					r.Full = true
+				}
+				ran[p.ID] = r
 				return p
 			}
 		}

@@ -554,6 +554,58 @@ func TestAdaptiveProbes(t *testing.T) {
 	assert.Contains(t, r.Reason, "c16 is a short probe")
 }
 
+// TestAdaptiveFailedProbeRunsAgain: a probe that fails is no evidence
+// that the point fails (past a KV cliff a short window's requests still
+// in flight at its end can exceed the error-rate limit where the full
+// point is valid), so where the failure would end the bracket the search
+// asks for the point again and it runs once more, at the full length,
+// on the same server; its result replaces the probe's.
+func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
+	var c64 string
+	for _, p := range s.sched.Points {
+		p.ProbeClient, p.ProbeDuration = &recipes.Command{Argv: []string{"aiperf", "profile", "--benchmark-duration", "300"}}, 300
+		if p.Conc() == 64 {
+			c64 = p.ID
+		}
+	}
+	s.b.saturateAt = 16
+	s.b.faults[c64] = "fail" // the first load only
+	ex := s.o.Executor.(*local.Executor)
+	ex.Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	var ends []string
+	for _, r := range events(t, s.dir, campaign.EventPointEnd) {
+		if r.Conc == 64 {
+			ends = append(ends, fmt.Sprintf("probe=%v %s", r.Probe, r.Status))
+		}
+	}
+	assert.Equal(t, []string{"probe=true failed", "probe=false ok"}, ends, "c64: the failed probe, then the full length")
+	assert.Equal(t, 2, s.b.loadsOf(c64))
+	assert.Equal(t, 1, s.b.starts, "one server for the arm")
+	for _, id := range s.sched.Points {
+		if id.ID != c64 {
+			assert.LessOrEqual(t, s.b.loadsOf(id.ID), 1, "never another point twice")
+		}
+	}
+	assert.Zero(t, sum.Failed)
+	i := slices.IndexFunc(sum.Points, func(p campaign.PointSummary) bool { return p.Conc == 64 })
+	require.GreaterOrEqual(t, i, 0)
+	assert.Equal(t, campaign.StatusOK, sum.Points[i].Status)
+	assert.False(t, sum.Points[i].Probe)
+	arms, err := knee.Read(t.Context(), s.dir)
+	require.NoError(t, err)
+	require.Len(t, arms, 1)
+	for _, smp := range arms[0].Samples {
+		if smp.Conc == 64 {
+			assert.False(t, smp.Probe, "c64's result is the full-length run's")
+		}
+	}
+	r := knee.Analyze(arms[0], knee.Options{})
+	assert.Equal(t, 16, r.Knee, "%s", r.Reason)
+}
+
 // TestJournalMustBeARegularFile: a FIFO in place of the journal blocked a
 // resumed sweep (opened read-write, the open passes and the read waits).
 func TestJournalMustBeARegularFile(t *testing.T) {

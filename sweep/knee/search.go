@@ -54,8 +54,20 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     gets the grid point below the top, and the gaps below are filled
 //     only when that top gain is within two noise standard deviations of
 //     the gate. Nothing above a failed or falling point (or above two
-//     failed ones) is measured, and no point twice: a knee that lands on
-//     a probe keeps the probe's value. The fill points are probes too
+//     failed ones) is measured, and no point twice, but for a probe
+//     measured again at the full length (its reading replaces the
+//     probe's; otherwise a knee that lands on a probe keeps the probe's
+//     value): a failed probe where its failure would end the bracket or
+//     leave the arm rising into failures (a short window fails the
+//     error-rate limit past a KV cliff where the full point is valid and
+//     collapsed), unless a failure above it is confirmed at the full
+//     length; and, once the knee is settled, the probes among the peak
+//     and the usable point below it when the next point above the peak
+//     failed or fell off a cliff and their noise decides the gate
+//     (Analyze gates such an arm on the gain into the peak, as the top of
+//     a grid: with the probes' readings moved two standard deviations one
+//     way it calls the arm unsaturated, the other way not). The fill
+//     points are probes too
 //     where a bracketing point would be: between neighbours within a
 //     doubling, a probe's noise moves the knee by at most the doubling it
 //     is read with. When only some of a knee's fill points must run at
@@ -97,10 +109,28 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	if len(grid) == 0 {
 		return Step{}
 	}
+	measured = fullReplacesProbes(measured)
 	byConc := map[int][]*Sample{}
 	for i := range measured {
 		s := &measured[i]
 		byConc[s.Conc] = append(byConc[s.Conc], s)
+	}
+	// probeFailed: every reading at c is a probe that failed validation.
+	// A failed probe is no evidence that the point fails: past a KV cliff
+	// the requests still in flight when a short window closes are a
+	// larger share of its requests than of a full point's, so a probe can
+	// fail the error-rate limit where the full point is valid and
+	// collapsed (a cliff). Where such a failure would end the arm, the
+	// point is measured again at the full length, and that reading
+	// replaces the probe's.
+	probeFailed := func(c int) bool {
+		ss := byConc[c]
+		for _, s := range ss {
+			if !s.Probe || s.Excluded == "" {
+				return false
+			}
+		}
+		return len(ss) > 0
 	}
 	tput := func(c int) (float64, bool) {
 		var vs []float64
@@ -149,6 +179,8 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		t, ok := tput(c)
 		next := 0
 		switch {
+		case !ok && failed == 0 && probeFailed(c): // it would stop the bracket
+			return Step{Conc: []int{c}}
 		case !ok && failed > 0: // two failures in a row: the server's capacity
 			ceiling, settled = failed, true
 		case !ok: // one failure may be transient: try the next grid point
@@ -177,7 +209,13 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		}
 		c = next
 	}
-	conc, rising := fill(grid, measured, ceiling, has, tput, sig, ao)
+	rd := readings{has: has, tput: tput, sig: sig, probeFailed: probeFailed, probe: func(c int) bool {
+		return has(c) && !slices.ContainsFunc(byConc[c], func(s *Sample) bool { return !s.Probe })
+	}}
+	conc, rising, again := fill(grid, measured, ceiling, rd, ao)
+	if again {
+		return Step{Conc: conc}
+	}
 	if probe := fillProbes(grid, conc, !settled); probe || rising {
 		return Step{Conc: conc, Probe: probe}
 	}
@@ -190,6 +228,18 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		}
 	}
 	return Step{Conc: full}
+}
+
+// readings are what NextStep reads of the measured samples, by
+// concurrency: whether any is measured, the usable throughput (median),
+// its noise, whether every reading is a failed probe, and whether every
+// reading is a probe.
+type readings struct {
+	has         func(int) bool
+	tput        func(int) (float64, bool)
+	sig         func(int) float64
+	probeFailed func(int) bool
+	probe       func(int) bool
 }
 
 // fillProbes reports whether the fill points conc run as probes: when
@@ -241,7 +291,13 @@ const cliffDrop = 0.10
 // Nothing is measured above two failed points above the top usable one.
 // rising reports that the arm is still gaining at the top of what is
 // measured (Analyze's unsaturated).
-func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput func(int) (float64, bool), sig func(int) float64, ao Options) (conc []int, rising bool) {
+//
+// again reports that conc is one failed probe to measure again at the
+// full length: the lowest failed point above the top usable one, when it
+// is a probe and the arm reads as still rising (or has too few usable
+// points), so that the failure decides the verdict.
+func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (conc []int, rising, again bool) {
+	has, tput, sig, probeFailed := rd.has, rd.tput, rd.sig, rd.probeFailed
 	arm := &Arm{Samples: slices.Clone(measured)}
 	slices.SortFunc(arm.Samples, func(a, b Sample) int { return a.Conc - b.Conc })
 	r := Analyze(arm, ao)
@@ -260,6 +316,14 @@ func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput f
 		if _, ok := tput(g); g > top && has(g) && !ok {
 			failedAbove = append(failedAbove, g)
 		}
+	}
+	// The lowest of them, a failed probe, is measured again at the full
+	// length when the verdict hangs on it (the arm reads as still rising,
+	// or too few points are usable) and no failure above it is confirmed
+	// at the full length (then the probe's agrees with it).
+	if len(failedAbove) > 0 && probeFailed(failedAbove[0]) && (usable < minPoints || r.Status == StatusUnsaturated) &&
+		!slices.ContainsFunc(failedAbove, func(g int) bool { return !probeFailed(g) }) {
+		return failedAbove[:1], false, true
 	}
 	if len(failedAbove) >= 2 {
 		ceiling = min(ceiling, failedAbove[0])
@@ -312,10 +376,10 @@ func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput f
 		// One point at a time while too few are usable.
 		for _, c := range want {
 			if c > 0 && c <= ceiling && !has(c) {
-				return []int{c}, r.Status == StatusUnsaturated
+				return []int{c}, r.Status == StatusUnsaturated, false
 			}
 		}
-		return nil, false
+		return nil, false, false
 	}
 	var out []int
 	for _, c := range want {
@@ -323,7 +387,101 @@ func fill(grid []int, measured []Sample, ceiling int, has func(int) bool, tput f
 			out = append(out, c)
 		}
 	}
-	return out, r.Status == StatusUnsaturated
+	if len(out) == 0 {
+		if again := gateProbes(grid, arm.Samples, r, rd, ao); len(again) > 0 {
+			return again, false, true
+		}
+	}
+	return out, r.Status == StatusUnsaturated, false
+}
+
+// gateProbes returns the probes to measure again at the full length
+// before an arm capped below the top of its grid is settled: Analyze
+// may gate a capped arm as it gates the top of a grid, on the gain into
+// its peak (a still-rising arm that fails above it is unsaturated), so
+// when the gain per doubling from the usable point below the peak to the
+// peak lies within two standard deviations of the gate, either point is
+// a probe, and the verdict with the probes moved by two of their
+// standard deviations is unsaturated one way and not the other, the
+// probes' noise decides the verdict, and the full length settles it as
+// on the full grid.
+func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options) []int {
+	has, tput, sig := rd.has, rd.tput, rd.sig
+	if r.Peak == 0 || r.Peak == grid[len(grid)-1] || r.Status == StatusInsufficient || r.Status == StatusSaturatedAtMin {
+		return nil
+	}
+	pt, ok1 := tput(r.Peak)
+	capped, below, above := false, 0, 0
+	for _, g := range grid {
+		_, ok := tput(g)
+		switch {
+		case g < r.Peak && ok:
+			below = g
+		case g > r.Peak && has(g) && above == 0:
+			above = g
+			// the next measured point failed or fell off a cliff
+			t, ok := tput(g)
+			capped = !ok || t < (1-max(cliffDrop, 2*math.Hypot(sig(r.Peak), sig(g))))*pt
+		}
+	}
+	bt, ok2 := tput(below)
+	if !capped || below == 0 || !ok1 || !ok2 || bt <= 0 {
+		return nil
+	}
+	du := math.Log2(float64(r.Peak) / float64(below))
+	if math.Abs(doublingGain(below, bt, r.Peak, pt)-ao.Gain) >= 2*math.Hypot(sig(r.Peak), sig(below))/du {
+		return nil
+	}
+	var out []int
+	for _, c := range []int{below, r.Peak} {
+		if rd.probe(c) {
+			out = append(out, c)
+		}
+	}
+	// Only when the probes' noise decides the gate: Analyze's verdict
+	// with the gain into the peak moved by two standard deviations of
+	// the probes one way (the peak up, the point below down) is
+	// unsaturated, and the other way it is not.
+	unsaturated := func(dir float64) bool {
+		ss := slices.Clone(samples)
+		for i := range ss {
+			s := &ss[i]
+			t := s.Throughput(ao.Metric)
+			if t == nil || !s.Probe || s.Conc != below && s.Conc != r.Peak {
+				continue
+			}
+			sign := dir
+			if s.Conc == below {
+				sign = -dir
+			}
+			v := *t * math.Exp(sign*2*sig(s.Conc))
+			if ao.Metric == MetricOutput {
+				s.OutputTPS = &v
+			} else {
+				s.TotalTPS = &v
+			}
+		}
+		return Analyze(&Arm{Samples: ss}, ao).Status == StatusUnsaturated
+	}
+	if len(out) == 0 || unsaturated(1) == unsaturated(-1) {
+		return nil
+	}
+	return out
+}
+
+// fullReplacesProbes drops the probes at every concurrency also measured
+// at the full length: a failed probe measured again replaces its reading.
+func fullReplacesProbes(measured []Sample) []Sample {
+	full := map[int]bool{}
+	for _, s := range measured {
+		if !s.Probe {
+			full[s.Conc] = true
+		}
+	}
+	if len(full) == 0 {
+		return measured
+	}
+	return slices.DeleteFunc(slices.Clone(measured), func(s Sample) bool { return s.Probe && full[s.Conc] })
 }
 
 // nearest is the grid value closest to x in log2 (the smaller one on a tie).

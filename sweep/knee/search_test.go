@@ -41,6 +41,7 @@ type searchTally struct {
 	arms, agree        int
 	points, fullPoints int
 	probes             int
+	again              int // probes measured again at the full length
 	// GPU-seconds: ours (one server per arm) and InferenceX's (the full
 	// grid, one server start per point); ours split into server starts,
 	// full-length points and probes.
@@ -54,8 +55,8 @@ type searchTally struct {
 }
 
 func (t searchTally) String() string {
-	return fmt.Sprintf("%d arms: knee within one doubling of the full grid's on %.1f%%; %.2f points per arm (%.2f probes) vs %.2f (%.0f%%); GPU-hours %.1f%% of InferenceX's restart-per-point full grid (server starts %.1f%%, full-length points %.1f%%, probes %.1f%%; floor %.1f%%, %.1f%% with one full-length point)",
-		t.arms, pct(t.agree, t.arms), float64(t.points)/float64(t.arms), float64(t.probes)/float64(t.arms), float64(t.fullPoints)/float64(t.arms),
+	return fmt.Sprintf("%d arms: knee within one doubling of the full grid's on %.1f%%; %.2f points per arm (%.2f probes, %d measured again at full length) vs %.2f (%.0f%%); GPU-hours %.1f%% of InferenceX's restart-per-point full grid (server starts %.1f%%, full-length points %.1f%%, probes %.1f%%; floor %.1f%%, %.1f%% with one full-length point)",
+		t.arms, pct(t.agree, t.arms), float64(t.points)/float64(t.arms), float64(t.probes)/float64(t.arms), t.again, float64(t.fullPoints)/float64(t.arms),
 		100*float64(t.points)/float64(t.fullPoints), 100*t.ours/t.inferencex,
 		100*t.starts/t.inferencex, 100*t.full/t.inferencex, 100*t.probeGS/t.inferencex, 100*t.floor/t.inferencex, 100*t.floorFull/t.inferencex)
 }
@@ -158,36 +159,46 @@ func simCases(arms []*simArm, f fidelity, seeds ...int) []*searchCase {
 // simProbeSeconds is the length of the simulated corpus's probe runs.
 const simProbeSeconds = 300
 
+// searchRun is what search measured on one case.
+type searchRun struct {
+	measured []knee.Sample // one per concurrency, sorted
+	probes   int           // probes run
+	again    int           // probes measured again at the full length
+	spent    float64       // GPU-seconds per GPU
+}
+
 // search runs NextStep on a case as a sweep would: each chosen
-// concurrency is measured once, until the search is done. It returns the
-// measured samples, how many were probes and the GPU-seconds per GPU
-// spent.
-func search(c *searchCase) ([]knee.Sample, int, float64) {
-	var measured []knee.Sample
-	nProbes := 0
-	spent := startSeconds
+// concurrency is measured once, but for a probe the search asks for
+// again at the full length (it failed, or its noise decides the
+// verdict; that reading replaces the probe's), until the search is done.
+func search(c *searchCase) searchRun {
+	run := searchRun{spent: startSeconds}
 	measure := c.session()
-	for range len(c.grid) + 1 {
-		step := knee.NextStep(c.grid, measured, knee.SearchOptions{})
+	for range 2*len(c.grid) + 1 {
+		step := knee.NextStep(c.grid, run.measured, knee.SearchOptions{})
 		if len(step.Conc) == 0 {
 			break
 		}
 		for _, n := range step.Conc {
-			if slices.ContainsFunc(measured, func(s knee.Sample) bool { return s.Conc == n }) {
-				panic(fmt.Sprintf("%s: conc %d chosen twice", c.id, n))
+			if i := slices.IndexFunc(run.measured, func(s knee.Sample) bool { return s.Conc == n }); i >= 0 {
+				if s := run.measured[i]; !s.Probe || step.Probe && c.probeSeconds > 0 {
+					panic(fmt.Sprintf("%s: conc %d chosen twice", c.id, n))
+				}
+				run.measured = slices.Delete(run.measured, i, i+1)
+				run.again++
 			}
 			if !step.Probe || c.probeSeconds == 0 {
-				measured = append(measured, measure(n, false))
-				spent += pointSeconds
+				run.measured = append(run.measured, measure(n, false))
+				run.spent += pointSeconds
 				continue
 			}
-			measured = append(measured, measure(n, true))
-			nProbes++
-			spent += c.probeSeconds + drainSeconds
+			run.measured = append(run.measured, measure(n, true))
+			run.probes++
+			run.spent += c.probeSeconds + drainSeconds
 		}
 	}
-	slices.SortFunc(measured, func(a, b knee.Sample) int { return a.Conc - b.Conc }) // as Arm.Samples are
-	return measured, nProbes, spent
+	slices.SortFunc(run.measured, func(a, b knee.Sample) int { return a.Conc - b.Conc }) // as Arm.Samples are
+	return run
 }
 
 func hashID(id string) uint64 {
@@ -229,7 +240,9 @@ func scoreSearch(cases []*searchCase, logf func(string, ...any)) searchTally {
 		if full.Status == knee.StatusInsufficient {
 			continue
 		}
-		measured, nProbes, spent := search(c)
+		run := search(c)
+		measured, nProbes, spent := run.measured, run.probes, run.spent
+		t.again += run.again
 		ours := knee.Analyze(&knee.Arm{Samples: measured}, knee.Options{})
 		t.arms++
 		if agrees(full, ours) {
@@ -372,49 +385,78 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // tuned on: the synthetic generators at another seed than the
 // benchmark's, and the simulated corpora's held-out seed 2: the knee
 // within one doubling of the full grid's on at least minAgree of the
-// arms, no point measured twice (search panics on that), and the
+// arms, no point measured twice but a probe again at the full length
+// (search panics otherwise), and the
 // GPU-hours at most maxGPUHours of InferenceX's restart-per-point full
 // grid.
 //
 // Measured (seed 20260716, 600 arms; simulated seed 2) with 300 s
-// probes: doubling grids 97.7 % at 19.6 %, conc-lists 96.8 % at 29.7 %,
+// probes: doubling grids 97.7 % at 20.4 %, conc-lists 96.8 % at 30.3 %,
 // simulated conc-lists 94.1 % at 40.8 % (one miss of 17 arms), simulated
-// doubling grids 77.8 % at 25.0 % (83.3 % before the knee finder's
+// doubling grids 88.9 % at 31.1 % (two of 18); at equal length 99.6 % at
+// 42.6 %, 98.5 % at 45.3 %, 100 % at 53.7 %, 94.4 % at 55.4 %. The
+// issue's goal, ≥ 97 % at ≤ 20 % on every corpus, is not met. The
+// simulated doubling grids read 94.4 % with probes before Analyze's
 // saturation gate integrated the noise out: the full grid of the MI355X
-// FP4 TP2 EP2 arm, gaining 12 % from c16 to c32 at the gate of 10 %, went
-// from unsaturated to an ambiguous knee at c32, posterior 0.84 against
-// the gate's 0.85, where its probes still read unsaturated); at equal length 99.6 % at 42.6 %,
-// 98.5 % at 45.3 %, 100 % at 53.7 %, 94.4 % at 56.6 %. The goal,
-// ≥ 97 % at ≤ 20 % on every corpus, is not met. On the short grids it is
-// out of reach: per GPU, InferenceX spends 1860n GPU-seconds on an
-// n-point grid (a 600 s start and a 1260 s point each), ours 600 + 1260
-// per full-length point + 360 per probe, and a verdict needs three
-// points: 1680 even as three probes, 30 % of a 3-point grid.
-// GPU-weighted over a corpus (the tally's floors) that is 14.5 % of the
-// simulated conc-lists' full grids and 12.1 % of the synthetic ones';
-// with one of the three at full length, 22.2 % and 18.7 %. The
-// still-rising arms need their top two points at full length: reading
-// the top as a probe misjudged 2 of the 18 still-rising simulated arms
-// of the corpus before it was regenerated (seeds 1-2), a search made
-// only of probes 3 (it spent 20.9 % there and agreed on 91.2 %, 16.3 %
-// and 92.1 % on the conc-lists). On the simulated arms the probes
-// themselves mislead: the whole grid re-measured as 300 s probes agrees
-// with the 1200 s grid on only 82 % (conc-lists) and 89 % (doubling
-// grids), the benchmark's "grid as probes". Past the KV pool's capacity
-// a 300 s probe fails validation (the requests in flight at its end are
-// a larger share of a short run: 5 of 35 at the MI325X TP2 arm's c8,
-// seed 2) where the 1200 s point is valid and collapsed, so the search
-// reads failures where the full grid reads a cliff, and an arm whose
-// usable points end still rising is called unsaturated (TP2: knee c4 on
-// the full grid); and where the top gain sits at the 10 % gate a
-// probe's noise tips the verdict (TP4: c16 to c32 gains 9.6 % at 1200 s,
-// 13 % as probes).
+// FP4 TP2 EP2 arm gains 12 % from c16 to c32 against the 10 % gate and
+// now reads an ambiguous knee at c32 (posterior 0.84 against 0.85) where
+// the search still reads unsaturated. On the benchmark's seeds 1-2 the
+// same change took the simulated doubling grids from 97.2 % to 88.9 % at
+// equal length and 94.4 % to 91.7 % with probes: four arms whose search
+// stops at c1, c4, c16, c32 (c64 failed) read an ambiguous knee at c32
+// from four points where the full grid's six read unsaturated.
+//
+// Two rules measure a probe again at the full length, its reading
+// replacing the probe's. (1) A failed probe that would end the bracket or
+// leave the arm rising into failures: past the KV pool's capacity a
+// 300 s probe fails validation (the requests in flight at its end are a
+// larger share of a short run: 5 of 35 at the MI325X TP2 arm's c8, seed
+// 2) where the 1200 s point is valid and collapsed, so the search read
+// failures where the full grid reads a cliff (TP2: unsaturated, knee c4
+// on the full grid). (2) Once the knee is found, the probes at the peak
+// and the point below it when the point above the peak failed or fell
+// off a cliff and their noise decides the gate: Analyze may gate such an
+// arm on the gain into the peak as at the top of a grid, and a probe's
+// noise tipped it (TP4: c16 to c32 gains 9.6 % at 1200 s, 13 % as
+// probes, with failures above); rule 2 runs only where the verdict with
+// the two probes moved two standard deviations apart is unsaturated and
+// moved together is not. Before the two rules (main d4e5ef3): 97.7 % at
+// 19.6 %, 96.8 % at 29.7 %, 94.1 % at 40.8 %, 83.3 % at 25.0 %; rule 1
+// alone took the simulated doubling grids to 88.9 % at 30.0 %, both to
+// 94.4 % at 31.1 %; elsewhere agreement held and GPU-hours rose by at
+// most 0.8 points (the synthetic corpora fail a probe exactly where the
+// full point fails, so there rule 1 only costs). Tried and dropped: rule
+// 2 on the raw gain alone (within two standard deviations of the gate,
+// no verdict check): 21.5 %, 31.1 %, 42.9 %, 33.9 % for the same
+// agreement; probes between grid points more than a doubling apart,
+// measured again when the knee lands on or just above one (the
+// full-length points of sparse conc-lists, 0.76 per arm): conc-lists
+// 96.2 % at 30.3 %, simulated 88.2 % at 39.6 %.
+//
+// What keeps GPU-hours high on the short grids: per GPU, InferenceX
+// spends 1860n GPU-seconds on an n-point grid (a 600 s start and a
+// 1260 s point each), ours 600 + 1260 per full-length point + 360 per
+// probe, and a verdict needs three points: 1680 even as three probes,
+// 30 % of a 3-point grid. GPU-weighted over a corpus (the tally's floors)
+// that is 14.5 % of the simulated conc-lists' full grids and 12.1 % of
+// the synthetic ones'; with one of the three at full length, 22.2 % and
+// 18.7 %. Of the synthetic conc-lists' full-length points (2.1 per arm),
+// 0.70 per arm are the top of the grid and 0.46 the point below it,
+// which the top gate reads: reading the top as a probe misjudged 2 of
+// the 18 still-rising simulated arms of the corpus before it was
+// regenerated (seeds 1-2), a search made only of probes 3 (it spent
+// 20.9 % there and agreed on 91.2 %, 16.3 % and 92.1 % on the
+// conc-lists); 0.76 per arm have a grid neighbour more than a doubling
+// away. And the probes themselves mislead on the simulated arms: the
+// whole grid re-measured as 300 s probes agrees with the 1200 s grid on
+// only 82 % (conc-lists) and 89 % (doubling grids), the benchmark's
+// "grid as probes".
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists":   {equalLength: {0.97, 0.46}, probes: {0.95, 0.31}},
-		"doubling":     {equalLength: {0.97, 0.44}, probes: {0.97, 0.205}},
-		"simulated":    {equalLength: {0.97, 0.55}, probes: {0.94, 0.42}},
-		"sim-doubling": {equalLength: {0.94, 0.58}, probes: {0.77, 0.26}},
+		"conc-lists":   {equalLength: {0.98, 0.46}, probes: {0.965, 0.305}},
+		"doubling":     {equalLength: {0.99, 0.43}, probes: {0.975, 0.205}},
+		"simulated":    {equalLength: {1, 0.54}, probes: {0.94, 0.41}},
+		"sim-doubling": {equalLength: {0.94, 0.57}, probes: {0.88, 0.315}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
 		for _, f := range []fidelity{equalLength, probes} {
@@ -522,6 +564,82 @@ func TestNextStepFullFirst(t *testing.T) {
 	got = knee.NextStep(grid, measured, knee.SearchOptions{})
 	if want := (knee.Step{Conc: []int{32}, Probe: true}); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after c128: %v, want %v", got, want)
+	}
+}
+
+// TestNextStepFailedProbe: a probe that fails is no evidence that the
+// point fails (past a KV cliff a short window's requests still in flight
+// at its end can pass the error-rate limit where the full point is valid
+// and collapsed): where its failure would end the bracket, or leave an
+// arm rising into failures, it is measured again at the full length,
+// and that reading replaces the probe's. A failure at the full length is
+// not measured again, nor a failed probe above one.
+func TestNextStepFailedProbe(t *testing.T) {
+	grid := []int{1, 2, 4, 8, 16, 32, 64, 128, 256}
+	probe := func(c int, v float64) knee.Sample {
+		return knee.Sample{Conc: c, TotalTPS: &v, Probe: true, Seconds: 300}
+	}
+	full := func(c int, v float64) knee.Sample { return knee.Sample{Conc: c, TotalTPS: &v, Seconds: 1200} }
+	failed := func(s knee.Sample) knee.Sample { s.Excluded = "error rate 16.8% > 10%"; return s }
+	rising := []knee.Sample{probe(1, 1000), probe(4, 3800), probe(16, 14000)}
+	tests := []struct {
+		name     string
+		measured []knee.Sample
+		want     knee.Step
+	}{
+		{"failed probe ends the bracket", append(slices.Clone(rising), failed(probe(64, 900))), knee.Step{Conc: []int{64}}},
+		// The full reading replaces the probe's: a cliff at c64 caps the
+		// bracket, and the fill brackets the knee below it.
+		{"measured again: a cliff", append(slices.Clone(rising), failed(probe(64, 900)), full(64, 2000)), knee.Step{Conc: []int{8, 32}, Probe: true}},
+		{"failed at the full length", append(slices.Clone(rising), failed(full(64, 900))), knee.Step{Conc: []int{128}}},
+		{"failed probe above a full-length failure", append(slices.Clone(rising), failed(full(64, 900)), failed(probe(128, 800))), knee.Step{Conc: []int{32}, Probe: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := knee.NextStep(grid, tt.measured, knee.SearchOptions{}); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("next %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestNextStepGateProbes: Analyze gates an arm that fails or falls off a
+// cliff above its peak on the gain into the peak, as at the top of a
+// grid. Where the probes' noise decides that gate (their readings moved
+// two standard deviations one way call the arm unsaturated, the other way
+// not), the probes at the peak and below it run again at the full
+// length; where it does not, nothing more runs. The readings are the
+// simulated MI325X Qwen3.5 TP4 arm's (seed 2, 1200 s): c16 to c32 gains
+// 9.6 % per doubling.
+func TestNextStepGateProbes(t *testing.T) {
+	grid := []int{1, 2, 4, 8, 16, 32, 64, 128, 256}
+	tput := map[int]float64{1: 3561, 2: 6487, 4: 11622, 8: 18075, 16: 23216, 32: 25441, 64: 3503}
+	arm := func(above ...knee.Sample) []knee.Sample {
+		var ss []knee.Sample
+		for _, c := range []int{1, 2, 4, 8, 16, 32} {
+			v := tput[c]
+			ss = append(ss, knee.Sample{Conc: c, TotalTPS: &v, Probe: true, Seconds: 300})
+		}
+		return append(ss, above...)
+	}
+	v64 := tput[64]
+	tests := []struct {
+		name     string
+		measured []knee.Sample
+		want     knee.Step
+	}{
+		{"failures above the peak", arm(knee.Sample{Conc: 64, Seconds: 1200, Excluded: "error rate 21% > 10%"}, knee.Sample{Conc: 128, Seconds: 1200, Excluded: "error rate 40% > 10%"}),
+			knee.Step{Conc: []int{16, 32}}},
+		// A valid point fallen off a cliff: Analyze finds the knee
+		// below it whichever way the probes' noise goes.
+		{"a cliff above the peak", arm(knee.Sample{Conc: 64, Seconds: 1200, TotalTPS: &v64}), knee.Step{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := knee.NextStep(grid, tt.measured, knee.SearchOptions{}); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("next %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -291,6 +291,14 @@ func Analyze(a *Arm, o Options) *Result {
 				odds = dipOdds
 			}
 			rising = gainPosterior(u, y, whole.w, sigma, 1+o.Gain) > odds
+			// Where the saturating family misfits the top of the grid,
+			// its posterior is sure of a gain its models share and the
+			// data do not: the top points' own slope decides too.
+			if rising {
+				if t, misfit := topMisfit(u, y, whole.w, fit, sigma); misfit {
+					rising = t.gainProb(1+o.Gain) > odds
+				}
+			}
 		}
 		if gain >= 1+o.Gain && rising {
 			r.Status = StatusUnsaturated
@@ -401,6 +409,87 @@ func gainPosterior(u, y, w []float64, sigma, gate float64) float64 {
 		}
 	})
 	return up / all
+}
+
+// misfitZ is how many standard errors the smooth model's slope over the
+// top of the grid may stand above the data's own before the model is
+// said to misfit there (topMisfit).
+const misfitZ = 2.5
+
+// slopeAtTop is a line through some of the points in the grid's last
+// doubling: the least-squares slope of log throughput over log2 c of the
+// data (b) and of the smooth fit at the same points (model), and the
+// standard error of b.
+type slopeAtTop struct{ b, model, se float64 }
+
+// topMisfit reports whether the smooth fit misfits the top of the grid,
+// and the data's own slope there. It fits a line to the points within a
+// doubling of the top one, weighted as in the fits (a point's variance
+// s²/w), to the data y and to the fit alike; the fit misfits when its
+// slope stands more than misfitZ standard errors above the data's (a rise
+// near-linear up to a sharp stop, sharper than the family bends), and
+// does so without any one of those points too: a misfit needs at least
+// four points there, since one point off its curve (a spike, or one
+// noisy step) makes a misfit of any three. A saturating curve is
+// concave, so the line's slope over the doubling is at least the curve's
+// at the top: the data's slope bounds the top gain from above without a
+// model of the curve's shape. The noise s is the line's residuals pooled
+// with sigma worth noisePriorDoF degrees of freedom, as in gainPosterior:
+// a top whose points scatter about their line is not read as a stop.
+func topMisfit(u, y, w, fit []float64, sigma float64) (slopeAtTop, bool) {
+	n := len(u)
+	from := n - 1
+	for from > 0 && u[from-1] >= u[n-1]-1-1e-9 {
+		from--
+	}
+	if n-from < 4 {
+		return slopeAtTop{}, false
+	}
+	all := lineAtTop(u[from:], y[from:], w[from:], fit[from:], sigma)
+	if all.model-all.b <= misfitZ*all.se {
+		return all, false
+	}
+	for j := from; j < n; j++ {
+		without := func(v []float64) []float64 { return slices.Delete(slices.Clone(v[from:]), j-from, j-from+1) }
+		t := lineAtTop(without(u), without(y), without(w), without(fit), sigma)
+		if t.model-t.b <= misfitZ*t.se {
+			return all, false
+		}
+	}
+	return all, true
+}
+
+// lineAtTop fits the line of topMisfit to the points (u, y, weights w)
+// and to the fit at them.
+func lineAtTop(u, y, w, fit []float64, sigma float64) slopeAtTop {
+	sw, su, sy := 0.0, 0.0, 0.0
+	for j := range u {
+		sw += w[j]
+		su += w[j] * u[j]
+		sy += w[j] * y[j]
+	}
+	ub, yb := su/sw, sy/sw
+	sxx, sxy, sxm := 0.0, 0.0, 0.0
+	for j := range u {
+		d := u[j] - ub
+		sxx += w[j] * d * d
+		sxy += w[j] * d * y[j]
+		sxm += w[j] * d * fit[j]
+	}
+	b := sxy / sxx
+	sse := 0.0
+	for j := range u {
+		sse += w[j] * sq(y[j]-yb-b*(u[j]-ub))
+	}
+	nu := float64(noisePriorDoF)
+	s := math.Sqrt((nu*sigma*sigma + sse) / (nu + float64(len(u)-2)))
+	return slopeAtTop{b: b, model: sxm / sxx, se: s / math.Sqrt(sxx)}
+}
+
+// gainProb is the probability, at the line's noise, that the data's
+// slope over the top doubling gains at least gate per doubling.
+func (t slopeAtTop) gainProb(gate float64) float64 {
+	return 0.5 * math.Erfc(-(t.b-math.Log(gate))/(t.se*math.Sqrt2))
 }
 
 // robustFit is the unimodal isotonic fit of y, with one guard from §2.7:

@@ -123,7 +123,14 @@ func TestDenseStillRisingTopDipIsUnsaturated(t *testing.T) {
 // residuals (on three or four points the residuals cannot say how noisy
 // the arm is): saturating arms of seed 11 (noise-free top gain 2 and
 // 9 % per doubling, true knees c16 and c4), whose knees now lie within a
-// doubling; a 4-point arm still doubling stays unsaturated.
+// doubling; a 4-point arm still doubling stays unsaturated. A
+// simulated-engine arm searched with 300 s probes (the points above c20
+// failed) rises near-linearly to c10-c12 and stops sharply, its top three
+// points flat within 1 %: the saturating family cannot bend that sharply,
+// its fit gains 25 % per doubling at c20 where the data gain none, and the
+// gate trusted the fit's top gain and called the arm unsaturated. Where
+// the fit misfits the top doubling the data's own slope there decides too
+// (topMisfit); the arm's full-length grid reads an ambiguous knee at c12.
 func TestSaturationGateWeighsTheNoise(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -131,26 +138,39 @@ func TestSaturationGateWeighsTheNoise(t *testing.T) {
 		tput  []float64
 		want  Status
 		knee  int
+		// probes makes every point a 300 s probe; failed lists failed
+		// concurrencies above the grid.
+		probes bool
+		failed []int
 	}{
 		{"field s0629: rising 5..45, dip at c40", []int{5, 10, 15, 20, 25, 30, 35, 40, 45},
-			[]float64{52, 107, 156, 186, 253, 318, 382, 335, 402}, StatusUnsaturated, 0},
+			[]float64{52, 107, 156, 186, 253, 318, 382, 335, 402}, StatusUnsaturated, 0, false, nil},
 		{"field s0782: rising 4..48, dip at c40", []int{4, 16, 32, 40, 48},
-			[]float64{110, 447, 1066, 1016, 1247}, StatusUnsaturated, 0},
+			[]float64{110, 447, 1066, 1016, 1247}, StatusUnsaturated, 0, false, nil},
 		{"field s1127: saturating 128..576, σ 4%", []int{128, 256, 384, 512, 576},
-			[]float64{8024, 10508, 11234, 12415, 13023}, StatusAmbiguous, 384},
+			[]float64{8024, 10508, 11234, 12415, 13023}, StatusAmbiguous, 384, false, nil},
 		{"corpus s1931: saturating 8..32, σ 7%", []int{8, 10, 16, 32},
-			[]float64{10474, 11020, 12439, 14376}, StatusAmbiguous, 32},
+			[]float64{10474, 11020, 12439, 14376}, StatusAmbiguous, 32, false, nil},
 		{"field seed 11 s1047: saturating 8..32, σ 5%", []int{8, 10, 16, 32},
-			[]float64{5034, 5664, 6217, 7273}, StatusAmbiguous, 32},
+			[]float64{5034, 5664, 6217, 7273}, StatusAmbiguous, 32, false, nil},
 		{"field seed 11 s0081: saturating 8..32, σ 7.6%", []int{8, 10, 16, 32},
-			[]float64{12531, 13958, 15403, 18657}, StatusOK, 32},
+			[]float64{12531, 13958, 15403, 18657}, StatusOK, 32, false, nil},
 		{"field seed 11 s0495: saturating 1..8, failed above, σ 7.4%", []int{1, 4, 8},
-			[]float64{726, 1978, 2296}, StatusOK, 8},
+			[]float64{726, 1978, 2296}, StatusOK, 8, false, nil},
 		{"still doubling 1..8", []int{1, 2, 4, 8},
-			[]float64{1000, 1950, 3800, 7300}, StatusUnsaturated, 0},
+			[]float64{1000, 1950, 3800, 7300}, StatusUnsaturated, 0, false, nil},
+		{"simulated probes: near-linear to c10, flat c12..c20, failed above", []int{1, 2, 4, 5, 8, 10, 12, 15, 20},
+			[]float64{15596, 24453, 39898, 52538, 64949, 80787, 85219, 86006, 86008}, StatusAmbiguous, 15, true, []int{24, 28, 32}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Analyze(armOf(tc.concs, tc.tput), Options{})
+			a := armOf(tc.concs, tc.tput)
+			for i := range a.Samples {
+				a.Samples[i].Probe, a.Samples[i].Seconds = tc.probes, 300
+			}
+			for _, c := range tc.failed {
+				a.Samples = append(a.Samples, Sample{Conc: c, Excluded: "error rate above the limit"})
+			}
+			r := Analyze(a, Options{})
 			assert.Equal(t, tc.want, r.Status, r.Reason)
 			assert.Equal(t, tc.knee, r.Knee, r.Reason)
 		})

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,6 +96,9 @@ type Config struct {
 	DecodeLogInterval int  // SGLang --decode-log-interval; default 40
 	SkipWarmup        bool // SGLang --skip-server-warmup
 	KVCacheDType      string
+	// AttentionBackend is SGLang's --attention-backend: "aiter" (AMD)
+	// takes 15 % off the memory fraction for a long context.
+	AttentionBackend string
 
 	// Disagg is SGLang --disaggregation-mode: "" (the default "null",
 	// serving both phases), DisaggPrefill or DisaggDecode. A prefill
@@ -356,6 +361,7 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		num("--decode-log-interval", &c.DecodeLogInterval)
 		c.SkipWarmup = boolFlag(flags, "--skip-server-warmup")
 		str("--kv-cache-dtype", &c.KVCacheDType)
+		str("--attention-backend", &c.AttentionBackend)
 		if boolFlag(flags, "--enable-hierarchical-cache") {
 			// SGLang's defaults: a host pool twice the device pool, unless
 			// --hicache-size gives its GB per rank.
@@ -415,8 +421,14 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		}
 		str("--kv-cache-dtype", &c.KVCacheDType)
 		if raw, ok := flags.String("--kv-transfer-config"); ok && strings.TrimSpace(raw) != "" {
-			if err := parseVLLMKVTransfer(raw, &c.HostKV); err != nil {
+			connector, err := parseVLLMKVTransfer(raw, &c.HostKV)
+			if err != nil {
 				errs = append(errs, err)
+			}
+			if connector == "MooncakeStoreConnector" {
+				if err := mooncakeStore(env[envMooncakeConfig], &c.HostKV); err != nil {
+					errs = append(errs, err)
+				}
 			}
 		}
 		if raw, ok := flags.String("--speculative-config"); ok && strings.TrimSpace(raw) != "" {
@@ -460,20 +472,21 @@ func boolFlag(flags Lookup, name string) bool {
 // parseVLLMKVTransfer reads the host tier of vLLM's --kv-transfer-config:
 // the CPU offload connectors' cpu_bytes_to_use_per_rank, or their
 // cpu_bytes_to_use for the whole engine (vLLM splits it over the world
-// size; the per-rank figure wins when both are given). Other connectors
-// (LMCache's, whose L1 size its own server holds, Mooncake's, whose
-// segment size is in its config file, disaggregation's) add no tier the
-// engine's flags size.
-func parseVLLMKVTransfer(raw string, h *HostKV) error {
+// size; the per-rank figure wins when both are given). It returns the
+// connector's name. Other connectors (LMCache's, whose L1 size its own
+// server holds, Mooncake's, whose segment size is in its config file:
+// mooncakeStore, disaggregation's) add no tier the engine's flags size.
+func parseVLLMKVTransfer(raw string, h *HostKV) (string, error) {
 	var v struct {
-		Extra struct {
+		Connector string `json:"kv_connector"`
+		Extra     struct {
 			PerRank float64 `json:"cpu_bytes_to_use_per_rank"`
 			Total   float64 `json:"cpu_bytes_to_use"`
 			Lazy    bool    `json:"lazy_offload"`
 		} `json:"kv_connector_extra_config"`
 	}
 	if err := json.Unmarshal([]byte(raw), &v); err != nil {
-		return fmt.Errorf("--kv-transfer-config %q: %w", raw, err)
+		return "", fmt.Errorf("--kv-transfer-config %q: %w", raw, err)
 	}
 	switch {
 	case v.Extra.PerRank > 0:
@@ -482,7 +495,73 @@ func parseVLLMKVTransfer(raw string, h *HostKV) error {
 		h.Bytes = v.Extra.Total
 	}
 	h.WriteBack = h.BytesPerWorker+h.Bytes > 0 && v.Extra.Lazy
+	return v.Connector, nil
+}
+
+// envMooncakeConfig names the Mooncake store's config file, as vLLM's
+// MooncakeStoreConnector reads it.
+const envMooncakeConfig = "MOONCAKE_CONFIG_PATH"
+
+// mooncakeStore sizes the host tier of vLLM's MooncakeStoreConnector from
+// the store's config file: each worker mounts a global segment of
+// global_segment_size bytes (a number, or a string with a B, KB, MB or GB
+// suffix, 1,024-based as Mooncake parses it) and puts every block it
+// computes there (write-through). No file (a simulated run given a plan
+// whose sidecar files were not written) leaves the engine without a tier.
+func mooncakeStore(path string, h *HostKV) error {
+	if path == "" {
+		return nil
+	}
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", envMooncakeConfig, err)
+	}
+	var v struct {
+		Segment json.RawMessage `json:"global_segment_size"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Errorf("%s=%s: %w", envMooncakeConfig, path, err)
+	}
+	if len(v.Segment) == 0 {
+		return nil
+	}
+	n, err := parseByteSize(v.Segment)
+	if err != nil {
+		return fmt.Errorf("%s=%s: global_segment_size %s: %w", envMooncakeConfig, path, v.Segment, err)
+	}
+	h.BytesPerWorker = n
 	return nil
+}
+
+// parseByteSize reads a JSON number of bytes or a string such as "87GB".
+func parseByteSize(raw json.RawMessage) (float64, error) {
+	var n float64
+	if err := json.Unmarshal(raw, &n); err == nil {
+		return n, nil
+	}
+	var str string
+	if err := json.Unmarshal(raw, &str); err != nil {
+		return 0, errors.New("want a number of bytes or a string such as \"87GB\"")
+	}
+	str = strings.ToLower(strings.TrimSpace(str))
+	mult := 1.0
+	for _, u := range []struct {
+		suffix string
+		mult   float64
+	}{{"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}, {"b", 1}} {
+		if rest, ok := strings.CutSuffix(str, u.suffix); ok {
+			str, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(str, 64)
+	if err != nil || f < 0 {
+		return 0, errors.New("want a number of bytes or a string such as \"87GB\"")
+	}
+	return f * mult, nil
 }
 
 // vllmSpecConfig is the subset of vLLM's --speculative-config JSON that the

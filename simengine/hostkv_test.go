@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"os"
 	"sweep/configs"
 	"testing"
 
@@ -78,18 +79,31 @@ func TestHostTierCapacity(t *testing.T) {
 	capa := newCapacity(cfg)
 	assert.Equal(t, device.poolTokens, capa.poolTokens, "the tier leaves the device pool alone")
 	assert.Equal(t, device.poolTokens, capa.hostTokens)
-	// Sized in bytes per worker: Qwen3.5 keeps 40 KB a token over its 2 KV
-	// heads, 20 KB a GPU at TP8.
+	// Sized in bytes per worker: the host pool keeps a hybrid model's
+	// attention KV alone (SGLang sizes Qwen3.5's KV and Mamba host pools
+	// each by --hicache-size), 15 layers × 2 heads × 256 × 2 bytes at
+	// FP8 over the 2 KV heads: 7,680 bytes a GPU at TP8, where the device
+	// pool counts 20 KB a token with the state's share. Before, the host
+	// pool was counted at the device's 20 KB, 2.6 times too few tokens. 400e9 / 7,680 = 52,083,333.
 	cfg.HostKV = HostKV{BytesPerWorker: 400e9}
 	capa = newCapacity(cfg)
-	assert.Equal(t, 20_000_000-device.poolTokens, capa.hostTokens)
-	assert.InDelta(t, 20e3/(0.8*64e9), capa.perLoadToken, 1e-15)
+	assert.Equal(t, 52_083_333-device.poolTokens, capa.hostTokens)
+	assert.InDelta(t, 7680/(0.8*64e9), capa.perLoadToken, 1e-15)
 	// Sized for the whole engine (vLLM's cpu_bytes_to_use): split over
 	// its 8 workers. Before, only the per-rank key gave a tier, and the
 	// MiniMax-M3 B300 offload points ran with none.
 	cfg.HostKV = HostKV{Bytes: 8 * 400e9}
 	capa = newCapacity(cfg)
-	assert.Equal(t, 20_000_000-device.poolTokens, capa.hostTokens)
+	assert.Equal(t, 52_083_333-device.poolTokens, capa.hostTokens)
+	// A model without a recurrent state keeps the same KV per token on
+	// the host as on the device.
+	mm := Config{Engine: configs.VLLM, ModelPath: "MiniMaxAI/MiniMax-M3-MXFP8", TP: 8, GPU: "h200", KVCacheDType: "fp8",
+		HostKV: HostKV{BytesPerWorker: 100e9}}
+	mm, err = mm.Normalize()
+	require.NoError(t, err)
+	mcap := newCapacity(mm)
+	perGPU := 60*4*128*2/4.0 + 57*136 // KV over 4 heads, the index key whole
+	assert.Equal(t, int(100e9/perGPU)-mcap.poolTokens, mcap.hostTokens)
 	// Write-back: the tier holds what the device evicted, so all of it
 	// extends the device pool, even a pool smaller than the device's
 	// (the GLM-5.2 B200 script's --hicache-ratio 0.75 below c12, which
@@ -210,4 +224,49 @@ func TestAdmissionLoadsItsOwnHostBlocks(t *testing.T) {
 	assert.Equal(t, 4*block, q.cached, "a's prefix is loaded from the host, not recomputed")
 	assert.Equal(t, 0, r.cache.onHost(b), "b's blocks were the ones dropped for c's")
 	assert.Equal(t, 4, r.cache.onHost(c))
+}
+
+// TestMooncakeStoreSizedByItsConfigFile: vLLM's MooncakeStoreConnector
+// puts each worker's blocks in a global segment whose size is in the file
+// MOONCAKE_CONFIG_PATH names (InferenceX's MiniMax-M3 Hopper recipes:
+// "87GB" a rank at 1,234 GB of DRAM). Before, the simulated engine read no
+// file and ran the Mooncake points with no tier.
+func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		path := dir + "/" + name
+		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+		return path
+	}
+	transfer := `{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both","kv_connector_extra_config":{"load_async":true}}`
+	flags := mapLookup{"--model": "MiniMaxAI/MiniMax-M3-MXFP8", "--kv-transfer-config": transfer}
+	for _, tc := range []struct {
+		name, path string
+		want       HostKV
+		err        string
+	}{
+		{"the recipe's file", write("a.json", `{"mode": "embedded", "global_segment_size": "87GB", "local_buffer_size": "4GB"}`), HostKV{BytesPerWorker: 87 << 30}, ""},
+		{"bytes", write("b.json", `{"global_segment_size": 1000000}`), HostKV{BytesPerWorker: 1e6}, ""},
+		{"megabytes", write("c.json", `{"global_segment_size": "512 MB"}`), HostKV{BytesPerWorker: 512 << 20}, ""},
+		{"no size", write("d.json", `{"mode": "embedded"}`), HostKV{}, ""},
+		{"no file: no tier", dir + "/missing.json", HostKV{}, ""},
+		{"no variable: no tier", "", HostKV{}, ""},
+		{"a bad size", write("e.json", `{"global_segment_size": "lots"}`), HostKV{}, "global_segment_size"},
+		{"not JSON", write("f.json", `{`), HostKV{}, "MOONCAKE_CONFIG_PATH"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ConfigFromArgs(configs.VLLM, flags, map[string]string{"MOONCAKE_CONFIG_PATH": tc.path})
+			if tc.err != "" {
+				assert.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, c.HostKV)
+		})
+	}
+	// Another connector does not read the file.
+	c, err := ConfigFromArgs(configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both"}`},
+		map[string]string{"MOONCAKE_CONFIG_PATH": write("g.json", `{"global_segment_size": "87GB"}`)})
+	require.NoError(t, err)
+	assert.Equal(t, HostKV{}, c.HostKV)
 }

@@ -55,6 +55,15 @@ type modelShape struct {
 	// beside the KV, replicated on every attention GPU (one key for all
 	// its heads, so it does not shard with them).
 	indexBytes float64
+	// attnKVBytes, when positive, is the part of kvBytes that is attention
+	// KV (8-bit, all heads): what a decode step reads per token of context
+	// and what a host tier keeps per token. A hybrid model's kvBytes is
+	// the pool's figure per token, its recurrent state's share included.
+	attnKVBytes float64
+	// stateBytes is a recurrent layer stack's state per sequence (16-bit,
+	// all heads), read once a decode step and sharded over the attention
+	// GPUs.
+	stateBytes float64
 	// context is the native context length, what an engine serves when
 	// no flag sets it.
 	context int
@@ -80,7 +89,11 @@ var families = []struct {
 	// FP8 KV, the state included) is what the MI325X discovery of the
 	// MTP recipe measured: about 1.7 GB per GPU per 85k-token session from
 	// TP 2 to TP 8.
-	{"qwen3.5-", func(s *modelShape) { s.kvHeads, s.kvBytes = 2, 40e3 }},
+	{"qwen3.5-", func(s *modelShape) {
+		s.kvHeads, s.kvBytes = 2, 40e3
+		s.attnKVBytes = 15 * 2 * 256 * 2
+		s.stateBytes = 45 * (64*128*128 + (2*16*128+64*128)*3) * 2
+	}},
 	// DeepSeek's MLA caches one latent per layer and token, the same on
 	// every attention GPU (one KV head): kv_lora_rank 512 + rope dim 64 in
 	// each of 61 layers (DeepSeek-V3/R1 config.json), 35,136 bytes at FP8.
@@ -306,6 +319,12 @@ func newCapacity(c Config) capacity {
 	}
 	perGPUToken := kvb/shards + s.indexBytes
 	capa.perCtxToken = perGPUToken / (g.hbmTBps * 1e12 * 0.35)
+	// What a host tier keeps per token: the attention KV alone (a hybrid
+	// model's pool figure also carries its recurrent state's share).
+	attnGPUToken := perGPUToken
+	if s.attnKVBytes > 0 && s.kvBytes > 0 {
+		attnGPUToken = kvb*s.attnKVBytes/s.kvBytes/shards + s.indexBytes
+	}
 	// Prefill: 2 FLOPs per active parameter per token at 10% of peak (MoE
 	// prefill with long-context attention is far from peak).
 	capa.perPrefill = 2 * s.activeB * 1e9 / (mp * g.pflops * 1e15 * 0.10)
@@ -331,34 +350,29 @@ func newCapacity(c Config) capacity {
 		capa.perSeq *= float64(c.Spec.NumDraftTokens)
 	}
 
-	// KV pool, per GPU: its memory fraction (SGLang sets 15 % of it aside
-	// for the speculative draft model and its cache), minus its share of
-	// the weights (vLLM loads the draft's weights beside the target's) and
-	// its activations and graphs. A rank's pool is what one of its GPUs
+	// KV pool, per GPU: its memory fraction, minus its share of the
+	// weights (vLLM loads the draft's weights beside the target's) and its
+	// activations and graphs. SGLang's aiter attention backend (AMD) takes
+	// 15 % off the memory fraction for a context above 8,192 tokens
+	// (server_args: mem_fraction_static *= 0.85), whatever the speculative
+	// settings: InferenceX's MI325X Qwen3.5 recipe runs TP2 at 0.95 for "an
+	// effective 0.8075" budget. A rank's pool is what one of its GPUs
 	// holds divided by the KV one GPU keeps per token: the token's KV
 	// over the rank's attention GPUs, but never less than one KV head's
 	// worth (heads are replicated once TP exceeds them).
 	g0 := float64(c.GPUs())
 	perGPU := g.hbmGB * c.MemFraction
+	if c.Engine == configs.SGLang && c.AttentionBackend == "aiter" && c.ContextLength > 8192 {
+		perGPU *= aiterMemFraction
+	}
 	weightsGB := s.totalB * s.weightBytes
-	draftGB := 0.0
-	if c.Spec.Enabled() {
-		if c.Engine == configs.SGLang {
-			draftGB = 0.15 * perGPU
-		} else {
-			weightsGB *= 1.03
-		}
+	if c.Spec.Enabled() && c.Engine == configs.VLLM {
+		weightsGB *= 1.03
 	}
 	if replicated {
 		weightsGB *= float64(ranks)
 	}
-	// The draft's share never takes more than 80 % of what the weights
-	// leave: a tight fit (Qwen3.5 FP8 at TP2 on a 288 GB GPU at 0.8) starts
-	// with a small pool rather than not at all.
-	if left := perGPU - weightsGB/g0; left > 0 {
-		draftGB = min(draftGB, 0.8*left)
-	}
-	freeGB := perGPU - draftGB - weightsGB/g0 - perGPUReserveGB
+	freeGB := perGPU - weightsGB/g0 - perGPUReserveGB
 	capa.fits = freeGB > 0
 	pool := int(math.Max(freeGB, 1.0/g0) * 1e9 / perGPUToken)
 	if c.MaxTotalTokens > 0 {
@@ -382,15 +396,15 @@ func newCapacity(c Config) capacity {
 		host := c.HostKV.Ratio * float64(capa.poolTokens)
 		switch {
 		case c.HostKV.BytesPerWorker > 0:
-			host = c.HostKV.BytesPerWorker / perGPUToken
+			host = c.HostKV.BytesPerWorker / attnGPUToken
 		case c.HostKV.Bytes > 0:
-			host = c.HostKV.Bytes / g0 / perGPUToken
+			host = c.HostKV.Bytes / g0 / attnGPUToken
 		}
 		capa.hostTokens = int(host)
 		if !c.HostKV.WriteBack {
 			capa.hostTokens = max(int(host)-capa.poolTokens, 0)
 		}
-		capa.perLoadToken = perGPUToken / hostLinkBytesPerSec
+		capa.perLoadToken = attnGPUToken / hostLinkBytesPerSec
 	}
 
 	capa.maxRunning = c.MaxRunningRequests
@@ -403,6 +417,10 @@ func newCapacity(c Config) capacity {
 	}
 	return capa
 }
+
+// aiterMemFraction is what SGLang's aiter attention backend keeps of
+// --mem-fraction-static for a context above 8,192 tokens.
+const aiterMemFraction = 0.85
 
 // perGPUReserveGB is what a GPU keeps for activations and graphs outside
 // the KV pool.

@@ -69,6 +69,11 @@ type Nodes interface {
 // nodes Nodes allocates for it when Nodes is set.
 func (b *RunBackend) StartServer(ctx context.Context, arm *Arm, first *Point, gpus []int) (_ Server, err error) {
 	setup := b.Setup
+	// A shared server is the arm's largest point's plan: its sidecar files
+	// lie in that point's directory, inside the campaign's.
+	if setup.Dir == "" {
+		setup.Dir = b.Dir
+	}
 	var nodes Nodes
 	if l := first.Plan.MultiNode; l != nil && b.Nodes != nil {
 		if nodes, err = b.Nodes.Allocate(ctx, arm, len(l.Workers)); err != nil {

@@ -156,12 +156,13 @@ type Result struct {
 // Analyze finds the knee of one arm (peers' §2.7): clean the points (drop
 // failed files, merge replicates by median), fit a unimodal isotonic curve
 // on log throughput over log2 concurrency (a lone unreplicated spike at
-// the peak down-weighted), fit the smooth saturating model on the rising
+// the peak left out), fit the smooth saturating model on the rising
 // side and plateau of that curve (robustly: outliers down-weighted), gate
 // unsaturated arms (the model still gains ≥ Gain per doubling between the
 // last two points, and the posterior probability over the saturating
-// models that it does is above 85 %) and saturated-at-min arms, and take the smallest concurrency whose fitted
-// throughput reaches Threshold × the fitted peak. The smooth model makes
+// models and the noise that it does is above 85 %) and saturated-at-min
+// arms, and take the smallest concurrency whose fitted throughput reaches
+// Threshold × the fitted peak. The smooth model makes
 // the gate work on dense real conc-lists (62 → 64), where a two-point
 // ratio is all noise.
 func Analyze(a *Arm, o Options) *Result {
@@ -191,7 +192,11 @@ func Analyze(a *Arm, o Options) *Result {
 		w[j] = p.weight
 	}
 	sigma := noise(r.Points, o.Sigma)
-	iso, mode := robustFit(y, w, sigma)
+	errs := make([]float64, len(use))
+	for j, i := range use {
+		errs[j] = r.Points[i].ErrorRate
+	}
+	iso, mode := robustFit(u, y, w, errs, sigma)
 	n := len(use)
 	// The smooth model is fitted on the rising side and the plateau: every
 	// point up to the last one whose unimodal fit is within δ of the peak.
@@ -270,8 +275,8 @@ func Analyze(a *Arm, o Options) *Result {
 	// Saturation gate: the top of the grid still gains ≥ τ per doubling
 	// in the smooth fit, and the data make that more likely than not by
 	// odds above unsaturatedOdds: the posterior over the saturating models
-	// (gainPosterior), under the replicate noise pooled with the fit's
-	// residuals (topNoise). The posterior, not the sign of the last step,
+	// and the noise (gainPosterior), the replicate (or default) noise its
+	// prior. The posterior, not the sign of the last step,
 	// decides: on a dense conc-list (64, 68, 72) the step at the top rises
 	// less than the noise and its sign says little, while on a sparse one
 	// a last point below the one before it leaves many flattening curves
@@ -281,12 +286,11 @@ func Analyze(a *Arm, o Options) *Result {
 		gain := math.Exp((fit[n-1] - fit[n-2]) / (u[n-1] - u[n-2]))
 		rising := iso[n-1] > iso[n-2]+1e-12
 		if whole.ok && gain >= 1+o.Gain {
-			s := topNoise(sigma, whole.m.sse(u, y, whole.w), n)
 			odds := unsaturatedOdds
 			if !rising {
 				odds = dipOdds
 			}
-			rising = gainPosterior(u, y, whole.w, s, 1+o.Gain) > odds
+			rising = gainPosterior(u, y, whole.w, sigma, 1+o.Gain) > odds
 		}
 		if gain >= 1+o.Gain && rising {
 			r.Status = StatusUnsaturated
@@ -357,38 +361,40 @@ const unsaturatedOdds = 0.85
 // curve flattening that the smooth models weigh only through their fit.
 const dipOdds = 0.90
 
-// topNoise is the noise the saturation gate weighs the fit's residuals
-// with: the replicate (or default) noise sigma, worth two degrees of
-// freedom, pooled with the residual sum of squares sse of the smooth
-// model's fit to n points (n − 3 degrees of freedom). Without replicates
-// the default alone would call a noisy arm's wobble at the top a gain;
-// the residuals alone say nothing on three or four points.
-func topNoise(sigma, sse float64, n int) float64 {
-	const priorDoF = 2
-	dof := float64(max(n-3, 0))
-	return math.Sqrt((priorDoF*sigma*sigma + sse) / (priorDoF + dof))
-}
+// noisePriorDoF is what the replicate (or default) noise counts for in
+// gainPosterior, in degrees of freedom: as much as two replicates.
+const noisePriorDoF = 2
 
 // gainPosterior is the posterior probability that the curve gains at
 // least gate per doubling between the top two points: every saturating
 // model of the fit's grid of bend positions v and sharpnesses p (flat
 // priors over both, log A profiled) is weighted by its likelihood under
-// Gaussian noise sigma on log throughput. Unlike the best fit's gain, it
-// counts how many curves the data allow on each side of the gate: a top
-// that only the sharpest bends placed just so can flatten is still
-// rising, and a rise that one noisy point makes is not.
+// Gaussian noise on log throughput, the noise's scale not known but
+// integrated out: its prior is sigma worth noisePriorDoF degrees of
+// freedom (scaled inverse χ²), so a model's weight is
+// (ν₀σ² + sse)^−(ν₀+n−1)/2. Unlike the best fit's gain, it counts how
+// many curves the data allow on each side of the gate: a top that only
+// the sharpest bends placed just so can flatten is still rising, and a
+// rise that one noisy point makes is not. Integrating the noise, rather
+// than fixing it at an estimate, keeps a noisy arm of four or five points
+// (its residuals too few to say how noisy it is) from reading a wobble at
+// its top as a gain the data are sure of.
 func gainPosterior(u, y, w []float64, sigma, gate float64) float64 {
 	n := len(u)
 	lg := math.Log(gate) * (u[n-1] - u[n-2])
-	// Running sums of exp(−(sse − best)/2σ²), rescaled when a better
-	// model lowers best.
-	up, all, best := 0.0, 0.0, math.Inf(1)
+	nu := float64(noisePriorDoF)
+	k := (nu + float64(n) - 1) / 2
+	// logL is a model's log marginal likelihood; the sums run over
+	// exp(logL − top), rescaled when a better model raises top.
+	logL := func(sse float64) float64 { return -k * math.Log(nu*sigma*sigma+sse) }
+	up, all, top := 0.0, 0.0, math.Inf(-1)
 	eachModel(u, y, w, func(m saturating, sse float64) {
-		if sse < best {
-			f := math.Exp(-(best - sse) / (2 * sigma * sigma))
-			up, all, best = up*f, all*f, sse
+		ll := logL(sse)
+		if ll > top {
+			f := math.Exp(top - ll)
+			up, all, top = up*f, all*f, ll
 		}
-		l := math.Exp(-(sse - best) / (2 * sigma * sigma))
+		l := math.Exp(ll - top)
 		all += l
 		if m.at(u[n-1])-m.at(u[n-2]) >= lg {
 			up += l
@@ -399,9 +405,16 @@ func gainPosterior(u, y, w []float64, sigma, gate float64) float64 {
 
 // robustFit is the unimodal isotonic fit of y, with one guard from §2.7:
 // a single unreplicated point that holds the peak alone and stands more
-// than 2σ above the fit without it is a spike; it gets a tiny weight so it
-// cannot set the peak.
-func robustFit(y, w []float64, sigma float64) ([]float64, int) {
+// than 2σ above the fit without it is a spike, and cannot set the peak:
+// the fit is that of the other points, the spike's place taking the
+// higher of its neighbours' fitted values (which keeps the fit unimodal).
+// The fit without it is the other points' own fit: a point merely given
+// a tiny weight still sits alone at the top of a rising run (c1 < c4 > c8
+// > ..., or a last point above a plateau), where no neighbour pools with
+// it, and so was never found a spike there. A lone peak followed by a
+// point whose error rate rises (errorsRise) is the top before a cliff,
+// not a spike: the errors say the fall after it is real.
+func robustFit(u, y, w, errs []float64, sigma float64) ([]float64, int) {
 	fit, mode := unimodal(y, w)
 	if w[mode] > 1 || len(y) < 4 {
 		return fit, mode
@@ -415,13 +428,46 @@ func robustFit(y, w []float64, sigma float64) ([]float64, int) {
 	if block > 1 {
 		return fit, mode
 	}
-	w2 := slices.Clone(w)
-	w2[mode] = 1e-6
-	fit2, mode2 := unimodal(y, w2)
-	if y[mode]-fit2[mode] > 2*sigma {
-		return fit2, mode2
+	if mode+1 < len(y) && errorsRise(errs[mode], errs[mode+1]) {
+		return fit, mode
+	}
+	others, _ := unimodal(slices.Delete(slices.Clone(y), mode, mode+1), slices.Delete(slices.Clone(w), mode, mode+1))
+	at := math.Inf(-1)
+	if mode > 0 {
+		at = others[mode-1]
+	}
+	if mode < len(others) {
+		at = max(at, others[mode])
+	}
+	// A saturating curve is concave in log c and log T: its slope falls
+	// with c (and is at most 1: per-request throughput does not rise with
+	// load). So the rise before the point, continued at the slope of its
+	// last step, bounds what the curve can reach there; a point below that
+	// bound may be the top before a cliff, not a spike. With one point
+	// before it the rise has no slope of its own, and the bound of slope 1
+	// is one no spike exceeds: the neighbours alone decide.
+	if mode > 1 {
+		slope := min(max((y[mode-1]-y[mode-2])/((u[mode-1]-u[mode-2])*math.Ln2), 0), 1)
+		at = max(at, y[mode-1]+slope*(u[mode]-u[mode-1])*math.Ln2)
+	}
+	if y[mode]-at <= 2*sigma {
+		return fit, mode
+	}
+	fit = slices.Insert(others, mode, at)
+	mode = 0
+	for i, v := range fit {
+		if v > fit[mode]+1e-12 {
+			mode = i
+		}
 	}
 	return fit, mode
+}
+
+// errorsRise reports an error rate at a higher concurrency (after) that
+// says the arm is past a cliff relative to one below it (before): above
+// 2 % and more than twice before's.
+func errorsRise(before, after float64) bool {
+	return after > 0.02 && after > 2*before
 }
 
 // maxSigma caps the noise estimate: replicates that differ by more are
@@ -510,7 +556,7 @@ func cliffs(r *Result, use []int, fit []float64, peak float64, o Options) []stri
 		p := &r.Points[i]
 		if !p.Usable {
 			add(p, "failed")
-		} else if p.ErrorRate > 0.02 && p.ErrorRate > 2*kp.ErrorRate {
+		} else if errorsRise(kp.ErrorRate, p.ErrorRate) {
 			add(p, fmt.Sprintf("error rate %.1f%% (knee %.1f%%)", 100*p.ErrorRate, 100*kp.ErrorRate))
 		}
 	}

@@ -110,15 +110,20 @@ func TestDenseStillRisingTopDipIsUnsaturated(t *testing.T) {
 // The saturation gate is a test on the top gain with noise: an arm is
 // unsaturated when the saturating curves the data allow gain at least
 // the gate between the top two points with odds above 85 % (90 % when
-// the last point dips), the noise being the default pooled with the
-// fit's residuals. Arms from the seeded corpora (synth.FieldCorpus and
-// synth.Corpus, seed 22 unless named; throughput rounded), each decided
-// the other way before: two still-rising arms whose noisy top (a dip at
-// c40 of 4..48, one at c40 of 5..45) left a knee "ambiguous", and three
-// saturating arms (noise-free top gain below the gate) whose last
-// step, with the noise taken as the 3 % default, read as still gaining;
-// now each keeps a knee (true knees c384, c16, c16), ambiguous within
-// the noise.
+// the last point dips), the noise integrated out with the default (or
+// the replicates') as its prior. Arms from the seeded corpora
+// (synth.FieldCorpus and synth.Corpus, seed 22 unless named; throughput
+// rounded), each decided the other way before: two still-rising arms
+// whose noisy top (a dip at c40 of 4..48, one at c40 of 5..45) left a
+// knee "ambiguous", and three saturating arms (noise-free top gain below
+// the gate) whose last step, with the noise taken as the 3 % default,
+// read as still gaining; now each keeps a knee (true knees c384, c16,
+// c16), ambiguous within the noise. The next two were still called
+// unsaturated with the noise fixed at the default pooled with the fit's
+// residuals (on three or four points the residuals cannot say how noisy
+// the arm is): saturating arms of seed 11 (noise-free top gain 2 and
+// 9 % per doubling, true knees c16 and c4), whose knees now lie within a
+// doubling; a 4-point arm still doubling stays unsaturated.
 func TestSaturationGateWeighsTheNoise(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -137,6 +142,12 @@ func TestSaturationGateWeighsTheNoise(t *testing.T) {
 			[]float64{10474, 11020, 12439, 14376}, StatusAmbiguous, 32},
 		{"field seed 11 s1047: saturating 8..32, σ 5%", []int{8, 10, 16, 32},
 			[]float64{5034, 5664, 6217, 7273}, StatusAmbiguous, 32},
+		{"field seed 11 s0081: saturating 8..32, σ 7.6%", []int{8, 10, 16, 32},
+			[]float64{12531, 13958, 15403, 18657}, StatusOK, 32},
+		{"field seed 11 s0495: saturating 1..8, failed above, σ 7.4%", []int{1, 4, 8},
+			[]float64{726, 1978, 2296}, StatusOK, 8},
+		{"still doubling 1..8", []int{1, 2, 4, 8},
+			[]float64{1000, 1950, 3800, 7300}, StatusUnsaturated, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Analyze(armOf(tc.concs, tc.tput), Options{})
@@ -153,4 +164,47 @@ func armOf(concs []int, tput []float64) *Arm {
 		a.Samples = append(a.Samples, Sample{Conc: c, TotalTPS: &tput[i]})
 	}
 	return a
+}
+
+// The spike guard compares a lone peak with the fit of the other points,
+// not with a fit in which the peak merely weighs little: at the top of a
+// rising run (c1 < c4 > c8 > ...) or above a plateau nothing pools with
+// it, so that fit kept it and no spike was ever found there. A peak the
+// rise before it reaches at its own slope (a saturating curve is concave
+// in log c, log T), or one after which the error rate rises, is the top
+// before a cliff and keeps its place. Arms of synth.FieldCorpus (seeds 33
+// and 22, throughput rounded; both saturated at the grid's minimum, each
+// called ok two doublings up before), a simulated-engine arm of
+// testdata/knee/simcorpus (MI325X TP2 EP2 seed 2, full length: KV cliff
+// after c4) and a constructed cliff with and without its error rates.
+func TestSpikeGuardFitsTheOtherPoints(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		concs []int
+		tput  []float64
+		errs  []float64
+		want  Status
+		knee  int
+	}{
+		{"field s0267: declining from c1, spike at c4", []int{1, 4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 60, 64, 68, 72},
+			[]float64{1954, 2292, 1888, 1827, 1796, 1721, 1782, 1839, 1745, 1742, 1742, 1694, 1673, 1719, 1688, 1702}, nil, StatusSaturatedAtMin, 1},
+		{"field s0922: declining from c4, spike at c16", []int{4, 16, 32, 40, 48},
+			[]float64{22453, 25108, 20546, 20981, 20702}, nil, StatusSaturatedAtMin, 4},
+		{"simulated KV cliff after c4: the rise reaches the peak", []int{1, 2, 4, 8, 16},
+			[]float64{6091, 10404, 16674, 3983, 3717}, nil, StatusOK, 4},
+		{"cliff after c16, errors rising", []int{4, 16, 20, 24, 32},
+			[]float64{5669, 7534, 5821, 5714, 4242}, []float64{0.004, 0.004, 0.05, 0.07, 0.09}, StatusOK, 16},
+		{"the same without error rates: a spike for all the data say", []int{4, 16, 20, 24, 32},
+			[]float64{5669, 7534, 5821, 5714, 4242}, nil, StatusSaturatedAtMin, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := armOf(tc.concs, tc.tput)
+			for i, e := range tc.errs {
+				a.Samples[i].ErrorRate = e
+			}
+			r := Analyze(a, Options{})
+			assert.Equal(t, tc.want, r.Status, r.Reason)
+			assert.Equal(t, tc.knee, r.Knee, r.Reason)
+		})
+	}
 }

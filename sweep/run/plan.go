@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -66,6 +67,10 @@ type Setup struct {
 	// the workers at their Host, the router and the client at the
 	// router's. Nil runs every role on this host.
 	OnHost func(host, name string) ([]string, error)
+	// Dir is the directory the run was given (a campaign's output
+	// directory): the sidecars' files must lie inside it. "" means the
+	// point's result directory.
+	Dir string
 	// PowerGPUs is which GPUs of the telemetry the power lane integrates:
 	// PowerGPUsAll (InferenceX: every GPU the monitor recorded) or
 	// PowerGPUsAllocated (only the point's); "" reads SWEEP_POWER_GPUS,
@@ -164,8 +169,14 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		}
 	}
 	for _, sc := range p.Sidecars {
+		for _, f := range sc.Files {
+			if root := cmp.Or(s.Dir, p.ResultDir); !inside(root, f.Path) {
+				return Spec{}, fmt.Errorf("sidecar %s writes %s, outside the run's directory %s", sc.Name, f.Path, root)
+			}
+			spec.Files = append(spec.Files, f)
+		}
 		if s.Simulate {
-			continue // the simulated engine keeps its KV cache in simulated HBM only
+			continue // no sidecar process: the simulated engine reads its files and keeps the KV in simulated memory
 		}
 		if sc.HealthURL == "" {
 			return Spec{}, fmt.Errorf("sidecar %s has no readiness endpoint: real runs of this offload backend are not supported yet (run it with --simulate)", sc.Name)
@@ -413,4 +424,10 @@ func simSeed(environ func(string) (string, bool)) uint64 {
 		}
 	}
 	return 0
+}
+
+// inside reports whether path lies in dir (dir itself excluded).
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path))
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && filepath.IsAbs(path) == filepath.IsAbs(dir)
 }

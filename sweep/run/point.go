@@ -31,6 +31,7 @@ import (
 	"sweep/internal/proc"
 	"sweep/metrics"
 	"sweep/metrics/result"
+	"sweep/recipes"
 )
 
 // Spec is everything Run needs to know about one point: the server it
@@ -59,6 +60,11 @@ type ServerSpec struct {
 	// Sidecars start, in order, before the engine and must answer their
 	// health URL (e.g. LMCache servers).
 	Sidecars []Sidecar
+	// Files are the sidecars' config files, written before the sidecars
+	// start (a Mooncake store's segment size), each inside the run's
+	// directory (Setup.Dir). A simulated run writes them too: it starts no
+	// sidecar, but the engine reads them as the real one would.
+	Files []recipes.File
 	// EngineLog is the engine's log in OutDir (default "server.log").
 	EngineLog string
 	// Workers are the further engines of a disaggregated point (Engine is

@@ -151,6 +151,16 @@ func (r *runner) startServer(ctx context.Context) (*proc.Process, bool) {
 		r.fail(StageEngine, err, nil)
 		return nil, false
 	}
+	for _, f := range r.spec.Files {
+		err := os.MkdirAll(filepath.Dir(f.Path), 0o755)
+		if err == nil {
+			err = atomicfile.Write(f.Path, []byte(f.Content), 0o644)
+		}
+		if err != nil {
+			r.fail(StageSidecars, fmt.Errorf("sidecar file: %w", err), nil)
+			return nil, false
+		}
+	}
 	for i, sc := range r.spec.Sidecars {
 		if _, ok := r.startAndWait(ctx, StageSidecars, sc.Proc, fmt.Sprintf("sidecar%d.log", i), sc.HealthURL); !ok {
 			return nil, false

@@ -457,7 +457,10 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // search ended ok c32 on [1 4 8p 16p 32 40] without the gap c12-c28
 // that makes it unsaturated. Only the top as a probe (held-out): 96.0/26.9,
 // 97.5/18.8, 94.1/39.1, 94.4/31.1; only the point below it: 96.0/26.6,
-// 97.3/17.7, 88.2/35.9, 94.4/25.8. And rule 2 measuring again only the
+// 97.3/17.7, 88.2/35.9, 94.4/25.8. (These on main 117bfd8's Analyze;
+// with its saturation gate integrating the noise out, held-out, the same
+// trade: 96.8/23.3, 97.1/16.2, 88.2/35.7, 88.9/26.2 against 97.0/30.3,
+// 97.9/20.4, 94.1/40.8, 88.9/31.1.) And rule 2 measuring again only the
 // one probe whose noise alone decides the gate, first: at most 0.07
 // points saved, doubling agreement 97.5 %.
 //

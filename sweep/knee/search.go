@@ -53,15 +53,19 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     repeat until settled. An arm still gaining at the top of its grid
 //     gets the grid point below the top, and the gaps below are filled
 //     only when that top gain is within two noise standard deviations of
-//     the gate. Nothing above a failed or falling point (or above two
+//     the gate; so are they for an arm whose knee lands on its top usable
+//     point with nothing left to measure above it (failed points or the
+//     grid's end), when the gain into the top lies within two noise
+//     standard deviations of the gate either way: knee at the top or
+//     unsaturated is the same top gate's verdict. Nothing above a failed or falling point (or above two
 //     failed ones) is measured, and no point twice, but for a probe
 //     measured again at the full length (its reading replaces the
 //     probe's; otherwise a knee that lands on a probe keeps the probe's
 //     value): a failed probe where its failure would end the bracket or
 //     leave the arm rising into failures (a short window fails the
 //     error-rate limit past a KV cliff where the full point is valid and
-//     collapsed), unless a failure above it is confirmed at the full
-//     length; and, once the knee is settled, the probes among the peak
+//     collapsed; a full-length failure above it says nothing of the
+//     point itself); and, once the knee is settled, the probes among the peak
 //     and the usable point below it when the next point above the peak
 //     failed or fell off a cliff and their noise decides the gate
 //     (Analyze gates such an arm on the gain into the peak, as the top of
@@ -286,7 +290,10 @@ const cliffDrop = 0.10
 // two grid points, as on the full grid) and the next one above; for an
 // arm that still gains at its top, the next grid point above, or at the
 // top of the grid the point below and, while the gain there is within
-// the noise of the gate, the middle of the widest gap; with fewer than 3
+// the noise of the gate, the middle of the widest gap, and so for a knee
+// at the top of what is measured with nothing to measure above it (the
+// same gate decides between a knee at the top and unsaturated, on either
+// side of it); with fewer than 3
 // usable points, the middle of the widest gap or the next point above.
 // Nothing is measured above two failed points above the top usable one.
 // rising reports that the arm is still gaining at the top of what is
@@ -319,10 +326,10 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 	}
 	// The lowest of them, a failed probe, is measured again at the full
 	// length when the verdict hangs on it (the arm reads as still rising,
-	// or too few points are usable) and no failure above it is confirmed
-	// at the full length (then the probe's agrees with it).
-	if len(failedAbove) > 0 && probeFailed(failedAbove[0]) && (usable < minPoints || r.Status == StatusUnsaturated) &&
-		!slices.ContainsFunc(failedAbove, func(g int) bool { return !probeFailed(g) }) {
+	// or too few points are usable), whatever failed above it: past a KV
+	// cliff the full point may be valid and collapsed where the probe
+	// failed, and a failure above at the full length says nothing of it.
+	if len(failedAbove) > 0 && probeFailed(failedAbove[0]) && (usable < minPoints || r.Status == StatusUnsaturated) {
 		return failedAbove[:1], false, true
 	}
 	if len(failedAbove) >= 2 {
@@ -370,6 +377,15 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 		}
 		if r.Knee == top {
 			want = append(want, below, above)
+			// Capped at the knee (nothing left to measure above it: failed
+			// points or the grid's end): the verdict between a knee at the
+			// top and unsaturated is the top gate's, as for a still-rising
+			// arm. While the gain into the top lies within the noise of the
+			// gate either way, the fit decides, so fill the gaps below as
+			// the full grid has them.
+			if above == 0 && has(below) && nearGate(top, below, tput, sig, ao) {
+				want = append(want, gapMiddle(grid, has, ceiling))
+			}
 		}
 	}
 	if len(want) > 0 && usable < minPoints {
@@ -543,6 +559,20 @@ func clearGain(top, below int, tput func(int) (float64, bool), sig func(int) flo
 	}
 	du := math.Log2(float64(top) / float64(below))
 	return doublingGain(below, b, top, t) >= ao.Gain+2*math.Hypot(sig(top), sig(below))/du
+}
+
+// nearGate reports whether the gain per doubling from below to top lies
+// within two standard deviations of the ratio of the two points' noise
+// of the gate, on either side (clearGain's noise): the top gate's verdict
+// hinges on the fit, not on the two points.
+func nearGate(top, below int, tput func(int) (float64, bool), sig func(int) float64, ao Options) bool {
+	t, ok1 := tput(top)
+	b, ok2 := tput(below)
+	if !ok1 || !ok2 || b <= 0 {
+		return false
+	}
+	du := math.Log2(float64(top) / float64(below))
+	return math.Abs(doublingGain(below, b, top, t)-ao.Gain) < 2*math.Hypot(sig(top), sig(below))/du
 }
 
 // doublingGain is the throughput gain per doubling of concurrency from

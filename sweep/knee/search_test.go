@@ -634,6 +634,11 @@ func TestNextStepFailedProbe(t *testing.T) {
 		{"measured again: a cliff", append(slices.Clone(rising), failed(probe(64, 900)), full(64, 2000)), knee.Step{Conc: []int{8, 32}, Probe: true}},
 		{"failed at the full length", append(slices.Clone(rising), failed(full(64, 900))), knee.Step{Conc: []int{128}}},
 		{"failed probe above a full-length failure", append(slices.Clone(rising), failed(full(64, 900)), failed(probe(128, 800))), knee.Step{Conc: []int{32}, Probe: true}},
+		// A full-length failure above says nothing of the failed probe
+		// below it: past a KV cliff the full point there may be valid and
+		// collapsed (the simulated MI300X Qwen3.5 TP8 arm, seed 2: c32
+		// fails as a probe and reads a cliff at 1200 s, c64 fails at both).
+		{"failed probe below a full-length failure", append(slices.Clone(rising), failed(probe(32, 900)), failed(full(64, 900)), failed(full(128, 800))), knee.Step{Conc: []int{32}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -679,6 +684,59 @@ func TestNextStepGateProbes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := knee.NextStep(grid, tt.measured, knee.SearchOptions{}); fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("next %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestNextStepCappedKnee: an arm whose knee lands on its top usable point
+// with nothing left to measure above it (failures above, or the grid's
+// end) is gated as the top of a grid: knee at the top or unsaturated
+// hinges on the gain into the top. While that gain lies within the noise
+// of the gate, the gaps below the top are filled, so Analyze reads the
+// density the full grid has. The readings are the simulated MI325X
+// Qwen3.5 FP8 TP4 arm's (seed 2, 1200 s; c64 and c128 fail): on [1 4 16
+// 32] Analyze reads an ambiguous knee at c32, on the full grid
+// unsaturated; with the gaps c2 and c8 filled, unsaturated too.
+func TestNextStepCappedKnee(t *testing.T) {
+	grid := []int{1, 2, 4, 8, 16, 32, 64, 128, 256}
+	rising := map[int]float64{1: 3563, 2: 6488, 4: 11616, 8: 18208, 16: 23193, 32: 25741}
+	tests := []struct {
+		name       string
+		tput       map[int]float64
+		steps      []knee.Step
+		wantStatus knee.Status
+	}{
+		{"gain into the top near the gate", rising, []knee.Step{{Conc: []int{2}, Probe: true}, {Conc: []int{8}, Probe: true}}, knee.StatusUnsaturated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var measured []knee.Sample
+			for _, c := range []int{1, 4, 16, 32} {
+				v := tt.tput[c]
+				measured = append(measured, knee.Sample{Conc: c, TotalTPS: &v, Seconds: 1200})
+			}
+			for _, c := range []int{64, 128} {
+				measured = append(measured, knee.Sample{Conc: c, Seconds: 1200, Excluded: "error rate 30% > 10%"})
+			}
+			var got []knee.Step
+			for range len(grid) {
+				step := knee.NextStep(grid, measured, knee.SearchOptions{})
+				if len(step.Conc) == 0 {
+					break
+				}
+				got = append(got, step)
+				for _, c := range step.Conc {
+					v := tt.tput[c]
+					measured = append(measured, knee.Sample{Conc: c, TotalTPS: &v, Seconds: 1200})
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.steps) {
+				t.Errorf("steps %v, want %v", got, tt.steps)
+			}
+			slices.SortFunc(measured, func(a, b knee.Sample) int { return a.Conc - b.Conc })
+			if r := knee.Analyze(&knee.Arm{Samples: measured}, knee.Options{}); r.Status != tt.wantStatus {
+				t.Errorf("verdict %s c%d, want %s", r.Status, r.Knee, tt.wantStatus)
 			}
 		})
 	}

@@ -49,7 +49,9 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     point nearest to its lower doubling neighbour (k/2) when it is
 //     missing, and the one nearest to 2k unless a point above the knee
 //     is measured on the plateau (within Analyze.Drop of the peak: it
-//     bounds the knee; a point fallen off a cliff does not);
+//     bounds the knee; a point fallen off a cliff does not, nor one more
+//     than a doubling above the knee that reads below the knee: the
+//     curve may have risen and fallen between);
 //     repeat until settled. An arm still gaining at the top of its grid
 //     gets the grid point below the top, and the gaps below are filled
 //     only when that top gain is within two noise standard deviations of
@@ -537,12 +539,22 @@ func gapMiddle(grid []int, has func(int) bool, ceiling int) int {
 }
 
 // plateauAbove reports whether a usable point above k is measured with
-// throughput at least floor (on the plateau).
+// throughput at least floor (on the plateau) and, when it lies more than
+// a doubling above k, at least k's own: a point that reads below the
+// knee could be past a hump (the curve rising after k and falling back
+// before a cliff), so the peak, and the knee, may lie between. Within a
+// doubling of k it bounds the knee within the tolerance it is read with
+// either way.
 func plateauAbove(grid []int, tput func(int) (float64, bool), k int, floor float64) bool {
 	for _, g := range grid {
-		if t, ok := tput(g); ok && g > k && t >= floor {
-			return true
+		t, ok := tput(g)
+		if !ok || g <= k || t < floor {
+			continue
 		}
+		if kt, ok := tput(k); g > 2*k && ok && t < kt {
+			continue
+		}
+		return true
 	}
 	return false
 }

@@ -833,7 +833,9 @@ func TestNextBrackets(t *testing.T) {
 }
 
 // TestNextUpperNeighbour: the knee's upper doubling neighbour is measured
-// only when no point above the knee is on the plateau.
+// only when no point above the knee is on the plateau (within δ of the
+// peak and, more than a doubling above the knee, not below the knee's
+// own reading).
 func TestNextUpperNeighbour(t *testing.T) {
 	grid := []int{4, 16, 24, 32, 40, 48, 64} // the MI325X Qwen3.5 TEP8 conc-list
 	tests := []struct {
@@ -846,6 +848,11 @@ func TestNextUpperNeighbour(t *testing.T) {
 		{"cliff above", map[int]float64{4: 6300, 16: 15900, 32: 19600, 64: 4100}, 32, 0},
 		// c64 is on the plateau: it bounds the knee at 16 from above.
 		{"plateau above", map[int]float64{4: 6300, 16: 15900, 32: 16000, 64: 16100}, 0, 32},
+		// c64 is within δ of the peak but below the knee's own reading,
+		// more than a doubling above it: the curve may have risen and
+		// fallen between (a hump before a cliff, the simulated MiniMax M3
+		// MI355X TP4 arm's c4 and c20, seed 2), so it bounds nothing.
+		{"hump above", map[int]float64{4: 6300, 16: 15900, 24: 18500, 32: 19000, 40: 17500, 48: 16500, 64: 15500}, 32, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

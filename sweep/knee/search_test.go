@@ -392,13 +392,59 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 //
 // The simulated corpora were regenerated on main 401b97a (the engine's
 // random streams restart at every flush; the aiter 15 % only on AMD
-// Qwen3.5): simulated seed 2 now reads 88.2 % at 42.0 % with probes and
-// 94.1 % at 52.9 % at equal length, the doubling grids 72.2 % at 30.2 %
-// and 83.3 % at 56.1 %: on the new arms past-cliff points at 1200 s fail
-// validation too, so the full grid reads usable points that end rising
-// below failures (unsaturated) where the search, with fewer points below
-// the failure, reads a knee at its top. The figures below are the corpus
-// of d7a2caf.
+// Qwen3.5): on the new arms past-cliff points at 1200 s fail validation
+// too, so the full grid reads usable points that end rising below
+// failures (unsaturated) where the search, with fewer points below the
+// failure, read a knee at its top: simulated seed 2 read 88.2 % at
+// 42.0 % with probes and 94.1 % at 52.9 % at equal length, the doubling
+// grids 72.2 % at 30.2 % and 83.3 % at 56.1 %. Three rules since (main
+// 3051b02 to branch h-cap), held out: (a) a knee on the top usable point
+// with nothing left to measure above it (failures, the grid's end) is
+// the top gate's verdict as a still-rising arm's is, so while the gain
+// into the top lies within two noise standard deviations of the gate
+// either way the gaps below are filled (sim-doubling 83.3 % -> 100 % at
+// equal length, 56.1 % -> 58.1 %; the Qwen3.5 FP8 MI325X TP4 and TEP4
+// arms, measured on [1 4 16 32] with c64 and c128 failed, read ambiguous
+// c32 where the full grid reads unsaturated); (b) a failed probe is
+// measured again at the full length whatever failed above it at the
+// full length (the MI300X TP8, TEP8 and MI325X TP2 EP2 arms: c32, or
+// c8, fails as a probe and reads a cliff at 1200 s, c64, or c16, fails
+// at both; the search read the arm rising into failures): sim-doubling
+// with probes 72.2 % -> 88.9 % at 32.9 %; (c) a point more than a
+// doubling above the knee that reads below the knee no longer bounds it
+// as the plateau (the MiniMax M3 MI355X TP4 arm rises from c4 to c15 and
+// falls back to c4's level at c20 before its cliff; the search stopped
+// at [1 2 4 20], ambiguous c4 for the full grid's c12): simulated 94.1 %
+// -> 100 % at equal length, 52.9 % -> 54.2 %; synthetic conc-lists with
+// probes 97.0 % -> 96.8 % (s0333), GPU-hours +0.1 to +0.7 points on the
+// synthetic corpora. On the benchmark's seeds (20260714, 2000 arms;
+// simulated seeds 1-2) the three took the simulated corpora from 97.1 %
+// at 53.3 % and 88.2 % at 41.4 % to 100 % at 54.0 % and 88.2 % at
+// 41.8 %, the doubling grids from 86.1 % at 56.1 % and 69.4 % at 30.2 %
+// to 100 % at 58.1 % and 86.1 % at 32.9 %; the synthetic corpora within
+// 0.1 points of agreement, GPU-hours up by at most 0.7 points. Tried and
+// dropped: rule 2 below (the gate probes) for an arm read unsaturated
+// on probes rising into failures, on the gain into its top usable point
+// (held out: sim-doubling with probes 83.3 % at 35.5 %: it fixes the
+// MI355X Qwen3.5 FP4 TP2 EP2 arm, full grid ambiguous c32, and breaks
+// the MI325X TP4 and TEP4 arms, whose lower probes then tip the fit to
+// ambiguous c16; synthetic +0.2 points); and measuring again at the
+// full length the probes at a knee on the top usable point and below it
+// whenever the gain between lies within the noise of the gate (no
+// verdict check: sim-doubling 88.9 % at 35.2 %, no arm fixed: on the
+// DeepSeek V4 MI355X TP8 DRAM-KV arm the lower probes still hold the
+// fit at ok c64 against the full grid's unsaturated). The remaining
+// misses with probes are the probes' noise in the fit (the whole grid
+// measured again as probes agrees on 85 % and 86 % of the simulated
+// arms, benchmark seeds).
+//
+// Now (seed 20260716, 600 arms; simulated seed 2), with 300 s probes:
+// doubling grids 97.9 % at 20.7 %, conc-lists 96.8 % at 30.5 %,
+// simulated conc-lists 88.2 % at 42.4 % (two misses of 17), simulated
+// doubling grids 88.9 % at 32.9 % (two of 18); at equal length 99.6 % at
+// 43.3 %, 98.5 % at 45.7 %, 100 % at 54.2 %, 100 % at 58.1 %. The
+// issue's goal, ≥ 97 % at ≤ 20 % on every corpus, is not met. The
+// figures below are the corpus of d7a2caf.
 //
 // Measured (seed 20260716, 600 arms; simulated seed 2) with 300 s
 // probes: doubling grids 97.7 % at 20.4 %, conc-lists 96.8 % at 30.3 %,
@@ -494,10 +540,10 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // "grid as probes".
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists":   {equalLength: {0.98, 0.46}, probes: {0.965, 0.305}},
-		"doubling":     {equalLength: {0.99, 0.43}, probes: {0.975, 0.205}},
-		"simulated":    {equalLength: {0.94, 0.54}, probes: {0.88, 0.425}},
-		"sim-doubling": {equalLength: {0.83, 0.565}, probes: {0.72, 0.305}},
+		"conc-lists":   {equalLength: {0.984, 0.458}, probes: {0.967, 0.306}},
+		"doubling":     {equalLength: {0.996, 0.434}, probes: {0.978, 0.208}},
+		"simulated":    {equalLength: {1, 0.543}, probes: {0.88, 0.425}},
+		"sim-doubling": {equalLength: {1, 0.582}, probes: {0.888, 0.33}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
 		for _, f := range []fidelity{equalLength, probes} {

@@ -547,7 +547,15 @@ func robustFit(u, y, w, errs []float64, sigma float64) ([]float64, int) {
 	// last step, bounds what the curve can reach there; a point below that
 	// bound may be the top before a cliff, not a spike. With one point
 	// before it the rise has no slope of its own, and the bound of slope 1
-	// is one no spike exceeds: the neighbours alone decide.
+	// is one no spike exceeds: the neighbours alone decide, when they
+	// agree. When the point after it lies past a cliff below the point
+	// before it (more than cliffDrop and twice the noise), the other
+	// points' fit is a fall, not a level the point stands out from: the
+	// point is the top before the cliff (c1, c2 at twice c1, c3 at a
+	// fifth of c1: a knee at c2, not a spike over c1).
+	if mode == 1 && mode+1 < len(y) && y[mode+1] < y[mode-1]+math.Log(1-cliffDrop)-2*sigma {
+		return fit, mode
+	}
 	if mode > 1 {
 		slope := min(max((y[mode-1]-y[mode-2])/((u[mode-1]-u[mode-2])*math.Ln2), 0), 1)
 		at = max(at, y[mode-1]+slope*(u[mode]-u[mode-1])*math.Ln2)

@@ -212,6 +212,8 @@ func TestSpikeGuardFitsTheOtherPoints(t *testing.T) {
 			[]float64{22453, 25108, 20546, 20981, 20702}, nil, StatusSaturatedAtMin, 4},
 		{"simulated KV cliff after c4: the rise reaches the peak", []int{1, 2, 4, 8, 16},
 			[]float64{6091, 10404, 16674, 3983, 3717}, nil, StatusOK, 4},
+		{"simulated KV cliff after c2, the next point past it far below c1: the top before the cliff", []int{1, 2, 3, 4, 5},
+			[]float64{6233, 11486, 1205, 1205, 1205}, nil, StatusOK, 2},
 		{"cliff after c16, errors rising", []int{4, 16, 20, 24, 32},
 			[]float64{5669, 7534, 5821, 5714, 4242}, []float64{0.004, 0.004, 0.05, 0.07, 0.09}, StatusOK, 16},
 		{"the same without error rates: a spike for all the data say", []int{4, 16, 20, 24, 32},

@@ -306,7 +306,7 @@ const cliffDrop = 0.10
 // is a probe and the arm reads as still rising (or has too few usable
 // points), so that the failure decides the verdict.
 func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (conc []int, rising, again bool) {
-	has, tput, sig, probeFailed := rd.has, rd.tput, rd.sig, rd.probeFailed
+	has, tput, probeFailed := rd.has, rd.tput, rd.probeFailed
 	arm := &Arm{Samples: slices.Clone(measured)}
 	slices.SortFunc(arm.Samples, func(a, b Sample) int { return a.Conc - b.Conc })
 	r := Analyze(arm, ao)
@@ -364,7 +364,7 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 			// only when its gain is within the noise of the gate does a
 			// fit without wide gaps decide, as on the full grid.
 			want = append(want, below)
-			if !has(below) || !clearGain(top, below, tput, sig, ao) {
+			if !has(below) || !clearGain(top, below, rd, ao) {
 				want = append(want, gapMiddle(grid, has, ceiling))
 			}
 		}
@@ -385,7 +385,7 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 			// arm. While the gain into the top lies within the noise of the
 			// gate either way, the fit decides, so fill the gaps below as
 			// the full grid has them.
-			if above == 0 && has(below) && nearGate(top, below, tput, sig, ao) {
+			if above == 0 && has(below) && nearGate(top, below, rd, ao) {
 				want = append(want, gapMiddle(grid, has, ceiling))
 			}
 		}
@@ -563,28 +563,31 @@ func plateauAbove(grid []int, tput func(int) (float64, bool), k int, floor float
 // clears the gate by two standard deviations of the ratio of the two
 // points (each with its noise: Analyze.Sigma, more for a probe), so
 // filling the gaps below is unlikely to flip the top gate.
-func clearGain(top, below int, tput func(int) (float64, bool), sig func(int) float64, ao Options) bool {
-	t, ok1 := tput(top)
-	b, ok2 := tput(below)
-	if !ok1 || !ok2 || b <= 0 {
-		return false
-	}
-	du := math.Log2(float64(top) / float64(below))
-	return doublingGain(below, b, top, t) >= ao.Gain+2*math.Hypot(sig(top), sig(below))/du
+func clearGain(top, below int, rd readings, ao Options) bool {
+	gain, band, ok := topGain(top, below, rd)
+	return ok && gain >= ao.Gain+band
 }
 
 // nearGate reports whether the gain per doubling from below to top lies
-// within two standard deviations of the ratio of the two points' noise
-// of the gate, on either side (clearGain's noise): the top gate's verdict
-// hinges on the fit, not on the two points.
-func nearGate(top, below int, tput func(int) (float64, bool), sig func(int) float64, ao Options) bool {
-	t, ok1 := tput(top)
-	b, ok2 := tput(below)
+// within two standard deviations of the ratio of the two points of the
+// gate, on either side (clearGain's band): the top gate's verdict hinges
+// on the fit, not on the two points.
+func nearGate(top, below int, rd readings, ao Options) bool {
+	gain, band, ok := topGain(top, below, rd)
+	return ok && math.Abs(gain-ao.Gain) < band
+}
+
+// topGain is the gain per doubling from below to top and two standard
+// deviations of it (the two points' noise over the doublings between);
+// ok is false when either point is not usable.
+func topGain(top, below int, rd readings) (gain, band float64, ok bool) {
+	t, ok1 := rd.tput(top)
+	b, ok2 := rd.tput(below)
 	if !ok1 || !ok2 || b <= 0 {
-		return false
+		return 0, 0, false
 	}
 	du := math.Log2(float64(top) / float64(below))
-	return math.Abs(doublingGain(below, b, top, t)-ao.Gain) < 2*math.Hypot(sig(top), sig(below))/du
+	return doublingGain(below, b, top, t), 2 * math.Hypot(rd.sig(top), rd.sig(below)) / du, true
 }
 
 // doublingGain is the throughput gain per doubling of concurrency from

@@ -3,6 +3,8 @@ package knee
 import (
 	"math"
 	"slices"
+
+	"sweep/metrics/result"
 )
 
 // SearchOptions tune Next. The zero value means peers' §3.2 defaults.
@@ -67,7 +69,9 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     leave the arm rising into failures (a short window fails the
 //     error-rate limit past a KV cliff where the full point is valid and
 //     collapsed; a full-length failure above it says nothing of the
-//     point itself); and, once the knee is settled, the probes among the peak
+//     point itself), unless the probe served no request or its error
+//     rate exceeds the limit even with every request in flight at its
+//     end counted a success (shortFailure); and, once the knee is settled, the probes among the peak
 //     and the usable point below it when the next point above the peak
 //     failed or fell off a cliff and their noise decides the gate
 //     (Analyze gates such an arm on the gain into the peak, as the top of
@@ -121,7 +125,8 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		s := &measured[i]
 		byConc[s.Conc] = append(byConc[s.Conc], s)
 	}
-	// probeFailed: every reading at c is a probe that failed validation.
+	// probeFailed: every reading at c is a probe that failed validation,
+	// the way a short run fails (shortFailure).
 	// A failed probe is no evidence that the point fails: past a KV cliff
 	// the requests still in flight when a short window closes are a
 	// larger share of its requests than of a full point's, so a probe can
@@ -132,7 +137,7 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	probeFailed := func(c int) bool {
 		ss := byConc[c]
 		for _, s := range ss {
-			if !s.Probe || s.Excluded == "" {
+			if !s.Probe || s.Excluded == "" || !shortFailure(s) {
 				return false
 			}
 		}
@@ -485,6 +490,27 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 		return nil
 	}
 	return out
+}
+
+// shortFailure reports whether a failed probe's failure is the kind a
+// short run makes: past a KV cliff the requests still in flight when a
+// short window closes count against its error rate, and there are at
+// most its concurrency of them. A probe with no successful request at
+// all is not (the server served nothing; a longer window does not change
+// that), nor one whose error rate stays above the limit with that many
+// of its errors counted as successes. Without request counts (Errors 0)
+// any error-rate failure may be.
+func shortFailure(s *Sample) bool {
+	if s.Excluded == "no successful request" || s.ErrorRate >= 1 {
+		return false
+	}
+	if s.Errors > 0 && s.ErrorRate > 0 {
+		total := float64(s.Errors) / s.ErrorRate
+		if float64(s.Errors-s.Conc) > result.DefaultFailedRequestThreshold*total {
+			return false
+		}
+	}
+	return true
 }
 
 // fullReplacesProbes drops the probes at every concurrency also measured

@@ -540,8 +540,8 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // "grid as probes".
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists":   {equalLength: {0.984, 0.458}, probes: {0.967, 0.306}},
-		"doubling":     {equalLength: {0.996, 0.434}, probes: {0.978, 0.208}},
+		"conc-lists":   {equalLength: {0.984, 0.458}, probes: {0.967, 0.301}},
+		"doubling":     {equalLength: {0.996, 0.434}, probes: {0.978, 0.203}},
 		"simulated":    {equalLength: {1, 0.543}, probes: {0.88, 0.425}},
 		"sim-doubling": {equalLength: {1, 0.582}, probes: {0.888, 0.33}},
 	}
@@ -668,6 +668,11 @@ func TestNextStepFailedProbe(t *testing.T) {
 	}
 	full := func(c int, v float64) knee.Sample { return knee.Sample{Conc: c, TotalTPS: &v, Seconds: 1200} }
 	failed := func(s knee.Sample) knee.Sample { s.Excluded = "error rate 16.8% > 10%"; return s }
+	errs := func(s knee.Sample, n, of int) knee.Sample {
+		s.Errors, s.ErrorRate = n, float64(n)/float64(of)
+		s.Excluded = fmt.Sprintf("error rate %.1f%% > 10%%", 100*s.ErrorRate)
+		return s
+	}
 	rising := []knee.Sample{probe(1, 1000), probe(4, 3800), probe(16, 14000)}
 	tests := []struct {
 		name     string
@@ -685,6 +690,14 @@ func TestNextStepFailedProbe(t *testing.T) {
 		// collapsed (the simulated MI300X Qwen3.5 TP8 arm, seed 2: c32
 		// fails as a probe and reads a cliff at 1200 s, c64 fails at both).
 		{"failed probe below a full-length failure", append(slices.Clone(rising), failed(probe(32, 900)), failed(full(64, 900)), failed(full(128, 800))), knee.Step{Conc: []int{32}}},
+		// Only a failure a short window makes is measured again: a probe
+		// with no successful request, or whose error rate stays above the
+		// limit even with every request in flight at its end (at most its
+		// concurrency) counted a success, fails at any length, so it ends
+		// the bracket as a full-length failure does.
+		{"no successful request", append(slices.Clone(rising), knee.Sample{Conc: 64, Probe: true, Seconds: 300, Excluded: "no successful request"}), knee.Step{Conc: []int{128}}},
+		{"error rate beyond the requests in flight", append(slices.Clone(rising), errs(probe(64, 900), 600, 1000)), knee.Step{Conc: []int{128}}},
+		{"error rate within the requests in flight", append(slices.Clone(rising), errs(probe(64, 900), 70, 500)), knee.Step{Conc: []int{64}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

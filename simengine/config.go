@@ -166,6 +166,12 @@ type HostKV struct {
 	// Ratio sizes the host pool as a multiple of the device pool when
 	// BytesPerWorker is 0 (SGLang --hicache-ratio, default 2).
 	Ratio float64
+	// Shared: the workers' memory is one store that keeps each distinct
+	// KV shard of a block once (Mooncake's embedded store, vLLM's
+	// MooncakeStoreConnector): every worker mounts BytesPerWorker, and the
+	// TP ranks that hold the same KV head (TP above the model's KV heads)
+	// write one key between them instead of a copy each.
+	Shared bool
 }
 
 // Enabled reports whether the configuration has a host tier.
@@ -503,11 +509,14 @@ func parseVLLMKVTransfer(raw string, h *HostKV) (string, error) {
 const envMooncakeConfig = "MOONCAKE_CONFIG_PATH"
 
 // mooncakeStore sizes the host tier of vLLM's MooncakeStoreConnector from
-// the store's config file: each worker mounts a global segment of
-// global_segment_size bytes (a number, or a string with a B, KB, MB or GB
-// suffix, 1,024-based as Mooncake parses it) and puts every block it
-// computes there (write-through). No file (a simulated run given a plan
-// whose sidecar files were not written) leaves the engine without a tier.
+// the store's config file: each worker (TP rank) mounts a global segment
+// of global_segment_size bytes (a number, or a string with a B, KB, MB or
+// GB suffix, 1,024-based as Mooncake parses it) into one store shared by
+// all of them, and the workers put every block they compute there
+// (write-through), once per distinct KV head shard (HostKV.Shared).
+// local_buffer_size is each client's transfer staging buffer, not
+// storage. No file (a simulated run given a plan whose sidecar files were
+// not written) leaves the engine without a tier.
 func mooncakeStore(path string, h *HostKV) error {
 	if path == "" {
 		return nil
@@ -532,7 +541,7 @@ func mooncakeStore(path string, h *HostKV) error {
 	if err != nil {
 		return fmt.Errorf("%s=%s: global_segment_size %s: %w", envMooncakeConfig, path, v.Segment, err)
 	}
-	h.BytesPerWorker = n
+	h.BytesPerWorker, h.Shared = n, true
 	return nil
 }
 

@@ -49,10 +49,19 @@
 // alone per token (SGLang sizes Qwen3.5's KV and Mamba host pools each by
 // --hicache-size), where the device pool's figure carries the recurrent
 // state's share too. vLLM's MooncakeStoreConnector is a write-through
-// tier of the global_segment_size per worker that the store's config file
-// (MOONCAKE_CONFIG_PATH) gives: the point runner writes its sidecars'
-// files in a simulated run too. LMCache's tier (its own server holds the
-// size) is not modelled. Speculative decoding
+// tier in Mooncake's embedded store: each worker (TP rank) mounts the
+// global_segment_size that the store's config file (MOONCAKE_CONFIG_PATH)
+// gives into one store shared by all of them (local_buffer_size is a
+// transfer staging buffer, not storage), and a block is stored once per
+// distinct KV head shard: the TP ranks that replicate a KV head (TP above
+// the model's KV heads) write one key between them. So a rank's store
+// holds TP × segment / (KV shards × a shard's bytes a token) tokens:
+// MiniMax-M3 at TP8 has 4 KV heads, twice the tokens of one copy per
+// rank. The point runner writes its sidecars' files in a simulated run
+// too. Not modelled: mooncake_master's eviction watermark
+// (--eviction_high_watermark_ratio 0.80 in InferenceX's recipes), which
+// starts evicting before a store is full. LMCache's tier (its own server
+// holds the size) is not modelled. Speculative decoding
 // draws accepted drafts per verify step so that the mean tokens per step
 // equals the synthetic acceptance length (SGLANG_SIMULATE_ACC_LEN, vLLM
 // synthetic_acceptance_length), which the engines' counters then report.
@@ -237,7 +246,7 @@
 // minimaxm3-fp4-b300's TP4 arm is unsaturated at c20 (its offload points
 // are green), minimaxm3-fp8-h200's resident arm has its knee at c6 and
 // its cliff at c10 (the cluster's resident knee is c10) and its two
-// Mooncake points fail, glm5.2-fp4-b300 agrees (knee c8; the cluster's
+// Mooncake points failed (now green: (b) below), glm5.2-fp4-b300 agrees (knee c8; the cluster's
 // notes: HBM outgrown past c8), glm5.2-fp4-b200 agrees (knee c4), and
 // minimaxm3-fp8-h100 holds one session (below). The offload points had
 // failed (more than 10 % of the requests cut off at the end of the
@@ -259,11 +268,13 @@
 // store's size is its segment file (global_segment_size), which a
 // simulated run did not write, so minimaxm3-fp8-h200's c12 and c14 ran
 // with no tier. They now run with it, sized as the recipe asks (87 GiB a
-// rank at 1,234 GB of DRAM: 4.04M tokens at MiniMax-M3's 23 KB a GPU,
-// 0.98M beyond the 3.06M-token device pool, the engine's log says so),
-// and still fail at 10.9 % and 10.4 % of requests cut off (threshold 10
-// %): the union holds 11.9 long sessions, below c12 and c14 (the
-// resident cliff is at c10). The largest family
+// rank at 1,234 GB of DRAM), and the store keeps each of MiniMax-M3's 4
+// KV heads once over the 8 ranks (vLLM's store_tp_layout: put_step 2):
+// 8 × 87 GiB over 4 × 23,112 bytes a token is 8.08M tokens, 5.02M beyond
+// the 3.06M-token device pool (the engine's log says so). Counted as one
+// copy per rank (4.04M, 0.98M beyond the pool: about 11.9 long sessions)
+// c12 and c14 failed with 10.9 % and 10.4 % of requests cut off; now both
+// are green (26,725 and 26,549 tok/s/GPU). The largest family
 // of disagreements was the workload, not the step model: InferenceX
 // replays the uncapped cc-traces corpus to the families with a 1M-token
 // native context (DeepSeek-V4, GLM-5.2, Kimi K3, MiniMax-M3;

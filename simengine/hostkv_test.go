@@ -104,6 +104,22 @@ func TestHostTierCapacity(t *testing.T) {
 	mcap := newCapacity(mm)
 	perGPU := 60*4*128*2/4.0 + 57*136 // KV over 4 heads, the index key whole
 	assert.Equal(t, int(100e9/perGPU)-mcap.poolTokens, mcap.hostTokens)
+	// A shared store (Mooncake's, through vLLM's MooncakeStoreConnector)
+	// keeps each distinct KV shard once: at TP8 over MiniMax-M3's 4 KV
+	// heads two ranks hold each head and write one key between them, so
+	// the 8 segments hold twice the tokens of 8 private copies. Before,
+	// the store was counted as one copy per rank, half its capacity, and
+	// the H200 offload points c12 and c14 (green on the cluster) failed.
+	mm.HostKV = HostKV{BytesPerWorker: 100e9, Shared: true}
+	assert.Equal(t, int(2*100e9/perGPU)-mcap.poolTokens, newCapacity(mm).hostTokens)
+	// At TP4 every rank holds its own head: nothing is shared.
+	mm4 := mm
+	mm4.TP = 4
+	mm4, err = mm4.Normalize()
+	require.NoError(t, err)
+	m4 := newCapacity(mm4)
+	perGPU4 := 60*4*128*2/4.0 + 57*136
+	assert.Equal(t, int(100e9/perGPU4)-m4.poolTokens, m4.hostTokens)
 	// Write-back: the tier holds what the device evicted, so all of it
 	// extends the device pool, even a pool smaller than the device's
 	// (the GLM-5.2 B200 script's --hicache-ratio 0.75 below c12, which
@@ -245,9 +261,9 @@ func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
 		want       HostKV
 		err        string
 	}{
-		{"the recipe's file", write("a.json", `{"mode": "embedded", "global_segment_size": "87GB", "local_buffer_size": "4GB"}`), HostKV{BytesPerWorker: 87 << 30}, ""},
-		{"bytes", write("b.json", `{"global_segment_size": 1000000}`), HostKV{BytesPerWorker: 1e6}, ""},
-		{"megabytes", write("c.json", `{"global_segment_size": "512 MB"}`), HostKV{BytesPerWorker: 512 << 20}, ""},
+		{"the recipe's file", write("a.json", `{"mode": "embedded", "global_segment_size": "87GB", "local_buffer_size": "4GB"}`), HostKV{BytesPerWorker: 87 << 30, Shared: true}, ""},
+		{"bytes", write("b.json", `{"global_segment_size": 1000000}`), HostKV{BytesPerWorker: 1e6, Shared: true}, ""},
+		{"megabytes", write("c.json", `{"global_segment_size": "512 MB"}`), HostKV{BytesPerWorker: 512 << 20, Shared: true}, ""},
 		{"no size", write("d.json", `{"mode": "embedded"}`), HostKV{}, ""},
 		{"no file: no tier", dir + "/missing.json", HostKV{}, ""},
 		{"no variable: no tier", "", HostKV{}, ""},

@@ -395,6 +395,11 @@ func newCapacity(c Config) capacity {
 		// over its host link.
 		host := c.HostKV.Ratio * float64(capa.poolTokens)
 		switch {
+		case c.HostKV.BytesPerWorker > 0 && c.HostKV.Shared:
+			// One store of the rank's attnTP segments keeps each of the
+			// `shards` distinct KV shards once: ranks replicating a KV
+			// head (TP above the KV heads) share one key.
+			host = c.HostKV.BytesPerWorker * attnTP / shards / attnGPUToken
 		case c.HostKV.BytesPerWorker > 0:
 			host = c.HostKV.BytesPerWorker / attnGPUToken
 		case c.HostKV.Bytes > 0:

@@ -303,25 +303,7 @@ func Analyze(a *Arm, o Options) *Result {
 			}
 		}
 		if gain >= 1+o.Gain && rising {
-			r.Status = StatusUnsaturated
-			r.Peak, r.PeakValue = 0, 0
-			for i := range r.Points {
-				r.Points[i].Peak = false
-			}
-			top := r.Points[use[n-1]].Conc
-			r.Reason = fmt.Sprintf("still gaining %.0f%% per doubling at c%d (gate %.0f%%): ", 100*(gain-1), top, 100*o.Gain)
-			// Failed points above the top usable one: the grid did go
-			// further up, and the arm gave out there.
-			var failedAbove []string
-			for _, p := range r.Points[use[n-1]+1:] {
-				failedAbove = append(failedAbove, fmt.Sprintf("c%d", p.Conc))
-			}
-			if len(failedAbove) > 0 {
-				r.Reason += fmt.Sprintf("%s above failed, so the arm's capacity ends between c%d and %s; measure between them",
-					strings.Join(failedAbove, ", "), top, failedAbove[0])
-			} else {
-				r.Reason += "extend the grid upward"
-			}
+			r.unsaturated(gain, use[n-1], o.Gain)
 			return r
 		}
 	}
@@ -357,6 +339,33 @@ func Analyze(a *Arm, o Options) *Result {
 	r.Kneedle = kneedleOnFit(u[:end+1], fit[:end+1], r.Points, use)
 	r.Cliff = cliffs(r, use, fit, peak, o)
 	return r
+}
+
+// unsaturated makes r the verdict on an arm still gaining gain per
+// doubling (a factor) at its top usable point, r.Points[top], against
+// the gate: no knee and no peak, and a reason that says where to
+// measure next (above the grid, or between the top and the failed
+// points above it).
+func (r *Result) unsaturated(gain float64, top int, gate float64) {
+	r.Status = StatusUnsaturated
+	r.Peak, r.PeakValue = 0, 0
+	for i := range r.Points {
+		r.Points[i].Peak = false
+	}
+	c := r.Points[top].Conc
+	r.Reason = fmt.Sprintf("still gaining %.0f%% per doubling at c%d (gate %.0f%%): ", 100*(gain-1), c, 100*gate)
+	// Failed points above the top usable one: the grid did go further
+	// up, and the arm gave out there.
+	var failedAbove []string
+	for _, p := range r.Points[top+1:] {
+		failedAbove = append(failedAbove, fmt.Sprintf("c%d", p.Conc))
+	}
+	if len(failedAbove) > 0 {
+		r.Reason += fmt.Sprintf("%s above failed, so the arm's capacity ends between c%d and %s; measure between them",
+			strings.Join(failedAbove, ", "), c, failedAbove[0])
+	} else {
+		r.Reason += "extend the grid upward"
+	}
 }
 
 // unsaturatedOdds is the posterior probability that the top of the grid

@@ -358,6 +358,44 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 	if top > 0 && len(over) > 0 {
 		above = nearest(over, 2*float64(top))
 	}
+	want := fillWant(grid, r, fillAt{top: top, below: below, above: above, usable: usable, ceiling: ceiling}, rd, ao)
+	if len(want) > 0 && usable < minPoints {
+		// One point at a time while too few are usable.
+		for _, c := range want {
+			if c > 0 && c <= ceiling && !has(c) {
+				return []int{c}, r.Status == StatusUnsaturated, false
+			}
+		}
+		return nil, false, false
+	}
+	var out []int
+	for _, c := range want {
+		if c > 0 && c <= ceiling && !has(c) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		if again := gateProbes(grid, arm.Samples, r, rd, ao); len(again) > 0 {
+			return again, false, true
+		}
+	}
+	return out, r.Status == StatusUnsaturated, false
+}
+
+// fillAt is where the fill stands on the grid: the highest usable
+// measured concurrency (top), the grid points just below it and the
+// unmeasured one above it nearest to 2·top (0 when none), how many
+// concurrencies are usable, and the ceiling nothing is measured above.
+type fillAt struct {
+	top, below, above, usable, ceiling int
+}
+
+// fillWant is fill's choice of points for the verdict r on what is
+// measured (some may be measured already or lie above the ceiling: fill
+// drops those).
+func fillWant(grid []int, r *Result, at fillAt, rd readings, ao Options) []int {
+	has, tput := rd.has, rd.tput
+	top, below, above, usable, ceiling := at.top, at.below, at.above, at.usable, at.ceiling
 	var want []int
 	switch {
 	case usable < minPoints:
@@ -395,27 +433,7 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 			}
 		}
 	}
-	if len(want) > 0 && usable < minPoints {
-		// One point at a time while too few are usable.
-		for _, c := range want {
-			if c > 0 && c <= ceiling && !has(c) {
-				return []int{c}, r.Status == StatusUnsaturated, false
-			}
-		}
-		return nil, false, false
-	}
-	var out []int
-	for _, c := range want {
-		if c > 0 && c <= ceiling && !has(c) && !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		if again := gateProbes(grid, arm.Samples, r, rd, ao); len(again) > 0 {
-			return again, false, true
-		}
-	}
-	return out, r.Status == StatusUnsaturated, false
+	return want
 }
 
 // gateProbes returns the probes to measure again at the full length

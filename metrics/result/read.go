@@ -176,7 +176,7 @@ func (f *File) Excluded() string {
 		}
 		return why
 	case r.NumRequestsSuccessful == 0 && f.has("num_requests_successful"):
-		return "no successful request"
+		return ExcludedNoSuccess
 	case f.ErrorRate() > DefaultFailedRequestThreshold:
 		return fmt.Sprintf("error rate %.1f%% > %.0f%% (%d of %d requests failed)", 100*f.ErrorRate(),
 			100*DefaultFailedRequestThreshold, errs, profiled+errs)
@@ -191,6 +191,10 @@ func (f *File) Excluded() string {
 	}
 	return ""
 }
+
+// ExcludedNoSuccess is File.Excluded's reason for a point without one
+// successful request.
+const ExcludedNoSuccess = "no successful request"
 
 // ErrorRate is records_error_dropped / (records_profiled +
 // records_error_dropped); 0 without request_accounting.

@@ -368,6 +368,11 @@ func (r *Result) unsaturated(gain float64, top int, gate float64) {
 	}
 }
 
+// cliffDrop is the smallest relative fall between two points taken as a
+// cliff rather than noise on a plateau (the search's bracket stops at
+// one; the spike guard reads a point before one as a top, not a spike).
+const cliffDrop = 0.10
+
 // unsaturatedOdds is the posterior probability that the top of the grid
 // still gains at least the gate (gainPosterior) above which an arm is
 // unsaturated: more than 85 %, odds above about 6 to 1. Between 15 % and

@@ -199,7 +199,7 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 			if i := slices.Index(grid, c); i+1 < len(grid) {
 				next = grid[i+1]
 			}
-		case prev > 0 && t < (1-max(cliffDrop, 2*math.Hypot(sig(prev), sig(c))))*prevT: // a cliff, beyond noise
+		case prev > 0 && fellOff(prevT, t, sig(prev), sig(c)): // a cliff, beyond noise
 			if usable() >= minPoints {
 				ceiling, settled = c, true
 			} // else the fill checks the fall one grid point above
@@ -284,11 +284,13 @@ func probeable(grid []int, c int, topGate bool) bool {
 	return i == 0 || 2*grid[i-1] >= c
 }
 
-// cliffDrop is the fall between two bracket points taken as a cliff:
-// nothing above it is measured. Smaller falls are noise on a plateau, and
-// so are falls within two standard deviations of the two points' noise
-// (probes are noisier).
-const cliffDrop = 0.10
+// fellOff reports a fall from a reading of from to one of to (relative
+// noises sFrom and sTo) that is a cliff: more than cliffDrop and more
+// than twice the two readings' noise (probes are noisier). Nothing above
+// a cliff is measured; smaller falls are noise on a plateau.
+func fellOff(from, to, sFrom, sTo float64) bool {
+	return to < (1-max(cliffDrop, 2*math.Hypot(sFrom, sTo)))*from
+}
 
 // fill returns the points that settle the knee found on what is
 // measured: its missing lower doubling neighbour, and the upper one
@@ -462,7 +464,7 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 			above = g
 			// the next measured point failed or fell off a cliff
 			t, ok := tput(g)
-			capped = !ok || t < (1-max(cliffDrop, 2*math.Hypot(sig(r.Peak), sig(g))))*pt
+			capped = !ok || fellOff(pt, t, sig(r.Peak), sig(g))
 		}
 	}
 	bt, ok2 := tput(below)
@@ -519,7 +521,7 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 // of its errors counted as successes. Without request counts (Errors 0)
 // any error-rate failure may be.
 func shortFailure(s *Sample) bool {
-	if s.Excluded == "no successful request" || s.ErrorRate >= 1 {
+	if s.Excluded == result.ExcludedNoSuccess || s.ErrorRate >= 1 {
 		return false
 	}
 	if s.Errors > 0 && s.ErrorRate > 0 {

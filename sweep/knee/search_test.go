@@ -690,6 +690,26 @@ func TestNextStepFullFirst(t *testing.T) {
 	}
 }
 
+// nextStepCase is one row of a NextStep table: what is measured, and the
+// step the search asks for next.
+type nextStepCase struct {
+	name     string
+	measured []knee.Sample
+	want     knee.Step
+}
+
+// checkNextSteps runs NextStep on each row over grid.
+func checkNextSteps(t *testing.T, grid []int, tests []nextStepCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := knee.NextStep(grid, tt.measured, knee.SearchOptions{}); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("next %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestNextStepFailedProbe: a probe that fails is no evidence that the
 // point fails (past a KV cliff a short window's requests still in flight
 // at its end can pass the error-rate limit where the full point is valid
@@ -710,11 +730,7 @@ func TestNextStepFailedProbe(t *testing.T) {
 		return s
 	}
 	rising := []knee.Sample{probe(1, 1000), probe(4, 3800), probe(16, 14000)}
-	tests := []struct {
-		name     string
-		measured []knee.Sample
-		want     knee.Step
-	}{
+	tests := []nextStepCase{
 		{"failed probe ends the bracket", append(slices.Clone(rising), failed(probe(64, 900))), knee.Step{Conc: []int{64}}},
 		// The full reading replaces the probe's: a cliff at c64 caps the
 		// bracket, and the fill brackets the knee below it.
@@ -735,13 +751,7 @@ func TestNextStepFailedProbe(t *testing.T) {
 		{"error rate beyond the requests in flight", append(slices.Clone(rising), errs(probe(64, 900), 600, 1000)), knee.Step{Conc: []int{128}}},
 		{"error rate within the requests in flight", append(slices.Clone(rising), errs(probe(64, 900), 70, 500)), knee.Step{Conc: []int{64}}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := knee.NextStep(grid, tt.measured, knee.SearchOptions{}); fmt.Sprint(got) != fmt.Sprint(tt.want) {
-				t.Errorf("next %v, want %v", got, tt.want)
-			}
-		})
-	}
+	checkNextSteps(t, grid, tests)
 }
 
 // TestNextStepGateProbes: Analyze gates an arm that fails or falls off a
@@ -764,24 +774,14 @@ func TestNextStepGateProbes(t *testing.T) {
 		return append(ss, above...)
 	}
 	v64 := tput[64]
-	tests := []struct {
-		name     string
-		measured []knee.Sample
-		want     knee.Step
-	}{
+	tests := []nextStepCase{
 		{"failures above the peak", arm(knee.Sample{Conc: 64, Seconds: 1200, Excluded: "error rate 21% > 10%"}, knee.Sample{Conc: 128, Seconds: 1200, Excluded: "error rate 40% > 10%"}),
 			knee.Step{Conc: []int{16, 32}}},
 		// A valid point fallen off a cliff: Analyze finds the knee
 		// below it whichever way the probes' noise goes.
 		{"a cliff above the peak", arm(knee.Sample{Conc: 64, Seconds: 1200, TotalTPS: &v64}), knee.Step{}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := knee.NextStep(grid, tt.measured, knee.SearchOptions{}); fmt.Sprint(got) != fmt.Sprint(tt.want) {
-				t.Errorf("next %v, want %v", got, tt.want)
-			}
-		})
-	}
+	checkNextSteps(t, grid, tests)
 }
 
 // TestNextStepCappedKnee: an arm whose knee lands on its top usable point

@@ -407,7 +407,7 @@ func madeFamily(fam string, cs *Case, ug []int, curve func(float64) float64) boo
 // error rate above 10 %.
 func fail(s *knee.Sample, rng *rand.Rand) {
 	if rng.IntN(2) == 0 {
-		s.Excluded, s.TotalTPS, s.OutputTPS = "no successful request", nil, nil
+		s.Excluded, s.TotalTPS, s.OutputTPS = result.ExcludedNoSuccess, nil, nil
 		return
 	}
 	s.ErrorRate = 0.12 + 0.5*rng.Float64()
@@ -515,7 +515,7 @@ func WriteDir(dir string, a *knee.Arm, simulated bool) ([]string, error) {
 		obj["image"] = "lmsysorg/sglang:synthetic"
 		obj["simulated"] = simulated
 		succ, profiled := 1000, 1000
-		if s.Excluded == "no successful request" {
+		if s.Excluded == result.ExcludedNoSuccess {
 			succ, profiled = 0, 0
 		}
 		errs := int(math.Round(s.ErrorRate * float64(profiled) / (1 - min(s.ErrorRate, 0.99))))

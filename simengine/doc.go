@@ -38,7 +38,8 @@
 // collapses: the throughput cliff past the knee. With a KV offload tier
 // (SGLang --enable-hierarchical-cache sized by --hicache-size or
 // --hicache-ratio, vLLM's CPU offload connector by
-// cpu_bytes_to_use_per_rank, or cpu_bytes_to_use split over the workers)
+// cpu_bytes_to_use_per_rank, or cpu_bytes_to_use split over one engine's
+// TP × PP workers: every data-parallel rank runs an engine of its own)
 // evicted prefixes move to host memory, and a prompt that continues there
 // loads them over the GPU's PCIe 5.0 link instead of computing them (the
 // lookup marks them as just used, so making room for the prompt drops
@@ -326,7 +327,23 @@
 // point. (1) asks for step costs that saturate earlier, (2) for later:
 // reading the attention KV alone per token of context (Qwen3.5's 7,680
 // bytes a GPU, not the pool's 20 KB) made two more arms unsaturated and
-// gave no offload window a knee, so it is not in the model. vLLM's
+// gave no offload window a knee, so it is not in the model. At those
+// windows' first points the rank is prefill-bound in the steady state
+// (busy 54-83 % of the time: a turn's tool result at about 100k tokens of
+// context plus its share of the compaction restarts), and the B200
+// windows (c64-c72, c64-c76) span a sixth to a quarter of a doubling, so
+// a knee above the first point needs a gain of 5.3 % there: near-linear
+// scaling, then a wall. No step-cost change tried gives it: prefill 5
+// times and the per-sequence cost 8 times cheaper with the attention KV
+// alone read leave Qwen3.5 FP4 B200 TP4 gaining 3.6 % over c64-c72; a
+// prefill 2 times cheaper turns the measured MI325X TP8 arm unsaturated
+// (the measured key pins it); an FP4 GEMM rate (3 times FP8) for FP4
+// checkpoints on Blackwell gives the DeepSeek-V4 DEP8 arm its knee but
+// makes MiniMax-M3 FP4 B300's TP4 arm unsaturated (14 of 31). The full
+// discovery of dsv4-fp4-b300-vllm-agentic-mtp is worse than the steady
+// state: its DEP8 arm peaks at c128 (141.6k tok/s/GPU), falls to 48.2k at
+// c256 and fails c384-c576 (74-87 % of requests cancelled by the client
+// while queued behind 2.9 s of prefill a turn a rank). vLLM's
 // --cpu-offload-gb (MiniMax-M3 on H100 moves 26 GB of weights a GPU to
 // the host) is not modelled either; and official points past a
 // simulated cliff may have been green on the hardware. The measured

@@ -336,8 +336,9 @@
 // scaling, then a wall. No step-cost change tried gives it: prefill 5
 // times and the per-sequence cost 8 times cheaper with the attention KV
 // alone read leave Qwen3.5 FP4 B200 TP4 gaining 3.6 % over c64-c72; a
-// prefill 2 times cheaper turns the measured MI325X TP8 arm unsaturated
-// (the measured key pins it); an FP4 GEMM rate (3 times FP8) for FP4
+// prefill 3 times cheaper (2 with the attention KV alone read) turns the
+// measured MI325X TP8 arm unsaturated, so the measured key pins it; and
+// an FP4 GEMM rate (3 times FP8) for FP4
 // checkpoints on Blackwell gives the DeepSeek-V4 DEP8 arm its knee but
 // makes MiniMax-M3 FP4 B300's TP4 arm unsaturated (14 of 31). The full
 // discovery of dsv4-fp4-b300-vllm-agentic-mtp is worse than the steady

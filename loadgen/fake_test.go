@@ -32,6 +32,9 @@ type fakeServer struct {
 	// (0-based, arrival order) satisfies failIf.
 	status int
 	failIf func(i int) bool
+	// stallIf, when set, holds every request whose index satisfies it
+	// until the client gives up (an engine that never schedules it).
+	stallIf func(i int) bool
 
 	mu        sync.Mutex
 	bodies    []map[string]any
@@ -99,6 +102,10 @@ func (f *fakeServer) chat(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	fl := w.(http.Flusher)
 	fl.Flush()
+	if f.stallIf != nil && f.stallIf(idx) {
+		<-r.Context().Done()
+		return
+	}
 	if !pause(r, f.ttft) {
 		return
 	}

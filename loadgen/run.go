@@ -35,14 +35,16 @@ type Result struct {
 	Dataset     string // trace source description
 }
 
-// Counts is the number of requests of one phase by outcome.
-type Counts struct{ OK, Failed int }
+// Counts is the number of requests of one phase by outcome. Cancelled
+// requests (still open when the load generator cancelled them) have no
+// record and are in neither OK nor Failed, as in aiperf.
+type Counts struct{ OK, Failed, Cancelled int }
 
 // RunError is a run that executed but failed the way aiperf fails (exit
 // code 1): every request failed, the live failed-request threshold was
 // exceeded, or a warm-up request failed. Artifacts were still written.
 type RunError struct {
-	Reason string // "all_failed", "failed_request_threshold", "warmup_failed"
+	Reason string // "all_failed", "none_completed", "failed_request_threshold", "warmup_failed"
 	Err    error
 }
 
@@ -267,6 +269,8 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Result, error) {
 		return res, r.abort
 	case ctx.Err() != nil:
 		return res, ctx.Err()
+	case res.Profiling.OK == 0 && res.Profiling.Failed == 0 && res.Profiling.Cancelled > 0:
+		return res, &RunError{Reason: "none_completed", Err: fmt.Errorf("no profiling request completed: all %d were still open when the grace period ended and were cancelled (aiperf records none of them)", res.Profiling.Cancelled)}
 	case res.Profiling.OK == 0:
 		n := res.Profiling.OK + res.Profiling.Failed
 		return res, &RunError{Reason: "all_failed", Err: fmt.Errorf("all %d inference request(s) failed; no successful responses were collected", n)}
@@ -552,7 +556,7 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 		r.issueEnd, r.cancelAt = inf, inf
 	}
 	c := r.counts[aiperf.PhaseWarmup]
-	r.logf("warm-up done: %d ok, %d failed, %s", c.OK, c.Failed, time.Since(r.start).Round(time.Millisecond))
+	r.logf("warm-up done: %d ok, %d failed, %d cancelled (no record), %s", c.OK, c.Failed, c.Cancelled, time.Since(r.start).Round(time.Millisecond))
 	return lanes
 }
 
@@ -648,13 +652,13 @@ func (r *runner) profile(ctx context.Context, lanes []*lane) {
 	aux.Wait()
 	c := r.counts[aiperf.PhaseProfiling]
 	if r.vc != nil {
-		r.logf("profiling done: %d ok, %d failed, %s simulated in %s", c.OK, c.Failed, time.Duration(float64(time.Second)*(r.main.now-simStart)).Round(time.Millisecond), time.Since(profStart).Round(time.Millisecond))
+		r.logf("profiling done: %d ok, %d failed, %d cancelled (no record), %s simulated in %s", c.OK, c.Failed, c.Cancelled, time.Duration(float64(time.Second)*(r.main.now-simStart)).Round(time.Millisecond), time.Since(profStart).Round(time.Millisecond))
 		if r.ahead > 0 {
 			r.logf("virtual clock: %d turns sent ahead of their wake-up, %d sent again (the idle-gap cap woke them earlier)", r.ahead, r.again)
 		}
 		return
 	}
-	r.logf("profiling done: %d ok, %d failed in %s", c.OK, c.Failed, time.Since(profStart).Round(time.Millisecond))
+	r.logf("profiling done: %d ok, %d failed, %d cancelled (no record) in %s", c.OK, c.Failed, c.Cancelled, time.Since(profStart).Round(time.Millisecond))
 }
 
 func (r *runner) stopDescription() string {
@@ -1042,7 +1046,7 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	rec := &record{Record: aiperf.Record{Metadata: md, Error: rerr}}
 	if rerr != nil {
 		s.failed = true
-		if rerr.Code == 499 {
+		if selfCancelled(rerr) {
 			rec.Metadata.WasCancelled = true
 			rec.Metadata.CancellationTimeNs = endNs
 		}
@@ -1054,8 +1058,36 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 		rec.Metrics = recordMetrics(&tm, r.o.Streaming, maxTokens)
 	}
 	rec.blocks, rec.hits = s.complete(i)
+	if rec.Metadata.WasCancelled {
+		r.dropCancelled(rec)
+		return rec
+	}
 	r.add(rec)
 	return rec
+}
+
+// selfCancelled reports whether rerr is the load generator's own
+// cancellation of a request (end of a grace period, run abort, SIGINT),
+// as opposed to an error of the server or the transport.
+func selfCancelled(rerr *aiperf.RecordError) bool {
+	return rerr.Code == 499 && rerr.Type == "RequestCancellationError"
+}
+
+// dropCancelled counts a request the load generator cancelled itself and
+// keeps no record of it, as aiperf 0.12.0 does: its phase runner cancels
+// the credits still open when the grace period ends (or the run stops),
+// the worker's task is cancelled before it emits a record, and the
+// credit returns as cancelled, outside the records (workers/worker.py:
+// "Cancelled credits are excluded from the barrier target, so they need
+// no record"). Such a request is neither a success nor an error: it is
+// not in profile_export.jsonl, request_count or error_request_count, and
+// so not in the error rate InferenceX validates (validate_agentic_result:
+// error_request_count / (request_count + error_request_count)), nor in
+// the live --failed-request-threshold.
+func (r *runner) dropCancelled(rec *record) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.counts[rec.phase()].Cancelled++
 }
 
 // add stores a record and applies the live failed-request threshold.

@@ -75,8 +75,8 @@ func loadgenRun(ctx context.Context, o *loadgenOptions) error {
 		for _, f := range res.Files {
 			fmt.Fprintf(o.IO.Out, "%s/%s\n", strings.TrimRight(res.Dir, "/"), f)
 		}
-		fmt.Fprintf(o.IO.ErrOut, "loadgen: warm-up %d ok / %d failed, profiling %d ok / %d failed\n",
-			res.Warmup.OK, res.Warmup.Failed, res.Profiling.OK, res.Profiling.Failed)
+		fmt.Fprintf(o.IO.ErrOut, "loadgen: warm-up %d ok / %d failed, profiling %d ok / %d failed, %d cancelled at the end (not recorded)\n",
+			res.Warmup.OK, res.Warmup.Failed, res.Profiling.OK, res.Profiling.Failed, res.Warmup.Cancelled+res.Profiling.Cancelled)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {

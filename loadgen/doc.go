@@ -39,8 +39,11 @@
 //     session recycles the lane to the next trace from turn 0. Requests
 //     stop being issued at --benchmark-duration (or --request-count /
 //     --conversation-num), in-flight requests get
-//     --benchmark-grace-period and are then cancelled; the live
-//     --failed-request-threshold cancels the run;
+//     --benchmark-grace-period and are then cancelled, leaving no
+//     record (as in aiperf 0.12.0: neither a success nor an error, so
+//     not in the error rate; the same for warm-up requests cut by the
+//     warm-up grace period); the live --failed-request-threshold
+//     cancels the run;
 //  4. writes profile_export.jsonl, and when at least one profiling
 //     request succeeded, profile_export_aiperf.json and
 //     server_metrics_export.json, each atomically.

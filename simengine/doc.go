@@ -350,7 +350,15 @@
 // 3.39 for Qwen3.5, not the default 2.61) Qwen3.5 FP4 MI355X TP4 agrees,
 // and Kimi K3 on MI355X peaks at c4 of its resident window [1 4 8] with
 // the cliff at c8 (6.5 long sessions; a discovery of the key before:
-// unsaturated, 53 % a doubling at c8): 16 of 31 keys. Tried and left out,
+// unsaturated, 53 % a doubling at c8): 16 of 31 keys. In full
+// discoveries (scripts/sim-agreement.sh) MiniMax-M3 FP8 on H100 agrees
+// too (7 of 7 green, knee c2; it was saturated at c1), and on H200 it
+// stops agreeing: its resident pool falls from 9.0 to 6.7 long sessions,
+// so c8 falls off and c10 fails (error rate) where the hardware ran c10
+// resident; the steady state still agrees. The H200's 141 GB is less
+// than the 150.8 GB its driver reports, but counting every GPU's memory
+// as reported breaks MI325X's fitted cliffs or H100's Qwen3.5 arm unless
+// the reserves move with it. Tried and left out,
 // none moving a window without breaking another: a vLLM reserve alone
 // (H100 MiniMax-M3 no longer fits); any one pool scale (the unsaturated
 // arms need 0.15-0.65 of their pools, MI325X's calibrated TP2 0.9-1.1,

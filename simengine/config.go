@@ -157,10 +157,12 @@ type HostKV struct {
 	// BytesPerWorker is the host memory of each worker (SGLang
 	// --hicache-size GB, vLLM cpu_bytes_to_use_per_rank).
 	BytesPerWorker float64
-	// Bytes is the host memory of the whole engine, split evenly over
-	// its workers, when BytesPerWorker is 0 (vLLM's SimpleCPUOffload
-	// cpu_bytes_to_use, which InferenceX's MiniMax-M3 Blackwell
-	// scripts set).
+	// Bytes is the host memory of one engine, split evenly over its
+	// workers, when BytesPerWorker is 0 (vLLM's SimpleCPUOffload
+	// cpu_bytes_to_use, which InferenceX's MiniMax-M3 and DeepSeek-V4
+	// Blackwell scripts set). vLLM divides it by the engine's world size,
+	// TP × PP: every data-parallel rank runs an engine of its own, so
+	// each DP rank's workers share all of it.
 	Bytes float64
 	// WriteBack: blocks go to the host when the device evicts them, not
 	// when they are computed (SGLang --hicache-write-policy write_back,

@@ -44,7 +44,8 @@
 // collapses: the throughput cliff past the knee. With a KV offload tier
 // (SGLang --enable-hierarchical-cache sized by --hicache-size or
 // --hicache-ratio, vLLM's CPU offload connector by
-// cpu_bytes_to_use_per_rank, or cpu_bytes_to_use split over the workers)
+// cpu_bytes_to_use_per_rank, or cpu_bytes_to_use split over one engine's
+// TP × PP workers: every data-parallel rank runs an engine of its own)
 // evicted prefixes move to host memory, and a prompt that continues there
 // loads them over the GPU's PCIe 5.0 link instead of computing them (the
 // lookup marks them as just used, so making room for the prompt drops
@@ -332,8 +333,26 @@
 // point. (1) asks for step costs that saturate earlier, (2) for later:
 // reading the attention KV alone per token of context (Qwen3.5's 7,680
 // bytes a GPU, not the pool's 20 KB) made two more arms unsaturated and
-// gave no offload window a knee, so it is not in the model. Official
-// points past a simulated cliff may have been green on the hardware.
+// gave no offload window a knee, so it is not in the model. At those
+// windows' first points the rank is prefill-bound in the steady state
+// (busy 54-83 % of the time: a turn's tool result at about 100k tokens of
+// context plus its share of the compaction restarts), and the B200
+// windows (c64-c72, c64-c76) span a sixth to a quarter of a doubling, so
+// a knee above the first point needs a gain of 5.3 % there: near-linear
+// scaling, then a wall. No step-cost change tried gives it: prefill 5
+// times and the per-sequence cost 8 times cheaper with the attention KV
+// alone read leave Qwen3.5 FP4 B200 TP4 gaining 3.6 % over c64-c72; a
+// prefill 3 times cheaper (2 with the attention KV alone read) turns the
+// measured MI325X TP8 arm unsaturated, so the measured key pins it; and
+// an FP4 GEMM rate (3 times FP8) for FP4
+// checkpoints on Blackwell gives the DeepSeek-V4 DEP8 arm its knee but
+// makes MiniMax-M3 FP4 B300's TP4 arm unsaturated (14 of 31). The full
+// discovery of dsv4-fp4-b300-vllm-agentic-mtp is worse than the steady
+// state: its DEP8 arm peaks at c128 (141.6k tok/s/GPU), falls to 48.2k at
+// c256 and fails c384-c576 (74-87 % of requests cancelled by the client
+// while queued behind 2.9 s of prefill a turn a rank).
+// Official points past a simulated cliff may have been green on the
+// hardware.
 // vLLM's pool is now what its budget leaves beside the weights and
 // 19.5 GB (the activation peak, graphs, non-torch memory): InferenceX
 // measured 31.72 GiB (883,840 tokens) for MiniMax-M3 NVFP4 on B200 TP2
@@ -350,7 +369,7 @@
 // 3.39 for Qwen3.5, not the default 2.61) Qwen3.5 FP4 MI355X TP4 agrees,
 // and Kimi K3 on MI355X peaks at c4 of its resident window [1 4 8] with
 // the cliff at c8 (6.5 long sessions; a discovery of the key before:
-// unsaturated, 53 % a doubling at c8): 16 of 31 keys. In full
+// unsaturated, 53 % a doubling at c8): 16 of 31 keys (18 by the peak). In full
 // discoveries (scripts/sim-agreement.sh) MiniMax-M3 FP8 on H100 agrees
 // too (7 of 7 green, knee c2; it was saturated at c1), and on H200 it
 // stops agreeing: its resident pool falls from 9.0 to 6.7 long sessions,

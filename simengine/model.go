@@ -431,7 +431,10 @@ func newCapacity(c Config) capacity {
 		case c.HostKV.BytesPerWorker > 0:
 			host = c.HostKV.BytesPerWorker / attnGPUToken
 		case c.HostKV.Bytes > 0:
-			host = c.HostKV.Bytes / g0 / attnGPUToken
+			// vLLM splits cpu_bytes_to_use over the workers of one engine
+			// (its parallel_config.world_size, TP × PP): each data-parallel
+			// rank is an engine of its own and takes all of it.
+			host = c.HostKV.Bytes / float64(max(c.TP, 1)*max(c.PP, 1)) / attnGPUToken
 		}
 		capa.hostTokens = int(host)
 		if !c.HostKV.WriteBack {

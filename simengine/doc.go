@@ -311,10 +311,11 @@
 // agrees (resident peak c4, cliff c8; the offload arm rises to c12 and
 // flattens); dsv4-fp4-b300-sglang agrees in the steady state only: 19
 // failed points before, 14 after (TP4 c16-c32, TP8 c40-c72 and three
-// more past simulated cliffs, which the steady state does not judge);
-// qwen3.5-fp8-b300 2 failed, 1 after (TP2 peaks at c16, cliff c20, c32
-// fails; its offload arm is flat); glm5.2-fp4-b200 and -b300 still
-// agree. The steady state in turn reads qwen3.5-fp8-h100's offload arm as
+// more past simulated cliffs, which the steady state does not judge;
+// 1 since the built-in client keeps no record of the requests it
+// cancels at the end of the grace period); qwen3.5-fp8-b300 2 failed, 1
+// after (TP2 peaks at c16, cliff c20, c32 failed; green and collapsed
+// since); glm5.2-fp4-b200 and -b300 still agree. The steady state in turn reads qwen3.5-fp8-h100's offload arm as
 // unsaturated where the discovery finds it flat from c12. The
 // disagreements left, by kind: (1) windows still unsaturated in the
 // steady state (Qwen3.5 on MI355X, H200, H100's offload arm, B200 TP4 FP8
@@ -346,13 +347,23 @@
 // measured MI325X TP8 arm unsaturated, so the measured key pins it; and
 // an FP4 GEMM rate (3 times FP8) for FP4
 // checkpoints on Blackwell gives the DeepSeek-V4 DEP8 arm its knee but
-// makes MiniMax-M3 FP4 B300's TP4 arm unsaturated (14 of 31). The full
-// discovery of dsv4-fp4-b300-vllm-agentic-mtp is worse than the steady
-// state: its DEP8 arm peaks at c128 (141.6k tok/s/GPU), falls to 48.2k at
-// c256 and fails c384-c576 (74-87 % of requests cancelled by the client
-// while queued behind 2.9 s of prefill a turn a rank).
-// Official points past a simulated cliff may have been green on the
-// hardware.
+// makes MiniMax-M3 FP4 B300's TP4 arm unsaturated (14 of 31; by 2, 14 of
+// 31 and 15 by the peak: Qwen3.5 FP4 B300 TP2 turns unsaturated too). The
+// full discovery of dsv4-fp4-b300-vllm-agentic-mtp is worse than the
+// steady state: its DEP8 arm peaks at c128 (141.6k tok/s/GPU), falls to
+// 48.2k at c256 and collapses at c384-c576 (3.1k-2.2k; valid, since the
+// built-in client, as aiperf 0.12.0, keeps no record of the requests it
+// cancels at the end of the grace period: they failed before with 74-87 %
+// of them counted as errors). The steady state has no warm-up: a
+// discovery's primes every lane with its history up to the start, about
+// 290k uncached tokens a lane on the long corpus, which the model's
+// prefill (about 21k tok/s on eight B300s for DeepSeek-V4-Pro) finishes
+// for c128 within the 1,800 s warm-up grace period but not for c256 (81
+// of 256 cancelled) or c384 (215 of 384); a lane whose primer was
+// cancelled starts profiling with its whole history uncached and queues
+// behind the others' prefill. The same makes the other long-corpus B300
+// arms fall past their simulated cliffs (dsv4-fp4-b300-sglang TP4 from
+// c16, TP8 from c48, DEP8 c512 with no request served in the window).
 // vLLM's pool is now what its budget leaves beside the weights and
 // 19.5 GB (the activation peak, graphs, non-torch memory): InferenceX
 // measured 31.72 GiB (883,840 tokens) for MiniMax-M3 NVFP4 on B200 TP2

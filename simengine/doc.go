@@ -361,9 +361,11 @@
 // for c128 within the 1,800 s warm-up grace period but not for c256 (81
 // of 256 cancelled) or c384 (215 of 384); a lane whose primer was
 // cancelled starts profiling with its whole history uncached and queues
-// behind the others' prefill. The same makes the other long-corpus B300
-// arms fall past their simulated cliffs (dsv4-fp4-b300-sglang TP4 from
-// c16, TP8 from c48, DEP8 c512 with no request served in the window).
+// behind the others' prefill (dsv4-fp4-b300-sglang's DEP8 c512 serves no
+// request in its window that way). Past a resident pool's cliff the same
+// prefill re-computes whole evicted histories: that arm's TP8 at c60
+// warms up in 632 s, then keeps 60 sessions of about 290k tokens in a
+// 12.9M-token pool and serves 99 requests in 1,200 s (TTFT p50 185 s).
 // vLLM's pool is now what its budget leaves beside the weights and
 // 19.5 GB (the activation peak, graphs, non-torch memory): InferenceX
 // measured 31.72 GiB (883,840 tokens) for MiniMax-M3 NVFP4 on B200 TP2

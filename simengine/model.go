@@ -445,13 +445,36 @@ func newCapacity(c Config) capacity {
 
 	capa.maxRunning = c.MaxRunningRequests
 	if capa.maxRunning <= 0 {
-		if c.Engine == configs.VLLM {
+		switch {
+		case c.Engine == configs.VLLM:
 			capa.maxRunning = 1024
-		} else {
+		case c.Engine == configs.SGLang && c.Spec.Enabled() && sglangEagleFamily(c.Spec.Algorithm):
+			// SGLang's EAGLE-family speculative decoding sets
+			// --max-running-requests to 48 when the flag is unset
+			// (server_args' speculative-decoding handling), a limit for
+			// the whole engine that each DP-attention worker takes its
+			// share of (max_running_requests // dp_size).
+			capa.maxRunning = max(sglangSpecMaxRunning/max(ranks, 1), 1)
+		default:
 			capa.maxRunning = min(4096, max(capa.poolTokens/2048, 32))
 		}
 	}
 	return capa
+}
+
+// sglangSpecMaxRunning is the --max-running-requests SGLang sets for
+// EAGLE-family speculative decoding when the flag is not given.
+const sglangSpecMaxRunning = 48
+
+// sglangEagleFamily reports whether SGLang runs a --speculative-algorithm
+// on its EAGLE worker (NEXTN and MTP are EAGLE with the model's own
+// draft layers), the algorithms its 48-request default applies to.
+func sglangEagleFamily(algorithm string) bool {
+	switch strings.ToUpper(algorithm) {
+	case "EAGLE", "EAGLE3", "NEXTN", "MTP", "STANDALONE":
+		return true
+	}
+	return false
 }
 
 // aiterMemFraction is what SGLang's aiter attention backend keeps of

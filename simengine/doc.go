@@ -424,7 +424,14 @@
 // at BF16; InferenceX quotes 250 GB for MiniMax-M3's 428B and 433 GB for
 // GLM-5.2's 744B, 0.58): 14.1 sessions, not 25.7; but then B300 FP4 TP2,
 // resident to c32 with HiCache from c36, would hold 65, and no verdict
-// moves, so the model keeps 0.5. Where SGLang's own defaults cap the
+// moves, so the model keeps 0.5. SGLang PR 22908 (server_args'
+// _handle_mamba_radix_cache) switches Qwen3.5 with speculative decoding
+// to the extra_buffer strategy on CUDA and turns its radix cache off on
+// ROCm; whether InferenceX's v0.5.16 ROCm images carry it is not known
+// here, but without a prefix cache MI325X TP4's KV pool (about 64 GB a
+// GPU beside --max-running-requests' states) would hold c48's running
+// contexts, and the measured cliff at c48 reads as a prefix cache's.
+// Where SGLang's own defaults cap the
 // running requests the model follows them: EAGLE-family speculative
 // decoding without --max-running-requests runs at most 48 (server_args),
 // each DP worker its share, where the model had let the H200 and H100

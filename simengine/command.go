@@ -34,7 +34,7 @@ func honoured(e configs.Engine) []string {
 		return []string{
 			"--model", "--served-model-name", "--host", "--port",
 			"--tensor-parallel-size", "--data-parallel-size", "--pipeline-parallel-size", "--enable-expert-parallel",
-			"--max-num-seqs", "--gpu-memory-utilization", "--block-size", "--max-num-batched-tokens",
+			"--max-num-seqs", "--gpu-memory-utilization", "--cpu-offload-gb", "--block-size", "--max-num-batched-tokens",
 			"--max-model-len", "--enable-prefix-caching", "--kv-cache-dtype", "--kv-transfer-config",
 			"--speculative-config", "--spec-method", "--spec-tokens",
 		}

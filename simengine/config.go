@@ -80,7 +80,11 @@ type Config struct {
 	MemFraction float64
 	// MaxTotalTokens overrides the KV pool size (SGLang --max-total-tokens).
 	MaxTotalTokens int
-	PageSize       int // KV page (block) size in tokens; default 1 / 16
+	// CPUOffloadGiB is vLLM's --cpu-offload-gb: GiB of each GPU's weights
+	// kept in host memory (vLLM's docs: "a virtual way to increase the GPU
+	// memory size"); the pool gains them.
+	CPUOffloadGiB float64
+	PageSize      int // KV page (block) size in tokens; default 1 / 16
 	// ChunkSize is the prefill token budget per step (SGLang
 	// --chunked-prefill-size, vLLM --max-num-batched-tokens).
 	ChunkSize     int
@@ -153,10 +157,12 @@ type HostKV struct {
 	// BytesPerWorker is the host memory of each worker (SGLang
 	// --hicache-size GB, vLLM cpu_bytes_to_use_per_rank).
 	BytesPerWorker float64
-	// Bytes is the host memory of the whole engine, split evenly over
-	// its workers, when BytesPerWorker is 0 (vLLM's SimpleCPUOffload
-	// cpu_bytes_to_use, which InferenceX's MiniMax-M3 Blackwell
-	// scripts set).
+	// Bytes is the host memory of one engine, split evenly over its
+	// workers, when BytesPerWorker is 0 (vLLM's SimpleCPUOffload
+	// cpu_bytes_to_use, which InferenceX's MiniMax-M3 and DeepSeek-V4
+	// Blackwell scripts set). vLLM divides it by the engine's world size,
+	// TP × PP: every data-parallel rank runs an engine of its own, so
+	// each DP rank's workers share all of it.
 	Bytes float64
 	// WriteBack: blocks go to the host when the device evicts them, not
 	// when they are computed (SGLang --hicache-write-policy write_back,
@@ -226,6 +232,9 @@ func (c Config) Normalize() (Config, error) {
 	}
 	if c.MemFraction == 0 {
 		c.MemFraction = map[configs.Engine]float64{configs.SGLang: 0.85, configs.VLLM: 0.92}[c.Engine]
+	}
+	if c.CPUOffloadGiB < 0 {
+		errs = append(errs, fmt.Errorf("cpu offload %g GiB: want 0 or more", c.CPUOffloadGiB))
 	}
 	if c.MemFraction < 0 || c.MemFraction > 1 {
 		errs = append(errs, fmt.Errorf("memory fraction %g: want a value in (0, 1]", c.MemFraction))
@@ -421,6 +430,9 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		}
 		num("--block-size", &c.PageSize)
 		num("--max-num-batched-tokens", &c.ChunkSize)
+		if v, ok := flags.Float("--cpu-offload-gb"); ok {
+			c.CPUOffloadGiB = v
+		}
 		num("--max-model-len", &c.ContextLength)
 		if v, ok := flags.Bool("--enable-prefix-caching"); ok && !v {
 			c.NoPrefixCache = true

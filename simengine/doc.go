@@ -28,7 +28,13 @@
 // per-sequence and prefill compute is shared with the others'. The KV
 // pool is counted per GPU: its HBM × memory fraction (less the 15 %
 // SGLang's aiter attention backend, AMD's, takes off it for a context
-// above 8,192 tokens) − its share of the weights − 1 GB of activations, over the KV one GPU keeps per token, which shrinks
+// above 8,192 tokens) − its share of the weights (less what vLLM's
+// --cpu-offload-gb keeps in host memory) − what the engine keeps beside them inside the
+// fraction (1 GB for SGLang, whose activations and graphs live outside
+// it; 19.5 GB for vLLM, whose budget holds its activation peak, CUDA
+// graphs and memory outside torch: two pools InferenceX measured), over
+// the KV one GPU keeps per token (with a speculative draft's KV where it
+// is large: Kimi K3's DSpark adds a third), which shrinks
 // with the attention TP until TP reaches the model's KV heads (then heads
 // are replicated; an MLA latent, DeepSeek's, GLM-5's or Kimi K3's, is one
 // head kept whole on every attention GPU); a decode step reads that same
@@ -38,7 +44,8 @@
 // collapses: the throughput cliff past the knee. With a KV offload tier
 // (SGLang --enable-hierarchical-cache sized by --hicache-size or
 // --hicache-ratio, vLLM's CPU offload connector by
-// cpu_bytes_to_use_per_rank, or cpu_bytes_to_use split over the workers)
+// cpu_bytes_to_use_per_rank, or cpu_bytes_to_use split over one engine's
+// TP × PP workers: every data-parallel rank runs an engine of its own)
 // evicted prefixes move to host memory, and a prompt that continues there
 // loads them over the GPU's PCIe 5.0 link instead of computing them (the
 // lookup marks them as just used, so making room for the prompt drops
@@ -326,10 +333,57 @@
 // point. (1) asks for step costs that saturate earlier, (2) for later:
 // reading the attention KV alone per token of context (Qwen3.5's 7,680
 // bytes a GPU, not the pool's 20 KB) made two more arms unsaturated and
-// gave no offload window a knee, so it is not in the model. vLLM's
-// --cpu-offload-gb (MiniMax-M3 on H100 moves 26 GB of weights a GPU to
-// the host) is not modelled either; and official points past a
-// simulated cliff may have been green on the hardware. The measured
+// gave no offload window a knee, so it is not in the model. At those
+// windows' first points the rank is prefill-bound in the steady state
+// (busy 54-83 % of the time: a turn's tool result at about 100k tokens of
+// context plus its share of the compaction restarts), and the B200
+// windows (c64-c72, c64-c76) span a sixth to a quarter of a doubling, so
+// a knee above the first point needs a gain of 5.3 % there: near-linear
+// scaling, then a wall. No step-cost change tried gives it: prefill 5
+// times and the per-sequence cost 8 times cheaper with the attention KV
+// alone read leave Qwen3.5 FP4 B200 TP4 gaining 3.6 % over c64-c72; a
+// prefill 3 times cheaper (2 with the attention KV alone read) turns the
+// measured MI325X TP8 arm unsaturated, so the measured key pins it; and
+// an FP4 GEMM rate (3 times FP8) for FP4
+// checkpoints on Blackwell gives the DeepSeek-V4 DEP8 arm its knee but
+// makes MiniMax-M3 FP4 B300's TP4 arm unsaturated (14 of 31). The full
+// discovery of dsv4-fp4-b300-vllm-agentic-mtp is worse than the steady
+// state: its DEP8 arm peaks at c128 (141.6k tok/s/GPU), falls to 48.2k at
+// c256 and fails c384-c576 (74-87 % of requests cancelled by the client
+// while queued behind 2.9 s of prefill a turn a rank).
+// Official points past a simulated cliff may have been green on the
+// hardware.
+// vLLM's pool is now what its budget leaves beside the weights and
+// 19.5 GB (the activation peak, graphs, non-torch memory): InferenceX
+// measured 31.72 GiB (883,840 tokens) for MiniMax-M3 NVFP4 on B200 TP2
+// at 0.9 and 42.23 GiB (3,249,215 tokens, 13,955 bytes a token of Kimi
+// K3's hybrid pool) on B300 TP8 at 0.90, where the 1 GB SGLang keeps gave
+// 52 % and 45 % more; Kimi K3's DSpark draft keeps its BF16 KV in the same
+// pool ("~25% of GPU KV"); and --cpu-offload-gb is read (MiniMax-M3 on
+// H100 keeps 26 GiB of weights a GPU on the host, so it fits beside
+// vLLM's reserve; reading them over PCIe 5.0 in every forward pass, 0.55 s,
+// is not modelled: with it a discovery of the key failed c5 and c6, whose
+// requests outlast the 1,200 s window, where the hardware's were green).
+// With the engine's
+// environment in the steady state (SGLang's golden acceptance length,
+// 3.39 for Qwen3.5, not the default 2.61) Qwen3.5 FP4 MI355X TP4 agrees,
+// and Kimi K3 on MI355X peaks at c4 of its resident window [1 4 8] with
+// the cliff at c8 (6.5 long sessions; a discovery of the key before:
+// unsaturated, 53 % a doubling at c8): 16 of 31 keys (18 by the peak). In full
+// discoveries (scripts/sim-agreement.sh) MiniMax-M3 FP8 on H100 agrees
+// too (7 of 7 green, knee c2; it was saturated at c1), and on H200 it
+// stops agreeing: its resident pool falls from 9.0 to 6.7 long sessions,
+// so c8 falls off and c10 fails (error rate) where the hardware ran c10
+// resident; the steady state still agrees. The H200's 141 GB is less
+// than the 150.8 GB its driver reports, but counting every GPU's memory
+// as reported breaks MI325X's fitted cliffs or H100's Qwen3.5 arm unless
+// the reserves move with it. Tried and left out,
+// none moving a window without breaking another: a vLLM reserve alone
+// (H100 MiniMax-M3 no longer fits); any one pool scale (the unsaturated
+// arms need 0.15-0.65 of their pools, MI325X's calibrated TP2 0.9-1.1,
+// H100's and MI300X's arms at least 0.65-1.0); prefill × 2-3, per-sequence
+// cost × 2-6, fixed step × 0.5, KV reads × 2-4 (each flips some Qwen3.5 or
+// DeepSeek-V4 arm and turns an offload window saturated-at-min). The measured
 // capacities do not fit one KV size per token: MI325X's cliffs need
 // about 20 KB per GPU per token of what the weights leave, and on NVIDIA
 // without the cut B300 TP2 FP8's window to c32 needs at most 11 KB (31 GB
@@ -346,7 +400,7 @@
 // cliffs, not the throughputs; step costs come from rough public GPU
 // figures), CUDA or
 // HIP graphs and the chunked-prefill activations as anything but a fixed
-// 1 GB, the hybrid models' per-request state slots apart from the
+// reserve per engine, the hybrid models' per-request state slots apart from the
 // per-token average (Qwen3.5's Gated DeltaNet, Kimi K3's KDA), sparse
 // attention's top-k reads in decode (DSA reads the whole cache here; its
 // prefill cost is the indexer's), the traces' real corpus (the built-in

@@ -131,6 +131,33 @@ func TestHostTierCapacity(t *testing.T) {
 	assert.Zero(t, newCapacity(cfg).hostTokens)
 }
 
+// TestEngineHostBytesPerDataParallelRank: vLLM divides cpu_bytes_to_use
+// by the engine's world size (TP × PP, SimpleCPUOffloadConnector), and
+// with data parallelism every DP rank runs an engine of its own, so each
+// rank's workers share all of it. InferenceX's DeepSeek-V4 B300 DEP8
+// arm (-tp 1 -dp 8) gives each DP rank 356 GB that way ("356 GB per DP
+// rank, 2,849 GB total"). Before, the bytes were split over all 8 GPUs:
+// 44.5 GB a rank, fewer tokens than the rank's device pool, so the
+// write-through tier added nothing and the arm ran without one.
+func TestEngineHostBytesPerDataParallelRank(t *testing.T) {
+	const bytes = 356.125e9
+	dep := Config{Engine: configs.VLLM, ModelPath: "deepseek-ai/DeepSeek-V4-Pro", TP: 1, DP: 8, EP: 8, GPU: "b300",
+		MemFraction: 0.92, KVCacheDType: "fp8", HostKV: HostKV{Bytes: bytes}}
+	dep, err := dep.Normalize()
+	require.NoError(t, err)
+	capa := newCapacity(dep)
+	perToken := float64(30*(584+132)/4 + 29*584/128) // DeepSeek-V4's compressed rows (5,502 bytes), one latent head on every GPU
+	require.Greater(t, int(bytes/perToken), capa.poolTokens)
+	assert.Equal(t, int(bytes/perToken)-capa.poolTokens, capa.hostTokens, "each DP rank's engine keeps all of cpu_bytes_to_use")
+	// One engine over TP4 splits it over its four workers.
+	tp := dep
+	tp.TP, tp.DP, tp.EP = 4, 1, 1
+	tp.HostKV.WriteBack = true
+	tp, err = tp.Normalize()
+	require.NoError(t, err)
+	assert.Equal(t, int(bytes/4/perToken), newCapacity(tp).hostTokens)
+}
+
 // TestWriteBackLoadKeepsTheHostCopy: a write-back tier (HiCache
 // write_back) keeps a loaded block's host copy, newest, so evicting the
 // block again writes nothing and drops nothing; a write-through tier's

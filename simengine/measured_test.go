@@ -2,6 +2,7 @@ package simengine
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sweep/internal/simproto"
@@ -61,7 +62,15 @@ func armsOf(t *testing.T, points []recipes.Point) []plannedArm {
 		cmd, err := ParseCommand(p.Engine.Argv, ParseOptions{Unchecked: p.Escapes})
 		require.NoError(t, err, name)
 		gpu, _, _ := strings.Cut(strings.TrimPrefix(p.Row.Runner, "cluster:"), "-")
-		cfg, err := ConfigFromArgs(cmd.Engine, cmd.Flags, map[string]string{simproto.EnvGPU: gpu})
+		// The environment the engine gets (the golden acceptance length
+		// SGLang reads from SGLANG_SIMULATE_ACC_LEN), as sim-engine sees it
+		// in a discovery, and the runner's GPU.
+		env := maps.Clone(p.Engine.Env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[simproto.EnvGPU] = gpu
+		cfg, err := ConfigFromArgs(cmd.Engine, cmd.Flags, env)
 		require.NoError(t, err, name)
 		cfg, err = cfg.Normalize()
 		require.NoError(t, err, name)
@@ -172,7 +181,7 @@ func TestMLAKeepsTheLatentOnEveryAttentionGPU(t *testing.T) {
 		{"/scratch/models/DeepSeek-V4-Pro", 5_502}, // pre-staged weights
 		{"zai-org/GLM-5.2-FP8", 54_912},            // 78 × (576 + 128)
 		{"/data/models/GLM-5.2-NVFP4", 54_912},
-		{"moonshotai/Kimi-K3", 12_288}, // 24 MLA layers × 512
+		{"moonshotai/Kimi-K3", 13_955}, // vLLM's pool: 24 MLA latents and the KDA states' share
 	} {
 		s := shapeOf(tc.name)
 		assert.Equal(t, 1, s.kvHeads, tc.name)

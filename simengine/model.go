@@ -67,6 +67,11 @@ type modelShape struct {
 	// context is the native context length, what an engine serves when
 	// no flag sets it.
 	context int
+	// draftKVShare is the KV a speculative draft keeps per token beside
+	// the target's, as a share of the target's: its layers' KV sits in
+	// the same pool. 0 when the draft's KV is a small part (one layer of
+	// many) or not known.
+	draftKVShare float64
 	// attnFLOPs, when positive, is what attention computes per prompt
 	// token per token of context before it, all layers (16-bit FLOPs
 	// counted twice, as they run at half the 8-bit rate): the prefill's
@@ -150,13 +155,23 @@ var families = []struct {
 	// parameter, as DeepSeek-V4-Pro. Of its 93 layers, 24 are gated MLA
 	// without RoPE (one latent of kv_lora_rank 512, Kimi K2's, kept whole
 	// on every attention GPU) and 69 Kimi Delta Attention, whose
-	// recurrent state is per request, not per token (not modelled). Only
+	// recurrent state is per request, not per token. vLLM's hybrid pool
+	// counts 13,955 bytes a token at FP8 (InferenceX's
+	// kimik3-fp4-b300-vllm-agentic notes: 42.23 GiB for 3,249,215 tokens
+	// on B300 TP8), 14 % above the 24 latents' 12,288: the KDA states'
+	// blocks share the pool. Only
 	// the MLA layers' attention grows with the context: Kimi K2's 64 heads
 	// of 192 (QK) and 128 (V) dimensions, 16-bit.
+	//
+	// Its DSpark draft keeps a BF16 KV (the recipes' speculative config:
+	// kv_cache_dtype auto) in the target's pool: "the drafter's KV
+	// footprint costs ~25% of GPU KV regardless of K" (InferenceX's
+	// kimik3-fp4-b300-vllm-agentic-dspark notes), a third of the target's.
 	{"kimi-k3", func(s *modelShape) {
 		s.totalB, s.activeB, s.weightBytes = 2800, 104, 0.55
-		s.kvHeads, s.kvBytes, s.context = 1, 24*512, 1<<20
+		s.kvHeads, s.kvBytes, s.context = 1, 13_955, 1<<20
 		s.attnFLOPs = 2 * 24 * 64 * 2 * (192 + 128)
+		s.draftKVShare = 1.0 / 3
 	}},
 	// MiniMax-M3: 428B parameters, about 23B active; 60 layers of GQA with
 	// 4 KV heads of dimension 128 (NVIDIA Megatron Bridge's MiniMax-M3
@@ -372,9 +387,22 @@ func newCapacity(c Config) capacity {
 	if replicated {
 		weightsGB *= float64(ranks)
 	}
-	freeGB := perGPU - weightsGB/g0 - perGPUReserveGB
+	// vLLM's --cpu-offload-gb keeps that many GiB of each GPU's weights in
+	// host memory. Every forward pass reads them over the host link; that
+	// cost is not modelled (see the package doc).
+	offloadGB := min(c.CPUOffloadGiB*gib/1e9, weightsGB/g0)
+	reserveGB := perGPUReserveGB
+	if c.Engine == configs.VLLM {
+		reserveGB = vllmReserveGB
+	}
+	freeGB := perGPU - weightsGB/g0 + offloadGB - reserveGB
 	capa.fits = freeGB > 0
-	pool := int(math.Max(freeGB, 1.0/g0) * 1e9 / perGPUToken)
+	// A speculative draft's KV shares the pool, token for token.
+	poolGPUToken := perGPUToken
+	if c.Spec.Enabled() {
+		poolGPUToken *= 1 + s.draftKVShare
+	}
+	pool := int(math.Max(freeGB, 1.0/g0) * 1e9 / poolGPUToken)
 	if c.MaxTotalTokens > 0 {
 		pool = c.MaxTotalTokens
 	}
@@ -403,7 +431,10 @@ func newCapacity(c Config) capacity {
 		case c.HostKV.BytesPerWorker > 0:
 			host = c.HostKV.BytesPerWorker / attnGPUToken
 		case c.HostKV.Bytes > 0:
-			host = c.HostKV.Bytes / g0 / attnGPUToken
+			// vLLM splits cpu_bytes_to_use over the workers of one engine
+			// (its parallel_config.world_size, TP × PP): each data-parallel
+			// rank is an engine of its own and takes all of it.
+			host = c.HostKV.Bytes / float64(max(c.TP, 1)*max(c.PP, 1)) / attnGPUToken
 		}
 		capa.hostTokens = int(host)
 		if !c.HostKV.WriteBack {
@@ -427,9 +458,24 @@ func newCapacity(c Config) capacity {
 // --mem-fraction-static for a context above 8,192 tokens.
 const aiterMemFraction = 0.85
 
-// perGPUReserveGB is what a GPU keeps for activations and graphs outside
-// the KV pool.
+// perGPUReserveGB is what a GPU keeps inside SGLang's
+// --mem-fraction-static beside the weights and the KV pool: SGLang's
+// activations and graphs live outside the fraction.
 const perGPUReserveGB = 1.0
+
+// vllmReserveGB is what vLLM's --gpu-memory-utilization keeps beside the
+// weights and the KV pool: the profiled activation peak, CUDA graphs and
+// memory outside torch. InferenceX measured the pool vLLM sized, and what
+// its budget leaves beside this model's weights is 17.7 GB for MiniMax-M3
+// NVFP4 on B200 TP2 at 0.9 (a 31.72 GiB pool, its minimaxm3-fp4-b200
+// notes) and 21.4 GB for Kimi K3 on B300 TP8 at 0.90 (42.23 GiB, its
+// kimik3-fp4-b300-vllm-agentic notes); DeepSeek-V4's activation peak
+// alone is 8.9 GiB at 8,192 batched tokens on MI355X TP8 (its
+// dsv4-fp4-mi355x-vllm notes). 19.5 GB is the two pools' mean.
+const vllmReserveGB = 19.5
+
+// gib is a GiB in bytes.
+const gib = 1 << 30
 
 // hostLinkBytesPerSec is what a GPU's host link moves per second: PCIe 5.0
 // x16 (every GPU the model knows), 64 GB/s per direction nominal, at 80 %.

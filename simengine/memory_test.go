@@ -1,0 +1,112 @@
+package simengine
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
+)
+
+// TestVLLMPoolsMatchMeasured holds the KV pool vLLM sizes to the two
+// pools InferenceX measured: vLLM's --gpu-memory-utilization budget also
+// holds its profiled activation peak, CUDA graphs and memory outside
+// torch (vllmReserveGB), which SGLang keeps outside --mem-fraction-static.
+// With the 1 GB SGLang keeps, the pools were 52 % (MiniMax-M3) and 45 %
+// (Kimi K3) above what vLLM reported.
+func TestVLLMPoolsMatchMeasured(t *testing.T) {
+	// MiniMax-M3 NVFP4 on B200 at TP2 with the B200 recipe's flags (its
+	// notes: "the KV pool is 31.72 GiB at --gpu-memory-utilization 0.9",
+	// and vLLM "estimates the max model length at TP2 as 883,840").
+	arms := plannedArms(t, "minimaxm3-fp4-b200-vllm-agentic-mtp")
+	var tp2 Config
+	for _, a := range arms {
+		if a.cfg.TP == 4 && !a.cfg.HostKV.Enabled() {
+			tp2 = a.cfg
+		}
+	}
+	require.Equal(t, 4, tp2.TP, "the recipe's resident TP4 arm")
+	tp2.TP = 2
+	tp2, err := tp2.Normalize()
+	require.NoError(t, err)
+	require.InDelta(t, 0.9, tp2.MemFraction, 1e-9)
+	// Kimi K3 MXFP4 on B300 TP8, the recipe without speculation (its
+	// notes: "GPU KV resolves to 42.23 GiB / 3,249,215 tokens").
+	k3 := Config{Engine: configs.VLLM, ModelPath: "/scratch/models/Kimi-K3", TP: 8, GPU: "b300",
+		MemFraction: 0.90, KVCacheDType: "fp8", ContextLength: 1 << 20}
+	k3, err = k3.Normalize()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name     string
+		cfg      Config
+		measured int
+	}{
+		{"MiniMax-M3 NVFP4 B200 TP2", tp2, 883_840},
+		{"Kimi K3 B300 TP8", k3, 3_249_215},
+	} {
+		capa := newCapacity(tc.cfg)
+		t.Logf("%s: %d tokens, measured %d", tc.name, capa.poolTokens, tc.measured)
+		assert.InEpsilon(t, tc.measured, capa.poolTokens, 0.06, tc.name)
+	}
+}
+
+// TestCPUOffloadMovesWeightsToTheHost: vLLM's --cpu-offload-gb keeps
+// that many GiB of each GPU's weights in host memory (the MiniMax-M3 FP8
+// H100 recipe: 26), so the pool gains them. Before, the flag was ignored
+// and the H100 arm held its sessions only because vLLM's activations were
+// not counted.
+func TestCPUOffloadMovesWeightsToTheHost(t *testing.T) {
+	a := plannedArms(t, "minimaxm3-fp8-h100-vllm-agentic-mtp")[0]
+	require.InDelta(t, 26, a.cfg.CPUOffloadGiB, 1e-9, "the recipe's --cpu-offload-gb")
+	with := newCapacity(a.cfg)
+	without := a.cfg
+	without.CPUOffloadGiB = 0
+	none := newCapacity(without)
+	assert.True(t, with.fits, "the arm InferenceX ran fits")
+	assert.False(t, none.fits, "without the offload the weights and vLLM's reserve overflow the H100")
+	// At the whole HBM both fit: the pool gains the offloaded GiB.
+	full, fullNone := a.cfg, without
+	full.MemFraction, fullNone.MemFraction = 1, 1
+	perGPUToken := float64(with.kvBytes)/4 + shapeOf(a.cfg.ModelPath).indexBytes // 4 KV heads over TP8
+	gained := float64(newCapacity(full).poolTokens-newCapacity(fullNone).poolTokens) * perGPUToken
+	assert.InDelta(t, 26*gib, gained, 0.01*gib, "the pool gains the offloaded GiB")
+}
+
+// TestDraftKVSharesThePool: Kimi K3's DSpark draft keeps its KV in the
+// target's pool, "~25% of GPU KV regardless of K" (InferenceX's notes), so
+// with speculation the pool holds three quarters of the tokens.
+func TestDraftKVSharesThePool(t *testing.T) {
+	a := plannedArms(t, "kimik3-fp4-mi355x-vllm-agentic-mtp")[0]
+	require.True(t, a.cfg.Spec.Enabled())
+	spec := newCapacity(a.cfg)
+	plain := a.cfg
+	plain.Spec = Spec{}
+	plainCapa := newCapacity(plain)
+	// Without the draft's weights (1.03) the free memory differs a little
+	// too; compare tokens per free byte.
+	assert.InDelta(t, 0.75, float64(spec.poolTokens)/float64(plainCapa.poolTokens)*freeOf(plain)/freeOf(a.cfg), 0.005)
+	// A draft of one layer among many (DeepSeek's MTP) is not counted.
+	assert.Zero(t, shapeOf("deepseek-ai/DeepSeek-V4-Pro").draftKVShare)
+}
+
+// freeOf is the memory a GPU of cfg has for the KV pool, GB.
+func freeOf(cfg Config) float64 {
+	s := shapeOf(cfg.ModelPath)
+	w := s.totalB * s.weightBytes
+	if cfg.Spec.Enabled() && cfg.Engine == configs.VLLM {
+		w *= 1.03
+	}
+	return gpuSpecs[cfg.GPU].hbmGB*cfg.MemFraction - w/float64(cfg.GPUs()) - vllmReserveGB
+}
+
+// TestPlannedArmsReadTheEnginesEnvironment: the agreement test parses a
+// point's engine with the environment the engine gets, as sim-engine does
+// in a discovery: SGLang reads its golden acceptance length from
+// SGLANG_SIMULATE_ACC_LEN. Before, the test left the environment out and
+// judged the SGLang MTP arms at the default acceptance (2.61 tokens a step
+// for 3 drafts) instead of the recipes' 3.39.
+func TestPlannedArmsReadTheEnginesEnvironment(t *testing.T) {
+	a := plannedArms(t, "qwen3.5-fp4-mi355x-sglang-agentic-mtp")[0]
+	assert.InDelta(t, 3.39, a.cfg.Spec.AcceptLength, 1e-9)
+}

@@ -561,6 +561,19 @@ func TestAdaptiveProbes(t *testing.T) {
 	assert.Contains(t, r.Reason, "c16 is a short probe")
 }
 
+// probeSweep is a one-arm sweep on the doubling grid 1-256 whose points
+// have a 300 s probe client, and the ID of its c64 point.
+func probeSweep(t *testing.T) (s *sweepRun, c64 string) {
+	s = newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
+	for _, p := range s.sched.Points {
+		p.ProbeClient, p.ProbeDuration = &recipes.Command{Argv: []string{"aiperf", "profile", "--benchmark-duration", "300"}}, 300
+		if p.Conc() == 64 {
+			c64 = p.ID
+		}
+	}
+	return s, c64
+}
+
 // TestAdaptiveFailedProbeRunsAgain: a probe that fails is no evidence
 // that the point fails (past a KV cliff a short window's requests still
 // in flight at its end can exceed the error-rate limit where the full
@@ -568,14 +581,7 @@ func TestAdaptiveProbes(t *testing.T) {
 // asks for the point again and it runs once more, at the full length,
 // on the same server; its result replaces the probe's.
 func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
-	s := newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
-	var c64 string
-	for _, p := range s.sched.Points {
-		p.ProbeClient, p.ProbeDuration = &recipes.Command{Argv: []string{"aiperf", "profile", "--benchmark-duration", "300"}}, 300
-		if p.Conc() == 64 {
-			c64 = p.ID
-		}
-	}
+	s, c64 := probeSweep(t)
 	s.b.saturateAt = 16
 	s.b.faults[c64] = "fail" // the first load only
 	ex := s.o.Executor.(*local.Executor)
@@ -619,14 +625,7 @@ func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 // length, on the same server; its result replaces the probe's, and the
 // probes below it stay probes.
 func TestAdaptiveUnsteadyProbeRunsAgain(t *testing.T) {
-	s := newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
-	var c64 string
-	for _, p := range s.sched.Points {
-		p.ProbeClient, p.ProbeDuration = &recipes.Command{Argv: []string{"aiperf", "profile", "--benchmark-duration", "300"}}, 300
-		if p.Conc() == 64 {
-			c64 = p.ID
-		}
-	}
+	s, c64 := probeSweep(t)
 	s.b.saturateAt, s.b.kvFullAt = 16, 64
 	ex := s.o.Executor.(*local.Executor)
 	ex.Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})

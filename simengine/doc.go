@@ -401,8 +401,56 @@
 // about 20 KB per GPU per token of what the weights leave, and on NVIDIA
 // without the cut B300 TP2 FP8's window to c32 needs at most 11 KB (31 GB
 // free) where B200 TP4 FP8's cliff near c14 needs about 37 KB (44 GB);
-// a fit needs SGLang's hybrid-model memory split (the Mamba pool's share,
-// --mamba-full-memory-ratio) or an NVIDIA measurement, not a constant.
+// SGLang's hybrid-model memory split does not give that fit. What it does
+// (model_runner_kv_cache_mixin.py, handle_max_mamba_cache and init_memory;
+// the later kv_cache_configurator solves the same split jointly): of the
+// memory the fraction leaves beside the weights it first reserves the
+// speculative verify's intermediate states, the per-request state ×
+// --max-running-requests × --speculative-num-draft-tokens, then gives the
+// recurrent-state (Mamba) pool mamba_full_memory_ratio / (1 + ratio) of
+// the rest (0.9 / 1.9 by default) and the KV pool the remainder; the
+// running requests are capped at that pool's slots / 3 (4 or 5 with the
+// extra_buffer strategy). Qwen3.5's state is 45 Gated DeltaNet layers of
+// 64 × 128 × 128 plus the convolution window, 97 MB a request at BF16
+// (--mamba-ssm-dtype bfloat16), sharded over TP; its attention KV 7,680
+// bytes a GPU a token at FP8 from TP 2 on. Modelled so (the KV pool
+// (free − intermediate) / 1.9 over 7,680 bytes, times one fitted factor
+// f, the running requests capped at the slots / 3): no f holds the
+// three measured MI325X capacities, because the intermediate states grow
+// with the recipe's --max-running-requests (2 × conc) and weigh most at
+// TP2: f = 1.0 gives TP2 4.6 and 3.9 sessions at c4 and c6 (as measured) but TP4
+// 52 at c48 and TP8 93 at c80 (no cliffs); f = 1.2 gives TP4 43 and TP8
+// 78 but TP2 3.8 at c4 (c4 past the cliff); with f = 1.17 the golden
+// loses the measured key (TP2 saturated at c1) and the H100 resident arm,
+// and moves no unsaturated window: 15 of 31. Nor can any split shrink the
+// NVIDIA pools two to three times against MI325X's: the Mamba share is
+// the same fraction of the free memory on every GPU (slots far above the
+// running requests: 4,550 a rank on MI325X TP8, 798 on B200 TP4), and the
+// unsaturated windows need 3.9 GB a session a GPU on H200 TP8 (62 GB free,
+// window to c16), where MI325X's cliffs give 1.7. Two of the NVIDIA
+// figures are not measurements: InferenceX's changelog says the B200 FP8
+// grid mirrors the FP4 one with TP doubled (PR 2514) and the B300 FP8
+// one mirrors B300 FP4's (PR 2515). The measured B200 FP4 TP2 window (to
+// c14, HiCache from c16) fits MI325X's 20 KB if an NVFP4 checkpoint
+// weighs about 0.60 bytes a parameter (experts at 4.5 bits with their
+// FP8 scales, about 11B attention, Gated DeltaNet and embedding parameters
+// at BF16; InferenceX quotes 250 GB for MiniMax-M3's 428B and 433 GB for
+// GLM-5.2's 744B, 0.58): 14.1 sessions, not 25.7; but then B300 FP4 TP2,
+// resident to c32 with HiCache from c36, would hold 65, and no verdict
+// moves, so the model keeps 0.5. SGLang PR 22908 (server_args'
+// _handle_mamba_radix_cache) switches Qwen3.5 with speculative decoding
+// to the extra_buffer strategy on CUDA and turns its radix cache off on
+// ROCm; whether InferenceX's v0.5.16 ROCm images carry it is not known
+// here, but without a prefix cache MI325X TP4's KV pool (about 64 GB a
+// GPU beside --max-running-requests' states) would hold c48's running
+// contexts, and the measured cliff at c48 reads as a prefix cache's.
+// Where SGLang's own defaults cap the
+// running requests the model follows them: EAGLE-family speculative
+// decoding without --max-running-requests runs at most 48 (server_args),
+// each DP worker its share, where the model had let the H200 and H100
+// Qwen3.5 MTP arms run 1,517 and 228 a rank (no verdict moves: their
+// windows end at c16 and c24; a discovery of the H200 key still gains
+// 32 % per doubling at c16).
 //
 // What the model represents: where the KV pool overflows (the cliff) as a
 // function of GPU memory, memory fraction, weights, TP, DP attention and

@@ -110,3 +110,44 @@ func TestPlannedArmsReadTheEnginesEnvironment(t *testing.T) {
 	a := plannedArms(t, "qwen3.5-fp4-mi355x-sglang-agentic-mtp")[0]
 	assert.InDelta(t, 3.39, a.cfg.Spec.AcceptLength, 1e-9)
 }
+
+// TestSGLangSpecDecodingCapsRunningRequests: SGLang sets
+// --max-running-requests to 48 when EAGLE-family speculative decoding
+// (EAGLE, EAGLE3, NEXTN, MTP) runs without the flag (server_args'
+// speculative-decoding handling: "Max running requests is reset to 48 for
+// speculative decoding"), and each DP worker takes max_running_requests
+// // dp_size of it when DP attention runs (given or defaulted; plain DP
+// runs whole engines, each with all of it). The
+// H200 and H100 Qwen3.5 MTP recipes leave the flag unset; the simulated
+// engine used to run them with the pool's default (1,517 and 228
+// requests a rank).
+func TestSGLangSpecDecodingCapsRunningRequests(t *testing.T) {
+	h200 := plannedArms(t, "qwen3.5-fp8-h200-sglang-agentic-mtp")[0].cfg
+	require.Zero(t, h200.MaxRunningRequests, "the recipe leaves --max-running-requests unset")
+	require.True(t, h200.Spec.Enabled())
+	with := func(f func(*Config)) Config {
+		c := h200
+		f(&c)
+		c, err := c.Normalize()
+		require.NoError(t, err)
+		return c
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want int
+	}{
+		{"H200 TP8 EAGLE, flag unset", h200, 48},
+		{"NEXTN", with(func(c *Config) { c.Spec.Algorithm = "NEXTN" }), 48},
+		{"DP attention over 8 ranks: 48 // 8 a rank", with(func(c *Config) { c.DP, c.DPAttention = 8, true }), 6},
+		{"plain DP: each engine its own 48", with(func(c *Config) { c.DP, c.DPAttention = 2, false }), 48},
+		{"the flag wins", with(func(c *Config) { c.MaxRunningRequests = 32 }), 32},
+		{"the flag over 8 DP-attention workers", with(func(c *Config) { c.MaxRunningRequests, c.DP, c.DPAttention = 32, 8, true }), 4},
+		{"the flag, plain DP", with(func(c *Config) { c.MaxRunningRequests, c.DP, c.DPAttention = 32, 2, false }), 32},
+	} {
+		assert.Equal(t, tc.want, newCapacity(tc.cfg).maxRunning, tc.name)
+	}
+	// Without speculative decoding SGLang sizes the limit from the pool.
+	plain := with(func(c *Config) { c.Spec = Spec{} })
+	assert.Greater(t, newCapacity(plain).maxRunning, 48, "no speculative decoding")
+}

@@ -443,15 +443,46 @@ func newCapacity(c Config) capacity {
 		capa.perLoadToken = attnGPUToken / hostLinkBytesPerSec
 	}
 
+	// SGLang's --max-running-requests is the whole engine's: each
+	// DP-attention worker takes max_running_requests // dp_size of it (its
+	// TP worker's limit); plain DP runs whole engines side by side, as
+	// vLLM's --max-num-seqs is each engine's own.
+	share := 1
+	if c.Engine == configs.SGLang && c.DPAttention {
+		share = max(ranks, 1)
+	}
 	capa.maxRunning = c.MaxRunningRequests
-	if capa.maxRunning <= 0 {
-		if c.Engine == configs.VLLM {
+	if capa.maxRunning > 0 {
+		capa.maxRunning = max(capa.maxRunning/share, 1)
+	} else {
+		switch {
+		case c.Engine == configs.VLLM:
 			capa.maxRunning = 1024
-		} else {
+		case c.Engine == configs.SGLang && c.Spec.Enabled() && sglangEagleFamily(c.Spec.Algorithm):
+			// SGLang's EAGLE-family speculative decoding sets
+			// --max-running-requests to 48 when the flag is unset
+			// (server_args' speculative-decoding handling).
+			capa.maxRunning = max(sglangSpecMaxRunning/share, 1)
+		default:
 			capa.maxRunning = min(4096, max(capa.poolTokens/2048, 32))
 		}
 	}
 	return capa
+}
+
+// sglangSpecMaxRunning is the --max-running-requests SGLang sets for
+// EAGLE-family speculative decoding when the flag is not given.
+const sglangSpecMaxRunning = 48
+
+// sglangEagleFamily reports whether SGLang runs a --speculative-algorithm
+// on its EAGLE worker (NEXTN and MTP are EAGLE with the model's own
+// draft layers), the algorithms its 48-request default applies to.
+func sglangEagleFamily(algorithm string) bool {
+	switch strings.ToUpper(algorithm) {
+	case "EAGLE", "EAGLE3", "NEXTN", "MTP", "STANDALONE":
+		return true
+	}
+	return false
 }
 
 // aiterMemFraction is what SGLang's aiter attention backend keeps of

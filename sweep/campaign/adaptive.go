@@ -12,8 +12,10 @@ import (
 // this one (a run that left no result counts as failed); the points the
 // search asks for are run next, in its order, one server for the arm
 // throughout, the points it asks for as probes (Point.AsProbe) where they
-// have a probe client. A probe that failed and that the search asks for
-// again runs at the full length; its result replaces the probe's.
+// have a probe client. A probe that the search asks for again (it failed
+// the way a short run fails, or its KV pool came near full: see
+// knee.NextStep) runs at the full length; its result replaces the
+// probe's.
 // Because the choice depends only on the results on disk, a resumed sweep
 // chooses as the interrupted one would have.
 func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Point {

@@ -46,6 +46,9 @@ type fakeBackend struct {
 	cancel context.CancelFunc
 	// saturateAt caps the fake throughput curve (100 tok/s/GPU per conc).
 	saturateAt int
+	// kvFullAt is the concurrency whose KV pool fills (its usage is
+	// conc/kvFullAt, at most 1); 0: no KV usage in the results.
+	kvFullAt int
 	// probes are the concurrencies loaded as probes with their probe
 	// client, in order.
 	probes []int
@@ -135,11 +138,15 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		s.b.mu.Unlock()
 		seconds = float64(p.ProbeDuration)
 	}
-	data := fakeResult(p, map[string]any{
+	measured := map[string]any{
 		"conc": p.Conc(), "num_requests_successful": 10, "valid": true, "simulated": true, "probe": p.Probe,
 		"request_metrics": map[string]any{"throughput": map[string]any{"duration_seconds": seconds,
 			"per_gpu": map[string]any{"total_tput_tps": tput, "output_tput_tps": tput / 10}}},
-	})
+	}
+	if s.b.kvFullAt > 0 {
+		measured["server_metrics"] = map[string]any{"kv_cache": map[string]any{"gpu_usage_pct": min(1, float64(p.Conc())/float64(s.b.kvFullAt))}}
+	}
+	data := fakeResult(p, measured)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return campaign.Outcome{Err: err}
 	}
@@ -554,6 +561,19 @@ func TestAdaptiveProbes(t *testing.T) {
 	assert.Contains(t, r.Reason, "c16 is a short probe")
 }
 
+// probeSweep is a one-arm sweep on the doubling grid 1-256 whose points
+// have a 300 s probe client, and the ID of its c64 point.
+func probeSweep(t *testing.T) (s *sweepRun, c64 string) {
+	s = newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
+	for _, p := range s.sched.Points {
+		p.ProbeClient, p.ProbeDuration = &recipes.Command{Argv: []string{"aiperf", "profile", "--benchmark-duration", "300"}}, 300
+		if p.Conc() == 64 {
+			c64 = p.ID
+		}
+	}
+	return s, c64
+}
+
 // TestAdaptiveFailedProbeRunsAgain: a probe that fails is no evidence
 // that the point fails (past a KV cliff a short window's requests still
 // in flight at its end can exceed the error-rate limit where the full
@@ -561,14 +581,7 @@ func TestAdaptiveProbes(t *testing.T) {
 // asks for the point again and it runs once more, at the full length,
 // on the same server; its result replaces the probe's.
 func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
-	s := newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
-	var c64 string
-	for _, p := range s.sched.Points {
-		p.ProbeClient, p.ProbeDuration = &recipes.Command{Argv: []string{"aiperf", "profile", "--benchmark-duration", "300"}}, 300
-		if p.Conc() == 64 {
-			c64 = p.ID
-		}
-	}
+	s, c64 := probeSweep(t)
 	s.b.saturateAt = 16
 	s.b.faults[c64] = "fail" // the first load only
 	ex := s.o.Executor.(*local.Executor)
@@ -604,6 +617,33 @@ func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 	}
 	r := knee.Analyze(arms[0], knee.Options{})
 	assert.Equal(t, 16, r.Knee, "%s", r.Reason)
+}
+
+// TestAdaptiveUnsteadyProbeRunsAgain: a probe whose KV pool came near
+// full (knee.Sample.Unsteady) has not reached a full point's steady state,
+// so the search asks for it again and it runs once more, at the full
+// length, on the same server; its result replaces the probe's, and the
+// probes below it stay probes.
+func TestAdaptiveUnsteadyProbeRunsAgain(t *testing.T) {
+	s, c64 := probeSweep(t)
+	s.b.saturateAt, s.b.kvFullAt = 16, 64
+	ex := s.o.Executor.(*local.Executor)
+	ex.Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})
+	_, err := s.run(t.Context())
+	require.NoError(t, err)
+	var ends []string
+	for _, r := range events(t, s.dir, campaign.EventPointEnd) {
+		ends = append(ends, fmt.Sprintf("c%d probe=%v %s", r.Conc, r.Probe, r.Status))
+	}
+	assert.Equal(t, []string{"c1 probe=true ok", "c4 probe=true ok", "c16 probe=true ok", "c64 probe=true ok", "c64 probe=false ok", "c8 probe=true ok"}, ends)
+	assert.Equal(t, 2, s.b.loadsOf(c64))
+	assert.Equal(t, 1, s.b.starts, "one server for the arm")
+	arms, err := knee.Read(t.Context(), s.dir)
+	require.NoError(t, err)
+	require.Len(t, arms, 1)
+	for _, smp := range arms[0].Samples {
+		assert.Equal(t, smp.Conc != 64, smp.Probe, "result of conc %d", smp.Conc)
+	}
 }
 
 // TestJournalMustBeARegularFile: a FIFO in place of the journal blocked a

@@ -1,6 +1,7 @@
 package knee
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -65,7 +66,11 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     failed ones) is measured, and no point twice, but for a probe
 //     measured again at the full length (its reading replaces the
 //     probe's; otherwise a knee that lands on a probe keeps the probe's
-//     value): a failed probe where its failure would end the bracket or
+//     value): a usable probe whose KV pool came near full
+//     (Sample.Unsteady: it has not reached a full point's steady state),
+//     at once, in the bracket or the fill, after which nothing at or
+//     above the lowest concurrency whose pool came near full runs as a
+//     probe; a failed probe where its failure would end the bracket or
 //     leave the arm rising into failures (a short window fails the
 //     error-rate limit past a KV cliff where the full point is valid and
 //     collapsed; a full-length failure above it says nothing of the
@@ -124,6 +129,13 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	for i := range measured {
 		s := &measured[i]
 		byConc[s.Conc] = append(byConc[s.Conc], s)
+	}
+	// A probe whose KV pool came near full is measured again at the full
+	// length at once, and nothing at or above the lowest such point runs
+	// as a probe (unsteady).
+	unsteadyAgain, filled := unsteadyProbes(byConc)
+	if len(unsteadyAgain) > 0 {
+		return Step{Conc: unsteadyAgain}
 	}
 	// probeFailed: every reading at c is a probe that failed validation,
 	// the way a short run fails (shortFailure).
@@ -185,7 +197,7 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	settled := false
 	for c := grid[0]; ; {
 		if !has(c) {
-			return Step{Conc: []int{c}, Probe: probeable(grid, c, true)}
+			return Step{Conc: []int{c}, Probe: probeable(grid, c, true, filled)}
 		}
 		t, ok := tput(c)
 		next := 0
@@ -227,14 +239,14 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	if again {
 		return Step{Conc: conc}
 	}
-	if probe := fillProbes(grid, conc, !settled); probe || rising {
+	if probe := fillProbes(grid, conc, !settled, filled); probe || rising {
 		return Step{Conc: conc, Probe: probe}
 	}
 	// Around a knee, the points that must run full length run first; the
 	// others are chosen again with those readings in hand, as probes.
 	var full []int
 	for _, c := range conc {
-		if !probeable(grid, c, !settled) {
+		if !probeable(grid, c, !settled, filled) {
 			full = append(full, c)
 		}
 	}
@@ -259,12 +271,12 @@ type readings struct {
 // within a doubling only moves the knee by one doubling, the tolerance
 // the knee is read with, so its probe's noise is bounded as a bracketing
 // probe's is.
-func fillProbes(grid, conc []int, topGate bool) bool {
+func fillProbes(grid, conc []int, topGate bool, filled int) bool {
 	if len(conc) == 0 {
 		return false
 	}
 	for _, c := range conc {
-		if !probeable(grid, c, topGate) {
+		if !probeable(grid, c, topGate, filled) {
 			return false
 		}
 	}
@@ -273,15 +285,61 @@ func fillProbes(grid, conc []int, topGate bool) bool {
 
 // probeable reports whether a point may run as a short probe: only where
 // its grid neighbours lie within a doubling of it, so that a knee its
-// noise misplaces lands within one doubling, and, while the top gate is
-// open (topGate), neither the top of the grid nor the point below it
-// (the gate compares the two at the full length, as on the full grid).
-func probeable(grid []int, c int, topGate bool) bool {
+// noise misplaces lands within one doubling, below the lowest
+// concurrency whose KV pool came near full (filled, 0 when none: a probe
+// there would not reach the steady state, unsteady), and, while the top
+// gate is open (topGate), neither the top of the grid nor the point below
+// it (the gate compares the two at the full length, as on the full grid).
+func probeable(grid []int, c int, topGate bool, filled int) bool {
 	i := slices.Index(grid, c)
-	if i < 0 || topGate && i >= len(grid)-2 || i+1 < len(grid) && grid[i+1] > 2*c {
+	if i < 0 || filled > 0 && c >= filled || topGate && i >= len(grid)-2 || i+1 < len(grid) && grid[i+1] > 2*c {
 		return false
 	}
 	return i == 0 || 2*grid[i-1] >= c
+}
+
+// kvNearFull is the KV pool usage (Sample.KVUsage: the highest the window
+// saw, 0-1) from which a probe is not trusted: within a fifth of the
+// pool.
+const kvNearFull = 0.8
+
+// Unsteady reports whether s is a usable probe whose KV pool came near
+// full (kvNearFull). Such a probe has not shown the steady state of a
+// full-length point: agentic sessions' contexts grow for minutes, so the
+// pool fills late in a short window or after it, and only then do cached
+// prefixes get evicted and re-prefilled, the regime a 1200 s point
+// settles in. A probe ends in the warm-cache phase and overstates the
+// throughput (the simulated GLM-5.2 MI325X TP8 arm's c4 probe reads 1.9
+// times its 1200 s point, its cache hit rate 0.77 against 0.43), or past
+// a KV cliff, before the collapse is complete, misstates it either way.
+// The window's usage says nothing of when the pool filled, so the
+// signal is the usage itself, with a margin: a probe's highest usage
+// understates the full point's where sessions are still growing at its
+// end (GLM c3: 0.85 against 0.95).
+func (s *Sample) Unsteady() bool {
+	return s.Probe && s.Excluded == "" && s.KVUsage != nil && *s.KVUsage >= kvNearFull
+}
+
+// unsteadyProbes returns the concurrencies whose every reading is an
+// unsteady probe, to measure again at the full length (that reading
+// replaces the probe's), and the lowest concurrency with a usable
+// reading whose KV pool came near full (0 when none): the pool fills at
+// least as fast above it, so nothing there runs as a probe.
+func unsteadyProbes(byConc map[int][]*Sample) (again []int, filled int) {
+	for _, c := range slices.Sorted(maps.Keys(byConc)) {
+		ss := byConc[c]
+		all := len(ss) > 0
+		for _, s := range ss {
+			if s.Excluded == "" && s.KVUsage != nil && *s.KVUsage >= kvNearFull && filled == 0 {
+				filled = c
+			}
+			all = all && s.Unsteady()
+		}
+		if all {
+			again = append(again, c)
+		}
+	}
+	return again, filled
 }
 
 // fellOff reports a fall from a reading of from to one of to (relative

@@ -24,7 +24,7 @@ const (
 	simDoublingCorpusFile = "../../testdata/knee/simcorpus/simcorpus-doubling.csv"
 )
 
-var simCorpusHeader = []string{"key", "arm", "seed", "length", "conc", "gpus", "seconds", "total_tps", "output_tps", "intvty_p50", "excluded"}
+var simCorpusHeader = []string{"key", "arm", "seed", "length", "conc", "gpus", "seconds", "total_tps", "output_tps", "intvty_p50", "excluded", "kv_usage", "cache_hit"}
 
 // simArm is one arm of one simulated discovery: its full grid at the
 // full length and, for the search's probes, the same grid at a probe's.
@@ -68,6 +68,14 @@ func loadSimCorpus(t testing.TB, simCorpusFile string) []*simArm {
 		if r[7] != "" {
 			v, o := num(line, r[7]), num(line, r[8])
 			s.TotalTPS, s.OutputTPS = &v, &o
+		}
+		if r[11] != "" {
+			v := num(line, r[11])
+			s.KVUsage = &v
+		}
+		if r[12] != "" {
+			v := num(line, r[12])
+			s.CacheHit = &v
 		}
 		switch r[3] {
 		case "full":
@@ -128,7 +136,7 @@ func TestWriteSimCorpus(t *testing.T) {
 						intv = strings.TrimSpace(fmt.Sprint(*s.Intvty.P50))
 					}
 					out = append(out, []string{key, a.Identity.Parallelism(), seed, length, strconv.Itoa(s.Conc), strconv.Itoa(gpus),
-						fmt.Sprintf("%.1f", s.Seconds), tot, outTPS, intv, s.Excluded})
+						fmt.Sprintf("%.1f", s.Seconds), tot, outTPS, intv, s.Excluded, fraction(s.KVUsage), fraction(s.CacheHit)})
 				}
 			}
 		}
@@ -139,4 +147,12 @@ func TestWriteSimCorpus(t *testing.T) {
 	require.NoError(t, w.WriteAll(out))
 	require.NoError(t, f.Close())
 	t.Logf("%d points written to %s", len(out)-1, simCorpusFile)
+}
+
+// fraction formats a 0-1 server metric for the corpus ("" when absent).
+func fraction(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'f', 4, 64)
 }

@@ -32,7 +32,8 @@ type Limit struct {
 
 // The limits of the files sweep reads. Each is far above what a real run
 // writes (in brackets: the largest seen), so only a runaway or hostile file
-// reaches it, and parsing a file at the limit stays within a few hundred MB.
+// reaches it, and parsing a file at the limit stays within a few hundred MB
+// (files read as streams may be larger: their memory is bounded otherwise).
 var (
 	// ConfigYAML: master configs, runners.yaml, perf-changelog.yaml
 	// (InferenceX's largest, perf-changelog.yaml: 0.4 MB).
@@ -46,9 +47,13 @@ var (
 	Text = Limit{What: "text file", Bytes: 16 << 20}
 	// AiperfSummary: profile_export_aiperf.json (17 KB).
 	AiperfSummary = Limit{What: "profile_export_aiperf.json", Bytes: 64 << 20}
-	// AiperfServerMetrics: server_metrics_export.json (24 MB for an
-	// hour-long point at one-second slices).
-	AiperfServerMetrics = Limit{What: "server_metrics_export.json", Bytes: 256 << 20}
+	// AiperfServerMetrics: server_metrics_export.json (299 MiB for a
+	// simulated hour at c512; aiperf on real hardware writes GiBs for long,
+	// high-concurrency points). Its readers stream it (memory: the export
+	// without its timeslices, a few MB; see aiperf.ReadServerMetricsFile),
+	// so this guards only against absurd inputs: reading 64 GiB takes
+	// about two minutes.
+	AiperfServerMetrics = Limit{What: "server_metrics_export.json", Bytes: 64 << 30}
 	// AiperfRecords: profile_export.jsonl, read as a stream but its
 	// records kept (18 MB for 9,400 requests; aggregating 180 MB took
 	// 200 MB of RSS).
@@ -164,6 +169,41 @@ func Read(path string, limit Limit) ([]byte, error) {
 	}
 	defer f.Close()
 	return f.ReadAll()
+}
+
+// Contains reports whether the regular file at path, within limit,
+// contains needle, reading it as a stream (memory: a 256 KiB window).
+func Contains(path string, limit Limit, needle []byte) (bool, error) {
+	f, err := Open(path, limit)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	return contains(f, needle, 256<<10)
+}
+
+// contains is Contains over r, read window bytes at a time.
+func contains(r io.Reader, needle []byte, window int) (bool, error) {
+	if len(needle) == 0 {
+		return true, nil
+	}
+	buf := make([]byte, 0, max(window, 2*len(needle)))
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if bytes.Contains(buf, needle) {
+			return true, nil
+		}
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		// Keep what could be the start of a match the next read completes.
+		keep := min(len(buf), len(needle)-1)
+		buf = buf[:copy(buf, buf[len(buf)-keep:])]
+	}
 }
 
 // ReadAll reads the rest of the file within its limit.

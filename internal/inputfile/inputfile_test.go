@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -120,4 +121,25 @@ func TestReadFrom(t *testing.T) {
 	if !errors.As(err, &tl) || tl.Path != "stdin" || !tl.Read || tl.Size != 5 {
 		t.Fatalf("ReadFrom over the limit: %#v", err)
 	}
+}
+
+// Contains finds a needle wherever the reads split it, and refuses what
+// Read refuses.
+func TestContains(t *testing.T) {
+	text := `{"metrics": {"vllm:num_requests_running": {}}}`
+	for _, window := range []int{1, 2, 3, 5, 8, 64} {
+		for needle, want := range map[string]bool{`"vllm:`: true, `"sglang:`: false, `}}}`: true, `{"metrics"`: true, text: true, text + " ": false} {
+			got, err := contains(strings.NewReader(text), []byte(needle), window)
+			require.NoError(t, err)
+			assert.Equal(t, want, got, "window %d, %q", window, needle)
+		}
+	}
+	got, err := Contains(write(t, text[:10]), small, []byte("metrics"))
+	require.NoError(t, err)
+	assert.True(t, got)
+	_, err = Contains(write(t, text), small, []byte("metrics"))
+	_, ok := errors.AsType[*TooLargeError](err)
+	assert.True(t, ok, "got %v", err)
+	_, err = contains(iotest.ErrReader(io.ErrUnexpectedEOF), []byte("x"), 8)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 }

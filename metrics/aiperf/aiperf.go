@@ -649,6 +649,8 @@ type ServerMetricsExport struct {
 // has set its per-series timeslices (the bulk of a long point's file,
 // read by nobody here) aside; an export with odd shapes anywhere is read
 // again field by field, tolerating what InferenceX tolerates.
+// ReadServerMetrics holds all of r in memory; ReadServerMetricsFile reads
+// a file as a stream.
 func ReadServerMetrics(r io.Reader, name string) (*ServerMetricsExport, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -660,11 +662,29 @@ func ReadServerMetrics(r io.Reader, name string) (*ServerMetricsExport, error) {
 // serverMetrics decodes a whole export: the one-pass path, or the
 // tolerant one for odd shapes.
 func serverMetrics(data []byte, name string) (*ServerMetricsExport, error) {
-	if skimmed, ok := withoutTimeslices(data); ok {
-		if out, ok := decodeServerMetrics(skimmed, name); ok {
-			return out, nil
-		}
+	if kept, ok := newSkim(data, nil).export(); ok {
+		return skimmedServerMetrics(kept, name), nil
 	}
+	return wholeServerMetrics(data, name)
+}
+
+// skimmedServerMetrics decodes the text the skimmer kept of an export it
+// recognised. The skimmer checked all of the document and replaced only
+// values of members that neither path decodes ("timeslices" of a series
+// object, whose fields are matched case-insensitively but none of which
+// folds to it), so both paths read the kept text as they would read the
+// whole: when the one-pass path refuses it, it would refuse the whole
+// document too, and the tolerant path reads the same from either.
+func skimmedServerMetrics(kept []byte, name string) *ServerMetricsExport {
+	if out, ok := decodeServerMetrics(kept, name); ok {
+		return out
+	}
+	out, _ := readServerMetricsTolerant(kept, name) // a valid object: no error
+	return out
+}
+
+// wholeServerMetrics decodes an export the skimmer did not recognise.
+func wholeServerMetrics(data []byte, name string) (*ServerMetricsExport, error) {
 	if out, ok := decodeServerMetrics(data, name); ok {
 		return out, nil
 	}
@@ -922,11 +942,77 @@ func ReadSummaryFile(path string) (*Summary, error) {
 }
 
 // ReadServerMetricsFile reads server_metrics_export.json from path, a
-// regular file within inputfile.AiperfServerMetrics.
+// regular file within inputfile.AiperfServerMetrics, as ReadServerMetrics
+// reads one. The file is read as a stream: memory is bounded by the
+// export without its series' timeslices, not by the file's size. A file
+// the streaming reader does not recognise (not valid JSON, not an object,
+// nested deeper than it follows) is read again whole, when it is within
+// MaxWholeServerMetrics; a larger one is an error naming where the reader
+// stopped.
 func ReadServerMetricsFile(path string) (*ServerMetricsExport, error) {
-	data, err := inputfile.Read(path, inputfile.AiperfServerMetrics)
+	f, err := inputfile.Open(path, inputfile.AiperfServerMetrics)
 	if err != nil {
 		return nil, err
 	}
-	return serverMetrics(data, path)
+	defer f.Close()
+	kept, ok, stop, err := skimStream(f, skimWindow)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if ok {
+		return skimmedServerMetrics(kept, path), nil
+	}
+	tooLarge := func() error {
+		why := stop.Why
+		if why == "" {
+			why = "it is not valid JSON"
+		}
+		line, col := lineCol(f, stop.Offset)
+		return &configs.Error{File: path, Line: line, Col: col, Key: "(top level)", Msg: fmt.Sprintf(
+			"must contain a JSON object of aiperf's export shape: %s (byte %d); a file over %d MiB is read only as a stream, which follows nothing else",
+			why, stop.Offset, MaxWholeServerMetrics>>20)}
+	}
+	if st, err := f.Stat(); err != nil || st.Size() > MaxWholeServerMetrics {
+		return nil, tooLarge()
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxWholeServerMetrics+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > MaxWholeServerMetrics { // it grew
+		return nil, tooLarge()
+	}
+	return wholeServerMetrics(data, path)
 }
+
+// lineCol returns the 1-based line and column (in bytes) of offset in
+// the file; 0, 0 when it cannot be read.
+func lineCol(f io.ReadSeeker, offset int64) (line, col int) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, 0
+	}
+	buf := make([]byte, 64<<10)
+	line, lineAt, at := 1, int64(0), int64(0)
+	for at < offset {
+		n, err := f.Read(buf[:min(int64(len(buf)), offset-at)])
+		for j, c := range buf[:n] {
+			if c == '\n' {
+				line++
+				lineAt = at + int64(j) + 1
+			}
+		}
+		at += int64(n)
+		if err != nil {
+			break
+		}
+	}
+	return line, int(offset-lineAt) + 1
+}
+
+// MaxWholeServerMetrics is the largest server_metrics_export.json that
+// ReadServerMetricsFile reads whole, when its streaming reader does not
+// recognise the file (which then costs about twice its size in memory).
+const MaxWholeServerMetrics = 256 << 20

@@ -78,7 +78,8 @@ func TestLoadInputsRefusesNonRegularFiles(t *testing.T) {
 }
 
 // TestLoadInputsRefusesHugeFiles: a 1 GB sparse JSON took 2.1 GB of RSS
-// (and 14 s) to reject; it is refused by its size, unread.
+// (and 14 s) to reject; a (sparse) file over its limit is refused by its
+// size, unread.
 func TestLoadInputsRefusesHugeFiles(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -90,7 +91,7 @@ func TestLoadInputsRefusesHugeFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := pointDir(t)
 			p := filepath.Join(dir, "aiperf_artifacts", tc.name)
-			require.NoError(t, os.Truncate(p, 1<<30))
+			require.NoError(t, os.Truncate(p, tc.limit.Bytes+1))
 			_, err := LoadInputs(dir, "")
 			tl, ok := errors.AsType[*inputfile.TooLargeError](err)
 			require.True(t, ok, "got %v", err)
@@ -101,13 +102,13 @@ func TestLoadInputsRefusesHugeFiles(t *testing.T) {
 }
 
 // TestValidateRefusesHugeServerMetrics: the required-prefix check read
-// server_metrics_export.json whole.
+// server_metrics_export.json whole; it streams it now, within the limit.
 func TestValidateRefusesHugeServerMetrics(t *testing.T) {
 	dir := filepath.Join(pointDir(t), "aiperf_artifacts")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, aiperf.ServerMetricsCSV), []byte("metric,value\n"), 0o644))
-	require.NoError(t, os.Truncate(filepath.Join(dir, aiperf.ServerMetricsFile), 1<<30))
+	require.NoError(t, os.Truncate(filepath.Join(dir, aiperf.ServerMetricsFile), inputfile.AiperfServerMetrics.Bytes+1))
 	v, err := Validate(dir, ValidateOptions{FailedRequestThreshold: 0.1, RequiredMetricPrefix: "sglang:"})
 	require.NoError(t, err)
 	assert.False(t, v.Valid)
-	assert.Contains(t, v.Reason, "over sweep's server_metrics_export.json limit of 256 MiB")
+	assert.Contains(t, v.Reason, "over sweep's server_metrics_export.json limit of 64 GiB")
 }

@@ -171,11 +171,11 @@ func checkMetricPrefix(dir, prefix string) (msg, reason string) {
 	if !nonEmptyFile(jsonPath) || !nonEmptyFile(csvPath) {
 		return "", "required AIPerf server metrics artifacts are missing or empty in " + dir
 	}
-	data, err := inputfile.Read(jsonPath, inputfile.AiperfServerMetrics)
+	found, err := inputfile.Contains(jsonPath, inputfile.AiperfServerMetrics, []byte(`"`+prefix))
 	if inputfile.IsRefused(err) {
 		return "", err.Error()
 	}
-	if err != nil || !bytes.Contains(data, []byte(`"`+prefix)) {
+	if err != nil || !found {
 		return "", fmt.Sprintf("%s contains no metric with required prefix '%s'", jsonPath, prefix)
 	}
 	return fmt.Sprintf("Validated required AIPerf server metrics prefix '%s'", prefix), ""

@@ -36,7 +36,8 @@ const (
 
 // IsArtifactJSON reports whether name is one of the JSON files aiperf
 // writes into its artifact directory (the summary, the timeslices, the
-// server-metrics export): never a result file, and up to tens of MB.
+// server-metrics export): never a result file, and up to GiBs (the
+// export of a long point).
 func IsArtifactJSON(name string) bool {
 	switch name {
 	case SummaryFile, TimeslicesJSON, ServerMetricsFile:
@@ -672,7 +673,8 @@ func serverMetrics(data []byte, name string) (*ServerMetricsExport, error) {
 // recognised. The skimmer checked all of the document and replaced only
 // values of members that neither path decodes ("timeslices" of a series
 // object, whose fields are matched case-insensitively but none of which
-// folds to it), so both paths read the kept text as they would read the
+// folds to it; "warmup_metrics" at the top level, where keys are matched
+// exactly), so both paths read the kept text as they would read the
 // whole: when the one-pass path refuses it, it would refuse the whole
 // document too, and the tolerant path reads the same from either.
 func skimmedServerMetrics(kept []byte, name string) *ServerMetricsExport {
@@ -972,20 +974,21 @@ func ReadServerMetricsFile(path string) (*ServerMetricsExport, error) {
 			"must contain a JSON object of aiperf's export shape: %s (byte %d); a file over %d MiB is read only as a stream, which follows nothing else",
 			why, stop.Offset, MaxWholeServerMetrics>>20)}
 	}
-	if st, err := f.Stat(); err != nil || st.Size() > MaxWholeServerMetrics {
+	st, err := f.Stat()
+	if err != nil || st.Size() > MaxWholeServerMetrics {
 		return nil, tooLarge()
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxWholeServerMetrics+1))
-	if err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxWholeServerMetrics+1)); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if len(data) > MaxWholeServerMetrics { // it grew
+	if buf.Len() > MaxWholeServerMetrics { // it grew
 		return nil, tooLarge()
 	}
-	return wholeServerMetrics(data, path)
+	return wholeServerMetrics(buf.Bytes(), path)
 }
 
 // lineCol returns the 1-based line and column (in bytes) of offset in

@@ -14,16 +14,17 @@ import (
 
 // exportShape sizes a synthetic server_metrics_export.json.
 type exportShape struct {
-	families int // cycling gauge, counter, histogram
-	series   int // per family (one per TP rank)
-	slices   int // one-second timeslices per series
+	families     int // cycling gauge, counter, histogram
+	series       int // per family (one per TP rank)
+	slices       int // one-second timeslices per series
+	warmupSlices int // per series of the warm-up's families; none without
 }
 
 // writeExport streams an export laid out as aiperf 0.12.0 writes one
 // (json.dump with indent=2: the metadata, then families of series with
-// labels, stats, histogram buckets and per-second timeslices). Values are
-// a function of the family, series and slice, so a reader's result can be
-// checked against seriesStat.
+// labels, stats, histogram buckets and per-second timeslices, then the
+// warm-up's families). Values are a function of the family, series and
+// slice, so a reader's result can be checked against seriesStat.
 func writeExport(w io.Writer, sh exportShape) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var b []byte
@@ -32,7 +33,6 @@ func writeExport(w io.Writer, sh exportShape) error {
 		b = b[:0]
 		return err
 	}
-	num := func(v float64) { b = strconv.AppendFloat(b, v, 'g', -1, 64) }
 	b = append(b, `{
   "schema_version": "1.1",
   "aiperf_version": "0.12.0",
@@ -47,6 +47,29 @@ func writeExport(w io.Writer, sh exportShape) error {
   },
   "metrics_phase": "profiling",
   "metrics": {`...)
+	if err := writeFamilies(&b, flush, sh, sh.slices, 0); err != nil {
+		return err
+	}
+	if sh.warmupSlices > 0 {
+		b = append(b, "\n  },\n  \"warmup_metrics\": {"...)
+		if err := writeFamilies(&b, flush, sh, sh.warmupSlices, 1e6); err != nil {
+			return err
+		}
+	}
+	b = append(b, "\n  }\n}\n"...)
+	if err := flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// writeFamilies appends the families of an export to *b, calling flush
+// now and then; the warm-up's get offset added to their statistics.
+func writeFamilies(bp *[]byte, flush func() error, sh exportShape, slices int, offset float64) error {
+	b := *bp
+	defer func() { *bp = b }()
+	num := func(v float64) { b = strconv.AppendFloat(b, v, 'g', -1, 64) }
+	seriesStat := func(f, s int) float64 { return seriesStat(f, s) + offset }
 	const start = int64(1787199819250000000)
 	for f := range sh.families {
 		typ := [...]string{"gauge", "counter", "histogram"}[f%3]
@@ -71,7 +94,7 @@ func writeExport(w io.Writer, sh exportShape) error {
 				b = append(b, "\n          \"buckets\": {\n            \"0.1\": 3,\n            \"+Inf\": 9\n          },"...)
 			}
 			b = append(b, "\n          \"timeslices\": ["...)
-			for i := range sh.slices {
+			for i := range slices {
 				if i > 0 {
 					b = append(b, ',')
 				}
@@ -94,23 +117,21 @@ func writeExport(w io.Writer, sh exportShape) error {
 				}
 				b = append(b, "\n            }"...)
 				if len(b) > 64<<10 {
+					*bp = b
 					if err := flush(); err != nil {
 						return err
 					}
+					b = *bp
 				}
 			}
-			if sh.slices > 0 {
+			if slices > 0 {
 				b = append(b, "\n          "...)
 			}
 			b = append(b, "]\n        }"...)
 		}
 		b = append(b, "\n      ]\n    }"...)
 	}
-	b = append(b, "\n  }\n}\n"...)
-	if err := flush(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return nil
 }
 
 // seriesStat is the "avg" statistic writeExport gives series s of family f.
@@ -154,7 +175,7 @@ func checkExport(t *testing.T, exp *ServerMetricsExport, sh exportShape) {
 
 // The generator writes what the reader takes for aiperf's export.
 func TestWriteExport(t *testing.T) {
-	sh := exportShape{families: 4, series: 3, slices: 5}
+	sh := exportShape{families: 4, series: 3, slices: 5, warmupSlices: 2}
 	p, _ := writeExportFile(t, t.TempDir(), sh)
 	exp, err := ReadServerMetricsFile(p)
 	require.NoError(t, err)
@@ -167,9 +188,10 @@ func TestWriteExport(t *testing.T) {
 }
 
 // BenchmarkReadServerMetricsFile reads a ~100 MB export (a long point's),
-// nearly all of it timeslices; B/op is the memory a read costs.
+// nearly all of it timeslices, a third of them the warm-up's; B/op is the
+// memory a read costs.
 func BenchmarkReadServerMetricsFile(b *testing.B) {
-	sh := exportShape{families: 45, series: 8, slices: 1340}
+	sh := exportShape{families: 45, series: 8, slices: 900, warmupSlices: 450}
 	p, size := writeExportFile(b, b.TempDir(), sh)
 	b.SetBytes(size)
 	b.ReportAllocs()

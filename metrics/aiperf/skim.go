@@ -7,7 +7,8 @@ import (
 
 // A long point's server_metrics_export.json runs to hundreds of MB (a
 // simulated hour at c512 wrote 299 MiB; aiperf on real hardware writes
-// GiBs), nearly all of it the per-series "timeslices" that no reader here
+// GiBs), nearly all of it the per-series "timeslices" and the warm-up's
+// families ("warmup_metrics", the same shape again) that no reader here
 // uses. The skimmer reads the document as a stream through a small
 // window, checks it for validity several times faster than encoding/json's
 // scanner, and keeps its text but for the values of those members, each
@@ -28,12 +29,12 @@ const skimWindow = 256 << 10
 const maxHeldKey = 64
 
 // withoutTimeslices returns data with the value of every "timeslices"
-// member of the series objects under metrics.<family>.series replaced by
-// 0, and whether it did so: false when data is not an object of that
-// shape as far as the skimmer follows it, when any value it passes over
-// is not valid JSON, or when there is nothing to replace. Keys are
-// compared as written (an escaped spelling is left alone; the decoder
-// then reads it as it is).
+// member of the series objects under metrics.<family>.series, and of the
+// top-level "warmup_metrics", replaced by 0, and whether it did so: false
+// when data is not an object of that shape as far as the skimmer follows
+// it, when any value it passes over is not valid JSON, or when there is
+// nothing to replace. Keys are compared as written (an escaped spelling is
+// left alone; the decoder then reads it as it is).
 func withoutTimeslices(data []byte) ([]byte, bool) {
 	s := newSkim(data, nil)
 	kept, ok := s.export()
@@ -92,21 +93,10 @@ func newSkim(b []byte, r io.Reader) *skim { return &skim{b: b, r: r, mark: -1} }
 // document was recognised.
 func (s *skim) export() ([]byte, bool) {
 	member := func(key []byte) bool { // a series object's member
-		if string(key) != `"timeslices"` {
-			return s.value(0)
+		if string(key) == `"timeslices"` {
+			return s.drop()
 		}
-		start := s.ws()
-		if s.from >= 0 {
-			s.out = append(s.out, s.b[s.from:start]...)
-		}
-		s.from = -1
-		if !s.value(0) {
-			return false
-		}
-		s.out = append(s.out, '0')
-		s.from = s.i
-		s.dropped++
-		return true
+		return s.value(0)
 	}
 	series := func() bool { return s.objectOr(member) }
 	family := func(key []byte) bool {
@@ -117,8 +107,11 @@ func (s *skim) export() ([]byte, bool) {
 	}
 	families := func([]byte) bool { return s.objectOr(family) }
 	top := func(key []byte) bool {
-		if string(key) == `"metrics"` {
+		switch string(key) {
+		case `"metrics"`:
 			return s.objectOr(families)
+		case `"warmup_metrics"`:
+			return s.drop()
 		}
 		return s.value(0)
 	}
@@ -137,6 +130,22 @@ func (s *skim) export() ([]byte, bool) {
 		return s.b, true // all of it, never let go of: no copy
 	}
 	return append(s.out, s.b[s.from:]...), true
+}
+
+// drop skips the value at s.i, checking it, and keeps 0 in its place.
+func (s *skim) drop() bool {
+	start := s.ws()
+	if s.from >= 0 {
+		s.out = append(s.out, s.b[s.from:start]...)
+	}
+	s.from = -1
+	if !s.value(0) {
+		return false
+	}
+	s.out = append(s.out, '0')
+	s.from = s.i
+	s.dropped++
+	return true
 }
 
 // stop says where the skimmer is.

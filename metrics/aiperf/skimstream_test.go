@@ -32,6 +32,7 @@ func skimInputs(t *testing.T) map[string][]byte {
 		"escapes":         `{"metrics": {"a\"b": {"series": [{"time\u0073lices": "\\\u00e9\n", "timeslices": ["\"]", "\/"]}]}}}`,
 		"several":         " \n{\"metrics\":{\"a\":{\"series\":[{\"timeslices\":[],\"stats\":{}},{\"timeslices\":{\"k\":\"v\"}}]},\"b\":null}}\r\n\t",
 		"elsewhere kept":  `{"timeslices": [1], "metrics": {"a": {"timeslices": [2], "series": [{"stats": {"timeslices": [3]}, "timeslices": [4]}]}}}`,
+		"warm-up":         `{"metrics": {"a": {"series": [{"timeslices": [1]}]}}, "warmup_metrics": {"a": {"series": [{"timeslices": [2]}]}}, "warmup_metric\u0073": {"b": 1}}`,
 		"nothing dropped": `{"metrics": {"a": {"series": [{"stats": {"avg": 1e-3}}]}}, "summary": {"endpoints_successful": ["u"]}}`,
 		"not an object":   ` [{"metrics": {}}]`,
 		"trailing data":   `{"metrics": {"a": {"series": [{"timeslices": []}]}}} {}`,
@@ -90,6 +91,7 @@ func TestSkimStreamKept(t *testing.T) {
 		"long keys":    strings.ReplaceAll(`{"metrics": {"a": {"series": [{K: 1, "timeslices": 0, K: {"timeslices": [2]}}]}}, K: 2}`, "K", `"`+strings.Repeat("k", 100)+`"`),
 		"key at limit": `{"metrics": {"a": {"series": [{"` + strings.Repeat("t", maxHeldKey-2) + `": [1], "timeslices": 0}]}}}`,
 		"escapes":      `{"metrics": {"a\"b": {"series": [{"time\u0073lices": "\\\u00e9\n", "timeslices": 0}]}}}`,
+		"warm-up":      `{"metrics": {"a": {"series": [{"timeslices": 0}]}}, "warmup_metrics": 0, "warmup_metric\u0073": {"b": 1}}`,
 	} {
 		got, ok, _, err := skimStream(iotest.OneByteReader(bytes.NewReader(in[name])), 1)
 		require.NoError(t, err)
@@ -174,7 +176,7 @@ func TestReadServerMetricsFileLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and reads a 275 MB export (seconds)")
 	}
-	sh := exportShape{families: 45, series: 8, slices: 3700}
+	sh := exportShape{families: 45, series: 8, slices: 2500, warmupSlices: 1250}
 	p, size := writeExportFile(t, t.TempDir(), sh)
 	require.Greater(t, size, int64(256<<20))
 	var before, after runtime.MemStats

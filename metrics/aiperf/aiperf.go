@@ -946,7 +946,8 @@ func ReadSummaryFile(path string) (*Summary, error) {
 // ReadServerMetricsFile reads server_metrics_export.json from path, a
 // regular file within inputfile.AiperfServerMetrics, as ReadServerMetrics
 // reads one. The file is read as a stream: memory is bounded by the
-// export without its series' timeslices, not by the file's size. A file
+// export without its series' timeslices and its warm-up's families (a
+// few MB), not by the file's size. A file
 // the streaming reader does not recognise (not valid JSON, not an object,
 // nested deeper than it follows) is read again whole, when it is within
 // MaxWholeServerMetrics; a larger one is an error naming where the reader
@@ -964,7 +965,7 @@ func ReadServerMetricsFile(path string) (*ServerMetricsExport, error) {
 	if ok {
 		return skimmedServerMetrics(kept, path), nil
 	}
-	tooLarge := func() error {
+	refuse := func() error {
 		why := stop.Why
 		if why == "" {
 			why = "it is not valid JSON"
@@ -976,7 +977,7 @@ func ReadServerMetricsFile(path string) (*ServerMetricsExport, error) {
 	}
 	st, err := f.Stat()
 	if err != nil || st.Size() > MaxWholeServerMetrics {
-		return nil, tooLarge()
+		return nil, refuse()
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -986,7 +987,7 @@ func ReadServerMetricsFile(path string) (*ServerMetricsExport, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if buf.Len() > MaxWholeServerMetrics { // it grew
-		return nil, tooLarge()
+		return nil, refuse()
 	}
 	return wholeServerMetrics(buf.Bytes(), path)
 }

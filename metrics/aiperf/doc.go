@@ -11,9 +11,9 @@
 //	exp, err := aiperf.ReadServerMetricsFile(filepath.Join(dir, aiperf.ServerMetricsFile))
 //
 // ReadServerMetricsFile reads the export as a stream, setting the
-// per-series timeslices aside as it goes: a long point's export runs to
-// GiBs, and the read costs the export without its timeslices (1.8 MB of
-// allocations for a 276 MB file), not the file's size.
+// per-series timeslices and the warm-up's families aside as it goes: a
+// long point's export runs to GiBs, and the read costs what is left (1.8
+// MB of allocations for a 286 MB file), not the file's size.
 //
 // Values keep the forms Python wrote (Scalar tells 3 from 3.0 from "3"), so
 // InferenceX's aggregation, which runs on Python's json.load, can be

@@ -574,10 +574,10 @@ func probeSweep(t *testing.T) (s *sweepRun, c64 string) {
 	return s, c64
 }
 
-// TestAdaptiveFailedProbeRunsAgain: a probe that fails is no evidence
-// that the point fails (past a KV cliff a short window's requests still
-// in flight at its end can exceed the error-rate limit where the full
-// point is valid), so where the failure would end the bracket the search
+// TestAdaptiveFailedProbeRunsAgain: a probe that fails a validation a
+// short window can fail (the acceptance length over fewer verify steps)
+// is no evidence that the point fails, so where the failure would end
+// the bracket the search
 // asks for the point again and it runs once more, at the full length,
 // on the same server; its result replaces the probe's.
 func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {

@@ -71,12 +71,11 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     at once, in the bracket or the fill, after which nothing at or
 //     above the lowest concurrency whose pool came near full runs as a
 //     probe; a failed probe where its failure would end the bracket or
-//     leave the arm rising into failures (a short window fails the
-//     error-rate limit past a KV cliff where the full point is valid and
-//     collapsed; a full-length failure above it says nothing of the
-//     point itself), unless the probe served no request or its error
-//     rate exceeds the limit even with every request in flight at its
-//     end counted a success (shortFailure); and, once the knee is settled, the probes among the peak
+//     leave the arm rising into failures, when a short window can make
+//     that failure and a full-length point pass (shortFailure: a
+//     validation read over fewer requests, not the error rate; a
+//     full-length failure above it says nothing of the point itself);
+//     and, once the knee is settled, the probes among the peak
 //     and the usable point below it when the next point above the peak
 //     failed or fell off a cliff and their noise decides the gate
 //     (Analyze gates such an arm on the gain into the peak, as the top of
@@ -139,13 +138,10 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	}
 	// probeFailed: every reading at c is a probe that failed validation,
 	// the way a short run fails (shortFailure).
-	// A failed probe is no evidence that the point fails: past a KV cliff
-	// the requests still in flight when a short window closes are a
-	// larger share of its requests than of a full point's, so a probe can
-	// fail the error-rate limit where the full point is valid and
-	// collapsed (a cliff). Where such a failure would end the arm, the
-	// point is measured again at the full length, and that reading
-	// replaces the probe's.
+	// A probe that failed a validation a short window can fail is no
+	// evidence that the point fails. Where such a failure would end the
+	// arm, the point is measured again at the full length, and that
+	// reading replaces the probe's.
 	probeFailed := func(c int) bool {
 		ss := byConc[c]
 		for _, s := range ss {
@@ -571,24 +567,15 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 }
 
 // shortFailure reports whether a failed probe's failure is the kind a
-// short run makes: past a KV cliff the requests still in flight when a
-// short window closes count against its error rate, and there are at
-// most its concurrency of them. A probe with no successful request at
-// all is not (the server served nothing; a longer window does not change
-// that), nor one whose error rate stays above the limit with that many
-// of its errors counted as successes. Without request counts (Errors 0)
-// any error-rate failure may be.
+// short window makes, one a full-length point can pass: a validation
+// read over fewer requests (the time coverage of a few long requests,
+// the acceptance length over fewer verify steps). An error rate over the
+// limit is not: aiperf cancels the requests still open when the window
+// and its grace period close without a record, so the errors it counts
+// are the server's, at any length. Nor is a point without one successful
+// request (a longer window does not change that).
 func shortFailure(s *Sample) bool {
-	if s.Excluded == result.ExcludedNoSuccess || s.ErrorRate >= 1 {
-		return false
-	}
-	if s.Errors > 0 && s.ErrorRate > 0 {
-		total := float64(s.Errors) / s.ErrorRate
-		if float64(s.Errors-s.Conc) > result.DefaultFailedRequestThreshold*total {
-			return false
-		}
-	}
-	return true
+	return s.Excluded != result.ExcludedNoSuccess && s.ErrorRate <= result.DefaultFailedRequestThreshold
 }
 
 // fullReplacesProbes drops the probes at every concurrency also measured

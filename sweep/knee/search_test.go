@@ -398,6 +398,28 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // GPU-hours at most maxGPUHours of InferenceX's restart-per-point full
 // grid.
 //
+// Rule 1 after the built-in client's accounting was fixed (main
+// 9a4ede7): the client had written an error record for every request
+// it cancelled when the window and its grace period closed; aiperf
+// 0.12.0 cancels those without a record, so they are no errors. With
+// them, a 300 s probe past a KV cliff failed the 10 % error-rate limit
+// where the 1200 s point was valid and collapsed, the premise of rule
+// 1's error-rate case. Both simulated corpora were regenerated from
+// 9a4ede7: no full-length point fails any more (11 on the conc-lists and
+// 108 on the doubling grids did), no probe on the conc-lists (15 did),
+// 18 of the doubling grids' probes (114 did), all of a
+// kind a short window makes (the acceptance length over fewer verify
+// steps, or no speculative step at all at c128-c256). shortFailure now
+// takes a probe's failure for a short window's only when the error rate
+// is within the limit: errors are the server's at any length. Held-out
+// with probes, before -> after (the regenerated corpora and the rule
+// together): conc-lists 97.4/34.4 -> 97.4/34.2, doubling 97.9/26.5 ->
+// 97.9/26.2 (the synthetic arms fail their probes over the error-rate
+// limit, which rule 1 no longer measures again), simulated 88.2/41.5
+// -> 88.2/40.6, sim-doubling 88.9/36.5 -> 100/31.6; at equal length the
+// simulated corpora 100/53.3 and 100/49.3. Benchmark seeds: 97.6/33.6,
+// 97.4/26.3, 91.2/40.7, 100/31.7.
+//
 // Rule 5 (main 38a48c5, branch h-probe): a usable probe whose KV pool
 // came near full (Sample.Unsteady: server_metrics.kv_cache.gpu_usage_pct,
 // the window's highest, at least 0.8) is measured again at the full
@@ -642,10 +664,10 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // "trusted probes", 88.2 % and 69.4 %).
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists":   {equalLength: {0.984, 0.458}, probes: {0.973, 0.345}},
-		"doubling":     {equalLength: {0.996, 0.434}, probes: {0.978, 0.266}},
-		"simulated":    {equalLength: {1, 0.543}, probes: {0.88, 0.416}},
-		"sim-doubling": {equalLength: {1, 0.582}, probes: {0.888, 0.366}},
+		"conc-lists":   {equalLength: {0.984, 0.458}, probes: {0.973, 0.343}},
+		"doubling":     {equalLength: {0.996, 0.434}, probes: {0.978, 0.263}},
+		"simulated":    {equalLength: {1, 0.534}, probes: {0.88, 0.407}},
+		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.317}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
 		for _, f := range []fidelity{equalLength, probes} {
@@ -789,7 +811,10 @@ func TestNextStepFailedProbe(t *testing.T) {
 		return knee.Sample{Conc: c, TotalTPS: &v, Probe: true, Seconds: 300}
 	}
 	full := func(c int, v float64) knee.Sample { return knee.Sample{Conc: c, TotalTPS: &v, Seconds: 1200} }
-	failed := func(s knee.Sample) knee.Sample { s.Excluded = "error rate 16.8% > 10%"; return s }
+	failed := func(s knee.Sample) knee.Sample {
+		s.Excluded = "marked invalid: acceptance length: measured AL 2.7124 is outside golden 2.7800 ± 0.0500"
+		return s
+	}
 	errs := func(s knee.Sample, n, of int) knee.Sample {
 		s.Errors, s.ErrorRate = n, float64(n)/float64(of)
 		s.Excluded = fmt.Sprintf("error rate %.1f%% > 10%%", 100*s.ErrorRate)
@@ -809,13 +834,13 @@ func TestNextStepFailedProbe(t *testing.T) {
 		// fails as a probe and reads a cliff at 1200 s, c64 fails at both).
 		{"failed probe below a full-length failure", append(slices.Clone(rising), failed(probe(32, 900)), failed(full(64, 900)), failed(full(128, 800))), knee.Step{Conc: []int{32}}},
 		// Only a failure a short window makes is measured again: a probe
-		// with no successful request, or whose error rate stays above the
-		// limit even with every request in flight at its end (at most its
-		// concurrency) counted a success, fails at any length, so it ends
+		// with no successful request, or over the error-rate limit (aiperf
+		// cancels the requests open at the window's end without a record,
+		// so its errors are the server's), fails at any length, so it ends
 		// the bracket as a full-length failure does.
 		{"no successful request", append(slices.Clone(rising), knee.Sample{Conc: 64, Probe: true, Seconds: 300, Excluded: "no successful request"}), knee.Step{Conc: []int{128}}},
-		{"error rate beyond the requests in flight", append(slices.Clone(rising), errs(probe(64, 900), 600, 1000)), knee.Step{Conc: []int{128}}},
-		{"error rate within the requests in flight", append(slices.Clone(rising), errs(probe(64, 900), 70, 500)), knee.Step{Conc: []int{64}}},
+		{"error rate", append(slices.Clone(rising), errs(probe(64, 900), 600, 1000)), knee.Step{Conc: []int{128}}},
+		{"error rate just over the limit", append(slices.Clone(rising), errs(probe(64, 900), 70, 500)), knee.Step{Conc: []int{128}}},
 	}
 	checkNextSteps(t, grid, tests)
 }

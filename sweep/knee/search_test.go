@@ -418,7 +418,11 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // limit, which rule 1 no longer measures again), simulated 88.2/41.5
 // -> 88.2/40.6, sim-doubling 88.9/36.5 -> 100/31.6; at equal length the
 // simulated corpora 100/53.3 and 100/49.3. Benchmark seeds: 97.6/33.6,
-// 97.4/26.3, 91.2/40.7, 100/31.7.
+// 97.4/26.3, 91.2/40.7, 100/31.7. Tried: 600 s probes (both corpora's
+// probe discoveries run again at 600 s from 66646d7, the test's probe
+// length and noise set to match): held-out 97.7/39.0, 97.9/33.3,
+// 94.1/46.6 (one arm more), 100/41.6: longer probes buy the one
+// simulated arm for 6-10 points of GPU-hours on every corpus.
 //
 // Rule 5 (main 38a48c5, branch h-probe): a usable probe whose KV pool
 // came near full (Sample.Unsteady: server_metrics.kv_cache.gpu_usage_pct,

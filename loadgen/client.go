@@ -434,11 +434,25 @@ func apiError(raw json.RawMessage) *aiperf.RecordError {
 // (end of the grace period, run abort, SIGINT).
 var errCancelled = errors.New("request cancelled by external signal")
 
+// The code and type of aiperf's error for a request its client
+// cancelled (transportError writes it).
+const (
+	cancelledCode = 499
+	cancelledType = "RequestCancellationError"
+)
+
+// selfCancelled reports whether rerr is the load generator's own
+// cancellation of a request (end of a grace period, run abort, SIGINT),
+// as opposed to an error of the server or the transport.
+func selfCancelled(rerr *aiperf.RecordError) bool {
+	return rerr.Code == cancelledCode && rerr.Type == cancelledType
+}
+
 // transportError maps a transport failure to aiperf's error vocabulary.
 func transportError(err error) *aiperf.RecordError {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, errCancelled):
-		return &aiperf.RecordError{Code: 499, Type: "RequestCancellationError", Message: "Request cancelled by external signal"}
+		return &aiperf.RecordError{Code: cancelledCode, Type: cancelledType, Message: "Request cancelled by external signal"}
 	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
 		return &aiperf.RecordError{Type: "TimeoutError", Message: err.Error(), CauseChain: []string{"TimeoutError"}}
 	case errors.Is(err, syscall.ECONNREFUSED):

@@ -1066,13 +1066,6 @@ func (r *runner) do(ctx context.Context, l *lane, s *session, i int, phase strin
 	return rec
 }
 
-// selfCancelled reports whether rerr is the load generator's own
-// cancellation of a request (end of a grace period, run abort, SIGINT),
-// as opposed to an error of the server or the transport.
-func selfCancelled(rerr *aiperf.RecordError) bool {
-	return rerr.Code == 499 && rerr.Type == "RequestCancellationError"
-}
-
 // dropCancelled counts a request the load generator cancelled itself and
 // keeps no record of it, as aiperf 0.12.0 does: its phase runner cancels
 // the credits still open when the grace period ends (or the run stops),

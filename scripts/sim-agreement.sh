@@ -38,17 +38,18 @@ for k in "${keys[@]}"; do
 	fi
 	counted=$((counted + 1))
 	failed=$(jq '[.points[] | select(.status != "ok")] | length' "$out/$k/summary.json")
-	verdict=$("$sweep" knees --format json "$out/$k" | jq -r '
+	knees=$("$sweep" knees --format json "$out/$k")
+	verdict=$(jq -r '
 		[.[] | [.points[].conc] as $c
 		 | if ($c | length) < 3 then "ok"
 		   elif (.status == "ok" or .status == "ambiguous") and .knee_conc > ($c | min) and .knee_conc <= ($c | max) then "ok"
 		   else "tp\(.arm.tp)ep\(.arm.ep) kv=\(.arm.kv_offloading): \(.status) knee c\(.knee_conc // 0) window \($c | min)-\($c | max)" end]
-		| map(select(. != "ok")) | join("; ")')
-	peakmiss=$("$sweep" knees --format json "$out/$k" | jq -r '
+		| map(select(. != "ok")) | join("; ")' <<<"$knees")
+	peakmiss=$(jq -r '
 		[.[] | [.points[].conc] as $c
 		 | select(($c | length) >= 3)
 		 | select((.status == "ok" or .status == "ambiguous" or .status == "saturated-at-min")
-		          and .peak_conc > ($c | min) and .peak_conc <= ($c | max) | not)] | length')
+		          and .peak_conc > ($c | min) and .peak_conc <= ($c | max) | not)] | length' <<<"$knees")
 	if [ "$failed" = 0 ] && [ -z "$verdict" ]; then
 		agree=$((agree + 1))
 		bypeak=$((bypeak + 1))

@@ -210,6 +210,12 @@ func newSweep(t *testing.T, sched *campaign.Schedule) *sweepRun {
 
 func (s *sweepRun) run(ctx context.Context) (*campaign.Summary, error) { return campaign.Run(ctx, s.o) }
 
+// adaptive makes the sweep's arms choose their points with the adaptive
+// search (ArmOptions.Choose = Adaptive).
+func (s *sweepRun) adaptive() {
+	s.o.Executor.(*local.Executor).Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})
+}
+
 // events are the journal's (event, point) pairs of kind ev.
 func events(t *testing.T, dir, ev string) []campaign.Record {
 	t.Helper()
@@ -489,8 +495,7 @@ func TestScheduleServers(t *testing.T) {
 func TestAdaptiveDiscovery(t *testing.T) {
 	s := newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
 	s.b.saturateAt = 16
-	ex := s.o.Executor.(*local.Executor)
-	ex.Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})
+	s.adaptive()
 	sum, err := s.run(t.Context())
 	require.NoError(t, err)
 	var ran []int
@@ -530,8 +535,7 @@ func TestAdaptiveProbes(t *testing.T) {
 		p.ProbeClient, p.ProbeDuration = &recipes.Command{Argv: []string{"aiperf", "profile", "--benchmark-duration", "300"}}, 300
 	}
 	s.b.saturateAt = 16
-	ex := s.o.Executor.(*local.Executor)
-	ex.Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})
+	s.adaptive()
 	sum, err := s.run(t.Context())
 	require.NoError(t, err)
 	probes := []int{1, 4, 16, 64, 8}
@@ -584,8 +588,7 @@ func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 	s, c64 := probeSweep(t)
 	s.b.saturateAt = 16
 	s.b.faults[c64] = "fail" // the first load only
-	ex := s.o.Executor.(*local.Executor)
-	ex.Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})
+	s.adaptive()
 	sum, err := s.run(t.Context())
 	require.NoError(t, err)
 	var ends []string
@@ -627,8 +630,7 @@ func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 func TestAdaptiveUnsteadyProbeRunsAgain(t *testing.T) {
 	s, c64 := probeSweep(t)
 	s.b.saturateAt, s.b.kvFullAt = 16, 64
-	ex := s.o.Executor.(*local.Executor)
-	ex.Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})
+	s.adaptive()
 	_, err := s.run(t.Context())
 	require.NoError(t, err)
 	var ends []string

@@ -312,8 +312,12 @@ const kvNearFull = 0.8
 // signal is the usage itself, with a margin: a probe's highest usage
 // understates the full point's where sessions are still growing at its
 // end (GLM c3: 0.85 against 0.95).
-func (s *Sample) Unsteady() bool {
-	return s.Probe && s.Excluded == "" && s.KVUsage != nil && *s.KVUsage >= kvNearFull
+func (s *Sample) Unsteady() bool { return s.Probe && s.poolNearFull() }
+
+// poolNearFull reports whether s is usable and its KV pool came near
+// full (kvNearFull), at any length.
+func (s *Sample) poolNearFull() bool {
+	return s.Excluded == "" && s.KVUsage != nil && *s.KVUsage >= kvNearFull
 }
 
 // unsteadyProbes returns the concurrencies whose every reading is an
@@ -326,7 +330,7 @@ func unsteadyProbes(byConc map[int][]*Sample) (again []int, filled int) {
 		ss := byConc[c]
 		all := len(ss) > 0
 		for _, s := range ss {
-			if s.Excluded == "" && s.KVUsage != nil && *s.KVUsage >= kvNearFull && filled == 0 {
+			if filled == 0 && s.poolNearFull() {
 				filled = c
 			}
 			all = all && s.Unsteady()

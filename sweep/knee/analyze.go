@@ -150,7 +150,11 @@ type Result struct {
 	// Settle lists the concurrencies whose replicates would settle an
 	// ambiguous knee.
 	Settle []int
-	Points []Point
+	// ProbeBias is the factor the arm's probes were divided by before the
+	// fit (probeBias: how far they read above the curve of its
+	// full-length points, shrunk toward none); 0 when none was applied.
+	ProbeBias float64
+	Points    []Point
 }
 
 // Analyze finds the knee of one arm (peers' §2.7): clean the points (drop
@@ -169,7 +173,14 @@ type Result struct {
 // ratio is all noise.
 func Analyze(a *Arm, o Options) *Result {
 	o = o.withDefaults()
-	r := &Result{Arm: a, Points: clean(a, o.Metric)}
+	samples, bias := unbiasProbes(a.Samples, o)
+	r := &Result{Arm: a, Points: clean(&Arm{Samples: samples}, o.Metric)}
+	if bias != 0 {
+		r.ProbeBias = math.Exp(bias)
+		defer func() {
+			r.Reason += fmt.Sprintf("; probes scaled by %.3f (the arm's probe bias against its full-length points' curve)", 1/r.ProbeBias)
+		}()
+	}
 	var use []int // indices of usable points
 	for i := range r.Points {
 		if r.Points[i].Usable {

@@ -398,6 +398,39 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // GPU-hours at most maxGPUHours of InferenceX's restart-per-point full
 // grid.
 //
+// Probe bias (branch h-bias): Analyze reads an arm's steady probes
+// (below KV 0.8, at concurrencies without a full-length reading, inside
+// the range of its full-length points) against the saturating model
+// fitted on at least four steady full-length points up to the highest,
+// and divides every probe by their noise-weighted mean offset shrunk
+// toward none with a prior of 4 % (probeBiasScale: on both simulated
+// corpora the probe/full ratio below KV 0.8 spreads by 6.9 %, 5.3 %
+// within an arm, so about 4 % between arms). It fixes the Qwen3.5 FP4
+// MI355X TP4 arm (seed 2: [1 4 8 12p 16p 20p 24p 32 40], probes +12, +7,
+// +4, 0 %, estimated +2.4 %; the fill adds c28 and the search reads
+// unsaturated as the full grid does: the benchmark's one arm more).
+// Held-out with probes, before -> after: conc-lists 97.4/34.2 and
+// doubling 97.9/26.2 unchanged, simulated 88.2/40.6 -> 94.1/40.7,
+// sim-doubling 100/31.6 unchanged; benchmark seeds 97.65/33.59,
+// 97.40/26.27 unchanged, 91.18/40.69 -> 94.12/40.75, 100/31.72
+// unchanged; at equal length nothing changes (no probes). Tried and
+// dropped on the way: the brief's pairs (a probe and its full-length
+// re-run at one concurrency) and full-length points between two probes
+// within a doubling (their log-log interpolation): the search's re-runs
+// are all rule 5's (KV ≥ 0.8, a different regime) or rule 1's (failed),
+// and the second shape never occurs on the simulated arms, so neither
+// estimated anything there; the neighbours alone cost one synthetic arm
+// each (held-out 97.2/34.2, 97.7/26.2). The prior's scale decides
+// (these with three full-length points allowed): at 3 %
+// no arm is fixed (88.2/40.4), at 6 % (the probe's noise) the Qwen arm is
+// fixed (+2.4 %) but a synthetic one lost (held-out conc-lists 97.2 %,
+// s0068), and with three full-length points the model passes through
+// them and reads a hard knee it misses as bias (TestNextStepProbes'
+// sparse conc-list, exact data, read 10 % high), hence four. The other
+// remaining miss is not an arm-level bias: DeepSeek V4 TP8 DRAM-KV's c16
+// probe reads 13 % high where the arm's probes average +2 %, and the
+// search has only c32 and c48 at the full length ([16p 32 48]).
+//
 // Rule 1 after the built-in client's accounting was fixed (main
 // 9a4ede7): the client had written an error record for every request
 // it cancelled when the window and its grace period closed; aiperf
@@ -670,7 +703,7 @@ func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
 		"conc-lists":   {equalLength: {0.984, 0.458}, probes: {0.973, 0.343}},
 		"doubling":     {equalLength: {0.996, 0.434}, probes: {0.978, 0.263}},
-		"simulated":    {equalLength: {1, 0.534}, probes: {0.88, 0.407}},
+		"simulated":    {equalLength: {1, 0.534}, probes: {0.94, 0.408}},
 		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.317}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
@@ -908,6 +941,40 @@ func TestSearchUnsteadyProbeSimArm(t *testing.T) {
 	ours := knee.Analyze(&knee.Arm{Samples: run.measured}, knee.Options{})
 	if !agrees(full, ours) {
 		t.Errorf("search %s c%d on %v, full grid %s c%d", ours.Status, ours.Knee, concs(run.measured), full.Status, full.Knee)
+	}
+}
+
+// simArmCase is the probes case of the simulated corpus file's arm
+// key/arm at seed.
+func simArmCase(t *testing.T, file, key, arm string, seed int) *searchCase {
+	t.Helper()
+	for _, a := range loadSimCorpus(t, file) {
+		if a.key == key && a.arm == arm && a.seed == seed {
+			return simCases([]*simArm{a}, probes)[0]
+		}
+	}
+	t.Fatalf("no %s %s seed %d arm in %s", key, arm, seed, file)
+	return nil
+}
+
+// TestSearchProbeBiasSimArm: on the simulated Qwen3.5 FP4 MI355X TP4 arm
+// (seed 2, the official conc-list; the full grid reads unsaturated, still
+// gaining 12 % per doubling at c40) the search measures c1, c4, c8, c32
+// and c40 at the full length and c12-c24 as probes, which read 12, 7, 4
+// and 0 % above their 1200 s points: taken as read they bend the fit into
+// an ambiguous knee at c24. Read against the curve of the full-length
+// points (probeBias: +2.4 % once shrunk) the gap is filled to c28 and the
+// search reads the arm unsaturated, as the full grid does.
+func TestSearchProbeBiasSimArm(t *testing.T) {
+	c := simArmCase(t, simCorpusFile, "qwen3.5-fp4-mi355x-sglang-agentic-mtp", "tp4", 2)
+	run := search(c)
+	full := knee.Analyze(c.full, knee.Options{})
+	ours := knee.Analyze(&knee.Arm{Samples: run.measured}, knee.Options{})
+	if !agrees(full, ours) {
+		t.Errorf("search %s c%d on %v, full grid %s c%d", ours.Status, ours.Knee, concs(run.measured), full.Status, full.Knee)
+	}
+	if ours.ProbeBias <= 1 {
+		t.Errorf("probe bias %.3f, want above 1 (the arm's probes read high)", ours.ProbeBias)
 	}
 }
 

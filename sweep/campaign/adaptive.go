@@ -13,7 +13,8 @@ import (
 // search asks for are run next, in its order, one server for the arm
 // throughout, the points it asks for as probes (Point.AsProbe) where they
 // have a probe client. A probe that the search asks for again (it failed
-// the way a short run fails, or its KV pool came near full: see
+// the way a short run fails, or its KV pool came near full and the
+// verdict hangs on it: see
 // knee.NextStep) runs at the full length; its result replaces the
 // probe's.
 // Because the choice depends only on the results on disk, a resumed sweep

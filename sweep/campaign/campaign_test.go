@@ -49,6 +49,10 @@ type fakeBackend struct {
 	// kvFullAt is the concurrency whose KV pool fills (its usage is
 	// conc/kvFullAt, at most 1); 0: no KV usage in the results.
 	kvFullAt int
+	// unsteadyHigh multiplies a probe's throughput where its KV pool
+	// came near full (usage 0.8 or more), as a probe that ends before its
+	// pool fills overstates it; 0: probes read as full points do.
+	unsteadyHigh float64
 	// probes are the concurrencies loaded as probes with their probe
 	// client, in order.
 	probes []int
@@ -137,6 +141,9 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		s.b.probes = append(s.b.probes, p.Conc())
 		s.b.mu.Unlock()
 		seconds = float64(p.ProbeDuration)
+		if s.b.unsteadyHigh > 0 && s.b.kvFullAt > 0 && float64(p.Conc()) >= 0.8*float64(s.b.kvFullAt) {
+			tput *= s.b.unsteadyHigh
+		}
 	}
 	measured := map[string]any{
 		"conc": p.Conc(), "num_requests_successful": 10, "valid": true, "simulated": true, "probe": p.Probe,
@@ -623,13 +630,14 @@ func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 }
 
 // TestAdaptiveUnsteadyProbeRunsAgain: a probe whose KV pool came near
-// full (knee.Sample.Unsteady) has not reached a full point's steady state,
-// so the search asks for it again and it runs once more, at the full
-// length, on the same server; its result replaces the probe's, and the
-// probes below it stay probes.
+// full (knee.Sample.Unsteady) has not reached a full point's steady state
+// (here it reads twice its full point), and the verdict hangs on it (a
+// rise past c16 as read, a plateau at half of it), so the search asks for
+// it again and it runs once more, at the full length, on the same server;
+// its result replaces the probe's, and the probes below it stay probes.
 func TestAdaptiveUnsteadyProbeRunsAgain(t *testing.T) {
 	s, c64 := probeSweep(t)
-	s.b.saturateAt, s.b.kvFullAt = 16, 64
+	s.b.saturateAt, s.b.kvFullAt, s.b.unsteadyHigh = 16, 64, 2
 	s.adaptive()
 	_, err := s.run(t.Context())
 	require.NoError(t, err)

@@ -157,7 +157,9 @@ type Result struct {
 	Points    []Point
 }
 
-// Analyze finds the knee of one arm (peers' §2.7): clean the points (drop
+// Analyze finds the knee of one arm (peers' §2.7): read short probes
+// against the curve of the arm's full-length points and divide them by
+// the bias found (probeBias; Result.ProbeBias), clean the points (drop
 // failed files, merge replicates by median), fit a unimodal isotonic curve
 // on log throughput over log2 concurrency (a lone unreplicated spike at
 // the peak left out), fit the smooth saturating model on the rising

@@ -398,6 +398,30 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // GPU-hours at most maxGPUHours of InferenceX's restart-per-point full
 // grid.
 //
+// Rule 5 only where the verdict hangs on the probe (branch h-bias): an
+// unsteady probe runs again at the full length only when Analyze's
+// verdict with it at half its reading (unsteadyLow) differs from the
+// verdict as read (a knee more than a doubling apart or another status),
+// or fewer than three points are usable. Past a knee the bracket has
+// bounded, the synthetic arms' probes (whose KV usage is decorative and
+// passes 0.8 at 4.3 times the saturation) read the same verdict either
+// way; the MiniMax arm's c20 probe (seed 1) reads unsaturated as read
+// and a cliff at half, so it still runs again. The propagation (nothing
+// at or above the lowest pool near full runs as a probe) stays. Held-out
+// with probes, before (with the probe bias below) -> after: conc-lists
+// 97.4/34.2 -> 97.4/32.6 (probes run again 163 -> 80), doubling
+// 97.9/26.2 -> 98.3/24.0 (313 -> 162), simulated 94.1/40.7 unchanged,
+// sim-doubling 100/31.6 -> 100/26.6 (22 -> 10: past the cliffs of the
+// doubling grids most unsteady probes read low, 60 of 130 below 0.85 of
+// their full point, and the cliff reads as a cliff either way);
+// benchmark seeds 97.65/33.59 -> 97.54/32.21 (two arms of 1785 lost),
+// 97.40/26.27 -> 97.57/23.60, 94.12/40.75 unchanged, 100/31.72 ->
+// 100/26.68. Tried and dropped: the check both ways (half and twice the
+// reading, for the probes that read low past a cliff): held-out
+// 97.4/33.3, 97.9/25.5, 94.1/40.7, 100/26.6, benchmark 97.59/32.80,
+// 97.34/25.35, 94.12/40.75, 100/26.68 (with the probe bias on three
+// full-length points): it keeps more re-runs for no simulated arm.
+//
 // Probe bias (branch h-bias): Analyze reads an arm's steady probes
 // (below KV 0.8, at concurrencies without a full-length reading, inside
 // the range of its full-length points) against the saturating model
@@ -701,10 +725,10 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // "trusted probes", 88.2 % and 69.4 %).
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists":   {equalLength: {0.984, 0.458}, probes: {0.973, 0.343}},
-		"doubling":     {equalLength: {0.996, 0.434}, probes: {0.978, 0.263}},
+		"conc-lists":   {equalLength: {0.984, 0.458}, probes: {0.973, 0.327}},
+		"doubling":     {equalLength: {0.996, 0.434}, probes: {0.982, 0.241}},
 		"simulated":    {equalLength: {1, 0.534}, probes: {0.94, 0.408}},
-		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.317}},
+		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.267}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
 		for _, f := range []fidelity{equalLength, probes} {
@@ -886,7 +910,9 @@ func TestNextStepFailedProbe(t *testing.T) {
 // (Sample.Unsteady) has not reached the steady state a full-length point
 // settles in (the pool fills late in a short window, and only then do
 // cached prefixes get evicted and re-prefilled), so it is measured again
-// at the full length at once, that reading replacing the probe's, and
+// at the full length at once when the verdict hangs on it (Analyze reads
+// otherwise with it at half its reading), that reading replacing the
+// probe's, and
 // nothing at or above the lowest point whose pool came near full runs as
 // a probe. A probe below the threshold, or one that failed (rule 1's
 // business), is not. The readings are the simulated MiniMax M3 FP4
@@ -906,6 +932,11 @@ func TestNextStepUnsteadyProbe(t *testing.T) {
 	tests := []nextStepCase{
 		{"probe near a full pool", append(slices.Clone(rising), probe(64, 20000, 0.947)), knee.Step{Conc: []int{64}}},
 		{"probe below the threshold", append(slices.Clone(rising), probe(64, 20000, 0.75)), knee.Step{Conc: []int{256}}},
+		// On the plateau past a knee the bracket has bounded, the probe
+		// reads the same verdict at half its reading (a cliff after c16
+		// instead of a plateau: knee c16 either way), so it is not
+		// measured again; the fill's k/2 runs as a probe, below the pool.
+		{"probe near a full pool that moves nothing", append(slices.Clone(rising), probe(64, 14500, 0.9)), knee.Step{Conc: []int{8}, Probe: true}},
 		// The full reading replaces the probe's: a cliff at c64 caps the
 		// bracket, and the fill's points below it stay probes.
 		{"measured again: a cliff", append(slices.Clone(rising), probe(64, 20000, 0.947), full(64, 8000, 0.999)), knee.Step{Conc: []int{8, 32}, Probe: true}},

@@ -162,8 +162,9 @@ type Result struct {
 // last two points, and the posterior probability over the saturating
 // models and the noise that it does is above 85 %; where the model
 // misfits the grid's last doubling, the data's own slope there must clear
-// the gate too) and saturated-at-min
-// arms, and take the smallest concurrency whose fitted throughput reaches
+// the gate too, and the top point's error rate must not rise over the
+// arm's lowest below it: a gain bought with failing requests is past the
+// arm's capacity) and saturated-at-min arms, and take the smallest concurrency whose fitted throughput reaches
 // Threshold × the fitted peak. The smooth model makes
 // the gate work on dense real conc-lists (62 → 64), where a two-point
 // ratio is all noise.
@@ -284,6 +285,17 @@ func Analyze(a *Arm, o Options) *Result {
 	// a last point below the one before it leaves many flattening curves
 	// in play. Without the smooth model over the whole grid (a decline at
 	// the top), the unimodal fit's last step decides.
+	// An arm whose top point's error rate rises over the lowest below it
+	// (errorsRise, as cliffs reads a cliff) is not still gaining, whatever
+	// its throughput does: requests fail there because the server is past
+	// its capacity (a KV cliff, timeouts), and the points above fail
+	// outright. Such an arm keeps the knee its fit gives, and overloaded,
+	// the reason's note, says why. On synth.FieldCorpus (seeds 33,
+	// 20260714, 909, 4242, 31337; 1500 arms each) this turned 18 misses
+	// into hits and no hit into a miss: cliff arms whose top gains 11-23 %
+	// per doubling a point or two below their failures, with 4-9 % errors
+	// there against 0.4 % below.
+	overloaded := ""
 	if end == n-1 {
 		gain := math.Exp((fit[n-1] - fit[n-2]) / (u[n-1] - u[n-2]))
 		rising := iso[n-1] > iso[n-2]+1e-12
@@ -303,8 +315,12 @@ func Analyze(a *Arm, o Options) *Result {
 			}
 		}
 		if gain >= 1+o.Gain && rising {
-			r.unsaturated(gain, use[n-1], o.Gain)
-			return r
+			if !errorsRise(minErrors(errs[:n-1]), errs[n-1]) {
+				r.unsaturated(gain, use[n-1], o.Gain)
+				return r
+			}
+			overloaded = fmt.Sprintf("; c%d gains %.0f%% per doubling on an error rate of %.1f%% (%.1f%% below it): past its capacity, not still gaining",
+				r.Points[use[n-1]].Conc, 100*(gain-1), 100*errs[n-1], 100*minErrors(errs[:n-1]))
 		}
 	}
 	r.Knee = r.Points[use[k]].Conc
@@ -333,6 +349,7 @@ func Analyze(a *Arm, o Options) *Result {
 				100*sigma, r.Points[use[lo]].Conc, r.Points[use[hi]].Conc, joinInts(r.Settle, ", c"))
 		}
 	}
+	r.Reason += overloaded
 	if r.Points[use[k]].Probe {
 		r.Reason += fmt.Sprintf("; c%d is a short probe (noisier; its full-length neighbours bound the knee)", r.Knee)
 	}
@@ -544,7 +561,7 @@ func robustFit(u, y, w, errs []float64, sigma float64) ([]float64, int) {
 	if block > 1 {
 		return fit, mode
 	}
-	if mode+1 < len(y) && errorsRise(errs[mode], errs[mode+1]) {
+	if mode+1 < len(y) && errorsRise(minErrors(errs[:mode+1]), errs[mode+1]) {
 		return fit, mode
 	}
 	others, _ := unimodal(slices.Delete(slices.Clone(y), mode, mode+1), slices.Delete(slices.Clone(w), mode, mode+1))
@@ -593,6 +610,10 @@ func robustFit(u, y, w, errs []float64, sigma float64) ([]float64, int) {
 func errorsRise(before, after float64) bool {
 	return after > 0.02 && after > 2*before
 }
+
+// minErrors is the lowest of the error rates errs (at least one): an
+// arm's rate before it is loaded.
+func minErrors(errs []float64) float64 { return slices.Min(errs) }
 
 // maxSigma caps the noise estimate: replicates that differ by more are
 // not noise but different runs (a changed image, a sick node).

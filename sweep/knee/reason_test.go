@@ -2,6 +2,7 @@ package knee
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -192,7 +193,12 @@ func armOf(concs []int, tput []float64) *Arm {
 // it, so that fit kept it and no spike was ever found there. A peak the
 // rise before it reaches at its own slope (a saturating curve is concave
 // in log c, log T), or one after which the error rate rises, is the top
-// before a cliff and keeps its place. Arms of synth.FieldCorpus (seeds 33
+// before a cliff and keeps its place; the rise is measured from the
+// lowest error rate at or below the peak, since at a cliff the errors may
+// already have risen at the peak itself (seed 33 s1135 of
+// synth.FieldCorpus: 0.4 % at c4, 4.1 % at the peak c16, 6.8 % after it;
+// the guard read the peak as a spike and the arm as saturated at c4,
+// truth c16). Arms of synth.FieldCorpus (seeds 33
 // and 22, throughput rounded; both saturated at the grid's minimum, each
 // called ok two doublings up before), a simulated-engine arm of
 // testdata/knee/simcorpus (MI325X TP2 EP2 seed 2, full length: KV cliff
@@ -216,6 +222,8 @@ func TestSpikeGuardFitsTheOtherPoints(t *testing.T) {
 			[]float64{6233, 11486, 1205, 1205, 1205}, nil, StatusOK, 2},
 		{"cliff after c16, errors rising", []int{4, 16, 20, 24, 32},
 			[]float64{5669, 7534, 5821, 5714, 4242}, []float64{0.004, 0.004, 0.05, 0.07, 0.09}, StatusOK, 16},
+		{"field seed 33 s1135: errors already rising at the peak c16, higher after", []int{4, 16, 20, 24},
+			[]float64{12650, 14249, 12905, 11751}, []float64{0.004, 0.041, 0.068, 0.089}, StatusAmbiguous, 16},
 		{"the same without error rates: a spike for all the data say", []int{4, 16, 20, 24, 32},
 			[]float64{5669, 7534, 5821, 5714, 4242}, nil, StatusSaturatedAtMin, 4},
 	} {
@@ -227,6 +235,52 @@ func TestSpikeGuardFitsTheOtherPoints(t *testing.T) {
 			r := Analyze(a, Options{})
 			assert.Equal(t, tc.want, r.Status, r.Reason)
 			assert.Equal(t, tc.knee, r.Knee, r.Reason)
+		})
+	}
+}
+
+// An arm whose top point gains on a rising error rate is past its
+// capacity there, not still gaining: the gate does not call it
+// unsaturated, and the knee comes from the fit. Cliff arms of
+// synth.FieldCorpus (seed 33 s0424, the benchmark's seed s0639;
+// throughput rounded), each with failures above its top point: with
+// the error rates every point had it is ok or ambiguous with a knee
+// within a doubling of the truth (c8, c16); without them the same
+// throughput stays unsaturated, as a still-rising arm's does.
+func TestErrorsRisingAtTheTopAreNotUnsaturated(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		concs  []int
+		tput   []float64
+		errs   []float64
+		failed []int
+		knee   int
+	}{
+		{"field seed 33 s0424: cliff after c8, σ 1.2%", []int{1, 2, 4, 5, 8, 10},
+			[]float64{528, 962, 1533, 1777, 2247, 2278}, []float64{0.004, 0.004, 0.004, 0.004, 0.005, 0.062},
+			[]int{12, 15, 20, 24, 28, 32}, 8},
+		{"field seed 20260714 s0639: cliff near c32, σ 2.9%", []int{1, 2, 4, 8, 16, 32},
+			[]float64{1059, 2079, 3834, 6709, 8444, 9355}, []float64{0.004, 0.004, 0.004, 0.004, 0.004, 0.080},
+			[]int{48}, 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mk := func(errs []float64) *Arm {
+				a := armOf(tc.concs, tc.tput)
+				for i, e := range errs {
+					a.Samples[i].ErrorRate = e
+				}
+				for _, c := range tc.failed {
+					a.Samples = append(a.Samples, Sample{Conc: c, Excluded: "error rate 14% > 10%"})
+				}
+				return a
+			}
+			r := Analyze(mk(tc.errs), Options{})
+			assert.Contains(t, []Status{StatusOK, StatusAmbiguous}, r.Status, r.Reason)
+			assert.InDelta(t, 0, math.Log2(float64(r.Knee)/float64(tc.knee)), 1, "knee c%d, want within a doubling of c%d: %s", r.Knee, tc.knee, r.Reason)
+			assert.Contains(t, r.Reason, "past its capacity", r.Reason)
+
+			r = Analyze(mk(nil), Options{})
+			assert.Equal(t, StatusUnsaturated, r.Status, r.Reason)
 		})
 	}
 }

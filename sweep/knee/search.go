@@ -472,7 +472,15 @@ func fillWant(grid []int, r *Result, at fillAt, rd readings, ao Options) []int {
 			}
 		}
 	case r.Status == StatusOK || r.Status == StatusAmbiguous || r.Status == StatusSaturatedAtMin:
-		want = append(want, nearest(grid, float64(r.Knee)/2))
+		half := nearest(grid, float64(r.Knee)/2)
+		want = append(want, half)
+		// A failed point there does not bound the knee from below: its
+		// usable bracket lies further down (an arm whose top gains on
+		// rising errors has its knee there, the peak anywhere between),
+		// so measure between the two.
+		if _, ok := tput(half); has(half) && !ok && r.Bracket > 0 && r.Bracket < half {
+			want = append(want, nearest(grid, math.Sqrt(float64(r.Bracket)*float64(half))))
+		}
 		if !plateauAbove(grid, tput, r.Knee, (1-ao.Drop)*r.PeakValue) {
 			// Only an unbounded upper side can move the knee up: a point
 			// above it measured on the plateau (the ×4 bracket's) bounds

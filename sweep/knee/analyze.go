@@ -303,6 +303,10 @@ func Analyze(a *Arm, o Options) *Result {
 	// verdict says so: ambiguous, the top two points to replicate, and
 	// how likely the top still gains the gate.
 	undecided := -1.0
+	// likely is the probability the gate read the top gain with: the
+	// posterior, or the data's own slope where the fit misfits the top; 1
+	// without a smooth fit over the whole grid.
+	likely := 1.0
 	if end == n-1 {
 		gain := math.Exp((fit[n-1] - fit[n-2]) / (u[n-1] - u[n-2]))
 		rising := iso[n-1] > iso[n-2]+1e-12
@@ -315,19 +319,25 @@ func Analyze(a *Arm, o Options) *Result {
 			if post > 1-odds && post <= odds && !errorsRise(minErrors(errs[:n-1]), errs[n-1]) {
 				undecided = post
 			}
+			likely = post
 			rising = post > odds
 			// Where the saturating family misfits the top of the grid,
 			// its posterior is sure of a gain its models share and the
 			// data do not: the top points' own slope decides too.
 			if rising {
 				if t, misfit := topMisfit(u, y, whole.w, fit, sigma); misfit {
-					rising = t.gainProb(1+o.Gain) > odds
+					likely = t.gainProb(1 + o.Gain)
+					rising = likely > odds
 				}
 			}
 		}
 		if gain >= 1+o.Gain && rising {
 			if !errorsRise(minErrors(errs[:n-1]), errs[n-1]) {
 				r.unsaturated(gain, use[n-1], o.Gain)
+				if likely < sureOdds {
+					r.Reason += fmt.Sprintf("; the data make that %.0f%% likely at this noise: replicate c%d and c%d to settle it",
+						100*likely, r.Points[use[n-2]].Conc, r.Points[use[n-1]].Conc)
+				}
 				return r
 			}
 			overloaded = fmt.Sprintf("; c%d gains %.0f%% per doubling on an error rate of %.1f%% (%.1f%% below it): past its capacity, not still gaining",
@@ -439,6 +449,12 @@ const cliffDrop = 0.10
 // puts them. Neither the noise prior's weight (1 degree of freedom for
 // 2) nor leaving out the softest bend (p = 1) moved that calibration.
 const unsaturatedOdds = 0.85
+
+// sureOdds is the probability of the top gain above which an unsaturated
+// verdict's reason does not say how likely it is: below it the reason
+// gives the probability and the points whose replicates settle it (the
+// posterior's 85-99 % band is where it errs most; unsaturatedOdds).
+const sureOdds = 0.99
 
 // dipOdds replaces unsaturatedOdds when the last point is measured below
 // the one before it (95 %): on a sparse grid that dip is evidence of a

@@ -299,7 +299,8 @@ func TestErrorsRisingAtTheTopAreNotUnsaturated(t *testing.T) {
 // (saturating, σ 7.6 %; truth knee c32, top gain below the gate): ok
 // before, with no word of the undecided gate. An arm that clears the odds
 // (still doubling) is unsaturated as before, and one whose top gains on
-// rising errors is past its capacity, not undecided.
+// rising errors is past its capacity, not undecided. An unsaturated
+// verdict the gate read at less than sureOdds says how likely it is.
 func TestUndecidedTopGainIsStated(t *testing.T) {
 	r := Analyze(armOf([]int{8, 10, 16, 32}, []float64{12531, 13958, 15403, 18657}), Options{})
 	assert.Equal(t, StatusAmbiguous, r.Status, r.Reason)
@@ -311,4 +312,11 @@ func TestUndecidedTopGainIsStated(t *testing.T) {
 	r = Analyze(armOf([]int{1, 2, 4, 8}, []float64{1000, 1950, 3800, 7300}), Options{})
 	assert.Equal(t, StatusUnsaturated, r.Status, r.Reason)
 	assert.NotContains(t, r.Reason, "leaves open")
+	assert.NotContains(t, r.Reason, "likely", "a sure verdict says no probability")
+
+	// Seed 33 s0132 (saturating, σ 7.3 %, truth knee c16; its c32 read
+	// 13 % high): called unsaturated, the reason says how likely.
+	r = Analyze(armOf([]int{8, 10, 16, 32}, []float64{1850, 2102, 2469, 2947}), Options{})
+	assert.Equal(t, StatusUnsaturated, r.Status, r.Reason)
+	assert.Regexp(t, `; the data make that 9\d% likely at this noise: replicate c16 and c32 to settle it$`, r.Reason)
 }

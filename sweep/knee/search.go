@@ -50,7 +50,8 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     the fill may read the top two points as probes too.
 //  2. Fill: find the knee on what is measured and measure the grid
 //     point nearest to its lower doubling neighbour (k/2) when it is
-//     missing, and the one nearest to 2k unless a point above the knee
+//     missing (when it failed, the one between it and the knee's usable
+//     bracket), and the one nearest to 2k unless a point above the knee
 //     is measured on the plateau (within Analyze.Drop of the peak: it
 //     bounds the knee; a point fallen off a cliff does not, nor one more
 //     than a doubling above the knee that reads below the knee: the

@@ -42,20 +42,24 @@ func dominates(q, p armPoint) bool {
 
 // frontierStep is the concurrency the frontier rule reads an arm at: the
 // lowest one above its window's top that another arm of the key
-// measures, or the doubling of its top when none does (the next step of
-// a doubling grid), whichever is lower.
+// measures (where the key has an official alternative), or the doubling
+// of its top when no other arm measures above it (the next step of a
+// doubling grid).
 func frontierStep(a armCurveOf, key []armCurveOf) int {
 	top := a.pts[len(a.pts)-1].conc
-	step := 2 * top
+	step := 0
 	for _, o := range key {
 		if o.arm.name == a.arm.name {
 			continue
 		}
 		for _, p := range o.pts {
-			if p.conc > top && p.conc < step {
+			if p.conc > top && (step == 0 || p.conc < step) {
 				step = p.conc
 			}
 		}
+	}
+	if step == 0 {
+		step = 2 * top
 	}
 	return step
 }
@@ -214,6 +218,7 @@ func TestFrontierRuleConditions(t *testing.T) {
 	high := armCurveOf{arm: plannedArm{name: "high"}, pts: []armPoint{pt(1, 150, 60), pt(4, 400, 45)}}
 	key := []armCurveOf{low, high}
 	assert.Equal(t, 4, frontierStep(low, key))
+	assert.Equal(t, 8, frontierStep(high, key), "no other arm above: the doubling")
 	ok, why := frontierVerdict(low, pt(4, 250, 30), key)
 	assert.False(t, ok, why)
 	assert.Contains(t, why, "no window point on the frontier")

@@ -34,7 +34,9 @@ func steadyCurve(a plannedArm) armCurveOf {
 
 // dominates reports whether q is at least as good as p on the frontier
 // InferenceX compares a key's arms on (throughput per GPU against
-// interactivity, both higher is better) and better in one of them.
+// interactivity, both higher is better) and better in one of them: the
+// upper-right frontier of knee.Frontiers, except that there a tie goes to
+// the point sorted first, where here it dominates neither way.
 func dominates(q, p armPoint) bool {
 	return q.tputPerGPU >= p.tputPerGPU && q.interactivity >= p.interactivity &&
 		(q.tputPerGPU > p.tputPerGPU || q.interactivity > p.interactivity)

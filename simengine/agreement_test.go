@@ -355,8 +355,11 @@ func simulatedKeys(t *testing.T) ([]string, map[string][]recipes.Point) {
 // without the simulation) has its knee inside the window, as
 // scripts/sim-agreement.sh judges a full simulated discovery. The count
 // and every key's verdict are a golden, with a second count by the peak
-// (armVerdict's byPeak; "by peak" lines): a change of the model that moves
-// them must say so (go test ./simengine -run TestAgreementWithOfficialWindows -update).
+// (armVerdict's byPeak; "by peak" lines) and a third by the frontier
+// (frontierVerdict, for each arm whose knee misses its window; "by
+// frontier" lines, and every such arm says why the rule does or does not
+// take it): a change of the model that moves them must say so
+// (go test ./simengine -run TestAgreementWithOfficialWindows -update).
 func TestAgreementWithOfficialWindows(t *testing.T) {
 	var buf bytes.Buffer
 	keys, planned := simulatedKeys(t)
@@ -383,7 +386,7 @@ func TestAgreementWithOfficialWindows(t *testing.T) {
 		}
 		fmt.Fprintf(&buf, "%-17s %s: %s\n", label, key, strings.Join(v.why, "; "))
 	}
-	fmt.Fprintf(&buf, "%d of %d keys agree; %d with InferenceX's knee, the peak, inside every window; %d with every other arm a segment of the simulated frontier\n", agree, len(keys), byPeak, byFrontier)
+	fmt.Fprintf(&buf, "%d of %d keys agree; %d with InferenceX's knee, the peak, inside every window; %d with each arm whose knee misses its window a segment of the simulated frontier\n", agree, len(keys), byPeak, byFrontier)
 	t.Log("\n" + buf.String())
 	golden := filepath.Join("..", "testdata", "simengine", "agreement.golden")
 	if *update {

@@ -175,15 +175,23 @@ func judgeKey(t testing.TB, arms []plannedArm) keyVerdict {
 // flips it. Qwen3.5 FP4 on MI355X ends TP2/EP2 at c20 beside a TP4 arm to
 // c40, but TP2 gives more throughput per GPU than any TP4 point at c24:
 // the rule keeps it a disagreement (its window ends at an HBM capacity
-// knee, the changelog says, which the model places later).
+// knee, the changelog says, which the model places later). Two more
+// keys hold the rule's other conditions: an arm past its own cliff at
+// the next point, and an arm off the frontier everywhere.
 func TestFrontierRuleFlipsOnlyFrontierSegments(t *testing.T) {
 	for _, tc := range []struct {
 		key, arm string
 		step     int
 		flips    bool
+		why      string
 	}{
-		{"glm5.2-fp4-mi355x-sglang-agentic-mtp", "tp8 ep8 dpa=false", 8, true},
-		{"qwen3.5-fp4-mi355x-sglang-agentic-mtp", "tp2 ep2 dpa=false", 24, false},
+		{"glm5.2-fp4-mi355x-sglang-agentic-mtp", "tp8 ep8 dpa=false", 8, true, "dominated by tp4 ep4 dpa=false kv=dram c4"},
+		{"qwen3.5-fp4-mi355x-sglang-agentic-mtp", "tp2 ep2 dpa=false", 24, false, "not dominated"},
+		// Resident to c10, LMCache at c16: the pool (12.5 long sessions)
+		// runs out between, so c16 is past the arm's own cliff.
+		{"minimaxm3-fp8-mi300x-vllm-agentic-mtp", "tp8 ep1 dpa=false", 16, false, "below its top c10"},
+		// TP4 dominates every TP2 point in the model.
+		{"minimaxm3-fp4-mi355x-vllm-agentic-mtp", "tp2 ep1 dpa=false", 8, false, "no window point on the frontier"},
 	} {
 		t.Run(tc.key, func(t *testing.T) {
 			arms := plannedArms(t, tc.key)
@@ -201,6 +209,7 @@ func TestFrontierRuleFlipsOnlyFrontierSegments(t *testing.T) {
 			front, why := frontierVerdict(a, steadyPoint(a.arm.at(t, step), step, a.arm.traces), key)
 			t.Log(why)
 			assert.Equal(t, tc.flips, front, why)
+			assert.Contains(t, why, tc.why)
 			v := judgeKey(t, arms)
 			assert.Equal(t, tc.flips, v.byFrontier, strings.Join(v.why, "; "))
 		})

@@ -380,11 +380,11 @@
 // Blackwell GPU (or 3.2 times, or FP4 experts at an FP4 rate) costs a
 // strict agreement (16 to 15 of 31: MiniMax-M3 FP4 B300 TP4 rises to its
 // window's top, c20, and falls off at c24, read as unsaturated; 18 to 16
-// by the peak, 18 to 17 by the frontier). That arm's points past its
-// simulated cliff (c256 up) are collapsed. Past a resident pool's cliff
-// the same prefill re-computes whole evicted histories: that arm's TP8 at c60
-// warms up in 632 s, then keeps 60 sessions of about 290k tokens in a
-// 12.9M-token pool and serves 99 requests in 1,200 s (TTFT p50 185 s).
+// by the peak, 18 to 17 by the frontier). Past a resident pool's cliff
+// the same prefill re-computes whole evicted histories: that key's TP8
+// at c60 warms up in 632 s, then keeps 60 sessions of about 290k tokens
+// in a 12.9M-token pool and serves 99 requests in 1,200 s (TTFT p50
+// 185 s).
 // vLLM's pool is now what its budget leaves beside the weights and
 // 19.5 GB (the activation peak, graphs, non-torch memory): InferenceX
 // measured 31.72 GiB (883,840 tokens) for MiniMax-M3 NVFP4 on B200 TP2

@@ -368,7 +368,9 @@
 // no request in its window, the one official point of the 31 keys that
 // failed. It now serves 20 (valid and collapsed: 594 tok/s/GPU, TTFT p50
 // 278 s; 147M primed tokens over a 116M-token pool), and c196 134.4k
-// tok/s/GPU (95.6k with 29 primers cancelled). InferenceX's harness (the
+// tok/s/GPU (95.6k with 29 primers cancelled): the arm's seven official
+// points are green, knee c100 (ambiguous), peak c144 (135.8k), cliff at
+// c512. InferenceX's harness (the
 // SemiAnalysis fork) cancels at the grace period; read so, the point
 // passes in simulation only with the prefill three times as fast (488 of
 // 512 primed, 230 requests, valid), and priming every lane in 1,800 s

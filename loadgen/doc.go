@@ -28,7 +28,12 @@
 //     the subagents in flight), the --warmup-requests-per-lane turns
 //     ending at its last one (k) with max_tokens=1 and the full history
 //     as context (benchmark_phase "warmup"); a failed root warm-up
-//     request aborts the run as aiperf does;
+//     request aborts the run as aiperf does. Profiling starts when every
+//     primer has returned: aiperf 0.12.0's agentic warm-up barrier has no
+//     timeout (its --warmup-grace-period bounds only an accelerated cache
+//     warm-up), so a --warmup-request-count command waits for them all;
+//     the SemiAnalysis fork's --warmup-requests-per-lane command cancels
+//     what is still in flight at --warmup-grace-period, without a record;
 //  3. profiling: each lane continues at k+1, waiting each turn's
 //     recorded idle gap (end-to-start, capped per gap by
 //     --trace-idle-gap-cap-seconds; when every lane is idle, all waits
@@ -41,8 +46,8 @@
 //     --conversation-num), in-flight requests get
 //     --benchmark-grace-period and are then cancelled, leaving no
 //     record (as in aiperf 0.12.0: neither a success nor an error, so
-//     not in the error rate; the same for warm-up requests cut by the
-//     warm-up grace period); the live --failed-request-threshold
+//     not in the error rate; the same for warm-up requests the fork's
+//     warm-up grace period cuts); the live --failed-request-threshold
 //     cancels the run;
 //  4. writes profile_export.jsonl, and when at least one profiling
 //     request succeeded, profile_export_aiperf.json and

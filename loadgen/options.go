@@ -43,7 +43,9 @@ type Options struct {
 	// WarmupRequests is --warmup-request-count as given (aiperf 0.12.0
 	// primes once per stream whatever it says; input_config echoes it).
 	WarmupRequests int
-	WarmupGrace    time.Duration // bound on the warm-up phase; 0 = no bound
+	// WarmupGrace is --warmup-grace-period (or --agentic-warmup-grace-period)
+	// as given; warmupBound says whether it bounds the warm-up.
+	WarmupGrace time.Duration
 
 	Seed           uint64 // random seed (trajectory starts, trace order, markers)
 	StartMinRatio  float64
@@ -340,6 +342,26 @@ func (r *flagReader) trajectories(o *Options, agentx bool) {
 	if o.StartMinRatio > o.StartMaxRatio {
 		r.bad("--trajectory-start-min-ratio (%g) must be <= --trajectory-start-max-ratio (%g)", o.StartMinRatio, o.StartMaxRatio)
 	}
+}
+
+// warmupBound is how long the warm-up may last before the requests
+// still in flight are cancelled (without a record) and profiling starts;
+// 0 = no bound. The SemiAnalysis fork's --warmup-grace-period bounds it
+// (InferenceX: "cancelling any remaining requests and starting
+// profiling"). Upstream aiperf 0.12.0 (a --warmup-request-count command
+// line) routes the flag to the agentic warm-up's grace_period_sec, but
+// that phase has no expected duration (timing/config.py,
+// _build_agentic_warmup_config), so PhaseLifecycle.time_left_in_seconds
+// is None and the runner waits for every primer without a timeout
+// (timing/phase/runner.py, _wait_for_returning_complete); the grace
+// bounds only an accelerated cache warm-up, which the load generator does
+// not run. Each primer is still bounded by --request-timeout-seconds,
+// and one that fails aborts the run.
+func (o *Options) warmupBound() time.Duration {
+	if o.WarmupRequests > 0 {
+		return 0
+	}
+	return o.WarmupGrace
 }
 
 // warmup reads the warm-up requests and their grace period.

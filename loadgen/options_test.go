@@ -72,6 +72,34 @@ func TestOptionsFromFlagsInferenceX(t *testing.T) {
 	assert.Equal(t, []string{"http://localhost:8888/metrics", "http://localhost:30000/metrics"}, metricsEndpoints(&o), "deduplicated")
 }
 
+// TestWarmupBound: InferenceX's fork command (--warmup-requests-per-lane)
+// bounds the warm-up by --warmup-grace-period; the command sweep builds for
+// upstream aiperf 0.12.0 (--warmup-request-count, the same grace) waits
+// for every primer, as aiperf 0.12.0's agentic warm-up barrier does.
+func TestWarmupBound(t *testing.T) {
+	upstream := slices.Clone(inferencexReplay)
+	i := slices.Index(upstream, "--warmup-requests-per-lane")
+	upstream[i], upstream[i+1] = "--warmup-request-count", "32"
+	tests := []struct {
+		name, ref string
+		argv      []string
+		want      time.Duration
+	}{
+		{"fork", DefaultSchema, inferencexReplay, 1800 * time.Second},
+		{"aiperf 0.12.0", "aiperf@0.12.0", upstream, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _, err := ParseCommand(tc.argv, tc.ref)
+			require.NoError(t, err)
+			o, err := OptionsFromFlags(f)
+			require.NoError(t, err)
+			assert.Equal(t, 1800*time.Second, o.WarmupGrace, "echoed in input_config either way")
+			assert.Equal(t, tc.want, o.warmupBound())
+		})
+	}
+}
+
 // TestOptionsFromFlagsErrors: each command is rejected, by the aiperf
 // schema where aiperf itself would reject it (schema names the expected
 // message), and always by OptionsFromFlags, which is checked on the

@@ -505,19 +505,20 @@ func (r *runner) warmup(ctx context.Context) []*lane {
 	r.logf("warm-up: %d request(s) per lane on %d lanes", w, len(lanes))
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	grace := r.o.warmupBound()
 	var g *vgroup
 	switch {
 	case r.vc != nil:
 		// Every lane warms up from the run's time; profiling starts at the
 		// simulated time the last warm-up request ended.
-		if r.o.WarmupGrace > 0 {
-			r.issueEnd = r.main.now + r.o.WarmupGrace.Seconds()
+		if grace > 0 {
+			r.issueEnd = r.main.now + grace.Seconds()
 			r.cancelAt = r.issueEnd
 		}
 		g = r.vwait(ctx, len(lanes), r.main)
-	case r.o.WarmupGrace > 0:
+	case grace > 0:
 		var cancelTimer context.CancelFunc
-		wctx, cancelTimer = context.WithTimeoutCause(wctx, r.o.scaled(r.o.WarmupGrace), errCancelled)
+		wctx, cancelTimer = context.WithTimeoutCause(wctx, r.o.scaled(grace), errCancelled)
 		defer cancelTimer()
 	}
 	var wg sync.WaitGroup

@@ -507,21 +507,44 @@ func TestRunServerDiesMidStream(t *testing.T) {
 	})
 }
 
+// TestRunWarmupGracePeriod: primers slower than the warm-up grace period
+// (30 s against 10 s). The SemiAnalysis fork's --warmup-grace-period
+// cancels them without a record and profiling starts; upstream aiperf
+// 0.12.0 (--warmup-request-count) waits for every primer, as its agentic
+// warm-up phase has no expected duration for the grace to follow.
 func TestRunWarmupGracePeriod(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := &fakeServer{t: t, ttft: 30 * time.Second, tokenGap: time.Millisecond}
-		o := fakeOptions(t, f)
-		o.WarmupPerLane = 1
-		o.WarmupGrace = 10 * time.Second
-		o.BenchmarkDuration = 60 * time.Second
-		o.GracePeriod = 60 * time.Second
-		res, err := Run(t.Context(), o, io.Discard)
-		require.NoError(t, err, "slow warm-ups cut by the grace period do not abort the run")
-		assert.Equal(t, Counts{Cancelled: o.Concurrency}, res.Warmup, "cancelled at the end of the warm-up grace period, without a record")
-		for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile)) {
-			assert.NotEqual(t, aiperf.PhaseWarmup, phaseOf(r))
-		}
-	})
+	tests := []struct {
+		name     string
+		requests int // WarmupRequests: --warmup-request-count (upstream 0.12.0)
+		want     func(conc int) Counts
+	}{
+		{"fork cancels at the grace period", 0, func(conc int) Counts { return Counts{Cancelled: conc} }},
+		{"aiperf 0.12.0 waits for every primer", 4, func(conc int) Counts { return Counts{OK: conc} }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := &fakeServer{t: t, ttft: 30 * time.Second, tokenGap: time.Millisecond}
+				o := fakeOptions(t, f)
+				o.WarmupPerLane, o.WarmupRequests = 1, tc.requests
+				o.WarmupGrace = 10 * time.Second
+				o.BenchmarkDuration = 60 * time.Second
+				o.GracePeriod = 60 * time.Second
+				begin := time.Now()
+				res, err := Run(t.Context(), o, io.Discard)
+				require.NoError(t, err, "slow warm-ups do not abort the run")
+				assert.Equal(t, tc.want(o.Concurrency), res.Warmup)
+				warm := 0
+				for _, r := range readJSONL(t, filepath.Join(o.ArtifactDir, aiperf.RecordsFile)) {
+					if phaseOf(r) == aiperf.PhaseWarmup {
+						warm++
+						assert.Equal(t, begin.Add(30*time.Second).UnixNano(), int64(num64(md(r)["request_end_ns"]))/1000*1000, "answered after the grace period")
+					}
+				}
+				assert.Equal(t, res.Warmup.OK, warm, "a record for each primer answered, none for those cancelled")
+			})
+		})
+	}
 }
 
 func TestRunMaxSessions(t *testing.T) {

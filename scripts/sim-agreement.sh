@@ -7,7 +7,8 @@
 # first point and at most its last; "by peak" keys agree by InferenceX's
 # own word for a knee instead, the peak (ok, ambiguous or saturated-at-min
 # with its peak above the window's first point and at most its last;
-# TestAgreementWithOfficialWindows counts both). Keys discover cannot simulate
+# TestAgreementWithOfficialWindows counts both, and a third, by the
+# Pareto frontier, which this script does not). Keys discover cannot simulate
 # (multi-node and disaggregated ones) are listed as skipped, not counted.
 # Needs jq. Takes about 1-3 min a key on
 # 2 cores; a key's results are reused when OUT_DIR/KEY/summary.json exists.

@@ -1,15 +1,14 @@
 package simengine
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
 	"sweep/configs"
+	"sweep/internal/inputfile"
 )
 
 // CalibrationVersion is the version of the calibration file format.
@@ -19,9 +18,9 @@ const CalibrationVersion = 1
 // `sweep sim calibrate RESULTS_DIR` writes it, `--sim-calibration FILE`
 // hands it to every simulated engine of a run or discovery.
 type Calibration struct {
-	Version int    `json:"version"`
-	Source  string `json:"source,omitempty"` // the results it was fitted to
-	Arms    []ArmCalibration
+	Version int              `json:"version"`
+	Source  string           `json:"source,omitempty"` // the results it was fitted to
+	Arms    []ArmCalibration `json:"arms"`
 }
 
 // ArmCalibration is one arm's fit: the model's step costs (decode and
@@ -83,15 +82,13 @@ func (a *ArmCalibration) matches(c *Config) bool {
 
 // LoadCalibration reads a calibration file.
 func LoadCalibration(path string) (*Calibration, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
 		return nil, err
 	}
 	var cal Calibration
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cal); err != nil {
-		return nil, fmt.Errorf("%s: %w (want the JSON sweep sim calibrate writes)", path, err)
+	if err := configs.DecodeJSON(path, data, &cal, "the JSON sweep sim calibrate writes"); err != nil {
+		return nil, err
 	}
 	if cal.Version != CalibrationVersion {
 		return nil, fmt.Errorf("%s: calibration version %d, want %d (fit it again with sweep sim calibrate)", path, cal.Version, CalibrationVersion)

@@ -37,6 +37,27 @@ type plannedArm struct {
 	// points holds the Config of each official point, in concs' order
 	// (the recipes set --max-running-requests and the like per point).
 	points []Config
+	// row is the matrix row of the arm's highest official point, which
+	// at plans the arm at a concurrency outside its conc-list.
+	row matrix.Row
+}
+
+// at is the arm's Config at concurrency conc: its official point's, or
+// the recipe planned again for its top row at conc (the conc-dependent
+// flags, such as SGLang's --max-running-requests at twice the
+// concurrency, follow), as a discovery of a denser conc-list would run it.
+func (a plannedArm) at(t testing.TB, conc int) Config {
+	t.Helper()
+	if i := slices.Index(a.concs, conc); i >= 0 {
+		return a.points[i]
+	}
+	row := a.row
+	row.Conc = conc
+	points, err := recipes.Plan(matrix.Matrix{&row}, recipes.PlanOptions{Catalog: models.Builtin(), Fast: true})
+	require.NoError(t, err, "%s at c%d", a.name, conc)
+	require.Len(t, points, 1, "%s at c%d", a.name, conc)
+	_, cfg := pointConfig(t, points[0])
+	return cfg
 }
 
 // plannedArms plans a key's agentic rows as sweep discover does and
@@ -50,40 +71,51 @@ func plannedArms(t *testing.T, key string) []plannedArm {
 
 // armsOf groups planned points into arms and parses each point's engine
 // command as sim-engine does.
-func armsOf(t *testing.T, points []recipes.Point) []plannedArm {
+func armsOf(t testing.TB, points []recipes.Point) []plannedArm {
 	t.Helper()
 	var arms []plannedArm
 	index := map[string]int{}
 	for _, p := range points {
-		name := fmt.Sprintf("tp%d ep%d dpa=%t", p.Row.TP, p.Row.EP, p.Row.DPAttn)
-		if o := p.Row.KVOffloading; o != "" && o != "none" {
-			name += " kv=" + o // an offload arm is an arm of its own
-		}
-		cmd, err := ParseCommand(p.Engine.Argv, ParseOptions{Unchecked: p.Escapes})
-		require.NoError(t, err, name)
-		gpu, _, _ := strings.Cut(strings.TrimPrefix(p.Row.Runner, "cluster:"), "-")
-		// The environment the engine gets (the golden acceptance length
-		// SGLang reads from SGLANG_SIMULATE_ACC_LEN), as sim-engine sees it
-		// in a discovery, and the runner's GPU.
-		env := maps.Clone(p.Engine.Env)
-		if env == nil {
-			env = map[string]string{}
-		}
-		env[simproto.EnvGPU] = gpu
-		cfg, err := ConfigFromArgs(cmd.Engine, cmd.Flags, env)
-		require.NoError(t, err, name)
-		cfg, err = cfg.Normalize()
-		require.NoError(t, err, name)
+		name, cfg := pointConfig(t, p)
 		i, ok := index[name]
 		if !ok {
 			i = len(arms)
 			index[name] = i
-			arms = append(arms, plannedArm{name: name, cfg: cfg, traces: tracesFor(p.Client)})
+			arms = append(arms, plannedArm{name: name, cfg: cfg, traces: tracesFor(p.Client), row: p.Row})
 		}
 		arms[i].concs = append(arms[i].concs, p.Row.Conc)
 		arms[i].points = append(arms[i].points, cfg)
+		if p.Row.Conc >= arms[i].row.Conc {
+			arms[i].row = p.Row
+		}
 	}
 	return arms
+}
+
+// pointConfig names a planned point's arm and parses its engine command
+// as sim-engine does.
+func pointConfig(t testing.TB, p recipes.Point) (string, Config) {
+	t.Helper()
+	name := fmt.Sprintf("tp%d ep%d dpa=%t", p.Row.TP, p.Row.EP, p.Row.DPAttn)
+	if o := p.Row.KVOffloading; o != "" && o != "none" {
+		name += " kv=" + o // an offload arm is an arm of its own
+	}
+	cmd, err := ParseCommand(p.Engine.Argv, ParseOptions{Unchecked: p.Escapes})
+	require.NoError(t, err, name)
+	gpu, _, _ := strings.Cut(strings.TrimPrefix(p.Row.Runner, "cluster:"), "-")
+	// The environment the engine gets (the golden acceptance length
+	// SGLang reads from SGLANG_SIMULATE_ACC_LEN), as sim-engine sees it
+	// in a discovery, and the runner's GPU.
+	env := maps.Clone(p.Engine.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	env[simproto.EnvGPU] = gpu
+	cfg, err := ConfigFromArgs(cmd.Engine, cmd.Flags, env)
+	require.NoError(t, err, name)
+	cfg, err = cfg.Normalize()
+	require.NoError(t, err, name)
+	return name, cfg
 }
 
 // tracesFor is the trace set shape a point's client replays: loadgen

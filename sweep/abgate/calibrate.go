@@ -1,9 +1,7 @@
 package abgate
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"sweep/configs"
 	"sweep/internal/inputfile"
 	"sweep/internal/plural"
 )
@@ -365,10 +364,8 @@ func ReadCalibration(file string) (*Calibration, error) {
 		return nil, err
 	}
 	var c Calibration
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%s: %w: want the %s sweep ab calibrate writes", file, err, CalibrationFile)
+	if err := configs.DecodeJSON(file, data, &c, "the "+CalibrationFile+" sweep ab calibrate writes"); err != nil {
+		return nil, err
 	}
 	switch {
 	case len(c.Problems) > 0:

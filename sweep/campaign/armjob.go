@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"sweep/configs"
 	"sweep/internal/atomicfile"
 	"sweep/internal/filename"
 	"sweep/internal/inputfile"
@@ -131,11 +132,9 @@ func ReadArmJob(path string) (*ArmJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var aj ArmJob
-	if err := dec.Decode(&aj); err != nil {
-		return nil, fmt.Errorf("%s: not an arm job file: %w", path, err)
+	if err := configs.DecodeJSON(path, data, &aj, "an arm job file as sweep writes it"); err != nil {
+		return nil, err
 	}
 	if len(aj.Points) == 0 {
 		return nil, fmt.Errorf("%s: the arm job has no points", path)

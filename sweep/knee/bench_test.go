@@ -157,8 +157,10 @@ func misses(cases []*synth.Case) (by map[string]int, all, undecided int) {
 // their log ratio): the top gain per doubling against the gate for a miss
 // involving unsaturated, the first point against 0.9 × the top for one
 // involving saturated-at-min, and otherwise the curve at the grid points
-// within a doubling of the knee given against 0.9 × the top (the knee
-// moved there by a point read on the wrong side of the threshold). Such a
+// within a doubling of the knee given, or at its bracket (the usable
+// point below it, two doublings down when the point between failed),
+// against 0.9 × the top (the knee moved there by a point read on the
+// wrong side of the threshold). Such a
 // miss is a coin toss: no rule reading those points gets it right much
 // more than half the time, and the curve's other points help only as far
 // as its shape is assumed.
@@ -188,7 +190,7 @@ func undecidable(c *synth.Case, r *knee.Result) bool {
 		return math.Abs(math.Log(at(0)/top)-lt) < se
 	}
 	for i := range g {
-		if within(g[i], r.Knee) && math.Abs(math.Log(at(i)/top)-lt) < se {
+		if (within(g[i], r.Knee) || g[i] == r.Bracket) && math.Abs(math.Log(at(i)/top)-lt) < se {
 			return true
 		}
 	}
@@ -292,9 +294,11 @@ var reviewSeeds = []uint64{101, 202}
 // gate weighed a plateau's misfit (a still-rising arm whose last point on
 // a dense conc-list dipped was called ambiguous) it missed 2.25 % of
 // these 800 arms; it missed 0.6 % with the gate's noise fixed and the old
-// spike guard (d4e5ef3), and misses 0.5 % now.
+// spike guard (d4e5ef3), 0.5 % with the noise integrated out, and misses
+// 0.25 % (2 arms) since an arm whose top gains on rising errors is past
+// its capacity, not unsaturated (TestErrorsRisingAtTheTopAreNotUnsaturated).
 func TestKneeReviewCorpus(t *testing.T) {
-	const maxMiss = 1.5 // %
+	const maxMiss = 1.0 // %
 	var cases []*synth.Case
 	for _, seed := range reviewSeeds {
 		cases = append(cases, synth.ReviewCorpus(seed, 400)...)
@@ -318,7 +322,9 @@ func TestKneeReviewCorpus(t *testing.T) {
 // synth.FieldCorpus, and on seeds 11, 22 and 33 of synth.Corpus,
 // synth.EdgeCorpus and synth.ReviewCorpus). 909 is the first held-out
 // seed; 4242 and 31337 were added when the gate came to integrate the
-// noise out and the spike guard to fit the other points.
+// noise out and the spike guard to fit the other points. The error-rate
+// rules (the gate's, the spike guard's baseline) were reviewed on the
+// misses of FieldCorpus seeds 33 and corpusSeed only.
 var heldOutSeeds = []uint64{909, 4242, 31337}
 
 // TestKneeFieldCorpus holds the knee finder's miss rates on held-out
@@ -332,10 +338,32 @@ var heldOutSeeds = []uint64{909, 4242, 31337}
 // points, 1.13, 1.07 and 1.20 %; about three quarters of those misses are
 // undecidable at the arm's noise (undecidable), nearly all of them
 // saturating arms whose last doubling gains 5-10 % called unsaturated.
+// With the gate no longer calling unsaturated an arm whose top gains on
+// a rising error rate (past its capacity) and the spike guard reading
+// that rise from the arm's lowest rate: 0.93, 0.93 and 1.07 % (14, 14
+// and 16 arms, 13, 12 and 9 undecidable); no arm that was a hit became a
+// miss, on these seeds or the review seeds 33 and corpusSeed (1500 arms:
+// 1.73 -> 1.20 % and 1.60 -> 1.33 %; at the benchmark's 2000 arms
+// corpusSeed 1.70 -> 1.50 %).
+//
+// The misses of the five seeds (7500 arms) by cause, before -> after
+// (undecidable counting a knee's bracket too, two doublings below it
+// when the point between failed): undecidable 78 -> 64 (saturating arms
+// called unsaturated 35 -> 21, still-rising arms given a knee, most on
+// the dense 64..76 lists, 16, saturated-at-min arms with their first point or top
+// gain read across the edge 13, knees moved a doubling by a point read
+// across 0.9 of the top 14); decidable 23 -> 18: cliff arms gaining on
+// rising errors at their top 4 -> 0 and a cliff's peak read as a spike
+// 1 -> 0 (fixed), an unreplicated spike (15-30 %) on the point that
+// decided 10 (at the top, the first point or the peak: nothing but the
+// curve's assumed shape tells it from a real level), a noisy plateau
+// whose first point read 1.5-2.5 σ low or whose peak rose with its
+// noisiest points 4, a knee two doublings above its bracket across a
+// failed point 3, two points read 1.3 and 1.9 σ low at a dense top 1.
 // The flattening arms were 49.0 % and are 50.2 % missed: 94 % of those
 // misses are undecidable (a top gain of 10-15 % read through 1-8 % noise).
 func TestKneeFieldCorpus(t *testing.T) {
-	const maxField, maxFlat = 1.25, 50.5 // %
+	const maxField, maxFlat = 1.10, 50.5 // %
 	for _, seed := range heldOutSeeds {
 		field := synth.FieldCorpus(seed, 1500)
 		fieldBy, fieldMiss, undecided := misses(field)

@@ -50,7 +50,8 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     the fill may read the top two points as probes too.
 //  2. Fill: find the knee on what is measured and measure the grid
 //     point nearest to its lower doubling neighbour (k/2) when it is
-//     missing, and the one nearest to 2k unless a point above the knee
+//     missing (when it failed, the one between it and the knee's usable
+//     bracket), and the one nearest to 2k unless a point above the knee
 //     is measured on the plateau (within Analyze.Drop of the peak: it
 //     bounds the knee; a point fallen off a cliff does not, nor one more
 //     than a doubling above the knee that reads below the knee: the
@@ -474,7 +475,15 @@ func fillWant(grid []int, r *Result, at fillAt, rd readings, ao Options) []int {
 			}
 		}
 	case r.Status == StatusOK || r.Status == StatusAmbiguous || r.Status == StatusSaturatedAtMin:
-		want = append(want, nearest(grid, float64(r.Knee)/2))
+		half := nearest(grid, float64(r.Knee)/2)
+		want = append(want, half)
+		// A failed point there does not bound the knee from below: its
+		// usable bracket lies further down (an arm whose top gains on
+		// rising errors has its knee there, the peak anywhere between),
+		// so measure between the two.
+		if _, ok := tput(half); has(half) && !ok && r.Bracket > 0 && r.Bracket < half {
+			want = append(want, nearest(grid, math.Sqrt(float64(r.Bracket)*float64(half))))
+		}
 		if !plateauAbove(grid, tput, r.Knee, (1-ao.Drop)*r.PeakValue) {
 			// Only an unbounded upper side can move the knee up: a point
 			// above it measured on the plateau (the ×4 bracket's) bounds

@@ -1,0 +1,124 @@
+package configs
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"regexp"
+	"strconv"
+)
+
+// DecodeJSON decodes data, the contents of file, into v the way sweep
+// reads back the JSON files it writes for users to hand to it again
+// (calibrations, arm job files): one JSON value, no unknown keys. A
+// problem is an *Error at its line and column, naming the key where one
+// is known; want says what the file should be ("the JSON sweep sim
+// calibrate writes") and ends every message.
+func DecodeJSON(file string, data []byte, v any, want string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		end := dec.InputOffset()
+		var extra json.RawMessage
+		if err := dec.Decode(&extra); err != io.EOF {
+			line, col := offsetLineCol(data, nextNonSpace(data, end))
+			return &Error{File: file, Line: line, Col: col, Msg: "more after the end of the JSON value: want " + want}
+		}
+		return nil
+	}
+	e := &Error{File: file, Msg: err.Error() + ": want " + want}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		e.Msg = "empty: want " + want
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		e.Line, e.Col = offsetLineCol(data, int64(len(data)))
+		e.Msg = "the JSON ends early: want " + want
+	case errors.As(err, &se):
+		e.Line, e.Col = offsetLineCol(data, se.Offset-1)
+		e.Msg = se.Error() + ": want " + want
+	case errors.As(err, &te):
+		e.Line, e.Col = offsetLineCol(data, te.Offset-1)
+		e.Key = te.Field
+		e.Msg = fmt.Sprintf("a JSON %s where %s belongs: want %s", te.Value, jsonKind(te.Type), want)
+	default:
+		if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
+			name, _ := strconv.Unquote(m[1])
+			e.Key = name
+			e.Msg = "unknown key: want " + want
+			if at := keyOffset(data, name); at >= 0 {
+				e.Line, e.Col = offsetLineCol(data, at)
+			}
+		}
+	}
+	return e
+}
+
+// jsonKind names what JSON a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "another value"
+}
+
+// unknownField matches encoding/json's error for a key
+// DisallowUnknownFields refuses; it names the key but not where it is.
+var unknownField = regexp.MustCompile(`^json: unknown field ("(?:[^"\\]|\\.)*")$`)
+
+// keyOffset returns the offset of the first object key name in data
+// (the quoted name followed by a colon), or -1.
+func keyOffset(data []byte, name string) int64 {
+	quoted, _ := json.Marshal(name)
+	for from := 0; ; {
+		i := bytes.Index(data[from:], quoted)
+		if i < 0 {
+			return -1
+		}
+		at := from + i
+		if rest := bytes.TrimLeft(data[at+len(quoted):], " \t\r\n"); len(rest) > 0 && rest[0] == ':' {
+			return int64(at)
+		}
+		from = at + 1
+	}
+}
+
+// nextNonSpace returns the offset of the first byte at or after at that
+// is not JSON white space (len(data) when there is none).
+func nextNonSpace(data []byte, at int64) int64 {
+	for at < int64(len(data)) && bytes.IndexByte([]byte(" \t\r\n"), data[at]) >= 0 {
+		at++
+	}
+	return at
+}
+
+// offsetLineCol returns the 1-based line and column (in bytes) of the
+// byte at offset in data (offsets past the end point just after it).
+func offsetLineCol(data []byte, offset int64) (line, col int) {
+	offset = min(max(offset, 0), int64(len(data)))
+	before := data[:offset]
+	line = bytes.Count(before, []byte{'\n'}) + 1
+	return line, int(offset) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+}

@@ -1,0 +1,51 @@
+package configs
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDecodeJSON: every way a hand-edited JSON file goes wrong is an
+// *Error at the line and column of the problem, with the key when one is
+// known and what the file should be.
+func TestDecodeJSON(t *testing.T) {
+	type arm struct {
+		TP    int     `json:"tp"`
+		Scale float64 `json:"step_scale"`
+	}
+	type file struct {
+		Version int    `json:"version"`
+		Source  string `json:"source"`
+		Arms    []arm  `json:"arms"`
+	}
+	const want = "the JSON sweep sim calibrate writes"
+	tests := []struct {
+		name, data string
+		err        string // "" when it decodes
+	}{
+		{"good", "{\"version\": 1,\n \"arms\": [{\"tp\": 8}]}\n", ""},
+		{"unknown key", "{\"version\": 1,\n \"arms\": [{\"tp\": 8,\n   \"tp_size\": 8}]}", "c.json:3:4: tp_size: unknown key: want " + want},
+		{"unknown key named in a value first", "{\"source\": \"pool\", \"arms\": [{\"tp\": 8}],\n \"pool\": 1}", "c.json:2:2: pool: unknown key: want " + want},
+		{"wrong type", "{\"version\": 1,\n \"arms\": [{\"tp\": \"eight\"}]}", "c.json:2:24: arms.tp: a JSON string where an integer belongs: want " + want},
+		{"syntax", "{\"version\": 1,\n \"arms\": [{\"tp\": 8,}]}", "c.json:2:20: invalid character '}' looking for beginning of object key string: want " + want},
+		{"ends early", "{\"version\": 1,\n \"arms\": [", "c.json:2:11: the JSON ends early: want " + want},
+		{"empty", "  \n", "c.json: empty: want " + want},
+		{"trailing", "{\"version\": 1}\n{\"version\": 2}\n", "c.json:2:1: more after the end of the JSON value: want " + want},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var f file
+			err := DecodeJSON("c.json", []byte(tt.data), &f, want)
+			if tt.err == "" {
+				require.NoError(t, err)
+				assert.Equal(t, file{Version: 1, Arms: []arm{{TP: 8}}}, f)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tt.err, err.Error())
+			assert.Len(t, Errors(err), 1, "an *Error")
+		})
+	}
+}

@@ -41,7 +41,9 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     points the fall is checked one grid point above), or the grid
 //     ends. The bracketing points are probes (Step.Probe) where their
 //     grid neighbours lie within a doubling and they are neither the top
-//     of the grid nor the point below it (the top gate reads those two).
+//     of the grid nor the point below it (the top gate reads those two),
+//     and the grid has more than three points (on three the verdict
+//     needs every one as the full grid reads it).
 //     A bracket that ends on a cliff, on two failures, or on a step that
 //     gains less than the gate by more than twice its noise has settled
 //     the top gate: per-GPU throughput does not resume gaining once it has
@@ -282,7 +284,10 @@ func fillProbes(grid, conc []int, topGate bool, filled int) bool {
 	return true
 }
 
-// probeable reports whether a point may run as a short probe: only where
+// probeable reports whether a point may run as a short probe: only on a
+// grid of more than minPoints points (on minPoints every point is
+// measured and each decides the verdict: a probe there saves part of one
+// point and puts its noise, or its bias, into the fit unbounded), where
 // its grid neighbours lie within a doubling of it, so that a knee its
 // noise misplaces lands within one doubling, below the lowest
 // concurrency whose KV pool came near full (filled, 0 when none: a probe
@@ -291,7 +296,7 @@ func fillProbes(grid, conc []int, topGate bool, filled int) bool {
 // it (the gate compares the two at the full length, as on the full grid).
 func probeable(grid []int, c int, topGate bool, filled int) bool {
 	i := slices.Index(grid, c)
-	if i < 0 || filled > 0 && c >= filled || topGate && i >= len(grid)-2 || i+1 < len(grid) && grid[i+1] > 2*c {
+	if i < 0 || len(grid) <= minPoints || filled > 0 && c >= filled || topGate && i >= len(grid)-2 || i+1 < len(grid) && grid[i+1] > 2*c {
 		return false
 	}
 	return i == 0 || 2*grid[i-1] >= c

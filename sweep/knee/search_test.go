@@ -398,6 +398,27 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // GPU-hours at most maxGPUHours of InferenceX's restart-per-point full
 // grid.
 //
+// Now (branch h-bias merged with main 081d6fc), held-out with 300 s
+// probes: conc-lists 97.7 % at 32.6 %, doubling 99.0 % at 23.9 %,
+// simulated 100 % at 41.5 %, sim-doubling 100 % at 26.6 %; benchmark
+// seeds 97.98/32.10, 98.53/23.51, 100/41.51, 100/26.68. The issue's
+// goal, ≥ 97 % at ≤ 20 % on every corpus, is met for agreement and not
+// for GPU-hours: on the simulated conc-lists even the floor with one
+// full-length point is 22.2 %.
+//
+// No probes on a grid of three points (branch h-bias): the verdict needs
+// every point, so a probe there saves part of one point and puts its
+// noise, or its bias, into the fit unbounded. The simulated DeepSeek V4
+// TP8 DRAM-KV arm (official [16 32 48], seed 2; the full grid reads
+// unsaturated) read an ambiguous c32 on [16p 32 48]: its c16 probe reads
+// 13 % above its 1200 s point where the arm's probes average +2 % (no
+// arm-level bias for the correction below to find). Only the simulated
+// corpus has such grids (the synthetic ones have 4-15 points): held-out
+// simulated 94.1/40.7 -> 100/41.5, benchmark seeds 94.12/40.75 ->
+// 100/41.51, the other corpora unchanged (after the merge with main
+// 081d6fc: held-out 97.7/32.6, 99.0/23.9, 100/26.6; benchmark
+// 97.98/32.10, 98.53/23.51, 100/26.68).
+//
 // Rule 5 only where the verdict hangs on the probe (branch h-bias): an
 // unsteady probe runs again at the full length only when Analyze's
 // verdict with it at half its reading (unsteadyLow) differs from the
@@ -734,9 +755,9 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // they were; GPU-hours equal or 0.1 points lower.
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists":   {equalLength: {0.984, 0.458}, probes: {0.973, 0.327}},
-		"doubling":     {equalLength: {0.996, 0.434}, probes: {0.982, 0.241}},
-		"simulated":    {equalLength: {1, 0.534}, probes: {0.94, 0.408}},
+		"conc-lists":   {equalLength: {0.984, 0.458}, probes: {0.977, 0.327}},
+		"doubling":     {equalLength: {0.996, 0.434}, probes: {0.99, 0.240}},
+		"simulated":    {equalLength: {1, 0.534}, probes: {1, 0.416}},
 		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.267}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
@@ -779,6 +800,12 @@ func TestNextStepProbes(t *testing.T) {
 		{"sparse conc-list", []int{1, 4, 8, 16, 32, 40, 48, 56, 64}, nil, []knee.Step{
 			{Conc: []int{1}}, {Conc: []int{4}}, {Conc: []int{16}, Probe: true}, {Conc: []int{64}},
 			{Conc: []int{8}, Probe: true}, // 4 and 16 lie within a doubling of it
+		}},
+		// A grid of three points (the simulated DeepSeek V4 TP8 DRAM-KV
+		// arm's official [16 32 48]): the verdict needs every one, so
+		// none runs as a probe.
+		{"three-point grid", []int{16, 32, 48}, nil, []knee.Step{
+			{Conc: []int{16}}, {Conc: []int{48}}, {Conc: []int{32}},
 		}},
 		// The top fell off a cliff: the arm cannot still gain at its top,
 		// so the knee's upper neighbour, the point below the top, runs
@@ -1015,6 +1042,22 @@ func TestSearchProbeBiasSimArm(t *testing.T) {
 	}
 	if ours.ProbeBias <= 1 {
 		t.Errorf("probe bias %.3f, want above 1 (the arm's probes read high)", ours.ProbeBias)
+	}
+}
+
+// TestSearchThreePointGridSimArm: the simulated DeepSeek V4 FP4 MI355X
+// TP8 DRAM-KV arm (seed 2) has the official conc-list [16 32 48], which
+// the full grid reads unsaturated. Its c16 probe read 13 % above its
+// 1200 s point (the arm's probes average +2 %: no bias to correct), and
+// with c16 as a probe the search read an ambiguous knee at c32. On a
+// grid of three points every point runs at the full length.
+func TestSearchThreePointGridSimArm(t *testing.T) {
+	c := simArmCase(t, simCorpusFile, "dsv4-fp4-mi355x-sglang-agentic-mtp", "tp8 kv:dram", 2)
+	run := search(c)
+	full := knee.Analyze(c.full, knee.Options{})
+	ours := knee.Analyze(&knee.Arm{Samples: run.measured}, knee.Options{})
+	if !agrees(full, ours) || run.probes > 0 {
+		t.Errorf("search %s c%d on %v (%d probes), full grid %s c%d", ours.Status, ours.Knee, concs(run.measured), run.probes, full.Status, full.Knee)
 	}
 }
 

@@ -21,16 +21,17 @@ const biasFitPoints = 4
 
 // probeBias is how far, in log throughput, an arm's probes read above
 // the curve of its full-length points: some arms' short probes read high
-// across the arm (the simulated MiniMax FP4 MI355X arms by 5-13 %, GLM-5.2
-// by 13 %), not as independent noise. The curve is the saturating model
-// fitted on the usable full-length points whose KV pool stayed below
-// kvNearFull (the steady regime the probes are read in), up to the
-// highest of them (at least biasFitPoints); each steady usable probe strictly inside their range
-// (not Unsteady, at a concurrency without a full-length reading) reads
-// against it with the noise of both (Options.Sigma for the model, the
-// probe's own for the probe: sigma(full/seconds)). Their weighted mean is
-// shrunk toward 0 by the prior probeBiasScale, so a few probes move it
-// little; n is how many probes it rests on (0: no estimate, bias 0).
+// across the arm (the simulated MiniMax FP4 MI355X arms by 5-13 %,
+// GLM-5.2 by 13 %), not as independent noise. The curve is the
+// saturating model fitted on the usable full-length points whose KV pool
+// stayed below kvNearFull (the steady regime the probes are read in), up
+// to the highest of them (at least biasFitPoints). Each usable probe
+// strictly inside their range whose pool stayed below kvNearFull, at a
+// concurrency without a full-length reading, reads against it with the
+// noise of both (Options.Sigma for the model, Options.Sigma ×
+// sqrt(full length / probe length) for the probe). Their weighted mean
+// is shrunk toward 0 with the prior probeBiasScale, so a few probes move
+// it little; n is how many probes it rests on (0: no estimate, bias 0).
 func probeBias(samples []Sample, o Options) (bias float64, n int) {
 	full := 0.0
 	fullAt := map[int][]float64{}
@@ -90,14 +91,8 @@ func unbiasProbes(samples []Sample, o Options) ([]Sample, float64) {
 	f := math.Exp(-b)
 	for i := range out {
 		s := &out[i]
-		if !s.Probe {
-			continue
-		}
-		for _, p := range []**float64{&s.TotalTPS, &s.OutputTPS} {
-			if *p != nil {
-				v := **p * f
-				*p = &v
-			}
+		if s.Probe {
+			s.scaleThroughput(f)
 		}
 	}
 	return out, b

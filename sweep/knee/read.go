@@ -63,6 +63,17 @@ func (s *Sample) Throughput(m Metric) *float64 {
 	return s.TotalTPS
 }
 
+// scaleThroughput multiplies the sample's throughputs by f (new values:
+// a cloned sample's pointers are not shared).
+func (s *Sample) scaleThroughput(f float64) {
+	for _, p := range []**float64{&s.TotalTPS, &s.OutputTPS} {
+		if *p != nil {
+			v := **p * f
+			*p = &v
+		}
+	}
+}
+
 // Arm is the result files of one parallelism config of one config key.
 type Arm struct {
 	Identity result.Identity

@@ -730,14 +730,8 @@ func unsteadyDecides(measured []Sample, concs []int, ao Options) bool {
 	low := &Arm{Samples: slices.Clone(arm.Samples)}
 	for i := range low.Samples {
 		s := &low.Samples[i]
-		if !slices.Contains(concs, s.Conc) {
-			continue
-		}
-		for _, p := range []**float64{&s.TotalTPS, &s.OutputTPS} {
-			if *p != nil {
-				v := **p * unsteadyLow
-				*p = &v
-			}
+		if slices.Contains(concs, s.Conc) {
+			s.scaleThroughput(unsteadyLow)
 		}
 	}
 	return !sameVerdict(as, Analyze(low, ao))

@@ -214,52 +214,7 @@ func Analyze(a *Arm, o Options) *Result {
 	}
 	iso, mode := robustFit(u, y, w, errs, sigma)
 	n := len(use)
-	// The smooth model is fitted on the rising side and the plateau: every
-	// point up to the last one whose unimodal fit is within δ of the peak.
-	// Points after that (a post-knee decline) keep the unimodal fit.
-	end := mode
-	for j := mode + 1; j < n; j++ {
-		if iso[j] >= iso[mode]+math.Log(1-o.Drop) {
-			end = j
-		}
-	}
-	fit := slices.Clone(iso)
-	// whole is the smooth model when its domain is the whole grid, with
-	// the weights of its fit and its residual scale.
-	var whole struct {
-		m     saturating
-		w     []float64
-		scale float64
-		ok    bool
-	}
-	if end+1 >= minPoints {
-		m, scale, mw := fitSaturating(u[:end+1], y[:end+1], w[:end+1])
-		for j := range end + 1 {
-			fit[j] = m.at(u[j])
-		}
-		if end == n-1 {
-			whole.m, whole.w, whole.scale, whole.ok = m, mw, scale, true
-		}
-		// A "decline" that the smooth model over every point explains
-		// within the noise is noise: then the whole grid is the domain.
-		if end < n-1 {
-			all, allScale, allW := fitSaturating(u, y, w)
-			s2 := max(sigma, scale)
-			s2 *= s2
-			split, over := 0.0, 0.0
-			for j := range n {
-				split += w[j] * sq(y[j]-fit[j])
-				over += w[j] * sq(y[j]-all.at(u[j]))
-			}
-			if over <= split+2*s2*float64(n-1-end) {
-				end = n - 1
-				for j := range n {
-					fit[j] = all.at(u[j])
-				}
-				whole.m, whole.w, whole.scale, whole.ok = all, allW, allScale, true
-			}
-		}
-	}
+	fit, end, whole := smoothFit(u, y, w, iso, mode, sigma, o)
 	for j, i := range use {
 		v := round5(math.Exp(fit[j]))
 		r.Points[i].Fit = &v
@@ -288,74 +243,24 @@ func Analyze(a *Arm, o Options) *Result {
 		r.Points[use[pk]].Peak = true
 	}
 
-	// Saturation gate: the top of the grid still gains ≥ τ per doubling
-	// in the smooth fit, and the data make that more likely than not by
-	// odds above unsaturatedOdds: the posterior over the saturating models
-	// and the noise (gainPosterior), the replicate (or default) noise its
-	// prior. The posterior, not the sign of the last step,
-	// decides: on a dense conc-list (64, 68, 72) the step at the top rises
-	// less than the noise and its sign says little, while on a sparse one
-	// a last point below the one before it leaves many flattening curves
-	// in play. Without the smooth model over the whole grid (a decline at
-	// the top), the unimodal fit's last step decides.
-	// An arm whose top point's error rate rises over the lowest below it
-	// (errorsRise, as cliffs reads a cliff) is not still gaining, whatever
-	// its throughput does: requests fail there because the server is past
-	// its capacity (a KV cliff, timeouts), and the points above fail
-	// outright. Such an arm keeps the knee its fit gives, and overloaded,
-	// the reason's note, says why. On synth.FieldCorpus (seeds 33,
-	// 20260714, 909, 4242, 31337; 1500 arms each) this turned 18 misses
-	// into hits and no hit into a miss: cliff arms whose top gains 11-23 %
-	// per doubling a point or two below their failures, with 4-9 % errors
-	// there against 0.4 % below.
+	// The saturation gate (readTopGate) reads the top of the grid.
 	overloaded := ""
-	// undecided is the gate's posterior when the fit gains the gate at the
-	// top and the posterior lies between 1 − odds and the odds, where the
-	// data do not decide the top gain (and errors do not rise there), -1
-	// otherwise: the arm keeps the knee its fit gives, as before, but the
-	// verdict says so: ambiguous, the top two points to replicate, and
-	// how likely the top still gains the gate.
-	undecided := -1.0
-	// likely is the probability the gate read the top gain with: the
-	// posterior, or the data's own slope where the fit misfits the top; 1
-	// without a smooth fit over the whole grid.
-	likely := 1.0
+	undecided := -1.0 // the gate's posterior where the data leave the top gain open (topGate)
 	if end == n-1 {
-		gain := math.Exp((fit[n-1] - fit[n-2]) / (u[n-1] - u[n-2]))
-		rising := iso[n-1] > iso[n-2]+1e-12
-		if whole.ok && gain >= 1+o.Gain {
-			odds := unsaturatedOdds
-			if !rising {
-				odds = dipOdds
+		g := readTopGate(u, y, fit, iso, errs, whole, sigma, o)
+		if g.unsaturated {
+			r.unsaturated(g.gain, use[n-1], o.Gain)
+			if g.likely < sureOdds {
+				r.Reason += fmt.Sprintf("; the data make that %.0f%% likely at this noise: replicate c%d and c%d to settle it",
+					100*g.likely, r.Points[use[n-2]].Conc, r.Points[use[n-1]].Conc)
 			}
-			post := gainPosterior(u, y, whole.w, sigma, 1+o.Gain)
-			if post > 1-odds && post <= odds && !errorsRise(minErrors(errs[:n-1]), errs[n-1]) {
-				undecided = post
-			}
-			likely = post
-			rising = post > odds
-			// Where the saturating family misfits the top of the grid,
-			// its posterior is sure of a gain its models share and the
-			// data do not: the top points' own slope decides too.
-			if rising {
-				if t, misfit := topMisfit(u, y, whole.w, fit, sigma); misfit {
-					likely = t.gainProb(1 + o.Gain)
-					rising = likely > odds
-				}
-			}
+			return r
 		}
-		if gain >= 1+o.Gain && rising {
-			if !errorsRise(minErrors(errs[:n-1]), errs[n-1]) {
-				r.unsaturated(gain, use[n-1], o.Gain)
-				if likely < sureOdds {
-					r.Reason += fmt.Sprintf("; the data make that %.0f%% likely at this noise: replicate c%d and c%d to settle it",
-						100*likely, r.Points[use[n-2]].Conc, r.Points[use[n-1]].Conc)
-				}
-				return r
-			}
+		if g.overloaded {
 			overloaded = fmt.Sprintf("; c%d gains %.0f%% per doubling on an error rate of %.1f%% (%.1f%% below it): past its capacity, not still gaining",
-				r.Points[use[n-1]].Conc, 100*(gain-1), 100*errs[n-1], 100*minErrors(errs[:n-1]))
+				r.Points[use[n-1]].Conc, 100*(g.gain-1), 100*errs[n-1], 100*minErrors(errs[:n-1]))
 		}
+		undecided = g.undecided
 	}
 	r.Knee = r.Points[use[k]].Conc
 	r.Points[use[k]].Knee = true
@@ -385,22 +290,7 @@ func Analyze(a *Arm, o Options) *Result {
 	}
 	r.Reason += overloaded
 	if undecided >= 0 {
-		top, below := r.Points[use[n-1]].Conc, r.Points[use[n-2]].Conc
-		if r.Status == StatusOK {
-			r.Status = StatusAmbiguous
-		}
-		for _, j := range []int{n - 2, n - 1} {
-			if c := r.Points[use[j]].Conc; r.Status == StatusAmbiguous && !slices.Contains(r.Settle, c) {
-				r.Settle = append(r.Settle, c)
-				r.Points[use[j]].Settle = true
-			}
-		}
-		settle := fmt.Sprintf("measure above c%d, or replicate c%d and c%d", top, below, top)
-		if use[n-1] < len(r.Points)-1 { // the points above failed
-			settle = fmt.Sprintf("replicate c%d and c%d", below, top)
-		}
-		r.Reason += fmt.Sprintf("; the noise leaves open whether c%d..c%d still gains %.0f%% per doubling (%.0f%% likely): %s",
-			below, top, 100*o.Gain, 100*undecided, settle)
+		r.leaveTopOpen(use, undecided, o.Gain)
 	}
 	if r.Points[use[k]].Probe {
 		r.Reason += fmt.Sprintf("; c%d is a short probe (noisier; its full-length neighbours bound the knee)", r.Knee)
@@ -408,6 +298,153 @@ func Analyze(a *Arm, o Options) *Result {
 	r.Kneedle = kneedleOnFit(u[:end+1], fit[:end+1], r.Points, use)
 	r.Cliff = cliffs(r, use, fit, peak, o)
 	return r
+}
+
+// wholeFit is the smooth model's fit when its domain is the whole grid:
+// its weights (ok: there is one).
+type wholeFit struct {
+	w  []float64
+	ok bool
+}
+
+// smoothFit fits the smooth model on the rising side and the plateau:
+// every point up to the last one, end, whose unimodal fit iso is within
+// δ of the peak at mode. Points after that (a post-knee decline) keep the
+// unimodal fit, unless the smooth model over every point explains the
+// decline within the noise: then the whole grid is the domain.
+func smoothFit(u, y, w, iso []float64, mode int, sigma float64, o Options) (fit []float64, end int, whole wholeFit) {
+	n := len(u)
+	end = mode
+	for j := mode + 1; j < n; j++ {
+		if iso[j] >= iso[mode]+math.Log(1-o.Drop) {
+			end = j
+		}
+	}
+	fit = slices.Clone(iso)
+	if end+1 < minPoints {
+		return fit, end, whole
+	}
+	m, scale, mw := fitSaturating(u[:end+1], y[:end+1], w[:end+1])
+	for j := range end + 1 {
+		fit[j] = m.at(u[j])
+	}
+	if end == n-1 {
+		return fit, end, wholeFit{w: mw, ok: true}
+	}
+	all, _, allW := fitSaturating(u, y, w)
+	s2 := max(sigma, scale)
+	s2 *= s2
+	split, over := 0.0, 0.0
+	for j := range n {
+		split += w[j] * sq(y[j]-fit[j])
+		over += w[j] * sq(y[j]-all.at(u[j]))
+	}
+	if over <= split+2*s2*float64(n-1-end) {
+		end = n - 1
+		for j := range n {
+			fit[j] = all.at(u[j])
+		}
+		whole = wholeFit{w: allW, ok: true}
+	}
+	return fit, end, whole
+}
+
+// topGate is the saturation gate's reading of the top of a grid whose
+// smooth fit reaches it.
+type topGate struct {
+	// gain is the fit's gain per doubling into the top point (a factor).
+	gain float64
+	// unsaturated: the top still gains the gate and its errors do not
+	// rise; overloaded: it gains the gate on a rising error rate.
+	unsaturated, overloaded bool
+	// likely is the probability the gate read the top gain with: the
+	// posterior, or the data's own slope where the fit misfits the top; 1
+	// without a smooth fit over the whole grid.
+	likely float64
+	// undecided is the gate's posterior when the fit gains the gate at
+	// the top and the posterior lies between 1 − odds and the odds, where
+	// the data do not decide the top gain (and errors do not rise there),
+	// -1 otherwise: the arm keeps the knee its fit gives, as before, but
+	// the verdict says so (Result.leaveTopOpen).
+	undecided float64
+}
+
+// readTopGate is the saturation gate: the top of the grid still gains ≥
+// τ per doubling in the smooth fit, and the data make that more likely
+// than not by odds above unsaturatedOdds: the posterior over the
+// saturating models and the noise (gainPosterior), the replicate (or
+// default) noise its prior. The posterior, not the sign of the last
+// step, decides: on a dense conc-list (64, 68, 72) the step at the top
+// rises less than the noise and its sign says little, while on a sparse
+// one a last point below the one before it leaves many flattening curves
+// in play. Without the smooth model over the whole grid (a decline at
+// the top), the unimodal fit's last step decides.
+//
+// An arm whose top point's error rate rises over the lowest below it
+// (errorsRise, as cliffs reads a cliff) is not still gaining, whatever
+// its throughput does: requests fail there because the server is past
+// its capacity (a KV cliff, timeouts), and the points above fail
+// outright. Such an arm keeps the knee its fit gives, and the verdict's
+// reason says why (overloaded). On synth.FieldCorpus (seeds 33,
+// 20260714, 909, 4242, 31337; 1500 arms each) this turned 18 misses into
+// hits and no hit into a miss: cliff arms whose top gains 11-23 % per
+// doubling a point or two below their failures, with 4-9 % errors there
+// against 0.4 % below.
+func readTopGate(u, y, fit, iso, errs []float64, whole wholeFit, sigma float64, o Options) topGate {
+	n := len(u)
+	g := topGate{gain: math.Exp((fit[n-1] - fit[n-2]) / (u[n-1] - u[n-2])), likely: 1, undecided: -1}
+	errorsUp := errorsRise(minErrors(errs[:n-1]), errs[n-1])
+	rising := iso[n-1] > iso[n-2]+1e-12
+	if whole.ok && g.gain >= 1+o.Gain {
+		odds := unsaturatedOdds
+		if !rising {
+			odds = dipOdds
+		}
+		post := gainPosterior(u, y, whole.w, sigma, 1+o.Gain)
+		if post > 1-odds && post <= odds && !errorsUp {
+			g.undecided = post
+		}
+		g.likely = post
+		rising = post > odds
+		// Where the saturating family misfits the top of the grid, its
+		// posterior is sure of a gain its models share and the data do
+		// not: the top points' own slope decides too.
+		if rising {
+			if t, misfit := topMisfit(u, y, whole.w, fit, sigma); misfit {
+				g.likely = t.gainProb(1 + o.Gain)
+				rising = g.likely > odds
+			}
+		}
+	}
+	if g.gain >= 1+o.Gain && rising {
+		g.unsaturated, g.overloaded = !errorsUp, errorsUp
+	}
+	return g
+}
+
+// leaveTopOpen marks a verdict whose top gain the gate's posterior
+// (undecided) left open: an ok knee becomes ambiguous, the top two
+// usable points (use: the usable points' indices) join the points to
+// replicate, and the reason says how likely the top still gains the gate
+// and what settles it.
+func (r *Result) leaveTopOpen(use []int, undecided, gate float64) {
+	n := len(use)
+	top, below := r.Points[use[n-1]].Conc, r.Points[use[n-2]].Conc
+	if r.Status == StatusOK {
+		r.Status = StatusAmbiguous
+	}
+	for _, j := range []int{n - 2, n - 1} {
+		if c := r.Points[use[j]].Conc; r.Status == StatusAmbiguous && !slices.Contains(r.Settle, c) {
+			r.Settle = append(r.Settle, c)
+			r.Points[use[j]].Settle = true
+		}
+	}
+	settle := fmt.Sprintf("measure above c%d, or replicate c%d and c%d", top, below, top)
+	if use[n-1] < len(r.Points)-1 { // the points above failed
+		settle = fmt.Sprintf("replicate c%d and c%d", below, top)
+	}
+	r.Reason += fmt.Sprintf("; the noise leaves open whether c%d..c%d still gains %.0f%% per doubling (%.0f%% likely): %s",
+		below, top, 100*gate, 100*undecided, settle)
 }
 
 // unsaturated makes r the verdict on an arm still gaining gain per

@@ -141,6 +141,31 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	if len(unsteadyAgain) > 0 && unsteadyDecides(measured, unsteadyAgain, ao) {
 		return Step{Conc: unsteadyAgain}
 	}
+	rd := newReadings(byConc, o, ao)
+	step, ceiling, settled := bracket(grid, rd, o, ao, filled)
+	if len(step.Conc) > 0 {
+		return step
+	}
+	conc, rising, again := fill(grid, measured, ceiling, rd, ao)
+	if again {
+		return Step{Conc: conc}
+	}
+	if probe := fillProbes(grid, conc, !settled, filled); probe || rising {
+		return Step{Conc: conc, Probe: probe}
+	}
+	// Around a knee, the points that must run full length run first; the
+	// others are chosen again with those readings in hand, as probes.
+	var full []int
+	for _, c := range conc {
+		if !probeable(grid, c, !settled, filled) {
+			full = append(full, c)
+		}
+	}
+	return Step{Conc: full}
+}
+
+// newReadings reads the measured samples by concurrency (byConc).
+func newReadings(byConc map[int][]*Sample, o SearchOptions, ao Options) readings {
 	// probeFailed: every reading at c is a probe that failed validation,
 	// the way a short run fails (shortFailure).
 	// A probe that failed a validation a short window can fail is no
@@ -187,24 +212,34 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		}
 		return sd
 	}
+	probe := func(c int) bool {
+		return has(c) && !slices.ContainsFunc(byConc[c], func(s *Sample) bool { return !s.Probe })
+	}
+	return readings{has: has, tput: tput, sig: sig, probeFailed: probeFailed, probe: probe, usable: usable}
+}
 
-	// 1. Bracket.
-	ceiling := grid[len(grid)-1] // nothing above two failures in a row or a cliff
+// bracket is the search's first stage: from the grid's first point it
+// measures every o.Step-th concurrency up (the top of the grid last)
+// until the arm stops gaining the gate, fails twice in a row or falls off
+// a cliff. It returns the step to measure next, or (an empty step) the
+// ceiling nothing above which is measured and whether the bracket is
+// settled: it saw the arm stop gaining below the top (a cliff, two
+// failures, a step short of the gate beyond its noise), so the top gate's
+// verdict is known and its two points need not run full length.
+func bracket(grid []int, rd readings, o SearchOptions, ao Options, filled int) (step Step, ceiling int, settled bool) {
+	has, tput, sig, probeFailed, usable := rd.has, rd.tput, rd.sig, rd.probeFailed, rd.usable
+	ceiling = grid[len(grid)-1] // nothing above two failures in a row or a cliff
 	prev, prevT := 0, 0.0
 	failed := 0 // the last bracket point, when it failed
-	// settled: the bracket saw the arm stop gaining below the top (a cliff,
-	// two failures, a step short of the gate beyond its noise), so the top
-	// gate's verdict is known and its two points need not run full length.
-	settled := false
 	for c := grid[0]; ; {
 		if !has(c) {
-			return Step{Conc: []int{c}, Probe: probeable(grid, c, true, filled)}
+			return Step{Conc: []int{c}, Probe: probeable(grid, c, true, filled)}, 0, false
 		}
 		t, ok := tput(c)
 		next := 0
 		switch {
 		case !ok && failed == 0 && probeFailed(c): // it would stop the bracket
-			return Step{Conc: []int{c}}
+			return Step{Conc: []int{c}}, 0, false
 		case !ok && failed > 0: // two failures in a row: the server's capacity
 			ceiling, settled = failed, true
 		case !ok: // one failure may be transient: try the next grid point
@@ -233,25 +268,7 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		}
 		c = next
 	}
-	rd := readings{has: has, tput: tput, sig: sig, probeFailed: probeFailed, probe: func(c int) bool {
-		return has(c) && !slices.ContainsFunc(byConc[c], func(s *Sample) bool { return !s.Probe })
-	}}
-	conc, rising, again := fill(grid, measured, ceiling, rd, ao)
-	if again {
-		return Step{Conc: conc}
-	}
-	if probe := fillProbes(grid, conc, !settled, filled); probe || rising {
-		return Step{Conc: conc, Probe: probe}
-	}
-	// Around a knee, the points that must run full length run first; the
-	// others are chosen again with those readings in hand, as probes.
-	var full []int
-	for _, c := range conc {
-		if !probeable(grid, c, !settled, filled) {
-			full = append(full, c)
-		}
-	}
-	return Step{Conc: full}
+	return Step{}, ceiling, settled
 }
 
 // readings are what NextStep reads of the measured samples, by
@@ -264,6 +281,7 @@ type readings struct {
 	sig         func(int) float64
 	probeFailed func(int) bool
 	probe       func(int) bool
+	usable      func() int // how many concurrencies have a usable reading
 }
 
 // fillProbes reports whether the fill points conc run as probes: when

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+
+	"sweep/internal/stats"
 )
 
 // probeBiasScale is the prior scale of an arm's probe bias (the log of
@@ -44,13 +46,16 @@ func probeBias(samples []Sample, o Options) (bias float64, n int) {
 	}
 	var fu, fy, fw []float64
 	for _, c := range slices.Sorted(maps.Keys(fullAt)) {
-		fu, fy, fw = append(fu, math.Log2(float64(c))), append(fy, meanOf(fullAt[c])), append(fw, float64(len(fullAt[c])))
+		fu, fy, fw = append(fu, math.Log2(float64(c))), append(fy, stats.Mean(fullAt[c])), append(fw, float64(len(fullAt[c])))
 	}
-	if top := argmax(fy); top+1 >= biasFitPoints {
-		fu, fy, fw = fu[:top+1], fy[:top+1], fw[:top+1]
-	} else {
+	if len(fy) < biasFitPoints {
 		return 0, 0
 	}
+	top := slices.Index(fy, slices.Max(fy)) // the first highest
+	if top+1 < biasFitPoints {
+		return 0, 0
+	}
+	fu, fy, fw = fu[:top+1], fy[:top+1], fw[:top+1]
 	m, _, _ := fitSaturating(fu, fy, fw)
 	num, den := 0.0, 0.0
 	for i := range samples {
@@ -96,24 +101,4 @@ func unbiasProbes(samples []Sample, o Options) ([]Sample, float64) {
 		}
 	}
 	return out, b
-}
-
-func meanOf(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-// argmax is the index of the largest value (the first on a tie), -1 for
-// none.
-func argmax(v []float64) int {
-	best := -1
-	for i, x := range v {
-		if best < 0 || x > v[best] {
-			best = i
-		}
-	}
-	return best
 }

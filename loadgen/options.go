@@ -347,8 +347,8 @@ func (r *flagReader) trajectories(o *Options, agentx bool) {
 // warmupBound is how long the warm-up may last before the requests
 // still in flight are cancelled (without a record) and profiling starts;
 // 0 = no bound. The SemiAnalysis fork's --warmup-grace-period bounds it
-// (InferenceX: "cancelling any remaining requests and starting
-// profiling"). Upstream aiperf 0.12.0 (a --warmup-request-count command
+// (InferenceX's harness says so: at the grace period the primers still
+// open are cancelled and profiling starts). Upstream aiperf 0.12.0 (a --warmup-request-count command
 // line) routes the flag to the agentic warm-up's grace_period_sec, but
 // that phase has no expected duration (timing/config.py,
 // _build_agentic_warmup_config), so PhaseLifecycle.time_left_in_seconds

@@ -141,15 +141,21 @@ type keyVerdict struct {
 	why                        []string // one per arm that does not agree strictly
 }
 
+// keyCurves is every arm of a key at steady state (steadyCurve).
+func keyCurves(arms []plannedArm) []armCurveOf {
+	key := make([]armCurveOf, len(arms))
+	for i, a := range arms {
+		key[i] = steadyCurve(a)
+	}
+	return key
+}
+
 // judgeKey runs each arm of a key at steady state over its official
 // concurrencies and judges it (armVerdict; for an arm that does not
 // agree strictly, frontierVerdict at frontierStep too).
 func judgeKey(t testing.TB, arms []plannedArm) keyVerdict {
 	t.Helper()
-	key := make([]armCurveOf, len(arms))
-	for i, a := range arms {
-		key[i] = steadyCurve(a)
-	}
+	key := keyCurves(arms)
 	v := keyVerdict{strict: true, byPeak: true, byFrontier: true}
 	for _, a := range key {
 		ok, peak, w := armVerdict(a.arm, a.pts)
@@ -195,10 +201,7 @@ func TestFrontierRuleFlipsOnlyFrontierSegments(t *testing.T) {
 	} {
 		t.Run(tc.key, func(t *testing.T) {
 			arms := plannedArms(t, tc.key)
-			key := make([]armCurveOf, len(arms))
-			for i, a := range arms {
-				key[i] = steadyCurve(a)
-			}
+			key := keyCurves(arms)
 			i := slices.IndexFunc(key, func(c armCurveOf) bool { return c.arm.name == tc.arm })
 			require.GreaterOrEqual(t, i, 0)
 			a := key[i]

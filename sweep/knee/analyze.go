@@ -127,6 +127,12 @@ type Point struct {
 	TokensPerJoule       *float64 `json:"output_tokens_per_joule,omitempty"`
 }
 
+// HasKnee reports whether the verdict gives a knee: ok, ambiguous or
+// saturated at the grid's minimum.
+func (r *Result) HasKnee() bool {
+	return r.Status == StatusOK || r.Status == StatusAmbiguous || r.Status == StatusSaturatedAtMin
+}
+
 // Result is the verdict on one arm.
 type Result struct {
 	Arm    *Arm
@@ -258,7 +264,7 @@ func Analyze(a *Arm, o Options) *Result {
 		}
 		if g.overloaded {
 			overloaded = fmt.Sprintf("; c%d gains %.0f%% per doubling on an error rate of %.1f%% (%.1f%% below it): past its capacity, not still gaining",
-				r.Points[use[n-1]].Conc, 100*(g.gain-1), 100*errs[n-1], 100*minErrors(errs[:n-1]))
+				r.Points[use[n-1]].Conc, 100*(g.gain-1), 100*errs[n-1], 100*slices.Min(errs[:n-1]))
 		}
 		undecided = g.undecided
 	}
@@ -393,7 +399,7 @@ type topGate struct {
 func readTopGate(u, y, fit, iso, errs []float64, whole wholeFit, sigma float64, o Options) topGate {
 	n := len(u)
 	g := topGate{gain: math.Exp((fit[n-1] - fit[n-2]) / (u[n-1] - u[n-2])), likely: 1, undecided: -1}
-	errorsUp := errorsRise(minErrors(errs[:n-1]), errs[n-1])
+	errorsUp := errorsRise(slices.Min(errs[:n-1]), errs[n-1])
 	rising := iso[n-1] > iso[n-2]+1e-12
 	if whole.ok && g.gain >= 1+o.Gain {
 		odds := unsaturatedOdds
@@ -670,7 +676,7 @@ func robustFit(u, y, w, errs []float64, sigma float64) ([]float64, int) {
 	if block > 1 {
 		return fit, mode
 	}
-	if mode+1 < len(y) && errorsRise(minErrors(errs[:mode+1]), errs[mode+1]) {
+	if mode+1 < len(y) && errorsRise(slices.Min(errs[:mode+1]), errs[mode+1]) {
 		return fit, mode
 	}
 	others, _ := unimodal(slices.Delete(slices.Clone(y), mode, mode+1), slices.Delete(slices.Clone(w), mode, mode+1))
@@ -719,10 +725,6 @@ func robustFit(u, y, w, errs []float64, sigma float64) ([]float64, int) {
 func errorsRise(before, after float64) bool {
 	return after > 0.02 && after > 2*before
 }
-
-// minErrors is the lowest of the error rates errs (at least one): an
-// arm's rate before it is loaded.
-func minErrors(errs []float64) float64 { return slices.Min(errs) }
 
 // maxSigma caps the noise estimate: replicates that differ by more are
 // not noise but different runs (a changed image, a sick node).

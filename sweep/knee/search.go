@@ -497,7 +497,7 @@ func fillWant(grid []int, r *Result, at fillAt, rd readings, ao Options) []int {
 				want = append(want, gapMiddle(grid, has, ceiling))
 			}
 		}
-	case r.Status == StatusOK || r.Status == StatusAmbiguous || r.Status == StatusSaturatedAtMin:
+	case r.HasKnee():
 		half := nearest(grid, float64(r.Knee)/2)
 		want = append(want, half)
 		// A failed point there does not bound the knee from below: its
@@ -752,19 +752,17 @@ func unsteadyDecides(measured []Sample, concs []int, ao Options) bool {
 			s.scaleThroughput(unsteadyLow)
 		}
 	}
-	return !sameVerdict(as, Analyze(low, ao))
+	return !SameVerdict(as, Analyze(low, ao))
 }
 
-// sameVerdict reports whether a and b agree: both a knee within one
-// doubling of the other's, or the same knee-less status.
-func sameVerdict(a, b *Result) bool {
-	hasKnee := func(r *Result) bool {
-		return r.Status == StatusOK || r.Status == StatusAmbiguous || r.Status == StatusSaturatedAtMin
-	}
-	if hasKnee(a) != hasKnee(b) {
+// SameVerdict reports whether a and b agree: both a knee within one
+// doubling of the other's, or the same knee-less status. It is how the
+// adaptive search's verdict is scored against the full grid's.
+func SameVerdict(a, b *Result) bool {
+	if a.HasKnee() != b.HasKnee() {
 		return false
 	}
-	if !hasKnee(a) {
+	if !a.HasKnee() {
 		return a.Status == b.Status
 	}
 	return a.Knee <= 2*b.Knee && b.Knee <= 2*a.Knee

@@ -218,18 +218,6 @@ func armGrid(a *knee.Arm) []int {
 	return slices.Compact(g)
 }
 
-// agrees scores the adaptive verdict against the full grid's: the same
-// knee within one doubling, or the same knee-less status.
-func agrees(full, ours *knee.Result) bool {
-	hasKnee := func(r *knee.Result) bool {
-		return r.Status == knee.StatusOK || r.Status == knee.StatusAmbiguous || r.Status == knee.StatusSaturatedAtMin
-	}
-	if hasKnee(full) {
-		return hasKnee(ours) && within(ours.Knee, full.Knee)
-	}
-	return ours.Status == full.Status
-}
-
 // scoreSearch runs the search on every case whose full grid has a
 // verdict (not insufficient) and tallies it against the full grid. With
 // verbose set it logs every disagreement.
@@ -245,7 +233,7 @@ func scoreSearch(cases []*searchCase, logf func(string, ...any)) searchTally {
 		t.again += run.again
 		ours := knee.Analyze(&knee.Arm{Samples: measured}, knee.Options{})
 		t.arms++
-		if agrees(full, ours) {
+		if knee.SameVerdict(full, ours) {
 			t.agree++
 		} else if logf != nil {
 			logf("%s: full grid %s c%d, search %s c%d on %v", c.id, full.Status, full.Knee, ours.Status, ours.Knee, concs(measured))
@@ -294,7 +282,7 @@ func retest(cases []*searchCase, trusted bool) float64 {
 			ss = append(ss, smp)
 		}
 		n++
-		if agrees(full, knee.Analyze(&knee.Arm{Samples: ss}, knee.Options{})) {
+		if knee.SameVerdict(full, knee.Analyze(&knee.Arm{Samples: ss}, knee.Options{})) {
 			agree++
 		}
 	}
@@ -1006,7 +994,7 @@ func TestSearchUnsteadyProbeSimArm(t *testing.T) {
 	run := search(c)
 	full := knee.Analyze(c.full, knee.Options{})
 	ours := knee.Analyze(&knee.Arm{Samples: run.measured}, knee.Options{})
-	if !agrees(full, ours) {
+	if !knee.SameVerdict(full, ours) {
 		t.Errorf("search %s c%d on %v, full grid %s c%d", ours.Status, ours.Knee, concs(run.measured), full.Status, full.Knee)
 	}
 }
@@ -1037,7 +1025,7 @@ func TestSearchProbeBiasSimArm(t *testing.T) {
 	run := search(c)
 	full := knee.Analyze(c.full, knee.Options{})
 	ours := knee.Analyze(&knee.Arm{Samples: run.measured}, knee.Options{})
-	if !agrees(full, ours) {
+	if !knee.SameVerdict(full, ours) {
 		t.Errorf("search %s c%d on %v, full grid %s c%d", ours.Status, ours.Knee, concs(run.measured), full.Status, full.Knee)
 	}
 	if ours.ProbeBias <= 1 {
@@ -1056,7 +1044,7 @@ func TestSearchThreePointGridSimArm(t *testing.T) {
 	run := search(c)
 	full := knee.Analyze(c.full, knee.Options{})
 	ours := knee.Analyze(&knee.Arm{Samples: run.measured}, knee.Options{})
-	if !agrees(full, ours) || run.probes > 0 {
+	if !knee.SameVerdict(full, ours) || run.probes > 0 {
 		t.Errorf("search %s c%d on %v (%d probes), full grid %s c%d", ours.Status, ours.Knee, concs(run.measured), run.probes, full.Status, full.Knee)
 	}
 }

@@ -35,7 +35,8 @@ type FrontierStep struct {
 type xy struct{ x, y float64 }
 
 // paretoOf is a side's frontier: per concurrency the mean interactivity
-// and mean throughput per GPU of its valid results, then only the points
+// and mean throughput per GPU of its valid full-length results (a short
+// probe of the adaptive search is not a point's reading), then only the points
 // no other point beats on both; sorted by interactivity (throughput then
 // falls along it).
 func paretoOf(s *side, m Metric) []xy {
@@ -47,7 +48,7 @@ func paretoOf(s *side, m Metric) []xy {
 	for _, c := range s.concs {
 		var xs, ys []float64
 		for _, smp := range s.byConc[c] {
-			if smp.Excluded != "" {
+			if smp.Excluded != "" || smp.Probe {
 				continue
 			}
 			x, y := interactivity(smp), tm.value(smp)

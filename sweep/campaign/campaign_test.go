@@ -150,12 +150,19 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		"request_metrics": map[string]any{"throughput": map[string]any{"duration_seconds": seconds,
 			"per_gpu": map[string]any{"total_tput_tps": tput, "output_tput_tps": tput / 10}}},
 	}
+	if fault == "errors" { // a complete result over the error-rate limit, failed as the runner fails it
+		measured["valid"], measured["invalid_reasons"] = false, []string{"error rate 33.3% > 10%"}
+		measured["request_accounting"] = map[string]any{"records_profiled": 10, "records_error_dropped": 5}
+	}
 	if s.b.kvFullAt > 0 {
 		measured["server_metrics"] = map[string]any{"kv_cache": map[string]any{"gpu_usage_pct": min(1, float64(p.Conc())/float64(s.b.kvFullAt))}}
 	}
 	data := fakeResult(p, measured)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return campaign.Outcome{Err: err}
+	}
+	if fault == "errors" {
+		return campaign.Outcome{Result: path, Err: errors.New("stage validate: error rate 33.3% > 10%")}
 	}
 	return campaign.Outcome{Result: path}
 }
@@ -627,6 +634,51 @@ func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 	}
 	r := knee.Analyze(arms[0], knee.Options{})
 	assert.Equal(t, 16, r.Knee, "%s", r.Reason)
+}
+
+// TestAdaptiveFailedProbeNotNeeded: a probe that failed (over the
+// error-rate limit: a failure at any length) and that the search does
+// not ask for again in the retry round (its later points settled the
+// knee without it) stays failed in the summary and the journal, with why
+// it did not run again; it is not "skipped", which says a point never
+// ran (the journal keeps the search's skip record; the state read from it
+// is the failure). It is given up on: a resume runs nothing.
+func TestAdaptiveFailedProbeNotNeeded(t *testing.T) {
+	s, _ := probeSweep(t)
+	var c2 string
+	for _, p := range s.sched.Points {
+		if p.Conc() == 2 {
+			c2 = p.ID
+		}
+	}
+	s.b.faults[c2] = "errors"
+	// The search's choice, cut down: c1 and c2 as probes in the first
+	// round, nothing in the retry round (the job then holds only the
+	// failed point) nor on resume.
+	s.o.Executor.(*local.Executor).Arm.Choose = func(job campaign.Job, ran map[string]campaign.Ran) []*campaign.Point {
+		var out []*campaign.Point
+		for _, p := range job.Points {
+			if len(job.Points) == len(job.Arm.Points) && p.Conc() <= 2 && !ran[p.ID].Any() {
+				out = append(out, p.AsProbe())
+			}
+		}
+		return out
+	}
+	sum, err := s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Equal(t, 1, s.b.loadsOf(c2))
+	i := slices.IndexFunc(sum.Points, func(p campaign.PointSummary) bool { return p.Conc == 2 })
+	require.GreaterOrEqual(t, i, 0)
+	assert.Equal(t, campaign.StatusFailed, sum.Points[i].Status)
+	assert.True(t, sum.Points[i].Probe)
+	assert.Contains(t, sum.Points[i].Error, "error rate 33.3% > 10%; not run again: adaptive discovery does not need it")
+	assert.Equal(t, 1, sum.Failed)
+	assert.Equal(t, 7, sum.Skipped)
+	sum, err = s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Equal(t, 1, s.b.loadsOf(c2), "the resume runs it no more")
+	assert.Equal(t, 1, sum.Failed)
+	assert.Equal(t, 7, sum.Skipped)
 }
 
 // TestAdaptiveUnsteadyProbeRunsAgain: a probe whose KV pool came near

@@ -611,7 +611,8 @@ func probeSweep(t *testing.T) (s *sweepRun, c64 string) {
 // is no evidence that the point fails, so where the failure would end
 // the bracket the search
 // asks for the point again and it runs once more, at the full length,
-// on the same server; its result replaces the probe's.
+// on the same server; its result is the point's, and the failed probe,
+// which left no result, is not kept.
 func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 	s, c64 := probeSweep(t)
 	s.b.saturateAt = 16

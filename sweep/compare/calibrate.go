@@ -74,7 +74,7 @@ func Calibrate(runs []string, sides [][]*knee.Arm, m Metric) (*Calibration, erro
 			}
 			for i := range a.Samples {
 				s := &a.Samples[i]
-				if s.Excluded != "" {
+				if s.Excluded != "" || s.Probe { // a probe's noise is not a full-length result's
 					continue
 				}
 				if v := m.value(s); v != nil {

@@ -84,7 +84,9 @@ type ArmReport struct {
 	// recipe fingerprint, and the engine flags recorded beside the results
 	// (ports and addresses aside); empty when nothing does.
 	Differs []string `json:"differs"`
-	// Excluded names the invalid results left out beside valid ones.
+	// Excluded names the invalid results left out beside valid ones, and
+	// the adaptive search's short probes left out beside full-length
+	// results of their point.
 	Excluded []Excluded `json:"excluded,omitempty"`
 	// OnlyInHead lists the concurrencies only HEAD measured.
 	OnlyInHead []int `json:"only_in_head,omitempty"`
@@ -121,6 +123,7 @@ const (
 	MissingPoint      = "missing-point"
 	InvalidResult     = "invalid-result"
 	SimulatedMismatch = "simulated-mismatch"
+	LengthMismatch    = "length-mismatch"
 )
 
 // Problem is what makes a comparison INCOMPLETE.
@@ -143,15 +146,18 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s: %s", p.Kind, where, p.Detail)
 }
 
-// side is one arm's results on one side, by concurrency.
+// side is one arm's results on one side, by concurrency: at a
+// concurrency with a full-length result, only those (superseded holds the
+// adaptive search's short probes left out there).
 type side struct {
-	arm    *knee.Arm
-	byConc map[int][]*knee.Sample
-	concs  []int
+	arm        *knee.Arm
+	byConc     map[int][]*knee.Sample
+	concs      []int
+	superseded map[int][]*knee.Sample
 }
 
 func newSide(a *knee.Arm) *side {
-	s := &side{arm: a, byConc: map[int][]*knee.Sample{}}
+	s := &side{arm: a, byConc: map[int][]*knee.Sample{}, superseded: map[int][]*knee.Sample{}}
 	if a == nil {
 		return s
 	}
@@ -163,8 +169,35 @@ func newSide(a *knee.Arm) *side {
 		s.byConc[smp.Conc] = append(s.byConc[smp.Conc], smp)
 	}
 	sort.Ints(s.concs)
+	for _, c := range s.concs {
+		s.byConc[c], s.superseded[c] = oneLength(s.byConc[c])
+	}
 	return s
 }
+
+// oneLength splits a point's results into those of one length: the
+// full-length ones when there is any, else the adaptive search's short
+// probes; and the probes left out beside full-length results. A probe
+// runs a quarter of a point's length from a cold cache, so it reads
+// differently from a full-length result (up to 2.4 times high where the
+// KV pool fills after it ends), and the two are never one reading.
+func oneLength(ss []*knee.Sample) (use, superseded []*knee.Sample) {
+	if !slices.ContainsFunc(ss, func(s *knee.Sample) bool { return !s.Probe }) {
+		return ss, nil
+	}
+	for _, s := range ss {
+		if s.Probe {
+			superseded = append(superseded, s)
+		} else {
+			use = append(use, s)
+		}
+	}
+	return use, superseded
+}
+
+// probes reports whether a point's results (of one length: oneLength)
+// are short probes.
+func probes(ss []*knee.Sample) bool { return len(ss) > 0 && ss[0].Probe }
 
 // usable splits a point's results into those with a usable value and the
 // excluded ones with their reasons.
@@ -254,12 +287,23 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 		case len(hv) == 0:
 			problem(InvalidResult, "head", &conc, "no valid HEAD result: "+strings.Join(hwhy, "; "))
 			continue
+		case probes(bs.byConc[c]) != probes(hs.byConc[c]):
+			problem(LengthMismatch, "", &conc, lengthMismatch(probes(bs.byConc[c]), c))
+			continue
 		}
 		for i, s := range bx {
 			ar.Excluded = append(ar.Excluded, Excluded{Side: "base", Conc: c, File: s.File, Reason: bwhy[i]})
 		}
 		for i, s := range hx {
 			ar.Excluded = append(ar.Excluded, Excluded{Side: "head", Conc: c, File: s.File, Reason: hwhy[i]})
+		}
+		for _, sd := range []struct {
+			name string
+			s    *side
+		}{{"base", bs}, {"head", hs}} {
+			for _, p := range sd.s.superseded[c] {
+				ar.Excluded = append(ar.Excluded, Excluded{Side: sd.name, Conc: c, File: p.File, Reason: supersededReason})
+			}
 		}
 		mb, mh := stats.Mean(bv), stats.Mean(hv)
 		ar.Points = append(ar.Points, PointReport{Conc: c, Base: round(mb, 3), Head: round(mh, 3),
@@ -283,8 +327,22 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 		ar.reps = sumRep / nRep
 	}
 	ar.Differs = append(ar.Differs, flagDiffs(bs, hs, pointConcs(ar.Points))...)
-	ar.Frontier = frontier(bs, hs, m)
+	ar.Frontier = frontier(bs, hs, m, pointConcs(ar.Points))
 	return ar, repSS, repDF
+}
+
+// supersededReason is why a probe beside a full-length result of its
+// point is left out.
+const supersededReason = "a short probe of the adaptive search, beside a full-length result of the point"
+
+// lengthMismatch is the detail of a point one side measured as a short
+// probe and the other at the full length.
+func lengthMismatch(baseProbe bool, c int) string {
+	short, full := "BASE", "HEAD"
+	if !baseProbe {
+		short, full = full, short
+	}
+	return fmt.Sprintf("%s measured it only as a short probe of the adaptive search, %s at the full length: results of different lengths are not compared; measure c%d on %s at the full length (or both as probes)", short, full, c, short)
 }
 
 func pointConcs(ps []PointReport) []int {

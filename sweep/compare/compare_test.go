@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,6 +169,16 @@ func TestFrontier(t *testing.T) {
 	require.True(t, f.Covered, f.Reason)
 	assert.InDelta(t, -20, *f.DeltaPct, 0.01, "throughput 20 %% lower at every interactivity")
 	assert.Len(t, f.At, frontierSteps)
+
+	// The same engine measured at fewer concurrencies (an adaptive
+	// discovery against the full grid): the frontiers are drawn through
+	// the paired points only, so HEAD's chords do not read as a loss.
+	sparse := mk(1)
+	sparse.Samples = slices.DeleteFunc(sparse.Samples, func(s knee.Sample) bool { return s.Conc == 2 || s.Conc == 8 })
+	rep = Compare([]*knee.Arm{mk(1)}, []*knee.Arm{sparse}, Options{})
+	f = rep.Arms[0].Frontier
+	require.True(t, f.Covered, f.Reason)
+	assert.InDelta(t, 0, *f.DeltaPct, 1e-9, "the same curve")
 }
 
 func pctToLog(p float64) float64 { return math.Log1p(p / 100) }
@@ -232,4 +243,53 @@ func TestEnergyMetric(t *testing.T) {
 	}
 	rep = Compare([]*knee.Arm{mk(10, 4, 8, 16)}, []*knee.Arm{noPower}, Options{Metric: MetricEnergy})
 	assert.Equal(t, Incomplete, rep.Verdict, "no valid power on HEAD")
+}
+
+// TestProbeLengths: an adaptive discovery's short probes are compared
+// only with probes; beside a full-length result of their point they are
+// left out and named, and a probe against a full-length result is a
+// problem, never a change.
+func TestProbeLengths(t *testing.T) {
+	probe := func(a *knee.Arm, c int, v float64) *knee.Arm {
+		a.Samples = append(a.Samples, knee.Sample{Conc: c, TotalTPS: &v, Probe: true, File: fmt.Sprintf("probe-c%d", c)})
+		return a
+	}
+	full := map[int][]float64{4: {100}, 8: {200}, 16: {300}}
+	t.Run("probe against full length", func(t *testing.T) {
+		h := probe(arm(2, false, map[int][]float64{4: {100}, 16: {300}}), 8, 400)
+		rep := Compare([]*knee.Arm{arm(2, false, full)}, []*knee.Arm{h}, Options{Tolerance: 5})
+		assert.Equal(t, Incomplete, rep.Verdict)
+		require.Len(t, rep.Problems, 1)
+		assert.Equal(t, LengthMismatch, rep.Problems[0].Kind)
+		assert.Equal(t, 8, *rep.Problems[0].Conc)
+		assert.Contains(t, rep.Problems[0].Detail, "HEAD measured it only as a short probe")
+		assert.Equal(t, []int{4, 16}, pointConcs(rep.Arms[0].Points), "c8 is not paired")
+	})
+	t.Run("probe beside a full-length result", func(t *testing.T) {
+		h := probe(arm(2, false, full), 16, 900) // re-run at full length: the probe read 3× high
+		rep := Compare([]*knee.Arm{arm(2, false, full)}, []*knee.Arm{h}, Options{Tolerance: 5})
+		assert.Equal(t, Pass, rep.Verdict)
+		assert.Empty(t, rep.Problems)
+		require.Len(t, rep.Arms[0].Points, 3)
+		assert.Equal(t, PointReport{Conc: 16, Base: 300, Head: 300, DeltaPct: 0, BaseN: 1, HeadN: 1}, rep.Arms[0].Points[2])
+		assert.Equal(t, []Excluded{{Side: "head", Conc: 16, File: "probe-c16", Reason: supersededReason}}, rep.Arms[0].Excluded)
+		assert.InDelta(t, 0, *rep.Arms[0].DeltaPct, 1e-9)
+	})
+	t.Run("probes pair with probes", func(t *testing.T) {
+		b := probe(arm(2, false, map[int][]float64{4: {100}, 16: {300}}), 8, 200)
+		h := probe(arm(2, false, map[int][]float64{4: {100}, 16: {300}}), 8, 180)
+		rep := Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{Tolerance: 5})
+		assert.Empty(t, rep.Problems)
+		require.Len(t, rep.Arms[0].Points, 3)
+		assert.InDelta(t, -10, rep.Arms[0].Points[1].DeltaPct, 1e-9)
+	})
+	t.Run("calibration reads full-length results only", func(t *testing.T) {
+		a := probe(probe(arm(2, false, full), 8, 400), 16, 900)
+		cal, err := Calibrate([]string{"x"}, [][]*knee.Arm{{a}, {arm(2, false, full)}}, MetricTotal)
+		require.NoError(t, err)
+		for _, p := range cal.Arms[0].Points {
+			assert.Equal(t, 2, p.N, "c%d", p.Conc)
+			assert.Zero(t, p.SigmaLog, "c%d: identical full-length results", p.Conc)
+		}
+	})
 }

@@ -19,7 +19,13 @@
 // results (valid: not marked invalid, at least one successful request, an
 // error rate of at most 10 %, a throughput present); invalid replicates
 // beside valid ones are left out and named. Its change is
-// 100·(head/base − 1).
+// 100·(head/base − 1). Results of one length only: at a point with a
+// full-length result, the adaptive search's short probes are left out and
+// named; a point one side measured only as probes and the other at the
+// full length is a problem (length-mismatch), never a change (a probe
+// runs a quarter of the length from a cold cache and reads differently).
+// Probes pair with probes. The frontier and an A/A calibration read
+// full-length results only.
 //
 // Pooling. An arm's change is the geometric mean of its points' ratios:
 // every paired point weighs the same, in log space, so a 10 % loss at c4
@@ -53,11 +59,14 @@
 // better (TTFT, ITL) the signs turn: REGRESSION when lo > +tol. The
 // overall verdict is INCOMPLETE if there is any problem (a BASE point or
 // arm without a valid HEAD counterpart, an invalid result as a point's
-// only one, simulated results compared with real ones), else REGRESSION if
+// only one, simulated results compared with real ones, a probe compared
+// with a full-length result), else REGRESSION if
 // any arm regresses, else INCONCLUSIVE if any arm is, else PASS. Points and
 // arms only HEAD has are listed, never problems.
 //
 // Frontier. Beside the verdict (never changing it) each arm reports the Δ
 // of throughput per GPU at the interactivities both sides' Pareto frontiers
 // cover, since a change can move the curve without moving a point much.
+// Both frontiers are drawn through the paired points only: a side measured
+// at fewer concurrencies would otherwise read low along its chords.
 package compare

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sweep/internal/plural"
@@ -259,8 +260,8 @@ func Analyze(a *Arm, o Options) *Result {
 		if g.unsaturated {
 			r.unsaturated(g.gain, use[n-1], o.Gain)
 			if g.likely < sureOdds {
-				r.Reason += fmt.Sprintf("; the data make that %.0f%% likely at this noise: replicate c%d and c%d to settle it",
-					100*g.likely, r.Points[use[n-2]].Conc, r.Points[use[n-1]].Conc)
+				r.Reason += fmt.Sprintf("; the data make that %s likely at this noise: replicate c%d and c%d to settle it",
+					belowSure(g.likely), r.Points[use[n-2]].Conc, r.Points[use[n-1]].Conc)
 			}
 			return r
 		}
@@ -507,6 +508,15 @@ const cliffDrop = 0.10
 // puts them. Neither the noise prior's weight (1 degree of freedom for
 // 2) nor leaving out the softest bend (p = 1) moved that calibration.
 const unsaturatedOdds = 0.85
+
+// belowSure formats a probability below sureOdds as a percentage that
+// does not round up to it: "98%", "98.6%" (never "99%" for 0.986).
+func belowSure(p float64) string {
+	if v := math.Round(100 * p); v < 100*sureOdds {
+		return fmt.Sprintf("%.0f%%", v)
+	}
+	return strconv.FormatFloat(math.Floor(1000*p)/10, 'f', -1, 64) + "%"
+}
 
 // sureOdds is the probability of the top gain above which an unsaturated
 // verdict's reason does not say how likely it is: below it the reason

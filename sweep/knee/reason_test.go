@@ -320,3 +320,10 @@ func TestUndecidedTopGainIsStated(t *testing.T) {
 	assert.Equal(t, StatusUnsaturated, r.Status, r.Reason)
 	assert.Regexp(t, `; the data make that 9\d% likely at this noise: replicate c16 and c32 to settle it$`, r.Reason)
 }
+
+// TestBelowSure: a probability under sureOdds never reads as it.
+func TestBelowSure(t *testing.T) {
+	for p, want := range map[float64]string{0.5: "50%", 0.884: "88%", 0.984: "98%", 0.985: "98.5%", 0.9899: "98.9%", 0.98999: "98.9%"} {
+		assert.Equal(t, want, belowSure(p), "%v", p)
+	}
+}

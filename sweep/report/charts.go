@@ -126,6 +126,42 @@ func (pow2Ticks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
+// niceTicks labels a linear axis at 4 to 10 round values (1, 2 or 5 times
+// a power of ten apart), each with the digits it needs and no more:
+// "25000", "0.5". gonum's default marker labels 0..27000 as "0.00" and
+// "25000.00" only.
+type niceTicks struct{}
+
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	base := math.Pow(10, math.Floor(math.Log10((hi-lo)/4)))
+	step := base
+	for _, m := range []float64{1, 2, 5, 10} {
+		if step = base * m; (hi-lo)/step <= 10 {
+			break
+		}
+	}
+	decimals := max(0, -int(math.Floor(math.Log10(step))))
+	var ts []plot.Tick
+	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
+		v := i * step
+		if v == 0 {
+			v = 0 // never "-0"
+		}
+		label := strconv.FormatFloat(v, 'f', decimals, 64)
+		if strings.Contains(label, ".") {
+			label = strings.TrimRight(strings.TrimRight(label, "0"), ".")
+		}
+		ts = append(ts, plot.Tick{Value: v, Label: label})
+		if mid := v + step/2; mid <= hi {
+			ts = append(ts, plot.Tick{Value: mid}) // a minor tick
+		}
+	}
+	return ts
+}
+
 // log2Scale maps x to log2 x on the axis.
 type log2Scale struct{}
 
@@ -139,6 +175,7 @@ func (log2Scale) Normalize(lo, hi, x float64) float64 {
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{} // a log2 axis sets its own
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p

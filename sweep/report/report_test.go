@@ -264,3 +264,26 @@ func TestWriteSweep(t *testing.T) {
 	empty := t.TempDir()
 	assert.EqualError(t, WriteSweep(t.Context(), &w, empty), "no results in "+empty+" yet")
 }
+
+// TestNiceTicks: a linear axis is labelled at round values with the
+// digits they need (gonum's default labels 0..27000 "0.00", "25000.00").
+func TestNiceTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   []string
+	}{
+		{0, 27000, []string{"0", "5000", "10000", "15000", "20000", "25000"}},
+		{0, 26375.4, []string{"0", "5000", "10000", "15000", "20000", "25000"}},
+		{0, 3.65, []string{"0", "0.5", "1", "1.5", "2", "2.5", "3", "3.5"}},
+		{0.2, 0.93, []string{"0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9"}},
+		{0, 1333, []string{"0", "200", "400", "600", "800", "1000", "1200"}},
+	} {
+		var got []string
+		for _, tk := range (niceTicks{}).Ticks(tc.lo, tc.hi) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		assert.Equal(t, tc.want, got, "%g..%g", tc.lo, tc.hi)
+	}
+}

@@ -616,21 +616,6 @@ func shortFailure(s *Sample) bool {
 	return s.Excluded != result.ExcludedNoSuccess && s.ErrorRate <= result.DefaultFailedRequestThreshold
 }
 
-// fullReplacesProbes drops the probes at every concurrency also measured
-// at the full length: a failed probe measured again replaces its reading.
-func fullReplacesProbes(measured []Sample) []Sample {
-	full := map[int]bool{}
-	for _, s := range measured {
-		if !s.Probe {
-			full[s.Conc] = true
-		}
-	}
-	if len(full) == 0 {
-		return measured
-	}
-	return slices.DeleteFunc(slices.Clone(measured), func(s Sample) bool { return s.Probe && full[s.Conc] })
-}
-
 // nearest is the grid value closest to x in log2 (the smaller one on a tie).
 func nearest(grid []int, x float64) int {
 	if x <= 0 {

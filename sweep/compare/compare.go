@@ -146,58 +146,42 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s: %s", p.Kind, where, p.Detail)
 }
 
-// side is one arm's results on one side, by concurrency: at a
-// concurrency with a full-length result, only those (superseded holds the
-// adaptive search's short probes left out there).
+// side is one arm's results on one side, by concurrency. A probe at a
+// concurrency with a full-length result is superseded
+// (knee.SupersedeProbes): excluded, so it is listed and never read.
 type side struct {
-	arm        *knee.Arm
-	byConc     map[int][]*knee.Sample
-	concs      []int
-	superseded map[int][]*knee.Sample
+	arm    *knee.Arm
+	byConc map[int][]*knee.Sample
+	concs  []int
 }
 
 func newSide(a *knee.Arm) *side {
-	s := &side{arm: a, byConc: map[int][]*knee.Sample{}, superseded: map[int][]*knee.Sample{}}
+	s := &side{arm: a, byConc: map[int][]*knee.Sample{}}
 	if a == nil {
 		return s
 	}
-	for i := range a.Samples {
-		smp := &a.Samples[i]
+	samples := knee.SupersedeProbes(a.Samples)
+	for i := range samples {
+		smp := &samples[i]
 		if _, ok := s.byConc[smp.Conc]; !ok {
 			s.concs = append(s.concs, smp.Conc)
 		}
 		s.byConc[smp.Conc] = append(s.byConc[smp.Conc], smp)
 	}
 	sort.Ints(s.concs)
-	for _, c := range s.concs {
-		s.byConc[c], s.superseded[c] = oneLength(s.byConc[c])
-	}
 	return s
 }
 
-// oneLength splits a point's results into those of one length: the
-// full-length ones when there is any, else the adaptive search's short
-// probes; and the probes left out beside full-length results. A probe
-// runs a quarter of a point's length from a cold cache, so it reads
-// differently from a full-length result (up to 2.4 times high where the
-// KV pool fills after it ends), and the two are never one reading.
-func oneLength(ss []*knee.Sample) (use, superseded []*knee.Sample) {
-	if !slices.ContainsFunc(ss, func(s *knee.Sample) bool { return !s.Probe }) {
-		return ss, nil
-	}
-	for _, s := range ss {
-		if s.Probe {
-			superseded = append(superseded, s)
-		} else {
-			use = append(use, s)
-		}
-	}
-	return use, superseded
+// probes reports whether a point's results are all short probes of the
+// adaptive search (a probe beside a full-length result is superseded and
+// leaves the point a full-length one). A probe runs a quarter of a
+// point's length from a cold cache and reads differently (up to 2.4
+// times high where the KV pool fills after it ends), so a point one side
+// measured only as probes is never compared with the other's full-length
+// one.
+func probes(ss []*knee.Sample) bool {
+	return len(ss) > 0 && !slices.ContainsFunc(ss, func(s *knee.Sample) bool { return !s.Probe })
 }
-
-// probes reports whether a point's results (of one length: oneLength)
-// are short probes.
-func probes(ss []*knee.Sample) bool { return len(ss) > 0 && ss[0].Probe }
 
 // usable splits a point's results into those with a usable value and the
 // excluded ones with their reasons.
@@ -297,14 +281,6 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 		for i, s := range hx {
 			ar.Excluded = append(ar.Excluded, Excluded{Side: "head", Conc: c, File: s.File, Reason: hwhy[i]})
 		}
-		for _, sd := range []struct {
-			name string
-			s    *side
-		}{{"base", bs}, {"head", hs}} {
-			for _, p := range sd.s.superseded[c] {
-				ar.Excluded = append(ar.Excluded, Excluded{Side: sd.name, Conc: c, File: p.File, Reason: supersededReason})
-			}
-		}
 		mb, mh := stats.Mean(bv), stats.Mean(hv)
 		ar.Points = append(ar.Points, PointReport{Conc: c, Base: round(mb, 3), Head: round(mh, 3),
 			DeltaPct: round(100*(mh/mb-1), 3), BaseN: len(bv), HeadN: len(hv)})
@@ -330,10 +306,6 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 	ar.Frontier = frontier(bs, hs, m, pointConcs(ar.Points))
 	return ar, repSS, repDF
 }
-
-// supersededReason is why a probe beside a full-length result of its
-// point is left out.
-const supersededReason = "a short probe of the adaptive search, beside a full-length result of the point"
 
 // lengthMismatch is the detail of a point one side measured as a short
 // probe and the other at the full length.

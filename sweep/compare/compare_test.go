@@ -272,7 +272,7 @@ func TestProbeLengths(t *testing.T) {
 		assert.Empty(t, rep.Problems)
 		require.Len(t, rep.Arms[0].Points, 3)
 		assert.Equal(t, PointReport{Conc: 16, Base: 300, Head: 300, DeltaPct: 0, BaseN: 1, HeadN: 1}, rep.Arms[0].Points[2])
-		assert.Equal(t, []Excluded{{Side: "head", Conc: 16, File: "probe-c16", Reason: supersededReason}}, rep.Arms[0].Excluded)
+		assert.Equal(t, []Excluded{{Side: "head", Conc: 16, File: "probe-c16", Reason: knee.ExcludedSuperseded}}, rep.Arms[0].Excluded)
 		assert.InDelta(t, 0, *rep.Arms[0].DeltaPct, 1e-9)
 	})
 	t.Run("probes pair with probes", func(t *testing.T) {

@@ -185,7 +185,7 @@ type Result struct {
 // ratio is all noise.
 func Analyze(a *Arm, o Options) *Result {
 	o = o.withDefaults()
-	samples, bias := unbiasProbes(supersedeProbes(a.Samples), o)
+	samples, bias := unbiasProbes(SupersedeProbes(a.Samples), o)
 	r := &Result{Arm: a, Points: clean(&Arm{Samples: samples}, o.Metric)}
 	if bias != 0 {
 		r.ProbeBias = math.Exp(bias)

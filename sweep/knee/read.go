@@ -137,7 +137,7 @@ func read(ctx context.Context, dir string, refuseMix bool) ([]*Arm, error) {
 			}
 			return a.Samples[i].File < a.Samples[j].File
 		})
-		a.Samples = supersedeProbes(a.Samples)
+		a.Samples = SupersedeProbes(a.Samples)
 		a.Simulated = a.Samples[0].Simulated
 		for _, s := range a.Samples[1:] {
 			if !refuseMix {

@@ -20,15 +20,16 @@ func fullLengthAt(samples []Sample) map[int]bool {
 	return full
 }
 
-// supersedeProbes returns samples with every probe at a concurrency that
+// SupersedeProbes returns samples with every probe at a concurrency that
 // also has a full-length result marked superseded (Sample.Superseded,
 // Excluded ExcludedSuperseded): it stays listed, but never enters a
 // reading at that concurrency. A full-length result that failed
 // supersedes its probe too: the full run is the measurement the search
 // asked for, and a point that fails at the full length after a short
-// probe passed is that finding (knee.NextStep reads it so). samples
+// probe passed is that finding (knee.NextStep reads it so). Read, Analyze
+// and sweep compare read an arm through it. samples
 // itself when nothing is superseded, else a copy.
-func supersedeProbes(samples []Sample) []Sample {
+func SupersedeProbes(samples []Sample) []Sample {
 	full := fullLengthAt(samples)
 	if len(full) == 0 || !slices.ContainsFunc(samples, func(s Sample) bool { return s.Probe && !s.Superseded && full[s.Conc] }) {
 		return samples

@@ -22,7 +22,10 @@ import (
 // results on disk, a resumed sweep chooses as the interrupted one would
 // have: a point still to run whose full-length run replaced a probe
 // (interrupted, or failed and retried) is read as that kept probe, so the
-// search asks for the full length again, not for the probe.
+// search asks for the full length again, not for the probe; and a probe
+// complete in an earlier invocation whose full length the search asks
+// for (the sweep was killed between the two) runs at the full length
+// though the job does not hold it.
 func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Point {
 	return func(job Job, ran map[string]Ran) []*Point {
 		pending := map[string]bool{}
@@ -31,6 +34,7 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 		}
 		var grid []int
 		var measured []knee.Sample
+		candidates := job.Points
 		for _, p := range job.Arm.Points {
 			grid = append(grid, p.Conc())
 			r := ran[p.ID]
@@ -46,6 +50,12 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 			switch {
 			case err == nil && ok && !(r.Full && smp.Probe): // a probe's file is not the full run's
 				measured = append(measured, smp)
+				if smp.Probe && !pending[p.ID] && !r.Any() {
+					// A probe complete in an earlier invocation: the search
+					// may ask for its full length, which that invocation
+					// was killed before it started.
+					candidates = append(candidates, p)
+				}
 			case r.Any():
 				measured = append(measured, knee.Sample{Conc: p.Conc(), Probe: !r.Full, Excluded: "the point failed without a result"})
 			}
@@ -53,8 +63,8 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 		var out []*Point
 		step := knee.NextStep(grid, measured, o)
 		for _, c := range step.Conc {
-			for _, p := range job.Points {
-				if p.Conc() != c {
+			for _, p := range candidates {
+				if p.Conc() != c || step.Probe && !pending[p.ID] {
 					continue
 				}
 				if step.Probe {

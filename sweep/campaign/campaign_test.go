@@ -809,6 +809,43 @@ func TestAdaptiveInterruptedFullRunKeepsProbe(t *testing.T) {
 	keptProbeRead(t, s, c64, 64)
 }
 
+// TestAdaptiveKilledBeforeFullRun: a sweep killed after a probe ended
+// and before the full-length run the search asked for started has the
+// probe complete (ok) in its journal, so a resume's job does not hold
+// the point; the search asks for it again and it runs, at the full
+// length, once.
+func TestAdaptiveKilledBeforeFullRun(t *testing.T) {
+	s, c64 := probeSweep(t)
+	s.b.saturateAt, s.b.kvFullAt, s.b.unsteadyHigh = 16, 64, 2
+	ctx, cancel := context.WithCancel(t.Context())
+	search := campaign.Adaptive(s.dir, knee.SearchOptions{})
+	s.o.Executor.(*local.Executor).Arm.Choose = func(job campaign.Job, ran map[string]campaign.Ran) []*campaign.Point {
+		out := search(job, ran)
+		for _, p := range out {
+			if p.ID == c64 && !p.Probe {
+				cancel() // the kill, before the full run starts
+			}
+		}
+		return out
+	}
+	_, err := s.run(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, 1, s.b.loadsOf(c64), "only the probe ran")
+
+	s.adaptive()
+	_, err = s.run(t.Context())
+	require.NoError(t, err)
+	var ends []string
+	for _, r := range events(t, s.dir, campaign.EventPointEnd) {
+		if r.Conc == 64 {
+			ends = append(ends, fmt.Sprintf("probe=%v %s", r.Probe, r.Status))
+		}
+	}
+	assert.Equal(t, []string{"probe=true ok", "probe=false ok"}, ends, "c64: the probe, then (resumed) the full length")
+	assert.Equal(t, 2, s.b.loadsOf(c64))
+	keptProbeRead(t, s, c64, 64)
+}
+
 // TestJournalMustBeARegularFile: a FIFO in place of the journal blocked a
 // resumed sweep (opened read-write, the open passes and the read waits).
 func TestJournalMustBeARegularFile(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/proc"
 	"sweep/internal/selfexe"
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
@@ -161,6 +163,57 @@ func TestDiscoverAdaptiveProbes(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, seen, 3, "the kv=none arm's points")
+}
+
+// TestDiscoverAdaptiveKeepsProbe: discover --adaptive on the MI325X GLM-5.2
+// TP8 arm probes c4, whose KV pool comes near full, and runs it again at
+// the full length; the probe's directory (result and aiperf artifacts) is
+// kept as RESULT_FILENAME.probe/, knees reads c4 as the full-length run
+// alone and lists the probe as superseded, and a rerun runs nothing.
+func TestDiscoverAdaptiveKeepsProbe(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := filepath.Join(t.TempDir(), "d")
+	args := []string{"discover", "--simulate", "--adaptive", "--builtin-client", "--no-report",
+		"--config-keys", "glm5.2-fp8-mi325x-sglang-agentic-mtp", "--stop-grace", "3s", "--out", out}
+	code, stdout, stderr := runCLI(t, args...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	var c4 []string
+	id := ""
+	for _, r := range journalOf(t, out) {
+		if r.Event == campaign.EventPointEnd && r.Conc == 4 {
+			c4 = append(c4, fmt.Sprintf("probe=%v %s", r.Probe, r.Status))
+			id = r.Point
+		}
+	}
+	require.Equal(t, []string{"probe=true ok", "probe=false ok"}, c4, "c4: a probe, then the full length")
+	kept := result.ProbeDir(out, id, 1)
+	probe, ok, err := knee.ReadFile(result.Path(kept, id))
+	require.NoError(t, err)
+	require.True(t, ok, "the probe's result is kept in %s", kept)
+	assert.True(t, probe.Probe)
+	assert.DirExists(t, filepath.Join(kept, "aiperf_artifacts"), "the probe's artifacts are kept")
+	full, ok, err := knee.ReadFile(result.PointPath(out, id))
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.False(t, full.Probe)
+
+	code, stdout, stderr = runCLI(t, "knees", "--format", "json", out)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	var verdicts []struct {
+		Points []knee.Point `json:"points"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &verdicts))
+	require.Len(t, verdicts, 1)
+	i := slices.IndexFunc(verdicts[0].Points, func(p knee.Point) bool { return p.Conc == 4 })
+	require.GreaterOrEqual(t, i, 0)
+	pt := verdicts[0].Points[i]
+	assert.Equal(t, []float64{*full.TotalTPS}, pt.Replicates, "c4 reads the full-length run alone")
+	assert.Equal(t, []knee.Exclusion{{File: result.Path(kept, id), Reason: knee.ExcludedSuperseded}}, pt.Excluded)
+
+	code, _, stderr = runCLI(t, args...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "0 to run")
+	assert.NoDirExists(t, result.ProbeDir(out, id, 2))
 }
 
 // TestDiscoverInterruptAndKill: SIGINT mid-sweep stops cleanly (exit

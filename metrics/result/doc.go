@@ -1,6 +1,7 @@
 // Package result owns the aggregate result file, InferenceX's JSON of one
 // point: its type (Result), where it lives (Path, PointDir, PointPath:
-// DIR/ID/ID.json in a sweep directory), its name (ResultFilename), the
+// DIR/ID/ID.json in a sweep directory; ProbeDir: DIR/ID.probe/ for a
+// probe a full-length run superseded), its name (ResultFilename), the
 // identity of its arm (Identity, RowIdentity, with one label format),
 // writing (WriteResult, atomic), reading (ReadFile, ReadDir: the one
 // reader that knees, reports, sweeps and the CI summary use) and whether a

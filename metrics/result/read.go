@@ -21,6 +21,20 @@ import (
 // point's artifacts and its result file are there.
 func PointDir(dir, id string) string { return filepath.Join(dir, id) }
 
+// ProbeDir is where a sweep directory keeps the n-th (from 1) completed
+// adaptive-search probe of point id that a full-length run of the point
+// superseded: DIR/ID.probe, then DIR/ID.probe-2 and so on (a probe run
+// again after one was kept). The kept directory is the probe's point
+// directory renamed whole (result file and artifacts), beside the point's
+// own directory rather than inside it, so that clearing a failed attempt
+// of the point (or run --force on it) never touches it.
+func ProbeDir(dir, id string, n int) string {
+	if n <= 1 {
+		return filepath.Join(dir, id+".probe")
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s.probe-%d", id, n))
+}
+
 // FileName is the file name of the result named name (InferenceX's
 // RESULT_FILENAME, no extension): NAME.json.
 func FileName(name string) string { return name + ".json" }

@@ -15,10 +15,14 @@ import (
 // have a probe client. A probe that the search asks for again (it failed
 // the way a short run fails, or its KV pool came near full and the
 // verdict hangs on it: see
-// knee.NextStep) runs at the full length; its result replaces the
-// probe's.
-// Because the choice depends only on the results on disk, a resumed sweep
-// chooses as the interrupted one would have.
+// knee.NextStep) runs at the full length; its result is the point's
+// reading, and the probe's directory is kept beside it
+// (ClearPointDir: DIR/ID.probe/), which readers leave out of the reading
+// (knee.Sample.Superseded). Because the choice depends only on the
+// results on disk, a resumed sweep chooses as the interrupted one would
+// have: a point still to run whose full-length run replaced a probe
+// (interrupted, or failed and retried) is read as that kept probe, so the
+// search asks for the full length again, not for the probe.
 func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Point {
 	return func(job Job, ran map[string]Ran) []*Point {
 		pending := map[string]bool{}
@@ -31,7 +35,12 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 			grid = append(grid, p.Conc())
 			r := ran[p.ID]
 			if pending[p.ID] && !r.Any() {
-				continue // to run (again): an earlier attempt's file does not count
+				// To run (again): an earlier attempt's file does not count,
+				// the probe a full-length attempt replaced does.
+				if smp, ok := keptProbe(dir, p.ID); ok {
+					measured = append(measured, smp)
+				}
+				continue
 			}
 			smp, ok, err := knee.ReadFile(result.PointPath(dir, p.ID))
 			switch {

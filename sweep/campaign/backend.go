@@ -186,17 +186,18 @@ func (s *runServer) Stop(ctx context.Context) error {
 }
 
 // RunLoad runs p's load into DIR/<p.ID>/, after clearing what an earlier
-// attempt of the point left there.
+// attempt of the point left there (ClearPointDir: a completed probe that
+// this full-length run replaces is kept in DIR/<p.ID>.probe/).
 func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
 	spec, err := specOn(&p.Plan, s.setup, s.nodes)
 	if err != nil {
 		return Outcome{Err: err}
 	}
 	spec.LoadSpec.Probe, spec.LoadSpec.Official = p.Probe, s.b.Official
-	dir := result.PointDir(s.b.Dir, p.ID)
-	if err := os.RemoveAll(dir); err != nil {
-		return Outcome{Err: fmt.Errorf("clear %s: %w", dir, err)}
+	if err := ClearPointDir(s.b.Dir, p); err != nil {
+		return Outcome{Err: err}
 	}
+	dir := result.PointDir(s.b.Dir, p.ID)
 	rec, err := s.srv.RunLoad(ctx, spec.LoadSpec, dir)
 	out := Outcome{Err: err}
 	if rec == nil {

@@ -175,9 +175,30 @@ func (s *sweep) replay(recs []Record) {
 		case EventPointRedo:
 			st.status, st.result = "", ""
 		case EventPointSkip:
-			st.status, st.err = StatusSkipped, r.Reason
+			st.skip(r.Reason, s.o.Retries)
 		}
 	}
+}
+
+// notNeededAgain is added to the error of a failed point that adaptive
+// discovery did not ask for again.
+const notNeededAgain = "not run again: adaptive discovery does not need it"
+
+// skip records that adaptive discovery did not run the point (reason).
+// A point that never ran is skipped. One whose last attempt failed (a
+// probe over the error-rate limit, whose later points settled the knee
+// without it) ran and failed: it stays failed, with why it did not run
+// again, and is given up on (no more retries); "skipped" would say it
+// never ran and hide the failure.
+func (st *pointState) skip(reason string, retries int) {
+	if st.status != StatusFailed {
+		st.status, st.err = StatusSkipped, reason
+		return
+	}
+	if !strings.HasSuffix(st.err, notNeededAgain) {
+		st.err += "; " + notNeededAgain
+	}
+	st.failures = max(st.failures, retries+1)
 }
 
 // resumeLine is "5 of 7 points complete, 1 failed (1 retry left), 1 interrupted: 2 to run".
@@ -386,7 +407,7 @@ func (s *sweep) observe(r Record) {
 		}
 	case EventPointSkip:
 		if st != nil {
-			st.status, st.err = StatusSkipped, r.Reason
+			st.skip(r.Reason, s.o.Retries)
 		}
 	case EventServerReady:
 		s.linef("  server ready for arm %d in %.1fs (pids %v)", r.Arm, r.Seconds, r.PIDs)

@@ -29,14 +29,18 @@ import (
 	"sweep/sweep/knee"
 )
 
-// fakeBackend serves loads without processes. Each load writes a valid
-// result file unless a fault is set for its point ID.
+// fakeBackend serves loads without processes. Each load clears the
+// point's directory as RunBackend does (campaign.ClearPointDir), then
+// writes a valid result file and an artifact unless a fault is set for
+// its point ID.
 type fakeBackend struct {
 	dir string
 
-	mu     sync.Mutex
-	faults map[string]string // point ID → fault
-	loads  map[string]int    // loads run per point ID
+	mu sync.Mutex
+	// faults: point ID → fault, for its first load (suffix "-always":
+	// every load; "-full-run": its first full-length load).
+	faults map[string]string
+	loads  map[string]int // loads run per point ID
 	starts int
 	// busy tracks the GPUs in use, to catch two arms on one GPU.
 	busy    map[int]string
@@ -105,15 +109,21 @@ func (s *fakeServer) release() {
 }
 
 func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Outcome {
+	if err := campaign.ClearPointDir(s.b.dir, p); err != nil {
+		return campaign.Outcome{Err: err}
+	}
 	s.b.mu.Lock()
 	s.b.loads[p.ID]++
 	fault := s.b.faults[p.ID]
-	if !strings.HasSuffix(fault, "-always") {
+	switch {
+	case strings.HasSuffix(fault, "-full-run") && p.Probe:
+		fault = ""
+	case !strings.HasSuffix(fault, "-always"):
 		delete(s.b.faults, p.ID)
 	}
 	cancel := s.b.cancel
 	s.b.mu.Unlock()
-	switch strings.TrimSuffix(fault, "-always") {
+	switch strings.TrimSuffix(strings.TrimSuffix(fault, "-always"), "-full-run") {
 	case "fail":
 		return campaign.Outcome{Err: errors.New("stage client: aiperf failed (exit status 2)")}
 	case "die-after":
@@ -150,15 +160,33 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		"request_metrics": map[string]any{"throughput": map[string]any{"duration_seconds": seconds,
 			"per_gpu": map[string]any{"total_tput_tps": tput, "output_tput_tps": tput / 10}}},
 	}
+	if fault == "errors" { // a complete result over the error-rate limit, failed as the runner fails it
+		measured["valid"], measured["invalid_reasons"] = false, []string{"error rate 33.3% > 10%"}
+		measured["request_accounting"] = map[string]any{"records_profiled": 10, "records_error_dropped": 5}
+	}
 	if s.b.kvFullAt > 0 {
 		measured["server_metrics"] = map[string]any{"kv_cache": map[string]any{"gpu_usage_pct": min(1, float64(p.Conc())/float64(s.b.kvFullAt))}}
+	}
+	art := filepath.Join(filepath.Dir(path), "aiperf_artifacts", fakeArtifact)
+	if err := os.MkdirAll(filepath.Dir(art), 0o755); err != nil {
+		return campaign.Outcome{Err: err}
+	}
+	if err := os.WriteFile(art, fmt.Appendf(nil, "conc %d probe %v\n", p.Conc(), p.Probe), 0o644); err != nil {
+		return campaign.Outcome{Err: err}
 	}
 	data := fakeResult(p, measured)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return campaign.Outcome{Err: err}
 	}
+	if fault == "errors" {
+		return campaign.Outcome{Result: path, Err: errors.New("stage validate: error rate 33.3% > 10%")}
+	}
 	return campaign.Outcome{Result: path}
 }
+
+// fakeArtifact is the file a fake load writes into its point's
+// aiperf_artifacts/: "conc N probe BOOL".
+const fakeArtifact = "profile_export.jsonl"
 
 // fakeResult is a result file of p: what the aggregator writes for its
 // facts (its identity), with fields replaced by measured.
@@ -590,7 +618,8 @@ func probeSweep(t *testing.T) (s *sweepRun, c64 string) {
 // is no evidence that the point fails, so where the failure would end
 // the bracket the search
 // asks for the point again and it runs once more, at the full length,
-// on the same server; its result replaces the probe's.
+// on the same server; its result is the point's, and the failed probe,
+// which left no result, is not kept.
 func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 	s, c64 := probeSweep(t)
 	s.b.saturateAt = 16
@@ -625,8 +654,54 @@ func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 			assert.False(t, smp.Probe, "c64's result is the full-length run's")
 		}
 	}
+	assert.NoDirExists(t, result.ProbeDir(s.dir, c64, 1), "a probe that left no result is not kept")
 	r := knee.Analyze(arms[0], knee.Options{})
 	assert.Equal(t, 16, r.Knee, "%s", r.Reason)
+}
+
+// TestAdaptiveFailedProbeNotNeeded: a probe that failed (over the
+// error-rate limit: a failure at any length) and that the search does
+// not ask for again in the retry round (its later points settled the
+// knee without it) stays failed in the summary and the journal, with why
+// it did not run again; it is not "skipped", which says a point never
+// ran (the journal keeps the search's skip record; the state read from it
+// is the failure). It is given up on: a resume runs nothing.
+func TestAdaptiveFailedProbeNotNeeded(t *testing.T) {
+	s, _ := probeSweep(t)
+	var c2 string
+	for _, p := range s.sched.Points {
+		if p.Conc() == 2 {
+			c2 = p.ID
+		}
+	}
+	s.b.faults[c2] = "errors"
+	// The search's choice, cut down: c1 and c2 as probes in the first
+	// round, nothing in the retry round (the job then holds only the
+	// failed point) nor on resume.
+	s.o.Executor.(*local.Executor).Arm.Choose = func(job campaign.Job, ran map[string]campaign.Ran) []*campaign.Point {
+		var out []*campaign.Point
+		for _, p := range job.Points {
+			if len(job.Points) == len(job.Arm.Points) && p.Conc() <= 2 && !ran[p.ID].Any() {
+				out = append(out, p.AsProbe())
+			}
+		}
+		return out
+	}
+	sum, err := s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Equal(t, 1, s.b.loadsOf(c2))
+	i := slices.IndexFunc(sum.Points, func(p campaign.PointSummary) bool { return p.Conc == 2 })
+	require.GreaterOrEqual(t, i, 0)
+	assert.Equal(t, campaign.StatusFailed, sum.Points[i].Status)
+	assert.True(t, sum.Points[i].Probe)
+	assert.Contains(t, sum.Points[i].Error, "error rate 33.3% > 10%; not run again: adaptive discovery does not need it")
+	assert.Equal(t, 1, sum.Failed)
+	assert.Equal(t, 7, sum.Skipped)
+	sum, err = s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Equal(t, 1, s.b.loadsOf(c2), "the resume runs it no more")
+	assert.Equal(t, 1, sum.Failed)
+	assert.Equal(t, 7, sum.Skipped)
 }
 
 // TestAdaptiveUnsteadyProbeRunsAgain: a probe whose KV pool came near
@@ -634,7 +709,8 @@ func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 // (here it reads twice its full point), and the verdict hangs on it (a
 // rise past c16 as read, a plateau at half of it), so the search asks for
 // it again and it runs once more, at the full length, on the same server;
-// its result replaces the probe's, and the probes below it stay probes.
+// its result is the point's reading, the probes below it stay probes, and
+// the completed probe is kept whole in DIR/ID.probe/ (keptProbeRead).
 func TestAdaptiveUnsteadyProbeRunsAgain(t *testing.T) {
 	s, c64 := probeSweep(t)
 	s.b.saturateAt, s.b.kvFullAt, s.b.unsteadyHigh = 16, 64, 2
@@ -648,12 +724,89 @@ func TestAdaptiveUnsteadyProbeRunsAgain(t *testing.T) {
 	assert.Equal(t, []string{"c1 probe=true ok", "c4 probe=true ok", "c16 probe=true ok", "c64 probe=true ok", "c64 probe=false ok", "c8 probe=true ok"}, ends)
 	assert.Equal(t, 2, s.b.loadsOf(c64))
 	assert.Equal(t, 1, s.b.starts, "one server for the arm")
+	keptProbeRead(t, s, c64, 64)
+
+	// A resume runs nothing again: the kept probe is not read as the point.
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	assert.Zero(t, sum.Failed)
+	assert.Len(t, events(t, s.dir, campaign.EventPointStart), 6, "the resume started no point")
+	assert.Equal(t, []int{1, 4, 16, 64, 8}, s.b.probes)
+	keptProbeRead(t, s, c64, 64)
+}
+
+// keptProbeRead checks the sweep directory of s after point id, at conc,
+// ran as a probe (reading twice the full run: the fake's unsteadyHigh 2)
+// and then at the full length: the probe's result and artifacts are kept
+// in result.ProbeDir, the point's own directory holds the full run's, and
+// knee.Read and Analyze read the full run's throughput at conc, listing
+// the probe as superseded.
+func keptProbeRead(t *testing.T, s *sweepRun, id string, conc int) {
+	t.Helper()
+	kept := result.ProbeDir(s.dir, id, 1)
+	probe, ok, err := knee.ReadFile(result.Path(kept, id))
+	require.NoError(t, err)
+	require.True(t, ok, "the probe's result is kept in %s", kept)
+	assert.True(t, probe.Probe)
+	art, err := os.ReadFile(filepath.Join(kept, "aiperf_artifacts", fakeArtifact))
+	require.NoError(t, err, "the probe's artifacts are kept")
+	assert.Equal(t, fmt.Sprintf("conc %d probe true\n", conc), string(art))
+	assert.NoDirExists(t, result.ProbeDir(s.dir, id, 2))
+	full, ok, err := knee.ReadFile(result.PointPath(s.dir, id))
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.False(t, full.Probe, "the point's result is the full-length run's")
+	require.NotNil(t, full.TotalTPS)
+	assert.Equal(t, 2*(*full.TotalTPS), *probe.TotalTPS)
+
 	arms, err := knee.Read(t.Context(), s.dir)
 	require.NoError(t, err)
 	require.Len(t, arms, 1)
+	var at []string
 	for _, smp := range arms[0].Samples {
-		assert.Equal(t, smp.Conc != 64, smp.Probe, "result of conc %d", smp.Conc)
+		if smp.Conc == conc {
+			at = append(at, fmt.Sprintf("probe=%v superseded=%v %s", smp.Probe, smp.Superseded, smp.Excluded))
+		} else {
+			assert.True(t, smp.Probe, "result of conc %d", smp.Conc)
+		}
 	}
+	assert.ElementsMatch(t, []string{"probe=false superseded=false ", "probe=true superseded=true " + knee.ExcludedSuperseded}, at)
+	r := knee.Analyze(arms[0], knee.Options{})
+	i := slices.IndexFunc(r.Points, func(p knee.Point) bool { return p.Conc == conc })
+	require.GreaterOrEqual(t, i, 0)
+	pt := r.Points[i]
+	require.NotNil(t, pt.Throughput)
+	assert.Equal(t, *full.TotalTPS, *pt.Throughput, "c%d reads the full run alone, not a median with its probe", conc)
+	assert.Equal(t, []float64{*full.TotalTPS}, pt.Replicates)
+	assert.False(t, pt.Probe)
+	assert.Equal(t, []knee.Exclusion{{File: result.Path(kept, id), Reason: knee.ExcludedSuperseded}}, pt.Excluded)
+}
+
+// TestAdaptiveInterruptedFullRunKeepsProbe: a sweep interrupted during the
+// full-length run of a probe keeps the probe; the resume reads it as the
+// search's probe of the point and runs the full length once more, never
+// the probe again.
+func TestAdaptiveInterruptedFullRunKeepsProbe(t *testing.T) {
+	s, c64 := probeSweep(t)
+	s.b.saturateAt, s.b.kvFullAt, s.b.unsteadyHigh = 16, 64, 2
+	s.adaptive()
+	ctx, cancel := context.WithCancel(t.Context())
+	s.b.cancel = cancel
+	s.b.faults[c64] = "cancel-full-run"
+	_, err := s.run(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.FileExists(t, result.Path(result.ProbeDir(s.dir, c64, 1), c64), "the probe is kept before the full run starts")
+
+	_, err = s.run(t.Context())
+	require.NoError(t, err)
+	var ends []string
+	for _, r := range events(t, s.dir, campaign.EventPointEnd) {
+		ends = append(ends, fmt.Sprintf("c%d probe=%v %s", r.Conc, r.Probe, r.Status))
+	}
+	assert.Equal(t, []string{"c1 probe=true ok", "c4 probe=true ok", "c16 probe=true ok", "c64 probe=true ok", "c64 probe=false interrupted",
+		"c64 probe=false ok", "c8 probe=true ok"}, ends)
+	assert.Equal(t, []int{1, 4, 16, 64, 8}, s.b.probes, "c64 ran as a probe once")
+	keptProbeRead(t, s, c64, 64)
 }
 
 // TestJournalMustBeARegularFile: a FIFO in place of the journal blocked a

@@ -327,7 +327,7 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 		ar.reps = sumRep / nRep
 	}
 	ar.Differs = append(ar.Differs, flagDiffs(bs, hs, pointConcs(ar.Points))...)
-	ar.Frontier = frontier(bs, hs, m)
+	ar.Frontier = frontier(bs, hs, m, pointConcs(ar.Points))
 	return ar, repSS, repDF
 }
 

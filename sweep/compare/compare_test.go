@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,6 +169,16 @@ func TestFrontier(t *testing.T) {
 	require.True(t, f.Covered, f.Reason)
 	assert.InDelta(t, -20, *f.DeltaPct, 0.01, "throughput 20 %% lower at every interactivity")
 	assert.Len(t, f.At, frontierSteps)
+
+	// The same engine measured at fewer concurrencies (an adaptive
+	// discovery against the full grid): the frontiers are drawn through
+	// the paired points only, so HEAD's chords do not read as a loss.
+	sparse := mk(1)
+	sparse.Samples = slices.DeleteFunc(sparse.Samples, func(s knee.Sample) bool { return s.Conc == 2 || s.Conc == 8 })
+	rep = Compare([]*knee.Arm{mk(1)}, []*knee.Arm{sparse}, Options{})
+	f = rep.Arms[0].Frontier
+	require.True(t, f.Covered, f.Reason)
+	assert.InDelta(t, 0, *f.DeltaPct, 1e-9, "the same curve")
 }
 
 func pctToLog(p float64) float64 { return math.Log1p(p / 100) }

@@ -67,4 +67,6 @@
 // Frontier. Beside the verdict (never changing it) each arm reports the Δ
 // of throughput per GPU at the interactivities both sides' Pareto frontiers
 // cover, since a change can move the curve without moving a point much.
+// Both frontiers are drawn through the paired points only: a side measured
+// at fewer concurrencies would otherwise read low along its chords.
 package compare

@@ -34,18 +34,19 @@ type FrontierStep struct {
 
 type xy struct{ x, y float64 }
 
-// paretoOf is a side's frontier: per concurrency the mean interactivity
-// and mean throughput per GPU of its valid full-length results (a short
-// probe of the adaptive search is not a point's reading), then only the points
+// paretoOf is a side's frontier over the concurrencies concs: per
+// concurrency the mean interactivity and mean throughput per GPU of its
+// valid full-length results (a short probe of the adaptive search is not
+// a point's reading), then only the points
 // no other point beats on both; sorted by interactivity (throughput then
 // falls along it).
-func paretoOf(s *side, m Metric) []xy {
+func paretoOf(s *side, m Metric, concs []int) []xy {
 	tm := MetricTotal
 	if m == MetricOutput {
 		tm = MetricOutput
 	}
 	var pts []xy
-	for _, c := range s.concs {
+	for _, c := range concs {
 		var xs, ys []float64
 		for _, smp := range s.byConc[c] {
 			if smp.Excluded != "" || smp.Probe {
@@ -90,8 +91,13 @@ func at(f []xy, x float64) float64 {
 	return math.Exp(math.Log(a.y) + t*(math.Log(b.y)-math.Log(a.y)))
 }
 
-func frontier(b, h *side, m Metric) FrontierReport {
-	fb, fh := paretoOf(b, m), paretoOf(h, m)
+// frontier compares the two sides' frontiers over the paired
+// concurrencies concs only: both drawn through the same concurrencies, so
+// a side measured at fewer of them (an adaptive discovery against a full
+// grid) does not read lower where its frontier cuts a chord between
+// points the other side has (identical engines read 20 % apart that way).
+func frontier(b, h *side, m Metric, concs []int) FrontierReport {
+	fb, fh := paretoOf(b, m, concs), paretoOf(h, m, concs)
 	if len(fb) < 2 || len(fh) < 2 {
 		return FrontierReport{Reason: "fewer than two frontier points with interactivity on a side"}
 	}

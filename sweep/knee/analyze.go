@@ -164,7 +164,9 @@ type Result struct {
 	Points    []Point
 }
 
-// Analyze finds the knee of one arm (peers' §2.7): read short probes
+// Analyze finds the knee of one arm (peers' §2.7): leave out the probes
+// a full-length result at their concurrency supersedes (listed in
+// Point.Excluded with ExcludedSuperseded), read the other short probes
 // against the curve of the arm's full-length points and divide them by
 // the bias found (probeBias; Result.ProbeBias), clean the points (drop
 // failed files, merge replicates by median), fit a unimodal isotonic curve
@@ -183,7 +185,7 @@ type Result struct {
 // ratio is all noise.
 func Analyze(a *Arm, o Options) *Result {
 	o = o.withDefaults()
-	samples, bias := unbiasProbes(a.Samples, o)
+	samples, bias := unbiasProbes(supersedeProbes(a.Samples), o)
 	r := &Result{Arm: a, Points: clean(&Arm{Samples: samples}, o.Metric)}
 	if bias != 0 {
 		r.ProbeBias = math.Exp(bias)

@@ -34,6 +34,13 @@ const biasFitPoints = 4
 // sqrt(full length / probe length) for the probe). Their weighted mean
 // is shrunk toward 0 with the prior probeBiasScale, so a few probes move
 // it little; n is how many probes it rests on (0: no estimate, bias 0).
+// A probe with a full-length result at its own concurrency (kept by an
+// adaptive discovery, superseded: Sample.Superseded) is not read: such a
+// probe was run again because it failed or its pool came near full (both
+// left out here anyway) or because the saturation gate hung on it, a
+// selected few rather than the arm's probes at large, and the search read
+// the point without it; reading the pairs would also move knees that
+// were found before probes were kept.
 func probeBias(samples []Sample, o Options) (bias float64, n int) {
 	full := 0.0
 	fullAt := map[int][]float64{}

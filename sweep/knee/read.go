@@ -27,9 +27,15 @@ type Sample struct {
 	// probe weighs its Seconds over a full point's in the fits.
 	Seconds float64
 	// Excluded says why the point is not used (result.File.Excluded: no
-	// successful request, error rate, marked invalid, no throughput);
-	// empty when usable.
+	// successful request, error rate, marked invalid, no throughput; or
+	// ExcludedSuperseded); empty when usable.
 	Excluded string
+	// Superseded is true for a probe at a concurrency where its arm also
+	// has a full-length result (Read and Analyze mark it; Excluded then
+	// starts with ExcludedSuperseded): an adaptive discovery keeps the
+	// probe it measured again at the full length (campaign.ClearPointDir),
+	// and the full-length run's result is the reading there.
+	Superseded bool
 
 	TotalTPS, OutputTPS *float64 // per GPU
 	// ErrorRate is records_error_dropped / (records_profiled +
@@ -92,7 +98,8 @@ var ErrMixedSimulation = errors.New("simulated and real results in one arm")
 // "request_metrics", recursively; other JSON, temp files and logs are
 // ignored), groups the files into arms by result.IdentityKeys and returns
 // the arms sorted by their identity. Failed points stay in the arm with
-// Excluded set. A result file whose fields have the wrong types, or an arm
+// Excluded set, and so do the probes a full-length result of their arm
+// and concurrency supersedes (Sample.Superseded). A result file whose fields have the wrong types, or an arm
 // that mixes simulated and real results, is an error (all such problems
 // are joined).
 func Read(ctx context.Context, dir string) ([]*Arm, error) {
@@ -130,6 +137,7 @@ func read(ctx context.Context, dir string, refuseMix bool) ([]*Arm, error) {
 			}
 			return a.Samples[i].File < a.Samples[j].File
 		})
+		a.Samples = supersedeProbes(a.Samples)
 		a.Simulated = a.Samples[0].Simulated
 		for _, s := range a.Samples[1:] {
 			if !refuseMix {

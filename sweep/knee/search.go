@@ -73,9 +73,9 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     (Sample.Unsteady: it has not reached a full point's steady state),
 //     at once, in the bracket or the fill, unless the verdict does not
 //     hang on it (unsteadyDecides: Analyze reads the same with it at half
-//     its reading, or enough points are usable and it moves nothing);
-//     nothing at or above the lowest concurrency whose pool came near
-//     full runs as a probe; a failed probe where its failure would end the bracket or
+//     its reading, or enough points are usable and it moves nothing: a
+//     probe past a cliff that reads the collapse is kept, so points above
+//     a pool near full run as probes like any other); a failed probe where its failure would end the bracket or
 //     leave the arm rising into failures, when a short window can make
 //     that failure and a full-length point pass (shortFailure: a
 //     validation read over fewer requests, not the error rate; a
@@ -135,14 +135,13 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		byConc[s.Conc] = append(byConc[s.Conc], s)
 	}
 	// A probe whose KV pool came near full is measured again at the full
-	// length at once when the verdict hangs on it, and nothing at or above
-	// the lowest such point runs as a probe (unsteady).
-	unsteadyAgain, filled := unsteadyProbes(byConc)
+	// length at once when the verdict hangs on it (unsteady).
+	unsteadyAgain := unsteadyProbes(byConc)
 	if len(unsteadyAgain) > 0 && unsteadyDecides(measured, unsteadyAgain, ao) {
 		return Step{Conc: unsteadyAgain}
 	}
 	rd := newReadings(byConc, o, ao)
-	step, ceiling, settled := bracket(grid, rd, o, ao, filled)
+	step, ceiling, settled := bracket(grid, rd, o, ao)
 	if len(step.Conc) > 0 {
 		return step
 	}
@@ -150,14 +149,14 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	if again {
 		return Step{Conc: conc}
 	}
-	if probe := fillProbes(grid, conc, !settled, filled); probe || rising {
+	if probe := fillProbes(grid, conc, !settled); probe || rising {
 		return Step{Conc: conc, Probe: probe}
 	}
 	// Around a knee, the points that must run full length run first; the
 	// others are chosen again with those readings in hand, as probes.
 	var full []int
 	for _, c := range conc {
-		if !probeable(grid, c, !settled, filled) {
+		if !probeable(grid, c, !settled) {
 			full = append(full, c)
 		}
 	}
@@ -226,14 +225,14 @@ func newReadings(byConc map[int][]*Sample, o SearchOptions, ao Options) readings
 // settled: it saw the arm stop gaining below the top (a cliff, two
 // failures, a step short of the gate beyond its noise), so the top gate's
 // verdict is known and its two points need not run full length.
-func bracket(grid []int, rd readings, o SearchOptions, ao Options, filled int) (step Step, ceiling int, settled bool) {
+func bracket(grid []int, rd readings, o SearchOptions, ao Options) (step Step, ceiling int, settled bool) {
 	has, tput, sig, probeFailed, usable := rd.has, rd.tput, rd.sig, rd.probeFailed, rd.usable
 	ceiling = grid[len(grid)-1] // nothing above two failures in a row or a cliff
 	prev, prevT := 0, 0.0
 	failed := 0 // the last bracket point, when it failed
 	for c := grid[0]; ; {
 		if !has(c) {
-			return Step{Conc: []int{c}, Probe: probeable(grid, c, true, filled)}, 0, false
+			return Step{Conc: []int{c}, Probe: probeable(grid, c, true)}, 0, false
 		}
 		t, ok := tput(c)
 		next := 0
@@ -290,12 +289,12 @@ type readings struct {
 // within a doubling only moves the knee by one doubling, the tolerance
 // the knee is read with, so its probe's noise is bounded as a bracketing
 // probe's is.
-func fillProbes(grid, conc []int, topGate bool, filled int) bool {
+func fillProbes(grid, conc []int, topGate bool) bool {
 	if len(conc) == 0 {
 		return false
 	}
 	for _, c := range conc {
-		if !probeable(grid, c, topGate, filled) {
+		if !probeable(grid, c, topGate) {
 			return false
 		}
 	}
@@ -307,14 +306,20 @@ func fillProbes(grid, conc []int, topGate bool, filled int) bool {
 // measured and each decides the verdict: a probe there saves part of one
 // point and puts its noise, or its bias, into the fit unbounded), where
 // its grid neighbours lie within a doubling of it, so that a knee its
-// noise misplaces lands within one doubling, below the lowest
-// concurrency whose KV pool came near full (filled, 0 when none: a probe
-// there would not reach the steady state, unsteady), and, while the top
+// noise misplaces lands within one doubling, and, while the top
 // gate is open (topGate), neither the top of the grid nor the point below
 // it (the gate compares the two at the full length, as on the full grid).
-func probeable(grid []int, c int, topGate bool, filled int) bool {
+//
+// A point above one whose KV pool came near full may run as a probe too:
+// such a probe is unsteady (its pool fills as fast or faster) and runs
+// again at the full length when the verdict hangs on it, but one that
+// already reads a cliff, or reads the same verdict at half its reading,
+// settles the point for a quarter of its cost (past the simulated
+// MI325X Qwen3.5 TP8 arm's pool at c64, its c256 probe reads 1961
+// tok/s/GPU, its 1200 s point 3344: a cliff either way).
+func probeable(grid []int, c int, topGate bool) bool {
 	i := slices.Index(grid, c)
-	if i < 0 || len(grid) <= minPoints || filled > 0 && c >= filled || topGate && i >= len(grid)-2 || i+1 < len(grid) && grid[i+1] > 2*c {
+	if i < 0 || len(grid) <= minPoints || topGate && i >= len(grid)-2 || i+1 < len(grid) && grid[i+1] > 2*c {
 		return false
 	}
 	return i == 0 || 2*grid[i-1] >= c
@@ -347,25 +352,20 @@ func (s *Sample) poolNearFull() bool {
 }
 
 // unsteadyProbes returns the concurrencies whose every reading is an
-// unsteady probe, to measure again at the full length (that reading
-// replaces the probe's), and the lowest concurrency with a usable
-// reading whose KV pool came near full (0 when none): the pool fills at
-// least as fast above it, so nothing there runs as a probe.
-func unsteadyProbes(byConc map[int][]*Sample) (again []int, filled int) {
+// unsteady probe, to measure again at the full length when the verdict
+// hangs on them (that reading replaces the probe's).
+func unsteadyProbes(byConc map[int][]*Sample) (again []int) {
 	for _, c := range slices.Sorted(maps.Keys(byConc)) {
 		ss := byConc[c]
 		all := len(ss) > 0
 		for _, s := range ss {
-			if filled == 0 && s.poolNearFull() {
-				filled = c
-			}
 			all = all && s.Unsteady()
 		}
 		if all {
 			again = append(again, c)
 		}
 	}
-	return again, filled
+	return again
 }
 
 // fellOff reports a fall from a reading of from to one of to (relative
@@ -614,21 +614,6 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 // request (a longer window does not change that).
 func shortFailure(s *Sample) bool {
 	return s.Excluded != result.ExcludedNoSuccess && s.ErrorRate <= result.DefaultFailedRequestThreshold
-}
-
-// fullReplacesProbes drops the probes at every concurrency also measured
-// at the full length: a failed probe measured again replaces its reading.
-func fullReplacesProbes(measured []Sample) []Sample {
-	full := map[int]bool{}
-	for _, s := range measured {
-		if !s.Probe {
-			full[s.Conc] = true
-		}
-	}
-	if len(full) == 0 {
-		return measured
-	}
-	return slices.DeleteFunc(slices.Clone(measured), func(s Sample) bool { return s.Probe && full[s.Conc] })
 }
 
 // nearest is the grid value closest to x in log2 (the smaller one on a tie).

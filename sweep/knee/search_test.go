@@ -386,10 +386,10 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // GPU-hours at most maxGPUHours of InferenceX's restart-per-point full
 // grid.
 //
-// Now (branch h-bias merged with main 081d6fc), held-out with 300 s
-// probes: conc-lists 97.7 % at 32.6 %, doubling 99.0 % at 23.9 %,
-// simulated 100 % at 41.5 %, sim-doubling 100 % at 26.6 %; benchmark
-// seeds 97.98/32.10, 98.53/23.51, 100/41.51, 100/26.68. The issue's
+// Now (points above a pool near full may run as probes, below), held-out
+// with 300 s probes: conc-lists 97.7 % at 31.6 %, doubling 99.2 % at
+// 23.0 %, simulated 100 % at 41.5 %, sim-doubling 100 % at 23.2 %;
+// benchmark seeds 97.93/31.18, 98.53/22.69, 100/41.51, 100/23.23. The issue's
 // goal, ≥ 97 % at ≤ 20 % on every corpus, is met for agreement and not
 // for GPU-hours: on the simulated conc-lists even the floor with one
 // full-length point is 22.2 %.
@@ -430,6 +430,26 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // 97.4/33.3, 97.9/25.5, 94.1/40.7, 100/26.6, benchmark 97.59/32.80,
 // 97.34/25.35, 94.12/40.75, 100/26.68 (with the probe bias on three
 // full-length points): it keeps more re-runs for no simulated arm.
+//
+// Points above a pool near full run as probes: the propagation of rule 5
+// (nothing at or above the lowest concurrency whose pool came near full
+// ran as a probe) is gone. Such a probe is unsteady and runs again at
+// the full length when the verdict hangs on it, like any other; past a
+// cliff it mostly reads the collapse (the simulated MI325X Qwen3.5 TP8
+// arm's c256 probe 1961 tok/s/GPU against 3344 at 1200 s, seed 2) and is
+// kept. Held-out with probes, before -> after: conc-lists 97.7/32.6 ->
+// 97.7/31.6, doubling 99.0/23.9 -> 99.2/23.0, simulated 100/41.5
+// unchanged, sim-doubling 100/26.6 -> 100/23.2; benchmark seeds
+// 97.98/32.10 -> 97.93/31.18 (one arm of 1785), 98.53/23.51 ->
+// 98.53/22.69, 100/41.51 unchanged, 100/26.68 -> 100/23.23.
+// Tried and dropped the same day: every point a probe first, with each
+// probe whose reading moved by two of its standard deviations (alone, or
+// against a neighbour the other way) changes the verdict run again at
+// the full length: held-out 97.9/25.3, 99.4/22.0, 88.2/23.9, 100/27.5:
+// the simulated arms lose two (three-point and unsaturated grids read a
+// knee on probes alone, which no single probe's noise moves); with the
+// top gate's two points at the full length kept, 97.5/31.4, 99.6/26.4,
+// 94.1/34.0, 100/27.7.
 //
 // Probe bias (branch h-bias): Analyze reads an arm's steady probes
 // (below KV 0.8, at concurrencies without a full-length reading, inside
@@ -743,10 +763,10 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // they were; GPU-hours equal or 0.1 points lower.
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists":   {equalLength: {0.984, 0.458}, probes: {0.977, 0.327}},
-		"doubling":     {equalLength: {0.996, 0.434}, probes: {0.99, 0.240}},
+		"conc-lists":   {equalLength: {0.984, 0.458}, probes: {0.977, 0.317}},
+		"doubling":     {equalLength: {0.996, 0.434}, probes: {0.99, 0.231}},
 		"simulated":    {equalLength: {1, 0.534}, probes: {1, 0.416}},
-		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.267}},
+		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.233}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
 		for _, f := range []fidelity{equalLength, probes} {
@@ -936,10 +956,9 @@ func TestNextStepFailedProbe(t *testing.T) {
 // cached prefixes get evicted and re-prefilled), so it is measured again
 // at the full length at once when the verdict hangs on it (Analyze reads
 // otherwise with it at half its reading), that reading replacing the
-// probe's, and
-// nothing at or above the lowest point whose pool came near full runs as
-// a probe. A probe below the threshold, or one that failed (rule 1's
-// business), is not. The readings are the simulated MiniMax M3 FP4
+// probe's. A point above one whose pool came near full may run as a
+// probe; it is held to the same test. A probe below the threshold, or
+// one that failed (rule 1's business), is not. The readings are the simulated MiniMax M3 FP4
 // MI355X TP4 arm's (seed 1): the c20 probe reads 87128 tok/s/GPU at KV
 // 0.947, its 1200 s point 36401 at 0.999.
 func TestNextStepUnsteadyProbe(t *testing.T) {
@@ -967,9 +986,13 @@ func TestNextStepUnsteadyProbe(t *testing.T) {
 		// A failed probe is rule 1's (here no request served: a failure
 		// at any length), not measured again for its KV.
 		{"failed probe", append(slices.Clone(rising), failed), knee.Step{Conc: []int{128}}},
-		// The pool came near full at c16: the bracket's next point runs
-		// at the full length.
-		{"above a full pool", []knee.Sample{probe(1, 1000, 0.02), probe(4, 3800, 0.08), full(16, 14000, 0.85)}, knee.Step{Conc: []int{64}}},
+		// The pool came near full at c16: the bracket's next point still
+		// runs as a probe (were it to read on the plateau, the test
+		// above runs it again at the full length; past the cliff it
+		// reads the collapse, a cliff either way).
+		{"above a full pool", []knee.Sample{probe(1, 1000, 0.02), probe(4, 3800, 0.08), full(16, 14000, 0.85)}, knee.Step{Conc: []int{64}, Probe: true}},
+		{"above a full pool: reads high", []knee.Sample{probe(1, 1000, 0.02), probe(4, 3800, 0.08), full(16, 14000, 0.85), probe(64, 20000, 0.99)}, knee.Step{Conc: []int{64}}},
+		{"above a full pool: reads the cliff", []knee.Sample{probe(1, 1000, 0.02), probe(4, 3800, 0.08), full(16, 14000, 0.85), probe(64, 2000, 0.999)}, knee.Step{Conc: []int{8, 32}, Probe: true}},
 	}
 	checkNextSteps(t, grid, tests)
 }

@@ -422,7 +422,15 @@
 // offload arm takes over at c30, so that window ends at the resident
 // pool, the model right and the window without a point past the knee (a
 // kind below). And Qwen3.5 FP4 B300 TP2's resident window (c1-c32; a
-// pool of 76 capped sessions) gains to its top.
+// pool of 76 capped sessions) gains to its top. Full discoveries with
+// the whole Blackwell prefill at 27 % say which of the two is the step
+// model: minimaxm3-fp4-b300-vllm still agrees (TP4 knee c15 at 104.7k
+// tok/s/GPU, 86.5k at 10 %, and the cliff at c20 with the pool pinned,
+// where the steady state's mean session puts it at c24), but qwen3.5-fp4-b300-sglang's resident TP2 and TP4 arms turn
+// unsaturated (24 % a doubling at c32, 15 % at c72; at 10 % both
+// ambiguous, knees c20 and c32): those arms saturate in the model
+// because the rank is prefill-bound, so faster prefill asks for a decode
+// step that costs more on Blackwell, not for a different pool.
 // vLLM's pool is now what its budget leaves beside the weights and
 // 19.5 GB (the activation peak, graphs, non-torch memory): InferenceX
 // measured 31.72 GiB (883,840 tokens) for MiniMax-M3 NVFP4 on B200 TP2

@@ -281,3 +281,40 @@ func TestSolveRate(t *testing.T) {
 		assert.InDelta(t, tc.al, a.expectedLength(), 1e-9, "AL %g with %d drafts", tc.al, tc.k)
 	}
 }
+
+// TestPrefillRateByPrecision checks what a prefill's GEMMs run at: a
+// W4A4 checkpoint's (NVFP4, MXFP4) MoE layers at the GPU's dense FP4
+// peak where it has FP4 tensor cores, the rest and attention at FP8's; a
+// checkpoint with FP4 expert weights and 8-bit activations (DeepSeek-V4)
+// and every checkpoint on a GPU without FP4 at FP8's; B300's FP8 peak is
+// B200's.
+func TestPrefillRateByPrecision(t *testing.T) {
+	capa := func(model, gpu string) capacity {
+		cfg, err := Config{Engine: configs.SGLang, ModelPath: model, TP: 4, GPU: gpu}.Normalize()
+		require.NoError(t, err)
+		return newCapacity(cfg)
+	}
+	const fp8, nvfp4 = "Qwen/Qwen3.5-397B-A17B-FP8", "nvidia/Qwen3.5-397B-A17B-NVFP4"
+	for _, tc := range []struct {
+		gpu     string
+		speedup float64 // FP8 checkpoint's per-token prefill over NVFP4's
+	}{
+		{"b300", 1 / (0.4 + 0.6*4.5/13.5)},
+		{"b200", 1 / (0.4 + 0.6*4.5/9)},
+		{"gb200", 1 / (0.4 + 0.6*5.0/10)},
+		{"h200", 1},
+		{"mi325x", 1},
+	} {
+		t.Run(tc.gpu, func(t *testing.T) {
+			a, b := capa(fp8, tc.gpu), capa(nvfp4, tc.gpu)
+			assert.InDelta(t, tc.speedup, a.perPrefill/b.perPrefill, 1e-9, "linear layers")
+			// Attention per token of context costs the same at either precision.
+			assert.InDelta(t, 1, a.perPrefill*a.perPrefillCtx/(b.perPrefill*b.perPrefillCtx), 1e-9, "attention")
+		})
+	}
+	// 2 FLOPs per active parameter at 10 % of the FP8 peak over TP 4.
+	assert.InDelta(t, 2*17e9/(4*4.5e15*0.10), capa(fp8, "b300").perPrefill, 1e-15, "B300 FP8 at 4.5 PF dense")
+	assert.Equal(t, capa(fp8, "b200").perPrefill, capa(fp8, "b300").perPrefill)
+	assert.InDelta(t, 2*49e9/(4*4.5e15*0.10), capa("deepseek-ai/DeepSeek-V4-Pro", "b300").perPrefill, 1e-15,
+		"FP4 expert weights with 8-bit activations compute at the FP8 rate")
+}

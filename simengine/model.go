@@ -14,19 +14,35 @@ type gpuSpec struct {
 	hbmGB   float64 // memory per GPU
 	hbmTBps float64 // memory bandwidth per GPU
 	pflops  float64 // dense FP8 peak per GPU
-	speed   float64 // relative step-overhead speed (kernel launch, comm)
+	// fp4PFLOPS is the dense FP4 peak per GPU (NVFP4, MXFP4), 0 where the
+	// GPU has no FP4 tensor cores.
+	fp4PFLOPS float64
+	speed     float64 // relative step-overhead speed (kernel launch, comm)
 }
 
-// gpuSpecs is read-only: rough public figures per GPU model.
+// gpuSpecs is read-only: rough public figures per GPU model. The peaks
+// are dense (without 2:4 sparsity, which doubles the datasheets' figures):
+// MI300X and MI325X 2.6 PF FP8 (AMD's datasheets: 2,614.9 TFLOPS, 5,229.8
+// with sparsity); MI355X 5.0 PF FP8 and 10 PF MXFP4 (AMD: 20.1 PF FP4
+// with sparsity; ISSCC 2026, five petaflops FP8); H100 and H200 1.98 PF
+// FP8; B200 4.5 PF FP8 and 9 PF FP4 (HGX B200: 72 PF FP8 with sparsity
+// and 72 PF FP4 dense for 8 GPUs); B300 4.5 PF FP8, as B200, and 13.5 PF
+// FP4 (HGX B300: 72 PF FP8 with sparsity, 108 PF FP4 dense for 8 GPUs;
+// Blackwell Ultra's 15 PF dense NVFP4 is at GB300's clocks); GB200 5 PF
+// FP8 and 10 PF FP4 (GB200 NVL72: 720 PF FP4 dense for 72 GPUs).
+// MI355X's 10 PF is left out of the table (its MXFP4 checkpoints'
+// prefill stays at the FP8 rate): with it Qwen3.5 MXFP4 MI355X's TP4 arm
+// still gains at the top of its window (c40), and the simulated corpora
+// of sweep/knee, which hold the MI355X keys, would have to be made again.
 var gpuSpecs = map[string]gpuSpec{
 	"mi300x": {hbmGB: 192, hbmTBps: 5.3, pflops: 2.6, speed: 1.0},
 	"mi325x": {hbmGB: 256, hbmTBps: 6.0, pflops: 2.6, speed: 1.05},
 	"mi355x": {hbmGB: 288, hbmTBps: 8.0, pflops: 5.0, speed: 1.4},
 	"h100":   {hbmGB: 80, hbmTBps: 3.35, pflops: 2.0, speed: 1.0},
 	"h200":   {hbmGB: 141, hbmTBps: 4.8, pflops: 2.0, speed: 1.05},
-	"b200":   {hbmGB: 180, hbmTBps: 8.0, pflops: 4.5, speed: 1.4},
-	"b300":   {hbmGB: 288, hbmTBps: 8.0, pflops: 5.0, speed: 1.5},
-	"gb200":  {hbmGB: 186, hbmTBps: 8.0, pflops: 5.0, speed: 1.5},
+	"b200":   {hbmGB: 180, hbmTBps: 8.0, pflops: 4.5, fp4PFLOPS: 9, speed: 1.4},
+	"b300":   {hbmGB: 288, hbmTBps: 8.0, pflops: 4.5, fp4PFLOPS: 13.5, speed: 1.5},
+	"gb200":  {hbmGB: 186, hbmTBps: 8.0, pflops: 5.0, fp4PFLOPS: 10, speed: 1.5},
 }
 
 func gpuNames() []string {
@@ -79,6 +95,13 @@ type modelShape struct {
 	// other compute per 1,000 tokens of context, which the MI325X Qwen3.5
 	// measurements were fitted with.
 	attnFLOPs float64
+	// fp4GEMMs: the checkpoint quantizes its MoE layers' weights and
+	// activations to 4 bits (NVIDIA ModelOpt's NVFP4 checkpoints, AMD
+	// Quark's MXFP4 ones: W4A4), so their GEMMs run at the GPU's FP4
+	// rate where it has one. A checkpoint with FP4 expert weights and
+	// 8-bit activations (DeepSeek-V4's, Kimi K3's) computes at the FP8
+	// rate: an FP4 × FP8 MMA runs at FP8's.
+	fp4GEMMs bool
 }
 
 // families holds the architecture facts the name alone does not give,
@@ -214,7 +237,9 @@ func shapeOf(name string) modelShape {
 		s.totalB, s.activeB = 671, 37
 	}
 	switch {
-	case strings.Contains(base, "fp4"), strings.Contains(base, "mxfp4"), strings.Contains(base, "nvfp4"):
+	case strings.Contains(base, "nvfp4"), strings.Contains(base, "mxfp4"):
+		s.weightBytes, s.fp4GEMMs = 0.5, true
+	case strings.Contains(base, "fp4"):
 		s.weightBytes = 0.5
 	case strings.Contains(base, "fp8"), strings.Contains(base, "int8"):
 		s.weightBytes = 1
@@ -340,16 +365,21 @@ func newCapacity(c Config) capacity {
 	if s.attnKVBytes > 0 && s.kvBytes > 0 {
 		attnGPUToken = kvb*s.attnKVBytes/s.kvBytes/shards + s.indexBytes
 	}
-	// Prefill: 2 FLOPs per active parameter per token at 10% of peak (MoE
-	// prefill with long-context attention is far from peak).
-	capa.perPrefill = 2 * s.activeB * 1e9 / (mp * g.pflops * 1e15 * 0.10)
+	// Prefill: 2 FLOPs per active parameter per token at 10% of the
+	// GEMMs' peak (MoE prefill with long-context attention is far from
+	// peak; the measured MI325X key pins the 10 %). A W4A4 checkpoint's
+	// MoE layers run at the FP4 rate, the rest at FP8's.
+	rate := prefillPFLOPS(g, s)
+	capa.perPrefill = 2 * s.activeB * 1e9 / (mp * rate * 1e15 * 0.10)
 	// Attention grows with the context: the family's FLOPs per token of
 	// context against its other compute per token (the same efficiency),
-	// or the generic 2 % per 1,000 tokens.
+	// or the generic 2 % per 1,000 tokens; attention runs at the FP8 rate
+	// whatever the weights' precision.
 	capa.perPrefillCtx = 0.02 / 1000
 	if s.attnFLOPs > 0 {
 		capa.perPrefillCtx = s.attnFLOPs / (2 * s.activeB * 1e9)
 	}
+	capa.perPrefillCtx *= rate / g.pflops
 	if ranks > 1 && !replicated {
 		// DP attention (and vLLM's DP over an MoE) keeps one copy of the
 		// experts over every GPU: each rank attends to its own requests,
@@ -468,6 +498,24 @@ func newCapacity(c Config) capacity {
 		}
 	}
 	return capa
+}
+
+// moeGEMMShare is the MoE layers' share of a token's linear FLOPs, what a
+// W4A4 checkpoint computes in FP4 (attention's projections stay 8- or
+// 16-bit): 23B of DeepSeek-V3's 37B active parameters are its experts
+// (8 routed and 1 shared of 3 × 7,168 × 2,048 in 58 layers), 14B of
+// Qwen3-235B-A22B's 22B (8 of 3 × 4,096 × 1,536 in 94 layers).
+const moeGEMMShare = 0.6
+
+// prefillPFLOPS is the dense peak a prefill's GEMMs run at on g, in
+// PFLOPS: the FP8 peak, with a W4A4 checkpoint's MoE layers at the FP4
+// peak where the GPU has FP4 tensor cores (the time of the two shares
+// added).
+func prefillPFLOPS(g gpuSpec, s modelShape) float64 {
+	if !s.fp4GEMMs || g.fp4PFLOPS <= 0 {
+		return g.pflops
+	}
+	return 1 / ((1-moeGEMMShare)/g.pflops + moeGEMMShare/g.fp4PFLOPS)
 }
 
 // sglangSpecMaxRunning is the --max-running-requests SGLang sets for

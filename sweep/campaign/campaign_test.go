@@ -251,6 +251,19 @@ func (s *sweepRun) adaptive() {
 	s.o.Executor.(*local.Executor).Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})
 }
 
+// pointEnds are the journal's end records of the points at conc, as
+// "probe=BOOL STATUS".
+func pointEnds(t *testing.T, dir string, conc int) []string {
+	t.Helper()
+	var ends []string
+	for _, r := range events(t, dir, campaign.EventPointEnd) {
+		if r.Conc == conc {
+			ends = append(ends, fmt.Sprintf("probe=%v %s", r.Probe, r.Status))
+		}
+	}
+	return ends
+}
+
 // events are the journal's (event, point) pairs of kind ev.
 func events(t *testing.T, dir, ev string) []campaign.Record {
 	t.Helper()
@@ -627,12 +640,7 @@ func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 	s.adaptive()
 	sum, err := s.run(t.Context())
 	require.NoError(t, err)
-	var ends []string
-	for _, r := range events(t, s.dir, campaign.EventPointEnd) {
-		if r.Conc == 64 {
-			ends = append(ends, fmt.Sprintf("probe=%v %s", r.Probe, r.Status))
-		}
-	}
+	ends := pointEnds(t, s.dir, 64)
 	assert.Equal(t, []string{"probe=true failed", "probe=false ok"}, ends, "c64: the failed probe, then the full length")
 	assert.Equal(t, 2, s.b.loadsOf(c64))
 	assert.Equal(t, 1, s.b.starts, "one server for the arm")
@@ -835,12 +843,7 @@ func TestAdaptiveKilledBeforeFullRun(t *testing.T) {
 	s.adaptive()
 	_, err = s.run(t.Context())
 	require.NoError(t, err)
-	var ends []string
-	for _, r := range events(t, s.dir, campaign.EventPointEnd) {
-		if r.Conc == 64 {
-			ends = append(ends, fmt.Sprintf("probe=%v %s", r.Probe, r.Status))
-		}
-	}
+	ends := pointEnds(t, s.dir, 64)
 	assert.Equal(t, []string{"probe=true ok", "probe=false ok"}, ends, "c64: the probe, then (resumed) the full length")
 	assert.Equal(t, 2, s.b.loadsOf(c64))
 	keptProbeRead(t, s, c64, 64)

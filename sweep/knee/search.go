@@ -40,16 +40,12 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     noise (a cliff, or the server's capacity; with fewer than 3 usable
 //     points the fall is checked one grid point above), or the grid
 //     ends. The bracketing points are probes (Step.Probe) where their
-//     grid neighbours lie within a doubling and they are neither the top
-//     of the grid nor the point below it (the top gate reads those two),
-//     and the grid has more than three points (on three the verdict
-//     needs every one as the full grid reads it).
-//     A bracket that ends on a cliff, on two failures, or on a step that
-//     gains less than the gate by more than twice its noise has settled
-//     the top gate: per-GPU throughput does not resume gaining once it has
-//     flattened or fallen (batching has run out of compute or KV cache),
-//     so the top of the grid cannot gain Analyze.Gain per doubling, and
-//     the fill may read the top two points as probes too.
+//     grid neighbours lie within a doubling and the grid has more than
+//     three points (on three the verdict needs every one as the full
+//     grid reads it); so are the top of the grid and the point below it,
+//     which the top gate (Analyze's saturation gate) compares: where
+//     their noise decides that gate, they run again at the full length
+//     (topGateProbes, below).
 //  2. Fill: find the knee on what is measured and measure the grid
 //     point nearest to its lower doubling neighbour (k/2) when it is
 //     missing (when it failed, the one between it and the knee's usable
@@ -85,7 +81,14 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     failed or fell off a cliff and their noise decides the gate
 //     (Analyze gates such an arm on the gain into the peak, as the top of
 //     a grid: with the probes' readings moved two standard deviations one
-//     way it calls the arm unsaturated, the other way not). The fill
+//     way it calls the arm unsaturated, the other way not), and so the
+//     probes among the top of the grid and the usable point below it
+//     (topGateProbes); once those two are at the full length and their
+//     gain lies within the gate's noise, the gaps below them are filled
+//     at the full length, as for a still-rising arm, also for a knee
+//     below the top: the fit through them decides the gate, and a
+//     probe's bias there (which varies with the KV pool's fill, so no
+//     per-arm factor removes it) would decide it instead. The fill
 //     points are probes too
 //     where a bracketing point would be: between neighbours within a
 //     doubling, a probe's noise moves the knee by at most the doubling it
@@ -141,7 +144,7 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		return Step{Conc: unsteadyAgain}
 	}
 	rd := newReadings(byConc, o, ao)
-	step, ceiling, settled := bracket(grid, rd, o, ao)
+	step, ceiling := bracket(grid, rd, o, ao)
 	if len(step.Conc) > 0 {
 		return step
 	}
@@ -149,14 +152,17 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	if again {
 		return Step{Conc: conc}
 	}
-	if probe := fillProbes(grid, conc, !settled); probe || rising {
+	if gapDecidesGate(grid, conc, rd, ao) {
+		return Step{Conc: conc}
+	}
+	if probe := fillProbes(grid, conc); probe || rising {
 		return Step{Conc: conc, Probe: probe}
 	}
 	// Around a knee, the points that must run full length run first; the
 	// others are chosen again with those readings in hand, as probes.
 	var full []int
 	for _, c := range conc {
-		if !probeable(grid, c, !settled) {
+		if !probeable(grid, c) {
 			full = append(full, c)
 		}
 	}
@@ -221,26 +227,23 @@ func newReadings(byConc map[int][]*Sample, o SearchOptions, ao Options) readings
 // measures every o.Step-th concurrency up (the top of the grid last)
 // until the arm stops gaining the gate, fails twice in a row or falls off
 // a cliff. It returns the step to measure next, or (an empty step) the
-// ceiling nothing above which is measured and whether the bracket is
-// settled: it saw the arm stop gaining below the top (a cliff, two
-// failures, a step short of the gate beyond its noise), so the top gate's
-// verdict is known and its two points need not run full length.
-func bracket(grid []int, rd readings, o SearchOptions, ao Options) (step Step, ceiling int, settled bool) {
+// ceiling nothing above which is measured.
+func bracket(grid []int, rd readings, o SearchOptions, ao Options) (step Step, ceiling int) {
 	has, tput, sig, probeFailed, usable := rd.has, rd.tput, rd.sig, rd.probeFailed, rd.usable
 	ceiling = grid[len(grid)-1] // nothing above two failures in a row or a cliff
 	prev, prevT := 0, 0.0
 	failed := 0 // the last bracket point, when it failed
 	for c := grid[0]; ; {
 		if !has(c) {
-			return Step{Conc: []int{c}, Probe: probeable(grid, c, true)}, 0, false
+			return Step{Conc: []int{c}, Probe: probeable(grid, c)}, 0
 		}
 		t, ok := tput(c)
 		next := 0
 		switch {
 		case !ok && failed == 0 && probeFailed(c): // it would stop the bracket
-			return Step{Conc: []int{c}}, 0, false
+			return Step{Conc: []int{c}}, 0
 		case !ok && failed > 0: // two failures in a row: the server's capacity
-			ceiling, settled = failed, true
+			ceiling = failed
 		case !ok: // one failure may be transient: try the next grid point
 			failed = c
 			if i := slices.Index(grid, c); i+1 < len(grid) {
@@ -248,12 +251,10 @@ func bracket(grid []int, rd readings, o SearchOptions, ao Options) (step Step, c
 			}
 		case prev > 0 && fellOff(prevT, t, sig(prev), sig(c)): // a cliff, beyond noise
 			if usable() >= minPoints {
-				ceiling, settled = c, true
+				ceiling = c
 			} // else the fill checks the fall one grid point above
 		case prev > 0 && doublingGain(prev, prevT, c, t) < ao.Gain:
 			// saturating: the fill settles the knee
-			du := math.Log2(float64(c) / float64(prev))
-			settled = doublingGain(prev, prevT, c, t) < ao.Gain-2*math.Hypot(sig(prev), sig(c))/du
 		default:
 			failed, prev, prevT = 0, c, t
 			if i := slices.IndexFunc(grid, func(g int) bool { return g >= o.Step*c }); i >= 0 {
@@ -267,7 +268,7 @@ func bracket(grid []int, rd readings, o SearchOptions, ao Options) (step Step, c
 		}
 		c = next
 	}
-	return Step{}, ceiling, settled
+	return Step{}, ceiling
 }
 
 // readings are what NextStep reads of the measured samples, by
@@ -284,17 +285,16 @@ type readings struct {
 }
 
 // fillProbes reports whether the fill points conc run as probes: when
-// every one is probeable (topGate: whether the top gate still needs the
-// top two points at full length). A fill point between two neighbours
+// every one is probeable. A fill point between two neighbours
 // within a doubling only moves the knee by one doubling, the tolerance
 // the knee is read with, so its probe's noise is bounded as a bracketing
 // probe's is.
-func fillProbes(grid, conc []int, topGate bool) bool {
+func fillProbes(grid, conc []int) bool {
 	if len(conc) == 0 {
 		return false
 	}
 	for _, c := range conc {
-		if !probeable(grid, c, topGate) {
+		if !probeable(grid, c) {
 			return false
 		}
 	}
@@ -306,9 +306,10 @@ func fillProbes(grid, conc []int, topGate bool) bool {
 // measured and each decides the verdict: a probe there saves part of one
 // point and puts its noise, or its bias, into the fit unbounded), where
 // its grid neighbours lie within a doubling of it, so that a knee its
-// noise misplaces lands within one doubling, and, while the top
-// gate is open (topGate), neither the top of the grid nor the point below
-// it (the gate compares the two at the full length, as on the full grid).
+// noise misplaces lands within one doubling. The top of the grid and the
+// point below it, which the top gate compares, are probes first too:
+// they run again at the full length where their noise decides the gate
+// (topGateProbes).
 //
 // A point above one whose KV pool came near full may run as a probe too:
 // such a probe is unsteady (its pool fills as fast or faster) and runs
@@ -317,9 +318,9 @@ func fillProbes(grid, conc []int, topGate bool) bool {
 // settles the point for a quarter of its cost (past the simulated
 // MI325X Qwen3.5 TP8 arm's pool at c64, its c256 probe reads 1961
 // tok/s/GPU, its 1200 s point 3344: a cliff either way).
-func probeable(grid []int, c int, topGate bool) bool {
+func probeable(grid []int, c int) bool {
 	i := slices.Index(grid, c)
-	if i < 0 || len(grid) <= minPoints || topGate && i >= len(grid)-2 || i+1 < len(grid) && grid[i+1] > 2*c {
+	if i < 0 || len(grid) <= minPoints || i+1 < len(grid) && grid[i+1] > 2*c {
 		return false
 	}
 	return i == 0 || 2*grid[i-1] >= c
@@ -464,6 +465,9 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 		if again := gateProbes(grid, arm.Samples, r, rd, ao); len(again) > 0 {
 			return again, false, true
 		}
+		if again := topGateProbes(grid, arm.Samples, rd, ao); len(again) > 0 {
+			return again, false, true
+		}
 	}
 	return out, r.Status == StatusUnsaturated, false
 }
@@ -526,6 +530,11 @@ func fillWant(grid []int, r *Result, at fillAt, rd readings, ao Options) []int {
 				want = append(want, gapMiddle(grid, has, ceiling))
 			}
 		}
+		// A knee below a top gate read at the full length within its
+		// noise: the fit through the gaps decides knee or unsaturated.
+		if top == grid[len(grid)-1] && has(below) && !rd.probe(top) && !rd.probe(below) && nearGate(top, below, rd, ao) {
+			want = append(want, gapMiddle(grid, has, ceiling))
+		}
 	}
 	return want
 }
@@ -573,35 +582,94 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 			out = append(out, c)
 		}
 	}
-	// Only when the probes' noise decides the gate: Analyze's verdict
-	// with the gain into the peak moved by two standard deviations of
-	// the probes one way (the peak up, the point below down) is
-	// unsaturated, and the other way it is not.
+	// Only when the probes' noise decides the gate.
+	if len(out) == 0 || !noiseDecidesGate(samples, below, r.Peak, rd, ao) {
+		return nil
+	}
+	return out
+}
+
+// topGateProbes returns the probes among the top of the grid and the
+// usable point below it to measure again at the full length, when their
+// noise decides the top gate (noiseDecidesGate): the gate compares the
+// two, and a probe's noise is twice a full point's. Where the gate's
+// verdict holds either way, the probes stand: a fifth of the cost of
+// the full-length pair the full grid measures there.
+func topGateProbes(grid []int, samples []Sample, rd readings, ao Options) []int {
+	top, below := topUsable(grid, rd)
+	if top == 0 {
+		return nil
+	}
+	var out []int
+	for _, c := range []int{below, top} {
+		if rd.probe(c) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 || !noiseDecidesGate(samples, below, top, rd, ao) {
+		return nil
+	}
+	return out
+}
+
+// noiseDecidesGate reports whether the probes at below and top decide
+// Analyze's saturation gate on the gain from below to top: with their
+// readings moved by two of their standard deviations one way (top up,
+// below down) the verdict is unsaturated, and the other way it is not.
+// Full-length readings stay as read.
+func noiseDecidesGate(samples []Sample, below, top int, rd readings, ao Options) bool {
 	unsaturated := func(dir float64) bool {
 		ss := slices.Clone(samples)
 		for i := range ss {
 			s := &ss[i]
-			t := s.Throughput(ao.Metric)
-			if t == nil || !s.Probe || s.Conc != below && s.Conc != r.Peak {
+			if !s.Probe || s.Conc != below && s.Conc != top {
 				continue
 			}
 			sign := dir
 			if s.Conc == below {
 				sign = -dir
 			}
-			v := *t * math.Exp(sign*2*sig(s.Conc))
-			if ao.Metric == MetricOutput {
-				s.OutputTPS = &v
-			} else {
-				s.TotalTPS = &v
-			}
+			s.scaleThroughput(math.Exp(sign * 2 * rd.sig(s.Conc)))
 		}
 		return Analyze(&Arm{Samples: ss}, ao).Status == StatusUnsaturated
 	}
-	if len(out) == 0 || unsaturated(1) == unsaturated(-1) {
-		return nil
+	return unsaturated(1) != unsaturated(-1)
+}
+
+// topUsable returns the top of the grid, when it has a usable reading,
+// and the highest usable point below it (0, 0 when either is missing).
+func topUsable(grid []int, rd readings) (top, below int) {
+	t := grid[len(grid)-1]
+	if _, ok := rd.tput(t); !ok {
+		return 0, 0
 	}
-	return out
+	for _, g := range grid[:len(grid)-1] {
+		if _, ok := rd.tput(g); ok {
+			below = g
+		}
+	}
+	if below == 0 {
+		return 0, 0
+	}
+	return t, below
+}
+
+// gapDecidesGate reports whether the fill points conc all lie below the
+// top gate's two points, those are measured at the full length, and
+// their gain lies within the gate's noise (nearGate): then the fit
+// through the gaps decides the gate, and they run at the full length (a
+// probe's bias, which varies with the KV pool's fill, would decide it).
+func gapDecidesGate(grid, conc []int, rd readings, ao Options) bool {
+	top, below := topUsable(grid, rd)
+	if top == 0 || len(conc) == 0 || rd.probe(top) || rd.probe(below) || !nearGate(top, below, rd, ao) {
+		return false
+	}
+	for _, c := range conc {
+		if c >= below {
+			return false
+		}
+	}
+	return true
 }
 
 // shortFailure reports whether a failed probe's failure is the kind a

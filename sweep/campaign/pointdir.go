@@ -36,7 +36,7 @@ func ClearPointDir(dir string, p *Point) error {
 	pd := result.PointDir(dir, p.ID)
 	if !p.Probe {
 		if smp, ok, err := knee.ReadFile(result.PointPath(dir, p.ID)); err == nil && ok && smp.Probe {
-			kept, err := freeProbeDir(dir, p.ID)
+			_, kept, err := probeDirs(dir, p.ID)
 			if err != nil {
 				return fmt.Errorf("keep the probe of %s: %w", p.ID, err)
 			}
@@ -52,18 +52,20 @@ func ClearPointDir(dir string, p *Point) error {
 	return nil
 }
 
-// freeProbeDir is the first result.ProbeDir of point id not taken. A
-// name that cannot be looked up is an error, not a name taken.
-func freeProbeDir(dir, id string) (string, error) {
+// probeDirs returns the last result.ProbeDir of point id kept ("" when
+// none) and the first free one. A name that cannot be looked up is an
+// error, not a name taken.
+func probeDirs(dir, id string) (last, free string, err error) {
 	for n := 1; ; n++ {
 		d := result.ProbeDir(dir, id, n)
 		_, err := os.Lstat(d)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			return d, nil
+			return last, d, nil
 		case err != nil:
-			return "", err
+			return last, "", err
 		}
+		last = d
 	}
 }
 
@@ -71,14 +73,7 @@ func freeProbeDir(dir, id string) (string, error) {
 // the sweep directory dir (the newest: the one the search last read); ok
 // is false when none was kept or it is not a probe's result.
 func keptProbe(dir, id string) (smp knee.Sample, ok bool) {
-	last := ""
-	for n := 1; ; n++ {
-		d := result.ProbeDir(dir, id, n)
-		if _, err := os.Lstat(d); err != nil {
-			break
-		}
-		last = d
-	}
+	last, _, _ := probeDirs(dir, id)
 	if last == "" {
 		return knee.Sample{}, false
 	}

@@ -532,7 +532,7 @@ func fillWant(grid []int, r *Result, at fillAt, rd readings, ao Options) []int {
 		}
 		// A knee below a top gate read at the full length within its
 		// noise: the fit through the gaps decides knee or unsaturated.
-		if top == grid[len(grid)-1] && has(below) && !rd.probe(top) && !rd.probe(below) && nearGate(top, below, rd, ao) {
+		if _, below, ok := fullGateNear(grid, rd, ao); ok && below == at.below {
 			want = append(want, gapMiddle(grid, has, ceiling))
 		}
 	}
@@ -654,14 +654,24 @@ func topUsable(grid []int, rd readings) (top, below int) {
 	return t, below
 }
 
+// fullGateNear reports whether the top gate is read at the full length
+// within its noise: the top of the grid and the usable point below it
+// (topUsable) are both full-length readings and their gain lies within
+// two standard deviations of the gate (nearGate).
+func fullGateNear(grid []int, rd readings, ao Options) (top, below int, ok bool) {
+	top, below = topUsable(grid, rd)
+	ok = top != 0 && !rd.probe(top) && !rd.probe(below) && nearGate(top, below, rd, ao)
+	return top, below, ok
+}
+
 // gapDecidesGate reports whether the fill points conc all lie below the
 // top gate's two points, those are measured at the full length, and
 // their gain lies within the gate's noise (nearGate): then the fit
 // through the gaps decides the gate, and they run at the full length (a
 // probe's bias, which varies with the KV pool's fill, would decide it).
 func gapDecidesGate(grid, conc []int, rd readings, ao Options) bool {
-	top, below := topUsable(grid, rd)
-	if top == 0 || len(conc) == 0 || rd.probe(top) || rd.probe(below) || !nearGate(top, below, rd, ao) {
+	_, below, ok := fullGateNear(grid, rd, ao)
+	if !ok || len(conc) == 0 {
 		return false
 	}
 	for _, c := range conc {

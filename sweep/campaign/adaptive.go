@@ -25,7 +25,10 @@ import (
 // search asks for the full length again, not for the probe; and a probe
 // complete in an earlier invocation whose full length the search asks
 // for (the sweep was killed between the two) runs at the full length
-// though the job does not hold it.
+// though the job does not hold it. Run forms a resume's jobs with the
+// same function (Options.Choose): an arm whose every point is done gets
+// a job, holding no points, exactly when this asks for such a probe, and
+// none when the search is finished with it.
 func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Point {
 	return func(job Job, ran map[string]Ran) []*Point {
 		pending := map[string]bool{}

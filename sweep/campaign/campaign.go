@@ -49,6 +49,13 @@ type Options struct {
 	Estimate func(*Point) time.Duration
 	// Parallel is how many arms run at once, for the first ETA (default 1).
 	Parallel int
+	// Choose is the executor's ArmOptions.Choose when its arms choose
+	// their points (adaptive discovery: Adaptive), nil otherwise. An arm
+	// whose every point is done then still gets a job, holding no
+	// points, while Choose asks for one of them (a probe complete in an
+	// earlier invocation, at the full length); an arm it asks nothing of
+	// gets none.
+	Choose func(Job, map[string]Ran) []*Point
 }
 
 // pointState is what the journal says about one point.
@@ -201,7 +208,10 @@ func (st *pointState) skip(reason string, retries int) {
 	st.failures = max(st.failures, retries+1)
 }
 
-// resumeLine is "5 of 7 points complete, 1 failed (1 retry left), 1 interrupted: 2 to run".
+// resumeLine is "5 of 7 points complete, 1 failed (1 retry left), 1
+// interrupted: 2 to run", and with Options.Choose the done points it asks
+// for first ("; adaptive discovery asks for done points again: arm 1 c64
+// at the full length").
 func (s *sweep) resumeLine() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -232,7 +242,21 @@ func (s *sweep) resumeLine() string {
 	if interrupted > 0 {
 		line += fmt.Sprintf(", %d interrupted", interrupted)
 	}
-	return fmt.Sprintf("%s: %d to run", line, todo)
+	line = fmt.Sprintf("%s: %d to run", line, todo)
+	var again []string
+	for _, a := range s.o.Schedule.Arms {
+		for _, p := range s.again(s.job(a)) {
+			how := "at the full length"
+			if p.Probe {
+				how = "as a probe"
+			}
+			again = append(again, fmt.Sprintf("arm %d c%d %s", a.Index+1, p.Conc(), how))
+		}
+	}
+	if len(again) > 0 {
+		line += "; adaptive discovery asks for done points again: " + strings.Join(again, ", ")
+	}
+	return line
 }
 
 // verifyResults re-checks the result of every completed point: a missing,
@@ -292,23 +316,53 @@ func checkResult(path string, p *Point) (*Metrics, error) {
 }
 
 // todo returns the jobs of the points still to run, by arm in schedule
-// order.
+// order. With Options.Choose, an arm with no point to run gets a job (with
+// no points) while Choose asks for one of its done points (again): a
+// sweep killed after its last probe, before the full-length run of a
+// probe the search asked for, would otherwise end without that run.
 func (s *sweep) todo() []Job {
 	var jobs []Job
 	for _, a := range s.o.Schedule.Arms {
-		var pts []*Point
-		for _, p := range a.Points {
-			st := s.state[p.ID]
-			if st.status == StatusOK || st.status == StatusSkipped || (st.status == StatusFailed && st.failures > s.o.Retries) {
-				continue
-			}
-			pts = append(pts, p)
-		}
-		if len(pts) > 0 {
-			jobs = append(jobs, Job{Arm: a, Points: pts})
+		job := s.job(a)
+		if len(job.Points) > 0 || len(s.again(job)) > 0 {
+			jobs = append(jobs, job)
 		}
 	}
 	return jobs
+}
+
+// job is arm a's job: its points still to run.
+func (s *sweep) job(a *Arm) Job {
+	job := Job{Arm: a}
+	for _, p := range a.Points {
+		if !s.finished(s.state[p.ID]) {
+			job.Points = append(job.Points, p)
+		}
+	}
+	return job
+}
+
+// finished reports whether a point's state needs no more runs: complete,
+// skipped, or failed with no retry left.
+func (s *sweep) finished(st *pointState) bool {
+	return st.status == StatusOK || st.status == StatusSkipped || st.status == StatusFailed && st.failures > s.o.Retries
+}
+
+// again returns the points Options.Choose asks for first in job that the
+// job does not hold (done points: a completed probe at the full length);
+// none without Choose. Choose depends only on the results on disk, so
+// this is what RunArm will run first.
+func (s *sweep) again(job Job) []*Point {
+	if s.o.Choose == nil {
+		return nil
+	}
+	var out []*Point
+	for _, p := range s.o.Choose(job, map[string]Ran{}) {
+		if !slices.Contains(job.Points, s.points[p.ID]) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // rounds runs the pending points, then the failed ones again while they
@@ -355,14 +409,17 @@ func (s *sweep) observe(r Record) {
 		s.servers++
 	case EventPointStart:
 		if st != nil {
+			probe := ""
+			switch {
+			case r.Probe:
+				probe = " (probe)"
+			case st.probe: // the last attempt, in this invocation or an earlier one
+				probe = " (full length after its probe)"
+			}
 			st.attempts++
 			st.status = StatusInterrupted
 			st.reused, st.probe = r.Reused, r.Probe
 			r.Attempt = st.attempts
-			probe := ""
-			if r.Probe {
-				probe = " (probe)"
-			}
 			s.linef("point %d/%d  arm %d/%d %s  conc %d%s  server %s  %s", r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
 				s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, map[bool]string{true: "reused", false: "started"}[r.Reused], s.eta())
 		}
@@ -442,7 +499,7 @@ func (s *sweep) eta() string {
 	var est time.Duration
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
-		if st.status != StatusOK && st.status != StatusSkipped && !(st.status == StatusFailed && st.failures > s.o.Retries) {
+		if !s.finished(st) {
 			left++
 			if s.o.Estimate != nil {
 				est += s.o.Estimate(p)

@@ -246,9 +246,11 @@ func newSweep(t *testing.T, sched *campaign.Schedule) *sweepRun {
 func (s *sweepRun) run(ctx context.Context) (*campaign.Summary, error) { return campaign.Run(ctx, s.o) }
 
 // adaptive makes the sweep's arms choose their points with the adaptive
-// search (ArmOptions.Choose = Adaptive).
+// search (ArmOptions.Choose = Adaptive), and Run form their jobs with it
+// (Options.Choose), as sweep/executor wires them.
 func (s *sweepRun) adaptive() {
-	s.o.Executor.(*local.Executor).Arm.Choose = campaign.Adaptive(s.dir, knee.SearchOptions{})
+	choose := campaign.Adaptive(s.dir, knee.SearchOptions{})
+	s.o.Executor.(*local.Executor).Arm.Choose, s.o.Choose = choose, choose
 }
 
 // pointEnds are the journal's end records of the points at conc, as
@@ -847,6 +849,126 @@ func TestAdaptiveKilledBeforeFullRun(t *testing.T) {
 	assert.Equal(t, []string{"probe=true ok", "probe=false ok"}, ends, "c64: the probe, then (resumed) the full length")
 	assert.Equal(t, 2, s.b.loadsOf(c64))
 	keptProbeRead(t, s, c64, 64)
+}
+
+// TestAdaptiveKilledAfterEveryPoint: a sweep killed when the search,
+// every point of the arm measured (here as probes), asked for a probe
+// again at the full length has every point complete in its journal; the
+// resume still gives the arm a job, because the search (Adaptive's
+// reading of the results on disk) asks for something, and runs what the
+// uninterrupted sweep ran; the resume line says so. A second resume,
+// the search satisfied, gives the arm no job and starts no server.
+func TestAdaptiveKilledAfterEveryPoint(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		grid                 []int
+		saturateAt, kvFullAt int
+		unsteadyHigh         float64
+		again                string // the full-length runs after the kill
+	}{
+		// The top of the grid and the point below it, probes whose noise
+		// decides the gate on the gain at the top.
+		{name: "top gate", grid: []int{4, 8, 16, 32}, saturateAt: 16, again: "c16 probe=false ok, c32 probe=false ok"},
+		// A probe whose KV pool came near full, the verdict hanging on it.
+		{name: "unsteady probe", grid: []int{1, 2, 4, 8, 16}, saturateAt: 8, kvFullAt: 16, unsteadyHigh: 2, again: "c16 probe=false ok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sweep := func() *sweepRun {
+				s := newSweep(t, testSchedule(t, []int{8}, tc.grid...))
+				for _, p := range s.sched.Points {
+					p.ProbeClient, p.ProbeDuration = &recipes.Command{Argv: []string{"aiperf", "profile", "--benchmark-duration", "300"}}, 300
+				}
+				s.b.saturateAt, s.b.kvFullAt, s.b.unsteadyHigh = tc.saturateAt, tc.kvFullAt, tc.unsteadyHigh
+				return s
+			}
+			whole := sweep()
+			whole.adaptive()
+			_, err := whole.run(t.Context())
+			require.NoError(t, err)
+			want := endsOf(t, whole.dir)
+
+			s := sweep()
+			ctx, cancel := context.WithCancel(t.Context())
+			search := campaign.Adaptive(s.dir, knee.SearchOptions{})
+			s.o.Executor.(*local.Executor).Arm.Choose = func(job campaign.Job, ran map[string]campaign.Ran) []*campaign.Point {
+				out := search(job, ran)
+				if len(out) > 0 && !out[0].Probe {
+					cancel() // the kill, before the first full-length run starts
+				}
+				return out
+			}
+			_, err = s.run(ctx)
+			require.ErrorIs(t, err, context.Canceled)
+			before := endsOf(t, s.dir)
+			require.Len(t, before, len(tc.grid), "every point ran, as a probe, before the kill")
+			for _, e := range before {
+				require.Contains(t, e, "probe=true ok")
+			}
+			require.Equal(t, strings.Join(want, ", "), strings.Join(before, ", ")+", "+tc.again, "the uninterrupted sweep")
+
+			s.adaptive()
+			jobs := &jobCounter{Executor: s.o.Executor}
+			s.o.Executor = jobs
+			var progress strings.Builder
+			s.o.Progress = &progress
+			sum, err := s.run(t.Context())
+			require.NoError(t, err)
+			assert.Equal(t, want, endsOf(t, s.dir), "the resume runs what the uninterrupted sweep ran")
+			assert.Equal(t, 1, jobs.jobs, "the arm, every point complete, gets a job")
+			assert.Equal(t, 2, s.b.starts, "one server for the arm in each invocation")
+			assert.Contains(t, progress.String(), fmt.Sprintf("%d of %d points complete: 0 to run; adaptive discovery asks for done points again: ", len(tc.grid), len(tc.grid)))
+			for c := range strings.SplitSeq(tc.again, ", ") {
+				c, _, _ = strings.Cut(c, " ")
+				assert.Contains(t, progress.String(), fmt.Sprintf("arm 1 %s at the full length", c))
+				assert.Contains(t, progress.String(), fmt.Sprintf("conc %s (full length after its probe)", c[1:]))
+			}
+			assert.Zero(t, sum.Failed)
+			for _, p := range sum.Points {
+				again := strings.Contains(tc.again, fmt.Sprintf("c%d ", p.Conc))
+				assert.Equal(t, !again, p.Probe, "summary of c%d", p.Conc)
+				assert.Equal(t, campaign.StatusOK, p.Status, "summary of c%d", p.Conc)
+				if again {
+					assert.FileExists(t, result.Path(result.ProbeDir(s.dir, p.ID, 1), p.ID), "c%d's probe is kept", p.Conc)
+				}
+			}
+			arms, err := knee.Read(t.Context(), s.dir)
+			require.NoError(t, err)
+			require.Len(t, arms, 1)
+			rs := knee.Analyze(arms[0], knee.Options{})
+			arms, err = knee.Read(t.Context(), whole.dir)
+			require.NoError(t, err)
+			rw := knee.Analyze(arms[0], knee.Options{})
+			assert.Equal(t, rw.Knee, rs.Knee, "the uninterrupted sweep's knee: %s", rs.Reason)
+
+			progress.Reset()
+			_, err = s.run(t.Context())
+			require.NoError(t, err)
+			assert.Equal(t, 1, jobs.jobs, "the search satisfied, the arm gets no job")
+			assert.Equal(t, 2, s.b.starts)
+			assert.Contains(t, progress.String(), fmt.Sprintf("%d of %d points complete: 0 to run\n", len(tc.grid), len(tc.grid)))
+		})
+	}
+}
+
+// endsOf are the journal's point end records as "cN probe=BOOL STATUS".
+func endsOf(t *testing.T, dir string) []string {
+	t.Helper()
+	var ends []string
+	for _, r := range events(t, dir, campaign.EventPointEnd) {
+		ends = append(ends, fmt.Sprintf("c%d probe=%v %s", r.Conc, r.Probe, r.Status))
+	}
+	return ends
+}
+
+// jobCounter counts the jobs an executor is given.
+type jobCounter struct {
+	campaign.Executor
+	jobs int
+}
+
+func (c *jobCounter) Execute(ctx context.Context, jobs []campaign.Job, obs campaign.Observer) error {
+	c.jobs += len(jobs)
+	return c.Executor.Execute(ctx, jobs, obs)
 }
 
 // TestJournalMustBeARegularFile: a FIFO in place of the journal blocked a

@@ -21,7 +21,10 @@
 // arms onto this node's GPUs, sweep/executor/slurm submits one job per arm
 // whose node runs RunArm from an ArmJob file and reports through an
 // EventLog; sweep/executor picks one by name. ArmOptions.Choose with
-// Adaptive runs only the points knee.Next asks for. A backend clears a
+// Adaptive runs only the points knee.Next asks for; Run, given the same
+// function (Options.Choose), resumes an arm whose points are all done
+// while it still asks for one of them (a completed probe at the full
+// length: the sweep was killed before that run). A backend clears a
 // point's directory before each attempt with ClearPointDir, which keeps a
 // completed probe that the point's full-length run replaces
 // (result.ProbeDir: DIR/ID.probe/).

@@ -112,10 +112,7 @@ func New(o Options) (campaign.Executor, error) {
 		}, nil
 	case Local, "":
 		backend := &campaign.RunBackend{Dir: o.Dir, Setup: o.Setup, Options: o.Point, Official: o.Official, Nodes: o.Nodes}
-		armOpts := campaign.ArmOptions{PointTimeout: watchdog}
-		if o.Adaptive {
-			armOpts.Choose = campaign.AdaptiveFor(o.Dir, o.Schedule, o.Cost.Duration)
-		}
+		armOpts := campaign.ArmOptions{PointTimeout: watchdog, Choose: o.Choose()}
 		ex := &local.Executor{GPUs: o.GPUs, MaxParallel: o.MaxParallel, Backend: backend, Arm: armOpts}
 		if o.Containers != nil {
 			if o.Adaptive {
@@ -128,6 +125,17 @@ func New(o Options) (campaign.Executor, error) {
 		return ex, nil
 	}
 	return nil, fmt.Errorf("executor %q: want local or slurm", string(o.Name))
+}
+
+// Choose is how the arms choose their points: with Adaptive, the knee
+// search over the sweep directory's results (campaign.AdaptiveFor); nil
+// (every point) otherwise. New gives it to the local executor's arms and
+// Sweep.Run to campaign.Run, which forms the jobs of a resume with it.
+func (o Options) Choose() func(campaign.Job, map[string]campaign.Ran) []*campaign.Point {
+	if !o.Adaptive {
+		return nil
+	}
+	return campaign.AdaptiveFor(o.Dir, o.Schedule, o.Cost.Duration)
 }
 
 // Where says where the arms run, for the sweep's header line.

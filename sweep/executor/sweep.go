@@ -131,7 +131,7 @@ func (s Sweep) Run(ctx context.Context) error {
 	sum, runErr := campaign.Run(ctx, campaign.Options{
 		Dir: s.Dir, Schedule: s.Schedule, Executor: ex, Retries: s.Retries, FailFast: s.FailFast,
 		Identity: campaign.Identity{Command: s.Command, Settings: s.Settings},
-		Progress: progress, Parallel: s.Schedule.Parallel(len(s.GPUs)), Estimate: s.pointWall,
+		Progress: progress, Parallel: s.Schedule.Parallel(len(s.GPUs)), Estimate: s.pointWall, Choose: s.Choose(),
 	})
 	if sum != nil {
 		fmt.Fprintf(s.Out, "\n%s", sum.Table())

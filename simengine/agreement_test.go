@@ -4,18 +4,18 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
-	"sweep/configs/matrix"
-	"sweep/recipes"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs/matrix"
+	"sweep/recipes"
 	"sweep/sweep/knee"
 )
 
@@ -168,44 +168,6 @@ func agenticLoop(t testing.TB, cfg Config, conc int, seconds float64) armPoint {
 	}
 }
 
-// armVerdict is one arm's closed-loop curve judged against its official
-// window the way scripts/sim-agreement.sh judges a simulated discovery:
-// an arm of three or more points agrees when the knee finder reports a
-// knee (ok or ambiguous) above the window's first point and at most its
-// last. byPeak judges it by InferenceX's own word instead: its notes call
-// an arm's peak its knee (the measured MI325X key's "TP2 peaks at c4"),
-// and its windows were chosen around those. The arm agrees by the peak
-// when its simulated peak lies above the window's first point and at
-// most its last and the knee finder does not find it still rising at the
-// top (a peak at the top of a window it is still climbing is no peak).
-// A flat window (the offload arms' c64-c76) has its 95 % knee at its
-// first point whatever the hardware showed; its peak is still read.
-func armVerdict(a plannedArm, pts []armPoint) (ok, byPeak bool, why string) {
-	arm := &knee.Arm{Simulated: true}
-	lo, hi := math.MaxInt, 0
-	for _, p := range pts {
-		if p.failed {
-			lo, hi = min(lo, p.conc), max(hi, p.conc)
-			continue
-		}
-		v := p.tputPerGPU
-		arm.Samples = append(arm.Samples, knee.Sample{Conc: p.conc, Simulated: true, TotalTPS: &v, OutputTPS: &v})
-		lo, hi = min(lo, p.conc), max(hi, p.conc)
-	}
-	if len(pts) < 3 {
-		ok = len(arm.Samples) == len(pts)
-		return ok, ok, fmt.Sprintf("%s: %d of %d points failed", a.name, len(pts)-len(arm.Samples), len(pts))
-	}
-	r := knee.Analyze(arm, knee.Options{})
-	ok = (r.Status == knee.StatusOK || r.Status == knee.StatusAmbiguous) && r.Knee > lo && r.Knee <= hi
-	byPeak = ok || r.HasKnee() && r.Peak > lo && r.Peak <= hi
-	peak := ""
-	if r.Peak > 0 {
-		peak = fmt.Sprintf(" peak c%d", r.Peak)
-	}
-	return ok, byPeak, fmt.Sprintf("%s: %s knee c%d%s window %d-%d", a.name, r.Status, r.Knee, peak, lo, hi)
-}
-
 // armCurve runs the closed loop at each distinct official concurrency of
 // an arm, in ascending order.
 func armCurve(t testing.TB, a plannedArm, seconds float64) []armPoint {
@@ -318,7 +280,7 @@ var update = flag.Bool("update", false, "rewrite testdata/simengine/agreement.go
 
 // simulatedKeys lists the planned agentic config keys a simulated
 // discovery runs (single-node, aggregated: what scripts/sim-agreement.sh
-// counts), in the masters' order, with their planned points.
+// discovers and sweep sim agreement counts), in the masters' order, with their planned points.
 func simulatedKeys(t *testing.T) ([]string, map[string][]recipes.Point) {
 	t.Helper()
 	masters, _, err := defaultConfigs()
@@ -352,46 +314,24 @@ func simulatedKeys(t *testing.T) ([]string, map[string][]recipes.Point) {
 // the capacity model agrees with: each arm's steady-state curve over its
 // official concurrencies (steadyPoint, the scheduler's capacity model
 // without the simulation) has its knee inside the window, as
-// scripts/sim-agreement.sh judges a full simulated discovery. The count
-// and every key's verdict are a golden, with a second count by the peak
-// (armVerdict's byPeak; "by peak" lines) and a third by the frontier
-// (frontierVerdict, for each arm whose knee misses its window; "by
-// frontier" lines, and every such arm says why the rule does or does not
-// take it): a change of the model that moves them must say so
+// sweep sim agreement judges a full simulated discovery, with the same
+// rules (knee.JudgeKey). The count and every key's verdict are a golden,
+// with a second count by the peak (knee.Window.Judge's byPeak; "by peak"
+// lines) and a third by the frontier (knee.FrontierVerdict, for each arm
+// whose knee misses its window; "by frontier" lines, and every such arm
+// says why the rule does or does not take it): a change of the model that
+// moves them must say so
 // (go test ./simengine -run TestAgreementWithOfficialWindows -update).
 func TestAgreementWithOfficialWindows(t *testing.T) {
 	var buf bytes.Buffer
 	keys, planned := simulatedKeys(t)
-	agree, byPeak, byFrontier := 0, 0, 0
+	var tally knee.Tally
 	for _, key := range keys {
 		v := judgeKey(t, armsOf(t, planned[key]))
-		label := "disagree"
-		switch {
-		case v.strict:
-			label = "agree"
-		case v.byPeak && v.byFrontier:
-			label = "by peak+frontier"
-		case v.byPeak:
-			label = "by peak"
-		case v.byFrontier:
-			label = "by frontier"
-		}
-		if v.strict {
-			agree++
-		}
-		if v.byPeak {
-			byPeak++
-		}
-		if v.byFrontier {
-			byFrontier++
-		}
-		if v.strict {
-			fmt.Fprintf(&buf, "%-17s %s\n", label, key)
-			continue
-		}
-		fmt.Fprintf(&buf, "%-17s %s: %s\n", label, key, strings.Join(v.why, "; "))
+		tally.Add(v)
+		fmt.Fprintln(&buf, v.Line(key))
 	}
-	fmt.Fprintf(&buf, "%d of %d keys agree; %d with InferenceX's knee, the peak, inside every window; %d with each arm whose knee misses its window a segment of the simulated frontier\n", agree, len(keys), byPeak, byFrontier)
+	fmt.Fprintln(&buf, tally)
 	t.Log("\n" + buf.String())
 	golden := filepath.Join("..", "testdata", "simengine", "agreement.golden")
 	if *update {

@@ -1,174 +1,64 @@
 package simengine
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/knee"
 )
 
-// armCurveOf is one arm of a key with its steady-state points at its
-// official concurrencies, in ascending order.
-type armCurveOf struct {
-	arm plannedArm
-	pts []armPoint
+// windowPoint is a steady-state point as the window rules read it.
+func (p armPoint) windowPoint() knee.WindowPoint {
+	return knee.WindowPoint{Conc: p.conc, Throughput: p.tputPerGPU, Interactivity: p.interactivity, Failed: p.failed}
 }
 
 // steadyCurve is an arm's steady state (steadyPoint) at each distinct
-// official concurrency, in ascending order.
-func steadyCurve(a plannedArm) armCurveOf {
-	var pts []armPoint
+// official concurrency, in ascending order, as its window
+// (knee.CurveWindow).
+func steadyCurve(a plannedArm) knee.Window {
+	var pts []knee.WindowPoint
 	seen := map[int]bool{}
 	for i, c := range a.concs {
 		if !seen[c] {
 			seen[c] = true
-			pts = append(pts, steadyPoint(a.points[i], c, a.traces))
+			pts = append(pts, steadyPoint(a.points[i], c, a.traces).windowPoint())
 		}
 	}
-	slices.SortFunc(pts, func(x, y armPoint) int { return x.conc - y.conc })
-	return armCurveOf{arm: a, pts: pts}
-}
-
-// dominates reports whether q is at least as good as p on the frontier
-// InferenceX compares a key's arms on (throughput per GPU against
-// interactivity, both higher is better) and better in one of them: the
-// upper-right frontier of knee.Frontiers, except that there a tie goes to
-// the point sorted first, where here it dominates neither way.
-func dominates(q, p armPoint) bool {
-	return q.tputPerGPU >= p.tputPerGPU && q.interactivity >= p.interactivity &&
-		(q.tputPerGPU > p.tputPerGPU || q.interactivity > p.interactivity)
-}
-
-// frontierStep is the concurrency the frontier rule reads an arm at: the
-// lowest one above its window's top that another arm of the key
-// measures (where the key has an official alternative), or the doubling
-// of its top when no other arm measures above it (the next step of a
-// doubling grid).
-func frontierStep(a armCurveOf, key []armCurveOf) int {
-	top := a.pts[len(a.pts)-1].conc
-	step := 0
-	for _, o := range key {
-		if o.arm.name == a.arm.name {
-			continue
-		}
-		for _, p := range o.pts {
-			if p.conc > top && (step == 0 || p.conc < step) {
-				step = p.conc
-			}
-		}
-	}
-	if step == 0 {
-		step = 2 * top
-	}
-	return step
-}
-
-// frontierVerdict is the frontier rule, for an arm whose simulated knee
-// is not in its window: InferenceX keeps the points of a key's arms that
-// make its Pareto frontier (MODELS.md's AgentX guidelines; the GLM-5.2
-// FP4 MI355X key: "SA selects the Pareto-optimal arm per concurrency"),
-// so an arm's window may end where another arm takes the frontier over,
-// not at a knee. The arm agrees by the frontier when
-//   - beyond, the arm's own point at frontierStep, still gives at least
-//     the throughput of its window's top (past a cliff, any point is
-//     dominated: the knee lies between, and that is the knee's question),
-//   - an official point of another arm of the key dominates beyond: at
-//     least its throughput per GPU at at least its interactivity, and
-//     more of one. A tie does not count: two arms of one engine that
-//     differ only by an offload tier are one curve in the model until
-//     the pool runs out, so an offload arm taking over at the same point
-//     says the hardware's pool ran out there, a knee the model misses,
-//     not a frontier, and
-//   - at least one point of its window is strictly dominated by no other
-//     arm's official point (the window is a segment of the frontier; an
-//     arm off the frontier everywhere has a window the frontier cannot
-//     explain).
-//
-// why says which condition decided.
-func frontierVerdict(a armCurveOf, beyond armPoint, key []armCurveOf) (ok bool, why string) {
-	onFront := false
-	for _, p := range a.pts {
-		onFront = onFront || dominator(p, a, key) == nil
-	}
-	top := a.pts[len(a.pts)-1]
-	q := dominator(beyond, a, key)
-	switch {
-	case !onFront:
-		return false, "frontier: no window point on the frontier"
-	case beyond.tputPerGPU < top.tputPerGPU:
-		return false, fmt.Sprintf("frontier: c%d %s below its top c%d %s", beyond.conc, frontPoint(beyond), top.conc, frontPoint(top))
-	case q == nil:
-		return false, fmt.Sprintf("frontier: c%d %s not dominated", beyond.conc, frontPoint(beyond))
-	}
-	return true, fmt.Sprintf("frontier: c%d %s dominated by %s c%d %s", beyond.conc, frontPoint(beyond), q.arm, q.pt.conc, frontPoint(q.pt))
-}
-
-// frontPoint prints a point's frontier coordinates.
-func frontPoint(p armPoint) string {
-	return fmt.Sprintf("(%.0f tok/s/GPU, %.1f tok/s/user)", p.tputPerGPU, p.interactivity)
-}
-
-// dominatingPoint is an official point of a key's arm that dominates
-// another point.
-type dominatingPoint struct {
-	arm string
-	pt  armPoint
-}
-
-// dominator is the official point of another arm of the key than a that
-// dominates p with the most throughput per GPU, or nil.
-func dominator(p armPoint, a armCurveOf, key []armCurveOf) *dominatingPoint {
-	var best *dominatingPoint
-	for _, o := range key {
-		if o.arm.name == a.arm.name {
-			continue
-		}
-		for _, q := range o.pts {
-			if dominates(q, p) && (best == nil || q.tputPerGPU > best.pt.tputPerGPU) {
-				best = &dominatingPoint{arm: o.arm.name, pt: q}
-			}
-		}
-	}
-	return best
-}
-
-// keyVerdict is how a key's arms compare with its official windows.
-type keyVerdict struct {
-	strict, byPeak, byFrontier bool
-	why                        []string // one per arm that does not agree strictly
+	slices.SortFunc(pts, func(x, y knee.WindowPoint) int { return x.Conc - y.Conc })
+	return knee.CurveWindow(a.name, pts)
 }
 
 // keyCurves is every arm of a key at steady state (steadyCurve).
-func keyCurves(arms []plannedArm) []armCurveOf {
-	key := make([]armCurveOf, len(arms))
+func keyCurves(arms []plannedArm) []knee.Window {
+	key := make([]knee.Window, len(arms))
 	for i, a := range arms {
 		key[i] = steadyCurve(a)
 	}
 	return key
 }
 
-// judgeKey runs each arm of a key at steady state over its official
-// concurrencies and judges it (armVerdict; for an arm that does not
-// agree strictly, frontierVerdict at frontierStep too).
-func judgeKey(t testing.TB, arms []plannedArm) keyVerdict {
-	t.Helper()
-	key := keyCurves(arms)
-	v := keyVerdict{strict: true, byPeak: true, byFrontier: true}
-	for _, a := range key {
-		ok, peak, w := armVerdict(a.arm, a.pts)
-		v.byPeak = v.byPeak && peak
-		if ok {
-			continue
-		}
-		v.strict = false
-		step := frontierStep(a, key)
-		front, fw := frontierVerdict(a, steadyPoint(a.arm.at(t, step), step, a.arm.traces), key)
-		v.byFrontier = v.byFrontier && front
-		v.why = append(v.why, w+" ("+fw+")")
+// steadyBeyond reads an arm of arms at steady state at a concurrency
+// outside its window (the recipe planned again there: plannedArm.at).
+func steadyBeyond(t testing.TB, arms []plannedArm) knee.Beyond {
+	return func(w knee.Window, conc int) (knee.WindowPoint, bool, error) {
+		i := slices.IndexFunc(arms, func(a plannedArm) bool { return a.name == w.Arm })
+		require.GreaterOrEqual(t, i, 0, w.Arm)
+		a := arms[i]
+		return steadyPoint(a.at(t, conc), conc, a.traces).windowPoint(), true, nil
 	}
+}
+
+// judgeKey judges each arm of a key at steady state over its official
+// concurrencies with the window rules (knee.JudgeKey; an arm that does
+// not agree strictly read at its frontier step too).
+func judgeKey(t testing.TB, arms []plannedArm) knee.KeyVerdict {
+	t.Helper()
+	v, err := knee.JudgeKey(keyCurves(arms), steadyBeyond(t, arms))
+	require.NoError(t, err)
 	return v
 }
 
@@ -202,53 +92,21 @@ func TestFrontierRuleFlipsOnlyFrontierSegments(t *testing.T) {
 		t.Run(tc.key, func(t *testing.T) {
 			arms := plannedArms(t, tc.key)
 			key := keyCurves(arms)
-			i := slices.IndexFunc(key, func(c armCurveOf) bool { return c.arm.name == tc.arm })
+			i := slices.IndexFunc(key, func(w knee.Window) bool { return w.Arm == tc.arm })
 			require.GreaterOrEqual(t, i, 0)
 			a := key[i]
-			ok, _, w := armVerdict(a.arm, a.pts)
+			ok, _, w := a.Judge()
 			require.False(t, ok, "the arm disagrees strictly: %s", w)
-			step := frontierStep(a, key)
+			step := knee.FrontierStep(a, key)
 			assert.Equal(t, tc.step, step)
-			front, why := frontierVerdict(a, steadyPoint(a.arm.at(t, step), step, a.arm.traces), key)
+			beyond, _, err := steadyBeyond(t, arms)(a, step)
+			require.NoError(t, err)
+			front, why := knee.FrontierVerdict(a, beyond, key)
 			t.Log(why)
 			assert.Equal(t, tc.flips, front, why)
 			assert.Contains(t, why, tc.why)
 			v := judgeKey(t, arms)
-			assert.Equal(t, tc.flips, v.byFrontier, strings.Join(v.why, "; "))
+			assert.Equal(t, tc.flips, v.ByFrontier, strings.Join(v.Why, "; "))
 		})
 	}
-}
-
-// TestFrontierRuleConditions holds frontierVerdict's three conditions on
-// made-up curves: an arm dominated at every point of its window is not a
-// frontier segment, however dominated it is beyond it; a tie beyond,
-// a point more efficient than the other arm's, or one past the
-// arm's own cliff, does not.
-func TestFrontierRuleConditions(t *testing.T) {
-	pt := func(c int, tput, inter float64) armPoint {
-		return armPoint{conc: c, tputPerGPU: tput, interactivity: inter}
-	}
-	low := armCurveOf{arm: plannedArm{name: "low"}, pts: []armPoint{pt(1, 100, 50), pt(2, 180, 40)}}
-	high := armCurveOf{arm: plannedArm{name: "high"}, pts: []armPoint{pt(1, 150, 60), pt(4, 400, 45)}}
-	key := []armCurveOf{low, high}
-	assert.Equal(t, 4, frontierStep(low, key))
-	assert.Equal(t, 8, frontierStep(high, key), "no other arm above: the doubling")
-	ok, why := frontierVerdict(low, pt(4, 250, 30), key)
-	assert.False(t, ok, why)
-	assert.Contains(t, why, "no window point on the frontier")
-	// The same arm with a low-latency point the other arm does not beat.
-	low.pts[0] = pt(1, 100, 80)
-	ok, why = frontierVerdict(low, pt(4, 250, 30), []armCurveOf{low, high})
-	assert.True(t, ok, why)
-	// A tie with the other arm's point does not count.
-	ok, why = frontierVerdict(low, pt(4, 400, 45), []armCurveOf{low, high})
-	assert.False(t, ok, why)
-	// Not dominated beyond: more throughput than any point of the other arm.
-	ok, why = frontierVerdict(low, pt(4, 450, 30), []armCurveOf{low, high})
-	assert.False(t, ok, why)
-	assert.Contains(t, why, "not dominated")
-	// Past its own cliff, the arm's knee lies between: not a frontier question.
-	ok, why = frontierVerdict(low, pt(4, 20, 1), []armCurveOf{low, high})
-	assert.False(t, ok, why)
-	assert.Contains(t, why, "below its top")
 }

@@ -1,0 +1,177 @@
+package knee
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/internal/pyjson"
+	"sweep/metrics/result"
+)
+
+// wpt is a made-up window point.
+func wpt(c int, tput, inter float64) WindowPoint {
+	return WindowPoint{Conc: c, Throughput: tput, Interactivity: inter}
+}
+
+// flatAfter8 is a made-up curve that rises to about 1000 tok/s/GPU by
+// c8 and stays flat after it.
+func flatAfter8(concs ...int) []WindowPoint {
+	v := map[int]float64{1: 120, 2: 240, 4: 470, 8: 900, 16: 1000, 32: 1010, 64: 1005, 128: 1000}
+	var pts []WindowPoint
+	for _, c := range concs {
+		pts = append(pts, wpt(c, v[c], 100/float64(c)))
+	}
+	return pts
+}
+
+// TestWindowJudge holds the strict and by-peak rules on made-up curves: a
+// knee inside the window agrees; a knee at the window's first point (a
+// flat window) agrees by the peak only when the peak lies inside; an arm
+// still rising at the top agrees by neither; a failed point fails both;
+// an arm of fewer than three points only needs them green.
+func TestWindowJudge(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		pts            []WindowPoint
+		strict, byPeak bool
+		why            string
+	}{
+		{"knee inside", flatAfter8(1, 2, 4, 8, 16, 32, 64), true, true, "ambiguous knee c16 peak c32 window 1-64"},
+		{"still rising", flatAfter8(1, 2, 4, 8), false, false, "unsaturated knee c0 window 1-8"},
+		{"flat from the first point, peak inside", []WindowPoint{wpt(64, 990, 5), wpt(68, 1000, 4), wpt(72, 1010, 4), wpt(76, 1000, 3)}, false, true, "saturated-at-min knee c64 peak c72 window 64-76"},
+		{"flat, peak at the first point", []WindowPoint{wpt(64, 1010, 5), wpt(68, 1000, 4), wpt(72, 990, 4), wpt(76, 980, 3)}, false, false, "saturated-at-min knee c64 peak c64 window 64-76"},
+		{"a failed point", append(flatAfter8(1, 2, 4, 8, 16, 32), WindowPoint{Conc: 64, Failed: true}), false, false, "1 of 7 points failed"},
+		{"two green points", flatAfter8(1, 2), true, true, "0 of 2 points failed"},
+		{"two points, one failed", []WindowPoint{wpt(1, 100, 50), {Conc: 2, Failed: true}}, false, false, "1 of 2 points failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			strict, byPeak, why := CurveWindow("tp8", tc.pts).Judge()
+			assert.Equal(t, tc.strict, strict, why)
+			assert.Equal(t, tc.byPeak, byPeak, why)
+			assert.Contains(t, why, "tp8: "+tc.why)
+		})
+	}
+}
+
+// TestFrontierRuleConditions holds FrontierVerdict's conditions on
+// made-up curves: an arm dominated at every point of its window is not a
+// frontier segment, however dominated it is beyond it; a tie beyond, a
+// point more efficient than the other arm's, one past the arm's own
+// cliff, a failed one, or a window with a failed point, does not.
+func TestFrontierRuleConditions(t *testing.T) {
+	low := Window{Arm: "low", Points: []WindowPoint{wpt(1, 100, 50), wpt(2, 180, 40)}}
+	high := Window{Arm: "high", Points: []WindowPoint{wpt(1, 150, 60), wpt(4, 400, 45)}}
+	key := []Window{low, high}
+	assert.Equal(t, 4, FrontierStep(low, key))
+	assert.Equal(t, 8, FrontierStep(high, key), "no other arm above: the doubling")
+	ok, why := FrontierVerdict(low, wpt(4, 250, 30), key)
+	assert.False(t, ok, why)
+	assert.Contains(t, why, "no window point on the frontier")
+	// The same arm with a low-latency point the other arm does not beat.
+	low.Points = []WindowPoint{wpt(1, 100, 80), wpt(2, 180, 40)}
+	key = []Window{low, high}
+	ok, why = FrontierVerdict(low, wpt(4, 250, 30), key)
+	assert.True(t, ok, why)
+	assert.Equal(t, "frontier: c4 (250 tok/s/GPU, 30.0 tok/s/user) dominated by high c4 (400 tok/s/GPU, 45.0 tok/s/user)", why)
+	// A tie with the other arm's point does not count.
+	ok, why = FrontierVerdict(low, wpt(4, 400, 45), key)
+	assert.False(t, ok, why)
+	// Not dominated beyond: more throughput than any point of the other arm.
+	ok, why = FrontierVerdict(low, wpt(4, 450, 30), key)
+	assert.False(t, ok, why)
+	assert.Contains(t, why, "not dominated")
+	// Past its own cliff, the arm's knee lies between: not a frontier question.
+	ok, why = FrontierVerdict(low, wpt(4, 20, 1), key)
+	assert.False(t, ok, why)
+	assert.Contains(t, why, "below its top")
+	// Failed beyond.
+	ok, why = FrontierVerdict(low, WindowPoint{Conc: 4, Failed: true}, key)
+	assert.False(t, ok, why)
+	assert.Equal(t, "frontier: c4 failed", why)
+	// A failed point of the other arm dominates nothing; a failed point of
+	// its own window keeps the arm a disagreement.
+	failedHigh := Window{Arm: "high", Points: []WindowPoint{wpt(1, 150, 60), {Conc: 4, Failed: true}}}
+	ok, why = FrontierVerdict(low, wpt(4, 250, 30), []Window{low, failedHigh})
+	assert.False(t, ok, why)
+	assert.Contains(t, why, "not dominated")
+	failedLow := Window{Arm: "low", Points: []WindowPoint{wpt(1, 100, 80), {Conc: 2, Failed: true}}}
+	ok, why = FrontierVerdict(failedLow, wpt(4, 250, 30), []Window{failedLow, high})
+	assert.False(t, ok, why)
+	assert.Equal(t, "frontier: 1 of 2 window points failed", why)
+}
+
+// TestJudgeKey holds the key's three verdicts and their counts: an arm
+// still rising at the top of its window, handed over to another arm that
+// dominates its next point, agrees by the frontier; with that point not
+// measured the frontier verdict stays open; an error reading it is
+// returned.
+func TestJudgeKey(t *testing.T) {
+	rising := CurveWindow("tp4", []WindowPoint{wpt(1, 100, 90), wpt(2, 200, 80), wpt(4, 390, 70)})
+	other := CurveWindow("tp8", []WindowPoint{wpt(1, 90, 100), wpt(8, 800, 75), wpt(16, 1000, 60), wpt(32, 1010, 30)})
+	key := []Window{rising, other}
+	var asked []int
+	measured := func(a Window, conc int) (WindowPoint, bool, error) {
+		asked = append(asked, conc)
+		return wpt(conc, 700, 50), true, nil
+	}
+	v, err := JudgeKey(key, measured)
+	require.NoError(t, err)
+	assert.Equal(t, []int{8}, asked, "only the arm that disagrees strictly is read beyond, at its frontier step")
+	assert.False(t, v.Strict)
+	assert.False(t, v.ByPeak)
+	assert.True(t, v.ByFrontier)
+	assert.Equal(t, "by frontier       k: tp4: unsaturated knee c0 window 1-4 (frontier: c8 (700 tok/s/GPU, 50.0 tok/s/user) dominated by tp8 c16 (1000 tok/s/GPU, 60.0 tok/s/user))", v.Line("k"))
+
+	open, err := JudgeKey(key, func(Window, int) (WindowPoint, bool, error) { return WindowPoint{}, false, nil })
+	require.NoError(t, err)
+	assert.False(t, open.ByFrontier)
+	assert.Equal(t, []string{"tp4"}, open.Open)
+	assert.Equal(t, "disagree          k: tp4: unsaturated knee c0 window 1-4 (frontier: c8 not measured)", open.Line("k"))
+
+	agree, err := JudgeKey([]Window{other}, measured)
+	require.NoError(t, err)
+	assert.Equal(t, "agree             k", agree.Line("k"))
+
+	var tally Tally
+	for _, v := range []KeyVerdict{v, open, agree} {
+		tally.Add(v)
+	}
+	assert.Equal(t, "1 of 3 keys agree; 1 with InferenceX's knee, the peak, inside every window; 2 with each arm whose knee misses its window a segment of the simulated frontier (1 key open: an arm's point at its frontier step is not measured)", tally.String())
+
+	boom := errors.New("boom")
+	_, err = JudgeKey(key, func(Window, int) (WindowPoint, bool, error) { return WindowPoint{}, false, boom })
+	assert.ErrorIs(t, err, boom)
+	assert.ErrorContains(t, err, "tp4 at c8")
+}
+
+// TestWindowOf reads a measured arm's window: a concurrency of the window
+// without a usable result is failed, a point outside it is left out and
+// the knee found again over the window.
+func TestWindowOf(t *testing.T) {
+	a := &Arm{Simulated: true}
+	for _, p := range flatAfter8(1, 2, 4, 8, 16, 32) {
+		v, iv := p.Throughput, pyjson.Rounded(p.Interactivity)
+		a.Samples = append(a.Samples, Sample{Conc: p.Conc, Simulated: true, TotalTPS: &v, OutputTPS: &v, E2ENormIntvty: result.Stats{P90: &iv}})
+	}
+	a.Samples = append(a.Samples, Sample{Conc: 64, Simulated: true, Excluded: "error rate 0.5"})
+	r := Analyze(a, Options{})
+	w := WindowOf("tp8", r, []int{1, 2, 4, 8, 16, 32, 64})
+	require.Len(t, w.Points, 7)
+	assert.Same(t, r, w.Knee)
+	assert.Equal(t, WindowPoint{Conc: 8, Throughput: 900, Interactivity: 12.5}, w.Points[3])
+	assert.True(t, w.Points[6].Failed)
+	strict, _, why := w.Judge()
+	assert.False(t, strict)
+	assert.Equal(t, "tp8: 1 of 7 points failed", why)
+
+	inner := WindowOf("tp8", r, []int{1, 2, 4, 8})
+	require.NotNil(t, inner.Knee)
+	assert.NotSame(t, r, inner.Knee)
+	assert.Equal(t, StatusUnsaturated, inner.Knee.Status, inner.Knee.Reason)
+
+	missing := WindowOf("tp8", nil, []int{1, 2, 4})
+	assert.Equal(t, []WindowPoint{{Conc: 1, Failed: true}, {Conc: 2, Failed: true}, {Conc: 4, Failed: true}}, missing.Points)
+}

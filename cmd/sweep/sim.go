@@ -4,8 +4,8 @@ package main
 func newSimCmd(ios *IOStreams) *Command {
 	return &Command{
 		Name:  "sim",
-		Short: "Fit the simulated engine to measured results",
+		Short: "Fit the simulated engine to measured results, and judge its discoveries against official windows",
 		Long:  helpText("sim"),
-		Sub:   []*Command{newSimCalibrateCmd(ios, nil)},
+		Sub:   []*Command{newSimCalibrateCmd(ios, nil), newSimAgreementCmd(ios, nil)},
 	}
 }

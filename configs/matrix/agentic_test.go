@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -64,4 +65,29 @@ func TestWriteJSON(t *testing.T) {
 	assert.Equal(t, string(rows.AppendJSON(nil))+"\n", plain.String())
 	assert.Equal(t, string(rows.AppendJSON(nil, WithConfigKey()))+"\n", keyed.String())
 	assert.Contains(t, keyed.String(), `"config-key": "m-agentic"`)
+}
+
+// TestAtConc: an arm's row moved to another of its concurrencies is the
+// row the generator makes there (exp-name included), unstamped.
+func TestAtConc(t *testing.T) {
+	g := testGenerator(t, testMasters, testRunners)
+	rows, _, err := g.AgenticRows([]string{"m-agentic"}, nil, EvalOptions{NoEvals: true})
+	require.NoError(t, err)
+	var lo, hi *Row
+	for _, r := range rows {
+		if r.Kind == AgenticSingleNode && r.TP == rows[0].TP && r.KVOffloading == rows[0].KVOffloading && r.Runner == rows[0].Runner {
+			if lo == nil || r.Conc < lo.Conc {
+				lo = r
+			}
+			if hi == nil || r.Conc > hi.Conc {
+				hi = r
+			}
+		}
+	}
+	require.NotEqual(t, lo.Conc, hi.Conc, "the arm has two concurrencies")
+	lo.StampFingerprint()
+	at := lo.AtConc(hi.Conc)
+	assert.Equal(t, hi, at)
+	assert.NotEqual(t, hi.Conc, lo.Conc, "the row moved is a copy")
+	assert.Contains(t, at.ExpName, "_conc"+strconv.Itoa(hi.Conc)+"_")
 }

@@ -639,13 +639,8 @@ func (x *expander) agentic(rows Matrix, m *configs.Master, runners []string) (Ma
 				base.EP = *s.EP
 			}
 			base.DPAttn = s.DPAttn != nil && *s.DPAttn
-			spec := ""
-			if base.SpecDecoding != configs.SpecNone {
-				spec = "_spec-" + base.SpecDecoding
-			}
-			suffix := kvOffloadSuffix(kv, backend)
 			for _, c := range cs {
-				name := m.ModelPrefix + "_tp" + strconv.Itoa(base.TP) + "_conc" + strconv.Itoa(c) + "_" + suffix + spec
+				name := base.agenticExpName(c)
 				for _, rn := range runners {
 					r := base
 					r.Runner = rn
@@ -760,4 +755,22 @@ type dramInput struct {
 	mib               int64
 	util              float64
 	gpus, gpusPerNode int
+}
+
+// agenticExpName is a single-node agentic row's exp-name at concurrency c.
+func (r *Row) agenticExpName(c int) string {
+	spec := ""
+	if r.SpecDecoding != configs.SpecNone {
+		spec = "_spec-" + r.SpecDecoding
+	}
+	return r.ModelPrefix + "_tp" + strconv.Itoa(r.TP) + "_conc" + strconv.Itoa(c) + "_" + kvOffloadSuffix(r.KVOffloading, r.KVOffloadBackend) + spec
+}
+
+// AtConc is a single-node agentic row of an arm at another concurrency c
+// (one off its conc-list, as sweep sim agreement's frontier point): its
+// concurrency and exp-name moved to c, unstamped.
+func (r *Row) AtConc(c int) *Row {
+	at := *r
+	at.Conc, at.ExpName, at.RecipeFingerprint = c, r.agenticExpName(c), ""
+	return &at
 }

@@ -214,7 +214,8 @@ type KeyVerdict struct {
 
 // JudgeKey judges every arm of a key against its window (Judge) and each
 // arm that does not agree strictly by the frontier too, reading it at
-// FrontierStep through beyond.
+// FrontierStep through beyond (not for an arm with failed window points,
+// which the frontier rule never takes).
 func JudgeKey(key []Window, beyond Beyond) (KeyVerdict, error) {
 	v := KeyVerdict{Strict: true, ByPeak: true, ByFrontier: true}
 	for _, a := range key {
@@ -224,17 +225,22 @@ func JudgeKey(key []Window, beyond Beyond) (KeyVerdict, error) {
 			continue
 		}
 		v.Strict = false
-		step := FrontierStep(a, key)
-		p, measured, err := beyond(a, step)
-		if err != nil {
-			return v, fmt.Errorf("%s at c%d: %w", a.Arm, step, err)
-		}
-		fw := fmt.Sprintf("frontier: c%d not measured", step)
-		front := false
-		if measured {
-			front, fw = FrontierVerdict(a, p, key)
+		front, fw := false, ""
+		if a.failed() > 0 {
+			// No point beyond rescues a window with failed points.
+			front, fw = FrontierVerdict(a, WindowPoint{}, key)
 		} else {
-			v.Open = append(v.Open, a.Arm)
+			step := FrontierStep(a, key)
+			p, measured, err := beyond(a, step)
+			if err != nil {
+				return v, fmt.Errorf("%s at c%d: %w", a.Arm, step, err)
+			}
+			fw = fmt.Sprintf("frontier: c%d not measured", step)
+			if measured {
+				front, fw = FrontierVerdict(a, p, key)
+			} else {
+				v.Open = append(v.Open, a.Arm)
+			}
 		}
 		v.ByFrontier = v.ByFrontier && front
 		v.Why = append(v.Why, w+" ("+fw+")")

@@ -141,6 +141,13 @@ func TestJudgeKey(t *testing.T) {
 	}
 	assert.Equal(t, "1 of 3 keys agree; 1 with InferenceX's knee, the peak, inside every window; 2 with each arm whose knee misses its window a segment of the simulated frontier (1 key open: an arm's point at its frontier step is not measured)", tally.String())
 
+	asked = nil
+	broken := CurveWindow("tp4", []WindowPoint{wpt(1, 100, 90), {Conc: 2, Failed: true}, wpt(4, 390, 70)})
+	failed, err := JudgeKey([]Window{broken, other}, measured)
+	require.NoError(t, err)
+	assert.Empty(t, asked, "an arm with a failed window point is not read beyond")
+	assert.Equal(t, "disagree          k: tp4: 1 of 3 points failed (frontier: 1 of 3 window points failed)", failed.Line("k"))
+
 	boom := errors.New("boom")
 	_, err = JudgeKey(key, func(Window, int) (WindowPoint, bool, error) { return WindowPoint{}, false, boom })
 	assert.ErrorIs(t, err, boom)

@@ -33,6 +33,10 @@ import (
 type Request struct {
 	// Key names the point unless PlanFile is set.
 	Key
+	// Row is a single-node row picked elsewhere (an arm's row at a
+	// concurrency off its conc-list: sweep sim agreement's frontier
+	// point), planned instead of Key's.
+	Row *matrix.Row
 	// PlanFile is a point planned elsewhere (one element of `sweep plan
 	// --format json`), run instead of planning by Key.
 	PlanFile string
@@ -102,12 +106,14 @@ func Run(ctx context.Context, r *Request) error {
 		if err != nil {
 			return err
 		}
-		multi, err := r.MultiNodeRows(g)
-		if err != nil {
-			return err
-		}
-		if len(multi) > 0 {
-			return r.runMultiNode(ctx, out, started, multi)
+		if r.Row == nil {
+			multi, err := r.MultiNodeRows(g)
+			if err != nil {
+				return err
+			}
+			if len(multi) > 0 {
+				return r.runMultiNode(ctx, out, started, multi)
+			}
 		}
 		if r.Slurm {
 			return usage.Errorf("--slurm runs multi-node keys only; %s is a single-node key (sweep discover --executor slurm runs single-node arms as Slurm jobs)", r.ConfigKey)
@@ -146,12 +152,15 @@ func Run(ctx context.Context, r *Request) error {
 	return r.runSpec(ctx, spec, out, started)
 }
 
-// PlanRow plans the point Key names, writing into out; with Plan.Port 0
-// it takes the default port, or a free one when simulating.
+// PlanRow plans the point Row is, else the one Key names, writing into
+// out; with Plan.Port 0 it takes the default port, or a free one when
+// simulating.
 func (r *Request) PlanRow(g *matrix.Generator, out string) (*recipes.Point, error) {
-	row, err := r.SelectRow(g)
-	if err != nil {
-		return nil, err
+	row, err := r.Row, error(nil)
+	if row == nil {
+		if row, err = r.SelectRow(g); err != nil {
+			return nil, err
+		}
 	}
 	if r.Plan.Port == 0 {
 		r.Plan.Port = recipes.DefaultPort

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
+	"sweep/configs/matrix"
+	"sweep/internal/pyjson"
+	"sweep/metrics/result"
+	"sweep/sweep/knee"
+	"sweep/sweep/testkit/synth"
+)
+
+// agreementKey is a key of two arms: TP4/EP4 with DRAM offload on
+// c1-c16 and TP8/EP8 on c1, c2 and c4.
+const agreementKey = "glm5.2-fp4-mi355x-sglang-agentic-mtp"
+
+// agreementArms are the identities of agreementKey's arms by TP, as the
+// matrix plans them.
+func agreementArms(t *testing.T) map[int]result.Identity {
+	t.Helper()
+	m, r, err := configs.Load(nil, "")
+	require.NoError(t, err)
+	rows, _, err := (&matrix.Generator{Masters: m, Runners: r}).AgenticRows([]string{agreementKey}, nil, matrix.EvalOptions{NoEvals: true})
+	require.NoError(t, err)
+	ids := map[int]result.Identity{}
+	for _, row := range rows {
+		ids[row.TP] = result.RowIdentity(row)
+	}
+	require.Len(t, ids, 2)
+	return ids
+}
+
+// writeCurve writes one simulated result file per point of an arm under
+// dir: conc → throughput per GPU and P90 E2E-normalised interactivity; a
+// negative throughput is a point whose requests all failed.
+func writeCurve(t *testing.T, dir string, id result.Identity, pts map[int][2]float64) {
+	t.Helper()
+	a := &knee.Arm{Identity: id, Simulated: true}
+	for c, p := range pts {
+		tput, iv := p[0], pyjson.Rounded(p[1])
+		s := knee.Sample{Conc: c, Simulated: true, TotalTPS: &tput, OutputTPS: &tput, E2ENormIntvty: result.Stats{P90: &iv}}
+		if tput < 0 {
+			s = knee.Sample{Conc: c, Simulated: true, Excluded: result.ExcludedNoSuccess}
+		}
+		a.Samples = append(a.Samples, s)
+	}
+	_, err := synth.WriteDir(dir, a, true)
+	require.NoError(t, err)
+}
+
+// TestSimAgreementJudgesDiscoveries judges a made-up discovery of
+// agreementKey: TP4 knees at c8 inside its window (1-16); TP8 still rises
+// at the top of its window (1-4), so its frontier step is c8, TP4's next
+// point. Without a result there the key's frontier verdict is open; with
+// one that TP4's c8 dominates, the key agrees by the frontier; with TP4's
+// c16 failed it disagrees. A multi-node key and a key without a discovery
+// are skipped.
+func TestSimAgreementJudgesDiscoveries(t *testing.T) {
+	ids := agreementArms(t)
+	out := t.TempDir()
+	disc := filepath.Join(out, agreementKey)
+	tp4 := map[int][2]float64{1: {6000, 60}, 2: {11000, 55}, 4: {20000, 50}, 8: {30000, 40}, 10: {31000, 35}, 12: {31500, 30}, 16: {31600, 25}}
+	writeCurve(t, disc, ids[4], tp4)
+	writeCurve(t, disc, ids[8], map[int][2]float64{1: {8000, 90}, 2: {15000, 70}, 4: {22000, 50}})
+	args := []string{"sim", "agreement", out, agreementKey, "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp", "qwen3.5-fp8-mi325x-sglang-agentic-mtp"}
+
+	code, stdout, stderr := runCLI(t, args...)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, `disagree          glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated knee c0 window 1-4 (frontier: c8 not measured)
+skip              dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp: no single-node agentic arm (multi-node and disaggregated keys are not judged)
+skip              qwen3.5-fp8-mi325x-sglang-agentic-mtp: no discovery in `+filepath.Join(out, "qwen3.5-fp8-mi325x-sglang-agentic-mtp")+`
+0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier (1 key open: an arm's point at its frontier step is not measured)
+`, stdout)
+
+	writeCurve(t, filepath.Join(out, agreementKey+".frontier", "tp8-ep8-c8"), ids[8], map[int][2]float64{8: {25000, 38}})
+	code, stdout, stderr = runCLI(t, args[:4]...)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, `by frontier       glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated knee c0 window 1-4 (frontier: c8 (25000 tok/s/GPU, 38.0 tok/s/user) dominated by tp4 ep4 kv:dram c8 (30000 tok/s/GPU, 40.0 tok/s/user))
+0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier
+`, stdout)
+
+	tp4[16] = [2]float64{-1, 0}
+	require.NoError(t, os.RemoveAll(disc))
+	writeCurve(t, disc, ids[4], tp4)
+	writeCurve(t, disc, ids[8], map[int][2]float64{1: {8000, 90}, 2: {15000, 70}, 4: {22000, 50}})
+	code, stdout, stderr = runCLI(t, args[:4]...)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "disagree          glm5.2-fp4-mi355x-sglang-agentic-mtp: tp4 ep4 kv:dram: 1 of 7 points failed (frontier: 1 of 7 window points failed); tp8 ep8: unsaturated knee c0 window 1-4 (frontier: c8 (25000 tok/s/GPU, 38.0 tok/s/user) dominated by tp4 ep4 kv:dram c8 (30000 tok/s/GPU, 40.0 tok/s/user))\n", strings.SplitAfter(stdout, "\n")[0])
+}
+
+// TestSimAgreementRunsTheFrontierPoint: with --frontier the arm's point
+// at its frontier step runs simulated into OUT_DIR/KEY.frontier/ARM-cN
+// (the recipe planned at c8, named so) and decides the key; run again,
+// the result there is reused.
+func TestSimAgreementRunsTheFrontierPoint(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	ids := agreementArms(t)
+	out := t.TempDir()
+	disc := filepath.Join(out, agreementKey)
+	// TP4's c8 and c10 dominate what TP8 gives at c8 in the model (about
+	// 26000 tok/s/GPU at 33 tok/s/user).
+	writeCurve(t, disc, ids[4], map[int][2]float64{1: {6000, 60}, 2: {11000, 55}, 4: {20000, 50}, 8: {90000, 100}, 10: {93000, 35}, 12: {94000, 30}, 16: {94500, 25}})
+	writeCurve(t, disc, ids[8], map[int][2]float64{1: {8000, 900}, 2: {15000, 700}, 4: {22000, 500}})
+	code, stdout, stderr := runCLI(t, "sim", "agreement", "--frontier", out, agreementKey)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "by frontier       glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated knee c0 window 1-4 (frontier: c8 (")
+	assert.Contains(t, stdout, "dominated by tp4 ep4 kv:dram c10 (93000 tok/s/GPU, 35.0 tok/s/user))\n", "the dominating point with the most throughput")
+	files, err := filepath.Glob(filepath.Join(out, agreementKey+".frontier", "tp8-ep8-c8", "glm5.2_tp8_conc8_*.json"))
+	require.NoError(t, err)
+	assert.Len(t, files, 1, "the point's result, named for c8")
+
+	_, again, stderr := runCLI(t, "sim", "agreement", "--frontier", out, agreementKey)
+	assert.Equal(t, stdout, again)
+	assert.NotContains(t, stderr, "point glm5.2", "the result is reused, not run again")
+}
+
+func TestSimAgreementArgs(t *testing.T) {
+	code, _, stderr := runCLI(t, "sim", "agreement", t.TempDir())
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "sim agreement takes OUT_DIR and at least one KEY, got 1 arguments")
+	code, _, stderr = runCLI(t, "sim", "agreement", t.TempDir(), "no-such-key")
+	assert.Equal(t, exitUsage, code, "an unknown key is a usage error")
+	assert.Contains(t, stderr, "no-such-key")
+}

@@ -1,0 +1,221 @@
+// Package agreement judges discoveries of config keys against the keys'
+// official windows (the conc-list InferenceX chose for each arm around
+// the knee measured on the hardware) with the window rules of
+// sweep/knee (knee.JudgeKey: strictly by the knee, by the peak, by the
+// Pareto frontier), as `sweep sim agreement` does: each key's discovery
+// is OUT_DIR/KEY (what `sweep discover --out OUT_DIR/KEY` writes), read
+// as `sweep knees` reads it; an arm that does not agree strictly is read
+// at its frontier step too, a point off its conc-list that this package
+// runs (asked to) as `sweep run --simulate` runs a point
+// (sweep/point), into OUT_DIR/KEY.frontier/.
+//
+// It sits above sweep/point, the last package of floor 5 it uses.
+package agreement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sweep/configs/matrix"
+	"sweep/internal/usage"
+	"sweep/metrics/result"
+	"sweep/sweep/knee"
+	"sweep/sweep/point"
+)
+
+// Options say which discoveries to judge and how to measure a frontier
+// point.
+type Options struct {
+	// Dir holds one discovery per key, Dir/KEY.
+	Dir  string
+	Keys []string
+	// Generator loads the configs the official windows come from.
+	Generator *matrix.Generator
+	// RunFrontier runs an arm's point at its frontier step when
+	// Dir/KEY.frontier holds no result of it (a simulated arm's only: a
+	// real arm's point is the hardware's to measure); without it such a
+	// point is not measured and the key's frontier verdict stays open.
+	RunFrontier bool
+	// Point is how the frontier point runs (its Mode simulated; Generator,
+	// FreePort, FreePorts, Stdout and Stderr as sweep run sets them). Its
+	// Row, Out and Key are set per point.
+	Point point.Request
+}
+
+// Key is one key's verdict, or why it was skipped.
+type Key struct {
+	Key     string
+	Verdict knee.KeyVerdict
+	// Skipped says why the key is not judged ("" when it is).
+	Skipped string
+}
+
+// Line is the key's line: knee.KeyVerdict.Line, or "skip" with why.
+func (k Key) Line() string {
+	if k.Skipped != "" {
+		return fmt.Sprintf("%-17s %s: %s", "skip", k.Key, k.Skipped)
+	}
+	return k.Verdict.Line(k.Key)
+}
+
+// Judge judges each key of o in turn and reports it to each as soon as
+// it is judged; the tally counts the judged keys.
+func Judge(ctx context.Context, o Options, each func(Key)) (knee.Tally, error) {
+	var t knee.Tally
+	for _, key := range o.Keys {
+		k, err := judgeKey(ctx, o, key)
+		if err != nil {
+			return t, fmt.Errorf("%s: %w", key, err)
+		}
+		if k.Skipped == "" {
+			t.Add(k.Verdict)
+		}
+		each(k)
+	}
+	return t, nil
+}
+
+// plannedArm is one arm of a key as the matrix plans it: its identity,
+// its official concurrencies (ascending, distinct) and the row of its
+// highest one, which the frontier point is planned from.
+type plannedArm struct {
+	id    result.Identity
+	concs []int
+	top   *matrix.Row
+}
+
+// plannedArms groups the key's single-node agentic rows into arms, in
+// the matrix's order.
+func plannedArms(g *matrix.Generator, key string) ([]*plannedArm, error) {
+	rows, _, err := g.AgenticRows([]string{key}, nil, matrix.EvalOptions{NoEvals: true})
+	if ke, ok := errors.AsType[*matrix.KeyError](err); ok {
+		return nil, &usage.Error{Err: ke}
+	}
+	if err != nil {
+		return nil, err
+	}
+	var arms []*plannedArm
+	by := map[string]*plannedArm{}
+	for _, r := range rows {
+		if r.Kind != matrix.AgenticSingleNode {
+			continue
+		}
+		id := result.RowIdentity(r)
+		a := by[id.ArmKey()]
+		if a == nil {
+			a = &plannedArm{id: id}
+			by[id.ArmKey()] = a
+			arms = append(arms, a)
+		}
+		if !slices.Contains(a.concs, r.Conc) {
+			a.concs = append(a.concs, r.Conc)
+		}
+		if a.top == nil || r.Conc >= a.top.Conc {
+			a.top = r
+		}
+	}
+	for _, a := range arms {
+		slices.Sort(a.concs)
+	}
+	return arms, nil
+}
+
+// judgeKey judges one key's discovery.
+func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
+	planned, err := plannedArms(o.Generator, key)
+	if err != nil {
+		return Key{}, err
+	}
+	if len(planned) == 0 {
+		return Key{Key: key, Skipped: "no single-node agentic arm (multi-node and disaggregated keys are not judged)"}, nil
+	}
+	dir := filepath.Join(o.Dir, key)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return Key{Key: key, Skipped: "no discovery in " + dir}, nil
+	}
+	measured, err := knee.Read(ctx, dir)
+	if err != nil {
+		return Key{}, err
+	}
+	analysed := map[string]*knee.Result{}
+	for _, a := range measured {
+		analysed[a.Identity.ArmKey()] = knee.Analyze(a, knee.Options{})
+	}
+	windows := make([]knee.Window, len(planned))
+	byName := map[string]*plannedArm{}
+	for i, a := range planned {
+		windows[i] = knee.WindowOf(a.id.Parallelism(), analysed[a.id.ArmKey()], a.concs)
+		byName[windows[i].Arm] = a
+	}
+	beyond := func(w knee.Window, conc int) (knee.WindowPoint, bool, error) {
+		a := byName[w.Arm]
+		simulated := true
+		if r := analysed[a.id.ArmKey()]; r != nil {
+			simulated = r.Arm.Simulated
+		}
+		return frontierPoint(ctx, o, filepath.Join(o.Dir, key+".frontier", pointDirName(a.id, conc)), a, conc, simulated)
+	}
+	v, err := knee.JudgeKey(windows, beyond)
+	return Key{Key: key, Verdict: v}, err
+}
+
+// pointDirName names an arm's frontier point's directory:
+// "tp8-ep8-dpa-kv-dram-c16".
+func pointDirName(id result.Identity, conc int) string {
+	name := strings.NewReplacer(" ", "-", ":", "-").Replace(id.Parallelism())
+	return fmt.Sprintf("%s-c%d", name, conc)
+}
+
+// frontierPoint is arm a's point at conc from dir: the result there, or,
+// when asked to and the arm is simulated, the point run into dir first.
+func frontierPoint(ctx context.Context, o Options, dir string, a *plannedArm, conc int, simulated bool) (knee.WindowPoint, bool, error) {
+	p, ok, err := readPoint(ctx, dir, a.id, conc)
+	if err != nil || ok || !o.RunFrontier || !simulated {
+		return p, ok, err
+	}
+	row := a.top.AtConc(conc)
+	row.StampFingerprint()
+	req := o.Point
+	req.Row, req.Out = row, dir
+	req.Key = point.Key{ConfigKey: row.ConfigKey, TP: row.TP, EP: row.EP, DPAttn: row.DPAttn, Conc: conc}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return knee.WindowPoint{}, false, err
+	}
+	runErr := point.Run(ctx, &req)
+	if runErr != nil && ctx.Err() != nil {
+		return knee.WindowPoint{}, false, runErr
+	}
+	p, ok, err = readPoint(ctx, dir, a.id, conc)
+	if err != nil || ok || runErr == nil {
+		return p, ok, err
+	}
+	// The point failed before it wrote a result: a failed point.
+	fmt.Fprintf(o.Point.Stderr, "frontier point %s: %v\n", dir, runErr)
+	return knee.WindowPoint{Conc: conc, Failed: true}, true, nil
+}
+
+// readPoint reads the arm's result at conc under dir (ok false when
+// there is none).
+func readPoint(ctx context.Context, dir string, id result.Identity, conc int) (knee.WindowPoint, bool, error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return knee.WindowPoint{}, false, nil
+	}
+	arms, err := knee.Read(ctx, dir)
+	if err != nil {
+		return knee.WindowPoint{}, false, err
+	}
+	for _, a := range arms {
+		if a.Identity.ArmKey() != id.ArmKey() || !slices.ContainsFunc(a.Samples, func(s knee.Sample) bool { return s.Conc == conc }) {
+			continue
+		}
+		w := knee.WindowOf(id.Parallelism(), knee.Analyze(a, knee.Options{}), []int{conc})
+		return w.Points[0], true, nil
+	}
+	return knee.WindowPoint{}, false, nil
+}

@@ -236,8 +236,10 @@
 // Qwen3.5 key, "peaks at c24", and for MiniMax-M3's resident HBM cliffs:
 // c5-c6 on H100, c10 on H200, c5-c15 on B200 TP4; others were bring-up or
 // Pareto grids); scripts/sim-agreement.sh runs their simulated
-// discoveries one key at a time and counts the keys whose points are all
-// green with each arm's knee inside its window, and
+// discoveries one key at a time and `sweep sim agreement` counts the keys
+// whose points are all green with each arm's knee inside its window (and
+// by the peak and by the frontier: sweep/knee's window rules, one home
+// for both counts), and
 // TestAgreementWithOfficialWindows judges the same windows in seconds
 // from the capacity model's steady state (testdata/simengine/
 // agreement.golden), each arm replaying the trace set its loader falls

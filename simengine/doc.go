@@ -534,7 +534,12 @@
 // its c8, 25.8k tok/s/GPU at 34.6 tok/s/user, against TP4/EP4 DRAM's c4,
 // 30.2k at 42.0) and DeepSeek-V4 B200 vLLM's TP8 SimpleCPU arm (its c32,
 // 66.3k at 20.6, against DEP8's c32, 69.7k at 21.7; its top, c14, is also
-// the last concurrency its 15.6-session device pool holds). The other
+// the last concurrency its 15.6-session device pool holds). Full
+// simulated discoveries judged with the same rules (sweep sim agreement
+// --frontier, the model of 616287b): 15 by the knee, 19 by the peak, 18
+// by the frontier, DeepSeek-V4 B300 SGLang HiCache's TP4 DP-attention
+// DRAM arm (flat from its window's first point there) handing over to
+// TP8 DP-attention at c144 in place of an agreement by the knee. The other
 // disagreements, read against InferenceX's notes and changelog:
 //   - Capacity too large at TP2 with FP4 weights. Qwen3.5 FP4 MI355X
 //     TP2/EP2: its window ends at an HBM capacity knee at c20 or below

@@ -89,7 +89,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *cli.Lists) {
 	fs.IntVar(&o.Plan.Port, "port", 0, "public port of the first arm; arm i uses port+2i (default 8888; with --simulate free ports)")
 	fs.StringVar(&o.Plan.ModelPath, "model-path", "", "what the engine loads (default: the model id)")
 	fs.StringVar(&o.Plan.AiperfVersion, "aiperf-version", recipes.DefaultAiperfVersion, "aiperf schema version the client command is built for: 0.12.0 or fork")
-	fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", 30*time.Minute, "how long to wait for an engine's /health")
+	fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", run.DefaultReadyTimeout, "how long to wait for an engine's /health")
 	fs.DurationVar(&o.Point.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
 	o.Inputs.bind(fs, lists)
 }

@@ -35,7 +35,7 @@ func (o *abRunOptions) bindLegFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.BFCL, "bfcl", "bfcl", "the bfcl program (bfcl-eval, pinned to the same version for both arms)")
 	fs.IntVar(&o.Port, "port", 0, "public port of each arm, one after the other (default 8888; with --simulate a free port per arm)")
 	fs.DurationVar(&o.RunTimeout, "run-timeout", 0, "stop a bfcl generate that runs longer (0: the leg's timeouts.run, else no limit); the replicate is then incomplete")
-	fs.DurationVar(&o.Server.ReadyTimeout, "ready-timeout", 30*time.Minute, "how long to wait for a server's health URL (default: the leg's timeouts.startup, else 30m)")
+	fs.DurationVar(&o.Server.ReadyTimeout, "ready-timeout", run.DefaultReadyTimeout, "how long to wait for a server's health URL (default: the leg's timeouts.startup, else 30m)")
 	fs.DurationVar(&o.Server.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
 	fs.StringVar(&o.Format, "format", "table", "report on stdout: table (Markdown) or json")
 	fs.StringSliceVar(&o.Categories, "categories", nil, "BFCL categories or collections replacing the leg's, comma separated (e.g. simple_python,irrelevance or non_live)")

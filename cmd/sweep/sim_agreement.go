@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -64,7 +63,6 @@ func simAgreementRun(ctx context.Context, o *simAgreementOptions) error {
 	p := &o.Point
 	p.Simulate, p.Builtin, p.SimClock, p.TimeScale = true, true, run.ClockVirtual, run.DefaultSimTimeScale
 	p.Plan.Fast, p.Plan.AiperfVersion = true, recipes.DefaultAiperfVersion
-	p.Point.ReadyTimeout, p.Point.FailedRequestThreshold, p.Point.ALTolerance = 30*time.Minute, 0.10, 0.05
 	p.Generator, p.FreePort, p.FreePorts = o.Inputs.generator, recipes.FreeRouterPort, recipes.FreePorts
 	p.Stdout, p.Stderr = o.IO.ErrOut, o.IO.ErrOut
 	tally, err := agreement.Judge(ctx, o.Options, func(k agreement.Key) { fmt.Fprintln(o.IO.Out, k.Line()) })

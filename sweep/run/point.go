@@ -178,13 +178,17 @@ type Sidecar struct {
 // NoGrace as Options.StopGrace sends SIGKILL right after SIGTERM.
 const NoGrace time.Duration = -1
 
+// DefaultReadyTimeout is how long a point waits for its engine's /health
+// unless told otherwise: engines load hundreds of GB of weights.
+const DefaultReadyTimeout = 30 * time.Minute
+
 // Options tune Run. Zero values get the defaults named on each field.
 type Options struct {
 	// OutDir receives server.log, the command files, aiperf_artifacts/,
 	// the aggregate result and run.json. It is created if missing.
 	OutDir string
-	// ReadyTimeout bounds the wait for /health (default 30 min; engines
-	// load hundreds of GB of weights).
+	// ReadyTimeout bounds the wait for /health (default
+	// DefaultReadyTimeout).
 	ReadyTimeout time.Duration
 	// ReadyInterval is the health poll interval (default 5 s, as InferenceX).
 	ReadyInterval time.Duration
@@ -197,7 +201,7 @@ type Options struct {
 	// ScrapeInterval is the metric sampling interval (default 10 s).
 	ScrapeInterval time.Duration
 	// FailedRequestThreshold is the largest accepted failed-request ratio
-	// (default 0.10, as InferenceX).
+	// (default result.DefaultFailedRequestThreshold, as InferenceX).
 	FailedRequestThreshold float64
 	// ALTolerance is the accepted |measured − golden| AL (default 0.05).
 	ALTolerance float64
@@ -222,7 +226,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.ReadyTimeout <= 0 {
-		o.ReadyTimeout = 30 * time.Minute
+		o.ReadyTimeout = DefaultReadyTimeout
 	}
 	if o.ReadyInterval <= 0 {
 		o.ReadyInterval = 5 * time.Second
@@ -237,7 +241,7 @@ func (o Options) withDefaults() Options {
 		o.ScrapeInterval = 10 * time.Second
 	}
 	if o.FailedRequestThreshold == 0 {
-		o.FailedRequestThreshold = 0.10
+		o.FailedRequestThreshold = result.DefaultFailedRequestThreshold
 	}
 	if o.ALTolerance <= 0 {
 		o.ALTolerance = metrics.DefaultALTolerance

@@ -73,7 +73,7 @@ func TestSimAgreementJudgesDiscoveries(t *testing.T) {
 
 	code, stdout, stderr := runCLI(t, args...)
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, `disagree          glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated knee c0 window 1-4 (frontier: c8 not measured)
+	assert.Equal(t, `disagree          glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated no knee window 1-4 (frontier: c8 not measured)
 skip              dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp: no single-node agentic arm (multi-node and disaggregated keys are not judged)
 skip              qwen3.5-fp8-mi325x-sglang-agentic-mtp: no discovery in `+filepath.Join(out, "qwen3.5-fp8-mi325x-sglang-agentic-mtp")+`
 0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier (1 key open: an arm's point at its frontier step is not measured)
@@ -82,7 +82,7 @@ skip              qwen3.5-fp8-mi325x-sglang-agentic-mtp: no discovery in `+filep
 	writeCurve(t, filepath.Join(out, agreementKey+".frontier", "tp8-ep8-c8"), ids[8], map[int][2]float64{8: {25000, 38}})
 	code, stdout, stderr = runCLI(t, args[:4]...)
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, `by frontier       glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated knee c0 window 1-4 (frontier: c8 (25000 tok/s/GPU, 38.0 tok/s/user) dominated by tp4 ep4 kv:dram c8 (30000 tok/s/GPU, 40.0 tok/s/user))
+	assert.Equal(t, `by frontier       glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated no knee window 1-4 (frontier: c8 (25000 tok/s/GPU, 38.0 tok/s/user) dominated by tp4 ep4 kv:dram c8 (30000 tok/s/GPU, 40.0 tok/s/user))
 0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier
 `, stdout)
 
@@ -92,7 +92,7 @@ skip              qwen3.5-fp8-mi325x-sglang-agentic-mtp: no discovery in `+filep
 	writeCurve(t, disc, ids[8], map[int][2]float64{1: {8000, 90}, 2: {15000, 70}, 4: {22000, 50}})
 	code, stdout, stderr = runCLI(t, args[:4]...)
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, "disagree          glm5.2-fp4-mi355x-sglang-agentic-mtp: tp4 ep4 kv:dram: 1 of 7 points failed (frontier: 1 of 7 window points failed); tp8 ep8: unsaturated knee c0 window 1-4 (frontier: c8 (25000 tok/s/GPU, 38.0 tok/s/user) dominated by tp4 ep4 kv:dram c8 (30000 tok/s/GPU, 40.0 tok/s/user))\n", strings.SplitAfter(stdout, "\n")[0])
+	assert.Equal(t, "disagree          glm5.2-fp4-mi355x-sglang-agentic-mtp: tp4 ep4 kv:dram: 1 of 7 points failed (frontier: 1 of 7 window points failed); tp8 ep8: unsaturated no knee window 1-4 (frontier: c8 (25000 tok/s/GPU, 38.0 tok/s/user) dominated by tp4 ep4 kv:dram c8 (30000 tok/s/GPU, 40.0 tok/s/user))\n", strings.SplitAfter(stdout, "\n")[0])
 }
 
 // TestSimAgreementRunsTheFrontierPoint: with --frontier the arm's point
@@ -110,7 +110,7 @@ func TestSimAgreementRunsTheFrontierPoint(t *testing.T) {
 	writeCurve(t, disc, ids[8], map[int][2]float64{1: {8000, 900}, 2: {15000, 700}, 4: {22000, 500}})
 	code, stdout, stderr := runCLI(t, "sim", "agreement", "--frontier", out, agreementKey)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	assert.Contains(t, stdout, "by frontier       glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated knee c0 window 1-4 (frontier: c8 (")
+	assert.Contains(t, stdout, "by frontier       glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated no knee window 1-4 (frontier: c8 (")
 	assert.Contains(t, stdout, "dominated by tp4 ep4 kv:dram c10 (93000 tok/s/GPU, 35.0 tok/s/user))\n", "the dominating point with the most throughput")
 	files, err := filepath.Glob(filepath.Join(out, agreementKey+".frontier", "tp8-ep8-c8", "glm5.2_tp8_conc8_*.json"))
 	require.NoError(t, err)

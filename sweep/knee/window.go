@@ -81,11 +81,14 @@ func (w Window) Judge() (strict, byPeak bool, why string) {
 	r := w.Knee
 	strict = (r.Status == StatusOK || r.Status == StatusAmbiguous) && r.Knee > lo && r.Knee <= hi
 	byPeak = strict || r.HasKnee() && r.Peak > lo && r.Peak <= hi
-	peak := ""
-	if r.Peak > 0 {
-		peak = fmt.Sprintf(" peak c%d", r.Peak)
+	knee := "no knee"
+	if r.Knee > 0 {
+		knee = fmt.Sprintf("knee c%d", r.Knee)
 	}
-	return strict, byPeak, fmt.Sprintf("%s: %s knee c%d%s window %d-%d", w.Arm, r.Status, r.Knee, peak, lo, hi)
+	if r.Peak > 0 {
+		knee += fmt.Sprintf(" peak c%d", r.Peak)
+	}
+	return strict, byPeak, fmt.Sprintf("%s: %s %s window %d-%d", w.Arm, r.Status, knee, lo, hi)
 }
 
 // Dominates reports whether q is at least as good as p on the frontier

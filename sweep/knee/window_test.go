@@ -40,7 +40,7 @@ func TestWindowJudge(t *testing.T) {
 		why            string
 	}{
 		{"knee inside", flatAfter8(1, 2, 4, 8, 16, 32, 64), true, true, "ambiguous knee c16 peak c32 window 1-64"},
-		{"still rising", flatAfter8(1, 2, 4, 8), false, false, "unsaturated knee c0 window 1-8"},
+		{"still rising", flatAfter8(1, 2, 4, 8), false, false, "unsaturated no knee window 1-8"},
 		{"flat from the first point, peak inside", []WindowPoint{wpt(64, 990, 5), wpt(68, 1000, 4), wpt(72, 1010, 4), wpt(76, 1000, 3)}, false, true, "saturated-at-min knee c64 peak c72 window 64-76"},
 		{"flat, peak at the first point", []WindowPoint{wpt(64, 1010, 5), wpt(68, 1000, 4), wpt(72, 990, 4), wpt(76, 980, 3)}, false, false, "saturated-at-min knee c64 peak c64 window 64-76"},
 		{"a failed point", append(flatAfter8(1, 2, 4, 8, 16, 32), WindowPoint{Conc: 64, Failed: true}), false, false, "1 of 7 points failed"},
@@ -123,13 +123,13 @@ func TestJudgeKey(t *testing.T) {
 	assert.False(t, v.Strict)
 	assert.False(t, v.ByPeak)
 	assert.True(t, v.ByFrontier)
-	assert.Equal(t, "by frontier       k: tp4: unsaturated knee c0 window 1-4 (frontier: c8 (700 tok/s/GPU, 50.0 tok/s/user) dominated by tp8 c16 (1000 tok/s/GPU, 60.0 tok/s/user))", v.Line("k"))
+	assert.Equal(t, "by frontier       k: tp4: unsaturated no knee window 1-4 (frontier: c8 (700 tok/s/GPU, 50.0 tok/s/user) dominated by tp8 c16 (1000 tok/s/GPU, 60.0 tok/s/user))", v.Line("k"))
 
 	open, err := JudgeKey(key, func(Window, int) (WindowPoint, bool, error) { return WindowPoint{}, false, nil })
 	require.NoError(t, err)
 	assert.False(t, open.ByFrontier)
 	assert.Equal(t, []string{"tp4"}, open.Open)
-	assert.Equal(t, "disagree          k: tp4: unsaturated knee c0 window 1-4 (frontier: c8 not measured)", open.Line("k"))
+	assert.Equal(t, "disagree          k: tp4: unsaturated no knee window 1-4 (frontier: c8 not measured)", open.Line("k"))
 
 	agree, err := JudgeKey([]Window{other}, measured)
 	require.NoError(t, err)

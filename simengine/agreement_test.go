@@ -351,8 +351,8 @@ func TestAgreementWithOfficialWindows(t *testing.T) {
 // (go doc ./simengine).
 func TestClosedLoopPeaksWhereMeasuredQwen35MI325X(t *testing.T) {
 	measuredPeak := map[string]int{
-		"tp2 ep2 dpa=false": 4, "tp4 ep1 dpa=false": 40, "tp4 ep4 dpa=false": 40,
-		"tp8 ep1 dpa=false": 64, "tp8 ep8 dpa=false": 64,
+		"tp2 ep2": 4, "tp4": 40, "tp4 ep4": 40,
+		"tp8": 64, "tp8 ep8": 64,
 	}
 	for _, a := range plannedArms(t, "qwen3.5-fp8-mi325x-sglang-agentic-mtp") {
 		t.Run(a.name, func(t *testing.T) {

@@ -81,13 +81,13 @@ func TestFrontierRuleFlipsOnlyFrontierSegments(t *testing.T) {
 		flips    bool
 		why      string
 	}{
-		{"glm5.2-fp4-mi355x-sglang-agentic-mtp", "tp8 ep8 dpa=false", 8, true, "dominated by tp4 ep4 dpa=false kv=dram c4"},
-		{"qwen3.5-fp4-mi355x-sglang-agentic-mtp", "tp2 ep2 dpa=false", 24, false, "not dominated"},
+		{"glm5.2-fp4-mi355x-sglang-agentic-mtp", "tp8 ep8", 8, true, "dominated by tp4 ep4 kv:dram c4"},
+		{"qwen3.5-fp4-mi355x-sglang-agentic-mtp", "tp2 ep2", 24, false, "not dominated"},
 		// Resident to c10, LMCache at c16: the pool (12.5 long sessions)
 		// runs out between, so c16 is past the arm's own cliff.
-		{"minimaxm3-fp8-mi300x-vllm-agentic-mtp", "tp8 ep1 dpa=false", 16, false, "below its top c10"},
+		{"minimaxm3-fp8-mi300x-vllm-agentic-mtp", "tp8", 16, false, "below its top c10"},
 		// TP4 dominates every TP2 point in the model.
-		{"minimaxm3-fp4-mi355x-vllm-agentic-mtp", "tp2 ep1 dpa=false", 8, false, "no window point on the frontier"},
+		{"minimaxm3-fp4-mi355x-vllm-agentic-mtp", "tp2", 8, false, "no window point on the frontier"},
 	} {
 		t.Run(tc.key, func(t *testing.T) {
 			arms := plannedArms(t, tc.key)

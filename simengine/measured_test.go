@@ -1,12 +1,9 @@
 package simengine
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
-	"sweep/internal/simproto"
-	"sweep/recipes/models"
 	"sync"
 	"testing"
 
@@ -15,7 +12,10 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/simproto"
+	"sweep/metrics/result"
 	"sweep/recipes"
+	"sweep/recipes/models"
 )
 
 // sessionKVTokens is the KV one live session of the built-in agentic
@@ -96,10 +96,9 @@ func armsOf(t testing.TB, points []recipes.Point) []plannedArm {
 // as sim-engine does.
 func pointConfig(t testing.TB, p recipes.Point) (string, Config) {
 	t.Helper()
-	name := fmt.Sprintf("tp%d ep%d dpa=%t", p.Row.TP, p.Row.EP, p.Row.DPAttn)
-	if o := p.Row.KVOffloading; o != "" && o != "none" {
-		name += " kv=" + o // an offload arm is an arm of its own
-	}
+	// As sweep knees and sweep sim agreement name it (an offload arm is
+	// an arm of its own).
+	name := result.RowIdentity(&p.Row).Parallelism()
 	cmd, err := ParseCommand(p.Engine.Argv, ParseOptions{Unchecked: p.Escapes})
 	require.NoError(t, err, name)
 	gpu, _, _ := strings.Cut(strings.TrimPrefix(p.Row.Runner, "cluster:"), "-")
@@ -142,8 +141,8 @@ func tracesFor(client *recipes.Command) tracesShape {
 // where the hardware did.
 func TestCapacityMatchesMeasuredQwen35MI325X(t *testing.T) {
 	measuredPeak := map[string]int{
-		"tp2 ep2 dpa=false": 4, "tp4 ep1 dpa=false": 40, "tp4 ep4 dpa=false": 40,
-		"tp8 ep1 dpa=false": 64, "tp8 ep8 dpa=false": 64,
+		"tp2 ep2": 4, "tp4": 40, "tp4 ep4": 40,
+		"tp8": 64, "tp8 ep8": 64,
 	}
 	arms := plannedArms(t, "qwen3.5-fp8-mi325x-sglang-agentic-mtp")
 	require.Len(t, arms, len(measuredPeak))

@@ -286,14 +286,18 @@ type Tally struct {
 // Add counts one key's verdict.
 func (t *Tally) Add(v KeyVerdict) {
 	t.Keys++
-	for _, c := range []struct {
-		n  *int
-		ok bool
-	}{{&t.Strict, v.Strict}, {&t.ByPeak, v.ByPeak}, {&t.ByFrontier, v.ByFrontier}, {&t.Open, len(v.Open) > 0}} {
-		if c.ok {
-			*c.n++
-		}
+	t.Strict += count(v.Strict)
+	t.ByPeak += count(v.ByPeak)
+	t.ByFrontier += count(v.ByFrontier)
+	t.Open += count(len(v.Open) > 0)
+}
+
+// count is 1 for true, 0 for false.
+func count(b bool) int {
+	if b {
+		return 1
 	}
+	return 0
 }
 
 // String is the counts line.

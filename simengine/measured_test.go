@@ -51,9 +51,7 @@ func (a plannedArm) at(t testing.TB, conc int) Config {
 	if i := slices.Index(a.concs, conc); i >= 0 {
 		return a.points[i]
 	}
-	row := a.row
-	row.Conc = conc
-	points, err := recipes.Plan(matrix.Matrix{&row}, recipes.PlanOptions{Catalog: models.Builtin(), Fast: true})
+	points, err := recipes.Plan(matrix.Matrix{a.row.AtConc(conc)}, recipes.PlanOptions{Catalog: models.Builtin(), Fast: true})
 	require.NoError(t, err, "%s at c%d", a.name, conc)
 	require.Len(t, points, 1, "%s at c%d", a.name, conc)
 	_, cfg := pointConfig(t, points[0])

@@ -38,7 +38,7 @@ type Window struct {
 	// three points.
 	Knee *Result
 	// Adaptive is true when the arm's discovery was adaptive (it ran only
-	// the points its knee search asked for; Coverage).
+	// the points its knee search asked for; Discovery).
 	Adaptive bool
 }
 

@@ -246,7 +246,8 @@ type discovery struct {
 
 // discoveryOf reads how the sweep in dir chose its points: a directory
 // without a journal (result files gathered by hand, InferenceX's own) is
-// read as a full discovery, as before. A skipped point is tied to its
+// read as a full discovery: an official point without a result there is
+// failed, never guessed to be skipped. A skipped point is tied to its
 // arm through the results the journal records for the same arm number:
 // the identity their files carry (measured, read from dir).
 func discoveryOf(dir string, measured []*knee.Arm) (discovery, error) {

@@ -7,7 +7,9 @@
 // as `sweep knees` reads it; an arm that does not agree strictly is read
 // at its frontier step too, a point off its conc-list that this package
 // runs (asked to) as `sweep run --simulate` runs a point
-// (sweep/point), into OUT_DIR/KEY.frontier/.
+// (sweep/point), into OUT_DIR/KEY.frontier/. An adaptive discovery is
+// judged on the points it measured: the official points its journal
+// records as skipped are not measured (knee.Discovery), never failed.
 //
 // It sits above sweep/point, the last package of floor 5 it uses.
 package agreement
@@ -25,6 +27,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/usage"
 	"sweep/metrics/result"
+	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
 	"sweep/sweep/point"
 )
@@ -139,7 +142,17 @@ func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return Key{Key: key, Skipped: "no discovery in " + dir}, nil
 	}
+	// A discovery linked into OUT_DIR is read where it lies: the walk
+	// of its result files does not follow a link.
+	dir, err = filepath.EvalSymlinks(dir)
+	if err != nil {
+		return Key{}, err
+	}
 	measured, err := knee.Read(ctx, dir)
+	if err != nil {
+		return Key{}, err
+	}
+	chosen, err := discoveryOf(dir, measured)
 	if err != nil {
 		return Key{}, err
 	}
@@ -150,7 +163,9 @@ func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
 	windows := make([]knee.Window, len(planned))
 	byName := map[string]*plannedArm{}
 	for i, a := range planned {
-		windows[i] = knee.WindowOf(a.id.Parallelism(), analysed[a.id.ArmKey()], a.concs)
+		d := chosen.arms[a.id.ArmKey()]
+		d.Adaptive = chosen.adaptive
+		windows[i] = knee.WindowOf(a.id.Parallelism(), analysed[a.id.ArmKey()], a.concs, d)
 		byName[windows[i].Arm] = a
 	}
 	beyond := func(w knee.Window, conc int) (knee.WindowPoint, bool, error) {
@@ -214,8 +229,61 @@ func readPoint(ctx context.Context, dir string, id result.Identity, conc int) (k
 		if a.Identity.ArmKey() != id.ArmKey() || !slices.ContainsFunc(a.Samples, func(s knee.Sample) bool { return s.Conc == conc }) {
 			continue
 		}
-		w := knee.WindowOf(id.Parallelism(), knee.Analyze(a, knee.Options{}), []int{conc})
+		w := knee.WindowOf(id.Parallelism(), knee.Analyze(a, knee.Options{}), []int{conc}, knee.Discovery{})
 		return w.Points[0], true, nil
 	}
 	return knee.WindowPoint{}, false, nil
+}
+
+// discovery is how a discovery directory's sweep chose its points, as
+// its journal records it (campaign.ReadCoverage).
+type discovery struct {
+	adaptive bool
+	// arms holds per arm (result.Identity.ArmKey) the concurrencies
+	// adaptive discovery recorded as skipped.
+	arms map[string]knee.Discovery
+}
+
+// discoveryOf reads how the sweep in dir chose its points: a directory
+// without a journal (result files gathered by hand, InferenceX's own) is
+// read as a full discovery: an official point without a result there is
+// failed, never guessed to be skipped. A skipped point is tied to its
+// arm through the results the journal records for the same arm number:
+// the identity their files carry (measured, read from dir).
+func discoveryOf(dir string, measured []*knee.Arm) (discovery, error) {
+	d := discovery{arms: map[string]knee.Discovery{}}
+	c, err := campaign.ReadCoverage(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return d, nil
+	}
+	if err != nil {
+		return d, err
+	}
+	d.adaptive = c.Adaptive
+	byFile := map[string]string{}
+	for _, a := range measured {
+		for _, s := range a.Samples {
+			byFile[filepath.Clean(s.File)] = a.Identity.ArmKey()
+		}
+	}
+	armOf := func(arm int) string {
+		for _, rel := range c.Results[arm] {
+			if k, ok := byFile[filepath.Join(dir, rel)]; ok {
+				return k
+			}
+		}
+		return ""
+	}
+	for _, r := range c.Skipped {
+		k := armOf(r.Arm)
+		if k == "" {
+			// No result of the arm to say which it is: its official
+			// points read as failed, as without a journal.
+			continue
+		}
+		a := d.arms[k]
+		a.Skipped = append(a.Skipped, r.Conc)
+		d.arms[k] = a
+	}
+	return d, nil
 }

@@ -164,26 +164,29 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 // replay rebuilds every point's state from the journal.
 func (s *sweep) replay(recs []Record) {
 	for _, r := range recs {
-		st := s.state[r.Point]
-		if st == nil {
-			continue
+		if st := s.state[r.Point]; st != nil {
+			st.apply(r, s.o.Retries)
 		}
-		switch r.Event {
-		case EventPointStart:
-			st.status = StatusInterrupted // until its end record
-			st.attempts++
-			st.reused, st.probe = r.Reused, r.Probe
-		case EventPointEnd:
-			st.status, st.err, st.seconds = r.Status, r.Error, r.Seconds
-			st.result, st.metrics = r.Result, r.Metrics
-			if r.Status == StatusFailed {
-				st.failures++
-			}
-		case EventPointRedo:
-			st.status, st.result = "", ""
-		case EventPointSkip:
-			st.skip(r.Reason, s.o.Retries)
+	}
+}
+
+// apply is what the journal record r of the point says of its state.
+func (st *pointState) apply(r Record, retries int) {
+	switch r.Event {
+	case EventPointStart:
+		st.status = StatusInterrupted // until its end record
+		st.attempts++
+		st.reused, st.probe = r.Reused, r.Probe
+	case EventPointEnd:
+		st.status, st.err, st.seconds = r.Status, r.Error, r.Seconds
+		st.result, st.metrics = r.Result, r.Metrics
+		if r.Status == StatusFailed {
+			st.failures++
 		}
+	case EventPointRedo:
+		st.status, st.result = "", ""
+	case EventPointSkip:
+		st.skip(r.Reason, retries)
 	}
 }
 

@@ -330,3 +330,64 @@ func ReadJournal(dir string) ([]Record, error) {
 	}
 	return recs, err
 }
+
+// Coverage is what a sweep directory's journal records of how its points
+// were chosen.
+type Coverage struct {
+	// Adaptive is true for an adaptive discovery, one that ran only the
+	// points its knee search asked for: its start's --adaptive setting
+	// says so, or a probe or a skip is recorded.
+	Adaptive bool
+	// Skipped holds the point_skip record (Arm, Point, Conc, Reason) of
+	// each point adaptive discovery did not run: its state after every
+	// record is skipped. A point that ran and failed before the search
+	// gave up on it stays failed (pointState.skip) and is not listed.
+	Skipped []Record
+	// Results lists per arm (Record.Arm, 1-based) the result files its
+	// points' point_end records name, relative to the directory: what
+	// ties an arm's number to the identity its results carry.
+	Results map[int][]string
+}
+
+// ReadCoverage reads dir's journal (ReadJournal) for its Coverage,
+// replaying each point's records as a resumed sweep does.
+func ReadCoverage(dir string) (Coverage, error) {
+	recs, err := ReadJournal(dir)
+	if err != nil {
+		return Coverage{}, err
+	}
+	c := Coverage{Results: map[int][]string{}}
+	state := map[string]*pointState{}
+	last := map[string]Record{}
+	var order []string
+	for _, r := range recs {
+		switch {
+		case r.Event == EventSweepStart && r.Identity != nil:
+			c.Adaptive = c.Adaptive || slices.Contains(r.Identity.Settings, Setting{Name: "--adaptive", Value: "true"})
+		case r.Event == EventPointSkip || r.Probe:
+			c.Adaptive = true
+		}
+		if r.Point == "" {
+			continue
+		}
+		st := state[r.Point]
+		if st == nil {
+			st = &pointState{}
+			state[r.Point] = st
+			order = append(order, r.Point)
+		}
+		st.apply(r, 0)
+		if r.Event == EventPointSkip {
+			last[r.Point] = r
+		}
+		if r.Event == EventPointEnd && r.Result != "" && !slices.Contains(c.Results[r.Arm], r.Result) {
+			c.Results[r.Arm] = append(c.Results[r.Arm], r.Result)
+		}
+	}
+	for _, id := range order {
+		if state[id].status == StatusSkipped {
+			c.Skipped = append(c.Skipped, last[id])
+		}
+	}
+	return c, nil
+}

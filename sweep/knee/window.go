@@ -3,6 +3,7 @@ package knee
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -15,6 +16,15 @@ type WindowPoint struct {
 	Throughput, Interactivity float64
 	// Failed is true when the point has no usable reading.
 	Failed bool
+	// NotMeasured is true for a concurrency an adaptive discovery chose
+	// not to run (its journal records the point skipped, and no result
+	// holds it): neither green nor failed. The rules judge the points
+	// measured.
+	NotMeasured bool
+	// Probe is true when the point's reading is an adaptive search's
+	// short probe only (its results are all probes: the point was not
+	// run again at the full length).
+	Probe bool
 }
 
 // Window is one arm of a config key over its official window (InferenceX's
@@ -27,11 +37,14 @@ type Window struct {
 	// results; CurveWindow analyzes a plain curve); nil with fewer than
 	// three points.
 	Knee *Result
+	// Adaptive is true when the arm's discovery was adaptive (it ran only
+	// the points its knee search asked for; Discovery).
+	Adaptive bool
 }
 
 // CurveWindow is the window of a plain curve (pts ascending and
-// distinct), each usable point read as one simulated result at its
-// throughput (Analyze with the default options).
+// distinct), each usable point (not failed, measured) read as one
+// simulated result at its throughput (Analyze with the default options).
 func CurveWindow(arm string, pts []WindowPoint) Window {
 	w := Window{Arm: arm, Points: pts}
 	if len(pts) < minPoints {
@@ -39,7 +52,7 @@ func CurveWindow(arm string, pts []WindowPoint) Window {
 	}
 	a := &Arm{Simulated: true}
 	for _, p := range pts {
-		if p.Failed {
+		if p.Failed || p.NotMeasured {
 			continue
 		}
 		v := p.Throughput
@@ -60,6 +73,56 @@ func (w Window) failed() int {
 	return n
 }
 
+// partial reports whether a verdict on the window rests on less than
+// every point at the full length: a point not measured, or one read from
+// a probe only.
+func (w Window) partial() bool {
+	return slices.ContainsFunc(w.Points, func(p WindowPoint) bool { return p.NotMeasured || p.Probe })
+}
+
+// coverage says what of a partial window was measured: "window c1 c8
+// c16 c32 c40 c48: 5 green (probe only: c16 c32 c48), 1 not measured
+// (adaptive: c40)", with the failed points after the green ones.
+func (w Window) coverage() string {
+	var all, probes, failed, unmeasured []string
+	green := 0
+	for _, p := range w.Points {
+		c := fmt.Sprintf("c%d", p.Conc)
+		all = append(all, c)
+		switch {
+		case p.NotMeasured:
+			unmeasured = append(unmeasured, c)
+			continue
+		case p.Failed && p.Probe:
+			failed = append(failed, c+" probe only")
+		case p.Failed:
+			failed = append(failed, c)
+		default:
+			green++
+			if p.Probe {
+				probes = append(probes, c)
+			}
+		}
+	}
+	s := fmt.Sprintf("window %s: %d green", strings.Join(all, " "), green)
+	if len(probes) > 0 {
+		s += fmt.Sprintf(" (probe only: %s)", strings.Join(probes, " "))
+	}
+	if len(failed) > 0 {
+		s += fmt.Sprintf(", %d failed (%s)", len(failed), strings.Join(failed, ", "))
+	}
+	if len(unmeasured) > 0 {
+		s += fmt.Sprintf(", %d not measured (adaptive: %s)", len(unmeasured), strings.Join(unmeasured, " "))
+	}
+	return s
+}
+
+// measured returns the window's points that were measured (green or
+// failed), in order.
+func (w Window) measured() []WindowPoint {
+	return slices.DeleteFunc(slices.Clone(w.Points), func(p WindowPoint) bool { return p.NotMeasured })
+}
+
 // Judge is the window rule on one arm. Every point must be green. An arm
 // of fewer than three points agrees then; one of three or more agrees
 // strictly when its knee (ok or ambiguous) lies above the window's first
@@ -72,13 +135,27 @@ func (w Window) failed() int {
 // window's first point and at most its last. A flat window (the offload
 // arms' c64-c76) has its knee at its first point whatever the hardware
 // showed; its peak is still read. why names the arm and what decided.
+//
+// A window an adaptive discovery measured in part (points NotMeasured,
+// or read from a probe only) is judged on what it measured: every
+// measured point must be green (a failed one still fails the arm), and
+// the knee and the peak are the knee finder's over the measured points,
+// against the official window's first and last concurrency. why then
+// says what the verdict rests on (coverage) instead of "window lo-hi".
 func (w Window) Judge() (strict, byPeak bool, why string) {
 	if n := w.failed(); n > 0 || len(w.Points) < minPoints {
 		ok := n == 0
+		if w.partial() {
+			return ok, ok, fmt.Sprintf("%s: %s", w.Arm, w.coverage())
+		}
 		return ok, ok, fmt.Sprintf("%s: %d of %d points failed", w.Arm, n, len(w.Points))
 	}
 	lo, hi := w.Points[0].Conc, w.Points[len(w.Points)-1].Conc
 	r := w.Knee
+	if r == nil {
+		// Not one point of the window measured (every one skipped).
+		return false, false, fmt.Sprintf("%s: no knee on %s", w.Arm, w.coverage())
+	}
 	strict = (r.Status == StatusOK || r.Status == StatusAmbiguous) && r.Knee > lo && r.Knee <= hi
 	byPeak = strict || r.HasKnee() && r.Peak > lo && r.Peak <= hi
 	knee := "no knee"
@@ -87,6 +164,9 @@ func (w Window) Judge() (strict, byPeak bool, why string) {
 	}
 	if r.Peak > 0 {
 		knee += fmt.Sprintf(" peak c%d", r.Peak)
+	}
+	if w.partial() {
+		return strict, byPeak, fmt.Sprintf("%s: %s %s on %s", w.Arm, r.Status, knee, w.coverage())
 	}
 	return strict, byPeak, fmt.Sprintf("%s: %s %s window %d-%d", w.Arm, r.Status, knee, lo, hi)
 }
@@ -105,6 +185,8 @@ func Dominates(q, p WindowPoint) bool {
 // lowest one above its window's top that another arm of the key measures
 // (where the key has an official alternative), or the doubling of its top
 // when no other arm measures above it (the next step of a doubling grid).
+// It reads the official windows, measured or not: an adaptive discovery
+// that skipped a point leaves the official grid as it is.
 func FrontierStep(a Window, key []Window) int {
 	top := a.Points[len(a.Points)-1].Conc
 	step := 0
@@ -147,15 +229,31 @@ func FrontierStep(a Window, key []Window) int {
 //     explain).
 //
 // why says which condition decided.
+//
+// On windows an adaptive discovery measured in part, the rule reads the
+// measured points only: the arm's failed ones still fail it, its top is
+// its highest measured point ("its top measured"), and only measured
+// points of other arms dominate (why counts the ones not measured when
+// nothing dominates).
 func FrontierVerdict(a Window, beyond WindowPoint, key []Window) (ok bool, why string) {
 	if n := a.failed(); n > 0 {
+		if a.partial() {
+			return false, fmt.Sprintf("frontier: %d of %d measured window points failed", n, len(a.measured()))
+		}
 		return false, fmt.Sprintf("frontier: %d of %d window points failed", n, len(a.Points))
 	}
+	measured := a.measured()
+	if len(measured) == 0 {
+		return false, "frontier: no window point measured"
+	}
 	onFront := false
-	for _, p := range a.Points {
+	for _, p := range measured {
 		onFront = onFront || dominator(p, a, key) == nil
 	}
-	top := a.Points[len(a.Points)-1]
+	top, topWord := measured[len(measured)-1], "top"
+	if top.Conc != a.Points[len(a.Points)-1].Conc {
+		topWord = "top measured"
+	}
 	q := dominator(beyond, a, key)
 	switch {
 	case !onFront:
@@ -163,15 +261,22 @@ func FrontierVerdict(a Window, beyond WindowPoint, key []Window) (ok bool, why s
 	case beyond.Failed:
 		return false, fmt.Sprintf("frontier: c%d failed", beyond.Conc)
 	case beyond.Throughput < top.Throughput:
-		return false, fmt.Sprintf("frontier: c%d %s below its top c%d %s", beyond.Conc, frontPoint(beyond), top.Conc, frontPoint(top))
+		return false, fmt.Sprintf("frontier: c%d %s below its %s c%d %s", beyond.Conc, frontPoint(beyond), topWord, top.Conc, frontPoint(top))
 	case q == nil:
+		if n := notMeasuredElsewhere(a, key); n > 0 {
+			return false, fmt.Sprintf("frontier: c%d %s not dominated by a measured point (%d official points of other arms not measured)", beyond.Conc, frontPoint(beyond), n)
+		}
 		return false, fmt.Sprintf("frontier: c%d %s not dominated", beyond.Conc, frontPoint(beyond))
 	}
 	return true, fmt.Sprintf("frontier: c%d %s dominated by %s c%d %s", beyond.Conc, frontPoint(beyond), q.arm, q.pt.Conc, frontPoint(q.pt))
 }
 
-// frontPoint prints a point's frontier coordinates.
+// frontPoint prints a point's frontier coordinates, and "probe only"
+// for a point read from a probe only.
 func frontPoint(p WindowPoint) string {
+	if p.Probe {
+		return fmt.Sprintf("(%.0f tok/s/GPU, %.1f tok/s/user, probe only)", p.Throughput, p.Interactivity)
+	}
 	return fmt.Sprintf("(%.0f tok/s/GPU, %.1f tok/s/user)", p.Throughput, p.Interactivity)
 }
 
@@ -182,8 +287,21 @@ type dominatingPoint struct {
 	pt  WindowPoint
 }
 
+// notMeasuredElsewhere counts the official points of the key's other
+// arms than a that were not measured.
+func notMeasuredElsewhere(a Window, key []Window) int {
+	n := 0
+	for _, o := range key {
+		if o.Arm != a.Arm {
+			n += len(o.Points) - len(o.measured())
+		}
+	}
+	return n
+}
+
 // dominator is the green official point of another arm of the key than a
-// that dominates p with the most throughput per GPU, or nil.
+// that dominates p with the most throughput per GPU, or nil (a point not
+// measured dominates nothing).
 func dominator(p WindowPoint, a Window, key []Window) *dominatingPoint {
 	var best *dominatingPoint
 	for _, o := range key {
@@ -191,7 +309,7 @@ func dominator(p WindowPoint, a Window, key []Window) *dominatingPoint {
 			continue
 		}
 		for _, q := range o.Points {
-			if !q.Failed && Dominates(q, p) && (best == nil || q.Throughput > best.pt.Throughput) {
+			if !q.Failed && !q.NotMeasured && Dominates(q, p) && (best == nil || q.Throughput > best.pt.Throughput) {
 				best = &dominatingPoint{arm: o.Arm, pt: q}
 			}
 		}
@@ -212,24 +330,35 @@ type KeyVerdict struct {
 	// Open lists the arms whose point at the frontier step is not
 	// measured (ByFrontier is then false and undecided).
 	Open []string
-	Why  []string // one per arm that does not agree strictly
+	// Why has one entry per arm that does not agree strictly, and one per
+	// arm that agrees on a window measured in part (its coverage), in the
+	// key's order.
+	Why []string
+	// Adaptive is true when an arm's discovery was adaptive
+	// (Window.Adaptive): the verdict rests on the points it measured.
+	Adaptive bool
 }
 
 // JudgeKey judges every arm of a key against its window (Judge) and each
 // arm that does not agree strictly by the frontier too, reading it at
 // FrontierStep through beyond (not for an arm with failed window points,
-// which the frontier rule never takes).
+// which the frontier rule never takes, nor for one with no point
+// measured).
 func JudgeKey(key []Window, beyond Beyond) (KeyVerdict, error) {
 	v := KeyVerdict{Strict: true, ByPeak: true, ByFrontier: true}
 	for _, a := range key {
 		ok, peak, w := a.Judge()
 		v.ByPeak = v.ByPeak && peak
+		v.Adaptive = v.Adaptive || a.Adaptive
 		if ok {
+			if a.partial() {
+				v.Why = append(v.Why, w)
+			}
 			continue
 		}
 		v.Strict = false
 		front, fw := false, ""
-		if a.failed() > 0 {
+		if a.failed() > 0 || len(a.measured()) == 0 {
 			// No point beyond rescues a window with failed points.
 			front, fw = FrontierVerdict(a, WindowPoint{}, key)
 		} else {
@@ -268,9 +397,9 @@ func (v KeyVerdict) Label() string {
 }
 
 // Line is the key's verdict line: its label and key, and why for a key
-// that does not agree strictly.
+// that does not agree strictly or rests on windows measured in part.
 func (v KeyVerdict) Line(key string) string {
-	if v.Strict {
+	if len(v.Why) == 0 {
 		return fmt.Sprintf("%-17s %s", v.Label(), key)
 	}
 	return fmt.Sprintf("%-17s %s: %s", v.Label(), key, strings.Join(v.Why, "; "))
@@ -281,6 +410,12 @@ type Tally struct {
 	Keys, Strict, ByPeak, ByFrontier int
 	// Open counts the keys whose frontier verdict is open (KeyVerdict.Open).
 	Open int
+	// Adaptive counts the keys judged on adaptive discoveries
+	// (KeyVerdict.Adaptive), AdaptiveAgree those of them that agree by
+	// each rule (strict, by the peak, by the frontier): verdicts on the
+	// points those discoveries measured.
+	Adaptive      int
+	AdaptiveAgree [3]int
 }
 
 // Add counts one key's verdict.
@@ -290,6 +425,12 @@ func (t *Tally) Add(v KeyVerdict) {
 	t.ByPeak += count(v.ByPeak)
 	t.ByFrontier += count(v.ByFrontier)
 	t.Open += count(len(v.Open) > 0)
+	if v.Adaptive {
+		t.Adaptive++
+		t.AdaptiveAgree[0] += count(v.Strict)
+		t.AdaptiveAgree[1] += count(v.ByPeak)
+		t.AdaptiveAgree[2] += count(v.ByFrontier)
+	}
 }
 
 // count is 1 for true, 0 for false.
@@ -307,6 +448,10 @@ func (t Tally) String() string {
 	if t.Open > 0 {
 		s += fmt.Sprintf(" (%d %s open: an arm's point at its frontier step is not measured)", t.Open, map[bool]string{true: "key", false: "keys"}[t.Open == 1])
 	}
+	if t.Adaptive > 0 {
+		s += fmt.Sprintf("; %d judged on full discoveries, %d on adaptive ones (on the points they measured: %d agree, %d by the peak, %d by the frontier)",
+			t.Keys-t.Adaptive, t.Adaptive, t.AdaptiveAgree[0], t.AdaptiveAgree[1], t.AdaptiveAgree[2])
+	}
 	return s
 }
 
@@ -318,8 +463,14 @@ func (t Tally) String() string {
 // usable reading is failed. The knee verdict is r's when the arm's
 // concurrencies are the window's, else Analyze of the arm's results at
 // the window's concurrencies only (default options).
-func WindowOf(name string, r *Result, concs []int) Window {
-	w := Window{Arm: name}
+//
+// d says how the discovery chose the arm's points. A concurrency it
+// recorded as skipped (adaptive discovery did not need it) where the arm
+// has no result is NotMeasured, not failed; one with results that failed
+// stays failed. A point whose results are all probes (none superseded
+// by a full-length run) is marked Probe.
+func WindowOf(name string, r *Result, concs []int, d Discovery) Window {
+	w := Window{Arm: name, Adaptive: d.Adaptive}
 	at := map[int]*Point{}
 	if r != nil {
 		for i := range r.Points {
@@ -328,11 +479,15 @@ func WindowOf(name string, r *Result, concs []int) Window {
 	}
 	for _, c := range concs {
 		p := at[c]
-		if p == nil || !p.Usable {
-			w.Points = append(w.Points, WindowPoint{Conc: c, Failed: true})
+		if p == nil && slices.Contains(d.Skipped, c) {
+			w.Points = append(w.Points, WindowPoint{Conc: c, NotMeasured: true})
 			continue
 		}
-		wp := WindowPoint{Conc: c, Throughput: *p.Throughput}
+		if p == nil || !p.Usable {
+			w.Points = append(w.Points, WindowPoint{Conc: c, Failed: true, Probe: p != nil && probesOnly(r.Arm, c)})
+			continue
+		}
+		wp := WindowPoint{Conc: c, Throughput: *p.Throughput, Probe: p.Probe}
 		if p.E2ENormP90 != nil && !math.IsNaN(*p.E2ENormP90) {
 			wp.Interactivity = *p.E2ENormP90
 		}
@@ -362,4 +517,30 @@ func WindowOf(name string, r *Result, concs []int) Window {
 	}
 	w.Knee = Analyze(&a, Options{})
 	return w
+}
+
+// Discovery is how a discovery chose an arm's points (WindowOf): the
+// zero value is a full discovery, every point of the grid run.
+type Discovery struct {
+	// Adaptive is true for an adaptive discovery (it ran only the points
+	// its knee search asked for).
+	Adaptive bool
+	// Skipped are the concurrencies it recorded as not run.
+	Skipped []int
+}
+
+// probesOnly reports whether every result of arm a at conc that is not
+// superseded is a probe.
+func probesOnly(a *Arm, conc int) bool {
+	found := false
+	for _, s := range a.Samples {
+		if s.Conc != conc || s.Superseded {
+			continue
+		}
+		if !s.Probe {
+			return false
+		}
+		found = true
+	}
+	return found
 }

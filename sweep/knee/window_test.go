@@ -165,7 +165,7 @@ func TestWindowOf(t *testing.T) {
 	}
 	a.Samples = append(a.Samples, Sample{Conc: 64, Simulated: true, Excluded: "error rate 0.5"})
 	r := Analyze(a, Options{})
-	w := WindowOf("tp8", r, []int{1, 2, 4, 8, 16, 32, 64})
+	w := WindowOf("tp8", r, []int{1, 2, 4, 8, 16, 32, 64}, Discovery{})
 	require.Len(t, w.Points, 7)
 	assert.Same(t, r, w.Knee)
 	assert.Equal(t, WindowPoint{Conc: 8, Throughput: 900, Interactivity: 12.5}, w.Points[3])
@@ -174,11 +174,179 @@ func TestWindowOf(t *testing.T) {
 	assert.False(t, strict)
 	assert.Equal(t, "tp8: 1 of 7 points failed", why)
 
-	inner := WindowOf("tp8", r, []int{1, 2, 4, 8})
+	inner := WindowOf("tp8", r, []int{1, 2, 4, 8}, Discovery{})
 	require.NotNil(t, inner.Knee)
 	assert.NotSame(t, r, inner.Knee)
 	assert.Equal(t, StatusUnsaturated, inner.Knee.Status, inner.Knee.Reason)
 
-	missing := WindowOf("tp8", nil, []int{1, 2, 4})
+	missing := WindowOf("tp8", nil, []int{1, 2, 4}, Discovery{})
 	assert.Equal(t, []WindowPoint{{Conc: 1, Failed: true}, {Conc: 2, Failed: true}, {Conc: 4, Failed: true}}, missing.Points)
+}
+
+// notMeasured is a made-up point an adaptive discovery skipped.
+func notMeasured(c int) WindowPoint { return WindowPoint{Conc: c, NotMeasured: true} }
+
+// probe is a made-up point read from a probe only.
+func probe(p WindowPoint) WindowPoint {
+	p.Probe = true
+	return p
+}
+
+// TestWindowJudgeAdaptive holds the window rules on windows an adaptive
+// discovery measured in part: a point not measured is neither green nor
+// failed, the knee is judged on the points measured and why says what it
+// rests on (the probe-only points named); a failed measured point still
+// fails the arm; too few measured points give no knee.
+func TestWindowJudgeAdaptive(t *testing.T) {
+	curve := flatAfter8(1, 2, 4, 8, 16, 32, 64)
+	for _, tc := range []struct {
+		name           string
+		pts            []WindowPoint
+		strict, byPeak bool
+		why            string
+	}{
+		{"knee inside on the points measured",
+			[]WindowPoint{curve[0], curve[1], notMeasured(4), curve[3], probe(curve[4]), notMeasured(32), curve[6]}, true, true,
+			"ambiguous knee c8 peak c64 on window c1 c2 c4 c8 c16 c32 c64: 5 green (probe only: c16), 2 not measured (adaptive: c4 c32)"},
+		{"a failed measured point still fails",
+			[]WindowPoint{curve[0], curve[1], notMeasured(4), curve[3], curve[4], curve[5], {Conc: 64, Failed: true, Probe: true}}, false, false,
+			"window c1 c2 c4 c8 c16 c32 c64: 5 green, 1 failed (c64 probe only), 1 not measured (adaptive: c4)"},
+		{"still rising on the points measured",
+			[]WindowPoint{curve[0], notMeasured(2), curve[2], curve[3]}, false, false,
+			"unsaturated no knee on window c1 c2 c4 c8: 3 green, 1 not measured (adaptive: c2)"},
+		{"two measured of four: no knee",
+			[]WindowPoint{curve[0], notMeasured(2), notMeasured(4), curve[3]}, false, false,
+			"insufficient no knee on window c1 c2 c4 c8: 2 green, 2 not measured (adaptive: c2 c4)"},
+		{"two points, one not measured",
+			[]WindowPoint{curve[0], notMeasured(2)}, true, true,
+			"window c1 c2: 1 green, 1 not measured (adaptive: c2)"},
+		{"every point measured, one a probe",
+			[]WindowPoint{curve[0], curve[1], curve[2], probe(curve[3]), curve[4], curve[5], curve[6]}, true, true,
+			"ambiguous knee c16 peak c32 on window c1 c2 c4 c8 c16 c32 c64: 7 green (probe only: c8)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := CurveWindow("tp8", tc.pts)
+			w.Adaptive = true
+			strict, byPeak, why := w.Judge()
+			assert.Equal(t, tc.strict, strict, why)
+			assert.Equal(t, tc.byPeak, byPeak, why)
+			assert.Equal(t, "tp8: "+tc.why, why)
+		})
+	}
+}
+
+// TestFrontierRuleAdaptive: on windows measured in part the frontier rule
+// reads the arm's top measured point, a dominating point read from a probe
+// only is labelled so, a point of another arm not measured dominates
+// nothing (why counts them), and an arm with no point measured is no
+// frontier segment.
+func TestFrontierRuleAdaptive(t *testing.T) {
+	low := Window{Arm: "low", Points: []WindowPoint{wpt(1, 100, 80), wpt(2, 180, 40), notMeasured(3)}, Adaptive: true}
+	high := Window{Arm: "high", Points: []WindowPoint{wpt(1, 150, 60), wpt(4, 400, 45)}}
+	key := []Window{low, high}
+	assert.Equal(t, 4, FrontierStep(low, key), "the official window's top, measured or not")
+	ok, why := FrontierVerdict(low, wpt(4, 250, 30), key)
+	assert.True(t, ok, why)
+	probeHigh := Window{Arm: "high", Points: []WindowPoint{wpt(1, 150, 60), probe(wpt(4, 400, 45))}, Adaptive: true}
+	ok, why = FrontierVerdict(low, wpt(4, 250, 30), []Window{low, probeHigh})
+	assert.True(t, ok, why)
+	assert.Equal(t, "frontier: c4 (250 tok/s/GPU, 30.0 tok/s/user) dominated by high c4 (400 tok/s/GPU, 45.0 tok/s/user, probe only)", why, "a dominating point read from a probe only says so")
+	ok, why = FrontierVerdict(low, wpt(4, 150, 30), key)
+	assert.False(t, ok, why)
+	assert.Equal(t, "frontier: c4 (150 tok/s/GPU, 30.0 tok/s/user) below its top measured c2 (180 tok/s/GPU, 40.0 tok/s/user)", why)
+
+	skippedHigh := Window{Arm: "high", Points: []WindowPoint{wpt(1, 150, 60), notMeasured(4)}, Adaptive: true}
+	ok, why = FrontierVerdict(low, wpt(4, 250, 30), []Window{low, skippedHigh})
+	assert.False(t, ok, why)
+	assert.Equal(t, "frontier: c4 (250 tok/s/GPU, 30.0 tok/s/user) not dominated by a measured point (1 official points of other arms not measured)", why)
+
+	none := Window{Arm: "low", Points: []WindowPoint{notMeasured(1), notMeasured(2)}, Adaptive: true}
+	ok, why = FrontierVerdict(none, wpt(4, 250, 30), []Window{none, high})
+	assert.False(t, ok, why)
+	assert.Equal(t, "frontier: no window point measured", why)
+
+	failedLow := Window{Arm: "low", Points: []WindowPoint{wpt(1, 100, 80), {Conc: 2, Failed: true}, notMeasured(3)}, Adaptive: true}
+	ok, why = FrontierVerdict(failedLow, wpt(4, 250, 30), []Window{failedLow, high})
+	assert.False(t, ok, why)
+	assert.Equal(t, "frontier: 1 of 2 measured window points failed", why)
+}
+
+// TestJudgeKeyAdaptive: a key judged on an adaptive discovery names each
+// arm whose verdict rests on a window measured in part, even when it
+// agrees; an arm with no point measured is not read beyond; the counts
+// tell the keys judged on adaptive discoveries from the full ones.
+func TestJudgeKeyAdaptive(t *testing.T) {
+	full := CurveWindow("tp8", []WindowPoint{wpt(1, 90, 100), wpt(8, 800, 75), wpt(16, 1000, 60), wpt(32, 1010, 30)})
+	part := CurveWindow("tp4", flatAfter8(1, 2, 4, 8, 16, 32, 64))
+	part.Points[2], part.Points[5] = notMeasured(4), notMeasured(32)
+	part = CurveWindow("tp4", part.Points)
+	part.Adaptive = true
+	var asked []int
+	measured := func(a Window, conc int) (WindowPoint, bool, error) {
+		asked = append(asked, conc)
+		return wpt(conc, 700, 50), true, nil
+	}
+	v, err := JudgeKey([]Window{part, full}, measured)
+	require.NoError(t, err)
+	assert.True(t, v.Strict)
+	assert.True(t, v.Adaptive)
+	assert.Empty(t, asked)
+	assert.Equal(t, "agree             k: tp4: ambiguous knee c8 peak c64 on window c1 c2 c4 c8 c16 c32 c64: 5 green, 2 not measured (adaptive: c4 c32)", v.Line("k"))
+
+	none := CurveWindow("tp4", []WindowPoint{notMeasured(1), notMeasured(2), notMeasured(4)})
+	none.Adaptive = true
+	nv, err := JudgeKey([]Window{none, full}, measured)
+	require.NoError(t, err)
+	assert.Empty(t, asked, "an arm with no point measured is not read beyond")
+	assert.Equal(t, "disagree          k: tp4: insufficient no knee on window c1 c2 c4: 0 green, 3 not measured (adaptive: c1 c2 c4) (frontier: no window point measured)", nv.Line("k"))
+
+	fv, err := JudgeKey([]Window{full}, measured)
+	require.NoError(t, err)
+	assert.False(t, fv.Adaptive)
+	var tally Tally
+	for _, v := range []KeyVerdict{v, nv, fv} {
+		tally.Add(v)
+	}
+	assert.Equal(t, "2 of 3 keys agree; 2 with InferenceX's knee, the peak, inside every window; 2 with each arm whose knee misses its window a segment of the simulated frontier; 1 judged on full discoveries, 2 on adaptive ones (on the points they measured: 1 agree, 1 by the peak, 1 by the frontier)", tally.String())
+}
+
+// TestWindowOfAdaptive reads an adaptive discovery's arm: a concurrency it
+// recorded as skipped without a result is not measured, one without a
+// result it did not record is failed (absence alone proves nothing), a
+// failed probe stays failed, a probe superseded by its full-length run
+// is no probe point; a full discovery (the zero Discovery) reads every
+// missing point as failed, as before.
+func TestWindowOfAdaptive(t *testing.T) {
+	a := &Arm{Simulated: true}
+	for _, p := range flatAfter8(1, 2, 8, 16, 32, 32) {
+		v, iv := p.Throughput, pyjson.Rounded(p.Interactivity)
+		a.Samples = append(a.Samples, Sample{Conc: p.Conc, Simulated: true, TotalTPS: &v, OutputTPS: &v, E2ENormIntvty: result.Stats{P90: &iv}})
+	}
+	a.Samples[3].Probe = true // c16, not run again
+	a.Samples[4].Probe = true // c32, superseded by samples[5]
+	a.Samples = append(a.Samples, Sample{Conc: 64, Simulated: true, Probe: true, Excluded: result.ExcludedNoSuccess})
+	a.Samples = SupersedeProbes(a.Samples)
+	r := Analyze(a, Options{})
+	concs := []int{1, 2, 4, 8, 16, 32, 64, 128}
+
+	w := WindowOf("tp8", r, concs, Discovery{Adaptive: true, Skipped: []int{4, 128}})
+	assert.True(t, w.Adaptive)
+	assert.True(t, w.Points[2].NotMeasured, "c4 skipped")
+	assert.True(t, w.Points[4].Probe, "c16 read from its probe only")
+	assert.False(t, w.Points[5].Probe, "c32's probe superseded")
+	assert.Equal(t, WindowPoint{Conc: 64, Failed: true, Probe: true}, w.Points[6])
+	_, _, why := w.Judge()
+	assert.Equal(t, "tp8: window c1 c2 c4 c8 c16 c32 c64 c128: 5 green (probe only: c16), 1 failed (c64 probe only), 2 not measured (adaptive: c4 c128)", why)
+
+	unrecorded := WindowOf("tp8", r, concs, Discovery{Adaptive: true, Skipped: []int{4}})
+	assert.Equal(t, WindowPoint{Conc: 128, Failed: true}, unrecorded.Points[7], "not recorded as skipped: failed")
+
+	fullRead := WindowOf("tp8", r, concs, Discovery{})
+	assert.False(t, fullRead.Adaptive)
+	assert.Equal(t, WindowPoint{Conc: 4, Failed: true}, fullRead.Points[2])
+
+	none := WindowOf("tp8", nil, []int{1, 2, 4}, Discovery{Adaptive: true, Skipped: []int{1, 2, 4}})
+	strict, byPeak, why := none.Judge()
+	assert.False(t, strict || byPeak)
+	assert.Equal(t, "tp8: no knee on window c1 c2 c4: 0 green, 3 not measured (adaptive: c1 c2 c4)", why)
 }

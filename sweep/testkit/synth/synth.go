@@ -514,6 +514,9 @@ func WriteDir(dir string, a *knee.Arm, simulated bool) ([]string, error) {
 		obj["conc"] = s.Conc
 		obj["image"] = "lmsysorg/sglang:synthetic"
 		obj["simulated"] = simulated
+		if s.Probe {
+			obj["probe"] = true
+		}
 		succ, profiled := 1000, 1000
 		if s.Excluded == result.ExcludedNoSuccess {
 			succ, profiled = 0, 0

@@ -1,0 +1,62 @@
+package campaign_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/campaign"
+)
+
+// TestReadCoverage replays a journal as a resumed sweep does: a point
+// adaptive discovery skipped is listed; one that ran and failed before
+// the skip stays failed and one run after its skip (a later invocation
+// asked for it) is measured, so neither is; a full discovery's journal
+// is not adaptive, and each arm's results are listed for its number.
+func TestReadCoverage(t *testing.T) {
+	start := func(adaptive string) campaign.Record {
+		return campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover",
+			Settings: []campaign.Setting{{Name: "--adaptive", Value: adaptive}}}}
+	}
+	skip := func(arm, conc int, id string) campaign.Record {
+		return campaign.Record{Event: campaign.EventPointSkip, Arm: arm, Point: id, Conc: conc, Reason: "adaptive discovery: not needed to find the knee"}
+	}
+	end := func(arm, conc int, id, status, res string) campaign.Record {
+		return campaign.Record{Event: campaign.EventPointEnd, Arm: arm, Point: id, Conc: conc, Status: status, Result: res}
+	}
+	for _, tc := range []struct {
+		name     string
+		recs     []campaign.Record
+		adaptive bool
+		skipped  []string
+		results  map[int][]string
+	}{
+		{"full", []campaign.Record{start("false"), end(1, 4, "a-c4", campaign.StatusOK, "a-c4/a-c4.json")}, false, nil,
+			map[int][]string{1: {"a-c4/a-c4.json"}}},
+		{"adaptive", []campaign.Record{start("true"), end(1, 4, "a-c4", campaign.StatusOK, "a-c4/a-c4.json"), skip(1, 8, "a-c8"),
+			end(2, 4, "b-c4", campaign.StatusFailed, ""), skip(2, 4, "b-c4"), skip(2, 16, "b-c16"),
+			{Event: campaign.EventPointStart, Arm: 2, Point: "b-c16", Conc: 16}, end(2, 16, "b-c16", campaign.StatusOK, "b-c16/b-c16.json")},
+			true, []string{"a-c8"}, map[int][]string{1: {"a-c4/a-c4.json"}, 2: {"b-c16/b-c16.json"}}},
+		{"adaptive without its start record", []campaign.Record{skip(1, 8, "a-c8")}, true, []string{"a-c8"}, map[int][]string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			j, _, err := campaign.OpenJournal(dir)
+			require.NoError(t, err)
+			for _, r := range tc.recs {
+				require.NoError(t, j.Append(r))
+			}
+			require.NoError(t, j.Close())
+			c, err := campaign.ReadCoverage(dir)
+			require.NoError(t, err)
+			assert.Equal(t, tc.adaptive, c.Adaptive)
+			var skipped []string
+			for _, r := range c.Skipped {
+				skipped = append(skipped, r.Point)
+			}
+			assert.Equal(t, tc.skipped, skipped)
+			assert.Equal(t, tc.results, c.Results)
+		})
+	}
+}

@@ -111,9 +111,10 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 // and whether they are probes. A bracketing point only has to tell which
 // way the curve goes (a ×4 step gains far more than the noise until
 // saturation), so it may run short; so may a fill point whose grid
-// neighbours lie within a doubling; the top of the grid and the point
-// below it, which the top gate compares, run at the full length unless
-// the bracket has already seen the arm stop gaining below them.
+// neighbours lie within a doubling; so may the top of the grid and the
+// point below it, which the top gate compares, and they run again at
+// the full length where the gate's verdict hangs on them
+// (topGateProbes).
 type Step struct {
 	Conc  []int
 	Probe bool
@@ -312,7 +313,7 @@ func fillProbes(grid, conc []int) bool {
 // noise misplaces lands within one doubling. The top of the grid and the
 // point below it, which the top gate compares, are probes first too:
 // they run again at the full length where their noise decides the gate
-// (topGateProbes).
+// or an ambiguous knee lies at either (topGateProbes).
 //
 // A point above one whose KV pool came near full may run as a probe too:
 // such a probe is unsteady (its pool fills as fast or faster) and runs

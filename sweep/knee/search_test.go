@@ -397,9 +397,9 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // conc-lists even the floor with one full-length point is 21.2 %.
 //
 // Probe length (branch h-probelen, before the ambiguous-knee rule
-// below; 300 s then stayed). The search with its
-// probes at other lengths, agreement %/GPU-hours %, held out then on
-// the benchmark seeds; the synthetic probes' noise scaled to the length,
+// below; 300 s then stayed). The search with its probes at other
+// lengths, agreement %/GPU-hours %, held out then on the benchmark
+// seeds; the synthetic probes' noise scaled to the length,
 // the simulated corpora's probe discoveries recorded again at it from
 // main 54b4be3 (gen.sh's probe half with --duration L, the full half as
 // committed: recorded again at 300 s, the committed probes come out
@@ -498,8 +498,8 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // the benchmark seeds the synthetic conc-lists lose 11 arms net of 1785
 // and the doubling grids 8 of 1769: the 240 s probes' noise, not the
 // rule (240 s without it reads the same held out and lower on the
-// benchmark seeds, table above). Equal-length
-// points are unchanged (the rule needs two probes).
+// benchmark seeds, table above). Equal-length points are unchanged (the
+// rule needs two probes).
 //
 // Where the remaining spend goes (branch h-simdbl; the full-length
 // points the search asks for, by the rule that asked, in points of
@@ -1027,7 +1027,8 @@ func TestAdaptiveSearch(t *testing.T) {
 // TestNextStepProbes: the bracketing points are probes where their grid
 // neighbours lie within a doubling, the top of the grid and the point
 // below it too (TestNextStepTopGateProbes: they run again where their
-// noise decides the top gate); so are the fill points.
+// noise decides the top gate or they hold an ambiguous knee); so are
+// the fill points.
 func TestNextStepProbes(t *testing.T) {
 	saturates := func(c int) float64 { return 1000 * float64(min(c, 16)) }
 	tests := []struct {

@@ -44,8 +44,8 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     three points (on three the verdict needs every one as the full
 //     grid reads it); so are the top of the grid and the point below it,
 //     which the top gate (Analyze's saturation gate) compares: where
-//     their noise decides that gate, they run again at the full length
-//     (topGateProbes, below).
+//     their noise decides that gate, or an ambiguous knee lies at either
+//     of them, they run again at the full length (topGateProbes, below).
 //  2. Fill: find the knee on what is measured and measure the grid
 //     point nearest to its lower doubling neighbour (k/2) when it is
 //     missing (when it failed, the one between it and the knee's usable
@@ -83,7 +83,10 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     a grid: with the probes' readings moved two standard deviations one
 //     way it calls the arm unsaturated, the other way not), and so the
 //     probes among the top of the grid and the usable point below it
-//     (topGateProbes); once those two are at the full length and their
+//     (topGateProbes), and those two also when both are probes and the
+//     knee read is ambiguous and lies at either of them (a verdict whose
+//     bracket reaches the top gate does not rest on probes alone; an ok
+//     knee there stands); once those two are at the full length and their
 //     gain lies within the gate's noise, the gaps below them are filled
 //     at the full length, as for a still-rising arm, also for a knee
 //     below the top: the fit through them decides the gate, and a
@@ -95,8 +98,8 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     is read with. When only some of a knee's fill points must run at
 //     the full length, those run first and the others are chosen again
 //     with their readings in hand; a still-rising arm's gap fill, whose
-//     fit decides the top gate (a probe weighs a quarter of a full point
-//     there), keeps one length for the whole step.
+//     fit decides the top gate (a 240 s probe weighs a fifth of a full
+//     point there), keeps one length for the whole step.
 //
 // Next is a pure function of its inputs, so a resumed sweep makes the
 // same choices.
@@ -108,9 +111,10 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 // and whether they are probes. A bracketing point only has to tell which
 // way the curve goes (a ×4 step gains far more than the noise until
 // saturation), so it may run short; so may a fill point whose grid
-// neighbours lie within a doubling; the top of the grid and the point
-// below it, which the top gate compares, run at the full length unless
-// the bracket has already seen the arm stop gaining below them.
+// neighbours lie within a doubling; so may the top of the grid and the
+// point below it, which the top gate compares, and they run again at
+// the full length where the gate's verdict hangs on them
+// (topGateProbes).
 type Step struct {
 	Conc  []int
 	Probe bool
@@ -309,7 +313,7 @@ func fillProbes(grid, conc []int) bool {
 // noise misplaces lands within one doubling. The top of the grid and the
 // point below it, which the top gate compares, are probes first too:
 // they run again at the full length where their noise decides the gate
-// (topGateProbes).
+// or an ambiguous knee lies at either (topGateProbes).
 //
 // A point above one whose KV pool came near full may run as a probe too:
 // such a probe is unsteady (its pool fills as fast or faster) and runs
@@ -465,7 +469,7 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 		if again := gateProbes(grid, arm.Samples, r, rd, ao); len(again) > 0 {
 			return again, false, true
 		}
-		if again := topGateProbes(grid, arm.Samples, rd, ao); len(again) > 0 {
+		if again := topGateProbes(grid, arm.Samples, r, rd, ao); len(again) > 0 {
 			return again, false, true
 		}
 	}
@@ -592,10 +596,14 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 // topGateProbes returns the probes among the top of the grid and the
 // usable point below it to measure again at the full length, when their
 // noise decides the top gate (noiseDecidesGate): the gate compares the
-// two, and a probe's noise is twice a full point's. Where the gate's
-// verdict holds either way, the probes stand: a fifth of the cost of
-// the full-length pair the full grid measures there.
-func topGateProbes(grid []int, samples []Sample, rd readings, ao Options) []int {
+// two, and a 240 s probe's noise is sqrt(5) times a full point's; or
+// when both are probes and r, the verdict on what is measured, is an
+// ambiguous knee at either of them (kneeInTopGate): a verdict whose
+// bracket reaches the top gate then rests on probes alone. Where neither
+// holds, the probes stand: with their warm-up and drain, two 240 s
+// probes cost under a quarter of the full-length pair the full grid
+// measures there.
+func topGateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options) []int {
 	top, below := topUsable(grid, rd)
 	if top == 0 {
 		return nil
@@ -606,10 +614,21 @@ func topGateProbes(grid []int, samples []Sample, rd readings, ao Options) []int 
 			out = append(out, c)
 		}
 	}
-	if len(out) == 0 || !noiseDecidesGate(samples, below, top, rd, ao) {
+	switch {
+	case len(out) == 2 && kneeInTopGate(r, below):
+	case len(out) == 0 || !noiseDecidesGate(samples, below, top, rd, ao):
 		return nil
 	}
 	return out
+}
+
+// kneeInTopGate reports whether r reads an ambiguous knee at the top
+// gate's lower point (below) or above it. Only ambiguous ones: an ok
+// knee there stands, and running its two points again with probes below
+// them moves verdicts that agree with the full grid (TestAdaptiveSearch:
+// held out, four synthetic conc-lists arms lost and none saved).
+func kneeInTopGate(r *Result, below int) bool {
+	return r.Status == StatusAmbiguous && r.Knee >= below
 }
 
 // noiseDecidesGate reports whether the probes at below and top decide

@@ -33,7 +33,7 @@ type fidelity struct {
 
 var (
 	equalLength = fidelity{"equal-length points", 0}
-	probes      = fidelity{"300 s probes", 300}
+	probes      = fidelity{"240 s probes", 240}
 )
 
 // searchTally compares the adaptive search with the full grid.
@@ -118,7 +118,7 @@ func synthCases(cases []*synth.Case, f fidelity) []*searchCase {
 }
 
 // simCases are the simulated corpus's arms whose seed is in seeds (all
-// when empty), their probes the recorded 300 s runs (f probes) or none
+// when empty), their probes the recorded 240 s runs (f probes) or none
 // (f equal-length).
 func simCases(arms []*simArm, f fidelity, seeds ...int) []*searchCase {
 	var out []*searchCase
@@ -157,7 +157,7 @@ func simCases(arms []*simArm, f fidelity, seeds ...int) []*searchCase {
 }
 
 // simProbeSeconds is the length of the simulated corpus's probe runs.
-const simProbeSeconds = 300
+const simProbeSeconds = 240
 
 // searchRun is what search measured on one case.
 type searchRun struct {
@@ -310,7 +310,7 @@ func concs(ss []knee.Sample) []string {
 // doubling grid over their range (9-11 points), the baseline,
 // and the simulated engine's arms (testdata/knee/simcorpus: full-grid
 // simulated discoveries of 8 keys on seeds 1 and 2, their probes recorded
-// 300 s runs of the same points), on the keys' official conc-lists
+// 240 s runs of the same points), on the keys' official conc-lists
 // ("simulated") and on the doubling grid 1-256 ("sim-doubling": what a
 // discovery of a key without a measured window runs).
 type searchCorpus struct {
@@ -386,17 +386,20 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // GPU-hours at most maxGPUHours of InferenceX's restart-per-point full
 // grid.
 //
-// Now (the top gate as probes, (4) below), held-out with 300 s probes:
-// conc-lists 97.7 % at 25.3 %, doubling 99.0 % at 18.4 %, simulated
-// 100 % at 39.5 %, sim-doubling 100 % at 21.9 %; benchmark seeds
-// 98.10/24.68, 98.47/18.29, 100/39.50, 100/21.98. The goal, ≥ 97 % at ≤ 20 % on every corpus, is met
-// for agreement everywhere and for GPU-hours on the synthetic doubling
-// grids only: on the simulated conc-lists even the floor with one
-// full-length point is 22.2 %.
+// Now (240 s probes and the top gate's re-run of an ambiguous knee,
+// adopted from branch h-ambig, below), held-out: conc-lists 97.7 % at
+// 24.5 %, doubling 98.7 % at 17.0 %, simulated 100 % at 38.6 %,
+// sim-doubling 100 % at 20.3 %; benchmark seeds 97.48/23.76,
+// 98.02/16.72, 100/38.44, 100/20.01. The goal, ≥ 97 % at ≤ 20 %
+// on every corpus, is met for agreement everywhere and for GPU-hours on
+// the synthetic doubling grids, and on the simulated ones on the
+// benchmark seeds (held out 0.3 points over); on the simulated
+// conc-lists even the floor with one full-length point is 21.2 %.
 //
-// Probe length (branch h-probelen): 300 s stays. The search with its
-// probes at other lengths, agreement %/GPU-hours %, held out then on
-// the benchmark seeds; the synthetic probes' noise scaled to the length,
+// Probe length (branch h-probelen, before the ambiguous-knee rule
+// below; 300 s then stayed). The search with its probes at other
+// lengths, agreement %/GPU-hours %, held out then on the benchmark
+// seeds; the synthetic probes' noise scaled to the length,
 // the simulated corpora's probe discoveries recorded again at it from
 // main 54b4be3 (gen.sh's probe half with --duration L, the full half as
 // committed: recorded again at 300 s, the committed probes come out
@@ -435,7 +438,8 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // 300 s.
 //
 // A knee in the top gate read again at the full length (branch
-// h-ambig, measured, not adopted): topGateProbes also asks for its two
+// h-ambig; adopted with 240 s probes, its ambiguous variant, as
+// kneeInTopGate): topGateProbes also asks for its two
 // points again when both are probes and Analyze reads a knee (ambiguous;
 // or ambiguous or ok) at the top of the grid or at the usable point
 // below it, so that a verdict whose bracket reaches the top gate does
@@ -469,12 +473,33 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // seeds: ambiguous c32 before and after, c32 and c48 run again) and the
 // Qwen3.5 FP4 TP4 doubling arm (seed 2: ambiguous c64 -> c32, both
 // within the tolerance), which takes the simulated doubling grids just
-// over the goal (20.29 and 20.01 %). The code is kept as a patch for
-// the next session, not committed.
+// over the goal (20.29 and 20.01 %).
 // With ok verdicts too, four held-out synthetic conc-lists arms are
 // lost and none saved (s0063, s0068, s0305, s0347: the top gate at the
 // full length under probes below moves a verdict that agreed, e.g.
 // s0305 ok c2 on [1p 2p 4 16], full grid c8).
+//
+// Adopted, measured again on the committed code (the 240 s probe
+// discoveries in testdata/knee/simcorpus): agreement %/GPU-hours %,
+// held out then benchmark seeds, before (main b1a5ea1: 300 s probes,
+// no rule) and after (240 s, ambiguous):
+//
+//	        conc-lists   doubling     simulated    sim-doubling
+//	before  97.73/25.26  99.04/18.44  100/39.50    100/21.90
+//	        98.10/24.68  98.47/18.29  100/39.50    100/21.98
+//	after   97.73/24.47  98.66/16.96  100/38.55    100/20.29
+//	        97.48/23.76  98.02/16.72  100/38.44    100/20.01
+//
+// GPU-hours fall 0.79 to 1.97 points on every corpus and seed set. The
+// synthetic doubling grids lose two held-out arms of 523 (s0031: ok
+// c64 on [1p 4p 16p 32p 64 128p 256p], full grid ok c16; s0515:
+// ambiguous c16 on [1p 4p 8p 16p 64p], full grid ok c64), the held-out
+// conc-lists none (s0185 and s0372 change verdict and stay lost); on
+// the benchmark seeds the synthetic conc-lists lose 11 arms net of 1785
+// and the doubling grids 8 of 1769: the 240 s probes' noise, not the
+// rule (240 s without it reads the same held out and lower on the
+// benchmark seeds, table above). Equal-length points are unchanged (the
+// rule needs two probes).
 //
 // Where the remaining spend goes (branch h-simdbl; the full-length
 // points the search asks for, by the rule that asked, in points of
@@ -979,10 +1004,10 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // they were; GPU-hours equal or 0.1 points lower.
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists":   {equalLength: {0.986, 0.476}, probes: {0.977, 0.254}},
-		"doubling":     {equalLength: {0.996, 0.440}, probes: {0.99, 0.185}},
-		"simulated":    {equalLength: {1, 0.551}, probes: {1, 0.396}},
-		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.220}},
+		"conc-lists":   {equalLength: {0.986, 0.476}, probes: {0.977, 0.246}},
+		"doubling":     {equalLength: {0.996, 0.440}, probes: {0.986, 0.171}},
+		"simulated":    {equalLength: {1, 0.551}, probes: {1, 0.387}},
+		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.204}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
 		for _, f := range []fidelity{equalLength, probes} {
@@ -1002,7 +1027,8 @@ func TestAdaptiveSearch(t *testing.T) {
 // TestNextStepProbes: the bracketing points are probes where their grid
 // neighbours lie within a doubling, the top of the grid and the point
 // below it too (TestNextStepTopGateProbes: they run again where their
-// noise decides the top gate); so are the fill points.
+// noise decides the top gate or they hold an ambiguous knee); so are
+// the fill points.
 func TestNextStepProbes(t *testing.T) {
 	saturates := func(c int) float64 { return 1000 * float64(min(c, 16)) }
 	tests := []struct {
@@ -1028,6 +1054,10 @@ func TestNextStepProbes(t *testing.T) {
 		{"sparse conc-list", []int{1, 4, 8, 16, 32, 40, 48, 56, 64}, nil, []knee.Step{
 			{Conc: []int{1}}, {Conc: []int{4}}, {Conc: []int{16}, Probe: true}, {Conc: []int{64}, Probe: true},
 			{Conc: []int{8}, Probe: true}, // 4 and 16 lie within a doubling of it
+			// the knee, ambiguous at c16 (nothing measured between c16
+			// and c64), lies in the top gate read on two probes: the two
+			// run again at the full length
+			{Conc: []int{16, 64}},
 		}},
 		// A grid of three points (the simulated DeepSeek V4 TP8 DRAM-KV
 		// arm's official [16 32 48]): the verdict needs every one, so
@@ -1067,7 +1097,7 @@ func TestNextStepProbes(t *testing.T) {
 					v := tput(c)
 					s := knee.Sample{Conc: c, TotalTPS: &v, Seconds: 1200}
 					if step.Probe {
-						s.Probe, s.Seconds = true, 300
+						s.Probe, s.Seconds = true, 240
 					}
 					measured = append(measured, s)
 				}
@@ -1542,47 +1572,57 @@ func TestNextBelowAFailedHalf(t *testing.T) {
 // TestNextStepTopGateProbes: the top of the grid and the point below it
 // run as probes; where their noise decides the top gate (Analyze with
 // the two moved two standard deviations apart reads unsaturated one way
-// and not the other) they run again at the full length, where it does
-// not they stand. Once both are at the full length and their gain lies
-// within the gate's noise, the gaps below run at the full length too:
-// the fit through them decides the gate.
+// and not the other), or both are probes and the knee read is ambiguous
+// and lies at either of them, they run again at the full length; where
+// neither holds they stand. Once both are at the full length and their
+// gain lies within the gate's noise, the gaps below run at the full
+// length too: the fit through them decides the gate.
 func TestNextStepTopGateProbes(t *testing.T) {
-	grid := []int{1, 2, 4, 8, 16, 32, 64}
-	// Linear up to c16, flat to c32, and c64 gain above c16.
-	curve := func(gain float64) func(int) float64 {
+	// Linear up to the knee k, flat to below c64, and c64 gain above
+	// the knee.
+	curve := func(k int, gain float64) func(int) float64 {
 		return func(c int) float64 {
 			if c == 64 {
-				return 16000 * (1 + gain)
+				return 1000 * float64(k) * (1 + gain)
 			}
-			return 1000 * float64(min(c, 16))
+			return 1000 * float64(min(c, k))
 		}
 	}
+	doubling := []int{1, 2, 4, 8, 16, 32, 64}
 	for _, tc := range []struct {
 		name string
-		gain float64
+		grid []int
+		tput func(int) float64
 		want string
 	}{
-		// Two doublings apart, a probe's noise (6 %) moved two standard
-		// deviations each way makes 13 % per doubling or none.
-		{"a plateau, the gate on probes two doublings apart", 0, "[{[1] true} {[4] true} {[16] true} {[64] true} {[8] true} {[16 64] false}]"},
-		{"a clear gain", 0.4, "[{[1] true} {[4] true} {[16] true} {[64] true} {[32 2] true}]"},
+		// Two doublings apart, a 240 s probe's noise (6.7 %) moved two
+		// standard deviations each way makes 14 % per doubling or none.
+		{"a plateau, the gate on probes two doublings apart", doubling, curve(16, 0), "[{[1] true} {[4] true} {[16] true} {[64] true} {[8] true} {[16 64] false}]"},
+		{"a clear gain", doubling, curve(16, 0.4), "[{[1] true} {[4] true} {[16] true} {[64] true} {[32 2] true}]"},
+		// The MI325X conc-list, the knee at c32 and c64 3 % above it: on
+		// [1 4 8p 16p 32p 56p 64p] the knee reads ambiguous at c56, in
+		// the top gate, and the gate's noise does not decide it (the gain
+		// from c56 to c64, a fifth of a doubling, is far from 10 % per
+		// doubling either way): both run again at the full length, then
+		// the gap fill below them (ok c32, the full grid's knee).
+		{"an ambiguous knee in the top gate", []int{1, 4, 8, 16, 32, 40, 48, 56, 64}, curve(32, 0.03),
+			"[{[1] false} {[4] false} {[16] true} {[64] true} {[56 8] true} {[32] true} {[56 64] false} {[40] false} {[48] false}]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tput := curve(tc.gain)
 			var measured []knee.Sample
 			var got []knee.Step
-			for range 2*len(grid) + 1 {
-				step := knee.NextStep(grid, measured, knee.SearchOptions{})
+			for range 2*len(tc.grid) + 1 {
+				step := knee.NextStep(tc.grid, measured, knee.SearchOptions{})
 				if len(step.Conc) == 0 {
 					break
 				}
 				got = append(got, step)
 				for _, c := range step.Conc {
 					measured = slices.DeleteFunc(measured, func(s knee.Sample) bool { return s.Conc == c })
-					v := tput(c)
+					v := tc.tput(c)
 					s := knee.Sample{Conc: c, TotalTPS: &v, Seconds: 1200}
 					if step.Probe {
-						s.Probe, s.Seconds = true, 300
+						s.Probe, s.Seconds = true, 240
 					}
 					measured = append(measured, s)
 				}
@@ -1599,12 +1639,12 @@ func TestNextStepTopGateProbes(t *testing.T) {
 		v := v
 		s := knee.Sample{Conc: c, TotalTPS: &v, Seconds: 1200}
 		if c < 32 {
-			s.Probe, s.Seconds = true, 300
+			s.Probe, s.Seconds = true, 240
 		}
 		measured = append(measured, s)
 	}
 	slices.SortFunc(measured, func(a, b knee.Sample) int { return a.Conc - b.Conc })
-	if got, want := knee.NextStep(grid, measured, knee.SearchOptions{}), (knee.Step{Conc: []int{2}}); fmt.Sprint(got) != fmt.Sprint(want) {
+	if got, want := knee.NextStep(doubling, measured, knee.SearchOptions{}), (knee.Step{Conc: []int{2}}); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("the gate near at the full length: %v, want %v", got, want)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -218,6 +219,136 @@ func TestDiscoverAdaptiveKeepsProbe(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "0 to run")
 	assert.NoDirExists(t, result.ProbeDir(out, id, 2))
+}
+
+// TestDiscoverAdaptiveKilledAfterEveryPoint: discover --adaptive killed
+// after an arm's last probe, before the full-length run of a probe the
+// search asks for again, resumes with that run. On the MI325X MiniMax-M3
+// TP8 arm's c4 c8 c12 c16 (360 s points, 90 s probes) the search
+// measures every point and asks last for c12 again at the full length.
+// The directory is then rewound to what a kill between the two leaves
+// (rewindToProbe): every point complete, c12 read as its probe. The
+// resume names the run, starts one server, runs c12 at the full length
+// and reads the uninterrupted discovery's knee; without the search
+// forming the resume's jobs (Sweep.Run handing campaign.Run the arms'
+// Choose) it starts nothing and reads the arm as unsaturated on c12's
+// probe. A second resume starts nothing.
+func TestDiscoverAdaptiveKilledAfterEveryPoint(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := filepath.Join(t.TempDir(), "d")
+	grid := []string{"4", "8", "12", "16"}
+	args := append(append([]string{"discover", "--simulate", "--adaptive", "--builtin-client", "--no-report",
+		"--config-keys", "minimaxm3-fp8-mi325x-vllm-agentic-mtp", "--tp", "8", "--conc-list"}, grid...),
+		"--official-durations", "--duration", "360", "--probe-duration", "90", "--stop-grace", "3s", "--out", out)
+	code, stdout, stderr := runCLI(t, args...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	whole := armVerdict(t, out)
+	require.True(t, whole.HasKnee(), "the uninterrupted discovery finds a knee: %s", whole.Reason)
+
+	// The state a kill leaves: every point measured, the probe the search
+	// asked for again at the full length last.
+	recs := journalOf(t, out)
+	var last campaign.Record
+	for _, r := range recs {
+		if r.Event == campaign.EventPointEnd {
+			last = r
+		}
+	}
+	c, id := last.Conc, last.Point
+	runs := pointRuns(recs, campaign.EventPointEnd, campaign.EventPointSkip)
+	n := len(runs)
+	require.GreaterOrEqual(t, n, 2, "%s", runs)
+	require.Equal(t, []string{fmt.Sprintf("point_end c%d probe=true ok", c), fmt.Sprintf("point_end c%d probe=false ok", c)}, runs[n-2:],
+		"the discovery ends with a probe run again at the full length: %s", runs)
+	measured := map[string]bool{}
+	for _, e := range runs[:n-1] {
+		require.True(t, strings.HasPrefix(e, "point_end "), "every point measured, none skipped: %s", runs)
+		measured[strings.Fields(e)[1]] = true
+	}
+	require.Len(t, measured, len(grid), "every point measured before the full-length run: %s", runs)
+	rewindToProbe(t, out, id)
+
+	before := len(journalOf(t, out))
+	code, stdout, stderr = runCLI(t, args...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, fmt.Sprintf("%d of %d points complete: 0 to run; adaptive discovery asks for done points again: arm 1 c%d at the full length\n", len(grid), len(grid), c))
+	assert.Contains(t, stderr, fmt.Sprintf("conc %d (full length after its probe)  server started", c))
+	assert.Contains(t, stdout, "1 server start in this invocation")
+	assert.Equal(t, []string{"server_start", fmt.Sprintf("point_start c%d probe=false", c), fmt.Sprintf("point_end c%d probe=false ok", c)},
+		pointRuns(journalOf(t, out)[before:], campaign.EventServerStart, campaign.EventPointStart, campaign.EventPointEnd, campaign.EventPointSkip),
+		"the resume starts one server and runs c%d at the full length", c)
+	resumed := armVerdict(t, out)
+	assert.Equal(t, whole.Status, resumed.Status, "the uninterrupted discovery's verdict: %s", resumed.Reason)
+	assert.Equal(t, whole.Knee, resumed.Knee, "the uninterrupted discovery's knee: %s", resumed.Reason)
+	assert.Equal(t, whole.Reason, resumed.Reason)
+	smp, ok, err := knee.ReadFile(result.PointPath(out, id))
+	if assert.NoError(t, err) && assert.True(t, ok) {
+		assert.False(t, smp.Probe, "c%d's result is the full-length run's", c)
+	}
+	smp, ok, err = knee.ReadFile(result.Path(result.ProbeDir(out, id, 1), id))
+	if assert.NoError(t, err, "c%d's probe is kept", c) && assert.True(t, ok) {
+		assert.True(t, smp.Probe)
+	}
+
+	before = len(journalOf(t, out))
+	code, stdout, stderr = runCLI(t, args...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, fmt.Sprintf("%d of %d points complete: 0 to run\n", len(grid), len(grid)))
+	assert.Contains(t, stdout, "0 server starts in this invocation")
+	assert.Empty(t, pointRuns(journalOf(t, out)[before:], campaign.EventServerStart, campaign.EventPointStart), "the search satisfied, nothing runs")
+}
+
+// armVerdict is the knee verdict of the one arm in the sweep directory dir.
+func armVerdict(t *testing.T, dir string) *knee.Result {
+	t.Helper()
+	arms, err := knee.Read(t.Context(), dir)
+	require.NoError(t, err)
+	require.Len(t, arms, 1)
+	return knee.Analyze(arms[0], knee.Options{})
+}
+
+// pointRuns are recs' records of the events evs as "EVENT cN probe=BOOL
+// STATUS" (a server start as its event alone).
+func pointRuns(recs []campaign.Record, evs ...string) []string {
+	var out []string
+	for _, r := range recs {
+		switch {
+		case !slices.Contains(evs, r.Event):
+		case r.Event == campaign.EventServerStart:
+			out = append(out, r.Event)
+		default:
+			out = append(out, strings.TrimSpace(fmt.Sprintf("%s c%d probe=%v %s", r.Event, r.Conc, r.Probe, r.Status)))
+		}
+	}
+	return out
+}
+
+// rewindToProbe leaves the sweep directory dir as a discovery killed
+// right after point id's probe ended leaves it: the journal (append-only,
+// a record per line) cut after the probe's end record, the point's
+// directory its probe's again (ClearPointDir keeps it as the probe
+// directory only when the full-length run starts), no summary.
+func rewindToProbe(t *testing.T, dir, id string) {
+	t.Helper()
+	path := filepath.Join(dir, campaign.JournalFile)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	cut, off := -1, 0
+	for line := range bytes.Lines(data) {
+		off += len(line)
+		var r campaign.Record
+		require.NoError(t, json.Unmarshal(line, &r))
+		if r.Event == campaign.EventPointEnd && r.Point == id && r.Probe {
+			cut = off
+		}
+	}
+	require.Positive(t, cut, "no probe of %s ended in %s", id, path)
+	require.NoError(t, os.Truncate(path, int64(cut)))
+	require.NoError(t, os.RemoveAll(result.PointDir(dir, id)))
+	require.NoError(t, os.Rename(result.ProbeDir(dir, id, 1), result.PointDir(dir, id)))
+	for _, f := range []string{campaign.SummaryText, campaign.SummaryJSON} {
+		require.NoError(t, os.Remove(filepath.Join(dir, f)))
+	}
 }
 
 // TestDiscoverInterruptAndKill: SIGINT mid-sweep stops cleanly (exit

@@ -99,10 +99,10 @@ func discoverRun(ctx context.Context, o *discoverOptions) error {
 }
 
 // defaultProbeSeconds is the length of an adaptive search's bracketing
-// probe: a fifth of agentx-fast's 1200 s, sqrt(5) (2.2) times its noise,
-// which a ×4 step's gain still clears until saturation. With the top
-// gate's re-run of an ambiguous knee (knee.Next), 240 s costs 0.8-2.0
-// points of the full grid's GPU-hours less than 300 s on every corpus of
-// the knee benchmark, the knee agreeing on at least 97 % of arms on each
-// (TestAdaptiveSearch in sweep/knee).
-const defaultProbeSeconds = 240
+// probe: 0.15 of agentx-fast's 1200 s, sqrt(1200/180) (2.6) times its
+// noise, which a ×4 step's gain still clears until saturation. With the
+// top gate's re-run of an ambiguous knee (knee.Next), 180 s costs
+// 1.2-2.0 points of the full grid's GPU-hours less than 240 s on every
+// corpus of the knee benchmark, the knee agreeing on at least 97 % of
+// arms on each (TestAdaptiveSearch in sweep/knee).
+const defaultProbeSeconds = 180

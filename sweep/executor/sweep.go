@@ -185,7 +185,7 @@ func (s Sweep) dryRun(progress io.Writer) error {
 		if s.ProbeDuration > 0 {
 			probes = fmt.Sprintf("as %d s probes where their grid neighbours lie within a doubling", s.ProbeDuration)
 		}
-		fmt.Fprintf(s.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, the same way; the top two grid points too, run again at the full length where the saturation gate hangs on them); the cost below is the full grid's upper bound; on the knee benchmark the search needs 17 %% (synthetic doubling grids) to 24 %% (synthetic conc-lists), 20 %% (simulated doubling grids) and 38 %% (simulated conc-lists) of InferenceX's GPU-hours with 240 s probes, 44-55 %% without\n", probes)
+		fmt.Fprintf(s.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's doubling neighbours that can still move it, the same way; the top two grid points too, run again at the full length where the saturation gate hangs on them); the cost below is the full grid's upper bound; on the knee benchmark the search needs 15 %% (synthetic doubling grids) to 22 %% (synthetic conc-lists), 19 %% (simulated doubling grids) and 37 %% (simulated conc-lists) of InferenceX's GPU-hours with 180 s probes, 44-55 %% without\n", probes)
 	}
 	if err := WriteDryRun(s.Out, s.Schedule, s.Cost, s.GPUs, s.MaxParallel, s.Simulate, s.TimeScale); err != nil {
 		return err

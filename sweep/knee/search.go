@@ -98,7 +98,7 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     is read with. When only some of a knee's fill points must run at
 //     the full length, those run first and the others are chosen again
 //     with their readings in hand; a still-rising arm's gap fill, whose
-//     fit decides the top gate (a 240 s probe weighs a fifth of a full
+//     fit decides the top gate (a 180 s probe weighs 0.15 of a full
 //     point there), keeps one length for the whole step.
 //
 // Next is a pure function of its inputs, so a resumed sweep makes the
@@ -596,12 +596,12 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 // topGateProbes returns the probes among the top of the grid and the
 // usable point below it to measure again at the full length, when their
 // noise decides the top gate (noiseDecidesGate): the gate compares the
-// two, and a 240 s probe's noise is sqrt(5) times a full point's; or
+// two, and a 180 s probe's noise is 2.6 times a full point's; or
 // when both are probes and r, the verdict on what is measured, is an
 // ambiguous knee at either of them (kneeInTopGate): a verdict whose
 // bracket reaches the top gate then rests on probes alone. Where neither
-// holds, the probes stand: with their warm-up and drain, two 240 s
-// probes cost under a quarter of the full-length pair the full grid
+// holds, the probes stand: with their warm-up and drain, two 180 s
+// probes cost under a fifth of the full-length pair the full grid
 // measures there.
 func topGateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options) []int {
 	top, below := topUsable(grid, rd)

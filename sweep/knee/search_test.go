@@ -33,7 +33,7 @@ type fidelity struct {
 
 var (
 	equalLength = fidelity{"equal-length points", 0}
-	probes      = fidelity{"240 s probes", 240}
+	probes      = fidelity{"180 s probes", 180}
 )
 
 // searchTally compares the adaptive search with the full grid.
@@ -118,7 +118,7 @@ func synthCases(cases []*synth.Case, f fidelity) []*searchCase {
 }
 
 // simCases are the simulated corpus's arms whose seed is in seeds (all
-// when empty), their probes the recorded 240 s runs (f probes) or none
+// when empty), their probes the recorded 180 s runs (f probes) or none
 // (f equal-length).
 func simCases(arms []*simArm, f fidelity, seeds ...int) []*searchCase {
 	var out []*searchCase
@@ -157,7 +157,7 @@ func simCases(arms []*simArm, f fidelity, seeds ...int) []*searchCase {
 }
 
 // simProbeSeconds is the length of the simulated corpus's probe runs.
-const simProbeSeconds = 240
+const simProbeSeconds = 180
 
 // searchRun is what search measured on one case.
 type searchRun struct {
@@ -310,7 +310,7 @@ func concs(ss []knee.Sample) []string {
 // doubling grid over their range (9-11 points), the baseline,
 // and the simulated engine's arms (testdata/knee/simcorpus: full-grid
 // simulated discoveries of 8 keys on seeds 1 and 2, their probes recorded
-// 240 s runs of the same points), on the keys' official conc-lists
+// 180 s runs of the same points), on the keys' official conc-lists
 // ("simulated") and on the doubling grid 1-256 ("sim-doubling": what a
 // discovery of a key without a measured window runs).
 type searchCorpus struct {
@@ -386,15 +386,20 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // GPU-hours at most maxGPUHours of InferenceX's restart-per-point full
 // grid.
 //
-// Now (240 s probes and the top gate's re-run of an ambiguous knee,
-// adopted from branch h-ambig, below), held-out: conc-lists 97.7 % at
-// 24.5 %, doubling 98.7 % at 17.0 %, simulated 100 % at 38.6 %,
-// sim-doubling 100 % at 20.3 %; benchmark seeds 97.48/23.76,
-// 98.02/16.72, 100/38.44, 100/20.01. The goal, ≥ 97 % at ≤ 20 %
+// Now (180 s probes, adopted below, and the top gate's re-run of an
+// ambiguous knee, adopted from branch h-ambig), held-out: conc-lists
+// 97.2 % at 22.8 %, doubling 98.3 % at 15.0 %, simulated 100 % at
+// 36.6 %, sim-doubling 100 % at 18.6 %; benchmark seeds 97.70/22.39,
+// 97.63/14.92, 100/37.02, 100/18.79. The goal, ≥ 97 % at ≤ 20 %
 // on every corpus, is met for agreement everywhere and for GPU-hours on
-// the synthetic doubling grids, and on the simulated ones on the
-// benchmark seeds (held out 0.3 points over); on the simulated
-// conc-lists even the floor with one full-length point is 21.2 %.
+// the doubling grids of both corpora (synthetic and simulated, held out
+// and on the benchmark seeds), not on the conc-lists: their grids are
+// short (7.4 points synthetic, 2-12 simulated), and the floor with one
+// full-length point (a server start, two probes and one full-length
+// point per arm) is already 16.9 % on the synthetic ones and 20.2 % on
+// the simulated ones (held out; 16.9 and 20.2 on the benchmark seeds),
+// where the goal is out of reach for a verdict that needs one
+// full-length point.
 //
 // Probe length (branch h-probelen, before the ambiguous-knee rule
 // below; 300 s then stayed). The search with its probes at other
@@ -500,6 +505,35 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // rule (240 s without it reads the same held out and lower on the
 // benchmark seeds, table above). Equal-length points are unchanged (the
 // rule needs two probes).
+//
+// 180 s probes adopted with the rule, measured on the committed code
+// (the 180 s probe discoveries in testdata/knee/simcorpus, recorded
+// with the 240 s ones from main 54b4be3): agreement %/GPU-hours %, held
+// out then benchmark seeds, before (main 21ad128: 240 s, the rule) and
+// after (180 s, the rule):
+//
+//	        conc-lists   doubling     simulated    sim-doubling
+//	before  97.73/24.47  98.66/16.96  100/38.55    100/20.29
+//	        97.48/23.76  98.02/16.72  100/38.44    100/20.01
+//	after   97.16/22.78  98.28/15.02  100/36.56    100/18.58
+//	        97.70/22.39  97.63/14.92  100/37.02    100/18.79
+//
+// GPU-hours fall 1.22 to 1.99 points on every corpus and seed set, and
+// the simulated doubling grids come under the goal (18.58 and 18.79 %).
+// Every simulated arm still agrees (held out 17 on the conc-lists and
+// 18 on the doubling grids, 34 and 36 on both seeds): the Qwen3.5 FP4
+// MI355X TP4 arm, which 180 s without the rule loses (94.12 %, the
+// probe-length table above), the rule keeps, as at 240 s. The cost is
+// the synthetic arms, the 180 s probes' noise (the held-out synthetic
+// agreement is the same without the rule, table above): held out the
+// conc-lists lose 3 arms of 529 and save none (s0125: ok c15 on [1 5
+// 10p 15p 20p], full grid unsaturated; s0126: saturated-at-min c1 on
+// [1 4 8p], full grid ambiguous c4; s0440: ok c62, full grid
+// unsaturated), the doubling grids lose 4 of 523 and save 2 (lost s0077,
+// s0121, s0456, s0463; saved s0031, s0494); on the benchmark seeds the
+// conc-lists lose 5 and save 9 of 1785 (4 arms net gained), the
+// doubling grids lose 10 and save 3 of 1769 (7 net lost). Agreement
+// stays ≥ 97 % on every corpus and seed set.
 //
 // Where the remaining spend goes (branch h-simdbl; the full-length
 // points the search asks for, by the rule that asked, in points of
@@ -1004,10 +1038,10 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // they were; GPU-hours equal or 0.1 points lower.
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists":   {equalLength: {0.986, 0.476}, probes: {0.977, 0.246}},
-		"doubling":     {equalLength: {0.996, 0.440}, probes: {0.986, 0.171}},
-		"simulated":    {equalLength: {1, 0.551}, probes: {1, 0.387}},
-		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.204}},
+		"conc-lists":   {equalLength: {0.986, 0.476}, probes: {0.971, 0.229}},
+		"doubling":     {equalLength: {0.996, 0.440}, probes: {0.982, 0.152}},
+		"simulated":    {equalLength: {1, 0.551}, probes: {1, 0.367}},
+		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.187}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
 		for _, f := range []fidelity{equalLength, probes} {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerates the simulated-engine corpus of the adaptive search's
 # benchmark (README.md here): a full-grid simulated discovery of each key
-# for each seed, its points at agentx-fast's 1200 s and again at a 240 s
+# for each seed, its points at agentx-fast's 1200 s and again at a 180 s
 # probe's length, then the compact per-point table: simcorpus.csv on the
 # keys' official conc-lists, simcorpus-doubling.csv on the doubling grid
 # 1-256 (doubling.yaml: the same keys with that grid).
@@ -28,7 +28,7 @@ for seed in $seeds; do
 		SWEEP_SIM_SEED=$seed "$work/sweep" discover --simulate --builtin-client --no-report "$@" \
 			--config-keys "$key" --out "$work/full/$key.s$seed" >"$work/full-$key.s$seed.log" 2>&1 || true
 		SWEEP_SIM_SEED=$seed "$work/sweep" discover --simulate --builtin-client --no-report "$@" \
-			--official-durations --duration 240 \
+			--official-durations --duration 180 \
 			--config-keys "$key" --out "$work/probe/$key.s$seed" >"$work/probe-$key.s$seed.log" 2>&1 || true
 	done
 done

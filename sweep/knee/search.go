@@ -858,7 +858,8 @@ func unsteadyDecides(measured []Sample, concs []int, ao Options) bool {
 // one on what is measured (SameVerdict). Those run again at the full
 // length once the search is otherwise done: between neighbours within a
 // doubling a probe's noise moves the knee by at most the doubling it is
-// read with; across a wider gap it may move it further.
+// read with; across a wider gap it may move it further. A grid of three
+// points has no probes (probeable), so none there.
 func farProbesDecide(grid []int, samples []Sample, r *Result, rd readings, ao Options) []int {
 	if len(grid) <= minPoints {
 		return nil

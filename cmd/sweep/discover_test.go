@@ -445,7 +445,7 @@ func TestDiscoverDryRun(t *testing.T) {
 
 	code, stdout, _ = runCLI(t, "discover", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--dry-run", "--adaptive", "--out", out)
 	require.Equal(t, 0, code)
-	assert.Contains(t, stdout, "x4 bracketing as 180 s probes where their grid neighbours lie within a doubling")
+	assert.Contains(t, stdout, "x4 bracketing as 180 s probes on grids of more than three points, run again at the full length where the verdict hangs on their noise")
 }
 
 func TestDiscoverFlags(t *testing.T) {

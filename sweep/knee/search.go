@@ -39,13 +39,18 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     below the previous one by more than 10 % and twice the two points'
 //     noise (a cliff, or the server's capacity; with fewer than 3 usable
 //     points the fall is checked one grid point above), or the grid
-//     ends. The bracketing points are probes (Step.Probe) where their
-//     grid neighbours lie within a doubling and the grid has more than
-//     three points (on three the verdict needs every one as the full
-//     grid reads it); so are the top of the grid and the point below it,
-//     which the top gate (Analyze's saturation gate) compares: where
-//     their noise decides that gate, or an ambiguous knee lies at either
-//     of them, they run again at the full length (topGateProbes, below).
+//     ends. The bracketing points are probes (Step.Probe) on a grid of
+//     more than three points (on three the verdict needs every one as
+//     the full grid reads it). The top of the grid and the point below
+//     it, which the top gate (Analyze's saturation gate) compares, run
+//     again at the full length where their noise decides that gate or an
+//     ambiguous knee lies at either of them (topGateProbes, below); a
+//     bracketing probe with a grid neighbour more than a doubling away
+//     (not probeable), whose noise may move the knee by more than the
+//     doubling it is read with, runs again at the full length once the
+//     search is otherwise done, when the verdict with its reading moved
+//     two of its standard deviations up or down is not the same verdict
+//     (farProbesDecide, below).
 //  2. Fill: find the knee on what is measured and measure the grid
 //     point nearest to its lower doubling neighbour (k/2) when it is
 //     missing (when it failed, the one between it and the knee's usable
@@ -86,17 +91,21 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     (topGateProbes), and those two also when both are probes and the
 //     knee read is ambiguous and lies at either of them (a verdict whose
 //     bracket reaches the top gate does not rest on probes alone; an ok
-//     knee there stands); once those two are at the full length and their
-//     gain lies within the gate's noise, the gaps below them are filled
-//     at the full length, as for a still-rising arm, also for a knee
-//     below the top: the fit through them decides the gate, and a
-//     probe's bias there (which varies with the KV pool's fill, so no
-//     per-arm factor removes it) would decide it instead. The fill
-//     points are probes too
-//     where a bracketing point would be: between neighbours within a
-//     doubling, a probe's noise moves the knee by at most the doubling it
-//     is read with. When only some of a knee's fill points must run at
-//     the full length, those run first and the others are chosen again
+//     knee there stands); and, with nothing else left to measure, a
+//     bracketing probe with a grid neighbour more than a doubling away
+//     whose noise decides the verdict (farProbesDecide: Analyze's
+//     verdict with that probe's reading moved two of its standard
+//     deviations up or down differs, by SameVerdict, from the one on
+//     what is measured); once the top gate's two points are at the full
+//     length and their gain lies within the gate's noise, the gaps below
+//     them are filled at the full length, as for a still-rising arm,
+//     also for a knee below the top: the fit through them decides the
+//     gate, and a probe's bias there (which varies with the KV pool's
+//     fill, so no per-arm factor removes it) would decide it instead.
+//     The fill points are probes where their grid neighbours lie within
+//     a doubling (probeable): there a probe's noise moves the knee by at
+//     most the doubling it is read with. When only some of a knee's fill
+//     points must run at the full length, those run first and the others are chosen again
 //     with their readings in hand; a still-rising arm's gap fill, whose
 //     fit decides the top gate (a 180 s probe weighs 0.15 of a full
 //     point there), keeps one length for the whole step.
@@ -110,11 +119,12 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 // Step is what the search asks for next: the concurrencies to measure,
 // and whether they are probes. A bracketing point only has to tell which
 // way the curve goes (a ×4 step gains far more than the noise until
-// saturation), so it may run short; so may a fill point whose grid
-// neighbours lie within a doubling; so may the top of the grid and the
-// point below it, which the top gate compares, and they run again at
-// the full length where the gate's verdict hangs on them
-// (topGateProbes).
+// saturation), so it runs short on a grid of more than three points, and
+// runs again at the full length where the verdict hangs on its noise:
+// the top of the grid and the point below it, which the top gate
+// compares (topGateProbes), and a point with a grid neighbour more than
+// a doubling away (farProbesDecide). A fill point runs short where its
+// grid neighbours lie within a doubling (probeable).
 type Step struct {
 	Conc  []int
 	Probe bool
@@ -239,7 +249,7 @@ func bracket(grid []int, rd readings, o SearchOptions, ao Options) (step Step, c
 	failed := 0 // the last bracket point, when it failed
 	for c := grid[0]; ; {
 		if !has(c) {
-			return Step{Conc: []int{c}, Probe: probeable(grid, c)}, 0
+			return Step{Conc: []int{c}, Probe: len(grid) > minPoints}, 0
 		}
 		t, ok := tput(c)
 		next := 0
@@ -305,15 +315,17 @@ func fillProbes(grid, conc []int) bool {
 	return true
 }
 
-// probeable reports whether a point may run as a short probe: only on a
-// grid of more than minPoints points (on minPoints every point is
+// probeable reports whether a fill point may run as a short probe: only
+// on a grid of more than minPoints points (on minPoints every point is
 // measured and each decides the verdict: a probe there saves part of one
 // point and puts its noise, or its bias, into the fit unbounded), where
 // its grid neighbours lie within a doubling of it, so that a knee its
-// noise misplaces lands within one doubling. The top of the grid and the
-// point below it, which the top gate compares, are probes first too:
-// they run again at the full length where their noise decides the gate
-// or an ambiguous knee lies at either (topGateProbes).
+// noise misplaces lands within one doubling. A bracketing point runs as
+// a probe on any grid of more than minPoints points; where it is not
+// probeable it runs again at the full length when its noise decides the
+// verdict (farProbesDecide), and the top of the grid and the point below
+// it do where their noise decides the top gate or an ambiguous knee lies
+// at either (topGateProbes).
 //
 // A point above one whose KV pool came near full may run as a probe too:
 // such a probe is unsteady (its pool fills as fast or faster) and runs
@@ -397,10 +409,12 @@ func fellOff(from, to, sFrom, sTo float64) bool {
 // rising reports that the arm is still gaining at the top of what is
 // measured (Analyze's unsaturated).
 //
-// again reports that conc is one failed probe to measure again at the
-// full length: the lowest failed point above the top usable one, when it
-// is a probe and the arm reads as still rising (or has too few usable
-// points), so that the failure decides the verdict.
+// again reports that conc are probes to measure again at the full
+// length: the lowest failed point above the top usable one, when it is a
+// probe and the arm reads as still rising (or has too few usable
+// points), so that the failure decides the verdict; or, with nothing
+// left to fill, the probes whose noise decides the verdict (gateProbes,
+// topGateProbes, then farProbesDecide).
 func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (conc []int, rising, again bool) {
 	has, tput, probeFailed := rd.has, rd.tput, rd.probeFailed
 	arm := &Arm{Samples: slices.Clone(measured)}
@@ -470,6 +484,9 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 			return again, false, true
 		}
 		if again := topGateProbes(grid, arm.Samples, r, rd, ao); len(again) > 0 {
+			return again, false, true
+		}
+		if again := farProbesDecide(grid, arm.Samples, r, rd, ao); len(again) > 0 {
 			return again, false, true
 		}
 	}
@@ -638,19 +655,17 @@ func kneeInTopGate(r *Result, below int) bool {
 // Full-length readings stay as read.
 func noiseDecidesGate(samples []Sample, below, top int, rd readings, ao Options) bool {
 	unsaturated := func(dir float64) bool {
-		ss := slices.Clone(samples)
-		for i := range ss {
-			s := &ss[i]
-			if !s.Probe || s.Conc != below && s.Conc != top {
-				continue
+		return analyzeMoved(samples, ao, func(s *Sample) float64 {
+			switch {
+			case !s.Probe:
+				return 1
+			case s.Conc == top:
+				return math.Exp(dir * 2 * rd.sig(s.Conc))
+			case s.Conc == below:
+				return math.Exp(-dir * 2 * rd.sig(s.Conc))
 			}
-			sign := dir
-			if s.Conc == below {
-				sign = -dir
-			}
-			s.scaleThroughput(math.Exp(sign * 2 * rd.sig(s.Conc)))
-		}
-		return Analyze(&Arm{Samples: ss}, ao).Status == StatusUnsaturated
+			return 1
+		}).Status == StatusUnsaturated
 	}
 	return unsaturated(1) != unsaturated(-1)
 }
@@ -821,20 +836,67 @@ const unsteadyLow = 0.5
 // knee the bracket has already bounded, it reads on the plateau or off a
 // cliff either way) need not run again at the full length.
 func unsteadyDecides(measured []Sample, concs []int, ao Options) bool {
-	arm := &Arm{Samples: slices.Clone(measured)}
-	slices.SortFunc(arm.Samples, func(a, b Sample) int { return a.Conc - b.Conc })
-	as := Analyze(arm, ao)
+	samples := slices.Clone(measured)
+	slices.SortFunc(samples, func(a, b Sample) int { return a.Conc - b.Conc })
+	as := Analyze(&Arm{Samples: samples}, ao)
 	if as.Status == StatusInsufficient {
 		return true
 	}
-	low := &Arm{Samples: slices.Clone(arm.Samples)}
-	for i := range low.Samples {
-		s := &low.Samples[i]
+	return !SameVerdict(as, analyzeMoved(samples, ao, func(s *Sample) float64 {
 		if slices.Contains(concs, s.Conc) {
-			s.scaleThroughput(unsteadyLow)
+			return unsteadyLow
+		}
+		return 1
+	}))
+}
+
+// farProbesDecide returns the bracket's probes at points with a grid
+// neighbour more than a doubling away (usable, every reading a probe,
+// not probeable) whose noise decides the verdict: Analyze's verdict on
+// samples (sorted by concurrency) with the probe's reading moved two of
+// its standard deviations up or down is not the same verdict as r, the
+// one on what is measured (SameVerdict). Those run again at the full
+// length once the search is otherwise done: between neighbours within a
+// doubling a probe's noise moves the knee by at most the doubling it is
+// read with; across a wider gap it may move it further. A grid of three
+// points has no probes (probeable), so none there.
+func farProbesDecide(grid []int, samples []Sample, r *Result, rd readings, ao Options) []int {
+	if len(grid) <= minPoints {
+		return nil
+	}
+	var out []int
+	for _, g := range grid {
+		if _, ok := rd.tput(g); !ok || !rd.probe(g) || probeable(grid, g) {
+			continue
+		}
+		for _, dir := range []float64{1, -1} {
+			moved := analyzeMoved(samples, ao, func(s *Sample) float64 {
+				if s.Conc == g {
+					return math.Exp(dir * 2 * rd.sig(g))
+				}
+				return 1
+			})
+			if !SameVerdict(r, moved) {
+				out = append(out, g)
+				break
+			}
 		}
 	}
-	return !SameVerdict(as, Analyze(low, ao))
+	return out
+}
+
+// analyzeMoved is Analyze's verdict on samples (sorted by concurrency)
+// with each one's throughput scaled by move's factor for it (1: as
+// read): how the search asks whether the verdict hangs on a reading,
+// moved by its noise or, for an unsteady probe, by its bias.
+func analyzeMoved(samples []Sample, ao Options, move func(*Sample) float64) *Result {
+	ss := slices.Clone(samples)
+	for i := range ss {
+		if f := move(&ss[i]); f != 1 {
+			ss[i].scaleThroughput(f)
+		}
+	}
+	return Analyze(&Arm{Samples: ss}, ao)
 }
 
 // SameVerdict reports whether a and b agree: both a knee within one

@@ -386,20 +386,69 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // GPU-hours at most maxGPUHours of InferenceX's restart-per-point full
 // grid.
 //
-// Now (180 s probes, adopted below, and the top gate's re-run of an
-// ambiguous knee, adopted from branch h-ambig), held-out: conc-lists
-// 97.2 % at 22.8 %, doubling 98.3 % at 15.0 %, simulated 100 % at
-// 36.6 %, sim-doubling 100 % at 18.6 %; benchmark seeds 97.70/22.39,
-// 97.63/14.92, 100/37.02, 100/18.79. The goal, ≥ 97 % at ≤ 20 %
-// on every corpus, is met for agreement everywhere and for GPU-hours on
-// the doubling grids of both corpora (synthetic and simulated, held out
-// and on the benchmark seeds), not on the conc-lists: their grids are
-// short (7.4 points synthetic, 2-12 simulated), and the floor with one
-// full-length point (a server start, two probes and one full-length
-// point per arm) is already 16.9 % on the synthetic ones and 20.2 % on
-// the simulated ones (held out; 16.9 and 20.2 on the benchmark seeds),
-// where the goal is out of reach for a verdict that needs one
-// full-length point.
+// Now (180 s probes, adopted below; the top gate's re-run of an
+// ambiguous knee, adopted from branch h-ambig; the bracketing points
+// with a grid neighbour more than a doubling away as probes, adopted
+// from the study on branch h-medium, its "variant 8"), held-out:
+// conc-lists 97.2 % at 19.8 %, doubling 98.3 % at 15.0 %, simulated
+// 100 % at 29.8 %, sim-doubling 100 % at 18.6 %; benchmark seeds
+// 97.09/19.50, 97.63/14.92, 100/30.23, 100/18.79. The goal,
+// ≥ 97 % at ≤ 20 % on every corpus, is met on the synthetic corpora
+// (doubling grids and conc-lists, held out and on the benchmark seeds)
+// and on the simulated doubling grids, not on the simulated conc-lists.
+//
+// Variant 8: a bracketing point with a grid neighbour more than a
+// doubling away ran at the full length (a probe's noise there may move
+// the knee by more than the doubling it is read with); it runs as a
+// probe, and once the search is otherwise done each such probe runs
+// again at the full length when Analyze's verdict with its reading moved
+// two of its standard deviations up or down is not the same verdict
+// (farProbesDecide). Grids of three points keep every point at the full
+// length. Agreement %/GPU-hours %, held out then benchmark seeds:
+//
+//	corpus        before (main 22de523)      after
+//	conc-lists    97.16/22.78  97.70/22.39   97.16/19.82  97.09/19.50
+//	doubling      98.28/15.02  97.63/14.92   the same
+//	simulated     100/36.56    100/37.02     100/29.80    100/30.23
+//	sim-doubling  100/18.58    100/18.79     the same
+//
+// The doubling grids have no neighbour more than a doubling away, so
+// nothing changes there. On the held-out synthetic conc-lists 15 of 529
+// arms are lost either way, but s0026, s0063 and s0414 are lost and
+// s0041, s0125 and s0440 regained; on the benchmark seeds 41 -> 52 of
+// 1785 lost (15 lost, 7 of them full-grid ambiguous knees by the study's
+// count; 4 regained). No simulated arm is lost. On three more synthetic
+// seeds (corpusSeed+3 to +5, 1500 arms each; the study's, the same here)
+// the conc-lists read 97.46/20.25, 97.77/19.63 and 97.70/20.04 (before:
+// 97.69/23.92, 98.16/22.87, 97.24/23.18): two of the three sit just
+// above 20 %, so the goal is met on the conc-lists at the held-out and
+// benchmark seeds with little margin, not on every seed.
+//
+// Tried and dropped in the same study (conc-lists held out, bench;
+// simulated held out, bench): (1) the far bracketing points as probes
+// and nothing else: 96.60/19.00, 96.64/18.97; 94.12/28.53, 97.06/28.53
+// (the simulated Qwen3.5 FP4 MI355X TP4 arm is lost: its c1 and c4 at
+// the full length are what lets Analyze's probe-bias fit, four steady
+// full-length points, take the probes' bias out); (2) 1, and a far probe
+// run again at the full length when the bracket step it decides lies
+// within two standard deviations of the gate: 96.98/20.06, 97.09/19.81;
+// 94.12/29.38, 97.06/29.38; (3) 2, and the far probes below a
+// full-length top gate read near the gate run again (the fit's anchors):
+// 96.98/20.43, 97.14/20.03; 100/30.66, 100/30.23; (4) the far bracketing
+// points at 600 s: 96.79/21.26, 96.92/21.21; 100/30.94, 100/32.64; (5)
+// 2's re-run and 3's anchors with the far points at 300 s: 96.98/20.80,
+// 97.20/20.48; 100/30.74, 100/32.01; (6) 3 and variant 8's final test:
+// 97.35/20.80, 97.31/20.22; 100/30.66, 100/31.08; (7) 1, the anchors and
+// the final test: 97.16/20.13, 97.14/19.69; 100/29.80, 100/30.23.
+//
+// The simulated conc-lists cannot reach 20 %: their grids are short
+// (2-12 points; on a grid of three points every point runs at the full
+// length), and the floor with one full-length point (a server
+// start, two probes and one full-length point per arm) is already
+// 20.18 % held out (20.2 % on the benchmark seeds; 11.38 % with three
+// probes), so a verdict that needs one full-length point per arm costs
+// more than the goal there. The synthetic conc-lists' floor with one
+// full-length point is 16.9 %.
 //
 // Probe length (branch h-probelen, before the ambiguous-knee rule
 // below; 300 s then stayed). The search with its probes at other
@@ -974,7 +1023,8 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // agreement; probes between grid points more than a doubling apart,
 // measured again when the knee lands on or just above one (the
 // full-length points of sparse conc-lists, 0.76 per arm): conc-lists
-// 96.2 % at 30.3 %, simulated 88.2 % at 39.6 %.
+// 96.2 % at 30.3 %, simulated 88.2 % at 39.6 % (such probes are now
+// adopted with another test for running them again: variant 8, above).
 // Also dropped: the top gate's two points as probes, measured again at
 // the full length only where their noise decides the verdict (Analyze's
 // status, or a knee more than a doubling away, differs between the two
@@ -1038,9 +1088,9 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // they were; GPU-hours equal or 0.1 points lower.
 func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists":   {equalLength: {0.986, 0.476}, probes: {0.971, 0.229}},
+		"conc-lists":   {equalLength: {0.986, 0.476}, probes: {0.971, 0.200}},
 		"doubling":     {equalLength: {0.996, 0.440}, probes: {0.982, 0.152}},
-		"simulated":    {equalLength: {1, 0.551}, probes: {1, 0.367}},
+		"simulated":    {equalLength: {1, 0.551}, probes: {1, 0.299}},
 		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.187}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
@@ -1058,11 +1108,13 @@ func TestAdaptiveSearch(t *testing.T) {
 	}
 }
 
-// TestNextStepProbes: the bracketing points are probes where their grid
-// neighbours lie within a doubling, the top of the grid and the point
-// below it too (TestNextStepTopGateProbes: they run again where their
-// noise decides the top gate or they hold an ambiguous knee); so are
-// the fill points.
+// TestNextStepProbes: the bracketing points are probes on a grid of
+// more than three points (TestNextStepTopGateProbes: the top of the grid
+// and the point below it run again where their noise decides the top
+// gate or they hold an ambiguous knee; TestNextStepFarProbes: a point
+// with a grid neighbour more than a doubling away runs again where its
+// noise decides the verdict); so are the fill points whose grid
+// neighbours lie within a doubling.
 func TestNextStepProbes(t *testing.T) {
 	saturates := func(c int) float64 { return 1000 * float64(min(c, 16)) }
 	tests := []struct {
@@ -1084,14 +1136,25 @@ func TestNextStepProbes(t *testing.T) {
 			{Conc: []int{8, 2}, Probe: true},
 		}},
 		// The MI325X conc-list: 1 and 4 are more than a doubling from a
-		// neighbour, 16 has 8 and 32 beside it.
+		// neighbour, 16 has 8 and 32 beside it. The bracketing points run
+		// as probes all the same.
 		{"sparse conc-list", []int{1, 4, 8, 16, 32, 40, 48, 56, 64}, nil, []knee.Step{
-			{Conc: []int{1}}, {Conc: []int{4}}, {Conc: []int{16}, Probe: true}, {Conc: []int{64}, Probe: true},
+			{Conc: []int{1}, Probe: true}, {Conc: []int{4}, Probe: true}, {Conc: []int{16}, Probe: true}, {Conc: []int{64}, Probe: true},
 			{Conc: []int{8}, Probe: true}, // 4 and 16 lie within a doubling of it
 			// the knee, ambiguous at c16 (nothing measured between c16
 			// and c64), lies in the top gate read on two probes: the two
-			// run again at the full length
+			// run again at the full length; c1 and c4 moved by two of
+			// their standard deviations leave the verdict as it is, so
+			// they stand as probes
 			{Conc: []int{16, 64}},
+		}},
+		// The same grid with the knee at c4, a point more than a doubling
+		// from its neighbour below: once the search is otherwise done, c4's
+		// probe moved by two of its standard deviations changes the
+		// verdict, so it runs again at the full length (c1's does not).
+		{"sparse conc-list, knee at a far point", []int{1, 4, 8, 16, 32, 40, 48, 56, 64}, func(c int) float64 { return 1000 * float64(min(c, 3)) }, []knee.Step{
+			{Conc: []int{1}, Probe: true}, {Conc: []int{4}, Probe: true}, {Conc: []int{16}, Probe: true},
+			{Conc: []int{4}},
 		}},
 		// A grid of three points (the simulated DeepSeek V4 TP8 DRAM-KV
 		// arm's official [16 32 48]): the verdict needs every one, so
@@ -1603,6 +1666,34 @@ func TestNextBelowAFailedHalf(t *testing.T) {
 	}
 }
 
+// TestNextStepFarProbes: on the MI325X conc-list a bracketing point with
+// a grid neighbour more than a doubling away (c1, c4) runs as a probe
+// like any other; once the search is otherwise done, it runs again at
+// the full length when Analyze's verdict with its reading moved two of
+// its standard deviations up or down is not the same verdict, and
+// stands otherwise.
+func TestNextStepFarProbes(t *testing.T) {
+	grid := []int{1, 4, 8, 16, 32, 40, 48, 56, 64}
+	probe := func(c int, v float64) knee.Sample {
+		return knee.Sample{Conc: c, TotalTPS: &v, Probe: true, Seconds: 180}
+	}
+	full := func(c int, v float64) knee.Sample { return knee.Sample{Conc: c, TotalTPS: &v, Seconds: 1200} }
+	tests := []nextStepCase{
+		{"the first point", nil, knee.Step{Conc: []int{1}, Probe: true}},
+		{"the next, more than a doubling above", []knee.Sample{probe(1, 1000)}, knee.Step{Conc: []int{4}, Probe: true}},
+		// The knee at c4 (flat from c4 to c16): with c4's probe moved
+		// two standard deviations down (15.5 % for a 180 s probe) c4
+		// reaches only 86 % of the peak and the knee moves to c16, two
+		// doublings up; c1 moved either way leaves it at c4.
+		{"a knee at a far point", []knee.Sample{probe(1, 1000), probe(4, 3000), probe(16, 3000)}, knee.Step{Conc: []int{4}}},
+		{"that point at the full length", []knee.Sample{probe(1, 1000), full(4, 3000), probe(16, 3000)}, knee.Step{}},
+		// The knee at c16, bounded by c8 and c64 on the plateau: c1 and
+		// c4 moved either way leave it there.
+		{"a knee between points within a doubling", []knee.Sample{probe(1, 1000), probe(4, 4000), probe(8, 8000), probe(16, 8000), probe(64, 8000)}, knee.Step{}},
+	}
+	checkNextSteps(t, grid, tests)
+}
+
 // TestNextStepTopGateProbes: the top of the grid and the point below it
 // run as probes; where their noise decides the top gate (Analyze with
 // the two moved two standard deviations apart reads unsaturated one way
@@ -1634,13 +1725,16 @@ func TestNextStepTopGateProbes(t *testing.T) {
 		{"a plateau, the gate on probes two doublings apart", doubling, curve(16, 0), "[{[1] true} {[4] true} {[16] true} {[64] true} {[8] true} {[16 64] false}]"},
 		{"a clear gain", doubling, curve(16, 0.4), "[{[1] true} {[4] true} {[16] true} {[64] true} {[32 2] true}]"},
 		// The MI325X conc-list, the knee at c32 and c64 3 % above it: on
-		// [1 4 8p 16p 32p 56p 64p] the knee reads ambiguous at c56, in
+		// [1p 4p 8p 16p 32p 56p 64p] the knee reads ambiguous at c56, in
 		// the top gate, and the gate's noise does not decide it (the gain
 		// from c56 to c64, a fifth of a doubling, is far from 10 % per
 		// doubling either way): both run again at the full length, then
-		// the gap fill below them (ok c32, the full grid's knee).
+		// the gap fill below them (ok c32, the full grid's knee); c1 and
+		// c4, more than a doubling from a neighbour, stand as probes
+		// (TestNextStepFarProbes: moved by their noise they leave the
+		// verdict as it is).
 		{"an ambiguous knee in the top gate", []int{1, 4, 8, 16, 32, 40, 48, 56, 64}, curve(32, 0.03),
-			"[{[1] false} {[4] false} {[16] true} {[64] true} {[56 8] true} {[32] true} {[56 64] false} {[40] false} {[48] false}]"},
+			"[{[1] true} {[4] true} {[16] true} {[64] true} {[56 8] true} {[32] true} {[56 64] false} {[40] false} {[48] false}]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var measured []knee.Sample

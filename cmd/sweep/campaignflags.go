@@ -159,7 +159,7 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--simulate", Value: strconv.FormatBool(o.Simulate)},
 		campaign.Setting{Name: "--exact-servers", Value: strconv.FormatBool(o.ExactServers)},
 		campaign.Setting{Name: "--aiperf-version", Value: o.Plan.AiperfVersion},
-		campaign.Setting{Name: "--adaptive", Value: strconv.FormatBool(o.Run.Adaptive)},
+		campaign.AdaptiveSetting(o.Run.Adaptive),
 		// What is loaded and which client measures it; "" when not given,
 		// as directories from before these were recorded have them.
 		campaign.Setting{Name: "--model-path", Value: o.Plan.ModelPath},

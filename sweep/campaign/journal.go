@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -254,6 +255,12 @@ type Setting struct {
 	Value string `json:"value"`
 }
 
+// AdaptiveSetting is the Identity setting that records whether the sweep
+// is an adaptive discovery (ReadCoverage reads it back).
+func AdaptiveSetting(on bool) Setting {
+	return Setting{Name: "--adaptive", Value: strconv.FormatBool(on)}
+}
+
 // DifferenceError is returned when a sweep directory holds a different
 // sweep; Diffs names each difference.
 type DifferenceError struct {
@@ -363,7 +370,7 @@ func ReadCoverage(dir string) (Coverage, error) {
 	for _, r := range recs {
 		switch {
 		case r.Event == EventSweepStart && r.Identity != nil:
-			c.Adaptive = c.Adaptive || slices.Contains(r.Identity.Settings, Setting{Name: "--adaptive", Value: "true"})
+			c.Adaptive = c.Adaptive || slices.Contains(r.Identity.Settings, AdaptiveSetting(true))
 		case r.Event == EventPointSkip || r.Probe:
 			c.Adaptive = true
 		}

@@ -407,29 +407,34 @@ func (v KeyVerdict) Line(key string) string {
 
 // Tally counts the keys by the three rules.
 type Tally struct {
-	Keys, Strict, ByPeak, ByFrontier int
+	Counts
 	// Open counts the keys whose frontier verdict is open (KeyVerdict.Open).
 	Open int
 	// Adaptive counts the keys judged on adaptive discoveries
-	// (KeyVerdict.Adaptive), AdaptiveAgree those of them that agree by
-	// each rule (strict, by the peak, by the frontier): verdicts on the
-	// points those discoveries measured.
-	Adaptive      int
-	AdaptiveAgree [3]int
+	// (KeyVerdict.Adaptive) and those of them that agree by each rule:
+	// verdicts on the points those discoveries measured.
+	Adaptive Counts
+}
+
+// Counts are keys judged and how many of them agree by each rule.
+type Counts struct {
+	Keys, Strict, ByPeak, ByFrontier int
+}
+
+// add counts one key's verdict.
+func (c *Counts) add(v KeyVerdict) {
+	c.Keys++
+	c.Strict += count(v.Strict)
+	c.ByPeak += count(v.ByPeak)
+	c.ByFrontier += count(v.ByFrontier)
 }
 
 // Add counts one key's verdict.
 func (t *Tally) Add(v KeyVerdict) {
-	t.Keys++
-	t.Strict += count(v.Strict)
-	t.ByPeak += count(v.ByPeak)
-	t.ByFrontier += count(v.ByFrontier)
+	t.Counts.add(v)
 	t.Open += count(len(v.Open) > 0)
 	if v.Adaptive {
-		t.Adaptive++
-		t.AdaptiveAgree[0] += count(v.Strict)
-		t.AdaptiveAgree[1] += count(v.ByPeak)
-		t.AdaptiveAgree[2] += count(v.ByFrontier)
+		t.Adaptive.add(v)
 	}
 }
 
@@ -448,9 +453,9 @@ func (t Tally) String() string {
 	if t.Open > 0 {
 		s += fmt.Sprintf(" (%d %s open: an arm's point at its frontier step is not measured)", t.Open, map[bool]string{true: "key", false: "keys"}[t.Open == 1])
 	}
-	if t.Adaptive > 0 {
+	if a := t.Adaptive; a.Keys > 0 {
 		s += fmt.Sprintf("; %d judged on full discoveries, %d on adaptive ones (on the points they measured: %d agree, %d by the peak, %d by the frontier)",
-			t.Keys-t.Adaptive, t.Adaptive, t.AdaptiveAgree[0], t.AdaptiveAgree[1], t.AdaptiveAgree[2])
+			t.Keys-a.Keys, a.Keys, a.Strict, a.ByPeak, a.ByFrontier)
 	}
 	return s
 }

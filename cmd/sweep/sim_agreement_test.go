@@ -13,6 +13,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/pyjson"
 	"sweep/metrics/result"
+	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
 	"sweep/sweep/testkit/synth"
 )
@@ -128,4 +129,57 @@ func TestSimAgreementArgs(t *testing.T) {
 	code, _, stderr = runCLI(t, "sim", "agreement", t.TempDir(), "no-such-key")
 	assert.Equal(t, exitUsage, code, "an unknown key is a usage error")
 	assert.Contains(t, stderr, "no-such-key")
+}
+
+// TestSimAgreementUnfinishedDiscovery: a simulated discovery cut as a
+// kill during its second point cuts it (its journal ends at that point's
+// start, the point's directory gone) is unfinished: the points not run
+// are named, not failed, and the counts leave the key out; resumed with
+// the same command, the key reads as before the cut. The key's other
+// arms, outside the discovery's selection, are failed throughout.
+func TestSimAgreementUnfinishedDiscovery(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	const key = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
+	out := t.TempDir()
+	dir := filepath.Join(out, key)
+	discover := []string{"discover", "--simulate", "--builtin-client", "--no-report", "--config-keys", key, "--tp", "2", "--ep", "2", "--out", dir}
+	code, _, stderr := runCLI(t, discover...)
+	require.Equal(t, 0, code, stderr)
+	code, finished, stderr := runCLI(t, "sim", "agreement", out, key)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, finished, "disagree          "+key+": tp4: 6 of 6 points failed", "tp2 ep2 agrees, the arms not run fail")
+
+	recs := journalOf(t, dir)
+	var cut int
+	var started []string
+	data, err := os.ReadFile(filepath.Join(dir, campaign.JournalFile))
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(data), "\n")
+	for i, r := range recs {
+		if r.Event == campaign.EventPointStart {
+			started = append(started, r.Point)
+			if len(started) == 2 {
+				cut = i + 1
+				break
+			}
+		}
+	}
+	require.Positive(t, cut)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, campaign.JournalFile), []byte(strings.Join(lines[:cut], "")), 0o644))
+	for _, id := range recs[0].Identity.Points[1:] {
+		require.NoError(t, os.RemoveAll(result.PointDir(dir, id)))
+	}
+
+	code, stdout, stderr := runCLI(t, "sim", "agreement", out, key)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "unfinished        "+key+": tp2 ep2: window c1 c4 c6: 1 green, 2 not finished (c4 c6); tp4: 6 of 6 points failed; ")
+	assert.Contains(t, stdout, ": resume the discovery (the sweep discover command that started it) and judge it again\n")
+	assert.NotContains(t, stdout, "no arm named", "the journal's start places the point never started")
+	assert.Contains(t, stdout, "; 1 key not judged (its discovery has not finished: resume it)\n")
+
+	code, _, stderr = runCLI(t, discover...)
+	require.Equal(t, 0, code, stderr)
+	code, stdout, stderr = runCLI(t, "sim", "agreement", out, key)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, finished, stdout)
 }

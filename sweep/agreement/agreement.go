@@ -9,7 +9,10 @@
 // runs (asked to) as `sweep run --simulate` runs a point
 // (sweep/point), into OUT_DIR/KEY.frontier/. An adaptive discovery is
 // judged on the points it measured: the official points its journal
-// records as skipped are not measured (knee.Discovery), never failed.
+// records as skipped are not measured (knee.Discovery), never failed. A
+// discovery that has not finished (killed or interrupted: its journal
+// shows points started and never ended, or never run) is not judged:
+// its key is "unfinished" (knee.UnfinishedVerdict), those points named.
 //
 // It sits above sweep/point, the last package of floor 5 it uses.
 package agreement
@@ -165,6 +168,9 @@ func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
 	for i, a := range planned {
 		d := chosen.arms[a.id.ArmKey()]
 		d.Adaptive = chosen.adaptive
+		if chosen.unplaced > 0 {
+			d.Unfinished = slices.Concat(d.Unfinished, withoutResult(a.concs, measured, a.id, d.Skipped))
+		}
 		windows[i] = knee.WindowOf(a.id.Parallelism(), analysed[a.id.ArmKey()], a.concs, d)
 		byName[windows[i].Arm] = a
 	}
@@ -175,6 +181,9 @@ func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
 			simulated = r.Arm.Simulated
 		}
 		return frontierPoint(ctx, o, filepath.Join(o.Dir, key+".frontier", pointDirName(a.id, conc)), a, conc, simulated)
+	}
+	if v, ok := knee.UnfinishedVerdict(windows, chosen.unplaced); ok {
+		return Key{Key: key, Verdict: v}, nil
 	}
 	v, err := knee.JudgeKey(windows, beyond)
 	return Key{Key: key, Verdict: v}, err
@@ -235,21 +244,45 @@ func readPoint(ctx context.Context, dir string, id result.Identity, conc int) (k
 	return knee.WindowPoint{}, false, nil
 }
 
-// discovery is how a discovery directory's sweep chose its points, as
-// its journal records it (campaign.ReadCoverage).
+// discovery is how a discovery directory's sweep chose its points and
+// how far it got, as its journal records it (campaign.ReadCoverage).
 type discovery struct {
 	adaptive bool
 	// arms holds per arm (result.Identity.ArmKey) the concurrencies
-	// adaptive discovery recorded as skipped.
+	// adaptive discovery recorded as skipped and those not finished.
 	arms map[string]knee.Discovery
+	// unplaced counts the points not finished that the journal places
+	// on no arm (a journal written before its start recorded the arms):
+	// each official point without a result may be one of them, and is
+	// read as not finished.
+	unplaced int
+}
+
+// withoutResult returns the concurrencies of concs at which arm id has no
+// result in measured (usable or not), skipped ones left out: where a
+// discovery whose journal places its unfinished points on no arm may
+// not have got to yet.
+func withoutResult(concs []int, measured []*knee.Arm, id result.Identity, skipped []int) []int {
+	var out []int
+	for _, c := range concs {
+		has := slices.ContainsFunc(measured, func(a *knee.Arm) bool {
+			return a.Identity.ArmKey() == id.ArmKey() && slices.ContainsFunc(a.Samples, func(s knee.Sample) bool { return s.Conc == c })
+		})
+		if !has && !slices.Contains(skipped, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // discoveryOf reads how the sweep in dir chose its points: a directory
 // without a journal (result files gathered by hand, InferenceX's own) is
-// read as a full discovery: an official point without a result there is
-// failed, never guessed to be skipped. A skipped point is tied to its
-// arm through the results the journal records for the same arm number:
-// the identity their files carry (measured, read from dir).
+// read as a full, finished discovery: an official point without a
+// result there is failed, never guessed to be skipped or still to run.
+// A point is tied to its arm through the arm's identity the sweep's
+// start records, else through the results the journal records for the
+// same arm number: the identity their files carry (measured, read from
+// dir).
 func discoveryOf(dir string, measured []*knee.Arm) (discovery, error) {
 	d := discovery{arms: map[string]knee.Discovery{}}
 	c, err := campaign.ReadCoverage(dir)
@@ -267,6 +300,9 @@ func discoveryOf(dir string, measured []*knee.Arm) (discovery, error) {
 		}
 	}
 	armOf := func(arm int) string {
+		if id, ok := c.Arms[arm]; ok {
+			return id.ArmKey()
+		}
 		for _, rel := range c.Results[arm] {
 			if k, ok := byFile[filepath.Join(dir, rel)]; ok {
 				return k
@@ -283,6 +319,16 @@ func discoveryOf(dir string, measured []*knee.Arm) (discovery, error) {
 		}
 		a := d.arms[k]
 		a.Skipped = append(a.Skipped, r.Conc)
+		d.arms[k] = a
+	}
+	for _, r := range c.Unfinished {
+		k := armOf(r.Arm)
+		if k == "" || r.Conc == 0 {
+			d.unplaced++
+			continue
+		}
+		a := d.arms[k]
+		a.Unfinished = append(a.Unfinished, r.Conc)
 		d.arms[k] = a
 	}
 	return d, nil

@@ -34,12 +34,29 @@ type pt struct {
 }
 
 // run is what an arm of a made-up discovery did: its results, and the
-// concurrencies its journal records as skipped and as started but never
-// finished.
+// concurrencies its journal records as skipped, as started but never
+// finished, and as never reached (listed in the sweep's start only).
 type run struct {
-	pts                  []pt
-	skipped, interrupted []int
+	pts                             []pt
+	skipped, interrupted, unreached []int
 }
+
+// journal is what journal a made-up discovery keeps.
+type journal int
+
+const (
+	noJournal journal = iota
+	// adaptiveJournal is an adaptive discovery's, its start recording
+	// the setting only (no arms, no points).
+	adaptiveJournal
+	// fullPlanned and adaptivePlanned start with the sweep's points and
+	// arms, as sweep discover writes them.
+	fullPlanned
+	adaptivePlanned
+	// fullUnplanned starts with the sweep's points only, as sweep
+	// discover wrote it before it recorded the arms.
+	fullUnplanned
+)
 
 // tp4Curve knees at c8, inside TP4's window; tp8Curve flattens at c2,
 // inside TP8's.
@@ -80,17 +97,39 @@ func testArms(t *testing.T) ([]result.Identity, *matrix.Generator) {
 }
 
 // writeDiscovery writes a made-up simulated discovery of testKey's arms
-// (runs, in the order of ids) into dir, with the journal an adaptive
-// discovery keeps when adaptive: its start, each result's point_end, each
-// skipped point's point_skip, each interrupted point's point_start.
-func writeDiscovery(t *testing.T, dir string, ids []result.Identity, runs []run, adaptive bool) {
+// (runs, in the order of ids) into dir, with the journal j: its start,
+// each result's point_end (failed for a failed result), each skipped
+// point's point_skip, each interrupted point's point_start; a planned
+// start lists every point, the unreached ones too, and each arm's
+// identity and points.
+func writeDiscovery(t *testing.T, dir string, ids []result.Identity, runs []run, j journal) {
 	t.Helper()
-	var recs []campaign.Record
-	if adaptive {
-		recs = append(recs, campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover",
-			Settings: []campaign.Setting{{Name: "--adaptive", Value: "true"}}}})
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	if j != noJournal {
+		start := &campaign.Identity{Command: "discover", Settings: []campaign.Setting{campaign.AdaptiveSetting(j == adaptiveJournal || j == adaptivePlanned)}}
+		var arms []campaign.ArmPlan
+		if j != adaptiveJournal {
+			for i, rn := range runs {
+				a := campaign.ArmPlan{Arm: i + 1, Identity: ids[i]}
+				concs := slices.Concat(rn.skipped, rn.interrupted, rn.unreached)
+				for _, p := range rn.pts {
+					concs = append(concs, p.conc)
+				}
+				slices.Sort(concs)
+				for _, c := range slices.Compact(concs) {
+					a.Points = append(a.Points, campaign.PointPlan{Point: pointID(i, c), Conc: c})
+					start.Points = append(start.Points, pointID(i, c))
+				}
+				arms = append(arms, a)
+			}
+		}
+		if j == fullUnplanned {
+			arms = nil
+		}
+		writeJournal(t, dir, campaign.Record{Event: campaign.EventSweepStart, Identity: start, Arms: arms})
 	}
 	for i, rn := range runs {
+		var recs []campaign.Record
 		arm := &knee.Arm{Identity: ids[i], Simulated: true}
 		for _, p := range rn.pts {
 			tput, iv := p.tput, pyjson.Rounded(p.intvty)
@@ -119,10 +158,15 @@ func writeDiscovery(t *testing.T, dir string, ids []result.Identity, runs []run,
 		for _, c := range rn.interrupted {
 			recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: i + 1, Point: pointID(i, c), Conc: c})
 		}
+		if j != noJournal {
+			writeJournal(t, dir, recs...)
+		}
 	}
-	if !adaptive {
-		return
-	}
+}
+
+// writeJournal appends recs to dir's journal.
+func writeJournal(t *testing.T, dir string, recs ...campaign.Record) {
+	t.Helper()
 	j, _, err := campaign.OpenJournal(dir)
 	require.NoError(t, err)
 	for _, r := range recs {
@@ -135,48 +179,99 @@ func writeDiscovery(t *testing.T, dir string, ids []result.Identity, runs []run,
 // are one point.
 func pointID(arm, conc int) string { return fmt.Sprintf("arm%d-c%d", arm+1, conc) }
 
+// judgeDiscovery writes a made-up discovery of testKey (writeDiscovery)
+// and judges it: the key's line and the counts line.
+func judgeDiscovery(t *testing.T, ids []result.Identity, g *matrix.Generator, runs []run, j journal) (line, tally string) {
+	t.Helper()
+	out := t.TempDir()
+	writeDiscovery(t, filepath.Join(out, testKey), ids, runs, j)
+	var lines []string
+	tl, err := Judge(t.Context(), Options{Dir: out, Keys: []string{testKey}, Generator: g}, func(k Key) { lines = append(lines, k.Line()) })
+	require.NoError(t, err)
+	require.Len(t, lines, 1)
+	return lines[0], tl.String()
+}
+
 // TestJudgeAdaptiveDiscoveries judges made-up discoveries of testKey. A
 // full discovery agrees. An adaptive one is judged on what it measured:
 // the points its journal records as skipped are not measured (neither
 // green nor failed), its probe-only points are named, and the counts
 // tell it from a full discovery; a measured point that failed (a probe
-// too) still fails its arm, and so does a point the journal started but
-// never finished. Without a journal nothing says a missing point was
-// skipped: it is failed, as before.
+// too) still fails its arm. Without a journal nothing says a missing
+// point was skipped: it is failed, as before.
 func TestJudgeAdaptiveDiscoveries(t *testing.T) {
 	ids, g := testArms(t)
 	supersededAt16 := append(tp4(1, 4, 16), asProbe(tp4Curve[8], false), asProbe(tp4Curve[12], false), asProbe(tp4Curve[16], false))
 	const fullTally = "1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier"
 	for _, tc := range []struct {
-		name     string
-		tp4      run
-		adaptive bool
-		line     string
-		tally    string
+		name    string
+		tp4     run
+		journal journal
+		line    string
+		tally   string
 	}{
-		{"full discovery", run{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, false,
+		{"full discovery", run{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, noJournal,
 			"agree             " + testKey, fullTally},
-		{"adaptive: skipped points not measured, probes named", run{pts: supersededAt16, skipped: []int{2, 10}}, true,
+		{"adaptive: skipped points not measured, probes named", run{pts: supersededAt16, skipped: []int{2, 10}}, adaptiveJournal,
 			"agree             " + testKey + ": tp4 ep4 kv:dram: ambiguous knee c12 peak c16 on window c1 c2 c4 c8 c10 c12 c16: 5 green (probe only: c8 c12), 2 not measured (adaptive: c2 c10)",
 			fullTally + "; 0 judged on full discoveries, 1 on adaptive ones (on the points they measured: 1 agree, 1 by the peak, 1 by the frontier)"},
-		{"adaptive, a probe failed", run{pts: append(tp4(1, 4, 8, 16), asProbe(tp4Curve[12], true)), skipped: []int{2, 10}}, true,
+		{"adaptive, a probe failed", run{pts: append(tp4(1, 4, 8, 16), asProbe(tp4Curve[12], true)), skipped: []int{2, 10}}, adaptiveJournal,
 			"disagree          " + testKey + ": tp4 ep4 kv:dram: window c1 c2 c4 c8 c10 c12 c16: 4 green, 1 failed (c12 probe only), 2 not measured (adaptive: c2 c10) (frontier: 1 of 5 measured window points failed)",
 			"0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier; 0 judged on full discoveries, 1 on adaptive ones (on the points they measured: 0 agree, 0 by the peak, 0 by the frontier)"},
-		{"adaptive, a point interrupted", run{pts: tp4(1, 4, 8, 12, 16), skipped: []int{10}, interrupted: []int{2}}, true,
-			"disagree          " + testKey + ": tp4 ep4 kv:dram: window c1 c2 c4 c8 c10 c12 c16: 5 green, 1 failed (c2), 1 not measured (adaptive: c10) (frontier: 1 of 6 measured window points failed)",
-			"0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier; 0 judged on full discoveries, 1 on adaptive ones (on the points they measured: 0 agree, 0 by the peak, 0 by the frontier)"},
-		{"no journal: missing points failed", run{pts: supersededAt16}, false,
+		{"no journal: missing points failed", run{pts: supersededAt16}, noJournal,
 			"disagree          " + testKey + ": tp4 ep4 kv:dram: window c1 c2 c4 c8 c10 c12 c16: 5 green (probe only: c8 c12), 2 failed (c2, c10) (frontier: 2 of 7 measured window points failed)",
 			"0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := t.TempDir()
-			writeDiscovery(t, filepath.Join(out, testKey), ids, []run{tc.tp4, {pts: tp8Curve}}, tc.adaptive)
-			var lines []string
-			tally, err := Judge(t.Context(), Options{Dir: out, Keys: []string{testKey}, Generator: g}, func(k Key) { lines = append(lines, k.Line()) })
-			require.NoError(t, err)
-			assert.Equal(t, []string{tc.line}, lines)
-			assert.Equal(t, tc.tally, tally.String())
+			line, tally := judgeDiscovery(t, ids, g, []run{tc.tp4, {pts: tp8Curve}}, tc.journal)
+			assert.Equal(t, tc.line, line)
+			assert.Equal(t, tc.tally, tally)
+		})
+	}
+}
+
+// TestJudgeUnfinishedDiscoveries judges made-up discoveries of testKey
+// killed before they finished: a point started and never ended, or never
+// reached (an arm never started too: its identity comes from the
+// journal's start), is not finished, not failed, and the key is not
+// judged but "unfinished", its points named per arm and counted apart;
+// a point that ran and failed stays failed. A finished discovery with a
+// journal reads as one without.
+func TestJudgeUnfinishedDiscoveries(t *testing.T) {
+	ids, g := testArms(t)
+	const notJudged = "0 of 0 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier; 1 key not judged (its discovery has not finished: resume it)"
+	const resume = ": resume the discovery (the sweep discover command that started it) and judge it again"
+	failedAt16 := append(tp4(1, 2, 4, 8, 10, 12), pt{conc: 16, failed: true})
+	for _, tc := range []struct {
+		name     string
+		tp4, tp8 run
+		journal  journal
+		line     string
+		tally    string
+	}{
+		{"adaptive killed mid-point, an arm not started", run{pts: tp4(1, 4), interrupted: []int{16}, unreached: []int{2, 8, 10, 12}}, run{unreached: []int{1, 2, 4}}, adaptivePlanned,
+			"unfinished        " + testKey + ": tp4 ep4 kv:dram: window c1 c2 c4 c8 c10 c12 c16: 2 green, 5 not finished (c2 c8 c10 c12 c16); tp8 ep8: window c1 c2 c4: 0 green, 3 not finished (c1 c2 c4)" + resume, notJudged},
+		{"adaptive killed in a probe's full-length run", run{pts: append(tp4(1, 4, 16), asProbe(tp4Curve[8], false)), skipped: []int{2, 10, 12}, interrupted: []int{8}}, run{pts: tp8Curve}, adaptivePlanned,
+			"unfinished        " + testKey + ": tp4 ep4 kv:dram: window c1 c2 c4 c8 c10 c12 c16: 3 green, 3 not measured (adaptive: c2 c10 c12), 1 not finished (c8)" + resume, notJudged},
+		{"adaptive journal without the arms, a point interrupted", run{pts: tp4(1, 4, 8, 12, 16), skipped: []int{10}, interrupted: []int{2}}, run{pts: tp8Curve}, adaptiveJournal,
+			"unfinished        " + testKey + ": tp4 ep4 kv:dram: window c1 c2 c4 c8 c10 c12 c16: 5 green, 1 not measured (adaptive: c10), 1 not finished (c2)" + resume, notJudged},
+		{"full killed mid-way", run{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, run{pts: tp8Curve[:1], interrupted: []int{2}, unreached: []int{4}}, fullPlanned,
+			"unfinished        " + testKey + ": tp8 ep8: window c1 c2 c4: 1 green, 2 not finished (c2 c4)" + resume, notJudged},
+		{"full killed, a point ran and failed", run{pts: failedAt16}, run{pts: tp8Curve[:2], unreached: []int{4}}, fullPlanned,
+			"unfinished        " + testKey + ": tp4 ep4 kv:dram: 1 of 7 points failed; tp8 ep8: window c1 c2 c4: 2 green, 1 not finished (c4)" + resume, notJudged},
+		{"full journal without the arms, a point not reached", run{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, run{pts: tp8Curve[:2], unreached: []int{4}}, fullUnplanned,
+			"unfinished        " + testKey + ": tp8 ep8: window c1 c2 c4: 2 green, 1 not finished (c4); 1 point of the discovery not finished with no arm named in its journal" + resume, notJudged},
+		{"full finished, a point failed", run{pts: failedAt16}, run{pts: tp8Curve}, fullPlanned,
+			"disagree          " + testKey + ": tp4 ep4 kv:dram: 1 of 7 points failed (frontier: 1 of 7 window points failed)",
+			"0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier"},
+		{"full finished", run{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, run{pts: tp8Curve}, fullPlanned,
+			"agree             " + testKey,
+			"1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line, tally := judgeDiscovery(t, ids, g, []run{tc.tp4, tc.tp8}, tc.journal)
+			assert.Equal(t, tc.line, line)
+			assert.Equal(t, tc.tally, tally)
 		})
 	}
 }
@@ -186,7 +281,7 @@ func TestJudgeAdaptiveDiscoveries(t *testing.T) {
 func TestJudgeReadsALinkedDiscovery(t *testing.T) {
 	ids, g := testArms(t)
 	elsewhere := filepath.Join(t.TempDir(), "disc")
-	writeDiscovery(t, elsewhere, ids, []run{{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, {pts: tp8Curve}}, false)
+	writeDiscovery(t, elsewhere, ids, []run{{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, {pts: tp8Curve}}, noJournal)
 	out := t.TempDir()
 	require.NoError(t, os.Symlink(elsewhere, filepath.Join(out, testKey)))
 	var lines []string

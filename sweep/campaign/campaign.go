@@ -125,7 +125,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		s.points[p.ID] = p
 	}
 	if len(recs) == 0 {
-		if err := j.Append(Record{Event: EventSweepStart, Identity: &id}); err != nil {
+		if err := j.Append(Record{Event: EventSweepStart, Identity: &id, Arms: planOf(o.Schedule)}); err != nil {
 			return nil, err
 		}
 	} else {

@@ -301,7 +301,9 @@ func TestSweepRunsEveryPointOnOneServer(t *testing.T) {
 }
 
 // TestResumeAfterInterrupt: a sweep cancelled during its second point
-// resumes without rerunning the first and redoes the interrupted one.
+// resumes without rerunning the first and redoes the interrupted one. Its
+// journal says which points are unfinished until then, the one never
+// started with its arm and concurrency from the arms its start records.
 func TestResumeAfterInterrupt(t *testing.T) {
 	s := newSweep(t, testSchedule(t, []int{8}, 4, 8, 16))
 	ctx, cancel := context.WithCancel(t.Context())
@@ -313,6 +315,10 @@ func TestResumeAfterInterrupt(t *testing.T) {
 	assert.Equal(t, 1, sum.OK)
 	assert.Equal(t, campaign.StatusInterrupted, sum.Points[1].Status)
 	assert.Equal(t, 0, s.b.loadsOf(s.sched.Points[2].ID), "no point starts after the interrupt")
+	c, err := campaign.ReadCoverage(s.dir)
+	require.NoError(t, err)
+	assert.Equal(t, []campaign.Record{{Point: p2, Arm: 1, Conc: 8, Status: campaign.StatusInterrupted}, {Point: s.sched.Points[2].ID, Arm: 1, Conc: 16}}, c.Unfinished)
+	assert.Equal(t, map[int]result.Identity{1: s.sched.Arms[0].Identity}, c.Arms)
 
 	sum, err = s.run(t.Context())
 	require.NoError(t, err)
@@ -321,6 +327,9 @@ func TestResumeAfterInterrupt(t *testing.T) {
 	assert.Equal(t, 2, s.b.loadsOf(p2), "the interrupted point is redone")
 	assert.Len(t, events(t, s.dir, campaign.EventSweepStart), 2)
 	assert.Len(t, events(t, s.dir, campaign.EventSweepEnd), 2)
+	c, err = campaign.ReadCoverage(s.dir)
+	require.NoError(t, err)
+	assert.Empty(t, c.Unfinished)
 }
 
 // TestResumeAfterKill: a journal cut mid-record (kill -9 during a write)

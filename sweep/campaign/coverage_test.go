@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/metrics/result"
 	"sweep/sweep/campaign"
 )
 
@@ -14,6 +15,10 @@ import (
 // the skip stays failed and one run after its skip (a later invocation
 // asked for it) is measured, so neither is; a full discovery's journal
 // is not adaptive, and each arm's results are listed for its number.
+// A point started and never ended, ended interrupted, or never reached
+// (its start lists it, no record follows) is unfinished, with its arm
+// and concurrency from its records or the start's arms (0 when a start
+// without arms is all there is); one that ran and failed is not.
 func TestReadCoverage(t *testing.T) {
 	start := func(adaptive string) campaign.Record {
 		return campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover",
@@ -25,20 +30,44 @@ func TestReadCoverage(t *testing.T) {
 	end := func(arm, conc int, id, status, res string) campaign.Record {
 		return campaign.Record{Event: campaign.EventPointEnd, Arm: arm, Point: id, Conc: conc, Status: status, Result: res}
 	}
+	id := result.Identity{[]byte(`"glm"`)}
+	planned := func(points ...string) campaign.Record {
+		r := start("false")
+		r.Identity.Points = points
+		r.Arms = []campaign.ArmPlan{{Arm: 1, Identity: id, Points: []campaign.PointPlan{{Point: "a-c4", Conc: 4}, {Point: "a-c8", Conc: 8}, {Point: "a-c16", Conc: 16}}}}
+		return r
+	}
+	pointStart := func(arm, conc int, id string) campaign.Record {
+		return campaign.Record{Event: campaign.EventPointStart, Arm: arm, Point: id, Conc: conc}
+	}
 	for _, tc := range []struct {
-		name     string
-		recs     []campaign.Record
-		adaptive bool
-		skipped  []string
-		results  map[int][]string
+		name       string
+		recs       []campaign.Record
+		adaptive   bool
+		skipped    []string
+		results    map[int][]string
+		unfinished []campaign.Record
+		arms       map[int]result.Identity
 	}{
 		{"full", []campaign.Record{start("false"), end(1, 4, "a-c4", campaign.StatusOK, "a-c4/a-c4.json")}, false, nil,
-			map[int][]string{1: {"a-c4/a-c4.json"}}},
+			map[int][]string{1: {"a-c4/a-c4.json"}}, nil, nil},
 		{"adaptive", []campaign.Record{start("true"), end(1, 4, "a-c4", campaign.StatusOK, "a-c4/a-c4.json"), skip(1, 8, "a-c8"),
 			end(2, 4, "b-c4", campaign.StatusFailed, ""), skip(2, 4, "b-c4"), skip(2, 16, "b-c16"),
 			{Event: campaign.EventPointStart, Arm: 2, Point: "b-c16", Conc: 16}, end(2, 16, "b-c16", campaign.StatusOK, "b-c16/b-c16.json")},
-			true, []string{"a-c8"}, map[int][]string{1: {"a-c4/a-c4.json"}, 2: {"b-c16/b-c16.json"}}},
-		{"adaptive without its start record", []campaign.Record{skip(1, 8, "a-c8")}, true, []string{"a-c8"}, map[int][]string{}},
+			true, []string{"a-c8"}, map[int][]string{1: {"a-c4/a-c4.json"}, 2: {"b-c16/b-c16.json"}}, nil, nil},
+		{"adaptive without its start record", []campaign.Record{skip(1, 8, "a-c8")}, true, []string{"a-c8"}, map[int][]string{}, nil, nil},
+		{"killed mid-point", []campaign.Record{planned("a-c4", "a-c8", "a-c16"), pointStart(1, 4, "a-c4"), end(1, 4, "a-c4", campaign.StatusFailed, ""),
+			pointStart(1, 8, "a-c8")}, false, nil, map[int][]string{},
+			[]campaign.Record{{Point: "a-c8", Arm: 1, Conc: 8, Status: campaign.StatusInterrupted}, {Point: "a-c16", Arm: 1, Conc: 16}},
+			map[int]result.Identity{1: id}},
+		{"interrupted, then resumed to the end", []campaign.Record{planned("a-c4", "a-c8", "a-c16"), pointStart(1, 4, "a-c4"),
+			end(1, 4, "a-c4", campaign.StatusInterrupted, ""), {Event: campaign.EventSweepStart, Reason: "resume"},
+			pointStart(1, 4, "a-c4"), end(1, 4, "a-c4", campaign.StatusOK, "a-c4/a-c4.json"), end(1, 8, "a-c8", campaign.StatusOK, "a-c8/a-c8.json"),
+			end(1, 16, "a-c16", campaign.StatusFailed, "")}, false, nil, map[int][]string{1: {"a-c4/a-c4.json", "a-c8/a-c8.json"}}, nil,
+			map[int]result.Identity{1: id}},
+		{"a start without arms", []campaign.Record{{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover", Points: []string{"a-c4", "a-c8"}}},
+			end(1, 4, "a-c4", campaign.StatusOK, "a-c4/a-c4.json")}, false, nil, map[int][]string{1: {"a-c4/a-c4.json"}},
+			[]campaign.Record{{Point: "a-c8"}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -57,6 +86,11 @@ func TestReadCoverage(t *testing.T) {
 			}
 			assert.Equal(t, tc.skipped, skipped)
 			assert.Equal(t, tc.results, c.Results)
+			assert.Equal(t, tc.unfinished, c.Unfinished)
+			if tc.arms == nil {
+				tc.arms = map[int]result.Identity{}
+			}
+			assert.Equal(t, tc.arms, c.Arms)
 		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"sweep/configs"
 	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
+	"sweep/metrics/result"
 )
 
 // JournalFile is the journal's name in the sweep directory.
@@ -52,6 +53,10 @@ type Record struct {
 	Event string    `json:"event"`
 	// Identity is the sweep's command (sweep_start).
 	Identity *Identity `json:"identity,omitempty"`
+	// Arms is the sweep's schedule (the sweep_start of a new sweep): each
+	// arm's identity and points, so that a reader can tell of a point
+	// that never ran which arm and concurrency it is (ReadCoverage).
+	Arms []ArmPlan `json:"arms,omitempty"`
 	// Arm is 1-based (0: not about an arm).
 	Arm   int    `json:"arm,omitempty"`
 	Point string `json:"point,omitempty"`
@@ -78,6 +83,35 @@ type Record struct {
 	Seconds float64  `json:"seconds,omitempty"`
 	Result  string   `json:"result,omitempty"` // relative to the sweep directory
 	Metrics *Metrics `json:"metrics,omitempty"`
+}
+
+// ArmPlan is one arm of a sweep's schedule as its sweep_start records
+// it.
+type ArmPlan struct {
+	// Arm is 1-based, as in Record.Arm.
+	Arm int `json:"arm"`
+	// Identity is the one its result files carry.
+	Identity result.Identity `json:"identity"`
+	Points   []PointPlan     `json:"points"`
+}
+
+// PointPlan is one point of an ArmPlan.
+type PointPlan struct {
+	Point string `json:"point"`
+	Conc  int    `json:"conc"`
+}
+
+// planOf is the ArmPlan of each arm of s.
+func planOf(s *Schedule) []ArmPlan {
+	var out []ArmPlan
+	for _, a := range s.Arms {
+		ap := ArmPlan{Arm: a.Index + 1, Identity: a.Identity}
+		for _, p := range a.Points {
+			ap.Points = append(ap.Points, PointPlan{Point: p.ID, Conc: p.Conc()})
+		}
+		out = append(out, ap)
+	}
+	return out
 }
 
 // Metrics are a finished point's headline numbers. A nil pointer field
@@ -339,7 +373,7 @@ func ReadJournal(dir string) ([]Record, error) {
 }
 
 // Coverage is what a sweep directory's journal records of how its points
-// were chosen.
+// were chosen and how far the sweep got.
 type Coverage struct {
 	// Adaptive is true for an adaptive discovery, one that ran only the
 	// points its knee search asked for: its start's --adaptive setting
@@ -350,10 +384,25 @@ type Coverage struct {
 	// record is skipped. A point that ran and failed before the search
 	// gave up on it stays failed (pointState.skip) and is not listed.
 	Skipped []Record
+	// Unfinished holds one record (Point, Arm, Conc, Status) of each
+	// point of the sweep that is not finished: the sweep was killed or
+	// interrupted while it ran (a point_start without its point_end, or
+	// a point_end "interrupted": Status "interrupted"), or before it got
+	// to the point (one its start lists with no record that it ran or
+	// was skipped, or one redone after its result failed the check on
+	// resume: Status ""). Rerunning the sweep's command runs them. Arm
+	// and Conc are the point's records', else its arm's in the sweep's
+	// start (ArmPlan), else 0: a journal written before its start
+	// recorded the arms does not say. A point that ran and failed is
+	// finished (failed), whatever retries the sweep has left.
+	Unfinished []Record
 	// Results lists per arm (Record.Arm, 1-based) the result files its
 	// points' point_end records name, relative to the directory: what
 	// ties an arm's number to the identity its results carry.
 	Results map[int][]string
+	// Arms holds the identity of each arm (Record.Arm) that the sweep's
+	// start records (ArmPlan); empty for a journal written before it did.
+	Arms map[int]result.Identity
 }
 
 // ReadCoverage reads dir's journal (ReadJournal) for its Coverage,
@@ -363,27 +412,50 @@ func ReadCoverage(dir string) (Coverage, error) {
 	if err != nil {
 		return Coverage{}, err
 	}
-	c := Coverage{Results: map[int][]string{}}
+	c := Coverage{Results: map[int][]string{}, Arms: map[int]result.Identity{}}
 	state := map[string]*pointState{}
 	last := map[string]Record{}
+	// where is each point's arm and concurrency (Arm, Conc).
+	where := map[string]Record{}
 	var order []string
+	point := func(id string) *pointState {
+		st := state[id]
+		if st == nil {
+			st = &pointState{}
+			state[id] = st
+			order = append(order, id)
+		}
+		return st
+	}
 	for _, r := range recs {
 		switch {
 		case r.Event == EventSweepStart && r.Identity != nil:
 			c.Adaptive = c.Adaptive || slices.Contains(r.Identity.Settings, AdaptiveSetting(true))
+			for _, a := range r.Arms {
+				c.Arms[a.Arm] = a.Identity
+				for _, p := range a.Points {
+					point(p.Point)
+					where[p.Point] = Record{Arm: a.Arm, Conc: p.Conc}
+				}
+			}
+			for _, id := range r.Identity.Points {
+				point(id)
+			}
 		case r.Event == EventPointSkip || r.Probe:
 			c.Adaptive = true
 		}
 		if r.Point == "" {
 			continue
 		}
-		st := state[r.Point]
-		if st == nil {
-			st = &pointState{}
-			state[r.Point] = st
-			order = append(order, r.Point)
+		point(r.Point).apply(r, 0)
+		w := where[r.Point]
+		if r.Arm != 0 {
+			w.Arm = r.Arm
 		}
-		st.apply(r, 0)
+		if r.Conc != 0 {
+			w.Conc = r.Conc
+		}
+		where[r.Point] = w
 		if r.Event == EventPointSkip {
 			last[r.Point] = r
 		}
@@ -392,8 +464,12 @@ func ReadCoverage(dir string) (Coverage, error) {
 		}
 	}
 	for _, id := range order {
-		if state[id].status == StatusSkipped {
+		switch st := state[id]; st.status {
+		case StatusSkipped:
 			c.Skipped = append(c.Skipped, last[id])
+		case "", StatusInterrupted:
+			w := where[id]
+			c.Unfinished = append(c.Unfinished, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: st.status})
 		}
 	}
 	return c, nil

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"sweep/internal/plural"
 )
 
 // WindowPoint is one concurrency of an arm's curve as the window rules
@@ -25,6 +27,10 @@ type WindowPoint struct {
 	// short probe only (its results are all probes: the point was not
 	// run again at the full length).
 	Probe bool
+	// Unfinished is true for a concurrency its discovery has not finished
+	// (Discovery.Unfinished): neither green nor failed, and the key is
+	// not judged until the discovery is resumed (UnfinishedVerdict).
+	Unfinished bool
 }
 
 // Window is one arm of a config key over its official window (InferenceX's
@@ -43,7 +49,7 @@ type Window struct {
 }
 
 // CurveWindow is the window of a plain curve (pts ascending and
-// distinct), each usable point (not failed, measured) read as one
+// distinct), each usable point (not failed, measured, finished) read as one
 // simulated result at its throughput (Analyze with the default options).
 func CurveWindow(arm string, pts []WindowPoint) Window {
 	w := Window{Arm: arm, Points: pts}
@@ -52,7 +58,7 @@ func CurveWindow(arm string, pts []WindowPoint) Window {
 	}
 	a := &Arm{Simulated: true}
 	for _, p := range pts {
-		if p.Failed || p.NotMeasured {
+		if p.Failed || p.NotMeasured || p.Unfinished {
 			continue
 		}
 		v := p.Throughput
@@ -63,10 +69,16 @@ func CurveWindow(arm string, pts []WindowPoint) Window {
 }
 
 // failed counts the window's failed points.
-func (w Window) failed() int {
+func (w Window) failed() int { return w.count(func(p WindowPoint) bool { return p.Failed }) }
+
+// unfinished counts the window's points not finished.
+func (w Window) unfinished() int { return w.count(func(p WindowPoint) bool { return p.Unfinished }) }
+
+// count counts the window's points for which is returns true.
+func (w Window) count(is func(WindowPoint) bool) int {
 	n := 0
 	for _, p := range w.Points {
-		if p.Failed {
+		if is(p) {
 			n++
 		}
 	}
@@ -74,25 +86,27 @@ func (w Window) failed() int {
 }
 
 // partial reports whether a verdict on the window rests on less than
-// every point at the full length: a point not measured, or one read from
-// a probe only.
+// every point at the full length: a point not measured or not finished,
+// or one read from a probe only.
 func (w Window) partial() bool {
-	return slices.ContainsFunc(w.Points, func(p WindowPoint) bool { return p.NotMeasured || p.Probe })
+	return slices.ContainsFunc(w.Points, func(p WindowPoint) bool { return p.NotMeasured || p.Unfinished || p.Probe })
 }
 
 // coverage says what of a partial window was measured: "window c1 c8
 // c16 c32 c40 c48: 5 green (probe only: c16 c32 c48), 1 not measured
-// (adaptive: c40)", with the failed points after the green ones.
+// (adaptive: c40)", with the failed points after the green ones and the
+// points not finished last ("2 not finished (c40 c48)").
 func (w Window) coverage() string {
-	var all, probes, failed, unmeasured []string
+	var all, probes, failed, unmeasured, unfinished []string
 	green := 0
 	for _, p := range w.Points {
 		c := fmt.Sprintf("c%d", p.Conc)
 		all = append(all, c)
 		switch {
+		case p.Unfinished:
+			unfinished = append(unfinished, c)
 		case p.NotMeasured:
 			unmeasured = append(unmeasured, c)
-			continue
 		case p.Failed && p.Probe:
 			failed = append(failed, c+" probe only")
 		case p.Failed:
@@ -114,13 +128,16 @@ func (w Window) coverage() string {
 	if len(unmeasured) > 0 {
 		s += fmt.Sprintf(", %d not measured (adaptive: %s)", len(unmeasured), strings.Join(unmeasured, " "))
 	}
+	if len(unfinished) > 0 {
+		s += fmt.Sprintf(", %d not finished (%s)", len(unfinished), strings.Join(unfinished, " "))
+	}
 	return s
 }
 
 // measured returns the window's points that were measured (green or
 // failed), in order.
 func (w Window) measured() []WindowPoint {
-	return slices.DeleteFunc(slices.Clone(w.Points), func(p WindowPoint) bool { return p.NotMeasured })
+	return slices.DeleteFunc(slices.Clone(w.Points), func(p WindowPoint) bool { return p.NotMeasured || p.Unfinished })
 }
 
 // Judge is the window rule on one arm. Every point must be green. An arm
@@ -337,6 +354,45 @@ type KeyVerdict struct {
 	// Adaptive is true when an arm's discovery was adaptive
 	// (Window.Adaptive): the verdict rests on the points it measured.
 	Adaptive bool
+	// Unfinished is true when the key's discovery has not finished
+	// (UnfinishedVerdict): the key is not judged, Strict, ByPeak and
+	// ByFrontier are false and Why says what is not finished.
+	Unfinished bool
+}
+
+// UnfinishedVerdict is the verdict on a key whose discovery has not
+// finished: a window point Unfinished (the discovery was killed while it
+// ran the point or before it got to it), or others, points of the
+// discovery not finished that its journal places on no arm. A point that
+// ran and failed stays failed, but no rule judges the key: what the
+// discovery has still to run may turn any verdict. Why names, per arm
+// with points not finished (or measured in part), its window's coverage
+// ("tp8 ep8: window c1 c2 c4: 1 green, 2 not finished (c2 c4)"), per
+// other arm with failed points how many ("tp4: 6 of 6 points failed"),
+// then the others.
+// ok is false when the discovery is finished as far as the windows and
+// others tell.
+func UnfinishedVerdict(key []Window, others int) (v KeyVerdict, ok bool) {
+	v.Unfinished = others > 0
+	for _, a := range key {
+		v.Adaptive = v.Adaptive || a.Adaptive
+		v.Unfinished = v.Unfinished || a.unfinished() > 0
+	}
+	if !v.Unfinished {
+		return KeyVerdict{}, false
+	}
+	for _, a := range key {
+		switch n := a.failed(); {
+		case a.partial():
+			v.Why = append(v.Why, fmt.Sprintf("%s: %s", a.Arm, a.coverage()))
+		case n > 0:
+			v.Why = append(v.Why, fmt.Sprintf("%s: %d of %d points failed", a.Arm, n, len(a.Points)))
+		}
+	}
+	if others > 0 {
+		v.Why = append(v.Why, plural.Count(others, "point", "points")+" of the discovery not finished with no arm named in its journal")
+	}
+	return v, true
 }
 
 // JudgeKey judges every arm of a key against its window (Judge) and each
@@ -344,7 +400,13 @@ type KeyVerdict struct {
 // FrontierStep through beyond (not for an arm with failed window points,
 // which the frontier rule never takes, nor for one with no point
 // measured).
+//
+// A key whose discovery has not finished is not judged: its verdict is
+// UnfinishedVerdict's, and beyond is not asked for a point.
 func JudgeKey(key []Window, beyond Beyond) (KeyVerdict, error) {
+	if v, ok := UnfinishedVerdict(key, 0); ok {
+		return v, nil
+	}
 	v := KeyVerdict{Strict: true, ByPeak: true, ByFrontier: true}
 	for _, a := range key {
 		ok, peak, w := a.Judge()
@@ -381,9 +443,11 @@ func JudgeKey(key []Window, beyond Beyond) (KeyVerdict, error) {
 }
 
 // Label is the verdict's word: agree, by peak+frontier, by peak, by
-// frontier or disagree.
+// frontier or disagree; unfinished for a key not judged.
 func (v KeyVerdict) Label() string {
 	switch {
+	case v.Unfinished:
+		return "unfinished"
 	case v.Strict:
 		return "agree"
 	case v.ByPeak && v.ByFrontier:
@@ -397,8 +461,13 @@ func (v KeyVerdict) Label() string {
 }
 
 // Line is the key's verdict line: its label and key, and why for a key
-// that does not agree strictly or rests on windows measured in part.
+// that does not agree strictly or rests on windows measured in part; for
+// a key whose discovery has not finished, what is not finished and to
+// resume it.
 func (v KeyVerdict) Line(key string) string {
+	if v.Unfinished {
+		return fmt.Sprintf("%-17s %s: %s: resume the discovery (the sweep discover command that started it) and judge it again", v.Label(), key, strings.Join(v.Why, "; "))
+	}
 	if len(v.Why) == 0 {
 		return fmt.Sprintf("%-17s %s", v.Label(), key)
 	}
@@ -414,6 +483,9 @@ type Tally struct {
 	// (KeyVerdict.Adaptive) and those of them that agree by each rule:
 	// verdicts on the points those discoveries measured.
 	Adaptive Counts
+	// Unfinished counts the keys not judged because their discovery has
+	// not finished (KeyVerdict.Unfinished); Counts leaves them out.
+	Unfinished int
 }
 
 // Counts are keys judged and how many of them agree by each rule.
@@ -431,6 +503,10 @@ func (c *Counts) add(v KeyVerdict) {
 
 // Add counts one key's verdict.
 func (t *Tally) Add(v KeyVerdict) {
+	if v.Unfinished {
+		t.Unfinished++
+		return
+	}
 	t.Counts.add(v)
 	t.Open += count(len(v.Open) > 0)
 	if v.Adaptive {
@@ -457,6 +533,10 @@ func (t Tally) String() string {
 		s += fmt.Sprintf("; %d judged on full discoveries, %d on adaptive ones (on the points they measured: %d agree, %d by the peak, %d by the frontier)",
 			t.Keys-a.Keys, a.Keys, a.Strict, a.ByPeak, a.ByFrontier)
 	}
+	if t.Unfinished > 0 {
+		s += fmt.Sprintf("; %s", map[bool]string{true: "1 key not judged (its discovery has not finished: resume it)",
+			false: fmt.Sprintf("%d keys not judged (their discoveries have not finished: resume them)", t.Unfinished)}[t.Unfinished == 1])
+	}
 	return s
 }
 
@@ -472,7 +552,9 @@ func (t Tally) String() string {
 // d says how the discovery chose the arm's points. A concurrency it
 // recorded as skipped (adaptive discovery did not need it) where the arm
 // has no result is NotMeasured, not failed; one with results that failed
-// stays failed. A point whose results are all probes (none superseded
+// stays failed. A concurrency it has not finished is Unfinished, whatever
+// results an earlier attempt left (a probe whose full-length run was
+// interrupted). A point whose results are all probes (none superseded
 // by a full-length run) is marked Probe.
 func WindowOf(name string, r *Result, concs []int, d Discovery) Window {
 	w := Window{Arm: name, Adaptive: d.Adaptive}
@@ -484,6 +566,10 @@ func WindowOf(name string, r *Result, concs []int, d Discovery) Window {
 	}
 	for _, c := range concs {
 		p := at[c]
+		if slices.Contains(d.Unfinished, c) {
+			w.Points = append(w.Points, WindowPoint{Conc: c, Unfinished: true})
+			continue
+		}
 		if p == nil && slices.Contains(d.Skipped, c) {
 			w.Points = append(w.Points, WindowPoint{Conc: c, NotMeasured: true})
 			continue
@@ -532,6 +618,10 @@ type Discovery struct {
 	Adaptive bool
 	// Skipped are the concurrencies it recorded as not run.
 	Skipped []int
+	// Unfinished are the concurrencies it has not finished: the discovery
+	// was killed or interrupted while it ran them, or before it got to
+	// them (campaign.Coverage.Unfinished).
+	Unfinished []int
 }
 
 // probesOnly reports whether every result of arm a at conc that is not

@@ -350,3 +350,51 @@ func TestWindowOfAdaptive(t *testing.T) {
 	assert.False(t, strict || byPeak)
 	assert.Equal(t, "tp8: no knee on window c1 c2 c4: 0 green, 3 not measured (adaptive: c1 c2 c4)", why)
 }
+
+// TestJudgeKeyUnfinished: a key with a window point not finished is not
+// judged: "unfinished", nothing read beyond, each arm with points not
+// finished named with its coverage and one with failed points with how
+// many, and the tally counts it apart from the judged keys (the counts
+// line unchanged without one). WindowOf reads a concurrency the
+// discovery has not finished as Unfinished, even where a probe of it was
+// read (its full-length run was interrupted).
+func TestJudgeKeyUnfinished(t *testing.T) {
+	full := CurveWindow("tp8", []WindowPoint{wpt(1, 90, 100), wpt(8, 800, 75), wpt(16, 1000, 60), wpt(32, 1010, 30)})
+	cut := CurveWindow("tp4", []WindowPoint{wpt(1, 100, 90), {Conc: 2, Unfinished: true}, {Conc: 4, Unfinished: true}})
+	broken := CurveWindow("tp2", []WindowPoint{wpt(1, 50, 90), {Conc: 2, Failed: true}, wpt(4, 150, 70)})
+	var asked []int
+	measured := func(a Window, conc int) (WindowPoint, bool, error) {
+		asked = append(asked, conc)
+		return wpt(conc, 700, 50), true, nil
+	}
+	v, err := JudgeKey([]Window{broken, cut, full}, measured)
+	require.NoError(t, err)
+	assert.Empty(t, asked, "an unfinished key is not read beyond")
+	assert.True(t, v.Unfinished)
+	assert.False(t, v.Strict || v.ByPeak || v.ByFrontier)
+	assert.Equal(t, "unfinished        k: tp2: 1 of 3 points failed; tp4: window c1 c2 c4: 1 green, 2 not finished (c2 c4): resume the discovery (the sweep discover command that started it) and judge it again", v.Line("k"))
+
+	others, ok := UnfinishedVerdict([]Window{full}, 3)
+	require.True(t, ok)
+	assert.Equal(t, "unfinished        k: 3 points of the discovery not finished with no arm named in its journal: resume the discovery (the sweep discover command that started it) and judge it again", others.Line("k"))
+	_, ok = UnfinishedVerdict([]Window{full, broken}, 0)
+	assert.False(t, ok, "finished: judged")
+
+	agree, err := JudgeKey([]Window{full}, measured)
+	require.NoError(t, err)
+	var tally Tally
+	tally.Add(agree)
+	judged := tally.String()
+	assert.Equal(t, "1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier", judged)
+	tally.Add(v)
+	tally.Add(others)
+	assert.Equal(t, judged+"; 2 keys not judged (their discoveries have not finished: resume them)", tally.String())
+
+	a := &Arm{Simulated: true}
+	for _, c := range []int{1, 2, 4} {
+		v := float64(100 * c)
+		a.Samples = append(a.Samples, Sample{Conc: c, Simulated: true, Probe: c == 4, TotalTPS: &v, OutputTPS: &v})
+	}
+	w := WindowOf("tp4", Analyze(a, Options{}), []int{1, 2, 4, 8}, Discovery{Adaptive: true, Unfinished: []int{4, 8}})
+	assert.Equal(t, []WindowPoint{{Conc: 4, Unfinished: true}, {Conc: 8, Unfinished: true}}, w.Points[2:])
+}

@@ -102,7 +102,7 @@ func TestDiscoverMeasuredKeyAsOnTheCluster(t *testing.T) {
 // full discovery and failed in the adaptive one (and again on a fresh
 // server when retried). With the far-neighbour bracketing points as
 // probes the default adaptive discovery of this arm runs only probes
-// (c4 c16 c48 c32), so the full-length comparison runs with
+// (c4 c16 c48 c32 c40), so the full-length comparison runs with
 // --probe-duration 0, where every point it asks for is full length.
 func TestDiscoverAdaptiveMeasuresAsTheFullDiscovery(t *testing.T) {
 	bin, err := selfexe.Path()

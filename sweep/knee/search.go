@@ -58,7 +58,11 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     is measured on the plateau (within Analyze.Drop of the peak: it
 //     bounds the knee; a point fallen off a cliff does not, nor one more
 //     than a doubling above the knee that reads below the knee: the
-//     curve may have risen and fallen between);
+//     curve may have risen and fallen between), and, when the next
+//     measured point above the peak failed or fell off a cliff with
+//     unmeasured grid points between the two, the one nearest their
+//     log-middle (peakGap: such a point bounds the peak no more than the
+//     knee; the peak, and the knee at Threshold × peak, may lie between);
 //     repeat until settled. An arm still gaining at the top of its grid
 //     gets the grid point below the top, and the gaps below are filled
 //     only when that top gain is within two noise standard deviations of
@@ -395,7 +399,8 @@ func fellOff(from, to, sFrom, sTo float64) bool {
 
 // fill returns the points that settle the knee found on what is
 // measured: its missing lower doubling neighbour, and the upper one
-// unless a point above the knee is measured on the plateau; with the knee at the top of what
+// unless a point above the knee is measured on the plateau, and between
+// the peak and a failed or fallen point above it (peakGap); with the knee at the top of what
 // is measured, the grid point just below (the top gate compares the last
 // two grid points, as on the full grid) and the next one above; for an
 // arm that still gains at its top, the next grid point above, or at the
@@ -538,6 +543,11 @@ func fillWant(grid []int, r *Result, at fillAt, rd readings, ao Options) []int {
 			// it; one fallen below the plateau (a cliff) does not, the
 			// peak may lie between.
 			want = append(want, nearest(grid, 2*float64(r.Knee)))
+		}
+		// Nor does a point above the peak that failed or fell off a
+		// cliff bound the peak: it may lie between the two.
+		if c := peakGap(grid, r, rd); c > 0 {
+			want = append(want, c)
 		}
 		if r.Knee == top {
 			want = append(want, below, above)
@@ -783,6 +793,37 @@ func plateauAbove(grid []int, tput func(int) (float64, bool), k int, floor float
 		return true
 	}
 	return false
+}
+
+// peakGap returns, when the next measured point above r's peak failed
+// or fell off a cliff from the peak's reading (fellOff), the unmeasured
+// grid point between the two nearest their log-middle; 0 when that point
+// is on the plateau or none lies between. A point fallen off a cliff
+// bounds the peak no more than it bounds the knee (plateauAbove): the
+// peak, and the knee at Threshold × peak with it, may lie between (the
+// MI325X Qwen3.5 FP8 MTP TP4 arm peaks at c40 between c32 and a cliff at
+// c48). Measured there, a higher reading is the new peak and the gap
+// above it is split again; a lower one leaves the peak where it was.
+func peakGap(grid []int, r *Result, rd readings) int {
+	pt, ok := rd.tput(r.Peak)
+	if r.Peak == 0 || !ok {
+		return 0
+	}
+	var gap []int
+	for _, g := range grid {
+		if g <= r.Peak {
+			continue
+		}
+		if !rd.has(g) {
+			gap = append(gap, g)
+			continue
+		}
+		if t, ok := rd.tput(g); len(gap) == 0 || ok && !fellOff(pt, t, rd.sig(r.Peak), rd.sig(g)) {
+			return 0
+		}
+		return nearest(gap, math.Sqrt(float64(r.Peak)*float64(g)))
+	}
+	return 0
 }
 
 // clearGain reports whether the gain per doubling from below to top

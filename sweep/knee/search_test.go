@@ -38,10 +38,14 @@ var (
 
 // searchTally compares the adaptive search with the full grid.
 type searchTally struct {
-	arms, agree        int
-	points, fullPoints int
-	probes             int
-	again              int // probes measured again at the full length
+	arms, agree int
+	// peakArms are the arms whose full grid reads a peak; of those, the
+	// search's peak is the full grid's on peakSame, within one grid step
+	// of it on peakNear (peakSame among them).
+	peakArms, peakSame, peakNear int
+	points, fullPoints           int
+	probes                       int
+	again                        int // probes measured again at the full length
 	// GPU-seconds: ours (one server per arm) and InferenceX's (the full
 	// grid, one server start per point); ours split into server starts,
 	// full-length points and probes.
@@ -55,8 +59,8 @@ type searchTally struct {
 }
 
 func (t searchTally) String() string {
-	return fmt.Sprintf("%d arms: knee within one doubling of the full grid's on %.1f%%; %.2f points per arm (%.2f probes, %d measured again at full length) vs %.2f (%.0f%%); GPU-hours %.1f%% of InferenceX's restart-per-point full grid (server starts %.1f%%, full-length points %.1f%%, probes %.1f%%; floor %.1f%%, %.1f%% with one full-length point)",
-		t.arms, pct(t.agree, t.arms), float64(t.points)/float64(t.arms), float64(t.probes)/float64(t.arms), t.again, float64(t.fullPoints)/float64(t.arms),
+	return fmt.Sprintf("%d arms: knee within one doubling of the full grid's on %.2f%%; peak the full grid's on %.1f%% (within one grid step %.1f%%) of %d arms with a peak; %.2f points per arm (%.2f probes, %d measured again at full length) vs %.2f (%.0f%%); GPU-hours %.2f%% of InferenceX's restart-per-point full grid (server starts %.1f%%, full-length points %.1f%%, probes %.1f%%; floor %.1f%%, %.1f%% with one full-length point)",
+		t.arms, pct(t.agree, t.arms), pct(t.peakSame, t.peakArms), pct(t.peakNear, t.peakArms), t.peakArms, float64(t.points)/float64(t.arms), float64(t.probes)/float64(t.arms), t.again, float64(t.fullPoints)/float64(t.arms),
 		100*float64(t.points)/float64(t.fullPoints), 100*t.ours/t.inferencex,
 		100*t.starts/t.inferencex, 100*t.full/t.inferencex, 100*t.probeGS/t.inferencex, 100*t.floor/t.inferencex, 100*t.floorFull/t.inferencex)
 }
@@ -269,6 +273,16 @@ func scoreSearch(cases []*searchCase, logf func(string, ...any)) searchTally {
 		} else if logf != nil {
 			logf("%s: full grid %s c%d, search %s c%d on %v", c.id, full.Status, full.Knee, ours.Status, ours.Knee, concs(measured))
 		}
+		if full.Peak > 0 {
+			t.peakArms++
+			i, j := slices.Index(c.grid, full.Peak), slices.Index(c.grid, ours.Peak)
+			if ours.Peak == full.Peak {
+				t.peakSame++
+			}
+			if j >= 0 && i-1 <= j && j <= i+1 {
+				t.peakNear++
+			}
+		}
 		n, nf := len(measured), len(c.grid)
 		t.points += n
 		t.probes += nProbes
@@ -423,14 +437,15 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 		rows[i].again = fullAgain(rows[i].cases)
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "synthetic corpus seed %d, %d arms per synthetic corpus; simulated: seeds 1-2\n%-11s %-20s %6s %9s %11s %11s %10s %14s %15s %15s %11s %9s %13s\n", corpusSeed, corpusSize,
-		"corpus", "bracketing", "arms", "agree %", "points/arm", "probes/arm", "full grid", "full grid again", "grid as probes", "trusted probes", "GPU-hours %", "floor %", "floor+1full %")
+	fmt.Fprintf(&out, "synthetic corpus seed %d, %d arms per synthetic corpus; simulated: seeds 1-2\n%-12s %-20s %6s %9s %7s %9s %11s %11s %10s %15s %14s %15s %11s %9s %13s\n", corpusSeed, corpusSize,
+		"corpus", "bracketing", "arms", "agree %", "peak %", "peak±1 %", "points/arm", "probes/arm", "full grid", "full grid again", "grid as probes", "trusted probes", "GPU-hours %", "floor %", "floor+1full %")
 	for _, r := range rows {
-		fmt.Fprintf(&out, "%-11s %-20s %6d %9.1f %11.2f %11.2f %10.2f %15.1f %14.1f %15.1f %11.1f %9.1f %13.1f\n", r.corpus, r.f.name, r.t.arms,
-			pct(r.t.agree, r.t.arms), float64(r.t.points)/float64(r.t.arms), float64(r.t.probes)/float64(r.t.arms),
+		fmt.Fprintf(&out, "%-12s %-20s %6d %9.2f %7.1f %9.1f %11.2f %11.2f %10.2f %15.1f %14.1f %15.1f %11.2f %9.1f %13.1f\n", r.corpus, r.f.name, r.t.arms,
+			pct(r.t.agree, r.t.arms), pct(r.t.peakSame, r.t.peakArms), pct(r.t.peakNear, r.t.peakArms), float64(r.t.points)/float64(r.t.arms), float64(r.t.probes)/float64(r.t.arms),
 			float64(r.t.fullPoints)/float64(r.t.arms), r.again, r.retest, r.trusted, 100*r.t.gpuHours(), 100*r.t.floor/r.t.inferencex, 100*r.t.floorFull/r.t.inferencex)
 		b.ReportMetric(pct(r.t.agree, r.t.arms), "agree_%_"+r.corpus+"_"+strings.Fields(r.f.name)[0])
 		b.ReportMetric(100*r.t.gpuHours(), "gpu_hours_%_"+r.corpus+"_"+strings.Fields(r.f.name)[0])
+		b.ReportMetric(pct(r.t.peakSame, r.t.peakArms), "peak_%_"+r.corpus+"_"+strings.Fields(r.f.name)[0])
 	}
 	b.Log("\n" + out.String())
 }
@@ -447,13 +462,63 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // Now (180 s probes, adopted below; the top gate's re-run of an
 // ambiguous knee, adopted from branch h-ambig; the bracketing points
 // with a grid neighbour more than a doubling away as probes, adopted
-// from the study on branch h-medium, its "variant 8"), held-out:
-// conc-lists 97.2 % at 19.8 %, doubling 98.3 % at 15.0 %, simulated
-// 100 % at 29.8 %, sim-doubling 100 % at 18.6 %; benchmark seeds
-// 97.09/19.50, 97.63/14.92, 100/30.23, 100/18.79. The goal,
-// ≥ 97 % at ≤ 20 % on every corpus, is met on the synthetic corpora
-// (doubling grids and conc-lists, held out and on the benchmark seeds)
-// and on the simulated doubling grids, not on the simulated conc-lists.
+// from the study on branch h-medium, its "variant 8"; the peak gap,
+// below, from branch h-peak), held-out: conc-lists 97.35 % at 19.99 %,
+// doubling 98.28 % at 15.03 %, simulated 100 % at 29.24 %, sim-doubling
+// 100 % at 18.58 %; benchmark seeds 97.09/19.59, 97.63/14.91,
+// 100/30.09, 100/18.79. The goal, ≥ 97 % at ≤ 20 % on every
+// corpus, is met on the synthetic corpora (doubling grids and
+// conc-lists, held out and on the benchmark seeds; the held-out
+// conc-lists with no margin left) and on the simulated doubling grids,
+// not on the simulated conc-lists.
+//
+// The peak gap (peakGap, TestNextStepPeakGap): when the next measured
+// point above the peak failed or fell off a cliff, the grid point
+// between the two nearest their log-middle is measured (a probe where
+// probeable). Without it the simulated MI325X Qwen3.5 FP8 MTP TP4 and
+// TP4 EP4 arms stopped on [1p 8p 16p 32 48] and [4p 16p 32p 48p], c40
+// (the hardware's peak, the full grid's too) never measured: peak c32,
+// knee c16 where the full grid reads c32 (agreeing within a doubling,
+// so only the peak tally shows it). The tally counts the arms whose full
+// grid has a peak and how often the search's is the same (its log says
+// too how often within one grid step). Agreement %/GPU-hours %/peak %,
+// held out then benchmark seeds (variants 1-3 restrict the rule):
+//
+//	corpus        before (main c36bca4)               rule, unrestricted
+//	conc-lists    97.16/19.82/32.3  97.09/19.50/33.5  97.35/19.99/32.8  97.09/19.59/33.1
+//	doubling      98.28/15.02/33.3  97.63/14.92/33.6  98.28/15.03/33.0  97.63/14.91/33.5
+//	simulated     100/29.80/50      100/30.23/50      100/29.24/70      100/30.09/70
+//	sim-doubling  100/18.58/94.4    100/18.79/94.4    the same
+//	equal-length  98.68/47.50/54.1  99.22/46.77/56.9  98.87/48.17/55.6  99.27/47.72/58.8  (conc-lists)
+//	              100/43.94/55.4    99.83/43.72/56.8  100/44.01/55.4    99.83/43.77/56.9  (doubling)
+//	              100/55.02/60      100/55.02/60      100/60.99/100     100/60.99/100     (simulated)
+//
+// On the simulated conc-lists it costs nothing: the TP4 arms' c40, a
+// probe, replaces the full-length re-runs of c32 and c48 (every point a
+// probe; TestSearchPeakGapSimArms): the knee c32 on TP4 and TP4 EP4,
+// seeds 1 and 2, and the peak c40 on two of the four, c32 on the other
+// two (their c32 probe a hair above c40's: 0.2 % and 0.8 %). At the full
+// length (equal-length points) it is the price of the peak: 6 of the
+// 17 held-out simulated arms take one or two more 1200 s points and all
+// their peaks are the full grid's. On the synthetic conc-lists it fires
+// on 38 of 529 held-out arms (+0.17 points of GPU-hours): s0273 is
+// regained, none lost; on a flat plateau the peak is the noise's pick,
+// so the peak tally moves either way there (+0.5 held out, -0.4 on the
+// benchmark seeds). Restricted, held out then benchmark seeds on the
+// conc-lists (the simulated corpora read as unrestricted in each):
+// (1) only where the verdict could move, an ambiguous knee or the knee's
+// reading below Threshold × the highest peak the gain into the peak
+// allows at the gap point: 97.16/19.89/32.3, 97.09/19.56/33.6 (the
+// CLI's TP4 EP4 arm, ok c32 at its peak c32, gets no c40); (2) 1 with
+// that peak two noise standard deviations higher: 97.35/19.99/32.8 held
+// out (fires on 37 arms); (3) only across more than half a doubling:
+// 97.35/19.97/32.8, 97.09/19.59/33.0. On three more synthetic seeds
+// (corpusSeed+3 to +5, 1500 conc-lists arms each) the agreement is the
+// same either way and the GPU-hours rise from 20.25, 19.63 and 20.04 %
+// to 20.33, 19.69 and 20.12 % (20.29, 19.67, 20.09 with 1). None keeps
+// the agreement gain at a cost the unrestricted rule does not already
+// meet (≤ 20.0 % held out and on the benchmark seeds), and 1 leaves the
+// peak unsought wherever the knee is safe, so the rule is unrestricted.
 //
 // Variant 8: a bracketing point with a grid neighbour more than a
 // doubling away ran at the full length (a probe's noise there may move
@@ -1145,10 +1210,13 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // 97.9 -> 98.7 %, conc-lists with probes 97.4 -> 97.7 %, the others as
 // they were; GPU-hours equal or 0.1 points lower.
 func TestAdaptiveSearch(t *testing.T) {
-	limits := map[string]map[fidelity][2]float64{ // agreement ≥ [0], GPU-hours ≤ [1]
-		"conc-lists":   {equalLength: {0.986, 0.476}, probes: {0.971, 0.200}},
-		"doubling":     {equalLength: {0.996, 0.440}, probes: {0.982, 0.152}},
-		"simulated":    {equalLength: {1, 0.551}, probes: {1, 0.299}},
+	// agreement ≥ [0], GPU-hours ≤ [1], the peak the full grid's on ≥ [2]
+	// of the arms with one (0: not held; on the synthetic corpora the
+	// peak on a flat plateau is the noise's pick)
+	limits := map[string]map[fidelity][3]float64{
+		"conc-lists":   {equalLength: {0.988, 0.482}, probes: {0.973, 0.200}},
+		"doubling":     {equalLength: {0.996, 0.441}, probes: {0.982, 0.152}},
+		"simulated":    {equalLength: {1, 0.610, 1}, probes: {1, 0.293, 0.7}},
 		"sim-doubling": {equalLength: {1, 0.494}, probes: {1, 0.187}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
@@ -1158,10 +1226,13 @@ func TestAdaptiveSearch(t *testing.T) {
 			t.Logf("%s, %s: %s; the full grid measured again agrees with it on %.1f%%", sc.name, f.name, tally, fullAgain(cases))
 			lim := limits[sc.name][f]
 			if a := float64(tally.agree) / float64(tally.arms); a < lim[0] {
-				t.Errorf("%s, %s: knee agreement %.1f%%, want ≥ %.0f%%", sc.name, f.name, 100*a, 100*lim[0])
+				t.Errorf("%s, %s: knee agreement %.2f%%, want ≥ %.1f%%", sc.name, f.name, 100*a, 100*lim[0])
 			}
 			if r := tally.gpuHours(); r > lim[1] {
 				t.Errorf("%s, %s: GPU-hours %.1f%% of InferenceX's full grid, want ≤ %.1f%%", sc.name, f.name, 100*r, 100*lim[1])
+			}
+			if p := float64(tally.peakSame) / float64(tally.peakArms); p < lim[2] {
+				t.Errorf("%s, %s: the peak the full grid's on %.1f%% of the arms with one, want ≥ %.1f%%", sc.name, f.name, 100*p, 100*lim[2])
 			}
 		}
 	}
@@ -1665,8 +1736,9 @@ func TestNextUpperNeighbour(t *testing.T) {
 		want  int // measured by the end
 		never int // never measured (0: no check)
 	}{
-		// c64 fell off a cliff: the peak may lie between 16 and 64.
-		{"cliff above", map[int]float64{4: 6300, 16: 15900, 32: 19600, 64: 4100}, 32, 0},
+		// c64 fell off a cliff: the peak may lie between 16 and 64 (and
+		// between 32 and 64 once c32 is measured: TestNextStepPeakGap).
+		{"cliff above", map[int]float64{4: 6300, 16: 15900, 32: 19600, 48: 19800, 64: 4100}, 32, 0},
 		// c64 is on the plateau: it bounds the knee at 16 from above.
 		{"plateau above", map[int]float64{4: 6300, 16: 15900, 32: 16000, 64: 16100}, 0, 32},
 		// c64 is within δ of the peak but below the knee's own reading,
@@ -1700,6 +1772,64 @@ func TestNextUpperNeighbour(t *testing.T) {
 				t.Errorf("measured %v, want no %d", order, tt.never)
 			}
 		})
+	}
+}
+
+// TestNextStepPeakGap: a point fallen off a cliff, or failed, does not
+// bound the peak from above: while unmeasured grid points lie between the
+// peak and it, the one nearest their log-middle is measured, as a probe
+// where its grid neighbours lie within a doubling. The readings are the
+// simulated MI325X Qwen3.5 FP8 MTP TP4 arm's (seed 1) on its conc-list,
+// where the hardware peaked at c40 and fell off a cliff at c48: without
+// the rule the search stopped on [1p 8p 16p 32 48], c40 never measured,
+// and read the peak at c32 and an ambiguous knee at c16 where the full
+// grid reads the peak at c40 and the knee at c32.
+func TestNextStepPeakGap(t *testing.T) {
+	grid := []int{1, 8, 16, 32, 40, 48}
+	probe := func(c int, v float64) knee.Sample {
+		return knee.Sample{Conc: c, TotalTPS: &v, Probe: true, Seconds: 180}
+	}
+	full := func(c int, v float64) knee.Sample { return knee.Sample{Conc: c, TotalTPS: &v, Seconds: 1200} }
+	failed := func(c int) knee.Sample {
+		return knee.Sample{Conc: c, Seconds: 1200, Excluded: "error rate 16% > 10%"}
+	}
+	below := []knee.Sample{probe(1, 3042), probe(8, 17795), probe(16, 23745)}
+	with := func(ss ...knee.Sample) []knee.Sample { return append(slices.Clone(below), ss...) }
+	tests := []nextStepCase{
+		{"a cliff above the peak, a point between", with(probe(32, 27110), probe(48, 6577)), knee.Step{Conc: []int{40}, Probe: true}},
+		{"the same at the full length", with(full(32, 25642), full(48, 4113)), knee.Step{Conc: []int{40}, Probe: true}},
+		{"a failure above the peak", with(full(32, 25642), failed(48)), knee.Step{Conc: []int{40}, Probe: true}},
+		{"a failure next above the peak", with(full(32, 25642), failed(40), failed(48)), knee.Step{}},
+		{"the point between measured", with(full(32, 25642), probe(40, 27068), full(48, 4113)), knee.Step{}},
+		// c48 on the plateau bounds the peak: it is the peak, or within
+		// the noise of it.
+		{"the plateau above", with(full(32, 25642), full(48, 25900)), knee.Step{}},
+	}
+	checkNextSteps(t, grid, tests)
+	// Without c40 in the grid nothing lies between.
+	checkNextSteps(t, []int{1, 8, 16, 32, 48}, []nextStepCase{{"nothing between", with(full(32, 25642), full(48, 4113)), knee.Step{}}})
+}
+
+// TestSearchPeakGapSimArms: on the simulated MI325X Qwen3.5 FP8 MTP TP4
+// and TP4 EP4 arms (conc-lists [1 8 16 32 40 48] and [4 16 32 40 48],
+// seeds 1 and 2) the full grid reads the peak at c40, cliff at c48, and
+// the knee at c32; the search measures c40 between the peak it read at
+// c32 and the cliff, and reads the knee at c32 too (at c16 without it:
+// within a doubling, so agreeing, but not the knee).
+func TestSearchPeakGapSimArms(t *testing.T) {
+	for _, arm := range []string{"tp4", "tp4 ep4"} {
+		for _, seed := range []int{1, 2} {
+			c := simArmCase(t, simCorpusFile, "qwen3.5-fp8-mi325x-sglang-agentic-mtp", arm, seed)
+			run := search(c)
+			full := knee.Analyze(c.full, knee.Options{})
+			ours := knee.Analyze(&knee.Arm{Samples: run.measured}, knee.Options{})
+			if full.Knee != 32 || full.Peak != 40 {
+				t.Fatalf("%s: full grid %s c%d peak c%d, want the knee c32 and the peak c40", c.id, full.Status, full.Knee, full.Peak)
+			}
+			if ours.Knee != full.Knee || !slices.ContainsFunc(run.measured, func(s knee.Sample) bool { return s.Conc == 40 }) {
+				t.Errorf("%s: search %s c%d peak c%d on %v, want the knee c%d and c40 measured", c.id, ours.Status, ours.Knee, ours.Peak, concs(run.measured), full.Knee)
+			}
+		}
 	}
 }
 

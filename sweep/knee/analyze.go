@@ -302,11 +302,37 @@ func Analyze(a *Arm, o Options) *Result {
 		r.leaveTopOpen(use, undecided, o.Gain)
 	}
 	if r.Points[use[k]].Probe {
-		r.Reason += fmt.Sprintf("; c%d is a short probe (noisier; its full-length neighbours bound the knee)", r.Knee)
+		r.Reason += probeKneeNote(r.Points, use, k)
 	}
 	r.Kneedle = kneedleOnFit(u[:end+1], fit[:end+1], r.Points, use)
 	r.Cliff = cliffs(r, use, fit, peak, o)
 	return r
+}
+
+// probeKneeNote says, for a knee at a short probe (r.Points[use[k]]),
+// what bounds it: its usable neighbours at the full length, one of them,
+// or none (the knee then rests on probes alone).
+func probeKneeNote(pts []Point, use []int, k int) string {
+	var full, all []string
+	for _, j := range []int{k - 1, k + 1} {
+		if j < 0 || j >= len(use) {
+			continue
+		}
+		c := fmt.Sprintf("c%d", pts[use[j]].Conc)
+		all = append(all, c)
+		if !pts[use[j]].Probe {
+			full = append(full, c)
+		}
+	}
+	knee := pts[use[k]].Conc
+	switch {
+	case len(full) > 0 && len(full) == len(all):
+		return fmt.Sprintf("; c%d is a short probe (noisier; its full-length neighbours bound the knee)", knee)
+	case len(full) > 0:
+		return fmt.Sprintf("; c%d is a short probe (noisier; its full-length neighbour %s bounds the knee on one side)", knee, full[0])
+	}
+	return fmt.Sprintf("; c%d is a short probe (noisier), and so %s: the knee rests on probes alone (--adaptive with --probe-duration 0 runs every point it measures at the full length)",
+		knee, plural.Word(len(all), "is its neighbour "+strings.Join(all, ""), "are its neighbours "+strings.Join(all, " and ")))
 }
 
 // wholeFit is the smooth model's fit when its domain is the whole grid:

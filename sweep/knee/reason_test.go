@@ -3,6 +3,7 @@ package knee
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -325,5 +326,35 @@ func TestUndecidedTopGainIsStated(t *testing.T) {
 func TestBelowSure(t *testing.T) {
 	for p, want := range map[float64]string{0.5: "50%", 0.884: "88%", 0.984: "98%", 0.985: "98.5%", 0.9899: "98.9%", 0.98999: "98.9%"} {
 		assert.Equal(t, want, belowSure(p), "%v", p)
+	}
+}
+
+// A knee at a short probe says what bounds it: full-length neighbours on
+// both sides, on one, or none (the knee then rests on probes alone).
+func TestProbeKneeReasonNamesWhatBoundsIt(t *testing.T) {
+	curve := map[int]float64{1: 3042, 8: 17573, 16: 23708, 32: 27109, 40: 27067, 48: 6577}
+	mk := func(full ...int) *Arm {
+		a := &Arm{}
+		for _, c := range []int{1, 8, 16, 32, 40, 48} {
+			v := curve[c]
+			s := Sample{Conc: c, TotalTPS: &v, Probe: true, Seconds: 180}
+			if slices.Contains(full, c) {
+				s.Probe, s.Seconds = false, 1200
+			}
+			a.Samples = append(a.Samples, s)
+		}
+		return a
+	}
+	for _, tc := range []struct {
+		full []int
+		want string
+	}{
+		{[]int{16, 40}, "c32 is a short probe (noisier; its full-length neighbours bound the knee)"},
+		{[]int{40, 48}, "c32 is a short probe (noisier; its full-length neighbour c40 bounds the knee on one side)"},
+		{nil, "c32 is a short probe (noisier), and so are its neighbours c16 and c40: the knee rests on probes alone"},
+	} {
+		r := Analyze(mk(tc.full...), Options{})
+		require.Equal(t, 32, r.Knee, "full-length %v: %s", tc.full, r.Reason)
+		assert.Contains(t, r.Reason, tc.want, "full-length %v", tc.full)
 	}
 }

@@ -182,7 +182,10 @@ func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
 		}
 		return frontierPoint(ctx, o, filepath.Join(o.Dir, key+".frontier", pointDirName(a.id, conc)), a, conc, simulated)
 	}
-	if v, ok := knee.UnfinishedVerdict(windows, chosen.unplaced); ok {
+	if chosen.unplaced > 0 {
+		// Points the journal places on no arm: JudgeKey's own check sees
+		// only the windows.
+		v, _ := knee.UnfinishedVerdict(windows, chosen.unplaced)
 		return Key{Key: key, Verdict: v}, nil
 	}
 	v, err := knee.JudgeKey(windows, beyond)

@@ -112,9 +112,7 @@ func synthCases(cases []*synth.Case, f fidelity) []*searchCase {
 						return smp
 					}
 					if smp.Excluded == "" {
-						sigma := c.Sigma * math.Sqrt(fullSeconds/f.probeSeconds)
-						v := c.Curve(float64(n)) * math.Exp(sigma*rng.NormFloat64())
-						smp.TotalTPS = &v
+						smp.TotalTPS = draw(c, n, c.Sigma*math.Sqrt(fullSeconds/f.probeSeconds), rng)
 					}
 					smp.Probe, smp.Seconds = true, f.probeSeconds
 					return smp
@@ -133,12 +131,17 @@ func synthAgain(c *synth.Case) *knee.Arm {
 	a := &knee.Arm{}
 	for _, s := range c.Arm.Samples {
 		if s.Excluded == "" {
-			v := c.Curve(float64(s.Conc)) * math.Exp(c.Sigma*rng.NormFloat64())
-			s.TotalTPS = &v
+			s.TotalTPS = draw(c, s.Conc, c.Sigma, rng)
 		}
 		a.Samples = append(a.Samples, s)
 	}
 	return a
+}
+
+// draw is a reading of c's curve at conc with relative noise sigma.
+func draw(c *synth.Case, conc int, sigma float64, rng *rand.Rand) *float64 {
+	v := c.Curve(float64(conc)) * math.Exp(sigma*rng.NormFloat64())
+	return &v
 }
 
 // simArmGrid is a simulated arm's full grid as an Arm.
@@ -311,30 +314,21 @@ func scoreSearch(cases []*searchCase, logf func(string, ...any)) searchTally {
 // probe the search does not trust (Sample.Unsteady: its KV pool came
 // near full) is measured again at the full length, as the search does.
 func retest(cases []*searchCase, trusted bool) float64 {
-	n, agree := 0, 0
-	for _, c := range cases {
-		full := knee.Analyze(c.full, knee.Options{})
-		if c.probeSeconds == 0 || full.Status == knee.StatusInsufficient {
-			continue
+	return agreeShare(cases, func(c *searchCase) *knee.Arm {
+		if c.probeSeconds == 0 {
+			return nil
 		}
-		var ss []knee.Sample
+		a := &knee.Arm{}
 		measure := c.session()
 		for _, g := range c.grid {
 			smp := measure(g, true)
 			if trusted && smp.Unsteady() {
 				smp = measure(g, false)
 			}
-			ss = append(ss, smp)
+			a.Samples = append(a.Samples, smp)
 		}
-		n++
-		if knee.SameVerdict(full, knee.Analyze(&knee.Arm{Samples: ss}, knee.Options{})) {
-			agree++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return pct(agree, n)
+		return a
+	})
 }
 
 // fullAgain is the agreement of the full grid measured again at the full
@@ -342,14 +336,31 @@ func retest(cases []*searchCase, trusted bool) float64 {
 // own verdict reproduces, the ceiling of any search scored against it (0
 // when the corpus has no second measurement).
 func fullAgain(cases []*searchCase) float64 {
+	return agreeShare(cases, func(c *searchCase) *knee.Arm {
+		if c.again == nil {
+			return nil
+		}
+		return c.again()
+	})
+}
+
+// agreeShare is the share (%) of the cases whose full grid has a verdict
+// (not insufficient) and which measure measures again (nil: not this
+// case) where Analyze of that measurement agrees with the full grid's
+// (SameVerdict); 0 when there is none.
+func agreeShare(cases []*searchCase, measure func(*searchCase) *knee.Arm) float64 {
 	n, agree := 0, 0
 	for _, c := range cases {
 		full := knee.Analyze(c.full, knee.Options{})
-		if c.again == nil || full.Status == knee.StatusInsufficient {
+		if full.Status == knee.StatusInsufficient {
+			continue
+		}
+		a := measure(c)
+		if a == nil {
 			continue
 		}
 		n++
-		if knee.SameVerdict(full, knee.Analyze(c.again(), knee.Options{})) {
+		if knee.SameVerdict(full, knee.Analyze(a, knee.Options{})) {
 			agree++
 		}
 	}

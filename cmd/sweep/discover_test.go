@@ -233,7 +233,9 @@ func TestDiscoverAdaptiveKeepsProbe(t *testing.T) {
 // and reads the uninterrupted discovery's knee; without the search
 // forming the resume's jobs (Sweep.Run handing campaign.Run the arms'
 // Choose) it starts nothing and reads the arm as unsaturated on c12's
-// probe. A second resume starts nothing.
+// probe. The rewound journal reads c12 unfinished (the arm's search
+// recorded no end), the resumed one nothing. A second resume starts
+// nothing.
 func TestDiscoverAdaptiveKilledAfterEveryPoint(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	out := filepath.Join(t.TempDir(), "d")
@@ -268,6 +270,10 @@ func TestDiscoverAdaptiveKilledAfterEveryPoint(t *testing.T) {
 	}
 	require.Len(t, measured, len(grid), "every point measured before the full-length run: %s", runs)
 	rewindToProbe(t, out, id)
+	cov, err := campaign.ReadCoverage(out)
+	require.NoError(t, err)
+	assert.True(t, slices.ContainsFunc(cov.Unfinished, func(r campaign.Record) bool { return r.Point == id && r.Probe }),
+		"c%d's probe, which the search runs again, is unfinished: %v", c, cov.Unfinished)
 
 	before := len(journalOf(t, out))
 	code, stdout, stderr = runCLI(t, args...)
@@ -282,6 +288,9 @@ func TestDiscoverAdaptiveKilledAfterEveryPoint(t *testing.T) {
 	assert.Equal(t, whole.Status, resumed.Status, "the uninterrupted discovery's verdict: %s", resumed.Reason)
 	assert.Equal(t, whole.Knee, resumed.Knee, "the uninterrupted discovery's knee: %s", resumed.Reason)
 	assert.Equal(t, whole.Reason, resumed.Reason)
+	cov, err = campaign.ReadCoverage(out)
+	require.NoError(t, err)
+	assert.Empty(t, cov.Unfinished, "the resumed search recorded its end")
 	smp, ok, err := knee.ReadFile(result.PointPath(out, id))
 	if assert.NoError(t, err) && assert.True(t, ok) {
 		assert.False(t, smp.Probe, "c%d's result is the full-length run's", c)

@@ -183,3 +183,47 @@ func TestSimAgreementUnfinishedDiscovery(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, finished, stdout)
 }
+
+// TestSimAgreementKilledAdaptiveDiscovery: an adaptive discovery whose
+// search ran every point of its arm as a probe, cut as a kill after the
+// last probe cuts it (every point done, the search's end not recorded),
+// is unfinished: its probes, which the search may still run at the full
+// length, are named. Resumed with the same command, the search records
+// its end and the key reads as before the cut.
+func TestSimAgreementKilledAdaptiveDiscovery(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	const key = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
+	out := t.TempDir()
+	dir := filepath.Join(out, key)
+	discover := []string{"discover", "--simulate", "--adaptive", "--builtin-client", "--no-report", "--config-keys", key, "--tp", "4", "--ep", "4", "--out", dir}
+	code, _, stderr := runCLI(t, discover...)
+	require.Equal(t, 0, code, stderr)
+	code, finished, stderr := runCLI(t, "sim", "agreement", out, key)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, finished, "tp4 ep4: ambiguous knee c32 peak c32 on window c4 c16 c32 c40 c48: 5 green (probe only: c4 c16 c32 c40 c48)")
+
+	data, err := os.ReadFile(filepath.Join(dir, campaign.JournalFile))
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(data), "\n")
+	cut := -1
+	for i, r := range journalOf(t, dir) {
+		if r.Event == campaign.EventSearchEnd {
+			cut = i
+			break
+		}
+		require.NotEqual(t, campaign.EventPointSkip, r.Event, "the search ran every point")
+	}
+	require.Positive(t, cut)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, campaign.JournalFile), []byte(strings.Join(lines[:cut], "")), 0o644))
+	code, stdout, stderr := runCLI(t, "sim", "agreement", out, key)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "unfinished        "+key+": tp2 ep2: 3 of 3 points failed; tp4: 6 of 6 points failed; tp4 ep4: window c4 c16 c32 c40 c48: 0 green, 5 not finished (c4 c16 c32 c40 c48); ")
+	assert.Contains(t, stdout, "; 1 key not judged (its discovery has not finished: resume it)\n")
+
+	code, _, stderr = runCLI(t, discover...)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, 1, countEvents(journalOf(t, dir), campaign.EventSearchEnd)[""], "the resume records the search's end")
+	code, stdout, stderr = runCLI(t, "sim", "agreement", out, key)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, finished, stdout)
+}

@@ -11,8 +11,10 @@
 // judged on the points it measured: the official points its journal
 // records as skipped are not measured (knee.Discovery), never failed. A
 // discovery that has not finished (killed or interrupted: its journal
-// shows points started and never ended, or never run) is not judged:
-// its key is "unfinished" (knee.UnfinishedVerdict), those points named.
+// shows points started and never ended, or never run, or an adaptive
+// arm whose search recorded no end, its probes then not finished:
+// campaign.Coverage.Unfinished) is not judged: its key is "unfinished"
+// (knee.UnfinishedVerdict), those points named.
 //
 // It sits above sweep/point, the last package of floor 5 it uses.
 package agreement

@@ -35,10 +35,13 @@ type pt struct {
 
 // run is what an arm of a made-up discovery did: its results, and the
 // concurrencies its journal records as skipped, as started but never
-// finished, and as never reached (listed in the sweep's start only).
+// finished, and as never reached (listed in the sweep's start only);
+// searching says its adaptive search recorded no end (search_end: in an
+// adaptiveFormatted journal only).
 type run struct {
 	pts                             []pt
 	skipped, interrupted, unreached []int
+	searching                       bool
 }
 
 // journal is what journal a made-up discovery keeps.
@@ -56,6 +59,11 @@ const (
 	// fullUnplanned starts with the sweep's points only, as sweep
 	// discover wrote it before it recorded the arms.
 	fullUnplanned
+	// adaptiveFormatted is adaptivePlanned with the journal's format in
+	// its start, each arm's search ending with a search_end record (but
+	// a run's that is searching), as sweep discover --adaptive writes it
+	// now.
+	adaptiveFormatted
 )
 
 // tp4Curve knees at c8, inside TP4's window; tp8Curve flattens at c2,
@@ -98,15 +106,16 @@ func testArms(t *testing.T) ([]result.Identity, *matrix.Generator) {
 
 // writeDiscovery writes a made-up simulated discovery of testKey's arms
 // (runs, in the order of ids) into dir, with the journal j: its start,
-// each result's point_end (failed for a failed result), each skipped
-// point's point_skip, each interrupted point's point_start; a planned
+// each result's point_start and point_end (failed for a failed result),
+// each skipped point's point_skip, the search's end (search_end, in an
+// adaptiveFormatted journal), each interrupted point's point_start; a planned
 // start lists every point, the unreached ones too, and each arm's
 // identity and points.
 func writeDiscovery(t *testing.T, dir string, ids []result.Identity, runs []run, j journal) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	if j != noJournal {
-		start := &campaign.Identity{Command: "discover", Settings: []campaign.Setting{campaign.AdaptiveSetting(j == adaptiveJournal || j == adaptivePlanned)}}
+		start := &campaign.Identity{Command: "discover", Settings: []campaign.Setting{campaign.AdaptiveSetting(j == adaptiveJournal || j == adaptivePlanned || j == adaptiveFormatted)}}
 		var arms []campaign.ArmPlan
 		if j != adaptiveJournal {
 			for i, rn := range runs {
@@ -126,7 +135,11 @@ func writeDiscovery(t *testing.T, dir string, ids []result.Identity, runs []run,
 		if j == fullUnplanned {
 			arms = nil
 		}
-		writeJournal(t, dir, campaign.Record{Event: campaign.EventSweepStart, Identity: start, Arms: arms})
+		format := 0
+		if j == adaptiveFormatted {
+			format = campaign.JournalFormat
+		}
+		writeJournal(t, dir, campaign.Record{Event: campaign.EventSweepStart, Identity: start, Format: format, Arms: arms})
 	}
 	for i, rn := range runs {
 		var recs []campaign.Record
@@ -148,12 +161,16 @@ func writeDiscovery(t *testing.T, dir string, ids []result.Identity, runs []run,
 			if p.failed {
 				status = campaign.StatusFailed
 			}
-			recs = append(recs, campaign.Record{Event: campaign.EventPointEnd, Arm: i + 1, Point: pointID(i, p.conc),
-				Conc: p.conc, Probe: p.probe, Status: status, Result: rel})
+			recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: i + 1, Point: pointID(i, p.conc), Conc: p.conc, Probe: p.probe},
+				campaign.Record{Event: campaign.EventPointEnd, Arm: i + 1, Point: pointID(i, p.conc),
+					Conc: p.conc, Probe: p.probe, Status: status, Result: rel})
 		}
 		for _, c := range rn.skipped {
 			recs = append(recs, campaign.Record{Event: campaign.EventPointSkip, Arm: i + 1, Point: pointID(i, c), Conc: c,
 				Reason: "adaptive discovery: not needed to find the knee"})
+		}
+		if j == adaptiveFormatted && !rn.searching {
+			recs = append(recs, campaign.Record{Event: campaign.EventSearchEnd, Arm: i + 1, Reason: "adaptive discovery: the knee search needs no more points"})
 		}
 		for _, c := range rn.interrupted {
 			recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: i + 1, Point: pointID(i, c), Conc: c})
@@ -236,12 +253,19 @@ func TestJudgeAdaptiveDiscoveries(t *testing.T) {
 // journal's start), is not finished, not failed, and the key is not
 // judged but "unfinished", its points named per arm and counted apart;
 // a point that ran and failed stays failed. A finished discovery with a
-// journal reads as one without.
+// journal reads as one without. An adaptive discovery killed between two
+// steps of its search, every point run (some as probes), is unfinished
+// when its journal says so (a format, no search_end for the arm): its
+// probes are not finished; with the search's end recorded, or from a
+// journal without a format, it is judged on what it measured.
 func TestJudgeUnfinishedDiscoveries(t *testing.T) {
 	ids, g := testArms(t)
 	const notJudged = "0 of 0 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier; 1 key not judged (its discovery has not finished: resume it)"
 	const resume = ": resume the discovery (the sweep discover command that started it) and judge it again"
 	failedAt16 := append(tp4(1, 2, 4, 8, 10, 12), pt{conc: 16, failed: true})
+	probed := append(tp4(1, 4, 16), asProbe(tp4Curve[2], false), asProbe(tp4Curve[8], false), asProbe(tp4Curve[10], false), asProbe(tp4Curve[12], false))
+	const probedJudged = "agree             " + testKey + ": tp4 ep4 kv:dram: ambiguous knee c10 peak c16 on window c1 c2 c4 c8 c10 c12 c16: 7 green (probe only: c2 c8 c10 c12)"
+	const adaptiveTally = "1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier; 0 judged on full discoveries, 1 on adaptive ones (on the points they measured: 1 agree, 1 by the peak, 1 by the frontier)"
 	for _, tc := range []struct {
 		name     string
 		tp4, tp8 run
@@ -264,6 +288,10 @@ func TestJudgeUnfinishedDiscoveries(t *testing.T) {
 		{"full finished, a point failed", run{pts: failedAt16}, run{pts: tp8Curve}, fullPlanned,
 			"disagree          " + testKey + ": tp4 ep4 kv:dram: 1 of 7 points failed (frontier: 1 of 7 window points failed)",
 			"0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier"},
+		{"adaptive killed between two steps of its search, every point run", run{pts: probed, searching: true}, run{pts: tp8Curve}, adaptiveFormatted,
+			"unfinished        " + testKey + ": tp4 ep4 kv:dram: window c1 c2 c4 c8 c10 c12 c16: 3 green, 4 not finished (c2 c8 c10 c12)" + resume, notJudged},
+		{"adaptive, every point run, its search ended", run{pts: probed}, run{pts: tp8Curve}, adaptiveFormatted, probedJudged, adaptiveTally},
+		{"adaptive, every point run, a journal without a format", run{pts: probed}, run{pts: tp8Curve}, adaptivePlanned, probedJudged, adaptiveTally},
 		{"full finished", run{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, run{pts: tp8Curve}, fullPlanned,
 			"agree             " + testKey,
 			"1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier"},

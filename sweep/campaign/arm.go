@@ -74,9 +74,10 @@ type ArmOptions struct {
 	// Choose, when set, picks the points to run next from job.Points
 	// (adaptive discovery): it is called at the start and whenever the
 	// chosen points have run, with how each point ran so far (by ID); nil
-	// or empty ends the arm, and the points never chosen are recorded as
-	// skipped. A point runs once, but a point that ran as a probe may run
-	// once more at the full length (a failed probe measured again).
+	// or empty ends the arm: the points never chosen are recorded as
+	// skipped, then the search's end (search_end), unless ctx is
+	// cancelled. A point runs once, but a point that ran as a probe may
+	// run once more at the full length (a failed probe measured again).
 	Choose func(job Job, ran map[string]Ran) []*Point
 }
 
@@ -135,6 +136,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 						Reason: "adaptive discovery: not needed to find the knee"})
 				}
 			}
+			obs(Record{Event: EventSearchEnd, Arm: arm.Index + 1, Reason: searchDone})
 		}()
 	}
 	next := func() *Point {
@@ -227,5 +229,8 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 		}
 	}
 }
+
+// searchDone is the reason of a search_end record.
+const searchDone = "adaptive discovery: the knee search needs no more points"
 
 func since(t time.Time) float64 { return time.Since(t).Seconds() }

@@ -73,17 +73,19 @@ type pointState struct {
 
 // sweep is one Run in progress.
 type sweep struct {
-	o       Options
-	j       *Journal
-	mu      sync.Mutex
-	state   map[string]*pointState
-	points  map[string]*Point
-	started time.Time
-	done    int // points finished in this invocation
-	jErr    error
-	cancel  context.CancelFunc
-	failed  bool // a point failed for good (fail-fast)
-	servers int
+	o      Options
+	j      *Journal
+	mu     sync.Mutex
+	state  map[string]*pointState
+	points map[string]*Point
+	// searches says which adaptive arms' searches recorded their end.
+	searches searchState
+	started  time.Time
+	done     int // points finished in this invocation
+	jErr     error
+	cancel   context.CancelFunc
+	failed   bool // a point failed for good (fail-fast)
+	servers  int
 }
 
 // Run runs the sweep in o.Dir, resuming what an earlier invocation left:
@@ -119,13 +121,13 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	for i, p := range o.Schedule.Points {
 		id.Points[i] = p.ID
 	}
-	s := &sweep{o: o, j: j, state: map[string]*pointState{}, points: map[string]*Point{}, started: time.Now()}
+	s := &sweep{o: o, j: j, state: map[string]*pointState{}, points: map[string]*Point{}, searches: searchState{}, started: time.Now()}
 	for _, p := range o.Schedule.Points {
 		s.state[p.ID] = &pointState{}
 		s.points[p.ID] = p
 	}
 	if len(recs) == 0 {
-		if err := j.Append(Record{Event: EventSweepStart, Identity: &id, Arms: planOf(o.Schedule)}); err != nil {
+		if err := j.Append(Record{Event: EventSweepStart, Identity: &id, Format: JournalFormat, Arms: planOf(o.Schedule)}); err != nil {
 			return nil, err
 		}
 	} else {
@@ -161,9 +163,11 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	return sum, runErr
 }
 
-// replay rebuilds every point's state from the journal.
+// replay rebuilds every point's state and every arm's search's from
+// the journal.
 func (s *sweep) replay(recs []Record) {
 	for _, r := range recs {
+		s.searches.apply(r)
 		if st := s.state[r.Point]; st != nil {
 			st.apply(r, s.o.Retries)
 		}
@@ -368,6 +372,23 @@ func (s *sweep) again(job Job) []*Point {
 	return out
 }
 
+// endSearches records the end of the search (search_end) of each arm
+// that jobs leave out, with Options.Choose, whose search has not
+// recorded it: every point finished and the search asks for none again
+// (a sweep killed after the arm's last point and before RunArm recorded
+// the end, resumed).
+func (s *sweep) endSearches(jobs []Job) {
+	if s.o.Choose == nil {
+		return
+	}
+	for _, a := range s.o.Schedule.Arms {
+		if s.searches[a.Index+1] || slices.ContainsFunc(jobs, func(j Job) bool { return j.Arm == a }) {
+			continue
+		}
+		s.observe(Record{Event: EventSearchEnd, Arm: a.Index + 1, Reason: searchDone})
+	}
+}
+
 // rounds runs the pending points, then the failed ones again while they
 // have retries left.
 func (s *sweep) rounds(ctx context.Context) error {
@@ -376,7 +397,11 @@ func (s *sweep) rounds(ctx context.Context) error {
 	s.cancel = cancel
 	for round := 0; ; round++ {
 		jobs := s.todo()
-		if len(jobs) == 0 || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			break
+		}
+		s.endSearches(jobs)
+		if len(jobs) == 0 {
 			break
 		}
 		if round > 0 {
@@ -406,6 +431,7 @@ func (s *sweep) rounds(ctx context.Context) error {
 func (s *sweep) observe(r Record) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.searches.apply(r)
 	st := s.state[r.Point]
 	switch r.Event {
 	case EventServerStart:

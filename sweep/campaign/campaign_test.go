@@ -550,7 +550,8 @@ func TestScheduleServers(t *testing.T) {
 
 // TestAdaptiveDiscovery: with ArmOptions.Choose = Adaptive, an arm that
 // saturates at conc 16 runs the bracket and the knee's neighbours on one
-// server, skips the rest (journaled), and a rerun does nothing.
+// server, skips the rest (journaled), then records the search's end,
+// and a rerun does nothing.
 func TestAdaptiveDiscovery(t *testing.T) {
 	s := newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
 	s.b.saturateAt = 16
@@ -570,6 +571,14 @@ func TestAdaptiveDiscovery(t *testing.T) {
 	assert.Equal(t, len(ran), sum.OK)
 	assert.Equal(t, 9-len(ran), sum.Skipped)
 	assert.Len(t, events(t, s.dir, campaign.EventPointSkip), 9-len(ran))
+	recs, err := campaign.ReadJournal(s.dir)
+	require.NoError(t, err)
+	assert.Equal(t, campaign.JournalFormat, recs[0].Format)
+	last := slices.IndexFunc(recs, func(r campaign.Record) bool { return r.Event == campaign.EventServerStop }) - 1
+	require.Positive(t, last)
+	assert.Equal(t, campaign.EventSearchEnd, recs[last].Event, "the search's end follows its skips, before the server stops")
+	assert.Equal(t, 1, recs[last].Arm)
+	assert.Equal(t, campaign.EventPointSkip, recs[last-1].Event)
 	arms, err := knee.Read(t.Context(), s.dir)
 	require.NoError(t, err)
 	require.Len(t, arms, 1)
@@ -580,6 +589,7 @@ func TestAdaptiveDiscovery(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, s.b.starts, "a rerun starts nothing")
 	assert.Equal(t, 9-len(ran), sum.Skipped)
+	assert.Len(t, events(t, s.dir, campaign.EventSearchEnd), 1, "nor records the end again")
 }
 
 // TestAdaptiveProbes: points with a probe client run as probes with it
@@ -866,7 +876,10 @@ func TestAdaptiveKilledBeforeFullRun(t *testing.T) {
 // resume still gives the arm a job, because the search (Adaptive's
 // reading of the results on disk) asks for something, and runs what the
 // uninterrupted sweep ran; the resume line says so. A second resume,
-// the search satisfied, gives the arm no job and starts no server.
+// the search satisfied, gives the arm no job and starts no server. The
+// journal tells the killed sweep from a finished one (ReadCoverage):
+// killed, the arm recorded no search end and its probes are unfinished;
+// resumed, it recorded the end once.
 func TestAdaptiveKilledAfterEveryPoint(t *testing.T) {
 	for _, tc := range []struct {
 		name                 string
@@ -914,6 +927,15 @@ func TestAdaptiveKilledAfterEveryPoint(t *testing.T) {
 				require.Contains(t, e, "probe=true ok")
 			}
 			require.Equal(t, strings.Join(want, ", "), strings.Join(before, ", ")+", "+tc.again, "the uninterrupted sweep")
+			assert.Empty(t, events(t, s.dir, campaign.EventSearchEnd), "killed, the search recorded no end")
+			c, err := campaign.ReadCoverage(s.dir)
+			require.NoError(t, err)
+			var unfinished []int
+			for _, r := range c.Unfinished {
+				assert.True(t, r.Probe)
+				unfinished = append(unfinished, r.Conc)
+			}
+			assert.Equal(t, tc.grid, unfinished, "every point a probe the search may run at the full length")
 
 			s.adaptive()
 			jobs := &jobCounter{Executor: s.o.Executor}
@@ -955,8 +977,54 @@ func TestAdaptiveKilledAfterEveryPoint(t *testing.T) {
 			assert.Equal(t, 1, jobs.jobs, "the search satisfied, the arm gets no job")
 			assert.Equal(t, 2, s.b.starts)
 			assert.Contains(t, progress.String(), fmt.Sprintf("%d of %d points complete: 0 to run\n", len(tc.grid), len(tc.grid)))
+			assert.Len(t, events(t, s.dir, campaign.EventSearchEnd), 1, "the resumed search recorded its end, once")
+			c, err = campaign.ReadCoverage(s.dir)
+			require.NoError(t, err)
+			assert.Empty(t, c.Unfinished)
 		})
 	}
+}
+
+// TestAdaptiveKilledBeforeSearchEnd: a sweep killed after its arm's
+// last point and point_skip records, before the search's end was
+// recorded, reads as unfinished (its probes); the resume gives the arm
+// no job and starts no server (the search asks for nothing), records the
+// end, and the journal reads as the uninterrupted sweep's.
+func TestAdaptiveKilledBeforeSearchEnd(t *testing.T) {
+	s, _ := probeSweep(t)
+	s.b.saturateAt = 16
+	s.adaptive()
+	_, err := s.run(t.Context())
+	require.NoError(t, err)
+	whole, err := campaign.ReadCoverage(s.dir)
+	require.NoError(t, err)
+	require.Empty(t, whole.Unfinished)
+
+	path := filepath.Join(s.dir, campaign.JournalFile)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(data), "\n")
+	cut := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, `"event":"`+campaign.EventSearchEnd+`"`) })
+	require.Positive(t, cut)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines[:cut], "")), 0o644))
+	c, err := campaign.ReadCoverage(s.dir)
+	require.NoError(t, err)
+	var unfinished []int
+	for _, r := range c.Unfinished {
+		unfinished = append(unfinished, r.Conc)
+	}
+	assert.Equal(t, []int{1, 4, 8, 16, 64}, unfinished, "the probes, in the schedule's order")
+
+	jobs := &jobCounter{Executor: s.o.Executor}
+	s.o.Executor = jobs
+	_, err = s.run(t.Context())
+	require.NoError(t, err)
+	assert.Zero(t, jobs.jobs, "the search asks for nothing: no job")
+	assert.Equal(t, 1, s.b.starts, "no server started")
+	assert.Len(t, events(t, s.dir, campaign.EventSearchEnd), 1)
+	c, err = campaign.ReadCoverage(s.dir)
+	require.NoError(t, err)
+	assert.Equal(t, whole, c)
 }
 
 // endsOf are the journal's point end records as "cN probe=BOOL STATUS".

@@ -1,6 +1,7 @@
 package campaign_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,6 +20,12 @@ import (
 // (its start lists it, no record follows) is unfinished, with its arm
 // and concurrency from its records or the start's arms (0 when a start
 // without arms is all there is); one that ran and failed is not.
+// In an adaptive discovery's journal with a format, an arm whose search
+// recorded no end (search_end) since its last point start was stopped
+// between two steps of its search: its points whose last run was a
+// probe (ok or failed) are unfinished, those run at the full length are
+// not; with the end recorded, or in a journal without a format (no such
+// records), it reads as before.
 func TestReadCoverage(t *testing.T) {
 	start := func(adaptive string) campaign.Record {
 		return campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover",
@@ -40,6 +47,26 @@ func TestReadCoverage(t *testing.T) {
 	pointStart := func(arm, conc int, id string) campaign.Record {
 		return campaign.Record{Event: campaign.EventPointStart, Arm: arm, Point: id, Conc: conc}
 	}
+	// probe is a point's run as a probe: its start and its end.
+	probe := func(arm, conc int, id, status, res string) []campaign.Record {
+		r := end(arm, conc, id, status, res)
+		r.Probe = true
+		return []campaign.Record{{Event: campaign.EventPointStart, Arm: arm, Point: id, Conc: conc, Probe: true}, r}
+	}
+	searchEnd := campaign.Record{Event: campaign.EventSearchEnd, Arm: 1, Reason: "adaptive discovery: the knee search needs no more points"}
+	// adaptiveRun is an adaptive discovery's journal, as a format gives
+	// it (0: none, as before the search's end was recorded), every point
+	// of its arm run: c4 at the full length, c8 and c16 as probes (c16
+	// failed), then the records in tail.
+	adaptiveRun := func(format int, tail ...campaign.Record) []campaign.Record {
+		r := planned("a-c4", "a-c8", "a-c16")
+		r.Identity.Settings, r.Format = []campaign.Setting{campaign.AdaptiveSetting(true)}, format
+		return slices.Concat([]campaign.Record{r, pointStart(1, 4, "a-c4"), end(1, 4, "a-c4", campaign.StatusOK, "a-c4/a-c4.json")},
+			probe(1, 8, "a-c8", campaign.StatusOK, "a-c8/a-c8.json"), probe(1, 16, "a-c16", campaign.StatusFailed, ""), tail)
+	}
+	adaptiveResults := map[int][]string{1: {"a-c4/a-c4.json", "a-c8/a-c8.json"}}
+	probesUnfinished := []campaign.Record{{Point: "a-c8", Arm: 1, Conc: 8, Status: campaign.StatusOK, Probe: true},
+		{Point: "a-c16", Arm: 1, Conc: 16, Status: campaign.StatusFailed, Probe: true}}
 	for _, tc := range []struct {
 		name       string
 		recs       []campaign.Record
@@ -68,6 +95,14 @@ func TestReadCoverage(t *testing.T) {
 		{"a start without arms", []campaign.Record{{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover", Points: []string{"a-c4", "a-c8"}}},
 			end(1, 4, "a-c4", campaign.StatusOK, "a-c4/a-c4.json")}, false, nil, map[int][]string{1: {"a-c4/a-c4.json"}},
 			[]campaign.Record{{Point: "a-c8"}}, nil},
+		{"adaptive killed between two steps of its search", adaptiveRun(campaign.JournalFormat), true, nil, adaptiveResults,
+			probesUnfinished, map[int]result.Identity{1: id}},
+		{"adaptive, its search ended", adaptiveRun(campaign.JournalFormat, searchEnd), true, nil, adaptiveResults,
+			nil, map[int]result.Identity{1: id}},
+		{"adaptive, its search ended, then a point ran again", adaptiveRun(campaign.JournalFormat, searchEnd, pointStart(1, 16, "a-c16"),
+			end(1, 16, "a-c16", campaign.StatusOK, "a-c16/a-c16.json")), true, nil, map[int][]string{1: {"a-c4/a-c4.json", "a-c8/a-c8.json", "a-c16/a-c16.json"}},
+			probesUnfinished[:1], map[int]result.Identity{1: id}},
+		{"adaptive without a format: read as before", adaptiveRun(0), true, nil, adaptiveResults, nil, map[int]result.Identity{1: id}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

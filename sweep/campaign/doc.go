@@ -24,8 +24,10 @@
 // Adaptive runs only the points knee.Next asks for; Run, given the same
 // function (Options.Choose), resumes an arm whose points are all done
 // while it still asks for one of them (a completed probe at the full
-// length: the sweep was killed before that run). A backend clears a
-// point's directory before each attempt with ClearPointDir, which keeps a
-// completed probe that the point's full-length run replaces
-// (result.ProbeDir: DIR/ID.probe/).
+// length: the sweep was killed before that run); an arm whose search
+// asks for no more points records so (EventSearchEnd), which tells
+// ReadCoverage a finished search from one killed between two steps. A
+// backend clears a point's directory before each attempt with
+// ClearPointDir, which keeps a completed probe that the point's
+// full-length run replaces (result.ProbeDir: DIR/ID.probe/).
 package campaign

@@ -36,7 +36,19 @@ const (
 	EventPointRedo   = "point_redo"
 	EventPointSkip   = "point_skip"
 	EventLeftover    = "leftover_stopped"
+	// EventSearchEnd is an adaptive arm's search asking for no more
+	// points (RunArm, after the arm's point_skip records; Run for an arm
+	// a resume finds with nothing left to run). Never written when the
+	// sweep is interrupted or killed; a later point_start of the arm (a
+	// retry round) reopens its search (searchState).
+	EventSearchEnd = "search_end"
 )
+
+// JournalFormat is the format a new sweep's start record gives
+// (Record.Format). 0 (no format): a journal written before adaptive arms
+// recorded their search's end (EventSearchEnd), which ReadCoverage reads
+// without that record.
+const JournalFormat = 1
 
 // Point statuses in point_end records.
 const (
@@ -53,6 +65,9 @@ type Record struct {
 	Event string    `json:"event"`
 	// Identity is the sweep's command (sweep_start).
 	Identity *Identity `json:"identity,omitempty"`
+	// Format is the journal's format (the sweep_start of a new sweep:
+	// JournalFormat; 0 in a journal written before it was recorded).
+	Format int `json:"format,omitempty"`
 	// Arms is the sweep's schedule (the sweep_start of a new sweep): each
 	// arm's identity and points, so that a reader can tell of a point
 	// that never ran which arm and concurrency it is (ReadCoverage).
@@ -395,6 +410,16 @@ type Coverage struct {
 	// start (ArmPlan), else 0: a journal written before its start
 	// recorded the arms does not say. A point that ran and failed is
 	// finished (failed), whatever retries the sweep has left.
+	//
+	// In an adaptive discovery's journal of JournalFormat 1 or later, an
+	// arm with no search_end since its last point start was stopped
+	// between two steps of its search (a kill can leave every point run
+	// once, as a probe): each of its points whose last run was a probe,
+	// which the search may still run at the full length, is unfinished
+	// too (Probe true, Status the probe's: ok or failed). Points it ran at
+	// the full length cannot run again, so an arm with no probe left
+	// reads as finished. A journal without a format has no search_end
+	// records and is read without this rule.
 	Unfinished []Record
 	// Results lists per arm (Record.Arm, 1-based) the result files its
 	// points' point_end records name, relative to the directory: what
@@ -418,6 +443,8 @@ func ReadCoverage(dir string) (Coverage, error) {
 	// where is each point's arm and concurrency (Arm, Conc).
 	where := map[string]Record{}
 	var order []string
+	format := 0
+	searches := searchState{}
 	point := func(id string) *pointState {
 		st := state[id]
 		if st == nil {
@@ -430,6 +457,7 @@ func ReadCoverage(dir string) (Coverage, error) {
 	for _, r := range recs {
 		switch {
 		case r.Event == EventSweepStart && r.Identity != nil:
+			format = r.Format
 			c.Adaptive = c.Adaptive || slices.Contains(r.Identity.Settings, AdaptiveSetting(true))
 			for _, a := range r.Arms {
 				c.Arms[a.Arm] = a.Identity
@@ -444,6 +472,7 @@ func ReadCoverage(dir string) (Coverage, error) {
 		case r.Event == EventPointSkip || r.Probe:
 			c.Adaptive = true
 		}
+		searches.apply(r)
 		if r.Point == "" {
 			continue
 		}
@@ -470,7 +499,26 @@ func ReadCoverage(dir string) (Coverage, error) {
 		case "", StatusInterrupted:
 			w := where[id]
 			c.Unfinished = append(c.Unfinished, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: st.status})
+		case StatusOK, StatusFailed:
+			if w := where[id]; st.probe && c.Adaptive && format >= 1 && !searches[w.Arm] {
+				c.Unfinished = append(c.Unfinished, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: st.status, Probe: true})
+			}
 		}
 	}
 	return c, nil
+}
+
+// searchState is what the journal says of each adaptive arm's search
+// (by Record.Arm): true once it recorded its end (search_end), until
+// the arm starts a point again.
+type searchState map[int]bool
+
+// apply is what record r says of its arm's search.
+func (s searchState) apply(r Record) {
+	switch {
+	case r.Event == EventSearchEnd:
+		s[r.Arm] = true
+	case r.Event == EventPointStart && r.Arm != 0:
+		s[r.Arm] = false
+	}
 }

@@ -362,7 +362,8 @@ type KeyVerdict struct {
 
 // UnfinishedVerdict is the verdict on a key whose discovery has not
 // finished: a window point Unfinished (the discovery was killed while it
-// ran the point or before it got to it), or others, points of the
+// ran the point or before it got to it, or its search may still run the
+// point's probe at the full length), or others, points of the
 // discovery not finished that its journal places on no arm. A point that
 // ran and failed stays failed, but no rule judges the key: what the
 // discovery has still to run may turn any verdict. Why names, per arm
@@ -620,7 +621,8 @@ type Discovery struct {
 	Skipped []int
 	// Unfinished are the concurrencies it has not finished: the discovery
 	// was killed or interrupted while it ran them, or before it got to
-	// them (campaign.Coverage.Unfinished).
+	// them, or (probes) between two steps of a search that may still run
+	// them at the full length (campaign.Coverage.Unfinished).
 	Unfinished []int
 }
 

@@ -136,7 +136,8 @@ func TestSimAgreementArgs(t *testing.T) {
 // start, the point's directory gone) is unfinished: the points not run
 // are named, not failed, and the counts leave the key out; resumed with
 // the same command, the key reads as before the cut. The key's other
-// arms, outside the discovery's selection, are failed throughout.
+// arms, outside the discovery's selection, are not in the discovery
+// throughout: neither failed nor judged.
 func TestSimAgreementUnfinishedDiscovery(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	const key = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
@@ -147,7 +148,7 @@ func TestSimAgreementUnfinishedDiscovery(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	code, finished, stderr := runCLI(t, "sim", "agreement", out, key)
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, finished, "disagree          "+key+": tp4: 6 of 6 points failed", "tp2 ep2 agrees, the arms not run fail")
+	require.Contains(t, finished, "agree             "+key+": judged on 1 of 5 arms; tp4: not in this discovery; ", "tp2 ep2 agrees, the arms not run are not judged")
 
 	recs := journalOf(t, dir)
 	var cut int
@@ -172,7 +173,7 @@ func TestSimAgreementUnfinishedDiscovery(t *testing.T) {
 
 	code, stdout, stderr := runCLI(t, "sim", "agreement", out, key)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "unfinished        "+key+": tp2 ep2: window c1 c4 c6: 1 green, 2 not finished (c4 c6); tp4: 6 of 6 points failed; ")
+	assert.Contains(t, stdout, "unfinished        "+key+": tp2 ep2: window c1 c4 c6: 1 green, 2 not finished (c4 c6); tp4: not in this discovery; ")
 	assert.Contains(t, stdout, ": resume the discovery (the sweep discover command that started it) and judge it again\n")
 	assert.NotContains(t, stdout, "no arm named", "the journal's start places the point never started")
 	assert.Contains(t, stdout, "; 1 key not judged (its discovery has not finished: resume it)\n")
@@ -182,6 +183,27 @@ func TestSimAgreementUnfinishedDiscovery(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "sim", "agreement", out, key)
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, finished, stdout)
+}
+
+// TestSimAgreementDiscoveryOfOneArm: a simulated discovery of one of
+// agreementKey's two arms (--tp 8 --ep 8), whose journal records the arm
+// it ran, is judged on that arm: TP4/EP4 is not in it, neither failed
+// nor measured, and the line and the counts say the key was judged on
+// part of its arms. TP8/EP8 still rises at the top of its window, but
+// with no other arm of the key in the discovery no point at its
+// frontier step could be dominated: --frontier runs none (no
+// OUT_DIR/KEY.frontier), and the key's frontier verdict is not open.
+func TestSimAgreementDiscoveryOfOneArm(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "discover", "--simulate", "--builtin-client", "--no-report", "--config-keys", agreementKey, "--tp", "8", "--ep", "8", "--out", filepath.Join(out, agreementKey))
+	require.Equal(t, 0, code, stderr)
+	code, stdout, stderr := runCLI(t, "sim", "agreement", "--frontier", out, agreementKey)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "disagree          "+agreementKey+": judged on 1 of 2 arms; tp4 ep4 kv:dram: not in this discovery; tp8 ep8: unsaturated no knee window 1-4 (frontier: no other arm in this discovery)\n"+
+		"0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier; "+
+		"1 key judged on part of its arms (on the arms its discovery ran: 0 agree, 0 by the peak, 0 by the frontier)\n", stdout)
+	assert.NoDirExists(t, filepath.Join(out, agreementKey+".frontier"), "no frontier point run")
 }
 
 // TestSimAgreementKilledAdaptiveDiscovery: an adaptive discovery whose
@@ -200,7 +222,12 @@ func TestSimAgreementKilledAdaptiveDiscovery(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	code, finished, stderr := runCLI(t, "sim", "agreement", out, key)
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, finished, "tp4 ep4: ambiguous knee c32 peak c32 on window c4 c16 c32 c40 c48: 5 green (probe only: c4 c16 c32 c40 c48)")
+	require.Equal(t, "agree             "+key+": judged on 1 of 5 arms; tp2 ep2: not in this discovery; tp4: not in this discovery; "+
+		"tp4 ep4: ambiguous knee c32 peak c32 on window c4 c16 c32 c40 c48: 5 green (probe only: c4 c16 c32 c40 c48); tp8: not in this discovery; tp8 ep8: not in this discovery\n"+
+		"1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier; "+
+		"0 judged on full discoveries, 1 on adaptive ones (on the points they measured: 1 agree, 1 by the peak, 1 by the frontier); "+
+		"1 key judged on part of its arms (on the arms its discovery ran: 1 agree, 1 by the peak, 1 by the frontier)\n", finished,
+		"the arms outside the discovery's selection are not in it, not failed")
 
 	data, err := os.ReadFile(filepath.Join(dir, campaign.JournalFile))
 	require.NoError(t, err)
@@ -217,7 +244,7 @@ func TestSimAgreementKilledAdaptiveDiscovery(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, campaign.JournalFile), []byte(strings.Join(lines[:cut], "")), 0o644))
 	code, stdout, stderr := runCLI(t, "sim", "agreement", out, key)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "unfinished        "+key+": tp2 ep2: 3 of 3 points failed; tp4: 6 of 6 points failed; tp4 ep4: window c4 c16 c32 c40 c48: 0 green, 5 not finished (c4 c16 c32 c40 c48); ")
+	assert.Contains(t, stdout, "unfinished        "+key+": tp2 ep2: not in this discovery; tp4: not in this discovery; tp4 ep4: window c4 c16 c32 c40 c48: 0 green, 5 not finished (c4 c16 c32 c40 c48); ")
 	assert.Contains(t, stdout, "; 1 key not judged (its discovery has not finished: resume it)\n")
 
 	code, _, stderr = runCLI(t, discover...)

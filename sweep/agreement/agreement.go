@@ -14,7 +14,11 @@
 // shows points started and never ended, or never run, or an adaptive
 // arm whose search recorded no end, its probes then not finished:
 // campaign.Coverage.Unfinished) is not judged: its key is "unfinished"
-// (knee.UnfinishedVerdict), those points named.
+// (knee.UnfinishedVerdict), those points named. A discovery whose journal
+// records the arms it ran (campaign.Coverage.Arms) and not all of the
+// key's is judged on the arms it has (knee.Discovery.Absent): an arm not
+// in it is neither measured nor failed, and no frontier point of it
+// runs; a discovery with none of the key's arms is not judged (skipped).
 //
 // It sits above sweep/point, the last package of floor 5 it uses.
 package agreement
@@ -24,12 +28,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"sweep/configs/matrix"
+	"sweep/internal/plural"
 	"sweep/internal/usage"
 	"sweep/metrics/result"
 	"sweep/sweep/campaign"
@@ -161,6 +167,10 @@ func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
 	if err != nil {
 		return Key{}, err
 	}
+	if !slices.ContainsFunc(planned, func(a *plannedArm) bool { return chosen.has(a.id) }) {
+		return Key{Key: key, Skipped: fmt.Sprintf("none of its %s is in the discovery in %s (its journal records %s)",
+			plural.Count(len(planned), "arm", "arms"), dir, chosen.ranLabel())}, nil
+	}
 	analysed := map[string]*knee.Result{}
 	for _, a := range measured {
 		analysed[a.Identity.ArmKey()] = knee.Analyze(a, knee.Options{})
@@ -170,6 +180,7 @@ func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
 	for i, a := range planned {
 		d := chosen.arms[a.id.ArmKey()]
 		d.Adaptive = chosen.adaptive
+		d.Absent = !chosen.has(a.id)
 		if chosen.unplaced > 0 {
 			d.Unfinished = slices.Concat(d.Unfinished, withoutResult(a.concs, measured, a.id, d.Skipped))
 		}
@@ -261,6 +272,28 @@ type discovery struct {
 	// each official point without a result may be one of them, and is
 	// read as not finished.
 	unplaced int
+	// ran holds (by result.Identity.ArmKey) the arms the journal's start
+	// records, the discovery's own, with their labels; nil when it
+	// records none (no journal, or one written before it recorded the
+	// arms): such a discovery is read as having every arm of its key.
+	ran map[string]string
+}
+
+// has reports whether arm id is in the discovery: one its journal
+// records, or any when it records none.
+func (d discovery) has(id result.Identity) bool {
+	if d.ran == nil {
+		return true
+	}
+	_, ok := d.ran[id.ArmKey()]
+	return ok
+}
+
+// ranLabel names the arms the discovery ran: "1 arm: qwen3.5 mi325x
+// sglang fp8 mtp tp4 ep4".
+func (d discovery) ranLabel() string {
+	labels := slices.Sorted(maps.Values(d.ran))
+	return fmt.Sprintf("%s: %s", plural.Count(len(labels), "arm", "arms"), strings.Join(labels, ", "))
 }
 
 // withoutResult returns the concurrencies of concs at which arm id has no
@@ -298,6 +331,12 @@ func discoveryOf(dir string, measured []*knee.Arm) (discovery, error) {
 		return d, err
 	}
 	d.adaptive = c.Adaptive
+	if len(c.Arms) > 0 {
+		d.ran = map[string]string{}
+		for _, id := range c.Arms {
+			d.ran[id.ArmKey()] = id.Label()
+		}
+	}
 	byFile := map[string]string{}
 	for _, a := range measured {
 		for _, s := range a.Samples {

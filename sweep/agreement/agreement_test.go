@@ -317,3 +317,68 @@ func TestJudgeReadsALinkedDiscovery(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"agree             " + testKey}, lines)
 }
+
+// TestJudgeDiscoveriesOfSomeArms judges made-up discoveries of one of
+// testKey's two arms. When the journal's start records the arms it ran,
+// the other arm is not in the discovery, neither measured nor failed:
+// the key is judged on the arm it ran, the line says on how many and
+// names the other arm, and the counts tell such keys apart; an arm with
+// no other arm of its key in the discovery is not read at its frontier
+// step. Killed, such a discovery is unfinished as before, the arm not in
+// it named. A directory without a journal, or a journal that records no
+// arms, is read as before: the other arm's points are failed. A
+// discovery whose journal records none of the key's arms is not judged.
+func TestJudgeDiscoveriesOfSomeArms(t *testing.T) {
+	ids, g := testArms(t)
+	const resume = ": resume the discovery (the sweep discover command that started it) and judge it again"
+	const oneAgrees = "1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier"
+	const onSome = "1 key judged on part of its arms (on the arms its discovery ran: "
+	const failedTally = "0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier"
+	tp8Rising := []pt{{1, 8000, 90, false, false}, {2, 15000, 70, false, false}, {4, 22000, 50, false, false}}
+	for _, tc := range []struct {
+		name    string
+		tp8     bool // the run is TP8's, else TP4's
+		run     run
+		journal journal
+		line    string
+		tally   string
+	}{
+		{"full, TP4 only", false, run{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, fullPlanned,
+			"agree             " + testKey + ": judged on 1 of 2 arms; tp8 ep8: not in this discovery",
+			oneAgrees + "; " + onSome + "1 agree, 1 by the peak, 1 by the frontier)"},
+		{"full, TP8 only, still rising", true, run{pts: tp8Rising}, fullPlanned,
+			"disagree          " + testKey + ": judged on 1 of 2 arms; tp4 ep4 kv:dram: not in this discovery; tp8 ep8: unsaturated no knee window 1-4 (frontier: no other arm in this discovery)",
+			failedTally + "; " + onSome + "0 agree, 0 by the peak, 0 by the frontier)"},
+		{"adaptive, TP4 only", false, run{pts: tp4(1, 4, 8, 12, 16), skipped: []int{2, 10}}, adaptivePlanned,
+			"agree             " + testKey + ": judged on 1 of 2 arms; tp4 ep4 kv:dram: ambiguous knee c12 peak c16 on window c1 c2 c4 c8 c10 c12 c16: 5 green, 2 not measured (adaptive: c2 c10); tp8 ep8: not in this discovery",
+			oneAgrees + "; 0 judged on full discoveries, 1 on adaptive ones (on the points they measured: 1 agree, 1 by the peak, 1 by the frontier); " + onSome + "1 agree, 1 by the peak, 1 by the frontier)"},
+		{"adaptive, TP4 only, killed mid-point", false, run{pts: tp4(1, 4), interrupted: []int{16}, unreached: []int{2, 8, 10, 12}}, adaptivePlanned,
+			"unfinished        " + testKey + ": tp4 ep4 kv:dram: window c1 c2 c4 c8 c10 c12 c16: 2 green, 5 not finished (c2 c8 c10 c12 c16); tp8 ep8: not in this discovery" + resume,
+			"0 of 0 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier; 1 key not judged (its discovery has not finished: resume it)"},
+		{"no journal, TP4 only: TP8 failed", false, run{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, noJournal,
+			"disagree          " + testKey + ": tp8 ep8: 3 of 3 points failed (frontier: 3 of 3 window points failed)", failedTally},
+		{"journal without the arms, TP4 only: TP8 failed", false, run{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, fullUnplanned,
+			"disagree          " + testKey + ": tp8 ep8: 3 of 3 points failed (frontier: 3 of 3 window points failed)", failedTally},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := ids[0]
+			if tc.tp8 {
+				id = ids[1]
+			}
+			line, tally := judgeDiscovery(t, []result.Identity{id}, g, []run{tc.run}, tc.journal)
+			assert.Equal(t, tc.line, line)
+			assert.Equal(t, tc.tally, tally)
+		})
+	}
+
+	other, err := plannedArms(g, "qwen3.5-fp8-mi325x-sglang-agentic-mtp")
+	require.NoError(t, err)
+	out := t.TempDir()
+	dir := filepath.Join(out, testKey)
+	writeDiscovery(t, dir, []result.Identity{other[0].id}, []run{{pts: tp8Curve}}, fullPlanned)
+	var lines []string
+	tl, err := Judge(t.Context(), Options{Dir: out, Keys: []string{testKey}, Generator: g}, func(k Key) { lines = append(lines, k.Line()) })
+	require.NoError(t, err)
+	assert.Equal(t, []string{"skip              " + testKey + ": none of its 2 arms is in the discovery in " + dir + " (its journal records 1 arm: " + other[0].id.Label() + ")"}, lines)
+	assert.Equal(t, "0 of 0 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier", tl.String())
+}

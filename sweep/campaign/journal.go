@@ -426,7 +426,9 @@ type Coverage struct {
 	// ties an arm's number to the identity its results carry.
 	Results map[int][]string
 	// Arms holds the identity of each arm (Record.Arm) that the sweep's
-	// start records (ArmPlan); empty for a journal written before it did.
+	// start records (ArmPlan): the sweep's arms, so that a reader tells
+	// an arm outside its selection from one whose points failed; empty
+	// for a journal written before it did.
 	Arms map[int]result.Identity
 }
 

@@ -1,6 +1,7 @@
 package knee
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -20,8 +21,9 @@ type WindowPoint struct {
 	Failed bool
 	// NotMeasured is true for a concurrency an adaptive discovery chose
 	// not to run (its journal records the point skipped, and no result
-	// holds it): neither green nor failed. The rules judge the points
-	// measured.
+	// holds it), and for every point of an arm not in the discovery
+	// (Window.Absent): neither green nor failed. The rules judge the
+	// points measured.
 	NotMeasured bool
 	// Probe is true when the point's reading is an adaptive search's
 	// short probe only (its results are all probes: the point was not
@@ -46,6 +48,10 @@ type Window struct {
 	// Adaptive is true when the arm's discovery was adaptive (it ran only
 	// the points its knee search asked for; Discovery).
 	Adaptive bool
+	// Absent is true for an arm not in the key's discovery (Discovery.
+	// Absent): none of its points ran, each is NotMeasured, none failed.
+	// JudgeKey judges the key on its other arms.
+	Absent bool
 }
 
 // CurveWindow is the window of a plain curve (pts ascending and
@@ -134,6 +140,10 @@ func (w Window) coverage() string {
 	return s
 }
 
+// absent is why for an arm not in the discovery: "tp2 ep2: not in this
+// discovery".
+func (w Window) absent() string { return w.Arm + ": not in this discovery" }
+
 // measured returns the window's points that were measured (green or
 // failed), in order.
 func (w Window) measured() []WindowPoint {
@@ -159,7 +169,13 @@ func (w Window) measured() []WindowPoint {
 // the knee and the peak are the knee finder's over the measured points,
 // against the official window's first and last concurrency. why then
 // says what the verdict rests on (coverage) instead of "window lo-hi".
+//
+// An arm not in the discovery (Absent) agrees by no rule; why says it is
+// not in it (JudgeKey leaves such an arm out of the key's verdict).
 func (w Window) Judge() (strict, byPeak bool, why string) {
+	if w.Absent {
+		return false, false, w.absent()
+	}
 	if n := w.failed(); n > 0 || len(w.Points) < minPoints {
 		ok := n == 0
 		if w.partial() {
@@ -252,6 +268,11 @@ func FrontierStep(a Window, key []Window) int {
 // its highest measured point ("its top measured"), and only measured
 // points of other arms dominate (why counts the ones not measured when
 // nothing dominates).
+//
+// An arm whose key's other arms are all not in the discovery (Absent)
+// has no point of another arm to dominate beyond: it does not agree by
+// the frontier, whatever beyond is ("no other arm in this discovery"),
+// and JudgeKey does not ask for beyond.
 func FrontierVerdict(a Window, beyond WindowPoint, key []Window) (ok bool, why string) {
 	if n := a.failed(); n > 0 {
 		if a.partial() {
@@ -262,6 +283,9 @@ func FrontierVerdict(a Window, beyond WindowPoint, key []Window) (ok bool, why s
 	measured := a.measured()
 	if len(measured) == 0 {
 		return false, "frontier: no window point measured"
+	}
+	if alone(a, key) {
+		return false, "frontier: no other arm in this discovery"
 	}
 	onFront := false
 	for _, p := range measured {
@@ -302,6 +326,21 @@ func frontPoint(p WindowPoint) string {
 type dominatingPoint struct {
 	arm string
 	pt  WindowPoint
+}
+
+// alone reports whether the key has arms other than a and none of them
+// is in the discovery.
+func alone(a Window, key []Window) bool {
+	others := false
+	for _, o := range key {
+		if o.Arm != a.Arm {
+			if !o.Absent {
+				return false
+			}
+			others = true
+		}
+	}
+	return others
 }
 
 // notMeasuredElsewhere counts the official points of the key's other
@@ -358,7 +397,15 @@ type KeyVerdict struct {
 	// (UnfinishedVerdict): the key is not judged, Strict, ByPeak and
 	// ByFrontier are false and Why says what is not finished.
 	Unfinished bool
+	// Arms counts the key's arms and Absent those not in its discovery
+	// (Window.Absent): a key with Absent > 0 is judged on the other
+	// Arms-Absent only, and Line says so.
+	Arms, Absent int
 }
+
+// OnSomeArms reports whether the verdict rests on part of the key's arms
+// only, the others not in its discovery.
+func (v KeyVerdict) OnSomeArms() bool { return v.Absent > 0 }
 
 // UnfinishedVerdict is the verdict on a key whose discovery has not
 // finished: a window point Unfinished (the discovery was killed while it
@@ -370,7 +417,9 @@ type KeyVerdict struct {
 // with points not finished (or measured in part), its window's coverage
 // ("tp8 ep8: window c1 c2 c4: 1 green, 2 not finished (c2 c4)"), per
 // other arm with failed points how many ("tp4: 6 of 6 points failed"),
-// then the others.
+// per arm not in the discovery that it is not ("tp2 ep2: not in this
+// discovery": resuming it runs none of that arm's points), then the
+// others.
 // ok is false when the discovery is finished as far as the windows and
 // others tell.
 func UnfinishedVerdict(key []Window, others int) (v KeyVerdict, ok bool) {
@@ -384,6 +433,8 @@ func UnfinishedVerdict(key []Window, others int) (v KeyVerdict, ok bool) {
 	}
 	for _, a := range key {
 		switch n := a.failed(); {
+		case a.Absent:
+			v.Why = append(v.Why, a.absent())
 		case a.partial():
 			v.Why = append(v.Why, fmt.Sprintf("%s: %s", a.Arm, a.coverage()))
 		case n > 0:
@@ -400,16 +451,28 @@ func UnfinishedVerdict(key []Window, others int) (v KeyVerdict, ok bool) {
 // arm that does not agree strictly by the frontier too, reading it at
 // FrontierStep through beyond (not for an arm with failed window points,
 // which the frontier rule never takes, nor for one with no point
-// measured).
+// measured, nor for one with no other arm of the key in the discovery).
 //
 // A key whose discovery has not finished is not judged: its verdict is
 // UnfinishedVerdict's, and beyond is not asked for a point.
+//
+// An arm not in the discovery (Absent) is not judged, and beyond is not
+// asked for its point: the key's verdict rests on its other arms (Why
+// names the arm, Line says on how many arms the key was judged), whose
+// frontier steps still read its official window and whose frontier it
+// does not dominate. A key none of whose arms is in its discovery cannot
+// be judged: an error.
 func JudgeKey(key []Window, beyond Beyond) (KeyVerdict, error) {
 	if v, ok := UnfinishedVerdict(key, 0); ok {
 		return v, nil
 	}
-	v := KeyVerdict{Strict: true, ByPeak: true, ByFrontier: true}
+	v := KeyVerdict{Strict: true, ByPeak: true, ByFrontier: true, Arms: len(key)}
 	for _, a := range key {
+		if a.Absent {
+			v.Absent++
+			v.Why = append(v.Why, a.absent())
+			continue
+		}
 		ok, peak, w := a.Judge()
 		v.ByPeak = v.ByPeak && peak
 		v.Adaptive = v.Adaptive || a.Adaptive
@@ -421,8 +484,9 @@ func JudgeKey(key []Window, beyond Beyond) (KeyVerdict, error) {
 		}
 		v.Strict = false
 		front, fw := false, ""
-		if a.failed() > 0 || len(a.measured()) == 0 {
-			// No point beyond rescues a window with failed points.
+		if a.failed() > 0 || len(a.measured()) == 0 || alone(a, key) {
+			// No point beyond rescues a window with failed points, or
+			// one no other arm's point can dominate beyond.
 			front, fw = FrontierVerdict(a, WindowPoint{}, key)
 		} else {
 			step := FrontierStep(a, key)
@@ -439,6 +503,9 @@ func JudgeKey(key []Window, beyond Beyond) (KeyVerdict, error) {
 		}
 		v.ByFrontier = v.ByFrontier && front
 		v.Why = append(v.Why, w+" ("+fw+")")
+	}
+	if v.Absent == len(key) {
+		return KeyVerdict{}, errors.New("no arm of the key is in the discovery: nothing to judge")
 	}
 	return v, nil
 }
@@ -464,10 +531,14 @@ func (v KeyVerdict) Label() string {
 // Line is the key's verdict line: its label and key, and why for a key
 // that does not agree strictly or rests on windows measured in part; for
 // a key whose discovery has not finished, what is not finished and to
-// resume it.
+// resume it. A key judged on part of its arms says so first ("judged on
+// 1 of 5 arms"), then names each arm not in its discovery in its place.
 func (v KeyVerdict) Line(key string) string {
 	if v.Unfinished {
 		return fmt.Sprintf("%-17s %s: %s: resume the discovery (the sweep discover command that started it) and judge it again", v.Label(), key, strings.Join(v.Why, "; "))
+	}
+	if v.OnSomeArms() {
+		return fmt.Sprintf("%-17s %s: judged on %d of %s; %s", v.Label(), key, v.Arms-v.Absent, plural.Count(v.Arms, "arm", "arms"), strings.Join(v.Why, "; "))
 	}
 	if len(v.Why) == 0 {
 		return fmt.Sprintf("%-17s %s", v.Label(), key)
@@ -487,6 +558,10 @@ type Tally struct {
 	// Unfinished counts the keys not judged because their discovery has
 	// not finished (KeyVerdict.Unfinished); Counts leaves them out.
 	Unfinished int
+	// SomeArms counts the keys judged on part of their arms, the others
+	// not in their discoveries (KeyVerdict.OnSomeArms), and those of them
+	// that agree by each rule: verdicts on the arms those discoveries ran.
+	SomeArms Counts
 }
 
 // Counts are keys judged and how many of them agree by each rule.
@@ -513,6 +588,9 @@ func (t *Tally) Add(v KeyVerdict) {
 	if v.Adaptive {
 		t.Adaptive.add(v)
 	}
+	if v.OnSomeArms() {
+		t.SomeArms.add(v)
+	}
 }
 
 // count is 1 for true, 0 for false.
@@ -533,6 +611,11 @@ func (t Tally) String() string {
 	if a := t.Adaptive; a.Keys > 0 {
 		s += fmt.Sprintf("; %d judged on full discoveries, %d on adaptive ones (on the points they measured: %d agree, %d by the peak, %d by the frontier)",
 			t.Keys-a.Keys, a.Keys, a.Strict, a.ByPeak, a.ByFrontier)
+	}
+	if p := t.SomeArms; p.Keys > 0 {
+		s += fmt.Sprintf("; %s judged on part of %s (on the arms %s ran: %d agree, %d by the peak, %d by the frontier)",
+			plural.Count(p.Keys, "key", "keys"), plural.Word(p.Keys, "its arms", "their arms"), plural.Word(p.Keys, "its discovery", "their discoveries"),
+			p.Strict, p.ByPeak, p.ByFrontier)
 	}
 	if t.Unfinished > 0 {
 		s += fmt.Sprintf("; %s", map[bool]string{true: "1 key not judged (its discovery has not finished: resume it)",
@@ -557,8 +640,17 @@ func (t Tally) String() string {
 // results an earlier attempt left (a probe whose full-length run was
 // interrupted). A point whose results are all probes (none superseded
 // by a full-length run) is marked Probe.
+//
+// An arm not in the discovery (d.Absent) is Absent, every point
+// NotMeasured, whatever results r holds: the discovery did not run it.
 func WindowOf(name string, r *Result, concs []int, d Discovery) Window {
-	w := Window{Arm: name, Adaptive: d.Adaptive}
+	w := Window{Arm: name, Adaptive: d.Adaptive, Absent: d.Absent}
+	if d.Absent {
+		for _, c := range concs {
+			w.Points = append(w.Points, WindowPoint{Conc: c, NotMeasured: true})
+		}
+		return w
+	}
 	at := map[int]*Point{}
 	if r != nil {
 		for i := range r.Points {
@@ -624,6 +716,11 @@ type Discovery struct {
 	// them, or (probes) between two steps of a search that may still run
 	// them at the full length (campaign.Coverage.Unfinished).
 	Unfinished []int
+	// Absent is true for an arm the discovery does not have: its journal
+	// records the arms it ran (campaign.Coverage.Arms), and not this one.
+	// A discovery that does not record them (no journal, or one written
+	// before it did) is read as having every arm of its key.
+	Absent bool
 }
 
 // probesOnly reports whether every result of arm a at conc that is not

@@ -398,3 +398,81 @@ func TestJudgeKeyUnfinished(t *testing.T) {
 	w := WindowOf("tp4", Analyze(a, Options{}), []int{1, 2, 4, 8}, Discovery{Adaptive: true, Unfinished: []int{4, 8}})
 	assert.Equal(t, []WindowPoint{{Conc: 4, Unfinished: true}, {Conc: 8, Unfinished: true}}, w.Points[2:])
 }
+
+// TestJudgeKeyAbsentArms: an arm not in the key's discovery (WindowOf
+// with Discovery.Absent, whatever results are read) is neither measured
+// nor failed: the key is judged on its other arms, the line says on how
+// many and names each absent arm in its place, whatever the verdict; no
+// point beyond is asked for it. Its official window still sets the
+// other arms' frontier steps, but dominates nothing; an arm with no
+// other arm of the key in the discovery is not read beyond (nothing
+// could dominate it there). The counts line tells the keys judged on
+// part of their arms; a key with no arm in its discovery is an error;
+// an unfinished key names its absent arms too.
+func TestJudgeKeyAbsentArms(t *testing.T) {
+	a := &Arm{Simulated: true}
+	for _, p := range flatAfter8(1, 2, 4) {
+		v := p.Throughput
+		a.Samples = append(a.Samples, Sample{Conc: p.Conc, Simulated: true, TotalTPS: &v, OutputTPS: &v})
+	}
+	absent := WindowOf("tp2", Analyze(a, Options{}), []int{1, 2, 6}, Discovery{Absent: true})
+	assert.True(t, absent.Absent)
+	assert.Nil(t, absent.Knee)
+	assert.Equal(t, []WindowPoint{{Conc: 1, NotMeasured: true}, {Conc: 2, NotMeasured: true}, {Conc: 6, NotMeasured: true}}, absent.Points,
+		"not in the discovery: no point read, none failed")
+	strict, byPeak, why := absent.Judge()
+	assert.False(t, strict || byPeak)
+	assert.Equal(t, "tp2: not in this discovery", why)
+
+	rising := CurveWindow("tp4", []WindowPoint{wpt(1, 100, 90), wpt(2, 200, 80), wpt(4, 390, 70)})
+	full := CurveWindow("tp8", []WindowPoint{wpt(1, 90, 100), wpt(8, 800, 75), wpt(16, 1000, 60), wpt(32, 1010, 30)})
+	absent8 := WindowOf("tp8", nil, []int{1, 8, 16, 32}, Discovery{Absent: true})
+	var asked []int
+	measured := func(a Window, conc int) (WindowPoint, bool, error) {
+		asked = append(asked, conc)
+		return wpt(conc, 700, 50), true, nil
+	}
+
+	agree, err := JudgeKey([]Window{absent, full}, measured)
+	require.NoError(t, err)
+	assert.True(t, agree.Strict && agree.ByPeak && agree.ByFrontier)
+	assert.True(t, agree.OnSomeArms())
+	assert.Equal(t, "agree             k: judged on 1 of 2 arms; tp2: not in this discovery", agree.Line("k"))
+
+	front, err := JudgeKey([]Window{absent, rising, full}, measured)
+	require.NoError(t, err)
+	assert.Equal(t, []int{6}, asked, "tp4's frontier step is tp2's official c6, tp2 not in the discovery or not")
+	assert.Equal(t, "by frontier       k: judged on 2 of 3 arms; tp2: not in this discovery; tp4: unsaturated no knee window 1-4 (frontier: c6 (700 tok/s/GPU, 50.0 tok/s/user) dominated by tp8 c16 (1000 tok/s/GPU, 60.0 tok/s/user))", front.Line("k"))
+
+	asked = nil
+	lone, err := JudgeKey([]Window{absent, rising, absent8}, measured)
+	require.NoError(t, err)
+	assert.Empty(t, asked, "no other arm in the discovery: nothing beyond could be dominated")
+	assert.Empty(t, lone.Open)
+	assert.False(t, lone.Strict || lone.ByPeak || lone.ByFrontier)
+	assert.Equal(t, "disagree          k: judged on 1 of 3 arms; tp2: not in this discovery; tp4: unsaturated no knee window 1-4 (frontier: no other arm in this discovery); tp8: not in this discovery", lone.Line("k"))
+	ok, why := FrontierVerdict(rising, wpt(8, 700, 50), []Window{absent, rising, absent8})
+	assert.False(t, ok)
+	assert.Equal(t, "frontier: no other arm in this discovery", why)
+
+	whole, err := JudgeKey([]Window{full}, measured)
+	require.NoError(t, err)
+	assert.False(t, whole.OnSomeArms())
+	var tally Tally
+	tally.Add(whole)
+	tally.Add(agree)
+	one := tally.String()
+	assert.Equal(t, "2 of 2 keys agree; 2 with InferenceX's knee, the peak, inside every window; 2 with each arm whose knee misses its window a segment of the simulated frontier; 1 key judged on part of its arms (on the arms its discovery ran: 1 agree, 1 by the peak, 1 by the frontier)", one)
+	tally.Add(front)
+	tally.Add(lone)
+	assert.Equal(t, "2 of 4 keys agree; 2 with InferenceX's knee, the peak, inside every window; 3 with each arm whose knee misses its window a segment of the simulated frontier; 3 keys judged on part of their arms (on the arms their discoveries ran: 1 agree, 1 by the peak, 2 by the frontier)", tally.String())
+
+	_, err = JudgeKey([]Window{absent, absent8}, measured)
+	assert.ErrorContains(t, err, "no arm of the key is in the discovery")
+
+	cut := CurveWindow("tp4", []WindowPoint{wpt(1, 100, 90), {Conc: 2, Unfinished: true}, {Conc: 4, Unfinished: true}})
+	v, err := JudgeKey([]Window{absent, cut}, measured)
+	require.NoError(t, err)
+	assert.True(t, v.Unfinished)
+	assert.Equal(t, "unfinished        k: tp2: not in this discovery; tp4: window c1 c2 c4: 1 green, 2 not finished (c2 c4): resume the discovery (the sweep discover command that started it) and judge it again", v.Line("k"))
+}

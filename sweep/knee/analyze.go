@@ -162,6 +162,9 @@ type Result struct {
 	// full-length points, shrunk toward none); 0 when none was applied.
 	ProbeBias float64
 	Points    []Point
+	// gateLikely is, for an unsaturated verdict, the probability the
+	// saturation gate read the top gain with (topGate.likely); 0 otherwise.
+	gateLikely float64
 }
 
 // Analyze finds the knee of one arm (peers' §2.7): leave out the probes
@@ -259,6 +262,7 @@ func Analyze(a *Arm, o Options) *Result {
 		g := readTopGate(u, y, fit, iso, errs, whole, sigma, o)
 		if g.unsaturated {
 			r.unsaturated(g.gain, use[n-1], o.Gain)
+			r.gateLikely = g.likely
 			if g.likely < sureOdds {
 				r.Reason += fmt.Sprintf("; the data make that %s likely at this noise: replicate c%d and c%d to settle it",
 					belowSure(g.likely), r.Points[use[n-2]].Conc, r.Points[use[n-1]].Conc)

@@ -50,7 +50,10 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     doubling it is read with, runs again at the full length once the
 //     search is otherwise done, when the verdict with its reading moved
 //     two of its standard deviations up or down is not the same verdict
-//     (farProbesDecide, below).
+//     (farProbesDecide, below). Neither runs again when Analyze reads the
+//     arm unsaturated with its gate's posterior at 99 % or more
+//     (sureUnsaturated: the posterior already weighs each probe by its
+//     length).
 //  2. Fill: find the knee on what is measured and measure the grid
 //     point nearest to its lower doubling neighbour (k/2) when it is
 //     missing (when it failed, the one between it and the knee's usable
@@ -92,7 +95,8 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     a grid: with the probes' readings moved two standard deviations one
 //     way it calls the arm unsaturated, the other way not), and so the
 //     probes among the top of the grid and the usable point below it
-//     (topGateProbes), and those two also when both are probes and the
+//     (topGateProbes; not for an arm Analyze reads unsaturated and is
+//     sure of, sureUnsaturated), and those two also when both are probes and the
 //     knee read is ambiguous and lies at either of them (a verdict whose
 //     bracket reaches the top gate does not rest on probes alone; an ok
 //     knee there stands); and, with nothing else left to measure, a
@@ -100,7 +104,7 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     whose noise decides the verdict (farProbesDecide: Analyze's
 //     verdict with that probe's reading moved two of its standard
 //     deviations up or down differs, by SameVerdict, from the one on
-//     what is measured); once the top gate's two points are at the full
+//     what is measured; again not for a sure unsaturated verdict); once the top gate's two points are at the full
 //     length and their gain lies within the gate's noise, the gaps below
 //     them are filled at the full length, as for a still-rising arm,
 //     also for a knee below the top: the fit through them decides the
@@ -127,7 +131,8 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 // runs again at the full length where the verdict hangs on its noise:
 // the top of the grid and the point below it, which the top gate
 // compares (topGateProbes), and a point with a grid neighbour more than
-// a doubling away (farProbesDecide). A fill point runs short where its
+// a doubling away (farProbesDecide), but for an arm Analyze reads
+// unsaturated with 99 % odds (sureUnsaturated). A fill point runs short where its
 // grid neighbours lie within a doubling (probeable).
 type Step struct {
 	Conc  []int
@@ -623,7 +628,9 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 // topGateProbes returns the probes among the top of the grid and the
 // usable point below it to measure again at the full length, when their
 // noise decides the top gate (noiseDecidesGate): the gate compares the
-// two, and a 180 s probe's noise is 2.6 times a full point's; or
+// two, and a 180 s probe's noise is 2.6 times a full point's (but not
+// when r reads the arm unsaturated with 99 % odds, sureUnsaturated: the
+// gate's posterior already holds that noise); or
 // when both are probes and r, the verdict on what is measured, is an
 // ambiguous knee at either of them (kneeInTopGate): a verdict whose
 // bracket reaches the top gate then rests on probes alone. Where neither
@@ -643,7 +650,7 @@ func topGateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Opti
 	}
 	switch {
 	case len(out) == 2 && kneeInTopGate(r, below):
-	case len(out) == 0 || !noiseDecidesGate(samples, below, top, rd, ao):
+	case len(out) == 0 || sureUnsaturated(r) || !noiseDecidesGate(samples, below, top, rd, ao):
 		return nil
 	}
 	return out
@@ -678,6 +685,27 @@ func noiseDecidesGate(samples []Sample, below, top int, rd readings, ao Options)
 		}).Status == StatusUnsaturated
 	}
 	return unsaturated(1) != unsaturated(-1)
+}
+
+// sureUnsaturated reports whether r, the verdict on what is measured,
+// reads the arm unsaturated with the saturation gate's posterior at
+// least sureOdds (99 %: Analyze's reason then asks for no replicate to
+// settle it). The posterior already holds every reading's noise: Analyze
+// weighs a probe by its length (a 180 s probe 0.15 of a full point) in
+// the fit the gate reads, over every point, not the top two alone. The
+// search's tests of single readings (noiseDecidesGate: the top gate's
+// two probes moved twice their noise apart; farProbesDecide: one far
+// probe moved twice its noise) ask a harsher question of a gate the data
+// already settle: where the top step is a fraction of a doubling (the
+// simulated H200 Qwen3.5 TP8 EP8 arm's c12 to c16, 0.4 of one) twice a
+// 180 s probe's noise apart moves the gain per doubling by 75 %, so the
+// top two ran again at the full length on an arm whose four probes read
+// it unsaturated with 99 % odds; and a far probe at c1 or c4 moves the
+// fit's bend, so it ran again on an arm whose ten probes read it so. Such
+// a verdict keeps its probes. A knee, or an unsaturated verdict under
+// 99 %, is tested as before.
+func sureUnsaturated(r *Result) bool {
+	return r.Status == StatusUnsaturated && r.gateLikely >= sureOdds
 }
 
 // topUsable returns the top of the grid, when it has a usable reading,
@@ -900,9 +928,13 @@ func unsteadyDecides(measured []Sample, concs []int, ao Options) bool {
 // length once the search is otherwise done: between neighbours within a
 // doubling a probe's noise moves the knee by at most the doubling it is
 // read with; across a wider gap it may move it further. A grid of three
-// points has no probes (probeable), so none there.
+// points has no probes (probeable), so none there; nor where r reads the
+// arm unsaturated with 99 % odds (sureUnsaturated).
 func farProbesDecide(grid []int, samples []Sample, r *Result, rd readings, ao Options) []int {
 	if len(grid) <= minPoints {
+		return nil
+	}
+	if sureUnsaturated(r) {
 		return nil
 	}
 	var out []int

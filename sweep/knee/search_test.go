@@ -537,6 +537,57 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // DeepSeek arm pays three probes more (91.4 %), and it carries four
 // times their GPUs.
 //
+// Tried and dropped after it (branch h-seq): sequential re-runs. Where
+// gateProbes, topGateProbes or farProbesDecide ask for several probes
+// again at the full length in one step, one runs, and the next step
+// asks again with its full-length reading in hand: the probe of which
+// more of its two 2-sd moves, alone, change the verdict (SameVerdict
+// against the one on what is measured), ties to the top (S); S2 keeps
+// an ambiguous knee's top-gate pair together (kneeInTopGate); S2-low
+// breaks ties to the lowest; S2-below runs the lowest, unscored; S2-amb
+// is S2 with the top gate's one remaining probe re-run too when an
+// ambiguous knee lies at the gate. No step of the corpora re-runs
+// several unsteady probes at once, so that path changes nothing.
+// Agreement %/GPU-hours % with probes, held out, benchmark seeds,
+// corpusSeed+3 to +5 (1500 arms):
+//
+//	corpus          adopted      S            S2           S2-low       S2-below     S2-amb
+//	conc-lists      97.35/19.40  97.54/18.33  97.54/18.98  97.16/19.06  96.98/19.08  97.54/19.11
+//	doubling        98.28/15.03  97.90/14.76  97.90/14.98  98.28/15.01  98.28/15.01  98.09/15.12
+//	simulated       100/23.27    100/23.27    100/23.27    100/23.27    100/23.27    100/23.27
+//	bench conc      97.09/19.08  96.69/18.06  97.03/18.75  97.03/18.82  97.03/18.83  96.97/18.94
+//	bench doubling  97.63/14.88  97.46/14.68  97.57/14.84  97.63/14.86  97.63/14.87  97.57/15.01
+//	bench sim       100/27.10    100/26.47    100/26.47    100/26.68    100/26.68    100/26.47
+//	+3 conc-lists   97.46/19.79  97.38/18.62  97.23/19.38  97.30/19.43  97.46/19.53  97.23/19.58
+//	+3 doubling     97.91/14.99  97.98/14.71  97.91/14.96  97.91/14.97  97.91/14.97  97.83/15.23
+//	+4 conc-lists   97.85/19.25  98.00/18.16  97.93/18.96  97.85/19.08  97.85/19.11  97.93/19.11
+//	+4 doubling     97.41/15.06  97.56/14.77  97.41/15.04  97.41/15.05  97.41/15.05  97.49/15.20
+//	+5 conc-lists   97.70/19.60  97.39/18.20  97.54/19.19  97.54/19.24  97.47/19.24  97.62/19.45
+//	+5 doubling     97.48/14.86  97.41/14.66  97.48/14.86  97.48/14.86  97.48/14.86  97.41/15.03
+//
+// (sim-doubling the same everywhere.) Every variant loses more than a
+// fifth of a point of agreement somewhere but S2-low, which loses six
+// synthetic conc-lists arms and regains none, and none saves a point on
+// the simulated conc-lists: at most 0.63 (the DeepSeek V4 TP8 arm keeps
+// c8 or c16 as a probe, the Qwen3.5 FP4 MI355X TP4 arm c32). The H200
+// Qwen3.5 TP8 EP8 arms (seed 1, [4 8 12 16]) re-run both top-gate
+// probes in either order: c16 at the full length (14791 against the
+// probe's 15430) leaves the gate 93 % likely and c12's noise deciding
+// it; c12 first (13354 against 14258), 97 % and c16's. The MI355X TP2
+// EP2 arm re-runs all four under every rule. The synthetic arms lost
+// (S2-low: s0270 held out, s0493 bench, s0639 and s1497 at +3, s0064
+// and s0532 at +5) stop on one full-length point and a probe where the
+// pair at the full length went on to the full grid's verdict (the gaps
+// below the top gate filled, at the full length where its gain lay
+// within its noise: fullGateNear). Tried in the same study (R2): the
+// top gate's two probes moved √2 rather than 2 of their standard
+// deviations each way in noiseDecidesGate, the ratio they compare
+// moved by two of its own (topGain's band), all re-run at once: the
+// DeepSeek arm keeps both probes, the H200 arms do not; 97.16/19.23,
+// 97.90/14.97, 100/23.27; bench 97.03/19.05, 97.63/14.86, 100/26.25;
+// +3 97.38/19.62, 97.91/14.97; +4 97.85/19.12, 97.41/15.06; +5
+// 97.62/19.46, 97.48/14.88 (two held-out doubling arms lost).
+//
 // The peak gap (peakGap, TestNextStepPeakGap): when the next measured
 // point above the peak failed or fell off a cliff, the grid point
 // between the two nearest their log-middle is measured (a probe where

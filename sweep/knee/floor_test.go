@@ -42,15 +42,6 @@ func (r floorRule) String() string {
 	return [...]string{"loose", "justified", "bracketed", "robust"}[r]
 }
 
-// floorSigma is the search's assumed relative noise of a reading:
-// Analyze's 3 %, times sqrt(1200 s / length) for a probe.
-func floorSigma(s knee.Sample) float64 {
-	if s.Probe {
-		return 0.03 * math.Sqrt(fullSeconds/s.Seconds)
-	}
-	return 0.03
-}
-
 // hindsightFloor is the cheapest measurement set of c (each grid point
 // unmeasured, a probe or a full-length point; the cost a server start,
 // pointSeconds per full-length point and probe length plus drain per
@@ -164,7 +155,7 @@ func floorMeets(grid []int, set []knee.Sample, full *knee.Result, rule floorRule
 		}
 		for _, dir := range []float64{1, -1} {
 			moved := slices.Clone(set)
-			v := *s.TotalTPS * math.Exp(dir*2*floorSigma(s))
+			v := *s.TotalTPS * math.Exp(dir*2*knee.SearchSigma(&s))
 			moved[i].TotalTPS = &v
 			if !knee.SameVerdict(full, knee.Analyze(&knee.Arm{Samples: moved}, knee.Options{})) {
 				return false
@@ -206,8 +197,7 @@ func topBounded(set []knee.Sample, r *knee.Result) bool {
 	if nx.Excluded != "" || nx.TotalTPS == nil {
 		return true
 	}
-	drop := max(0.10, 2*math.Hypot(floorSigma(pk), floorSigma(nx)))
-	return *nx.TotalTPS < (1-drop)**pk.TotalTPS
+	return knee.FellOff(*pk.TotalTPS, *nx.TotalTPS, knee.SearchSigma(&pk), knee.SearchSigma(&nx))
 }
 
 // BenchmarkSearchFloor prints, for the simulated conc-lists with 180 s

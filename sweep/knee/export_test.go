@@ -1,0 +1,13 @@
+package knee
+
+// Test-only views of the search's own rules, so the benchmarks in
+// knee_test read a reading's noise and a cliff as the search does.
+
+// SearchSigma is the relative noise the search assumes for s with the
+// default options (Analyze's Sigma, more for a probe).
+func SearchSigma(s *Sample) float64 {
+	return SearchOptions{FullSeconds: 1200}.sigma(s, Options{}.withDefaults())
+}
+
+// FellOff is the search's cliff test (fellOff).
+var FellOff = fellOff

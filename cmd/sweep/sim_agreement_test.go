@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -250,6 +252,56 @@ func TestSimAgreementKilledAdaptiveDiscovery(t *testing.T) {
 	code, _, stderr = runCLI(t, discover...)
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, 1, countEvents(journalOf(t, dir), campaign.EventSearchEnd)[""], "the resume records the search's end")
+	code, stdout, stderr = runCLI(t, "sim", "agreement", out, key)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, finished, stdout)
+}
+
+// TestSimAgreementResumedOlderDiscovery: an adaptive discovery that an
+// older binary started (its journal's start without a format) and that
+// was killed before its search's last point, resumed by this binary and
+// killed again after that point, before the search's end was recorded,
+// is unfinished: the resume's start gives its format, so the arm the
+// resume ran needs its search's end. Resumed again, it reads as the
+// uninterrupted discovery.
+func TestSimAgreementResumedOlderDiscovery(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	const key = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
+	out := t.TempDir()
+	dir := filepath.Join(out, key)
+	path := filepath.Join(dir, campaign.JournalFile)
+	discover := []string{"discover", "--simulate", "--adaptive", "--builtin-client", "--no-report", "--config-keys", key, "--tp", "4", "--ep", "4", "--out", dir}
+	code, _, stderr := runCLI(t, discover...)
+	require.Equal(t, 0, code, stderr)
+	code, finished, stderr := runCLI(t, "sim", "agreement", out, key)
+	require.Equal(t, 0, code, stderr)
+	require.True(t, strings.HasPrefix(finished, "agree "), finished)
+	// cut keeps the journal's records before the first that last says
+	// is one to cut.
+	cut := func(last func(campaign.Record) bool) string {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		lines := strings.SplitAfter(string(data), "\n")
+		i := slices.IndexFunc(journalOf(t, dir), last)
+		require.Positive(t, i)
+		return strings.Join(lines[:i], "")
+	}
+
+	lastPoint := journalOf(t, dir)[slices.IndexFunc(journalOf(t, dir), func(r campaign.Record) bool { return r.Event == campaign.EventSearchEnd })-1].Point
+	older := strings.Replace(cut(func(r campaign.Record) bool { return r.Event == campaign.EventPointStart && r.Point == lastPoint }),
+		fmt.Sprintf(`"format":%d,`, campaign.JournalFormat), "", 1)
+	require.NoError(t, os.WriteFile(path, []byte(older), 0o644))
+	require.Zero(t, journalOf(t, dir)[0].Format, "an older binary's start")
+	code, _, stderr = runCLI(t, discover...)
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, os.WriteFile(path, []byte(cut(func(r campaign.Record) bool { return r.Event == campaign.EventSearchEnd })), 0o644))
+	code, stdout, stderr := runCLI(t, "sim", "agreement", out, key)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "unfinished        "+key+": tp2 ep2: not in this discovery; tp4: not in this discovery; tp4 ep4: window c4 c16 c32 c40 c48: 0 green, 5 not finished (c4 c16 c32 c40 c48); ")
+
+	code, _, stderr = runCLI(t, discover...)
+	require.Equal(t, 0, code, stderr)
 	code, stdout, stderr = runCLI(t, "sim", "agreement", out, key)
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, finished, stdout)

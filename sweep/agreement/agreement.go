@@ -12,7 +12,8 @@
 // records as skipped are not measured (knee.Discovery), never failed. A
 // discovery that has not finished (killed or interrupted: its journal
 // shows points started and never ended, or never run, or an adaptive
-// arm whose search recorded no end, its probes then not finished:
+// arm whose search recorded no end, its probes then not finished but
+// for one that failed as a full-length run fails too:
 // campaign.Coverage.Unfinished) is not judged: its key is "unfinished"
 // (knee.UnfinishedVerdict), those points named. A discovery whose journal
 // records the arms it ran (campaign.Coverage.Arms) and not all of the

@@ -256,14 +256,22 @@ func TestJudgeAdaptiveDiscoveries(t *testing.T) {
 // journal reads as one without. An adaptive discovery killed between two
 // steps of its search, every point run (some as probes), is unfinished
 // when its journal says so (a format, no search_end for the arm): its
-// probes are not finished; with the search's end recorded, or from a
-// journal without a format, it is judged on what it measured.
+// probes are not finished, but for one that failed the way a
+// full-length run fails too (no successful request), which the search
+// never runs again: it stays failed, and with no other probe left the
+// key is judged; with the search's end recorded, or from a journal
+// without a format, it is judged on what it measured.
 func TestJudgeUnfinishedDiscoveries(t *testing.T) {
 	ids, g := testArms(t)
 	const notJudged = "0 of 0 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier; 1 key not judged (its discovery has not finished: resume it)"
 	const resume = ": resume the discovery (the sweep discover command that started it) and judge it again"
 	failedAt16 := append(tp4(1, 2, 4, 8, 10, 12), pt{conc: 16, failed: true})
 	probed := append(tp4(1, 4, 16), asProbe(tp4Curve[2], false), asProbe(tp4Curve[8], false), asProbe(tp4Curve[10], false), asProbe(tp4Curve[12], false))
+	// failedProbe is probed with c12's probe failed (no successful
+	// request: a full-length run fails too); onlyFailedProbe has it the
+	// one probe, every other point run at the full length.
+	failedProbe := append(tp4(1, 4, 16), asProbe(tp4Curve[2], false), asProbe(tp4Curve[8], false), asProbe(tp4Curve[10], false), asProbe(tp4Curve[12], true))
+	onlyFailedProbe := append(tp4(1, 2, 4, 8, 10, 16), asProbe(tp4Curve[12], true))
 	const probedJudged = "agree             " + testKey + ": tp4 ep4 kv:dram: ambiguous knee c10 peak c16 on window c1 c2 c4 c8 c10 c12 c16: 7 green (probe only: c2 c8 c10 c12)"
 	const adaptiveTally = "1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier; 0 judged on full discoveries, 1 on adaptive ones (on the points they measured: 1 agree, 1 by the peak, 1 by the frontier)"
 	for _, tc := range []struct {
@@ -290,6 +298,11 @@ func TestJudgeUnfinishedDiscoveries(t *testing.T) {
 			"0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier"},
 		{"adaptive killed between two steps of its search, every point run", run{pts: probed, searching: true}, run{pts: tp8Curve}, adaptiveFormatted,
 			"unfinished        " + testKey + ": tp4 ep4 kv:dram: window c1 c2 c4 c8 c10 c12 c16: 3 green, 4 not finished (c2 c8 c10 c12)" + resume, notJudged},
+		{"adaptive killed between two steps of its search, a probe failed for good", run{pts: failedProbe, searching: true}, run{pts: tp8Curve}, adaptiveFormatted,
+			"unfinished        " + testKey + ": tp4 ep4 kv:dram: window c1 c2 c4 c8 c10 c12 c16: 3 green, 1 failed (c12 probe only), 3 not finished (c2 c8 c10)" + resume, notJudged},
+		{"adaptive killed between two steps of its search, its only probe failed for good", run{pts: onlyFailedProbe, searching: true}, run{pts: tp8Curve}, adaptiveFormatted,
+			"disagree          " + testKey + ": tp4 ep4 kv:dram: window c1 c2 c4 c8 c10 c12 c16: 6 green, 1 failed (c12 probe only) (frontier: 1 of 7 measured window points failed)",
+			"0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier; 0 judged on full discoveries, 1 on adaptive ones (on the points they measured: 0 agree, 0 by the peak, 0 by the frontier)"},
 		{"adaptive, every point run, its search ended", run{pts: probed}, run{pts: tp8Curve}, adaptiveFormatted, probedJudged, adaptiveTally},
 		{"adaptive, every point run, a journal without a format", run{pts: probed}, run{pts: tp8Curve}, adaptivePlanned, probedJudged, adaptiveTally},
 		{"full finished", run{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, run{pts: tp8Curve}, fullPlanned,

@@ -141,7 +141,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		s.stopLeftovers(recs)
 		s.verifyResults()
 		s.progress("resuming %s: %s", o.Dir, s.resumeLine())
-		if err := j.Append(Record{Event: EventSweepStart, Reason: "resume"}); err != nil {
+		if err := j.Append(Record{Event: EventSweepStart, Reason: "resume", Format: JournalFormat}); err != nil {
 			return nil, err
 		}
 	}

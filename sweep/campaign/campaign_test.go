@@ -1027,6 +1027,70 @@ func TestAdaptiveKilledBeforeSearchEnd(t *testing.T) {
 	assert.Equal(t, whole, c)
 }
 
+// TestAdaptiveResumesAnOlderJournal: a journal an older binary started
+// (its start without a format, no search_end records) and that was
+// killed after every probe reads as before, nothing unfinished. This
+// binary's resume gives its own start the format; killed after the
+// resume's full-length runs (c16, c32), before the search's end, the
+// arm reads unfinished: its probes the search may still run at the full
+// length, c4 and c8.
+func TestAdaptiveResumesAnOlderJournal(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8, 16, 32))
+	for _, p := range s.sched.Points {
+		p.ProbeClient, p.ProbeDuration = &recipes.Command{Argv: []string{"aiperf", "profile", "--benchmark-duration", "300"}}, 300
+	}
+	s.b.saturateAt = 16
+	// killWhen runs the sweep with its search, cancelled when the search
+	// asks for its next points and kill says so.
+	killWhen := func(kill func(ran map[string]campaign.Ran, next []*campaign.Point) bool) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		search := campaign.Adaptive(s.dir, knee.SearchOptions{})
+		choose := func(job campaign.Job, ran map[string]campaign.Ran) []*campaign.Point {
+			out := search(job, ran)
+			if kill(ran, out) {
+				cancel()
+			}
+			return out
+		}
+		s.o.Executor.(*local.Executor).Arm.Choose, s.o.Choose = choose, search
+		_, err := s.run(ctx)
+		require.ErrorIs(t, err, context.Canceled)
+	}
+	unfinished := func() []int {
+		t.Helper()
+		c, err := campaign.ReadCoverage(s.dir)
+		require.NoError(t, err)
+		var concs []int
+		for _, r := range c.Unfinished {
+			concs = append(concs, r.Conc)
+		}
+		return concs
+	}
+
+	killWhen(func(_ map[string]campaign.Ran, next []*campaign.Point) bool { return len(next) > 0 && !next[0].Probe })
+	require.Equal(t, []string{"c4 probe=true ok", "c16 probe=true ok", "c32 probe=true ok", "c8 probe=true ok"}, endsOf(t, s.dir))
+	path := filepath.Join(s.dir, campaign.JournalFile)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	old := strings.Replace(string(data), fmt.Sprintf(`"format":%d,`, campaign.JournalFormat), "", 1)
+	require.NotEqual(t, string(data), old)
+	require.NoError(t, os.WriteFile(path, []byte(old), 0o644))
+	assert.Empty(t, unfinished(), "an older binary's journal: read without the search's end")
+
+	killWhen(func(ran map[string]campaign.Ran, _ []*campaign.Point) bool {
+		return slices.ContainsFunc(slices.Collect(maps.Values(ran)), func(r campaign.Ran) bool { return r.Full })
+	})
+	assert.Equal(t, []string{"c4 probe=true ok", "c16 probe=true ok", "c32 probe=true ok", "c8 probe=true ok", "c16 probe=false ok", "c32 probe=false ok"}, endsOf(t, s.dir))
+	starts := events(t, s.dir, campaign.EventSweepStart)
+	require.Len(t, starts, 2)
+	assert.Zero(t, starts[0].Format)
+	assert.Equal(t, campaign.JournalFormat, starts[1].Format, "the resume's start gives this binary's format")
+	assert.Empty(t, events(t, s.dir, campaign.EventSearchEnd))
+	assert.Equal(t, []int{4, 8}, unfinished(), "killed in this binary's resume: the probes")
+}
+
 // endsOf are the journal's point end records as "cN probe=BOOL STATUS".
 func endsOf(t *testing.T, dir string) []string {
 	t.Helper()

@@ -26,7 +26,10 @@
 // while it still asks for one of them (a completed probe at the full
 // length: the sweep was killed before that run); an arm whose search
 // asks for no more points records so (EventSearchEnd), which tells
-// ReadCoverage a finished search from one killed between two steps. A
+// ReadCoverage a finished search from one killed between two steps;
+// each sweep_start, a new sweep's or a resume's, gives the format of
+// the records that follow (JournalFormat), so a journal that an older
+// binary began is read per segment. A
 // backend clears a point's directory before each attempt with
 // ClearPointDir, which keeps a completed probe that the point's
 // full-length run replaces (result.ProbeDir: DIR/ID.probe/).

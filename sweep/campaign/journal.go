@@ -19,6 +19,7 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
 	"sweep/metrics/result"
+	"sweep/sweep/knee"
 )
 
 // JournalFile is the journal's name in the sweep directory.
@@ -44,11 +45,17 @@ const (
 	EventSearchEnd = "search_end"
 )
 
-// JournalFormat is the format a new sweep's start record gives
-// (Record.Format). 0 (no format): a journal written before adaptive arms
-// recorded their search's end (EventSearchEnd), which ReadCoverage reads
-// without that record.
-const JournalFormat = 1
+// JournalFormat is the format of the records this binary writes, which
+// every sweep_start record it writes gives (Record.Format): a new
+// sweep's and each resume's, so that a journal that binaries of
+// different formats wrote in turn is read per segment, each from its
+// sweep_start to the next (ReadCoverage). 0 (no format): written before
+// adaptive arms recorded their search's end (EventSearchEnd), so read
+// without that record. 1: adaptive arms record it; only a new sweep's
+// start gave the format, so a resume's start without one in a journal
+// that starts with format 1 is of format 1. 2: as 1, every sweep_start
+// gives it (a resume's without one is an older binary's: format 0).
+const JournalFormat = 2
 
 // Point statuses in point_end records.
 const (
@@ -65,8 +72,9 @@ type Record struct {
 	Event string    `json:"event"`
 	// Identity is the sweep's command (sweep_start).
 	Identity *Identity `json:"identity,omitempty"`
-	// Format is the journal's format (the sweep_start of a new sweep:
-	// JournalFormat; 0 in a journal written before it was recorded).
+	// Format is the format of the journal's records from this one on
+	// (sweep_start: its writer's JournalFormat; 0 from a binary that
+	// recorded none: segmentFormat).
 	Format int `json:"format,omitempty"`
 	// Arms is the sweep's schedule (the sweep_start of a new sweep): each
 	// arm's identity and points, so that a reader can tell of a point
@@ -411,15 +419,20 @@ type Coverage struct {
 	// recorded the arms does not say. A point that ran and failed is
 	// finished (failed), whatever retries the sweep has left.
 	//
-	// In an adaptive discovery's journal of JournalFormat 1 or later, an
-	// arm with no search_end since its last point start was stopped
+	// In an adaptive discovery's journal, an arm whose last point start
+	// lies in a segment of format 1 or later (JournalFormat: its binary
+	// records the search's end) with no search_end since was stopped
 	// between two steps of its search (a kill can leave every point run
 	// once, as a probe): each of its points whose last run was a probe,
 	// which the search may still run at the full length, is unfinished
 	// too (Probe true, Status the probe's: ok or failed). Points it ran at
-	// the full length cannot run again, so an arm with no probe left
-	// reads as finished. A journal without a format has no search_end
-	// records and is read without this rule.
+	// the full length cannot run again, nor a probe that failed the way a
+	// full-length run fails too (its result file's error rate over the
+	// limit, or no successful request: knee.Sample.FailedForGood), which
+	// stays failed; an arm with no such probe left reads as finished. An
+	// arm last run by a binary without a format (no search_end records),
+	// or in a journal such a binary resumed since (it may have ended the
+	// search unrecorded), is read without this rule.
 	Unfinished []Record
 	// Results lists per arm (Record.Arm, 1-based) the result files its
 	// points' point_end records name, relative to the directory: what
@@ -445,8 +458,12 @@ func ReadCoverage(dir string) (Coverage, error) {
 	// where is each point's arm and concurrency (Arm, Conc).
 	where := map[string]Record{}
 	var order []string
-	format := 0
-	searches := searchState{}
+	// format is the format of the segment read (segmentFormat), first
+	// the journal's start's; recordsEnd says of an arm (Record.Arm) that
+	// its search's end is recorded if it ended: its last point start and
+	// every segment since are of format 1 or later.
+	format, first := 0, -1
+	searches, recordsEnd := searchState{}, map[int]bool{}
 	point := func(id string) *pointState {
 		st := state[id]
 		if st == nil {
@@ -457,9 +474,19 @@ func ReadCoverage(dir string) (Coverage, error) {
 		return st
 	}
 	for _, r := range recs {
+		if r.Event == EventSweepStart {
+			if first < 0 {
+				first = r.Format
+			}
+			if format = segmentFormat(r, first); format < 1 {
+				clear(recordsEnd) // an older binary may end any search unrecorded
+			}
+		}
+		if r.Event == EventPointStart && r.Arm != 0 {
+			recordsEnd[r.Arm] = format >= 1
+		}
 		switch {
 		case r.Event == EventSweepStart && r.Identity != nil:
-			format = r.Format
 			c.Adaptive = c.Adaptive || slices.Contains(r.Identity.Settings, AdaptiveSetting(true))
 			for _, a := range r.Arms {
 				c.Arms[a.Arm] = a.Identity
@@ -502,12 +529,39 @@ func ReadCoverage(dir string) (Coverage, error) {
 			w := where[id]
 			c.Unfinished = append(c.Unfinished, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: st.status})
 		case StatusOK, StatusFailed:
-			if w := where[id]; st.probe && c.Adaptive && format >= 1 && !searches[w.Arm] {
+			w := where[id]
+			if st.probe && c.Adaptive && recordsEnd[w.Arm] && !searches[w.Arm] && !failedForGood(dir, st) {
 				c.Unfinished = append(c.Unfinished, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: st.status, Probe: true})
 			}
 		}
 	}
 	return c, nil
+}
+
+// segmentFormat is the format of the journal's records from the
+// sweep_start r on, in a journal whose first sweep_start gives format
+// first: r's, but a resume's start without one is of format 1 in a
+// journal of format 1, whose binary gave only a new sweep's start its
+// format (JournalFormat).
+func segmentFormat(r Record, first int) int {
+	if r.Format == 0 && r.Identity == nil && first == 1 {
+		return 1
+	}
+	return r.Format
+}
+
+// failedForGood reports whether the point (st: its last run a probe)
+// failed the way a full-length run fails too, which the search never
+// runs again: its result file (in dir) reads as a failure that is not a
+// short window's (knee.Sample.FailedForGood). Not one that failed
+// without a readable result: Adaptive reads such a run as a failure a
+// full-length run may pass.
+func failedForGood(dir string, st *pointState) bool {
+	if st.status != StatusFailed || st.result == "" {
+		return false
+	}
+	smp, ok, err := knee.ReadFile(filepath.Join(dir, st.result))
+	return err == nil && ok && smp.FailedForGood()
 }
 
 // searchState is what the journal says of each adaptive arm's search

@@ -203,7 +203,7 @@ func newReadings(byConc map[int][]*Sample, o SearchOptions, ao Options) readings
 	probeFailed := func(c int) bool {
 		ss := byConc[c]
 		for _, s := range ss {
-			if !s.Probe || s.Excluded == "" || !shortFailure(s) {
+			if !s.Probe || s.Excluded == "" || s.FailedForGood() {
 				return false
 			}
 		}
@@ -765,6 +765,14 @@ func gapDecidesGate(grid, conc []int, rd readings, ao Options) bool {
 func shortFailure(s *Sample) bool {
 	return s.Excluded != result.ExcludedNoSuccess && s.ErrorRate <= result.DefaultFailedRequestThreshold
 }
+
+// FailedForGood reports whether s failed (Excluded) the way a
+// full-length run fails too, not the way a short window does
+// (shortFailure): its error rate is over the limit, or it has no
+// successful request. NextStep never measures a failed probe again at
+// the full length but where its failure is a short window's, so such a
+// probe's point stays failed.
+func (s *Sample) FailedForGood() bool { return s.Excluded != "" && !shortFailure(s) }
 
 // nearest is the grid value closest to x in log2 (the smaller one on a tie).
 func nearest(grid []int, x float64) int {

@@ -1554,6 +1554,22 @@ func TestNextStepFailedProbe(t *testing.T) {
 		{"error rate just over the limit", append(slices.Clone(rising), errs(probe(64, 900), 70, 500)), knee.Step{Conc: []int{128}, Probe: true}},
 	}
 	checkNextSteps(t, grid, tests)
+	// Sample.FailedForGood tells the failures never measured again (a
+	// killed discovery's reader leaves them failed, not unfinished).
+	for _, tc := range []struct {
+		name string
+		s    knee.Sample
+		want bool
+	}{
+		{"a short window's failure", failed(probe(64, 900)), false},
+		{"no successful request", knee.Sample{Conc: 64, Probe: true, Seconds: 300, Excluded: "no successful request"}, true},
+		{"error rate just over the limit", errs(probe(64, 900), 70, 500), true},
+		{"usable", probe(64, 900), false},
+	} {
+		if got := tc.s.FailedForGood(); got != tc.want {
+			t.Errorf("%s: FailedForGood %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
 
 // TestNextStepUnsteadyProbe: a usable probe whose KV pool came near full

@@ -345,9 +345,14 @@
 // 19.5, B300 TP4 8.7 and 7.3, TP8 38.1 and 31.9, DP attention 14.1 and 11.8
 // (TP4) and 43.5 and 36.4 (TP8). No verdict moves (16, 18 and 18 of 31):
 // the MI355X and B200 SGLang arms are still unsaturated at their windows'
-// tops. vLLM's pool keeps the compressed rows alone: InferenceX measured
-// 8,524,228 tokens for MI355X vLLM TP8 (its dsv4-fp4-mi355x-vllm notes),
-// where the model holds 20.9M; vLLM's hybrid allocator is not modelled;
+// tops. vLLM's pool keeps the compressed rows alone (20.9M tokens on
+// MI355X TP8); vLLM puts DeepSeek-V4's compressed layers, windows and
+// compressor states in groups of one shared block pool
+// (kv_cache_utils' group_and_unify_kv_cache_specs), which is not
+// modelled. Its log's 8,524,228 tokens there (InferenceX's notes;
+// 4,730,981 at 16,384 batched tokens) is max_model_len times the requests
+// of max_model_len that fit, each with window blocks for a whole batched
+// chunk: not what its prefix cache holds;
 // (2) offload arms whose windows begin at the resident arm's cliff
 // (Qwen3.5 on B200 TP8 and FP4 TP4, B300 TP2; DeepSeek-V4 vLLM DP
 // attention on B300): the simulated curve is compute-bound and flat

@@ -25,7 +25,7 @@ func honoured(e configs.Engine) []string {
 			"--max-running-requests", "--mem-fraction-static", "--max-total-tokens", "--page-size",
 			"--chunked-prefill-size", "--context-length", "--disable-radix-cache",
 			"--enable-metrics", "--enable-cache-report", "--stream-interval", "--decode-log-interval",
-			"--skip-server-warmup", "--kv-cache-dtype", "--attention-backend",
+			"--skip-server-warmup", "--kv-cache-dtype", "--attention-backend", "--swa-full-tokens-ratio",
 			"--enable-hierarchical-cache", "--hicache-ratio", "--hicache-size", "--hicache-write-policy",
 			"--disaggregation-mode", "--disaggregation-transfer-backend", "--disaggregation-decode-enable-radix-cache",
 			"--speculative-algorithm", "--speculative-num-steps", "--speculative-eagle-topk", "--speculative-num-draft-tokens",

@@ -103,6 +103,11 @@ type Config struct {
 	// AttentionBackend is SGLang's --attention-backend: "aiter" (AMD)
 	// takes 15 % off the memory fraction for a long context.
 	AttentionBackend string
+	// SWAFullTokensRatio is SGLang's --swa-full-tokens-ratio: a sliding
+	// window pool of this many tokens per token of the full pool, for a
+	// model whose layers keep a sliding window (DeepSeek-V4). Default 0.8,
+	// SGLang's.
+	SWAFullTokensRatio float64
 
 	// Disagg is SGLang --disaggregation-mode: "" (the default "null",
 	// serving both phases), DisaggPrefill or DisaggDecode. A prefill
@@ -238,6 +243,12 @@ func (c Config) Normalize() (Config, error) {
 	}
 	if c.MemFraction < 0 || c.MemFraction > 1 {
 		errs = append(errs, fmt.Errorf("memory fraction %g: want a value in (0, 1]", c.MemFraction))
+	}
+	if c.SWAFullTokensRatio == 0 && c.Engine == configs.SGLang {
+		c.SWAFullTokensRatio = sglangSWAFullTokensRatio
+	}
+	if c.SWAFullTokensRatio < 0 {
+		errs = append(errs, fmt.Errorf("--swa-full-tokens-ratio %g: want a positive ratio (SGLang's default is %g)", c.SWAFullTokensRatio, sglangSWAFullTokensRatio))
 	}
 	if c.PageSize <= 0 {
 		c.PageSize = map[configs.Engine]int{configs.SGLang: 1, configs.VLLM: 16}[c.Engine]
@@ -377,6 +388,9 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		c.SkipWarmup = boolFlag(flags, "--skip-server-warmup")
 		str("--kv-cache-dtype", &c.KVCacheDType)
 		str("--attention-backend", &c.AttentionBackend)
+		if v, ok := flags.Float("--swa-full-tokens-ratio"); ok {
+			c.SWAFullTokensRatio = v
+		}
 		if boolFlag(flags, "--enable-hierarchical-cache") {
 			// SGLang's defaults: a host pool twice the device pool, unless
 			// --hicache-size gives its GB per rank.

@@ -38,7 +38,15 @@
 // with the attention TP until TP reaches the model's KV heads (then heads
 // are replicated; an MLA latent, DeepSeek's, GLM-5's or Kimi K3's, is one
 // head kept whole on every attention GPU); a decode step reads that same
-// per-GPU KV. A prefix cache over prompt blocks makes
+// per-GPU KV. SGLang splits DeepSeek-V4's memory between its full
+// (compressed) pool and a sliding window pool of --swa-full-tokens-ratio
+// tokens per full token (default 0.8): a full token costs its compressed
+// rows (5,502 bytes, whatever --kv-cache-dtype says), the ratio's share
+// of a 584-byte window row in each of the 61 layers and of the ratio-4
+// layers' compressor state, times 62/61 with MTP, and the ratio-128
+// layers' state per request slot (30.4 MB with MTP) comes off first
+// (v0.5.17's DSV4PoolConfigurator); a decode step reads the compressed
+// rows. A prefix cache over prompt blocks makes
 // multi-turn sessions hit. Past the pool's capacity requests queue,
 // usage sits at 1.0, cached prefixes are evicted and the hit rate
 // collapses: the throughput cliff past the knee. With a KV offload tier
@@ -324,11 +332,28 @@
 // and TP2 FP4; DeepSeek-V4 on MI355X SGLang, B200 and B300 vLLM TP4; Kimi
 // K3 on MI355X; MiniMax-M3 on MI300X and MI355X TP2; GLM-5.2 FP4 MI355X
 // TP8): their pools hold more sessions than the windows, or the step
-// costs are still gaining there, and DeepSeek-V4's engine-side pool split
-// (SWA rows, --swa-full-tokens-ratio) is not modelled; the two B200
+// costs are still gaining there; the two B200
 // arms with about 100 GB of weights a GPU (26 sessions, resident windows
 // to c14 before a HiCache arm from c16) had fitted only by the misplaced
-// 15 %; (2) offload arms whose windows begin at the resident arm's cliff
+// 15 %. DeepSeek-V4's SGLang pool now splits as the engine does (above):
+// at the recipes' ratio 0.1 with MTP a full token costs 13,116 bytes a GPU
+// where the model counted 5,502 (MI355X, FP8 cache) or 11,004 (Blackwell,
+// its 16-bit default doubled), and at B200 DP attention's 0.02, 7,097.
+// Long sessions a rank holds, before and after: MI355X TP8 71.5 and 30.0
+// (the window's doubling grid ends at c16, the model's cliff is before
+// c32), B200 TP8 12.7 and 10.6 (window to c5), B200 DP attention 12.7 and
+// 19.5, B300 TP4 8.7 and 7.3, TP8 38.1 and 31.9, DP attention 14.1 and 11.8
+// (TP4) and 43.5 and 36.4 (TP8). No verdict moves (16, 18 and 18 of 31):
+// the MI355X and B200 SGLang arms are still unsaturated at their windows'
+// tops. vLLM's pool keeps the compressed rows alone (20.9M tokens on
+// MI355X TP8); vLLM puts DeepSeek-V4's compressed layers, windows and
+// compressor states in groups of one shared block pool
+// (kv_cache_utils' group_and_unify_kv_cache_specs), which is not
+// modelled. Its log's 8,524,228 tokens there (InferenceX's notes;
+// 4,730,981 at 16,384 batched tokens) is max_model_len times the requests
+// of max_model_len that fit, each with window blocks for a whole batched
+// chunk: not what its prefix cache holds;
+// (2) offload arms whose windows begin at the resident arm's cliff
 // (Qwen3.5 on B200 TP8 and FP4 TP4, B300 TP2; DeepSeek-V4 vLLM DP
 // attention on B300): the simulated curve is compute-bound and flat
 // there, the scheduler's as the steady state's (B200 TP8 c64-c76 within

@@ -286,11 +286,14 @@ func TestMiniMaxM3KVMatchesVLLMsAccount(t *testing.T) {
 // rank, so 8 ranks do not make 8 times a TP rank's expert compute. Before,
 // each rank stepped as a whole TP 8 engine: DeepSeek-V4 on 8 B300 at c64
 // made 4.3 times the tokens per GPU with DP attention as without (80,314
-// against 18,873 tok/s/GPU; now 18,516).
+// against 18,873 tok/s/GPU; now 18,516). The pools are sized at the
+// recipes' --swa-full-tokens-ratio 0.1: at SGLang's default 0.8, with
+// 1,024 request slots' state on every GPU, the TP8 pool holds 21 sessions
+// and c64 falls off its cliff.
 func TestDPAttentionRanksShareTheExperts(t *testing.T) {
 	tput := func(dpa bool) float64 {
 		cfg := Config{Engine: configs.SGLang, ModelPath: "deepseek-ai/DeepSeek-V4-Pro", TP: 8, EP: 8, GPU: "b300",
-			MemFraction: 0.9, PageSize: 64, KVCacheDType: "fp8_e4m3", MaxRunningRequests: 1024,
+			MemFraction: 0.9, PageSize: 64, KVCacheDType: "fp8_e4m3", MaxRunningRequests: 1024, SWAFullTokensRatio: 0.1,
 			Spec: Spec{Algorithm: "EAGLE", NumSteps: 3, TopK: 1, NumDraftTokens: 4, AcceptLength: 2.49}}
 		if dpa {
 			cfg.DP, cfg.DPAttention = 8, true

@@ -151,3 +151,52 @@ func TestSGLangSpecDecodingCapsRunningRequests(t *testing.T) {
 	plain := with(func(c *Config) { c.Spec = Spec{} })
 	assert.Greater(t, newCapacity(plain).maxRunning, 48, "no speculative decoding")
 }
+
+// TestSGLangSplitsDeepSeekV4Pool: SGLang (v0.5.17's DSV4PoolConfigurator)
+// sizes DeepSeek-V4's full pool by what a full token costs with the
+// sliding window pool beside it: the compressed rows (5,502 bytes),
+// --swa-full-tokens-ratio window rows of 584 bytes in each of the 61
+// layers, the 30 ratio-4 layers' compressor state (10,240 bytes a ring
+// row, 16 rows per 128-token window page with MTP) for those window
+// tokens, and 62/61 of it all for the MTP draft layer; the 29 ratio-128
+// layers' state (256 rows of 4,096 bytes with MTP) per request slot comes
+// off the memory first. The recipe's --kv-cache-dtype does not change the
+// 584-byte rows. Before, the pool counted the compressed rows alone (and
+// twice that with a 16-bit cache): 2.4 times the tokens on MI355X.
+func TestSGLangSplitsDeepSeekV4Pool(t *testing.T) {
+	var resident Config
+	for _, a := range plannedArms(t, "dsv4-fp4-mi355x-sglang-agentic-mtp") {
+		if !a.cfg.HostKV.Enabled() {
+			resident = a.points[len(a.points)-1]
+		}
+	}
+	require.InDelta(t, 0.10, resident.SWAFullTokensRatio, 1e-9, "the recipe's --swa-full-tokens-ratio")
+	require.Equal(t, 32, resident.MaxRunningRequests, "2×conc at c16")
+	// HBM × fraction − an eighth of 1.6T parameters at 0.55 bytes − 1 GB,
+	// less 33 request slots of ratio-128 state.
+	free := 288*0.85 - 1600*0.55/8 - 1 - 33*256*4096*29/1e9
+	for _, tc := range []struct {
+		name  string
+		ratio float64
+		dtype string
+		bytes float64 // a full token, per GPU
+	}{
+		{"recipe: ratio 0.1, FP8 cache", 0.1, "fp8_e4m3", 13_116.3},
+		{"ratio 0.1, the 16-bit default cache", 0.1, "", 13_116.3},
+		{"ratio 0.02 (the B200 DP-attention arm's)", 0.02, "fp8_e4m3", 7_097.3},
+		{"SGLang's default ratio 0.8", 0, "fp8_e4m3", 65_782.5},
+	} {
+		c := resident
+		c.SWAFullTokensRatio, c.KVCacheDType = tc.ratio, tc.dtype
+		c, err := c.Normalize()
+		require.NoError(t, err, tc.name)
+		want := free * 1e9 / tc.bytes
+		assert.InDelta(t, want, newCapacity(c).poolTokens, float64(c.PageSize)+want*1e-4, tc.name)
+	}
+	// vLLM keeps its own accounting: the ratio is SGLang's.
+	v := resident
+	v.Engine, v.SWAFullTokensRatio = configs.VLLM, 0.02
+	v0 := v
+	v0.SWAFullTokensRatio = 0.5
+	assert.Equal(t, newCapacity(v).poolTokens, newCapacity(v0).poolTokens)
+}

@@ -95,6 +95,11 @@ type modelShape struct {
 	// other compute per 1,000 tokens of context, which the MI325X Qwen3.5
 	// measurements were fitted with.
 	attnFLOPs float64
+	// swa, when set, is an attention stack whose every layer keeps a
+	// sliding window of uncompressed rows beside rows compressed over
+	// several tokens (DeepSeek-V4): SGLang sizes its pools by it
+	// (sglangBytesPerToken), and kvBytes is its compressed rows.
+	swa *swaStack
 	// fp4GEMMs: the checkpoint quantizes its MoE layers' weights and
 	// activations to 4 bits (NVIDIA ModelOpt's NVFP4 checkpoints, AMD
 	// Quark's MXFP4 ones: W4A4), so their GEMMs run at the GPU's FP4
@@ -139,8 +144,13 @@ var families = []struct {
 	// 128-token window, the even ones from 2 on one row per 4 tokens plus
 	// the indexer's 128-dim key, the odd ones one row per 128 tokens. A
 	// row is the 512-dim head at FP8 with its 64 rope dims in BF16 and
-	// scales (vLLM's fp8_ds_mla layout, 584 bytes), an indexer key 132
-	// bytes: 30 × (584+132)/4 + 29 × 584/128 ≈ 5,500 bytes a token.
+	// scales (vLLM's fp8_ds_mla layout, SGLang's DSV4 pool: 584 bytes),
+	// an indexer key 132 bytes: 30 × (584+132)/4 + 29 × 584/128 ≈ 5,500
+	// bytes a token. Every layer also keeps its last 128 tokens
+	// uncompressed (config.json's sliding_window), and a compressing
+	// layer the compressor's running state: 32-bit (kv, score) pairs of
+	// the 512-dim head, and of the indexer's 128 dims in a ratio-4 layer
+	// (SGLang's DSV4PoolConfigurator and DeepSeekV4TokenToKVPool).
 	// Its native context is 1M tokens (the model card), as are GLM-5.2's,
 	// Kimi K3's and MiniMax-M3's (InferenceX's resolve_trace_source replays
 	// the uncapped corpus to these four families for that reason; the
@@ -153,6 +163,13 @@ var families = []struct {
 	// 512-dim head for QK and V, 16-bit): 30 × 64 × 128 ×
 	// 2 / 4 + 2 × 29 × 128 × 2 × 1024 / 128 FLOPs per token of context.
 	{"deepseek-v4", func(s *modelShape) {
+		s.swa = &swaStack{
+			layers: 61, window: 128, rowBytes: 584, indexRowBytes: 132,
+			c4Layers: 30, c128Layers: 29,
+			c4StateBytes: 2 * 2 * (512 + 128) * 4, c128StateBytes: 2 * 512 * 4,
+		}
+		// 5,502 bytes, the figure the vLLM arms were judged with;
+		// compressedBytes, what SGLang charges, is 5,502.3.
 		s.kvBytes, s.context = 30*(584+132)/4+29*584/128, 1<<20
 		s.attnFLOPs = 30*64*128*2/4 + 2*29*128*2*1024/128
 	}},
@@ -296,6 +313,11 @@ func kvBytesPerToken(c Config, s modelShape) float64 {
 	if c.KVBytesPerToken > 0 {
 		return float64(c.KVBytesPerToken)
 	}
+	if c.Engine == configs.SGLang && s.swa != nil {
+		// SGLang's DSV4 pool keeps one row layout whatever
+		// --kv-cache-dtype says (DeepSeekV4SingleKVPool: 584 bytes).
+		return s.kvBytes
+	}
 	b := 256 * 1024 * math.Sqrt(s.totalB/400)
 	if s.kvBytes > 0 {
 		b = s.kvBytes
@@ -426,12 +448,23 @@ func newCapacity(c Config) capacity {
 		reserveGB = vllmReserveGB
 	}
 	freeGB := perGPU - weightsGB/g0 + offloadGB - reserveGB
-	capa.fits = freeGB > 0
 	// A speculative draft's KV shares the pool, token for token.
 	poolGPUToken := perGPUToken
 	if c.Spec.Enabled() {
 		poolGPUToken *= 1 + s.draftKVShare
 	}
+	if c.Engine == configs.SGLang && s.swa != nil {
+		// SGLang splits the memory between the full (compressed) pool
+		// and the sliding window pool, which holds
+		// --swa-full-tokens-ratio tokens per full token: a full token
+		// costs its compressed rows, the ratio's share of a window row
+		// in every layer and of the compressor state, and the request
+		// slots' ratio-128 state comes off first.
+		running := sglangRunning(c, ranks, freeGB*1e9/s.swa.sglangBytesPerToken(c))
+		freeGB -= s.swa.sglangRequestBytes(c, running) / 1e9
+		poolGPUToken = s.swa.sglangBytesPerToken(c)
+	}
+	capa.fits = freeGB > 0
 	pool := int(math.Max(freeGB, 1.0/g0) * 1e9 / poolGPUToken)
 	if c.MaxTotalTokens > 0 {
 		pool = c.MaxTotalTokens
@@ -585,3 +618,81 @@ func b2f(b bool) float64 {
 	}
 	return 0
 }
+
+// swaStack is an attention stack whose every layer keeps a sliding window
+// of uncompressed KV rows, and whose compressing layers keep rows over 4
+// or 128 tokens each (DeepSeek-V4's CSA and HCA layers), with a
+// compressor's running state beside them.
+type swaStack struct {
+	layers   int     // layers keeping the window (every layer)
+	window   int     // tokens of the window
+	rowBytes float64 // one row of one layer in the cache's layout
+	// indexRowBytes is a ratio-4 layer's indexer key per row.
+	indexRowBytes        float64
+	c4Layers, c128Layers int // layers compressing 4 and 128 tokens a row
+	// c4StateBytes and c128StateBytes are a layer's compressor state per
+	// row of its ring (32-bit; a ratio-4 layer's with its indexer's).
+	c4StateBytes, c128StateBytes float64
+}
+
+// compressedBytes is what the compressed rows and indexer keys of one
+// token cost, every layer: the KV a token keeps past the window.
+func (w *swaStack) compressedBytes() float64 {
+	return float64(w.c4Layers)*(w.rowBytes+w.indexRowBytes)/4 + float64(w.c128Layers)*w.rowBytes/128
+}
+
+// sglangBytesPerToken is what SGLang v0.5.17's DSV4PoolConfigurator
+// charges a token of the full pool (bytes_per_full_token): the compressed
+// rows and indexer keys, plus --swa-full-tokens-ratio window rows in every
+// layer and the ratio-4 layers' compressor state for that many window
+// tokens (a ring of 8 rows per 128-token window page, 16 with speculative
+// decoding), times (layers+1)/layers with speculative decoding for the
+// draft layer's pools.
+func (w *swaStack) sglangBytesPerToken(c Config) float64 {
+	r := c.SWAFullTokensRatio
+	ring := 8.0
+	if c.Spec.Enabled() {
+		ring = 16
+	}
+	b := w.compressedBytes() + r*w.rowBytes*float64(w.layers) +
+		r*ring/float64(w.window)*w.c4StateBytes*float64(w.c4Layers)
+	if c.Spec.Enabled() {
+		b *= float64(w.layers+1) / float64(w.layers)
+	}
+	return b
+}
+
+// sglangRequestBytes is the ratio-128 layers' compressor state SGLang
+// keeps per request slot (running + 1) whatever the context: a ring of
+// 128 rows, 256 with speculative decoding (SGLang PR 28612 made it
+// per request; it had grown with the pool).
+func (w *swaStack) sglangRequestBytes(c Config, running int) float64 {
+	ring := 128.0
+	if c.Spec.Enabled() {
+		ring = 256
+	}
+	return float64(running+1) * ring * w.c128StateBytes * float64(w.c128Layers)
+}
+
+// sglangRunning is the running requests one SGLang scheduler (a DP
+// attention worker) sizes request state for: its share of
+// --max-running-requests, of the EAGLE family's default 48, or without
+// either SGLang's DSV4 estimate from the token capacity (512 requests per
+// context length of tokens, 2,048 to 4,096, at most half the tokens).
+func sglangRunning(c Config, ranks int, tokens float64) int {
+	share := 1
+	if c.DPAttention {
+		share = max(ranks, 1)
+	}
+	switch {
+	case c.MaxRunningRequests > 0:
+		return max(c.MaxRunningRequests/share, 1)
+	case c.Spec.Enabled() && sglangEagleFamily(c.Spec.Algorithm):
+		return max(sglangSpecMaxRunning/share, 1)
+	}
+	est := min(max(tokens/float64(max(c.ContextLength, 1))*512, 2048), 4096)
+	return int(min(est, tokens/2))
+}
+
+// sglangSWAFullTokensRatio is SGLang's default --swa-full-tokens-ratio.
+const sglangSWAFullTokensRatio = 0.8

@@ -51,8 +51,8 @@
 // compressed rows and indexer keys of 31 layer tuples, pages padded to
 // 576 bytes (1.48 MB, 5,789 bytes a token), each window or state group's
 // block takes a whole block, and the window blocks of a batched chunk
-// (3,354 at 8,192 tokens: 5.0 GB) come off first. A prefix cache over prompt blocks makes
-// multi-turn sessions hit. Past the pool's capacity requests queue,
+// (3,354 at 8,192 tokens: 5.0 GB) come off first. A prefix cache over
+// prompt blocks makes multi-turn sessions hit. Past the pool's capacity requests queue,
 // usage sits at 1.0, cached prefixes are evicted and the hit rate
 // collapses: the throughput cliff past the knee. With a KV offload tier
 // (SGLang --enable-hierarchical-cache sized by --hicache-size or
@@ -355,7 +355,8 @@
 // and 55.8, B200 TP8 15.6 and 12.3, B300 TP4 14.7 and 11.4, TP8 75.3
 // and 69.0, DEP8 (16,384 batched tokens) 70.6 and 62.1. No verdict moves
 // (16, 18 and 18 of 31; B300 TP4's c16 past its window falls from 2,782
-// to 2,709 tok/s/GPU): its windows end before the pools. Its log's
+// to 2,709 tok/s/GPU): B300 TP4's window ends at c8, below its pool, and
+// MI355X's knee stays inside its window. Its log's
 // 8,524,228 tokens on MI355X TP8 is max_model_len times the pool's
 // blocks over a max_model_len request's (4,096 and a chunk's 3,354
 // window blocks): 60,563 blocks, 15.5M tokens (89.8 GB) of prefix cache,

@@ -41,10 +41,10 @@
 // per-GPU KV. SGLang splits DeepSeek-V4's memory between its full
 // (compressed) pool and a sliding window pool of --swa-full-tokens-ratio
 // tokens per full token (default 0.8): a full token costs its compressed
-// rows (5,502 bytes, whatever --kv-cache-dtype says), the ratio's share
+// rows (5,511 bytes, whatever --kv-cache-dtype says), the ratio's share
 // of a 584-byte window row in each of the 61 layers and of the ratio-4
 // layers' compressor state, times 62/61 with MTP, and the ratio-128
-// layers' state per request slot (30.4 MB with MTP) comes off first
+// layers' state per request slot (32.5 MB with MTP) comes off first
 // (v0.5.17's DSV4PoolConfigurator); a decode step reads the compressed
 // rows. vLLM keeps them, the windows and the compressor states in one
 // pool of blocks (its hybrid allocator): a block holds 256 tokens'
@@ -369,7 +369,11 @@
 // modelled: the two retained windows a cached session leaves (about 77
 // MB, 4 % of a long session) and B300's FlashInfer backend, whose plain
 // 512-byte FP8 rows need no 576-byte padding (about a tenth fewer bytes a
-// token);
+// token). DeepSeek-V4-Pro's two first layers keep one row per 128
+// tokens (config.json's compress_ratios), not a window alone: with 31
+// ratio-128 layers its compressed rows are 5,511 bytes a token (were
+// 5,502) and SGLang's request slot 32.5 MB (was 30.4); figures move by
+// under 1 %, no verdict;
 // (2) offload arms whose windows begin at the resident arm's cliff
 // (Qwen3.5 on B200 TP8 and FP4 TP4, B300 TP2; DeepSeek-V4 vLLM DP
 // attention on B300): the simulated curve is compute-bound and flat

@@ -154,11 +154,11 @@ func TestSGLangSpecDecodingCapsRunningRequests(t *testing.T) {
 
 // TestSGLangSplitsDeepSeekV4Pool: SGLang (v0.5.17's DSV4PoolConfigurator)
 // sizes DeepSeek-V4's full pool by what a full token costs with the
-// sliding window pool beside it: the compressed rows (5,502 bytes),
+// sliding window pool beside it: the compressed rows (5,511 bytes),
 // --swa-full-tokens-ratio window rows of 584 bytes in each of the 61
 // layers, the 30 ratio-4 layers' compressor state (10,240 bytes a ring
 // row, 16 rows per 128-token window page with MTP) for those window
-// tokens, and 62/61 of it all for the MTP draft layer; the 29 ratio-128
+// tokens, and 62/61 of it all for the MTP draft layer; the 31 ratio-128
 // layers' state (256 rows of 4,096 bytes with MTP) per request slot comes
 // off the memory first. The recipe's --kv-cache-dtype does not change the
 // 584-byte rows. Before, the pool counted the compressed rows alone (and
@@ -174,17 +174,17 @@ func TestSGLangSplitsDeepSeekV4Pool(t *testing.T) {
 	require.Equal(t, 32, resident.MaxRunningRequests, "2×conc at c16")
 	// HBM × fraction − an eighth of 1.6T parameters at 0.55 bytes − 1 GB,
 	// less 33 request slots of ratio-128 state.
-	free := 288*0.85 - 1600*0.55/8 - 1 - 33*256*4096*29/1e9
+	free := 288*0.85 - 1600*0.55/8 - 1 - 33*256*4096*31/1e9
 	for _, tc := range []struct {
 		name  string
 		ratio float64
 		dtype string
 		bytes float64 // a full token, per GPU
 	}{
-		{"recipe: ratio 0.1, FP8 cache", 0.1, "fp8_e4m3", 13_116.3},
-		{"ratio 0.1, the 16-bit default cache", 0.1, "", 13_116.3},
-		{"ratio 0.02 (the B200 DP-attention arm's)", 0.02, "fp8_e4m3", 7_097.3},
-		{"SGLang's default ratio 0.8", 0, "fp8_e4m3", 65_782.5},
+		{"recipe: ratio 0.1, FP8 cache", 0.1, "fp8_e4m3", 13_125.5},
+		{"ratio 0.1, the 16-bit default cache", 0.1, "", 13_125.5},
+		{"ratio 0.02 (the B200 DP-attention arm's)", 0.02, "fp8_e4m3", 7_106.5},
+		{"SGLang's default ratio 0.8", 0, "fp8_e4m3", 65_791.8},
 	} {
 		c := resident
 		c.SWAFullTokensRatio, c.KVCacheDType = tc.ratio, tc.dtype
@@ -251,7 +251,7 @@ func TestVLLMLaysOutDeepSeekV4Pool(t *testing.T) {
 	// a block's bytes a token.
 	free := 288*0.86 - 1600*0.55*1.03/8 - 19.5
 	want := (free*1e9 - 3_354*1_482_048) / (1_482_048.0 / 256)
-	assert.InDelta(t, want, newCapacity(resident).poolTokens, float64(resident.PageSize)+1, "was %.0f", free*1e9/5502)
+	assert.InDelta(t, want, newCapacity(resident).poolTokens, float64(resident.PageSize)+1, "was %.0f", free*1e9/shapeOf(resident.ModelPath).kvBytes)
 
 	// Without speculative decoding the MTP layer's window is gone; the 61
 	// window layers still make 2 groups of 31.

@@ -141,13 +141,13 @@ var families = []struct {
 	//
 	// Its attention keeps compressed rows of that head rather than one per
 	// token (the DeepSeek-V4 model card's CSA + HCA; config.json's
-	// compress_ratios): of its 61 layers, the two first keep only a
-	// 128-token window, the even ones from 2 on one row per 4 tokens plus
-	// the indexer's 128-dim key, the odd ones one row per 128 tokens. A
-	// row is the 512-dim head at FP8 with its 64 rope dims in BF16 and
-	// scales (vLLM's fp8_ds_mla layout, SGLang's DSV4 pool: 584 bytes),
-	// an indexer key 132 bytes: 30 × (584+132)/4 + 29 × 584/128 ≈ 5,500
-	// bytes a token. Every layer also keeps its last 128 tokens
+	// compress_ratios): of its 61 layers, the two first and the odd ones
+	// from 3 on keep one row per 128 tokens (31), the even ones from 2 on
+	// one row per 4 tokens plus the indexer's 128-dim key (30); the MTP
+	// layer's entry (0) keeps its window alone. A row is the 512-dim head
+	// at FP8 with its 64 rope dims in BF16 and scales (vLLM's fp8_ds_mla
+	// layout, SGLang's DSV4 pool: 584 bytes), an indexer key 132 bytes:
+	// 30 × (584+132)/4 + 31 × 584/128 ≈ 5,511 bytes a token. Every layer also keeps its last 128 tokens
 	// uncompressed (config.json's sliding_window), and a compressing
 	// layer the compressor's running state: 32-bit (kv, score) pairs of
 	// the 512-dim head, and of the indexer's 128 dims in a ratio-4 layer
@@ -162,17 +162,17 @@ var families = []struct {
 	// row per 4 tokens, the HCA layers attend densely to one row per 128
 	// (taken as V3's 128 heads, not published beside V4's totals; the
 	// 512-dim head for QK and V, 16-bit): 30 × 64 × 128 ×
-	// 2 / 4 + 2 × 29 × 128 × 2 × 1024 / 128 FLOPs per token of context.
+	// 2 / 4 + 2 × 31 × 128 × 2 × 1024 / 128 FLOPs per token of context.
 	{"deepseek-v4", func(s *modelShape) {
 		s.swa = &swaStack{
 			layers: 61, window: 128, rowBytes: 584, indexRowBytes: 132,
-			c4Layers: 30, c128Layers: 29,
+			c4Layers: 30, c128Layers: 31,
 			c4StateBytes: 2 * 2 * (512 + 128) * 4, c128StateBytes: 2 * 512 * 4,
 		}
-		// 5,502 bytes (compressedBytes, what SGLang charges, is 5,502.3;
+		// 5,511 bytes (compressedBytes, what SGLang charges, is 5,511.4;
 		// vLLM's blocks hold 5,789.25 a token, vllmLayout).
-		s.kvBytes, s.context = 30*(584+132)/4+29*584/128, 1<<20
-		s.attnFLOPs = 30*64*128*2/4 + 2*29*128*2*1024/128
+		s.kvBytes, s.context = 30*(584+132)/4+31*584/128, 1<<20
+		s.attnFLOPs = 30*64*128*2/4 + 2*31*128*2*1024/128
 	}},
 	{"deepseek-v4-pro", func(s *modelShape) { s.totalB, s.activeB, s.weightBytes = 1600, 49, 0.55 }},
 	// GLM-5, 5.1 and 5.2 (GlmMoeDsaForCausalLM): 744B parameters, 40B

@@ -41,13 +41,18 @@
 // per-GPU KV. SGLang splits DeepSeek-V4's memory between its full
 // (compressed) pool and a sliding window pool of --swa-full-tokens-ratio
 // tokens per full token (default 0.8): a full token costs its compressed
-// rows (5,502 bytes, whatever --kv-cache-dtype says), the ratio's share
+// rows (5,511 bytes, whatever --kv-cache-dtype says), the ratio's share
 // of a 584-byte window row in each of the 61 layers and of the ratio-4
 // layers' compressor state, times 62/61 with MTP, and the ratio-128
-// layers' state per request slot (30.4 MB with MTP) comes off first
+// layers' state per request slot (32.5 MB with MTP) comes off first
 // (v0.5.17's DSV4PoolConfigurator); a decode step reads the compressed
-// rows. A prefix cache over prompt blocks makes
-// multi-turn sessions hit. Past the pool's capacity requests queue,
+// rows. vLLM keeps them, the windows and the compressor states in one
+// pool of blocks (its hybrid allocator): a block holds 256 tokens'
+// compressed rows and indexer keys of 31 layer tuples, pages padded to
+// 576 bytes (1.48 MB, 5,789 bytes a token), each window or state group's
+// block takes a whole block, and the window blocks of a batched chunk
+// (3,354 at 8,192 tokens: 5.0 GB) come off first. A prefix cache over
+// prompt blocks makes multi-turn sessions hit. Past the pool's capacity requests queue,
 // usage sits at 1.0, cached prefixes are evicted and the hit rate
 // collapses: the throughput cliff past the knee. With a KV offload tier
 // (SGLang --enable-hierarchical-cache sized by --hicache-size or
@@ -345,14 +350,30 @@
 // 19.5, B300 TP4 8.7 and 7.3, TP8 38.1 and 31.9, DP attention 14.1 and 11.8
 // (TP4) and 43.5 and 36.4 (TP8). No verdict moves (16, 18 and 18 of 31):
 // the MI355X and B200 SGLang arms are still unsaturated at their windows'
-// tops. vLLM's pool keeps the compressed rows alone (20.9M tokens on
-// MI355X TP8); vLLM puts DeepSeek-V4's compressed layers, windows and
-// compressor states in groups of one shared block pool
-// (kv_cache_utils' group_and_unify_kv_cache_specs), which is not
-// modelled. Its log's 8,524,228 tokens there (InferenceX's notes;
-// 4,730,981 at 16,384 batched tokens) is max_model_len times the requests
-// of max_model_len that fit, each with window blocks for a whole batched
-// chunk: not what its prefix cache holds;
+// tops. vLLM's pool is now its block pool (above): long sessions a rank
+// holds, before (the compressed rows alone) and after: MI355X TP8 61.4
+// and 55.8, B200 TP8 15.6 and 12.3, B300 TP4 14.7 and 11.4, TP8 75.3
+// and 69.0, DEP8 (16,384 batched tokens) 70.6 and 62.1. No verdict moves
+// (16, 18 and 18 of 31; B300 TP4's c16 past its window falls from 2,782
+// to 2,709 tok/s/GPU): B300 TP4's window ends at c8, below its pool, and
+// MI355X's knee stays inside its window. Its log's
+// 8,524,228 tokens on MI355X TP8 is max_model_len times the pool's
+// blocks over a max_model_len request's (4,096 and a chunk's 3,354
+// window blocks): 60,563 blocks, 15.5M tokens (89.8 GB) of prefix cache,
+// where the model's budget leaves 114.9 GB (19.0M): 25 GB of weights or
+// of what vLLM keeps beside them there is not modelled. The recipes'
+// VLLM_PREFIX_CACHE_RETENTION_INTERVAL=32768 keeps a window's blocks at
+// every 32,768 tokens and at a prompt's end (what the next turn hits);
+// other window blocks return to the front of the free queue, so a
+// prefill's windows do not evict cached prefixes (vLLM PR 43447). Not
+// modelled: the two retained windows a cached session leaves (about 77
+// MB, 4 % of a long session) and B300's FlashInfer backend, whose plain
+// 512-byte FP8 rows need no 576-byte padding (about a tenth fewer bytes a
+// token). DeepSeek-V4-Pro's two first layers keep one row per 128
+// tokens (config.json's compress_ratios), not a window alone: with 31
+// ratio-128 layers its compressed rows are 5,511 bytes a token (were
+// 5,502) and SGLang's request slot 32.5 MB (was 30.4); figures move by
+// under 1 %, no verdict;
 // (2) offload arms whose windows begin at the resident arm's cliff
 // (Qwen3.5 on B200 TP8 and FP4 TP4, B300 TP2; DeepSeek-V4 vLLM DP
 // attention on B300): the simulated curve is compute-bound and flat

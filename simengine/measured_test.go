@@ -206,8 +206,8 @@ func TestMLAKeepsTheLatentOnEveryAttentionGPU(t *testing.T) {
 		kvBytes float64
 	}{
 		{"deepseek-ai/DeepSeek-R1-0528", 35_136},   // 61 × (512 + 64)
-		{"deepseek-ai/DeepSeek-V4-Pro", 5_502},     // compressed rows
-		{"/scratch/models/DeepSeek-V4-Pro", 5_502}, // pre-staged weights
+		{"deepseek-ai/DeepSeek-V4-Pro", 5_511},     // compressed rows
+		{"/scratch/models/DeepSeek-V4-Pro", 5_511}, // pre-staged weights
 		{"zai-org/GLM-5.2-FP8", 54_912},            // 78 × (576 + 128)
 		{"/data/models/GLM-5.2-NVFP4", 54_912},
 		{"moonshotai/Kimi-K3", 13_955}, // vLLM's pool: 24 MLA latents and the KDA states' share

@@ -154,11 +154,11 @@ func TestSGLangSpecDecodingCapsRunningRequests(t *testing.T) {
 
 // TestSGLangSplitsDeepSeekV4Pool: SGLang (v0.5.17's DSV4PoolConfigurator)
 // sizes DeepSeek-V4's full pool by what a full token costs with the
-// sliding window pool beside it: the compressed rows (5,502 bytes),
+// sliding window pool beside it: the compressed rows (5,511 bytes),
 // --swa-full-tokens-ratio window rows of 584 bytes in each of the 61
 // layers, the 30 ratio-4 layers' compressor state (10,240 bytes a ring
 // row, 16 rows per 128-token window page with MTP) for those window
-// tokens, and 62/61 of it all for the MTP draft layer; the 29 ratio-128
+// tokens, and 62/61 of it all for the MTP draft layer; the 31 ratio-128
 // layers' state (256 rows of 4,096 bytes with MTP) per request slot comes
 // off the memory first. The recipe's --kv-cache-dtype does not change the
 // 584-byte rows. Before, the pool counted the compressed rows alone (and
@@ -174,17 +174,17 @@ func TestSGLangSplitsDeepSeekV4Pool(t *testing.T) {
 	require.Equal(t, 32, resident.MaxRunningRequests, "2×conc at c16")
 	// HBM × fraction − an eighth of 1.6T parameters at 0.55 bytes − 1 GB,
 	// less 33 request slots of ratio-128 state.
-	free := 288*0.85 - 1600*0.55/8 - 1 - 33*256*4096*29/1e9
+	free := 288*0.85 - 1600*0.55/8 - 1 - 33*256*4096*31/1e9
 	for _, tc := range []struct {
 		name  string
 		ratio float64
 		dtype string
 		bytes float64 // a full token, per GPU
 	}{
-		{"recipe: ratio 0.1, FP8 cache", 0.1, "fp8_e4m3", 13_116.3},
-		{"ratio 0.1, the 16-bit default cache", 0.1, "", 13_116.3},
-		{"ratio 0.02 (the B200 DP-attention arm's)", 0.02, "fp8_e4m3", 7_097.3},
-		{"SGLang's default ratio 0.8", 0, "fp8_e4m3", 65_782.5},
+		{"recipe: ratio 0.1, FP8 cache", 0.1, "fp8_e4m3", 13_125.5},
+		{"ratio 0.1, the 16-bit default cache", 0.1, "", 13_125.5},
+		{"ratio 0.02 (the B200 DP-attention arm's)", 0.02, "fp8_e4m3", 7_106.5},
+		{"SGLang's default ratio 0.8", 0, "fp8_e4m3", 65_791.8},
 	} {
 		c := resident
 		c.SWAFullTokensRatio, c.KVCacheDType = tc.ratio, tc.dtype
@@ -199,4 +199,63 @@ func TestSGLangSplitsDeepSeekV4Pool(t *testing.T) {
 	v0 := v
 	v0.SWAFullTokensRatio = 0.5
 	assert.Equal(t, newCapacity(v).poolTokens, newCapacity(v0).poolTokens)
+}
+
+// TestVLLMLaysOutDeepSeekV4Pool: vLLM (the nightlies InferenceX runs,
+// 311b3513 and 426e59f) keeps DeepSeek-V4's caches in one pool of blocks
+// shared by its KV cache groups (kv_cache_utils'
+// group_and_unify_kv_cache_specs). The compressed group holds, per 256
+// tokens, a ratio-4 layer's 64 rows (64 × 584 bytes, padded to a multiple
+// of 576: 37,440), its indexer's 64 keys (64 × 132: 8,640) and a
+// ratio-128 layer's 2 rows (1,168: 1,728): 47,808 bytes a layer tuple.
+// vLLM picks the number of tuples a block holds as the count from the
+// largest kind of compressed layer up that pads the groups' layer counts
+// least (_approximate_gcd): 31 for 30 or 31 compressing layers of a kind
+// and 62 window layers (the 61 and the MTP layer's), so a block is 31 ×
+// 47,808 = 1,482,048 bytes, 5,789.25 a token, and the window rows form 2
+// groups, the ratio-4 and the ratio-128 compressor states one each. Every
+// window group's block takes a whole block of the pool, and a request
+// computing a chunk of b tokens holds each group's window before the chunk
+// and the chunk (SlidingWindowSpec's max_admission_blocks_per_request):
+// 2 × (⌈(127+b)/64⌉+1) + ⌈(7+b)/4⌉+1 + ⌈(127+b)/8⌉+1 blocks, 3,354 at
+// 8,192 tokens (4.97 GB), 6,682 at 16,384. vLLM's "GPU KV cache size"
+// log is max_model_len × the pool's blocks over a max_model_len request's
+// (4,096 compressed blocks and a chunk's window blocks): InferenceX's
+// 8,524,228 tokens for MI355X TP8 at 8,192 batched tokens is 60,563
+// blocks, 15.5M tokens of prefix cache. Before, the pool counted the
+// compressed rows alone, 5,502 bytes a token, and no window blocks.
+func TestVLLMLaysOutDeepSeekV4Pool(t *testing.T) {
+	assert.Equal(t, 31, leastPaddingDivisor([]int{31, 62, 30, 31}, 31), "DeepSeek-V4-Pro's layers")
+	assert.Equal(t, 31, leastPaddingDivisor([]int{30, 62, 30, 29}, 30), "31 pads 4 layers, 30 pads 29")
+
+	var resident Config
+	for _, a := range plannedArms(t, "dsv4-fp4-mi355x-vllm-agentic-mtp") {
+		if a.name == "tp8" {
+			resident = a.points[len(a.points)-1]
+		}
+	}
+	require.Equal(t, configs.VLLM, resident.Engine)
+	require.Equal(t, 8192, resident.ChunkSize, "the recipe's --max-num-batched-tokens")
+	require.True(t, resident.Spec.Enabled(), "MTP")
+
+	l := shapeOf(resident.ModelPath).swa.vllmLayout(resident)
+	assert.Equal(t, 256, l.blockTokens)
+	assert.InDelta(t, 31*(37_440+8_640+1_728), l.blockBytes, 1e-6)
+	assert.Equal(t, 3_354, l.windowBlocks(8192))
+	assert.Equal(t, 6_682, l.windowBlocks(16384))
+	const logged, maxModelLen = 8_524_228, 1 << 20
+	assert.InDelta(t, 60_563, float64(logged)*float64(4096+l.windowBlocks(8192))/maxModelLen, 1, "the log's blocks")
+
+	// HBM × utilization − an eighth of 1.6T parameters at 0.55 bytes with
+	// the draft's 3 % − vLLM's 19.5 GB, less a chunk's window blocks, over
+	// a block's bytes a token.
+	free := 288*0.86 - 1600*0.55*1.03/8 - 19.5
+	want := (free*1e9 - 3_354*1_482_048) / (1_482_048.0 / 256)
+	assert.InDelta(t, want, newCapacity(resident).poolTokens, float64(resident.PageSize)+1, "was %.0f", free*1e9/shapeOf(resident.ModelPath).kvBytes)
+
+	// Without speculative decoding the MTP layer's window is gone; the 61
+	// window layers still make 2 groups of 31.
+	plain := resident
+	plain.Spec = Spec{}
+	assert.Equal(t, 3_354, shapeOf(plain.ModelPath).swa.vllmLayout(plain).windowBlocks(8192))
 }

@@ -98,7 +98,8 @@ type modelShape struct {
 	// swa, when set, is an attention stack whose every layer keeps a
 	// sliding window of uncompressed rows beside rows compressed over
 	// several tokens (DeepSeek-V4): SGLang sizes its pools by it
-	// (sglangBytesPerToken), and kvBytes is its compressed rows.
+	// (sglangBytesPerToken), vLLM its block pool (vllmLayout), and
+	// kvBytes is its compressed rows.
 	swa *swaStack
 	// fp4GEMMs: the checkpoint quantizes its MoE layers' weights and
 	// activations to 4 bits (NVIDIA ModelOpt's NVFP4 checkpoints, AMD
@@ -140,13 +141,13 @@ var families = []struct {
 	//
 	// Its attention keeps compressed rows of that head rather than one per
 	// token (the DeepSeek-V4 model card's CSA + HCA; config.json's
-	// compress_ratios): of its 61 layers, the two first keep only a
-	// 128-token window, the even ones from 2 on one row per 4 tokens plus
-	// the indexer's 128-dim key, the odd ones one row per 128 tokens. A
-	// row is the 512-dim head at FP8 with its 64 rope dims in BF16 and
-	// scales (vLLM's fp8_ds_mla layout, SGLang's DSV4 pool: 584 bytes),
-	// an indexer key 132 bytes: 30 × (584+132)/4 + 29 × 584/128 ≈ 5,500
-	// bytes a token. Every layer also keeps its last 128 tokens
+	// compress_ratios): of its 61 layers, the two first and the odd ones
+	// from 3 on keep one row per 128 tokens (31), the even ones from 2 on
+	// one row per 4 tokens plus the indexer's 128-dim key (30); the MTP
+	// layer's entry (0) keeps its window alone. A row is the 512-dim head
+	// at FP8 with its 64 rope dims in BF16 and scales (vLLM's fp8_ds_mla
+	// layout, SGLang's DSV4 pool: 584 bytes), an indexer key 132 bytes:
+	// 30 × (584+132)/4 + 31 × 584/128 ≈ 5,511 bytes a token. Every layer also keeps its last 128 tokens
 	// uncompressed (config.json's sliding_window), and a compressing
 	// layer the compressor's running state: 32-bit (kv, score) pairs of
 	// the 512-dim head, and of the indexer's 128 dims in a ratio-4 layer
@@ -161,17 +162,17 @@ var families = []struct {
 	// row per 4 tokens, the HCA layers attend densely to one row per 128
 	// (taken as V3's 128 heads, not published beside V4's totals; the
 	// 512-dim head for QK and V, 16-bit): 30 × 64 × 128 ×
-	// 2 / 4 + 2 × 29 × 128 × 2 × 1024 / 128 FLOPs per token of context.
+	// 2 / 4 + 2 × 31 × 128 × 2 × 1024 / 128 FLOPs per token of context.
 	{"deepseek-v4", func(s *modelShape) {
 		s.swa = &swaStack{
 			layers: 61, window: 128, rowBytes: 584, indexRowBytes: 132,
-			c4Layers: 30, c128Layers: 29,
+			c4Layers: 30, c128Layers: 31,
 			c4StateBytes: 2 * 2 * (512 + 128) * 4, c128StateBytes: 2 * 512 * 4,
 		}
-		// 5,502 bytes, the figure the vLLM arms were judged with;
-		// compressedBytes, what SGLang charges, is 5,502.3.
-		s.kvBytes, s.context = 30*(584+132)/4+29*584/128, 1<<20
-		s.attnFLOPs = 30*64*128*2/4 + 2*29*128*2*1024/128
+		// 5,511 bytes (compressedBytes, what SGLang charges, is 5,511.4;
+		// vLLM's blocks hold 5,789.25 a token, vllmLayout).
+		s.kvBytes, s.context = 30*(584+132)/4+31*584/128, 1<<20
+		s.attnFLOPs = 30*64*128*2/4 + 2*31*128*2*1024/128
 	}},
 	{"deepseek-v4-pro", func(s *modelShape) { s.totalB, s.activeB, s.weightBytes = 1600, 49, 0.55 }},
 	// GLM-5, 5.1 and 5.2 (GlmMoeDsaForCausalLM): 744B parameters, 40B
@@ -464,6 +465,17 @@ func newCapacity(c Config) capacity {
 		freeGB -= s.swa.sglangRequestBytes(c, running) / 1e9
 		poolGPUToken = s.swa.sglangBytesPerToken(c)
 	}
+	if c.Engine == configs.VLLM && s.swa != nil {
+		// vLLM's hybrid allocator keeps DeepSeek-V4's compressed rows,
+		// windows and compressor states in one pool of blocks, each
+		// holding a page of every layer of a group: a token costs its
+		// block's bytes over the block's tokens, and a batched chunk's
+		// window and state blocks (a prefill's whole chunk needs them at
+		// once) come off first.
+		l := s.swa.vllmLayout(c)
+		freeGB -= float64(l.windowBlocks(c.ChunkSize)) * l.blockBytes / 1e9
+		poolGPUToken = l.blockBytes / float64(l.blockTokens)
+	}
 	capa.fits = freeGB > 0
 	pool := int(math.Max(freeGB, 1.0/g0) * 1e9 / poolGPUToken)
 	if c.MaxTotalTokens > 0 {
@@ -696,3 +708,91 @@ func sglangRunning(c Config, ranks int, tokens float64) int {
 
 // sglangSWAFullTokensRatio is SGLang's default --swa-full-tokens-ratio.
 const sglangSWAFullTokensRatio = 0.8
+
+// vllmSWALayout is how vLLM's hybrid KV cache manager lays an swaStack
+// out (kv_cache_utils' group_and_unify_kv_cache_specs and
+// _get_kv_cache_groups_uniform_groups, and the DeepSeek-V4 tensor layout
+// after them; the specs of DeepseekV4SWACache, CompressorStateCache and
+// the compressed MLA cache). The compressed rows and indexer keys of
+// every compressing layer form one full-attention group of blockTokens a
+// block; the window rows (every layer, and the MTP draft's layer, which
+// keeps only its window) and each ratio's compressor states form window
+// groups of smaller blocks. One block of the shared pool is a layer
+// tuple's pages (a ratio-4 layer's rows, its indexer keys, a ratio-128
+// layer's rows, each padded to FlashMLA's 576 bytes) times a number of
+// tuples chosen at least the compressed group's largest kind of layer,
+// the one that pads the groups' layer counts least; a window group's
+// block takes a whole block of the pool, so each kind of window layer is
+// split into groups of at most that many layers.
+type vllmSWALayout struct {
+	blockTokens int     // tokens of a compressed-group block
+	blockBytes  float64 // bytes of one block of the pool, per GPU
+	// Groups of each kind of window layer: window rows, ratio-4 and
+	// ratio-128 compressor states.
+	swaGroups, c4Groups, c128Groups int
+	window                          int // the window rows' tokens
+}
+
+const (
+	vllmSWABlockTokens  = 64  // DeepseekV4SWACache's block
+	vllmC4StateBlock    = 4   // CompressorStateCache's blocks
+	vllmC128StateBlock  = 8   //
+	vllmC4StateWindow   = 8   // a ratio-4 compressor's two overlapping groups of 4
+	vllmC128StateWindow = 128 // a ratio-128 compressor's one group
+	vllmPageAlign       = 576 // FlashMLA's page alignment (fp8_ds_mla)
+	vllmDSV4BlockTokens = 256 // the DeepSeek-V4 backends' preferred block
+)
+
+// vllmLayout is the stack's vLLM layout for c: the compressed group's
+// block is the recipe's --block-size when it holds a whole ratio-128 row
+// (the recipes pass 256), else the backends' 256; with speculative
+// decoding the MTP layer adds its window rows.
+func (w *swaStack) vllmLayout(c Config) vllmSWALayout {
+	bt := c.PageSize
+	if bt <= 0 || bt%128 != 0 {
+		bt = vllmDSV4BlockTokens
+	}
+	align := func(b float64) float64 { return math.Ceil(b/vllmPageAlign) * vllmPageAlign }
+	tuple := align(float64(bt/4)*w.rowBytes) + align(float64(bt/4)*w.indexRowBytes) + align(float64(bt/128)*w.rowBytes)
+	windowLayers := w.layers
+	if c.Spec.Enabled() {
+		windowLayers++
+	}
+	full := max(w.c4Layers, w.c128Layers)
+	tuples := leastPaddingDivisor([]int{full, windowLayers, w.c4Layers, w.c128Layers}, full)
+	groups := func(n int) int { return (n + tuples - 1) / tuples }
+	return vllmSWALayout{
+		blockTokens: bt,
+		blockBytes:  float64(tuples) * tuple,
+		swaGroups:   groups(windowLayers), c4Groups: groups(w.c4Layers), c128Groups: groups(w.c128Layers),
+		window: w.window,
+	}
+}
+
+// leastPaddingDivisor is the d from lower to the largest value that pads
+// the values up to multiples of d least, the larger on a tie (vLLM's
+// _approximate_gcd).
+func leastPaddingDivisor(values []int, lower int) int {
+	best, bestPad := lower, -1
+	for d := lower; d <= slices.Max(values); d++ {
+		pad := 0
+		for _, x := range values {
+			pad += (d - x%d) % d
+		}
+		if bestPad < 0 || pad <= bestPad {
+			best, bestPad = d, pad
+		}
+	}
+	return best
+}
+
+// windowBlocks is the pool blocks one request's window groups hold while
+// a chunk of that many tokens is computed: each group keeps its window
+// before the chunk and the chunk itself, plus a block the window may
+// straddle (SlidingWindowSpec's max_admission_blocks_per_request).
+func (l vllmSWALayout) windowBlocks(chunk int) int {
+	blocks := func(window, block int) int { return (window-1+chunk+block-1)/block + 1 }
+	return l.swaGroups*blocks(l.window, vllmSWABlockTokens) +
+		l.c4Groups*blocks(vllmC4StateWindow, vllmC4StateBlock) +
+		l.c128Groups*blocks(vllmC128StateWindow, vllmC128StateBlock)
+}

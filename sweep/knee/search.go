@@ -40,8 +40,9 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     noise (a cliff, or the server's capacity; with fewer than 3 usable
 //     points the fall is checked one grid point above), or the grid
 //     ends. The bracketing points are probes (Step.Probe) on a grid of
-//     more than three points (on three the verdict needs every one as
-//     the full grid reads it). The top of the grid and the point below
+//     three points or more (on three the verdict needs every one, so
+//     each bracketing probe there is tested as a far one is, below).
+//     The top of the grid and the point below
 //     it, which the top gate (Analyze's saturation gate) compares, run
 //     again at the full length where their noise decides that gate or an
 //     ambiguous knee lies at either of them (topGateProbes, below); a
@@ -127,7 +128,7 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 // Step is what the search asks for next: the concurrencies to measure,
 // and whether they are probes. A bracketing point only has to tell which
 // way the curve goes (a ×4 step gains far more than the noise until
-// saturation), so it runs short on a grid of more than three points, and
+// saturation), so it runs short on a grid of three points or more, and
 // runs again at the full length where the verdict hangs on its noise:
 // the top of the grid and the point below it, which the top gate
 // compares (topGateProbes), and a point with a grid neighbour more than
@@ -258,7 +259,7 @@ func bracket(grid []int, rd readings, o SearchOptions, ao Options) (step Step, c
 	failed := 0 // the last bracket point, when it failed
 	for c := grid[0]; ; {
 		if !has(c) {
-			return Step{Conc: []int{c}, Probe: len(grid) > minPoints}, 0
+			return Step{Conc: []int{c}, Probe: len(grid) >= minPoints}, 0
 		}
 		t, ok := tput(c)
 		next := 0
@@ -325,12 +326,12 @@ func fillProbes(grid, conc []int) bool {
 }
 
 // probeable reports whether a fill point may run as a short probe: only
-// on a grid of more than minPoints points (on minPoints every point is
-// measured and each decides the verdict: a probe there saves part of one
-// point and puts its noise, or its bias, into the fit unbounded), where
+// on a grid of more than minPoints points (on minPoints the fill point
+// lies between the two bracketing probes and is the one full-length
+// reading the verdict rests on), where
 // its grid neighbours lie within a doubling of it, so that a knee its
 // noise misplaces lands within one doubling. A bracketing point runs as
-// a probe on any grid of more than minPoints points; where it is not
+// a probe on any grid of minPoints points or more; where it is not
 // probeable it runs again at the full length when its noise decides the
 // verdict (farProbesDecide), and the top of the grid and the point below
 // it do where their noise decides the top gate or an ambiguous knee lies
@@ -935,13 +936,11 @@ func unsteadyDecides(measured []Sample, concs []int, ao Options) bool {
 // one on what is measured (SameVerdict). Those run again at the full
 // length once the search is otherwise done: between neighbours within a
 // doubling a probe's noise moves the knee by at most the doubling it is
-// read with; across a wider gap it may move it further. A grid of three
-// points has no probes (probeable), so none there; nor where r reads the
-// arm unsaturated with 99 % odds (sureUnsaturated).
+// read with; across a wider gap it may move it further. On a grid of
+// three points no point is probeable, so each of its probes is tested:
+// the verdict needs every point there. None runs again where r reads
+// the arm unsaturated with 99 % odds (sureUnsaturated).
 func farProbesDecide(grid []int, samples []Sample, r *Result, rd readings, ao Options) []int {
-	if len(grid) <= minPoints {
-		return nil
-	}
 	if sureUnsaturated(r) {
 		return nil
 	}

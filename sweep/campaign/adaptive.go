@@ -8,8 +8,11 @@ import (
 
 // Adaptive returns an ArmOptions.Choose for adaptive discovery
 // (knee.NextStep) over the results in the sweep directory dir: a point
-// counts as measured when it completed in an earlier invocation or ran in
-// this one (a run that left no result counts as failed); the points the
+// counts as measured when it ran in this invocation (Ran) or ended, ok
+// or failed, in an earlier one (Job.Earlier, from the journal), read
+// alike (runSample: its result file, or a failed run of its kind when it
+// left no result, which for a probe is a failure a full-length run may
+// pass); the points the
 // search asks for are run next, in its order, one server for the arm
 // throughout, the points it asks for as probes (Point.AsProbe) where they
 // have a probe client. A probe that the search asks for again (it failed
@@ -19,13 +22,18 @@ import (
 // reading, and the probe's directory is kept beside it
 // (ClearPointDir: DIR/ID.probe/), which readers leave out of the reading
 // (knee.Sample.Superseded). Because the choice depends only on the
-// results on disk, a resumed sweep chooses as the interrupted one would
+// results on disk and how the journal says each point last ran, a
+// resumed sweep chooses as the interrupted one would
 // have: a point still to run whose full-length run replaced a probe
 // (interrupted, or failed and retried) is read as that kept probe, so the
 // search asks for the full length again, not for the probe; and a probe
-// complete in an earlier invocation whose full length the search asks
+// that ended in an earlier invocation, complete or failed with no retry
+// left (with or without a result), whose full length the search asks
 // for (the sweep was killed between the two) runs at the full length
-// though the job does not hold it. Run forms a resume's jobs with the
+// though the job does not hold it. A point failed with a retry left is
+// to run again (a retry): the search reads none of its earlier attempts
+// but a kept probe, so a failed probe is retried as the probe the search
+// asks for again, not run at the full length. Run forms a resume's jobs with the
 // same function (Options.Choose): an arm whose every point is done gets
 // a job, holding no points, exactly when this asks for such a probe, and
 // none when the search is finished with it.
@@ -49,18 +57,21 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 				}
 				continue
 			}
-			smp, ok, err := knee.ReadFile(result.PointPath(dir, p.ID))
-			switch {
-			case err == nil && ok && !(r.Full && smp.Probe): // a probe's file is not the full run's
-				measured = append(measured, smp)
-				if smp.Probe && !pending[p.ID] && !r.Any() {
-					// A probe complete in an earlier invocation: the search
-					// may ask for its full length, which that invocation
-					// was killed before it started.
-					candidates = append(candidates, p)
-				}
-			case r.Any():
-				measured = append(measured, knee.Sample{Conc: p.Conc(), Probe: !r.Full, Excluded: "the point failed without a result"})
+			last := r
+			if !r.Any() {
+				last = job.Earlier[p.ID]
+			}
+			smp, ok := runSample(dir, p.ID, p.Conc(), last)
+			if !ok {
+				continue
+			}
+			measured = append(measured, smp)
+			if smp.Probe && !pending[p.ID] && !r.Any() {
+				// A probe ended in an earlier invocation (complete, or
+				// failed for good: no retry left): the search may ask for
+				// its full length, which that invocation was killed
+				// before it started.
+				candidates = append(candidates, p)
 			}
 		}
 		var out []*Point
@@ -80,6 +91,31 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 		}
 		return out
 	}
+}
+
+// noResult is the Excluded reason of a run that left no readable result.
+const noResult = "the point failed without a result"
+
+// runSample is what the search reads of point id (at conc) in the sweep
+// directory dir whose last run ended as last says (a probe or the full
+// length; none: not known to have run): its result file's sample, but a
+// probe's file does not stand for a full-length run (that run failed
+// before it cleared the point's directory); a run that left no readable
+// result is a failure of its kind with no reading, which for a probe is
+// a failure a full-length run may pass (knee.Sample.FailedForGood is
+// false). ok is false when there is nothing to read. Adaptive reads a
+// point this invocation ran (Ran) and one an earlier invocation ran
+// (Job.Earlier) through it, and ReadCoverage a killed search's probes,
+// so the three read one sample.
+func runSample(dir, id string, conc int, last Ran) (smp knee.Sample, ok bool) {
+	smp, ok, err := knee.ReadFile(result.PointPath(dir, id))
+	switch {
+	case err == nil && ok && !(last.Full && smp.Probe):
+		return smp, true
+	case last.Any():
+		return knee.Sample{Conc: conc, Probe: !last.Full, Excluded: noResult}, true
+	}
+	return knee.Sample{}, false
 }
 
 // AdaptiveFor is Adaptive over the sweep directory dir of schedule s,

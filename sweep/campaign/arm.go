@@ -53,6 +53,14 @@ type Observer func(Record)
 type Job struct {
 	Arm    *Arm
 	Points []*Point
+	// Earlier says, by point ID, how each point of the arm whose last
+	// attempt before this job ended (ok or failed) ran: as a probe or at
+	// the full length (Run's replay of the journal: earlier invocations
+	// on the directory and earlier rounds of this one). ArmOptions.Choose
+	// reads a point this job does not run by it as it reads one this
+	// invocation ran by its Ran (Adaptive: a run that left no result is
+	// a failed one of that kind); nil without a journal.
+	Earlier map[string]Ran
 }
 
 // Executor runs jobs: the local one packs arms onto this node's GPUs; a

@@ -338,15 +338,30 @@ func (s *sweep) todo() []Job {
 	return jobs
 }
 
-// job is arm a's job: its points still to run.
+// job is arm a's job: its points still to run, and how each of its
+// points last ran (Job.Earlier).
 func (s *sweep) job(a *Arm) Job {
-	job := Job{Arm: a}
+	job := Job{Arm: a, Earlier: map[string]Ran{}}
 	for _, p := range a.Points {
-		if !s.finished(s.state[p.ID]) {
+		st := s.state[p.ID]
+		if !s.finished(st) {
 			job.Points = append(job.Points, p)
+		}
+		if r := st.lastRun(); r.Any() {
+			job.Earlier[p.ID] = r
 		}
 	}
 	return job
+}
+
+// lastRun is how the point's last attempt ran when it ended (ok or
+// failed): as a probe or at the full length; none when it never ended
+// (never run, skipped, interrupted or redone).
+func (st *pointState) lastRun() Ran {
+	if st.status != StatusOK && st.status != StatusFailed {
+		return Ran{}
+	}
+	return Ran{Probe: st.probe, Full: !st.probe}
 }
 
 // finished reports whether a point's state needs no more runs: complete,

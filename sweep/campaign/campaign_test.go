@@ -688,6 +688,85 @@ func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 	assert.Equal(t, 16, r.Knee, "%s", r.Reason)
 }
 
+// TestAdaptiveFailedProbeNoResultResumed: a probe that failed without a
+// result (the load client crashed: the fake's "fail") is a failure a
+// full-length run may pass, so the search runs the point again at the
+// full length at once. A sweep killed right after that probe ended reads
+// it unfinished (ReadCoverage), and its resume reads the probe as the
+// uninterrupted search did, from the journal (Job.Earlier): with no
+// retry left (--retries 0) the point is done, yet the search asks for it
+// at the full length and it runs, as in the uninterrupted sweep (before,
+// the resume read nothing at c64, could not run it and ended the arm
+// there, c8 never measured). With a retry left the point is run again as
+// a retry, as its failed run was (a probe), and its reading stands.
+func TestAdaptiveFailedProbeNoResultResumed(t *testing.T) {
+	const killed = "c1 probe=true ok, c4 probe=true ok, c16 probe=true ok, c64 probe=true failed"
+	for _, tc := range []struct {
+		name    string
+		retries int
+		resumed string // the point ends after the kill
+	}{
+		{name: "no retry left", retries: 0, resumed: "c64 probe=false ok, c8 probe=true ok"},
+		{name: "a retry left", retries: 1, resumed: "c64 probe=true ok, c8 probe=true ok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sweep := func() (*sweepRun, string) {
+				s, c64 := probeSweep(t)
+				s.o.Retries = tc.retries
+				s.b.saturateAt = 16
+				s.b.faults[c64] = "fail" // the first load only
+				return s, c64
+			}
+			whole, _ := sweep()
+			whole.adaptive()
+			_, err := whole.run(t.Context())
+			require.NoError(t, err)
+			require.Equal(t, killed+", c64 probe=false ok, c8 probe=true ok", strings.Join(endsOf(t, whole.dir), ", "), "the uninterrupted sweep")
+
+			s, c64 := sweep()
+			ctx, cancel := context.WithCancel(t.Context())
+			search := campaign.Adaptive(s.dir, knee.SearchOptions{})
+			s.o.Executor.(*local.Executor).Arm.Choose = func(job campaign.Job, ran map[string]campaign.Ran) []*campaign.Point {
+				if ran[c64].Probe {
+					cancel() // the kill, right after c64's probe ended
+				}
+				return search(job, ran)
+			}
+			_, err = s.run(ctx)
+			require.ErrorIs(t, err, context.Canceled)
+			require.Equal(t, killed, strings.Join(endsOf(t, s.dir), ", "))
+			c, err := campaign.ReadCoverage(s.dir)
+			require.NoError(t, err)
+			i := slices.IndexFunc(c.Unfinished, func(r campaign.Record) bool { return r.Point == c64 })
+			require.GreaterOrEqual(t, i, 0, "c64 unfinished: %v", c.Unfinished)
+			assert.Equal(t, campaign.Record{Point: c64, Arm: 1, Conc: 64, Status: campaign.StatusFailed, Probe: true}, c.Unfinished[i])
+
+			s.adaptive()
+			var progress strings.Builder
+			s.o.Progress = &progress
+			sum, err := s.run(t.Context())
+			require.NoError(t, err)
+			assert.Equal(t, killed+", "+tc.resumed, strings.Join(endsOf(t, s.dir), ", "))
+			if tc.retries == 0 {
+				assert.Contains(t, progress.String(), "1 failed with no retry left (--retries 0)")
+				assert.Contains(t, progress.String(), "adaptive discovery asks for done points again: arm 1 c64 at the full length")
+			}
+			assert.Zero(t, sum.Failed)
+			i = slices.IndexFunc(sum.Points, func(p campaign.PointSummary) bool { return p.Conc == 64 })
+			require.GreaterOrEqual(t, i, 0)
+			assert.Equal(t, campaign.StatusOK, sum.Points[i].Status)
+			c, err = campaign.ReadCoverage(s.dir)
+			require.NoError(t, err)
+			assert.Empty(t, c.Unfinished)
+			arms, err := knee.Read(t.Context(), s.dir)
+			require.NoError(t, err)
+			require.Len(t, arms, 1)
+			r := knee.Analyze(arms[0], knee.Options{})
+			assert.Equal(t, 16, r.Knee, "%s", r.Reason)
+		})
+	}
+}
+
 // TestAdaptiveFailedProbeNotNeeded: a probe that failed (over the
 // error-rate limit: a failure at any length) and that the search does
 // not ask for again in the retry round (its later points settled the

@@ -21,10 +21,12 @@
 // arms onto this node's GPUs, sweep/executor/slurm submits one job per arm
 // whose node runs RunArm from an ArmJob file and reports through an
 // EventLog; sweep/executor picks one by name. ArmOptions.Choose with
-// Adaptive runs only the points knee.Next asks for; Run, given the same
-// function (Options.Choose), resumes an arm whose points are all done
-// while it still asks for one of them (a completed probe at the full
-// length: the sweep was killed before that run); an arm whose search
+// Adaptive runs only the points knee.Next asks for, reading each point's
+// last run, this invocation's or (Job.Earlier, which Run gives each job
+// from its replay of the journal) an earlier one's, alike; Run, given the
+// same function (Options.Choose), resumes an arm whose points are all
+// done while it still asks for one of them (a probe, complete or failed,
+// at the full length: the sweep was killed before that run); an arm whose search
 // asks for no more points records so (EventSearchEnd), which tells
 // ReadCoverage a finished search from one killed between two steps;
 // each sweep_start, a new sweep's or a resume's, gives the format of

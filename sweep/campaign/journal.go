@@ -19,7 +19,6 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
 	"sweep/metrics/result"
-	"sweep/sweep/knee"
 )
 
 // JournalFile is the journal's name in the sweep directory.
@@ -530,7 +529,7 @@ func ReadCoverage(dir string) (Coverage, error) {
 			c.Unfinished = append(c.Unfinished, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: st.status})
 		case StatusOK, StatusFailed:
 			w := where[id]
-			if st.probe && c.Adaptive && recordsEnd[w.Arm] && !searches[w.Arm] && !failedForGood(dir, st) {
+			if st.probe && c.Adaptive && recordsEnd[w.Arm] && !searches[w.Arm] && !failedForGood(dir, id, w.Conc, st) {
 				c.Unfinished = append(c.Unfinished, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: st.status, Probe: true})
 			}
 		}
@@ -550,18 +549,19 @@ func segmentFormat(r Record, first int) int {
 	return r.Format
 }
 
-// failedForGood reports whether the point (st: its last run a probe)
-// failed the way a full-length run fails too, which the search never
-// runs again: its result file (in dir) reads as a failure that is not a
-// short window's (knee.Sample.FailedForGood). Not one that failed
-// without a readable result: Adaptive reads such a run as a failure a
-// full-length run may pass.
-func failedForGood(dir string, st *pointState) bool {
-	if st.status != StatusFailed || st.result == "" {
+// failedForGood reports whether point id (at conc; st: its last run a
+// probe) failed the way a full-length run fails too, which the search
+// never runs again: the sample the search reads of it (runSample, from
+// its result file in dir) is a failure that is not a short window's
+// (knee.Sample.FailedForGood). Not one that failed without a readable
+// result: the search reads such a run as a failure a full-length run
+// may pass.
+func failedForGood(dir, id string, conc int, st *pointState) bool {
+	if st.status != StatusFailed {
 		return false
 	}
-	smp, ok, err := knee.ReadFile(filepath.Join(dir, st.result))
-	return err == nil && ok && smp.FailedForGood()
+	smp, ok := runSample(dir, id, conc, st.lastRun())
+	return ok && smp.FailedForGood()
 }
 
 // searchState is what the journal says of each adaptive arm's search

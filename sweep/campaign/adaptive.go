@@ -61,7 +61,7 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 			if !r.Any() {
 				last = job.Earlier[p.ID]
 			}
-			smp, ok := runSample(dir, p.ID, p.Conc(), last)
+			smp, ok := runSample(result.PointPath(dir, p.ID), p.Conc(), last)
 			if !ok {
 				continue
 			}
@@ -96,8 +96,8 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 // noResult is the Excluded reason of a run that left no readable result.
 const noResult = "the point failed without a result"
 
-// runSample is what the search reads of point id (at conc) in the sweep
-// directory dir whose last run ended as last says (a probe or the full
+// runSample is what the search reads of a point (at conc) whose result
+// file is path and whose last run ended as last says (a probe or the full
 // length; none: not known to have run): its result file's sample, but a
 // probe's file does not stand for a full-length run (that run failed
 // before it cleared the point's directory); a run that left no readable
@@ -107,8 +107,8 @@ const noResult = "the point failed without a result"
 // point this invocation ran (Ran) and one an earlier invocation ran
 // (Job.Earlier) through it, and ReadCoverage a killed search's probes,
 // so the three read one sample.
-func runSample(dir, id string, conc int, last Ran) (smp knee.Sample, ok bool) {
-	smp, ok, err := knee.ReadFile(result.PointPath(dir, id))
+func runSample(path string, conc int, last Ran) (smp knee.Sample, ok bool) {
+	smp, ok, err := knee.ReadFile(path)
 	switch {
 	case err == nil && ok && !(last.Full && smp.Probe):
 		return smp, true

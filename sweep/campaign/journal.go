@@ -552,15 +552,19 @@ func segmentFormat(r Record, first int) int {
 // failedForGood reports whether point id (at conc; st: its last run a
 // probe) failed the way a full-length run fails too, which the search
 // never runs again: the sample the search reads of it (runSample, from
-// its result file in dir) is a failure that is not a short window's
-// (knee.Sample.FailedForGood). Not one that failed without a readable
-// result: the search reads such a run as a failure a full-length run
-// may pass.
+// the result file its point_end names in dir, else the point's own) is a
+// failure that is not a short window's (knee.Sample.FailedForGood). Not
+// one that failed without a readable result: the search reads such a
+// run as a failure a full-length run may pass.
 func failedForGood(dir, id string, conc int, st *pointState) bool {
 	if st.status != StatusFailed {
 		return false
 	}
-	smp, ok := runSample(dir, id, conc, st.lastRun())
+	path := result.PointPath(dir, id)
+	if st.result != "" {
+		path = filepath.Join(dir, st.result)
+	}
+	smp, ok := runSample(path, conc, st.lastRun())
 	return ok && smp.FailedForGood()
 }
 

@@ -25,8 +25,9 @@ import (
 // journal says each point last ran, a resumed sweep chooses as the
 // interrupted one would have: a point still to run whose full-length run
 // replaced a probe (interrupted, or failed and retried) is read as that
-// kept probe, so the search asks for the full length again, not for the
-// probe; and a probe that ended in an earlier invocation, complete or
+// kept probe, or, interrupted in the probe's search pass, as the failed
+// probe that left no result to keep (Job.Earlier), so the search asks
+// for the full length again, not for the probe; and a probe that ended in an earlier invocation, complete or
 // failed (with no retry left, or held: below; with or without a result),
 // whose full length the search asks for (the sweep was killed between
 // the two) runs at the full length though the job does not hold it.
@@ -60,9 +61,13 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 			r := ran[p.ID]
 			if pending[p.ID] && !r.Any() {
 				// To run (again): an earlier attempt's file does not count,
-				// the probe a full-length attempt replaced does.
+				// the probe a full-length attempt replaced does: kept, or,
+				// when the attempt was interrupted in the probe's pass
+				// (Job.Earlier), a probe that left no result to keep.
 				if smp, ok := keptProbe(dir, p.ID); ok {
 					measured = append(measured, smp)
+				} else if job.Earlier[p.ID].Probe {
+					measured = append(measured, knee.Sample{Conc: p.Conc(), Probe: true, Excluded: noResult})
 				}
 				continue
 			}

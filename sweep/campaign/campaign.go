@@ -75,6 +75,9 @@ type pointState struct {
 	// inPass: the last attempt started in its arm's adaptive search pass
 	// that has not recorded its end (search_end) yet.
 	inPass bool
+	// replaced: the last attempt is a full-length run that followed a
+	// probe of the point ended (ok or failed) in the same pass.
+	replaced bool
 }
 
 // sweep is one Run in progress.
@@ -188,17 +191,24 @@ func (s *sweep) endPass(r Record) {
 		return
 	}
 	for _, p := range s.o.Schedule.Arms[r.Arm-1].Points {
-		s.state[p.ID].inPass = false
+		st := s.state[p.ID]
+		st.inPass, st.replaced = false, false
 	}
+}
+
+// start is what a point_start record r says of the point's attempts.
+func (st *pointState) start(r Record) {
+	st.replaced = !r.Probe && st.probe && st.inPass && (st.status == StatusOK || st.status == StatusFailed)
+	st.status = StatusInterrupted // until its end record
+	st.attempts++
+	st.reused, st.probe, st.inPass = r.Reused, r.Probe, true
 }
 
 // apply is what the journal record r of the point says of its state.
 func (st *pointState) apply(r Record, retries int) {
 	switch r.Event {
 	case EventPointStart:
-		st.status = StatusInterrupted // until its end record
-		st.attempts++
-		st.reused, st.probe, st.inPass = r.Reused, r.Probe, true
+		st.start(r)
 	case EventPointEnd:
 		st.status, st.err, st.seconds = r.Status, r.Error, r.Seconds
 		st.result, st.metrics = r.Result, r.Metrics
@@ -375,6 +385,8 @@ func (s *sweep) job(a *Arm) Job {
 		}
 		if r := st.lastRun(); r.Any() {
 			job.Earlier[p.ID] = r
+		} else if st.status == StatusInterrupted && st.replaced {
+			job.Earlier[p.ID] = Ran{Probe: true}
 		}
 	}
 	return job
@@ -505,9 +517,7 @@ func (s *sweep) observe(r Record) {
 			case st.probe: // the last attempt, in this invocation or an earlier one
 				probe = " (full length after its probe)"
 			}
-			st.attempts++
-			st.status = StatusInterrupted
-			st.reused, st.probe, st.inPass = r.Reused, r.Probe, true
+			st.start(r)
 			r.Attempt = st.attempts
 			s.linef("point %d/%d  arm %d/%d %s  conc %d%s  server %s  %s", r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
 				s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, map[bool]string{true: "reused", false: "started"}[r.Reused], s.eta())

@@ -774,22 +774,25 @@ func TestAdaptiveFailedProbeNoResultResumed(t *testing.T) {
 
 // TestAdaptiveFailedProbeResumed: a resumed adaptive sweep runs what
 // the uninterrupted one runs (the journal's point ends: concurrency,
-// probe or full length, status) and ends as it does, for each way c64's
-// probe fails and with or without a retry left, killed right after the
-// probe ended or when the retry round starts. The uninterrupted search
-// reads a failed probe as failed for the rest of its pass: one a short
-// window explains (no result: the load client crashed; a result failing
-// a short-window validation) it runs again at the full length at once
-// (that run is the point's retry); one failed for good (an error rate
-// over the limit) it steps past. Once the pass has ended, a point failed
-// with a retry left runs again if the search asks for it (here, as a
-// probe); else it is given up on.
+// probe or full length, status; but the run the kill interrupted) and
+// ends as it does, for each way c64's probe fails and with or without a
+// retry left, killed right after the probe ended, during the full-length
+// run the search asked for next, or when the retry round starts. The
+// uninterrupted search reads a failed probe as failed for the rest of
+// its pass: one a short window explains (no result: the load client
+// crashed; a result failing a short-window validation) it runs again at
+// the full length at once (that run is the point's retry); one failed
+// for good (an error rate over the limit) it steps past. Once the pass
+// has ended, a point failed with a retry left runs again if the search
+// asks for it (here, as a probe); else it is given up on.
 func TestAdaptiveFailedProbeResumed(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		fault   string // c64's first load ("-always": every load): "fail", "short" or "errors" (fakeServer.RunLoad)
 		retries int
-		kill    string // "probe": right after c64's probe ended; "retry": as the retry round starts
+		// kill: "probe": right after c64's probe ended; "full": during
+		// its full-length run; "retry": as the retry round starts.
+		kill string
 		// cutEnd drops the search's end from the killed sweep's journal
 		// (killed after its pass's last point, before RunArm recorded it).
 		cutEnd bool
@@ -803,6 +806,9 @@ func TestAdaptiveFailedProbeResumed(t *testing.T) {
 		{name: "for good, a retry left, killed before the retry", fault: "errors", retries: 1, kill: "retry"},
 		{name: "for good, a retry left, killed before the search's end", fault: "errors", retries: 1, kill: "retry", cutEnd: true},
 		{name: "no result every time, a retry left", fault: "fail-always", retries: 1, kill: "probe"},
+		{name: "no result, a retry left, killed in the full-length run", fault: "fail", retries: 1, kill: "full"},
+		{name: "no result, no retry left, killed in the full-length run", fault: "fail", retries: 0, kill: "full"},
+		{name: "short window, a retry left, killed in the full-length run", fault: "short", retries: 1, kill: "full"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sweep := func() (*sweepRun, string) {
@@ -829,7 +835,14 @@ func TestAdaptiveFailedProbeResumed(t *testing.T) {
 					killed = true
 					cancel()
 				}
-				return search(job, ran)
+				out := search(job, ran)
+				if !killed && tc.kill == "full" && slices.ContainsFunc(out, func(p *campaign.Point) bool { return p.ID == c64 && !p.Probe }) {
+					killed = true
+					s.b.mu.Lock()
+					s.b.faults[c64], s.b.cancel = "cancel", cancel // the kill, during c64's full-length run
+					s.b.mu.Unlock()
+				}
+				return out
 			}
 			s.o.Choose = search
 			_, err := s.run(ctx)
@@ -847,7 +860,8 @@ func TestAdaptiveFailedProbeResumed(t *testing.T) {
 
 			s.adaptive()
 			sum, err := s.run(t.Context())
-			assert.Equal(t, want, endsOf(t, s.dir), "the resumed sweep's runs")
+			ends := slices.DeleteFunc(endsOf(t, s.dir), func(e string) bool { return strings.HasSuffix(e, " "+campaign.StatusInterrupted) })
+			assert.Equal(t, want, ends, "the resumed sweep's runs, but the one the kill interrupted")
 			if wholeErr == nil {
 				assert.NoError(t, err)
 			} else {

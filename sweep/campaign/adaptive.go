@@ -27,10 +27,11 @@ import (
 // replaced a probe (interrupted, or failed and retried) is read as that
 // kept probe, or, interrupted in the probe's search pass, as the failed
 // probe that left no result to keep (Job.Earlier), so the search asks
-// for the full length again, not for the probe; and a probe that ended in an earlier invocation, complete or
-// failed (with no retry left, or held: below; with or without a result),
-// whose full length the search asks for (the sweep was killed between
-// the two) runs at the full length though the job does not hold it.
+// for the full length again, not for the probe; and a probe that ended
+// in an earlier invocation, complete or failed (with no retry left, or
+// held: below; with or without a result), whose full length the search
+// asks for (the sweep was killed between the two) runs at the full
+// length though the job does not hold it.
 //
 // A failed point is read as it failed for the rest of its arm's search
 // pass (a probe a short window explains runs at the full length next;

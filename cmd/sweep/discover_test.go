@@ -278,7 +278,7 @@ func TestDiscoverAdaptiveKilledAfterEveryPoint(t *testing.T) {
 	before := len(journalOf(t, out))
 	code, stdout, stderr = runCLI(t, args...)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	assert.Contains(t, stderr, fmt.Sprintf("%d of %d points complete: 0 to run; adaptive discovery asks for done points again: arm 1 c%d at the full length\n", len(grid), len(grid), c))
+	assert.Contains(t, stderr, fmt.Sprintf("%d of %d points complete: 0 to run; adaptive discovery asks again for points that ran: arm 1 c%d at the full length\n", len(grid), len(grid), c))
 	assert.Contains(t, stderr, fmt.Sprintf("conc %d (full length after its probe)  server started", c))
 	assert.Contains(t, stdout, "1 server start in this invocation")
 	assert.Equal(t, []string{"server_start", fmt.Sprintf("point_start c%d probe=false", c), fmt.Sprintf("point_end c%d probe=false ok", c)},

@@ -12,31 +12,42 @@ import (
 // or failed, in an earlier one (Job.Earlier, from the journal), read
 // alike (runSample: its result file, or a failed run of its kind when it
 // left no result, which for a probe is a failure a full-length run may
-// pass); the points the
-// search asks for are run next, in its order, one server for the arm
-// throughout, the points it asks for as probes (Point.AsProbe) where they
-// have a probe client. A probe that the search asks for again (it failed
-// the way a short run fails, or its KV pool came near full and the
-// verdict hangs on it: see
-// knee.NextStep) runs at the full length; its result is the point's
-// reading, and the probe's directory is kept beside it
-// (ClearPointDir: DIR/ID.probe/), which readers leave out of the reading
-// (knee.Sample.Superseded). Because the choice depends only on the
-// results on disk and how the journal says each point last ran, a
-// resumed sweep chooses as the interrupted one would
-// have: a point still to run whose full-length run replaced a probe
-// (interrupted, or failed and retried) is read as that kept probe, so the
-// search asks for the full length again, not for the probe; and a probe
-// that ended in an earlier invocation, complete or failed with no retry
-// left (with or without a result), whose full length the search asks
-// for (the sweep was killed between the two) runs at the full length
-// though the job does not hold it. A point failed with a retry left is
-// to run again (a retry): the search reads none of its earlier attempts
-// but a kept probe, so a failed probe is retried as the probe the search
-// asks for again, not run at the full length. Run forms a resume's jobs with the
-// same function (Options.Choose): an arm whose every point is done gets
-// a job, holding no points, exactly when this asks for such a probe, and
-// none when the search is finished with it.
+// pass); the points the search asks for are run next, in its order, one
+// server for the arm throughout, the points it asks for as probes
+// (Point.AsProbe) where they have a probe client. A probe that the
+// search asks for again (it failed the way a short run fails, or its KV
+// pool came near full and the verdict hangs on it: see knee.NextStep)
+// runs at the full length; its result is the point's reading, and the
+// probe's directory is kept beside it (ClearPointDir: DIR/ID.probe/),
+// which readers leave out of the reading (knee.Sample.Superseded).
+//
+// Because the choice depends only on the results on disk and how the
+// journal says each point last ran, a resumed sweep chooses as the
+// interrupted one would have: a point still to run whose full-length run
+// replaced a probe (interrupted, or failed and retried) is read as that
+// kept probe, or, interrupted in the probe's search pass, as the failed
+// probe that left no result to keep (Job.Earlier), so the search asks
+// for the full length again, not for the probe; and a probe that ended
+// in an earlier invocation, complete or failed (with no retry left, or
+// held: below; with or without a result), whose full length the search
+// asks for (the sweep was killed between the two) runs at the full
+// length though the job does not hold it.
+//
+// A failed point is read as it failed for the rest of its arm's search
+// pass (a probe a short window explains runs at the full length next;
+// one failed for good is stepped past), also by a resume that goes on
+// with a killed pass: Run holds a point failed with a retry left out of
+// the job until the arm's search records its end (search_end). In Run's
+// next round it is to run again (a retry): the search reads none of its
+// earlier attempts but a kept probe and asks for it as for a point never
+// run, or not at all (it is then given up on). A failed probe's
+// full-length run is the point's next attempt, so it counts against
+// Options.Retries as a retry does.
+//
+// Run forms a resume's jobs with the same function (Options.Choose): an
+// arm whose every point is done gets a job, holding no points, exactly
+// when this asks for such a probe, and none when the search is finished
+// with it.
 func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Point {
 	return func(job Job, ran map[string]Ran) []*Point {
 		pending := map[string]bool{}
@@ -51,9 +62,13 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 			r := ran[p.ID]
 			if pending[p.ID] && !r.Any() {
 				// To run (again): an earlier attempt's file does not count,
-				// the probe a full-length attempt replaced does.
+				// the probe a full-length attempt replaced does: kept, or,
+				// when the attempt was interrupted in the probe's pass
+				// (Job.Earlier), a probe that left no result to keep.
 				if smp, ok := keptProbe(dir, p.ID); ok {
 					measured = append(measured, smp)
+				} else if job.Earlier[p.ID].Probe {
+					measured = append(measured, knee.Sample{Conc: p.Conc(), Probe: true, Excluded: noResult})
 				}
 				continue
 			}
@@ -68,9 +83,9 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 			measured = append(measured, smp)
 			if smp.Probe && !pending[p.ID] && !r.Any() {
 				// A probe ended in an earlier invocation (complete, or
-				// failed for good: no retry left): the search may ask for
-				// its full length, which that invocation was killed
-				// before it started.
+				// failed with no retry left or held by Run): the search
+				// may ask for its full length, which that invocation was
+				// killed before it started.
 				candidates = append(candidates, p)
 			}
 		}

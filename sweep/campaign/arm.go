@@ -56,10 +56,13 @@ type Job struct {
 	// Earlier says, by point ID, how each point of the arm whose last
 	// attempt before this job ended (ok or failed) ran: as a probe or at
 	// the full length (Run's replay of the journal: earlier invocations
-	// on the directory and earlier rounds of this one). ArmOptions.Choose
+	// on the directory and earlier rounds of this one); for a point whose
+	// last attempt, a full-length run that followed its ended probe in
+	// the same search pass, was interrupted, a probe. ArmOptions.Choose
 	// reads a point this job does not run by it as it reads one this
 	// invocation ran by its Ran (Adaptive: a run that left no result is
-	// a failed one of that kind); nil without a journal.
+	// a failed one of that kind), and an interrupted one as the probe
+	// its full-length run replaced; nil without a journal.
 	Earlier map[string]Ran
 }
 

@@ -38,7 +38,9 @@ type Options struct {
 	Schedule *Schedule
 	Executor Executor
 	// Retries is how many times a failed point is run again (in total,
-	// over every invocation on Dir), 0 to MaxRetries.
+	// over every invocation on Dir), 0 to MaxRetries. With Choose, the
+	// full-length run of a failed probe is one of them, and a failed
+	// point is retried only after its arm's search pass ended (Adaptive).
 	Retries int
 	// FailFast stops the sweep at the first point that failed for good.
 	FailFast bool
@@ -51,10 +53,11 @@ type Options struct {
 	Parallel int
 	// Choose is the executor's ArmOptions.Choose when its arms choose
 	// their points (adaptive discovery: Adaptive), nil otherwise. An arm
-	// whose every point is done then still gets a job, holding no
-	// points, while Choose asks for one of them (a probe complete in an
-	// earlier invocation, at the full length); an arm it asks nothing of
-	// gets none.
+	// whose every point is done (or held: a point failed in a search pass
+	// a resume goes on with) then still gets a job, holding no points,
+	// while Choose asks for one of them (a probe that ended in an earlier
+	// invocation, at the full length); an arm it asks nothing of gets
+	// none.
 	Choose func(Job, map[string]Ran) []*Point
 }
 
@@ -69,6 +72,12 @@ type pointState struct {
 	seconds  float64
 	reused   bool
 	probe    bool // the last attempt ran as an adaptive search's probe
+	// inPass: the last attempt started in its arm's adaptive search pass
+	// that has not recorded its end (search_end) yet.
+	inPass bool
+	// replaced: the last attempt is a full-length run that followed a
+	// probe of the point ended (ok or failed) in the same pass.
+	replaced bool
 }
 
 // sweep is one Run in progress.
@@ -168,19 +177,38 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 func (s *sweep) replay(recs []Record) {
 	for _, r := range recs {
 		s.searches.apply(r)
+		s.endPass(r)
 		if st := s.state[r.Point]; st != nil {
 			st.apply(r, s.o.Retries)
 		}
 	}
 }
 
+// endPass is what record r says of the search passes of its arm's
+// points: a search_end ends the pass every point of the arm last ran in.
+func (s *sweep) endPass(r Record) {
+	if r.Event != EventSearchEnd || r.Arm < 1 || r.Arm > len(s.o.Schedule.Arms) {
+		return
+	}
+	for _, p := range s.o.Schedule.Arms[r.Arm-1].Points {
+		st := s.state[p.ID]
+		st.inPass, st.replaced = false, false
+	}
+}
+
+// start is what a point_start record r says of the point's attempts.
+func (st *pointState) start(r Record) {
+	st.replaced = !r.Probe && st.probe && st.inPass && (st.status == StatusOK || st.status == StatusFailed)
+	st.status = StatusInterrupted // until its end record
+	st.attempts++
+	st.reused, st.probe, st.inPass = r.Reused, r.Probe, true
+}
+
 // apply is what the journal record r of the point says of its state.
 func (st *pointState) apply(r Record, retries int) {
 	switch r.Event {
 	case EventPointStart:
-		st.status = StatusInterrupted // until its end record
-		st.attempts++
-		st.reused, st.probe = r.Reused, r.Probe
+		st.start(r)
 	case EventPointEnd:
 		st.status, st.err, st.seconds = r.Status, r.Error, r.Seconds
 		st.result, st.metrics = r.Result, r.Metrics
@@ -215,14 +243,15 @@ func (st *pointState) skip(reason string, retries int) {
 	st.failures = max(st.failures, retries+1)
 }
 
-// resumeLine is "5 of 7 points complete, 1 failed (1 retry left), 1
-// interrupted: 2 to run", and with Options.Choose the done points it asks
-// for first ("; adaptive discovery asks for done points again: arm 1 c64
-// at the full length").
+// resumeLine is "5 of 7 points complete, 1 failed to retry, 1
+// interrupted: 2 to run", and with Options.Choose the points it holds
+// ("1 failed in a search under way") and the points that ran it asks
+// for first ("; adaptive discovery asks again for points that ran: arm 1
+// c64 at the full length").
 func (s *sweep) resumeLine() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var ok, failed, gaveUp, interrupted, todo int
+	var ok, failed, gaveUp, held, interrupted, todo int
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		switch {
@@ -231,6 +260,9 @@ func (s *sweep) resumeLine() string {
 			continue
 		case st.status == StatusFailed && st.failures > s.o.Retries:
 			gaveUp++
+			continue
+		case s.held(st):
+			held++
 			continue
 		case st.status == StatusFailed:
 			failed++
@@ -245,6 +277,9 @@ func (s *sweep) resumeLine() string {
 	}
 	if gaveUp > 0 {
 		line += fmt.Sprintf(", %d failed with no retry left (--retries %d)", gaveUp, s.o.Retries)
+	}
+	if held > 0 {
+		line += fmt.Sprintf(", %d failed in a search under way (retried when it ends, if it asks)", held)
 	}
 	if interrupted > 0 {
 		line += fmt.Sprintf(", %d interrupted", interrupted)
@@ -261,7 +296,7 @@ func (s *sweep) resumeLine() string {
 		}
 	}
 	if len(again) > 0 {
-		line += "; adaptive discovery asks for done points again: " + strings.Join(again, ", ")
+		line += "; adaptive discovery asks again for points that ran: " + strings.Join(again, ", ")
 	}
 	return line
 }
@@ -339,16 +374,19 @@ func (s *sweep) todo() []Job {
 }
 
 // job is arm a's job: its points still to run, and how each of its
-// points last ran (Job.Earlier).
+// points last ran (Job.Earlier). A point its arm's search pass failed
+// and has not ended (held) is not to run yet.
 func (s *sweep) job(a *Arm) Job {
 	job := Job{Arm: a, Earlier: map[string]Ran{}}
 	for _, p := range a.Points {
 		st := s.state[p.ID]
-		if !s.finished(st) {
+		if !s.finished(st) && !s.held(st) {
 			job.Points = append(job.Points, p)
 		}
 		if r := st.lastRun(); r.Any() {
 			job.Earlier[p.ID] = r
+		} else if st.status == StatusInterrupted && st.replaced {
+			job.Earlier[p.ID] = Ran{Probe: true}
 		}
 	}
 	return job
@@ -370,6 +408,17 @@ func (s *sweep) finished(st *pointState) bool {
 	return st.status == StatusOK || st.status == StatusSkipped || st.status == StatusFailed && st.failures > s.o.Retries
 }
 
+// held reports whether a point failed with a retry left is held out of
+// its arm's job, with Options.Choose: it failed in its arm's search pass
+// and that pass has not recorded its end (a sweep killed during it).
+// The uninterrupted search reads such a point as it failed (a probe a
+// short window explains: its full length next) until the pass ends, and
+// only then is it retried, in the next round; a resume goes on with
+// that pass, reading the point from Job.Earlier, and retries it after.
+func (s *sweep) held(st *pointState) bool {
+	return s.o.Choose != nil && st.status == StatusFailed && st.failures <= s.o.Retries && st.inPass
+}
+
 // again returns the points Options.Choose asks for first in job that the
 // job does not hold (done points: a completed probe at the full length);
 // none without Choose. Choose depends only on the results on disk, so
@@ -389,23 +438,28 @@ func (s *sweep) again(job Job) []*Point {
 
 // endSearches records the end of the search (search_end) of each arm
 // that jobs leave out, with Options.Choose, whose search has not
-// recorded it: every point finished and the search asks for none again
-// (a sweep killed after the arm's last point and before RunArm recorded
-// the end, resumed).
-func (s *sweep) endSearches(jobs []Job) {
+// recorded it: every point finished or held and the search asks for
+// none again (a sweep killed after the arm's last point and before
+// RunArm recorded the end, resumed). It reports whether it recorded
+// one: the arm's held points are then to retry.
+func (s *sweep) endSearches(jobs []Job) bool {
 	if s.o.Choose == nil {
-		return
+		return false
 	}
+	ended := false
 	for _, a := range s.o.Schedule.Arms {
 		if s.searches[a.Index+1] || slices.ContainsFunc(jobs, func(j Job) bool { return j.Arm == a }) {
 			continue
 		}
 		s.observe(Record{Event: EventSearchEnd, Arm: a.Index + 1, Reason: searchDone})
+		ended = true
 	}
+	return ended
 }
 
 // rounds runs the pending points, then the failed ones again while they
-// have retries left.
+// have retries left. With Options.Choose a round is one search pass per
+// arm; a point it failed is retried in a later round (held).
 func (s *sweep) rounds(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -415,7 +469,9 @@ func (s *sweep) rounds(ctx context.Context) error {
 		if ctx.Err() != nil {
 			break
 		}
-		s.endSearches(jobs)
+		if s.endSearches(jobs) {
+			jobs = s.todo()
+		}
 		if len(jobs) == 0 {
 			break
 		}
@@ -447,6 +503,7 @@ func (s *sweep) observe(r Record) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.searches.apply(r)
+	s.endPass(r)
 	st := s.state[r.Point]
 	switch r.Event {
 	case EventServerStart:
@@ -460,9 +517,7 @@ func (s *sweep) observe(r Record) {
 			case st.probe: // the last attempt, in this invocation or an earlier one
 				probe = " (full length after its probe)"
 			}
-			st.attempts++
-			st.status = StatusInterrupted
-			st.reused, st.probe = r.Reused, r.Probe
+			st.start(r)
 			r.Attempt = st.attempts
 			s.linef("point %d/%d  arm %d/%d %s  conc %d%s  server %s  %s", r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
 				s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, map[bool]string{true: "reused", false: "started"}[r.Reused], s.eta())

@@ -160,9 +160,12 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		"request_metrics": map[string]any{"throughput": map[string]any{"duration_seconds": seconds,
 			"per_gpu": map[string]any{"total_tput_tps": tput, "output_tput_tps": tput / 10}}},
 	}
-	if fault == "errors" { // a complete result over the error-rate limit, failed as the runner fails it
+	switch fault {
+	case "errors": // a complete result over the error-rate limit, failed as the runner fails it
 		measured["valid"], measured["invalid_reasons"] = false, []string{"error rate 33.3% > 10%"}
 		measured["request_accounting"] = map[string]any{"records_profiled": 10, "records_error_dropped": 5}
+	case "short": // a complete result failing a validation a short window can fail
+		measured["valid"], measured["invalid_reasons"] = false, []string{"acceptance length over 12 verify steps, fewer than 100"}
 	}
 	if s.b.kvFullAt > 0 {
 		measured["server_metrics"] = map[string]any{"kv_cache": map[string]any{"gpu_usage_pct": min(1, float64(p.Conc())/float64(s.b.kvFullAt))}}
@@ -178,8 +181,11 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return campaign.Outcome{Err: err}
 	}
-	if fault == "errors" {
+	switch fault {
+	case "errors":
 		return campaign.Outcome{Result: path, Err: errors.New("stage validate: error rate 33.3% > 10%")}
+	case "short":
+		return campaign.Outcome{Result: path, Err: errors.New("stage validate: acceptance length over 12 verify steps, fewer than 100")}
 	}
 	return campaign.Outcome{Result: path}
 }
@@ -693,21 +699,23 @@ func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 // full-length run may pass, so the search runs the point again at the
 // full length at once. A sweep killed right after that probe ended reads
 // it unfinished (ReadCoverage), and its resume reads the probe as the
-// uninterrupted search did, from the journal (Job.Earlier): with no
-// retry left (--retries 0) the point is done, yet the search asks for it
-// at the full length and it runs, as in the uninterrupted sweep (before,
-// the resume read nothing at c64, could not run it and ended the arm
-// there, c8 never measured). With a retry left the point is run again as
-// a retry, as its failed run was (a probe), and its reading stands.
+// uninterrupted search did, from the journal (Job.Earlier), so the
+// search asks for it at the full length and it runs, as in the
+// uninterrupted sweep: with no retry left (--retries 0) the point is
+// done (before, the resume read nothing at c64, could not run it and
+// ended the arm there, c8 never measured); with a retry left it is held
+// out of the job while the killed search goes on (before, it was retried
+// as a probe at once). TestAdaptiveFailedProbeResumed has the other ways
+// a probe fails.
 func TestAdaptiveFailedProbeNoResultResumed(t *testing.T) {
 	const killed = "c1 probe=true ok, c4 probe=true ok, c16 probe=true ok, c64 probe=true failed"
 	for _, tc := range []struct {
 		name    string
 		retries int
-		resumed string // the point ends after the kill
+		failed  string // the resume line's account of c64
 	}{
-		{name: "no retry left", retries: 0, resumed: "c64 probe=false ok, c8 probe=true ok"},
-		{name: "a retry left", retries: 1, resumed: "c64 probe=true ok, c8 probe=true ok"},
+		{name: "no retry left", retries: 0, failed: "1 failed with no retry left (--retries 0)"},
+		{name: "a retry left", retries: 1, failed: "1 failed in a search under way (retried when it ends, if it asks)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sweep := func() (*sweepRun, string) {
@@ -746,11 +754,8 @@ func TestAdaptiveFailedProbeNoResultResumed(t *testing.T) {
 			s.o.Progress = &progress
 			sum, err := s.run(t.Context())
 			require.NoError(t, err)
-			assert.Equal(t, killed+", "+tc.resumed, strings.Join(endsOf(t, s.dir), ", "))
-			if tc.retries == 0 {
-				assert.Contains(t, progress.String(), "1 failed with no retry left (--retries 0)")
-				assert.Contains(t, progress.String(), "adaptive discovery asks for done points again: arm 1 c64 at the full length")
-			}
+			assert.Equal(t, killed+", c64 probe=false ok, c8 probe=true ok", strings.Join(endsOf(t, s.dir), ", "))
+			assert.Contains(t, progress.String(), "3 of 9 points complete, "+tc.failed+": 5 to run; adaptive discovery asks again for points that ran: arm 1 c64 at the full length")
 			assert.Zero(t, sum.Failed)
 			i = slices.IndexFunc(sum.Points, func(p campaign.PointSummary) bool { return p.Conc == 64 })
 			require.GreaterOrEqual(t, i, 0)
@@ -763,6 +768,113 @@ func TestAdaptiveFailedProbeNoResultResumed(t *testing.T) {
 			require.Len(t, arms, 1)
 			r := knee.Analyze(arms[0], knee.Options{})
 			assert.Equal(t, 16, r.Knee, "%s", r.Reason)
+		})
+	}
+}
+
+// TestAdaptiveFailedProbeResumed: a resumed adaptive sweep runs what
+// the uninterrupted one runs (the journal's point ends: concurrency,
+// probe or full length, status; but the run the kill interrupted) and
+// ends as it does, for each way c64's probe fails and with or without a
+// retry left, killed right after the probe ended, during the full-length
+// run the search asked for next, or when the retry round starts. The
+// uninterrupted search reads a failed probe as failed for the rest of
+// its pass: one a short window explains (no result: the load client
+// crashed; a result failing a short-window validation) it runs again at
+// the full length at once (that run is the point's retry); one failed
+// for good (an error rate over the limit) it steps past. Once the pass
+// has ended, a point failed with a retry left runs again if the search
+// asks for it (here, as a probe); else it is given up on.
+func TestAdaptiveFailedProbeResumed(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		fault   string // c64's first load ("-always": every load): "fail", "short" or "errors" (fakeServer.RunLoad)
+		retries int
+		// kill: "probe": right after c64's probe ended; "full": during
+		// its full-length run; "retry": as the retry round starts.
+		kill string
+		// cutEnd drops the search's end from the killed sweep's journal
+		// (killed after its pass's last point, before RunArm recorded it).
+		cutEnd bool
+	}{
+		{name: "no result, no retry left", fault: "fail", retries: 0, kill: "probe"},
+		{name: "no result, a retry left", fault: "fail", retries: 1, kill: "probe"},
+		{name: "short window, no retry left", fault: "short", retries: 0, kill: "probe"},
+		{name: "short window, a retry left", fault: "short", retries: 1, kill: "probe"},
+		{name: "for good, no retry left", fault: "errors", retries: 0, kill: "probe"},
+		{name: "for good, a retry left", fault: "errors", retries: 1, kill: "probe"},
+		{name: "for good, a retry left, killed before the retry", fault: "errors", retries: 1, kill: "retry"},
+		{name: "for good, a retry left, killed before the search's end", fault: "errors", retries: 1, kill: "retry", cutEnd: true},
+		{name: "no result every time, a retry left", fault: "fail-always", retries: 1, kill: "probe"},
+		{name: "no result, a retry left, killed in the full-length run", fault: "fail", retries: 1, kill: "full"},
+		{name: "no result, no retry left, killed in the full-length run", fault: "fail", retries: 0, kill: "full"},
+		{name: "short window, a retry left, killed in the full-length run", fault: "short", retries: 1, kill: "full"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sweep := func() (*sweepRun, string) {
+				s, c64 := probeSweep(t)
+				s.o.Retries = tc.retries
+				s.b.saturateAt = 16
+				s.b.faults[c64] = tc.fault // the first load only
+				return s, c64
+			}
+			whole, _ := sweep()
+			whole.adaptive()
+			wholeSum, wholeErr := whole.run(t.Context())
+			want := endsOf(t, whole.dir)
+			t.Logf("uninterrupted: %s", strings.Join(want, ", "))
+
+			s, c64 := sweep()
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			search := campaign.Adaptive(s.dir, knee.SearchOptions{})
+			killed := false
+			s.o.Executor.(*local.Executor).Arm.Choose = func(job campaign.Job, ran map[string]campaign.Ran) []*campaign.Point {
+				retryRound := len(ran) == 0 && len(job.Points) < len(job.Arm.Points) && slices.ContainsFunc(job.Points, func(p *campaign.Point) bool { return p.ID == c64 })
+				if !killed && (tc.kill == "probe" && ran[c64].Probe || tc.kill == "retry" && retryRound) {
+					killed = true
+					cancel()
+				}
+				out := search(job, ran)
+				if !killed && tc.kill == "full" && slices.ContainsFunc(out, func(p *campaign.Point) bool { return p.ID == c64 && !p.Probe }) {
+					killed = true
+					s.b.mu.Lock()
+					s.b.faults[c64], s.b.cancel = "cancel", cancel // the kill, during c64's full-length run
+					s.b.mu.Unlock()
+				}
+				return out
+			}
+			s.o.Choose = search
+			_, err := s.run(ctx)
+			require.ErrorIs(t, err, context.Canceled)
+			require.True(t, killed)
+			if tc.cutEnd {
+				path := filepath.Join(s.dir, campaign.JournalFile)
+				data, err := os.ReadFile(path)
+				require.NoError(t, err)
+				lines := strings.SplitAfter(string(data), "\n")
+				cut := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, `"event":"`+campaign.EventSearchEnd+`"`) })
+				require.Positive(t, cut)
+				require.NoError(t, os.WriteFile(path, []byte(strings.Join(slices.Delete(lines, cut, cut+1), "")), 0o644))
+			}
+
+			s.adaptive()
+			sum, err := s.run(t.Context())
+			ends := slices.DeleteFunc(endsOf(t, s.dir), func(e string) bool { return strings.HasSuffix(e, " "+campaign.StatusInterrupted) })
+			assert.Equal(t, want, ends, "the resumed sweep's runs, but the one the kill interrupted")
+			if wholeErr == nil {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorIs(t, err, campaign.ErrPointsFailed)
+				assert.ErrorIs(t, wholeErr, campaign.ErrPointsFailed)
+			}
+			var got, wantStatus []string
+			for i, p := range sum.Points {
+				got = append(got, fmt.Sprintf("c%d %s probe=%v", p.Conc, p.Status, p.Probe))
+				w := wholeSum.Points[i]
+				wantStatus = append(wantStatus, fmt.Sprintf("c%d %s probe=%v", w.Conc, w.Status, w.Probe))
+			}
+			assert.Equal(t, wantStatus, got, "the summaries")
 		})
 	}
 }
@@ -1026,7 +1138,7 @@ func TestAdaptiveKilledAfterEveryPoint(t *testing.T) {
 			assert.Equal(t, want, endsOf(t, s.dir), "the resume runs what the uninterrupted sweep ran")
 			assert.Equal(t, 1, jobs.jobs, "the arm, every point complete, gets a job")
 			assert.Equal(t, 2, s.b.starts, "one server for the arm in each invocation")
-			assert.Contains(t, progress.String(), fmt.Sprintf("%d of %d points complete: 0 to run; adaptive discovery asks for done points again: ", len(tc.grid), len(tc.grid)))
+			assert.Contains(t, progress.String(), fmt.Sprintf("%d of %d points complete: 0 to run; adaptive discovery asks again for points that ran: ", len(tc.grid), len(tc.grid)))
 			for c := range strings.SplitSeq(tc.again, ", ") {
 				c, _, _ = strings.Cut(c, " ")
 				assert.Contains(t, progress.String(), fmt.Sprintf("arm 1 %s at the full length", c))

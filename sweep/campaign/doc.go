@@ -26,13 +26,15 @@
 // from its replay of the journal) an earlier one's, alike; Run, given the
 // same function (Options.Choose), resumes an arm whose points are all
 // done while it still asks for one of them (a probe, complete or failed,
-// at the full length: the sweep was killed before that run); an arm whose search
-// asks for no more points records so (EventSearchEnd), which tells
-// ReadCoverage a finished search from one killed between two steps;
-// each sweep_start, a new sweep's or a resume's, gives the format of
-// the records that follow (JournalFormat), so a journal that an older
-// binary began is read per segment. A
-// backend clears a point's directory before each attempt with
-// ClearPointDir, which keeps a completed probe that the point's
-// full-length run replaces (result.ProbeDir: DIR/ID.probe/).
+// at the full length: the sweep was killed before that run); an arm
+// whose search asks for no more points records so (EventSearchEnd),
+// which tells ReadCoverage a finished search from one killed between two
+// steps, and Run when a point that failed in the search's pass may be
+// retried (a resume goes on with a killed pass first, reading the point
+// as failed); each sweep_start, a new sweep's or a resume's, gives the
+// format of the records that follow (JournalFormat), so a journal that
+// an older binary began is read per segment. A backend clears a point's
+// directory before each attempt with ClearPointDir, which keeps the
+// result of a probe that the point's full-length run replaces
+// (result.ProbeDir: DIR/ID.probe/).
 package campaign

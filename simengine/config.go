@@ -358,6 +358,11 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 			*dst = v
 		}
 	}
+	frac := func(name string, dst *float64) {
+		if v, ok := flags.Float(name); ok {
+			*dst = v
+		}
+	}
 	switch engine {
 	case configs.SGLang:
 		str("--model-path", &c.ModelPath)
@@ -370,9 +375,7 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		num("--ep-size", &c.EP)
 		c.DPAttention = boolFlag(flags, "--enable-dp-attention")
 		num("--max-running-requests", &c.MaxRunningRequests)
-		if v, ok := flags.Float("--mem-fraction-static"); ok {
-			c.MemFraction = v
-		}
+		frac("--mem-fraction-static", &c.MemFraction)
 		num("--max-total-tokens", &c.MaxTotalTokens)
 		num("--page-size", &c.PageSize)
 		num("--chunked-prefill-size", &c.ChunkSize)
@@ -388,16 +391,12 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		c.SkipWarmup = boolFlag(flags, "--skip-server-warmup")
 		str("--kv-cache-dtype", &c.KVCacheDType)
 		str("--attention-backend", &c.AttentionBackend)
-		if v, ok := flags.Float("--swa-full-tokens-ratio"); ok {
-			c.SWAFullTokensRatio = v
-		}
+		frac("--swa-full-tokens-ratio", &c.SWAFullTokensRatio)
 		if boolFlag(flags, "--enable-hierarchical-cache") {
 			// SGLang's defaults: a host pool twice the device pool, unless
 			// --hicache-size gives its GB per rank.
 			c.HostKV.Ratio = 2
-			if v, ok := flags.Float("--hicache-ratio"); ok {
-				c.HostKV.Ratio = v
-			}
+			frac("--hicache-ratio", &c.HostKV.Ratio)
 			if v, ok := flags.Float("--hicache-size"); ok && v > 0 {
 				c.HostKV.BytesPerWorker = v * 1e9
 			}

@@ -454,27 +454,8 @@ func newCapacity(c Config) capacity {
 	if c.Spec.Enabled() {
 		poolGPUToken *= 1 + s.draftKVShare
 	}
-	if c.Engine == configs.SGLang && s.swa != nil {
-		// SGLang splits the memory between the full (compressed) pool
-		// and the sliding window pool, which holds
-		// --swa-full-tokens-ratio tokens per full token: a full token
-		// costs its compressed rows, the ratio's share of a window row
-		// in every layer and of the compressor state, and the request
-		// slots' ratio-128 state comes off first.
-		running := sglangRunning(c, ranks, freeGB*1e9/s.swa.sglangBytesPerToken(c))
-		freeGB -= s.swa.sglangRequestBytes(c, running) / 1e9
-		poolGPUToken = s.swa.sglangBytesPerToken(c)
-	}
-	if c.Engine == configs.VLLM && s.swa != nil {
-		// vLLM's hybrid allocator keeps DeepSeek-V4's compressed rows,
-		// windows and compressor states in one pool of blocks, each
-		// holding a page of every layer of a group: a token costs its
-		// block's bytes over the block's tokens, and a batched chunk's
-		// window and state blocks (a prefill's whole chunk needs them at
-		// once) come off first.
-		l := s.swa.vllmLayout(c)
-		freeGB -= float64(l.windowBlocks(c.ChunkSize)) * l.blockBytes / 1e9
-		poolGPUToken = l.blockBytes / float64(l.blockTokens)
+	if s.swa != nil {
+		freeGB, poolGPUToken = s.swa.enginePool(c, ranks, freeGB, poolGPUToken)
 	}
 	capa.fits = freeGB > 0
 	pool := int(math.Max(freeGB, 1.0/g0) * 1e9 / poolGPUToken)
@@ -518,31 +499,35 @@ func newCapacity(c Config) capacity {
 		capa.perLoadToken = attnGPUToken / hostLinkBytesPerSec
 	}
 
-	// SGLang's --max-running-requests is the whole engine's: each
-	// DP-attention worker takes max_running_requests // dp_size of it (its
-	// TP worker's limit); plain DP runs whole engines side by side, as
-	// vLLM's --max-num-seqs is each engine's own.
+	capa.maxRunning = maxRunning(c, ranks, func() int {
+		if c.Engine == configs.VLLM {
+			return 1024
+		}
+		return min(4096, max(capa.poolTokens/2048, 32))
+	})
+	return capa
+}
+
+// maxRunning is the running requests one scheduler admits (a DP
+// attention worker's, an engine's): SGLang's --max-running-requests is
+// the whole engine's, and each DP-attention worker takes
+// max_running_requests // dp_size of it (its TP worker's limit); plain DP
+// runs whole engines side by side, as vLLM's --max-num-seqs is each
+// engine's own. Unset, SGLang's EAGLE-family speculative decoding sets it
+// to 48 (server_args' speculative-decoding handling), else the engine's
+// default (fallback).
+func maxRunning(c Config, ranks int, fallback func() int) int {
 	share := 1
 	if c.Engine == configs.SGLang && c.DPAttention {
 		share = max(ranks, 1)
 	}
-	capa.maxRunning = c.MaxRunningRequests
-	if capa.maxRunning > 0 {
-		capa.maxRunning = max(capa.maxRunning/share, 1)
-	} else {
-		switch {
-		case c.Engine == configs.VLLM:
-			capa.maxRunning = 1024
-		case c.Engine == configs.SGLang && c.Spec.Enabled() && sglangEagleFamily(c.Spec.Algorithm):
-			// SGLang's EAGLE-family speculative decoding sets
-			// --max-running-requests to 48 when the flag is unset
-			// (server_args' speculative-decoding handling).
-			capa.maxRunning = max(sglangSpecMaxRunning/share, 1)
-		default:
-			capa.maxRunning = min(4096, max(capa.poolTokens/2048, 32))
-		}
+	switch {
+	case c.MaxRunningRequests > 0:
+		return max(c.MaxRunningRequests/share, 1)
+	case c.Engine == configs.SGLang && c.Spec.Enabled() && sglangEagleFamily(c.Spec.Algorithm):
+		return max(sglangSpecMaxRunning/share, 1)
 	}
-	return capa
+	return fallback()
 }
 
 // moeGEMMShare is the MoE layers' share of a token's linear FLOPs, what a
@@ -653,6 +638,35 @@ func (w *swaStack) compressedBytes() float64 {
 	return float64(w.c4Layers)*(w.rowBytes+w.indexRowBytes)/4 + float64(w.c128Layers)*w.rowBytes/128
 }
 
+// enginePool is what the engine's layout of the stack leaves of a GPU's
+// free memory (freeGB) for its KV pool and what a pool token costs
+// there, for a GPU whose plain pool would cost perToken a token.
+func (w *swaStack) enginePool(c Config, ranks int, freeGB, perToken float64) (float64, float64) {
+	switch c.Engine {
+	case configs.SGLang:
+		// SGLang splits the memory between the full (compressed) pool
+		// and the sliding window pool, which holds
+		// --swa-full-tokens-ratio tokens per full token: a full token
+		// costs its compressed rows, the ratio's share of a window row
+		// in every layer and of the compressor state, and the request
+		// slots' ratio-128 state comes off first.
+		running := sglangRunning(c, ranks, freeGB*1e9/w.sglangBytesPerToken(c))
+		freeGB -= w.sglangRequestBytes(c, running) / 1e9
+		perToken = w.sglangBytesPerToken(c)
+	case configs.VLLM:
+		// vLLM's hybrid allocator keeps DeepSeek-V4's compressed rows,
+		// windows and compressor states in one pool of blocks, each
+		// holding a page of every layer of a group: a token costs its
+		// block's bytes over the block's tokens, and a batched chunk's
+		// window and state blocks (a prefill's whole chunk needs them at
+		// once) come off first.
+		l := w.vllmLayout(c)
+		freeGB -= float64(l.windowBlocks(c.ChunkSize)) * l.blockBytes / 1e9
+		perToken = l.blockBytes / float64(l.blockTokens)
+	}
+	return freeGB, perToken
+}
+
 // sglangBytesPerToken is what SGLang v0.5.17's DSV4PoolConfigurator
 // charges a token of the full pool (bytes_per_full_token): the compressed
 // rows and indexer keys, plus --swa-full-tokens-ratio window rows in every
@@ -687,23 +701,15 @@ func (w *swaStack) sglangRequestBytes(c Config, running int) float64 {
 }
 
 // sglangRunning is the running requests one SGLang scheduler (a DP
-// attention worker) sizes request state for: its share of
-// --max-running-requests, of the EAGLE family's default 48, or without
-// either SGLang's DSV4 estimate from the token capacity (512 requests per
-// context length of tokens, 2,048 to 4,096, at most half the tokens).
+// attention worker) sizes request state for (maxRunning), where neither
+// --max-running-requests nor the EAGLE family sets it: SGLang's DSV4
+// estimate from the token capacity (512 requests per context length of
+// tokens, 2,048 to 4,096, at most half the tokens).
 func sglangRunning(c Config, ranks int, tokens float64) int {
-	share := 1
-	if c.DPAttention {
-		share = max(ranks, 1)
-	}
-	switch {
-	case c.MaxRunningRequests > 0:
-		return max(c.MaxRunningRequests/share, 1)
-	case c.Spec.Enabled() && sglangEagleFamily(c.Spec.Algorithm):
-		return max(sglangSpecMaxRunning/share, 1)
-	}
-	est := min(max(tokens/float64(max(c.ContextLength, 1))*512, 2048), 4096)
-	return int(min(est, tokens/2))
+	return maxRunning(c, ranks, func() int {
+		est := min(max(tokens/float64(max(c.ContextLength, 1))*512, 2048), 4096)
+		return int(min(est, tokens/2))
+	})
 }
 
 // sglangSWAFullTokensRatio is SGLang's default --swa-full-tokens-ratio.

@@ -849,12 +849,7 @@ func TestAdaptiveFailedProbeResumed(t *testing.T) {
 			require.ErrorIs(t, err, context.Canceled)
 			require.True(t, killed)
 			if tc.cutEnd {
-				path := filepath.Join(s.dir, campaign.JournalFile)
-				data, err := os.ReadFile(path)
-				require.NoError(t, err)
-				lines := strings.SplitAfter(string(data), "\n")
-				cut := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, `"event":"`+campaign.EventSearchEnd+`"`) })
-				require.Positive(t, cut)
+				path, lines, cut := searchEndLine(t, s.dir)
 				require.NoError(t, os.WriteFile(path, []byte(strings.Join(slices.Delete(lines, cut, cut+1), "")), 0o644))
 			}
 
@@ -1191,12 +1186,7 @@ func TestAdaptiveKilledBeforeSearchEnd(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, whole.Unfinished)
 
-	path := filepath.Join(s.dir, campaign.JournalFile)
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	lines := strings.SplitAfter(string(data), "\n")
-	cut := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, `"event":"`+campaign.EventSearchEnd+`"`) })
-	require.Positive(t, cut)
+	path, lines, cut := searchEndLine(t, s.dir)
 	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines[:cut], "")), 0o644))
 	c, err := campaign.ReadCoverage(s.dir)
 	require.NoError(t, err)
@@ -1350,4 +1340,18 @@ func TestOfficialRefusesInvalidSubmissions(t *testing.T) {
 	assert.NoError(t, err, "a discovery point may be short")
 	_, err = campaign.BuildSchedule([]recipes.Point{point(1200)}, campaign.ScheduleOptions{Catalog: models.Builtin(), Official: true})
 	assert.NoError(t, err)
+}
+
+// searchEndLine reads the journal of the sweep directory dir: its path,
+// its lines (each with its newline) and the index of its first
+// search_end record.
+func searchEndLine(t *testing.T, dir string) (path string, lines []string, cut int) {
+	t.Helper()
+	path = filepath.Join(dir, campaign.JournalFile)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines = strings.SplitAfter(string(data), "\n")
+	cut = slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, `"event":"`+campaign.EventSearchEnd+`"`) })
+	require.Positive(t, cut)
+	return path, lines, cut
 }

@@ -68,7 +68,7 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 				if smp, ok := keptProbe(dir, p.ID); ok {
 					measured = append(measured, smp)
 				} else if job.Earlier[p.ID].Probe {
-					measured = append(measured, knee.Sample{Conc: p.Conc(), Probe: true, Excluded: noResult})
+					measured = append(measured, failedRun(p.Conc(), Ran{Probe: true}))
 				}
 				continue
 			}
@@ -128,9 +128,15 @@ func runSample(path string, conc int, last Ran) (smp knee.Sample, ok bool) {
 	case err == nil && ok && !(last.Full && smp.Probe):
 		return smp, true
 	case last.Any():
-		return knee.Sample{Conc: conc, Probe: !last.Full, Excluded: noResult}, true
+		return failedRun(conc, last), true
 	}
 	return knee.Sample{}, false
+}
+
+// failedRun is a run at conc, ended as last says, that left no readable
+// result: a failure of its kind with no reading.
+func failedRun(conc int, last Ran) knee.Sample {
+	return knee.Sample{Conc: conc, Probe: !last.Full, Excluded: noResult}
 }
 
 // AdaptiveFor is Adaptive over the sweep directory dir of schedule s,

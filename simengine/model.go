@@ -650,9 +650,9 @@ func (w *swaStack) enginePool(c Config, ranks int, freeGB, perToken float64) (fl
 		// costs its compressed rows, the ratio's share of a window row
 		// in every layer and of the compressor state, and the request
 		// slots' ratio-128 state comes off first.
-		running := sglangRunning(c, ranks, freeGB*1e9/w.sglangBytesPerToken(c))
-		freeGB -= w.sglangRequestBytes(c, running) / 1e9
 		perToken = w.sglangBytesPerToken(c)
+		running := sglangRunning(c, ranks, freeGB*1e9/perToken)
+		freeGB -= w.sglangRequestBytes(c, running) / 1e9
 	case configs.VLLM:
 		// vLLM's hybrid allocator keeps DeepSeek-V4's compressed rows,
 		// windows and compressor states in one pool of blocks, each

@@ -86,7 +86,7 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     probe past a cliff that reads the collapse is kept, so points above
 //     a pool near full run as probes like any other); a failed probe where its failure would end the bracket or
 //     leave the arm rising into failures, when a short window can make
-//     that failure and a full-length point pass (shortFailure: a
+//     that failure and a full-length point pass (not FailedForGood: a
 //     validation read over fewer requests, not the error rate; a
 //     full-length failure above it says nothing of the point itself);
 //     and, once the knee is settled, the probes among the peak
@@ -196,7 +196,7 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 // newReadings reads the measured samples by concurrency (byConc).
 func newReadings(byConc map[int][]*Sample, o SearchOptions, ao Options) readings {
 	// probeFailed: every reading at c is a probe that failed validation,
-	// the way a short run fails (shortFailure).
+	// the way a short run fails (not Sample.FailedForGood).
 	// A probe that failed a validation a short window can fail is no
 	// evidence that the point fails. Where such a failure would end the
 	// arm, the point is measured again at the full length, and that
@@ -755,25 +755,20 @@ func gapDecidesGate(grid, conc []int, rd readings, ao Options) bool {
 	return true
 }
 
-// shortFailure reports whether a failed probe's failure is the kind a
-// short window makes, one a full-length point can pass: a validation
-// read over fewer requests (the time coverage of a few long requests,
-// the acceptance length over fewer verify steps). An error rate over the
-// limit is not: aiperf cancels the requests still open when the window
-// and its grace period close without a record, so the errors it counts
-// are the server's, at any length. Nor is a point without one successful
-// request (a longer window does not change that).
-func shortFailure(s *Sample) bool {
-	return s.Excluded != result.ExcludedNoSuccess && s.ErrorRate <= result.DefaultFailedRequestThreshold
-}
-
 // FailedForGood reports whether s failed (Excluded) the way a
-// full-length run fails too, not the way a short window does
-// (shortFailure): its error rate is over the limit, or it has no
-// successful request. NextStep never measures a failed probe again at
-// the full length but where its failure is a short window's, so such a
-// probe's point stays failed.
-func (s *Sample) FailedForGood() bool { return s.Excluded != "" && !shortFailure(s) }
+// full-length run fails too, not the way a short window does: its error
+// rate is over the limit (aiperf cancels the requests still open when
+// the window and its grace period close without a record, so the errors
+// it counts are the server's, at any length), or it has no successful
+// request (a longer window does not change that). A failure a short
+// window makes, one a full-length point can pass, is a validation read
+// over fewer requests (the time coverage of a few long requests, the
+// acceptance length over fewer verify steps). NextStep never measures a
+// failed probe again at the full length but where its failure is a short
+// window's, so such a probe's point stays failed.
+func (s *Sample) FailedForGood() bool {
+	return s.Excluded != "" && (s.Excluded == result.ExcludedNoSuccess || s.ErrorRate > result.DefaultFailedRequestThreshold)
+}
 
 // nearest is the grid value closest to x in log2 (the smaller one on a tie).
 func nearest(grid []int, x float64) int {

@@ -1107,7 +1107,7 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // 108 on the doubling grids did), no probe on the conc-lists (15 did),
 // 18 of the doubling grids' probes (114 did), all of a
 // kind a short window makes (the acceptance length over fewer verify
-// steps, or no speculative step at all at c128-c256). shortFailure now
+// steps, or no speculative step at all at c128-c256). The search (Sample.FailedForGood) now
 // takes a probe's failure for a short window's only when the error rate
 // is within the limit: errors are the server's at any length. Held-out
 // with probes, before -> after (the regenerated corpora and the rule
@@ -1256,7 +1256,7 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // the synthetic generator fails a probe exactly where the full point
 // fails, many with no successful request, the others with error counts
 // beyond what the requests in flight at a probe's end explain. Rule 1 now runs only for a failure a short window
-// makes (shortFailure: some request served, and the error rate over the
+// makes (then a rule of its own, since folded into Sample.FailedForGood: some request served, and the error rate over the
 // limit only through requests that may have been in flight at its end,
 // at most the concurrency): synthetic firings 51 -> 15 (doubling) and 35
 // -> 8 (conc-lists) held out, GPU-hours -0.5 points on both, agreement

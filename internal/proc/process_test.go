@@ -261,3 +261,28 @@ func TestLogDoesNotFollowSymlinks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "keep\n", string(got))
 }
+
+// TestKillTaggedFindsLateProcesses: a leftover tree was scanned once, so a
+// process the scan missed (one exec'ing at that instant, or forked after
+// it) was neither signalled nor reported, and the caller waited out the
+// whole grace (a flaky CI run: one of an engine's two processes reported).
+// Every scan now signals and reports what it finds for the first time.
+func TestKillTaggedFindsLateProcesses(t *testing.T) {
+	late := filepath.Join(t.TempDir(), "late.pid")
+	tag := NewTag("engine")
+	// The root ignores SIGTERM (as does what it starts) and starts its last
+	// child only after KillTagged's first scan.
+	script := `trap "" TERM; sleep 0.3; sh -c 'echo $$ > "$0"; exec sleep 60' "$1" & wait`
+	p, err := Start(t.Context(), Spec{Name: "engine", Tag: tag, Argv: []string{"sh", "-c", script, "sh", late}})
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Stop(time.Second) })
+	require.Eventually(t, func() bool { return len(tagged(tag)) >= 2 }, 5*time.Second, 10*time.Millisecond)
+
+	found := KillTagged(tag, 2*time.Second)
+	b, err := os.ReadFile(late)
+	require.NoError(t, err, "the late child started")
+	latePID, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+	assert.Contains(t, found, latePID, "the process started after the first scan is reported")
+	assert.Empty(t, tagged(tag), "nothing carrying the tag is left")
+}

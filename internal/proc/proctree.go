@@ -115,18 +115,34 @@ func tagged(tag string) []int {
 // tree of an engine whose sweep process was killed: SIGTERM, up to grace
 // for them to exit, then SIGKILL. It returns the pids it found.
 func KillTagged(tag string, grace time.Duration) []int {
-	pids := tagged(tag)
-	for _, pid := range pids {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
+	// A scan can miss a process: one in the middle of an exec has no
+	// readable environment for an instant, and a tree may still be forking.
+	// Each later scan signals what it finds for the first time.
+	var pids []int
+	seen := map[int]bool{}
+	term := func() int {
+		live := tagged(tag)
+		for _, pid := range live {
+			if !seen[pid] {
+				seen[pid] = true
+				pids = append(pids, pid)
+				_ = syscall.Kill(pid, syscall.SIGTERM)
+			}
+		}
+		return len(live)
 	}
+	term()
 	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
-		if len(tagged(tag)) == 0 {
+		if term() == 0 {
 			return pids
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	for _, pid := range tagged(tag) {
+		if !seen[pid] {
+			pids = append(pids, pid)
+		}
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	return pids

@@ -113,7 +113,8 @@ func tagged(tag string) []int {
 
 // KillTagged stops every live process carrying tag (TagEnv), such as the
 // tree of an engine whose sweep process was killed: SIGTERM, up to grace
-// for them to exit, then SIGKILL. It returns the pids it found.
+// for them to exit, then SIGKILL (and up to a second for it to land). It
+// returns the pids it found.
 func KillTagged(tag string, grace time.Duration) []int {
 	// A scan can miss a process: one in the middle of an exec has no
 	// readable environment for an instant, and a tree may still be forking.
@@ -144,6 +145,11 @@ func KillTagged(tag string, grace time.Duration) []int {
 			pids = append(pids, pid)
 		}
 		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	// SIGKILL is delivered asynchronously: wait a moment for the kills to
+	// land, so the caller does not start beside processes still dying.
+	for end := time.Now().Add(time.Second); time.Now().Before(end) && len(tagged(tag)) > 0; {
+		time.Sleep(10 * time.Millisecond)
 	}
 	return pids
 }

@@ -84,7 +84,10 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     hang on it (unsteadyDecides: Analyze reads the same with it at half
 //     its reading, or enough points are usable and it moves nothing: a
 //     probe past a cliff that reads the collapse is kept, so points above
-//     a pool near full run as probes like any other); a failed probe where its failure would end the bracket or
+//     a pool near full run as probes like any other), and while too few
+//     points are usable for a verdict, after the points below it that the
+//     search asks for (they run whatever it reads; the middle of a grid
+//     of three); a failed probe where its failure would end the bracket or
 //     leave the arm rising into failures, when a short window can make
 //     that failure and a full-length point pass (not FailedForGood: a
 //     validation read over fewer requests, not the error rate; a
@@ -162,11 +165,36 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		byConc[s.Conc] = append(byConc[s.Conc], s)
 	}
 	// A probe whose KV pool came near full is measured again at the full
-	// length at once when the verdict hangs on it (unsteady).
+	// length at once when the verdict hangs on it (unsteady). While too few
+	// points are usable for any verdict, the points below it the search
+	// asks for come first: they are measured whatever it reads at the full
+	// length (lower: a probe overstates a filling pool), and with them in
+	// hand the verdict may no longer hang on it. Points above it wait: its
+	// full-length reading may be a cliff that ends the bracket.
 	unsteadyAgain := unsteadyProbes(byConc)
 	if len(unsteadyAgain) > 0 && unsteadyDecides(measured, unsteadyAgain, ao) {
+		if tooFewUsable(measured, ao) {
+			step := nextOther(grid, measured, byConc, o, ao)
+			if len(step.Conc) > 0 && slices.Max(step.Conc) < unsteadyAgain[0] {
+				return step
+			}
+		}
 		return Step{Conc: unsteadyAgain}
 	}
+	return nextOther(grid, measured, byConc, o, ao)
+}
+
+// tooFewUsable reports whether measured has too few usable points for
+// any verdict (Analyze's insufficient).
+func tooFewUsable(measured []Sample, ao Options) bool {
+	samples := slices.Clone(measured)
+	slices.SortFunc(samples, func(a, b Sample) int { return a.Conc - b.Conc })
+	return Analyze(&Arm{Samples: samples}, ao).Status == StatusInsufficient
+}
+
+// nextOther is NextStep's bracket and fill: the step on what is measured,
+// its unsteady probes read as they are.
+func nextOther(grid []int, measured []Sample, byConc map[int][]*Sample, o SearchOptions, ao Options) Step {
 	rd := newReadings(byConc, o, ao)
 	step, ceiling := bracket(grid, rd, o, ao)
 	if len(step.Conc) > 0 {

@@ -1667,6 +1667,32 @@ func TestNextStepUnsteadyProbe(t *testing.T) {
 	checkNextSteps(t, grid, tests)
 }
 
+// TestNextStepUnsteadyProbeTooFewPoints: an unsteady probe with only two
+// usable points hangs the verdict whatever it reads (none can be read).
+// The points below it the search asks for run first: they are measured
+// whatever its full-length reading is, and with them in hand a probe that
+// reads a cliff is kept. A point above it waits: the full-length reading
+// may be a cliff that ends the bracket. The readings are the simulated
+// arms' (seed 1): DeepSeek V4 FP4 MI355X TP8 DRAM-KV on [16 32 48] (c48's
+// probe 7390 tok/s/GPU, its 1200 s point 4268), GLM-5.2 FP8 MI325X TP8
+// on [1 2 3 4 5 6 8] (c4's probe 7330, its 1200 s point 2749: the cliff
+// that ends the bracket).
+func TestNextStepUnsteadyProbeTooFewPoints(t *testing.T) {
+	probe := func(c int, v, kv float64) knee.Sample {
+		return knee.Sample{Conc: c, TotalTPS: &v, KVUsage: &kv, Probe: true, Seconds: 180}
+	}
+	full := func(c int, v, kv float64) knee.Sample {
+		return knee.Sample{Conc: c, TotalTPS: &v, KVUsage: &kv, Seconds: 1200}
+	}
+	checkNextSteps(t, []int{16, 32, 48}, []nextStepCase{
+		{"the middle below it first", []knee.Sample{probe(16, 56276, 0.59), probe(48, 7390, 1)}, knee.Step{Conc: []int{32}}},
+		{"then it reads the cliff either way", []knee.Sample{probe(16, 56276, 0.59), full(32, 75005, 1), probe(48, 7390, 1)}, knee.Step{}},
+	})
+	checkNextSteps(t, []int{1, 2, 3, 4, 5, 6, 8}, []nextStepCase{
+		{"a point above waits", []knee.Sample{probe(1, 4672, 0.36), probe(4, 7330, 0.98)}, knee.Step{Conc: []int{4}}},
+	})
+}
+
 // TestSearchUnsteadyProbeSimArm: on the simulated MiniMax M3 FP4 MI355X
 // TP4 arm (seed 1, the official conc-list; full grid ambiguous c12) the
 // c20 probe, its KV pool at 0.947, reads 87128 tok/s/GPU where the 1200 s
@@ -1734,18 +1760,21 @@ func TestSearchProbeBiasSimArm(t *testing.T) {
 // 48], MiniMax M3 FP4 MI355X TP2 [1 2 5], MI325X Qwen3.5 TP2 EP2 [1 4 6];
 // seeds 1 and 2) read the full grid's verdict with their bracketing
 // points as probes. A probe whose KV pool came near full and on which
-// the verdict hangs runs again at the full length (unsteady): DeepSeek
-// V4's c48 (8.4k tok/s/GPU on seed 1 where the full point reads 4.3k,
-// past its cliff) and Qwen3.5's c4 (its knee, 17.1k against 15.2k);
-// MiniMax M3 keeps both its probes. With every point at the full
-// length (the rule before the engine split DeepSeek V4's pool as SGLang
-// does) the three cost 78.5 % of their grids.
+// the verdict hangs runs again at the full length (unsteady): Qwen3.5's
+// c4 (its knee, 17.1k tok/s/GPU against 15.2k). DeepSeek V4's c48 probe
+// (7.4k on seed 1 where the full point reads 4.3k, past its cliff) hung
+// the verdict only while two points were usable: the middle c32 runs
+// first (it runs whatever c48 reads), and with it c48 reads the cliff
+// either way and is kept (41.9 % of the grid's GPU-hours, 64.5 % when
+// c48 ran again first). MiniMax M3 keeps both its probes. With every
+// point at the full length (the rule before the engine split DeepSeek
+// V4's pool as SGLang does) the three cost 78.5 % of their grids.
 func TestSearchThreePointGridSimArm(t *testing.T) {
 	arms := []struct {
 		key, arm      string
 		probes, again int // probes run, and measured again at the full length
 	}{
-		{"dsv4-fp4-mi355x-sglang-agentic-mtp", "tp8 kv:dram", 2, 1},
+		{"dsv4-fp4-mi355x-sglang-agentic-mtp", "tp8 kv:dram", 2, 0},
 		{"minimaxm3-fp4-mi355x-vllm-agentic-mtp", "tp2", 2, 0},
 		{"qwen3.5-fp8-mi325x-sglang-agentic-mtp", "tp2 ep2", 3, 1},
 	}

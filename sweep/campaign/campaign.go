@@ -42,7 +42,10 @@ type Options struct {
 	// full-length run of a failed probe is one of them, and a failed
 	// point is retried only after its arm's search pass ended (Adaptive).
 	Retries int
-	// FailFast stops the sweep at the first point that failed for good.
+	// FailFast stops the sweep at the first point that failed for good
+	// (no retry left); Run then returns ErrPointsFailed. An adaptive
+	// search's probe that failed the way a short window fails counts once
+	// its search ends without running it again at the full length.
 	FailFast bool
 	// Progress receives one line per event (nil: none).
 	Progress io.Writer
@@ -78,6 +81,11 @@ type pointState struct {
 	// replaced: the last attempt is a full-length run that followed a
 	// probe of the point ended (ok or failed) in the same pass.
 	replaced bool
+	// failHeld: the last attempt is a probe that failed, with no retry
+	// left, the way a short window fails: its search may run it again at
+	// the full length, so it counts as failed (Options.FailFast) only if
+	// the search ends without doing so.
+	failHeld bool
 }
 
 // sweep is one Run in progress.
@@ -201,7 +209,7 @@ func (st *pointState) start(r Record) {
 	st.replaced = !r.Probe && st.probe && st.inPass && (st.status == StatusOK || st.status == StatusFailed)
 	st.status = StatusInterrupted // until its end record
 	st.attempts++
-	st.reused, st.probe, st.inPass = r.Reused, r.Probe, true
+	st.reused, st.probe, st.inPass, st.failHeld = r.Reused, r.Probe, true, false
 }
 
 // apply is what the journal record r of the point says of its state.
@@ -460,8 +468,10 @@ func (s *sweep) endSearches(jobs []Job) bool {
 // rounds runs the pending points, then the failed ones again while they
 // have retries left. With Options.Choose a round is one search pass per
 // arm; a point it failed is retried in a later round (held).
-func (s *sweep) rounds(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
+func (s *sweep) rounds(parent context.Context) error {
+	// Options.FailFast cancels ctx: a sweep it stopped ends as its failed
+	// points say (ErrPointsFailed), not as an interrupted one.
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	s.cancel = cancel
 	for round := 0; ; round++ {
@@ -495,7 +505,16 @@ func (s *sweep) rounds(ctx context.Context) error {
 	if jErr != nil {
 		return jErr
 	}
-	return ctx.Err()
+	return parent.Err()
+}
+
+// failedPoint records that a point failed for good in this invocation,
+// and with Options.FailFast stops the sweep.
+func (s *sweep) failedPoint() {
+	s.failed = true
+	if s.o.FailFast {
+		s.cancel()
+	}
 }
 
 // observe records an executor event: journal, state, progress.
@@ -548,11 +567,14 @@ func (s *sweep) observe(r Record) {
 			}
 			if r.Status == StatusFailed {
 				st.failures++
-				if st.failures > s.o.Retries {
-					s.failed = true
-					if s.o.FailFast {
-						s.cancel()
-					}
+				switch {
+				case st.failures <= s.o.Retries:
+				case st.probe && !failedForGood(s.o.Dir, r.Point, s.points[r.Point].Conc(), st):
+					// A step of the search, which may run it again at the
+					// full length: it counts if its search ends with it so.
+					st.failHeld = true
+				default:
+					s.failedPoint()
 				}
 			}
 			what := r.Status
@@ -564,6 +586,14 @@ func (s *sweep) observe(r Record) {
 	case EventPointSkip:
 		if st != nil {
 			st.skip(r.Reason, s.o.Retries)
+		}
+	case EventSearchEnd:
+		if r.Arm >= 1 && r.Arm <= len(s.o.Schedule.Arms) {
+			for _, p := range s.o.Schedule.Arms[r.Arm-1].Points {
+				if held := s.state[p.ID]; held.failHeld && held.status == StatusFailed {
+					s.failedPoint()
+				}
+			}
 		}
 	case EventServerReady:
 		s.linef("  server ready for arm %d in %.1fs (pids %v)", r.Arm, r.Seconds, r.PIDs)

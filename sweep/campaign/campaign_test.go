@@ -694,6 +694,43 @@ func TestAdaptiveFailedProbeRunsAgain(t *testing.T) {
 	assert.Equal(t, 16, r.Knee, "%s", r.Reason)
 }
 
+// TestAdaptiveFailFast: --fail-fast stops a sweep at the first point
+// that failed for good. A probe that failed the way a short window can
+// fail is a step of the search, not such a point: the search runs it
+// again at the full length at once, and only that run's failure stops
+// the sweep. With --retries 0 --fail-fast the failed probe stopped the
+// sweep before its full-length run (the arm's knee never read). A probe
+// failed for good (an error rate over the limit) stops it at once.
+func TestAdaptiveFailFast(t *testing.T) {
+	for _, tc := range []struct {
+		fault   string // c64's loads (fakeServer.RunLoad)
+		want    []string
+		wantErr bool
+	}{
+		{fault: "fail", want: []string{"probe=true failed", "probe=false ok"}},
+		{fault: "short", want: []string{"probe=true failed", "probe=false ok"}},
+		{fault: "fail-always", want: []string{"probe=true failed", "probe=false failed"}, wantErr: true},
+		{fault: "errors", want: []string{"probe=true failed"}, wantErr: true},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			s, c64 := probeSweep(t)
+			s.o.Retries, s.o.FailFast = 0, true
+			s.b.saturateAt = 16
+			s.b.faults[c64] = tc.fault
+			s.adaptive()
+			_, err := s.run(t.Context())
+			assert.Equal(t, tc.want, pointEnds(t, s.dir, 64), "c64's runs")
+			if !tc.wantErr {
+				require.NoError(t, err)
+				assert.NotEmpty(t, events(t, s.dir, campaign.EventSearchEnd), "the search ran to its end")
+				return
+			}
+			require.ErrorIs(t, err, campaign.ErrPointsFailed)
+			assert.Empty(t, events(t, s.dir, campaign.EventSearchEnd), "stopped at the failure, before the search's end")
+		})
+	}
+}
+
 // TestAdaptiveFailedProbeNoResultResumed: a probe that failed without a
 // result (the load client crashed: the fake's "fail") is a failure a
 // full-length run may pass, so the search runs the point again at the

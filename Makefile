@@ -5,7 +5,8 @@
 # starts a one-node Slurm cluster with fake GPUs and Pyxis for the Slurm
 # executor's and the launch tests, a three-node one (network namespaces)
 # for the disaggregated points, and dockerd for the docker launcher's,
-# lints the GitHub workflows, runs the tests with the race detector, and
+# lints the GitHub workflows, runs the tests with the race detector (two
+# corpus tests without: NORACE_TESTS), and
 # stops the clusters and dockerd whatever the outcome.
 GO ?= go
 # cmd/sweep runs simulated benchmark points, mostly waiting on their
@@ -16,6 +17,11 @@ E2E_PKG := ./cmd/sweep
 # after cmd/sweep, so neither waits for the other's GPUs.
 SLURM_PKG := ./sweep/executor/slurm
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e '/cmd/sweep$$' -e '/sweep/executor/slurm$$')
+# The knee finder's and the adaptive search's corpus tests are one
+# goroutine's arithmetic, three times slower under the race detector (which
+# has nothing to check there): they skip under -race and run here without.
+NORACE_PKG := ./sweep/knee
+NORACE_TESTS := ^(TestAdaptiveSearch|TestKneeFieldCorpus)$$
 ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 SLURM_CLUSTER := scripts/slurm-cluster.sh
 export SLURM_CONF := $(or $(SWEEP_SLURM_DIR),/var/tmp/sweep-slurm)/slurm.conf
@@ -104,6 +110,7 @@ test: deps deps-system deps-chromium deps-containers vet lint-workflows fuzz
 		e2elog=$$(mktemp); \
 		SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 20m $(E2E_PKG) > $$e2elog 2>&1 & e2e=$$!; \
 		SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(UNIT_PKGS) || status=$$?; \
+		$(GO) test -count=1 -timeout 10m -run '$(NORACE_TESTS)' $(NORACE_PKG) || status=$$((status ? status : 1)); \
 		wait $$e2e || status=$$((status ? status : 1)); \
 		cat $$e2elog; rm -f $$e2elog; \
 		SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(SLURM_PKG) || status=$$((status ? status : 1)); \

@@ -1375,13 +1375,14 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // 97.9 -> 98.7 %, conc-lists with probes 97.4 -> 97.7 %, the others as
 // they were; GPU-hours equal or 0.1 points lower.
 func TestAdaptiveSearch(t *testing.T) {
+	skipUnderRace(t)
 	// agreement ≥ [0], GPU-hours ≤ [1], the peak the full grid's on ≥ [2]
 	// of the arms with one (0: not held; on the synthetic corpora the
 	// peak on a flat plateau is the noise's pick)
 	limits := map[string]map[fidelity][3]float64{
-		"conc-lists":   {equalLength: {0.988, 0.482}, probes: {0.973, 0.195}},
-		"doubling":     {equalLength: {0.996, 0.441}, probes: {0.982, 0.152}},
-		"simulated":    {equalLength: {1, 0.610, 1}, probes: {1, 0.221, 0.7}},
+		"conc-lists":   {equalLength: {0.988, 0.482}, probes: {0.973, 0.189}},
+		"doubling":     {equalLength: {0.996, 0.441}, probes: {0.982, 0.143}},
+		"simulated":    {equalLength: {1, 0.610, 1}, probes: {1, 0.216, 0.7}},
 		"sim-doubling": {equalLength: {1, 0.488}, probes: {1, 0.174}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {

@@ -647,4 +647,7 @@
 // Faults for tests (Config.Faults, env SWEEP_SIM_FAULT): never-ready,
 // crash:N, hang:N, slow-metrics:D, malformed-metrics, ignore-sigterm,
 // slow-steps:PCT (every scheduler step PCT % longer: a planted slowdown).
+// A hung engine (hang:N) answers nothing but the GPU tools' telemetry
+// (GET /sim/power): it stands for the GPU driver, which a hung engine
+// leaves answering.
 package simengine

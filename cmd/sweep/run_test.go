@@ -159,7 +159,10 @@ func TestRunUsageErrors(t *testing.T) {
 
 // TestRunFaultsSimulated runs the real simulated engine with injected
 // faults: each fails naming the stage, shows the log tail, keeps a run
-// record and leaves no process behind.
+// record and leaves no process behind. A hung engine does not hang the
+// GPU tools: the monitor's closing energy snapshot is written (the
+// simulated amd-smi's telemetry hung with the engine, so the snapshot
+// waited out its 10 s timeout and was lost).
 func TestRunFaultsSimulated(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	// A failing real client needs the uncompressed wall clock (100 s of
@@ -169,11 +172,12 @@ func TestRunFaultsSimulated(t *testing.T) {
 		extra  []string
 		stage  string
 		stderr string
+		files  []string // written beside the run record
 	}{
-		{"engine never ready", []string{"--sim-fault", "never-ready", "--ready-timeout", "2s"}, run.StageEngine, "not ready"},
-		{"engine dies mid-load", []string{"--sim-fault", "crash:20"}, run.StageClient, "engine exited during the load"},
-		{"engine hangs", []string{"--sim-fault", "hang:20"}, run.StageClient, "engine stopped answering"},
-		{"metrics unreadable while a prefix is required", []string{"--sim-fault", "malformed-metrics"}, run.StageAcceptance, `server metrics artifacts are missing or empty in`},
+		{"engine never ready", []string{"--sim-fault", "never-ready", "--ready-timeout", "2s"}, run.StageEngine, "not ready", nil},
+		{"engine dies mid-load", []string{"--sim-fault", "crash:20"}, run.StageClient, "engine exited during the load", nil},
+		{"engine hangs", []string{"--sim-fault", "hang:20"}, run.StageClient, "engine stopped answering", []string{"gpu_metrics_energy_end.csv"}},
+		{"metrics unreadable while a prefix is required", []string{"--sim-fault", "malformed-metrics"}, run.StageAcceptance, `server metrics artifacts are missing or empty in`, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,6 +194,9 @@ func TestRunFaultsSimulated(t *testing.T) {
 			require.NotNil(t, rec.Failed())
 			assert.Equal(t, tc.stage, rec.Failed().Name)
 			assertNoSurvivors(t, rec)
+			for _, f := range tc.files {
+				assert.FileExists(t, filepath.Join(out, f))
+			}
 		})
 	}
 }

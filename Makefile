@@ -13,6 +13,11 @@ GO ?= go
 # processes (whose sweep is one build without the race detector): it runs
 # beside the other packages, its output printed when it ends.
 E2E_PKG := ./cmd/sweep
+# Its tests run serially, about 620 s with the clusters up: they run as two
+# go test processes, the tests E2E_SHARD matches (every one that uses the
+# Slurm clusters or a container runtime among them, about 330 s) and the
+# rest (-skip), so the package's second half does not wait for its first.
+E2E_SHARD := ^Test(Discover|Run|Launch)
 # The Slurm executor's package submits jobs to the test cluster too: it runs
 # after cmd/sweep, so neither waits for the other's GPUs.
 SLURM_PKG := ./sweep/executor/slurm
@@ -107,12 +112,14 @@ test: deps deps-system deps-chromium deps-containers vet lint-workflows fuzz
 	if [ $$status -eq 0 ]; then bash $(CONTAINER_TOOLS) dockerd-up $(DOCKER_DIR) || status=$$?; fi; \
 	export DOCKER_HOST=unix://$(DOCKER_DIR)/docker.sock; \
 	if [ $$status -eq 0 ]; then \
-		e2elog=$$(mktemp); \
-		SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 20m $(E2E_PKG) > $$e2elog 2>&1 & e2e=$$!; \
+		e2elog=$$(mktemp); e2elog2=$$(mktemp); \
+		SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 20m -run '$(E2E_SHARD)' $(E2E_PKG) > $$e2elog 2>&1 & e2e=$$!; \
+		SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 20m -skip '$(E2E_SHARD)' $(E2E_PKG) > $$e2elog2 2>&1 & e2e2=$$!; \
 		SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(UNIT_PKGS) || status=$$?; \
 		$(GO) test -count=1 -timeout 10m -run '$(NORACE_TESTS)' $(NORACE_PKG) || status=$$((status ? status : 1)); \
 		wait $$e2e || status=$$((status ? status : 1)); \
-		cat $$e2elog; rm -f $$e2elog; \
+		wait $$e2e2 || status=$$((status ? status : 1)); \
+		cat $$e2elog $$e2elog2; rm -f $$e2elog $$e2elog2; \
 		SWEEP_REQUIRE_SLURM=1 $(GO) test -race -count=1 -timeout 10m $(SLURM_PKG) || status=$$((status ? status : 1)); \
 	fi; \
 	bash $(CONTAINER_TOOLS) dockerd-down $(DOCKER_DIR); \

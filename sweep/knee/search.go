@@ -172,24 +172,18 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	// hand the verdict may no longer hang on it. Points above it wait: its
 	// full-length reading may be a cliff that ends the bracket.
 	unsteadyAgain := unsteadyProbes(byConc)
-	if len(unsteadyAgain) > 0 && unsteadyDecides(measured, unsteadyAgain, ao) {
-		if tooFewUsable(measured, ao) {
-			step := nextOther(grid, measured, byConc, o, ao)
-			if len(step.Conc) > 0 && slices.Max(step.Conc) < unsteadyAgain[0] {
-				return step
-			}
-		}
-		return Step{Conc: unsteadyAgain}
+	if len(unsteadyAgain) == 0 {
+		return nextOther(grid, measured, byConc, o, ao)
 	}
-	return nextOther(grid, measured, byConc, o, ao)
-}
-
-// tooFewUsable reports whether measured has too few usable points for
-// any verdict (Analyze's insufficient).
-func tooFewUsable(measured []Sample, ao Options) bool {
-	samples := slices.Clone(measured)
-	slices.SortFunc(samples, func(a, b Sample) int { return a.Conc - b.Conc })
-	return Analyze(&Arm{Samples: samples}, ao).Status == StatusInsufficient
+	switch decides, noVerdict := unsteadyDecides(measured, unsteadyAgain, ao); {
+	case !decides:
+		return nextOther(grid, measured, byConc, o, ao)
+	case noVerdict:
+		if step := nextOther(grid, measured, byConc, o, ao); len(step.Conc) > 0 && slices.Max(step.Conc) < unsteadyAgain[0] {
+			return step
+		}
+	}
+	return Step{Conc: unsteadyAgain}
 }
 
 // nextOther is NextStep's bracket and fill: the step on what is measured,
@@ -933,22 +927,22 @@ const unsteadyLow = 0.5
 // on the unsteady probes at concs: Analyze's verdict with them as read
 // and with them at unsteadyLow times their reading differ (a knee more
 // than a doubling apart, or another status), or too few points are usable
-// for a verdict. A probe whose overstated reading moves nothing (past a
-// knee the bracket has already bounded, it reads on the plateau or off a
-// cliff either way) need not run again at the full length.
-func unsteadyDecides(measured []Sample, concs []int, ao Options) bool {
+// for a verdict (noVerdict). A probe whose overstated reading moves nothing
+// (past a knee the bracket has already bounded, it reads on the plateau or
+// off a cliff either way) need not run again at the full length.
+func unsteadyDecides(measured []Sample, concs []int, ao Options) (decides, noVerdict bool) {
 	samples := slices.Clone(measured)
 	slices.SortFunc(samples, func(a, b Sample) int { return a.Conc - b.Conc })
 	as := Analyze(&Arm{Samples: samples}, ao)
 	if as.Status == StatusInsufficient {
-		return true
+		return true, true
 	}
 	return !SameVerdict(as, analyzeMoved(samples, ao, func(s *Sample) float64 {
 		if slices.Contains(concs, s.Conc) {
 			return unsteadyLow
 		}
 		return 1
-	}))
+	})), false
 }
 
 // farProbesDecide returns the bracket's probes at points with a grid

@@ -15,8 +15,8 @@ GO ?= go
 E2E_PKG := ./cmd/sweep
 # Its tests run serially, about 620 s with the clusters up: they run as two
 # go test processes, the tests E2E_SHARD matches (every one that uses the
-# Slurm clusters or a container runtime among them, about 330 s) and the
-# rest (-skip), so the package's second half does not wait for its first.
+# Slurm clusters or a container runtime among them, 339 s; the rest 278 s)
+# and the rest (-skip), so the package's second half does not wait for its first.
 E2E_SHARD := ^Test(Discover|Run|Launch)
 # The Slurm executor's package submits jobs to the test cluster too: it runs
 # after cmd/sweep, so neither waits for the other's GPUs.

@@ -194,14 +194,18 @@ func (s *sweep) replay(recs []Record) {
 
 // endPass is what record r says of the search passes of its arm's
 // points: a search_end ends the pass every point of the arm last ran in.
-func (s *sweep) endPass(r Record) {
+// It returns those points' states (none for another record).
+func (s *sweep) endPass(r Record) []*pointState {
 	if r.Event != EventSearchEnd || r.Arm < 1 || r.Arm > len(s.o.Schedule.Arms) {
-		return
+		return nil
 	}
+	var ended []*pointState
 	for _, p := range s.o.Schedule.Arms[r.Arm-1].Points {
 		st := s.state[p.ID]
 		st.inPass, st.replaced = false, false
+		ended = append(ended, st)
 	}
+	return ended
 }
 
 // start is what a point_start record r says of the point's attempts.
@@ -522,7 +526,7 @@ func (s *sweep) observe(r Record) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.searches.apply(r)
-	s.endPass(r)
+	ended := s.endPass(r)
 	st := s.state[r.Point]
 	switch r.Event {
 	case EventServerStart:
@@ -588,11 +592,9 @@ func (s *sweep) observe(r Record) {
 			st.skip(r.Reason, s.o.Retries)
 		}
 	case EventSearchEnd:
-		if r.Arm >= 1 && r.Arm <= len(s.o.Schedule.Arms) {
-			for _, p := range s.o.Schedule.Arms[r.Arm-1].Points {
-				if held := s.state[p.ID]; held.failHeld && held.status == StatusFailed {
-					s.failedPoint()
-				}
+		for _, held := range ended {
+			if held.failHeld && held.status == StatusFailed {
+				s.failedPoint()
 			}
 		}
 	case EventServerReady:

@@ -226,9 +226,10 @@ func TestDiscoverAdaptiveKeepsProbe(t *testing.T) {
 // after an arm's last probe, before the full-length run of a probe the
 // search asks for again, resumes with that run. On the MI325X MiniMax-M3
 // TP8 arm's c4 c8 c12 c16 (360 s points, 90 s probes) the search
-// measures every point and asks last for c12 again at the full length.
-// The directory is then rewound to what a kill between the two leaves
-// (rewindToProbe): every point complete, c12 read as its probe. The
+// measures every point and asks last for c16 and c12 again at the full
+// length, c12's run the last. The directory is then rewound to what a
+// kill just before that run leaves (rewindToProbe): every point
+// complete, c16 at the full length, c12 read as its probe. The
 // resume names the run, starts one server, runs c12 at the full length
 // and reads the uninterrupted discovery's knee; without the search
 // forming the resume's jobs (Sweep.Run handing campaign.Run the arms'
@@ -261,8 +262,8 @@ func TestDiscoverAdaptiveKilledAfterEveryPoint(t *testing.T) {
 	runs := pointRuns(recs, campaign.EventPointEnd, campaign.EventPointSkip)
 	n := len(runs)
 	require.GreaterOrEqual(t, n, 2, "%s", runs)
-	require.Equal(t, []string{fmt.Sprintf("point_end c%d probe=true ok", c), fmt.Sprintf("point_end c%d probe=false ok", c)}, runs[n-2:],
-		"the discovery ends with a probe run again at the full length: %s", runs)
+	require.Equal(t, fmt.Sprintf("point_end c%d probe=false ok", c), runs[n-1], "the discovery ends with a full-length run: %s", runs)
+	require.Contains(t, runs[:n-1], fmt.Sprintf("point_end c%d probe=true ok", c), "the last run is a probe's again at the full length: %s", runs)
 	measured := map[string]bool{}
 	for _, e := range runs[:n-1] {
 		require.True(t, strings.HasPrefix(e, "point_end "), "every point measured, none skipped: %s", runs)
@@ -334,8 +335,9 @@ func pointRuns(recs []campaign.Record, evs ...string) []string {
 }
 
 // rewindToProbe leaves the sweep directory dir as a discovery killed
-// right after point id's probe ended leaves it: the journal (append-only,
-// a record per line) cut after the probe's end record, the point's
+// just before point id's full-length run (after its probe) leaves it:
+// the journal (append-only, a record per line) cut before that run's
+// start record, the point's
 // directory its probe's again (ClearPointDir keeps it as the probe
 // directory only when the full-length run starts), no summary.
 func rewindToProbe(t *testing.T, dir, id string) {
@@ -348,11 +350,11 @@ func rewindToProbe(t *testing.T, dir, id string) {
 		off += len(line)
 		var r campaign.Record
 		require.NoError(t, json.Unmarshal(line, &r))
-		if r.Event == campaign.EventPointEnd && r.Point == id && r.Probe {
-			cut = off
+		if r.Event == campaign.EventPointStart && r.Point == id && !r.Probe {
+			cut = off - len(line)
 		}
 	}
-	require.Positive(t, cut, "no probe of %s ended in %s", id, path)
+	require.Positive(t, cut, "no full-length run of %s started in %s", id, path)
 	require.NoError(t, os.Truncate(path, int64(cut)))
 	require.NoError(t, os.RemoveAll(result.PointDir(dir, id)))
 	require.NoError(t, os.Rename(result.ProbeDir(dir, id, 1), result.PointDir(dir, id)))

@@ -11,3 +11,11 @@ func SearchSigma(s *Sample) float64 {
 
 // FellOff is the search's cliff test (fellOff).
 var FellOff = fellOff
+
+// SureUnsaturated is the search's test for an unsaturated verdict it
+// keeps on probes (sureUnsaturated).
+var SureUnsaturated = sureUnsaturated
+
+// UnsteadyLow is the factor the search moves an unsteady probe by to ask
+// whether the verdict hangs on it (unsteadyDecides).
+const UnsteadyLow = unsteadyLow

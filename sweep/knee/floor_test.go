@@ -36,6 +36,13 @@ const (
 	// with any one probe's reading moved two of its standard deviations
 	// up or down (the search's test for a probe it may keep).
 	floorRobust
+	// floorSearchable: floorBracketed, and every probe of the set is one
+	// the search's own rules keep: its reading moved two of its standard
+	// deviations up or down leaves the verdict the full grid's, unless
+	// the set reads the arm unsaturated with the search's odds
+	// (sureUnsaturated); and a probe whose KV pool came near full
+	// (Sample.Unsteady) leaves it so at UnsteadyLow times its reading.
+	floorSearchable
 	// floorTrusted: floorRobust, and no probe whose KV pool came near
 	// full (Sample.Unsteady): such a probe has not reached the steady
 	// state (the simulated MiniMax-M3 FP8 MI325X TP8 arm's c18 probe
@@ -46,7 +53,7 @@ const (
 )
 
 func (r floorRule) String() string {
-	return [...]string{"loose", "justified", "bracketed", "robust", "trusted"}[r]
+	return [...]string{"loose", "justified", "bracketed", "robust", "searchable", "trusted"}[r]
 }
 
 // hindsightFloor is the cheapest measurement set of c (each grid point
@@ -156,20 +163,27 @@ func floorMeets(grid []int, set []knee.Sample, full *knee.Result, rule floorRule
 	if rule == floorBracketed {
 		return true
 	}
+	sameMoved := func(i int, f float64) bool {
+		moved := slices.Clone(set)
+		v := *set[i].TotalTPS * f
+		moved[i].TotalTPS = &v
+		return knee.SameVerdict(full, knee.Analyze(&knee.Arm{Samples: moved}, knee.Options{}))
+	}
+	sure := rule == floorSearchable && knee.SureUnsaturated(r)
 	for i, s := range set {
 		if !s.Probe || s.Excluded != "" || s.TotalTPS == nil {
 			continue
 		}
+		if rule == floorSearchable && s.Unsteady() && !sameMoved(i, knee.UnsteadyLow) {
+			return false
+		}
 		for _, dir := range []float64{1, -1} {
-			moved := slices.Clone(set)
-			v := *s.TotalTPS * math.Exp(dir*2*knee.SearchSigma(&s))
-			moved[i].TotalTPS = &v
-			if !knee.SameVerdict(full, knee.Analyze(&knee.Arm{Samples: moved}, knee.Options{})) {
+			if !sure && !sameMoved(i, math.Exp(dir*2*knee.SearchSigma(&s))) {
 				return false
 			}
 		}
 	}
-	if rule == floorRobust {
+	if rule == floorRobust || rule == floorSearchable {
 		return true
 	}
 	return !slices.ContainsFunc(set, func(s knee.Sample) bool { return s.Unsteady() })
@@ -220,7 +234,7 @@ func topBounded(set []knee.Sample, r *knee.Result) bool {
 // 240 s per probe; a grid of n points 1860n.
 func BenchmarkSearchFloor(b *testing.B) {
 	sim := loadSimCorpus(b, simCorpusFile)
-	rules := []floorRule{floorLoose, floorJustified, floorBracketed, floorRobust, floorTrusted}
+	rules := []floorRule{floorLoose, floorJustified, floorBracketed, floorRobust, floorSearchable, floorTrusted}
 	var out strings.Builder
 	for b.Loop() {
 		out.Reset()

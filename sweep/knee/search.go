@@ -41,11 +41,13 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     points the fall is checked one grid point above), or the grid
 //     ends. The bracketing points are probes (Step.Probe) on a grid of
 //     three points or more (on three the verdict needs every one, so
-//     each bracketing probe there is tested as a far one is, below).
-//     The top of the grid and the point below
-//     it, which the top gate (Analyze's saturation gate) compares, run
-//     again at the full length where their noise decides that gate or an
-//     ambiguous knee lies at either of them (topGateProbes, below); a
+//     the point between them is a probe too, and each probe there is
+//     tested as a far one is, below). The top of the grid and the point
+//     below it, which the top gate (Analyze's saturation gate) compares,
+//     run again at the full length where their noise decides that gate
+//     or an ambiguous knee lies at either of them (topGateProbes, below;
+//     when the grid point below the top is not measured yet, it is
+//     measured first, as the full grid's gate has it); a
 //     bracketing probe with a grid neighbour more than a doubling away
 //     (not probeable), whose noise may move the knee by more than the
 //     doubling it is read with, runs again at the full length once the
@@ -84,10 +86,12 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     hang on it (unsteadyDecides: Analyze reads the same with it at half
 //     its reading, or enough points are usable and it moves nothing: a
 //     probe past a cliff that reads the collapse is kept, so points above
-//     a pool near full run as probes like any other), and while too few
-//     points are usable for a verdict, after the points below it that the
-//     search asks for (they run whatever it reads; the middle of a grid
-//     of three); a failed probe where its failure would end the bracket or
+//     a pool near full run as probes like any other), after the points
+//     below it that the search asks for both with it as read and with it
+//     at half its reading (they run whatever its full-length reading is),
+//     and while too few points are usable for a verdict, after the points
+//     below it that the search asks for (and on a grid of three the third
+//     point: the verdict needs all three); a failed probe where its failure would end the bracket or
 //     leave the arm rising into failures, when a short window can make
 //     that failure and a full-length point pass (not FailedForGood: a
 //     validation read over fewer requests, not the error rate; a
@@ -116,7 +120,7 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     fill, so no per-arm factor removes it) would decide it instead.
 //     The fill points are probes where their grid neighbours lie within
 //     a doubling (probeable): there a probe's noise moves the knee by at
-//     most the doubling it is read with. When only some of a knee's fill
+//     most the doubling it is read with; and on a grid of three. When only some of a knee's fill
 //     points must run at the full length, those run first and the others are chosen again
 //     with their readings in hand; a still-rising arm's gap fill, whose
 //     fit decides the top gate (a 180 s probe weighs 0.15 of a full
@@ -137,7 +141,8 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 // compares (topGateProbes), and a point with a grid neighbour more than
 // a doubling away (farProbesDecide), but for an arm Analyze reads
 // unsaturated with 99 % odds (sureUnsaturated). A fill point runs short where its
-// grid neighbours lie within a doubling (probeable).
+// grid neighbours lie within a doubling (probeable), and on a grid of
+// three.
 type Step struct {
 	Conc  []int
 	Probe bool
@@ -159,31 +164,77 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		return Step{}
 	}
 	measured = fullReplacesProbes(measured)
+	byConc := samplesByConc(measured)
+	// A probe whose KV pool came near full is measured again at the full
+	// length when the verdict hangs on it (unsteady), after the points
+	// below it that the search asks for both with it as read and with it
+	// at unsteadyLow times its reading: those run whatever its full-length
+	// reading is (lower: a probe overstates a filling pool), and with them
+	// in hand the verdict may no longer hang on it. While too few points
+	// are usable for any verdict, after the points below it the search
+	// asks for (none can be read either way), and on a grid of three after
+	// the third: its verdict needs every point. Other points above it
+	// wait: its full-length reading may be a cliff that ends the bracket.
+	unsteadyAgain := unsteadyProbes(byConc)
+	if len(unsteadyAgain) == 0 {
+		return nextOther(grid, measured, byConc, o, ao)
+	}
+	decides, noVerdict := unsteadyDecides(measured, unsteadyAgain, ao)
+	step := nextOther(grid, measured, byConc, o, ao)
+	switch {
+	case !decides:
+		return step
+	case noVerdict:
+		if len(step.Conc) > 0 && (slices.Max(step.Conc) < unsteadyAgain[0] || len(grid) == minPoints) {
+			return step
+		}
+	default:
+		low := scaledAt(measured, unsteadyAgain, unsteadyLow)
+		if both := belowEitherWay(step, nextOther(grid, low, samplesByConc(low), o, ao), unsteadyAgain[0]); len(both.Conc) > 0 {
+			return both
+		}
+	}
+	return Step{Conc: unsteadyAgain}
+}
+
+// samplesByConc indexes measured by concurrency.
+func samplesByConc(measured []Sample) map[int][]*Sample {
 	byConc := map[int][]*Sample{}
 	for i := range measured {
 		s := &measured[i]
 		byConc[s.Conc] = append(byConc[s.Conc], s)
 	}
-	// A probe whose KV pool came near full is measured again at the full
-	// length at once when the verdict hangs on it (unsteady). While too few
-	// points are usable for any verdict, the points below it the search
-	// asks for come first: they are measured whatever it reads at the full
-	// length (lower: a probe overstates a filling pool), and with them in
-	// hand the verdict may no longer hang on it. Points above it wait: its
-	// full-length reading may be a cliff that ends the bracket.
-	unsteadyAgain := unsteadyProbes(byConc)
-	if len(unsteadyAgain) == 0 {
-		return nextOther(grid, measured, byConc, o, ao)
-	}
-	switch decides, noVerdict := unsteadyDecides(measured, unsteadyAgain, ao); {
-	case !decides:
-		return nextOther(grid, measured, byConc, o, ao)
-	case noVerdict:
-		if step := nextOther(grid, measured, byConc, o, ao); len(step.Conc) > 0 && slices.Max(step.Conc) < unsteadyAgain[0] {
-			return step
+	return byConc
+}
+
+// scaledAt returns a copy of samples with the readings at concs scaled by
+// f.
+func scaledAt(samples []Sample, concs []int, f float64) []Sample {
+	out := slices.Clone(samples)
+	for i := range out {
+		if slices.Contains(concs, out[i].Conc) {
+			out[i].scaleThroughput(f)
 		}
 	}
-	return Step{Conc: unsteadyAgain}
+	return out
+}
+
+// belowEitherWay is the part of the steps asRead and low (the search's
+// next step with the unsteady probes as read and at unsteadyLow times
+// their reading) both ask for below the lowest unsteady probe (lowest),
+// at the same length: points measured whatever the probes' full-length
+// readings are.
+func belowEitherWay(asRead, low Step, lowest int) Step {
+	if asRead.Probe != low.Probe {
+		return Step{}
+	}
+	var both []int
+	for _, c := range asRead.Conc {
+		if c < lowest && slices.Contains(low.Conc, c) {
+			both = append(both, c)
+		}
+	}
+	return Step{Conc: both, Probe: asRead.Probe && len(both) > 0}
 }
 
 // nextOther is NextStep's bracket and fill: the step on what is measured,
@@ -331,13 +382,20 @@ type readings struct {
 }
 
 // fillProbes reports whether the fill points conc run as probes: when
-// every one is probeable. A fill point between two neighbours
-// within a doubling only moves the knee by one doubling, the tolerance
-// the knee is read with, so its probe's noise is bounded as a bracketing
-// probe's is.
+// every one is probeable, or on a grid of three (minPoints). A fill
+// point between two neighbours within a doubling only moves the knee by
+// one doubling, the tolerance the knee is read with, so its probe's
+// noise is bounded as a bracketing probe's is. On a grid of three the
+// fill point is the one between the two bracketing probes: it runs as a
+// probe too, and as no point there is probeable, each of the three runs
+// again at the full length where its noise decides the verdict
+// (farProbesDecide) or, unsteady, where the verdict hangs on it.
 func fillProbes(grid, conc []int) bool {
 	if len(conc) == 0 {
 		return false
+	}
+	if len(grid) == minPoints {
+		return true
 	}
 	for _, c := range conc {
 		if !probeable(grid, c) {
@@ -347,12 +405,12 @@ func fillProbes(grid, conc []int) bool {
 	return true
 }
 
-// probeable reports whether a fill point may run as a short probe: only
-// on a grid of more than minPoints points (on minPoints the fill point
-// lies between the two bracketing probes and is the one full-length
-// reading the verdict rests on), where
-// its grid neighbours lie within a doubling of it, so that a knee its
-// noise misplaces lands within one doubling. A bracketing point runs as
+// probeable reports whether a probe's noise at c moves the knee by at
+// most the doubling it is read with: only on a grid of more than
+// minPoints points (on minPoints the verdict needs every point, so each
+// probe there is tested as a far one is), where its grid neighbours lie
+// within a doubling of it, so that a knee its noise misplaces lands
+// within one doubling. A bracketing point runs as
 // a probe on any grid of minPoints points or more; where it is not
 // probeable it runs again at the full length when its noise decides the
 // verdict (farProbesDecide), and the top of the grid and the point below
@@ -517,6 +575,12 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 			return again, false, true
 		}
 		if again := topGateProbes(grid, arm.Samples, r, rd, ao); len(again) > 0 {
+			// The full grid's top gate compares the top with the grid
+			// point below it: measured first when missing, the gate may
+			// then stand on its probes (or its pair runs again).
+			if g := grid[len(grid)-2]; len(grid) > minPoints && !has(g) && g <= ceiling {
+				return []int{g}, r.Status == StatusUnsaturated, false
+			}
 			return again, false, true
 		}
 		if again := farProbesDecide(grid, arm.Samples, r, rd, ao); len(again) > 0 {

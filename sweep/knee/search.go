@@ -91,8 +91,8 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     at half its reading (they run whatever its full-length reading is),
 //     and while too few points are usable for a verdict, after the points
 //     below it that the search asks for (and on a grid of three the third
-//     point: the verdict needs all three); a failed probe where its failure would end the bracket or
-//     leave the arm rising into failures, when a short window can make
+//     point: the verdict needs all three); a failed probe where its
+//     failure would end the bracket or leave the arm rising into failures, when a short window can make
 //     that failure and a full-length point pass (not FailedForGood: a
 //     validation read over fewer requests, not the error rate; a
 //     full-length failure above it says nothing of the point itself);
@@ -120,9 +120,10 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     fill, so no per-arm factor removes it) would decide it instead.
 //     The fill points are probes where their grid neighbours lie within
 //     a doubling (probeable): there a probe's noise moves the knee by at
-//     most the doubling it is read with; and on a grid of three. When only some of a knee's fill
-//     points must run at the full length, those run first and the others are chosen again
-//     with their readings in hand; a still-rising arm's gap fill, whose
+//     most the doubling it is read with; and on a grid of three. When
+//     only some of a knee's fill points must run at the full length,
+//     those run first and the others are chosen again with their
+//     readings in hand; a still-rising arm's gap fill, whose
 //     fit decides the top gate (a 180 s probe weighs 0.15 of a full
 //     point there), keeps one length for the whole step.
 //

@@ -542,6 +542,20 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // synthetic probes are fresh draws in the order they run, so a changed
 // order redraws them.
 //
+// Studied, not adopted: a probe the search would run again for its noise
+// (not an unsteady or failed one) runs again as a probe first, the two
+// read as one point (their median, their lengths' weight, the noise of
+// their pooled length; a simulated replicate is the other seed's
+// recorded probe), and at the full length only if the verdict still
+// hangs on them. Held out: conc-lists 96.98/16.70 (under 97 %), doubling
+// 98.09/13.14, simulated unchanged (19.15 %: seed 2's re-runs are
+// unsteady probes); seed 1 of the simulated conc-lists 26.98 % to
+// 25.04 %: DeepSeek V4 TP8 46.5 % to 24.5 % and Qwen3.5 FP4 TP4 43.2 % to
+// 21.3 % settle on replicates, but the H200 arms (54.8 % to 61.3 %) and
+// Qwen3.5 FP4 TP2 EP2 (63.4 % to 72.0 %) still run their top gate at the
+// full length after the replicates: a gate a fifth to half a doubling
+// wide needs a full point's precision.
+//
 // With too few usable points for any verdict, an unsteady probe's
 // full-length re-run waits for the points below it that the search asks
 // for (TestNextStepUnsteadyProbeTooFewPoints): they run whatever it

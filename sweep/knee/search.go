@@ -1002,12 +1002,7 @@ func unsteadyDecides(measured []Sample, concs []int, ao Options) (decides, noVer
 	if as.Status == StatusInsufficient {
 		return true, true
 	}
-	return !SameVerdict(as, analyzeMoved(samples, ao, func(s *Sample) float64 {
-		if slices.Contains(concs, s.Conc) {
-			return unsteadyLow
-		}
-		return 1
-	})), false
+	return !SameVerdict(as, Analyze(&Arm{Samples: scaledAt(samples, concs, unsteadyLow)}, ao)), false
 }
 
 // farProbesDecide returns the bracket's probes at points with a grid

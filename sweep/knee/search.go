@@ -1044,8 +1044,8 @@ func farProbesDecide(grid []int, samples []Sample, r *Result, rd readings, ao Op
 
 // analyzeMoved is Analyze's verdict on samples (sorted by concurrency)
 // with each one's throughput scaled by move's factor for it (1: as
-// read): how the search asks whether the verdict hangs on a reading,
-// moved by its noise or, for an unsteady probe, by its bias.
+// read): how the search asks whether the verdict hangs on a reading
+// moved by its noise (an unsteady probe's bias: scaledAt).
 func analyzeMoved(samples []Sample, ao Options, move func(*Sample) float64) *Result {
 	ss := slices.Clone(samples)
 	for i := range ss {

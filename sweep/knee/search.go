@@ -186,7 +186,7 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	case !decides:
 		return step
 	case noVerdict:
-		if len(step.Conc) > 0 && (slices.Max(step.Conc) < unsteadyAgain[0] || len(grid) == minPoints) {
+		if len(step.Conc) > 0 && (slices.Max(step.Conc) < unsteadyAgain[0] || needsEvery(grid)) {
 			return step
 		}
 	default:
@@ -395,7 +395,7 @@ func fillProbes(grid, conc []int) bool {
 	if len(conc) == 0 {
 		return false
 	}
-	if len(grid) == minPoints {
+	if needsEvery(grid) {
 		return true
 	}
 	for _, c := range conc {
@@ -405,6 +405,10 @@ func fillProbes(grid, conc []int) bool {
 	}
 	return true
 }
+
+// needsEvery reports whether grid has minPoints points: the fewest a
+// verdict needs, so the verdict needs every one of them.
+func needsEvery(grid []int) bool { return len(grid) == minPoints }
 
 // probeable reports whether a probe's noise at c moves the knee by at
 // most the doubling it is read with: only on a grid of more than
@@ -427,7 +431,7 @@ func fillProbes(grid, conc []int) bool {
 // tok/s/GPU, its 1200 s point 3344: a cliff either way).
 func probeable(grid []int, c int) bool {
 	i := slices.Index(grid, c)
-	if i < 0 || len(grid) <= minPoints || i+1 < len(grid) && grid[i+1] > 2*c {
+	if i < 0 || len(grid) < minPoints || needsEvery(grid) || i+1 < len(grid) && grid[i+1] > 2*c {
 		return false
 	}
 	return i == 0 || 2*grid[i-1] >= c
@@ -578,8 +582,9 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 		if again := topGateProbes(grid, arm.Samples, r, rd, ao); len(again) > 0 {
 			// The full grid's top gate compares the top with the grid
 			// point below it: measured first when missing, the gate may
-			// then stand on its probes (or its pair runs again).
-			if g := grid[len(grid)-2]; len(grid) > minPoints && !has(g) && g <= ceiling {
+			// then stand on its probes (or its pair runs again). A grid of
+			// three has it measured by now: its verdict needs every point.
+			if g := grid[len(grid)-2]; !has(g) && g <= ceiling {
 				return []int{g}, r.Status == StatusUnsaturated, false
 			}
 			return again, false, true

@@ -1112,10 +1112,11 @@ func TestAdaptiveKilledAfterEveryPoint(t *testing.T) {
 		again                string // the full-length runs after the kill
 	}{
 		// The top of the grid and the point below it, probes whose noise
-		// decides the gate on the gain at the top.
-		{name: "top gate", grid: []int{4, 8, 16, 32}, saturateAt: 16, again: "c16 probe=false ok, c32 probe=false ok"},
+		// decides the gate on the gain at the top: the top runs again
+		// first, and at the full length it settles the gate.
+		{name: "top gate", grid: []int{4, 8, 16, 32}, saturateAt: 16, again: "c32 probe=false ok"},
 		// A probe whose KV pool came near full, the verdict hanging on it.
-		{name: "unsteady probe", grid: []int{1, 2, 4, 8, 16}, saturateAt: 8, kvFullAt: 16, unsteadyHigh: 2, again: "c16 probe=false ok"},
+		{name: "unsteady probe", grid: []int{1, 4, 8, 16}, saturateAt: 8, kvFullAt: 16, unsteadyHigh: 2, again: "c16 probe=false ok"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sweep := func() *sweepRun {
@@ -1249,9 +1250,9 @@ func TestAdaptiveKilledBeforeSearchEnd(t *testing.T) {
 // (its start without a format, no search_end records) and that was
 // killed after every probe reads as before, nothing unfinished. This
 // binary's resume gives its own start the format; killed after the
-// resume's full-length runs (c16, c32), before the search's end, the
-// arm reads unfinished: its probes the search may still run at the full
-// length, c4 and c8.
+// resume's full-length run (c32, the top gate's top), before the search's
+// end, the arm reads unfinished: its probes the search may still run at
+// the full length, c4, c8 and c16.
 func TestAdaptiveResumesAnOlderJournal(t *testing.T) {
 	s := newSweep(t, testSchedule(t, []int{8}, 4, 8, 16, 32))
 	for _, p := range s.sched.Points {
@@ -1300,13 +1301,13 @@ func TestAdaptiveResumesAnOlderJournal(t *testing.T) {
 	killWhen(func(ran map[string]campaign.Ran, _ []*campaign.Point) bool {
 		return slices.ContainsFunc(slices.Collect(maps.Values(ran)), func(r campaign.Ran) bool { return r.Full })
 	})
-	assert.Equal(t, []string{"c4 probe=true ok", "c16 probe=true ok", "c32 probe=true ok", "c8 probe=true ok", "c16 probe=false ok", "c32 probe=false ok"}, endsOf(t, s.dir))
+	assert.Equal(t, []string{"c4 probe=true ok", "c16 probe=true ok", "c32 probe=true ok", "c8 probe=true ok", "c32 probe=false ok"}, endsOf(t, s.dir))
 	starts := events(t, s.dir, campaign.EventSweepStart)
 	require.Len(t, starts, 2)
 	assert.Zero(t, starts[0].Format)
 	assert.Equal(t, campaign.JournalFormat, starts[1].Format, "the resume's start gives this binary's format")
 	assert.Empty(t, events(t, s.dir, campaign.EventSearchEnd))
-	assert.Equal(t, []int{4, 8}, unfinished(), "killed in this binary's resume: the probes")
+	assert.Equal(t, []int{4, 8, 16}, unfinished(), "killed in this binary's resume: the probes")
 }
 
 // endsOf are the journal's point end records as "cN probe=BOOL STATUS".

@@ -387,7 +387,7 @@ func concs(ss []knee.Sample) []string {
 // 4-15 points, 7.4 on average), the synthetic arms whose full grid is the
 // doubling grid over their range (9-11 points), the baseline,
 // and the simulated engine's arms (testdata/knee/simcorpus: full-grid
-// simulated discoveries of 8 keys on seeds 1 and 2, their probes recorded
+// simulated discoveries of 8 keys on seeds 1-4, their probes recorded
 // 180 s runs of the same points), on the keys' official conc-lists
 // ("simulated") and on the doubling grid 1-256 ("sim-doubling": what a
 // discovery of a key without a measured window runs).
@@ -448,7 +448,7 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 		rows[i].again = fullAgain(rows[i].cases)
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "synthetic corpus seed %d, %d arms per synthetic corpus; simulated: seeds 1-2\n%-12s %-20s %6s %9s %7s %9s %11s %11s %10s %15s %14s %15s %11s %9s %13s\n", corpusSeed, corpusSize,
+	fmt.Fprintf(&out, "synthetic corpus seed %d, %d arms per synthetic corpus; simulated: seeds 1-4\n%-12s %-20s %6s %9s %7s %9s %11s %11s %10s %15s %14s %15s %11s %9s %13s\n", corpusSeed, corpusSize,
 		"corpus", "bracketing", "arms", "agree %", "peak %", "peak±1 %", "points/arm", "probes/arm", "full grid", "full grid again", "grid as probes", "trusted probes", "GPU-hours %", "floor %", "floor+1full %")
 	for _, r := range rows {
 		fmt.Fprintf(&out, "%-12s %-20s %6d %9.2f %7.1f %9.1f %11.2f %11.2f %10.2f %15.1f %14.1f %15.1f %11.2f %9.1f %13.1f\n", r.corpus, r.f.name, r.t.arms,
@@ -464,7 +464,9 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 
 // TestAdaptiveSearch holds the search's targets on corpora it was not
 // tuned on: the synthetic generators at another seed than the
-// benchmark's, and the simulated corpora's held-out seed 2: the knee
+// benchmark's, and the simulated corpora's held-out seeds 3 and 4 (first
+// recorded after every rule here was reviewed on seeds 1 and 2; seed 2
+// held the thresholds before, but its arms had been read too): the knee
 // within one doubling of the full grid's on at least minAgree of the
 // arms, no point measured twice but a probe again at the full length
 // (search panics otherwise), and the
@@ -482,20 +484,27 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // before the top gate's pair runs again, below; the top gate's pair and
 // the far probes run again one at a time, and no gap fill below a top a
 // sure posterior reads still gaining, below), held-out: conc-lists
-// 97.35 % at 16.32 %, doubling 98.09 % at 12.96 %, simulated 100 % at
-// 18.83 %, sim-doubling 100 % at 16.66 %; benchmark seeds 97.09/16.14,
-// 97.51/12.88, 100/21.97, 100/16.87. The goal, ≥ 97 % at ≤ 20 %
-// on every corpus, is met on the synthetic corpora (doubling grids and
-// conc-lists, held out and on the benchmark seeds), on the simulated
-// doubling grids and on the simulated conc-lists' held-out seed, not on
-// the simulated conc-lists' benchmark seeds (seed 1 alone: 25.12 %).
-// There seed 1's arms that read unsaturated with 98.5-98.9 % odds on
-// their probes (H200 TP8 EP8 twice, 54.8 % of their grids; Qwen3.5 FP4
-// MI355X TP2 EP2, 63.4 %) run their top gate, and some their far probes,
-// again at the full length: their top steps gain 14-21 % per doubling
-// against the 10 % gate over a fifth to a half of a doubling, which two
-// 180 s probes cannot read. BenchmarkSearchFloor's floors (below) read, held out then
-// seed 1: 16.69 % and 16.52 % with every kept probe robust to its
+// 97.35 % at 16.32 %, doubling 98.09 % at 12.96 %, simulated (seeds 3
+// and 4) 100 % at 25.52 %, sim-doubling 100 % at 18.01 %; benchmark
+// (seeds 1-4 for the simulated corpora) 97.09/16.14, 97.51/12.88,
+// 100/23.75, 100/17.44. The goal, ≥ 97 %
+// at ≤ 20 % on every corpus, is met on the synthetic corpora (doubling
+// grids and conc-lists, held out and on the benchmark seeds) and on the
+// simulated doubling grids, not on the simulated conc-lists: seeds 1-4
+// cost 25.12, 18.83, 28.91 and 22.13 % of their grids (seed 2, which
+// held the thresholds before seeds 3 and 4 were recorded, met it; the
+// rules had been reviewed on its arms). There the arms that read
+// unsaturated with 98-99 % odds on their probes (H200 TP8 EP8, two arms,
+// 54.8 % of their grids on seeds 1 and 3; Qwen3.5 FP4 MI355X TP2 EP2,
+// 63.4 % on seeds 1 and 4) run their top gate, and some their far
+// probes, again at the full length: their top steps gain 14-21 % per
+// doubling against the 10 % gate over a fifth to a half of a doubling,
+// which two 180 s probes cannot read; and arms whose probes near a full
+// KV pool read far off their full points run those again (MI300X
+// Qwen3.5 TP8 and TP8 EP8, seed 3: c20 and c24 at KV 0.93 and 1.00, the
+// c24 probe at 48 % of its full point; 60.0 % of their grids).
+// BenchmarkSearchFloor's floors (below) read, on main 7934ad2, seed 2
+// then seed 1: 16.69 % and 16.52 % with every kept probe robust to its
 // noise; 13.25 % and 15.52 % with the probes the search's own rules keep
 // ("searchable": robust, or a sure unsaturated verdict, and an unsteady
 // probe only where half its reading moves nothing); 23.42 % and 23.26 %
@@ -514,7 +523,8 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // the grid point below the top, which the full grid's gate compares, but
 // no gap fill (TestNextStepProbes, TestNextStepTopGateProbes): the
 // posterior over the whole fit already weighs the bends a gap may hide.
-// Held out, then seed 1 of the simulated conc-lists:
+// Held out (the simulated corpora on seed 2, before seeds 3 and 4 were
+// recorded), then seed 1 of the simulated conc-lists:
 //
 //	                 conc-lists    doubling      simulated   sim-doubling  seed 1
 //	before           97.16/17.41   98.28/13.22   100/19.15   100/16.66     26.98
@@ -1506,10 +1516,10 @@ func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][3]float64{
 		"conc-lists":   {equalLength: {0.986, 0.460}, probes: {0.973, 0.167}},
 		"doubling":     {equalLength: {0.996, 0.433}, probes: {0.980, 0.133}},
-		"simulated":    {equalLength: {1, 0.600, 1}, probes: {1, 0.192, 0.7}},
-		"sim-doubling": {equalLength: {1, 0.488}, probes: {1, 0.170}},
+		"simulated":    {equalLength: {1, 0.600, 1}, probes: {1, 0.258, 0.7}},
+		"sim-doubling": {equalLength: {1, 0.488}, probes: {1, 0.183}},
 	}
-	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 2) {
+	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 3, 4) {
 		for _, f := range []fidelity{equalLength, probes} {
 			cases := sc.cases(f)
 			tally := scoreSearch(cases, t.Logf)

@@ -20,7 +20,7 @@ keys="qwen3.5-fp8-mi325x-sglang-agentic-mtp qwen3.5-fp4-mi355x-sglang-agentic-mt
 qwen3.5-fp8-mi300x-sglang-agentic-mtp minimaxm3-fp8-mi325x-vllm-agentic-mtp
 glm5.2-fp8-mi325x-sglang-agentic-mtp minimaxm3-fp4-mi355x-vllm-agentic-mtp
 qwen3.5-fp8-h200-sglang-agentic-mtp dsv4-fp4-mi355x-sglang-agentic-mtp"
-seeds="1 2"
+seeds=${SEEDS:-1 2 3 4}
 mkdir -p "$work/full" "$work/probe"
 go build -o "$work/sweep" ./cmd/sweep
 for seed in $seeds; do
@@ -30,6 +30,9 @@ for seed in $seeds; do
 		SWEEP_SIM_SEED=$seed "$work/sweep" discover --simulate --builtin-client --no-report "$@" \
 			--official-durations --duration 180 \
 			--config-keys "$key" --out "$work/probe/$key.s$seed" >"$work/probe-$key.s$seed.log" 2>&1 || true
+		# The table reads the result files only: aiperf's artifacts are
+		# most of a discovery's scratch space.
+		find "$work/full/$key.s$seed" "$work/probe/$key.s$seed" -depth -type d -name aiperf_artifacts -exec rm -rf {} + 2>/dev/null || true
 	done
 done
 SIMCORPUS_FROM=$work SIMCORPUS_GRID=$grid go test ./sweep/knee -run TestWriteSimCorpus -count 1

@@ -77,9 +77,9 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     only when that top gain is within two noise standard deviations of
 //     the gate and Analyze is not sure the arm is unsaturated
 //     (sureUnsaturated: the gate's posterior over the whole fit at 99 %
-//     or more already weighs the gaps' bends); so are they for an arm whose knee lands on its top usable
-//     point with nothing left to measure above it (failed points or the
-//     grid's end), when the gain into the top lies within two noise
+//     or more already weighs the gaps' bends); so are they for an arm
+//     whose knee lands on its top usable point with nothing left to
+//     measure above it (failed points or the grid's end), when the gain into the top lies within two noise
 //     standard deviations of the gate either way: knee at the top or
 //     unsaturated is the same top gate's verdict. Nothing above a failed or falling point (or above two
 //     failed ones) is measured, and no point twice, but for a probe

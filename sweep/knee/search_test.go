@@ -503,12 +503,13 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // KV pool read far off their full points run those again (MI300X
 // Qwen3.5 TP8 and TP8 EP8, seed 3: c20 and c24 at KV 0.93 and 1.00, the
 // c24 probe at 48 % of its full point; 60.0 % of their grids).
-// BenchmarkSearchFloor's floors (below) read, on main 7934ad2, seed 2
-// then seed 1: 16.69 % and 16.52 % with every kept probe robust to its
-// noise; 13.25 % and 15.52 % with the probes the search's own rules keep
-// ("searchable": robust, or a sure unsaturated verdict, and an unsteady
-// probe only where half its reading moves nothing); 23.42 % and 23.26 %
-// when no kept probe came near a full KV pool.
+// BenchmarkSearchFloor's floors (below) read, seeds 3, 4, 2 and 1 (main
+// 0f4abed; seeds 1 and 2 as on 7934ad2): 16.57, 16.44, 16.69 and 16.52 %
+// with every kept probe robust to its noise; 16.05, 13.48, 13.25 and
+// 15.52 % with the probes the search's own rules keep ("searchable":
+// robust, or a sure unsaturated verdict, and an unsteady probe only where
+// half its reading moves nothing); 23.30, 22.92, 23.42 and 23.26 % when
+// no kept probe came near a full KV pool.
 //
 // Re-runs one at a time, and no gap fill below a sure gain at the top.
 // (1) When the top gate's two probes run again for their noise

@@ -533,7 +533,8 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 //	(1), (2)         97.35/17.05   98.09/13.19   100/19.15   100/16.66     25.28
 //	(1), (2), (3)    97.35/16.32   98.09/12.96   100/18.83   100/16.66     25.12
 //
-// Benchmark seeds, before then after: 97.03/17.12 to 97.09/16.14,
+// Benchmark seeds (the simulated corpora's 1 and 2, as then), before then
+// after: 97.03/17.12 to 97.09/16.14,
 // 97.63/13.17 to 97.51/12.88, 100/23.07 to 100/21.97, 100/16.87 as it
 // was. With every point at the full length (equal-length points, the
 // search's rules alike), held out: conc-lists 98.87/48.17 to 98.68/45.45
@@ -2394,12 +2395,12 @@ func TestNextStepTopGateProbes(t *testing.T) {
 		v := curve(32, 0.03)(c)
 		return knee.Sample{Conc: c, TotalTPS: &v, Probe: true, Seconds: 240}
 	}
-	var probes []knee.Sample
+	var read []knee.Sample
 	for _, c := range []int{1, 4, 8, 16, 32, 56, 64} {
-		probes = append(probes, probe(c))
+		read = append(read, probe(c))
 	}
 	checkNextSteps(t, []int{1, 4, 8, 16, 32, 40, 48, 56, 64}, []nextStepCase{
-		{"an ambiguous knee in the top gate", probes, knee.Step{Conc: []int{56, 64}}},
+		{"an ambiguous knee in the top gate", read, knee.Step{Conc: []int{56, 64}}},
 	})
 	// The top gate at the full length, 10 % per doubling: the gap below
 	// runs at the full length.

@@ -592,20 +592,10 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 			if g := grid[len(grid)-2]; !has(g) && g <= ceiling {
 				return []int{g}, r.Status == StatusUnsaturated, false
 			}
-			// The top first: with its full-length reading the gate may
-			// stand, and the point below keeps its probe. An ambiguous
-			// knee in the gate runs both: its bracket is the pair.
-			// (Seed 1's simulated DeepSeek V4 TP8: c16 alone settles it,
-			// 46.5 % → 32.9 % of its grid; TestNextStepSureGate.)
-			if len(again) == 2 && !kneeInTopGate(r, again[0]) {
-				return again[1:], false, true
-			}
 			return again, false, true
 		}
 		if again := farProbesDecide(grid, arm.Samples, r, rd, ao); len(again) > 0 {
-			// One at a time, the lowest first: one full-length
-			// reading may settle the verdict (TestNextStepFarProbes).
-			return again[:1], false, true
+			return again, false, true
 		}
 	}
 	return out, r.Status == StatusUnsaturated, false
@@ -742,10 +732,14 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 // gate's posterior already holds that noise); or
 // when both are probes and r, the verdict on what is measured, is an
 // ambiguous knee at either of them (kneeInTopGate): a verdict whose
-// bracket reaches the top gate then rests on probes alone. Where neither
-// holds, the probes stand: with their warm-up and drain, two 180 s
-// probes cost under a fifth of the full-length pair the full grid
-// measures there.
+// bracket reaches the top gate then rests on probes alone. For the noise
+// it returns one at a time, the top first: with its full-length reading
+// the gate may stand and the point below keep its probe (seed 1's
+// simulated DeepSeek V4 TP8: c16 alone settles it, 46.5 % → 32.9 % of
+// its grid; TestNextStepSureGate); for an ambiguous knee both, its
+// bracket being the pair. Where neither holds, the probes stand: with
+// their warm-up and drain, two 180 s probes cost under a fifth of the
+// full-length pair the full grid measures there.
 func topGateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options) []int {
 	top, below := topUsable(grid, rd)
 	if top == 0 {
@@ -759,10 +753,11 @@ func topGateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Opti
 	}
 	switch {
 	case len(out) == 2 && kneeInTopGate(r, below):
+		return out
 	case len(out) == 0 || sureUnsaturated(r) || !noiseDecidesGate(samples, below, top, rd, ao):
 		return nil
 	}
-	return out
+	return out[len(out)-1:] // the top when it is a probe
 }
 
 // kneeInTopGate reports whether r reads an ambiguous knee at the top
@@ -1026,13 +1021,15 @@ func unsteadyDecides(measured []Sample, concs []int, ao Options) (decides, noVer
 	return !SameVerdict(as, Analyze(&Arm{Samples: scaledAt(samples, concs, unsteadyLow)}, ao)), false
 }
 
-// farProbesDecide returns the bracket's probes at points with a grid
-// neighbour more than a doubling away (usable, every reading a probe,
-// not probeable) whose noise decides the verdict: Analyze's verdict on
-// samples (sorted by concurrency) with the probe's reading moved two of
-// its standard deviations up or down is not the same verdict as r, the
-// one on what is measured (SameVerdict). Those run again at the full
-// length once the search is otherwise done: between neighbours within a
+// farProbesDecide returns the lowest of the bracket's probes at points
+// with a grid neighbour more than a doubling away (usable, every reading
+// a probe, not probeable) whose noise decides the verdict: Analyze's
+// verdict on samples (sorted by concurrency) with the probe's reading
+// moved two of its standard deviations up or down is not the same
+// verdict as r, the one on what is measured (SameVerdict). Such probes
+// run again at the full length once the search is otherwise done, one at
+// a time (a full-length reading may settle the verdict without the
+// others; TestNextStepFarProbes): between neighbours within a
 // doubling a probe's noise moves the knee by at most the doubling it is
 // read with; across a wider gap it may move it further. On a grid of
 // three points no point is probeable, so each of its probes is tested:
@@ -1042,7 +1039,6 @@ func farProbesDecide(grid []int, samples []Sample, r *Result, rd readings, ao Op
 	if sureUnsaturated(r) {
 		return nil
 	}
-	var out []int
 	for _, g := range grid {
 		if _, ok := rd.tput(g); !ok || !rd.probe(g) || probeable(grid, g) {
 			continue
@@ -1055,12 +1051,11 @@ func farProbesDecide(grid []int, samples []Sample, r *Result, rd readings, ao Op
 				return 1
 			})
 			if !SameVerdict(r, moved) {
-				out = append(out, g)
-				break
+				return []int{g}
 			}
 		}
 	}
-	return out
+	return nil
 }
 
 // analyzeMoved is Analyze's verdict on samples (sorted by concurrency)

@@ -97,7 +97,9 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     and while too few points are usable for a verdict, after the points
 //     below it that the search asks for (and on a grid of three the third
 //     point: the verdict needs all three); a failed probe where its
-//     failure would end the bracket or leave the arm rising into failures, when a short window can make
+//     failure would end the bracket (a failure at the top of the grid
+//     ends none: the bracket ends there anyway) or leave the arm rising
+//     into failures, when a short window can make
 //     that failure and a full-length point pass (not FailedForGood: a
 //     validation read over fewer requests, not the error rate; a
 //     full-length failure above it says nothing of the point itself);
@@ -343,7 +345,7 @@ func bracket(grid []int, rd readings, o SearchOptions, ao Options) (step Step, c
 		t, ok := tput(c)
 		next := 0
 		switch {
-		case !ok && failed == 0 && probeFailed(c): // it would stop the bracket
+		case !ok && failed == 0 && probeFailed(c) && c < grid[len(grid)-1]: // it would stop the bracket (the top ends it anyway)
 			return Step{Conc: []int{c}}, 0
 		case !ok && failed > 0: // two failures in a row: the server's capacity
 			ceiling = failed
@@ -512,8 +514,10 @@ func fellOff(from, to, sFrom, sTo float64) bool {
 //
 // again reports that conc are probes to measure again at the full
 // length: the lowest failed point above the top usable one, when it is a
-// probe and the arm reads as still rising (or has too few usable
-// points), so that the failure decides the verdict; or, with nothing
+// probe and the arm reads as still rising (or has too few usable points
+// and no grid point between the two is left to measure: those run
+// first, and the verdict with them may not hang on the failure), so that
+// the failure decides the verdict; or, with nothing
 // left to fill, the probes whose noise decides the verdict (gateProbes,
 // topGateProbes, then farProbesDecide).
 func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (conc []int, rising, again bool) {
@@ -539,10 +543,12 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 	}
 	// The lowest of them, a failed probe, is measured again at the full
 	// length when the verdict hangs on it (the arm reads as still rising,
-	// or too few points are usable), whatever failed above it: past a KV
-	// cliff the full point may be valid and collapsed where the probe
+	// or too few points are usable and no grid point between it and the
+	// top usable one is left to measure), whatever failed above it: past
+	// a KV cliff the full point may be valid and collapsed where the probe
 	// failed, and a failure above at the full length says nothing of it.
-	if len(failedAbove) > 0 && probeFailed(failedAbove[0]) && (usable < minPoints || r.Status == StatusUnsaturated) {
+	gapBelow := len(failedAbove) > 0 && slices.ContainsFunc(grid, func(g int) bool { return g > top && g < failedAbove[0] && !has(g) })
+	if len(failedAbove) > 0 && probeFailed(failedAbove[0]) && (usable < minPoints && !gapBelow || r.Status == StatusUnsaturated) {
 		return failedAbove[:1], false, true
 	}
 	if len(failedAbove) >= 2 {

@@ -511,6 +511,24 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // half its reading moves nothing); 23.30, 22.92, 23.42 and 23.26 % when
 // no kept probe came near a full KV pool.
 //
+// A failed probe at the top of the grid ends no bracket
+// (TestNextStepFailedTopProbe): the bracket ran a probe that failed a
+// validation a short window can fail again at the full length at once,
+// since its failure would end the bracket, but at the top of the grid the
+// bracket ends anyway. Now the fill decides: with too few usable points
+// the grid points between it and the top usable one run first (as
+// probes), and it runs again only where the verdict then hangs on it (the
+// arm rises into it, or nothing is left to measure below it). Past a KV
+// cliff the points below read the collapse and the failure above decides
+// nothing: the simulated MI300X Qwen3.5 TP8 and TP8 EP8 arms (seed 3, its
+// c32 probe failed) 60.0 % to 19.4 % of their grids, and MI325X Qwen3.5
+// TP8 (and TP8 EP8) on the doubling grid (c256's probe failed, c128's
+// reads the cliff) 28.7 % to 21.1 %, on seeds 1-4. The synthetic corpora
+// do not change. Found on seed 3's arms, then held out.
+// Per seed, 1-4, before then after: simulated conc-lists 25.12, 18.83,
+// 28.91, 22.13 % to 25.12, 18.83, 23.80, 22.13 %; simulated doubling
+// grids 17.08, 16.66, 19.07, 16.94 % to 16.51, 15.52, 18.50, 16.37 %.
+//
 // Re-runs one at a time, and no gap fill below a sure gain at the top.
 // (1) When the top gate's two probes run again for their noise
 // (topGateProbes, but for an ambiguous knee in the gate), the top runs
@@ -1760,6 +1778,41 @@ func TestNextStepFailedProbe(t *testing.T) {
 			t.Errorf("%s: FailedForGood %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestNextStepFailedTopProbe: a probe that fails at the top of the grid
+// ends no bracket (the bracket ends there anyway), so with too few usable
+// points for a verdict the grid points between it and the top usable one
+// run first, as the fill asks for them, and the failed probe runs again
+// at the full length only if the verdict then hangs on it: the arm rises
+// into it, or nothing is left to measure below it. The readings are the
+// simulated MI300X Qwen3.5 TP8 arm's probes ([4 16 20 24 32], seed 3):
+// its c32 probe fails validation, and its c24 probe reads the cliff
+// (3881 tok/s/GPU against c16's 14494) that its 1200 s point reads too
+// (8129), so the failure above it decides nothing; the search used to
+// run c32 again at the full length first, then c20 and c24 at the full
+// length too (60.0 % of the arm's full grid; now five probes, 19.4 %).
+func TestNextStepFailedTopProbe(t *testing.T) {
+	probe := func(c int, v float64) knee.Sample {
+		return knee.Sample{Conc: c, TotalTPS: &v, Probe: true, Seconds: 180}
+	}
+	failed := func(s knee.Sample) knee.Sample {
+		s.Excluded = "marked invalid: acceptance length: measured AL 2.7124 is outside golden 2.7800 ± 0.0500"
+		return s
+	}
+	cliff := []knee.Sample{probe(4, 6157), probe(16, 14494), failed(probe(32, 3028))}
+	checkNextSteps(t, []int{4, 16, 20, 24, 32}, []nextStepCase{
+		{"too few usable points: the gap below first", slices.Clone(cliff), knee.Step{Conc: []int{24}, Probe: true}},
+		{"a cliff below it", append(slices.Clone(cliff), probe(24, 3881)), knee.Step{Conc: []int{20}, Probe: true}},
+		{"settled below it", append(slices.Clone(cliff), probe(24, 3881), probe(20, 15727)), knee.Step{}},
+		// Rising into the failure: the verdict hangs on it.
+		{"rising into it", []knee.Sample{probe(4, 4000), probe(16, 14000), probe(20, 17000), probe(24, 20000), failed(probe(32, 3028))}, knee.Step{Conc: []int{32}}},
+	})
+	// Nothing left to measure below it: on a grid of three the verdict
+	// needs every point.
+	checkNextSteps(t, []int{4, 16, 32}, []nextStepCase{
+		{"nothing between", []knee.Sample{probe(4, 6157), probe(16, 14494), failed(probe(32, 3028))}, knee.Step{Conc: []int{32}}},
+	})
 }
 
 // TestNextStepUnsteadyProbe: a usable probe whose KV pool came near full

@@ -387,7 +387,7 @@ func concs(ss []knee.Sample) []string {
 // 4-15 points, 7.4 on average), the synthetic arms whose full grid is the
 // doubling grid over their range (9-11 points), the baseline,
 // and the simulated engine's arms (testdata/knee/simcorpus: full-grid
-// simulated discoveries of 8 keys on seeds 1-4, their probes recorded
+// simulated discoveries of 8 keys on seeds 1-6, their probes recorded
 // 180 s runs of the same points), on the keys' official conc-lists
 // ("simulated") and on the doubling grid 1-256 ("sim-doubling": what a
 // discovery of a key without a measured window runs).
@@ -448,7 +448,7 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 		rows[i].again = fullAgain(rows[i].cases)
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "synthetic corpus seed %d, %d arms per synthetic corpus; simulated: seeds 1-4\n%-12s %-20s %6s %9s %7s %9s %11s %11s %10s %15s %14s %15s %11s %9s %13s\n", corpusSeed, corpusSize,
+	fmt.Fprintf(&out, "synthetic corpus seed %d, %d arms per synthetic corpus; simulated: seeds 1-6\n%-12s %-20s %6s %9s %7s %9s %11s %11s %10s %15s %14s %15s %11s %9s %13s\n", corpusSeed, corpusSize,
 		"corpus", "bracketing", "arms", "agree %", "peak %", "peak±1 %", "points/arm", "probes/arm", "full grid", "full grid again", "grid as probes", "trusted probes", "GPU-hours %", "floor %", "floor+1full %")
 	for _, r := range rows {
 		fmt.Fprintf(&out, "%-12s %-20s %6d %9.2f %7.1f %9.1f %11.2f %11.2f %10.2f %15.1f %14.1f %15.1f %11.2f %9.1f %13.1f\n", r.corpus, r.f.name, r.t.arms,
@@ -464,9 +464,10 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 
 // TestAdaptiveSearch holds the search's targets on corpora it was not
 // tuned on: the synthetic generators at another seed than the
-// benchmark's, and the simulated corpora's held-out seeds 3 and 4 (first
-// recorded after every rule here was reviewed on seeds 1 and 2; seed 2
-// held the thresholds before, but its arms had been read too): the knee
+// benchmark's, and the simulated corpora's held-out seeds 5 and 6 (first
+// recorded after a rule was found on seed 3's arms; seeds 3 and 4 held
+// the thresholds before, seed 2 before those, but their arms had been
+// read while rules were made): the knee
 // within one doubling of the full grid's on at least minAgree of the
 // arms, no point measured twice but a probe again at the full length
 // (search panics otherwise), and the
@@ -524,7 +525,8 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // c32 probe failed) 60.0 % to 19.4 % of their grids, and MI325X Qwen3.5
 // TP8 (and TP8 EP8) on the doubling grid (c256's probe failed, c128's
 // reads the cliff) 28.7 % to 21.1 %, on seeds 1-4. The synthetic corpora
-// do not change. Found on seed 3's arms, then held out.
+// do not change. Found on seed 3's arms, then held out, so seeds 5 and 6
+// were recorded to hold the thresholds (the rule changes nothing there).
 // Per seed, 1-4, before then after: simulated conc-lists 25.12, 18.83,
 // 28.91, 22.13 % to 25.12, 18.83, 23.80, 22.13 %; simulated doubling
 // grids 17.08, 16.66, 19.07, 16.94 % to 16.51, 15.52, 18.50, 16.37 %.
@@ -1536,10 +1538,10 @@ func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][3]float64{
 		"conc-lists":   {equalLength: {0.986, 0.460}, probes: {0.973, 0.167}},
 		"doubling":     {equalLength: {0.996, 0.433}, probes: {0.980, 0.133}},
-		"simulated":    {equalLength: {1, 0.600, 1}, probes: {1, 0.258, 0.7}},
-		"sim-doubling": {equalLength: {1, 0.488}, probes: {1, 0.183}},
+		"simulated":    {equalLength: {1, 0.600, 1}, probes: {1, 0.215, 0.7}},
+		"sim-doubling": {equalLength: {1, 0.488}, probes: {1, 0.160}},
 	}
-	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 3, 4) {
+	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 5, 6) {
 		for _, f := range []fidelity{equalLength, probes} {
 			cases := sc.cases(f)
 			tally := scoreSearch(cases, t.Logf)

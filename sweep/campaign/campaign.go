@@ -490,7 +490,7 @@ func (s *sweep) rounds(parent context.Context) error {
 			break
 		}
 		if round > 0 {
-			s.progress("retrying %s with failed points", plural.Count(len(jobs), "arm", "arms"))
+			s.progress("%s", s.retryLine(jobs))
 		}
 		if err := s.o.Executor.Execute(ctx, jobs, s.observe); err != nil && ctx.Err() == nil {
 			return err
@@ -510,6 +510,20 @@ func (s *sweep) rounds(parent context.Context) error {
 		return jErr
 	}
 	return parent.Err()
+}
+
+// retryLine is the progress line of a retry round over jobs: the arms
+// whose failed points run again, or, with Options.Choose, that their
+// searches ask for none of them again (the verdicts do not hang on
+// them: the summary gives each such point's failure, "not run again").
+func (s *sweep) retryLine(jobs []Job) string {
+	arms := plural.Count(len(jobs), "arm", "arms")
+	asks := func(j Job) bool { return len(s.o.Choose(j, map[string]Ran{})) > 0 }
+	if s.o.Choose != nil && !slices.ContainsFunc(jobs, asks) {
+		return fmt.Sprintf("%s with failed points: %s for none of them again (the verdicts do not hang on them)",
+			arms, plural.Word(len(jobs), "its search asks", "their searches ask"))
+	}
+	return fmt.Sprintf("retrying %s with failed points", arms)
 }
 
 // failedPoint records that a point failed for good in this invocation,

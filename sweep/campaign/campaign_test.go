@@ -929,8 +929,9 @@ func TestAdaptiveFailedProbeNotNeeded(t *testing.T) {
 	s.b.faults[c2] = "errors"
 	// The search's choice, cut down: c1 and c2 as probes in the first
 	// round, nothing in the retry round (the job then holds only the
-	// failed point) nor on resume.
-	s.o.Executor.(*local.Executor).Arm.Choose = func(job campaign.Job, ran map[string]campaign.Ran) []*campaign.Point {
+	// failed point) nor on resume. The sweep and the executor share it,
+	// as sweep/executor wires them.
+	choose := func(job campaign.Job, ran map[string]campaign.Ran) []*campaign.Point {
 		var out []*campaign.Point
 		for _, p := range job.Points {
 			if len(job.Points) == len(job.Arm.Points) && p.Conc() <= 2 && !ran[p.ID].Any() {
@@ -939,9 +940,15 @@ func TestAdaptiveFailedProbeNotNeeded(t *testing.T) {
 		}
 		return out
 	}
+	s.o.Executor.(*local.Executor).Arm.Choose = choose
+	s.o.Choose = choose
+	var progress strings.Builder
+	s.o.Progress = &progress
 	sum, err := s.run(t.Context())
 	require.ErrorIs(t, err, campaign.ErrPointsFailed)
 	assert.Equal(t, 1, s.b.loadsOf(c2))
+	assert.Contains(t, progress.String(), "1 arm with failed points: its search asks for none of them again (the verdicts do not hang on them)")
+	assert.NotContains(t, progress.String(), "retrying")
 	i := slices.IndexFunc(sum.Points, func(p campaign.PointSummary) bool { return p.Conc == 2 })
 	require.GreaterOrEqual(t, i, 0)
 	assert.Equal(t, campaign.StatusFailed, sum.Points[i].Status)

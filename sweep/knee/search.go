@@ -59,7 +59,8 @@ func (o SearchOptions) sigma(s *Sample, ao Options) float64 {
 //     full-length reading may settle the verdict without the others).
 //     Neither runs again when Analyze reads the arm unsaturated with its
 //     gate's posterior at 99 % or more (sureUnsaturated: the posterior
-//     already weighs each probe by its length).
+//     weighs each probe by its length against the full-length points;
+//     on probes alone, each as a full point).
 //  2. Fill: find the knee on what is measured and measure the grid
 //     point nearest to its lower doubling neighbour (k/2) when it is
 //     missing (when it failed, the one between it and the knee's usable
@@ -547,9 +548,11 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 	// top usable one is left to measure), whatever failed above it: past
 	// a KV cliff the full point may be valid and collapsed where the probe
 	// failed, and a failure above at the full length says nothing of it.
-	gapBelow := len(failedAbove) > 0 && slices.ContainsFunc(grid, func(g int) bool { return g > top && g < failedAbove[0] && !has(g) })
-	if len(failedAbove) > 0 && probeFailed(failedAbove[0]) && (usable < minPoints && !gapBelow || r.Status == StatusUnsaturated) {
-		return failedAbove[:1], false, true
+	if len(failedAbove) > 0 && probeFailed(failedAbove[0]) {
+		gapBelow := slices.ContainsFunc(grid, func(g int) bool { return g > top && g < failedAbove[0] && !has(g) })
+		if usable < minPoints && !gapBelow || r.Status == StatusUnsaturated {
+			return failedAbove[:1], false, true
+		}
 	}
 	if len(failedAbove) >= 2 {
 		ceiling = min(ceiling, failedAbove[0])
@@ -800,9 +803,13 @@ func noiseDecidesGate(samples []Sample, below, top int, rd readings, ao Options)
 // sureUnsaturated reports whether r, the verdict on what is measured,
 // reads the arm unsaturated with the saturation gate's posterior at
 // least sureOdds (99 %: Analyze's reason then asks for no replicate to
-// settle it). The posterior already holds every reading's noise: Analyze
-// weighs a probe by its length (a 180 s probe 0.15 of a full point) in
-// the fit the gate reads, over every point, not the top two alone. The
+// settle it). The posterior holds the readings' noise over every point,
+// not the top two alone: Analyze weighs a probe by its length against
+// the arm's full-length points (a 180 s probe 0.15 of a 1200 s point) in
+// the fit the gate reads. An arm measured as probes alone has no full
+// length to weigh them against, so each counts as a full point there and
+// its posterior is surer than the probes' noise allows (TestAdaptiveSearch
+// measures what reading it sure from 98 % would lose). The
 // search's tests of single readings (noiseDecidesGate: the top gate's
 // two probes moved twice their noise apart; farProbesDecide: one far
 // probe moved twice its noise) ask a harsher question of a gate the data

@@ -520,13 +520,14 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // and agreement on the other synthetic seeds (conc-lists +0 97.91 to
 // 98.06, +1 98.09 to 98.02, +4 97.39 to 97.31, +5 97.62 to 97.39 %) for
 // seed 1's 24.26 % and seed 4's 21.28 %.
-// BenchmarkSearchFloor's floors (below) read, seeds 3, 4, 2 and 1 (main
-// 0f4abed; seeds 1 and 2 as on 7934ad2): 16.57, 16.44, 16.69 and 16.52 %
-// with every kept probe robust to its noise; 16.05, 13.48, 13.25 and
-// 15.52 % with the probes the search's own rules keep ("searchable":
+// BenchmarkSearchFloor's floors (below) read, seeds 5, 6, 3, 4, 2 and 1
+// (main 0922718): 16.61, 16.95, 16.57, 16.44, 16.69 and 16.52 % with
+// every kept probe robust to its noise; 13.00, 16.08, 16.05, 13.48, 13.25
+// and 15.52 % with the probes the search's own rules keep ("searchable":
 // robust, or a sure unsaturated verdict, and an unsteady probe only where
-// half its reading moves nothing); 23.30, 22.92, 23.42 and 23.26 % when
-// no kept probe came near a full KV pool.
+// half its reading moves nothing); 23.34, 23.69, 23.30, 22.92, 23.42 and
+// 23.26 % when no kept probe came near a full KV pool; the search itself
+// 18.95, 23.33, 23.80, 22.13, 18.83 and 25.12 %.
 //
 // A failed probe at the top of the grid ends no bracket
 // (TestNextStepFailedTopProbe): the bracket ran a probe that failed a
@@ -691,7 +692,8 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // run again at the full length when Analyze reads the arm unsaturated
 // with its gate's posterior at 99 % or more (sureOdds: its reason then
 // asks for no replicate). The posterior weighs each probe by its length
-// over the whole fit; the single-reading tests ask more of a gate the
+// against the full-length points over the whole fit (on probes alone,
+// each as a full point); the single-reading tests ask more of a gate the
 // data settle: the simulated H200 Qwen3.5 TP8 EP8 arms (seed 2, [4 8 12
 // 16]) read unsaturated on four probes with ≥ 99 % odds, but the top
 // step is 0.4 of a doubling, and c12 and c16 moved twice a 180 s

@@ -528,6 +528,30 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // half its reading moves nothing); 23.34, 23.69, 23.30, 22.92, 23.42 and
 // 23.26 % when no kept probe came near a full KV pool; the search itself
 // 18.95, 23.33, 23.80, 22.13, 18.83 and 25.12 %.
+// On seeds 1-4 the simulated conc-lists' cost splits into server starts
+// 5.2 %, probes 9.8-10.1 %, probes run again for their noise 0-6.0 %
+// (the top gates and far probes above) and unsteady probes run again
+// 3.8-4.7 % (MiniMax-M3 FP8 TP8's c16 and c18, GLM-5.2's c4,
+// MiniMax-M3 FP4 TP4's c20 and Qwen3.5 MI325X TP8's c64 on every seed,
+// and TP8 EP8's c64 on seed 4).
+// Studied too and not adopted, on the benchmark seeds (synthetic
+// corpusSeed; simulated seeds 1-4, 100/22.47 as a whole): other probe
+// lengths, 120 s and 150 s, lose synthetic agreement (conc-lists
+// 96.13/14.48 and 96.92/15.34, doubling 96.78/11.25 and 96.89/12.07,
+// against 97.09/16.14 and 97.51/12.88 at 180 s); a probe asked for again
+// running at 600 s (or 400 s) first, and at the full length only if the
+// verdict still hangs on it, costs the synthetic corpora more
+// (conc-lists 97.09/17.01 and 97.09/16.44, doubling 97.63/13.22 and
+// 97.68/12.92: a gate that needs a re-run needs a full point's
+// precision); on the simulated conc-lists (600 s discoveries of the
+// same keys and seeds, recorded for the study, not kept) 98.53/22.91,
+// and with a 600 s run whose pool came near full read as steady
+// 98.53/21.59 (Qwen3.5 FP4 MI355X TP4, seed 3, lost: ambiguous c24 for
+// unsaturated); only unsteady probes at 600 s first, read as steady,
+// 100/21.39 (on the conc-lists, seeds 1-6, 600 s runs whose pool came
+// to KV 0.8-0.9 read 3.7 % rms from their 1200 s points, 180 s probes
+// there 4.8 %; above 0.9, 18 % and 57 %). A noise per probe from the output tokens it measured:
+// TestSimProbeNoise.
 //
 // A failed probe at the top of the grid ends no bracket
 // (TestNextStepFailedTopProbe): the bracket ran a probe that failed a

@@ -507,8 +507,8 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // 18.1 % of the held-out seeds' full grids (searchTally.gridOnce), and
 // the fewest points a verdict needs, three, with one of them at the full
 // length, 20.2 % (floorFull); the goal leaves such windows room for
-// little more than probing each point once. There the arms that read unsaturated
-// with 98-99 % odds on their probes (H200 TP8 EP8, two arms, 54.8 % of
+// little more than probing each point once. There the arms that read
+// unsaturated with 98-99 % odds on their probes (H200 TP8 EP8, two arms, 54.8 % of
 // their grids on seeds 1, 3 and 6, 21.0 % on the others; Qwen3.5 FP4
 // MI355X TP2 EP2, 63.4 % on seeds 1, 4 and 6) run their top gate, and
 // some their far probes, again at the full length: their top steps gain
@@ -564,8 +564,8 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // unsaturated); only unsteady probes at 600 s first, read as steady,
 // 100/21.39 (on the conc-lists, seeds 1-6, 600 s runs whose pool came
 // to KV 0.8-0.9 read 3.7 % rms from their 1200 s points, 180 s probes
-// there 4.8 %; above 0.9, 18 % and 57 %). A noise per probe from the output tokens it measured:
-// TestSimProbeNoise.
+// there 4.8 %; above 0.9, 18 % and 57 %). A noise per probe from the
+// output tokens it measured: TestSimProbeNoise.
 //
 // A failed probe at the top of the grid ends no bracket
 // (TestNextStepFailedTopProbe): the bracket ran a probe that failed a

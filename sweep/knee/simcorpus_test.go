@@ -182,15 +182,12 @@ func fraction(v *float64) string {
 // arms' gates are decided by Analyze's posterior on probes alone, which
 // counts each probe as a full point whatever its noise).
 func TestSimProbeNoise(t *testing.T) {
-	var sum2 float64
-	var n int
 	type acc struct {
 		sum2 float64
 		n    int
 	}
 	byArm := map[string]*acc{}
 	var arms []string
-	var sp, sf float64
 	for _, file := range []string{simCorpusFile, simDoublingCorpusFile} {
 		for _, a := range loadSimCorpus(t, file) {
 			for c, p := range a.probe {
@@ -198,27 +195,27 @@ func TestSimProbeNoise(t *testing.T) {
 				if !ok || p.Excluded != "" || f.Excluded != "" || p.TotalTPS == nil || f.TotalTPS == nil || p.Unsteady() {
 					continue
 				}
-				p.Seconds, f.Seconds = simProbeSeconds, fullSeconds
-				sp, sf = knee.SearchSigma(&p), knee.SearchSigma(&f)
-				d := math.Log(*p.TotalTPS / *f.TotalTPS)
-				sum2 += d * d
-				n++
 				id := a.key + " " + a.arm
 				if byArm[id] == nil {
 					byArm[id] = &acc{}
 					arms = append(arms, id)
 				}
+				d := math.Log(*p.TotalTPS / *f.TotalTPS)
 				byArm[id].sum2 += d * d
 				byArm[id].n++
 			}
 		}
 	}
-	require.Greater(t, n, 500, "trusted probes with a full-length point")
-	rms, want := math.Sqrt(sum2/float64(n)), math.Hypot(sp, sf)
-	t.Logf("%d trusted probes: log(probe/full) %.2f %% rms, assumed %.2f %% (probe %.2f %%, full %.2f %%)", n, 100*rms, 100*want, 100*sp, 100*sf)
+	var all acc
 	for _, id := range arms {
 		a := byArm[id]
+		all.sum2, all.n = all.sum2+a.sum2, all.n+a.n
 		t.Logf("  %-58s %3d probes %5.2f %% rms", id, a.n, 100*math.Sqrt(a.sum2/float64(a.n)))
 	}
+	require.Greater(t, all.n, 500, "trusted probes with a full-length point")
+	sp := knee.SearchSigma(&knee.Sample{Probe: true, Seconds: simProbeSeconds})
+	sf := knee.SearchSigma(&knee.Sample{Seconds: fullSeconds})
+	rms, want := math.Sqrt(all.sum2/float64(all.n)), math.Hypot(sp, sf)
+	t.Logf("%d trusted probes: log(probe/full) %.2f %% rms, assumed %.2f %% (probe %.2f %%, full %.2f %%)", all.n, 100*rms, 100*want, 100*sp, 100*sf)
 	assert.InDelta(t, 1, rms/want, 1.0/6, "the probes' noise the search assumes against the simulated corpora's")
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"sweep/sweep/knee"
 	"sweep/sweep/testkit/synth"
 )
@@ -77,7 +79,9 @@ func (t searchTally) gpuHours() float64 { return t.ours / t.inferencex }
 // measurements (what InferenceX's discovery measures), its GPUs (the
 // GPU-hours weigh them) and how a point the search asks for is measured.
 type searchCase struct {
-	id   string
+	id string
+	// key is a simulated arm's config key ("" for a synthetic arm).
+	key  string
 	grid []int
 	full *knee.Arm
 	gpus float64
@@ -179,7 +183,7 @@ func simCases(arms []*simArm, f fidelity, seeds ...int) []*searchCase {
 			probeSeconds = simProbeSeconds
 		}
 		out = append(out, &searchCase{
-			id: a.id(), grid: armGrid(full), full: full, gpus: float64(a.gpus), probeSeconds: probeSeconds, again: again,
+			id: a.id(), key: a.key, grid: armGrid(full), full: full, gpus: float64(a.gpus), probeSeconds: probeSeconds, again: again,
 			session: func() func(int, bool) knee.Sample {
 				return func(n int, probe bool) knee.Sample {
 					if probe {
@@ -417,6 +421,27 @@ func searchCorpora(t testing.TB, seed uint64, n int, simSeeds ...int) []searchCo
 	}
 }
 
+// bySimAgreement splits a simulated corpus's cases by their keys'
+// agreement with the official windows (simAgreeing): the arms of keys
+// whose simulated knees fall inside the windows InferenceX measured
+// (the simulated engine calibrated, as issue 28 asks), and the others.
+// On the simulated conc-lists the others hold the costly arms: windows
+// their simulated curves rise through, whose top gate, a fifth to half
+// a doubling wide, the search reads again at the full length.
+func bySimAgreement(t testing.TB, cases []*searchCase) (agreeing, others []*searchCase) {
+	agrees := simAgreeing(t)
+	for _, c := range cases {
+		a, ok := agrees[c.key]
+		require.True(t, ok, "%s: key %q not in %s", c.id, c.key, simAgreementGolden)
+		if a {
+			agreeing = append(agreeing, c)
+		} else {
+			others = append(others, c)
+		}
+	}
+	return agreeing, others
+}
+
 // BenchmarkAdaptiveSearch prints the adaptive search against the full
 // grid on the four corpora, with the bracketing points at the full
 // length and as probes: knee agreement, points per arm, the agreement of
@@ -464,6 +489,13 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 		b.ReportMetric(pct(r.t.agree, r.t.arms), "agree_%_"+r.corpus+"_"+strings.Fields(r.f.name)[0])
 		b.ReportMetric(100*r.t.gpuHours(), "gpu_hours_%_"+r.corpus+"_"+strings.Fields(r.f.name)[0])
 		b.ReportMetric(pct(r.t.peakSame, r.t.peakArms), "peak_%_"+r.corpus+"_"+strings.Fields(r.f.name)[0])
+	}
+	for _, r := range rows {
+		if r.corpus == "simulated" && r.f == probes {
+			agreeing, others := bySimAgreement(b, r.cases)
+			fmt.Fprintf(&out, "simulated, 180 s probes, keys whose simulated knees fall inside the official windows: %s\nsimulated, 180 s probes, the other keys: %s\n",
+				scoreSearch(agreeing, nil), scoreSearch(others, nil))
+		}
 	}
 	// On stdout: testing cuts a benchmark's log to its first ten lines.
 	fmt.Print(out.String())
@@ -513,7 +545,17 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // MI355X TP2 EP2, 63.4 % on seeds 1, 4 and 6) run their top gate, and
 // some their far probes, again at the full length: their top steps gain
 // 14-21 % per doubling against the 10 % gate over a fifth to a half of a
-// doubling, which two 180 s probes cannot read. Before the failed top
+// doubling, which two 180 s probes cannot read. By key
+// (bySimAgreement): the four keys whose simulated knees fall inside
+// InferenceX's official windows (simengine's agreement golden: Qwen3.5
+// FP8 on MI325X and MI300X, GLM-5.2 FP8 and MiniMax-M3 FP8 on MI325X)
+// cost 19.49 % on seeds 1-6 (54 arms, each with a peak in its full grid;
+// 19.10-20.70 % a seed) and 19.23 % held out, which TestAdaptiveSearch
+// holds under 20 %; the four whose windows the simulated curves do not
+// match (Qwen3.5 FP4 MI355X, Qwen3.5 FP8 H200, MiniMax-M3 FP4 and
+// DeepSeek-V4 FP4 on MI355X) 26.38 % (48 arms; 18.36-35.02 % a seed)
+// and 24.43 % held out, where 12 of their 16 arms have no peak: a full
+// grid that rises through its window is what costs. Before the failed top
 // probe's rule, arms whose probes near a full KV pool read far off their
 // full points ran those again (MI300X Qwen3.5 TP8 and TP8 EP8, seed 3:
 // c20 and c24 at KV 0.93 and 1.00 after a full-length c32; 60.0 % of
@@ -1611,6 +1653,18 @@ func TestAdaptiveSearch(t *testing.T) {
 			}
 			if p := float64(tally.peakSame) / float64(tally.peakArms); p < lim[2] {
 				t.Errorf("%s, %s: the peak the full grid's on %.1f%% of the arms with one, want ≥ %.1f%%", sc.name, f.name, 100*p, 100*lim[2])
+			}
+			if sc.name == "simulated" && f == probes {
+				// The issue's 20 % on the keys whose simulated knees fall
+				// inside the official windows (bySimAgreement).
+				agreeing, others := bySimAgreement(t, cases)
+				ta, to := scoreSearch(agreeing, nil), scoreSearch(others, nil)
+				t.Logf("%s, %s, keys whose simulated knees fall inside the official windows: %s", sc.name, f.name, ta)
+				t.Logf("%s, %s, the other keys: %s", sc.name, f.name, to)
+				if ta.agree < ta.arms || ta.gpuHours() > 0.20 {
+					t.Errorf("%s, %s, keys whose simulated knees fall inside the official windows: knee agreement %.2f%% at %.1f%% of the full grid's GPU-hours, want 100%% at ≤ 20%%",
+						sc.name, f.name, pct(ta.agree, ta.arms), 100*ta.gpuHours())
+				}
 			}
 		}
 	}

@@ -26,6 +26,32 @@ const (
 	simDoublingCorpusFile = "../../testdata/knee/simcorpus/simcorpus-doubling.csv"
 )
 
+// simAgreementGolden is simengine's TestAgreementWithOfficialWindows
+// golden: for each planned key, whether its simulated arms put their
+// knees inside the official windows InferenceX measured.
+const simAgreementGolden = "../../testdata/simengine/agreement.golden"
+
+// simAgreeing reads simAgreementGolden into whether each key agrees by
+// the strict count (its line starts "agree"; "disagree", "by peak" and
+// "by frontier" do not).
+func simAgreeing(t testing.TB) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(simAgreementGolden)
+	require.NoError(t, err)
+	out := map[string]bool{}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 2 && (f[0] == "agree" || f[0] == "disagree"):
+			out[strings.TrimSuffix(f[1], ":")] = f[0] == "agree"
+		case len(f) >= 3 && f[0] == "by":
+			out[strings.TrimSuffix(f[2], ":")] = false
+		}
+	}
+	require.NotEmpty(t, out, "%s: no key read", simAgreementGolden)
+	return out
+}
+
 var simCorpusHeader = []string{"key", "arm", "seed", "length", "conc", "gpus", "seconds", "total_tps", "output_tps", "intvty_p50", "excluded", "kv_usage", "cache_hit"}
 
 // simArm is one arm of one simulated discovery: its full grid at the

@@ -199,7 +199,7 @@ func fraction(v *float64) string {
 // apart, one of the 1M-context families' long sessions (MiniMax-M3 FP8
 // MI325X TP8) 10 % (and two arms' probes read off by a bias, not noise:
 // GLM-5.2's by 25 % rms, the MI325X Qwen3.5 TP2 EP2 arm's 20 % low). On
-// seeds 1-6: 996 probes, 8.46 % against 8.31 %. Scaling each simulated
+// seeds 1-8: 1,328 probes, 8.47 % against 8.31 %. Scaling each simulated
 // probe's noise by the output tokens it measured (σ = 12.3 % ×
 // sqrt(12,500 / tokens), fitted on seeds 1-4) changed the simulated conc-lists' GPU-hours on seeds 1-4
 // from 25.12 / 18.83 / 23.80 / 22.13 % to 24.26 / 18.83 / 23.80 /

@@ -20,7 +20,7 @@ keys="qwen3.5-fp8-mi325x-sglang-agentic-mtp qwen3.5-fp4-mi355x-sglang-agentic-mt
 qwen3.5-fp8-mi300x-sglang-agentic-mtp minimaxm3-fp8-mi325x-vllm-agentic-mtp
 glm5.2-fp8-mi325x-sglang-agentic-mtp minimaxm3-fp4-mi355x-vllm-agentic-mtp
 qwen3.5-fp8-h200-sglang-agentic-mtp dsv4-fp4-mi355x-sglang-agentic-mtp"
-seeds=${SEEDS:-1 2 3 4 5 6}
+seeds=${SEEDS:-1 2 3 4 5 6 7 8}
 mkdir -p "$work/full" "$work/probe"
 go build -o "$work/sweep" ./cmd/sweep
 for seed in $seeds; do

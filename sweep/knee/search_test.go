@@ -613,7 +613,17 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // 100/21.39 (on the conc-lists, seeds 1-6, 600 s runs whose pool came
 // to KV 0.8-0.9 read 3.7 % rms from their 1200 s points, 180 s probes
 // there 4.8 %; above 0.9, 18 % and 57 %). A noise per probe from the
-// output tokens it measured: TestSimProbeNoise.
+// output tokens it measured: TestSimProbeNoise. Two re-run orders for
+// the Qwen3.5 FP4 MI355X TP2 EP2 arm ([1 4 8 12 16 20], 63.4 % of its
+// grid on five of eight seeds: c20, c1, c16 and c4 run again, the far
+// probes because moving one moves the probe bias Analyze reads against
+// the lone full-length point, not the gate's bend): the point below the
+// top run again for an ambiguous knee in the top gate once the top is at
+// the full length (kneeInTopGate with one probe left), 22.47 % to 22.47 %
+// on simulated seeds 1-4, synthetic conc-lists 97.91/16.11 to
+// 97.84/16.12 (corpusSeed, 1500 arms); with no far probe run again
+// under an unsaturated verdict whose top gate is at the full length,
+// 22.36 % and the same, corpusSeed+3's conc-lists 97.07 to 97.00 %.
 //
 // A failed probe at the top of the grid ends no bracket
 // (TestNextStepFailedTopProbe): the bracket ran a probe that failed a

@@ -592,7 +592,10 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // robust, or a sure unsaturated verdict, and an unsteady probe only where
 // half its reading moves nothing); 23.34, 23.69, 23.30, 22.92, 23.42 and
 // 23.26 % when no kept probe came near a full KV pool; the search itself
-// 18.95, 23.33, 23.80, 22.13, 18.83 and 25.12 %.
+// 18.95, 23.33, 23.80, 22.13, 18.83 and 25.12 %. On seeds 7 and 8
+// (main e9e1c14): 16.44 and 16.57 % robust, 16.44 and 16.04 %
+// searchable, 23.18 and 23.30 % without a probe near a full pool; the
+// search 24.10 and 24.69 %.
 // On seeds 1-4 the simulated conc-lists' cost splits into server starts
 // 5.2 %, probes 9.8-10.1 %, probes run again for their noise 0-6.0 %
 // (the top gates and far probes above) and unsteady probes run again

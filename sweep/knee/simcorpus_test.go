@@ -32,20 +32,27 @@ const (
 const simAgreementGolden = "../../testdata/simengine/agreement.golden"
 
 // simAgreeing reads simAgreementGolden into whether each key agrees by
-// the strict count (its line starts "agree"; "disagree", "by peak" and
-// "by frontier" do not).
+// the strict count. Each key's line is knee.KeyVerdict.Line's: the
+// verdict's label (Label) in 17 columns, then the key; the strict one's
+// label is the only agreeing one (by peak, by frontier, disagree and
+// unfinished are not). The count at the end has no label.
 func simAgreeing(t testing.TB) map[string]bool {
 	t.Helper()
 	b, err := os.ReadFile(simAgreementGolden)
 	require.NoError(t, err)
+	labels := map[string]bool{}
+	for _, v := range []knee.KeyVerdict{{Strict: true}, {ByPeak: true, ByFrontier: true}, {ByPeak: true}, {ByFrontier: true}, {}, {Unfinished: true}} {
+		labels[v.Label()] = v.Strict
+	}
+	const labelWidth = 17
 	out := map[string]bool{}
 	for line := range strings.Lines(string(b)) {
-		f := strings.Fields(line)
-		switch {
-		case len(f) >= 2 && (f[0] == "agree" || f[0] == "disagree"):
-			out[strings.TrimSuffix(f[1], ":")] = f[0] == "agree"
-		case len(f) >= 3 && f[0] == "by":
-			out[strings.TrimSuffix(f[2], ":")] = false
+		if len(line) <= labelWidth {
+			continue
+		}
+		strict, ok := labels[strings.TrimSpace(line[:labelWidth])]
+		if f := strings.Fields(line[labelWidth:]); ok && len(f) > 0 {
+			out[strings.TrimSuffix(f[0], ":")] = strict
 		}
 	}
 	require.NotEmpty(t, out, "%s: no key read", simAgreementGolden)
@@ -201,9 +208,9 @@ func fraction(v *float64) string {
 // GLM-5.2's by 25 % rms, the MI325X Qwen3.5 TP2 EP2 arm's 20 % low). On
 // seeds 1-8: 1,328 probes, 8.47 % against 8.31 %. Scaling each simulated
 // probe's noise by the output tokens it measured (σ = 12.3 % ×
-// sqrt(12,500 / tokens), fitted on seeds 1-4) changed the simulated conc-lists' GPU-hours on seeds 1-4
-// from 25.12 / 18.83 / 23.80 / 22.13 % to 24.26 / 18.83 / 23.80 /
-// 20.43 % and lost one arm (Qwen3.5 FP4 MI355X TP4, seed 4: ambiguous
+// sqrt(12,500 / tokens), fitted on seeds 1-4) changed the simulated
+// conc-lists' GPU-hours on seeds 1-4 from 25.12 / 18.83 / 23.80 /
+// 22.13 % to 24.26 / 18.83 / 23.80 / 20.43 % and lost one arm (Qwen3.5 FP4 MI355X TP4, seed 4: ambiguous
 // c24 where the full grid reads unsaturated): not adopted (the costly
 // arms' gates are decided by Analyze's posterior on probes alone, which
 // counts each probe as a full point whatever its noise).

@@ -170,6 +170,24 @@ func TestDiscoverAdaptiveProbes(t *testing.T) {
 	}
 	assert.Equal(t, 4, seen[true], "the kv=none arm's points")
 	assert.Equal(t, 1, seen[false], "the kv=dram arm's point")
+
+	// What it cost on the hardware, priced as planned (a server start
+	// 600 s, a point 1200 s + 60, a probe 180 s + 60; 8 GPUs): two server
+	// starts, four probes and the kv=dram arm's c16, against InferenceX's
+	// six points with a server start each, and the six at the full length
+	// on the two server starts.
+	var sum campaign.Summary
+	data, err := os.ReadFile(filepath.Join(out, campaign.SummaryJSON))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sum))
+	require.NotNil(t, sum.Spent)
+	sp := *sum.Spent
+	assert.Equal(t, [3]int{2, 1, 4}, [3]int{sp.ServerStarts, sp.Runs, sp.Probes}, "server starts, full-length runs, probes")
+	assert.InDelta(t, 8*(2*600+4*240+1260)/3600.0, sp.GPUHours, 1e-9)
+	assert.InDelta(t, 8*6*(600+1260)/3600.0, sp.InferenceXGPUHours, 1e-9)
+	assert.InDelta(t, 8*(2*600+6*1260)/3600.0, sp.GridGPUHours, 1e-9)
+	assert.False(t, sp.Measured, "a simulated sweep is priced as planned")
+	assert.Contains(t, stdout, "GPU-hours on the hardware: 7.6 spent, 31 % of InferenceX's 24.8 (6 points, a server start each) and 39 % of 19.5 (each point once at the full length on this schedule's server starts)\n")
 }
 
 // TestDiscoverAdaptiveKeepsProbe: discover --adaptive on the MI325X GLM-5.2
@@ -446,7 +464,7 @@ func TestDiscoverDryRun(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "discover", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--dry-run", "--out", out)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "declares one server for the arm, planned for conc 64")
-	assert.Contains(t, stdout, "this schedule:   1 server starts")
+	assert.Contains(t, stdout, "this schedule:   1 server start, ")
 	assert.Contains(t, stdout, "InferenceX's:    7 server starts")
 	assert.NoDirExists(t, out, "a dry run writes nothing")
 
@@ -457,7 +475,8 @@ func TestDiscoverDryRun(t *testing.T) {
 
 	code, stdout, _ = runCLI(t, "discover", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--dry-run", "--adaptive", "--out", out)
 	require.Equal(t, 0, code)
-	assert.Contains(t, stdout, "x4 bracketing as 180 s probes on grids of more than three points, run again at the full length where the verdict hangs on their noise")
+	assert.Contains(t, stdout, "x4 bracketing as 180 s probes, run again at the full length where the verdict hangs on them")
+	assert.Contains(t, stdout, "the summary gives the GPU-hours the search spent when it ends")
 }
 
 func TestDiscoverFlags(t *testing.T) {

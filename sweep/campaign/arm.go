@@ -203,7 +203,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 				}
 				obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe})
 				obs(Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
-					Status: status, Error: "server start: " + err.Error(), Seconds: since(start), Probe: p.Probe})
+					Status: status, Error: serverStartFailed + err.Error(), Seconds: since(start), Probe: p.Probe})
 				continue
 			}
 			srv, srvFor = s, p.Server

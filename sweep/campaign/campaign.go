@@ -62,6 +62,9 @@ type Options struct {
 	// invocation, at the full length); an arm it asks nothing of gets
 	// none.
 	Choose func(Job, map[string]Ran) []*Point
+	// Cost prices the summary's GPU-hours (Summary.Spent; nil:
+	// PlannedCost(0)).
+	Cost *Cost
 }
 
 // pointState is what the journal says about one point.

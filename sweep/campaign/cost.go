@@ -1,6 +1,8 @@
 package campaign
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"sweep/internal/stats"
@@ -33,30 +35,43 @@ func PlannedCost(duration int) *Cost {
 }
 
 // MeasuredCost is the cost model of the earlier sweep directory dir: the
-// mean of its journal's server starts and of its completed points, each
-// falling back to the plan's where the journal has none.
+// mean of its journal's server starts and of its completed full-length
+// points (measured), each falling back to the plan's where the journal
+// has none. A simulated sweep's times are this host's, not the
+// hardware's: its directory gives an error and the plan's times.
 func MeasuredCost(dir string, duration int) (*Cost, error) {
 	c := PlannedCost(duration)
 	recs, err := ReadJournal(dir)
 	if err != nil {
 		return c, err
 	}
+	if len(recs) > 0 && recs[0].Identity.Simulated() {
+		return c, fmt.Errorf("%s holds a simulated sweep: its times are this host's, not the hardware's", dir)
+	}
+	return c.measured(recs), nil
+}
+
+// measured is c with the times recs measured: the mean server start
+// (server_ready) and the mean completed full-length point (a probe's
+// time is its own length's, not a point's), each where recs have one.
+func (c *Cost) measured(recs []Record) *Cost {
+	m := *c
 	var starts, points []float64
 	for _, r := range recs {
 		switch {
 		case r.Event == EventServerReady && r.Seconds > 0:
 			starts = append(starts, r.Seconds)
-		case r.Event == EventPointEnd && r.Status == StatusOK && r.Seconds > 0:
+		case r.Event == EventPointEnd && r.Status == StatusOK && !r.Probe && r.Seconds > 0:
 			points = append(points, r.Seconds)
 		}
 	}
 	if len(starts) > 0 {
-		c.StartSeconds, c.MeasuredStart = stats.Mean(starts), true
+		m.StartSeconds, m.MeasuredStart = stats.Mean(starts), true
 	}
 	if len(points) > 0 {
-		c.PointSeconds, c.MeasuredPoint = stats.Mean(points), true
+		m.PointSeconds, m.MeasuredPoint = stats.Mean(points), true
 	}
-	return c, nil
+	return &m
 }
 
 // Point is a point's load time on a real cluster in seconds: measured,
@@ -136,4 +151,88 @@ func (c *Cost) SimulatedSeconds(s *Schedule, scale float64) float64 {
 		total += c.PointWall(p, true, scale).Seconds()
 	}
 	return total
+}
+
+// serverStartFailed begins the error of a point whose server did not
+// start: its load never ran.
+const serverStartFailed = "server start: "
+
+// Spending is what a sweep directory's runs cost on the hardware, over
+// every invocation, beside what its schedule's grid costs.
+type Spending struct {
+	// ServerStarts, Runs (at the full length) and Probes count what ran:
+	// every run of a point (a probe and its full-length run again count
+	// one each), a server start that failed too. A point whose server did
+	// not start never ran, and a run killed before its end was recorded
+	// is not counted.
+	ServerStarts int     `json:"server_starts"`
+	Runs         int     `json:"full_length_runs"`
+	Probes       int     `json:"probes"`
+	GPUHours     float64 `json:"gpu_hours"`
+	// GridGPUHours is the schedule's every point once at the full length
+	// on its planned server starts; InferenceXGPUHours the same points
+	// with a server start each, as InferenceX runs them (Estimate).
+	GridGPUHours       float64 `json:"grid_gpu_hours"`
+	InferenceXGPUHours float64 `json:"inferencex_gpu_hours"`
+	// Measured says a run is priced at its recorded time and a server
+	// start at the directory's mean (StartSeconds); otherwise, for a
+	// simulated sweep whose times are this host's, each as the cost model
+	// plans it.
+	Measured     bool    `json:"measured"`
+	StartSeconds float64 `json:"server_start_seconds"`
+}
+
+// Spent prices what the journal records recs of schedule s say ran
+// (Spending), the grid with them. simulated prices every run as c plans
+// it (a failed or interrupted run as a whole one); otherwise a run
+// costs its recorded time and a server start the records' mean
+// (measured).
+func (c *Cost) Spent(s *Schedule, recs []Record, simulated bool) Spending {
+	price := c
+	if !simulated {
+		price = c.measured(recs)
+	}
+	sp := Spending{Measured: !simulated, StartSeconds: price.StartSeconds}
+	for _, r := range recs {
+		if r.Arm < 1 || r.Arm > len(s.Arms) {
+			continue
+		}
+		a := s.Arms[r.Arm-1]
+		gpus := float64(a.GPUs * max(a.Nodes, 1))
+		switch {
+		case r.Event == EventServerStart:
+			sp.ServerStarts++
+			sp.GPUHours += gpus * price.StartSeconds / 3600
+		case r.Event == EventPointEnd && ran(r) && r.Index >= 1 && r.Index <= len(s.Points):
+			p := s.Points[r.Index-1]
+			if r.Probe {
+				p = p.AsProbe()
+				sp.Probes++
+			} else {
+				sp.Runs++
+			}
+			t := price.Point(p)
+			if !simulated && r.Seconds > 0 {
+				t = r.Seconds
+			}
+			sp.GPUHours += gpus * t / 3600
+		}
+	}
+	ours, theirs := price.Estimate(s, func([]*Arm, []float64) float64 { return 0 })
+	sp.GridGPUHours, sp.InferenceXGPUHours = ours.GPUHours, theirs.GPUHours
+	return sp
+}
+
+// ran reports whether the point_end record r ends a run of the point's
+// load: it completed, or it failed or was interrupted after its load
+// started (a job that never started records no time, a point whose
+// server did not start its error).
+func ran(r Record) bool {
+	switch r.Status {
+	case StatusOK:
+		return true
+	case StatusFailed, StatusInterrupted:
+		return r.Seconds > 0 && !strings.HasPrefix(r.Error, serverStartFailed)
+	}
+	return false
 }

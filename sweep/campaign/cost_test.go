@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/recipes"
 	"sweep/sweep/campaign"
 )
 
@@ -51,6 +52,7 @@ func TestMeasuredCost(t *testing.T) {
 		{Event: campaign.EventPointEnd, Status: campaign.StatusOK, Seconds: 50},
 		{Event: campaign.EventPointEnd, Status: campaign.StatusFailed, Seconds: 5000}, // not a measure
 		{Event: campaign.EventPointEnd, Status: campaign.StatusOK, Seconds: 70},
+		{Event: campaign.EventPointEnd, Status: campaign.StatusOK, Seconds: 240, Probe: true}, // a probe's time is its own length's
 	} {
 		require.NoError(t, j.Append(r))
 	}
@@ -62,4 +64,70 @@ func TestMeasuredCost(t *testing.T) {
 	c, err = campaign.MeasuredCost(t.TempDir(), 900)
 	assert.Error(t, err, "no journal")
 	assert.Equal(t, campaign.PlannedCost(900), c, "the plan's times stand in")
+}
+
+// TestSpent prices what a journal says ran: every server start and every
+// run of a point's load (a probe at its own length), simulated as
+// planned, else at the recorded times; a point whose server did not
+// start, a job that never started and a skip cost nothing.
+func TestSpent(t *testing.T) {
+	s := testSchedule(t, []int{8, 4}, 4, 16) // arm 1: 8 GPUs, arm 2: 4; 2 points each
+	s.Points[0].ProbeClient, s.Points[0].ProbeDuration = &recipes.Command{Argv: []string{"client"}}, 180
+	recs := []campaign.Record{
+		{Event: campaign.EventSweepStart},
+		{Event: campaign.EventServerStart, Arm: 1, Index: 1},
+		{Event: campaign.EventServerReady, Arm: 1, Seconds: 400},
+		{Event: campaign.EventPointEnd, Arm: 1, Index: 1, Status: campaign.StatusOK, Probe: true, Seconds: 5},
+		{Event: campaign.EventPointEnd, Arm: 1, Index: 1, Status: campaign.StatusOK, Seconds: 1300},
+		{Event: campaign.EventPointEnd, Arm: 1, Index: 2, Status: campaign.StatusFailed, Error: "watchdog: no result after 5s", Seconds: 50},
+		{Event: campaign.EventServerStart, Arm: 2, Index: 3},
+		{Event: campaign.EventPointEnd, Arm: 2, Index: 3, Status: campaign.StatusFailed, Error: "server start: engine exited before /health", Seconds: 30},
+		{Event: campaign.EventPointEnd, Arm: 2, Index: 4, Status: campaign.StatusFailed, Error: "the job never started"},
+		{Event: campaign.EventPointEnd, Arm: 2, Index: 4, Status: campaign.StatusSkipped},
+		{Event: campaign.EventServerStart, Arm: 3, Index: 5}, // no such arm
+	}
+	for _, tc := range []struct {
+		name      string
+		simulated bool
+		want      campaign.Spending
+	}{
+		{"simulated: as planned", true, campaign.Spending{
+			ServerStarts: 2, Runs: 2, Probes: 1, StartSeconds: 600,
+			GPUHours:           (8*600 + 4*600 + 8*(180+60) + 8*660 + 8*660) / 3600.0,
+			GridGPUHours:       (8*(600+2*660) + 4*(600+2*660)) / 3600.0,
+			InferenceXGPUHours: (8*2*(600+660) + 4*2*(600+660)) / 3600.0,
+		}},
+		{"measured: the recorded times", false, campaign.Spending{
+			ServerStarts: 2, Runs: 2, Probes: 1, StartSeconds: 400, Measured: true,
+			GPUHours:           (8*400 + 4*400 + 8*5 + 8*1300 + 8*50) / 3600.0,
+			GridGPUHours:       (8*(400+2*1300) + 4*(400+2*1300)) / 3600.0, // a point the mean full-length run, the probe not among them
+			InferenceXGPUHours: (8*2*(400+1300) + 4*2*(400+1300)) / 3600.0,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := campaign.PlannedCost(600).Spent(s, recs, tc.simulated)
+			assert.InDelta(t, tc.want.GPUHours, got.GPUHours, 1e-9)
+			assert.InDelta(t, tc.want.GridGPUHours, got.GridGPUHours, 1e-9)
+			assert.InDelta(t, tc.want.InferenceXGPUHours, got.InferenceXGPUHours, 1e-9)
+			got.GPUHours, got.GridGPUHours, got.InferenceXGPUHours = tc.want.GPUHours, tc.want.GridGPUHours, tc.want.InferenceXGPUHours
+			assert.Equal(t, tc.want, got)
+		})
+	}
+	sp := campaign.PlannedCost(600).Spent(s, recs, true)
+	assert.Equal(t, "GPU-hours on the hardware: 5.5 spent, 65 % of InferenceX's 8.4 (4 points, a server start each) and 85 % of 6.4 (each point once at the full length on this schedule's server starts)\n"+
+		"  spent on 2 server starts, 2 full-length runs and 1 probe; priced as planned (simulated: the hardware's times, not this host's): a server start 600 s, a run its length + 60 s\n", sp.Lines(4))
+	sp = campaign.PlannedCost(600).Spent(s, recs, false)
+	assert.Contains(t, sp.Lines(4), "; priced as measured: each run its own time, a server start this directory's mean, 400 s\n")
+}
+
+func TestMeasuredCostOfSimulatedSweep(t *testing.T) {
+	dir := t.TempDir()
+	j, _, err := campaign.OpenJournal(dir)
+	require.NoError(t, err)
+	require.NoError(t, j.Append(campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover", Settings: []campaign.Setting{{Name: "--simulate", Value: "true"}}}}))
+	require.NoError(t, j.Append(campaign.Record{Event: campaign.EventServerReady, Seconds: 2}))
+	require.NoError(t, j.Close())
+	c, err := campaign.MeasuredCost(dir, 0)
+	assert.EqualError(t, err, dir+" holds a simulated sweep: its times are this host's, not the hardware's")
+	assert.Equal(t, campaign.PlannedCost(0), c, "the plan's times stand in")
 }

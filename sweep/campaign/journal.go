@@ -311,6 +311,12 @@ type Setting struct {
 	Value string `json:"value"`
 }
 
+// Simulated reports whether the sweep ran on the simulated engine (its
+// --simulate setting; false for a nil Identity).
+func (id *Identity) Simulated() bool {
+	return id != nil && slices.Contains(id.Settings, Setting{Name: "--simulate", Value: "true"})
+}
+
 // AdaptiveSetting is the Identity setting that records whether the sweep
 // is an adaptive discovery (ReadCoverage reads it back).
 func AdaptiveSetting(on bool) Setting {

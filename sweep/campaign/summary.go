@@ -45,6 +45,9 @@ type Summary struct {
 	Skipped      int            `json:"skipped"`
 	ServerStarts int            `json:"server_starts"`
 	WallSeconds  float64        `json:"wall_seconds"`
+	// Spent is what the directory's runs cost on the hardware over every
+	// invocation, beside its grid (nil: the journal could not be read).
+	Spent *Spending `json:"spent,omitempty"`
 }
 
 func (s *sweep) summary() *Summary {
@@ -67,6 +70,14 @@ func (s *sweep) summary() *Summary {
 			sum.Pending++
 		}
 		sum.Points = append(sum.Points, ps)
+	}
+	if recs, err := ReadJournal(s.o.Dir); err == nil {
+		c := s.o.Cost
+		if c == nil {
+			c = PlannedCost(0)
+		}
+		sp := c.Spent(s.o.Schedule, recs, s.o.Identity.Simulated())
+		sum.Spent = &sp
 	}
 	return sum
 }
@@ -110,7 +121,31 @@ func (sum *Summary) Table() string {
 		skipped = fmt.Sprintf(", %d skipped by adaptive discovery", sum.Skipped)
 	}
 	fmt.Fprintf(&b, "%d ok, %d failed, %d not run%s; %s in this invocation\n", sum.OK, sum.Failed, sum.Pending, skipped, plural.Count(sum.ServerStarts, "server start", "server starts"))
+	if sum.Spent != nil {
+		b.WriteString(sum.Spent.Lines(len(sum.Points)))
+	}
 	return b.String()
+}
+
+// Lines says what the runs cost on the hardware against the grid of n
+// points: "GPU-hours on the hardware: 43.1 spent, 14 % of InferenceX's
+// 300.8 (32 points, a server start each) and 19 % of 220.1 (each point
+// once at the full length on this schedule's server starts)", then
+// what was spent and how it is priced.
+func (sp *Spending) Lines(n int) string {
+	share := func(of float64) string {
+		if of <= 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.0f %%", 100*sp.GPUHours/of)
+	}
+	price := fmt.Sprintf("priced as planned (simulated: the hardware's times, not this host's): a server start %.0f s, a run its length + 60 s", sp.StartSeconds)
+	if sp.Measured {
+		price = fmt.Sprintf("priced as measured: each run its own time, a server start this directory's mean, %.0f s", sp.StartSeconds)
+	}
+	return fmt.Sprintf("GPU-hours on the hardware: %.1f spent, %s of InferenceX's %.1f (%s, a server start each) and %s of %.1f (each point once at the full length on this schedule's server starts)\n  spent on %s, %s and %s; %s\n",
+		sp.GPUHours, share(sp.InferenceXGPUHours), sp.InferenceXGPUHours, plural.Count(n, "point", "points"), share(sp.GridGPUHours), sp.GridGPUHours,
+		plural.Count(sp.ServerStarts, "server start", "server starts"), plural.Count(sp.Runs, "full-length run", "full-length runs"), plural.Count(sp.Probes, "probe", "probes"), price)
 }
 
 // Write writes summary.json and summary.txt into dir atomically.

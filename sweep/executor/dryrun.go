@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"sweep/internal/plural"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
 	"sweep/sweep/run"
@@ -77,10 +78,10 @@ func WriteDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, gpus []int
 	n := len(node.GPUs)
 	ours, theirs := c.Estimate(s, node.Wall)
 	fmt.Fprintf(w, "\ncost (server start %.0f s %s; point = duration + 60 s, %s):\n", c.StartSeconds, src(c.MeasuredStart), src(c.MeasuredPoint))
-	fmt.Fprintf(w, "  this schedule:   %d server starts, %.1f GPU-hours, wall %s on %d GPUs\n",
-		ours.ServerStarts, ours.GPUHours, fmtHours(ours.WallSeconds), n)
-	fmt.Fprintf(w, "  InferenceX's:    %d server starts (one job and one model load per point), %.1f GPU-hours, wall %s on %d GPUs\n",
-		theirs.ServerStarts, theirs.GPUHours, fmtHours(theirs.WallSeconds), n)
+	fmt.Fprintf(w, "  this schedule:   %s, %.1f GPU-hours, wall %s on %d GPUs\n",
+		plural.Count(ours.ServerStarts, "server start", "server starts"), ours.GPUHours, fmtHours(ours.WallSeconds), n)
+	fmt.Fprintf(w, "  InferenceX's:    %s (one job and one model load per point), %.1f GPU-hours, wall %s on %d GPUs\n",
+		plural.Count(theirs.ServerStarts, "server start", "server starts"), theirs.GPUHours, fmtHours(theirs.WallSeconds), n)
 	if theirs.GPUHours > 0 {
 		fmt.Fprintf(w, "  saving:          %.1f GPU-hours (%.0f %%)\n", theirs.GPUHours-ours.GPUHours, 100*(theirs.GPUHours-ours.GPUHours)/theirs.GPUHours)
 	}

@@ -131,7 +131,7 @@ func (s Sweep) Run(ctx context.Context) error {
 	sum, runErr := campaign.Run(ctx, campaign.Options{
 		Dir: s.Dir, Schedule: s.Schedule, Executor: ex, Retries: s.Retries, FailFast: s.FailFast,
 		Identity: campaign.Identity{Command: s.Command, Settings: s.Settings},
-		Progress: progress, Parallel: s.Schedule.Parallel(len(s.GPUs)), Estimate: s.pointWall, Choose: s.Choose(),
+		Progress: progress, Parallel: s.Schedule.Parallel(len(s.GPUs)), Estimate: s.pointWall, Choose: s.Choose(), Cost: s.Cost,
 	})
 	if sum != nil {
 		fmt.Fprintf(s.Out, "\n%s", sum.Table())
@@ -181,11 +181,11 @@ func (s *Sweep) wire(l Launch, progress io.Writer) error {
 // launch.
 func (s Sweep) dryRun(progress io.Writer) error {
 	if s.Adaptive {
-		points := "at the full length, then the knee's doubling neighbours that can still move it"
+		points := "at the full length"
 		if s.ProbeDuration > 0 {
-			points = fmt.Sprintf("as %d s probes on grids of more than three points, run again at the full length where the verdict hangs on their noise (one more than a doubling from a grid neighbour; the top two grid points where the saturation gate does), then the knee's doubling neighbours that can still move it, as probes where their grid neighbours lie within a doubling", s.ProbeDuration)
+			points = fmt.Sprintf("as %d s probes, run again at the full length where the verdict hangs on them", s.ProbeDuration)
 		}
-		fmt.Fprintf(s.Out, "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing %s); the cost below is the full grid's upper bound; on the knee benchmark the search needs 15 %% (synthetic doubling grids) to 20 %% (synthetic conc-lists), 19 %% (simulated doubling grids) and 30 %% (simulated conc-lists) of InferenceX's GPU-hours with 180 s probes, 44-55 %% without\n", points)
+		fmt.Fprintf(s.Out, "adaptive: each arm runs only the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's neighbours that can still move it; README: sweep discover --adaptive); the cost below is the full grid's, an upper bound: the summary gives the GPU-hours the search spent when it ends\n", points)
 	}
 	if err := WriteDryRun(s.Out, s.Schedule, s.Cost, s.GPUs, s.MaxParallel, s.Simulate, s.TimeScale); err != nil {
 		return err

@@ -33,7 +33,7 @@ func TestSweepDryRun(t *testing.T) {
 	err := sw.Run(t.Context())
 	assert.EqualError(t, err, "no such site fact", "the launch's error, after the schedule is printed")
 	assert.Equal(t, 1, launches)
-	assert.Contains(t, out.String(), "adaptive: each arm runs the points knee.Next asks for as results come in (x4 bracketing as 300 s probes on grids of more than three points, run again at the full length where the verdict hangs on their noise")
+	assert.Contains(t, out.String(), "adaptive: each arm runs only the points knee.Next asks for as results come in (x4 bracketing as 300 s probes, run again at the full length where the verdict hangs on them, then the knee's neighbours that can still move it; README: sweep discover --adaptive); the cost below is the full grid's, an upper bound: the summary gives the GPU-hours the search spent when it ends\n")
 	assert.Contains(t, out.String(), "1 tp8")
 	assert.Contains(t, out.String(), "4 8", "the arm's concurrencies")
 	assert.Empty(t, log.String())

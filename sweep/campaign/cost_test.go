@@ -118,6 +118,8 @@ func TestSpent(t *testing.T) {
 		"  spent on 2 server starts, 2 full-length runs and 1 probe; priced as planned (simulated: the hardware's times, not this host's): a server start 600 s, a run its length + 60 s\n", sp.Lines(4))
 	sp = campaign.PlannedCost(600).Spent(s, recs, false)
 	assert.Contains(t, sp.Lines(4), "; priced as measured: each run its own time, a server start this directory's mean, 400 s\n")
+	sp.Probes = 0
+	assert.Contains(t, sp.Lines(4), "\n  spent on 2 server starts and 2 full-length runs; priced as measured", "no probes, none named")
 }
 
 func TestMeasuredCostOfSimulatedSweep(t *testing.T) {

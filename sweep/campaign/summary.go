@@ -143,9 +143,15 @@ func (sp *Spending) Lines(n int) string {
 	if sp.Measured {
 		price = fmt.Sprintf("priced as measured: each run its own time, a server start this directory's mean, %.0f s", sp.StartSeconds)
 	}
-	return fmt.Sprintf("GPU-hours on the hardware: %.1f spent, %s of InferenceX's %.1f (%s, a server start each) and %s of %.1f (each point once at the full length on this schedule's server starts)\n  spent on %s, %s and %s; %s\n",
-		sp.GPUHours, share(sp.InferenceXGPUHours), sp.InferenceXGPUHours, plural.Count(n, "point", "points"), share(sp.GridGPUHours), sp.GridGPUHours,
-		plural.Count(sp.ServerStarts, "server start", "server starts"), plural.Count(sp.Runs, "full-length run", "full-length runs"), plural.Count(sp.Probes, "probe", "probes"), price)
+	on := plural.Count(sp.ServerStarts, "server start", "server starts")
+	runs := plural.Count(sp.Runs, "full-length run", "full-length runs")
+	if sp.Probes > 0 {
+		on += ", " + runs + " and " + plural.Count(sp.Probes, "probe", "probes")
+	} else {
+		on += " and " + runs
+	}
+	return fmt.Sprintf("GPU-hours on the hardware: %.1f spent, %s of InferenceX's %.1f (%s, a server start each) and %s of %.1f (each point once at the full length on this schedule's server starts)\n  spent on %s; %s\n",
+		sp.GPUHours, share(sp.InferenceXGPUHours), sp.InferenceXGPUHours, plural.Count(n, "point", "points"), share(sp.GridGPUHours), sp.GridGPUHours, on, price)
 }
 
 // Write writes summary.json and summary.txt into dir atomically.

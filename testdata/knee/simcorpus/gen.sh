@@ -7,6 +7,8 @@
 # 1-256 (doubling.yaml: the same keys with that grid).
 #
 #   testdata/knee/simcorpus/gen.sh [WORKDIR [official|doubling]]   (from the repository root)
+#
+# $SEEDS and $KEYS (space-separated) replace the seeds and keys.
 set -eu
 work=${1:-$(mktemp -d)}
 grid=${2:-official}
@@ -16,10 +18,10 @@ official) ;;
 doubling) set -- --config-files testdata/knee/simcorpus/doubling.yaml ;;
 *) echo "gen.sh: grid $grid, want official or doubling" >&2; exit 2 ;;
 esac
-keys="qwen3.5-fp8-mi325x-sglang-agentic-mtp qwen3.5-fp4-mi355x-sglang-agentic-mtp
+keys=${KEYS:-"qwen3.5-fp8-mi325x-sglang-agentic-mtp qwen3.5-fp4-mi355x-sglang-agentic-mtp
 qwen3.5-fp8-mi300x-sglang-agentic-mtp minimaxm3-fp8-mi325x-vllm-agentic-mtp
 glm5.2-fp8-mi325x-sglang-agentic-mtp minimaxm3-fp4-mi355x-vllm-agentic-mtp
-qwen3.5-fp8-h200-sglang-agentic-mtp dsv4-fp4-mi355x-sglang-agentic-mtp"
+qwen3.5-fp8-h200-sglang-agentic-mtp dsv4-fp4-mi355x-sglang-agentic-mtp"}
 seeds=${SEEDS:-1 2 3 4 5 6 7 8}
 mkdir -p "$work/full" "$work/probe"
 go build -o "$work/sweep" ./cmd/sweep

@@ -221,10 +221,12 @@ func Analyze(a *Arm, o Options) *Result {
 	}
 	sigma := noise(r.Points, o.Sigma)
 	errs := make([]float64, len(use))
+	overflow := make([]bool, len(use))
 	for j, i := range use {
 		errs[j] = r.Points[i].ErrorRate
+		overflow[j] = j > 0 && overflowed(&r.Points[use[j-1]], &r.Points[i])
 	}
-	iso, mode := robustFit(u, y, w, errs, sigma)
+	iso, mode := robustFit(u, y, w, errs, overflow, sigma)
 	n := len(use)
 	fit, end, whole := smoothFit(u, y, w, iso, mode, sigma, o)
 	for j, i := range use {
@@ -702,9 +704,13 @@ func (t slopeAtTop) gainProb(gate float64) float64 {
 // a tiny weight still sits alone at the top of a rising run (c1 < c4 > c8
 // > ..., or a last point above a plateau), where no neighbour pools with
 // it, and so was never found a spike there. A lone peak followed by a
-// point whose error rate rises (errorsRise) is the top before a cliff,
-// not a spike: the errors say the fall after it is real.
-func robustFit(u, y, w, errs []float64, sigma float64) ([]float64, int) {
+// point whose error rate rises (errorsRise), or whose KV pool overflowed
+// where the peak's had not (overflow, from the point before it:
+// overflowed), is the top before a cliff, not a spike: the errors, or the
+// pool, say the fall after it is real (the simulated DeepSeek-V4 B300
+// SGLang TP4 arm: c1 10.1k tok/s/GPU, c4 29.8k at KV 0.59 and cache hit
+// rate 0.87, c8 9.4k with the pool pinned and the hit rate 0.11).
+func robustFit(u, y, w, errs []float64, overflow []bool, sigma float64) ([]float64, int) {
 	fit, mode := unimodal(y, w)
 	if w[mode] > 1 || len(y) < 4 {
 		return fit, mode
@@ -718,7 +724,7 @@ func robustFit(u, y, w, errs []float64, sigma float64) ([]float64, int) {
 	if block > 1 {
 		return fit, mode
 	}
-	if mode+1 < len(y) && errorsRise(slices.Min(errs[:mode+1]), errs[mode+1]) {
+	if mode+1 < len(y) && (errorsRise(slices.Min(errs[:mode+1]), errs[mode+1]) || overflow[mode+1]) {
 		return fit, mode
 	}
 	others, _ := unimodal(slices.Delete(slices.Clone(y), mode, mode+1), slices.Delete(slices.Clone(w), mode, mode+1))
@@ -843,10 +849,10 @@ func cliffs(r *Result, use []int, fit []float64, peak float64, o Options) []stri
 			add(p, fmt.Sprintf("interactivity %.1f tok/s/user, %.0f%% below flat throughput's", *p.Intvty,
 				100*(1-*p.Intvty*float64(p.Conc)/(*kp.Intvty*float64(kp.Conc)))))
 		}
-		if p.KVUsage != nil && *p.KVUsage >= 0.99 {
+		if p.kvPinned() {
 			add(p, "KV cache pinned")
 		}
-		if p.CacheHit != nil && kp.CacheHit != nil && *kp.CacheHit > 0.2 && *p.CacheHit < 0.5**kp.CacheHit {
+		if hitCollapsed(kp, p) {
 			add(p, fmt.Sprintf("cache hit rate %.2f (knee %.2f)", *p.CacheHit, *kp.CacheHit))
 		}
 	}
@@ -859,6 +865,23 @@ func cliffs(r *Result, use []int, fit []float64, peak float64, o Options) []stri
 		}
 	}
 	return why
+}
+
+// kvPinned reports a point whose KV pool was pinned full (usage at 99 %
+// or more).
+func (p *Point) kvPinned() bool { return p.KVUsage != nil && *p.KVUsage >= 0.99 }
+
+// hitCollapsed reports a cache hit rate at p below half of from's, from's
+// above 0.2: the cached prefixes are being evicted.
+func hitCollapsed(from, p *Point) bool {
+	return p.CacheHit != nil && from.CacheHit != nil && *from.CacheHit > 0.2 && *p.CacheHit < 0.5**from.CacheHit
+}
+
+// overflowed reports that p, measured above from, is past a KV pool
+// cliff from had not reached: p's pool pinned full where from's was not,
+// or its cache hit rate collapsed from from's.
+func overflowed(from, p *Point) bool {
+	return p.kvPinned() && !from.kvPinned() || hitCollapsed(from, p)
 }
 
 // MaxThroughput bounds a plausible per-GPU throughput in tok/s (today's

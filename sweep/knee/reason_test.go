@@ -208,8 +208,19 @@ func armOf(concs []int, tput []float64) *Arm {
 // and 22, throughput rounded; both saturated at the grid's minimum, each
 // called ok two doublings up before), a simulated-engine arm of
 // testdata/knee/simcorpus (MI325X TP2 EP2 seed 2, full length: KV cliff
-// after c4) and a constructed cliff with and without its error rates.
+// after c4), a constructed cliff with and without its error rates, and a
+// peak after which the KV pool overflows (the point after it pinned full
+// where the peak's was not, or its cache hit rate below half the
+// peak's), with and without those readings: the fall after it is real.
 func TestSpikeGuardFitsTheOtherPoints(t *testing.T) {
+	// A simulated-engine arm of 23 more keys' official windows (DeepSeek-V4
+	// B300 SGLang HiCache, TP4, seed 1, full length): the KV pool
+	// overflows between c4 and c8 (usage and cache hit rate as the
+	// server's metrics read them).
+	dsv4Concs := []int{1, 4, 8, 16, 20, 24, 32}
+	dsv4Tput := []float64{10135, 29793, 9435, 2644, 2577, 2554, 2602}
+	dsv4KV := []float64{0.198, 0.595, 0.998, 0.998, 0.995, 0.993, 0.996}
+	dsv4Hit := []float64{0.918, 0.867, 0.108, 0.0005, 0, 0, 0}
 	for _, tc := range []struct {
 		name  string
 		concs []int
@@ -217,26 +228,42 @@ func TestSpikeGuardFitsTheOtherPoints(t *testing.T) {
 		errs  []float64
 		want  Status
 		knee  int
+		// kv and hit are each point's KV pool usage and cache hit rate
+		// (nil: not read).
+		kv, hit []float64
 	}{
 		{"field s0267: declining from c1, spike at c4", []int{1, 4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 60, 64, 68, 72},
-			[]float64{1954, 2292, 1888, 1827, 1796, 1721, 1782, 1839, 1745, 1742, 1742, 1694, 1673, 1719, 1688, 1702}, nil, StatusSaturatedAtMin, 1},
+			[]float64{1954, 2292, 1888, 1827, 1796, 1721, 1782, 1839, 1745, 1742, 1742, 1694, 1673, 1719, 1688, 1702}, nil, StatusSaturatedAtMin, 1, nil, nil},
 		{"field s0922: declining from c4, spike at c16", []int{4, 16, 32, 40, 48},
-			[]float64{22453, 25108, 20546, 20981, 20702}, nil, StatusSaturatedAtMin, 4},
+			[]float64{22453, 25108, 20546, 20981, 20702}, nil, StatusSaturatedAtMin, 4, nil, nil},
 		{"simulated KV cliff after c4: the rise reaches the peak", []int{1, 2, 4, 8, 16},
-			[]float64{6091, 10404, 16674, 3983, 3717}, nil, StatusOK, 4},
+			[]float64{6091, 10404, 16674, 3983, 3717}, nil, StatusOK, 4, nil, nil},
 		{"simulated KV cliff after c2, the next point past it far below c1: the top before the cliff", []int{1, 2, 3, 4, 5},
-			[]float64{6233, 11486, 1205, 1205, 1205}, nil, StatusOK, 2},
+			[]float64{6233, 11486, 1205, 1205, 1205}, nil, StatusOK, 2, nil, nil},
 		{"cliff after c16, errors rising", []int{4, 16, 20, 24, 32},
-			[]float64{5669, 7534, 5821, 5714, 4242}, []float64{0.004, 0.004, 0.05, 0.07, 0.09}, StatusOK, 16},
+			[]float64{5669, 7534, 5821, 5714, 4242}, []float64{0.004, 0.004, 0.05, 0.07, 0.09}, StatusOK, 16, nil, nil},
 		{"field seed 33 s1135: errors already rising at the peak c16, higher after", []int{4, 16, 20, 24},
-			[]float64{12650, 14249, 12905, 11751}, []float64{0.004, 0.041, 0.068, 0.089}, StatusAmbiguous, 16},
+			[]float64{12650, 14249, 12905, 11751}, []float64{0.004, 0.041, 0.068, 0.089}, StatusAmbiguous, 16, nil, nil},
 		{"the same without error rates: a spike for all the data say", []int{4, 16, 20, 24, 32},
-			[]float64{5669, 7534, 5821, 5714, 4242}, nil, StatusSaturatedAtMin, 4},
+			[]float64{5669, 7534, 5821, 5714, 4242}, nil, StatusSaturatedAtMin, 4, nil, nil},
+		{"simulated DeepSeek-V4 B300 TP4: KV cliff after c4, the pool pinned and the cache hit rate collapsed at c8", dsv4Concs,
+			dsv4Tput, nil, StatusOK, 4, dsv4KV, dsv4Hit},
+		{"the same with the pool pinned at c8 only", dsv4Concs, dsv4Tput, nil, StatusOK, 4, dsv4KV, nil},
+		{"the same with the cache hit rate collapsed at c8 only", dsv4Concs, dsv4Tput, nil, StatusOK, 4, nil, dsv4Hit},
+		{"the same without the server's readings: a spike for all the data say", dsv4Concs, dsv4Tput, nil, StatusSaturatedAtMin, 1, nil, nil},
+		{"the same with every pool pinned (an offload arm's): no cliff the peak's pool had not reached", dsv4Concs, dsv4Tput, nil, StatusSaturatedAtMin, 1,
+			[]float64{0.995, 0.995, 0.995, 0.995, 0.995, 0.995, 0.995}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := armOf(tc.concs, tc.tput)
 			for i, e := range tc.errs {
 				a.Samples[i].ErrorRate = e
+			}
+			for i := range tc.kv {
+				a.Samples[i].KVUsage = &tc.kv[i]
+			}
+			for i := range tc.hit {
+				a.Samples[i].CacheHit = &tc.hit[i]
 			}
 			r := Analyze(a, Options{})
 			assert.Equal(t, tc.want, r.Status, r.Reason)

@@ -1692,6 +1692,50 @@ func TestAdaptiveSearch(t *testing.T) {
 	}
 }
 
+// TestAdaptiveSearchMoreKeys runs the search on the official conc-lists
+// of the planned single-node agentic keys the simulated corpus does not
+// hold (simKeysCorpusFile: 23 keys, seeds 1 and 2, recorded after every
+// rule but the spike guard's KV reading was made; that rule was found on
+// them): the knee on every arm, at most 23.5 % of InferenceX's GPU-hours
+// as on the held-out seeds. It reports the split by the simulated
+// engine's agreement with the official windows (bySimAgreement) and the
+// same for all 31 keys on seeds 1 and 2, and checks the two corpora hold
+// every key of the agreement golden once.
+func TestAdaptiveSearchMoreKeys(t *testing.T) {
+	skipUnderRace(t)
+	more, held := loadSimCorpus(t, simKeysCorpusFile), loadSimCorpus(t, simCorpusFile)
+	keys := map[string]bool{}
+	for _, a := range slices.Concat(more, held) {
+		keys[a.key] = true
+	}
+	inMore := map[string]bool{}
+	for _, a := range more {
+		inMore[a.key] = true
+	}
+	for _, a := range held {
+		if inMore[a.key] {
+			t.Errorf("%s: in both corpora", a.key)
+		}
+	}
+	if want, got := slices.Sorted(maps.Keys(simAgreeing(t))), slices.Sorted(maps.Keys(keys)); !slices.Equal(want, got) {
+		t.Errorf("the corpora's keys %v, want the agreement golden's %v", got, want)
+	}
+	cases := simCases(more, probes)
+	tally := scoreSearch(cases, t.Logf)
+	agreeing, others := bySimAgreement(t, cases)
+	t.Logf("23 more keys, seeds 1 and 2: %s", tally)
+	t.Logf("  keys whose simulated knees fall inside the official windows: %s", scoreSearch(agreeing, nil))
+	t.Logf("  the other keys: %s", scoreSearch(others, nil))
+	all := slices.Concat(simCases(held, probes, 1, 2), cases)
+	agreeing, others = bySimAgreement(t, all)
+	t.Logf("all 31 keys, seeds 1 and 2: %s", scoreSearch(all, nil))
+	t.Logf("  keys whose simulated knees fall inside the official windows: %s", scoreSearch(agreeing, nil))
+	t.Logf("  the other keys: %s", scoreSearch(others, nil))
+	if tally.agree < tally.arms || tally.gpuHours() > 0.235 {
+		t.Errorf("23 more keys: knee agreement %.2f%% at %.1f%% of the full grid's GPU-hours, want 100%% at ≤ 23.5%%", pct(tally.agree, tally.arms), 100*tally.gpuHours())
+	}
+}
+
 // TestNextStepProbes: the bracketing points are probes on a grid of
 // three points or more (TestNextStepTopGateProbes: the top of the grid
 // and the point below it run again where their noise decides the top

@@ -24,6 +24,9 @@ import (
 const (
 	simCorpusFile         = "../../testdata/knee/simcorpus/simcorpus.csv"
 	simDoublingCorpusFile = "../../testdata/knee/simcorpus/simcorpus-doubling.csv"
+	// simKeysCorpusFile: the official conc-lists of the other planned
+	// single-node agentic keys (TestAdaptiveSearchMoreKeys).
+	simKeysCorpusFile = "../../testdata/knee/simcorpus/simcorpus-keys.csv"
 )
 
 // simAgreementGolden is simengine's TestAgreementWithOfficialWindows
@@ -142,6 +145,10 @@ func TestWriteSimCorpus(t *testing.T) {
 		simCorpusFile = simDoublingCorpusFile
 	default:
 		t.Fatalf("SIMCORPUS_GRID %q, want official or doubling", g)
+	}
+	if f := os.Getenv("SIMCORPUS_OUT"); f != "" {
+		// Another file of the corpus directory (simcorpus-keys.csv).
+		simCorpusFile = filepath.Join(filepath.Dir(simCorpusFile), filepath.Base(f))
 	}
 	out := [][]string{simCorpusHeader}
 	for _, length := range []string{"full", "probe"} {

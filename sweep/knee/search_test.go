@@ -1685,8 +1685,10 @@ func TestAdaptiveSearch(t *testing.T) {
 				t.Errorf("%s, %s: the peak the full grid's on %.1f%% of the arms with one, want ≥ %.1f%%", sc.name, f.name, 100*p, 100*lim[2])
 			}
 			if sc.name == "simulated" && f == probes {
-				// The 20 % on the keys whose simulated knees fall
-				// inside the official windows (bySimAgreement).
+				// The 20 % on the four keys here whose simulated
+				// knees fall inside the official windows (bySimAgreement);
+				// the twelve such keys of simKeysCorpusFile cost more
+				// (TestAdaptiveSearchMoreKeys).
 				agreeing, others := bySimAgreement(t, cases)
 				ta, to := scoreSearch(agreeing, nil), scoreSearch(others, nil)
 				t.Logf("%s, %s, keys whose simulated knees fall inside the official windows: %s", sc.name, f.name, ta)

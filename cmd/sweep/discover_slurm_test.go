@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -100,6 +101,25 @@ func TestDiscoverThroughSlurm(t *testing.T) {
 	starts := countEvents(journalOf(t, out), campaign.EventPointStart)
 	assert.Equal(t, 1, starts[first], "the completed point is kept")
 	assert.Equal(t, 2, starts[cancelled], "the cancelled point is rerun")
+
+	// What it cost, over both invocations, priced as planned (a server
+	// start 600 s, a point its 400 s + 60; 8 GPUs): the three points, and
+	// the cancelled run when the node recorded its time before the job
+	// ended.
+	var sum campaign.Summary
+	data, err := os.ReadFile(filepath.Join(out, campaign.SummaryJSON))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sum))
+	require.NotNil(t, sum.Spent)
+	sp := *sum.Spent
+	serverStarts := 0
+	for _, n := range countEvents(journalOf(t, out), campaign.EventServerStart) {
+		serverStarts += n
+	}
+	assert.Equal(t, serverStarts, sp.ServerStarts, "the journal's server starts")
+	assert.Contains(t, []int{3, 4}, sp.Runs)
+	assert.Zero(t, sp.Probes)
+	assert.InDelta(t, 8*(float64(sp.ServerStarts)*600+float64(sp.Runs)*460)/3600, sp.GPUHours, 1e-9)
 
 	q, err := exec.Command("squeue", "-h", "-o", "%i %j").Output()
 	require.NoError(t, err)

@@ -255,11 +255,13 @@ func FailJob(job Job, obs Observer, why string) {
 }
 
 // CloseOpen ends the points of a job that its node started and did not
-// finish (open), with status and why.
-func CloseOpen(job Job, obs Observer, open map[string]bool, status, why string) {
+// finish (Open), with status and why, and the load time the node recorded
+// when the point was stopped from outside (0 when it recorded none: the
+// summary's GPU-hours then leave the run out, Spent).
+func (r *RemoteArm) CloseOpen(job Job, obs Observer, status, why string) {
 	for _, p := range job.Points {
-		if open[p.ID] {
-			obs(Record{Event: EventPointEnd, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), Status: status, Error: why})
+		if r.Open[p.ID] {
+			obs(Record{Event: EventPointEnd, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), Status: status, Error: why, Seconds: r.stopped[p.ID]})
 		}
 	}
 }
@@ -272,18 +274,22 @@ type RemoteArm struct {
 	// Open are the points started and not ended; Started every point
 	// started at all.
 	Open, Started map[string]bool
+	// stopped is the load time the remote side recorded for an open
+	// point it ended as interrupted while ours was not (Forward).
+	stopped map[string]float64
 }
 
 // NewRemoteArm follows the event log at path.
 func NewRemoteArm(path string) *RemoteArm {
-	return &RemoteArm{Follower: EventFollower{Path: path}, Open: map[string]bool{}, Started: map[string]bool{}}
+	return &RemoteArm{Follower: EventFollower{Path: path}, Open: map[string]bool{}, Started: map[string]bool{}, stopped: map[string]float64{}}
 }
 
 // Forward passes the records logged since the last call to obs. The
 // remote processes are not this host's (their PIDs are dropped). A point
 // the remote side recorded as interrupted while ours (ctx) was not was
 // stopped from outside (scancel, a time limit, docker kill): it stays
-// open, for the caller to fail with the reason it knows.
+// open, for the caller to fail with the reason it knows (CloseOpen, with
+// the load time the remote side recorded).
 func (r *RemoteArm) Forward(ctx context.Context, obs Observer) error {
 	recs, err := r.Follower.Next()
 	if err != nil {
@@ -296,6 +302,7 @@ func (r *RemoteArm) Forward(ctx context.Context, obs Observer) error {
 			r.Open[rec.Point], r.Started[rec.Point] = true, true
 		case EventPointEnd:
 			if rec.Status == StatusInterrupted && ctx.Err() == nil {
+				r.stopped[rec.Point] = rec.Seconds
 				continue
 			}
 			delete(r.Open, rec.Point)

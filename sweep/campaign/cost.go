@@ -163,8 +163,8 @@ type Spending struct {
 	// ServerStarts, Runs (at the full length) and Probes count what ran:
 	// every run of a point (a probe and its full-length run again count
 	// one each), a server start that failed too. A point whose server did
-	// not start never ran, and a run killed before its end was recorded
-	// is not counted.
+	// not start never ran, and a run whose end records no time (its job
+	// killed before the node recorded it) is not counted.
 	ServerStarts int     `json:"server_starts"`
 	Runs         int     `json:"full_length_runs"`
 	Probes       int     `json:"probes"`

@@ -106,14 +106,14 @@ func (c *ContainerArms) Run(ctx context.Context, job campaign.Job, gpus []int, o
 			forward()
 			switch {
 			case ctx.Err() != nil:
-				campaign.CloseOpen(job, obs, remote.Open, campaign.StatusInterrupted, "interrupted; container "+pl.ContainerName+" stopped")
+				remote.CloseOpen(job, obs, campaign.StatusInterrupted, "interrupted; container "+pl.ContainerName+" stopped")
 			case runErr != nil:
 				why := fmt.Sprintf("container %s: %v", pl.ContainerName, runErr)
-				campaign.CloseOpen(job, obs, remote.Open, campaign.StatusFailed, why)
+				remote.CloseOpen(job, obs, campaign.StatusFailed, why)
 				campaign.FailJob(remote.NotStarted(job), obs, why)
 				progress(why)
 			default:
-				campaign.CloseOpen(job, obs, remote.Open, campaign.StatusFailed, "container "+pl.ContainerName+" ended before the point did")
+				remote.CloseOpen(job, obs, campaign.StatusFailed, "container "+pl.ContainerName+" ended before the point did")
 			}
 			return
 		}

@@ -179,14 +179,14 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 				_, _ = e.Client.Wait(cctx, id, WaitOptions{Poll: e.Poll})
 				cancel()
 				forward()
-				campaign.CloseOpen(job, obs, remote.Open, campaign.StatusInterrupted, fmt.Sprintf("interrupted; slurm job %s cancelled", id))
+				remote.CloseOpen(job, obs, campaign.StatusInterrupted, fmt.Sprintf("interrupted; slurm job %s cancelled", id))
 				return nil
 			}
 			why := fmt.Sprintf("slurm job %s ended %s%s (exit %d)", id, res.st.State, reasonOf(res.st), res.st.ExitCode)
 			if res.err != nil {
 				why = res.err.Error() // names the job
 			}
-			campaign.CloseOpen(job, obs, remote.Open, campaign.StatusFailed, why)
+			remote.CloseOpen(job, obs, campaign.StatusFailed, why)
 			if res.err != nil {
 				// The job never ran its points (it did not start in time,
 				// or Slurm stopped answering): they fail with the reason,

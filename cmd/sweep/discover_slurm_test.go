@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -106,12 +105,7 @@ func TestDiscoverThroughSlurm(t *testing.T) {
 	// start 600 s, a point its 400 s + 60; 8 GPUs): the three points, and
 	// the cancelled run when the node recorded its time before the job
 	// ended.
-	var sum campaign.Summary
-	data, err := os.ReadFile(filepath.Join(out, campaign.SummaryJSON))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &sum))
-	require.NotNil(t, sum.Spent)
-	sp := *sum.Spent
+	sp := spentOf(t, out)
 	serverStarts := 0
 	for _, n := range countEvents(journalOf(t, out), campaign.EventServerStart) {
 		serverStarts += n

@@ -44,6 +44,18 @@ func journalOf(t *testing.T, dir string) []campaign.Record {
 	return recs
 }
 
+// spentOf reads what the sweep in dir cost on the hardware from its
+// summary.json.
+func spentOf(t *testing.T, dir string) campaign.Spending {
+	t.Helper()
+	var sum campaign.Summary
+	data, err := os.ReadFile(filepath.Join(dir, campaign.SummaryJSON))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sum))
+	require.NotNil(t, sum.Spent, "%s: no spent", campaign.SummaryJSON)
+	return *sum.Spent
+}
+
 func countEvents(recs []campaign.Record, ev string) map[string]int {
 	n := map[string]int{}
 	for _, r := range recs {
@@ -176,12 +188,7 @@ func TestDiscoverAdaptiveProbes(t *testing.T) {
 	// starts, four probes and the kv=dram arm's c16, against InferenceX's
 	// six points with a server start each, and the six at the full length
 	// on the two server starts.
-	var sum campaign.Summary
-	data, err := os.ReadFile(filepath.Join(out, campaign.SummaryJSON))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &sum))
-	require.NotNil(t, sum.Spent)
-	sp := *sum.Spent
+	sp := spentOf(t, out)
 	assert.Equal(t, [3]int{2, 1, 4}, [3]int{sp.ServerStarts, sp.Runs, sp.Probes}, "server starts, full-length runs, probes")
 	assert.InDelta(t, 8*(2*600+4*240+1260)/3600.0, sp.GPUHours, 1e-9)
 	assert.InDelta(t, 8*6*(600+1260)/3600.0, sp.InferenceXGPUHours, 1e-9)

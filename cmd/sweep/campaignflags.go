@@ -156,7 +156,7 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--dp-attn", Value: o.DPAttn},
 		campaign.Setting{Name: "--conc-list", Value: ints(o.ConcList)},
 		campaign.Setting{Name: "--duration", Value: strconv.Itoa(o.Run.Duration)},
-		campaign.Setting{Name: "--simulate", Value: strconv.FormatBool(o.Simulate)},
+		campaign.SimulateSetting(o.Simulate),
 		campaign.Setting{Name: "--exact-servers", Value: strconv.FormatBool(o.ExactServers)},
 		campaign.Setting{Name: "--aiperf-version", Value: o.Plan.AiperfVersion},
 		campaign.AdaptiveSetting(o.Run.Adaptive),

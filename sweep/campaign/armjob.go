@@ -255,13 +255,15 @@ func FailJob(job Job, obs Observer, why string) {
 }
 
 // CloseOpen ends the points of a job that its node started and did not
-// finish (Open), with status and why, and the load time the node recorded
-// when the point was stopped from outside (0 when it recorded none: the
-// summary's GPU-hours then leave the run out, Spent).
+// finish (Open), with status and why, whether the run was a probe, and
+// the load time the node recorded when the point was stopped from
+// outside (0 when it recorded none: the summary's GPU-hours then leave
+// the run out, Spent).
 func (r *RemoteArm) CloseOpen(job Job, obs Observer, status, why string) {
 	for _, p := range job.Points {
 		if r.Open[p.ID] {
-			obs(Record{Event: EventPointEnd, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), Status: status, Error: why, Seconds: r.stopped[p.ID]})
+			obs(Record{Event: EventPointEnd, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), Status: status, Error: why,
+				Seconds: r.stopped[p.ID], Probe: r.probe[p.ID]})
 		}
 	}
 }
@@ -275,13 +277,15 @@ type RemoteArm struct {
 	// started at all.
 	Open, Started map[string]bool
 	// stopped is the load time the remote side recorded for an open
-	// point it ended as interrupted while ours was not (Forward).
+	// point it ended as interrupted while ours was not (Forward); probe
+	// says an open point's run is a probe.
 	stopped map[string]float64
+	probe   map[string]bool
 }
 
 // NewRemoteArm follows the event log at path.
 func NewRemoteArm(path string) *RemoteArm {
-	return &RemoteArm{Follower: EventFollower{Path: path}, Open: map[string]bool{}, Started: map[string]bool{}, stopped: map[string]float64{}}
+	return &RemoteArm{Follower: EventFollower{Path: path}, Open: map[string]bool{}, Started: map[string]bool{}, stopped: map[string]float64{}, probe: map[string]bool{}}
 }
 
 // Forward passes the records logged since the last call to obs. The
@@ -299,7 +303,7 @@ func (r *RemoteArm) Forward(ctx context.Context, obs Observer) error {
 		rec.PIDs, rec.Tags = nil, nil
 		switch rec.Event {
 		case EventPointStart:
-			r.Open[rec.Point], r.Started[rec.Point] = true, true
+			r.Open[rec.Point], r.Started[rec.Point], r.probe[rec.Point] = true, true, rec.Probe
 		case EventPointEnd:
 			if rec.Status == StatusInterrupted && ctx.Err() == nil {
 				r.stopped[rec.Point] = rec.Seconds

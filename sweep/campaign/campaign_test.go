@@ -1405,8 +1405,8 @@ func searchEndLine(t *testing.T, dir string) (path string, lines []string, cut i
 // while this side was not (scancel, a time limit) stays open, and
 // CloseOpen ends it with the caller's status and reason and the load
 // time the remote side recorded (what it cost on the hardware); a point
-// open with no end recorded (the job killed) closes with no time, and a
-// point that ended is not closed again.
+// open with no end recorded (the job killed) closes with no time, a
+// probe as a probe, and a point that ended is not closed again.
 func TestRemoteArmCloseOpen(t *testing.T) {
 	s := testSchedule(t, []int{8}, 4, 16, 32)
 	job := campaign.Job{Arm: s.Arms[0], Points: s.Points}
@@ -1417,7 +1417,7 @@ func TestRemoteArmCloseOpen(t *testing.T) {
 		{Event: campaign.EventPointEnd, Arm: 1, Point: s.Points[0].ID, Index: 1, Status: campaign.StatusOK, Seconds: 460},
 		{Event: campaign.EventPointStart, Arm: 1, Point: s.Points[1].ID, Index: 2},
 		{Event: campaign.EventPointEnd, Arm: 1, Point: s.Points[1].ID, Index: 2, Status: campaign.StatusInterrupted, Error: "interrupted", Seconds: 123},
-		{Event: campaign.EventPointStart, Arm: 1, Point: s.Points[2].ID, Index: 3},
+		{Event: campaign.EventPointStart, Arm: 1, Point: s.Points[2].ID, Index: 3, Probe: true},
 	} {
 		b, err := json.Marshal(r)
 		require.NoError(t, err)
@@ -1436,11 +1436,13 @@ func TestRemoteArmCloseOpen(t *testing.T) {
 	for i, want := range []struct {
 		point   string
 		seconds float64
-	}{{s.Points[1].ID, 123}, {s.Points[2].ID, 0}} {
+		probe   bool
+	}{{s.Points[1].ID, 123, false}, {s.Points[2].ID, 0, true}} {
 		assert.Equal(t, campaign.EventPointEnd, got[i].Event)
 		assert.Equal(t, want.point, got[i].Point)
 		assert.Equal(t, campaign.StatusFailed, got[i].Status)
 		assert.Equal(t, "slurm job 7 ended CANCELLED (exit 0)", got[i].Error)
 		assert.Equal(t, want.seconds, got[i].Seconds, "%s: the load time the remote side recorded", want.point)
+		assert.Equal(t, want.probe, got[i].Probe, "%s: a probe's run closes as a probe", want.point)
 	}
 }

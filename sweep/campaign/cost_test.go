@@ -126,7 +126,7 @@ func TestMeasuredCostOfSimulatedSweep(t *testing.T) {
 	dir := t.TempDir()
 	j, _, err := campaign.OpenJournal(dir)
 	require.NoError(t, err)
-	require.NoError(t, j.Append(campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover", Settings: []campaign.Setting{{Name: "--simulate", Value: "true"}}}}))
+	require.NoError(t, j.Append(campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover", Settings: []campaign.Setting{campaign.SimulateSetting(true)}}}))
 	require.NoError(t, j.Append(campaign.Record{Event: campaign.EventServerReady, Seconds: 2}))
 	require.NoError(t, j.Close())
 	c, err := campaign.MeasuredCost(dir, 0)

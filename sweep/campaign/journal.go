@@ -311,10 +311,16 @@ type Setting struct {
 	Value string `json:"value"`
 }
 
+// SimulateSetting is the Identity setting that records whether the sweep
+// runs on the simulated engine (Identity.Simulated reads it back).
+func SimulateSetting(on bool) Setting {
+	return Setting{Name: "--simulate", Value: strconv.FormatBool(on)}
+}
+
 // Simulated reports whether the sweep ran on the simulated engine (its
-// --simulate setting; false for a nil Identity).
+// SimulateSetting; false for a nil Identity).
 func (id *Identity) Simulated() bool {
-	return id != nil && slices.Contains(id.Settings, Setting{Name: "--simulate", Value: "true"})
+	return id != nil && slices.Contains(id.Settings, SimulateSetting(true))
 }
 
 // AdaptiveSetting is the Identity setting that records whether the sweep

@@ -421,26 +421,36 @@ func searchCorpora(t testing.TB, seed uint64, n int, simSeeds ...int) []searchCo
 	}
 }
 
-// bySimAgreement splits a simulated corpus's cases by their keys'
-// agreement with the official windows (simAgreeing): the arms of keys
-// whose simulated knees fall inside the windows InferenceX measured
-// (where the simulated engine reproduces what was measured), and the
-// others.
+// bySimAgreement scores the search (scoreSearch) on a simulated
+// corpus's cases split by their keys' agreement with the official
+// windows (simAgreeing): the arms of keys whose simulated knees fall
+// inside the windows InferenceX measured (where the simulated engine
+// reproduces what was measured), and the others.
 // On the simulated conc-lists the others hold the costly arms: windows
 // their simulated curves rise through, whose top gate, a fifth to half
 // a doubling wide, the search reads again at the full length.
-func bySimAgreement(t testing.TB, cases []*searchCase) (agreeing, others []*searchCase) {
+func bySimAgreement(t testing.TB, cases []*searchCase) (agreeing, others searchTally) {
 	agrees := simAgreeing(t)
+	var a, o []*searchCase
 	for _, c := range cases {
-		a, ok := agrees[c.key]
+		in, ok := agrees[c.key]
 		require.True(t, ok, "%s: key %q not in %s", c.id, c.key, simAgreementGolden)
-		if a {
-			agreeing = append(agreeing, c)
+		if in {
+			a = append(a, c)
 		} else {
-			others = append(others, c)
+			o = append(o, c)
 		}
 	}
-	return agreeing, others
+	return scoreSearch(a, nil), scoreSearch(o, nil)
+}
+
+// simKeys is the set of keys of a simulated corpus's arms.
+func simKeys(arms []*simArm) map[string]bool {
+	keys := map[string]bool{}
+	for _, a := range arms {
+		keys[a.key] = true
+	}
+	return keys
 }
 
 // BenchmarkAdaptiveSearch prints the adaptive search against the full
@@ -495,7 +505,7 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 		if r.corpus == "simulated" && r.f == probes {
 			agreeing, others := bySimAgreement(b, r.cases)
 			fmt.Fprintf(&out, "simulated, 180 s probes, keys whose simulated knees fall inside the official windows: %s\nsimulated, 180 s probes, the other keys: %s\n",
-				scoreSearch(agreeing, nil), scoreSearch(others, nil))
+				agreeing, others)
 		}
 	}
 	// On stdout: testing cuts a benchmark's log to its first ten lines.
@@ -1689,8 +1699,7 @@ func TestAdaptiveSearch(t *testing.T) {
 				// knees fall inside the official windows (bySimAgreement);
 				// the twelve such keys of simKeysCorpusFile cost more
 				// (TestAdaptiveSearchMoreKeys).
-				agreeing, others := bySimAgreement(t, cases)
-				ta, to := scoreSearch(agreeing, nil), scoreSearch(others, nil)
+				ta, to := bySimAgreement(t, cases)
 				t.Logf("%s, %s, keys whose simulated knees fall inside the official windows: %s", sc.name, f.name, ta)
 				t.Logf("%s, %s, the other keys: %s", sc.name, f.name, to)
 				if ta.agree < ta.arms || ta.gpuHours() > 0.20 {
@@ -1714,35 +1723,31 @@ func TestAdaptiveSearch(t *testing.T) {
 func TestAdaptiveSearchMoreKeys(t *testing.T) {
 	skipUnderRace(t)
 	more, held := loadSimCorpus(t, simKeysCorpusFile), loadSimCorpus(t, simCorpusFile)
-	keys := map[string]bool{}
-	for _, a := range slices.Concat(more, held) {
-		keys[a.key] = true
-	}
-	inMore := map[string]bool{}
-	for _, a := range more {
-		inMore[a.key] = true
-	}
-	for _, a := range held {
-		if inMore[a.key] {
-			t.Errorf("%s: in both corpora", a.key)
+	moreKeys, heldKeys := simKeys(more), simKeys(held)
+	for k := range heldKeys {
+		if moreKeys[k] {
+			t.Errorf("%s: in both corpora", k)
 		}
 	}
-	if want, got := slices.Sorted(maps.Keys(simAgreeing(t))), slices.Sorted(maps.Keys(keys)); !slices.Equal(want, got) {
-		t.Errorf("the corpora's keys %v, want the agreement golden's %v", got, want)
+	all := slices.Concat(simCases(held, probes, 1, 2), simCases(more, probes))
+	allKeys := slices.Sorted(maps.Keys(simKeys(slices.Concat(more, held))))
+	if want := slices.Sorted(maps.Keys(simAgreeing(t))); !slices.Equal(want, allKeys) {
+		t.Errorf("the corpora's keys %v, want the agreement golden's %v", allKeys, want)
 	}
 	cases := simCases(more, probes)
 	tally := scoreSearch(cases, t.Logf)
-	agreeing, others := bySimAgreement(t, cases)
-	t.Logf("23 more keys, seeds 1 and 2: %s", tally)
-	t.Logf("  keys whose simulated knees fall inside the official windows: %s", scoreSearch(agreeing, nil))
-	t.Logf("  the other keys: %s", scoreSearch(others, nil))
-	all := slices.Concat(simCases(held, probes, 1, 2), cases)
-	agreeing, others = bySimAgreement(t, all)
-	t.Logf("all 31 keys, seeds 1 and 2: %s", scoreSearch(all, nil))
-	t.Logf("  keys whose simulated knees fall inside the official windows: %s", scoreSearch(agreeing, nil))
-	t.Logf("  the other keys: %s", scoreSearch(others, nil))
+	for _, c := range []struct {
+		what  string
+		tally searchTally
+		cases []*searchCase
+	}{{fmt.Sprintf("%d more keys, seeds 1 and 2", len(moreKeys)), tally, cases}, {fmt.Sprintf("all %d keys, seeds 1 and 2", len(allKeys)), scoreSearch(all, nil), all}} {
+		agreeing, others := bySimAgreement(t, c.cases)
+		t.Logf("%s: %s", c.what, c.tally)
+		t.Logf("  keys whose simulated knees fall inside the official windows: %s", agreeing)
+		t.Logf("  the other keys: %s", others)
+	}
 	if tally.agree < tally.arms || tally.gpuHours() > 0.235 {
-		t.Errorf("23 more keys: knee agreement %.2f%% at %.1f%% of the full grid's GPU-hours, want 100%% at ≤ 23.5%%", pct(tally.agree, tally.arms), 100*tally.gpuHours())
+		t.Errorf("%d more keys: knee agreement %.2f%% at %.1f%% of the full grid's GPU-hours, want 100%% at ≤ 23.5%%", len(moreKeys), pct(tally.agree, tally.arms), 100*tally.gpuHours())
 	}
 }
 

@@ -217,8 +217,9 @@ func fraction(v *float64) string {
 // probe's noise by the output tokens it measured (σ = 12.3 % ×
 // sqrt(12,500 / tokens), fitted on seeds 1-4) changed the simulated
 // conc-lists' GPU-hours on seeds 1-4 from 25.12 / 18.83 / 23.80 /
-// 22.13 % to 24.26 / 18.83 / 23.80 / 20.43 % and lost one arm (Qwen3.5 FP4 MI355X TP4, seed 4: ambiguous
-// c24 where the full grid reads unsaturated): not adopted (the costly
+// 22.13 % to 24.26 / 18.83 / 23.80 / 20.43 % and lost one arm (Qwen3.5
+// FP4 MI355X TP4, seed 4: ambiguous c24 where the full grid reads
+// unsaturated): not adopted (the costly
 // arms' gates are decided by Analyze's posterior on probes alone, which
 // counts each probe as a full point whatever its noise).
 func TestSimProbeNoise(t *testing.T) {

@@ -8,7 +8,8 @@
 #
 #   testdata/knee/simcorpus/gen.sh [WORKDIR [official|doubling]]   (from the repository root)
 #
-# $SEEDS and $KEYS (space-separated) replace the seeds and keys.
+# $SEEDS and $KEYS (space-separated) replace the seeds and keys;
+# $SIMCORPUS_OUT names the table written instead (simcorpus-keys.csv).
 set -eu
 work=${1:-$(mktemp -d)}
 grid=${2:-official}

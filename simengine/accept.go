@@ -1,13 +1,22 @@
 package simengine
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // acceptor draws the number of draft tokens a verify step accepts.
 // Position i (0-based) is accepted with probability rates[i] given that
 // every earlier position was, so the expected tokens per step (accepted +
-// bonus) is 1 + r0 + r0*r1 + ...
+// bonus) is 1 + r0 + r0*r1 + ... That is each request's own draw (vLLM's
+// synthetic rejection sampler, or real drafts). SGLang's simulated
+// acceptance (method set) instead draws one length per verify step and
+// gives it to every request of the batch, as its
+// generate_simulated_accept_index does: batch draws it.
 type acceptor struct {
-	rates []float64
+	rates  []float64
+	method string  // Spec.AcceptMethod; "" draws per request
+	length float64 // Spec.AcceptLength, clamped to [1, drafts+1]
 }
 
 // newAcceptor builds the draw for a Spec. A synthetic acceptance length
@@ -35,7 +44,34 @@ func newAcceptor(s Spec) acceptor {
 			rates[i] = DefaultAcceptRate
 		}
 	}
-	return acceptor{rates: rates}
+	a := acceptor{rates: rates, method: s.AcceptMethod}
+	if a.method != "" {
+		a.length = min(max(s.AcceptLength, 1), float64(k+1))
+	}
+	return a
+}
+
+// on reports whether verify steps accept drafts (speculative decoding).
+func (a acceptor) on() bool { return a.rates != nil }
+
+// batch draws the accepted drafts every request of one verify step takes
+// (SGLang's simulated acceptance); shared is false where each request
+// draws its own (draw).
+func (a acceptor) batch(rng *rand.Rand) (accepted int, shared bool) {
+	k := len(a.rates)
+	switch a.method {
+	case AcceptMatchExpected:
+		lower := math.Floor(a.length)
+		n := int(lower)
+		if n < k+1 && rng.Float64() < a.length-lower {
+			n++
+		}
+		return n - 1, true
+	case AcceptMultinomial:
+		n := int(math.Round(min(max(a.length+rng.NormFloat64(), 1), float64(k+1))))
+		return n - 1, true
+	}
+	return 0, false
 }
 
 // expectedLength is the mean tokens per verify step (accepted + bonus).

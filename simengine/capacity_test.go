@@ -248,16 +248,19 @@ func TestAcceptanceLengthFromCounters(t *testing.T) {
 		engine configs.Engine
 		steps  int
 		al     float64
+		method string
 	}{
-		{"sglang qwen3.5 mtp 3 tokens", configs.SGLang, 3, 3.39},
-		{"vllm dsv4 mtp 3 tokens", configs.VLLM, 3, 2.49},
-		{"vllm glm 5 tokens", configs.VLLM, 5, 3.61},
-		{"sglang every draft accepted", configs.SGLang, 3, 4},
-		{"sglang nothing accepted", configs.SGLang, 2, 1},
+		{"sglang qwen3.5 mtp 3 tokens", configs.SGLang, 3, 3.39, AcceptMatchExpected},
+		{"sglang glm 3 tokens", configs.SGLang, 3, 3.61, AcceptMatchExpected},
+		{"sglang per-request drafts", configs.SGLang, 3, 3.39, ""},
+		{"vllm dsv4 mtp 3 tokens", configs.VLLM, 3, 2.49, ""},
+		{"vllm glm 5 tokens", configs.VLLM, 5, 3.61, ""},
+		{"sglang every draft accepted", configs.SGLang, 3, 4, AcceptMatchExpected},
+		{"sglang nothing accepted", configs.SGLang, 2, 1, AcceptMatchExpected},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := qwenConfig(tc.engine, 8, 1)
-			cfg.Spec = Spec{Algorithm: "EAGLE", NumSteps: tc.steps, TopK: 1, NumDraftTokens: tc.steps + 1, AcceptLength: tc.al}
+			cfg.Spec = Spec{Algorithm: "EAGLE", NumSteps: tc.steps, TopK: 1, NumDraftTokens: tc.steps + 1, AcceptLength: tc.al, AcceptMethod: tc.method}
 			res := closedLoop(t, cfg, w, 16, 300)
 			var got float64
 			if tc.engine == configs.SGLang {
@@ -270,6 +273,52 @@ func TestAcceptanceLengthFromCounters(t *testing.T) {
 			assert.InDelta(t, tc.al, got, 0.03, "AL from counters over %d requests", res.requests)
 		})
 	}
+}
+
+// TestSimulatedAcceptanceSharedByTheBatch: SGLang's simulated acceptance
+// (generate_simulated_accept_index) draws one length per verify step that
+// every request of the batch takes: match-expected the length rounded
+// down or up, up with the probability of its fraction (so its mean is
+// the length), multinomial a rounded normal draw clamped to [1, drafts +
+// 1]; vLLM's synthetic sampler (no method) draws per request.
+func TestSimulatedAcceptanceSharedByTheBatch(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		al       float64
+		steps    int
+		method   string
+		lengths  []int   // the lengths a step may take
+		meanFrom float64 // the mean's tolerance (0: no check)
+	}{
+		{"match-expected 3.61", 3.61, 3, AcceptMatchExpected, []int{3, 4}, 0.01},
+		{"match-expected 2.49", 2.49, 3, AcceptMatchExpected, []int{2, 3}, 0.01},
+		{"match-expected whole", 4, 3, AcceptMatchExpected, []int{4}, 1e-12},
+		{"match-expected clamped to the drafts", 3.5, 2, AcceptMatchExpected, []int{3}, 0},
+		{"multinomial", 3.39, 3, AcceptMultinomial, []int{1, 2, 3, 4}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAcceptor(Spec{Algorithm: "EAGLE", NumSteps: tc.steps, TopK: 1, NumDraftTokens: tc.steps + 1, AcceptLength: tc.al, AcceptMethod: tc.method})
+			rng := rand.New(rand.NewPCG(1, 2))
+			seen := map[int]int{}
+			const n = 40_000
+			sum := 0
+			for range n {
+				accepted, shared := a.batch(rng)
+				require.True(t, shared, "one draw for the whole batch")
+				seen[accepted+1]++
+				sum += accepted + 1
+			}
+			for l := range seen {
+				assert.Contains(t, tc.lengths, l, "a step's length")
+			}
+			if tc.meanFrom > 0 {
+				assert.InDelta(t, tc.al, float64(sum)/n, tc.meanFrom, "mean length")
+			}
+		})
+	}
+	a := newAcceptor(Spec{Algorithm: "mtp", NumSteps: 3, NumDraftTokens: 4, AcceptLength: 2.49})
+	_, shared := a.batch(rand.New(rand.NewPCG(1, 2)))
+	assert.False(t, shared, "vLLM's synthetic sampler draws per request")
 }
 
 func TestSolveRate(t *testing.T) {

@@ -39,7 +39,25 @@ type Spec struct {
 	// acceptance probability per draft position. Used when AcceptLength
 	// is 0.
 	AcceptRates []float64
+	// AcceptMethod is how SGLang simulates AcceptLength
+	// (SGLANG_SIMULATE_ACC_METHOD): AcceptMatchExpected or
+	// AcceptMultinomial draw one length per verify step that every request
+	// of the batch takes; "" (vLLM's synthetic rejection sampler) draws
+	// each request's drafts on their own.
+	AcceptMethod string
 }
+
+// SGLang's simulated acceptance methods (SGLANG_SIMULATE_ACC_METHOD).
+const (
+	// AcceptMatchExpected takes the acceptance length rounded down or up,
+	// up with the probability of its fraction, so the mean is met (the
+	// default since SGLang v0.5.x; InferenceX's recipes set it).
+	AcceptMatchExpected = "match-expected"
+	// AcceptMultinomial rounds a normal draw (mean the length, deviation
+	// 1) clamped to [1, drafts+1]; its mean misses the length near the
+	// ends (older SGLang's default).
+	AcceptMultinomial = "multinomial"
+)
 
 // Enabled reports whether speculative decoding is on.
 func (s Spec) Enabled() bool { return s.Algorithm != "" && s.MaxDrafts() > 0 }
@@ -424,6 +442,16 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 				errs = append(errs, fmt.Errorf("SGLANG_SIMULATE_ACC_LEN=%q: want a number", v))
 			case al > 0: // -1 (the default) means off
 				c.Spec.AcceptLength = al
+				c.Spec.AcceptMethod = AcceptMatchExpected
+			}
+			switch m := strings.TrimSpace(env["SGLANG_SIMULATE_ACC_METHOD"]); m {
+			case "":
+			case AcceptMatchExpected, AcceptMultinomial:
+				if c.Spec.AcceptLength > 0 {
+					c.Spec.AcceptMethod = m
+				}
+			default:
+				errs = append(errs, fmt.Errorf("SGLANG_SIMULATE_ACC_METHOD=%q: want %s or %s", m, AcceptMatchExpected, AcceptMultinomial))
 			}
 		}
 	case configs.VLLM:

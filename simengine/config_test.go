@@ -326,6 +326,28 @@ func TestConfigFromArgs(t *testing.T) {
 		{name: "AL above k+1", engine: configs.VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":"mtp","num_speculative_tokens":2,"rejection_sample_method":"synthetic","synthetic_acceptance_length":3.5}`}, err: "want a value in [1, 3]"},
 		{name: "synthetic without a length", engine: configs.VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":"mtp","num_speculative_tokens":2,"rejection_sample_method":"synthetic"}`}, err: "needs synthetic_acceptance_length"},
 		{name: "bad spec json", engine: configs.VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":`}, err: "--speculative-config"},
+		{
+			name: "sglang simulated acceptance, match-expected by default", engine: configs.SGLang,
+			flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "EAGLE", "--speculative-num-steps": 3},
+			env:   map[string]string{"SGLANG_SIMULATE_ACC_LEN": "3.61"},
+			check: func(t *testing.T, c Config) {
+				assert.Equal(t, 3.61, c.Spec.AcceptLength)
+				assert.Equal(t, AcceptMatchExpected, c.Spec.AcceptMethod)
+			},
+		},
+		{
+			name: "sglang simulated acceptance, multinomial", engine: configs.SGLang,
+			flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "EAGLE", "--speculative-num-steps": 3},
+			env:   map[string]string{"SGLANG_SIMULATE_ACC_LEN": "3.39", "SGLANG_SIMULATE_ACC_METHOD": "multinomial"},
+			check: func(t *testing.T, c Config) { assert.Equal(t, AcceptMultinomial, c.Spec.AcceptMethod) },
+		},
+		{
+			name: "sglang acceptance method without a length is off", engine: configs.SGLang,
+			flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "EAGLE", "--speculative-num-steps": 3},
+			env:   map[string]string{"SGLANG_SIMULATE_ACC_LEN": "-1", "SGLANG_SIMULATE_ACC_METHOD": "match-expected"},
+			check: func(t *testing.T, c Config) { assert.Empty(t, c.Spec.AcceptMethod, "real drafts, drawn per request") },
+		},
+		{name: "bad acc method", engine: configs.SGLang, flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "EAGLE"}, env: map[string]string{"SGLANG_SIMULATE_ACC_LEN": "3", "SGLANG_SIMULATE_ACC_METHOD": "fixed"}, err: "SGLANG_SIMULATE_ACC_METHOD=\"fixed\": want match-expected or multinomial"},
 		{name: "bad acc len", engine: configs.SGLang, flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "EAGLE"}, env: map[string]string{"SGLANG_SIMULATE_ACC_LEN": "x"}, err: "SGLANG_SIMULATE_ACC_LEN"},
 		{name: "no model", engine: configs.SGLang, flags: mapLookup{}, err: "model path is required"},
 		{name: "dp attention needs tp multiple of dp", engine: configs.SGLang, flags: mapLookup{"--model-path": "m", "--tp-size": 4, "--dp-size": 3, "--enable-dp-attention": true}, err: "not a multiple"},

@@ -367,7 +367,7 @@ func (r *rank) step(start float64) (float64, []delivery) {
 		decoders = nil // SGLang runs a prefill (extend) batch before decoding
 	}
 	perDecode := 1
-	if r.acc.rates != nil {
+	if r.acc.on() {
 		perDecode = r.cfg.Spec.NumDraftTokens
 	}
 	if mixed {
@@ -445,10 +445,18 @@ func (r *rank) step(start float64) (float64, []delivery) {
 		r.st.onPrefillBatch(r.cfg, prefillTokens, cachedTokens, dur)
 	}
 	accTotal := 0
+	var stepAccepted int
+	var shared bool
+	if r.acc.on() && len(decoders) > 0 {
+		stepAccepted, shared = r.acc.batch(r.rng)
+	}
 	for _, q := range decoders {
 		n, accepted := 1, 0
-		if r.acc.rates != nil {
-			accepted = r.acc.draw(r.rng)
+		if r.acc.on() {
+			accepted = stepAccepted
+			if !shared {
+				accepted = r.acc.draw(r.rng)
+			}
 			n = accepted + 1
 			accTotal += accepted
 		}
@@ -461,7 +469,7 @@ func (r *rank) step(start float64) (float64, []delivery) {
 			q.firstToken = end
 		}
 		if q.logged {
-			r.st.onTokens(r.cfg, q, n, accepted, r.acc.rates != nil, end)
+			r.st.onTokens(r.cfg, q, n, accepted, r.acc.on(), end)
 		}
 		q.lastToken = end
 		out = append(out, delivery{req: q, tokens: n, done: q.generated >= q.target})

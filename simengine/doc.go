@@ -85,6 +85,13 @@
 // draws accepted drafts per verify step so that the mean tokens per step
 // equals the synthetic acceptance length (SGLANG_SIMULATE_ACC_LEN, vLLM
 // synthetic_acceptance_length), which the engines' counters then report.
+// As the engines do: vLLM's synthetic sampler draws each request's drafts
+// on its own; SGLang draws one length per verify step for the whole
+// batch (SGLANG_SIMULATE_ACC_METHOD: match-expected, the length rounded
+// down or up with its fraction's odds, so every step takes 3 or 4 tokens
+// at 3.61; multinomial, a rounded normal draw). A request's last step
+// stops at its output length in both, so the counters' AL reads a little
+// below the length where requests are short or few.
 //
 // Time: two clocks.
 //

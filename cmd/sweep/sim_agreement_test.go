@@ -225,7 +225,7 @@ func TestSimAgreementKilledAdaptiveDiscovery(t *testing.T) {
 	code, finished, stderr := runCLI(t, "sim", "agreement", out, key)
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, "agree             "+key+": judged on 1 of 5 arms; tp2 ep2: not in this discovery; tp4: not in this discovery; "+
-		"tp4 ep4: ambiguous knee c32 peak c32 on window c4 c16 c32 c40 c48: 5 green (probe only: c4 c16 c32 c40 c48); tp8: not in this discovery; tp8 ep8: not in this discovery\n"+
+		"tp4 ep4: ambiguous knee c32 peak c40 on window c4 c16 c32 c40 c48: 5 green (probe only: c4 c16 c32 c40 c48); tp8: not in this discovery; tp8 ep8: not in this discovery\n"+
 		"1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier; "+
 		"0 judged on full discoveries, 1 on adaptive ones (on the points they measured: 1 agree, 1 by the peak, 1 by the frontier); "+
 		"1 key judged on part of its arms (on the arms its discovery ran: 1 agree, 1 by the peak, 1 by the frontier)\n", finished,

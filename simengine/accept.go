@@ -7,12 +7,13 @@ import (
 
 // acceptor draws the number of draft tokens a verify step accepts.
 // Position i (0-based) is accepted with probability rates[i] given that
-// every earlier position was, so the expected tokens per step (accepted +
-// bonus) is 1 + r0 + r0*r1 + ... That is each request's own draw (vLLM's
-// synthetic rejection sampler, or real drafts). SGLang's simulated
-// acceptance (method set) instead draws one length per verify step and
-// gives it to every request of the batch, as its
-// generate_simulated_accept_index does: batch draws it.
+// every earlier position was (a conditional rate), so the expected tokens
+// per step (accepted + bonus) is 1 + r0 + r0*r1 + ... That is each
+// request's own draw: vLLM's synthetic rejection sampler (its
+// unconditional rates turned conditional, as its kernel takes them), or
+// real drafts. SGLang's simulated acceptance (method set) instead draws
+// one length per verify step and gives it to every request of the batch,
+// as its generate_simulated_accept_index does: batch draws it.
 type acceptor struct {
 	rates  []float64
 	method string  // Spec.AcceptMethod; "" draws per request
@@ -20,26 +21,27 @@ type acceptor struct {
 }
 
 // newAcceptor builds the draw for a Spec. A synthetic acceptance length
-// AL is met exactly in expectation with one constant rate p solving
-// 1 + p + ... + p^k = AL (a truncated geometric, like real drafts: early
-// positions accepted more often in absolute terms).
+// without a method is vLLM's: it resolves to the minimum-variance
+// schedule (minVarianceRates); synthetic rates are vLLM's unconditional
+// ones; without either, real drafts accept each position with
+// DefaultAcceptRate.
 func newAcceptor(s Spec) acceptor {
 	k := s.MaxDrafts()
 	if !s.Enabled() || k == 0 {
 		return acceptor{}
 	}
-	rates := make([]float64, k)
+	var rates []float64
 	switch {
 	case s.AcceptLength > 0:
-		p := solveRate(s.AcceptLength, k)
-		for i := range rates {
-			rates[i] = p
-		}
+		rates = conditional(minVarianceRates(s.AcceptLength, k))
 	case len(s.AcceptRates) > 0:
-		for i := range rates {
-			rates[i] = s.AcceptRates[min(i, len(s.AcceptRates)-1)]
+		unconditional := make([]float64, k)
+		for i := range unconditional {
+			unconditional[i] = s.AcceptRates[min(i, len(s.AcceptRates)-1)]
 		}
+		rates = conditional(unconditional)
 	default:
+		rates = make([]float64, k)
 		for i := range rates {
 			rates[i] = DefaultAcceptRate
 		}
@@ -49,6 +51,52 @@ func newAcceptor(s Spec) acceptor {
 		a.length = min(max(s.AcceptLength, 1), float64(k+1))
 	}
 	return a
+}
+
+// minVarianceRates is vLLM's resolution of a synthetic acceptance length
+// al over k drafts (SpeculativeConfig._acceptance_length_to_rates): the
+// unconditional rates of the minimum-variance schedule, every draft
+// accepted up to al-1's whole part, the next with its fraction, none
+// after (2.6 over 3: 1, 0.6, 0), so a step accepts al-1 rounded down or
+// up.
+func minVarianceRates(al float64, k int) []float64 {
+	drafts := min(max(al, 1), float64(k+1)) - 1
+	whole := int(drafts)
+	rates := make([]float64, k)
+	for i := range rates {
+		switch {
+		case i < whole:
+			rates[i] = 1
+		case i == whole:
+			rates[i] = drafts - float64(whole)
+		}
+	}
+	return rates
+}
+
+// conditional turns unconditional per-position rates (position i's: the
+// odds that the first i+1 drafts are all accepted, non-increasing) into
+// the rate of position i given every earlier one was accepted.
+func conditional(unconditional []float64) []float64 {
+	out := make([]float64, len(unconditional))
+	prev := 1.0
+	for i, u := range unconditional {
+		if prev > 0 {
+			out[i] = min(u/prev, 1)
+		}
+		prev = u
+	}
+	return out
+}
+
+// expectedLength is the mean tokens per verify step (accepted + bonus).
+func (a acceptor) expectedLength() float64 {
+	total, prob := 1.0, 1.0
+	for _, r := range a.rates {
+		prob *= r
+		total += prob
+	}
+	return total
 }
 
 // on reports whether verify steps accept drafts (speculative decoding).
@@ -72,41 +120,6 @@ func (a acceptor) batch(rng *rand.Rand) (accepted int, shared bool) {
 		return n - 1, true
 	}
 	return 0, false
-}
-
-// expectedLength is the mean tokens per verify step (accepted + bonus).
-func (a acceptor) expectedLength() float64 {
-	total, prob := 1.0, 1.0
-	for _, r := range a.rates {
-		prob *= r
-		total += prob
-	}
-	return total
-}
-
-// solveRate finds p in [0, 1] with sum_{i=0..k} p^i = al by bisection.
-func solveRate(al float64, k int) float64 {
-	if al >= float64(k+1) {
-		return 1
-	}
-	if al <= 1 {
-		return 0
-	}
-	lo, hi := 0.0, 1.0
-	for range 60 {
-		mid := (lo + hi) / 2
-		sum, pw := 1.0, 1.0
-		for range k {
-			pw *= mid
-			sum += pw
-		}
-		if sum < al {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
 }
 
 // draw returns the accepted draft tokens of one verify step; positions

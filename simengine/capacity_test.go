@@ -321,13 +321,35 @@ func TestSimulatedAcceptanceSharedByTheBatch(t *testing.T) {
 	assert.False(t, shared, "vLLM's synthetic sampler draws per request")
 }
 
-func TestSolveRate(t *testing.T) {
+// TestMinVarianceRates: a synthetic acceptance length resolves as vLLM's
+// SpeculativeConfig._acceptance_length_to_rates does (its own test's
+// cases), to unconditional rates whose draws accept al-1 rounded down or
+// up; the acceptor's conditional chain keeps the mean, al.
+func TestMinVarianceRates(t *testing.T) {
 	for _, tc := range []struct {
-		al float64
-		k  int
-	}{{1, 3}, {1.5, 1}, {2.49, 3}, {3.39, 3}, {3.61, 5}, {4, 3}, {6, 5}} {
-		a := newAcceptor(Spec{Algorithm: "EAGLE", NumSteps: tc.k, TopK: 1, NumDraftTokens: tc.k + 1, AcceptLength: tc.al})
+		al   float64
+		k    int
+		want []float64
+	}{
+		{2.6, 3, []float64{1, 0.6, 0}},
+		{1, 3, []float64{0, 0, 0}},
+		{4, 3, []float64{1, 1, 1}},
+		{2, 3, []float64{1, 0, 0}},
+		{3.5, 4, []float64{1, 1, 0.5, 0}},
+	} {
+		got := minVarianceRates(tc.al, tc.k)
+		require.Len(t, got, tc.k)
+		for i := range got {
+			assert.InDelta(t, tc.want[i], got[i], 1e-12, "AL %g over %d drafts: %v", tc.al, tc.k, got)
+		}
+		a := newAcceptor(Spec{Algorithm: "mtp", NumSteps: tc.k, TopK: 1, NumDraftTokens: tc.k + 1, AcceptLength: tc.al})
 		assert.InDelta(t, tc.al, a.expectedLength(), 1e-9, "AL %g with %d drafts", tc.al, tc.k)
+		rng := rand.New(rand.NewPCG(3, 4))
+		lo := int(tc.al - 1)
+		for range 2000 {
+			n := a.draw(rng)
+			require.True(t, n == lo || n == lo+1 && n <= tc.k, "AL %g: a request accepts %d drafts, want %d or %d", tc.al, n, lo, lo+1)
+		}
 	}
 }
 

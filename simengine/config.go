@@ -35,9 +35,10 @@ type Spec struct {
 	// synthetic_acceptance_length. 0 means "not pinned": the simulator
 	// then uses DefaultAcceptRate per draft position.
 	AcceptLength float64
-	// AcceptRates are vLLM's synthetic_acceptance_rates: the conditional
-	// acceptance probability per draft position. Used when AcceptLength
-	// is 0.
+	// AcceptRates are vLLM's synthetic_acceptance_rates: per draft
+	// position i the unconditional odds that the first i+1 drafts are all
+	// accepted (non-increasing, one per draft). Used when AcceptLength is
+	// 0; a length resolves to the minimum-variance schedule as vLLM does.
 	AcceptRates []float64
 	// AcceptMethod is how SGLang simulates AcceptLength
 	// (SGLANG_SIMULATE_ACC_METHOD): AcceptMatchExpected or
@@ -344,6 +345,13 @@ func (s *Spec) normalize() []error {
 		if r < 0 || r > 1 {
 			errs = append(errs, fmt.Errorf("synthetic_acceptance_rates[%d] = %g: want a value in [0, 1]", i, r))
 		}
+		if i > 0 && r > s.AcceptRates[i-1] {
+			errs = append(errs, fmt.Errorf("synthetic_acceptance_rates %v: want them non-increasing (position %d's odds include position %d's), as vLLM does", s.AcceptRates, i, i-1))
+			break
+		}
+	}
+	if n := len(s.AcceptRates); n > 0 && n != s.MaxDrafts() {
+		errs = append(errs, fmt.Errorf("synthetic_acceptance_rates %v: want one per draft token (%d), as vLLM does", s.AcceptRates, s.MaxDrafts()))
 	}
 	return errs
 }

@@ -312,7 +312,7 @@ func TestConfigFromArgs(t *testing.T) {
 				assert.Equal(t, 8, c.EP, "EP = TP x DP")
 				assert.Equal(t, 8, c.GPUs())
 				assert.Equal(t, []float64{0.9, 0.5}, c.Spec.AcceptRates)
-				assert.InDelta(t, 1+0.9+0.45, newAcceptor(c.Spec).expectedLength(), 1e-12)
+				assert.InDelta(t, 1+0.9+0.5, newAcceptor(c.Spec).expectedLength(), 1e-12, "unconditional rates: 1 + their sum")
 			},
 		},
 		{
@@ -347,6 +347,8 @@ func TestConfigFromArgs(t *testing.T) {
 			env:   map[string]string{"SGLANG_SIMULATE_ACC_LEN": "-1", "SGLANG_SIMULATE_ACC_METHOD": "match-expected"},
 			check: func(t *testing.T, c Config) { assert.Empty(t, c.Spec.AcceptMethod, "real drafts, drawn per request") },
 		},
+		{name: "vllm rates increasing", engine: configs.VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":"mtp","num_speculative_tokens":2,"rejection_sample_method":"synthetic","synthetic_acceptance_rates":[0.5,0.9]}`}, err: "want them non-increasing"},
+		{name: "vllm rates one per draft", engine: configs.VLLM, flags: mapLookup{"--model": "m", "--speculative-config": `{"method":"mtp","num_speculative_tokens":3,"rejection_sample_method":"synthetic","synthetic_acceptance_rates":[0.9,0.5]}`}, err: "want one per draft token (3)"},
 		{name: "bad acc method", engine: configs.SGLang, flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "EAGLE"}, env: map[string]string{"SGLANG_SIMULATE_ACC_LEN": "3", "SGLANG_SIMULATE_ACC_METHOD": "fixed"}, err: "SGLANG_SIMULATE_ACC_METHOD=\"fixed\": want match-expected or multinomial"},
 		{name: "bad acc len", engine: configs.SGLang, flags: mapLookup{"--model-path": "m", "--speculative-algorithm": "EAGLE"}, env: map[string]string{"SGLANG_SIMULATE_ACC_LEN": "x"}, err: "SGLANG_SIMULATE_ACC_LEN"},
 		{name: "no model", engine: configs.SGLang, flags: mapLookup{}, err: "model path is required"},

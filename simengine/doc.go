@@ -86,12 +86,16 @@
 // equals the synthetic acceptance length (SGLANG_SIMULATE_ACC_LEN, vLLM
 // synthetic_acceptance_length), which the engines' counters then report.
 // As the engines do: vLLM's synthetic sampler draws each request's drafts
-// on its own; SGLang draws one length per verify step for the whole
-// batch (SGLANG_SIMULATE_ACC_METHOD: match-expected, the length rounded
-// down or up with its fraction's odds, so every step takes 3 or 4 tokens
-// at 3.61; multinomial, a rounded normal draw). A request's last step
-// stops at its output length in both, so the counters' AL reads a little
-// below the length where requests are short or few.
+// on its own, a length resolved to the minimum-variance schedule (2.78
+// over 3 drafts: the first always accepted, the second with odds 0.78,
+// the third never, so a step takes 2 or 3 tokens) and
+// synthetic_acceptance_rates read as unconditional odds; SGLang draws one
+// length per verify step for the whole batch (SGLANG_SIMULATE_ACC_METHOD:
+// match-expected, the length rounded down or up with its fraction's
+// odds, so every step takes 3 or 4 tokens at 3.61; multinomial, a
+// rounded normal draw). A request's last step stops at its output length
+// in both, so the counters' AL reads a little below the length where
+// requests are short or few.
 //
 // Time: two clocks.
 //

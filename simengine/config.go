@@ -319,6 +319,34 @@ func (c Config) Normalize() (Config, error) {
 	return c, errors.Join(errs...)
 }
 
+// sglangSimulatedAcceptance reads SGLang's simulated acceptance from the
+// engine's environment: SGLANG_SIMULATE_ACC_LEN (-1, the default, is off)
+// and SGLANG_SIMULATE_ACC_METHOD (match-expected unless set).
+func (s *Spec) sglangSimulatedAcceptance(env map[string]string) []error {
+	v, ok := env["SGLANG_SIMULATE_ACC_LEN"]
+	if !ok {
+		return nil
+	}
+	var errs []error
+	al, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	switch {
+	case err != nil:
+		errs = append(errs, fmt.Errorf("SGLANG_SIMULATE_ACC_LEN=%q: want a number", v))
+	case al > 0:
+		s.AcceptLength, s.AcceptMethod = al, AcceptMatchExpected
+	}
+	switch m := strings.TrimSpace(env["SGLANG_SIMULATE_ACC_METHOD"]); m {
+	case "":
+	case AcceptMatchExpected, AcceptMultinomial:
+		if s.AcceptLength > 0 {
+			s.AcceptMethod = m
+		}
+	default:
+		errs = append(errs, fmt.Errorf("SGLANG_SIMULATE_ACC_METHOD=%q: want %s or %s", m, AcceptMatchExpected, AcceptMultinomial))
+	}
+	return errs
+}
+
 // normalize fills the speculative defaults as SGLang does and checks the
 // synthetic acceptance settings; nothing to do without an algorithm.
 func (s *Spec) normalize() []error {
@@ -443,24 +471,8 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		num("--speculative-num-steps", &c.Spec.NumSteps)
 		num("--speculative-eagle-topk", &c.Spec.TopK)
 		num("--speculative-num-draft-tokens", &c.Spec.NumDraftTokens)
-		if v, ok := env["SGLANG_SIMULATE_ACC_LEN"]; ok && c.Spec.Algorithm != "" {
-			al, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			switch {
-			case err != nil:
-				errs = append(errs, fmt.Errorf("SGLANG_SIMULATE_ACC_LEN=%q: want a number", v))
-			case al > 0: // -1 (the default) means off
-				c.Spec.AcceptLength = al
-				c.Spec.AcceptMethod = AcceptMatchExpected
-			}
-			switch m := strings.TrimSpace(env["SGLANG_SIMULATE_ACC_METHOD"]); m {
-			case "":
-			case AcceptMatchExpected, AcceptMultinomial:
-				if c.Spec.AcceptLength > 0 {
-					c.Spec.AcceptMethod = m
-				}
-			default:
-				errs = append(errs, fmt.Errorf("SGLANG_SIMULATE_ACC_METHOD=%q: want %s or %s", m, AcceptMatchExpected, AcceptMultinomial))
-			}
+		if c.Spec.Algorithm != "" {
+			errs = append(errs, c.Spec.sglangSimulatedAcceptance(env)...)
 		}
 	case configs.VLLM:
 		str("--model", &c.ModelPath)

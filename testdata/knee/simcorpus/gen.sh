@@ -9,7 +9,9 @@
 #   testdata/knee/simcorpus/gen.sh [WORKDIR [official|doubling]]   (from the repository root)
 #
 # $SEEDS and $KEYS (space-separated) replace the seeds and keys;
-# $SIMCORPUS_OUT names the table written instead (simcorpus-keys.csv).
+# $SIMCORPUS_OUT names the table written instead (simcorpus-keys.csv);
+# $PROBE_SECONDS replaces the probes' 180 s (an experiment's table: the
+# benchmark reads probes of 180 s).
 set -eu
 work=${1:-$(mktemp -d)}
 grid=${2:-official}
@@ -31,7 +33,7 @@ for seed in $seeds; do
 		SWEEP_SIM_SEED=$seed "$work/sweep" discover --simulate --builtin-client --no-report "$@" \
 			--config-keys "$key" --out "$work/full/$key.s$seed" >"$work/full-$key.s$seed.log" 2>&1 || true
 		SWEEP_SIM_SEED=$seed "$work/sweep" discover --simulate --builtin-client --no-report "$@" \
-			--official-durations --duration 180 \
+			--official-durations --duration "${PROBE_SECONDS:-180}" \
 			--config-keys "$key" --out "$work/probe/$key.s$seed" >"$work/probe-$key.s$seed.log" 2>&1 || true
 		# The table reads the result files only: aiperf's artifacts are
 		# most of a discovery's scratch space.

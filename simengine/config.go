@@ -51,12 +51,12 @@ type Spec struct {
 // SGLang's simulated acceptance methods (SGLANG_SIMULATE_ACC_METHOD).
 const (
 	// AcceptMatchExpected takes the acceptance length rounded down or up,
-	// up with the probability of its fraction, so the mean is met (the
-	// default since SGLang v0.5.x; InferenceX's recipes set it).
+	// up with the probability of its fraction, so the mean is met
+	// (current SGLang's default; InferenceX's recipes set it).
 	AcceptMatchExpected = "match-expected"
 	// AcceptMultinomial rounds a normal draw (mean the length, deviation
 	// 1) clamped to [1, drafts+1]; its mean misses the length near the
-	// ends (older SGLang's default).
+	// ends (the default of older SGLang builds).
 	AcceptMultinomial = "multinomial"
 )
 

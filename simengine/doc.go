@@ -506,8 +506,9 @@
 // 3.39 for Qwen3.5, not the default 2.61) Qwen3.5 FP4 MI355X TP4 agrees,
 // and Kimi K3 on MI355X peaks at c4 of its resident window [1 4 8] with
 // the cliff at c8 (6.5 long sessions; a discovery of the key before:
-// unsaturated, 53 % a doubling at c8): 16 of 31 keys (18 by the peak, 18
-// by the frontier, below). In full
+// unsaturated, 53 % a doubling at c8): 16 of 31 keys (18 by the peak
+// then, 21 once the peak rule read beyond a window still climbing to its
+// top; 18 by the frontier; below). In full
 // discoveries (scripts/sim-agreement.sh) MiniMax-M3 FP8 on H100 agrees
 // too (7 of 7 green, knee c2; it was saturated at c1), and on H200 it
 // stops agreeing: its resident pool falls from 9.0 to 6.7 long sessions,
@@ -615,7 +616,14 @@
 //     between its top and the offload arm's first point (the model right,
 //     the window without a point past the knee): MiniMax-M3 FP8 MI300X TP8
 //     (12.5 sessions; resident to c10, LMCache at c16), DeepSeek-V4 B300
-//     vLLM TP4 (14.7; to c8, SimpleCPU at c16).
+//     vLLM TP4 (14.7; to c8, SimpleCPU at c16). Both agree by the peak
+//     since the rule reads the arm's own point at its frontier step for a
+//     window still climbing to its top (knee.JudgeKey): it falls off a
+//     cliff there (to 8 % and 5 % of the top), so the peak lies at the
+//     top, within a step of it, as it does on the hardware where an
+//     offload arm takes over at the step. So does DeepSeek-V4 MI355X
+//     SGLang's TP8 (below: its c32 falls to 6 % of c16), which takes both
+//     keys and that one from disagree to by peak: 18 to 21 of 31.
 //   - No measured knee: grids mirrored from another key (Qwen3.5 FP8 on
 //     B200 and B300, PRs 2514 and 2515), the Qwen3.5 H100 and H200 MTP
 //     arms' hard stop at c16 (a policy; the non-MTP H100 HiCache arm ran

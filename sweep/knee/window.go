@@ -159,7 +159,9 @@ func (w Window) measured() []WindowPoint {
 // those. The arm agrees by the peak when the knee finder gives a knee
 // (HasKnee: ok, ambiguous or saturated-at-min; a peak at the top of a
 // window it is still climbing is no peak) and the peak lies above the
-// window's first point and at most its last. A flat window (the offload
+// window's first point and at most its last; JudgeKey also takes a
+// window still climbing to its top when the arm's own point beyond it
+// falls off a cliff (Window.peakAtTop). A flat window (the offload
 // arms' c64-c76) has its knee at its first point whatever the hardware
 // showed; its peak is still read. why names the arm and what decided.
 //
@@ -272,7 +274,7 @@ func FrontierStep(a Window, key []Window) int {
 // An arm whose key's other arms are all not in the discovery (Absent)
 // has no point of another arm to dominate beyond: it does not agree by
 // the frontier, whatever beyond is ("no other arm in this discovery"),
-// and JudgeKey does not ask for beyond.
+// and JudgeKey asks for beyond only for the peak (Window.peakAtTop).
 func FrontierVerdict(a Window, beyond WindowPoint, key []Window) (ok bool, why string) {
 	if n := a.failed(); n > 0 {
 		if a.partial() {
@@ -373,6 +375,36 @@ func dominator(p WindowPoint, a Window, key []Window) *dominatingPoint {
 	return best
 }
 
+// climbsToTop reports whether the window, every point green and its top
+// measured, reads no knee because it still gains at its top (Analyze's
+// unsaturated), none of its points above its top's reading: the arm's
+// peak lies at its top or above it.
+func (w Window) climbsToTop() bool {
+	if w.failed() > 0 || w.Knee == nil || w.Knee.Status != StatusUnsaturated {
+		return false
+	}
+	m := w.measured()
+	if len(m) == 0 || m[len(m)-1].Conc != w.Points[len(w.Points)-1].Conc {
+		return false
+	}
+	top := m[len(m)-1]
+	return !slices.ContainsFunc(m, func(p WindowPoint) bool { return p.Throughput > top.Throughput })
+}
+
+// peakAtTop reports whether a window still climbing at its top
+// (climbsToTop) has its peak there: the arm's own point beyond it, at its
+// frontier step, falls off a cliff (more than cliffDrop below the top, as
+// Analyze reads a cliff). The peak then lies between the top and that
+// step, the window's next grid point: where InferenceX ends a window at
+// the last concurrency a resident KV pool holds and an offload arm takes
+// over at the step, the hardware's peak lies there too.
+func (w Window) peakAtTop(beyond WindowPoint) bool {
+	if !w.climbsToTop() || beyond.Failed || beyond.NotMeasured || beyond.Unfinished {
+		return false
+	}
+	return beyond.Throughput < (1-cliffDrop)*w.Points[len(w.Points)-1].Throughput
+}
+
 // Beyond gives arm a's own point at conc, a concurrency above its window
 // (FrontierStep); measured is false when it is not known (the rule then
 // leaves the key's frontier verdict open).
@@ -451,7 +483,12 @@ func UnfinishedVerdict(key []Window, others int) (v KeyVerdict, ok bool) {
 // arm that does not agree strictly by the frontier too, reading it at
 // FrontierStep through beyond (not for an arm with failed window points,
 // which the frontier rule never takes, nor for one with no point
-// measured, nor for one with no other arm of the key in the discovery).
+// measured, nor for one with no other arm of the key in the discovery
+// unless its window still climbs to its top). A window still climbing
+// to its top agrees by the peak when that point beyond falls off a
+// cliff (Window.peakAtTop): its peak lies between its top and the
+// step, and why says so ("its peak at its top (c16 beyond falls off a
+// cliff)").
 //
 // A key whose discovery has not finished is not judged: its verdict is
 // UnfinishedVerdict's, and beyond is not asked for a point.
@@ -474,32 +511,42 @@ func JudgeKey(key []Window, beyond Beyond) (KeyVerdict, error) {
 			continue
 		}
 		ok, peak, w := a.Judge()
-		v.ByPeak = v.ByPeak && peak
 		v.Adaptive = v.Adaptive || a.Adaptive
 		if ok {
+			v.ByPeak = v.ByPeak && peak
 			if a.partial() {
 				v.Why = append(v.Why, w)
 			}
 			continue
 		}
 		v.Strict = false
+		// The arm's own point beyond its window: for the frontier rule,
+		// and for the peak of a window still climbing at its top.
+		var p WindowPoint
+		measured, step := false, 0
+		if a.failed() == 0 && len(a.measured()) > 0 && (!alone(a, key) || a.climbsToTop()) {
+			step = FrontierStep(a, key)
+			var err error
+			if p, measured, err = beyond(a, step); err != nil {
+				return v, fmt.Errorf("%s at c%d: %w", a.Arm, step, err)
+			}
+		}
+		if !peak && measured && a.peakAtTop(p) {
+			peak = true
+			w += fmt.Sprintf(", its peak at its top (c%d beyond falls off a cliff)", p.Conc)
+		}
+		v.ByPeak = v.ByPeak && peak
 		front, fw := false, ""
-		if a.failed() > 0 || len(a.measured()) == 0 || alone(a, key) {
+		switch {
+		case a.failed() > 0 || len(a.measured()) == 0 || alone(a, key):
 			// No point beyond rescues a window with failed points, or
 			// one no other arm's point can dominate beyond.
 			front, fw = FrontierVerdict(a, WindowPoint{}, key)
-		} else {
-			step := FrontierStep(a, key)
-			p, measured, err := beyond(a, step)
-			if err != nil {
-				return v, fmt.Errorf("%s at c%d: %w", a.Arm, step, err)
-			}
+		case measured:
+			front, fw = FrontierVerdict(a, p, key)
+		default:
 			fw = fmt.Sprintf("frontier: c%d not measured", step)
-			if measured {
-				front, fw = FrontierVerdict(a, p, key)
-			} else {
-				v.Open = append(v.Open, a.Arm)
-			}
+			v.Open = append(v.Open, a.Arm)
 		}
 		v.ByFrontier = v.ByFrontier && front
 		v.Why = append(v.Why, w+" ("+fw+")")

@@ -2,6 +2,7 @@ package knee
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -152,6 +153,49 @@ func TestJudgeKey(t *testing.T) {
 	_, err = JudgeKey(key, func(Window, int) (WindowPoint, bool, error) { return WindowPoint{}, false, boom })
 	assert.ErrorIs(t, err, boom)
 	assert.ErrorContains(t, err, "tp4 at c8")
+}
+
+// TestJudgeKeyPeakAtTop holds the peak rule's reading beyond a window
+// still climbing to its top: the arm agrees by the peak only when its own
+// point at the frontier step falls off a cliff (more than 10 % below the
+// top), not on a plateau, a failed or unmeasured point, nor when the top
+// of its window was not measured.
+func TestJudgeKeyPeakAtTop(t *testing.T) {
+	rising := []WindowPoint{wpt(1, 100, 90), wpt(2, 200, 80), wpt(4, 390, 70)}
+	other := CurveWindow("tp8", []WindowPoint{wpt(1, 90, 100), wpt(8, 800, 75), wpt(16, 1000, 60), wpt(32, 1010, 30)})
+	for _, tc := range []struct {
+		name     string
+		pts      []WindowPoint
+		beyond   WindowPoint
+		measured bool
+		byPeak   bool
+		why      string
+	}{
+		{"a cliff beyond", rising, wpt(8, 20, 1), true, true,
+			"by peak           k: tp4: unsaturated no knee window 1-4, its peak at its top (c8 beyond falls off a cliff) (frontier: c8 (20 tok/s/GPU, 1.0 tok/s/user) below its top c4 (390 tok/s/GPU, 70.0 tok/s/user))"},
+		{"a fall of 10 % is no cliff", rising, wpt(8, 351, 40), true, false,
+			"disagree          k: tp4: unsaturated no knee window 1-4 (frontier: c8 (351 tok/s/GPU, 40.0 tok/s/user) below its top c4 (390 tok/s/GPU, 70.0 tok/s/user))"},
+		{"a fall of 11 % is", rising, wpt(8, 347, 40), true, true,
+			"by peak           k: tp4: unsaturated no knee window 1-4, its peak at its top (c8 beyond falls off a cliff) (frontier: c8 (347 tok/s/GPU, 40.0 tok/s/user) below its top c4 (390 tok/s/GPU, 70.0 tok/s/user))"},
+		{"failed beyond", rising, WindowPoint{Conc: 8, Failed: true}, true, false,
+			"disagree          k: tp4: unsaturated no knee window 1-4 (frontier: c8 failed)"},
+		{"not measured beyond", rising, WindowPoint{}, false, false,
+			"disagree          k: tp4: unsaturated no knee window 1-4 (frontier: c8 not measured)"},
+		{"the window's top not measured", append(slices.Clone(rising), WindowPoint{Conc: 6, NotMeasured: true}), wpt(8, 20, 1), true, false,
+			"disagree          k: tp4: unsaturated no knee on window c1 c2 c4 c6: 3 green, 1 not measured (adaptive: c6) (frontier: c8 (20 tok/s/GPU, 1.0 tok/s/user) below its top measured c4 (390 tok/s/GPU, 70.0 tok/s/user))"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			beyond := func(_ Window, conc int) (WindowPoint, bool, error) {
+				assert.Equal(t, 8, conc, "the frontier step")
+				return tc.beyond, tc.measured, nil
+			}
+			v, err := JudgeKey([]Window{CurveWindow("tp4", tc.pts), other}, beyond)
+			require.NoError(t, err)
+			assert.Equal(t, tc.byPeak, v.ByPeak)
+			assert.False(t, v.Strict)
+			assert.Equal(t, tc.why, v.Line("k"))
+		})
+	}
 }
 
 // TestWindowOf reads a measured arm's window: a concurrency of the window
@@ -447,10 +491,15 @@ func TestJudgeKeyAbsentArms(t *testing.T) {
 	asked = nil
 	lone, err := JudgeKey([]Window{absent, rising, absent8}, measured)
 	require.NoError(t, err)
-	assert.Empty(t, asked, "no other arm in the discovery: nothing beyond could be dominated")
+	assert.Equal(t, []int{6}, asked, "no other arm in the discovery: read beyond for the peak only (nothing there could be dominated)")
 	assert.Empty(t, lone.Open)
 	assert.False(t, lone.Strict || lone.ByPeak || lone.ByFrontier)
 	assert.Equal(t, "disagree          k: judged on 1 of 3 arms; tp2: not in this discovery; tp4: unsaturated no knee window 1-4 (frontier: no other arm in this discovery); tp8: not in this discovery", lone.Line("k"))
+	cliff := func(_ Window, conc int) (WindowPoint, bool, error) { return wpt(conc, 20, 1), true, nil }
+	loneCliff, err := JudgeKey([]Window{absent, rising, absent8}, cliff)
+	require.NoError(t, err)
+	assert.True(t, loneCliff.ByPeak && !loneCliff.Strict && !loneCliff.ByFrontier)
+	assert.Equal(t, "by peak           k: judged on 1 of 3 arms; tp2: not in this discovery; tp4: unsaturated no knee window 1-4, its peak at its top (c6 beyond falls off a cliff) (frontier: no other arm in this discovery); tp8: not in this discovery", loneCliff.Line("k"))
 	ok, why := FrontierVerdict(rising, wpt(8, 700, 50), []Window{absent, rising, absent8})
 	assert.False(t, ok)
 	assert.Equal(t, "frontier: no other arm in this discovery", why)

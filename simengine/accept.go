@@ -23,7 +23,9 @@ type acceptor struct {
 // newAcceptor builds the draw for a Spec. A synthetic acceptance length
 // without a method is vLLM's: it resolves to the minimum-variance
 // schedule (minVarianceRates); synthetic rates are vLLM's unconditional
-// ones; without either, real drafts accept each position with
+// ones, one per draft (a config with another count is refused: Spec.
+// normalize; a Spec built in code with fewer accepts no draft past them);
+// without either, real drafts accept each position with
 // DefaultAcceptRate.
 func newAcceptor(s Spec) acceptor {
 	k := s.MaxDrafts()
@@ -36,9 +38,7 @@ func newAcceptor(s Spec) acceptor {
 		rates = conditional(minVarianceRates(s.AcceptLength, k))
 	case len(s.AcceptRates) > 0:
 		unconditional := make([]float64, k)
-		for i := range unconditional {
-			unconditional[i] = s.AcceptRates[min(i, len(s.AcceptRates)-1)]
-		}
+		copy(unconditional, s.AcceptRates)
 		rates = conditional(unconditional)
 	default:
 		rates = make([]float64, k)

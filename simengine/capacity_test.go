@@ -321,6 +321,25 @@ func TestSimulatedAcceptanceSharedByTheBatch(t *testing.T) {
 	assert.False(t, shared, "vLLM's synthetic sampler draws per request")
 }
 
+// TestSyntheticRatesPerDraft: vLLM's unconditional rates give the mean
+// 1 + their sum; a Spec built in code with fewer rates than drafts
+// accepts no draft past them (a config is refused: TestConfigFromArgs),
+// one with more reads the first per draft.
+func TestSyntheticRatesPerDraft(t *testing.T) {
+	for _, tc := range []struct {
+		rates []float64
+		want  float64
+	}{
+		{[]float64{0.9, 0.6, 0.3}, 2.8},
+		{[]float64{0.9}, 1.9},
+		{[]float64{0.9, 0.6, 0.3, 0.2}, 2.8},
+	} {
+		a := newAcceptor(Spec{Algorithm: "mtp", NumSteps: 3, TopK: 1, NumDraftTokens: 4, AcceptRates: tc.rates})
+		assert.Len(t, a.rates, 3, "%v", tc.rates)
+		assert.InDelta(t, tc.want, a.expectedLength(), 1e-12, "%v", tc.rates)
+	}
+}
+
 // TestMinVarianceRates: a synthetic acceptance length resolves as vLLM's
 // SpeculativeConfig._acceptance_length_to_rates does (its own test's
 // cases), to unconditional rates whose draws accept al-1 rounded down or

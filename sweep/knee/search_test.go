@@ -1661,12 +1661,14 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 //
 // What keeps GPU-hours high on the short grids: per GPU, InferenceX
 // spends 1860n GPU-seconds on an n-point grid (a 600 s start and a
-// 1260 s point each), ours 600 + 1260 per full-length point + 360 per
-// probe, and a verdict needs three points: 1680 even as three probes,
-// 30 % of a 3-point grid. GPU-weighted over a corpus (the tally's floors)
-// that is 14.5 % of the simulated conc-lists' full grids and 12.1 % of
-// the synthetic ones'; with one of the three at full length, 22.2 % and
-// 18.7 %. Of the synthetic conc-lists' full-length points (2.1 per arm),
+// 1260 s point each), ours 600 + 1260 per full-length point + 240 per
+// probe (180 s and the drain), and a verdict needs three points: 1320
+// even as three probes, 24 % of a 3-point grid. GPU-weighted over a
+// corpus (the tally's floors, held-out seeds) that is 11.4 % of the
+// simulated conc-lists' full grids and 9.5 % of the synthetic ones';
+// with one of the three at full length, 20.2 % and 16.9 %. (With the
+// 300 s probes of the figures that follow, 360 a probe: 14.5 %, 12.1 %,
+// 22.2 % and 18.7 %.) Of the synthetic conc-lists' full-length points (2.1 per arm),
 // 0.70 per arm are the top of the grid and 0.46 the point below it,
 // which the top gate reads: reading the top as a probe misjudged 2 of
 // the 18 still-rising simulated arms of the corpus before it was

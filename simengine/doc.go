@@ -594,7 +594,9 @@
 // 66.3k at 20.6, against DEP8's c32, 69.7k at 21.7; its top, c14, is also
 // the last concurrency its 15.6-session device pool holds). Full
 // simulated discoveries judged with the same rules (sweep sim agreement
-// --frontier, the model of 616287b): 15 by the knee, 19 by the peak, 18
+// --frontier, the model of 616287b): 15 by the knee, 19 by the peak (21
+// with the peak rule's point beyond, on ef26385: MiniMax-M3 FP8 MI300X
+// and DeepSeek-V4 MI355X SGLang), 18
 // by the frontier, DeepSeek-V4 B300 SGLang HiCache's TP4 DP-attention
 // DRAM arm (flat from its window's first point there) handing over to
 // TP8 DP-attention at c144 in place of an agreement by the knee. The other

@@ -1682,6 +1682,17 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // the unsteady probes measured again at the full length, rule 5's
 // "trusted probes", 88.2 % and 69.4 %).
 //
+// simcorpus-doubling.csv was recorded again with the engines'
+// acceptance draws too (from main 254a60f, the rules unchanged): the
+// sim-doubling held-out seeds went from 100 % at 15.66 % to 100 % at
+// 16.23 %, the benchmark's seeds 1-8 from 100/16.19 to 100/16.37, and
+// the limit from 16.0 % to 16.5 %. A batch's shared acceptance draw
+// reads the acceptance length over fewer independent draws past a
+// cliff, where few verify steps run, so more probes fail its check at
+// c64-c256 (seeds 5-8: 23 probes before, 54 now; at c8-c32, 14 before, 4
+// now) and some of those run again at the full length (probes measured
+// again: 36 before, 39 now).
+//
 // Nor does a longer probe read a point whose KV pool comes near full
 // (measured on 2026-12-06, the simulated engine of main 15d4fd7,
 // simcorpus.csv's official windows with gen.sh's probe half at
@@ -1717,7 +1728,7 @@ func TestAdaptiveSearch(t *testing.T) {
 		"conc-lists":   {equalLength: {0.986, 0.460}, probes: {0.973, 0.167}},
 		"doubling":     {equalLength: {0.996, 0.433}, probes: {0.980, 0.133}},
 		"simulated":    {equalLength: {1, 0.600, 1}, probes: {1, 0.235, 0.7}},
-		"sim-doubling": {equalLength: {1, 0.488}, probes: {1, 0.160}},
+		"sim-doubling": {equalLength: {1, 0.488}, probes: {1, 0.165}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 5, 6, 7, 8) {
 		for _, f := range []fidelity{equalLength, probes} {

@@ -62,6 +62,9 @@ type searchTally struct {
 	// grid when shorter); floorFull the same with one of the three at
 	// the full length.
 	floor, floorFull float64
+	// fullBy is the full-length points' GPU-seconds by cause
+	// (searchRun.fullBy).
+	fullBy [fullCauses]float64
 	// gridOnce is every grid point measured once, as a probe where the
 	// corpus has them, on one server: what the search would spend with
 	// no point skipped and none run again (on the official conc-lists,
@@ -74,7 +77,9 @@ func (t searchTally) String() string {
 	return fmt.Sprintf("%d arms: knee within one doubling of the full grid's on %.2f%%; peak the full grid's on %.1f%% (within one grid step %.1f%%) of %d arms with a peak; %.2f points per arm (%.2f probes, %d measured again at full length) vs %.2f (%.0f%%); GPU-hours %.2f%% of InferenceX's restart-per-point full grid (server starts %.1f%%, full-length points %.1f%%, probes %.1f%%, %.1f%% of them measured again; floor %.1f%%, %.1f%% with one full-length point; every grid point once %.1f%%)",
 		t.arms, pct(t.agree, t.arms), pct(t.peakSame, t.peakArms), pct(t.peakNear, t.peakArms), t.peakArms, float64(t.points)/float64(t.arms), float64(t.probes)/float64(t.arms), t.again, float64(t.fullPoints)/float64(t.arms),
 		100*float64(t.points)/float64(t.fullPoints), 100*t.ours/t.inferencex,
-		100*t.starts/t.inferencex, 100*t.full/t.inferencex, 100*t.probeGS/t.inferencex, 100*t.probeAgainGS/t.inferencex, 100*t.floor/t.inferencex, 100*t.floorFull/t.inferencex, 100*t.gridOnce/t.inferencex)
+		100*t.starts/t.inferencex, 100*t.full/t.inferencex, 100*t.probeGS/t.inferencex, 100*t.probeAgainGS/t.inferencex, 100*t.floor/t.inferencex, 100*t.floorFull/t.inferencex, 100*t.gridOnce/t.inferencex) +
+		fmt.Sprintf("; full-length points after a failed probe %.1f%%, after one near a full KV pool %.1f%%, after another probe %.1f%%, without a probe %.1f%%",
+			100*t.fullBy[afterFailedProbe]/t.inferencex, 100*t.fullBy[afterUnsteadyProbe]/t.inferencex, 100*t.fullBy[afterSteadyProbe]/t.inferencex, 100*t.fullBy[withoutProbe]/t.inferencex)
 }
 
 func (t searchTally) gpuHours() float64 { return t.ours / t.inferencex }
@@ -217,6 +222,33 @@ type searchRun struct {
 	probes   int           // probes run
 	again    int           // probes measured again at the full length
 	spent    float64       // GPU-seconds per GPU
+	// fullBy counts the full-length runs by what stood at the point
+	// before: a probe that failed, one whose KV pool came near full
+	// (Sample.Unsteady), another probe (its noise decided), or nothing.
+	fullBy [fullCauses]int
+}
+
+// The full-length runs' causes (searchRun.fullBy).
+const (
+	afterFailedProbe = iota
+	afterUnsteadyProbe
+	afterSteadyProbe
+	withoutProbe
+	fullCauses
+)
+
+// fullCause is why a full-length run at a point with prior (nil: none)
+// was asked for.
+func fullCause(prior *knee.Sample) int {
+	switch {
+	case prior == nil:
+		return withoutProbe
+	case prior.Excluded != "":
+		return afterFailedProbe
+	case prior.Unsteady():
+		return afterUnsteadyProbe
+	}
+	return afterSteadyProbe
 }
 
 // search runs NextStep on a case as a sweep would: each chosen
@@ -232,14 +264,21 @@ func search(c *searchCase) searchRun {
 			break
 		}
 		for _, n := range step.Conc {
+			var prior *knee.Sample
 			if i := slices.IndexFunc(run.measured, func(s knee.Sample) bool { return s.Conc == n }); i >= 0 {
 				if s := run.measured[i]; !s.Probe || step.Probe && c.probeSeconds > 0 {
 					panic(fmt.Sprintf("%s: conc %d chosen twice", c.id, n))
 				}
+				p := run.measured[i]
+				prior = &p
+				run.fullBy[fullCause(prior)]++
 				run.measured = slices.Delete(run.measured, i, i+1)
 				run.again++
 			}
 			if !step.Probe || c.probeSeconds == 0 {
+				if prior == nil {
+					run.fullBy[withoutProbe]++
+				}
 				run.measured = append(run.measured, measure(n, false))
 				run.spent += pointSeconds
 				continue
@@ -311,6 +350,9 @@ func scoreSearch(cases []*searchCase, logf func(string, ...any)) searchTally {
 		t.probeGS += c.gpus * probeGS
 		t.probeAgainGS += c.gpus * float64(run.again) * (c.probeSeconds + drainSeconds)
 		t.full += c.gpus * (spent - startSeconds - probeGS)
+		for i, n := range run.fullBy {
+			t.fullBy[i] += c.gpus * float64(n) * pointSeconds
+		}
 		// The floor: three points for a verdict, as probes where the
 		// corpus has them.
 		m, probe := float64(min(nf, 3)), pointSeconds
@@ -1681,6 +1723,19 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // "grid as probes" (on the corpora of 38a48c5: 85.3 % and 69.4 %; with
 // the unsteady probes measured again at the full length, rule 5's
 // "trusted probes", 88.2 % and 69.4 %).
+//
+// Where the full-length points go (the tally's split by what stood at
+// the point before, main df8f3c4): on the simulated official windows'
+// held-out seeds, 7.9 % of InferenceX's GPU-hours, 3.8 % after a probe
+// near a full KV pool, 4.0 % after a steady probe whose noise decided
+// the top gate or a far point, 0.1 % after a failed probe. The noise's
+// share falls almost all on the four keys whose simulated curves still
+// rise through InferenceX's windows (10.9 % of theirs; 0.0 % on the
+// four whose simulated knees fall inside, where the unsteady probes
+// take 5.4 %): a top gaining within the gate's noise, where a window
+// that ends past its arm's knee would read flat or falling. On the 23
+// other keys (seeds 1-2): 0.8 % failed, 5.4 % unsteady, 1.1 % noise,
+// 0.6 % without a probe.
 //
 // simcorpus-doubling.csv was recorded again with the engines'
 // acceptance draws too (from main 254a60f, the rules unchanged): the

@@ -394,10 +394,11 @@ func (w Window) climbsToTop() bool {
 // peakAtTop reports whether a window still climbing at its top
 // (climbsToTop) has its peak there: the arm's own point beyond it, at its
 // frontier step, falls off a cliff (more than cliffDrop below the top, as
-// Analyze reads a cliff). The peak then lies between the top and that
-// step, the window's next grid point: where InferenceX ends a window at
-// the last concurrency a resident KV pool holds and an offload arm takes
-// over at the step, the hardware's peak lies there too.
+// Analyze reads a cliff). The peak then lies at the top or between it
+// and that step (the lowest concurrency above the window another arm of
+// the key measures, else the top's doubling), as InferenceX reads a
+// window that ends at the last concurrency a resident KV pool holds, an
+// offload arm taking over at the step.
 func (w Window) peakAtTop(beyond WindowPoint) bool {
 	if !w.climbsToTop() || beyond.Failed || beyond.NotMeasured || beyond.Unfinished {
 		return false

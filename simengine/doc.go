@@ -622,8 +622,8 @@
 //     since the rule reads the arm's own point at its frontier step for a
 //     window still climbing to its top (knee.JudgeKey): it falls off a
 //     cliff there (to 8 % and 5 % of the top), so the peak lies at the
-//     top, within a step of it, as it does on the hardware where an
-//     offload arm takes over at the step. So does DeepSeek-V4 MI355X
+//     top or within a step of it, where InferenceX's window ends and its
+//     offload arm takes over. So does DeepSeek-V4 MI355X
 //     SGLang's TP8 (below: its c32 falls to 6 % of c16), which takes both
 //     keys and that one from disagree to by peak: 18 to 21 of 31.
 //   - No measured knee: grids mirrored from another key (Qwen3.5 FP8 on

@@ -532,9 +532,13 @@ func JudgeKey(key []Window, beyond Beyond) (KeyVerdict, error) {
 				return v, fmt.Errorf("%s at c%d: %w", a.Arm, step, err)
 			}
 		}
-		if !peak && measured && a.peakAtTop(p) {
+		switch {
+		case !peak && measured && a.peakAtTop(p):
 			peak = true
 			w += fmt.Sprintf(", its peak at its top (c%d beyond falls off a cliff)", p.Conc)
+		case !peak && !measured && step > 0 && alone(a, key):
+			// Not in Open (its frontier verdict is decided): say it here.
+			w += fmt.Sprintf(", its peak not judged (c%d beyond not measured)", step)
 		}
 		v.ByPeak = v.ByPeak && peak
 		front, fw := false, ""

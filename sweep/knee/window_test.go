@@ -495,6 +495,11 @@ func TestJudgeKeyAbsentArms(t *testing.T) {
 	assert.Empty(t, lone.Open)
 	assert.False(t, lone.Strict || lone.ByPeak || lone.ByFrontier)
 	assert.Equal(t, "disagree          k: judged on 1 of 3 arms; tp2: not in this discovery; tp4: unsaturated no knee window 1-4 (frontier: no other arm in this discovery); tp8: not in this discovery", lone.Line("k"))
+	unmeasured := func(Window, int) (WindowPoint, bool, error) { return WindowPoint{}, false, nil }
+	loneOpen, err := JudgeKey([]Window{absent, rising, absent8}, unmeasured)
+	require.NoError(t, err)
+	assert.Empty(t, loneOpen.Open, "its frontier verdict is decided")
+	assert.Equal(t, "disagree          k: judged on 1 of 3 arms; tp2: not in this discovery; tp4: unsaturated no knee window 1-4, its peak not judged (c6 beyond not measured) (frontier: no other arm in this discovery); tp8: not in this discovery", loneOpen.Line("k"))
 	cliff := func(_ Window, conc int) (WindowPoint, bool, error) { return wpt(conc, 20, 1), true, nil }
 	loneCliff, err := JudgeKey([]Window{absent, rising, absent8}, cliff)
 	require.NoError(t, err)

@@ -336,8 +336,9 @@ func TestJudgeReadsALinkedDiscovery(t *testing.T) {
 // the other arm is not in the discovery, neither measured nor failed:
 // the key is judged on the arm it ran, the line says on how many and
 // names the other arm, and the counts tell such keys apart; an arm with
-// no other arm of its key in the discovery is not read at its frontier
-// step. Killed, such a discovery is unfinished as before, the arm not in
+// no other arm of its key in the discovery is read at its frontier step
+// only for the peak of a window still climbing to its top (here no
+// point is there, so its peak is not judged). Killed, such a discovery is unfinished as before, the arm not in
 // it named. A directory without a journal, or a journal that records no
 // arms, is read as before: the other arm's points are failed. A
 // discovery whose journal records none of the key's arms is not judged.
@@ -360,7 +361,7 @@ func TestJudgeDiscoveriesOfSomeArms(t *testing.T) {
 			"agree             " + testKey + ": judged on 1 of 2 arms; tp8 ep8: not in this discovery",
 			oneAgrees + "; " + onSome + "1 agree, 1 by the peak, 1 by the frontier)"},
 		{"full, TP8 only, still rising", true, run{pts: tp8Rising}, fullPlanned,
-			"disagree          " + testKey + ": judged on 1 of 2 arms; tp4 ep4 kv:dram: not in this discovery; tp8 ep8: unsaturated no knee window 1-4 (frontier: no other arm in this discovery)",
+			"disagree          " + testKey + ": judged on 1 of 2 arms; tp4 ep4 kv:dram: not in this discovery; tp8 ep8: unsaturated no knee window 1-4, its peak not judged (c8 beyond not measured) (frontier: no other arm in this discovery)",
 			failedTally + "; " + onSome + "0 agree, 0 by the peak, 0 by the frontier)"},
 		{"adaptive, TP4 only", false, run{pts: tp4(1, 4, 8, 12, 16), skipped: []int{2, 10}}, adaptivePlanned,
 			"agree             " + testKey + ": judged on 1 of 2 arms; tp4 ep4 kv:dram: ambiguous knee c12 peak c16 on window c1 c2 c4 c8 c10 c12 c16: 5 green, 2 not measured (adaptive: c2 c10); tp8 ep8: not in this discovery",

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"sweep/sweep/knee"
@@ -1790,6 +1791,11 @@ func TestAdaptiveSearch(t *testing.T) {
 			cases := sc.cases(f)
 			tally := scoreSearch(cases, t.Logf)
 			t.Logf("%s, %s: %s; the full grid measured again agrees with it on %.1f%%", sc.name, f.name, tally, fullAgain(cases))
+			split := 0.0
+			for _, gs := range tally.fullBy {
+				split += gs
+			}
+			assert.InDelta(t, tally.full, split, 1e-6*tally.inferencex, "%s, %s: the full-length points' split by cause sums to them", sc.name, f.name)
 			lim := limits[sc.name][f]
 			if a := float64(tally.agree) / float64(tally.arms); a < lim[0] {
 				t.Errorf("%s, %s: knee agreement %.2f%%, want ≥ %.1f%%", sc.name, f.name, 100*a, 100*lim[0])

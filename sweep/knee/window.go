@@ -393,8 +393,9 @@ func (w Window) climbsToTop() bool {
 
 // peakAtTop reports whether a window still climbing at its top
 // (climbsToTop) has its peak there: the arm's own point beyond it, at its
-// frontier step, falls off a cliff (more than cliffDrop below the top, as
-// Analyze reads a cliff). The peak then lies at the top or between it
+// frontier step, falls off a cliff from the top, as the search reads one
+// between two readings (fellOff: more than cliffDrop; both full-length
+// readings, their noise left out). The peak then lies at the top or between it
 // and that step (the lowest concurrency above the window another arm of
 // the key measures, else the top's doubling), as InferenceX reads a
 // window that ends at the last concurrency a resident KV pool holds, an
@@ -403,7 +404,7 @@ func (w Window) peakAtTop(beyond WindowPoint) bool {
 	if !w.climbsToTop() || beyond.Failed || beyond.NotMeasured || beyond.Unfinished {
 		return false
 	}
-	return beyond.Throughput < (1-cliffDrop)*w.Points[len(w.Points)-1].Throughput
+	return fellOff(w.Points[len(w.Points)-1].Throughput, beyond.Throughput, 0, 0)
 }
 
 // Beyond gives arm a's own point at conc, a concurrency above its window

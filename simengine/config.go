@@ -173,6 +173,10 @@ type Config struct {
 	// by a fit to measured results (env SWEEP_SIM_CALIBRATION names the
 	// file; the arm matching this configuration is used).
 	Calibration *ArmCalibration
+	// CalibrationFile is the file SWEEP_SIM_CALIBRATION named, "" when
+	// none: with Calibration nil, the file has no arm for this
+	// configuration and the model's step costs and pool stand.
+	CalibrationFile string
 }
 
 // HostKV sizes a host-memory KV tier. Its pool is per rank of the engine's
@@ -527,7 +531,7 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		errs = append(errs, err)
 	}
 	if c.GPU == "" {
-		c.GPU = gpuFromRunner(env["RUNNER_TYPE"])
+		c.GPU = GPUFromRunner(env["RUNNER_TYPE"])
 	}
 	if len(errs) > 0 {
 		return c, errors.Join(errs...)
@@ -538,7 +542,7 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		if lerr != nil {
 			return c, fmt.Errorf("%s: %w", simproto.EnvCalibration, lerr)
 		}
-		c.Calibration = cal.Arm(c)
+		c.Calibration, c.CalibrationFile = cal.Arm(c), path
 	}
 	return c, err
 }
@@ -740,9 +744,9 @@ func simEnv(env map[string]string, c *Config) error {
 	return errors.Join(errs...)
 }
 
-// gpuFromRunner picks a GPU hint out of a runner label such as
+// GPUFromRunner picks a GPU hint out of a runner label such as
 // "mi325x-amds_3" or "cluster:b300-nv".
-func gpuFromRunner(runner string) string {
+func GPUFromRunner(runner string) string {
 	runner = strings.ToLower(runner)
 	names := gpuNames()
 	slices.SortFunc(names, func(a, b string) int { return len(b) - len(a) }) // gb200 before b200

@@ -8,8 +8,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/internal/atomicfile"
-	"sweep/simengine"
+	"sweep/internal/plural"
 	"sweep/sweep/run"
+	"sweep/sweep/simfit"
 )
 
 // simCalibrateOptions are the inputs of "sweep sim calibrate".
@@ -47,7 +48,7 @@ func newSimCalibrateCmd(ios *IOStreams, runF func(context.Context, *simCalibrate
 }
 
 func simCalibrateRun(ctx context.Context, o *simCalibrateOptions) error {
-	cal, skipped, err := simengine.FitResults(ctx, o.Dir, run.EngineFlags)
+	cal, skipped, err := simfit.FitResults(ctx, o.Dir, run.EngineFlags)
 	if err != nil {
 		return err
 	}
@@ -63,6 +64,6 @@ func simCalibrateRun(ctx context.Context, o *simCalibrateOptions) error {
 	if err := atomicfile.WriteJSON(o.Out, cal); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.Out, "calibration: %s (%d arms)\n", o.Out, len(cal.Arms))
+	fmt.Fprintf(o.IO.Out, "calibration: %s (%s)\n", o.Out, plural.Count(len(cal.Arms), "arm", "arms"))
 	return nil
 }

@@ -4,12 +4,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sweep/internal/simproto"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/metrics/result"
 	"sweep/simengine"
 	"sweep/sweep/knee"
 )
@@ -30,12 +32,43 @@ func simCalibrateDiscovery(t *testing.T, out, seed, calibration string) map[int]
 	arms, err := knee.Read(t.Context(), out)
 	require.NoError(t, err)
 	require.Len(t, arms, 1)
+	files, problems, err := result.ReadDir(t.Context(), out)
+	require.NoError(t, err)
+	require.Empty(t, problems)
+	require.Len(t, files, 3)
+	for _, f := range files {
+		sim := f.Result.Simulation
+		require.NotNil(t, sim, f.Path)
+		if calibration == "" {
+			assert.Nil(t, sim.Calibration, "%s: no calibration recorded without one", f.Path)
+			continue
+		}
+		require.NotNil(t, sim.Calibration, "%s: the calibration it ran with", f.Path)
+		assert.Equal(t, calibration, sim.Calibration.File)
+		require.Len(t, sim.Calibration.Engines, 1)
+		assert.True(t, sim.Calibration.Engines[0].Calibrated, "%s: the file's arm set the engine", f.Path)
+	}
+	if calibration != "" {
+		assert.Contains(t, stderr, "calibrated by "+calibration+" (step costs x", "the points' headers say so")
+	}
 	tput := map[int]float64{}
 	for _, s := range arms[0].Samples {
 		require.NotNil(t, s.TotalTPS, "conc %d", s.Conc)
+		assert.Equal(t, calibration != "", strings.HasPrefix(s.SimCalibration, "step costs x"), "conc %d: what the calibration set, as compare reads it: %q", s.Conc, s.SimCalibration)
 		tput[s.Conc] = *s.TotalTPS
 	}
 	return tput
+}
+
+// writePlantedCalibration writes dir/planted.json, a calibration of the
+// MI325X Qwen3.5 SGLang TP8 arm (step costs x1.5, a 2M-token pool), and
+// returns its path.
+func writePlantedCalibration(t *testing.T, dir string) string {
+	t.Helper()
+	planted := filepath.Join(dir, "planted.json")
+	require.NoError(t, os.WriteFile(planted, []byte(`{"version": 1, "arms": [{"engine": "sglang", "model": "Qwen/Qwen3.5-397B-A17B-FP8",
+		"gpu": "mi325x", "tp": 8, "ep": 1, "dp_attention": false, "step_scale": 1.5, "pool_tokens": 2000000, "rms_error_pct": 0}]}`), 0o644))
+	return planted
 }
 
 // TestSimCalibrateRecoversAPlantedArm: a simulated discovery run with a
@@ -47,9 +80,7 @@ func simCalibrateDiscovery(t *testing.T, out, seed, calibration string) map[int]
 func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	dir := t.TempDir()
-	planted := filepath.Join(dir, "planted.json")
-	require.NoError(t, os.WriteFile(planted, []byte(`{"version": 1, "Arms": [{"engine": "sglang", "model": "Qwen/Qwen3.5-397B-A17B-FP8",
-		"gpu": "mi325x", "tp": 8, "ep": 1, "dp_attention": false, "step_scale": 1.5, "pool_tokens": 2000000, "rms_error_pct": 0}]}`), 0o644))
+	planted := writePlantedCalibration(t, dir)
 
 	simCalibrateDiscovery(t, filepath.Join(dir, "seen"), "0", planted)
 	fitted := filepath.Join(dir, "fit.json")
@@ -92,4 +123,24 @@ func TestSimCalibrationFlag(t *testing.T) {
 		assert.NotEqual(t, 0, code, "%v", tc.args)
 		assert.Contains(t, stderr, tc.want, "%v", tc.args)
 	}
+}
+
+// TestSimCalibrationOfAnotherArm: a point whose engine (TP4) has no arm
+// in the calibration file (TP8's) runs on the model's step costs and pool, and its
+// header and result say so.
+func TestSimCalibrationOfAnotherArm(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	dir := t.TempDir()
+	cal := writePlantedCalibration(t, dir)
+	out := filepath.Join(dir, "r")
+	code, stdout, stderr := runCLI(t, "run", "--simulate", "--builtin-client", "--sim-calibration", cal, "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
+		"--tp", "4", "--ep", "1", "--conc", "8", "--duration", "300", "--stop-grace", "3s", "--out", out)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, "calibration "+cal+" has no arm for this engine (the model's step costs and pool)")
+	files, problems, err := result.ReadDir(t.Context(), out)
+	require.NoError(t, err)
+	require.Empty(t, problems)
+	require.Len(t, files, 1)
+	require.NotNil(t, files[0].Simulation)
+	assert.Equal(t, &result.SimCalibration{File: cal, Engines: []result.CalibratedEngine{{Name: "engine"}}}, files[0].Simulation.Calibration)
 }

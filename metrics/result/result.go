@@ -2,6 +2,9 @@ package result
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"sweep/configs"
 	"sweep/internal/pyjson"
 	"sweep/metrics"
@@ -91,6 +94,83 @@ type Simulation struct {
 	// Clock is "virtual" (simulated time advanced by events: the numbers
 	// do not depend on the machine) or "wall" (a compressed wall clock).
 	Clock string `json:"clock,omitempty"`
+	// Calibration is the calibration file the simulated engines ran with
+	// (--sim-calibration) and what it set for each; nil without one.
+	Calibration *SimCalibration `json:"calibration,omitempty"`
+}
+
+// SimCalibration is a calibration file (sweep sim calibrate) a simulated
+// point ran with, and what it set for each of the point's engines.
+type SimCalibration struct {
+	File string `json:"file"`
+	// Engines are the point's simulated engines in launch order: one on
+	// a single-node point, every worker on a multi-node one.
+	Engines []CalibratedEngine `json:"engines"`
+}
+
+// CalibratedEngine is what a calibration file set for one simulated
+// engine: its arm's step-cost scale and KV pool (0: the model's), or,
+// with Calibrated false, nothing (the file has no arm for the engine's
+// model, GPU and layout, so the model's step costs and pool stand).
+type CalibratedEngine struct {
+	Name       string  `json:"name"`
+	Calibrated bool    `json:"calibrated"`
+	StepScale  float64 `json:"step_scale,omitempty"`
+	PoolTokens int     `json:"pool_tokens,omitempty"`
+}
+
+// Setting is what the calibration set, without the file's name: each
+// calibrated engine's step-cost scale and pool ("step costs x0.956, pool
+// 6172736 tokens per rank", named per engine when there are several), ""
+// when it set nothing (no calibration, or no arm for any engine: the
+// model's values). Two points whose settings are equal ran the same
+// simulated engine, whatever their files were called.
+func (c *SimCalibration) Setting() string {
+	if c == nil || !slices.ContainsFunc(c.Engines, func(e CalibratedEngine) bool { return e.Calibrated }) {
+		return ""
+	}
+	var parts []string
+	for _, e := range c.Engines {
+		what := e.setting()
+		if len(c.Engines) > 1 {
+			what = e.Name + ": " + what
+		}
+		parts = append(parts, what)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// setting is what the calibration set for e.
+func (e CalibratedEngine) setting() string {
+	if !e.Calibrated {
+		return "no arm (the model's step costs and pool)"
+	}
+	scale, pool := "the model's step costs", "the model's pool"
+	if e.StepScale > 0 {
+		scale = fmt.Sprintf("step costs x%.3g", e.StepScale)
+	}
+	if e.PoolTokens > 0 {
+		pool = fmt.Sprintf("pool %d tokens per rank", e.PoolTokens)
+	}
+	return scale + ", " + pool
+}
+
+// String says what the calibration set, for a point's header:
+// "calibrated by cal.json (step costs x0.956, pool 6172736 tokens per
+// rank)", "calibration cal.json has no arm for this engine (the model's
+// step costs and pool)", or per engine when there are several.
+func (c *SimCalibration) String() string {
+	if len(c.Engines) == 1 {
+		if e := c.Engines[0]; e.Calibrated {
+			return fmt.Sprintf("calibrated by %s (%s)", c.File, e.setting())
+		}
+		return fmt.Sprintf("calibration %s has no arm for this engine (the model's step costs and pool)", c.File)
+	}
+	var parts []string
+	for _, e := range c.Engines {
+		parts = append(parts, e.Name+": "+e.setting())
+	}
+	return fmt.Sprintf("calibration %s: %s", c.File, strings.Join(parts, "; "))
 }
 
 // Client says which load client made a result's artifacts.

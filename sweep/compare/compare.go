@@ -81,8 +81,10 @@ type ArmReport struct {
 	Points           []PointReport  `json:"points"`
 	Frontier         FrontierReport `json:"frontier"`
 	// Differs names what differs between the sides: the image, the
-	// recipe fingerprint, and the engine flags recorded beside the results
-	// (ports and addresses aside); empty when nothing does.
+	// recipe fingerprint, what a simulated engine's calibration file set
+	// (sweep sim calibrate; not its name), and the engine flags recorded
+	// beside the results (ports and addresses aside); empty when nothing
+	// does.
 	Differs []string `json:"differs"`
 	// Excluded names the invalid results left out beside valid ones, and
 	// the adaptive search's short probes left out beside full-length
@@ -344,14 +346,19 @@ func simText(a *knee.Arm) string {
 	return "real"
 }
 
-// differs names the images and recipe fingerprints that differ between
-// the sides.
+// differs names the images, recipe fingerprints and simulated engines'
+// calibrations (knee.Sample.SimCalibration) that differ between the
+// sides.
 func differs(b, h *knee.Arm) []string {
 	out := []string{}
 	for _, f := range []struct {
 		name string
 		get  func(*knee.Sample) string
-	}{{"image", func(s *knee.Sample) string { return s.Image }}, {"recipe_fingerprint", func(s *knee.Sample) string { return s.Fingerprint }}} {
+	}{
+		{"image", func(s *knee.Sample) string { return s.Image }},
+		{"recipe_fingerprint", func(s *knee.Sample) string { return s.Fingerprint }},
+		{"simulated engine's calibration", func(s *knee.Sample) string { return s.SimCalibration }},
+	} {
 		bv, hv := values(b, f.get), values(h, f.get)
 		if !slices.Equal(bv, hv) {
 			out = append(out, fmt.Sprintf("%s: %s → %s", f.name, listOr(bv), listOr(hv)))

@@ -293,3 +293,27 @@ func TestProbeLengths(t *testing.T) {
 		}
 	})
 }
+
+// TestSimCalibrationDiffers: simulated sides whose engines ran with
+// different calibrations name what each set among the differences;
+// the same setting under another file name is no difference.
+func TestSimCalibrationDiffers(t *testing.T) {
+	set := func(a *knee.Arm, setting string) *knee.Arm {
+		for i := range a.Samples {
+			a.Samples[i].SimCalibration = setting
+		}
+		return a
+	}
+	pts := map[int][]float64{4: {100}, 8: {200}}
+	b := arm(2, true, pts)
+	h := set(arm(2, true, pts), "step costs x1.5, pool 2000000 tokens per rank")
+	rep := Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{})
+	assert.Equal(t, []string{"simulated engine's calibration: (none) → step costs x1.5, pool 2000000 tokens per rank"}, rep.Arms[0].Differs)
+	var text bytes.Buffer
+	require.NoError(t, WriteText(&text, rep))
+	assert.Contains(t, text.String(), "\n  differs: simulated engine's calibration: (none) → step costs x1.5, pool 2000000 tokens per rank\n", "the terminal shows it above the arm's points")
+
+	b = set(arm(2, true, pts), "step costs x1.5, pool 2000000 tokens per rank")
+	rep = Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{})
+	assert.Empty(t, rep.Arms[0].Differs)
+}

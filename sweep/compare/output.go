@@ -65,7 +65,8 @@ func tolLine(rep *Report) string {
 }
 
 // WriteText writes the report for a terminal: one row per arm, the points
-// of each arm, the problems and the verdict line last.
+// of each arm (after what differs between its sides), the problems and
+// the verdict line last.
 func WriteText(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %s\n", "verdict", "arm", "Δ %", "90% CI", "frontier Δ %")
@@ -77,6 +78,9 @@ func WriteText(w io.Writer, rep *Report) error {
 			continue
 		}
 		fmt.Fprintf(&b, "\n%s: %s\n", a.Arm, armNote(a))
+		if len(a.Differs) > 0 {
+			fmt.Fprintf(&b, "  differs: %s\n", strings.Join(a.Differs, "; "))
+		}
 		fmt.Fprintf(&b, "  %6s %12s %12s %9s %5s\n", "conc", "base", "head", "Δ %", "n")
 		for _, p := range a.Points {
 			fmt.Fprintf(&b, "  %6d %12.1f %12.1f %+9.2f %2d/%d\n", p.Conc, p.Base, p.Head, p.DeltaPct, p.BaseN, p.HeadN)

@@ -15,6 +15,7 @@ import (
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/slurm"
 	"sweep/sweep/launch"
+	"sweep/sweep/run"
 )
 
 // Sweep is one run of a sweep command (discover, official) once its
@@ -128,6 +129,9 @@ func (s Sweep) Run(ctx context.Context) error {
 	fmt.Fprintf(s.Log, "sweep %s: %s in %s, %s planned; %s; client: %s (%s); directory %s\n",
 		s.Command, plural.Count(len(s.Schedule.Points), "point", "points"), plural.Count(len(s.Schedule.Arms), "arm", "arms"),
 		plural.Count(s.Schedule.ServerStarts(), "server start", "server starts"), s.Where(), s.Setup.ClientInfo().Name, s.Setup.ClientWhy, s.Dir)
+	for _, line := range s.calibrationLines() {
+		fmt.Fprintf(s.Log, "  %s\n", line)
+	}
 	sum, runErr := campaign.Run(ctx, campaign.Options{
 		Dir: s.Dir, Schedule: s.Schedule, Executor: ex, Retries: s.Retries, FailFast: s.FailFast,
 		Identity: campaign.Identity{Command: s.Command, Settings: s.Settings},
@@ -230,4 +234,32 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// calibrationLines say, arm by arm, what the simulated engines'
+// calibration file (Setup.SimCalibration; none: no line) sets for the
+// arm's engines, read as they read it at the arm's first point (each
+// result records it for its own point).
+func (s Sweep) calibrationLines() []string {
+	if !s.Setup.Simulate || s.Setup.SimCalibration == "" {
+		return nil
+	}
+	var lines []string
+	for _, arm := range s.Schedule.Arms {
+		if len(arm.Points) == 0 {
+			continue
+		}
+		what := ""
+		spec, err := run.FromPlan(&arm.Points[0].Plan, s.Setup)
+		switch {
+		case err != nil:
+			what = fmt.Sprintf("calibration %s not read: %v", s.Setup.SimCalibration, err)
+		case spec.Simulation == nil || spec.Simulation.Calibration == nil:
+			continue
+		default:
+			what = spec.Simulation.Calibration.String()
+		}
+		lines = append(lines, fmt.Sprintf("arm %d %s: %s", arm.Index+1, arm.Name, what))
+	}
+	return lines
 }

@@ -53,6 +53,9 @@ type Sample struct {
 	// the point ran with ("" when the file has none): what a change
 	// changes, so never part of the arm's identity.
 	Image, Fingerprint string
+	// SimCalibration is what a simulated point's calibration file set
+	// (result.SimCalibration.Setting: "" for none, or the model's values).
+	SimCalibration string
 	// AL is the acceptance_length block of a sweep result (nil for
 	// InferenceX's own results, which carry none).
 	AL *metrics.ALCheck
@@ -190,6 +193,9 @@ func SampleOf(f *result.File) Sample {
 	s := Sample{File: f.Path, Conc: r.Conc, Simulated: r.Simulated, AL: r.AcceptanceLength, Probe: r.Probe,
 		Excluded: f.Excluded(), ErrorRate: f.ErrorRate(), Errors: r.RequestAccounting.RecordsErrorDropped,
 		Image: r.Image, Fingerprint: r.RecipeFingerprint}
+	if r.Simulation != nil {
+		s.SimCalibration = r.Simulation.Calibration.Setting()
+	}
 	if d := r.RequestMetrics.Throughput.DurationSeconds; d != nil {
 		s.Seconds = float64(*d)
 	}

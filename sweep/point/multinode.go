@@ -75,9 +75,13 @@ func (r *Request) runMultiNode(ctx context.Context, out string, started time.Tim
 		for _, w := range l.Workers {
 			roles = append(roles, w.Name)
 		}
-		fmt.Fprintf(r.Stderr, "point %s %s conc %d (multi-node, disaggregated, KV transfer %s)\n  simulated %s on %s, time scale %gx: %s behind the PD router%s; client: %s (%s)\n  output: %s\n",
+		calibration := ""
+		if c := spec.Simulation.Calibration; c != nil {
+			calibration = "; " + c.String()
+		}
+		fmt.Fprintf(r.Stderr, "point %s %s conc %d (multi-node, disaggregated, KV transfer %s)\n  simulated %s on %s, time scale %gx: %s behind the PD router%s%s; client: %s (%s)\n  output: %s\n",
 			row.ConfigKey, row.ExpName, r.Conc, l.Point.KVTransfer, row.Framework, spec.Simulation.GPU, r.TimeScale,
-			strings.Join(roles, ", "), where, spec.ClientInfo.Name, setup.ClientWhy, out)
+			strings.Join(roles, ", "), where, calibration, spec.ClientInfo.Name, setup.ClientWhy, out)
 	}
 	if !r.Slurm {
 		announce(l, spec, "")

@@ -146,6 +146,9 @@ func Run(ctx context.Context, r *Request) error {
 		if setup.Virtual() {
 			engine = fmt.Sprintf("simulated %s on %s, virtual clock", row.Framework, spec.Engine.Env[simproto.EnvGPU])
 		}
+		if c := spec.Simulation.Calibration; c != nil {
+			engine += ", " + c.String()
+		}
 	}
 	fmt.Fprintf(r.Stderr, "point %s %s (recipe %s)\n  %s; client: %s\n  output: %s\n",
 		row.ConfigKey, result.RowIdentity(&row).PointLabel(row.Conc), p.Recipe, engine, client, out)

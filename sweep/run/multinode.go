@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -70,9 +71,19 @@ func FromLocalMultiNode(l *recipes.LocalMultiNode, s Setup) (Spec, error) {
 		}
 		ps.Argv = append(slices.Clone(head), ps.Argv...)
 	}
+	var calibration *result.SimCalibration
+	var calErr error
+	if s.SimCalibration != "" {
+		calibration = &result.SimCalibration{File: s.SimCalibration}
+	}
 	worker := func(w recipes.LocalWorker) Worker {
 		ps := s.proc(w.Name, w.Command)
 		s.simulateEngine(&ps, uncheckedArgs(l.Escapes, w.Command.Argv), gpu, false)
+		if calibration != nil {
+			e, err := calibratedEngine(ps)
+			calErr = cmp.Or(calErr, err)
+			calibration.Engines = append(calibration.Engines, e)
+		}
 		place(&ps, w.Host)
 		return Worker{Proc: ps, HealthURL: w.HealthURL, Log: w.Name + ".log", CommandFile: w.CommandFile()}
 	}
@@ -94,6 +105,10 @@ func FromLocalMultiNode(l *recipes.LocalMultiNode, s Setup) (Spec, error) {
 	for _, w := range l.Workers[1:] {
 		spec.Workers = append(spec.Workers, worker(w))
 	}
+	if calErr != nil {
+		return Spec{}, calErr
+	}
+	spec.Simulation.Calibration = calibration
 	if lane := power.LaneFromEnv(s.Environ, false); lane.Enabled {
 		spec.Power = multiNodePower(l, spec.Facts, s.Executable, gpu, lane.Require)
 	}

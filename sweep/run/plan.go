@@ -20,6 +20,7 @@ import (
 	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/recipes/schema"
+	"sweep/simengine"
 )
 
 // Setup says how a planned point runs on this machine: with the real
@@ -168,6 +169,13 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 			return Spec{}, err
 		}
 	}
+	if s.Simulate && s.SimCalibration != "" {
+		e, err := calibratedEngine(spec.Engine)
+		if err != nil {
+			return Spec{}, err
+		}
+		spec.Simulation.Calibration = &result.SimCalibration{File: s.SimCalibration, Engines: []result.CalibratedEngine{e}}
+	}
 	for _, sc := range p.Sidecars {
 		for _, f := range sc.Files {
 			if root := cmp.Or(s.Dir, p.ResultDir); !inside(root, f.Path) {
@@ -236,6 +244,34 @@ func (s Setup) simulateEngine(ps *proc.Spec, unchecked []string, gpu string, vir
 	if s.SimCalibration != "" {
 		ps.Env[simproto.EnvCalibration] = s.SimCalibration
 	}
+}
+
+// calibratedEngine is what the calibration file (Setup.SimCalibration,
+// in the process's environment) sets for the simulated engine ps, a
+// process simulateEngine made (`sweep sim-engine [--unchecked FLAG:N]...
+// -- ENGINE ARGV`), read as that engine reads it: a command line it
+// would reject is an error here too.
+func calibratedEngine(ps proc.Spec) (result.CalibratedEngine, error) {
+	dash := slices.Index(ps.Argv, "--")
+	if len(ps.Argv) < 2 || ps.Argv[1] != "sim-engine" || dash < 0 {
+		return result.CalibratedEngine{}, fmt.Errorf("%s: %q is not a simulated engine's command", ps.Name, ps.Argv)
+	}
+	var unchecked []string
+	for i := 2; i+1 < dash; i += 2 {
+		if ps.Argv[i] == "--unchecked" {
+			unchecked = append(unchecked, ps.Argv[i+1])
+		}
+	}
+	cl := simengine.CommandLine{Argv: ps.Argv[dash+1:], Unchecked: unchecked, Env: ps.Env}
+	cfg, err := cl.Config(nil)
+	if err != nil {
+		return result.CalibratedEngine{}, fmt.Errorf("%s: %w", ps.Name, err)
+	}
+	e := result.CalibratedEngine{Name: ps.Name}
+	if a := cfg.Calibration; a != nil {
+		e.Calibrated, e.StepScale, e.PoolTokens = true, a.StepScale, a.PoolTokens
+	}
+	return e, nil
 }
 
 // simulation is what a simulated point's result records about it.

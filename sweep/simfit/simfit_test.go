@@ -1,0 +1,58 @@
+package simfit
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/metrics/result"
+	"sweep/sweep/knee"
+	"sweep/sweep/testkit/synth"
+)
+
+// arm is a three-point arm of framework on hw, written as InferenceX's
+// results are (synth.WriteDir: no model name, no request rate).
+func arm(framework, hw string, tp int) *knee.Arm {
+	var id result.Identity
+	vals := map[string]any{"infmax_model_prefix": "qwen3.5", "hw": hw, "framework": framework, "precision": "fp8",
+		"spec_decoding": "mtp", "scenario_type": "agentic", "disagg": false, "is_multinode": false, "tp": tp, "ep": 1,
+		"dp_attention": "false", "kv_offloading": "none", "pp": 1}
+	for i, k := range result.IdentityKeys {
+		id[i], _ = json.Marshal(vals[k])
+	}
+	a := &knee.Arm{Identity: id}
+	for _, c := range []int{4, 8, 16} {
+		v, out, kv := 1000.0*float64(c), 100.0*float64(c), 0.1*float64(c)/16
+		a.Samples = append(a.Samples, knee.Sample{Conc: c, TotalTPS: &v, OutputTPS: &out, KVUsage: &kv})
+	}
+	return a
+}
+
+// TestFitResultsSkips: each arm the simulator cannot be fitted to is
+// skipped with its reason (an engine it does not simulate, a runner that
+// names no GPU it knows, results without the model's name), the others
+// read on; a directory that cannot be read is an error.
+// TestSimCalibrateRecoversAPlantedArm (cmd/sweep) fits a simulated
+// discovery's arm.
+func TestFitResultsSkips(t *testing.T) {
+	dir := t.TempDir()
+	for _, a := range []*knee.Arm{arm("trt", "b200-nv", 8), arm("sglang", "tpu-v5", 4), arm("sglang", "mi325x-amds", 2)} {
+		_, err := synth.WriteDir(dir, a, false)
+		require.NoError(t, err)
+	}
+	cal, skipped, err := FitResults(t.Context(), dir, nil)
+	require.NoError(t, err)
+	assert.Empty(t, cal.Arms)
+	assert.Equal(t, dir, cal.Source)
+	require.Len(t, skipped, 3)
+	for _, want := range []string{`engine "trt" is not simulated`, `runner "tpu-v5" names no GPU the simulator knows`, "model path is required"} {
+		assert.True(t, slices.ContainsFunc(skipped, func(s string) bool { return strings.Contains(s, want) }), "%q among %q", want, skipped)
+	}
+
+	_, _, err = FitResults(t.Context(), t.TempDir()+"/missing", nil)
+	assert.Error(t, err)
+}

@@ -40,6 +40,7 @@ func TestAddComparison(t *testing.T) {
 	}
 	md := rep.Markdown(ChartsDir)
 	assert.True(t, strings.HasPrefix(md, "## Comparison with HEAD\n\nverdict: INCOMPLETE"), md[:80])
+	assert.Less(t, strings.Index(md, "## Comparison with HEAD"), strings.Index(md, "> **Simulated: every arm"), "the verdict leads, the provenance follows")
 	assert.Contains(t, md, "| invalid-result")
 	assert.Contains(t, rep.HTML(), `<p id="compare-verdict">verdict: INCOMPLETE`)
 }

@@ -15,6 +15,7 @@ import (
 	"html"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"sweep/internal/atomicfile"
@@ -225,12 +226,61 @@ var energyHeader = []string{"arm", "point", "J per output token", "output tokens
 
 var frontierHeader = []string{"config", "arm", "point", "interactivity (tok/s/user)", "throughput/GPU (tok/s)"}
 
-// Markdown is the summary for $GITHUB_STEP_SUMMARY: the knee table, the
+// Provenance says which arms' results came from sweep's simulated engine
+// rather than hardware, and what a calibration file set for them (sweep
+// sim calibrate; knee.Sample.SimCalibration): nil when every result is a
+// hardware measurement. The page shows it under its title, the summary
+// before its knees (after a comparison's verdict, which leads it), so
+// that simulated curves are never read as measured ones.
+func (rep *Report) Provenance() []string {
+	var sim, calibrated []string
+	for _, r := range rep.Results {
+		a := r.Arm
+		if !a.Simulated {
+			continue
+		}
+		label := a.Identity.Label()
+		sim = append(sim, label)
+		var settings []string
+		for _, s := range a.Samples {
+			if s.SimCalibration != "" && !slices.Contains(settings, s.SimCalibration) {
+				settings = append(settings, s.SimCalibration)
+			}
+		}
+		if len(settings) > 0 {
+			calibrated = append(calibrated, fmt.Sprintf("%s (%s)", label, strings.Join(settings, "; ")))
+		}
+	}
+	if len(sim) == 0 {
+		return nil
+	}
+	out := []string{"Simulated: every arm ran on sweep's simulated engine (--simulate), not on hardware; its numbers rehearse a sweep, they are not measurements."}
+	if len(sim) < len(rep.Results) {
+		out[0] = fmt.Sprintf("Simulated: %d of %s ran on sweep's simulated engine (--simulate), not on hardware: %s.", len(sim), plural.Count(len(rep.Results), "arm", "arms"), strings.Join(sim, "; "))
+	}
+	if len(calibrated) > 0 {
+		out = append(out, "Calibrated (sweep sim calibrate, --sim-calibration): "+strings.Join(calibrated, "; ")+".")
+	}
+	return out
+}
+
+// Markdown is the summary for $GITHUB_STEP_SUMMARY: a comparison's
+// verdict, the provenance of simulated results (Provenance), the knee
+// table, the
 // frontier at P90 E2E-normalised interactivity, and links to the PNG
 // charts under chartsDir (relative).
 func (rep *Report) Markdown(chartsDir string) string {
 	var b strings.Builder
 	rep.comparisonMarkdown(&b)
+	if lines := rep.Provenance(); len(lines) > 0 {
+		for i, line := range lines {
+			if i > 0 {
+				b.WriteString(">\n")
+			}
+			fmt.Fprintf(&b, "> **%s**\n", markdown.Cell(line))
+		}
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "## Sweep knees (%s)\n\n", plural.Count(len(rep.Results), "arm", "arms"))
 	mdTable(&b, kneeHeader, kneeRows(rep.Results))
 	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
@@ -280,6 +330,9 @@ figcaption{font-size:13px;padding:4px}
 </style></head><body>
 `)
 	fmt.Fprintf(&b, "<h1>Sweep report</h1>\n<p>%s, throughput metric: %s per GPU.</p>\n", plural.Count(len(rep.Results), "arm", "arms"), html.EscapeString(string(rep.Metric)))
+	for _, line := range rep.Provenance() {
+		fmt.Fprintf(&b, "<p class=\"provenance\"><strong>%s</strong></p>\n", html.EscapeString(line))
+	}
 	rep.comparisonHTML(&b)
 	b.WriteString("<h2>Knees</h2>\n")
 	htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"html"
 	"image"
 	"image/png"
 	"os"
@@ -286,4 +287,40 @@ func TestNiceTicks(t *testing.T) {
 		}
 		assert.Equal(t, tc.want, got, "%g..%g", tc.lo, tc.hi)
 	}
+}
+
+// TestProvenance: a report of simulated results says so before anything
+// else, names the simulated arms among real ones, and what a
+// calibration file set for them; a report of real results says nothing.
+func TestProvenance(t *testing.T) {
+	rep, _ := buildKeySweep(t)
+	want := "Simulated: every arm ran on sweep's simulated engine (--simulate), not on hardware; its numbers rehearse a sweep, they are not measurements."
+	assert.Equal(t, []string{want}, rep.Provenance())
+	md := rep.Markdown(ChartsDir)
+	assert.True(t, strings.HasPrefix(md, "> **Simulated: every arm ran on sweep's simulated engine"), md[:min(200, len(md))])
+	assert.Contains(t, md, "they are not measurements.**\n\n## Sweep knees (5 arms)")
+	page := rep.HTML()
+	assert.True(t, strings.Contains(page, `<p class="provenance"><strong>`+html.EscapeString(want)+`</strong></p>`) &&
+		strings.Index(page, `class="provenance"`) < strings.Index(page, "<h2>Knees</h2>"), "the page leads with it")
+
+	rep, err := patchedKeySweep(t, func(tp, ep string, obj map[string]any) {
+		switch {
+		case tp == "8":
+			obj["simulated"] = false
+		case tp == "4" && ep == "1":
+			obj["simulation"] = map[string]any{"clock": "virtual", "calibration": map[string]any{"file": "cal.json",
+				"engines": []any{map[string]any{"name": "engine", "calibrated": true, "step_scale": 1.5, "pool_tokens": 2000000}}}}
+		}
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"Simulated: 3 of 5 arms ran on sweep's simulated engine (--simulate), not on hardware: qwen3.5 mi325x-amds sglang fp8 mtp tp2 ep2; qwen3.5 mi325x-amds sglang fp8 mtp tp4; qwen3.5 mi325x-amds sglang fp8 mtp tp4 ep4.",
+		"Calibrated (sweep sim calibrate, --sim-calibration): qwen3.5 mi325x-amds sglang fp8 mtp tp4 (step costs x1.5, pool 2000000 tokens per rank).",
+	}, rep.Provenance())
+
+	rep, err = patchedKeySweep(t, func(_, _ string, obj map[string]any) { obj["simulated"] = false })
+	require.NoError(t, err)
+	assert.Empty(t, rep.Provenance())
+	assert.True(t, strings.HasPrefix(rep.Markdown(ChartsDir), "## Sweep knees"))
+	assert.False(t, strings.Contains(rep.HTML(), "provenance"), "a page of real results has no provenance line")
 }

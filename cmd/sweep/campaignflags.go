@@ -237,6 +237,12 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			return err
 		}
 		sw.Point = o.PointOptions(o.Point, o.stopGraceSet)
+	} else if o.Simulate && o.SimCalib != "" {
+		// The dry run names what the calibration sets for each arm, as
+		// the engines will read it; no client is chosen.
+		if sw.Setup, err = o.Setup(o.Plan.AiperfVersion, true); err != nil {
+			return err
+		}
 	}
 	if o.Launch {
 		sw.NewLaunch = func() (executor.Launch, error) { return executor.NewLaunch(dir, o.Site, o.SweepBinary, o.Inferencex) }

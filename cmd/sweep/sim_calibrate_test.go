@@ -144,3 +144,17 @@ func TestSimCalibrationOfAnotherArm(t *testing.T) {
 	require.NotNil(t, files[0].Simulation)
 	assert.Equal(t, &result.SimCalibration{File: cal, Engines: []result.CalibratedEngine{{Name: "engine"}}}, files[0].Simulation.Calibration)
 }
+
+// TestSimCalibrationDryRun: a discovery's dry run names, per arm, what
+// the calibration file will set for its simulated engines.
+func TestSimCalibrationDryRun(t *testing.T) {
+	dir := t.TempDir()
+	cal := writePlantedCalibration(t, dir)
+	code, stdout, stderr := runCLI(t, "discover", "--simulate", "--sim-calibration", cal, "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
+		"--dry-run", "--out", filepath.Join(dir, "d"))
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "\nsimulated engines' calibration (--sim-calibration):\n")
+	assert.Contains(t, stdout, "  arm 4 qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8: calibrated by "+cal+" (step costs x1.5, pool 2000000 tokens per rank)\n")
+	assert.Contains(t, stdout, "  arm 5 qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8 ep8: calibration "+cal+" has no arm for this engine (the model's step costs and pool)\n")
+	assert.NoDirExists(t, filepath.Join(dir, "d"), "a dry run writes nothing")
+}

@@ -194,6 +194,12 @@ func (s Sweep) dryRun(progress io.Writer) error {
 	if err := WriteDryRun(s.Out, s.Schedule, s.Cost, s.GPUs, s.MaxParallel, s.Simulate, s.TimeScale); err != nil {
 		return err
 	}
+	if lines := s.calibrationLines(); len(lines) > 0 {
+		fmt.Fprintf(s.Out, "\nsimulated engines' calibration (--sim-calibration):\n")
+		for _, line := range lines {
+			fmt.Fprintf(s.Out, "  %s\n", line)
+		}
+	}
 	if s.NewLaunch == nil {
 		return nil
 	}

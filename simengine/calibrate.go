@@ -25,6 +25,17 @@ type Calibration struct {
 	Arms    []ArmCalibration `json:"arms"`
 }
 
+// The configurations a step scale is fitted against (ArmCalibration.Basis).
+const (
+	// BasisCommand: the engine command recorded beside the results, read
+	// as the simulated engine reads it.
+	BasisCommand = "the engine command beside the results"
+	// BasisIdentity: rebuilt from the results' identity (engine, model,
+	// GPU, layout; speculative decoding as 3 drafts at the measured
+	// acceptance length), the engine's other flags unknown.
+	BasisIdentity = "rebuilt from the results' identity"
+)
+
 // ArmCalibration is one arm's fit: the model's step costs (decode and
 // prefill) times StepScale, and a KV pool of PoolTokens per DP rank. A zero
 // StepScale or PoolTokens keeps the model's.
@@ -42,6 +53,11 @@ type ArmCalibration struct {
 
 	StepScale  float64 `json:"step_scale"`
 	PoolTokens int     `json:"pool_tokens"`
+
+	// Basis is the configuration the scale was fitted against:
+	// BasisCommand or BasisIdentity (with why, when a command beside the
+	// results could not be read).
+	Basis string `json:"basis,omitempty"`
 
 	// Points are the measurements the scale was fitted to, with the
 	// fitted step and its error; RMSErrorPct is their root mean square.
@@ -206,6 +222,9 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 	for _, a := range c.Arms {
 		fmt.Fprintf(tw, "%s %s %s tp%d ep%d dpa=%t: step scale %.3f, pool %d tokens per rank, rms error %.1f%%\n",
 			a.Engine, a.Model, a.GPU, a.TP, a.EP, a.DPAttention, a.StepScale, a.PoolTokens, a.RMSErrorPct)
+		if a.Basis != "" {
+			fmt.Fprintf(tw, "  fitted against the configuration %s\n", a.Basis)
+		}
 		fmt.Fprintln(tw, "  conc\tin flight\tmeasured step (ms)\tfitted (ms)\terror")
 		for _, p := range a.Points {
 			if p.MeasuredStep == 0 {

@@ -24,7 +24,10 @@ type simRequest struct {
 	// worker's request), so admitting it computes nothing.
 	transferred bool
 
-	cached    int // prompt tokens served from the prefix cache (first admission)
+	cached int // prompt tokens served from the prefix cache (first admission)
+	// fromHost is the part of cached loaded from the host tier (a KV
+	// connector's transfer in vLLM's terms).
+	fromHost  int
 	prefillTo int // tokens to compute before decoding (prompt, or prompt+output after retraction)
 	computed  int // of prefillTo, tokens already present (cached or computed)
 	nodes     []*cacheNode
@@ -278,10 +281,11 @@ func (r *rank) admit(start float64) {
 		q.nodes, q.computed, q.inserted = nodes, hit, false
 		q.private = q.prefillTo - hit
 		r.private += q.private
+		loaded := 0
 		if onHost > 0 {
 			// touchHost made them the tier's newest, so the evictions of
 			// ensure drop other blocks first.
-			loaded := r.cache.load(q.blocks[len(nodes):len(nodes)+onHost]) * r.cache.blockTokens
+			loaded = r.cache.load(q.blocks[len(nodes):len(nodes)+onHost]) * r.cache.blockTokens
 			q.computed += loaded
 			q.loading += float64(loaded) * r.capa.perLoadToken
 			hit += loaded
@@ -291,7 +295,7 @@ func (r *rank) admit(start float64) {
 			r.insertPrompt(q)
 		}
 		if q.admitted < 0 {
-			q.admitted, q.cached = start, hit
+			q.admitted, q.cached, q.fromHost = start, hit, loaded
 			if q.logged {
 				r.st.onAdmit(r.cfg, q, start)
 			}

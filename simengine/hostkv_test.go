@@ -265,6 +265,7 @@ func TestAdmissionLoadsItsOwnHostBlocks(t *testing.T) {
 	r.admit(0)
 	require.Len(t, r.running, 1, "a is admitted")
 	assert.Equal(t, 4*block, q.cached, "a's prefix is loaded from the host, not recomputed")
+	assert.Equal(t, 4*block, q.fromHost, "all of it from the host tier (vLLM's external_kv_transfer)")
 	assert.Equal(t, 0, r.cache.onHost(b), "b's blocks were the ones dropped for c's")
 	assert.Equal(t, 4, r.cache.onHost(c))
 }

@@ -330,6 +330,14 @@ func (s *Server) renderVLLM(e *expo, snaps []stats) {
 	simple("prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.", func(st *stats) float64 { return st.prefixHits })
 	simple("num_preemptions_total", "counter", "Cumulative number of preemption from the engine.", func(st *stats) float64 { return st.preemptions })
 	simple("prompt_tokens_total", "counter", "Number of prefill tokens processed.", func(st *stats) float64 { return st.vPrompt })
+	each("prompt_tokens_by_source_total", "counter", "Number of prompt tokens by source.", func(i int, st *stats) {
+		for _, src := range []struct {
+			name string
+			v    float64
+		}{{"local_compute", st.srcCompute}, {"local_cache_hit", st.srcLocal}, {"external_kv_transfer", st.srcExternal}} {
+			e.sample("vllm:prompt_tokens_by_source_total", lbl(i, label{"source", src.name}), src.v)
+		}
+	})
 	simple("generation_tokens_total", "counter", "Number of generation tokens processed.", func(st *stats) float64 { return st.vGen })
 	each("request_success_total", "counter", "Count of successfully processed requests.", func(i int, st *stats) {
 		for _, r := range []string{"stop", "length", "abort"} {

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sweep/configs"
@@ -467,6 +469,7 @@ func TestMetricsVLLMWithDataParallel(t *testing.T) {
 		"vllm:kv_cache_usage_perc":                           dto.MetricType_GAUGE,
 		"vllm:prefix_cache_queries_total":                    dto.MetricType_COUNTER,
 		"vllm:prefix_cache_hits_total":                       dto.MetricType_COUNTER,
+		"vllm:prompt_tokens_by_source_total":                 dto.MetricType_COUNTER,
 		"vllm:num_preemptions_total":                         dto.MetricType_COUNTER,
 		"vllm:request_success_total":                         dto.MetricType_COUNTER,
 		"vllm:spec_decode_num_drafts_total":                  dto.MetricType_COUNTER,
@@ -484,6 +487,21 @@ func TestMetricsVLLMWithDataParallel(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 8*1200.0, sum(fams["vllm:generation_tokens_total"]))
+	// vLLM's prompt_tokens_by_source splits the prompt tokens: computed,
+	// from the prefix cache, from a KV connector (none here).
+	bySource := map[string]float64{}
+	for _, m := range fams["vllm:prompt_tokens_by_source_total"].GetMetric() {
+		assert.Equal(t, []string{"engine", "model_name", "source"}, labelNames(m))
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "source" {
+				bySource[l.GetValue()] += m.GetCounter().GetValue()
+			}
+		}
+	}
+	assert.Equal(t, []string{"external_kv_transfer", "local_cache_hit", "local_compute"}, slices.Sorted(maps.Keys(bySource)))
+	assert.Equal(t, sum(fams["vllm:prompt_tokens_total"]), bySource["local_compute"]+bySource["local_cache_hit"]+bySource["external_kv_transfer"])
+	assert.Positive(t, bySource["local_compute"])
+	assert.Zero(t, bySource["external_kv_transfer"], "no host tier")
 	assert.Equal(t, 8.0, sum(fams["vllm:request_success_total"]))
 	// engines.md E.2: AL = 1 + Δaccepted / Δdrafts; draft tokens = k per draft.
 	drafts := sum(fams["vllm:spec_decode_num_drafts_total"])

@@ -79,9 +79,13 @@ type stats struct {
 
 	// vLLM counters (per iteration unless noted)
 	vPrompt, vGen, prefixQueries, prefixHits, preemptions float64
-	success                                               map[string]float64 // at request end
-	drafts, draftTokens, accepted                         float64
-	perPos                                                []float64
+	// prompt tokens by source, at a request's first token (vLLM's
+	// prompt_tokens_by_source): computed, from the device's prefix cache,
+	// from the host tier (a KV connector's transfer)
+	srcCompute, srcLocal, srcExternal float64
+	success                           map[string]float64 // at request end
+	drafts, draftTokens, accepted     float64
+	perPos                            []float64
 
 	ttft, itl, e2e, queue, promptHist, genHist         *histogram
 	tpot, inference, prefill, decode, iterTok, maxToks *histogram
@@ -132,6 +136,9 @@ func (s *stats) onTokens(c *Config, q *simRequest, n, accepted int, verify bool,
 		s.ttft.observe(end-q.arrival, 1)
 		if c.Engine == configs.VLLM {
 			s.vPrompt += float64(q.prompt)
+			s.srcCompute += float64(q.prompt - q.cached)
+			s.srcLocal += float64(q.cached - q.fromHost)
+			s.srcExternal += float64(q.fromHost)
 		}
 	} else if n > 0 {
 		gap := end - q.lastToken

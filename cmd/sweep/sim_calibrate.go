@@ -9,7 +9,6 @@ import (
 
 	"sweep/internal/atomicfile"
 	"sweep/internal/plural"
-	"sweep/sweep/run"
 	"sweep/sweep/simfit"
 )
 
@@ -48,7 +47,7 @@ func newSimCalibrateCmd(ios *IOStreams, runF func(context.Context, *simCalibrate
 }
 
 func simCalibrateRun(ctx context.Context, o *simCalibrateOptions) error {
-	cal, skipped, err := simfit.FitResults(ctx, o.Dir, run.EngineFlags)
+	cal, skipped, err := simfit.FitResults(ctx, o.Dir)
 	if err != nil {
 		return err
 	}

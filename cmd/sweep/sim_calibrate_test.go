@@ -71,6 +71,22 @@ func writePlantedCalibration(t *testing.T, dir string) string {
 	return planted
 }
 
+// fitOneArm runs sim calibrate on the results under dir, writing the
+// calibration to out, and returns its one arm, fitted against the engine
+// command recorded beside the results.
+func fitOneArm(t *testing.T, dir, out string) simengine.ArmCalibration {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, "sim", "calibrate", dir, "--out", out)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "measured step (ms)")
+	assert.Contains(t, stdout, "fitted against the configuration the engine command beside the results")
+	cal, err := simengine.LoadCalibration(out)
+	require.NoError(t, err)
+	require.Len(t, cal.Arms, 1)
+	assert.Equal(t, simengine.BasisCommand, cal.Arms[0].Basis)
+	return cal.Arms[0]
+}
+
 // TestSimCalibrateRecoversAPlantedArm: a simulated discovery run with a
 // planted calibration (step costs x1.5, a 2M-token pool: the cliff moves
 // from beyond c64 to c32) is fitted by sim calibrate, which recovers the
@@ -84,13 +100,7 @@ func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 
 	simCalibrateDiscovery(t, filepath.Join(dir, "seen"), "0", planted)
 	fitted := filepath.Join(dir, "fit.json")
-	code, stdout, stderr := runCLI(t, "sim", "calibrate", filepath.Join(dir, "seen"), "--out", fitted)
-	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	assert.Contains(t, stdout, "measured step (ms)")
-	cal, err := simengine.LoadCalibration(fitted)
-	require.NoError(t, err)
-	require.Len(t, cal.Arms, 1)
-	arm := cal.Arms[0]
+	arm := fitOneArm(t, filepath.Join(dir, "seen"), fitted)
 	assert.Equal(t, 2000000, arm.PoolTokens)
 	assert.Equal(t, "fp8_e4m3", arm.KVCacheDType, "from the engine command beside the results")
 	assert.InEpsilon(t, 1.5, arm.StepScale, 0.10)
@@ -157,4 +167,29 @@ func TestSimCalibrationDryRun(t *testing.T) {
 	assert.Contains(t, stdout, "  arm 4 qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8: calibrated by "+cal+" (step costs x1.5, pool 2000000 tokens per rank)\n")
 	assert.Contains(t, stdout, "  arm 5 qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8 ep8: calibration "+cal+" has no arm for this engine (the model's step costs and pool)\n")
 	assert.NoDirExists(t, filepath.Join(dir, "d"), "a dry run writes nothing")
+}
+
+// TestSimCalibrateRecoversAPlantedVLLMArm: on a vLLM arm (MiniMax-M3 FP8
+// MI325X TP8, whose steps carry its prompts' prefill chunks) sim
+// calibrate recovers a planted step scale within 10 % too. It found
+// 1.2 times the scale while the simulated vLLM engine exported no
+// vllm:prompt_tokens_by_source, which real vLLM does: the fit then read
+// no prefill and put its time into the steps.
+func TestSimCalibrateRecoversAPlantedVLLMArm(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	dir := t.TempDir()
+	planted := filepath.Join(dir, "planted.json")
+	require.NoError(t, os.WriteFile(planted, []byte(`{"version": 1, "arms": [{"engine": "vllm", "model": "MiniMaxAI/MiniMax-M3-MXFP8",
+		"gpu": "mi325x", "tp": 8, "ep": 1, "dp_attention": false, "step_scale": 1.5, "pool_tokens": 0, "rms_error_pct": 0}]}`), 0o644))
+	seen := filepath.Join(dir, "seen")
+	code, stdout, stderr := runCLI(t, "discover", "--simulate", "--builtin-client", "--config-keys", "minimaxm3-fp8-mi325x-vllm-agentic-mtp",
+		"--tp", "8", "--ep", "1", "--conc-list", "4", "8", "12", "--no-report", "--stop-grace", "3s", "--sim-calibration", planted, "--out", seen)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	arm := fitOneArm(t, seen, filepath.Join(dir, "fit.json"))
+	assert.Equal(t, "fp8", arm.KVCacheDType, "from the engine command beside the results")
+	assert.InEpsilon(t, 1.5, arm.StepScale, 0.10)
+	assert.Less(t, arm.RMSErrorPct, 10.0)
+	for _, p := range arm.Points {
+		assert.Positive(t, p.PrefillPerSecond, "conc %d: the prefill the fit reads", p.Conc)
+	}
 }

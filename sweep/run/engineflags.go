@@ -8,11 +8,21 @@ import (
 	"sweep/internal/inputfile"
 )
 
-// EngineFlags reads the engine command recorded beside a result file (the
-// point's sglang_command.txt, vllm_command.txt, ...) and returns its flags
-// with their values ("" for a bare flag); nil when there is none. The
-// simulated engine's wrapper (sweep sim-engine ... --) is left out.
-func EngineFlags(resultFile string) map[string]string {
+// RecordedCommand is the engine command recorded beside a result file:
+// the real engine's argv (the simulated engine's wrapper, sweep
+// sim-engine ... --, left out), the --unchecked FLAG:N specs that wrapper
+// passed (flags the plan passes without a schema check), and the
+// exported environment.
+type RecordedCommand struct {
+	Argv      []string
+	Unchecked []string
+	Env       map[string]string
+}
+
+// EngineCommand reads the engine command recorded beside a result file
+// (the point's sglang_command.txt, vllm_command.txt, server_command.txt,
+// ...); ok is false when there is none that can be read.
+func EngineCommand(resultFile string) (cmd RecordedCommand, ok bool) {
 	files, _ := filepath.Glob(filepath.Join(filepath.Dir(resultFile), "*_command.txt"))
 	for _, f := range files {
 		switch filepath.Base(f) {
@@ -23,27 +33,46 @@ func EngineFlags(resultFile string) map[string]string {
 		if err != nil {
 			continue
 		}
-		argv, _, err := ParseCommandText(string(data))
-		if err != nil {
+		argv, env, err := ParseCommandText(string(data))
+		if err != nil || len(argv) == 0 {
 			continue
 		}
+		cmd = RecordedCommand{Argv: argv, Env: env}
 		if i := slices.Index(argv, "--"); i >= 0 && len(argv) > 1 && argv[1] == "sim-engine" {
-			argv = argv[i+1:]
-		}
-		flags := map[string]string{}
-		for i := 0; i < len(argv); i++ {
-			a := argv[i]
-			if !strings.HasPrefix(a, "-") {
-				continue
+			for j := 2; j+1 < i; j++ {
+				if argv[j] == "--unchecked" {
+					cmd.Unchecked = append(cmd.Unchecked, argv[j+1])
+					j++
+				}
 			}
-			name, val, hasVal := strings.Cut(a, "=")
-			if !hasVal && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
-				val = argv[i+1]
-				i++
-			}
-			flags[name] = val
+			cmd.Argv = argv[i+1:]
 		}
-		return flags
+		return cmd, true
 	}
-	return nil
+	return RecordedCommand{}, false
+}
+
+// EngineFlags reads the engine command recorded beside a result file
+// (EngineCommand) and returns its flags with their values ("" for a bare
+// flag); nil when there is none.
+func EngineFlags(resultFile string) map[string]string {
+	cmd, ok := EngineCommand(resultFile)
+	if !ok {
+		return nil
+	}
+	argv := cmd.Argv
+	flags := map[string]string{}
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		if !hasVal && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+			val = argv[i+1]
+			i++
+		}
+		flags[name] = val
+	}
+	return flags
 }

@@ -5,19 +5,22 @@
 // (simengine.ArmCalibration), the calibration `--sim-calibration FILE`
 // hands every simulated engine.
 //
-//	cal, skipped, err := simfit.FitResults(ctx, dir, run.EngineFlags)
+//	cal, skipped, err := simfit.FitResults(ctx, dir)
 package simfit
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"strconv"
 
 	"sweep/configs"
+	"sweep/internal/simproto"
 	"sweep/simengine"
 	"sweep/sweep/knee"
+	"sweep/sweep/run"
 )
 
 // pinnedUsage is the KV usage from which a point is taken to be past the
@@ -33,6 +36,10 @@ type resultFacts struct {
 	SpecDecoding  string `json:"spec_decoding"`
 	PoolTokens    *int   `json:"kv_cache_pool_tokens"`
 	ServerMetrics struct {
+		Cache struct {
+			PrefixHits         *float64 `json:"prefix_cache_hits"`
+			ExternalPrefixHits *float64 `json:"external_prefix_cache_hits"`
+		} `json:"cache"`
 		Tokens struct {
 			PromptTotal       *float64 `json:"prompt_total"`
 			RequestsCompleted *float64 `json:"requests_completed"`
@@ -77,11 +84,32 @@ func (f resultFacts) decodeContext(running float64) float64 {
 // unknown.
 func (f resultFacts) prefill() (perSecond, perRequest, context float64) {
 	t, d := f.ServerMetrics.Tokens, f.RequestMetric.Throughput.Duration
-	if t.BySource.Computed == nil || t.PromptTotal == nil || t.RequestsCompleted == nil || *t.RequestsCompleted <= 0 || d == nil || *d <= 0 {
+	computed := f.computed()
+	if computed == nil || t.PromptTotal == nil || t.RequestsCompleted == nil || *t.RequestsCompleted <= 0 || d == nil || *d <= 0 {
 		return 0, 0, 0
 	}
 	n := *t.RequestsCompleted
-	return *t.BySource.Computed / *d, *t.BySource.Computed / n, (*t.PromptTotal - *t.BySource.Computed) / n
+	return *computed / *d, *computed / n, (*t.PromptTotal - *computed) / n
+}
+
+// computed is the prompt tokens the engine computed: prompt_by_source's
+// (SGLang's realtime counter, vLLM's prompt_tokens_by_source), else the
+// prompt tokens less vLLM's prefix-cache hits, device and external (an
+// engine without the by-source counter); nil when neither is reported.
+func (f resultFacts) computed() *float64 {
+	t, c := f.ServerMetrics.Tokens, f.ServerMetrics.Cache
+	if t.BySource.Computed != nil {
+		return t.BySource.Computed
+	}
+	if t.PromptTotal == nil || c.PrefixHits == nil {
+		return nil
+	}
+	v := *t.PromptTotal - *c.PrefixHits
+	if c.ExternalPrefixHits != nil {
+		v -= *c.ExternalPrefixHits
+	}
+	v = max(v, 0)
+	return &v
 }
 
 // running is the requests in flight by Little's law, 0 when unknown.
@@ -101,9 +129,10 @@ func (f resultFacts) running() float64 {
 // simulator does not serve, or without a point to fit, are skipped with
 // a reason in skipped.
 //
-// engineFlags, when not nil, returns the engine flags recorded beside a
-// result file (nil when none): the fit takes the KV cache dtype from them.
-func FitResults(ctx context.Context, dir string, engineFlags func(resultFile string) map[string]string) (cal *simengine.Calibration, skipped []string, err error) {
+// The step scale is fitted against the engine's own configuration where
+// the results have its command beside them (armConfig), so a fit of a
+// simulated discovery finds the scale it ran with.
+func FitResults(ctx context.Context, dir string) (cal *simengine.Calibration, skipped []string, err error) {
 	arms, err := knee.Read(ctx, dir)
 	if err != nil {
 		return nil, nil, err
@@ -120,8 +149,14 @@ func FitResults(ctx context.Context, dir string, engineFlags func(resultFile str
 		ep, _ := strconv.Atoi(a.Identity.Get("ep"))
 		arm := simengine.ArmCalibration{Engine: engine, TP: tp, EP: max(ep, 1), DPAttention: a.Identity.Get("dp_attention") == "true"}
 		var points []simengine.FitPoint
+		var recorded *run.RecordedCommand
 		spec, al := "", 0.0
 		for _, s := range a.Samples {
+			if recorded == nil {
+				if c, ok := run.EngineCommand(s.File); ok {
+					recorded = &c
+				}
+			}
 			facts, err := readResultFacts(s.File)
 			if err != nil {
 				return nil, nil, err
@@ -131,9 +166,6 @@ func FitResults(ctx context.Context, dir string, engineFlags func(resultFile str
 			}
 			if facts.PoolTokens != nil {
 				arm.PoolTokens = *facts.PoolTokens
-			}
-			if arm.KVCacheDType == "" && engineFlags != nil {
-				arm.KVCacheDType = engineFlags(s.File)["--kv-cache-dtype"]
 			}
 			if s.Excluded != "" || s.ITL.P50 == nil || s.KVUsage == nil || *s.KVUsage >= pinnedUsage {
 				continue
@@ -153,7 +185,7 @@ func FitResults(ctx context.Context, dir string, engineFlags func(resultFile str
 			skipped = append(skipped, fmt.Sprintf("%s: runner %q names no GPU the simulator knows", label, a.Identity.Get("hw")))
 			continue
 		}
-		cfg, err := arm.Config(spec, al)
+		cfg, err := armConfig(&arm, recorded, spec, al)
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s: %v", label, err))
 			continue
@@ -167,6 +199,43 @@ func FitResults(ctx context.Context, dir string, engineFlags func(resultFile str
 		cal.Arms = append(cal.Arms, arm)
 	}
 	return cal, skipped, nil
+}
+
+// armConfig is the simulator configuration an arm's step scale is
+// fitted against, and arm.Basis says which: the engine's own, read from
+// the command recorded beside its results (recorded; sweep writes one
+// beside every point) as the simulated engine reads it, since its flags
+// set the step costs (a draft model, the batch limits, the cache's
+// dtype), with the results' pool in place of the model's when they
+// report one and without a calibration that run had (the fit is against
+// the model); else (no command recorded, as beside InferenceX's own
+// results, or one the simulator cannot read) the configuration rebuilt
+// from the results' identity (ArmCalibration.Config: the spec's drafts at
+// the measured acceptance length al). From the command, the arm takes
+// the engine, model path, GPU, layout and cache dtype the engine matches
+// a calibration by.
+func armConfig(arm *simengine.ArmCalibration, recorded *run.RecordedCommand, spec string, al float64) (simengine.Config, error) {
+	arm.Basis = simengine.BasisIdentity
+	if recorded != nil {
+		env := maps.Clone(recorded.Env)
+		delete(env, simproto.EnvCalibration)
+		if env[simproto.EnvGPU] == "" {
+			env[simproto.EnvGPU] = arm.GPU
+		}
+		cl := simengine.CommandLine{Argv: recorded.Argv, Unchecked: recorded.Unchecked, Env: env, Lenient: true}
+		cfg, err := cl.Config(nil)
+		if err == nil {
+			cfg.Calibration, cfg.CalibrationFile = nil, ""
+			if arm.PoolTokens > 0 {
+				cfg.MaxTotalTokens = arm.PoolTokens
+			}
+			arm.Engine, arm.Model, arm.GPU, arm.TP, arm.EP, arm.DPAttention = cfg.Engine, cfg.ModelPath, cfg.GPU, cfg.TP, max(cfg.EP, 1), cfg.DPAttention
+			arm.KVCacheDType, arm.Basis = cfg.KVCacheDType, simengine.BasisCommand
+			return cfg, nil
+		}
+		arm.Basis = fmt.Sprintf("%s (the engine command beside them was not read: %v)", simengine.BasisIdentity, err)
+	}
+	return arm.Config(spec, al)
 }
 
 func readResultFacts(path string) (resultFacts, error) {

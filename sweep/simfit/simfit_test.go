@@ -44,7 +44,7 @@ func TestFitResultsSkips(t *testing.T) {
 		_, err := synth.WriteDir(dir, a, false)
 		require.NoError(t, err)
 	}
-	cal, skipped, err := FitResults(t.Context(), dir, nil)
+	cal, skipped, err := FitResults(t.Context(), dir)
 	require.NoError(t, err)
 	assert.Empty(t, cal.Arms)
 	assert.Equal(t, dir, cal.Source)
@@ -53,6 +53,29 @@ func TestFitResultsSkips(t *testing.T) {
 		assert.True(t, slices.ContainsFunc(skipped, func(s string) bool { return strings.Contains(s, want) }), "%q among %q", want, skipped)
 	}
 
-	_, _, err = FitResults(t.Context(), t.TempDir()+"/missing", nil)
+	_, _, err = FitResults(t.Context(), t.TempDir()+"/missing")
 	assert.Error(t, err)
 }
+
+// TestComputedPromptTokens: the computed prompt tokens are the results'
+// by-source count, else the prompt tokens less the prefix-cache hits
+// (vLLM without prompt_tokens_by_source), else unknown.
+func TestComputedPromptTokens(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		want       *float64
+	}{
+		{"by source", `{"server_metrics": {"tokens": {"prompt_total": 1000, "prompt_by_source": {"computed": 120}}, "cache": {"prefix_cache_hits": 800}}}`, ptr(120)},
+		{"prompt less hits", `{"server_metrics": {"tokens": {"prompt_total": 1000}, "cache": {"prefix_cache_hits": 800, "external_prefix_cache_hits": 50}}}`, ptr(150)},
+		{"device hits alone", `{"server_metrics": {"tokens": {"prompt_total": 1000}, "cache": {"prefix_cache_hits": 800}}}`, ptr(200)},
+		{"neither", `{"server_metrics": {"tokens": {"prompt_total": 1000}}}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var f resultFacts
+			require.NoError(t, json.Unmarshal([]byte(tc.json), &f))
+			assert.Equal(t, tc.want, f.computed())
+		})
+	}
+}
+
+func ptr(v float64) *float64 { return &v }

@@ -217,7 +217,8 @@ func FitResults(ctx context.Context, dir string) (cal *simengine.Calibration, sk
 func armConfig(arm *simengine.ArmCalibration, recorded *run.RecordedCommand, spec string, al float64) (simengine.Config, error) {
 	arm.Basis = simengine.BasisIdentity
 	if recorded != nil {
-		env := maps.Clone(recorded.Env)
+		env := map[string]string{}
+		maps.Copy(env, recorded.Env)
 		delete(env, simproto.EnvCalibration)
 		if env[simproto.EnvGPU] == "" {
 			env[simproto.EnvGPU] = arm.GPU

@@ -9,8 +9,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
+	"sweep/internal/simproto"
 	"sweep/metrics/result"
+	"sweep/simengine"
 	"sweep/sweep/knee"
+	"sweep/sweep/run"
 	"sweep/sweep/testkit/synth"
 )
 
@@ -79,3 +83,38 @@ func TestComputedPromptTokens(t *testing.T) {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// TestArmConfigBasis: the fit's configuration is the engine command's
+// where one is recorded (the arm takes its names and cache dtype, the
+// results' pool, never the calibration that run had), else the one
+// rebuilt from the results' identity, and says why when a command could
+// not be read.
+func TestArmConfigBasis(t *testing.T) {
+	base := func() simengine.ArmCalibration {
+		return simengine.ArmCalibration{Engine: configs.SGLang, Model: "Qwen/Qwen3.5-397B-A17B-FP8", GPU: "mi325x", TP: 8, EP: 1, PoolTokens: 3000000}
+	}
+	argv := []string{"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3.5-397B-A17B-FP8", "--tp", "8", "--ep-size", "8", "--kv-cache-dtype", "fp8_e4m3"}
+	for _, tc := range []struct {
+		name     string
+		recorded *run.RecordedCommand
+		basis    string
+		ep       int
+		dtype    string
+	}{
+		{"no command", nil, simengine.BasisIdentity, 1, ""},
+		{"the engine's command", &run.RecordedCommand{Argv: argv, Env: map[string]string{simproto.EnvCalibration: "/gone/cal.json"}}, simengine.BasisCommand, 8, "fp8_e4m3"},
+		{"a command the simulator cannot read", &run.RecordedCommand{Argv: []string{"trtllm-serve", "m"}}, simengine.BasisIdentity + " (the engine command beside them was not read: ", 1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			arm := base()
+			cfg, err := armConfig(&arm, tc.recorded, "mtp", 3.4)
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(arm.Basis, tc.basis), arm.Basis)
+			assert.Equal(t, tc.ep, arm.EP)
+			assert.Equal(t, tc.dtype, arm.KVCacheDType)
+			assert.Equal(t, "mi325x", cfg.GPU, "the results' GPU where the command names none")
+			assert.Equal(t, 3000000, cfg.MaxTotalTokens, "the results' pool")
+			assert.Nil(t, cfg.Calibration, "fitted against the model")
+		})
+	}
+}

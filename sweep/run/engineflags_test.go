@@ -1,0 +1,38 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEngineCommand: the engine command recorded beside a result is read
+// back as written (commandText), the simulated engine's wrapper left out
+// with its --unchecked specs kept apart; the client's command is not the
+// engine's; EngineFlags gives its flags.
+func TestEngineCommand(t *testing.T) {
+	dir := t.TempDir()
+	result := filepath.Join(dir, "r.json")
+	_, ok := EngineCommand(result)
+	assert.False(t, ok, "no command file")
+
+	write := func(name string, argv []string, env map[string]string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(commandText(argv, env, []string{"MAX_MODEL_LEN"})), 0o644))
+	}
+	write("benchmark_command.txt", []string{"aiperf", "profile", "--concurrency", "4"}, nil)
+	_, ok = EngineCommand(result)
+	assert.False(t, ok, "the client's command is not the engine's")
+
+	engine := []string{"vllm", "serve", "m", "--tensor-parallel-size", "8", "--speculative-config", `{"method": "eagle3", "num_speculative_tokens": 3}`, "--enforce-eager"}
+	write("server_command.txt", append([]string{"/opt/sweep", "sim-engine", "--unchecked", "--numa-bind:0", "--unchecked", "--attention-config:1", "--"}, engine...),
+		map[string]string{"SWEEP_SIM_GPU": "mi325x", "VLLM_USE_V1": "1"})
+	cmd, ok := EngineCommand(result)
+	require.True(t, ok)
+	assert.Equal(t, RecordedCommand{Argv: engine, Unchecked: []string{"--numa-bind:0", "--attention-config:1"},
+		Env: map[string]string{"SWEEP_SIM_GPU": "mi325x", "VLLM_USE_V1": "1"}}, cmd)
+	assert.Equal(t, map[string]string{"--tensor-parallel-size": "8", "--speculative-config": `{"method": "eagle3", "num_speculative_tokens": 3}`, "--enforce-eager": ""},
+		EngineFlags(result))
+}

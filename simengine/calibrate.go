@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -71,10 +72,13 @@ type ArmCalibration struct {
 // after the fit, the decode step the point measured (ITL × AL), the
 // model's step there times the scale, and the error.
 type FitPoint struct {
-	Conc    int     `json:"conc"`
-	ITL     float64 `json:"itl_s"`
-	AL      float64 `json:"al"`
-	Running float64 `json:"running"`
+	Conc int `json:"conc"`
+	// ProbeSeconds is the length of the point's window when it was a short
+	// probe of an adaptive discovery (0: a full-length point).
+	ProbeSeconds float64 `json:"probe_seconds,omitempty"`
+	ITL          float64 `json:"itl_s"`
+	AL           float64 `json:"al"`
+	Running      float64 `json:"running"`
 	// CtxTokens is the context the requests in flight decode over (their
 	// prompts and half their outputs; the pool's usage when the result
 	// has no token counts).
@@ -230,7 +234,11 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 			if p.MeasuredStep == 0 {
 				continue
 			}
-			fmt.Fprintf(tw, "  %d\t%.1f\t%.2f\t%.2f\t%+.1f%%\n", p.Conc, p.Running, 1e3*p.MeasuredStep, 1e3*p.FittedStep, p.ErrorPct)
+			conc := strconv.Itoa(p.Conc)
+			if p.ProbeSeconds > 0 {
+				conc += fmt.Sprintf(" (%.0f s probe)", p.ProbeSeconds)
+			}
+			fmt.Fprintf(tw, "  %s\t%.1f\t%.2f\t%.2f\t%+.1f%%\n", conc, p.Running, 1e3*p.MeasuredStep, 1e3*p.FittedStep, p.ErrorPct)
 		}
 	}
 	return tw.Flush()

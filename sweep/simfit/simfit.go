@@ -171,6 +171,9 @@ func FitResults(ctx context.Context, dir string) (cal *simengine.Calibration, sk
 				continue
 			}
 			p := simengine.FitPoint{Conc: s.Conc, ITL: float64(*s.ITL.P50), AL: 1, Running: facts.running(), CtxTokens: facts.decodeContext(facts.running())}
+			if s.Probe {
+				p.ProbeSeconds = s.Seconds
+			}
 			if p.CtxTokens <= 0 {
 				p.CtxTokens = *s.KVUsage * float64(arm.PoolTokens)
 			}

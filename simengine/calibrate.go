@@ -12,6 +12,7 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/inputfile"
+	"sweep/metrics/result"
 )
 
 // CalibrationVersion is the version of the calibration file format.
@@ -213,7 +214,7 @@ func (a *ArmCalibration) Config(spec string, al float64) (Config, error) {
 	if a.DPAttention {
 		c.DP = a.TP
 	}
-	if spec != "" && spec != "none" {
+	if result.Speculative(spec) {
 		c.Spec = Spec{Algorithm: "EAGLE", NumSteps: 3, TopK: 1, NumDraftTokens: 4, AcceptLength: min(max(al, 1), 4)}
 	}
 	return c.Normalize()

@@ -385,3 +385,9 @@ func ResultFilename(p FilenameParts) string {
 
 // CheckResultFilename rejects names that cannot be a single file name.
 func CheckResultFilename(name string) error { return filename.Check("RESULT_FILENAME", name) }
+
+// Speculative reports whether a spec_decoding value names a speculative
+// method ("mtp", "eagle", ...), not "none" or unset.
+func Speculative(specDecoding string) bool {
+	return specDecoding != "" && specDecoding != "none"
+}

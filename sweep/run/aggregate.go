@@ -74,7 +74,7 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 	if err != nil {
 		return nil, fmt.Errorf("aggregate %s: %w", o.Name, err)
 	}
-	if facts.GoldenAL != nil || (facts.SpecDecoding != "" && facts.SpecDecoding != "none") {
+	if facts.GoldenAL != nil || result.Speculative(facts.SpecDecoding) {
 		res.AcceptanceLength = result.CheckALFromExport(in.ServerMetrics, facts.GoldenAL, facts.ALTolerance)
 	}
 	// The result says whether it counts, as sweep run's results do.

@@ -18,6 +18,7 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/simproto"
+	"sweep/metrics/result"
 	"sweep/simengine"
 	"sweep/sweep/knee"
 	"sweep/sweep/run"
@@ -151,6 +152,7 @@ func FitResults(ctx context.Context, dir string) (cal *simengine.Calibration, sk
 		var points []simengine.FitPoint
 		var recorded *run.RecordedCommand
 		spec, al := "", 0.0
+		noAL := 0 // points of a speculative arm without a measured acceptance length
 		for _, s := range a.Samples {
 			if recorded == nil {
 				if c, ok := run.EngineCommand(s.File); ok {
@@ -178,14 +180,25 @@ func FitResults(ctx context.Context, dir string) (cal *simengine.Calibration, sk
 				p.CtxTokens = *s.KVUsage * float64(arm.PoolTokens)
 			}
 			p.PrefillPerSecond, p.PrefillTokens, p.PrefillContext = facts.prefill()
-			if s.AL != nil && s.AL.Measured != nil {
+			switch {
+			case s.AL != nil && s.AL.Measured != nil:
 				p.AL = float64(*s.AL.Measured)
 				al = p.AL
+			case result.Speculative(facts.SpecDecoding):
+				// A verify step yields AL tokens, so its time is ITL × AL:
+				// without the AL the step cannot be read (taking 1 put the
+				// scale of an MTP arm about 3 times too low).
+				noAL++
+				continue
 			}
 			points = append(points, p)
 		}
 		if arm.GPU == "" {
 			skipped = append(skipped, fmt.Sprintf("%s: runner %q names no GPU the simulator knows", label, a.Identity.Get("hw")))
+			continue
+		}
+		if len(points) == 0 && noAL > 0 {
+			skipped = append(skipped, fmt.Sprintf("%s: speculative decoding (%s) without a measured acceptance length at any point: a decode step is ITL × AL (results sweep writes carry it under acceptance_length; InferenceX's own do not)", label, spec))
 			continue
 		}
 		cfg, err := armConfig(&arm, recorded, spec, al)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs"
+	"sweep/internal/pyjson"
 	"sweep/internal/simproto"
 	"sweep/metrics/result"
 	"sweep/simengine"
@@ -31,15 +32,17 @@ func arm(framework, hw string, tp int) *knee.Arm {
 	a := &knee.Arm{Identity: id}
 	for _, c := range []int{4, 8, 16} {
 		v, out, kv := 1000.0*float64(c), 100.0*float64(c), 0.1*float64(c)/16
-		a.Samples = append(a.Samples, knee.Sample{Conc: c, TotalTPS: &v, OutputTPS: &out, KVUsage: &kv})
+		itl := pyjson.Rounded(0.02 * float64(c))
+		a.Samples = append(a.Samples, knee.Sample{Conc: c, TotalTPS: &v, OutputTPS: &out, KVUsage: &kv, ITL: result.Stats{P50: &itl}})
 	}
 	return a
 }
 
 // TestFitResultsSkips: each arm the simulator cannot be fitted to is
 // skipped with its reason (an engine it does not simulate, a runner that
-// names no GPU it knows, results without the model's name), the others
-// read on; a directory that cannot be read is an error.
+// names no GPU it knows, speculative decoding without a measured
+// acceptance length, as in InferenceX's own results: a step is ITL ×
+// AL), the others read on; a directory that cannot be read is an error.
 // TestSimCalibrateRecoversAPlantedArm (cmd/sweep) fits a simulated
 // discovery's arm.
 func TestFitResultsSkips(t *testing.T) {
@@ -53,7 +56,7 @@ func TestFitResultsSkips(t *testing.T) {
 	assert.Empty(t, cal.Arms)
 	assert.Equal(t, dir, cal.Source)
 	require.Len(t, skipped, 3)
-	for _, want := range []string{`engine "trt" is not simulated`, `runner "tpu-v5" names no GPU the simulator knows`, "model path is required"} {
+	for _, want := range []string{`engine "trt" is not simulated`, `runner "tpu-v5" names no GPU the simulator knows`, "speculative decoding (mtp) without a measured acceptance length at any point"} {
 		assert.True(t, slices.ContainsFunc(skipped, func(s string) bool { return strings.Contains(s, want) }), "%q among %q", want, skipped)
 	}
 

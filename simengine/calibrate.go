@@ -32,6 +32,9 @@ const (
 	// BasisCommand: the engine command recorded beside the results, read
 	// as the simulated engine reads it.
 	BasisCommand = "the engine command beside the results"
+	// BasisPlanned: the engine command the shipped recipe plans for the
+	// arm, the results having none beside them (InferenceX's own).
+	BasisPlanned = "the engine command the shipped recipe plans for the arm (none beside the results)"
 	// BasisIdentity: rebuilt from the results' identity (engine, model,
 	// GPU, layout; speculative decoding as 3 drafts at the measured
 	// acceptance length), the engine's other flags unknown.
@@ -57,9 +60,12 @@ type ArmCalibration struct {
 	PoolTokens int     `json:"pool_tokens"`
 
 	// Basis is the configuration the scale was fitted against:
-	// BasisCommand or BasisIdentity (with why, when a command beside the
-	// results could not be read).
+	// BasisCommand, BasisPlanned or BasisIdentity (with why, when a
+	// command could not be read).
 	Basis string `json:"basis,omitempty"`
+	// ALFrom says where a speculative arm's acceptance length came from
+	// when its results carry none ("" when they do).
+	ALFrom string `json:"al_from,omitempty"`
 
 	// Points are the measurements the scale was fitted to, with the
 	// fitted step and its error; RMSErrorPct is their root mean square.
@@ -161,16 +167,22 @@ func FitStepScale(cfg Config, points []FitPoint) (scale, rmsPct float64, err err
 	capa := newCapacity(cfg)
 	// The modelled step between two of a request's tokens: a decode step
 	// stretched by the share of time prefills take (scaled with the step
-	// costs, so the share is solved for the scale in the fit below).
-	decode := func(p FitPoint) float64 { return capa.decodeTime(max(int(math.Round(p.Running)), 1), int(p.CtxTokens)) }
+	// costs, so the share is solved for the scale in the fit below). With
+	// DP attention a step is a rank's: its share of the requests in flight
+	// and of their context (the capacity's per-sequence cost already
+	// waits for every rank's experts); it read the whole engine's, which
+	// put a simulated DP-attention arm's scale at 0.59.
+	ranks := float64(max(capa.ranks, 1))
+	perRank := func(p FitPoint) float64 { return max(p.Running/ranks, 1) }
+	decode := func(p FitPoint) float64 { return capa.meanDecodeTime(perRank(p), p.CtxTokens/ranks) }
 	prefillShare := func(p FitPoint) float64 {
 		if p.PrefillPerSecond <= 0 || p.PrefillTokens <= 0 {
 			return 0
 		}
 		// Other requests' prefills only: a request's own comes before
 		// its first token.
-		others := 1 - 1/max(p.Running, 1)
-		return others * p.PrefillPerSecond / p.PrefillTokens * capa.prefillTime(int(p.PrefillTokens), int(p.PrefillContext)) / float64(capa.ranks)
+		others := 1 - 1/perRank(p)
+		return others * p.PrefillPerSecond / p.PrefillTokens * capa.prefillTime(int(p.PrefillTokens), int(p.PrefillContext)) / ranks
 	}
 	model := func(p FitPoint, s float64) float64 { return s * decode(p) / max(1-s*prefillShare(p), 0.05) }
 	var use []int
@@ -229,6 +241,9 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 			a.Engine, a.Model, a.GPU, a.TP, a.EP, a.DPAttention, a.StepScale, a.PoolTokens, a.RMSErrorPct)
 		if a.Basis != "" {
 			fmt.Fprintf(tw, "  fitted against the configuration %s\n", a.Basis)
+		}
+		if a.ALFrom != "" {
+			fmt.Fprintf(tw, "  acceptance length: %s\n", a.ALFrom)
 		}
 		fmt.Fprintln(tw, "  conc\tin flight\tmeasured step (ms)\tfitted (ms)\terror")
 		for _, p := range a.Points {

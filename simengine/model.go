@@ -596,7 +596,13 @@ func (c capacity) decodeTime(n, ctx int) float64 {
 	if n == 0 {
 		return 0
 	}
-	return c.fixedStep*c.specOverhead + float64(n)*c.perSeq + float64(ctx)*c.perCtxToken
+	return c.meanDecodeTime(float64(n), float64(ctx))
+}
+
+// meanDecodeTime is decodeTime over n sequences and ctx tokens on average
+// (a fit's requests in flight): the step is linear in both.
+func (c capacity) meanDecodeTime(n, ctx float64) float64 {
+	return c.fixedStep*c.specOverhead + n*c.perSeq + ctx*c.perCtxToken
 }
 
 // prefillTime is the duration of computing tokens new prompt tokens that

@@ -8,15 +8,17 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/cli"
 	"sweep/internal/plural"
 	"sweep/sweep/simfit"
 )
 
 // simCalibrateOptions are the inputs of "sweep sim calibrate".
 type simCalibrateOptions struct {
-	IO  *IOStreams
-	Dir string // results to fit
-	Out string // the calibration file
+	IO     *IOStreams
+	Inputs matrixInputs // the configs whose recipes plan an arm's engine command and golden AL
+	Dir    string       // results to fit
+	Out    string       // the calibration file
 }
 
 func newSimCalibrateCmd(ios *IOStreams, runF func(context.Context, *simCalibrateOptions) error) *Command {
@@ -32,6 +34,7 @@ func newSimCalibrateCmd(ios *IOStreams, runF func(context.Context, *simCalibrate
 			o := &simCalibrateOptions{IO: ios}
 			fs := pflag.NewFlagSet("calibrate", pflag.ContinueOnError)
 			fs.StringVar(&o.Out, "out", "", "calibration file to write (default RESULTS_DIR/sim-calibration.json)")
+			o.Inputs.bind(fs, cli.NewLists())
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return flagErrorf("sim calibrate takes one results directory, got %d arguments", len(args))
@@ -47,7 +50,15 @@ func newSimCalibrateCmd(ios *IOStreams, runF func(context.Context, *simCalibrate
 }
 
 func simCalibrateRun(ctx context.Context, o *simCalibrateOptions) error {
-	cal, skipped, err := simfit.FitResults(ctx, o.Dir)
+	g, err := o.Inputs.generator()
+	if err != nil {
+		return err
+	}
+	planned, err := simfit.PlanArms(g)
+	if err != nil {
+		return err
+	}
+	cal, skipped, err := simfit.FitResults(ctx, o.Dir, simfit.Options{Planned: planned})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -76,15 +77,52 @@ func writePlantedCalibration(t *testing.T, dir string) string {
 // command recorded beside the results.
 func fitOneArm(t *testing.T, dir, out string) simengine.ArmCalibration {
 	t.Helper()
+	return fitOneArmOn(t, dir, out, simengine.BasisCommand)
+}
+
+// fitOneArmOn is fitOneArm with the configuration basis the fit is
+// expected to name.
+func fitOneArmOn(t *testing.T, dir, out, basis string) simengine.ArmCalibration {
+	t.Helper()
 	code, stdout, stderr := runCLI(t, "sim", "calibrate", dir, "--out", out)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	assert.Contains(t, stdout, "measured step (ms)")
-	assert.Contains(t, stdout, "fitted against the configuration the engine command beside the results")
+	assert.Contains(t, stdout, "fitted against the configuration "+basis)
 	cal, err := simengine.LoadCalibration(out)
 	require.NoError(t, err)
 	require.Len(t, cal.Arms, 1)
-	assert.Equal(t, simengine.BasisCommand, cal.Arms[0].Basis)
+	assert.Equal(t, basis, cal.Arms[0].Basis)
 	return cal.Arms[0]
+}
+
+// asInferenceXWrites copies the results under src to dst as InferenceX's
+// own would be: no engine command beside them and no acceptance length
+// in them.
+func asInferenceXWrites(t *testing.T, src, dst string) {
+	t.Helper()
+	require.NoError(t, os.CopyFS(dst, os.DirFS(src)))
+	files, problems, err := result.ReadDir(t.Context(), dst)
+	require.NoError(t, err)
+	require.Empty(t, problems)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		cmds, err := filepath.Glob(filepath.Join(filepath.Dir(f.Path), "*_command.txt"))
+		require.NoError(t, err)
+		for _, c := range cmds {
+			if filepath.Base(c) != "benchmark_command.txt" {
+				require.NoError(t, os.Remove(c))
+			}
+		}
+		data, err := os.ReadFile(f.Path)
+		require.NoError(t, err)
+		var obj map[string]any
+		require.NoError(t, json.Unmarshal(data, &obj))
+		require.Contains(t, obj, "acceptance_length")
+		delete(obj, "acceptance_length")
+		data, err = json.Marshal(obj)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(f.Path, data, 0o644))
+	}
 }
 
 // TestSimCalibrateRecoversAPlantedArm: a simulated discovery run with a
@@ -106,6 +144,15 @@ func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 	assert.InEpsilon(t, 1.5, arm.StepScale, 0.10)
 	assert.Less(t, arm.RMSErrorPct, 10.0)
 	require.Len(t, arm.Points, 2, "c32 is past the pool (KV pinned) and left out of the fit")
+
+	// The same results as InferenceX writes them are fitted against the
+	// command the shipped recipe plans, at its golden acceptance length.
+	asInferenceXWrites(t, filepath.Join(dir, "seen"), filepath.Join(dir, "seen-ix"))
+	ix := fitOneArmOn(t, filepath.Join(dir, "seen-ix"), filepath.Join(dir, "fit-ix.json"), simengine.BasisPlanned)
+	assert.Contains(t, ix.ALFrom, "the recipe's golden 3.39")
+	assert.InEpsilon(t, arm.StepScale, ix.StepScale, 0.02)
+	assert.Equal(t, arm.KVCacheDType, ix.KVCacheDType)
+	assert.Equal(t, arm.Model, ix.Model)
 
 	want := simCalibrateDiscovery(t, filepath.Join(dir, "planted-seed1"), "1", planted)
 	got := simCalibrateDiscovery(t, filepath.Join(dir, "fitted-seed1"), "1", fitted)
@@ -169,27 +216,45 @@ func TestSimCalibrationDryRun(t *testing.T) {
 	assert.NoDirExists(t, filepath.Join(dir, "d"), "a dry run writes nothing")
 }
 
-// TestSimCalibrateRecoversAPlantedVLLMArm: on a vLLM arm (MiniMax-M3 FP8
-// MI325X TP8, whose steps carry its prompts' prefill chunks) sim
-// calibrate recovers a planted step scale within 10 % too. It found
-// 1.2 times the scale while the simulated vLLM engine exported no
-// vllm:prompt_tokens_by_source, which real vLLM does: the fit then read
-// no prefill and put its time into the steps.
-func TestSimCalibrateRecoversAPlantedVLLMArm(t *testing.T) {
+// TestSimCalibrateRecoversPlantedArms: sim calibrate recovers a planted
+// step scale within 10 % on arms other than the default's too:
+//   - vLLM (MiniMax-M3 FP8 MI325X TP8), whose steps carry its prompts'
+//     prefill chunks. It found 1.2 times the scale while the simulated
+//     vLLM engine exported no vllm:prompt_tokens_by_source, which real
+//     vLLM does: the fit then read no prefill and put its time into the
+//     steps.
+//   - SGLang with DP attention (DeepSeek-V4 B300 TP4/EP4), whose step is
+//     a rank's. It found 0.59 times the scale while it costed a step
+//     over every rank's requests.
+func TestSimCalibrateRecoversPlantedArms(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
-	dir := t.TempDir()
-	planted := filepath.Join(dir, "planted.json")
-	require.NoError(t, os.WriteFile(planted, []byte(`{"version": 1, "arms": [{"engine": "vllm", "model": "MiniMaxAI/MiniMax-M3-MXFP8",
-		"gpu": "mi325x", "tp": 8, "ep": 1, "dp_attention": false, "step_scale": 1.5, "pool_tokens": 0, "rms_error_pct": 0}]}`), 0o644))
-	seen := filepath.Join(dir, "seen")
-	code, stdout, stderr := runCLI(t, "discover", "--simulate", "--builtin-client", "--config-keys", "minimaxm3-fp8-mi325x-vllm-agentic-mtp",
-		"--tp", "8", "--ep", "1", "--conc-list", "4", "8", "12", "--no-report", "--stop-grace", "3s", "--sim-calibration", planted, "--out", seen)
-	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	arm := fitOneArm(t, seen, filepath.Join(dir, "fit.json"))
-	assert.Equal(t, "fp8", arm.KVCacheDType, "from the engine command beside the results")
-	assert.InEpsilon(t, 1.5, arm.StepScale, 0.10)
-	assert.Less(t, arm.RMSErrorPct, 10.0)
-	for _, p := range arm.Points {
-		assert.Positive(t, p.PrefillPerSecond, "conc %d: the prefill the fit reads", p.Conc)
+	for _, tc := range []struct {
+		name, arm string // the planted calibration's arm (JSON)
+		key       string
+		flags     []string
+		dtype     string
+	}{
+		{"vllm", `"engine": "vllm", "model": "MiniMaxAI/MiniMax-M3-MXFP8", "gpu": "mi325x", "tp": 8, "ep": 1, "dp_attention": false`,
+			"minimaxm3-fp8-mi325x-vllm-agentic-mtp", []string{"--tp", "8", "--ep", "1", "--conc-list", "4", "8", "12"}, "fp8"},
+		{"sglang dp attention", `"engine": "sglang", "model": "/scratch/models/DeepSeek-V4-Pro", "gpu": "b300", "tp": 4, "ep": 4, "dp_attention": true`,
+			"dsv4-fp4-b300-sglang-agentic-hicache-mtp", []string{"--tp", "4", "--ep", "4", "--dp-attn", "true", "--conc-list", "8", "16", "24"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			planted := filepath.Join(dir, "planted.json")
+			require.NoError(t, os.WriteFile(planted, []byte(`{"version": 1, "arms": [{`+tc.arm+`, "step_scale": 1.5, "pool_tokens": 0, "rms_error_pct": 0}]}`), 0o644))
+			seen := filepath.Join(dir, "seen")
+			args := append([]string{"discover", "--simulate", "--builtin-client", "--config-keys", tc.key}, tc.flags...)
+			code, stdout, stderr := runCLI(t, append(args, "--no-report", "--stop-grace", "3s", "--sim-calibration", planted, "--out", seen)...)
+			require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			require.Contains(t, stderr, "calibrated by "+planted, "the planted arm matches the discovery's engine")
+			arm := fitOneArm(t, seen, filepath.Join(dir, "fit.json"))
+			assert.Equal(t, tc.dtype, arm.KVCacheDType, "from the engine command beside the results")
+			assert.InEpsilon(t, 1.5, arm.StepScale, 0.10)
+			assert.Less(t, arm.RMSErrorPct, 10.0)
+			for _, p := range arm.Points {
+				assert.Positive(t, p.PrefillPerSecond, "conc %d: the prefill the fit reads", p.Conc)
+			}
+		})
 	}
 }

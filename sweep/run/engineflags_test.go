@@ -7,6 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/recipes"
+	"sweep/recipes/schema"
 )
 
 // TestEngineCommand: the engine command recorded beside a result is read
@@ -35,4 +38,23 @@ func TestEngineCommand(t *testing.T) {
 		Env: map[string]string{"SWEEP_SIM_GPU": "mi325x", "VLLM_USE_V1": "1"}}, cmd)
 	assert.Equal(t, map[string]string{"--tensor-parallel-size": "8", "--speculative-config": `{"method": "eagle3", "num_speculative_tokens": 3}`, "--enforce-eager": ""},
 		EngineFlags(result))
+}
+
+// TestPlannedEngineCommand: a planned point's engine command as a
+// simulated engine gets it: the snapshot revision resolved as a simulated
+// engine's, its escapes' --unchecked specs, a copy of its environment.
+func TestPlannedEngineCommand(t *testing.T) {
+	env := map[string]string{"SGLANG_SIMULATE_ACC_LEN": "3.39"}
+	p := &recipes.Point{
+		Engine: recipes.Command{Argv: []string{"vllm", "serve", "/hub/models--org--m/snapshots/" + recipes.HFSnapshotPlaceholder, "--numa-bind"},
+			Env: env, Placeholders: []string{recipes.HFSnapshotPlaceholder}},
+		Escapes: []schema.Escape{{Flag: "--numa-bind", Reason: "r"}},
+	}
+	cmd, err := PlannedEngineCommand(p)
+	require.NoError(t, err)
+	assert.Equal(t, RecordedCommand{Argv: []string{"vllm", "serve", "/hub/models--org--m/snapshots/simulated", "--numa-bind"},
+		Unchecked: []string{"--numa-bind:0"}, Env: env}, cmd)
+	cmd.Env["X"] = "1"
+	assert.NotContains(t, p.Engine.Env, "X", "the plan's environment is copied")
+	assert.Contains(t, p.Engine.Argv[2], recipes.HFSnapshotPlaceholder, "the plan's argv is copied")
 }

@@ -5,7 +5,8 @@
 // (simengine.ArmCalibration), the calibration `--sim-calibration FILE`
 // hands every simulated engine.
 //
-//	cal, skipped, err := simfit.FitResults(ctx, dir)
+//	planned, err := simfit.PlanArms(generator) // the recipes' commands and golden ALs
+//	cal, skipped, err := simfit.FitResults(ctx, dir, simfit.Options{Planned: planned})
 package simfit
 
 import (
@@ -15,10 +16,14 @@ import (
 	"maps"
 	"os"
 	"strconv"
+	"strings"
 
 	"sweep/configs"
+	"sweep/configs/matrix"
 	"sweep/internal/simproto"
 	"sweep/metrics/result"
+	"sweep/recipes"
+	"sweep/recipes/models"
 	"sweep/simengine"
 	"sweep/sweep/knee"
 	"sweep/sweep/run"
@@ -132,8 +137,11 @@ func (f resultFacts) running() float64 {
 //
 // The step scale is fitted against the engine's own configuration where
 // the results have its command beside them (armConfig), so a fit of a
-// simulated discovery finds the scale it ran with.
-func FitResults(ctx context.Context, dir string) (cal *simengine.Calibration, skipped []string, err error) {
+// simulated discovery finds the scale it ran with; where they have none,
+// against the command the shipped recipe plans for the arm (o.Planned).
+// A speculative arm's point without a measured acceptance length takes
+// the arm's golden one from o.Planned, else is left out.
+func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Calibration, skipped []string, err error) {
 	arms, err := knee.Read(ctx, dir)
 	if err != nil {
 		return nil, nil, err
@@ -151,6 +159,7 @@ func FitResults(ctx context.Context, dir string) (cal *simengine.Calibration, sk
 		arm := simengine.ArmCalibration{Engine: engine, TP: tp, EP: max(ep, 1), DPAttention: a.Identity.Get("dp_attention") == "true"}
 		var points []simengine.FitPoint
 		var recorded *run.RecordedCommand
+		planned, hasPlanned := o.Planned[plannedKey(a.Identity)]
 		spec, al := "", 0.0
 		noAL := 0 // points of a speculative arm without a measured acceptance length
 		for _, s := range a.Samples {
@@ -180,10 +189,14 @@ func FitResults(ctx context.Context, dir string) (cal *simengine.Calibration, sk
 				p.CtxTokens = *s.KVUsage * float64(arm.PoolTokens)
 			}
 			p.PrefillPerSecond, p.PrefillTokens, p.PrefillContext = facts.prefill()
+			golden := planned.GoldenAL
 			switch {
 			case s.AL != nil && s.AL.Measured != nil:
 				p.AL = float64(*s.AL.Measured)
 				al = p.AL
+			case result.Speculative(facts.SpecDecoding) && golden > 0:
+				p.AL, al = golden, golden
+				arm.ALFrom = fmt.Sprintf("the recipe's golden %g at the points without a measured one (the results carry none; InferenceX's recipes pin the engine's acceptance there)", golden)
 			case result.Speculative(facts.SpecDecoding):
 				// A verify step yields AL tokens, so its time is ITL × AL:
 				// without the AL the step cannot be read (taking 1 put the
@@ -198,10 +211,14 @@ func FitResults(ctx context.Context, dir string) (cal *simengine.Calibration, sk
 			continue
 		}
 		if len(points) == 0 && noAL > 0 {
-			skipped = append(skipped, fmt.Sprintf("%s: speculative decoding (%s) without a measured acceptance length at any point: a decode step is ITL × AL (results sweep writes carry it under acceptance_length; InferenceX's own do not)", label, spec))
+			skipped = append(skipped, fmt.Sprintf("%s: speculative decoding (%s) without a measured acceptance length at any point, nor a golden one planned for the arm: a decode step is ITL × AL (results sweep writes carry it under acceptance_length; InferenceX's own do not)", label, spec))
 			continue
 		}
-		cfg, err := armConfig(&arm, recorded, spec, al)
+		basis := simengine.BasisCommand
+		if recorded == nil && hasPlanned {
+			recorded, basis = &planned.Command, simengine.BasisPlanned
+		}
+		cfg, err := armConfig(&arm, recorded, basis, spec, al)
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s: %v", label, err))
 			continue
@@ -217,20 +234,95 @@ func FitResults(ctx context.Context, dir string) (cal *simengine.Calibration, sk
 	return cal, skipped, nil
 }
 
+// Options tune FitResults.
+type Options struct {
+	// Planned is what the shipped recipes plan for each arm (PlanArms):
+	// the engine command of an arm whose results have none beside them
+	// (InferenceX's own), and the golden acceptance length of a
+	// speculative arm's points whose results carry none. nil: neither.
+	Planned Planned
+}
+
+// Planned is what the shipped recipes plan for arms, by their result
+// identity (plannedKey).
+type Planned map[string]PlannedArm
+
+// PlannedArm is what the shipped recipe plans for one arm.
+type PlannedArm struct {
+	// Command is its engine command as a simulated engine gets it
+	// (run.PlannedEngineCommand).
+	Command run.RecordedCommand
+	// GoldenAL is its golden acceptance length (0: not speculative): the
+	// value InferenceX's speculative recipes pin the engine's simulated
+	// acceptance at (SGLang's SGLANG_SIMULATE_ACC_LEN with match-expected,
+	// vLLM's synthetic_acceptance_length), so the acceptance length of
+	// their results, which record none.
+	GoldenAL float64
+}
+
+// plannedKey is the key of an arm in Planned: its identity's values,
+// the runner's without the "cluster:" prefix of InferenceX's cluster
+// runner labels (results name the runner with or without it: the real
+// aggregation cases of the conformance data have "b200-dgxc" where the
+// shipped configs' rows have "cluster:b200-dgxc").
+func plannedKey(id result.Identity) string {
+	parts := make([]string, len(result.IdentityKeys))
+	for i, k := range result.IdentityKeys {
+		parts[i] = id.Get(k)
+		if k == "hw" {
+			parts[i] = strings.TrimPrefix(parts[i], "cluster:")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// PlanArms plans one point of every single-node agentic arm of g's
+// config keys with the shipped recipes: its engine command and golden
+// acceptance length. An arm whose point cannot be planned is left out.
+func PlanArms(g *matrix.Generator) (Planned, error) {
+	opts := recipes.PlanOptions{Catalog: models.Builtin(), Runners: g.Runners}
+	rows, _, err := g.AgenticRows([]string{"*"}, nil, matrix.EvalOptions{NoEvals: true})
+	if err != nil {
+		return nil, err
+	}
+	out, seen := Planned{}, map[string]bool{}
+	for _, r := range rows {
+		key := plannedKey(result.RowIdentity(r))
+		if r.Kind != matrix.AgenticSingleNode || seen[key] {
+			continue
+		}
+		seen[key] = true
+		points, err := recipes.Plan(matrix.Matrix{r}, opts)
+		if err != nil || len(points) != 1 {
+			continue
+		}
+		cmd, err := run.PlannedEngineCommand(&points[0])
+		if err != nil {
+			continue
+		}
+		pa := PlannedArm{Command: cmd}
+		if points[0].GoldenAL != nil {
+			pa.GoldenAL = *points[0].GoldenAL
+		}
+		out[key] = pa
+	}
+	return out, nil
+}
+
 // armConfig is the simulator configuration an arm's step scale is
 // fitted against, and arm.Basis says which: the engine's own, read from
-// the command recorded beside its results (recorded; sweep writes one
-// beside every point) as the simulated engine reads it, since its flags
-// set the step costs (a draft model, the batch limits, the cache's
+// a command (recorded; basis names it: the one sweep writes beside every
+// point, else the one the shipped recipe plans for the arm, as beside
+// InferenceX's own results) as the simulated engine reads it, since its
+// flags set the step costs (a draft model, the batch limits, the cache's
 // dtype), with the results' pool in place of the model's when they
 // report one and without a calibration that run had (the fit is against
-// the model); else (no command recorded, as beside InferenceX's own
-// results, or one the simulator cannot read) the configuration rebuilt
-// from the results' identity (ArmCalibration.Config: the spec's drafts at
-// the measured acceptance length al). From the command, the arm takes
-// the engine, model path, GPU, layout and cache dtype the engine matches
-// a calibration by.
-func armConfig(arm *simengine.ArmCalibration, recorded *run.RecordedCommand, spec string, al float64) (simengine.Config, error) {
+// the model); else (no command, or one the simulator cannot read) the
+// configuration rebuilt from the results' identity
+// (ArmCalibration.Config: the spec's drafts at the acceptance length
+// al). From the command, the arm takes the engine, model path, GPU,
+// layout and cache dtype the engine matches a calibration by.
+func armConfig(arm *simengine.ArmCalibration, recorded *run.RecordedCommand, basis, spec string, al float64) (simengine.Config, error) {
 	arm.Basis = simengine.BasisIdentity
 	if recorded != nil {
 		env := map[string]string{}
@@ -247,10 +339,10 @@ func armConfig(arm *simengine.ArmCalibration, recorded *run.RecordedCommand, spe
 				cfg.MaxTotalTokens = arm.PoolTokens
 			}
 			arm.Engine, arm.Model, arm.GPU, arm.TP, arm.EP, arm.DPAttention = cfg.Engine, cfg.ModelPath, cfg.GPU, cfg.TP, max(cfg.EP, 1), cfg.DPAttention
-			arm.KVCacheDType, arm.Basis = cfg.KVCacheDType, simengine.BasisCommand
+			arm.KVCacheDType, arm.Basis = cfg.KVCacheDType, basis
 			return cfg, nil
 		}
-		arm.Basis = fmt.Sprintf("%s (the engine command beside them was not read: %v)", simengine.BasisIdentity, err)
+		arm.Basis = fmt.Sprintf("%s (%s was not read: %v)", simengine.BasisIdentity, basis, err)
 	}
 	return arm.Config(spec, al)
 }

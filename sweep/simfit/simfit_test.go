@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs"
+	"sweep/configs/matrix"
 	"sweep/internal/pyjson"
 	"sweep/internal/simproto"
 	"sweep/metrics/result"
@@ -51,7 +52,7 @@ func TestFitResultsSkips(t *testing.T) {
 		_, err := synth.WriteDir(dir, a, false)
 		require.NoError(t, err)
 	}
-	cal, skipped, err := FitResults(t.Context(), dir)
+	cal, skipped, err := FitResults(t.Context(), dir, Options{})
 	require.NoError(t, err)
 	assert.Empty(t, cal.Arms)
 	assert.Equal(t, dir, cal.Source)
@@ -60,7 +61,7 @@ func TestFitResultsSkips(t *testing.T) {
 		assert.True(t, slices.ContainsFunc(skipped, func(s string) bool { return strings.Contains(s, want) }), "%q among %q", want, skipped)
 	}
 
-	_, _, err = FitResults(t.Context(), t.TempDir()+"/missing")
+	_, _, err = FitResults(t.Context(), t.TempDir()+"/missing", Options{})
 	assert.Error(t, err)
 }
 
@@ -106,11 +107,11 @@ func TestArmConfigBasis(t *testing.T) {
 	}{
 		{"no command", nil, simengine.BasisIdentity, 1, ""},
 		{"the engine's command", &run.RecordedCommand{Argv: argv, Env: map[string]string{simproto.EnvCalibration: "/gone/cal.json"}}, simengine.BasisCommand, 8, "fp8_e4m3"},
-		{"a command the simulator cannot read", &run.RecordedCommand{Argv: []string{"trtllm-serve", "m"}}, simengine.BasisIdentity + " (the engine command beside them was not read: ", 1, ""},
+		{"a command the simulator cannot read", &run.RecordedCommand{Argv: []string{"trtllm-serve", "m"}}, simengine.BasisIdentity + " (" + simengine.BasisCommand + " was not read: ", 1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			arm := base()
-			cfg, err := armConfig(&arm, tc.recorded, "mtp", 3.4)
+			cfg, err := armConfig(&arm, tc.recorded, simengine.BasisCommand, "mtp", 3.4)
 			require.NoError(t, err)
 			assert.True(t, strings.HasPrefix(arm.Basis, tc.basis), arm.Basis)
 			assert.Equal(t, tc.ep, arm.EP)
@@ -119,5 +120,30 @@ func TestArmConfigBasis(t *testing.T) {
 			assert.Equal(t, 3000000, cfg.MaxTotalTokens, "the results' pool")
 			assert.Nil(t, cfg.Calibration, "fitted against the model")
 		})
+	}
+}
+
+// TestPlanArms: the shipped configs' arms, keyed by their identity
+// without the runner's "cluster:" prefix, with the engine command their
+// recipe plans and its golden acceptance length.
+func TestPlanArms(t *testing.T) {
+	m, r, err := configs.Load(nil, "")
+	require.NoError(t, err)
+	planned, err := PlanArms(&matrix.Generator{Masters: m, Runners: r})
+	require.NoError(t, err)
+	var id result.Identity
+	vals := map[string]any{"infmax_model_prefix": "qwen3.5", "hw": "mi325x-amds", "framework": "sglang", "precision": "fp8",
+		"spec_decoding": "mtp", "scenario_type": "agentic-coding", "disagg": false, "is_multinode": false, "tp": 8, "ep": 8,
+		"dp_attention": "false", "kv_offloading": "none", "pp": 1}
+	for i, k := range result.IdentityKeys {
+		id[i], _ = json.Marshal(vals[k])
+	}
+	arm, ok := planned[plannedKey(id)]
+	require.True(t, ok, "the MI325X Qwen3.5 TP8/EP8 arm, named without cluster:")
+	assert.Equal(t, 3.39, arm.GoldenAL)
+	assert.Contains(t, strings.Join(arm.Command.Argv, " "), "--model-path Qwen/Qwen3.5-397B-A17B-FP8")
+	assert.Equal(t, "3.39", arm.Command.Env["SGLANG_SIMULATE_ACC_LEN"])
+	for k := range planned {
+		assert.NotContains(t, k, "cluster:", k)
 	}
 }

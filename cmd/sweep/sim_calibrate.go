@@ -56,7 +56,7 @@ func simCalibrateRun(ctx context.Context, o *simCalibrateOptions) error {
 	}
 	planned, err := simfit.PlanArms(g)
 	if err != nil {
-		return err
+		fmt.Fprintf(o.IO.ErrOut, "sim calibrate: warning: the configs' arms could not be planned, so results without an engine command or acceptance length beside them are fitted without the recipe's: %v\n", err)
 	}
 	cal, skipped, err := simfit.FitResults(ctx, o.Dir, simfit.Options{Planned: planned})
 	if err != nil {

@@ -220,9 +220,10 @@ func TestSimCalibrationDryRun(t *testing.T) {
 // step scale within 10 % on arms other than the default's too:
 //   - vLLM (MiniMax-M3 FP8 MI325X TP8), whose steps carry its prompts'
 //     prefill chunks. It found 1.2 times the scale while the simulated
-//     vLLM engine exported no vllm:prompt_tokens_by_source, which real
-//     vLLM does: the fit then read no prefill and put its time into the
-//     steps.
+//     vLLM engine exported no vllm:prompt_tokens_by_source (which
+//     InferenceX's aggregation reads) and the fit did not read the prompt
+//     tokens less the prefix-cache hits: it read no prefill and put its
+//     time into the steps.
 //   - SGLang with DP attention (DeepSeek-V4 B300 TP4/EP4), whose step is
 //     a rank's. It found 0.59 times the scale while it costed a step
 //     over every rank's requests.

@@ -40,18 +40,30 @@ func EngineCommand(resultFile string) (cmd RecordedCommand, ok bool) {
 			continue
 		}
 		cmd = RecordedCommand{Argv: argv, Env: env}
-		if i := slices.Index(argv, "--"); i >= 0 && len(argv) > 1 && argv[1] == "sim-engine" {
-			for j := 2; j+1 < i; j++ {
-				if argv[j] == "--unchecked" {
-					cmd.Unchecked = append(cmd.Unchecked, argv[j+1])
-					j++
-				}
-			}
-			cmd.Argv = argv[i+1:]
+		if engine, unchecked, ok := simEngineArgv(argv); ok {
+			cmd.Argv, cmd.Unchecked = engine, unchecked
 		}
 		return cmd, true
 	}
 	return RecordedCommand{}, false
+}
+
+// simEngineArgv splits a simulated engine's process argv (`EXE
+// sim-engine [--unchecked FLAG:N]... -- ENGINE ARGV`, as simulateEngine
+// makes it) into the real engine's argv and the --unchecked specs; ok is
+// false for any other argv.
+func simEngineArgv(argv []string) (engine, unchecked []string, ok bool) {
+	dash := slices.Index(argv, "--")
+	if len(argv) < 2 || argv[1] != "sim-engine" || dash < 0 {
+		return nil, nil, false
+	}
+	for i := 2; i+1 < dash; i++ {
+		if argv[i] == "--unchecked" {
+			unchecked = append(unchecked, argv[i+1])
+			i++
+		}
+	}
+	return argv[dash+1:], unchecked, true
 }
 
 // EngineFlags reads the engine command recorded beside a result file

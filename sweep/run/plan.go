@@ -252,17 +252,11 @@ func (s Setup) simulateEngine(ps *proc.Spec, unchecked []string, gpu string, vir
 // -- ENGINE ARGV`), read as that engine reads it: a command line it
 // would reject is an error here too.
 func calibratedEngine(ps proc.Spec) (result.CalibratedEngine, error) {
-	dash := slices.Index(ps.Argv, "--")
-	if len(ps.Argv) < 2 || ps.Argv[1] != "sim-engine" || dash < 0 {
+	engine, unchecked, ok := simEngineArgv(ps.Argv)
+	if !ok {
 		return result.CalibratedEngine{}, fmt.Errorf("%s: %q is not a simulated engine's command", ps.Name, ps.Argv)
 	}
-	var unchecked []string
-	for i := 2; i+1 < dash; i += 2 {
-		if ps.Argv[i] == "--unchecked" {
-			unchecked = append(unchecked, ps.Argv[i+1])
-		}
-	}
-	cl := simengine.CommandLine{Argv: ps.Argv[dash+1:], Unchecked: unchecked, Env: ps.Env}
+	cl := simengine.CommandLine{Argv: engine, Unchecked: unchecked, Env: ps.Env}
 	cfg, err := cl.Config(nil)
 	if err != nil {
 		return result.CalibratedEngine{}, fmt.Errorf("%s: %w", ps.Name, err)

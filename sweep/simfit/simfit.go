@@ -160,6 +160,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 		var points []simengine.FitPoint
 		var recorded *run.RecordedCommand
 		planned, hasPlanned := o.Planned[plannedKey(a.Identity)]
+		var commands []basedCommand // the engine commands to read, in order
 		spec, al := "", 0.0
 		noAL := 0 // points of a speculative arm without a measured acceptance length
 		for _, s := range a.Samples {
@@ -189,14 +190,13 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 				p.CtxTokens = *s.KVUsage * float64(arm.PoolTokens)
 			}
 			p.PrefillPerSecond, p.PrefillTokens, p.PrefillContext = facts.prefill()
-			golden := planned.GoldenAL
 			switch {
 			case s.AL != nil && s.AL.Measured != nil:
 				p.AL = float64(*s.AL.Measured)
 				al = p.AL
-			case result.Speculative(facts.SpecDecoding) && golden > 0:
-				p.AL, al = golden, golden
-				arm.ALFrom = fmt.Sprintf("the recipe's golden %g at the points without a measured one (the results carry none; InferenceX's recipes pin the engine's acceptance there)", golden)
+			case result.Speculative(facts.SpecDecoding) && planned.GoldenAL > 0:
+				p.AL, al = planned.GoldenAL, planned.GoldenAL
+				arm.ALFrom = fmt.Sprintf("the recipe's golden %g at the points without a measured one (the results carry none; InferenceX's recipes pin the engine's acceptance there)", planned.GoldenAL)
 			case result.Speculative(facts.SpecDecoding):
 				// A verify step yields AL tokens, so its time is ITL × AL:
 				// without the AL the step cannot be read (taking 1 put the
@@ -214,11 +214,13 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 			skipped = append(skipped, fmt.Sprintf("%s: speculative decoding (%s) without a measured acceptance length at any point, nor a golden one planned for the arm: a decode step is ITL × AL (results sweep writes carry it under acceptance_length; InferenceX's own do not)", label, spec))
 			continue
 		}
-		basis := simengine.BasisCommand
-		if recorded == nil && hasPlanned {
-			recorded, basis = &planned.Command, simengine.BasisPlanned
+		if recorded != nil {
+			commands = append(commands, basedCommand{*recorded, simengine.BasisCommand})
 		}
-		cfg, err := armConfig(&arm, recorded, basis, spec, al)
+		if hasPlanned {
+			commands = append(commands, basedCommand{planned.Command, simengine.BasisPlanned})
+		}
+		cfg, err := armConfig(&arm, commands, spec, al)
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s: %v", label, err))
 			continue
@@ -262,9 +264,9 @@ type PlannedArm struct {
 
 // plannedKey is the key of an arm in Planned: its identity's values,
 // the runner's without the "cluster:" prefix of InferenceX's cluster
-// runner labels (results name the runner with or without it: the real
-// aggregation cases of the conformance data have "b200-dgxc" where the
-// shipped configs' rows have "cluster:b200-dgxc").
+// runner labels (results name the runner with or without it: results
+// InferenceX's aggregation wrote in the conformance data have
+// "b200-dgxc" where the shipped configs' rows have "cluster:b200-dgxc").
 func plannedKey(id result.Identity) string {
 	parts := make([]string, len(result.IdentityKeys))
 	for i, k := range result.IdentityKeys {
@@ -309,40 +311,56 @@ func PlanArms(g *matrix.Generator) (Planned, error) {
 	return out, nil
 }
 
+// basedCommand is an engine command an arm's configuration may be read
+// from, and the basis that names it (simengine.BasisCommand,
+// BasisPlanned).
+type basedCommand struct {
+	cmd   run.RecordedCommand
+	basis string
+}
+
 // armConfig is the simulator configuration an arm's step scale is
 // fitted against, and arm.Basis says which: the engine's own, read from
-// a command (recorded; basis names it: the one sweep writes beside every
-// point, else the one the shipped recipe plans for the arm, as beside
-// InferenceX's own results) as the simulated engine reads it, since its
-// flags set the step costs (a draft model, the batch limits, the cache's
-// dtype), with the results' pool in place of the model's when they
-// report one and without a calibration that run had (the fit is against
-// the model); else (no command, or one the simulator cannot read) the
-// configuration rebuilt from the results' identity
-// (ArmCalibration.Config: the spec's drafts at the acceptance length
-// al). From the command, the arm takes the engine, model path, GPU,
-// layout and cache dtype the engine matches a calibration by.
-func armConfig(arm *simengine.ArmCalibration, recorded *run.RecordedCommand, basis, spec string, al float64) (simengine.Config, error) {
-	arm.Basis = simengine.BasisIdentity
-	if recorded != nil {
+// the first of commands the simulated engine reads (the one sweep writes
+// beside every point, then the one the shipped recipe plans for the arm,
+// as for InferenceX's own results), since its flags set the step costs
+// (a draft model, the batch limits, the cache's dtype), with the
+// results' pool in place of the model's when they report one and
+// without a calibration that run had (the fit is against the model);
+// else (no command, or none the simulator reads) the configuration
+// rebuilt from the results' identity (ArmCalibration.Config: the spec's
+// drafts at the acceptance length al), the basis saying why. From the
+// command, the arm takes the engine, model path, GPU, layout and cache
+// dtype the engine matches a calibration by.
+func armConfig(arm *simengine.ArmCalibration, commands []basedCommand, spec string, al float64) (simengine.Config, error) {
+	var unread []string
+	for _, c := range commands {
 		env := map[string]string{}
-		maps.Copy(env, recorded.Env)
+		maps.Copy(env, c.cmd.Env)
 		delete(env, simproto.EnvCalibration)
 		if env[simproto.EnvGPU] == "" {
 			env[simproto.EnvGPU] = arm.GPU
 		}
-		cl := simengine.CommandLine{Argv: recorded.Argv, Unchecked: recorded.Unchecked, Env: env, Lenient: true}
+		cl := simengine.CommandLine{Argv: c.cmd.Argv, Unchecked: c.cmd.Unchecked, Env: env, Lenient: true}
 		cfg, err := cl.Config(nil)
-		if err == nil {
-			cfg.Calibration, cfg.CalibrationFile = nil, ""
-			if arm.PoolTokens > 0 {
-				cfg.MaxTotalTokens = arm.PoolTokens
-			}
-			arm.Engine, arm.Model, arm.GPU, arm.TP, arm.EP, arm.DPAttention = cfg.Engine, cfg.ModelPath, cfg.GPU, cfg.TP, max(cfg.EP, 1), cfg.DPAttention
-			arm.KVCacheDType, arm.Basis = cfg.KVCacheDType, basis
-			return cfg, nil
+		if err != nil {
+			unread = append(unread, fmt.Sprintf("%s was not read: %v", c.basis, err))
+			continue
 		}
-		arm.Basis = fmt.Sprintf("%s (%s was not read: %v)", simengine.BasisIdentity, basis, err)
+		cfg.Calibration, cfg.CalibrationFile = nil, ""
+		if arm.PoolTokens > 0 {
+			cfg.MaxTotalTokens = arm.PoolTokens
+		}
+		arm.Engine, arm.Model, arm.GPU, arm.TP, arm.EP, arm.DPAttention = cfg.Engine, cfg.ModelPath, cfg.GPU, cfg.TP, max(cfg.EP, 1), cfg.DPAttention
+		arm.KVCacheDType, arm.Basis = cfg.KVCacheDType, c.basis
+		if len(unread) > 0 {
+			arm.Basis += " (" + strings.Join(unread, "; ") + ")"
+		}
+		return cfg, nil
+	}
+	arm.Basis = simengine.BasisIdentity
+	if len(unread) > 0 {
+		arm.Basis += " (" + strings.Join(unread, "; ") + ")"
 	}
 	return arm.Config(spec, al)
 }

@@ -88,30 +88,36 @@ func TestComputedPromptTokens(t *testing.T) {
 
 func ptr(v float64) *float64 { return &v }
 
-// TestArmConfigBasis: the fit's configuration is the engine command's
-// where one is recorded (the arm takes its names and cache dtype, the
-// results' pool, never the calibration that run had), else the one
-// rebuilt from the results' identity, and says why when a command could
-// not be read.
+// TestArmConfigBasis: the fit's configuration is the first engine
+// command's the simulator reads, the recorded one before the recipe's
+// (the arm takes its names and cache dtype, the results' pool, never the
+// calibration that run had), else the one rebuilt from the results'
+// identity; the basis says why a command was passed over.
 func TestArmConfigBasis(t *testing.T) {
 	base := func() simengine.ArmCalibration {
 		return simengine.ArmCalibration{Engine: configs.SGLang, Model: "Qwen/Qwen3.5-397B-A17B-FP8", GPU: "mi325x", TP: 8, EP: 1, PoolTokens: 3000000}
 	}
 	argv := []string{"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3.5-397B-A17B-FP8", "--tp", "8", "--ep-size", "8", "--kv-cache-dtype", "fp8_e4m3"}
+	engine := basedCommand{run.RecordedCommand{Argv: argv, Env: map[string]string{simproto.EnvCalibration: "/gone/cal.json"}}, simengine.BasisCommand}
+	unreadable := basedCommand{run.RecordedCommand{Argv: []string{"trtllm-serve", "m"}}, simengine.BasisCommand}
+	planned := basedCommand{run.RecordedCommand{Argv: argv}, simengine.BasisPlanned}
 	for _, tc := range []struct {
 		name     string
-		recorded *run.RecordedCommand
+		commands []basedCommand
 		basis    string
 		ep       int
 		dtype    string
 	}{
 		{"no command", nil, simengine.BasisIdentity, 1, ""},
-		{"the engine's command", &run.RecordedCommand{Argv: argv, Env: map[string]string{simproto.EnvCalibration: "/gone/cal.json"}}, simengine.BasisCommand, 8, "fp8_e4m3"},
-		{"a command the simulator cannot read", &run.RecordedCommand{Argv: []string{"trtllm-serve", "m"}}, simengine.BasisIdentity + " (" + simengine.BasisCommand + " was not read: ", 1, ""},
+		{"the engine's command", []basedCommand{engine, planned}, simengine.BasisCommand, 8, "fp8_e4m3"},
+		{"the recipe's command", []basedCommand{planned}, simengine.BasisPlanned, 8, "fp8_e4m3"},
+		{"a command the simulator cannot read, then the recipe's", []basedCommand{unreadable, planned},
+			simengine.BasisPlanned + " (" + simengine.BasisCommand + " was not read: ", 8, "fp8_e4m3"},
+		{"none the simulator reads", []basedCommand{unreadable}, simengine.BasisIdentity + " (" + simengine.BasisCommand + " was not read: ", 1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			arm := base()
-			cfg, err := armConfig(&arm, tc.recorded, simengine.BasisCommand, "mtp", 3.4)
+			cfg, err := armConfig(&arm, tc.commands, "mtp", 3.4)
 			require.NoError(t, err)
 			assert.True(t, strings.HasPrefix(arm.Basis, tc.basis), arm.Basis)
 			assert.Equal(t, tc.ep, arm.EP)

@@ -200,7 +200,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 			case result.Speculative(facts.SpecDecoding):
 				// A verify step yields AL tokens, so its time is ITL × AL:
 				// without the AL the step cannot be read (taking 1 put the
-				// scale of an MTP arm too low by its AL, 2.5-3.4 in the
+				// scale of an MTP arm too low by its AL, 2.49-3.84 in the
 				// shipped recipes).
 				noAL++
 				continue

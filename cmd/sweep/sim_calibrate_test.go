@@ -184,7 +184,7 @@ func TestSimCalibrationFlag(t *testing.T) {
 
 // TestSimCalibrationOfAnotherArm: a point whose engine (TP4) has no arm
 // in the calibration file (TP8's) runs on the model's step costs and pool, and its
-// header and result say so.
+// header, result and engine log say so.
 func TestSimCalibrationOfAnotherArm(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	dir := t.TempDir()
@@ -200,6 +200,10 @@ func TestSimCalibrationOfAnotherArm(t *testing.T) {
 	require.Len(t, files, 1)
 	require.NotNil(t, files[0].Simulation)
 	assert.Equal(t, &result.SimCalibration{File: cal, Engines: []result.CalibratedEngine{{Name: "engine"}}}, files[0].Simulation.Calibration)
+	log, err := os.ReadFile(filepath.Join(out, "server.log"))
+	require.NoError(t, err)
+	assert.Contains(t, string(log), "warning: calibration "+cal+" (SWEEP_SIM_CALIBRATION) has no arm for sglang Qwen/Qwen3.5-397B-A17B-FP8 on mi325x tp4 ep1 dp-attention false: the model's step costs and KV pool stand",
+		"the engine's log says so too")
 }
 
 // TestSimCalibrationDryRun: a discovery's dry run names, per arm, what

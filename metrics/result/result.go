@@ -129,13 +129,32 @@ func (c *SimCalibration) Setting() string {
 	if c == nil || !slices.ContainsFunc(c.Engines, func(e CalibratedEngine) bool { return e.Calibrated }) {
 		return ""
 	}
-	var parts []string
-	for _, e := range c.Engines {
-		what := e.setting()
+	return c.perEngine()
+}
+
+// String says what the calibration set, for a point's header:
+// "calibrated by cal.json (step costs x0.956, pool 6172736 tokens per
+// rank)", "calibration cal.json has no arm for this engine (the model's
+// step costs and pool)", or per engine when there are several.
+func (c *SimCalibration) String() string {
+	if len(c.Engines) != 1 {
+		return fmt.Sprintf("calibration %s: %s", c.File, c.perEngine())
+	}
+	if c.Engines[0].Calibrated {
+		return fmt.Sprintf("calibrated by %s (%s)", c.File, c.perEngine())
+	}
+	return fmt.Sprintf("calibration %s has no arm for this engine (the model's step costs and pool)", c.File)
+}
+
+// perEngine is what the calibration set for each engine, named when
+// there are several.
+func (c *SimCalibration) perEngine() string {
+	parts := make([]string, len(c.Engines))
+	for i, e := range c.Engines {
+		parts[i] = e.setting()
 		if len(c.Engines) > 1 {
-			what = e.Name + ": " + what
+			parts[i] = e.Name + ": " + parts[i]
 		}
-		parts = append(parts, what)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -153,24 +172,6 @@ func (e CalibratedEngine) setting() string {
 		pool = fmt.Sprintf("pool %d tokens per rank", e.PoolTokens)
 	}
 	return scale + ", " + pool
-}
-
-// String says what the calibration set, for a point's header:
-// "calibrated by cal.json (step costs x0.956, pool 6172736 tokens per
-// rank)", "calibration cal.json has no arm for this engine (the model's
-// step costs and pool)", or per engine when there are several.
-func (c *SimCalibration) String() string {
-	if len(c.Engines) == 1 {
-		if e := c.Engines[0]; e.Calibrated {
-			return fmt.Sprintf("calibrated by %s (%s)", c.File, e.setting())
-		}
-		return fmt.Sprintf("calibration %s has no arm for this engine (the model's step costs and pool)", c.File)
-	}
-	var parts []string
-	for _, e := range c.Engines {
-		parts = append(parts, e.Name+": "+e.setting())
-	}
-	return fmt.Sprintf("calibration %s: %s", c.File, strings.Join(parts, "; "))
 }
 
 // Client says which load client made a result's artifacts.

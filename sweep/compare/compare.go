@@ -359,22 +359,11 @@ func differs(b, h *knee.Arm) []string {
 		{"recipe_fingerprint", func(s *knee.Sample) string { return s.Fingerprint }},
 		{"simulated engine's calibration", func(s *knee.Sample) string { return s.SimCalibration }},
 	} {
-		bv, hv := values(b, f.get), values(h, f.get)
+		bv, hv := b.Values(f.get), h.Values(f.get)
 		if !slices.Equal(bv, hv) {
 			out = append(out, fmt.Sprintf("%s: %s → %s", f.name, listOr(bv), listOr(hv)))
 		}
 	}
-	return out
-}
-
-func values(a *knee.Arm, get func(*knee.Sample) string) []string {
-	var out []string
-	for i := range a.Samples {
-		if v := get(&a.Samples[i]); v != "" && !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	sort.Strings(out)
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -185,6 +186,20 @@ func sortArms(arms []*Arm) {
 		}
 		return a.Identity.ArmKey() < b.Identity.ArmKey()
 	})
+}
+
+// Values returns the distinct non-empty values get reads from the arm's
+// samples, sorted: the images, recipe fingerprints or calibrations its
+// points ran with.
+func (a *Arm) Values(get func(*Sample) string) []string {
+	var out []string
+	for i := range a.Samples {
+		if v := get(&a.Samples[i]); v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // SampleOf is the measurement a result file holds.

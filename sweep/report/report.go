@@ -15,7 +15,6 @@ import (
 	"html"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"sweep/internal/atomicfile"
@@ -241,13 +240,7 @@ func (rep *Report) Provenance() []string {
 		}
 		label := a.Identity.Label()
 		sim = append(sim, label)
-		var settings []string
-		for _, s := range a.Samples {
-			if s.SimCalibration != "" && !slices.Contains(settings, s.SimCalibration) {
-				settings = append(settings, s.SimCalibration)
-			}
-		}
-		if len(settings) > 0 {
+		if settings := a.Values(func(s *knee.Sample) string { return s.SimCalibration }); len(settings) > 0 {
 			calibrated = append(calibrated, fmt.Sprintf("%s (%s)", label, strings.Join(settings, "; ")))
 		}
 	}

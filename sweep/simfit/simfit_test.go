@@ -20,17 +20,23 @@ import (
 	"sweep/sweep/testkit/synth"
 )
 
-// arm is a three-point arm of framework on hw, written as InferenceX's
-// results are (synth.WriteDir: no model name, no request rate).
-func arm(framework, hw string, tp int) *knee.Arm {
+// qwenIdentity is the identity of a Qwen3.5 FP8 MTP agentic arm of
+// framework on hw with tp and ep.
+func qwenIdentity(framework, hw string, tp, ep int) result.Identity {
 	var id result.Identity
 	vals := map[string]any{"infmax_model_prefix": "qwen3.5", "hw": hw, "framework": framework, "precision": "fp8",
-		"spec_decoding": "mtp", "scenario_type": "agentic", "disagg": false, "is_multinode": false, "tp": tp, "ep": 1,
+		"spec_decoding": "mtp", "scenario_type": "agentic-coding", "disagg": false, "is_multinode": false, "tp": tp, "ep": ep,
 		"dp_attention": "false", "kv_offloading": "none", "pp": 1}
 	for i, k := range result.IdentityKeys {
 		id[i], _ = json.Marshal(vals[k])
 	}
-	a := &knee.Arm{Identity: id}
+	return id
+}
+
+// arm is a three-point arm of framework on hw, written as InferenceX's
+// results are (synth.WriteDir: no model name, no request rate).
+func arm(framework, hw string, tp int) *knee.Arm {
+	a := &knee.Arm{Identity: qwenIdentity(framework, hw, tp, 1)}
 	for _, c := range []int{4, 8, 16} {
 		v, out, kv := 1000.0*float64(c), 100.0*float64(c), 0.1*float64(c)/16
 		itl := pyjson.Rounded(0.02 * float64(c))
@@ -137,14 +143,7 @@ func TestPlanArms(t *testing.T) {
 	require.NoError(t, err)
 	planned, err := PlanArms(&matrix.Generator{Masters: m, Runners: r})
 	require.NoError(t, err)
-	var id result.Identity
-	vals := map[string]any{"infmax_model_prefix": "qwen3.5", "hw": "mi325x-amds", "framework": "sglang", "precision": "fp8",
-		"spec_decoding": "mtp", "scenario_type": "agentic-coding", "disagg": false, "is_multinode": false, "tp": 8, "ep": 8,
-		"dp_attention": "false", "kv_offloading": "none", "pp": 1}
-	for i, k := range result.IdentityKeys {
-		id[i], _ = json.Marshal(vals[k])
-	}
-	arm, ok := planned[plannedKey(id)]
+	arm, ok := planned[plannedKey(qwenIdentity("sglang", "mi325x-amds", 8, 8))]
 	require.True(t, ok, "the MI325X Qwen3.5 TP8/EP8 arm, named without cluster:")
 	assert.Equal(t, 3.39, arm.GoldenAL)
 	assert.Contains(t, strings.Join(arm.Command.Argv, " "), "--model-path Qwen/Qwen3.5-397B-A17B-FP8")

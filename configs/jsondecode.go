@@ -122,3 +122,56 @@ func offsetLineCol(data []byte, offset int64) (line, col int) {
 	line = bytes.Count(before, []byte{'\n'}) + 1
 	return line, int(offset) - (bytes.LastIndexByte(before, '\n') + 1) + 1
 }
+
+// JSONElementErrorf returns an Error at the i-th element (0-based) of the
+// list under the top-level object key list in data, for a value that
+// decoded but is wrong: key names it ("arms[2].step_scale"). The line and
+// column are left out when the element cannot be found.
+func JSONElementErrorf(file string, data []byte, list string, i int, key, format string, args ...any) *Error {
+	e := &Error{File: file, Key: key, Msg: fmt.Sprintf(format, args...)}
+	if at := elementOffset(data, list, i); at >= 0 {
+		e.Line, e.Col = offsetLineCol(data, at)
+	}
+	return e
+}
+
+// elementOffset returns the offset of the i-th element of the list under
+// the top-level object key list in data, or -1.
+func elementOffset(data []byte, list string, i int) int64 {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return -1
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return -1
+		}
+		if k != list {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return -1
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return -1
+		}
+		for n := 0; dec.More(); n++ {
+			at := dec.InputOffset()
+			if n == i {
+				at = nextNonSpace(data, at)
+				if at < int64(len(data)) && data[at] == ',' {
+					at = nextNonSpace(data, at+1)
+				}
+				return at
+			}
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return -1
+			}
+		}
+		return -1
+	}
+	return -1
+}

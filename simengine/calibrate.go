@@ -51,6 +51,9 @@ type ArmCalibration struct {
 	TP          int            `json:"tp"`
 	EP          int            `json:"ep"`
 	DPAttention bool           `json:"dp_attention"`
+	// HostKV: the arm offloads KV to a host-memory tier (SGLang HiCache,
+	// a vLLM offload connector; its results' kv_offloading is not none).
+	HostKV bool `json:"host_kv,omitempty"`
 
 	// KVCacheDType is the engine's --kv-cache-dtype the results ran with
 	// ("" when not recorded: 16-bit); the fit's per-context cost uses it.
@@ -71,6 +74,9 @@ type ArmCalibration struct {
 	// fitted step and its error; RMSErrorPct is their root mean square.
 	Points      []FitPoint `json:"points,omitempty"`
 	RMSErrorPct float64    `json:"rms_error_pct"`
+	// LeftOut names the arm's measured points the fit did not use, each
+	// with why ("c80: KV usage 99.8 %, ...").
+	LeftOut []string `json:"left_out,omitempty"`
 }
 
 // FitPoint is one measured point of an arm: the concurrency, the median
@@ -105,29 +111,107 @@ type FitPoint struct {
 
 // matches reports whether the arm calibrates c.
 func (a *ArmCalibration) matches(c *Config) bool {
-	return a.Engine == c.Engine && strings.EqualFold(a.Model, c.ModelPath) && strings.EqualFold(a.GPU, c.GPU) &&
-		a.TP == c.TP && max(a.EP, 1) == max(c.EP, 1) && a.DPAttention == c.DPAttention
+	arm := c.CalibrationArm()
+	return a.sameArm(&arm)
 }
 
-// LoadCalibration reads a calibration file.
+// CalibrationArm is the arm of a calibration that calibrates c: its
+// engine, model, GPU, layout and host KV tier, nothing fitted.
+func (c *Config) CalibrationArm() ArmCalibration {
+	return ArmCalibration{Engine: c.Engine, Model: c.ModelPath, GPU: c.GPU, TP: c.TP, EP: max(c.EP, 1), DPAttention: c.DPAttention, HostKV: c.HostKV.Enabled()}
+}
+
+// The bounds LoadCalibration holds a calibration's values to. A scale is
+// a factor on the model's step costs: the fits seen run 0.6-1.5 (0.06
+// where the acceptance length was missing), and a hundredfold either way
+// is no fit of real results (at 1e9 a step never ends and the engine never
+// gets ready; at 1e-300 every token is free). A pool below a few thousand
+// tokens holds no agentic request; the engine rounds a pool down to its
+// KV page.
+const (
+	minStepScale  = 0.01
+	maxStepScale  = 100
+	minPoolTokens = 4096
+	maxPoolTokens = 1 << 40
+)
+
+// LoadCalibration reads a calibration file and checks every arm: a
+// simulated engine, a model, a GPU the model knows, a layout, a step scale
+// and pool in bounds (0: the model's), and no two arms for the same
+// engine configuration. An error names the arm's line and column.
 func LoadCalibration(path string) (*Calibration, error) {
 	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
 		return nil, err
 	}
 	var cal Calibration
-	if err := configs.DecodeJSON(path, data, &cal, "the JSON sweep sim calibrate writes"); err != nil {
+	const want = "the JSON sweep sim calibrate writes"
+	if err := configs.DecodeJSON(path, data, &cal, want); err != nil {
 		return nil, err
 	}
 	if cal.Version != CalibrationVersion {
 		return nil, fmt.Errorf("%s: calibration version %d, want %d (fit it again with sweep sim calibrate)", path, cal.Version, CalibrationVersion)
 	}
-	for i, a := range cal.Arms {
-		if a.TP <= 0 || !(a.StepScale >= 0) || math.IsInf(a.StepScale, 0) || a.PoolTokens < 0 {
-			return nil, fmt.Errorf("%s: arm %d (%s tp%d ep%d): want tp > 0, a finite step_scale >= 0 and pool_tokens >= 0", path, i+1, a.Model, a.TP, a.EP)
+	if len(cal.Arms) == 0 {
+		return nil, &configs.Error{File: path, Key: "arms", Msg: "no arm: want at least one (sweep sim calibrate RESULTS_DIR writes one per arm it fits)"}
+	}
+	for i := range cal.Arms {
+		a := &cal.Arms[i]
+		bad := func(key, format string, args ...any) error {
+			return configs.JSONElementErrorf(path, data, "arms", i, strings.TrimSuffix(fmt.Sprintf("arms[%d].%s", i, key), "."), format, args...)
+		}
+		switch {
+		case a.Engine != configs.SGLang && a.Engine != configs.VLLM:
+			return nil, bad("engine", "%q: want %q or %q, the engines the simulator serves", a.Engine, configs.SGLang, configs.VLLM)
+		case a.Model == "":
+			return nil, bad("model", "empty: want the engine's --model-path (vllm serve MODEL)")
+		case !slices.Contains(gpuNames(), strings.ToLower(a.GPU)):
+			return nil, bad("gpu", "%q: want one of %s", a.GPU, strings.Join(gpuNames(), ", "))
+		case a.TP < 1 || a.EP < 0:
+			return nil, bad("tp", "tp %d, ep %d: want tp >= 1 and ep >= 0 (0 or 1: no expert parallelism)", a.TP, a.EP)
+		case a.StepScale != 0 && !(a.StepScale >= minStepScale && a.StepScale <= maxStepScale):
+			return nil, bad("step_scale", "%g: want 0 (the model's step costs) or %g to %g; fit it again with sweep sim calibrate", a.StepScale, float64(minStepScale), float64(maxStepScale))
+		case a.PoolTokens != 0 && (a.PoolTokens < minPoolTokens || a.PoolTokens > maxPoolTokens):
+			return nil, bad("pool_tokens", "%d: want 0 (the model's pool) or %d to %d tokens per rank", a.PoolTokens, minPoolTokens, int64(maxPoolTokens))
+		}
+		for j := range i {
+			if cal.Arms[j].sameArm(a) {
+				return nil, bad("", "the same arm as arms[%d] (%s): want one fit per arm; keep one of them", j, a.Label())
+			}
 		}
 	}
 	return &cal, nil
+}
+
+// Sets is what the calibration sets, arm by arm: its label, step scale
+// and pool. A sweep's journal records it, so a sweep resumed with the
+// same file fitted again to other values is refused, not run on two
+// calibrations.
+func (c *Calibration) Sets() string {
+	parts := make([]string, len(c.Arms))
+	for i := range c.Arms {
+		a := &c.Arms[i]
+		parts[i] = fmt.Sprintf("%s: step costs x%g, pool %d", a.Label(), a.StepScale, a.PoolTokens)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// sameArm reports whether a and b calibrate the same engines.
+func (a *ArmCalibration) sameArm(b *ArmCalibration) bool {
+	return a.Engine == b.Engine && strings.EqualFold(a.Model, b.Model) && strings.EqualFold(a.GPU, b.GPU) &&
+		a.TP == b.TP && max(a.EP, 1) == max(b.EP, 1) && a.DPAttention == b.DPAttention && a.HostKV == b.HostKV
+}
+
+// Label names the arm: engine, model, GPU and layout.
+func (a *ArmCalibration) Label() string {
+	l := fmt.Sprintf("%s %s %s tp%d ep%d", a.Engine, a.Model, a.GPU, a.TP, max(a.EP, 1))
+	if a.DPAttention {
+		l += " dpa"
+	}
+	if a.HostKV {
+		l += " host kv"
+	}
+	return l
 }
 
 // Arm returns the arm of the calibration that matches c (normalized), or
@@ -237,8 +321,11 @@ func (a *ArmCalibration) Config(spec string, al float64) (Config, error) {
 func (c *Calibration) WriteFits(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, a := range c.Arms {
-		fmt.Fprintf(tw, "%s %s %s tp%d ep%d dpa=%t: step scale %.3f, pool %d tokens per rank, rms error %.1f%%\n",
-			a.Engine, a.Model, a.GPU, a.TP, a.EP, a.DPAttention, a.StepScale, a.PoolTokens, a.RMSErrorPct)
+		pool := "the model's pool (the results report none)"
+		if a.PoolTokens > 0 {
+			pool = fmt.Sprintf("pool %d tokens per rank", a.PoolTokens)
+		}
+		fmt.Fprintf(tw, "%s: step scale %.3f, %s, rms error %.1f%%\n", a.Label(), a.StepScale, pool, a.RMSErrorPct)
 		if a.Basis != "" {
 			fmt.Fprintf(tw, "  fitted against the configuration %s\n", a.Basis)
 		}
@@ -255,6 +342,9 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 				conc += fmt.Sprintf(" (%.0f s probe)", p.ProbeSeconds)
 			}
 			fmt.Fprintf(tw, "  %s\t%.1f\t%.2f\t%.2f\t%+.1f%%\n", conc, p.Running, 1e3*p.MeasuredStep, 1e3*p.FittedStep, p.ErrorPct)
+		}
+		for _, l := range a.LeftOut {
+			fmt.Fprintf(tw, "  left out: %s\n", l)
 		}
 	}
 	return tw.Flush()

@@ -43,3 +43,48 @@ func TestLoadCalibration(t *testing.T) {
 	var notRegular *inputfile.NotRegularError
 	assert.True(t, errors.As(err, &notRegular), "%v", err)
 }
+
+// TestLoadCalibrationRefuses: a value out of what an engine can run is
+// refused at its arm's line and column, with the key and what is wanted
+// (a scale of 1e9 hung the engine before its first step; an unknown
+// engine or GPU, which no engine matches, read as a calibration that
+// silently applied to nothing), and so is a second arm for the same
+// engines, which would never apply.
+func TestLoadCalibrationRefuses(t *testing.T) {
+	arm := `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "ep": 1, "step_scale": 1.5, "pool_tokens": 2000000}`
+	for _, tc := range []struct {
+		name, arms, want string
+	}{
+		{"no arm", ``, `: arms: no arm: want at least one`},
+		{"engine", `{"engine": "SGLang", "model": "Org/M", "gpu": "mi325x", "tp": 8}`, `:4:5: arms[0].engine: "SGLang": want "sglang" or "vllm"`},
+		{"model", `{"engine": "sglang", "model": "", "gpu": "mi325x", "tp": 8}`, `:4:5: arms[0].model: empty`},
+		{"gpu", `{"engine": "vllm", "model": "Org/M", "gpu": "nosuchgpu", "tp": 8}`, `:4:5: arms[0].gpu: "nosuchgpu": want one of`},
+		{"ep", `{"engine": "vllm", "model": "Org/M", "gpu": "h200", "tp": 8, "ep": -3}`, `:4:5: arms[0].tp: tp 8, ep -3: want tp >= 1 and ep >= 0`},
+		{"huge scale", `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "step_scale": 1e9}`, `:4:5: arms[0].step_scale: 1e+09: want 0 (the model's step costs) or 0.01 to 100`},
+		{"tiny scale", `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "step_scale": 1e-300}`, `:4:5: arms[0].step_scale: 1e-300: want 0`},
+		{"tiny pool", `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "pool_tokens": 1}`, `:4:5: arms[0].pool_tokens: 1: want 0 (the model's pool) or 4096 to`},
+		{"same arm", arm + ",\n    " + `{"engine": "sglang", "model": "org/m", "gpu": "MI325X", "tp": 8, "step_scale": 3}`, `:5:5: arms[1]: the same arm as arms[0] (sglang org/m MI325X tp8 ep1): want one fit per arm`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "cal.json")
+			list := "[\n    " + tc.arms + "\n  ]"
+			if tc.arms == "" {
+				list = "[]"
+			}
+			require.NoError(t, os.WriteFile(path, []byte("{\n  \"version\": 1,\n  \"arms\": "+list+"\n}\n"), 0o644))
+			_, err := LoadCalibration(path)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), path+tc.want)
+		})
+	}
+	// The same layout with and without a host KV tier are two arms.
+	path := filepath.Join(t.TempDir(), "cal.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"version": 1, "arms": [`+arm+`, {"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "host_kv": true, "step_scale": 1.4}]}`), 0o644))
+	cal, err := LoadCalibration(path)
+	require.NoError(t, err)
+	on := Config{Engine: configs.SGLang, ModelPath: "Org/M", GPU: "mi325x", TP: 8, HostKV: HostKV{Ratio: 2}}
+	off := on
+	off.HostKV = HostKV{}
+	assert.InDelta(t, 1.4, cal.Arm(on).StepScale, 1e-9)
+	assert.InDelta(t, 1.5, cal.Arm(off).StepScale, 1e-9)
+}

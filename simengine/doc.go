@@ -195,22 +195,22 @@
 //
 // The curves (the virtual clock, the built-in trace set: 128 seeded
 // InferenceX-shaped agentic traces, mean input 68k tokens, output 423,
-// lognormal think time; agentx-fast durations, the default seed). Throughput rises
-// while the KV pool holds every live session's prefix (about 85k tokens a
-// session with its subagents); once the live contexts exceed the pool,
-// prefixes are evicted, every turn recomputes its whole history and
-// throughput falls off a cliff:
+// lognormal think time; agentx-fast durations, the default seed; main
+// e173cbe). Throughput rises while the KV pool holds every live
+// session's prefix (about 85k tokens a session with its subagents); once
+// the live contexts exceed the pool, prefixes are evicted, every turn
+// recomputes its whole history and throughput falls off a cliff:
 //
 //	qwen3.5-fp8-mi325x-sglang-agentic-mtp, TEP8 (SGLang, KV pool 6.17M tokens)
 //	conc      4      16     24     32     40     48     64
-//	tok/s/GPU 7010  16913  19597  21200  22345  22528  23058
-//	tok/s/usr  168     80     56     42     34     27     20
+//	tok/s/GPU 7019  16895  19674  21216  22380  22491  23011
+//	tok/s/usr  169     81     56     42     34     27     20
 //
 // Peak at 64, the last point of the arm's grid, as on the cluster; the
 // knee (95 % of the peak) is between 32 and 40 within noise. TP8's grid
 // goes on to 80, where 80 sessions of about 85k tokens need more than the
 // 6.17M-token pool, prefixes are evicted and recomputed and throughput
-// falls to 4227 tok/s/GPU.
+// falls to 4221 tok/s/GPU.
 //
 //	minimaxm3-fp8-mi325x-vllm-agentic-mtp, TP8 (vLLM, KV pool 7.5M tokens)
 //	conc      1     2      4      8      10     12     14     16     18
@@ -233,15 +233,15 @@
 // 62-point agentx-fast discovery, the InferenceX PR that added it), and
 // its official conc-lists keep each arm's peak and the point after it.
 // A simulated discovery of the key (sweep discover --simulate
-// --builtin-client --config-keys KEY, 32 points):
+// --builtin-client --config-keys KEY, 32 points; "now" is main e173cbe):
 //
 //	arm   measured     simulated before           simulated now
 //	       peak, cliff  (main 15aae79)             (tok/s/GPU)
-//	TP2    c4, c6       c4, c6                     c4 14789, c6 5131
-//	TP4    c40, c48     c16, c32; c40, c48 fail    c40 26139, c48 4089
-//	TEP4   c40, c48     c16, c32; c40, c48 fail    c40 26799, c48 4128
-//	TP8    c64, c80     c48, c64; c80 fails        c64 22629, c80 4226
-//	TEP8   c64          c48, c64                   c64 23058 (last point)
+//	TP2    c4, c6       c4, c6                     c4 15096, c6 5368
+//	TP4    c40, c48     c16, c32; c40, c48 fail    c40 26048, c48 4232
+//	TEP4   c40, c48     c16, c32; c40, c48 fail    c40 26757, c48 4479
+//	TP8    c64, c80     c48, c64; c80 fails        c64 22656, c80 4221
+//	TEP8   c64          c48, c64                   c64 23011 (last point)
 //	green  32 of 32     27 of 32                   32 of 32
 //
 // Before, the pool was the memory of all GPUs over a KV that sharded over
@@ -591,7 +591,7 @@
 // MI355X's TP8/EP8 (a pool of 10.6 long sessions, still rising at c4;
 // its c8, 25.8k tok/s/GPU at 34.6 tok/s/user, against TP4/EP4 DRAM's c4,
 // 30.2k at 42.0) and DeepSeek-V4 B200 vLLM's TP8 SimpleCPU arm (its c32,
-// 66.3k at 20.6, against DEP8's c32, 69.7k at 21.7; its top, c14, is also
+// 65.8k at 20.4, against DEP8's c32, 69.0k at 21.5; its top, c14, is also
 // the last concurrency its 15.6-session device pool holds). Full
 // simulated discoveries judged with the same rules (sweep sim agreement
 // --frontier, the model of 616287b): 15 by the knee, 19 by the peak (21

@@ -190,8 +190,8 @@ func (s *Server) Run(ctx context.Context) error {
 	if a := c.Calibration; a != nil {
 		s.logf("calibrated (%s): step costs x%g, pool %d tokens per rank (0: the model's)", simproto.EnvCalibration, a.StepScale, a.PoolTokens)
 	} else if c.CalibrationFile != "" {
-		s.logf("warning: calibration %s (%s) has no arm for %s %s on %s tp%d ep%d dp-attention %t: the model's step costs and KV pool stand",
-			c.CalibrationFile, simproto.EnvCalibration, c.Engine, c.ModelPath, c.GPU, c.TP, max(c.EP, 1), c.DPAttention)
+		arm := c.CalibrationArm()
+		s.logf("warning: calibration %s (%s) has no arm for %s: the model's step costs and KV pool stand", c.CalibrationFile, simproto.EnvCalibration, arm.Label())
 	}
 	if !s.capa.fits {
 		s.logf("warning: the weights of %s do not fit in %d x %s at memory fraction %g; the KV pool is a token stand-in (a real engine would fail to start)", c.ModelPath, c.GPUs(), c.GPU, c.MemFraction)

@@ -14,6 +14,7 @@ import (
 	"sweep/internal/cli"
 	"sweep/recipes"
 	"sweep/recipes/models"
+	"sweep/simengine"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor"
 	"sweep/sweep/run"
@@ -175,7 +176,14 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
 			campaign.Setting{Name: "--sim-gpu", Value: o.SimGPU}, campaign.Setting{Name: "--sim-clock", Value: o.SimClock})
 		if o.SimCalib != "" {
-			out = append(out, campaign.Setting{Name: "--sim-calibration", Value: o.SimCalib})
+			// The file's path and what it sets: fitting it again in place
+			// changes the second, not the first.
+			sets := "unreadable"
+			if cal, err := simengine.LoadCalibration(o.SimCalib); err == nil {
+				sets = cal.Sets()
+			}
+			out = append(out, campaign.Setting{Name: "--sim-calibration", Value: o.SimCalib},
+				campaign.Setting{Name: "--sim-calibration's arms", Value: sets})
 		}
 	}
 	return out

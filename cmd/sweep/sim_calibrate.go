@@ -68,6 +68,9 @@ func simCalibrateRun(ctx context.Context, o *simCalibrateOptions) error {
 	if len(cal.Arms) == 0 {
 		return fmt.Errorf("sim calibrate: no arm under %s could be fitted", o.Dir)
 	}
+	if err := simfit.CheckOut(o.Out); err != nil {
+		return flagErrorf("sim calibrate: %v", err)
+	}
 	if err := cal.WriteFits(o.IO.Out); err != nil {
 		return err
 	}

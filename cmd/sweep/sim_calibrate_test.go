@@ -144,6 +144,32 @@ func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 	assert.InEpsilon(t, 1.5, arm.StepScale, 0.10)
 	assert.Less(t, arm.RMSErrorPct, 10.0)
 	require.Len(t, arm.Points, 2, "c32 is past the pool (KV pinned) and left out of the fit")
+	require.Len(t, arm.LeftOut, 1)
+	assert.Regexp(t, `^c32: KV usage 9\d\.\d %, at or past 95 %: the pool is pinned`, arm.LeftOut[0], "and the fit says so")
+
+	// --out never overwrites a result (it wrote over one).
+	files, _, err := result.ReadDir(t.Context(), filepath.Join(dir, "seen"))
+	require.NoError(t, err)
+	before, err := os.ReadFile(files[0].Path)
+	require.NoError(t, err)
+	code, _, stderr := runCLI(t, "sim", "calibrate", filepath.Join(dir, "seen"), "--out", files[0].Path)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--out "+files[0].Path+" exists and is not a calibration file")
+	after, err := os.ReadFile(files[0].Path)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the result is left as it was")
+
+	// A point of the arm run on another engine configuration (another GPU
+	// under the same runner label) is left out, saying so, and the fit
+	// stands as it was (it took the point into the arm's fit).
+	mixed := filepath.Join(dir, "mixed")
+	require.NoError(t, os.CopyFS(mixed, os.DirFS(filepath.Join(dir, "seen"))))
+	code, stdout, stderr := runCLI(t, "run", "--simulate", "--builtin-client", "--sim-gpu", "h100", "--sim-calibration", planted, "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
+		"--tp", "8", "--ep", "1", "--conc", "8", "--duration", "120", "--stop-grace", "3s", "--out", filepath.Join(mixed, "h100"))
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	m := fitOneArm(t, mixed, filepath.Join(dir, "fit-mixed.json"))
+	assert.Equal(t, arm.StepScale, m.StepScale)
+	assert.Contains(t, m.LeftOut, "c8: its engine command sets sglang Qwen/Qwen3.5-397B-A17B-FP8 h100 tp8 ep1, not the arm's first point's sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp8 ep1")
 
 	// The same results as InferenceX writes them are fitted against the
 	// command the shipped recipe plans, at its golden acceptance length.
@@ -167,6 +193,8 @@ func TestSimCalibrationFlag(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"version": 2, "Arms": []}`), 0o644))
+	huge := filepath.Join(dir, "huge.json")
+	require.NoError(t, os.WriteFile(huge, []byte(`{"version": 1, "arms": [{"engine": "sglang", "model": "M", "gpu": "mi325x", "tp": 8, "step_scale": 1e9}]}`), 0o644))
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -174,12 +202,42 @@ func TestSimCalibrationFlag(t *testing.T) {
 		{[]string{"run", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "4", "--sim-calibration", bad, "--out", filepath.Join(dir, "r")}, "--sim-calibration needs --simulate"},
 		{[]string{"run", "--simulate", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "4", "--sim-calibration", bad, "--out", filepath.Join(dir, "r")}, "calibration version 2, want 1"},
 		{[]string{"discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--sim-calibration", filepath.Join(dir, "missing.json"), "--out", filepath.Join(dir, "d")}, "missing.json"},
-		{[]string{"sim", "calibrate", dir}, "no arm under"},
+		{[]string{"sim", "calibrate", dir}, dir + " holds no result to fit"},
+		{[]string{"sim", "calibrate", filepath.Join(dir, "missing")}, "results directory: stat " + filepath.Join(dir, "missing") + ": no such file or directory"},
+		{[]string{"run", "--simulate", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "4", "--sim-calibration", huge, "--out", filepath.Join(dir, "r")}, huge + ":1:25: arms[0].step_scale: 1e+09: want 0 (the model's step costs) or 0.01 to 100"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		assert.NotEqual(t, 0, code, "%v", tc.args)
 		assert.Contains(t, stderr, tc.want, "%v", tc.args)
 	}
+}
+
+// TestSimCalibrationRefitResume: a sweep run with a calibration file that
+// has since been fitted again in place (the same path, other values) is
+// another sweep: resuming it is refused, naming what the file set and
+// sets now, rather than running its other points on the new values.
+func TestSimCalibrationRefitResume(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	dir := t.TempDir()
+	cal := writePlantedCalibration(t, dir)
+	out := filepath.Join(dir, "d")
+	args := []string{"discover", "--simulate", "--builtin-client", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "1",
+		"--conc-list", "4", "--duration", "60", "--no-report", "--stop-grace", "3s", "--sim-calibration", cal, "--out", out}
+	code, stdout, stderr := runCLI(t, args...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+
+	data, err := os.ReadFile(cal)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cal, []byte(strings.Replace(string(data), `"step_scale": 1.5`, `"step_scale": 2`, 1)), 0o644))
+	code, _, stderr = runCLI(t, args...)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "holds a different sweep")
+	assert.Contains(t, stderr, `--sim-calibration's arms: was "sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp8 ep1: step costs x1.5, pool 2000000", now "sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp8 ep1: step costs x2, pool 2000000"`)
+
+	require.NoError(t, os.WriteFile(cal, data, 0o644))
+	code, _, stderr = runCLI(t, args...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "1 of 1 points complete: 0 to run", "the file as it was resumes")
 }
 
 // TestSimCalibrationOfAnotherArm: a point whose engine (TP4) has no arm
@@ -202,7 +260,7 @@ func TestSimCalibrationOfAnotherArm(t *testing.T) {
 	assert.Equal(t, &result.SimCalibration{File: cal, Engines: []result.CalibratedEngine{{Name: "engine"}}}, files[0].Simulation.Calibration)
 	log, err := os.ReadFile(filepath.Join(out, "server.log"))
 	require.NoError(t, err)
-	assert.Contains(t, string(log), "warning: calibration "+cal+" (SWEEP_SIM_CALIBRATION) has no arm for sglang Qwen/Qwen3.5-397B-A17B-FP8 on mi325x tp4 ep1 dp-attention false: the model's step costs and KV pool stand",
+	assert.Contains(t, string(log), "warning: calibration "+cal+" (SWEEP_SIM_CALIBRATION) has no arm for sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp4 ep1: the model's step costs and KV pool stand",
 		"the engine's log says so too")
 }
 

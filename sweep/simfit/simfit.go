@@ -12,9 +12,12 @@ package simfit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -37,10 +40,12 @@ const pinnedUsage = 0.95
 // resultFacts are the fields of a result file the calibration needs
 // beyond what knee reads.
 type resultFacts struct {
-	Model         string `json:"model"`
-	HW            string `json:"hw"`
-	SpecDecoding  string `json:"spec_decoding"`
-	PoolTokens    *int   `json:"kv_cache_pool_tokens"`
+	Model        string `json:"model"`
+	HW           string `json:"hw"`
+	SpecDecoding string `json:"spec_decoding"`
+	// PoolTokens is a number: results written by other tools may have
+	// 6172736.0, which knee reads too.
+	PoolTokens    *float64 `json:"kv_cache_pool_tokens"`
 	ServerMetrics struct {
 		Cache struct {
 			PrefixHits         *float64 `json:"prefix_cache_hits"`
@@ -142,33 +147,40 @@ func (f resultFacts) running() float64 {
 // A speculative arm's point without a measured acceptance length takes
 // the arm's golden one from o.Planned, else is left out.
 func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Calibration, skipped []string, err error) {
+	if _, err := os.Stat(dir); err != nil {
+		return nil, nil, fmt.Errorf("results directory: %w", err)
+	}
 	arms, err := knee.Read(ctx, dir)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(arms) == 0 {
+		return nil, nil, fmt.Errorf("%s holds no result to fit (no aggregate result JSON under it): give the --out directory of a discovery or an official run", dir)
 	}
 	cal = &simengine.Calibration{Version: simengine.CalibrationVersion, Source: dir}
 	for _, a := range arms {
 		label := a.Identity.Label()
 		engine := configs.Engine(a.Identity.Get("framework"))
+		if a.Identity.Get("disagg") == "true" {
+			skipped = append(skipped, fmt.Sprintf("%s: disaggregated (prefill and decode workers): not fitted, the fit costs one engine's steps, not a worker pair's (a calibration's arm per worker layout applies to each worker)", label))
+			continue
+		}
 		if engine != configs.SGLang && engine != configs.VLLM {
 			skipped = append(skipped, fmt.Sprintf("%s: engine %q is not simulated", label, engine))
 			continue
 		}
 		tp, _ := strconv.Atoi(a.Identity.Get("tp"))
 		ep, _ := strconv.Atoi(a.Identity.Get("ep"))
-		arm := simengine.ArmCalibration{Engine: engine, TP: tp, EP: max(ep, 1), DPAttention: a.Identity.Get("dp_attention") == "true"}
+		kv := a.Identity.Get("kv_offloading")
+		arm := simengine.ArmCalibration{Engine: engine, TP: tp, EP: max(ep, 1), DPAttention: a.Identity.Get("dp_attention") == "true", HostKV: kv != "" && kv != "none"}
 		var points []simengine.FitPoint
 		var recorded *run.RecordedCommand
 		planned, hasPlanned := o.Planned[plannedKey(a.Identity)]
 		var commands []basedCommand // the engine commands to read, in order
 		spec, al := "", 0.0
-		noAL := 0 // points of a speculative arm without a measured acceptance length
+		noAL := 0         // points of a speculative arm without a measured acceptance length
+		firstEngine := "" // the engine configuration of the first point with a command
 		for _, s := range a.Samples {
-			if recorded == nil {
-				if c, ok := run.EngineCommand(s.File); ok {
-					recorded = &c
-				}
-			}
 			facts, err := readResultFacts(s.File)
 			if err != nil {
 				return nil, nil, err
@@ -176,10 +188,24 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 			if arm.Model == "" {
 				arm.Model, arm.GPU, spec = facts.Model, simengine.GPUFromRunner(facts.HW), facts.SpecDecoding
 			}
-			if facts.PoolTokens != nil {
-				arm.PoolTokens = *facts.PoolTokens
+			if c, ok := run.EngineCommand(s.File); ok {
+				// One arm's points ran one engine configuration: a point
+				// run on another (--sim-gpu, other flags under the same
+				// runner label) would fit another engine's steps.
+				l := engineLabel(c, arm.GPU)
+				switch {
+				case recorded == nil:
+					recorded, firstEngine = &c, l
+				case l != firstEngine:
+					arm.LeftOut = append(arm.LeftOut, fmt.Sprintf("%s: its engine command sets %s, not the arm's first point's %s", pointName(s), l, firstEngine))
+					continue
+				}
 			}
-			if s.Excluded != "" || s.ITL.P50 == nil || s.KVUsage == nil || *s.KVUsage >= pinnedUsage {
+			if facts.PoolTokens != nil {
+				arm.PoolTokens = int(*facts.PoolTokens)
+			}
+			if why := unfit(s); why != "" {
+				arm.LeftOut = append(arm.LeftOut, pointName(s)+": "+why)
 				continue
 			}
 			p := simengine.FitPoint{Conc: s.Conc, ITL: float64(*s.ITL.P50), AL: 1, Running: facts.running(), CtxTokens: facts.decodeContext(facts.running())}
@@ -203,6 +229,11 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 				// scale of an MTP arm too low by its AL, 2.49-3.84 in the
 				// shipped recipes).
 				noAL++
+				arm.LeftOut = append(arm.LeftOut, pointName(s)+": no acceptance length (speculative decoding: a decode step is ITL × AL)")
+				continue
+			}
+			if p.Running <= 0 {
+				arm.LeftOut = append(arm.LeftOut, pointName(s)+": no request rate and mean latency (the requests in flight)")
 				continue
 			}
 			points = append(points, p)
@@ -228,7 +259,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 		}
 		arm.StepScale, arm.RMSErrorPct, err = simengine.FitStepScale(cfg, points)
 		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("%s: %v (points need a median ITL, request rate and latency, and KV usage below %g %%)", label, err, 100*pinnedUsage))
+			skipped = append(skipped, fmt.Sprintf("%s: %v (%s)", label, err, strings.Join(arm.LeftOut, "; ")))
 			continue
 		}
 		arm.Points = points
@@ -331,29 +362,21 @@ type basedCommand struct {
 // else (no command, or none the simulator reads) the configuration
 // rebuilt from the results' identity (ArmCalibration.Config: the spec's
 // drafts at the acceptance length al), the basis saying why. From the
-// command, the arm takes the engine, model path, GPU, layout and cache
-// dtype the engine matches a calibration by.
+// command, the arm takes the engine, model path, GPU, layout and host KV
+// tier the engine matches a calibration by, and the cache dtype.
 func armConfig(arm *simengine.ArmCalibration, commands []basedCommand, spec string, al float64) (simengine.Config, error) {
 	var unread []string
 	for _, c := range commands {
-		env := map[string]string{}
-		maps.Copy(env, c.cmd.Env)
-		delete(env, simproto.EnvCalibration)
-		if env[simproto.EnvGPU] == "" {
-			env[simproto.EnvGPU] = arm.GPU
-		}
-		cl := simengine.CommandLine{Argv: c.cmd.Argv, Unchecked: c.cmd.Unchecked, Env: env, Lenient: true}
-		cfg, err := cl.Config(nil)
+		cfg, err := commandConfig(c.cmd, arm.GPU)
 		if err != nil {
 			unread = append(unread, fmt.Sprintf("%s was not read: %v", c.basis, err))
 			continue
 		}
-		cfg.Calibration, cfg.CalibrationFile = nil, ""
 		if arm.PoolTokens > 0 {
 			cfg.MaxTotalTokens = arm.PoolTokens
 		}
 		arm.Engine, arm.Model, arm.GPU, arm.TP, arm.EP, arm.DPAttention = cfg.Engine, cfg.ModelPath, cfg.GPU, cfg.TP, max(cfg.EP, 1), cfg.DPAttention
-		arm.KVCacheDType, arm.Basis = cfg.KVCacheDType, c.basis
+		arm.HostKV, arm.KVCacheDType, arm.Basis = cfg.HostKV.Enabled(), cfg.KVCacheDType, c.basis
 		if len(unread) > 0 {
 			arm.Basis += " (" + strings.Join(unread, "; ") + ")"
 		}
@@ -364,6 +387,92 @@ func armConfig(arm *simengine.ArmCalibration, commands []basedCommand, spec stri
 		arm.Basis += " (" + strings.Join(unread, "; ") + ")"
 	}
 	return arm.Config(spec, al)
+}
+
+// commandConfig is the simulator configuration an engine command sets,
+// read as the simulated engine reads it (gpu where the command names
+// none), without the calibration that run had (a fit is against the
+// model).
+func commandConfig(cmd run.RecordedCommand, gpu string) (simengine.Config, error) {
+	env := map[string]string{}
+	maps.Copy(env, cmd.Env)
+	delete(env, simproto.EnvCalibration)
+	if env[simproto.EnvGPU] == "" {
+		env[simproto.EnvGPU] = gpu
+	}
+	cl := simengine.CommandLine{Argv: cmd.Argv, Unchecked: cmd.Unchecked, Env: env, Lenient: true}
+	cfg, err := cl.Config(nil)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Calibration, cfg.CalibrationFile = nil, ""
+	return cfg, nil
+}
+
+// engineLabel names the engine configuration cmd sets as a calibration's
+// arm does ("" when it cannot be read).
+func engineLabel(cmd run.RecordedCommand, gpu string) string {
+	cfg, err := commandConfig(cmd, gpu)
+	if err != nil {
+		return ""
+	}
+	a := cfg.CalibrationArm()
+	return a.Label()
+}
+
+// CheckOut checks the file a calibration is to be written to: a new file
+// in an existing directory, or a calibration file, which it replaces
+// (fitting again to the same file is the usual way). Anything else, a
+// result or a directory, is refused: the fit would overwrite it.
+func CheckOut(path string) error {
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return fmt.Errorf("--out %s: the directory %s does not exist: create it or name a file in another", path, filepath.Dir(path))
+	}
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out: %w", err)
+	case st.IsDir():
+		return fmt.Errorf("--out %s is a directory: name a file (%s)", path, filepath.Join(path, "sim-calibration.json"))
+	}
+	var probe struct {
+		Version *int            `json:"version"`
+		Arms    json.RawMessage `json:"arms"`
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if json.Unmarshal(data, &probe) != nil || probe.Version == nil || probe.Arms == nil {
+		return fmt.Errorf("--out %s exists and is not a calibration file (sweep sim calibrate replaces only its own): name another file, or remove it first", path)
+	}
+	return nil
+}
+
+// unfit says why a point is left out of the fit ("" when it is fitted).
+func unfit(s knee.Sample) string {
+	switch {
+	case s.Excluded != "":
+		return "failed: " + s.Excluded
+	case s.ITL.P50 == nil:
+		return "no median inter-token latency"
+	case s.KVUsage == nil:
+		return "no KV usage"
+	case *s.KVUsage >= pinnedUsage:
+		return fmt.Sprintf("KV usage %.1f %%, at or past %g %%: the pool is pinned and steps recompute evicted prefixes, which the step model does not describe", 100**s.KVUsage, 100*pinnedUsage)
+	}
+	return ""
+}
+
+// pointName names a sample in the fit's output: its concurrency, and its
+// length when it was a probe.
+func pointName(s knee.Sample) string {
+	if s.Probe {
+		return fmt.Sprintf("c%d (%.0f s probe)", s.Conc, s.Seconds)
+	}
+	return fmt.Sprintf("c%d", s.Conc)
 }
 
 func readResultFacts(path string) (resultFacts, error) {

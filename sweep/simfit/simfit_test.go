@@ -2,6 +2,8 @@ package simfit
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -49,12 +51,16 @@ func arm(framework, hw string, tp int) *knee.Arm {
 // skipped with its reason (an engine it does not simulate, a runner that
 // names no GPU it knows, speculative decoding without a measured
 // acceptance length, as in InferenceX's own results: a step is ITL ×
-// AL), the others read on; a directory that cannot be read is an error.
+// AL; a disaggregated arm, whose steps are two workers'), the others
+// read on; a directory that cannot be read or holds no result is an
+// error.
 // TestSimCalibrateRecoversAPlantedArm (cmd/sweep) fits a simulated
 // discovery's arm.
 func TestFitResultsSkips(t *testing.T) {
 	dir := t.TempDir()
-	for _, a := range []*knee.Arm{arm("trt", "b200-nv", 8), arm("sglang", "tpu-v5", 4), arm("sglang", "mi325x-amds", 2)} {
+	disagg := arm("sglang", "mi355x-amds", 16)
+	disagg.Identity[slices.Index(result.IdentityKeys[:], "disagg")] = json.RawMessage("true")
+	for _, a := range []*knee.Arm{arm("trt", "b200-nv", 8), arm("sglang", "tpu-v5", 4), arm("sglang", "mi325x-amds", 2), disagg} {
 		_, err := synth.WriteDir(dir, a, false)
 		require.NoError(t, err)
 	}
@@ -62,13 +68,17 @@ func TestFitResultsSkips(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, cal.Arms)
 	assert.Equal(t, dir, cal.Source)
-	require.Len(t, skipped, 3)
-	for _, want := range []string{`engine "trt" is not simulated`, `runner "tpu-v5" names no GPU the simulator knows`, "speculative decoding (mtp) without a measured acceptance length at any point"} {
+	require.Len(t, skipped, 4)
+	for _, want := range []string{`engine "trt" is not simulated`, `runner "tpu-v5" names no GPU the simulator knows`, "speculative decoding (mtp) without a measured acceptance length at any point",
+		"disaggregated (prefill and decode workers): not fitted"} {
 		assert.True(t, slices.ContainsFunc(skipped, func(s string) bool { return strings.Contains(s, want) }), "%q among %q", want, skipped)
 	}
 
 	_, _, err = FitResults(t.Context(), t.TempDir()+"/missing", Options{})
-	assert.Error(t, err)
+	assert.ErrorContains(t, err, "results directory: stat ")
+	empty := t.TempDir()
+	_, _, err = FitResults(t.Context(), empty, Options{})
+	assert.ErrorContains(t, err, empty+" holds no result to fit")
 }
 
 // TestComputedPromptTokens: the computed prompt tokens are the results'
@@ -151,4 +161,41 @@ func TestPlanArms(t *testing.T) {
 	for k := range planned {
 		assert.NotContains(t, k, "cluster:", k)
 	}
+}
+
+// TestCheckOut: the calibration is written to a new file or over a
+// calibration file (fitting again to the same file); a file that is
+// not one (a result), a directory or a missing directory is refused.
+func TestCheckOut(t *testing.T) {
+	dir := t.TempDir()
+	cal := filepath.Join(dir, "cal.json")
+	require.NoError(t, os.WriteFile(cal, []byte(`{"version": 1, "arms": []}`), 0o644))
+	res := filepath.Join(dir, "result.json")
+	require.NoError(t, os.WriteFile(res, []byte(`{"hw": "mi325x", "conc": 4}`), 0o644))
+	for _, tc := range []struct{ out, err string }{
+		{filepath.Join(dir, "new.json"), ""},
+		{cal, ""},
+		{res, "--out " + res + " exists and is not a calibration file"},
+		{dir, "--out " + dir + " is a directory: name a file (" + filepath.Join(dir, "sim-calibration.json") + ")"},
+		{filepath.Join(dir, "no", "cal.json"), "the directory " + filepath.Join(dir, "no") + " does not exist"},
+	} {
+		err := CheckOut(tc.out)
+		if tc.err == "" {
+			assert.NoError(t, err, tc.out)
+			continue
+		}
+		require.Error(t, err, tc.out)
+		assert.Contains(t, err.Error(), tc.err)
+	}
+}
+
+// TestPoolTokensAsANumber: a result whose pool is written as a number
+// with a fraction (6172736.0, as knee reads it) is read, not refused.
+func TestPoolTokensAsANumber(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"kv_cache_pool_tokens": 6172736.0}`), 0o644))
+	f, err := readResultFacts(path)
+	require.NoError(t, err)
+	require.NotNil(t, f.PoolTokens)
+	assert.Equal(t, 6172736.0, *f.PoolTokens)
 }

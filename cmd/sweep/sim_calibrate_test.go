@@ -141,7 +141,7 @@ func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 	arm := fitOneArm(t, filepath.Join(dir, "seen"), fitted)
 	assert.Equal(t, 2000000, arm.PoolTokens)
 	assert.Equal(t, "fp8_e4m3", arm.KVCacheDType, "from the engine command beside the results")
-	assert.InEpsilon(t, 1.5, arm.StepScale, 0.10)
+	assert.InEpsilon(t, 1.5, arm.StepScale, 0.03, "within 3 %: it read 4.5 % low while it costed prefills at the mean request's context")
 	assert.Less(t, arm.RMSErrorPct, 10.0)
 	require.Len(t, arm.Points, 2, "c32 is past the pool (KV pinned) and left out of the fit")
 	require.Len(t, arm.LeftOut, 1)
@@ -184,7 +184,7 @@ func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 	got := simCalibrateDiscovery(t, filepath.Join(dir, "fitted-seed1"), "1", fitted)
 	model := simCalibrateDiscovery(t, filepath.Join(dir, "model-seed1"), "1", "")
 	for _, c := range []int{4, 16, 32} {
-		assert.InEpsilon(t, want[c], got[c], 0.10, "conc %d: the fitted calibration reproduces the planted arm", c)
+		assert.InEpsilon(t, want[c], got[c], 0.03, "conc %d: the fitted calibration reproduces the planted arm", c)
 		assert.Greater(t, math.Abs(model[c]-want[c])/want[c], 0.15, "conc %d: the uncalibrated model differs", c)
 	}
 }

@@ -23,7 +23,9 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/inputfile"
 	"sweep/internal/simproto"
+	"sweep/metrics/aiperf"
 	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/recipes/models"
@@ -216,6 +218,12 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 				p.CtxTokens = *s.KVUsage * float64(arm.PoolTokens)
 			}
 			p.PrefillPerSecond, p.PrefillTokens, p.PrefillContext = facts.prefill()
+			if p.PrefillPerSecond > 0 {
+				if p.PrefillMidContext, err = prefillMidContext(s.File); err != nil {
+					arm.LeftOut = append(arm.LeftOut, pointName(s)+": its per-request records do not read: "+err.Error())
+					continue
+				}
+			}
 			switch {
 			case s.AL != nil && s.AL.Measured != nil:
 				p.AL = float64(*s.AL.Measured)
@@ -485,4 +493,49 @@ func readResultFacts(path string) (resultFacts, error) {
 		return f, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
+}
+
+// prefillMidContext is the context a computed prompt token attends to on
+// average (simengine.FitPoint.PrefillMidContext), from the per-request
+// records beside a result (aiperf's profile_export.jsonl: each profiled
+// request's prompt tokens and those the engine served from its prefix
+// cache): Σ n·(c + n/2) / Σ n over the requests, n the tokens a request
+// computed and c its cached prefix. The prefill's attention grows with
+// n·c, so its mean is not the means' product: a session's first turn
+// computes its whole prompt with nothing cached, a later turn a few
+// thousand tokens after a long cached prefix. 0 (the fit then takes the
+// means) when there are no records, or none says what was cached.
+func prefillMidContext(resultFile string) (float64, error) {
+	path := filepath.Join(aiperf.ResolveArtifactDir(filepath.Dir(resultFile)), aiperf.RecordsFile)
+	if _, err := os.Stat(path); err != nil {
+		return 0, nil
+	}
+	f, err := inputfile.Open(path, inputfile.AiperfRecords)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var computed, weighted float64
+	err = aiperf.EachRecord(f, path, func(rec *aiperf.Record) error {
+		if rec.Warmup() || rec.Failed() {
+			return nil
+		}
+		prompt, cached := rec.Metrics.Get("usage_prompt_tokens"), rec.Metrics.Get("usage_prompt_cache_read_tokens")
+		if prompt == nil || cached == nil {
+			return nil
+		}
+		p, okP := prompt.Value.Float()
+		c, okC := cached.Value.Float()
+		if !okP || !okC || p <= c || c < 0 {
+			return nil
+		}
+		n := p - c
+		computed += n
+		weighted += n * (c + n/2)
+		return nil
+	})
+	if err != nil || computed <= 0 {
+		return 0, err
+	}
+	return weighted / computed, nil
 }

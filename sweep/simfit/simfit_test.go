@@ -2,6 +2,7 @@ package simfit
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -198,4 +199,46 @@ func TestPoolTokensAsANumber(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, f.PoolTokens)
 	assert.Equal(t, 6172736.0, *f.PoolTokens)
+}
+
+// TestPrefillMidContext: the context a computed prompt token attends to is
+// weighted by the tokens each profiled request computed (Σ n·(c + n/2) /
+// Σ n), not the means' (c̄ + n̄/2): a first turn computing 10,000 tokens
+// after nothing and a later turn computing 1,000 after 100,000 give
+// 13,682, where the means give 52,750. Warm-up and failed records and
+// records without cached tokens are left out; no records give 0.
+func TestPrefillMidContext(t *testing.T) {
+	dir := t.TempDir()
+	resultFile := filepath.Join(dir, "r_conc4.json")
+	mid, err := prefillMidContext(resultFile)
+	require.NoError(t, err)
+	assert.Zero(t, mid, "no records beside the result")
+
+	rec := func(phase string, prompt, cached int, failed bool) string {
+		m := fmt.Sprintf(`{"usage_prompt_tokens": {"value": %d, "unit": "tokens"}`, prompt)
+		if cached >= 0 {
+			m += fmt.Sprintf(`, "usage_prompt_cache_read_tokens": {"value": %d, "unit": "tokens"}`, cached)
+		}
+		e := "null"
+		if failed {
+			e = `{"code": 500, "type": "HTTPError", "message": "boom"}`
+		}
+		return fmt.Sprintf(`{"metadata": {"benchmark_phase": %q}, "metrics": %s}, "error": %s}`, phase, m, e)
+	}
+	lines := []string{
+		rec("profiling", 10000, 0, false),
+		rec("profiling", 101000, 100000, false),
+		rec("warmup", 50000, 0, false),          // warm-up: left out
+		rec("profiling", 50000, 0, true),        // failed: left out
+		rec("profiling", 50000, -1, false),      // no cached tokens: left out
+		rec("profiling", 100000, 100000, false), // nothing computed
+	}
+	art := filepath.Join(dir, "aiperf_artifacts")
+	require.NoError(t, os.MkdirAll(art, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(art, "profile_export.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	mid, err = prefillMidContext(resultFile)
+	require.NoError(t, err)
+	want := (10000*(0+5000.0) + 1000*(100000+500.0)) / 11000
+	assert.InDelta(t, want, mid, 1e-6)
+	assert.InDelta(t, 13682, mid, 1)
 }

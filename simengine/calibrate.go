@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,7 +47,7 @@ const (
 // StepScale or PoolTokens keeps the model's.
 type ArmCalibration struct {
 	Engine      configs.Engine `json:"engine"`
-	Model       string         `json:"model"` // --model-path, compared without case
+	Model       string         `json:"model"` // --model-path, its last element compared without case (modelName)
 	GPU         string         `json:"gpu"`
 	TP          int            `json:"tp"`
 	EP          int            `json:"ep"`
@@ -208,8 +209,16 @@ func (c *Calibration) Sets() string {
 
 // sameArm reports whether a and b calibrate the same engines.
 func (a *ArmCalibration) sameArm(b *ArmCalibration) bool {
-	return a.Engine == b.Engine && strings.EqualFold(a.Model, b.Model) && strings.EqualFold(a.GPU, b.GPU) &&
+	return a.Engine == b.Engine && strings.EqualFold(modelName(a.Model), modelName(b.Model)) && strings.EqualFold(a.GPU, b.GPU) &&
 		a.TP == b.TP && max(a.EP, 1) == max(b.EP, 1) && a.DPAttention == b.DPAttention && a.HostKV == b.HostKV
+}
+
+// modelName is a model path's last element: a Hugging Face id
+// (Qwen/Qwen3.5-397B-A17B-FP8) and a local copy of its weights
+// (/models/Qwen3.5-397B-A17B-FP8/) name the same model, whose name is all
+// the engine derives its costs from.
+func modelName(p string) string {
+	return path.Base(strings.TrimRight(p, "/"))
 }
 
 // Label names the arm: engine, model, GPU and layout.

@@ -49,7 +49,8 @@ func TestLoadCalibration(t *testing.T) {
 // (a scale of 1e9 hung the engine before its first step; an unknown
 // engine or GPU, which no engine matches, read as a calibration that
 // silently applied to nothing), and so is a second arm for the same
-// engines, which would never apply.
+// engines, which would never apply. An arm matches a model by its path's
+// last element (a local copy of the weights).
 func TestLoadCalibrationRefuses(t *testing.T) {
 	arm := `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "ep": 1, "step_scale": 1.5, "pool_tokens": 2000000}`
 	for _, tc := range []struct {
@@ -87,4 +88,12 @@ func TestLoadCalibrationRefuses(t *testing.T) {
 	off.HostKV = HostKV{}
 	assert.InDelta(t, 1.4, cal.Arm(on).StepScale, 1e-9)
 	assert.InDelta(t, 1.5, cal.Arm(off).StepScale, 1e-9)
+	// A local copy of the weights is the same model (--model-path
+	// /models/M/ for Org/M); another name is not.
+	local := off
+	local.ModelPath = "/models/m/"
+	require.NotNil(t, cal.Arm(local))
+	assert.InDelta(t, 1.5, cal.Arm(local).StepScale, 1e-9)
+	local.ModelPath = "/models/M-2"
+	assert.Nil(t, cal.Arm(local))
 }

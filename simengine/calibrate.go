@@ -359,6 +359,7 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 			fmt.Fprintf(tw, "  acceptance length: %s\n", a.ALFrom)
 		}
 		fmt.Fprintln(tw, "  conc\tin flight\tmeasured step (ms)\tfitted (ms)\terror")
+		seen := map[int]int{} // points so far at a concurrency: replicates are numbered
 		for _, p := range a.Points {
 			if p.MeasuredStep == 0 {
 				continue
@@ -366,6 +367,9 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 			conc := strconv.Itoa(p.Conc)
 			if p.ProbeSeconds > 0 {
 				conc += fmt.Sprintf(" (%.0f s probe)", p.ProbeSeconds)
+			}
+			if seen[p.Conc]++; seen[p.Conc] > 1 {
+				conc += fmt.Sprintf(" (replicate %d)", seen[p.Conc])
 			}
 			fmt.Fprintf(tw, "  %s\t%.1f\t%.2f\t%.2f\t%+.1f%%\n", conc, p.Running, 1e3*p.MeasuredStep, 1e3*p.FittedStep, p.ErrorPct)
 		}

@@ -53,8 +53,8 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 					return err
 				}
 				switch {
-				case o.Run.ProbeDuration < 0:
-					return flagErrorf("--probe-duration %d: want 0 (no probes) or a positive number of seconds", o.Run.ProbeDuration)
+				case o.Run.ProbeDuration < 0 || o.Run.ProbeDuration > 0 && o.Run.ProbeDuration < campaign.MinProbeSeconds:
+					return flagErrorf("--probe-duration %d: want 0 (every point at the full length) or %d s or more (a shorter probe reads little past its warm-up; %d s by default)", o.Run.ProbeDuration, campaign.MinProbeSeconds, defaultProbeSeconds)
 				case fs.Changed("probe-duration") && !o.Run.Adaptive:
 					return flagErrorf("--probe-duration needs --adaptive")
 				}

@@ -503,6 +503,13 @@ func TestDiscoverFlags(t *testing.T) {
 		{[]string{"discover", "--config-keys", "k", "--out", "/no/such/parent/d"}, "parent directory"},
 		{[]string{"discover", "--config-keys", "k", "--out", out, "--probe-duration", "600"}, "--probe-duration needs --adaptive"},
 		{[]string{"discover", "--config-keys", "k", "--out", out, "--adaptive", "--probe-duration", "-1"}, "--probe-duration -1"},
+		// 1 s probes read a MiniMax-M3 arm whose knee is c14 as saturated
+		// at c1; a probe as long as the point is no probe.
+		{[]string{"discover", "--config-keys", "k", "--out", out, "--adaptive", "--probe-duration", "1"}, "--probe-duration 1: want 0 (every point at the full length) or 60 s or more"},
+		{[]string{"discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--out", out, "--adaptive", "--probe-duration", "1200"},
+			"probe duration 1200 s: qwen3.5_tp8_conc4_"},
+		{[]string{"discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--out", out, "--adaptive", "--probe-duration", "1200"},
+			"runs 1200 s at the full length, and a probe must be shorter (the search reads its probes against the full-length points): give less than 1200 s"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, stderr)

@@ -101,7 +101,8 @@ type PlanOptions struct {
 	Official bool
 	// ProbeDuration, when > 0, plans each point's client once more as an
 	// adaptive search's bracketing probe of that many seconds
-	// (Point.ProbeClient).
+	// (Point.ProbeClient): MinProbeSeconds or more, and less than the
+	// point's full length (Plan refuses it otherwise).
 	ProbeDuration int
 	// ArmPort picks the public port of the arm with the given 0-based
 	// index (nil: Recipe.Port + 2·index, so that an arm's router and
@@ -192,6 +193,10 @@ func Plan(rows matrix.Matrix, dir string, o PlanOptions) (*Schedule, error) {
 			}
 			points = append(points, got[0])
 			if o.ProbeDuration > 0 {
+				if full := recipes.Duration(&p.Plan.Row, po.Fast, po.Duration); o.ProbeDuration >= full {
+					return nil, fmt.Errorf("%w: probe duration %d s: %s runs %d s at the full length, and a probe must be shorter (the search reads its probes against the full-length points): give less than %d s, or 0 to run every point at the full length",
+						recipes.ErrInvalidOptions, o.ProbeDuration, p.ID, full, full)
+				}
 				pp.ProbeDuration = o.ProbeDuration
 				probe, err := recipes.Plan(matrix.Matrix{&p.Plan.Row}, pp)
 				if err != nil {
@@ -212,6 +217,11 @@ func Plan(rows matrix.Matrix, dir string, o PlanOptions) (*Schedule, error) {
 	}
 	return s, nil
 }
+
+// MinProbeSeconds is the shortest probe an adaptive search takes: a probe
+// of a few seconds reads little but its warm-up (1 s probes put a
+// simulated MiniMax-M3 arm, knee c14, saturated at c1).
+const MinProbeSeconds = 60
 
 // splitMultiNode separates the multi-node rows from the single-node ones.
 func splitMultiNode(rows matrix.Matrix) (single, multi matrix.Matrix) {

@@ -135,11 +135,12 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 	first := true
 	ran := map[string]Ran{}
 	queue := job.Points
+	abandoned := false // with Choose: a server did not start, the search stopped
 	if o.Choose != nil {
 		queue = o.Choose(job, ran)
 		defer func() {
-			if ctx.Err() != nil {
-				return // interrupted: the rest is decided on resume
+			if ctx.Err() != nil || abandoned {
+				return // interrupted or abandoned: the rest is decided on resume
 			}
 			for _, p := range job.Points {
 				if !ran[p.ID].Any() {
@@ -204,6 +205,16 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 				obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe})
 				obs(Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
 					Status: status, Error: serverStartFailed + err.Error(), Seconds: since(start), Probe: p.Probe})
+				if o.Choose != nil {
+					// The search reads measurements, and a server that
+					// did not start measured nothing (an engine not
+					// installed, no GPU): the arm stops here, neither its
+					// search's end nor a point it did not need recorded,
+					// and the point runs again as one never run
+					// (pointState.startFailed) in a retry or a resume.
+					abandoned = true
+					return
+				}
 				continue
 			}
 			srv, srvFor = s, p.Server

@@ -373,13 +373,16 @@ func checkResult(path string, p *Point) (*Metrics, error) {
 }
 
 // todo returns the jobs of the points still to run, by arm in schedule
-// order. With Options.Choose, an arm with no point to run gets a job (with
+// order, but for arms whose server does not start (unstartable). With Options.Choose, an arm with no point to run gets a job (with
 // no points) while Choose asks for one of its done points (again): a
 // sweep killed after its last probe, before the full-length run of a
 // probe the search asked for, would otherwise end without that run.
 func (s *sweep) todo() []Job {
 	var jobs []Job
 	for _, a := range s.o.Schedule.Arms {
+		if s.unstartable(a) {
+			continue
+		}
 		job := s.job(a)
 		if len(job.Points) > 0 || len(s.again(job)) > 0 {
 			jobs = append(jobs, job)
@@ -409,12 +412,20 @@ func (s *sweep) job(a *Arm) Job {
 
 // lastRun is how the point's last attempt ran when it ended (ok or
 // failed): as a probe or at the full length; none when it never ended
-// (never run, skipped, interrupted or redone).
+// (never run, skipped, interrupted or redone) or its server did not
+// start (it measured nothing).
 func (st *pointState) lastRun() Ran {
-	if st.status != StatusOK && st.status != StatusFailed {
+	if st.status != StatusOK && st.status != StatusFailed || st.startFailed() {
 		return Ran{}
 	}
 	return Ran{Probe: st.probe, Full: !st.probe}
+}
+
+// startFailed reports whether the point's last attempt failed because
+// its server did not start: it measured nothing, and an adaptive search
+// reads it as never run.
+func (st *pointState) startFailed() bool {
+	return st.status == StatusFailed && strings.HasPrefix(st.err, serverStartFailed)
 }
 
 // finished reports whether a point's state needs no more runs: complete,
@@ -431,7 +442,7 @@ func (s *sweep) finished(st *pointState) bool {
 // only then is it retried, in the next round; a resume goes on with
 // that pass, reading the point from Job.Earlier, and retries it after.
 func (s *sweep) held(st *pointState) bool {
-	return s.o.Choose != nil && st.status == StatusFailed && st.failures <= s.o.Retries && st.inPass
+	return s.o.Choose != nil && st.status == StatusFailed && st.failures <= s.o.Retries && st.inPass && !st.startFailed()
 }
 
 // again returns the points Options.Choose asks for first in job that the
@@ -451,6 +462,18 @@ func (s *sweep) again(job Job) []*Point {
 	return out
 }
 
+// unstartable reports whether arm a's adaptive search cannot go on: a
+// point of it failed for good because its server did not start (no
+// retry left). Its search is not ended and its other points are left to
+// run, not skipped: a resume with more --retries, once the engine
+// starts, goes on with it.
+func (s *sweep) unstartable(a *Arm) bool {
+	return s.o.Choose != nil && slices.ContainsFunc(a.Points, func(p *Point) bool {
+		st := s.state[p.ID]
+		return st.startFailed() && s.finished(st)
+	})
+}
+
 // endSearches records the end of the search (search_end) of each arm
 // that jobs leave out, with Options.Choose, whose search has not
 // recorded it: every point finished or held and the search asks for
@@ -463,7 +486,7 @@ func (s *sweep) endSearches(jobs []Job) bool {
 	}
 	ended := false
 	for _, a := range s.o.Schedule.Arms {
-		if s.searches[a.Index+1] || slices.ContainsFunc(jobs, func(j Job) bool { return j.Arm == a }) {
+		if s.searches[a.Index+1] || s.unstartable(a) || slices.ContainsFunc(jobs, func(j Job) bool { return j.Arm == a }) {
 			continue
 		}
 		s.observe(Record{Event: EventSearchEnd, Arm: a.Index + 1, Reason: searchDone})
@@ -590,6 +613,8 @@ func (s *sweep) observe(r Record) {
 				st.failures++
 				switch {
 				case st.failures <= s.o.Retries:
+				case st.startFailed():
+					s.failedPoint()
 				case st.probe && !failedForGood(s.o.Dir, r.Point, s.points[r.Point].Conc(), st):
 					// A step of the search, which may run it again at the
 					// full length: it counts if its search ends with it so.

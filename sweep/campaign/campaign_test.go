@@ -60,6 +60,9 @@ type fakeBackend struct {
 	// probes are the concurrencies loaded as probes with their probe
 	// client, in order.
 	probes []int
+	// startFails is how many of the next server starts fail (an engine
+	// not installed).
+	startFails int
 }
 
 func newFakeBackend(dir string) *fakeBackend {
@@ -70,6 +73,10 @@ func (b *fakeBackend) StartServer(ctx context.Context, arm *campaign.Arm, first 
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.starts++
+	if b.startFails > 0 {
+		b.startFails--
+		return nil, errors.New(`start engine: exec: "vllm": executable file not found in $PATH`)
+	}
 	if b.faults[first.ID] == "never-ready" {
 		delete(b.faults, first.ID)
 		return nil, errors.New("engine exited before /health answered (exit status 1)")
@@ -596,6 +603,56 @@ func TestAdaptiveDiscovery(t *testing.T) {
 	assert.Equal(t, 1, s.b.starts, "a rerun starts nothing")
 	assert.Equal(t, 9-len(ran), sum.Skipped)
 	assert.Len(t, events(t, s.dir, campaign.EventSearchEnd), 1, "nor records the end again")
+}
+
+// TestAdaptiveServerDoesNotStart: a server that does not start measured
+// nothing, so the search neither reads its point as a failed measurement
+// nor ends: the point is retried as one never run, and once it has failed
+// for good the arm stops with its other points not run (none skipped as
+// "not needed", no search end), so that a resume with more retries, the
+// engine installed, searches the arm in full. Before, two start failures
+// read as failed probes ended the search and skipped the other 7 points
+// for good.
+func TestAdaptiveServerDoesNotStart(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
+	s.b.saturateAt = 16
+	s.adaptive()
+	s.b.startFails = 1000
+	sum, err := s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Equal(t, 2, s.b.starts, "the first point, and its one retry")
+	assert.Equal(t, 1, sum.Failed)
+	assert.Equal(t, 8, sum.Pending, "the other points are not run")
+	assert.Zero(t, sum.Skipped)
+	assert.Empty(t, events(t, s.dir, campaign.EventPointSkip))
+	assert.Empty(t, events(t, s.dir, campaign.EventSearchEnd))
+
+	sum, err = s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Equal(t, 2, s.b.starts, "a resume with no retry left starts nothing")
+	assert.Equal(t, 8, sum.Pending)
+
+	s.b.startFails = 0
+	s.o.Retries = 2
+	sum, err = s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 3, s.b.starts, "one server for the rest of the arm")
+	assert.Zero(t, sum.Failed)
+	assert.Zero(t, sum.Pending)
+	var ran []int
+	for _, r := range events(t, s.dir, campaign.EventPointEnd) {
+		if r.Status == campaign.StatusOK {
+			ran = append(ran, r.Conc)
+		}
+	}
+	assert.Equal(t, []int{1, 4, 16, 64}, ran[:4], "the search from its start: x4 bracketing")
+	assert.Equal(t, 9-len(ran), sum.Skipped)
+	assert.Len(t, events(t, s.dir, campaign.EventSearchEnd), 1)
+	arms, err := knee.Read(t.Context(), s.dir)
+	require.NoError(t, err)
+	require.Len(t, arms, 1)
+	r := knee.Analyze(arms[0], knee.Options{})
+	assert.Equal(t, 16, r.Knee, "%s", r.Reason)
 }
 
 // TestAdaptiveProbes: points with a probe client run as probes with it

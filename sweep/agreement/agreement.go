@@ -83,6 +83,11 @@ func (k Key) Line() string {
 // it is judged; the tally counts the judged keys.
 func Judge(ctx context.Context, o Options, each func(Key)) (knee.Tally, error) {
 	var t knee.Tally
+	if st, err := os.Stat(o.Dir); err != nil {
+		return t, err
+	} else if !st.IsDir() {
+		return t, fmt.Errorf("%s is not a directory: want the directory holding a discovery per key (OUT_DIR/KEY)", o.Dir)
+	}
 	for _, key := range o.Keys {
 		k, err := judgeKey(ctx, o, key)
 		if err != nil {
@@ -164,6 +169,9 @@ func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
 	if err != nil {
 		return Key{}, err
 	}
+	if _, err := os.Stat(filepath.Join(dir, campaign.JournalFile)); len(measured) == 0 && errors.Is(err, fs.ErrNotExist) {
+		return Key{Key: key, Skipped: "no discovery in " + dir + ": neither a sweep journal nor a result"}, nil
+	}
 	chosen, err := discoveryOf(dir, measured)
 	if err != nil {
 		return Key{}, err
@@ -182,6 +190,13 @@ func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
 		d := chosen.arms[a.id.ArmKey()]
 		d.Adaptive = chosen.adaptive
 		d.Absent = !chosen.has(a.id)
+		if planned, ok := chosen.planned[a.id.ArmKey()]; ok {
+			for _, c := range a.concs {
+				if !slices.Contains(planned, c) && !slices.Contains(d.Skipped, c) {
+					d.Skipped = append(d.Skipped, c)
+				}
+			}
+		}
 		if chosen.unplaced > 0 {
 			d.Unfinished = slices.Concat(d.Unfinished, withoutResult(a.concs, measured, a.id, d.Skipped))
 		}
@@ -278,6 +293,10 @@ type discovery struct {
 	// records none (no journal, or one written before it recorded the
 	// arms): such a discovery is read as having every arm of its key.
 	ran map[string]string
+	// planned holds (by result.Identity.ArmKey) the concurrencies the
+	// journal's start plans for each of its arms; an official one it does
+	// not plan (a discovery with --conc-list) is not measured, not failed.
+	planned map[string][]int
 }
 
 // has reports whether arm id is in the discovery: one its journal
@@ -333,9 +352,10 @@ func discoveryOf(dir string, measured []*knee.Arm) (discovery, error) {
 	}
 	d.adaptive = c.Adaptive
 	if len(c.Arms) > 0 {
-		d.ran = map[string]string{}
-		for _, id := range c.Arms {
+		d.ran, d.planned = map[string]string{}, map[string][]int{}
+		for arm, id := range c.Arms {
 			d.ran[id.ArmKey()] = id.Label()
+			d.planned[id.ArmKey()] = c.Planned[arm]
 		}
 	}
 	byFile := map[string]string{}

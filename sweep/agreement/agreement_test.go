@@ -369,6 +369,11 @@ func TestJudgeDiscoveriesOfSomeArms(t *testing.T) {
 		{"adaptive, TP4 only, killed mid-point", false, run{pts: tp4(1, 4), interrupted: []int{16}, unreached: []int{2, 8, 10, 12}}, adaptivePlanned,
 			"unfinished        " + testKey + ": tp4 ep4 kv:dram: window c1 c2 c4 c8 c10 c12 c16: 2 green, 5 not finished (c2 c8 c10 c12 c16); tp8 ep8: not in this discovery" + resume,
 			"0 of 0 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier; 1 key not judged (its discovery has not finished: resume it)"},
+		// A discovery of part of the conc-list (--conc-list 1,4,8,12,16):
+		// the points it did not plan are not measured, not failed.
+		{"full, TP4 only, part of its conc-list", false, run{pts: tp4(1, 4, 8, 12, 16)}, fullPlanned,
+			"agree             " + testKey + ": judged on 1 of 2 arms; tp4 ep4 kv:dram: ambiguous knee c12 peak c16 on window c1 c2 c4 c8 c10 c12 c16: 5 green, 2 not measured (not among the discovery's points: c2 c10); tp8 ep8: not in this discovery",
+			oneAgrees + "; " + onSome + "1 agree, 1 by the peak, 1 by the frontier)"},
 		{"no journal, TP4 only: TP8 failed", false, run{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, noJournal,
 			"disagree          " + testKey + ": tp8 ep8: 3 of 3 points failed (frontier: 3 of 3 window points failed)", failedTally},
 		{"journal without the arms, TP4 only: TP8 failed", false, run{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, fullUnplanned,
@@ -395,4 +400,17 @@ func TestJudgeDiscoveriesOfSomeArms(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"skip              " + testKey + ": none of its 2 arms is in the discovery in " + dir + " (its journal records 1 arm: " + other[0].id.Label() + ")"}, lines)
 	assert.Equal(t, "0 of 0 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier", tl.String())
+
+	// A key's directory with neither a journal nor a result is no
+	// discovery (it was judged "3 of 3 points failed"); a missing OUT_DIR
+	// is an error (it was "0 of 0 keys agree", exit 0).
+	empty := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(empty, testKey), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(empty, testKey, "notes.txt"), []byte("x"), 0o644))
+	lines = nil
+	_, err = Judge(t.Context(), Options{Dir: empty, Keys: []string{testKey}, Generator: g}, func(k Key) { lines = append(lines, k.Line()) })
+	require.NoError(t, err)
+	assert.Equal(t, []string{"skip              " + testKey + ": no discovery in " + filepath.Join(empty, testKey) + ": neither a sweep journal nor a result"}, lines)
+	_, err = Judge(t.Context(), Options{Dir: filepath.Join(empty, "missing"), Keys: []string{testKey}, Generator: g}, func(Key) {})
+	assert.ErrorContains(t, err, "no such file or directory")
 }

@@ -454,6 +454,10 @@ type Coverage struct {
 	// an arm outside its selection from one whose points failed; empty
 	// for a journal written before it did.
 	Arms map[int]result.Identity
+	// Planned holds the concurrencies of each arm (Record.Arm) that the
+	// sweep's start plans (ArmPlan): a discovery of part of the official
+	// conc-list (--conc-list) plans the others nowhere.
+	Planned map[int][]int
 }
 
 // ReadCoverage reads dir's journal (ReadJournal) for its Coverage,
@@ -463,7 +467,7 @@ func ReadCoverage(dir string) (Coverage, error) {
 	if err != nil {
 		return Coverage{}, err
 	}
-	c := Coverage{Results: map[int][]string{}, Arms: map[int]result.Identity{}}
+	c := Coverage{Results: map[int][]string{}, Arms: map[int]result.Identity{}, Planned: map[int][]int{}}
 	state := map[string]*pointState{}
 	last := map[string]Record{}
 	// where is each point's arm and concurrency (Arm, Conc).
@@ -504,6 +508,7 @@ func ReadCoverage(dir string) (Coverage, error) {
 				for _, p := range a.Points {
 					point(p.Point)
 					where[p.Point] = Record{Arm: a.Arm, Conc: p.Conc}
+					c.Planned[a.Arm] = append(c.Planned[a.Arm], p.Conc)
 				}
 			}
 			for _, id := range r.Identity.Points {

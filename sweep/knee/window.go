@@ -21,7 +21,8 @@ type WindowPoint struct {
 	Failed bool
 	// NotMeasured is true for a concurrency an adaptive discovery chose
 	// not to run (its journal records the point skipped, and no result
-	// holds it), and for every point of an arm not in the discovery
+	// holds it) or the discovery did not plan (--conc-list), and for
+	// every point of an arm not in the discovery
 	// (Window.Absent): neither green nor failed. The rules judge the
 	// points measured.
 	NotMeasured bool
@@ -132,7 +133,11 @@ func (w Window) coverage() string {
 		s += fmt.Sprintf(", %d failed (%s)", len(failed), strings.Join(failed, ", "))
 	}
 	if len(unmeasured) > 0 {
-		s += fmt.Sprintf(", %d not measured (adaptive: %s)", len(unmeasured), strings.Join(unmeasured, " "))
+		why := "adaptive"
+		if !w.Adaptive {
+			why = "not among the discovery's points"
+		}
+		s += fmt.Sprintf(", %d not measured (%s: %s)", len(unmeasured), why, strings.Join(unmeasured, " "))
 	}
 	if len(unfinished) > 0 {
 		s += fmt.Sprintf(", %d not finished (%s)", len(unfinished), strings.Join(unfinished, " "))
@@ -762,7 +767,8 @@ type Discovery struct {
 	// Adaptive is true for an adaptive discovery (it ran only the points
 	// its knee search asked for).
 	Adaptive bool
-	// Skipped are the concurrencies it recorded as not run.
+	// Skipped are the concurrencies it recorded as not run (adaptive),
+	// or did not plan (a discovery of part of the conc-list, --conc-list).
 	Skipped []int
 	// Unfinished are the concurrencies it has not finished: the discovery
 	// was killed or interrupted while it ran them, or before it got to

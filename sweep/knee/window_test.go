@@ -182,7 +182,7 @@ func TestJudgeKeyPeakAtTop(t *testing.T) {
 		{"not measured beyond", rising, WindowPoint{}, false, false,
 			"disagree          k: tp4: unsaturated no knee window 1-4 (frontier: c8 not measured)"},
 		{"the window's top not measured", append(slices.Clone(rising), WindowPoint{Conc: 6, NotMeasured: true}), wpt(8, 20, 1), true, false,
-			"disagree          k: tp4: unsaturated no knee on window c1 c2 c4 c6: 3 green, 1 not measured (adaptive: c6) (frontier: c8 (20 tok/s/GPU, 1.0 tok/s/user) below its top measured c4 (390 tok/s/GPU, 70.0 tok/s/user))"},
+			"disagree          k: tp4: unsaturated no knee on window c1 c2 c4 c6: 3 green, 1 not measured (not among the discovery's points: c6) (frontier: c8 (20 tok/s/GPU, 1.0 tok/s/user) below its top measured c4 (390 tok/s/GPU, 70.0 tok/s/user))"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			beyond := func(_ Window, conc int) (WindowPoint, bool, error) {

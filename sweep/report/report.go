@@ -181,11 +181,22 @@ func kneeRows(rs []*knee.Result) [][]string {
 
 var kneeHeader = []string{"arm", "status", "knee", "peak", "Kneedle", "excluded files", "cliff", "reason"}
 
+// pointName names a point of r in a table: "c4", "c4 (probe)" when its
+// reading is an adaptive search's short probe only.
+func pointName(r *knee.Result, conc int) string {
+	for _, p := range r.Points {
+		if p.Conc == conc && p.Probe {
+			return fmt.Sprintf("c%d (probe)", conc)
+		}
+	}
+	return fmt.Sprintf("c%d", conc)
+}
+
 func frontierRows(fs []*knee.Frontier) [][]string {
 	var rows [][]string
 	for _, f := range fs {
 		for _, p := range f.OnFrontier() {
-			rows = append(rows, []string{f.Group, p.Result.Arm.Identity.Parallelism(), fmt.Sprintf("c%d", p.Conc),
+			rows = append(rows, []string{f.Group, p.Result.Arm.Identity.Parallelism(), pointName(p.Result, p.Conc),
 				fmt.Sprintf("%.1f", p.Intvty), fmt.Sprintf("%.0f", p.Throughput)})
 		}
 		for _, r := range armsOf(f) {
@@ -210,7 +221,7 @@ func energyRows(rs []*knee.Result) [][]string {
 			if p.Throughput != nil {
 				tput = fmt.Sprintf("%.0f", *p.Throughput)
 			}
-			point := fmt.Sprintf("c%d", p.Conc)
+			point := pointName(r, p.Conc)
 			if p.Conc == r.Knee {
 				point += " (knee)"
 			}
@@ -226,14 +237,24 @@ var energyHeader = []string{"arm", "point", "J per output token", "output tokens
 var frontierHeader = []string{"config", "arm", "point", "interactivity (tok/s/user)", "throughput/GPU (tok/s)"}
 
 // Provenance says which arms' results came from sweep's simulated engine
-// rather than hardware, and what a calibration file set for them (sweep
-// sim calibrate; knee.Sample.SimCalibration): nil when every result is a
-// hardware measurement. The page shows it under its title, the summary
+// rather than hardware, what a calibration file set for them (sweep sim
+// calibrate; knee.Sample.SimCalibration), and which points' readings are
+// an adaptive discovery's short probes: nil when every result is a
+// full-length hardware measurement. The page shows it under its title, the summary
 // before its knees (after a comparison's verdict, which leads it), so
 // that simulated curves are never read as measured ones.
 func (rep *Report) Provenance() []string {
-	var sim, calibrated []string
+	var sim, calibrated, probed []string
 	for _, r := range rep.Results {
+		var probes []string
+		for _, p := range r.Points {
+			if p.Probe {
+				probes = append(probes, fmt.Sprintf("c%d", p.Conc))
+			}
+		}
+		if len(probes) > 0 {
+			probed = append(probed, fmt.Sprintf("%s: %s", r.Arm.Identity.Label(), strings.Join(probes, " ")))
+		}
 		a := r.Arm
 		if !a.Simulated {
 			continue
@@ -244,15 +265,18 @@ func (rep *Report) Provenance() []string {
 			calibrated = append(calibrated, fmt.Sprintf("%s (%s)", label, strings.Join(settings, "; ")))
 		}
 	}
-	if len(sim) == 0 {
-		return nil
-	}
-	out := []string{"Simulated: every arm ran on sweep's simulated engine (--simulate), not on hardware; its numbers rehearse a sweep, they are not measurements."}
-	if len(sim) < len(rep.Results) {
-		out[0] = fmt.Sprintf("Simulated: %d of %s ran on sweep's simulated engine (--simulate), not on hardware: %s.", len(sim), plural.Count(len(rep.Results), "arm", "arms"), strings.Join(sim, "; "))
+	var out []string
+	switch {
+	case len(sim) == len(rep.Results) && len(sim) > 0:
+		out = append(out, "Simulated: every arm ran on sweep's simulated engine (--simulate), not on hardware; its numbers rehearse a sweep, they are not measurements.")
+	case len(sim) > 0:
+		out = append(out, fmt.Sprintf("Simulated: %d of %s ran on sweep's simulated engine (--simulate), not on hardware: %s.", len(sim), plural.Count(len(rep.Results), "arm", "arms"), strings.Join(sim, "; ")))
 	}
 	if len(calibrated) > 0 {
 		out = append(out, "Calibrated (sweep sim calibrate, --sim-calibration): "+strings.Join(calibrated, "; ")+".")
+	}
+	if len(probed) > 0 {
+		out = append(out, "Probes (an adaptive discovery's short runs, read against the arm's full-length points; marked \"(probe)\" in the tables): "+strings.Join(probed, "; ")+".")
 	}
 	return out
 }

@@ -318,6 +318,27 @@ func TestProvenance(t *testing.T) {
 		"Calibrated (sweep sim calibrate, --sim-calibration): qwen3.5 mi325x-amds sglang fp8 mtp tp4 (step costs x1.5, pool 2000000 tokens per rank).",
 	}, rep.Provenance())
 
+	// An adaptive discovery's probes are named, and marked in the tables
+	// (they were listed as plain points).
+	rep, err = patchedKeySweep(t, func(tp, ep string, obj map[string]any) {
+		obj["simulated"] = false
+		if tp == "8" && ep == "8" && (obj["conc"] == 16.0 || obj["conc"] == 32.0) {
+			obj["probe"] = true
+		}
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`Probes (an adaptive discovery's short runs, read against the arm's full-length points; marked "(probe)" in the tables): qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8: c16 c32.`}, rep.Provenance())
+	var probeRow bool
+	for _, fs := range rep.Frontiers {
+		for _, r := range frontierRows(fs) {
+			probeRow = probeRow || r[1] == "tp8 ep8" && strings.HasSuffix(r[2], " (probe)")
+		}
+	}
+	for _, r := range energyRows(rep.Results) {
+		probeRow = probeRow || strings.HasSuffix(r[0], "tp8 ep8") && strings.HasPrefix(r[1], "c16 (probe)")
+	}
+	assert.True(t, probeRow, "a probe is marked in the frontier or energy table")
+
 	rep, err = patchedKeySweep(t, func(_, _ string, obj map[string]any) { obj["simulated"] = false })
 	require.NoError(t, err)
 	assert.Empty(t, rep.Provenance())

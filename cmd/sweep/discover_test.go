@@ -274,6 +274,8 @@ func TestDiscoverAdaptiveKilledAfterEveryPoint(t *testing.T) {
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	whole := armVerdict(t, out)
 	require.True(t, whole.HasKnee(), "the uninterrupted discovery finds a knee: %s", whole.Reason)
+	assert.Contains(t, stderr, "run 1, point 1/4  arm 1/1", "an adaptive search's progress counts its runs (it skips points and runs some twice)")
+	assert.Contains(t, stderr, "run 2, point ")
 
 	// The state a kill leaves: every point measured, the probe the search
 	// asked for again at the full length last.

@@ -106,6 +106,9 @@ type sweep struct {
 	cancel   context.CancelFunc
 	failed   bool // a point failed for good (fail-fast)
 	servers  int
+	// runs counts the points started in this invocation: an adaptive
+	// search's progress (its points are not run in grid order, nor all).
+	runs int
 }
 
 // Run runs the sweep in o.Dir, resuming what an earlier invocation left:
@@ -582,7 +585,12 @@ func (s *sweep) observe(r Record) {
 			}
 			st.start(r)
 			r.Attempt = st.attempts
-			s.linef("point %d/%d  arm %d/%d %s  conc %d%s  server %s  %s", r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
+			s.runs++
+			run := "" // an adaptive search runs some points, in its order: count them
+			if s.o.Choose != nil {
+				run = fmt.Sprintf("run %d, ", s.runs)
+			}
+			s.linef("%spoint %d/%d  arm %d/%d %s  conc %d%s  server %s  %s", run, r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
 				s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, map[bool]string{true: "reused", false: "started"}[r.Reused], s.eta())
 		}
 	case EventPointEnd:

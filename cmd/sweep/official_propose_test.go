@@ -140,6 +140,7 @@ func TestOfficialFlags(t *testing.T) {
 		{[]string{"official", "--out", "d"}, "missing --config-keys or --changelog-base"},
 		{[]string{"official", "--propose"}, "--propose needs --from DIR"},
 		{[]string{"official", "--propose", "--from", "d", "--max", "0"}, "--max 0: want at least 1"},
+		{[]string{"official", "--adaptive", "--config-keys", "k", "--out", "d"}, "--adaptive is sweep discover's: sweep official runs every point of the official conc-lists"},
 	} {
 		var out, errOut bytes.Buffer
 		code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, tc.args)

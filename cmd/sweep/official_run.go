@@ -44,6 +44,8 @@ func newOfficialRunCmd(ios *IOStreams, runF func(context.Context, *officialOptio
 			fs.BoolVar(&o.Changelog.TrimConc, "trim-conc", false, "with a changelog: keep only the lowest concurrency of each configuration, as InferenceX's trim-conc label")
 			o.bind(fs, lists)
 			fs.Bool("propose", false, "propose official conc-lists from a discovery instead (see sweep official --propose --help)")
+			adaptive := fs.Bool("adaptive", false, "not official's: an adaptive knee search is sweep discover --adaptive")
+			_ = fs.MarkHidden("adaptive")
 			lists.Finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
 				if err := lists.ParseRest(fs, args); err != nil {
@@ -51,6 +53,9 @@ func newOfficialRunCmd(ios *IOStreams, runF func(context.Context, *officialOptio
 				}
 				if len(fs.Args()) > 0 {
 					return flagErrorf("official takes no arguments, got %q", fs.Args())
+				}
+				if *adaptive {
+					return flagErrorf("--adaptive is sweep discover's: sweep official runs every point of the official conc-lists (the published numbers); sweep discover --adaptive searches for an arm's knee with fewer points")
 				}
 				byChangelog := o.Changelog.BaseRef != "" || o.Changelog.BaseFile != ""
 				switch {

@@ -34,7 +34,14 @@ func NodeGPUs(given []int, simulateOrDryRun bool) ([]int, error) {
 	}
 	mem, checked, err := run.SystemGPUProbe(context.Background())
 	if err != nil || !checked || len(mem) == 0 {
-		return nil, fmt.Errorf("cannot list this node's GPUs (rocm-smi/nvidia-smi: %v); give them with --gpus 0 1 2 ...", err)
+		why := "they list no GPU"
+		switch {
+		case err != nil:
+			why = err.Error()
+		case !checked:
+			why = "neither is installed"
+		}
+		return nil, fmt.Errorf("cannot list this node's GPUs (rocm-smi, nvidia-smi: %s); give them with --gpus 0,1,2,3 (or --simulate to run on the simulated engine)", why)
 	}
 	ids := make([]int, len(mem))
 	for i := range ids {

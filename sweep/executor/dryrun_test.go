@@ -18,4 +18,11 @@ func TestNodeGPUs(t *testing.T) {
 	ids, err = executor.NodeGPUs(nil, true)
 	require.NoError(t, err)
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7}, ids, "a simulation or dry run has eight GPUs")
+
+	// Neither GPU tool on the PATH: the error says so and how to give
+	// the GPUs (it said "rocm-smi/nvidia-smi: <nil>" and advised
+	// "--gpus 0 1 2", which the flag refuses).
+	t.Setenv("PATH", t.TempDir())
+	_, err = executor.NodeGPUs(nil, false)
+	assert.EqualError(t, err, "cannot list this node's GPUs (rocm-smi, nvidia-smi: neither is installed); give them with --gpus 0,1,2,3 (or --simulate to run on the simulated engine)")
 }

@@ -81,18 +81,26 @@ type ArmCalibration struct {
 }
 
 // FitPoint is one measured point of an arm: the concurrency, the median
-// inter-token latency, the acceptance length, the requests in flight
-// (request rate × mean latency) and the context tokens the KV pool held;
-// after the fit, the decode step the point measured (ITL × AL), the
-// model's step there times the scale, and the error.
+// inter-token latency and the mean gap between tokens, the acceptance
+// length, the requests in flight (request rate × mean latency) and
+// decoding, and the context tokens the KV pool held; after the fit, the
+// time between two of a request's decode steps the point measured (gap ×
+// AL, else ITL × AL), the model's there times the scale, and the error.
 type FitPoint struct {
 	Conc int `json:"conc"`
 	// ProbeSeconds is the length of the point's window when it was a short
 	// probe of an adaptive discovery (0: a full-length point).
 	ProbeSeconds float64 `json:"probe_seconds,omitempty"`
 	ITL          float64 `json:"itl_s"`
-	AL           float64 `json:"al"`
-	Running      float64 `json:"running"`
+	// Gap is the mean time between two of a request's tokens, weighted by
+	// tokens ((mean latency - mean TTFT) / (mean output tokens - 1)), and
+	// Decoding the requests past their first token (request rate × (mean
+	// latency - mean TTFT)); 0 when the result has no means to read them
+	// from (the fit then takes the median ITL, and the requests in flight).
+	Gap      float64 `json:"gap_s,omitempty"`
+	Decoding float64 `json:"decoding,omitempty"`
+	AL       float64 `json:"al"`
+	Running  float64 `json:"running"`
 	// CtxTokens is the context the requests in flight decode over (their
 	// prompts and half their outputs; the pool's usage when the result
 	// has no token counts).
@@ -263,28 +271,49 @@ var ErrTooFewPoints = errors.New("no point with an inter-token latency, an accep
 // FitStepScale fits the scale of the model's step costs for cfg to the
 // points: the median over the points of the scale at which the model's
 // time between two of a request's tokens (a decode step of the requests
-// in flight over their contexts, stretched by the share of time the
-// other requests' prefills take) equals the measured one (median ITL ×
-// AL). It fills every point's fitted step and error.
+// decoding beside it over their contexts, stretched by the share of time
+// the other requests' prefills take) equals the measured one (the
+// token-weighted mean gap × AL, FitPoint.Gap; the median ITL × AL where
+// the result has no means to read it from). It fills every point's fitted
+// step and error.
 func FitStepScale(cfg Config, points []FitPoint) (scale, rmsPct float64, err error) {
 	capa := newCapacity(cfg)
 	// The modelled step between two of a request's tokens: a decode step
 	// stretched by the share of time prefills take (scaled with the step
 	// costs, so the share is solved for the scale in the fit below). With
-	// DP attention a step is a rank's: its share of the requests in flight
-	// and of their context (the capacity's per-sequence cost already
-	// waits for every rank's experts); it read the whole engine's, which
-	// put a simulated DP-attention arm's scale at 0.59.
+	// DP attention a step is a rank's: its share of the requests and of
+	// their context (the capacity's per-sequence cost already waits for
+	// every rank's experts); it read the whole engine's, which put a
+	// simulated DP-attention arm's scale at 0.59.
+	//
+	// The measured gap is a mean over every gap a request sees, weighted
+	// by tokens, so the model is one too: the decode step of the batch a
+	// request is decoding in, and the prefills of the other requests that
+	// run while it decodes. The point's conc clients (sessions) spread
+	// over the ranks, each decoding and prefilling a 1/conc share of the
+	// time, so beside a request run 1 - 1/conc of the others' decoding
+	// requests and of their prefills (on average over the ranks a
+	// session-keyed router sends them to; one rank: exactly). The median
+	// ITL it read before saw few of the gaps a prefill stretches when a
+	// rank runs a few requests (on the simulated B300 DeepSeek-V4 TP4/EP4
+	// DP-attention arm at c8, 31.8 ms for a 40.8 ms mean gap), and
+	// counting the others as 1 - 1/(requests in flight per rank) put the
+	// prefills' share there at a third of theirs.
 	ranks := float64(max(capa.ranks, 1))
 	perRank := func(p FitPoint) float64 { return max(p.Running/ranks, 1) }
-	decode := func(p FitPoint) float64 { return capa.meanDecodeTime(perRank(p), p.CtxTokens/ranks) }
+	others := func(p FitPoint) float64 {
+		if p.Conc > 0 {
+			return 1 - 1/float64(p.Conc)
+		}
+		return 1 - 1/max(p.Running, 1)
+	}
+	// SGLang runs a prefill batch on its own, the decoding requests
+	// waiting; vLLM mixes the prefill chunks into the decode steps.
+	prefillStalls := cfg.Engine != configs.VLLM
 	prefillShare := func(p FitPoint) float64 {
 		if p.PrefillPerSecond <= 0 || p.PrefillTokens <= 0 {
 			return 0
 		}
-		// Other requests' prefills only: a request's own comes before
-		// its first token.
-		others := 1 - 1/perRank(p)
 		// A request's prefill at its computed tokens, and the context
 		// they attend to: the records' (the mean of a cost that grows
 		// with tokens × context), else the means'.
@@ -292,9 +321,45 @@ func FitStepScale(cfg Config, points []FitPoint) (scale, rmsPct float64, err err
 		if p.PrefillMidContext > 0 {
 			before = max(p.PrefillMidContext-p.PrefillTokens/2, 0)
 		}
-		return others * p.PrefillPerSecond / p.PrefillTokens * capa.prefillTime(int(p.PrefillTokens), int(before)) / ranks
+		return p.PrefillPerSecond / p.PrefillTokens * capa.prefillTime(int(p.PrefillTokens), int(before)) / ranks
 	}
-	model := func(p FitPoint, s float64) float64 { return s * decode(p) / max(1-s*prefillShare(p), 0.05) }
+	// batch is the decode step's batch a request decodes in at scale s:
+	// itself and the others' share of the requests decoding. Where
+	// prefills stall the decode steps, the requests decoding (counted
+	// from their first token to their last) include the ones waiting
+	// through a prefill, a share s·q·others of their time, while the
+	// decode steps take 1 - s·q of the rank's (q the prefills' share at
+	// scale 1): a decode step runs (1 - s·q·others) / (1 - s·q) of them.
+	// Taking the requests decoding as the batch put the simulated SGLang
+	// arms' scales 1-2 % high (their decode steps' batch 2-5 % low), the
+	// requests in flight put the vLLM arm's 2 % low.
+	batch := func(p FitPoint, s float64) float64 {
+		if p.Decoding <= 0 {
+			return perRank(p)
+		}
+		decoding := p.Decoding / ranks
+		if prefillStalls {
+			sq := s * prefillShare(p)
+			decoding *= (1 - sq*others(p)) / (1 - sq)
+		}
+		return 1 + others(p)*decoding
+	}
+	model := func(p FitPoint, s float64) float64 {
+		n := batch(p, s)
+		return s * capa.meanDecodeTime(n, n*p.CtxTokens/p.Running) / (1 - s*others(p)*prefillShare(p))
+	}
+	// The model holds while the prefills take less than all of a rank's
+	// time (and grows without bound towards it).
+	maxScale := func(p FitPoint) float64 {
+		q := prefillShare(p)
+		if !prefillStalls {
+			q *= others(p)
+		}
+		if q <= 0 {
+			return maxStepScale
+		}
+		return min(maxStepScale, (1-1e-9)/q)
+	}
 	var use []int
 	for i, p := range points {
 		if p.ITL > 0 && p.AL > 0 && p.Running > 0 {
@@ -307,10 +372,21 @@ func FitStepScale(cfg Config, points []FitPoint) (scale, rmsPct float64, err err
 	slices.SortFunc(use, func(a, b int) int { return points[a].Conc - points[b].Conc })
 	ratios := make([]float64, 0, len(use))
 	for _, i := range use {
-		// measured = s·d / (1 − s·q)  ⇒  s = measured / (d + measured·q)
+		// The scale at which the model meets the measured step: the
+		// model grows with the scale, so bisect (on its logarithm,
+		// within the bounds a calibration may set).
 		p := points[i]
-		m := p.ITL * p.AL
-		ratios = append(ratios, m/(decode(p)+m*prefillShare(p)))
+		m := p.measuredStep()
+		lo, hi := math.Log(minStepScale), math.Log(maxScale(p))
+		for range 60 {
+			mid := (lo + hi) / 2
+			if model(p, math.Exp(mid)) < m {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		ratios = append(ratios, math.Exp((lo+hi)/2))
 	}
 	slices.Sort(ratios)
 	scale = ratios[len(ratios)/2]
@@ -320,12 +396,22 @@ func FitStepScale(cfg Config, points []FitPoint) (scale, rmsPct float64, err err
 	var sq float64
 	for _, i := range use {
 		p := &points[i]
-		p.MeasuredStep = p.ITL * p.AL
-		p.FittedStep = model(*p, scale)
+		p.MeasuredStep = p.measuredStep()
+		p.FittedStep = model(*p, min(scale, maxScale(*p)))
 		p.ErrorPct = 100 * (p.FittedStep - p.MeasuredStep) / p.MeasuredStep
 		sq += p.ErrorPct * p.ErrorPct
 	}
 	return scale, math.Sqrt(sq / float64(len(use))), nil
+}
+
+// measuredStep is the time between two of a request's decode steps the
+// point measured: its mean gap between tokens × AL, else (no means to
+// read the gap from) its median ITL × AL.
+func (p *FitPoint) measuredStep() float64 {
+	if p.Gap > 0 {
+		return p.Gap * p.AL
+	}
+	return p.ITL * p.AL
 }
 
 // Config is the simulator configuration of the arm as far as its results

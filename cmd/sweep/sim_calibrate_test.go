@@ -279,7 +279,8 @@ func TestSimCalibrationDryRun(t *testing.T) {
 }
 
 // TestSimCalibrateRecoversPlantedArms: sim calibrate recovers a planted
-// step scale within 10 % on arms other than the default's too:
+// step scale within 3 % on arms other than the default's too (1.500 and
+// 1.489 when the fit came to read the token-weighted mean gap):
 //   - vLLM (MiniMax-M3 FP8 MI325X TP8), whose steps carry its prompts'
 //     prefill chunks. It found 1.2 times the scale while the simulated
 //     vLLM engine exported no vllm:prompt_tokens_by_source (which
@@ -313,8 +314,9 @@ func TestSimCalibrateRecoversPlantedArms(t *testing.T) {
 			require.Contains(t, stderr, "calibrated by "+planted, "the planted arm matches the discovery's engine")
 			arm := fitOneArm(t, seen, filepath.Join(dir, "fit.json"))
 			assert.Equal(t, tc.dtype, arm.KVCacheDType, "from the engine command beside the results")
-			assert.InEpsilon(t, 1.5, arm.StepScale, 0.10)
-			assert.Less(t, arm.RMSErrorPct, 10.0)
+			t.Logf("%s: step scale %.4f, rms %.2f %%", tc.name, arm.StepScale, arm.RMSErrorPct)
+			assert.InEpsilon(t, 1.5, arm.StepScale, 0.03)
+			assert.Less(t, arm.RMSErrorPct, 5.0)
 			for _, p := range arm.Points {
 				assert.Positive(t, p.PrefillPerSecond, "conc %d: the prefill the fit reads", p.Conc)
 			}

@@ -68,6 +68,7 @@ type resultFacts struct {
 		QPS     struct{ Mean *float64 } `json:"qps"`
 		Latency struct {
 			E2EL struct{ Mean *float64 } `json:"e2el"`
+			TTFT struct{ Mean *float64 } `json:"ttft"`
 		} `json:"latency"`
 		Tokens struct {
 			Input  struct{ Mean *float64 } `json:"input"`
@@ -132,6 +133,25 @@ func (f resultFacts) running() float64 {
 		return 0
 	}
 	return *q * *l
+}
+
+// gap is the mean time between two of a request's tokens, weighted by
+// tokens (simengine.FitPoint.Gap): (mean latency − mean TTFT) / (mean
+// output tokens − 1), the per-request records' Σ(latency − TTFT) /
+// Σ(output − 1); and decoding, the requests past their first token by
+// Little's law (request rate × (mean latency − mean TTFT)). 0 when
+// unknown.
+func (f resultFacts) gap() (gap, decoding float64) {
+	l, t := f.RequestMetric.Latency, f.RequestMetric.Tokens
+	if l.E2EL.Mean == nil || l.TTFT.Mean == nil || t.Output.Mean == nil || *t.Output.Mean <= 1 || *l.E2EL.Mean <= *l.TTFT.Mean {
+		return 0, 0
+	}
+	span := *l.E2EL.Mean - *l.TTFT.Mean
+	gap = span / (*t.Output.Mean - 1)
+	if q := f.RequestMetric.QPS.Mean; q != nil {
+		decoding = *q * span
+	}
+	return gap, decoding
 }
 
 // FitResults fits every arm of the results under dir (a discovery, an
@@ -214,6 +234,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 			if s.Probe {
 				p.ProbeSeconds = s.Seconds
 			}
+			p.Gap, p.Decoding = facts.gap()
 			if p.CtxTokens <= 0 {
 				p.CtxTokens = *s.KVUsage * float64(arm.PoolTokens)
 			}

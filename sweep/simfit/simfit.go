@@ -230,40 +230,19 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 				arm.LeftOut = append(arm.LeftOut, pointName(s)+": "+why)
 				continue
 			}
-			p := simengine.FitPoint{Conc: s.Conc, ITL: float64(*s.ITL.P50), AL: 1, Running: facts.running(), CtxTokens: facts.decodeContext(facts.running())}
-			if s.Probe {
-				p.ProbeSeconds = s.Seconds
-			}
-			p.Gap, p.Decoding = facts.gap()
-			if p.CtxTokens <= 0 {
-				p.CtxTokens = *s.KVUsage * float64(arm.PoolTokens)
-			}
-			p.PrefillPerSecond, p.PrefillTokens, p.PrefillContext = facts.prefill()
-			if p.PrefillPerSecond > 0 {
-				if p.PrefillMidContext, err = prefillMidContext(s.File); err != nil {
-					arm.LeftOut = append(arm.LeftOut, pointName(s)+": its per-request records do not read: "+err.Error())
-					continue
+			p, alFrom, why := fitPoint(s, facts, arm.PoolTokens, planned)
+			if why != "" {
+				if why == noALReason {
+					noAL++
 				}
+				arm.LeftOut = append(arm.LeftOut, pointName(s)+": "+why)
+				continue
 			}
-			switch {
-			case s.AL != nil && s.AL.Measured != nil:
-				p.AL = float64(*s.AL.Measured)
+			if alFrom != "" {
+				arm.ALFrom = alFrom
+			}
+			if result.Speculative(facts.SpecDecoding) {
 				al = p.AL
-			case result.Speculative(facts.SpecDecoding) && planned.GoldenAL > 0:
-				p.AL, al = planned.GoldenAL, planned.GoldenAL
-				arm.ALFrom = fmt.Sprintf("the recipe's golden %g at the points without a measured one (the results carry none; InferenceX's recipes pin the engine's acceptance there)", planned.GoldenAL)
-			case result.Speculative(facts.SpecDecoding):
-				// A verify step yields AL tokens, so its time is ITL × AL:
-				// without the AL the step cannot be read (taking 1 put the
-				// scale of an MTP arm too low by its AL, 2.49-3.84 in the
-				// shipped recipes).
-				noAL++
-				arm.LeftOut = append(arm.LeftOut, pointName(s)+": no acceptance length (speculative decoding: a decode step is ITL × AL)")
-				continue
-			}
-			if p.Running <= 0 {
-				arm.LeftOut = append(arm.LeftOut, pointName(s)+": no request rate and mean latency (the requests in flight)")
-				continue
 			}
 			points = append(points, p)
 		}
@@ -447,6 +426,51 @@ func engineLabel(cmd run.RecordedCommand, gpu string) string {
 	}
 	a := cfg.CalibrationArm()
 	return a.Label()
+}
+
+// noALReason is why a speculative arm's point without an acceptance
+// length is left out of the fit: a verify step yields AL tokens, so its
+// time is the gap × AL, and without the AL it cannot be read (taking 1
+// put the scale of an MTP arm too low by its AL, 2.49-3.84 in the
+// shipped recipes).
+const noALReason = "no acceptance length (speculative decoding: a decode step is ITL × AL)"
+
+// fitPoint is the fit's point of the sample s, whose result file says
+// facts, in an arm of poolTokens per rank that the recipe plans as
+// planned: its gap, requests in flight and decoding, context, prefill and
+// acceptance length (measured, else the recipe's golden one, alFrom
+// saying so), or why it is left out (its per-request records do not
+// read, noALReason, no requests in flight).
+func fitPoint(s knee.Sample, facts resultFacts, poolTokens int, planned PlannedArm) (p simengine.FitPoint, alFrom, why string) {
+	running := facts.running()
+	p = simengine.FitPoint{Conc: s.Conc, ITL: float64(*s.ITL.P50), AL: 1, Running: running, CtxTokens: facts.decodeContext(running)}
+	if s.Probe {
+		p.ProbeSeconds = s.Seconds
+	}
+	p.Gap, p.Decoding = facts.gap()
+	if p.CtxTokens <= 0 {
+		p.CtxTokens = *s.KVUsage * float64(poolTokens)
+	}
+	p.PrefillPerSecond, p.PrefillTokens, p.PrefillContext = facts.prefill()
+	if p.PrefillPerSecond > 0 {
+		var err error
+		if p.PrefillMidContext, err = prefillMidContext(s.File); err != nil {
+			return p, "", "its per-request records do not read: " + err.Error()
+		}
+	}
+	switch {
+	case s.AL != nil && s.AL.Measured != nil:
+		p.AL = float64(*s.AL.Measured)
+	case result.Speculative(facts.SpecDecoding) && planned.GoldenAL > 0:
+		p.AL = planned.GoldenAL
+		alFrom = fmt.Sprintf("the recipe's golden %g at the points without a measured one (the results carry none; InferenceX's recipes pin the engine's acceptance there)", planned.GoldenAL)
+	case result.Speculative(facts.SpecDecoding):
+		return p, "", noALReason
+	}
+	if p.Running <= 0 {
+		return p, "", "no request rate and mean latency (the requests in flight)"
+	}
+	return p, alFrom, ""
 }
 
 // CheckOut checks the file a calibration is to be written to: a new file

@@ -376,10 +376,11 @@ func checkResult(path string, p *Point) (*Metrics, error) {
 }
 
 // todo returns the jobs of the points still to run, by arm in schedule
-// order, but for arms whose server does not start (unstartable). With Options.Choose, an arm with no point to run gets a job (with
-// no points) while Choose asks for one of its done points (again): a
-// sweep killed after its last probe, before the full-length run of a
-// probe the search asked for, would otherwise end without that run.
+// order, but for arms whose server does not start (unstartable). With
+// Options.Choose, an arm with no point to run gets a job (with no points)
+// while Choose asks for one of its done points (again): a sweep killed
+// after its last probe, before the full-length run of a probe the search
+// asked for, would otherwise end without that run.
 func (s *sweep) todo() []Job {
 	var jobs []Job
 	for _, a := range s.o.Schedule.Arms {

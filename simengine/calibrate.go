@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -154,6 +155,10 @@ const (
 	maxPoolTokens = 1 << 40
 )
 
+// utf8BOM is the byte-order mark some editors write at a UTF-8 file's
+// start, which JSON does not allow.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // LoadCalibration reads a calibration file and checks every arm: a
 // simulated engine, a model, a GPU the model knows, a layout, a step scale
 // and pool in bounds (0: the model's), and no two arms for the same
@@ -163,6 +168,7 @@ func LoadCalibration(path string) (*Calibration, error) {
 	if err != nil {
 		return nil, err
 	}
+	data = bytes.TrimPrefix(data, utf8BOM) // an editor's byte-order mark
 	var cal Calibration
 	const want = "the JSON sweep sim calibrate writes"
 	if err := configs.DecodeJSON(path, data, &cal, want); err != nil {
@@ -266,7 +272,7 @@ func (a *ArmCalibration) apply(capa *capacity, pageSize int) {
 }
 
 // ErrTooFewPoints is returned by FitStepScale when no point can be fitted.
-var ErrTooFewPoints = errors.New("no point with an inter-token latency, an acceptance length and requests in flight to fit")
+var ErrTooFewPoints = errors.New("no point left to fit")
 
 // FitStepScale fits the scale of the model's step costs for cfg to the
 // points: the median over the points of the scale at which the model's
@@ -439,7 +445,7 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s: step scale %.3f, %s, rms error %.1f%%\n", a.Label(), a.StepScale, pool, a.RMSErrorPct)
 		if a.Basis != "" {
-			fmt.Fprintf(tw, "  fitted against the configuration %s\n", a.Basis)
+			fmt.Fprintf(tw, "  the model's configuration: %s\n", a.Basis)
 		}
 		if a.ALFrom != "" {
 			fmt.Fprintf(tw, "  acceptance length: %s\n", a.ALFrom)

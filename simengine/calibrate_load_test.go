@@ -30,6 +30,11 @@ func TestLoadCalibration(t *testing.T) {
 	got, err := LoadCalibration(good)
 	require.NoError(t, err)
 	assert.Equal(t, cal, got)
+	bom := filepath.Join(dir, "bom.json")
+	require.NoError(t, os.WriteFile(bom, append([]byte("\xef\xbb\xbf"), data...), 0o644))
+	got, err = LoadCalibration(bom)
+	require.NoError(t, err, "an editor's byte-order mark is read past")
+	assert.Equal(t, cal, got)
 
 	typo := filepath.Join(dir, "typo.json")
 	require.NoError(t, os.WriteFile(typo, []byte("{\n  \"version\": 1,\n  \"arms\": [\n    {\"engine\": \"sglang\", \"model\": \"Org/M\", \"gpu\": \"mi325x\", \"tp\": 8,\n     \"pool_token\": 2000000}\n  ]\n}\n"), 0o644))

@@ -183,7 +183,8 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 				sets = cal.Sets()
 			}
 			out = append(out, campaign.Setting{Name: "--sim-calibration", Value: o.SimCalib},
-				campaign.Setting{Name: "--sim-calibration's arms", Value: sets})
+				campaign.Setting{Name: "--sim-calibration's arms", Value: sets,
+					Hint: "the file sets other values than when the directory's sweep started, or the directory was started before sweep recorded them: its points would run on two calibrations; restore the file, or use another --out"})
 		}
 	}
 	return out

@@ -87,7 +87,7 @@ func fitOneArmOn(t *testing.T, dir, out, basis string) simengine.ArmCalibration 
 	code, stdout, stderr := runCLI(t, "sim", "calibrate", dir, "--out", out)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	assert.Contains(t, stdout, "measured step (ms)")
-	assert.Contains(t, stdout, "fitted against the configuration "+basis)
+	assert.Contains(t, stdout, "the model's configuration: "+basis)
 	cal, err := simengine.LoadCalibration(out)
 	require.NoError(t, err)
 	require.Len(t, cal.Arms, 1)
@@ -169,7 +169,8 @@ func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	m := fitOneArm(t, mixed, filepath.Join(dir, "fit-mixed.json"))
 	assert.Equal(t, arm.StepScale, m.StepScale)
-	assert.Contains(t, m.LeftOut, "c8: its engine command sets sglang Qwen/Qwen3.5-397B-A17B-FP8 h100 tp8 ep1, not the arm's first point's sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp8 ep1")
+	require.Len(t, m.LeftOut, 2, "%q", m.LeftOut)
+	assert.Regexp(t, `^c8: its engine command sets sglang Qwen/Qwen3.5-397B-A17B-FP8 h100 tp8 ep1 \(max running \d+, KV dtype "fp8_e4m3", 3 draft steps, chunk \d+, memory fraction [0-9.]+\), not the arm's first point's sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp8 ep1 \(`, m.LeftOut[0])
 
 	// The same results as InferenceX writes them are fitted against the
 	// command the shipped recipe plans, at its golden acceptance length.
@@ -187,6 +188,35 @@ func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 		assert.InEpsilon(t, want[c], got[c], 0.03, "conc %d: the fitted calibration reproduces the planted arm", c)
 		assert.Greater(t, math.Abs(model[c]-want[c])/want[c], 0.15, "conc %d: the uncalibrated model differs", c)
 	}
+
+	// A point run under another calibration (the uncalibrated model's c4
+	// beside the planted discovery) is left out: fitted as a replicate it
+	// put the scale at 0.5 with an rms error of 1e10 %.
+	mixedCal := filepath.Join(dir, "mixed-cal")
+	require.NoError(t, os.CopyFS(filepath.Join(mixedCal, "planted"), os.DirFS(filepath.Join(dir, "seen"))))
+	c4, err := filepath.Glob(filepath.Join(dir, "model-seed1", "*_conc4_*"))
+	require.NoError(t, err)
+	require.Len(t, c4, 1)
+	require.NoError(t, os.CopyFS(filepath.Join(mixedCal, "model", filepath.Base(c4[0])), os.DirFS(c4[0])))
+	mc := fitOneArm(t, mixedCal, filepath.Join(dir, "fit-mixed-cal.json"))
+	assert.Equal(t, arm.StepScale, mc.StepScale)
+	assert.Contains(t, mc.LeftOut, "c4: run under another calibration (none) than most of the arm's points (step costs x1.5, pool 2000000 tokens per rank)")
+
+	// A point whose engine command the simulator does not read is not
+	// taken for another engine's (it left out every point after it).
+	unread := filepath.Join(dir, "unread")
+	require.NoError(t, os.CopyFS(unread, os.DirFS(filepath.Join(dir, "seen"))))
+	cmds, err := filepath.Glob(filepath.Join(unread, "*_conc4_*", "sglang_command.txt"))
+	require.NoError(t, err)
+	require.Len(t, cmds, 1)
+	data, err := os.ReadFile(cmds[0])
+	require.NoError(t, err)
+	require.Contains(t, string(data), "--speculative-num-steps 3")
+	require.NoError(t, os.WriteFile(cmds[0], []byte(strings.Replace(string(data), "--speculative-num-steps 3", "--speculative-num-steps 1", 1)), 0o644))
+	un := fitOneArm(t, unread, filepath.Join(dir, "fit-unread.json"))
+	assert.Equal(t, arm.StepScale, un.StepScale)
+	assert.Len(t, un.Points, 2)
+	assert.Len(t, un.LeftOut, 1, "c32's pinned pool only: %q", un.LeftOut)
 }
 
 func TestSimCalibrationFlag(t *testing.T) {
@@ -232,7 +262,8 @@ func TestSimCalibrationRefitResume(t *testing.T) {
 	code, _, stderr = runCLI(t, args...)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "holds a different sweep")
-	assert.Contains(t, stderr, `--sim-calibration's arms: was "sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp8 ep1: step costs x1.5, pool 2000000", now "sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp8 ep1: step costs x2, pool 2000000"`)
+	assert.Contains(t, stderr, `--sim-calibration's arms: was "sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp8 ep1: step costs x1.5, pool 2000000", now "sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp8 ep1: step costs x2, pool 2000000" (the file sets other values than when the directory's sweep started`)
+	assert.Contains(t, stderr, "restore the file, or use another --out)")
 
 	require.NoError(t, os.WriteFile(cal, data, 0o644))
 	code, _, stderr = runCLI(t, args...)

@@ -309,6 +309,9 @@ type Identity struct {
 type Setting struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
+	// Hint, on a setting of the invocation (not recorded), says what to
+	// do when it differs from the directory's (Identity.Diff).
+	Hint string `json:"-"`
 }
 
 // SimulateSetting is the Identity setting that records whether the sweep
@@ -347,21 +350,25 @@ func (was *Identity) Diff(now *Identity) []string {
 	if was.Command != now.Command {
 		out = append(out, fmt.Sprintf("command: was sweep %s, now sweep %s", was.Command, now.Command))
 	}
-	wm, nm := map[string]string{}, map[string]string{}
+	wm, nm, hints := map[string]string{}, map[string]string{}, map[string]string{}
 	var names []string
 	for _, s := range was.Settings {
 		wm[s.Name] = s.Value
 		names = append(names, s.Name)
 	}
 	for _, s := range now.Settings {
-		nm[s.Name] = s.Value
+		nm[s.Name], hints[s.Name] = s.Value, s.Hint
 		if !slices.Contains(names, s.Name) {
 			names = append(names, s.Name)
 		}
 	}
 	for _, n := range names {
 		if wm[n] != nm[n] {
-			out = append(out, fmt.Sprintf("%s: was %q, now %q", n, wm[n], nm[n]))
+			d := fmt.Sprintf("%s: was %q, now %q", n, wm[n], nm[n])
+			if h := hints[n]; h != "" {
+				d += " (" + h + ")"
+			}
+			out = append(out, d)
 		}
 	}
 	var added, removed []string

@@ -10,6 +10,7 @@
 package simfit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -196,12 +197,13 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 		kv := a.Identity.Get("kv_offloading")
 		arm := simengine.ArmCalibration{Engine: engine, TP: tp, EP: max(ep, 1), DPAttention: a.Identity.Get("dp_attention") == "true", HostKV: kv != "" && kv != "none"}
 		var points []simengine.FitPoint
-		var recorded *run.RecordedCommand
+		var recorded, unread *run.RecordedCommand // the first command read, and the first that did not
 		planned, hasPlanned := o.Planned[plannedKey(a.Identity)]
 		var commands []basedCommand // the engine commands to read, in order
 		spec, al := "", 0.0
 		noAL := 0         // points of a speculative arm without a measured acceptance length
-		firstEngine := "" // the engine configuration of the first point with a command
+		firstEngine := "" // the engine configuration of the first point with a command read
+		calibration := mostCommon(a.Samples)
 		for _, s := range a.Samples {
 			facts, err := readResultFacts(s.File)
 			if err != nil {
@@ -213,15 +215,27 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 			if c, ok := run.EngineCommand(s.File); ok {
 				// One arm's points ran one engine configuration: a point
 				// run on another (--sim-gpu, other flags under the same
-				// runner label) would fit another engine's steps.
-				l := engineLabel(c, arm.GPU)
+				// runner label) would fit another engine's steps. A
+				// command the simulator does not read says nothing of it.
+				l, err := engineLabel(c, arm.GPU)
 				switch {
+				case err != nil:
+					if unread == nil {
+						unread = &c
+					}
 				case recorded == nil:
 					recorded, firstEngine = &c, l
 				case l != firstEngine:
 					arm.LeftOut = append(arm.LeftOut, fmt.Sprintf("%s: its engine command sets %s, not the arm's first point's %s", pointName(s), l, firstEngine))
 					continue
 				}
+			}
+			// Nor are points a simulated engine ran under another
+			// calibration than most of the arm's (it scaled their steps
+			// otherwise) the arm's.
+			if s.SimCalibration != calibration {
+				arm.LeftOut = append(arm.LeftOut, fmt.Sprintf("%s: run under another calibration (%s) than most of the arm's points (%s)", pointName(s), orNone(s.SimCalibration), orNone(calibration)))
+				continue
 			}
 			if facts.PoolTokens != nil {
 				arm.PoolTokens = int(*facts.PoolTokens)
@@ -253,6 +267,9 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 		if len(points) == 0 && noAL > 0 {
 			skipped = append(skipped, fmt.Sprintf("%s: speculative decoding (%s) without a measured acceptance length at any point, nor a golden one planned for the arm: a decode step is ITL × AL (results sweep writes carry it under acceptance_length; InferenceX's own do not)", label, spec))
 			continue
+		}
+		if recorded == nil {
+			recorded = unread
 		}
 		if recorded != nil {
 			commands = append(commands, basedCommand{*recorded, simengine.BasisCommand})
@@ -417,15 +434,18 @@ func commandConfig(cmd run.RecordedCommand, gpu string) (simengine.Config, error
 	return cfg, nil
 }
 
-// engineLabel names the engine configuration cmd sets as a calibration's
-// arm does ("" when it cannot be read).
-func engineLabel(cmd run.RecordedCommand, gpu string) string {
+// engineLabel names the engine configuration cmd sets: a calibration's
+// arm, and the flags that set the model's costs.
+func engineLabel(cmd run.RecordedCommand, gpu string) (string, error) {
 	cfg, err := commandConfig(cmd, gpu)
 	if err != nil {
-		return ""
+		return "", err
 	}
 	a := cfg.CalibrationArm()
-	return a.Label()
+	// The flags that set the model's costs beside the arm's identity: the
+	// batch limit, the cache's dtype, the drafts, the prefill chunk.
+	return fmt.Sprintf("%s (max running %d, KV dtype %q, %d draft steps, chunk %d, memory fraction %g)",
+		a.Label(), cfg.MaxRunningRequests, cfg.KVCacheDType, cfg.Spec.NumSteps, cfg.ChunkSize, cfg.MemFraction), nil
 }
 
 // noALReason is why a speculative arm's point without an acceptance
@@ -498,15 +518,39 @@ func CheckOut(path string) error {
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	if json.Unmarshal(data, &probe) != nil || probe.Version == nil || probe.Arms == nil {
+	if json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &probe) != nil || probe.Version == nil || probe.Arms == nil {
 		return fmt.Errorf("--out %s exists and is not a calibration file (sweep sim calibrate replaces only its own): name another file, or remove it first", path)
 	}
 	return nil
 }
 
+// mostCommon is the calibration (knee.Sample.SimCalibration) most of
+// samples ran under ("" for none), the first met on a tie.
+func mostCommon(samples []knee.Sample) string {
+	count := map[string]int{}
+	best := ""
+	for _, s := range samples {
+		count[s.SimCalibration]++
+		if count[s.SimCalibration] > count[best] {
+			best = s.SimCalibration
+		}
+	}
+	return best
+}
+
+// orNone is s, or "none" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
 // unfit says why a point is left out of the fit ("" when it is fitted).
 func unfit(s knee.Sample) string {
 	switch {
+	case s.Superseded:
+		return "a probe its full-length run superseded"
 	case s.Excluded != "":
 		return "failed: " + s.Excluded
 	case s.ITL.P50 == nil:

@@ -171,11 +171,14 @@ func TestCheckOut(t *testing.T) {
 	dir := t.TempDir()
 	cal := filepath.Join(dir, "cal.json")
 	require.NoError(t, os.WriteFile(cal, []byte(`{"version": 1, "arms": []}`), 0o644))
+	bom := filepath.Join(dir, "bom.json")
+	require.NoError(t, os.WriteFile(bom, []byte("\xef\xbb\xbf"+`{"version": 1, "arms": []}`), 0o644))
 	res := filepath.Join(dir, "result.json")
 	require.NoError(t, os.WriteFile(res, []byte(`{"hw": "mi325x", "conc": 4}`), 0o644))
 	for _, tc := range []struct{ out, err string }{
 		{filepath.Join(dir, "new.json"), ""},
 		{cal, ""},
+		{bom, ""},
 		{res, "--out " + res + " exists and is not a calibration file"},
 		{dir, "--out " + dir + " is a directory: name a file (" + filepath.Join(dir, "sim-calibration.json") + ")"},
 		{filepath.Join(dir, "no", "cal.json"), "the directory " + filepath.Join(dir, "no") + " does not exist"},

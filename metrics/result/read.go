@@ -149,7 +149,15 @@ func ReadDir(ctx context.Context, dir string) (files []*File, problems []error, 
 	if !st.IsDir() {
 		return nil, nil, fmt.Errorf("%s is not a directory (give the directory holding the result files)", dir)
 	}
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	root := dir
+	if lst, err := os.Lstat(dir); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+		// A link to the directory: WalkDir does not follow a link, also
+		// at its root (the directory read as empty), but a trailing
+		// separator makes the root the directory itself, and the paths
+		// keep the name given.
+		root = dir + string(filepath.Separator)
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package simengine
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -206,6 +207,17 @@ func LoadCalibration(path string) (*Calibration, error) {
 		}
 	}
 	return &cal, nil
+}
+
+// IsCalibrationFile reports whether data has a calibration file's shape
+// (a version and a list of arms), whatever its values: what sweep sim
+// calibrate may write over.
+func IsCalibrationFile(data []byte) bool {
+	var shape struct {
+		Version *int            `json:"version"`
+		Arms    json.RawMessage `json:"arms"`
+	}
+	return json.Unmarshal(bytes.TrimPrefix(data, utf8BOM), &shape) == nil && shape.Version != nil && shape.Arms != nil
 }
 
 // Sets is what the calibration sets, arm by arm: its label, step scale

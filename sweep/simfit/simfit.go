@@ -10,7 +10,6 @@
 package simfit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -510,15 +509,11 @@ func CheckOut(path string) error {
 	case st.IsDir():
 		return fmt.Errorf("--out %s is a directory: name a file (%s)", path, filepath.Join(path, "sim-calibration.json"))
 	}
-	var probe struct {
-		Version *int            `json:"version"`
-		Arms    json.RawMessage `json:"arms"`
-	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	if json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &probe) != nil || probe.Version == nil || probe.Arms == nil {
+	if !simengine.IsCalibrationFile(data) {
 		return fmt.Errorf("--out %s exists and is not a calibration file (sweep sim calibrate replaces only its own): name another file, or remove it first", path)
 	}
 	return nil

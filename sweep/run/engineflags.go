@@ -8,6 +8,7 @@ import (
 
 	"sweep/internal/inputfile"
 	"sweep/recipes"
+	"sweep/simengine"
 )
 
 // RecordedCommand is the engine command recorded beside a result file:
@@ -19,6 +20,14 @@ type RecordedCommand struct {
 	Argv      []string
 	Unchecked []string
 	Env       map[string]string
+}
+
+// SimConfig is the simulated engine's configuration for the command, read
+// as the simulated engine reads it (with the calibration its environment
+// names); lenient reads flags its schema does not know past.
+func (c RecordedCommand) SimConfig(lenient bool) (simengine.Config, error) {
+	cl := simengine.CommandLine{Argv: c.Argv, Unchecked: c.Unchecked, Env: c.Env, Lenient: lenient}
+	return cl.Config(nil)
 }
 
 // EngineCommand reads the engine command recorded beside a result file

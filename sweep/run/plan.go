@@ -20,7 +20,6 @@ import (
 	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/recipes/schema"
-	"sweep/simengine"
 )
 
 // Setup says how a planned point runs on this machine: with the real
@@ -256,8 +255,7 @@ func calibratedEngine(ps proc.Spec) (result.CalibratedEngine, error) {
 	if !ok {
 		return result.CalibratedEngine{}, fmt.Errorf("%s: %q is not a simulated engine's command", ps.Name, ps.Argv)
 	}
-	cl := simengine.CommandLine{Argv: engine, Unchecked: unchecked, Env: ps.Env}
-	cfg, err := cl.Config(nil)
+	cfg, err := RecordedCommand{Argv: engine, Unchecked: unchecked, Env: ps.Env}.SimConfig(false)
 	if err != nil {
 		return result.CalibratedEngine{}, fmt.Errorf("%s: %w", ps.Name, err)
 	}

@@ -11,7 +11,6 @@ package simfit
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,6 +23,7 @@ import (
 	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/internal/inputfile"
+	"sweep/internal/pyjson"
 	"sweep/internal/simproto"
 	"sweep/metrics/aiperf"
 	"sweep/metrics/result"
@@ -39,42 +39,17 @@ import (
 // model does not describe, so the fit leaves it out.
 const pinnedUsage = 0.95
 
-// resultFacts are the fields of a result file the calibration needs
-// beyond what knee reads.
-type resultFacts struct {
-	Model        string `json:"model"`
-	HW           string `json:"hw"`
-	SpecDecoding string `json:"spec_decoding"`
-	// PoolTokens is a number: results written by other tools may have
-	// 6172736.0, which knee reads too.
-	PoolTokens    *float64 `json:"kv_cache_pool_tokens"`
-	ServerMetrics struct {
-		Cache struct {
-			PrefixHits         *float64 `json:"prefix_cache_hits"`
-			ExternalPrefixHits *float64 `json:"external_prefix_cache_hits"`
-		} `json:"cache"`
-		Tokens struct {
-			PromptTotal       *float64 `json:"prompt_total"`
-			RequestsCompleted *float64 `json:"requests_completed"`
-			BySource          struct {
-				Computed *float64 `json:"computed"`
-			} `json:"prompt_by_source"`
-		} `json:"tokens"`
-	} `json:"server_metrics"`
-	RequestMetric struct {
-		Throughput struct {
-			Duration *float64 `json:"duration_seconds"`
-		} `json:"throughput"`
-		QPS     struct{ Mean *float64 } `json:"qps"`
-		Latency struct {
-			E2EL struct{ Mean *float64 } `json:"e2el"`
-			TTFT struct{ Mean *float64 } `json:"ttft"`
-		} `json:"latency"`
-		Tokens struct {
-			Input  struct{ Mean *float64 } `json:"input"`
-			Output struct{ Mean *float64 } `json:"output_actual"`
-		} `json:"tokens"`
-	} `json:"request_metrics"`
+// resultFacts is what the calibration reads of a result file beyond what
+// knee reads: the file as result.ReadFile reads it (Python's NaN, a
+// number written 6172736.0).
+type resultFacts struct{ r result.Result }
+
+// num is an optional number of a result, and whether it is there.
+func num(v *pyjson.Rounded) (float64, bool) {
+	if v == nil {
+		return 0, false
+	}
+	return float64(*v), true
 }
 
 // decodeContext is the context the requests in flight decode over: each
@@ -82,28 +57,28 @@ type resultFacts struct {
 // running requests' KV, not the cached prefixes of idle sessions that the
 // pool's usage also counts); 0 when unknown.
 func (f resultFacts) decodeContext(running float64) float64 {
-	t := f.RequestMetric.Tokens
-	if t.Input.Mean == nil || running <= 0 {
+	t := f.r.RequestMetrics.Tokens
+	in, ok := num(t.Input.Mean)
+	if !ok || running <= 0 {
 		return 0
 	}
-	out := 0.0
-	if t.Output.Mean != nil {
-		out = *t.Output.Mean
-	}
-	return running * (*t.Input.Mean + out/2)
+	out, _ := num(t.OutputActual.Mean)
+	return running * (in + out/2)
 }
 
 // prefill is the uncached prompt tokens computed per second, per request,
 // and the cached context a request's computed tokens follow; 0 when
 // unknown.
 func (f resultFacts) prefill() (perSecond, perRequest, context float64) {
-	t, d := f.ServerMetrics.Tokens, f.RequestMetric.Throughput.Duration
+	t := f.r.ServerMetrics.Tokens
 	computed := f.computed()
-	if computed == nil || t.PromptTotal == nil || t.RequestsCompleted == nil || *t.RequestsCompleted <= 0 || d == nil || *d <= 0 {
+	prompt, okP := num(t.PromptTotal)
+	n, okN := num(t.RequestsCompleted)
+	d, okD := num(f.r.RequestMetrics.Throughput.DurationSeconds)
+	if computed == nil || !okP || !okN || n <= 0 || !okD || d <= 0 {
 		return 0, 0, 0
 	}
-	n := *t.RequestsCompleted
-	return *computed / *d, *computed / n, (*t.PromptTotal - *computed) / n
+	return *computed / d, *computed / n, (prompt - *computed) / n
 }
 
 // computed is the prompt tokens the engine computed: prompt_by_source's
@@ -111,28 +86,28 @@ func (f resultFacts) prefill() (perSecond, perRequest, context float64) {
 // prompt tokens less vLLM's prefix-cache hits, device and external (an
 // engine without the by-source counter); nil when neither is reported.
 func (f resultFacts) computed() *float64 {
-	t, c := f.ServerMetrics.Tokens, f.ServerMetrics.Cache
-	if t.BySource.Computed != nil {
-		return t.BySource.Computed
+	t, c := f.r.ServerMetrics.Tokens, f.r.ServerMetrics.Cache
+	if v, ok := num(t.PromptBySource.Computed); ok {
+		return &v
 	}
-	if t.PromptTotal == nil || c.PrefixHits == nil {
+	prompt, okP := num(t.PromptTotal)
+	hits, okH := num(c.PrefixCacheHits)
+	if !okP || !okH {
 		return nil
 	}
-	v := *t.PromptTotal - *c.PrefixHits
-	if c.ExternalPrefixHits != nil {
-		v -= *c.ExternalPrefixHits
-	}
-	v = max(v, 0)
+	external, _ := num(c.ExternalPrefixCacheHits)
+	v := max(prompt-hits-external, 0)
 	return &v
 }
 
 // running is the requests in flight by Little's law, 0 when unknown.
 func (f resultFacts) running() float64 {
-	q, l := f.RequestMetric.QPS.Mean, f.RequestMetric.Latency.E2EL.Mean
-	if q == nil || l == nil {
+	q, okQ := num(f.r.RequestMetrics.QPS.Mean)
+	l, okL := num(f.r.RequestMetrics.Latency.E2EL.Mean)
+	if !okQ || !okL {
 		return 0
 	}
-	return *q * *l
+	return q * l
 }
 
 // gap is the mean time between two of a request's tokens, weighted by
@@ -142,16 +117,18 @@ func (f resultFacts) running() float64 {
 // Little's law (request rate × (mean latency − mean TTFT)). 0 when
 // unknown.
 func (f resultFacts) gap() (gap, decoding float64) {
-	l, t := f.RequestMetric.Latency, f.RequestMetric.Tokens
-	if l.E2EL.Mean == nil || l.TTFT.Mean == nil || t.Output.Mean == nil || *t.Output.Mean <= 1 || *l.E2EL.Mean <= *l.TTFT.Mean {
+	l, t := f.r.RequestMetrics.Latency, f.r.RequestMetrics.Tokens
+	e2el, okL := num(l.E2EL.Mean)
+	ttft, okT := num(l.TTFT.Mean)
+	out, okO := num(t.OutputActual.Mean)
+	if !okL || !okT || !okO || out <= 1 || e2el <= ttft {
 		return 0, 0
 	}
-	span := *l.E2EL.Mean - *l.TTFT.Mean
-	gap = span / (*t.Output.Mean - 1)
-	if q := f.RequestMetric.QPS.Mean; q != nil {
-		decoding = *q * span
+	span := e2el - ttft
+	if q, ok := num(f.r.RequestMetrics.QPS.Mean); ok {
+		decoding = q * span
 	}
-	return gap, decoding
+	return span / (out - 1), decoding
 }
 
 // FitResults fits every arm of the results under dir (a discovery, an
@@ -209,7 +186,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 				return nil, nil, err
 			}
 			if arm.Model == "" {
-				arm.Model, arm.GPU, spec = facts.Model, simengine.GPUFromRunner(facts.HW), facts.SpecDecoding
+				arm.Model, arm.GPU, spec = facts.r.Model, simengine.GPUFromRunner(facts.r.HW), facts.r.SpecDecoding
 			}
 			if c, ok := run.EngineCommand(s.File); ok {
 				// One arm's points ran one engine configuration: a point
@@ -236,8 +213,8 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 				arm.LeftOut = append(arm.LeftOut, fmt.Sprintf("%s: run under another calibration (%s) than most of the arm's points (%s)", pointName(s), orNone(s.SimCalibration), orNone(calibration)))
 				continue
 			}
-			if facts.PoolTokens != nil {
-				arm.PoolTokens = int(*facts.PoolTokens)
+			if pool, ok := num(facts.r.KVCachePoolTokens); ok {
+				arm.PoolTokens = int(pool)
 			}
 			if why := unfit(s); why != "" {
 				arm.LeftOut = append(arm.LeftOut, pointName(s)+": "+why)
@@ -254,7 +231,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 			if alFrom != "" {
 				arm.ALFrom = alFrom
 			}
-			if result.Speculative(facts.SpecDecoding) {
+			if result.Speculative(facts.r.SpecDecoding) {
 				al = p.AL
 			}
 			points = append(points, p)
@@ -424,13 +401,8 @@ func commandConfig(cmd run.RecordedCommand, gpu string) (simengine.Config, error
 	if env[simproto.EnvGPU] == "" {
 		env[simproto.EnvGPU] = gpu
 	}
-	cl := simengine.CommandLine{Argv: cmd.Argv, Unchecked: cmd.Unchecked, Env: env, Lenient: true}
-	cfg, err := cl.Config(nil)
-	if err != nil {
-		return cfg, err
-	}
-	cfg.Calibration, cfg.CalibrationFile = nil, ""
-	return cfg, nil
+	cmd.Env = env
+	return cmd.SimConfig(true)
 }
 
 // engineLabel names the engine configuration cmd sets: a calibration's
@@ -480,10 +452,10 @@ func fitPoint(s knee.Sample, facts resultFacts, poolTokens int, planned PlannedA
 	switch {
 	case s.AL != nil && s.AL.Measured != nil:
 		p.AL = float64(*s.AL.Measured)
-	case result.Speculative(facts.SpecDecoding) && planned.GoldenAL > 0:
+	case result.Speculative(facts.r.SpecDecoding) && planned.GoldenAL > 0:
 		p.AL = planned.GoldenAL
 		alFrom = fmt.Sprintf("the recipe's golden %g at the points without a measured one (the results carry none; InferenceX's recipes pin the engine's acceptance there)", planned.GoldenAL)
-	case result.Speculative(facts.SpecDecoding):
+	case result.Speculative(facts.r.SpecDecoding):
 		return p, "", noALReason
 	}
 	if p.Running <= 0 {
@@ -568,15 +540,11 @@ func pointName(s knee.Sample) string {
 }
 
 func readResultFacts(path string) (resultFacts, error) {
-	var f resultFacts
-	data, err := os.ReadFile(path)
+	f, err := result.ReadFile(path)
 	if err != nil {
-		return f, err
+		return resultFacts{}, err
 	}
-	if err := json.Unmarshal(data, &f); err != nil {
-		return f, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, nil
+	return resultFacts{f.Result}, nil
 }
 
 // prefillMidContext is the context a computed prompt token attends to on

@@ -97,7 +97,7 @@ func TestComputedPromptTokens(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var f resultFacts
-			require.NoError(t, json.Unmarshal([]byte(tc.json), &f))
+			require.NoError(t, json.Unmarshal([]byte(tc.json), &f.r))
 			assert.Equal(t, tc.want, f.computed())
 		})
 	}
@@ -194,14 +194,16 @@ func TestCheckOut(t *testing.T) {
 }
 
 // TestPoolTokensAsANumber: a result whose pool is written as a number
-// with a fraction (6172736.0, as knee reads it) is read, not refused.
+// with a fraction (6172736.0, as knee reads it) is read, not refused; so
+// is a mean Python wrote as NaN (read as not measured).
 func TestPoolTokensAsANumber(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.json")
-	require.NoError(t, os.WriteFile(path, []byte(`{"kv_cache_pool_tokens": 6172736.0}`), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte(`{"conc": 4, "kv_cache_pool_tokens": 6172736.0, "request_metrics": {"latency": {"ttft": {"mean": NaN}}}}`), 0o644))
 	f, err := readResultFacts(path)
 	require.NoError(t, err)
-	require.NotNil(t, f.PoolTokens)
-	assert.Equal(t, 6172736.0, *f.PoolTokens)
+	require.NotNil(t, f.r.KVCachePoolTokens)
+	assert.Equal(t, 6172736.0, float64(*f.r.KVCachePoolTokens))
+	assert.Nil(t, f.r.RequestMetrics.Latency.TTFT.Mean)
 }
 
 // TestPrefillMidContext: the context a computed prompt token attends to is

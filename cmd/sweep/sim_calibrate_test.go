@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sweep/internal/simproto"
 	"testing"
@@ -170,7 +171,7 @@ func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 	m := fitOneArm(t, mixed, filepath.Join(dir, "fit-mixed.json"))
 	assert.Equal(t, arm.StepScale, m.StepScale)
 	require.Len(t, m.LeftOut, 2, "%q", m.LeftOut)
-	assert.Regexp(t, `^c8: its engine command sets sglang Qwen/Qwen3.5-397B-A17B-FP8 h100 tp8 ep1 \(max running \d+, KV dtype "fp8_e4m3", 3 draft steps, chunk \d+, memory fraction [0-9.]+\), not the arm's first point's sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp8 ep1 \(`, m.LeftOut[0])
+	assert.Regexp(t, `^c8: its engine command sets sglang Qwen/Qwen3.5-397B-A17B-FP8 h100 tp8 ep1 \(KV dtype "fp8_e4m3", 3 draft steps\), not the arm's first point's sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp8 ep1 \(`, m.LeftOut[0])
 
 	// The same results as InferenceX writes them are fitted against the
 	// command the shipped recipe plans, at its golden acceptance length.
@@ -348,6 +349,8 @@ func TestSimCalibrateRecoversPlantedArms(t *testing.T) {
 			t.Logf("%s: step scale %.4f, rms %.2f %%", tc.name, arm.StepScale, arm.RMSErrorPct)
 			assert.InEpsilon(t, 1.5, arm.StepScale, 0.03)
 			assert.Less(t, arm.RMSErrorPct, 5.0)
+			assert.Len(t, arm.Points, len(tc.flags)-slices.Index(tc.flags, "--conc-list")-1,
+				"every point fitted (the DP-attention recipe's batch limit, 2x conc, is no other engine): %q", arm.LeftOut)
 			for _, p := range arm.Points {
 				assert.Positive(t, p.PrefillPerSecond, "conc %d: the prefill the fit reads", p.Conc)
 			}

@@ -406,17 +406,20 @@ func commandConfig(cmd run.RecordedCommand, gpu string) (simengine.Config, error
 }
 
 // engineLabel names the engine configuration cmd sets: a calibration's
-// arm, and the flags that set the model's costs.
+// arm, and the flags that set the step costs the same way at every point.
 func engineLabel(cmd run.RecordedCommand, gpu string) (string, error) {
 	cfg, err := commandConfig(cmd, gpu)
 	if err != nil {
 		return "", err
 	}
 	a := cfg.CalibrationArm()
-	// The flags that set the model's costs beside the arm's identity: the
-	// batch limit, the cache's dtype, the drafts, the prefill chunk.
-	return fmt.Sprintf("%s (max running %d, KV dtype %q, %d draft steps, chunk %d, memory fraction %g)",
-		a.Label(), cfg.MaxRunningRequests, cfg.KVCacheDType, cfg.Spec.NumSteps, cfg.ChunkSize, cfg.MemFraction), nil
+	// The flags that set the step costs beside the arm's identity: the
+	// cache's dtype and the drafts. Not the batch limit, the chunk or the
+	// memory fraction: recipes set those per point (the DeepSeek-V4 B300
+	// DP-attention recipe's --max-running-requests is 2x conc), and they
+	// bound the batch and size the pool, which the fit reads from each
+	// point's results.
+	return fmt.Sprintf("%s (KV dtype %q, %d draft steps)", a.Label(), cfg.KVCacheDType, cfg.Spec.NumSteps), nil
 }
 
 // noALReason is why a speculative arm's point without an acceptance

@@ -5,16 +5,18 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
-	"sweep/internal/simproto"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/internal/simproto"
 	"sweep/metrics/result"
 	"sweep/simengine"
+	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
 )
 
@@ -356,4 +358,24 @@ func TestSimCalibrateRecoversPlantedArms(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDiscoverSaysWhyAPointFailed: a point whose every prompt exceeds a
+// calibrated pool of 4096 tokens fails in the client, and the discovery's
+// progress line and summary.txt quote the refusal from the client's log,
+// not only the client's exit code.
+func TestDiscoverSaysWhyAPointFailed(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	dir := t.TempDir()
+	tiny := filepath.Join(dir, "tiny.json")
+	require.NoError(t, os.WriteFile(tiny, []byte(`{"version": 1, "arms": [{"engine": "sglang", "model": "Qwen/Qwen3.5-397B-A17B-FP8", "gpu": "mi325x", "tp": 8, "step_scale": 1, "pool_tokens": 4096}]}`), 0o644))
+	out := filepath.Join(dir, "d")
+	code, stdout, stderr := runCLI(t, "discover", "--simulate", "--builtin-client", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "1",
+		"--conc-list", "1", "--duration", "60", "--no-report", "--stop-grace", "3s", "--retries", "0", "--sim-calibration", tiny, "--out", out)
+	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	const why = "stage client: client failed (exit code 1); from its log: sweep: loadgen: warm-up request"
+	assert.Contains(t, stderr+stdout, why)
+	text, err := os.ReadFile(filepath.Join(out, campaign.SummaryText))
+	require.NoError(t, err)
+	assert.Regexp(t, `failed \(each point's logs and run.json in its directory\):\n  1  qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8 c1, 1 attempt: `+regexp.QuoteMeta(why)+`.*the KV cache holds 4096`, string(text))
 }

@@ -204,7 +204,7 @@ func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
 		return out
 	}
 	if f := rec.Failed(); f != nil && err != nil {
-		out.Err = fmt.Errorf("stage %s: %s", f.Name, f.Error)
+		out.Err = fmt.Errorf("stage %s: %s", f.Name, f.Detail())
 	}
 	out.Result = rec.ResultFile // the campaign checks it and takes its numbers
 	out.ServerGone = s.srv.Healthy(ctx) != nil

@@ -121,8 +121,30 @@ func (sum *Summary) Table() string {
 		skipped = fmt.Sprintf(", %d skipped by adaptive discovery", sum.Skipped)
 	}
 	fmt.Fprintf(&b, "%d ok, %d failed, %d not run%s; %s in this invocation\n", sum.OK, sum.Failed, sum.Pending, skipped, plural.Count(sum.ServerStarts, "server start", "server starts"))
+	b.WriteString(sum.failures())
 	if sum.Spent != nil {
 		b.WriteString(sum.Spent.Lines(len(sum.Points)))
+	}
+	return b.String()
+}
+
+// failures lists the failed points with why, each under the number of
+// its row: "failed (each point's logs and run.json in its directory):",
+// then "  1  ARM c1, 2 attempts: stage client: ...".
+func (sum *Summary) failures() string {
+	var b strings.Builder
+	for _, p := range sum.Points {
+		if p.Status != StatusFailed {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("failed (each point's logs and run.json in its directory):\n")
+		}
+		why := p.Error
+		if why == "" {
+			why = "no error recorded"
+		}
+		fmt.Fprintf(&b, "  %d  %s c%d, %s: %s\n", p.Index, p.Arm, p.Conc, plural.Count(p.Attempts, "attempt", "attempts"), strings.ReplaceAll(why, "\n", "\n      "))
 	}
 	return b.String()
 }

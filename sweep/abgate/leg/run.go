@@ -253,8 +253,8 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) ([]stri
 		}
 		detail := "the server did not start: " + err.Error()
 		if rec != nil {
-			if f := rec.Failed(); f != nil && len(f.LogTail) > 0 {
-				detail += " (last log line: " + f.LogTail[len(f.LogTail)-1] + ")"
+			if f := rec.Failed(); f != nil && f.Cause() != "" {
+				detail += " (from its log: " + f.Cause() + ")"
 			}
 		}
 		o.Progress(fmt.Sprintf("arm %s: %s", arm.Label, detail))

@@ -116,9 +116,17 @@ func render(name string, p *plot.Plot, d *plotData) (c Chart, err error) {
 // pow2Ticks labels a log2 axis at powers of two.
 type pow2Ticks struct{}
 
+// maxPow2Ticks bounds a log2 axis's ticks: 2^64 is beyond any
+// concurrency.
+const maxPow2Ticks = 64
+
 func (pow2Ticks) Ticks(lo, hi float64) []plot.Tick {
+	lo, hi, ok := log2Range(lo, hi)
+	if !ok {
+		return nil
+	}
 	var ts []plot.Tick
-	for v := math.Pow(2, math.Floor(math.Log2(lo))); v <= hi*1.0001; v *= 2 {
+	for v := math.Pow(2, math.Floor(math.Log2(lo))); v <= hi*1.0001 && len(ts) < maxPow2Ticks; v *= 2 {
 		if v >= lo*0.9999 {
 			ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprintf("%g", v)})
 		}
@@ -166,10 +174,27 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 type log2Scale struct{}
 
 func (log2Scale) Normalize(lo, hi, x float64) float64 {
-	if lo <= 0 || hi <= lo {
+	lo, hi, ok := log2Range(lo, hi)
+	if !ok {
 		return 0.5
 	}
 	return (math.Log2(x) - math.Log2(lo)) / (math.Log2(hi) - math.Log2(lo))
+}
+
+// log2Range is the range a log2 axis draws for gonum's [lo, hi], and
+// whether it can draw one. A log axis has no 0, but gonum pads an axis
+// whose data is a single value by ±1, so an arm measured at c1 alone
+// gets [0, 2]: a lower end at or below 0 is taken as a quarter of the
+// upper one ([0.5, 2], c1 in the middle). (Its ticks once doubled 0
+// forever: the report of such an arm grew to the machine's memory.)
+func log2Range(lo, hi float64) (float64, float64, bool) {
+	if !(hi > 0) || math.IsInf(hi, 0) || math.IsNaN(lo) {
+		return 0, 0, false
+	}
+	if lo <= 0 {
+		lo = hi / 4
+	}
+	return lo, hi, hi > lo
 }
 
 func newPlot(title, x, y string) *plot.Plot {

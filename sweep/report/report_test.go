@@ -7,6 +7,7 @@ import (
 	"html"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot"
 
 	"sweep/metrics/result"
 	"sweep/sweep/knee"
@@ -268,6 +270,61 @@ func TestWriteSweep(t *testing.T) {
 
 // TestNiceTicks: a linear axis is labelled at round values with the
 // digits they need (gonum's default labels 0..27000 "0.00", "25000.00").
+// TestPow2Ticks: a log2 axis is labelled at the powers of two in its
+// range, and a range a log axis cannot draw as given (gonum pads an arm
+// measured at c1 alone to [0, 2]) ends: the ticks once doubled 0 forever.
+func TestPow2Ticks(t *testing.T) {
+	values := func(ts []plot.Tick) []float64 {
+		var vs []float64
+		for _, tk := range ts {
+			vs = append(vs, tk.Value)
+		}
+		return vs
+	}
+	for _, tc := range []struct {
+		lo, hi float64
+		want   []float64
+	}{
+		{1, 64, []float64{1, 2, 4, 8, 16, 32, 64}},
+		{3, 40, []float64{4, 8, 16, 32}},
+		{0, 2, []float64{0.5, 1, 2}},
+		{-1, 8, []float64{2, 4, 8}},
+		{0, 0, nil},
+		{1, math.Inf(1), nil},
+		{math.NaN(), 8, nil},
+	} {
+		assert.Equal(t, tc.want, values(pow2Ticks{}.Ticks(tc.lo, tc.hi)), "[%g, %g]", tc.lo, tc.hi)
+	}
+	assert.Len(t, pow2Ticks{}.Ticks(1e-300, 1e300), maxPow2Ticks)
+	assert.InDelta(t, 0.5, log2Scale{}.Normalize(0, 2, 1), 1e-12, "c1 alone sits in the middle")
+}
+
+// TestBuildOneConcurrencyArm: a report whose arms were each measured at
+// one concurrency (discover --conc-list 1) draws its charts. Their
+// log2 axis is padded to [0, 2] there, which once made the report grow
+// without bound until the kernel killed sweep.
+func TestBuildOneConcurrencyArm(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range synth.KeySweep(11) {
+		c.Arm.Samples = c.Arm.Samples[:1]
+		_, err := synth.WriteDir(filepath.Join(dir, "results", c.ID), c.Arm, true)
+		require.NoError(t, err)
+	}
+	arms, err := knee.Read(t.Context(), filepath.Join(dir, "results"))
+	require.NoError(t, err)
+	rs := make([]*knee.Result, len(arms))
+	for i, a := range arms {
+		rs[i] = knee.Analyze(a, knee.Options{})
+		require.Len(t, a.Samples, 1)
+	}
+	rep, err := Build(rs, knee.MetricTotal)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Charts)
+	for _, c := range rep.Charts {
+		assert.Contains(t, string(c.SVG), "<svg", c.Name)
+	}
+}
+
 func TestNiceTicks(t *testing.T) {
 	for _, tc := range []struct {
 		lo, hi float64

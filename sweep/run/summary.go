@@ -20,8 +20,9 @@ type Summary struct {
 	InvalidReasons []string
 	// Client names the load client (empty in results without one).
 	Client string
-	// Submission is "valid <scenario> submission" or why not; empty when
-	// the client stamped no scenario.
+	// Submission is "valid <scenario> submission" or why not (and, for an
+	// invalid point the client stamped valid, that the stamp is the
+	// client's rules only); empty when the client stamped no scenario.
 	Submission string
 }
 
@@ -47,7 +48,12 @@ func Summarize(path string) (Summary, error) {
 	}
 	if sub := f.Submission; sub != nil {
 		s.Submission = "valid " + sub.Scenario + " submission"
-		if !sub.Valid {
+		switch {
+		case sub.Valid && !f.Valid:
+			// aiperf's stamp judges its own rules (the run's length and
+			// settings), not the engine's failures or the AL check.
+			s.Submission = "the client stamped it a valid " + sub.Scenario + " submission, but the point is invalid (above)"
+		case !sub.Valid:
 			s.Submission = "not a valid " + sub.Scenario + " submission: " + strings.Join(sub.InvalidReasons, ", ")
 		}
 	}

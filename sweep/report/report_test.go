@@ -29,8 +29,17 @@ import (
 // reads it back and builds the report on it.
 func buildKeySweep(t *testing.T) (*Report, string) {
 	t.Helper()
+	rep, dir := buildKeySweepOf(t, func(*synth.Case) {})
+	return rep, filepath.Join(dir, "report")
+}
+
+// buildKeySweepOf is buildKeySweep with each case changed by edit before
+// it is written; it returns the report and the directory.
+func buildKeySweepOf(t *testing.T, edit func(*synth.Case)) (*Report, string) {
+	t.Helper()
 	dir := t.TempDir()
 	for _, c := range synth.KeySweep(11) {
+		edit(c)
 		_, err := synth.WriteDir(filepath.Join(dir, "results", c.ID), c.Arm, true)
 		require.NoError(t, err)
 	}
@@ -42,7 +51,7 @@ func buildKeySweep(t *testing.T) (*Report, string) {
 	}
 	rep, err := Build(rs, knee.MetricTotal)
 	require.NoError(t, err)
-	return rep, filepath.Join(dir, "report")
+	return rep, dir
 }
 
 func TestBuildCharts(t *testing.T) {
@@ -304,21 +313,10 @@ func TestPow2Ticks(t *testing.T) {
 // log2 axis is padded to [0, 2] there, which once made the report grow
 // without bound until the kernel killed sweep.
 func TestBuildOneConcurrencyArm(t *testing.T) {
-	dir := t.TempDir()
-	for _, c := range synth.KeySweep(11) {
-		c.Arm.Samples = c.Arm.Samples[:1]
-		_, err := synth.WriteDir(filepath.Join(dir, "results", c.ID), c.Arm, true)
-		require.NoError(t, err)
+	rep, _ := buildKeySweepOf(t, func(c *synth.Case) { c.Arm.Samples = c.Arm.Samples[:1] })
+	for _, r := range rep.Results {
+		require.Len(t, r.Points, 1)
 	}
-	arms, err := knee.Read(t.Context(), filepath.Join(dir, "results"))
-	require.NoError(t, err)
-	rs := make([]*knee.Result, len(arms))
-	for i, a := range arms {
-		rs[i] = knee.Analyze(a, knee.Options{})
-		require.Len(t, a.Samples, 1)
-	}
-	rep, err := Build(rs, knee.MetricTotal)
-	require.NoError(t, err)
 	require.NotEmpty(t, rep.Charts)
 	for _, c := range rep.Charts {
 		assert.Contains(t, string(c.SVG), "<svg", c.Name)

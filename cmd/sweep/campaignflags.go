@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -67,7 +68,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *cli.Lists) {
 	lists.Ints(fs, &o.TP, "tp", "only arms with these tensor parallel sizes")
 	lists.Ints(fs, &o.EP, "ep", "only arms with these expert parallel sizes")
 	fs.StringVar(&o.DPAttn, "dp-attn", "", "only DP-attention arms (true) or only the others (false)")
-	lists.Ints(fs, &o.ConcList, "conc-list", "only these concurrencies")
+	lists.Ints(fs, &o.ConcList, "conc-list", "only these concurrencies (values no selected arm has are named with the arms' concurrencies)")
 	fs.StringVar(&o.Out, "out", "", "sweep directory (required): journal, one directory per point, servers/, summary")
 	o.simFlags.bind(fs, false, "with --simulate: GPU to simulate (default: from the runner)")
 	fs.IntVar(&o.Run.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
@@ -106,6 +107,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--executor %q: %v", o.Executor, o.Run.Name.Set(o.Executor))
 	case o.Executor != "slurm" && (fs.Changed("slurm-partition") || fs.Changed("slurm-poll") || fs.Changed("slurm-start-timeout")):
 		return flagErrorf("--slurm-* flags need --executor slurm")
+	case nonPositive(o.ConcList) != "":
+		return flagErrorf("--conc-list %s: want concurrencies of 1 or more", nonPositive(o.ConcList))
 	case o.DPAttn != "" && o.DPAttn != "true" && o.DPAttn != "false":
 		return flagErrorf("--dp-attn %q: want true or false", o.DPAttn)
 	case run.CheckTimeScale(o.TimeScale) != nil:
@@ -139,6 +142,17 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		o.Point.StopGrace = run.NoGrace
 	}
 	return nil
+}
+
+// nonPositive lists the values of xs below 1, "" when none is.
+func nonPositive(xs []int) string {
+	var bad []string
+	for _, x := range xs {
+		if x < 1 {
+			bad = append(bad, strconv.Itoa(x))
+		}
+	}
+	return strings.Join(bad, ", ")
 }
 
 // settings are the choices that change what the sweep measures: a
@@ -217,6 +231,12 @@ func (o *campaignOptions) schedule(rows matrix.Matrix, g *matrix.Generator, dir 
 // execute runs (or with --dry-run prints) the sweep of rows
 // (executor.Sweep).
 func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *matrix.Generator, settings []campaign.Setting) error {
+	if m := o.Selection.CheckConcList(rows); m != nil {
+		if m.None {
+			return &FlagError{Err: m}
+		}
+		fmt.Fprintf(o.IO.ErrOut, "sweep %s: %v\n", o.Command, m)
+	}
 	rows = o.Selection.Select(rows)
 	if len(rows) == 0 {
 		return &FlagError{Err: errors.New("no agentic point matches the selection (check --config-keys and the --tp/--ep/--dp-attn/--conc-list filters against `sweep plan`)")}

@@ -21,6 +21,23 @@ const amdDisaggKey = "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp"
 // layout; its concurrencies share one deployment (workers and router)
 // on the ports MultiNodePorts gives, each point writing into its own
 // directory under InferenceX's <RESULT_FILENAME>_conc<N>.
+// TestSelectionCheckConcListMultiNode: a multi-node arm's concurrencies
+// are its row's list, the arm named by its prefill and decode layout.
+func TestSelectionCheckConcListMultiNode(t *testing.T) {
+	rows, _ := builtinRows(t, amdDisaggKey)
+	sel := campaign.Selection{TP: []int{8}, EP: []int{1}, ConcList: []int{2, 3}}
+	m := sel.CheckConcList(rows)
+	require.NotNil(t, m)
+	assert.False(t, m.None)
+	assert.Equal(t, []int{3}, m.Missing)
+	require.NotEmpty(t, m.Arms)
+	for _, a := range m.Arms {
+		assert.Equal(t, amdDisaggKey, a.ConfigKey)
+		assert.Contains(t, a.Concs, 2, a.Layout)
+	}
+	assert.Len(t, sel.Select(rows), len(m.Arms), "each arm keeps conc 2")
+}
+
 func TestPlanMultiNodeArm(t *testing.T) {
 	rows, runners := builtinRows(t, amdDisaggKey)
 	rows = campaign.Selection{TP: []int{8}, EP: []int{1}, ConcList: []int{2, 4}}.Select(rows)

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"sweep/recipes/models"
+	"strings"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/metrics/result"
 	"sweep/recipes"
+	"sweep/recipes/models"
 )
 
 // Selection narrows a matrix to the points a sweep runs; a zero field
@@ -44,12 +46,17 @@ func (s Selection) Select(rows matrix.Matrix) matrix.Matrix {
 // selectsSingleNode reports whether r is a single-node agentic row the
 // selection names.
 func (s Selection) selectsSingleNode(r *matrix.Row) bool {
+	return r.Kind == matrix.AgenticSingleNode && s.selectsLayout(r.Parallelism) &&
+		(len(s.ConcList) == 0 || slices.Contains(s.ConcList, r.Conc))
+}
+
+// selectsLayout reports whether the selection's TP, EP and DPAttn name
+// the layout p.
+func (s Selection) selectsLayout(p configs.Parallelism) bool {
 	switch {
-	case r.Kind != matrix.AgenticSingleNode:
-	case len(s.TP) > 0 && !slices.Contains(s.TP, r.TP):
-	case len(s.EP) > 0 && !slices.Contains(s.EP, r.EP):
-	case s.DPAttn != "" && strconv.FormatBool(r.DPAttn) != s.DPAttn:
-	case len(s.ConcList) > 0 && !slices.Contains(s.ConcList, r.Conc):
+	case len(s.TP) > 0 && !slices.Contains(s.TP, p.TP):
+	case len(s.EP) > 0 && !slices.Contains(s.EP, p.EP):
+	case s.DPAttn != "" && strconv.FormatBool(p.DPAttn) != s.DPAttn:
 	default:
 		return true
 	}
@@ -60,16 +67,7 @@ func (s Selection) selectsSingleNode(r *matrix.Row) bool {
 // selection names, or nil when it names none of them or not its prefill
 // layout.
 func (s Selection) selectMultiNode(r *matrix.Row) *matrix.Row {
-	if r.Prefill == nil {
-		return nil
-	}
-	p := r.Prefill.Parallelism
-	switch {
-	case len(s.TP) > 0 && !slices.Contains(s.TP, p.TP):
-		return nil
-	case len(s.EP) > 0 && !slices.Contains(s.EP, p.EP):
-		return nil
-	case s.DPAttn != "" && strconv.FormatBool(p.DPAttn) != s.DPAttn:
+	if r.Prefill == nil || !s.selectsLayout(r.Prefill.Parallelism) {
 		return nil
 	}
 	if len(s.ConcList) == 0 {
@@ -87,6 +85,132 @@ func (s Selection) selectMultiNode(r *matrix.Row) *matrix.Row {
 	c := r.Clone()
 	c.Concs = concs
 	return c
+}
+
+// ArmConcs is an agentic arm with every concurrency it has.
+type ArmConcs struct {
+	// ConfigKey and Layout name the arm as Arm.Name does: the key (a
+	// multi-node row's exp-name when it has no key) and the layout
+	// ("tp8 ep8"; a multi-node arm's prefill and decode).
+	ConfigKey, Layout string
+	Concs             []int // ascending
+}
+
+// ConcMismatch is a ConcList holding concurrencies that no arm the
+// selection names has: Select leaves them out.
+type ConcMismatch struct {
+	Missing []int      // the ConcList values no arm has, in ConcList's order
+	Arms    []ArmConcs // the arms the selection names, ConcList aside
+	// None is every ConcList value missing: Select keeps no row.
+	None bool
+}
+
+// CheckConcList compares the selection's ConcList with the concurrencies
+// of the agentic arms of rows its TP, EP and DPAttn name. It returns nil
+// when every ConcList value is some arm's (or ConcList is empty), and
+// when those filters name no arm at all (nothing to compare with).
+func (s Selection) CheckConcList(rows matrix.Matrix) *ConcMismatch {
+	if len(s.ConcList) == 0 {
+		return nil
+	}
+	m := &ConcMismatch{}
+	index := map[string]int{}
+	for _, r := range rows {
+		var concs []int
+		switch {
+		case r.Kind == matrix.AgenticSingleNode && s.selectsLayout(r.Parallelism):
+			concs = []int{r.Conc}
+		case r.Kind == matrix.AgenticMultiNode && r.Prefill != nil && s.selectsLayout(r.Prefill.Parallelism):
+			concs = r.Concs
+		default:
+			continue
+		}
+		a := ArmConcs{ConfigKey: cmp(r.ConfigKey, r.ExpName), Layout: result.RowIdentity(r).Parallelism()}
+		k := a.ConfigKey + "\x00" + a.Layout
+		i, ok := index[k]
+		if !ok {
+			i = len(m.Arms)
+			index[k] = i
+			m.Arms = append(m.Arms, a)
+		}
+		m.Arms[i].Concs = append(m.Arms[i].Concs, concs...)
+	}
+	if len(m.Arms) == 0 {
+		return nil
+	}
+	has := map[int]bool{}
+	for i := range m.Arms {
+		slices.Sort(m.Arms[i].Concs)
+		m.Arms[i].Concs = slices.Compact(m.Arms[i].Concs)
+		for _, c := range m.Arms[i].Concs {
+			has[c] = true
+		}
+	}
+	found := false
+	for _, c := range s.ConcList {
+		switch {
+		case has[c]:
+			found = true
+		case !slices.Contains(m.Missing, c):
+			m.Missing = append(m.Missing, c)
+		}
+	}
+	if len(m.Missing) == 0 {
+		return nil
+	}
+	m.None = !found
+	return m
+}
+
+// Error names the missing concurrencies and lists the arms'
+// concurrencies, one line per distinct list (arms with the same list
+// share a line); the key is named once when every arm has the same.
+func (m *ConcMismatch) Error() string {
+	var b strings.Builder
+	missing := make([]string, len(m.Missing))
+	for i, c := range m.Missing {
+		missing[i] = strconv.Itoa(c)
+	}
+	them, it := "these concurrencies", "they are"
+	if len(m.Missing) == 1 {
+		them, it = "this concurrency", "it is"
+	}
+	fmt.Fprintf(&b, "--conc-list %s: no selected arm has %s", strings.Join(missing, ", "), them)
+	if m.None {
+		b.WriteString("; pick from ")
+	} else {
+		fmt.Fprintf(&b, ", so %s left out and the other values run; ", it)
+	}
+	oneKey := true
+	for _, a := range m.Arms {
+		oneKey = oneKey && a.ConfigKey == m.Arms[0].ConfigKey
+	}
+	if oneKey {
+		b.WriteString("the concurrencies of " + m.Arms[0].ConfigKey + "'s selected arms (sweep plan lists the points):")
+	} else {
+		b.WriteString("the concurrencies of the selected arms (sweep plan lists the points):")
+	}
+	var lines []string
+	names := map[string][]string{}
+	for _, a := range m.Arms {
+		concs := make([]string, len(a.Concs))
+		for i, c := range a.Concs {
+			concs[i] = strconv.Itoa(c)
+		}
+		line := strings.Join(concs, " ")
+		if _, ok := names[line]; !ok {
+			lines = append(lines, line)
+		}
+		name := a.Layout
+		if !oneKey {
+			name = a.ConfigKey + " " + a.Layout
+		}
+		names[line] = append(names[line], name)
+	}
+	for _, line := range lines {
+		b.WriteString("\n  " + strings.Join(names[line], ", ") + ": " + line)
+	}
+	return b.String()
 }
 
 // PlanOptions say how Plan turns rows into a sweep's schedule.

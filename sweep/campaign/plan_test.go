@@ -37,6 +37,58 @@ func TestSelection(t *testing.T) {
 	assert.Len(t, campaign.Selection{}.Select(rows), len(rows), "the zero selection keeps every row")
 }
 
+// TestSelectionCheckConcList: a --conc-list value no selected arm has is
+// named, with each selected arm's concurrencies (arms with the same list
+// on one line); a list naming none of them selects nothing.
+func TestSelectionCheckConcList(t *testing.T) {
+	const key = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
+	rows, _ := builtinRows(t, key)
+	all := "the concurrencies of " + key + "'s selected arms (sweep plan lists the points):\n" +
+		"  tp2 ep2: 1 4 6\n  tp4: 1 8 16 32 40 48\n  tp4 ep4: 4 16 32 40 48\n  tp8: 1 4 8 12 16 24 32 40 48 64 80\n  tp8 ep8: 4 16 24 32 40 48 64"
+	for _, tc := range []struct {
+		name string
+		sel  campaign.Selection
+		want string // "" for no mismatch
+		none bool
+	}{
+		{name: "no conc-list", sel: campaign.Selection{}},
+		{name: "every value some arm's", sel: campaign.Selection{ConcList: []int{1, 6, 80}}},
+		{name: "one value off the grid", sel: campaign.Selection{ConcList: []int{1, 4, 3000}},
+			want: "--conc-list 3000: no selected arm has this concurrency, so it is left out and the other values run; " + all},
+		{name: "none on the grid", sel: campaign.Selection{ConcList: []int{3, 3000, 3}}, none: true,
+			want: "--conc-list 3, 3000: no selected arm has these concurrencies; pick from " + all},
+		{name: "only the arms the layout filters name", sel: campaign.Selection{TP: []int{4}, ConcList: []int{6}}, none: true,
+			want: "--conc-list 6: no selected arm has this concurrency; pick from the concurrencies of " + key + "'s selected arms (sweep plan lists the points):\n" +
+				"  tp4: 1 8 16 32 40 48\n  tp4 ep4: 4 16 32 40 48"},
+		{name: "no arm to compare with", sel: campaign.Selection{TP: []int{3}, ConcList: []int{3}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tc.sel.CheckConcList(rows)
+			if tc.want == "" {
+				assert.Nil(t, m)
+				return
+			}
+			require.NotNil(t, m)
+			assert.Equal(t, tc.want, m.Error())
+			assert.Equal(t, tc.none, m.None)
+			assert.Equal(t, tc.none, len(tc.sel.Select(rows)) == 0, "None is Select keeping nothing")
+		})
+	}
+}
+
+// TestSelectionCheckConcListKeys: arms of several keys are named with
+// their key, and arms with the same concurrencies share a line.
+func TestSelectionCheckConcListKeys(t *testing.T) {
+	a, _ := builtinRows(t, "qwen3.5-fp8-mi325x-sglang-agentic-mtp")
+	b, _ := builtinRows(t, "qwen3.5-fp8-mi300x-sglang-agentic-mtp")
+	m := campaign.Selection{TP: []int{8}, ConcList: []int{3}}.CheckConcList(append(a, b...))
+	require.NotNil(t, m)
+	assert.Equal(t, "--conc-list 3: no selected arm has this concurrency; pick from the concurrencies of the selected arms (sweep plan lists the points):\n"+
+		"  qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8: 1 4 8 12 16 24 32 40 48 64 80\n"+
+		"  qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8 ep8: 4 16 24 32 40 48 64\n"+
+		"  qwen3.5-fp8-mi300x-sglang-agentic-mtp tp8, qwen3.5-fp8-mi300x-sglang-agentic-mtp tp8 ep8: 4 16 20 24 32", m.Error())
+}
+
 func TestPlanPortsDirectoriesAndProbes(t *testing.T) {
 	rows, runners := builtinRows(t, "qwen3.5-fp8-mi325x-sglang-agentic-mtp")
 	rows = campaign.Selection{TP: []int{8}, ConcList: []int{4, 16}}.Select(rows)

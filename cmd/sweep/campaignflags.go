@@ -292,13 +292,24 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 func (o *campaignOptions) keyRows(patterns []string) (matrix.Matrix, []string, *matrix.Generator, error) {
 	g, err := o.Inputs.generator()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, inputError(err)
 	}
 	rows, keys, err := agenticRows(g, patterns, nil, matrix.EvalOptions{NoEvals: true})
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	return rows, keys, g, o.multiNodeClock(rows)
+}
+
+// inputError makes err, a file the command line names that cannot be
+// used (a config file that does not parse or check, a changelog), exit
+// with exitUsage as a usage error does: exit 1 says that points failed.
+// It prints no --help hint, which cannot fix a file.
+func inputError(err error) error {
+	if err == nil || cli.IsUsage(err) {
+		return err
+	}
+	return &exitCodeError{Code: exitUsage, Err: err}
 }
 
 // multiNodeClock is run.Mode.MultiNodeClock for a simulated sweep whose

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestCampaignConcListOffTheGrid: discover and official name the
@@ -36,4 +38,40 @@ func TestCampaignConcListOffTheGrid(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestCampaignInputErrorsExitUsage: a config file that does not parse or
+// check and an --out that cannot be a sweep directory are input errors
+// (exit 2, as sweep run's --out), not failed points (exit 1).
+func TestCampaignInputErrorsExitUsage(t *testing.T) {
+	dir := t.TempDir()
+	badYAML, badSchema, file := filepath.Join(dir, "bad.yaml"), filepath.Join(dir, "schema.yaml"), filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(badYAML, []byte("foo: [unclosed\n"), 0o644))
+	require.NoError(t, os.WriteFile(badSchema, []byte("foo:\n  bar: 1\n"), 0o644))
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	out := filepath.Join(dir, "d")
+	// procfs makes no directory, not even for root.
+	unmakeable := "/proc/sweep-test-no-such-dir"
+	for _, command := range []string{"discover", "official"} {
+		for _, tc := range []struct {
+			name string
+			args []string
+			want string
+		}{
+			{"config file not YAML", []string{"--config-files", badYAML, "--out", out, "--dry-run"}, badYAML + ":1:7: invalid YAML"},
+			{"config file off the schema", []string{"--config-files", badSchema, "--out", out, "--dry-run"}, badSchema + `:2:3: foo.bar: unknown key "bar"`},
+			{"out a file", []string{"--out", file, "--dry-run"}, "--out " + file + ": it is a file, not a directory"},
+			{"out under a file", []string{"--out", file + "/d", "--dry-run"}, "--out " + file + "/d: " + file + " is a file, not a directory"},
+			{"out not makeable", []string{"--out", unmakeable}, "sweep directory " + unmakeable + ": mkdir " + unmakeable + ": "},
+		} {
+			t.Run(command+" "+tc.name, func(t *testing.T) {
+				args := append([]string{command, "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc-list", "4"}, tc.args...)
+				code, _, stderr := runCLI(t, args...)
+				assert.Equal(t, exitUsage, code, stderr)
+				assert.Contains(t, stderr, tc.want)
+				assert.NotContains(t, stderr, "knees/report", "no report of a sweep that never started")
+			})
+		}
+	}
+	assert.NoDirExists(t, unmakeable)
 }

@@ -72,7 +72,7 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 }
 
 func discoverRun(ctx context.Context, o *discoverOptions) error {
-	if err := cli.CheckParentDir("out", o.Out); err != nil {
+	if err := cli.CheckOutDir("out", o.Out); err != nil {
 		return err
 	}
 	rows, keys, g, err := o.keyRows(o.ConfigKeys)
@@ -89,7 +89,7 @@ func discoverRun(ctx context.Context, o *discoverOptions) error {
 	if o.Run.DryRun || o.NoReport || ctx.Err() != nil {
 		return runErr
 	}
-	if _, isFlag := runErr.(*FlagError); isFlag {
+	if cli.IsUsage(runErr) {
 		return runErr
 	}
 	if err := report.WriteSweep(ctx, o.IO.Out, o.Out); err != nil {

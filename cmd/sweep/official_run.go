@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -84,7 +85,7 @@ func newOfficialRunCmd(ios *IOStreams, runF func(context.Context, *officialOptio
 }
 
 func officialRun(ctx context.Context, o *officialOptions) error {
-	if err := cli.CheckParentDir("out", o.Out); err != nil {
+	if err := cli.CheckOutDir("out", o.Out); err != nil {
 		return err
 	}
 	var (
@@ -103,11 +104,11 @@ func officialRun(ctx context.Context, o *officialOptions) error {
 		o.Changelog.Inputs = o.Inputs
 		cl, gen, err := o.Changelog.process(ctx)
 		if err != nil {
-			return err
+			return inputError(err)
 		}
 		g = gen
 		if rows = cl.SingleNodeRows("agentic"); len(rows) == 0 {
-			return fmt.Errorf("the changelog change adds no single-node agentic points (sweep changelog lists what it adds)")
+			return inputError(errors.New("the changelog change adds no single-node agentic points (sweep changelog lists what it adds)"))
 		}
 		base, head := o.Changelog.Names()
 		settings = o.settings(

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -197,11 +199,28 @@ func TestPickByFlag(t *testing.T) {
 	}
 }
 
-func TestCheckParentDir(t *testing.T) {
+func TestCheckOutDir(t *testing.T) {
 	dir := t.TempDir()
-	assert.NoError(t, CheckParentDir("out", dir+"/new"))
-	err := CheckParentDir("out", dir+"/typo/new")
-	assert.EqualError(t, err, "--out "+dir+"/typo/new: the parent directory "+dir+"/typo does not exist")
-	_, isUsage := errors.AsType[*FlagError](err)
-	assert.True(t, isUsage)
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	for _, tc := range []struct {
+		name, path, want string // want "": no error
+	}{
+		{name: "new directory", path: dir + "/new"},
+		{name: "existing directory", path: dir},
+		{name: "parent missing", path: dir + "/typo/new", want: "--out " + dir + "/typo/new: the parent directory " + dir + "/typo does not exist"},
+		{name: "a file", path: file, want: "--out " + file + ": it is a file, not a directory: give a directory (one that does not exist yet is made)"},
+		{name: "under a file", path: file + "/d", want: "--out " + file + "/d: " + file + " is a file, not a directory: give a path under a directory"},
+		{name: "deeper under a file", path: file + "/d/e", want: "--out " + file + "/d/e: " + file + " is a file, not a directory: give a path under a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckOutDir("out", tc.path)
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.EqualError(t, err, tc.want)
+			assert.True(t, IsUsage(err))
+		})
+	}
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -36,15 +38,31 @@ func IsUsage(err error) bool {
 	return ok
 }
 
-// CheckParentDir refuses a path given to --flag whose parent directory
-// does not exist (a usage error), before anything is made under it: a
-// typo should not create a tree somewhere.
-func CheckParentDir(flag, path string) error {
-	parent := filepath.Dir(filepath.Clean(path))
-	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
-		return FlagErrorf("--%s %s: the parent directory %s does not exist", flag, path, parent)
+// CheckOutDir refuses a directory given to --flag that cannot be made
+// (a usage error), before anything is made under it: the path or one of
+// its parents is a file, or its parent directory does not exist (a typo
+// should not create a tree somewhere). A path that does not exist yet is
+// fine; whether it can be written is found when it is made.
+func CheckOutDir(flag, path string) error {
+	path = filepath.Clean(path)
+	parent := filepath.Dir(path)
+	for p := path; ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		switch {
+		case err == nil && !st.IsDir() && p == path:
+			return FlagErrorf("--%s %s: it is a file, not a directory: give a directory (one that does not exist yet is made)", flag, path)
+		case err == nil && !st.IsDir():
+			return FlagErrorf("--%s %s: %s is a file, not a directory: give a path under a directory", flag, path, p)
+		case err == nil && p != path && p != parent:
+			return FlagErrorf("--%s %s: the parent directory %s does not exist", flag, path, parent)
+		case err == nil:
+			return nil
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return nil // unreadable: making it says why
+		case filepath.Dir(p) == p:
+			return nil
+		}
 	}
-	return nil
 }
 
 // ExitCodeError lets a command pick its exit code while still printing Err.

@@ -19,6 +19,7 @@ import (
 	"sweep/internal/inputfile"
 	"sweep/internal/plural"
 	"sweep/internal/proc"
+	"sweep/internal/usage"
 	"sweep/sweep/knee"
 )
 
@@ -118,7 +119,9 @@ type sweep struct {
 // Leftover servers of a killed invocation (recorded in the journal) are
 // stopped first. Run writes summary.json and summary.txt before it returns
 // and returns ctx's error when cancelled, ErrPointsFailed when points
-// failed for good.
+// failed for good. A directory it cannot make or lock (not writable, a
+// file on its path, in use by another sweep) is a *usage.Error: the
+// caller gave a directory it cannot use.
 func Run(ctx context.Context, o Options) (*Summary, error) {
 	if o.Parallel < 1 {
 		o.Parallel = 1
@@ -127,7 +130,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		return nil, fmt.Errorf("retries %d: want 0 to %d", o.Retries, MaxRetries)
 	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		return nil, err
+		return nil, usage.Errorf("sweep directory %s: %w; give --out a directory this user can make and write", o.Dir, err)
 	}
 	unlock, err := lockDir(o.Dir)
 	if err != nil {
@@ -769,17 +772,17 @@ func (s *sweep) stopLeftovers(recs []Record) {
 }
 
 // lockDir takes an exclusive lock on dir, so two sweeps never write one
-// directory.
+// directory; a lock it cannot take is a *usage.Error.
 func lockDir(dir string) (func(), error) {
 	path := filepath.Join(dir, ".lock")
 	f, err := atomicfile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, usage.Errorf("sweep directory %s: cannot write its lock file: %w; give --out a directory this user can write", dir, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		holder, _ := inputfile.Read(path, inputfile.Text)
-		return nil, fmt.Errorf("%s is in use by another sweep (pid %s): wait for it or stop it", dir, strings.TrimSpace(string(holder)))
+		return nil, usage.Errorf("%s is in use by another sweep (pid %s): wait for it or stop it", dir, strings.TrimSpace(string(holder)))
 	}
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)

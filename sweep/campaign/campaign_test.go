@@ -22,6 +22,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/usage"
 	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
@@ -502,6 +503,38 @@ func TestDifferentSweepIsRefused(t *testing.T) {
 	_, err = s.run(t.Context())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "points: 1 not in the directory's sweep")
+}
+
+// TestUnusableDirIsAUsageError: a sweep directory Run cannot make or
+// lock is the caller's mistake (*usage.Error, exit 2 in sweep), never
+// read as failed points.
+func TestUnusableDirIsAUsageError(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4))
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	lockIsDir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(lockIsDir, ".lock"), 0o755))
+	held := t.TempDir()
+	f, err := os.OpenFile(filepath.Join(held, ".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+	for _, tc := range []struct{ name, dir, want string }{
+		{"a file", file, "sweep directory " + file + ": mkdir " + file + ": not a directory; give --out a directory this user can make and write"},
+		{"under a file", file + "/d", "sweep directory " + file + "/d: mkdir " + file + ": not a directory; give --out a directory this user can make and write"},
+		{"lock file not writable", lockIsDir, "sweep directory " + lockIsDir + ": cannot write its lock file: "},
+		{"in use", held, held + " is in use by another sweep"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := s.o
+			o.Dir = tc.dir
+			_, err := campaign.Run(t.Context(), o)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			_, isUsage := errors.AsType[*usage.Error](err)
+			assert.True(t, isUsage, "%v", err)
+		})
+	}
 }
 
 // TestLocalExecutorPacksArms: four TP2 arms share an 8-GPU node at once,

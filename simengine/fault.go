@@ -37,6 +37,30 @@ const (
 
 var faultKinds = []FaultKind{FaultNeverReady, FaultCrash, FaultHang, FaultSlowMetrics, FaultMalformedMetrics, FaultIgnoreSIGTERM, FaultSlowSteps}
 
+// Form is how a fault of kind k is written, its argument as a
+// placeholder: "crash:N", "slow-metrics:DURATION", "never-ready".
+func (k FaultKind) Form() string {
+	switch k {
+	case FaultCrash, FaultHang:
+		return string(k) + ":N"
+	case FaultSlowMetrics:
+		return string(k) + ":DURATION"
+	case FaultSlowSteps:
+		return string(k) + ":PERCENT"
+	}
+	return string(k)
+}
+
+// FaultForms lists every fault kind's Form, comma-separated, for help
+// texts and errors.
+func FaultForms() string {
+	forms := make([]string, len(faultKinds))
+	for i, k := range faultKinds {
+		forms[i] = k.Form()
+	}
+	return strings.Join(forms, ", ")
+}
+
 // Fault is one injected failure: a kind with its count (crash, hang) or
 // delay (slow-metrics).
 type Fault struct {
@@ -102,11 +126,7 @@ func ParseFaults(s string) ([]Fault, error) {
 				continue
 			}
 		default:
-			names := make([]string, len(faultKinds))
-			for i, k := range faultKinds {
-				names[i] = string(k)
-			}
-			errs = append(errs, fmt.Errorf("fault %q: unknown kind, want one of %s", item, strings.Join(names, ", ")))
+			errs = append(errs, fmt.Errorf("fault %q: unknown kind, want one of %s", item, FaultForms()))
 			continue
 		}
 		out = append(out, f)

@@ -106,6 +106,9 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 				if err := run.CheckSimClock(o.SimClock); err != nil {
 					return err
 				}
+				if err := run.CheckSimFault(o.SimFault); err != nil {
+					return err
+				}
 				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {
 					return err
 				}

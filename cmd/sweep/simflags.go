@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/pflag"
 
+	"sweep/simengine"
 	"sweep/sweep/run"
 )
 
@@ -28,7 +29,7 @@ func bindSimFlags(fs *pflag.FlagSet, s *run.Mode, fault bool, gpuUsage string) {
 	fs.Float64Var(&s.TimeScale, "time-scale", run.DefaultSimTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second")
 	fs.StringVar(&s.SimClock, "sim-clock", run.ClockVirtual, simClockUsage)
 	if fault {
-		fs.StringVar(&s.SimFault, "sim-fault", "", "with --simulate: engine fault to inject (never-ready, crash:N, hang:N, slow-metrics:D, malformed-metrics)")
+		fs.StringVar(&s.SimFault, "sim-fault", "", "with --simulate: engine faults to inject, comma-separated ("+simengine.FaultForms()+"; see sweep sim-engine --help)")
 	}
 	fs.StringVar(&s.SimGPU, "sim-gpu", "", gpuUsage)
 	fs.StringVar(&s.SimCalib, "sim-calibration", "", "with --simulate: the simulated engine's step costs and KV pool per arm from FILE (sweep sim calibrate)")

@@ -5,6 +5,7 @@ import (
 
 	"sweep/internal/usage"
 	"sweep/recipes"
+	"sweep/simengine"
 )
 
 // DefaultSimTimeScale compresses a simulated point so that the official
@@ -54,6 +55,16 @@ func CheckTimeScale(scale float64) error {
 func CheckSimClock(c string) error {
 	if c != ClockVirtual && c != ClockWall {
 		return usage.Errorf("--sim-clock %q: want %s or %s", c, ClockVirtual, ClockWall)
+	}
+	return nil
+}
+
+// CheckSimFault rejects a --sim-fault value the simulated engine would
+// refuse (simengine.ParseFaults, whose errors name the faults' forms),
+// before any engine starts; "" is no fault.
+func CheckSimFault(s string) error {
+	if _, err := simengine.ParseFaults(s); err != nil {
+		return usage.Errorf("--sim-fault: %w", err)
 	}
 	return nil
 }

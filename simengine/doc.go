@@ -508,7 +508,8 @@
 // the cliff at c8 (6.5 long sessions; a discovery of the key before:
 // unsaturated, 53 % a doubling at c8): 16 of 31 keys (18 by the peak
 // then, 21 once the peak rule read beyond a window still climbing to its
-// top; 18 by the frontier; below). In full
+// top, 22 with Qwen3.5's 4-bit checkpoints weighed as they are, below;
+// 18 by the frontier; below). In full
 // discoveries (scripts/sim-agreement.sh) MiniMax-M3 FP8 on H100 agrees
 // too (7 of 7 green, knee c2; it was saturated at c1), and on H200 it
 // stops agreeing: its resident pool falls from 9.0 to 6.7 long sessions,
@@ -553,17 +554,35 @@
 // the same fraction of the free memory on every GPU (slots far above the
 // running requests: 4,550 a rank on MI325X TP8, 798 on B200 TP4), and the
 // unsaturated windows need 3.9 GB a session a GPU on H200 TP8 (62 GB free,
-// window to c16), where MI325X's cliffs give 1.7. Two of the NVIDIA
-// figures are not measurements: InferenceX's changelog says the B200 FP8
+// window to c16), where MI325X's cliffs give 1.7. Some of the NVIDIA
+// windows are not measurements: InferenceX's changelog says the B200 FP8
 // grid mirrors the FP4 one with TP doubled (PR 2514) and the B300 FP8
-// one mirrors B300 FP4's (PR 2515). The measured B200 FP4 TP2 window (to
-// c14, HiCache from c16) fits MI325X's 20 KB if an NVFP4 checkpoint
-// weighs about 0.60 bytes a parameter (experts at 4.5 bits with their
-// FP8 scales, about 11B attention, Gated DeltaNet and embedding parameters
-// at BF16; InferenceX quotes 250 GB for MiniMax-M3's 428B and 433 GB for
-// GLM-5.2's 744B, 0.58): 14.1 sessions, not 25.7; but then B300 FP4 TP2,
-// resident to c32 with HiCache from c36, would hold 65, and no verdict
-// moves, so the model keeps 0.5. SGLang PR 22908 (server_args'
+// one mirrors B300 FP4's (PR 2515); and the H100 and H200 MTP windows
+// stop "hard at conc 16" by policy (PRs 2427 and 2428: past c16 "the
+// post-HBM-cliff thrashing regime that the non-MTP sweeps already
+// characterized"), not at a knee their own sweeps found. A 4-bit
+// Qwen3.5 checkpoint quantizes its routed experts only (386.5B of 397B:
+// 60 layers of 512 experts of 3 × 4,096 × 1,024) and keeps attention,
+// Gated DeltaNet, shared experts, router, embeddings and the MTP layer
+// in BF16; its experts carry their block scales (NVFP4 4.5 bits a
+// parameter, MXFP4 4.25). So the model weighs it at 238 GB (NVFP4) and
+// 226 GB (MXFP4), where it took half the FP8 checkpoint, 198.5 GB
+// (modelShape.expertB). On B200 FP4 TP2 the resident pool falls from
+// 2,187,500 to 1,191,534 tokens a rank (25.7 to 14.0 long sessions), and
+// the measured window (to c14, HiCache from c16) now ends where the pool
+// does: the arm peaks at its top and its c16 falls off a cliff (agreeing
+// by the peak; it was still gaining 24 % a doubling); B300 FP4 TP2/EP2's
+// falls 15 % (6,507,500 to 5,511,534 tokens, about 64 sessions) and
+// MI355X TP2/EP2's 15 % (4,779,488 to 4,085,520, about 48), and neither
+// verdict moves. Full discoveries of the four Qwen3.5 4-bit keys
+// (scripts/sim-agreement.sh, the default seed) on the model before and
+// after agree: only B200 NVFP4 moves, from disagreeing to agreeing by the
+// peak. InferenceX quotes
+// MiniMax-M3's NVFP4 checkpoint at about 250 GB and GLM-5.2's at 433 GB
+// (0.58 bytes a parameter), but their routed experts' share is not known
+// here, and vLLM's measured MiniMax-M3 B200 TP2 pool (883,840 tokens)
+// fits half a byte with the 19.5 GB reserve (0.58 leaves 357,376), so
+// those families keep 0.5. SGLang PR 22908 (server_args'
 // _handle_mamba_radix_cache) switches Qwen3.5 with speculative decoding
 // to the extra_buffer strategy on CUDA and turns its radix cache off on
 // ROCm; whether InferenceX's v0.5.16 ROCm images carry it is not known

@@ -108,6 +108,18 @@ type modelShape struct {
 	// 8-bit activations (DeepSeek-V4's, Kimi K3's) computes at the FP8
 	// rate: an FP4 × FP8 MMA runs at FP8's.
 	fp4GEMMs bool
+	// expertB, when positive, is the routed experts' share of totalB
+	// (billions): what a 4-bit checkpoint quantizes. NVIDIA ModelOpt's
+	// NVFP4 and AMD Quark's MXFP4 checkpoints quantize the routed experts
+	// alone and keep attention, linear attention, shared experts, router,
+	// embeddings and the MTP layer in BF16, so such a checkpoint weighs
+	// the experts at fp4Bits a parameter (the 4-bit values and their block
+	// scales) plus the rest at 2 bytes, not half the FP8 one.
+	expertB float64
+	// fp4Bits is the bits a 4-bit checkpoint stores per quantized
+	// parameter: 4.5 for NVFP4 (an FP8 scale per 16 values), 4.25 for
+	// MXFP4 (an 8-bit exponent per 32); 0 for any other checkpoint.
+	fp4Bits float64
 }
 
 // families holds the architecture facts the name alone does not give,
@@ -123,7 +135,14 @@ var families = []struct {
 	// FP8 KV, the state included) is what the MI325X discovery of the
 	// MTP recipe measured: about 1.7 GB per GPU per 85k-token session from
 	// TP 2 to TP 8.
+	//
+	// Its routed experts are 386.5B of the 397B parameters (60 layers of
+	// 512 experts of 3 × 4,096 × 1,024): a 4-bit checkpoint weighs about
+	// 238 GB in NVFP4, 226 GB in MXFP4 (expertB), where a community NVFP4
+	// checkpoint quantized the same way (routed experts only) is ~233 GB
+	// on disk (huggingface.co/lukealonso/Qwen3.5-397B-A17B-NVFP4).
 	{"qwen3.5-", func(s *modelShape) {
+		s.expertB = 60 * 512 * 3 * 4096 * 1024 / 1e9
 		s.kvHeads, s.kvBytes = 2, 40e3
 		s.attnKVBytes = 15 * 2 * 256 * 2
 		s.stateBytes = 45 * (64*128*128 + (2*16*128+64*128)*3) * 2
@@ -255,8 +274,10 @@ func shapeOf(name string) modelShape {
 		s.totalB, s.activeB = 671, 37
 	}
 	switch {
-	case strings.Contains(base, "nvfp4"), strings.Contains(base, "mxfp4"):
-		s.weightBytes, s.fp4GEMMs = 0.5, true
+	case strings.Contains(base, "nvfp4"):
+		s.weightBytes, s.fp4GEMMs, s.fp4Bits = 0.5, true, 4.5
+	case strings.Contains(base, "mxfp4"):
+		s.weightBytes, s.fp4GEMMs, s.fp4Bits = 0.5, true, 4.25
 	case strings.Contains(base, "fp4"):
 		s.weightBytes = 0.5
 	case strings.Contains(base, "fp8"), strings.Contains(base, "int8"):
@@ -273,6 +294,10 @@ func shapeOf(name string) modelShape {
 		if strings.HasPrefix(file, f.prefix) {
 			f.shape(&s)
 		}
+	}
+	if s.expertB > 0 && s.fp4Bits > 0 {
+		e := min(s.expertB, s.totalB)
+		s.weightBytes = (e*s.fp4Bits/8 + (s.totalB-e)*2) / s.totalB
 	}
 	return s
 }

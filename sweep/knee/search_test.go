@@ -645,7 +645,15 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // some seeds of simcorpus.csv, 28 fewer on others), and 14 fewer probes
 // fail the acceptance-length check over both tables, which made the 23
 // keys cheaper. The simulated doubling grids' table is the earlier
-// recording's.
+// recording's. With the Qwen3.5 4-bit keys' rows recorded again once the
+// engine weighed their checkpoints as they are (2026-12-07, both tables
+// and the doubling grids; no rule changed), the same rules read: seeds
+// 1-8 99.26 % at 23.67 % (held out 98.53 % at 23.36 %; the four agreeing
+// keys 19.73 and 19.52 %, the other four 30.43 and 29.95 %); the 23
+// other keys 98.81 % at 21.17 % (the 12 agreeing 21.14 %, the others
+// 21.19 %); all 31 keys on seeds 1 and 2 99.15 % at 21.94 % (20.72 %,
+// 23.03 %); the simulated doubling grids 100 % at 16.53 %. The two arms
+// lost are simMinAgree's.
 // Before the failed top probe's rule, arms whose probes near a full KV
 // pool read far off their full points ran those again (MI300X Qwen3.5 TP8 and TP8 EP8, seed 3:
 // c20 and c24 at KV 0.93 and 1.00 after a full-length c32; 60.0 % of
@@ -1783,7 +1791,7 @@ func TestAdaptiveSearch(t *testing.T) {
 	limits := map[string]map[fidelity][3]float64{
 		"conc-lists":   {equalLength: {0.986, 0.460}, probes: {0.973, 0.167}},
 		"doubling":     {equalLength: {0.996, 0.433}, probes: {0.980, 0.133}},
-		"simulated":    {equalLength: {1, 0.600, 1}, probes: {1, 0.235, 0.7}},
+		"simulated":    {equalLength: {1, 0.600, 1}, probes: {simMinAgree, 0.235, 0.7}},
 		"sim-doubling": {equalLength: {1, 0.488}, probes: {1, 0.165}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 5, 6, 7, 8) {
@@ -1827,8 +1835,9 @@ func TestAdaptiveSearch(t *testing.T) {
 // of the planned single-node agentic keys the simulated corpus does not
 // hold (simKeysCorpusFile: 23 keys, seeds 1 and 2, recorded after every
 // rule but the spike guard's KV reading was made; that rule was found on
-// them): the knee on every arm, at most 23.5 % of InferenceX's GPU-hours
-// as on the held-out seeds. It reports the split by the simulated
+// them): the knee on simMinAgree of the arms (every arm until the
+// Qwen3.5 4-bit keys were recorded again), at most 23.5 % of
+// InferenceX's GPU-hours as on the held-out seeds. It reports the split by the simulated
 // engine's agreement with the official windows (bySimAgreement) and the
 // same for all 31 keys on seeds 1 and 2, and checks the two corpora hold
 // every key of the agreement golden once.
@@ -1858,10 +1867,27 @@ func TestAdaptiveSearchMoreKeys(t *testing.T) {
 		t.Logf("  keys whose simulated knees fall inside the official windows: %s", agreeing)
 		t.Logf("  the other keys: %s", others)
 	}
-	if tally.agree < tally.arms || tally.gpuHours() > 0.235 {
-		t.Errorf("%d more keys: knee agreement %.2f%% at %.1f%% of the full grid's GPU-hours, want 100%% at ≤ 23.5%%", len(moreKeys), pct(tally.agree, tally.arms), 100*tally.gpuHours())
+	if float64(tally.agree) < simMinAgree*float64(tally.arms) || tally.gpuHours() > 0.235 {
+		t.Errorf("%d more keys: knee agreement %.2f%% at %.1f%% of the full grid's GPU-hours, want ≥ %.0f%% at ≤ 23.5%%", len(moreKeys), pct(tally.agree, tally.arms), 100*tally.gpuHours(), 100*simMinAgree)
 	}
 }
+
+// simMinAgree is the knee agreement the search holds on the simulated
+// official windows with probes (held out, and the 23 more keys): the
+// issue's 97 %. It held 100 % until the Qwen3.5 4-bit keys' rows were
+// recorded again with their checkpoints weighed as they are (2026-12-07,
+// testdata/knee/simcorpus/README.md): two arms whose full grids read
+// unsaturated are then read ambiguous, the second kind of miss,
+// on grids the search measures almost whole: Qwen3.5 FP4 MI355X TP4 on
+// seed 6 (ambiguous c24 on [1 4p 8p 12p 16p 20p 24p 28p 32p 40]; the arm the
+// probe-length study above lost, on the held-out seed of its day, at
+// every probe length but 300 s)
+// and Qwen3.5 NVFP4 B200 TP2 on seed 1 (ambiguous c12 on [1p 4p 8p 12p
+// 14], its window now ending where its resident pool does). The rule
+// that would run the point below the top again for an ambiguous knee
+// there once the top is at the full length was studied (above) and not
+// adopted; no rule was changed on these held-out arms.
+const simMinAgree = 0.97
 
 // TestNextStepProbes: the bracketing points are probes on a grid of
 // three points or more (TestNextStepTopGateProbes: the top of the grid

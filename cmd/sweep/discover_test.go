@@ -22,6 +22,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/proc"
 	"sweep/internal/selfexe"
+	"sweep/internal/simproto"
 	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
@@ -131,6 +132,38 @@ func TestDiscoverSimulated(t *testing.T) {
 		assert.Equal(t, exitUsage, code, "%v", tc.flags)
 		assert.Contains(t, stderr, tc.diff)
 	}
+}
+
+// TestDiscoverServerNeverReady: an arm whose engine never becomes ready
+// (simulated engine, real processes) starts its server once per round,
+// not once per point and retry (before: 4 starts for these 2 points),
+// its points fail with the start's failure ("start failed" in
+// summary.txt), and a resume with no retry left starts nothing.
+func TestDiscoverServerNeverReady(t *testing.T) {
+	t.Setenv(simproto.EnvFault, "never-ready")
+	out := filepath.Join(t.TempDir(), "d")
+	args := discoverArgs(out, "--builtin-client", "--no-report", "--ready-timeout", "2s")
+	code, stdout, stderr := runCLI(t, args...)
+	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	recs := journalOf(t, out)
+	starts := 0
+	for _, r := range recs {
+		if r.Event == campaign.EventServerStart {
+			starts++
+		}
+	}
+	assert.Equal(t, 2, starts, "the first round's start and the retry round's")
+	assert.Contains(t, stdout, "0 ok, 2 failed, 0 not run; 2 server starts in this invocation")
+	text, err := os.ReadFile(filepath.Join(out, campaign.SummaryText))
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(string(text), "  start failed\n"), "%s", text)
+	assert.Contains(t, string(text), "c16, 2 attempts: server start: not tried, the arm's server did not start for c4: stage engine-ready: engine not ready")
+	assert.NotContains(t, stderr, "server started")
+
+	code, stdout, stderr = runCLI(t, args...)
+	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, "0 of 2 points complete, 2 failed with no retry left (--retries 1): 0 to run")
+	assert.Contains(t, stdout, "0 ok, 2 failed, 0 not run; 0 server starts in this invocation")
 }
 
 // TestDiscoverAdaptiveProbes: discover --adaptive on the MI355X DSv4 TP8

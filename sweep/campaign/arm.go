@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -109,6 +110,17 @@ func (r Ran) allows(p *Point) bool { return !r.Any() || r.Probe && !r.Full && !p
 // hung or the engine command changes. The last server is stopped before
 // RunArm returns, also when ctx is cancelled (the interrupted point is
 // recorded as interrupted, later points are not started).
+//
+// A server that does not start (not ready before the runner's ready
+// timeout, exited while starting) fails the point it was started for.
+// Without Choose the job's later points then fail too, with that
+// start's failure and no start of their own (each would wait out the
+// ready timeout again on the arm's GPUs); their failures count against
+// Options.Retries as any other, so each of Run's retry rounds starts
+// the arm's server once more, and once that start fails with no retry
+// left the points have failed for good and the arm stops. With Choose
+// the arm stops at once, its other points not run, for a retry or a
+// resume to search it.
 func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o ArmOptions) {
 	if o.StopTimeout <= 0 {
 		o.StopTimeout = 2 * time.Minute
@@ -133,6 +145,9 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 	}
 	defer stop("arm done")
 	first := true
+	// down, without Choose, is the failure of the job's server that did
+	// not start: the points after it fail with it, unstarted.
+	down := ""
 	ran := map[string]Ran{}
 	queue := job.Points
 	abandoned := false // with Choose: a server did not start, the search stopped
@@ -180,6 +195,12 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 			stop("interrupted")
 			return
 		}
+		if down != "" {
+			obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe, NoServer: true})
+			obs(Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
+				Status: StatusFailed, Error: down, Probe: p.Probe})
+			continue
+		}
 		reason := ""
 		switch {
 		case first:
@@ -202,7 +223,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 				if ctx.Err() != nil {
 					status = StatusInterrupted
 				}
-				obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe})
+				obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe, NoServer: true})
 				obs(Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
 					Status: status, Error: serverStartFailed + err.Error(), Seconds: since(start), Probe: p.Probe})
 				if o.Choose != nil {
@@ -215,6 +236,12 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 					abandoned = true
 					return
 				}
+				// The job's other points would each wait out the ready
+				// timeout again on a server that most likely fails the
+				// same way (the node, the engine, the model): they fail
+				// unstarted, and a retry round tries once more.
+				why, _, _ := strings.Cut(err.Error(), "\n") // the log tail is the point's own
+				down = fmt.Sprintf("%snot tried, the arm's server did not start for c%d: %s", serverStartFailed, p.Conc(), why)
 				continue
 			}
 			srv, srvFor = s, p.Server

@@ -42,6 +42,9 @@ type Options struct {
 	// over every invocation on Dir), 0 to MaxRetries. With Choose, the
 	// full-length run of a failed probe is one of them, and a failed
 	// point is retried only after its arm's search pass ended (Adaptive).
+	// A server that does not start fails its arm's points still to run in
+	// that round (RunArm), so each round starts the arm's server at most
+	// once more.
 	Retries int
 	// FailFast stops the sweep at the first point that failed for good
 	// (no retry left); Run then returns ErrPointsFailed. An adaptive
@@ -78,6 +81,8 @@ type pointState struct {
 	err      string
 	seconds  float64
 	reused   bool
+	// noServer: the last attempt got no server (Record.NoServer).
+	noServer bool
 	probe    bool // the last attempt ran as an adaptive search's probe
 	// inPass: the last attempt started in its arm's adaptive search pass
 	// that has not recorded its end (search_end) yet.
@@ -222,7 +227,7 @@ func (st *pointState) start(r Record) {
 	st.replaced = !r.Probe && st.probe && st.inPass && (st.status == StatusOK || st.status == StatusFailed)
 	st.status = StatusInterrupted // until its end record
 	st.attempts++
-	st.reused, st.probe, st.inPass, st.failHeld = r.Reused, r.Probe, true, false
+	st.reused, st.noServer, st.probe, st.inPass, st.failHeld = r.Reused, r.NoServer, r.Probe, true, false
 }
 
 // apply is what the journal record r of the point says of its state.
@@ -594,8 +599,15 @@ func (s *sweep) observe(r Record) {
 			if s.o.Choose != nil {
 				run = fmt.Sprintf("run %d, ", s.runs)
 			}
+			srv := "started"
+			switch {
+			case r.NoServer:
+				srv = "start failed"
+			case r.Reused:
+				srv = "reused"
+			}
 			s.linef("%spoint %d/%d  arm %d/%d %s  conc %d%s  server %s  %s", run, r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
-				s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, map[bool]string{true: "reused", false: "started"}[r.Reused], s.eta())
+				s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, srv, s.eta())
 		}
 	case EventPointEnd:
 		if st != nil {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sweep/recipes/models"
@@ -39,7 +40,8 @@ type fakeBackend struct {
 
 	mu sync.Mutex
 	// faults: point ID → fault, for its first load (suffix "-always":
-	// every load; "-full-run": its first full-length load).
+	// every load; "-full-run": its first full-length load); never-ready
+	// and never-ready-always fail the server starts for the point.
 	faults map[string]string
 	loads  map[string]int // loads run per point ID
 	starts int
@@ -78,9 +80,12 @@ func (b *fakeBackend) StartServer(ctx context.Context, arm *campaign.Arm, first 
 		b.startFails--
 		return nil, errors.New(`start engine: exec: "vllm": executable file not found in $PATH`)
 	}
-	if b.faults[first.ID] == "never-ready" {
+	switch b.faults[first.ID] {
+	case "never-ready":
 		delete(b.faults, first.ID)
 		return nil, errors.New("engine exited before /health answered (exit status 1)")
+	case "never-ready-always":
+		return nil, errors.New("stage engine-ready: engine not ready before the timeout\n    [log] warm-up never completes")
 	}
 	for _, g := range gpus {
 		if other, ok := b.busy[g]; ok {
@@ -447,14 +452,154 @@ func TestHugeRetriesStillRetries(t *testing.T) {
 	assert.Equal(t, 0, s.b.loadsOf(s.sched.Points[0].ID))
 }
 
-func TestServerThatNeverStartsFailsItsPoint(t *testing.T) {
-	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
-	s.o.Retries = 0
-	s.b.faults[s.sched.Points[0].ID] = "never-ready"
-	sum, err := s.run(t.Context())
-	require.ErrorIs(t, err, campaign.ErrPointsFailed)
-	assert.Contains(t, sum.Points[0].Error, "server start: engine exited before /health")
-	assert.Equal(t, campaign.StatusOK, sum.Points[1].Status, "the next point starts its own server")
+// TestServerThatDoesNotStartStopsItsArm: a server that does not start
+// (not ready before the timeout, exited while starting) fails the point
+// it was started for and the arm's later points in that round, which get
+// no start of their own (before, each point and each retry started a
+// server and waited out the ready timeout: 6 starts for these 3 points,
+// 14 for the audit's 7); the retry round starts the arm's server once
+// more, and when that start fails too the arm stops. The summary and the
+// progress say the server did not start, the points' failures give the
+// start's, the GPU-hours price no run of them, and a resume runs what
+// is left.
+func TestServerThatDoesNotStartStopsItsArm(t *testing.T) {
+	const (
+		ok          = "ok started"
+		okReused    = "ok reused"
+		startFailed = "failed start failed"
+		notRun      = "not run -"
+	)
+	for _, tc := range []struct {
+		name     string
+		arms     []int // the arms' TPs, each with points at conc 4, 8 and 16
+		retries  int
+		failFast bool
+		// startFails fails the next server starts; faults[i] is point i's.
+		startFails int
+		faults     map[int]string
+		starts     int
+		want       []string // per point: status and the summary's server column
+		attempts   []int
+		// resumeStarts are the server starts a resume with the same
+		// command adds; resumed the points after it.
+		resumeStarts int
+		resumed      []string
+	}{
+		{
+			name: "1 never ready: one start per round, then the arm stops", arms: []int{8}, retries: 1, startFails: 1000,
+			starts: 2, want: []string{startFailed, startFailed, startFailed}, attempts: []int{2, 2, 2},
+		},
+		{
+			name: "2 no retry: one start", arms: []int{8}, retries: 0, startFails: 1000,
+			starts: 1, want: []string{startFailed, startFailed, startFailed}, attempts: []int{1, 1, 1},
+		},
+		{
+			name: "3 a transient failure: the retry round's start serves the arm", arms: []int{8}, retries: 1, startFails: 1,
+			starts: 2, want: []string{ok, okReused, okReused}, attempts: []int{2, 2, 2},
+		},
+		{
+			name: "4 fail-fast stops at the failed start; a resume runs the rest", arms: []int{8}, retries: 0, failFast: true, startFails: 1000,
+			starts: 1, want: []string{startFailed, notRun, notRun}, attempts: []int{1, 0, 0},
+			resumeStarts: 1, resumed: []string{startFailed, startFailed, notRun},
+		},
+		{
+			name: "5 the server died and does not come back", arms: []int{8}, retries: 1, faults: map[int]string{0: "die-after", 1: "never-ready-always"},
+			starts: 3, want: []string{ok, startFailed, startFailed}, attempts: []int{1, 2, 2},
+		},
+		{
+			name: "6 the other arm runs", arms: []int{8, 8}, retries: 1, faults: map[int]string{0: "never-ready-always"},
+			starts: 3, want: []string{startFailed, startFailed, startFailed, ok, okReused, okReused}, attempts: []int{2, 2, 2, 1, 1, 1},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSweep(t, testSchedule(t, tc.arms, 4, 8, 16))
+			s.o.Retries, s.o.FailFast, s.b.startFails = tc.retries, tc.failFast, tc.startFails
+			for i, f := range tc.faults {
+				s.b.faults[s.sched.Points[i].ID] = f
+			}
+			var progress strings.Builder
+			s.o.Progress = &progress
+			sum, err := s.run(t.Context())
+			if slices.Contains(tc.want, startFailed) {
+				require.ErrorIs(t, err, campaign.ErrPointsFailed)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tc.starts, s.b.starts, "server starts")
+			assert.Equal(t, tc.want, pointStates(sum.Table(), len(sum.Points)), "the points")
+			var attempts []int
+			for _, p := range sum.Points {
+				attempts = append(attempts, p.Attempts)
+			}
+			assert.Equal(t, tc.attempts, attempts, "attempts")
+
+			// Why: the start's failure, its log tail only under the point
+			// the server was started for.
+			startErr := "stage engine-ready: engine not ready before the timeout\n    [log] warm-up never completes"
+			if tc.startFails > 0 {
+				startErr = `start engine: exec: "vllm": executable file not found in $PATH`
+			}
+			var serverFor *campaign.PointSummary
+			for _, p := range sum.Points {
+				switch {
+				case !p.StartFailed:
+				case serverFor == nil:
+					serverFor = &p
+					assert.Equal(t, "server start: "+startErr, p.Error)
+				default:
+					firstLine, _, _ := strings.Cut(startErr, "\n")
+					assert.Equal(t, fmt.Sprintf("server start: not tried, the arm's server did not start for c%d: %s", serverFor.Conc, firstLine), p.Error)
+				}
+			}
+			text, err := os.ReadFile(filepath.Join(s.dir, campaign.SummaryText))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, pointStates(string(text), len(sum.Points)), "summary.txt")
+
+			// Spent: every start, no run of a point that got no server.
+			runs := strings.Count(strings.Join(tc.want, ","), "ok ")
+			require.NotNil(t, sum.Spent)
+			assert.Equal(t, tc.starts, sum.Spent.ServerStarts)
+			assert.Equal(t, runs, sum.Spent.Runs)
+			// The progress says "server started" only for a point on a
+			// server that started.
+			assert.Equal(t, len(events(t, s.dir, campaign.EventServerReady)), strings.Count(progress.String(), "  server started  "), "%s", progress.String())
+			for _, r := range events(t, s.dir, campaign.EventPointStart) {
+				assert.Equal(t, strings.HasPrefix(pointEnd(t, s.dir, r.Point, r.Attempt).Error, "server start: "), r.NoServer, "point_start no_server of %s", r.Point)
+			}
+
+			// A resume with the same command runs what is left.
+			sum, _ = s.run(t.Context())
+			assert.Equal(t, tc.starts+tc.resumeStarts, s.b.starts, "server starts after a resume")
+			want := tc.want
+			if tc.resumed != nil {
+				want = tc.resumed
+			}
+			assert.Equal(t, want, pointStates(sum.Table(), len(sum.Points)), "the points after a resume")
+		})
+	}
+}
+
+// pointStates are the n points of a summary's table as "STATUS
+// SERVER" (its status and server columns).
+func pointStates(table string, n int) []string {
+	var out []string
+	for _, line := range strings.Split(table, "\n")[1 : n+1] {
+		cols := regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(line), -1)
+		out = append(out, cols[3]+" "+cols[len(cols)-1])
+	}
+	return out
+}
+
+// pointEnd is the journal's end record of point id's attempt.
+func pointEnd(t *testing.T, dir, id string, attempt int) campaign.Record {
+	t.Helper()
+	for _, r := range events(t, dir, campaign.EventPointEnd) {
+		if r.Point == id && r.Attempt == attempt {
+			return r
+		}
+	}
+	t.Fatalf("no point_end of %s attempt %d", id, attempt)
+	return campaign.Record{}
 }
 
 // TestCorruptResultIsRedone: a result that is no longer readable (or

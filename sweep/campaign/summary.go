@@ -28,6 +28,10 @@ type PointSummary struct {
 	Result   string  `json:"result,omitempty"`
 	Seconds  float64 `json:"seconds,omitempty"`
 	Reused   bool    `json:"server_reused,omitempty"`
+	// StartFailed says the point's last attempt got no server: the one
+	// started for it, or for an earlier point of its arm, did not start
+	// (its Error says why).
+	StartFailed bool `json:"server_start_failed,omitempty"`
 	// Probe says the point ran as an adaptive search's short bracketing
 	// probe.
 	Probe   bool     `json:"probe,omitempty"`
@@ -57,7 +61,8 @@ func (s *sweep) summary() *Summary {
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		ps := PointSummary{Index: p.Index + 1, ID: p.ID, Arm: s.o.Schedule.Arms[p.Arm].Name, Conc: p.Conc(),
-			Status: st.status, Attempts: st.attempts, Error: st.err, Result: st.result, Seconds: st.seconds, Reused: st.reused, Probe: st.probe, Metrics: st.metrics}
+			Status: st.status, Attempts: st.attempts, Error: st.err, Result: st.result, Seconds: st.seconds, Reused: st.reused, Probe: st.probe, Metrics: st.metrics,
+			StartFailed: st.attempts > 0 && (st.noServer || st.startFailed())} // startFailed: a journal without no_server
 		switch st.status {
 		case StatusOK:
 			sum.OK++
@@ -110,6 +115,10 @@ func (sum *Summary) Table() string {
 		switch {
 		case p.Attempts == 0:
 			srv = "-" // never ran (skipped or not run)
+		case p.StartFailed && p.Status == StatusInterrupted:
+			srv = "not started" // interrupted while its server started
+		case p.StartFailed:
+			srv = "start failed"
 		case p.Reused:
 			srv = "reused"
 		}

@@ -181,7 +181,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err := sum.Write(o.Dir); err != nil && runErr == nil {
 		runErr = err
 	}
-	end := Record{Event: EventSweepEnd, Reason: fmt.Sprintf("%d ok, %d failed, %d not run", sum.OK, sum.Failed, sum.Pending)}
+	end := Record{Event: EventSweepEnd, Reason: sum.counts()}
 	if runErr != nil {
 		end.Error = runErr.Error()
 	}

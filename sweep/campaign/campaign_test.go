@@ -41,7 +41,8 @@ type fakeBackend struct {
 	mu sync.Mutex
 	// faults: point ID → fault, for its first load (suffix "-always":
 	// every load; "-full-run": its first full-length load); never-ready
-	// and never-ready-always fail the server starts for the point.
+	// and never-ready-always fail the server starts for the point,
+	// cancel-start calls cancel during the first.
 	faults map[string]string
 	loads  map[string]int // loads run per point ID
 	starts int
@@ -86,6 +87,10 @@ func (b *fakeBackend) StartServer(ctx context.Context, arm *campaign.Arm, first 
 		return nil, errors.New("engine exited before /health answered (exit status 1)")
 	case "never-ready-always":
 		return nil, errors.New("stage engine-ready: engine not ready before the timeout\n    [log] warm-up never completes")
+	case "cancel-start": // Ctrl-C while the engine loads
+		delete(b.faults, first.ID)
+		b.cancel()
+		return nil, fmt.Errorf("stage engine-ready: %w", ctx.Err())
 	}
 	for _, g := range gpus {
 		if other, ok := b.busy[g]; ok {
@@ -349,6 +354,48 @@ func TestResumeAfterInterrupt(t *testing.T) {
 	c, err = campaign.ReadCoverage(s.dir)
 	require.NoError(t, err)
 	assert.Empty(t, c.Unfinished)
+}
+
+// TestInterruptedPointsCountOnTheirOwn: the summary's count line gives
+// the interrupted points apart from those not run (before, "2 not run"
+// under a table of 1 interrupted and 1 not run), and a point interrupted
+// while its server started says so in the server column.
+func TestInterruptedPointsCountOnTheirOwn(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		fault  map[int]string
+		want   []string // per point: status and server column
+		counts string
+	}{
+		{name: "1 during a load", fault: map[int]string{1: "cancel"},
+			want: []string{"ok started", "interrupted reused", "not run -"}, counts: "1 ok, 0 failed, 1 interrupted, 1 not run"},
+		{name: "2 during a server start", fault: map[int]string{0: "cancel-start"},
+			want: []string{"interrupted not started", "not run -", "not run -"}, counts: "0 ok, 0 failed, 1 interrupted, 2 not run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSweep(t, testSchedule(t, []int{8}, 4, 8, 16))
+			ctx, cancel := context.WithCancel(t.Context())
+			s.b.cancel = cancel
+			for i, f := range tc.fault {
+				s.b.faults[s.sched.Points[i].ID] = f
+			}
+			sum, err := s.run(ctx)
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Equal(t, 1, sum.Interrupted)
+			text, err := os.ReadFile(filepath.Join(s.dir, campaign.SummaryText))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, pointStates(string(text), 3))
+			assert.Contains(t, string(text), "\n"+tc.counts+"; 1 server start in this invocation\n")
+			end := events(t, s.dir, campaign.EventSweepEnd)
+			require.Len(t, end, 1)
+			assert.Equal(t, tc.counts, end[0].Reason)
+
+			sum, err = s.run(t.Context())
+			require.NoError(t, err, "the resume runs the interrupted point and those not run")
+			assert.Equal(t, 3, sum.OK)
+			assert.Zero(t, sum.Interrupted)
+		})
+	}
 }
 
 // TestResumeAfterKill: a journal cut mid-record (kill -9 during a write)

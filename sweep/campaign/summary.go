@@ -40,15 +40,19 @@ type PointSummary struct {
 
 // Summary is the state of every point of a sweep directory.
 type Summary struct {
-	Dir          string         `json:"dir"`
-	Command      string         `json:"command"`
-	Points       []PointSummary `json:"points"`
-	OK           int            `json:"ok"`
-	Failed       int            `json:"failed"`
-	Pending      int            `json:"not_run"`
-	Skipped      int            `json:"skipped"`
-	ServerStarts int            `json:"server_starts"`
-	WallSeconds  float64        `json:"wall_seconds"`
+	Dir     string         `json:"dir"`
+	Command string         `json:"command"`
+	Points  []PointSummary `json:"points"`
+	OK      int            `json:"ok"`
+	Failed  int            `json:"failed"`
+	// Interrupted are the points whose last attempt was interrupted
+	// (Ctrl-C, or a sweep killed while they ran); Pending those never
+	// run, or redone (their result no longer counts). A resume runs both.
+	Interrupted  int     `json:"interrupted"`
+	Pending      int     `json:"not_run"`
+	Skipped      int     `json:"skipped"`
+	ServerStarts int     `json:"server_starts"`
+	WallSeconds  float64 `json:"wall_seconds"`
 	// Spent is what the directory's runs cost on the hardware over every
 	// invocation, beside its grid (nil: the journal could not be read).
 	Spent *Spending `json:"spent,omitempty"`
@@ -71,6 +75,8 @@ func (s *sweep) summary() *Summary {
 			sum.Failed++
 		case StatusSkipped:
 			sum.Skipped++
+		case StatusInterrupted:
+			sum.Interrupted++
 		default:
 			sum.Pending++
 		}
@@ -125,16 +131,26 @@ func (sum *Summary) Table() string {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Index, p.Arm, p.Conc, status, f(m.TputPerGPU, 1), f(m.Interactivity, 1), f(m.AL, 2), srv)
 	}
 	tw.Flush()
-	skipped := ""
-	if sum.Skipped > 0 {
-		skipped = fmt.Sprintf(", %d skipped by adaptive discovery", sum.Skipped)
-	}
-	fmt.Fprintf(&b, "%d ok, %d failed, %d not run%s; %s in this invocation\n", sum.OK, sum.Failed, sum.Pending, skipped, plural.Count(sum.ServerStarts, "server start", "server starts"))
+	fmt.Fprintf(&b, "%s; %s in this invocation\n", sum.counts(), plural.Count(sum.ServerStarts, "server start", "server starts"))
 	b.WriteString(sum.failures())
 	if sum.Spent != nil {
 		b.WriteString(sum.Spent.Lines(len(sum.Points)))
 	}
 	return b.String()
+}
+
+// counts is "5 ok, 1 failed, 1 interrupted, 2 not run, 3 skipped by
+// adaptive discovery": interrupted and skipped only when there are.
+func (sum *Summary) counts() string {
+	line := fmt.Sprintf("%d ok, %d failed", sum.OK, sum.Failed)
+	if sum.Interrupted > 0 {
+		line += fmt.Sprintf(", %d interrupted", sum.Interrupted)
+	}
+	line += fmt.Sprintf(", %d not run", sum.Pending)
+	if sum.Skipped > 0 {
+		line += fmt.Sprintf(", %d skipped by adaptive discovery", sum.Skipped)
+	}
+	return line
 }
 
 // failures lists the failed points with why, each under the number of

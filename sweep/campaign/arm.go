@@ -104,6 +104,11 @@ func (r Ran) Any() bool { return r.Probe || r.Full }
 // length after a probe.
 func (r Ran) allows(p *Point) bool { return !r.Any() || r.Probe && !r.Full && !p.Probe }
 
+// maxFailedStarts is how many server starts in a row, each for its own
+// engine command, may fail before RunArm stops starting the arm's
+// servers in a round.
+const maxFailedStarts = 2
+
 // RunArm runs a job's points in order on gpus against servers from b:
 // a server is started for the first point, reused while the next point
 // shares it (Point.Server) and it is healthy, and restarted when it died,
@@ -113,14 +118,17 @@ func (r Ran) allows(p *Point) bool { return !r.Any() || r.Probe && !r.Full && !p
 //
 // A server that does not start (not ready before the runner's ready
 // timeout, exited while starting) fails the point it was started for.
-// Without Choose the job's later points then fail too, with that
-// start's failure and no start of their own (each would wait out the
-// ready timeout again on the arm's GPUs); their failures count against
-// Options.Retries as any other, so each of Run's retry rounds starts
-// the arm's server once more, and once that start fails with no retry
-// left the points have failed for good and the arm stops. With Choose
-// the arm stops at once, its other points not run, for a retry or a
-// resume to search it.
+// Without Choose the job's later points that server would serve then
+// fail too, with that start's failure and no start of their own (each
+// would wait out the ready timeout again on the arm's GPUs); a point
+// with another engine command (a restart per point) still gets its own
+// start, unless two starts in a row have failed (maxFailedStarts: the
+// node, the engine or the model, not one command). Their failures count
+// against Options.Retries as any other, so each of Run's retry rounds
+// starts the arm's server once more, and once that start fails with no
+// retry left the points have failed for good and the arm stops. With
+// Choose the arm stops at once, its other points not run, for a retry
+// or a resume to search it.
 func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o ArmOptions) {
 	if o.StopTimeout <= 0 {
 		o.StopTimeout = 2 * time.Minute
@@ -146,8 +154,10 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 	defer stop("arm done")
 	first := true
 	// down, without Choose, is the failure of the job's server that did
-	// not start: the points after it fail with it, unstarted.
-	down := ""
+	// not start (downFor, its Point.Server): the points that server would
+	// serve fail with it, unstarted, and every later point once
+	// failedStarts in a row reach maxFailedStarts.
+	down, downFor, failedStarts := "", -1, 0
 	ran := map[string]Ran{}
 	queue := job.Points
 	abandoned := false // with Choose: a server did not start, the search stopped
@@ -195,7 +205,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 			stop("interrupted")
 			return
 		}
-		if down != "" {
+		if down != "" && (p.Server == downFor || failedStarts >= maxFailedStarts) {
 			obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe, NoServer: true})
 			obs(Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
 				Status: StatusFailed, Error: down, Probe: p.Probe})
@@ -242,9 +252,11 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 				// unstarted, and a retry round tries once more.
 				why, _, _ := strings.Cut(err.Error(), "\n") // the log tail is the point's own
 				down = fmt.Sprintf("%snot tried, the arm's server did not start for c%d: %s", serverStartFailed, p.Conc(), why)
+				downFor = p.Server
+				failedStarts++
 				continue
 			}
-			srv, srvFor = s, p.Server
+			srv, srvFor, failedStarts = s, p.Server, 0
 			obs(Record{Event: EventServerReady, Arm: arm.Index + 1, Point: p.ID, PIDs: s.PIDs(), Tags: s.Tags(), Seconds: since(start)})
 		}
 		obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Reused: reason == "", Probe: p.Probe})

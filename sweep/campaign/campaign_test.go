@@ -1732,3 +1732,45 @@ func TestRemoteArmCloseOpen(t *testing.T) {
 		assert.Equal(t, want.probe, got[i].Probe, "%s: a probe's run closes as a probe", want.point)
 	}
 }
+
+// TestServerStartFailureRestartPerPoint: in an arm whose engine command
+// changes with the concurrency (a server per point), a start that fails
+// fails its own point only, the next point gets its own start; two
+// starts in a row that fail stop the arm's starts for the round (the
+// node, the engine or the model).
+func TestServerStartFailureRestartPerPoint(t *testing.T) {
+	perPoint := func(t *testing.T) *campaign.Schedule {
+		t.Helper()
+		var pts []recipes.Point
+		for _, c := range []int{4, 8, 16, 32} {
+			pts = append(pts, recipes.Point{
+				Row:    matrix.Row{Kind: matrix.AgenticSingleNode, ConfigKey: "k0", Model: "m", Framework: "sglang", Parallelism: configs.Parallelism{TP: 8, EP: 1}, Conc: c},
+				Recipe: "fake", Engine: recipes.Command{Argv: []string{"engine", "--tp", "8", "--max-running-requests", fmt.Sprint(2 * c)}},
+				ResultFilename: fmt.Sprintf("k0_tp8_conc%d", c),
+			})
+		}
+		s, err := campaign.BuildSchedule(pts, campaign.ScheduleOptions{Catalog: models.Builtin()})
+		require.NoError(t, err)
+		return s
+	}
+	for _, tc := range []struct {
+		name       string
+		startFails int
+		starts     int
+		want       []string
+	}{
+		{"one start fails: the next point starts its own server", 1, 4,
+			[]string{"failed start failed", "ok started", "ok started", "ok started"}},
+		{"two starts in a row fail: the others are not started", 1000, 2,
+			[]string{"failed start failed", "failed start failed", "failed start failed", "failed start failed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSweep(t, perPoint(t))
+			s.o.Retries, s.b.startFails = 0, tc.startFails
+			sum, err := s.run(t.Context())
+			require.ErrorIs(t, err, campaign.ErrPointsFailed)
+			assert.Equal(t, tc.starts, s.b.starts, "server starts")
+			assert.Equal(t, tc.want, pointStates(sum.Table(), len(sum.Points)))
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -294,6 +295,13 @@ func (r *runner) runClient(ctx context.Context, stage string, spec proc.Spec, lo
 		case <-client.Done():
 			st := client.Status()
 			if st.Success() {
+				// An engine that crashes with the load's last request exits
+				// just after the client: the point is its failure, not that
+				// of a later stage that misses its metrics.
+				if e := r.exitedAtEnd(ctx, down); e != nil {
+					blame = e
+					return fmt.Errorf("%s exited as the load ended (%s), just after %s finished", e.Name(), e.Status(), spec.Name)
+				}
 				return nil
 			}
 			// A client fails at once when the engine dies under it: give
@@ -337,8 +345,55 @@ func firstExit(procs []*proc.Process) <-chan *proc.Process {
 }
 
 // engineExitWait is how long a failed client waits for the engine's exit
-// to show before the failure is put on the client.
+// to show before the failure is put on the client, and how long a
+// successful one waits for the servers to answer again (exitedAtEnd).
 const engineExitWait = 2 * time.Second
+
+// endPoll is exitedAtEnd's interval between health probes.
+const endPoll = 20 * time.Millisecond
+
+// exitedAtEnd checks, after the client exited successfully, that the
+// engine and the workers outlived the load: it returns the first of them
+// seen in down (firstExit) before each answers its health URL once more,
+// within engineExitWait; nil when they all answered, or when neither
+// happened in time (a hang is the health watchdog's to report). A
+// crashing engine stops answering at once but can take a moment to exit,
+// and exits after a client whose last request it served: without this
+// wait its exit went unnoticed, and the point failed at the acceptance
+// check for want of metrics, or not at all.
+func (r *runner) exitedAtEnd(ctx context.Context, down <-chan *proc.Process) *proc.Process {
+	ctx, cancel := context.WithTimeout(ctx, engineExitWait)
+	defer cancel()
+	urls := []string{r.spec.HealthURL}
+	for i := range r.workers { // started in the order of spec.Workers
+		urls = append(urls, r.spec.Workers[i].HealthURL)
+	}
+	urls = slices.DeleteFunc(urls, func(u string) bool { return u == "" })
+	noURL := len(urls) == 0 // then the whole wait
+	c := &http.Client{}
+	t := time.NewTicker(endPoll)
+	defer t.Stop()
+	for {
+		for len(urls) > 0 && healthy(ctx, c, urls[0]) == nil {
+			urls = urls[1:]
+		}
+		select {
+		case e := <-down:
+			return e
+		default:
+		}
+		if len(urls) == 0 && !noURL {
+			return nil
+		}
+		select {
+		case e := <-down:
+			return e
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
 
 // echo returns an OnLine callback that passes a client's output to the
 // progress line, at most one line every ClientEcho, so a long load shows

@@ -55,7 +55,11 @@ const testModel = "test/model"
 // Faults: never-ready (never listens), die (exits 7 once the client has
 // started, noticed by the first /metrics after the baseline), hang (stops
 // answering after the baseline scrape), no-metrics (404 on /metrics),
-// other-model and no-models (another server's /v1/models, or none).
+// other-model and no-models (another server's /v1/models, or none). A GET
+// of /crash?pid=N (the client's crash-engine fault) makes it crash as the
+// load ends: /health answers 503 at once, and the process exits 7
+// crashDelay after client N has exited, so the runner sees the client's
+// exit first.
 func fakeEngine() {
 	fault := os.Getenv(faultEnv)
 	fmt.Println("loading weights")
@@ -69,11 +73,27 @@ func fakeEngine() {
 		os.Exit(3)
 	}
 	var scrapes atomic.Int64
+	var crashing atomic.Bool
 	mux := http.NewServeMux()
 	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
 		if fault == "hang" && scrapes.Load() > 0 {
 			time.Sleep(time.Hour)
 		}
+		if crashing.Load() {
+			http.Error(w, "scheduler died", http.StatusServiceUnavailable)
+		}
+	})
+	mux.HandleFunc("/crash", func(w http.ResponseWriter, r *http.Request) {
+		crashing.Store(true)
+		fmt.Println("fatal: NCCL error: the scheduler died as the load ended")
+		client, _ := strconv.Atoi(r.URL.Query().Get("pid"))
+		go func() {
+			for alivePID(client) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			time.Sleep(crashDelay)
+			os.Exit(7)
+		}()
 	})
 	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
 		switch fault {
@@ -101,10 +121,15 @@ func fakeEngine() {
 	_ = http.Serve(ln, mux)
 }
 
+// crashDelay is how long after the client's exit the fake engine's crash
+// shows (its exit).
+const crashDelay = 100 * time.Millisecond
+
 // fakeClient copies recorded aiperf artifacts into place. Faults: fail
 // (exit 2 after writing nothing), wait (runs until killed: the engine
 // fault decides the outcome), interrupt (sends SIGINT to the test process
-// that runs the point, then waits).
+// that runs the point, then waits), crash-engine (a good run that makes
+// the engine crash with its last request, then exits 0).
 func fakeClient() {
 	switch os.Getenv(faultEnv) {
 	case "fail":
@@ -128,6 +153,14 @@ func fakeClient() {
 	if err := os.WriteFile(filepath.Join(dst, aiperf.ServerMetricsCSV), []byte("metric,value\nsglang:num_requests,150\n"), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if os.Getenv(faultEnv) == "crash-engine" {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%s/crash?pid=%d", os.Getenv(portEnv), os.Getpid()))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		resp.Body.Close()
 	}
 	fmt.Println("profile complete")
 }
@@ -167,7 +200,7 @@ func testSpec(t *testing.T, engineFault, clientFault string) (Spec, Options) {
 		LoadSpec: LoadSpec{
 			Name: facts.ResultFilename,
 			Client: &proc.Spec{Name: "client", Argv: []string{self, "profile"}, Env: map[string]string{
-				roleEnv: "client", faultEnv: clientFault, artEnv: artifacts, srcEnv: filepath.Join(recorded, "aiperf_artifacts"),
+				roleEnv: "client", faultEnv: clientFault, portEnv: port, artEnv: artifacts, srcEnv: filepath.Join(recorded, "aiperf_artifacts"),
 			}},
 			ArtifactDir: artifacts,
 			GoldenAL:    &golden,
@@ -292,6 +325,9 @@ func TestRunFaults(t *testing.T) {
 		errContains  string
 		tailContains string
 		resultFile   bool // whether an aggregate result is still written
+		// hangTimeout overrides Options.HangTimeout when set: a race-enabled
+		// client takes a second to exit, with the engine unhealthy.
+		hangTimeout time.Duration
 	}{
 		{name: "engine never ready", engineFault: "never-ready", failedStage: StageEngine,
 			errContains: "not ready", tailContains: "stuck loading"},
@@ -299,6 +335,11 @@ func TestRunFaults(t *testing.T) {
 			errContains: "engine exited during the load (exit code 7)", tailContains: "illegal memory access"},
 		{name: "engine hangs", engineFault: "hang", clientFault: "wait", failedStage: StageClient,
 			errContains: "engine stopped answering", tailContains: "fired up"},
+		// The engine crashed with the load's last request: the client
+		// exited 0 before the engine's exit showed, and the point failed
+		// later, at the acceptance-length check, or not at all.
+		{name: "engine crashes as the load ends", clientFault: "crash-engine", failedStage: StageClient, hangTimeout: 10 * time.Second,
+			errContains: "engine exited as the load ended (exit code 7), just after client finished", tailContains: "scheduler died as the load ended"},
 		{name: "client exits non-zero", clientFault: "fail", failedStage: StageClient,
 			errContains: "client failed (exit code 2)", tailContains: "server returned 500"},
 		// A server that is not ours answered /health: its numbers were
@@ -315,6 +356,9 @@ func TestRunFaults(t *testing.T) {
 			spec, opts := testSpec(t, tc.engineFault, tc.clientFault)
 			if tc.prefix != "" {
 				spec.RequiredMetricPrefix = tc.prefix
+			}
+			if tc.hangTimeout > 0 {
+				opts.HangTimeout = tc.hangTimeout
 			}
 			rec, err := Run(t.Context(), spec, opts)
 			require.Error(t, err)

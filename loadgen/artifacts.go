@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 
 	"sweep/internal/atomicfile"
@@ -152,7 +151,7 @@ func (r *runner) writeServerMetrics(scr *scraper, profStart, profEnd int64) ([]s
 	r.mu.Unlock()
 	sm, ok := scr.export(r.artifactID(), profStart, profEnd, r.o.SliceDuration, eo)
 	if !ok {
-		r.logf("warning: no server metrics endpoint answered (%s); %s not written", strings.Join(scr.endpoints, ", "), aiperf.ServerMetricsFile)
+		r.logf("warning: %s; %s not written", scr.noAnswer(), aiperf.ServerMetricsFile)
 		return nil, nil
 	}
 	// Encoded straight into the file: a long point's export is about

@@ -35,6 +35,11 @@ type fakeServer struct {
 	// stallIf, when set, holds every request whose index satisfies it
 	// until the client gives up (an engine that never schedules it).
 	stallIf func(i int) bool
+	// metricsPage, when set, is /metrics' answer instead of the counters
+	// (a page that does not parse); metricsStatus, when non-zero, the
+	// status /metrics answers with instead.
+	metricsPage   string
+	metricsStatus int
 
 	mu        sync.Mutex
 	bodies    []map[string]any
@@ -146,7 +151,15 @@ func pause(r *http.Request, d time.Duration) bool {
 }
 
 func (f *fakeServer) metrics(w http.ResponseWriter, r *http.Request) {
+	if f.metricsStatus != 0 {
+		http.Error(w, "no metrics here", f.metricsStatus)
+		return
+	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	if f.metricsPage != "" {
+		fmt.Fprint(w, f.metricsPage)
+		return
+	}
 	fmt.Fprintf(w, `# HELP sglang:generation_tokens_total Number of generation tokens processed.
 # TYPE sglang:generation_tokens_total counter
 sglang:generation_tokens_total{model_name="m"} %d

@@ -452,6 +452,36 @@ func TestRunUnreachableServer(t *testing.T) {
 	}
 }
 
+// TestRunServerMetricsNotWritten: the log said "no server metrics
+// endpoint answered" of an engine whose /metrics answered with text that
+// does not parse; it says so now, with the parser's error.
+func TestRunServerMetricsNotWritten(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		page   string
+		status int
+		want   string
+	}{
+		{name: "answers text that does not parse", page: "# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs{tp_rank=\"0\" 3\n",
+			want: "loadgen: warning: http://fake-engine:8000/metrics answered, but with metrics that do not parse as Prometheus text (scrape http://fake-engine:8000/metrics: text format parsing error in line 2: "},
+		{name: "answers no metrics", status: http.StatusNotFound,
+			want: "loadgen: warning: no server metrics endpoint answered (http://fake-engine:8000/metrics: scrape http://fake-engine:8000/metrics: HTTP 404); server_metrics_export.json not written\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := &fakeServer{t: t, ttft: 50 * time.Millisecond, tokenGap: 20 * time.Millisecond, metricsPage: tc.page, metricsStatus: tc.status}
+				o := fakeOptions(t, f)
+				o.BenchmarkDuration = 20 * time.Second
+				var log strings.Builder
+				res, err := Run(t.Context(), o, &log)
+				require.NoError(t, err)
+				assert.NotContains(t, res.Files, aiperf.ServerMetricsFile)
+				assert.Contains(t, log.String(), tc.want)
+			})
+		})
+	}
+}
+
 func TestRunRequestBodies(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeServer{t: t, tokenGap: time.Millisecond}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -17,6 +18,8 @@ import (
 	"sweep/internal/stats"
 	"sync"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
 
 	"sweep/metrics/aiperf"
 )
@@ -291,6 +294,34 @@ func (s *scraper) poll(ctx context.Context, interval time.Duration) {
 			s.scrapeAll(ctx)
 		}
 	}
+}
+
+// noAnswer says why no endpoint gave a good scrape: an endpoint that
+// answered with a page that does not parse is named as such, with the
+// parser's error; the others did not answer (their last errors).
+func (s *scraper) noAnswer() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out, silent []string
+	for _, e := range s.endpoints {
+		err := s.logs[e].lastErr
+		switch _, parse := errors.AsType[expfmt.ParseError](err); {
+		case parse:
+			out = append(out, fmt.Sprintf("%s answered, but with metrics that do not parse as Prometheus text (%v)", e, err))
+		case err != nil:
+			silent = append(silent, fmt.Sprintf("%s: %v", e, err))
+		default:
+			silent = append(silent, e)
+		}
+	}
+	if len(silent) > 0 {
+		other := ""
+		if len(out) > 0 {
+			other = "other "
+		}
+		out = append(out, fmt.Sprintf("no %sserver metrics endpoint answered (%s)", other, strings.Join(silent, "; ")))
+	}
+	return strings.Join(out, "; ")
 }
 
 // seriesRef identifies one series across snapshots.

@@ -450,7 +450,7 @@ func (c *Client) Scrape(ctx context.Context, url string, opts ...ParseOption) (*
 	}
 	snap, err := ParseText(bytes.NewReader(data), url, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("scrape %s: %w", url, err)
+		return nil, fmt.Errorf("scrape %w", err) // ParseText's error starts with url
 	}
 	snap.Time = start
 	return snap, nil

@@ -257,6 +257,15 @@ func (r *ScrapeResult) Health() *ScrapeHealth {
 	return h
 }
 
+// String is "0 of 6 scrapes of URL succeeded (last error: ...)".
+func (h EndpointHealth) String() string {
+	s := fmt.Sprintf("%d of %d scrapes of %s succeeded", h.Successes, h.Attempts, h.URL)
+	if h.LastError != "" {
+		s += " (last error: " + h.LastError + ")"
+	}
+	return s
+}
+
 // ALCounters returns the acceptance-length counters between the first and
 // last good snapshot of the endpoint.
 func (ep *EndpointReport) ALCounters() (ALCounters, error) {

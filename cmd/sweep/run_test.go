@@ -173,11 +173,18 @@ func TestRunFaultsSimulated(t *testing.T) {
 		stage  string
 		stderr string
 		files  []string // written beside the run record
+		// failure is in the failed stage's error and clientLog in
+		// benchmark.log, when set.
+		failure, clientLog string
 	}{
-		{"engine never ready", []string{"--sim-fault", "never-ready", "--ready-timeout", "2s"}, run.StageEngine, "not ready", nil},
-		{"engine dies mid-load", []string{"--sim-fault", "crash:20"}, run.StageClient, "engine exited during the load", nil},
-		{"engine hangs", []string{"--sim-fault", "hang:20"}, run.StageClient, "engine stopped answering", []string{"gpu_metrics_energy_end.csv"}},
-		{"metrics unreadable while a prefix is required", []string{"--sim-fault", "malformed-metrics"}, run.StageAcceptance, `server metrics artifacts are missing or empty in`, nil},
+		{"engine never ready", []string{"--sim-fault", "never-ready", "--ready-timeout", "2s"}, run.StageEngine, "not ready", nil, "", ""},
+		{"engine dies mid-load", []string{"--sim-fault", "crash:20"}, run.StageClient, "engine exited during the load", nil, "", ""},
+		{"engine hangs", []string{"--sim-fault", "hang:20"}, run.StageClient, "engine stopped answering", []string{"gpu_metrics_energy_end.csv"}, "", ""},
+		// The failure said "no two good scrapes of the engine" and the
+		// client's log "no server metrics endpoint answered": the parse
+		// error was in the result's scrape_health alone.
+		{"metrics unreadable while a prefix is required", []string{"--sim-fault", "malformed-metrics"}, run.StageAcceptance, `server metrics artifacts are missing or empty in`, nil,
+			"/metrics: text format parsing error in line 2: ", "/metrics answered, but with metrics that do not parse as Prometheus text (virtual clock /sim/log schema: text format parsing error in line 2: "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,6 +203,12 @@ func TestRunFaultsSimulated(t *testing.T) {
 			assertNoSurvivors(t, rec)
 			for _, f := range tc.files {
 				assert.FileExists(t, filepath.Join(out, f))
+			}
+			assert.Contains(t, rec.Failed().Error, tc.failure)
+			if tc.clientLog != "" {
+				log, err := os.ReadFile(filepath.Join(out, "benchmark.log"))
+				require.NoError(t, err)
+				assert.Contains(t, string(log), tc.clientLog)
 			}
 		})
 	}

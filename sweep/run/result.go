@@ -239,10 +239,15 @@ func (r *runner) acceptance(scraped *metrics.ScrapeResult, inputs func() (*resul
 	} else {
 		exportErr = err
 	}
+	var failed []string // the scraper's endpoints with fewer than two good scrapes
 	if scraped != nil {
-		for _, ep := range scraped.Endpoints {
+		health := scraped.Health()
+		for i, ep := range scraped.Endpoints {
 			counters, err := ep.ALCounters()
 			if err != nil {
+				if h := health.Endpoints[i]; h.Successes < 2 {
+					failed = append(failed, h.String())
+				}
 				continue
 			}
 			return metrics.CheckAL("scrape:"+ep.URL, counters, r.spec.GoldenAL, r.o.ALTolerance)
@@ -250,5 +255,10 @@ func (r *runner) acceptance(scraped *metrics.ScrapeResult, inputs func() (*resul
 	}
 	c := metrics.CheckAL(aiperf.ServerMetricsFile, metrics.ALCounters{}, r.spec.GoldenAL, r.o.ALTolerance)
 	c.Reason = fmt.Sprintf("no counters: %v; and no two good scrapes of the engine", exportErr)
+	if len(failed) > 0 {
+		// The scraper's last error is often the cause of both (a /metrics
+		// page that does not parse).
+		c.Reason += ": " + strings.Join(failed, "; ")
+	}
 	return c
 }

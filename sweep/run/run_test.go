@@ -55,6 +55,7 @@ const testModel = "test/model"
 // Faults: never-ready (never listens), die (exits 7 once the client has
 // started, noticed by the first /metrics after the baseline), hang (stops
 // answering after the baseline scrape), no-metrics (404 on /metrics),
+// malformed-metrics (a /metrics page that does not parse),
 // other-model and no-models (another server's /v1/models, or none). A GET
 // of /crash?pid=N (the client's crash-engine fault) makes it crash as the
 // load ends: /health answers 503 at once, and the process exits 7
@@ -111,6 +112,9 @@ func fakeEngine() {
 		case fault == "no-metrics":
 			http.NotFound(w, r)
 			return
+		case fault == "malformed-metrics":
+			fmt.Fprint(w, "# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs{tp_rank=\"0\" 3\n")
+			return
 		case fault == "die" && n > 1:
 			fmt.Println("fatal: HIP error: an illegal memory access was encountered")
 			os.Exit(7)
@@ -129,7 +133,9 @@ const crashDelay = 100 * time.Millisecond
 // (exit 2 after writing nothing), wait (runs until killed: the engine
 // fault decides the outcome), interrupt (sends SIGINT to the test process
 // that runs the point, then waits), crash-engine (a good run that makes
-// the engine crash with its last request, then exits 0).
+// the engine crash with its last request, then exits 0), no-export (a
+// good run without the server metrics export, as when the engine's
+// /metrics did not parse).
 func fakeClient() {
 	switch os.Getenv(faultEnv) {
 	case "fail":
@@ -153,6 +159,12 @@ func fakeClient() {
 	if err := os.WriteFile(filepath.Join(dst, aiperf.ServerMetricsCSV), []byte("metric,value\nsglang:num_requests,150\n"), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if os.Getenv(faultEnv) == "no-export" {
+		if err := os.Remove(filepath.Join(dst, aiperf.ServerMetricsFile)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	if os.Getenv(faultEnv) == "crash-engine" {
 		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%s/crash?pid=%d", os.Getenv(portEnv), os.Getpid()))
@@ -317,14 +329,16 @@ func TestRunSuccess(t *testing.T) {
 // tail kept, a record written, nothing left running.
 func TestRunFaults(t *testing.T) {
 	tests := []struct {
-		name         string
-		engineFault  string
-		clientFault  string
-		prefix       string // overrides RequiredMetricPrefix when set
-		failedStage  string
-		errContains  string
-		tailContains string
-		resultFile   bool // whether an aggregate result is still written
+		name        string
+		engineFault string
+		clientFault string
+		prefix      string // overrides RequiredMetricPrefix when set
+		failedStage string
+		errContains string
+		// errContainsAlso, when set, is in the error too.
+		errContainsAlso string
+		tailContains    string
+		resultFile      bool // whether an aggregate result is still written
 		// hangTimeout overrides Options.HangTimeout when set: a race-enabled
 		// client takes a second to exit, with the engine unhealthy.
 		hangTimeout time.Duration
@@ -340,6 +354,11 @@ func TestRunFaults(t *testing.T) {
 		// later, at the acceptance-length check, or not at all.
 		{name: "engine crashes as the load ends", clientFault: "crash-engine", failedStage: StageClient, hangTimeout: 10 * time.Second,
 			errContains: "engine exited as the load ended (exit code 7), just after client finished", tailContains: "scheduler died as the load ended"},
+		// The acceptance check fell back on sweep's scrapes and said only
+		// "no two good scrapes of the engine": the scraper's error, the
+		// cause, was in the result's scrape_health alone.
+		{name: "metrics that do not parse", engineFault: "malformed-metrics", clientFault: "no-export", failedStage: StageAcceptance,
+			errContains: "/metrics succeeded (last error: scrape http://127.0.0.1:", resultFile: true, errContainsAlso: "/metrics: text format parsing error in line 2"},
 		{name: "client exits non-zero", clientFault: "fail", failedStage: StageClient,
 			errContains: "client failed (exit code 2)", tailContains: "server returned 500"},
 		// A server that is not ours answered /health: its numbers were
@@ -366,6 +385,7 @@ func TestRunFaults(t *testing.T) {
 			require.True(t, ok, "got %T %v", err, err)
 			assert.Equal(t, tc.failedStage, se.Stage)
 			assert.Contains(t, err.Error(), tc.errContains)
+			assert.Contains(t, err.Error(), tc.errContainsAlso)
 			failed := rec.Failed()
 			require.NotNil(t, failed)
 			assert.Equal(t, tc.failedStage, failed.Name)

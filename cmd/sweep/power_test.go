@@ -149,6 +149,25 @@ func TestRunSimulatedPower(t *testing.T) {
 		assert.Equal(t, []any{"expected_gpu_count_mismatch"}, side["reasons"])
 	})
 
+	// The failure named only expected_gpu_count_mismatch: the counts and
+	// the absent GPU were in power_validation.json alone.
+	t.Run("missing GPU, REQUIRE_POWER", func(t *testing.T) {
+		t.Setenv("SWEEP_SIM_SMI_FAULT", "missing-gpu=3")
+		t.Setenv("REQUIRE_POWER", "1")
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, simRunArgs(out)...)
+		assert.Equal(t, exitError, code, "stdout %s\nstderr %s", stdout, stderr)
+		const want = "expected_gpu_count_mismatch (expected 8 GPUs, observed 7: GPU 3 absent)"
+		assert.Contains(t, stdout, "FAILED at stage power: power telemetry invalid: "+want+" (REQUIRE_POWER)")
+		rec := readRunRecord(t, out)
+		require.NotNil(t, rec.Failed())
+		assert.Equal(t, "power", rec.Failed().Name)
+		_, res := pointResult(t, out)
+		assert.Contains(t, res["invalid_reasons"], "power: "+want+" (REQUIRE_POWER)")
+		side := readJSONMap(t, filepath.Join(out, power.ValidationFile))
+		assert.Equal(t, []any{"expected_gpu_count_mismatch"}, side["reasons"], "the sidecar keeps InferenceX's reasons")
+	})
+
 	// InferenceX expects TP*PP*PCP GPUs while the monitor records the whole
 	// (simulated, 8-GPU) node: a TP4 point is never power-valid unless
 	// --power-gpus allocated integrates only its GPUs.
@@ -168,6 +187,7 @@ func TestRunSimulatedPower(t *testing.T) {
 				assert.Equal(t, []any{"expected_gpu_count_mismatch"}, side["reasons"])
 				assert.Equal(t, 8.0, side["observed_gpu_count"])
 				assert.NotContains(t, side, "gpu_filter")
+				assert.Contains(t, stderr, "power telemetry invalid: expected_gpu_count_mismatch (expected 4 GPUs, observed 8: GPUs 4, 5, 6, 7 not expected) (best effort")
 			} else {
 				assert.Equal(t, 1.0, res["power_valid"], "%v", side["reasons"])
 				assert.Equal(t, []any{"0", "1", "2", "3"}, side["gpu_filter"])

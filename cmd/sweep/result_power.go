@@ -60,7 +60,7 @@ func resultPowerRun(_ context.Context, o *resultPowerOptions) error {
 	po.Aggregate, po.Stdout, po.Stderr = power.FilePatcher(o.AggregateName), o.IO.Out, o.IO.ErrOut
 	out := power.Adapt(po)
 	if out.ExitCode != 0 {
-		return &exitCodeError{Code: out.ExitCode, Err: errors.New("power telemetry invalid (--require-power): " + strings.Join(out.Reasons, ", "))}
+		return &exitCodeError{Code: out.ExitCode, Err: errors.New("power telemetry invalid (--require-power): " + strings.Join(out.Explained(), ", "))}
 	}
 	return nil
 }

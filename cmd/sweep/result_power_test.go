@@ -46,6 +46,8 @@ func TestResultPowerCLI(t *testing.T) {
 			"", "sampling_gap_exceeded", 0},
 		{"wrong GPU count", "nvidia-h200-2gpu-final-sample-stale-fields", []string{"--expected-num-gpus", "8"}, "", 0,
 			"", "expected_gpu_count_mismatch", 0},
+		{"wrong GPU count, --require-power", "nvidia-h200-2gpu-final-sample-stale-fields", []string{"--expected-num-gpus", "8", "--require-power"}, "", exitError,
+			"", "power telemetry invalid (--require-power): expected_gpu_count_mismatch (expected 8 GPUs, observed 2: GPUs 2, 3, 4, 5, 6, 7 absent)", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -156,6 +156,7 @@ func AdaptMultiNode(o MultiNodeOptions) (*Fields, Outcome) {
 		}
 	}
 	roleGPUs := map[string]int{}
+	count := &GPUCount{} // over the nodes integrated
 	nodes := object()
 	perRole, perEnergy, perGap := object(), object(), object()
 	var energies []NodeEnergy
@@ -183,6 +184,10 @@ func AdaptMultiNode(o MultiNodeOptions) (*Fields, Outcome) {
 		}
 		nv.set("reasons", strList(in.Reasons)).set("observed_gpu_ids", strList(in.ObservedGPUs))
 		observed += len(in.ObservedGPUs)
+		nc := newGPUCount(in, n.GPUs, filter, n.Name+"/")
+		count.Expected += nc.Expected
+		count.Observed = append(count.Observed, nc.Observed...)
+		count.Missing = append(count.Missing, nc.Missing...)
 		ne := NodeEnergy{Role: n.Role}
 		for _, gpu := range in.eOrder {
 			label := n.Name + "/" + gpu
@@ -199,6 +204,9 @@ func AdaptMultiNode(o MultiNodeOptions) (*Fields, Outcome) {
 		reasons = appendReason(reasons, "topology_env_mismatch")
 	}
 	out := Outcome{Window: window}
+	if len(count.Observed) > 0 {
+		out.GPUs = count
+	}
 	var roles *RoleMetrics
 	if len(reasons) == 0 {
 		m, r := SumNodes(window, energies, o.PrefillGPUs, o.DecodeGPUs)

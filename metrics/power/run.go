@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -115,6 +117,90 @@ type Outcome struct {
 	// ExitCode is the adapter's exit status: 1 when RequirePower and the
 	// measurement is invalid or its sidecar could not be written, else 0.
 	ExitCode int
+	// GPUs compares the GPUs the telemetry held in the window with those
+	// expected; nil when they were not counted (no window, no telemetry).
+	GPUs *GPUCount
+}
+
+// GPUCount is what power_validation.json says of the GPUs: how many were
+// expected and which the telemetry held in the window.
+type GPUCount struct {
+	Expected int
+	// Observed are the GPU ids with samples in the window. Missing are
+	// the expected ids without any, Extra the observed ids not expected:
+	// the expected ids are the GPU filter's, else 0..Expected-1 (then
+	// only when every observed id is a number). A disaggregated point's
+	// ids are "<worker>/<id>".
+	Observed, Missing, Extra []string
+}
+
+// newGPUCount counts the GPUs of in against expected GPUs: the ids of
+// filter, else 0..expected-1 when the telemetry's ids are such indexes;
+// label prefixes the ids (a node's "prefill0/").
+func newGPUCount(in *Integration, expected int, filter []string, label string) *GPUCount {
+	c := &GPUCount{Expected: expected}
+	want := filter
+	if want == nil && !slices.ContainsFunc(in.ObservedGPUs, func(id string) bool {
+		n, err := strconv.Atoi(id)
+		return err != nil || strconv.Itoa(n) != id
+	}) {
+		for i := range expected {
+			want = append(want, strconv.Itoa(i))
+		}
+	}
+	for _, id := range in.ObservedGPUs {
+		c.Observed = append(c.Observed, label+id)
+		if want != nil && !slices.Contains(want, id) {
+			c.Extra = append(c.Extra, label+id)
+		}
+	}
+	for _, id := range want {
+		if !slices.Contains(in.ObservedGPUs, id) {
+			c.Missing = append(c.Missing, label+id)
+		}
+	}
+	return c
+}
+
+// String is "expected 8 GPUs, observed 7: GPU 3 absent".
+func (c *GPUCount) String() string {
+	s := fmt.Sprintf("expected %d GPUs, observed %d", c.Expected, len(c.Observed))
+	var parts []string
+	if len(c.Missing) > 0 {
+		parts = append(parts, gpuList(c.Missing)+" absent")
+	}
+	if len(c.Extra) > 0 {
+		parts = append(parts, gpuList(c.Extra)+" not expected")
+	}
+	if len(parts) > 0 {
+		s += ": " + strings.Join(parts, ", ")
+	}
+	return s
+}
+
+// gpuList is "GPU 3" or "GPUs 3, 5".
+func gpuList(ids []string) string {
+	if len(ids) == 1 {
+		return "GPU " + ids[0]
+	}
+	return "GPUs " + strings.Join(ids, ", ")
+}
+
+// Explained is Reasons with the GPU counts after
+// expected_gpu_count_mismatch: "expected_gpu_count_mismatch (expected 8
+// GPUs, observed 7: GPU 3 absent)", which power_validation.json alone
+// held.
+func (o Outcome) Explained() []string {
+	out := slices.Clone(o.Reasons)
+	if o.GPUs == nil {
+		return out
+	}
+	for i, r := range out {
+		if r == "expected_gpu_count_mismatch" {
+			out[i] += " (" + o.GPUs.String() + ")"
+		}
+	}
+	return out
 }
 
 // Adapt is InferenceX's power_adapter: it builds the benchmark window from
@@ -212,6 +298,9 @@ func (o *Options) run(csvPath, benchPath, validationPath string) Outcome {
 		payload.set("gpu_filter", strList(o.GPUs))
 	}
 	out := Outcome{Valid: valid, Reasons: reasons, Metrics: m}
+	if bench != nil && in.ExpectedGPUs != nil && len(in.ObservedGPUs) > 0 {
+		out.GPUs = newGPUCount(in, *in.ExpectedGPUs, o.GPUs, "")
+	}
 	if err := atomicfile.Write(validationPath, dumps(payload), 0o644); err != nil {
 		fmt.Fprintf(o.Stderr, "[aggregate_power] Failed to write validation artifact %s: %v\n", validationPath, err)
 		out.ExitCode = o.exit(false)

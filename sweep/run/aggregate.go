@@ -135,7 +135,7 @@ func aggregatePower(dir string, log io.Writer, a *Aggregated, reasons *[]string)
 	if out.ExitCode == 0 {
 		return
 	}
-	msg := "power: " + strings.Join(out.Reasons, ", ") + " (REQUIRE_POWER)"
+	msg := "power: " + strings.Join(out.Explained(), ", ") + " (REQUIRE_POWER)"
 	*reasons = append(*reasons, msg)
 	a.PowerExit, a.PowerErr = out.ExitCode, errors.New(msg)
 }

@@ -180,7 +180,7 @@ func (r *runner) powerVerdict(res *result.Result, fields *power.Fields, out powe
 		r.progress(line)
 	}
 	if out.ExitCode != 0 {
-		return out, "power: " + strings.Join(out.Reasons, ", ") + " (REQUIRE_POWER)"
+		return out, "power: " + strings.Join(out.Explained(), ", ") + " (REQUIRE_POWER)"
 	}
 	return out, ""
 }

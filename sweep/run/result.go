@@ -181,7 +181,7 @@ func (r *runner) powerStage(ctx context.Context, out *power.Outcome) {
 			r.progress(fmt.Sprintf("power: valid, %.1f W per GPU, %.4f J per output token", m.AvgPowerW, m.JoulesPerOutputToken))
 			return nil
 		}
-		msg := "power telemetry invalid: " + strings.Join(out.Reasons, ", ")
+		msg := "power telemetry invalid: " + strings.Join(out.Explained(), ", ")
 		if out.ExitCode != 0 {
 			return errors.New(msg + " (REQUIRE_POWER)")
 		}

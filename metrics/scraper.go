@@ -257,6 +257,17 @@ func (r *ScrapeResult) Health() *ScrapeHealth {
 	return h
 }
 
+// poorShare is the share of good scrapes below which an endpoint's
+// scraping is poor (EndpointHealth.Poor).
+const poorShare = 0.8
+
+// Poor reports whether the endpoint's scraping went badly: fewer than
+// poorShare of the attempts succeeded, or fewer than two of two or more
+// (no window for counters).
+func (h EndpointHealth) Poor() bool {
+	return float64(h.Successes) < poorShare*float64(h.Attempts) || h.Attempts >= 2 && h.Successes < 2
+}
+
 // String is "0 of 6 scrapes of URL succeeded (last error: ...)".
 func (h EndpointHealth) String() string {
 	s := fmt.Sprintf("%d of %d scrapes of %s succeeded", h.Successes, h.Attempts, h.URL)
@@ -264,6 +275,25 @@ func (h EndpointHealth) String() string {
 		s += " (last error: " + h.LastError + ")"
 	}
 	return s
+}
+
+// Warning says which endpoints' scraping was Poor, and what to check;
+// "" when none was.
+func (h *ScrapeHealth) Warning() string {
+	if h == nil {
+		return ""
+	}
+	var poor []string
+	for _, ep := range h.Endpoints {
+		if ep.Poor() {
+			poor = append(poor, ep.String())
+		}
+	}
+	if len(poor) == 0 {
+		return ""
+	}
+	return "poor metrics scraping: " + strings.Join(poor, "; ") +
+		": the scraped gauges (scrape_health in the result) miss the failed scrapes; check that the engine's /metrics answers promptly with Prometheus text"
 }
 
 // ALCounters returns the acceptance-length counters between the first and

@@ -110,7 +110,43 @@ func TestScraperSamplesAtIntervalAndKeepsFirstAndLast(t *testing.T) {
 		assert.Equal(t, pyjson.Rounded(1), h.IntervalSeconds)
 		assert.Equal(t, 1, h.Endpoints[0].Failures)
 		assert.Contains(t, h.Endpoints[0].LastError, "503")
+		assert.Empty(t, h.Warning(), "one failed scrape in six is no warning")
 	})
+}
+
+// TestScrapeHealthWarning: an ok point whose scrapes mostly failed
+// (slow-metrics: 0 of 6) said nothing of it but in the result's
+// scrape_health.
+func TestScrapeHealthWarning(t *testing.T) {
+	const timeout = `scrape http://e/metrics: Get "http://e/metrics": context deadline exceeded`
+	for _, tc := range []struct {
+		name                string
+		attempts, successes int
+		want                string
+	}{
+		{name: "none good", attempts: 6, successes: 0,
+			want: "poor metrics scraping: 0 of 6 scrapes of http://e/metrics succeeded (last error: " + timeout + "): the scraped gauges (scrape_health in the result) miss the failed scrapes; check that the engine's /metrics answers promptly with Prometheus text"},
+		{name: "fewer than 80% good", attempts: 10, successes: 7, want: "poor metrics scraping: 7 of 10 scrapes"},
+		{name: "80% good", attempts: 10, successes: 8},
+		{name: "one good of two: no window for counters", attempts: 2, successes: 1, want: "poor metrics scraping: 1 of 2 scrapes"},
+		{name: "all good", attempts: 6, successes: 6},
+		{name: "never scraped", attempts: 0, successes: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ep := EndpointHealth{URL: "http://e/metrics", Attempts: tc.attempts, Successes: tc.successes, Failures: tc.attempts - tc.successes}
+			if ep.Failures > 0 {
+				ep.LastError = timeout
+			}
+			h := &ScrapeHealth{Endpoints: []EndpointHealth{{URL: "http://good/metrics", Attempts: 6, Successes: 6}, ep}}
+			if tc.want == "" {
+				assert.Empty(t, h.Warning())
+				return
+			}
+			assert.True(t, strings.HasPrefix(h.Warning(), tc.want), "got %q, want it to start with %q", h.Warning(), tc.want)
+			assert.NotContains(t, h.Warning(), "good/metrics")
+		})
+	}
+	assert.Empty(t, (*ScrapeHealth)(nil).Warning(), "a result without scrape_health")
 }
 
 func TestScraperStopTakesFinalSample(t *testing.T) {

@@ -214,6 +214,20 @@ func TestRunFaultsSimulated(t *testing.T) {
 	}
 }
 
+// TestRunWarnsOfSlowMetrics: with /metrics slower than a scrape's
+// timeout the point was ok and valid while sweep's scraper had none of
+// its scrapes; only the result's scrape_health recorded it.
+func TestRunWarnsOfSlowMetrics(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, simRunArgs(out, "--sim-fault", "slow-metrics:10s")...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	const warning = `warning: poor metrics scraping: 0 of `
+	assert.Regexp(t, `\n  warning:    poor metrics scraping: 0 of \d+ scrapes of http://localhost:\d+/metrics succeeded \(last error: scrape [^\n]*context deadline exceeded\): `, stdout, "in the point's summary")
+	assert.Contains(t, stderr, "] "+warning, "on the progress lines")
+	assert.Contains(t, stdout, "  validation: valid\n", "a warning, not a failure")
+}
+
 // TestRunInterruptedBySIGINT runs sweep as its own process and presses
 // Ctrl-C during the load.
 func TestRunInterruptedBySIGINT(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"sweep/internal/plural"
 	"sweep/internal/proc"
 	"sweep/internal/usage"
+	"sweep/metrics/result"
 	"sweep/sweep/knee"
 )
 
@@ -383,6 +384,17 @@ func checkResult(path string, p *Point) (*Metrics, error) {
 	return m, nil
 }
 
+// scrapeWarning is the warning of the result at path about sweep's own
+// scraping of the engine (metrics.ScrapeHealth.Warning): an ok point
+// whose scrapes mostly failed said nothing of it. "" without one.
+func scrapeWarning(path string) string {
+	f, err := result.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return f.ScrapeHealth.Warning()
+}
+
 // todo returns the jobs of the points still to run, by arm in schedule
 // order, but for arms whose server does not start (unstartable). With
 // Options.Choose, an arm with no point to run gets a job (with no points)
@@ -611,6 +623,7 @@ func (s *sweep) observe(r Record) {
 		}
 	case EventPointEnd:
 		if st != nil {
+			warning := ""
 			if r.Status == StatusOK && r.Result != "" {
 				// The executor's word is not enough: the file must count.
 				m, err := checkResult(r.Result, s.points[r.Point])
@@ -618,6 +631,9 @@ func (s *sweep) observe(r Record) {
 					r.Status, r.Error = StatusFailed, err.Error()
 				} else if r.Metrics == nil {
 					r.Metrics = m
+				}
+				if err == nil {
+					warning = scrapeWarning(r.Result)
 				}
 			}
 			if r.Result != "" {
@@ -652,6 +668,9 @@ func (s *sweep) observe(r Record) {
 				what += ": " + r.Error
 			}
 			s.linef("  %s %s in %s%s", r.Point, what, (time.Duration(r.Seconds * float64(time.Second))).Round(100*time.Millisecond), r.Metrics.String())
+			if warning != "" {
+				s.linef("    warning: %s", warning)
+			}
 		}
 	case EventPointSkip:
 		if st != nil {

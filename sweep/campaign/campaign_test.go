@@ -184,6 +184,11 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		measured["request_accounting"] = map[string]any{"records_profiled": 10, "records_error_dropped": 5}
 	case "short": // a complete result failing a validation a short window can fail
 		measured["valid"], measured["invalid_reasons"] = false, []string{"acceptance length over 12 verify steps, fewer than 100"}
+	case "poor-scrapes": // a valid result whose engine /metrics mostly timed out
+		measured["scrape_health"] = map[string]any{"interval_seconds": 10, "endpoints": []any{map[string]any{
+			"url": "http://e:8888/metrics", "engine": "", "attempts": 6, "successes": 0, "failures": 6, "points": 0,
+			"last_error": `scrape http://e:8888/metrics: Get "http://e:8888/metrics": context deadline exceeded`,
+		}}}
 	}
 	if s.b.kvFullAt > 0 {
 		measured["server_metrics"] = map[string]any{"kv_cache": map[string]any{"gpu_usage_pct": min(1, float64(p.Conc())/float64(s.b.kvFullAt))}}
@@ -478,6 +483,23 @@ func TestFailedPointIsRetried(t *testing.T) {
 	_, err = s.run(t.Context())
 	require.ErrorIs(t, err, campaign.ErrPointsFailed)
 	assert.Equal(t, 2, s.b.loadsOf(s.sched.Points[0].ID), "no retry left on resume")
+}
+
+// TestPoorScrapingIsWarned: an ok point whose engine /metrics mostly
+// failed sweep's scrapes said nothing of it; only the result's
+// scrape_health recorded it.
+func TestPoorScrapingIsWarned(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	s.b.faults[s.sched.Points[0].ID] = "poor-scrapes"
+	var progress strings.Builder
+	s.o.Progress = &progress
+	sum, err := s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 2, sum.OK, "a warning, not a failure")
+	const warning = `    warning: poor metrics scraping: 0 of 6 scrapes of http://e:8888/metrics succeeded (last error: scrape http://e:8888/metrics: Get "http://e:8888/metrics": context deadline exceeded)`
+	assert.Contains(t, progress.String(), s.sched.Points[0].ID+" ok in ")
+	assert.Contains(t, progress.String(), warning)
+	assert.Equal(t, 1, strings.Count(progress.String(), "warning: poor metrics scraping"), "the other point scraped well:\n%s", progress.String())
 }
 
 // TestHugeRetriesStillRetries: a retry count near the int limit retries

@@ -88,6 +88,9 @@ func (r *Request) printSummary(rec *run.Record, elapsed time.Duration) {
 	if a := rec.Acceptance; a != nil {
 		fmt.Fprintf(w, "  accept len: %s\n", a)
 	}
+	if s := summary; haveResult && s.ScrapeWarning != "" {
+		fmt.Fprintf(w, "  warning:    %s\n", s.ScrapeWarning)
+	}
 	if s := summary; haveResult {
 		verdict := "valid"
 		if !s.Valid {

@@ -214,6 +214,11 @@ func (r *runner) runLoad(ctx context.Context, engine *proc.Process) {
 	scrape := r.startScraper(ctx)
 	r.runClient(ctx, StageClient, client, "benchmark.log", engine, scrape)
 	scraped := scrape.finish()
+	if scraped != nil {
+		if w := scraped.Health().Warning(); w != "" {
+			r.progress("warning: " + w)
+		}
+	}
 	r.stopMonitors(mons)
 	if ctx.Err() != nil {
 		for _, s := range []string{StageAcceptance, StageAggregate, StageValidate, StagePower} {

@@ -418,6 +418,34 @@ func TestRunFaults(t *testing.T) {
 	}
 }
 
+// TestRunWarnsOfPoorScraping: a point whose engine /metrics failed every
+// one of sweep's scrapes was ok and said nothing of it; only the result's
+// scrape_health recorded it.
+func TestRunWarnsOfPoorScraping(t *testing.T) {
+	spec, opts := testSpec(t, "no-metrics", "")
+	var lines []string
+	var mu sync.Mutex
+	opts.Progress = func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, line)
+	}
+	rec, err := Run(t.Context(), spec, opts)
+	require.NoError(t, err, "the client's export measured the point: stages %+v", rec.Stages)
+	warning := ""
+	for _, l := range lines {
+		if w, ok := strings.CutPrefix(l, "warning: poor metrics scraping: 0 of "); ok {
+			warning = "poor metrics scraping: 0 of " + w
+		}
+	}
+	require.NotEmpty(t, warning, "progress:\n%s", strings.Join(lines, "\n"))
+	assert.Regexp(t, `^poor metrics scraping: 0 of \d+ scrapes of http://127\.0\.0\.1:\d+/metrics succeeded \(last error: scrape http://127\.0\.0\.1:\d+/metrics: GET http://127\.0\.0\.1:\d+/metrics: HTTP 404 Not Found\): `, warning)
+	s, err := Summarize(rec.ResultFile)
+	require.NoError(t, err)
+	assert.Equal(t, warning, s.ScrapeWarning, "the summary says it too")
+	assertNothingLeft(t, rec)
+}
+
 // TestRunInterrupted sends SIGINT to this process during the load, as a
 // user pressing Ctrl-C on `sweep run` would.
 func TestRunInterrupted(t *testing.T) {

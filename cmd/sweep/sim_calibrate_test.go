@@ -377,5 +377,5 @@ func TestDiscoverSaysWhyAPointFailed(t *testing.T) {
 	assert.Contains(t, stderr+stdout, why)
 	text, err := os.ReadFile(filepath.Join(out, campaign.SummaryText))
 	require.NoError(t, err)
-	assert.Regexp(t, `failed \(each point's logs and run.json in its directory\):\n  1  qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8 c1, 1 attempt: `+regexp.QuoteMeta(why)+`.*the KV cache holds 4096`, string(text))
+	assert.Regexp(t, `failed \(logs and run.json in each point's directory; a server's that did not start in servers/\):\n  1  qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8 c1, 1 attempt: `+regexp.QuoteMeta(why)+`.*the KV cache holds 4096`, string(text))
 }

@@ -39,3 +39,21 @@ func TestHelpNamesEveryFault(t *testing.T) {
 		assert.Contains(t, helpText("simengine"), form, "sweep sim-engine --help")
 	}
 }
+
+// TestSimFaultEnvChecked: a SWEEP_SIM_FAULT the simulated engine would
+// refuse is refused before any engine starts, by run and by discover
+// (the audit's: the engine started, and each point failed on it).
+func TestSimFaultEnvChecked(t *testing.T) {
+	t.Setenv("SWEEP_SIM_FAULT", "bogus")
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"run", "--simulate", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "4", "--out", filepath.Join(dir, "p")},
+		{"discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc-list", "4", "--no-report", "--out", filepath.Join(dir, "d")},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr)
+		assert.Contains(t, stderr, `SWEEP_SIM_FAULT=bogus: fault "bogus": unknown kind, want one of never-ready`, "%v", args)
+		assert.NoDirExists(t, filepath.Join(dir, "p"), "no point started")
+		assert.NoFileExists(t, filepath.Join(dir, "d", "journal.jsonl"), "no sweep started")
+	}
+}

@@ -114,12 +114,14 @@ func (b *RunBackend) StartServer(ctx context.Context, arm *Arm, first *Point, gp
 	}
 	srv, rec, err := run.StartServer(ctx, spec.ServerSpec, o)
 	if err != nil {
+		// One line, as a point's failure (run.Stage.Detail): the log line
+		// that says why, and where the server's logs are.
 		if rec != nil {
-			if f := rec.Failed(); f != nil && len(f.LogTail) > 0 {
-				err = fmt.Errorf("%w\n    %s", err, strings.Join(f.LogTail, "\n    "))
+			if f := rec.Failed(); f != nil && f.Cause() != "" {
+				err = fmt.Errorf("%w; from its log: %s", err, f.Cause())
 			}
 		}
-		return nil, err
+		return nil, fmt.Errorf("%w (its logs: %s)", err, o.OutDir)
 	}
 	return &runServer{b: b, srv: srv, setup: setup, nodes: nodes}, nil
 }

@@ -663,11 +663,14 @@ func (s *sweep) observe(r Record) {
 					s.failedPoint()
 				}
 			}
-			what := r.Status
+			// The time before the error: after it, it read as the end of
+			// the log line the error quotes ("... 50 finished requests in 200ms").
+			took := (time.Duration(r.Seconds * float64(time.Second))).Round(100 * time.Millisecond)
 			if r.Error != "" {
-				what += ": " + r.Error
+				s.linef("  %s %s in %s: %s%s", r.Point, r.Status, took, r.Error, r.Metrics.String())
+			} else {
+				s.linef("  %s %s in %s%s", r.Point, r.Status, took, r.Metrics.String())
 			}
-			s.linef("  %s %s in %s%s", r.Point, what, (time.Duration(r.Seconds * float64(time.Second))).Round(100*time.Millisecond), r.Metrics.String())
 			if warning != "" {
 				s.linef("    warning: %s", warning)
 			}

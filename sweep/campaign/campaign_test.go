@@ -479,7 +479,7 @@ func TestFailedPointIsRetried(t *testing.T) {
 	// The summary says why, under the failed point's number.
 	text, err := os.ReadFile(filepath.Join(s.dir, campaign.SummaryText))
 	require.NoError(t, err)
-	assert.Contains(t, string(text), "failed (each point's logs and run.json in its directory):\n  1  "+sum.Points[0].Arm+" c4, 2 attempts: stage client: aiperf failed (exit status 2)\n")
+	assert.Contains(t, string(text), "failed (logs and run.json in each point's directory; a server's that did not start in servers/):\n  1  "+sum.Points[0].Arm+" c4, 2 attempts: stage client: aiperf failed (exit status 2)\n")
 	_, err = s.run(t.Context())
 	require.ErrorIs(t, err, campaign.ErrPointsFailed)
 	assert.Equal(t, 2, s.b.loadsOf(s.sched.Points[0].ID), "no retry left on resume")

@@ -154,7 +154,7 @@ func (sum *Summary) counts() string {
 }
 
 // failures lists the failed points with why, each under the number of
-// its row: "failed (each point's logs and run.json in its directory):",
+// its row: "failed (logs and run.json in each point's directory; ...):",
 // then "  1  ARM c1, 2 attempts: stage client: ...".
 func (sum *Summary) failures() string {
 	var b strings.Builder
@@ -163,7 +163,7 @@ func (sum *Summary) failures() string {
 			continue
 		}
 		if b.Len() == 0 {
-			b.WriteString("failed (each point's logs and run.json in its directory):\n")
+			b.WriteString("failed (logs and run.json in each point's directory; a server's that did not start in servers/):\n")
 		}
 		why := p.Error
 		if why == "" {

@@ -2,7 +2,9 @@ package run
 
 import (
 	"math"
+	"os"
 
+	"sweep/internal/simproto"
 	"sweep/internal/usage"
 	"sweep/recipes"
 	"sweep/simengine"
@@ -73,6 +75,15 @@ func CheckSimFault(s string) error {
 // client is ChooseClient's (aiperf or the built-in load generator, and
 // why). In an image (inImage) Aiperf names a program there, as given.
 func (m *Mode) Setup(aiperfVersion string, inImage bool) (Setup, error) {
+	if m.Simulate {
+		// The engine reads SWEEP_SIM_FAULT too (discover's faults): a
+		// value it would refuse is refused here, before any engine starts.
+		if v := os.Getenv(simproto.EnvFault); v != "" {
+			if _, err := simengine.ParseFaults(v); err != nil {
+				return Setup{}, usage.Errorf("%s=%s: %w", simproto.EnvFault, v, err)
+			}
+		}
+	}
 	setup := Setup{Simulate: m.Simulate, TimeScale: m.TimeScale, WallClock: m.SimClock == ClockWall, SimFault: m.SimFault, SimGPU: m.SimGPU, SimCalibration: m.SimCalib,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(aiperfVersion), PowerGPUs: m.PowerGPUs}
 	if inImage {

@@ -26,8 +26,6 @@
 package run
 
 import (
-	"slices"
-	"strings"
 	"time"
 
 	"sweep/internal/proc"
@@ -297,51 +295,6 @@ type Stage struct {
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished"`
 	Seconds  float64   `json:"seconds"`
-}
-
-// causeMarks are what a log line that says why a process failed
-// contains (compared without case).
-var causeMarks = []string{"error", "fail", "exception", "traceback", "abort", "fatal", "refused", "denied", "killed", "out of memory", "no such", "cannot", "unable", "invalid"}
-
-// maxCause bounds the log line Detail quotes, in bytes.
-const maxCause = 400
-
-// Cause is the line of the stage's log tail that most likely says why it
-// failed: the last one that names an error or a failure outside a path
-// (a Python traceback's exception, the built-in client's "... failed (Bad
-// Request: ...)"), else the last non-empty one; "" without a tail or when Error
-// already holds that line.
-func (s *Stage) Cause() string {
-	line := ""
-	for i := len(s.LogTail) - 1; i >= 0 && line == ""; i-- {
-		// Paths are left out: a directory named for a failure is no cause.
-		words := slices.DeleteFunc(strings.Fields(strings.ToLower(s.LogTail[i])), func(w string) bool { return strings.Contains(w, "/") })
-		l := strings.Join(words, " ")
-		if slices.ContainsFunc(causeMarks, func(m string) bool { return strings.Contains(l, m) }) {
-			line = strings.TrimSpace(s.LogTail[i])
-		}
-	}
-	for i := len(s.LogTail) - 1; i >= 0 && line == ""; i-- {
-		line = strings.TrimSpace(s.LogTail[i])
-	}
-	if line == "" || strings.Contains(s.Error, line) {
-		return ""
-	}
-	if len(line) > maxCause {
-		line = strings.ToValidUTF8(line[:maxCause], "") + "…"
-	}
-	return line
-}
-
-// Detail is the stage's error and, when the log says more, its Cause:
-// "client failed (exit code 1); from its log: sweep: loadgen: warm-up
-// request ... failed (Bad Request: ... the prompt needs 98468 tokens but
-// the KV cache holds 4096 ...)".
-func (s *Stage) Detail() string {
-	if c := s.Cause(); c != "" {
-		return s.Error + "; from its log: " + c
-	}
-	return s.Error
 }
 
 // ProcessOutcome records how a process ended. Exit is -1 when it was

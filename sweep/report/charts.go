@@ -392,19 +392,32 @@ func latencyChart(name, group, what string, rs []*knee.Result) (Chart, error) {
 				d.add(&p90, float64(pt.Conc), *b*scale, arm+" "+what+" p90", pt.Conc, unit)
 			}
 		}
-		if len(p50) > 1 {
-			l := mustLine(p50, armColor(i), false)
-			p.Add(l)
-			p.Legend.Add(r.Arm.Identity.Parallelism()+" p50", l)
-		}
-		if len(p90) > 1 {
-			l := mustLine(p90, armColor(i), true)
-			p.Add(l)
-			p.Legend.Add(r.Arm.Identity.Parallelism()+" p90", l)
-		}
+		addSeries(p, p50, armColor(i), false, arm+" p50")
+		addSeries(p, p90, armColor(i), true, arm+" p90")
 	}
 	p.Y.Min = 0
 	return render(name, p, d)
+}
+
+// addSeries draws xys as a line, dashed or not, in the legend as label;
+// a single point (an arm measured at one concurrency) as a marker, a
+// ring where the line is dashed: a line needs two (such arms were left
+// out of the latency charts without a word).
+func addSeries(p *plot.Plot, xys plotter.XYs, c color.Color, dashed bool, label string) {
+	switch {
+	case len(xys) > 1:
+		l := mustLine(xys, c, dashed)
+		p.Add(l)
+		p.Legend.Add(label, l)
+	case len(xys) == 1:
+		var shape draw.GlyphDrawer = draw.CircleGlyph{}
+		if dashed {
+			shape = draw.RingGlyph{}
+		}
+		s := mustScatter(xys, c, shape, vg.Points(3))
+		p.Add(s)
+		p.Legend.Add(label, s)
+	}
 }
 
 // latencyOf returns the median over replicates of the p50 and p90.
@@ -475,6 +488,9 @@ func alChart(name, group string, rs []*knee.Result) (Chart, bool, error) {
 		p.Add(s)
 		p.Legend.Add(r.Arm.Identity.Parallelism()+" measured", s)
 		if golden != nil {
+			if lo == hi { // one concurrency: a line a quarter doubling each side
+				lo, hi = lo/1.19, hi*1.19
+			}
 			l := mustLine(plotter.XYs{{X: lo, Y: *golden}, {X: hi, Y: *golden}}, armColor(i), true)
 			p.Add(l)
 			p.Legend.Add(r.Arm.Identity.Parallelism()+" golden", l)

@@ -318,8 +318,18 @@ func TestBuildOneConcurrencyArm(t *testing.T) {
 		require.Len(t, r.Points, 1)
 	}
 	require.NotEmpty(t, rep.Charts)
+	svg := map[string]string{}
 	for _, c := range rep.Charts {
 		assert.Contains(t, string(c.SVG), "<svg", c.Name)
+		svg[c.Name] = string(c.SVG)
+	}
+	// Each arm is in the latency charts: a single point is a marker, where
+	// a line needs two (they were left out without a word).
+	for _, r := range rep.Results {
+		for _, chart := range []string{"g1-ttft", "g1-itl"} {
+			assert.Contains(t, svg[chart], r.Arm.Identity.Parallelism()+" p50", chart)
+			assert.Contains(t, svg[chart], r.Arm.Identity.Parallelism()+" p90", chart)
+		}
 	}
 }
 

@@ -292,7 +292,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 func (o *campaignOptions) keyRows(patterns []string) (matrix.Matrix, []string, *matrix.Generator, error) {
 	g, err := o.Inputs.generator()
 	if err != nil {
-		return nil, nil, nil, inputError(err)
+		return nil, nil, nil, err
 	}
 	rows, keys, err := agenticRows(g, patterns, nil, matrix.EvalOptions{NoEvals: true})
 	if err != nil {

@@ -75,3 +75,21 @@ func TestCampaignInputErrorsExitUsage(t *testing.T) {
 	}
 	assert.NoDirExists(t, unmakeable)
 }
+
+// TestBadConfigFileExitsUsage: every command that reads the master
+// configs exits 2 on a file that does not load, as discover does (run,
+// plan and matrix full-sweep exited 1, the failed-points code).
+func TestBadConfigFileExitsUsage(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("foo: [unclosed\n"), 0o644))
+	for _, args := range [][]string{
+		{"run", "--simulate", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "4", "--out", filepath.Join(dir, "p")},
+		{"plan", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp"},
+		{"matrix", "full-sweep"},
+	} {
+		code, _, stderr := runCLI(t, append(args, "--config-files", bad)...)
+		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr)
+		assert.Contains(t, stderr, bad+":1:7: invalid YAML", "%v", args)
+	}
+}

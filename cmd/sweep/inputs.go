@@ -20,7 +20,8 @@ type matrixInputs struct {
 	Load func(files []string, runnerConfig string) (*configs.Masters, *configs.Runners, error)
 }
 
-// generator loads the inputs and returns a generator over them.
+// generator loads the inputs and returns a generator over them; a file
+// that does not load exits 2 (inputError), in every command.
 func (in *matrixInputs) generator() (*matrix.Generator, error) {
 	load := in.Load
 	if load == nil {
@@ -28,7 +29,7 @@ func (in *matrixInputs) generator() (*matrix.Generator, error) {
 	}
 	m, r, err := load(in.ConfigFiles, in.RunnerConfig)
 	if err != nil {
-		return nil, err
+		return nil, inputError(err)
 	}
 	return &matrix.Generator{Masters: m, Runners: r}, nil
 }

@@ -301,17 +301,6 @@ func (o *campaignOptions) keyRows(patterns []string) (matrix.Matrix, []string, *
 	return rows, keys, g, o.multiNodeClock(rows)
 }
 
-// inputError makes err, a file the command line names that cannot be
-// used (a config file that does not parse or check, a changelog), exit
-// with exitUsage as a usage error does: exit 1 says that points failed.
-// It prints no --help hint, which cannot fix a file.
-func inputError(err error) error {
-	if err == nil || cli.IsUsage(err) {
-		return err
-	}
-	return &exitCodeError{Code: exitUsage, Err: err}
-}
-
 // multiNodeClock is run.Mode.MultiNodeClock for a simulated sweep whose
 // selection holds a disaggregated multi-node arm, as `sweep run` does for
 // such a point.

@@ -68,3 +68,14 @@ func agenticRows(g *matrix.Generator, patterns []string, conc []int, evals matri
 	}
 	return rows, keys, matrixError(err)
 }
+
+// inputError makes err, a file the command line names that cannot be
+// used (a config file that does not parse or check, a changelog), exit
+// with exitUsage as a usage error does: exit 1 says that points failed.
+// It prints no --help hint, which cannot fix a file.
+func inputError(err error) error {
+	if err == nil || cli.IsUsage(err) {
+		return err
+	}
+	return &exitCodeError{Code: exitUsage, Err: err}
+}

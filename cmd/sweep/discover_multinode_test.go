@@ -57,13 +57,7 @@ func TestDiscoverSimulatedDisaggregatedArm(t *testing.T) {
 	assert.Contains(t, stdout, "knees:")
 
 	recs := journalOf(t, out)
-	starts := 0
-	for _, r := range recs {
-		if r.Event == campaign.EventServerStart {
-			starts++
-		}
-	}
-	assert.Equal(t, 1, starts, "one deployment serves the arm")
+	assert.Equal(t, 1, countEvent(recs, campaign.EventServerStart), "one deployment serves the arm")
 
 	// The arm's deployment: both workers and the router, recorded once.
 	srv := filepath.Join(out, campaign.ServersDir, "arm01-1")

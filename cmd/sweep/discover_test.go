@@ -57,6 +57,17 @@ func spentOf(t *testing.T, dir string) campaign.Spending {
 	return *sum.Spent
 }
 
+// countEvent is how many of recs are ev events.
+func countEvent(recs []campaign.Record, ev string) int {
+	n := 0
+	for _, r := range recs {
+		if r.Event == ev {
+			n++
+		}
+	}
+	return n
+}
+
 func countEvents(recs []campaign.Record, ev string) map[string]int {
 	n := map[string]int{}
 	for _, r := range recs {
@@ -145,14 +156,7 @@ func TestDiscoverServerNeverReady(t *testing.T) {
 	args := discoverArgs(out, "--builtin-client", "--no-report", "--ready-timeout", "2s")
 	code, stdout, stderr := runCLI(t, args...)
 	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	recs := journalOf(t, out)
-	starts := 0
-	for _, r := range recs {
-		if r.Event == campaign.EventServerStart {
-			starts++
-		}
-	}
-	assert.Equal(t, 2, starts, "the first round's start and the retry round's")
+	assert.Equal(t, 2, countEvent(journalOf(t, out), campaign.EventServerStart), "the first round's start and the retry round's")
 	assert.Contains(t, stdout, "0 ok, 2 failed, 0 not run; 2 server starts in this invocation")
 	text, err := os.ReadFile(filepath.Join(out, campaign.SummaryText))
 	require.NoError(t, err)

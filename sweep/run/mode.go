@@ -64,9 +64,13 @@ func CheckSimClock(c string) error {
 // CheckSimFault rejects a --sim-fault value the simulated engine would
 // refuse (simengine.ParseFaults, whose errors name the faults' forms),
 // before any engine starts; "" is no fault.
-func CheckSimFault(s string) error {
+func CheckSimFault(s string) error { return checkFaults("--sim-fault", s) }
+
+// checkFaults is a usage error naming where the faults came from (a flag,
+// SWEEP_SIM_FAULT=...) when the simulated engine would refuse them.
+func checkFaults(from, s string) error {
 	if _, err := simengine.ParseFaults(s); err != nil {
-		return usage.Errorf("--sim-fault: %w", err)
+		return usage.Errorf("%s: %w", from, err)
 	}
 	return nil
 }
@@ -79,8 +83,8 @@ func (m *Mode) Setup(aiperfVersion string, inImage bool) (Setup, error) {
 		// The engine reads SWEEP_SIM_FAULT too (discover's faults): a
 		// value it would refuse is refused here, before any engine starts.
 		if v := os.Getenv(simproto.EnvFault); v != "" {
-			if _, err := simengine.ParseFaults(v); err != nil {
-				return Setup{}, usage.Errorf("%s=%s: %w", simproto.EnvFault, v, err)
+			if err := checkFaults(simproto.EnvFault+"="+v, v); err != nil {
+				return Setup{}, err
 			}
 		}
 	}

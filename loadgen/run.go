@@ -657,6 +657,10 @@ func (r *runner) profile(ctx context.Context, lanes []*lane) {
 		if r.ahead > 0 {
 			r.logf("virtual clock: %d turns sent ahead of their wake-up, %d sent again (the idle-gap cap woke them earlier)", r.ahead, r.again)
 		}
+		if err := r.vc.lostErr(); err != nil && r.main.now < r.issueEnd && ctx.Err() == nil {
+			r.fail(&RunError{Reason: "virtual_clock", Err: fmt.Errorf("the load was cut short: the engine stopped answering %s into the %s profiling window (%w)",
+				time.Duration(float64(time.Second)*(r.main.now-simStart)).Round(time.Second), o.BenchmarkDuration, err)})
+		}
 		return
 	}
 	r.logf("profiling done: %d ok, %d failed, %d cancelled (no record) in %s", c.OK, c.Failed, c.Cancelled, time.Since(profStart).Round(time.Millisecond))

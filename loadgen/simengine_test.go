@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -293,4 +294,33 @@ func TestVirtualClockCancelledRun(t *testing.T) {
 	res, err = Run(t.Context(), o, io.Discard)
 	require.NoError(t, err)
 	assert.Positive(t, res.Profiling.OK)
+}
+
+// TestVirtualClockEngineLost: an engine that crashes mid-load stops
+// answering the clock, which lanes read as the end of their time: the
+// run ended like a full one and exited 0 with a partial profile.
+func TestVirtualClockEngineLost(t *testing.T) {
+	cfg := qwenSimConfig()
+	cfg.Virtual = true
+	cfg.Faults = []simengine.Fault{{Kind: simengine.FaultCrash, After: 100}}
+	srv, err := simengine.New(cfg, simengine.Options{Listen: func(ctx context.Context, _ string) (net.Listener, error) {
+		var lc net.ListenConfig
+		return lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	}})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(t.Context()) }() // exits with the crash
+	<-srv.Ready()
+	o := virtualOptions(t, srv.Addr())
+	o.BenchmarkDuration = 3600 * time.Second
+	res, err := Run(t.Context(), o, io.Discard)
+	var crash *simengine.CrashError
+	require.ErrorAs(t, <-done, &crash)
+	re, ok := errors.AsType[*RunError](err)
+	require.True(t, ok, "got %T %v", err, err)
+	assert.Equal(t, "virtual_clock", re.Reason)
+	assert.ErrorContains(t, err, "the load was cut short: the engine stopped answering")
+	assert.ErrorContains(t, err, "into the 1h0m0s profiling window")
+	require.NotNil(t, res)
+	assert.Positive(t, res.Profiling.OK, "the partial profile is written")
 }

@@ -39,6 +39,18 @@ type vclock struct {
 	base  string // the engine (or router) base URL
 	t0    float64
 	wall0 int64
+
+	mu   sync.Mutex
+	lost error // the first call the engine did not answer (transport error)
+}
+
+// lostErr is the first clock call the engine did not answer, nil while
+// every call got an answer: lanes read a clock that stops answering as
+// the end of their time, so a load it cuts short ends like a full one.
+func (c *vclock) lostErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lost
 }
 
 // vpart is one participant and its current simulated time. declared
@@ -65,7 +77,15 @@ func (c *vclock) call(ctx context.Context, base, method, path string, q url.Valu
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("virtual clock %s: %w", path, err)
+		err = fmt.Errorf("virtual clock %s: %w", path, err)
+		if ctx.Err() == nil {
+			c.mu.Lock()
+			if c.lost == nil {
+				c.lost = err
+			}
+			c.mu.Unlock()
+		}
+		return nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)

@@ -320,6 +320,12 @@ func (r *runner) runClient(ctx context.Context, stage string, spec proc.Spec, lo
 			return fmt.Errorf("%s failed (%s)", spec.Name, st)
 		case e := <-down:
 			blame = e
+			// An engine that exits after the last request leaves a client
+			// that is writing its artifacts: let it finish, as long as it
+			// takes a client to stop.
+			if r.clientFinishes(ctx, client) {
+				return fmt.Errorf("%s exited as the load ended (%s): %s finished its requests and wrote its artifacts without it", e.Name(), e.Status(), spec.Name)
+			}
 			client.Stop(r.o.StopGrace)
 			return fmt.Errorf("%s exited during the load (%s)", e.Name(), e.Status())
 		case err := <-hung:
@@ -331,6 +337,25 @@ func (r *runner) runClient(ctx context.Context, stage string, spec proc.Spec, lo
 			return ctx.Err()
 		}
 	})
+}
+
+// clientFinishes waits up to the stop grace for a client whose engine has
+// exited to exit by itself, and reports whether it did so successfully: a
+// client that had sent its last request writes its artifacts, one whose
+// requests the engine's exit cut fails at once or runs on until stopped.
+func (r *runner) clientFinishes(ctx context.Context, client *proc.Process) bool {
+	if r.o.StopGrace <= 0 {
+		return false
+	}
+	t := time.NewTimer(r.o.StopGrace)
+	defer t.Stop()
+	select {
+	case <-client.Done():
+		return client.Status().Success()
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // firstExit delivers the first of procs to exit. Its goroutines end when

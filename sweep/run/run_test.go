@@ -133,7 +133,9 @@ const crashDelay = 100 * time.Millisecond
 // (exit 2 after writing nothing), wait (runs until killed: the engine
 // fault decides the outcome), interrupt (sends SIGINT to the test process
 // that runs the point, then waits), crash-engine (a good run that makes
-// the engine crash with its last request, then exits 0), no-export (a
+// the engine crash with its last request, then exits 0),
+// crash-before-export (a run whose engine crashes after its last request,
+// before the artifacts are written; exits 0), no-export (a
 // good run without the server metrics export, as when the engine's
 // /metrics did not parse).
 func fakeClient() {
@@ -165,6 +167,15 @@ func fakeClient() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+	}
+	if os.Getenv(faultEnv) == "crash-before-export" {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%s/crash", os.Getenv(portEnv)))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		resp.Body.Close()
+		time.Sleep(10 * crashDelay) // writing the artifacts
 	}
 	if os.Getenv(faultEnv) == "crash-engine" {
 		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%s/crash?pid=%d", os.Getenv(portEnv), os.Getpid()))
@@ -339,6 +350,8 @@ func TestRunFaults(t *testing.T) {
 		errContainsAlso string
 		tailContains    string
 		resultFile      bool // whether an aggregate result is still written
+		// clientWrote: the client exited 0 by itself, its artifacts written.
+		clientWrote bool
 		// hangTimeout overrides Options.HangTimeout when set: a race-enabled
 		// client takes a second to exit, with the engine unhealthy.
 		hangTimeout time.Duration
@@ -354,6 +367,11 @@ func TestRunFaults(t *testing.T) {
 		// later, at the acceptance-length check, or not at all.
 		{name: "engine crashes as the load ends", clientFault: "crash-engine", failedStage: StageClient, hangTimeout: 10 * time.Second,
 			errContains: "engine exited as the load ended (exit code 7), just after client finished", tailContains: "scheduler died as the load ended"},
+		// The engine crashed after the last request, while the client
+		// wrote its artifacts: the client was killed mid-write, and the
+		// point said the engine exited during the load.
+		{name: "engine crashes before the client's export", clientFault: "crash-before-export", failedStage: StageClient, hangTimeout: 10 * time.Second,
+			errContains: "engine exited as the load ended (exit code 7): client finished its requests and wrote its artifacts", tailContains: "scheduler died as the load ended", clientWrote: true},
 		// The acceptance check fell back on sweep's scrapes and said only
 		// "no two good scrapes of the engine": the scraper's error, the
 		// cause, was in the result's scrape_health alone.
@@ -399,6 +417,12 @@ func TestRunFaults(t *testing.T) {
 			assert.False(t, readRecord(t, opts.OutDir).OK)
 			if tc.resultFile {
 				assert.FileExists(t, rec.ResultFile)
+			}
+			if tc.clientWrote {
+				c := rec.Processes["client"]
+				assert.Equal(t, 0, c.Exit)
+				assert.False(t, c.Stopped, "the client was stopped mid-write")
+				assert.FileExists(t, filepath.Join(spec.ArtifactDir, aiperf.ServerMetricsCSV))
 			}
 			// A failed point that still wrote a result says it does not count.
 			if rec.ResultFile != "" {

@@ -611,3 +611,37 @@ func TestRunWorkerDiesMidLoad(t *testing.T) {
 	assert.FileExists(t, filepath.Join(opts.OutDir, "decode0_command.txt"))
 	assertNothingLeft(t, rec)
 }
+
+// TestServerWorkerDiesMidLoad: a load on a shared server watches the
+// server's further workers like its engine. It watched the engine alone:
+// a decode worker's death went unseen until the client ended by itself.
+func TestServerWorkerDiesMidLoad(t *testing.T) {
+	spec, opts := testSpec(t, "", "wait")
+	port := strconv.Itoa(freePort(t))
+	self, err := os.Executable()
+	require.NoError(t, err)
+	spec.Workers = []Worker{{
+		Proc:      proc.Spec{Name: "decode0", Argv: []string{self}, Env: map[string]string{roleEnv: "engine", faultEnv: "die", portEnv: port}},
+		HealthURL: "http://127.0.0.1:" + port + "/health", Log: "decode0.log", CommandFile: "decode0_command.txt",
+	}}
+	spec.MetricsURLs = append(spec.MetricsURLs, "http://127.0.0.1:"+port+"/metrics")
+	srv, _, err := StartServer(t.Context(), spec.ServerSpec, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = srv.Stop() })
+	// Unwatched, the load ran until its client's end (an hour here).
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	rec, err := srv.RunLoad(ctx, spec.LoadSpec, t.TempDir())
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "decode0 exited during the load (exit code 7)")
+	failed := rec.Failed()
+	require.NotNil(t, failed)
+	assert.Equal(t, StageClient, failed.Name)
+	assert.Contains(t, fmt.Sprint(failed.LogTail), "illegal memory access", "the worker's log tail")
+	assertNothingLeft(t, rec)
+
+	rec, err = srv.RunLoad(t.Context(), spec.LoadSpec, t.TempDir())
+	require.Error(t, err, "the next load finds the worker gone")
+	assert.ErrorContains(t, err, "decode0 exited (exit code 7)")
+	assert.Equal(t, StageServer, rec.Failed().Name)
+}

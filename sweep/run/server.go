@@ -83,7 +83,7 @@ func (s *Server) Tags() []string {
 }
 
 // Healthy returns nil when every server process is running and the
-// engine (and router) answer their health URLs.
+// engine (and its workers and router) answer their health URLs.
 func (s *Server) Healthy(ctx context.Context) error {
 	s.mu.Lock()
 	stopped := s.stopped
@@ -100,7 +100,11 @@ func (s *Server) Healthy(ctx context.Context) error {
 		}
 	}
 	c := &http.Client{Timeout: max(s.r.o.ReadyInterval, 2*time.Second)}
-	for _, u := range []string{s.r.spec.HealthURL, s.r.spec.RouterHealthURL} {
+	urls := []string{s.r.spec.HealthURL, s.r.spec.RouterHealthURL}
+	for _, w := range s.r.spec.Workers {
+		urls = append(urls, w.HealthURL)
+	}
+	for _, u := range urls {
 		if u == "" {
 			continue
 		}
@@ -148,6 +152,7 @@ func (s *Server) RunLoad(ctx context.Context, spec LoadSpec, outDir string) (rec
 		ok = lr.stage(ctx, StageFlush, nil, func() error { return s.flush(ctx) })
 	}
 	if ok {
+		lr.workers = s.r.workers // watched like the engine
 		lr.runLoad(ctx, s.engine)
 	}
 	lr.stopAll()

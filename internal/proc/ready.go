@@ -2,7 +2,6 @@ package proc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -30,7 +29,13 @@ type NotReadyError struct {
 	Status Status // the exit status when Reason is "exited"
 	Last   string // the last poll's outcome
 	Tail   []string
+	// Err is ctx's error when Reason is "cancelled" (errors.Is finds it
+	// through Unwrap); the message says "cancelled" once and leaves it
+	// out.
+	Err error
 }
+
+func (e *NotReadyError) Unwrap() error { return e.Err }
 
 func (e *NotReadyError) Error() string {
 	var b strings.Builder
@@ -49,7 +54,8 @@ func (e *NotReadyError) Error() string {
 // when the timeout passes or when ctx is done. A tcp://HOST:PORT url is
 // ready once a TCP connection succeeds (a gRPC server: vLLM's gRPC worker
 // answers no HTTP). The returned error is a
-// *NotReadyError (wrapping ctx.Err() when cancelled).
+// *NotReadyError (wrapping ctx.Err() when cancelled, without repeating
+// it in its message).
 func WaitHTTP(ctx context.Context, p *Process, url string, o WaitOptions) error {
 	if o.Interval <= 0 {
 		o.Interval = time.Second
@@ -72,14 +78,16 @@ func WaitHTTP(ctx context.Context, p *Process, url string, o WaitOptions) error 
 		if ok {
 			return nil
 		}
-		last = outcome
+		if ctx.Err() == nil { // a poll ctx cut short says nothing of the server
+			last = outcome
+		}
 		select {
 		case <-p.Done():
 			return &NotReadyError{Name: p.Name(), URL: url, Reason: "exited", Status: p.Status(), Last: last, Tail: p.Tail()}
 		case <-deadline:
 			return &NotReadyError{Name: p.Name(), URL: url, Reason: "timeout", Last: last, Tail: p.Tail()}
 		case <-ctx.Done():
-			return errors.Join(&NotReadyError{Name: p.Name(), URL: url, Reason: "cancelled", Last: last, Tail: p.Tail()}, ctx.Err())
+			return &NotReadyError{Name: p.Name(), URL: url, Reason: "cancelled", Last: last, Tail: p.Tail(), Err: ctx.Err()}
 		case <-ticker.C:
 		}
 	}

@@ -117,7 +117,9 @@ func (r *runner) recovered(v any) {
 	r.stopAll()
 }
 
-// finish closes the record and returns the first failure as a *StageError.
+// finish closes the record and returns the first failure as a *StageError,
+// which wraps ctx.Err() when ctx is cancelled: joined to it unless the
+// failure already wraps it (a readiness wait cancelled says so once).
 func (r *runner) finish(ctx context.Context) (*Record, error) {
 	r.mu.Lock()
 	r.rec.Finished = time.Now()
@@ -126,7 +128,7 @@ func (r *runner) finish(ctx context.Context) (*Record, error) {
 	r.save()
 	if f := r.rec.Failed(); f != nil {
 		err := &StageError{Stage: f.Name, Err: r.firstErr}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			return r.rec, errors.Join(err, ctx.Err())
 		}
 		return r.rec, err

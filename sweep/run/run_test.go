@@ -485,6 +485,32 @@ func TestRunInterrupted(t *testing.T) {
 	assertNothingLeft(t, rec)
 }
 
+// TestStartServerInterrupted: a server start interrupted while the engine
+// loads says so once. Its error read "... readiness wait at URL
+// cancelled (last poll: ...)\ncontext canceled\ncontext canceled": the
+// readiness wait and the runner each joined ctx's error to it (and the
+// last poll, cut short, could be "... context canceled" too), and sweep
+// discover printed it under the point.
+func TestStartServerInterrupted(t *testing.T) {
+	spec, opts := testSpec(t, "never-ready", "")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	opts.ReadyTimeout = time.Minute
+	opts.Progress = func(line string) {
+		if strings.Contains(line, "waiting for") {
+			cancel() // Ctrl-C while the engine loads
+		}
+	}
+	srv, rec, err := StartServer(ctx, spec.ServerSpec, opts)
+	require.Error(t, err)
+	assert.Nil(t, srv)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Regexp(t, `^stage engine-ready: engine readiness wait at http://127\.0\.0\.1:\d+/health cancelled \(last poll: [^\n]*\)$`, err.Error())
+	assert.NotContains(t, err.Error(), "canceled", "the interruption is said once")
+	assert.Equal(t, outcomeCancelled, stageOutcomes(rec)[StageEngine])
+	assertNothingLeft(t, rec)
+}
+
 // TestRunRefusesABusyPort: a port held by another server passed readiness,
 // the load ran against the foreign server and its numbers were written.
 func TestRunRefusesABusyPort(t *testing.T) {

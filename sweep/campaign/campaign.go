@@ -76,6 +76,9 @@ type Options struct {
 type pointState struct {
 	status   string // "", ok, failed, interrupted
 	failures int    // failed attempts over every invocation
+	// attempts are the attempts that ended, ok or failed, over every
+	// invocation: one interrupted (Ctrl-C, a killed sweep) measured
+	// nothing and is run again, so it does not count.
 	attempts int
 	result   string
 	metrics  *Metrics
@@ -116,6 +119,10 @@ type sweep struct {
 	// runs counts the points started in this invocation: an adaptive
 	// search's progress (its points are not run in grid order, nor all).
 	runs int
+	// unannounced holds, by point ID, the progress line of a point that
+	// got no server (Record.NoServer) until its end says whether its
+	// server failed to start or was interrupted.
+	unannounced map[string]func(srv string)
 }
 
 // Run runs the sweep in o.Dir, resuming what an earlier invocation left:
@@ -153,7 +160,8 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	for i, p := range o.Schedule.Points {
 		id.Points[i] = p.ID
 	}
-	s := &sweep{o: o, j: j, state: map[string]*pointState{}, points: map[string]*Point{}, searches: searchState{}, started: time.Now()}
+	s := &sweep{o: o, j: j, state: map[string]*pointState{}, points: map[string]*Point{}, searches: searchState{}, started: time.Now(),
+		unannounced: map[string]func(string){}}
 	for _, p := range o.Schedule.Points {
 		s.state[p.ID] = &pointState{}
 		s.points[p.ID] = p
@@ -227,9 +235,27 @@ func (s *sweep) endPass(r Record) []*pointState {
 func (st *pointState) start(r Record) {
 	st.replaced = !r.Probe && st.probe && st.inPass && (st.status == StatusOK || st.status == StatusFailed)
 	st.status = StatusInterrupted // until its end record
-	st.attempts++
 	st.reused, st.noServer, st.probe, st.inPass, st.failHeld = r.Reused, r.NoServer, r.Probe, true, false
 }
+
+// end is what a point_end record r says of the point's attempts: one
+// that ended ok or failed counts, one interrupted does not.
+func (st *pointState) end(r Record) {
+	st.status, st.err, st.seconds = r.Status, r.Error, r.Seconds
+	st.result, st.metrics = r.Result, r.Metrics
+	switch r.Status {
+	case StatusFailed:
+		st.failures++
+		st.attempts++
+	case StatusOK:
+		st.attempts++
+	}
+}
+
+// attempt is the number of the point's attempt under way: its attempts
+// that counted, and this one. An interrupted attempt's number is given
+// again to the attempt that redoes it.
+func (st *pointState) attempt() int { return st.attempts + 1 }
 
 // apply is what the journal record r of the point says of its state.
 func (st *pointState) apply(r Record, retries int) {
@@ -237,11 +263,7 @@ func (st *pointState) apply(r Record, retries int) {
 	case EventPointStart:
 		st.start(r)
 	case EventPointEnd:
-		st.status, st.err, st.seconds = r.Status, r.Error, r.Seconds
-		st.result, st.metrics = r.Result, r.Metrics
-		if r.Status == StatusFailed {
-			st.failures++
-		}
+		st.end(r)
 	case EventPointRedo:
 		st.status, st.result = "", ""
 	case EventPointSkip:
@@ -605,21 +627,23 @@ func (s *sweep) observe(r Record) {
 				probe = " (full length after its probe)"
 			}
 			st.start(r)
-			r.Attempt = st.attempts
+			r.Attempt = st.attempt()
 			s.runs++
 			run := "" // an adaptive search runs some points, in its order: count them
 			if s.o.Choose != nil {
 				run = fmt.Sprintf("run %d, ", s.runs)
 			}
-			srv := "started"
-			switch {
-			case r.NoServer:
-				srv = "start failed"
-			case r.Reused:
-				srv = "reused"
+			announce := func(srv string) {
+				s.linef("%spoint %d/%d  arm %d/%d %s  conc %d%s  server %s  %s", run, r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
+					s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, srv, s.eta())
 			}
-			s.linef("%spoint %d/%d  arm %d/%d %s  conc %d%s  server %s  %s", run, r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
-				s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, srv, s.eta())
+			if r.NoServer {
+				// Its end follows at once: the server failed to start,
+				// or the start was interrupted.
+				s.unannounced[r.Point] = announce
+			} else {
+				announce(serverWord(false, r.Reused, StatusOK))
+			}
 		}
 	case EventPointEnd:
 		if st != nil {
@@ -644,13 +668,16 @@ func (s *sweep) observe(r Record) {
 			if r.Status == StatusOK && r.Result == "" {
 				r.Status, r.Error = StatusFailed, "no result file"
 			}
-			r.Attempt = st.attempts
-			st.status, st.err, st.seconds, st.result, st.metrics = r.Status, r.Error, r.Seconds, r.Result, r.Metrics
+			r.Attempt = st.attempt()
+			st.end(r)
+			if announce := s.unannounced[r.Point]; announce != nil {
+				delete(s.unannounced, r.Point)
+				announce(serverWord(true, false, r.Status))
+			}
 			if r.Status != StatusInterrupted {
 				s.done++
 			}
 			if r.Status == StatusFailed {
-				st.failures++
 				switch {
 				case st.failures <= s.o.Retries:
 				case st.startFailed():

@@ -42,7 +42,8 @@ type fakeBackend struct {
 	// faults: point ID → fault, for its first load (suffix "-always":
 	// every load; "-full-run": its first full-length load); never-ready
 	// and never-ready-always fail the server starts for the point,
-	// cancel-start calls cancel during the first.
+	// cancel-start calls cancel during the first, never-ready-then-cancel
+	// fails the first and calls cancel during the next.
 	faults map[string]string
 	loads  map[string]int // loads run per point ID
 	starts int
@@ -87,6 +88,9 @@ func (b *fakeBackend) StartServer(ctx context.Context, arm *campaign.Arm, first 
 		return nil, errors.New("engine exited before /health answered (exit status 1)")
 	case "never-ready-always":
 		return nil, errors.New("stage engine-ready: engine not ready before the timeout\n    [log] warm-up never completes")
+	case "never-ready-then-cancel":
+		b.faults[first.ID] = "cancel-start"
+		return nil, errors.New("engine exited before /health answered (exit status 1)")
 	case "cancel-start": // Ctrl-C while the engine loads
 		delete(b.faults, first.ID)
 		b.cancel()
@@ -401,6 +405,50 @@ func TestInterruptedPointsCountOnTheirOwn(t *testing.T) {
 			assert.Zero(t, sum.Interrupted)
 		})
 	}
+}
+
+// TestInterruptedRetryStart: Ctrl-C while a retry round's server starts.
+// The progress said "server start failed" for the point, the summary
+// "interrupted" and "not started"; and a resume whose start failed again
+// gave the point 3 attempts under --retries 1: the interrupted one
+// counted. It measured nothing, and is not an attempt.
+func TestInterruptedRetryStart(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4))
+	id := s.sched.Points[0].ID
+	ctx, cancel := context.WithCancel(t.Context())
+	s.b.cancel = cancel
+	s.b.faults[id] = "never-ready-then-cancel"
+	var progress strings.Builder
+	s.o.Progress = &progress
+	sum, err := s.run(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 2, s.b.starts, "the first round's start and the retry round's")
+	assert.Equal(t, []string{"interrupted not started"}, pointStates(sum.Table(), 1))
+	lines := regexp.MustCompile(`(?m)  server (.*)  elapsed .*$`).FindAllStringSubmatch(progress.String(), -1)
+	var servers []string
+	for _, l := range lines {
+		servers = append(servers, l[1])
+	}
+	assert.Equal(t, []string{"start failed", "not started"}, servers, "the progress, as the summary says it:\n%s", progress.String())
+	assert.Equal(t, 1, sum.Points[0].Attempts, "the interrupted attempt does not count")
+
+	s.b.faults[id] = "never-ready"
+	progress.Reset()
+	sum, err = s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Contains(t, progress.String(), "0 of 1 points complete, 1 interrupted: 1 to run")
+	assert.Equal(t, []string{"failed start failed"}, pointStates(sum.Table(), 1))
+	assert.Equal(t, 2, sum.Points[0].Attempts, "the first and the retry, --retries 1")
+	assert.Contains(t, sum.Table(), " c4, 2 attempts: server start: engine exited before /health answered (exit status 1)\n")
+	var attempts []string
+	for _, r := range events(t, s.dir, campaign.EventPointEnd) {
+		attempts = append(attempts, fmt.Sprintf("%d %s", r.Attempt, r.Status))
+	}
+	assert.Equal(t, []string{"1 failed", "2 interrupted", "2 failed"}, attempts, "the journal's attempts")
+
+	_, err = s.run(t.Context())
+	require.ErrorIs(t, err, campaign.ErrPointsFailed)
+	assert.Equal(t, 3, s.b.starts, "no retry left: nothing more starts")
 }
 
 // TestResumeAfterKill: a journal cut mid-record (kill -9 during a write)

@@ -18,11 +18,13 @@ const (
 
 // PointSummary is one point's line of the summary.
 type PointSummary struct {
-	Index    int     `json:"index"`
-	ID       string  `json:"point"`
-	Arm      string  `json:"arm"`
-	Conc     int     `json:"conc"`
-	Status   string  `json:"status"` // ok, failed, interrupted, "" (not run)
+	Index  int    `json:"index"`
+	ID     string `json:"point"`
+	Arm    string `json:"arm"`
+	Conc   int    `json:"conc"`
+	Status string `json:"status"` // ok, failed, interrupted, "" (not run)
+	// Attempts are the point's attempts that ended, ok or failed, over
+	// every invocation; one interrupted does not count (it is run again).
 	Attempts int     `json:"attempts"`
 	Error    string  `json:"error,omitempty"`
 	Result   string  `json:"result,omitempty"`
@@ -66,7 +68,7 @@ func (s *sweep) summary() *Summary {
 		st := s.state[p.ID]
 		ps := PointSummary{Index: p.Index + 1, ID: p.ID, Arm: s.o.Schedule.Arms[p.Arm].Name, Conc: p.Conc(),
 			Status: st.status, Attempts: st.attempts, Error: st.err, Result: st.result, Seconds: st.seconds, Reused: st.reused, Probe: st.probe, Metrics: st.metrics,
-			StartFailed: st.attempts > 0 && (st.noServer || st.startFailed())} // startFailed: a journal without no_server
+			StartFailed: st.noServer || st.startFailed()} // startFailed: a journal without no_server
 		switch st.status {
 		case StatusOK:
 			sum.OK++
@@ -117,16 +119,9 @@ func (sum *Summary) Table() string {
 		if p.Probe {
 			status += " (probe)"
 		}
-		srv := "started"
-		switch {
-		case p.Attempts == 0:
+		srv := serverWord(p.StartFailed, p.Reused, p.Status)
+		if p.Attempts == 0 && p.Status != StatusInterrupted {
 			srv = "-" // never ran (skipped or not run)
-		case p.StartFailed && p.Status == StatusInterrupted:
-			srv = "not started" // interrupted while its server started
-		case p.StartFailed:
-			srv = "start failed"
-		case p.Reused:
-			srv = "reused"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Index, p.Arm, p.Conc, status, f(m.TputPerGPU, 1), f(m.Interactivity, 1), f(m.AL, 2), srv)
 	}
@@ -137,6 +132,22 @@ func (sum *Summary) Table() string {
 		b.WriteString(sum.Spent.Lines(len(sum.Points)))
 	}
 	return b.String()
+}
+
+// serverWord is how a point's last attempt, ended with status, got its
+// server, as the progress and the summary's server column say it: it
+// started one, reused one, got none (noServer) because the start failed
+// or, interrupted, was not started.
+func serverWord(noServer, reused bool, status string) string {
+	switch {
+	case noServer && status == StatusInterrupted:
+		return "not started"
+	case noServer:
+		return "start failed"
+	case reused:
+		return "reused"
+	}
+	return "started"
 }
 
 // counts is "5 ok, 1 failed, 1 interrupted, 2 not run, 3 skipped by

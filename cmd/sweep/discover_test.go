@@ -120,6 +120,7 @@ func TestDiscoverSimulated(t *testing.T) {
 	code, stdout, stderr = runCLI(t, discoverArgs(out, "--builtin-client", "--no-report")...)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "2 of 2 points complete: 0 to run")
+	assert.Contains(t, stderr, "sweep discover: 2 points in 1 arm, nothing left to run, 0 server starts planned; ", "not the schedule's 1 start")
 	assert.Contains(t, stdout, "0 server starts")
 	assert.Equal(t, 1, countEvents(journalOf(t, out), campaign.EventPointStart)[sum.Points[0].ID], "not rerun")
 
@@ -167,6 +168,7 @@ func TestDiscoverServerNeverReady(t *testing.T) {
 	code, stdout, stderr = runCLI(t, args...)
 	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	assert.Contains(t, stderr, "0 of 2 points complete, 2 failed with no retry left (--retries 1): 0 to run")
+	assert.Contains(t, stderr, "sweep discover: 2 points in 1 arm, nothing left to run, 0 server starts planned; ", "not the schedule's 1 start")
 	assert.Contains(t, stdout, "0 ok, 2 failed, 0 not run; 0 server starts in this invocation")
 }
 
@@ -481,6 +483,7 @@ func TestDiscoverInterruptAndKill(t *testing.T) {
 			code, stdout, errOut := runCLI(t, discoverArgs(out, "--builtin-client", "--no-report", "--duration", "240")...)
 			require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, errOut)
 			assert.Contains(t, errOut, "1 of 2 points complete")
+			assert.Contains(t, errOut, "sweep discover: 2 points in 1 arm, 1 left to run, 1 server start planned; ")
 			recs = journalOf(t, out)
 			assert.Equal(t, 1, countEvents(recs, campaign.EventPointStart)[first], "the completed point is not rerun")
 			for _, r := range recs {

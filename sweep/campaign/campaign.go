@@ -70,6 +70,23 @@ type Options struct {
 	// Cost prices the summary's GPU-hours (Summary.Spent; nil:
 	// PlannedCost(0)).
 	Cost *Cost
+	// Begin, when set, is called once Run has read the directory, before
+	// it runs anything, with what is left to run (a new sweep: every
+	// point): the caller's header line.
+	Begin func(Left)
+}
+
+// Left is what a sweep has left to run as Run begins (Options.Begin).
+type Left struct {
+	// Resume says the directory held the sweep: Run goes on with it.
+	Resume bool
+	// Points are the points left to run: never run, interrupted, redone
+	// or failed with a retry left, but for an arm whose search cannot go
+	// on (its server did not start, no retry left); with Options.Choose
+	// also the done ones it asks for again, and the search runs those of
+	// them it asks for. ServerStarts are the server starts they need
+	// when none fails (Point.Server).
+	Points, ServerStarts int
 }
 
 // pointState is what the journal says about one point.
@@ -170,6 +187,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		if err := j.Append(Record{Event: EventSweepStart, Identity: &id, Format: JournalFormat, Arms: planOf(o.Schedule)}); err != nil {
 			return nil, err
 		}
+		s.begin(false)
 	} else {
 		if recs[0].Event != EventSweepStart || recs[0].Identity == nil {
 			return nil, fmt.Errorf("%s: the journal does not start with a sweep_start record", filepath.Join(o.Dir, JournalFile))
@@ -178,8 +196,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 			return nil, &DifferenceError{Dir: o.Dir, Diffs: d}
 		}
 		s.replay(recs)
-		s.stopLeftovers(recs)
 		s.verifyResults()
+		s.begin(true)
+		s.stopLeftovers(recs)
 		s.progress("resuming %s: %s", o.Dir, s.resumeLine())
 		if err := j.Append(Record{Event: EventSweepStart, Reason: "resume", Format: JournalFormat}); err != nil {
 			return nil, err
@@ -201,6 +220,45 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		runErr = fmt.Errorf("%d of %d points: %w (see %s)", sum.Failed, len(sum.Points), ErrPointsFailed, filepath.Join(o.Dir, SummaryText))
 	}
 	return sum, runErr
+}
+
+// begin calls Options.Begin with what is left to run (resume: the
+// directory held the sweep).
+func (s *sweep) begin(resume bool) {
+	if s.o.Begin == nil {
+		return
+	}
+	s.mu.Lock()
+	l := s.left()
+	s.mu.Unlock()
+	l.Resume = resume
+	s.o.Begin(l)
+}
+
+// left is what the sweep has left to run (Left): the points of todo's
+// jobs, with Options.Choose also those held until their search pass
+// ends, and the server starts they need.
+func (s *sweep) left() Left {
+	var l Left
+	for _, a := range s.o.Schedule.Arms {
+		if s.unstartable(a) {
+			continue
+		}
+		job := s.job(a)
+		points := append(slices.Clone(job.Points), s.again(job)...)
+		for _, p := range a.Points {
+			if s.held(s.state[p.ID]) {
+				points = append(points, p)
+			}
+		}
+		ids, servers := map[string]bool{}, map[int]bool{}
+		for _, p := range points {
+			ids[p.ID], servers[p.Server] = true, true
+		}
+		l.Points += len(ids)
+		l.ServerStarts += len(servers)
+	}
+	return l
 }
 
 // replay rebuilds every point's state and every arm's search's from

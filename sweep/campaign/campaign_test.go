@@ -451,6 +451,30 @@ func TestInterruptedRetryStart(t *testing.T) {
 	assert.Equal(t, 3, s.b.starts, "no retry left: nothing more starts")
 }
 
+// TestBeginSaysWhatIsLeft: Options.Begin gets what is left to run. A
+// resume with nothing left to run was given no such word: the header
+// line said "1 server start planned" from the schedule.
+func TestBeginSaysWhatIsLeft(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8, 8}, 4, 8, 16))
+	var begun []campaign.Left
+	s.o.Begin = func(l campaign.Left) { begun = append(begun, l) }
+	ctx, cancel := context.WithCancel(t.Context())
+	s.b.cancel = cancel
+	s.o.Executor.(*local.Executor).MaxParallel = 1 // arm 2 never starts
+	s.b.faults[s.sched.Points[1].ID] = "cancel"
+	_, err := s.run(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = s.run(t.Context())
+	require.NoError(t, err)
+	_, err = s.run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, []campaign.Left{
+		{Points: 6, ServerStarts: 2},               // a new sweep: every point, a server per arm
+		{Resume: true, Points: 5, ServerStarts: 2}, // arm 1's interrupted c8 and its c16, arm 2
+		{Resume: true},                             // nothing left to run
+	}, begun)
+}
+
 // TestResumeAfterKill: a journal cut mid-record (kill -9 during a write)
 // loses only that record.
 func TestResumeAfterKill(t *testing.T) {

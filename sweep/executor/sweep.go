@@ -126,16 +126,11 @@ func (s Sweep) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Log, "sweep %s: %s in %s, %s planned; %s; client: %s (%s); directory %s\n",
-		s.Command, plural.Count(len(s.Schedule.Points), "point", "points"), plural.Count(len(s.Schedule.Arms), "arm", "arms"),
-		plural.Count(s.Schedule.ServerStarts(), "server start", "server starts"), s.Where(), s.Setup.ClientInfo().Name, s.Setup.ClientWhy, s.Dir)
-	for _, line := range s.calibrationLines() {
-		fmt.Fprintf(s.Log, "  %s\n", line)
-	}
 	sum, runErr := campaign.Run(ctx, campaign.Options{
 		Dir: s.Dir, Schedule: s.Schedule, Executor: ex, Retries: s.Retries, FailFast: s.FailFast,
 		Identity: campaign.Identity{Command: s.Command, Settings: s.Settings},
 		Progress: progress, Parallel: s.Schedule.Parallel(len(s.GPUs)), Estimate: s.pointWall, Choose: s.Choose(), Cost: s.Cost,
+		Begin: s.header,
 	})
 	if sum != nil {
 		fmt.Fprintf(s.Out, "\n%s", sum.Table())
@@ -145,6 +140,28 @@ func (s Sweep) Run(ctx context.Context) error {
 		return fmt.Errorf("%v (rerun the same command to resume): %w", runErr, context.Canceled)
 	}
 	return runErr
+}
+
+// header prints the sweep's first lines once campaign.Run has read its
+// directory: the schedule, what is left to run of it and the server
+// starts that needs ("2 points in 1 arm, 1 server start planned"; a
+// resume: "1 left to run, 1 server start planned" or "nothing left to
+// run, 0 server starts planned"), where it runs, its client and its
+// calibration.
+func (s Sweep) header(l campaign.Left) {
+	planned := plural.Count(l.ServerStarts, "server start", "server starts") + " planned"
+	switch {
+	case l.Resume && l.Points == 0:
+		planned = "nothing left to run, " + planned
+	case l.Resume:
+		planned = fmt.Sprintf("%d left to run, %s", l.Points, planned)
+	}
+	fmt.Fprintf(s.Log, "sweep %s: %s in %s, %s; %s; client: %s (%s); directory %s\n",
+		s.Command, plural.Count(len(s.Schedule.Points), "point", "points"), plural.Count(len(s.Schedule.Arms), "arm", "arms"),
+		planned, s.Where(), s.Setup.ClientInfo().Name, s.Setup.ClientWhy, s.Dir)
+	for _, line := range s.calibrationLines() {
+		fmt.Fprintf(s.Log, "  %s\n", line)
+	}
 }
 
 // wire fills in the executor's options Run owns: its progress lines, how

@@ -216,7 +216,8 @@ func TestRunFaultsSimulated(t *testing.T) {
 
 // TestRunWarnsOfSlowMetrics: with /metrics slower than a scrape's
 // timeout the point was ok and valid while sweep's scraper had none of
-// its scrapes; only the result's scrape_health recorded it.
+// its scrapes; only the result's scrape_health recorded it. The warning
+// is in run.json too now, and the point's summary prints it from there.
 func TestRunWarnsOfSlowMetrics(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	out := t.TempDir()
@@ -226,6 +227,10 @@ func TestRunWarnsOfSlowMetrics(t *testing.T) {
 	assert.Regexp(t, `\n  warning:    poor metrics scraping: 0 of \d+ scrapes of http://localhost:\d+/metrics succeeded \(last error: scrape [^\n]*context deadline exceeded\): `, stdout, "in the point's summary")
 	assert.Contains(t, stderr, "] "+warning, "on the progress lines")
 	assert.Contains(t, stdout, "  validation: valid\n", "a warning, not a failure")
+	rec := readRunRecord(t, out)
+	require.Len(t, rec.Warnings, 1, "run.json records the warning")
+	assert.True(t, strings.HasPrefix(rec.Warnings[0], "poor metrics scraping: 0 of "), "run.json's warning: %q", rec.Warnings[0])
+	assert.Contains(t, stdout, "\n  warning:    "+rec.Warnings[0]+"\n", "the point's summary prints what run.json records")
 }
 
 // TestRunInterruptedBySIGINT runs sweep as its own process and presses

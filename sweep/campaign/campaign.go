@@ -20,7 +20,6 @@ import (
 	"sweep/internal/plural"
 	"sweep/internal/proc"
 	"sweep/internal/usage"
-	"sweep/metrics/result"
 	"sweep/sweep/knee"
 )
 
@@ -464,17 +463,6 @@ func checkResult(path string, p *Point) (*Metrics, error) {
 	return m, nil
 }
 
-// scrapeWarning is the warning of the result at path about sweep's own
-// scraping of the engine (metrics.ScrapeHealth.Warning): an ok point
-// whose scrapes mostly failed said nothing of it. "" without one.
-func scrapeWarning(path string) string {
-	f, err := result.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	return f.ScrapeHealth.Warning()
-}
-
 // todo returns the jobs of the points still to run, by arm in schedule
 // order, but for arms whose server does not start (unstartable). With
 // Options.Choose, an arm with no point to run gets a job (with no points)
@@ -705,7 +693,7 @@ func (s *sweep) observe(r Record) {
 		}
 	case EventPointEnd:
 		if st != nil {
-			warning := ""
+			var warnings []string
 			if r.Status == StatusOK && r.Result != "" {
 				// The executor's word is not enough: the file must count.
 				m, err := checkResult(r.Result, s.points[r.Point])
@@ -715,7 +703,7 @@ func (s *sweep) observe(r Record) {
 					r.Metrics = m
 				}
 				if err == nil {
-					warning = scrapeWarning(r.Result)
+					warnings = pointWarnings(s.o.Dir, r.Point)
 				}
 			}
 			if r.Result != "" {
@@ -756,8 +744,8 @@ func (s *sweep) observe(r Record) {
 			} else {
 				s.linef("  %s %s in %s%s", r.Point, r.Status, took, r.Metrics.String())
 			}
-			if warning != "" {
-				s.linef("    warning: %s", warning)
+			for _, w := range warnings {
+				s.linef("    warning: %s", w)
 			}
 		}
 	case EventPointSkip:

@@ -29,6 +29,7 @@ import (
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
 	"sweep/sweep/knee"
+	"sweep/sweep/run"
 )
 
 // fakeBackend serves loads without processes. Each load clears the
@@ -208,6 +209,12 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return campaign.Outcome{Err: err}
 	}
+	if fault == "poor-scrapes" { // the warning the run recorded, as run.Run records it
+		rec, _ := json.Marshal(run.Record{Name: p.ID, OK: true, ResultFile: path, Warnings: []string{poorScrapes}})
+		if err := os.WriteFile(filepath.Join(filepath.Dir(path), run.RecordFile), rec, 0o644); err != nil {
+			return campaign.Outcome{Err: err}
+		}
+	}
 	switch fault {
 	case "errors":
 		return campaign.Outcome{Result: path, Err: errors.New("stage validate: error rate 33.3% > 10%")}
@@ -216,6 +223,10 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 	}
 	return campaign.Outcome{Result: path}
 }
+
+// poorScrapes is the warning of the fake "poor-scrapes" fault's
+// scrape_health (metrics.ScrapeHealth.Warning).
+const poorScrapes = `poor metrics scraping: 0 of 6 scrapes of http://e:8888/metrics succeeded (last error: scrape http://e:8888/metrics: Get "http://e:8888/metrics": context deadline exceeded): the scraped gauges (scrape_health in the result) miss the failed scrapes; check that the engine's /metrics answers promptly with Prometheus text`
 
 // fakeArtifact is the file a fake load writes into its point's
 // aiperf_artifacts/: "conc N probe BOOL".
@@ -559,7 +570,8 @@ func TestFailedPointIsRetried(t *testing.T) {
 
 // TestPoorScrapingIsWarned: an ok point whose engine /metrics mostly
 // failed sweep's scrapes said nothing of it; only the result's
-// scrape_health recorded it.
+// scrape_health recorded it. Then the warning went by on the progress
+// lines only: summary.txt and summary.json list it with the point now.
 func TestPoorScrapingIsWarned(t *testing.T) {
 	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
 	s.b.faults[s.sched.Points[0].ID] = "poor-scrapes"
@@ -568,10 +580,22 @@ func TestPoorScrapingIsWarned(t *testing.T) {
 	sum, err := s.run(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, 2, sum.OK, "a warning, not a failure")
-	const warning = `    warning: poor metrics scraping: 0 of 6 scrapes of http://e:8888/metrics succeeded (last error: scrape http://e:8888/metrics: Get "http://e:8888/metrics": context deadline exceeded)`
 	assert.Contains(t, progress.String(), s.sched.Points[0].ID+" ok in ")
-	assert.Contains(t, progress.String(), warning)
+	assert.Contains(t, progress.String(), "]     warning: "+poorScrapes+"\n")
 	assert.Equal(t, 1, strings.Count(progress.String(), "warning: poor metrics scraping"), "the other point scraped well:\n%s", progress.String())
+
+	text, err := os.ReadFile(filepath.Join(s.dir, campaign.SummaryText))
+	require.NoError(t, err)
+	p := sum.Points[0]
+	assert.Contains(t, string(text), "\nwarnings (in each point's run.json; a point keeps its status):\n  1  "+p.Arm+" c4: "+poorScrapes+"\n", "summary.txt:\n%s", text)
+	assert.Equal(t, 1, strings.Count(string(text), "poor metrics scraping"), "summary.txt:\n%s", text)
+	data, err := os.ReadFile(filepath.Join(s.dir, campaign.SummaryJSON))
+	require.NoError(t, err)
+	var saved campaign.Summary
+	require.NoError(t, json.Unmarshal(data, &saved))
+	assert.Equal(t, []string{poorScrapes}, saved.Points[0].Warnings, "summary.json")
+	assert.Empty(t, saved.Points[1].Warnings, "the other point scraped well")
+	assert.Equal(t, campaign.StatusOK, saved.Points[0].Status)
 }
 
 // TestHugeRetriesStillRetries: a retry count near the int limit retries

@@ -8,6 +8,8 @@ import (
 
 	"sweep/internal/atomicfile"
 	"sweep/internal/plural"
+	"sweep/metrics/result"
+	"sweep/sweep/run"
 )
 
 // Summary file names in the sweep directory.
@@ -38,6 +40,10 @@ type PointSummary struct {
 	// probe.
 	Probe   bool     `json:"probe,omitempty"`
 	Metrics *Metrics `json:"metrics,omitempty"`
+	// Warnings are what the point's last attempt warned of (its
+	// run.json's run.Record.Warnings, such as poor scraping of the
+	// engine's /metrics): they leave its status as it is.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Summary is the state of every point of a sweep directory.
@@ -81,6 +87,9 @@ func (s *sweep) summary() *Summary {
 			sum.Interrupted++
 		default:
 			sum.Pending++
+		}
+		if ps.Attempts > 0 && !ps.StartFailed && ps.Status != "" && ps.Status != StatusSkipped {
+			ps.Warnings = pointWarnings(s.o.Dir, p.ID) // a load of the last attempt ran
 		}
 		sum.Points = append(sum.Points, ps)
 	}
@@ -128,6 +137,7 @@ func (sum *Summary) Table() string {
 	tw.Flush()
 	fmt.Fprintf(&b, "%s; %s in this invocation\n", sum.counts(), plural.Count(sum.ServerStarts, "server start", "server starts"))
 	b.WriteString(sum.failures())
+	b.WriteString(sum.warnings())
 	if sum.Spent != nil {
 		b.WriteString(sum.Spent.Lines(len(sum.Points)))
 	}
@@ -183,6 +193,32 @@ func (sum *Summary) failures() string {
 		fmt.Fprintf(&b, "  %d  %s c%d, %s: %s\n", p.Index, p.Arm, p.Conc, plural.Count(p.Attempts, "attempt", "attempts"), strings.ReplaceAll(why, "\n", "\n      "))
 	}
 	return b.String()
+}
+
+// warnings lists the points' warnings, each under the number of its
+// row: "warnings (...):", then "  1  ARM c4: poor metrics scraping: ...".
+func (sum *Summary) warnings() string {
+	var b strings.Builder
+	for _, p := range sum.Points {
+		for _, w := range p.Warnings {
+			if b.Len() == 0 {
+				b.WriteString("warnings (in each point's run.json; a point keeps its status):\n")
+			}
+			fmt.Fprintf(&b, "  %d  %s c%d: %s\n", p.Index, p.Arm, p.Conc, strings.ReplaceAll(w, "\n", "\n      "))
+		}
+	}
+	return b.String()
+}
+
+// pointWarnings are the warnings the last attempt of point id recorded
+// in its run.json in the sweep directory dir (run.Record.Warnings);
+// none when it has none or no run.json.
+func pointWarnings(dir, id string) []string {
+	rec, ok := run.ReadRecordFile(result.PointDir(dir, id))
+	if !ok {
+		return nil
+	}
+	return rec.Warnings
 }
 
 // Lines says what the runs cost on the hardware against the grid of n

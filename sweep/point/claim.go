@@ -88,8 +88,8 @@ func (r *Request) printSummary(rec *run.Record, elapsed time.Duration) {
 	if a := rec.Acceptance; a != nil {
 		fmt.Fprintf(w, "  accept len: %s\n", a)
 	}
-	if s := summary; haveResult && s.ScrapeWarning != "" {
-		fmt.Fprintf(w, "  warning:    %s\n", s.ScrapeWarning)
+	for _, warning := range rec.Warnings {
+		fmt.Fprintf(w, "  warning:    %s\n", warning)
 	}
 	if s := summary; haveResult {
 		verdict := "valid"

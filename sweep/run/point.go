@@ -26,6 +26,7 @@
 package run
 
 import (
+	"slices"
 	"time"
 
 	"sweep/internal/proc"
@@ -329,6 +330,13 @@ type Record struct {
 	ResultFile string `json:"result_file,omitempty"`
 	// ArtifactDir holds the client's aiperf artifacts.
 	ArtifactDir string `json:"artifact_dir,omitempty"`
+	// Warnings are what the run warned of on its progress lines
+	// ("warning: ..."), each once, in the order raised: problems that
+	// leave the point as its stages say (an ok point stays ok and its
+	// result valid), such as sweep's own scraping of the engine's
+	// /metrics mostly failing (metrics.ScrapeHealth.Warning). Empty when
+	// there were none. A sweep's summary lists them with the point.
+	Warnings []string `json:"warnings,omitempty"`
 	// Server is set when the load ran against a Server started on its own
 	// (a sweep's server for several points); nil when Run started it.
 	Server *ServerRef `json:"server,omitempty"`
@@ -366,6 +374,7 @@ func (r *Record) Failed() *Stage {
 func (r *Record) clone() *Record {
 	c := *r
 	c.Stages = append([]Stage(nil), r.Stages...)
+	c.Warnings = slices.Clone(r.Warnings)
 	if r.Server != nil {
 		srv := *r.Server
 		c.Server = &srv

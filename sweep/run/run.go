@@ -218,7 +218,7 @@ func (r *runner) runLoad(ctx context.Context, engine *proc.Process) {
 	scraped := scrape.finish()
 	if scraped != nil {
 		if w := scraped.Health().Warning(); w != "" {
-			r.progress("warning: " + w)
+			r.warn(w)
 		}
 	}
 	r.stopMonitors(mons)
@@ -581,8 +581,21 @@ func (r *runner) save() {
 	snap := r.rec.clone()
 	r.mu.Unlock()
 	if err := atomicfile.WriteJSON(filepath.Join(r.o.OutDir, r.file), snap); err != nil {
-		r.progress("warning: " + err.Error())
+		r.warn(err.Error()) // the next save that succeeds records it
 	}
+}
+
+// warn prints a warning on the progress lines ("warning: w") and records
+// it in the record's Warnings, once however often it is raised; the next
+// save writes it. A warning fails nothing: the point stays as its stages
+// say.
+func (r *runner) warn(w string) {
+	r.mu.Lock()
+	if !slices.Contains(r.rec.Warnings, w) {
+		r.rec.Warnings = append(r.rec.Warnings, w)
+	}
+	r.mu.Unlock()
+	r.progress("warning: " + w)
 }
 
 func (r *runner) progress(line string) {

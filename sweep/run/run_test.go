@@ -444,7 +444,8 @@ func TestRunFaults(t *testing.T) {
 
 // TestRunWarnsOfPoorScraping: a point whose engine /metrics failed every
 // one of sweep's scrapes was ok and said nothing of it; only the result's
-// scrape_health recorded it.
+// scrape_health recorded it. Then the warning went by on the progress
+// lines only: run.json records it now, for a sweep's summary to list.
 func TestRunWarnsOfPoorScraping(t *testing.T) {
 	spec, opts := testSpec(t, "no-metrics", "")
 	var lines []string
@@ -464,9 +465,11 @@ func TestRunWarnsOfPoorScraping(t *testing.T) {
 	}
 	require.NotEmpty(t, warning, "progress:\n%s", strings.Join(lines, "\n"))
 	assert.Regexp(t, `^poor metrics scraping: 0 of \d+ scrapes of http://127\.0\.0\.1:\d+/metrics succeeded \(last error: scrape http://127\.0\.0\.1:\d+/metrics: GET http://127\.0\.0\.1:\d+/metrics: HTTP 404 Not Found\): `, warning)
-	s, err := Summarize(rec.ResultFile)
-	require.NoError(t, err)
-	assert.Equal(t, warning, s.ScrapeWarning, "the summary says it too")
+	assert.Equal(t, []string{warning}, rec.Warnings, "the record keeps it")
+	saved, ok := ReadRecordFile(opts.OutDir)
+	require.True(t, ok)
+	assert.Equal(t, []string{warning}, saved.Warnings, "run.json keeps it")
+	assert.True(t, saved.OK, "a warning fails nothing")
 	assertNothingLeft(t, rec)
 }
 

@@ -142,10 +142,10 @@ func (s *Server) RunLoad(ctx context.Context, spec LoadSpec, outDir string) (rec
 	s.mu.Unlock()
 	lr.rec.Server = &ServerRef{Dir: s.Dir(), Load: n, Reused: n > 1, PIDs: s.PIDs()}
 	if err := s.linkLogs(outDir); err != nil {
-		lr.progress("warning: " + err.Error())
+		lr.warn(err.Error())
 	}
 	if err := lr.writeCommands(true, false); err != nil {
-		lr.progress("warning: " + err.Error())
+		lr.warn(err.Error())
 	}
 	ok := lr.stage(ctx, StageServer, func() []string { return s.engine.Tail() }, func() error { return s.Healthy(ctx) })
 	if ok && n > 1 && len(s.r.spec.FlushURLs) > 0 {

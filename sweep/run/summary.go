@@ -24,9 +24,6 @@ type Summary struct {
 	// invalid point the client stamped valid, that the stamp is the
 	// client's rules only); empty when the client stamped no scenario.
 	Submission string
-	// ScrapeWarning says that sweep's own scraping of the engine mostly
-	// failed (metrics.ScrapeHealth.Warning); empty when it went well.
-	ScrapeWarning string
 }
 
 // Summarize reads the headline numbers from an aggregate result file
@@ -42,7 +39,6 @@ func Summarize(path string) (Summary, error) {
 		TTFTP50: zeroIfNil(rm.Latency.TTFT.P50), TTFTP90: zeroIfNil(rm.Latency.TTFT.P90),
 		IntvtyP50: zeroIfNil(rm.Latency.Intvty.P50),
 		Valid:     f.Valid, InvalidReasons: f.InvalidReasons,
-		ScrapeWarning: f.ScrapeHealth.Warning(),
 	}
 	if pg := rm.Throughput.PerGPU; pg != nil {
 		s.TotalPerGPU, s.OutputPerGPU = zeroIfNil(pg.TotalTputTPS), zeroIfNil(pg.OutputTputTPS)

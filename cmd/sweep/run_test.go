@@ -118,7 +118,12 @@ func TestRunSimulatedPoint(t *testing.T) {
 				TP                    int    `json:"tp"`
 				Framework             string `json:"framework"`
 				NumRequestsSuccessful int    `json:"num_requests_successful"`
-				RequestMetrics        struct {
+				RequestAccounting     struct {
+					Total   int `json:"records_total"`
+					Warmup  int `json:"records_warmup_dropped"`
+					Errored int `json:"records_error_dropped"`
+				} `json:"request_accounting"`
+				RequestMetrics struct {
 					Throughput struct {
 						PerGPU struct {
 							Total float64 `json:"total_tput_tps"`
@@ -132,6 +137,12 @@ func TestRunSimulatedPoint(t *testing.T) {
 			assert.Equal(t, tc.framework, res.Framework)
 			assert.Positive(t, res.NumRequestsSuccessful, "numbers come from requests that ran")
 			assert.Positive(t, res.RequestMetrics.Throughput.PerGPU.Total)
+			// It read "N-1 ok of N recorded (warm-up included)", as if one failed.
+			acct := res.RequestAccounting
+			assert.Zero(t, acct.Errored)
+			assert.Positive(t, acct.Warmup, "a warm-up request per lane")
+			assert.Contains(t, stdout, fmt.Sprintf("\n  requests:   %d recorded: %d ok and measured, %d warm-up (not measured), 0 failed\n",
+				acct.Total, res.NumRequestsSuccessful, acct.Warmup), "the failures counted, the warm-up named")
 			assertNoSurvivors(t, rec)
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"sweep/internal/pyjson"
 )
@@ -49,6 +50,33 @@ func WriteSummary(w io.Writer, r *Result) {
 				float64(*al.Measured), float64(*al.Golden), float64(al.Tolerance), al.Verdict)
 		}
 	}
+}
+
+// String says what became of the recorded requests, failures always
+// counted, so that no difference reads as one: "97 recorded: 93 ok and
+// measured, 4 warm-up (not measured), 0 failed". Failed requests give
+// their InferenceX error categories, and a failed warm-up request, which
+// counts as both, is said to be one: "3 failed (1 of them in the warm-up;
+// RequestCancellationError 3)".
+func (a RequestAccounting) String() string {
+	var why []string
+	both := min(a.RecordsWarmupDropped+a.RecordsErrorDropped-a.RecordsDroppedTotal, a.RecordsWarmupDropped, a.RecordsErrorDropped)
+	if a.RecordsDroppedTotal > 0 && both > 0 {
+		why = append(why, fmt.Sprintf("%d of them in the warm-up", both))
+	}
+	var kinds []string
+	for _, k := range a.ErrorCategories.Keys() {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, a.ErrorCategories.Get(k)))
+	}
+	if len(kinds) > 0 {
+		why = append(why, strings.Join(kinds, ", "))
+	}
+	failed := fmt.Sprintf("%d failed", a.RecordsErrorDropped)
+	if len(why) > 0 {
+		failed += " (" + strings.Join(why, "; ") + ")"
+	}
+	return fmt.Sprintf("%d recorded: %d ok and measured, %d warm-up (not measured), %s",
+		a.RecordsTotal, a.RecordsProfiled, a.RecordsWarmupDropped, failed)
 }
 
 // rounded is the value as the result JSON holds it.

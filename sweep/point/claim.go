@@ -74,7 +74,7 @@ func (r *Request) printSummary(rec *run.Record, elapsed time.Duration) {
 	}
 	if s := summary; haveResult {
 		fmt.Fprintf(w, "  client:     %s\n", s.Client)
-		fmt.Fprintf(w, "  requests:   %d ok of %d recorded (warm-up included)\n", s.Successful, s.Total)
+		fmt.Fprintf(w, "  requests:   %s\n", s.Requests)
 		fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)
 		fmt.Fprintf(w, "  latency:    TTFT p50 %.3f s, p90 %.3f s; interactivity p50 %.1f tok/s\n", s.TTFTP50, s.TTFTP90, s.IntvtyP50)
 	}

@@ -10,11 +10,13 @@ import (
 // Summary is the headline of an aggregate result, for a person reading a
 // terminal: request counts, per-GPU throughput and latency percentiles.
 type Summary struct {
-	Total, Successful int
-	TotalPerGPU       float64 // tokens/s/GPU
-	OutputPerGPU      float64 // output tokens/s/GPU
-	TTFTP50, TTFTP90  float64 // seconds
-	IntvtyP50         float64 // tokens/s per user
+	// Requests counts the client's records: ok and measured, warm-up,
+	// failed (its String says so).
+	Requests         result.RequestAccounting
+	TotalPerGPU      float64 // tokens/s/GPU
+	OutputPerGPU     float64 // output tokens/s/GPU
+	TTFTP50, TTFTP90 float64 // seconds
+	IntvtyP50        float64 // tokens/s per user
 	// Valid and InvalidReasons are the result's verdict, as written.
 	Valid          bool
 	InvalidReasons []string
@@ -35,8 +37,8 @@ func Summarize(path string) (Summary, error) {
 	}
 	rm := &f.RequestMetrics
 	s := Summary{
-		Total: f.NumRequestsTotal, Successful: f.NumRequestsSuccessful,
-		TTFTP50: zeroIfNil(rm.Latency.TTFT.P50), TTFTP90: zeroIfNil(rm.Latency.TTFT.P90),
+		Requests: f.RequestAccounting,
+		TTFTP50:  zeroIfNil(rm.Latency.TTFT.P50), TTFTP90: zeroIfNil(rm.Latency.TTFT.P90),
 		IntvtyP50: zeroIfNil(rm.Latency.Intvty.P50),
 		Valid:     f.Valid, InvalidReasons: f.InvalidReasons,
 	}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -79,38 +78,6 @@ func (d *plotData) note() string {
 		more = fmt.Sprintf(" and %d more", d.dropped-len(d.first))
 	}
 	return fmt.Sprintf("%s left out (beyond ±%g): %s%s", plural.Count(d.dropped, "value", "values"), float64(maxPlottable), strings.Join(d.first, ", "), more)
-}
-
-const (
-	chartW = 7 * vg.Inch
-	chartH = 4.5 * vg.Inch
-)
-
-// render draws p in both formats. A panic inside gonum/plot (a value this
-// package did not foresee) is returned as an error.
-func render(name string, p *plot.Plot, d *plotData) (c Chart, err error) {
-	c = Chart{Name: name, Title: strings.ReplaceAll(p.Title.Text, "\n", ": "), Note: d.note()}
-	defer func() {
-		if v := recover(); v != nil {
-			c, err = Chart{}, fmt.Errorf("chart %s: gonum/plot failed: %v", name, v)
-		}
-	}()
-	for _, f := range []string{"svg", "png"} {
-		wt, err := p.WriterTo(chartW, chartH, f)
-		if err != nil {
-			return c, fmt.Errorf("chart %s: %w", name, err)
-		}
-		var b bytes.Buffer
-		if _, err := wt.WriteTo(&b); err != nil {
-			return c, fmt.Errorf("chart %s: %w", name, err)
-		}
-		if f == "svg" {
-			c.SVG = b.Bytes()
-		} else {
-			c.PNG = b.Bytes()
-		}
-	}
-	return c, nil
 }
 
 // pow2Ticks labels a log2 axis at powers of two.
@@ -197,15 +164,6 @@ func log2Range(lo, hi float64) (float64, float64, bool) {
 	return lo, hi, hi > lo
 }
 
-func newPlot(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
-	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{} // a log2 axis sets its own
-	p.Legend.Top = true
-	p.Add(plotter.NewGrid())
-	return p
-}
-
 func armColor(i int) color.Color { return plotutil.Color(i) }
 
 // mustScatter and mustLine take points added through plotData.add (or
@@ -233,13 +191,19 @@ func mustLine(xys plotter.XYs, c color.Color, dashed bool) *plotter.Line {
 
 var black = color.RGBA{A: 255}
 
+// kneeThumb is the legend's thumbnail of the knee rings: black, whatever
+// the colours of the arms' rings.
+func kneeThumb() *plotter.Scatter {
+	return mustScatter(plotter.XYs{{}}, black, draw.RingGlyph{}, vg.Points(5))
+}
+
 // paretoChart draws throughput/GPU vs interactivity for every arm of one
 // frontier, the frontier as a line and each arm's knee as a ring.
-func paretoChart(name string, f *knee.Frontier, metric knee.Metric) (Chart, error) {
-	p := newPlot(fmt.Sprintf("Throughput/GPU vs interactivity (%s)\n%s", axisShort(f.Axis), f.Group),
+func paretoChart(name string, f *knee.Frontier, metric knee.Metric) *figure {
+	fig := newFigure(name, fmt.Sprintf("Throughput/GPU vs interactivity (%s)\n%s", axisShort(f.Axis), f.Group),
 		f.Axis.Title(), throughputLabel(metric))
 	arms := armsOf(f)
-	d := &plotData{}
+	d := &fig.data
 	for i, r := range arms {
 		var xys, kn plotter.XYs
 		for _, pt := range f.Points {
@@ -254,11 +218,9 @@ func paretoChart(name string, f *knee.Frontier, metric knee.Metric) (Chart, erro
 		if len(xys) == 0 {
 			continue
 		}
-		s := mustScatter(xys, armColor(i), plotutil.Shape(i), vg.Points(3))
-		p.Add(s)
-		p.Legend.Add(r.Arm.Identity.Parallelism(), s)
+		fig.add(r.Arm.Identity.Parallelism(), mustScatter(xys, armColor(i), plotutil.Shape(i), vg.Points(3)))
 		if len(kn) > 0 {
-			p.Add(mustScatter(kn, armColor(i), draw.RingGlyph{}, vg.Points(7)))
+			fig.addShared("knee", kneeThumb(), mustScatter(kn, armColor(i), draw.RingGlyph{}, vg.Points(7)))
 		}
 	}
 	var fr plotter.XYs
@@ -268,13 +230,9 @@ func paretoChart(name string, f *knee.Frontier, metric knee.Metric) (Chart, erro
 		}
 	}
 	if len(fr) > 1 {
-		l := mustLine(fr, black, true)
-		p.Add(l)
-		p.Legend.Add("Pareto frontier", l)
+		fig.add("Pareto frontier", mustLine(fr, black, true))
 	}
-	ring := mustScatter(plotter.XYs{{X: 0, Y: 0}}, black, draw.RingGlyph{}, vg.Points(7))
-	p.Legend.Add("knee", ring)
-	return render(name, p, d)
+	return fig
 }
 
 func axisShort(a knee.Axis) string {
@@ -305,13 +263,13 @@ func armsOf(f *knee.Frontier) []*knee.Result {
 
 // kneeChart draws one arm's throughput vs concurrency: the replicates, the
 // fit and the knee.
-func kneeChart(name string, r *knee.Result, metric knee.Metric) (Chart, error) {
-	p := newPlot(fmt.Sprintf("Throughput vs concurrency: %s\n%s", r.Arm.Identity.Parallelism(), r.Arm.Identity.GroupLabel()),
+func kneeChart(name string, r *knee.Result, metric knee.Metric) *figure {
+	fig := newFigure(name, fmt.Sprintf("Throughput vs concurrency: %s\n%s", r.Arm.Identity.Parallelism(), r.Arm.Identity.GroupLabel()),
 		"concurrency", throughputLabel(metric))
-	p.Legend.Top = false // the curve rises to the upper right
+	p := fig.p
 	p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
 	var reps, fit, failed plotter.XYs
-	d := &plotData{}
+	d := &fig.data
 	lo := math.Inf(1)
 	for _, pt := range r.Points {
 		c := float64(pt.Conc)
@@ -335,19 +293,13 @@ func kneeChart(name string, r *knee.Result, metric knee.Metric) (Chart, error) {
 		}
 	}
 	if len(reps) > 0 {
-		s := mustScatter(reps, armColor(0), draw.CircleGlyph{}, vg.Points(3))
-		p.Add(s)
-		p.Legend.Add("measured", s)
+		fig.add("measured", mustScatter(reps, armColor(0), draw.CircleGlyph{}, vg.Points(3)))
 	}
 	if len(fit) > 1 {
-		l := mustLine(fit, armColor(1), false)
-		p.Add(l)
-		p.Legend.Add("fit", l)
+		fig.add("fit", mustLine(fit, armColor(1), false))
 	}
 	if len(failed) > 0 {
-		s := mustScatter(failed, color.RGBA{R: 200, A: 255}, draw.CrossGlyph{}, vg.Points(4))
-		p.Add(s)
-		p.Legend.Add("failed (excluded)", s)
+		fig.add("failed (excluded)", mustScatter(failed, color.RGBA{R: 200, A: 255}, draw.CrossGlyph{}, vg.Points(4)))
 	}
 	if r.Knee > 0 {
 		top := 0.0
@@ -357,26 +309,23 @@ func kneeChart(name string, r *knee.Result, metric knee.Metric) (Chart, error) {
 		for _, v := range reps {
 			top = math.Max(top, v.Y)
 		}
-		l := mustLine(plotter.XYs{{X: float64(r.Knee), Y: 0}, {X: float64(r.Knee), Y: top}}, black, true)
-		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("knee c%d", r.Knee), l)
+		fig.add(fmt.Sprintf("knee c%d", r.Knee), mustLine(plotter.XYs{{X: float64(r.Knee), Y: 0}, {X: float64(r.Knee), Y: top}}, black, true))
 	}
 	p.Y.Min = 0
 	p.Y.Max *= 1.08
-	return render(name, p, d)
+	return fig
 }
 
 // latencyChart draws p50 and p90 of TTFT or ITL against concurrency for
 // every arm of one group.
-func latencyChart(name, group, what string, rs []*knee.Result) (Chart, error) {
+func latencyChart(name, group, what string, rs []*knee.Result) *figure {
 	unit, scale := "s", 1.0
 	if what == "ITL" {
 		unit, scale = "ms", 1000
 	}
-	p := newPlot(fmt.Sprintf("%s percentiles vs concurrency\n%s", what, group), "concurrency", fmt.Sprintf("%s (%s)", what, unit))
-	p.Legend.Left = true // latency rises to the right
-	p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
-	d := &plotData{}
+	fig := newFigure(name, fmt.Sprintf("%s percentiles vs concurrency\n%s", what, group), "concurrency", fmt.Sprintf("%s (%s)", what, unit))
+	fig.p.X.Scale, fig.p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
+	d := &fig.data
 	for i, r := range rs {
 		var p50, p90 plotter.XYs
 		arm := r.Arm.Identity.Parallelism()
@@ -392,31 +341,27 @@ func latencyChart(name, group, what string, rs []*knee.Result) (Chart, error) {
 				d.add(&p90, float64(pt.Conc), *b*scale, arm+" "+what+" p90", pt.Conc, unit)
 			}
 		}
-		addSeries(p, p50, armColor(i), false, arm+" p50")
-		addSeries(p, p90, armColor(i), true, arm+" p90")
+		addSeries(fig, p50, armColor(i), false, arm+" p50")
+		addSeries(fig, p90, armColor(i), true, arm+" p90")
 	}
-	p.Y.Min = 0
-	return render(name, p, d)
+	fig.p.Y.Min = 0
+	return fig
 }
 
 // addSeries draws xys as a line, dashed or not, in the legend as label;
 // a single point (an arm measured at one concurrency) as a marker, a
 // ring where the line is dashed: a line needs two (such arms were left
 // out of the latency charts without a word).
-func addSeries(p *plot.Plot, xys plotter.XYs, c color.Color, dashed bool, label string) {
+func addSeries(fig *figure, xys plotter.XYs, c color.Color, dashed bool, label string) {
 	switch {
 	case len(xys) > 1:
-		l := mustLine(xys, c, dashed)
-		p.Add(l)
-		p.Legend.Add(label, l)
+		fig.add(label, mustLine(xys, c, dashed))
 	case len(xys) == 1:
 		var shape draw.GlyphDrawer = draw.CircleGlyph{}
 		if dashed {
 			shape = draw.RingGlyph{}
 		}
-		s := mustScatter(xys, c, shape, vg.Points(3))
-		p.Add(s)
-		p.Legend.Add(label, s)
+		fig.add(label, mustScatter(xys, c, shape, vg.Points(3)))
 	}
 }
 
@@ -452,13 +397,12 @@ func med(v []float64) *float64 {
 
 // alChart draws measured acceptance length against concurrency per arm
 // with each arm's golden AL as a dashed line; ok is false when no arm has
-// a measured AL.
-func alChart(name, group string, rs []*knee.Result) (Chart, bool, error) {
-	p := newPlot(fmt.Sprintf("Acceptance length, measured vs golden\n%s", group), "concurrency", "acceptance length (tokens/step)")
-	p.Legend.Top = false
-	p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
+// a measured AL (nil: no chart).
+func alChart(name, group string, rs []*knee.Result) *figure {
+	fig := newFigure(name, fmt.Sprintf("Acceptance length, measured vs golden\n%s", group), "concurrency", "acceptance length (tokens/step)")
+	fig.p.X.Scale, fig.p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
 	any := false
-	d := &plotData{}
+	d := &fig.data
 	for i, r := range rs {
 		var meas plotter.XYs
 		var golden *float64
@@ -484,33 +428,28 @@ func alChart(name, group string, rs []*knee.Result) (Chart, bool, error) {
 			continue
 		}
 		any = true
-		s := mustScatter(meas, armColor(i), plotutil.Shape(i), vg.Points(3))
-		p.Add(s)
-		p.Legend.Add(r.Arm.Identity.Parallelism()+" measured", s)
+		fig.add(r.Arm.Identity.Parallelism()+" measured", mustScatter(meas, armColor(i), plotutil.Shape(i), vg.Points(3)))
 		if golden != nil {
 			if lo == hi { // one concurrency: a line a quarter doubling each side
 				lo, hi = lo/1.19, hi*1.19
 			}
-			l := mustLine(plotter.XYs{{X: lo, Y: *golden}, {X: hi, Y: *golden}}, armColor(i), true)
-			p.Add(l)
-			p.Legend.Add(r.Arm.Identity.Parallelism()+" golden", l)
+			fig.add(r.Arm.Identity.Parallelism()+" golden", mustLine(plotter.XYs{{X: lo, Y: *golden}, {X: hi, Y: *golden}}, armColor(i), true))
 		}
 	}
 	if !any && d.dropped == 0 {
-		return Chart{}, false, nil
+		return nil
 	}
-	c, err := render(name, p, d)
-	return c, true, err
+	return fig
 }
 
 // energyChart draws throughput per GPU against energy per output token,
-// one line per arm through its concurrencies (the knee ringed); ok is
-// false when no arm of the group has valid power.
-func energyChart(name, group string, rs []*knee.Result, metric knee.Metric) (Chart, bool, error) {
-	p := newPlot(fmt.Sprintf("Throughput per GPU vs energy per output token\n%s", group),
+// one line per arm through its concurrencies (the knee ringed); nil when
+// no arm of the group has valid power.
+func energyChart(name, group string, rs []*knee.Result, metric knee.Metric) *figure {
+	fig := newFigure(name, fmt.Sprintf("Throughput per GPU vs energy per output token\n%s", group),
 		"energy per output token (J, whole deployment)", throughputLabel(metric))
 	any := false
-	d := &plotData{}
+	d := &fig.data
 	for i, r := range rs {
 		var xys, knees plotter.XYs
 		for _, pt := range r.Points {
@@ -527,17 +466,14 @@ func energyChart(name, group string, rs []*knee.Result, metric knee.Metric) (Cha
 			continue
 		}
 		any = true
-		s := mustScatter(xys, armColor(i), plotutil.Shape(i), vg.Points(3))
-		p.Add(s, mustLine(xys, armColor(i), false))
-		p.Legend.Add(r.Arm.Identity.Parallelism(), s)
+		fig.add(r.Arm.Identity.Parallelism(), mustScatter(xys, armColor(i), plotutil.Shape(i), vg.Points(3)), mustLine(xys, armColor(i), false))
 		if len(knees) > 0 {
-			p.Add(mustScatter(knees, black, draw.RingGlyph{}, vg.Points(6)))
+			fig.addShared("knee", kneeThumb(), mustScatter(knees, black, draw.RingGlyph{}, vg.Points(6)))
 		}
 	}
 	if !any && d.dropped == 0 {
-		return Chart{}, false, nil
+		return nil
 	}
-	p.X.Min, p.Y.Min = 0, 0
-	c, err := render(name, p, d)
-	return c, true, err
+	fig.p.X.Min, fig.p.Y.Min = 0, 0
+	return fig
 }

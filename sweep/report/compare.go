@@ -33,7 +33,7 @@ func (rep *Report) AddComparison(head []*knee.Result, cmp *compare.Report) error
 		}
 		n++
 		for _, ax := range []string{"conc", "intvty"} {
-			c, err := comparisonChart(fmt.Sprintf("compare-arm%d-%s", n, ax), r, h, ax, rep.Metric)
+			c, err := comparisonChart(fmt.Sprintf("compare-arm%d-%s", n, ax), r, h, ax, rep.Metric).render()
 			if err != nil {
 				return err
 			}
@@ -45,17 +45,16 @@ func (rep *Report) AddComparison(head []*knee.Result, cmp *compare.Report) error
 
 // comparisonChart draws one arm's usable points of both sides against
 // concurrency (x = "conc") or P90 E2E-normalised interactivity.
-func comparisonChart(name string, base, head *knee.Result, x string, metric knee.Metric) (Chart, error) {
+func comparisonChart(name string, base, head *knee.Result, x string, metric knee.Metric) *figure {
 	xlabel, title := "concurrency", "Throughput vs concurrency, BASE vs HEAD"
 	if x == "intvty" {
 		xlabel, title = knee.AxisE2ENormP90.Title(), "Throughput vs interactivity, BASE vs HEAD"
 	}
-	p := newPlot(fmt.Sprintf("%s\n%s", title, base.Arm.Identity.Label()), xlabel, throughputLabel(metric))
+	fig := newFigure(name, fmt.Sprintf("%s\n%s", title, base.Arm.Identity.Label()), xlabel, throughputLabel(metric))
 	if x == "conc" {
-		p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
-		p.Legend.Top = false
+		fig.p.X.Scale, fig.p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
 	}
-	d := &plotData{}
+	d := &fig.data
 	for i, side := range []struct {
 		name string
 		r    *knee.Result
@@ -78,14 +77,14 @@ func comparisonChart(name string, base, head *knee.Result, x string, metric knee
 			continue
 		}
 		s := mustScatter(xys, armColor(i), [...]draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}}[i], vg.Points(3))
-		p.Add(s)
-		p.Legend.Add(side.name, s)
 		if len(xys) > 1 {
-			p.Add(mustLine(xys, armColor(i), i == 1))
+			fig.add(side.name, s, mustLine(xys, armColor(i), i == 1))
+		} else {
+			fig.add(side.name, s)
 		}
 	}
-	p.Y.Min = 0
-	return render(name, p, d)
+	fig.p.Y.Min = 0
+	return fig
 }
 
 func comparisonRows(cmp *compare.Report) [][]string {

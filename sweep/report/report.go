@@ -67,48 +67,47 @@ func Build(rs []*knee.Result, metric knee.Metric) (*Report, error) {
 		}
 		rep.groups[i].results = append(rep.groups[i].results, r)
 	}
-	add := func(c Chart, err error) error {
+	for _, f := range rep.figures() {
+		c, err := f.render()
 		if err != nil {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%v: not drawn", err))
-			return nil
+			continue
 		}
 		rep.Charts = append(rep.Charts, c)
-		return nil
+	}
+	return rep, nil
+}
+
+// figures are the charts of rep's groups, in the report's order: per
+// group the Pareto charts, each arm's throughput, TTFT and ITL, and
+// acceptance length and energy where measured.
+func (rep *Report) figures() []*figure {
+	var out []*figure
+	add := func(f *figure) {
+		if f != nil {
+			out = append(out, f)
+		}
 	}
 	for gi, g := range rep.groups {
 		for _, ax := range []knee.Axis{knee.AxisE2ENormP90, knee.AxisMedian} {
 			for _, f := range rep.Frontiers[ax] {
 				if f.Group == g.label && len(f.Points) > 0 {
-					if err := add(paretoChart(fmt.Sprintf("g%d-pareto-%s", gi+1, axisFile(ax)), f, metric)); err != nil {
-						return nil, err
-					}
+					add(paretoChart(fmt.Sprintf("g%d-pareto-%s", gi+1, axisFile(ax)), f, rep.Metric))
 				}
 			}
 		}
 		for ai, r := range g.results {
 			if hasThroughput(r) {
-				if err := add(kneeChart(fmt.Sprintf("g%d-arm%d-throughput", gi+1, ai+1), r, metric)); err != nil {
-					return nil, err
-				}
+				add(kneeChart(fmt.Sprintf("g%d-arm%d-throughput", gi+1, ai+1), r, rep.Metric))
 			}
 		}
 		for _, what := range []string{"TTFT", "ITL"} {
-			if err := add(latencyChart(fmt.Sprintf("g%d-%s", gi+1, strings.ToLower(what)), g.label, what, g.results)); err != nil {
-				return nil, err
-			}
+			add(latencyChart(fmt.Sprintf("g%d-%s", gi+1, strings.ToLower(what)), g.label, what, g.results))
 		}
-		if c, ok, err := alChart(fmt.Sprintf("g%d-acceptance-length", gi+1), g.label, g.results); ok || err != nil {
-			if err := add(c, err); err != nil {
-				return nil, err
-			}
-		}
-		if c, ok, err := energyChart(fmt.Sprintf("g%d-energy", gi+1), g.label, g.results, metric); ok || err != nil {
-			if err := add(c, err); err != nil {
-				return nil, err
-			}
-		}
+		add(alChart(fmt.Sprintf("g%d-acceptance-length", gi+1), g.label, g.results))
+		add(energyChart(fmt.Sprintf("g%d-energy", gi+1), g.label, g.results, rep.Metric))
 	}
-	return rep, nil
+	return out
 }
 
 func hasThroughput(r *knee.Result) bool {

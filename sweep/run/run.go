@@ -326,7 +326,7 @@ func (r *runner) runClient(ctx context.Context, stage string, spec proc.Spec, lo
 			// that is writing its artifacts: let it finish, as long as it
 			// takes a client to stop.
 			if r.clientFinishes(ctx, client) {
-				return fmt.Errorf("%s exited as the load ended (%s): %s finished its requests and wrote its artifacts without it", e.Name(), e.Status(), spec.Name)
+				return fmt.Errorf("%s exited as the load ended (%s): %s had sent its last request and finished on its own", e.Name(), e.Status(), spec.Name)
 			}
 			client.Stop(r.o.StopGrace)
 			return fmt.Errorf("%s exited during the load (%s)", e.Name(), e.Status())

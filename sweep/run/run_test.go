@@ -371,7 +371,7 @@ func TestRunFaults(t *testing.T) {
 		// wrote its artifacts: the client was killed mid-write, and the
 		// point said the engine exited during the load.
 		{name: "engine crashes before the client's export", clientFault: "crash-before-export", failedStage: StageClient, hangTimeout: 10 * time.Second,
-			errContains: "engine exited as the load ended (exit code 7): client finished its requests and wrote its artifacts", tailContains: "scheduler died as the load ended", clientWrote: true},
+			errContains: "engine exited as the load ended (exit code 7): client had sent its last request and finished on its own", tailContains: "scheduler died as the load ended", clientWrote: true},
 		// The acceptance check fell back on sweep's scrapes and said only
 		// "no two good scrapes of the engine": the scraper's error, the
 		// cause, was in the result's scrape_health alone.

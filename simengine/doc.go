@@ -207,7 +207,8 @@
 //	tok/s/usr  169     81     56     42     34     27     20
 //
 // Peak at 64, the last point of the arm's grid, as on the cluster; the
-// knee (95 % of the peak) is between 32 and 40 within noise. TP8's grid
+// knee (the first point at 90 % of the peak) is between 32 and 40 within
+// noise. TP8's grid
 // goes on to 80, where 80 sessions of about 85k tokens need more than the
 // 6.17M-token pool, prefixes are evicted and recomputed and throughput
 // falls to 4221 tok/s/GPU.

@@ -369,3 +369,28 @@ func TestRunPlanFixesThePoint(t *testing.T) {
 	_, err := parseOptions(t, newRunCmd, "--plan", filepath.Join(t.TempDir(), "point.json"), "--out", t.TempDir(), "--tp", "8")
 	assert.ErrorContains(t, err, "--tp cannot be combined with --plan")
 }
+
+// TestRunRecordsSimFaults: a simulated point's result records the faults
+// its engine ran with, from --sim-fault or SWEEP_SIM_FAULT. It recorded
+// neither, so a comparison read a slowed engine's numbers as a change.
+func TestRunRecordsSimFaults(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	for _, tc := range []struct {
+		name string
+		env  string
+		args []string
+	}{
+		{"flag", "", []string{"--sim-fault", "slow-steps:5"}},
+		{"environment", "slow-steps:5", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("SWEEP_SIM_FAULT", tc.env)
+			out := t.TempDir()
+			code, stdout, stderr := runCLI(t, simRunArgs(out, tc.args...)...)
+			require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			r := readResult(t, out)
+			require.NotNil(t, r.Simulation)
+			assert.Equal(t, "slow-steps:5", r.Simulation.Faults)
+		})
+	}
+}

@@ -97,6 +97,10 @@ type Simulation struct {
 	// Calibration is the calibration file the simulated engines ran with
 	// (--sim-calibration) and what it set for each; nil without one.
 	Calibration *SimCalibration `json:"calibration,omitempty"`
+	// Faults are the faults injected into the simulated engines
+	// (--sim-fault or SWEEP_SIM_FAULT, as given: "slow-steps:10"); ""
+	// for none. A point run with one measured the fault too.
+	Faults string `json:"faults,omitempty"`
 }
 
 // SimCalibration is a calibration file (sweep sim calibrate) a simulated

@@ -347,8 +347,8 @@ func simText(a *knee.Arm) string {
 }
 
 // differs names the images, recipe fingerprints and simulated engines'
-// calibrations (knee.Sample.SimCalibration) that differ between the
-// sides.
+// calibrations, seeds and injected faults (knee.Sample) that differ
+// between the sides.
 func differs(b, h *knee.Arm) []string {
 	out := []string{}
 	for _, f := range []struct {
@@ -357,7 +357,9 @@ func differs(b, h *knee.Arm) []string {
 	}{
 		{"image", func(s *knee.Sample) string { return s.Image }},
 		{"recipe_fingerprint", func(s *knee.Sample) string { return s.Fingerprint }},
-		{"simulated engine's calibration", func(s *knee.Sample) string { return s.SimCalibration }},
+		{"simulated engine's calibration", func(s *knee.Sample) string { return simOrNone(s, s.SimCalibration) }},
+		{"simulated engine's seed", func(s *knee.Sample) string { return s.SimSeed }},
+		{"simulated engine's faults", func(s *knee.Sample) string { return simOrNone(s, s.SimFaults) }},
 	} {
 		bv, hv := b.Values(f.get), h.Values(f.get)
 		if !slices.Equal(bv, hv) {
@@ -365,6 +367,15 @@ func differs(b, h *knee.Arm) []string {
 		}
 	}
 	return out
+}
+
+// simOrNone is v, or "(none)" for a simulated sample without it: a side
+// whose replicates ran with and without a calibration lists both.
+func simOrNone(s *knee.Sample, v string) string {
+	if v == "" && s.Simulated {
+		return "(none)"
+	}
+	return v
 }
 
 func listOr(v []string) string {

@@ -316,4 +316,24 @@ func TestSimCalibrationDiffers(t *testing.T) {
 	b = set(arm(2, true, pts), "step costs x1.5, pool 2000000 tokens per rank")
 	rep = Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{})
 	assert.Empty(t, rep.Arms[0].Differs)
+	// Replicates with and without a calibration list both: the side
+	// named the calibrated one alone.
+	b = arm(2, true, map[int][]float64{4: {100, 100}, 8: {200, 200}})
+	b.Samples[0].SimCalibration = "step costs x1.5, pool 2000000 tokens per rank"
+	rep = Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{})
+	assert.Equal(t, []string{"simulated engine's calibration: (none), step costs x1.5, pool 2000000 tokens per rank → step costs x1.5, pool 2000000 tokens per rank"}, rep.Arms[0].Differs)
+}
+
+// TestSimSeedAndFaultsDiffer: a side whose simulated engines ran with
+// another seed or an injected fault says so; both were recorded nowhere
+// a comparison read, so a slowed engine's regression read as a change.
+func TestSimSeedAndFaultsDiffer(t *testing.T) {
+	pts := map[int][]float64{4: {100}, 8: {200}}
+	b, h := arm(2, true, pts), arm(2, true, pts)
+	for i := range h.Samples {
+		b.Samples[i].SimSeed = "0"
+		h.Samples[i].SimSeed, h.Samples[i].SimFaults = "2", "slow-steps:10"
+	}
+	rep := Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{})
+	assert.Equal(t, []string{"simulated engine's seed: 0 → 2", "simulated engine's faults: (none) → slow-steps:10"}, rep.Arms[0].Differs)
 }

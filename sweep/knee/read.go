@@ -57,6 +57,9 @@ type Sample struct {
 	// SimCalibration is what a simulated point's calibration file set
 	// (result.SimCalibration.Setting: "" for none, or the model's values).
 	SimCalibration string
+	// SimSeed and SimFaults are a simulated point's seed and injected
+	// faults (result.Simulation; "" for a real point, or no fault).
+	SimSeed, SimFaults string
 	// AL is the acceptance_length block of a sweep result (nil for
 	// InferenceX's own results, which carry none).
 	AL *metrics.ALCheck
@@ -210,6 +213,7 @@ func SampleOf(f *result.File) Sample {
 		Image: r.Image, Fingerprint: r.RecipeFingerprint}
 	if r.Simulation != nil {
 		s.SimCalibration = r.Simulation.Calibration.Setting()
+		s.SimSeed, s.SimFaults = strconv.FormatUint(r.Simulation.Seed, 10), r.Simulation.Faults
 	}
 	if d := r.RequestMetrics.Throughput.DurationSeconds; d != nil {
 		s.Seconds = float64(*d)

@@ -268,7 +268,10 @@ func calibratedEngine(ps proc.Spec) (result.CalibratedEngine, error) {
 
 // simulation is what a simulated point's result records about it.
 func (s Setup) simulation(gpu string, virtual bool) *result.Simulation {
-	sim := &result.Simulation{TimeScale: s.TimeScale, Seed: simSeed(s.Environ), GPU: gpu, Clock: "wall"}
+	sim := &result.Simulation{TimeScale: s.TimeScale, Seed: simSeed(s.Environ), GPU: gpu, Clock: "wall", Faults: s.SimFault}
+	if v, ok := s.Environ(simproto.EnvFault); ok && sim.Faults == "" {
+		sim.Faults = v // the engine inherits it (simulateEngine)
+	}
 	if virtual {
 		sim.TimeScale, sim.Clock = 0, "virtual"
 	}

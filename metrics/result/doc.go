@@ -28,7 +28,9 @@
 //	}
 //
 // A result file is a JSON object with "conc" and "request_metrics"; other
-// JSON is not a result (ErrNotResult). NaN, Infinity and -Infinity, which
+// JSON is not a result (ErrNotResult), but a file taken for one that is
+// not valid JSON (a result cut short) is a *configs.Error at the first
+// byte that is not, never left out silently. NaN, Infinity and -Infinity, which
 // Python's json.dump writes, are read as null and listed in
 // File.NonFinite; a result value of the wrong type is a *configs.Error
 // naming the file, the key's line and column and the key.

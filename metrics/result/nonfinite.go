@@ -28,6 +28,22 @@ var pythonTokens = []string{"NaN", "Infinity", "-Infinity"}
 // without them is returned as is. Malformed JSON is left for the decoder
 // to reject.
 func replaceNonFinite(data []byte) ([]byte, []NonFinite) {
+	return rewriteNonFinite(data, func(string) string { return "null" })
+}
+
+// padNonFinite returns data with every NaN, Infinity and -Infinity
+// outside a string replaced by a JSON number of the same length, so that
+// a syntax error found in it is at the offset it has in data.
+func padNonFinite(data []byte) []byte {
+	out, _ := rewriteNonFinite(data, func(tok string) string {
+		return map[string]string{"NaN": "0.0", "Infinity": "1.000000", "-Infinity": "-1.000000"}[tok]
+	})
+	return out
+}
+
+// rewriteNonFinite is replaceNonFinite with each token replaced by
+// with(token).
+func rewriteNonFinite(data []byte, with func(tok string) string) ([]byte, []NonFinite) {
 	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
 		return data, nil
 	}
@@ -92,7 +108,7 @@ func replaceNonFinite(data []byte) ([]byte, []NonFinite) {
 		case 'N', 'I', '-':
 			if tok := tokenAt(data, i); tok != "" {
 				found = append(found, NonFinite{Path: path(), Token: tok})
-				out = append(out, "null"...)
+				out = append(out, with(tok)...)
 				i += len(tok)
 				continue
 			}

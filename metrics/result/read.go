@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sweep/configs"
@@ -75,10 +77,15 @@ var ErrNotResult = errors.New("not an aggregate result")
 // ReadFile reads one aggregate result file: a JSON object with "conc" and
 // "request_metrics", as sweep and InferenceX write it (NaN and Infinity,
 // which Python writes, are read as null and listed in File.NonFinite).
-// Anything else is ErrNotResult; a result whose values have the wrong
-// types, or whose conc is not a positive integer, is a *configs.Error
-// naming the file, the key's line and column, the key and what was
-// expected; a file that cannot be read is its own error.
+// Anything else is ErrNotResult, except a file that is not valid JSON
+// but is taken for a result all the same (a result cut short or
+// damaged): its top level has "conc" or "request_metrics", or it is
+// named as a sweep names a point's result (ID/ID.json, ID.probe/ID.json).
+// That file, and a result whose values have the wrong types or whose
+// conc is not a positive integer, is a *configs.Error naming the file,
+// the line and column (of the first byte that is not JSON, or of the
+// key), the key and what was expected or how to fix it; a file that
+// cannot be read is its own error.
 func ReadFile(path string) (*File, error) {
 	data, err := inputfile.Read(path, inputfile.Result)
 	if _, tooLarge := errors.AsType[*inputfile.TooLargeError](err); tooLarge {
@@ -97,7 +104,13 @@ func parse(path string, data []byte) (*File, error) {
 	data, nonFinite := replaceNonFinite(data)
 	var top map[string]json.RawMessage
 	if json.Unmarshal(data, &top) != nil {
-		return nil, fmt.Errorf("%s: %w (not a JSON object)", path, ErrNotResult)
+		if json.Valid(data) {
+			return nil, fmt.Errorf("%s: %w (not a JSON object)", path, ErrNotResult)
+		}
+		if why := resultLike(path, raw0); why != "" {
+			return nil, brokenResult(path, raw0, why)
+		}
+		return nil, fmt.Errorf("%s: %w (not valid JSON)", path, ErrNotResult)
 	}
 	for _, k := range []string{"conc", "request_metrics"} {
 		if _, ok := top[k]; !ok {
@@ -133,12 +146,67 @@ func parse(path string, data []byte) (*File, error) {
 	return f, nil
 }
 
+// resultLike says why a file that is not valid JSON is taken for a
+// result all the same, "" when it is not: its top level has "conc" or
+// "request_metrics" (as far as it goes), or it is where a sweep writes a
+// point's result (PointPath: DIR/ID/ID.json) or keeps a probe's
+// (ProbeDir: DIR/ID.probe/ID.json).
+func resultLike(path string, data []byte) string {
+	var keys []string
+	for _, k := range []string{"conc", "request_metrics"} {
+		if topLevelKey(data, k) >= 0 {
+			keys = append(keys, strconv.Quote(k))
+		}
+	}
+	if len(keys) > 0 {
+		return "its top level has " + strings.Join(keys, " and ")
+	}
+	id := strings.TrimSuffix(filepath.Base(path), ".json")
+	if dir := filepath.Base(filepath.Dir(path)); dir == id || strings.HasPrefix(dir, id+".probe") {
+		return "it is named as a sweep names a point's result (ID/ID.json)"
+	}
+	return ""
+}
+
+// brokenResult is the error of a file taken for a result (resultLike
+// says why) that is not valid JSON: at the first byte that is not, or at
+// the end of a file cut short.
+func brokenResult(path string, data []byte, why string) *configs.Error {
+	// The same bytes with Python's NaN and Infinity as numbers of their
+	// length, so the decoder's offsets are the file's.
+	dec := json.NewDecoder(bytes.NewReader(padNonFinite(data)))
+	var v any
+	err := dec.Decode(&v)
+	off, what := int64(len(data)), "the JSON ends early (the file is cut short)"
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		off, what = nextNonSpace(data, dec.InputOffset()), "more after the end of the JSON object"
+	case errors.Is(err, io.EOF):
+		off, what = 0, "the file is empty"
+	case errors.As(err, &se):
+		off, what = se.Offset-1, "not valid JSON: "+se.Error()
+	}
+	line, col := lineCol(data, int(min(max(off, 0), int64(len(data)))))
+	return &configs.Error{File: path, Line: line, Col: col, Err: err,
+		Msg: what + "; " + why + ", so it is a result that cannot be read: restore it, aggregate it again (sweep result aggregate on its point directory) or run its point again, or move it out of the results directory"}
+}
+
+// nextNonSpace is the offset of the first byte at or after at that is
+// not JSON white space (len(data) when there is none).
+func nextNonSpace(data []byte, at int64) int64 {
+	for at < int64(len(data)) && bytes.IndexByte([]byte(" \t\r\n"), data[at]) >= 0 {
+		at++
+	}
+	return at
+}
+
 // ReadDir finds every aggregate result under dir, recursively: every
 // *.json that ReadFile reads as a result; other JSON, temp files and logs
 // are left out, and aiperf's own JSON artifacts (aiperf.IsArtifactJSON:
 // never results, and tens of MB each at high concurrency) are not read at
 // all. Files come in path order. A file that has the result keys
-// but cannot be read is a problem (a *ReadError, or the read error naming
+// but cannot be read is a problem (a *configs.Error, or the read error naming
 // the file); the other files are still returned. err is set only when dir
 // itself cannot be walked (or ctx ends).
 func ReadDir(ctx context.Context, dir string) (files []*File, problems []error, err error) {
@@ -237,9 +305,14 @@ func keyError(path string, data []byte, key, msg string) *configs.Error {
 	if off < 0 {
 		return e
 	}
-	e.Line = 1 + bytes.Count(data[:off], []byte("\n"))
-	e.Col = off - bytes.LastIndexByte(data[:off], '\n')
+	e.Line, e.Col = lineCol(data, off)
 	return e
+}
+
+// lineCol is the 1-based line and column (in bytes) of offset off in
+// data.
+func lineCol(data []byte, off int) (line, col int) {
+	return 1 + bytes.Count(data[:off], []byte("\n")), off - bytes.LastIndexByte(data[:off], '\n')
 }
 
 // topLevelKey is the byte offset of the opening quote of key in the

@@ -105,7 +105,8 @@ func TestReadFileNotAResult(t *testing.T) {
 		"array.json":   `[{"conc": 1, "request_metrics": {}}]`,
 		"noconc.json":  `{"request_metrics": {}}`,
 		"nometr.json":  `{"conc": 1}`,
-		"garbage.json": `{"conc": 1, "request_metrics": {}`,
+		"garbage.json": `{"hw": "mi325x", "tp": 8`,
+		"empty.json":   ``,
 	} {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
@@ -133,12 +134,55 @@ func TestReadFileNotAResult(t *testing.T) {
 	// aiperf's own JSON artifacts are never read as results: a broken
 	// result-shaped one is not a problem (the real ones are tens of MB).
 	for _, name := range []string{aiperf.SummaryFile, aiperf.TimeslicesJSON, aiperf.ServerMetricsFile} {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(`{"conc": 0, "request_metrics": {}}`), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(`{"conc": 0, "request_metrics": {`), 0o644))
 	}
 	files, problems, err := ReadDir(t.Context(), dir)
 	require.NoError(t, err)
 	assert.Empty(t, files)
 	assert.Len(t, problems, 3)
+}
+
+// TestReadFileBroken: a file taken for a result (its top level has
+// "conc" or "request_metrics" as far as it goes, or it sits where a sweep
+// writes a point's result) that is not valid JSON is a positioned
+// problem, never ErrNotResult: a result cut short is not left out
+// silently. The position is the file's own, Python's NaN before it
+// included.
+func TestReadFileBroken(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "p_conc4"), 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "p_conc4.probe-2"), 0o755))
+	for _, tc := range []struct {
+		name, body string
+		line, col  int
+		what, why  string
+	}{
+		{"cut.json", "{\n  \"conc\": 4,\n  \"request_metrics\": {\"qps\": {\"mean\": 1", 3, 40, "the JSON ends early (the file is cut short)", `its top level has "conc" and "request_metrics"`},
+		{"cutkey.json", `{"hw": "x", "conc": 4, "tp"`, 1, 28, "the JSON ends early", `its top level has "conc",`},
+		{"nan.json", `{"request_metrics": {"qps": NaN, "x": -Infinity, "y": 1,, "z": 2}}`, 1, 57, "not valid JSON: invalid character ','", `its top level has "request_metrics"`},
+		{"more.json", "{\"conc\": 4, \"request_metrics\": {}}\n}", 2, 1, "more after the end of the JSON object", `its top level has "conc" and "request_metrics"`},
+		{filepath.Join("p_conc4", "p_conc4.json"), ``, 1, 1, "the file is empty", "it is named as a sweep names a point's result"},
+		{filepath.Join("p_conc4.probe-2", "p_conc4.json"), `{"hw"`, 1, 6, "the JSON ends early", "it is named as a sweep names a point's result"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, tc.name)
+			require.NoError(t, os.WriteFile(p, []byte(tc.body), 0o644))
+			_, err := ReadFile(p)
+			require.Error(t, err)
+			assert.NotErrorIs(t, err, ErrNotResult)
+			ce, ok := errors.AsType[*configs.Error](err)
+			require.True(t, ok, "%v", err)
+			assert.Equal(t, p, ce.File)
+			assert.Equal(t, [2]int{tc.line, tc.col}, [2]int{ce.Line, ce.Col}, "%v", err)
+			assert.Contains(t, ce.Msg, tc.what)
+			assert.Contains(t, ce.Msg, tc.why)
+			assert.Contains(t, ce.Msg, "so it is a result that cannot be read: restore it")
+		})
+	}
+	files, problems, err := ReadDir(t.Context(), dir)
+	require.NoError(t, err)
+	assert.Empty(t, files)
+	assert.Len(t, problems, 6, "each a problem of ReadDir, not a file left out")
 }
 
 func TestPointPath(t *testing.T) {

@@ -205,50 +205,89 @@ func nextNonSpace(data []byte, at int64) int64 {
 // *.json that ReadFile reads as a result; other JSON, temp files and logs
 // are left out, and aiperf's own JSON artifacts (aiperf.IsArtifactJSON:
 // never results, and tens of MB each at high concurrency) are not read at
-// all. Files come in path order. A file that has the result keys
-// but cannot be read is a problem (a *configs.Error, or the read error naming
-// the file); the other files are still returned. err is set only when dir
-// itself cannot be walked (or ctx ends).
+// all. Links to directories are followed (replicates gathered as links to
+// their runs), each directory once: a link to one already read, or a
+// cycle, adds nothing. Files come in path order, those found through a
+// link after the others, named under the link. A file taken for a result
+// that cannot be read (ReadFile's *configs.Error, or the read error
+// naming the file) is a problem; the other files are still returned. err
+// is set only when dir itself cannot be walked (or ctx ends).
 func ReadDir(ctx context.Context, dir string) (files []*File, problems []error, err error) {
 	st, err := os.Stat(dir)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, fmt.Errorf("%s does not exist (give the directory holding the result files)", dir)
+	case err != nil:
 		return nil, nil, err
-	}
-	if !st.IsDir() {
+	case !st.IsDir():
 		return nil, nil, fmt.Errorf("%s is not a directory (give the directory holding the result files)", dir)
 	}
-	root := dir
-	if lst, err := os.Lstat(dir); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
-		// A link to the directory: WalkDir does not follow a link, also
-		// at its root (the directory read as empty), but a trailing
-		// separator makes the root the directory itself, and the paths
-		// keep the name given.
-		root = dir + string(filepath.Separator)
+	w := &dirWalk{ctx: ctx, read: map[string]bool{}, links: []string{dir}}
+	for i := 0; i < len(w.links); i++ {
+		if err := w.walk(w.links[i]); err != nil {
+			return nil, nil, err
+		}
 	}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	return w.files, w.problems, nil
+}
+
+// dirWalk is ReadDir's walk: the directories read (by their real path),
+// the links to directories still to read, and what was found.
+type dirWalk struct {
+	ctx      context.Context
+	read     map[string]bool
+	links    []string
+	files    []*File
+	problems []error
+}
+
+// walk reads the tree at root (dir, or a link to a directory met on the
+// way), leaving the directories already read and the links it meets to
+// their own walk.
+func (w *dirWalk) walk(root string) error {
+	if lst, err := os.Lstat(root); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+		// WalkDir does not follow a link, also at its root (the
+		// directory read as empty), but a trailing separator makes the
+		// root the directory itself, and the paths keep the name given.
+		root += string(filepath.Separator)
+	}
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if cerr := ctx.Err(); cerr != nil {
+		if cerr := w.ctx.Err(); cerr != nil {
 			return cerr
 		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".json") || aiperf.IsArtifactJSON(d.Name()) {
+		if d.IsDir() {
+			real, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				return err
+			}
+			if w.read[real] {
+				return fs.SkipDir
+			}
+			w.read[real] = true
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(path); err == nil && st.IsDir() {
+				w.links = append(w.links, path)
+				return nil
+			}
+		}
+		if !strings.HasSuffix(d.Name(), ".json") || aiperf.IsArtifactJSON(d.Name()) {
 			return nil
 		}
 		f, err := ReadFile(path)
 		switch {
 		case errors.Is(err, ErrNotResult):
 		case err != nil:
-			problems = append(problems, err)
+			w.problems = append(w.problems, err)
 		default:
-			files = append(files, f)
+			w.files = append(w.files, f)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return files, problems, nil
 }
 
 // Excluded says why a result does not count as a measurement (marked

@@ -219,8 +219,8 @@ func TestReadFileOddKey(t *testing.T) {
 
 // A results directory given as a link to it is read (WalkDir does not
 // follow a link at its root: sweep knees, compare and sim calibrate read
-// it as empty), its files named under the link; a link inside it is not
-// followed.
+// it as empty), its files named under the link; a link inside it to a
+// directory already read adds nothing.
 func TestReadDirThroughALink(t *testing.T) {
 	dir := t.TempDir()
 	real := filepath.Join(dir, "real")
@@ -234,4 +234,43 @@ func TestReadDirThroughALink(t *testing.T) {
 	assert.Empty(t, problems)
 	require.Len(t, files, 1)
 	assert.Equal(t, filepath.Join(link, "p", "r.json"), files[0].Path)
+}
+
+// TestReadDirFollowsLinks: replicates gathered as links to their run
+// directories are read, each directory once (two links to one run, a link
+// back up the tree), and named under the first link met.
+func TestReadDirFollowsLinks(t *testing.T) {
+	dir := t.TempDir()
+	for _, run := range []string{"run1", "run2"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, run, "p"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, run, "p", "r.json"), []byte(`{"conc": 4, "tp": 8, "request_metrics": {}}`), 0o644))
+	}
+	aa := filepath.Join(dir, "aa")
+	require.NoError(t, os.Mkdir(aa, 0o755))
+	for link, to := range map[string]string{"a": "../run1", "b": "../run2", "c": "../run1", "up": ".."} {
+		require.NoError(t, os.Symlink(to, filepath.Join(aa, link)))
+	}
+	files, problems, err := ReadDir(t.Context(), aa)
+	require.NoError(t, err)
+	assert.Empty(t, problems)
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	assert.Equal(t, []string{filepath.Join(aa, "a", "p", "r.json"), filepath.Join(aa, "b", "p", "r.json")}, paths)
+}
+
+// A directory that does not exist, or a file given for one, is named
+// with what to give instead.
+func TestReadDirNotADirectory(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "summary.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{}`), 0o644))
+	for path, want := range map[string]string{
+		filepath.Join(dir, "missing"): filepath.Join(dir, "missing") + " does not exist (give the directory holding the result files)",
+		file:                          file + " is not a directory (give the directory holding the result files)",
+	} {
+		_, _, err := ReadDir(t.Context(), path)
+		assert.EqualError(t, err, want)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/usage"
 	"sweep/sweep/knee"
 )
 
@@ -33,7 +34,10 @@ func ReadSide(ctx context.Context, name, dir string) ([]*knee.Arm, error) {
 }
 
 // CalibrateDirs reads the directories as repeated runs of the same points
-// (an A/A) and measures their noise on m (Calibrate).
+// (an A/A) and measures their noise on m (Calibrate). Runs that share a
+// result file (one directory given twice, one inside another, or linked
+// from another) are refused as a *usage.Error: a result read twice would
+// count as its own replicate, with no noise.
 func CalibrateDirs(ctx context.Context, dirs []string, m Metric) (*Calibration, error) {
 	sides := make([][]*knee.Arm, len(dirs))
 	for i, dir := range dirs {
@@ -43,12 +47,38 @@ func CalibrateDirs(ctx context.Context, dirs []string, m Metric) (*Calibration, 
 		}
 		sides[i] = arms
 	}
+	if err := distinctRuns(dirs, sides); err != nil {
+		return nil, err
+	}
 	return Calibrate(dirs, sides, m)
 }
 
+// distinctRuns refuses runs that share a result file (by its real path).
+func distinctRuns(dirs []string, sides [][]*knee.Arm) error {
+	in := map[string]int{} // a result file's real path → its run
+	for i, arms := range sides {
+		for _, a := range arms {
+			for _, s := range a.Samples {
+				real, err := filepath.EvalSymlinks(s.File)
+				if err != nil {
+					return err
+				}
+				if j, ok := in[real]; ok && j != i {
+					return usage.Errorf("run %s and run %s both hold the result %s: an A/A calibration needs separate runs of the same points (a result read twice counts as its own replicate, with no noise)", dirs[j], dirs[i], s.File)
+				}
+				in[real] = i
+			}
+		}
+	}
+	return nil
+}
+
 // WriteCalibrationFile writes c to path atomically, creating its
-// directory.
+// directory; a path CheckCalibrationOut refuses is not written.
 func WriteCalibrationFile(path string, c *Calibration) error {
+	if err := CheckCalibrationOut(path); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

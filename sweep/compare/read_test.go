@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/internal/usage"
 )
 
 func TestReadSide(t *testing.T) {
@@ -59,4 +62,71 @@ func TestWrite(t *testing.T) {
 		require.NoError(t, write(&want, rep))
 		assert.Equal(t, want.String(), got.String(), format)
 	}
+}
+
+// TestCheckTolerance: a tolerance is a loss in (0, 100) percent; 0, which
+// Options would read as the default, and NaN are refused as usage errors.
+func TestCheckTolerance(t *testing.T) {
+	for _, pct := range []float64{0.5, 5, 99} {
+		assert.NoError(t, CheckTolerance(pct), pct)
+	}
+	for _, pct := range []float64{0, -20, 100, 1000, math.NaN(), math.Inf(1)} {
+		err := CheckTolerance(pct)
+		_, isUsage := errors.AsType[*usage.Error](err)
+		assert.True(t, isUsage, "%g: %v", pct, err)
+	}
+}
+
+// TestCheckCalibrationOut: a calibration is written to a new file or
+// over a calibration; a directory, a result, a sim calibration or any
+// other file is refused as a usage error, and WriteCalibrationFile
+// leaves it as it was.
+func TestCheckCalibrationOut(t *testing.T) {
+	dir := t.TempDir()
+	c := &Calibration{Kind: CalibrationKind, Version: 1, Metric: MetricTotal, Arms: []CalibrationArm{}}
+	cal := filepath.Join(dir, "noise.json")
+	require.NoError(t, WriteCalibrationFile(cal, c))
+	files := map[string]string{
+		"result.json":    `{"conc": 8, "request_metrics": {}}`,
+		"sim.json":       `{"version": 1, "arms": []}`,
+		"notes.txt":      "my notes\n",
+		"truncated.json": `{"kind": "sweep-compare-calibration", "arms": [`,
+	}
+	for name, body := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	assert.NoError(t, CheckCalibrationOut(filepath.Join(dir, "new.json")))
+	assert.NoError(t, CheckCalibrationOut(cal), "a calibration is replaced")
+	err := CheckCalibrationOut(dir)
+	assert.EqualError(t, err, "--out "+dir+" is a directory: name a file ("+filepath.Join(dir, "noise.json")+")")
+	for name, body := range files {
+		path := filepath.Join(dir, name)
+		for _, err := range []error{CheckCalibrationOut(path), WriteCalibrationFile(path, c)} {
+			_, isUsage := errors.AsType[*usage.Error](err)
+			assert.True(t, isUsage, "%s: %v", name, err)
+			assert.ErrorContains(t, err, "--out "+path+" exists and is not a noise calibration file")
+		}
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, body, string(data), "%s is left as it was", name)
+	}
+}
+
+// TestCalibrateDirsDistinctRuns: runs that share a result file (the same
+// directory twice, one inside the other) are refused: a result read twice
+// would be its own replicate, with no noise.
+func TestCalibrateDirsDistinctRuns(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/conformance/cases/*")
+	require.NoError(t, err)
+	base := filepath.Join(dirs[0], "base")
+	parent := filepath.Dir(base)
+	for _, runs := range [][]string{{base, base}, {parent, base}} {
+		_, err := CalibrateDirs(t.Context(), runs, MetricTotal)
+		_, isUsage := errors.AsType[*usage.Error](err)
+		assert.True(t, isUsage, "%v: %v", runs, err)
+		assert.ErrorContains(t, err, "run "+runs[0]+" and run "+runs[1]+" both hold the result ")
+	}
+	cal, err := CalibrateDirs(t.Context(), []string{base}, MetricTotal)
+	require.NoError(t, err, "one directory holding replicates")
+	assert.NotEmpty(t, cal.Arms)
 }

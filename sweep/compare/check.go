@@ -1,0 +1,54 @@
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"sweep/internal/inputfile"
+	"sweep/internal/usage"
+)
+
+// CheckTolerance refuses a --tolerance (percent) that is not in (0, 100)
+// as a *usage.Error: Options reads 0 as DefaultTolerance, so the flag
+// must not pass it on, nor a loss of 100 % or more, nor NaN. sweep
+// compare and sweep report --compare both check with it.
+func CheckTolerance(pct float64) error {
+	if !(pct > 0 && pct < 100) { // NaN too
+
+		return usage.Errorf("--tolerance %g: want a percentage in (0, 100), e.g. 5", pct)
+	}
+	return nil
+}
+
+// CheckCalibrationOut checks the file a calibration is to be written to
+// (--out): a new file (its directory is made), or a calibration file,
+// which it replaces (calibrating again to the same file is the usual
+// way). Anything else is refused as a *usage.Error, since writing would
+// overwrite it: a directory, or a file that is not a calibration (a
+// result, a sim calibration, notes).
+func CheckCalibrationOut(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out: %w", err)
+	case st.IsDir():
+		return usage.Errorf("--out %s is a directory: name a file (%s)", path, filepath.Join(path, "noise.json"))
+	}
+	data, err := inputfile.Read(path, inputfile.SmallJSON)
+	if _, tooLarge := errors.AsType[*inputfile.TooLargeError](err); err != nil && !tooLarge {
+		return fmt.Errorf("--out: %w", err)
+	}
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if err != nil || json.Unmarshal(data, &head) != nil || head.Kind != CalibrationKind {
+		return usage.Errorf("--out %s exists and is not a noise calibration file (sweep compare --calibrate replaces only its own): name another file, or remove it first", path)
+	}
+	return nil
+}

@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/plural"
 	"sweep/sweep/compare"
-	"sweep/sweep/knee"
 )
 
 // compareOptions are the inputs of "sweep compare".
@@ -54,6 +53,11 @@ func newCompareCmd(ios *IOStreams, runF func(context.Context, *compareOptions) e
 					if calibration != "" {
 						return flagErrorf("--calibration goes with a comparison, not with --calibrate")
 					}
+					if o.Out != "" {
+						if err := compare.CheckCalibrationOut(o.Out); err != nil {
+							return err
+						}
+					}
 					o.Calibrate = args
 					return runF(ctx, o)
 				}
@@ -64,8 +68,8 @@ func newCompareCmd(ios *IOStreams, runF func(context.Context, *compareOptions) e
 					return flagErrorf("compare takes BASE and HEAD directories, got %d arguments", len(args))
 				}
 				o.Base, o.Head = args[0], args[1]
-				if !(o.Tolerance > 0 && o.Tolerance < 100) {
-					return flagErrorf("--tolerance %g: want a percentage in (0, 100), e.g. 5", o.Tolerance)
+				if err := compare.CheckTolerance(o.Tolerance); err != nil {
+					return err
 				}
 				if !slices.Contains(compare.Formats, o.Format) {
 					return flagErrorf("--format %q: want text, json or markdown", o.Format)
@@ -86,22 +90,25 @@ func newCompareCmd(ios *IOStreams, runF func(context.Context, *compareOptions) e
 }
 
 // compareRun reads both sides, prints the report and maps the verdict to
-// the exit code.
+// the exit code. Exit 1 is REGRESSION's alone (the PR workflow reads it
+// so): a comparison that cannot be made (a side or a result file that
+// cannot be read, a side without results, a report that cannot be
+// written) exits 2, as a usage mistake does.
 func compareRun(ctx context.Context, o *compareOptions) error {
 	if len(o.Calibrate) > 0 {
-		return calibrateRun(ctx, o)
+		return inputError(calibrateRun(ctx, o))
 	}
-	base, err := readSide(ctx, "BASE", o.Base)
+	base, err := compare.ReadSide(ctx, "BASE", o.Base)
 	if err != nil {
-		return err
+		return inputError(err)
 	}
-	head, err := readSide(ctx, "HEAD", o.Head)
+	head, err := compare.ReadSide(ctx, "HEAD", o.Head)
 	if err != nil {
-		return err
+		return inputError(err)
 	}
 	rep := compare.Compare(base, head, o.Options)
 	if err := compare.Write(o.IO.Out, rep, o.Format); err != nil {
-		return err
+		return inputError(err)
 	}
 	code := map[compare.Decision]int{
 		compare.Pass:         exitOK,
@@ -118,21 +125,9 @@ func compareRun(ctx context.Context, o *compareOptions) error {
 	return &exitCodeError{Code: code, Err: fmt.Errorf("compare: %s", compare.VerdictLine(rep))}
 }
 
-// readSide reads one side (compare.ReadSide); one without results exits 2.
-func readSide(ctx context.Context, name, dir string) ([]*knee.Arm, error) {
-	arms, err := compare.ReadSide(ctx, name, dir)
-	if ne, ok := errors.AsType[*compare.NoResultsError](err); ok {
-		return nil, &exitCodeError{Code: exitUsage, Err: ne}
-	}
-	return arms, err
-}
-
 // calibrateRun reads the A/A runs and writes their noise.
 func calibrateRun(ctx context.Context, o *compareOptions) error {
 	cal, err := compare.CalibrateDirs(ctx, o.Calibrate, o.Metric)
-	if ne, ok := errors.AsType[*compare.NoResultsError](err); ok {
-		return &exitCodeError{Code: exitUsage, Err: ne}
-	}
 	if err != nil {
 		return err
 	}
@@ -142,6 +137,6 @@ func calibrateRun(ctx context.Context, o *compareOptions) error {
 	if err := compare.WriteCalibrationFile(o.Out, cal); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.ErrOut, "wrote the noise of %d arms to %s\n", len(cal.Arms), o.Out)
+	fmt.Fprintf(o.IO.ErrOut, "wrote the noise of %s to %s\n", plural.Count(len(cal.Arms), "arm", "arms"), o.Out)
 	return nil
 }

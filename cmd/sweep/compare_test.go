@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,6 +107,7 @@ func TestCompareFlags(t *testing.T) {
 	}{
 		{"one dir", []string{"compare", dir}, "takes BASE and HEAD"},
 		{"tolerance", []string{"compare", dir, dir, "--tolerance", "0"}, "--tolerance 0"},
+		{"tolerance NaN", []string{"compare", dir, dir, "--tolerance", "NaN"}, "--tolerance NaN: want a percentage in (0, 100)"},
 		{"format", []string{"compare", dir, dir, "--format", "html"}, `--format "html"`},
 		{"metric", []string{"compare", dir, dir, "--metric", "speed"}, `metric "speed"`},
 		{"out without calibrate", []string{"compare", dir, dir, "--out", "x"}, "--out goes with --calibrate"},
@@ -116,5 +119,102 @@ func TestCompareFlags(t *testing.T) {
 			assert.Equal(t, exitUsage, code)
 			assert.Contains(t, stderr, tc.want)
 		})
+	}
+}
+
+// stageResults copies the result files of compare's conformance case s01
+// (BASE: replicates of two arms) whose names start with prefix into a new
+// directory.
+func stageResults(t *testing.T, prefix string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "sweep", "compare", "testdata", "conformance", "cases", "s01", "base")
+	entries, err := os.ReadDir(src)
+	require.NoError(t, err)
+	dst := t.TempDir()
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644))
+	}
+	return dst
+}
+
+// breakResult rewrites dir's result file of conc 8 (replicate 00) with
+// edit.
+func breakResult(t *testing.T, dir string, edit func([]byte) []byte) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "minimaxm3_tp2_conc8_*_00_*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	data, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(files[0], edit(data), 0o644))
+	return files[0]
+}
+
+// cutResult cuts a result 3000 bytes after its "request_metrics" key, as
+// a copy that ran out of disk would.
+func cutResult(data []byte) []byte {
+	return data[:bytes.Index(data, []byte(`"request_metrics"`))+3000]
+}
+
+// TestCompareInputErrors: exit 1 is REGRESSION's alone. A comparison or
+// calibration that cannot be made (a side that does not exist or is a
+// file, a result with a bad value or cut short, runs without repeats or
+// sharing their results, an --out that is not a calibration file) exits
+// 2 with what to fix, and --out is never overwritten unless it is a
+// calibration.
+func TestCompareInputErrors(t *testing.T) {
+	base := stageResults(t, "minimaxm3_")
+	missing := filepath.Join(t.TempDir(), "missing")
+	badValue := stageResults(t, "minimaxm3_")
+	badFile := breakResult(t, badValue, func(b []byte) []byte { return bytes.Replace(b, []byte(`"tp":2`), []byte(`"tp":"two"`), 1) })
+	cut := stageResults(t, "minimaxm3_")
+	cutFile := breakResult(t, cut, cutResult)
+	once := stageResults(t, "minimaxm3_tp4_conc128_")
+	outs := t.TempDir()
+	result := filepath.Join(outs, "result.json")
+	notes := filepath.Join(outs, "notes.txt")
+	for path, body := range map[string]string{result: `{"conc": 8, "request_metrics": {}}`, notes: "my notes\n"} {
+		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing side", []string{"compare", base, missing}, "HEAD " + missing + ": " + missing + " does not exist"},
+		{"side is a file", []string{"compare", base, badFile}, "is not a directory"},
+		{"bad value", []string{"compare", base, badValue}, filepath.Base(badFile) + ":1:"},
+		{"cut short", []string{"compare", base, cut}, filepath.Base(cutFile) + ":1:"},
+		{"cut short, calibrating", []string{"compare", "--calibrate", base, cut}, "the JSON ends early"},
+		{"no repeats", []string{"compare", "--calibrate", once}, "no point has two valid results"},
+		{"same run twice", []string{"compare", "--calibrate", base, base}, "run " + base + " and run " + base + " both hold the result"},
+		{"out is a result", []string{"compare", "--calibrate", base, "--out", result}, "--out " + result + " exists and is not a noise calibration file"},
+		{"out is notes", []string{"compare", "--calibrate", base, "--out", notes}, "--out " + notes + " exists and is not a noise calibration file"},
+		{"out is a directory", []string{"compare", "--calibrate", base, "--out", outs}, "--out " + outs + " is a directory: name a file (" + filepath.Join(outs, "noise.json") + ")"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			assert.Equal(t, exitUsage, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			assert.Contains(t, stderr, tc.want)
+		})
+	}
+	for path, body := range map[string]string{result: `{"conc": 8, "request_metrics": {}}`, notes: "my notes\n"} {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, body, string(data), "%s is left as it was", path)
+	}
+
+	// A calibration file is replaced, and the count reads right.
+	noise := filepath.Join(outs, "noise.json")
+	tp2 := stageResults(t, "minimaxm3_tp2_")
+	for range 2 {
+		code, _, stderr := runCLI(t, "compare", "--calibrate", tp2, "--out", noise)
+		require.Equal(t, exitOK, code, stderr)
+		assert.Equal(t, "wrote the noise of 1 arm to "+noise+"\n", stderr)
 	}
 }

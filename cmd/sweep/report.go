@@ -52,6 +52,12 @@ func newReportCmd(ios *IOStreams, runF func(context.Context, *reportOptions) err
 				if !(o.Threshold > 0 && o.Threshold < 1) {
 					return flagErrorf("--threshold %g: want a fraction in (0, 1), e.g. 0.9", o.Threshold)
 				}
+				if o.Compare == "" && fs.Changed("tolerance") {
+					return flagErrorf("--tolerance goes with --compare")
+				}
+				if err := compare.CheckTolerance(o.Tolerance); err != nil {
+					return err
+				}
 				if o.Out == "" {
 					o.Out = filepath.Join(o.Dir, "report")
 				}
@@ -61,14 +67,16 @@ func newReportCmd(ios *IOStreams, runF func(context.Context, *reportOptions) err
 	}
 }
 
-// reportRun builds and writes the report and prints where it went.
+// reportRun builds and writes the report and prints where it went. A
+// results directory that cannot be read or holds no result, DIR's or
+// --compare's, exits 2 as sweep compare's do.
 func reportRun(ctx context.Context, o *reportOptions) error {
 	rs, err := knee.ReadAnalyze(ctx, o.Dir, o.Options)
 	if err != nil {
-		return err
+		return inputError(err)
 	}
 	if len(rs) == 0 {
-		return fmt.Errorf("no result files under %s (looked for *.json with conc and request_metrics)", o.Dir)
+		return inputError(fmt.Errorf("no result files under %s (looked for *.json with conc and request_metrics)", o.Dir))
 	}
 	rep, err := report.Build(rs, o.Metric)
 	if err != nil {
@@ -76,9 +84,10 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 	}
 	if o.Compare != "" {
 		cmp, err := rep.CompareDir(ctx, o.Compare, o.Options, o.Tolerance)
-		if cmp != nil {
-			fmt.Fprintln(o.IO.ErrOut, compare.VerdictLine(cmp))
+		if err != nil && cmp == nil {
+			return inputError(err) // HEAD could not be read
 		}
+		fmt.Fprintln(o.IO.ErrOut, compare.VerdictLine(cmp))
 		if err != nil {
 			return err
 		}

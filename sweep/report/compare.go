@@ -127,12 +127,14 @@ func (rep *Report) comparisonHTML(b *strings.Builder) {
 	htmlTable(b, "compare", comparisonHeader, comparisonRows(rep.Comparison))
 }
 
-// CompareDir reads HEAD's results under dir, compares them with the
-// report's (BASE's) on o.Metric within tolerance (percent) and adds them
-// to the report (AddComparison). It returns the comparison, also when
-// adding it fails.
+// CompareDir reads HEAD's results under dir as sweep compare does
+// (compare.ReadSide), compares them with the report's (BASE's) on
+// o.Metric within tolerance (percent) and adds them to the report
+// (AddComparison). It returns the comparison, also when adding it fails;
+// without one, the error is ReadSide's: HEAD could not be read, or holds
+// no result (a *compare.NoResultsError).
 func (rep *Report) CompareDir(ctx context.Context, dir string, o knee.Options, tolerance float64) (*compare.Report, error) {
-	head, err := knee.Read(ctx, dir)
+	head, err := compare.ReadSide(ctx, "HEAD", dir)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,6 +63,14 @@ func TestCompareDir(t *testing.T) {
 	rep, _ = buildKeySweep(t)
 	cmp, err = rep.CompareDir(t.Context(), filepath.Join(t.TempDir(), "missing"), knee.Options{}, 5)
 	assert.Error(t, err)
+	assert.Nil(t, cmp)
+	assert.Nil(t, rep.Comparison)
+
+	// A HEAD without results is refused as sweep compare refuses it, not
+	// drawn as an INCOMPLETE comparison.
+	cmp, err = rep.CompareDir(t.Context(), t.TempDir(), knee.Options{}, 5)
+	_, none := errors.AsType[*compare.NoResultsError](err)
+	assert.True(t, none, "%v", err)
 	assert.Nil(t, cmp)
 	assert.Nil(t, rep.Comparison)
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 
+	"sweep/configs"
 	"sweep/internal/inputfile"
 	"sweep/metrics/result"
 	"sweep/sweep/knee"
@@ -139,22 +140,25 @@ func WriteCalibration(w io.Writer, c *Calibration) error {
 	return err
 }
 
-// ReadCalibration reads a calibration file written by WriteCalibration.
+// ReadCalibration reads a calibration file written by WriteCalibration,
+// strictly (configs.DecodeJSON): a problem, an unknown key included, is a
+// *configs.Error at its line and column.
 func ReadCalibration(path string) (*Calibration, error) {
 	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
 		return nil, err
 	}
 	var c Calibration
-	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("%s: not a calibration file: %w", path, err)
+	if err := configs.DecodeJSON(path, data, &c, "the JSON sweep compare --calibrate writes"); err != nil {
+		return nil, err
 	}
 	if c.Kind != CalibrationKind || c.Version != 1 {
 		return nil, fmt.Errorf("%s: kind %q version %d: want a %s version 1 file (sweep compare --calibrate)", path, c.Kind, c.Version, CalibrationKind)
 	}
-	for _, a := range c.Arms {
+	for i, a := range c.Arms {
 		if !(a.SigmaLog >= 0) || math.IsInf(a.SigmaLog, 0) || a.DF < 1 {
-			return nil, fmt.Errorf("%s: arm %s: sigma_log %g with df %d: want a finite σ ≥ 0 and df ≥ 1", path, a.Arm, a.SigmaLog, a.DF)
+			return nil, configs.JSONElementErrorf(path, data, "arms", i, fmt.Sprintf("arms[%d]", i),
+				"arm %s: sigma_log %g with df %d: want a finite σ ≥ 0 and df ≥ 1", a.Arm, a.SigmaLog, a.DF)
 		}
 	}
 	c.Source = path

@@ -7,11 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/internal/usage"
 )
 
@@ -129,4 +131,37 @@ func TestCalibrateDirsDistinctRuns(t *testing.T) {
 	cal, err := CalibrateDirs(t.Context(), []string{base}, MetricTotal)
 	require.NoError(t, err, "one directory holding replicates")
 	assert.NotEmpty(t, cal.Arms)
+}
+
+// TestReadCalibrationStrict: a calibration file is read strictly, as the
+// other files sweep writes for users to hand back: a file cut short, a
+// mistyped key and a bad arm are named at their line and column.
+func TestReadCalibrationStrict(t *testing.T) {
+	dir := t.TempDir()
+	good := "{\n  \"kind\": \"sweep-compare-calibration\",\n  \"version\": 1,\n  \"metric\": \"total\",\n  \"runs\": [\"a\", \"b\"],\n  \"arms\": [\n    {\"arm\": \"x\", \"sigma_log\": 0.01, \"df\": 3, \"points\": []}\n  ]\n}\n"
+	for _, tc := range []struct {
+		name, body string
+		line, col  int
+		key, msg   string
+	}{
+		{"cut", good[:60], 4, 4, "", "the JSON ends early"},
+		{"typo", strings.Replace(good, `"df"`, `"dof"`, 1), 7, 37, "dof", "unknown key"},
+		{"bad arm", strings.Replace(good, `"df": 3`, `"df": 0`, 1), 7, 5, "arms[0]", "sigma_log 0.01 with df 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name+".json")
+			require.NoError(t, os.WriteFile(path, []byte(tc.body), 0o644))
+			_, err := ReadCalibration(path)
+			ce, ok := errors.AsType[*configs.Error](err)
+			require.True(t, ok, "%v", err)
+			assert.Equal(t, [2]int{tc.line, tc.col}, [2]int{ce.Line, ce.Col}, "%v", err)
+			assert.Equal(t, tc.key, ce.Key)
+			assert.Contains(t, ce.Error(), tc.msg)
+		})
+	}
+	path := filepath.Join(dir, "good.json")
+	require.NoError(t, os.WriteFile(path, []byte(good), 0o644))
+	c, err := ReadCalibration(path)
+	require.NoError(t, err)
+	assert.Equal(t, 3, c.Arms[0].DF)
 }

@@ -75,6 +75,9 @@ type ArmReport struct {
 	NoiseSource string  `json:"noise_source"`
 	NoisePct    float64 `json:"noise_pct"`
 	NoiseDF     int     `json:"noise_df"`
+	// Why says what decided the verdict: the pooled change's interval,
+	// or the points whose own interval lies beyond the tolerance.
+	Why string `json:"why,omitempty"`
 	// ReplicatesNeeded, for an INCONCLUSIVE arm with a noise estimate,
 	// is how many results per point and side would likely decide it.
 	ReplicatesNeeded int            `json:"replicates_needed,omitempty"`
@@ -95,13 +98,17 @@ type ArmReport struct {
 	// Weighting says how the points are pooled.
 	Weighting string `json:"weighting"`
 
-	logs []float64 // per paired point: ln(head/base)
-	qs   []float64 // per paired point: 1/m + 1/n
+	logs []float64 // per judged point: ln(head/base)
+	qs   []float64 // per judged point: 1/m + 1/n
+	at   []int     // per judged point: its index in Points
 	reps float64   // mean results per point and side
 }
 
-// PointReport is one paired point: each side's mean value, its change and
-// how many valid results each side has.
+// PointReport is one paired point: each side's mean value (in the
+// metric's unit: tok/s/GPU, tok/s/user, seconds or joules per output
+// token; 6 significant digits), its change and how many valid results
+// each side has; with a noise estimate, the change's interval and the
+// point's verdict.
 type PointReport struct {
 	Conc     int     `json:"conc"`
 	Base     float64 `json:"base"`
@@ -109,7 +116,29 @@ type PointReport struct {
 	DeltaPct float64 `json:"delta_pct"`
 	BaseN    int     `json:"base_n"`
 	HeadN    int     `json:"head_n"`
+	// CIPct is the change's interval: 99 % simultaneously over the arm's
+	// judged points (Bonferroni), nil without a noise estimate or past
+	// BASE's cliff.
+	CIPct *[2]float64 `json:"ci_pct"`
+	// Verdict reads CIPct against the tolerance as the arm's interval is
+	// read ("" without a noise estimate); a point's REGRESSION makes its
+	// arm's.
+	Verdict Decision `json:"verdict,omitempty"`
+	// NotUniform marks a point the paired scatter left out: its change
+	// lies far from the arm's other points' (a change, not noise).
+	NotUniform bool `json:"not_uniform,omitempty"`
+	// PastBaseCliff marks a point where BASE's throughput per GPU
+	// collapsed below half of its highest at a lower concurrency: the
+	// engine thrashes there (a KV pool overflowed) and its results vary
+	// from run to run far beyond the arm's noise, so the point is listed
+	// but not judged: no interval, no verdict, left out of the pooled
+	// change and of the noise.
+	PastBaseCliff bool `json:"past_base_cliff,omitempty"`
 }
+
+// collapseFraction is the share of BASE's highest throughput at a lower
+// concurrency below which a point is past BASE's cliff.
+const collapseFraction = 0.5
 
 // Excluded is an invalid result left out beside valid results of its point.
 type Excluded struct {
@@ -258,7 +287,7 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 			simText(b), simText(h)))
 	}
 	ar.Differs = differs(b, h)
-	var sumRep, nRep float64
+	var sumRep, nRep, basePeak float64
 	for _, c := range bs.concs {
 		conc := c
 		bv, bx, bwhy := usable(bs.byConc[c], m)
@@ -284,10 +313,17 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 			ar.Excluded = append(ar.Excluded, Excluded{Side: "head", Conc: c, File: s.File, Reason: hwhy[i]})
 		}
 		mb, mh := stats.Mean(bv), stats.Mean(hv)
-		ar.Points = append(ar.Points, PointReport{Conc: c, Base: round(mb, 3), Head: round(mh, 3),
-			DeltaPct: round(100*(mh/mb-1), 3), BaseN: len(bv), HeadN: len(hv)})
+		bt := throughputOf(bs.byConc[c])
+		pastCliff := bt < collapseFraction*basePeak
+		basePeak = max(basePeak, bt)
+		ar.Points = append(ar.Points, PointReport{Conc: c, Base: roundSig(mb, 6), Head: roundSig(mh, 6),
+			DeltaPct: round(100*(mh/mb-1), 3), BaseN: len(bv), HeadN: len(hv), PastBaseCliff: pastCliff})
+		if pastCliff {
+			continue
+		}
 		ar.logs = append(ar.logs, math.Log(mh/mb))
 		ar.qs = append(ar.qs, 1/float64(len(bv))+1/float64(len(hv)))
+		ar.at = append(ar.at, len(ar.Points)-1)
 		for _, v := range [][]float64{bv, hv} {
 			ss, df := logScatter(v)
 			repSS += ss
@@ -304,9 +340,37 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 	if nRep > 0 {
 		ar.reps = sumRep / nRep
 	}
+	if past := pastCliffConcs(ar.Points); len(past) > 0 {
+		ar.Weighting += fmt.Sprintf(", except %s past BASE's cliff (not judged)", concList(past))
+	}
 	ar.Differs = append(ar.Differs, flagDiffs(bs, hs, pointConcs(ar.Points))...)
 	ar.Frontier = frontier(bs, hs, m, pointConcs(ar.Points))
 	return ar, repSS, repDF
+}
+
+// throughputOf is the mean total throughput per GPU of a point's valid
+// results (whatever the metric compared), 0 without one.
+func throughputOf(ss []*knee.Sample) float64 {
+	var v []float64
+	for _, s := range ss {
+		if s.Excluded == "" && s.TotalTPS != nil && *s.TotalTPS > 0 {
+			v = append(v, *s.TotalTPS)
+		}
+	}
+	if len(v) == 0 {
+		return 0
+	}
+	return stats.Mean(v)
+}
+
+func pastCliffConcs(ps []PointReport) []int {
+	var out []int
+	for _, p := range ps {
+		if p.PastBaseCliff {
+			out = append(out, p.Conc)
+		}
+	}
+	return out
 }
 
 // lengthMismatch is the detail of a point one side measured as a short
@@ -405,4 +469,13 @@ func logScatter(v []float64) (ss, df float64) {
 func round(v float64, places int) float64 {
 	p := math.Pow(10, float64(places))
 	return math.Round(v*p) / p
+}
+
+// roundSig rounds v to digits significant digits: a latency in seconds
+// (0.00593) keeps as many as a throughput (21215.6).
+func roundSig(v float64, digits int) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	return round(v, digits-1-int(math.Floor(math.Log10(math.Abs(v)))))
 }

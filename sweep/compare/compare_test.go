@@ -271,7 +271,8 @@ func TestProbeLengths(t *testing.T) {
 		assert.Equal(t, Pass, rep.Verdict)
 		assert.Empty(t, rep.Problems)
 		require.Len(t, rep.Arms[0].Points, 3)
-		assert.Equal(t, PointReport{Conc: 16, Base: 300, Head: 300, DeltaPct: 0, BaseN: 1, HeadN: 1}, rep.Arms[0].Points[2])
+		p := rep.Arms[0].Points[2]
+		assert.Equal(t, PointReport{Conc: 16, Base: 300, Head: 300, DeltaPct: 0, BaseN: 1, HeadN: 1}, PointReport{Conc: p.Conc, Base: p.Base, Head: p.Head, DeltaPct: p.DeltaPct, BaseN: p.BaseN, HeadN: p.HeadN})
 		assert.Equal(t, []Excluded{{Side: "head", Conc: 16, File: "probe-c16", Reason: knee.ExcludedSuperseded}}, rep.Arms[0].Excluded)
 		assert.InDelta(t, 0, *rep.Arms[0].DeltaPct, 1e-9)
 	})

@@ -96,10 +96,15 @@ func stat(st result.Stats, p90 bool) *float64 {
 	return ptr(float64(*r))
 }
 
-// interactivity is the x of a frontier point: p50 interactivity, else
-// the mean.
-func interactivity(s *knee.Sample) *float64 {
-	for _, r := range []*pyjson.Rounded{s.Intvty.P50, s.Intvty.Mean} {
+// interactivity is the x of a frontier point on axis: P90
+// E2E-normalised interactivity (the report's charts), or median 1/ITL
+// (else the mean); nil when the sample has no positive one.
+func interactivity(s *knee.Sample, axis knee.Axis) *float64 {
+	rs := []*pyjson.Rounded{s.Intvty.P50, s.Intvty.Mean}
+	if axis == knee.AxisE2ENormP90 {
+		rs = []*pyjson.Rounded{s.E2ENormIntvty.P90}
+	}
+	for _, r := range rs {
 		if r != nil && float64(*r) > 0 {
 			return ptr(float64(*r))
 		}
@@ -108,3 +113,32 @@ func interactivity(s *knee.Sample) *float64 {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// Unit is the unit a point's values are printed in by WriteText and
+// WriteMarkdown (latencies in milliseconds; the JSON keeps seconds).
+func (m Metric) Unit() string {
+	switch {
+	case m == MetricIntvty:
+		return "tok/s/user"
+	case strings.HasPrefix(string(m), "ttft"), strings.HasPrefix(string(m), "itl"):
+		return "ms"
+	case m == MetricEnergy:
+		return "J/tok"
+	}
+	return "tok/s/GPU"
+}
+
+// Format prints a point's value in Unit with the digits its size needs:
+// one decimal of a throughput, three of a latency in milliseconds or of
+// joules per token.
+func (m Metric) Format(v float64) string {
+	switch m.Unit() {
+	case "ms":
+		return fmt.Sprintf("%.3f", 1000*v)
+	case "J/tok":
+		return fmt.Sprintf("%.3f", v)
+	case "tok/s/user":
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}

@@ -35,7 +35,9 @@ func Write(w io.Writer, rep *Report, format string) error {
 }
 
 // VerdictLine is the one-line summary, e.g. "verdict: REGRESSION beyond
-// -5 % of total in 1 of 3 arms: qwen3.5 mi325x sglang fp8 mtp tp8 ep8".
+// -5 % of total in 1 of 3 arms: qwen3.5 mi325x sglang fp8 mtp tp8 ep8 (at
+// c64)", a regressing arm named with its points whose own interval lies
+// beyond the tolerance.
 func VerdictLine(rep *Report) string {
 	switch rep.Verdict {
 	case Incomplete:
@@ -44,7 +46,7 @@ func VerdictLine(rep *Report) string {
 		var names []string
 		for _, a := range rep.Arms {
 			if a.Verdict == rep.Verdict {
-				names = append(names, a.Arm)
+				names = append(names, a.Arm+regressingText(a))
 			}
 		}
 		what := "beyond"
@@ -57,6 +59,24 @@ func VerdictLine(rep *Report) string {
 	return fmt.Sprintf("verdict: PASS: no arm regresses beyond %s (%s)", tolLine(rep), plural.Count(len(rep.Arms), "arm", "arms"))
 }
 
+// regressingText names the points of a REGRESSION arm whose own
+// interval lies beyond the tolerance: " (at c48 and c64)".
+func regressingText(a *ArmReport) string {
+	if a.Verdict != Regression {
+		return ""
+	}
+	var cs []int
+	for _, p := range a.Points {
+		if p.Verdict == Regression {
+			cs = append(cs, p.Conc)
+		}
+	}
+	if len(cs) == 0 {
+		return ""
+	}
+	return " (at " + concList(cs) + ")"
+}
+
 func tolLine(rep *Report) string {
 	if rep.Metric.LowerIsBetter() {
 		return fmt.Sprintf("+%g %% of %s", rep.Tolerance, rep.Metric)
@@ -64,26 +84,35 @@ func tolLine(rep *Report) string {
 	return fmt.Sprintf("-%g %% of %s", rep.Tolerance, rep.Metric)
 }
 
-// WriteText writes the report for a terminal: one row per arm, the points
-// of each arm (after what differs between its sides), the problems and
-// the verdict line last.
+// WriteText writes the report for a terminal: one row per arm, then per
+// arm what decided its verdict, its noise, what differs between its sides,
+// its frontier's coverage and its points with their intervals and
+// verdicts, the problems and the verdict line last.
 func WriteText(w io.Writer, rep *Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %s\n", "verdict", "arm", "Δ %", "90% CI", "frontier Δ %")
+	fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %9s %s\n", "verdict", "arm", "Δ %", "90% CI", "peak Δ %", "frontier Δ %")
 	for _, a := range rep.Arms {
-		fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %s\n", a.Verdict, a.Arm, optPct(a.DeltaPct), ciText(a.CIPct), frontierText(a.Frontier))
+		fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %9s %s\n", a.Verdict, a.Arm, optPct(a.DeltaPct), ciText(a.CIPct), optPct(a.Frontier.PeakDeltaPct), frontierText(a.Frontier))
 	}
 	for _, a := range rep.Arms {
 		if len(a.Points) == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "\n%s: %s\n", a.Arm, armNote(a))
+		if a.Why != "" {
+			fmt.Fprintf(&b, "  %s: %s\n", a.Verdict, a.Why)
+		}
 		if len(a.Differs) > 0 {
 			fmt.Fprintf(&b, "  differs: %s\n", strings.Join(a.Differs, "; "))
 		}
-		fmt.Fprintf(&b, "  %6s %12s %12s %9s %5s\n", "conc", "base", "head", "Δ %", "n")
+		if f := frontierNote(a.Frontier); f != "" {
+			fmt.Fprintf(&b, "  frontier: %s\n", f)
+		}
+		unit := rep.Metric.Unit()
+		fmt.Fprintf(&b, "  %6s %14s %14s %9s %-20s %5s  %s\n", "conc", "base "+unit, "head "+unit, "Δ %", pointCIHeader, "n", "verdict")
 		for _, p := range a.Points {
-			fmt.Fprintf(&b, "  %6d %12.1f %12.1f %+9.2f %2d/%d\n", p.Conc, p.Base, p.Head, p.DeltaPct, p.BaseN, p.HeadN)
+			fmt.Fprintf(&b, "  %6d %14s %14s %+9.2f %-20s %2d/%-2d  %s\n", p.Conc, rep.Metric.Format(p.Base), rep.Metric.Format(p.Head),
+				p.DeltaPct, ciText(p.CIPct), p.BaseN, p.HeadN, pointFlag(p))
 		}
 	}
 	writeLists(&b, rep, func(s string) string { return s })
@@ -92,30 +121,68 @@ func WriteText(w io.Writer, rep *Report) error {
 	return err
 }
 
+// pointCIHeader heads the points' interval column: 99 % simultaneously
+// over the arm's points.
+const pointCIHeader = "99% CI (all points)"
+
 // WriteMarkdown writes the report for a pull request or
 // $GITHUB_STEP_SUMMARY: the verdict and the arm table first, then the
 // problems and, folded, each arm's points.
 func WriteMarkdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**\n\n", markdown.Cell(VerdictLine(rep)))
-	b.WriteString("| verdict | arm | Δ % | 90% CI | frontier Δ % | noise | differs |\n|---|---|---:|---|---:|---|---|\n")
+	b.WriteString("| verdict | arm | Δ % | 90% CI | peak Δ % | frontier Δ % | noise | differs |\n|---|---|---:|---|---:|---:|---|---|\n")
 	for _, a := range rep.Arms {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", a.Verdict, markdown.Cell(a.Arm), optPct(a.DeltaPct), ciText(a.CIPct),
-			frontierText(a.Frontier), markdown.Cell(noiseShort(a)), markdown.Cell(strings.Join(a.Differs, "; ")))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", a.Verdict, markdown.Cell(a.Arm), optPct(a.DeltaPct), ciText(a.CIPct),
+			optPct(a.Frontier.PeakDeltaPct), frontierText(a.Frontier), markdown.Cell(noiseShort(a)), markdown.Cell(strings.Join(a.Differs, "; ")))
 	}
 	writeLists(&b, rep, markdown.Cell)
+	unit := rep.Metric.Unit()
 	for _, a := range rep.Arms {
 		if len(a.Points) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n| conc | base | head | Δ %% | n |\n|---:|---:|---:|---:|---|\n", markdown.Cell(a.Arm), markdown.Cell(armNote(a)))
+		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n", markdown.Cell(a.Arm), markdown.Cell(armNote(a)))
+		if a.Why != "" {
+			fmt.Fprintf(&b, "%s: %s\n\n", a.Verdict, markdown.Cell(a.Why))
+		}
+		if f := frontierNote(a.Frontier); f != "" {
+			fmt.Fprintf(&b, "Frontier: %s\n\n", markdown.Cell(f))
+		}
+		fmt.Fprintf(&b, "| conc | base %s | head %s | Δ %% | %s | n | verdict |\n|---:|---:|---:|---:|---|---|---|\n", markdown.Cell(unit), markdown.Cell(unit), pointCIHeader)
 		for _, p := range a.Points {
-			fmt.Fprintf(&b, "| %d | %.1f | %.1f | %+.2f | %d/%d |\n", p.Conc, p.Base, p.Head, p.DeltaPct, p.BaseN, p.HeadN)
+			fmt.Fprintf(&b, "| %d | %s | %s | %+.2f | %s | %d/%d | %s |\n", p.Conc, rep.Metric.Format(p.Base), rep.Metric.Format(p.Head),
+				p.DeltaPct, ciText(p.CIPct), p.BaseN, p.HeadN, pointFlag(p))
 		}
 		b.WriteString("\n</details>\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// pointFlag is a point's verdict, marked when the paired scatter left it
+// out as not uniform; "–" without a noise estimate or past BASE's cliff.
+func pointFlag(p PointReport) string {
+	s := string(p.Verdict)
+	if s == "" {
+		s = "–"
+	}
+	if p.PastBaseCliff {
+		s += " (past BASE's cliff: not judged)"
+	}
+	if p.NotUniform {
+		s += " (not uniform)"
+	}
+	return s
+}
+
+// frontierNote is the frontier's axis and coverage, or why there is
+// none.
+func frontierNote(f FrontierReport) string {
+	if f.Coverage == "" {
+		return f.Reason
+	}
+	return fmt.Sprintf("%s: %s", f.Axis.Title(), f.Coverage)
 }
 
 func writeLists(b *strings.Builder, rep *Report, esc func(string) string) {
@@ -137,7 +204,7 @@ func writeLists(b *strings.Builder, rep *Report, esc func(string) string) {
 
 func armNote(a *ArmReport) string {
 	s := a.NoiseSource
-	if a.NoisePct > 0 {
+	if a.CIPct != nil {
 		s = fmt.Sprintf("noise %.2f %% per result from %s", a.NoisePct, s)
 	}
 	if a.ReplicatesNeeded > 0 {
@@ -151,7 +218,7 @@ func armNote(a *ArmReport) string {
 
 func noiseShort(a *ArmReport) string {
 	src, _, _ := strings.Cut(a.NoiseSource, ":")
-	if a.NoisePct > 0 {
+	if a.CIPct != nil {
 		return fmt.Sprintf("%.2f %% (%s)", a.NoisePct, src)
 	}
 	return src

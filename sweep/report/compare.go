@@ -90,7 +90,7 @@ func comparisonChart(name string, base, head *knee.Result, x string, metric knee
 func comparisonRows(cmp *compare.Report) [][]string {
 	var rows [][]string
 	for _, a := range cmp.Arms {
-		ci, d, fr := "–", "–", "–"
+		ci, d, fr, peak := "–", "–", "–", "–"
 		if a.CIPct != nil {
 			ci = fmt.Sprintf("[%+.2f, %+.2f]", a.CIPct[0], a.CIPct[1])
 		}
@@ -100,15 +100,41 @@ func comparisonRows(cmp *compare.Report) [][]string {
 		if a.Frontier.Covered && a.Frontier.DeltaPct != nil {
 			fr = fmt.Sprintf("%+.2f", *a.Frontier.DeltaPct)
 		}
-		rows = append(rows, []string{string(a.Verdict), a.Arm, d, ci, fr, strings.Join(a.Differs, "; ")})
+		if a.Frontier.PeakDeltaPct != nil {
+			peak = fmt.Sprintf("%+.2f", *a.Frontier.PeakDeltaPct)
+		}
+		coverage := a.Frontier.Coverage
+		if coverage == "" {
+			coverage = a.Frontier.Reason
+		}
+		rows = append(rows, []string{string(a.Verdict), a.Arm, d, ci, flaggedPoints(a), peak, fr, coverage, strings.Join(a.Differs, "; ")})
 	}
 	for _, p := range cmp.Problems {
-		rows = append(rows, []string{string(compare.Incomplete), p.Arm, "–", "–", "–", p.String()})
+		rows = append(rows, []string{string(compare.Incomplete), p.Arm, "–", "–", "–", "–", "–", "–", p.String()})
 	}
 	return rows
 }
 
-var comparisonHeader = []string{"verdict", "arm", "Δ %", "90% CI", "frontier Δ %", "differs / problem"}
+// flaggedPoints lists an arm's points that regress beyond the tolerance,
+// with their change and 99 % simultaneous interval, and those past BASE's
+// cliff (not judged); "–" when there are none.
+func flaggedPoints(a *compare.ArmReport) string {
+	var out []string
+	for _, p := range a.Points {
+		switch {
+		case p.Verdict == compare.Regression && p.CIPct != nil:
+			out = append(out, fmt.Sprintf("c%d %+.2f [%+.2f, %+.2f]", p.Conc, p.DeltaPct, p.CIPct[0], p.CIPct[1]))
+		case p.PastBaseCliff:
+			out = append(out, fmt.Sprintf("c%d past BASE's cliff (%+.2f, not judged)", p.Conc, p.DeltaPct))
+		}
+	}
+	if len(out) == 0 {
+		return "–"
+	}
+	return strings.Join(out, "; ")
+}
+
+var comparisonHeader = []string{"verdict", "arm", "Δ %", "90% CI", "points beyond tolerance (99% CI)", "peak Δ %", "frontier Δ %", "frontier coverage", "differs / problem"}
 
 func (rep *Report) comparisonMarkdown(b *strings.Builder) {
 	if rep.Comparison == nil {

@@ -74,3 +74,26 @@ func TestCompareDir(t *testing.T) {
 	assert.Nil(t, cmp)
 	assert.Nil(t, rep.Comparison)
 }
+
+// TestComparisonRowsPoints: the report's comparison table names the points
+// that regress beyond the tolerance (with their intervals) and those past
+// BASE's cliff, the frontiers' peak change and what the frontier Δ covers.
+func TestComparisonRowsPoints(t *testing.T) {
+	delta, peak, fr := -1.85, -3.26, -0.39
+	cmp := &compare.Report{Verdict: compare.Regression, Tolerance: 5, Metric: compare.MetricTotal, Arms: []*compare.ArmReport{{
+		Arm: "qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8", Verdict: compare.Regression, DeltaPct: &delta, CIPct: &[2]float64{-2.26, -1.43},
+		Points: []compare.PointReport{
+			{Conc: 4, DeltaPct: 0, CIPct: &[2]float64{-2.02, 2.06}, Verdict: compare.Pass},
+			{Conc: 64, DeltaPct: -9.98, CIPct: &[2]float64{-11.8, -8.13}, Verdict: compare.Regression, NotUniform: true},
+			{Conc: 80, DeltaPct: -5.75, PastBaseCliff: true},
+		},
+		Frontier: compare.FrontierReport{Covered: true, DeltaPct: &fr, PeakDeltaPct: &peak,
+			Coverage: "Δ over 18.2–95.3 tok/s/user; only BASE reaches below 18.2 (15.0–18.2, up to 23011.1 tok/s/GPU)"},
+	}}}
+	rows := comparisonRows(cmp)
+	require.Len(t, rows, 1)
+	assert.Equal(t, []string{"REGRESSION", "qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8", "-1.85", "[-2.26, -1.43]",
+		"c64 -9.98 [-11.80, -8.13]; c80 past BASE's cliff (-5.75, not judged)", "-3.26", "-0.39",
+		"Δ over 18.2–95.3 tok/s/user; only BASE reaches below 18.2 (15.0–18.2, up to 23011.1 tok/s/GPU)", ""}, rows[0])
+	require.Len(t, comparisonHeader, len(rows[0]))
+}

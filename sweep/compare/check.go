@@ -2,13 +2,8 @@ package compare
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 
-	"sweep/internal/inputfile"
+	"sweep/internal/atomicfile"
 	"sweep/internal/usage"
 )
 
@@ -31,24 +26,15 @@ func CheckTolerance(pct float64) error {
 // overwrite it: a directory, or a file that is not a calibration (a
 // result, a sim calibration, notes).
 func CheckCalibrationOut(path string) error {
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("--out: %w", err)
-	case st.IsDir():
-		return usage.Errorf("--out %s is a directory: name a file (%s)", path, filepath.Join(path, "noise.json"))
-	}
-	data, err := inputfile.Read(path, inputfile.SmallJSON)
-	if _, tooLarge := errors.AsType[*inputfile.TooLargeError](err); err != nil && !tooLarge {
-		return fmt.Errorf("--out: %w", err)
-	}
-	var head struct {
-		Kind string `json:"kind"`
-	}
-	if err != nil || json.Unmarshal(data, &head) != nil || head.Kind != CalibrationKind {
-		return usage.Errorf("--out %s exists and is not a noise calibration file (sweep compare --calibrate replaces only its own): name another file, or remove it first", path)
+	err := atomicfile.CheckReplace(path, atomicfile.Own{Kind: "noise calibration file", Writer: "sweep compare --calibrate", Example: "noise.json",
+		Is: func(data []byte) bool {
+			var head struct {
+				Kind string `json:"kind"`
+			}
+			return json.Unmarshal(data, &head) == nil && head.Kind == CalibrationKind
+		}})
+	if err != nil {
+		return usage.Errorf("%w", err)
 	}
 	return nil
 }

@@ -11,9 +11,7 @@ package simfit
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -22,6 +20,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
 	"sweep/internal/pyjson"
 	"sweep/internal/simproto"
@@ -475,23 +474,7 @@ func CheckOut(path string) error {
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return fmt.Errorf("--out %s: the directory %s does not exist: create it or name a file in another", path, filepath.Dir(path))
 	}
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("--out: %w", err)
-	case st.IsDir():
-		return fmt.Errorf("--out %s is a directory: name a file (%s)", path, filepath.Join(path, "sim-calibration.json"))
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	if !simengine.IsCalibrationFile(data) {
-		return fmt.Errorf("--out %s exists and is not a calibration file (sweep sim calibrate replaces only its own): name another file, or remove it first", path)
-	}
-	return nil
+	return atomicfile.CheckReplace(path, atomicfile.Own{Kind: "calibration file", Writer: "sweep sim calibrate", Example: "sim-calibration.json", Is: simengine.IsCalibrationFile})
 }
 
 // mostCommon is the calibration (knee.Sample.SimCalibration) most of

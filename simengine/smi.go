@@ -17,6 +17,10 @@ import (
 	"time"
 )
 
+// DefaultNodeGPUs is the node's GPU count of the simulated GPU tools
+// when simproto.EnvSMINodeGPUs does not give one.
+const DefaultNodeGPUs = 8
+
 // SMI runs the simulated nvidia-smi or amd-smi (tool) with args: the real
 // tools' output for the commands InferenceX's monitor runs, per GPU of the
 // node, stamped on the simulated engine's virtual clock as the load
@@ -37,7 +41,7 @@ import (
 // timeline) and ends by itself when the engine stops answering for 60 s.
 // It returns the exit status.
 func SMI(tool string, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	s := &smi{tool: tool, base: strings.TrimSuffix(getenv(simproto.EnvSMIURL), "/"), out: bufio.NewWriter(stdout), nodeGPUs: 8,
+	s := &smi{tool: tool, base: strings.TrimSuffix(getenv(simproto.EnvSMIURL), "/"), out: bufio.NewWriter(stdout), nodeGPUs: DefaultNodeGPUs,
 		hc: &http.Client{Timeout: 10 * time.Second}, gen0: -1}
 	if g, err := strconv.Atoi(getenv(simproto.EnvSMIAfterGen)); err == nil && g >= 0 {
 		s.gen0 = g

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -155,21 +156,19 @@ func nonPositive(xs []int) string {
 	return strings.Join(bad, ", ")
 }
 
-// settings are the choices that change what the sweep measures: a
-// directory started with other values is a different sweep.
+// settings are the choices that change what the sweep measures, flags
+// and variables of the environment (run.Mode.MeasuredEnv): a directory
+// started with other values is a different sweep. Each is recorded as
+// campaign compares it: sets (--tp, --ep, --conc-list) in any order,
+// files by their absolute paths, --time-scale only where the clock
+// runs at it, --power-gpus as the points read it (the flag, else
+// SWEEP_POWER_GPUS).
 func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting {
-	ints := func(xs []int) string {
-		s := make([]string, len(xs))
-		for i, x := range xs {
-			s[i] = strconv.Itoa(x)
-		}
-		return strings.Join(s, " ")
-	}
 	out := append(extra,
-		campaign.Setting{Name: "--tp", Value: ints(o.TP)},
-		campaign.Setting{Name: "--ep", Value: ints(o.EP)},
+		campaign.IntSet("--tp", o.TP),
+		campaign.IntSet("--ep", o.EP),
 		campaign.Setting{Name: "--dp-attn", Value: o.DPAttn},
-		campaign.Setting{Name: "--conc-list", Value: ints(o.ConcList)},
+		campaign.IntSet("--conc-list", o.ConcList),
 		campaign.Setting{Name: "--duration", Value: strconv.Itoa(o.Run.Duration)},
 		campaign.SimulateSetting(o.Simulate),
 		campaign.Setting{Name: "--exact-servers", Value: strconv.FormatBool(o.ExactServers)},
@@ -181,14 +180,19 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--aiperf", Value: o.Aiperf},
 		campaign.Setting{Name: "--builtin-client", Value: map[bool]string{true: "true"}[o.Builtin]},
 		campaign.Setting{Name: "--inferencex", Value: map[bool]string{true: "true"}[o.Inferencex != ""]},
-		campaign.Setting{Name: "--config-files", Value: strings.Join(o.Inputs.ConfigFiles, " ")},
+		campaign.Paths("--config-files", o.Inputs.ConfigFiles),
 	)
-	if o.PowerGPUs != "" && o.PowerGPUs != run.PowerGPUsAll {
-		out = append(out, campaign.Setting{Name: "--power-gpus", Value: o.PowerGPUs})
+	// Absent when all, as directories from before it was recorded have it.
+	if pg := o.PowerGPUsIn(os.LookupEnv); pg != run.PowerGPUsAll {
+		out = append(out, campaign.Setting{Name: "--power-gpus", Value: pg,
+			Hint: "--power-gpus, else " + run.EnvPowerGPUs + ", else all: give the directory's value"})
 	}
 	if o.Simulate {
-		out = append(out, campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)},
-			campaign.Setting{Name: "--sim-gpu", Value: o.SimGPU}, campaign.Setting{Name: "--sim-clock", Value: o.SimClock})
+		scale := campaign.Setting{Name: "--time-scale", Value: strconv.FormatFloat(o.TimeScale, 'g', -1, 64)}
+		if !o.TimeScaleMatters() {
+			scale = scale.Unused() // the virtual clock's numbers are the same at any scale
+		}
+		out = append(out, scale, campaign.Setting{Name: "--sim-gpu", Value: o.SimGPU}, campaign.Setting{Name: "--sim-clock", Value: o.SimClock})
 		if o.SimCalib != "" {
 			// The file's path and what it sets: fitting it again in place
 			// changes the second, not the first.
@@ -200,6 +204,9 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 				campaign.Setting{Name: "--sim-calibration's arms", Value: sets,
 					Hint: "the file sets other values than when the directory's sweep started, or the directory was started before sweep recorded them: its points would run on two calibrations; restore the file, or use another --out"})
 		}
+	}
+	for _, e := range o.MeasuredEnv(os.LookupEnv) {
+		out = append(out, campaign.EnvSetting(e.Name, e.Value))
 	}
 	return out
 }

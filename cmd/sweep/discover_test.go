@@ -132,18 +132,43 @@ func TestDiscoverSimulated(t *testing.T) {
 	assert.Contains(t, stderr, `--conc-list: was "4 16", now "4 8"`)
 
 	// Another checkpoint, client or config is another sweep too.
+	amdMaster, err := filepath.Abs("../../configs/amd-master.yaml")
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		flags []string
 		diff  string
 	}{
 		{[]string{"--builtin-client", "--model-path", "/ckpt/other"}, `--model-path: was "", now "/ckpt/other"`},
 		{[]string{"--builtin-client", "--aiperf", "/opt/aiperf"}, `--aiperf: was "", now "/opt/aiperf"`},
-		{[]string{"--builtin-client", "--config-files", "../../configs/amd-master.yaml"}, `--config-files: was "", now "../../configs/amd-master.yaml"`},
+		{[]string{"--builtin-client", "--config-files", "../../configs/amd-master.yaml"}, `--config-files: was "", now "` + amdMaster + `"`},
 	} {
 		code, _, stderr = runCLI(t, discoverArgs(out, tc.flags...)...)
 		assert.Equal(t, exitUsage, code, "%v", tc.flags)
 		assert.Contains(t, stderr, tc.diff)
 	}
+	// A variable of the environment that changes what the points
+	// measure is part of the sweep: a resume with another seed, faults
+	// or power GPUs mixed them in one sweep.
+	for _, tc := range []struct{ name, value, diff string }{
+		{simproto.EnvSeed, "7", `$SWEEP_SIM_SEED: was "", now "7" (the variable changes what the points measure: `},
+		{simproto.EnvFault, "slow-steps:50", `$SWEEP_SIM_FAULT: was "", now "slow-steps:50"`},
+		{run.EnvPowerGPUs, "allocated", `--power-gpus: was "", now "allocated"`},
+	} {
+		t.Setenv(tc.name, tc.value)
+		code, _, stderr = runCLI(t, discoverArgs(out, "--builtin-client", "--no-report")...)
+		assert.Equal(t, exitUsage, code, "%s=%s", tc.name, tc.value)
+		assert.Contains(t, stderr, tc.diff)
+		t.Setenv(tc.name, "")
+	}
+	t.Setenv(simproto.EnvSeed, "0") // the default: the same sweep
+	// What means the same is the same sweep: a set in another order, a
+	// time scale the virtual clock ignores.
+	same := discoverArgs(out, "--builtin-client", "--no-report", "--time-scale", "100")
+	i := slices.Index(same, "--conc-list")
+	same[i+1], same[i+2] = "16", "4"
+	code, _, stderr = runCLI(t, same...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "2 of 2 points complete: 0 to run")
 }
 
 // TestDiscoverServerNeverReady: an arm whose engine never becomes ready

@@ -17,10 +17,16 @@ type Lane struct {
 	Require bool
 }
 
+// The variables benchmark_lib.sh reads (Lane).
+const (
+	EnvEnable  = "ENABLE_AGENTX_POWER"
+	EnvRequire = "REQUIRE_POWER"
+)
+
 // LaneFromEnv reads the lane's switches through lookup (os.LookupEnv).
 func LaneFromEnv(lookup func(string) (string, bool), multinode bool) Lane {
 	var l Lane
-	enable, _ := lookup("ENABLE_AGENTX_POWER")
+	enable, _ := lookup(EnvEnable)
 	if enable == "" {
 		enable = "1"
 	}
@@ -28,7 +34,7 @@ func LaneFromEnv(lookup func(string) (string, bool), multinode bool) Lane {
 	case "1", "true", "TRUE", "yes", "YES":
 		l.Enabled = !multinode
 	}
-	require, _ := lookup("REQUIRE_POWER")
+	require, _ := lookup(EnvRequire)
 	switch strings.ToLower(require) {
 	case "1", "true", "yes":
 		l.Require = true

@@ -3,9 +3,11 @@ package run
 import (
 	"math"
 	"os"
+	"strconv"
 
 	"sweep/internal/simproto"
 	"sweep/internal/usage"
+	"sweep/metrics/power"
 	"sweep/recipes"
 	"sweep/simengine"
 )
@@ -116,6 +118,68 @@ func (m *Mode) PointOptions(po Options, stopGraceSet bool) Options {
 		po.StopGrace = 0 // the simulation's default
 	}
 	return po.Simulated(m.TimeScale)
+}
+
+// TimeScaleMatters reports whether the mode's points run at its time
+// scale: simulated on the wall clock. The simulated engine's virtual
+// clock ignores it: a point's numbers are the same at any scale.
+func (m *Mode) TimeScaleMatters() bool { return m.Simulate && m.SimClock == ClockWall }
+
+// PowerGPUsIn is the power lane's GPU choice of the mode's points in the
+// environment environ (os.LookupEnv): PowerGPUs (--power-gpus), else
+// EnvPowerGPUs, else PowerGPUsAll, as FromPlan reads it.
+func (m *Mode) PowerGPUsIn(environ func(string) (string, bool)) string {
+	return powerGPUs(m.PowerGPUs, environ)
+}
+
+// EnvValue is a variable of the environment with its effective value.
+type EnvValue struct{ Name, Value string }
+
+// MeasuredEnv lists the variables of the environment environ
+// (os.LookupEnv) that change what the mode's points measure, each that
+// is set to other than its default, with its effective value, one that
+// means what the variable's value means (SWEEP_SIM_SEED=007 is 7): the
+// power lane's switch (power.EnvEnable, "0" when the lane is off) and,
+// simulated, what the simulated processes inherit and no flag sets:
+// the engine's seed and faults (simproto.EnvSeed, EnvFault without a
+// --sim-fault), its calibration file without --sim-calibration, and the
+// simulated GPU tools' node size and faults (EnvSMINodeGPUs,
+// EnvSMIFault). Not EnvPowerGPUs (PowerGPUsIn), nor what changes only
+// how long a point takes (the simulated model load and warm-up), nor
+// what the mode sets itself (the clock, time scale and GPU).
+func (m *Mode) MeasuredEnv(environ func(string) (string, bool)) []EnvValue {
+	var out []EnvValue
+	get := func(name string) string {
+		v, _ := environ(name)
+		return v
+	}
+	if !power.LaneFromEnv(environ, false).Enabled {
+		out = append(out, EnvValue{power.EnvEnable, "0"})
+	}
+	if !m.Simulate {
+		return out
+	}
+	if v := get(simproto.EnvSeed); v != "" {
+		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+			v = strconv.FormatUint(n, 10)
+		}
+		if v != "0" { // the simulator's default
+			out = append(out, EnvValue{simproto.EnvSeed, v})
+		}
+	}
+	if v := get(simproto.EnvFault); v != "" && m.SimFault == "" {
+		out = append(out, EnvValue{simproto.EnvFault, v})
+	}
+	if v := get(simproto.EnvCalibration); v != "" && m.SimCalib == "" {
+		out = append(out, EnvValue{simproto.EnvCalibration, v})
+	}
+	if n, err := strconv.Atoi(get(simproto.EnvSMINodeGPUs)); err == nil && n > 0 && n != simengine.DefaultNodeGPUs {
+		out = append(out, EnvValue{simproto.EnvSMINodeGPUs, strconv.Itoa(n)})
+	}
+	if v := get(simproto.EnvSMIFault); v != "" {
+		out = append(out, EnvValue{simproto.EnvSMIFault, v})
+	}
+	return out
 }
 
 func aiperfSchemaVersion(v string) string {

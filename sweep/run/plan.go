@@ -73,7 +73,7 @@ type Setup struct {
 	Dir string
 	// PowerGPUs is which GPUs of the telemetry the power lane integrates:
 	// PowerGPUsAll (InferenceX: every GPU the monitor recorded) or
-	// PowerGPUsAllocated (only the point's); "" reads SWEEP_POWER_GPUS,
+	// PowerGPUsAllocated (only the point's); "" reads EnvPowerGPUs,
 	// else all.
 	PowerGPUs string
 }
@@ -83,6 +83,23 @@ const (
 	PowerGPUsAll       = "all"
 	PowerGPUsAllocated = "allocated"
 )
+
+// EnvPowerGPUs is the power lane's GPU choice when --power-gpus is not
+// given (Setup.PowerGPUs "").
+const EnvPowerGPUs = "SWEEP_POWER_GPUS"
+
+// powerGPUs is the power lane's GPU choice: given (--power-gpus), else
+// EnvPowerGPUs of environ, else PowerGPUsAll; a value other than those
+// two as it was given.
+func powerGPUs(given string, environ func(string) (string, bool)) string {
+	if given == "" {
+		given, _ = environ(EnvPowerGPUs)
+	}
+	if given == "" {
+		return PowerGPUsAll
+	}
+	return given
+}
 
 // ErrNotSimulated is returned for parts of a point the simulation cannot
 // stand in for.
@@ -142,16 +159,12 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 	if lane := power.LaneFromEnv(s.Environ, spec.Facts.Multinode); lane.Enabled && p.Client != nil {
 		f := spec.Facts
 		spec.Power = &PowerSpec{ExpectedGPUs: power.ExpectedGPUs(f.TP, f.PP, f.PCP), Require: lane.Require}
-		mode := s.PowerGPUs
-		if mode == "" {
-			mode, _ = s.Environ("SWEEP_POWER_GPUS")
-		}
-		switch mode {
-		case "", PowerGPUsAll:
+		switch mode := powerGPUs(s.PowerGPUs, s.Environ); mode {
+		case PowerGPUsAll:
 		case PowerGPUsAllocated:
 			spec.Power.AllocatedGPUs = true
 		default:
-			return Spec{}, fmt.Errorf("power GPUs %q (--power-gpus or SWEEP_POWER_GPUS): want %s or %s", mode, PowerGPUsAll, PowerGPUsAllocated)
+			return Spec{}, fmt.Errorf("power GPUs %q (--power-gpus or %s): want %s or %s", mode, EnvPowerGPUs, PowerGPUsAll, PowerGPUsAllocated)
 		}
 	}
 	virtual := s.Virtual() && p.Client != nil

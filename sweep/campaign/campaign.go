@@ -20,7 +20,9 @@ import (
 	"sweep/internal/plural"
 	"sweep/internal/proc"
 	"sweep/internal/usage"
+	"sweep/metrics/result"
 	"sweep/sweep/knee"
+	"sweep/sweep/run"
 )
 
 // MaxRetries is the largest Options.Retries Run accepts: a point that
@@ -90,8 +92,12 @@ type Left struct {
 
 // pointState is what the journal says about one point.
 type pointState struct {
-	status   string // "", ok, failed, interrupted
-	failures int    // failed attempts over every invocation
+	status string // "", ok, failed, interrupted
+	// open: the last attempt started and the journal has no end of it
+	// (status interrupted): the sweep was killed, or the end's journal
+	// write failed, while or after it ran (recoverFromDisk).
+	open     bool
+	failures int // failed attempts over every invocation
 	// attempts are the attempts that ended, ok or failed, over every
 	// invocation: one interrupted (Ctrl-C, a killed sweep) measured
 	// nothing and is run again, so it does not count.
@@ -139,12 +145,61 @@ type sweep struct {
 	// got no server (Record.NoServer) until its end says whether its
 	// server failed to start or was interrupted.
 	unannounced map[string]func(srv string)
+	// recs are the directory's journal records and every record this
+	// invocation journaled, also one whose write failed: what ran, for
+	// the summary's GPU-hours, as its points' states say (recMu).
+	recMu sync.Mutex
+	recs  []Record
+}
+
+// newSweep is the sweep o describes, with no point run (j: its
+// journal).
+func newSweep(o Options, j *Journal) *sweep {
+	s := &sweep{o: o, j: j, state: map[string]*pointState{}, points: map[string]*Point{}, searches: searchState{}, started: time.Now(),
+		unannounced: map[string]func(string){}}
+	for _, p := range o.Schedule.Points {
+		s.state[p.ID] = &pointState{}
+		s.points[p.ID] = p
+	}
+	return s
+}
+
+// identity is the sweep's Identity with its points.
+func (s *sweep) identity() Identity {
+	id := s.o.Identity
+	id.Points = make([]string, len(s.o.Schedule.Points))
+	for i, p := range s.o.Schedule.Points {
+		id.Points[i] = p.ID
+	}
+	return id
+}
+
+// append journals r and keeps it among the sweep's records, also when
+// its write fails.
+func (s *sweep) append(r Record) error {
+	if r.Time.IsZero() {
+		r.Time = time.Now().UTC()
+	}
+	s.recMu.Lock()
+	s.recs = append(s.recs, r)
+	s.recMu.Unlock()
+	return s.j.Append(r)
+}
+
+// records are the sweep's records (sweep.recs).
+func (s *sweep) records() []Record {
+	s.recMu.Lock()
+	defer s.recMu.Unlock()
+	return slices.Clone(s.recs)
 }
 
 // Run runs the sweep in o.Dir, resuming what an earlier invocation left:
 // points whose result is complete and valid are skipped, failed points are
-// run again while they have retries left, interrupted ones are redone, and
-// a directory holding a different sweep is refused (*DifferenceError).
+// run again while they have retries left, interrupted ones are redone, a
+// point the journal started and never ended whose directory says it
+// finished is recovered (its end journaled, Record.Recovered; never run
+// again), and a directory holding a different sweep is refused
+// (*DifferenceError; Identity.Diff).
 // Leftover servers of a killed invocation (recorded in the journal) are
 // stopped first. Run writes summary.json and summary.txt before it returns
 // and returns ctx's error when cancelled, ErrPointsFailed when points
@@ -171,35 +226,27 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		return nil, err
 	}
 	defer j.Close()
-	id := o.Identity
-	id.Points = make([]string, len(o.Schedule.Points))
-	for i, p := range o.Schedule.Points {
-		id.Points[i] = p.ID
-	}
-	s := &sweep{o: o, j: j, state: map[string]*pointState{}, points: map[string]*Point{}, searches: searchState{}, started: time.Now(),
-		unannounced: map[string]func(string){}}
-	for _, p := range o.Schedule.Points {
-		s.state[p.ID] = &pointState{}
-		s.points[p.ID] = p
-	}
+	s := newSweep(o, j)
+	s.recs = recs
 	if len(recs) == 0 {
-		if err := j.Append(Record{Event: EventSweepStart, Identity: &id, Format: JournalFormat, Arms: planOf(o.Schedule)}); err != nil {
+		id := s.identity()
+		if err := s.append(Record{Event: EventSweepStart, Identity: &id, Format: JournalFormat, Arms: planOf(o.Schedule)}); err != nil {
 			return nil, err
 		}
 		s.begin(false)
 	} else {
-		if recs[0].Event != EventSweepStart || recs[0].Identity == nil {
-			return nil, fmt.Errorf("%s: the journal does not start with a sweep_start record", filepath.Join(o.Dir, JournalFile))
+		fixes, err := s.resume(recs)
+		if err != nil {
+			return nil, err
 		}
-		if d := recs[0].Identity.Diff(&id); len(d) > 0 {
-			return nil, &DifferenceError{Dir: o.Dir, Diffs: d}
+		for _, f := range fixes {
+			s.progress("%s", f.line)
+			s.journal(f.rec)
 		}
-		s.replay(recs)
-		s.verifyResults()
 		s.begin(true)
 		s.stopLeftovers(recs)
 		s.progress("resuming %s: %s", o.Dir, s.resumeLine())
-		if err := j.Append(Record{Event: EventSweepStart, Reason: "resume", Format: JournalFormat}); err != nil {
+		if err := s.append(Record{Event: EventSweepStart, Reason: "resume", Format: JournalFormat}); err != nil {
 			return nil, err
 		}
 	}
@@ -212,13 +259,37 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if runErr != nil {
 		end.Error = runErr.Error()
 	}
-	if err := j.Append(end); err != nil && runErr == nil {
+	if err := s.append(end); err != nil && runErr == nil {
 		runErr = err
 	}
 	if runErr == nil && sum.Failed > 0 {
 		runErr = fmt.Errorf("%d of %d points: %w (see %s)", sum.Failed, len(sum.Points), ErrPointsFailed, filepath.Join(o.Dir, SummaryText))
 	}
 	return sum, runErr
+}
+
+// fix is a record a resume journals before it runs anything, with its
+// progress line (sweep.resume).
+type fix struct {
+	rec  Record
+	line string
+}
+
+// resume reads the directory's journal records recs (not empty) as the
+// sweep's: refused (*DifferenceError) when they are of another sweep,
+// else replayed, and what the point directories settle applied to the
+// points' states (verifyResults, recoverFromDisk): the records to
+// journal for it are returned, not written.
+func (s *sweep) resume(recs []Record) ([]fix, error) {
+	if recs[0].Event != EventSweepStart || recs[0].Identity == nil {
+		return nil, fmt.Errorf("%s: the journal does not start with a sweep_start record", filepath.Join(s.o.Dir, JournalFile))
+	}
+	id := s.identity()
+	if d := recs[0].Identity.Diff(&id); len(d) > 0 {
+		return nil, &DifferenceError{Dir: s.o.Dir, Diffs: d}
+	}
+	s.replay(recs)
+	return append(s.verifyResults(), s.recoverFromDisk()...), nil
 }
 
 // begin calls Options.Begin with what is left to run (resume: the
@@ -291,14 +362,14 @@ func (s *sweep) endPass(r Record) []*pointState {
 // start is what a point_start record r says of the point's attempts.
 func (st *pointState) start(r Record) {
 	st.replaced = !r.Probe && st.probe && st.inPass && (st.status == StatusOK || st.status == StatusFailed)
-	st.status = StatusInterrupted // until its end record
+	st.status, st.open = StatusInterrupted, true // until its end record
 	st.reused, st.noServer, st.probe, st.inPass, st.failHeld = r.Reused, r.NoServer, r.Probe, true, false
 }
 
 // end is what a point_end record r says of the point's attempts: one
 // that ended ok or failed counts, one interrupted does not.
 func (st *pointState) end(r Record) {
-	st.status, st.err, st.seconds = r.Status, r.Error, r.Seconds
+	st.status, st.err, st.seconds, st.open = r.Status, r.Error, r.Seconds, false
 	st.result, st.metrics = r.Result, r.Metrics
 	switch r.Status {
 	case StatusFailed:
@@ -322,7 +393,7 @@ func (st *pointState) apply(r Record, retries int) {
 	case EventPointEnd:
 		st.end(r)
 	case EventPointRedo:
-		st.status, st.result = "", ""
+		st.status, st.result, st.open = "", "", false
 	case EventPointSkip:
 		st.skip(r.Reason, retries)
 	}
@@ -339,6 +410,7 @@ const notNeededAgain = "not run again: adaptive discovery does not need it"
 // again, and is given up on (no more retries); "skipped" would say it
 // never ran and hide the failure.
 func (st *pointState) skip(reason string, retries int) {
+	st.open = false
 	if st.status != StatusFailed {
 		st.status, st.err = StatusSkipped, reason
 		return
@@ -409,19 +481,76 @@ func (s *sweep) resumeLine() string {
 
 // verifyResults re-checks the result of every completed point: a missing,
 // unreadable or invalid result, or one that is another point's, means the
-// point is redone.
-func (s *sweep) verifyResults() {
+// point is redone (its point_redo returned).
+func (s *sweep) verifyResults() []fix {
+	var fixes []fix
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		if st.status != StatusOK {
 			continue
 		}
 		if err := CheckResult(filepath.Join(s.o.Dir, st.result), p); err != nil {
-			s.progress("point %s: %v: redone", p.ID, err)
-			s.journal(Record{Event: EventPointRedo, Point: p.ID, Index: p.Index + 1, Reason: err.Error()})
+			fixes = append(fixes, fix{Record{Event: EventPointRedo, Point: p.ID, Index: p.Index + 1, Reason: err.Error()},
+				fmt.Sprintf("point %s: %v: redone", p.ID, err)})
 			st.status, st.result = "", ""
 		}
 	}
+	return fixes
+}
+
+// recoverFromDisk ends, ok, every point whose last attempt the journal
+// started and never ended while its directory says the attempt finished
+// (finished): the sweep was killed between the result's write and its
+// end's journal record, or that record's write failed (a full disk). Its
+// point_end, marked Recovered, is returned; the point is not run again.
+// A point whose files are incomplete stays interrupted and is redone.
+func (s *sweep) recoverFromDisk() []fix {
+	var fixes []fix
+	for _, p := range s.o.Schedule.Points {
+		st := s.state[p.ID]
+		if !st.open {
+			continue
+		}
+		r, ok := finished(s.o.Dir, p, st.probe)
+		if !ok {
+			continue
+		}
+		r.Attempt = st.attempt()
+		st.end(r)
+		fixes = append(fixes, fix{r, fmt.Sprintf("point %s: %s: not run again", p.ID, r.Reason)})
+	}
+	return fixes
+}
+
+// recoveredReason is the Reason of a point_end recoverFromDisk writes.
+const recoveredReason = "recovered from disk: its result is complete and valid and its run.json says it finished ok; the journal lacked its end (the sweep was killed, or the end's write failed)"
+
+// finished returns the point_end of point p's attempt, a probe or not as
+// its start said (probe), when p's directory in the sweep directory dir
+// says the attempt finished: its run.json (run.Record) says the run
+// ended ok with p's result file, and that file is complete, valid, p's
+// own (checkResult) and a probe's exactly when the attempt was one. A
+// directory the attempt had not cleared yet (ClearPointDir) holds an
+// earlier attempt's files: one that failed, or ended its run.json
+// unfinished, is not taken; a probe's, for a full-length attempt, not
+// either.
+func finished(dir string, p *Point, probe bool) (Record, bool) {
+	rec, ok := run.ReadRecordFile(result.PointDir(dir, p.ID))
+	path := result.PointPath(dir, p.ID)
+	if !ok || !rec.OK || rec.Finished.IsZero() || filepath.Base(rec.ResultFile) != filepath.Base(path) {
+		return Record{}, false
+	}
+	smp, m, err := checkSample(path, p)
+	if err != nil || smp.Probe != probe {
+		return Record{}, false
+	}
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return Record{}, false
+	}
+	return Record{Event: EventPointEnd, Arm: p.Arm + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), Status: StatusOK,
+		Seconds: max(rec.Finished.Sub(rec.Started).Seconds(), 0), Result: rel, Metrics: m,
+		Probe: probe, Recovered: true, Reason: recoveredReason}, true
 }
 
 // CheckResult reads an aggregate result file and says whether it can be
@@ -437,18 +566,25 @@ func CheckResult(path string, p *Point) error {
 // checkResult is CheckResult that also returns the result's headline
 // numbers, so a finished point's file is read once.
 func checkResult(path string, p *Point) (*Metrics, error) {
+	_, m, err := checkSample(path, p)
+	return m, err
+}
+
+// checkSample is checkResult that also returns the result as the knee
+// reads it.
+func checkSample(path string, p *Point) (knee.Sample, *Metrics, error) {
 	smp, ok, err := knee.ReadFile(path)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("result %s: %w", filepath.Base(path), err)
+		return smp, nil, fmt.Errorf("result %s: %w", filepath.Base(path), err)
 	case !ok:
-		return nil, fmt.Errorf("result %s is corrupt or not an aggregate result", filepath.Base(path))
+		return smp, nil, fmt.Errorf("result %s is corrupt or not an aggregate result", filepath.Base(path))
 	case smp.Excluded != "":
-		return nil, fmt.Errorf("result %s does not count: %s", filepath.Base(path), smp.Excluded)
+		return smp, nil, fmt.Errorf("result %s does not count: %s", filepath.Base(path), smp.Excluded)
 	}
 	if p != nil {
 		if err := resultOf(path, p); err != nil {
-			return nil, err
+			return smp, nil, err
 		}
 	}
 	m := &Metrics{TputPerGPU: smp.TotalTPS, CacheHitRate: smp.CacheHit}
@@ -460,7 +596,7 @@ func checkResult(path string, p *Point) (*Metrics, error) {
 		v := float64(*smp.AL.Measured)
 		m.AL = &v
 	}
-	return m, nil
+	return smp, m, nil
 }
 
 // todo returns the jobs of the points still to run, by arm in schedule
@@ -768,14 +904,14 @@ func (s *sweep) observe(r Record) {
 		}
 		s.linef("  arm %d: starting a server %s (%s)", r.Arm, where, r.Reason)
 	}
-	if err := s.j.Append(r); err != nil && s.jErr == nil {
+	if err := s.append(r); err != nil && s.jErr == nil {
 		s.jErr = err
 		s.cancel()
 	}
 }
 
 func (s *sweep) journal(r Record) {
-	if err := s.j.Append(r); err != nil {
+	if err := s.append(r); err != nil {
 		s.mu.Lock()
 		if s.jErr == nil {
 			s.jErr = err

@@ -209,11 +209,17 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return campaign.Outcome{Err: err}
 	}
-	if fault == "poor-scrapes" { // the warning the run recorded, as run.Run records it
-		rec, _ := json.Marshal(run.Record{Name: p.ID, OK: true, ResultFile: path, Warnings: []string{poorScrapes}})
-		if err := os.WriteFile(filepath.Join(filepath.Dir(path), run.RecordFile), rec, 0o644); err != nil {
-			return campaign.Outcome{Err: err}
-		}
+	// The run's record, after its result, as run.Run writes it.
+	rec := run.Record{Name: p.ID, OK: fault != "errors" && fault != "short", Started: time.Now().Add(-time.Second), Finished: time.Now(), ResultFile: path}
+	if fault == "poor-scrapes" { // the warning the run recorded
+		rec.Warnings = []string{poorScrapes}
+	}
+	recData, err := json.Marshal(rec)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(filepath.Dir(path), run.RecordFile), recData, 0o644)
+	}
+	if err != nil {
+		return campaign.Outcome{Err: err}
 	}
 	switch fault {
 	case "errors":
@@ -487,7 +493,8 @@ func TestBeginSaysWhatIsLeft(t *testing.T) {
 }
 
 // TestResumeAfterKill: a journal cut mid-record (kill -9 during a write)
-// loses only that record.
+// loses only that record; the point whose end it was, finished on disk,
+// is recovered, not redone (TestResumeRecoversAFinishedPoint).
 func TestResumeAfterKill(t *testing.T) {
 	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
 	_, err := s.run(t.Context())
@@ -511,7 +518,9 @@ func TestResumeAfterKill(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, sum.OK)
 	assert.Equal(t, 1, s.b.loadsOf(s.sched.Points[0].ID))
-	assert.Equal(t, 2, s.b.loadsOf(s.sched.Points[1].ID), "the point whose end was lost is redone")
+	assert.Equal(t, 1, s.b.loadsOf(s.sched.Points[1].ID), "the point whose end was lost is recovered")
+	ends := events(t, s.dir, campaign.EventPointEnd)
+	assert.True(t, ends[len(ends)-1].Recovered)
 	_, err = campaign.ReadJournal(s.dir)
 	assert.NoError(t, err, "the torn line was cut off, the journal reads cleanly")
 }

@@ -36,5 +36,9 @@
 // an older binary began is read per segment. A backend clears a point's
 // directory before each attempt with ClearPointDir, which keeps the
 // result of a probe that the point's full-length run replaces
-// (result.ProbeDir: DIR/ID.probe/).
+// (result.ProbeDir: DIR/ID.probe/). A resume recovers from disk a point
+// the journal started and never ended whose directory says it finished
+// (Record.Recovered). Identity is what makes two
+// invocations the same sweep, its settings compared by meaning (IntSet,
+// Paths, Setting.Unused, EnvSetting).
 package campaign

@@ -54,9 +54,11 @@ const (
 // start gave the format, so a resume's start without one in a journal
 // that starts with format 1 is of format 1. 2: as 1, every sweep_start
 // gives it (a resume's without one is an older binary's: format 0).
-// A setting added to a start's Identity needs no new format: a binary
-// that does not record it reads a directory that did (EnvSetting) as a
-// different sweep's.
+// A field added to a record without changing what a segment's records
+// mean needs no new format: every binary reads a point_end marked
+// Recovered as the point_end it is, and one that does not record a
+// setting of a start's Identity (EnvSetting) reads a directory that did
+// as a different sweep's.
 const JournalFormat = 2
 
 // Point statuses in point_end records.
@@ -99,8 +101,15 @@ type Record struct {
 	NoServer bool `json:"no_server,omitempty"`
 	// Probe says the point ran as an adaptive search's short bracketing
 	// probe (point_start, point_end).
-	Probe  bool   `json:"probe,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	Probe bool `json:"probe,omitempty"`
+	// Recovered says a resume wrote the point_end (status ok, Reason
+	// says so) of an attempt whose end the journal lacked while the
+	// point's directory held its complete, valid result and a run.json
+	// that says it finished ok: the sweep was killed between the two
+	// writes, or the end's write failed. Older binaries read it as any
+	// point_end.
+	Recovered bool   `json:"recovered,omitempty"`
+	Reason    string `json:"reason,omitempty"`
 	// PIDs are the server's process ids (server_ready), for stopping
 	// leftovers of a killed sweep.
 	PIDs []int `json:"pids,omitempty"`

@@ -62,7 +62,9 @@ type Summary struct {
 	ServerStarts int     `json:"server_starts"`
 	WallSeconds  float64 `json:"wall_seconds"`
 	// Spent is what the directory's runs cost on the hardware over every
-	// invocation, beside its grid (nil: the journal could not be read).
+	// invocation, beside its grid: what its journal records and this
+	// invocation ran, also a run whose record's write failed, so that it
+	// counts the runs the points' statuses count.
 	Spent *Spending `json:"spent,omitempty"`
 }
 
@@ -93,14 +95,14 @@ func (s *sweep) summary() *Summary {
 		}
 		sum.Points = append(sum.Points, ps)
 	}
-	if recs, err := ReadJournal(s.o.Dir); err == nil {
-		c := s.o.Cost
-		if c == nil {
-			c = PlannedCost(0)
-		}
-		sp := c.Spent(s.o.Schedule, recs, s.o.Identity.Simulated())
-		sum.Spent = &sp
+	// What the sweep knows ran, as its points' states do: the records
+	// whose journal write failed count too.
+	c := s.o.Cost
+	if c == nil {
+		c = PlannedCost(0)
 	}
+	sp := c.Spent(s.o.Schedule, s.records(), s.o.Identity.Simulated())
+	sum.Spent = &sp
 	return sum
 }
 

@@ -146,6 +146,12 @@ func TestDiscoverSimulated(t *testing.T) {
 		assert.Equal(t, exitUsage, code, "%v", tc.flags)
 		assert.Contains(t, stderr, tc.diff)
 	}
+	// The dry run says so too, before it plans anything.
+	code, stdout, stderr = runCLI(t, append(other, "--dry-run")...)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `holds a different sweep; this command differs in:`+"\n"+`  --conc-list: was "4 16", now "4 8"`)
+	assert.NotContains(t, stdout, "order:")
+
 	// A variable of the environment that changes what the points
 	// measure is part of the sweep: a resume with another seed, faults
 	// or power GPUs mixed them in one sweep.
@@ -169,6 +175,13 @@ func TestDiscoverSimulated(t *testing.T) {
 	code, _, stderr = runCLI(t, same...)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "2 of 2 points complete: 0 to run")
+
+	// The dry run of a finished sweep says there is nothing left to run.
+	code, stdout, stderr = runCLI(t, append(same, "--dry-run")...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "resume: "+out+" holds this sweep, which a run goes on with: 2 of 2 points complete: 0 to run\n")
+	assert.Contains(t, stdout, "finished     "+sum.Points[1].ID)
+	assert.Contains(t, stdout, "  left to run:     nothing: a run of this command ends at once")
 }
 
 // TestDiscoverServerNeverReady: an arm whose engine never becomes ready

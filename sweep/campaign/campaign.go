@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -68,8 +69,8 @@ type Options struct {
 	// invocation, at the full length); an arm it asks nothing of gets
 	// none.
 	Choose func(Job, map[string]Ran) []*Point
-	// Cost prices the summary's GPU-hours (Summary.Spent; nil:
-	// PlannedCost(0)).
+	// Cost prices the summary's GPU-hours (Summary.Spent) and what is
+	// left to run (Left.GPUHours); nil: PlannedCost(0).
 	Cost *Cost
 	// Begin, when set, is called once Run has read the directory, before
 	// it runs anything, with what is left to run (a new sweep: every
@@ -77,7 +78,8 @@ type Options struct {
 	Begin func(Left)
 }
 
-// Left is what a sweep has left to run as Run begins (Options.Begin).
+// Left is what a sweep has left to run as Run begins (Options.Begin), or
+// would begin (Preview).
 type Left struct {
 	// Resume says the directory held the sweep: Run goes on with it.
 	Resume bool
@@ -88,6 +90,21 @@ type Left struct {
 	// them it asks for. ServerStarts are the server starts they need
 	// when none fails (Point.Server).
 	Points, ServerStarts int
+	// Run are the IDs of those points, by arm in schedule order.
+	Run []string
+	// GPUHours is what they and their server starts cost on the
+	// hardware as Options.Cost prices them (each point once at the full
+	// length: with Options.Choose an upper bound).
+	GPUHours float64
+	// Status, on a resume, is how far the sweep got: "5 of 7 points
+	// complete, 1 interrupted: 2 to run" (Run's "resuming" line).
+	Status string
+	// Fixed, on a resume, are what the directory's files settle that the
+	// journal left open or got wrong, each a line: a completed point
+	// whose result no longer counts (redone), a point whose end the
+	// journal lacks that finished (recovered from disk). Run journals
+	// them before it runs anything.
+	Fixed []string
 }
 
 // pointState is what the journal says about one point.
@@ -152,8 +169,8 @@ type sweep struct {
 	recs  []Record
 }
 
-// newSweep is the sweep o describes, with no point run (j: its
-// journal).
+// newSweep is the sweep o describes, with no point run (j: its journal,
+// nil for Preview, which writes nothing).
 func newSweep(o Options, j *Journal) *sweep {
 	s := &sweep{o: o, j: j, state: map[string]*pointState{}, points: map[string]*Point{}, searches: searchState{}, started: time.Now(),
 		unannounced: map[string]func(string){}}
@@ -268,6 +285,43 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	return sum, runErr
 }
 
+// Preview is what Run would find in o.Dir, read without writing,
+// creating or locking anything (a dry run's): what is left to run of the
+// sweep, the directory's (Left.Resume, with its Status and what its
+// files settle: Left.Fixed) or a new one (every point); a
+// *DifferenceError when the directory holds a different sweep, or an
+// error when its journal cannot be read, as Run would return them.
+func Preview(o Options) (Left, error) {
+	if o.Retries < 0 || o.Retries > MaxRetries {
+		return Left{}, fmt.Errorf("retries %d: want 0 to %d", o.Retries, MaxRetries)
+	}
+	var recs []Record
+	var err error
+	if o.Dir != "" { // no directory: nothing ran
+		recs, err = ReadJournal(o.Dir)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		recs, err = nil, nil
+	}
+	if err != nil {
+		return Left{}, err
+	}
+	s := newSweep(o, nil)
+	if len(recs) == 0 {
+		return s.left(), nil
+	}
+	fixes, err := s.resume(recs)
+	if err != nil {
+		return Left{}, err
+	}
+	l := s.left()
+	l.Resume, l.Status = true, s.resumeLine()
+	for _, f := range fixes {
+		l.Fixed = append(l.Fixed, f.line)
+	}
+	return l, nil
+}
+
 // fix is a record a resume journals before it runs anything, with its
 // progress line (sweep.resume).
 type fix struct {
@@ -310,6 +364,10 @@ func (s *sweep) begin(resume bool) {
 // ends, and the server starts they need.
 func (s *sweep) left() Left {
 	var l Left
+	c := s.o.Cost
+	if c == nil {
+		c = PlannedCost(0)
+	}
 	for _, a := range s.o.Schedule.Arms {
 		if s.unstartable(a) {
 			continue
@@ -325,8 +383,16 @@ func (s *sweep) left() Left {
 		for _, p := range points {
 			ids[p.ID], servers[p.Server] = true, true
 		}
+		gpus := float64(a.GPUs * max(a.Nodes, 1))
+		for _, p := range a.Points {
+			if ids[p.ID] {
+				l.Run = append(l.Run, p.ID)
+				l.GPUHours += gpus * c.Point(p) / 3600
+			}
+		}
 		l.Points += len(ids)
 		l.ServerStarts += len(servers)
+		l.GPUHours += gpus * float64(len(servers)) * c.StartSeconds / 3600
 	}
 	return l
 }

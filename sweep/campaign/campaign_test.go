@@ -474,7 +474,10 @@ func TestInterruptedRetryStart(t *testing.T) {
 func TestBeginSaysWhatIsLeft(t *testing.T) {
 	s := newSweep(t, testSchedule(t, []int{8, 8}, 4, 8, 16))
 	var begun []campaign.Left
-	s.o.Begin = func(l campaign.Left) { begun = append(begun, l) }
+	s.o.Begin = func(l campaign.Left) {
+		assert.Len(t, l.Run, l.Points, "the points left, each once")
+		begun = append(begun, campaign.Left{Resume: l.Resume, Points: l.Points, ServerStarts: l.ServerStarts})
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	s.b.cancel = cancel
 	s.o.Executor.(*local.Executor).MaxParallel = 1 // arm 2 never starts

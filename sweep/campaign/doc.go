@@ -38,7 +38,8 @@
 // result of a probe that the point's full-length run replaces
 // (result.ProbeDir: DIR/ID.probe/). A resume recovers from disk a point
 // the journal started and never ended whose directory says it finished
-// (Record.Recovered). Identity is what makes two
+// (Record.Recovered); Preview is what Run would find in a directory,
+// without writing anything (a dry run's). Identity is what makes two
 // invocations the same sweep, its settings compared by meaning (IntSet,
 // Paths, Setting.Unused, EnvSetting).
 package campaign

@@ -3,6 +3,7 @@ package campaign_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -144,4 +145,57 @@ func TestResumeRecoversAProbe(t *testing.T) {
 	assert.Equal(t, 1, s.b.loadsOf(last.Point))
 	assert.NotEmpty(t, events(t, s.dir, campaign.EventSearchEnd), "the search ended")
 	assert.Equal(t, len(ends), sum.OK+sum.Failed, "every point that ran is done")
+}
+
+// TestPreview: a dry run planned a directory as if nothing had run in
+// it: the whole schedule on a finished one, no word on one holding a
+// different sweep (which the run then refuses). Preview says what Run
+// would find there, and writes nothing.
+func TestPreview(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
+	s.o.Dir = filepath.Join(s.dir, "new")
+	l, err := campaign.Preview(s.o)
+	require.NoError(t, err)
+	assert.False(t, l.Resume, "a new sweep")
+	assert.Equal(t, 2, l.Points)
+	assert.Equal(t, 1, l.ServerStarts)
+	assert.Equal(t, []string{s.sched.Points[0].ID, s.sched.Points[1].ID}, l.Run)
+	assert.InDelta(t, 8*(campaign.PlannedCost(0).Point(s.sched.Points[0])+campaign.PlannedCost(0).Point(s.sched.Points[1])+campaign.DefaultServerStartSeconds)/3600, l.GPUHours, 1e-9)
+	assert.NoDirExists(t, s.o.Dir, "nothing is created")
+
+	s.o.Dir = s.dir
+	_, err = s.run(t.Context())
+	require.NoError(t, err)
+	l, err = campaign.Preview(s.o)
+	require.NoError(t, err)
+	assert.True(t, l.Resume)
+	assert.Zero(t, l.Points)
+	assert.Zero(t, l.ServerStarts)
+	assert.Equal(t, "2 of 2 points complete: 0 to run", l.Status)
+
+	p := s.sched.Points[1]
+	cutJournal(t, s.dir, p.ID)
+	journal := filepath.Join(s.dir, campaign.JournalFile)
+	before, err := os.ReadFile(journal)
+	require.NoError(t, err)
+	l, err = campaign.Preview(s.o)
+	require.NoError(t, err)
+	assert.Zero(t, l.Points, "the run recovers the point, it does not run it")
+	require.Len(t, l.Fixed, 1)
+	assert.Contains(t, l.Fixed[0], "point "+p.ID+": recovered from disk")
+	after, err := os.ReadFile(journal)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "nothing is journaled")
+
+	require.NoError(t, os.Remove(filepath.Join(s.dir, p.ID, run.RecordFile)))
+	l, err = campaign.Preview(s.o)
+	require.NoError(t, err)
+	assert.Equal(t, []string{p.ID}, l.Run, "incomplete: run again")
+	assert.Equal(t, "1 of 2 points complete, 1 interrupted: 1 to run", l.Status)
+
+	s.o.Identity.Settings = []campaign.Setting{{Name: "--tp", Value: "4"}}
+	_, err = campaign.Preview(s.o)
+	de, ok := errors.AsType[*campaign.DifferenceError](err)
+	require.True(t, ok, "%v", err)
+	assert.Contains(t, de.Error(), `--tp: was "8", now "4"`)
 }

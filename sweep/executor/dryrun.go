@@ -53,8 +53,11 @@ func NodeGPUs(given []int, simulateOrDryRun bool) ([]int, error) {
 // WriteDryRun prints the schedule and its cost, ours and InferenceX's,
 // the arms placed on the node's GPUs as the local executor places them
 // (at most maxParallel at once, 0: as many as fit); simulate adds the
-// wall time of the simulated load at the time scale.
-func WriteDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, gpus []int, maxParallel int, simulate bool, scale float64) error {
+// wall time of the simulated load at the time scale. left, when the
+// sweep directory holds the sweep (Left.Resume, campaign.Preview), says
+// how far it got: each point it does not run again is marked finished,
+// and what is left is priced too.
+func WriteDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, gpus []int, maxParallel int, simulate bool, scale float64, left campaign.Left) error {
 	node := &local.Executor{GPUs: gpus, MaxParallel: maxParallel}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "arm\tGPUs\tconcs\tserver starts\twhy")
@@ -69,11 +72,17 @@ func WriteDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, gpus []int
 		return err
 	}
 	fmt.Fprintln(w, "\norder:")
+	var prev *campaign.Point // the last point to run
 	for _, p := range s.Points {
 		srv := "reuse"
-		if p.Index == 0 || s.Points[p.Index-1].Arm != p.Arm || s.Points[p.Index-1].Server != p.Server {
+		switch {
+		case left.Resume && !slices.Contains(left.Run, p.ID):
+			fmt.Fprintf(w, "  %3d  arm %d  conc %-4d %-12s %s\n", p.Index+1, p.Arm+1, p.Conc(), "finished", p.ID)
+			continue
+		case prev == nil || prev.Arm != p.Arm || prev.Server != p.Server:
 			srv = "start server"
 		}
+		prev = p
 		fmt.Fprintf(w, "  %3d  arm %d  conc %-4d %-12s %s\n", p.Index+1, p.Arm+1, p.Conc(), srv, p.ID)
 	}
 	src := func(measured bool) string {
@@ -92,10 +101,30 @@ func WriteDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, gpus []int
 	if theirs.GPUHours > 0 {
 		fmt.Fprintf(w, "  saving:          %.1f GPU-hours (%.0f %%)\n", theirs.GPUHours-ours.GPUHours, 100*(theirs.GPUHours-ours.GPUHours)/theirs.GPUHours)
 	}
-	if simulate {
-		fmt.Fprintf(w, "  simulated here:  about %s of load at time scale %g\n", fmtHours(c.SimulatedSeconds(s, scale)), scale)
+	load := s.Points
+	if left.Resume {
+		load = nil
+		for _, p := range s.Points {
+			if slices.Contains(left.Run, p.ID) {
+				load = append(load, p)
+			}
+		}
+		fmt.Fprintf(w, "  left to run:     %s\n", leftLine(left))
+	}
+	if simulate && len(load) > 0 {
+		fmt.Fprintf(w, "  simulated here:  about %s of load at time scale %g\n", fmtHours(c.SimulatedSeconds(&campaign.Schedule{Points: load}, scale)), scale)
 	}
 	return nil
+}
+
+// leftLine is what a resume has left to run, for the dry run: "2 points
+// and 1 server start, 4.1 GPU-hours", or "nothing: a run ends at once".
+func leftLine(l campaign.Left) string {
+	if l.Points == 0 {
+		return "nothing: a run of this command ends at once, with the directory's summary"
+	}
+	return fmt.Sprintf("%s and %s, %.1f GPU-hours", plural.Count(l.Points, "point", "points"),
+		plural.Count(l.ServerStarts, "server start", "server starts"), l.GPUHours)
 }
 
 // fmtHours is "1h05m" or "42s".

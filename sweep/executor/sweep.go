@@ -126,12 +126,9 @@ func (s Sweep) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sum, runErr := campaign.Run(ctx, campaign.Options{
-		Dir: s.Dir, Schedule: s.Schedule, Executor: ex, Retries: s.Retries, FailFast: s.FailFast,
-		Identity: campaign.Identity{Command: s.Command, Settings: s.Settings},
-		Progress: progress, Parallel: s.Schedule.Parallel(len(s.GPUs)), Estimate: s.pointWall, Choose: s.Choose(), Cost: s.Cost,
-		Begin: s.header,
-	})
+	o := s.campaignOptions(ex)
+	o.Progress, o.Parallel, o.Estimate, o.Begin = progress, s.Schedule.Parallel(len(s.GPUs)), s.pointWall, s.header
+	sum, runErr := campaign.Run(ctx, o)
 	if sum != nil {
 		fmt.Fprintf(s.Out, "\n%s", sum.Table())
 		fmt.Fprintf(s.Out, "summary: %s\n         %s\n", filepath.Join(s.Dir, campaign.SummaryText), filepath.Join(s.Dir, campaign.SummaryJSON))
@@ -140,6 +137,14 @@ func (s Sweep) Run(ctx context.Context) error {
 		return fmt.Errorf("%v (rerun the same command to resume): %w", runErr, context.Canceled)
 	}
 	return runErr
+}
+
+// campaignOptions are the campaign's options of the sweep run with ex:
+// what makes it the sweep it is and how its points are chosen and
+// priced, for Run and Preview alike.
+func (s Sweep) campaignOptions(ex campaign.Executor) campaign.Options {
+	return campaign.Options{Dir: s.Dir, Schedule: s.Schedule, Executor: ex, Retries: s.Retries, FailFast: s.FailFast,
+		Identity: campaign.Identity{Command: s.Command, Settings: s.Settings}, Choose: s.Choose(), Cost: s.Cost}
 }
 
 // header prints the sweep's first lines once campaign.Run has read its
@@ -198,9 +203,21 @@ func (s *Sweep) wire(l Launch, progress io.Writer) error {
 	return nil
 }
 
-// dryRun prints the schedule, its cost and, with a launch, each arm's
-// launch.
+// dryRun prints what a run of the sweep would do in its directory
+// (campaign.Preview: refused when it holds a different sweep, else how
+// far the directory's sweep got), the schedule, its cost and, with a
+// launch, each arm's launch.
 func (s Sweep) dryRun(progress io.Writer) error {
+	left, err := campaign.Preview(s.campaignOptions(nil))
+	if err != nil {
+		return err
+	}
+	if left.Resume {
+		fmt.Fprintf(s.Out, "resume: %s holds this sweep, which a run goes on with: %s\n", s.Dir, left.Status)
+		for _, line := range left.Fixed {
+			fmt.Fprintf(s.Out, "  %s\n", line)
+		}
+	}
 	if s.Adaptive {
 		points := "at the full length"
 		if s.ProbeDuration > 0 {
@@ -208,7 +225,7 @@ func (s Sweep) dryRun(progress io.Writer) error {
 		}
 		fmt.Fprintf(s.Out, "adaptive: each arm runs only the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's neighbours that can still move it; README: sweep discover --adaptive); the cost below is the full grid's, an upper bound: the summary gives the GPU-hours the search spent when it ends\n", points)
 	}
-	if err := WriteDryRun(s.Out, s.Schedule, s.Cost, s.GPUs, s.MaxParallel, s.Simulate, s.TimeScale); err != nil {
+	if err := WriteDryRun(s.Out, s.Schedule, s.Cost, s.GPUs, s.MaxParallel, s.Simulate, s.TimeScale, left); err != nil {
 		return err
 	}
 	if lines := s.calibrationLines(); len(lines) > 0 {

@@ -117,3 +117,48 @@ func TestSweepCheckMultiNode(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepDryRunReadsTheDirectory: a dry run planned as if the
+// directory were empty: the whole schedule of a sweep that had run, no
+// word on a directory holding a different sweep (the run is refused).
+// It says what a run would do there.
+func TestSweepDryRunReadsTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	j, _, err := campaign.OpenJournal(dir)
+	require.NoError(t, err)
+	tp8 := []campaign.Setting{{Name: "--tp", Value: "8"}}
+	for _, r := range []campaign.Record{
+		{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover", Settings: tp8, Points: []string{"p1", "p2"}}},
+		{Event: campaign.EventPointStart, Arm: 1, Point: "p1", Index: 1, Conc: 4},
+		{Event: campaign.EventPointEnd, Arm: 1, Point: "p1", Index: 1, Conc: 4, Status: campaign.StatusFailed, Error: "stage client: aiperf failed", Seconds: 60},
+	} {
+		require.NoError(t, j.Append(r))
+	}
+	require.NoError(t, j.Close())
+	var out, log bytes.Buffer
+	sw := Sweep{Options: Options{Dir: dir, Schedule: oneArm(), GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}}, Command: "discover", Settings: tp8, DryRun: true,
+		Out: &out, Log: &log}
+	require.NoError(t, sw.Run(t.Context()))
+	assert.Contains(t, out.String(), "resume: "+dir+" holds this sweep, which a run goes on with: 0 of 2 points complete, 1 failed with no retry left (--retries 0): 1 to run\n")
+	assert.Contains(t, out.String(), "    1  arm 1  conc 4    finished     p1\n")
+	assert.Contains(t, out.String(), "    2  arm 1  conc 8    start server p2\n", "the resume's first point starts the server")
+	assert.Contains(t, out.String(), "  left to run:     1 point and 1 server start, ")
+
+	out.Reset()
+	sw.Retries = 1
+	require.NoError(t, sw.Run(t.Context()))
+	assert.Contains(t, out.String(), "0 of 2 points complete, 1 failed to retry: 2 to run\n")
+	assert.Contains(t, out.String(), "  left to run:     2 points and 1 server start, ")
+
+	out.Reset()
+	sw.Settings = []campaign.Setting{{Name: "--tp", Value: "4"}}
+	err = sw.Run(t.Context())
+	de, ok := errors.AsType[*campaign.DifferenceError](err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, []string{`--tp: was "8", now "4"`}, de.Diffs)
+	assert.Empty(t, out.String(), "refused before anything is planned, as the run is")
+	recs, err := campaign.ReadJournal(dir)
+	require.NoError(t, err)
+	assert.Len(t, recs, 3, "a dry run writes nothing")
+	assert.NoFileExists(t, filepath.Join(dir, ".lock"))
+}

@@ -284,12 +284,17 @@ func Analyze(a *Arm, o Options) *Result {
 	}
 	if k == 0 {
 		r.Status = StatusSaturatedAtMin
-		r.Reason = fmt.Sprintf("c%d already at %.0f%% of the peak (c%d): extend the grid downward",
-			r.Knee, 100*math.Exp(fit[0]-peak), r.Peak)
+		r.Reason = fmt.Sprintf("c%d already at %.0f%% of the peak on the fit (%.0f of %.0f tok/s/GPU at c%d%s): extend the grid downward",
+			r.Knee, 100*math.Exp(fit[0]-peak), math.Exp(fit[0]), r.PeakValue, r.Points[use[slices.Index(fit, peak)]].Conc,
+			r.measuredVs(r.Knee, o.Threshold))
 	} else {
 		r.Status = StatusOK
-		r.Reason = fmt.Sprintf("c%d reaches %.0f%% of the peak %.0f tok/s/GPU (c%d); c%d had %s",
-			r.Knee, 100*math.Exp(fit[k]-peak), r.PeakValue, r.Peak, r.Bracket, below(math.Exp(fit[k-1]-peak), o.Threshold))
+		// The fit's peak lies where the fit is highest, which need not be
+		// the peak the verdict names (the unimodal fit's mode); the
+		// measurements are read against the latter (measuredVs).
+		r.Reason = fmt.Sprintf("c%d reaches %.0f%% of the peak on the fit (%.0f of %.0f tok/s/GPU at c%d%s); c%d had %s",
+			r.Knee, 100*math.Exp(fit[k]-peak), math.Exp(fit[k]), r.PeakValue, r.Points[use[slices.Index(fit, peak)]].Conc,
+			r.measuredVs(r.Knee, o.Threshold), r.Bracket, below(math.Exp(fit[k-1]-peak), o.Threshold))
 		lo, hi := kneeAt(math.Log(1-sigma)), kneeAt(math.Log(1+sigma))
 		if lo != k || hi != k {
 			r.Status = StatusAmbiguous
@@ -313,6 +318,37 @@ func Analyze(a *Arm, o Options) *Result {
 	r.Kneedle = kneedleOnFit(u[:end+1], fit[:end+1], r.Points, use)
 	r.Cliff = cliffs(r, use, fit, peak, o)
 	return r
+}
+
+// measuredVs is the knee's measured reading against that of the peak
+// the verdict names (Result.Peak), for a reason that gives the fit's:
+// "; measured 21216 of c64's 23011, 92%" (the medians the tables show),
+// "; measured 5368" when the knee is that peak, "" when either point
+// has none. The fit decides the knee; the tables show the measurements,
+// and a reason that quoted the fit alone read as a misprint beside
+// them.
+func (r *Result) measuredVs(knee int, threshold float64) string {
+	var k, p *float64
+	for i := range r.Points {
+		if r.Points[i].Conc == knee {
+			k = r.Points[i].Throughput
+		}
+		if r.Points[i].Conc == r.Peak {
+			p = r.Points[i].Throughput
+		}
+	}
+	switch {
+	case k == nil || p == nil:
+		return ""
+	case knee == r.Peak:
+		return fmt.Sprintf("; measured %.0f", *k)
+	}
+	f := *k / *p
+	pct := fmt.Sprintf("%.0f%%", 100*f)
+	if f < threshold {
+		pct = below(f, threshold)
+	}
+	return fmt.Sprintf("; measured %.0f of c%d's %.0f, %s", *k, r.Peak, *p, pct)
 }
 
 // probeKneeNote says, for a knee at a short probe (r.Points[use[k]]),

@@ -25,6 +25,34 @@ func TestBelowNeverRoundsUpToTheThreshold(t *testing.T) {
 	}
 }
 
+// auditConcs and auditTput are a simulated discovery's arm (qwen3.5 FP8
+// MI325X SGLang MTP TP8 EP8), measured at every point of its grid.
+var (
+	auditConcs = []int{4, 16, 24, 32, 40, 48, 64}
+	auditTput  = []float64{7018.5, 16895.3, 19674.3, 21215.6, 22380.1, 22490.6, 23011.1}
+)
+
+// TestKneeReasonSaysFitFromMeasurement: the knee is found on the fit,
+// and the reason says so and gives the measurements beside it. It said
+// "c32 reaches 91% of the peak 23142 tok/s/GPU (c64)", the fit's values
+// only, where the tables show c64 measured at 23011 and c32 at 92 % of
+// it. The verdict itself is the same.
+func TestKneeReasonSaysFitFromMeasurement(t *testing.T) {
+	r := Analyze(armOf(auditConcs, auditTput), Options{})
+	assert.Equal(t, StatusAmbiguous, r.Status)
+	assert.Equal(t, 32, r.Knee)
+	assert.Equal(t, 64, r.Peak)
+	assert.Contains(t, r.Reason, "c32 reaches 91% of the peak on the fit (21130 of 23142 tok/s/GPU at c64; measured 21216 of c64's 23011, 92%); c24 had 85%")
+
+	// The fit's peak lies where the fit is highest (c64), the verdict's
+	// peak where the measured curve tops (c32); a measured ratio below
+	// the threshold never rounds up to it.
+	r = Analyze(armOf([]int{1, 4, 16, 32, 64}, []float64{1000, 4000, 8960, 10000, 10000}), Options{})
+	assert.Equal(t, 16, r.Knee)
+	assert.Equal(t, 32, r.Peak)
+	assert.Contains(t, r.Reason, "c16 reaches 90% of the peak on the fit (9064 of 10022 tok/s/GPU at c64; measured 8960 of c32's 10000, 89.6%)")
+}
+
 // An arm still gaining at its top usable point says where to measure
 // next: further up when the grid ends there, between that point and the
 // first failure when the points above it failed.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
 )
 
@@ -51,18 +52,23 @@ func newKneesCmd(ios *IOStreams, runF func(context.Context, *kneesOptions) error
 	}
 }
 
-// kneesRun reads o.Dir and prints one verdict per arm.
+// kneesRun reads o.Dir and prints one verdict per arm, and the points
+// its sweep has not finished when its journal says it has not
+// (campaign.ReadKnees).
 func kneesRun(ctx context.Context, o *kneesOptions) error {
-	rs, err := knee.ReadAnalyze(ctx, o.Dir, o.Options)
+	k, err := campaign.ReadKnees(ctx, o.Dir, o.Options)
 	if err != nil {
 		return err
 	}
 	if o.Format == "json" {
-		return knee.WriteJSON(o.IO.Out, rs)
+		return knee.WriteJSON(o.IO.Out, k.Results)
 	}
-	if len(rs) == 0 {
+	if len(k.Results) == 0 {
 		fmt.Fprintf(o.IO.ErrOut, "no result files under %s (looked for *.json with conc and request_metrics)\n", o.Dir)
+		if s := k.Incomplete(); s != "" {
+			fmt.Fprintf(o.IO.ErrOut, "incomplete: %s\n", s)
+		}
 		return nil
 	}
-	return knee.WriteTable(o.IO.Out, rs)
+	return k.WriteTable(o.IO.Out)
 }

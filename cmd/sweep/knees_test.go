@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
 	"sweep/sweep/report"
 	"sweep/sweep/testkit/synth"
@@ -150,4 +152,59 @@ func TestReportUnplottableValue(t *testing.T) {
 	out.Reset()
 	require.NoError(t, report.WriteSweep(t.Context(), &out, dir))
 	assert.FileExists(t, filepath.Join(dir, "report", "summary.md"))
+}
+
+// interruptedSweep writes a discovery of the key sweep's tp8 ep8 arm
+// (c1..c128) interrupted while it ran c32: c1..c16 ran, c32 started and
+// never ended, c64 and c128 never ran.
+func interruptedSweep(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	arm := synth.KeySweep(11)[4].Arm
+	plan := campaign.ArmPlan{Arm: 1, Identity: arm.Identity}
+	recs := []campaign.Record{{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover"}}}
+	for _, s := range arm.Samples {
+		id := fmt.Sprintf("c%d", s.Conc)
+		plan.Points = append(plan.Points, campaign.PointPlan{Point: id, Conc: s.Conc})
+		switch {
+		case s.Conc <= 16:
+			paths, err := synth.WriteDir(filepath.Join(dir, id), &knee.Arm{Identity: arm.Identity, Samples: []knee.Sample{s}}, true)
+			require.NoError(t, err)
+			rel, err := filepath.Rel(dir, paths[0])
+			require.NoError(t, err)
+			recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: 1, Point: id, Conc: s.Conc},
+				campaign.Record{Event: campaign.EventPointEnd, Arm: 1, Point: id, Conc: s.Conc, Status: campaign.StatusOK, Result: rel})
+		case s.Conc == 32:
+			recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: 1, Point: id, Conc: s.Conc})
+		}
+	}
+	recs[0].Arms = []campaign.ArmPlan{plan}
+	j, _, err := campaign.OpenJournal(dir)
+	require.NoError(t, err)
+	for _, r := range recs {
+		require.NoError(t, j.Append(r))
+	}
+	require.NoError(t, j.Close())
+	return dir
+}
+
+// interruptedSweepIncomplete is what is said of interruptedSweep's
+// points not finished.
+const interruptedSweepIncomplete = "its journal says the sweep has not finished 3 of its 8 points: qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8 c32 (interrupted), c64 (not run), c128 (not run); rerun its command to resume it"
+
+// TestKneesOfAnInterruptedSweep: sweep knees on a discovery interrupted
+// while it ran c32 of c1..c128 says that it has not finished and which
+// points, and does not advise extending its grid ("still gaining ...:
+// extend the grid upward" was all it said).
+func TestKneesOfAnInterruptedSweep(t *testing.T) {
+	dir := interruptedSweep(t)
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, []string{"knees", dir}), errOut.String())
+	assert.Contains(t, out.String(), "still gaining 82% per doubling at c16 (gate 10%): the sweep has not finished c32, c64, c128 above it")
+	assert.Contains(t, out.String(), "\nincomplete: "+interruptedSweepIncomplete)
+	assert.NotContains(t, out.String(), "extend the grid upward")
+
+	out.Reset()
+	require.Equal(t, 0, mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, []string{"knees", dir, "--format", "json"}), errOut.String())
+	assert.Contains(t, out.String(), `"unfinished_conc": [`)
 }

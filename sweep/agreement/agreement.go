@@ -358,20 +358,9 @@ func discoveryOf(dir string, measured []*knee.Arm) (discovery, error) {
 			d.planned[id.ArmKey()] = c.Planned[arm]
 		}
 	}
-	byFile := map[string]string{}
-	for _, a := range measured {
-		for _, s := range a.Samples {
-			byFile[filepath.Clean(s.File)] = a.Identity.ArmKey()
-		}
-	}
 	armOf := func(arm int) string {
-		if id, ok := c.Arms[arm]; ok {
+		if id, ok := c.ArmOf(dir, arm, measured); ok {
 			return id.ArmKey()
-		}
-		for _, rel := range c.Results[arm] {
-			if k, ok := byFile[filepath.Join(dir, rel)]; ok {
-				return k
-			}
 		}
 		return ""
 	}

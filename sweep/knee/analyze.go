@@ -157,11 +157,19 @@ type Result struct {
 	// Settle lists the concurrencies whose replicates would settle an
 	// ambiguous knee.
 	Settle []int
+	// Unfinished are the concurrencies the arm's sweep has not finished
+	// (Arm.Unfinished): the verdict is provisional, and its Reason says
+	// so; nil for a finished sweep.
+	Unfinished []int
 	// ProbeBias is the factor the arm's probes were divided by before the
 	// fit (probeBias: how far they read above the curve of its
 	// full-length points, shrunk toward none); 0 when none was applied.
 	ProbeBias float64
 	Points    []Point
+	// namedAbove is, for an unsaturated verdict whose reason names the
+	// unfinished concurrencies above its top usable point (unsaturated),
+	// that point's concurrency; 0 otherwise.
+	namedAbove int
 	// gateLikely is, for an unsaturated verdict, the probability the
 	// saturation gate read the top gain with (topGate.likely); 0 otherwise.
 	gateLikely float64
@@ -189,7 +197,10 @@ type Result struct {
 func Analyze(a *Arm, o Options) *Result {
 	o = o.withDefaults()
 	samples, bias := unbiasProbes(SupersedeProbes(a.Samples), o)
-	r := &Result{Arm: a, Points: clean(&Arm{Samples: samples}, o.Metric)}
+	r := &Result{Arm: a, Points: clean(&Arm{Samples: samples}, o.Metric), Unfinished: slices.Clone(a.Unfinished)}
+	if len(r.Unfinished) > 0 {
+		defer r.noteUnfinished()
+	}
 	if bias != 0 {
 		r.ProbeBias = math.Exp(bias)
 		defer func() {
@@ -265,7 +276,7 @@ func Analyze(a *Arm, o Options) *Result {
 		if g.unsaturated {
 			r.unsaturated(g.gain, use[n-1], o.Gain)
 			r.gateLikely = g.likely
-			if g.likely < sureOdds {
+			if g.likely < sureOdds && r.namedAbove == 0 { // else the unfinished points above settle it
 				r.Reason += fmt.Sprintf("; the data make that %s likely at this noise: replicate c%d and c%d to settle it",
 					belowSure(g.likely), r.Points[use[n-2]].Conc, r.Points[use[n-1]].Conc)
 			}
@@ -543,12 +554,55 @@ func (r *Result) unsaturated(gain float64, top int, gate float64) {
 	for _, p := range r.Points[top+1:] {
 		failedAbove = append(failedAbove, fmt.Sprintf("c%d", p.Conc))
 	}
-	if len(failedAbove) > 0 {
+	switch unfinished := r.unfinishedAbove(c); {
+	case len(failedAbove) > 0:
 		r.Reason += fmt.Sprintf("%s above failed, so the arm's capacity ends between c%d and %s; measure between them",
 			strings.Join(failedAbove, ", "), c, failedAbove[0])
-	} else {
+	case len(unfinished) > 0:
+		// The grid goes further up, but the sweep stopped before it got
+		// there: its own points come first.
+		r.Reason += fmt.Sprintf("the sweep has not finished %s above it (interrupted or not run): resume it (rerun its command) to measure them",
+			concList(unfinished))
+		r.namedAbove = c
+	default:
 		r.Reason += "extend the grid upward"
 	}
+}
+
+// unfinishedAbove are the concurrencies above c that the arm's sweep has
+// not finished (Result.Unfinished).
+func (r *Result) unfinishedAbove(c int) []int {
+	var out []int
+	for _, u := range r.Unfinished {
+		if u > c {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// noteUnfinished ends r's reason with the concurrencies its arm's sweep
+// has not finished (Result.Unfinished) that it does not name yet (an
+// unsaturated verdict names those above its top usable point, with the
+// advice to resume the sweep instead of extending its grid): the
+// verdict is provisional, since they may move the knee or the peak.
+func (r *Result) noteUnfinished() {
+	left := r.Unfinished
+	if r.namedAbove > 0 {
+		left = slices.DeleteFunc(slices.Clone(left), func(u int) bool { return u > r.namedAbove })
+	}
+	if len(left) == 0 {
+		return
+	}
+	r.Reason += fmt.Sprintf("; provisional: the sweep has not finished %s (interrupted or not run): resume it (rerun its command)", concList(left))
+}
+
+// concList names concurrencies: "c40, c48, c64".
+func concList(cs []int) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	return "c" + joinInts(cs, ", c")
 }
 
 // cliffDrop is the smallest relative fall between two points taken as a

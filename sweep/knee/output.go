@@ -17,6 +17,9 @@ type resultJSON struct {
 	KneeConc *int            `json:"knee_conc"`
 	PeakConc *int            `json:"peak_conc"`
 	Points   []Point         `json:"points"`
+	// Unfinished are the concurrencies its sweep has not finished
+	// (Result.Unfinished); left out for a finished sweep.
+	Unfinished []int `json:"unfinished_conc,omitempty"`
 }
 
 func optInt(v int) *int {
@@ -27,11 +30,11 @@ func optInt(v int) *int {
 }
 
 // MarshalJSON writes the verdict as {"arm", "status", "knee_conc",
-// "peak_conc", "points"}; knee_conc is null for unsaturated and
-// insufficient arms.
+// "peak_conc", "points"}, and "unfinished_conc" when its sweep has not
+// finished; knee_conc is null for unsaturated and insufficient arms.
 func (r *Result) MarshalJSON() ([]byte, error) {
 	return json.Marshal(resultJSON{Arm: r.Arm.Identity, Status: r.Status, KneeConc: optInt(r.Knee),
-		PeakConc: optInt(r.Peak), Points: r.Points})
+		PeakConc: optInt(r.Peak), Points: r.Points, Unfinished: r.Unfinished})
 }
 
 // WriteJSON prints the verdicts as one indented JSON array.

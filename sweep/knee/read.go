@@ -94,6 +94,12 @@ type Arm struct {
 	// Simulated is true when the arm's results came from the simulated
 	// engine (all of them: Read refuses a mix).
 	Simulated bool
+	// Unfinished are the concurrencies of the arm its sweep has not
+	// finished, ascending: interrupted, or not run yet (the sweep's
+	// journal says so: campaign.ReadKnees sets them; Read leaves them
+	// nil). Analyze names them in its verdict, which they leave
+	// provisional.
+	Unfinished []int
 }
 
 // ErrMixedSimulation is returned (wrapped) when one arm has both

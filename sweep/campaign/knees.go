@@ -1,0 +1,188 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sweep/internal/plural"
+	"sweep/metrics/result"
+	"sweep/sweep/knee"
+)
+
+// Knees are the knee verdicts on the arms of a directory's results, read
+// with how far the sweep that wrote them got: what sweep knees prints
+// and sweep report draws (ReadKnees).
+type Knees struct {
+	// Results are the arms' verdicts (knee.Analyze), in knee.Read's
+	// order; an arm's knee.Arm.Unfinished holds its points not finished.
+	Results []*knee.Result
+	// Unfinished are the points the sweep has not finished
+	// (Coverage.Unfinished), in its journal's order, also those of arms
+	// with no result yet; nil when it finished, or when the directory
+	// has no journal (results gathered by hand, InferenceX's own).
+	Unfinished []UnfinishedPoint
+	// planned counts the points the sweep's start plans (Coverage.
+	// Planned); 0 when its journal does not record them.
+	planned int
+}
+
+// UnfinishedPoint is a point of a sweep that has not finished.
+type UnfinishedPoint struct {
+	// Arm is the label of the point's arm (result.Identity.Label); ""
+	// when the journal places the point on no arm (one written before
+	// its start recorded the arms, with no result of the arm).
+	Arm string
+	// Conc is the point's concurrency; 0 when the journal does not say.
+	Conc int
+	// Interrupted is true for a point that started and did not end (the
+	// sweep was interrupted or killed while it ran); false for one the
+	// sweep never got to, or (Probe) one it ran only as a probe.
+	Interrupted bool
+	// Probe is true for an adaptive search's probe that the search,
+	// stopped between two steps, may still run at the full length.
+	Probe bool
+}
+
+// state is how the point stands: "interrupted", "not run" or "probe
+// only".
+func (p UnfinishedPoint) state() string {
+	switch {
+	case p.Interrupted:
+		return "interrupted"
+	case p.Probe:
+		return "probe only"
+	}
+	return "not run"
+}
+
+// ReadKnees reads every arm of the results under dir (knee.Read), gives
+// each arm the concurrencies dir's journal records as not finished
+// (ReadCoverage: knee.Arm.Unfinished, placed on their arm by ArmOf) and
+// finds each arm's knee with o (knee.Analyze), whose verdict then names
+// them. A directory without a journal is read as a finished sweep.
+func ReadKnees(ctx context.Context, dir string, o knee.Options) (*Knees, error) {
+	arms, err := knee.Read(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	k := &Knees{}
+	c, err := ReadCoverage(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		byKey := map[string]*knee.Arm{}
+		for _, a := range arms {
+			byKey[a.Identity.ArmKey()] = a
+		}
+		for _, concs := range c.Planned {
+			k.planned += len(concs)
+		}
+		for _, u := range c.Unfinished {
+			p := UnfinishedPoint{Conc: u.Conc, Interrupted: u.Status == StatusInterrupted, Probe: u.Probe}
+			if id, ok := c.ArmOf(dir, u.Arm, arms); ok {
+				p.Arm = id.Label()
+				if a := byKey[id.ArmKey()]; a != nil && u.Conc != 0 && !slices.Contains(a.Unfinished, u.Conc) {
+					a.Unfinished = append(a.Unfinished, u.Conc)
+				}
+			}
+			k.Unfinished = append(k.Unfinished, p)
+		}
+		for _, a := range arms {
+			slices.Sort(a.Unfinished)
+		}
+	}
+	for _, a := range arms {
+		k.Results = append(k.Results, knee.Analyze(a, o))
+	}
+	return k, nil
+}
+
+// Incomplete says which points the sweep has not finished, per arm, and
+// that rerunning its command resumes it: "its journal says the sweep has
+// not finished 3 of its 7 points: qwen3.5 ... tp8 ep8 c40 (interrupted),
+// c48 (not run), c64 (not run); rerun its command to resume it (the
+// verdicts on those arms are provisional until then)"; "" when it has
+// finished.
+func (k *Knees) Incomplete() string {
+	if len(k.Unfinished) == 0 {
+		return ""
+	}
+	var arms []string
+	byArm := map[string][]string{}
+	unknown := map[string]int{} // by arm: points of no known concurrency (never started)
+	for _, p := range k.Unfinished {
+		if _, ok := byArm[p.Arm]; !ok {
+			arms = append(arms, p.Arm)
+			byArm[p.Arm] = nil
+		}
+		if p.Conc == 0 {
+			unknown[p.Arm]++
+			continue
+		}
+		byArm[p.Arm] = append(byArm[p.Arm], fmt.Sprintf("c%d (%s)", p.Conc, p.state()))
+	}
+	var parts []string
+	for _, a := range arms {
+		label := a
+		if label == "" {
+			label = "on no arm its journal records:"
+		}
+		items := byArm[a]
+		if n := unknown[a]; n > 0 {
+			items = append(items, plural.Count(n, "point", "points")+" (not run)")
+		}
+		parts = append(parts, label+" "+strings.Join(items, ", "))
+	}
+	of := plural.Count(len(k.Unfinished), "point", "points")
+	if k.planned >= len(k.Unfinished) {
+		of = fmt.Sprintf("%d of its %s", len(k.Unfinished), plural.Count(k.planned, "point", "points"))
+	}
+	return fmt.Sprintf("its journal says the sweep has not finished %s: %s; rerun its command to resume it (the verdicts on those arms are provisional until then)",
+		of, strings.Join(parts, "; "))
+}
+
+// ArmOf is the identity of the sweep's arm number arm (Record.Arm): the
+// one its start records (Arms), else the one the results carry that its
+// point_end records name for that arm (Results; measured: the arms read
+// from dir, each sample's file as found under dir); ok is false when
+// neither says.
+func (c Coverage) ArmOf(dir string, arm int, measured []*knee.Arm) (id result.Identity, ok bool) {
+	if id, ok := c.Arms[arm]; ok {
+		return id, true
+	}
+	files := map[string]bool{}
+	for _, rel := range c.Results[arm] {
+		files[filepath.Join(dir, rel)] = true
+	}
+	for _, a := range measured {
+		for _, s := range a.Samples {
+			if files[filepath.Clean(s.File)] {
+				return a.Identity, true
+			}
+		}
+	}
+	return result.Identity{}, false
+}
+
+// WriteTable prints the verdicts as sweep knees does (knee.WriteTable)
+// and, when the sweep has not finished, which points it has not
+// (Incomplete).
+func (k *Knees) WriteTable(w io.Writer) error {
+	if err := knee.WriteTable(w, k.Results); err != nil {
+		return err
+	}
+	if s := k.Incomplete(); s != "" {
+		if _, err := fmt.Fprintf(w, "\nincomplete: %s\n", s); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package campaign_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/campaign"
+	"sweep/sweep/knee"
+	"sweep/sweep/testkit/synth"
+)
+
+// interruptedSweep writes a discovery of two arms of the seeded key
+// sweep (tp8 ep8, then tp8, each planned at c1..c128) interrupted while
+// tp8 ep8 ran c32: c1..c16 ran, c32 started and never ended, and no
+// point of tp8 ran. withArms false writes a journal whose start records
+// no arms (an older binary's), so that a point is tied to its arm
+// through the results its arm's records name.
+func interruptedSweep(t *testing.T, withArms bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	cases := synth.KeySweep(11)
+	tp8ep8, tp8 := cases[4].Arm, cases[3].Arm
+	ran := &knee.Arm{Identity: tp8ep8.Identity}
+	for _, s := range tp8ep8.Samples {
+		if s.Conc <= 16 {
+			ran.Samples = append(ran.Samples, s)
+		}
+	}
+	paths, err := synth.WriteDir(dir, ran, true)
+	require.NoError(t, err)
+	concs := []int{1, 2, 4, 8, 16, 32, 64, 128}
+	start := campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover"}}
+	for arm, a := range []*knee.Arm{tp8ep8, tp8} {
+		plan := campaign.ArmPlan{Arm: arm + 1, Identity: a.Identity}
+		for _, c := range concs {
+			id := fmt.Sprintf("arm%d-c%d", arm+1, c)
+			plan.Points = append(plan.Points, campaign.PointPlan{Point: id, Conc: c})
+			start.Identity.Points = append(start.Identity.Points, id)
+		}
+		if withArms {
+			start.Arms = append(start.Arms, plan)
+		}
+	}
+	recs := []campaign.Record{start}
+	for i, c := range concs[:5] {
+		rel, err := filepath.Rel(dir, paths[i])
+		require.NoError(t, err)
+		id := fmt.Sprintf("arm1-c%d", c)
+		recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: 1, Point: id, Conc: c},
+			campaign.Record{Event: campaign.EventPointEnd, Arm: 1, Point: id, Conc: c, Status: campaign.StatusOK, Result: rel})
+	}
+	recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: 1, Point: "arm1-c32", Conc: 32})
+	j, _, err := campaign.OpenJournal(dir)
+	require.NoError(t, err)
+	for _, r := range recs {
+		require.NoError(t, j.Append(r))
+	}
+	require.NoError(t, j.Close())
+	return dir
+}
+
+// TestReadKnees: a sweep's knees are read with the points its journal
+// records as not finished, each on its arm (through the arms its start
+// records, else through the results its arm's records name), and its
+// verdict names them; Incomplete lists them per arm, an arm with no
+// result among them; a directory without a journal is a finished sweep.
+// An interrupted discovery's arm still gaining at its last finished
+// point was advised to "extend the grid upward", and nothing said the
+// sweep had stopped.
+func TestReadKnees(t *testing.T) {
+	const ep8 = "qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8"
+	for _, tc := range []struct {
+		name       string
+		withArms   bool
+		incomplete string
+	}{
+		{"arms recorded", true, "its journal says the sweep has not finished 11 of its 16 points: " + ep8 +
+			" c32 (interrupted), c64 (not run), c128 (not run); qwen3.5 mi325x-amds sglang fp8 mtp tp8 c1 (not run), c2 (not run), c4 (not run)," +
+			" c8 (not run), c16 (not run), c32 (not run), c64 (not run), c128 (not run); rerun its command to resume it" +
+			" (the verdicts on those arms are provisional until then)"},
+		// Without the arms in its start, a point not run is placed on no
+		// arm and has no concurrency: only c32's records say.
+		{"arms not recorded", false, "its journal says the sweep has not finished 11 points: " + ep8 + " c32 (interrupted); on no arm its journal records: " +
+			"10 points (not run); rerun its command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := interruptedSweep(t, tc.withArms)
+			k, err := campaign.ReadKnees(t.Context(), dir, knee.Options{})
+			require.NoError(t, err)
+			require.Len(t, k.Results, 1)
+			r := k.Results[0]
+			assert.Equal(t, ep8, r.Arm.Identity.Label())
+			want := []int{32}
+			if tc.withArms {
+				want = []int{32, 64, 128}
+			}
+			assert.Equal(t, want, r.Arm.Unfinished)
+			assert.Equal(t, want, r.Unfinished)
+			assert.Contains(t, r.Reason, "the sweep has not finished c32")
+			assert.NotContains(t, r.Reason, "extend the grid upward")
+			assert.Contains(t, k.Incomplete(), tc.incomplete)
+			var out bytes.Buffer
+			require.NoError(t, k.WriteTable(&out))
+			assert.Contains(t, out.String(), "\nincomplete: "+tc.incomplete)
+		})
+	}
+
+	// The same results without a journal: a finished sweep.
+	dir := interruptedSweep(t, true)
+	require.NoError(t, os.Remove(filepath.Join(dir, campaign.JournalFile)))
+	k, err := campaign.ReadKnees(t.Context(), dir, knee.Options{})
+	require.NoError(t, err)
+	require.Len(t, k.Results, 1)
+	assert.Nil(t, k.Results[0].Unfinished)
+	assert.Empty(t, k.Incomplete())
+	assert.Contains(t, k.Results[0].Reason, "extend the grid upward")
+}

@@ -11,10 +11,13 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"sweep/internal/atomicfile"
@@ -133,24 +136,61 @@ const (
 	ChartsDir   = "charts"
 )
 
+// chartName matches the names of the charts a report draws (figures,
+// AddComparison) and no other: Write removes the files under charts/
+// of this form that the report it writes does not draw.
+var chartName = regexp.MustCompile(`^(g\d+-(pareto-(p90|median)|arm\d+-throughput|ttft|itl|acceptance-length|energy)|compare-arm\d+-(conc|intvty))$`)
+
 // Write writes the charts (charts/NAME.svg and .png), summary.md and
 // index.html under dir, each atomically, and returns the page's path.
+// The charts an earlier report wrote there that this one does not draw
+// (an earlier --compare's, a group or arm since gone) are removed, so
+// that charts/ holds the report's own; other files there are left as
+// they are.
 func (rep *Report) Write(dir string) (string, error) {
-	if err := os.MkdirAll(filepath.Join(dir, ChartsDir), 0o755); err != nil {
+	charts := filepath.Join(dir, ChartsDir)
+	if err := os.MkdirAll(charts, 0o755); err != nil {
 		return "", err
 	}
+	drawn := map[string]bool{}
 	for _, c := range rep.Charts {
+		drawn[c.Name] = true
 		for ext, data := range map[string][]byte{".svg": c.SVG, ".png": c.PNG} {
-			if err := atomicfile.Write(filepath.Join(dir, ChartsDir, c.Name+ext), data, 0o644); err != nil {
+			if err := atomicfile.Write(filepath.Join(charts, c.Name+ext), data, 0o644); err != nil {
 				return "", err
 			}
 		}
+	}
+	if err := removeStaleCharts(charts, drawn); err != nil {
+		return "", err
 	}
 	if err := atomicfile.Write(filepath.Join(dir, SummaryFile), []byte(rep.Markdown(ChartsDir)), 0o644); err != nil {
 		return "", err
 	}
 	page := filepath.Join(dir, PageFile)
 	return page, atomicfile.Write(page, []byte(rep.HTML()), 0o644)
+}
+
+// removeStaleCharts removes the chart files under dir (NAME.svg and
+// NAME.png, NAME a report's chart name: chartName) whose chart is not
+// among drawn.
+func removeStaleCharts(dir string, drawn map[string]bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		ext := filepath.Ext(name)
+		stem := strings.TrimSuffix(name, ext)
+		if !e.Type().IsRegular() || (ext != ".svg" && ext != ".png") || !chartName.MatchString(stem) || drawn[stem] {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 func cOrDash(v int) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -396,16 +397,24 @@ func med(v []float64) *float64 {
 }
 
 // alChart draws measured acceptance length against concurrency per arm
-// with each arm's golden AL as a dashed line; ok is false when no arm has
-// a measured AL (nil: no chart).
+// and, once per distinct golden AL (with its tolerance), the golden as a
+// dashed line inside its tolerance band (golden ± tolerance, shaded),
+// across the concurrencies of the arms that share it: the band shows
+// which deviations pass, and the y axis spans it, so a deviation of 0.01
+// under a tolerance of 0.05 looks as small as it is. One legend entry
+// per golden (arms with the same golden drew one line each, on top of
+// each other); it names its arms when the goldens differ. nil when no
+// arm has a measured AL.
 func alChart(name, group string, rs []*knee.Result) *figure {
 	fig := newFigure(name, fmt.Sprintf("Acceptance length, measured vs golden\n%s", group), "concurrency", "acceptance length (tokens/step)")
 	fig.p.X.Scale, fig.p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
 	any := false
 	d := &fig.data
+	var goldens []*goldenBand
+	ylo, yhi := math.Inf(1), math.Inf(-1)
 	for i, r := range rs {
 		var meas plotter.XYs
-		var golden *float64
+		var golden *goldenBand
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, pt := range r.Points {
 			for _, s := range pt.Samples() {
@@ -417,10 +426,10 @@ func alChart(name, group string, rs []*knee.Result) *figure {
 				d.add(&meas, c, float64(*s.AL.Measured), r.Arm.Identity.Parallelism()+" acceptance length", pt.Conc, "")
 				if len(meas) > n {
 					lo, hi = math.Min(lo, c), math.Max(hi, c)
+					ylo, yhi = math.Min(ylo, meas[n].Y), math.Max(yhi, meas[n].Y)
 				}
 				if s.AL.Golden != nil && plottable(float64(*s.AL.Golden)) {
-					g := float64(*s.AL.Golden)
-					golden = &g
+					golden = &goldenBand{value: float64(*s.AL.Golden), tol: math.Abs(float64(s.AL.Tolerance))}
 				}
 			}
 		}
@@ -429,18 +438,91 @@ func alChart(name, group string, rs []*knee.Result) *figure {
 		}
 		any = true
 		fig.add(r.Arm.Identity.Parallelism()+" measured", mustScatter(meas, armColor(i), plotutil.Shape(i), vg.Points(3)))
-		if golden != nil {
-			if lo == hi { // one concurrency: a line a quarter doubling each side
-				lo, hi = lo/1.19, hi*1.19
-			}
-			fig.add(r.Arm.Identity.Parallelism()+" golden", mustLine(plotter.XYs{{X: lo, Y: *golden}, {X: hi, Y: *golden}}, armColor(i), true))
+		if golden == nil {
+			continue
 		}
+		j := slices.IndexFunc(goldens, func(g *goldenBand) bool { return g.value == golden.value && g.tol == golden.tol })
+		if j < 0 {
+			golden.lo, golden.hi = lo, hi
+			goldens = append(goldens, golden)
+			j = len(goldens) - 1
+		}
+		g := goldens[j]
+		g.lo, g.hi = math.Min(g.lo, lo), math.Max(g.hi, hi)
+		g.arms = append(g.arms, i)
 	}
 	if !any && d.dropped == 0 {
 		return nil
 	}
+	for _, g := range goldens {
+		lo, hi := g.lo, g.hi
+		if lo == hi { // one concurrency: a line a quarter doubling each side
+			lo, hi = lo/1.19, hi*1.19
+		}
+		var c color.Color = grey
+		if len(g.arms) == 1 && len(goldens) > 1 {
+			c = armColor(g.arms[0])
+		}
+		ps := []plot.Plotter{}
+		if g.tol > 0 && plottable(g.value-g.tol) && plottable(g.value+g.tol) {
+			ps = append(ps, bandPolygon(lo, hi, g.value-g.tol, g.value+g.tol))
+			ylo, yhi = math.Min(ylo, g.value-g.tol), math.Max(yhi, g.value+g.tol)
+		}
+		ylo, yhi = math.Min(ylo, g.value), math.Max(yhi, g.value)
+		ps = append(ps, mustLine(plotter.XYs{{X: lo, Y: g.value}, {X: hi, Y: g.value}}, c, true))
+		label := "golden " + shortFloat(g.value)
+		if g.tol > 0 {
+			label += fmt.Sprintf(" ±%s (band: passes)", shortFloat(g.tol))
+		}
+		if len(goldens) > 1 {
+			var arms []string
+			for _, i := range g.arms {
+				arms = append(arms, rs[i].Arm.Identity.Parallelism())
+			}
+			label += ": " + strings.Join(arms, ", ")
+		}
+		fig.add(label, ps...)
+	}
+	if yhi > ylo {
+		pad := 0.08 * (yhi - ylo)
+		fig.p.Y.Min, fig.p.Y.Max = ylo-pad, yhi+pad
+	}
 	return fig
 }
+
+// shortFloat writes an acceptance length or its tolerance with the
+// digits it needs, up to four decimals: "3.39", "0.05".
+func shortFloat(v float64) string {
+	return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
+}
+
+// goldenBand is one distinct golden acceptance length of an AL chart:
+// its value and tolerance, the arms (indices) that have it and the
+// concurrencies [lo, hi] they measured.
+type goldenBand struct {
+	value, tol float64
+	arms       []int
+	lo, hi     float64
+}
+
+// bandPolygon is the shaded band [ylo, yhi] over [xlo, xhi], without
+// an outline.
+func bandPolygon(xlo, xhi, ylo, yhi float64) *plotter.Polygon {
+	pg, err := plotter.NewPolygon(plotter.XYs{{X: xlo, Y: ylo}, {X: xhi, Y: ylo}, {X: xhi, Y: yhi}, {X: xlo, Y: yhi}})
+	if err != nil {
+		panic(err) // finite by construction (plottable)
+	}
+	pg.Color = bandColor
+	pg.LineStyle.Width = 0
+	return pg
+}
+
+// bandColor shades a tolerance band: light enough for the points and
+// the grid to show through.
+var bandColor = color.NRGBA{R: 120, G: 120, B: 120, A: 45}
+
+// grey draws a golden acceptance length several arms share.
+var grey = color.RGBA{R: 110, G: 110, B: 110, A: 255}
 
 // energyChart draws throughput per GPU against energy per output token,
 // one line per arm through its concurrencies (the knee ringed); nil when

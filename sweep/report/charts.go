@@ -192,11 +192,15 @@ func mustLine(xys plotter.XYs, c color.Color, dashed bool) *plotter.Line {
 
 var black = color.RGBA{A: 255}
 
-// kneeThumb is the legend's thumbnail of the knee rings: black, whatever
-// the colours of the arms' rings.
-func kneeThumb() *plotter.Scatter {
-	return mustScatter(plotter.XYs{{}}, black, draw.RingGlyph{}, vg.Points(5))
+// kneeThumb is the legend's thumbnail of knee rings drawn in c.
+func kneeThumb(c color.Color) *plotter.Scatter {
+	return mustScatter(plotter.XYs{{}}, c, draw.RingGlyph{}, vg.Points(5))
 }
+
+// armKneeLabel is the legend's entry for knee rings drawn in their arms'
+// colours: its grey ring stands for all of them, and says so (a black
+// ring under "knee" matched none of them).
+const armKneeLabel = "knee (ring in the colour of its arm)"
 
 // paretoChart draws throughput/GPU vs interactivity for every arm of one
 // frontier, the frontier as a line and each arm's knee as a ring.
@@ -221,7 +225,7 @@ func paretoChart(name string, f *knee.Frontier, metric knee.Metric) *figure {
 		}
 		fig.add(r.Arm.Identity.Parallelism(), mustScatter(xys, armColor(i), plotutil.Shape(i), vg.Points(3)))
 		if len(kn) > 0 {
-			fig.addShared("knee", kneeThumb(), mustScatter(kn, armColor(i), draw.RingGlyph{}, vg.Points(7)))
+			fig.addShared(armKneeLabel, kneeThumb(grey), mustScatter(kn, armColor(i), draw.RingGlyph{}, vg.Points(7)))
 		}
 	}
 	var fr plotter.XYs
@@ -521,7 +525,8 @@ func bandPolygon(xlo, xhi, ylo, yhi float64) *plotter.Polygon {
 // the grid to show through.
 var bandColor = color.NRGBA{R: 120, G: 120, B: 120, A: 45}
 
-// grey draws a golden acceptance length several arms share.
+// grey draws a golden acceptance length several arms share, and the
+// legend's ring for knees ringed in their arms' colours.
 var grey = color.RGBA{R: 110, G: 110, B: 110, A: 255}
 
 // energyChart draws throughput per GPU against energy per output token,
@@ -550,7 +555,7 @@ func energyChart(name, group string, rs []*knee.Result, metric knee.Metric) *fig
 		any = true
 		fig.add(r.Arm.Identity.Parallelism(), mustScatter(xys, armColor(i), plotutil.Shape(i), vg.Points(3)), mustLine(xys, armColor(i), false))
 		if len(knees) > 0 {
-			fig.addShared("knee", kneeThumb(), mustScatter(knees, black, draw.RingGlyph{}, vg.Points(6)))
+			fig.addShared("knee", kneeThumb(black), mustScatter(knees, black, draw.RingGlyph{}, vg.Points(6)))
 		}
 	}
 	if !any && d.dropped == 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -82,7 +83,11 @@ func TestLegendListsOnlyWhatIsDrawn(t *testing.T) {
 					continue
 				}
 				seen[c.Name] = true
-				assert.Equal(t, want, slices.Contains(svgTexts(c.SVG), "knee"), "%s lists \"knee\": got %v, want %v", c.Name, !want, want)
+				label := "knee" // the energy chart's rings are black
+				if strings.Contains(c.Name, "pareto") {
+					label = armKneeLabel // the Pareto charts' are in their arms' colours
+				}
+				assert.Equal(t, want, slices.Contains(svgTexts(c.SVG), label), "%s lists %q: got %v, want %v", c.Name, label, !want, want)
 			}
 			assert.Len(t, seen, len(tc.knee), "charts drawn: %v", seen)
 		})
@@ -196,4 +201,19 @@ func TestLegendOfManyEntriesFits(t *testing.T) {
 			checkLegend(t, f)
 		})
 	}
+}
+
+// TestParetoKneeLegend: the Pareto chart rings each arm's knee in the
+// arm's colour, and its legend says so with a neutral ring; it showed a
+// black ring no chart drew.
+func TestParetoKneeLegend(t *testing.T) {
+	rep, _ := buildKeySweep(t)
+	f := paretoChart("p", rep.Frontiers[knee.AxisE2ENormP90][0], knee.MetricTotal)
+	require.Len(t, f.shared, 1)
+	e := f.shared[0]
+	assert.Equal(t, "knee (ring in the colour of its arm)", e.label)
+	require.Len(t, e.thumbs, 1)
+	ring := e.thumbs[0].(*plotter.Scatter)
+	assert.Equal(t, draw.RingGlyph{}, ring.GlyphStyle.Shape)
+	assert.Equal(t, grey, ring.GlyphStyle.Color, "neutral: no arm's colour, not black")
 }

@@ -267,34 +267,30 @@ func armsOf(f *knee.Frontier) []*knee.Result {
 }
 
 // kneeChart draws one arm's throughput vs concurrency: the replicates, the
-// fit and the knee.
+// fit and the knee. A failed point (every result excluded) has no value:
+// it is marked with a labelled cross on the x axis, where no measurement
+// sits (the y axis starts at 0), and the chart's Note names it. (The
+// crosses sat at the arm's lowest measured value, where they read as
+// measurements.)
 func kneeChart(name string, r *knee.Result, metric knee.Metric) *figure {
 	fig := newFigure(name, fmt.Sprintf("Throughput vs concurrency: %s\n%s", r.Arm.Identity.Parallelism(), r.Arm.Identity.GroupLabel()),
 		"concurrency", throughputLabel(metric))
 	p := fig.p
 	p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
 	var reps, fit, failed plotter.XYs
+	var failedAt []string
 	d := &fig.data
-	lo := math.Inf(1)
 	for _, pt := range r.Points {
 		c := float64(pt.Conc)
 		for _, v := range pt.Replicates {
 			d.add(&reps, c, v, "measured", pt.Conc, "tok/s")
-			if plottable(v) {
-				lo = math.Min(lo, v)
-			}
 		}
 		if pt.Fit != nil {
 			d.add(&fit, c, *pt.Fit, "fit", pt.Conc, "tok/s")
 		}
-	}
-	for _, pt := range r.Points {
 		if !pt.Usable {
-			y := 0.0
-			if !math.IsInf(lo, 1) {
-				y = lo
-			}
-			failed = append(failed, plotter.XY{X: float64(pt.Conc), Y: y})
+			failed = append(failed, plotter.XY{X: c})
+			failedAt = append(failedAt, fmt.Sprintf("c%d", pt.Conc))
 		}
 	}
 	if len(reps) > 0 {
@@ -304,7 +300,8 @@ func kneeChart(name string, r *knee.Result, metric knee.Metric) *figure {
 		fig.add("fit", mustLine(fit, armColor(1), false))
 	}
 	if len(failed) > 0 {
-		fig.add("failed (excluded)", mustScatter(failed, color.RGBA{R: 200, A: 255}, draw.CrossGlyph{}, vg.Points(4)))
+		fig.add("failed: no value (on the axis)", mustScatter(failed, failedColor, draw.CrossGlyph{}, vg.Points(5)))
+		fig.p.Add(axisLabels(failed, "failed", failedColor))
 	}
 	if r.Knee > 0 {
 		top := 0.0
@@ -318,8 +315,37 @@ func kneeChart(name string, r *knee.Result, metric knee.Metric) *figure {
 	}
 	p.Y.Min = 0
 	p.Y.Max *= 1.08
+	p.X.Padding = 0 // y = 0 on the x axis: the markers without a value sit on it
+	if len(failedAt) > 0 {
+		fig.note = fmt.Sprintf("failed, no value (× on the x axis): %s", strings.Join(failedAt, ", "))
+	}
 	return fig
 }
+
+// axisLabels writes text upright above each marker at xys (on the x
+// axis), in c: a word per point, which stays legible where the points
+// of a dense conc-list (c40, c48) lie close.
+func axisLabels(xys plotter.XYs, text string, c color.Color) *plotter.Labels {
+	ls := make([]string, len(xys))
+	for i := range ls {
+		ls[i] = text
+	}
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: ls})
+	if err != nil {
+		panic(err) // one label per point, finite by construction
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Font.Size = vg.Points(8)
+		l.TextStyle[i].Color = c
+		l.TextStyle[i].Rotation = math.Pi / 2
+		l.TextStyle[i].XAlign, l.TextStyle[i].YAlign = draw.XLeft, draw.YCenter
+	}
+	l.Offset = vg.Point{Y: vg.Points(7)}
+	return l
+}
+
+// failedColor marks failed points.
+var failedColor = color.RGBA{R: 200, A: 255}
 
 // latencyChart draws p50 and p90 of TTFT or ITL against concurrency for
 // every arm of one group.

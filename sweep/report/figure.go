@@ -30,6 +30,9 @@ type figure struct {
 	name string
 	p    *plot.Plot
 	data plotData // the values left out (the chart's Note)
+	// note is what else the chart's Note says (its points drawn without
+	// a value), before the values left out; "" for nothing.
+	note string
 	// legend holds add's entries in the order drawn; shared holds
 	// addShared's, listed after them.
 	legend, shared []legendEntry
@@ -156,7 +159,11 @@ func (f *figure) draw(c draw.Canvas) {
 // render draws f in both formats. A panic inside gonum/plot (a value this
 // package did not foresee) is returned as an error.
 func (f *figure) render() (c Chart, err error) {
-	c = Chart{Name: f.name, Title: strings.ReplaceAll(f.p.Title.Text, "\n", ": "), Note: f.data.note()}
+	note := f.note
+	if dropped := f.data.note(); dropped != "" {
+		note = strings.TrimPrefix(note+"; "+dropped, "; ")
+	}
+	c = Chart{Name: f.name, Title: strings.ReplaceAll(f.p.Title.Text, "\n", ": "), Note: note}
 	defer func() {
 		if v := recover(); v != nil {
 			c, err = Chart{}, fmt.Errorf("chart %s: gonum/plot failed: %v", f.name, v)

@@ -220,6 +220,45 @@ func kneeRows(rs []*knee.Result) [][]string {
 
 var kneeHeader = []string{"arm", "status", "knee", "peak", "Kneedle", "excluded files", "cliff", "reason"}
 
+// failedRows lists every result file left out of the knees because it
+// failed (knee.Point.Excluded; not a probe its full-length run
+// superseded, which is no failure), with why: the arm, the point (with
+// "other results used" when the point has usable ones too), the reason
+// and the file (relative to dir when under it).
+func failedRows(rs []*knee.Result, dir string) [][]string {
+	var rows [][]string
+	for _, r := range rs {
+		superseded := map[string]bool{}
+		for _, s := range r.Arm.Samples {
+			if s.Superseded {
+				superseded[s.File] = true
+			}
+		}
+		for _, p := range r.Points {
+			for _, e := range p.Excluded {
+				if superseded[e.File] {
+					continue
+				}
+				point := pointName(r, p.Conc)
+				if p.Usable {
+					point += " (other results used)"
+				}
+				file := e.File
+				if rel, err := filepath.Rel(dir, e.File); dir != "" && err == nil && !strings.HasPrefix(rel, "..") {
+					file = rel
+				}
+				rows = append(rows, []string{r.Arm.Identity.Label(), point, e.Reason, file})
+			}
+		}
+	}
+	return rows
+}
+
+var failedHeader = []string{"arm", "point", "why", "file"}
+
+// failedIntro says what the failed points' table lists.
+const failedIntro = "Left out of the knees and fits; the throughput charts draw them as × on the x axis, never as a value."
+
 // pointName names a point of r in a table: "c4", "c4 (probe)" when its
 // reading is an adaptive search's short probe only.
 func pointName(r *knee.Result, conc int) string {
@@ -322,7 +361,7 @@ func (rep *Report) Provenance() []string {
 
 // Markdown is the summary for $GITHUB_STEP_SUMMARY: a comparison's
 // verdict, the provenance of simulated results (Provenance), the knee
-// table, the
+// table, the failed points with why, the
 // frontier at P90 E2E-normalised interactivity, and links to the PNG
 // charts under chartsDir (relative).
 func (rep *Report) Markdown(chartsDir string) string {
@@ -339,6 +378,10 @@ func (rep *Report) Markdown(chartsDir string) string {
 	}
 	fmt.Fprintf(&b, "## Sweep knees (%s)\n\n", plural.Count(len(rep.Results), "arm", "arms"))
 	mdTable(&b, kneeHeader, kneeRows(rep.Results))
+	if rows := failedRows(rep.Results, ""); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n## Failed points (%s)\n\n%s\n\n", plural.Count(len(rows), "result", "results"), failedIntro)
+		mdTable(&b, failedHeader, rows)
+	}
 	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
 	mdTable(&b, frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
 	if rows := energyRows(rep.Results); len(rows) > 0 {
@@ -392,6 +435,10 @@ figcaption{font-size:13px;padding:4px}
 	rep.comparisonHTML(&b)
 	b.WriteString("<h2>Knees</h2>\n")
 	htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))
+	if rows := failedRows(rep.Results, ""); len(rows) > 0 {
+		fmt.Fprintf(&b, "<h2>Failed points (%s)</h2>\n<p>%s</p>\n", plural.Count(len(rows), "result", "results"), html.EscapeString(failedIntro))
+		htmlTable(&b, "failed", failedHeader, rows)
+	}
 	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))
 	htmlTable(&b, "frontier", frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
 	if rows := energyRows(rep.Results); len(rows) > 0 {

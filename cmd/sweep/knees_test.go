@@ -208,3 +208,19 @@ func TestKneesOfAnInterruptedSweep(t *testing.T) {
 	require.Equal(t, 0, mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, []string{"knees", dir, "--format", "json"}), errOut.String())
 	assert.Contains(t, out.String(), `"unfinished_conc": [`)
 }
+
+// TestReportOfAnInterruptedSweep: sweep report and a discovery's closing
+// report (report.WriteSweep) on the same discovery say so first.
+func TestReportOfAnInterruptedSweep(t *testing.T) {
+	dir := interruptedSweep(t)
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, []string{"report", dir, "--out", filepath.Join(dir, "r1")}), errOut.String())
+	md, err := os.ReadFile(filepath.Join(dir, "r1", "summary.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "> **Incomplete: "+interruptedSweepIncomplete)
+	assert.NotContains(t, string(md), "extend the grid upward")
+
+	out.Reset()
+	require.NoError(t, report.WriteSweep(t.Context(), &out, dir))
+	assert.Contains(t, out.String(), "\nincomplete: "+interruptedSweepIncomplete)
+}

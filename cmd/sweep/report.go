@@ -71,16 +71,13 @@ func newReportCmd(ios *IOStreams, runF func(context.Context, *reportOptions) err
 // results directory that cannot be read or holds no result, DIR's or
 // --compare's, exits 2 as sweep compare's do.
 func reportRun(ctx context.Context, o *reportOptions) error {
-	rs, err := knee.ReadAnalyze(ctx, o.Dir, o.Options)
+	rep, err := report.Read(ctx, o.Dir, o.Options)
 	if err != nil {
 		return inputError(err)
 	}
+	rs := rep.Results
 	if len(rs) == 0 {
 		return inputError(fmt.Errorf("no result files under %s (looked for *.json with conc and request_metrics)", o.Dir))
-	}
-	rep, err := report.Build(rs, o.Metric)
-	if err != nil {
-		return err
 	}
 	if o.Compare != "" {
 		cmp, err := rep.CompareDir(ctx, o.Compare, o.Options, o.Tolerance)

@@ -267,18 +267,19 @@ func armsOf(f *knee.Frontier) []*knee.Result {
 }
 
 // kneeChart draws one arm's throughput vs concurrency: the replicates, the
-// fit and the knee. A failed point (every result excluded) has no value:
-// it is marked with a labelled cross on the x axis, where no measurement
-// sits (the y axis starts at 0), and the chart's Note names it. (The
-// crosses sat at the arm's lowest measured value, where they read as
-// measurements.)
+// fit and the knee. Its points without a value are marked on the x axis,
+// where no measurement sits (the y axis starts at 0): a failed point
+// (every result excluded) as a cross, a point its sweep has not finished
+// (knee.Result.Unfinished) as an open square; the chart's Note names
+// them. (The crosses sat at the arm's lowest measured value, where they
+// read as measurements.)
 func kneeChart(name string, r *knee.Result, metric knee.Metric) *figure {
 	fig := newFigure(name, fmt.Sprintf("Throughput vs concurrency: %s\n%s", r.Arm.Identity.Parallelism(), r.Arm.Identity.GroupLabel()),
 		"concurrency", throughputLabel(metric))
 	p := fig.p
 	p.X.Scale, p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
-	var reps, fit, failed plotter.XYs
-	var failedAt []string
+	var reps, fit, failed, unfinished plotter.XYs
+	var failedAt, unfinishedAt []string
 	d := &fig.data
 	for _, pt := range r.Points {
 		c := float64(pt.Conc)
@@ -288,10 +289,14 @@ func kneeChart(name string, r *knee.Result, metric knee.Metric) *figure {
 		if pt.Fit != nil {
 			d.add(&fit, c, *pt.Fit, "fit", pt.Conc, "tok/s")
 		}
-		if !pt.Usable {
+		if !pt.Usable && !slices.Contains(r.Unfinished, pt.Conc) {
 			failed = append(failed, plotter.XY{X: c})
 			failedAt = append(failedAt, fmt.Sprintf("c%d", pt.Conc))
 		}
+	}
+	for _, c := range r.Unfinished {
+		unfinished = append(unfinished, plotter.XY{X: float64(c)})
+		unfinishedAt = append(unfinishedAt, fmt.Sprintf("c%d", c))
 	}
 	if len(reps) > 0 {
 		fig.add("measured", mustScatter(reps, armColor(0), draw.CircleGlyph{}, vg.Points(3)))
@@ -302,6 +307,10 @@ func kneeChart(name string, r *knee.Result, metric knee.Metric) *figure {
 	if len(failed) > 0 {
 		fig.add("failed: no value (on the axis)", mustScatter(failed, failedColor, draw.CrossGlyph{}, vg.Points(5)))
 		fig.p.Add(axisLabels(failed, "failed", failedColor))
+	}
+	if len(unfinished) > 0 {
+		fig.add("not finished (on the axis)", mustScatter(unfinished, grey, draw.SquareGlyph{}, vg.Points(4)))
+		fig.p.Add(axisLabels(unfinished, "not finished", grey))
 	}
 	if r.Knee > 0 {
 		top := 0.0
@@ -316,9 +325,14 @@ func kneeChart(name string, r *knee.Result, metric knee.Metric) *figure {
 	p.Y.Min = 0
 	p.Y.Max *= 1.08
 	p.X.Padding = 0 // y = 0 on the x axis: the markers without a value sit on it
+	var notes []string
 	if len(failedAt) > 0 {
-		fig.note = fmt.Sprintf("failed, no value (× on the x axis): %s", strings.Join(failedAt, ", "))
+		notes = append(notes, fmt.Sprintf("failed, no value (× on the x axis): %s", strings.Join(failedAt, ", ")))
 	}
+	if len(unfinishedAt) > 0 {
+		notes = append(notes, fmt.Sprintf("not finished by its sweep (□ on the x axis): %s", strings.Join(unfinishedAt, ", ")))
+	}
+	fig.note = strings.Join(notes, "; ")
 	return fig
 }
 
@@ -551,8 +565,9 @@ func bandPolygon(xlo, xhi, ylo, yhi float64) *plotter.Polygon {
 // the grid to show through.
 var bandColor = color.NRGBA{R: 120, G: 120, B: 120, A: 45}
 
-// grey draws a golden acceptance length several arms share, and the
-// legend's ring for knees ringed in their arms' colours.
+// grey draws what is no measurement: a golden acceptance length several
+// arms share, the legend's ring for knees ringed in their arms' colours,
+// the points a sweep has not finished.
 var grey = color.RGBA{R: 110, G: 110, B: 110, A: 255}
 
 // energyChart draws throughput per GPU against energy per output token,

@@ -40,10 +40,38 @@ func TestAddComparison(t *testing.T) {
 		assert.Contains(t, string(c.SVG), "HEAD", c.Name)
 	}
 	md := rep.Markdown(ChartsDir)
-	assert.True(t, strings.HasPrefix(md, "## Comparison with HEAD\n\nverdict: INCOMPLETE"), md[:80])
-	assert.Less(t, strings.Index(md, "## Comparison with HEAD"), strings.Index(md, "> **Simulated: every arm"), "the verdict leads, the provenance follows")
-	assert.Contains(t, md, "| invalid-result")
-	assert.Contains(t, rep.HTML(), `<p id="compare-verdict">verdict: INCOMPLETE`)
+	assert.True(t, strings.HasPrefix(md, "> **Simulated: every arm of BASE ran on sweep's simulated engine"), md[:80])
+	assert.Less(t, strings.Index(md, "> **Simulated: every arm of HEAD ran on"), strings.Index(md, "## Comparison with HEAD"), "the banners lead, the comparison follows")
+	assert.Contains(t, md, "## Comparison with HEAD\n\nBASE: this report's results; HEAD: the results compared with them.\n\nverdict: INCOMPLETE")
+	// One row per arm, its problems summed up in it and listed under the
+	// table (an INCOMPLETE arm had a row per problem).
+	rows := tableRows(md, "| verdict | arm |")
+	require.Len(t, rows, len(rep.Results))
+	assert.Contains(t, rows[0], "| INCOMPLETE | qwen3.5 mi325x-amds sglang fp8 mtp tp2 ep2 |")
+	assert.Contains(t, rows[0], "2 problems (listed below): invalid-result at c64, c128 |")
+	assert.Contains(t, md, "\nThe 3 problems, by arm:\n\n- qwen3.5 mi325x-amds sglang fp8 mtp tp2 ep2\n  - c64 invalid-result: ")
+	page := rep.HTML()
+	assert.Contains(t, page, `<p id="compare-verdict">verdict: INCOMPLETE`)
+	assert.Contains(t, page, `<ul id="compare-problems">`)
+}
+
+// tableRows are the rows of the Markdown table in md whose header line
+// starts with header.
+func tableRows(md, header string) []string {
+	var rows []string
+	in := false
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case strings.HasPrefix(line, header):
+			in = true
+		case in && strings.HasPrefix(line, "| --- "):
+		case in && strings.HasPrefix(line, "| "):
+			rows = append(rows, line)
+		case in:
+			return rows
+		}
+	}
+	return rows
 }
 
 // TestCompareDir: HEAD read from its directory gives the comparison

@@ -3,14 +3,15 @@
 // for $GITHUB_STEP_SUMMARY and PR comments, and one self-contained HTML
 // page with the charts inline and the tables.
 //
-//	arms, _ := knee.Read(ctx, dir)
-//	rs := ... knee.Analyze(a, opts) for each arm ...
-//	rep, _ := report.Build(rs, opts.Metric)
-//	paths, _ := rep.Write(outDir)
+//	rep, _ := report.Read(ctx, dir, opts) // campaign.ReadKnees, then Build
+//	// or: rep, _ := report.Build(rs, opts.Metric) on verdicts at hand
+//	_, _ = rep.CompareDir(ctx, headDir, opts, tolerance) // optional
+//	page, _ := rep.Write(outDir)
 package report
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"html"
@@ -18,11 +19,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"sweep/internal/atomicfile"
 	"sweep/internal/markdown"
 	"sweep/internal/plural"
+	"sweep/sweep/campaign"
 	"sweep/sweep/compare"
 	"sweep/sweep/knee"
 )
@@ -36,8 +39,21 @@ type Report struct {
 	// Notes name the charts that could not be drawn and why.
 	Notes []string
 	// Comparison, when not nil, is the verdict of sweep compare against
-	// HEAD's results (AddComparison); it leads the summary and the page.
+	// HEAD's results (AddComparison); it leads the summary and the page,
+	// after the banners (Provenance, Incomplete).
 	Comparison *compare.Report
+	// Head are HEAD's verdicts beside a Comparison, HeadDir its
+	// directory ("" when the results were handed over: AddComparison).
+	Head    []*knee.Result
+	HeadDir string
+	// Dir is the directory of the report's results (BASE's, with a
+	// comparison): Read sets it; "" when the verdicts were handed over
+	// (Build).
+	Dir string
+	// Incomplete names the points the sweep of the report's results has
+	// not finished, and HEAD's (campaign.Knees.Incomplete), one line
+	// each: a banner of the summary and the page; empty when they have.
+	Incomplete []string
 	groups     []group
 }
 
@@ -77,6 +93,35 @@ func Build(rs []*knee.Result, metric knee.Metric) (*Report, error) {
 			continue
 		}
 		rep.Charts = append(rep.Charts, c)
+	}
+	return rep, nil
+}
+
+// Read builds the report of the results under dir as sweep knees reads
+// them (campaign.ReadKnees with o: the verdicts, and the points their
+// sweep has not finished, named in Incomplete). No result under dir is
+// no error: the report then has no Results.
+func Read(ctx context.Context, dir string, o knee.Options) (*Report, error) {
+	k, err := campaign.ReadKnees(ctx, dir, o)
+	if err != nil {
+		return nil, err
+	}
+	return fromKnees(k, dir, o.Metric)
+}
+
+// fromKnees builds the report of k, the verdicts on the results under
+// dir, on metric ("" is knee.MetricTotal).
+func fromKnees(k *campaign.Knees, dir string, metric knee.Metric) (*Report, error) {
+	if metric == "" {
+		metric = knee.MetricTotal
+	}
+	rep, err := Build(k.Results, metric)
+	if err != nil {
+		return nil, err
+	}
+	rep.Dir = dir
+	if s := k.Incomplete(); s != "" {
+		rep.Incomplete = append(rep.Incomplete, "Incomplete: "+s+".")
 	}
 	return rep, nil
 }
@@ -286,6 +331,22 @@ func frontierRows(fs []*knee.Frontier) [][]string {
 	return rows
 }
 
+// tputHeader is a table's throughput column under metric.
+func tputHeader(metric knee.Metric) string {
+	if metric == knee.MetricOutput {
+		return "output throughput/GPU (tok/s)"
+	}
+	return "total throughput/GPU (tok/s)"
+}
+
+// metricLine says which throughput the report's tables and charts show.
+func (rep *Report) metricLine() string {
+	if rep.Metric == knee.MetricOutput {
+		return "Throughput: output tokens per second per GPU (--metric output) in every table and chart."
+	}
+	return "Throughput: total (input + output) tokens per second per GPU (--metric total) in every table and chart."
+}
+
 // energyRows lists each point with valid power: energy per output token
 // and output tokens per joule beside its throughput.
 func energyRows(rs []*knee.Result) [][]string {
@@ -310,20 +371,43 @@ func energyRows(rs []*knee.Result) [][]string {
 	return rows
 }
 
-var energyHeader = []string{"arm", "point", "J per output token", "output tokens per J", "throughput/GPU (tok/s)"}
+func energyHeader(metric knee.Metric) []string {
+	return []string{"arm", "point", "J per output token", "output tokens per J", tputHeader(metric)}
+}
 
-var frontierHeader = []string{"config", "arm", "point", "interactivity (tok/s/user)", "throughput/GPU (tok/s)"}
+func frontierHeader(metric knee.Metric) []string {
+	return []string{"config", "arm", "point", "interactivity (tok/s/user)", tputHeader(metric)}
+}
 
 // Provenance says which arms' results came from sweep's simulated engine
 // rather than hardware, what a calibration file set for them (sweep sim
 // calibrate; knee.Sample.SimCalibration), and which points' readings are
 // an adaptive discovery's short probes: nil when every result is a
-// full-length hardware measurement. The page shows it under its title, the summary
-// before its knees (after a comparison's verdict, which leads it), so
-// that simulated curves are never read as measured ones.
+// full-length hardware measurement. With a comparison it says so of
+// BASE's and of HEAD's arms apart, each side named with its directory.
+// The summary and the page lead with it (with Incomplete, before a
+// comparison), so that simulated curves are never read as measured ones.
 func (rep *Report) Provenance() []string {
+	if rep.Comparison == nil {
+		return provenanceOf(rep.Results, "")
+	}
+	return append(provenanceOf(rep.Results, sideName("BASE", rep.Dir)), provenanceOf(rep.Head, sideName("HEAD", rep.HeadDir))...)
+}
+
+// sideName names a side of a comparison: "HEAD (runs/pr-123)", or
+// "HEAD" when its directory is not known.
+func sideName(side, dir string) string {
+	if dir == "" {
+		return side
+	}
+	return fmt.Sprintf("%s (%s)", side, dir)
+}
+
+// provenanceOf is Provenance of the arms rs, of side ("": the report's
+// only side).
+func provenanceOf(rs []*knee.Result, side string) []string {
 	var sim, calibrated, probed []string
-	for _, r := range rep.Results {
+	for _, r := range rs {
 		var probes []string
 		for _, p := range r.Points {
 			if p.Probe {
@@ -343,31 +427,35 @@ func (rep *Report) Provenance() []string {
 			calibrated = append(calibrated, fmt.Sprintf("%s (%s)", label, strings.Join(settings, "; ")))
 		}
 	}
+	of, in := "", ""
+	if side != "" {
+		of, in = " of "+side, " in "+side
+	}
 	var out []string
 	switch {
-	case len(sim) == len(rep.Results) && len(sim) > 0:
-		out = append(out, "Simulated: every arm ran on sweep's simulated engine (--simulate), not on hardware; its numbers rehearse a sweep, they are not measurements.")
+	case len(sim) == len(rs) && len(sim) > 0:
+		out = append(out, fmt.Sprintf("Simulated: every arm%s ran on sweep's simulated engine (--simulate), not on hardware; its numbers rehearse a sweep, they are not measurements.", of))
 	case len(sim) > 0:
-		out = append(out, fmt.Sprintf("Simulated: %d of %s ran on sweep's simulated engine (--simulate), not on hardware: %s.", len(sim), plural.Count(len(rep.Results), "arm", "arms"), strings.Join(sim, "; ")))
+		out = append(out, fmt.Sprintf("Simulated: %d of %s%s ran on sweep's simulated engine (--simulate), not on hardware: %s.", len(sim), plural.Count(len(rs), "arm", "arms"), of, strings.Join(sim, "; ")))
 	}
 	if len(calibrated) > 0 {
-		out = append(out, "Calibrated (sweep sim calibrate, --sim-calibration): "+strings.Join(calibrated, "; ")+".")
+		out = append(out, "Calibrated (sweep sim calibrate, --sim-calibration)"+in+": "+strings.Join(calibrated, "; ")+".")
 	}
 	if len(probed) > 0 {
-		out = append(out, "Probes (an adaptive discovery's short runs, read against the arm's full-length points; marked \"(probe)\" in the tables): "+strings.Join(probed, "; ")+".")
+		out = append(out, "Probes"+in+" (an adaptive discovery's short runs, read against the arm's full-length points; marked \"(probe)\" in the tables): "+strings.Join(probed, "; ")+".")
 	}
 	return out
 }
 
-// Markdown is the summary for $GITHUB_STEP_SUMMARY: a comparison's
-// verdict, the provenance of simulated results (Provenance), the knee
-// table, the failed points with why, the
-// frontier at P90 E2E-normalised interactivity, and links to the PNG
-// charts under chartsDir (relative).
+// Markdown is the summary for $GITHUB_STEP_SUMMARY: first the banners
+// (Provenance: simulated results, calibrations, probes; Incomplete:
+// points a sweep has not finished), the throughput metric, a
+// comparison's verdict, the knee table, the failed points with why, the
+// frontier at P90 E2E-normalised interactivity, energy, and links to the
+// PNG charts under chartsDir (relative).
 func (rep *Report) Markdown(chartsDir string) string {
 	var b strings.Builder
-	rep.comparisonMarkdown(&b)
-	if lines := rep.Provenance(); len(lines) > 0 {
+	if lines := rep.banners(); len(lines) > 0 {
 		for i, line := range lines {
 			if i > 0 {
 				b.WriteString(">\n")
@@ -376,17 +464,19 @@ func (rep *Report) Markdown(chartsDir string) string {
 		}
 		b.WriteString("\n")
 	}
+	fmt.Fprintf(&b, "%s\n\n", rep.metricLine())
+	rep.comparisonMarkdown(&b)
 	fmt.Fprintf(&b, "## Sweep knees (%s)\n\n", plural.Count(len(rep.Results), "arm", "arms"))
 	mdTable(&b, kneeHeader, kneeRows(rep.Results))
-	if rows := failedRows(rep.Results, ""); len(rows) > 0 {
+	if rows := failedRows(rep.Results, rep.Dir); len(rows) > 0 {
 		fmt.Fprintf(&b, "\n## Failed points (%s)\n\n%s\n\n", plural.Count(len(rows), "result", "results"), failedIntro)
 		mdTable(&b, failedHeader, rows)
 	}
 	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
-	mdTable(&b, frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	mdTable(&b, frontierHeader(rep.Metric), frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
 	if rows := energyRows(rep.Results); len(rows) > 0 {
 		fmt.Fprintf(&b, "\n## Energy (GPU power, valid points)\n\n")
-		mdTable(&b, energyHeader, rows)
+		mdTable(&b, energyHeader(rep.Metric), rows)
 	}
 	fmt.Fprintf(&b, "\n## Charts\n\n")
 	for _, c := range rep.Charts {
@@ -400,6 +490,13 @@ func (rep *Report) Markdown(chartsDir string) string {
 		fmt.Fprintf(&b, "- %s\n", markdown.Cell(n))
 	}
 	return b.String()
+}
+
+// banners are the lines the summary and the page lead with: where the
+// results came from (Provenance) and what their sweeps have not finished
+// (Incomplete).
+func (rep *Report) banners() []string {
+	return slices.Concat(rep.Provenance(), rep.Incomplete)
 }
 
 func mdTable(b *strings.Builder, head []string, rows [][]string) {
@@ -428,22 +525,26 @@ figure svg{display:block;width:630px;height:405px}
 figcaption{font-size:13px;padding:4px}
 </style></head><body>
 `)
-	fmt.Fprintf(&b, "<h1>Sweep report</h1>\n<p>%s, throughput metric: %s per GPU.</p>\n", plural.Count(len(rep.Results), "arm", "arms"), html.EscapeString(string(rep.Metric)))
+	b.WriteString("<h1>Sweep report</h1>\n")
 	for _, line := range rep.Provenance() {
 		fmt.Fprintf(&b, "<p class=\"provenance\"><strong>%s</strong></p>\n", html.EscapeString(line))
 	}
+	for _, line := range rep.Incomplete {
+		fmt.Fprintf(&b, "<p class=\"incomplete\"><strong>%s</strong></p>\n", html.EscapeString(line))
+	}
+	fmt.Fprintf(&b, "<p>%s. %s</p>\n", plural.Count(len(rep.Results), "arm", "arms"), html.EscapeString(rep.metricLine()))
 	rep.comparisonHTML(&b)
 	b.WriteString("<h2>Knees</h2>\n")
 	htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))
-	if rows := failedRows(rep.Results, ""); len(rows) > 0 {
+	if rows := failedRows(rep.Results, rep.Dir); len(rows) > 0 {
 		fmt.Fprintf(&b, "<h2>Failed points (%s)</h2>\n<p>%s</p>\n", plural.Count(len(rows), "result", "results"), html.EscapeString(failedIntro))
 		htmlTable(&b, "failed", failedHeader, rows)
 	}
 	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))
-	htmlTable(&b, "frontier", frontierHeader, frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	htmlTable(&b, "frontier", frontierHeader(rep.Metric), frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
 	if rows := energyRows(rep.Results); len(rows) > 0 {
 		b.WriteString("<h2>Energy (GPU power, valid points)</h2>\n")
-		htmlTable(&b, "energy", energyHeader, rows)
+		htmlTable(&b, "energy", energyHeader(rep.Metric), rows)
 	}
 	b.WriteString("<h2>Charts</h2>\n")
 	for _, c := range rep.Charts {

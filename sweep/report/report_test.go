@@ -363,7 +363,7 @@ func TestProvenance(t *testing.T) {
 	assert.Equal(t, []string{want}, rep.Provenance())
 	md := rep.Markdown(ChartsDir)
 	assert.True(t, strings.HasPrefix(md, "> **Simulated: every arm ran on sweep's simulated engine"), md[:min(200, len(md))])
-	assert.Contains(t, md, "they are not measurements.**\n\n## Sweep knees (5 arms)")
+	assert.Contains(t, md, "they are not measurements.**\n\nThroughput: total (input + output) tokens per second per GPU (--metric total) in every table and chart.\n\n## Sweep knees (5 arms)")
 	page := rep.HTML()
 	assert.True(t, strings.Contains(page, `<p class="provenance"><strong>`+html.EscapeString(want)+`</strong></p>`) &&
 		strings.Index(page, `class="provenance"`) < strings.Index(page, "<h2>Knees</h2>"), "the page leads with it")
@@ -407,6 +407,6 @@ func TestProvenance(t *testing.T) {
 	rep, err = patchedKeySweep(t, func(_, _ string, obj map[string]any) { obj["simulated"] = false })
 	require.NoError(t, err)
 	assert.Empty(t, rep.Provenance())
-	assert.True(t, strings.HasPrefix(rep.Markdown(ChartsDir), "## Sweep knees"))
+	assert.True(t, strings.HasPrefix(rep.Markdown(ChartsDir), "Throughput: total"))
 	assert.False(t, strings.Contains(rep.HTML(), "provenance"), "a page of real results has no provenance line")
 }

@@ -1,0 +1,130 @@
+package report
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/campaign"
+	"sweep/sweep/compare"
+	"sweep/sweep/knee"
+	"sweep/sweep/testkit/synth"
+)
+
+// interruptedSweep writes the key sweep's tp8 ep8 arm as a discovery
+// interrupted while it ran c32 (planned c1..c128): c1..c16 ran, c32
+// started and never ended, c64 and c128 never ran.
+func interruptedSweep(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	arm := synth.KeySweep(11)[4].Arm
+	ran := &knee.Arm{Identity: arm.Identity}
+	for _, s := range arm.Samples {
+		if s.Conc <= 16 {
+			ran.Samples = append(ran.Samples, s)
+		}
+	}
+	paths, err := synth.WriteDir(dir, ran, true)
+	require.NoError(t, err)
+	plan := campaign.ArmPlan{Arm: 1, Identity: arm.Identity}
+	for _, c := range []int{1, 2, 4, 8, 16, 32, 64, 128} {
+		plan.Points = append(plan.Points, campaign.PointPlan{Point: fmt.Sprintf("c%d", c), Conc: c})
+	}
+	recs := []campaign.Record{{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover"}, Arms: []campaign.ArmPlan{plan}}}
+	for i, p := range paths {
+		rel, err := filepath.Rel(dir, p)
+		require.NoError(t, err)
+		c := ran.Samples[i].Conc
+		recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: 1, Point: fmt.Sprintf("c%d", c), Conc: c},
+			campaign.Record{Event: campaign.EventPointEnd, Arm: 1, Point: fmt.Sprintf("c%d", c), Conc: c, Status: campaign.StatusOK, Result: rel})
+	}
+	recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: 1, Point: "c32", Conc: 32})
+	j, _, err := campaign.OpenJournal(dir)
+	require.NoError(t, err)
+	for _, r := range recs {
+		require.NoError(t, j.Append(r))
+	}
+	require.NoError(t, j.Close())
+	return dir
+}
+
+// TestIncompleteSweep: the report of an interrupted discovery says, first,
+// that the sweep has not finished and which points, the arm's verdict
+// names them instead of advising to extend the grid, and its throughput
+// chart marks them on the x axis. It said "still gaining ...: extend the
+// grid upward" of an arm whose grid ran further, unfinished.
+func TestIncompleteSweep(t *testing.T) {
+	rep, err := Read(t.Context(), interruptedSweep(t), knee.Options{})
+	require.NoError(t, err)
+	want := "Incomplete: its journal says the sweep has not finished 3 of its 8 points: qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8 c32 (interrupted), c64 (not run), c128 (not run); rerun its command to resume it"
+	require.Len(t, rep.Incomplete, 1)
+	assert.True(t, strings.HasPrefix(rep.Incomplete[0], want), rep.Incomplete[0])
+	md := rep.Markdown(ChartsDir)
+	assert.True(t, strings.HasPrefix(md, "> **Simulated: every arm ran"), md[:80])
+	assert.Contains(t, md, ">\n> **"+want)
+	assert.NotContains(t, md, "extend the grid upward")
+	assert.Contains(t, md, "the sweep has not finished c32, c64, c128 above it")
+	assert.Contains(t, rep.HTML(), `<p class="incomplete"><strong>`)
+	var chart *Chart
+	for i := range rep.Charts {
+		if rep.Charts[i].Name == "g1-arm1-throughput" {
+			chart = &rep.Charts[i]
+		}
+	}
+	require.NotNil(t, chart)
+	assert.Equal(t, "not finished by its sweep (□ on the x axis): c32, c64, c128", chart.Note)
+	assert.Contains(t, svgTexts(chart.SVG), "not finished (on the axis)")
+}
+
+// TestMetricStated: the summary says which throughput its tables show,
+// as the page does, and the tables' headers name it; it was in the page
+// only.
+func TestMetricStated(t *testing.T) {
+	rep, _ := buildKeySweep(t)
+	rep.Metric = knee.MetricOutput
+	md := rep.Markdown(ChartsDir)
+	line := "Throughput: output tokens per second per GPU (--metric output) in every table and chart."
+	assert.Contains(t, md, "they are not measurements.**\n\n"+line+"\n\n## Sweep knees")
+	assert.Contains(t, md, "| interactivity (tok/s/user) | output throughput/GPU (tok/s) |")
+	assert.Contains(t, rep.HTML(), "<p>5 arms. "+line+"</p>")
+}
+
+// TestComparisonSides: the comparison names BASE's and HEAD's
+// directories; simulated HEAD results beside real BASE ones get the
+// banner (they got none); an arm only HEAD has gets a row and its
+// charts (it had neither).
+func TestComparisonSides(t *testing.T) {
+	base, err := patchedKeySweep(t, func(_, _ string, obj map[string]any) { obj["simulated"] = false })
+	require.NoError(t, err)
+	base.Results = base.Results[:4] // HEAD has tp8 ep8, BASE not
+	base.Dir = "runs/main"
+	_, headDir := buildKeySweepOf(t, func(*synth.Case) {})
+	headDir = filepath.Join(headDir, "results")
+	cmp, err := base.CompareDir(t.Context(), headDir, knee.Options{}, 5)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8"}, cmp.OnlyInHead)
+	md := base.Markdown(ChartsDir)
+	head := "Simulated: every arm of HEAD (" + headDir + ") ran on sweep's simulated engine"
+	assert.True(t, strings.HasPrefix(md, "> **"+head), md[:120])
+	assert.NotContains(t, md, "of BASE", "BASE's results are real")
+	assert.Contains(t, md, "BASE: runs/main (this report's results); HEAD: "+strings.ReplaceAll(headDir, "_", "\\_")+".")
+	rows := tableRows(md, "| verdict | arm |")
+	require.Len(t, rows, 5)
+	assert.Equal(t, "| not compared | qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8 | – | – | – | only in HEAD: BASE has no such arm |", rows[4])
+	assert.Contains(t, base.HTML(), `<p id="compare-sides">BASE: runs/main (this report&#39;s results); HEAD: `+headDir+`.</p>`)
+	var names []string
+	for _, c := range base.Charts {
+		if strings.HasPrefix(c.Name, "compare-") {
+			names = append(names, c.Name+": "+c.Title)
+		}
+	}
+	require.Len(t, names, 10)
+	assert.Equal(t, "compare-arm5-conc: Throughput vs concurrency, BASE vs HEAD: qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8 (only in HEAD)", names[8])
+	for _, p := range cmp.Problems {
+		assert.NotEqual(t, compare.MissingArm, p.Kind, "an arm only HEAD has is not a problem")
+	}
+}

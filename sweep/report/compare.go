@@ -231,7 +231,6 @@ func joinNonEmpty(a, b string) string {
 	return a + "; " + b
 }
 
-
 // sides names the two sides of the comparison: "BASE: runs/main (this
 // report's results); HEAD: runs/pr-123."
 func (rep *Report) sides() string {

@@ -62,3 +62,21 @@ func TestOfficialRunsTheChangelogPoints(t *testing.T) {
 		assert.Equal(t, want, got, "trim-conc=%t:\n%s", trim, stdout)
 	}
 }
+
+// TestOfficialShortDurationIsAUsageError: --duration below the
+// scenario's minimum, which no official point can be run at, exited 1
+// as failed points do; it is what the command was asked: exit 2, with
+// and without --dry-run, and nothing is made.
+func TestOfficialShortDurationIsAUsageError(t *testing.T) {
+	for _, dry := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "o")
+		args := []string{"official", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--duration", "300", "--out", out}
+		if dry {
+			args = append(args, "--dry-run")
+		}
+		code, _, stderr := runCLI(t, args...)
+		assert.Equal(t, exitUsage, code, "dry run %t: %s", dry, stderr)
+		assert.Contains(t, stderr, "300 s is below the inferencex-agentx-mvp scenario's 900 s minimum")
+		assert.NoDirExists(t, out)
+	}
+}

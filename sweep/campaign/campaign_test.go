@@ -1797,6 +1797,8 @@ func TestOfficialRefusesInvalidSubmissions(t *testing.T) {
 	}
 	_, err := campaign.BuildSchedule([]recipes.Point{point(600)}, campaign.ScheduleOptions{Catalog: models.Builtin(), Official: true})
 	assert.EqualError(t, err, "official point p600: 600 s is below the inferencex-agentx-mvp scenario's 900 s minimum, so aiperf runs it with --unsafe-override and stamps it submission_valid=false; an official point must be a valid submission: drop --duration or give at least the scenario's minimum")
+	_, isUsage := errors.AsType[*usage.Error](err)
+	assert.True(t, isUsage, "--duration asked for it: a usage error (sweep exits 2), not failed points")
 	_, err = campaign.BuildSchedule([]recipes.Point{point(600)}, campaign.ScheduleOptions{Catalog: models.Builtin()})
 	assert.NoError(t, err, "a discovery point may be short")
 	_, err = campaign.BuildSchedule([]recipes.Point{point(1200)}, campaign.ScheduleOptions{Catalog: models.Builtin(), Official: true})

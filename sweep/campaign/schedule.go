@@ -10,6 +10,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/internal/filename"
+	"sweep/internal/usage"
 	"sweep/metrics/result"
 	"sweep/recipes"
 )
@@ -137,7 +138,8 @@ func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error)
 		}
 		seen[pp.ResultFilename] = true
 		if why := pp.SubmissionProblem(); o.Official && why != "" {
-			return nil, fmt.Errorf("official point %s: %s; an official point must be a valid submission: drop --duration or give at least the scenario's minimum", pp.ResultFilename, why)
+			// What the command was asked (--duration): a usage error.
+			return nil, usage.Errorf("official point %s: %s; an official point must be a valid submission: drop --duration or give at least the scenario's minimum", pp.ResultFilename, why)
 		}
 		k := armKey(&pp)
 		a, ok := byArm[k]

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -93,7 +94,16 @@ func discoverRun(ctx context.Context, o *discoverOptions) error {
 		return runErr
 	}
 	if err := report.WriteSweep(ctx, o.IO.Out, o.Out); err != nil {
+		if _, ok := errors.AsType[*report.InterruptedError](err); ok {
+			fmt.Fprintf(o.IO.ErrOut, "sweep discover: %v\n", err)
+			return errors.Join(runErr, err) // a cancellation: exit 130
+		}
 		fmt.Fprintf(o.IO.ErrOut, "warning: knees/report: %v\n", err)
+	}
+	if ctx.Err() != nil {
+		// Interrupted as the report was written: it is, but the command
+		// stops as one interrupted does.
+		return errors.Join(runErr, context.Cause(ctx))
 	}
 	return runErr
 }

@@ -730,3 +730,37 @@ func stageOutcome(rec *run.Record, name string) string {
 	}
 	return ""
 }
+
+// cancelAfter is an output stream that cancels the command's context once
+// what it printed holds mark (Ctrl-C then).
+type cancelAfter struct {
+	strings.Builder
+	mark   string
+	cancel context.CancelFunc
+}
+
+func (w *cancelAfter) Write(p []byte) (int, error) {
+	n, err := w.Builder.Write(p)
+	if strings.Contains(w.String(), w.mark) {
+		w.cancel()
+	}
+	return n, err
+}
+
+// TestDiscoverInterruptedDuringTheReport: Ctrl-C as the knee table was
+// printed said "stopping", then wrote the report and exited 0. The sweep
+// stops: exit 130, saying its results are complete and how to make the
+// report, which is not written.
+func TestDiscoverInterruptedDuringTheReport(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	stdout := &cancelAfter{mark: "\nknees:\n", cancel: cancel}
+	var stderr strings.Builder
+	code := mainRun(ctx, &IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: &stderr}, discoverArgs(out, "--builtin-client"))
+	assert.Equal(t, exitCancelled, code, stderr.String())
+	assert.Contains(t, stderr.String(), "sweep discover: interrupted: the sweep's results in "+out+" are complete, but its report was not written (make it with: sweep report "+out+")\n")
+	assert.NotContains(t, stdout.String(), "report: ")
+	assert.NoDirExists(t, filepath.Join(out, "report"))
+	assert.FileExists(t, filepath.Join(out, campaign.SummaryJSON), "the sweep itself ended")
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"html"
 	"image"
 	"image/png"
@@ -275,6 +276,36 @@ func TestWriteSweep(t *testing.T) {
 
 	empty := t.TempDir()
 	assert.EqualError(t, WriteSweep(t.Context(), &w, empty), "no results in "+empty+" yet")
+}
+
+// cancelOnWrite is a writer that cancels its context at the first write.
+type cancelOnWrite struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.cancel()
+	return w.Buffer.Write(p)
+}
+
+// TestWriteSweepInterrupted: Ctrl-C as the knee table was printed went on
+// to write the report, and the sweep exited 0 after "stopping". WriteSweep
+// stops before writing it and says how to make it.
+func TestWriteSweepInterrupted(t *testing.T) {
+	_, out := buildKeySweep(t)
+	dir := filepath.Join(filepath.Dir(out), "results")
+	ctx, cancel := context.WithCancel(t.Context())
+	w := &cancelOnWrite{cancel: cancel}
+	err := WriteSweep(ctx, w, dir)
+	ie, ok := errors.AsType[*InterruptedError](err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, dir, ie.Dir)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.EqualError(t, err, "interrupted: the sweep's results in "+dir+" are complete, but its report was not written (make it with: sweep report "+dir+")")
+	assert.Contains(t, w.String(), "\nknees:\n", "the knee table was printed")
+	assert.NotContains(t, w.String(), "report: ")
+	assert.NoDirExists(t, filepath.Join(dir, "report"))
 }
 
 // TestNiceTicks: a linear axis is labelled at round values with the

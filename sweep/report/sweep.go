@@ -15,7 +15,8 @@ import (
 // sweep has not finished: campaign.Knees.WriteTable) and writes its
 // report under DIR/report, as a sweep does when its points are done. It runs
 // after the sweep's results are written, so a panic in it is an error,
-// never a crash.
+// never a crash. Cancelled (Ctrl-C) before the report is written, it
+// writes none and returns an *InterruptedError.
 func WriteSweep(ctx context.Context, w io.Writer, dir string) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -23,6 +24,9 @@ func WriteSweep(ctx context.Context, w io.Writer, dir string) (err error) {
 		}
 	}()
 	k, err := campaign.ReadKnees(ctx, dir, knee.Options{Threshold: 0.9, Metric: knee.MetricTotal})
+	if ctx.Err() != nil {
+		return &InterruptedError{Dir: dir, Err: context.Cause(ctx)}
+	}
 	if err != nil {
 		return err
 	}
@@ -37,6 +41,9 @@ func WriteSweep(ctx context.Context, w io.Writer, dir string) (err error) {
 	if err != nil {
 		return err
 	}
+	if ctx.Err() != nil {
+		return &InterruptedError{Dir: dir, Err: context.Cause(ctx)}
+	}
 	page, err := rep.Write(filepath.Join(dir, "report"))
 	if err != nil {
 		return err
@@ -44,3 +51,17 @@ func WriteSweep(ctx context.Context, w io.Writer, dir string) (err error) {
 	fmt.Fprintf(w, "report: %s\n", page)
 	return nil
 }
+
+// InterruptedError is a sweep's report that WriteSweep did not write,
+// cancelled (Ctrl-C): the results are complete, and sweep report makes
+// the report from them. It wraps the context's cause.
+type InterruptedError struct {
+	Dir string
+	Err error
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted: the sweep's results in %s are complete, but its report was not written (make it with: sweep report %s)", e.Dir, e.Dir)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }

@@ -189,17 +189,20 @@ func (s *runServer) Stop(ctx context.Context) error {
 
 // RunLoad runs p's load into DIR/<p.ID>/, after clearing what an earlier
 // attempt of the point left there (ClearPointDir: a completed probe that
-// this full-length run replaces is kept in DIR/<p.ID>.probe/).
+// this full-length run replaces is kept in DIR/<p.ID>.probe/), holding
+// the directory's lock.
 func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
 	spec, err := specOn(&p.Plan, s.setup, s.nodes)
 	if err != nil {
 		return Outcome{Err: err}
 	}
 	spec.LoadSpec.Probe, spec.LoadSpec.Official = p.Probe, s.b.Official
-	if err := ClearPointDir(s.b.Dir, p); err != nil {
+	dir := result.PointDir(s.b.Dir, p.ID)
+	release, err := ClearPointDir(s.b.Dir, p)
+	if err != nil {
 		return Outcome{Err: err}
 	}
-	dir := result.PointDir(s.b.Dir, p.ID)
+	defer release()
 	rec, err := s.srv.RunLoad(ctx, spec.LoadSpec, dir)
 	out := Outcome{Err: err}
 	if rec == nil {

@@ -132,9 +132,11 @@ func (s *fakeServer) release() {
 }
 
 func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Outcome {
-	if err := campaign.ClearPointDir(s.b.dir, p); err != nil {
+	release, err := campaign.ClearPointDir(s.b.dir, p)
+	if err != nil {
 		return campaign.Outcome{Err: err}
 	}
+	defer release()
 	s.b.mu.Lock()
 	s.b.loads[p.ID]++
 	fault := s.b.faults[p.ID]

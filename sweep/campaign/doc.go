@@ -36,7 +36,8 @@
 // an older binary began is read per segment. A backend clears a point's
 // directory before each attempt with ClearPointDir, which keeps the
 // result of a probe that the point's full-length run replaces
-// (result.ProbeDir: DIR/ID.probe/). A resume recovers from disk a point
+// (result.ProbeDir: DIR/ID.probe/) and takes the directory's lock for
+// the attempt (run.LockOutDir). A resume recovers from disk a point
 // the journal started and never ended whose directory says it finished
 // (Record.Recovered); Preview is what Run would find in a directory,
 // without writing anything (a dry run's). Identity is what makes two

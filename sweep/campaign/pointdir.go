@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"sweep/metrics/result"
 	"sweep/sweep/knee"
+	"sweep/sweep/run"
 )
 
 // ClearPointDir readies the directory of point p in the sweep directory
@@ -31,25 +33,76 @@ import (
 // (knee.Sample.Superseded). A failed earlier attempt of a full-length
 // run, or a probe attempt that left no result, is removed as before.
 // Every Backend that writes into a sweep directory calls it before a
-// load.
-func ClearPointDir(dir string, p *Point) error {
+// load, and holds the lock it returns until the load has ended.
+//
+// The attempt holds the point directory's lock (run.LockOutDir, as
+// sweep run does) from before anything of it is cleared until release:
+// a point directory in use by another process (sweep run --out on it)
+// is an error naming that process, and nothing of it is touched, and
+// no sweep run --force on the directory stops the attempt's processes.
+// The lock file stays in the cleared directory; a kept probe's leaves
+// with it.
+func ClearPointDir(dir string, p *Point) (release func(), err error) {
 	pd := result.PointDir(dir, p.ID)
-	if !p.Probe {
-		if smp, ok, err := knee.ReadFile(result.PointPath(dir, p.ID)); err == nil && ok && smp.Probe {
-			_, kept, err := probeDirs(dir, p.ID)
-			if err != nil {
-				return fmt.Errorf("keep the probe of %s: %w", p.ID, err)
-			}
-			if err := os.Rename(pd, kept); err != nil {
-				return fmt.Errorf("keep the probe of %s: %w", p.ID, err)
-			}
-			return nil
+	// Not a directory (a symbolic link, a file): removed, never followed.
+	if fi, err := os.Lstat(pd); err == nil && !fi.IsDir() {
+		if err := os.Remove(pd); err != nil {
+			return nil, fmt.Errorf("clear %s: %w", pd, err)
 		}
 	}
-	if err := os.RemoveAll(pd); err != nil {
-		return fmt.Errorf("clear %s: %w", pd, err)
+	release, err = lockPointDir(pd)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if !p.Probe {
+		if smp, ok, err := knee.ReadFile(result.PointPath(dir, p.ID)); err == nil && ok && smp.Probe {
+			return keepProbe(dir, p.ID, release)
+		}
+	}
+	entries, err := os.ReadDir(pd)
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("clear %s: %w", pd, err)
+	}
+	var errs []error
+	for _, e := range entries {
+		if e.Name() != run.LockFile {
+			errs = append(errs, os.RemoveAll(filepath.Join(pd, e.Name())))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		release()
+		return nil, fmt.Errorf("clear %s: %w", pd, err)
+	}
+	return release, nil
+}
+
+// lockPointDir takes the lock of the point directory pd
+// (run.LockOutDir); one another process holds is an error naming it.
+func lockPointDir(pd string) (func(), error) {
+	release, err := run.LockOutDir(pd)
+	if oe, ok := errors.AsType[*run.OutDirError](err); ok {
+		oe.What = "point directory"
+	}
+	return release, err
+}
+
+// keepProbe renames the directory of point id, holding a completed
+// probe, to the first free result.ProbeDir, and returns the lock of a
+// new, empty point directory in its place; release is the lock of the
+// directory renamed, which it drops with its lock file.
+func keepProbe(dir, id string, release func()) (func(), error) {
+	defer release()
+	pd := result.PointDir(dir, id)
+	_, kept, err := probeDirs(dir, id)
+	if err == nil {
+		err = os.Rename(pd, kept)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("keep the probe of %s: %w", id, err)
+	}
+	_ = os.Remove(filepath.Join(kept, run.LockFile))
+	return lockPointDir(pd)
 }
 
 // probeDirs returns the last result.ProbeDir of point id kept ("" when

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,26 +66,37 @@ var ErrAlreadyDone = errors.New("this point already completed in that directory"
 type OutDirError struct {
 	Dir string
 	Msg string
+	// Err is the failure Msg quotes, when one does (nil: none).
+	Err error
+	// What names the directory ("" is sweep run's "--out"; "point
+	// directory", "server directory").
+	What string
 }
 
-func (e *OutDirError) Error() string { return fmt.Sprintf("--out %s: %s", e.Dir, e.Msg) }
+func (e *OutDirError) Error() string {
+	return fmt.Sprintf("%s %s: %s", cmp.Or(e.What, "--out"), e.Dir, e.Msg)
+}
 
-// ClaimOutDir makes dir (if needed) and takes an exclusive lock on it for
-// the point called name, so two runs never share one directory. Processes
-// an earlier run left behind are stopped first (Leftovers says which). A
-// non-empty directory is refused unless force, or unless it holds this
-// same point completed (then ErrAlreadyDone, with the lock released). The
-// returned release drops the lock; the kernel drops it too if the process
-// dies.
-func ClaimOutDir(dir, name string, force bool) (release func(), leftovers []int, err error) {
+func (e *OutDirError) Unwrap() error { return e.Err }
+
+// LockOutDir makes dir (if needed) and takes an exclusive lock on it
+// (LockFile, holding this process's pid), held by whoever runs a point
+// or a server there: sweep run (ClaimOutDir), a sweep's point
+// (campaign.ClearPointDir) and server (StartServer). While it is held no
+// other point runs in dir and no claim stops the processes recorded
+// there (StopLeftovers), which are the holder's. A lock another process
+// holds is an *OutDirError naming its pid. The returned release drops
+// the lock; the kernel drops it too if the process dies.
+func LockOutDir(dir string) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
-		return nil, nil, &OutDirError{Dir: dir, Msg: "cannot open its lock file: " + err.Error()}
+		return nil, &OutDirError{Dir: dir, Msg: "cannot open its lock file: " + err.Error(), Err: err}
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	switch err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); {
+	case errors.Is(err, syscall.EWOULDBLOCK):
 		holder := "another process"
 		if b, rerr := inputfile.Read(f.Name(), inputfile.Text); rerr == nil {
 			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
@@ -92,15 +104,32 @@ func ClaimOutDir(dir, name string, force bool) (release func(), leftovers []int,
 			}
 		}
 		f.Close()
-		return nil, nil, &OutDirError{Dir: dir, Msg: holder + " is running a point there; wait for it or use another directory"}
-	}
-	release = func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		_ = f.Close()
+		return nil, &OutDirError{Dir: dir, Msg: holder + " is running a point or a sweep's server there; wait for it to end or use another directory"}
+	case err != nil:
+		f.Close()
+		return nil, &OutDirError{Dir: dir, Msg: fmt.Sprintf("cannot lock it (%v): give a directory on a filesystem that supports flock", err)}
 	}
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = f.Close()
+	}, nil
+}
 
+// ClaimOutDir makes dir (if needed) and takes its lock (LockOutDir) for
+// the point called name, so two runs never share one directory: a
+// directory whose lock another process holds (a sweep run, a sweep's
+// point or server) is refused, force or not, and nothing of it is
+// touched. Processes an earlier run left behind (its lock free: the run
+// is dead) are stopped first (Leftovers says which). A non-empty
+// directory is refused unless force, or unless it holds this same point
+// completed (then ErrAlreadyDone, with the lock released). The returned
+// release drops the lock.
+func ClaimOutDir(dir, name string, force bool) (release func(), leftovers []int, err error) {
+	if release, err = LockOutDir(dir); err != nil {
+		return nil, nil, err
+	}
 	if leftovers, err = StopLeftovers(dir, 10*time.Second); err != nil {
 		release()
 		return nil, nil, &OutDirError{Dir: dir, Msg: "cannot stop the processes an earlier run left: " + err.Error()}

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ func TestClaimOutDir(t *testing.T) {
 	_, _, err = ClaimOutDir(dir, "p", false)
 	oe, ok := errors.AsType[*OutDirError](err)
 	require.True(t, ok, "a second run is refused while the first holds the lock: %v", err)
-	assert.Contains(t, oe.Msg, "is running a point there")
+	assert.Contains(t, oe.Msg, "is running a point or a sweep's server there")
 	release()
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "server.log"), []byte("x"), 0o644))
@@ -134,4 +135,34 @@ func TestForceStartsFromAnEmptyPointDirectory(t *testing.T) {
 	}
 	assert.FileExists(t, filepath.Join(other, "mine.json"))
 	assert.FileExists(t, filepath.Join(other, "notes.txt"))
+}
+
+// TestServerHoldsItsDirectory: a sweep's server did not hold the lock
+// sweep run takes, so sweep run --force on its directory stopped the live
+// server as an earlier run's leftovers. A server holds its directory's
+// lock until it is stopped: a claim, forced or not, is refused naming
+// the holder and stops nothing; once stopped, the directory is free.
+func TestServerHoldsItsDirectory(t *testing.T) {
+	spec, opts := testSpec(t, "", "")
+	srv, _, err := StartServer(t.Context(), spec.ServerSpec, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = srv.Stop() })
+	pids := srv.PIDs()
+	require.NotEmpty(t, pids)
+
+	_, left, err := ClaimOutDir(opts.OutDir, "p", true)
+	oe, ok := errors.AsType[*OutDirError](err)
+	require.True(t, ok, "a live server's directory is refused, --force or not: %v", err)
+	assert.Contains(t, oe.Msg, fmt.Sprintf("process %d is running a point or a sweep's server there", os.Getpid()))
+	assert.Empty(t, left)
+	for _, pid := range pids {
+		assert.True(t, alivePID(pid), "pid %d of the live server was stopped", pid)
+	}
+	require.NoError(t, srv.Healthy(t.Context()))
+
+	_, err = srv.Stop()
+	require.NoError(t, err)
+	release, _, err := ClaimOutDir(opts.OutDir, "p", true)
+	require.NoError(t, err, "a stopped server's directory is free")
+	release()
 }

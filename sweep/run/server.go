@@ -22,6 +22,8 @@ const ServerRecordFile = "server.json"
 type Server struct {
 	r      *runner
 	engine *proc.Process
+	// unlock releases the server directory's lock (LockOutDir).
+	unlock func()
 
 	mu      sync.Mutex
 	loads   int
@@ -30,11 +32,22 @@ type Server struct {
 
 // StartServer starts spec's server with its logs, command files and
 // server.json in o.OutDir, and waits until it answers its health URLs.
-// When a stage fails, everything started is stopped and a *StageError is
-// returned with the server's record.
+// The server holds o.OutDir's lock (LockOutDir) until it is stopped, so
+// no sweep run claims the directory and stops its processes; a lock
+// another process holds is an error naming it. When a stage fails,
+// everything started is stopped and a *StageError is returned with the
+// server's record.
 func StartServer(ctx context.Context, spec ServerSpec, o Options) (srv *Server, rec *Record, err error) {
+	unlock, err := LockOutDir(o.OutDir)
+	if err != nil {
+		if oe, ok := errors.AsType[*OutDirError](err); ok {
+			oe.What = "server directory"
+		}
+		return nil, nil, err
+	}
 	r, err := newRunner(Spec{ServerSpec: spec}, o.withDefaults(), "server", ServerRecordFile)
 	if err != nil {
+		unlock()
 		return nil, nil, err
 	}
 	defer func() {
@@ -42,6 +55,9 @@ func StartServer(ctx context.Context, spec ServerSpec, o Options) (srv *Server, 
 			r.recovered(v)
 			srv = nil
 			rec, err = r.finish(ctx)
+		}
+		if srv == nil {
+			unlock()
 		}
 	}()
 	engine, ok := r.startServer(ctx)
@@ -53,7 +69,7 @@ func StartServer(ctx context.Context, spec ServerSpec, o Options) (srv *Server, 
 	r.mu.Lock()
 	snap := r.rec.clone()
 	r.mu.Unlock()
-	return &Server{r: r, engine: engine}, snap, nil
+	return &Server{r: r, engine: engine, unlock: unlock}, snap, nil
 }
 
 // Dir is the server's directory (its logs and server.json).
@@ -118,7 +134,8 @@ func (s *Server) Healthy(ctx context.Context) error {
 // RunLoad runs one point's load against the server, with its client log,
 // command files, artifacts, result and run.json in outDir (the server's
 // logs are linked there, so the directory describes its point on its
-// own). Before every load but the first the server's caches are flushed
+// own); the caller holds outDir's lock (LockOutDir) while it runs.
+// Before every load but the first the server's caches are flushed
 // (ServerSpec.FlushURLs), so a point measures what it would on a fresh
 // server; counters (acceptance length, cache hits) are taken over the
 // load's own window. A server that died or stopped answering fails the
@@ -230,6 +247,7 @@ func (s *Server) Stop() (*Record, error) {
 	}
 	s.stopped = true
 	s.mu.Unlock()
+	defer s.unlock()
 	s.r.stopAll()
 	return s.r.finish(context.Background())
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"sweep/sweep/run"
 )
 
 // Backend starts the servers of arms on the GPUs an executor gives it.
@@ -202,7 +204,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 	}
 	for p := next(); p != nil; p = next() {
 		if ctx.Err() != nil {
-			stop("interrupted")
+			stop(interruption(ctx, "", "interrupted"))
 			return
 		}
 		if down != "" && (p.Server == downFor || failedStarts >= maxFailedStarts) {
@@ -235,7 +237,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 				}
 				obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe, NoServer: true})
 				obs(Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
-					Status: status, Error: serverStartFailed + err.Error(), Seconds: since(start), Probe: p.Probe})
+					Status: status, Error: serverStartFailed + err.Error(), DiskFull: diskFull(err), Seconds: since(start), Probe: p.Probe})
 				if o.Choose != nil {
 					// The search reads measurements, and a server that
 					// did not start measured nothing (an engine not
@@ -260,6 +262,15 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 			obs(Record{Event: EventServerReady, Arm: arm.Index + 1, Point: p.ID, PIDs: s.PIDs(), Tags: s.Tags(), Seconds: since(start)})
 		}
 		obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Reused: reason == "", Probe: p.Probe})
+		if ctx.Err() != nil {
+			// The sweep stopped as the point was to start (its journal
+			// could not record the start, another arm's point found the
+			// disk full, Ctrl-C): it does not run, and its directory,
+			// an earlier attempt's, is left as it is.
+			obs(Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
+				Status: StatusInterrupted, Error: interruption(ctx, "not run: ", "interrupted before it started"), Probe: p.Probe})
+			continue // the loop's check stops the server
+		}
 		start := time.Now()
 		pctx, cancel := ctx, context.CancelFunc(func() {})
 		var limit time.Duration
@@ -275,11 +286,11 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 			Status: StatusOK, Seconds: since(start), Result: out.Result, Metrics: out.Metrics, Probe: p.Probe}
 		switch {
 		case ctx.Err() != nil:
-			end.Status, end.Error = StatusInterrupted, "interrupted"
+			end.Status, end.Error = StatusInterrupted, interruption(ctx, "interrupted: ", "interrupted")
 		case hung:
 			end.Status, end.Error = StatusFailed, fmt.Sprintf("watchdog: no result after %s; the load was stopped", limit)
 		case out.Err != nil:
-			end.Status, end.Error = StatusFailed, out.Err.Error()
+			end.Status, end.Error, end.DiskFull = StatusFailed, out.Err.Error(), diskFull(out.Err)
 		}
 		obs(end)
 		switch {
@@ -289,6 +300,26 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 			stop("the point hung")
 		}
 	}
+}
+
+// interruption is the error of a point that ctx, cancelled, stopped:
+// prefix and why Run stopped the sweep on its own ("the sweep stopped:
+// CAUSE": Options.FailFast, a full disk, its journal; context.Cause),
+// else (Ctrl-C) user.
+func interruption(ctx context.Context, prefix, user string) string {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
+		return prefix + "the sweep stopped: " + cause.Error()
+	}
+	return user
+}
+
+// diskFull is Record.DiskFull of a point that failed with err: the full
+// disk of a *run.DiskFullError, "" for any other failure.
+func diskFull(err error) string {
+	if df, ok := errors.AsType[*run.DiskFullError](err); ok {
+		return df.Disk()
+	}
+	return ""
 }
 
 // searchDone is the reason of a search_end record.

@@ -116,14 +116,26 @@ func (b *RunBackend) StartServer(ctx context.Context, arm *Arm, first *Point, gp
 	if err != nil {
 		// One line, as a point's failure (run.Stage.Detail): the log line
 		// that says why, and where the server's logs are.
+		err = run.CheckDiskFull(o.OutDir, err)
 		if rec != nil {
-			if f := rec.Failed(); f != nil && f.Cause() != "" {
+			if f := rec.Failed(); f != nil && f.Cause() != "" && !strings.Contains(err.Error(), f.Cause()) {
 				err = fmt.Errorf("%w; from its log: %s", err, f.Cause())
 			}
 		}
-		return nil, fmt.Errorf("%w (its logs: %s)", err, o.OutDir)
+		return nil, b.onSweepDisk(fmt.Errorf("%w (its logs: %s)", err, o.OutDir))
 	}
 	return &runServer{b: b, srv: srv, setup: setup, nodes: nodes}, nil
+}
+
+// onSweepDisk names the sweep directory as the full disk of err, a
+// failure for want of space in a directory inside it (a point's, a
+// server's: run.DiskFullError), which the sweep reports and stops on;
+// any other err is returned as it is.
+func (b *RunBackend) onSweepDisk(err error) error {
+	if df, ok := errors.AsType[*run.DiskFullError](err); ok {
+		df.Dir = b.Dir // made for this failure, in sweep/run
+	}
+	return err
 }
 
 // specOn is the Spec of p, a multi-node point laid out on nodes when
@@ -190,7 +202,8 @@ func (s *runServer) Stop(ctx context.Context) error {
 // RunLoad runs p's load into DIR/<p.ID>/, after clearing what an earlier
 // attempt of the point left there (ClearPointDir: a completed probe that
 // this full-length run replaces is kept in DIR/<p.ID>.probe/), holding
-// the directory's lock.
+// the directory's lock. A load that failed for want of space on the
+// sweep directory's disk is a *run.DiskFullError.
 func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
 	spec, err := specOn(&p.Plan, s.setup, s.nodes)
 	if err != nil {
@@ -200,17 +213,22 @@ func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
 	dir := result.PointDir(s.b.Dir, p.ID)
 	release, err := ClearPointDir(s.b.Dir, p)
 	if err != nil {
-		return Outcome{Err: err}
+		return Outcome{Err: s.b.onSweepDisk(run.CheckDiskFull(dir, err))}
 	}
 	defer release()
 	rec, err := s.srv.RunLoad(ctx, spec.LoadSpec, dir)
-	out := Outcome{Err: err}
+	out := Outcome{Err: s.b.onSweepDisk(run.CheckDiskFull(dir, err))}
 	if rec == nil {
 		return out
 	}
 	if f := rec.Failed(); f != nil && err != nil {
 		out.Err = fmt.Errorf("stage %s: %s", f.Name, f.Detail())
+		if df, ok := errors.AsType[*run.DiskFullError](err); ok {
+			// The failure's own words, and the disk: the sweep stops on it.
+			out.Err = &run.DiskFullError{Dir: df.Dir, Free: df.Free, Line: df.Line, Err: out.Err}
+		}
 	}
+	out.Err = s.b.onSweepDisk(out.Err)
 	out.Result = rec.ResultFile // the campaign checks it and takes its numbers
 	out.ServerGone = s.srv.Healthy(ctx) != nil
 	return out

@@ -152,9 +152,20 @@ type sweep struct {
 	started  time.Time
 	done     int // points finished in this invocation
 	jErr     error
-	cancel   context.CancelFunc
-	failed   bool // a point failed for good (fail-fast)
-	servers  int
+	// stopErr is why the sweep stopped on its own before its points
+	// were done (a point found the disk full); jErr, its journal's
+	// failure while it runs them, stops it too, as Options.FailFast does.
+	// halted is the cause it stopped with (halt): points that were to
+	// start then do not run (unstarted).
+	stopErr error
+	halted  error
+	cancel  context.CancelCauseFunc
+	// unstarted holds the points whose start came after the sweep
+	// stopped on its own, or whose start the journal could not record:
+	// they do not run (RunArm), and their end says so.
+	unstarted map[string]bool
+	failed    bool // a point failed for good (fail-fast)
+	servers   int
 	// runs counts the points started in this invocation: an adaptive
 	// search's progress (its points are not run in grid order, nor all).
 	runs int
@@ -173,7 +184,7 @@ type sweep struct {
 // nil for Preview, which writes nothing).
 func newSweep(o Options, j *Journal) *sweep {
 	s := &sweep{o: o, j: j, state: map[string]*pointState{}, points: map[string]*Point{}, searches: searchState{}, started: time.Now(),
-		unannounced: map[string]func(string){}}
+		unannounced: map[string]func(string){}, unstarted: map[string]bool{}}
 	for _, p := range o.Schedule.Points {
 		s.state[p.ID] = &pointState{}
 		s.points[p.ID] = p
@@ -219,7 +230,9 @@ func (s *sweep) records() []Record {
 // (*DifferenceError; Identity.Diff).
 // Leftover servers of a killed invocation (recorded in the journal) are
 // stopped first. Run writes summary.json and summary.txt before it returns
-// and returns ctx's error when cancelled, ErrPointsFailed when points
+// (Summary.Written; a write that failed is joined to its error) and
+// returns ctx's error when cancelled, a *DiskFullError when a point found
+// the disk full (the sweep stopped there), ErrPointsFailed when points
 // failed for good. A directory it cannot make or lock (not writable, a
 // file on its path, in use by another sweep) is a *usage.Error: the
 // caller gave a directory it cannot use.
@@ -269,15 +282,15 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	runErr := s.rounds(ctx)
 	sum := s.summary()
-	if err := sum.Write(o.Dir); err != nil && runErr == nil {
-		runErr = err
+	if err := sum.Write(o.Dir); err != nil {
+		runErr = errors.Join(runErr, fmt.Errorf("summary: %w", run.CheckDiskFull(o.Dir, err)))
 	}
 	end := Record{Event: EventSweepEnd, Reason: sum.counts()}
 	if runErr != nil {
 		end.Error = runErr.Error()
 	}
-	if err := s.append(end); err != nil && runErr == nil {
-		runErr = err
+	if err := s.append(end); err != nil && s.jErr == nil {
+		runErr = errors.Join(runErr, fmt.Errorf("the journal does not record the sweep's end: %w", run.CheckDiskFull(o.Dir, err)))
 	}
 	if runErr == nil && sum.Failed > 0 {
 		runErr = fmt.Errorf("%d of %d points: %w (see %s)", sum.Failed, len(sum.Points), ErrPointsFailed, filepath.Join(o.Dir, SummaryText))
@@ -793,10 +806,13 @@ func (s *sweep) endSearches(jobs []Job) bool {
 // have retries left. With Options.Choose a round is one search pass per
 // arm; a point it failed is retried in a later round (held).
 func (s *sweep) rounds(parent context.Context) error {
-	// Options.FailFast cancels ctx: a sweep it stopped ends as its failed
-	// points say (ErrPointsFailed), not as an interrupted one.
-	ctx, cancel := context.WithCancel(parent)
-	defer cancel()
+	// Options.FailFast cancels ctx (halt): a sweep it stopped ends as its
+	// failed points say (ErrPointsFailed), not as an interrupted one. A
+	// full disk (stopErr) and the journal (jErr) cancel it too, with the
+	// error Run returns. The cause names it to the points it stops
+	// (RunArm).
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
 	s.cancel = cancel
 	for round := 0; ; round++ {
 		jobs := s.todo()
@@ -824,12 +840,31 @@ func (s *sweep) rounds(parent context.Context) error {
 		}
 	}
 	s.mu.Lock()
-	jErr := s.jErr
-	s.mu.Unlock()
-	if jErr != nil {
-		return jErr
+	defer s.mu.Unlock()
+	if err := s.stoppedOnItsOwn(); err != nil {
+		return err
+	}
+	if s.jErr != nil {
+		return s.jErr
 	}
 	return parent.Err()
+}
+
+// stoppedOnItsOwn is why the sweep stopped before its points were done,
+// on its own: a full disk (stopErr), its journal while it ran them
+// (jErr); nil when it did not (Options.FailFast: ErrPointsFailed says
+// it).
+func (s *sweep) stoppedOnItsOwn() error {
+	switch {
+	case s.stopErr != nil:
+		return s.stopErr
+	case s.jErr == nil || s.halted != s.jErr:
+		return nil
+	}
+	if _, ok := errors.AsType[*run.DiskFullError](s.jErr); ok {
+		return fmt.Errorf("the sweep stopped: %w; free space on it (or move the sweep directory to a larger disk) and rerun the same command to resume", s.jErr)
+	}
+	return fmt.Errorf("the sweep stopped: %w", s.jErr)
 }
 
 // retryLine is the progress line of a retry round over jobs: the arms
@@ -851,7 +886,58 @@ func (s *sweep) retryLine(jobs []Job) string {
 func (s *sweep) failedPoint() {
 	s.failed = true
 	if s.o.FailFast {
-		s.cancel()
+		s.halt(errFailFast)
+	}
+}
+
+// errFailFast is why Options.FailFast stopped a sweep, as the points it
+// stops say.
+var errFailFast = errors.New("a point failed with no retry left (--fail-fast)")
+
+// DiskFullError is a sweep that stopped because a point failed for want
+// of space on the disk of its directory (Record.DiskFull): every later
+// point and retry would fail the same way, after a server start each
+// on the GPUs. Run returns it; the journal's sweep_end and the summary
+// (Summary.Stopped) say it.
+type DiskFullError struct {
+	// Disk is "the disk holding DIR is full (4.1 MB free)".
+	Disk string
+	// Point is the point that failed (its arm and concurrency).
+	Point string
+}
+
+func (e *DiskFullError) Error() string {
+	return fmt.Sprintf("the sweep stopped: %s: point %s failed for want of space there, and so would every point and retry after it; free space on it (or move the sweep directory to a larger disk) and rerun the same command to resume", e.Disk, e.Point)
+}
+
+// stop stops the sweep on its own with err (the first one stays): the
+// points under way are interrupted, none starts (RunArm), and Run
+// returns err. cause is what the points it stops say of it.
+func (s *sweep) stop(err, cause error) {
+	if s.stopErr == nil {
+		s.stopErr = err
+		s.halt(cause)
+	}
+}
+
+// halt stops the sweep on its own, cancelling its context with cause
+// (the first one stays).
+func (s *sweep) halt(cause error) {
+	if s.halted == nil {
+		s.halted = cause
+		s.cancel(cause)
+	}
+}
+
+// journalFailed records that the journal could not append a record: the
+// sweep stops, as it cannot record what it runs.
+func (s *sweep) journalFailed(err error) {
+	switch {
+	case s.halted == nil:
+		s.jErr = run.CheckDiskFull(s.o.Dir, err)
+		s.halt(s.jErr)
+	case s.jErr == nil:
+		s.jErr = run.CheckDiskFull(s.o.Dir, err)
 	}
 }
 
@@ -865,90 +951,19 @@ func (s *sweep) observe(r Record) {
 	switch r.Event {
 	case EventServerStart:
 		s.servers++
+		where := fmt.Sprintf("on GPUs %v", r.GPUs)
+		if len(r.GPUs) == 0 {
+			where = "on the job's GPUs"
+		}
+		s.linef("  arm %d: starting a server %s (%s)", r.Arm, where, r.Reason)
 	case EventPointStart:
 		if st != nil {
-			probe := ""
-			switch {
-			case r.Probe:
-				probe = " (probe)"
-			case st.probe: // the last attempt, in this invocation or an earlier one
-				probe = " (full length after its probe)"
-			}
-			st.start(r)
-			r.Attempt = st.attempt()
-			s.runs++
-			run := "" // an adaptive search runs some points, in its order: count them
-			if s.o.Choose != nil {
-				run = fmt.Sprintf("run %d, ", s.runs)
-			}
-			announce := func(srv string) {
-				s.linef("%spoint %d/%d  arm %d/%d %s  conc %d%s  server %s  %s", run, r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
-					s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, srv, s.eta())
-			}
-			if r.NoServer {
-				// Its end follows at once: the server failed to start,
-				// or the start was interrupted.
-				s.unannounced[r.Point] = announce
-			} else {
-				announce(serverWord(false, r.Reused, StatusOK))
-			}
+			s.pointStarted(r, st)
+			return // journalled there, or not at all
 		}
 	case EventPointEnd:
-		if st != nil {
-			var warnings []string
-			if r.Status == StatusOK && r.Result != "" {
-				// The executor's word is not enough: the file must count.
-				m, err := checkResult(r.Result, s.points[r.Point])
-				if err != nil {
-					r.Status, r.Error = StatusFailed, err.Error()
-				} else if r.Metrics == nil {
-					r.Metrics = m
-				}
-				if err == nil {
-					warnings = pointWarnings(s.o.Dir, r.Point)
-				}
-			}
-			if r.Result != "" {
-				if rel, err := filepath.Rel(s.o.Dir, r.Result); err == nil && !strings.HasPrefix(rel, "..") {
-					r.Result = rel
-				}
-			}
-			if r.Status == StatusOK && r.Result == "" {
-				r.Status, r.Error = StatusFailed, "no result file"
-			}
-			r.Attempt = st.attempt()
-			st.end(r)
-			if announce := s.unannounced[r.Point]; announce != nil {
-				delete(s.unannounced, r.Point)
-				announce(serverWord(true, false, r.Status))
-			}
-			if r.Status != StatusInterrupted {
-				s.done++
-			}
-			if r.Status == StatusFailed {
-				switch {
-				case st.failures <= s.o.Retries:
-				case st.startFailed():
-					s.failedPoint()
-				case st.probe && !failedForGood(s.o.Dir, r.Point, s.points[r.Point].Conc(), st):
-					// A step of the search, which may run it again at the
-					// full length: it counts if its search ends with it so.
-					st.failHeld = true
-				default:
-					s.failedPoint()
-				}
-			}
-			// The time before the error: after it, it read as the end of
-			// the log line the error quotes ("... 50 finished requests in 200ms").
-			took := (time.Duration(r.Seconds * float64(time.Second))).Round(100 * time.Millisecond)
-			if r.Error != "" {
-				s.linef("  %s %s in %s: %s%s", r.Point, r.Status, took, r.Error, r.Metrics.String())
-			} else {
-				s.linef("  %s %s in %s%s", r.Point, r.Status, took, r.Metrics.String())
-			}
-			for _, w := range warnings {
-				s.linef("    warning: %s", w)
-			}
+		if st != nil && !s.pointEnded(&r, st) {
+			return // it never ran: the journal has no start of it, nor an end
 		}
 	case EventPointSkip:
 		if st != nil {
@@ -963,16 +978,132 @@ func (s *sweep) observe(r Record) {
 	case EventServerReady:
 		s.linef("  server ready for arm %d in %.1fs (pids %v)", r.Arm, r.Seconds, r.PIDs)
 	}
-	if r.Event == EventServerStart {
-		where := fmt.Sprintf("on GPUs %v", r.GPUs)
-		if len(r.GPUs) == 0 {
-			where = "on the job's GPUs"
-		}
-		s.linef("  arm %d: starting a server %s (%s)", r.Arm, where, r.Reason)
+	if err := s.append(r); err != nil {
+		s.journalFailed(err)
 	}
-	if err := s.append(r); err != nil && s.jErr == nil {
-		s.jErr = err
-		s.cancel()
+}
+
+// pointStarted records the start r of a point (its state st): in the
+// journal first, then its state and progress line. A point whose start
+// comes after the sweep stopped on its own, or that the journal cannot
+// record, does not start (unstarted): RunArm ends it at once, unrun.
+func (s *sweep) pointStarted(r Record, st *pointState) {
+	r.Attempt = st.attempt()
+	if s.halted != nil {
+		s.unstarted[r.Point] = true
+		return
+	}
+	if err := s.append(r); err != nil {
+		s.journalFailed(err)
+		s.unstarted[r.Point] = true
+		return
+	}
+	probe := ""
+	switch {
+	case r.Probe:
+		probe = " (probe)"
+	case st.probe: // the last attempt, in this invocation or an earlier one
+		probe = " (full length after its probe)"
+	}
+	st.start(r)
+	s.runs++
+	run := "" // an adaptive search runs some points, in its order: count them
+	if s.o.Choose != nil {
+		run = fmt.Sprintf("run %d, ", s.runs)
+	}
+	announce := func(srv string) {
+		s.linef("%spoint %d/%d  arm %d/%d %s  conc %d%s  server %s  %s", run, r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
+			s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, srv, s.eta())
+	}
+	if r.NoServer {
+		// Its end follows at once: the server failed to start,
+		// or the start was interrupted.
+		s.unannounced[r.Point] = announce
+	} else {
+		announce(serverWord(false, r.Reused, StatusOK))
+	}
+}
+
+// pointEnded records the end r of a point (its state st) and completes
+// r for the journal: the result checked, its path relative. It reports
+// false for a point that never started (pointStarted): its state stays
+// as its last attempt left it, with why it did not run when it never
+// did, and r is not for the journal.
+func (s *sweep) pointEnded(r *Record, st *pointState) bool {
+	if s.unstarted[r.Point] {
+		delete(s.unstarted, r.Point)
+		delete(s.unannounced, r.Point)
+		if st.status == "" {
+			st.err = r.Error
+		}
+		s.linef("  %s %s", r.Point, r.Error)
+		return false
+	}
+	var warnings []string
+	if r.Status == StatusOK && r.Result != "" {
+		// The executor's word is not enough: the file must count.
+		m, err := checkResult(r.Result, s.points[r.Point])
+		if err != nil {
+			r.Status, r.Error = StatusFailed, err.Error()
+		} else if r.Metrics == nil {
+			r.Metrics = m
+		}
+		if err == nil {
+			warnings = pointWarnings(s.o.Dir, r.Point)
+		}
+	}
+	if r.Result != "" {
+		if rel, err := filepath.Rel(s.o.Dir, r.Result); err == nil && !strings.HasPrefix(rel, "..") {
+			r.Result = rel
+		}
+	}
+	if r.Status == StatusOK && r.Result == "" {
+		r.Status, r.Error = StatusFailed, "no result file"
+	}
+	r.Attempt = st.attempt()
+	st.end(*r)
+	if announce := s.unannounced[r.Point]; announce != nil {
+		delete(s.unannounced, r.Point)
+		announce(serverWord(true, false, r.Status))
+	}
+	if r.Status != StatusInterrupted {
+		s.done++
+	}
+	if r.Status == StatusFailed {
+		s.pointFailed(*r, st)
+	}
+	// The time before the error: after it, it read as the end of
+	// the log line the error quotes ("... 50 finished requests in 200ms").
+	took := (time.Duration(r.Seconds * float64(time.Second))).Round(100 * time.Millisecond)
+	if r.Error != "" {
+		s.linef("  %s %s in %s: %s%s", r.Point, r.Status, took, r.Error, r.Metrics.String())
+	} else {
+		s.linef("  %s %s in %s%s", r.Point, r.Status, took, r.Metrics.String())
+	}
+	for _, w := range warnings {
+		s.linef("    warning: %s", w)
+	}
+	return true
+}
+
+// pointFailed is what the failed end r of a point (its state st) does
+// to the sweep: a full disk stops it; a point failed for good counts
+// (failedPoint), but for a probe its search may run again.
+func (s *sweep) pointFailed(r Record, st *pointState) {
+	if r.DiskFull != "" {
+		s.stop(&DiskFullError{Disk: r.DiskFull, Point: fmt.Sprintf("%s c%d", s.o.Schedule.Arms[s.points[r.Point].Arm].Name, r.Conc)},
+			errors.New(r.DiskFull))
+	}
+	switch {
+	case st.failures <= s.o.Retries:
+	case st.startFailed():
+		s.failedPoint()
+	case st.probe && !failedForGood(s.o.Dir, r.Point, s.points[r.Point].Conc(), st):
+		// A step of the search, which may run it again at the
+		// full length: it counts if its search ends with it so.
+		st.failHeld = true
+	default:
+		s.failedPoint()
 	}
 }
 
@@ -980,7 +1111,7 @@ func (s *sweep) journal(r Record) {
 	if err := s.append(r); err != nil {
 		s.mu.Lock()
 		if s.jErr == nil {
-			s.jErr = err
+			s.jErr = run.CheckDiskFull(s.o.Dir, err)
 		}
 		s.mu.Unlock()
 	}

@@ -162,6 +162,8 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		return campaign.Outcome{Err: ctx.Err()}
 	case "disk-full":
 		return campaign.Outcome{Err: fmt.Errorf("stage aggregate: write result: %w", syscall.ENOSPC)}
+	case "disk-full-dir": // as RunBackend says a point that found the sweep directory's disk full
+		return campaign.Outcome{Err: &run.DiskFullError{Dir: s.b.dir, Free: 4100, Err: errors.New("stage client: client failed (exit code 1)")}}
 	case "slow":
 		time.Sleep(50 * time.Millisecond)
 	}

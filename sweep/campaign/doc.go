@@ -43,4 +43,6 @@
 // without writing anything (a dry run's). Identity is what makes two
 // invocations the same sweep, its settings compared by meaning (IntSet,
 // Paths, Setting.Unused, EnvSetting).
+// A point that failed for want of space on the sweep directory's disk
+// (run.DiskFullError, Record.DiskFull) stops the sweep (DiskFullError).
 package campaign

@@ -122,6 +122,12 @@ type Record struct {
 	Seconds float64  `json:"seconds,omitempty"`
 	Result  string   `json:"result,omitempty"` // relative to the sweep directory
 	Metrics *Metrics `json:"metrics,omitempty"`
+
+	// DiskFull says the point failed for want of space on the disk of
+	// its directory (point_end, run.DiskFullError): "the disk holding
+	// DIR is full (4.1 MB free)". The sweep stops on it: no later point
+	// or retry could be written there.
+	DiskFull string `json:"disk_full,omitempty"`
 }
 
 // ArmPlan is one arm of a sweep's schedule as its sweep_start records

@@ -61,17 +61,28 @@ type Summary struct {
 	Skipped      int     `json:"skipped"`
 	ServerStarts int     `json:"server_starts"`
 	WallSeconds  float64 `json:"wall_seconds"`
+	// Stopped says why the sweep stopped on its own before its points
+	// were done, "the sweep stopped: ..." (a point found the disk full,
+	// the journal could not be written); "" when it did not. Its points
+	// not run then say so in their Error.
+	Stopped string `json:"stopped,omitempty"`
 	// Spent is what the directory's runs cost on the hardware over every
 	// invocation, beside its grid: what its journal records and this
 	// invocation ran, also a run whose record's write failed, so that it
 	// counts the runs the points' statuses count.
 	Spent *Spending `json:"spent,omitempty"`
+	// Written are the summary files Write wrote (summary.txt, then
+	// summary.json); not in the file.
+	Written []string `json:"-"`
 }
 
 func (s *sweep) summary() *Summary {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sum := &Summary{Dir: s.o.Dir, Command: s.o.Identity.Command, ServerStarts: s.servers, WallSeconds: since(s.started)}
+	if err := s.stoppedOnItsOwn(); err != nil {
+		sum.Stopped = err.Error()
+	}
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		ps := PointSummary{Index: p.Index + 1, ID: p.ID, Arm: s.o.Schedule.Arms[p.Arm].Name, Conc: p.Conc(),
@@ -138,6 +149,9 @@ func (sum *Summary) Table() string {
 	}
 	tw.Flush()
 	fmt.Fprintf(&b, "%s; %s in this invocation\n", sum.counts(), plural.Count(sum.ServerStarts, "server start", "server starts"))
+	if sum.Stopped != "" {
+		fmt.Fprintf(&b, "%s\n", sum.Stopped) // "the sweep stopped: ..."
+	}
 	b.WriteString(sum.failures())
 	b.WriteString(sum.warnings())
 	if sum.Spent != nil {
@@ -250,10 +264,20 @@ func (sp *Spending) Lines(n int) string {
 		sp.GPUHours, share(sp.InferenceXGPUHours), sp.InferenceXGPUHours, plural.Count(n, "point", "points"), share(sp.GridGPUHours), sp.GridGPUHours, on, price)
 }
 
-// Write writes summary.json and summary.txt into dir atomically.
+// Write writes summary.txt and summary.json into dir atomically, and
+// lists in Written those it wrote: a file it could not write (a full
+// disk) is not there, or is an earlier invocation's.
 func (sum *Summary) Write(dir string) error {
-	if err := atomicfile.WriteJSON(filepath.Join(dir, SummaryJSON), sum); err != nil {
+	sum.Written = nil
+	txt := filepath.Join(dir, SummaryText)
+	if err := atomicfile.Write(txt, []byte(sum.Table()), 0o644); err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, SummaryText), []byte(sum.Table()), 0o644)
+	sum.Written = append(sum.Written, txt)
+	js := filepath.Join(dir, SummaryJSON)
+	if err := atomicfile.WriteJSON(js, sum); err != nil {
+		return err
+	}
+	sum.Written = append(sum.Written, js)
+	return nil
 }

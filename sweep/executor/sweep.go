@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -131,7 +131,11 @@ func (s Sweep) Run(ctx context.Context) error {
 	sum, runErr := campaign.Run(ctx, o)
 	if sum != nil {
 		fmt.Fprintf(s.Out, "\n%s", sum.Table())
-		fmt.Fprintf(s.Out, "summary: %s\n         %s\n", filepath.Join(s.Dir, campaign.SummaryText), filepath.Join(s.Dir, campaign.SummaryJSON))
+		if len(sum.Written) > 0 {
+			fmt.Fprintf(s.Out, "summary: %s\n", strings.Join(sum.Written, "\n         "))
+		} else {
+			fmt.Fprintf(s.Out, "summary: not written (the error below says why; the table above is all of it)\n")
+		}
 	}
 	if runErr != nil && ctx.Err() != nil && !errors.As(runErr, new(*campaign.DifferenceError)) {
 		return fmt.Errorf("%v (rerun the same command to resume): %w", runErr, context.Canceled)

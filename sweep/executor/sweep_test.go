@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -85,6 +86,27 @@ func TestSweepCancelledSaysRerun(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, log.String(), "sweep discover: 2 points in 1 arm, 1 server start planned; GPUs [0 1 2 3 4 5 6 7]; client: ")
+}
+
+// TestSweepPrintsOnlyTheSummaryWritten: the summary's paths were printed
+// when it was not written (a full disk); the sweep says it was not, and
+// why.
+func TestSweepPrintsOnlyTheSummaryWritten(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, campaign.SummaryText), 0o755)) // summary.txt cannot be written
+	var out, log bytes.Buffer
+	sw := Sweep{Options: Options{Dir: dir, Schedule: oneArm(), GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}}, Command: "discover", Out: &out, Log: &log}
+	err := sw.Run(ctx)
+	assert.ErrorContains(t, err, "summary: ")
+	assert.Contains(t, out.String(), "\nsummary: not written (the error below says why; the table above is all of it)\n")
+	assert.NotContains(t, out.String(), filepath.Join(dir, campaign.SummaryJSON))
+
+	require.NoError(t, os.Remove(filepath.Join(dir, campaign.SummaryText)))
+	out.Reset()
+	_ = sw.Run(ctx)
+	assert.Contains(t, out.String(), "\nsummary: "+filepath.Join(dir, campaign.SummaryText)+"\n         "+filepath.Join(dir, campaign.SummaryJSON)+"\n")
 }
 
 func TestSweepCheckMultiNode(t *testing.T) {

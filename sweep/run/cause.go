@@ -14,7 +14,8 @@ import (
 //     the first is the root cause, and an engine's later lines report
 //     its death ("EngineDeadError: ... See stack trace (above)",
 //     "Received sigquit from a child process");
-//  2. the last line with a word that names a failure (causeWords);
+//  2. the last line with a word that names a failure (causeWords, a
+//     disk's lack of space among them: noSpaceWords);
 //  3. the last line that says something failed, but for a count of none
 //     ("(0 failed)": a progress line).
 //
@@ -23,8 +24,8 @@ import (
 // progress line, an access log) says nothing of why.
 var (
 	exceptionLine = regexp.MustCompile(`\b[A-Za-z_][\w.]*(Error|Exception):`)
-	causeWords    = []string{"error", "exception", "traceback", "fatal", "panic", "abort", "crash", "refused", "denied",
-		"killed", "out of memory", "no such", "cannot", "unable", "invalid", "timeout", "timed out", "timing out"}
+	causeWords    = slices.Concat([]string{"error", "exception", "traceback", "fatal", "panic", "abort", "crash", "refused", "denied",
+		"killed", "out of memory", "no such", "cannot", "unable", "invalid", "timeout", "timed out", "timing out"}, noSpaceWords)
 	noneFailed = regexp.MustCompile(`(^|[^0-9])0 failed`)
 )
 

@@ -25,6 +25,14 @@ func TestStageCause(t *testing.T) {
 		{name: "the built-in client's refusal, not the artifact path after it", err: "client failed (exit code 1)",
 			tail: []string{"loadgen: warm-up done: 0 ok, 1 failed", `sweep: loadgen: warm-up request failed (Bad Request: {"error":{"code":400,"message":"the prompt needs 98468 tokens but the KV cache holds 4096","type":"BadRequestError"}}); aborting run early`, "/out/TestFailed/aiperf_artifacts/profile_export.jsonl"},
 			want: `sweep: loadgen: warm-up request failed (Bad Request: {"error":{"code":400,"message":"the prompt needs 98468 tokens but the KV cache holds 4096","type":"BadRequestError"}}); aborting run early`},
+		// A disk filled by the point's own artifacts: the reason was only
+		// in run.json's log tail, the point's error "client failed".
+		{name: "the write that found the disk full, not the artifact list after it", err: "client failed (exit code 1)",
+			tail: []string{"loadgen: warm-up 24 ok / 0 failed, profiling 2860 ok / 0 failed", "sweep: loadgen: write profile_export.jsonl: write /out/p/aiperf_artifacts/.profile_export.jsonl.sweep-1.tmp: no space left on device", "/out/p/aiperf_artifacts/profile_export_aiperf.json"},
+			want: "sweep: loadgen: write profile_export.jsonl: write /out/p/aiperf_artifacts/.profile_export.jsonl.sweep-1.tmp: no space left on device"},
+		{name: "a quota", err: "engine exited (exit code 1)",
+			tail: []string{"Saving the compiled graph", "Disk quota exceeded", "INFO: shutting down"},
+			want: "Disk quota exceeded"},
 		{name: "a Python traceback's exception", err: "client failed (exit code 1)",
 			tail: []string{"Traceback (most recent call last):", `  File "aiperf/cli.py", line 12, in main`, "ValueError: --input-file: no such dataset", "  "},
 			want: "ValueError: --input-file: no such dataset"},

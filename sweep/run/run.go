@@ -119,7 +119,9 @@ func (r *runner) recovered(v any) {
 
 // finish closes the record and returns the first failure as a *StageError,
 // which wraps ctx.Err() when ctx is cancelled: joined to it unless the
-// failure already wraps it (a readiness wait cancelled says so once).
+// failure already wraps it (a readiness wait cancelled says so once). A
+// failure for want of space on OutDir's filesystem (diskFull) is a
+// *DiskFullError inside it.
 func (r *runner) finish(ctx context.Context) (*Record, error) {
 	r.mu.Lock()
 	r.rec.Finished = time.Now()
@@ -128,6 +130,9 @@ func (r *runner) finish(ctx context.Context) (*Record, error) {
 	r.save()
 	if f := r.rec.Failed(); f != nil {
 		err := &StageError{Stage: f.Name, Err: r.firstErr}
+		if df := diskFull(osDisk{}, r.o.OutDir, r.firstErr, f.LogTail); df != nil && ctx.Err() == nil {
+			err.Err = df
+		}
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			return r.rec, errors.Join(err, ctx.Err())
 		}

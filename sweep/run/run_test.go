@@ -130,7 +130,8 @@ func fakeEngine() {
 const crashDelay = 100 * time.Millisecond
 
 // fakeClient copies recorded aiperf artifacts into place. Faults: fail
-// (exit 2 after writing nothing), wait (runs until killed: the engine
+// (exit 2 after writing nothing), no-space (exit 1, its artifacts'
+// write refused for want of space), wait (runs until killed: the engine
 // fault decides the outcome), interrupt (sends SIGINT to the test process
 // that runs the point, then waits), crash-engine (a good run that makes
 // the engine crash with its last request, then exits 0),
@@ -143,6 +144,11 @@ func fakeClient() {
 	case "fail":
 		fmt.Fprintln(os.Stderr, "aiperf: error: server returned 500 for every request")
 		os.Exit(2)
+	case "no-space": // its artifacts find the disk full, as the built-in client says it
+		dst := os.Getenv(artEnv)
+		fmt.Fprintf(os.Stderr, "sweep: loadgen: write %s/profile_export.jsonl: write %s/.profile_export.jsonl.sweep-1.tmp: no space left on device\n", dst, dst)
+		fmt.Fprintf(os.Stderr, "%s/profile_export.jsonl\n", dst)
+		os.Exit(1)
 	case "wait":
 		fmt.Println("profiling...")
 		time.Sleep(time.Hour)

@@ -1,0 +1,194 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// DiskFullError is a failure for want of space on the filesystem that
+// holds an output directory (ENOSPC, or a quota's EDQUOT): another
+// attempt there fails the same way until space is freed. Run,
+// StartServer and Server.RunLoad return it, wrapped in their
+// *StageError, for a stage that failed so (diskFull says how it is
+// told), and CheckDiskFull makes it of an error of a caller's own write.
+type DiskFullError struct {
+	// Dir is the output directory whose filesystem is full.
+	Dir string
+	// Free is the space left on that filesystem as the failure was
+	// found, in bytes; -1 when it could not be read.
+	Free int64
+	// Line is the log line that says so, "" when Err does.
+	Line string
+	// Err is the failure.
+	Err error
+}
+
+func (e *DiskFullError) Error() string {
+	msg := fmt.Sprintf("%v: %s", e.Err, e.Disk())
+	if e.Line != "" && !strings.Contains(e.Err.Error(), e.Line) {
+		msg += "; from its log: " + e.Line
+	}
+	return msg
+}
+
+// Disk is "the disk holding DIR is full (4.1 MB free)".
+func (e *DiskFullError) Disk() string {
+	free := "free space unknown"
+	if e.Free >= 0 {
+		free = formatBytes(e.Free) + " free"
+	}
+	return fmt.Sprintf("the disk holding %s is full (%s)", e.Dir, free)
+}
+
+func (e *DiskFullError) Unwrap() error { return e.Err }
+
+// formatBytes is "4.1 MB", "730 kB", "12 B" (SI units, as df -H).
+func formatBytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n)/unit, 0
+	for ; v >= unit && i < 4; i++ {
+		v /= unit
+	}
+	return fmt.Sprintf("%.1f %cB", v, "kMGTP"[i])
+}
+
+// noSpaceWords name a write refused for want of space as the C
+// library's strerror (which Python's OSError and Go's syscall errors
+// quote) and errno's names spell it, in lower case; Stage.Cause picks
+// a line with one (causeWords).
+var noSpaceWords = []string{"no space left on device", "disk quota exceeded", "enospc", "edquot"}
+
+// lowSpace is the free space under which a filesystem is taken as the
+// full one when a log line says no space was left without naming where
+// (Python's OSError from a write names no file): a point writes tens to
+// hundreds of MB of artifacts.
+const lowSpace = 1 << 30
+
+// disk is what diskFull asks of the filesystems: the device a path is
+// on (its nearest existing ancestor's, a file written and removed
+// leaving its directory) and the space left on the filesystem of a
+// directory. osDisk asks the kernel; tests fake it.
+type disk interface {
+	Dev(path string) (uint64, error)
+	Free(dir string) (int64, error)
+}
+
+// osDisk is the disk of this machine.
+type osDisk struct{}
+
+func (osDisk) Dev(path string) (uint64, error) {
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		var st syscall.Stat_t
+		err := syscall.Stat(p, &st)
+		if err == nil {
+			return uint64(st.Dev), nil
+		}
+		if filepath.Dir(p) == p {
+			return 0, err
+		}
+	}
+}
+
+func (osDisk) Free(dir string) (int64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Bavail) * int64(st.Bsize), nil
+}
+
+// noSpace reports whether err is a write refused for want of space.
+func noSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// CheckDiskFull returns err as a *DiskFullError when it is a write
+// refused for want of space (ENOSPC, EDQUOT) on the filesystem of dir:
+// the path it names is on it, or it names none. Any other err, and one
+// that holds a *DiskFullError already, is returned as it is.
+func CheckDiskFull(dir string, err error) error {
+	if _, ok := errors.AsType[*DiskFullError](err); ok {
+		return err
+	}
+	if df := diskFull(osDisk{}, dir, err, nil); df != nil {
+		return df
+	}
+	return err
+}
+
+// diskFull returns the *DiskFullError of a stage that failed with err
+// and tail, its log's last lines, when it failed for want of space on
+// the filesystem of dir; nil otherwise. It did when err is such a write
+// (noSpace) of a path on that filesystem or of no path (sweep writes
+// into dir), or when a line of tail says no space was left (noSpaceWords,
+// outside paths) and names a path on that filesystem, or names none
+// while less than lowSpace is free there. A line that names only paths
+// elsewhere (an engine's cache on another disk) is another disk's: the
+// stage's failure quotes it (Stage.Cause), and the output directory can
+// take another attempt.
+func diskFull(d disk, dir string, err error, tail []string) *DiskFullError {
+	if err == nil {
+		return nil
+	}
+	df := &DiskFullError{Dir: dir, Free: -1, Err: err}
+	if f, ferr := d.Free(dir); ferr == nil {
+		df.Free = f
+	}
+	if noSpace(err) {
+		if pe, ok := errors.AsType[*fs.PathError](err); !ok || onDisk(d, dir, pe.Path) {
+			return df
+		}
+		return nil
+	}
+	for i := len(tail) - 1; i >= 0; i-- {
+		paths, ok := noSpaceLine(tail[i])
+		if !ok {
+			continue
+		}
+		if len(paths) == 0 && df.Free >= 0 && df.Free < lowSpace ||
+			slices.ContainsFunc(paths, func(p string) bool { return onDisk(d, dir, p) }) {
+			df.Line = strings.TrimSpace(tail[i])
+			if len(df.Line) > maxCause {
+				df.Line = strings.ToValidUTF8(df.Line[:maxCause], "") + "…"
+			}
+			return df
+		}
+	}
+	return nil
+}
+
+// noSpaceLine reports whether a log line says a write found no space
+// left, and the absolute paths it names.
+func noSpaceLine(line string) (paths []string, ok bool) {
+	var words []string
+	for _, w := range strings.Fields(line) {
+		if strings.Contains(w, "/") {
+			if p := strings.Trim(w, `'"(),:;[]`); strings.HasPrefix(p, "/") {
+				paths = append(paths, p)
+			}
+			continue
+		}
+		words = append(words, strings.ToLower(w))
+	}
+	text := strings.Join(words, " ")
+	return paths, slices.ContainsFunc(noSpaceWords, func(w string) bool { return strings.Contains(text, w) })
+}
+
+// onDisk reports whether path is on the filesystem of dir (the same
+// device).
+func onDisk(d disk, dir, path string) bool {
+	a, err := d.Dev(dir)
+	if err != nil {
+		return false
+	}
+	b, err := d.Dev(path)
+	return err == nil && a == b
+}

@@ -35,15 +35,15 @@ func TestSummarySpentCountsUnjournaledRuns(t *testing.T) {
 	require.NoError(t, err)
 	defer j.Close()
 	s := newSweep(Options{Dir: dir, Schedule: sched, Identity: Identity{Command: "discover", Settings: []Setting{SimulateSetting(true)}}}, j)
-	s.cancel = func() {}
+	s.cancel = func(error) {}
 	s.observe(Record{Event: EventServerStart, Arm: 1})
 	for i, p := range pts {
 		path := result.PointPath(dir, p.ID)
 		writeResult(t, path, p)
+		s.observe(Record{Event: EventPointStart, Arm: 1, Point: p.ID, Index: i + 1, Conc: p.Conc()})
 		if i == 1 {
 			j.w = fullDisk{j.f} // the second point's end is not journaled
 		}
-		s.observe(Record{Event: EventPointStart, Arm: 1, Point: p.ID, Index: i + 1, Conc: p.Conc()})
 		s.observe(Record{Event: EventPointEnd, Arm: 1, Point: p.ID, Index: i + 1, Conc: p.Conc(), Status: StatusOK, Seconds: 1, Result: path})
 	}
 	require.ErrorIs(t, s.jErr, syscall.ENOSPC)

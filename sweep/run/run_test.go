@@ -620,11 +620,10 @@ func TestRunPanicStopsEverything(t *testing.T) {
 	assertNothingLeft(t, rec)
 }
 
-// TestRunWorkerDiesMidLoad: a disaggregated point's further worker
-// (ServerSpec.Workers) is started after the engine, waited for, recorded,
-// and watched like the engine: its death mid-load stops the client and is
-// blamed on it, with its log's tail.
-func TestRunWorkerDiesMidLoad(t *testing.T) {
+// dyingWorkerSpec is a disaggregated point whose decode worker dies at
+// sweep's second scrape of it, its client running until stopped.
+func dyingWorkerSpec(t *testing.T) (Spec, Options) {
+	t.Helper()
 	spec, opts := testSpec(t, "", "wait")
 	port := strconv.Itoa(freePort(t))
 	self, err := os.Executable()
@@ -634,6 +633,15 @@ func TestRunWorkerDiesMidLoad(t *testing.T) {
 		HealthURL: "http://127.0.0.1:" + port + "/health", Log: "decode0.log", CommandFile: "decode0_command.txt",
 	}}
 	spec.MetricsURLs = append(spec.MetricsURLs, "http://127.0.0.1:"+port+"/metrics")
+	return spec, opts
+}
+
+// TestRunWorkerDiesMidLoad: a disaggregated point's further worker
+// (ServerSpec.Workers) is started after the engine, waited for, recorded,
+// and watched like the engine: its death mid-load stops the client and is
+// blamed on it, with its log's tail.
+func TestRunWorkerDiesMidLoad(t *testing.T) {
+	spec, opts := dyingWorkerSpec(t)
 	rec, err := Run(t.Context(), spec, opts)
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "decode0 exited during the load (exit code 7)")
@@ -651,15 +659,7 @@ func TestRunWorkerDiesMidLoad(t *testing.T) {
 // server's further workers like its engine. It watched the engine alone:
 // a decode worker's death went unseen until the client ended by itself.
 func TestServerWorkerDiesMidLoad(t *testing.T) {
-	spec, opts := testSpec(t, "", "wait")
-	port := strconv.Itoa(freePort(t))
-	self, err := os.Executable()
-	require.NoError(t, err)
-	spec.Workers = []Worker{{
-		Proc:      proc.Spec{Name: "decode0", Argv: []string{self}, Env: map[string]string{roleEnv: "engine", faultEnv: "die", portEnv: port}},
-		HealthURL: "http://127.0.0.1:" + port + "/health", Log: "decode0.log", CommandFile: "decode0_command.txt",
-	}}
-	spec.MetricsURLs = append(spec.MetricsURLs, "http://127.0.0.1:"+port+"/metrics")
+	spec, opts := dyingWorkerSpec(t)
 	srv, _, err := StartServer(t.Context(), spec.ServerSpec, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _, _ = srv.Stop() })

@@ -3,11 +3,11 @@
 // and gives each arm, and the whole comparison, a verdict with a 90 %
 // interval that accounts for run-to-run noise.
 //
-//	base, _ := knee.ReadMixed(ctx, "runs/main")
-//	head, _ := knee.ReadMixed(ctx, "runs/pr-123")
+//	base, _ := compare.ReadSide(ctx, "BASE", "runs/main")
+//	head, _ := compare.ReadSide(ctx, "HEAD", "runs/pr-123")
 //	rep := compare.Compare(base, head, compare.Options{Tolerance: 5})
 //	_ = compare.WriteMarkdown(os.Stdout, rep) // or WriteJSON, WriteText
-//	os.Exit(compare.ExitCode(rep.Verdict))
+//	if rep.Verdict == compare.Regression { ... } // sweep compare exits 1
 //
 // Pairing. A point is an arm (result.IdentityKeys: model, hardware,
 // framework, precision, spec decoding, scenario, disagg, multinode, TP, EP,

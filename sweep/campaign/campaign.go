@@ -1135,7 +1135,7 @@ func (s *sweep) eta() string {
 	switch {
 	case s.done > 0:
 		eta = time.Duration(float64(elapsed) / float64(s.done) * float64(left))
-	case s.o.Estimate != nil:
+	case est > 0: // Estimate's; none on the virtual clock
 		eta = est / time.Duration(s.o.Parallel)
 	default:
 		return fmt.Sprintf("elapsed %s", elapsed.Round(time.Second))

@@ -53,7 +53,8 @@ func NodeGPUs(given []int, simulateOrDryRun bool) ([]int, error) {
 // WriteDryRun prints the schedule and its cost, ours and InferenceX's,
 // the arms placed on the node's GPUs as the local executor places them
 // (at most maxParallel at once, 0: as many as fit); simulate adds the
-// wall time of the simulated load at the time scale. left, when the
+// wall time of the simulated load at the time scale (0: the virtual
+// clock, which no time scale compresses). left, when the
 // sweep directory holds the sweep (Left.Resume, campaign.Preview), says
 // how far it got: each point it does not run again is marked finished,
 // and what is left is priced too.
@@ -111,7 +112,10 @@ func WriteDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, gpus []int
 		}
 		fmt.Fprintf(w, "  left to run:     %s\n", leftLine(left))
 	}
-	if simulate && len(load) > 0 {
+	switch {
+	case simulate && len(load) > 0 && scale == 0:
+		fmt.Fprintf(w, "  simulated here:  on the virtual clock, each point in seconds (its events set the time, not its length)\n")
+	case simulate && len(load) > 0:
 		fmt.Fprintf(w, "  simulated here:  about %s of load at time scale %g\n", fmtHours(c.SimulatedSeconds(&campaign.Schedule{Points: load}, scale)), scale)
 	}
 	return nil

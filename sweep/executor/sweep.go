@@ -127,7 +127,7 @@ func (s Sweep) Run(ctx context.Context) error {
 		return err
 	}
 	o := s.campaignOptions(ex)
-	o.Progress, o.Parallel, o.Estimate, o.Begin = progress, s.Schedule.Parallel(len(s.GPUs)), s.pointWall, s.header
+	o.Progress, o.Parallel, o.Estimate, o.Begin = progress, s.Schedule.Parallel(len(s.GPUs)), s.etaWall, s.header
 	sum, runErr := campaign.Run(ctx, o)
 	if sum != nil {
 		fmt.Fprintf(s.Out, "\n%s", sum.Table())
@@ -229,7 +229,11 @@ func (s Sweep) dryRun(progress io.Writer) error {
 		}
 		fmt.Fprintf(s.Out, "adaptive: each arm runs only the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's neighbours that can still move it; README: sweep discover --adaptive); the cost below is the full grid's, an upper bound: the summary gives the GPU-hours the search spent when it ends\n", points)
 	}
-	if err := WriteDryRun(s.Out, s.Schedule, s.Cost, s.GPUs, s.MaxParallel, s.Simulate, s.TimeScale, left); err != nil {
+	scale := s.TimeScale
+	if s.virtualClock() {
+		scale = 0
+	}
+	if err := WriteDryRun(s.Out, s.Schedule, s.Cost, s.GPUs, s.MaxParallel, s.Simulate, scale, left); err != nil {
 		return err
 	}
 	if lines := s.calibrationLines(); len(lines) > 0 {
@@ -262,6 +266,21 @@ func (s Sweep) costModel() *campaign.Cost {
 	}
 	return c
 }
+
+// etaWall is a point's predicted wall time for the first ETA, before a
+// point has ended: none on the virtual clock, where a point's events, not
+// its length, set its time here (a 1200 s point took 3 s where the time
+// scale predicted 11 s), so the ETA waits for the points done.
+func (s Sweep) etaWall(p *campaign.Point) time.Duration {
+	if s.virtualClock() {
+		return 0
+	}
+	return s.pointWall(p)
+}
+
+// virtualClock says the points run on the simulated engine's virtual
+// clock, which no time scale compresses.
+func (s Sweep) virtualClock() bool { return s.Simulate && !s.Setup.WallClock }
 
 // pointWall is a point's predicted wall time.
 func (s Sweep) pointWall(p *campaign.Point) time.Duration {

@@ -47,6 +47,36 @@ func TestSweepDryRun(t *testing.T) {
 	assert.Contains(t, log.String(), "; using the planned times\n")
 }
 
+// TestSweepDryRunClock: a simulated sweep's dry run prices its load here
+// at the time scale on the wall clock only. On the virtual clock it
+// predicted "about 1m20s" of a sweep that took 31 s, and the first ETA
+// came from the same time scale.
+func TestSweepDryRunClock(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		wall  bool
+		want  string
+		first time.Duration // etaWall, the first ETA's estimate
+	}{
+		{"virtual clock", false, "simulated here:  on the virtual clock, each point in seconds (its events set the time, not its length)\n", 0},
+		{"wall clock", true, "simulated here:  about ", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			sw := Sweep{Options: Options{Schedule: oneArm(), GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}}, Simulate: true, TimeScale: 150, DryRun: true, Out: &out, Log: &bytes.Buffer{}}
+			sw.Setup.Simulate, sw.Setup.WallClock = true, tc.wall
+			require.NoError(t, sw.Run(t.Context()))
+			assert.Contains(t, out.String(), tc.want)
+			sw.Cost = campaign.PlannedCost(600)
+			if tc.first == 0 {
+				assert.Zero(t, sw.etaWall(sw.Schedule.Points[0]))
+			} else {
+				assert.Positive(t, sw.etaWall(sw.Schedule.Points[0]))
+			}
+		})
+	}
+}
+
 // TestSweepRunRefusesBeforeRunning: a refused executor fails the sweep
 // before its header line or any journal.
 func TestSweepRunRefusesBeforeRunning(t *testing.T) {

@@ -169,6 +169,13 @@ type Spending struct {
 	Runs         int     `json:"full_length_runs"`
 	Probes       int     `json:"probes"`
 	GPUHours     float64 `json:"gpu_hours"`
+	// Interrupted counts the runs and probes above that were interrupted
+	// (Ctrl-C, a sweep that stopped): priced whole when simulated, at
+	// their time when measured. Unended counts the runs the journal
+	// started and never ended (the sweep killed): what they cost is not
+	// recorded, and they are neither counted above nor priced.
+	Interrupted int `json:"interrupted_runs,omitempty"`
+	Unended     int `json:"unended_runs,omitempty"`
 	// GridGPUHours is the schedule's every point once at the full length
 	// on its planned server starts; InferenceXGPUHours the same points
 	// with a server start each, as InferenceX runs them (Estimate).
@@ -193,7 +200,20 @@ func (c *Cost) Spent(s *Schedule, recs []Record, simulated bool) Spending {
 		price = c.measured(recs)
 	}
 	sp := Spending{Measured: !simulated, StartSeconds: price.StartSeconds}
+	open := map[string]bool{} // points whose last start has no end yet
 	for _, r := range recs {
+		switch r.Event {
+		case EventPointStart:
+			if open[r.Point] {
+				sp.Unended++
+			}
+			open[r.Point] = !r.NoServer
+		case EventPointEnd:
+			open[r.Point] = false
+			if r.Status == StatusInterrupted && ran(r) {
+				sp.Interrupted++
+			}
+		}
 		if r.Arm < 1 || r.Arm > len(s.Arms) {
 			continue
 		}
@@ -216,6 +236,11 @@ func (c *Cost) Spent(s *Schedule, recs []Record, simulated bool) Spending {
 				t = r.Seconds
 			}
 			sp.GPUHours += gpus * t / 3600
+		}
+	}
+	for _, o := range open {
+		if o {
+			sp.Unended++
 		}
 	}
 	ours, theirs := price.Estimate(s, func([]*Arm, []float64) float64 { return 0 })

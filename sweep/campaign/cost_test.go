@@ -122,6 +122,37 @@ func TestSpent(t *testing.T) {
 	assert.Contains(t, sp.Lines(4), "\n  spent on 2 server starts and 2 full-length runs; priced as measured", "no probes, none named")
 }
 
+// TestSpentInterruptedAndKilled: an interrupted run is counted and said
+// to be, and a run the sweep was killed during is said not to be priced.
+// The line counted the first as a whole full-length run without a word
+// and left the second out without one.
+func TestSpentInterruptedAndKilled(t *testing.T) {
+	s := testSchedule(t, []int{8}, 4, 16)
+	p1, p2 := s.Points[0].ID, s.Points[1].ID
+	recs := []campaign.Record{
+		{Event: campaign.EventSweepStart},
+		{Event: campaign.EventServerStart, Arm: 1, Index: 1},
+		{Event: campaign.EventPointStart, Arm: 1, Point: p1, Index: 1},
+		{Event: campaign.EventPointEnd, Arm: 1, Point: p1, Index: 1, Status: campaign.StatusInterrupted, Error: "interrupted", Seconds: 0.6},
+		{Event: campaign.EventPointStart, Arm: 1, Point: p2, Index: 2}, // killed: no end
+		{Event: campaign.EventSweepStart, Reason: "resume"},
+		{Event: campaign.EventServerStart, Arm: 1, Index: 1},
+		{Event: campaign.EventPointStart, Arm: 1, Point: p1, Index: 1},
+		{Event: campaign.EventPointEnd, Arm: 1, Point: p1, Index: 1, Status: campaign.StatusOK, Seconds: 1200},
+		{Event: campaign.EventPointStart, Arm: 1, Point: p2, Index: 2},
+		{Event: campaign.EventPointEnd, Arm: 1, Point: p2, Index: 2, Status: campaign.StatusOK, Seconds: 1200},
+	}
+	sp := campaign.PlannedCost(600).Spent(s, recs, true)
+	assert.Equal(t, 3, sp.Runs)
+	assert.Equal(t, 1, sp.Interrupted)
+	assert.Equal(t, 1, sp.Unended)
+	lines := sp.Lines(2)
+	assert.Contains(t, lines, "spent on 2 server starts and 3 full-length runs (1 of them interrupted, each priced whole); priced as planned")
+	assert.Contains(t, lines, "\n  not priced: 1 run the sweep was killed during, whose end the journal does not record\n")
+	sp = campaign.PlannedCost(600).Spent(s, recs, false)
+	assert.Contains(t, sp.Lines(2), "(1 of them interrupted, each priced at its time)")
+}
+
 func TestMeasuredCostOfSimulatedSweep(t *testing.T) {
 	dir := t.TempDir()
 	j, _, err := campaign.OpenJournal(dir)

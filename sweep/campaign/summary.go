@@ -260,8 +260,19 @@ func (sp *Spending) Lines(n int) string {
 	} else {
 		on += " and " + runs
 	}
-	return fmt.Sprintf("GPU-hours on the hardware: %.1f spent, %s of InferenceX's %.1f (%s, a server start each) and %s of %.1f (each point once at the full length on this schedule's server starts)\n  spent on %s; %s\n",
-		sp.GPUHours, share(sp.InferenceXGPUHours), sp.InferenceXGPUHours, plural.Count(n, "point", "points"), share(sp.GridGPUHours), sp.GridGPUHours, on, price)
+	if sp.Interrupted > 0 {
+		whole := "priced whole"
+		if sp.Measured {
+			whole = "priced at its time"
+		}
+		on += fmt.Sprintf(" (%d of them interrupted, each %s)", sp.Interrupted, whole)
+	}
+	var unended string
+	if sp.Unended > 0 {
+		unended = fmt.Sprintf("\n  not priced: %s the sweep was killed during, whose end the journal does not record", plural.Count(sp.Unended, "run", "runs"))
+	}
+	return fmt.Sprintf("GPU-hours on the hardware: %.1f spent, %s of InferenceX's %.1f (%s, a server start each) and %s of %.1f (each point once at the full length on this schedule's server starts)\n  spent on %s; %s%s\n",
+		sp.GPUHours, share(sp.InferenceXGPUHours), sp.InferenceXGPUHours, plural.Count(n, "point", "points"), share(sp.GridGPUHours), sp.GridGPUHours, on, price, unended)
 }
 
 // Write writes summary.txt and summary.json into dir atomically, and

@@ -253,7 +253,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 				// same way (the node, the engine, the model): they fail
 				// unstarted, and a retry round tries once more.
 				why, _, _ := strings.Cut(err.Error(), "\n") // the log tail is the point's own
-				down = fmt.Sprintf("%snot tried, the arm's server did not start for c%d: %s", serverStartFailed, p.Conc(), why)
+				down = fmt.Sprintf("%s%s, the arm's server did not start for c%d: %s", serverStartFailed, notTried, p.Conc(), why)
 				downFor = p.Server
 				failedStarts++
 				continue

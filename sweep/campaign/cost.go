@@ -157,6 +157,10 @@ func (c *Cost) SimulatedSeconds(s *Schedule, scale float64) float64 {
 // start: its load never ran.
 const serverStartFailed = "server start: "
 
+// notTried follows serverStartFailed in the error of a point failed
+// without a start of its own: its arm's server had not started.
+const notTried = "not tried"
+
 // Spending is what a sweep directory's runs cost on the hardware, over
 // every invocation, beside what its schedule's grid costs.
 type Spending struct {
@@ -193,7 +197,9 @@ type Spending struct {
 // (Spending), the grid with them. simulated prices every run as c plans
 // it (a failed or interrupted run as a whole one); otherwise a run
 // costs its recorded time and a server start the records' mean
-// (measured).
+// (measured). A server start that failed costs its recorded time when
+// measured, and when simulated the plan's or its recorded wait if longer
+// (a ready timeout is waited out in full).
 func (c *Cost) Spent(s *Schedule, recs []Record, simulated bool) Spending {
 	price := c
 	if !simulated {
@@ -223,6 +229,16 @@ func (c *Cost) Spent(s *Schedule, recs []Record, simulated bool) Spending {
 		case r.Event == EventServerStart:
 			sp.ServerStarts++
 			sp.GPUHours += gpus * price.StartSeconds / 3600
+		case r.Event == EventPointEnd && startFailed(r):
+			// The start above failed after r.Seconds: measured, that is
+			// what it cost; simulated, a ready timeout is waited out in
+			// full here too, so a longer wait than the plan's is the
+			// hardware's as well.
+			d := r.Seconds - price.StartSeconds
+			if simulated {
+				d = max(d, 0)
+			}
+			sp.GPUHours += gpus * d / 3600
 		case r.Event == EventPointEnd && ran(r) && r.Index >= 1 && r.Index <= len(s.Points):
 			p := s.Points[r.Index-1]
 			if r.Probe {
@@ -246,6 +262,13 @@ func (c *Cost) Spent(s *Schedule, recs []Record, simulated bool) Spending {
 	ours, theirs := price.Estimate(s, func([]*Arm, []float64) float64 { return 0 })
 	sp.GridGPUHours, sp.InferenceXGPUHours = ours.GPUHours, theirs.GPUHours
 	return sp
+}
+
+// startFailed reports whether the point_end record r ends the server
+// start made for its point, which failed (not a point failed unstarted
+// because its arm's server had not started: "not tried").
+func startFailed(r Record) bool {
+	return strings.HasPrefix(r.Error, serverStartFailed) && !strings.HasPrefix(r.Error, serverStartFailed+notTried) && r.Seconds > 0
 }
 
 // ran reports whether the point_end record r ends a run of the point's

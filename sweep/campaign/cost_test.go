@@ -99,7 +99,7 @@ func TestSpent(t *testing.T) {
 		}},
 		{"measured: the recorded times", false, campaign.Spending{
 			ServerStarts: 2, Runs: 2, Probes: 1, StartSeconds: 400, Measured: true,
-			GPUHours:           (8*400 + 4*400 + 8*5 + 8*1300 + 8*50) / 3600.0,
+			GPUHours:           (8*400 + 4*30 + 8*5 + 8*1300 + 8*50) / 3600.0, // arm 2's start failed after 30 s
 			GridGPUHours:       (8*(400+2*1300) + 4*(400+2*1300)) / 3600.0, // a point the mean full-length run, the probe not among them
 			InferenceXGPUHours: (8*2*(400+1300) + 4*2*(400+1300)) / 3600.0,
 		}},
@@ -120,6 +120,25 @@ func TestSpent(t *testing.T) {
 	assert.Contains(t, sp.Lines(4), "; priced as measured: each run its own time, a server start this directory's mean, 400 s\n")
 	sp.Probes = 0
 	assert.Contains(t, sp.Lines(4), "\n  spent on 2 server starts and 2 full-length runs; priced as measured", "no probes, none named")
+}
+
+// TestSpentFailedStart: a server start that failed is priced at what it
+// waited: measured, its recorded time; simulated, the plan's, or a ready
+// timeout waited out in full when longer. Every start was priced at the
+// plan's 600 s (simulated) or the directory's mean (measured).
+func TestSpentFailedStart(t *testing.T) {
+	s := testSchedule(t, []int{8}, 4, 16)
+	recs := []campaign.Record{
+		{Event: campaign.EventSweepStart},
+		{Event: campaign.EventServerStart, Arm: 1, Index: 1},
+		{Event: campaign.EventPointEnd, Arm: 1, Index: 1, Status: campaign.StatusFailed, Error: "server start: stage engine-ready: engine not ready at http://x/health before the timeout", Seconds: 1800},
+		{Event: campaign.EventPointEnd, Arm: 1, Index: 2, Status: campaign.StatusFailed, Error: "server start: not tried, the arm's server did not start for c4: ..."},
+	}
+	assert.InDelta(t, 8*1800/3600.0, campaign.PlannedCost(600).Spent(s, recs, true).GPUHours, 1e-9, "simulated: the 30-minute ready timeout")
+	assert.InDelta(t, 8*1800/3600.0, campaign.PlannedCost(600).Spent(s, recs, false).GPUHours, 1e-9, "measured: its time")
+	recs[2].Seconds = 15
+	assert.InDelta(t, 8*600/3600.0, campaign.PlannedCost(600).Spent(s, recs, true).GPUHours, 1e-9, "simulated: the plan's start at least")
+	assert.InDelta(t, 8*15/3600.0, campaign.PlannedCost(600).Spent(s, recs, false).GPUHours, 1e-9, "measured: its time")
 }
 
 // TestSpentInterruptedAndKilled: an interrupted run is counted and said

@@ -100,7 +100,7 @@ func TestSpent(t *testing.T) {
 		{"measured: the recorded times", false, campaign.Spending{
 			ServerStarts: 2, Runs: 2, Probes: 1, StartSeconds: 400, Measured: true,
 			GPUHours:           (8*400 + 4*30 + 8*5 + 8*1300 + 8*50) / 3600.0, // arm 2's start failed after 30 s
-			GridGPUHours:       (8*(400+2*1300) + 4*(400+2*1300)) / 3600.0, // a point the mean full-length run, the probe not among them
+			GridGPUHours:       (8*(400+2*1300) + 4*(400+2*1300)) / 3600.0,    // a point the mean full-length run, the probe not among them
 			InferenceXGPUHours: (8*2*(400+1300) + 4*2*(400+1300)) / 3600.0,
 		}},
 	} {

@@ -95,6 +95,9 @@ type runner struct {
 	main     *vpart
 	issueEnd float64
 	cancelAt float64
+	// limitHit: the profiling phase ended at its request or session
+	// count, before issueEnd (under mu).
+	limitHit bool
 	// simStart and simFront are the simulated start of profiling and the
 	// latest end of a profiling request (artifact ns), for progress lines.
 	simStart, simFront int64
@@ -657,7 +660,10 @@ func (r *runner) profile(ctx context.Context, lanes []*lane) {
 		if r.ahead > 0 {
 			r.logf("virtual clock: %d turns sent ahead of their wake-up, %d sent again (the idle-gap cap woke them earlier)", r.ahead, r.again)
 		}
-		if err := r.vc.lostErr(); err != nil && r.main.now < r.issueEnd && ctx.Err() == nil {
+		r.mu.Lock()
+		limitHit := r.limitHit
+		r.mu.Unlock()
+		if err := r.vc.lostErr(); err != nil && r.main.now < r.issueEnd && !limitHit && ctx.Err() == nil {
 			r.fail(&RunError{Reason: "virtual_clock", Err: fmt.Errorf("the load was cut short: the engine stopped answering %s into the %s profiling window (%w)",
 				time.Duration(float64(time.Second)*(r.main.now-simStart)).Round(time.Second), o.BenchmarkDuration, err)})
 		}
@@ -734,6 +740,7 @@ func (r *runner) takeIssue() bool {
 	}
 	r.issued++
 	if r.o.RequestCount > 0 && r.issued == r.o.RequestCount {
+		r.limitHit = true
 		r.cancelIss() // wake lanes waiting out idle gaps: nothing more to issue
 	}
 	return true
@@ -749,6 +756,7 @@ func (r *runner) runLane(issueCtx, reqCtx context.Context, l *lane) {
 			if !over {
 				r.profPlays++
 			} else {
+				r.limitHit = true
 				r.cancelIss() // the other lanes finish their current session only
 			}
 			r.mu.Unlock()

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -91,6 +92,16 @@ func WaitHTTP(ctx context.Context, p *Process, url string, o WaitOptions) error 
 		case <-ticker.C:
 		}
 	}
+}
+
+// Healthy is one poll of url as WaitHTTP polls it (a tcp://HOST:PORT
+// url: a TCP connect): nil when it answers 200 (or connects), else what
+// it answered.
+func Healthy(ctx context.Context, client *http.Client, url string) error {
+	if ok, last := poll(ctx, client, url); !ok {
+		return errors.New(last)
+	}
+	return nil
 }
 
 func poll(ctx context.Context, client *http.Client, url string) (bool, string) {

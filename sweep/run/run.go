@@ -411,7 +411,7 @@ func (r *runner) exitedAtEnd(ctx context.Context, down <-chan *proc.Process) *pr
 	t := time.NewTicker(endPoll)
 	defer t.Stop()
 	for {
-		for len(urls) > 0 && healthy(ctx, c, urls[0]) == nil {
+		for len(urls) > 0 && proc.Healthy(ctx, c, urls[0]) == nil {
 			urls = urls[1:]
 		}
 		select {
@@ -468,7 +468,7 @@ func (r *runner) watchHealth(ctx context.Context, done <-chan struct{}) <-chan e
 				return
 			case <-t.C:
 			}
-			if err := healthy(ctx, client, r.spec.HealthURL); err != nil {
+			if err := proc.Healthy(ctx, client, r.spec.HealthURL); err != nil {
 				lastErr = err.Error()
 				if time.Since(lastOK) >= r.o.HangTimeout {
 					out <- fmt.Errorf("engine stopped answering %s for %s (last: %s)", r.spec.HealthURL, r.o.HangTimeout, lastErr)
@@ -480,22 +480,6 @@ func (r *runner) watchHealth(ctx context.Context, done <-chan struct{}) <-chan e
 		}
 	}()
 	return out
-}
-
-func healthy(ctx context.Context, c *http.Client, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("HTTP %s", resp.Status)
-	}
-	return nil
 }
 
 // stopAll stops every started process, newest first (client, router,

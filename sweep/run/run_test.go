@@ -680,3 +680,17 @@ func TestServerWorkerDiesMidLoad(t *testing.T) {
 	assert.ErrorContains(t, err, "decode0 exited (exit code 7)")
 	assert.Equal(t, StageServer, rec.Failed().Name)
 }
+
+// TestServerHealthyOverTCP: a server whose engine's readiness is a TCP
+// connect (vLLM's gRPC worker: tcp://HOST:PORT) is healthy while it
+// accepts connections. Its health was asked over HTTP, which has no such
+// scheme: every load on it failed its server check.
+func TestServerHealthyOverTCP(t *testing.T) {
+	spec, opts := testSpec(t, "", "")
+	spec.HealthURL = "tcp://" + strings.TrimSuffix(strings.TrimPrefix(spec.HealthURL, "http://"), "/health")
+	spec.ServedModels = nil
+	srv, _, err := StartServer(t.Context(), spec.ServerSpec, opts)
+	require.NoError(t, err)
+	defer func() { _, _ = srv.Stop() }()
+	assert.NoError(t, srv.Healthy(t.Context()))
+}

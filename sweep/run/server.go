@@ -124,7 +124,7 @@ func (s *Server) Healthy(ctx context.Context) error {
 		if u == "" {
 			continue
 		}
-		if err := healthy(ctx, c, u); err != nil {
+		if err := proc.Healthy(ctx, c, u); err != nil {
 			return fmt.Errorf("%s: %w", u, err)
 		}
 	}

@@ -19,10 +19,11 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
 	"sweep/metrics/result"
+	"sweep/sweep/run"
 )
 
 // JournalFile is the journal's name in the sweep directory.
-const JournalFile = "journal.jsonl"
+const JournalFile = run.SweepJournal
 
 // Event kinds, as the journal's "event" field spells them.
 const (

@@ -117,6 +117,10 @@ func LockOutDir(dir string) (release func(), err error) {
 	}, nil
 }
 
+// SweepJournal is the file that makes a directory a sweep's
+// (campaign.JournalFile): sweep run refuses it as --out.
+const SweepJournal = "journal.jsonl"
+
 // ClaimOutDir makes dir (if needed) and takes its lock (LockOutDir) for
 // the point called name, so two runs never share one directory: a
 // directory whose lock another process holds (a sweep run, a sweep's
@@ -124,11 +128,18 @@ func LockOutDir(dir string) (release func(), err error) {
 // touched. Processes an earlier run left behind (its lock free: the run
 // is dead) are stopped first (Leftovers says which). A non-empty
 // directory is refused unless force, or unless it holds this same point
-// completed (then ErrAlreadyDone, with the lock released). The returned
+// completed (then ErrAlreadyDone, with the lock released); a sweep's
+// directory (SweepJournal) is refused, force or not. The returned
 // release drops the lock.
 func ClaimOutDir(dir, name string, force bool) (release func(), leftovers []int, err error) {
 	if release, err = LockOutDir(dir); err != nil {
 		return nil, nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, SweepJournal)); err == nil {
+		// Not even --force: the point's files would join the sweep's,
+		// its result read as a replicate of the sweep's own.
+		release()
+		return nil, nil, &OutDirError{Dir: dir, Msg: fmt.Sprintf("holds a sweep (%s): rerun the sweep's command to run its points, or give sweep run another directory", SweepJournal)}
 	}
 	if leftovers, err = StopLeftovers(dir, 10*time.Second); err != nil {
 		release()

@@ -166,3 +166,22 @@ func TestServerHoldsItsDirectory(t *testing.T) {
 	require.NoError(t, err, "a stopped server's directory is free")
 	release()
 }
+
+// TestClaimOutDirRefusesASweep: sweep run's --out on a sweep's directory
+// is refused, --force too. It ran the point there, its result beside the
+// sweep's point directories, read by knees and compare as a replicate.
+func TestClaimOutDirRefusesASweep(t *testing.T) {
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "journal.jsonl")
+	require.NoError(t, os.WriteFile(journal, []byte(`{"event":"sweep_start"}`+"\n"), 0o644))
+	for _, force := range []bool{false, true} {
+		_, _, err := ClaimOutDir(dir, "p", force)
+		var oe *OutDirError
+		require.ErrorAs(t, err, &oe, "force %v", force)
+		assert.Contains(t, err.Error(), "holds a sweep (journal.jsonl): rerun the sweep's command to run its points, or give sweep run another directory")
+	}
+	assert.FileExists(t, journal)
+	release, err := LockOutDir(dir)
+	require.NoError(t, err, "the lock was released")
+	release()
+}

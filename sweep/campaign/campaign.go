@@ -862,7 +862,7 @@ func (s *sweep) stoppedOnItsOwn() error {
 		return nil
 	}
 	if _, ok := errors.AsType[*run.DiskFullError](s.jErr); ok {
-		return fmt.Errorf("the sweep stopped: %w; free space on it (or move the sweep directory to a larger disk) and rerun the same command to resume", s.jErr)
+		return fmt.Errorf("the sweep stopped: %w; %s", s.jErr, freeSpaceAndResume)
 	}
 	return fmt.Errorf("the sweep stopped: %w", s.jErr)
 }
@@ -907,8 +907,11 @@ type DiskFullError struct {
 }
 
 func (e *DiskFullError) Error() string {
-	return fmt.Sprintf("the sweep stopped: %s: point %s failed for want of space there, and so would every point and retry after it; free space on it (or move the sweep directory to a larger disk) and rerun the same command to resume", e.Disk, e.Point)
+	return fmt.Sprintf("the sweep stopped: %s: point %s failed for want of space there, and so would every point and retry after it; %s", e.Disk, e.Point, freeSpaceAndResume)
 }
+
+// freeSpaceAndResume is what to do about a sweep stopped by a full disk.
+const freeSpaceAndResume = "free space on it (or move the sweep directory to a larger disk) and rerun the same command to resume"
 
 // stop stops the sweep on its own with err (the first one stays): the
 // points under way are interrupted, none starts (RunArm), and Run

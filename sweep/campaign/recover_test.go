@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/run"
 )
@@ -120,10 +119,7 @@ func TestResumeRecoversAFinishedPoint(t *testing.T) {
 // journal lacks is recovered as the probe its start says it was, and the
 // search goes on from it instead of probing the point again.
 func TestResumeRecoversAProbe(t *testing.T) {
-	s := newSweep(t, testSchedule(t, []int{8}, 1, 2, 4, 8, 16, 32, 64, 128, 256))
-	for _, p := range s.sched.Points {
-		p.ProbeClient, p.ProbeDuration = &recipes.Command{Argv: []string{"aiperf", "profile", "--benchmark-duration", "300"}}, 300
-	}
+	s, _ := probeSweep(t)
 	s.b.saturateAt = 16
 	s.adaptive()
 	_, err := s.run(t.Context())

@@ -179,12 +179,7 @@ func interruptedSweep(t *testing.T) string {
 		}
 	}
 	recs[0].Arms = []campaign.ArmPlan{plan}
-	j, _, err := campaign.OpenJournal(dir)
-	require.NoError(t, err)
-	for _, r := range recs {
-		require.NoError(t, j.Append(r))
-	}
-	require.NoError(t, j.Close())
+	require.NoError(t, synth.WriteJournal(dir, recs...))
 	return dir
 }
 

@@ -184,12 +184,7 @@ func writeDiscovery(t *testing.T, dir string, ids []result.Identity, runs []run,
 // writeJournal appends recs to dir's journal.
 func writeJournal(t *testing.T, dir string, recs ...campaign.Record) {
 	t.Helper()
-	j, _, err := campaign.OpenJournal(dir)
-	require.NoError(t, err)
-	for _, r := range recs {
-		require.NoError(t, j.Append(r))
-	}
-	require.NoError(t, j.Close())
+	require.NoError(t, synth.WriteJournal(dir, recs...))
 }
 
 // pointID names a made-up point; a probe and the full-length run after it

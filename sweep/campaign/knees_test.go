@@ -56,12 +56,7 @@ func interruptedSweep(t *testing.T, withArms bool) string {
 			campaign.Record{Event: campaign.EventPointEnd, Arm: 1, Point: id, Conc: c, Status: campaign.StatusOK, Result: rel})
 	}
 	recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: 1, Point: "arm1-c32", Conc: 32})
-	j, _, err := campaign.OpenJournal(dir)
-	require.NoError(t, err)
-	for _, r := range recs {
-		require.NoError(t, j.Append(r))
-	}
-	require.NoError(t, j.Close())
+	require.NoError(t, synth.WriteJournal(dir, recs...))
 	return dir
 }
 

@@ -43,12 +43,7 @@ func interruptedSweep(t *testing.T) string {
 			campaign.Record{Event: campaign.EventPointEnd, Arm: 1, Point: fmt.Sprintf("c%d", c), Conc: c, Status: campaign.StatusOK, Result: rel})
 	}
 	recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: 1, Point: "c32", Conc: 32})
-	j, _, err := campaign.OpenJournal(dir)
-	require.NoError(t, err)
-	for _, r := range recs {
-		require.NoError(t, j.Append(r))
-	}
-	require.NoError(t, j.Close())
+	require.NoError(t, synth.WriteJournal(dir, recs...))
 	return dir
 }
 

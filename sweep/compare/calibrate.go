@@ -10,6 +10,7 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/inputfile"
+	"sweep/internal/stats"
 	"sweep/metrics/result"
 	"sweep/sweep/knee"
 )
@@ -163,4 +164,21 @@ func ReadCalibration(path string) (*Calibration, error) {
 	}
 	c.Source = path
 	return &c, nil
+}
+
+// logScatter is the sum of squares of ln v around its mean and its degrees
+// of freedom (0, 0 for fewer than two values).
+func logScatter(v []float64) (ss, df float64) {
+	if len(v) < 2 {
+		return 0, 0
+	}
+	ls := make([]float64, len(v))
+	for i, x := range v {
+		ls[i] = math.Log(x)
+	}
+	m := stats.Mean(ls)
+	for _, l := range ls {
+		ss += (l - m) * (l - m)
+	}
+	return ss, float64(len(v) - 1)
 }

@@ -8,11 +8,6 @@ import (
 	"sweep/internal/plural"
 )
 
-// heterogeneityP is the level below which a scatter is too large, against
-// the rest's, to be noise: an arm's against the other arms' (F test), a
-// point's change against the other points' of its arm (uniformCore).
-const heterogeneityP = 0.001
-
 // ciAlpha is what an arm's interval of its pooled change leaves out: a
 // 90 % interval.
 const ciAlpha = 0.10
@@ -24,6 +19,13 @@ const ciAlpha = 0.10
 // stricter level: it adds at most 0.5 % (one-sided) to the arm's false
 // alarms where the pooled interval allows 5 %.
 const pointAlpha = 0.01
+
+// minReplicateDF is the fewest degrees of freedom of replicate scatter
+// that make replicates the noise source.
+const minReplicateDF = 3
+
+// maxReplicatesAdvice caps the advice of an INCONCLUSIVE arm.
+const maxReplicatesAdvice = 100
 
 // armScatter is one arm's scatter of paired log changes around its
 // precision-weighted mean over the points that change alike
@@ -298,9 +300,6 @@ func labels(ss []armScatter) string {
 	}
 	return out
 }
-
-// pct turns a log ratio into a change in percent.
-func pct(l float64) float64 { return 100 * (math.Exp(l) - 1) }
 
 // verdict reads the interval [lo, hi] of log changes against the
 // tolerance, turned for a metric where lower is better.

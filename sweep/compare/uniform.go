@@ -86,3 +86,8 @@ func weightedFit(ls, qs []float64, idx []int) (mean, ss float64) {
 	}
 	return mean, ss
 }
+
+// heterogeneityP is the level below which a scatter is too large, against
+// the rest's, to be noise: an arm's against the other arms' (F test), a
+// point's change against the other points' of its arm (uniformCore).
+const heterogeneityP = 0.001

@@ -62,8 +62,9 @@ func TestDiscoverMeasuredKeyAsOnTheCluster(t *testing.T) {
 		{"tp8", 64, true},
 		{"tp8 ep8", 64, false}, // c64 is the top of TEP8's grid
 	}
-	results, err := knee.ReadAnalyze(t.Context(), out, knee.Options{})
+	k, err := campaign.ReadKnees(t.Context(), out, knee.Options{})
 	require.NoError(t, err)
+	results := k.Results
 	require.Len(t, results, len(measured))
 	for _, m := range measured {
 		i := slices.IndexFunc(results, func(r *knee.Result) bool { return strings.HasSuffix(r.Arm.Identity.Label(), " mtp "+m.arm) })

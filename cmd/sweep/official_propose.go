@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
+	"sweep/sweep/campaign"
+	"sweep/sweep/knee"
 	"sweep/sweep/propose"
 )
 
@@ -15,9 +17,13 @@ type officialProposeOptions struct {
 	IO      *IOStreams
 	Propose bool
 	DryRun  bool
-	// Request is the proposal: the discovery results, the files edited,
-	// the knee threshold and targets (ConfigKey "": resolved from the
-	// results; AllowSimulated: the changelog entry says so).
+	// Threshold is the knee threshold (knee.Options) the discovery's
+	// knees are read with.
+	Threshold float64
+	// Request is the proposal: the discovery results (From; its verdicts
+	// are read by officialProposeRun), the files edited and the targets
+	// (ConfigKey "": resolved from the results; AllowSimulated: the
+	// changelog entry says so; AllowUnfinished: see the help).
 	propose.Request
 }
 
@@ -46,6 +52,7 @@ func newOfficialProposeCmd(ios *IOStreams, runF func(context.Context, *officialP
 			fs.Float64SliceVar(&o.Targets, "target", []float64{20, 50, 100}, "target interactivities (tok/s/user) whose bracketing frontier points are kept")
 			fs.IntVar(&o.Max, "max", 4, "points per arm (floor, knee and first post-knee point always stay)")
 			fs.BoolVar(&o.AllowSimulated, "allow-simulated", false, "propose from simulated results (refused otherwise; the changelog entry says they were simulated)")
+			fs.BoolVar(&o.AllowUnfinished, "allow-unfinished", false, "propose from a discovery that has not finished (refused otherwise): its unfinished arms' conc-lists stay as they are")
 			return fs, func(ctx context.Context, args []string) error {
 				switch {
 				case len(args) > 0:
@@ -65,11 +72,18 @@ func newOfficialProposeCmd(ios *IOStreams, runF func(context.Context, *officialP
 	}
 }
 
-// officialProposeRun plans, edits, validates and (unless dry-run) writes.
+// officialProposeRun reads the discovery's knees as sweep knees does
+// (campaign.ReadKnees: with the points its journal says it has not
+// finished), then plans, edits, validates and (unless dry-run) writes.
 func officialProposeRun(ctx context.Context, o *officialProposeOptions) error {
+	k, err := campaign.ReadKnees(ctx, o.From, knee.Options{Threshold: o.Threshold})
+	if err != nil {
+		return err
+	}
 	req := o.Request
+	req.Results, req.Incomplete = k.Results, k.Incomplete()
 	req.Log = o.IO.ErrOut
-	p, err := propose.Propose(ctx, req)
+	p, err := propose.Propose(req)
 	if err != nil {
 		return err
 	}

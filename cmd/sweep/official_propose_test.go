@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/sweep/campaign"
+	"sweep/sweep/knee"
 	"sweep/sweep/testkit/synth"
 )
 
@@ -129,6 +132,79 @@ func TestOfficialProposeRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOfficialProposeUnfinished: a discovery interrupted while tp8 ran
+// c128 (its journal has the start and no end) is refused and named, as
+// sweep knees names it, and nothing is written; with --allow-unfinished
+// tp8's conc-list stays as it is and the other four are proposed. The
+// proposal read the knees without the journal and proposed tp8 from
+// c1..c64 as if its grid ended there, without a word.
+func TestOfficialProposeUnfinished(t *testing.T) {
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results")
+	start := campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover"}}
+	var recs []campaign.Record
+	for i, c := range synth.KeySweep(11) {
+		arm := campaign.ArmPlan{Arm: i + 1, Identity: c.Arm.Identity}
+		tp8 := c.Arm.Identity.Get("tp") == "8" && c.Arm.Identity.Get("ep") == "1"
+		ran := &knee.Arm{Identity: c.Arm.Identity}
+		for _, s := range c.Arm.Samples {
+			if !tp8 || s.Conc < 128 {
+				ran.Samples = append(ran.Samples, s)
+			}
+		}
+		paths, err := synth.WriteDir(filepath.Join(results, c.ID), ran, true)
+		require.NoError(t, err)
+		for j, s := range c.Arm.Samples {
+			id := fmt.Sprintf("%s-c%d", c.ID, s.Conc)
+			arm.Points = append(arm.Points, campaign.PointPlan{Point: id, Conc: s.Conc})
+			start.Identity.Points = append(start.Identity.Points, id)
+			recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: i + 1, Point: id, Conc: s.Conc})
+			if j < len(paths) {
+				rel, err := filepath.Rel(results, paths[j])
+				require.NoError(t, err)
+				recs = append(recs, campaign.Record{Event: campaign.EventPointEnd, Arm: i + 1, Point: id, Conc: s.Conc, Status: campaign.StatusOK, Result: rel})
+			}
+		}
+		start.Arms = append(start.Arms, arm)
+	}
+	require.NoError(t, synth.WriteJournal(results, append([]campaign.Record{start}, recs...)...))
+	files := map[string][]byte{}
+	for _, src := range []string{"configs/amd-master.yaml", "configs/nvidia-master.yaml", "configs/runners.yaml", "perf-changelog.yaml"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", src))
+		require.NoError(t, err)
+		dst := filepath.Join(dir, filepath.Base(src))
+		require.NoError(t, os.WriteFile(dst, data, 0o644))
+		files[dst] = data
+	}
+	args := []string{"official", "--propose", "--from", results, "--config-files",
+		filepath.Join(dir, "amd-master.yaml") + "," + filepath.Join(dir, "nvidia-master.yaml"),
+		"--runner-config", filepath.Join(dir, "runners.yaml"), "--changelog", filepath.Join(dir, "perf-changelog.yaml"), "--allow-simulated"}
+	const tp8 = "qwen3.5 mi325x-amds sglang fp8 mtp tp8 c128 (interrupted)"
+
+	var out, errOut bytes.Buffer
+	code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, args)
+	assert.Equal(t, exitError, code, out.String())
+	assert.Contains(t, errOut.String(), results+": the discovery has not finished, so nothing is proposed from it: "+
+		"its journal says the sweep has not finished 1 of its 40 points: "+tp8)
+	assert.Contains(t, errOut.String(), "pass --allow-unfinished")
+	assert.Empty(t, out.String(), "no diff")
+	for f, data := range files {
+		now, err := os.ReadFile(f)
+		require.NoError(t, err)
+		assert.Equal(t, string(data), string(now), "%s is unchanged", f)
+	}
+
+	out.Reset()
+	errOut.Reset()
+	code = mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, append(args, "--allow-unfinished"))
+	require.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, errOut.String(), "warning: --allow-unfinished: the discovery has not finished: its journal says the sweep has not finished 1 of its 40 points: "+tp8)
+	assert.Contains(t, errOut.String(), "  tp8: unchanged (unfinished: the discovery has not finished c128 (interrupted or not run)")
+	assert.Equal(t, 4, strings.Count(out.String(), "\n-          - {tp:"), out.String())
+	assert.NotContains(t, out.String(), "- {tp: 8, ep: 1,", "tp8's conc-list stays")
+	assert.Contains(t, out.String(), "left unchanged, the discovery had not finished them (the other arms' frontier was read without those points): TP8 (c128)")
 }
 
 func TestOfficialFlags(t *testing.T) {

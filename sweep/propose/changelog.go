@@ -10,13 +10,17 @@ import (
 // Entry is the perf-changelog.yaml entry recording the proposal for key:
 // the per-arm conc-lists and the dropped arms, with the placeholder
 // pr-link XXX (sweep validate accepts it for new entries). An entry from
-// simulated results says so.
+// simulated results says so, and one proposed from a discovery that had
+// not finished (Request.AllowUnfinished) names the arms it left
+// unchanged for it.
 func Entry(key string, plans []ArmPlan) string {
-	var kept, dropped []string
+	var kept, dropped, unfinished []string
 	n := 0
 	for _, p := range plans {
 		label := strings.ToUpper(strings.ReplaceAll(p.Result.Arm.Identity.Parallelism(), " ", "/"))
 		switch {
+		case len(p.Result.Unfinished) > 0:
+			unfinished = append(unfinished, label+" ("+concs(p.Result.Unfinished)+")")
 		case p.Dropped != "":
 			dropped = append(dropped, label)
 		case p.Conc != nil:
@@ -36,6 +40,9 @@ func Entry(key string, plans []ArmPlan) string {
 		n, from, strings.Join(kept, "; "))
 	if len(dropped) > 0 {
 		desc += "; dropped as dominated: " + strings.Join(dropped, ", ")
+	}
+	if len(unfinished) > 0 {
+		desc += "; left unchanged, the discovery had not finished them (the other arms' frontier was read without those points): " + strings.Join(unfinished, ", ")
 	}
 	return fmt.Sprintf("- config-keys:\n    - %s\n  scenario-type:\n    - agentic-coding\n  description:\n    - %s\n  pr-link: XXX\n",
 		key, strconv.Quote(desc))

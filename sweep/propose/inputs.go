@@ -2,6 +2,8 @@ package propose
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"sweep/configs"
 	"sweep/sweep/knee"
@@ -40,4 +42,45 @@ func simulated(plans []ArmPlan) bool {
 		}
 	}
 	return false
+}
+
+// CheckFinished refuses a discovery that has not finished (r.Incomplete,
+// or an arm with points its sweep has not finished: knee.Result.
+// Unfinished) unless r.AllowUnfinished: an official conc-list read from
+// it would take each unfinished arm's grid as ending where the sweep
+// stopped, though its knee, peak and frontier points, and so the other
+// arms' places on the frontier, could move with the points not run.
+func CheckFinished(r Request) error {
+	s := unfinishedNote(r)
+	if s == "" || r.AllowUnfinished {
+		return nil
+	}
+	return fmt.Errorf("%s: the discovery has not finished, so nothing is proposed from it: %s; a proposal now would read its unfinished arms' grids as ending where the sweep stopped, "+
+		"though their knees, peaks and frontier points could move with the points not run: propose once it has finished, "+
+		"or pass --allow-unfinished to propose its finished arms now and leave the unfinished arms' conc-lists as they are", r.From, s)
+}
+
+// unfinishedNote says what of r's discovery has not finished:
+// r.Incomplete, else the arms whose results name unfinished points
+// ("qwen3.5 ... tp8 c40, c48"); "" when it has finished.
+func unfinishedNote(r Request) string {
+	if r.Incomplete != "" {
+		return r.Incomplete
+	}
+	var arms []string
+	for _, res := range r.Results {
+		if len(res.Unfinished) > 0 {
+			arms = append(arms, res.Arm.Identity.Label()+" "+concs(res.Unfinished))
+		}
+	}
+	return strings.Join(arms, "; ")
+}
+
+// concs names concurrencies: "c40, c48".
+func concs(cs []int) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = "c" + strconv.Itoa(c)
+	}
+	return strings.Join(s, ", ")
 }

@@ -42,7 +42,8 @@ type ArmPlan struct {
 	// other arms everywhere); empty when kept.
 	Dropped string
 	// Unchanged says why the arm's conc-list is left as it is
-	// (insufficient data); empty otherwise.
+	// (insufficient data; points its discovery has not finished, which
+	// could move its knee: unfinishedWhy); empty otherwise.
 	Unchanged string
 }
 
@@ -75,6 +76,10 @@ func Plan(rs []*knee.Result, frontier *knee.Frontier, o Options) []ArmPlan {
 			}
 		}
 		switch {
+		case len(r.Unfinished) > 0:
+			p.Unchanged = unfinishedWhy(r.Unfinished)
+			out = append(out, p)
+			continue
 		case r.Status == knee.StatusInsufficient:
 			p.Unchanged = "insufficient data: " + r.Reason
 			out = append(out, p)
@@ -141,6 +146,13 @@ func Plan(rs []*knee.Result, frontier *knee.Frontier, o Options) []ArmPlan {
 		out = append(out, p)
 	}
 	return out
+}
+
+// unfinishedWhy is ArmPlan.Unchanged of an arm whose discovery has not
+// finished the concurrencies u (knee.Result.Unfinished).
+func unfinishedWhy(u []int) string {
+	return "unfinished: the discovery has not finished " + concs(u) +
+		" (interrupted or not run), which could move its knee, peak and frontier points: resume the discovery and propose again"
 }
 
 func isMust(why []string) bool {

@@ -105,6 +105,67 @@ func TestPlan(t *testing.T) {
 	assert.Contains(t, Entry("k", plans), "TP8 c1,c4,c16,c32; TP4 c4,c16,c32,c64; dropped as dominated: TP2")
 }
 
+// TestPlanUnfinished: an arm whose discovery has not finished points
+// keeps its conc-list, also when it is dominated so far (its points not
+// run could put it on the frontier), and the changelog entry names it;
+// its measured points still stand on the frontier for the other arms.
+// CheckFinished refuses such a discovery unless AllowUnfinished.
+func TestPlanUnfinished(t *testing.T) {
+	mk := func(tp int, knee_ int, pts ...[3]float64) *knee.Result {
+		r := resultFor(tp, 1)
+		r.Status, r.Knee = knee.StatusOK, knee_
+		for _, p := range pts {
+			i, th := p[1], p[2]
+			r.Points = append(r.Points, knee.Point{Conc: int(p[0]), Usable: true, Throughput: &th, E2ENormP90: &i})
+		}
+		return r
+	}
+	tp8 := mk(8, 16, [3]float64{1, 150, 1000}, [3]float64{4, 110, 3000}, [3]float64{16, 60, 5000}, [3]float64{32, 30, 5200}, [3]float64{64, 10, 4000})
+	tp4 := mk(4, 32, [3]float64{4, 90, 2500}, [3]float64{16, 45, 5600}, [3]float64{32, 25, 7000}, [3]float64{64, 12, 7100})
+	tp2 := mk(2, 8, [3]float64{1, 80, 500}, [3]float64{8, 40, 2000}, [3]float64{16, 20, 2100})
+	tp4.Unfinished = []int{128}
+	tp2.Unfinished = []int{32, 64}
+	rs := []*knee.Result{tp8, tp4, tp2}
+	fr := knee.Frontiers(rs, knee.AxisE2ENormP90)[0]
+	plans := Plan(rs, fr, Options{})
+	require.Len(t, plans, 3)
+	assert.Equal(t, []int{1, 4, 16, 32}, plans[0].Conc, "tp8's plan as with tp4 finished: %s", plans[0].Summary())
+	for i, want := range []string{"tp4: unchanged (unfinished: the discovery has not finished c128 (interrupted or not run)",
+		"tp2: unchanged (unfinished: the discovery has not finished c32, c64 (interrupted or not run)"} {
+		p := plans[i+1]
+		assert.Nil(t, p.Conc, p.Summary())
+		assert.Empty(t, p.Dropped, p.Summary())
+		assert.True(t, strings.HasPrefix(p.Summary(), want), "got %q, want prefix %q", p.Summary(), want)
+	}
+	assert.Contains(t, Entry("k", plans), "TP8 c1,c4,c16,c32; left unchanged, the discovery had not finished them "+
+		"(the other arms' frontier was read without those points): TP4 (c128), TP2 (c32, c64)")
+
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want string // "": no error
+	}{
+		{"finished", Request{From: "d", Results: []*knee.Result{tp8}}, ""},
+		{"incomplete", Request{From: "d", Results: []*knee.Result{tp8}, Incomplete: "its journal says the sweep has not finished 2 points: tp8 ep8 c4 (not run)"},
+			"d: the discovery has not finished, so nothing is proposed from it: its journal says the sweep has not finished 2 points: tp8 ep8 c4 (not run); " +
+				"a proposal now would read its unfinished arms' grids as ending where the sweep stopped"},
+		{"arm unfinished, no journal text", Request{From: "d", Results: rs}, "d: the discovery has not finished, so nothing is proposed from it: " +
+			"qwen3.5 mi325x-amds sglang fp8 mtp tp4 c128; qwen3.5 mi325x-amds sglang fp8 mtp tp2 c32, c64; "},
+		{"allowed", Request{From: "d", Results: rs, Incomplete: "x", AllowUnfinished: true}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckFinished(tc.req)
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "got %q, want prefix %q", err, tc.want)
+			assert.Contains(t, err.Error(), "or pass --allow-unfinished to propose its finished arms now and leave the unfinished arms' conc-lists as they are")
+		})
+	}
+}
+
 // TestResolveKeyRunnerLabel: results name the hardware with the runner's
 // "cluster:" prefix (InferenceX's and sweep's simulated results alike) or
 // without it; both resolve to the shipped key.

@@ -1,7 +1,6 @@
 package propose
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -15,8 +14,21 @@ import (
 // Request names a discovery, the files a proposal edits and how it
 // chooses (sweep official --propose).
 type Request struct {
-	// From is the directory of discovery results.
+	// From is the directory of discovery results (named in errors).
 	From string
+	// Results are the verdicts on the discovery's arms as sweep knees
+	// reads them (campaign.ReadKnees): an arm's knee.Result.Unfinished
+	// holds the concurrencies its sweep has not finished.
+	Results []*knee.Result
+	// Incomplete says which points the discovery has not finished, also
+	// those of arms with no result yet (campaign.Knees.Incomplete); ""
+	// when it has finished.
+	Incomplete string
+	// AllowUnfinished proposes from a discovery that has not finished
+	// (Incomplete, or an arm with Unfinished points): its finished arms
+	// are proposed, its unfinished arms' conc-lists left as they are
+	// (Plan). Without it such a discovery is refused (CheckFinished).
+	AllowUnfinished bool
 	// ConfigFiles are the master configs edited in place; Runners is
 	// runners.yaml (for validation); Changelog is the perf-changelog.yaml
 	// appended to.
@@ -26,11 +38,9 @@ type Request struct {
 	// ConfigKey is every arm's config key ("": resolved per arm from the
 	// results, ResolveKey).
 	ConfigKey string
-	// Threshold is the knee threshold (knee.Options); Targets and Max are
-	// Options'.
-	Threshold float64
-	Targets   []float64
-	Max       int
+	// Targets and Max are Options'.
+	Targets []float64
+	Max     int
 	// AllowSimulated proposes from simulated results (CheckResults).
 	AllowSimulated bool
 	// Log receives each key's arm plans as they are made (nil: none).
@@ -52,16 +62,21 @@ type Proposal struct {
 	newLog    []byte
 }
 
-// Propose reads the results under r.From, plans each config key's arms,
+// Propose plans each config key's arms of the discovery r.Results,
 // edits its master config and appends its changelog entry, in memory,
-// and validates the result.
-func Propose(ctx context.Context, r Request) (*Proposal, error) {
-	rs, err := knee.ReadAnalyze(ctx, r.From, knee.Options{Threshold: r.Threshold})
-	if err != nil {
-		return nil, err
-	}
+// and validates the result. A discovery that has not finished is
+// refused unless r.AllowUnfinished (CheckFinished).
+func Propose(r Request) (*Proposal, error) {
+	rs := r.Results
 	if len(rs) == 0 {
 		return nil, fmt.Errorf("no result files under %s", r.From)
+	}
+	if err := CheckFinished(r); err != nil {
+		return nil, err
+	}
+	if s := unfinishedNote(r); s != "" && r.Log != nil {
+		fmt.Fprintf(r.Log, "warning: --allow-unfinished: the discovery has not finished: %s; the unfinished arms' conc-lists stay as they are, "+
+			"and the other arms' frontier points are read without the points not run\n", s)
 	}
 	srcs, err := configs.ReadSources(r.ConfigFiles, nil)
 	if err != nil {

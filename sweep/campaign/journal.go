@@ -580,6 +580,12 @@ type Coverage struct {
 	// or in a journal such a binary resumed since (it may have ended the
 	// search unrecorded), is read without this rule.
 	Unfinished []Record
+	// Failed holds one record (Point, Arm, Conc, Error, Result, Probe;
+	// Attempt: its attempts that ended) of each point whose last attempt
+	// failed, in the journal's order: also one that failed before it
+	// wrote a result (Result ""), and one with retries left that the
+	// sweep, interrupted, has not run again.
+	Failed []Record
 	// Results lists per arm (Record.Arm, 1-based) the result files its
 	// points' point_end records name, relative to the directory: what
 	// ties an arm's number to the identity its results carry.
@@ -681,6 +687,10 @@ func ReadCoverage(dir string) (Coverage, error) {
 			c.Unfinished = append(c.Unfinished, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: st.status})
 		case StatusOK, StatusFailed:
 			w := where[id]
+			if st.status == StatusFailed {
+				c.Failed = append(c.Failed, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: st.status, Error: st.err,
+					Result: st.result, Attempt: st.attempts, Probe: st.probe})
+			}
 			if st.probe && c.Adaptive && recordsEnd[w.Arm] && !searches[w.Arm] && !failedForGood(dir, id, w.Conc, st) {
 				c.Unfinished = append(c.Unfinished, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: st.status, Probe: true})
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,9 +28,37 @@ type Knees struct {
 	// with no result yet; nil when it finished, or when the directory
 	// has no journal (results gathered by hand, InferenceX's own).
 	Unfinished []UnfinishedPoint
+	// Failed are the points the sweep's journal records as failed
+	// (Coverage.Failed), in its order, whose result the knees do not
+	// read: one that failed before it wrote a result (its server did
+	// not start, its client crashed, it was killed). A failed point whose
+	// result the knees read is theirs to list (knee.Point.Excluded). Nil
+	// when the directory has no journal.
+	Failed []FailedPoint
 	// planned counts the points the sweep's start plans (Coverage.
 	// Planned); 0 when its journal does not record them.
 	planned int
+}
+
+// FailedPoint is a failed point of a sweep with no result the knees read.
+type FailedPoint struct {
+	// Arm is the label of the point's arm (result.Identity.Label); ""
+	// when the journal places the point on no arm.
+	Arm string
+	// Point is the point's ID: its directory under the sweep's.
+	Point string
+	// Conc is the point's concurrency; 0 when the journal does not say.
+	Conc int
+	// Error is why its last attempt failed, as the journal records it.
+	Error string
+	// Result is the result file its last attempt's end names (under the
+	// sweep directory, as knee.Sample.File is), there but not read by the
+	// knees; "" when it wrote none, or the file is gone.
+	Result string
+	// Attempts counts its attempts that ended.
+	Attempts int
+	// Probe is true when its last attempt was an adaptive search's probe.
+	Probe bool
 }
 
 // UnfinishedPoint is a point of a sweep that has not finished.
@@ -98,11 +127,42 @@ func ReadKnees(ctx context.Context, dir string, o knee.Options) (*Knees, error) 
 		for _, a := range arms {
 			slices.Sort(a.Unfinished)
 		}
+		k.Failed = failedPoints(dir, c, arms)
 	}
 	for _, a := range arms {
 		k.Results = append(k.Results, knee.Analyze(a, o))
 	}
 	return k, nil
+}
+
+// failedPoints are the points c records as failed whose result file (the
+// one their end names, else the point's own: result.PointPath) is none
+// of the samples of arms (the arms read from dir): Knees.Failed.
+func failedPoints(dir string, c Coverage, arms []*knee.Arm) []FailedPoint {
+	read := map[string]bool{}
+	for _, a := range arms {
+		for _, s := range a.Samples {
+			read[filepath.Clean(s.File)] = true
+		}
+	}
+	var out []FailedPoint
+	for _, f := range c.Failed {
+		p := FailedPoint{Point: f.Point, Conc: f.Conc, Error: f.Error, Attempts: f.Attempt, Probe: f.Probe}
+		if f.Result != "" {
+			p.Result = filepath.Join(dir, f.Result)
+		}
+		if read[p.Result] || read[filepath.Clean(result.PointPath(dir, f.Point))] {
+			continue
+		}
+		if _, err := os.Stat(p.Result); err != nil {
+			p.Result = "" // none written, or gone since
+		}
+		if id, ok := c.ArmOf(dir, f.Arm, arms); ok {
+			p.Arm = id.Label()
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // Incomplete says which points the sweep has not finished, per arm, and

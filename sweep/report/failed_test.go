@@ -1,6 +1,12 @@
 package report
 
 import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,7 +14,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg/draw"
 
+	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
+	"sweep/sweep/testkit/synth"
 )
 
 // axisMarkers are the points of r's throughput chart drawn with shape.
@@ -30,7 +38,7 @@ func axisMarkers(f *figure, shape draw.GlyphDrawer) plotter.XYs {
 // the report said only "excluded files 2".
 func TestFailedPoints(t *testing.T) {
 	rep, _ := buildKeySweep(t)
-	rows := failedRows(rep.Results, "")
+	rows, _ := failedRows(rep.Results, nil, "")
 	require.Len(t, rows, 3)
 	assert.Equal(t, []string{"qwen3.5 mi325x-amds sglang fp8 mtp tp2 ep2", "c64", "error rate 14.8% > 10% (174 of 1174 requests failed)"}, rows[0][:3])
 	assert.Equal(t, "c128", rows[2][1])
@@ -59,6 +67,90 @@ func TestFailedPoints(t *testing.T) {
 	r.Points[0].Excluded = []knee.Exclusion{{File: "x/a.json", Reason: "marked invalid"}}
 	r.Points[1].Excluded = []knee.Exclusion{{File: "x/p.json", Reason: knee.ExcludedSuperseded}}
 	r.Arm.Samples = append(r.Arm.Samples, knee.Sample{File: "x/p.json", Conc: r.Points[1].Conc, Superseded: true})
-	rows = failedRows(rep.Results[4:], "x")
+	rows, _ = failedRows(rep.Results[4:], nil, "x")
 	assert.Equal(t, [][]string{{r.Arm.Identity.Label(), "c1 (other results used)", "marked invalid", "a.json"}}, rows)
+}
+
+var update = flag.Bool("update", false, "rewrite testdata goldens")
+
+// TestFailedPointsFromJournal: the failed points' table lists every
+// point the sweep's journal ends failed, also one that wrote no result
+// (tp4 c16, its client killed twice; tp8 ep8, whose server never
+// started and which has no result at all), with the journal's error,
+// among its arm's failed results by concurrency, and a failed point
+// whose result the knees read (tp2 ep2 c64) once, as the knees read it.
+// The table listed only the failed results: a point that failed before
+// writing one was missing though the journal said why it failed.
+func TestFailedPointsFromJournal(t *testing.T) {
+	dir := t.TempDir()
+	start := campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover"}}
+	var recs []campaign.Record
+	for i, c := range synth.KeySweep(11) {
+		tp, ep := c.Arm.Identity.Get("tp"), c.Arm.Identity.Get("ep")
+		plan := campaign.ArmPlan{Arm: i + 1, Identity: c.Arm.Identity}
+		written := &knee.Arm{Identity: c.Arm.Identity}
+		for _, s := range c.Arm.Samples {
+			switch {
+			case tp == "8" && ep == "8" && s.Conc <= 2: // planned, failed: its server did not start
+			case tp == "8" && ep == "8": // not planned
+				continue
+			case tp == "4" && ep == "1" && s.Conc == 16: // failed before writing a result
+			default:
+				written.Samples = append(written.Samples, s)
+			}
+			id := fmt.Sprintf("%s-c%d", c.ID, s.Conc)
+			plan.Points = append(plan.Points, campaign.PointPlan{Point: id, Conc: s.Conc})
+			start.Identity.Points = append(start.Identity.Points, id)
+		}
+		start.Arms = append(start.Arms, plan)
+		paths, err := synth.WriteDir(dir, written, true)
+		require.NoError(t, err)
+		for _, p := range plan.Points {
+			st := campaign.Record{Event: campaign.EventPointStart, Arm: i + 1, Point: p.Point, Conc: p.Conc}
+			end := campaign.Record{Event: campaign.EventPointEnd, Arm: i + 1, Point: p.Point, Conc: p.Conc, Status: campaign.StatusOK, Attempt: 1}
+			if j := slices.IndexFunc(written.Samples, func(s knee.Sample) bool { return s.Conc == p.Conc }); j >= 0 {
+				end.Result, err = filepath.Rel(dir, paths[j])
+				require.NoError(t, err)
+				if written.Samples[j].Excluded != "" {
+					end.Status, end.Error = campaign.StatusFailed, "stage client: error rate over the limit"
+				}
+				recs = append(recs, st, end)
+				continue
+			}
+			end.Status = campaign.StatusFailed
+			if tp == "8" {
+				st.NoServer = true
+				end.Error = fmt.Sprintf("server start: stage engine-ready: engine not ready after 1800s (c%d)", p.Conc)
+				recs = append(recs, st, end)
+				continue
+			}
+			end.Error = "stage client: client failed (killed by SIGKILL)"
+			recs = append(recs, st, end, st, end) // two attempts
+		}
+	}
+	require.NoError(t, synth.WriteJournal(dir, append([]campaign.Record{start}, recs...)...))
+
+	rep, err := Read(t.Context(), dir, knee.Options{})
+	require.NoError(t, err)
+	require.Len(t, rep.Results, 4, "tp8 ep8 has no result")
+	md := rep.Markdown(ChartsDir)
+	i, j := strings.Index(md, "## Failed points"), strings.Index(md, "## Pareto frontier")
+	require.True(t, i >= 0 && j > i, md)
+	got := md[i:j]
+	golden := filepath.Join("testdata", "failed_journal.md.golden")
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got)
+
+	page := rep.HTML()
+	i, j = strings.Index(page, "<h2>Failed points"), strings.Index(page, "<h2>Pareto frontier")
+	require.True(t, i >= 0 && j > i, "no failed points' table")
+	page = page[i:j]
+	assert.Contains(t, page, "<h2>Failed points (3 results, 3 points with no result)</h2>")
+	assert.Contains(t, page, "<tr><td>qwen3.5 mi325x-amds sglang fp8 mtp tp4</td><td>c16</td><td>stage client: client failed (killed by SIGKILL) (2 attempts)</td><td>no result file</td></tr>")
+	assert.Contains(t, page, "<tr><td>qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8</td><td>c1</td><td>server start: stage engine-ready: engine not ready after 1800s (c1)</td><td>no result file</td></tr>")
 }

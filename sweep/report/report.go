@@ -54,7 +54,12 @@ type Report struct {
 	// not finished, and HEAD's (campaign.Knees.Incomplete), one line
 	// each: a banner of the summary and the page; empty when they have.
 	Incomplete []string
-	groups     []group
+	// Failed are the points the sweep's journal records as failed with
+	// no result the knees read (campaign.Knees.Failed): the failed
+	// points' table lists them beside the failed result files. Read sets
+	// it; nil when the verdicts were handed over (Build).
+	Failed []campaign.FailedPoint
+	groups []group
 }
 
 type group struct {
@@ -120,6 +125,7 @@ func fromKnees(k *campaign.Knees, dir string, metric knee.Metric) (*Report, erro
 		return nil, err
 	}
 	rep.Dir = dir
+	rep.Failed = k.Failed
 	if s := k.Incomplete(); s != "" {
 		rep.Incomplete = append(rep.Incomplete, "Incomplete: "+s+".")
 	}
@@ -269,9 +275,48 @@ var kneeHeader = []string{"arm", "status", "knee", "peak", "Kneedle", "excluded 
 // failed (knee.Point.Excluded; not a probe its full-length run
 // superseded, which is no failure), with why: the arm, the point (with
 // "other results used" when the point has usable ones too), the reason
-// and the file (relative to dir when under it).
-func failedRows(rs []*knee.Result, dir string) [][]string {
-	var rows [][]string
+// and the file (relative to dir when under it); and among them, by
+// concurrency in its arm's rows, each point of failed (its sweep's
+// journal's failed points with no result the knees read) with the
+// journal's error and the number of its attempts, its file "no result
+// file" (or the result file the knees did not read). The points of
+// failed on no arm of rs follow, in the journal's order. noResult
+// counts the rows of failed.
+func failedRows(rs []*knee.Result, failed []campaign.FailedPoint, dir string) (rows [][]string, noResult int) {
+	type row struct {
+		conc  int
+		cells []string
+	}
+	byArm := map[string][]row{}
+	var others []row
+	for _, f := range failed {
+		label := f.Arm
+		if label == "" {
+			label = "(no arm in the journal)"
+		}
+		point := fmt.Sprintf("c%d", f.Conc)
+		switch {
+		case f.Conc == 0:
+			point = f.Point
+		case f.Probe:
+			point += " (probe)"
+		}
+		why := f.Error
+		if f.Attempts > 1 {
+			why = fmt.Sprintf("%s (%d attempts)", why, f.Attempts)
+		}
+		file := "no result file"
+		if f.Result != "" {
+			file = relTo(dir, f.Result) + " (not read)"
+		}
+		r := row{f.Conc, []string{label, point, why, file}}
+		if slices.ContainsFunc(rs, func(res *knee.Result) bool { return res.Arm.Identity.Label() == f.Arm }) {
+			byArm[f.Arm] = append(byArm[f.Arm], r)
+		} else {
+			others = append(others, r)
+		}
+		noResult++
+	}
 	for _, r := range rs {
 		superseded := map[string]bool{}
 		for _, s := range r.Arm.Samples {
@@ -279,7 +324,12 @@ func failedRows(rs []*knee.Result, dir string) [][]string {
 				superseded[s.File] = true
 			}
 		}
+		journal := byArm[r.Arm.Identity.Label()]
+		slices.SortStableFunc(journal, func(a, b row) int { return a.conc - b.conc })
 		for _, p := range r.Points {
+			for len(journal) > 0 && journal[0].conc < p.Conc {
+				rows, journal = append(rows, journal[0].cells), journal[1:]
+			}
 			for _, e := range p.Excluded {
 				if superseded[e.File] {
 					continue
@@ -288,21 +338,45 @@ func failedRows(rs []*knee.Result, dir string) [][]string {
 				if p.Usable {
 					point += " (other results used)"
 				}
-				file := e.File
-				if rel, err := filepath.Rel(dir, e.File); dir != "" && err == nil && !strings.HasPrefix(rel, "..") {
-					file = rel
-				}
-				rows = append(rows, []string{r.Arm.Identity.Label(), point, e.Reason, file})
+				rows = append(rows, []string{r.Arm.Identity.Label(), point, e.Reason, relTo(dir, e.File)})
 			}
 		}
+		for _, j := range journal {
+			rows = append(rows, j.cells)
+		}
 	}
-	return rows
+	for _, o := range others {
+		rows = append(rows, o.cells)
+	}
+	return rows, noResult
+}
+
+// relTo is file relative to dir when under it, else file.
+func relTo(dir, file string) string {
+	if rel, err := filepath.Rel(dir, file); dir != "" && err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return file
 }
 
 var failedHeader = []string{"arm", "point", "why", "file"}
 
 // failedIntro says what the failed points' table lists.
-const failedIntro = "Left out of the knees and fits; the throughput charts draw them as × on the x axis, never as a value."
+const failedIntro = "Left out of the knees and fits; the throughput charts draw them as × on the x axis, never as a value. " +
+	"A point that failed before it wrote a result (its server did not start, its client crashed, it was killed) is listed with the error its sweep's journal records, and has no value to draw."
+
+// failedTitle is the failed points' table's title: "Failed points (3
+// results, 1 point with no result)".
+func failedTitle(rows, noResult int) string {
+	var parts []string
+	if n := rows - noResult; n > 0 {
+		parts = append(parts, plural.Count(n, "result", "results"))
+	}
+	if noResult > 0 {
+		parts = append(parts, plural.Count(noResult, "point", "points")+" with no result")
+	}
+	return fmt.Sprintf("Failed points (%s)", strings.Join(parts, ", "))
+}
 
 // pointName names a point of r in a table: "c4", "c4 (probe)" when its
 // reading is an adaptive search's short probe only.
@@ -468,8 +542,8 @@ func (rep *Report) Markdown(chartsDir string) string {
 	rep.comparisonMarkdown(&b)
 	fmt.Fprintf(&b, "## Sweep knees (%s)\n\n", plural.Count(len(rep.Results), "arm", "arms"))
 	mdTable(&b, kneeHeader, kneeRows(rep.Results))
-	if rows := failedRows(rep.Results, rep.Dir); len(rows) > 0 {
-		fmt.Fprintf(&b, "\n## Failed points (%s)\n\n%s\n\n", plural.Count(len(rows), "result", "results"), failedIntro)
+	if rows, noResult := failedRows(rep.Results, rep.Failed, rep.Dir); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", failedTitle(len(rows), noResult), failedIntro)
 		mdTable(&b, failedHeader, rows)
 	}
 	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
@@ -536,8 +610,8 @@ figcaption{font-size:13px;padding:4px}
 	rep.comparisonHTML(&b)
 	b.WriteString("<h2>Knees</h2>\n")
 	htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))
-	if rows := failedRows(rep.Results, rep.Dir); len(rows) > 0 {
-		fmt.Fprintf(&b, "<h2>Failed points (%s)</h2>\n<p>%s</p>\n", plural.Count(len(rows), "result", "results"), html.EscapeString(failedIntro))
+	if rows, noResult := failedRows(rep.Results, rep.Failed, rep.Dir); len(rows) > 0 {
+		fmt.Fprintf(&b, "<h2>%s</h2>\n<p>%s</p>\n", html.EscapeString(failedTitle(len(rows), noResult)), html.EscapeString(failedIntro))
 		htmlTable(&b, "failed", failedHeader, rows)
 	}
 	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))

@@ -126,6 +126,12 @@ type pointState struct {
 	reused   bool
 	// noServer: the last attempt got no server (Record.NoServer).
 	noServer bool
+	// diskFull: the last attempt failed for want of space on the sweep
+	// directory's disk (Record.DiskFull), which stopped the sweep. It is
+	// not the point's fault: it counts as no attempt (failures,
+	// attempts), measured nothing, and a resume runs the point again as
+	// one interrupted, its retries intact.
+	diskFull bool
 	probe    bool // the last attempt ran as an adaptive search's probe
 	// inPass: the last attempt started in its arm's adaptive search pass
 	// that has not recorded its end (search_end) yet.
@@ -440,21 +446,24 @@ func (s *sweep) endPass(r Record) []*pointState {
 
 // start is what a point_start record r says of the point's attempts.
 func (st *pointState) start(r Record) {
-	st.replaced = !r.Probe && st.probe && st.inPass && (st.status == StatusOK || st.status == StatusFailed)
+	st.replaced = !r.Probe && st.probe && st.inPass && (st.status == StatusOK || st.status == StatusFailed && !st.diskFull)
 	st.status, st.open = StatusInterrupted, true // until its end record
-	st.reused, st.noServer, st.probe, st.inPass, st.failHeld = r.Reused, r.NoServer, r.Probe, true, false
+	st.reused, st.noServer, st.probe, st.inPass, st.failHeld, st.diskFull = r.Reused, r.NoServer, r.Probe, true, false, false
 }
 
 // end is what a point_end record r says of the point's attempts: one
-// that ended ok or failed counts, one interrupted does not.
+// that ended ok or failed counts, one interrupted does not, nor one
+// failed for want of space on the sweep directory's disk (diskFull).
 func (st *pointState) end(r Record) {
 	st.status, st.err, st.seconds, st.open = r.Status, r.Error, r.Seconds, false
 	st.result, st.metrics = r.Result, r.Metrics
-	switch r.Status {
-	case StatusFailed:
+	st.diskFull = r.Status == StatusFailed && r.DiskFull != ""
+	switch {
+	case st.diskFull:
+	case r.Status == StatusFailed:
 		st.failures++
 		st.attempts++
-	case StatusOK:
+	case r.Status == StatusOK:
 		st.attempts++
 	}
 }
@@ -508,13 +517,15 @@ func (st *pointState) skip(reason string, retries int) {
 func (s *sweep) resumeLine() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var ok, failed, gaveUp, held, interrupted, todo int
+	var ok, failed, gaveUp, held, interrupted, diskFull, todo int
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		switch {
 		case st.status == StatusOK || st.status == StatusSkipped:
 			ok++
 			continue
+		case st.diskFull:
+			diskFull++
 		case st.status == StatusFailed && st.failures > s.o.Retries:
 			gaveUp++
 			continue
@@ -540,6 +551,9 @@ func (s *sweep) resumeLine() string {
 	}
 	if interrupted > 0 {
 		line += fmt.Sprintf(", %d interrupted", interrupted)
+	}
+	if diskFull > 0 {
+		line += fmt.Sprintf(", %d stopped by a full disk (not counted against --retries)", diskFull)
 	}
 	line = fmt.Sprintf("%s: %d to run", line, todo)
 	var again []string
@@ -710,7 +724,7 @@ func (s *sweep) job(a *Arm) Job {
 		}
 		if r := st.lastRun(); r.Any() {
 			job.Earlier[p.ID] = r
-		} else if st.status == StatusInterrupted && st.replaced {
+		} else if (st.status == StatusInterrupted || st.diskFull) && st.replaced {
 			job.Earlier[p.ID] = Ran{Probe: true}
 		}
 	}
@@ -719,10 +733,10 @@ func (s *sweep) job(a *Arm) Job {
 
 // lastRun is how the point's last attempt ran when it ended (ok or
 // failed): as a probe or at the full length; none when it never ended
-// (never run, skipped, interrupted or redone) or its server did not
-// start (it measured nothing).
+// (never run, skipped, interrupted or redone), its server did not
+// start or the sweep directory's disk was full (it measured nothing).
 func (st *pointState) lastRun() Ran {
-	if st.status != StatusOK && st.status != StatusFailed || st.startFailed() {
+	if st.status != StatusOK && st.status != StatusFailed || st.startFailed() || st.diskFull {
 		return Ran{}
 	}
 	return Ran{Probe: st.probe, Full: !st.probe}
@@ -749,7 +763,7 @@ func (s *sweep) finished(st *pointState) bool {
 // only then is it retried, in the next round; a resume goes on with
 // that pass, reading the point from Job.Earlier, and retries it after.
 func (s *sweep) held(st *pointState) bool {
-	return s.o.Choose != nil && st.status == StatusFailed && st.failures <= s.o.Retries && st.inPass && !st.startFailed()
+	return s.o.Choose != nil && st.status == StatusFailed && st.failures <= s.o.Retries && st.inPass && !st.startFailed() && !st.diskFull
 }
 
 // again returns the points Options.Choose asks for first in job that the
@@ -1090,12 +1104,14 @@ func (s *sweep) pointEnded(r *Record, st *pointState) bool {
 }
 
 // pointFailed is what the failed end r of a point (its state st) does
-// to the sweep: a full disk stops it; a point failed for good counts
-// (failedPoint), but for a probe its search may run again.
+// to the sweep: a full disk stops it, and the point, whose fault it is
+// not, counts no failure (pointState.diskFull); a point failed for good
+// counts (failedPoint), but for a probe its search may run again.
 func (s *sweep) pointFailed(r Record, st *pointState) {
-	if r.DiskFull != "" {
+	if st.diskFull {
 		s.stop(&DiskFullError{Disk: r.DiskFull, Point: fmt.Sprintf("%s c%d", s.o.Schedule.Arms[s.points[r.Point].Arm].Name, r.Conc)},
 			errors.New(r.DiskFull))
+		return
 	}
 	switch {
 	case st.failures <= s.o.Retries:

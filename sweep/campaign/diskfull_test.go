@@ -142,3 +142,55 @@ func TestJournalFailureLeavesPointsNotRun(t *testing.T) {
 	assert.Contains(t, progress.String(), "  "+p.ID+" not run: the sweep stopped: journal: ")
 	assert.NotContains(t, progress.String(), "interrupted")
 }
+
+// TestFullDiskUsesNoRetry: a point that failed for want of space on the
+// sweep directory's disk counted as a failed attempt, so a resume after
+// space was freed gave it up with --retries 0 ("1 failed with no retry
+// left"). A full disk is not the point's fault: the resume says so and
+// runs the point again as the same attempt, its retries intact.
+func TestFullDiskUsesNoRetry(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		adaptive bool
+		full     int // the point that finds the disk full
+		status   string
+	}{
+		{"grid", false, 1, "1 of 4 points complete, 1 stopped by a full disk (not counted against --retries): 3 to run"},
+		// The search runs c4, then c16.
+		{"adaptive", true, 2, "1 of 4 points complete, 1 stopped by a full disk (not counted against --retries): 3 to run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSweep(t, testSchedule(t, []int{8}, 4, 8, 16, 32))
+			s.o.Retries = 0
+			if tc.adaptive {
+				s.adaptive()
+			}
+			full := s.sched.Points[tc.full]
+			s.b.faults[full.ID] = "disk-full-dir"
+			_, err := s.run(t.Context())
+			_, ok := errors.AsType[*campaign.DiskFullError](err)
+			require.True(t, ok, "%v", err)
+
+			l, err := campaign.Preview(s.o)
+			require.NoError(t, err)
+			assert.Equal(t, tc.status, l.Status)
+			cov, err := campaign.ReadCoverage(s.dir)
+			require.NoError(t, err)
+			assert.Contains(t, cov.Unfinished, campaign.Record{Point: full.ID, Arm: 1, Conc: full.Conc(), Status: campaign.StatusInterrupted},
+				"the point the sweep stopped on is unfinished, not failed")
+
+			sum, err := s.run(t.Context()) // space freed: the fault is spent
+			require.NoError(t, err)
+			assert.Equal(t, campaign.StatusOK, sum.Points[tc.full].Status)
+			assert.Equal(t, 1, sum.Points[tc.full].Attempts, "the full disk's attempt does not count")
+			assert.Equal(t, 2, s.b.loadsOf(full.ID))
+			var attempts []int
+			for _, r := range events(t, s.dir, campaign.EventPointStart) {
+				if r.Point == full.ID {
+					attempts = append(attempts, r.Attempt)
+				}
+			}
+			assert.Equal(t, []int{1, 1}, attempts, "the resume's run is the point's first attempt again")
+		})
+	}
+}

@@ -44,5 +44,7 @@
 // invocations the same sweep, its settings compared by meaning (IntSet,
 // Paths, Setting.Unused, EnvSetting).
 // A point that failed for want of space on the sweep directory's disk
-// (run.DiskFullError, Record.DiskFull) stops the sweep (DiskFullError).
+// (run.DiskFullError, Record.DiskFull) stops the sweep (DiskFullError);
+// that failure is not the point's and counts no attempt: a resume runs
+// the point again with its retries intact.
 package campaign

@@ -559,7 +559,9 @@ type Coverage struct {
 	// a point_end "interrupted": Status "interrupted"), or before it got
 	// to the point (one its start lists with no record that it ran or
 	// was skipped, or one redone after its result failed the check on
-	// resume: Status ""). Rerunning the sweep's command runs them. Arm
+	// resume: Status ""), or one that failed for want of space on the
+	// sweep directory's disk, which stopped the sweep (Record.DiskFull:
+	// Status "interrupted"). Rerunning the sweep's command runs them. Arm
 	// and Conc are the point's records', else its arm's in the sweep's
 	// start (ArmPlan), else 0: a journal written before its start
 	// recorded the arms does not say. A point that ran and failed is
@@ -685,7 +687,14 @@ func ReadCoverage(dir string) (Coverage, error) {
 		case "", StatusInterrupted:
 			w := where[id]
 			c.Unfinished = append(c.Unfinished, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: st.status})
-		case StatusOK, StatusFailed:
+		case StatusFailed:
+			if st.diskFull { // the sweep stopped on it: a resume runs it
+				w := where[id]
+				c.Unfinished = append(c.Unfinished, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: StatusInterrupted})
+				continue
+			}
+			fallthrough
+		case StatusOK:
 			w := where[id]
 			if st.status == StatusFailed {
 				c.Failed = append(c.Failed, Record{Point: id, Arm: w.Arm, Conc: w.Conc, Status: st.status, Error: st.err,

@@ -237,7 +237,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 				}
 				obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe, NoServer: true})
 				obs(Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
-					Status: status, Error: serverStartFailed + err.Error(), DiskFull: diskFull(err), Seconds: since(start), Probe: p.Probe})
+					Status: status, Error: serverStartFailed + err.Error(), Seconds: since(start), Probe: p.Probe}.withDiskFull(err))
 				if o.Choose != nil {
 					// The search reads measurements, and a server that
 					// did not start measured nothing (an engine not
@@ -290,7 +290,8 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 		case hung:
 			end.Status, end.Error = StatusFailed, fmt.Sprintf("watchdog: no result after %s; the load was stopped", limit)
 		case out.Err != nil:
-			end.Status, end.Error, end.DiskFull = StatusFailed, out.Err.Error(), diskFull(out.Err)
+			end.Status, end.Error = StatusFailed, out.Err.Error()
+			end = end.withDiskFull(out.Err)
 		}
 		obs(end)
 		switch {
@@ -313,13 +314,14 @@ func interruption(ctx context.Context, prefix, user string) string {
 	return user
 }
 
-// diskFull is Record.DiskFull of a point that failed with err: the full
-// disk of a *run.DiskFullError, "" for any other failure.
-func diskFull(err error) string {
+// withDiskFull is the point_end r of a point that failed with err, with
+// Record.DiskFull and DiskElsewhere the full disk of a *run.DiskFullError
+// (none for any other failure).
+func (r Record) withDiskFull(err error) Record {
 	if df, ok := errors.AsType[*run.DiskFullError](err); ok {
-		return df.Disk()
+		r.DiskFull, r.DiskElsewhere = df.Disk(), df.Elsewhere
 	}
-	return ""
+	return r
 }
 
 // searchDone is the reason of a search_end record.

@@ -130,9 +130,10 @@ func (b *RunBackend) StartServer(ctx context.Context, arm *Arm, first *Point, gp
 // onSweepDisk names the sweep directory as the full disk of err, a
 // failure for want of space in a directory inside it (a point's, a
 // server's: run.DiskFullError), which the sweep reports and stops on;
-// any other err is returned as it is.
+// one for want of space elsewhere (/dev/shm, a cache: Elsewhere) keeps
+// its disk, and any other err is returned as it is.
 func (b *RunBackend) onSweepDisk(err error) error {
-	if df, ok := errors.AsType[*run.DiskFullError](err); ok {
+	if df, ok := errors.AsType[*run.DiskFullError](err); ok && !df.Elsewhere {
 		df.Dir = b.Dir // made for this failure, in sweep/run
 	}
 	return err
@@ -203,7 +204,8 @@ func (s *runServer) Stop(ctx context.Context) error {
 // attempt of the point left there (ClearPointDir: a completed probe that
 // this full-length run replaces is kept in DIR/<p.ID>.probe/), holding
 // the directory's lock. A load that failed for want of space on the
-// sweep directory's disk is a *run.DiskFullError.
+// sweep directory's disk, or on another that stays full, is a
+// *run.DiskFullError.
 func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
 	spec, err := specOn(&p.Plan, s.setup, s.nodes)
 	if err != nil {
@@ -225,7 +227,7 @@ func (s *runServer) RunLoad(ctx context.Context, p *Point) Outcome {
 		out.Err = fmt.Errorf("stage %s: %s", f.Name, f.Detail())
 		if df, ok := errors.AsType[*run.DiskFullError](err); ok {
 			// The failure's own words, and the disk: the sweep stops on it.
-			out.Err = &run.DiskFullError{Dir: df.Dir, Free: df.Free, Line: df.Line, Err: out.Err}
+			out.Err = &run.DiskFullError{Dir: df.Dir, Elsewhere: df.Elsewhere, Free: df.Free, Line: df.Line, Err: out.Err}
 		}
 	}
 	out.Err = s.b.onSweepDisk(out.Err)

@@ -1,6 +1,8 @@
 package campaign
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/run"
 )
 
 // TestServerDirErrors: a DIR/servers that cannot hold directories (a
@@ -57,4 +61,26 @@ func TestServerDirSkipsTakenNames(t *testing.T) {
 	d, err := b.serverDir(&Arm{Index: 1}, 1)
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, ServersDir, "arm02-3"), d)
+}
+
+// TestOnSweepDiskKeepsAnotherDisk: a point's failure for want of space
+// in its own directory names the sweep directory's disk; one for want
+// of space on another disk (/dev/shm) keeps that disk's name.
+func TestOnSweepDiskKeepsAnotherDisk(t *testing.T) {
+	b := &RunBackend{Dir: "/data/sweep"}
+	for _, tc := range []struct {
+		name string
+		df   *run.DiskFullError
+		want string
+	}{
+		{"the point's directory", &run.DiskFullError{Dir: "/data/sweep/p1", Err: errors.New("x")}, "/data/sweep"},
+		{"/dev/shm", &run.DiskFullError{Dir: "/dev/shm", Elsewhere: true, Err: errors.New("x")}, "/dev/shm"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := b.onSweepDisk(fmt.Errorf("stage engine: %w", tc.df))
+			df, ok := errors.AsType[*run.DiskFullError](err)
+			require.True(t, ok)
+			assert.Equal(t, tc.want, df.Dir)
+		})
+	}
 }

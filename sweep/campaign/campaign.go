@@ -909,23 +909,34 @@ func (s *sweep) failedPoint() {
 var errFailFast = errors.New("a point failed with no retry left (--fail-fast)")
 
 // DiskFullError is a sweep that stopped because a point failed for want
-// of space on the disk of its directory (Record.DiskFull): every later
-// point and retry would fail the same way, after a server start each
-// on the GPUs. Run returns it; the journal's sweep_end and the summary
-// (Summary.Stopped) say it.
+// of space on the disk of its directory, or on another disk that stays
+// full, such as /dev/shm or an engine's cache (Record.DiskFull,
+// DiskElsewhere): every later point and retry would fail the same way,
+// after a server start each on the GPUs. Run returns it; the journal's
+// sweep_end and the summary (Summary.Stopped) say it.
 type DiskFullError struct {
 	// Disk is "the disk holding DIR is full (4.1 MB free)".
 	Disk string
+	// Elsewhere says the disk is not the sweep directory's.
+	Elsewhere bool
 	// Point is the point that failed (its arm and concurrency).
 	Point string
 }
 
 func (e *DiskFullError) Error() string {
-	return fmt.Sprintf("the sweep stopped: %s: point %s failed for want of space there, and so would every point and retry after it; %s", e.Disk, e.Point, freeSpaceAndResume)
+	advice := freeSpaceAndResume
+	if e.Elsewhere {
+		advice = freeSpaceElsewhereAndResume
+	}
+	return fmt.Sprintf("the sweep stopped: %s: point %s failed for want of space there, and so would every point and retry after it; %s", e.Disk, e.Point, advice)
 }
 
 // freeSpaceAndResume is what to do about a sweep stopped by a full disk.
 const freeSpaceAndResume = "free space on it (or move the sweep directory to a larger disk) and rerun the same command to resume"
+
+// freeSpaceElsewhereAndResume is what to do about a sweep stopped by a
+// full disk other than its directory's (/dev/shm, a cache).
+const freeSpaceElsewhereAndResume = "free space on it and rerun the same command to resume"
 
 // stop stops the sweep on its own with err (the first one stays): the
 // points under way are interrupted, none starts (RunArm), and Run
@@ -1109,7 +1120,7 @@ func (s *sweep) pointEnded(r *Record, st *pointState) bool {
 // counts (failedPoint), but for a probe its search may run again.
 func (s *sweep) pointFailed(r Record, st *pointState) {
 	if st.diskFull {
-		s.stop(&DiskFullError{Disk: r.DiskFull, Point: fmt.Sprintf("%s c%d", s.o.Schedule.Arms[s.points[r.Point].Arm].Name, r.Conc)},
+		s.stop(&DiskFullError{Disk: r.DiskFull, Elsewhere: r.DiskElsewhere, Point: fmt.Sprintf("%s c%d", s.o.Schedule.Arms[s.points[r.Point].Arm].Name, r.Conc)},
 			errors.New(r.DiskFull))
 		return
 	}

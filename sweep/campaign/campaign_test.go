@@ -164,6 +164,9 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 		return campaign.Outcome{Err: fmt.Errorf("stage aggregate: write result: %w", syscall.ENOSPC)}
 	case "disk-full-dir": // as RunBackend says a point that found the sweep directory's disk full
 		return campaign.Outcome{Err: &run.DiskFullError{Dir: s.b.dir, Free: 4100, Err: errors.New("stage client: client failed (exit code 1)")}}
+	case "disk-full-shm": // as RunBackend says a point whose engine found /dev/shm full
+		return campaign.Outcome{Err: &run.DiskFullError{Dir: "/dev/shm", Elsewhere: true, Free: 0,
+			Err: errors.New("stage client: engine exited (exit code 1); from its log: OSError: [Errno 28] No space left on device: '/dev/shm/torch_1'")}}
 	case "slow":
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -51,6 +51,41 @@ func TestFullDiskStopsTheSweep(t *testing.T) {
 	assert.Equal(t, err.Error(), sweepEnd[0].Error)
 }
 
+// TestFullShmStopsTheSweep: a point whose engine found /dev/shm (or its
+// cache's disk) full named it in its error, and the sweep went on: every
+// later point failed the same way, each after a server start. It stops
+// the sweep as a full sweep directory does, naming that disk, with
+// advice that fits it (a larger disk for the sweep directory does not
+// help), and the point keeps its retries.
+func TestFullShmStopsTheSweep(t *testing.T) {
+	s := newSweep(t, testSchedule(t, []int{8}, 4, 8, 16, 32))
+	s.o.Retries = 0
+	s.b.faults[s.sched.Points[1].ID] = "disk-full-shm"
+	sum, err := s.run(t.Context())
+
+	de, ok := errors.AsType[*campaign.DiskFullError](err)
+	require.True(t, ok, "%v", err)
+	disk := "the disk holding /dev/shm is full (0 B free)"
+	assert.EqualError(t, err, "the sweep stopped: "+disk+": point "+s.sched.Arms[0].Name+" c8 failed for want of space there, and so would every point and retry after it; free space on it and rerun the same command to resume")
+	assert.True(t, de.Elsewhere)
+	for i, want := range []int{1, 1, 0, 0} {
+		assert.Equal(t, want, s.b.loadsOf(s.sched.Points[i].ID), "loads of c%d: no later point, no retry", s.sched.Points[i].Conc())
+	}
+	assert.Equal(t, []int{1, 1, 0, 2}, []int{sum.OK, sum.Failed, sum.Interrupted, sum.Pending}, "ok, failed, interrupted, not run")
+	ends := events(t, s.dir, campaign.EventPointEnd)
+	require.Len(t, ends, 2)
+	assert.Equal(t, disk, ends[1].DiskFull)
+	assert.True(t, ends[1].DiskElsewhere, "the journal says the disk is not the sweep directory's")
+	assert.True(t, sum.Points[1].DiskFull)
+	txt, rerr := os.ReadFile(filepath.Join(s.dir, campaign.SummaryText))
+	require.NoError(t, rerr)
+	assert.Contains(t, string(txt), " c8, 0 attempts (the full disk's not counted: a resume runs it again): ", "summary.txt says why the attempt does not count")
+
+	sum, err = s.run(t.Context()) // space freed: the fault is spent
+	require.NoError(t, err, "the point kept its retries")
+	assert.Equal(t, 4, sum.OK)
+}
+
 // TestSummaryNotWrittenIsReported: a summary that could not be written
 // (a full disk) was dropped when the sweep had failed already, and its
 // paths were printed all the same. Run reports both errors, and

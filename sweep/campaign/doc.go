@@ -43,8 +43,9 @@
 // without writing anything (a dry run's). Identity is what makes two
 // invocations the same sweep, its settings compared by meaning (IntSet,
 // Paths, Setting.Unused, EnvSetting).
-// A point that failed for want of space on the sweep directory's disk
-// (run.DiskFullError, Record.DiskFull) stops the sweep (DiskFullError);
+// A point that failed for want of space on the sweep directory's disk,
+// or on another one that stays full such as /dev/shm (run.DiskFullError,
+// Record.DiskFull, DiskElsewhere), stops the sweep (DiskFullError);
 // that failure is not the point's and counts no attempt: a resume runs
 // the point again with its retries intact.
 package campaign

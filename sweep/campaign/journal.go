@@ -126,9 +126,12 @@ type Record struct {
 
 	// DiskFull says the point failed for want of space on the disk of
 	// its directory (point_end, run.DiskFullError): "the disk holding
-	// DIR is full (4.1 MB free)". The sweep stops on it: no later point
-	// or retry could be written there.
-	DiskFull string `json:"disk_full,omitempty"`
+	// DIR is full (4.1 MB free)", or (DiskElsewhere) on another disk
+	// that stays full, which every point needs too (/dev/shm, an
+	// engine's cache). The sweep stops on it: no later point or retry
+	// could run.
+	DiskFull      string `json:"disk_full,omitempty"`
+	DiskElsewhere bool   `json:"disk_elsewhere,omitempty"`
 }
 
 // ArmPlan is one arm of a sweep's schedule as its sweep_start records

@@ -36,6 +36,11 @@ type PointSummary struct {
 	// started for it, or for an earlier point of its arm, did not start
 	// (its Error says why).
 	StartFailed bool `json:"server_start_failed,omitempty"`
+	// DiskFull says the point's last attempt failed for want of space
+	// on a disk, which stopped the sweep (Record.DiskFull): not the
+	// point's fault, it is not among Attempts, and a resume runs the
+	// point again.
+	DiskFull bool `json:"disk_full,omitempty"`
 	// Probe says the point ran as an adaptive search's short bracketing
 	// probe.
 	Probe   bool     `json:"probe,omitempty"`
@@ -86,7 +91,7 @@ func (s *sweep) summary() *Summary {
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		ps := PointSummary{Index: p.Index + 1, ID: p.ID, Arm: s.o.Schedule.Arms[p.Arm].Name, Conc: p.Conc(),
-			Status: st.status, Attempts: st.attempts, Error: st.err, Result: st.result, Seconds: st.seconds, Reused: st.reused, Probe: st.probe, Metrics: st.metrics,
+			Status: st.status, Attempts: st.attempts, Error: st.err, Result: st.result, Seconds: st.seconds, Reused: st.reused, DiskFull: st.diskFull, Probe: st.probe, Metrics: st.metrics,
 			StartFailed: st.noServer || st.startFailed()} // startFailed: a journal without no_server
 		switch st.status {
 		case StatusOK:
@@ -206,7 +211,11 @@ func (sum *Summary) failures() string {
 		if why == "" {
 			why = "no error recorded"
 		}
-		fmt.Fprintf(&b, "  %d  %s c%d, %s: %s\n", p.Index, p.Arm, p.Conc, plural.Count(p.Attempts, "attempt", "attempts"), strings.ReplaceAll(why, "\n", "\n      "))
+		attempts := plural.Count(p.Attempts, "attempt", "attempts")
+		if p.DiskFull {
+			attempts += " (the full disk's not counted: a resume runs it again)"
+		}
+		fmt.Fprintf(&b, "  %d  %s c%d, %s: %s\n", p.Index, p.Arm, p.Conc, attempts, strings.ReplaceAll(why, "\n", "\n      "))
 	}
 	return b.String()
 }

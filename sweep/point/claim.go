@@ -50,7 +50,10 @@ func (r *Request) runClaimed(ctx context.Context, name, out string, started time
 	if runErr != nil && ctx.Err() != nil {
 		return fmt.Errorf("%v: %w", runErr, context.Canceled)
 	}
-	if _, ok := errors.AsType[*run.DiskFullError](runErr); ok {
+	if df, ok := errors.AsType[*run.DiskFullError](runErr); ok {
+		if df.Elsewhere {
+			return fmt.Errorf("%w; free space on it and run the point again", runErr)
+		}
 		return fmt.Errorf("%w; free space on it, or give --out a directory on another disk, and run the point again", runErr)
 	}
 	return runErr

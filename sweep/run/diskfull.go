@@ -11,14 +11,21 @@ import (
 )
 
 // DiskFullError is a failure for want of space on the filesystem that
-// holds an output directory (ENOSPC, or a quota's EDQUOT): another
-// attempt there fails the same way until space is freed. Run,
-// StartServer and Server.RunLoad return it, wrapped in their
-// *StageError, for a stage that failed so (diskFull says how it is
-// told), and CheckDiskFull makes it of an error of a caller's own write.
+// holds an output directory (ENOSPC, or a quota's EDQUOT), or on
+// another one a stage's log names that is still nearly full (an
+// engine's cache, /dev/shm: Elsewhere): another attempt fails the same
+// way until space is freed. Run, StartServer and Server.RunLoad return
+// it, wrapped in their *StageError, for a stage that failed so
+// (diskFull says how it is told), and CheckDiskFull makes it of an
+// error of a caller's own write.
 type DiskFullError struct {
-	// Dir is the output directory whose filesystem is full.
+	// Dir is the output directory whose filesystem is full, or with
+	// Elsewhere the mount point of the other full filesystem.
 	Dir string
+	// Elsewhere says the full filesystem is not the output directory's
+	// but one its log line names (/dev/shm, a cache): a larger disk for
+	// the output does not help.
+	Elsewhere bool
 	// Free is the space left on that filesystem as the failure was
 	// found, in bytes; -1 when it could not be read.
 	Free int64
@@ -126,14 +133,17 @@ func CheckDiskFull(dir string, err error) error {
 
 // diskFull returns the *DiskFullError of a stage that failed with err
 // and tail, its log's last lines, when it failed for want of space on
-// the filesystem of dir; nil otherwise. It did when err is such a write
-// (noSpace) of a path on that filesystem or of no path (sweep writes
-// into dir), or when a line of tail says no space was left (noSpaceWords,
-// outside paths) and names a path on that filesystem, or names none
-// while less than lowSpace is free there. A line that names only paths
-// elsewhere (an engine's cache on another disk) is another disk's: the
-// stage's failure quotes it (Stage.Cause), and the output directory can
-// take another attempt.
+// the filesystem of dir, or on another one that stays full; nil
+// otherwise. It did when err is such a write (noSpace) of a path on that
+// filesystem or of no path (sweep writes into dir), or when a line of
+// tail says no space was left (noSpaceWords, outside paths) and names a
+// path on that filesystem, or names none while less than lowSpace is
+// free there. A line that names only paths elsewhere (/dev/shm, an
+// engine's cache on another disk) is that disk's when less than
+// lowSpace is still free on it (Elsewhere, Dir its mount point): every
+// later attempt needs it too. One with more free (the failed process's
+// own files, freed as it exited) is not: the stage's failure quotes
+// the line (Stage.Cause), and another attempt may pass.
 func diskFull(d disk, dir string, err error, tail []string) *DiskFullError {
 	if err == nil {
 		return nil
@@ -148,6 +158,7 @@ func diskFull(d disk, dir string, err error, tail []string) *DiskFullError {
 		}
 		return nil
 	}
+	var other *DiskFullError // the last line's full disk elsewhere
 	for i := len(tail) - 1; i >= 0; i-- {
 		paths, ok := noSpaceLine(tail[i])
 		if !ok {
@@ -155,14 +166,63 @@ func diskFull(d disk, dir string, err error, tail []string) *DiskFullError {
 		}
 		if len(paths) == 0 && df.Free >= 0 && df.Free < lowSpace ||
 			slices.ContainsFunc(paths, func(p string) bool { return onDisk(d, dir, p) }) {
-			df.Line = strings.TrimSpace(tail[i])
-			if len(df.Line) > maxCause {
-				df.Line = strings.ToValidUTF8(df.Line[:maxCause], "") + "…"
-			}
+			df.Line = quoteLine(tail[i])
 			return df
+		}
+		if other == nil {
+			other = fullElsewhere(d, paths, err, tail[i])
+		}
+	}
+	return other
+}
+
+// quoteLine is a log line as a DiskFullError quotes it: trimmed, at
+// most maxCause bytes.
+func quoteLine(line string) string {
+	line = strings.TrimSpace(line)
+	if len(line) > maxCause {
+		line = strings.ToValidUTF8(line[:maxCause], "") + "…"
+	}
+	return line
+}
+
+// fullElsewhere is the *DiskFullError of a stage that failed with err
+// whose log line says no space was left on the paths it names, none on
+// the output directory's filesystem: the first of them whose filesystem
+// has less than lowSpace free, named by its mount point (Elsewhere);
+// nil when each has more, or its space cannot be read.
+func fullElsewhere(d disk, paths []string, err error, line string) *DiskFullError {
+	for _, p := range paths {
+		mount, ok := mountOf(d, p)
+		if !ok {
+			continue
+		}
+		if free, ferr := d.Free(mount); ferr == nil && free < lowSpace {
+			return &DiskFullError{Dir: mount, Elsewhere: true, Free: free, Line: quoteLine(line), Err: err}
 		}
 	}
 	return nil
+}
+
+// mountOf is the mount point of the filesystem path is on (disk.Dev:
+// its nearest existing ancestor's): its highest ancestor on the same
+// device.
+func mountOf(d disk, path string) (string, bool) {
+	p := filepath.Clean(path)
+	dev, err := d.Dev(p)
+	if err != nil {
+		return "", false
+	}
+	for {
+		up := filepath.Dir(p)
+		if up == p {
+			return p, true
+		}
+		if udev, err := d.Dev(up); err != nil || udev != dev {
+			return p, true
+		}
+		p = up
+	}
 }
 
 // noSpaceLine reports whether a log line says a write found no space

@@ -13,39 +13,67 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakeDisk is a disk of two filesystems: paths under full are on device
-// 1, with free bytes left; any other path on device 2.
+// fakeDisk is a disk of three filesystems: paths under full are on
+// device 1, with free bytes left; paths under shm on device 3, with
+// shmFree left; any other path on device 2, with rootFree left.
 type fakeDisk struct {
 	full string
 	free int64
+	shm  string
+	// shmFree and rootFree are the other filesystems' free space.
+	shmFree, rootFree int64
 }
 
+func under(path, dir string) bool { return path == dir || strings.HasPrefix(path, dir+"/") }
+
 func (d fakeDisk) Dev(path string) (uint64, error) {
-	if path == d.full || strings.HasPrefix(path, d.full+"/") {
+	switch {
+	case under(path, d.full):
 		return 1, nil
+	case d.shm != "" && under(path, d.shm):
+		return 3, nil
 	}
 	return 2, nil
 }
 
-func (d fakeDisk) Free(string) (int64, error) { return d.free, nil }
+func (d fakeDisk) Free(dir string) (int64, error) {
+	dev, _ := d.Dev(dir)
+	switch dev {
+	case 1:
+		return d.free, nil
+	case 3:
+		return d.shmFree, nil
+	}
+	return d.rootFree, nil
+}
 
 // TestDiskFull: a stage that failed for want of space on the disk of its
-// output directory is told from one that failed for another disk's
-// (an engine's cache elsewhere) or for another reason; the sweep stops
-// on the first, which no attempt on that disk survives.
+// output directory, or on another disk its log names that stays full
+// (/dev/shm, an engine's cache: every later point failed the same way),
+// is told from one whose other disk has space again (the failed
+// process's own files, freed as it exited) or that failed for another
+// reason; the sweep stops on the first two, which no attempt survives.
 func TestDiskFull(t *testing.T) {
 	const out = "/data/sweep/point"
 	enospc := func(path string) error {
 		return fmt.Errorf("write %s: %w", path, &fs.PathError{Op: "write", Path: path, Err: syscall.ENOSPC})
 	}
 	clientFailed := errors.New("client failed (exit code 1)")
+	engineExited := errors.New("engine exited (exit code 1)")
+	shmLine := "OSError: [Errno 28] No space left on device: '/dev/shm/torch_1234_0'"
 	for _, tc := range []struct {
 		name string
 		err  error
 		tail []string
 		free int64
-		line string // the quoted log line, "" for none
-		full bool
+		// shmFree and rootFree are the space left on /dev/shm and on
+		// any other disk (8 GB when 0).
+		shmFree, rootFree int64
+		line              string // the quoted log line, "" for none
+		full              bool
+		// elsewhere is the mount point of the full disk that is not
+		// the output directory's, "" for the output directory's.
+		elsewhere string
 	}{
 		{name: "sweep's own write in the directory", err: enospc(out + "/run.json"), free: 4096, full: true},
 		{name: "a quota", err: fmt.Errorf("record tag: %w", syscall.EDQUOT), free: 1 << 40, full: true},
@@ -57,20 +85,44 @@ func TestDiskFull(t *testing.T) {
 			tail: []string{"Traceback (most recent call last):", "OSError: [Errno 28] No space left on device"}, line: "OSError: [Errno 28] No space left on device"},
 		{name: "Python's OSError names no file, plenty left", err: clientFailed, free: 500 << 30,
 			tail: []string{"OSError: [Errno 28] No space left on device"}},
-		{name: "an engine's cache on another disk", err: errors.New("engine exited (exit code 1)"), free: 4096,
+		{name: "an engine's cache on another disk with space again", err: engineExited, free: 4096,
 			tail: []string{"OSError: [Errno 28] No space left on device: '/root/.triton/cache/x.so'"}},
+		{name: "a full /dev/shm", err: engineExited, free: 500 << 30, shmFree: 0, full: true, elsewhere: "/dev/shm",
+			tail: []string{shmLine, "[rank0] exiting"}, line: shmLine},
+		{name: "a /dev/shm freed as the engine exited", err: engineExited, free: 500 << 30, shmFree: 32 << 30,
+			tail: []string{shmLine}},
+		{name: "an engine's cache on a full root disk", err: engineExited, free: 500 << 30, rootFree: 1 << 20, full: true, elsewhere: "/",
+			tail: []string{"OSError: [Errno 28] No space left on device: '/root/.triton/cache/x.so'"},
+			line: "OSError: [Errno 28] No space left on device: '/root/.triton/cache/x.so'"},
+		{name: "the output directory's disk first", err: clientFailed, free: 4096, shmFree: 0, full: true,
+			tail: []string{shmLine, "write " + out + "/x: no space left on device"}, line: "write " + out + "/x: no space left on device"},
 		{name: "another failure", err: clientFailed, free: 0, tail: []string{"aiperf: error: server returned 500"}},
 		{name: "no failure", free: 0, tail: []string{"no space left on device"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			df := diskFull(fakeDisk{full: "/data", free: tc.free}, out, tc.err, tc.tail)
+			if tc.rootFree == 0 {
+				tc.rootFree = 8 << 30
+			}
+			df := diskFull(fakeDisk{full: "/data", free: tc.free, shm: "/dev/shm", shmFree: tc.shmFree, rootFree: tc.rootFree}, out, tc.err, tc.tail)
 			if !tc.full {
 				assert.Nil(t, df)
 				return
 			}
 			require.NotNil(t, df)
-			assert.Equal(t, out, df.Dir)
-			assert.Equal(t, tc.free, df.Free)
+			switch tc.elsewhere {
+			case "":
+				assert.Equal(t, out, df.Dir)
+				assert.Equal(t, tc.free, df.Free)
+				assert.False(t, df.Elsewhere)
+			case "/dev/shm":
+				assert.Equal(t, tc.elsewhere, df.Dir)
+				assert.Equal(t, tc.shmFree, df.Free)
+				assert.True(t, df.Elsewhere)
+			default:
+				assert.Equal(t, tc.elsewhere, df.Dir)
+				assert.Equal(t, tc.rootFree, df.Free)
+				assert.True(t, df.Elsewhere)
+			}
 			assert.Equal(t, tc.line, df.Line)
 			assert.ErrorIs(t, df, tc.err, "it wraps the failure")
 		})

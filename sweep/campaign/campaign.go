@@ -172,9 +172,18 @@ type sweep struct {
 	unstarted map[string]bool
 	failed    bool // a point failed for good (fail-fast)
 	servers   int
-	// runs counts the points started in this invocation: an adaptive
-	// search's progress (its points are not run in grid order, nor all).
+	// runs counts the points started, an adaptive search's progress (its
+	// points are not run in grid order, nor all): on a resume from the
+	// runs that ended (ok or failed) in earlier invocations (before), so
+	// that a run redone is numbered as it would have been uninterrupted.
 	runs int
+	// before is what earlier invocations on the directory did, for a
+	// resume's progress lines (resume): their runs that ended, ok or
+	// failed, and their wall time (journalWall).
+	before struct {
+		runs int
+		wall time.Duration
+	}
 	// unannounced holds, by point ID, the progress line of a point that
 	// got no server (Record.NoServer) until its end says whether its
 	// server failed to start or was interrupted.
@@ -362,7 +371,29 @@ func (s *sweep) resume(recs []Record) ([]fix, error) {
 		return nil, &DifferenceError{Dir: s.o.Dir, Diffs: d}
 	}
 	s.replay(recs)
-	return append(s.verifyResults(), s.recoverFromDisk()...), nil
+	fixes := append(s.verifyResults(), s.recoverFromDisk()...)
+	for _, st := range s.state {
+		s.before.runs += st.attempts
+	}
+	s.before.wall, s.runs = journalWall(recs), s.before.runs
+	return fixes, nil
+}
+
+// journalWall is the wall time of the invocations whose journal records
+// are recs: per invocation, from its sweep_start to its last record.
+func journalWall(recs []Record) time.Duration {
+	var wall time.Duration
+	var start, last time.Time
+	for _, r := range recs {
+		if r.Event == EventSweepStart {
+			wall += last.Sub(start)
+			start, last = r.Time, r.Time
+		}
+		if r.Time.After(last) {
+			last = r.Time
+		}
+	}
+	return wall + last.Sub(start)
 }
 
 // begin calls Options.Begin with what is left to run (resume: the
@@ -1030,7 +1061,10 @@ func (s *sweep) pointStarted(r Record, st *pointState) {
 	switch {
 	case r.Probe:
 		probe = " (probe)"
-	case st.probe: // the last attempt, in this invocation or an earlier one
+	case st.probe, st.replaced:
+		// The last attempt, in this invocation or an earlier one, was
+		// its probe, or the full-length run after it that was
+		// interrupted (or stopped by a full disk): this one redoes it.
 		probe = " (full length after its probe)"
 	}
 	st.start(r)
@@ -1147,9 +1181,13 @@ func (s *sweep) journal(r Record) {
 	}
 }
 
-// eta is "elapsed 1m5s, ETA 2m10s" for the whole sweep.
+// eta is "elapsed 1m5s, ETA 2m10s" for the whole sweep; on a resume
+// "elapsed 20s in this invocation, 1m25s in all, ETA 2m10s", its rate
+// that of every invocation's runs (sweep.before).
 func (s *sweep) eta() string {
 	elapsed := time.Since(s.started)
+	spent := elapsed + s.before.wall
+	done := s.done + s.before.runs
 	left := 0
 	var est time.Duration
 	for _, p := range s.o.Schedule.Points {
@@ -1161,16 +1199,20 @@ func (s *sweep) eta() string {
 			}
 		}
 	}
+	took := fmt.Sprintf("elapsed %s", elapsed.Round(time.Second))
+	if s.before.wall > 0 {
+		took = fmt.Sprintf("elapsed %s in this invocation, %s in all", elapsed.Round(time.Second), spent.Round(time.Second))
+	}
 	var eta time.Duration
 	switch {
-	case s.done > 0:
-		eta = time.Duration(float64(elapsed) / float64(s.done) * float64(left))
+	case done > 0:
+		eta = time.Duration(float64(spent) / float64(done) * float64(left))
 	case est > 0: // Estimate's; none on the virtual clock
 		eta = est / time.Duration(s.o.Parallel)
 	default:
-		return fmt.Sprintf("elapsed %s", elapsed.Round(time.Second))
+		return took
 	}
-	return fmt.Sprintf("elapsed %s, ETA %s", elapsed.Round(time.Second), eta.Round(time.Second))
+	return fmt.Sprintf("%s, ETA %s", took, eta.Round(time.Second))
 }
 
 func (s *sweep) linef(format string, a ...any) {

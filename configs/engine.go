@@ -105,6 +105,27 @@ type EngineFacts struct {
 	// MI355X is what launch_mi355x-amds.sh does differently for the
 	// engine.
 	MI355X MI355XLaunch
+	// EnvPrefixes begin the names of the engine's own environment
+	// variables (SGLANG_, VLLM_): the engine inherits them from sweep's
+	// environment where its recipe does not set or unset them, and they
+	// change what it measures (a sweep's resume identity records them).
+	EnvPrefixes []string
+}
+
+// OwnEnvPrefixes are the prefixes of the environment variables the
+// engine e runs with as its own (EnvPrefixes): its workers' for a
+// disaggregated framework, its family's for a wrapper (dynamo-vllm).
+func (e Engine) OwnEnvPrefixes() []string {
+	f := e.Facts()
+	switch {
+	case len(f.EnvPrefixes) > 0:
+		return f.EnvPrefixes
+	case f.Workers != "":
+		return f.Workers.Facts().EnvPrefixes
+	case f.Family != "":
+		return f.Family.Facts().EnvPrefixes
+	}
+	return nil
 }
 
 // MI355XLaunch are launch_mi355x-amds.sh's per-framework choices.
@@ -240,6 +261,7 @@ var engines = []EngineFacts{
 		Spec:            SpecByFlags,
 		MemFractionFlag: "--mem-fraction-static",
 		MI355X:          MI355XLaunch{NoHomeMount: true},
+		EnvPrefixes:     []string{"SGLANG_", "SGL_"},
 		SimulateAcceptanceEnv: func(al float64) map[string]string {
 			return map[string]string{
 				"SGLANG_SIMULATE_ACC_LEN":        strconv.FormatFloat(al, 'f', -1, 64),
@@ -288,6 +310,7 @@ var engines = []EngineFacts{
 		SchemaPrefix:       []string{"serve"},
 		MinTemperature:     0.01,
 		MI355X:             MI355XLaunch{SharedHubModels: []string{deepSeekV4Pro}},
+		EnvPrefixes:        []string{"VLLM_"},
 	},
 	{Name: TRT, Display: "TRT-LLM"},
 	{Name: "trtllm", Display: "TRT-LLM"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -211,6 +212,24 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 	return out
 }
 
+// engineEnvReaches says whether a variable of this environment reaches
+// a point's engine when the recipe leaves it (campaign.EngineEnv): on
+// this host and through Slurm (--export=ALL) every one does; in a
+// docker runner's container (--launch) only those its launcher passes
+// by name (recipes.DockerRun.Env).
+func (o *campaignOptions) engineEnvReaches() func(*campaign.Point, string) bool {
+	if !o.Launch {
+		return nil
+	}
+	return func(p *campaign.Point, name string) bool {
+		prof, err := recipes.ProfileFor(p.Plan.Row.Runner)
+		if err != nil || prof.Launch.Docker == nil {
+			return true
+		}
+		return slices.Contains(prof.Launch.Docker.Env, name)
+	}
+}
+
 // schedule plans rows into the sweep directory: each point writes into
 // DIR/<RESULT_FILENAME>, each arm gets its own port (a free one when
 // simulated without --port).
@@ -263,6 +282,9 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		return err
 	}
 	sw.Dir, sw.Schedule = dir, sched
+	// The engines' own variables that reach them: part of what the
+	// sweep measures, as its flags are.
+	sw.Settings = append(slices.Clone(sw.Settings), campaign.EngineEnv(sched, os.Environ(), o.engineEnvReaches())...)
 	if sw.GPUs, err = executor.NodeGPUs(o.Run.GPUs, o.Simulate || o.Run.DryRun); err != nil {
 		return &FlagError{Err: err}
 	}

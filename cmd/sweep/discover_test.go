@@ -159,6 +159,10 @@ func TestDiscoverSimulated(t *testing.T) {
 		{simproto.EnvSeed, "7", `$SWEEP_SIM_SEED: was "", now "7" (the variable changes what the points measure: `},
 		{simproto.EnvFault, "slow-steps:50", `$SWEEP_SIM_FAULT: was "", now "slow-steps:50"`},
 		{run.EnvPowerGPUs, "allocated", `--power-gpus: was "", now "allocated"`},
+		// The engine's own variables, which its process inherits: a
+		// resume with another one mixed points measured under other
+		// engine settings.
+		{"SGLANG_ENABLE_TORCH_COMPILE", "1", `$SGLANG_ENABLE_TORCH_COMPILE: was "", now "1" (the variable changes what the points measure: `},
 	} {
 		t.Setenv(tc.name, tc.value)
 		code, _, stderr = runCLI(t, discoverArgs(out, "--builtin-client", "--no-report")...)
@@ -167,6 +171,10 @@ func TestDiscoverSimulated(t *testing.T) {
 		t.Setenv(tc.name, "")
 	}
 	t.Setenv(simproto.EnvSeed, "0") // the default: the same sweep
+	// Engine variables that do not reach this sweep's engine: another
+	// engine's, and one the recipe sets itself (SGLANG_USE_AITER=1).
+	t.Setenv("VLLM_ATTENTION_BACKEND", "TRITON_ATTN")
+	t.Setenv("SGLANG_USE_AITER", "0")
 	// What means the same is the same sweep: a set in another order, a
 	// time scale the virtual clock ignores.
 	same := discoverArgs(out, "--builtin-client", "--no-report", "--time-scale", "100")

@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -11,6 +13,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"sweep/internal/plural"
 )
 
 // figure is one chart being built: its plot and its legend, which the
@@ -186,4 +190,66 @@ func (f *figure) render() (c Chart, err error) {
 		}
 	}
 	return c, nil
+}
+
+// Chart is one rendered figure in both formats.
+type Chart struct {
+	Name  string // file stem, e.g. "pareto-p90-1"
+	Title string
+	// Note says which values the chart leaves out ("" : none).
+	Note string
+	SVG  []byte
+	PNG  []byte
+}
+
+// maxPlottable bounds the magnitude of a value a chart draws. gonum/plot
+// fails on infinite values and on axis ranges whose width overflows (a
+// whole arm at 1e308); no throughput, latency or acceptance length comes
+// near 1e12, so a value beyond it is a broken result, left out and named
+// in the chart's Note.
+const maxPlottable = 1e12
+
+// plotData collects the points of one chart, leaving out values it
+// cannot draw and remembering them for the chart's Note.
+type plotData struct {
+	dropped int
+	first   []string // up to maxNamed of the values left out, described
+}
+
+const maxNamed = 3
+
+// plottable reports whether v can be drawn.
+func plottable(v float64) bool { return !math.IsNaN(v) && math.Abs(v) <= maxPlottable }
+
+// add appends (x, y) to xys when both can be drawn; otherwise it records
+// the point as "what at cN = y unit" and leaves xys as it is.
+func (d *plotData) add(xys *plotter.XYs, x, y float64, what string, conc int, unit string) {
+	if plottable(x) && plottable(y) {
+		*xys = append(*xys, plotter.XY{X: x, Y: y})
+		return
+	}
+	v := y
+	if plottable(y) {
+		v = x
+	}
+	d.drop(fmt.Sprintf("%s at c%d = %s", what, conc, strings.TrimSpace(strconv.FormatFloat(v, 'g', 4, 64)+" "+unit)))
+}
+
+func (d *plotData) drop(desc string) {
+	d.dropped++
+	if len(d.first) < maxNamed {
+		d.first = append(d.first, desc)
+	}
+}
+
+// note is the Chart.Note for the values left out ("" : none).
+func (d *plotData) note() string {
+	if d.dropped == 0 {
+		return ""
+	}
+	more := ""
+	if d.dropped > len(d.first) {
+		more = fmt.Sprintf(" and %d more", d.dropped-len(d.first))
+	}
+	return fmt.Sprintf("%s left out (beyond ±%g): %s%s", plural.Count(d.dropped, "value", "values"), float64(maxPlottable), strings.Join(d.first, ", "), more)
 }

@@ -1,0 +1,241 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sweep/internal/markdown"
+	"sweep/internal/plural"
+	"sweep/sweep/campaign"
+	"sweep/sweep/knee"
+)
+
+func cOrDash(v int) string {
+	if v == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("c%d", v)
+}
+
+func kneeRows(rs []*knee.Result) [][]string {
+	var rows [][]string
+	for _, r := range rs {
+		cliff := "–"
+		if len(r.Cliff) > 0 {
+			cliff = strings.Join(r.Cliff, "; ")
+		}
+		kneedle := cOrDash(r.Kneedle)
+		excl := 0
+		for _, p := range r.Points {
+			excl += len(p.Excluded)
+		}
+		rows = append(rows, []string{r.Arm.Identity.Label(), string(r.Status), cOrDash(r.Knee), cOrDash(r.Peak),
+			kneedle, fmt.Sprint(excl), cliff, r.Reason})
+	}
+	return rows
+}
+
+var kneeHeader = []string{"arm", "status", "knee", "peak", "Kneedle", "excluded files", "cliff", "reason"}
+
+// failedRows lists every result file left out of the knees because it
+// failed (knee.Point.Excluded; not a probe its full-length run
+// superseded, which is no failure), with why: the arm, the point (with
+// "other results used" when the point has usable ones too), the reason
+// and the file (relative to dir when under it); and among them, by
+// concurrency in its arm's rows, each point of failed (its sweep's
+// journal's failed points with no result the knees read) with the
+// journal's error and the number of its attempts, its file "no result
+// file" (or the result file the knees did not read). The points of
+// failed on no arm of rs follow, in the journal's order. noResult
+// counts the rows of failed.
+func failedRows(rs []*knee.Result, failed []campaign.FailedPoint, dir string) (rows [][]string, noResult int) {
+	type row struct {
+		conc  int
+		cells []string
+	}
+	byArm := map[string][]row{}
+	var others []row
+	for _, f := range failed {
+		label := f.Arm
+		if label == "" {
+			label = "(no arm in the journal)"
+		}
+		point := fmt.Sprintf("c%d", f.Conc)
+		switch {
+		case f.Conc == 0:
+			point = f.Point
+		case f.Probe:
+			point += " (probe)"
+		}
+		why := f.Error
+		if f.Attempts > 1 {
+			why = fmt.Sprintf("%s (%d attempts)", why, f.Attempts)
+		}
+		file := "no result file"
+		if f.Result != "" {
+			file = relTo(dir, f.Result) + " (not read)"
+		}
+		r := row{f.Conc, []string{label, point, why, file}}
+		if slices.ContainsFunc(rs, func(res *knee.Result) bool { return res.Arm.Identity.Label() == f.Arm }) {
+			byArm[f.Arm] = append(byArm[f.Arm], r)
+		} else {
+			others = append(others, r)
+		}
+		noResult++
+	}
+	for _, r := range rs {
+		superseded := map[string]bool{}
+		for _, s := range r.Arm.Samples {
+			if s.Superseded {
+				superseded[s.File] = true
+			}
+		}
+		journal := byArm[r.Arm.Identity.Label()]
+		slices.SortStableFunc(journal, func(a, b row) int { return a.conc - b.conc })
+		for _, p := range r.Points {
+			for len(journal) > 0 && journal[0].conc < p.Conc {
+				rows, journal = append(rows, journal[0].cells), journal[1:]
+			}
+			for _, e := range p.Excluded {
+				if superseded[e.File] {
+					continue
+				}
+				point := pointName(r, p.Conc)
+				if p.Usable {
+					point += " (other results used)"
+				}
+				rows = append(rows, []string{r.Arm.Identity.Label(), point, e.Reason, relTo(dir, e.File)})
+			}
+		}
+		for _, j := range journal {
+			rows = append(rows, j.cells)
+		}
+	}
+	for _, o := range others {
+		rows = append(rows, o.cells)
+	}
+	return rows, noResult
+}
+
+// relTo is file relative to dir when under it, else file.
+func relTo(dir, file string) string {
+	if rel, err := filepath.Rel(dir, file); dir != "" && err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return file
+}
+
+var failedHeader = []string{"arm", "point", "why", "file"}
+
+// failedIntro says what the failed points' table lists.
+const failedIntro = "Left out of the knees and fits; the throughput charts draw them as × on the x axis, never as a value. " +
+	"A point that failed before it wrote a result (its server did not start, its client crashed, it was killed) is listed with the error its sweep's journal records, and has no value to draw."
+
+// failedTitle is the failed points' table's title: "Failed points (3
+// results, 1 point with no result)".
+func failedTitle(rows, noResult int) string {
+	var parts []string
+	if n := rows - noResult; n > 0 {
+		parts = append(parts, plural.Count(n, "result", "results"))
+	}
+	if noResult > 0 {
+		parts = append(parts, plural.Count(noResult, "point", "points")+" with no result")
+	}
+	return fmt.Sprintf("Failed points (%s)", strings.Join(parts, ", "))
+}
+
+// pointName names a point of r in a table: "c4", "c4 (probe)" when its
+// reading is an adaptive search's short probe only.
+func pointName(r *knee.Result, conc int) string {
+	for _, p := range r.Points {
+		if p.Conc == conc && p.Probe {
+			return fmt.Sprintf("c%d (probe)", conc)
+		}
+	}
+	return fmt.Sprintf("c%d", conc)
+}
+
+func frontierRows(fs []*knee.Frontier) [][]string {
+	var rows [][]string
+	for _, f := range fs {
+		for _, p := range f.OnFrontier() {
+			rows = append(rows, []string{f.Group, p.Result.Arm.Identity.Parallelism(), pointName(p.Result, p.Conc),
+				fmt.Sprintf("%.1f", p.Intvty), fmt.Sprintf("%.0f", p.Throughput)})
+		}
+		for _, r := range armsOf(f) {
+			if !f.Contributes(r) {
+				rows = append(rows, []string{f.Group, r.Arm.Identity.Parallelism(), "dominated", "–", "–"})
+			}
+		}
+	}
+	return rows
+}
+
+// tputHeader is a table's throughput column under metric.
+func tputHeader(metric knee.Metric) string {
+	if metric == knee.MetricOutput {
+		return "output throughput/GPU (tok/s)"
+	}
+	return "total throughput/GPU (tok/s)"
+}
+
+// energyRows lists each point with valid power: energy per output token
+// and output tokens per joule beside its throughput.
+func energyRows(rs []*knee.Result) [][]string {
+	var rows [][]string
+	for _, r := range rs {
+		for _, p := range r.Points {
+			if p.JoulesPerOutputToken == nil {
+				continue
+			}
+			tput := "–"
+			if p.Throughput != nil {
+				tput = fmt.Sprintf("%.0f", *p.Throughput)
+			}
+			point := pointName(r, p.Conc)
+			if p.Conc == r.Knee {
+				point += " (knee)"
+			}
+			rows = append(rows, []string{r.Arm.Identity.Label(), point, fmt.Sprintf("%.4g", *p.JoulesPerOutputToken),
+				fmt.Sprintf("%.4g", *p.TokensPerJoule), tput})
+		}
+	}
+	return rows
+}
+
+func energyHeader(metric knee.Metric) []string {
+	return []string{"arm", "point", "J per output token", "output tokens per J", tputHeader(metric)}
+}
+
+func frontierHeader(metric knee.Metric) []string {
+	return []string{"config", "arm", "point", "interactivity (tok/s/user)", tputHeader(metric)}
+}
+
+func mdTable(b *strings.Builder, head []string, rows [][]string) {
+	fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
+	for _, r := range rows {
+		for i := range r {
+			r[i] = markdown.Cell(r[i])
+		}
+		fmt.Fprintf(b, "| %s |\n", strings.Join(r, " | "))
+	}
+}
+
+func htmlTable(b *strings.Builder, id string, head []string, rows [][]string) {
+	fmt.Fprintf(b, "<table id=\"%s\"><tr>", id)
+	for _, h := range head {
+		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(h))
+	}
+	b.WriteString("</tr>\n")
+	for _, r := range rows {
+		b.WriteString("<tr>")
+		for _, c := range r {
+			fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(c))
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</table>\n")
+}

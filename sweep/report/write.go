@@ -1,0 +1,206 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"sweep/internal/atomicfile"
+	"sweep/internal/markdown"
+	"sweep/internal/plural"
+	"sweep/sweep/knee"
+)
+
+// Files written by Write.
+const (
+	SummaryFile = "summary.md"
+	PageFile    = "index.html"
+	ChartsDir   = "charts"
+)
+
+// chartName matches the names of the charts a report draws (figures,
+// AddComparison) and no other: Write removes the files under charts/
+// of this form that the report it writes does not draw.
+var chartName = regexp.MustCompile(`^(g\d+-(pareto-(p90|median)|arm\d+-throughput|ttft|itl|acceptance-length|energy)|compare-arm\d+-(conc|intvty))$`)
+
+// Write writes the charts (charts/NAME.svg and .png), summary.md and
+// index.html under dir, each atomically, and returns the page's path.
+// The charts an earlier report wrote there that this one does not draw
+// (an earlier --compare's, a group or arm since gone) are removed, so
+// that charts/ holds the report's own; other files there are left as
+// they are.
+func (rep *Report) Write(dir string) (string, error) {
+	charts := filepath.Join(dir, ChartsDir)
+	if err := os.MkdirAll(charts, 0o755); err != nil {
+		return "", err
+	}
+	drawn := map[string]bool{}
+	for _, c := range rep.Charts {
+		drawn[c.Name] = true
+		for ext, data := range map[string][]byte{".svg": c.SVG, ".png": c.PNG} {
+			if err := atomicfile.Write(filepath.Join(charts, c.Name+ext), data, 0o644); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := removeStaleCharts(charts, drawn); err != nil {
+		return "", err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, SummaryFile), []byte(rep.Markdown(ChartsDir)), 0o644); err != nil {
+		return "", err
+	}
+	page := filepath.Join(dir, PageFile)
+	return page, atomicfile.Write(page, []byte(rep.HTML()), 0o644)
+}
+
+// removeStaleCharts removes the chart files under dir (NAME.svg and
+// NAME.png, NAME a report's chart name: chartName) whose chart is not
+// among drawn.
+func removeStaleCharts(dir string, drawn map[string]bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		ext := filepath.Ext(name)
+		stem := strings.TrimSuffix(name, ext)
+		if !e.Type().IsRegular() || (ext != ".svg" && ext != ".png") || !chartName.MatchString(stem) || drawn[stem] {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// metricLine says which throughput the report's tables and charts show.
+func (rep *Report) metricLine() string {
+	if rep.Metric == knee.MetricOutput {
+		return "Throughput: output tokens per second per GPU (--metric output) in every table and chart."
+	}
+	return "Throughput: total (input + output) tokens per second per GPU (--metric total) in every table and chart."
+}
+
+// Markdown is the summary for $GITHUB_STEP_SUMMARY: first the banners
+// (Provenance: simulated results, calibrations, probes; Incomplete:
+// points a sweep has not finished), the throughput metric, a
+// comparison's verdict, the knee table, the failed points with why, the
+// frontier at P90 E2E-normalised interactivity, energy, and links to the
+// PNG charts under chartsDir (relative).
+func (rep *Report) Markdown(chartsDir string) string {
+	var b strings.Builder
+	if lines := rep.banners(); len(lines) > 0 {
+		for i, line := range lines {
+			if i > 0 {
+				b.WriteString(">\n")
+			}
+			fmt.Fprintf(&b, "> **%s**\n", markdown.Cell(line))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "%s\n\n", rep.metricLine())
+	rep.comparisonMarkdown(&b)
+	fmt.Fprintf(&b, "## Sweep knees (%s)\n\n", plural.Count(len(rep.Results), "arm", "arms"))
+	mdTable(&b, kneeHeader, kneeRows(rep.Results))
+	if rows, noResult := failedRows(rep.Results, rep.Failed, rep.Dir); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", failedTitle(len(rows), noResult), failedIntro)
+		mdTable(&b, failedHeader, rows)
+	}
+	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
+	mdTable(&b, frontierHeader(rep.Metric), frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	if rows := energyRows(rep.Results); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n## Energy (GPU power, valid points)\n\n")
+		mdTable(&b, energyHeader(rep.Metric), rows)
+	}
+	fmt.Fprintf(&b, "\n## Charts\n\n")
+	for _, c := range rep.Charts {
+		fmt.Fprintf(&b, "- [%s](%s/%s.png)", markdown.Cell(c.Title), chartsDir, c.Name)
+		if c.Note != "" {
+			fmt.Fprintf(&b, ": %s", markdown.Cell(c.Note))
+		}
+		b.WriteString("\n")
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "- %s\n", markdown.Cell(n))
+	}
+	return b.String()
+}
+
+// banners are the lines the summary and the page lead with: where the
+// results came from (Provenance) and what their sweeps have not finished
+// (Incomplete).
+func (rep *Report) banners() []string {
+	return slices.Concat(rep.Provenance(), rep.Incomplete)
+}
+
+// HTML is one self-contained page: the tables and every chart as inline
+// SVG (no external file, script or font).
+func (rep *Report) HTML() string {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Sweep report</title>
+<style>
+body{font-family:sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;margin:1em 0;font-size:13px}
+td,th{border:1px solid #bbb;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#eee}
+figure{display:inline-block;margin:0.5em;border:1px solid #ddd;background:#fff}
+figure svg{display:block;width:630px;height:405px}
+figcaption{font-size:13px;padding:4px}
+</style></head><body>
+`)
+	b.WriteString("<h1>Sweep report</h1>\n")
+	for _, line := range rep.Provenance() {
+		fmt.Fprintf(&b, "<p class=\"provenance\"><strong>%s</strong></p>\n", html.EscapeString(line))
+	}
+	for _, line := range rep.Incomplete {
+		fmt.Fprintf(&b, "<p class=\"incomplete\"><strong>%s</strong></p>\n", html.EscapeString(line))
+	}
+	fmt.Fprintf(&b, "<p>%s. %s</p>\n", plural.Count(len(rep.Results), "arm", "arms"), html.EscapeString(rep.metricLine()))
+	rep.comparisonHTML(&b)
+	b.WriteString("<h2>Knees</h2>\n")
+	htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))
+	if rows, noResult := failedRows(rep.Results, rep.Failed, rep.Dir); len(rows) > 0 {
+		fmt.Fprintf(&b, "<h2>%s</h2>\n<p>%s</p>\n", html.EscapeString(failedTitle(len(rows), noResult)), html.EscapeString(failedIntro))
+		htmlTable(&b, "failed", failedHeader, rows)
+	}
+	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))
+	htmlTable(&b, "frontier", frontierHeader(rep.Metric), frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	if rows := energyRows(rep.Results); len(rows) > 0 {
+		b.WriteString("<h2>Energy (GPU power, valid points)</h2>\n")
+		htmlTable(&b, "energy", energyHeader(rep.Metric), rows)
+	}
+	b.WriteString("<h2>Charts</h2>\n")
+	for _, c := range rep.Charts {
+		caption := c.Title
+		if c.Note != "" {
+			caption += ". " + c.Note
+		}
+		fmt.Fprintf(&b, "<figure id=\"%s\" class=\"chart\">%s<figcaption>%s</figcaption></figure>\n",
+			html.EscapeString(c.Name), inlineSVG(c.SVG), html.EscapeString(caption))
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "<p>%s</p>\n", html.EscapeString(n))
+	}
+	b.WriteString("</body></html>\n")
+	return b.String()
+}
+
+// inlineSVG drops the XML prolog so the SVG can sit inside HTML, and
+// gives it a viewBox so CSS can size it.
+func inlineSVG(svg []byte) string {
+	s := svg
+	if i := bytes.Index(s, []byte("<svg")); i > 0 {
+		s = s[i:]
+	}
+	return string(s)
+}

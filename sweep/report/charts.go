@@ -216,12 +216,12 @@ var failedColor = color.RGBA{R: 200, A: 255}
 
 // latencyChart draws p50 and p90 of TTFT or ITL against concurrency for
 // every arm of one group.
-func latencyChart(name, group, what string, rs []*knee.Result) *figure {
+func latencyChart(name, groupLabel, what string, rs []*knee.Result) *figure {
 	unit, scale := "s", 1.0
 	if what == "ITL" {
 		unit, scale = "ms", 1000
 	}
-	fig := newFigure(name, fmt.Sprintf("%s percentiles vs concurrency\n%s", what, group), "concurrency", fmt.Sprintf("%s (%s)", what, unit))
+	fig := newFigure(name, fmt.Sprintf("%s percentiles vs concurrency\n%s", what, groupLabel), "concurrency", fmt.Sprintf("%s (%s)", what, unit))
 	fig.p.X.Scale, fig.p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
 	d := &fig.data
 	for i, r := range rs {
@@ -302,8 +302,8 @@ func med(v []float64) *float64 {
 // per golden (arms with the same golden drew one line each, on top of
 // each other); it names its arms when the goldens differ. nil when no
 // arm has a measured AL.
-func alChart(name, group string, rs []*knee.Result) *figure {
-	fig := newFigure(name, fmt.Sprintf("Acceptance length, measured vs golden\n%s", group), "concurrency", "acceptance length (tokens/step)")
+func alChart(name, groupLabel string, rs []*knee.Result) *figure {
+	fig := newFigure(name, fmt.Sprintf("Acceptance length, measured vs golden\n%s", groupLabel), "concurrency", "acceptance length (tokens/step)")
 	fig.p.X.Scale, fig.p.X.Tick.Marker = log2Scale{}, pow2Ticks{}
 	any := false
 	d := &fig.data
@@ -426,8 +426,8 @@ var grey = color.RGBA{R: 110, G: 110, B: 110, A: 255}
 // energyChart draws throughput per GPU against energy per output token,
 // one line per arm through its concurrencies (the knee ringed); nil when
 // no arm of the group has valid power.
-func energyChart(name, group string, rs []*knee.Result, metric knee.Metric) *figure {
-	fig := newFigure(name, fmt.Sprintf("Throughput per GPU vs energy per output token\n%s", group),
+func energyChart(name, groupLabel string, rs []*knee.Result, metric knee.Metric) *figure {
+	fig := newFigure(name, fmt.Sprintf("Throughput per GPU vs energy per output token\n%s", groupLabel),
 		"energy per output token (J, whole deployment)", throughputLabel(metric))
 	any := false
 	d := &fig.data

@@ -18,6 +18,8 @@ import (
 	"sweep/sweep/knee"
 )
 
+// armColor is the colour of the i-th arm in every chart of a report (the
+// chart builders below: throughput, latency, acceptance length, energy).
 func armColor(i int) color.Color { return plotutil.Color(i) }
 
 // mustScatter and mustLine take points added through plotData.add (or

@@ -13,6 +13,8 @@ import (
 	"sweep/sweep/knee"
 )
 
+// cOrDash is a concurrency as the report's tables print it (c32), or a
+// dash for none; the row builders below make those tables' rows.
 func cOrDash(v int) string {
 	if v == 0 {
 		return "–"

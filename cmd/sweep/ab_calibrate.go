@@ -42,8 +42,10 @@ func newABCalibrateCmd(ios *IOStreams, runF func(context.Context, *abRunOptions)
 	}
 }
 
-// abCalibrateRun runs the calibration and prints it.
-func abCalibrateRun(ctx context.Context, o *abRunOptions) error {
+// abCalibrateRun runs the calibration and prints it; one that measures
+// nothing for want of a usable --out or disk exits 2 (abNoVerdict).
+func abCalibrateRun(ctx context.Context, o *abRunOptions) (err error) {
+	defer func() { err = abNoVerdict(err) }()
 	r, err := prepareABLeg(o, "-aa")
 	if err != nil {
 		return err

@@ -90,8 +90,10 @@ func newABCompareCmd(ios *IOStreams, runF func(context.Context, *abCompareOption
 }
 
 // abCompareRun compares, prints the report and maps the verdict to the
-// exit code.
-func abCompareRun(ctx context.Context, o *abCompareOptions) error {
+// exit code; a comparison that draws no verdict (a report that cannot be
+// written) exits 2 (abNoVerdict).
+func abCompareRun(ctx context.Context, o *abCompareOptions) (err error) {
+	defer func() { err = abNoVerdict(err) }()
 	rep, err := abgate.Compare(ctx, o.Options)
 	if err != nil {
 		return err

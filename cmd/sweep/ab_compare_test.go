@@ -202,6 +202,7 @@ func TestABCompareExitCodes(t *testing.T) {
 	tests := []struct {
 		name     string
 		args     []string
+		full     bool // stdout is a full disk
 		wantCode int
 		wantOut  string
 		wantErr  string
@@ -214,11 +215,18 @@ func TestABCompareExitCodes(t *testing.T) {
 			wantCode: exitABIncomplete, wantOut: "- unreadable-file: simple_javascript, arm b (" + bad + "): " + filepath.Join(bad, abgate.ScorePath("M-FC", c)) + ":2: want one JSON object per line"},
 		{name: "unknown category", args: []string{"ab", "compare", "--a", a, "--b", b, "--model", "M-FC", "--categories", "exec_simple"},
 			wantCode: exitUsage, wantErr: `category "exec_simple" is not a BFCL v4 category`},
+		// > /dev/full: no verdict is drawn, and exit 1 is REGRESSION's alone.
+		{name: "report not written", args: []string{"ab", "compare", "--a", a, "--b", b, "--model", "M-FC", "--categories", "simple_javascript"},
+			full: true, wantCode: exitUsage, wantErr: "no space left on device"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, tc.args)
+			ios := &IOStreams{Out: &out, ErrOut: &errOut}
+			if tc.full {
+				ios.Out = fullWriter{}
+			}
+			code := mainRun(t.Context(), ios, tc.args)
 			assert.Equal(t, tc.wantCode, code, "stdout: %s\nstderr: %s", out.String(), errOut.String())
 			assert.Contains(t, out.String(), tc.wantOut)
 			assert.Contains(t, errOut.String(), tc.wantErr)

@@ -38,8 +38,9 @@ func newABRunCmd(ios *IOStreams, runF func(context.Context, *abRunOptions) error
 }
 
 // abRunRun runs the leg, prints the report and maps the verdict to the
-// exit code.
-func abRunRun(ctx context.Context, o *abRunOptions) error {
+// exit code; a leg that draws no verdict exits 2 (abNoVerdict).
+func abRunRun(ctx context.Context, o *abRunOptions) (err error) {
+	defer func() { err = abNoVerdict(err) }()
 	var cal *abgate.Calibration
 	if o.Calibration != "" {
 		var err error

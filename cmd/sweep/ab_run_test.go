@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -344,4 +345,35 @@ func TestSimBFCLRegistration(t *testing.T) {
 	code, _, stderr = runCLI(t, "sim-bfcl", "--", "generate", "--model", model, "--test-category", "multiple")
 	assert.Equal(t, exitError, code)
 	assert.Contains(t, stderr, "sim-bfcl generate: Unknown model_name 'Org/M-FC' (no registry entry added: the first PYTHONPATH entry")
+}
+
+// fullWriter is a stdout on a full disk: every write fails with ENOSPC.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestABNoVerdictExit2: an ab command that draws no verdict for an
+// operational reason (here a stdout that cannot be written, as
+// `> /dev/full`) exits 2, never 1, which is REGRESSION's alone; the
+// report files a leg wrote before stay.
+func TestABNoVerdictExit2(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	for _, tc := range []struct {
+		name string
+		args []string
+		file string // written before stdout
+	}{
+		{"ab run", []string{"ab", "run", filepath.Join(abLegsDir, "regression.yaml"), "--simulate", "--categories", "simple_python,multiple", "--stop-grace", "3s"}, "report.json"},
+		{"ab calibrate", []string{"ab", "calibrate", filepath.Join(abLegsDir, "pass.yaml"), "--simulate", "--runs", "2", "--categories", "simple_python", "--stop-grace", "3s"}, abgate.CalibrationFile},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "leg")
+			var errOut bytes.Buffer
+			code := mainRun(t.Context(), &IOStreams{In: strings.NewReader(""), Out: fullWriter{}, ErrOut: &errOut}, append(tc.args, "--out", out))
+			assert.Equal(t, exitUsage, code, "stderr:\n%s", errOut.String())
+			assert.Contains(t, errOut.String(), "no space left on device")
+			assert.NotContains(t, errOut.String(), "run with --help", "no usage hint for a disk")
+			assert.FileExists(t, filepath.Join(out, tc.file))
+		})
+	}
 }

@@ -138,7 +138,11 @@ func TestABRunFlags(t *testing.T) {
 			"bad.yaml:5:19: arms.a.config-key: \"nope\" is not a master config key",
 			"bad.yaml:6:6: arms.b: minimaxm3-fp8-mi325x-vllm-agentic-mtp has no point tp 8, ep 1, dp-attn false, conc 3; pick one of:",
 		}},
-		{[]string{"ab", "run", "minimaxm3-mi325x-smg", "--simulate", "--out", used}, []string{"not empty", "fresh root"}},
+		// --out is named as the flag it is, never as a BFCL root, with the fix.
+		{[]string{"ab", "run", "minimaxm3-mi325x-smg", "--simulate", "--out", used}, []string{"--out " + used + ": not empty (holds x): ", "give another --out, or drop --out for the default"}},
+		{[]string{"ab", "calibrate", "minimaxm3-mi325x-smg", "--simulate", "--out", used}, []string{"--out " + used + ": not empty (holds x): "}},
+		{[]string{"ab", "run", "minimaxm3-mi325x-smg", "--simulate", "--out", filepath.Join(used, "x")}, []string{"--out " + filepath.Join(used, "x") + ": it is a file, not a directory: give a directory that does not exist yet or is empty"}},
+		{[]string{"ab", "calibrate", "minimaxm3-mi325x-smg", "--simulate", "--out", filepath.Join(used, "x", "y")}, []string{"--out " + filepath.Join(used, "x", "y") + ": a parent of it is a file"}},
 		{[]string{"ab", "run", "minimaxm3-mi325x-smg", "--simulate", "--bfcl", "x"}, []string{"--bfcl cannot be combined with --simulate"}},
 		{[]string{"ab", "run", "minimaxm3-mi325x-smg", "--time-scale", "5"}, []string{"--time-scale needs --simulate"}},
 		{[]string{"ab", "run", "minimaxm3-mi325x-smg", "--format", "xml"}, []string{"--format \"xml\""}},
@@ -148,6 +152,7 @@ func TestABRunFlags(t *testing.T) {
 		for _, w := range tc.want {
 			assert.Contains(t, stderr, w, tc.args)
 		}
+		assert.NotContains(t, stderr, "bfcl root", tc.args)
 	}
 }
 

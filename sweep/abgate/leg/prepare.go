@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"sweep/configs"
@@ -94,6 +95,9 @@ func Prepare(r *Request) (*Prepared, error) {
 	if out, err = filepath.Abs(out); err != nil {
 		return nil, err
 	}
+	if err := checkOut(out); err != nil {
+		return nil, err
+	}
 	port := func() (int, error) {
 		if r.Port != 0 {
 			return r.Port, nil
@@ -145,4 +149,37 @@ func (p *Prepared) Err(ctx context.Context, cmd string, err error) error {
 		return usage.Errorf("--out %s: %w", p.Out, err)
 	}
 	return err
+}
+
+// checkOut refuses, before anything starts, an output directory (--out)
+// that a leg cannot have to itself: a file, a path under a file, or a
+// directory that holds something (an earlier leg's roots and report). One
+// that does not exist yet is made by Run.
+func checkOut(out string) error {
+	st, err := os.Stat(out)
+	switch {
+	case errors.Is(err, syscall.ENOTDIR):
+		return usage.Errorf("--out %s: a parent of it is a file, not a directory: give a directory that does not exist yet or is empty", out)
+	case err != nil:
+		return nil // missing (Run makes it) or unreadable (making it says why)
+	case !st.IsDir():
+		return usage.Errorf("--out %s: it is a file, not a directory: give a directory that does not exist yet or is empty", out)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil || len(entries) == 0 {
+		return nil
+	}
+	return usage.Errorf("--out %s: not empty (holds %s): each leg or A/A calibration writes its servers, BFCL roots and report into a new or empty directory: give another --out, or drop --out for the default ./ab-runs/<LEG>-<UTC time>", out, holds(entries))
+}
+
+// holds names up to three of a directory's entries.
+func holds(entries []os.DirEntry) string {
+	var names []string
+	for _, e := range entries[:min(3, len(entries))] {
+		names = append(names, e.Name())
+	}
+	if len(entries) > 3 {
+		names = append(names, "...")
+	}
+	return strings.Join(names, ", ")
 }

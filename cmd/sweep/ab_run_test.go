@@ -215,6 +215,19 @@ func TestABLegs(t *testing.T) {
 	assert.Contains(t, got.Skipped[0].Reason, `no runner of label "cluster:mi325x-amds" is online`)
 	assert.Contains(t, stderr, "::notice title=ab-nightly: minimaxm3-mi325x-smg skipped::")
 
+	// A missing or truncated file of online runners is an input mistake
+	// (exit 2), the JSON's at its line and column.
+	truncated := filepath.Join(t.TempDir(), "online.json")
+	require.NoError(t, os.WriteFile(truncated, []byte("[\"h100-cw_00\",\n  \"h100"), 0o644))
+	for f, want := range map[string]string{
+		truncated:                          "--online-runners: " + truncated + ":2:8: the JSON ends early: want a JSON list of runner names",
+		filepath.Join(t.TempDir(), "none"): "no such file or directory",
+	} {
+		code, _, stderr = runCLI(t, "ab", "legs", "--online-runners", f)
+		assert.Equal(t, exitUsage, code, stderr)
+		assert.Contains(t, stderr, want)
+	}
+
 	runners := filepath.Join(t.TempDir(), "runners.yaml")
 	require.NoError(t, os.WriteFile(runners, []byte("labels:\n  h100: [h100-cw_00]\n"), 0o644))
 	code, stdout, stderr = runCLI(t, "ab", "legs", "--runner-config", runners)

@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/internal/inputfile"
+	"sweep/internal/usage"
 )
 
 // RunJob says how this runner runs the points of a fan-out job with
@@ -92,17 +94,20 @@ func (r RunJob) Runs(job *Job, row *matrix.Row) ([]PointRun, error) {
 }
 
 // ReadOnlineRunners reads the runner names GitHub reports online from
-// path: a JSON list, or one name a line ("#" starts a comment line).
+// path: a JSON list, or one name a line ("#" starts a comment line). A
+// file that cannot be read, or a JSON list that does not decode (at its
+// line and column, configs.DecodeJSON), is a *usage.Error naming
+// --online-runners.
 func ReadOnlineRunners(path string) (map[string]bool, error) {
 	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
-		return nil, fmt.Errorf("--online-runners: %w", err)
+		return nil, usage.Errorf("--online-runners: %w: give the file of runner names the workflow wrote", err)
 	}
 	out := map[string]bool{}
 	if t := strings.TrimSpace(string(data)); strings.HasPrefix(t, "[") {
 		var names []string
-		if err := json.Unmarshal(data, &names); err != nil {
-			return nil, fmt.Errorf("--online-runners %s: want a JSON list of runner names: %w", path, err)
+		if err := configs.DecodeJSON(path, data, &names, "a JSON list of runner names (or one name a line)"); err != nil {
+			return nil, usage.Errorf("--online-runners: %w", err)
 		}
 		for _, n := range names {
 			out[n] = true

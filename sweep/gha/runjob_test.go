@@ -1,6 +1,7 @@
 package gha
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/usage"
 )
 
 func TestRunJobRuns(t *testing.T) {
@@ -60,11 +62,29 @@ func TestReadOnlineRunners(t *testing.T) {
 	got, err = ReadOnlineRunners(write("lines.txt", "# online\na\n\n  b  \n"))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]bool{"a": true, "b": true}, got)
-	p := write("bad.json", `["a", 1]`)
-	_, err = ReadOnlineRunners(p)
-	assert.ErrorContains(t, err, "--online-runners "+p+": want a JSON list of runner names")
-	_, err = ReadOnlineRunners(filepath.Join(dir, "missing"))
-	assert.ErrorContains(t, err, "--online-runners: ")
+	for _, tc := range []struct {
+		name, body, want string // body "": no file
+	}{
+		{"not a name", "[\"a\",\n 1]", ":2:2: a JSON number where a string belongs: want a JSON list of runner names (or one name a line)"},
+		{"truncated", "[\"a\",\n \"b\"", ":2:5: the JSON ends early: want a JSON list of runner names"},
+		{"missing", "", "no such file or directory: give the file of runner names the workflow wrote"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, "missing")
+			if tc.body != "" {
+				p = write(tc.name+".json", tc.body)
+			}
+			_, err := ReadOnlineRunners(p)
+			_, isUsage := errors.AsType[*usage.Error](err)
+			assert.True(t, isUsage, "a usage error (exit 2): %v", err)
+			if tc.body != "" {
+				assert.ErrorContains(t, err, "--online-runners: "+p+tc.want)
+			} else {
+				assert.ErrorContains(t, err, "--online-runners: ")
+				assert.ErrorContains(t, err, tc.want)
+			}
+		})
+	}
 }
 
 func TestReadFanout(t *testing.T) {

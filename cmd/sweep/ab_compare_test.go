@@ -216,7 +216,7 @@ func TestABCompareExitCodes(t *testing.T) {
 		{name: "missing root", args: []string{"ab", "compare", "--a", a, "--b", a + "x", "--model", "M-FC", "--categories", "simple_javascript"},
 			wantCode: exitUsage, wantErr: "is not a directory"},
 		{name: "unreadable score file", args: []string{"ab", "compare", "--a", a, "--b", bad, "--model", "M-FC", "--categories", "simple_javascript"},
-			wantCode: exitABIncomplete, wantOut: "- unreadable-file: simple_javascript, arm b (" + bad + "): " + filepath.Join(bad, abgate.ScorePath("M-FC", c)) + ":2: want one JSON object per line"},
+			wantCode: exitABIncomplete, wantOut: "- unreadable-file: simple_javascript, arm b (" + bad + "): " + filepath.Join(bad, abgate.ScorePath("M-FC", c)) + ":2:2: want one JSON object per line"},
 		{name: "unknown category", args: []string{"ab", "compare", "--a", a, "--b", b, "--model", "M-FC", "--categories", "exec_simple"},
 			wantCode: exitUsage, wantErr: `category "exec_simple" is not a BFCL v4 category`},
 		// > /dev/full: no verdict is drawn, and exit 1 is REGRESSION's alone.

@@ -295,8 +295,9 @@ func readScore(file string) (*scoreFile, error) {
 
 // eachLine calls fn with every non-blank line of file (1-based numbers)
 // and returns the file's modification time and the number of non-blank
-// lines. Errors from fn are prefixed with file:line; a missing file wraps
-// fs.ErrNotExist.
+// lines. Errors from fn are prefixed with file:line:column (the column
+// of the JSON's mistake, else the row's first byte); a missing file
+// wraps fs.ErrNotExist.
 func eachLine(file string, fn func(line int, raw []byte) error) (time.Time, int, error) {
 	f, err := inputfile.Open(file, inputfile.BFCL)
 	if err != nil {
@@ -317,10 +318,11 @@ func eachLine(file string, fn func(line int, raw []byte) error) (time.Time, int,
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return time.Time{}, lines, &configs.Error{File: file, Line: n, Err: rerr}
 		}
+		lead := len(raw) - len(bytes.TrimLeft(raw, " \t\r\n"))
 		if raw = bytes.TrimSpace(raw); len(raw) > 0 {
 			lines++
 			if err := fn(n, raw); err != nil {
-				return time.Time{}, lines, &configs.Error{File: file, Line: n, Err: err}
+				return time.Time{}, lines, &configs.Error{File: file, Line: n, Col: lead + jsonColumn(err), Err: err}
 			}
 		}
 		if rerr != nil {
@@ -328,4 +330,17 @@ func eachLine(file string, fn func(line int, raw []byte) error) (time.Time, int,
 		}
 	}
 	return st.ModTime(), lines, nil
+}
+
+// jsonColumn is the 1-based column, in a row that starts at column 1, of
+// the byte where encoding/json found err, or 1 when err is about the row
+// as a whole.
+func jsonColumn(err error) int {
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return max(1, int(se.Offset))
+	}
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		return max(1, int(te.Offset))
+	}
+	return 1
 }

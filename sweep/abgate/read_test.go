@@ -230,9 +230,13 @@ func TestReadRootProblems(t *testing.T) {
 		{name: "infra errors above 5 %", cat: "multi_turn_base", files: catFiles{infra: seq(11), fail: seq(11)},
 			want: []Reason{ReasonInfraErrorRate}, wantData: true, detail: "11 of 200 rows (5.5 %)"},
 		{name: "unreadable result line", cat: "simple_javascript", files: catFiles{result: "{\"id\": \"simple_javascript_0\", \"result\": []}\n{oops\n"},
-			want: []Reason{ReasonUnreadable}, detail: "BFCL_v4_simple_javascript_result.json:2: want one JSON object per line"},
+			want: []Reason{ReasonUnreadable}, detail: "BFCL_v4_simple_javascript_result.json:2:2: want one JSON object per line"},
+		// The column counts the row's indentation and points at the byte
+		// encoding/json stopped at ('o' of nope).
+		{name: "unreadable indented score row", cat: "simple_javascript", files: catFiles{extra: []string{`  {"id": "x", "model_name": nope}`}},
+			want: []Reason{ReasonUnreadable}, detail: "BFCL_v4_simple_javascript_score.json:2:30: want one JSON object per line: invalid character 'o'"},
 		{name: "duplicate result id", cat: "simple_javascript", files: catFiles{result: "{\"id\": \"x\"}\n\n{\"id\": \"x\"}\n"},
-			want: []Reason{ReasonUnreadable}, detail: `:3: id "x" again (first at line 1)`},
+			want: []Reason{ReasonUnreadable}, detail: `:3:1: id "x" again (first at line 1)`},
 		{name: "row without id", cat: "simple_javascript", files: catFiles{result: "{\"result\": []}\n"},
 			want: []Reason{ReasonUnreadable}, detail: `:1: want a string "id" in every row`},
 		{name: "failure row of another model", cat: "simple_javascript", files: catFiles{fail: []int{1, 2}, rowModel: "Org_Other-FC"},
@@ -243,7 +247,7 @@ func TestReadRootProblems(t *testing.T) {
 		{name: "failure row without its labels", cat: "simple_javascript", files: catFiles{fail: []int{1}, rowModel: "-"},
 			want: []Reason{ReasonForeignFile}, wantData: true, detail: `:2: failure row's model_name is missing, want "Org_Model-FC"`},
 		{name: "score header without counts", cat: "simple_javascript", files: catFiles{header: `{"accuracy": 1}`},
-			want: []Reason{ReasonUnreadable}, detail: "BFCL_v4_simple_javascript_score.json:1: want the header"},
+			want: []Reason{ReasonUnreadable}, detail: "BFCL_v4_simple_javascript_score.json:1:1: want the header"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -95,9 +95,6 @@ func Prepare(r *Request) (*Prepared, error) {
 	if out, err = filepath.Abs(out); err != nil {
 		return nil, err
 	}
-	if err := checkOut(out); err != nil {
-		return nil, err
-	}
 	port := func() (int, error) {
 		if r.Port != 0 {
 			return r.Port, nil
@@ -113,6 +110,9 @@ func Prepare(r *Request) (*Prepared, error) {
 	}
 	for _, w := range p.Warnings {
 		fmt.Fprintf(r.Stderr, "warning: %s\n", w)
+	}
+	if err := checkOut(out); err != nil {
+		return nil, err
 	}
 	r.SimClock, r.Builtin = run.ClockWall, true
 	setup, err := r.Setup(recipes.DefaultAiperfVersion, false)

@@ -29,6 +29,8 @@ func TestABCalibrateSimulated(t *testing.T) {
 	var cal abgate.Calibration
 	require.NoError(t, json.Unmarshal([]byte(stdout), &cal), stdout)
 	require.Empty(t, cal.Problems)
+	require.NotNil(t, cal.Simulated, "the calibration says whether it was simulated")
+	assert.True(t, *cal.Simulated)
 	assert.Equal(t, 4, cal.Runs)
 	assert.Equal(t, 4441, cal.Overall.Cases)
 	assert.InDelta(t, 2*0.03*0.97, cal.Overall.FlipRate, 3*0.0025, "the case model's flip rate")
@@ -55,6 +57,8 @@ func TestABCalibrateSimulated(t *testing.T) {
 	table, err := os.ReadFile(filepath.Join(out, "calibration.md"))
 	require.NoError(t, err)
 	assert.Contains(t, string(table), "False alarms: 0 of 12 A-against-A gate runs")
+	assert.Contains(t, string(table), "against itself (SIMULATED)\n")
+	assert.Contains(t, string(table), "Simulated: yes: the flip rates are the simulated case model's")
 
 	// The calibrated leg's INCONCLUSIVE advice uses the A/A rate of its
 	// one category, multi_turn_base.
@@ -70,6 +74,13 @@ func TestABCalibrateSimulated(t *testing.T) {
 	require.Equal(t, exitABInconclusive, code, "stderr:\n%s", stderr)
 	assert.Contains(t, stdout, "the A/A-measured flip rate ("+file+": 4 identical runs of arm a) is ")
 	assert.Contains(t, stderr, "A/A calibration: "+file)
+
+	// A simulated calibration cannot size the replicates of a leg on
+	// real engines: refused before anything starts, with the fix.
+	code, _, stderr = runCLI(t, "ab", "run", filepath.Join(abLegsDir, "inconclusive.yaml"), "--out", filepath.Join(t.TempDir(), "real"), "--calibration", file)
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, "--calibration: "+file+" is a simulated A/A calibration (sweep ab calibrate --simulate): its flip rates are the simulated case model's, not the model's: calibrate the leg on its real engines")
+	assert.NotContains(t, stderr, "starting the server")
 }
 
 func TestABCalibrateFlags(t *testing.T) {

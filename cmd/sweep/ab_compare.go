@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -84,6 +85,10 @@ func newABCompareCmd(ios *IOStreams, runF func(context.Context, *abCompareOption
 					}
 					if o.Calibration.Model != o.Model {
 						return flagErrorf("--calibration %s is of model %q, not --model %q", calibration, o.Calibration.Model, o.Model)
+					}
+					if s := o.Calibration.Simulated; s != nil && *s {
+						// The roots do not say whether they were simulated.
+						fmt.Fprintf(ios.ErrOut, "warning: --calibration %s is a simulated A/A calibration (sweep ab calibrate --simulate): its flip rates are the simulated case model's; give it only with the roots of simulated runs\n", calibration)
 					}
 				}
 				return runF(ctx, o)

@@ -56,6 +56,15 @@ func abRunRun(ctx context.Context, o *abRunOptions) (err error) {
 	if cal != nil && cal.Model != l.Model {
 		return &FlagError{Err: fmt.Errorf("--calibration %s is of model %q, the leg's is %q: calibrate this leg with sweep ab calibrate %s", o.Calibration, cal.Model, l.Model, o.Leg)}
 	}
+	if cal != nil {
+		warning, err := cal.CheckFor(o.Simulate)
+		if err != nil {
+			return &FlagError{Err: fmt.Errorf("--calibration: %w", err)}
+		}
+		if warning != "" {
+			fmt.Fprintf(o.IO.ErrOut, "warning: --calibration: %s\n", warning)
+		}
+	}
 	r.Options.Calibration = cal
 	fmt.Fprintf(o.IO.ErrOut, "leg %s (%s): %s, %s per arm, tolerance %.2f points; %s\n  A %s: %s\n  B %s: %s\n  output: %s\n",
 		l.Name, l.Model, plural.Count(len(p.Categories), "category", "categories"), plural.Count(l.Replicates, "replicate", "replicates"), l.Tolerance, r.Mode,

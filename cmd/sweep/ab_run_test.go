@@ -56,6 +56,14 @@ func TestABRunSimulated(t *testing.T) {
 			table, err := os.ReadFile(filepath.Join(out, "report.md"))
 			require.NoError(t, err)
 			assert.Contains(t, string(table), "verdict: "+string(tc.verdict))
+			// The report says it was simulated, and of which leg, model and roots.
+			require.NotNil(t, rep.Simulated)
+			assert.True(t, *rep.Simulated)
+			assert.Equal(t, tc.leg, rep.Leg)
+			assert.Equal(t, "MiniMaxAI/MiniMax-M3-MXFP8-FC", rep.Model)
+			assert.Equal(t, abgate.ReportRoots{A: []string{filepath.Join(out, "a", "bfcl-r1")}, B: []string{filepath.Join(out, "b", "bfcl-r1")}}, rep.Roots)
+			assert.Contains(t, string(table), " (SIMULATED)\n\n**Simulated**: sweep's simulated engines and router, and sweep sim-bfcl in place of bfcl")
+			assert.Contains(t, string(table), "Simulated: yes.")
 			for _, arm := range []string{"a", "b"} {
 				root := filepath.Join(out, arm, "bfcl-r1")
 				assert.DirExists(t, filepath.Join(root, "score", "MiniMaxAI_MiniMax-M3-MXFP8-FC"))

@@ -29,6 +29,11 @@ type Calibration struct {
 	Model string `json:"model"`
 	// Arm is the arm that ran against itself ("a").
 	Arm string `json:"arm"`
+	// Simulated says whether the runs were sweep's simulated engine and
+	// bfcl (sweep ab calibrate --simulate): their flip rate is the
+	// simulated case model's. nil in a file written before sweep recorded
+	// it.
+	Simulated *bool `json:"simulated,omitempty"`
 	// Runs is the number of identical runs (roots) of the arm.
 	Runs int `json:"runs"`
 	// Replicates is the number of runs per side in each A/A comparison
@@ -96,6 +101,8 @@ type CalibrateOptions struct {
 	// Problems found before reading (run-failed); any leaves the
 	// calibration incomplete.
 	Problems []Problem
+	// Simulated is recorded in the calibration (nil: not known).
+	Simulated *bool
 }
 
 // Calibrate measures the flip rates and the false-alarm rate of
@@ -132,7 +139,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	if o.Seed == 0 {
 		o.Seed = DefaultSeed
 	}
-	cal := &Calibration{Model: o.Model, Arm: o.Arm, Runs: k, Replicates: o.Replicates, Tolerance: o.Tolerance,
+	cal := &Calibration{Model: o.Model, Arm: o.Arm, Simulated: o.Simulated, Runs: k, Replicates: o.Replicates, Tolerance: o.Tolerance,
 		Roots: slices.Clone(o.Roots), Problems: append([]Problem{}, o.Problems...)}
 	// runs[c][r][i]: case i of category c passed in run r.
 	var runs [][][]bool
@@ -320,6 +327,28 @@ func (c *Calibration) Source() string {
 	return fmt.Sprintf("%s: %d identical runs of arm %s", file, c.Runs, c.Arm)
 }
 
+// CheckFor refuses c for the comparison of a leg run on real engines
+// (simulated false) when c was measured on simulated ones: its flip rates
+// are the simulated case model's, and would size the replicates of a
+// real leg. It returns a warning (or "") when c does not say (a file
+// written before sweep recorded it) or when c is real and the leg
+// simulated.
+func (c *Calibration) CheckFor(simulated bool) (warning string, err error) {
+	name := c.File
+	if name == "" {
+		name = "the A/A calibration"
+	}
+	switch {
+	case c.Simulated == nil && !simulated:
+		return fmt.Sprintf("%s does not say whether it was simulated (written by an older sweep): if it was (sweep ab calibrate --simulate), its flip rates are not the model's; rerun sweep ab calibrate without --simulate", name), nil
+	case c.Simulated != nil && *c.Simulated && !simulated:
+		return "", fmt.Errorf("%s is a simulated A/A calibration (sweep ab calibrate --simulate): its flip rates are the simulated case model's, not the model's: calibrate the leg on its real engines (sweep ab calibrate LEG without --simulate) and give that calibration.json, or run this leg with --simulate", name)
+	case c.Simulated != nil && !*c.Simulated && simulated:
+		return fmt.Sprintf("%s was measured on real engines; this leg is simulated", name), nil
+	}
+	return "", nil
+}
+
 // WriteCalibrationJSON writes c indented with one trailing newline.
 func WriteCalibrationJSON(w io.Writer, c *Calibration) error { return writeIndented(w, c) }
 
@@ -335,7 +364,15 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 	if c.FalseAlarm != nil {
 		fmt.Fprintf(&b, "| **overall (pooled)** | %d | %.2f | %d |\n", c.Overall.Cases, 100*c.Overall.FlipRate, c.Overall.Unstable)
 	}
-	fmt.Fprintf(&b, "\nA/A: %d identical runs of arm %s; tolerance %.2f points.\n", c.Runs, c.Arm, c.Tolerance)
+	fmt.Fprintf(&b, "\nA/A: %d identical runs of arm %s; tolerance %.2f points.", c.Runs, c.Arm, c.Tolerance)
+	switch {
+	case c.Simulated == nil:
+	case *c.Simulated:
+		b.WriteString(" Simulated: yes: the flip rates are the simulated case model's, for simulated runs only.")
+	default:
+		b.WriteString(" Simulated: no (real engine and bfcl).")
+	}
+	b.WriteString("\n")
 	if len(c.Problems) > 0 {
 		fmt.Fprintf(&b, "\nProblems (%d):\n", len(c.Problems))
 		for _, p := range c.Problems {

@@ -122,3 +122,50 @@ func TestCalibrateIncomplete(t *testing.T) {
 	_, err = Calibrate(t.Context(), CalibrateOptions{Roots: []string{r1, r2}, Replicates: 2, Model: testModel, Categories: []Category{c}})
 	assert.ErrorContains(t, err, "2 replicates per side need 4 runs, have 2")
 }
+
+// TestCalibrationCheckFor: a simulated calibration is refused for a leg
+// on real engines; one that does not say (an older file) is warned about.
+func TestCalibrationCheckFor(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		name      string
+		cal       *bool
+		simulated bool
+		warn, err string
+	}{
+		{"simulated for real", &yes, false, "", "cal.json is a simulated A/A calibration (sweep ab calibrate --simulate): its flip rates are the simulated case model's, not the model's: calibrate the leg on its real engines (sweep ab calibrate LEG without --simulate)"},
+		{"simulated for simulated", &yes, true, "", ""},
+		{"real for real", &no, false, "", ""},
+		{"real for simulated", &no, true, "cal.json was measured on real engines; this leg is simulated", ""},
+		{"older file for real", nil, false, "cal.json does not say whether it was simulated (written by an older sweep)", ""},
+		{"older file for simulated", nil, true, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Calibration{File: "cal.json", Runs: 2, Arm: "a", Simulated: tc.cal}
+			warn, err := c.CheckFor(tc.simulated)
+			if tc.err != "" {
+				assert.ErrorContains(t, err, tc.err)
+			} else {
+				assert.NoError(t, err)
+			}
+			if tc.warn != "" {
+				assert.Contains(t, warn, tc.warn)
+			} else {
+				assert.Empty(t, warn)
+			}
+		})
+	}
+}
+
+// TestReadCalibrationWithoutSimulated: a calibration.json written before
+// sweep recorded "simulated" still reads, as not known.
+func TestReadCalibrationWithoutSimulated(t *testing.T) {
+	file := filepath.Join(t.TempDir(), CalibrationFile)
+	require.NoError(t, os.WriteFile(file, []byte(`{"model": "M-FC", "arm": "a", "runs": 2, "replicates": 1, "tolerance": 2,
+  "categories": [{"category": "multiple", "cases": 200, "flip_rate": 0.05, "unstable_cases": 10}],
+  "overall": {"category": "", "cases": 200, "flip_rate": 0.05, "unstable_cases": 10},
+  "false_alarm": null, "replicates_for_80_power": 1, "roots": ["r1", "r2"], "problems": []}`), 0o644))
+	c, err := ReadCalibration(file)
+	require.NoError(t, err)
+	assert.Nil(t, c.Simulated)
+}

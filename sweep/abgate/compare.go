@@ -51,6 +51,10 @@ type Options struct {
 	// Problems are found before reading (ReasonRunFailed from the leg
 	// runner); any makes the verdict INCOMPLETE.
 	Problems []Problem
+	// Leg and Simulated are recorded in the report (sweep ab run): the
+	// leg's name, and whether its arms were simulated (nil: not known).
+	Leg       string
+	Simulated *bool
 	// Calibration, when set, supplies the A/A-measured flip rates behind
 	// an INCONCLUSIVE verdict's replicate advice (otherwise the flips
 	// between the arms are used). Its model must be Model.
@@ -114,19 +118,34 @@ type CategoryResult struct {
 
 // Report is the outcome of Compare.
 type Report struct {
-	Verdict    Decision         `json:"verdict"`
+	Verdict Decision `json:"verdict"`
+	// Leg is the A/B leg that ran (sweep ab run; "" for sweep ab compare).
+	Leg   string `json:"leg,omitempty"`
+	Model string `json:"model"`
+	// Simulated says whether the arms were sweep's simulated engines and
+	// bfcl (sweep ab run --simulate); nil when not known (sweep ab
+	// compare reads roots it did not make).
+	Simulated *bool `json:"simulated,omitempty"`
+	// Tolerance is the tolerated drop in points.
+	Tolerance float64 `json:"tolerance"`
+	// Roots are each arm's BFCL_PROJECT_ROOTs, as given.
+	Roots      ReportRoots      `json:"roots"`
 	Primary    Primary          `json:"primary"`
 	Overall    Overall          `json:"overall"`
 	Categories []CategoryResult `json:"categories"`
 	Problems   []Problem        `json:"problems"`
 
-	// Tolerance is the tolerated drop in points.
-	Tolerance float64 `json:"-"`
 	// ReplicatesA and ReplicatesB are the roots per arm.
 	ReplicatesA, ReplicatesB int `json:"-"`
 	// Notes explain the verdict: a small but real drop under PASS, the
 	// replicates an INCONCLUSIVE result needs.
 	Notes []string `json:"-"`
+}
+
+// ReportRoots are the roots a report compared, per arm.
+type ReportRoots struct {
+	A []string `json:"a"`
+	B []string `json:"b"`
 }
 
 // Compare reads every category of both arms and decides. It fails only on
@@ -157,7 +176,9 @@ func Compare(ctx context.Context, o Options) (*Report, error) {
 	if o.Seed == 0 {
 		o.Seed = DefaultSeed
 	}
-	rep := &Report{Tolerance: o.Tolerance, ReplicatesA: len(o.A), ReplicatesB: len(o.B), Problems: append([]Problem{}, o.Problems...)}
+	rep := &Report{Leg: o.Leg, Model: o.Model, Simulated: o.Simulated, Tolerance: o.Tolerance,
+		Roots:       ReportRoots{A: append([]string{}, o.A...), B: append([]string{}, o.B...)},
+		ReplicatesA: len(o.A), ReplicatesB: len(o.B), Problems: append([]Problem{}, o.Problems...)}
 	var strata []stratum
 	var clean []int // indexes into rep.Categories of strata
 	for _, c := range o.Categories {

@@ -30,6 +30,9 @@ func writeIndented(w io.Writer, v any) error {
 // notes and, last, the verdict line.
 func WriteTable(w io.Writer, rep *Report) error {
 	var b strings.Builder
+	if rep.Simulated != nil && *rep.Simulated {
+		b.WriteString("**Simulated**: sweep's simulated engines and router, and sweep sim-bfcl in place of bfcl (sweep ab run --simulate): the accuracies are the leg's seeded case model, not a measurement of " + rep.Model + ".\n\n")
+	}
 	b.WriteString("| category | cases | A % | B % | Δ pp | 90% CI | A✓B✗ | A✗B✓ | infra A/B |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---|---:|---:|---|\n")
 	for _, c := range rep.Categories {
@@ -58,6 +61,15 @@ func WriteTable(w io.Writer, rep *Report) error {
 		fmt.Fprintf(&b, "; McNemar exact one-sided p (B worse) = %.3g", *rep.Primary.McNemarP)
 	}
 	b.WriteString(".\n")
+	fmt.Fprintf(&b, "\nModel %s; roots A: %s; B: %s.", rep.Model, strings.Join(rep.Roots.A, ", "), strings.Join(rep.Roots.B, ", "))
+	switch {
+	case rep.Simulated == nil:
+	case *rep.Simulated:
+		b.WriteString(" Simulated: yes.")
+	default:
+		b.WriteString(" Simulated: no (real engines and bfcl).")
+	}
+	b.WriteString("\n")
 	if len(rep.Problems) > 0 {
 		fmt.Fprintf(&b, "\nProblems (%d):\n", len(rep.Problems))
 		for _, p := range rep.Problems {

@@ -56,13 +56,14 @@ func Calibrate(ctx context.Context, p *Plan, o Options, runs int) (*Calibration,
 		Roots: roots, Model: p.Leg.Model, Arm: arm.Label, Categories: p.Categories,
 		Replicates: min(max(1, p.Leg.Replicates), runs/2), Tolerance: p.Leg.Tolerance,
 		Read: abgate.ReadOptions{Since: since, AllowPartial: p.Leg.PartialEval}, Problems: probs,
+		Simulated: &o.Setup.Simulate,
 	})
 	if err != nil {
 		return nil, err
 	}
 	res := &Calibration{Calibration: cal, Roots: roots,
 		Table: filepath.Join(o.Dir, CalibrationTable), JSON: filepath.Join(o.Dir, abgate.CalibrationFile)}
-	heading := fmt.Sprintf("## BFCL A/A calibration: %s (%s): arm %s (%s) against itself\n\n", p.Leg.Name, p.Leg.Model, arm.Label, arm.Name)
+	heading := fmt.Sprintf("## BFCL A/A calibration: %s (%s): arm %s (%s) against itself%s\n\n", p.Leg.Name, p.Leg.Model, arm.Label, arm.Name, simulatedSuffix(o.Setup.Simulate))
 	if err := writeOutputs(res.Table, heading, func(w io.Writer) error { return abgate.WriteCalibrationTable(w, cal) },
 		res.JSON, func(w io.Writer) error { return abgate.WriteCalibrationJSON(w, cal) }); err != nil {
 		return nil, err

@@ -191,14 +191,14 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 	rep, err := abgate.Compare(ctx, abgate.Options{
 		A: res.Roots[0], B: res.Roots[1], Model: p.Leg.Model, Categories: p.Categories,
 		Tolerance: p.Leg.Tolerance, Read: abgate.ReadOptions{Since: since, AllowPartial: p.Leg.PartialEval},
-		Problems: problems, Calibration: o.Calibration,
+		Problems: problems, Calibration: o.Calibration, Leg: p.Leg.Name, Simulated: &o.Setup.Simulate,
 	})
 	if err != nil {
 		return nil, err
 	}
 	res.Report = rep
 	res.Table, res.JSON = filepath.Join(o.Dir, ReportTable), filepath.Join(o.Dir, ReportJSON)
-	heading := fmt.Sprintf("## BFCL A/B: %s (%s): A %s, B %s\n\n", p.Leg.Name, p.Leg.Model, p.Arms[0].Name, p.Arms[1].Name)
+	heading := fmt.Sprintf("## BFCL A/B: %s (%s): A %s, B %s%s\n\n", p.Leg.Name, p.Leg.Model, p.Arms[0].Name, p.Arms[1].Name, simulatedSuffix(o.Setup.Simulate))
 	if err := writeOutputs(res.Table, heading, func(w io.Writer) error { return abgate.WriteTable(w, rep) },
 		res.JSON, func(w io.Writer) error { return abgate.WriteJSON(w, rep) }); err != nil {
 		return nil, err
@@ -404,4 +404,12 @@ func apiModel(registry string, arm *Arm) string {
 		return names[0]
 	}
 	return strings.TrimSuffix(registry, "-FC")
+}
+
+// simulatedSuffix marks a simulated leg's or calibration's heading.
+func simulatedSuffix(simulated bool) string {
+	if simulated {
+		return " (SIMULATED)"
+	}
+	return ""
 }

@@ -9,15 +9,12 @@ import (
 	"sweep/sweep/run"
 )
 
-// volatileFlags change from run to run without changing what is served
-// (ports and addresses), so they are never reported as a difference.
-var volatileFlags = []string{"--port", "--host", "--prometheus-port", "--dist-init-addr", "--nccl-port", "--master-port"}
-
 // engineFlags is the engine flags recorded beside a result file
-// (run.EngineFlags) less the volatile ones; nil when there is none.
+// (run.EngineFlags) less the volatile ones (run.VolatileFlags); nil when
+// there is none.
 func engineFlags(resultFile string) map[string]string {
 	flags := run.EngineFlags(resultFile)
-	for _, name := range volatileFlags {
+	for _, name := range run.VolatileFlags {
 		delete(flags, name)
 	}
 	return flags

@@ -18,26 +18,20 @@ import (
 // already is a no-op without Force), run it with the runner's progress on
 // Stderr, print the summary.
 func (r *Request) runSpec(ctx context.Context, spec run.Spec, out string, started time.Time) error {
-	return r.runClaimed(ctx, spec.Name, out, started, func() (run.Spec, func(), error) { return spec, func() {}, nil })
+	return r.runClaimed(ctx, spec.Name, run.SpecMade(spec), out, started, func() (run.Spec, func(), error) { return spec, func() {}, nil })
 }
 
 // runClaimed is runSpec with the Spec made once out is claimed (build):
 // a point whose roles need an allocation allocates it only then, and
-// build's release runs after the point.
-func (r *Request) runClaimed(ctx context.Context, name, out string, started time.Time, build func() (run.Spec, func(), error)) error {
+// build's release runs after the point. made is how the point called
+// name is made, as far as it is known before build.
+func (r *Request) runClaimed(ctx context.Context, name string, made run.Made, out string, started time.Time, build func() (run.Spec, func(), error)) error {
 	po := r.PointOptions(r.Point, r.StopGraceSet)
 	po.OutDir = out
 	po.Progress = r.progress(started)
-	release, leftovers, err := run.ClaimOutDir(out, name, r.Force)
-	if len(leftovers) > 0 {
-		fmt.Fprintf(r.Stderr, "stopped %d process(es) an earlier run left in %s: pids %v\n", len(leftovers), out, leftovers)
-	}
-	if errors.Is(err, run.ErrAlreadyDone) {
-		fmt.Fprintf(r.Stderr, "point %s already completed in %s; nothing to do (use --force to run it again)\n", name, out)
-		return nil
-	}
-	if err != nil {
-		return &usage.Error{Err: err}
+	release, err := r.claim(out, name, &made)
+	if release == nil {
+		return err
 	}
 	defer release()
 	spec, done, err := build()
@@ -57,6 +51,35 @@ func (r *Request) runClaimed(ctx context.Context, name, out string, started time
 		return fmt.Errorf("%w; free space on it, or give --out a directory on another disk, and run the point again", runErr)
 	}
 	return runErr
+}
+
+// claim claims out for the point called name, made as made
+// (run.PointClaim), and says what it found there: the processes an
+// earlier run left, the same point completed (release nil, err nil:
+// nothing to do) or an unfinished run of it (redone).
+func (r *Request) claim(out, name string, made *run.Made) (release func(), err error) {
+	c, err := run.PointClaim{Dir: out, Name: name, Made: made, Force: r.Force}.Claim()
+	if len(c.Leftovers) > 0 {
+		fmt.Fprintf(r.Stderr, "stopped %d process(es) an earlier run left in %s: pids %v\n", len(c.Leftovers), out, c.Leftovers)
+	}
+	if errors.Is(err, run.ErrAlreadyDone) {
+		fmt.Fprintf(r.Stderr, "point %s already completed in %s; nothing to do (use --force to run it again)\n", name, out)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &usage.Error{Err: err}
+	}
+	if rec := c.Redone; rec != nil {
+		how := "did not end"
+		if f := rec.Failed(); f != nil {
+			how = fmt.Sprintf("failed at stage %s", f.Name)
+			if f.Outcome != "failed" {
+				how = fmt.Sprintf("was interrupted at stage %s", f.Name)
+			}
+		}
+		fmt.Fprintf(r.Stderr, "point %s: its earlier run in %s %s; running it again\n", name, out, how)
+	}
+	return c.Release, nil
 }
 
 // printSummary prints where the results are and the headline numbers.

@@ -88,13 +88,11 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 	if err := launch.Preflight(pl); err != nil {
 		return err
 	}
-	release, _, err := run.ClaimOutDir(out, p.ResultFilename, r.Force)
-	if errors.Is(err, run.ErrAlreadyDone) {
-		fmt.Fprintf(r.Stderr, "point %s already completed in %s; nothing to do (use --force to run it again)\n", p.ResultFilename, out)
-		return nil
-	}
-	if err != nil {
-		return &usage.Error{Err: err}
+	// The container's client is known only there: its make is compared
+	// by the container's own claim.
+	release, err := r.claim(out, p.ResultFilename, &run.Made{Simulated: r.Simulate, EngineName: "engine", Engine: p.Engine.Argv, Image: row.Image})
+	if release == nil {
+		return err
 	}
 	release()
 	fmt.Fprintf(r.Stderr, "point %s tp%d ep%d dpa=%t conc%d on %s (%s), image %s\n  output: %s (mounted at %s)\n",

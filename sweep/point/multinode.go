@@ -87,7 +87,11 @@ func (r *Request) runMultiNode(ctx context.Context, out string, started time.Tim
 		announce(l, spec, "")
 		return r.runSpec(ctx, spec, out, started)
 	}
-	return r.runClaimed(ctx, spec.Name, out, started, func() (run.Spec, func(), error) {
+	// The engines' commands run as steps of an allocation not made yet:
+	// their argv is not compared.
+	made := run.SpecMade(spec)
+	made.Engine = nil
+	return r.runClaimed(ctx, spec.Name, made, out, started, func() (run.Spec, func(), error) {
 		c := slurm.NewClient(slurm.Exec{})
 		gpus := 0
 		for _, role := range planned[0].Roles {

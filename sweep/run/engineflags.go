@@ -83,7 +83,16 @@ func EngineFlags(resultFile string) map[string]string {
 	if !ok {
 		return nil
 	}
-	argv := cmd.Argv
+	return argvFlags(cmd.Argv)
+}
+
+// VolatileFlags are engine flags that change from run to run without
+// changing what is served (ports and addresses): neither sweep compare
+// nor a point's rerun (MadeDiff) counts them as a difference.
+var VolatileFlags = []string{"--port", "--host", "--prometheus-port", "--dist-init-addr", "--nccl-port", "--master-port"}
+
+// argvFlags is an argv's flags with their values ("" for a bare flag).
+func argvFlags(argv []string) map[string]string {
 	flags := map[string]string{}
 	for i := 0; i < len(argv); i++ {
 		a := argv[i]

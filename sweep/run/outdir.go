@@ -121,34 +121,71 @@ func LockOutDir(dir string) (release func(), err error) {
 // (campaign.JournalFile): sweep run refuses it as --out.
 const SweepJournal = "journal.jsonl"
 
-// ClaimOutDir makes dir (if needed) and takes its lock (LockOutDir) for
-// the point called name, so two runs never share one directory: a
-// directory whose lock another process holds (a sweep run, a sweep's
-// point or server) is refused, force or not, and nothing of it is
-// touched. Processes an earlier run left behind (its lock free: the run
-// is dead) are stopped first (Leftovers says which). A non-empty
-// directory is refused unless force, or unless it holds this same point
-// completed (then ErrAlreadyDone, with the lock released); a sweep's
-// directory (SweepJournal) is refused, force or not. The returned
-// release drops the lock.
+// ClaimOutDir is PointClaim.Claim for the point called name, its make
+// not compared: a directory holding a run of it that did not complete is
+// refused as any non-empty one.
 func ClaimOutDir(dir, name string, force bool) (release func(), leftovers []int, err error) {
-	if release, err = LockOutDir(dir); err != nil {
-		return nil, nil, err
+	c, err := PointClaim{Dir: dir, Name: name, Force: force}.Claim()
+	return c.Release, c.Leftovers, err
+}
+
+// PointClaim asks for a point's output directory (sweep run's --out).
+type PointClaim struct {
+	Dir, Name string
+	// Made is how this run makes the point (nil: not compared).
+	Made *Made
+	// Force clears a non-empty directory (--force).
+	Force bool
+}
+
+// Claimed is a claimed output directory.
+type Claimed struct {
+	// Release drops the directory's lock.
+	Release func()
+	// Leftovers are the pids of the processes an earlier run left there,
+	// stopped.
+	Leftovers []int
+	// Redone is the record of the earlier run of the same point, made
+	// the same way, that did not complete (interrupted or failed), whose
+	// files the claim cleared for this run; nil when there was none.
+	Redone *Record
+}
+
+// Claim makes c.Dir (if needed) and takes its lock (LockOutDir) for the
+// point c.Name, so two runs never share one directory: a directory whose
+// lock another process holds (a sweep run, a sweep's point or server) is
+// refused, force or not, and nothing of it is touched. Processes an
+// earlier run left behind (its lock free: the run is dead) are stopped
+// first (Leftovers says which). A sweep's directory (SweepJournal) is
+// refused, force or not. A non-empty directory is cleared with Force;
+// else it is refused, unless it holds this same point made the same way
+// (MadeDiff against c.Made, which must be given): completed, the claim
+// is ErrAlreadyDone (the lock released); not completed, its files are
+// cleared and the point redone (Redone), as rerunning the command that
+// was interrupted asks. The same point completed otherwise (simulated
+// against real, another client, other engine flags, image) is refused
+// naming the differences.
+func (c PointClaim) Claim() (Claimed, error) {
+	dir, name := c.Dir, c.Name
+	release, err := LockOutDir(dir)
+	if err != nil {
+		return Claimed{}, err
 	}
 	if _, err := os.Stat(filepath.Join(dir, SweepJournal)); err == nil {
 		// Not even --force: the point's files would join the sweep's,
 		// its result read as a replicate of the sweep's own.
 		release()
-		return nil, nil, &OutDirError{Dir: dir, Msg: fmt.Sprintf("holds a sweep (%s): rerun the sweep's command to run its points, or give sweep run another directory", SweepJournal)}
+		return Claimed{}, &OutDirError{Dir: dir, Msg: fmt.Sprintf("holds a sweep (%s): rerun the sweep's command to run its points, or give sweep run another directory", SweepJournal)}
 	}
-	if leftovers, err = StopLeftovers(dir, 10*time.Second); err != nil {
+	leftovers, err := StopLeftovers(dir, 10*time.Second)
+	if err != nil {
 		release()
-		return nil, nil, &OutDirError{Dir: dir, Msg: "cannot stop the processes an earlier run left: " + err.Error()}
+		return Claimed{}, &OutDirError{Dir: dir, Msg: "cannot stop the processes an earlier run left: " + err.Error()}
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		release()
-		return nil, nil, err
+		return Claimed{}, err
 	}
 	var others []string
 	for _, e := range entries {
@@ -156,26 +193,48 @@ func ClaimOutDir(dir, name string, force bool) (release func(), leftovers []int,
 			others = append(others, e.Name())
 		}
 	}
+	claimed := Claimed{Release: release, Leftovers: leftovers}
 	if len(others) == 0 {
-		return release, leftovers, nil
+		return claimed, nil
 	}
-	if force {
+	if c.Force {
 		if err := clearPointDir(dir, name, others); err != nil {
 			release()
-			return nil, nil, &OutDirError{Dir: dir, Msg: "--force: cannot clear it: " + err.Error()}
+			return Claimed{}, &OutDirError{Dir: dir, Msg: "--force: cannot clear it: " + err.Error()}
 		}
-		return release, leftovers, nil
+		return claimed, nil
 	}
-	if rec, ok := ReadRecordFile(dir); ok && rec.Name == name && rec.OK {
-		release()
-		return nil, leftovers, ErrAlreadyDone
+	if rec, ok := ReadRecordFile(dir); ok && rec.Name == name {
+		var diffs []string
+		if c.Made != nil {
+			diffs = MadeDiff(rec, *c.Made)
+		}
+		switch {
+		case len(diffs) > 0:
+			release()
+			what := "an unfinished run"
+			if rec.OK {
+				what = "completed"
+			}
+			return Claimed{Leftovers: leftovers}, &OutDirError{Dir: dir, Msg: fmt.Sprintf("holds point %s, %s, made otherwise than this run makes it (%s); use --force to replace it, or a new directory", name, what, strings.Join(diffs, "; "))}
+		case rec.OK:
+			release()
+			return Claimed{Leftovers: leftovers}, ErrAlreadyDone
+		case c.Made != nil && len(diffs) == 0:
+			if err := clearPointDir(dir, name, others); err != nil {
+				release()
+				return Claimed{}, &OutDirError{Dir: dir, Msg: "cannot clear the unfinished run of this point in it: " + err.Error()}
+			}
+			claimed.Redone = rec
+			return claimed, nil
+		}
 	}
 	release()
 	shown := others
 	if len(shown) > 5 {
 		shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(others)-5))
 	}
-	return nil, nil, &OutDirError{Dir: dir, Msg: fmt.Sprintf("not empty (%s); use --force to overwrite it, or a new directory", strings.Join(shown, ", "))}
+	return Claimed{}, &OutDirError{Dir: dir, Msg: fmt.Sprintf("not empty (%s); use --force to overwrite it, or a new directory", strings.Join(shown, ", "))}
 }
 
 // clearPointDir empties dir for a forced rerun, so nothing of an earlier

@@ -2,14 +2,17 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sweep/internal/proc"
 	"testing"
 	"time"
+
+	"sweep/internal/proc"
+	"sweep/metrics/result"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -184,4 +187,81 @@ func TestClaimOutDirRefusesASweep(t *testing.T) {
 	release, err := LockOutDir(dir)
 	require.NoError(t, err, "the lock was released")
 	release()
+}
+
+// TestPointClaimComparesHowThePointIsMade: a real run (ci run-job
+// --on-host) took a --simulate result of the same point as "already
+// completed" and measured nothing; a rerun of an interrupted arm job was
+// refused ("not empty ...; use --force") at the point it was stopped in.
+// The same point completed is a no-op only when made the same way; made
+// otherwise it is refused naming the difference; an unfinished run of it
+// made the same way is cleared and redone.
+func TestPointClaimComparesHowThePointIsMade(t *testing.T) {
+	sim := &result.Simulation{GPU: "mi355x", Clock: "virtual"}
+	builtin := &result.Client{Name: "built-in (aiperf 0.12.0 artifacts)", Schema: "aiperf@0.12.0"}
+	engine := func(port string, extra ...string) []string {
+		return append([]string{"/bin/sweep", "sim-engine", "--", "python3", "-m", "sglang.launch_server", "--port", port, "--tp-size", "2"}, extra...)
+	}
+	simMade := Made{Simulated: true, Simulation: sim, Client: builtin, EngineName: "engine", Engine: engine("16042"), Image: "img:1"}
+	record := func(ok bool, stages ...Stage) *Record {
+		return &Record{Name: "p", OK: ok, Stages: stages, Simulation: sim, Client: builtin, Facts: &result.RunFacts{Image: "img:1"},
+			Processes: map[string]*ProcessOutcome{"engine": {Argv: engine("16042")}}}
+	}
+	with := func(f func(m *Made)) *Made {
+		m := simMade
+		f(&m)
+		return &m
+	}
+	cancelled := Stage{Name: StageEngine, Outcome: outcomeCancelled}
+	for _, tc := range []struct {
+		name string
+		rec  *Record
+		made *Made
+		// want: "done", "redo", or the refusal's text
+		want string
+	}{
+		{"1 same point, same make", record(true), &simMade, "done"},
+		{"2 another port is the same make", record(true), with(func(m *Made) { m.Engine = engine("20001") }), "done"},
+		{"3 a simulated result is not a real run's", record(true), &Made{EngineName: "engine", Engine: engine("1")[3:], Image: "img:1"},
+			"holds point p, completed, made otherwise than this run makes it (engine: simulated on mi355x, virtual clock, now a real engine); use --force"},
+		{"4 another client", record(true), with(func(m *Made) {
+			m.Client = &result.Client{Name: "aiperf 0.12.0", Program: "aiperf", Schema: "aiperf@0.12.0"}
+		}),
+			"(client: built-in (aiperf 0.12.0 artifacts) for aiperf@0.12.0, now aiperf 0.12.0 (aiperf) for aiperf@0.12.0)"},
+		{"5 another engine flag", record(true), with(func(m *Made) { m.Engine = engine("16042", "--mem-fraction-static", "0.7") }),
+			"(engine flag --mem-fraction-static: absent, now 0.7)"},
+		{"6 another time scale", record(true), with(func(m *Made) {
+			m.Simulation = &result.Simulation{GPU: "mi355x", Clock: "wall", TimeScale: 10}
+		}), "(simulated clock: virtual, now wall)"},
+		{"7 another image", record(true), with(func(m *Made) { m.Image = "img:2" }), "(image: img:1, now img:2)"},
+		{"8 an interrupted run of it is redone", record(false, cancelled), &simMade, "redo"},
+		{"9 an interrupted run made otherwise is refused", record(false, cancelled), with(func(m *Made) { m.Simulated, m.Simulation = false, nil }),
+			"holds point p, an unfinished run, made otherwise than this run makes it (engine: simulated on mi355x, virtual clock, now a real engine)"},
+		{"10 the make not given: an unfinished run is refused", record(false, cancelled), nil, "not empty (run.json, server.log); use --force"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			b, err := json.Marshal(tc.rec)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, RecordFile), b, 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "server.log"), []byte("x"), 0o644))
+			c, err := PointClaim{Dir: dir, Name: "p", Made: tc.made}.Claim()
+			switch tc.want {
+			case "done":
+				assert.ErrorIs(t, err, ErrAlreadyDone)
+			case "redo":
+				require.NoError(t, err)
+				c.Release()
+				require.NotNil(t, c.Redone)
+				assert.False(t, c.Redone.OK)
+				assert.NoFileExists(t, filepath.Join(dir, "server.log"), "the unfinished run's files are cleared")
+				assert.NoFileExists(t, filepath.Join(dir, RecordFile))
+			default:
+				oe, ok := errors.AsType[*OutDirError](err)
+				require.True(t, ok, "got %v, want a refusal", err)
+				assert.Contains(t, oe.Msg, tc.want)
+				assert.FileExists(t, filepath.Join(dir, "server.log"), "nothing is cleared")
+			}
+		})
+	}
 }

@@ -74,6 +74,12 @@ func TestCIRunJob(t *testing.T) {
 	o.OnHost, o.Simulate = false, true
 	require.NoError(t, ciRunJobRun(t.Context(), o))
 	assert.NotContains(t, strings.Join(calls[0], " "), "--launch")
+	assert.NotContains(t, calls[0], "--force")
+	calls = nil
+	o.Force = true
+	require.NoError(t, ciRunJobRun(t.Context(), o))
+	assert.Contains(t, calls[0], "--force", "ci run-job --force is sweep run's, which its advice names")
+	o.Force = false
 	got, err := os.ReadFile(ghOut)
 	require.NoError(t, err)
 	assert.Regexp(t, `^result-filename=\S+_mi325x-amds_03_recipe-[0-9a-f]{16}\n$`, string(got))

@@ -35,6 +35,9 @@ type RunJob struct {
 	// reads the pull request's master configs as data).
 	ConfigFiles  []string
 	RunnerConfig string
+	// Force replaces what a point's output directory holds (sweep run
+	// --force): another point's files, or this point made otherwise.
+	Force bool
 }
 
 // PointRun is one point of a job as `sweep run` runs it.
@@ -88,6 +91,9 @@ func (r RunJob) Runs(job *Job, row *matrix.Row) ([]PointRun, error) {
 		}
 		if r.RunnerConfig != "" {
 			pr.Args = append(pr.Args, "--runner-config", r.RunnerConfig)
+		}
+		if r.Force {
+			pr.Args = append(pr.Args, "--force")
 		}
 	}
 	return runs, nil

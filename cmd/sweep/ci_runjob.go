@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/usage"
 	"sweep/sweep/gha"
 	"sweep/sweep/run"
 )
@@ -66,6 +67,11 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.GitHubOutput != "" {
+		if err := gha.CheckOutput(o.GitHubOutput); err != nil {
+			return flagErrorf("--github-output %s: %v", o.GitHubOutput, err)
+		}
+	}
 	runFn := o.Run
 	if runFn == nil {
 		runFn = func(ctx context.Context, args []string) error {
@@ -79,20 +85,23 @@ func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 	var errs []error
 	for i, p := range runs {
 		fmt.Fprintf(o.IO.ErrOut, "job point %d/%d: %s conc %d -> %s\n", i+1, len(runs), job.ConfigKey, p.Conc, p.Name)
-		if err := runFn(ctx, p.Args); err != nil {
+		err := runFn(ctx, p.Args)
+		if err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
 			errs = append(errs, fmt.Errorf("point conc %d: %w", p.Conc, err))
 		}
-		if o.GitHubOutput != "" && i == 0 {
+		// A point refused before it ran (its --out holding something
+		// else) wrote no result: none is named for the upload.
+		if _, refused := errors.AsType[*usage.Error](err); o.GitHubOutput != "" && i == 0 && !refused {
 			// The name the run actually wrote, when it got that far.
 			rf := p.Name
 			if name := run.ResultName(p.Out); name != "" {
 				rf = name
 			}
 			if err := gha.AppendOutput(o.GitHubOutput, "result-filename", rf); err != nil {
-				return err
+				return fmt.Errorf("--github-output: %w", err)
 			}
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/internal/cli"
+	"sweep/internal/usage"
 	"sweep/sweep/gha"
 )
 
@@ -133,4 +135,52 @@ func TestCIRunJobPRData(t *testing.T) {
 	err := ciRunJobRun(t.Context(), o)
 	require.ErrorContains(t, err, `organisation "some-org" is not one whose code the PR sweep runs`)
 	assert.Empty(t, calls)
+}
+
+// TestCIRunJobGitHubOutputCheckedFirst: --github-output naming a
+// directory was found out only after the point had run ("open g: is a
+// directory", exit 1, not naming the flag). It is checked before any
+// point runs, exit 2 naming the flag; and a point refused before it ran
+// names no result for the upload.
+func TestCIRunJobGitHubOutputCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	cfg := map[string]any{"image": "x", "model": "Qwen/Qwen3.5-397B-A17B-FP8", "model-prefix": "qwen3.5", "precision": "fp8", "framework": "sglang",
+		"runner": "mi325x-amds", "tp": 8, "ep": 1, "dp-attn": false, "conc": 4, "exp-name": "e", "scenario-type": "agentic-coding"}
+	data, err := json.Marshal(map[string]any{"runner": "mi325x-amds", "config-key": "k", "config": cfg,
+		"points": []map[string]any{{"conc": 4, "result-filename": "r_{runner}"}}})
+	require.NoError(t, err)
+	jobFile := filepath.Join(dir, "job.json")
+	require.NoError(t, os.WriteFile(jobFile, data, 0o644))
+	for _, tc := range []struct {
+		name, output string
+		runErr       error
+		want         string // the error; "" none
+		written      string // the output file's text afterwards; "-" not read
+	}{
+		{"1 a directory", dir, nil, "--github-output " + dir + ": is a directory: give the file to append to ($GITHUB_OUTPUT)", "-"},
+		{"2 in a missing directory", filepath.Join(dir, "no", "out"), nil, "--github-output " + filepath.Join(dir, "no", "out") + ": its directory " + filepath.Join(dir, "no") + " does not exist: give a file in an existing directory ($GITHUB_OUTPUT)", "-"},
+		{"3 a new file", filepath.Join(dir, "new"), nil, "", "result-filename=r_mi325x-amds_03\n"},
+		{"4 a refused point names no result", filepath.Join(dir, "refused"), usage.Errorf("--out: not empty"), "point conc 4: --out: not empty", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls int
+			o := &ciRunJobOptions{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
+				Job: jobFile, GitHubOutput: tc.output, RunJob: gha.RunJob{RunnerName: "mi325x-amds_03", Out: filepath.Join(dir, "results")},
+				Run: func(context.Context, []string) error { calls++; return tc.runErr }}
+			err := ciRunJobRun(t.Context(), o)
+			if tc.want == "" {
+				require.NoError(t, err)
+			} else {
+				require.EqualError(t, err, tc.want)
+				assert.True(t, cli.IsUsage(err), "exit 2: %v", err)
+			}
+			if tc.runErr == nil && tc.want != "" {
+				assert.Zero(t, calls, "no point ran")
+			}
+			if tc.written != "-" {
+				got, _ := os.ReadFile(tc.output)
+				assert.Equal(t, tc.written, string(got))
+			}
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"sweep/configs/matrix"
@@ -61,6 +62,32 @@ type JobError struct {
 
 func (e *JobError) Error() string { return "job " + e.Key + ": " + e.Err.Error() }
 func (e *JobError) Unwrap() error { return e.Err }
+
+// CheckOutput checks, before anything runs, that AppendOutput can append
+// to path: an existing regular file open for writing, or a new one in an
+// existing directory (a character device such as /dev/null will do). It
+// creates and changes nothing.
+func CheckOutput(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if di, derr := os.Stat(filepath.Dir(path)); derr != nil || !di.IsDir() {
+			return fmt.Errorf("its directory %s does not exist: give a file in an existing directory ($GITHUB_OUTPUT)", filepath.Dir(path))
+		}
+		return nil
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return errors.New("is a directory: give the file to append to ($GITHUB_OUTPUT)")
+	case !fi.Mode().IsRegular() && fi.Mode()&os.ModeCharDevice == 0:
+		return fmt.Errorf("is not a regular file (%s): give the file to append to ($GITHUB_OUTPUT)", fi.Mode().Type())
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("cannot be written: %w", err)
+	}
+	return f.Close()
+}
 
 // AppendOutput appends key=value to a $GITHUB_OUTPUT file.
 func AppendOutput(path, key, value string) error {

@@ -110,6 +110,11 @@ func planRun(ctx context.Context, o *planOptions) error {
 	if rows, err = o.filter(rows); err != nil {
 		return err
 	}
+	// Stamped as sweep run stamps the row it picks (and a sweep its
+	// rows), so the plan names the result file the run writes.
+	for _, r := range rows {
+		r.StampFingerprint()
+	}
 	o.Plan.Runners = g.Runners
 	o.Plan = models.WithBuiltin(o.Plan)
 	if multi, err := recipes.MultiNodeRows(rows); err != nil {

@@ -33,7 +33,7 @@ func TestPlanMultiNodeCommand(t *testing.T) {
 		assert.Equal(t, map[string]string{"RUNNER_NAME": "inferencex-gb200-nv_1"}, p.Submit.Env)
 		assert.Equal(t, "v1.0.45", p.SrtSlurm.Ref)
 		assert.Len(t, p.Roles, 4)
-		assert.Equal(t, "dsv4_p1x8ep8dpa_d1x8ep8dpa_conc32_fp4_dynamo-vllm_prefill-tp8-pp1-dcp1-pcp1-ep8-dptrue-nw1_decode-tp8-pp1-dcp1-pcp1-ep8-dptrue-nw1_disagg-true_spec-mtp_conc32_gb200-nv_1", p.Result)
+		assert.Equal(t, "dsv4_p1x8ep8dpa_d1x8ep8dpa_conc32_fp4_dynamo-vllm_prefill-tp8-pp1-dcp1-pcp1-ep8-dptrue-nw1_decode-tp8-pp1-dcp1-pcp1-ep8-dptrue-nw1_disagg-true_spec-mtp_conc32_gb200-nv_1_recipe-dd5fd7d9ec88c415", p.Result, "the name the launched job writes (its row stamped as sweep run stamps it)")
 	})
 	t.Run("text for the AMD disaggregated key", func(t *testing.T) {
 		var out bytes.Buffer

@@ -97,7 +97,11 @@ func TestPlanRun(t *testing.T) {
 		require.NoError(t, json.Unmarshal(matrixOut.Bytes(), &rows))
 		require.Len(t, pts, len(rows))
 		for i := range rows {
+			// Stamped as sweep run stamps the row it runs: plan printed
+			// a result name without the _recipe- suffix run writes.
+			rows[i].StampFingerprint()
 			assert.Equal(t, *rows[i], pts[i].Row, "point %d plans matrix row %d", i, i)
+			assert.True(t, strings.HasSuffix(pts[i].ResultFilename, "_recipe-"+rows[i].RecipeFingerprint[:16]), "point %d names %s", i, pts[i].ResultFilename)
 			assert.Equal(t, "qwen3.5-fp8-mi325x-sglang-agentic-mtp", pts[i].Row.ConfigKey)
 		}
 	})

@@ -37,7 +37,7 @@ func newCIRunJobCmd(ios *IOStreams, runF func(context.Context, *ciRunJobOptions)
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &ciRunJobOptions{IO: ios}
 			fs := pflag.NewFlagSet("ci run-job", pflag.ContinueOnError)
-			fs.StringVar(&o.Job, "job", "", "file holding one job of `sweep ci matrix`")
+			fs.StringVar(&o.Job, "job", "", "`FILE` holding one job of \"sweep ci matrix\"")
 			fs.StringVar(&o.RunnerName, "runner-name", "", "this runner's name (runner.name), for RESULT_FILENAME")
 			fs.StringVar(&o.Out, "out", "", "output directory")
 			fs.StringVar(&o.GitHubOutput, "github-output", "", "append result-filename=... to this file ($GITHUB_OUTPUT)")

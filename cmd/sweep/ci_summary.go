@@ -27,7 +27,7 @@ func newCISummaryCmd(ios *IOStreams, runF func(context.Context, *ciSummaryOption
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &ciSummaryOptions{IO: ios}
 			fs := pflag.NewFlagSet("ci summary", pflag.ContinueOnError)
-			fs.StringVar(&o.Fanout, "fanout", "", "the fan-out JSON of `sweep ci matrix`")
+			fs.StringVar(&o.Fanout, "fanout", "", "`FILE` holding the fan-out JSON of \"sweep ci matrix\"")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return flagErrorf("want one results directory, got %d arguments", len(args))

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -61,4 +63,27 @@ func TestUsageLineNamesArguments(t *testing.T) {
 		assert.Equal(t, exitOK, code)
 		assert.Contains(t, out, tc.want)
 	}
+}
+
+// TestFlagValueNamesAreOneWord: pflag takes a `quoted` word of a flag's
+// usage as its value's name, so "file holding one job of `sweep ci
+// matrix`" showed as "--job sweep ci matrix". A value name is one word
+// (FILE, PATH) in every command's flags.
+func TestFlagValueNamesAreOneWord(t *testing.T) {
+	var walk func(path string, c *Command)
+	walk = func(path string, c *Command) {
+		path = strings.TrimSpace(path + " " + c.Name)
+		for _, s := range c.Sub {
+			walk(path, s)
+		}
+		if c.Flags == nil {
+			return
+		}
+		fs, _ := c.Flags()
+		fs.VisitAll(func(f *pflag.Flag) {
+			name, _ := pflag.UnquoteUsage(f)
+			assert.NotContains(t, name, " ", "%s --%s shows its value as %q: quote one word, or none", path, f.Name, name)
+		})
+	}
+	walk("", rootCommand(&IOStreams{}))
 }

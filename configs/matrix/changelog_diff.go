@@ -12,11 +12,12 @@ import (
 type DeletionError struct {
 	File string // the changelog, as named in the base
 	Line int    // 1-based line number in the base
+	Col  int    // 1-based column of the line's first non-blank character
 	Text string // the deleted line, without its newline
 }
 
 func (e *DeletionError) Error() string {
-	return fmt.Sprintf("%s:%d: deletions are not allowed in the changelog; only additions are permitted; found deleted line: %s", e.File, e.Line, e.Text)
+	return fmt.Sprintf("%s:%d:%d: deletions are not allowed in the changelog; only additions are permitted; found deleted line: %s", e.File, e.Line, e.Col, e.Text)
 }
 
 // maxDiffCost bounds the edit distance diffLines explores; beyond it every
@@ -69,7 +70,8 @@ func addedLines(baseName string, base, head []byte) (string, error) {
 			continue // git's "---" header test skips it
 		}
 		if strings.TrimSpace(text) != "" {
-			return "", &DeletionError{File: baseName, Line: i + 1, Text: text}
+			col := len(text) - len(strings.TrimLeft(text, " \t")) + 1
+			return "", &DeletionError{File: baseName, Line: i + 1, Col: col, Text: text}
 		}
 	}
 	var sb strings.Builder

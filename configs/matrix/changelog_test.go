@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -17,14 +18,16 @@ func TestAddedLines(t *testing.T) {
 		base, head string
 		want       string
 		deleted    int // line number of the reported deletion, 0 for none
+		col        int // its column
 	}{
 		{name: "pure append", base: "a\n\nb\n", head: "a\n\nb\n\nc\nd\n", want: "\n\n\n\nc\nd"},
 		{name: "empty base", base: "", head: "x\ny\n", want: "x\ny"},
 		{name: "insert in the middle", base: "a\nb\n", head: "a\nx\nb\n", want: "\nx"},
-		{name: "rewritten line", base: "a\nb\nc\n", head: "a\nB\nc\nd\n", deleted: 2},
+		{name: "rewritten line", base: "a\nb\nc\n", head: "a\nB\nc\nd\n", deleted: 2, col: 1},
+		{name: "indented line rewritten: its column", base: "a:\n  b: 1\n", head: "a:\n  b: 2\n", deleted: 2, col: 3},
 		{name: "blank line removed", base: "a\n\n\nb\n", head: "a\n\nb\nc\n", want: "\n\n\nc"},
 		{name: "whitespace-only line removed", base: "a\n  \nb\n", head: "a\nb\nc\n", want: "\n\nc"},
-		{name: "last line gains its newline", base: "a\nb", head: "a\nb\nc\n", deleted: 2},
+		{name: "last line gains its newline", base: "a\nb", head: "a\nb\nc\n", deleted: 2, col: 1},
 		{name: "deleted line starting with -- is not seen (as in InferenceX)", base: "a\n-- x\n", head: "a\nc\n", want: "\nc"},
 		{name: "added line starting with ++ is dropped (as in InferenceX)", base: "a\n", head: "a\n++x\ny\n", want: "\n\ny"},
 	}
@@ -35,7 +38,9 @@ func TestAddedLines(t *testing.T) {
 				de, ok := errors.AsType[*DeletionError](err)
 				require.True(t, ok, "want *DeletionError, got %v", err)
 				assert.Equal(t, tc.deleted, de.Line)
+				assert.Equal(t, tc.col, de.Col)
 				assert.Equal(t, "base.yaml", de.File)
+				assert.True(t, strings.HasPrefix(err.Error(), fmt.Sprintf("base.yaml:%d:%d: deletions are not allowed", tc.deleted, tc.col)), "%v", err)
 				assert.Contains(t, err.Error(), "found deleted line: "+de.Text)
 				return
 			}

@@ -3,6 +3,7 @@ package configs
 import (
 	"cmp"
 	"context"
+	"fmt"
 )
 
 // ChangeSides are the two sides of a perf-changelog.yaml change, each a
@@ -26,12 +27,20 @@ type ChangeSides struct {
 // Read reads the changelog before (base) and after (head) the change.
 func (c *ChangeSides) Read(ctx context.Context) (base, head Source, err error) {
 	if base, err = ReadChangelog(ctx, c.Git, c.BaseFile, c.BaseRef, c.ChangelogFile); err != nil {
-		return Source{}, Source{}, err
+		return Source{}, Source{}, sideError("--base-file", c.BaseFile, err)
 	}
 	if head, err = ReadChangelog(ctx, c.Git, c.HeadFile, c.HeadRef, c.ChangelogFile); err != nil {
-		return Source{}, Source{}, err
+		return Source{}, Source{}, sideError("--head-file", c.HeadFile, err)
 	}
 	return base, head, nil
+}
+
+// sideError names the flag of a side read from a file (none from git).
+func sideError(flag, file string, err error) error {
+	if file == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", flag, err)
 }
 
 // Names are the sides as a result records them: the ref, else the file.

@@ -49,7 +49,7 @@ func (o *changelogOptions) checkSides() error {
 func (o *changelogOptions) process(ctx context.Context) (*matrix.Changelog, *matrix.Generator, error) {
 	base, head, err := o.Read(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, inputError(err)
 	}
 	g, err := o.Inputs.generator()
 	if err != nil {
@@ -59,5 +59,10 @@ func (o *changelogOptions) process(ctx context.Context) (*matrix.Changelog, *mat
 	res, err := g.ProcessChangelog(matrix.ChangelogOptions{Base: base, Head: head, BaseRef: baseName, HeadRef: headName,
 		TrimConc: o.TrimConc, AllEvals: o.AllEvals, EvalsOnly: o.EvalsOnly,
 		BaseInputs: o.BaseLoader(ctx, o.Inputs.ConfigFiles, o.Inputs.RunnerConfig)})
-	return res, g, err
+	if err != nil {
+		// The change itself (a deleted line, an entry that does not
+		// parse or names no config) is the input's mistake.
+		return nil, nil, inputError(err)
+	}
+	return res, g, nil
 }

@@ -65,12 +65,12 @@ func newCIMatrixCmd(ios *IOStreams, runF func(context.Context, *ciMatrixOptions)
 func ciMatrixRun(ctx context.Context, o *ciMatrixOptions) error {
 	mode, err := gha.ParseLabels(o.Labels)
 	if err != nil {
-		return err
+		return flagErrorf("--labels: %w", err)
 	}
 	var online map[string]bool
 	if o.OnlineRunners != "" {
 		if online, err = gha.ReadOnlineRunners(o.OnlineRunners); err != nil {
-			return err
+			return inputError(err)
 		}
 	}
 	ch := &matrix.Changelog{}

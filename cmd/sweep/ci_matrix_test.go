@@ -292,3 +292,52 @@ func TestCIMatrixLimits(t *testing.T) {
 	assert.Contains(t, err.Error(), "a job output holds at most 1 MB")
 	assert.Contains(t, err.Error(), "split the changelog entry")
 }
+
+// TestCIInputFileErrors: a missing or truncated input file of ci matrix,
+// ci run-job and changelog exited 1 with "unexpected end of JSON input"
+// (no line or column), and conflicting --labels exited 1. Each is the
+// input's mistake: exit 2, naming the flag, the file, line and column.
+func TestCIInputFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	base := write("base.yaml", "- config-keys:\n    - a\n  description: x\n")
+	head := write("head.yaml", "- config-keys:\n    - b\n  description: x\n")
+	job := write("job.json", "{\"config-key\": \"k\",\n  \"points\": [{\"conc\": 1")
+	online := write("online.json", "[\"a\",\n \"b\"")
+	missing := filepath.Join(dir, "missing")
+	matrixArgs := func(extra ...string) []string {
+		return append([]string{"ci", "matrix", "--labels", "sweep-enabled", "--base-file", base, "--head-file", base}, extra...)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"1 run-job: missing --job", []string{"ci", "run-job", "--job", missing, "--runner-name", "r_0", "--out", dir}, "sweep: --job: open " + missing + ": no such file or directory\n"},
+		{"2 run-job: truncated --job", []string{"ci", "run-job", "--job", job, "--runner-name", "r_0", "--out", dir},
+			"sweep: --job: " + job + `:2:24: the JSON ends early: want one job of "sweep ci matrix" (an element of its jobs.<family> lists)` + "\n"},
+		{"3 matrix: missing --base-file", []string{"ci", "matrix", "--labels", "sweep-enabled", "--base-file", missing, "--head-file", base},
+			"sweep: --base-file: read changelog: open " + missing + ": no such file or directory\n"},
+		{"4 matrix: missing --head-file", []string{"ci", "matrix", "--labels", "sweep-enabled", "--base-file", base, "--head-file", missing},
+			"sweep: --head-file: read changelog: open " + missing + ": no such file or directory\n"},
+		{"5 matrix: missing --online-runners", matrixArgs("--online-runners", missing), "sweep: --online-runners: open " + missing + ": no such file or directory\n"},
+		{"6 matrix: truncated --online-runners", matrixArgs("--online-runners", online),
+			"sweep: --online-runners: " + online + ":2:5: the JSON ends early: want a JSON list of runner names, or one name a line\n"},
+		{"7 matrix: conflicting labels", []string{"ci", "matrix", "--labels", "sweep-enabled,full-sweep-enabled", "--base-file", base, "--head-file", base},
+			"sweep: --labels: PR has multiple conflicting sweep labels (keep exactly one of"},
+		{"8 changelog: missing --base-file", []string{"changelog", "--base-file", missing, "--head-file", base},
+			"sweep: --base-file: read changelog: open " + missing + ": no such file or directory\n"},
+		{"9 changelog: a deleted line names its column", []string{"changelog", "--base-file", base, "--head-file", head},
+			"sweep: " + base + ":2:5: deletions are not allowed in the changelog; only additions are permitted; found deleted line:     - a\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.args...)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.True(t, strings.HasPrefix(stderr, tc.want), "stderr:\n%s\nwant it to start:\n%s", stderr, tc.want)
+		})
+	}
+}

@@ -64,8 +64,11 @@ func newCIRunJobCmd(ios *IOStreams, runF func(context.Context, *ciRunJobOptions)
 // ciRunJobRun runs the job's points with "sweep run".
 func ciRunJobRun(ctx context.Context, o *ciRunJobOptions) error {
 	job, row, err := gha.ReadJob(o.Job)
-	if err != nil {
+	if _, ok := errors.AsType[*gha.JobError](err); ok {
 		return err
+	}
+	if err != nil {
+		return inputError(err)
 	}
 	if o.GitHubOutput != "" {
 		if err := gha.CheckOutput(o.GitHubOutput); err != nil {

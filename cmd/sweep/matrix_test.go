@@ -18,7 +18,7 @@ func TestMatrixCommandErrors(t *testing.T) {
 		{"unknown key", []string{"matrix", "test-config", "--config-keys", "nope-nope"}, exitError, `config key "nope-nope" not found`},
 		{"step size", []string{"matrix", "full-sweep", "--step-size", "1"}, exitUsage, "--step-size must be greater than 1"},
 		{"changelog needs a base", []string{"changelog", "--head-file", "x"}, exitUsage, "exactly one of --base-file and --base-ref"},
-		{"changelog missing file", []string{"changelog", "--base-file", "/nonexistent/a", "--head-file", "/nonexistent/b"}, exitError, "read changelog"},
+		{"changelog missing file", []string{"changelog", "--base-file", "/nonexistent/a", "--head-file", "/nonexistent/b"}, exitUsage, "--base-file: read changelog: open /nonexistent/a: no such file or directory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

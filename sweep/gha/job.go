@@ -1,26 +1,31 @@
 package gha
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/internal/inputfile"
 	"sweep/recipes"
 )
 
+// jobWant is what a job file should be, for its errors.
+const jobWant = `one job of "sweep ci matrix" (an element of its jobs.<family> lists)`
+
 // ParseJob reads one job of the fan-out matrix (a Job as `sweep ci
-// matrix` prints it) and its matrix row; a job that cannot run here
-// (multi-node, or a model whose remote code is not allowed) is an error
-// prefixed with the job's config key.
-func ParseJob(data []byte) (*Job, *matrix.Row, error) {
+// matrix` prints it), the contents of file, and its matrix row: JSON
+// that does not decode is a *configs.Error at its line and column
+// (configs.DecodeJSON); a job that cannot run here (multi-node, or a
+// model whose remote code is not allowed) is an error prefixed with the
+// job's config key.
+func ParseJob(file string, data []byte) (*Job, *matrix.Row, error) {
 	var job Job
-	if err := json.Unmarshal(data, &job); err != nil {
-		return nil, nil, fmt.Errorf("not a job of `sweep ci matrix`: %w", err)
+	if err := configs.DecodeJSON(file, data, &job, jobWant); err != nil {
+		return nil, nil, err
 	}
 	if job.ConfigKey == "" || len(job.Points) == 0 || len(job.Config) == 0 {
 		return nil, nil, errors.New("a job needs config-key, config and points")
@@ -44,9 +49,12 @@ func ReadJob(path string) (*Job, *matrix.Row, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--job: %w", err)
 	}
-	job, row, err := ParseJob(data)
+	job, row, err := ParseJob(path, data)
 	if _, ok := errors.AsType[*JobError](err); ok {
 		return nil, nil, err
+	}
+	if _, ok := errors.AsType[*configs.Error](err); ok {
+		return nil, nil, fmt.Errorf("--job: %w", err)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("--job %s: %w", path, err)

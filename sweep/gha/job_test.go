@@ -10,11 +10,11 @@ import (
 )
 
 func TestParseJob(t *testing.T) {
-	_, _, err := ParseJob([]byte(`[1]`))
-	assert.ErrorContains(t, err, "not a job of `sweep ci matrix`")
-	_, _, err = ParseJob([]byte(`{"config-key": "k", "points": []}`))
+	_, _, err := ParseJob("j.json", []byte(`[1]`))
+	assert.EqualError(t, err, `j.json:1:1: a JSON array where an object belongs: want one job of "sweep ci matrix" (an element of its jobs.<family> lists)`)
+	_, _, err = ParseJob("j.json", []byte(`{"config-key": "k", "points": []}`))
 	assert.EqualError(t, err, "a job needs config-key, config and points")
-	_, _, err = ParseJob([]byte(`{"config-key": "k", "config": {"tp": "x"}, "points": [{"conc": 1}]}`))
+	_, _, err = ParseJob("j.json", []byte(`{"config-key": "k", "config": {"tp": "x"}, "points": [{"conc": 1}]}`))
 	assert.ErrorContains(t, err, "config: ")
 }
 
@@ -36,4 +36,7 @@ func TestReadJob(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte(`{"config-key": "k", "points": []}`), 0o644))
 	_, _, err = ReadJob(p)
 	assert.EqualError(t, err, "--job "+p+": a job needs config-key, config and points")
+	require.NoError(t, os.WriteFile(p, []byte("{\"config-key\": \"k\",\n  \"points\": [{\"conc\": 1"), 0o644))
+	_, _, err = ReadJob(p)
+	assert.EqualError(t, err, "--job: "+p+`:2:24: the JSON ends early: want one job of "sweep ci matrix" (an element of its jobs.<family> lists)`, "a truncated job names its end")
 }

@@ -88,9 +88,10 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 	if err := launch.Preflight(pl); err != nil {
 		return err
 	}
-	// The container's client is known only there: its make is compared
-	// by the container's own claim.
-	release, err := r.claim(out, p.ResultFilename, &run.Made{Simulated: r.Simulate, EngineName: "engine", Engine: p.Engine.Argv, Image: row.Image})
+	// The container's client and engine command (its snapshot resolved,
+	// its port bound) are known only there: the container's own claim
+	// compares them.
+	release, err := r.claim(out, p.ResultFilename, &run.Made{Simulated: r.Simulate, Image: row.Image})
 	if release == nil {
 		return err
 	}

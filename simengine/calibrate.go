@@ -57,6 +57,12 @@ type ArmCalibration struct {
 	// HostKV: the arm offloads KV to a host-memory tier (SGLang HiCache,
 	// a vLLM offload connector; its results' kv_offloading is not none).
 	HostKV bool `json:"host_kv,omitempty"`
+	// Role is the worker role of a disaggregated arm the fit is for
+	// (Config.Disagg: DisaggPrefill, DisaggDecode), "" for an engine that
+	// serves both phases. An arm with a role calibrates only the workers
+	// of that role; one without calibrates every engine of its layout, a
+	// disaggregated worker too when the file has no arm of its role.
+	Role string `json:"role,omitempty"`
 
 	// KVCacheDType is the engine's --kv-cache-dtype the results ran with
 	// ("" when not recorded: 16-bit); the fit's per-context cost uses it.
@@ -130,16 +136,11 @@ type FitPoint struct {
 	ErrorPct     float64 `json:"error_pct"`
 }
 
-// matches reports whether the arm calibrates c.
-func (a *ArmCalibration) matches(c *Config) bool {
-	arm := c.CalibrationArm()
-	return a.sameArm(&arm)
-}
-
 // CalibrationArm is the arm of a calibration that calibrates c: its
-// engine, model, GPU, layout and host KV tier, nothing fitted.
+// engine, model, GPU, layout, host KV tier and worker role, nothing
+// fitted.
 func (c *Config) CalibrationArm() ArmCalibration {
-	return ArmCalibration{Engine: c.Engine, Model: c.ModelPath, GPU: c.GPU, TP: c.TP, EP: max(c.EP, 1), DPAttention: c.DPAttention, HostKV: c.HostKV.Enabled()}
+	return ArmCalibration{Engine: c.Engine, Model: c.ModelPath, GPU: c.GPU, TP: c.TP, EP: max(c.EP, 1), DPAttention: c.DPAttention, HostKV: c.HostKV.Enabled(), Role: c.Disagg}
 }
 
 // The bounds LoadCalibration holds a calibration's values to. A scale is
@@ -199,6 +200,8 @@ func LoadCalibration(path string) (*Calibration, error) {
 			return nil, bad("step_scale", "%g: want 0 (the model's step costs) or %g to %g; fit it again with sweep sim calibrate", a.StepScale, float64(minStepScale), float64(maxStepScale))
 		case a.PoolTokens != 0 && (a.PoolTokens < minPoolTokens || a.PoolTokens > maxPoolTokens):
 			return nil, bad("pool_tokens", "%d: want 0 (the model's pool) or %d to %d tokens per rank", a.PoolTokens, minPoolTokens, int64(maxPoolTokens))
+		case a.Role != "" && a.Role != DisaggPrefill && a.Role != DisaggDecode:
+			return nil, bad("role", "%q: want %q or %q (a disaggregated arm's workers), or none for an engine serving both phases", a.Role, DisaggPrefill, DisaggDecode)
 		}
 		for j := range i {
 			if cal.Arms[j].sameArm(a) {
@@ -233,8 +236,15 @@ func (c *Calibration) Sets() string {
 	return strings.Join(parts, "; ")
 }
 
-// sameArm reports whether a and b calibrate the same engines.
+// sameArm reports whether a and b calibrate the same engines: the same
+// layout and role.
 func (a *ArmCalibration) sameArm(b *ArmCalibration) bool {
+	return a.sameLayout(b) && a.Role == b.Role
+}
+
+// sameLayout reports whether a and b name the same engine, model, GPU,
+// layout and host KV tier, whatever their roles.
+func (a *ArmCalibration) sameLayout(b *ArmCalibration) bool {
 	return a.Engine == b.Engine && strings.EqualFold(modelName(a.Model), modelName(b.Model)) && strings.EqualFold(a.GPU, b.GPU) &&
 		a.TP == b.TP && max(a.EP, 1) == max(b.EP, 1) && a.DPAttention == b.DPAttention && a.HostKV == b.HostKV
 }
@@ -256,15 +266,23 @@ func (a *ArmCalibration) Label() string {
 	if a.HostKV {
 		l += " host kv"
 	}
+	if a.Role != "" {
+		l += " " + a.Role + " worker"
+	}
 	return l
 }
 
-// Arm returns the arm of the calibration that matches c (normalized), or
-// nil.
+// Arm returns the arm of the calibration that calibrates c (normalized),
+// or nil: the arm of its layout and role, else (a disaggregated worker
+// the file has no arm of its role for) the arm of its layout without a
+// role.
 func (cal *Calibration) Arm(c Config) *ArmCalibration {
-	for i := range cal.Arms {
-		if cal.Arms[i].matches(&c) {
-			return &cal.Arms[i]
+	want := c.CalibrationArm()
+	for _, role := range []string{want.Role, ""} {
+		for i := range cal.Arms {
+			if a := &cal.Arms[i]; a.Role == role && a.sameLayout(&want) {
+				return a
+			}
 		}
 	}
 	return nil

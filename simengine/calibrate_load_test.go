@@ -69,6 +69,7 @@ func TestLoadCalibrationRefuses(t *testing.T) {
 		{"huge scale", `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "step_scale": 1e9}`, `:4:5: arms[0].step_scale: 1e+09: want 0 (the model's step costs) or 0.01 to 100`},
 		{"tiny scale", `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "step_scale": 1e-300}`, `:4:5: arms[0].step_scale: 1e-300: want 0`},
 		{"tiny pool", `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "pool_tokens": 1}`, `:4:5: arms[0].pool_tokens: 1: want 0 (the model's pool) or 4096 to`},
+		{"role", `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "role": "Decode"}`, `:4:5: arms[0].role: "Decode": want "prefill" or "decode"`},
 		{"same arm", arm + ",\n    " + `{"engine": "sglang", "model": "org/m", "gpu": "MI325X", "tp": 8, "step_scale": 3}`, `:5:5: arms[1]: the same arm as arms[0] (sglang org/m MI325X tp8 ep1): want one fit per arm`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,4 +102,31 @@ func TestLoadCalibrationRefuses(t *testing.T) {
 	assert.InDelta(t, 1.5, cal.Arm(local).StepScale, 1e-9)
 	local.ModelPath = "/models/M-2"
 	assert.Nil(t, cal.Arm(local))
+}
+
+// TestCalibrationArmByRole: a disaggregated worker takes the arm of its
+// layout and role (a prefill and a decode worker of the same layout, as
+// the MI355X DeepSeek-V4 disaggregated arms run them, each their own),
+// else the arm of its layout without a role; an engine serving both
+// phases never takes a worker's arm, and a file may hold the three.
+func TestCalibrationArmByRole(t *testing.T) {
+	layout := `"engine": "sglang", "model": "Org/M", "gpu": "mi355x", "tp": 8, "ep": 1`
+	path := filepath.Join(t.TempDir(), "cal.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"version": 1, "arms": [{`+layout+`, "step_scale": 1.1}, {`+layout+`, "role": "prefill", "step_scale": 1.2}, {`+layout+`, "role": "decode", "step_scale": 1.3, "pool_tokens": 500000}]}`), 0o644))
+	cal, err := LoadCalibration(path)
+	require.NoError(t, err)
+	engine := Config{Engine: configs.SGLang, ModelPath: "Org/M", GPU: "mi355x", TP: 8, EP: 1}
+	prefill, decode := engine, engine
+	prefill.Disagg, decode.Disagg = DisaggPrefill, DisaggDecode
+	assert.InDelta(t, 1.1, cal.Arm(engine).StepScale, 1e-9)
+	assert.InDelta(t, 1.2, cal.Arm(prefill).StepScale, 1e-9)
+	assert.InDelta(t, 1.3, cal.Arm(decode).StepScale, 1e-9)
+	assert.Equal(t, "sglang Org/M mi355x tp8 ep1 decode worker", cal.Arm(decode).Label())
+
+	cal.Arms = cal.Arms[1:] // the workers' arms alone
+	assert.Nil(t, cal.Arm(engine), "a worker's fit is not an engine's serving both phases")
+	cal.Arms = cal.Arms[:1] // the prefill worker's alone
+	assert.Nil(t, cal.Arm(decode))
+	cal.Arms = []ArmCalibration{{Engine: configs.SGLang, Model: "Org/M", GPU: "mi355x", TP: 8, EP: 1, StepScale: 1.1}}
+	assert.InDelta(t, 1.1, cal.Arm(decode).StepScale, 1e-9, "a file without the role's arm: the layout's, as before roles")
 }

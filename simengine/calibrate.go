@@ -38,6 +38,10 @@ const (
 	// BasisPlanned: the engine command the shipped recipe plans for the
 	// arm, the results having none beside them (InferenceX's own).
 	BasisPlanned = "the engine command the shipped recipe plans for the arm (none beside the results)"
+	// BasisWorkerCommand: a disaggregated worker's command recorded
+	// beside the results (prefill0_command.txt, decode0_command.txt),
+	// read as the simulated worker reads it.
+	BasisWorkerCommand = "the worker's command beside the results"
 	// BasisIdentity: rebuilt from the results' identity (engine, model,
 	// GPU, layout; speculative decoding as 3 drafts at the measured
 	// acceptance length), the engine's other flags unknown.
@@ -130,6 +134,11 @@ type FitPoint struct {
 	// context: on the simulated MI325X Qwen3.5 SGLang arm by 15-17 %,
 	// which put its scale 4.5 % low.
 	PrefillMidContext float64 `json:"prefill_mid_context,omitempty"`
+	// PrefillSeconds is a disaggregated prefill worker's forward time per
+	// request it computed (its sglang:forward_execution_seconds_total of
+	// category prefill over its sglang:num_requests_total), which
+	// FitPrefillScale fits; 0 for an engine's or a decode worker's point.
+	PrefillSeconds float64 `json:"prefill_s,omitempty"`
 
 	MeasuredStep float64 `json:"measured_step_s"`
 	FittedStep   float64 `json:"fitted_step_s"`
@@ -440,6 +449,52 @@ func FitStepScale(cfg Config, points []FitPoint) (scale, rmsPct float64, err err
 	return scale, math.Sqrt(sq / float64(len(use))), nil
 }
 
+// FitPrefillScale fits the scale of the model's prefill cost for cfg, a
+// disaggregated prefill worker's configuration, to the points: the
+// median over the points of the measured forward time per request
+// (FitPoint.PrefillSeconds) over the model's for the mean request, one
+// prefill batch of PrefillTokens computed tokens after PrefillContext
+// cached ones (prefillTime at scale 1). The model is linear in the scale.
+// It counts a batch's fixed cost per request (a batch that prefills
+// several requests pays it once) and attends every request's tokens to
+// the mean cached context (a session's first turn, which computes the
+// most after the least, makes that an overstatement); the host tier's
+// loads, which the worker's forward time includes, are not told apart
+// (SGLang exports no count of its host hits). It fills every point's
+// measured and fitted prefill time and error.
+func FitPrefillScale(cfg Config, points []FitPoint) (scale, rmsPct float64, err error) {
+	capa := newCapacity(cfg)
+	model := func(p FitPoint) float64 {
+		return capa.prefillTime(max(int(math.Round(p.PrefillTokens)), 1), int(p.PrefillContext))
+	}
+	var ratios []float64
+	var use []int
+	for i, p := range points {
+		if p.PrefillSeconds > 0 && p.PrefillTokens > 0 {
+			use = append(use, i)
+			ratios = append(ratios, p.PrefillSeconds/model(p))
+		}
+	}
+	if len(use) == 0 {
+		return 0, 0, ErrTooFewPoints
+	}
+	slices.Sort(ratios)
+	scale = ratios[len(ratios)/2]
+	if len(ratios)%2 == 0 {
+		scale = (ratios[len(ratios)/2-1] + ratios[len(ratios)/2]) / 2
+	}
+	scale = min(max(scale, minStepScale), maxStepScale)
+	var sq float64
+	for _, i := range use {
+		p := &points[i]
+		p.MeasuredStep = p.PrefillSeconds
+		p.FittedStep = scale * model(*p)
+		p.ErrorPct = 100 * (p.FittedStep - p.MeasuredStep) / p.MeasuredStep
+		sq += p.ErrorPct * p.ErrorPct
+	}
+	return scale, math.Sqrt(sq / float64(len(use))), nil
+}
+
 // measuredStep is the time between two of a request's decode steps the
 // point measured: its mean gap between tokens × AL, else (no means to
 // read the gap from) its median ITL × AL.
@@ -480,7 +535,12 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 		if a.ALFrom != "" {
 			fmt.Fprintf(tw, "  acceptance length: %s\n", a.ALFrom)
 		}
-		fmt.Fprintln(tw, "  conc\tin flight\tmeasured step (ms)\tfitted (ms)\terror")
+		prefill := a.Role == DisaggPrefill
+		if prefill {
+			fmt.Fprintln(tw, "  conc\tcomputed tokens per request\tmeasured prefill (ms per request)\tfitted (ms)\terror")
+		} else {
+			fmt.Fprintln(tw, "  conc\tin flight\tmeasured step (ms)\tfitted (ms)\terror")
+		}
 		seen := map[int]int{} // points so far at a concurrency: replicates are numbered
 		for _, p := range a.Points {
 			if p.MeasuredStep == 0 {
@@ -492,6 +552,10 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 			}
 			if seen[p.Conc]++; seen[p.Conc] > 1 {
 				conc += fmt.Sprintf(" (replicate %d)", seen[p.Conc])
+			}
+			if prefill {
+				fmt.Fprintf(tw, "  %s\t%.0f\t%.2f\t%.2f\t%+.1f%%\n", conc, p.PrefillTokens, 1e3*p.MeasuredStep, 1e3*p.FittedStep, p.ErrorPct)
+				continue
 			}
 			fmt.Fprintf(tw, "  %s\t%.1f\t%.2f\t%.2f\t%+.1f%%\n", conc, p.Running, 1e3*p.MeasuredStep, 1e3*p.FittedStep, p.ErrorPct)
 		}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -40,21 +41,34 @@ func EngineCommand(resultFile string) (cmd RecordedCommand, ok bool) {
 		case "benchmark_command.txt", "router_command.txt", "eval_command.txt":
 			continue
 		}
-		data, err := inputfile.Read(f, inputfile.Text)
-		if err != nil {
-			continue
+		if cmd, err := ReadCommandFile(f); err == nil {
+			return cmd, true
 		}
-		argv, env, err := ParseCommandText(string(data))
-		if err != nil || len(argv) == 0 {
-			continue
-		}
-		cmd = RecordedCommand{Argv: argv, Env: env}
-		if engine, unchecked, ok := simEngineArgv(argv); ok {
-			cmd.Argv, cmd.Unchecked = engine, unchecked
-		}
-		return cmd, true
 	}
 	return RecordedCommand{}, false
+}
+
+// ReadCommandFile reads one command file sweep writes beside a point
+// (sglang_command.txt, a disaggregated point's prefill0_command.txt and
+// decode0_command.txt, ...): the engine's argv and environment, a
+// simulated engine's wrapper and --unchecked specs apart.
+func ReadCommandFile(path string) (RecordedCommand, error) {
+	data, err := inputfile.Read(path, inputfile.Text)
+	if err != nil {
+		return RecordedCommand{}, err
+	}
+	argv, env, err := ParseCommandText(string(data))
+	if err != nil {
+		return RecordedCommand{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(argv) == 0 {
+		return RecordedCommand{}, fmt.Errorf("%s: no command: want the command line sweep writes beside a point", path)
+	}
+	cmd := RecordedCommand{Argv: argv, Env: env}
+	if engine, unchecked, ok := simEngineArgv(argv); ok {
+		cmd.Argv, cmd.Unchecked = engine, unchecked
+	}
+	return cmd, nil
 }
 
 // simEngineArgv splits a simulated engine's process argv (`EXE

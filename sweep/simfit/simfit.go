@@ -15,6 +15,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -160,7 +161,18 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 		label := a.Identity.Label()
 		engine := configs.Engine(a.Identity.Get("framework"))
 		if a.Identity.Get("disagg") == "true" {
-			skipped = append(skipped, fmt.Sprintf("%s: disaggregated (prefill and decode workers): not fitted, the fit costs one engine's steps, not a worker pair's (a calibration's arm per worker layout applies to each worker)", label))
+			arms, why, err := fitDisaggArm(a)
+			if err != nil {
+				return nil, nil, err
+			}
+			skipped = append(skipped, why...)
+			for _, arm := range arms {
+				if i := slices.IndexFunc(cal.Arms, func(b simengine.ArmCalibration) bool { return b.Label() == arm.Label() }); i >= 0 {
+					skipped = append(skipped, fmt.Sprintf("%s: its %s: fitted already on another arm's points (step scale %.3f there, %.3f here); fit the discoveries apart to compare them", label, arm.Label(), cal.Arms[i].StepScale, arm.StepScale))
+					continue
+				}
+				cal.Arms = append(cal.Arms, arm)
+			}
 			continue
 		}
 		if engine != configs.SGLang && engine != configs.VLLM {

@@ -379,3 +379,83 @@ func TestDiscoverSaysWhyAPointFailed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Regexp(t, `failed \(logs and run.json in each point's directory; a server's that did not start in servers/\):\n  1  qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8 c1, 1 attempt: `+regexp.QuoteMeta(why)+`.*the KV cache holds 4096`, string(text))
 }
+
+// disaggDiscovery runs the MI355X DeepSeek-V4 disaggregated arm (one
+// prefill and one decode worker, tp8 ep1 each) at the concurrencies, with
+// the seed and calibration file, at 120 s official-duration points.
+func disaggDiscovery(t *testing.T, out, seed, calibration string, conc ...string) {
+	t.Helper()
+	t.Setenv(simproto.EnvSeed, seed)
+	args := []string{"discover", "--simulate", "--builtin-client", "--config-keys", "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp",
+		"--tp", "8", "--ep", "1", "--official-durations", "--duration", "120", "--no-report", "--stop-grace", "3s",
+		"--sim-calibration", calibration, "--out", out, "--conc-list", strings.Join(conc, ",")})
+	code, stdout, stderr := runCLI(t, args...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+}
+
+// fitDisaggRoles runs sim calibrate on a disaggregated discovery and
+// returns its arms by worker role.
+func fitDisaggRoles(t *testing.T, dir, out string) map[string]simengine.ArmCalibration {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, "sim", "calibrate", dir, "--out", out)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "measured prefill (ms per request)")
+	assert.Contains(t, stdout, "measured step (ms)")
+	assert.NotContains(t, stderr, "skipped")
+	cal, err := simengine.LoadCalibration(out)
+	require.NoError(t, err)
+	require.Len(t, cal.Arms, 2)
+	roles := map[string]simengine.ArmCalibration{}
+	for _, a := range cal.Arms {
+		assert.Equal(t, simengine.BasisWorkerCommand, a.Basis)
+		assert.True(t, a.HostKV, "both workers run HiCache")
+		assert.Equal(t, "fp8_e4m3", a.KVCacheDType)
+		roles[a.Role] = a
+	}
+	require.Contains(t, roles, simengine.DisaggPrefill)
+	require.Contains(t, roles, simengine.DisaggDecode)
+	return roles
+}
+
+// TestSimCalibrateRecoversAPlantedDisaggArm: a simulated disaggregated
+// discovery run with a planted calibration per worker role (prefill
+// workers' costs x1.5 and a 3M-token pool, decode workers' x1.4 and 4M)
+// is fitted by sim calibrate, which recovers each role's pool (the
+// prefill's rounded down to its 256-token page, as the engine rounds it)
+// and scale within 5 % (it skipped the arm before); the fit then
+// predicts the points of a seed it did not see, each role's measured
+// step within 6 %, where the uncalibrated model is 29 % or more off.
+func TestSimCalibrateRecoversAPlantedDisaggArm(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	dir := t.TempDir()
+	planted := filepath.Join(dir, "planted.json")
+	arm := `"engine": "sglang", "model": "DeepSeek-V4-Pro", "gpu": "mi355x", "tp": 8, "ep": 1, "host_kv": true`
+	require.NoError(t, os.WriteFile(planted, []byte(`{"version": 1, "arms": [{`+arm+`, "role": "prefill", "step_scale": 1.5, "pool_tokens": 3000000},
+		{`+arm+`, "role": "decode", "step_scale": 1.4, "pool_tokens": 4000000}]}`), 0o644))
+
+	disaggDiscovery(t, filepath.Join(dir, "seen"), "0", planted, "4", "16")
+	seen := fitDisaggRoles(t, filepath.Join(dir, "seen"), filepath.Join(dir, "fit.json"))
+	want := map[string]float64{simengine.DisaggPrefill: 1.5, simengine.DisaggDecode: 1.4}
+	assert.Equal(t, 3000000/256*256, seen[simengine.DisaggPrefill].PoolTokens)
+	assert.Equal(t, 4000000, seen[simengine.DisaggDecode].PoolTokens)
+	for role, a := range seen {
+		assert.InEpsilon(t, want[role], a.StepScale, 0.05, role)
+		assert.Less(t, a.RMSErrorPct, 6.0, role)
+		assert.Len(t, a.Points, 2, role)
+		assert.Empty(t, a.LeftOut, role)
+	}
+
+	// Another seed: its points measured under the planted calibration,
+	// against the steps the fitted scales predict (the steps are linear in
+	// the scale: the seed's own fit's fitted step × seen/own).
+	disaggDiscovery(t, filepath.Join(dir, "seed1"), "1", planted, "8")
+	other := fitDisaggRoles(t, filepath.Join(dir, "seed1"), filepath.Join(dir, "fit-seed1.json"))
+	for role, a := range other {
+		require.Len(t, a.Points, 1, role)
+		p := a.Points[0]
+		predicted := p.FittedStep * seen[role].StepScale / a.StepScale
+		assert.InEpsilon(t, p.MeasuredStep, predicted, 0.06, "%s c8: the fitted scale predicts the step", role)
+		model := p.FittedStep / a.StepScale
+		assert.Greater(t, math.Abs(model-p.MeasuredStep)/p.MeasuredStep, 0.25, "%s c8: the uncalibrated model does not", role)
+	}
+}

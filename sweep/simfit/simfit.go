@@ -3,7 +3,10 @@
 // official run's results, groups them into arms as sweep knees does
 // (knee.Read) and fits each arm's step-cost scale and KV pool
 // (simengine.ArmCalibration), the calibration `--sim-calibration FILE`
-// hands every simulated engine.
+// hands every simulated engine; a disaggregated arm's per worker role
+// (its prefill workers' and its decode workers', ArmCalibration.Role),
+// from the worker commands and the per-worker server metrics beside
+// each point (disagg.go).
 //
 //	planned, err := simfit.PlanArms(generator) // the recipes' commands and golden ALs
 //	cal, skipped, err := simfit.FitResults(ctx, dir, simfit.Options{Planned: planned})

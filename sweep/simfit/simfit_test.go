@@ -52,7 +52,8 @@ func arm(framework, hw string, tp int) *knee.Arm {
 // skipped with its reason (an engine it does not simulate, a runner that
 // names no GPU it knows, speculative decoding without a measured
 // acceptance length, as in InferenceX's own results: a step is ITL ×
-// AL; a disaggregated arm, whose steps are two workers'), the others
+// AL; a disaggregated arm without its workers' commands, as InferenceX
+// writes results: their layouts and endpoints unknown), the others
 // read on; a directory that cannot be read or holds no result is an
 // error.
 // TestSimCalibrateRecoversAPlantedArm (cmd/sweep) fits a simulated
@@ -71,7 +72,7 @@ func TestFitResultsSkips(t *testing.T) {
 	assert.Equal(t, dir, cal.Source)
 	require.Len(t, skipped, 4)
 	for _, want := range []string{`engine "trt" is not simulated`, `runner "tpu-v5" names no GPU the simulator knows`, "speculative decoding (mtp) without a measured acceptance length at any point",
-		"disaggregated (prefill and decode workers): not fitted"} {
+		"disaggregated, without the prefill and decode workers' commands beside its results"} {
 		assert.True(t, slices.ContainsFunc(skipped, func(s string) bool { return strings.Contains(s, want) }), "%q among %q", want, skipped)
 	}
 

@@ -388,7 +388,7 @@ func disaggDiscovery(t *testing.T, out, seed, calibration string, conc ...string
 	t.Setenv(simproto.EnvSeed, seed)
 	args := []string{"discover", "--simulate", "--builtin-client", "--config-keys", "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp",
 		"--tp", "8", "--ep", "1", "--official-durations", "--duration", "120", "--no-report", "--stop-grace", "3s",
-		"--sim-calibration", calibration, "--out", out, "--conc-list", strings.Join(conc, ",")})
+		"--sim-calibration", calibration, "--out", out, "--conc-list", strings.Join(conc, ",")}
 	code, stdout, stderr := runCLI(t, args...)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 }

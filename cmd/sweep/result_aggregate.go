@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/atomicfile"
 	"sweep/metrics"
 	"sweep/metrics/result"
 	"sweep/sweep/run"
@@ -53,11 +55,11 @@ func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAgg
 					o.GoldenAL = golden
 				}
 				o.ALToleranceGiven = fs.Changed("al-tolerance")
-				if o.GoldenAL != nil && *o.GoldenAL <= 0 {
-					return flagErrorf("result aggregate: --golden-al %g: want a positive number", *o.GoldenAL)
+				if o.GoldenAL != nil && !positiveFinite(*o.GoldenAL) {
+					return flagErrorf("result aggregate: --golden-al %g: want a positive finite number (the recipe's golden acceptance length, e.g. 3.39)", *o.GoldenAL)
 				}
-				if o.ALTolerance <= 0 {
-					return flagErrorf("result aggregate: --al-tolerance %g: want a positive number", o.ALTolerance)
+				if !positiveFinite(o.ALTolerance) {
+					return flagErrorf("result aggregate: --al-tolerance %g: want a positive finite number (default %g)", o.ALTolerance, metrics.DefaultALTolerance)
 				}
 				o.ResultDir = args[0]
 				return runF(ctx, o)
@@ -65,6 +67,14 @@ func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAgg
 		},
 	}
 }
+
+// positiveFinite reports whether v is a number above zero (not NaN or
+// infinite).
+func positiveFinite(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
+
+// resultOut is the kind of file --out and --out-dir may replace: a
+// result an aggregation wrote before.
+var resultOut = atomicfile.Own{Kind: "result file", Writer: "sweep result aggregate", Example: "result.json", Is: result.IsFile}
 
 func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	abs, err := filepath.Abs(o.ResultDir)
@@ -76,6 +86,30 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	if ao.OutDir == "" && o.Out != "" {
 		ao.OutDir = filepath.Dir(o.Out)
 	}
+	// Where the result goes is checked before anything is written: the
+	// power lane writes its sidecars into RESULT_DIR.
+	out := o.Out
+	switch {
+	case o.Out != "":
+		ao.OutName = o.Out
+	case o.OutDir == "":
+		ao.OutName = "stdout"
+	}
+	ao.CheckOut = func(facts result.RunFacts) error {
+		if o.OutDir != "" {
+			if err := result.CheckResultFilename(facts.ResultFilename); err != nil {
+				return fmt.Errorf("--out-dir: %w", err)
+			}
+			out = result.Path(o.OutDir, facts.ResultFilename)
+		}
+		if out == "" {
+			return nil
+		}
+		if err := atomicfile.CheckReplace(out, resultOut); err != nil {
+			return flagErrorf("%w", err)
+		}
+		return nil
+	}
 	agg, err := run.Aggregate(abs, ao)
 	if err != nil {
 		return err
@@ -85,13 +119,6 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 		powerErr = &exitCodeError{Code: agg.PowerExit, Err: agg.PowerErr}
 	}
 	res := agg.Result
-	out := o.Out
-	if o.OutDir != "" {
-		if err := result.CheckResultFilename(agg.Facts.ResultFilename); err != nil {
-			return fmt.Errorf("--out-dir: %w", err)
-		}
-		out = result.Path(o.OutDir, agg.Facts.ResultFilename)
-	}
 	if out == "" {
 		data, err := result.MarshalResult(res)
 		if err != nil {

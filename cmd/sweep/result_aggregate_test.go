@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/metrics"
 	"sweep/metrics/result"
 	"sweep/sweep/run"
 )
@@ -46,13 +47,25 @@ func TestResultAggregateCLI(t *testing.T) {
 	require.Equal(t, 0, code)
 	assert.Contains(t, stdout, `"scenario_type": "agentic-coding"`)
 
+	emptyArtifacts := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(emptyArtifacts, "aiperf_artifacts"), 0o755))
 	tests := []struct {
 		name   string
 		args   []string
 		code   int
 		stderr string
 	}{
-		{"no records", []string{t.TempDir(), "--env-file", filepath.Join(dir, "env.json")}, exitError, "nothing to aggregate"},
+		{"no records", []string{emptyArtifacts, "--env-file", filepath.Join(dir, "env.json")}, exitError, "nothing to aggregate"},
+		{"no such dir", []string{filepath.Join(t.TempDir(), "nothere")}, exitUsage, "nothere does not exist"},
+		{"a file", []string{filepath.Join(dir, "env.json")}, exitUsage, "env.json is a file, not a directory"},
+		{"no point", []string{t.TempDir()}, exitUsage, "holds no point: it has neither run.json nor aiperf_artifacts/"},
+		{"NaN golden", []string{dir, "--golden-al", "NaN"}, exitUsage, "--golden-al NaN: want a positive finite number"},
+		{"Inf golden", []string{dir, "--golden-al", "+Inf"}, exitUsage, "--golden-al +Inf: want a positive finite number"},
+		{"NaN tolerance", []string{dir, "--al-tolerance", "NaN"}, exitUsage, "--al-tolerance NaN: want a positive finite number"},
+		{"Inf tolerance", []string{dir, "--al-tolerance", "Inf"}, exitUsage, "--al-tolerance +Inf: want a positive finite number"},
+		{"missing env file", []string{dir, "--env-file", filepath.Join(t.TempDir(), "none.json")}, exitUsage, "none.json: no such file"},
+		{"truncated env file", []string{dir, "--env-file", writeEnv(t, `{"TP": "8", `)}, exitUsage, "env.json:1:13: the JSON ends early"},
+		{"env file not an object", []string{dir, "--env-file", writeEnv(t, `["TP"]`)}, exitUsage, "env.json:1:1: a JSON array where an object belongs"},
 		{"bad facts", []string{dir, "--env-file", writeEnv(t, `{"KV_OFFLOADING":"dram"}`)}, exitError, "KV_OFFLOAD_BACKEND is required"},
 		{"two dirs", []string{dir, dir}, exitUsage, "want exactly one RESULT_DIR"},
 		{"bad golden", []string{dir, "--golden-al", "-1"}, exitUsage, "--golden-al"},
@@ -136,8 +149,128 @@ func TestResultAggregatePointDir(t *testing.T) {
 	assert.EqualValues(t, 8, got["ep"])
 	assert.Equal(t, true, got["simulated"], "run.json's simulation is stated")
 	assert.Equal(t, map[string]any{"time_scale": 150.0, "seed": 7.0, "gpu": "b200"}, got["simulation"])
-	delete(got, "simulated")
-	delete(got, "simulation")
-	delete(want, "simulated")
+	assert.Equal(t, true, want["simulated"], "with --env-file too: it replaces the facts only")
 	assert.Equal(t, want, got, "run.json's facts give the numbers the env file gives")
+}
+
+// pointDirWithRecord is a point directory of sweep run: the conformance
+// case's artifacts and a run.json recording the facts its env file gives,
+// rec's simulation, client and scrape health, and rec's result file.
+func pointDirWithRecord(t *testing.T, rec run.Record) (dir, envFile string) {
+	t.Helper()
+	src := filepath.Join(aggCases, "sglang-mtp-tp8-dpattn-hicache")
+	dir = t.TempDir()
+	require.NoError(t, os.CopyFS(filepath.Join(dir, "aiperf_artifacts"), os.DirFS(filepath.Join(src, "aiperf_artifacts"))))
+	envFile = filepath.Join(src, "env.json")
+	env, err := result.EnvFromFile(envFile, map[string]string{"RESULT_DIR": dir, "AGENTIC_OUTPUT_DIR": dir})
+	require.NoError(t, err)
+	facts, err := result.FromEnv(env)
+	require.NoError(t, err)
+	rec.Name, rec.Facts = facts.ResultFilename, &facts
+	data, err := json.Marshal(rec)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, run.RecordFile), data, 0o644))
+	return dir, envFile
+}
+
+// TestResultAggregateKeepsWhatTheDirectoryRecords: --env-file replaces
+// the run facts only. Before, a simulated point aggregated with
+// --env-file read as a real run (simulated false, no client), and no
+// re-aggregation stated the scrape_health the point's result had.
+func TestResultAggregateKeepsWhatTheDirectoryRecords(t *testing.T) {
+	sim := &result.Simulation{TimeScale: 150, Seed: 7, GPU: "b200"}
+	client := &result.Client{Name: "built-in (aiperf 0.12.0 artifacts)", Schema: "aiperf@0.12.0", Why: "no aiperf on PATH"}
+	health := &metrics.ScrapeHealth{IntervalSeconds: 1, Endpoints: []metrics.EndpointHealth{{URL: "http://localhost:1/metrics", Engine: "sglang", Attempts: 9, Successes: 9}}}
+	wantHealth := map[string]any{"interval_seconds": 1.0, "endpoints": []any{map[string]any{"url": "http://localhost:1/metrics", "engine": "sglang", "attempts": 9.0, "successes": 9.0, "failures": 0.0, "points": 0.0}}}
+	tests := []struct {
+		name string
+		rec  run.Record
+		// resultHealth, when set, is written as the point's own result
+		// file, which run.json names.
+		resultHealth *metrics.ScrapeHealth
+	}{
+		{"scrape health in run.json", run.Record{Simulation: sim, Client: client, ScrapeHealth: health}, nil},
+		{"scrape health in the point's result (older run.json)", run.Record{Simulation: sim, Client: client}, health},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, envFile := pointDirWithRecord(t, tc.rec)
+			if tc.resultHealth != nil {
+				res := map[string]any{"conc": 48, "request_metrics": map[string]any{}, "scrape_health": tc.resultHealth}
+				data, err := json.Marshal(res)
+				require.NoError(t, err)
+				path := filepath.Join(dir, "point.json")
+				require.NoError(t, os.WriteFile(path, data, 0o644))
+				rec, ok := run.ReadRecordFile(dir)
+				require.True(t, ok)
+				rec.ResultFile = path
+				data, err = json.Marshal(rec)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, run.RecordFile), data, 0o644))
+			}
+			for _, args := range [][]string{{dir}, {dir, "--env-file", envFile}} {
+				code, stdout, stderr := runCLI(t, append([]string{"result", "aggregate"}, args...)...)
+				require.Equal(t, 0, code, stderr)
+				var got map[string]any
+				require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+				assert.Equal(t, true, got["simulated"], "%v", args)
+				assert.Equal(t, map[string]any{"time_scale": 150.0, "seed": 7.0, "gpu": "b200"}, got["simulation"], "%v", args)
+				require.IsType(t, map[string]any{}, got["client"], "%v", args)
+				assert.Equal(t, client.Name, got["client"].(map[string]any)["name"], "%v", args)
+				sh, _ := json.Marshal(got["scrape_health"])
+				want, _ := json.Marshal(wantHealth)
+				assert.JSONEq(t, string(want), string(sh), "%v", args)
+			}
+		})
+	}
+}
+
+// TestResultAggregateRefusesBeforeWriting: an --out that is not a result
+// file, or a directory, is refused (exit 2) before anything is written:
+// before, --out replaced any file, and --out DIR failed late ("rename
+// ...: file exists") after the power lane had rewritten RESULT_DIR's
+// sidecars.
+func TestResultAggregateRefusesBeforeWriting(t *testing.T) {
+	src := filepath.Join(aggCases, "sglang-mtp-tp8-dpattn-hicache")
+	power := "../../metrics/power/testdata/cases/base-valid"
+	pointDir := func(t *testing.T) string {
+		dir := t.TempDir()
+		require.NoError(t, os.CopyFS(filepath.Join(dir, "aiperf_artifacts"), os.DirFS(filepath.Join(src, "aiperf_artifacts"))))
+		for _, f := range []string{"gpu_metrics.csv", "agentic_power_timezone_offset.txt"} {
+			data, err := os.ReadFile(filepath.Join(power, f))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, f), data, 0o644))
+		}
+		return dir
+	}
+	env := filepath.Join(src, "env.json")
+	t.Setenv("ENABLE_AGENTX_POWER", "1")
+	t.Setenv("REQUIRE_POWER", "")
+
+	notes := filepath.Join(t.TempDir(), "notes.txt")
+	require.NoError(t, os.WriteFile(notes, []byte("mine\n"), 0o644))
+	for _, tc := range []struct{ name, out, stderr string }{
+		{"a file of another kind", notes, "exists and is not a result file"},
+		{"a directory", t.TempDir(), "is a directory: name a file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := pointDir(t)
+			code, _, stderr := runCLI(t, "result", "aggregate", dir, "--env-file", env, "--out", tc.out)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Contains(t, stderr, tc.stderr)
+			assert.NoFileExists(t, filepath.Join(dir, "power_validation.json"), "nothing written")
+			data, err := os.ReadFile(notes)
+			require.NoError(t, err)
+			assert.Equal(t, "mine\n", string(data))
+		})
+	}
+
+	// A result file is replaced: aggregating again to the same file.
+	dir := pointDir(t)
+	out := filepath.Join(t.TempDir(), "agg.json")
+	for range 2 {
+		code, _, stderr := runCLI(t, "result", "aggregate", dir, "--env-file", env, "--out", out)
+		require.Equal(t, 0, code, stderr)
+	}
+	assert.FileExists(t, filepath.Join(dir, "power_validation.json"))
 }

@@ -316,8 +316,8 @@ func EnvFromFile(path string, placeholders map[string]string) (map[string]string
 		return nil, err
 	}
 	var raw map[string]any
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("%s: want a JSON object of variable names to values: %w", path, err)
+	if err := configs.DecodeJSON(path, data, &raw, "a JSON object of InferenceX variable names to values"); err != nil {
+		return nil, err
 	}
 	env := make(map[string]string, len(raw))
 	for k, v := range raw {

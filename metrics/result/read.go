@@ -380,3 +380,11 @@ func topLevelKey(data []byte, key string) int {
 	}
 	return -1
 }
+
+// IsFile reports whether data is an aggregate result file (what ReadFile
+// reads): the test atomicfile.CheckReplace makes of a file an --out that
+// writes a result may replace.
+func IsFile(data []byte) bool {
+	_, err := parse("", data)
+	return err == nil
+}

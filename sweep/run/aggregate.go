@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"sweep/internal/usage"
 	"sweep/metrics"
 	"sweep/metrics/aiperf"
 	"sweep/metrics/power"
@@ -19,7 +21,9 @@ import (
 type AggregateOptions struct {
 	// EnvFile is a JSON object of InferenceX's variables; "" reads the
 	// run.json sweep run wrote in the directory, else the process
-	// environment.
+	// environment. It replaces the run facts only: what run.json records
+	// of the point (its simulation, client, validation settings, golden
+	// AL and scrape health) stays.
 	EnvFile string
 	// OutDir fills the env file's <AGENTIC_OUTPUT_DIR> placeholder.
 	OutDir string
@@ -33,6 +37,13 @@ type AggregateOptions struct {
 	Log io.Writer
 	// Name is the directory as the user gave it, for errors ("": dir).
 	Name string
+	// OutName names where the result goes in the power lane's log line
+	// ("": InferenceX's RESULT_FILENAME.json).
+	OutName string
+	// CheckOut, when set, is called with the run facts before anything
+	// is written (the power lane writes its sidecars into the
+	// directory): an error stops the aggregation there.
+	CheckOut func(result.RunFacts) error
 }
 
 // Aggregated is a result aggregated from a directory's artifacts.
@@ -56,7 +67,11 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	facts, sim, vopts, err := aggregateFacts(dir, o)
+	if err := checkPointDir(dir, o.Name); err != nil {
+		return nil, err
+	}
+	rec := pointRecord(dir)
+	facts, vopts, err := aggregateFacts(dir, rec, o)
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +80,11 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 	}
 	if o.ALToleranceGiven || facts.ALTolerance == 0 {
 		facts.ALTolerance = o.ALTolerance
+	}
+	if o.CheckOut != nil {
+		if err := o.CheckOut(facts); err != nil {
+			return nil, err
+		}
 	}
 	in, err := result.LoadInputs(o.Name, facts.HFHubCache)
 	if err != nil {
@@ -90,15 +110,76 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 		reasons = append(reasons, "validation: "+v.Reason)
 	}
 	out := &Aggregated{Result: res, Facts: facts}
-	aggregatePower(dir, o.Log, out, &reasons)
-	res.SetValidity(reasons)
-	if sim != nil {
-		res.Simulated, res.Simulation = true, sim
+	outName := o.OutName
+	if outName == "" {
+		outName = result.FileName(facts.ResultFilename)
 	}
-	if rec, ok := ReadRecordFile(dir); ok && o.EnvFile == "" && rec.Facts != nil {
-		res.Client = rec.Client.Stamped(in.Summary) // the client run.json recorded
+	aggregatePower(dir, o.Log, outName, out, &reasons)
+	res.SetValidity(reasons)
+	// What the point was comes from what its directory records, whatever
+	// gave the facts: run.json's simulation, client and scrape health,
+	// else the artifacts' own word on the client.
+	if rec != nil {
+		if rec.Simulation != nil {
+			res.Simulated, res.Simulation = true, rec.Simulation
+		}
+		res.Client = rec.Client.Stamped(in.Summary)
+		res.ScrapeHealth = recordedScrapeHealth(dir, rec)
+	} else if in.Summary != nil && in.Summary.AIPerfVersion != "" {
+		res.Client = &result.Client{Name: "unknown (no run.json)", AiperfVersion: in.Summary.AIPerfVersion,
+			Why: "the directory has no run.json of sweep run; its artifacts say only which aiperf version wrote them"}
 	}
 	return out, nil
+}
+
+// checkPointDir refuses, as a usage error, a RESULT_DIR that is not the
+// directory of a point (name is it as the user gave it): one that does
+// not exist, a file, or a directory with neither run.json nor aiperf
+// artifacts.
+func checkPointDir(dir, name string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usage.Errorf("RESULT_DIR %s does not exist: give the directory of one point (sweep run's --out, or InferenceX's result directory)", name)
+	case err != nil:
+		return fmt.Errorf("RESULT_DIR: %w", err)
+	case !st.IsDir():
+		return usage.Errorf("RESULT_DIR %s is a file, not a directory: give the point directory that holds it (%s)", name, filepath.Dir(name))
+	}
+	if _, err := os.Stat(filepath.Join(dir, RecordFile)); err == nil {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "aiperf_artifacts")); err == nil {
+		return nil
+	}
+	return usage.Errorf("RESULT_DIR %s holds no point: it has neither %s nor aiperf_artifacts/: give the directory a point was run into (sweep run's --out)", name, RecordFile)
+}
+
+// pointRecord is the run.json sweep run wrote for the point in dir, nil
+// when there is none (or it is a server's own record, without facts).
+func pointRecord(dir string) *Record {
+	if rec, ok := ReadRecordFile(dir); ok && rec.Facts != nil {
+		return rec
+	}
+	return nil
+}
+
+// recordedScrapeHealth is the health of sweep's own scraping during the
+// point: as run.json records it, else (a run.json written before it did)
+// as the point's own result file in dir says.
+func recordedScrapeHealth(dir string, rec *Record) *metrics.ScrapeHealth {
+	if rec.ScrapeHealth != nil {
+		return rec.ScrapeHealth
+	}
+	if rec.ResultFile == "" {
+		return nil
+	}
+	path := filepath.Join(dir, filepath.Base(rec.ResultFile))
+	f, err := result.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return f.Result.ScrapeHealth
 }
 
 // aggregatePower runs InferenceX's power lane on the result when the run
@@ -107,7 +188,7 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 // directories, summed as in sweep run): the power keys go into the
 // result, the sidecars into dir. Under REQUIRE_POWER invalid telemetry adds a
 // reason and sets PowerExit.
-func aggregatePower(dir string, log io.Writer, a *Aggregated, reasons *[]string) {
+func aggregatePower(dir string, log io.Writer, outName string, a *Aggregated, reasons *[]string) {
 	var fields *power.Fields
 	var out power.Outcome
 	if a.Facts.Multinode {
@@ -127,7 +208,7 @@ func aggregatePower(dir string, log io.Writer, a *Aggregated, reasons *[]string)
 		}
 		expected := power.ExpectedGPUs(a.Facts.TP, a.Facts.PP, a.Facts.PCP)
 		fields, out = power.AdaptResult(power.Options{
-			ResultDir: dir, AggregateName: result.FileName(a.Facts.ResultFilename), ExpectedGPUs: &expected,
+			ResultDir: dir, AggregateName: outName, ExpectedGPUs: &expected,
 			RequirePower: lane.Require, Stdout: log, Stderr: log,
 		})
 	}
@@ -141,33 +222,43 @@ func aggregatePower(dir string, log io.Writer, a *Aggregated, reasons *[]string)
 }
 
 // aggregateFacts picks the run facts of dir: the env file, else the
-// run.json sweep run wrote there (its facts, simulation and validation
-// settings), else the process environment.
-func aggregateFacts(dir string, o AggregateOptions) (result.RunFacts, *result.Simulation, result.ValidateOptions, error) {
+// point's run.json (rec), else the process environment; and the
+// validation settings, run.json's when it has them. A golden AL and its
+// tolerance run.json has stay when the env file gives the facts (they are
+// not InferenceX variables).
+func aggregateFacts(dir string, rec *Record, o AggregateOptions) (result.RunFacts, result.ValidateOptions, error) {
 	vopts := result.ValidateOptions{FailedRequestThreshold: result.DefaultFailedRequestThreshold}
+	if rec != nil && rec.ValidateOptions != nil {
+		vopts = *rec.ValidateOptions
+	}
+	recPath := filepath.Join(dir, RecordFile)
 	var env map[string]string
-	switch rec, ok := ReadRecordFile(dir); {
+	switch {
 	case o.EnvFile != "":
 		var err error
 		if env, err = result.EnvFromFile(o.EnvFile, map[string]string{"RESULT_DIR": dir, "AGENTIC_OUTPUT_DIR": o.OutDir}); err != nil {
-			return result.RunFacts{}, nil, vopts, err
+			return result.RunFacts{}, vopts, usage.Errorf("--env-file: %w", err)
 		}
-	case ok && rec.Facts != nil:
+		facts, err := result.FromEnv(env)
+		if err != nil {
+			return facts, vopts, fmt.Errorf("run facts: %s: %w", o.EnvFile, err)
+		}
+		if rec != nil {
+			facts.GoldenAL, facts.ALTolerance = rec.Facts.GoldenAL, rec.Facts.ALTolerance
+			fmt.Fprintf(o.Log, "run facts: from %s (--env-file); the point's simulation, client and validation settings from %s\n", o.EnvFile, recPath)
+		}
+		return facts, vopts, nil
+	case rec != nil:
 		facts := *rec.Facts
 		if err := facts.Check(); err != nil {
-			return facts, nil, vopts, fmt.Errorf("run facts in %s: %w", filepath.Join(dir, RecordFile), err)
+			return facts, vopts, fmt.Errorf("run facts in %s: %w", recPath, err)
 		}
-		if rec.ValidateOptions != nil {
-			vopts = *rec.ValidateOptions
-		}
-		fmt.Fprintf(o.Log, "run facts: from %s (--env-file overrides)\n", filepath.Join(dir, RecordFile))
-		return facts, rec.Simulation, vopts, nil
-	default:
-		env = result.ProcessEnv()
+		fmt.Fprintf(o.Log, "run facts: from %s (--env-file overrides)\n", recPath)
+		return facts, vopts, nil
 	}
-	facts, err := result.FromEnv(env)
+	facts, err := result.FromEnv(result.ProcessEnv())
 	if err != nil {
-		return facts, nil, vopts, fmt.Errorf("run facts: %w", err)
+		return facts, vopts, fmt.Errorf("run facts (no %s in %s: from the process environment; or give --env-file): %w", RecordFile, o.Name, err)
 	}
-	return facts, nil, vopts, nil
+	return facts, vopts, nil
 }

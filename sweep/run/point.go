@@ -348,6 +348,10 @@ type Record struct {
 	Simulation      *result.Simulation      `json:"simulation,omitempty"`
 	Client          *result.Client          `json:"client,omitempty"`
 	ValidateOptions *result.ValidateOptions `json:"validate_options,omitempty"`
+	// ScrapeHealth is the health of sweep's own scraping of the engine's
+	// /metrics during the load, as the result states it (nil when it did
+	// not scrape); sweep result aggregate states it again from here.
+	ScrapeHealth *metrics.ScrapeHealth `json:"scrape_health,omitempty"`
 }
 
 // ServerRef is the server a load ran against.

@@ -100,6 +100,9 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		res.AcceptanceLength = al
 		if scraped != nil {
 			res.ScrapeHealth = scraped.Health()
+			r.mu.Lock()
+			r.rec.ScrapeHealth = res.ScrapeHealth
+			r.mu.Unlock()
 		}
 		// Validate before writing, so the result says whether it counts.
 		v, err := result.Validate(r.spec.ArtifactDir, result.ValidateOptions{

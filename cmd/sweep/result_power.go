@@ -44,7 +44,7 @@ func newResultPowerCmd(ios *IOStreams, runF func(context.Context, *resultPowerOp
 				}
 				var err error
 				if o.GPUs, err = power.ParseGPUFilter(*gpus); err != nil {
-					return flagErrorf("result power: --power-gpus %q: want all or a comma-separated list of GPU ids", *gpus)
+					return flagErrorf("result power: --power-gpus: %w", err)
 				}
 				if fs.Changed("expected-num-gpus") {
 					o.ExpectedGPUs = &expected

@@ -48,6 +48,12 @@ func TestResultPowerCLI(t *testing.T) {
 			"", "expected_gpu_count_mismatch", 0},
 		{"wrong GPU count, --require-power", "nvidia-h200-2gpu-final-sample-stale-fields", []string{"--expected-num-gpus", "8", "--require-power"}, "", exitError,
 			"", "power telemetry invalid (--require-power): expected_gpu_count_mismatch (expected 8 GPUs, observed 2: GPUs 2, 3, 4, 5, 6, 7 absent)", 0},
+		// A GPU of --power-gpus without samples was left out of the total
+		// and the measurement stayed valid, naming nothing.
+		{"filtered GPU absent", "nvidia-h200-2gpu-final-sample-stale-fields", []string{"--power-gpus", "0,1,9"}, "", 0,
+			"", "Power validation failed: power_gpus_absent (expected 3 GPUs, observed 2: GPU 9 absent)", 0},
+		{"filtered GPUs present", "nvidia-h200-2gpu-final-sample-stale-fields", []string{"--power-gpus", "0,1", "--expected-num-gpus", "2"}, "", 0,
+			"(n=2)", "", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,6 +75,28 @@ func TestResultPowerCLI(t *testing.T) {
 	code, _, stderr := runCLI(t, "result", "power", "--result-dir", "x")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--agg-result are required")
+
+	// A --power-gpus that is not a list of GPU indexes, each once, was
+	// taken: "x" exited 0 with no_usable_power_samples, and 0,0,1 counted
+	// GPU 0 twice towards --expected-num-gpus.
+	for _, tc := range []struct{ gpus, stderr string }{
+		{"x", `"x" is not a GPU index`},
+		{"0,-1", `"-1" is not a GPU index`},
+		{"0,0,1", "GPU 0 is listed twice"},
+		{"0,,1", "an empty GPU id"},
+	} {
+		t.Run("--power-gpus "+tc.gpus, func(t *testing.T) {
+			dir, agg := copyPowerCase(t, "nvidia-h200-2gpu-final-sample-stale-fields")
+			before, err := os.ReadFile(agg)
+			require.NoError(t, err)
+			code, _, stderr := runCLI(t, "result", "power", "--result-dir", dir, "--agg-result", agg, "--power-gpus", tc.gpus, "--expected-num-gpus", "2")
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Contains(t, stderr, tc.stderr)
+			after, err := os.ReadFile(agg)
+			require.NoError(t, err)
+			assert.Equal(t, string(before), string(after), "the aggregate is not patched")
+		})
+	}
 }
 
 // TestResultAggregatePowerLane: sweep result aggregate runs the power lane

@@ -1,8 +1,11 @@
 package power
 
 import (
-	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+
+	"sweep/internal/usage"
 )
 
 // Lane is whether a point runs InferenceX's power lane, read from the
@@ -49,15 +52,23 @@ func ExpectedGPUs(tp, pp, pcp int) int {
 }
 
 // ParseGPUFilter reads a GPU filter (Options.GPUs): "all" is none (nil),
-// else a comma-separated list of GPU ids, none of them empty.
+// else a comma-separated list of GPU indexes as the monitor writes them
+// (0, 1, ...), each once. A problem is a *usage.Error naming the id.
 func ParseGPUFilter(s string) ([]string, error) {
 	if s == "all" {
 		return nil, nil
 	}
 	var ids []string
 	for id := range strings.SplitSeq(s, ",") {
-		if id = strings.TrimSpace(id); id == "" {
-			return nil, fmt.Errorf("GPU filter %q: an empty GPU id", s)
+		id = strings.TrimSpace(id)
+		n, err := strconv.Atoi(id)
+		switch {
+		case id == "":
+			return nil, usage.Errorf("GPU filter %q: an empty GPU id: want all or GPU indexes such as 0,1,2,3", s)
+		case err != nil || n < 0 || strconv.Itoa(n) != id:
+			return nil, usage.Errorf("GPU filter %q: %q is not a GPU index: want all or GPU indexes such as 0,1,2,3", s, id)
+		case slices.Contains(ids, id):
+			return nil, usage.Errorf("GPU filter %q: GPU %s is listed twice: list each GPU once", s, id)
 		}
 		ids = append(ids, id)
 	}

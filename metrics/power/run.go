@@ -104,6 +104,11 @@ type Options struct {
 	Records []aiperf.Record
 }
 
+// ReasonFilteredGPUsAbsent is our reason code (not InferenceX's) for a
+// GPU of the filter (--power-gpus) the telemetry holds no samples of in
+// the window: its energy would be missing from the total.
+const ReasonFilteredGPUsAbsent = "power_gpus_absent"
+
 // Outcome is what the adapter decided.
 type Outcome struct {
 	Valid   bool
@@ -186,18 +191,19 @@ func gpuList(ids []string) string {
 	return "GPUs " + strings.Join(ids, ", ")
 }
 
-// Explained is Reasons with the GPU counts after
-// expected_gpu_count_mismatch: "expected_gpu_count_mismatch (expected 8
-// GPUs, observed 7: GPU 3 absent)", which power_validation.json alone
-// held.
+// Explained is Reasons with the GPU counts after the first of
+// expected_gpu_count_mismatch and power_gpus_absent:
+// "expected_gpu_count_mismatch (expected 8 GPUs, observed 7: GPU 3
+// absent)", which power_validation.json alone held.
 func (o Outcome) Explained() []string {
 	out := slices.Clone(o.Reasons)
 	if o.GPUs == nil {
 		return out
 	}
 	for i, r := range out {
-		if r == "expected_gpu_count_mismatch" {
+		if r == "expected_gpu_count_mismatch" || r == ReasonFilteredGPUsAbsent {
 			out[i] += " (" + o.GPUs.String() + ")"
+			break // the count once, after the first reason about it
 		}
 	}
 	return out
@@ -278,6 +284,9 @@ func (o *Options) run(csvPath, benchPath, validationPath string) Outcome {
 	for _, r := range in.Reasons {
 		reasons = appendReason(reasons, r)
 	}
+	if bench != nil && slices.ContainsFunc(o.GPUs, func(id string) bool { return !slices.Contains(in.ObservedGPUs, id) }) {
+		reasons = appendReason(reasons, ReasonFilteredGPUsAbsent)
+	}
 	valid := len(reasons) == 0
 	var m *Metrics
 	if valid && bench != nil {
@@ -298,8 +307,11 @@ func (o *Options) run(csvPath, benchPath, validationPath string) Outcome {
 		payload.set("gpu_filter", strList(o.GPUs))
 	}
 	out := Outcome{Valid: valid, Reasons: reasons, Metrics: m}
-	if bench != nil && in.ExpectedGPUs != nil && len(in.ObservedGPUs) > 0 {
+	switch {
+	case bench != nil && in.ExpectedGPUs != nil && len(in.ObservedGPUs) > 0:
 		out.GPUs = newGPUCount(in, *in.ExpectedGPUs, o.GPUs, "")
+	case bench != nil && o.GPUs != nil:
+		out.GPUs = newGPUCount(in, len(o.GPUs), o.GPUs, "")
 	}
 	if err := atomicfile.Write(validationPath, dumps(payload), 0o644); err != nil {
 		fmt.Fprintf(o.Stderr, "[aggregate_power] Failed to write validation artifact %s: %v\n", validationPath, err)
@@ -307,7 +319,11 @@ func (o *Options) run(csvPath, benchPath, validationPath string) Outcome {
 		return out
 	}
 	if !valid {
-		fmt.Fprintf(o.Stderr, "[aggregate_power] Power validation failed: %s (details: %s)\n", strings.Join(reasons, ", "), validationPath)
+		said := reasons
+		if o.GPUs != nil { // ours: which GPUs of the filter are absent
+			said = out.Explained()
+		}
+		fmt.Fprintf(o.Stderr, "[aggregate_power] Power validation failed: %s (details: %s)\n", strings.Join(said, ", "), validationPath)
 		out.ExitCode = o.exit(false)
 		return out
 	}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/plural"
 	"sweep/sweep/gha"
 )
 
@@ -47,5 +49,13 @@ func ciSummaryRun(_ context.Context, o *ciSummaryOptions) error {
 			return err
 		}
 	}
-	return gha.WriteSummary(o.IO.Out, fan, o.Dir)
+	out, err := gha.WriteSummary(o.IO.Out, fan, o.Dir)
+	if err != nil {
+		return err
+	}
+	if out.Incomplete() {
+		return fmt.Errorf("ci summary: the results are incomplete (%s missing, %s unreadable): the summary names them",
+			plural.Count(len(out.Missing), "point's result", "points' results"), plural.Count(out.Unreadable, "file", "files"))
+	}
+	return nil
 }

@@ -129,15 +129,37 @@ func ReadOnlineRunners(path string) (map[string]bool, error) {
 	return out, sc.Err()
 }
 
-// ReadFanout reads the fan-out JSON `sweep ci matrix` printed.
+// ReadFanout reads the fan-out JSON `sweep ci matrix` printed. A file
+// that cannot be read or is not a fan-out (another JSON file, such as
+// one job of it, or {}) is a *usage.Error; a JSON problem carries its
+// file, line and column (*configs.Error).
 func ReadFanout(path string) (*FanoutJSON, error) {
 	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
-		return nil, fmt.Errorf("--fanout: %w", err)
+		return nil, usage.Errorf("--fanout: %w", err)
+	}
+	const want = "the fan-out JSON `sweep ci matrix` prints"
+	var top map[string]json.RawMessage
+	if err := configs.DecodeJSON(path, data, &top, want); err != nil {
+		return nil, usage.Errorf("--fanout: %w", err)
+	}
+	if _, points := top["points"]; points {
+		if _, runner := top["runner"]; runner {
+			return nil, usage.Errorf("--fanout %s: this is one job of a fan-out (its runner and points: what `sweep ci run-job` takes), not the fan-out: give %s", path, want)
+		}
+	}
+	var absent []string
+	for _, k := range []string{"sweep", "counts", "jobs"} {
+		if _, ok := top[k]; !ok {
+			absent = append(absent, strconv.Quote(k))
+		}
+	}
+	if len(absent) > 0 {
+		return nil, usage.Errorf("--fanout %s: it lacks %s: want %s", path, strings.Join(absent, ", "), want)
 	}
 	fan := &FanoutJSON{}
-	if err := json.Unmarshal(data, fan); err != nil {
-		return nil, fmt.Errorf("--fanout %s: not the output of `sweep ci matrix`: %w", path, err)
+	if err := configs.DecodeJSON(path, data, fan, want); err != nil {
+		return nil, usage.Errorf("--fanout: %w", err)
 	}
 	return fan, nil
 }

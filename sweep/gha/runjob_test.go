@@ -87,13 +87,36 @@ func TestReadOnlineRunners(t *testing.T) {
 	}
 }
 
+// TestReadFanout: a file that is not the fan-out was read as one with no
+// sweep label ({} or a job file: "nothing ran", exit 0), and a truncated
+// one had no position. Each is a usage error now.
 func TestReadFanout(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "fan.json")
-	require.NoError(t, os.WriteFile(p, []byte(`{"single-node": {}}`), 0o644))
-	fan, err := ReadFanout(p)
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, "fan.json")
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	fan, err := ReadFanout(write(`{"sweep": true, "primary": "sweep-enabled", "counts": {"canary": 0}, "jobs": {}}`))
 	require.NoError(t, err)
-	assert.NotNil(t, fan)
-	require.NoError(t, os.WriteFile(p, []byte(`[1]`), 0o644))
-	_, err = ReadFanout(p)
-	assert.ErrorContains(t, err, "--fanout "+p+": not the output of `sweep ci matrix`")
+	assert.True(t, fan.Sweep)
+	tests := []struct{ name, body, err string }{
+		{"empty object", `{}`, `fan.json: it lacks "sweep", "counts", "jobs": want the fan-out JSON`},
+		{"a job file", `{"runner": "r", "runs-on": ["r"], "config": {}, "points": [], "agentx-fast": false}`, "fan.json: this is one job of a fan-out"},
+		{"truncated", `{"sweep": true, "coun`, "fan.json:1:22: the JSON ends early: want the fan-out JSON `sweep ci matrix` prints"},
+		{"a list", `[1]`, "fan.json:1:1: a JSON array where an object belongs"},
+		{"unknown key", `{"sweep": true, "counts": {}, "jobs": {}, "single-node": {}}`, "fan.json:1:43: single-node: unknown key: want the fan-out JSON"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadFanout(write(tc.body))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.err)
+			_, isUsage := errors.AsType[*usage.Error](err)
+			assert.True(t, isUsage, "a usage error: %v", err)
+		})
+	}
+	_, err = ReadFanout(filepath.Join(dir, "missing.json"))
+	_, isUsage := errors.AsType[*usage.Error](err)
+	assert.True(t, isUsage, "a usage error: %v", err)
 }

@@ -2,30 +2,117 @@ package gha
 
 import (
 	"context"
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
+	"sweep/configs"
 	"sweep/internal/markdown"
 	"sweep/internal/plural"
 	"sweep/internal/pyjson"
+	"sweep/internal/usage"
 	"sweep/metrics/power"
 	"sweep/metrics/result"
 )
 
+// SummaryOutcome is what WriteSummary found wanting: the points of the
+// fan-out's run jobs that left no result file (Missing, as the summary
+// names them) and the result files that cannot be read (Unreadable).
+type SummaryOutcome struct {
+	Missing    []string
+	Unreadable int
+}
+
+// Incomplete reports whether a result is missing or unreadable.
+func (o SummaryOutcome) Incomplete() bool { return len(o.Missing) > 0 || o.Unreadable > 0 }
+
+// expectedPoint is a point of a run job of the fan-out that writes an
+// agentic result file (its bmk_agentic_ artifact), and what found it.
+type expectedPoint struct {
+	family, key string
+	point       Point
+	found       bool
+}
+
+// matches reports whether name (a result file's name without .json) is
+// the point's RESULT_FILENAME on some runner.
+func (e *expectedPoint) matches(name string) bool {
+	pre, post, ok := strings.Cut(e.point.ResultFilename, RunnerPlaceholder)
+	if !ok {
+		return name == e.point.ResultFilename
+	}
+	return len(name) > len(pre)+len(post) && strings.HasPrefix(name, pre) && strings.HasSuffix(name, post) &&
+		!strings.Contains(name[len(pre):len(name)-len(post)], "/")
+}
+
+// writesResult reports whether p writes an agentic result file: InferenceX
+// uploads it as the bmk_agentic_ artifact (an eval-only point has none).
+func (p Point) writesResult() bool {
+	return slices.ContainsFunc(p.Artifacts, func(a string) bool { return strings.HasPrefix(a, "bmk_agentic_") })
+}
+
+// expectedPoints are the points of the jobs the workflow runs (the canary
+// and the workflow's families) that write an agentic result file.
+func (f *FanoutJSON) expectedPoints() []*expectedPoint {
+	var out []*expectedPoint
+	add := func(family string, jobs []Job) {
+		for _, j := range jobs {
+			for _, p := range j.Points {
+				if p.writesResult() {
+					out = append(out, &expectedPoint{family: family, key: j.ConfigKey, point: p})
+				}
+			}
+		}
+	}
+	add("canary", f.Canary)
+	for _, fam := range workflowFamilies {
+		add(fam, f.Jobs[fam])
+	}
+	return out
+}
+
 // WriteSummary writes the Markdown summary of a sweep for
 // $GITHUB_STEP_SUMMARY: what the labels asked for, the legs skipped, and one
 // row per result file found under dir (result.ReadDir; other files are left
-// out, files with the result keys that cannot be read are listed as
-// unreadable).
-func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
-	rs, problems, err := result.ReadDir(context.Background(), dir)
-	if err != nil && !os.IsNotExist(err) {
-		return err
+// out). It then names the points of the fan-out's run jobs that left no
+// result file, the result files found more than once with the same bytes
+// (listed once), those the fan-out has no point for, and the files with
+// the result keys that cannot be read; the text ends with a newline. A dir
+// that is not a directory, or does not exist when there is no fan-out to
+// name what is missing, is a *usage.Error; with a fan-out, one that does
+// not exist holds no results.
+func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) (SummaryOutcome, error) {
+	var outcome SummaryOutcome
+	st, err := os.Stat(dir)
+	absent := errors.Is(err, fs.ErrNotExist)
+	switch {
+	case absent && fan == nil:
+		return outcome, usage.Errorf("RESULTS_DIR %s does not exist: give the directory the results were downloaded into", dir)
+	case err == nil && !st.IsDir():
+		return outcome, usage.Errorf("RESULTS_DIR %s is a file, not a directory: give the directory the results were downloaded into", dir)
 	}
+	b := &strings.Builder{}
+	b.WriteString("## sweep\n\n")
+	if fan != nil && !fan.Sweep {
+		b.WriteString("No sweep label on this pull request: nothing ran.\n")
+		_, err := io.WriteString(w, b.String())
+		return outcome, err
+	}
+	var rs []*result.File
+	var problems []error
+	if !absent { // none downloaded: every point is missing
+		if rs, problems, err = result.ReadDir(context.Background(), dir); err != nil {
+			return outcome, err
+		}
+	}
+	rs, dups := dedupe(rs)
 	base := func(f *result.File) string { return filepath.Base(f.Path) }
 	sort.SliceStable(rs, func(i, j int) bool {
 		a, b := base(rs[i]), base(rs[j])
@@ -34,14 +121,9 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 		}
 		return rs[i].Conc < rs[j].Conc
 	})
-	b := &strings.Builder{}
-	b.WriteString("## sweep\n\n")
+	var expected []*expectedPoint
 	if fan != nil {
-		if !fan.Sweep {
-			b.WriteString("No sweep label on this pull request: nothing ran.\n")
-			_, err := io.WriteString(w, b.String())
-			return err
-		}
+		expected = fan.expectedPoints()
 		fmt.Fprintf(b, "Label %s", markdown.Cell(fan.Primary))
 		if fan.AgentxFast {
 			b.WriteString(" with `agentx-fast`")
@@ -57,43 +139,117 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) error {
 			b.WriteString("\n")
 		}
 	}
-	if len(rs) == 0 {
-		b.WriteString("No result files were collected.\n")
-	} else {
-		b.WriteString("| result | conc | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | interactivity p50 (tok/s) | power_valid | J/output tok | valid |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
-		for _, r := range rs {
-			m := r.RequestMetrics
-			var tot, outp *pyjson.Rounded
-			if m.Throughput.PerGPU != nil {
-				tot, outp = m.Throughput.PerGPU.TotalTputTPS, m.Throughput.PerGPU.OutputTputTPS
+	// Which point each file is; a file of no point is named below.
+	var stray []string
+	found := func(path string) bool {
+		name := strings.TrimSuffix(filepath.Base(path), ".json")
+		hit := false
+		for _, e := range expected {
+			if e.matches(name) {
+				e.found, hit = true, true
 			}
-			valid := "yes"
-			switch {
-			case r.ValidStated && !r.Valid:
-				valid = "no: " + strings.Join(r.InvalidReasons, "; ")
-			case !r.ValidStated:
-				valid = "(not stated)"
-			}
-			if r.Simulated {
-				valid += " (simulated)"
-			}
-			powerValid, jpt := "–", "–"
-			if r.Fields != nil {
-				powerValid = fmt.Sprint(r.Fields.Valid)
-			}
-			if j := power.JoulesPerOutputTokenOf(r.Fields); j != nil {
-				jpt = fmt.Sprintf("%.3f", *j)
-			}
-			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", markdown.Cell(strings.TrimSuffix(base(r), ".json")), r.Conc,
-				num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), powerValid, jpt, markdown.Cell(valid))
+		}
+		return hit
+	}
+	for _, r := range rs {
+		if !found(r.Path) && fan != nil {
+			stray = append(stray, r.Path)
 		}
 	}
 	for _, e := range problems {
-		fmt.Fprintf(b, "\n- unreadable: %s", markdown.Cell(fmt.Sprint(e)))
+		if ce, ok := errors.AsType[*configs.Error](e); ok {
+			found(ce.File)
+		}
 	}
+	switch {
+	case len(rs) == 0 && len(problems) > 0:
+		fmt.Fprintf(b, "No readable result files were collected (%s, below).\n", plural.Count(len(problems), "unreadable file", "unreadable files"))
+	case len(rs) == 0 && absent:
+		fmt.Fprintf(b, "No result files were collected (%s does not exist).\n", markdown.Cell(dir))
+	case len(rs) == 0:
+		b.WriteString("No result files were collected.\n")
+	default:
+		writeTable(b, rs)
+	}
+	var missing []*expectedPoint
+	for _, e := range expected {
+		if !e.found {
+			missing = append(missing, e)
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(b, "\n%d of the run jobs' %s left no result file:\n\n", len(missing), plural.Count(len(expected), "agentic point", "agentic points"))
+		for _, e := range missing {
+			name := fmt.Sprintf("%s conc %d (%s): %s.json", e.key, e.point.Conc, e.family, e.point.ResultFilename)
+			outcome.Missing = append(outcome.Missing, name)
+			fmt.Fprintf(b, "- no result: %s\n", markdown.Cell(name))
+		}
+	}
+	if len(dups)+len(stray)+len(problems) > 0 {
+		b.WriteString("\n")
+	}
+	for _, d := range dups {
+		fmt.Fprintf(b, "- duplicate: %s has the same bytes as %s (listed once)\n", markdown.Cell(d[0]), markdown.Cell(d[1]))
+	}
+	for _, p := range stray {
+		fmt.Fprintf(b, "- not in the fan-out: %s (no run job's point has its name)\n", markdown.Cell(p))
+	}
+	for _, e := range problems {
+		fmt.Fprintf(b, "- unreadable: %s\n", markdown.Cell(fmt.Sprint(e)))
+	}
+	outcome.Unreadable = len(problems)
 	_, err = io.WriteString(w, b.String())
-	return err
+	return outcome, err
+}
+
+// dedupe drops the result files whose bytes equal an earlier one's (a
+// result downloaded into two directories), returning each dropped path
+// with the path it repeats.
+func dedupe(rs []*result.File) (kept []*result.File, dups [][2]string) {
+	seen := map[[sha256.Size]byte]string{}
+	for _, r := range rs {
+		if data, err := os.ReadFile(r.Path); err == nil {
+			sum := sha256.Sum256(data)
+			if first, ok := seen[sum]; ok {
+				dups = append(dups, [2]string{r.Path, first})
+				continue
+			}
+			seen[sum] = r.Path
+		}
+		kept = append(kept, r)
+	}
+	return kept, dups
+}
+
+func writeTable(b *strings.Builder, rs []*result.File) {
+	b.WriteString("| result | conc | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | interactivity p50 (tok/s) | power_valid | J/output tok | valid |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, r := range rs {
+		m := r.RequestMetrics
+		var tot, outp *pyjson.Rounded
+		if m.Throughput.PerGPU != nil {
+			tot, outp = m.Throughput.PerGPU.TotalTputTPS, m.Throughput.PerGPU.OutputTputTPS
+		}
+		valid := "yes"
+		switch {
+		case r.ValidStated && !r.Valid:
+			valid = "no: " + strings.Join(r.InvalidReasons, "; ")
+		case !r.ValidStated:
+			valid = "(not stated)"
+		}
+		if r.Simulated {
+			valid += " (simulated)"
+		}
+		powerValid, jpt := "–", "–"
+		if r.Fields != nil {
+			powerValid = fmt.Sprint(r.Fields.Valid)
+		}
+		if j := power.JoulesPerOutputTokenOf(r.Fields); j != nil {
+			jpt = fmt.Sprintf("%.3f", *j)
+		}
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", markdown.Cell(strings.TrimSuffix(filepath.Base(r.Path), ".json")), r.Conc,
+			num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), powerValid, jpt, markdown.Cell(valid))
+	}
 }
 
 func num(v *pyjson.Rounded, prec int) string {

@@ -1,6 +1,9 @@
 package gha
 
 import (
+	"errors"
+	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/internal/usage"
 )
 
 func TestWriteSummary(t *testing.T) {
@@ -26,7 +31,8 @@ func TestWriteSummary(t *testing.T) {
 	fan := &FanoutJSON{Sweep: true, Primary: LabelSweep, Counts: map[string]int{"sweep-agentic": 2},
 		Skipped: []Skip{{Bucket: "sweep-agentic", Runner: "cluster:mi355x-amds", Jobs: 3, Reason: "no runner"}}}
 	var b strings.Builder
-	require.NoError(t, WriteSummary(&b, fan, dir))
+	_, err := WriteSummary(&b, fan, dir)
+	require.NoError(t, err)
 	out := b.String()
 	assert.Contains(t, out, "Label sweep-enabled: 2 jobs run.")
 	assert.Contains(t, out, "- skipped 3 jobs of sweep-agentic on cluster:mi355x-amds: no runner")
@@ -37,7 +43,8 @@ func TestWriteSummary(t *testing.T) {
 	assert.Contains(t, out, `| y\_conc4\_r | 4 | 99.0 | – | – | – | – | – | (not stated) |`, "no power lane")
 
 	b.Reset()
-	require.NoError(t, WriteSummary(&b, &FanoutJSON{}, dir))
+	_, err = WriteSummary(&b, &FanoutJSON{}, dir)
+	require.NoError(t, err)
 	assert.Contains(t, b.String(), "No sweep label")
 }
 
@@ -51,7 +58,8 @@ func TestWriteSummaryEscapes(t *testing.T) {
 	fan := &FanoutJSON{Sweep: true, Primary: LabelSweep, Counts: map[string]int{"sweep-agentic": 1},
 		Skipped: []Skip{{Bucket: "sweep-agentic", Runner: "gpu`\n# x", Jobs: 1, Reason: "no runner <b>"}}}
 	var b strings.Builder
-	require.NoError(t, WriteSummary(&b, fan, dir))
+	_, err := WriteSummary(&b, fan, dir)
+	require.NoError(t, err)
 	out := b.String()
 	for _, line := range strings.Split(out, "\n") {
 		assert.False(t, strings.HasPrefix(line, "# "), "a heading broke out: %q", line)
@@ -60,4 +68,96 @@ func TestWriteSummaryEscapes(t *testing.T) {
 	assert.NotContains(t, out, "[click](")
 	assert.Contains(t, out, `| x\|y\`+"`"+`z\_conc4 | 4 | – | – | – | – | – | – | no: ttft \# Approved by maintainers; \[click\](https://evil.example/x); \<img src="https://evil.example/p.png"\> |`)
 	assert.Contains(t, out, "- skipped 1 job of sweep-agentic on gpu\\` \\# x: no runner \\<b\\>")
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// golden compares got with the golden file path (under testdata/),
+// rewritten with -update.
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got)
+}
+
+// TestWriteSummaryChecksTheFanout: the summary is checked against the
+// fan-out. Before, "Label sweep-enabled: 3 jobs run." stood above one row
+// with the missing points unnamed, a result downloaded into two
+// directories was two rows, a run with only an unreadable result said
+// "No result files were collected.", and the text ended without a
+// newline (it is appended to $GITHUB_STEP_SUMMARY).
+func TestWriteSummaryChecksTheFanout(t *testing.T) {
+	const result = `{"conc": %d, "valid": true, "simulated": true, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 1000, "output_tput_tps": 40}}, "latency": {"ttft": {"p50": 0.3}, "intvty": {"p50": 90}}}}`
+	pt := func(conc int, kind string) Point {
+		rf := fmt.Sprintf("m_tp8_conc%d_{runner}_recipe-ab", conc)
+		if kind == "eval" {
+			return Point{Conc: conc, ResultFilename: rf, Artifacts: []string{"eval_m_" + rf, "server_logs_" + rf}}
+		}
+		return Point{Conc: conc, ResultFilename: rf, Artifacts: []string{"bmk_agentic_" + rf, "agentic_" + rf, "server_logs_" + rf}}
+	}
+	fan := &FanoutJSON{Sweep: true, Primary: LabelSweep,
+		Canary: []Job{{ConfigKey: "k", Points: []Point{pt(2, "")}}},
+		Counts: map[string]int{"canary": 1, "sweep-agentic": 1, "sweep-agentic-evals": 1},
+		Jobs: map[string][]Job{
+			"sweep-agentic":       {{ConfigKey: "k", Points: []Point{pt(1, ""), pt(4, ""), pt(8, "")}}},
+			"sweep-agentic-evals": {{ConfigKey: "k", Points: []Point{pt(16, "eval")}}},
+		}}
+	tests := []struct {
+		name    string
+		files   map[string]string
+		missing []string
+		bad     int
+	}{
+		{"incomplete", map[string]string{
+			"a/m_tp8_conc1_mi355x-amds_03_recipe-ab.json": fmt.Sprintf(result, 1),
+			"b/m_tp8_conc1_mi355x-amds_03_recipe-ab.json": fmt.Sprintf(result, 1),  // the same bytes
+			"c/m_tp8_conc4_mi355x-amds_01_recipe-ab.json": `{"conc": 4, "request_`, // unreadable, not missing
+			"d/other_conc8_x.json":                        fmt.Sprintf(result, 8),  // no point's
+		}, []string{"k conc 2 (canary): m_tp8_conc2_{runner}_recipe-ab.json", "k conc 8 (sweep-agentic): m_tp8_conc8_{runner}_recipe-ab.json"}, 1},
+		{"only unreadable", map[string]string{
+			"c/m_tp8_conc4_mi355x-amds_01_recipe-ab.json": `{"conc": 4, "request_`,
+		}, []string{"k conc 2 (canary): m_tp8_conc2_{runner}_recipe-ab.json", "k conc 1 (sweep-agentic): m_tp8_conc1_{runner}_recipe-ab.json", "k conc 8 (sweep-agentic): m_tp8_conc8_{runner}_recipe-ab.json"}, 1},
+		{"complete", map[string]string{
+			"a/m_tp8_conc1_r_recipe-ab.json": fmt.Sprintf(result, 1),
+			"a/m_tp8_conc2_r_recipe-ab.json": fmt.Sprintf(result, 2),
+			"a/m_tp8_conc4_r_recipe-ab.json": fmt.Sprintf(result, 4),
+			"a/m_tp8_conc8_r_recipe-ab.json": fmt.Sprintf(result, 8),
+		}, nil, 0},
+	}
+	testdata, err := filepath.Abs("testdata")
+	require.NoError(t, err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(t.TempDir()) // the summary names the files under "results/"
+			dir := "results"
+			for name, body := range tc.files {
+				p := filepath.Join(dir, name)
+				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+			}
+			var b strings.Builder
+			out, err := WriteSummary(&b, fan, dir)
+			require.NoError(t, err)
+			assert.Equal(t, tc.missing, out.Missing)
+			assert.Equal(t, tc.bad, out.Unreadable)
+			assert.Equal(t, len(tc.missing) > 0 || tc.bad > 0, out.Incomplete())
+			golden(t, filepath.Join(testdata, "summary-"+strings.ReplaceAll(tc.name, " ", "-")+".golden"), b.String())
+		})
+	}
+
+	// No results downloaded: every point is missing, with a fan-out to
+	// name them; without one, the directory is a usage error.
+	var b strings.Builder
+	out, err := WriteSummary(&b, fan, filepath.Join(t.TempDir(), "results"))
+	require.NoError(t, err)
+	assert.Len(t, out.Missing, 4)
+	assert.Contains(t, b.String(), "No result files were collected (")
+	_, err = WriteSummary(&b, nil, filepath.Join(t.TempDir(), "results"))
+	_, isUsage := errors.AsType[*usage.Error](err)
+	assert.True(t, isUsage, "%v", err)
 }

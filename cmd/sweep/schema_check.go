@@ -50,6 +50,9 @@ func newSchemaCheckCmd(ios *IOStreams, runF func(context.Context, *schemaCheckOp
 				if (o.HelpFile == "") == (o.Exec == "") {
 					return flagErrorf("schema check needs exactly one of --help-file or --exec")
 				}
+				if o.Timeout <= 0 {
+					return flagErrorf("schema check: --timeout %s: want a positive duration such as 2m (the time --exec's program has to print its help)", o.Timeout)
+				}
 				if o.HelpFile != "" && len(o.ExecArgs) > 0 {
 					return flagErrorf("arguments after TOOL are only for --exec, got %q", o.ExecArgs)
 				}
@@ -69,12 +72,12 @@ func schemaCheckRun(ctx context.Context, o *schemaCheckOptions) error {
 	switch {
 	case o.HelpFile == "-":
 		if text, err = inputfile.ReadFrom(o.IO.In, "stdin", inputfile.Text); err != nil {
-			return fmt.Errorf("read help from stdin: %w", err)
+			return inputError(fmt.Errorf("--help-file -: read help from stdin: %w", err))
 		}
 		source = "stdin"
 	case o.HelpFile != "":
 		if text, err = inputfile.Read(o.HelpFile, inputfile.Text); err != nil {
-			return err
+			return inputError(fmt.Errorf("--help-file: %w", err))
 		}
 	default:
 		if text, source, err = s.RunHelp(ctx, o.Exec, o.ExecArgs, o.Timeout, o.Columns); err != nil {
@@ -82,6 +85,10 @@ func schemaCheckRun(ctx context.Context, o *schemaCheckOptions) error {
 		}
 	}
 	rows, err := schema.ParseHelp(s.Family, string(text))
+	if err != nil && o.HelpFile != "" {
+		// A recorded help that is not one is an input error, not drift.
+		return inputError(fmt.Errorf("--help-file %s: %w: give the recorded output of the tool's --help", source, err))
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}

@@ -21,6 +21,11 @@ func TestSchemaCheck(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(planted, []byte(strings.Replace(string(text), "│ --apply-chat-template ", "│ --use-chat-template   ", 1)), 0o644))
 
+	empty := filepath.Join(t.TempDir(), "empty.txt")
+	require.NoError(t, os.WriteFile(empty, nil, 0o644))
+	garbage := filepath.Join(t.TempDir(), "garbage.txt")
+	require.NoError(t, os.WriteFile(garbage, []byte("not a help text\n"), 0o644))
+
 	tests := []struct {
 		name   string
 		args   []string
@@ -38,7 +43,14 @@ func TestSchemaCheck(t *testing.T) {
 			stderr: "493 help rows, 493 matched, no drift"},
 		{name: "vllm fixture", args: []string{"vllm", "--help-file", testdataPath("help", "vllm-v0.27.1-serve-help.txt")}, code: 0, stderr: "no drift"},
 		{name: "needs a source", args: []string{"aiperf"}, code: exitUsage, stderr: "exactly one of --help-file or --exec"},
-		{name: "missing file", args: []string{"aiperf", "--help-file", "/nonexistent"}, code: 1, stderr: "no such file"},
+		// A help file that cannot be read or is no help text exited 1, as
+		// drift does; a --timeout of 0 or below was taken and ended in
+		// "context deadline exceeded".
+		{name: "missing file", args: []string{"aiperf", "--help-file", "/nonexistent"}, code: exitUsage, stderr: "--help-file: open /nonexistent: no such file"},
+		{name: "empty file", args: []string{"aiperf", "--help-file", empty}, code: exitUsage, stderr: "--help-file " + empty + ": no option rows found in the cyclopts help text"},
+		{name: "garbage file", args: []string{"vllm", "--help-file", garbage}, code: exitUsage, stderr: "--help-file " + garbage + ": no option rows found in the argparse help text"},
+		{name: "zero timeout", args: []string{"aiperf", "--exec", "/bin/true", "--timeout", "0"}, code: exitUsage, stderr: "--timeout 0s: want a positive duration"},
+		{name: "negative timeout", args: []string{"aiperf", "--exec", "/bin/true", "--timeout", "-1s"}, code: exitUsage, stderr: "--timeout -1s: want a positive duration"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -51,6 +51,11 @@ func newMatrixFullSweepCmd(ios *IOStreams, runF func(context.Context, *matrixFul
 				if err := lists.ParseRest(fs, args); err != nil {
 					return err
 				}
+				if o.StepSize == 0 {
+					// The library reads 0 as its default 2; given here it
+					// is refused as 1 and below are.
+					return flagErrorf("invalid options: --step-size must be greater than 1, got 0")
+				}
 				return runF(ctx, o)
 			}
 		},

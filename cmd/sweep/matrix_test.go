@@ -17,6 +17,9 @@ func TestMatrixCommandErrors(t *testing.T) {
 		{"conflicting eval flags", []string{"matrix", "test-config", "--config-keys", "x", "--no-evals", "--evals-only"}, exitUsage, "cannot be combined"},
 		{"unknown key", []string{"matrix", "test-config", "--config-keys", "nope-nope"}, exitError, `config key "nope-nope" not found`},
 		{"step size", []string{"matrix", "full-sweep", "--step-size", "1"}, exitUsage, "--step-size must be greater than 1"},
+		// 0 was silently the default 2.
+		{"step size 0", []string{"matrix", "full-sweep", "--step-size", "0"}, exitUsage, "--step-size must be greater than 1, got 0"},
+		{"step size -3", []string{"matrix", "full-sweep", "--step-size", "-3"}, exitUsage, "--step-size must be greater than 1, got -3"},
 		{"changelog needs a base", []string{"changelog", "--head-file", "x"}, exitUsage, "exactly one of --base-file and --base-ref"},
 		{"changelog missing file", []string{"changelog", "--base-file", "/nonexistent/a", "--head-file", "/nonexistent/b"}, exitUsage, "--base-file: read changelog: open /nonexistent/a: no such file or directory"},
 	}

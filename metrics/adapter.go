@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sweep/configs"
 	"time"
@@ -40,7 +41,15 @@ type Gauges struct {
 	KVUsage       *float64  `json:"kv_usage,omitempty"`       // 0-1
 	CacheHitRate  *float64  `json:"cache_hit_rate,omitempty"` // 0-1
 	GenThroughput *float64  `json:"gen_throughput,omitempty"` // generated tokens/s
+	// NaN names the gauges read from series of which some rank reported
+	// NaN ("kv_usage", ...): those ranks are left out of the figure (nil
+	// when every rank did).
+	NaN []string `json:"nan,omitempty"`
 }
+
+// Partial reports whether gauge (its JSON name) left out a rank that
+// reported NaN.
+func (g Gauges) Partial(gauge string) bool { return slices.Contains(g.NaN, gauge) }
 
 func optOK(v float64, ok bool) *float64 {
 	if !ok {
@@ -58,19 +67,29 @@ func GaugesOf(e configs.Engine, prev, cur *Snapshot) Gauges {
 	if l.Running == "" {
 		return g
 	}
+	nan := func(gauge, series string) {
+		if cur.NaNs(series, nil) > 0 {
+			g.NaN = append(g.NaN, gauge)
+		}
+	}
 	g.Running = optOK(cur.Sum(l.Running, nil))
+	nan("running", l.Running)
 	g.Queued = optOK(cur.Sum(l.Queued, nil))
+	nan("queued", l.Queued)
 	for i, name := range l.KVUsage {
-		if v, ok := cur.Max(name, nil); ok || i == len(l.KVUsage)-1 {
+		if v, ok := cur.Max(name, nil); ok || i == len(l.KVUsage)-1 || cur.NaNs(name, nil) > 0 {
 			g.KVUsage = optOK(v, ok)
+			nan("kv_usage", name)
 			break
 		}
 	}
 	if l.CacheHitRate != "" {
 		g.CacheHitRate = optOK(cur.Mean(l.CacheHitRate, nil))
+		nan("cache_hit_rate", l.CacheHitRate)
 	}
 	if l.GenThroughput != "" {
 		g.GenThroughput = optOK(cur.Sum(l.GenThroughput, nil))
+		nan("gen_throughput", l.GenThroughput)
 	}
 	if prev == nil {
 		return g
@@ -81,12 +100,14 @@ func GaugesOf(e configs.Engine, prev, cur *Snapshot) Gauges {
 		if err1 == nil && err2 == nil && queries > 0 {
 			r := hits / queries
 			g.CacheHitRate = &r
+			g.NaN = slices.DeleteFunc(g.NaN, func(n string) bool { return n == "cache_hit_rate" })
 		}
 	}
 	if dt := cur.Time.Sub(prev.Time).Seconds(); l.GenerationTokens != "" && dt > 0 {
 		if gen, err := CounterDelta(prev, cur, l.GenerationTokens, nil); err == nil {
 			r := gen / dt
 			g.GenThroughput = &r
+			g.NaN = slices.DeleteFunc(g.NaN, func(n string) bool { return n == "gen_throughput" })
 		}
 	}
 	return g

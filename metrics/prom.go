@@ -274,6 +274,25 @@ func (s *Snapshot) Values(name string, filter LabelFilter) []float64 {
 	return out
 }
 
+// NaNs counts the series of name that passed the filter with a NaN
+// value, which Values leaves out: a rank that reported no figure.
+func (s *Snapshot) NaNs(name string, filter LabelFilter) int {
+	f := s.family(name)
+	if f == nil {
+		return 0
+	}
+	n := 0
+	for _, m := range f.Metric {
+		if filter != nil && !filter(LabelMap(m)) {
+			continue
+		}
+		if v, ok := sampleValue(m); ok && math.IsNaN(v) {
+			n++
+		}
+	}
+	return n
+}
+
 // Sum adds every series of name (across ranks and label sets such as
 // tp_rank, dp_rank, engine, is_streaming). ok is false when the family
 // is absent or no series passes the filter.

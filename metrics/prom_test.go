@@ -185,6 +185,31 @@ func TestEngineGauges(t *testing.T) {
 		assert.Equal(t, 0.62, *g.KVUsage)
 		assert.InDelta(t, 0.93, *g.CacheHitRate, 1e-12)
 		assert.Equal(t, 4211.75, *g.GenThroughput)
+		assert.Empty(t, g.NaN)
+	})
+	// A rank reporting NaN was left out with no sign: KV % showed the
+	// other rank's 20% as the fullest rank's.
+	t.Run("a rank's NaN is marked", func(t *testing.T) {
+		page := `# TYPE sglang:num_running_reqs gauge
+sglang:num_running_reqs{tp_rank="0"} 3
+sglang:num_running_reqs{tp_rank="1"} 5
+# TYPE sglang:num_queue_reqs gauge
+sglang:num_queue_reqs{tp_rank="0"} 1
+# TYPE sglang:token_usage gauge
+sglang:token_usage{tp_rank="0"} 0.2
+sglang:token_usage{tp_rank="1"} NaN
+# TYPE sglang:cache_hit_rate gauge
+sglang:cache_hit_rate{tp_rank="0"} NaN
+sglang:cache_hit_rate{tp_rank="1"} NaN
+`
+		s, err := ParseText(strings.NewReader(page), "page")
+		require.NoError(t, err)
+		g := GaugesOf(configs.SGLang, nil, s)
+		assert.Equal(t, 0.2, *g.KVUsage)
+		assert.Nil(t, g.CacheHitRate)
+		assert.Equal(t, []string{"kv_usage", "cache_hit_rate"}, g.NaN)
+		assert.True(t, g.Partial("kv_usage"))
+		assert.False(t, g.Partial("running"))
 	})
 	t.Run("vllm rates need a previous snapshot", func(t *testing.T) {
 		before, after := readSnap(t, "vllm_before.prom"), readSnap(t, "vllm_after.prom")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -18,6 +19,7 @@ type ScrapeTable struct {
 	w       io.Writer
 	multi   bool
 	epWidth int
+	noted   bool // the NaN mark explained
 }
 
 // NewScrapeTable prints the header of a table of the endpoints' samples.
@@ -48,14 +50,26 @@ func (t *ScrapeTable) Row(s Sample) {
 	}
 	g := s.Gauges
 	fmt.Fprintf(w, row+rowFormat+"\n",
-		cell(g.Running, 1, "%.0f"), cell(g.Queued, 1, "%.0f"),
-		cell(g.KVUsage, 100, "%.1f"), cell(g.CacheHitRate, 100, "%.1f"), cell(g.GenThroughput, 1, "%.0f"))
+		cell(g.Running, g.Partial("running"), 1, "%.0f"), cell(g.Queued, g.Partial("queued"), 1, "%.0f"),
+		cell(g.KVUsage, g.Partial("kv_usage"), 100, "%.1f"), cell(g.CacheHitRate, g.Partial("cache_hit_rate"), 100, "%.1f"),
+		cell(g.GenThroughput, g.Partial("gen_throughput"), 1, "%.0f"))
+	if len(g.NaN) > 0 && !t.noted {
+		t.noted = true
+		fmt.Fprintf(w, "%s* a rank reported NaN: the figure is of the other ranks (NaN: every rank did)\n", strings.Repeat(" ", len(t.prefix("", ""))))
+	}
 }
 
-// cell is a gauge scaled and formatted, "-" when not exported.
-func cell(v *float64, scale float64, format string) string {
-	if v == nil {
+// cell is a gauge scaled and formatted, "-" when not exported; nan marks
+// a figure some rank reported NaN for: "20.0*", or "NaN" when no rank
+// gave a number.
+func cell(v *float64, nan bool, scale float64, format string) string {
+	switch {
+	case v == nil && nan:
+		return "NaN"
+	case v == nil:
 		return "-"
+	case nan:
+		return fmt.Sprintf(format, *v*scale) + "*"
 	}
 	return fmt.Sprintf(format, *v*scale)
 }

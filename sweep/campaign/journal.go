@@ -345,37 +345,3 @@ func segmentFormat(r Record, first int) int {
 	}
 	return r.Format
 }
-
-// failedForGood reports whether point id (at conc; st: its last run a
-// probe) failed the way a full-length run fails too, which the search
-// never runs again: the sample the search reads of it (runSample, from
-// the result file its point_end names in dir, else the point's own) is a
-// failure that is not a short window's (knee.Sample.FailedForGood). Not
-// one that failed without a readable result: the search reads such a
-// run as a failure a full-length run may pass.
-func failedForGood(dir, id string, conc int, st *pointState) bool {
-	if st.status != StatusFailed {
-		return false
-	}
-	path := result.PointPath(dir, id)
-	if st.result != "" {
-		path = filepath.Join(dir, st.result)
-	}
-	smp, ok := runSample(path, conc, st.lastRun())
-	return ok && smp.FailedForGood()
-}
-
-// searchState is what the journal says of each adaptive arm's search
-// (by Record.Arm): true once it recorded its end (search_end), until
-// the arm starts a point again.
-type searchState map[int]bool
-
-// apply is what record r says of its arm's search.
-func (s searchState) apply(r Record) {
-	switch {
-	case r.Event == EventSearchEnd:
-		s[r.Arm] = true
-	case r.Event == EventPointStart && r.Arm != 0:
-		s[r.Arm] = false
-	}
-}

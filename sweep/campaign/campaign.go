@@ -790,6 +790,47 @@ func (s *sweep) stoppedOnItsOwn() error {
 	return fmt.Errorf("the sweep stopped: %w", s.jErr)
 }
 
+func (s *sweep) summary() *Summary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sum := &Summary{Dir: s.o.Dir, Command: s.o.Identity.Command, ServerStarts: s.servers, WallSeconds: since(s.started)}
+	if err := s.stoppedOnItsOwn(); err != nil {
+		sum.Stopped = err.Error()
+	}
+	for _, p := range s.o.Schedule.Points {
+		st := s.state[p.ID]
+		ps := PointSummary{Index: p.Index + 1, ID: p.ID, Arm: s.o.Schedule.Arms[p.Arm].Name, Conc: p.Conc(),
+			Status: st.status, Attempts: st.attempts, Error: st.err, Result: st.result, Seconds: st.seconds, Reused: st.reused, DiskFull: st.diskFull, Probe: st.probe, Metrics: st.metrics,
+			StartFailed: st.noServer || st.startFailed()} // startFailed: a journal without no_server
+		switch st.status {
+		case StatusOK:
+			sum.OK++
+			ps.Error = ""
+		case StatusFailed:
+			sum.Failed++
+		case StatusSkipped:
+			sum.Skipped++
+		case StatusInterrupted:
+			sum.Interrupted++
+		default:
+			sum.Pending++
+		}
+		if ps.Attempts > 0 && !ps.StartFailed && ps.Status != "" && ps.Status != StatusSkipped {
+			ps.Warnings = pointWarnings(s.o.Dir, p.ID) // a load of the last attempt ran
+		}
+		sum.Points = append(sum.Points, ps)
+	}
+	// What the sweep knows ran, as its points' states do: the records
+	// whose journal write failed count too.
+	c := s.o.Cost
+	if c == nil {
+		c = PlannedCost(0)
+	}
+	sp := c.Spent(s.o.Schedule, s.records(), s.o.Identity.Simulated())
+	sum.Spent = &sp
+	return sum
+}
+
 // retryLine is the progress line of a retry round over jobs: the arms
 // whose failed points run again, or, with Options.Choose, that their
 // searches ask for none of them again (the verdicts do not hang on

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"sweep/metrics/result"
 	"sweep/recipes"
@@ -45,24 +44,6 @@ type RunBackend struct {
 // visibleDevices are the variables that pin an engine to its GPUs: CUDA's
 // and both of ROCm's (HIP for the runtime, ROCR for the driver layer).
 var visibleDevices = []string{"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}
-
-// NodeAllocator allocates the nodes of a disaggregated multi-node
-// deployment (a Slurm allocation).
-type NodeAllocator interface {
-	// Allocate allocates a node per worker of the arm's deployment.
-	Allocate(ctx context.Context, arm *Arm, workers int) (Nodes, error)
-}
-
-// Nodes are allocated nodes.
-type Nodes interface {
-	// Hosts are the router's (and client's) address, then one per worker.
-	Hosts() []string
-	// OnHost is the argv prefix that runs the process name at host
-	// (run.Setup.OnHost).
-	OnHost(host, name string) ([]string, error)
-	// Release gives the nodes back; it returns when they are.
-	Release(ctx context.Context) error
-}
 
 // StartServer starts the server first's plan names (an arm's server),
 // pinned to gpus when gpus is not empty; a multi-node deployment on the
@@ -150,14 +131,6 @@ func specOn(p *recipes.Point, setup run.Setup, nodes Nodes) (run.Spec, error) {
 		return run.Spec{}, err
 	}
 	return run.FromLocalMultiNode(l, setup)
-}
-
-// release gives nodes back, also when ctx is cancelled (bounded by a
-// minute).
-func release(ctx context.Context, nodes Nodes) error {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer cancel()
-	return nodes.Release(rctx)
 }
 
 // serverDir is a fresh directory for the n-th server start of arm (n

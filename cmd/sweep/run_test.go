@@ -104,6 +104,8 @@ func TestRunSimulatedPoint(t *testing.T) {
 			require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 			assert.Contains(t, stdout, "result:")
 			assert.Contains(t, stdout, "accept len: measured")
+			assert.Regexp(t, `engine: +simulated [a-z0-9]+, [a-z]+ clock, seed \d+: the simulated engine's numbers, not a measurement`, stdout)
+			assert.NotContains(t, stdout, "scenario:   valid", "a simulated point is no submission")
 			assert.Contains(t, stderr, "client: ok")
 			rec := readRunRecord(t, out)
 			assert.True(t, rec.OK)

@@ -102,6 +102,9 @@ func (r *Request) printSummary(rec *run.Record, elapsed time.Duration) {
 		fmt.Fprintf(w, "  result:     %s\n", rec.ResultFile)
 	}
 	if s := summary; haveResult {
+		if s.Simulated != "" {
+			fmt.Fprintf(w, "  engine:     %s: the simulated engine's numbers, not a measurement\n", s.Simulated)
+		}
 		fmt.Fprintf(w, "  client:     %s\n", s.Client)
 		fmt.Fprintf(w, "  requests:   %s\n", s.Requests)
 		fmt.Fprintf(w, "  throughput: %.1f tok/s/GPU total, %.1f output\n", s.TotalPerGPU, s.OutputPerGPU)

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"strings"
 
 	"sweep/internal/pyjson"
@@ -22,9 +23,13 @@ type Summary struct {
 	InvalidReasons []string
 	// Client names the load client (empty in results without one).
 	Client string
+	// Simulated says how a point run against sweep's simulated engine ran
+	// ("simulated mi325x, virtual clock, seed 0"); empty for a measured one.
+	Simulated string
 	// Submission is "valid <scenario> submission" or why not (and, for an
 	// invalid point the client stamped valid, that the stamp is the
-	// client's rules only); empty when the client stamped no scenario.
+	// client's rules only; for a simulated point, that it is no
+	// submission); empty when the client stamped no scenario.
 	Submission string
 }
 
@@ -48,6 +53,18 @@ func Summarize(path string) (Summary, error) {
 	if f.Client != nil {
 		s.Client = f.Client.Name
 	}
+	if f.Simulated {
+		s.Simulated = "simulated"
+		if sim := f.Simulation; sim != nil {
+			if sim.GPU != "" {
+				s.Simulated += " " + sim.GPU
+			}
+			if sim.Clock != "" {
+				s.Simulated += ", " + sim.Clock + " clock"
+			}
+			s.Simulated += fmt.Sprintf(", seed %d", sim.Seed)
+		}
+	}
 	if sub := f.Submission; sub != nil {
 		s.Submission = "valid " + sub.Scenario + " submission"
 		switch {
@@ -57,6 +74,10 @@ func Summarize(path string) (Summary, error) {
 			s.Submission = "the client stamped it a valid " + sub.Scenario + " submission, but the point is invalid (above)"
 		case !sub.Valid:
 			s.Submission = "not a valid " + sub.Scenario + " submission: " + strings.Join(sub.InvalidReasons, ", ")
+		case f.Simulated:
+			// The stamp judges the run's length and settings; the numbers
+			// are the simulated engine's, which no submission may hold.
+			s.Submission = "the client's " + sub.Scenario + " rules pass, but a simulated point is no submission"
 		}
 	}
 	return s, nil

@@ -15,7 +15,7 @@ import (
 // TestSummarizeSubmission: the client's scenario stamp is shown as its
 // own verdict, and an invalid point the client stamped valid (an engine
 // that crashed, an acceptance length out of tolerance) is never
-// announced as a valid submission.
+// announced as a valid submission, nor is a simulated point.
 func TestSummarizeSubmission(t *testing.T) {
 	paths, err := synth.WriteDir(t.TempDir(), synth.KeySweep(11)[0].Arm, true)
 	require.NoError(t, err)
@@ -23,16 +23,19 @@ func TestSummarizeSubmission(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		valid     bool
+		simulated bool
 		stamp     map[string]any
 		want      string
 		wantValid bool
 	}{
-		{"valid point, valid stamp", true, map[string]any{"scenario": "inferencex-agentx-mvp", "valid": true, "invalid_reasons": []string{}},
+		{"valid point, valid stamp", true, false, map[string]any{"scenario": "inferencex-agentx-mvp", "valid": true, "invalid_reasons": []string{}},
 			"valid inferencex-agentx-mvp submission", true},
-		{"invalid point, valid stamp", false, map[string]any{"scenario": "inferencex-agentx-mvp", "valid": true, "invalid_reasons": []string{}},
+		{"invalid point, valid stamp", false, false, map[string]any{"scenario": "inferencex-agentx-mvp", "valid": true, "invalid_reasons": []string{}},
 			"the client stamped it a valid inferencex-agentx-mvp submission, but the point is invalid (above)", false},
-		{"short run", true, map[string]any{"scenario": "inferencex-agentx-mvp", "valid": false, "invalid_reasons": []string{"unsafe_override"}},
+		{"short run", true, false, map[string]any{"scenario": "inferencex-agentx-mvp", "valid": false, "invalid_reasons": []string{"unsafe_override"}},
 			"not a valid inferencex-agentx-mvp submission: unsafe_override", true},
+		{"simulated point, valid stamp", true, true, map[string]any{"scenario": "inferencex-agentx-mvp", "valid": true, "invalid_reasons": []string{}},
+			"the client's inferencex-agentx-mvp rules pass, but a simulated point is no submission", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data, err := os.ReadFile(path)
@@ -40,6 +43,10 @@ func TestSummarizeSubmission(t *testing.T) {
 			var obj map[string]any
 			require.NoError(t, json.Unmarshal(data, &obj))
 			obj["valid"], obj["submission"] = tc.valid, tc.stamp
+			obj["simulated"], obj["simulation"] = tc.simulated, nil
+			if tc.simulated {
+				obj["simulation"] = map[string]any{"time_scale": 0, "seed": 3, "gpu": "mi325x", "clock": "virtual"}
+			}
 			if !tc.valid {
 				obj["invalid_reasons"] = []string{"acceptance length not measured"}
 			}
@@ -50,6 +57,11 @@ func TestSummarizeSubmission(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantValid, s.Valid)
 			assert.Equal(t, tc.want, s.Submission)
+			if tc.simulated {
+				assert.Equal(t, "simulated mi325x, virtual clock, seed 3", s.Simulated)
+			} else {
+				assert.Empty(t, s.Simulated)
+			}
 		})
 	}
 }

@@ -29,6 +29,12 @@ var (
 	noneFailed = regexp.MustCompile(`(^|[^0-9])0 failed`)
 )
 
+// noSpaceWords name a write refused for want of space as the C
+// library's strerror (which Python's OSError and Go's syscall errors
+// quote) and errno's names spell it, in lower case; Stage.Cause picks
+// a line with one (causeWords).
+var noSpaceWords = []string{"no space left on device", "disk quota exceeded", "enospc", "edquot"}
+
 // maxCause bounds the log line Detail quotes, in bytes.
 const maxCause = 400
 

@@ -67,12 +67,6 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%.1f %cB", v, "kMGTP"[i])
 }
 
-// noSpaceWords name a write refused for want of space as the C
-// library's strerror (which Python's OSError and Go's syscall errors
-// quote) and errno's names spell it, in lower case; Stage.Cause picks
-// a line with one (causeWords).
-var noSpaceWords = []string{"no space left on device", "disk quota exceeded", "enospc", "edquot"}
-
 // lowSpace is the free space under which a filesystem is taken as the
 // full one when a log line says no space was left without naming where
 // (Python's OSError from a write names no file): a point writes tens to

@@ -4,10 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"strings"
-
-	"sweep/metrics/result"
-	"sweep/recipes"
 )
 
 // ClientRequest is what a user asked for as the load client of a point:
@@ -89,30 +85,4 @@ func ChooseClient(req ClientRequest) (ClientChoice, error) {
 		return ClientChoice{Why: fmt.Sprintf("aiperf on PATH (%s) not used: the simulated engine runs on %s, and a real aiperf needs --sim-clock wall --time-scale 1", p, clockName(req.WallClock, req.TimeScale))}, nil
 	}
 	return ClientChoice{Aiperf: p, Why: "aiperf on PATH"}, nil
-}
-
-// builtinClientName is the result's client name for the built-in load
-// generator.
-const builtinClientName = "built-in"
-
-// ClientInfo is what a result records about the client of a Setup.
-func (s Setup) ClientInfo() *result.Client {
-	version := strings.TrimPrefix(s.AiperfSchema, "aiperf@")
-	if version == recipes.ForkAiperfVersion {
-		version = "fork"
-	}
-	c := &result.Client{Schema: s.AiperfSchema, Why: s.ClientWhy}
-	if s.Aiperf == "" {
-		c.Name = builtinClientName
-		if version != "" {
-			c.Name += " (aiperf " + version + " artifacts)"
-		}
-		return c
-	}
-	c.Program = s.Aiperf
-	c.Name = "aiperf"
-	if version != "" {
-		c.Name += " " + version
-	}
-	return c
 }

@@ -169,6 +169,32 @@ func (s Setup) setClient(spec *Spec, cmd recipes.Command, virtual bool) error {
 	return nil
 }
 
+// builtinClientName is the result's client name for the built-in load
+// generator.
+const builtinClientName = "built-in"
+
+// ClientInfo is what a result records about the client of a Setup.
+func (s Setup) ClientInfo() *result.Client {
+	version := strings.TrimPrefix(s.AiperfSchema, "aiperf@")
+	if version == recipes.ForkAiperfVersion {
+		version = "fork"
+	}
+	c := &result.Client{Schema: s.AiperfSchema, Why: s.ClientWhy}
+	if s.Aiperf == "" {
+		c.Name = builtinClientName
+		if version != "" {
+			c.Name += " (aiperf " + version + " artifacts)"
+		}
+		return c
+	}
+	c.Program = s.Aiperf
+	c.Name = "aiperf"
+	if version != "" {
+		c.Name += " " + version
+	}
+	return c
+}
+
 // defaults fills Environ (this process's environment) and Executable
 // (this process's binary) when unset.
 func (s *Setup) defaults() error {

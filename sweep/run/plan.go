@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -167,6 +168,29 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		return Spec{}, err
 	}
 	return spec, nil
+}
+
+// PlannedEngineCommand is the engine command of a planned point as a
+// simulated engine gets it (FromPlan with Simulate): its argv, the model
+// snapshot's revision resolved as a simulated engine's (it loads none),
+// the --unchecked specs of the plan's escapes, and the planned
+// environment (without what EnvFrom would take from this machine).
+func PlannedEngineCommand(p *recipes.Point) (RecordedCommand, error) {
+	argv := slices.Clone(p.Engine.Argv)
+	if slices.Contains(p.Engine.Placeholders, recipes.HFSnapshotPlaceholder) {
+		if err := resolveSnapshot(argv, true); err != nil {
+			return RecordedCommand{}, err
+		}
+	}
+	cmd := RecordedCommand{Argv: argv, Env: maps.Clone(p.Engine.Env)}
+	args := uncheckedArgs(p.Escapes, p.Engine.Argv)
+	for i := 1; i < len(args); i += 2 {
+		cmd.Unchecked = append(cmd.Unchecked, args[i])
+	}
+	if cmd.Env == nil {
+		cmd.Env = map[string]string{}
+	}
+	return cmd, nil
 }
 
 // simulatedSnapshot is the snapshot revision a simulated engine is given

@@ -24,6 +24,12 @@ const (
 	TagsFile = ".sweep-processes"
 )
 
+// RecordFile is the name of the run record in OutDir.
+const RecordFile = "run.json"
+
+// PanicFile, in OutDir, holds the stack of a panic inside a point.
+const PanicFile = "panic.log"
+
 // recordTag appends a process tag to dir's TagsFile, synced.
 func recordTag(dir, tag string) error {
 	f, err := os.OpenFile(filepath.Join(dir, TagsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)

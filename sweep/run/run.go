@@ -23,9 +23,6 @@ import (
 	"sweep/metrics/result"
 )
 
-// RecordFile is the name of the run record in OutDir.
-const RecordFile = "run.json"
-
 // StageError is returned by Run when a stage failed; Stage names it.
 type StageError struct {
 	Stage string
@@ -99,9 +96,6 @@ func Run(ctx context.Context, spec Spec, o Options) (rec *Record, err error) {
 	r.stopAll()
 	return r.finish(ctx)
 }
-
-// PanicFile, in OutDir, holds the stack of a panic inside a point.
-const PanicFile = "panic.log"
 
 // recovered handles a panic v recovered on the runner's goroutine, as any
 // failure is handled: the stack goes to PanicFile, a failed StageInternal

@@ -302,6 +302,12 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			return err
 		}
 	}
+	if o.Run.DryRun {
+		// The clock the points run on prices their simulated load: the
+		// wall clock of --sim-clock wall or of a disaggregated arm
+		// (multiNodeClock), else the virtual one.
+		sw.Setup.Simulate, sw.Setup.WallClock = o.Simulate, o.TimeScaleMatters()
+	}
 	if o.Launch {
 		sw.NewLaunch = func() (executor.Launch, error) { return executor.NewLaunch(dir, o.Site, o.SweepBinary, o.Inferencex) }
 	}

@@ -101,6 +101,24 @@ func TestDiscoverSimulatedDisaggregatedArm(t *testing.T) {
 	}
 }
 
+// TestDiscoverDisaggregatedDryRun: the dry run of a simulated
+// disaggregated arm says what its run does: the points run on the wall
+// clock at 20x (not the virtual clock), on the prefill and decode
+// workers' 16 GPUs over 2 nodes, which the GPU-hours are priced for
+// (960 s x 16 GPUs = 4.3 GPU-hours).
+func TestDiscoverDisaggregatedDryRun(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := filepath.Join(t.TempDir(), "d")
+	code, stdout, stderr := runCLI(t, disaggDiscoverArgs(out, "--dry-run")...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Regexp(t, `tp16 kv:dram disagg\s+16 \(2 nodes x 8\)\s+2 4\s+1\s`, stdout)
+	assert.Contains(t, stdout, "  this schedule:   1 server start, 4.3 GPU-hours, wall 16m0s on 2 nodes of 8 GPUs\n")
+	assert.Contains(t, stdout, "  simulated here:  about ")
+	assert.Contains(t, stdout, " of load at time scale 20\n")
+	assert.NotContains(t, stdout, "virtual clock")
+	assert.NoDirExists(t, out)
+}
+
 func TestDiscoverMultiNodeUsageErrors(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	dir := t.TempDir()
@@ -111,6 +129,7 @@ func TestDiscoverMultiNodeUsageErrors(t *testing.T) {
 	}{
 		{"virtual clock", disaggDiscoverArgs(filepath.Join(dir, "a"), "--sim-clock", "virtual"), "the virtual clock is kept by one engine"},
 		{"not simulated", []string{"discover", "--config-keys", amdDisaggKey, "--out", filepath.Join(dir, "b")}, "runs them only with --simulate"},
+		{"not simulated, dry run", []string{"discover", "--config-keys", amdDisaggKey, "--dry-run", "--out", filepath.Join(dir, "b")}, "runs them only with --simulate"},
 		{"slurm executor", disaggDiscoverArgs(filepath.Join(dir, "c"), "--executor", "slurm"), "multi-node arms run with --executor local"},
 		{"no such layout", disaggDiscoverArgs(filepath.Join(dir, "d"), "--tp", "3"), "no agentic point matches"},
 	} {

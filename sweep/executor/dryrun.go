@@ -67,7 +67,7 @@ func WriteDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, gpus []int
 		for j, p := range a.Points {
 			concs[j] = strconv.Itoa(p.Conc())
 		}
-		fmt.Fprintf(tw, "%d %s\t%d\t%s\t%d\t%s\n", a.Index+1, a.Name, a.GPUs, strings.Join(concs, " "), a.Servers, a.Why)
+		fmt.Fprintf(tw, "%d %s\t%s\t%s\t%d\t%s\n", a.Index+1, a.Name, armGPUs(a), strings.Join(concs, " "), a.Servers, a.Why)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -92,13 +92,13 @@ func WriteDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, gpus []int
 		}
 		return "planned"
 	}
-	n := len(node.GPUs)
+	on := onGPUs(s, len(node.GPUs))
 	ours, theirs := c.Estimate(s, node.Wall)
 	fmt.Fprintf(w, "\ncost (server start %.0f s %s; point = duration + 60 s, %s):\n", c.StartSeconds, src(c.MeasuredStart), src(c.MeasuredPoint))
-	fmt.Fprintf(w, "  this schedule:   %s, %.1f GPU-hours, wall %s on %d GPUs\n",
-		plural.Count(ours.ServerStarts, "server start", "server starts"), ours.GPUHours, fmtHours(ours.WallSeconds), n)
-	fmt.Fprintf(w, "  InferenceX's:    %s (one job and one model load per point), %.1f GPU-hours, wall %s on %d GPUs\n",
-		plural.Count(theirs.ServerStarts, "server start", "server starts"), theirs.GPUHours, fmtHours(theirs.WallSeconds), n)
+	fmt.Fprintf(w, "  this schedule:   %s, %.1f GPU-hours, wall %s on %s\n",
+		plural.Count(ours.ServerStarts, "server start", "server starts"), ours.GPUHours, fmtHours(ours.WallSeconds), on)
+	fmt.Fprintf(w, "  InferenceX's:    %s (one job and one model load per point), %.1f GPU-hours, wall %s on %s\n",
+		plural.Count(theirs.ServerStarts, "server start", "server starts"), theirs.GPUHours, fmtHours(theirs.WallSeconds), on)
 	if theirs.GPUHours > 0 {
 		fmt.Fprintf(w, "  saving:          %.1f GPU-hours (%.0f %%)\n", theirs.GPUHours-ours.GPUHours, 100*(theirs.GPUHours-ours.GPUHours)/theirs.GPUHours)
 	}
@@ -119,6 +119,30 @@ func WriteDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, gpus []int
 		fmt.Fprintf(w, "  simulated here:  about %s of load at time scale %g\n", fmtHours(c.SimulatedSeconds(&campaign.Schedule{Points: load}, scale)), scale)
 	}
 	return nil
+}
+
+// armGPUs is the GPUs an arm's server uses, for the dry run's table:
+// "8", or on a multi-node arm every worker's node, "16 (2 nodes x 8)"
+// (GPU-hours are priced on them all: Cost.Estimate).
+func armGPUs(a *campaign.Arm) string {
+	if a.Nodes <= 1 {
+		return strconv.Itoa(a.GPUs)
+	}
+	return fmt.Sprintf("%d (%d nodes x %d)", a.GPUs*a.Nodes, a.Nodes, a.GPUs)
+}
+
+// onGPUs is what the schedule's wall time runs on, the node's n GPUs:
+// "8 GPUs", or with multi-node arms, whose deployments each take as many
+// nodes as they have workers, "2 nodes of 8 GPUs".
+func onGPUs(s *campaign.Schedule, n int) string {
+	nodes := 1
+	for _, a := range s.Arms {
+		nodes = max(nodes, a.Nodes)
+	}
+	if nodes == 1 {
+		return plural.Count(n, "GPU", "GPUs")
+	}
+	return fmt.Sprintf("%d nodes of %s", nodes, plural.Count(n, "GPU", "GPUs"))
 }
 
 // leftLine is what a resume has left to run, for the dry run: "2 points

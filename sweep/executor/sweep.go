@@ -65,8 +65,9 @@ type Sweep struct {
 
 // CheckMultiNode refuses what a sweep of disaggregated multi-node arms
 // cannot do yet: run them unsimulated (they run as one Slurm job over
-// several nodes: sweep run --launch), in the image (launched, --launch)
-// or as Slurm jobs of the Slurm executor; and SlurmNodes without them.
+// several nodes: sweep run --launch; a dry run is refused as the run
+// is), in the image (launched, --launch) or as Slurm jobs of the Slurm
+// executor; and SlurmNodes without them.
 // Its errors are the caller's usage errors.
 func (s Sweep) CheckMultiNode(rows matrix.Matrix, launched bool) error {
 	if !rows.HasAgenticMultiNode() {
@@ -78,7 +79,7 @@ func (s Sweep) CheckMultiNode(rows matrix.Matrix, launched bool) error {
 	switch {
 	case s.SlurmNodes && !s.Simulate:
 		return errors.New("--slurm runs simulated multi-node arms (add --simulate)")
-	case !s.Simulate && !s.DryRun:
+	case !s.Simulate:
 		return fmt.Errorf("the selection holds multi-node arms: their points run as one Slurm job over several nodes (sweep run --launch --config-key KEY ...); %s runs them only with --simulate", s.Command)
 	case launched:
 		return fmt.Errorf("--launch: multi-node arms are launched with sweep run --launch, not by %s", s.Command)

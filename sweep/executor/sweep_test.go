@@ -155,7 +155,7 @@ func TestSweepCheckMultiNode(t *testing.T) {
 		{"--slurm simulated", Sweep{Simulate: true, SlurmNodes: true}, multi, false, ""},
 		{"--slurm unsimulated", Sweep{SlurmNodes: true}, multi, false, "--slurm runs simulated multi-node arms (add --simulate)"},
 		{"unsimulated", Sweep{Command: "official"}, multi, false, "official runs them only with --simulate"},
-		{"unsimulated dry run", Sweep{DryRun: true}, multi, false, ""},
+		{"unsimulated dry run", Sweep{DryRun: true, Command: "discover"}, multi, false, "discover runs them only with --simulate"},
 		{"launched", Sweep{Simulate: true, Command: "discover"}, multi, true, "--launch: multi-node arms are launched with sweep run --launch, not by discover"},
 		{"slurm executor", Sweep{Simulate: true, Options: Options{Name: Slurm}}, multi, false, "--executor slurm: multi-node arms run with --executor local"},
 	} {

@@ -33,9 +33,14 @@ const (
 	// longer ("slow-steps:10"), a planted engine slowdown for testing
 	// sweep compare; the point stays valid.
 	FaultSlowSteps FaultKind = "slow-steps"
+	// FaultLateSteps: on the wall clock every scheduler step's tokens go
+	// out the given wall-clock delay after the step's scheduled end
+	// ("late-steps:50ms"), as on a host too loaded for the time scale:
+	// the engine falls behind its schedule (Lag).
+	FaultLateSteps FaultKind = "late-steps"
 )
 
-var faultKinds = []FaultKind{FaultNeverReady, FaultCrash, FaultHang, FaultSlowMetrics, FaultMalformedMetrics, FaultIgnoreSIGTERM, FaultSlowSteps}
+var faultKinds = []FaultKind{FaultNeverReady, FaultCrash, FaultHang, FaultSlowMetrics, FaultMalformedMetrics, FaultIgnoreSIGTERM, FaultSlowSteps, FaultLateSteps}
 
 // Form is how a fault of kind k is written, its argument as a
 // placeholder: "crash:N", "slow-metrics:DURATION", "never-ready".
@@ -43,7 +48,7 @@ func (k FaultKind) Form() string {
 	switch k {
 	case FaultCrash, FaultHang:
 		return string(k) + ":N"
-	case FaultSlowMetrics:
+	case FaultSlowMetrics, FaultLateSteps:
 		return string(k) + ":DURATION"
 	case FaultSlowSteps:
 		return string(k) + ":PERCENT"
@@ -66,7 +71,7 @@ func FaultForms() string {
 type Fault struct {
 	Kind  FaultKind
 	After int           // crash, hang: finished requests before the fault
-	Delay time.Duration // slow-metrics: wall-clock delay
+	Delay time.Duration // slow-metrics, late-steps: wall-clock delay
 	// Percent is slow-steps' slowdown: each step lasts 1 + Percent/100
 	// times as long.
 	Percent float64
@@ -77,7 +82,7 @@ func (f Fault) String() string {
 	switch f.Kind {
 	case FaultCrash, FaultHang:
 		return fmt.Sprintf("%s:%d", f.Kind, f.After)
-	case FaultSlowMetrics:
+	case FaultSlowMetrics, FaultLateSteps:
 		return fmt.Sprintf("%s:%s", f.Kind, f.Delay)
 	case FaultSlowSteps:
 		return fmt.Sprintf("%s:%s", f.Kind, strconv.FormatFloat(f.Percent, 'g', -1, 64))
@@ -106,10 +111,10 @@ func ParseFaults(s string) ([]Fault, error) {
 				continue
 			}
 			f.After = n
-		case FaultSlowMetrics:
+		case FaultSlowMetrics, FaultLateSteps:
 			d, err := time.ParseDuration(arg)
 			if !hasArg || err != nil || d < 0 {
-				errs = append(errs, fmt.Errorf("fault %q: want slow-metrics:DURATION such as slow-metrics:5s", item))
+				errs = append(errs, fmt.Errorf("fault %q: want %s:DURATION such as %s:5s", item, kind, kind))
 				continue
 			}
 			f.Delay = d

@@ -29,5 +29,5 @@ func TestFaultForms(t *testing.T) {
 		assert.Error(t, err, "%s: a form without its argument, or one with an argument it does not take", k.Form())
 	}
 	_, err := ParseFaults("bogus")
-	assert.EqualError(t, err, `fault "bogus": unknown kind, want one of never-ready, crash:N, hang:N, slow-metrics:DURATION, malformed-metrics, ignore-sigterm, slow-steps:PERCENT`)
+	assert.EqualError(t, err, `fault "bogus": unknown kind, want one of never-ready, crash:N, hang:N, slow-metrics:DURATION, malformed-metrics, ignore-sigterm, slow-steps:PERCENT, late-steps:DURATION`)
 }

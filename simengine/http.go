@@ -47,6 +47,7 @@ func (s *Server) Handler() http.Handler {
 		s.simHandlers(mux)
 	} else {
 		mux.HandleFunc("GET /sim/power", s.simPower) // the GPU tools' telemetry, on the wall clock too
+		mux.HandleFunc("GET "+LagPath, s.simLag)     // how far the scheduler fell behind its schedule
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.hangs(r) {

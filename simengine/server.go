@@ -74,6 +74,7 @@ type Server struct {
 	ids       atomic.Uint64
 	rr        atomic.Uint64
 	finished  atomic.Int64
+	lag       lagMeter // the wall clock's scheduler behind its schedule
 	listening chan struct{}
 	ready     chan struct{}
 	stopping  chan struct{}
@@ -388,7 +389,11 @@ func (s *Server) loop(ctx context.Context, r *rank) {
 			}
 			continue
 		}
-		if d := s.realUntil(start + dur); d > minSleep {
+		d := s.realUntil(start + dur)
+		if f, ok := s.cfg.HasFault(FaultLateSteps); ok {
+			d += f.Delay // a loaded host, planted: the step ends late
+		}
+		if d > minSleep {
 			timer.Reset(d)
 			select {
 			case <-timer.C:
@@ -398,6 +403,7 @@ func (s *Server) loop(ctx context.Context, r *rank) {
 				continue
 			}
 		}
+		s.lag.step(dur, s.simNow()-(start+dur))
 		for _, d := range out {
 			q := d.req
 			q.sink.push(d.tokens, d.done, q.reason, q.cached)

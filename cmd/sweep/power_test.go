@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -248,4 +249,27 @@ func running(pid int) bool {
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// TestRunWallClockBehindSchedule: a simulated point on the wall clock
+// whose engine falls behind its schedule (late-steps: every step's
+// tokens go out 50 ms of wall time late, several simulated seconds at
+// the time scale, as on a host too loaded for it) records the lag in
+// its result's simulation, warns and is invalid; one on schedule is
+// valid. Before, it was valid with no word.
+func TestRunWallClockBehindSchedule(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, simRunArgs(out, "--sim-clock", "wall", "--sim-fault", "late-steps:50ms")...)
+	_, res := pointResult(t, out)
+	sim := res["simulation"].(map[string]any)
+	lag, ok := sim["schedule_lag"].(map[string]any)
+	require.True(t, ok, "simulation: %v\nstdout %s\nstderr %s (exit %d)", sim, stdout, stderr, code)
+	assert.Equal(t, 1.0, lag["share"])
+	assert.Equal(t, lag["steps"], lag["late_steps"])
+	assert.Equal(t, false, res["valid"])
+	assert.Contains(t, fmt.Sprint(res["invalid_reasons"]), "the simulated engine fell 100 % behind its schedule")
+	assert.Contains(t, fmt.Sprint(res["invalid_reasons"]), "rerun with a lower --time-scale or on an idle host")
+	rec := readRunRecord(t, out)
+	assert.Contains(t, strings.Join(rec.Warnings, "\n"), "fell 100 % behind its schedule")
 }

@@ -16,7 +16,7 @@ import (
 func TestRunChecksSimFault(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "p")
 	for _, tc := range []struct{ fault, want string }{
-		{"bogus", `sweep: --sim-fault: fault "bogus": unknown kind, want one of never-ready, crash:N, hang:N, slow-metrics:DURATION, malformed-metrics, ignore-sigterm, slow-steps:PERCENT` + "\nrun with --help for usage\n"},
+		{"bogus", `sweep: --sim-fault: fault "bogus": unknown kind, want one of never-ready, crash:N, hang:N, slow-metrics:DURATION, malformed-metrics, ignore-sigterm, slow-steps:PERCENT, late-steps:DURATION` + "\nrun with --help for usage\n"},
 		{"crash:x", `sweep: --sim-fault: fault "crash:x": want crash:N with N >= 0 finished requests` + "\nrun with --help for usage\n"},
 	} {
 		code, stdout, stderr := runCLI(t, "run", "--simulate", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "4",

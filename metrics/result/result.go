@@ -101,6 +101,22 @@ type Simulation struct {
 	// (--sim-fault or SWEEP_SIM_FAULT, as given: "slow-steps:10"); ""
 	// for none. A point run with one measured the fault too.
 	Faults string `json:"faults,omitempty"`
+	// ScheduleLag is how far the simulated engines on the wall clock fell
+	// behind their schedule during the load (nil on the virtual clock,
+	// which keeps none, or when not read).
+	ScheduleLag *ScheduleLag `json:"schedule_lag,omitempty"`
+}
+
+// ScheduleLag is how far a wall-clock simulation fell behind its
+// schedule: the share of the engines' busy simulated time spent in
+// steps that ended more than ToleranceSeconds behind it, the worst
+// step's lateness (simulated seconds), and the steps counted.
+type ScheduleLag struct {
+	Share            float64 `json:"share"`
+	WorstSeconds     float64 `json:"worst_s"`
+	Steps            int64   `json:"steps"`
+	LateSteps        int64   `json:"late_steps"`
+	ToleranceSeconds float64 `json:"tolerance_s"`
 }
 
 // SimCalibration is a calibration file (sweep sim calibrate) a simulated

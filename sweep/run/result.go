@@ -122,10 +122,18 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 				reasons = append(reasons, reason)
 			}
 		}
-		res.SetValidity(reasons)
 		if sim := r.spec.Simulation; sim != nil {
-			res.Simulated, res.Simulation = true, sim
+			s := *sim
+			s.ScheduleLag = r.lag
+			res.Simulated, res.Simulation = true, &s
+			if w, invalid := lagVerdict(r.lag, s.TimeScale); w != "" {
+				r.warn(w)
+				if invalid != "" {
+					reasons = append(reasons, invalid)
+				}
+			}
 		}
+		res.SetValidity(reasons)
 		res.Probe = r.spec.Probe
 		res.Client = r.spec.ClientInfo.Stamped(in.Summary)
 		if r.spec.Official && res.Submission != nil && !res.Submission.Valid {

@@ -19,6 +19,7 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/proc"
 	"sweep/internal/simproto"
+	"sweep/simengine"
 )
 
 // StageError is returned by Run when a stage failed; Stage names it.
@@ -170,7 +171,20 @@ func (r *runner) runLoad(ctx context.Context, engine *proc.Process) {
 		client.Env[simproto.EnvLoadgenClockOrigin] = r.clockOrigin
 	}
 	scrape := r.startScraper(ctx)
+	lagBases := r.lagBases()
+	lagBefore, lagErr := readLags(ctx, lagBases)
 	r.runClient(ctx, StageClient, client, "benchmark.log", engine, scrape)
+	if len(lagBases) > 0 && ctx.Err() == nil {
+		var lagAfter []simengine.Lag
+		if lagErr == nil {
+			lagAfter, lagErr = readLags(ctx, lagBases)
+		}
+		if lagErr != nil {
+			r.warn("the simulated engine's schedule lag not read (whether the host kept up with the time scale is unknown): " + lagErr.Error())
+		} else {
+			r.lag = scheduleLag(lagBefore, lagAfter)
+		}
+	}
 	scraped := scrape.finish()
 	if scraped != nil {
 		if w := scraped.Health().Warning(); w != "" {

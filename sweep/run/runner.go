@@ -31,6 +31,9 @@ type runner struct {
 	// tools and the load generator share; "" on the virtual clock.
 	clockOrigin string
 	firstErr    error
+	// lag is how far the simulated engines on the wall clock fell behind
+	// their schedule during the load (nil: not read).
+	lag *result.ScheduleLag
 
 	// progressMu serialises Options.Progress: stages and the client's
 	// output echo (called from its drain goroutine) report concurrently.

@@ -1,0 +1,104 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"sweep/metrics/result"
+	"sweep/simengine"
+)
+
+// A simulated engine on the wall clock that falls behind its schedule
+// (simengine.Lag: the host too loaded for the time scale) stretches every
+// latency the client measures. Past LagWarnShare of its busy time in late
+// steps the point warns; past LagInvalidShare it is invalid.
+const (
+	LagWarnShare    = 0.01
+	LagInvalidShare = 0.10
+)
+
+// lagBases are the simulated engines whose schedule lag the point
+// records: on the wall clock only (the virtual clock keeps no schedule
+// to fall behind), every disaggregated worker, else the engine.
+func (r *runner) lagBases() []string {
+	if sim := r.spec.Simulation; sim == nil || sim.Clock != "wall" {
+		return nil
+	}
+	if len(r.spec.Workers) > 0 {
+		out := make([]string, len(r.spec.Workers))
+		for i, w := range r.spec.Workers {
+			out[i] = baseURL(w.HealthURL)
+		}
+		return out
+	}
+	return []string{baseURL(r.spec.HealthURL)}
+}
+
+// readLags reads each engine's schedule lag (GET simengine.LagPath).
+func readLags(ctx context.Context, bases []string) ([]simengine.Lag, error) {
+	out := make([]simengine.Lag, len(bases))
+	for i, base := range bases {
+		l, err := readLag(ctx, base)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = l
+	}
+	return out, nil
+}
+
+func readLag(ctx context.Context, base string) (simengine.Lag, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var l simengine.Lag
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+simengine.LagPath, nil)
+	if err != nil {
+		return l, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return l, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return l, fmt.Errorf("GET %s%s: %s", base, simengine.LagPath, resp.Status)
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&l); err != nil {
+		return l, fmt.Errorf("GET %s%s: %w", base, simengine.LagPath, err)
+	}
+	return l, nil
+}
+
+// scheduleLag is the engines' lag over the load, from the readings
+// before and after it: their late steps' share of their busy time and
+// the worst step.
+func scheduleLag(before, after []simengine.Lag) *result.ScheduleLag {
+	var sum simengine.Lag
+	for i := range after {
+		d := after[i].Since(before[i])
+		sum.Busy += d.Busy
+		sum.Behind += d.Behind
+		sum.Steps += d.Steps
+		sum.Late += d.Late
+		sum.Worst = max(sum.Worst, d.Worst)
+	}
+	return &result.ScheduleLag{Share: sum.Share(), WorstSeconds: sum.Worst, Steps: sum.Steps, LateSteps: sum.Late, ToleranceSeconds: simengine.LagTolerance}
+}
+
+// lagVerdict is the point's warning and invalid reason for its
+// schedule lag at the time scale ("" each when on schedule).
+func lagVerdict(l *result.ScheduleLag, scale float64) (warning, invalid string) {
+	if l == nil || l.Share < LagWarnShare {
+		return "", ""
+	}
+	msg := fmt.Sprintf("the simulated engine fell %.0f %% behind its schedule (%d of %d steps ended more than %g s late, the worst %.2f s): the host was too loaded for time scale %g; rerun with a lower --time-scale or on an idle host",
+		100*l.Share, l.LateSteps, l.Steps, l.ToleranceSeconds, l.WorstSeconds, scale)
+	if l.Share > LagInvalidShare {
+		return msg, msg
+	}
+	return msg, ""
+}

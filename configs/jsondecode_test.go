@@ -49,3 +49,36 @@ func TestDecodeJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeRecordJSON: a record sweep writes for itself passes over a
+// key it does not know (a newer sweep's), and a broken one is an *Error
+// at its position as DecodeJSON's are.
+func TestDecodeRecordJSON(t *testing.T) {
+	type rec struct {
+		Name string `json:"name"`
+	}
+	const want = "the run.json sweep run writes"
+	tests := []struct {
+		name, data string
+		err        string // "" when it decodes
+	}{
+		{"unknown key", "{\"name\": \"p\",\n \"newer\": 1}", ""},
+		{"truncated", "{\"name\": \"p\",\n \"ok\": tr", "run.json:2:10: the JSON ends early: want " + want},
+		{"ends early", "{\"name\": \"p\",\n", "run.json:2:1: the JSON ends early: want " + want},
+		{"garbage", "\x00\x00", "run.json:1:1: invalid character '\\x00' looking for beginning of value: want " + want},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r rec
+			err := DecodeRecordJSON("run.json", []byte(tt.data), &r, want)
+			if tt.err == "" {
+				require.NoError(t, err)
+				assert.Equal(t, rec{Name: "p"}, r)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tt.err, err.Error())
+			assert.Len(t, Errors(err), 1, "an *Error")
+		})
+	}
+}

@@ -193,8 +193,9 @@ func TestLaunchThroughPyxis(t *testing.T) {
 	assert.Contains(t, s, "--container-image="+strings.TrimPrefix(site[5], "squash-dir=")+"/"+launch.SquashName(launchImage))
 	assert.Regexp(t, `allocation \d+ released`, s)
 	require.Len(t, resultFiles(t, out), 1, s)
-	rec, ok := run.ReadRecordFile(out)
-	require.True(t, ok)
+	rec, err := run.ReadRecordFile(out)
+	require.NoError(t, err)
+	require.NotNil(t, rec)
 	assert.True(t, rec.OK, s)
 	// The engine and client ran in the container: their argv is the mounted
 	// sweep's, their files the container's workspace.
@@ -252,8 +253,9 @@ func TestLaunchInterruptedAndCancelled(t *testing.T) {
 			if tc.name == "ctrl-c" {
 				// The container's sweep was asked to stop (scancel
 				// --signal=TERM) and wrote down how its point ended.
-				rec, ok := run.ReadRecordFile(out)
-				require.True(t, ok)
+				rec, err := run.ReadRecordFile(out)
+				require.NoError(t, err)
+				require.NotNil(t, rec)
 				i := slices.IndexFunc(rec.Stages, func(s run.Stage) bool { return s.Name == "client" })
 				require.GreaterOrEqual(t, i, 0, "stages %+v", rec.Stages)
 				assert.Equal(t, "cancelled", rec.Stages[i].Outcome)
@@ -323,8 +325,9 @@ func assertArmRanInImage(t *testing.T, out string) {
 	require.NoError(t, err)
 	require.Len(t, points, 2)
 	for _, p := range points {
-		rec, ok := run.ReadRecordFile(p)
-		require.True(t, ok, p)
+		rec, err := run.ReadRecordFile(p)
+		require.NoError(t, err, p)
+		require.NotNil(t, rec, p)
 		assert.True(t, rec.OK, p)
 		assert.Equal(t, launch.SweepDir+"/sweep", rec.Processes["client"].Argv[0], "the client ran in the image")
 	}
@@ -418,8 +421,9 @@ func TestLaunchMI300XStagesTheWorkspace(t *testing.T) {
 	m, err := filepath.Glob(filepath.Join(out, "qwen3.5_tp4_conc8_*mi300x-amds_07*.json"))
 	require.NoError(t, err)
 	require.Len(t, m, 1, "the result came back from the node:\n%s", s)
-	rec, ok := run.ReadRecordFile(out)
-	require.True(t, ok)
+	rec, err := run.ReadRecordFile(out)
+	require.NoError(t, err)
+	require.NotNil(t, rec)
 	assert.True(t, rec.OK)
 	m = regexp.MustCompile(`Granted job allocation (\d+)`).FindStringSubmatch(s)
 	require.NotNil(t, m)

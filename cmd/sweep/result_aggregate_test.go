@@ -201,8 +201,9 @@ func TestResultAggregateKeepsWhatTheDirectoryRecords(t *testing.T) {
 				require.NoError(t, err)
 				path := filepath.Join(dir, "point.json")
 				require.NoError(t, os.WriteFile(path, data, 0o644))
-				rec, ok := run.ReadRecordFile(dir)
-				require.True(t, ok)
+				rec, err := run.ReadRecordFile(dir)
+				require.NoError(t, err)
+				require.NotNil(t, rec)
 				rec.ResultFile = path
 				data, err = json.Marshal(rec)
 				require.NoError(t, err)
@@ -220,6 +221,37 @@ func TestResultAggregateKeepsWhatTheDirectoryRecords(t *testing.T) {
 				sh, _ := json.Marshal(got["scrape_health"])
 				want, _ := json.Marshal(wantHealth)
 				assert.JSONEq(t, string(want), string(sh), "%v", args)
+			}
+		})
+	}
+}
+
+// TestResultAggregateRefusesUnreadableRecord: a run.json that does not
+// parse is a usage error at its line and column with the fix, with or
+// without --env-file, and nothing is written. Before, it was passed over
+// silently: the result lost that the point was simulated and which
+// client made it (and without --env-file the facts were read from the
+// process environment, "no run.json").
+func TestResultAggregateRefusesUnreadableRecord(t *testing.T) {
+	tests := []struct {
+		name, data, at string
+	}{
+		{"truncated", "{\n  \"name\": \"p\",\n  \"ok\": tr", "run.json:3:11: the JSON ends early"},
+		{"garbage", "\n\x00garbage", "run.json:2:1: invalid character"},
+		{"empty", "", "run.json: empty"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, envFile := pointDirWithRecord(t, run.Record{Simulation: &result.Simulation{TimeScale: 150}})
+			require.NoError(t, os.WriteFile(filepath.Join(dir, run.RecordFile), []byte(tc.data), 0o644))
+			out := filepath.Join(t.TempDir(), "r.json")
+			for _, args := range [][]string{{dir}, {dir, "--env-file", envFile}} {
+				code, stdout, stderr := runCLI(t, append([]string{"result", "aggregate", "--out", out}, args...)...)
+				assert.Equal(t, 2, code, "%v: %s", args, stderr)
+				assert.Empty(t, stdout)
+				assert.Contains(t, stderr, filepath.Join(dir, tc.at), "%v", args)
+				assert.Contains(t, stderr, "run the point again (sweep run --force --out "+dir+"), or remove "+filepath.Join(dir, run.RecordFile)+" to aggregate from the artifacts alone", "%v", args)
+				assert.NoFileExists(t, out)
 			}
 		})
 	}

@@ -555,9 +555,10 @@ const recoveredReason = "recovered from disk: its result is complete and valid a
 // unfinished, is not taken; a probe's, for a full-length attempt, not
 // either.
 func finished(dir string, p *Point, probe bool) (Record, bool) {
-	rec, ok := run.ReadRecordFile(result.PointDir(dir, p.ID))
+	// A run.json that does not read says nothing finished: redone.
+	rec, err := run.ReadRecordFile(result.PointDir(dir, p.ID))
 	path := result.PointPath(dir, p.ID)
-	if !ok || !rec.OK || rec.Finished.IsZero() || filepath.Base(rec.ResultFile) != filepath.Base(path) {
+	if err != nil || rec == nil || !rec.OK || rec.Finished.IsZero() || filepath.Base(rec.ResultFile) != filepath.Base(path) {
 		return Record{}, false
 	}
 	smp, m, err := checkSample(path, p)

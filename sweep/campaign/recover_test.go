@@ -57,6 +57,9 @@ func TestResumeRecoversAFinishedPoint(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(filepath.Join(dir, run.RecordFile), data, 0o644))
 		}, false},
+		{"run.json cut short", func(t *testing.T, dir, _ string) {
+			require.NoError(t, os.Truncate(filepath.Join(dir, run.RecordFile), 40))
+		}, false},
 		{"no result", func(t *testing.T, _, path string) {
 			require.NoError(t, os.Remove(path))
 		}, false},

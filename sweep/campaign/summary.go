@@ -196,10 +196,14 @@ func (sum *Summary) warnings() string {
 
 // pointWarnings are the warnings the last attempt of point id recorded
 // in its run.json in the sweep directory dir (run.Record.Warnings);
-// none when it has none or no run.json.
+// none when it has none or no run.json; a run.json that does not read is
+// a warning of its own, at its line and column.
 func pointWarnings(dir, id string) []string {
-	rec, ok := run.ReadRecordFile(result.PointDir(dir, id))
-	if !ok {
+	rec, err := run.ReadRecordFile(result.PointDir(dir, id))
+	switch {
+	case err != nil:
+		return []string{fmt.Sprintf("its %s does not read, so its warnings and how it was made are unknown: %v", run.RecordFile, err)}
+	case rec == nil:
 		return nil
 	}
 	return rec.Warnings

@@ -70,7 +70,10 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 	if err := checkPointDir(dir, o.Name); err != nil {
 		return nil, err
 	}
-	rec := pointRecord(dir)
+	rec, err := pointRecord(dir, o.Name)
+	if err != nil {
+		return nil, err
+	}
 	facts, vopts, err := aggregateFacts(dir, rec, o)
 	if err != nil {
 		return nil, err
@@ -155,13 +158,21 @@ func checkPointDir(dir, name string) error {
 	return usage.Errorf("RESULT_DIR %s holds no point: it has neither %s nor aiperf_artifacts/: give the directory a point was run into (sweep run's --out)", name, RecordFile)
 }
 
-// pointRecord is the run.json sweep run wrote for the point in dir, nil
-// when there is none (or it is a server's own record, without facts).
-func pointRecord(dir string) *Record {
-	if rec, ok := ReadRecordFile(dir); ok && rec.Facts != nil {
-		return rec
+// pointRecord is the run.json sweep run wrote for the point in dir (name
+// is dir as the user gave it), nil when there is none (or it is a
+// server's own record, without facts). One that does not read is a
+// usage error at its line and column: aggregating without it would lose
+// what it records (whether the point was simulated, which client made
+// it).
+func pointRecord(dir, name string) (*Record, error) {
+	rec, err := ReadRecordFile(dir)
+	if err != nil {
+		return nil, usage.Errorf("%w: the point's record does not read, so the result would lose whether the point was simulated and which client made it: run the point again (sweep run --force --out %s), or remove %s to aggregate from the artifacts alone, the result then saying neither (client \"unknown (no run.json)\") and the run facts coming from --env-file or the environment", err, name, filepath.Join(name, RecordFile))
 	}
-	return nil
+	if rec != nil && rec.Facts != nil {
+		return rec, nil
+	}
+	return nil, nil
 }
 
 // recordedScrapeHealth is the health of sweep's own scraping during the

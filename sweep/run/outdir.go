@@ -2,9 +2,9 @@ package run
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"sweep/configs"
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
 	"sweep/metrics/result"
@@ -210,7 +211,12 @@ func (c PointClaim) Claim() (Claimed, error) {
 		}
 		return claimed, nil
 	}
-	if rec, ok := ReadRecordFile(dir); ok && rec.Name == name {
+	rec, err := ReadRecordFile(dir)
+	if err != nil {
+		release()
+		return Claimed{Leftovers: leftovers}, &OutDirError{Dir: dir, Err: err, Msg: fmt.Sprintf("its %s does not read, so what point it holds and how it was made is unknown: %v; use --force to replace it, or a new directory", RecordFile, err)}
+	}
+	if rec != nil && rec.Name == name {
 		var diffs []string
 		if c.Made != nil {
 			diffs = MadeDiff(rec, *c.Made)
@@ -251,7 +257,9 @@ func (c PointClaim) Claim() (Claimed, error) {
 // Entries are removed inside dir only: a symbolic link is removed as a
 // link, never followed.
 func clearPointDir(dir, name string, entries []string) error {
-	_, isPoint := ReadRecordFile(dir)
+	// A run.json that does not read is no proof of a point directory.
+	rec, _ := ReadRecordFile(dir)
+	isPoint := rec != nil
 	var errs []error
 	for _, e := range entries {
 		if !isPoint && !sweepWrites(e, name) {
@@ -276,24 +284,31 @@ func sweepWrites(e, name string) bool {
 	return false
 }
 
-// ReadRecordFile reads the run.json in dir; ok is false when there is
-// none or it is not a record.
-func ReadRecordFile(dir string) (*Record, bool) {
-	b, err := inputfile.Read(filepath.Join(dir, RecordFile), inputfile.SmallJSON)
+// ReadRecordFile reads the run.json in dir: nil and no error when there
+// is none; one that does not parse as a record is a *configs.Error at
+// its line and column (configs.DecodeRecordJSON), which each caller
+// gives its own fix.
+func ReadRecordFile(dir string) (*Record, error) {
+	path := filepath.Join(dir, RecordFile)
+	b, err := inputfile.Read(path, inputfile.SmallJSON)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
 	var rec Record
-	if json.Unmarshal(b, &rec) != nil {
-		return nil, false
+	if err := configs.DecodeRecordJSON(path, b, &rec, "the run.json sweep run writes"); err != nil {
+		return nil, err
 	}
-	return &rec, true
+	return &rec, nil
 }
 
 // ResultName is the result file name (without .json) that the run in dir
-// recorded in its run.json, or "" when it recorded none.
+// recorded in its run.json, or "" when it recorded none (or its run.json
+// does not read).
 func ResultName(dir string) string {
-	if rec, ok := ReadRecordFile(dir); ok && rec.ResultFile != "" {
+	if rec, err := ReadRecordFile(dir); err == nil && rec != nil && rec.ResultFile != "" {
 		return strings.TrimSuffix(filepath.Base(rec.ResultFile), ".json")
 	}
 	return ""

@@ -238,11 +238,18 @@ func TestPointClaimComparesHowThePointIsMade(t *testing.T) {
 		{"9 an interrupted run made otherwise is refused", record(false, cancelled), with(func(m *Made) { m.Simulated, m.Simulation = false, nil }),
 			"holds point p, an unfinished run, made otherwise than this run makes it (engine: simulated on mi355x, virtual clock, now a real engine)"},
 		{"10 the make not given: an unfinished run is refused", record(false, cancelled), nil, "not empty (run.json, server.log); use --force"},
+		// Before, a run.json that did not parse was "not empty (run.json, server.log)".
+		{"11 a run.json that does not read is refused at its position", nil, &simMade,
+			"its run.json does not read, so what point it holds and how it was made is unknown: DIR/run.json:2:9: the JSON ends early: want the run.json sweep run writes; use --force"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			b, err := json.Marshal(tc.rec)
-			require.NoError(t, err)
+			b := []byte("{\"name\": \"p\",\n \"ok\": t")
+			if tc.rec != nil {
+				var err error
+				b, err = json.Marshal(tc.rec)
+				require.NoError(t, err)
+			}
 			require.NoError(t, os.WriteFile(filepath.Join(dir, RecordFile), b, 0o644))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "server.log"), []byte("x"), 0o644))
 			c, err := PointClaim{Dir: dir, Name: "p", Made: tc.made}.Claim()
@@ -259,7 +266,7 @@ func TestPointClaimComparesHowThePointIsMade(t *testing.T) {
 			default:
 				oe, ok := errors.AsType[*OutDirError](err)
 				require.True(t, ok, "got %v, want a refusal", err)
-				assert.Contains(t, oe.Msg, tc.want)
+				assert.Contains(t, oe.Msg, strings.ReplaceAll(tc.want, "DIR", dir))
 				assert.FileExists(t, filepath.Join(dir, "server.log"), "nothing is cleared")
 			}
 		})

@@ -27,6 +27,7 @@ import (
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
+	"sweep/sweep/report"
 	"sweep/sweep/run"
 )
 
@@ -210,6 +211,15 @@ func TestDiscoverServerNeverReady(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(string(text), "  start failed\n"), "%s", text)
 	assert.Contains(t, string(text), "c16, 2 attempts: server start: not tried, the arm's server did not start for c4: stage engine-ready: engine not ready")
 	assert.NotContains(t, stderr, "server started")
+
+	// Its report lists the failed points (before: "no result files
+	// under DIR", exit 2, and no report).
+	code, stdout, stderr = runCLI(t, "report", out)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Equal(t, "no point has a result: the report lists the 2 points that failed before writing one\n", stderr)
+	md, err := os.ReadFile(filepath.Join(out, "report", report.SummaryFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "## Failed points (2 points with no result)")
 
 	code, stdout, stderr = runCLI(t, args...)
 	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)

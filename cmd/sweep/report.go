@@ -69,15 +69,21 @@ func newReportCmd(ios *IOStreams, runF func(context.Context, *reportOptions) err
 
 // reportRun builds and writes the report and prints where it went. A
 // results directory that cannot be read or holds no result, DIR's or
-// --compare's, exits 2 as sweep compare's do.
+// --compare's, exits 2 as sweep compare's do; DIR with no result but
+// points its sweep's journal ends failed gets the report listing them
+// (not with --compare: there is nothing to compare).
 func reportRun(ctx context.Context, o *reportOptions) error {
 	rep, err := report.Read(ctx, o.Dir, o.Options)
 	if err != nil {
 		return inputError(err)
 	}
 	rs := rep.Results
-	if len(rs) == 0 {
+	switch {
+	case rep.Empty():
 		return inputError(fmt.Errorf("no result files under %s (looked for *.json with conc and request_metrics)", o.Dir))
+	case len(rs) == 0 && o.Compare != "":
+		return inputError(fmt.Errorf("no result files under %s to compare with --compare's (%s failed before writing one; sweep report %s without --compare lists them)",
+			o.Dir, plural.Count(len(rep.Failed), "point", "points"), o.Dir))
 	}
 	if o.Compare != "" {
 		cmp, err := rep.CompareDir(ctx, o.Compare, o.Options, o.Tolerance)
@@ -93,7 +99,11 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.ErrOut, "%s, %s\n", plural.Count(len(rs), "arm", "arms"), plural.Count(len(rep.Charts), "chart", "charts"))
+	if len(rs) == 0 {
+		fmt.Fprintf(o.IO.ErrOut, "no point has a result: the report lists the %s that failed before writing one\n", plural.Count(len(rep.Failed), "point", "points"))
+	} else {
+		fmt.Fprintf(o.IO.ErrOut, "%s, %s\n", plural.Count(len(rs), "arm", "arms"), plural.Count(len(rep.Charts), "chart", "charts"))
+	}
 	fmt.Fprintf(o.IO.Out, "%s\n%s\n", page, filepath.Join(o.Out, report.SummaryFile))
 	return nil
 }

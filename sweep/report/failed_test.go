@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -153,4 +154,58 @@ func TestFailedPointsFromJournal(t *testing.T) {
 	assert.Contains(t, page, "<h2>Failed points (3 results, 3 points with no result)</h2>")
 	assert.Contains(t, page, "<tr><td>qwen3.5 mi325x-amds sglang fp8 mtp tp4</td><td>c16</td><td>stage client: client failed (killed by SIGKILL) (2 attempts)</td><td>no result file</td></tr>")
 	assert.Contains(t, page, "<tr><td>qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8</td><td>c1</td><td>server start: stage engine-ready: engine not ready after 1800s (c1)</td><td>no result file</td></tr>")
+}
+
+// TestWriteSweepOnlyFailedPoints: a sweep whose every point failed before
+// it wrote a result (its server never started) gets its report, which
+// says no point has a result and lists them with the journal's errors;
+// before, it stopped with "no results in DIR yet" and no report. A sweep
+// that has not ended a point yet, or a directory with nothing, still
+// has no results yet.
+func TestWriteSweepOnlyFailedPoints(t *testing.T) {
+	id := synth.KeySweep(11)[0].Arm.Identity
+	start := campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover", Points: []string{"p-c4", "p-c16"}},
+		Arms: []campaign.ArmPlan{{Arm: 1, Identity: id, Points: []campaign.PointPlan{{Point: "p-c4", Conc: 4}, {Point: "p-c16", Conc: 16}}}}}
+	var failed []campaign.Record
+	for _, c := range []int{4, 16} {
+		failed = append(failed,
+			campaign.Record{Event: campaign.EventPointStart, Arm: 1, Point: fmt.Sprintf("p-c%d", c), Conc: c, NoServer: true},
+			campaign.Record{Event: campaign.EventPointEnd, Arm: 1, Point: fmt.Sprintf("p-c%d", c), Conc: c, Attempt: 1,
+				Status: campaign.StatusFailed, Error: "server start: stage engine-ready: engine not ready"})
+	}
+	for _, tc := range []struct {
+		name    string
+		journal []campaign.Record // nil: no journal
+		// want: the line WriteSweep prints under "knees:", or its error
+		want string
+		err  bool
+	}{
+		{"every point failed before a result", append([]campaign.Record{start}, failed...), "none: no point has a result, 2 points failed before writing one\n", false},
+		{"no point ended yet", []campaign.Record{start}, "no results in DIR yet", true},
+		{"nothing", nil, "no results in DIR yet", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.journal != nil {
+				require.NoError(t, synth.WriteJournal(dir, tc.journal...))
+			}
+			var w bytes.Buffer
+			err := WriteSweep(t.Context(), &w, dir)
+			if tc.err {
+				assert.EqualError(t, err, strings.ReplaceAll(tc.want, "DIR", dir))
+				assert.NoDirExists(t, filepath.Join(dir, "report"))
+				return
+			}
+			require.NoError(t, err)
+			assert.Contains(t, w.String(), "\nknees:\n"+tc.want, w.String())
+			md, err := os.ReadFile(filepath.Join(dir, "report", SummaryFile))
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(string(md), "> **No point has a result: 2 points failed before writing one; the failed points' table says why.**\n"), "%s", md)
+			assert.Contains(t, string(md), "## Failed points (2 points with no result)")
+			assert.Contains(t, string(md), "| c16 | server start: stage engine-ready: engine not ready | no result file |")
+			page, err := os.ReadFile(filepath.Join(dir, "report", PageFile))
+			require.NoError(t, err)
+			assert.Contains(t, string(page), `<p class="no-result"><strong>No point has a result`)
+		})
+	}
 }

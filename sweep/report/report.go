@@ -49,7 +49,18 @@ type Report struct {
 	// points' table lists them beside the failed result files. Read sets
 	// it; nil when the verdicts were handed over (Build).
 	Failed []campaign.FailedPoint
-	groups []group
+	// NoResult, when not "", says that no point of the sweep has a
+	// result, only failed points (Failed): the banner the summary and the
+	// page lead with. Read sets it.
+	NoResult string
+	groups   []group
+}
+
+// Empty says the report has nothing to show: no result, and no point its
+// sweep's journal ends failed (Failed). A sweep whose every point failed
+// before it wrote a result is no empty report: it lists them.
+func (rep *Report) Empty() bool {
+	return len(rep.Results) == 0 && len(rep.Failed) == 0
 }
 
 type group struct {
@@ -95,7 +106,8 @@ func Build(rs []*knee.Result, metric knee.Metric) (*Report, error) {
 // Read builds the report of the results under dir as sweep knees reads
 // them (campaign.ReadKnees with o: the verdicts, and the points their
 // sweep has not finished, named in Incomplete). No result under dir is
-// no error: the report then has no Results.
+// no error: the report then has no Results (Empty, unless its sweep's
+// journal ends points failed: NoResult).
 func Read(ctx context.Context, dir string, o knee.Options) (*Report, error) {
 	k, err := campaign.ReadKnees(ctx, dir, o)
 	if err != nil {
@@ -116,6 +128,10 @@ func fromKnees(k *campaign.Knees, dir string, metric knee.Metric) (*Report, erro
 	}
 	rep.Dir = dir
 	rep.Failed = k.Failed
+	if len(k.Results) == 0 && len(k.Failed) > 0 {
+		rep.NoResult = fmt.Sprintf("No point has a result: %s failed before writing one; the failed points' table says why.",
+			plural.Count(len(k.Failed), "point", "points"))
+	}
 	if s := k.Incomplete(); s != "" {
 		rep.Incomplete = append(rep.Incomplete, "Incomplete: "+s+".")
 	}

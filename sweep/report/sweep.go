@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"sweep/internal/plural"
 	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
 )
@@ -13,7 +14,9 @@ import (
 // WriteSweep prints the knee table of a sweep directory to w (each arm's
 // knee at 90 % of its peak total throughput per GPU, and the points the
 // sweep has not finished: campaign.Knees.WriteTable) and writes its
-// report under DIR/report, as a sweep does when its points are done. It runs
+// report under DIR/report, as a sweep does when its points are done
+// (with only failed points, a report that lists them; with nothing at
+// all, the error "no results in DIR yet"). It runs
 // after the sweep's results are written, so a panic in it is an error,
 // never a crash. Cancelled (Ctrl-C) before the report is written, it
 // writes none and returns an *InterruptedError.
@@ -30,15 +33,17 @@ func WriteSweep(ctx context.Context, w io.Writer, dir string) (err error) {
 	if err != nil {
 		return err
 	}
-	if len(k.Results) == 0 {
+	rep, err := fromKnees(k, dir, knee.MetricTotal)
+	if err != nil {
+		return err
+	}
+	if rep.Empty() {
 		return fmt.Errorf("no results in %s yet", dir)
 	}
 	fmt.Fprintln(w, "\nknees:")
-	if err := k.WriteTable(w); err != nil {
-		return err
-	}
-	rep, err := fromKnees(k, dir, knee.MetricTotal)
-	if err != nil {
+	if len(k.Results) == 0 {
+		fmt.Fprintf(w, "none: no point has a result, %s failed before writing one\n", plural.Count(len(k.Failed), "point", "points"))
+	} else if err := k.WriteTable(w); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {

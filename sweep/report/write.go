@@ -91,7 +91,7 @@ func (rep *Report) metricLine() string {
 }
 
 // Markdown is the summary for $GITHUB_STEP_SUMMARY: first the banners
-// (Provenance: simulated results, calibrations, probes; Incomplete:
+// (NoResult: only failed points; Provenance: simulated results, calibrations, probes; Incomplete:
 // points a sweep has not finished), the throughput metric, a
 // comparison's verdict, the knee table, the failed points with why, the
 // frontier at P90 E2E-normalised interactivity, energy, and links to the
@@ -139,7 +139,15 @@ func (rep *Report) Markdown(chartsDir string) string {
 // results came from (Provenance) and what their sweeps have not finished
 // (Incomplete).
 func (rep *Report) banners() []string {
-	return slices.Concat(rep.Provenance(), rep.Incomplete)
+	return slices.Concat(rep.noResult(), rep.Provenance(), rep.Incomplete)
+}
+
+// noResult is the banner NoResult, when there is one.
+func (rep *Report) noResult() []string {
+	if rep.NoResult == "" {
+		return nil
+	}
+	return []string{rep.NoResult}
 }
 
 // HTML is one self-contained page: the tables and every chart as inline
@@ -159,6 +167,9 @@ figcaption{font-size:13px;padding:4px}
 </style></head><body>
 `)
 	b.WriteString("<h1>Sweep report</h1>\n")
+	for _, line := range rep.noResult() {
+		fmt.Fprintf(&b, "<p class=\"no-result\"><strong>%s</strong></p>\n", html.EscapeString(line))
+	}
 	for _, line := range rep.Provenance() {
 		fmt.Fprintf(&b, "<p class=\"provenance\"><strong>%s</strong></p>\n", html.EscapeString(line))
 	}

@@ -52,9 +52,10 @@ func newKneesCmd(ios *IOStreams, runF func(context.Context, *kneesOptions) error
 	}
 }
 
-// kneesRun reads o.Dir and prints one verdict per arm, and the points
-// its sweep has not finished when its journal says it has not
-// (campaign.ReadKnees).
+// kneesRun reads o.Dir and prints one verdict per arm, the points they
+// leave out (its sweep's failed points with no result among them), and
+// the points its sweep has not finished when its journal says it has
+// not (campaign.ReadKnees).
 func kneesRun(ctx context.Context, o *kneesOptions) error {
 	k, err := campaign.ReadKnees(ctx, o.Dir, o.Options)
 	if err != nil {
@@ -65,6 +66,9 @@ func kneesRun(ctx context.Context, o *kneesOptions) error {
 	}
 	if len(k.Results) == 0 {
 		fmt.Fprintf(o.IO.ErrOut, "no result files under %s (looked for *.json with conc and request_metrics)\n", o.Dir)
+		if err := k.WriteLeftOut(o.IO.ErrOut); err != nil {
+			return err
+		}
 		if s := k.Incomplete(); s != "" {
 			fmt.Fprintf(o.IO.ErrOut, "incomplete: %s\n", s)
 		}

@@ -232,11 +232,14 @@ func (c Coverage) ArmOf(dir string, arm int, measured []*knee.Arm) (id result.Id
 	return result.Identity{}, false
 }
 
-// WriteTable prints the verdicts as sweep knees does (knee.WriteTable)
-// and, when the sweep has not finished, which points it has not
-// (Incomplete).
+// WriteTable prints the verdicts as sweep knees does (knee.WriteTable),
+// the points they leave out (WriteLeftOut) and, when the sweep has not
+// finished, which points it has not (Incomplete).
 func (k *Knees) WriteTable(w io.Writer) error {
 	if err := knee.WriteTable(w, k.Results); err != nil {
+		return err
+	}
+	if err := k.WriteLeftOut(w); err != nil {
 		return err
 	}
 	if s := k.Incomplete(); s != "" {
@@ -245,4 +248,30 @@ func (k *Knees) WriteTable(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// WriteLeftOut prints, under "excluded points:", the points the knees
+// leave out (LeftOut, in its order): each excluded result file with its
+// arm, concurrency, reason and file, and each point the journal ends
+// failed with no result the knees read, with the journal's error and
+// "no result file" (or the file they did not read). Nothing when there
+// is none.
+func (k *Knees) WriteLeftOut(w io.Writer) error {
+	var b strings.Builder
+	for _, l := range k.LeftOut() {
+		if f := l.Failed; f != nil {
+			file := "no result file"
+			if f.Result != "" {
+				file = f.Result + ", not read"
+			}
+			fmt.Fprintf(&b, "  %s %s: %s (%s)\n", f.ArmLabel(), f.Name(), f.Why(), file)
+			continue
+		}
+		fmt.Fprintf(&b, "  %s c%d: %s (%s)\n", l.Arm, l.Point.Conc, l.Exclusion.Reason, l.Exclusion.File)
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "\nexcluded points:\n%s", b.String())
+	return err
 }

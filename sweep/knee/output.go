@@ -51,8 +51,10 @@ func WriteJSON(w io.Writer, rs []*Result) error {
 }
 
 // WriteTable prints one line per arm (identity, status, knee, peak,
-// Kneedle's knee, cliff, the reason for the verdict), then every excluded
-// file with its arm, concurrency and reason.
+// Kneedle's knee, cliff, the reason for the verdict), then the energy
+// per token where measured. The points left out (each excluded file,
+// with the failed points of a sweep's journal) are campaign's to list
+// (campaign.Knees.WriteTable), where the journal is read.
 func WriteTable(w io.Writer, rs []*Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ARM\tSTATUS\tKNEE\tPEAK\tKNEEDLE\tCLIFF\tREASON")
@@ -80,22 +82,7 @@ func WriteTable(w io.Writer, rs []*Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if err := writeEnergy(w, rs); err != nil {
-		return err
-	}
-	first := true
-	for _, r := range rs {
-		for _, p := range r.Points {
-			for _, e := range p.Excluded {
-				if first {
-					fmt.Fprintln(w, "\nexcluded points:")
-					first = false
-				}
-				fmt.Fprintf(w, "  %s c%d: %s (%s)\n", r.Arm.Identity.Label(), p.Conc, e.Reason, e.File)
-			}
-		}
-	}
-	return nil
+	return writeEnergy(w, rs)
 }
 
 // writeEnergy lists, for the arms whose results carry valid power, the

@@ -154,6 +154,30 @@ func TestFailedPointsFromJournal(t *testing.T) {
 	assert.Contains(t, page, "<h2>Failed points (3 results, 3 points with no result)</h2>")
 	assert.Contains(t, page, "<tr><td>qwen3.5 mi325x-amds sglang fp8 mtp tp4</td><td>c16</td><td>stage client: client failed (killed by SIGKILL) (2 attempts)</td><td>no result file</td></tr>")
 	assert.Contains(t, page, "<tr><td>qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8</td><td>c1</td><td>server start: stage engine-ready: engine not ready after 1800s (c1)</td><td>no result file</td></tr>")
+
+	// sweep knees lists the same points in the same order under
+	// "excluded points" (campaign.LeftOutOf, the one list): before, it
+	// listed the failed results only, not the points with no result.
+	k, err := campaign.ReadKnees(t.Context(), dir, knee.Options{})
+	require.NoError(t, err)
+	var text strings.Builder
+	require.NoError(t, k.WriteTable(&text))
+	i = strings.Index(text.String(), "\nexcluded points:\n")
+	require.True(t, i >= 0, text.String())
+	listed := strings.ReplaceAll(text.String()[i:], dir+string(filepath.Separator), "DIR/")
+	golden = filepath.Join("testdata", "failed_journal.knees.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(listed), 0o644))
+	}
+	want, err = os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), listed)
+	rows, _ := failedRows(rep.Results, rep.Failed, dir)
+	lines := strings.Split(strings.TrimSpace(listed), "\n")[1:]
+	require.Len(t, lines, len(rows), "one line per row of the report's table")
+	for n, row := range rows {
+		assert.True(t, strings.HasPrefix(strings.TrimSpace(lines[n]), row[0]+" "+strings.TrimSuffix(row[1], " (other results used)")+": "), "line %d %q, row %q", n, lines[n], row)
+	}
 }
 
 // TestWriteSweepOnlyFailedPoints: a sweep whose every point failed before

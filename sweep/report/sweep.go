@@ -43,7 +43,11 @@ func WriteSweep(ctx context.Context, w io.Writer, dir string) (err error) {
 	fmt.Fprintln(w, "\nknees:")
 	if len(k.Results) == 0 {
 		fmt.Fprintf(w, "none: no point has a result, %s failed before writing one\n", plural.Count(len(k.Failed), "point", "points"))
-	} else if err := k.WriteTable(w); err != nil {
+		err = k.WriteLeftOut(w)
+	} else {
+		err = k.WriteTable(w)
+	}
+	if err != nil {
 		return err
 	}
 	if ctx.Err() != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"sweep/internal/markdown"
@@ -42,82 +41,35 @@ func kneeRows(rs []*knee.Result) [][]string {
 
 var kneeHeader = []string{"arm", "status", "knee", "peak", "Kneedle", "excluded files", "cliff", "reason"}
 
-// failedRows lists every result file left out of the knees because it
-// failed (knee.Point.Excluded; not a probe its full-length run
-// superseded, which is no failure), with why: the arm, the point (with
-// "other results used" when the point has usable ones too), the reason
-// and the file (relative to dir when under it); and among them, by
-// concurrency in its arm's rows, each point of failed (its sweep's
-// journal's failed points with no result the knees read) with the
-// journal's error and the number of its attempts, its file "no result
-// file" (or the result file the knees did not read). The points of
-// failed on no arm of rs follow, in the journal's order. noResult
-// counts the rows of failed.
+// failedRows lists the points the knees leave out
+// (campaign.LeftOutOf: in its order), with why: every result file left
+// out because it failed (knee.Point.Excluded; not a probe its
+// full-length run superseded, which is no failure): the arm, the point
+// (with "other results used" when the point has usable ones too), the
+// reason and the file (relative to dir when under it); and each point of
+// failed (its sweep's journal's failed points with no result the knees
+// read) with the journal's error and the number of its attempts, its
+// file "no result file" (or the result file the knees did not read).
+// noResult counts the rows of failed.
 func failedRows(rs []*knee.Result, failed []campaign.FailedPoint, dir string) (rows [][]string, noResult int) {
-	type row struct {
-		conc  int
-		cells []string
-	}
-	byArm := map[string][]row{}
-	var others []row
-	for _, f := range failed {
-		label := f.Arm
-		if label == "" {
-			label = "(no arm in the journal)"
-		}
-		point := fmt.Sprintf("c%d", f.Conc)
-		switch {
-		case f.Conc == 0:
-			point = f.Point
-		case f.Probe:
-			point += " (probe)"
-		}
-		why := f.Error
-		if f.Attempts > 1 {
-			why = fmt.Sprintf("%s (%d attempts)", why, f.Attempts)
-		}
-		file := "no result file"
-		if f.Result != "" {
-			file = relTo(dir, f.Result) + " (not read)"
-		}
-		r := row{f.Conc, []string{label, point, why, file}}
-		if slices.ContainsFunc(rs, func(res *knee.Result) bool { return res.Arm.Identity.Label() == f.Arm }) {
-			byArm[f.Arm] = append(byArm[f.Arm], r)
-		} else {
-			others = append(others, r)
-		}
-		noResult++
-	}
-	for _, r := range rs {
-		superseded := map[string]bool{}
-		for _, s := range r.Arm.Samples {
-			if s.Superseded {
-				superseded[s.File] = true
+	for _, l := range campaign.LeftOutOf(rs, failed) {
+		if f := l.Failed; f != nil {
+			file := "no result file"
+			if f.Result != "" {
+				file = relTo(dir, f.Result) + " (not read)"
 			}
+			rows = append(rows, []string{f.ArmLabel(), f.Name(), f.Why(), file})
+			noResult++
+			continue
 		}
-		journal := byArm[r.Arm.Identity.Label()]
-		slices.SortStableFunc(journal, func(a, b row) int { return a.conc - b.conc })
-		for _, p := range r.Points {
-			for len(journal) > 0 && journal[0].conc < p.Conc {
-				rows, journal = append(rows, journal[0].cells), journal[1:]
-			}
-			for _, e := range p.Excluded {
-				if superseded[e.File] {
-					continue
-				}
-				point := pointName(r, p.Conc)
-				if p.Usable {
-					point += " (other results used)"
-				}
-				rows = append(rows, []string{r.Arm.Identity.Label(), point, e.Reason, relTo(dir, e.File)})
-			}
+		if l.Superseded {
+			continue
 		}
-		for _, j := range journal {
-			rows = append(rows, j.cells)
+		point := pointName(l.Result, l.Point.Conc)
+		if l.Point.Usable {
+			point += " (other results used)"
 		}
-	}
-	for _, o := range others {
-		rows = append(rows, o.cells)
+		rows = append(rows, []string{l.Arm, point, l.Exclusion.Reason, relTo(dir, l.Exclusion.File)})
 	}
 	return rows, noResult
 }

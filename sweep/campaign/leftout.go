@@ -1,0 +1,106 @@
+package campaign
+
+import (
+	"fmt"
+	"slices"
+
+	"sweep/sweep/knee"
+)
+
+// LeftOut is a point the knees leave out, as sweep knees' "excluded
+// points" and a report's failed points' table list it: a result file
+// knee.Analyze excluded (Exclusion, on Result's Point), or a point its
+// sweep's journal ends failed with no result the knees read (Failed).
+type LeftOut struct {
+	// Arm is the label of the point's arm; "" for a failed point the
+	// journal places on no arm.
+	Arm string
+	// Result is the verdict on the excluded file's arm; nil for Failed.
+	Result *knee.Result
+	// Point is the point of Result the file was read for.
+	Point *knee.Point
+	// Exclusion is the excluded file and why; nil for Failed.
+	Exclusion *knee.Exclusion
+	// Superseded says Exclusion is a probe its full-length run
+	// superseded (knee.Sample.Superseded): no failure.
+	Superseded bool
+	// Failed is the journal's failed point; nil for an Exclusion.
+	Failed *FailedPoint
+}
+
+// LeftOutOf lists the points the knees rs leave out, with failed (the
+// journal's failed points with no result they read, Knees.Failed): per
+// arm of rs, by concurrency, each failed point before the excluded files
+// of its concurrency's point and after those below it; then the failed
+// points on no arm of rs, in the journal's order.
+func LeftOutOf(rs []*knee.Result, failed []FailedPoint) []LeftOut {
+	byArm := map[string][]LeftOut{}
+	var others, out []LeftOut
+	for i := range failed {
+		f := &failed[i]
+		l := LeftOut{Arm: f.Arm, Failed: f}
+		if slices.ContainsFunc(rs, func(r *knee.Result) bool { return r.Arm.Identity.Label() == f.Arm }) {
+			byArm[f.Arm] = append(byArm[f.Arm], l)
+		} else {
+			others = append(others, l)
+		}
+	}
+	for _, r := range rs {
+		label := r.Arm.Identity.Label()
+		superseded := map[string]bool{}
+		for _, s := range r.Arm.Samples {
+			if s.Superseded {
+				superseded[s.File] = true
+			}
+		}
+		journal := byArm[label]
+		slices.SortStableFunc(journal, func(a, b LeftOut) int { return a.Failed.Conc - b.Failed.Conc })
+		for i := range r.Points {
+			p := &r.Points[i]
+			for len(journal) > 0 && journal[0].Failed.Conc < p.Conc {
+				out, journal = append(out, journal[0]), journal[1:]
+			}
+			for j := range p.Excluded {
+				e := &p.Excluded[j]
+				out = append(out, LeftOut{Arm: label, Result: r, Point: p, Exclusion: e, Superseded: superseded[e.File]})
+			}
+		}
+		out = append(out, journal...)
+	}
+	return append(out, others...)
+}
+
+// LeftOut is LeftOutOf the knees' verdicts and failed points.
+func (k *Knees) LeftOut() []LeftOut {
+	return LeftOutOf(k.Results, k.Failed)
+}
+
+// Name names the failed point f in a list: "c16", "c16 (probe)", or its
+// ID when the journal does not say its concurrency.
+func (f *FailedPoint) Name() string {
+	switch {
+	case f.Conc == 0:
+		return f.Point
+	case f.Probe:
+		return fmt.Sprintf("c%d (probe)", f.Conc)
+	}
+	return fmt.Sprintf("c%d", f.Conc)
+}
+
+// Why is why the failed point f failed, as its journal records it, with
+// the number of its attempts when more than one.
+func (f *FailedPoint) Why() string {
+	if f.Attempts > 1 {
+		return fmt.Sprintf("%s (%d attempts)", f.Error, f.Attempts)
+	}
+	return f.Error
+}
+
+// ArmLabel is the label of the failed point f's arm, or "(no arm in the
+// journal)" when the journal places it on none.
+func (f *FailedPoint) ArmLabel() string {
+	if f.Arm == "" {
+		return "(no arm in the journal)"
+	}
+	return f.Arm
+}

@@ -37,9 +37,7 @@ func newABCompareCmd(ios *IOStreams, runF func(context.Context, *abCompareOption
 			fs.StringSliceVar(&o.B, "b", nil, "arm B's BFCL project roots, comma separated (replicates)")
 			fs.StringVar(&o.Model, "model", "", "BFCL registry name of the model, e.g. Qwen/Qwen3.6-27B-FC")
 			fs.StringVar(&cats, "categories", "", "comma list of BFCL v4 categories or collections, e.g. non_live,live,multi_turn")
-			o.Tolerance = abgate.DefaultTolerance
-			tolerance := &cli.Float{P: &o.Tolerance}
-			fs.Var(tolerance, "tolerance", "tolerated drop of the weighted accuracy, in points, in (0, 100)")
+			cli.FloatVar(fs, &o.Tolerance, "tolerance", abgate.DefaultTolerance, "tolerated drop of the weighted accuracy, in points, in (0, 100)", accuracyPoints)
 			fs.StringVar(&since, "since", "", "RFC 3339 time: result and score files modified before it are stale")
 			fs.BoolVar(&o.Read.AllowPartial, "allow-partial", false, "accept categories with fewer cases than BFCL's dataset")
 			fs.StringVar(&o.Format, "format", "table", "output format: table (Markdown) or json")
@@ -69,9 +67,6 @@ func newABCompareCmd(ios *IOStreams, runF func(context.Context, *abCompareOption
 					if o.Read.Since, err = time.Parse(time.RFC3339, since); err != nil {
 						return flagErrorf("--since %q: want an RFC 3339 time such as 2026-08-22T07:17:00Z", since)
 					}
-				}
-				if !(o.Tolerance > 0 && o.Tolerance < 100) {
-					return flagErrorf("--tolerance %s: want points in (0, 100), e.g. 2", tolerance)
 				}
 				if o.Format != "table" && o.Format != "json" {
 					return flagErrorf("--format %q: want table or json", o.Format)

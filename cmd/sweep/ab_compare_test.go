@@ -160,10 +160,10 @@ func TestABCompareFlags(t *testing.T) {
 		{name: "same root twice", args: []string{"--a", a + "," + a + "/", "--b", b, "--model", "m", "--categories", "live"}, wantErr: "--a: root " + a + "/ is listed again"},
 		{name: "missing root", args: []string{"--a", filepath.Join(root, "nope"), "--b", b, "--model", "m", "--categories", "live"}, wantErr: "is not a directory"},
 		{name: "bad since", args: append(base, "--since", "yesterday"), wantErr: `--since "yesterday": want an RFC 3339 time`},
-		{name: "bad tolerance", args: append(base, "--tolerance", "-2"), wantErr: "--tolerance -2: want points in (0, 100)"},
+		{name: "bad tolerance", args: append(base, "--tolerance", "-2"), wantErr: `"--tolerance" flag: -2: want points in (0, 100)`},
 		// Out of float64's range: the range is the problem, not the number.
-		{name: "tolerance beyond float64", args: append(base, "--tolerance", "1e309"), wantErr: "--tolerance 1e309: want points in (0, 100), e.g. 2"},
-		{name: "tolerance below float64", args: append(base, "--tolerance", "1e-400"), wantErr: "--tolerance 1e-400: want points in (0, 100), e.g. 2"},
+		{name: "tolerance beyond float64", args: append(base, "--tolerance", "1e309"), wantErr: `"--tolerance" flag: 1e309: want points in (0, 100), e.g. 2`},
+		{name: "tolerance below float64", args: append(base, "--tolerance", "1e-400"), wantErr: `"--tolerance" flag: 1e-400: want points in (0, 100), e.g. 2`},
 		{name: "bad format", args: append(base, "--format", "yaml"), wantErr: `--format "yaml": want table or json`},
 		{name: "positional", args: append(base, "extra"), wantErr: "ab compare takes no arguments"},
 	}

@@ -113,8 +113,6 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--conc-list %s: want concurrencies of 1 or more", nonPositive(o.ConcList))
 	case o.DPAttn != "" && o.DPAttn != "true" && o.DPAttn != "false":
 		return flagErrorf("--dp-attn %q: want true or false", o.DPAttn)
-	case run.CheckTimeScale(o.TimeScale) != nil:
-		return run.CheckTimeScale(o.TimeScale)
 	case !o.Simulate && (fs.Changed("sim-gpu") || fs.Changed("time-scale") || fs.Changed("sim-clock")):
 		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
 	case run.CheckSimClock(o.SimClock) != nil:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/cli"
 	"sweep/internal/plural"
 	"sweep/sweep/compare"
 )
@@ -39,7 +40,7 @@ func newCompareCmd(ios *IOStreams, runF func(context.Context, *compareOptions) e
 			var calibration string
 			var calibrate bool
 			fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
-			fs.Float64Var(&o.Tolerance, "tolerance", compare.DefaultTolerance, "tolerated loss in percent")
+			cli.FloatVar(fs, &o.Tolerance, "tolerance", compare.DefaultTolerance, "tolerated loss in percent, in (0, 100)", lossPercent)
 			fs.StringVar(&o.Format, "format", "text", "output format: text, json or markdown")
 			fs.Var(&o.Metric, "metric", "what to compare: throughput per GPU (total, output), interactivity (intvty), latency percentiles, or energy per output token (energy, from power-valid results)")
 			fs.StringVar(&calibration, "calibration", "", "noise file of sweep compare --calibrate, for arms without replicates")
@@ -68,9 +69,6 @@ func newCompareCmd(ios *IOStreams, runF func(context.Context, *compareOptions) e
 					return flagErrorf("compare takes BASE and HEAD directories, got %d arguments", len(args))
 				}
 				o.Base, o.Head = args[0], args[1]
-				if err := compare.CheckTolerance(o.Tolerance); err != nil {
-					return err
-				}
 				if !slices.Contains(compare.Formats, o.Format) {
 					return flagErrorf("--format %q: want text, json or markdown", o.Format)
 				}

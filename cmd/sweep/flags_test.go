@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
+	"sweep/internal/cli"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -86,4 +90,75 @@ func TestFlagValueNamesAreOneWord(t *testing.T) {
 		})
 	}
 	walk("", rootCommand(&IOStreams{}))
+}
+
+// TestFloatFlagsHaveRanges walks every command (and a command a flag
+// picks, official --propose) and checks that each float flag goes
+// through the one rule (cli.FloatVar, cli.FloatsVar) with its range: a
+// number beyond float64's range (1e309), an infinity, NaN or a value
+// just out of the range is refused, exit 2, naming the flag, the value
+// and the range; the range's example is taken. Before, 1e309 was
+// pflag's "must be a number" on all but ab compare's --tolerance, and
+// NaN, Inf or negative values passed silently on some (official
+// --propose --target NaN, run --al-tolerance NaN).
+func TestFloatFlagsHaveRanges(t *testing.T) {
+	type flagAt struct {
+		args []string // the command's words, with the flag that picks it
+		name string
+		in   cli.Range
+	}
+	var flags []flagAt
+	var walk func(args []string, c *Command)
+	walk = func(args []string, c *Command) {
+		if c.Name != "sweep" {
+			args = append(slices.Clone(args), c.Name)
+		}
+		for _, s := range c.Sub {
+			walk(args, s)
+		}
+		if c.Flags == nil {
+			return
+		}
+		fs, _ := c.Flags()
+		fs.VisitAll(func(f *pflag.Flag) {
+			if c.Pick != nil {
+				if p := c.Pick([]string{"--" + f.Name}); p != c {
+					walk(append(slices.Clone(args), "--"+f.Name), &Command{Name: "sweep", Flags: p.Flags})
+				}
+			}
+			value := f.Value
+			for u, ok := value.(interface{ Unwrap() pflag.Value }); ok; u, ok = value.(interface{ Unwrap() pflag.Value }) {
+				value = u.Unwrap() // a list flag's recorder (cli.Lists)
+			}
+			switch v := value.(type) {
+			case *cli.Float:
+				flags = append(flags, flagAt{args, f.Name, v.In})
+			case *cli.Floats:
+				flags = append(flags, flagAt{args, f.Name, v.In})
+			default:
+				assert.NotContains(t, strings.ToLower(f.Value.Type()), "float", "sweep %s --%s: a float flag not bound with cli.FloatVar or cli.FloatsVar", strings.Join(args, " "), f.Name)
+			}
+		})
+	}
+	walk(nil, rootCommand(&IOStreams{}))
+	require.GreaterOrEqual(t, len(flags), 15, "the float flags found")
+	for _, f := range flags {
+		bad := []string{"1e309", "-1e309", "NaN", "Inf", "-Inf"}
+		if f.in.MinOpen {
+			bad = append(bad, strconv.FormatFloat(f.in.Min, 'g', -1, 64))
+		} else {
+			bad = append(bad, strconv.FormatFloat(f.in.Min-0.5, 'g', -1, 64))
+		}
+		if !math.IsInf(f.in.Max, 1) {
+			bad = append(bad, strconv.FormatFloat(f.in.Max+0.5, 'g', -1, 64))
+		}
+		for _, v := range bad {
+			args := append(slices.Clone(f.args), "--"+f.name+"="+v)
+			code, _, stderr := runCLI(t, args...)
+			assert.Equal(t, 2, code, "sweep %s: %s", strings.Join(args, " "), stderr)
+			assert.True(t, strings.HasPrefix(stderr, "sweep: --"+f.name+" "+v+": want "+f.in.String()+"\n"), "sweep %s: %s", strings.Join(args, " "), stderr)
+		}
+		var p float64
+		assert.NoError(t, (&cli.Float{P: &p, In: f.in}).Set(f.in.Example), "--%s: its example %q", f.name, f.in.Example)
+	}
 }

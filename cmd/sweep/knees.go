@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/cli"
 	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
 )
@@ -33,7 +34,7 @@ func newKneesCmd(ios *IOStreams, runF func(context.Context, *kneesOptions) error
 			o := &kneesOptions{IO: ios, Options: knee.Options{Metric: knee.MetricTotal}}
 			fs := pflag.NewFlagSet("knees", pflag.ContinueOnError)
 			fs.StringVar(&o.Format, "format", "table", "output format: table or json")
-			fs.Float64Var(&o.Threshold, "threshold", 0.9, "the knee reaches this fraction of the arm's peak throughput, in (0, 1)")
+			cli.FloatVar(fs, &o.Threshold, "threshold", 0.9, "the knee reaches this fraction of the arm's peak throughput, in (0, 1)", kneeThreshold)
 			fs.Var(&o.Metric, "metric", "throughput per GPU to use: total (input+output tokens) or output")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
@@ -42,9 +43,6 @@ func newKneesCmd(ios *IOStreams, runF func(context.Context, *kneesOptions) error
 				o.Dir = args[0]
 				if o.Format != "table" && o.Format != "json" {
 					return flagErrorf("--format %q: want table or json", o.Format)
-				}
-				if !(o.Threshold > 0 && o.Threshold < 1) {
-					return flagErrorf("--threshold %g: want a fraction in (0, 1), e.g. 0.9", o.Threshold)
 				}
 				return runF(ctx, o)
 			}

@@ -30,7 +30,7 @@ func TestKneesFlags(t *testing.T) {
 			want: kneesOptions{Dir: "d", Format: "json", Options: knee.Options{Threshold: 0.95, Metric: "output"}}},
 		{name: "no dir", args: nil, wantErr: "knees takes one directory, got 0 arguments"},
 		{name: "bad format", args: []string{"d", "--format", "yaml"}, wantErr: `--format "yaml": want table or json`},
-		{name: "bad threshold", args: []string{"d", "--threshold", "90"}, wantErr: "--threshold 90: want a fraction in (0, 1)"},
+		{name: "bad threshold", args: []string{"d", "--threshold", "90"}, wantErr: `"--threshold" flag: 90: want a fraction in (0, 1), e.g. 0.9`},
 		{name: "bad metric", args: []string{"d", "--metric", "input"}, wantErr: `metric "input": want total or output`},
 	}
 	for _, tc := range tests {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
+	"sweep/internal/cli"
 	"sweep/recipes"
 	"sweep/sweep/abgate/leg"
 	"sweep/sweep/run"
@@ -31,7 +32,7 @@ type abRunOptions struct {
 func (o *abRunOptions) bindLegFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Out, "out", "", "output directory (default ./ab-runs/LEG-<UTC time>; must not exist or be empty)")
 	fs.BoolVar(&o.Simulate, "simulate", false, "simulated engine, router and bfcl (the leg's simulate section)")
-	fs.Float64Var(&o.TimeScale, "time-scale", run.DefaultSimTimeScale, "with --simulate: simulated seconds per wall second")
+	cli.FloatVar(fs, &o.TimeScale, "time-scale", run.DefaultSimTimeScale, "with --simulate: simulated seconds per wall second", timeScale)
 	fs.StringVar(&o.BFCL, "bfcl", "bfcl", "the bfcl program (bfcl-eval, pinned to the same version for both arms)")
 	fs.IntVar(&o.Port, "port", 0, "public port of each arm, one after the other (default 8888; with --simulate a free port per arm)")
 	fs.DurationVar(&o.RunTimeout, "run-timeout", 0, "stop a bfcl generate that runs longer (0: the leg's timeouts.run, else no limit); the replicate is then incomplete")
@@ -56,8 +57,6 @@ func (o *abRunOptions) checkLegFlags(fs *pflag.FlagSet, cmd string, args []strin
 	switch {
 	case o.Format != "table" && o.Format != "json":
 		return flagErrorf("--format %q: want table or json", o.Format)
-	case run.CheckTimeScale(o.TimeScale) != nil:
-		return run.CheckTimeScale(o.TimeScale)
 	case !o.Simulate && fs.Changed("time-scale"):
 		return flagErrorf("--time-scale needs --simulate")
 	case o.Simulate && fs.Changed("bfcl"):

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweep/configs"
+	"sweep/internal/cli"
 	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
 	"sweep/sweep/propose"
@@ -48,8 +49,8 @@ func newOfficialProposeCmd(ios *IOStreams, runF func(context.Context, *officialP
 			fs.StringVar(&o.Changelog, "changelog", configs.DefaultChangelog, "perf-changelog.yaml to append to")
 			fs.StringVar(&o.ConfigKey, "config-key", "", "config key of every arm (default: resolved from the results' model prefix, precision, framework and hardware)")
 			fs.BoolVar(&o.DryRun, "dry-run", false, "print the diff; write nothing")
-			fs.Float64Var(&o.Threshold, "threshold", 0.9, "knee threshold, a fraction of the arm's peak in (0, 1)")
-			fs.Float64SliceVar(&o.Targets, "target", []float64{20, 50, 100}, "target interactivities (tok/s/user) whose bracketing frontier points are kept")
+			cli.FloatVar(fs, &o.Threshold, "threshold", 0.9, "knee threshold, a fraction of the arm's peak in (0, 1)", kneeThreshold)
+			cli.FloatsVar(fs, &o.Targets, "target", []float64{20, 50, 100}, "target interactivities (tok/s/user) whose bracketing frontier points are kept, each above 0", interactivity)
 			fs.IntVar(&o.Max, "max", 4, "points per arm (floor, knee and first post-knee point always stay)")
 			fs.BoolVar(&o.AllowSimulated, "allow-simulated", false, "propose from simulated results (refused otherwise; the changelog entry says they were simulated)")
 			fs.BoolVar(&o.AllowUnfinished, "allow-unfinished", false, "propose from a discovery that has not finished (refused otherwise): its unfinished arms' conc-lists stay as they are")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/cli"
 	"sweep/internal/plural"
 	"sweep/sweep/compare"
 	"sweep/sweep/knee"
@@ -40,23 +41,17 @@ func newReportCmd(ios *IOStreams, runF func(context.Context, *reportOptions) err
 			o := &reportOptions{IO: ios, Options: knee.Options{Metric: knee.MetricTotal}}
 			fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 			fs.StringVar(&o.Out, "out", "", "directory to write the report to (default: DIR/report)")
-			fs.Float64Var(&o.Threshold, "threshold", 0.9, "knee threshold, a fraction of the arm's peak in (0, 1)")
+			cli.FloatVar(fs, &o.Threshold, "threshold", 0.9, "knee threshold, a fraction of the arm's peak in (0, 1)", kneeThreshold)
 			fs.Var(&o.Metric, "metric", "throughput per GPU to use: total or output")
 			fs.StringVar(&o.Compare, "compare", "", "HEAD results directory to compare DIR with (sweep compare) and draw beside it")
-			fs.Float64Var(&o.Tolerance, "tolerance", compare.DefaultTolerance, "with --compare: tolerated loss in percent")
+			cli.FloatVar(fs, &o.Tolerance, "tolerance", compare.DefaultTolerance, "with --compare: tolerated loss in percent, in (0, 100)", lossPercent)
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return flagErrorf("report takes one directory, got %d arguments", len(args))
 				}
 				o.Dir = args[0]
-				if !(o.Threshold > 0 && o.Threshold < 1) {
-					return flagErrorf("--threshold %g: want a fraction in (0, 1), e.g. 0.9", o.Threshold)
-				}
 				if o.Compare == "" && fs.Changed("tolerance") {
 					return flagErrorf("--tolerance goes with --compare")
-				}
-				if err := compare.CheckTolerance(o.Tolerance); err != nil {
-					return err
 				}
 				if o.Out == "" {
 					o.Out = filepath.Join(o.Dir, "report")

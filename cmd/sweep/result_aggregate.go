@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/cli"
 	"sweep/metrics"
 	"sweep/metrics/result"
 	"sweep/sweep/run"
@@ -42,8 +42,9 @@ func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAgg
 			fs.StringVar(&o.EnvFile, "env-file", "", "JSON object of InferenceX variables (default: the process environment)")
 			fs.StringVar(&o.Out, "out", "", "write the JSON to this file (atomically) instead of stdout")
 			fs.StringVar(&o.OutDir, "out-dir", "", "write the JSON to DIR/$RESULT_FILENAME.json, where InferenceX puts it")
-			golden := fs.Float64("golden-al", 0, "the recipe's golden acceptance length; adds the AL verdict")
-			fs.Float64Var(&o.ALTolerance, "al-tolerance", metrics.DefaultALTolerance, "absolute tolerance of the AL check")
+			golden := new(float64)
+			cli.FloatVar(fs, golden, "golden-al", 0, "the recipe's golden acceptance length; adds the AL verdict", goldenAL)
+			cli.FloatVar(fs, &o.ALTolerance, "al-tolerance", metrics.DefaultALTolerance, "absolute tolerance of the AL check", alTolerance)
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return flagErrorf("result aggregate: want exactly one RESULT_DIR, got %d arguments", len(args))
@@ -55,22 +56,12 @@ func newResultAggregateCmd(ios *IOStreams, runF func(context.Context, *resultAgg
 					o.GoldenAL = golden
 				}
 				o.ALToleranceGiven = fs.Changed("al-tolerance")
-				if o.GoldenAL != nil && !positiveFinite(*o.GoldenAL) {
-					return flagErrorf("result aggregate: --golden-al %g: want a positive finite number (the recipe's golden acceptance length, e.g. 3.39)", *o.GoldenAL)
-				}
-				if !positiveFinite(o.ALTolerance) {
-					return flagErrorf("result aggregate: --al-tolerance %g: want a positive finite number (default %g)", o.ALTolerance, metrics.DefaultALTolerance)
-				}
 				o.ResultDir = args[0]
 				return runF(ctx, o)
 			}
 		},
 	}
 }
-
-// positiveFinite reports whether v is a number above zero (not NaN or
-// infinite).
-func positiveFinite(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
 
 // resultOut is the kind of file --out and --out-dir may replace: a
 // result an aggregation wrote before.

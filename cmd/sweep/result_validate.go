@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/internal/cli"
 	"sweep/metrics/result"
 )
 
@@ -28,14 +29,11 @@ func newResultValidateCmd(ios *IOStreams, runF func(context.Context, *resultVali
 		Flags: func() (*pflag.FlagSet, func(context.Context, []string) error) {
 			o := &resultValidateOptions{IO: ios}
 			fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
-			fs.Float64Var(&o.Validate.FailedRequestThreshold, "failed-request-threshold", result.DefaultFailedRequestThreshold, "largest accepted fraction of failed requests, inclusive, in [0, 1]")
+			cli.FloatVar(fs, &o.Validate.FailedRequestThreshold, "failed-request-threshold", result.DefaultFailedRequestThreshold, "largest accepted fraction of failed requests, inclusive, in [0, 1]", failedRequestRatio)
 			fs.StringVar(&o.Validate.RequiredMetricPrefix, "required-metric-prefix", "", "also require a server metric with this prefix, e.g. sglang: or vllm:")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return flagErrorf("result validate: want exactly one ARTIFACT_DIR, got %d arguments", len(args))
-				}
-				if t := o.Validate.FailedRequestThreshold; !(t >= 0 && t <= 1) {
-					return flagErrorf("result validate: --failed-request-threshold %g: must be between 0 and 1", t)
 				}
 				o.ArtifactDir = args[0]
 				return runF(ctx, o)

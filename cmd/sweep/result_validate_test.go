@@ -24,7 +24,7 @@ func TestResultValidateCLI(t *testing.T) {
 			"", "profile_export_aiperf.json not found"},
 		{"required prefix missing csv", []string{filepath.Join(aggCases, "vllm-tp4-mtp-conc16", "aiperf_artifacts"), "--required-metric-prefix", "vllm:"}, exitError,
 			"", "required AIPerf server metrics artifacts are missing or empty"},
-		{"bad threshold", []string{"x", "--failed-request-threshold", "1.5"}, exitUsage, "", "between 0 and 1"},
+		{"bad threshold", []string{"x", "--failed-request-threshold", "1.5"}, exitUsage, "", "--failed-request-threshold 1.5: want a fraction in [0, 1], e.g. 0.1\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -52,8 +52,8 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 			fs.StringVar(&o.Plan.RunnerName, "runner-name", "", "runner name for RESULT_FILENAME (default: the first runner of the row's label)")
 			fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", run.DefaultReadyTimeout, "how long to wait for the engine's /health")
 			fs.DurationVar(&o.Point.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
-			fs.Float64Var(&o.Point.FailedRequestThreshold, "failed-request-threshold", result.DefaultFailedRequestThreshold, "largest accepted failed-request ratio")
-			fs.Float64Var(&o.Point.ALTolerance, "al-tolerance", metrics.DefaultALTolerance, "accepted |measured - golden| acceptance length")
+			cli.FloatVar(fs, &o.Point.FailedRequestThreshold, "failed-request-threshold", result.DefaultFailedRequestThreshold, "largest accepted failed-request ratio, in [0, 1]", failedRequestRatio)
+			cli.FloatVar(fs, &o.Point.ALTolerance, "al-tolerance", metrics.DefaultALTolerance, "accepted |measured - golden| acceptance length", alTolerance)
 			fs.BoolVar(&o.Launch, "launch", false, "run the point as the runner's InferenceX launcher does: allocate (or use $SLURM_JOB_ID), import the image under flock, run engine and client in the image (srun --container-image, or docker run), release; see sweep plan --runner-name")
 			fs.StringArrayVar(&o.Site, "site", nil, "with --launch: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
 			fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0 for images without glibc)")
@@ -93,9 +93,6 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 				}
 				if len(missing) > 0 {
 					return flagErrorf("missing %s", strings.Join(missing, ", "))
-				}
-				if err := run.CheckTimeScale(o.TimeScale); err != nil {
-					return err
 				}
 				if err := checkPowerGPUs(o.PowerGPUs); err != nil {
 					return err

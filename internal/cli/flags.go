@@ -35,7 +35,7 @@ func repeatable(v pflag.Value) bool {
 	}
 	t := v.Type()
 	switch t {
-	case "strings", "ints", "count":
+	case "strings", "ints", "floats", "count":
 		return true
 	}
 	return strings.HasSuffix(t, "Slice") || strings.HasSuffix(t, "Array") || strings.HasPrefix(t, "stringTo")
@@ -79,6 +79,12 @@ func (e *repeatedFlagError) Error() string {
 // what to do: the closest flags for an unknown one, the flag's name for a
 // repeated one. prefix (the command path) starts the message.
 func flagParseError(fs *pflag.FlagSet, prefix string, err error) error {
+	if iv, ok := errors.AsType[*pflag.InvalidValueError](err); ok {
+		if re, ok := errors.AsType[*RangeError](err); ok {
+			// "--tolerance 1e309: want points in (0, 100), e.g. 2"
+			return &FlagError{Err: fmt.Errorf("--%s %w", iv.GetFlag().Name, re)}
+		}
+	}
 	if rep, ok := errors.AsType[*repeatedFlagError](err); ok {
 		err = rep
 	} else if ne, ok := errors.AsType[*pflag.NotExistError](err); ok {

@@ -97,6 +97,9 @@ type lastSetRecorder struct {
 	l    *Lists
 }
 
+// Unwrap is the flag's own value (a *Float, say).
+func (r *lastSetRecorder) Unwrap() pflag.Value { return r.Value }
+
 func (r *lastSetRecorder) Set(s string) error {
 	r.l.last = r.name
 	return r.Value.Set(s)
@@ -114,6 +117,9 @@ func (l *Lists) ParseRest(fs *pflag.FlagSet, args []string) error {
 				return FlagErrorf("unexpected argument %q after --%s, which takes one value", args[0], l.last)
 			}
 			if err := list.Set(args[0]); err != nil {
+				if re, ok := errors.AsType[*RangeError](err); ok {
+					return FlagErrorf("--%s %w", l.last, re)
+				}
 				return FlagErrorf("invalid argument %q for --%s: %v", args[0], l.last, err)
 			}
 			args = args[1:]
@@ -167,31 +173,3 @@ func (o OptInt) Set(s string) error {
 }
 
 func (o OptInt) Type() string { return "int" }
-
-// Float is a float64 flag that tells a number out of float64's range
-// (1e309) from text that is no number: pflag's own says "must be a
-// number" of both. An out-of-range number is set to ±Inf (or 0 below the
-// smallest), so the command's range check names the range it wants;
-// String gives the text as given.
-type Float struct {
-	P    *float64
-	text string
-}
-
-func (f *Float) String() string {
-	if f.text != "" {
-		return f.text
-	}
-	return strconv.FormatFloat(*f.P, 'g', -1, 64)
-}
-
-func (f *Float) Set(s string) error {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return fmt.Errorf("%q is not a number", s)
-	}
-	*f.P, f.text = v, s
-	return nil
-}
-
-func (f *Float) Type() string { return "float" }

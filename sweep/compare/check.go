@@ -7,18 +7,6 @@ import (
 	"sweep/internal/usage"
 )
 
-// CheckTolerance refuses a --tolerance (percent) that is not in (0, 100)
-// as a *usage.Error: Options reads 0 as DefaultTolerance, so the flag
-// must not pass it on, nor a loss of 100 % or more, nor NaN. sweep
-// compare and sweep report --compare both check with it.
-func CheckTolerance(pct float64) error {
-	if !(pct > 0 && pct < 100) { // NaN too
-
-		return usage.Errorf("--tolerance %g: want a percentage in (0, 100), e.g. 5", pct)
-	}
-	return nil
-}
-
 // CheckCalibrationOut checks the file a calibration is to be written to
 // (--out): a new file (its directory is made), or a calibration file,
 // which it replaces (calibrating again to the same file is the usual

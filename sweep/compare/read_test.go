@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,19 +62,6 @@ func TestWrite(t *testing.T) {
 		require.NoError(t, Write(&got, rep, format))
 		require.NoError(t, write(&want, rep))
 		assert.Equal(t, want.String(), got.String(), format)
-	}
-}
-
-// TestCheckTolerance: a tolerance is a loss in (0, 100) percent; 0, which
-// Options would read as the default, and NaN are refused as usage errors.
-func TestCheckTolerance(t *testing.T) {
-	for _, pct := range []float64{0.5, 5, 99} {
-		assert.NoError(t, CheckTolerance(pct), pct)
-	}
-	for _, pct := range []float64{0, -20, 100, 1000, math.NaN(), math.Inf(1)} {
-		err := CheckTolerance(pct)
-		_, isUsage := errors.AsType[*usage.Error](err)
-		assert.True(t, isUsage, "%g: %v", pct, err)
 	}
 }
 

@@ -1,7 +1,6 @@
 package run
 
 import (
-	"math"
 	"os"
 	"strconv"
 
@@ -44,15 +43,6 @@ type Mode struct {
 	SimGPU    string
 	SimCalib  string // a calibration file, an absolute path once checked
 	PowerGPUs string
-}
-
-// CheckTimeScale rejects a time scale that is not a positive finite
-// number (NaN fails every comparison).
-func CheckTimeScale(scale float64) error {
-	if !(scale > 0) || math.IsInf(scale, 0) {
-		return usage.Errorf("--time-scale %g: want a positive finite number", scale)
-	}
-	return nil
 }
 
 // CheckSimClock rejects a clock other than ClockVirtual or ClockWall.

@@ -18,9 +18,11 @@ type JobIDSource int
 const (
 	// JobIDFromSalloc parses salloc's "Granted job allocation N" line.
 	JobIDFromSalloc JobIDSource = iota
-	// JobIDFromSqueue is `squeue --name=RUNNER -h -o %A | head -n1`.
+	// JobIDFromSqueue is the launcher's `squeue --name=RUNNER -h -o %A |
+	// head -n1`. sweep adds `-u $USER`, runs it only when salloc printed
+	// no id, and refuses when it lists more than one job.
 	JobIDFromSqueue
-	// JobIDFromSqueueUser adds `-u $USER` to the squeue call.
+	// JobIDFromSqueueUser is the launcher's squeue with `-u $USER`.
 	JobIDFromSqueueUser
 )
 

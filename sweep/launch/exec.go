@@ -176,10 +176,21 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 			}
 			if i+1 < len(bound.Commands) && bound.Commands[i+1].Role == RoleJobID {
 				ran[i+1] = true
-				var q bytes.Buffer
-				if qerr := e.command(ctx, bound.Commands[i+1], &q); qerr == nil {
-					if line := strings.TrimSpace(strings.SplitN(q.String(), "\n", 2)[0]); jobIDPattern.MatchString(line) {
-						id = line
+				// salloc's granted id is this allocation's; squeue by name
+				// is only the fallback when salloc printed none, since a
+				// name can match other jobs (another sweep on the runner).
+				if id == "" && err == nil {
+					var q bytes.Buffer
+					if qerr := e.command(ctx, bound.Commands[i+1], &q); qerr == nil {
+						ids := jobIDs(q.String())
+						switch {
+						case len(ids) == 1:
+							id = ids[0]
+						case len(ids) > 1:
+							return res, &StepError{Role: RoleJobID, Argv: bound.Commands[i+1].Argv, Err: fmt.Errorf(
+								"salloc printed no \"Granted job allocation N\" and squeue lists %d jobs of that name (%s): cannot tell which is this allocation, so none is used or cancelled; cancel the one this launch made with scancel ID",
+								len(ids), strings.Join(ids, ", "))}
+						}
 					}
 				}
 			}
@@ -228,6 +239,17 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 		res.Bound = bound
 	}
 	return res, nil
+}
+
+// jobIDs are the job ids of squeue -h -o %A output, one a line.
+func jobIDs(out string) []string {
+	var ids []string
+	for line := range strings.Lines(out) {
+		if line = strings.TrimSpace(line); jobIDPattern.MatchString(line) {
+			ids = append(ids, line)
+		}
+	}
+	return ids
 }
 
 func needsRelease(pl *Plan, jobID string) bool {

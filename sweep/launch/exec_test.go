@@ -114,3 +114,37 @@ func TestExecCollectsAfterAFailedRun(t *testing.T) {
 	assert.Equal(t, "artifacts-4242\n", string(got))
 	assert.Equal(t, "import-4242\nrelease-4242\n", readLog(t, log))
 }
+
+// The job id is salloc's granted one; squeue (only this user's jobs by
+// name) is asked only when salloc printed none, and must list one job.
+func TestExecJobIDFromSallocBeforeSqueue(t *testing.T) {
+	for _, tc := range []struct {
+		name, salloc, squeue string
+		wantID, wantErr      string
+		wantLog              string
+	}{
+		{name: "granted id wins over squeue's first line", salloc: "echo 'salloc: Granted job allocation 500' >&2",
+			squeue: "printf '123\\n500\\n'", wantID: "500", wantLog: "import-500\nrun\nrelease-500\n"},
+		{name: "no granted id: squeue's only job", salloc: "true",
+			squeue: "echo 777", wantID: "777", wantLog: "squeue\nimport-777\nrun\nrelease-777\n"},
+		{name: "no granted id: squeue lists two jobs, refused, nothing cancelled", salloc: "true",
+			squeue: "printf '123\\n500\\n'", wantErr: "squeue lists 2 jobs of that name (123, 500)", wantLog: "squeue\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "log")
+			pl := shPlan(log, "echo run >>"+log)
+			pl.Commands[0].Argv = []string{"sh", "-c", tc.salloc}
+			squeue := recipes.HostCommand{Role: RoleJobID, Argv: []string{"sh", "-c", "echo squeue >>" + log + "; " + tc.squeue}}
+			pl.Commands = append(pl.Commands[:1], append([]recipes.HostCommand{squeue}, pl.Commands[1:]...)...)
+			res, err := Exec{}.Run(t.Context(), pl)
+			if tc.wantErr != "" {
+				assert.ErrorContains(t, err, tc.wantErr)
+				assert.False(t, res.Released)
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, tc.wantID, res.JobID)
+			}
+			assert.Equal(t, tc.wantLog, readLog(t, log))
+		})
+	}
+}

@@ -255,15 +255,16 @@ func (b *builder) slurm() (*Plan, error) {
 		argv = append(argv, "--no-shell", "--job-name="+b.o.RunnerName)
 		b.add(RoleAllocate, argv...)
 		switch l.JobID {
-		case recipes.JobIDFromSqueue:
-			b.add(RoleJobID, "squeue", "--name="+b.o.RunnerName, "-h", "-o", "%A")
-		case recipes.JobIDFromSqueueUser:
+		case recipes.JobIDFromSqueue, recipes.JobIDFromSqueueUser:
+			// Only this user's jobs, also where the launcher's squeue has
+			// no -u (MI355X): another user's job of the same name must
+			// never be taken over. Run only when salloc printed no id.
 			b.add(RoleJobID, "squeue", "--name="+b.o.RunnerName, "-u", b.o.User, "-h", "-o", "%A")
 		}
 	}
 	b.pl.Derived = map[string]string{}
 	if b.pl.Allocates {
-		b.pl.Derived["JOB_ID"] = "the allocation's job id (salloc's \"Granted job allocation N\", or squeue --name)"
+		b.pl.Derived["JOB_ID"] = "the allocation's job id (salloc's \"Granted job allocation N\"; only when it printed none, squeue --name -u USER, which must list exactly one job)"
 	}
 	switch l.Port {
 	case recipes.PortFromJobID:

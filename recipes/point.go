@@ -54,6 +54,9 @@ type Point struct {
 	// Launch are the host commands that run the point on its runner, in
 	// order (filled by the launch package; empty when not asked for).
 	Launch []HostCommand
+	// LaunchNotes say what the launch does differently from its launcher
+	// and why (a step dropped on a shared node).
+	LaunchNotes []string
 	// ClientSetup are the steps that make the client's environment in the
 	// container before the engine starts (ClientEnv.Steps: the aiperf
 	// venv, the trace set); empty when the client is already there.
@@ -87,6 +90,7 @@ type pointJSON struct {
 	ProbeDuration        int             `json:"probe_duration,omitempty"`
 	Escapes              []schema.Escape `json:"escapes,omitempty"`
 	Launch               []HostCommand   `json:"launch,omitempty"`
+	LaunchNotes          []string        `json:"launch_notes,omitempty"`
 	ClientSetup          []SetupStep     `json:"client_setup,omitempty"`
 }
 
@@ -100,7 +104,7 @@ func (p Point) MarshalJSON() ([]byte, error) {
 		Router: p.Router, Client: p.Client, Eval: p.Eval, Sidecars: p.Sidecars,
 		MetricsURLs: p.MetricsURLs, RequiredMetricPrefix: p.RequiredMetricPrefix, GoldenAL: p.GoldenAL,
 		HealthURL: p.HealthURL, RouterHealthURL: p.RouterHealthURL, Port: p.Port, EnginePort: p.EnginePort,
-		ResultDir: p.ResultDir, ResultFilename: p.ResultFilename, Fast: p.Fast, ProbeDuration: p.ProbeDuration, Escapes: p.Escapes, Launch: p.Launch,
+		ResultDir: p.ResultDir, ResultFilename: p.ResultFilename, Fast: p.Fast, ProbeDuration: p.ProbeDuration, Escapes: p.Escapes, Launch: p.Launch, LaunchNotes: p.LaunchNotes,
 		ClientSetup: p.ClientSetup,
 	})
 }
@@ -135,7 +139,7 @@ func (p *Point) UnmarshalJSON(data []byte) error {
 		Router: pj.Router, Client: pj.Client, Eval: pj.Eval, Sidecars: pj.Sidecars,
 		MetricsURLs: pj.MetricsURLs, RequiredMetricPrefix: pj.RequiredMetricPrefix, GoldenAL: pj.GoldenAL,
 		HealthURL: pj.HealthURL, RouterHealthURL: pj.RouterHealthURL, Port: pj.Port, EnginePort: pj.EnginePort,
-		ResultDir: pj.ResultDir, ResultFilename: pj.ResultFilename, Fast: pj.Fast, ProbeDuration: pj.ProbeDuration, Escapes: pj.Escapes, Launch: pj.Launch,
+		ResultDir: pj.ResultDir, ResultFilename: pj.ResultFilename, Fast: pj.Fast, ProbeDuration: pj.ProbeDuration, Escapes: pj.Escapes, Launch: pj.Launch, LaunchNotes: pj.LaunchNotes,
 		ClientSetup: pj.ClientSetup,
 	}
 	p.Row.ConfigKey = pj.ConfigKey

@@ -91,6 +91,9 @@ func writePoint(b *strings.Builder, i, n int, p Point) {
 		}
 		writeCommand(b, title, Command{Argv: c.Argv, Env: c.Env})
 	}
+	for _, n := range p.LaunchNotes {
+		fmt.Fprintf(b, "# launch note: %s\n", n)
+	}
 }
 
 // writeCommand prints a comment line naming the command, then the command

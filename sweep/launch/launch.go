@@ -104,7 +104,10 @@ type Plan struct {
 	ContainerName string `json:"container_name,omitempty"`
 	// JobID is the allocation's job id once known (Options.JobID, or
 	// bound); "" before allocating and for docker launchers.
-	JobID    string `json:"job_id,omitempty"`
+	JobID string `json:"job_id,omitempty"`
+	// Notes say what the launch does differently from its launcher and
+	// why (recipes.Point.LaunchNotes).
+	Notes    []string `json:"notes,omitempty"`
 	portRule recipes.PortRule
 }
 
@@ -284,8 +287,12 @@ func (b *builder) slurm() (*Plan, error) {
 		}
 		return argv
 	}
-	if l.StopDocker {
+	switch {
+	case l.StopDocker && b.p.Slurm.Exclusive:
 		b.add(RolePrepare, "srun", "--jobid="+job, "bash", "-c", "docker stop $(docker ps -a -q)").MayFail = true
+	case l.StopDocker:
+		// On a shared node the containers are other users' work.
+		b.pl.Notes = append(b.pl.Notes, "the launcher's `docker stop $(docker ps -a -q)` on the node is left out: the allocation is not exclusive (--site exclusive=false), so the node's containers may be other jobs'")
 	}
 	remote := "/tmp/inferencex-" + job
 	local := "/tmp/inferencex-" + job + ".local.tar.gz"

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -253,4 +254,32 @@ func TestInContainer(t *testing.T) {
 	require.NoError(t, err)
 	_, err = InContainer(slurm, row, Options{RunnerName: "x", Payload: []string{"true"}}, "/s", nil)
 	assert.ErrorContains(t, err, "runner mi325x-amds launches through Slurm")
+}
+
+// MI355X's launcher stops every docker container on the node it holds
+// exclusively; on a shared allocation those are other jobs' containers, so
+// the step is left out and the plan says so.
+func TestBuildStopsDockerOnlyOnAnExclusiveNode(t *testing.T) {
+	row := agenticRow("vllm/vllm-openai-rocm:v0.27.1", "MiniMaxAI/MiniMax-M3-MXFP8", "minimaxm3", "fp8", "vllm", 8)
+	for _, tc := range []struct {
+		name      string
+		site      []string
+		wantStop  bool
+		wantNotes int
+	}{
+		{name: "exclusive (the launcher's)", wantStop: true},
+		{name: "exclusive=false", site: []string{"exclusive=false"}, wantNotes: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prof, err := recipes.SiteProfile("mi355x-amds_02", tc.site)
+			require.NoError(t, err)
+			pl, err := Build(prof, row, Options{RunnerName: "mi355x-amds_02"})
+			require.NoError(t, err)
+			stops := slices.ContainsFunc(pl.Commands, func(c recipes.HostCommand) bool {
+				return slices.ContainsFunc(c.Argv, func(a string) bool { return strings.Contains(a, "docker stop") })
+			})
+			assert.Equal(t, tc.wantStop, stops, "docker stop in %v", roles(pl))
+			assert.Len(t, pl.Notes, tc.wantNotes)
+		})
+	}
 }

@@ -49,6 +49,7 @@ func PlanPoints(points []recipes.Point, prof recipes.Profile, runner, workspace,
 			return fmt.Errorf("%s: %w", p.Row.ConfigKey, err)
 		}
 		p.Launch = pl.Commands
+		p.LaunchNotes = pl.Notes
 	}
 	return nil
 }

@@ -98,6 +98,9 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 	release()
 	fmt.Fprintf(r.Stderr, "point %s tp%d ep%d dpa=%t conc%d on %s (%s), image %s\n  output: %s (mounted at %s)\n",
 		row.ConfigKey, row.TP, row.EP, row.DPAttn, row.Conc, runner, pl.Launcher, row.Image, out, ws)
+	for _, n := range pl.Notes {
+		fmt.Fprintf(r.Stderr, "  note: %s\n", n)
+	}
 	ex := launch.Exec{
 		Stdout: r.Stdout, Stderr: r.Stderr, Guard: []string{bin, "launch-guard"},
 		// The container's sweep stops its processes with --stop-grace.
@@ -119,6 +122,7 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 				return err
 			}
 			p.Launch = bound.Commands
+			p.LaunchNotes = bound.Notes
 			if client != nil {
 				ce, _, err := client.Env(prof, row, p.Client, launch.JobKey(prof, bound.JobID, runner))
 				if err != nil {

@@ -310,7 +310,7 @@ func TestLaunchThroughDocker(t *testing.T) {
 	require.NoError(t, cmd.Run(), log.String())
 	s := log.String()
 	assert.Contains(t, s, "run: docker run --rm --network=host --name=bmk-server-mi325x-tw_4")
-	assert.Contains(t, s, "container bmk-server-mi325x-tw_4 removed")
+	assert.Contains(t, s, "container bmk-server-mi325x-tw_4-"+launch.DirTag(dir)+" removed")
 	require.Len(t, resultFiles(t, dir), 1, s)
 	ps, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "name=bmk-server-mi325x-tw_4").Output()
 	require.NoError(t, err)

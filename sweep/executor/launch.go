@@ -190,7 +190,7 @@ func (l Launch) ContainerArms(sched *campaign.Schedule, stopWait time.Duration) 
 		if err != nil {
 			return nil, err
 		}
-		name := containerArmName(prof, a)
+		name := containerArmName(prof, a, l.Dir)
 		_, mounts, err := l.clientEnv(prof, a, name)
 		if err != nil {
 			return nil, err
@@ -210,7 +210,7 @@ func (l Launch) ContainerArms(sched *campaign.Schedule, stopWait time.Duration) 
 		if err != nil {
 			return nil, err
 		}
-		ce, _, err := l.clientEnv(prof, a, containerArmName(prof, a))
+		ce, _, err := l.clientEnv(prof, a, containerArmName(prof, a, l.Dir))
 		return ce, err
 	}
 	return &local.ContainerArms{Dir: l.Dir, Plan: plan, Client: client, Sweep: l.sweepInImage(), Progress: progress,
@@ -218,9 +218,11 @@ func (l Launch) ContainerArms(sched *campaign.Schedule, stopWait time.Duration) 
 }
 
 // containerArmName names an arm's docker container (arms run at once) and
-// its client environment's job key.
-func containerArmName(prof recipes.Profile, a *campaign.Arm) string {
-	return fmt.Sprintf("%s-arm%02d", prof.Name, a.Index+1)
+// its client environment's job key: the runner, the arm and a tag of the
+// sweep directory, so a second sweep on this host never removes (docker
+// rm -f) the first one's containers.
+func containerArmName(prof recipes.Profile, a *campaign.Arm, dir string) string {
+	return fmt.Sprintf("%s-arm%02d-%s", prof.Name, a.Index+1, launch.DirTag(dir))
 }
 
 // ProfileError is a runner without a usable profile (or a bad site

@@ -158,7 +158,7 @@ func TestLaunchContainerArmClientEnv(t *testing.T) {
 	require.NoError(t, err)
 	ce, err := cs.Client(sched.Arms[1])
 	require.NoError(t, err)
-	assert.Equal(t, "/tmp/inferencex-agentic-mi325x-tw-arm02/venv/bin/aiperf", ce.AiperfProgram())
+	assert.Equal(t, "/tmp/inferencex-agentic-mi325x-tw-arm02-"+launch.DirTag(l.Dir)+"/venv/bin/aiperf", ce.AiperfProgram())
 	pl, err := cs.Plan(sched.Arms[1], []int{4, 5}, []string{"run-arm"})
 	require.NoError(t, err)
 	run := launch.Oneline(pl.Commands[len(pl.Commands)-2].Argv)
@@ -167,8 +167,8 @@ func TestLaunchContainerArmClientEnv(t *testing.T) {
 
 	var b strings.Builder
 	require.NoError(t, l.WriteDryRun(&b, sched, false))
-	assert.Contains(t, b.String(), "    client: /tmp/inferencex-agentic-mi325x-tw-arm01/venv/bin/aiperf for every point of the arm\n")
-	assert.Contains(t, b.String(), "    setup:  aiperf-install: UV_CACHE_DIR=/tmp/inferencex-agentic-mi325x-tw-arm02/uv-cache ")
+	assert.Contains(t, b.String(), "    client: /tmp/inferencex-agentic-mi325x-tw-arm01-"+launch.DirTag(l.Dir)+"/venv/bin/aiperf for every point of the arm\n")
+	assert.Contains(t, b.String(), "    setup:  aiperf-install: UV_CACHE_DIR=/tmp/inferencex-agentic-mi325x-tw-arm02-"+launch.DirTag(l.Dir)+"/uv-cache ")
 }
 
 func TestNewLaunch(t *testing.T) {
@@ -192,4 +192,27 @@ func TestNewLaunch(t *testing.T) {
 	assert.Nil(t, l.Client, "no client environment without a checkout")
 	_, err = l.Profile("no-such-runner")
 	assert.Error(t, err)
+}
+
+// Two sweeps' arms on one docker host get different container names (a
+// second sweep's docker rm -f never removes the first's container); one
+// sweep's arms differ by their index.
+func TestContainerArmNamePerSweepDir(t *testing.T) {
+	prof, err := recipes.ProfileFor("mi325x-tw_01")
+	require.NoError(t, err)
+	a1, a2 := &campaign.Arm{Index: 0}, &campaign.Arm{Index: 1}
+	dirA, dirB := filepath.Join(t.TempDir(), "A"), filepath.Join(t.TempDir(), "B")
+	for _, tc := range []struct {
+		name       string
+		x, y       string
+		wantDiffer bool
+	}{
+		{name: "same arm, two sweeps", x: containerArmName(prof, a1, dirA), y: containerArmName(prof, a1, dirB), wantDiffer: true},
+		{name: "two arms, one sweep", x: containerArmName(prof, a1, dirA), y: containerArmName(prof, a2, dirA), wantDiffer: true},
+		{name: "same arm, same sweep", x: containerArmName(prof, a1, dirA), y: containerArmName(prof, a1, dirA)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.wantDiffer, tc.x != tc.y, "%s vs %s", tc.x, tc.y)
+		})
+	}
 }

@@ -23,9 +23,12 @@
 package launch
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -81,6 +84,21 @@ type Options struct {
 	Export []string
 	// User is squeue's -u (default ${USER}).
 	User string
+	// Instance, when set, is appended to a docker container's name
+	// (DirTag of the output directory): launches into different
+	// directories on one host never share, and so never remove, a
+	// container.
+	Instance string
+}
+
+// DirTag is a short tag unique to a directory: the first 8 hex digits of
+// the SHA-256 of its absolute path.
+func DirTag(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(dir)))
+	return hex.EncodeToString(sum[:4])
 }
 
 // Plan is a point's launch on one runner.
@@ -376,6 +394,9 @@ func (b *builder) docker() (*Plan, error) {
 	b.hostEnv()
 	b.env["PORT"] = "8888"
 	name := strings.ReplaceAll(d.Name, "${RUNNER_NAME}", b.o.RunnerName)
+	if b.o.Instance != "" {
+		name += "-" + b.o.Instance
+	}
 	b.pl.ContainerName = name
 	b.add(RolePrepare, "docker", "rm", "-f", name).MayFail = true
 	argv := []string{"docker", "run", "--rm", "--network=host", "--name=" + name}

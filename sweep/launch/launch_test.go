@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -282,4 +283,24 @@ func TestBuildStopsDockerOnlyOnAnExclusiveNode(t *testing.T) {
 			assert.Len(t, pl.Notes, tc.wantNotes)
 		})
 	}
+}
+
+// A docker launch's container name carries the output directory's tag:
+// two launches into different directories never share (and docker rm -f)
+// one container; the same directory keeps its name.
+func TestDockerContainerNamePerDirectory(t *testing.T) {
+	prof, err := recipes.ProfileFor("mi325x-tw_01")
+	require.NoError(t, err)
+	row := agenticRow("lmsysorg/sglang:v0.5.16-rocm720-mi30x", "Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5", "fp8", "sglang", 8)
+	name := func(dir string) string {
+		t.Helper()
+		pl, err := Build(prof, row, Options{RunnerName: "mi325x-tw_01", Instance: DirTag(dir), Payload: []string{"true"}})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"docker", "rm", "-f", pl.ContainerName}, pl.Commands[0].Argv)
+		return pl.ContainerName
+	}
+	a, b := filepath.Join(t.TempDir(), "A"), filepath.Join(t.TempDir(), "B")
+	assert.NotEqual(t, name(a), name(b))
+	assert.Equal(t, name(a), name(a+"/"))
+	assert.Equal(t, "bmk-server-mi325x-tw_01-"+DirTag(a), name(a))
 }

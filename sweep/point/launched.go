@@ -81,6 +81,12 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 	if u, err := user.Current(); err == nil {
 		lo.User = u.Username
 	}
+	if prof.Launch.Docker != nil {
+		// The launcher's name is per runner: two points run into
+		// different directories on one host would remove each other's
+		// container.
+		lo.Instance = launch.DirTag(out)
+	}
 	pl, err := launch.Build(prof, row, lo)
 	if err != nil {
 		return &usage.Error{Err: err}

@@ -14,6 +14,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/atomicfile"
 	"sweep/internal/usage"
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/recipes/models"
 	"sweep/sweep/launch"
@@ -162,7 +163,33 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 	case runErr != nil:
 		return runErr
 	}
+	if err := checkLaunchedOutput(out, p); err != nil {
+		return errors.Join(err, res.ReleaseErr)
+	}
 	return res.ReleaseErr
+}
+
+// checkLaunchedOutput is what a launched point must leave in out once its
+// container step ended with exit 0: the container's run record, and the
+// result unless the point is eval-only (its record holds the scores). An
+// exit 0 without them (a payload that never ran sweep, a collect that
+// brought nothing back) is a failure, not a success without a result.
+func checkLaunchedOutput(out string, p *recipes.Point) error {
+	want := []string{run.RecordFile}
+	if p.Eval == nil {
+		want = append(want, result.FileName(p.ResultFilename))
+	}
+	var missing []string
+	for _, f := range want {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the container step ended with exit 0 but %s holds no %s: the point has no result (the container's output above says what ran)",
+			out, strings.Join(missing, " and no "))
+	}
+	return nil
 }
 
 // planLaunched plans the point with its results in the container's

@@ -106,3 +106,28 @@ func TestApplySiteSquashDirMovesEnrootPaths(t *testing.T) {
 	assert.Equal(t, "/raid/hf-hub-cache/runtime-cache/enroot", q.Launch.SquashDir, "the built-in profile is unchanged")
 	assert.Equal(t, "export TMPDIR='/raid/hf-hub-cache/runtime-cache/enroot/tmp-${UID}'", q.Launch.ImportPreamble[0])
 }
+
+// A mounted host path with ',' or ':' would add mounts of its own to
+// Pyxis's --container-mounts list (or docker's -v): refused, naming the key.
+func TestSiteMountPathsRefuseSeparators(t *testing.T) {
+	for _, tc := range []struct {
+		setting string
+		wantErr string
+	}{
+		{setting: "hub-cache=/x,/etc:/host-etc", wantErr: "--site hub-cache=/x,/etc:/host-etc: a mounted path cannot hold ',' or ':'"},
+		{setting: "hub-cache=/x:/y", wantErr: "--site hub-cache=/x:/y: a mounted path cannot hold ',' or ':'"},
+		{setting: "aiperf-cache=/a,/etc:/e", wantErr: "--site aiperf-cache=/a,/etc:/e: a mounted path cannot hold ',' or ':'"},
+		{setting: "aiperf-cache=rel", wantErr: "--site aiperf-cache=rel: want an absolute path"},
+		{setting: "hub-cache=/data/hf-hub"},
+		{setting: "aiperf-cache=/data/aiperf"},
+	} {
+		t.Run(tc.setting, func(t *testing.T) {
+			_, err := SiteProfile("mi325x-amds_03", []string{tc.setting})
+			if tc.wantErr == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tc.wantErr)
+		})
+	}
+}

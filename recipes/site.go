@@ -68,8 +68,8 @@ func (p *Profile) ApplySite(setting string) error {
 		}
 		p.Launch.SquashDir = value
 	case "hub-cache":
-		if !strings.HasPrefix(value, "/") {
-			return fmt.Errorf("--site hub-cache=%s: want an absolute path", value)
+		if err := CheckMountPath("--site hub-cache", value); err != nil {
+			return err
 		}
 		p.Launch.HubCacheMount = fixedHub(value)
 		if _, ok := p.Launch.HostEnv["HF_HUB_CACHE_MOUNT"]; ok {
@@ -81,8 +81,8 @@ func (p *Profile) ApplySite(setting string) error {
 			}
 		}
 	case "aiperf-cache":
-		if !strings.HasPrefix(value, "/") {
-			return fmt.Errorf("--site aiperf-cache=%s: want an absolute path", value)
+		if err := CheckMountPath("--site aiperf-cache", value); err != nil {
+			return err
 		}
 		for i, m := range p.Mounts {
 			if m.Container == "/aiperf_mmap_cache" {
@@ -114,6 +114,20 @@ func (p *Profile) ApplySite(setting string) error {
 		return fmt.Errorf("--site %q: unknown key %q (known: %s)", setting, key, strings.Join(SiteKeys, ", "))
 	}
 	return err
+}
+
+// CheckMountPath checks a host directory that becomes a container mount
+// (a Pyxis --container-mounts entry, a docker -v): an absolute path
+// without ',' or ':', which would end the entry and start another mount
+// or the mount's flags. what names the flag or key for the error.
+func CheckMountPath(what, path string) error {
+	if !strings.HasPrefix(path, "/") {
+		return fmt.Errorf("%s=%s: want an absolute path", what, path)
+	}
+	if strings.ContainsAny(path, ",:") {
+		return fmt.Errorf("%s=%s: a mounted path cannot hold ',' or ':' (they separate container mounts and a mount's host:container:flags); use a path without them, e.g. a symlink to that directory", what, path)
+	}
+	return nil
 }
 
 // SiteProfile is the runner's profile (ProfileFor: an unknown runner is

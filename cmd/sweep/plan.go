@@ -82,6 +82,11 @@ func newPlanCmd(ios *IOStreams, runF func(context.Context, *planOptions) error) 
 				if o.Plan.RunnerName == "" && (len(o.Site) > 0 || o.Workspace != "") {
 					return flagErrorf("--site and --workspace need --runner-name")
 				}
+				if o.Workspace != "" {
+					if err := recipes.CheckMountPath("--workspace", o.Workspace); err != nil {
+						return flagErrorf("%v", err)
+					}
+				}
 				if o.Plan.Duration < 0 {
 					return flagErrorf("--duration %d: want a positive number of seconds", o.Plan.Duration)
 				}

@@ -56,3 +56,29 @@ func TestRunLaunchChecksTheContainerOutput(t *testing.T) {
 		})
 	}
 }
+
+// A mounted path holding ',' or ':' (a site cache, the plan's workspace,
+// run --launch's --out) is a usage error naming the flag: it would add
+// container mounts of its own.
+func TestLaunchMountPathsRefused(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "a,b")
+	plan := []string{"plan", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--conc", "32", "--runner-name", "mi325x-amds_03"}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{name: "hub-cache", args: append(plan, "--site", "hub-cache=/x,/etc:/host-etc"), wantErr: "--site hub-cache=/x,/etc:/host-etc: a mounted path cannot hold"},
+		{name: "aiperf-cache", args: append(plan, "--site", "aiperf-cache=/a:/b"), wantErr: "--site aiperf-cache=/a:/b: a mounted path cannot hold"},
+		{name: "workspace", args: append(plan, "--workspace", "/w,/etc:/e"), wantErr: "--workspace=/w,/etc:/e: a mounted path cannot hold"},
+		{name: "run --launch --out", args: []string{"run", "--launch", "--runner-name", "mi325x-amds_02", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
+			"--tp", "8", "--ep", "8", "--conc", "32", "--out", bad}, wantErr: "--out=" + bad + ": a mounted path cannot hold"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, tc.wantErr)
+			assert.NotContains(t, stdout, "container-mounts")
+		})
+	}
+}

@@ -158,6 +158,8 @@ func Build(p recipes.Profile, row *matrix.Row, o Options) (*Plan, error) {
 	}
 	if o.Workspace == "" {
 		o.Workspace = Workspace
+	} else if err := recipes.CheckMountPath("--out", o.Workspace); err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
 	}
 	if o.User == "" {
 		o.User = User

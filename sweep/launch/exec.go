@@ -146,9 +146,15 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 			if c.Role != RoleRelease {
 				continue
 			}
-			if rerr := e.command(rctx, c, nil); rerr != nil && !c.MayFail {
-				res.ReleaseErr = errors.Join(res.ReleaseErr, &StepError{Role: c.Role, Argv: c.Argv, Err: rerr})
+			var out bytes.Buffer
+			rerr := e.command(rctx, c, &out)
+			if rerr == nil || (c.MayFail && !releaseFailed(pl, out.String())) {
+				continue
 			}
+			if last := lastLine(out.String()); last != "" {
+				rerr = fmt.Errorf("%w: %s", rerr, last)
+			}
+			res.ReleaseErr = errors.Join(res.ReleaseErr, &StepError{Role: c.Role, Argv: c.Argv, Err: rerr})
 		}
 		guard.done()
 	}()
@@ -241,6 +247,21 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 	return res, nil
 }
 
+// releaseFailed says whether a failed optional release command left
+// something behind: a docker launch's docker rm -f that failed for another
+// reason than "No such container" (the container's --rm removed it) did
+// not remove the container (the daemon unreachable, say). Other optional
+// releases (MI300X's clean-up of copied files) only tidy up.
+func releaseFailed(pl *Plan, output string) bool {
+	return pl.ContainerName != "" && !strings.Contains(output, "No such container")
+}
+
+// lastLine is the last non-empty line of a command's output.
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
 // jobIDs are the job ids of squeue -h -o %A output, one a line.
 func jobIDs(out string) []string {
 	var ids []string
@@ -295,12 +316,13 @@ func (e Exec) command(ctx context.Context, c recipes.HostCommand, capture *bytes
 	cmd.Stderr = e.Stderr
 	cmd.Stdout = e.Stdout
 	if c.MayFail && len(c.StdoutTo) == 0 {
-		// The launchers silence these (docker rm -f of no container).
+		// The launchers silence these (docker rm -f of no container);
+		// a capture still gets their output.
 		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	}
 	if capture != nil {
-		cmd.Stdout = io.MultiWriter(e.Stdout, capture)
-		cmd.Stderr = io.MultiWriter(e.Stderr, capture)
+		cmd.Stdout = io.MultiWriter(cmd.Stdout, capture)
+		cmd.Stderr = io.MultiWriter(cmd.Stderr, capture)
 	}
 	if len(c.StdoutTo) == 0 {
 		return cmd.Run()

@@ -148,3 +148,33 @@ func TestExecJobIDFromSallocBeforeSqueue(t *testing.T) {
 		})
 	}
 }
+
+// A docker launch's docker rm -f may fail only because the container is
+// already gone; any other failure (the daemon unreachable) is reported,
+// with docker's reason, instead of a removal that did not happen.
+func TestExecDockerReleaseFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name, rm string
+		wantErr  string
+	}{
+		{name: "removed", rm: "echo bmk-server-x"},
+		{name: "already gone", rm: "echo 'Error response from daemon: No such container: bmk-server-x' >&2; exit 1"},
+		{name: "daemon unreachable", rm: "echo 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' >&2; exit 1",
+			wantErr: "exit status 1: Cannot connect to the Docker daemon"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl := &Plan{Runner: "x_0", ContainerName: "bmk-server-x", Commands: []recipes.HostCommand{
+				{Role: RoleRun, Argv: []string{"true"}},
+				{Role: RoleRelease, Argv: []string{"sh", "-c", tc.rm}, MayFail: true},
+			}}
+			res, err := Exec{}.Run(t.Context(), pl)
+			require.NoError(t, err)
+			assert.True(t, res.Released)
+			if tc.wantErr == "" {
+				assert.NoError(t, res.ReleaseErr)
+			} else {
+				assert.ErrorContains(t, res.ReleaseErr, tc.wantErr)
+			}
+		})
+	}
+}

@@ -147,14 +147,15 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 	}
 	res, runErr := ex.Run(ctx, pl)
 	if res.Released {
-		status := "released"
-		if res.ReleaseErr != nil {
-			status = "release FAILED: " + res.ReleaseErr.Error()
-		}
-		if pl.ContainerName != "" {
-			fmt.Fprintf(r.Stderr, "container %s %s\n", pl.ContainerName, strings.Replace(status, "released", "removed", 1))
-		} else {
-			fmt.Fprintf(r.Stderr, "allocation %s %s\n", res.JobID, status)
+		switch {
+		case pl.ContainerName != "" && res.ReleaseErr != nil:
+			fmt.Fprintf(r.Stderr, "container %s could NOT be removed (remove it with docker rm -f %s once docker answers): %v\n", pl.ContainerName, pl.ContainerName, res.ReleaseErr)
+		case pl.ContainerName != "":
+			fmt.Fprintf(r.Stderr, "container %s removed\n", pl.ContainerName)
+		case res.ReleaseErr != nil:
+			fmt.Fprintf(r.Stderr, "allocation %s release FAILED: %v\n", res.JobID, res.ReleaseErr)
+		default:
+			fmt.Fprintf(r.Stderr, "allocation %s released\n", res.JobID)
 		}
 	}
 	switch {

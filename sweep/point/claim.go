@@ -29,7 +29,7 @@ func (r *Request) runClaimed(ctx context.Context, name string, made run.Made, ou
 	po := r.PointOptions(r.Point, r.StopGraceSet)
 	po.OutDir = out
 	po.Progress = r.progress(started)
-	release, err := r.claim(out, name, &made)
+	release, err := r.claim(out, name, &made, "")
 	if release == nil {
 		return err
 	}
@@ -54,11 +54,12 @@ func (r *Request) runClaimed(ctx context.Context, name string, made run.Made, ou
 }
 
 // claim claims out for the point called name, made as made
-// (run.PointClaim), and says what it found there: the processes an
+// (run.PointClaim; launchPlan: a launched point's plan file, whose
+// failed launch is redone), and says what it found there: the processes an
 // earlier run left, the same point completed (release nil, err nil:
 // nothing to do) or an unfinished run of it (redone).
-func (r *Request) claim(out, name string, made *run.Made) (release func(), err error) {
-	c, err := run.PointClaim{Dir: out, Name: name, Made: made, Force: r.Force}.Claim()
+func (r *Request) claim(out, name string, made *run.Made, launchPlan string) (release func(), err error) {
+	c, err := run.PointClaim{Dir: out, Name: name, Made: made, Force: r.Force, LaunchPlan: launchPlan}.Claim()
 	if len(c.Leftovers) > 0 {
 		fmt.Fprintf(r.Stderr, "stopped %d process(es) an earlier run left in %s: pids %v\n", len(c.Leftovers), out, c.Leftovers)
 	}
@@ -68,6 +69,9 @@ func (r *Request) claim(out, name string, made *run.Made) (release func(), err e
 	}
 	if err != nil {
 		return nil, &usage.Error{Err: err}
+	}
+	if c.RedoneLaunch {
+		fmt.Fprintf(r.Stderr, "point %s: its earlier launch in %s failed before its run began; launching it again\n", name, out)
 	}
 	if rec := c.Redone; rec != nil {
 		how := "did not end"

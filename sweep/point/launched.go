@@ -98,7 +98,7 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 	// The container's client and engine command (its snapshot resolved,
 	// its port bound) are known only there: the container's own claim
 	// compares them.
-	release, err := r.claim(out, p.ResultFilename, &run.Made{Simulated: r.Simulate, Image: row.Image})
+	release, err := r.claim(out, p.ResultFilename, &run.Made{Simulated: r.Simulate, Image: row.Image}, launch.PlanFile)
 	if release == nil {
 		return err
 	}

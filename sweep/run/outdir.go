@@ -95,12 +95,22 @@ func (e *OutDirError) Unwrap() error { return e.Err }
 // holds is an *OutDirError naming its pid. The returned release drops
 // the lock; the kernel drops it too if the process dies.
 func LockOutDir(dir string) (release func(), err error) {
+	release, _, err = lockOutDir(dir)
+	return release, err
+}
+
+// lockOutDir is LockOutDir, also saying whether it made the lock file
+// (a refusal then removes it: it writes nothing).
+func lockOutDir(dir string) (release func(), made bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if _, err := os.Lstat(filepath.Join(dir, LockFile)); errors.Is(err, fs.ErrNotExist) {
+		made = true
 	}
 	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
-		return nil, &OutDirError{Dir: dir, Msg: "cannot open its lock file: " + err.Error(), Err: err}
+		return nil, false, &OutDirError{Dir: dir, Msg: "cannot open its lock file: " + err.Error(), Err: err}
 	}
 	switch err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); {
 	case errors.Is(err, syscall.EWOULDBLOCK):
@@ -111,17 +121,17 @@ func LockOutDir(dir string) (release func(), err error) {
 			}
 		}
 		f.Close()
-		return nil, &OutDirError{Dir: dir, Msg: holder + " is running a point or a sweep's server there; wait for it to end or use another directory"}
+		return nil, false, &OutDirError{Dir: dir, Msg: holder + " is running a point or a sweep's server there; wait for it to end or use another directory"}
 	case err != nil:
 		f.Close()
-		return nil, &OutDirError{Dir: dir, Msg: fmt.Sprintf("cannot lock it (%v): give a directory on a filesystem that supports flock", err)}
+		return nil, false, &OutDirError{Dir: dir, Msg: fmt.Sprintf("cannot lock it (%v): give a directory on a filesystem that supports flock", err)}
 	}
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	return func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		_ = f.Close()
-	}, nil
+	}, made, nil
 }
 
 // SweepJournal is the file that makes a directory a sweep's
@@ -143,6 +153,11 @@ type PointClaim struct {
 	Made *Made
 	// Force clears a non-empty directory (--force).
 	Force bool
+	// LaunchPlan, for a launched point, is its launch's plan file
+	// relative to Dir (launch.PlanFile): a directory holding only that
+	// plan, of this point, is a launch that failed before its container's
+	// run wrote anything, redone as an unfinished run is.
+	LaunchPlan string
 }
 
 // Claimed is a claimed output directory.
@@ -156,6 +171,10 @@ type Claimed struct {
 	// the same way, that did not complete (interrupted or failed), whose
 	// files the claim cleared for this run; nil when there was none.
 	Redone *Record
+	// RedoneLaunch says Dir held only the launch plan of an earlier
+	// launch of this point that failed before its run began (LaunchPlan),
+	// cleared for this run.
+	RedoneLaunch bool
 }
 
 // Claim makes c.Dir (if needed) and takes its lock (LockOutDir) for the
@@ -174,9 +193,17 @@ type Claimed struct {
 // naming the differences.
 func (c PointClaim) Claim() (Claimed, error) {
 	dir, name := c.Dir, c.Name
-	release, err := LockOutDir(dir)
+	unlock, madeLock, err := lockOutDir(dir)
 	if err != nil {
 		return Claimed{}, err
+	}
+	// release, on a refusal, also removes the lock file this claim made:
+	// a refused claim leaves the directory as it found it.
+	release := func() {
+		if madeLock {
+			_ = os.Remove(filepath.Join(dir, LockFile))
+		}
+		unlock()
 	}
 	if _, err := os.Stat(filepath.Join(dir, SweepJournal)); err == nil {
 		// Not even --force: the point's files would join the sweep's,
@@ -200,7 +227,7 @@ func (c PointClaim) Claim() (Claimed, error) {
 			others = append(others, e.Name())
 		}
 	}
-	claimed := Claimed{Release: release, Leftovers: leftovers}
+	claimed := Claimed{Release: unlock, Leftovers: leftovers}
 	if len(others) == 0 {
 		return claimed, nil
 	}
@@ -241,12 +268,37 @@ func (c PointClaim) Claim() (Claimed, error) {
 			return claimed, nil
 		}
 	}
+	if c.LaunchPlan != "" && c.Made != nil && launchOnly(dir, others, c.LaunchPlan, name) {
+		if err := os.RemoveAll(filepath.Join(dir, others[0])); err != nil {
+			release()
+			return Claimed{}, &OutDirError{Dir: dir, Msg: "cannot clear the failed launch of this point in it: " + err.Error()}
+		}
+		claimed.RedoneLaunch = true
+		return claimed, nil
+	}
 	release()
 	shown := others
 	if len(shown) > 5 {
 		shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(others)-5))
 	}
 	return Claimed{}, &OutDirError{Dir: dir, Msg: fmt.Sprintf("not empty (%s); use --force to overwrite it, or a new directory", strings.Join(shown, ", "))}
+}
+
+// launchOnly says whether dir's entries others are only the directory of
+// the launch plan plan (relative to dir) of the point called name.
+func launchOnly(dir string, others []string, plan, name string) bool {
+	top, _, _ := strings.Cut(filepath.ToSlash(plan), "/")
+	if len(others) != 1 || others[0] != top {
+		return false
+	}
+	b, err := inputfile.Read(filepath.Join(dir, plan), inputfile.SmallJSON)
+	if err != nil {
+		return false
+	}
+	var p struct {
+		ResultFilename string `json:"result_filename"`
+	}
+	return json.Unmarshal(b, &p) == nil && p.ResultFilename == name
 }
 
 // clearPointDir empties dir for a forced rerun, so nothing of an earlier

@@ -272,3 +272,55 @@ func TestPointClaimComparesHowThePointIsMade(t *testing.T) {
 		})
 	}
 }
+
+// A refused claim leaves the directory as it found it (no lock file of its
+// own), and a directory holding only a failed launch's plan of this point
+// is redone, not refused as non-empty.
+func TestClaimRefusalWritesNothingAndFailedLaunchRedone(t *testing.T) {
+	const plan = ".sweep-launch/plan.json"
+	for _, tc := range []struct {
+		name        string
+		files       map[string]string
+		launchPlan  string
+		wantErr     string
+		wantRedone  bool
+		wantEntries []string // after a refusal
+	}{
+		{name: "a stranger's file: refused, no lock file left", files: map[string]string{"notes.txt": "hi"},
+			wantErr: "not empty (notes.txt)", wantEntries: []string{"notes.txt"}},
+		{name: "a lock file already there stays", files: map[string]string{"notes.txt": "hi", LockFile: ""},
+			wantErr: "not empty (notes.txt)", wantEntries: []string{LockFile, "notes.txt"}},
+		{name: "a failed launch of this point: redone", files: map[string]string{plan: `{"result_filename": "p1"}`},
+			launchPlan: plan, wantRedone: true},
+		{name: "a failed launch of another point: refused", files: map[string]string{plan: `{"result_filename": "p2"}`},
+			launchPlan: plan, wantErr: "not empty (.sweep-launch)", wantEntries: []string{".sweep-launch"}},
+		{name: "a launch plan and more: refused", files: map[string]string{plan: `{"result_filename": "p1"}`, "x.txt": ""},
+			launchPlan: plan, wantErr: "not empty (.sweep-launch, x.txt)", wantEntries: []string{".sweep-launch", "x.txt"}},
+		{name: "not a launched run: a plan directory is not its own", files: map[string]string{plan: `{"result_filename": "p1"}`},
+			wantErr: "not empty (.sweep-launch)", wantEntries: []string{".sweep-launch"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, body := range tc.files {
+				require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+			}
+			c, err := PointClaim{Dir: dir, Name: "p1", Made: &Made{}, LaunchPlan: tc.launchPlan}.Claim()
+			if tc.wantErr != "" {
+				assert.ErrorContains(t, err, tc.wantErr)
+				var got []string
+				entries, rerr := os.ReadDir(dir)
+				require.NoError(t, rerr)
+				for _, e := range entries {
+					got = append(got, e.Name())
+				}
+				assert.Equal(t, tc.wantEntries, got)
+				return
+			}
+			require.NoError(t, err)
+			defer c.Release()
+			assert.Equal(t, tc.wantRedone, c.RedoneLaunch)
+			assert.NoDirExists(t, filepath.Join(dir, ".sweep-launch"))
+		})
+	}
+}

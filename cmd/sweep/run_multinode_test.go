@@ -164,7 +164,14 @@ func TestRunLaunchSubmitsMultiNodeJob(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body), 0o755))
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	out, checkout := t.TempDir(), t.TempDir()
+	newCheckout := func() string {
+		dir := t.TempDir()
+		script := filepath.Join(dir, "benchmarks/multi_node/amd_utils/job.slurm")
+		require.NoError(t, os.MkdirAll(filepath.Dir(script), 0o755))
+		require.NoError(t, os.WriteFile(script, []byte("#!/bin/bash\n"), 0o644))
+		return dir
+	}
+	out, checkout := t.TempDir(), newCheckout()
 	code, stdout, stderr := runCLI(t, "run", "--launch", "--config-key", amdDisaggKey, "--tp", "8", "--ep", "1", "--conc", "4",
 		"--out", out, "--submit-dir", checkout)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
@@ -190,7 +197,20 @@ func TestRunLaunchSubmitsMultiNodeJob(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\necho 5151\n"), 0o755))
 	require.NoError(t, os.Remove(filepath.Join(rec, "polls")))
 	code, _, stderr = runCLI(t, "run", "--launch", "--config-key", amdDisaggKey, "--tp", "8", "--ep", "1", "--conc", "4",
-		"--out", t.TempDir(), "--submit-dir", t.TempDir())
+		"--out", t.TempDir(), "--submit-dir", newCheckout())
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "job 5151 wrote no dsv4_p1x8_d1x8_conc4_")
+
+	// A --submit-dir that is missing, or holds no job.slurm, is a usage
+	// error naming it, and nothing is submitted.
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\necho \"$@\" > "+rec+"/argv; echo 5152\n"), 0o755))
+	for _, dir := range []string{filepath.Join(t.TempDir(), "nonexist"), t.TempDir()} {
+		require.NoError(t, os.RemoveAll(filepath.Join(rec, "argv")))
+		code, _, stderr = runCLI(t, "run", "--launch", "--config-key", amdDisaggKey, "--tp", "8", "--ep", "1", "--conc", "4",
+			"--out", t.TempDir(), "--submit-dir", dir)
+		assert.Equal(t, 2, code, stderr)
+		assert.Contains(t, stderr, "--submit-dir "+dir)
+		assert.NotContains(t, stderr, "fork/exec")
+		assert.NoFileExists(t, filepath.Join(rec, "argv"), "nothing submitted")
+	}
 }

@@ -2,11 +2,14 @@ package launch
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -72,6 +75,7 @@ func (j *MultiNodeJob) Submit() (recipes.HostCommand, error) {
 			errs = append(errs, fmt.Errorf("the submission needs %s and none was given", need))
 		}
 	}
+	errs = append(errs, j.checkDir(c))
 	for _, a := range c.Argv {
 		if strings.Contains(a, "${") {
 			errs = append(errs, fmt.Errorf("submit argument %q has an unfilled placeholder", a))
@@ -83,6 +87,35 @@ func (j *MultiNodeJob) Submit() (recipes.HostCommand, error) {
 		}
 	}
 	return c, errors.Join(errs...)
+}
+
+// checkDir checks, before anything is submitted, that the submission's
+// directory exists and, for sbatch, holds the job script it submits
+// (relative to the InferenceX checkout): sbatch of a missing script, or in
+// a missing directory (exec's chdir failure reads as "fork/exec
+// /usr/bin/sbatch: no such file or directory"), would be a misleading
+// failure, or a submitted job that cannot start.
+func (j *MultiNodeJob) checkDir(c recipes.HostCommand) error {
+	dir := cmp.Or(j.Dir, ".")
+	what := "the prepared srt-slurm checkout srtctl apply runs in"
+	if j.Point.Submitter == "sbatch" {
+		what = "the root of the InferenceX checkout whose job script sbatch submits"
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("--submit-dir %s: not a directory; give %s", dir, what)
+	}
+	if j.Point.Submitter != "sbatch" || len(c.Argv) == 0 {
+		return nil
+	}
+	script := c.Argv[len(c.Argv)-1]
+	path := script
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, script)
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("--submit-dir %s has no %s; give %s", dir, script, what)
+	}
+	return nil
 }
 
 // submitUses reports whether a submission's argv or environment names

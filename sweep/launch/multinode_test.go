@@ -66,7 +66,7 @@ func multiNodePoint(t *testing.T, key string) *recipes.MultiNodePoint {
 func TestMultiNodeJobSubmitsAndWaits(t *testing.T) {
 	rec := fakeSlurm(t, 2)
 	p := multiNodePoint(t, "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp")
-	checkout := t.TempDir()
+	checkout := inferencexCheckout(t)
 	j := launch.MultiNodeJob{Point: p, Dir: checkout, LogsDir: "/logs", User: "alice", Poll: 10 * time.Millisecond}
 	id, err := j.Run(t.Context())
 	require.NoError(t, err)
@@ -105,4 +105,51 @@ func TestMultiNodeJobNeedsItsValues(t *testing.T) {
 	_, err := (&launch.MultiNodeJob{Point: p}).Submit()
 	assert.ErrorContains(t, err, "needs ${BENCHMARK_LOGS_DIR}")
 	assert.ErrorContains(t, err, "needs ${USER}")
+}
+
+// inferencexCheckout is a directory holding the AMD job script sbatch
+// submits.
+func inferencexCheckout(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "benchmarks/multi_node/amd_utils/job.slurm")
+	require.NoError(t, os.MkdirAll(filepath.Dir(script), 0o755))
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/bash\n"), 0o644))
+	return dir
+}
+
+// The submission directory is checked before anything is submitted: it
+// must exist, and for sbatch hold the job script, or the error names
+// --submit-dir and what is missing (not sbatch's "fork/exec ... no such
+// file or directory").
+func TestMultiNodeJobChecksTheSubmitDir(t *testing.T) {
+	amd := multiNodePoint(t, "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp")
+	nv := multiNodePoint(t, "dsv4-fp4-gb200-dynamo-vllm-agentic-mtp-disagg")
+	missing := filepath.Join(t.TempDir(), "nonexist")
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		name    string
+		point   *recipes.MultiNodePoint
+		dir     string
+		wantErr string
+	}{
+		{name: "sbatch: no such directory", point: amd, dir: missing, wantErr: "--submit-dir " + missing + ": not a directory; give the root of the InferenceX checkout"},
+		{name: "sbatch: no job.slurm", point: amd, dir: empty, wantErr: "--submit-dir " + empty + " has no benchmarks/multi_node/amd_utils/job.slurm; give the root of the InferenceX checkout"},
+		{name: "sbatch: a checkout", point: amd, dir: inferencexCheckout(t)},
+		{name: "srtctl: no such directory", point: nv, dir: missing, wantErr: "--submit-dir " + missing + ": not a directory; give the prepared srt-slurm checkout"},
+		{name: "srtctl: a directory", point: nv, dir: empty},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := fakeSlurm(t, 0)
+			j := launch.MultiNodeJob{Point: tc.point, Dir: tc.dir, LogsDir: "/logs", User: "alice", Date: "20261205", Poll: 10 * time.Millisecond}
+			_, err := j.Run(t.Context())
+			if tc.wantErr == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tc.wantErr)
+			assert.NoFileExists(t, filepath.Join(rec, "sbatch.argv"), "nothing submitted")
+			assert.NoFileExists(t, filepath.Join(rec, "srtctl.argv"), "nothing submitted")
+		})
+	}
 }

@@ -264,9 +264,6 @@ func (r *Request) runMultiNodeLaunched(ctx context.Context, out string, started 
 		return err
 	}
 	logs := filepath.Join(out, "logs")
-	if err := os.MkdirAll(logs, 0o755); err != nil {
-		return err
-	}
 	j := launch.MultiNodeJob{Point: &planned[0], Dir: dir, LogsDir: logs, Exec: launch.Exec{Stdout: r.Stdout, Stderr: r.Stderr, Progress: r.progress(started)}}
 	if u, err := user.Current(); err == nil {
 		j.User = u.Username
@@ -274,6 +271,10 @@ func (r *Request) runMultiNodeLaunched(ctx context.Context, out string, started 
 	submit, err := j.Submit()
 	if err != nil {
 		return &usage.Error{Err: err}
+	}
+	// Only once the submission is checked: a refusal writes nothing.
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return err
 	}
 	p := &planned[0]
 	fmt.Fprintf(r.Stderr, "point %s %s conc %v: launch_%s.sh submits with %s from %s (%d node(s), %d worker GPU(s))\n  %s\n  results: %s_conc<N>.json\n",

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/internal/simproto"
 	"sweep/metrics/power"
 )
 
@@ -256,20 +257,38 @@ func running(pid int) bool {
 // tokens go out 50 ms of wall time late, several simulated seconds at
 // the time scale, as on a host too loaded for it) records the lag in
 // its result's simulation, warns and is invalid; one on schedule is
-// valid. Before, it was valid with no word.
+// valid. Before, it was valid with no word. SWEEP_SIM_MAX_LAG 1 (these
+// tests' own, TestMain) keeps such a point valid, still warning.
 func TestRunWallClockBehindSchedule(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
-	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, simRunArgs(out, "--sim-clock", "wall", "--sim-fault", "late-steps:50ms")...)
-	_, res := pointResult(t, out)
-	sim := res["simulation"].(map[string]any)
-	lag, ok := sim["schedule_lag"].(map[string]any)
-	require.True(t, ok, "simulation: %v\nstdout %s\nstderr %s (exit %d)", sim, stdout, stderr, code)
-	assert.Equal(t, 1.0, lag["share"])
-	assert.Equal(t, lag["steps"], lag["late_steps"])
-	assert.Equal(t, false, res["valid"])
-	assert.Contains(t, fmt.Sprint(res["invalid_reasons"]), "the simulated engine fell 100 % behind its schedule")
-	assert.Contains(t, fmt.Sprint(res["invalid_reasons"]), "rerun with a lower --time-scale or on an idle host")
-	rec := readRunRecord(t, out)
-	assert.Contains(t, strings.Join(rec.Warnings, "\n"), "fell 100 % behind its schedule")
+	for _, tc := range []struct {
+		maxLag string
+		valid  bool
+	}{{"0.1", false}, {"1", true}} {
+		t.Run("SWEEP_SIM_MAX_LAG="+tc.maxLag, func(t *testing.T) {
+			t.Setenv(simproto.EnvMaxLag, tc.maxLag)
+			out := t.TempDir()
+			code, stdout, stderr := runCLI(t, simRunArgs(out, "--sim-clock", "wall", "--sim-fault", "late-steps:50ms")...)
+			_, res := pointResult(t, out)
+			sim := res["simulation"].(map[string]any)
+			lag, ok := sim["schedule_lag"].(map[string]any)
+			require.True(t, ok, "simulation: %v\nstdout %s\nstderr %s (exit %d)", sim, stdout, stderr, code)
+			assert.Equal(t, 1.0, lag["share"])
+			assert.Equal(t, lag["steps"], lag["late_steps"])
+			assert.Equal(t, tc.maxLag, fmt.Sprint(lag["invalid_share"]))
+			assert.Equal(t, tc.valid, res["valid"])
+			if !tc.valid {
+				assert.Contains(t, fmt.Sprint(res["invalid_reasons"]), "the simulated engine fell 100 % behind its schedule")
+				assert.Contains(t, fmt.Sprint(res["invalid_reasons"]), "rerun with a lower --time-scale or on an idle host")
+			}
+			rec := readRunRecord(t, out)
+			assert.Contains(t, strings.Join(rec.Warnings, "\n"), "fell 100 % behind its schedule")
+		})
+	}
+	t.Run("a bad SWEEP_SIM_MAX_LAG", func(t *testing.T) {
+		t.Setenv(simproto.EnvMaxLag, "lots")
+		code, _, stderr := runCLI(t, simRunArgs(t.TempDir(), "--sim-clock", "wall")...)
+		assert.Equal(t, 2, code)
+		assert.Contains(t, stderr, `$SWEEP_SIM_MAX_LAG="lots": want the share`)
+	})
 }

@@ -20,6 +20,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/cli"
 	"sweep/internal/selfexe"
+	"sweep/internal/simproto"
 	"sweep/simengine"
 	"sweep/sweep/point"
 	"sweep/sweep/run"
@@ -45,6 +46,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv(selfexe.Env, staticSweep.path)
+	// These tests run beside other packages' on two busy cores, where a
+	// simulated engine on the wall clock falls behind its schedule: its
+	// lag is still recorded and warned of, but does not make the point
+	// invalid (TestRunWallClockBehindSchedule sets the limit it checks).
+	if _, set := os.LookupEnv(simproto.EnvMaxLag); !set {
+		os.Setenv(simproto.EnvMaxLag, "1")
+	}
 	code := m.Run()
 	removeStaticSweep()
 	os.Exit(code)

@@ -11,13 +11,18 @@ package simproto
 
 // Environment variables of the simulated engine (sweep sim-engine).
 const (
-	EnvFault     = "SWEEP_SIM_FAULT"       // fault list (simengine.ParseFaults)
-	EnvTimeScale = "SWEEP_SIM_TIME_SCALE"  // simulated seconds per wall-clock second; loadgen's fallback
-	EnvClock     = "SWEEP_SIM_CLOCK"       // "virtual" or "wall"
-	EnvGPU       = "SWEEP_SIM_GPU"         // GPU model: mi300x, h200, ...
-	EnvSeed      = "SWEEP_SIM_SEED"        // uint64 seed of noise and output lengths
-	EnvLoadTime  = "SWEEP_SIM_LOAD_TIME"   // Go duration, simulated model loading
-	EnvWarmup    = "SWEEP_SIM_WARMUP_TIME" // Go duration, simulated warm-up (SGLang)
+	EnvFault     = "SWEEP_SIM_FAULT"      // fault list (simengine.ParseFaults)
+	EnvTimeScale = "SWEEP_SIM_TIME_SCALE" // simulated seconds per wall-clock second; loadgen's fallback
+	EnvClock     = "SWEEP_SIM_CLOCK"      // "virtual" or "wall"
+	EnvGPU       = "SWEEP_SIM_GPU"        // GPU model: mi300x, h200, ...
+	EnvSeed      = "SWEEP_SIM_SEED"       // uint64 seed of noise and output lengths
+	// EnvMaxLag is the share of a wall-clock simulated engine's busy time
+	// in late steps past which a point is invalid (sweep run reads it;
+	// 0.10 when unset; 1: never, for a host known to be loaded, such as
+	// a test run beside others: the lag is still recorded and warned of).
+	EnvMaxLag   = "SWEEP_SIM_MAX_LAG"
+	EnvLoadTime = "SWEEP_SIM_LOAD_TIME"   // Go duration, simulated model loading
+	EnvWarmup   = "SWEEP_SIM_WARMUP_TIME" // Go duration, simulated warm-up (SGLang)
 	// EnvCalibration names a calibration file (simengine.Calibration) the
 	// simulated engine takes its step costs and KV pool from when one of
 	// its arms matches the engine's configuration.

@@ -117,6 +117,9 @@ type ScheduleLag struct {
 	Steps            int64   `json:"steps"`
 	LateSteps        int64   `json:"late_steps"`
 	ToleranceSeconds float64 `json:"tolerance_s"`
+	// InvalidShare is the Share past which the point is invalid (0.10,
+	// or SWEEP_SIM_MAX_LAG as the point read it; 1: never).
+	InvalidShare float64 `json:"invalid_share"`
 }
 
 // SimCalibration is a calibration file (sweep sim calibrate) a simulated

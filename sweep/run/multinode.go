@@ -108,6 +108,11 @@ func FromLocalMultiNode(l *recipes.LocalMultiNode, s Setup) (Spec, error) {
 	if calErr != nil {
 		return Spec{}, calErr
 	}
+	maxLag, err := s.maxLag()
+	if err != nil {
+		return Spec{}, err
+	}
+	spec.MaxLag = maxLag
 	spec.Simulation.Calibration = calibration
 	if lane := power.LaneFromEnv(s.Environ, false); lane.Enabled {
 		spec.Power = multiNodePower(l, spec.Facts, s.Executable, gpu, lane.Require)

@@ -110,6 +110,11 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		gpu := s.simGPU(&p.Row)
 		s.simulateEngine(&spec.Engine, uncheckedArgs(p.Escapes, p.Engine.Argv), gpu, virtual)
 		spec.Simulation = s.simulation(gpu, virtual)
+		maxLag, err := s.maxLag()
+		if err != nil {
+			return Spec{}, err
+		}
+		spec.MaxLag = maxLag
 		if spec.Power != nil {
 			simulatedGPUs(&spec, s.Executable, gpu, p.HealthURL, virtual)
 		}

@@ -108,6 +108,10 @@ type LoadSpec struct {
 	// Simulation is set when the engine is sweep's simulated one; the
 	// result says so.
 	Simulation *result.Simulation
+	// MaxLag is the schedule lag (result.ScheduleLag.Share) past which a
+	// simulated point on the wall clock is invalid: LagInvalidShare, or
+	// SWEEP_SIM_MAX_LAG (Setup.maxLag).
+	MaxLag float64
 	// Probe marks the point an adaptive search's short bracketing probe;
 	// the result says so.
 	Probe bool

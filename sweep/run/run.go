@@ -183,6 +183,7 @@ func (r *runner) runLoad(ctx context.Context, engine *proc.Process) {
 			r.warn("the simulated engine's schedule lag not read (whether the host kept up with the time scale is unknown): " + lagErr.Error())
 		} else {
 			r.lag = scheduleLag(lagBefore, lagAfter)
+			r.lag.InvalidShare = r.spec.MaxLag
 		}
 	}
 	scraped := scrape.finish()

@@ -15,7 +15,8 @@ import (
 // A simulated engine on the wall clock that falls behind its schedule
 // (simengine.Lag: the host too loaded for the time scale) stretches every
 // latency the client measures. Past LagWarnShare of its busy time in late
-// steps the point warns; past LagInvalidShare it is invalid.
+// steps the point warns; past LagInvalidShare (or SWEEP_SIM_MAX_LAG,
+// LoadSpec.MaxLag) it is invalid.
 const (
 	LagWarnShare    = 0.01
 	LagInvalidShare = 0.10
@@ -97,7 +98,7 @@ func lagVerdict(l *result.ScheduleLag, scale float64) (warning, invalid string) 
 	}
 	msg := fmt.Sprintf("the simulated engine fell %.0f %% behind its schedule (%d of %d steps ended more than %g s late, the worst %.2f s): the host was too loaded for time scale %g; rerun with a lower --time-scale or on an idle host",
 		100*l.Share, l.LateSteps, l.Steps, l.ToleranceSeconds, l.WorstSeconds, scale)
-	if l.Share > LagInvalidShare {
+	if l.Share > l.InvalidShare {
 		return msg, msg
 	}
 	return msg, ""

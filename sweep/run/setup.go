@@ -7,7 +7,9 @@ import (
 	"os"
 	"slices"
 	"strconv"
+
 	"strings"
+	"sweep/internal/usage"
 
 	"sweep/configs/matrix"
 	"sweep/internal/proc"
@@ -131,6 +133,20 @@ func (s Setup) simulation(gpu string, virtual bool) *result.Simulation {
 		sim.TimeScale, sim.Clock = 0, "virtual"
 	}
 	return sim
+}
+
+// maxLag is the schedule lag past which a wall-clock simulated point is
+// invalid: simproto.EnvMaxLag's share when set, else LagInvalidShare.
+func (s Setup) maxLag() (float64, error) {
+	v, ok := s.Environ(simproto.EnvMaxLag)
+	if !ok {
+		return LagInvalidShare, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f > 0 && f <= 1) {
+		return 0, usage.Errorf("$%s=%q: want the share of the simulated engine's busy time in late steps past which a point is invalid, in (0, 1] (1: never; unset: %g)", simproto.EnvMaxLag, v, LagInvalidShare)
+	}
+	return f, nil
 }
 
 // setClient sets the load client of spec from its planned aiperf

@@ -107,6 +107,29 @@ func RunnerName(r *matrix.Row, runners *configs.Runners) string {
 	return r.Runner
 }
 
+// CheckRunner checks that name (--runner-name) can run row: a runner of
+// the row's runner label in runners, or a runner of another launcher of the
+// same GPU (the docker twin launch_mi325x-tw.sh runs an mi325x key's
+// recipe as launch_mi325x-amds.sh does). Any other runner would route the
+// key to another GPU's recipe, image and environment, so it is an
+// ErrInvalidOptions naming the label's runners. A label runners does not
+// list is not checked.
+func CheckRunner(row *matrix.Row, runners *configs.Runners, name string) error {
+	if runners == nil || name == "" {
+		return nil
+	}
+	names, ok := runners.Runner(row.Runner)
+	if !ok || len(names) == 0 || slices.Contains(names, name) {
+		return nil
+	}
+	own, ownErr := LauncherFor(names[0])
+	if l, err := LauncherFor(name); err == nil && ownErr == nil && l.GPU == own.GPU {
+		return nil
+	}
+	return fmt.Errorf("%w: --runner-name %s is not a runner of %s (runner label %s: %s); give one of them, e.g. --runner-name %s, or drop --runner-name",
+		ErrInvalidOptions, name, row.ConfigKey, row.Runner, strings.Join(names, ", "), names[0])
+}
+
 // LauncherFor returns the launcher of a runner name (mi325x-amds_03 →
 // mi325x-amds).
 func LauncherFor(runnerName string) (Launcher, error) {

@@ -15,6 +15,11 @@ func PlanMultiNode(rows matrix.Matrix, opts PlanOptions) ([]MultiNodePoint, erro
 	if err != nil {
 		return nil, err
 	}
+	for _, row := range rows {
+		if err := CheckRunner(row, cfg.Runners, cfg.RunnerName); err != nil {
+			return nil, err
+		}
+	}
 	var out []MultiNodePoint
 	var probs []*Problem
 	for i, r := range rows {

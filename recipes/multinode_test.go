@@ -156,6 +156,11 @@ func TestPlanMultiNodeRefusals(t *testing.T) {
 
 	r = keyRows(t, nscaleKimiKey)[0]
 	_, err = recipes.PlanMultiNode(matrix.Matrix{r}, recipes.PlanOptions{RunnerName: "mi325x-amds_0"})
+	require.ErrorIs(t, err, recipes.ErrInvalidOptions) // not a runner of the key's label, nor of its GPU
+	assert.Contains(t, err.Error(), "--runner-name mi325x-amds_0 is not a runner of "+nscaleKimiKey)
+	r = r.Clone()
+	r.Runner = "cluster:mi325x-amds"
+	_, err = recipes.PlanMultiNode(matrix.Matrix{r}, recipes.PlanOptions{RunnerName: "mi325x-amds_00"})
 	require.ErrorIs(t, err, recipes.ErrNotSupported)
 	assert.Contains(t, err.Error(), "launch_mi325x-amds.sh has no agentic srt-slurm branch")
 

@@ -31,6 +31,11 @@ func Plan(rows matrix.Matrix, opts PlanOptions) ([]Point, error) {
 	if cfg.Catalog == nil {
 		return nil, fmt.Errorf("%w: no recipe catalog (pass models.Builtin() from sweep/recipes/models, or your own)", ErrInvalidOptions)
 	}
+	for _, row := range rows {
+		if err := CheckRunner(row, cfg.Runners, cfg.RunnerName); err != nil {
+			return nil, err
+		}
+	}
 	points := make([]Point, 0, len(rows))
 	probs, unsupported := unsupportedProblems(rows)
 	for i, row := range rows {

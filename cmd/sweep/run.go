@@ -49,7 +49,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 			fs.IntVar(&o.Plan.Port, "port", 0, "the point's public port (default 8888; with --simulate a free port)")
 			fs.StringVar(&o.Plan.ModelPath, "model-path", "", "what the engine loads (default: the model id)")
 			fs.StringVar(&o.Plan.AiperfVersion, "aiperf-version", recipes.DefaultAiperfVersion, "aiperf schema version the client command is built for: 0.12.0 or fork")
-			fs.StringVar(&o.Plan.RunnerName, "runner-name", "", "runner name for RESULT_FILENAME (default: the first runner of the row's label)")
+			fs.StringVar(&o.Plan.RunnerName, "runner-name", "", "runner name for RESULT_FILENAME (default: the first runner of the row's label); a runner of the label, or of another launcher of the same GPU")
 			fs.DurationVar(&o.Point.ReadyTimeout, "ready-timeout", run.DefaultReadyTimeout, "how long to wait for the engine's /health")
 			fs.DurationVar(&o.Point.StopGrace, "stop-grace", 60*time.Second, "wait between SIGTERM and SIGKILL when stopping processes")
 			cli.FloatVar(fs, &o.Point.FailedRequestThreshold, "failed-request-threshold", result.DefaultFailedRequestThreshold, "largest accepted failed-request ratio, in [0, 1]", failedRequestRatio)

@@ -15,6 +15,7 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/markdown"
 	"sweep/internal/plural"
+	"sweep/internal/usage"
 	"sweep/sweep/knee"
 )
 
@@ -36,7 +37,15 @@ var chartName = regexp.MustCompile(`^(g\d+-(pareto-(p90|median)|arm\d+-throughpu
 // (an earlier --compare's, a group or arm since gone) are removed, so
 // that charts/ holds the report's own; other files there are left as
 // they are.
+//
+// Write writes only into a report directory of its own: dir and its
+// charts/ must not be symbolic links (the report would land wherever they
+// point), and a summary.md or index.html already there must be one a
+// report wrote (CheckDir); otherwise it is a usage error naming the fix.
 func (rep *Report) Write(dir string) (string, error) {
+	if err := CheckDir(dir); err != nil {
+		return "", err
+	}
 	charts := filepath.Join(dir, ChartsDir)
 	if err := os.MkdirAll(charts, 0o755); err != nil {
 		return "", err
@@ -58,6 +67,49 @@ func (rep *Report) Write(dir string) (string, error) {
 	}
 	page := filepath.Join(dir, PageFile)
 	return page, atomicfile.Write(page, []byte(rep.HTML()), 0o644)
+}
+
+// Own files: what CheckDir lets a report replace.
+var (
+	ownPage = atomicfile.Own{Kind: "report page", Writer: "sweep report", Example: PageFile,
+		Is: func(data []byte) bool { return bytes.HasPrefix(data, []byte(pagePrefix)) }}
+	ownSummary = atomicfile.Own{Kind: "report summary", Writer: "sweep report", Example: SummaryFile,
+		Is: func(data []byte) bool {
+			return bytes.Contains(data, []byte("\n## Sweep knees (")) && bytes.Contains(data, []byte("\n## Pareto frontier ("))
+		}}
+)
+
+// pagePrefix is how every page HTML writes begins.
+const pagePrefix = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sweep report</title>\n"
+
+// CheckDir checks that Write may write the report into dir: neither dir
+// nor dir/charts is a symbolic link, and its summary.md and index.html,
+// where they exist, are a report's. A problem is a *usage.Error (the
+// directory is --out, default DIR/report) with the fix.
+func CheckDir(dir string) error {
+	for _, d := range []string{dir, filepath.Join(dir, ChartsDir)} {
+		st, err := os.Lstat(d)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return usage.Errorf("--out: %w", err)
+		case st.Mode()&fs.ModeSymlink != 0:
+			to, _ := os.Readlink(d)
+			return usage.Errorf("--out: %s is a symbolic link (to %s): sweep report writes only into a directory of its own, not through a link to another; remove the link, or give --out a directory", d, to)
+		case !st.IsDir():
+			return usage.Errorf("--out: %s is not a directory: give --out a directory for the report (index.html, summary.md, charts/)", d)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		own  atomicfile.Own
+	}{{PageFile, ownPage}, {SummaryFile, ownSummary}} {
+		if err := atomicfile.CheckReplace(filepath.Join(dir, f.name), f.own); err != nil {
+			return usage.Errorf("%w; give --out an empty directory or one sweep report wrote", err)
+		}
+	}
+	return nil
 }
 
 // removeStaleCharts removes the chart files under dir (NAME.svg and
@@ -154,9 +206,8 @@ func (rep *Report) noResult() []string {
 // SVG (no external file, script or font).
 func (rep *Report) HTML() string {
 	var b strings.Builder
-	b.WriteString(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Sweep report</title>
-<style>
+	b.WriteString(pagePrefix)
+	b.WriteString(`<style>
 body{font-family:sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}
 td,th{border:1px solid #bbb;padding:3px 6px;text-align:left;vertical-align:top}

@@ -189,6 +189,9 @@ func (d *decoder) master(key string, kn, n *yaml.Node) *Master {
 			switch name {
 			case "image":
 				e.Image = s
+				if err := CheckImage(s); s != "" && err != nil {
+					d.errAt(n, joinPath(key, name), "%v", err)
+				}
 			case "model":
 				e.Model = s
 			case "model-prefix":

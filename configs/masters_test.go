@@ -122,6 +122,9 @@ func TestParseMastersRules(t *testing.T) {
 			want: []wantErr{{3, "", "invalid YAML"}}},
 		{name: "YAML 1.1 boolean in a string field", doc: strings.Replace(fixedDoc("{tp: 8, conc-list: [1]}"), "precision: fp8", "precision: yes", 1),
 			want: []wantErr{{6, "k.precision", "read as a boolean by YAML 1.1"}}},
+		{name: "image with shell text", doc: strings.Replace(fixedDoc("{tp: 8, conc-list: [1]}"), "  image: img\n", "  image: \"lmsysorg/sglang:v0.5.16 $(id)\"\n", 1),
+			want: []wantErr{{2, "k.image", `image "lmsysorg/sglang:v0.5.16 $(id)" holds characters a launcher's shell text cannot carry`}}},
+		{name: "enroot image reference", doc: strings.Replace(fixedDoc("{tp: 8, conc-list: [1]}"), "  image: img\n", "  image: nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc14\n", 1)},
 		{name: "number in a string field", doc: strings.Replace(fixedDoc("{tp: 8, conc-list: [1]}"), "precision: fp8", "precision: 8", 1),
 			want: []wantErr{{6, "k.precision", "must be a string, got an integer"}}},
 

@@ -57,7 +57,7 @@ func newKneesCmd(ios *IOStreams, runF func(context.Context, *kneesOptions) error
 func kneesRun(ctx context.Context, o *kneesOptions) error {
 	k, err := campaign.ReadKnees(ctx, o.Dir, o.Options)
 	if err != nil {
-		return err
+		return inputError(err) // exit 2, as sweep report's
 	}
 	if o.Format == "json" {
 		return knee.WriteJSON(o.IO.Out, k.Results)

@@ -77,7 +77,7 @@ func TestKneesRunJSON(t *testing.T) {
 }
 
 // TestKneesMixedSimulation: one arm with simulated and real files fails
-// with both files named.
+// with both files named, an input error (exit 2, as sweep report's).
 func TestKneesMixedSimulation(t *testing.T) {
 	dir := t.TempDir()
 	c := synth.Corpus(3, 1)[0]
@@ -87,7 +87,7 @@ func TestKneesMixedSimulation(t *testing.T) {
 	require.NoError(t, err)
 	var out, errOut bytes.Buffer
 	code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, []string{"knees", dir})
-	assert.Equal(t, exitError, code)
+	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut.String(), "simulated and real results in one arm")
 	assert.Contains(t, errOut.String(), filepath.Join(dir, "sim"))
 	assert.Contains(t, errOut.String(), filepath.Join(dir, "real"))

@@ -160,7 +160,12 @@ func (o *planOptions) addLaunch(points []recipes.Point) error {
 	if err != nil {
 		return err
 	}
-	return launch.PlanPoints(points, prof, o.Plan.RunnerName, o.Workspace, bin)
+	// A launch that cannot be built is a site or runner sweep was given
+	// (as sweep run --launch says of the same launch): exit 2.
+	if err := launch.PlanPoints(points, prof, o.Plan.RunnerName, o.Workspace, bin); err != nil {
+		return &FlagError{Err: err}
+	}
+	return nil
 }
 
 // filter keeps the rows --tp, --ep and --dp-attn select, as "sweep run"

@@ -60,13 +60,13 @@ func simCalibrateRun(ctx context.Context, o *simCalibrateOptions) error {
 	}
 	cal, skipped, err := simfit.FitResults(ctx, o.Dir, simfit.Options{Planned: planned})
 	if err != nil {
-		return err
+		return inputError(err) // a results directory that cannot be read: exit 2, as sweep report's
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(o.IO.ErrOut, "sim calibrate: skipped %s\n", s)
 	}
 	if len(cal.Arms) == 0 {
-		return fmt.Errorf("sim calibrate: no arm under %s could be fitted", o.Dir)
+		return inputError(fmt.Errorf("sim calibrate: no arm under %s could be fitted", o.Dir))
 	}
 	if err := simfit.CheckOut(o.Out); err != nil {
 		return flagErrorf("sim calibrate: %v", err)

@@ -84,9 +84,9 @@ func (k Key) Line() string {
 func Judge(ctx context.Context, o Options, each func(Key)) (knee.Tally, error) {
 	var t knee.Tally
 	if st, err := os.Stat(o.Dir); err != nil {
-		return t, err
+		return t, usage.Errorf("OUT_DIR: %w (give the directory holding a discovery per key, OUT_DIR/KEY)", err)
 	} else if !st.IsDir() {
-		return t, fmt.Errorf("%s is not a directory: want the directory holding a discovery per key (OUT_DIR/KEY)", o.Dir)
+		return t, usage.Errorf("%s is not a directory: want the directory holding a discovery per key (OUT_DIR/KEY)", o.Dir)
 	}
 	for _, key := range o.Keys {
 		k, err := judgeKey(ctx, o, key)
@@ -146,6 +146,16 @@ func plannedArms(g *matrix.Generator, key string) ([]*plannedArm, error) {
 	return arms, nil
 }
 
+// readError is a discovery that cannot be read (a result file cut
+// short, a directory that is not there): a usage error, as sweep knees
+// and sweep report say of it, unless ctx ended the read.
+func readError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	return &usage.Error{Err: err}
+}
+
 // judgeKey judges one key's discovery.
 func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
 	planned, err := plannedArms(o.Generator, key)
@@ -167,14 +177,14 @@ func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
 	}
 	measured, err := knee.Read(ctx, dir)
 	if err != nil {
-		return Key{}, err
+		return Key{}, readError(ctx, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, campaign.JournalFile)); len(measured) == 0 && errors.Is(err, fs.ErrNotExist) {
 		return Key{Key: key, Skipped: "no discovery in " + dir + ": neither a sweep journal nor a result"}, nil
 	}
 	chosen, err := discoveryOf(dir, measured)
 	if err != nil {
-		return Key{}, err
+		return Key{}, readError(ctx, err)
 	}
 	if !slices.ContainsFunc(planned, func(a *plannedArm) bool { return chosen.has(a.id) }) {
 		return Key{Key: key, Skipped: fmt.Sprintf("none of its %s is in the discovery in %s (its journal records %s)",

@@ -59,8 +59,14 @@ func decodeJSON(file string, data []byte, v any, want string, strict bool) error
 		e.Line, e.Col = offsetLineCol(data, se.Offset-1)
 		e.Msg = se.Error() + ": want " + want
 	case errors.As(err, &te):
-		e.Line, e.Col = offsetLineCol(data, te.Offset-1)
-		e.Key = te.Field
+		if error(te) == err {
+			e.Line, e.Col = offsetLineCol(data, te.Offset-1)
+			e.Key = te.Field
+		} else {
+			// From a type's own UnmarshalJSON: its offset is into the
+			// value that type was given, not into data.
+			e.Key, e.Line, e.Col = namedKeyAt(data, err)
+		}
 		e.Msg = fmt.Sprintf("a JSON %s where %s belongs: want %s", te.Value, jsonKind(te.Type), want)
 	default:
 		if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
@@ -70,9 +76,26 @@ func decodeJSON(file string, data []byte, v any, want string, strict bool) error
 			if at := keyOffset(data, name); at >= 0 {
 				e.Line, e.Col = offsetLineCol(data, at)
 			}
+		} else {
+			e.Key, e.Line, e.Col = namedKeyAt(data, err)
 		}
 	}
 	return e
+}
+
+// namedKeyAt is the key a type's own UnmarshalJSON (a matrix row's) names
+// in err, and where that key first is in data (0, 0 when err names none,
+// or data does not hold it).
+func namedKeyAt(data []byte, err error) (key string, line, col int) {
+	m := namedKey.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", 0, 0
+	}
+	key, _ = strconv.Unquote(m[1])
+	if at := keyOffset(data, key); at >= 0 {
+		line, col = offsetLineCol(data, at)
+	}
+	return key, line, col
 }
 
 // jsonKind names what JSON a Go type decodes from.
@@ -102,7 +125,13 @@ func jsonKind(t reflect.Type) string {
 
 // unknownField matches encoding/json's error for a key
 // DisallowUnknownFields refuses; it names the key but not where it is.
-var unknownField = regexp.MustCompile(`^json: unknown field ("(?:[^"\\]|\\.)*")$`)
+// A type's own UnmarshalJSON may put it behind its context ("planned
+// point: json: unknown field ...").
+var unknownField = regexp.MustCompile(`json: unknown field ("(?:[^"\\]|\\.)*")$`)
+
+// namedKey matches the key a type's own UnmarshalJSON names in its error
+// (`matrix row: key "conc": json: cannot unmarshal ...`).
+var namedKey = regexp.MustCompile(`\bkey ("(?:[^"\\]|\\.)*"): `)
 
 // keyOffset returns the offset of the first object key name in data
 // (the quoted name followed by a colon), or -1.

@@ -1,6 +1,8 @@
 package configs
 
 import (
+	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -81,4 +83,35 @@ func TestDecodeRecordJSON(t *testing.T) {
 			assert.Len(t, Errors(err), 1, "an *Error")
 		})
 	}
+}
+
+// ownDecoder decodes as a type with its own UnmarshalJSON does: it
+// names the key it refused, and the type error it wraps has an offset
+// into the value it was given, not into the file.
+type ownDecoder struct{ Conc int }
+
+func (o *ownDecoder) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(m["conc"], &o.Conc); err != nil {
+		return fmt.Errorf("matrix row: key %q: %w", "conc", err)
+	}
+	return nil
+}
+
+// TestDecodeJSONOwnUnmarshaler: a type error from a type's own
+// UnmarshalJSON is placed at the key it names (it was placed by its
+// offset into the value, line 1), and an unknown key it reports behind
+// its context is placed too.
+func TestDecodeJSONOwnUnmarshaler(t *testing.T) {
+	var v struct{ Row ownDecoder }
+	err := DecodeJSON("p.json", []byte("{\n  \"Row\": {\n    \"conc\": \"32\"\n  }\n}\n"), &v, "a plan")
+	require.Error(t, err)
+	assert.Equal(t, "p.json:3:5: conc: a JSON string where an integer belongs: want a plan", err.Error())
+
+	err = DecodeJSON("p.json", []byte("{\n  \"Row\": {\"conc\": 1},\n  \"x\": 1}"), &v, "a plan")
+	require.Error(t, err)
+	assert.Equal(t, "p.json:3:3: x: unknown key: want a plan", err.Error())
 }

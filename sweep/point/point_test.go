@@ -3,8 +3,11 @@ package point
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,17 +110,61 @@ func TestInnerRunArgs(t *testing.T) {
 func TestReadPlanFileRefusals(t *testing.T) {
 	dir := t.TempDir()
 	for name, tc := range map[string]struct{ data, want string }{
-		"garbage": {"{", "not a planned point"},
-		"array":   {"[1]", "not the output of `sweep plan --format json`"},
+		"garbage": {"{", ".json:1:2: the JSON ends early: want a planned point"},
+		"array":   {"[1]", ": a JSON number where an object belongs: want a planned point"},
 		"none":    {"[]", "holds 0 points; give one"},
-		"no row":  {"{}", `not a planned point: planned point: no "row"`},
+		"no row":  {"{}", `planned point: no "row"`},
 	} {
 		file := filepath.Join(dir, name+".json")
 		require.NoError(t, os.WriteFile(file, []byte(tc.data), 0o644))
 		_, err := ReadPlanFile(file, dir)
 		_, ok := errors.AsType[*usage.Error](err)
 		assert.True(t, ok, "%s: %v", name, err)
-		assert.ErrorContains(t, err, "--plan "+file)
+		assert.ErrorContains(t, err, "--plan")
+		assert.ErrorContains(t, err, file)
 		assert.ErrorContains(t, err, tc.want)
+	}
+}
+
+// TestReadPlanFileChecksEdits: an edited plan is checked as planning
+// checks a point: an engine flag its recipe's schema does not have (it
+// reached the engine, which failed at engine-ready) and a value of the
+// wrong type (no line or column) are usage errors at the file's line and
+// column or naming the schema.
+func TestReadPlanFileChecksEdits(t *testing.T) {
+	out := t.TempDir()
+	r := &Request{Key: Key{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 8, EP: 8, Conc: 32}}
+	p, err := r.PlanRow(generator(t), out)
+	require.NoError(t, err)
+	b, err := json.MarshalIndent([]*recipes.Point{p}, "", "  ")
+	require.NoError(t, err)
+	plan := string(b)
+	concAt := strings.Count(plan[:strings.Index(plan, `"conc": 32`)], "\n") + 1
+	tests := []struct {
+		name, data, want string
+	}{
+		{"as planned", plan, ""},
+		{"unknown engine flag", strings.Replace(plan, `"--model-path"`, `"--bogus-flag", "--model-path"`, 1),
+			"engine command, checked with the sglang v0.5.16 flag schema of recipe qwen3.5_fp8_mi325x_mtp:\nsglang v0.5.16 has no flag --bogus-flag"},
+		{"engine flag of the wrong type", regexp.MustCompile(`("--tp-size",\s*)"8"`).ReplaceAllString(plan, `${1}"eight"`), "--tp-size"},
+		{"row value of the wrong type", strings.Replace(plan, `"conc": 32`, `"conc": "32"`, 1),
+			fmt.Sprintf(".json:%d:7: conc: a JSON string where an integer belongs", concAt)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.want != "" {
+				require.NotEqual(t, plan, tt.data, "the edit applies")
+			}
+			file := filepath.Join(t.TempDir(), "point.json")
+			require.NoError(t, os.WriteFile(file, []byte(tt.data), 0o644))
+			_, err := ReadPlanFile(file, out)
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			_, ok := errors.AsType[*usage.Error](err)
+			assert.True(t, ok, "%v", err)
+			assert.ErrorContains(t, err, tt.want)
+		})
 	}
 }

@@ -2,7 +2,6 @@ package point
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"sweep/internal/usage"
 	"sweep/recipes"
 	"sweep/recipes/models"
+	"sweep/recipes/schema"
 )
 
 // Key names a point of the matrix: its master config key (a plain key,
@@ -138,9 +138,15 @@ func planOne(row *matrix.Row, po recipes.PlanOptions) (*recipes.Point, error) {
 	return &points[0], nil
 }
 
+// planWant is what a --plan file should be, ending its problems.
+const planWant = "a planned point as `sweep plan --format json` prints it (an object, or an array of one)"
+
 // ReadPlanFile reads one planned point: a JSON object, or an array of
-// exactly one, as `sweep plan --format json` prints them. The plan's
-// result directory must be out, since its commands write there.
+// exactly one, as `sweep plan --format json` prints them, strictly
+// (configs.DecodeJSON: a problem at its file:line:col). Its engine command
+// must parse with its recipe's flag schema (the plan's escapes allowed),
+// as planning checks it. The plan's result directory must be out, since
+// its commands write there. Every problem is a usage error.
 func ReadPlanFile(path, out string) (*recipes.Point, error) {
 	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
@@ -148,13 +154,13 @@ func ReadPlanFile(path, out string) (*recipes.Point, error) {
 	}
 	var points []recipes.Point
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
-		if err := json.Unmarshal(t, &points); err != nil {
-			return nil, usage.Errorf("--plan %s: not the output of `sweep plan --format json`: %w", path, err)
+		if err := configs.DecodeJSON(path, data, &points, planWant); err != nil {
+			return nil, usage.Errorf("--plan: %w", err)
 		}
 	} else {
 		var p recipes.Point
-		if err := json.Unmarshal(t, &p); err != nil {
-			return nil, usage.Errorf("--plan %s: not a planned point: %w", path, err)
+		if err := configs.DecodeJSON(path, data, &p, planWant); err != nil {
+			return nil, usage.Errorf("--plan: %w", err)
 		}
 		points = append(points, p)
 	}
@@ -168,5 +174,32 @@ func ReadPlanFile(path, out string) (*recipes.Point, error) {
 	if filepath.Clean(p.ResultDir) != out {
 		return nil, usage.Errorf("--plan %s writes into %s, not --out %s: plan it with --result-dir %s, or run it with --out %s", path, p.ResultDir, out, out, p.ResultDir)
 	}
+	if err := checkPlannedEngine(path, p); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkPlannedEngine checks a plan file's engine command against the flag
+// schema its recipe plans with (engine and version), as planning does: an
+// edited plan's unknown flag or bad value is refused here, not by the
+// engine at start-up.
+func checkPlannedEngine(path string, p *recipes.Point) error {
+	rc, ok := models.Builtin().Recipe(p.Recipe)
+	if !ok {
+		return usage.Errorf("--plan %s: recipe %q: this sweep has no recipe of that name; plan the point again with this sweep (sweep plan --format json)", path, p.Recipe)
+	}
+	s, err := schema.Load(string(rc.Engine), rc.EngineVersion)
+	if err != nil {
+		return fmt.Errorf("--plan %s: recipe %s: %w", path, rc.Name, err)
+	}
+	argv := p.Engine.Argv
+	rest := s.TrimProgram(argv)
+	if len(rest) == len(argv) {
+		return usage.Errorf("--plan %s: engine argv starts %q, not %s's program %q: want the engine command its recipe %s plans", path, argv[0], rc.Engine, s.Program, rc.Name)
+	}
+	if _, err := s.Parse(rest, schema.AllowUnchecked(p.Escapes...)); err != nil {
+		return usage.Errorf("--plan %s: engine command, checked with the %s %s flag schema of recipe %s:\n%w\nedit the plan's engine argv to flags the schema has (sweep schema show %s@%s), or plan the point again", path, rc.Engine, rc.EngineVersion, rc.Name, err, rc.Engine, rc.EngineVersion)
+	}
+	return nil
 }

@@ -148,6 +148,30 @@ func TestPlanRun(t *testing.T) {
 		var fe *FlagError
 		require.ErrorAs(t, err, &fe)
 		assert.ErrorContains(t, err, "no point matches the --tp/--ep/--dp-attn filters; the selected points have:\n  --tp 2 --ep 2\n  --tp 4 --ep 1\n")
+
+		// A multi-node key's arms are selected by their prefill layout, as
+		// sweep run and discover select them (it said "the selected points
+		// have: --tp 0 --ep 0").
+		const disagg = "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp"
+		out.Reset()
+		require.NoError(t, planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &out}, ConfigKeys: []string{disagg}, TP: []int{8}, EP: []int{8}, Conc: []int{64}, Format: "text"}))
+		assert.Equal(t, 1, strings.Count(out.String(), "# [1/1] "+disagg+" "), out.String())
+		assert.Contains(t, out.String(), "conc [64]")
+		err = planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &bytes.Buffer{}}, ConfigKeys: []string{disagg}, TP: []int{4}, Format: "text"})
+		require.ErrorAs(t, err, &fe)
+		assert.ErrorContains(t, err, "the selected points have:\n  --tp 8 --ep 1 (prefill)\n  --tp 8 --ep 8 --dp-attn (prefill)")
+	})
+	t.Run("the help's examples plan", func(t *testing.T) {
+		for _, line := range strings.Split(helpText("plan"), "\n") {
+			args, ok := strings.CutPrefix(strings.TrimSpace(line), "sweep plan ")
+			if !ok || strings.Contains(args, "--coverage") {
+				continue
+			}
+			args, _, _ = strings.Cut(args, "#")
+			fields := strings.Fields(strings.ReplaceAll(args, "'", ""))
+			code, _, stderr := runCLI(t, append([]string{"plan"}, fields...)...)
+			assert.Equal(t, 0, code, "sweep plan %s: %s", args, stderr)
+		}
 	})
 	t.Run("a topology that does not fit its runner is refused", func(t *testing.T) {
 		err := planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &bytes.Buffer{}}, ConfigKeys: []string{"k"}, Format: "text",

@@ -31,19 +31,33 @@ func (g *Generator) AgenticRows(patterns []string, conc []int, evals EvalOptions
 	return rows, keys, nil
 }
 
+// ArmLayout is the layout --tp, --ep and --dp-attn select a row by, in
+// sweep run, discover and plan alike: a multi-node row's prefill
+// workers' (its own TP and EP are 0), any other row's own.
+func (r *Row) ArmLayout() configs.Parallelism {
+	if r.Kind == AgenticMultiNode && r.Prefill != nil {
+		return r.Prefill.Parallelism
+	}
+	return r.Parallelism
+}
+
 // SelectArms keeps the rows of the arms with one of the tensor parallel
 // sizes tp, the expert parallel sizes ep and, when dpAttn is set, that
-// DP-attention setting (empty lists: any). arms lists every arm of m in
-// sweep run's flags ("--tp 8 --ep 8 --dp-attn"), for saying what there is
-// when nothing is kept.
+// DP-attention setting (empty lists: any), of their ArmLayout. arms lists
+// every arm of m in sweep run's flags ("--tp 8 --ep 8 --dp-attn", "(prefill)"
+// after a multi-node arm's), for saying what there is when nothing is kept.
 func (m Matrix) SelectArms(tp, ep []int, dpAttn *bool) (kept Matrix, arms []string) {
 	for _, r := range m {
-		if (len(tp) == 0 || slices.Contains(tp, r.TP)) && (len(ep) == 0 || slices.Contains(ep, r.EP)) && (dpAttn == nil || *dpAttn == r.DPAttn) {
+		l := r.ArmLayout()
+		if (len(tp) == 0 || slices.Contains(tp, l.TP)) && (len(ep) == 0 || slices.Contains(ep, l.EP)) && (dpAttn == nil || *dpAttn == l.DPAttn) {
 			kept = append(kept, r)
 		}
-		arm := fmt.Sprintf("--tp %d --ep %d", r.TP, r.EP)
-		if r.DPAttn {
+		arm := fmt.Sprintf("--tp %d --ep %d", l.TP, l.EP)
+		if l.DPAttn {
 			arm += " --dp-attn"
+		}
+		if r.Kind == AgenticMultiNode {
+			arm += " (prefill)"
 		}
 		if !slices.Contains(arms, arm) {
 			arms = append(arms, arm)

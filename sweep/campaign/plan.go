@@ -46,7 +46,7 @@ func (s Selection) Select(rows matrix.Matrix) matrix.Matrix {
 // selectsSingleNode reports whether r is a single-node agentic row the
 // selection names.
 func (s Selection) selectsSingleNode(r *matrix.Row) bool {
-	return r.Kind == matrix.AgenticSingleNode && s.selectsLayout(r.Parallelism) &&
+	return r.Kind == matrix.AgenticSingleNode && s.selectsLayout(r.ArmLayout()) &&
 		(len(s.ConcList) == 0 || slices.Contains(s.ConcList, r.Conc))
 }
 
@@ -67,7 +67,7 @@ func (s Selection) selectsLayout(p configs.Parallelism) bool {
 // selection names, or nil when it names none of them or not its prefill
 // layout.
 func (s Selection) selectMultiNode(r *matrix.Row) *matrix.Row {
-	if r.Prefill == nil || !s.selectsLayout(r.Prefill.Parallelism) {
+	if r.Prefill == nil || !s.selectsLayout(r.ArmLayout()) {
 		return nil
 	}
 	if len(s.ConcList) == 0 {
@@ -118,9 +118,9 @@ func (s Selection) CheckConcList(rows matrix.Matrix) *ConcMismatch {
 	for _, r := range rows {
 		var concs []int
 		switch {
-		case r.Kind == matrix.AgenticSingleNode && s.selectsLayout(r.Parallelism):
+		case r.Kind == matrix.AgenticSingleNode && s.selectsLayout(r.ArmLayout()):
 			concs = []int{r.Conc}
-		case r.Kind == matrix.AgenticMultiNode && r.Prefill != nil && s.selectsLayout(r.Prefill.Parallelism):
+		case r.Kind == matrix.AgenticMultiNode && r.Prefill != nil && s.selectsLayout(r.ArmLayout()):
 			concs = r.Concs
 		default:
 			continue

@@ -112,7 +112,7 @@ func (k Key) MultiNodeRows(g *matrix.Generator) (matrix.Matrix, error) {
 func (k Key) SelectMultiNodeRow(rows matrix.Matrix) (*matrix.Row, error) {
 	var have []string
 	for _, r := range rows {
-		p := r.Prefill
+		p := r.ArmLayout()
 		if p.TP == k.TP && p.EP == k.EP && p.DPAttn == k.DPAttn && slices.Contains(r.Concs, k.Conc) {
 			r.StampFingerprint()
 			return r, nil

@@ -25,9 +25,14 @@ const CalibrationVersion = 1
 // `sweep sim calibrate RESULTS_DIR` writes it, `--sim-calibration FILE`
 // hands it to every simulated engine of a run or discovery.
 type Calibration struct {
-	Version int              `json:"version"`
-	Source  string           `json:"source,omitempty"` // the results it was fitted to
-	Arms    []ArmCalibration `json:"arms"`
+	Version int    `json:"version"`
+	Source  string `json:"source,omitempty"` // the results it was fitted to
+	// Simulated is true when some arm was fitted on results of sweep's
+	// simulated engine: such a fit reproduces the simulator (and the
+	// calibration it ran under), not a measured engine. A file without
+	// the key (older) says nothing of it.
+	Simulated bool             `json:"simulated"`
+	Arms      []ArmCalibration `json:"arms"`
 }
 
 // The configurations a step scale is fitted against (ArmCalibration.Basis).

@@ -117,8 +117,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--sim-gpu, --sim-clock and --time-scale need --simulate")
 	case run.CheckSimClock(o.SimClock) != nil:
 		return run.CheckSimClock(o.SimClock)
-	case checkSimCalibration(o.Simulate, &o.SimCalib) != nil:
-		return checkSimCalibration(o.Simulate, &o.SimCalib)
+	case checkSimCalibration(o.Simulate, &o.SimCalib, o.IO.ErrOut) != nil:
+		return checkSimCalibration(o.Simulate, &o.SimCalib, nil)
 	case checkPowerGPUs(o.PowerGPUs) != nil:
 		return checkPowerGPUs(o.PowerGPUs)
 	case o.Run.Retries < 0 || o.Run.Retries > campaign.MaxRetries:

@@ -106,7 +106,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 				if err := run.CheckSimFault(o.SimFault); err != nil {
 					return err
 				}
-				if err := checkSimCalibration(o.Simulate, &o.SimCalib); err != nil {
+				if err := checkSimCalibration(o.Simulate, &o.SimCalib, o.IO.ErrOut); err != nil {
 					return err
 				}
 				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "" || o.SubmitDir != "" || o.Inferencex != "") {

@@ -41,7 +41,7 @@ func newSimAgreementCmd(ios *IOStreams, runF func(context.Context, *simAgreement
 					return flagErrorf("sim agreement takes OUT_DIR and at least one KEY, got %d arguments", len(args))
 				}
 				o.Dir, o.Keys = args[0], args[1:]
-				if err := checkSimCalibration(true, &o.Point.SimCalib); err != nil {
+				if err := checkSimCalibration(true, &o.Point.SimCalib, o.IO.ErrOut); err != nil {
 					return err
 				}
 				return runF(ctx, o)

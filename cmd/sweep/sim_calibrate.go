@@ -78,5 +78,8 @@ func simCalibrateRun(ctx context.Context, o *simCalibrateOptions) error {
 		return err
 	}
 	fmt.Fprintf(o.IO.Out, "calibration: %s (%s)\n", o.Out, plural.Count(len(cal.Arms), "arm", "arms"))
+	if cal.Simulated {
+		fmt.Fprintf(o.IO.ErrOut, "sim calibrate: warning: fitted on simulated results (%s): the calibration reproduces the simulator, not a measured engine; it says \"simulated\": true\n", o.Dir)
+	}
 	return nil
 }

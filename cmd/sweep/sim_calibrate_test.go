@@ -142,6 +142,9 @@ func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 	simCalibrateDiscovery(t, filepath.Join(dir, "seen"), "0", planted)
 	fitted := filepath.Join(dir, "fit.json")
 	arm := fitOneArm(t, filepath.Join(dir, "seen"), fitted)
+	fit, err := simengine.LoadCalibration(fitted)
+	require.NoError(t, err)
+	assert.True(t, fit.Simulated, "fitted on a simulated discovery, and the file says so")
 	assert.Equal(t, 2000000, arm.PoolTokens)
 	assert.Equal(t, "fp8_e4m3", arm.KVCacheDType, "from the engine command beside the results")
 	assert.InEpsilon(t, 1.5, arm.StepScale, 0.03, "within 3 %: it read 4.5 % low while it costed prefills at the mean request's context")
@@ -310,6 +313,38 @@ func TestSimCalibrationDryRun(t *testing.T) {
 	assert.Contains(t, stdout, "  arm 4 qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8: calibrated by "+cal+" (step costs x1.5, pool 2000000 tokens per rank)\n")
 	assert.Contains(t, stdout, "  arm 5 qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8 ep8: calibration "+cal+" has no arm for this engine (the model's step costs and pool)\n")
 	assert.NoDirExists(t, filepath.Join(dir, "d"), "a dry run writes nothing")
+}
+
+// TestSimCalibrationFittedOnSimulatedResults: a calibration whose file
+// says it was fitted on simulated results is warned of where it is used
+// (nothing said so: it reproduced the simulator as if a measured engine);
+// one fitted on measured results, or an older file without the key, is
+// not.
+func TestSimCalibrationFittedOnSimulatedResults(t *testing.T) {
+	dir := t.TempDir()
+	const arms = `"arms": [{"engine": "sglang", "model": "Qwen/Qwen3.5-397B-A17B-FP8", "gpu": "mi325x", "tp": 8, "ep": 1, "step_scale": 1.5, "pool_tokens": 2000000}]`
+	for _, tc := range []struct {
+		name, head string
+		warn       bool
+	}{
+		{"simulated", `"version": 1, "source": "sim-disc", "simulated": true,`, true},
+		{"measured", `"version": 1, "source": "official", "simulated": false,`, false},
+		{"older file", `"version": 1,`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cal := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+			require.NoError(t, os.WriteFile(cal, []byte("{"+tc.head+" "+arms+"}"), 0o644))
+			code, stdout, stderr := runCLI(t, "discover", "--simulate", "--sim-calibration", cal, "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
+				"--dry-run", "--out", filepath.Join(dir, "d"))
+			require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			warning := "warning: --sim-calibration " + cal + " was fitted on simulated results (sim-disc): it reproduces the simulator, not a measured engine\n"
+			if tc.warn {
+				assert.Equal(t, 1, strings.Count(stderr, warning), stderr)
+			} else {
+				assert.NotContains(t, stderr, "fitted on simulated results")
+			}
+		})
+	}
 }
 
 // TestSimCalibrateRecoversPlantedArms: sim calibrate recovers a planted

@@ -175,6 +175,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 					continue
 				}
 				cal.Arms = append(cal.Arms, arm)
+				cal.Simulated = cal.Simulated || a.Simulated
 			}
 			continue
 		}
@@ -279,6 +280,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 		}
 		arm.Points = points
 		cal.Arms = append(cal.Arms, arm)
+		cal.Simulated = cal.Simulated || a.Simulated
 	}
 	return cal, skipped, nil
 }

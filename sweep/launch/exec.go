@@ -176,29 +176,14 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 		case RoleAllocate:
 			var out bytes.Buffer
 			err := e.command(ctx, c, &out)
-			id := ""
-			if m := granted.FindStringSubmatch(out.String()); m != nil {
-				id = m[1]
-			}
+			var jobIDStep *recipes.HostCommand
 			if i+1 < len(bound.Commands) && bound.Commands[i+1].Role == RoleJobID {
 				ran[i+1] = true
-				// salloc's granted id is this allocation's; squeue by name
-				// is only the fallback when salloc printed none, since a
-				// name can match other jobs (another sweep on the runner).
-				if id == "" && err == nil {
-					var q bytes.Buffer
-					if qerr := e.command(ctx, bound.Commands[i+1], &q); qerr == nil {
-						ids := jobIDs(q.String())
-						switch {
-						case len(ids) == 1:
-							id = ids[0]
-						case len(ids) > 1:
-							return res, &StepError{Role: RoleJobID, Argv: bound.Commands[i+1].Argv, Err: fmt.Errorf(
-								"salloc printed no \"Granted job allocation N\" and squeue lists %d jobs of that name (%s): cannot tell which is this allocation, so none is used or cancelled; cancel the one this launch made with scancel ID",
-								len(ids), strings.Join(ids, ", "))}
-						}
-					}
-				}
+				jobIDStep = &bound.Commands[i+1]
+			}
+			id, idErr := e.jobID(ctx, out.String(), err == nil, jobIDStep)
+			if idErr != nil {
+				return res, idErr
 			}
 			if id != "" {
 				res.JobID = id
@@ -245,6 +230,33 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 		res.Bound = bound
 	}
 	return res, nil
+}
+
+// jobID is the id of the job an allocate step made: salloc's granted id
+// (in its output) is this allocation's; the job-id step (squeue by name),
+// when the plan has one, is only the fallback when salloc printed none and
+// succeeded, since a name can match other jobs (another sweep on the
+// runner): more than one match is an error. "" when neither gives one.
+func (e Exec) jobID(ctx context.Context, allocOut string, allocOK bool, step *recipes.HostCommand) (string, error) {
+	if m := granted.FindStringSubmatch(allocOut); m != nil {
+		return m[1], nil
+	}
+	if step == nil || !allocOK {
+		return "", nil
+	}
+	var q bytes.Buffer
+	if err := e.command(ctx, *step, &q); err != nil {
+		return "", nil
+	}
+	switch ids := jobIDs(q.String()); {
+	case len(ids) == 1:
+		return ids[0], nil
+	case len(ids) > 1:
+		return "", &StepError{Role: RoleJobID, Argv: step.Argv, Err: fmt.Errorf(
+			"salloc printed no \"Granted job allocation N\" and squeue lists %d jobs of that name (%s): cannot tell which is this allocation, so none is used or cancelled; cancel the one this launch made with scancel ID",
+			len(ids), strings.Join(ids, ", "))}
+	}
+	return "", nil
 }
 
 // releaseFailed says whether a failed optional release command left

@@ -110,17 +110,7 @@ func TestOfficialProposeRefuses(t *testing.T) {
 					require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(paths[0]), "forged.json"), data, 0o644))
 				}
 			}
-			files := map[string][]byte{}
-			for _, src := range []string{"configs/amd-master.yaml", "configs/nvidia-master.yaml", "configs/runners.yaml", "perf-changelog.yaml"} {
-				data, err := os.ReadFile(filepath.Join("..", "..", src))
-				require.NoError(t, err)
-				dst := filepath.Join(dir, filepath.Base(src))
-				require.NoError(t, os.WriteFile(dst, data, 0o644))
-				files[dst] = data
-			}
-			args := []string{"official", "--propose", "--from", results, "--config-files",
-				filepath.Join(dir, "amd-master.yaml") + "," + filepath.Join(dir, "nvidia-master.yaml"),
-				"--runner-config", filepath.Join(dir, "runners.yaml"), "--changelog", filepath.Join(dir, "perf-changelog.yaml")}
+			files, args := proposeInputs(t, dir, results)
 			var out, errOut bytes.Buffer
 			code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, args)
 			assert.Equal(t, exitError, code, out.String())
@@ -170,17 +160,8 @@ func TestOfficialProposeUnfinished(t *testing.T) {
 		start.Arms = append(start.Arms, arm)
 	}
 	require.NoError(t, synth.WriteJournal(results, append([]campaign.Record{start}, recs...)...))
-	files := map[string][]byte{}
-	for _, src := range []string{"configs/amd-master.yaml", "configs/nvidia-master.yaml", "configs/runners.yaml", "perf-changelog.yaml"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", src))
-		require.NoError(t, err)
-		dst := filepath.Join(dir, filepath.Base(src))
-		require.NoError(t, os.WriteFile(dst, data, 0o644))
-		files[dst] = data
-	}
-	args := []string{"official", "--propose", "--from", results, "--config-files",
-		filepath.Join(dir, "amd-master.yaml") + "," + filepath.Join(dir, "nvidia-master.yaml"),
-		"--runner-config", filepath.Join(dir, "runners.yaml"), "--changelog", filepath.Join(dir, "perf-changelog.yaml"), "--allow-simulated"}
+	files, args := proposeInputs(t, dir, results)
+	args = append(args, "--allow-simulated")
 	const tp8 = "qwen3.5 mi325x-amds sglang fp8 mtp tp8 c128 (interrupted)"
 
 	var out, errOut bytes.Buffer
@@ -223,4 +204,22 @@ func TestOfficialFlags(t *testing.T) {
 		assert.Equal(t, exitUsage, code, tc.args)
 		assert.Contains(t, errOut.String(), tc.want)
 	}
+}
+
+// proposeInputs copies the shipped master configs, runners and changelog
+// into dir, and returns their contents by path (to check what a proposal
+// left unchanged) and "sweep official --propose --from results" on them.
+func proposeInputs(t *testing.T, dir, results string) (map[string][]byte, []string) {
+	t.Helper()
+	files := map[string][]byte{}
+	for _, src := range []string{"configs/amd-master.yaml", "configs/nvidia-master.yaml", "configs/runners.yaml", "perf-changelog.yaml"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", src))
+		require.NoError(t, err)
+		dst := filepath.Join(dir, filepath.Base(src))
+		require.NoError(t, os.WriteFile(dst, data, 0o644))
+		files[dst] = data
+	}
+	return files, []string{"official", "--propose", "--from", results, "--config-files",
+		filepath.Join(dir, "amd-master.yaml") + "," + filepath.Join(dir, "nvidia-master.yaml"),
+		"--runner-config", filepath.Join(dir, "runners.yaml"), "--changelog", filepath.Join(dir, "perf-changelog.yaml")}
 }

@@ -80,20 +80,23 @@ func TestAppendChangelog(t *testing.T) {
 	}
 }
 
-func TestPlan(t *testing.T) {
-	mk := func(tp int, knee_ int, pts ...[3]float64) *knee.Result {
-		r := resultFor(tp, 1)
-		r.Status, r.Knee = knee.StatusOK, knee_
-		for _, p := range pts {
-			i, th := p[1], p[2]
-			r.Points = append(r.Points, knee.Point{Conc: int(p[0]), Usable: true, Throughput: &th, E2ENormP90: &i})
-		}
-		return r
+// kneeAt is an ok arm of TP tp with its knee at knee_ and the points
+// pts, each {conc, p90 normalized E2E latency, throughput}.
+func kneeAt(tp int, knee_ int, pts ...[3]float64) *knee.Result {
+	r := resultFor(tp, 1)
+	r.Status, r.Knee = knee.StatusOK, knee_
+	for _, p := range pts {
+		i, th := p[1], p[2]
+		r.Points = append(r.Points, knee.Point{Conc: int(p[0]), Usable: true, Throughput: &th, E2ENormP90: &i})
 	}
+	return r
+}
+
+func TestPlan(t *testing.T) {
 	// tp8 wins at high interactivity, tp4 at high throughput, tp2 nowhere.
-	tp8 := mk(8, 16, [3]float64{1, 150, 1000}, [3]float64{4, 110, 3000}, [3]float64{16, 60, 5000}, [3]float64{32, 30, 5200}, [3]float64{64, 10, 4000})
-	tp4 := mk(4, 32, [3]float64{4, 90, 2500}, [3]float64{16, 45, 5600}, [3]float64{32, 25, 7000}, [3]float64{64, 12, 7100})
-	tp2 := mk(2, 8, [3]float64{1, 80, 500}, [3]float64{8, 40, 2000}, [3]float64{16, 20, 2100})
+	tp8 := kneeAt(8, 16, [3]float64{1, 150, 1000}, [3]float64{4, 110, 3000}, [3]float64{16, 60, 5000}, [3]float64{32, 30, 5200}, [3]float64{64, 10, 4000})
+	tp4 := kneeAt(4, 32, [3]float64{4, 90, 2500}, [3]float64{16, 45, 5600}, [3]float64{32, 25, 7000}, [3]float64{64, 12, 7100})
+	tp2 := kneeAt(2, 8, [3]float64{1, 80, 500}, [3]float64{8, 40, 2000}, [3]float64{16, 20, 2100})
 	rs := []*knee.Result{tp8, tp4, tp2}
 	fr := knee.Frontiers(rs, knee.AxisE2ENormP90)[0]
 	plans := Plan(rs, fr, Options{})
@@ -111,18 +114,9 @@ func TestPlan(t *testing.T) {
 // its measured points still stand on the frontier for the other arms.
 // CheckFinished refuses such a discovery unless AllowUnfinished.
 func TestPlanUnfinished(t *testing.T) {
-	mk := func(tp int, knee_ int, pts ...[3]float64) *knee.Result {
-		r := resultFor(tp, 1)
-		r.Status, r.Knee = knee.StatusOK, knee_
-		for _, p := range pts {
-			i, th := p[1], p[2]
-			r.Points = append(r.Points, knee.Point{Conc: int(p[0]), Usable: true, Throughput: &th, E2ENormP90: &i})
-		}
-		return r
-	}
-	tp8 := mk(8, 16, [3]float64{1, 150, 1000}, [3]float64{4, 110, 3000}, [3]float64{16, 60, 5000}, [3]float64{32, 30, 5200}, [3]float64{64, 10, 4000})
-	tp4 := mk(4, 32, [3]float64{4, 90, 2500}, [3]float64{16, 45, 5600}, [3]float64{32, 25, 7000}, [3]float64{64, 12, 7100})
-	tp2 := mk(2, 8, [3]float64{1, 80, 500}, [3]float64{8, 40, 2000}, [3]float64{16, 20, 2100})
+	tp8 := kneeAt(8, 16, [3]float64{1, 150, 1000}, [3]float64{4, 110, 3000}, [3]float64{16, 60, 5000}, [3]float64{32, 30, 5200}, [3]float64{64, 10, 4000})
+	tp4 := kneeAt(4, 32, [3]float64{4, 90, 2500}, [3]float64{16, 45, 5600}, [3]float64{32, 25, 7000}, [3]float64{64, 12, 7100})
+	tp2 := kneeAt(2, 8, [3]float64{1, 80, 500}, [3]float64{8, 40, 2000}, [3]float64{16, 20, 2100})
 	tp4.Unfinished = []int{128}
 	tp2.Unfinished = []int{32, 64}
 	rs := []*knee.Result{tp8, tp4, tp2}

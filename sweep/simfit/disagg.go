@@ -223,7 +223,7 @@ func fitDisaggArm(a *knee.Arm) (arms []simengine.ArmCalibration, skipped []strin
 			if m.pool > 0 {
 				f.arm.PoolTokens = int(m.pool)
 			}
-			if why := unfitDisagg(s); why != "" {
+			if why := unusable(s); why != "" {
 				f.arm.LeftOut = append(f.arm.LeftOut, pointName(s)+": "+why)
 				continue
 			}
@@ -275,18 +275,6 @@ func fitDisaggArm(a *knee.Arm) (arms []simengine.ArmCalibration, skipped []strin
 		arms = append(arms, arm)
 	}
 	return arms, skipped, nil
-}
-
-// unfitDisagg says why a disaggregated point is left out of both roles'
-// fits ("" when it is not): a superseded probe or a failed point.
-func unfitDisagg(s knee.Sample) string {
-	switch {
-	case s.Superseded:
-		return "a probe its full-length run superseded"
-	case s.Excluded != "":
-		return "failed: " + s.Excluded
-	}
-	return ""
 }
 
 // prefillPoint is a prefill worker's fit point: its forward time, the

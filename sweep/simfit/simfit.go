@@ -516,13 +516,25 @@ func orNone(s string) string {
 	return s
 }
 
-// unfit says why a point is left out of the fit ("" when it is fitted).
-func unfit(s knee.Sample) string {
+// unusable says why a point is left out of every fit, a disaggregated
+// arm's roles' too ("" when it is not): a superseded probe or a failed
+// point.
+func unusable(s knee.Sample) string {
 	switch {
 	case s.Superseded:
 		return "a probe its full-length run superseded"
 	case s.Excluded != "":
 		return "failed: " + s.Excluded
+	}
+	return ""
+}
+
+// unfit says why a point is left out of the fit ("" when it is fitted).
+func unfit(s knee.Sample) string {
+	if why := unusable(s); why != "" {
+		return why
+	}
+	switch {
 	case s.ITL.P50 == nil:
 		return "no median inter-token latency"
 	case s.KVUsage == nil:

@@ -230,6 +230,12 @@ func TestWriteSweepOnlyFailedPoints(t *testing.T) {
 			page, err := os.ReadFile(filepath.Join(dir, "report", PageFile))
 			require.NoError(t, err)
 			assert.Contains(t, string(page), `<p class="no-result"><strong>No point has a result`)
+			// The knees, the frontier and the charts say there is nothing
+			// rather than show an empty table.
+			assert.Equal(t, 3, strings.Count(string(md), "\nNone: no point has a result.\n"), "%s", md)
+			assert.NotContains(t, string(md), "| arm | status |")
+			assert.Equal(t, 3, strings.Count(string(page), "<p>None: no point has a result.</p>"))
+			assert.NotContains(t, string(page), `class="knees"`)
 		})
 	}
 }

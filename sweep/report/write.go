@@ -162,18 +162,29 @@ func (rep *Report) Markdown(chartsDir string) string {
 	fmt.Fprintf(&b, "%s\n\n", rep.metricLine())
 	rep.comparisonMarkdown(&b)
 	fmt.Fprintf(&b, "## Sweep knees (%s)\n\n", plural.Count(len(rep.Results), "arm", "arms"))
-	mdTable(&b, kneeHeader, kneeRows(rep.Results))
+	if len(rep.Results) == 0 {
+		b.WriteString(noneYet + "\n")
+	} else {
+		mdTable(&b, kneeHeader, kneeRows(rep.Results))
+	}
 	if rows, noResult := failedRows(rep.Results, rep.Failed, rep.Dir); len(rows) > 0 {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", failedTitle(len(rows), noResult), failedIntro)
 		mdTable(&b, failedHeader, rows)
 	}
 	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
-	mdTable(&b, frontierHeader(rep.Metric), frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	if len(rep.Results) == 0 {
+		b.WriteString(noneYet + "\n")
+	} else {
+		mdTable(&b, frontierHeader(rep.Metric), frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	}
 	if rows := energyRows(rep.Results); len(rows) > 0 {
 		fmt.Fprintf(&b, "\n## Energy (GPU power, valid points)\n\n")
 		mdTable(&b, energyHeader(rep.Metric), rows)
 	}
 	fmt.Fprintf(&b, "\n## Charts\n\n")
+	if len(rep.Charts) == 0 {
+		b.WriteString(noneYet + "\n")
+	}
 	for _, c := range rep.Charts {
 		fmt.Fprintf(&b, "- [%s](%s/%s.png)", markdown.Cell(c.Title), chartsDir, c.Name)
 		if c.Note != "" {
@@ -186,6 +197,10 @@ func (rep *Report) Markdown(chartsDir string) string {
 	}
 	return b.String()
 }
+
+// noneYet stands in a section of a report with no result (only failed
+// points) for its empty table.
+const noneYet = "None: no point has a result."
 
 // banners are the lines the summary and the page lead with: where the
 // results came from (Provenance) and what their sweeps have not finished
@@ -230,18 +245,29 @@ figcaption{font-size:13px;padding:4px}
 	fmt.Fprintf(&b, "<p>%s. %s</p>\n", plural.Count(len(rep.Results), "arm", "arms"), html.EscapeString(rep.metricLine()))
 	rep.comparisonHTML(&b)
 	b.WriteString("<h2>Knees</h2>\n")
-	htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))
+	if len(rep.Results) == 0 {
+		fmt.Fprintf(&b, "<p>%s</p>\n", noneYet)
+	} else {
+		htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))
+	}
 	if rows, noResult := failedRows(rep.Results, rep.Failed, rep.Dir); len(rows) > 0 {
 		fmt.Fprintf(&b, "<h2>%s</h2>\n<p>%s</p>\n", html.EscapeString(failedTitle(len(rows), noResult)), html.EscapeString(failedIntro))
 		htmlTable(&b, "failed", failedHeader, rows)
 	}
 	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))
-	htmlTable(&b, "frontier", frontierHeader(rep.Metric), frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	if len(rep.Results) == 0 {
+		fmt.Fprintf(&b, "<p>%s</p>\n", noneYet)
+	} else {
+		htmlTable(&b, "frontier", frontierHeader(rep.Metric), frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
+	}
 	if rows := energyRows(rep.Results); len(rows) > 0 {
 		b.WriteString("<h2>Energy (GPU power, valid points)</h2>\n")
 		htmlTable(&b, "energy", energyHeader(rep.Metric), rows)
 	}
 	b.WriteString("<h2>Charts</h2>\n")
+	if len(rep.Charts) == 0 {
+		fmt.Fprintf(&b, "<p>%s</p>\n", noneYet)
+	}
 	for _, c := range rep.Charts {
 		caption := c.Title
 		if c.Note != "" {

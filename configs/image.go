@@ -8,7 +8,8 @@ import (
 // imageRef is what an image reference may hold: what a launcher's shell
 // text (srun --container-image, docker run, enroot import) carries
 // without quoting.
-var imageRef = regexp.MustCompile(`^[A-Za-z0-9._/:@+=,#-]+$`)
+// A # never leads: there the shell would read a comment.
+var imageRef = regexp.MustCompile(`^[A-Za-z0-9._/:@+=,-][A-Za-z0-9._/:@+=,#-]*$`)
 
 // CheckImage checks a config's image reference: letters, digits and
 // ._/:@+=,#- only (# as in enroot's registry#image), so that no

@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
 	"sweep/recipes/models"
@@ -129,8 +130,9 @@ type Plan struct {
 	portRule recipes.PortRule
 }
 
-// safeValue is what may be written into the import script's shell text:
-// image references and paths, never shell syntax.
+// safeValue is what a path may hold to be written into the import
+// script's shell text (an image reference: configs.CheckImage), never
+// shell syntax.
 var safeValue = regexp.MustCompile(`^[A-Za-z0-9._/:@+=,-]+$`)
 
 // SquashName is the launchers' squash file name of an image: every / : @ #
@@ -153,8 +155,8 @@ func Build(p recipes.Profile, row *matrix.Row, o Options) (*Plan, error) {
 	if row.Image == "" {
 		return nil, fmt.Errorf("launch: row %s has no image", row.ExpName)
 	}
-	if !safeValue.MatchString(row.Image) {
-		return nil, fmt.Errorf("launch: image %q holds characters a launcher's shell text cannot carry (want letters, digits and ._/:@+=,-)", row.Image)
+	if err := configs.CheckImage(row.Image); err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
 	}
 	if o.Workspace == "" {
 		o.Workspace = Workspace

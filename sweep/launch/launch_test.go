@@ -201,12 +201,30 @@ func TestDockerProfile(t *testing.T) {
 	assert.False(t, pl.Allocates)
 }
 
+// TestBuildRejectsShellInImage: the launch checks an image as a config's
+// is checked (configs.CheckImage, one rule): shell syntax and a leading #
+// (a comment) are refused, enroot's registry#image form is not.
 func TestBuildRejectsShellInImage(t *testing.T) {
 	prof, err := recipes.ProfileFor("mi325x-amds_00")
 	require.NoError(t, err)
-	row := agenticRow("img:$(reboot)", "m", "qwen3.5", "fp8", "sglang", 2)
-	_, err = Build(prof, row, Options{RunnerName: "mi325x-amds_00"})
-	assert.ErrorContains(t, err, "characters a launcher's shell text cannot carry")
+	for _, tc := range []struct {
+		image string
+		ok    bool
+	}{
+		{"img:$(reboot)", false},
+		{"#img:v1", false},
+		{"img:v1 --privileged", false},
+		{"nvcr.io#nvidia/sglang:v0.5.16", true},
+		{"lmsysorg/sglang:v0.5.16-rocm720-mi30x", true},
+	} {
+		row := agenticRow(tc.image, "m", "qwen3.5", "fp8", "sglang", 2)
+		_, err = Build(prof, row, Options{RunnerName: "mi325x-amds_00"})
+		if tc.ok {
+			assert.NoError(t, err, tc.image)
+		} else {
+			assert.ErrorContains(t, err, "characters a launcher's shell text cannot carry", tc.image)
+		}
+	}
 }
 
 // InJob: the import runs on the host (bash -c, no srun), the container step

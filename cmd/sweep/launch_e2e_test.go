@@ -132,6 +132,20 @@ func pyxisSite(t *testing.T) []string {
 	return []string{"--site", "partition=gpu", "--site", "cpus-per-task=1", "--site", "squash-dir=" + squash, "--site", "hub-cache=" + hub, "--site", "devices=none"}
 }
 
+// relabelledKey writes launchKey's block of the shipped AMD config with
+// the runner label runner in place of its own to a config file, and
+// returns its path (--config-files).
+func relabelledKey(t *testing.T, runner string) string {
+	t.Helper()
+	key, err := os.ReadFile("../../configs/amd-master.yaml")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?ms)^` + regexp.QuoteMeta(launchKey) + `:\n.*?\n\n`).Find(key)
+	require.NotNil(t, m)
+	cfg := filepath.Join(t.TempDir(), "relabelled.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(strings.Replace(string(m), "runner: cluster:mi325x-amds", "runner: "+runner, 1)), 0o644))
+	return cfg
+}
+
 // launchCmd is `sweep run --launch` of the key's tp2 conc1 point (or the
 // --tp/--ep/--conc in extra), run by
 // the test binary as the CLI; its output goes to log.
@@ -378,12 +392,7 @@ func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 func TestDiscoverLaunchThroughDocker(t *testing.T) {
 	requireDocker(t)
 	dockerImage(t)
-	key, err := os.ReadFile("../../configs/amd-master.yaml")
-	require.NoError(t, err)
-	m := regexp.MustCompile(`(?ms)^` + regexp.QuoteMeta(launchKey) + `:\n.*?\n\n`).Find(key)
-	require.NotNil(t, m)
-	cfg := filepath.Join(t.TempDir(), "tw.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(strings.Replace(string(m), "runner: cluster:mi325x-amds", "runner: cluster:mi325x-tw", 1)), 0o644))
+	cfg := relabelledKey(t, "cluster:mi325x-tw")
 	out := filepath.Join(t.TempDir(), "d")
 	cmd := exec.Command(os.Args[0], "discover", "--simulate", "--launch", "--sweep-binary", staticSweep.path, "--builtin-client", "--no-report",
 		"--config-files", cfg, "--config-keys", launchKey, "--tp", "2", "--ep", "2", "--conc-list", "1", "4", "--gpus", "2", "3", "--stop-grace", "2s",
@@ -405,12 +414,14 @@ func TestDiscoverLaunchThroughDocker(t *testing.T) {
 // TestLaunchMI300XStagesTheWorkspace runs the point through the MI300X
 // path, whose nodes lack the runner's filesystem: the workspace goes to the
 // node with sbcast, the results come back over srun's output, and the
-// node's copy and the local tarball are removed.
+// node's copy and the local tarball are removed. The key is launchKey
+// with the MI300X runners' label (a runner outside a key's label is
+// refused), so its image is the one the test imports.
 func TestLaunchMI300XStagesTheWorkspace(t *testing.T) {
 	requirePyxis(t)
 	_, err := exec.LookPath("sbcast")
 	requireTool(t, "sbcast", err)
-	site := append(pyxisSite(t), "--site", "exclude=")
+	site := append(pyxisSite(t), "--site", "exclude=", "--config-files", relabelledKey(t, "cluster:mi300x-amds"))
 	out := filepath.Join(t.TempDir(), "p")
 	var log syncbuf.Buffer
 	cmd := launchCmd(t, "mi300x-amds_07", out, &log, append(site, "--tp", "4", "--ep", "1", "--conc", "8")...)

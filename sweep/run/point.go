@@ -164,6 +164,17 @@ type PowerNode struct {
 	Env map[string]string
 }
 
+// engineHealthURLs are the health URLs of the point's engines: Engine's
+// (a disaggregated point's first prefill worker) and every other
+// worker's, in start order; those not given are left out.
+func (s *ServerSpec) engineHealthURLs() []string {
+	urls := []string{s.HealthURL}
+	for _, w := range s.Workers {
+		urls = append(urls, w.HealthURL)
+	}
+	return slices.DeleteFunc(urls, func(u string) bool { return u == "" })
+}
+
 // Worker is one more engine of a disaggregated point: its process (whose
 // Name is its role and index, "decode0"), readiness endpoint, log and
 // command file in OutDir.

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"time"
 
@@ -367,11 +366,7 @@ const endPoll = 20 * time.Millisecond
 func (r *runner) exitedAtEnd(ctx context.Context, down <-chan *proc.Process) *proc.Process {
 	ctx, cancel := context.WithTimeout(ctx, engineExitWait)
 	defer cancel()
-	urls := []string{r.spec.HealthURL}
-	for i := range r.workers { // started in the order of spec.Workers
-		urls = append(urls, r.spec.Workers[i].HealthURL)
-	}
-	urls = slices.DeleteFunc(urls, func(u string) bool { return u == "" })
+	urls := r.spec.engineHealthURLs()
 	noURL := len(urls) == 0 // then the whole wait
 	c := &http.Client{}
 	t := time.NewTicker(endPoll)

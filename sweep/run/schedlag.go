@@ -24,19 +24,16 @@ const (
 
 // lagBases are the simulated engines whose schedule lag the point
 // records: on the wall clock only (the virtual clock keeps no schedule
-// to fall behind), every disaggregated worker, else the engine.
+// to fall behind), every engine, each disaggregated worker with it.
 func (r *runner) lagBases() []string {
 	if sim := r.spec.Simulation; sim == nil || sim.Clock != "wall" {
 		return nil
 	}
-	if len(r.spec.Workers) > 0 {
-		out := make([]string, len(r.spec.Workers))
-		for i, w := range r.spec.Workers {
-			out[i] = baseURL(w.HealthURL)
-		}
-		return out
+	var out []string
+	for _, u := range r.spec.engineHealthURLs() {
+		out = append(out, baseURL(u))
 	}
-	return []string{baseURL(r.spec.HealthURL)}
+	return out
 }
 
 // readLags reads each engine's schedule lag (GET simengine.LagPath).

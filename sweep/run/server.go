@@ -116,11 +116,7 @@ func (s *Server) Healthy(ctx context.Context) error {
 		}
 	}
 	c := &http.Client{Timeout: max(s.r.o.ReadyInterval, 2*time.Second)}
-	urls := []string{s.r.spec.HealthURL, s.r.spec.RouterHealthURL}
-	for _, w := range s.r.spec.Workers {
-		urls = append(urls, w.HealthURL)
-	}
-	for _, u := range urls {
+	for _, u := range append(s.r.spec.engineHealthURLs(), s.r.spec.RouterHealthURL) {
 		if u == "" {
 			continue
 		}

@@ -24,7 +24,8 @@ type Summary struct {
 	// Client names the load client (empty in results without one).
 	Client string
 	// Simulated says how a point run against sweep's simulated engine ran
-	// ("simulated mi325x, virtual clock, seed 0"); empty for a measured one.
+	// (engineKind and the seed: "simulated on mi325x, virtual clock, seed
+	// 0"); empty for a measured one.
 	Simulated string
 	// Submission is "valid <scenario> submission" or why not (and, for an
 	// invalid point the client stamped valid, that the stamp is the
@@ -56,13 +57,7 @@ func Summarize(path string) (Summary, error) {
 	if f.Simulated {
 		s.Simulated = "simulated"
 		if sim := f.Simulation; sim != nil {
-			if sim.GPU != "" {
-				s.Simulated += " " + sim.GPU
-			}
-			if sim.Clock != "" {
-				s.Simulated += ", " + sim.Clock + " clock"
-			}
-			s.Simulated += fmt.Sprintf(", seed %d", sim.Seed)
+			s.Simulated = fmt.Sprintf("%s, seed %d", engineKind(sim), sim.Seed)
 		}
 	}
 	if sub := f.Submission; sub != nil {

@@ -58,7 +58,7 @@ func TestSummarizeSubmission(t *testing.T) {
 			assert.Equal(t, tc.wantValid, s.Valid)
 			assert.Equal(t, tc.want, s.Submission)
 			if tc.simulated {
-				assert.Equal(t, "simulated mi325x, virtual clock, seed 3", s.Simulated)
+				assert.Equal(t, "simulated on mi325x, virtual clock, seed 3", s.Simulated)
 			} else {
 				assert.Empty(t, s.Simulated)
 			}

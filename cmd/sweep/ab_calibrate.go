@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -43,7 +44,8 @@ func newABCalibrateCmd(ios *IOStreams, runF func(context.Context, *abRunOptions)
 }
 
 // abCalibrateRun runs the calibration and prints it; one that measures
-// nothing for want of a usable --out or disk exits 2 (abNoVerdict).
+// nothing for want of a usable --out or disk, or whose files cannot be
+// written (printed then, on stdout only), exits 2 (abNoVerdict).
 func abCalibrateRun(ctx context.Context, o *abRunOptions) (err error) {
 	defer func() { err = abNoVerdict(err) }()
 	r, err := prepareABLeg(o, "-aa")
@@ -61,20 +63,24 @@ func abCalibrateRun(ctx context.Context, o *abRunOptions) (err error) {
 	fmt.Fprintf(o.IO.ErrOut, "A/A calibration of leg %s (%s): arm a (%s: %s) against itself, %d identical runs, %d categories, tolerance %.2f points; %s\n  output: %s\n",
 		l.Name, l.Model, p.Arms[0].Name, p.Arms[0].Point.Recipe, runs, len(p.Categories), l.Tolerance, r.Mode, r.Out)
 	res, err := leg.Calibrate(ctx, p, r.Options, runs)
-	if err != nil {
+	if res == nil {
 		return r.Err(ctx, "ab calibrate", err)
 	}
-	if err := printLegOutput(o.IO, o.Format, "calibration", res.Table, res.JSON); err != nil {
+	cal := res.Calibration
+	rate := fmt.Sprintf("A/A flip rate %.2f %% over %d cases", 100*cal.Overall.FlipRate, cal.Overall.Cases)
+	drawn := "ab calibrate " + l.Name + ": " + rate
+	if len(cal.Problems) > 0 {
+		drawn = fmt.Sprintf("ab calibrate %s: INCOMPLETE: %s; no flip rate is measured", l.Name, plural.Count(len(cal.Problems), "problem", "problems"))
+	}
+	if err := printLegOutput(o.IO, o.Format, "calibration", &res.Output, err, drawn); err != nil {
 		return err
 	}
-	cal := res.Calibration
 	if len(cal.Problems) > 0 {
-		return &exitCodeError{Code: exitABIncomplete, Err: fmt.Errorf("ab calibrate %s: INCOMPLETE: %s; no flip rate is measured", l.Name, plural.Count(len(cal.Problems), "problem", "problems"))}
+		return &exitCodeError{Code: exitABIncomplete, Err: errors.New(drawn)}
 	}
 	if fa := cal.FalseAlarm; fa != nil && fa.Regression > 0 {
 		fmt.Fprintf(o.IO.ErrOut, "warning: %d of %d A-against-A gate runs were REGRESSION (false alarms; %.2f %% predicted per comparison)\n", fa.Regression, fa.Comparisons, 100*fa.PredictedRegression)
 	}
-	fmt.Fprintf(o.IO.ErrOut, "A/A flip rate %.2f %% over %d cases; use --calibration %s with sweep ab run or sweep ab compare\n",
-		100*cal.Overall.FlipRate, cal.Overall.Cases, res.JSON)
+	fmt.Fprintf(o.IO.ErrOut, "%s; use --calibration %s with sweep ab run or sweep ab compare\n", rate, res.JSON)
 	return nil
 }

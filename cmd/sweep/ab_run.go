@@ -38,7 +38,8 @@ func newABRunCmd(ios *IOStreams, runF func(context.Context, *abRunOptions) error
 }
 
 // abRunRun runs the leg, prints the report and maps the verdict to the
-// exit code; a leg that draws no verdict exits 2 (abNoVerdict).
+// exit code; a leg that draws no verdict, or whose report cannot be
+// written (printed then, on stdout only), exits 2 (abNoVerdict).
 func abRunRun(ctx context.Context, o *abRunOptions) (err error) {
 	defer func() { err = abNoVerdict(err) }()
 	var cal *abgate.Calibration
@@ -73,10 +74,10 @@ func abRunRun(ctx context.Context, o *abRunOptions) (err error) {
 		fmt.Fprintf(o.IO.ErrOut, "  A/A calibration: %s\n", cal.Source())
 	}
 	res, err := leg.Run(ctx, p, r.Options)
-	if err != nil {
+	if res == nil {
 		return r.Err(ctx, "ab run", err)
 	}
-	if err := printLegOutput(o.IO, o.Format, "report", res.Table, res.JSON); err != nil {
+	if err := printLegOutput(o.IO, o.Format, "report", &res.Output, err, "ab run "+l.Name+": "+abgate.VerdictLine(res.Report)); err != nil {
 		return err
 	}
 	return abVerdictError(o.IO, "ab run "+l.Name, o.Format, res.Report)

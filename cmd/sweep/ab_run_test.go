@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -16,8 +18,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs"
+	"sweep/internal/cli"
 	"sweep/sweep/abgate"
 	"sweep/sweep/abgate/bfclsim"
+	"sweep/sweep/abgate/leg"
 	"sweep/sweep/gha"
 	"sweep/sweep/run"
 )
@@ -400,6 +404,47 @@ func TestABNoVerdictExit2(t *testing.T) {
 			assert.Contains(t, errOut.String(), "no space left on device")
 			assert.NotContains(t, errOut.String(), "run with --help", "no usage hint for a disk")
 			assert.FileExists(t, filepath.Join(out, tc.file))
+		})
+	}
+}
+
+// TestABReportOnStdoutOnly: ab run on a disk that filled as the report was
+// written exited 2 with "no space left on device" and the report was lost:
+// stdout was printed from the file. The report is printed from memory, in
+// the format asked for, and the error says what was drawn, which file was
+// not written, that the disk is full, and exits 2; a report written prints
+// as before and names its files.
+func TestABReportOnStdoutOnly(t *testing.T) {
+	dir := t.TempDir()
+	out := &leg.Output{Table: filepath.Join(dir, leg.ReportTable), JSON: filepath.Join(dir, leg.ReportJSON),
+		TableText: []byte("## BFCL A/B\n"), JSONText: []byte("{\"verdict\": \"REGRESSION\"}\n")}
+	write := &fs.PathError{Op: "write", Path: filepath.Join(dir, ".report.json.sweep-1.tmp"), Err: syscall.ENOSPC}
+	notWritten := &leg.NotWrittenError{File: out.JSON, Written: []string{out.Table},
+		Err: &run.DiskFullError{Dir: dir, Free: 0, Err: fmt.Errorf("write %s: %w", out.JSON, write)}}
+	const drawn = "ab run regression: verdict: REGRESSION: weighted Δ -5.33 pp"
+	for _, tc := range []struct {
+		name, format string
+		notWritten   error
+		stdout       string
+		stderr       string
+		code         int
+	}{
+		{"written", "table", nil, "## BFCL A/B\n", "report: " + out.Table + ", " + out.JSON + "\n", exitOK},
+		{"table", "table", notWritten, "## BFCL A/B\n", "", exitUsage},
+		{"json", "json", notWritten, "{\"verdict\": \"REGRESSION\"}\n", "", exitUsage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := printLegOutput(&IOStreams{Out: &stdout, ErrOut: &stderr}, tc.format, "report", out, tc.notWritten, drawn)
+			assert.Equal(t, tc.stdout, stdout.String(), "the report is printed whole")
+			assert.Equal(t, tc.stderr, stderr.String())
+			var exit bytes.Buffer
+			assert.Equal(t, tc.code, cli.ExitCode(t.Context(), &exit, abNoVerdict(err)))
+			if tc.notWritten == nil {
+				return
+			}
+			assert.Equal(t, "sweep: "+drawn+", but the report was not written whole (stdout holds it): report.json not written: write "+out.JSON+": write "+write.Path+
+				": no space left on device: the disk holding "+dir+" is full (0 B free); report.md written\n", exit.String())
 		})
 	}
 }

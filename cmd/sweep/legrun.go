@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -79,19 +79,22 @@ func prepareABLeg(o *abRunOptions, suffix string) (*leg.Prepared, error) {
 }
 
 // printLegOutput prints a leg's table, or its JSON with --format json, on
-// stdout, and names both files (what) on stderr.
-func printLegOutput(ios *IOStreams, format, what, table, js string) error {
-	file := table
+// stdout from memory, and names both files (what) on stderr. When a file
+// could not be written (notWritten: leg.Run's and leg.Calibrate's error
+// beside their output), stdout still gets the output and the error,
+// what the command drew (drawn) and why the output is on stdout only, is
+// returned.
+func printLegOutput(ios *IOStreams, format, what string, out *leg.Output, notWritten error, drawn string) error {
+	data := out.TableText
 	if format == "json" {
-		file = js
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return err
+		data = out.JSONText
 	}
 	if _, err := ios.Out.Write(data); err != nil {
-		return err
+		return errors.Join(err, notWritten)
 	}
-	fmt.Fprintf(ios.ErrOut, "%s: %s, %s\n", what, table, js)
+	if notWritten != nil {
+		return fmt.Errorf("%s, but the %s was not written whole (stdout holds it): %w", drawn, what, notWritten)
+	}
+	fmt.Fprintf(ios.ErrOut, "%s: %s, %s\n", what, out.Table, out.JSON)
 	return nil
 }

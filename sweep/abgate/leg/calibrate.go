@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"sweep/configs"
 	"sweep/internal/plural"
@@ -20,9 +19,10 @@ type Calibration struct {
 	Calibration *abgate.Calibration
 	// Roots are arm A's BFCL_PROJECT_ROOTs, one per run.
 	Roots []string
-	// Table and JSON are the files written in the leg's directory; JSON
-	// is what Options.Calibration (sweep ab run --calibration) reads.
-	Table, JSON string
+	// Output is the calibration: its files in the leg's directory and
+	// their content; the JSON file is what Options.Calibration (sweep ab
+	// run --calibration) reads.
+	Output
 }
 
 // Calibrate runs arm A against itself (bfcl-ab.md §5.3, §6 step 5): its
@@ -30,8 +30,10 @@ type Calibration struct {
 // replicates, at least 2) in fresh roots, and stops; then the flip rate
 // between the runs and the gate's false alarms on A-against-A comparisons
 // of the leg's replicates per side are measured and written. Like Run, it
-// returns an error only for unusable options, an unusable directory or
-// cancellation; a failed stage is a Problem of the calibration.
+// returns an error only for unusable options, an unusable directory,
+// cancellation or a file that cannot be written (a *NotWrittenError,
+// returned with the Calibration); a failed stage is a Problem of the
+// calibration.
 func Calibrate(ctx context.Context, p *Plan, o Options, runs int) (*Calibration, error) {
 	if runs == 0 {
 		runs = max(2, 2*p.Leg.Replicates)
@@ -61,13 +63,14 @@ func Calibrate(ctx context.Context, p *Plan, o Options, runs int) (*Calibration,
 	if err != nil {
 		return nil, err
 	}
-	res := &Calibration{Calibration: cal, Roots: roots,
-		Table: filepath.Join(o.Dir, CalibrationTable), JSON: filepath.Join(o.Dir, abgate.CalibrationFile)}
 	heading := fmt.Sprintf("## BFCL A/A calibration: %s (%s): arm %s (%s) against itself%s\n\n", p.Leg.Name, p.Leg.Model, arm.Label, arm.Name, simulatedSuffix(o.Setup.Simulate))
-	if err := writeOutputs(res.Table, heading, func(w io.Writer) error { return abgate.WriteCalibrationTable(w, cal) },
-		res.JSON, func(w io.Writer) error { return abgate.WriteCalibrationJSON(w, cal) }); err != nil {
+	out, err := o.writeOutputs(CalibrationTable, heading, func(w io.Writer) error { return abgate.WriteCalibrationTable(w, cal) },
+		abgate.CalibrationFile, func(w io.Writer) error { return abgate.WriteCalibrationJSON(w, cal) })
+	if out == nil {
 		return nil, err
 	}
-	cal.File = res.JSON
-	return res, nil
+	if err == nil {
+		cal.File = out.JSON
+	}
+	return &Calibration{Calibration: cal, Roots: roots, Output: *out}, err
 }

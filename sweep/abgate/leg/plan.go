@@ -6,7 +6,9 @@
 //	l, err := configs.DefaultABLeg("minimaxm3-mi325x-smg") // or configs.LoadABLeg(file)
 //	p, err := leg.NewPlan(l, leg.PlanOptions{Generator: g, Dir: out})
 //	res, err := leg.Run(ctx, p, leg.Options{Dir: out, Setup: setup, Server: serverOpts})
-//	// res.Report.Verdict: PASS, REGRESSION, INCONCLUSIVE or INCOMPLETE
+//	// res.Report.Verdict: PASS, REGRESSION, INCONCLUSIVE or INCOMPLETE;
+//	// res.Output: report.md and report.json, written atomically, and their
+//	// content, also when err is a *leg.NotWrittenError (a full disk)
 //
 // leg.Calibrate is the A/A run: arm A against itself for a number of
 // identical runs, its flip rates and false alarms written to

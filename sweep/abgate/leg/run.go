@@ -1,6 +1,7 @@
 package leg
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -65,6 +66,11 @@ type Options struct {
 	// Calibration, when set, is the leg's A/A calibration (Calibrate):
 	// the comparison's replicate advice uses its flip rates.
 	Calibration *abgate.Calibration
+
+	// fileWriter, when set, stands between an output's temporary file
+	// and what is written to it (nil: the file itself): tests fill the
+	// disk with it.
+	fileWriter func(f io.Writer) io.Writer
 }
 
 // legDefaults applies the leg's timeouts where the options leave them
@@ -101,9 +107,50 @@ type Result struct {
 	Report *abgate.Report
 	// Roots are each arm's BFCL_PROJECT_ROOTs, one per replicate.
 	Roots [2][]string
-	// Table and JSON are the report files written in the leg's directory.
-	Table, JSON string
+	// Output is the report: its files in the leg's directory and their
+	// content.
+	Output
 }
+
+// Output is a leg's report or calibration in its two forms, each with
+// the file of the leg's directory it is written to.
+type Output struct {
+	// Table and JSON are the files: the Markdown table and the JSON.
+	Table, JSON string
+	// TableText and JSONText are their content, held also when a file
+	// could not be written (Run's and Calibrate's *NotWrittenError).
+	TableText, JSONText []byte
+}
+
+// NotWrittenError is an output drawn but not written to its file: Run and
+// Calibrate return it with their result, whose Output holds the content.
+// A file of the output written before is whole: the old content or the
+// new, never a torn file.
+type NotWrittenError struct {
+	// File is the file that could not be written; Written are those of
+	// the output written before it.
+	File    string
+	Written []string
+	// Err is why: a *run.DiskFullError when the disk holding the leg's
+	// directory is full.
+	Err error
+}
+
+// Error is "report.json not written: CAUSE; report.md written": the
+// cause names the whole path.
+func (e *NotWrittenError) Error() string {
+	msg := fmt.Sprintf("%s not written: %v", filepath.Base(e.File), e.Err)
+	if len(e.Written) > 0 {
+		names := make([]string, len(e.Written))
+		for i, w := range e.Written {
+			names[i] = filepath.Base(w)
+		}
+		msg += "; " + strings.Join(names, ", ") + " written"
+	}
+	return msg
+}
+
+func (e *NotWrittenError) Unwrap() error { return e.Err }
 
 // defaults fills o's defaults and prepares the leg's directory. It returns
 // the instant before which files are stale.
@@ -138,8 +185,10 @@ func (o *Options) defaults() (time.Time, error) {
 // Run runs both arms, one after the other or (a concurrent leg) both at
 // once on their own GPUs and ports, holding the leg's host lock if it
 // names one, and compares them. It returns an error only for unusable
-// options, an unusable output directory, a host lock not had in time or
-// cancellation; every failed stage is a Problem in the report.
+// options, an unusable output directory, a host lock not had in time,
+// cancellation or a report file that cannot be written; every failed
+// stage is a Problem in the report. A report drawn but not written is
+// returned with its *NotWrittenError: the Result's Output holds it.
 func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 	since, err := o.defaults()
 	if err != nil {
@@ -197,31 +246,49 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Report = rep
-	res.Table, res.JSON = filepath.Join(o.Dir, ReportTable), filepath.Join(o.Dir, ReportJSON)
 	heading := fmt.Sprintf("## BFCL A/B: %s (%s): A %s, B %s%s\n\n", p.Leg.Name, p.Leg.Model, p.Arms[0].Name, p.Arms[1].Name, simulatedSuffix(o.Setup.Simulate))
-	if err := writeOutputs(res.Table, heading, func(w io.Writer) error { return abgate.WriteTable(w, rep) },
-		res.JSON, func(w io.Writer) error { return abgate.WriteJSON(w, rep) }); err != nil {
+	out, err := o.writeOutputs(ReportTable, heading, func(w io.Writer) error { return abgate.WriteTable(w, rep) },
+		ReportJSON, func(w io.Writer) error { return abgate.WriteJSON(w, rep) })
+	if out == nil {
 		return nil, err
 	}
-	return res, nil
+	res.Output = *out
+	return res, err
 }
 
-// writeOutputs writes a leg's two outputs, each atomically: the Markdown
-// table (heading, then what table writes) and the JSON.
-func writeOutputs(tablePath, heading string, table func(io.Writer) error, jsonPath string, js func(io.Writer) error) error {
-	var b strings.Builder
-	b.WriteString(heading)
-	if err := table(&b); err != nil {
-		return err
+// writeOutputs renders a leg's two outputs, the Markdown table (heading,
+// then what table writes) and the JSON, and writes each atomically into
+// the leg's directory under its name. A file that cannot be written is a
+// *NotWrittenError returned with the Output, which holds both renderings;
+// a rendering that fails returns no Output.
+func (o *Options) writeOutputs(tableName, heading string, table func(io.Writer) error, jsonName string, js func(io.Writer) error) (*Output, error) {
+	var t, j bytes.Buffer
+	t.WriteString(heading)
+	if err := table(&t); err != nil {
+		return nil, err
 	}
-	if err := atomicfile.Write(tablePath, []byte(b.String()), 0o644); err != nil {
-		return err
+	if err := js(&j); err != nil {
+		return nil, err
 	}
-	b.Reset()
-	if err := js(&b); err != nil {
-		return err
+	out := &Output{Table: filepath.Join(o.Dir, tableName), JSON: filepath.Join(o.Dir, jsonName), TableText: t.Bytes(), JSONText: j.Bytes()}
+	var written []string
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{out.Table, out.TableText}, {out.JSON, out.JSONText}} {
+		err := atomicfile.WriteWith(f.path, 0o644, func(w io.Writer) error {
+			if o.fileWriter != nil {
+				w = o.fileWriter(w)
+			}
+			_, err := w.Write(f.data)
+			return err
+		})
+		if err != nil {
+			return out, &NotWrittenError{File: f.path, Written: written, Err: run.CheckDiskFull(o.Dir, err)}
+		}
+		written = append(written, f.path)
 	}
-	return atomicfile.Write(jsonPath, []byte(b.String()), 0o644)
+	return out, nil
 }
 
 // runArm brings the arm's server up, runs reps replicates against it and

@@ -1,9 +1,14 @@
 package leg
 
 import (
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,6 +18,7 @@ import (
 	"sweep/configs"
 	"sweep/internal/proc"
 	"sweep/sweep/abgate"
+	"sweep/sweep/run"
 )
 
 func TestRunProcessTimeout(t *testing.T) {
@@ -155,4 +161,97 @@ func TestLockHost(t *testing.T) {
 	require.NoError(t, os.Symlink(path, link))
 	_, err = lockHost(t.Context(), link, 100*time.Millisecond)
 	assert.Error(t, err, "a symlinked lock file is refused")
+}
+
+// fillingDisk is a disk that fills while the output file named full is
+// written: half of what is written reaches the file, then the write fails
+// with ENOSPC, as *os.File's does.
+func fillingDisk(full string) func(io.Writer) io.Writer {
+	return func(w io.Writer) io.Writer {
+		f := w.(*os.File)
+		if !strings.HasPrefix(filepath.Base(f.Name()), "."+full+".") {
+			return w
+		}
+		return writerFunc(func(p []byte) (int, error) {
+			n, err := f.Write(p[:len(p)/2])
+			if err != nil {
+				return n, err
+			}
+			return n, &fs.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
+		})
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestWriteOutputsDiskFull: a disk that filled while a leg wrote its
+// report lost the report (nothing printed it) and said only "no space
+// left on device". The output is held whole in memory for stdout, the
+// error names the file not written and the full disk, and says which
+// file was; a file written before stays whole (its earlier content, never
+// a torn one) and no temporary file is left.
+func TestWriteOutputsDiskFull(t *testing.T) {
+	for _, tc := range []struct {
+		name, full string // the file the disk fills on ("": none)
+		written    []string
+	}{
+		{"none", "", []string{ReportTable, ReportJSON}},
+		{"table", ReportTable, nil},
+		{"json", ReportJSON, []string{ReportTable}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			earlier := []byte("{\"verdict\": \"PASS\"}\n")
+			for _, f := range []string{ReportTable, ReportJSON} {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, f), earlier, 0o644))
+			}
+			o := &Options{Dir: dir, fileWriter: fillingDisk(tc.full)}
+			out, err := o.writeOutputs(ReportTable, "## heading\n\n", func(w io.Writer) error {
+				_, err := io.WriteString(w, "| table |\n")
+				return err
+			}, ReportJSON, func(w io.Writer) error {
+				_, err := io.WriteString(w, "{\"verdict\": \"REGRESSION\"}\n")
+				return err
+			})
+			require.NotNil(t, out, "the output is held for stdout: %v", err)
+			assert.Equal(t, "## heading\n\n| table |\n", string(out.TableText))
+			assert.Equal(t, "{\"verdict\": \"REGRESSION\"}\n", string(out.JSONText))
+			assert.Equal(t, filepath.Join(dir, ReportTable), out.Table)
+			assert.Equal(t, filepath.Join(dir, ReportJSON), out.JSON)
+			for _, f := range []string{ReportTable, ReportJSON} {
+				got, rerr := os.ReadFile(filepath.Join(dir, f))
+				require.NoError(t, rerr)
+				want := earlier
+				if slices.Contains(tc.written, f) {
+					want = out.TableText
+					if f == ReportJSON {
+						want = out.JSONText
+					}
+				}
+				assert.Equal(t, string(want), string(got), "%s: written whole, or its earlier content kept", f)
+			}
+			entries, rerr := os.ReadDir(dir)
+			require.NoError(t, rerr)
+			assert.Len(t, entries, 2, "no temporary file is left")
+			if tc.full == "" {
+				require.NoError(t, err)
+				return
+			}
+			nw, ok := errors.AsType[*NotWrittenError](err)
+			require.True(t, ok, "%v", err)
+			assert.Equal(t, filepath.Join(dir, tc.full), nw.File)
+			assert.ErrorIs(t, err, syscall.ENOSPC)
+			df, ok := errors.AsType[*run.DiskFullError](err)
+			require.True(t, ok, "the full disk is named: %v", err)
+			assert.Equal(t, dir, df.Dir)
+			path := filepath.Join(dir, tc.full)
+			assert.True(t, strings.HasPrefix(err.Error(), tc.full+" not written: write "+path+": write "+filepath.Join(dir, "."+tc.full)), err.Error())
+			assert.Contains(t, err.Error(), ": no space left on device: the disk holding "+dir+" is full (")
+			if len(tc.written) > 0 {
+				assert.True(t, strings.HasSuffix(err.Error(), "; "+strings.Join(tc.written, ", ")+" written"), err.Error())
+			}
+		})
+	}
 }

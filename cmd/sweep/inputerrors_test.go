@@ -15,8 +15,8 @@ import (
 // command (they exited 1 from knees, sim calibrate, sim agreement and
 // plan --site, 2 from report): a result file cut short, a results
 // directory that is not there, a --site value a launcher cannot carry, a
-// config image holding shell text (at its file:line:col), a runner that
-// does not exist.
+// config image holding shell text (at its file:line:col; sweep validate
+// exited 1 for it), a runner that does not exist.
 func TestInputErrorsExitTwo(t *testing.T) {
 	const key = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
 	dir := t.TempDir()
@@ -54,11 +54,7 @@ func TestInputErrorsExitTwo(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.args...)
-			want := 2
-			if tc.args[0] == "validate" {
-				want = 1 // validate's own rule: 1 when a file has a problem
-			}
-			assert.Equal(t, want, code, stderr)
+			assert.Equal(t, exitUsage, code, stderr)
 			assert.Contains(t, stdout+stderr, tc.want)
 		})
 	}

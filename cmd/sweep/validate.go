@@ -55,14 +55,16 @@ func newValidateCmd(ios *IOStreams, runF func(context.Context, *validateOptions)
 }
 
 // validateRun loads the files named by o, prints every problem to o.IO.Out
-// and returns an error carrying the count when there is any.
+// and returns an error carrying the count when there is any. A file that
+// cannot be read or has a problem exits 2 (inputError), as the same file
+// does from every command that reads it (matrix, plan, changelog).
 func validateRun(ctx context.Context, o *validateOptions) error {
 	in, note, err := o.Read(ctx)
 	if errors.Is(err, configs.ErrNoChangelog) {
 		return &FlagError{Err: err}
 	}
 	if err != nil {
-		return err
+		return inputError(err)
 	}
 	rep := configs.Validate(in)
 	for _, p := range rep.Problems {
@@ -72,7 +74,7 @@ func validateRun(ctx context.Context, o *validateOptions) error {
 		fmt.Fprintln(o.IO.ErrOut, note)
 	}
 	if err := rep.Err(); err != nil {
-		return err
+		return inputError(err)
 	}
 	fmt.Fprintln(o.IO.Out, rep.Summary(in))
 	return nil

@@ -51,12 +51,14 @@ func TestNewValidateCmdFlags(t *testing.T) {
 }
 
 // TestValidatePlantedMistakesCLI runs the acceptance scenario through the
-// CLI: three planted mistakes, three lines with positions, exit status 1.
+// CLI: three planted mistakes, three lines with positions, exit status 2,
+// as the same files give from matrix and plan (it was 1).
 func TestValidatePlantedMistakesCLI(t *testing.T) {
 	code, out, errOut := runCLI(t, "validate",
 		"--config-files", filepath.Join(repoRoot, "testdata/configs/planted/amd-master.yaml"), filepath.Join(repoRoot, "configs/nvidia-master.yaml"),
 		"--runner-config", filepath.Join(repoRoot, "configs/runners.yaml"))
-	assert.Equal(t, exitError, code)
+	assert.Equal(t, exitUsage, code)
+	assert.NotContains(t, errOut, "run with --help", "a file's problem is no usage mistake")
 	want, err := os.ReadFile(filepath.Join(repoRoot, "testdata/configs/planted/validate.golden"))
 	require.NoError(t, err)
 	assert.Equal(t, string(want), strings.ReplaceAll(out, repoRoot+"/", ""))
@@ -86,9 +88,9 @@ func TestValidateRun(t *testing.T) {
 			stdout: "ok: 208 master configs in 2 files, 37 runner labels, 4 changelog entries (4 new)\n"},
 		{name: "unchanged against itself", args: []string{"--changelog", changelog, "--changelog-base", changelog}, code: 0,
 			stdout: "4 changelog entries (0 new)"},
-		{name: "deleted line", args: []string{"--changelog", changelog, "--changelog-base", shortened}, code: exitError,
+		{name: "deleted line", args: []string{"--changelog", changelog, "--changelog-base", shortened}, code: exitUsage,
 			stdout: shortened + `:27:1: line deleted or rewritten in head ` + changelog + `: "  evals-only: false"`, stderr: "sweep: 1 problem in 1 file"},
-		{name: "missing file", args: []string{"--config-files", filepath.Join(dir, "nope.yaml")}, code: exitError,
+		{name: "missing file", args: []string{"--config-files", filepath.Join(dir, "nope.yaml")}, code: exitUsage,
 			stderr: filepath.Join(dir, "nope.yaml") + ":1:1: cannot read file"},
 		{name: "base without changelog", args: []string{"--changelog-base", shortened}, code: exitUsage,
 			stderr: "there is no ./perf-changelog.yaml"},
@@ -139,12 +141,12 @@ func TestValidateBaseRef(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(appended, "MI300X", "MI300", 1)), 0o644))
 	code, out, _ = runCLI(t, "validate", "--changelog", path, "--changelog-base-ref", "HEAD")
-	assert.Equal(t, exitError, code)
+	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, out, "HEAD:"+path+":")
 	assert.Contains(t, out, "line deleted or rewritten")
 
 	code, _, errOut = runCLI(t, "validate", "--changelog", path, "--changelog-base-ref", "no-such-ref")
-	assert.Equal(t, exitError, code)
+	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "git show no-such-ref:")
 }
 
@@ -157,7 +159,7 @@ func TestValidateOnePassCLI(t *testing.T) {
 		"--config-files", filepath.Join(dir, "masters.yaml"),
 		"--runner-config", filepath.Join(dir, "runners.yaml"),
 		"--changelog", filepath.Join(dir, "perf-changelog.yaml"))
-	assert.Equal(t, exitError, code, "stderr:\n%s", errOut)
+	assert.Equal(t, exitUsage, code, "stderr:\n%s", errOut)
 	got := strings.ReplaceAll(out, dir+"/", "")
 	golden := filepath.Join(dir, "validate.golden")
 	if *updateKnees {
@@ -182,7 +184,7 @@ func TestValidateSyntaxErrorCLI(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "amd.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
 	code, out, _ := runCLI(t, "validate", "--config-files", path)
-	assert.Equal(t, exitError, code)
+	assert.Equal(t, exitUsage, code)
 	assert.Equal(t, path+":231:2: invalid YAML: did not find expected key; this line (column 2) does not continue the block mapping that starts at line 7 (keys at column 1): indent it like its siblings, or fix the earlier line that opened a deeper block\n", out)
 	// yaml.v3 itself says "line 6", the line above that mapping.
 }

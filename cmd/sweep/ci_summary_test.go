@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/gha"
 )
 
 // TestCISummaryExitCodes: a --fanout that is not a fan-out ({} or a job
@@ -56,4 +60,51 @@ func TestCISummaryExitCodes(t *testing.T) {
 			assert.True(t, strings.HasSuffix(stdout, "\n"), "ends with a newline: %q", stdout)
 		})
 	}
+}
+
+// TestCISummaryNamesEveryJobOfTheMatrix: on the fan-out "ci matrix"
+// prints for a fixed-seq-len key under full-sweep-enabled, "ci summary"
+// named none of the missing results: it checked agentic points only, and
+// the canary and the 1k1k/8k1k families are fixed-seq-len. Every point of
+// the jobs the workflow runs that has a result artifact (bmk_) is named,
+// fixed-seq-len ones marked so with why; eval-only points are not.
+func TestCISummaryNamesEveryJobOfTheMatrix(t *testing.T) {
+	dir := t.TempDir()
+	base, err := os.ReadFile(filepath.Join(repoRoot, "perf-changelog.yaml"))
+	require.NoError(t, err)
+	head := filepath.Join(dir, "head.yaml")
+	require.NoError(t, os.WriteFile(head, append(base, "\n- config-keys:\n    - dsr1-fp4-mi355x-sglang\n  description:\n    - \"Rerun.\"\n  pr-link: XXX\n"...), 0o644))
+	code, fanout, stderr := runCLI(t, "ci", "matrix", "--labels", "full-sweep-enabled", "--base-file", filepath.Join(repoRoot, "perf-changelog.yaml"), "--head-file", head)
+	require.Equal(t, 0, code, stderr)
+	path := filepath.Join(dir, "fanout.json")
+	require.NoError(t, os.WriteFile(path, []byte(fanout), 0o644))
+	var fan gha.FanoutJSON
+	require.NoError(t, json.Unmarshal([]byte(fanout), &fan))
+
+	code, stdout, stderr := runCLI(t, "ci", "summary", "--fanout", path, filepath.Join(dir, "results"))
+	assert.Equal(t, exitError, code, stderr)
+	named, evals := 0, 0
+	for _, family := range append([]string{"canary"}, gha.WorkflowFamilies()...) {
+		jobs := fan.Jobs[family]
+		if family == "canary" {
+			jobs = fan.Canary
+		}
+		for _, j := range jobs {
+			for _, p := range j.Points {
+				line := fmt.Sprintf("- no result: %s conc %d (%s, fixed-seq-len): %s.json\n", j.ConfigKey, p.Conc, family, p.ResultFilename)
+				if strings.HasPrefix(p.Artifacts[0], "eval_") {
+					evals++
+					assert.NotContains(t, stdout, p.ResultFilename+".json", "an eval-only point writes no result")
+					continue
+				}
+				named++
+				assert.Contains(t, stdout, strings.ReplaceAll(line, "_", `\_`))
+			}
+		}
+	}
+	require.Positive(t, named, "the fan-out has fixed-seq-len points:\n%s", fanout)
+	require.Positive(t, evals, "and eval-only ones")
+	require.Len(t, fan.Canary, 1, "the canary is a fixed-seq-len point")
+	assert.Contains(t, stdout, fmt.Sprintf("The %d fixed-seq-len points above cannot have a result from this workflow", named))
+	assert.Contains(t, stderr, fmt.Sprintf("%d points' results missing", named))
 }

@@ -338,11 +338,32 @@ func point(r *matrix.Row) Point {
 	case r.IsEval():
 		arts = []string{"eval_" + r.ExpName + "_" + rf, "server_logs_" + rf}
 	case r.Kind.Agentic():
-		arts = []string{"bmk_agentic_" + rf, "agentic_" + rf, "server_logs_" + rf, "gpu_metrics_" + rf}
+		arts = []string{agenticResultArtifact + rf, "agentic_" + rf, "server_logs_" + rf, "gpu_metrics_" + rf}
 	default:
-		arts = []string{"bmk_" + rf, "server_logs_" + rf, "gpu_metrics_" + rf, "power_audit_" + rf}
+		arts = []string{resultArtifact + rf, "server_logs_" + rf, "gpu_metrics_" + rf, "power_audit_" + rf}
 	}
 	return Point{Conc: conc, ResultFilename: rf, Artifacts: arts}
+}
+
+// The prefixes of the artifact InferenceX uploads a point's result file
+// under, before its RESULT_FILENAME: bmk_agentic_ for an agentic point,
+// bmk_ for a fixed-seq-len one (1k1k, 8k1k, ...). An eval-only point
+// uploads no result file.
+const (
+	resultArtifact        = "bmk_"
+	agenticResultArtifact = resultArtifact + "agentic_"
+)
+
+// writesResult reports whether p writes a result file: it has a result
+// artifact (resultArtifact, agenticResultArtifact included).
+func (p Point) writesResult() bool {
+	return slices.ContainsFunc(p.Artifacts, func(a string) bool { return strings.HasPrefix(a, resultArtifact) })
+}
+
+// agentic reports whether p is an agentic point: its result artifact is
+// agenticResultArtifact. `sweep run` measures no other kind.
+func (p Point) agentic() bool {
+	return slices.ContainsFunc(p.Artifacts, func(a string) bool { return strings.HasPrefix(a, agenticResultArtifact) })
 }
 
 // Jobs returns the jobs of a family (nil when it has none).

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -33,8 +32,8 @@ type SummaryOutcome struct {
 // Incomplete reports whether a result is missing or unreadable.
 func (o SummaryOutcome) Incomplete() bool { return len(o.Missing) > 0 || o.Unreadable > 0 }
 
-// expectedPoint is a point of a run job of the fan-out that writes an
-// agentic result file (its bmk_agentic_ artifact), and what found it.
+// expectedPoint is a point of a run job of the fan-out that writes a
+// result file (its result artifact), and what found it.
 type expectedPoint struct {
 	family, key string
 	point       Point
@@ -52,14 +51,9 @@ func (e *expectedPoint) matches(name string) bool {
 		!strings.Contains(name[len(pre):len(name)-len(post)], "/")
 }
 
-// writesResult reports whether p writes an agentic result file: InferenceX
-// uploads it as the bmk_agentic_ artifact (an eval-only point has none).
-func (p Point) writesResult() bool {
-	return slices.ContainsFunc(p.Artifacts, func(a string) bool { return strings.HasPrefix(a, "bmk_agentic_") })
-}
-
 // expectedPoints are the points of the jobs the workflow runs (the canary
-// and the workflow's families) that write an agentic result file.
+// and the workflow's families) that write a result file: the agentic and
+// the fixed-seq-len ones, not the eval-only ones.
 func (f *FanoutJSON) expectedPoints() []*expectedPoint {
 	var out []*expectedPoint
 	add := func(family string, jobs []Job) {
@@ -171,20 +165,7 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) (SummaryOutcome, err
 	default:
 		writeTable(b, rs)
 	}
-	var missing []*expectedPoint
-	for _, e := range expected {
-		if !e.found {
-			missing = append(missing, e)
-		}
-	}
-	if len(missing) > 0 {
-		fmt.Fprintf(b, "\n%d of the run jobs' %s left no result file:\n\n", len(missing), plural.Count(len(expected), "agentic point", "agentic points"))
-		for _, e := range missing {
-			name := fmt.Sprintf("%s conc %d (%s): %s.json", e.key, e.point.Conc, e.family, e.point.ResultFilename)
-			outcome.Missing = append(outcome.Missing, name)
-			fmt.Fprintf(b, "- no result: %s\n", markdown.Cell(name))
-		}
-	}
+	outcome.Missing = writeMissing(b, expected)
 	if len(dups)+len(stray)+len(problems) > 0 {
 		b.WriteString("\n")
 	}
@@ -200,6 +181,39 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) (SummaryOutcome, err
 	outcome.Unreadable = len(problems)
 	_, err = io.WriteString(w, b.String())
 	return outcome, err
+}
+
+// writeMissing names the expected points that no result file was found
+// for, and returns their names. A fixed-seq-len point is marked so, and
+// a note says why it has no result: `sweep run`, which `ci run-job`
+// runs, measures agentic points only.
+func writeMissing(b *strings.Builder, expected []*expectedPoint) []string {
+	var names []string
+	fixed := 0
+	for _, e := range expected {
+		if e.found {
+			continue
+		}
+		family := e.family
+		if !e.point.agentic() {
+			family += ", fixed-seq-len"
+			fixed++
+		}
+		names = append(names, fmt.Sprintf("%s conc %d (%s): %s.json", e.key, e.point.Conc, family, e.point.ResultFilename))
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	fmt.Fprintf(b, "\n%d of the run jobs' %s left no result file:\n\n", len(names), plural.Count(len(expected), "benchmark point", "benchmark points"))
+	for _, n := range names {
+		fmt.Fprintf(b, "- no result: %s\n", markdown.Cell(n))
+	}
+	if fixed > 0 {
+		them := map[bool]string{true: "it", false: "them"}[fixed == 1]
+		fmt.Fprintf(b, "\nThe %s above cannot have a result from this workflow: `sweep ci run-job` runs `sweep run`, which measures agentic points only and refuses %s (exit 2); run %s with InferenceX's own workflow.\n",
+			plural.Count(fixed, "fixed-seq-len point", "fixed-seq-len points"), them, them)
+	}
+	return names
 }
 
 // dedupe drops the result files whose bytes equal an earlier one's (a

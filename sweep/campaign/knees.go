@@ -252,26 +252,38 @@ func (k *Knees) WriteTable(w io.Writer) error {
 
 // WriteLeftOut prints, under "excluded points:", the points the knees
 // leave out (LeftOut, in its order): each excluded result file with its
-// arm, concurrency, reason and file, and each point the journal ends
-// failed with no result the knees read, with the journal's error and
-// "no result file" (or the file they did not read). Nothing when there
-// is none.
+// arm, point (LeftOut.Name), reason and file, and each point the journal
+// ends failed with no result the knees read, with the journal's error and
+// "no result file" (or the file they did not read); then, under
+// "superseded probes", the probes their full-length runs superseded (no
+// failure), as a report lists them apart. Nothing when there is none.
 func (k *Knees) WriteLeftOut(w io.Writer) error {
-	var b strings.Builder
+	var failed, superseded strings.Builder
 	for _, l := range k.LeftOut() {
 		if f := l.Failed; f != nil {
 			file := "no result file"
 			if f.Result != "" {
 				file = f.Result + ", not read"
 			}
-			fmt.Fprintf(&b, "  %s %s: %s (%s)\n", f.ArmLabel(), f.Name(), f.Why(), file)
+			fmt.Fprintf(&failed, "  %s %s: %s (%s)\n", f.ArmLabel(), l.Name(), f.Why(), file)
 			continue
 		}
-		fmt.Fprintf(&b, "  %s c%d: %s (%s)\n", l.Arm, l.Point.Conc, l.Exclusion.Reason, l.Exclusion.File)
+		b := &failed
+		if l.Superseded {
+			b = &superseded
+		}
+		fmt.Fprintf(b, "  %s %s: %s (%s)\n", l.Arm, l.Name(), l.Exclusion.Reason, l.Exclusion.File)
 	}
-	if b.Len() == 0 {
-		return nil
+	for _, sec := range []struct {
+		head string
+		b    *strings.Builder
+	}{{"excluded points", &failed}, {"superseded probes (run again at the full length; kept, never read, no failure)", &superseded}} {
+		if sec.b.Len() == 0 {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "\n%s:\n%s", sec.head, sec.b.String()); err != nil {
+			return err
+		}
 	}
-	_, err := fmt.Fprintf(w, "\nexcluded points:\n%s", b.String())
-	return err
+	return nil
 }

@@ -21,6 +21,9 @@ type LeftOut struct {
 	Point *knee.Point
 	// Exclusion is the excluded file and why; nil for Failed.
 	Exclusion *knee.Exclusion
+	// Probe says Exclusion is an adaptive search's short probe
+	// (knee.Sample.Probe).
+	Probe bool
 	// Superseded says Exclusion is a probe its full-length run
 	// superseded (knee.Sample.Superseded): no failure.
 	Superseded bool
@@ -47,11 +50,9 @@ func LeftOutOf(rs []*knee.Result, failed []FailedPoint) []LeftOut {
 	}
 	for _, r := range rs {
 		label := r.Arm.Identity.Label()
-		superseded := map[string]bool{}
-		for _, s := range r.Arm.Samples {
-			if s.Superseded {
-				superseded[s.File] = true
-			}
+		samples := map[string]*knee.Sample{}
+		for i := range r.Arm.Samples {
+			samples[r.Arm.Samples[i].File] = &r.Arm.Samples[i]
 		}
 		journal := byArm[label]
 		slices.SortStableFunc(journal, func(a, b LeftOut) int { return a.Failed.Conc - b.Failed.Conc })
@@ -62,7 +63,11 @@ func LeftOutOf(rs []*knee.Result, failed []FailedPoint) []LeftOut {
 			}
 			for j := range p.Excluded {
 				e := &p.Excluded[j]
-				out = append(out, LeftOut{Arm: label, Result: r, Point: p, Exclusion: e, Superseded: superseded[e.File]})
+				l := LeftOut{Arm: label, Result: r, Point: p, Exclusion: e}
+				if s := samples[e.File]; s != nil {
+					l.Probe, l.Superseded = s.Probe, s.Superseded
+				}
+				out = append(out, l)
 			}
 		}
 		out = append(out, journal...)
@@ -73,6 +78,22 @@ func LeftOutOf(rs []*knee.Result, failed []FailedPoint) []LeftOut {
 // LeftOut is LeftOutOf the knees' verdicts and failed points.
 func (k *Knees) LeftOut() []LeftOut {
 	return LeftOutOf(k.Results, k.Failed)
+}
+
+// Name names the left-out point l where sweep knees and a report list
+// it: "c16"; "c16 (probe)" for a probe that failed; "c16 (probe,
+// superseded)" for a probe its full-length run superseded (no failure,
+// listed apart from the failed points); a failed point's Name otherwise.
+func (l LeftOut) Name() string {
+	switch {
+	case l.Failed != nil:
+		return l.Failed.Name()
+	case l.Superseded:
+		return fmt.Sprintf("c%d (probe, superseded)", l.Point.Conc)
+	case l.Probe:
+		return fmt.Sprintf("c%d (probe)", l.Point.Conc)
+	}
+	return fmt.Sprintf("c%d", l.Point.Conc)
 }
 
 // Name names the failed point f in a list: "c16", "c16 (probe)", or its

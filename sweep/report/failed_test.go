@@ -81,7 +81,10 @@ var update = flag.Bool("update", false, "rewrite testdata goldens")
 // among its arm's failed results by concurrency, and a failed point
 // whose result the knees read (tp2 ep2 c64) once, as the knees read it.
 // The table listed only the failed results: a point that failed before
-// writing one was missing though the journal said why it failed.
+// writing one was missing though the journal said why it failed. The
+// probes a full-length run superseded (tp4 c4, which had failed, and c8)
+// are listed apart, by both, as "(probe, superseded)": sweep knees
+// listed them among the failed points as "c4", the report not at all.
 func TestFailedPointsFromJournal(t *testing.T) {
 	dir := t.TempDir()
 	start := campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover"}}
@@ -104,6 +107,19 @@ func TestFailedPointsFromJournal(t *testing.T) {
 			start.Identity.Points = append(start.Identity.Points, id)
 		}
 		start.Arms = append(start.Arms, plan)
+		if tp == "4" && ep == "1" {
+			// An adaptive search's probes at c4 (failed) and c8, each run
+			// again at the full length: superseded, no failure.
+			for _, c := range []int{4, 8} {
+				j := slices.IndexFunc(written.Samples, func(s knee.Sample) bool { return s.Conc == c })
+				p := written.Samples[j]
+				p.Probe = true
+				if c == 4 {
+					p.ErrorRate = 0.2
+				}
+				written.Samples = append(written.Samples, p)
+			}
+		}
 		paths, err := synth.WriteDir(dir, written, true)
 		require.NoError(t, err)
 		for _, p := range plan.Points {
@@ -173,11 +189,20 @@ func TestFailedPointsFromJournal(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(want), listed)
 	rows, _ := failedRows(rep.Results, rep.Failed, dir)
-	lines := strings.Split(strings.TrimSpace(listed), "\n")[1:]
-	require.Len(t, lines, len(rows), "one line per row of the report's table")
-	for n, row := range rows {
-		assert.True(t, strings.HasPrefix(strings.TrimSpace(lines[n]), row[0]+" "+strings.TrimSuffix(row[1], " (other results used)")+": "), "line %d %q, row %q", n, lines[n], row)
+	sections := strings.Split(strings.TrimSpace(listed), "\n\n")
+	require.Len(t, sections, 2, "excluded points, then superseded probes")
+	for i, rows := range [][][]string{rows, supersededRows(rep.Results, dir)} {
+		lines := strings.Split(sections[i], "\n")[1:]
+		require.Len(t, lines, len(rows), "one line per row of the report's table")
+		for n, row := range rows {
+			assert.True(t, strings.HasPrefix(strings.TrimSpace(lines[n]), row[0]+" "+strings.TrimSuffix(row[1], " (other results used)")+": "), "line %d %q, row %q", n, lines[n], row)
+		}
 	}
+	// A superseded probe is named so in both: sweep knees listed it
+	// among the failed points as "c8", which the report left out.
+	assert.Contains(t, md, "| qwen3.5 mi325x-amds sglang fp8 mtp tp4 | c8 (probe, superseded) | "+knee.ExcludedSuperseded+" |")
+	assert.Contains(t, sections[1], "qwen3.5 mi325x-amds sglang fp8 mtp tp4 c8 (probe, superseded): "+knee.ExcludedSuperseded+" (DIR/")
+	assert.NotContains(t, sections[0], "probe")
 }
 
 // TestWriteSweepOnlyFailedPoints: a sweep whose every point failed before

@@ -44,8 +44,9 @@ var kneeHeader = []string{"arm", "status", "knee", "peak", "Kneedle", "excluded 
 // failedRows lists the points the knees leave out
 // (campaign.LeftOutOf: in its order), with why: every result file left
 // out because it failed (knee.Point.Excluded; not a probe its
-// full-length run superseded, which is no failure): the arm, the point
-// (with "other results used" when the point has usable ones too), the
+// full-length run superseded, which is no failure: supersededRows): the
+// arm, the point (campaign.LeftOut.Name, with "other results used" when
+// the point has usable ones too), the
 // reason and the file (relative to dir when under it); and each point of
 // failed (its sweep's journal's failed points with no result the knees
 // read) with the journal's error and the number of its attempts, its
@@ -65,7 +66,7 @@ func failedRows(rs []*knee.Result, failed []campaign.FailedPoint, dir string) (r
 		if l.Superseded {
 			continue
 		}
-		point := pointName(l.Result, l.Point.Conc)
+		point := l.Name()
 		if l.Point.Usable {
 			point += " (other results used)"
 		}
@@ -73,6 +74,24 @@ func failedRows(rs []*knee.Result, failed []campaign.FailedPoint, dir string) (r
 	}
 	return rows, noResult
 }
+
+// supersededRows lists the probes their full-length runs superseded
+// (campaign.LeftOutOf's, in its order), as sweep knees lists them apart
+// from the failed points: the arm, the point (campaign.LeftOut.Name:
+// "c4 (probe, superseded)"), the reason and the file (relative to dir
+// when under it).
+func supersededRows(rs []*knee.Result, dir string) [][]string {
+	var rows [][]string
+	for _, l := range campaign.LeftOutOf(rs, nil) {
+		if l.Superseded {
+			rows = append(rows, []string{l.Arm, l.Name(), l.Exclusion.Reason, relTo(dir, l.Exclusion.File)})
+		}
+	}
+	return rows
+}
+
+// supersededIntro says what the superseded probes' table lists.
+const supersededIntro = "An adaptive discovery's short probes that its search ran again at the full length: each kept beside its point (RESULT_FILENAME.probe/) and counted among the knees' excluded files, but never read and no failure; the full-length run is the point's reading."
 
 // relTo is file relative to dir when under it, else file.
 func relTo(dir, file string) string {

@@ -146,8 +146,9 @@ func (rep *Report) metricLine() string {
 // (NoResult: only failed points; Provenance: simulated results, calibrations, probes; Incomplete:
 // points a sweep has not finished), the throughput metric, a
 // comparison's verdict, the knee table, the failed points with why, the
-// frontier at P90 E2E-normalised interactivity, energy, and links to the
-// PNG charts under chartsDir (relative).
+// superseded probes (an adaptive discovery's), the frontier at P90
+// E2E-normalised interactivity, energy, and links to the PNG charts
+// under chartsDir (relative).
 func (rep *Report) Markdown(chartsDir string) string {
 	var b strings.Builder
 	if lines := rep.banners(); len(lines) > 0 {
@@ -169,6 +170,10 @@ func (rep *Report) Markdown(chartsDir string) string {
 	}
 	if rows, noResult := failedRows(rep.Results, rep.Failed, rep.Dir); len(rows) > 0 {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", failedTitle(len(rows), noResult), failedIntro)
+		mdTable(&b, failedHeader, rows)
+	}
+	if rows := supersededRows(rep.Results, rep.Dir); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n## Superseded probes (%d)\n\n%s\n\n", len(rows), supersededIntro)
 		mdTable(&b, failedHeader, rows)
 	}
 	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
@@ -253,6 +258,10 @@ figcaption{font-size:13px;padding:4px}
 	if rows, noResult := failedRows(rep.Results, rep.Failed, rep.Dir); len(rows) > 0 {
 		fmt.Fprintf(&b, "<h2>%s</h2>\n<p>%s</p>\n", html.EscapeString(failedTitle(len(rows), noResult)), html.EscapeString(failedIntro))
 		htmlTable(&b, "failed", failedHeader, rows)
+	}
+	if rows := supersededRows(rep.Results, rep.Dir); len(rows) > 0 {
+		fmt.Fprintf(&b, "<h2>Superseded probes (%d)</h2>\n<p>%s</p>\n", len(rows), html.EscapeString(supersededIntro))
+		htmlTable(&b, "superseded", failedHeader, rows)
 	}
 	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))
 	if len(rep.Results) == 0 {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -124,11 +125,14 @@ func armsOf(f *knee.Frontier) []*knee.Result {
 // kneeChart draws one arm's throughput vs concurrency: the replicates, the
 // fit and the knee. Its points without a value are marked on the x axis,
 // where no measurement sits (the y axis starts at 0): a failed point
-// (every result excluded) as a cross, a point its sweep has not finished
-// (knee.Result.Unfinished) as an open square; the chart's Note names
-// them. (The crosses sat at the arm's lowest measured value, where they
-// read as measurements.)
-func kneeChart(name string, r *knee.Result, metric knee.Metric) *figure {
+// (every result excluded, or one of noResult: the concurrencies its
+// sweep's journal ends failed with no result the knees read) as a cross,
+// a point its sweep has not finished (knee.Result.Unfinished) as an open
+// square; the chart's Note names them. (The crosses sat at the arm's
+// lowest measured value, where they read as measurements; a point failed
+// with no result had no mark, the curve ending early with nothing at the
+// concurrency the failed points' table lists.)
+func kneeChart(name string, r *knee.Result, noResult []int, metric knee.Metric) *figure {
 	fig := newFigure(name, fmt.Sprintf("Throughput vs concurrency: %s\n%s", r.Arm.Identity.Parallelism(), r.Arm.Identity.GroupLabel()),
 		"concurrency", throughputLabel(metric))
 	p := fig.p
@@ -146,8 +150,18 @@ func kneeChart(name string, r *knee.Result, metric knee.Metric) *figure {
 		}
 		if !pt.Usable && !slices.Contains(r.Unfinished, pt.Conc) {
 			failed = append(failed, plotter.XY{X: c})
-			failedAt = append(failedAt, fmt.Sprintf("c%d", pt.Conc))
 		}
+	}
+	for _, c := range noResult {
+		x := float64(c)
+		if !slices.ContainsFunc(r.Points, func(p knee.Point) bool { return p.Conc == c }) && !slices.Contains(r.Unfinished, c) &&
+			!slices.Contains(failed, plotter.XY{X: x}) {
+			failed = append(failed, plotter.XY{X: x})
+		}
+	}
+	slices.SortFunc(failed, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+	for _, xy := range failed {
+		failedAt = append(failedAt, fmt.Sprintf("c%d", int(xy.X)))
 	}
 	for _, c := range r.Unfinished {
 		unfinished = append(unfinished, plotter.XY{X: float64(c)})

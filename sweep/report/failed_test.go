@@ -48,7 +48,7 @@ func TestFailedPoints(t *testing.T) {
 	assert.Contains(t, md, "| qwen3.5 mi325x-amds sglang fp8 mtp tp2 ep2 | c64 | error rate 14.8% \\> 10% (174 of 1174 requests failed) |")
 	assert.Contains(t, rep.HTML(), `<table id="failed">`)
 
-	f := kneeChart("arm", rep.Results[0], knee.MetricTotal)
+	f := kneeChart("arm", rep.Results[0], nil, knee.MetricTotal)
 	failed := axisMarkers(f, draw.CrossGlyph{})
 	assert.Equal(t, plotter.XYs{{X: 64}, {X: 128}}, failed, "on the x axis (y = 0), not at a measured value")
 	c, err := f.render()
@@ -163,6 +163,29 @@ func TestFailedPointsFromJournal(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(want), got)
 
+	// The tp4 arm's throughput chart marks c16, failed with no result
+	// file, as it marks c128's failed result: a cross on the x axis,
+	// labelled, and named in its note. It drew no mark at c16, so the
+	// chart and the table disagreed.
+	var tp4 *figure
+	for _, f := range rep.figures() {
+		if strings.HasPrefix(f.p.Title.Text, "Throughput vs concurrency: tp4\n") {
+			tp4 = f
+		}
+	}
+	require.NotNil(t, tp4, "tp4's throughput chart")
+	assert.Equal(t, plotter.XYs{{X: 16}, {X: 128}}, axisMarkers(tp4, draw.CrossGlyph{}))
+	c, err := tp4.render()
+	require.NoError(t, err)
+	assert.Equal(t, "failed, no value (× on the x axis): c16, c128", c.Note)
+	labels := 0
+	for _, s := range svgTexts(c.SVG) {
+		if s == "failed" {
+			labels++
+		}
+	}
+	assert.Equal(t, 2, labels, "each failed point labelled")
+
 	page := rep.HTML()
 	i, j = strings.Index(page, "<h2>Failed points"), strings.Index(page, "<h2>Pareto frontier")
 	require.True(t, i >= 0 && j > i, "no failed points' table")
@@ -261,6 +284,49 @@ func TestWriteSweepOnlyFailedPoints(t *testing.T) {
 			assert.NotContains(t, string(md), "| arm | status |")
 			assert.Equal(t, 3, strings.Count(string(page), "<p>None: no point has a result.</p>"))
 			assert.NotContains(t, string(page), `class="knees"`)
+		})
+	}
+}
+
+// TestKneeChartFailedWithNoResult: an arm's throughput chart marks a
+// concurrency its sweep's journal ends failed with no result file as it
+// marks a failed result, a cross on the x axis: also above the curve's
+// last point, where the curve ended early with no mark (the x axis
+// reaches it); never over a point with a value, twice at a failed
+// result's point, or at a point not finished (its square).
+func TestKneeChartFailedWithNoResult(t *testing.T) {
+	rep, _ := buildKeySweep(t)
+	i := slices.IndexFunc(rep.Results, func(r *knee.Result) bool {
+		return !slices.ContainsFunc(r.Points, func(p knee.Point) bool { return !p.Usable })
+	})
+	require.GreaterOrEqual(t, i, 0, "an arm with every point usable")
+	// upTo32 is the usable arm measured up to c32 only.
+	upTo32 := *rep.Results[i]
+	upTo32.Points = slices.DeleteFunc(slices.Clone(upTo32.Points), func(p knee.Point) bool { return p.Conc > 32 })
+	unfinished := upTo32
+	unfinished.Unfinished = []int{64}
+	for _, tc := range []struct {
+		name     string
+		r        *knee.Result
+		noResult []int
+		crosses  plotter.XYs
+		note     string
+	}{
+		{"above the curve's end", &upTo32, []int{64}, plotter.XYs{{X: 64}}, "failed, no value (× on the x axis): c64"},
+		{"at a failed result's point once, and above it, in order", rep.Results[0], []int{128, 64, 2048}, plotter.XYs{{X: 64}, {X: 128}, {X: 2048}},
+			"failed, no value (× on the x axis): c64, c128, c2048"},
+		{"at a point with a value", &upTo32, []int{8}, nil, ""},
+		{"not finished", &unfinished, []int{64}, nil, "not finished by its sweep (□ on the x axis): c64"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := kneeChart("arm", tc.r, tc.noResult, knee.MetricTotal)
+			assert.Equal(t, tc.crosses, axisMarkers(f, draw.CrossGlyph{}))
+			if len(tc.crosses) > 0 {
+				assert.GreaterOrEqual(t, f.p.X.Max, tc.crosses[len(tc.crosses)-1].X, "the x axis reaches the last cross")
+			}
+			c, err := f.render()
+			require.NoError(t, err)
+			assert.Equal(t, tc.note, c.Note)
 		})
 	}
 }

@@ -46,7 +46,8 @@ type Report struct {
 	Incomplete []string
 	// Failed are the points the sweep's journal records as failed with
 	// no result the knees read (campaign.Knees.Failed): the failed
-	// points' table lists them beside the failed result files. Read sets
+	// points' table lists them beside the failed result files, and their
+	// arms' throughput charts mark them as they mark those. Read sets
 	// it; nil when the verdicts were handed over (Build).
 	Failed []campaign.FailedPoint
 	// NoResult, when not "", says that no point of the sweep has a
@@ -77,7 +78,13 @@ type group struct {
 // out and named in Notes. Build returns no error for any finite or
 // infinite input.
 func Build(rs []*knee.Result, metric knee.Metric) (*Report, error) {
-	rep := &Report{Metric: metric, Results: rs, Frontiers: map[knee.Axis][]*knee.Frontier{}}
+	return build(rs, metric, nil)
+}
+
+// build is Build with the failed points of the sweep of rs (Failed),
+// which each arm's throughput chart marks where they failed.
+func build(rs []*knee.Result, metric knee.Metric, failed []campaign.FailedPoint) (*Report, error) {
+	rep := &Report{Metric: metric, Results: rs, Frontiers: map[knee.Axis][]*knee.Frontier{}, Failed: failed}
 	for _, ax := range []knee.Axis{knee.AxisE2ENormP90, knee.AxisMedian} {
 		rep.Frontiers[ax] = knee.Frontiers(rs, ax)
 	}
@@ -122,12 +129,11 @@ func fromKnees(k *campaign.Knees, dir string, metric knee.Metric) (*Report, erro
 	if metric == "" {
 		metric = knee.MetricTotal
 	}
-	rep, err := Build(k.Results, metric)
+	rep, err := build(k.Results, metric, k.Failed)
 	if err != nil {
 		return nil, err
 	}
 	rep.Dir = dir
-	rep.Failed = k.Failed
 	if len(k.Results) == 0 && len(k.Failed) > 0 {
 		rep.NoResult = fmt.Sprintf("No point has a result: %s failed before writing one; the failed points' table says why.",
 			plural.Count(len(k.Failed), "point", "points"))
@@ -158,7 +164,7 @@ func (rep *Report) figures() []*figure {
 		}
 		for ai, r := range g.results {
 			if hasThroughput(r) {
-				add(kneeChart(fmt.Sprintf("g%d-arm%d-throughput", gi+1, ai+1), r, rep.Metric))
+				add(kneeChart(fmt.Sprintf("g%d-arm%d-throughput", gi+1, ai+1), r, rep.failedConcs(r), rep.Metric))
 			}
 		}
 		for _, what := range []string{"TTFT", "ITL"} {
@@ -166,6 +172,21 @@ func (rep *Report) figures() []*figure {
 		}
 		add(alChart(fmt.Sprintf("g%d-acceptance-length", gi+1), g.label, g.results))
 		add(energyChart(fmt.Sprintf("g%d-energy", gi+1), g.label, g.results, rep.Metric))
+	}
+	return out
+}
+
+// failedConcs are the concurrencies of r's arm that rep's sweep's
+// journal ends failed with no result the knees read (Failed), in its
+// order; those it does not place on an arm or at a concurrency are left
+// out.
+func (rep *Report) failedConcs(r *knee.Result) []int {
+	var out []int
+	label := r.Arm.Identity.Label()
+	for _, f := range rep.Failed {
+		if f.Arm == label && f.Conc > 0 {
+			out = append(out, f.Conc)
+		}
 	}
 	return out
 }

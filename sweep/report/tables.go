@@ -105,7 +105,7 @@ var failedHeader = []string{"arm", "point", "why", "file"}
 
 // failedIntro says what the failed points' table lists.
 const failedIntro = "Left out of the knees and fits; the throughput charts draw them as × on the x axis, never as a value. " +
-	"A point that failed before it wrote a result (its server did not start, its client crashed, it was killed) is listed with the error its sweep's journal records, and has no value to draw."
+	"A point that failed before it wrote a result (its server did not start, its client crashed, it was killed) is listed with the error its sweep's journal records, and marked × as well on its arm's chart (an arm with no usable result has no chart)."
 
 // failedTitle is the failed points' table's title: "Failed points (3
 // results, 1 point with no result)".

@@ -108,7 +108,8 @@ type EngineFacts struct {
 	// EnvPrefixes begin the names of the engine's own environment
 	// variables (SGLANG_, VLLM_): the engine inherits them from sweep's
 	// environment where its recipe does not set or unset them, and they
-	// change what it measures (a sweep's resume identity records them).
+	// change what it measures (a sweep's resume identity records them,
+	// with the libraries' beneath it: RuntimeEnvPrefixes).
 	EnvPrefixes []string
 }
 
@@ -126,6 +127,27 @@ func (e Engine) OwnEnvPrefixes() []string {
 		return f.Family.Facts().EnvPrefixes
 	}
 	return nil
+}
+
+// RuntimeEnvPrefixes begin the names of the environment variables of the
+// libraries every engine runs on, beside its own (OwnEnvPrefixes): they
+// change what it measures as much, and an engine inherits them from
+// sweep's environment as it does its own (a sweep's resume identity
+// records both). The list is one for every framework and GPU vendor, as
+// the libraries are: collective communication (NCCL_, which ROCm's RCCL
+// reads under the same names, as NCCL_P2P_DISABLE or NCCL_MIN_NCHANNELS;
+// RCCL_ for RCCL's own; NVSHMEM_ for DeepEP's expert all-to-all), the GPU
+// runtimes (CUDA_ as CUDA_DEVICE_MAX_CONNECTIONS or CUDA_MODULE_LOADING;
+// HIP_, HSA_ as HSA_NO_SCRATCH_RECLAIM, ROCR_ of ROCm), PyTorch (TORCH_
+// as TORCH_NCCL_*, PYTORCH_ as PYTORCH_CUDA_ALLOC_CONF, which sizes the
+// allocator on ROCm too, or PYTORCH_TUNABLEOP_ENABLED) and the kernels
+// both engines compile or call (TRITON_, and AITER_ of ROCm's AITER). A
+// variable of the other vendor's library is inert, and not set, on a
+// host; the GPU visibility variables (CUDA_, HIP_ and
+// ROCR_VISIBLE_DEVICES) are the executor's to set, not the
+// environment's (campaign.EngineEnv leaves them out).
+func RuntimeEnvPrefixes() []string {
+	return []string{"NCCL_", "RCCL_", "NVSHMEM_", "CUDA_", "HIP_", "HSA_", "ROCR_", "TORCH_", "PYTORCH_", "TRITON_", "AITER_"}
 }
 
 // MI355XLaunch are launch_mi355x-amds.sh's per-framework choices.

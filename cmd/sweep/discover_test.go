@@ -164,6 +164,10 @@ func TestDiscoverSimulated(t *testing.T) {
 		// resume with another one mixed points measured under other
 		// engine settings.
 		{"SGLANG_ENABLE_TORCH_COMPILE", "1", `$SGLANG_ENABLE_TORCH_COMPILE: was "", now "1" (the variable changes what the points measure: `},
+		// The libraries' the engine runs on likewise: a resume with
+		// another one went on.
+		{"NCCL_P2P_DISABLE", "1", `$NCCL_P2P_DISABLE: was "", now "1" (the variable changes what the points measure: `},
+		{"HSA_NO_SCRATCH_RECLAIM", "1", `$HSA_NO_SCRATCH_RECLAIM: was "", now "1"`},
 	} {
 		t.Setenv(tc.name, tc.value)
 		code, _, stderr = runCLI(t, discoverArgs(out, "--builtin-client", "--no-report")...)
@@ -176,6 +180,10 @@ func TestDiscoverSimulated(t *testing.T) {
 	// engine's, and one the recipe sets itself (SGLANG_USE_AITER=1).
 	t.Setenv("VLLM_ATTENTION_BACKEND", "TRITON_ATTN")
 	t.Setenv("SGLANG_USE_AITER", "0")
+	// Nor do the GPU visibility variables: the executor pins each
+	// server to its GPUs.
+	t.Setenv("CUDA_VISIBLE_DEVICES", "3")
+	t.Setenv("HIP_VISIBLE_DEVICES", "3")
 	// What means the same is the same sweep: a set in another order, a
 	// time scale the virtual clock ignores.
 	same := discoverArgs(out, "--builtin-client", "--no-report", "--time-scale", "100")

@@ -3,22 +3,11 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"sweep/internal/plural"
 )
-
-// ciAlpha is what an arm's interval of its pooled change leaves out: a
-// 90 % interval.
-const ciAlpha = 0.10
-
-// pointAlpha is what the points' intervals leave out together: 99 %
-// simultaneous intervals over an arm's k points (Bonferroni: each at
-// 1 − 0.01/k). A point's REGRESSION is a second way for its arm to
-// regress, beside the pooled change's 90 % interval, so it is held to a
-// stricter level: it adds at most 0.5 % (one-sided) to the arm's false
-// alarms where the pooled interval allows 5 %.
-const pointAlpha = 0.01
 
 // minReplicateDF is the fewest degrees of freedom of replicate scatter
 // that make replicates the noise source.
@@ -36,9 +25,26 @@ type armScatter struct {
 	ss, df float64
 }
 
-// decide estimates the noise, gives every arm and point its interval and
-// verdict, and the report its overall verdict.
+// decide estimates the noise, gives every arm and point its intervals
+// and verdict, the REGRESSION claims corrected for their number
+// (Correction), and the report its overall verdict.
 func decide(rep *Report, o Options, repSS, repDF float64) {
+	q := quantiles{}
+	judged := estimateNoise(rep, o, repSS, repDF, q)
+	judgeArms(judged, o, q)
+	points := judgePoints(judged, o, q)
+	rep.Correction = newCorrection(len(judged), points, o)
+	for _, a := range judged {
+		decideArm(a, rep.Correction, o, q)
+	}
+	rep.Verdict = overall(rep)
+}
+
+// estimateNoise gives every arm with a paired point its pooled change
+// and, with a noise estimate, its noise and 90 % interval; it returns
+// the arms with one (the judged arms), the others INCONCLUSIVE unless
+// INCOMPLETE.
+func estimateNoise(rep *Report, o Options, repSS, repDF float64, q quantiles) []*ArmReport {
 	var scat []armScatter
 	uniform := map[*ArmReport][]bool{}
 	for _, a := range rep.Arms {
@@ -62,6 +68,7 @@ func decide(rep *Report, o Options, repSS, repDF float64) {
 		poolSS += s.ss
 		poolDF += s.df
 	}
+	var judged []*ArmReport
 	for _, a := range rep.Arms {
 		if len(a.logs) == 0 {
 			if a.Verdict == "" {
@@ -97,8 +104,8 @@ func decide(rep *Report, o Options, repSS, repDF float64) {
 			sumL += l
 			sumQ += a.qs[i]
 		}
-		l := sumL / k
-		a.DeltaPct = ptr(round(pct(l), 3))
+		a.mean = sumL / k
+		a.DeltaPct = ptr(round(pct(a.mean), 3))
 		if source == "" {
 			a.NoiseSource = "none: one paired point, no replicates and no calibration"
 			if a.Verdict == "" {
@@ -109,73 +116,225 @@ func decide(rep *Report, o Options, repSS, repDF float64) {
 		a.NoiseSource = source
 		a.NoisePct = round(100*math.Sqrt(sigma2), 3)
 		a.NoiseDF = int(df)
-		se := math.Sqrt(sigma2*sumQ) / k
-		t := studentT(1-ciAlpha/2, df)
-		lo, hi := l-t*se, l+t*se
-		a.CIPct = &[2]float64{round(pct(lo), 3), round(pct(hi), 3)}
-		pooled := verdict(lo, hi, o)
-		regressing := decidePoints(a, sigma2, df, o)
-		if a.Verdict == Incomplete {
-			continue
-		}
-		a.Verdict = pooled
-		if len(regressing) > 0 {
-			a.Verdict = Regression
-		}
-		a.Why = why(a, pooled, regressing, o)
-		if past := pastCliffConcs(a.Points); len(past) > 0 {
-			a.Why += fmt.Sprintf("; %s past BASE's cliff (its throughput below half of its highest at a lower concurrency): not judged, a thrashing engine's results vary far beyond the arm's noise", concList(past))
-		}
-		if a.Verdict == Inconclusive {
-			a.ReplicatesNeeded = replicatesNeeded(l, t*se, a.reps, o)
-		}
+		a.sigma2, a.df = sigma2, df
+		a.se = math.Sqrt(sigma2*sumQ) / k
+		a.CIPct = pctCI(q.interval(a.mean, a.se, a.df, ciAlpha))
+		judged = append(judged, a)
 	}
-	rep.Verdict = overall(rep)
+	return judged
 }
 
-// decidePoints gives each judged point of a its interval and verdict:
-// 99 % simultaneous intervals over the arm's k judged points (pointAlpha),
-// read against the tolerance as the arm's is. It returns the
-// concurrencies whose interval lies beyond the tolerance line.
-func decidePoints(a *ArmReport, sigma2, df float64, o Options) []int {
-	t := studentT(1-pointAlpha/(2*float64(len(a.logs))), df)
-	var regressing []int
+// quantiles memoises the Student t quantiles of a comparison's
+// intervals, which its arms and points share: a few levels and degrees
+// of freedom, many intervals.
+type quantiles map[[2]float64]float64
+
+// interval is the two-sided interval that leaves out level of a log
+// change l with standard error se on df degrees of freedom.
+func (q quantiles) interval(l, se, df, level float64) (lo, hi float64) {
+	k := [2]float64{level, df}
+	t, ok := q[k]
+	if !ok {
+		t = studentT(1-level/2, df)
+		q[k] = t
+	}
+	return l - t*se, l + t*se
+}
+
+// pctCI is the interval [lo, hi] of log changes in percent, as the report
+// prints it.
+func pctCI(lo, hi float64) *[2]float64 {
+	return &[2]float64{round(pct(lo), 3), round(pct(hi), 3)}
+}
+
+// pointSE is the standard error of the change at a's i-th judged point.
+func (a *ArmReport) pointSE(i int) float64 { return math.Sqrt(a.sigma2 * a.qs[i]) }
+
+// judgeArms gives each judged arm its family CI: its pooled change's
+// interval at its level of Holm's step-down over the judged arms
+// (ciAlpha family-wise), which decides whether the pooled change
+// regresses.
+func judgeArms(arms []*ArmReport, o Options, q quantiles) {
+	p := make([]float64, len(arms))
+	for i, a := range arms {
+		p[i] = regressionP(a.mean, a.se, a.df, o)
+	}
+	levels := holm(p, ciAlpha, func(j int, level float64) bool {
+		lo, hi := q.interval(arms[j].mean, arms[j].se, arms[j].df, level)
+		return verdict(lo, hi, o) == Regression
+	})
+	for i, a := range arms {
+		a.level = levels[i]
+		a.FamilyCIPct = pctCI(q.interval(a.mean, a.se, a.df, a.level))
+		a.FamilyConfidencePct = round(100*(1-a.level), 3)
+	}
+}
+
+// judgePoints gives every judged point of the judged arms its interval
+// at its level of Holm's step-down over all of them (pointAlpha
+// family-wise) and the verdict read from it as an arm's is. It returns
+// how many points the family holds.
+func judgePoints(arms []*ArmReport, o Options, q quantiles) int {
+	type ref struct {
+		a *ArmReport
+		i int // index in a.logs
+	}
+	var refs []ref
+	var p []float64
+	for _, a := range arms {
+		for i, l := range a.logs {
+			refs = append(refs, ref{a, i})
+			p = append(p, regressionP(l, a.pointSE(i), a.df, o))
+		}
+	}
+	levels := holm(p, pointAlpha, func(j int, level float64) bool {
+		r := refs[j]
+		lo, hi := q.interval(r.a.logs[r.i], r.a.pointSE(r.i), r.a.df, level)
+		return verdict(lo, hi, o) == Regression
+	})
+	for j, r := range refs {
+		r.a.levels = append(r.a.levels, levels[j])
+		lo, hi := q.interval(r.a.logs[r.i], r.a.pointSE(r.i), r.a.df, levels[j])
+		pt := &r.a.Points[r.a.at[r.i]]
+		pt.CIPct = pctCI(lo, hi)
+		pt.ConfidencePct = round(100*(1-levels[j]), 3)
+		pt.Verdict = verdict(lo, hi, o)
+	}
+	return len(refs)
+}
+
+// decideArm gives a judged arm its verdict: REGRESSION when its family
+// CI or one of its points' CI lies beyond the tolerance, else what its
+// own 90 % interval says, except that it is INCONCLUSIVE where the
+// correction alone keeps it from regressing: its own 90 % interval lies
+// beyond the tolerance, or one of its points' intervals at 99 % over the
+// arm's own points (Bonferroni) does. So the correction turns a
+// REGRESSION noise across many arms could explain into INCONCLUSIVE,
+// never into PASS. An INCOMPLETE arm stays so.
+func decideArm(a *ArmReport, c Correction, o Options, q quantiles) {
+	lo, hi := q.interval(a.mean, a.se, a.df, ciAlpha)
+	own := verdict(lo, hi, o)
+	flo, fhi := q.interval(a.mean, a.se, a.df, a.level)
+	pooled := own
+	switch fam := verdict(flo, fhi, o); {
+	case fam == Regression:
+		pooled = Regression
+	case own == Regression:
+		pooled = Inconclusive
+	}
+	if a.Verdict == Incomplete {
+		return
+	}
+	regressing := concsWith(a, Regression)
+	var alone []int // beyond the tolerance alone, not family-wise
+	if len(regressing) == 0 {
+		alone = regressingAlone(a, o, q)
+	}
+	a.Verdict = pooled
+	switch {
+	case len(regressing) > 0:
+		a.Verdict = Regression
+	case len(alone) > 0 && (pooled == Pass || pooled == Improvement):
+		a.Verdict = Inconclusive
+	}
+	a.Why = why(a, pooled, own, regressing, c, o)
+	if len(alone) > 0 && pooled != Regression {
+		a.Why = aloneText(a, pooled, alone, c, o)
+	}
+	if past := pastCliffConcs(a.Points); len(past) > 0 {
+		a.Why += fmt.Sprintf("; %s past BASE's cliff (its throughput below half of its highest at a lower concurrency): not judged, a thrashing engine's results vary far beyond the arm's noise", concList(past))
+	}
+	if a.Verdict == Inconclusive {
+		a.ReplicatesNeeded = advice(a, hi-a.mean, fhi-a.mean, alone, o, q)
+	}
+}
+
+// regressingAlone lists the concurrencies of a's judged points whose
+// interval at 99 % over the arm's own k points (Bonferroni: each at
+// 1 − 0.01/k) lies beyond the tolerance: those that would regress were
+// its points not one family with the other arms'.
+func regressingAlone(a *ArmReport, o Options, q quantiles) []int {
+	var out []int
 	for i, l := range a.logs {
-		hw := t * math.Sqrt(sigma2*a.qs[i])
-		p := &a.Points[a.at[i]]
-		p.CIPct = &[2]float64{round(pct(l-hw), 3), round(pct(l+hw), 3)}
-		p.Verdict = verdict(l-hw, l+hw, o)
-		if p.Verdict == Regression {
-			regressing = append(regressing, p.Conc)
+		lo, hi := q.interval(l, a.pointSE(i), a.df, pointAlpha/float64(len(a.logs)))
+		if verdict(lo, hi, o) == Regression {
+			out = append(out, a.Points[a.at[i]].Conc)
 		}
 	}
-	return regressing
+	return out
 }
 
-// why says what decided an arm's verdict: its pooled change, or the
-// points that regress beside a pooled change that does not.
-func why(a *ArmReport, pooled Decision, regressing []int, o Options) string {
+// advice is how many results per point and side would likely decide an
+// INCONCLUSIVE arm: make its pooled change's interval clear the
+// tolerance line (its family CI of half-width fhw on the side of a loss,
+// its 90 % interval of half-width hw on the other) and those of the
+// points in alone their family CIs.
+func advice(a *ArmReport, hw, fhw float64, alone []int, o Options, q quantiles) int {
+	if verdict(a.mean, a.mean, o) == Regression {
+		hw = fhw
+	}
+	n := replicatesNeeded(a.mean, hw, a.reps, o)
+	for i, l := range a.logs {
+		if slices.Contains(alone, a.Points[a.at[i]].Conc) {
+			lo, _ := q.interval(l, a.pointSE(i), a.df, a.levels[i])
+			n = max(n, replicatesNeeded(l, l-lo, a.reps, o))
+		}
+	}
+	return n
+}
+
+// concsWith lists the concurrencies of a's points whose verdict is v.
+func concsWith(a *ArmReport, v Decision) []int {
+	var out []int
+	for _, p := range a.Points {
+		if p.Verdict == v {
+			out = append(out, p.Conc)
+		}
+	}
+	return out
+}
+
+// aloneText says why an arm is INCONCLUSIVE whose points in alone lie
+// beyond the tolerance at 99 % over the arm's own points but not
+// family-wise: after what its pooled change says (a.Why), or instead of
+// "no point's lies beyond it" where the pooled change passes.
+func aloneText(a *ArmReport, pooled Decision, alone []int, c Correction, o Options) string {
+	s := fmt.Sprintf("%s beyond %s at 99 %% over this arm's own %s but not at %g %% family-wise over the comparison's %s: more results per point would tell",
+		concList(alone)+plural.Word(len(alone), " lies", " lie"), tolText(o), plural.Count(len(a.logs), "point", "points"), c.PointConfidencePct, plural.Count(c.Points, "point", "points"))
+	switch pooled {
+	case Pass:
+		return fmt.Sprintf("the pooled change's 90 %% interval lies within %s, but %s", tolText(o), s)
+	case Improvement:
+		return fmt.Sprintf("the pooled change's 90 %% interval lies beyond %s, an improvement, but %s", strings.NewReplacer("-", "+", "+", "-").Replace(tolText(o)), s)
+	}
+	return a.Why + "; " + s
+}
+
+// why says what decided an arm's pooled verdict: its pooled change, or
+// the points that regress beside a pooled change that does not.
+func why(a *ArmReport, pooled, own Decision, regressing []int, c Correction, o Options) string {
 	line := tolText(o)
 	switch {
 	case len(regressing) > 0 && pooled != Regression:
-		return fmt.Sprintf("%s beyond %s (%s 99 %% simultaneous %s) while the pooled change is %s: a change confined to some points is diluted in the pooled one", regressVerb(regressing), line, plural.Word(len(regressing), "its", "their"), plural.Word(len(regressing), "interval", "intervals"), pooled)
+		return fmt.Sprintf("%s beyond %s (%s %g %% family-wise %s) while the pooled change is %s: a change confined to some points is diluted in the pooled one", regressVerb(regressing), line, plural.Word(len(regressing), "its", "their"), c.PointConfidencePct, plural.Word(len(regressing), "interval", "intervals"), pooled)
 	case len(regressing) > 0:
-		return fmt.Sprintf("the pooled change's interval lies beyond %s, and so %s", line, plural.Word(len(regressing), "does "+concList(regressing)+"'s", "do those of "+concList(regressing)))
+		return fmt.Sprintf("the pooled change's %s lies beyond %s, and so %s", familyCIText(a, c), line, plural.Word(len(regressing), "does "+concList(regressing)+"'s", "do those of "+concList(regressing)))
 	case pooled == Regression:
-		return fmt.Sprintf("the pooled change's interval lies beyond %s (no single point's does)", line)
+		return fmt.Sprintf("the pooled change's %s lies beyond %s (no single point's does)", familyCIText(a, c), line)
+	case own == Regression:
+		return fmt.Sprintf("the pooled change's own 90 %% interval lies beyond %s, but not its %s: with %s, one lies this far by noise alone too often to call it a regression", line, familyCIText(a, c), plural.Count(c.Arms, "arm", "arms"))
 	case pooled == Inconclusive:
-		return fmt.Sprintf("the pooled change's interval straddles %s", line)
+		return fmt.Sprintf("the pooled change's 90 %% interval straddles %s", line)
 	case pooled == Improvement:
-		return fmt.Sprintf("the pooled change's interval lies beyond %s, an improvement, and no point's lies beyond %s", strings.NewReplacer("-", "+", "+", "-").Replace(line), line)
+		return fmt.Sprintf("the pooled change's 90 %% interval lies beyond %s, an improvement, and no point's lies beyond %s", strings.NewReplacer("-", "+", "+", "-").Replace(line), line)
 	}
-	return fmt.Sprintf("the pooled change's interval lies within %s and no point's lies beyond it", line)
+	return fmt.Sprintf("the pooled change's 90 %% interval lies within %s and no point's lies beyond it", line)
 }
 
-func tolText(o Options) string {
-	if o.Metric.LowerIsBetter() {
-		return fmt.Sprintf("+%g %%", o.Tolerance)
-	}
-	return fmt.Sprintf("-%g %%", o.Tolerance)
+// familyCIText names an arm's family CI: "99.167 % interval (Holm, 90 %
+// family-wise over 12 arms)".
+func familyCIText(a *ArmReport, c Correction) string {
+	return fmt.Sprintf("%g %% interval (Holm, %g %% family-wise over %s)", a.FamilyConfidencePct, c.ArmConfidencePct, plural.Count(c.Arms, "arm", "arms"))
 }
 
 // concList is "c40, c48 and c64".
@@ -301,34 +460,11 @@ func labels(ss []armScatter) string {
 	return out
 }
 
-// verdict reads the interval [lo, hi] of log changes against the
-// tolerance, turned for a metric where lower is better.
-func verdict(lo, hi float64, o Options) Decision {
-	tol := o.Tolerance
-	plo, phi := pct(lo), pct(hi)
-	if o.Metric.LowerIsBetter() {
-		plo, phi = -phi, -plo
-	}
-	switch {
-	case plo > tol:
-		return Improvement
-	case plo > -tol:
-		return Pass
-	case phi < -tol:
-		return Regression
-	}
-	return Inconclusive
-}
-
 // replicatesNeeded is how many results per point and side would likely
 // make the interval clear the tolerance line, given the half-width hw
 // with reps results per point and side now.
 func replicatesNeeded(l, hw, reps float64, o Options) int {
-	line := math.Log(1 - o.Tolerance/100)
-	if o.Metric.LowerIsBetter() {
-		line = math.Log(1 + o.Tolerance/100)
-	}
-	dist := math.Abs(l - line)
+	dist := math.Abs(l - toleranceLine(o))
 	if dist == 0 || reps <= 0 {
 		return maxReplicatesAdvice
 	}

@@ -35,9 +35,11 @@ func Write(w io.Writer, rep *Report, format string) error {
 }
 
 // VerdictLine is the one-line summary, e.g. "verdict: REGRESSION beyond
-// -5 % of total in 1 of 3 arms: qwen3.5 mi325x sglang fp8 mtp tp8 ep8 (at
-// c64)", a regressing arm named with its points whose own interval lies
-// beyond the tolerance.
+// -5 % of total in 1 of 3 arms (Holm: 90 % family-wise over 3 arms, 99 %
+// over their 21 points): qwen3.5 mi325x sglang fp8 mtp tp8 ep8 (at c64)",
+// a regressing arm named with its points whose own interval lies beyond
+// the tolerance, and the correction the REGRESSION claims are read at
+// named.
 func VerdictLine(rep *Report) string {
 	switch rep.Verdict {
 	case Incomplete:
@@ -53,10 +55,31 @@ func VerdictLine(rep *Report) string {
 		if rep.Verdict == Inconclusive {
 			what = "not told from"
 		}
-		return fmt.Sprintf("verdict: %s %s %s in %d of %s: %s", rep.Verdict, what, tolLine(rep), len(names),
-			plural.Count(len(rep.Arms), "arm", "arms"), strings.Join(names, "; "))
+		return fmt.Sprintf("verdict: %s %s %s in %d of %s%s: %s", rep.Verdict, what, tolLine(rep), len(names),
+			plural.Count(len(rep.Arms), "arm", "arms"), familyNote(rep), strings.Join(names, "; "))
 	}
-	return fmt.Sprintf("verdict: PASS: no arm regresses beyond %s (%s)", tolLine(rep), plural.Count(len(rep.Arms), "arm", "arms"))
+	side := "above"
+	if rep.Metric.LowerIsBetter() {
+		side = "below"
+	}
+	return fmt.Sprintf("verdict: PASS: no arm regresses beyond %s (%s, %s 90 %% interval %s it)", tolLine(rep),
+		plural.Count(len(rep.Arms), "arm", "arms"), plural.Word(len(rep.Arms), "its", "each one's"), side)
+}
+
+// familyNote names the correction the REGRESSION claims are read at
+// (Correction): " (Holm: 90 % family-wise over 12 arms, 99 % over their
+// 84 points)"; "" when no arm has an interval.
+func familyNote(rep *Report) string {
+	c := rep.Correction
+	if c.Arms == 0 {
+		return ""
+	}
+	arms := plural.Count(c.Arms, "arm", "arms")
+	if c.Arms < len(rep.Arms) {
+		arms = "the " + arms + " with an interval"
+	}
+	return fmt.Sprintf(" (Holm: %g %% family-wise over %s, %g %% over %s %s)", c.ArmConfidencePct, arms,
+		c.PointConfidencePct, plural.Word(c.Arms, "its", "their"), plural.Count(c.Points, "point", "points"))
 }
 
 // regressingText names the points of a REGRESSION arm whose own
@@ -90,9 +113,10 @@ func tolLine(rep *Report) string {
 // verdicts, the problems and the verdict line last.
 func WriteText(w io.Writer, rep *Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %9s %s\n", "verdict", "arm", "Δ %", "90% CI", "peak Δ %", "frontier Δ %")
+	fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %-29s %9s %s\n", "verdict", "arm", "Δ %", "90% CI", armFamilyHeader, "peak Δ %", "frontier Δ %")
 	for _, a := range rep.Arms {
-		fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %9s %s\n", a.Verdict, a.Arm, optPct(a.DeltaPct), ciText(a.CIPct), optPct(a.Frontier.PeakDeltaPct), frontierText(a.Frontier))
+		fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %-29s %9s %s\n", a.Verdict, a.Arm, optPct(a.DeltaPct), ciText(a.CIPct),
+			familyCI(a.FamilyCIPct, a.FamilyConfidencePct), optPct(a.Frontier.PeakDeltaPct), frontierText(a.Frontier))
 	}
 	for _, a := range rep.Arms {
 		if len(a.Points) == 0 {
@@ -109,21 +133,35 @@ func WriteText(w io.Writer, rep *Report) error {
 			fmt.Fprintf(&b, "  frontier: %s\n", f)
 		}
 		unit := rep.Metric.Unit()
-		fmt.Fprintf(&b, "  %6s %14s %14s %9s %-20s %5s  %s\n", "conc", "base "+unit, "head "+unit, "Δ %", pointCIHeader, "n", "verdict")
+		fmt.Fprintf(&b, "  %6s %14s %14s %9s %-29s %5s  %s\n", "conc", "base "+unit, "head "+unit, "Δ %", pointCIHeader, "n", "verdict")
 		for _, p := range a.Points {
-			fmt.Fprintf(&b, "  %6d %14s %14s %+9.2f %-20s %2d/%-2d  %s\n", p.Conc, rep.Metric.Format(p.Base), rep.Metric.Format(p.Head),
-				p.DeltaPct, ciText(p.CIPct), p.BaseN, p.HeadN, pointFlag(p))
+			fmt.Fprintf(&b, "  %6d %14s %14s %+9.2f %-29s %2d/%-2d  %s\n", p.Conc, rep.Metric.Format(p.Base), rep.Metric.Format(p.Head),
+				p.DeltaPct, familyCI(p.CIPct, p.ConfidencePct), p.BaseN, p.HeadN, pointFlag(p))
 		}
 	}
 	writeLists(&b, rep, func(s string) string { return s })
+	fmt.Fprintf(&b, "\ncorrection: %s\n", rep.Correction.Rule)
 	fmt.Fprintf(&b, "\n%s\n", VerdictLine(rep))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// pointCIHeader heads the points' interval column: 99 % simultaneously
-// over the arm's points.
-const pointCIHeader = "99% CI (all points)"
+// armFamilyHeader and pointCIHeader head the columns of the intervals
+// that decide REGRESSION (Correction): the arms' 90 % family-wise, the
+// points' 99 %, each with its own confidence (familyCI).
+const (
+	armFamilyHeader = "90%-family CI"
+	pointCIHeader   = "99%-family CI"
+)
+
+// familyCI is an interval with its own confidence: "[-9.71, -7.11]
+// 99.167%"; "–" without one.
+func familyCI(ci *[2]float64, confPct float64) string {
+	if ci == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%s %g%%", ciText(ci), confPct)
+}
 
 // WriteMarkdown writes the report for a pull request or
 // $GITHUB_STEP_SUMMARY: the verdict and the arm table first, then the
@@ -131,11 +169,12 @@ const pointCIHeader = "99% CI (all points)"
 func WriteMarkdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**\n\n", markdown.Cell(VerdictLine(rep)))
-	b.WriteString("| verdict | arm | Δ % | 90% CI | peak Δ % | frontier Δ % | noise | differs |\n|---|---|---:|---|---:|---:|---|---|\n")
+	fmt.Fprintf(&b, "| verdict | arm | Δ %% | 90%% CI | %s | peak Δ %% | frontier Δ %% | noise | differs |\n|---|---|---:|---|---|---:|---:|---|---|\n", armFamilyHeader)
 	for _, a := range rep.Arms {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", a.Verdict, markdown.Cell(a.Arm), optPct(a.DeltaPct), ciText(a.CIPct),
-			optPct(a.Frontier.PeakDeltaPct), frontierText(a.Frontier), markdown.Cell(noiseShort(a)), markdown.Cell(strings.Join(a.Differs, "; ")))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", a.Verdict, markdown.Cell(a.Arm), optPct(a.DeltaPct), ciText(a.CIPct),
+			familyCI(a.FamilyCIPct, a.FamilyConfidencePct), optPct(a.Frontier.PeakDeltaPct), frontierText(a.Frontier), markdown.Cell(noiseShort(a)), markdown.Cell(strings.Join(a.Differs, "; ")))
 	}
+	fmt.Fprintf(&b, "\nCorrection: %s\n", markdown.Cell(rep.Correction.Rule))
 	writeLists(&b, rep, markdown.Cell)
 	unit := rep.Metric.Unit()
 	for _, a := range rep.Arms {
@@ -152,7 +191,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		fmt.Fprintf(&b, "| conc | base %s | head %s | Δ %% | %s | n | verdict |\n|---:|---:|---:|---:|---|---|---|\n", markdown.Cell(unit), markdown.Cell(unit), pointCIHeader)
 		for _, p := range a.Points {
 			fmt.Fprintf(&b, "| %d | %s | %s | %+.2f | %s | %d/%d | %s |\n", p.Conc, rep.Metric.Format(p.Base), rep.Metric.Format(p.Head),
-				p.DeltaPct, ciText(p.CIPct), p.BaseN, p.HeadN, pointFlag(p))
+				p.DeltaPct, familyCI(p.CIPct, p.ConfidencePct), p.BaseN, p.HeadN, pointFlag(p))
 		}
 		b.WriteString("\n</details>\n")
 	}

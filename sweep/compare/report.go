@@ -16,6 +16,41 @@ type Report struct {
 	Problems  []Problem    `json:"problems"`
 	// OnlyInHead lists the arms HEAD has and BASE lacks (never problems).
 	OnlyInHead []string `json:"only_in_head"`
+	// Correction says at which confidence the REGRESSION claims, and so
+	// the overall verdict, hold together.
+	Correction Correction `json:"correction"`
+}
+
+// Correction is how the REGRESSION claims are corrected for their
+// number: a sweep of 20 arms makes 20 claims of a pooled change and one
+// per point, and each read at its own level would find a regression in
+// one of them by noise alone ever more often as the arms grow. Each
+// arm's pooled change is read at its level of Holm's step-down over the
+// arms with an interval (90 % family-wise: FamilyCIPct), each point at
+// its level of Holm's step-down over every judged point of those arms
+// (99 % family-wise), so a comparison whose every arm and point lies
+// within the tolerance reads REGRESSION with a chance of at most
+// FalseRegressionPct, however many arms it has. PASS needs every arm's
+// own 90 % interval clear of the tolerance: every arm must pass, so a
+// false PASS has a chance of at most 5 % however many arms, with no
+// correction (an intersection of one-sided tests).
+type Correction struct {
+	Method string `json:"method"` // "holm"
+	// Arms is how many arms' pooled changes the arm family holds (those
+	// with an interval); ArmConfidencePct their family-wise confidence.
+	Arms             int     `json:"arms"`
+	ArmConfidencePct float64 `json:"arm_confidence_pct"`
+	// Points is how many points the point family holds (the judged
+	// points of those arms); PointConfidencePct their family-wise
+	// confidence.
+	Points             int     `json:"points"`
+	PointConfidencePct float64 `json:"point_confidence_pct"`
+	// FalseRegressionPct bounds the chance of a REGRESSION verdict when
+	// no arm or point lies beyond the tolerance: half of what each family
+	// leaves out, summed (5 + 0.5).
+	FalseRegressionPct float64 `json:"false_regression_pct"`
+	// Rule says it in words, as the text and Markdown reports print it.
+	Rule string `json:"rule"`
 }
 
 // Decision is a verdict: the A/B gate's type, so both gates speak alike.
@@ -38,9 +73,16 @@ type ArmReport struct {
 	Identity result.Identity `json:"identity"`
 	Verdict  Decision        `json:"verdict"`
 	// DeltaPct is the pooled change in percent (nil without a paired
-	// point); CIPct its 90 % interval (nil without a noise estimate).
+	// point); CIPct its 90 % interval (nil without a noise estimate),
+	// which decides PASS and IMPROVEMENT.
 	DeltaPct *float64    `json:"delta_pct"`
 	CIPct    *[2]float64 `json:"ci_pct"`
+	// FamilyCIPct is the pooled change's interval at its level of Holm's
+	// step-down over the arms (FamilyConfidencePct, in percent; 90 with
+	// one arm): it decides REGRESSION (Correction). Nil without a noise
+	// estimate.
+	FamilyCIPct         *[2]float64 `json:"family_ci_pct"`
+	FamilyConfidencePct float64     `json:"family_confidence_pct,omitempty"`
 	// NoiseSource says where the noise came from; NoisePct is the
 	// relative noise of one result (σ of log value, in percent) and
 	// NoiseDF its degrees of freedom.
@@ -74,6 +116,13 @@ type ArmReport struct {
 	qs   []float64 // per judged point: 1/m + 1/n
 	at   []int     // per judged point: its index in Points
 	reps float64   // mean results per point and side
+
+	// With a noise estimate: the mean of logs, its standard error, the
+	// noise of one result (variance of its log value) with its degrees
+	// of freedom, the level its family CI leaves out and, per judged
+	// point, the level its interval leaves out.
+	mean, se, sigma2, df, level float64
+	levels                      []float64
 }
 
 // PointReport is one paired point: each side's mean value (in the
@@ -88,10 +137,12 @@ type PointReport struct {
 	DeltaPct float64 `json:"delta_pct"`
 	BaseN    int     `json:"base_n"`
 	HeadN    int     `json:"head_n"`
-	// CIPct is the change's interval: 99 % simultaneously over the arm's
-	// judged points (Bonferroni), nil without a noise estimate or past
-	// BASE's cliff.
-	CIPct *[2]float64 `json:"ci_pct"`
+	// CIPct is the change's interval at its level of Holm's step-down
+	// over every judged point of the comparison (ConfidencePct, in
+	// percent; 99 % family-wise: Correction), nil without a noise
+	// estimate or past BASE's cliff.
+	CIPct         *[2]float64 `json:"ci_pct"`
+	ConfidencePct float64     `json:"confidence_pct,omitempty"`
 	// Verdict reads CIPct against the tolerance as the arm's interval is
 	// read ("" without a noise estimate); a point's REGRESSION makes its
 	// arm's.

@@ -330,20 +330,27 @@ func TestFrontierCoverage(t *testing.T) {
 }
 
 // TestPointOutput: the text, Markdown and JSON carry every point's
-// interval and verdict, and the verdict line names the regressing points.
+// interval with its confidence and verdict, and the verdict line names
+// the regressing points and the correction. One arm's family CI is its
+// 90 % interval; its points' intervals are Holm's over its 7 points:
+// c64's at 1 − 0.01/7, the others', once c64 is told, at 1 − 0.01/6.
 func TestPointOutput(t *testing.T) {
 	rep := Compare([]*knee.Arm{curve(8, 8, auditBase, nil)}, []*knee.Arm{curve(8, 8, auditKV53, nil)}, Options{Tolerance: 5})
-	assert.Equal(t, "verdict: REGRESSION beyond -5 % of total in 1 of 1 arm: qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8 (at c64)", VerdictLine(rep))
-	assert.Contains(t, rep.Arms[0].Why, "c64 regresses beyond -5 % (its 99 % simultaneous interval) while the pooled change is PASS")
+	assert.Equal(t, "verdict: REGRESSION beyond -5 % of total in 1 of 1 arm (Holm: 90 % family-wise over 1 arm, 99 % over its 7 points): qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8 (at c64)", VerdictLine(rep))
+	assert.Contains(t, rep.Arms[0].Why, "c64 regresses beyond -5 % (its 99 % family-wise interval) while the pooled change is PASS")
+	assert.Equal(t, rep.Arms[0].CIPct, rep.Arms[0].FamilyCIPct)
+	assert.Equal(t, 90.0, rep.Arms[0].FamilyConfidencePct)
 
 	var text, md, js bytes.Buffer
 	require.NoError(t, WriteText(&text, rep))
 	require.NoError(t, WriteMarkdown(&md, rep))
 	require.NoError(t, WriteJSON(&js, rep))
-	assert.Regexp(t, `\n\s+64\s+23011\.1\s+20713\.5\s+-9\.98 \[-1\d\.\d\d, -\d\.\d\d\]\s+1/1\s+REGRESSION \(not uniform\)\n`, text.String())
-	assert.Regexp(t, `\n\s+4\s+7018\.5\s+7018\.5\s+\+0\.00 \[-\d\.\d\d, \+\d\.\d\d\]\s+1/1\s+PASS\n`, text.String())
-	assert.Contains(t, text.String(), "99% CI (all points)")
-	assert.Regexp(t, `\| 64 \| 23011\.1 \| 20713\.5 \| -9\.98 \| \[-1\d\.\d\d, -\d\.\d\d\] \| 1/1 \| REGRESSION \(not uniform\) \|`, md.String())
+	assert.Regexp(t, `\n\s+64\s+23011\.1\s+20713\.5\s+-9\.98 \[-1\d\.\d\d, -\d\.\d\d\] 99\.857%\s+1/1\s+REGRESSION \(not uniform\)\n`, text.String())
+	assert.Regexp(t, `\n\s+4\s+7018\.5\s+7018\.5\s+\+0\.00 \[-\d\.\d\d, \+\d\.\d\d\] 99\.833%\s+1/1\s+PASS\n`, text.String())
+	assert.Contains(t, text.String(), "99%-family CI")
+	assert.Contains(t, text.String(), "\ncorrection: REGRESSION is read at 90 % family-wise over 1 arm and 99 % over its 7 points (Holm)")
+	assert.Regexp(t, `\| 64 \| 23011\.1 \| 20713\.5 \| -9\.98 \| \[-1\d\.\d\d, -\d\.\d\d\] 99\.857% \| 1/1 \| REGRESSION \(not uniform\) \|`, md.String())
+	assert.Contains(t, md.String(), "\nCorrection: REGRESSION is read at 90 % family-wise")
 	var back Report
 	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
 	p := back.Arms[0].Points[6]
@@ -351,5 +358,9 @@ func TestPointOutput(t *testing.T) {
 	assert.True(t, p.NotUniform)
 	require.NotNil(t, p.CIPct)
 	assert.Less(t, p.CIPct[1], -5.0)
+	assert.Equal(t, 99.857, p.ConfidencePct)
+	assert.Equal(t, 99.833, back.Arms[0].Points[0].ConfidencePct)
+	assert.Equal(t, Correction{Method: "holm", Arms: 1, ArmConfidencePct: 90, Points: 7, PointConfidencePct: 99, FalseRegressionPct: 5.5,
+		Rule: rep.Correction.Rule}, back.Correction)
 	assert.True(t, strings.HasPrefix(back.Arms[0].Why, "c64 regresses"))
 }

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/gha"
 )
 
 // runCIMatrixCmd runs "sweep ci matrix args..." with the loader and an
@@ -194,15 +197,31 @@ func TestCIMatrixLabels(t *testing.T) {
 		assert.Less(t, count(pa, "sweep-agentic"), count(pp, "sweep-agentic"))
 	})
 	t.Run("canary is taken out of the fan-out", func(t *testing.T) {
-		full, _, err := run(t, fixed, "--labels", "non-canary-full-sweep-enabled")
+		full, _, err := run(t, agentic, "--labels", "non-canary-full-sweep-enabled")
 		require.NoError(t, err)
-		withCanary, _, err := run(t, fixed, "--labels", "full-sweep-fail-fast")
+		withCanary, _, err := run(t, agentic, "--labels", "full-sweep-fail-fast")
 		require.NoError(t, err)
 		assert.Equal(t, 1, count(withCanary, "canary"))
 		assert.Equal(t, true, withCanary["fail-fast"])
-		before := count(full, "sweep-single-node-1k1k") + count(full, "sweep-single-node-8k1k")
-		after := count(withCanary, "sweep-single-node-1k1k") + count(withCanary, "sweep-single-node-8k1k")
-		assert.Equal(t, before-1, after)
+		assert.Equal(t, count(full, "sweep-agentic")-1, count(withCanary, "sweep-agentic"))
+		conc := func(job any) int64 {
+			c, err := job.(map[string]any)["points"].([]any)[0].(map[string]any)["conc"].(json.Number).Int64()
+			require.NoError(t, err)
+			return c
+		}
+		canary := conc(withCanary["canary"].([]any)[0])
+		for _, j := range full["jobs"].(map[string]any)["sweep-agentic"].([]any) {
+			assert.LessOrEqual(t, canary, conc(j), "the canary has the lowest concurrency")
+		}
+	})
+	t.Run("a fixed-seq-len change has no canary", func(t *testing.T) {
+		full, _, err := run(t, fixed, "--labels", "non-canary-full-sweep-enabled")
+		require.NoError(t, err)
+		withCanary, notices, err := run(t, fixed, "--labels", "full-sweep-fail-fast")
+		require.NoError(t, err)
+		assert.Equal(t, 0, count(withCanary, "canary"), "the PR sweep does not run fixed-seq-len points")
+		assert.Equal(t, count(full, "sweep-single-node-8k1k"), count(withCanary, "sweep-single-node-8k1k"), "InferenceX's layout")
+		assert.Contains(t, notices, "::warning title=sweep: sweep-single-node-8k1k not run::")
 	})
 	t.Run("unregistered runner label is skipped with a notice", func(t *testing.T) {
 		online := filepath.Join(t.TempDir(), "online.json")
@@ -253,7 +272,9 @@ func TestCIMatrixNotRunFamilies(t *testing.T) {
 	for _, nr := range fan.NotRun {
 		notRun = append(notRun, nr.Family)
 		assert.Equal(t, fan.Counts[nr.Family], nr.Jobs)
-		assert.Contains(t, nr.Reason, "multi-node points do not run in the PR sweep")
+		if strings.Contains(nr.Family, "multi-node") {
+			assert.Contains(t, nr.Reason, "multi-node points do not run in the PR sweep")
+		}
 	}
 	assert.Contains(t, notRun, "sweep-multi-node-agentic")
 	assert.Contains(t, notices, fmt.Sprintf("::warning title=sweep: sweep-multi-node-agentic not run::%d jobs of sweep-multi-node-agentic not run", n))
@@ -261,7 +282,7 @@ func TestCIMatrixNotRunFamilies(t *testing.T) {
 	runs, total := 0, 0
 	for fam, c := range fan.Counts {
 		total += c
-		if !strings.Contains(fam, "multi-node") {
+		if slices.Contains(gha.WorkflowFamilies(), fam) || fam == "canary" {
 			runs += c
 		}
 	}
@@ -273,7 +294,7 @@ func TestCIMatrixNotRunFamilies(t *testing.T) {
 	code := mainRun(t.Context(), &IOStreams{Out: &sum, ErrOut: &errOut}, []string{"ci", "summary", "--fanout", fanFile, dir})
 	require.Equal(t, 0, code, errOut.String())
 	assert.Contains(t, sum.String(), fmt.Sprintf(": %d jobs run.", runs))
-	assert.Contains(t, sum.String(), fmt.Sprintf("- not run: %d jobs of sweep-multi-node-agentic: multi-node points", n))
+	assert.Regexp(t, fmt.Sprintf(`- not run: %d jobs of sweep-multi-node-agentic \([^)]+\): multi-node points`, n), sum.String())
 }
 
 // TestCIMatrixLimits: a changelog entry selecting every config key gives

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,49 +64,98 @@ func TestCISummaryExitCodes(t *testing.T) {
 	}
 }
 
-// TestCISummaryNamesEveryJobOfTheMatrix: on the fan-out "ci matrix"
-// prints for a fixed-seq-len key under full-sweep-enabled, "ci summary"
-// named none of the missing results: it checked agentic points only, and
-// the canary and the 1k1k/8k1k families are fixed-seq-len. Every point of
-// the jobs the workflow runs that has a result artifact (bmk_) is named,
-// fixed-seq-len ones marked so with why; eval-only points are not.
-func TestCISummaryNamesEveryJobOfTheMatrix(t *testing.T) {
-	dir := t.TempDir()
-	base, err := os.ReadFile(filepath.Join(repoRoot, "perf-changelog.yaml"))
+// TestCISummaryOfTheMatrix pipes the fan-out "ci matrix" prints for real
+// config keys into "ci summary". Before, on a fixed-seq-len key
+// (dsr1-fp4-mi355x-sglang) under full-sweep-enabled, the canary and the
+// sweep-single-node-8k1k jobs were run jobs that `sweep run` refuses, and
+// the summary named each of their points as a missing result and exited
+// 1 whatever the workflow did. Now their families are listed as not run,
+// with the key and why, and expect no result: the summary exits 0 when
+// every point of the agentic jobs it runs has its result and 1, naming
+// each, when one is missing; eval-only points write none.
+func TestCISummaryOfTheMatrix(t *testing.T) {
+	const (
+		fixedKey   = "dsr1-fp4-mi355x-sglang"
+		agenticKey = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
+		fixedNote  = "): fixed-seq-len points do not run in the PR sweep: \\`sweep run\\` measures agentic points only; run them with InferenceX's own workflow\n"
+	)
+	base := filepath.Join(repoRoot, "perf-changelog.yaml")
+	baseData, err := os.ReadFile(base)
 	require.NoError(t, err)
-	head := filepath.Join(dir, "head.yaml")
-	require.NoError(t, os.WriteFile(head, append(base, "\n- config-keys:\n    - dsr1-fp4-mi355x-sglang\n  description:\n    - \"Rerun.\"\n  pr-link: XXX\n"...), 0o644))
-	code, fanout, stderr := runCLI(t, "ci", "matrix", "--labels", "full-sweep-enabled", "--base-file", filepath.Join(repoRoot, "perf-changelog.yaml"), "--head-file", head)
-	require.Equal(t, 0, code, stderr)
-	path := filepath.Join(dir, "fanout.json")
-	require.NoError(t, os.WriteFile(path, []byte(fanout), 0o644))
-	var fan gha.FanoutJSON
-	require.NoError(t, json.Unmarshal([]byte(fanout), &fan))
+	tests := []struct {
+		name     string
+		labels   string
+		keys     []string
+		results  bool // write a result for every point the workflow runs
+		code     int
+		agentic  bool // the workflow runs points that write a result
+		notFixed bool // sweep-single-node-8k1k is not run
+	}{
+		{"fixed-seq-len key", "full-sweep-enabled", []string{fixedKey}, false, 0, false, true},
+		{"fixed-seq-len key, all evals", "full-sweep-fail-fast,all-evals", []string{fixedKey}, false, 0, false, true},
+		{"agentic key, no results", "full-sweep-enabled", []string{agenticKey}, false, exitError, true, false},
+		{"both keys, no results", "full-sweep-enabled", []string{fixedKey, agenticKey}, false, exitError, true, true},
+		{"both keys, every result", "full-sweep-fail-fast", []string{fixedKey, agenticKey}, true, 0, true, true},
+		{"both keys, trimmed, every result", "sweep-enabled", []string{fixedKey, agenticKey}, true, 0, true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			head := filepath.Join(dir, "head.yaml")
+			entry := "\n- config-keys:\n    - " + strings.Join(tc.keys, "\n    - ") + "\n  description:\n    - \"Rerun.\"\n  pr-link: XXX\n"
+			require.NoError(t, os.WriteFile(head, append(slices.Clone(baseData), entry...), 0o644))
+			code, fanout, stderr := runCLI(t, "ci", "matrix", "--labels", tc.labels, "--base-file", base, "--head-file", head)
+			require.Equal(t, 0, code, stderr)
+			path := filepath.Join(dir, "fanout.json")
+			require.NoError(t, os.WriteFile(path, []byte(fanout), 0o644))
+			var fan gha.FanoutJSON
+			require.NoError(t, json.Unmarshal([]byte(fanout), &fan))
 
-	code, stdout, stderr := runCLI(t, "ci", "summary", "--fanout", path, filepath.Join(dir, "results"))
-	assert.Equal(t, exitError, code, stderr)
-	named, evals := 0, 0
-	for _, family := range append([]string{"canary"}, gha.WorkflowFamilies()...) {
-		jobs := fan.Jobs[family]
-		if family == "canary" {
-			jobs = fan.Canary
-		}
-		for _, j := range jobs {
-			for _, p := range j.Points {
-				line := fmt.Sprintf("- no result: %s conc %d (%s, fixed-seq-len): %s.json\n", j.ConfigKey, p.Conc, family, p.ResultFilename)
-				if strings.HasPrefix(p.Artifacts[0], "eval_") {
-					evals++
-					assert.NotContains(t, stdout, p.ResultFilename+".json", "an eval-only point writes no result")
-					continue
+			// The points of the jobs the workflow runs.
+			var points []string
+			results := filepath.Join(dir, "results")
+			for _, family := range append([]string{"canary"}, gha.WorkflowFamilies()...) {
+				jobs := fan.Jobs[family]
+				if family == "canary" {
+					jobs = fan.Canary
 				}
-				named++
+				for _, j := range jobs {
+					require.Equal(t, agenticKey, j.ConfigKey, "%s runs agentic points only", family)
+					for _, p := range j.Points {
+						if strings.HasPrefix(p.Artifacts[0], "eval_") {
+							continue // an eval-only point writes no result
+						}
+						points = append(points, fmt.Sprintf("- no result: %s conc %d (%s): %s.json\n", j.ConfigKey, p.Conc, family, p.ResultFilename))
+						if tc.results {
+							name, err := p.Filename("mi325x-amds_0")
+							require.NoError(t, err)
+							write := filepath.Join(results, "bmk_agentic_"+name, name+".json")
+							require.NoError(t, os.MkdirAll(filepath.Dir(write), 0o755))
+							require.NoError(t, os.WriteFile(write, fmt.Appendf(nil, `{"conc": %d, "exp_name": %q, "valid": true, "request_metrics": {"throughput": {}, "latency": {}}}`, p.Conc, name), 0o644))
+						}
+					}
+				}
+			}
+			assert.Equal(t, tc.agentic, len(points) > 0, "points with a result: %q", points)
+
+			code, stdout, stderr := runCLI(t, "ci", "summary", "--fanout", path, results)
+			assert.Equal(t, tc.code, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			assert.Contains(t, stdout, fmt.Sprintf(": %d jobs run.", fan.Runs()))
+			if tc.notFixed {
+				assert.Regexp(t, `- not run: \d+ jobs? of sweep-single-node-8k1k `+regexp.QuoteMeta("("+fixedKey+fixedNote), stdout)
+			}
+			assert.NotContains(t, stdout, "fixed-seq-len point above")
+			assert.NotContains(t, stdout, fixedKey+" conc", "no fixed-seq-len point is a missing result")
+			for _, line := range points {
+				if tc.results {
+					assert.NotContains(t, stdout, "- no result:")
+					break
+				}
 				assert.Contains(t, stdout, strings.ReplaceAll(line, "_", `\_`))
 			}
-		}
+			if tc.code != 0 {
+				assert.Contains(t, stderr, fmt.Sprintf("%d points' results missing", len(points)))
+			}
+		})
 	}
-	require.Positive(t, named, "the fan-out has fixed-seq-len points:\n%s", fanout)
-	require.Positive(t, evals, "and eval-only ones")
-	require.Len(t, fan.Canary, 1, "the canary is a fixed-seq-len point")
-	assert.Contains(t, stdout, fmt.Sprintf("The %d fixed-seq-len points above cannot have a result from this workflow", named))
-	assert.Contains(t, stderr, fmt.Sprintf("%d points' results missing", named))
 }

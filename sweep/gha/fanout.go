@@ -121,7 +121,10 @@ type JobList struct {
 type NotRun struct {
 	Family string `json:"family"`
 	Jobs   int    `json:"jobs"`
-	Reason string `json:"reason"`
+	// ConfigKeys are the config keys of its jobs, sorted: what to run
+	// elsewhere.
+	ConfigKeys []string `json:"config-keys"`
+	Reason     string   `json:"reason"`
 }
 
 // Fanout is the GitHub Actions matrix of one pull request.
@@ -144,21 +147,33 @@ var families = []string{
 }
 
 // workflowFamilies are the families sweep.yml has a job for (besides the
-// canary): the single-node ones, which `sweep ci run-job` runs on one
-// self-hosted runner. TestWorkflowRunsItsFamilies keeps the two in step.
-var workflowFamilies = []string{
-	"sweep-single-node-1k1k", "sweep-single-node-8k1k", "sweep-single-node-other",
-	"sweep-agentic", "sweep-evals", "sweep-agentic-evals",
-}
+// canary): the single-node agentic ones, whose points `sweep run`
+// measures (`sweep ci run-job` runs it on one self-hosted runner). The
+// fixed-seq-len families (single-node 1k1k, 8k1k, other and their evals)
+// and the multi-node ones are not run (notRunReason).
+// TestWorkflowRunsItsFamilies keeps the two in step.
+var workflowFamilies = []string{"sweep-agentic", "sweep-agentic-evals"}
+
+// canaryFamily is the family the canary is taken from: InferenceX's
+// canary is the lowest-concurrency single-node fixed-seq-len row, which
+// the PR sweep does not run, so here it is the lowest-concurrency
+// single-node agentic point, run before every job of workflowFamilies so
+// that a broken image or recipe fails once, early.
+const canaryFamily = "sweep-agentic"
 
 // WorkflowFamilies returns the families the PR sweep runs, in order.
 func WorkflowFamilies() []string { return slices.Clone(workflowFamilies) }
 
 // notRunReason says why the PR sweep leaves a family out.
 func notRunReason(family string) string {
-	if strings.Contains(family, "multi-node") {
+	switch {
+	case strings.Contains(family, "multi-node"):
 		return "multi-node points do not run in the PR sweep (sweep.yml has no job for " + family +
 			": `sweep ci run-job` runs one node); run them with InferenceX's multi-node workflow"
+	case family == "sweep-evals":
+		return "fixed-seq-len eval points do not run in the PR sweep: `sweep run --eval` runs agentic evals only; run them with InferenceX's own workflow"
+	case !strings.Contains(family, "agentic"):
+		return "fixed-seq-len points do not run in the PR sweep: `sweep run` measures agentic points only; run them with InferenceX's own workflow"
 	}
 	return "sweep.yml has no job for " + family
 }
@@ -205,9 +220,9 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) *Fan
 	lists["sweep-multi-node-agentic-evals"] = ch.MultinodeAgenticEvals
 
 	if mode.Canary {
-		if fam, i, ok := canary(lists); ok {
-			f.Canary = pointJob(lists[fam][i], mode)
-			lists[fam] = slices.Delete(slices.Clone(lists[fam]), i, i+1)
+		if i, ok := canary(lists[canaryFamily], mode, avail); ok {
+			f.Canary = pointJob(lists[canaryFamily][i], mode)
+			lists[canaryFamily] = slices.Delete(slices.Clone(lists[canaryFamily]), i, i+1)
 		}
 	}
 
@@ -235,16 +250,20 @@ func Build(ch *matrix.Changelog, mode Mode, avail Availability, g Grouping) *Fan
 		}
 		f.Lists = append(f.Lists, JobList{Name: fam, Jobs: kept})
 		if len(kept) > 0 && !slices.Contains(workflowFamilies, fam) {
-			f.NotRun = append(f.NotRun, NotRun{Family: fam, Jobs: len(kept), Reason: notRunReason(fam)})
-		}
-	}
-	if f.Canary != nil {
-		if why := jobUnrunnable(*f.Canary, avail); why != "" {
-			f.Skips = append(f.Skips, Skip{Bucket: "canary", Runner: f.Canary.Runner, Jobs: 1, Reason: why})
-			f.Canary = nil
+			f.NotRun = append(f.NotRun, NotRun{Family: fam, Jobs: len(kept), ConfigKeys: configKeys(kept), Reason: notRunReason(fam)})
 		}
 	}
 	return f
+}
+
+// configKeys returns the distinct config keys of jobs, sorted.
+func configKeys(jobs []Job) []string {
+	keys := make([]string, 0, len(jobs))
+	for _, j := range jobs {
+		keys = append(keys, j.ConfigKey)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 // jobUnrunnable returns why the PR sweep cannot run j ("" : it can): its
@@ -260,21 +279,22 @@ func jobUnrunnable(j Job, avail Availability) string {
 	return ""
 }
 
-// canary finds the lowest-concurrency non-eval single-node 1k1k or 8k1k
-// row (the first such in matrix order), as run-sweep.yml's canary-select.
-func canary(lists map[string][]*matrix.Row) (string, int, bool) {
-	best, bestFam, bestIdx := 0, "", -1
-	for _, fam := range []string{"sweep-single-node-1k1k", "sweep-single-node-8k1k"} {
-		for i, r := range lists[fam] {
-			if r.IsEval() {
-				continue
-			}
-			if bestIdx < 0 || r.Conc < best {
-				best, bestFam, bestIdx = r.Conc, fam, i
-			}
+// canary finds the canary among rows (canaryFamily's): the
+// lowest-concurrency non-eval row whose job can run (the first such in
+// matrix order), as run-sweep.yml's canary-select picks InferenceX's among
+// the fixed-seq-len rows. A row whose runner cannot take it is left for
+// its family, which reports it skipped.
+func canary(rows []*matrix.Row, mode Mode, avail Availability) (int, bool) {
+	best := -1
+	for i, r := range rows {
+		if r.IsEval() || (best >= 0 && r.Conc >= rows[best].Conc) {
+			continue
+		}
+		if jobUnrunnable(*pointJob(r, mode), avail) == "" {
+			best = i
 		}
 	}
-	return bestFam, bestIdx, bestIdx >= 0
+	return best, best >= 0
 }
 
 func makeJobs(rows []*matrix.Row, mode Mode, g Grouping, fam string) []Job {
@@ -360,12 +380,6 @@ func (p Point) writesResult() bool {
 	return slices.ContainsFunc(p.Artifacts, func(a string) bool { return strings.HasPrefix(a, resultArtifact) })
 }
 
-// agentic reports whether p is an agentic point: its result artifact is
-// agenticResultArtifact. `sweep run` measures no other kind.
-func (p Point) agentic() bool {
-	return slices.ContainsFunc(p.Artifacts, func(a string) bool { return strings.HasPrefix(a, agenticResultArtifact) })
-}
-
 // Jobs returns the jobs of a family (nil when it has none).
 func (f *Fanout) Jobs(family string) []Job {
 	for _, l := range f.Lists {
@@ -449,7 +463,7 @@ func (f *Fanout) WriteNotices(w io.Writer) error {
 		}
 	}
 	for _, n := range f.NotRun {
-		if _, err := fmt.Fprintf(w, "::warning title=sweep: %s not run::%s of %s not run: %s\n", n.Family, plural.Count(n.Jobs, "job", "jobs"), n.Family, n.Reason); err != nil {
+		if _, err := fmt.Fprintf(w, "::warning title=sweep: %s not run::%s of %s not run (%s): %s\n", n.Family, plural.Count(n.Jobs, "job", "jobs"), n.Family, strings.Join(n.ConfigKeys, ", "), n.Reason); err != nil {
 			return err
 		}
 	}

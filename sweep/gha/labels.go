@@ -2,14 +2,19 @@
 // diff into the GitHub Actions fan-out that InferenceX's run-sweep.yml
 // performs: which sweep the labels ask for, one job per point (or per arm)
 // in InferenceX's buckets, the canary, the artifact names, and the legs
-// that are skipped because no runner is registered for their label.
+// that are skipped because no runner is registered for their label. The
+// PR sweep (sweep.yml) runs the single-node agentic families only, which
+// `sweep run` measures; the others stay in the fan-out as InferenceX lays
+// them out and are reported as not run, with why.
 //
 // The call sequence:
 //
 //	mode, err := gha.ParseLabels(labels)          // exactly one primary label
-//	ch, err := gen.ProcessChangelog(mode.ChangelogOptions(base, head))
-//	fan, err := gha.Build(ch, mode, gha.Availability{Runners: runners, Online: online}, gha.PerPoint)
-//	fan.WriteJSON(w)                              // the workflow's matrix
+//	ch, err := gen.ProcessChangelog(matrix.ChangelogOptions{Base: base, Head: head,
+//		TrimConc: mode.TrimConc, AllEvals: mode.AllEvals, EvalsOnly: mode.EvalsOnly})
+//	fan := gha.Build(ch, mode, gha.Availability{Runners: runners, Online: online}, gha.PerPoint)
+//	err = fan.WriteNotices(os.Stderr)             // ::notice:: and ::warning:: lines
+//	b, err := fan.JSON()                          // the workflow's matrix
 package gha
 
 import (
@@ -45,8 +50,11 @@ type Mode struct {
 	// TrimConc keeps the lowest concurrency of each configuration
 	// (sweep-enabled), as process_changelog.py --trim-conc does.
 	TrimConc bool
-	// Canary runs the lowest-conc single-node fixed-seq row first and
-	// removes it from the fan-out (full-sweep-enabled, full-sweep-fail-fast).
+	// Canary runs one point first and removes it from the fan-out
+	// (full-sweep-enabled, full-sweep-fail-fast): InferenceX's is the
+	// lowest-conc single-node fixed-seq-len row; the PR sweep, which runs
+	// agentic points only, takes the lowest-conc single-node agentic one
+	// (canaryFamily).
 	Canary bool
 	// FailFast sets strategy.fail-fast on every fan-out job.
 	FailFast bool

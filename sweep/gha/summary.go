@@ -52,8 +52,9 @@ func (e *expectedPoint) matches(name string) bool {
 }
 
 // expectedPoints are the points of the jobs the workflow runs (the canary
-// and the workflow's families) that write a result file: the agentic and
-// the fixed-seq-len ones, not the eval-only ones.
+// and the workflow's families) that write a result file: the agentic
+// ones, not the eval-only ones. The not-run families' points (NotRun:
+// fixed-seq-len, multi-node) are not expected.
 func (f *FanoutJSON) expectedPoints() []*expectedPoint {
 	var out []*expectedPoint
 	add := func(family string, jobs []Job) {
@@ -72,12 +73,29 @@ func (f *FanoutJSON) expectedPoints() []*expectedPoint {
 	return out
 }
 
+// notRunFamily returns the not-run family (NotRun) one of whose points
+// name (a result file's name without .json) is, or "".
+func (f *FanoutJSON) notRunFamily(name string) string {
+	for _, n := range f.NotRun {
+		for _, j := range f.Jobs[n.Family] {
+			for _, p := range j.Points {
+				if (&expectedPoint{point: p}).matches(name) {
+					return n.Family
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // WriteSummary writes the Markdown summary of a sweep for
-// $GITHUB_STEP_SUMMARY: what the labels asked for, the legs skipped, and one
+// $GITHUB_STEP_SUMMARY: what the labels asked for, the families not run
+// (with their config keys and why), the legs skipped, and one
 // row per result file found under dir (result.ReadDir; other files are left
 // out). It then names the points of the fan-out's run jobs that left no
 // result file, the result files found more than once with the same bytes
-// (listed once), those the fan-out has no point for, and the files with
+// (listed once), those of a point the workflow does not run (NotRun) or
+// that the fan-out has no point for, and the files with
 // the result keys that cannot be read; the text ends with a newline. A dir
 // that is not a directory, or does not exist when there is no fan-out to
 // name what is missing, is a *usage.Error; with a fan-out, one that does
@@ -124,7 +142,7 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) (SummaryOutcome, err
 		}
 		fmt.Fprintf(b, ": %s run.\n\n", plural.Count(fan.Runs(), "job", "jobs"))
 		for _, n := range fan.NotRun {
-			fmt.Fprintf(b, "- not run: %s of %s: %s\n", plural.Count(n.Jobs, "job", "jobs"), markdown.Cell(n.Family), markdown.Cell(n.Reason))
+			fmt.Fprintf(b, "- not run: %s of %s (%s): %s\n", plural.Count(n.Jobs, "job", "jobs"), markdown.Cell(n.Family), markdown.Cell(strings.Join(n.ConfigKeys, ", ")), markdown.Cell(n.Reason))
 		}
 		for _, s := range fan.Skipped {
 			fmt.Fprintf(b, "- skipped %s of %s on %s: %s\n", plural.Count(s.Jobs, "job", "jobs"), markdown.Cell(s.Bucket), markdown.Cell(s.Runner), markdown.Cell(s.Reason))
@@ -173,6 +191,10 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) (SummaryOutcome, err
 		fmt.Fprintf(b, "- duplicate: %s has the same bytes as %s (listed once)\n", markdown.Cell(d[0]), markdown.Cell(d[1]))
 	}
 	for _, p := range stray {
+		if fam := fan.notRunFamily(strings.TrimSuffix(filepath.Base(p), ".json")); fam != "" {
+			fmt.Fprintf(b, "- not run by this workflow: %s (a point of %s, listed as not run above)\n", markdown.Cell(p), markdown.Cell(fam))
+			continue
+		}
 		fmt.Fprintf(b, "- not in the fan-out: %s (no run job's point has its name)\n", markdown.Cell(p))
 	}
 	for _, e := range problems {
@@ -184,22 +206,13 @@ func WriteSummary(w io.Writer, fan *FanoutJSON, dir string) (SummaryOutcome, err
 }
 
 // writeMissing names the expected points that no result file was found
-// for, and returns their names. A fixed-seq-len point is marked so, and
-// a note says why it has no result: `sweep run`, which `ci run-job`
-// runs, measures agentic points only.
+// for, and returns their names.
 func writeMissing(b *strings.Builder, expected []*expectedPoint) []string {
 	var names []string
-	fixed := 0
 	for _, e := range expected {
-		if e.found {
-			continue
+		if !e.found {
+			names = append(names, fmt.Sprintf("%s conc %d (%s): %s.json", e.key, e.point.Conc, e.family, e.point.ResultFilename))
 		}
-		family := e.family
-		if !e.point.agentic() {
-			family += ", fixed-seq-len"
-			fixed++
-		}
-		names = append(names, fmt.Sprintf("%s conc %d (%s): %s.json", e.key, e.point.Conc, family, e.point.ResultFilename))
 	}
 	if len(names) == 0 {
 		return nil
@@ -207,11 +220,6 @@ func writeMissing(b *strings.Builder, expected []*expectedPoint) []string {
 	fmt.Fprintf(b, "\n%d of the run jobs' %s left no result file:\n\n", len(names), plural.Count(len(expected), "benchmark point", "benchmark points"))
 	for _, n := range names {
 		fmt.Fprintf(b, "- no result: %s\n", markdown.Cell(n))
-	}
-	if fixed > 0 {
-		them := map[bool]string{true: "it", false: "them"}[fixed == 1]
-		fmt.Fprintf(b, "\nThe %s above cannot have a result from this workflow: `sweep ci run-job` runs `sweep run`, which measures agentic points only and refuses %s (exit 2); run %s with InferenceX's own workflow.\n",
-			plural.Count(fixed, "fixed-seq-len point", "fixed-seq-len points"), them, them)
 	}
 	return names
 }

@@ -90,11 +90,12 @@ func golden(t *testing.T, path, got string) {
 // with the missing points unnamed, a result downloaded into two
 // directories was two rows, a run with only an unreadable result said
 // "No result files were collected.", and the text ended without a
-// newline (it is appended to $GITHUB_STEP_SUMMARY). Then only agentic
-// points were checked: the canary and the fixed-seq-len families' points
-// (bmk_ artifacts) were never named missing, and their result, when
-// there, was "not in the fan-out". Every point with a result artifact is
-// checked; a missing fixed-seq-len one is marked so, with why.
+// newline (it is appended to $GITHUB_STEP_SUMMARY). Every point of a run
+// job (the canary and sweep-agentic here) with a result artifact is
+// checked. Then the fixed-seq-len points had run jobs, which could only
+// fail, and each was named missing, so a complete run of the agentic
+// points exited 1; now their family is not run, listed once with its
+// keys and why, and no point of it is expected.
 func TestWriteSummaryChecksTheFanout(t *testing.T) {
 	const result = `{"conc": %d, "valid": true, "simulated": true, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 1000, "output_tput_tps": 40}}, "latency": {"ttft": {"p50": 0.3}, "intvty": {"p50": 90}}}}`
 	pt := func(conc int, kind string) Point {
@@ -110,18 +111,19 @@ func TestWriteSummaryChecksTheFanout(t *testing.T) {
 		return Point{Conc: conc, ResultFilename: rf, Artifacts: []string{"bmk_agentic_" + rf, "agentic_" + rf, "server_logs_" + rf}}
 	}
 	fan := &FanoutJSON{Sweep: true, Primary: LabelFullSweep,
-		Canary: []Job{{ConfigKey: "f", Points: []Point{pt(2, "fixed")}}},
-		Counts: map[string]int{"canary": 1, "sweep-single-node-8k1k": 1, "sweep-agentic": 1, "sweep-agentic-evals": 1},
+		Canary: []Job{{ConfigKey: "k", Points: []Point{pt(1, "")}}},
+		Counts: map[string]int{"canary": 1, "sweep-single-node-8k1k": 2, "sweep-agentic": 1, "sweep-agentic-evals": 1},
 		Jobs: map[string][]Job{
-			"sweep-single-node-8k1k": {{ConfigKey: "f", Points: []Point{pt(4, "fixed")}}},
-			"sweep-agentic":          {{ConfigKey: "k", Points: []Point{pt(1, ""), pt(4, ""), pt(8, "")}}},
+			"sweep-single-node-8k1k": {{ConfigKey: "f", Points: []Point{pt(2, "fixed")}}, {ConfigKey: "f", Points: []Point{pt(4, "fixed")}}},
+			"sweep-agentic":          {{ConfigKey: "k", Points: []Point{pt(4, ""), pt(8, "")}}},
 			"sweep-agentic-evals":    {{ConfigKey: "k", Points: []Point{pt(16, "eval")}}},
-		}}
+		},
+		NotRun: []NotRun{{Family: "sweep-single-node-8k1k", Jobs: 2, ConfigKeys: []string{"f"}, Reason: notRunReason("sweep-single-node-8k1k")}},
+	}
 	const (
-		canary = "f conc 2 (canary, fixed-seq-len): f_8k1k_tp4_conc2_{runner}_recipe-cd.json"
-		fixed  = "f conc 4 (sweep-single-node-8k1k, fixed-seq-len): f_8k1k_tp4_conc4_{runner}_recipe-cd.json"
-		conc1  = "k conc 1 (sweep-agentic): m_tp8_conc1_{runner}_recipe-ab.json"
-		conc8  = "k conc 8 (sweep-agentic): m_tp8_conc8_{runner}_recipe-ab.json"
+		conc1 = "k conc 1 (canary): m_tp8_conc1_{runner}_recipe-ab.json"
+		conc4 = "k conc 4 (sweep-agentic): m_tp8_conc4_{runner}_recipe-ab.json"
+		conc8 = "k conc 8 (sweep-agentic): m_tp8_conc8_{runner}_recipe-ab.json"
 	)
 	tests := []struct {
 		name    string
@@ -134,17 +136,15 @@ func TestWriteSummaryChecksTheFanout(t *testing.T) {
 			"b/m_tp8_conc1_mi355x-amds_03_recipe-ab.json":      fmt.Sprintf(result, 1),  // the same bytes
 			"c/m_tp8_conc4_mi355x-amds_01_recipe-ab.json":      `{"conc": 4, "request_`, // unreadable, not missing
 			"d/other_conc8_x.json":                             fmt.Sprintf(result, 8),  // no point's
-			"e/f_8k1k_tp4_conc4_mi355x-amds_02_recipe-cd.json": fmt.Sprintf(result, 4),  // a fixed-seq-len point's
-		}, []string{canary, conc8}, 1},
+			"e/f_8k1k_tp4_conc4_mi355x-amds_02_recipe-cd.json": fmt.Sprintf(result, 4),  // a not-run point's
+		}, []string{conc8}, 1},
 		{"only unreadable", map[string]string{
 			"c/m_tp8_conc4_mi355x-amds_01_recipe-ab.json": `{"conc": 4, "request_`,
-		}, []string{canary, fixed, conc1, conc8}, 1},
+		}, []string{conc1, conc8}, 1},
 		{"complete", map[string]string{
-			"a/m_tp8_conc1_r_recipe-ab.json":      fmt.Sprintf(result, 1),
-			"a/f_8k1k_tp4_conc2_r_recipe-cd.json": fmt.Sprintf(result, 2),
-			"a/f_8k1k_tp4_conc4_r_recipe-cd.json": `{"conc": 4, "valid": true, "request_metrics": {"throughput": {}, "latency": {}}}`, // not m conc 4's bytes
-			"a/m_tp8_conc4_r_recipe-ab.json":      fmt.Sprintf(result, 4),
-			"a/m_tp8_conc8_r_recipe-ab.json":      fmt.Sprintf(result, 8),
+			"a/m_tp8_conc1_r_recipe-ab.json": fmt.Sprintf(result, 1),
+			"a/m_tp8_conc4_r_recipe-ab.json": `{"conc": 4, "valid": true, "request_metrics": {"throughput": {}, "latency": {}}}`, // not conc 1's bytes
+			"a/m_tp8_conc8_r_recipe-ab.json": fmt.Sprintf(result, 8),
 		}, nil, 0},
 	}
 	testdata, err := filepath.Abs("testdata")
@@ -173,7 +173,7 @@ func TestWriteSummaryChecksTheFanout(t *testing.T) {
 	var b strings.Builder
 	out, err := WriteSummary(&b, fan, filepath.Join(t.TempDir(), "results"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{canary, fixed, conc1, "k conc 4 (sweep-agentic): m_tp8_conc4_{runner}_recipe-ab.json", conc8}, out.Missing)
+	assert.Equal(t, []string{conc1, conc4, conc8}, out.Missing)
 	assert.Contains(t, b.String(), "No result files were collected (")
 	_, err = WriteSummary(&b, nil, filepath.Join(t.TempDir(), "results"))
 	_, isUsage := errors.AsType[*usage.Error](err)

@@ -12,6 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"sweep/configs"
+	"sweep/configs/matrix"
 )
 
 // The PR sweep's workflows, read as GitHub reads them: these tests hold
@@ -32,11 +35,13 @@ type wfJob struct {
 	With        map[string]string `yaml:"with"`
 	Secrets     any               `yaml:"secrets"`
 	Permissions map[string]string `yaml:"permissions"`
+	Env         map[string]string `yaml:"env"`
 	Steps       []wfStep          `yaml:"steps"`
 }
 
 type wfStep struct {
 	Name       string            `yaml:"name"`
+	If         string            `yaml:"if"`
 	Uses       string            `yaml:"uses"`
 	With       map[string]string `yaml:"with"`
 	Env        map[string]string `yaml:"env"`
@@ -179,9 +184,12 @@ func TestWorkflowSecrets(t *testing.T) {
 }
 
 // TestWorkflowRunsItsFamilies: sweep.yml has one sweep-point job per
-// family of WorkflowFamilies (named for it) besides the canary, and
-// collect waits for all of them; the fan-out reports every other family
-// as not run.
+// family of WorkflowFamilies (named for it) besides the canary, each
+// waiting for the canary and skipped when it failed, and collect waits
+// for all of them; the fan-out reports every other family as not run.
+// Before, sweep-agentic and sweep-agentic-evals did not wait for the
+// canary, and the fixed-seq-len families, which only wait for it, had
+// jobs that could not succeed.
 func TestWorkflowRunsItsFamilies(t *testing.T) {
 	w := readWorkflow(t, "sweep.yml")
 	var fams []string
@@ -191,9 +199,15 @@ func TestWorkflowRunsItsFamilies(t *testing.T) {
 		}
 		assert.Equal(t, jn, j.With["family"], "job %s's family", jn)
 		assert.Contains(t, j.With["job"], "matrix.job", jn)
-		if jn != "canary" {
-			fams = append(fams, jn)
+		if jn == "canary" {
+			assert.Equal(t, "setup", j.Needs, jn)
+			assert.Equal(t, "fromJson(needs.setup.outputs.fanout).counts.canary > 0", j.If, jn)
+			continue
 		}
+		fams = append(fams, jn)
+		assert.Equal(t, []any{"setup", "canary"}, j.Needs, "%s waits for the canary", jn)
+		assert.Equal(t, "${{ !cancelled() && needs.setup.result == 'success' && needs.canary.result != 'failure' && fromJson(needs.setup.outputs.fanout).counts['"+jn+"'] > 0 }}",
+			j.If, "%s runs unless the canary failed (it is skipped without one)", jn)
 	}
 	sort.Strings(fams)
 	want := WorkflowFamilies()
@@ -206,4 +220,42 @@ func TestWorkflowRunsItsFamilies(t *testing.T) {
 	for _, f := range append(fams, "canary", "setup") {
 		assert.True(t, slices.Contains(needs, any(f)), "collect needs %s", f)
 	}
+}
+
+// TestWorkflowNamesUploadsByThePoint: sweep-point.yml names what it
+// uploads by the kind of the job's point (the first artifact name `ci
+// matrix` gave it), never by the job's family. Before, the prefix came
+// from the family's name, so the canary, an agentic point in the job
+// named "canary", would upload its result as bmk_<name> and none of its
+// aiperf artifacts.
+func TestWorkflowNamesUploadsByThePoint(t *testing.T) {
+	job := readWorkflow(t, "sweep-point.yml").Jobs["point"]
+	require.NotNil(t, job)
+	assert.Equal(t, "${{ fromJson(inputs.job).points[0].artifacts[0] }}", job.Env["FIRST_ARTIFACT"])
+	steps := map[string]wfStep{}
+	for _, s := range job.Steps {
+		steps[s.Name] = s
+		data, err := yaml.Marshal(s)
+		require.NoError(t, err)
+		assert.NotContains(t, string(data), "inputs.family", "step %q", s.Name)
+	}
+	isAgentic := "startsWith(env.FIRST_ARTIFACT, '" + agenticResultArtifact + "')"
+	assert.Equal(t, "${{ "+isAgentic+" && '"+agenticResultArtifact+"' || '"+resultArtifact+"' }}${{ steps.run.outputs.result-filename }}",
+		steps["Upload the result"].With["name"])
+	assert.Contains(t, steps["Upload the artifacts"].If, isAgentic)
+
+	// The kinds the expression tells apart are the fan-out's.
+	row := func(kind matrix.Kind, eval bool) *matrix.Row {
+		r := &matrix.Row{Kind: kind, ConfigKey: "k", ExpName: "x", Model: "Qwen/Qwen3.5-397B-A17B-FP8", Runner: "mi355x",
+			Framework: "sglang", Precision: "fp8", Parallelism: configs.Parallelism{TP: 8, EP: 1}, Conc: 4}
+		if eval {
+			r.RunEval, r.EvalOnly = new(true), new(true)
+		}
+		return r
+	}
+	first := func(r *matrix.Row) string { return point(r).Artifacts[0] }
+	assert.True(t, strings.HasPrefix(first(row(matrix.AgenticSingleNode, false)), agenticResultArtifact))
+	assert.True(t, strings.HasPrefix(first(row(matrix.FixedSingleNode, false)), resultArtifact))
+	assert.False(t, strings.HasPrefix(first(row(matrix.FixedSingleNode, false)), agenticResultArtifact))
+	assert.True(t, strings.HasPrefix(first(row(matrix.AgenticSingleNode, true)), "eval_"))
 }

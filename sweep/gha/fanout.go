@@ -511,7 +511,7 @@ func (f *Fanout) CheckLimits(size int) error {
 		return nil
 	}
 	return fmt.Errorf("the fan-out is too large for GitHub Actions:\n  %s\nsplit the changelog entry into several (fewer config keys each, run one pull request at a time), "+
-		"or for agentic families use one job per arm (sweep ci matrix --per arm)", strings.Join(over, "\n  "))
+		"or for agentic families use one job per arm (sweep ci matrix --per arm) in a workflow that uploads each point of a job (sweep.yml runs one job per point)", strings.Join(over, "\n  "))
 }
 
 // Runs returns the number of jobs the workflow runs: the canary and the

@@ -259,3 +259,27 @@ func TestWorkflowNamesUploadsByThePoint(t *testing.T) {
 	assert.False(t, strings.HasPrefix(first(row(matrix.FixedSingleNode, false)), agenticResultArtifact))
 	assert.True(t, strings.HasPrefix(first(row(matrix.AgenticSingleNode, true)), "eval_"))
 }
+
+// TestWorkflowRunsOneJobPerPoint: sweep.yml's fan-out is one job per point
+// (no --per arm): sweep-point.yml uploads the one result file a job of
+// one point writes, results/<RESULT_FILENAME>.json, under the point's
+// artifact names. A job of several points (--per arm) writes each point
+// into results/<RESULT_FILENAME>/ and would upload none of them.
+func TestWorkflowRunsOneJobPerPoint(t *testing.T) {
+	var matrixRuns int
+	for _, s := range readWorkflow(t, "sweep.yml").Jobs["setup"].Steps {
+		if strings.Contains(s.Run, "ci matrix") {
+			matrixRuns++
+			assert.NotContains(t, s.Run, "--per", "%s: one job per point", s.Name)
+		}
+	}
+	assert.Equal(t, 1, matrixRuns)
+	var upload bool
+	for _, s := range readWorkflow(t, "sweep-point.yml").Jobs["point"].Steps {
+		if s.Name == "Upload the result" {
+			upload = true
+			assert.Equal(t, "results/${{ steps.run.outputs.result-filename }}.json", s.With["path"])
+		}
+	}
+	assert.True(t, upload, "sweep-point.yml uploads the result")
+}

@@ -184,3 +184,39 @@ func TestCIRunJobGitHubOutputCheckedFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestCIRunJobAllEvals: under the all-evals label sweep-agentic-evals has
+// a job for every agentic point of the key, but `sweep run --eval` took
+// only the point InferenceX evaluates by default: 31 of the 32 jobs of
+// qwen3.5-fp8-mi325x-sglang-agentic-mtp exited 2 ("has no point tp2 ep2
+// dp-attn=false conc1; its eval points are: --tp 8 --ep 1 --conc 80") on
+// a GPU runner. ci run-job passes --all-evals, and every job gets its
+// point: simulated, each then stops where any eval does (lm-eval cannot
+// score simulated text). --all-evals without --eval is a usage error.
+func TestCIRunJobAllEvals(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(repoRoot, "perf-changelog.yaml")
+	data, err := os.ReadFile(base)
+	require.NoError(t, err)
+	head := filepath.Join(dir, "head.yaml")
+	require.NoError(t, os.WriteFile(head, append(data, "\n- config-keys:\n    - qwen3.5-fp8-mi325x-sglang-agentic-mtp\n  description:\n    - \"Rerun.\"\n  pr-link: XXX\n"...), 0o644))
+	code, out, stderr := runCLI(t, "ci", "matrix", "--labels", "full-sweep-enabled,all-evals", "--base-file", base, "--head-file", head)
+	require.Equal(t, 0, code, stderr)
+	var fan gha.FanoutJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &fan))
+	jobs := fan.Jobs["sweep-agentic-evals"]
+	require.Greater(t, len(jobs), 1, "every agentic point is an eval job")
+	for i, j := range jobs {
+		data, err := json.Marshal(j)
+		require.NoError(t, err)
+		jobFile := filepath.Join(dir, fmt.Sprintf("job%d.json", i))
+		require.NoError(t, os.WriteFile(jobFile, data, 0o644))
+		code, _, stderr := runCLI(t, "ci", "run-job", "--job", jobFile, "--runner-name", "mi325x-amds_0", "--out", filepath.Join(dir, fmt.Sprint(i)), "--simulate")
+		assert.Equal(t, exitError, code, "job %d (conc %d): %s", i, j.Points[0].Conc, stderr)
+		assert.Contains(t, stderr, "eval point: lm-eval scores synthetic text as 0: not available in simulation", "job %d (conc %d)", i, j.Points[0].Conc)
+	}
+
+	code, _, stderr = runCLI(t, "run", "--all-evals", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "2", "--ep", "2", "--conc", "1", "--out", filepath.Join(dir, "x"), "--simulate")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--all-evals widens which points --eval runs: give --eval too")
+}

@@ -39,7 +39,8 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 			fs.IntVar(&o.EP, "ep", 1, "expert parallel size of the point")
 			fs.BoolVar(&o.DPAttn, "dp-attn", false, "the DP-attention arm of the key")
 			fs.IntVar(&o.Conc, "conc", 0, "concurrency of the point (required)")
-			fs.BoolVar(&o.Eval, "eval", false, "run the point as an eval (lm-eval instead of aiperf)")
+			fs.BoolVar(&o.Eval, "eval", false, "run the point as an eval (lm-eval instead of aiperf): one InferenceX evaluates (the highest concurrency per model and runner)")
+			fs.BoolVar(&o.AllEvals, "all-evals", false, "with --eval: any agentic point of the key, as InferenceX's all-evals label evaluates every one")
 			fs.StringVar(&o.Out, "out", "", "output directory (required; created if missing)")
 			fs.StringVar(&o.PlanFile, "plan", "", "run the planned point in `FILE` (one element of \"sweep plan --format json\") instead of --config-key/--tp/--ep/--conc; its engine command is checked against its recipe's flag schema")
 			fs.BoolVar(&o.Force, "force", false, "overwrite a non-empty --out (another point's files are replaced)")
@@ -78,12 +79,15 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 				}
 				required := []string{"config-key", "tp", "conc", "out"}
 				if o.PlanFile != "" {
-					for _, f := range []string{"config-key", "tp", "ep", "conc", "dp-attn", "eval", "fast", "duration", "port", "model-path", "aiperf-version", "runner-name"} {
+					for _, f := range []string{"config-key", "tp", "ep", "conc", "dp-attn", "eval", "all-evals", "fast", "duration", "port", "model-path", "aiperf-version", "runner-name"} {
 						if fs.Changed(f) {
 							return flagErrorf("--%s cannot be combined with --plan: the plan fixes the point", f)
 						}
 					}
 					required = []string{"out"}
+				}
+				if o.AllEvals && !o.Eval {
+					return flagErrorf("--all-evals widens which points --eval runs: give --eval too")
 				}
 				var missing []string
 				for _, f := range required {

@@ -73,7 +73,10 @@ func (r RunJob) Runs(job *Job, row *matrix.Row) ([]PointRun, error) {
 			pr.Args = append(pr.Args, "--fast")
 		}
 		if row.EvalOnly != nil && *row.EvalOnly {
-			pr.Args = append(pr.Args, "--eval")
+			// Under the all-evals label every agentic point is an eval
+			// point; --all-evals lets sweep run select it (a point of
+			// the default selection is one of them).
+			pr.Args = append(pr.Args, "--eval", "--all-evals")
 		}
 		if r.Simulate {
 			pr.Args = append(pr.Args, "--simulate")

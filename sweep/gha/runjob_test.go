@@ -24,7 +24,7 @@ func TestRunJobRuns(t *testing.T) {
 	assert.Equal(t, "r_c8_h100-1", runs[1].Name)
 	assert.Equal(t, "/o/r_c8_h100-1", runs[1].Out, "a job of several points: a directory per point")
 	assert.Equal(t, []string{"--config-key", "k", "--tp", "8", "--ep", "4", "--conc", "8", "--runner-name", "h100-1", "--out", "/o/r_c8_h100-1",
-		"--dp-attn", "--fast", "--eval", "--launch", "--site", "a=b", "--inferencex", "/ix", "--config-files", "m1.yaml,m2.yaml", "--runner-config", "r.yaml"}, runs[1].Args)
+		"--dp-attn", "--fast", "--eval", "--all-evals", "--launch", "--site", "a=b", "--inferencex", "/ix", "--config-files", "m1.yaml,m2.yaml", "--runner-config", "r.yaml"}, runs[1].Args)
 
 	job.Points, job.AgentxFast = job.Points[:1], false
 	for _, tc := range []struct {

@@ -1,6 +1,7 @@
 package gha
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -227,7 +228,9 @@ func TestWorkflowRunsItsFamilies(t *testing.T) {
 // matrix` gave it), never by the job's family. Before, the prefix came
 // from the family's name, so the canary, an agentic point in the job
 // named "canary", would upload its result as bmk_<name> and none of its
-// aiperf artifacts.
+// aiperf artifacts. An eval-only point uploads lm-eval's output under its
+// eval_ name; before, it uploaded none of it and tried a result file it
+// never writes.
 func TestWorkflowNamesUploadsByThePoint(t *testing.T) {
 	job := readWorkflow(t, "sweep-point.yml").Jobs["point"]
 	require.NotNil(t, job)
@@ -243,6 +246,12 @@ func TestWorkflowNamesUploadsByThePoint(t *testing.T) {
 	assert.Equal(t, "${{ "+isAgentic+" && '"+agenticResultArtifact+"' || '"+resultArtifact+"' }}${{ steps.run.outputs.result-filename }}",
 		steps["Upload the result"].With["name"])
 	assert.Contains(t, steps["Upload the artifacts"].If, isAgentic)
+	// An eval-only point uploads lm-eval's output under its eval_
+	// artifact name, and no result file (it writes none).
+	assert.Contains(t, steps["Upload the result"].If, "startsWith(env.FIRST_ARTIFACT, '"+resultArtifact+"')")
+	assert.Contains(t, steps["Upload the eval results"].If, "startsWith(env.FIRST_ARTIFACT, 'eval_')")
+	assert.Equal(t, "eval_${{ fromJson(inputs.job).config['exp-name'] }}_${{ steps.run.outputs.result-filename }}", steps["Upload the eval results"].With["name"])
+	assert.Equal(t, "results/eval_results/**", steps["Upload the eval results"].With["path"])
 
 	// The kinds the expression tells apart are the fan-out's.
 	row := func(kind matrix.Kind, eval bool) *matrix.Row {
@@ -257,7 +266,13 @@ func TestWorkflowNamesUploadsByThePoint(t *testing.T) {
 	assert.True(t, strings.HasPrefix(first(row(matrix.AgenticSingleNode, false)), agenticResultArtifact))
 	assert.True(t, strings.HasPrefix(first(row(matrix.FixedSingleNode, false)), resultArtifact))
 	assert.False(t, strings.HasPrefix(first(row(matrix.FixedSingleNode, false)), agenticResultArtifact))
-	assert.True(t, strings.HasPrefix(first(row(matrix.AgenticSingleNode, true)), "eval_"))
+	eval := point(row(matrix.AgenticSingleNode, true))
+	assert.Equal(t, "eval_x_"+eval.ResultFilename, eval.Artifacts[0], "eval_<exp-name>_<RESULT_FILENAME>")
+	var config struct {
+		ExpName string `json:"exp-name"`
+	}
+	require.NoError(t, json.Unmarshal(pointJob(row(matrix.AgenticSingleNode, true), Mode{}).Config, &config))
+	assert.Equal(t, "x", config.ExpName, "the job's config holds exp-name")
 }
 
 // TestWorkflowRunsOneJobPerPoint: sweep.yml's fan-out is one job per point

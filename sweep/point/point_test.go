@@ -168,3 +168,40 @@ func TestReadPlanFileChecksEdits(t *testing.T) {
 		})
 	}
 }
+
+// TestSelectRowEvals: --eval picks the points InferenceX evaluates by
+// default, the highest concurrency per model and runner (tp8 ep1 conc80
+// for this key); under the all-evals label every agentic point is an eval
+// point, and `ci run-job` runs such a job with AllEvals. Before AllEvals,
+// 31 of the 32 sweep-agentic-evals jobs of this key under all-evals were
+// refused ("has no point tp2 ep2 dp-attn=false conc1; its eval points are:
+// --tp 8 --ep 1 --conc 80") on a GPU runner.
+func TestSelectRowEvals(t *testing.T) {
+	const key = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
+	g := generator(t)
+	for _, tc := range []struct {
+		name string
+		k    Key
+		err  string // "": the row, an eval row when k.Eval
+	}{
+		{"the default eval point", Key{ConfigKey: key, TP: 8, EP: 1, Conc: 80, Eval: true}, ""},
+		{"another point is no default eval point", Key{ConfigKey: key, TP: 2, EP: 2, Conc: 1, Eval: true},
+			"has no point tp2 ep2 dp-attn=false conc1; its eval points are:\n  --tp 8 --ep 1 --conc 80"},
+		{"with all-evals every point is one", Key{ConfigKey: key, TP: 2, EP: 2, Conc: 1, Eval: true, AllEvals: true}, ""},
+		{"with all-evals the default one too", Key{ConfigKey: key, TP: 8, EP: 1, Conc: 80, Eval: true, AllEvals: true}, ""},
+		{"all-evals alone is no eval", Key{ConfigKey: key, TP: 2, EP: 2, Conc: 1, AllEvals: true}, ""},
+		{"all-evals is no wider than the key", Key{ConfigKey: key, TP: 2, EP: 2, Conc: 3, Eval: true, AllEvals: true},
+			"has no point tp2 ep2 dp-attn=false conc3; its eval points are:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			row, err := tc.k.SelectRow(g)
+			if tc.err != "" {
+				assert.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, []int{tc.k.TP, tc.k.EP, tc.k.Conc}, []int{row.TP, row.EP, row.Conc})
+			assert.Equal(t, tc.k.Eval, row.IsEval() && row.EvalOnly != nil && *row.EvalOnly)
+		})
+	}
+}

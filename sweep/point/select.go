@@ -19,13 +19,16 @@ import (
 
 // Key names a point of the matrix: its master config key (a plain key,
 // or an fnmatch pattern matching exactly one), its layout and its
-// concurrency; Eval picks the eval points.
+// concurrency; Eval picks the eval points: those InferenceX evaluates by
+// default (the highest concurrency per model and runner), or with
+// AllEvals every agentic point, as its all-evals label selects.
 type Key struct {
 	ConfigKey string
 	TP, EP    int
 	DPAttn    bool
 	Conc      int
 	Eval      bool
+	AllEvals  bool
 }
 
 // ResolveKey resolves a config key as every command resolves keys
@@ -58,7 +61,7 @@ func matrixError(err error) error {
 // SelectRow finds the single-node matrix row of the point, or lists the
 // points the key has.
 func (k Key) SelectRow(g *matrix.Generator) (*matrix.Row, error) {
-	evals := matrix.EvalOptions{NoEvals: !k.Eval, EvalsOnly: k.Eval}
+	evals := matrix.EvalOptions{NoEvals: !k.Eval, EvalsOnly: k.Eval, AllEvals: k.Eval && k.AllEvals}
 	key, err := ResolveKey(g.Masters, k.ConfigKey)
 	if err != nil {
 		return nil, err

@@ -71,7 +71,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *cli.Lists) {
 	lists.Ints(fs, &o.EP, "ep", "only arms with these expert parallel sizes")
 	fs.StringVar(&o.DPAttn, "dp-attn", "", "only DP-attention arms (true) or only the others (false)")
 	lists.Ints(fs, &o.ConcList, "conc-list", "only these concurrencies (values no selected arm has are named with the arms' concurrencies)")
-	fs.StringVar(&o.Out, "out", "", "sweep directory (required): journal, one directory per point, servers/, summary")
+	fs.StringVar(&o.Out, "out", "", "sweep directory (required; a new sweep starts only in an empty or new one): journal, one directory per point, servers/, summary")
 	o.simFlags.bind(fs, false, "with --simulate: GPU to simulate (default: from the runner)")
 	fs.IntVar(&o.Run.Duration, "duration", 0, "benchmark duration in seconds of every point (default: the mode's)")
 	fs.StringVar(&o.Executor, "executor", "local", "where arms run: local (this node's GPUs) or slurm (one sbatch job per arm; the directory must be shared with the nodes)")

@@ -592,6 +592,39 @@ func TestDiscoverDryRun(t *testing.T) {
 	assert.Contains(t, stdout, "the summary gives the GPU-hours the search spent when it ends")
 }
 
+// TestDiscoverRefusesADirectoryItDidNotMake: discover and official
+// started a new sweep in any --out and read what was there as their own
+// (a sweep run point's 300 s result as a replicate of c16's, another
+// sweep's points below it as this one's). A directory without a journal
+// that is not empty is refused, exit 2, with and without --dry-run,
+// naming what it holds, and nothing is written into it.
+func TestDiscoverRefusesADirectoryItDidNotMake(t *testing.T) {
+	dir := t.TempDir()
+	point := filepath.Join(dir, "p2") // what sweep run leaves
+	require.NoError(t, os.MkdirAll(filepath.Join(point, "aiperf_artifacts"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(point, run.RecordFile), []byte("{}"), 0o644))
+	sweeps := filepath.Join(dir, "x") // a copy of another sweep below it
+	require.NoError(t, os.MkdirAll(filepath.Join(sweeps, "old"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(sweeps, "old", campaign.JournalFile), nil, 0o644))
+	for _, tc := range []struct{ out, want string }{
+		{point, "sweep directory " + point + " is not empty and holds no sweep (no journal.jsonl): run.json (a point of sweep run), aiperf_artifacts/; a new sweep reads every result below its directory as its own: give --out an empty or new directory"},
+		{sweeps, "old/ (a sweep: its journal.jsonl); a new sweep reads every result below its directory as its own: give --out an empty or new directory, or, to resume a sweep it holds, that sweep's directory (" + filepath.Join(sweeps, "old") + ") with the command that started it"},
+	} {
+		for _, args := range [][]string{
+			{"discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--out", tc.out},
+			{"discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--out", tc.out, "--dry-run"},
+			{"official", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--out", tc.out},
+		} {
+			code, stdout, stderr := runCLI(t, args...)
+			assert.Equal(t, exitUsage, code, "%v: %s", args, stderr)
+			assert.Contains(t, stderr, tc.want, args)
+			assert.NotContains(t, stdout, "order:", "refused before the schedule")
+			assert.NoFileExists(t, filepath.Join(tc.out, campaign.JournalFile), "nothing written")
+			assert.NoFileExists(t, filepath.Join(tc.out, ".lock"), "nothing written")
+		}
+	}
+}
+
 func TestDiscoverFlags(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "d")
 	for _, tc := range []struct {

@@ -202,8 +202,10 @@ func (s *sweep) records() []Record {
 // run again while they have retries left, interrupted ones are redone, a
 // point the journal started and never ended whose directory says it
 // finished is recovered (its end journaled, Record.Recovered; never run
-// again), and a directory holding a different sweep is refused
-// (*DifferenceError; Identity.Diff).
+// again), a directory holding a different sweep is refused
+// (*DifferenceError; Identity.Diff), and so is one holding no sweep (no
+// journal record) that is not empty (a *usage.Error naming what it
+// holds: checkNewDir), before anything is written there.
 // Leftover servers of a killed invocation (recorded in the journal) are
 // stopped first. Run writes summary.json and summary.txt before it returns
 // (Summary.Written; a write that failed is joined to its error) and
@@ -218,6 +220,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	if o.Retries < 0 || o.Retries > MaxRetries {
 		return nil, fmt.Errorf("retries %d: want 0 to %d", o.Retries, MaxRetries)
+	}
+	if err := checkNewDir(o.Dir); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, usage.Errorf("sweep directory %s: %w; give --out a directory this user can make and write", o.Dir, err)
@@ -278,8 +283,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 // creating or locking anything (a dry run's): what is left to run of the
 // sweep, the directory's (Left.Resume, with its Status and what its
 // files settle: Left.Fixed) or a new one (every point); a
-// *DifferenceError when the directory holds a different sweep, or an
-// error when its journal cannot be read, as Run would return them.
+// *DifferenceError when the directory holds a different sweep, a
+// *usage.Error when it holds no sweep and is not empty (checkNewDir),
+// or an error when its journal cannot be read, as Run would return them.
 func Preview(o Options) (Left, error) {
 	if o.Retries < 0 || o.Retries > MaxRetries {
 		return Left{}, fmt.Errorf("retries %d: want 0 to %d", o.Retries, MaxRetries)
@@ -297,6 +303,11 @@ func Preview(o Options) (Left, error) {
 	}
 	s := newSweep(o, nil)
 	if len(recs) == 0 {
+		if o.Dir != "" {
+			if err := checkNewDir(o.Dir); err != nil {
+				return Left{}, err
+			}
+		}
 		return s.left(), nil
 	}
 	fixes, err := s.resume(recs)
@@ -1206,7 +1217,7 @@ func (s *sweep) stopLeftovers(recs []Record) {
 // lockDir takes an exclusive lock on dir, so two sweeps never write one
 // directory; a lock it cannot take is a *usage.Error.
 func lockDir(dir string) (func(), error) {
-	path := filepath.Join(dir, ".lock")
+	path := filepath.Join(dir, lockFile)
 	f, err := atomicfile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, usage.Errorf("sweep directory %s: cannot write its lock file: %w; give --out a directory this user can write", dir, err)

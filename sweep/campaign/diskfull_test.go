@@ -93,8 +93,11 @@ func TestFullShmStopsTheSweep(t *testing.T) {
 func TestSummaryNotWrittenIsReported(t *testing.T) {
 	s := newSweep(t, testSchedule(t, []int{8}, 4, 8))
 	s.b.faults[s.sched.Points[0].ID] = "disk-full-dir"
-	require.NoError(t, os.Mkdir(filepath.Join(s.dir, campaign.SummaryText), 0o755))
+	// summary.txt cannot be written: a directory in its place, made once
+	// the sweep began (a new sweep's directory holds nothing else).
+	s.o.Begin = func(campaign.Left) { assert.NoError(t, os.Mkdir(filepath.Join(s.dir, campaign.SummaryText), 0o755)) }
 	sum, err := s.run(t.Context())
+	s.o.Begin = nil
 	require.NotNil(t, sum)
 	_, ok := errors.AsType[*campaign.DiskFullError](err)
 	assert.True(t, ok, "the sweep's own error: %v", err)

@@ -39,8 +39,10 @@
 // (result.ProbeDir: DIR/ID.probe/) and takes the directory's lock for
 // the attempt (run.LockOutDir). A resume recovers from disk a point
 // the journal started and never ended whose directory says it finished
-// (Record.Recovered); Preview is what Run would find in a directory,
-// without writing anything (a dry run's). Identity is what makes two
+// (Record.Recovered); a new sweep starts only in an empty directory (one
+// with no journal record that holds anything is refused, as the sweep
+// would read its results as its own); Preview is what Run would find in
+// a directory, without writing anything (a dry run's). Identity is what makes two
 // invocations the same sweep, its settings compared by meaning (IntSet,
 // Paths, Setting.Unused, EnvSetting).
 // A point that failed for want of space on the sweep directory's disk,

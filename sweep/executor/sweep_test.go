@@ -125,9 +125,12 @@ func TestSweepPrintsOnlyTheSummaryWritten(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	dir := t.TempDir()
-	require.NoError(t, os.Mkdir(filepath.Join(dir, campaign.SummaryText), 0o755)) // summary.txt cannot be written
 	var out, log bytes.Buffer
 	sw := Sweep{Options: Options{Dir: dir, Schedule: oneArm(), GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}}, Command: "discover", Out: &out, Log: &log}
+	require.Error(t, sw.Run(ctx)) // the sweep begins: cancelled, it runs nothing
+	require.NoError(t, os.Remove(filepath.Join(dir, campaign.SummaryText)))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, campaign.SummaryText), 0o755)) // summary.txt cannot be written
+	out.Reset()
 	err := sw.Run(ctx)
 	assert.ErrorContains(t, err, "summary: ")
 	assert.Contains(t, out.String(), "\nsummary: not written (the error below says why; the table above is all of it)\n")

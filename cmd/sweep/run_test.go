@@ -157,6 +157,31 @@ func TestRunSimulatedPoint(t *testing.T) {
 	}
 }
 
+// TestRunRefusesThePointAtAnotherLength: sweep run took a completed
+// point of another duration (a 300 s point for the default 3600 s one)
+// as "already completed; nothing to do", exit 0. It is refused naming
+// the difference, the result kept; the same command again is the no-op.
+func TestRunRefusesThePointAtAnotherLength(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, simRunArgs(out)...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	result := readRunRecord(t, out).ResultFile
+	before, err := os.ReadFile(result)
+	require.NoError(t, err)
+
+	code, _, stderr = runCLI(t, simRunArgs(out, "--duration", "900")...)
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, ", completed, made otherwise than this run makes it (client flag --benchmark-duration: 300, now 900; client flag --unsafe-override: set, now absent); use --force to replace it, or a new directory")
+	after, err := os.ReadFile(result)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the result is kept")
+
+	code, _, stderr = runCLI(t, simRunArgs(out)...)
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "already completed in "+out+"; nothing to do")
+}
+
 func TestRunUsageErrors(t *testing.T) {
 	tests := []struct {
 		name string

@@ -95,10 +95,16 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 	if err := launch.Preflight(pl); err != nil {
 		return err
 	}
-	// The container's client and engine command (its snapshot resolved,
-	// its port bound) are known only there: the container's own claim
-	// compares them.
-	release, err := r.claim(out, p.ResultFilename, &run.Made{Simulated: r.Simulate, Image: row.Image}, launch.PlanFile)
+	// The container's engine command (its snapshot resolved, its port
+	// bound) is known only there: the container's own claim compares it.
+	// The client's flags are planned here as there (its URL, the one
+	// that differs, is not compared): a point completed at another
+	// length or warm-up is no point to skip.
+	made := &run.Made{Simulated: r.Simulate, Image: row.Image}
+	if p.Client != nil {
+		made.ClientName, made.ClientArgv = run.ClientProcess, p.Client.Argv
+	}
+	release, err := r.claim(out, p.ResultFilename, made, launch.PlanFile)
 	if release == nil {
 		return err
 	}

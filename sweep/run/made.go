@@ -12,10 +12,11 @@ import (
 
 // Made is how a point's result is made, as its run.json records it: by
 // sweep's simulated engine (with its settings) or a real one, with which
-// client, with which engine command and image. A point completed in a
-// directory is the point a new run asks for only when it was made the
-// same way (ClaimOutDir): a simulated result is never a real run's, nor
-// one of another client or other engine flags.
+// client and client command (its benchmark duration, warm-up, ...), with
+// which engine command and image. A point completed in a directory is
+// the point a new run asks for only when it was made the same way
+// (ClaimOutDir): a simulated result is never a real run's, nor one of
+// another client, another length or warm-up, or other engine flags.
 type Made struct {
 	// Simulated says the simulated engine makes the result; Simulation
 	// is its settings (nil: not compared).
@@ -24,6 +25,13 @@ type Made struct {
 	// Client is the load client (nil: not known before the run, as of a
 	// launched point's, whose image picks it; not compared).
 	Client *result.Client
+	// ClientName and ClientArgv are the client process's name and argv:
+	// its aiperf profile flags are compared (the built-in client's
+	// wrapper, sweep loadgen ... --, and aiperf's program, which Client
+	// names, are left out, as are VolatileClientFlags); nil ClientArgv:
+	// not compared.
+	ClientName string
+	ClientArgv []string
 	// EngineName and Engine are the engine process's name and argv (the
 	// simulated engine's wrapper, sweep sim-engine ... --, is left out
 	// when compared); nil Engine: not compared.
@@ -35,8 +43,12 @@ type Made struct {
 
 // SpecMade is how spec makes its point.
 func SpecMade(spec Spec) Made {
-	return Made{Simulated: spec.Simulation != nil, Simulation: spec.Simulation, Client: spec.ClientInfo,
+	m := Made{Simulated: spec.Simulation != nil, Simulation: spec.Simulation, Client: spec.ClientInfo,
 		EngineName: spec.Engine.Name, Engine: spec.Engine.Argv, Image: spec.Facts.Image}
+	if spec.Client != nil {
+		m.ClientName, m.ClientArgv = spec.Client.Name, spec.Client.Argv
+	}
+	return m
 }
 
 // MadeDiff lists how the point rec records was made otherwise than now
@@ -57,6 +69,13 @@ func MadeDiff(rec *Record, now Made) []string {
 	if c := rec.Client; c != nil && now.Client != nil {
 		if was, is := clientText(c), clientText(now.Client); was != is {
 			add("client", was, is)
+		}
+	}
+	if now.ClientArgv != nil {
+		if p := rec.Processes[now.ClientName]; p != nil {
+			for _, d := range flagDiff(clientFlags(p.Argv), clientFlags(now.ClientArgv)) {
+				add("client flag "+d[0], d[1], d[2])
+			}
 		}
 	}
 	if now.Engine != nil {
@@ -135,6 +154,26 @@ func stableFlags(argv []string) map[string]string {
 	argv = redactArgv(argv)
 	flags := argvFlags(argv)
 	for _, name := range VolatileFlags {
+		delete(flags, name)
+	}
+	return flags
+}
+
+// VolatileClientFlags are client flags that change from run to run of
+// the same point without changing what it measures: the engine's URLs
+// (a port) and where the artifacts go (the directory's path).
+var VolatileClientFlags = []string{"--url", "--server-metrics", "--output-artifact-dir"}
+
+// clientFlags is a client argv's aiperf profile flags ("" for a bare
+// flag): those after its profile subcommand, aiperf's or the built-in
+// client's (sweep loadgen ... -- profile), secrets redacted as a record
+// redacts them, and without VolatileClientFlags.
+func clientFlags(argv []string) map[string]string {
+	if i := slices.Index(argv, "profile"); i >= 0 {
+		argv = argv[i+1:]
+	}
+	flags := argvFlags(redactArgv(argv))
+	for _, name := range VolatileClientFlags {
 		delete(flags, name)
 	}
 	return flags

@@ -190,8 +190,8 @@ type Claimed struct {
 // is ErrAlreadyDone (the lock released); not completed, its files are
 // cleared and the point redone (Redone), as rerunning the command that
 // was interrupted asks. The same point completed otherwise (simulated
-// against real, another client, other engine flags, image) is refused
-// naming the differences.
+// against real, another client, other client flags such as its benchmark
+// duration, other engine flags, image) is refused naming the differences.
 func (c PointClaim) Claim() (Claimed, error) {
 	dir, name := c.Dir, c.Name
 	unlock, madeLock, err := lockOutDir(dir)

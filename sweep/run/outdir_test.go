@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,10 +203,28 @@ func TestPointClaimComparesHowThePointIsMade(t *testing.T) {
 	engine := func(port string, extra ...string) []string {
 		return append([]string{"/bin/sweep", "sim-engine", "--", "python3", "-m", "sglang.launch_server", "--port", port, "--tp-size", "2"}, extra...)
 	}
-	simMade := Made{Simulated: true, Simulation: sim, Client: builtin, EngineName: "engine", Engine: engine("16042"), Image: "img:1"}
+	// The built-in client's argv, as setClient wraps aiperf's profile
+	// flags: its URL and artifact directory differ from run to run.
+	client := func(port, out string, flags ...string) []string {
+		return append([]string{"/bin/sweep", "loadgen", "--aiperf-schema", "aiperf@0.12.0", "--", "profile", "--url", "http://localhost:" + port,
+			"--concurrency", "16", "--benchmark-duration", "300", "--warmup-request-count", "16", "--server-metrics", "http://localhost:" + port + "/metrics",
+			"--output-artifact-dir", out + "/aiperf_artifacts", "--unsafe-override"}, flags...)
+	}
+	simMade := Made{Simulated: true, Simulation: sim, Client: builtin, ClientName: ClientProcess, ClientArgv: client("16042", "/o"),
+		EngineName: "engine", Engine: engine("16042"), Image: "img:1"}
 	record := func(ok bool, stages ...Stage) *Record {
 		return &Record{Name: "p", OK: ok, Stages: stages, Simulation: sim, Client: builtin, Facts: &result.RunFacts{Image: "img:1"},
-			Processes: map[string]*ProcessOutcome{"engine": {Argv: engine("16042")}}}
+			Processes: map[string]*ProcessOutcome{"engine": {Argv: engine("16042")}, ClientProcess: {Argv: client("16042", "/o")}}}
+	}
+	// setFlag is argv with flag's value set to v, or without flag ("").
+	setFlag := func(argv []string, flag, v string) []string {
+		i := slices.Index(argv, flag)
+		if v == "" {
+			return slices.Delete(slices.Clone(argv), i, i+1)
+		}
+		out := slices.Clone(argv)
+		out[i+1] = v
+		return out
 	}
 	with := func(f func(m *Made)) *Made {
 		m := simMade
@@ -238,6 +257,22 @@ func TestPointClaimComparesHowThePointIsMade(t *testing.T) {
 		{"9 an interrupted run made otherwise is refused", record(false, cancelled), with(func(m *Made) { m.Simulated, m.Simulation = false, nil }),
 			"holds point p, an unfinished run, made otherwise than this run makes it (engine: simulated on mi355x, virtual clock, now a real engine)"},
 		{"10 the make not given: an unfinished run is refused", record(false, cancelled), nil, "not empty (run.json, server.log); use --force"},
+		// Before, the client's command was not compared: sweep run at
+		// 3600 s took a 300 s point (or a discovery's 1200 s point, or an
+		// adaptive search's 180 s probe) as done.
+		{"12 another benchmark duration", record(true), with(func(m *Made) {
+			m.ClientArgv = setFlag(setFlag(m.ClientArgv, "--benchmark-duration", "3600"), "--unsafe-override", "")
+		}), "(client flag --benchmark-duration: 300, now 3600; client flag --unsafe-override: set, now absent)"},
+		{"13 another warm-up", record(true), with(func(m *Made) { m.ClientArgv = setFlag(m.ClientArgv, "--warmup-request-count", "160") }),
+			"(client flag --warmup-request-count: 16, now 160)"},
+		{"14 an unfinished run at another length is refused", record(false, cancelled), with(func(m *Made) {
+			m.ClientArgv = setFlag(m.ClientArgv, "--benchmark-duration", "600")
+		}), "holds point p, an unfinished run, made otherwise than this run makes it (client flag --benchmark-duration: 300, now 600)"},
+		{"15 another port and directory are the same client command", record(true), with(func(m *Made) { m.ClientArgv = client("20001", "/elsewhere") }), "done"},
+		{"16 aiperf's program is the client's name, not a flag", record(true), with(func(m *Made) {
+			m.Client = &result.Client{Name: "aiperf 0.12.0", Program: "aiperf", Schema: "aiperf@0.12.0"}
+			m.ClientArgv = append([]string{"/usr/bin/aiperf"}, client("16042", "/o")[5:]...)
+		}), "(client: built-in (aiperf 0.12.0 artifacts) for aiperf@0.12.0, now aiperf 0.12.0 (aiperf) for aiperf@0.12.0); use --force"},
 		// Before, a run.json that did not parse was "not empty (run.json, server.log)".
 		{"11 a run.json that does not read is refused at its position", nil, &simMade,
 			"its run.json does not read, so what point it holds and how it was made is unknown: DIR/run.json:2:9: the JSON ends early: want the run.json sweep run writes; use --force"},

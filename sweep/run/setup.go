@@ -149,10 +149,14 @@ func (s Setup) maxLag() (float64, error) {
 	return f, nil
 }
 
+// ClientProcess is the load client's process name in a Spec (its
+// Client) and in the Record of its run (Record.Processes).
+const ClientProcess = "client"
+
 // setClient sets the load client of spec from its planned aiperf
 // command: aiperf itself (Setup.Aiperf) or the built-in load generator.
 func (s Setup) setClient(spec *Spec, cmd recipes.Command, virtual bool) error {
-	c := s.proc("client", cmd)
+	c := s.proc(ClientProcess, cmd)
 	if len(c.Argv) < 2 || c.Argv[1] != "profile" {
 		return fmt.Errorf("client command %q is not an aiperf profile command", strings.Join(c.Argv, " "))
 	}

@@ -95,16 +95,7 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 	if err := launch.Preflight(pl); err != nil {
 		return err
 	}
-	// The container's engine command (its snapshot resolved, its port
-	// bound) is known only there: the container's own claim compares it.
-	// The client's flags are planned here as there (its URL, the one
-	// that differs, is not compared): a point completed at another
-	// length or warm-up is no point to skip.
-	made := &run.Made{Simulated: r.Simulate, Image: row.Image}
-	if p.Client != nil {
-		made.ClientName, made.ClientArgv = run.ClientProcess, p.Client.Argv
-	}
-	release, err := r.claim(out, p.ResultFilename, made, launch.PlanFile)
+	release, err := r.claim(out, p.ResultFilename, r.launchedMade(row, p), launch.PlanFile)
 	if release == nil {
 		return err
 	}
@@ -197,6 +188,20 @@ func checkLaunchedOutput(out string, p *recipes.Point) error {
 			out, strings.Join(missing, " and no "))
 	}
 	return nil
+}
+
+// launchedMade is how the launched point p of row is made, as far as
+// the host knows it: the container's engine command (its snapshot
+// resolved, its port bound) is known only there, and the container's
+// own claim compares it; the client's flags are planned here as there
+// (its URL, the one that differs, is not compared), so a point completed
+// at another length or warm-up is not taken for p.
+func (r *Request) launchedMade(row *matrix.Row, p *recipes.Point) *run.Made {
+	made := &run.Made{Simulated: r.Simulate, Image: row.Image}
+	if p.Client != nil {
+		made.ClientName, made.ClientArgv = run.ClientProcess, p.Client.Argv
+	}
+	return made
 }
 
 // planLaunched plans the point with its results in the container's

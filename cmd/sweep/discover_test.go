@@ -197,7 +197,7 @@ func TestDiscoverSimulated(t *testing.T) {
 	code, stdout, stderr = runCLI(t, append(same, "--dry-run")...)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "resume: "+out+" holds this sweep, which a run goes on with: 2 of 2 points complete: 0 to run\n")
-	assert.Contains(t, stdout, "finished     "+sum.Points[1].ID)
+	assert.Contains(t, stdout, "  2  arm 1  conc 16   ok           "+sum.Points[1].ID, "how the point ended")
 	assert.Contains(t, stdout, "  left to run:     nothing: a run of this command ends at once")
 }
 

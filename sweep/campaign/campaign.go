@@ -99,6 +99,12 @@ type Left struct {
 	// Status, on a resume, is how far the sweep got: "5 of 7 points
 	// complete, 1 interrupted: 2 to run" (Run's "resuming" line).
 	Status string
+	// Ended, on a resume, says how each point left out of Run ended, by
+	// ID: "ok" ("ok (probe)"), "skipped (adaptive discovery)", "failed (2
+	// attempts)" (no retry left); in an adaptive arm whose search cannot
+	// go on, its server not starting (no retry left), also "interrupted"
+	// or "not run".
+	Ended map[string]string
 	// Fixed, on a resume, are what the directory's files settle that the
 	// journal left open or got wrong, each a line: a completed point
 	// whose result no longer counts (redone), a point whose end the
@@ -385,13 +391,16 @@ func (s *sweep) begin(resume bool) {
 // jobs, with Options.Choose also those held until their search pass
 // ends, and the server starts they need.
 func (s *sweep) left() Left {
-	var l Left
+	l := Left{Ended: map[string]string{}}
 	c := s.o.Cost
 	if c == nil {
 		c = PlannedCost(0)
 	}
 	for _, a := range s.o.Schedule.Arms {
 		if s.unstartable(a) {
+			for _, p := range a.Points {
+				l.Ended[p.ID] = s.state[p.ID].ended()
+			}
 			continue
 		}
 		job := s.job(a)
@@ -407,10 +416,12 @@ func (s *sweep) left() Left {
 		}
 		gpus := float64(a.GPUs * max(a.Nodes, 1))
 		for _, p := range a.Points {
-			if ids[p.ID] {
-				l.Run = append(l.Run, p.ID)
-				l.GPUHours += gpus * c.Point(p) / 3600
+			if !ids[p.ID] {
+				l.Ended[p.ID] = s.state[p.ID].ended()
+				continue
 			}
+			l.Run = append(l.Run, p.ID)
+			l.GPUHours += gpus * c.Point(p) / 3600
 		}
 		l.Points += len(ids)
 		l.ServerStarts += len(servers)
@@ -448,19 +459,23 @@ func (s *sweep) endPass(r Record) []*pointState {
 }
 
 // resumeLine is "5 of 7 points complete, 1 failed to retry, 1
-// interrupted: 2 to run", and with Options.Choose the points it holds
+// interrupted: 2 to run" (complete: ok; the points adaptive discovery
+// skipped are counted apart), and with Options.Choose the points it holds
 // ("1 failed in a search under way") and the points that ran it asks
 // for first ("; adaptive discovery asks again for points that ran: arm 1
 // c64 at the full length").
 func (s *sweep) resumeLine() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var ok, failed, gaveUp, held, interrupted, diskFull, todo int
+	var ok, skipped, failed, gaveUp, held, interrupted, diskFull, todo int
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		switch {
-		case st.status == StatusOK || st.status == StatusSkipped:
+		case st.status == StatusOK:
 			ok++
+			continue
+		case st.status == StatusSkipped:
+			skipped++
 			continue
 		case st.diskFull:
 			diskFull++
@@ -478,6 +493,9 @@ func (s *sweep) resumeLine() string {
 		todo++
 	}
 	line := fmt.Sprintf("%d of %d points complete", ok, len(s.o.Schedule.Points))
+	if skipped > 0 {
+		line += fmt.Sprintf(", %d skipped by adaptive discovery", skipped)
+	}
 	if failed > 0 {
 		line += fmt.Sprintf(", %d failed to retry", failed)
 	}

@@ -1384,6 +1384,23 @@ func TestAdaptiveFailedProbeNotNeeded(t *testing.T) {
 	assert.Equal(t, 1, s.b.loadsOf(c2), "the resume runs it no more")
 	assert.Equal(t, 1, sum.Failed)
 	assert.Equal(t, 7, sum.Skipped)
+
+	// The resume line and the dry run (Preview) said "8 of 9 points
+	// complete", and the dry run listed every point "finished": the
+	// skipped points counted as done. Each is counted, and said, as it
+	// ended.
+	const status = "1 of 9 points complete, 7 skipped by adaptive discovery, 1 failed with no retry left (--retries 1): 0 to run"
+	assert.Contains(t, progress.String(), "resuming "+s.dir+": "+status+"\n")
+	left, err := campaign.Preview(s.o)
+	require.NoError(t, err)
+	assert.Equal(t, status, left.Status)
+	assert.Empty(t, left.Run)
+	ended := map[int]string{}
+	for _, p := range s.sched.Points {
+		ended[p.Conc()] = left.Ended[p.ID]
+	}
+	const skipped = "skipped (adaptive discovery)"
+	assert.Equal(t, map[int]string{1: "ok (probe)", 2: "failed (1 attempt)", 4: skipped, 8: skipped, 16: skipped, 32: skipped, 64: skipped, 128: skipped, 256: skipped}, ended)
 }
 
 // TestAdaptiveUnsteadyProbeRunsAgain: a probe whose KV pool came near

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"sweep/internal/plural"
 	"sweep/metrics/result"
 )
 
@@ -68,6 +69,26 @@ func (st *pointState) end(r Record) {
 	case r.Status == StatusOK:
 		st.attempts++
 	}
+}
+
+// ended is how the point ended, for a resume's dry run (Left.Ended):
+// "ok" ("ok (probe)": an adaptive search's probe), "skipped (adaptive
+// discovery)", "failed (2 attempts)", "interrupted", else "not run".
+func (st *pointState) ended() string {
+	switch st.status {
+	case StatusInterrupted:
+		return StatusInterrupted
+	case StatusOK:
+		if st.probe {
+			return "ok (probe)"
+		}
+		return "ok"
+	case StatusSkipped:
+		return "skipped (adaptive discovery)"
+	case StatusFailed:
+		return "failed (" + plural.Count(st.attempts, "attempt", "attempts") + ")"
+	}
+	return "not run"
 }
 
 // attempt is the number of the point's attempt under way: its attempts

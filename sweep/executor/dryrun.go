@@ -56,8 +56,8 @@ func NodeGPUs(given []int, simulateOrDryRun bool) ([]int, error) {
 // wall time of the simulated load at the time scale (0: the virtual
 // clock, which no time scale compresses). left, when the
 // sweep directory holds the sweep (Left.Resume, campaign.Preview), says
-// how far it got: each point it does not run again is marked finished,
-// and what is left is priced too.
+// how far it got: each point it does not run again is marked with how it
+// ended (Left.Ended: ok, skipped, failed), and what is left is priced too.
 func WriteDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, gpus []int, maxParallel int, simulate bool, scale float64, left campaign.Left) error {
 	node := &local.Executor{GPUs: gpus, MaxParallel: maxParallel}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -73,18 +73,23 @@ func WriteDryRun(w io.Writer, s *campaign.Schedule, c *campaign.Cost, gpus []int
 		return err
 	}
 	fmt.Fprintln(w, "\norder:")
+	// A point a resume does not run again says how it ended
+	// (Left.Ended): ok, skipped, failed with no retry left.
+	width := len("start server")
+	for _, how := range left.Ended {
+		width = max(width, len(how))
+	}
 	var prev *campaign.Point // the last point to run
 	for _, p := range s.Points {
-		srv := "reuse"
-		switch {
-		case left.Resume && !slices.Contains(left.Run, p.ID):
-			fmt.Fprintf(w, "  %3d  arm %d  conc %-4d %-12s %s\n", p.Index+1, p.Arm+1, p.Conc(), "finished", p.ID)
-			continue
-		case prev == nil || prev.Arm != p.Arm || prev.Server != p.Server:
-			srv = "start server"
+		what := left.Ended[p.ID]
+		if !left.Resume || slices.Contains(left.Run, p.ID) {
+			what = "reuse"
+			if prev == nil || prev.Arm != p.Arm || prev.Server != p.Server {
+				what = "start server"
+			}
+			prev = p
 		}
-		prev = p
-		fmt.Fprintf(w, "  %3d  arm %d  conc %-4d %-12s %s\n", p.Index+1, p.Arm+1, p.Conc(), srv, p.ID)
+		fmt.Fprintf(w, "  %3d  arm %d  conc %-4d %-*s %s\n", p.Index+1, p.Arm+1, p.Conc(), width, what, p.ID)
 	}
 	src := func(measured bool) string {
 		if measured {

@@ -195,8 +195,10 @@ func TestSweepDryRunReadsTheDirectory(t *testing.T) {
 		Out: &out, Log: &log}
 	require.NoError(t, sw.Run(t.Context()))
 	assert.Contains(t, out.String(), "resume: "+dir+" holds this sweep, which a run goes on with: 0 of 2 points complete, 1 failed with no retry left (--retries 0): 1 to run\n")
-	assert.Contains(t, out.String(), "    1  arm 1  conc 4    finished     p1\n")
-	assert.Contains(t, out.String(), "    2  arm 1  conc 8    start server p2\n", "the resume's first point starts the server")
+	// It said "finished" of a point that failed (every point not run
+	// again): it says how each ended.
+	assert.Contains(t, out.String(), "    1  arm 1  conc 4    failed (1 attempt) p1\n")
+	assert.Contains(t, out.String(), "    2  arm 1  conc 8    start server       p2\n", "the resume's first point starts the server")
 	assert.Contains(t, out.String(), "  left to run:     1 point and 1 server start, ")
 
 	out.Reset()

@@ -77,6 +77,23 @@ func (s *slurmSweep) run(t *testing.T, ctx context.Context) (*campaign.Summary, 
 	return sum, err
 }
 
+// killedAtStart leaves s.dir as a sweep killed just after it began
+// leaves it: the journal holds its sweep_start record and nothing ran (a
+// new sweep is refused in a directory holding anything but that, so the
+// leftovers the tests plant come after it, as a killed sweep's do).
+func (s *slurmSweep) killedAtStart(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	o := s.o
+	o.Begin = func(campaign.Left) { cancel() }
+	_, _ = campaign.Run(ctx, o)
+	recs, err := campaign.ReadJournal(s.dir)
+	require.NoError(t, err)
+	require.NotEmpty(t, recs)
+	require.Equal(t, campaign.EventSweepStart, recs[0].Event)
+}
+
 func (s *slurmSweep) progress() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -323,6 +340,7 @@ func TestExecutorCancelsLeftoverJobs(t *testing.T) {
 	id, err := s.ex.Client.Submit(t.Context(), JobSpec{Name: "sweep-arm01", Output: filepath.Join(s.dir, "slurm", "arm01-t1.out"),
 		Script: "job.sh", Argv: []string{"leftover"}})
 	require.NoError(t, err)
+	s.killedAtStart(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(s.dir, "slurm"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(s.dir, "slurm", jobsFile), []byte(string(id)+"\n"), 0o644))
 
@@ -376,6 +394,7 @@ func TestExecutorLeavesJobsThatAreNotItsOwn(t *testing.T) {
 			if tc.uid != 0 {
 				s.cluster.setUser(id, tc.uid)
 			}
+			s.killedAtStart(t)
 			require.NoError(t, os.MkdirAll(filepath.Join(s.dir, "slurm"), 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(s.dir, "slurm", jobsFile), []byte(string(id)+"\n"), 0o644))
 
@@ -418,6 +437,7 @@ func TestNextStemErrors(t *testing.T) {
 func TestExecutorWritesNoLinkTarget(t *testing.T) {
 	s := newSlurmSweep(t, 1, 4)
 	victims := t.TempDir()
+	s.killedAtStart(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(s.dir, "slurm"), 0o755))
 	for _, name := range []string{"job.sh", jobsFile} {
 		victim := filepath.Join(victims, name)

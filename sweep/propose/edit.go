@@ -19,17 +19,21 @@ type Change struct {
 	New  []string // the new lines
 }
 
-// Diff renders changes as a unified-style diff (one hunk per change, no
-// context lines).
+// Diff renders changes as a unified diff (one hunk per change, no
+// context lines; a file's changes in line order). As in diff -U0, an
+// empty range starts at the line before it (appending 8 lines to a file
+// of 43: "@@ -43,0 +44,8 @@"), and a hunk's new lines start where the
+// file's earlier hunks moved them.
 func Diff(changes []Change) string {
 	var b strings.Builder
-	file := ""
+	file, shift := "", 0
 	for _, c := range changes {
 		if c.File != file {
 			fmt.Fprintf(&b, "--- %s\n+++ %s\n", c.File, c.File)
-			file = c.File
+			file, shift = c.File, 0
 		}
-		fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", c.Line, len(c.Old), c.Line, len(c.New))
+		fmt.Fprintf(&b, "@@ -%s +%s @@\n", hunkRange(c.Line, len(c.Old)), hunkRange(c.Line+shift, len(c.New)))
+		shift += len(c.New) - len(c.Old)
 		for _, l := range c.Old {
 			fmt.Fprintf(&b, "-%s\n", l)
 		}
@@ -38,6 +42,15 @@ func Diff(changes []Change) string {
 		}
 	}
 	return b.String()
+}
+
+// hunkRange is a hunk's range of n lines from line (1-based): "12,3",
+// or for no lines the line before ("43,0").
+func hunkRange(line, n int) string {
+	if n == 0 {
+		line--
+	}
+	return fmt.Sprintf("%d,%d", line, n)
 }
 
 // EditMaster rewrites the conc-list of every kept arm of key in a master

@@ -205,3 +205,41 @@ func TestCheckResults(t *testing.T) {
 	assert.Contains(t, e, "from a SIMULATED fast discovery sweep")
 	assert.NotContains(t, Entry("k", []ArmPlan{{Result: mk(false, 1), Conc: []int{1}}}), "SIMULATED")
 }
+
+// TestDiff: an append to a 43-line changelog read "@@ -44,0 +44,8 @@";
+// diff -U0 starts an empty range at the line before it, and a hunk's new
+// lines start where the file's earlier hunks moved them.
+func TestDiff(t *testing.T) {
+	changes := []Change{
+		{File: "m.yaml", Line: 8, Old: []string{"a"}, New: []string{"b"}},
+		{File: "m.yaml", Line: 12, Old: []string{"- 1", "- 4", "- 8"}, New: []string{"- 1", "- 16"}},
+		{File: "m.yaml", Line: 20, Old: []string{"c"}, New: []string{"d"}},
+		{File: "log", Line: 44, New: []string{"", "- e"}},
+		{File: "empty", Line: 1, New: []string{"- f"}},
+	}
+	want := `--- m.yaml
++++ m.yaml
+@@ -8,1 +8,1 @@
+-a
++b
+@@ -12,3 +12,2 @@
+-- 1
+-- 4
+-- 8
++- 1
++- 16
+@@ -20,1 +19,1 @@
+-c
++d
+--- log
++++ log
+@@ -43,0 +44,2 @@
++
++- e
+--- empty
++++ empty
+@@ -0,0 +1,1 @@
++- f
+`
+	assert.Equal(t, want, Diff(changes))
+}

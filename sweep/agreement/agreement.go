@@ -48,7 +48,10 @@ import (
 // point.
 type Options struct {
 	// Dir holds one discovery per key, Dir/KEY.
-	Dir  string
+	Dir string
+	// Keys are judged in order; a key given twice is judged once, as
+	// every command that takes config keys reads them
+	// (matrix.ResolveKeys).
 	Keys []string
 	// Generator loads the configs the official windows come from.
 	Generator *matrix.Generator
@@ -88,7 +91,12 @@ func Judge(ctx context.Context, o Options, each func(Key)) (knee.Tally, error) {
 	} else if !st.IsDir() {
 		return t, usage.Errorf("%s is not a directory: want the directory holding a discovery per key (OUT_DIR/KEY)", o.Dir)
 	}
+	seen := map[string]bool{}
 	for _, key := range o.Keys {
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		k, err := judgeKey(ctx, o, key)
 		if err != nil {
 			return t, fmt.Errorf("%s: %w", key, err)

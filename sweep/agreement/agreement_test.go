@@ -204,6 +204,20 @@ func judgeDiscovery(t *testing.T, ids []result.Identity, g *matrix.Generator, ru
 	return lines[0], tl.String()
 }
 
+// TestJudgeRepeatedKey: a key given twice was judged twice ("2 of 2
+// keys agree" on one discovery); it is judged once, as sweep discover
+// --config-keys K,K runs K once.
+func TestJudgeRepeatedKey(t *testing.T) {
+	ids, g := testArms(t)
+	out := t.TempDir()
+	writeDiscovery(t, filepath.Join(out, testKey), ids[:1], []run{{pts: tp4(1, 2, 4, 8, 10, 12, 16)}}, fullPlanned)
+	var lines []string
+	tl, err := Judge(t.Context(), Options{Dir: out, Keys: []string{testKey, testKey}, Generator: g}, func(k Key) { lines = append(lines, k.Line()) })
+	require.NoError(t, err)
+	assert.Len(t, lines, 1)
+	assert.True(t, strings.HasPrefix(tl.String(), "1 of 1 keys agree;"), tl.String())
+}
+
 // TestJudgeAdaptiveDiscoveries judges made-up discoveries of testKey. A
 // full discovery agrees. An adaptive one is judged on what it measured:
 // the points its journal records as skipped are not measured (neither

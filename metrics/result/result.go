@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sweep/configs"
 	"sweep/internal/pyjson"
@@ -189,12 +190,25 @@ func (e CalibratedEngine) setting() string {
 	}
 	scale, pool := "the model's step costs", "the model's pool"
 	if e.StepScale > 0 {
-		scale = fmt.Sprintf("step costs x%.3g", e.StepScale)
+		scale = "step costs x" + scaleText(e.StepScale)
 	}
 	if e.PoolTokens > 0 {
 		pool = fmt.Sprintf("pool %d tokens per rank", e.PoolTokens)
 	}
 	return scale + ", " + pool
+}
+
+// scaleText formats a step-cost scale to 3 significant digits, or as
+// many more as show that it is not 1 (a fit's 1.00105: "1.001", never
+// "1"), so a calibration that changed the step costs never reads as one
+// that left them.
+func scaleText(v float64) string {
+	for p := 3; ; p++ {
+		s := strconv.FormatFloat(v, 'g', p, 64)
+		if v == 1 || s != "1" || p == 17 {
+			return s
+		}
+	}
 }
 
 // Client says which load client made a result's artifacts.

@@ -18,6 +18,15 @@ func TestSimCalibrationString(t *testing.T) {
 			"calibrated by cal.json (the model's step costs, pool 2000000 tokens per rank)"},
 		{"no arm", SimCalibration{File: "cal.json", Engines: []CalibratedEngine{{Name: "engine"}}},
 			"calibration cal.json has no arm for this engine (the model's step costs and pool)"},
+		// A fit's 1.00105 read "step costs x1": the header, compare's
+		// "differs" line and the report's banner all said the step costs
+		// were the model's.
+		{"a scale near 1", SimCalibration{File: "cal.json", Engines: []CalibratedEngine{{Name: "engine", Calibrated: true, StepScale: 1.00105, PoolTokens: 5300000}}},
+			"calibrated by cal.json (step costs x1.001, pool 5300000 tokens per rank)"},
+		{"a scale just under 1", SimCalibration{File: "cal.json", Engines: []CalibratedEngine{{Name: "engine", Calibrated: true, StepScale: 0.99996}}},
+			"calibrated by cal.json (step costs x0.99996, the model's pool)"},
+		{"a scale of 1", SimCalibration{File: "cal.json", Engines: []CalibratedEngine{{Name: "engine", Calibrated: true, StepScale: 1}}},
+			"calibrated by cal.json (step costs x1, the model's pool)"},
 		{"workers", SimCalibration{File: "cal.json", Engines: []CalibratedEngine{{Name: "prefill-0", Calibrated: true, StepScale: 1.5}, {Name: "decode-0"}}},
 			"calibration cal.json: prefill-0: step costs x1.5, the model's pool; decode-0: no arm (the model's step costs and pool)"},
 	}

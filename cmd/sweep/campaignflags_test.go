@@ -62,7 +62,7 @@ func TestCampaignInputErrorsExitUsage(t *testing.T) {
 			{"config file off the schema", []string{"--config-files", badSchema, "--out", out, "--dry-run"}, badSchema + `:2:3: foo.bar: unknown key "bar"`},
 			{"out a file", []string{"--out", file, "--dry-run"}, "--out " + file + ": it is a file, not a directory"},
 			{"out under a file", []string{"--out", file + "/d", "--dry-run"}, "--out " + file + "/d: " + file + " is a file, not a directory"},
-			{"out not makeable", []string{"--out", unmakeable}, "sweep directory " + unmakeable + ": mkdir " + unmakeable + ": "},
+			{"out not makeable", []string{"--out", unmakeable}, "sweep directory " + unmakeable + ": mkdir " + unmakeable + ": no such file or directory; give --out a directory this user can make and write"},
 		} {
 			t.Run(command+" "+tc.name, func(t *testing.T) {
 				args := append([]string{command, "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc-list", "4"}, tc.args...)
@@ -72,6 +72,28 @@ func TestCampaignInputErrorsExitUsage(t *testing.T) {
 				assert.NotContains(t, stderr, "knees/report", "no report of a sweep that never started")
 			})
 		}
+	}
+	assert.NoDirExists(t, unmakeable)
+}
+
+// TestRunOutErrorsNameTheFix: sweep run's --out under a file said
+// "mkdir DIR: not a directory", and one it could not make (a read-only
+// disk) "mkdir DIR: read-only file system", neither with a fix; they
+// read as discover's do (cli.CheckOutDir, run.OutDirFix), exit 2.
+func TestRunOutErrorsNameTheFix(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	unmakeable := "/proc/sweep-test-no-such-dir" // procfs makes no directory, not even for root
+	for _, tc := range []struct{ name, out, want string }{
+		{"out a file", file, "--out " + file + ": it is a file, not a directory: give a directory"},
+		{"out under a file", file + "/d", "--out " + file + "/d: " + file + " is a file, not a directory: give a path under a directory"},
+		{"out not makeable", unmakeable, "--out " + unmakeable + ": mkdir " + unmakeable + ": no such file or directory; give --out a directory this user can make and write"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "run", "--simulate", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "4", "--out", tc.out)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Contains(t, stderr, tc.want)
+		})
 	}
 	assert.NoDirExists(t, unmakeable)
 }

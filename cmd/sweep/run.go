@@ -132,6 +132,9 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 }
 
 func runRun(ctx context.Context, o *runOptions) error {
+	if err := cli.CheckOutDir("out", o.Out); err != nil {
+		return err
+	}
 	o.Generator, o.FreePort, o.FreePorts = o.Inputs.generator, recipes.FreeRouterPort, recipes.FreePorts
 	o.Stdout, o.Stderr = o.IO.Out, o.IO.ErrOut
 	return point.Run(ctx, &o.Request)

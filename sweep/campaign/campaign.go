@@ -230,8 +230,8 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err := checkNewDir(o.Dir); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		return nil, usage.Errorf("sweep directory %s: %w; give --out a directory this user can make and write", o.Dir, err)
+	if err := run.MakeOutDir(o.Dir, "sweep directory"); err != nil {
+		return nil, &usage.Error{Err: err}
 	}
 	unlock, err := lockDir(o.Dir)
 	if err != nil {
@@ -1238,7 +1238,7 @@ func lockDir(dir string) (func(), error) {
 	path := filepath.Join(dir, lockFile)
 	f, err := atomicfile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, usage.Errorf("sweep directory %s: cannot write its lock file: %w; give --out a directory this user can write", dir, err)
+		return nil, usage.Errorf("sweep directory %s: cannot write its lock file: %w; %s", dir, err, run.OutDirFix)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()

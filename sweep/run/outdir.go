@@ -87,6 +87,21 @@ func (e *OutDirError) Error() string {
 
 func (e *OutDirError) Unwrap() error { return e.Err }
 
+// OutDirFix is the fix for an output directory sweep cannot make or
+// write (a read-only disk, no permission): the one wording of sweep
+// run's --out (PointClaim.Claim), a sweep's directory (campaign.Run)
+// and the point and server directories under them (LockOutDir).
+const OutDirFix = "give --out a directory this user can make and write"
+
+// MakeOutDir makes dir and its parents; one it cannot make is an
+// *OutDirError (What: what) quoting why, with OutDirFix.
+func MakeOutDir(dir, what string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &OutDirError{Dir: dir, What: what, Msg: err.Error() + "; " + OutDirFix, Err: err}
+	}
+	return nil
+}
+
 // LockOutDir makes dir (if needed) and takes an exclusive lock on it
 // (LockFile, holding this process's pid), held by whoever runs a point
 // or a server there: sweep run (ClaimOutDir), a sweep's point
@@ -103,7 +118,7 @@ func LockOutDir(dir string) (release func(), err error) {
 // lockOutDir is LockOutDir, also saying whether it made the lock file
 // (a refusal then removes it: it writes nothing).
 func lockOutDir(dir string) (release func(), made bool, err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := MakeOutDir(dir, ""); err != nil {
 		return nil, false, err
 	}
 	if _, err := os.Lstat(filepath.Join(dir, LockFile)); errors.Is(err, fs.ErrNotExist) {
@@ -111,7 +126,7 @@ func lockOutDir(dir string) (release func(), made bool, err error) {
 	}
 	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
-		return nil, false, &OutDirError{Dir: dir, Msg: "cannot open its lock file: " + err.Error(), Err: err}
+		return nil, false, &OutDirError{Dir: dir, Msg: "cannot open its lock file: " + err.Error() + "; " + OutDirFix, Err: err}
 	}
 	switch err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); {
 	case errors.Is(err, syscall.EWOULDBLOCK):

@@ -26,6 +26,8 @@ func TestInputErrorsExitTwo(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(d, "r_conc4.json"), []byte(`{"conc": 4, "request_metrics": {`), 0o644))
 	}
 	missing := filepath.Join(dir, "missing")
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.Mkdir(empty, 0o755))
 	master, err := os.ReadFile("../../configs/amd-master.yaml")
 	require.NoError(t, err)
 	const image = "image: lmsysorg/sglang:v0.5.16-rocm720-mi30x"
@@ -42,6 +44,10 @@ func TestInputErrorsExitTwo(t *testing.T) {
 	}{
 		{"knees: cut result", []string{"knees", cut}, "the JSON ends early"},
 		{"knees: missing dir", []string{"knees", missing}, "does not exist"},
+		// A directory with nothing to show: knees exited 0, report 2.
+		{"knees: empty dir", []string{"knees", empty}, "no result files under " + empty},
+		{"knees: empty dir, json", []string{"knees", empty, "--format", "json"}, "no result files under " + empty},
+		{"report: empty dir", []string{"report", empty, "--out", filepath.Join(dir, "rep-empty")}, "no result files under " + empty},
 		{"report: cut result", []string{"report", cut, "--out", filepath.Join(dir, "rep")}, "the JSON ends early"},
 		{"sim calibrate: cut result", []string{"sim", "calibrate", cut, "--out", filepath.Join(dir, "cal.json")}, "the JSON ends early"},
 		{"sim calibrate: missing dir", []string{"sim", "calibrate", missing, "--out", filepath.Join(dir, "cal.json")}, "no such file or directory"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -78,4 +79,10 @@ func inputError(err error) error {
 		return err
 	}
 	return &exitCodeError{Code: exitUsage, Err: err}
+}
+
+// errNoResults is a results directory with nothing to show (campaign.
+// Knees.Empty), as sweep knees and sweep report say of it.
+func errNoResults(dir string) error {
+	return fmt.Errorf("no result files under %s (looked for *.json with conc and request_metrics)", dir)
 }

@@ -53,17 +53,25 @@ func newKneesCmd(ios *IOStreams, runF func(context.Context, *kneesOptions) error
 // kneesRun reads o.Dir and prints one verdict per arm, the points they
 // leave out (its sweep's failed points with no result among them), and
 // the points its sweep has not finished when its journal says it has
-// not (campaign.ReadKnees).
+// not (campaign.ReadKnees). A directory with nothing to show (campaign.
+// Knees.Empty) exits 2, as sweep report's does.
 func kneesRun(ctx context.Context, o *kneesOptions) error {
 	k, err := campaign.ReadKnees(ctx, o.Dir, o.Options)
 	if err != nil {
 		return inputError(err) // exit 2, as sweep report's
 	}
+	if k.Empty() {
+		if s := k.Incomplete(); s != "" {
+			fmt.Fprintf(o.IO.ErrOut, "incomplete: %s\n", s)
+		}
+		return inputError(errNoResults(o.Dir)) // exit 2, as sweep report's
+	}
 	if o.Format == "json" {
 		return knee.WriteJSON(o.IO.Out, k.Results)
 	}
 	if len(k.Results) == 0 {
-		fmt.Fprintf(o.IO.ErrOut, "no result files under %s (looked for *.json with conc and request_metrics)\n", o.Dir)
+		// Only failed points: listed, as sweep report lists them.
+		fmt.Fprintln(o.IO.ErrOut, errNoResults(o.Dir))
 		if err := k.WriteLeftOut(o.IO.ErrOut); err != nil {
 			return err
 		}

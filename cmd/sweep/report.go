@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -12,6 +15,7 @@ import (
 	"sweep/sweep/compare"
 	"sweep/sweep/knee"
 	"sweep/sweep/report"
+	"sweep/sweep/run"
 )
 
 // reportOptions are the inputs of "sweep report".
@@ -75,7 +79,7 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 	rs := rep.Results
 	switch {
 	case rep.Empty():
-		return inputError(fmt.Errorf("no result files under %s (looked for *.json with conc and request_metrics)", o.Dir))
+		return inputError(errNoResults(o.Dir))
 	case len(rs) == 0 && o.Compare != "":
 		return inputError(fmt.Errorf("no result files under %s to compare with --compare's (%s failed before writing one; sweep report %s without --compare lists them)",
 			o.Dir, plural.Count(len(rep.Failed), "point", "points"), o.Dir))
@@ -92,7 +96,7 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 	}
 	page, err := rep.Write(o.Out)
 	if err != nil {
-		return err
+		return o.writeError(err)
 	}
 	if len(rs) == 0 {
 		fmt.Fprintf(o.IO.ErrOut, "no point has a result: the report lists the %s that failed before writing one\n", plural.Count(len(rep.Failed), "point", "points"))
@@ -101,4 +105,19 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 	}
 	fmt.Fprintf(o.IO.Out, "%s\n%s\n", page, filepath.Join(o.Out, report.SummaryFile))
 	return nil
+}
+
+// writeError is the report's write failure err: on a directory it may
+// not write (a read-only disk, no permission, a file on its path) a
+// usage error (exit 2) naming it and the fix, run.OutDirFix, as sweep
+// discover's sweep directory says; any other failure as it is.
+func (o *reportOptions) writeError(err error) error {
+	if !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) && !errors.Is(err, syscall.ENOTDIR) {
+		return err
+	}
+	where := "--out " + o.Out
+	if o.Out == filepath.Join(o.Dir, "report") {
+		where = "the report's directory " + o.Out + " (RESULTS_DIR/report without --out)"
+	}
+	return cli.FlagErrorf("%s: %v; %s", where, err, run.OutDirFix)
 }

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/internal/cli"
 )
 
 // TestReportCompareInputErrors: sweep report --compare checks --tolerance
@@ -54,4 +60,50 @@ func TestReportCompareInputErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(summary), "## Comparison with HEAD")
 	assert.Contains(t, string(summary), "-3 % of total")
+}
+
+// TestReportUnwritableOut: a report it could not write (a read-only
+// disk, no permission) exited 1 quoting the failed write alone; it
+// exits 2 naming the directory and the fix, as sweep discover does of a
+// sweep directory it cannot make. Any other failure (a full disk) stays
+// what it is.
+func TestReportUnwritableOut(t *testing.T) {
+	dir := "results"
+	write := func(errno syscall.Errno) error {
+		return fmt.Errorf("write %s/report/index.html: %w", dir, &fs.PathError{Op: "open", Path: dir + "/report/.index.html.tmp", Err: errno})
+	}
+	for _, tc := range []struct {
+		name  string
+		out   string
+		err   error
+		usage bool
+		want  string
+	}{
+		{"read-only, the default", filepath.Join(dir, "report"), write(syscall.EROFS), true,
+			"the report's directory results/report (RESULTS_DIR/report without --out): write results/report/index.html: open results/report/.index.html.tmp: read-only file system; give --out a directory this user can make and write"},
+		{"no permission, --out", "elsewhere", write(syscall.EACCES), true,
+			"--out elsewhere: write results/report/index.html: open results/report/.index.html.tmp: permission denied; give --out a directory this user can make and write"},
+		{"a full disk", "elsewhere", write(syscall.ENOSPC), false,
+			"write results/report/index.html: open results/report/.index.html.tmp: no space left on device"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := (&reportOptions{Dir: dir, Out: tc.out}).writeError(tc.err)
+			assert.Equal(t, tc.want, err.Error())
+			assert.Equal(t, tc.usage, cli.IsUsage(err))
+		})
+	}
+
+	// Where this host has a directory root may not write in (sysfs), the
+	// command says so.
+	out := "/sys/sweep-report-test"
+	if err := os.Mkdir(out, 0o755); !errors.Is(err, fs.ErrPermission) {
+		if err == nil {
+			require.NoError(t, os.Remove(out))
+		}
+		t.Skipf("mkdir %s: %v: no unwritable directory to try", out, err)
+	}
+	code, stdout, stderr := runCLI(t, "report", stageResults(t, "minimaxm3_tp2_"), "--out", out)
+	assert.Equal(t, exitUsage, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, "--out "+out+": ")
+	assert.Contains(t, stderr, "; give --out a directory this user can make and write")
 }

@@ -40,6 +40,13 @@ type Knees struct {
 	planned int
 }
 
+// Empty says the directory has nothing to show: no result, and no point
+// its sweep's journal ends failed (Failed); sweep knees and sweep report
+// refuse such a directory alike (exit 2). A sweep whose every point
+// failed before it wrote a result is not empty: its failed points are
+// listed.
+func (k *Knees) Empty() bool { return len(k.Results) == 0 && len(k.Failed) == 0 }
+
 // FailedPoint is a failed point of a sweep with no result the knees read.
 type FailedPoint struct {
 	// Arm is the label of the point's arm (result.Identity.Label); ""

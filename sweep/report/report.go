@@ -58,10 +58,11 @@ type Report struct {
 }
 
 // Empty says the report has nothing to show: no result, and no point its
-// sweep's journal ends failed (Failed). A sweep whose every point failed
-// before it wrote a result is no empty report: it lists them.
+// sweep's journal ends failed (Failed), as campaign.Knees.Empty says of
+// its directory. A sweep whose every point failed before it wrote a
+// result is no empty report: it lists them.
 func (rep *Report) Empty() bool {
-	return len(rep.Results) == 0 && len(rep.Failed) == 0
+	return (&campaign.Knees{Results: rep.Results, Failed: rep.Failed}).Empty()
 }
 
 type group struct {

@@ -261,6 +261,9 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		}
 		fmt.Fprintf(o.IO.ErrOut, "sweep %s: %v\n", o.Command, m)
 	}
+	if m := o.Selection.CheckEmpty(rows); m != nil {
+		return &FlagError{Err: m}
+	}
 	rows = o.Selection.Select(rows)
 	if len(rows) == 0 {
 		return &FlagError{Err: errors.New("no agentic point matches the selection (check --config-keys and the --tp/--ep/--dp-attn/--conc-list filters against `sweep plan`)")}

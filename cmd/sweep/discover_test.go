@@ -638,7 +638,7 @@ func TestDiscoverFlags(t *testing.T) {
 		{[]string{"discover", "--config-keys", "k", "--out", out, "--time-scale", "5"}, "need --simulate"},
 		{[]string{"discover", "--config-keys", "k", "--out", out, "--simulate", "--sim-clock", "fast"}, `--sim-clock "fast": want virtual or wall`},
 		{[]string{"discover", "--config-keys", "no-such-key", "--out", out}, "no-such-key"},
-		{[]string{"discover", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "3", "--out", out}, "no agentic point matches"},
+		{[]string{"discover", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "3", "--out", out}, "no agentic point matches --tp 3: no arm has that layout; pick from the concurrencies of qwen3.5-fp8-mi325x-sglang-agentic-mtp's arms (sweep plan lists the points):\n  tp2 ep2: 1 4 6\n"},
 		{[]string{"discover", "--config-keys", "k", "--out", "/no/such/parent/d"}, "parent directory"},
 		{[]string{"discover", "--config-keys", "k", "--out", out, "--probe-duration", "600"}, "--probe-duration needs --adaptive"},
 		{[]string{"discover", "--config-keys", "k", "--out", out, "--adaptive", "--probe-duration", "-1"}, "--probe-duration -1"},

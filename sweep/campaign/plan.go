@@ -108,41 +108,19 @@ type ConcMismatch struct {
 // CheckConcList compares the selection's ConcList with the concurrencies
 // of the agentic arms of rows its TP, EP and DPAttn name. It returns nil
 // when every ConcList value is some arm's (or ConcList is empty), and
-// when those filters name no arm at all (nothing to compare with).
+// when those filters name no arm at all (nothing to compare with:
+// CheckEmpty lists the arms then).
 func (s Selection) CheckConcList(rows matrix.Matrix) *ConcMismatch {
 	if len(s.ConcList) == 0 {
 		return nil
 	}
-	m := &ConcMismatch{}
-	index := map[string]int{}
-	for _, r := range rows {
-		var concs []int
-		switch {
-		case r.Kind == matrix.AgenticSingleNode && s.selectsLayout(r.ArmLayout()):
-			concs = []int{r.Conc}
-		case r.Kind == matrix.AgenticMultiNode && r.Prefill != nil && s.selectsLayout(r.ArmLayout()):
-			concs = r.Concs
-		default:
-			continue
-		}
-		a := ArmConcs{ConfigKey: cmp(r.ConfigKey, r.ExpName), Layout: result.RowIdentity(r).Parallelism()}
-		k := a.ConfigKey + "\x00" + a.Layout
-		i, ok := index[k]
-		if !ok {
-			i = len(m.Arms)
-			index[k] = i
-			m.Arms = append(m.Arms, a)
-		}
-		m.Arms[i].Concs = append(m.Arms[i].Concs, concs...)
-	}
+	m := &ConcMismatch{Arms: armConcs(rows, s.selectsLayout)}
 	if len(m.Arms) == 0 {
 		return nil
 	}
 	has := map[int]bool{}
-	for i := range m.Arms {
-		slices.Sort(m.Arms[i].Concs)
-		m.Arms[i].Concs = slices.Compact(m.Arms[i].Concs)
-		for _, c := range m.Arms[i].Concs {
+	for _, a := range m.Arms {
+		for _, c := range a.Concs {
 			has[c] = true
 		}
 	}
@@ -162,11 +140,41 @@ func (s Selection) CheckConcList(rows matrix.Matrix) *ConcMismatch {
 	return m
 }
 
+// armConcs are the agentic arms of rows whose layout (Row.ArmLayout)
+// keep names, in the rows' order, each with its concurrencies ascending.
+func armConcs(rows matrix.Matrix, keep func(configs.Parallelism) bool) []ArmConcs {
+	var arms []ArmConcs
+	index := map[string]int{}
+	for _, r := range rows {
+		var concs []int
+		switch {
+		case r.Kind == matrix.AgenticSingleNode && keep(r.ArmLayout()):
+			concs = []int{r.Conc}
+		case r.Kind == matrix.AgenticMultiNode && r.Prefill != nil && keep(r.ArmLayout()):
+			concs = r.Concs
+		default:
+			continue
+		}
+		a := ArmConcs{ConfigKey: cmp(r.ConfigKey, r.ExpName), Layout: result.RowIdentity(r).Parallelism()}
+		k := a.ConfigKey + "\x00" + a.Layout
+		i, ok := index[k]
+		if !ok {
+			i = len(arms)
+			index[k] = i
+			arms = append(arms, a)
+		}
+		arms[i].Concs = append(arms[i].Concs, concs...)
+	}
+	for i := range arms {
+		slices.Sort(arms[i].Concs)
+		arms[i].Concs = slices.Compact(arms[i].Concs)
+	}
+	return arms
+}
+
 // Error names the missing concurrencies and lists the arms'
-// concurrencies, one line per distinct list (arms with the same list
-// share a line); the key is named once when every arm has the same.
+// concurrencies (armsText).
 func (m *ConcMismatch) Error() string {
-	var b strings.Builder
 	missing := make([]string, len(m.Missing))
 	for i, c := range m.Missing {
 		missing[i] = strconv.Itoa(c)
@@ -175,29 +183,79 @@ func (m *ConcMismatch) Error() string {
 	if len(m.Missing) == 1 {
 		them, it = "this concurrency", "it is"
 	}
-	fmt.Fprintf(&b, "--conc-list %s: no selected arm has %s", strings.Join(missing, ", "), them)
+	s := fmt.Sprintf("--conc-list %s: no selected arm has %s", strings.Join(missing, ", "), them)
 	if m.None {
-		b.WriteString("; pick from ")
+		s += "; pick from "
 	} else {
-		fmt.Fprintf(&b, ", so %s left out and the other values run; ", it)
+		s += fmt.Sprintf(", so %s left out and the other values run; ", it)
 	}
+	return s + armsText(m.Arms, "selected arms")
+}
+
+// NoMatch is a selection whose TP, EP and DPAttn name no agentic arm of
+// the rows (CheckEmpty): Select keeps no row.
+type NoMatch struct {
+	// Filters are the selection's flags ("--tp 3 --ep 1").
+	Filters string
+	// Arms are every agentic arm of the rows, each with its
+	// concurrencies.
+	Arms []ArmConcs
+}
+
+// CheckEmpty returns the NoMatch of a selection whose TP, EP and DPAttn
+// name no agentic arm of rows, for a sweep that would run nothing: nil
+// when they name one, or rows hold no agentic arm (nothing to list). A
+// ConcList that names none of the named arms' concurrencies is
+// CheckConcList's (None).
+func (s Selection) CheckEmpty(rows matrix.Matrix) *NoMatch {
+	if len(armConcs(rows, s.selectsLayout)) > 0 {
+		return nil
+	}
+	arms := armConcs(rows, func(configs.Parallelism) bool { return true })
+	if len(arms) == 0 {
+		return nil
+	}
+	var f []string
+	for _, l := range []struct {
+		flag string
+		vals []int
+	}{{"--tp", s.TP}, {"--ep", s.EP}} {
+		if len(l.vals) > 0 {
+			f = append(f, l.flag+" "+joinInts(l.vals, ","))
+		}
+	}
+	if s.DPAttn != "" {
+		f = append(f, "--dp-attn "+s.DPAttn)
+	}
+	return &NoMatch{Filters: strings.Join(f, " "), Arms: arms}
+}
+
+// Error names the filters and lists every arm with its concurrencies
+// (armsText).
+func (m *NoMatch) Error() string {
+	return fmt.Sprintf("no agentic point matches %s: no arm has that layout; pick from %s", m.Filters, armsText(m.Arms, "arms"))
+}
+
+// armsText lists arms and their concurrencies, one line per distinct
+// list (arms with the same list share a line), the key named once when
+// every arm has the same: "the concurrencies of KEY's selected arms
+// (sweep plan lists the points):\n  tp8: 1 4 8\n  tp4, tp2: 4 8" (which:
+// "selected arms").
+func armsText(arms []ArmConcs, which string) string {
+	var b strings.Builder
 	oneKey := true
-	for _, a := range m.Arms {
-		oneKey = oneKey && a.ConfigKey == m.Arms[0].ConfigKey
+	for _, a := range arms {
+		oneKey = oneKey && a.ConfigKey == arms[0].ConfigKey
 	}
 	if oneKey {
-		b.WriteString("the concurrencies of " + m.Arms[0].ConfigKey + "'s selected arms (sweep plan lists the points):")
+		b.WriteString("the concurrencies of " + arms[0].ConfigKey + "'s " + which + " (sweep plan lists the points):")
 	} else {
-		b.WriteString("the concurrencies of the selected arms (sweep plan lists the points):")
+		b.WriteString("the concurrencies of the " + which + " (sweep plan lists the points):")
 	}
 	var lines []string
 	names := map[string][]string{}
-	for _, a := range m.Arms {
-		concs := make([]string, len(a.Concs))
-		for i, c := range a.Concs {
-			concs[i] = strconv.Itoa(c)
-		}
-		line := strings.Join(concs, " ")
+	for _, a := range arms {
+		line := joinInts(a.Concs, " ")
 		if _, ok := names[line]; !ok {
 			lines = append(lines, line)
 		}
@@ -211,6 +269,15 @@ func (m *ConcMismatch) Error() string {
 		b.WriteString("\n  " + strings.Join(names[line], ", ") + ": " + line)
 	}
 	return b.String()
+}
+
+// joinInts joins vs with sep: "1 4 8".
+func joinInts(vs []int, sep string) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, sep)
 }
 
 // PlanOptions say how Plan turns rows into a sweep's schedule.

@@ -76,6 +76,39 @@ func TestSelectionCheckConcList(t *testing.T) {
 	}
 }
 
+// TestSelectionCheckEmpty: a --tp/--ep/--dp-attn naming no arm said "no
+// agentic point matches the selection" and no more, where a --conc-list
+// naming no concurrency lists the arms; it lists them too.
+func TestSelectionCheckEmpty(t *testing.T) {
+	const key = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
+	rows, _ := builtinRows(t, key)
+	arms := "the concurrencies of " + key + "'s arms (sweep plan lists the points):\n" +
+		"  tp2 ep2: 1 4 6\n  tp4: 1 8 16 32 40 48\n  tp4 ep4: 4 16 32 40 48\n  tp8: 1 4 8 12 16 24 32 40 48 64 80\n  tp8 ep8: 4 16 24 32 40 48 64"
+	for _, tc := range []struct {
+		name string
+		sel  campaign.Selection
+		want string // "" for a selection that names an arm
+	}{
+		{"every arm", campaign.Selection{}, ""},
+		{"an arm", campaign.Selection{TP: []int{8}, EP: []int{8}}, ""},
+		{"an arm, no concurrency of it: CheckConcList's", campaign.Selection{TP: []int{2}, ConcList: []int{3}}, ""},
+		{"no such tp", campaign.Selection{TP: []int{3}}, "no agentic point matches --tp 3: no arm has that layout; pick from " + arms},
+		{"no such tp and ep", campaign.Selection{TP: []int{8, 2}, EP: []int{4}, DPAttn: "true", ConcList: []int{4}},
+			"no agentic point matches --tp 8,2 --ep 4 --dp-attn true: no arm has that layout; pick from " + arms},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tc.sel.CheckEmpty(rows)
+			if tc.want == "" {
+				assert.Nil(t, m)
+				return
+			}
+			require.NotNil(t, m)
+			assert.Equal(t, tc.want, m.Error())
+			assert.Empty(t, tc.sel.Select(rows))
+		})
+	}
+}
+
 // TestSelectionCheckConcListKeys: arms of several keys are named with
 // their key, and arms with the same concurrencies share a line.
 func TestSelectionCheckConcListKeys(t *testing.T) {

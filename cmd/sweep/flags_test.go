@@ -22,15 +22,18 @@ func TestFlagMistakes(t *testing.T) {
 		args   []string
 		stderr string // substring; the exit code is always 2
 	}{
-		{name: "misspelt run flag", args: []string{"run", "--tpp", "2"}, stderr: "sweep run: unknown flag: --tpp; did you mean --tp?"},
+		{name: "misspelt run flag", args: []string{"run", "--tpp", "2"}, stderr: "sweep: run: unknown flag: --tpp; did you mean --tp?"},
 		{name: "misspelt flag with a value", args: []string{"validate", "--changelg=x"}, stderr: "unknown flag: --changelg; did you mean --changelog?"},
-		{name: "misspelt flag after list values", args: []string{"plan", "--config-keys", "a", "b", "--formt", "json"}, stderr: "sweep plan: unknown flag: --formt; did you mean --format?"},
+		{name: "misspelt flag after list values", args: []string{"plan", "--config-keys", "a", "b", "--formt", "json"}, stderr: "sweep: plan: unknown flag: --formt; did you mean --format?"},
 		{name: "single dash", args: []string{"run", "-tp", "2"}, stderr: `unknown shorthand flag: 't' in -tp; did you mean --tp?`},
 		{name: "misspelt command", args: []string{"valdate"}, stderr: `unknown command "valdate" for "sweep"; did you mean "validate"?`},
 		{name: "nothing close", args: []string{"version", "--bogus"}, stderr: "unknown flag: --bogus\n"},
-		{name: "repeated scalar flag", args: []string{"run", "--conc", "16", "--conc", "3"}, stderr: `sweep run: --conc is given twice ("16", then "3") but takes one value; give it once`},
+		{name: "repeated scalar flag", args: []string{"run", "--conc", "16", "--conc", "3"}, stderr: `sweep: run: --conc is given twice ("16", then "3") but takes one value; give it once`},
 		{name: "repeated scalar with =", args: []string{"plan", "--config-keys", "k", "--format=json", "--format=text"}, stderr: "--format is given twice"},
 		{name: "repeated bool", args: []string{"run", "--simulate", "--simulate"}, stderr: "--simulate is given twice"},
+		// "sweep: sweep discover: invalid argument ...": the program once.
+		{name: "invalid list value", args: []string{"discover", "--tp", "x"}, stderr: `sweep: discover: invalid argument "x" for "--tp" flag: "x" is not an integer`},
+		{name: "a subcommand's flag", args: []string{"sim", "agreement", "--frontier=x"}, stderr: `sweep: sim agreement: invalid argument "x" for "--frontier" flag`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -82,14 +82,14 @@ func TestDispatchUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"toy", "rnu"}, `unknown command "rnu" for "sweep toy"; did you mean "run"? (known: batch, run)`},
-		{[]string{"toy", "run", "--prot", "1"}, "sweep toy run: unknown flag: --prot; did you mean --port?"},
-		{[]string{"toy", "run", "--port", "1", "--port", "2"}, `sweep toy run: --port is given twice ("1", then "2") but takes one value; give it once`},
+		{[]string{"toy", "run", "--prot", "1"}, "toy run: unknown flag: --prot; did you mean --port?"},
+		{[]string{"toy", "run", "--port", "1", "--port", "2"}, `toy run: --port is given twice ("1", then "2") but takes one value; give it once`},
 		{[]string{"toy", "run", "--port", "1", "x"}, `unexpected argument "x" after --port, which takes one value`},
 		{[]string{"toy", "run", "x"}, `unexpected argument "x"`},
 		{[]string{"toy", "run", "--conc", "one"}, `invalid argument "one" for "--conc" flag: "one" is not an integer`},
 		{[]string{"toy", "run", "--conc", "1", "two"}, `invalid argument "two" for --conc: "two" is not an integer`},
 		{[]string{"toy", "run", "--config-keys", "a", "b", "--", "c"}, `unexpected arguments after --: ["c"]`},
-		{[]string{"toy", "run", "--config-keys", "a", "b", "--prot", "1"}, "sweep run: unknown flag: --prot; did you mean --port?"},
+		{[]string{"toy", "run", "--config-keys", "a", "b", "--prot", "1"}, "toy run: unknown flag: --prot; did you mean --port?"},
 		{[]string{"toy", "run", "--max-conc", "x"}, `"x" is not an integer`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -123,6 +123,27 @@ func TestBatchHookRunsForBatchCommands(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, tc.batch, calls == 1, tc.leaf)
 		assert.False(t, batchRunning.Load(), "reset after the command")
+	}
+}
+
+// TestFlagErrorNamesTheCommandOnce: a flag's parse error printed the
+// program twice ("sweep: sweep discover: invalid argument ..."); ExitCode
+// prints it first, the message names the command path after it.
+func TestFlagErrorNamesTheCommandOnce(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"toy", "run", "--conc", "one"}, `sweep: toy run: invalid argument "one" for "--conc" flag: "one" is not an integer` + "\n"},
+		{[]string{"toy", "run", "--prot", "1"}, "sweep: toy run: unknown flag: --prot; did you mean --port?\n"},
+		{[]string{"toy", "run", "--config-keys", "a", "--prot", "1"}, "sweep: toy run: unknown flag: --prot; did you mean --port?\n"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, _, err := dispatchToy(t, tc.args...)
+			var out bytes.Buffer
+			assert.Equal(t, ExitUsage, ExitCode(t.Context(), &out, err))
+			assert.Equal(t, tc.want+"run with --help for usage\n", out.String())
+		})
 	}
 }
 

@@ -97,6 +97,9 @@ func Dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 		defer batchRunning.Store(false)
 	}
 	fs, runF := c.Flags()
+	// Named for the messages of its parse errors (flagParseError): the
+	// command path after prog, which ExitCode prints first.
+	fs.Init(strings.Join(path[min(1, len(path)):], " "), pflag.ContinueOnError)
 	fs.SetOutput(ios.ErrOut)
 	fs.SortFlags = false
 	fs.Usage = func() { printLeafHelp(ios.Out, c, path, fs) }
@@ -105,7 +108,7 @@ func Dispatch(ctx context.Context, ios *IOStreams, c *Command, path, args []stri
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
-		return flagParseError(fs, strings.Join(path, " "), err)
+		return flagParseError(fs, err)
 	}
 	return runF(ctx, fs.Args())
 }

@@ -77,8 +77,12 @@ func (e *repeatedFlagError) Error() string {
 
 // flagParseError turns an error of fs.Parse into a usage error that says
 // what to do: the closest flags for an unknown one, the flag's name for a
-// repeated one. prefix (the command path) starts the message.
-func flagParseError(fs *pflag.FlagSet, prefix string, err error) error {
+// repeated one. fs's name (the command path after prog, as Dispatch
+// names it: "sim agreement") starts the message, which ExitCode prints
+// after prog ("sweep: sim agreement: unknown flag: ..."), never prog
+// twice.
+func flagParseError(fs *pflag.FlagSet, err error) error {
+	prefix := fs.Name()
 	if iv, ok := errors.AsType[*pflag.InvalidValueError](err); ok {
 		if re, ok := errors.AsType[*RangeError](err); ok {
 			// "--tolerance 1e309: want points in (0, 100), e.g. 2"

@@ -131,7 +131,7 @@ func (l *Lists) ParseRest(fs *pflag.FlagSet, args []string) error {
 			return FlagErrorf("unexpected arguments after --: %q", args[1:])
 		}
 		if err := fs.Parse(args); err != nil {
-			return flagParseError(fs, prog+" "+fs.Name(), err)
+			return flagParseError(fs, err)
 		}
 		args = fs.Args()
 	}

@@ -79,7 +79,7 @@ func newOfficialProposeCmd(ios *IOStreams, runF func(context.Context, *officialP
 func officialProposeRun(ctx context.Context, o *officialProposeOptions) error {
 	k, err := campaign.ReadKnees(ctx, o.From, knee.Options{Threshold: o.Threshold})
 	if err != nil {
-		return err
+		return inputError(err) // exit 2, as sweep knees'
 	}
 	req := o.Request
 	req.Results, req.Incomplete = k.Results, k.Incomplete()

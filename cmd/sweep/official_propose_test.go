@@ -82,7 +82,8 @@ func TestOfficialPropose(t *testing.T) {
 
 // TestOfficialProposeRefuses: a simulated discovery without
 // --allow-simulated, and a result with conc 1e18, write nothing and say
-// why (both edited the master config and the changelog before).
+// why (both edited the master config and the changelog before), and exit
+// 2, the refused input's code (they exited 1).
 func TestOfficialProposeRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -113,7 +114,7 @@ func TestOfficialProposeRefuses(t *testing.T) {
 			files, args := proposeInputs(t, dir, results)
 			var out, errOut bytes.Buffer
 			code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, args)
-			assert.Equal(t, exitError, code, out.String())
+			assert.Equal(t, exitUsage, code, out.String()) // it was 1, as for a proposal that failed
 			assert.Contains(t, errOut.String(), tc.want)
 			for f, data := range files {
 				now, err := os.ReadFile(f)
@@ -166,7 +167,7 @@ func TestOfficialProposeUnfinished(t *testing.T) {
 
 	var out, errOut bytes.Buffer
 	code := mainRun(t.Context(), &IOStreams{Out: &out, ErrOut: &errOut}, args)
-	assert.Equal(t, exitError, code, out.String())
+	assert.Equal(t, exitUsage, code, out.String())
 	assert.Contains(t, errOut.String(), results+": the discovery has not finished, so nothing is proposed from it: "+
 		"its journal says the sweep has not finished 1 of its 40 points: "+tp8)
 	assert.Contains(t, errOut.String(), "pass --allow-unfinished")

@@ -1,11 +1,11 @@
 package propose
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	"sweep/configs"
+	"sweep/internal/usage"
 	"sweep/sweep/knee"
 )
 
@@ -13,12 +13,13 @@ import (
 // come from, naming the first offending file: a concurrency above
 // configs.MaxConc (a broken or forged result, never proposed), and
 // results of sweep's simulated engine unless allowSimulated (then Entry
-// says the proposal was simulated).
+// says the proposal was simulated). Either is a *usage.Error: the input
+// is not one to propose from as asked.
 func CheckResults(rs []*knee.Result, allowSimulated bool) error {
 	for _, r := range rs {
 		for _, s := range r.Arm.Samples {
 			if s.Conc > configs.MaxConc || s.Conc < 1 {
-				return fmt.Errorf("%s: conc %d is not a concurrency a sweep runs (1 to %d): a broken result; remove it from the discovery results", s.File, s.Conc, configs.MaxConc)
+				return usage.Errorf("%s: conc %d is not a concurrency a sweep runs (1 to %d): a broken result; remove it from the discovery results", s.File, s.Conc, configs.MaxConc)
 			}
 		}
 	}
@@ -27,7 +28,7 @@ func CheckResults(rs []*knee.Result, allowSimulated bool) error {
 	}
 	for _, r := range rs {
 		if r.Arm.Simulated && len(r.Arm.Samples) > 0 {
-			return fmt.Errorf("%s: a simulated result (\"simulated\": true): an official matrix comes from measurements of real engines; "+
+			return usage.Errorf("%s: a simulated result (\"simulated\": true): an official matrix comes from measurements of real engines; "+
 				"pass --allow-simulated to propose from simulated results anyway (the changelog entry then says so)", r.Arm.Samples[0].File)
 		}
 	}
@@ -55,7 +56,7 @@ func CheckFinished(r Request) error {
 	if s == "" || r.AllowUnfinished {
 		return nil
 	}
-	return fmt.Errorf("%s: the discovery has not finished, so nothing is proposed from it: %s; a proposal now would read its unfinished arms' grids as ending where the sweep stopped, "+
+	return usage.Errorf("%s: the discovery has not finished, so nothing is proposed from it: %s; a proposal now would read its unfinished arms' grids as ending where the sweep stopped, "+
 		"though their knees, peaks and frontier points could move with the points not run: propose once it has finished, "+
 		"or pass --allow-unfinished to propose its finished arms now and leave the unfinished arms' conc-lists as they are", r.From, s)
 }

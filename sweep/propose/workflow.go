@@ -8,6 +8,7 @@ import (
 	"sweep/configs"
 	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
+	"sweep/internal/usage"
 	"sweep/sweep/knee"
 )
 
@@ -65,11 +66,13 @@ type Proposal struct {
 // Propose plans each config key's arms of the discovery r.Results,
 // edits its master config and appends its changelog entry, in memory,
 // and validates the result. A discovery that has not finished is
-// refused unless r.AllowUnfinished (CheckFinished).
+// refused unless r.AllowUnfinished (CheckFinished); one with no result,
+// or results it may not propose from (CheckResults), is refused too: each
+// a *usage.Error.
 func Propose(r Request) (*Proposal, error) {
 	rs := r.Results
 	if len(rs) == 0 {
-		return nil, fmt.Errorf("no result files under %s", r.From)
+		return nil, usage.Errorf("no result files under %s (looked for *.json with conc and request_metrics)", r.From)
 	}
 	if err := CheckFinished(r); err != nil {
 		return nil, err

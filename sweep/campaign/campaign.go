@@ -61,6 +61,10 @@ type Options struct {
 	Estimate func(*Point) time.Duration
 	// Parallel is how many arms run at once, for the first ETA (default 1).
 	Parallel int
+	// Work is a point's expected share of the sweep's time, relative to
+	// the others' (nil: each the same): the ETA weighs the points left
+	// by it against the runs done (a probe's run as its AsProbe).
+	Work func(*Point) float64
 	// Choose is the executor's ArmOptions.Choose when its arms choose
 	// their points (adaptive discovery: Adaptive), nil otherwise. An arm
 	// whose every point is done (or held: a point failed in a search pass
@@ -150,7 +154,11 @@ type sweep struct {
 	before struct {
 		runs int
 		wall time.Duration
+		// work is their runs' Work.
+		work float64
 	}
+	// doneWork is the Work of this invocation's runs that ended (done's).
+	doneWork float64
 	// unannounced holds, by point ID, the progress line of a point that
 	// got no server (Record.NoServer) until its end says whether its
 	// server failed to start or was interrupted.
@@ -350,8 +358,11 @@ func (s *sweep) resume(recs []Record) ([]fix, error) {
 	}
 	s.replay(recs)
 	fixes := append(s.verifyResults(), s.recoverFromDisk()...)
-	for _, st := range s.state {
+	for id, st := range s.state {
 		s.before.runs += st.attempts
+		if p := s.points[id]; p != nil {
+			s.before.work += float64(st.attempts) * s.work(p, false)
+		}
 	}
 	s.before.wall, s.runs = journalWall(recs), s.before.runs
 	return fixes, nil
@@ -1079,6 +1090,9 @@ func (s *sweep) pointEnded(r *Record, st *pointState) bool {
 	}
 	if r.Status != StatusInterrupted {
 		s.done++
+		if p := s.points[r.Point]; p != nil {
+			s.doneWork += s.work(p, r.Probe)
+		}
 	}
 	if r.Status == StatusFailed {
 		s.pointFailed(*r, st)
@@ -1132,17 +1146,19 @@ func (s *sweep) journal(r Record) {
 
 // eta is "elapsed 1m5s, ETA 2m10s" for the whole sweep; on a resume
 // "elapsed 20s in this invocation, 1m25s in all, ETA 2m10s", its rate
-// that of every invocation's runs (sweep.before).
+// that of every invocation's runs (sweep.before): the time spent per
+// Work of the runs done, times the Work of the points left.
 func (s *sweep) eta() string {
 	elapsed := time.Since(s.started)
 	spent := elapsed + s.before.wall
 	done := s.done + s.before.runs
-	left := 0
+	doneWork := s.doneWork + s.before.work
+	left := 0.0
 	var est time.Duration
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		if !s.finished(st) {
-			left++
+			left += s.work(p, false)
 			if s.o.Estimate != nil {
 				est += s.o.Estimate(p)
 			}
@@ -1154,14 +1170,25 @@ func (s *sweep) eta() string {
 	}
 	var eta time.Duration
 	switch {
-	case done > 0:
-		eta = time.Duration(float64(spent) / float64(done) * float64(left))
+	case done > 0 && doneWork > 0:
+		eta = time.Duration(float64(spent) / doneWork * left)
 	case est > 0: // Estimate's; none on the virtual clock
 		eta = est / time.Duration(s.o.Parallel)
 	default:
 		return took
 	}
 	return fmt.Sprintf("%s, ETA %s", took, eta.Round(time.Second))
+}
+
+// work is point p's Work (1 without one), run as a probe when probe.
+func (s *sweep) work(p *Point, probe bool) float64 {
+	if s.o.Work == nil {
+		return 1
+	}
+	if probe {
+		p = p.AsProbe()
+	}
+	return s.o.Work(p)
 }
 
 func (s *sweep) linef(format string, a ...any) {

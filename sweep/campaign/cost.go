@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -95,6 +96,23 @@ func (c *Cost) PointWall(p *Point, simulate bool, scale float64) time.Duration {
 		s = s/scale + 3
 	}
 	return time.Duration(s * float64(time.Second))
+}
+
+// VirtualWork is a point's cost to this host on the simulated engine's
+// virtual clock, relative to the others' (Options.Work): there a point
+// takes the host the time to simulate its tokens, not its length, so its
+// length (a probe's own) times log2(16·conc): a fixed part (the client's
+// start and the result's writing, about four doublings' worth) plus about
+// as much per doubling of the concurrency, as a saturating arm's
+// throughput grows. On the recorded times of three simulated discoveries
+// (TestVirtualWorkETA) the ETA it gives is within 26 % of the time left
+// where one point each took was within 51 %.
+func (c *Cost) VirtualWork(p *Point) float64 {
+	d := p.Plan.ProbeDuration
+	if d == 0 {
+		d = recipes.Duration(&p.Plan.Row, p.Plan.Fast, c.Duration)
+	}
+	return float64(d) * math.Log2(16*float64(max(1, p.Conc())))
 }
 
 // Watchdog bounds a point's run: twice its expected wall time, plus slack

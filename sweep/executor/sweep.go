@@ -128,7 +128,7 @@ func (s Sweep) Run(ctx context.Context) error {
 		return err
 	}
 	o := s.campaignOptions(ex)
-	o.Progress, o.Parallel, o.Estimate, o.Begin = progress, s.Schedule.Parallel(len(s.GPUs)), s.etaWall, s.header
+	o.Progress, o.Parallel, o.Estimate, o.Work, o.Begin = progress, s.Schedule.Parallel(len(s.GPUs)), s.etaWall, s.pointWork, s.header
 	sum, runErr := campaign.Run(ctx, o)
 	if sum != nil {
 		fmt.Fprintf(s.Out, "\n%s", sum.Table())
@@ -277,6 +277,17 @@ func (s Sweep) etaWall(p *campaign.Point) time.Duration {
 		return 0
 	}
 	return s.pointWall(p)
+}
+
+// pointWork is a point's share of the sweep's time here
+// (campaign.Options.Work): its predicted wall time, or on the virtual
+// clock, which no length predicts, its simulated work
+// (Cost.VirtualWork).
+func (s Sweep) pointWork(p *campaign.Point) float64 {
+	if s.virtualClock() {
+		return s.Cost.VirtualWork(p)
+	}
+	return s.pointWall(p).Seconds()
 }
 
 // virtualClock says the points run on the simulated engine's virtual

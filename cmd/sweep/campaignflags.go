@@ -264,6 +264,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if m := o.Selection.CheckEmpty(rows); m != nil {
 		return &FlagError{Err: m}
 	}
+	grid := rows // the arms' concurrencies before --conc-list (Schedule.SetGrids)
 	rows = o.Selection.Select(rows)
 	if len(rows) == 0 {
 		return &FlagError{Err: errors.New("no agentic point matches the selection (check --config-keys and the --tp/--ep/--dp-attn/--conc-list filters against `sweep plan`)")}
@@ -282,6 +283,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if err != nil {
 		return err
 	}
+	sched.SetGrids(grid)
 	sw.Dir, sw.Schedule = dir, sched
 	// The engines' own variables that reach them: part of what the
 	// sweep measures, as its flags are.

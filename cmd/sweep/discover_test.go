@@ -97,6 +97,8 @@ func TestDiscoverSimulated(t *testing.T) {
 
 	recs := journalOf(t, out)
 	assert.Len(t, countEvents(recs, campaign.EventServerStart), 1, "one server for the arm")
+	require.Len(t, recs[0].Arms, 1)
+	assert.Equal(t, []int{4, 16, 24, 32, 40, 48, 64}, recs[0].Arms[0].Grid, "the start records the arm's grid in the config, before --conc-list 4 16")
 	var sum campaign.Summary
 	data, err := os.ReadFile(filepath.Join(out, campaign.SummaryJSON))
 	require.NoError(t, err)

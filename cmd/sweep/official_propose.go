@@ -82,7 +82,7 @@ func officialProposeRun(ctx context.Context, o *officialProposeOptions) error {
 		return inputError(err) // exit 2, as sweep knees'
 	}
 	req := o.Request
-	req.Results, req.Incomplete = k.Results, k.Incomplete()
+	req.Results, req.Incomplete, req.NotPlanned = k.Results, k.Incomplete(), k.Plans.NotPlanned
 	req.Log = o.IO.ErrOut
 	p, err := propose.Propose(req)
 	if err != nil {

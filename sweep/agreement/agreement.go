@@ -208,11 +208,9 @@ func judgeKey(ctx context.Context, o Options, key string) (Key, error) {
 		d := chosen.arms[a.id.ArmKey()]
 		d.Adaptive = chosen.adaptive
 		d.Absent = !chosen.has(a.id)
-		if planned, ok := chosen.planned[a.id.ArmKey()]; ok {
-			for _, c := range a.concs {
-				if !slices.Contains(planned, c) && !slices.Contains(d.Skipped, c) {
-					d.Skipped = append(d.Skipped, c)
-				}
+		for _, c := range chosen.plans.NotPlanned(a.id, a.concs) {
+			if !slices.Contains(d.Skipped, c) {
+				d.Skipped = append(d.Skipped, c)
 			}
 		}
 		if chosen.unplaced > 0 {
@@ -311,10 +309,10 @@ type discovery struct {
 	// records none (no journal, or one written before it recorded the
 	// arms): such a discovery is read as having every arm of its key.
 	ran map[string]string
-	// planned holds (by result.Identity.ArmKey) the concurrencies the
-	// journal's start plans for each of its arms; an official one it does
-	// not plan (a discovery with --conc-list) is not measured, not failed.
-	planned map[string][]int
+	// plans are the concurrencies the journal's start plans for each of
+	// its arms; an official one it does not plan (a discovery with
+	// --conc-list: campaign.Plans.NotPlanned) is not measured, not failed.
+	plans campaign.Plans
 }
 
 // has reports whether arm id is in the discovery: one its journal
@@ -370,12 +368,12 @@ func discoveryOf(dir string, measured []*knee.Arm) (discovery, error) {
 	}
 	d.adaptive = c.Adaptive
 	if len(c.Arms) > 0 {
-		d.ran, d.planned = map[string]string{}, map[string][]int{}
-		for arm, id := range c.Arms {
+		d.ran = map[string]string{}
+		for _, id := range c.Arms {
 			d.ran[id.ArmKey()] = id.Label()
-			d.planned[id.ArmKey()] = c.Planned[arm]
 		}
 	}
+	d.plans = c.Plans()
 	armOf := func(arm int) string {
 		if id, ok := c.ArmOf(dir, arm, measured); ok {
 			return id.ArmKey()

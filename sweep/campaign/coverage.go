@@ -66,6 +66,50 @@ type Coverage struct {
 	// sweep's start plans (ArmPlan): a discovery of part of the official
 	// conc-list (--conc-list) plans the others nowhere.
 	Planned map[int][]int
+	// Grid holds each arm's (Record.Arm) concurrencies in the config
+	// before the sweep's --conc-list (ArmPlan.Grid); none for a journal
+	// whose binary did not record them.
+	Grid map[int][]int
+}
+
+// Plans are the concurrencies a sweep's start plans per arm, by
+// result.Identity.ArmKey (Coverage.Plans); nil when its journal records
+// no arms (none, or written before it recorded them).
+type Plans map[string][]int
+
+// Plans are the concurrencies c's sweep plans per arm.
+func (c Coverage) Plans() Plans {
+	if len(c.Arms) == 0 {
+		return nil
+	}
+	p := Plans{}
+	for arm, id := range c.Arms {
+		p[id.ArmKey()] = c.Planned[arm]
+	}
+	return p
+}
+
+// NotPlanned returns the concurrencies of official (arm id's conc-list
+// in the config: its official window, or the grid the sweep narrowed)
+// that p does not plan for the arm, in official's order: a discovery
+// narrowed with --conc-list left them out, so they are not among its
+// points, neither measured nor failed. The one rule of sweep sim
+// agreement (knee.WindowPoint.NotMeasured), sweep knees (knee.Arm.
+// NotPlanned) and sweep official --propose (propose.Request.NotPlanned).
+// Nil when p plans nothing for the arm (no journal's arms, or an arm
+// outside the discovery: its own rule).
+func (p Plans) NotPlanned(id result.Identity, official []int) []int {
+	planned, ok := p[id.ArmKey()]
+	if !ok {
+		return nil
+	}
+	var out []int
+	for _, c := range official {
+		if !slices.Contains(planned, c) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // ReadCoverage reads dir's journal (ReadJournal) for its Coverage,
@@ -75,7 +119,7 @@ func ReadCoverage(dir string) (Coverage, error) {
 	if err != nil {
 		return Coverage{}, err
 	}
-	c := Coverage{Results: map[int][]string{}, Arms: map[int]result.Identity{}, Planned: map[int][]int{}}
+	c := Coverage{Results: map[int][]string{}, Arms: map[int]result.Identity{}, Planned: map[int][]int{}, Grid: map[int][]int{}}
 	state := map[string]*pointState{}
 	last := map[string]Record{}
 	// where is each point's arm and concurrency (Arm, Conc).
@@ -113,6 +157,9 @@ func ReadCoverage(dir string) (Coverage, error) {
 			c.Adaptive = c.Adaptive || r.Identity.has(AdaptiveSetting(true))
 			for _, a := range r.Arms {
 				c.Arms[a.Arm] = a.Identity
+				if len(a.Grid) > 0 {
+					c.Grid[a.Arm] = a.Grid
+				}
 				for _, p := range a.Points {
 					point(p.Point)
 					where[p.Point] = Record{Arm: a.Arm, Conc: p.Conc}

@@ -139,6 +139,11 @@ type ArmPlan struct {
 	// Identity is the one its result files carry.
 	Identity result.Identity `json:"identity"`
 	Points   []PointPlan     `json:"points"`
+	// Grid is the arm's concurrencies in the config before the sweep's
+	// --conc-list narrowed them (Arm.Grid): those not among Points are
+	// not among the discovery's points (Plans.NotPlanned). Absent when
+	// the sweep's binary did not record it.
+	Grid []int `json:"grid,omitempty"`
 }
 
 // PointPlan is one point of an ArmPlan.
@@ -151,7 +156,7 @@ type PointPlan struct {
 func planOf(s *Schedule) []ArmPlan {
 	var out []ArmPlan
 	for _, a := range s.Arms {
-		ap := ArmPlan{Arm: a.Index + 1, Identity: a.Identity}
+		ap := ArmPlan{Arm: a.Index + 1, Identity: a.Identity, Grid: a.Grid}
 		for _, p := range a.Points {
 			ap.Points = append(ap.Points, PointPlan{Point: p.ID, Conc: p.Conc()})
 		}

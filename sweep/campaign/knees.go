@@ -35,6 +35,11 @@ type Knees struct {
 	// result the knees read is theirs to list (knee.Point.Excluded). Nil
 	// when the directory has no journal.
 	Failed []FailedPoint
+	// Plans are the concurrencies the sweep's start plans per arm
+	// (Coverage.Plans): Plans.NotPlanned names an arm's official points
+	// the discovery left out. Nil when the directory has no journal, or
+	// one that records no arms.
+	Plans Plans
 	// planned counts the points the sweep's start plans (Coverage.
 	// Planned); 0 when its journal does not record them.
 	planned int
@@ -100,8 +105,10 @@ func (p UnfinishedPoint) state() string {
 // ReadKnees reads every arm of the results under dir (knee.Read), gives
 // each arm the concurrencies dir's journal records as not finished
 // (ReadCoverage: knee.Arm.Unfinished, placed on their arm by ArmOf) and
-// finds each arm's knee with o (knee.Analyze), whose verdict then names
-// them. A directory without a journal is read as a finished sweep.
+// those of its grid in the config the sweep did not plan (knee.Arm.
+// NotPlanned: Plans.NotPlanned of Coverage.Grid) and finds each arm's
+// knee with o (knee.Analyze), whose verdict then names them. A directory
+// without a journal is read as a finished sweep of its whole grid.
 func ReadKnees(ctx context.Context, dir string, o knee.Options) (*Knees, error) {
 	arms, err := knee.Read(ctx, dir)
 	if err != nil {
@@ -120,6 +127,12 @@ func ReadKnees(ctx context.Context, dir string, o knee.Options) (*Knees, error) 
 		}
 		for _, concs := range c.Planned {
 			k.planned += len(concs)
+		}
+		k.Plans = c.Plans()
+		for arm, id := range c.Arms {
+			if a := byKey[id.ArmKey()]; a != nil {
+				a.NotPlanned = k.Plans.NotPlanned(id, c.Grid[arm])
+			}
 		}
 		for _, u := range c.Unfinished {
 			p := UnfinishedPoint{Conc: u.Conc, Interrupted: u.Status == StatusInterrupted, Probe: u.Probe}

@@ -116,3 +116,73 @@ func TestReadKnees(t *testing.T) {
 	assert.Empty(t, k.Incomplete())
 	assert.Contains(t, k.Results[0].Reason, "extend the grid upward")
 }
+
+// TestReadKneesNotPlanned: a discovery narrowed with --conc-list (tp8 ep8
+// planned at c1..c16 of its grid c1..c128) whose arm still gains at c16
+// was told to "extend the grid upward"; its journal's start records the
+// grid, and the verdict says the config's grid goes beyond the
+// discovery, naming the points not measured (Plans.NotPlanned, the rule
+// sweep sim agreement and sweep official --propose read too). A journal
+// written before the grid was recorded reads as before.
+func TestReadKneesNotPlanned(t *testing.T) {
+	tp8ep8 := synth.KeySweep(11)[4].Arm
+	grid := []int{1, 2, 4, 8, 16, 32, 64, 128}
+	for _, tc := range []struct {
+		name     string
+		grid     []int
+		want     string
+		notPlans []int
+	}{
+		{"grid recorded", grid, "the config's grid goes beyond this discovery: c32, c64, c128 not measured (its --conc-list left them out)", []int{32, 64, 128}},
+		{"grid not recorded", nil, "extend the grid upward", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ran := &knee.Arm{Identity: tp8ep8.Identity}
+			for _, s := range tp8ep8.Samples {
+				if s.Conc <= 16 {
+					ran.Samples = append(ran.Samples, s)
+				}
+			}
+			paths, err := synth.WriteDir(dir, ran, true)
+			require.NoError(t, err)
+			start := campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover"}}
+			plan := campaign.ArmPlan{Arm: 1, Identity: tp8ep8.Identity, Grid: tc.grid}
+			recs := []campaign.Record{}
+			for i, c := range grid[:5] {
+				id := fmt.Sprintf("arm1-c%d", c)
+				plan.Points = append(plan.Points, campaign.PointPlan{Point: id, Conc: c})
+				start.Identity.Points = append(start.Identity.Points, id)
+				rel, err := filepath.Rel(dir, paths[i])
+				require.NoError(t, err)
+				recs = append(recs, campaign.Record{Event: campaign.EventPointStart, Arm: 1, Point: id, Conc: c},
+					campaign.Record{Event: campaign.EventPointEnd, Arm: 1, Point: id, Conc: c, Status: campaign.StatusOK, Result: rel})
+			}
+			start.Arms = []campaign.ArmPlan{plan}
+			require.NoError(t, synth.WriteJournal(dir, append([]campaign.Record{start}, recs...)...))
+
+			k, err := campaign.ReadKnees(t.Context(), dir, knee.Options{})
+			require.NoError(t, err)
+			require.Len(t, k.Results, 1)
+			r := k.Results[0]
+			require.Equal(t, knee.StatusUnsaturated, r.Status, r.Reason)
+			assert.Contains(t, r.Reason, tc.want)
+			assert.Equal(t, tc.notPlans, r.Arm.NotPlanned)
+			assert.Empty(t, k.Incomplete(), "a point left out is not one the sweep has to finish")
+			assert.Equal(t, []int{32, 40, 64, 128}, k.Plans.NotPlanned(tp8ep8.Identity, []int{1, 4, 16, 32, 40, 64, 128}), "the official points the discovery did not plan")
+		})
+	}
+}
+
+// TestPlansNotPlanned: the official concurrencies a discovery's journal
+// does not plan for an arm; none for an arm it plans nothing for, or
+// without a journal's arms.
+func TestPlansNotPlanned(t *testing.T) {
+	cases := synth.KeySweep(11)
+	tp8ep8, tp8 := cases[4].Arm.Identity, cases[3].Arm.Identity
+	p := campaign.Plans{tp8ep8.ArmKey(): {1, 4, 16}}
+	assert.Equal(t, []int{32, 48}, p.NotPlanned(tp8ep8, []int{1, 4, 16, 32, 48}))
+	assert.Nil(t, p.NotPlanned(tp8ep8, []int{4, 16}))
+	assert.Nil(t, p.NotPlanned(tp8, []int{1, 4, 16, 32}), "an arm outside the discovery: its own rule")
+	assert.Nil(t, campaign.Plans(nil).NotPlanned(tp8ep8, []int{1, 32}), "no journal's arms: every point planned")
+}

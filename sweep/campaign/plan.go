@@ -87,6 +87,26 @@ func (s Selection) selectMultiNode(r *matrix.Row) *matrix.Row {
 	return c
 }
 
+// SetGrids sets each arm's Grid from rows, the matrix before Select
+// narrowed it: the concurrencies of the rows of the arm's identity.
+func (s *Schedule) SetGrids(rows matrix.Matrix) {
+	grids := map[string][]int{}
+	for _, r := range rows {
+		k := result.RowIdentity(r).ArmKey()
+		switch r.Kind {
+		case matrix.AgenticSingleNode:
+			grids[k] = append(grids[k], r.Conc)
+		case matrix.AgenticMultiNode:
+			grids[k] = append(grids[k], r.Concs...)
+		}
+	}
+	for _, a := range s.Arms {
+		g := slices.Clone(grids[a.Identity.ArmKey()])
+		slices.Sort(g)
+		a.Grid = slices.Compact(g)
+	}
+}
+
 // ArmConcs is an agentic arm with every concurrency it has.
 type ArmConcs struct {
 	// ConfigKey and Layout name the arm as Arm.Name does: the key (a

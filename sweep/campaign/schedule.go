@@ -82,6 +82,10 @@ type Arm struct {
 	// ServerRow is the row the arm's server was planned from (its largest
 	// concurrency when the server is shared).
 	ServerRow *matrix.Row
+	// Grid is the arm's concurrencies in the config, ascending, before a
+	// selection's ConcList narrowed them (SetGrids; nil: not given):
+	// those of them not among Points are the config's, not measured.
+	Grid []int
 }
 
 // Schedule is the order a sweep runs in: arms, each with its points in

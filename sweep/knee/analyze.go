@@ -167,8 +167,9 @@ type Result struct {
 	ProbeBias float64
 	Points    []Point
 	// namedAbove is, for an unsaturated verdict whose reason names the
-	// unfinished concurrencies above its top usable point (unsaturated),
-	// that point's concurrency; 0 otherwise.
+	// concurrencies above its top usable point that were not measured
+	// (unfinished, or not planned: unsaturated), that point's
+	// concurrency; 0 otherwise.
 	namedAbove int
 	// gateLikely is, for an unsaturated verdict, the probability the
 	// saturation gate read the top gain with (topGate.likely); 0 otherwise.
@@ -276,7 +277,7 @@ func Analyze(a *Arm, o Options) *Result {
 		if g.unsaturated {
 			r.unsaturated(g.gain, use[n-1], o.Gain)
 			r.gateLikely = g.likely
-			if g.likely < sureOdds && r.namedAbove == 0 { // else the unfinished points above settle it
+			if g.likely < sureOdds && r.namedAbove == 0 { // else the points above not measured settle it
 				r.Reason += fmt.Sprintf("; the data make that %s likely at this noise: replicate c%d and c%d to settle it",
 					belowSure(g.likely), r.Points[use[n-2]].Conc, r.Points[use[n-1]].Conc)
 			}
@@ -554,7 +555,8 @@ func (r *Result) unsaturated(gain float64, top int, gate float64) {
 	for _, p := range r.Points[top+1:] {
 		failedAbove = append(failedAbove, fmt.Sprintf("c%d", p.Conc))
 	}
-	switch unfinished := r.unfinishedAbove(c); {
+	notPlanned := above(r.Arm.NotPlanned, c)
+	switch unfinished := above(r.Unfinished, c); {
 	case len(failedAbove) > 0:
 		r.Reason += fmt.Sprintf("%s above failed, so the arm's capacity ends between c%d and %s; measure between them",
 			strings.Join(failedAbove, ", "), c, failedAbove[0])
@@ -564,16 +566,21 @@ func (r *Result) unsaturated(gain float64, top int, gate float64) {
 		r.Reason += fmt.Sprintf("the sweep has not finished %s above it (interrupted or not run): resume it (rerun its command) to measure them",
 			concList(unfinished))
 		r.namedAbove = c
+	case len(notPlanned) > 0:
+		// The config's grid goes further up: the discovery left those
+		// points out (--conc-list), so its grid needs no extending.
+		r.Reason += fmt.Sprintf("the config's grid goes beyond this discovery: %s not measured (its --conc-list left them out); discover them to find the knee",
+			concList(notPlanned))
+		r.namedAbove = c
 	default:
 		r.Reason += "extend the grid upward"
 	}
 }
 
-// unfinishedAbove are the concurrencies above c that the arm's sweep has
-// not finished (Result.Unfinished).
-func (r *Result) unfinishedAbove(c int) []int {
+// above are the concurrencies of cs above c, in cs's order.
+func above(cs []int, c int) []int {
 	var out []int
-	for _, u := range r.Unfinished {
+	for _, u := range cs {
 		if u > c {
 			out = append(out, u)
 		}

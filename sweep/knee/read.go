@@ -100,6 +100,12 @@ type Arm struct {
 	// nil). Analyze names them in its verdict, which they leave
 	// provisional.
 	Unfinished []int
+	// NotPlanned are the concurrencies of the arm's grid in the config
+	// that its sweep did not plan, ascending: a discovery narrowed with
+	// --conc-list (campaign.ReadKnees sets them from its journal; Read
+	// leaves them nil). An unsaturated verdict says the grid goes on above
+	// rather than to extend it.
+	NotPlanned []int
 }
 
 // ErrMixedSimulation is returned (wrapped) when one arm has both

@@ -11,16 +11,18 @@ import (
 // the per-arm conc-lists and the dropped arms, with the placeholder
 // pr-link XXX (sweep validate accepts it for new entries). An entry from
 // simulated results says so, and one proposed from a discovery that had
-// not finished (Request.AllowUnfinished) names the arms it left
-// unchanged for it.
+// not finished (Request.AllowUnfinished), or did not plan every official
+// point (ArmPlan.NotPlanned), names the arms it left unchanged for it.
 func Entry(key string, plans []ArmPlan) string {
-	var kept, dropped, unfinished []string
+	var kept, dropped, unfinished, notPlanned []string
 	n := 0
 	for _, p := range plans {
 		label := strings.ToUpper(strings.ReplaceAll(p.Result.Arm.Identity.Parallelism(), " ", "/"))
 		switch {
 		case len(p.Result.Unfinished) > 0:
 			unfinished = append(unfinished, label+" ("+concs(p.Result.Unfinished)+")")
+		case len(p.NotPlanned) > 0:
+			notPlanned = append(notPlanned, label+" ("+concs(p.NotPlanned)+")")
 		case p.Dropped != "":
 			dropped = append(dropped, label)
 		case p.Conc != nil:
@@ -38,11 +40,17 @@ func Entry(key string, plans []ArmPlan) string {
 	}
 	desc := fmt.Sprintf("Select a %d-point official matrix from %s (latency floor, knee, first post-knee point, Pareto frontier): %s",
 		n, from, strings.Join(kept, "; "))
+	if len(kept) == 0 {
+		desc = fmt.Sprintf("Propose from %s (latency floor, knee, first post-knee point, Pareto frontier): no conc-list changed", from)
+	}
 	if len(dropped) > 0 {
 		desc += "; dropped as dominated: " + strings.Join(dropped, ", ")
 	}
 	if len(unfinished) > 0 {
 		desc += "; left unchanged, the discovery had not finished them (the other arms' frontier was read without those points): " + strings.Join(unfinished, ", ")
+	}
+	if len(notPlanned) > 0 {
+		desc += "; left unchanged, the discovery did not run these official points (the other arms' frontier was read without them): " + strings.Join(notPlanned, ", ")
 	}
 	return fmt.Sprintf("- config-keys:\n    - %s\n  scenario-type:\n    - agentic-coding\n  description:\n    - %s\n  pr-link: XXX\n",
 		key, strconv.Quote(desc))

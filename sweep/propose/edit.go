@@ -9,6 +9,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"sweep/configs"
+	"sweep/metrics/result"
+	"sweep/sweep/knee"
 )
 
 // Change is one edited line range of a file, for a diff.
@@ -66,22 +68,9 @@ func EditMaster(data []byte, file, key string, plans []ArmPlan) ([]byte, []Chang
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, nil, fmt.Errorf("%s: not a master config (want a mapping of config keys)", file)
-	}
-	entry := mapGet(doc.Content[0], key)
-	if entry == nil {
-		return nil, nil, fmt.Errorf("%s: config key %q not found", file, key)
-	}
-	var spaces []*yaml.Node
-	if sc := mapGet(entry, "scenarios"); sc != nil {
-		if ac := mapGet(sc, "agentic-coding"); ac != nil {
-			for _, item := range ac.Content {
-				if ss := mapGet(item, "search-space"); ss != nil {
-					spaces = append(spaces, ss.Content...)
-				}
-			}
-		}
+	entry, spaces, err := searchSpaces(&doc, file, key)
+	if err != nil {
+		return nil, nil, err
 	}
 	lines := strings.SplitAfter(string(data), "\n")
 	type edit struct {
@@ -95,13 +84,7 @@ func EditMaster(data []byte, file, key string, plans []ArmPlan) ([]byte, []Chang
 			continue
 		}
 		id := p.Result.Arm.Identity
-		var hit *yaml.Node
-		for _, s := range spaces {
-			if matches(s, id.Get("tp"), id.Get("ep"), id.Get("dp_attention"), id.Get("pp"), id.Get("spec_decoding"), id.Get("kv_offloading")) {
-				hit = s
-				break
-			}
-		}
+		hit := armEntry(spaces, id)
 		if hit == nil {
 			problems = append(problems, (&configs.Error{File: file, Line: entry.Line, Col: entry.Column, Key: key,
 				Msg: "no agentic-coding search-space entry for " + id.Parallelism()}).Error())
@@ -134,6 +117,69 @@ func EditMaster(data []byte, file, key string, plans []ArmPlan) ([]byte, []Chang
 	}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].Line < changes[j].Line })
 	return []byte(strings.Join(lines, "")), changes, nil
+}
+
+// searchSpaces finds key's entry in a master config document and its
+// agentic-coding search-space entries, in file order.
+func searchSpaces(doc *yaml.Node, file, key string) (entry *yaml.Node, spaces []*yaml.Node, err error) {
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, nil, fmt.Errorf("%s: not a master config (want a mapping of config keys)", file)
+	}
+	entry = mapGet(doc.Content[0], key)
+	if entry == nil {
+		return nil, nil, fmt.Errorf("%s: config key %q not found", file, key)
+	}
+	if sc := mapGet(entry, "scenarios"); sc != nil {
+		if ac := mapGet(sc, "agentic-coding"); ac != nil {
+			for _, item := range ac.Content {
+				if ss := mapGet(item, "search-space"); ss != nil {
+					spaces = append(spaces, ss.Content...)
+				}
+			}
+		}
+	}
+	return entry, spaces, nil
+}
+
+// armEntry is the search-space entry of the arm id (matches), nil when
+// there is none.
+func armEntry(spaces []*yaml.Node, id result.Identity) *yaml.Node {
+	for _, s := range spaces {
+		if matches(s, id.Get("tp"), id.Get("ep"), id.Get("dp_attention"), id.Get("pp"), id.Get("spec_decoding"), id.Get("kv_offloading")) {
+			return s
+		}
+	}
+	return nil
+}
+
+// officialConcs are the conc-list of each result's arm in key's entry of
+// the master config data (file), by result: the concurrencies a proposal
+// replaces. An arm with no entry or no conc-list of integers has none
+// (EditMaster says why when it edits the arm).
+func officialConcs(data []byte, file, key string, rs []*knee.Result) (map[*knee.Result][]int, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	_, spaces, err := searchSpaces(&doc, file, key)
+	if err != nil {
+		return nil, err
+	}
+	out := map[*knee.Result][]int{}
+	for _, r := range rs {
+		cl := mapGet(armEntry(spaces, r.Arm.Identity), "conc-list")
+		if cl == nil || cl.Kind != yaml.SequenceNode {
+			continue
+		}
+		var concs []int
+		for _, n := range cl.Content {
+			if c, err := strconv.Atoi(n.Value); err == nil {
+				concs = append(concs, c)
+			}
+		}
+		out[r] = concs
+	}
+	return out, nil
 }
 
 func trimNL(ls []string) []string {

@@ -28,6 +28,11 @@ type Options struct {
 	// Max caps the points per arm; default 4. The floor, the knee and the
 	// first post-knee point always stay.
 	Max int
+	// NotPlanned holds, per arm, the concurrencies of its official
+	// conc-list its discovery did not plan (a discovery narrowed with
+	// --conc-list: campaign.Plans.NotPlanned); such an arm's conc-list is
+	// left as it is (notPlannedWhy).
+	NotPlanned map[*knee.Result][]int
 }
 
 // ArmPlan is the proposal for one arm.
@@ -43,8 +48,12 @@ type ArmPlan struct {
 	Dropped string
 	// Unchanged says why the arm's conc-list is left as it is
 	// (insufficient data; points its discovery has not finished, which
-	// could move its knee: unfinishedWhy); empty otherwise.
+	// could move its knee: unfinishedWhy; official points its discovery
+	// did not plan: notPlannedWhy); empty otherwise.
 	Unchanged string
+	// NotPlanned are the official concurrencies the arm's discovery did
+	// not plan (Options.NotPlanned); nil when it planned them all.
+	NotPlanned []int
 }
 
 // Plan proposes conc-lists for the arms of one config key; frontier is
@@ -68,7 +77,7 @@ func Plan(rs []*knee.Result, frontier *knee.Frontier, o Options) []ArmPlan {
 	}
 	var out []ArmPlan
 	for _, r := range rs {
-		p := ArmPlan{Result: r, Why: map[int][]string{}}
+		p := ArmPlan{Result: r, Why: map[int][]string{}, NotPlanned: o.NotPlanned[r]}
 		var usable []int
 		for _, pt := range r.Points {
 			if pt.Usable {
@@ -78,6 +87,10 @@ func Plan(rs []*knee.Result, frontier *knee.Frontier, o Options) []ArmPlan {
 		switch {
 		case len(r.Unfinished) > 0:
 			p.Unchanged = unfinishedWhy(r.Unfinished)
+			out = append(out, p)
+			continue
+		case len(p.NotPlanned) > 0:
+			p.Unchanged = notPlannedWhy(p.NotPlanned)
 			out = append(out, p)
 			continue
 		case r.Status == knee.StatusInsufficient:
@@ -153,6 +166,14 @@ func Plan(rs []*knee.Result, frontier *knee.Frontier, o Options) []ArmPlan {
 func unfinishedWhy(u []int) string {
 	return "unfinished: the discovery has not finished " + concs(u) +
 		" (interrupted or not run), which could move its knee, peak and frontier points: resume the discovery and propose again"
+}
+
+// notPlannedWhy is ArmPlan.Unchanged of an arm whose discovery did not
+// plan the concurrencies u of its official conc-list (ArmPlan.
+// NotPlanned).
+func notPlannedWhy(u []int) string {
+	return "not among the discovery's points: its official " + concs(u) +
+		" (its --conc-list left them out, or the config gained them since), which could move its knee, peak and frontier points: discover them and propose again"
 }
 
 func isMust(why []string) bool {

@@ -160,6 +160,28 @@ func TestPlanUnfinished(t *testing.T) {
 	}
 }
 
+// TestPlanNotPlanned: an arm whose discovery did not plan some of its
+// official points (--conc-list) keeps its conc-list: its grid was read as
+// ending where the --conc-list did (an unsaturated arm's conc-list shrank
+// to its top planned point, "extend it upward" the reason). The entry
+// names it; the other arms are planned as before.
+func TestPlanNotPlanned(t *testing.T) {
+	tp8 := kneeAt(8, 16, [3]float64{1, 150, 1000}, [3]float64{4, 110, 3000}, [3]float64{16, 60, 5000}, [3]float64{32, 30, 5200}, [3]float64{64, 10, 4000})
+	tp4 := kneeAt(4, 0, [3]float64{4, 90, 2500}, [3]float64{16, 45, 5600})
+	tp4.Status = knee.StatusUnsaturated
+	rs := []*knee.Result{tp8, tp4}
+	fr := knee.Frontiers(rs, knee.AxisE2ENormP90)[0]
+	plans := Plan(rs, fr, Options{NotPlanned: map[*knee.Result][]int{tp4: {32, 40, 48}}})
+	require.Len(t, plans, 2)
+	assert.Equal(t, []int{1, 4, 16, 32}, plans[0].Conc, plans[0].Summary())
+	assert.Nil(t, plans[1].Conc, plans[1].Summary())
+	assert.Equal(t, []int{32, 40, 48}, plans[1].NotPlanned)
+	assert.Equal(t, "tp4: unchanged (not among the discovery's points: its official c32, c40, c48 (its --conc-list left them out, or the config gained them since), "+
+		"which could move its knee, peak and frontier points: discover them and propose again)", plans[1].Summary())
+	assert.Contains(t, Entry("k", plans), "TP8 c1,c4,c16,c32; left unchanged, the discovery did not run these official points "+
+		"(the other arms' frontier was read without them): TP4 (c32, c40, c48)")
+}
+
 // TestResolveKeyRunnerLabel: results name the hardware with the runner's
 // "cluster:" prefix (InferenceX's and sweep's simulated results alike) or
 // without it; both resolve to the shipped key.

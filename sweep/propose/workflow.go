@@ -9,6 +9,7 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
 	"sweep/internal/usage"
+	"sweep/metrics/result"
 	"sweep/sweep/knee"
 )
 
@@ -44,6 +45,12 @@ type Request struct {
 	Max     int
 	// AllowSimulated proposes from simulated results (CheckResults).
 	AllowSimulated bool
+	// NotPlanned names the concurrencies of an arm's official conc-list
+	// (its master config's) that the discovery did not plan
+	// (campaign.Plans.NotPlanned: a discovery narrowed with --conc-list);
+	// such an arm is left unchanged (Options.NotPlanned). Nil: every
+	// official point was planned.
+	NotPlanned func(id result.Identity, official []int) []int
 	// Log receives each key's arm plans as they are made (nil: none).
 	Log io.Writer
 }
@@ -126,14 +133,22 @@ func Propose(r Request) (*Proposal, error) {
 		if len(fr) != 1 {
 			return nil, fmt.Errorf("config key %s: the arms span %d result groups (model, hardware, framework, precision, spec, scenario must agree)", k, len(fr))
 		}
-		plans := Plan(rs, fr[0], Options{Targets: r.Targets, Max: r.Max})
+		m, _ := masters.Lookup(k)
+		po := Options{Targets: r.Targets, Max: r.Max}
+		if po.NotPlanned, err = notPlanned(r, p.files[m.File], m.File, k, rs); err != nil {
+			return nil, err
+		}
+		plans := Plan(rs, fr[0], po)
 		if r.Log != nil {
 			fmt.Fprintf(r.Log, "%s:\n", k)
 			for _, pl := range plans {
 				fmt.Fprintf(r.Log, "  %s\n", pl.Summary())
 			}
+			if len(po.NotPlanned) > 0 {
+				fmt.Fprintf(r.Log, "warning: %s: the discovery did not plan every official point (its --conc-list, or a config changed since): the arms missing some stay as they are, "+
+					"and the others' frontier points are read without them (an arm they leave dominated stays dominated with them)\n", k)
+			}
 		}
-		m, _ := masters.Lookup(k)
 		out, ch, err := EditMaster(p.files[m.File], m.File, k, plans)
 		if err != nil {
 			return nil, err
@@ -156,6 +171,29 @@ func Propose(r Request) (*Proposal, error) {
 	}
 	p.Problems = configs.Validate(in).Problems
 	return p, nil
+}
+
+// notPlanned is Options.NotPlanned of key's results rs: per arm, the
+// concurrencies of its conc-list in the master config data (file) that
+// r.NotPlanned says the discovery did not plan; nil when none.
+func notPlanned(r Request, data []byte, file, key string, rs []*knee.Result) (map[*knee.Result][]int, error) {
+	if r.NotPlanned == nil {
+		return nil, nil
+	}
+	official, err := officialConcs(data, file, key, rs)
+	if err != nil {
+		return nil, err
+	}
+	var out map[*knee.Result][]int
+	for _, res := range rs {
+		if u := r.NotPlanned(res.Arm.Identity, official[res]); len(u) > 0 {
+			if out == nil {
+				out = map[*knee.Result][]int{}
+			}
+			out[res] = u
+		}
+	}
+	return out, nil
 }
 
 // Valid says whether the proposal validates: nil, or an error that

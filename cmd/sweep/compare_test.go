@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,11 +21,17 @@ import (
 // for the engines (a seed, a planted slowdown).
 func simulatedDiscovery(t *testing.T, out string, env map[string]string, extra ...string) {
 	t.Helper()
+	simulatedDiscoveryOf(t, 120, out, env, extra...)
+}
+
+// simulatedDiscoveryOf is simulatedDiscovery with points of seconds.
+func simulatedDiscoveryOf(t *testing.T, seconds int, out string, env map[string]string, extra ...string) {
+	t.Helper()
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
 	args := append([]string{"discover", "--simulate", "--builtin-client", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
-		"--tp", "8", "--conc-list", "16", "24", "32", "40", "48", "--official-durations", "--duration", "120", "--no-report", "--stop-grace", "3s",
+		"--tp", "8", "--conc-list", "16", "24", "32", "40", "48", "--official-durations", "--duration", strconv.Itoa(seconds), "--no-report", "--stop-grace", "3s",
 		"--out", out}, extra...)
 	code, stdout, stderr := runCLI(t, args...)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
@@ -217,4 +224,23 @@ func TestCompareInputErrors(t *testing.T) {
 		require.Equal(t, exitOK, code, stderr)
 		assert.Equal(t, "wrote the noise of 1 arm to "+noise+"\n", stderr)
 	}
+}
+
+// TestCompareBenchmarkDurations: two simulated sweeps of one engine and
+// seed whose points ran for different benchmark durations (120 s and
+// 150 s) are not compared: the durations, read from each point's aiperf
+// artifacts, make every point a length-mismatch problem and the verdict
+// INCOMPLETE, and the durations are named among what differs. The
+// comparison read them as a change of the engine.
+func TestCompareBenchmarkDurations(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	dir := t.TempDir()
+	base, head := filepath.Join(dir, "base"), filepath.Join(dir, "head")
+	simulatedDiscovery(t, base, nil, "--ep", "8")
+	simulatedDiscoveryOf(t, 150, head, nil, "--ep", "8")
+	code, stdout, stderr := runCLI(t, "compare", base, head)
+	require.Equal(t, exitABIncomplete, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "\n  differs: client's benchmark duration: 120 s → 150 s\n")
+	assert.Contains(t, stdout, "length-mismatch: arm qwen3.5 cluster:mi325x-amds sglang fp8 mtp tp8 ep8, conc 16: BASE ran it for 120 s, HEAD for 150 s")
+	assert.Contains(t, stdout, "\nverdict: INCOMPLETE: 5 problems (5 length-mismatch); no verdict is drawn from incomplete data\n")
 }

@@ -599,6 +599,39 @@ func (s *Summary) Scenario() (st ScenarioStamp, ok bool) {
 	return st, true
 }
 
+// BenchmarkDuration is the benchmark duration the client was configured
+// with (--benchmark-duration, in seconds), as its input_config records
+// it: aiperf 0.12's profiling phase's "duration" (phases[].kind
+// "profiling"), or the fork's loadgen.benchmark_duration. ok is false
+// when the summary records none (a run stopped by request count, or no
+// input_config).
+func (s *Summary) BenchmarkDuration() (seconds float64, ok bool) {
+	var ic struct {
+		Phases []struct {
+			Kind     string   `json:"kind"`
+			Duration *float64 `json:"duration"`
+		} `json:"phases"`
+		Loadgen struct {
+			BenchmarkDuration *float64 `json:"benchmark_duration"`
+		} `json:"loadgen"`
+	}
+	if s == nil {
+		return 0, false
+	}
+	if raw, found := s.raw["input_config"]; !found || json.Unmarshal(raw, &ic) != nil {
+		return 0, false
+	}
+	for _, p := range ic.Phases {
+		if p.Kind == PhaseProfiling && p.Duration != nil && *p.Duration > 0 {
+			return *p.Duration, true
+		}
+	}
+	if d := ic.Loadgen.BenchmarkDuration; d != nil && *d > 0 {
+		return *d, true
+	}
+	return 0, false
+}
+
 // ExportedSeries is one label set of a server metric in
 // server_metrics_export.json, with aiperf's statistics over the profiling
 // window (gauges: avg/min/max/std/pNN; counters: total/rate...; histograms:

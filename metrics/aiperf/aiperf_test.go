@@ -50,3 +50,30 @@ func TestReadRecordsReportsMissingFieldByName(t *testing.T) {
 	assert.Equal(t, 12.5, v)
 	assert.False(t, recs[0].Warmup())
 }
+
+// TestBenchmarkDuration: the configured benchmark duration is read from
+// input_config as aiperf 0.12 and the fork record it; a run stopped by
+// request count, or a summary without input_config, has none.
+func TestBenchmarkDuration(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       float64
+		ok         bool
+	}{
+		{"aiperf 0.12 profiling phase", `{"input_config": {"phases": [{"kind": "warmup", "requests": 40}, {"kind": "profiling", "duration": 1200.0, "concurrency": 4}]}}`, 1200, true},
+		{"fork loadgen", `{"input_config": {"loadgen": {"concurrency": 32, "benchmark_duration": 1800.0}}}`, 1800, true},
+		{"request count", `{"input_config": {"phases": [{"kind": "profiling", "requests": 500}]}}`, 0, false},
+		{"no input_config", `{"aiperf_version": "0.12.0"}`, 0, false},
+		{"input_config of another shape", `{"input_config": {"phases": "profiling"}}`, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ReadSummary(strings.NewReader(tc.body), "profile_export_aiperf.json")
+			require.NoError(t, err)
+			got, ok := s.BenchmarkDuration()
+			assert.Equal(t, tc.ok, ok)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+	_, ok := (*Summary)(nil).BenchmarkDuration()
+	assert.False(t, ok, "no summary")
+}

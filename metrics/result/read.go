@@ -63,6 +63,17 @@ type File struct {
 	// NonFinite lists the NaN and infinite numbers the file holds (Python
 	// writes them); each was read as null (not measured).
 	NonFinite []NonFinite
+	// BenchmarkSeconds is the benchmark duration the point's client was
+	// configured with (--benchmark-duration; not the measured span,
+	// request_metrics.throughput.duration_seconds, which varies a little),
+	// as the aiperf summary of the file's point directory records it
+	// (aiperf.Summary.BenchmarkDuration). ReadDir reads it for a result
+	// that is its directory's only one (a point's directory: sweep's
+	// DIR/ID/ and DIR/ID.probe/, sweep run's --out, InferenceX's result
+	// directory), whose aiperf artifacts are its own; 0 when unknown (no
+	// artifacts, a directory of several results, a client stopped by
+	// request count, or a file read alone by ReadFile).
+	BenchmarkSeconds float64
 
 	present map[string]bool // the top-level keys the file has (not null)
 }
@@ -228,7 +239,32 @@ func ReadDir(ctx context.Context, dir string) (files []*File, problems []error, 
 			return nil, nil, err
 		}
 	}
+	readBenchmarkSeconds(w.files)
 	return w.files, w.problems, nil
+}
+
+// readBenchmarkSeconds sets File.BenchmarkSeconds of each file that is
+// the only result of its directory from the directory's aiperf summary
+// (aiperf.ResolveArtifactDir); a summary that is missing or does not
+// read leaves it unknown.
+func readBenchmarkSeconds(files []*File) {
+	in := map[string]int{}
+	for _, f := range files {
+		in[filepath.Dir(f.Path)]++
+	}
+	for _, f := range files {
+		dir := filepath.Dir(f.Path)
+		if in[dir] != 1 {
+			continue
+		}
+		s, err := aiperf.ReadSummaryFile(filepath.Join(aiperf.ResolveArtifactDir(dir), aiperf.SummaryFile))
+		if err != nil {
+			continue
+		}
+		if d, ok := s.BenchmarkDuration(); ok {
+			f.BenchmarkSeconds = d
+		}
+	}
 }
 
 // dirWalk is ReadDir's walk: the directories read (by their real path),

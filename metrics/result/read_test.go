@@ -274,3 +274,37 @@ func TestReadDirNotADirectory(t *testing.T) {
 		assert.EqualError(t, err, want)
 	}
 }
+
+// TestReadDirBenchmarkSeconds: a result alone in its point directory
+// gets the benchmark duration its client was configured with from the
+// directory's aiperf summary (not the measured span); results sharing a
+// directory, whose artifacts could be any one's, and a point without
+// artifacts get none.
+func TestReadDirBenchmarkSeconds(t *testing.T) {
+	dir := t.TempDir()
+	point := func(sub string, results []string, duration string) {
+		p := filepath.Join(dir, sub)
+		require.NoError(t, os.MkdirAll(filepath.Join(p, "aiperf_artifacts"), 0o755))
+		for _, r := range results {
+			require.NoError(t, os.WriteFile(filepath.Join(p, r), []byte(`{"conc": 4, "tp": 8, "request_metrics": {"throughput": {"duration_seconds": 1199.7}}}`), 0o644))
+		}
+		if duration != "" {
+			summary := `{"input_config": {"phases": [{"kind": "profiling", "duration": ` + duration + `}]}}`
+			require.NoError(t, os.WriteFile(filepath.Join(p, "aiperf_artifacts", aiperf.SummaryFile), []byte(summary), 0o644))
+		}
+	}
+	point("full", []string{"full.json"}, "1200.0")
+	point("full.probe", []string{"full.json"}, "180.0")
+	point("flat", []string{"a.json", "b.json"}, "3600.0")
+	point("bare", []string{"bare.json"}, "")
+	files, problems, err := ReadDir(t.Context(), dir)
+	require.NoError(t, err)
+	assert.Empty(t, problems)
+	got := map[string]float64{}
+	for _, f := range files {
+		rel, err := filepath.Rel(dir, f.Path)
+		require.NoError(t, err)
+		got[rel] = f.BenchmarkSeconds
+	}
+	assert.Equal(t, map[string]float64{"full/full.json": 1200, "full.probe/full.json": 180, "flat/a.json": 0, "flat/b.json": 0, "bare/bare.json": 0}, got)
+}

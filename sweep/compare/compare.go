@@ -84,8 +84,8 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 		case len(hv) == 0:
 			problem(InvalidResult, "head", &conc, "no valid HEAD result: "+strings.Join(hwhy, "; "))
 			continue
-		case probes(bs.byConc[c]) != probes(hs.byConc[c]):
-			problem(LengthMismatch, "", &conc, lengthMismatch(probes(bs.byConc[c]), c))
+		case length(bs.byConc[c]).Differs(length(hs.byConc[c])):
+			problem(LengthMismatch, "", &conc, lengthMismatch(length(bs.byConc[c]), length(hs.byConc[c]), c))
 			continue
 		}
 		for i, s := range bx {
@@ -145,14 +145,22 @@ func throughputOf(ss []*knee.Sample) float64 {
 	return stats.Mean(v)
 }
 
-// lengthMismatch is the detail of a point one side measured as a short
-// probe and the other at the full length.
-func lengthMismatch(baseProbe bool, c int) string {
-	short, full := "BASE", "HEAD"
-	if !baseProbe {
-		short, full = full, short
+// lengthMismatch is the detail of a point the sides measured at
+// different lengths (knee.Length.Differs): one as a short probe and the
+// other at the full length, or for different benchmark durations.
+func lengthMismatch(b, h knee.Length, c int) string {
+	if b.Probe != h.Probe {
+		short, full := "BASE", "HEAD"
+		if !b.Probe {
+			short, full = full, short
+		}
+		return fmt.Sprintf("%s measured it only as a short probe of the adaptive search, %s at the full length: results of different lengths are not compared; measure c%d on %s at the full length (or both as probes)", short, full, c, short)
 	}
-	return fmt.Sprintf("%s measured it only as a short probe of the adaptive search, %s at the full length: results of different lengths are not compared; measure c%d on %s at the full length (or both as probes)", short, full, c, short)
+	what := "ran"
+	if b.Probe {
+		what = "probed"
+	}
+	return fmt.Sprintf("BASE %s it for %g s, HEAD for %g s (the client's configured benchmark duration): results of different lengths are not compared (a longer run's sessions get further, its cache warms and its KV pool fills otherwise); measure c%d on both sides at one length (the same sweep command, or the same --duration)", what, b.Seconds, h.Seconds, c)
 }
 
 func pointConcs(ps []PointReport) []int {
@@ -182,9 +190,10 @@ func simText(a *knee.Arm) string {
 	return "real"
 }
 
-// differs names the images, recipe fingerprints and simulated engines'
-// calibrations, seeds and injected faults (knee.Sample) that differ
-// between the sides.
+// differs names the images, recipe fingerprints, the benchmark durations
+// of the results read (knee.Sample.BenchmarkSeconds: "unknown" where a
+// result does not say) and simulated engines' calibrations, seeds and
+// injected faults (knee.Sample) that differ between the sides.
 func differs(b, h *knee.Arm) []string {
 	out := []string{}
 	for _, f := range []struct {
@@ -193,6 +202,7 @@ func differs(b, h *knee.Arm) []string {
 	}{
 		{"image", func(s *knee.Sample) string { return s.Image }},
 		{"recipe_fingerprint", func(s *knee.Sample) string { return s.Fingerprint }},
+		{"client's benchmark duration", benchmarkDuration},
 		{"simulated engine's calibration", func(s *knee.Sample) string { return simOrNone(s, s.SimCalibration) }},
 		{"simulated engine's seed", func(s *knee.Sample) string { return s.SimSeed }},
 		{"simulated engine's faults", func(s *knee.Sample) string { return simOrNone(s, s.SimFaults) }},
@@ -203,6 +213,19 @@ func differs(b, h *knee.Arm) []string {
 		}
 	}
 	return out
+}
+
+// benchmarkDuration is the benchmark duration a result's client ran for,
+// "" for a result no reading reads (superseded, or of another length:
+// knee.OneLength).
+func benchmarkDuration(s *knee.Sample) string {
+	switch {
+	case s.Superseded || s.OtherLength:
+		return ""
+	case s.BenchmarkSeconds <= 0:
+		return "unknown"
+	}
+	return fmt.Sprintf("%g s", s.BenchmarkSeconds)
 }
 
 // simOrNone is v, or "(none)" for a simulated sample without it: a side

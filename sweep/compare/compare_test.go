@@ -338,3 +338,62 @@ func TestSimSeedAndFaultsDiffer(t *testing.T) {
 	rep := Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{})
 	assert.Equal(t, []string{"simulated engine's seed: 0 → 2", "simulated engine's faults: (none) → slow-steps:10"}, rep.Arms[0].Differs)
 }
+
+// TestBenchmarkDurations: a point each side's client ran for another
+// benchmark duration (a discovery's 1200 s against an official sweep's
+// 3600 s) is a length-mismatch problem, as a probe against a full-length
+// point is, never a change: the comparison is INCOMPLETE, says why, and
+// names the durations among what differs. It read REGRESSION at c4
+// (-7.5 %, the lengths' difference) with nothing naming the durations.
+func TestBenchmarkDurations(t *testing.T) {
+	at := func(seconds float64, pts map[int][]float64, probe bool) *knee.Arm {
+		a := arm(2, true, pts)
+		for i := range a.Samples {
+			a.Samples[i].BenchmarkSeconds, a.Samples[i].Probe = seconds, probe
+		}
+		return a
+	}
+	base := map[int][]float64{4: {7018.5}, 8: {12000}, 16: {16895.3}, 32: {21215.6}}
+	head := map[int][]float64{4: {6490.2}, 8: {12010}, 16: {16900}, 32: {21220}}
+	t.Run("every point", func(t *testing.T) {
+		rep := Compare([]*knee.Arm{at(1200, base, false)}, []*knee.Arm{at(3600, head, false)}, Options{Tolerance: 5})
+		assert.Equal(t, Incomplete, rep.Verdict)
+		require.Len(t, rep.Problems, 4)
+		for _, p := range rep.Problems {
+			assert.Equal(t, LengthMismatch, p.Kind)
+		}
+		assert.Equal(t, "BASE ran it for 1200 s, HEAD for 3600 s (the client's configured benchmark duration): results of different lengths are not compared (a longer run's sessions get further, its cache warms and its KV pool fills otherwise); measure c4 on both sides at one length (the same sweep command, or the same --duration)",
+			rep.Problems[0].Detail)
+		assert.Empty(t, rep.Arms[0].Points)
+		assert.Equal(t, []string{"client's benchmark duration: 1200 s → 3600 s"}, rep.Arms[0].Differs)
+		assert.Equal(t, "verdict: INCOMPLETE: 4 problems (4 length-mismatch); no verdict is drawn from incomplete data", VerdictLine(rep))
+		var text bytes.Buffer
+		require.NoError(t, WriteText(&text, rep))
+		assert.Contains(t, text.String(), "\n  differs: client's benchmark duration: 1200 s → 3600 s\n", "named for an arm with no paired point too")
+	})
+	t.Run("one point", func(t *testing.T) {
+		h := at(1200, head, false)
+		h.Samples[0].BenchmarkSeconds = 3600
+		rep := Compare([]*knee.Arm{at(1200, base, false)}, []*knee.Arm{h}, Options{Tolerance: 5})
+		assert.Equal(t, Incomplete, rep.Verdict)
+		require.Len(t, rep.Problems, 1)
+		assert.Equal(t, 4, *rep.Problems[0].Conc)
+		assert.Equal(t, []int{8, 16, 32}, pointConcs(rep.Arms[0].Points))
+		assert.Equal(t, []string{"client's benchmark duration: 1200 s → 1200 s, 3600 s"}, rep.Arms[0].Differs)
+	})
+	t.Run("probes of different lengths", func(t *testing.T) {
+		rep := Compare([]*knee.Arm{at(180, base, true)}, []*knee.Arm{at(300, head, true)}, Options{Tolerance: 5})
+		require.Len(t, rep.Problems, 4)
+		assert.True(t, strings.HasPrefix(rep.Problems[0].Detail, "BASE probed it for 180 s, HEAD for 300 s"), rep.Problems[0].Detail)
+	})
+	t.Run("one length", func(t *testing.T) {
+		rep := Compare([]*knee.Arm{at(1200, base, false)}, []*knee.Arm{at(1200, base, false)}, Options{Tolerance: 5})
+		assert.Empty(t, rep.Problems)
+		assert.Empty(t, rep.Arms[0].Differs)
+	})
+	t.Run("a side that does not say", func(t *testing.T) {
+		rep := Compare([]*knee.Arm{at(1200, base, false)}, []*knee.Arm{at(0, base, false)}, Options{Tolerance: 5})
+		assert.Empty(t, rep.Problems, "an unknown duration is no mismatch")
+		assert.Equal(t, []string{"client's benchmark duration: 1200 s → unknown"}, rep.Arms[0].Differs)
+	})
+}

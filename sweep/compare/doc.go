@@ -20,13 +20,24 @@
 // results (valid: not marked invalid, at least one successful request, an
 // error rate of at most 10 %, a throughput present); invalid replicates
 // beside valid ones are left out and named. Its change is
-// 100·(head/base − 1). Results of one length only: at a point with a
-// full-length result, the adaptive search's short probes are left out and
-// named; a point one side measured only as probes and the other at the
-// full length is a problem (length-mismatch), never a change (a probe
-// runs a quarter of the length from a cold cache and reads differently).
-// Probes pair with probes. The frontier and an A/A calibration read
-// full-length results only.
+// 100·(head/base − 1). Results of one length only (knee.Length: a short
+// probe or the full length, and the benchmark duration the client was
+// configured with, as the aiperf artifacts beside the result record it,
+// result.File.BenchmarkSeconds; not the measured span, which varies a
+// little): at a point with a full-length result, the adaptive search's
+// short probes are left out and named, and so are, at a point a side
+// measured for several benchmark durations, its results not at the
+// duration most of its arm's ran (knee.OneLength). A point the sides
+// measured at different lengths (one only as probes and the other at the
+// full length, or for different benchmark durations: a discovery's
+// 1200 s against an official sweep's 3600 s) is a problem
+// (length-mismatch), never a change: a probe runs a fraction of the
+// length from a cold cache, and a longer run's sessions get further, its
+// cache warms and its KV pool fills otherwise (one simulated point read
+// 7.5 % apart at 1200 s and 3600 s). The durations the sides ran are
+// named among what differs. Probes pair with probes; an unknown duration
+// pairs with any. The frontier and an A/A calibration read full-length
+// results only.
 //
 // Pooling. An arm's change is the geometric mean of its points' ratios:
 // every paired point weighs the same, in log space, so a 10 % loss at c4
@@ -118,8 +129,10 @@
 // a regression, and does not pass what the arm's own data do not. The
 // overall verdict is INCOMPLETE if there is any problem (a BASE point or
 // arm without a valid HEAD counterpart, an invalid result as a point's
-// only one, simulated results compared with real ones, a probe compared
-// with a full-length result), else REGRESSION if any arm regresses, else
+// only one, simulated results compared with real ones, results of
+// different lengths: a probe compared with a full-length result, or
+// different benchmark durations; the verdict line counts them by kind),
+// else REGRESSION if any arm regresses, else
 // INCONCLUSIVE if any arm is, else PASS. Points and arms only HEAD has are
 // listed, never problems.
 //

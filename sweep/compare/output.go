@@ -34,7 +34,9 @@ func Write(w io.Writer, rep *Report, format string) error {
 	return WriteText(w, rep)
 }
 
-// VerdictLine is the one-line summary, e.g. "verdict: REGRESSION beyond
+// VerdictLine is the one-line summary, e.g. "verdict: INCOMPLETE: 7
+// problems (7 length-mismatch); no verdict is drawn from incomplete data"
+// or "verdict: REGRESSION beyond
 // -5 % of total in 1 of 3 arms (Holm: 90 % family-wise over 3 arms, 99 %
 // over their 21 points): qwen3.5 mi325x sglang fp8 mtp tp8 ep8 (at c64)",
 // a regressing arm named with its points whose own interval lies beyond
@@ -43,7 +45,7 @@ func Write(w io.Writer, rep *Report, format string) error {
 func VerdictLine(rep *Report) string {
 	switch rep.Verdict {
 	case Incomplete:
-		return fmt.Sprintf("verdict: INCOMPLETE: %s; no verdict is drawn from incomplete data", plural.Count(len(rep.Problems), "problem", "problems"))
+		return fmt.Sprintf("verdict: INCOMPLETE: %s (%s); no verdict is drawn from incomplete data", plural.Count(len(rep.Problems), "problem", "problems"), problemKinds(rep.Problems))
 	case Regression, Inconclusive:
 		var names []string
 		for _, a := range rep.Arms {
@@ -64,6 +66,23 @@ func VerdictLine(rep *Report) string {
 	}
 	return fmt.Sprintf("verdict: PASS: no arm regresses beyond %s (%s, %s 90 %% interval %s it)", tolLine(rep),
 		plural.Count(len(rep.Arms), "arm", "arms"), plural.Word(len(rep.Arms), "its", "each one's"), side)
+}
+
+// problemKinds counts the problems by kind, in the order of their first:
+// "7 length-mismatch" or "2 missing-point, 1 invalid-result".
+func problemKinds(ps []Problem) string {
+	var kinds []string
+	n := map[string]int{}
+	for _, p := range ps {
+		if n[p.Kind] == 0 {
+			kinds = append(kinds, p.Kind)
+		}
+		n[p.Kind]++
+	}
+	for i, k := range kinds {
+		kinds[i] = fmt.Sprintf("%d %s", n[k], k)
+	}
+	return strings.Join(kinds, ", ")
 }
 
 // familyNote names the correction the REGRESSION claims are read at
@@ -108,9 +127,10 @@ func tolLine(rep *Report) string {
 }
 
 // WriteText writes the report for a terminal: one row per arm, then per
-// arm what decided its verdict, its noise, what differs between its sides,
-// its frontier's coverage and its points with their intervals and
-// verdicts, the problems and the verdict line last.
+// arm what decided its verdict, its noise, what differs between its sides
+// (also for an arm with no paired point), its frontier's coverage and its
+// points with their intervals and verdicts, the problems and the verdict
+// line last.
 func WriteText(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %-29s %9s %s\n", "verdict", "arm", "Δ %", "90% CI", armFamilyHeader, "peak Δ %", "frontier Δ %")
@@ -119,7 +139,7 @@ func WriteText(w io.Writer, rep *Report) error {
 			familyCI(a.FamilyCIPct, a.FamilyConfidencePct), optPct(a.Frontier.PeakDeltaPct), frontierText(a.Frontier))
 	}
 	for _, a := range rep.Arms {
-		if len(a.Points) == 0 {
+		if len(a.Points) == 0 && len(a.Differs) == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "\n%s: %s\n", a.Arm, armNote(a))
@@ -128,6 +148,9 @@ func WriteText(w io.Writer, rep *Report) error {
 		}
 		if len(a.Differs) > 0 {
 			fmt.Fprintf(&b, "  differs: %s\n", strings.Join(a.Differs, "; "))
+		}
+		if len(a.Points) == 0 {
+			continue // nothing paired: its problems say why, what differs may
 		}
 		if f := frontierNote(a.Frontier); f != "" {
 			fmt.Fprintf(&b, "  frontier: %s\n", f)

@@ -2,15 +2,16 @@ package compare
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	"sweep/sweep/knee"
 )
 
-// side is one arm's results on one side, by concurrency. A probe at a
-// concurrency with a full-length result is superseded
-// (knee.SupersedeProbes): excluded, so it is listed and never read.
+// side is one arm's results on one side, by concurrency, each read at
+// one length (knee.OneLength): a probe at a concurrency with a
+// full-length result is superseded, a result of another benchmark
+// duration than most of the arm's left out; both are excluded, so they
+// are listed and never read.
 type side struct {
 	arm    *knee.Arm
 	byConc map[int][]*knee.Sample
@@ -22,7 +23,7 @@ func newSide(a *knee.Arm) *side {
 	if a == nil {
 		return s
 	}
-	samples := knee.SupersedeProbes(a.Samples)
+	samples := knee.OneLength(a.Samples)
 	for i := range samples {
 		smp := &samples[i]
 		if _, ok := s.byConc[smp.Conc]; !ok {
@@ -34,15 +35,29 @@ func newSide(a *knee.Arm) *side {
 	return s
 }
 
-// probes reports whether a point's results are all short probes of the
-// adaptive search (a probe beside a full-length result is superseded and
-// leaves the point a full-length one). A probe runs a quarter of a
-// point's length from a cold cache and reads differently (up to 2.4
-// times high where the KV pool fills after it ends), so a point one side
-// measured only as probes is never compared with the other's full-length
-// one.
-func probes(ss []*knee.Sample) bool {
-	return len(ss) > 0 && !slices.ContainsFunc(ss, func(s *knee.Sample) bool { return !s.Probe })
+// length is a point's length (knee.Length): that of the results a
+// reading reads (neither superseded nor of another length: knee.OneLength
+// leaves one length at a concurrency), a probe when all of them are,
+// with their benchmark duration when one says it. Results of different
+// lengths read differently (a probe runs a fraction of a point's length
+// from a cold cache and reads up to 2.4 times high where the KV pool
+// fills after it ends; a longer run's sessions get further), so points
+// of different lengths are never compared.
+func length(ss []*knee.Sample) knee.Length {
+	l := knee.Length{Probe: true}
+	n := 0
+	for _, s := range ss {
+		if s.Superseded || s.OtherLength {
+			continue
+		}
+		n++
+		l.Probe = l.Probe && s.Probe
+		if s.BenchmarkSeconds > 0 {
+			l.Seconds = s.BenchmarkSeconds
+		}
+	}
+	l.Probe = l.Probe && n > 0
+	return l
 }
 
 // usable splits a point's results into those with a usable value and the

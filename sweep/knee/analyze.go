@@ -178,7 +178,9 @@ type Result struct {
 
 // Analyze finds the knee of one arm (peers' §2.7): leave out the probes
 // a full-length result at their concurrency supersedes (listed in
-// Point.Excluded with ExcludedSuperseded), read the other short probes
+// Point.Excluded with ExcludedSuperseded) and the results of another
+// benchmark duration than most of the arm's at a concurrency that has
+// both (OneLength: ExcludedOtherLength), read the other short probes
 // against the curve of the arm's full-length points and divide them by
 // the bias found (probeBias; Result.ProbeBias), clean the points (drop
 // failed files, merge replicates by median), fit a unimodal isotonic curve
@@ -197,7 +199,7 @@ type Result struct {
 // ratio is all noise.
 func Analyze(a *Arm, o Options) *Result {
 	o = o.withDefaults()
-	samples, bias := unbiasProbes(SupersedeProbes(a.Samples), o)
+	samples, bias := unbiasProbes(OneLength(a.Samples), o)
 	r := &Result{Arm: a, Points: clean(&Arm{Samples: samples}, o.Metric), Unfinished: slices.Clone(a.Unfinished)}
 	if len(r.Unfinished) > 0 {
 		defer r.noteUnfinished()

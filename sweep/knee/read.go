@@ -27,6 +27,10 @@ type Sample struct {
 	// (request_metrics.throughput.duration_seconds), 0 when unknown; a
 	// probe weighs its Seconds over a full point's in the fits.
 	Seconds float64
+	// BenchmarkSeconds is the benchmark duration its client was configured
+	// with (result.File.BenchmarkSeconds), 0 when unknown: with Probe, the
+	// result's Length.
+	BenchmarkSeconds float64
 	// Excluded says why the point is not used (result.File.Excluded: no
 	// successful request, error rate, marked invalid, no throughput; or
 	// ExcludedSuperseded); empty when usable.
@@ -37,6 +41,10 @@ type Sample struct {
 	// probe it measured again at the full length (campaign.ClearPointDir),
 	// and the full-length run's result is the reading there.
 	Superseded bool
+	// OtherLength is true for a result whose client ran for another
+	// benchmark duration than the arm's reading at its concurrency
+	// (OneLength marks it; Excluded then starts with ExcludedOtherLength).
+	OtherLength bool
 
 	TotalTPS, OutputTPS *float64 // per GPU
 	// ErrorRate is records_error_dropped / (records_profiled +
@@ -118,9 +126,11 @@ var ErrMixedSimulation = errors.New("simulated and real results in one arm")
 // ignored), groups the files into arms by result.IdentityKeys and returns
 // the arms sorted by their identity. Failed points stay in the arm with
 // Excluded set, and so do the probes a full-length result of their arm
-// and concurrency supersedes (Sample.Superseded). A result file whose fields have the wrong types, or an arm
-// that mixes simulated and real results, is an error (all such problems
-// are joined).
+// and concurrency supersedes (Sample.Superseded) and the results of
+// another benchmark duration than the arm's reading at their
+// concurrency (Sample.OtherLength; OneLength). A result file whose
+// fields have the wrong types, or an arm that mixes simulated and real
+// results, is an error (all such problems are joined).
 func Read(ctx context.Context, dir string) ([]*Arm, error) {
 	return read(ctx, dir, true)
 }
@@ -156,7 +166,7 @@ func read(ctx context.Context, dir string, refuseMix bool) ([]*Arm, error) {
 			}
 			return a.Samples[i].File < a.Samples[j].File
 		})
-		a.Samples = SupersedeProbes(a.Samples)
+		a.Samples = OneLength(a.Samples)
 		a.Simulated = a.Samples[0].Simulated
 		for _, s := range a.Samples[1:] {
 			if !refuseMix {
@@ -222,7 +232,7 @@ func SampleOf(f *result.File) Sample {
 	r := &f.Result
 	s := Sample{File: f.Path, Conc: r.Conc, Simulated: r.Simulated, AL: r.AcceptanceLength, Probe: r.Probe,
 		Excluded: f.Excluded(), ErrorRate: f.ErrorRate(), Errors: r.RequestAccounting.RecordsErrorDropped,
-		Image: r.Image, Fingerprint: r.RecipeFingerprint}
+		Image: r.Image, Fingerprint: r.RecipeFingerprint, BenchmarkSeconds: f.BenchmarkSeconds}
 	if r.Simulation != nil {
 		s.SimCalibration = r.Simulation.Calibration.Setting()
 		s.SimSeed, s.SimFaults = strconv.FormatUint(r.Simulation.Seed, 10), r.Simulation.Faults

@@ -1,6 +1,7 @@
 package knee_test
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -79,6 +80,66 @@ func TestAnalyzeSupersededProbe(t *testing.T) {
 			assert.InDelta(t, w.PeakValue, r.PeakValue, 1e-9*math.Max(1, w.PeakValue))
 			if tt.want != 0 {
 				assert.Equal(t, 16, r.Knee, "%s", r.Reason)
+			}
+		})
+	}
+}
+
+// TestAnalyzeOneLength: results of one point whose clients ran for
+// different benchmark durations (a discovery's 1200 s and an official
+// sweep's 3600 s gathered in one directory) are no replicates: the
+// point is read at the duration most of the arm's results ran (of a tie,
+// the longer) and the others are left out, named with both durations. A
+// result whose duration is unknown is kept.
+func TestAnalyzeOneLength(t *testing.T) {
+	at := func(c int, seconds, v float64) knee.Sample {
+		return knee.Sample{File: fmt.Sprintf("c%d-%gs", c, seconds), Conc: c, TotalTPS: &v, BenchmarkSeconds: seconds}
+	}
+	grid := func(seconds float64, concs ...int) []knee.Sample {
+		var out []knee.Sample
+		for _, c := range concs {
+			out = append(out, at(c, seconds, 1000*float64(min(c, 16))))
+		}
+		return out
+	}
+	other := func(file string, ran, read float64) knee.Exclusion {
+		return knee.Exclusion{File: file, Reason: fmt.Sprintf("%s: ran %g s, the point is read at %g s, the arm's most common duration (of a tie, the longer): results of different lengths are no replicates",
+			knee.ExcludedOtherLength, ran, read)}
+	}
+	for _, tc := range []struct {
+		name    string
+		samples []knee.Sample
+		// the replicates read at c4 and the results left out there
+		want     []float64
+		excluded []knee.Exclusion
+		// the duration of the results marked OtherLength at every
+		// concurrency, 0 for none
+		other float64
+	}{
+		{"the minority length is left out", slices.Concat(grid(1200, 1, 2, 4, 8, 16, 32), []knee.Sample{at(4, 3600, 3700)}),
+			[]float64{4000}, []knee.Exclusion{other("c4-3600s", 3600, 1200)}, 3600},
+		{"of a tie, the longer", slices.Concat(grid(1200, 1, 2, 4, 8, 16, 32), grid(3600, 1, 2, 4, 8, 16, 32)),
+			[]float64{4000}, []knee.Exclusion{other("c4-1200s", 1200, 3600)}, 1200},
+		{"replicates of one length", slices.Concat(grid(1200, 1, 2, 4, 8, 16, 32), []knee.Sample{at(4, 1200, 4100)}),
+			[]float64{4000, 4100}, nil, 0},
+		{"an unknown duration is kept", slices.Concat(grid(1200, 1, 2, 4, 8, 16, 32), []knee.Sample{at(4, 0, 3700)}),
+			[]float64{4000, 3700}, nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			samples := slices.Clone(tc.samples)
+			slices.SortStableFunc(samples, func(a, b knee.Sample) int { return a.Conc - b.Conc })
+			given := slices.Clone(samples)
+			r := knee.Analyze(&knee.Arm{Samples: samples}, knee.Options{})
+			assert.Equal(t, given, samples, "the arm's samples are not changed")
+			i := slices.IndexFunc(r.Points, func(p knee.Point) bool { return p.Conc == 4 })
+			require.GreaterOrEqual(t, i, 0)
+			assert.ElementsMatch(t, tc.want, r.Points[i].Replicates)
+			assert.Equal(t, tc.excluded, r.Points[i].Excluded)
+
+			marked := knee.OneLength(samples)
+			assert.Equal(t, marked, knee.OneLength(marked), "marking again changes nothing")
+			for _, s := range marked {
+				assert.Equal(t, tc.other > 0 && s.BenchmarkSeconds == tc.other, s.OtherLength, s.File)
 			}
 		})
 	}

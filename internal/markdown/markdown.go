@@ -5,7 +5,11 @@
 //
 // Cell's output stays inside one table cell (or one list item, or a
 // link's text) and renders as the text it was given: no line break, no
-// heading, link, image, HTML tag, emphasis, code span or math.
+// heading, link, image, HTML tag, emphasis, code span or math. Text
+// inside raw HTML (a <details><summary> line), where Markdown is not
+// read and a backslash shows, goes through HTML instead:
+//
+//	fmt.Fprintf(w, "<details><summary>%s</summary>\n\n", markdown.HTML(title))
 package markdown
 
 import "strings"
@@ -45,3 +49,20 @@ func needsEscape(r rune) bool {
 	return r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' || r == '\u0085' ||
 		(r < 0x80 && strings.IndexByte(special, byte(r)) >= 0)
 }
+
+// HTML returns s escaped for text inside a raw HTML block of Markdown
+// (the <summary> of a <details>): there Markdown is not read, so a
+// backslash escape would show, and the text is HTML-escaped instead (&,
+// < and >, all that text content needs: no tag or entity survives), with
+// line breaks and other control characters replaced by one space each,
+// since a blank line ends the HTML block.
+func HTML(s string) string {
+	return htmlText.Replace(strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' || r == '\u0085' {
+			return ' '
+		}
+		return r
+	}, s))
+}
+
+var htmlText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")

@@ -51,3 +51,20 @@ func TestCellNeverBreaksOut(t *testing.T) {
 		}
 	}
 }
+
+// TestHTML: text inside raw HTML (a <details><summary>) is HTML-escaped,
+// never backslash-escaped (GitHub reads no Markdown there and showed
+// "p \< 0.001"), and keeps to one line (a blank line ends the block).
+func TestHTML(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"qwen3.5 mi325x-amds sglang fp8 tp8", "qwen3.5 mi325x-amds sglang fp8 tp8"},
+		{"left out (p < 0.001): a change", "left out (p &lt; 0.001): a change"},
+		{`<img src="x"> & [x](http://e) | *a* arm's`, `&lt;img src="x"&gt; &amp; [x](http://e) | *a* arm's`},
+		{"</summary>\n\n# heading", "&lt;/summary&gt;  # heading"},
+		{"sep\u2028and\u0085\r", "sep and  "},
+	} {
+		got := HTML(tc.in)
+		assert.Equal(t, tc.want, got, "HTML(%q)", tc.in)
+		assert.NotContains(t, got, `\`)
+	}
+}

@@ -397,3 +397,24 @@ func TestBenchmarkDurations(t *testing.T) {
 		assert.Equal(t, []string{"client's benchmark duration: 1200 s → unknown"}, rep.Arms[0].Differs)
 	})
 }
+
+// TestMarkdownSummaryIsHTML: the <summary> of an arm's folded points is
+// raw HTML, where GitHub reads no Markdown: its text is HTML-escaped
+// ("p &lt; 0.001"), never backslash-escaped ("p \< 0.001" showed the
+// backslash); the rest stays Markdown-escaped.
+func TestMarkdownSummaryIsHTML(t *testing.T) {
+	rep := Compare([]*knee.Arm{curve(8, 8, auditBase, nil)}, []*knee.Arm{curve(8, 8, auditKV53, nil)}, Options{Tolerance: 5})
+	require.Contains(t, rep.Arms[0].NoiseSource, "p < 0.001")
+	var md bytes.Buffer
+	require.NoError(t, WriteMarkdown(&md, rep))
+	var summary string
+	for _, line := range strings.Split(md.String(), "\n") {
+		if strings.HasPrefix(line, "<details><summary>") {
+			summary = line
+		}
+	}
+	require.NotEmpty(t, summary, md.String())
+	assert.Contains(t, summary, "(beyond the other points' prediction interval, p &lt; 0.001)")
+	assert.NotContains(t, summary, `\`)
+	assert.True(t, strings.HasSuffix(summary, "</summary>"), summary)
+}

@@ -151,5 +151,7 @@
 //
 // Output. Point values print in the metric's unit (Metric.Unit: latencies
 // in milliseconds); the JSON keeps the results' units (seconds) with 6
-// significant digits.
+// significant digits. The Markdown escapes its text for Markdown
+// (markdown.Cell), but inside raw HTML (each arm's <details><summary>,
+// where GitHub reads no Markdown) for HTML (markdown.HTML).
 package compare

@@ -204,7 +204,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		if len(a.Points) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n", markdown.Cell(a.Arm), markdown.Cell(armNote(a)))
+		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n", markdown.HTML(a.Arm), markdown.HTML(armNote(a)))
 		if a.Why != "" {
 			fmt.Fprintf(&b, "%s: %s\n\n", a.Verdict, markdown.Cell(a.Why))
 		}

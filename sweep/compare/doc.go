@@ -144,10 +144,11 @@
 // can move the curve without moving a point much, and, since that range
 // leaves out a high-throughput region only one side reaches, each
 // frontier's range and the change of its peak (its highest throughput),
-// stated in words (coverage). Both frontiers are drawn through the paired
-// points only: a side measured at fewer concurrencies would otherwise read
-// low along its chords. It compares throughput, so there is none with a
-// metric other than total or output.
+// stated in words (coverage; a reach beyond the common range narrower
+// than its figures print is left out). Both frontiers are drawn through
+// the paired points only: a side measured at fewer concurrencies would
+// otherwise read low along its chords. It compares throughput, so there
+// is none with a metric other than total or output.
 //
 // Output. Point values print in the metric's unit (Metric.Unit: latencies
 // in milliseconds); the JSON keeps the results' units (seconds) with 6

@@ -329,6 +329,21 @@ func TestFrontierCoverage(t *testing.T) {
 	assert.Equal(t, knee.AxisMedian, f.Axis)
 }
 
+// TestFrontierCoverageBelowPrecision: a frontier that reaches past the
+// other's by less than the figures print (two seeds' c64 at 14.96 and
+// 14.98 tok/s/user) is no reach: the coverage read "only BASE reaches
+// below 15.0 (15.0–15.0, ...)"; now it says nothing of it, and names a
+// reach the figures show.
+func TestFrontierCoverageBelowPrecision(t *testing.T) {
+	baseIv := map[int]float64{4: 95.25, 16: 60, 24: 40, 32: 30, 40: 24, 48: 19, 64: 14.96}
+	headIv := map[int]float64{4: 96.22, 16: 60, 24: 40, 32: 30, 40: 24, 48: 19, 64: 14.98}
+	rep := Compare([]*knee.Arm{curve(8, 8, auditBase, baseIv)}, []*knee.Arm{curve(8, 8, auditBase, headIv)}, Options{Tolerance: 5})
+	f := rep.Arms[0].Frontier
+	require.True(t, f.Covered, f.Reason)
+	assert.Equal(t, &[2]float64{14.96, 95.25}, f.BaseRange)
+	assert.Equal(t, "Δ over 15.0–95.2 tok/s/user; only HEAD reaches above 95.2 (95.2–96.2); peak 23011.1 → 23011.1 tok/s/GPU (+0.00 %)", f.Coverage)
+}
+
 // TestPointOutput: the text, Markdown and JSON carry every point's
 // interval with its confidence and verdict, and the verdict line names
 // the regressing points and the correction. One arm's family CI is its

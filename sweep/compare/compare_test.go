@@ -398,6 +398,41 @@ func TestBenchmarkDurations(t *testing.T) {
 	})
 }
 
+// TestTooFewDegreesOfFreedom: with two paired points and nothing else
+// the noise has one degree of freedom, and a point's 99 % family-wise
+// interval spanned "[-99.99, +605441.91]": no interval is given, the arm
+// is INCONCLUSIVE and its note says what would give one, not how many
+// results per point would decide it. A third point gives intervals.
+func TestTooFewDegreesOfFreedom(t *testing.T) {
+	base := map[int]float64{4: 7018.5, 16: 16895.3}
+	head := map[int]float64{4: 6490.2, 16: 17225.3}
+	rep := Compare([]*knee.Arm{curve(8, 8, base, nil)}, []*knee.Arm{curve(8, 8, head, nil)}, Options{Tolerance: 5})
+	a := rep.Arms[0]
+	assert.Equal(t, Inconclusive, a.Verdict)
+	assert.Equal(t, Inconclusive, rep.Verdict)
+	require.NotNil(t, a.DeltaPct)
+	assert.Nil(t, a.CIPct)
+	assert.Nil(t, a.FamilyCIPct)
+	assert.Zero(t, a.ReplicatesNeeded)
+	assert.Equal(t, 1, a.NoiseDF)
+	assert.True(t, strings.HasPrefix(a.NoiseSource, "too few: paired scatter: "), a.NoiseSource)
+	for _, p := range a.Points {
+		assert.Nil(t, p.CIPct, "c%d", p.Conc)
+		assert.Empty(t, p.Verdict, "c%d", p.Conc)
+	}
+	assert.Zero(t, rep.Correction.Arms)
+	var text bytes.Buffer
+	require.NoError(t, WriteText(&text, rep))
+	assert.Contains(t, text.String(), "(1 degree of freedom); an interval needs 2 degrees of freedom or more (a third paired point, a second result per point and side, or a calibration, sweep compare --calibrate, would give them)")
+	assert.NotContains(t, text.String(), "would decide it")
+
+	base[24], head[24] = 19674.3, 19700
+	rep = Compare([]*knee.Arm{curve(8, 8, base, nil)}, []*knee.Arm{curve(8, 8, head, nil)}, Options{Tolerance: 5})
+	assert.Equal(t, 2, rep.Arms[0].NoiseDF)
+	assert.NotNil(t, rep.Arms[0].CIPct, "two degrees of freedom give intervals")
+	assert.NotNil(t, rep.Arms[0].Points[0].CIPct)
+}
+
 // TestMarkdownSummaryIsHTML: the <summary> of an arm's folded points is
 // raw HTML, where GitHub reads no Markdown: its text is HTML-escaped
 // ("p &lt; 0.001"), never backslash-escaped ("p \< 0.001" showed the

@@ -13,6 +13,16 @@ import (
 // that make replicates the noise source.
 const minReplicateDF = 3
 
+// minIntervalDF is the fewest degrees of freedom of a noise estimate
+// that give intervals. With one (two paired points, no replicates, no
+// calibration) the t quantile of a point's 99 % family-wise interval is
+// over 100 (127 for two points): the interval spans from a loss of
+// everything to a gain of thousands of percent and says nothing, and the
+// arm's own is read on a noise seen once. Such an arm has no interval
+// and is INCONCLUSIVE, its note saying what would give one, as an arm
+// without a noise estimate is.
+const minIntervalDF = 2
+
 // maxReplicatesAdvice caps the advice of an INCONCLUSIVE arm.
 const maxReplicatesAdvice = 100
 
@@ -41,9 +51,9 @@ func decide(rep *Report, o Options, repSS, repDF float64) {
 }
 
 // estimateNoise gives every arm with a paired point its pooled change
-// and, with a noise estimate, its noise and 90 % interval; it returns
-// the arms with one (the judged arms), the others INCONCLUSIVE unless
-// INCOMPLETE.
+// and, with a noise estimate of at least minIntervalDF degrees of
+// freedom, its noise and 90 % interval; it returns the arms with one (the
+// judged arms), the others INCONCLUSIVE unless INCOMPLETE.
 func estimateNoise(rep *Report, o Options, repSS, repDF float64, q quantiles) []*ArmReport {
 	var scat []armScatter
 	uniform := map[*ArmReport][]bool{}
@@ -106,6 +116,15 @@ func estimateNoise(rep *Report, o Options, repSS, repDF float64, q quantiles) []
 		}
 		a.mean = sumL / k
 		a.DeltaPct = ptr(round(pct(a.mean), 3))
+		if source != "" && df < minIntervalDF {
+			source = fmt.Sprintf("too few: %s; an interval needs %d degrees of freedom or more (a third paired point, a second result per point and side, or a calibration, sweep compare --calibrate, would give them)",
+				source, minIntervalDF)
+			a.NoiseSource, a.NoisePct, a.NoiseDF = source, round(100*math.Sqrt(sigma2), 3), int(df)
+			if a.Verdict == "" {
+				a.Verdict = Inconclusive
+			}
+			continue
+		}
 		if source == "" {
 			a.NoiseSource = "none: one paired point, no replicates and no calibration"
 			if a.Verdict == "" {

@@ -78,7 +78,15 @@
 //     narrow its interval either, and its verdict is the one it has alone.
 //
 // The noise source is named per arm. Without any (one arm, one point, no
-// replicates) the interval is null and the arm INCONCLUSIVE.
+// replicates) the interval is null and the arm INCONCLUSIVE, and so it is
+// with a noise estimate of fewer than 2 degrees of freedom (two paired
+// points, nothing else): there a point's 99 % family-wise interval has a
+// t quantile over 100 and spans from a loss of everything to a gain of
+// thousands of percent, so no interval is given (the arm's and its
+// points' alike) and the noise source says what would give one (a third
+// paired point, a second result per point and side, or a calibration),
+// where an INCONCLUSIVE arm with an interval says how many results per
+// point and side would decide it.
 //
 // Points. With a noise estimate every judged point has its own interval
 // and a verdict read from it as the arm's is (Correction).

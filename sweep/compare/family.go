@@ -60,7 +60,7 @@ func newCorrection(arms, points int, o Options) Correction {
 	c := Correction{Method: "holm", Arms: arms, ArmConfidencePct: round(100*(1-ciAlpha), 3), Points: points,
 		PointConfidencePct: round(100*(1-pointAlpha), 3), FalseRegressionPct: round(100*(ciAlpha+pointAlpha)/2, 3)}
 	if arms == 0 {
-		c.Rule = "no arm has a noise estimate, so none is read as a REGRESSION"
+		c.Rule = "no arm has an interval (a noise estimate of 2 degrees of freedom or more), so none is read as a REGRESSION"
 		return c
 	}
 	side := "above"

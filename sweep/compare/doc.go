@@ -162,5 +162,7 @@
 // in milliseconds); the JSON keeps the results' units (seconds) with 6
 // significant digits. The Markdown escapes its text for Markdown
 // (markdown.Cell), but inside raw HTML (each arm's <details><summary>,
-// where GitHub reads no Markdown) for HTML (markdown.HTML).
+// where GitHub reads no Markdown) for HTML (markdown.HTML). sweep report
+// prints the intervals as these outputs do (CIText, FamilyCIText, under
+// ArmFamilyHeader and PointFamilyHeader).
 package compare

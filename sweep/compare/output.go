@@ -133,10 +133,10 @@ func tolLine(rep *Report) string {
 // line last.
 func WriteText(w io.Writer, rep *Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %-29s %9s %s\n", "verdict", "arm", "Δ %", "90% CI", armFamilyHeader, "peak Δ %", "frontier Δ %")
+	fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %-29s %9s %s\n", "verdict", "arm", "Δ %", "90% CI", ArmFamilyHeader, "peak Δ %", "frontier Δ %")
 	for _, a := range rep.Arms {
-		fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %-29s %9s %s\n", a.Verdict, a.Arm, optPct(a.DeltaPct), ciText(a.CIPct),
-			familyCI(a.FamilyCIPct, a.FamilyConfidencePct), optPct(a.Frontier.PeakDeltaPct), frontierText(a.Frontier))
+		fmt.Fprintf(&b, "%-13s %-52s %9s %-20s %-29s %9s %s\n", a.Verdict, a.Arm, optPct(a.DeltaPct), CIText(a.CIPct),
+			FamilyCIText(a.FamilyCIPct, a.FamilyConfidencePct), optPct(a.Frontier.PeakDeltaPct), frontierText(a.Frontier))
 	}
 	for _, a := range rep.Arms {
 		if len(a.Points) == 0 && len(a.Differs) == 0 {
@@ -156,10 +156,10 @@ func WriteText(w io.Writer, rep *Report) error {
 			fmt.Fprintf(&b, "  frontier: %s\n", f)
 		}
 		unit := rep.Metric.Unit()
-		fmt.Fprintf(&b, "  %6s %14s %14s %9s %-29s %5s  %s\n", "conc", "base "+unit, "head "+unit, "Δ %", pointCIHeader, "n", "verdict")
+		fmt.Fprintf(&b, "  %6s %14s %14s %9s %-29s %5s  %s\n", "conc", "base "+unit, "head "+unit, "Δ %", PointFamilyHeader, "n", "verdict")
 		for _, p := range a.Points {
 			fmt.Fprintf(&b, "  %6d %14s %14s %+9.2f %-29s %2d/%-2d  %s\n", p.Conc, rep.Metric.Format(p.Base), rep.Metric.Format(p.Head),
-				p.DeltaPct, familyCI(p.CIPct, p.ConfidencePct), p.BaseN, p.HeadN, pointFlag(p))
+				p.DeltaPct, FamilyCIText(p.CIPct, p.ConfidencePct), p.BaseN, p.HeadN, pointFlag(p))
 		}
 	}
 	writeLists(&b, rep, func(s string) string { return s })
@@ -169,21 +169,24 @@ func WriteText(w io.Writer, rep *Report) error {
 	return err
 }
 
-// armFamilyHeader and pointCIHeader head the columns of the intervals
-// that decide REGRESSION (Correction): the arms' 90 % family-wise, the
-// points' 99 %, each with its own confidence (familyCI).
+// ArmFamilyHeader and PointFamilyHeader head the columns of the
+// intervals that decide REGRESSION (Correction): the arms' 90 %
+// family-wise, the points' 99 %, each with its own confidence
+// (FamilyCIText). sweep report's comparison table heads its columns so
+// too.
 const (
-	armFamilyHeader = "90%-family CI"
-	pointCIHeader   = "99%-family CI"
+	ArmFamilyHeader   = "90%-family CI"
+	PointFamilyHeader = "99%-family CI"
 )
 
-// familyCI is an interval with its own confidence: "[-9.71, -7.11]
+// FamilyCIText is an interval with its own confidence, as the reports
+// print ArmReport.FamilyCIPct and PointReport.CIPct: "[-9.71, -7.11]
 // 99.167%"; "–" without one.
-func familyCI(ci *[2]float64, confPct float64) string {
+func FamilyCIText(ci *[2]float64, confPct float64) string {
 	if ci == nil {
 		return "–"
 	}
-	return fmt.Sprintf("%s %g%%", ciText(ci), confPct)
+	return fmt.Sprintf("%s %g%%", CIText(ci), confPct)
 }
 
 // WriteMarkdown writes the report for a pull request or
@@ -192,10 +195,10 @@ func familyCI(ci *[2]float64, confPct float64) string {
 func WriteMarkdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**\n\n", markdown.Cell(VerdictLine(rep)))
-	fmt.Fprintf(&b, "| verdict | arm | Δ %% | 90%% CI | %s | peak Δ %% | frontier Δ %% | noise | differs |\n|---|---|---:|---|---|---:|---:|---|---|\n", armFamilyHeader)
+	fmt.Fprintf(&b, "| verdict | arm | Δ %% | 90%% CI | %s | peak Δ %% | frontier Δ %% | noise | differs |\n|---|---|---:|---|---|---:|---:|---|---|\n", ArmFamilyHeader)
 	for _, a := range rep.Arms {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", a.Verdict, markdown.Cell(a.Arm), optPct(a.DeltaPct), ciText(a.CIPct),
-			familyCI(a.FamilyCIPct, a.FamilyConfidencePct), optPct(a.Frontier.PeakDeltaPct), frontierText(a.Frontier), markdown.Cell(noiseShort(a)), markdown.Cell(strings.Join(a.Differs, "; ")))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", a.Verdict, markdown.Cell(a.Arm), optPct(a.DeltaPct), CIText(a.CIPct),
+			FamilyCIText(a.FamilyCIPct, a.FamilyConfidencePct), optPct(a.Frontier.PeakDeltaPct), frontierText(a.Frontier), markdown.Cell(noiseShort(a)), markdown.Cell(strings.Join(a.Differs, "; ")))
 	}
 	fmt.Fprintf(&b, "\nCorrection: %s\n", markdown.Cell(rep.Correction.Rule))
 	writeLists(&b, rep, markdown.Cell)
@@ -211,10 +214,10 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		if f := frontierNote(a.Frontier); f != "" {
 			fmt.Fprintf(&b, "Frontier: %s\n\n", markdown.Cell(f))
 		}
-		fmt.Fprintf(&b, "| conc | base %s | head %s | Δ %% | %s | n | verdict |\n|---:|---:|---:|---:|---|---|---|\n", markdown.Cell(unit), markdown.Cell(unit), pointCIHeader)
+		fmt.Fprintf(&b, "| conc | base %s | head %s | Δ %% | %s | n | verdict |\n|---:|---:|---:|---:|---|---|---|\n", markdown.Cell(unit), markdown.Cell(unit), PointFamilyHeader)
 		for _, p := range a.Points {
 			fmt.Fprintf(&b, "| %d | %s | %s | %+.2f | %s | %d/%d | %s |\n", p.Conc, rep.Metric.Format(p.Base), rep.Metric.Format(p.Head),
-				p.DeltaPct, familyCI(p.CIPct, p.ConfidencePct), p.BaseN, p.HeadN, pointFlag(p))
+				p.DeltaPct, FamilyCIText(p.CIPct, p.ConfidencePct), p.BaseN, p.HeadN, pointFlag(p))
 		}
 		b.WriteString("\n</details>\n")
 	}
@@ -293,7 +296,9 @@ func optPct(v *float64) string {
 	return fmt.Sprintf("%+.2f", *v)
 }
 
-func ciText(ci *[2]float64) string {
+// CIText is an interval in percent as the reports print it: "[-2.26,
+// -1.43]"; "–" without one.
+func CIText(ci *[2]float64) string {
 	if ci == nil {
 		return "–"
 	}

@@ -106,8 +106,8 @@ func comparisonChart(name string, base, head *knee.Result, x string, metric knee
 	return fig
 }
 
-// comparisonRows are the comparison's verdict table: one row per arm
-// BASE has, its problems (what makes it INCOMPLETE) summed up by kind
+// comparisonRows are the comparison's verdict table (comparisonHeader):
+// one row per arm BASE has, its problems (what makes it INCOMPLETE) summed up by kind
 // and concurrency beside what differs (each problem in full under the
 // table: problemsByArm); a row per arm of a problem outside those; and
 // one per arm only HEAD has, not compared. The verdicts and their
@@ -116,10 +116,7 @@ func comparisonRows(cmp *compare.Report) [][]string {
 	var rows [][]string
 	arms, byArm := problemsByArm(cmp)
 	for _, a := range cmp.Arms {
-		ci, d, fr, peak := "–", "–", "–", "–"
-		if a.CIPct != nil {
-			ci = fmt.Sprintf("[%+.2f, %+.2f]", a.CIPct[0], a.CIPct[1])
-		}
+		d, fr, peak := "–", "–", "–"
 		if a.DeltaPct != nil {
 			d = fmt.Sprintf("%+.2f", *a.DeltaPct)
 		}
@@ -133,28 +130,30 @@ func comparisonRows(cmp *compare.Report) [][]string {
 		if coverage == "" {
 			coverage = a.Frontier.Reason
 		}
-		rows = append(rows, []string{string(a.Verdict), a.Arm, d, ci, flaggedPoints(a), peak, fr, coverage, joinNonEmpty(strings.Join(a.Differs, "; "), problemSummary(byArm[a.Arm]))})
+		rows = append(rows, []string{string(a.Verdict), a.Arm, d, compare.CIText(a.CIPct), compare.FamilyCIText(a.FamilyCIPct, a.FamilyConfidencePct),
+			flaggedPoints(a), peak, fr, coverage, joinNonEmpty(strings.Join(a.Differs, "; "), problemSummary(byArm[a.Arm]))})
 	}
 	for _, arm := range arms {
 		if !slices.ContainsFunc(cmp.Arms, func(a *compare.ArmReport) bool { return a.Arm == arm }) {
-			rows = append(rows, []string{string(compare.Incomplete), arm, "–", "–", "–", "–", "–", "–", problemSummary(byArm[arm])})
+			rows = append(rows, []string{string(compare.Incomplete), arm, "–", "–", "–", "–", "–", "–", "–", problemSummary(byArm[arm])})
 		}
 	}
 	for _, arm := range cmp.OnlyInHead {
-		rows = append(rows, []string{"not compared", arm, "–", "–", "–", "–", "–", "–", "only in HEAD: BASE has no such arm"})
+		rows = append(rows, []string{"not compared", arm, "–", "–", "–", "–", "–", "–", "–", "only in HEAD: BASE has no such arm"})
 	}
 	return rows
 }
 
 // flaggedPoints lists an arm's points that regress beyond the tolerance,
-// with their change and 99 % simultaneous interval, and those past BASE's
-// cliff (not judged); "–" when there are none.
+// with their change and family-wise interval at its own confidence
+// (compare.FamilyCIText), and those past BASE's cliff (not judged); "–"
+// when there are none.
 func flaggedPoints(a *compare.ArmReport) string {
 	var out []string
 	for _, p := range a.Points {
 		switch {
 		case p.Verdict == compare.Regression && p.CIPct != nil:
-			out = append(out, fmt.Sprintf("c%d %+.2f [%+.2f, %+.2f]", p.Conc, p.DeltaPct, p.CIPct[0], p.CIPct[1]))
+			out = append(out, fmt.Sprintf("c%d %+.2f %s", p.Conc, p.DeltaPct, compare.FamilyCIText(p.CIPct, p.ConfidencePct)))
 		case p.PastBaseCliff:
 			out = append(out, fmt.Sprintf("c%d past BASE's cliff (%+.2f, not judged)", p.Conc, p.DeltaPct))
 		}
@@ -165,7 +164,11 @@ func flaggedPoints(a *compare.ArmReport) string {
 	return strings.Join(out, "; ")
 }
 
-var comparisonHeader = []string{"verdict", "arm", "Δ %", "90% CI", "points beyond tolerance (99% CI)", "peak Δ %", "frontier Δ %", "frontier coverage", "differs / problems"}
+// comparisonHeader heads the comparison's table: the intervals that
+// decide REGRESSION (the arm's family CI, the points') headed as sweep
+// compare heads them, each cell with its own confidence.
+var comparisonHeader = []string{"verdict", "arm", "Δ %", "90% CI", compare.ArmFamilyHeader, "points beyond tolerance (" + compare.PointFamilyHeader + ")",
+	"peak Δ %", "frontier Δ %", "frontier coverage", "differs / problems"}
 
 // problemsByArm groups the comparison's problems by arm, the arms in the
 // order of their first problem.

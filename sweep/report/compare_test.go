@@ -50,8 +50,10 @@ func TestAddComparison(t *testing.T) {
 	assert.Contains(t, rows[0], "| INCOMPLETE | qwen3.5 mi325x-amds sglang fp8 mtp tp2 ep2 |")
 	assert.Contains(t, rows[0], "2 problems (listed below): invalid-result at c64, c128 |")
 	assert.Contains(t, md, "\nThe 3 problems, by arm:\n\n- qwen3.5 mi325x-amds sglang fp8 mtp tp2 ep2\n  - c64 invalid-result: ")
+	assert.Contains(t, md, "| verdict | arm | Δ % | 90% CI | 90%-family CI | points beyond tolerance (99%-family CI) |")
 	page := rep.HTML()
 	assert.Contains(t, page, `<p id="compare-verdict">verdict: INCOMPLETE`)
+	assert.Contains(t, page, "<th>90% CI</th><th>90%-family CI</th><th>points beyond tolerance (99%-family CI)</th>")
 	assert.Contains(t, page, `<ul id="compare-problems">`)
 }
 
@@ -103,16 +105,20 @@ func TestCompareDir(t *testing.T) {
 	assert.Nil(t, rep.Comparison)
 }
 
-// TestComparisonRowsPoints: the report's comparison table names the points
-// that regress beyond the tolerance (with their intervals) and those past
-// BASE's cliff, the frontiers' peak change and what the frontier Δ covers.
+// TestComparisonRowsPoints: the report's comparison table gives each
+// arm's family CI at its own confidence (the interval that decides
+// REGRESSION, headed as sweep compare heads it; the table had only the
+// 90 % CI), names the points that regress beyond the tolerance (with
+// their family-wise intervals at their confidence) and those past BASE's
+// cliff, the frontiers' peak change and what the frontier Δ covers.
 func TestComparisonRowsPoints(t *testing.T) {
 	delta, peak, fr := -1.85, -3.26, -0.39
 	cmp := &compare.Report{Verdict: compare.Regression, Tolerance: 5, Metric: compare.MetricTotal, Arms: []*compare.ArmReport{{
 		Arm: "qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8", Verdict: compare.Regression, DeltaPct: &delta, CIPct: &[2]float64{-2.26, -1.43},
+		FamilyCIPct: &[2]float64{-2.51, -1.19}, FamilyConfidencePct: 99.167,
 		Points: []compare.PointReport{
-			{Conc: 4, DeltaPct: 0, CIPct: &[2]float64{-2.02, 2.06}, Verdict: compare.Pass},
-			{Conc: 64, DeltaPct: -9.98, CIPct: &[2]float64{-11.8, -8.13}, Verdict: compare.Regression, NotUniform: true},
+			{Conc: 4, DeltaPct: 0, CIPct: &[2]float64{-2.02, 2.06}, ConfidencePct: 99.833, Verdict: compare.Pass},
+			{Conc: 64, DeltaPct: -9.98, CIPct: &[2]float64{-11.8, -8.13}, ConfidencePct: 99.857, Verdict: compare.Regression, NotUniform: true},
 			{Conc: 80, DeltaPct: -5.75, PastBaseCliff: true},
 		},
 		Frontier: compare.FrontierReport{Covered: true, DeltaPct: &fr, PeakDeltaPct: &peak,
@@ -120,8 +126,14 @@ func TestComparisonRowsPoints(t *testing.T) {
 	}}}
 	rows := comparisonRows(cmp)
 	require.Len(t, rows, 1)
-	assert.Equal(t, []string{"REGRESSION", "qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8", "-1.85", "[-2.26, -1.43]",
-		"c64 -9.98 [-11.80, -8.13]; c80 past BASE's cliff (-5.75, not judged)", "-3.26", "-0.39",
+	assert.Equal(t, []string{"REGRESSION", "qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8", "-1.85", "[-2.26, -1.43]", "[-2.51, -1.19] 99.167%",
+		"c64 -9.98 [-11.80, -8.13] 99.857%; c80 past BASE's cliff (-5.75, not judged)", "-3.26", "-0.39",
 		"Δ over 18.2–95.3 tok/s/user; only BASE reaches below 18.2 (15.0–18.2, up to 23011.1 tok/s/GPU)", ""}, rows[0])
 	require.Len(t, comparisonHeader, len(rows[0]))
+	assert.Equal(t, []string{"verdict", "arm", "Δ %", "90% CI", "90%-family CI", "points beyond tolerance (99%-family CI)",
+		"peak Δ %", "frontier Δ %", "frontier coverage", "differs / problems"}, comparisonHeader)
+
+	// Without a noise estimate, no interval.
+	cmp.Arms[0].CIPct, cmp.Arms[0].FamilyCIPct = nil, nil
+	assert.Equal(t, []string{"–", "–"}, comparisonRows(cmp)[0][3:5])
 }

@@ -109,7 +109,7 @@ func TestComparisonSides(t *testing.T) {
 	assert.Contains(t, md, "BASE: runs/main (this report's results); HEAD: "+strings.ReplaceAll(headDir, "_", "\\_")+".")
 	rows := tableRows(md, "| verdict | arm |")
 	require.Len(t, rows, 5)
-	assert.Equal(t, "| not compared | qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8 | – | – | – | – | – | – | only in HEAD: BASE has no such arm |", rows[4])
+	assert.Equal(t, "| not compared | qwen3.5 mi325x-amds sglang fp8 mtp tp8 ep8 | – | – | – | – | – | – | – | only in HEAD: BASE has no such arm |", rows[4])
 	assert.Contains(t, base.HTML(), `<p id="compare-sides">BASE: runs/main (this report&#39;s results); HEAD: `+headDir+`.</p>`)
 	var names []string
 	for _, c := range base.Charts {

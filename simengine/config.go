@@ -757,3 +757,40 @@ func GPUFromRunner(runner string) string {
 	}
 	return ""
 }
+
+// sglangSWAFullTokensRatio is SGLang's default --swa-full-tokens-ratio.
+const sglangSWAFullTokensRatio = 0.8
+
+// HasFault reports whether the configuration injects a fault of kind k and
+// returns it.
+func (c Config) HasFault(k FaultKind) (Fault, bool) {
+	for _, f := range c.Faults {
+		if f.Kind == k {
+			return f, true
+		}
+	}
+	return Fault{}, false
+}
+
+// CalibrationArm is the arm of a calibration that calibrates c: its
+// engine, model, GPU, layout, host KV tier and worker role, nothing
+// fitted.
+func (c *Config) CalibrationArm() ArmCalibration {
+	return ArmCalibration{Engine: c.Engine, Model: c.ModelPath, GPU: c.GPU, TP: c.TP, EP: max(c.EP, 1), DPAttention: c.DPAttention, HostKV: c.HostKV.Enabled(), Role: c.Disagg}
+}
+
+// Arm returns the arm of the calibration that calibrates c (normalized),
+// or nil: the arm of its layout and role, else (a disaggregated worker
+// the file has no arm of its role for) the arm of its layout without a
+// role.
+func (cal *Calibration) Arm(c Config) *ArmCalibration {
+	want := c.CalibrationArm()
+	for _, role := range []string{want.Role, ""} {
+		for i := range cal.Arms {
+			if a := &cal.Arms[i]; a.Role == role && a.sameLayout(&want) {
+				return a
+			}
+		}
+	}
+	return nil
+}

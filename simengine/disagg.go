@@ -1,9 +1,6 @@
 package simengine
 
-import (
-	"context"
-	"sync"
-)
+import "sync"
 
 // Disaggregation modes (Config.Disagg).
 const (
@@ -41,12 +38,4 @@ func (l *kvLink) reserve(now, bytes float64, gpus int) float64 {
 	start := max(now, l.free)
 	l.free = start + kvTransferSetup + bytes/(kvLinkBytesPerSec*float64(max(gpus, 1)))
 	return l.free
-}
-
-// receiveKV waits (on the scaled wall clock) until a decode worker has
-// received a prompt's KV from the prefill worker; it reports false when
-// ctx ends first.
-func (s *Server) receiveKV(ctx context.Context, prompt int) bool {
-	end := s.link.reserve(s.simNow(), float64(prompt)*s.capa.kvBytes, s.cfg.GPUs())
-	return sleepCtx(ctx, s.realUntil(end)) == nil
 }

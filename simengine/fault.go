@@ -139,17 +139,6 @@ func ParseFaults(s string) ([]Fault, error) {
 	return out, errors.Join(errs...)
 }
 
-// HasFault reports whether the configuration injects a fault of kind k and
-// returns it.
-func (c Config) HasFault(k FaultKind) (Fault, bool) {
-	for _, f := range c.Faults {
-		if f.Kind == k {
-			return f, true
-		}
-	}
-	return Fault{}, false
-}
-
 // CrashError is returned by Server.Run when the crash fault fires.
 type CrashError struct{ After int }
 

@@ -445,3 +445,11 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func (s *Server) newRequestRNG(id uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(s.cfg.Seed^0x5bd1e995, id))
 }
+
+// receiveKV waits (on the scaled wall clock) until a decode worker has
+// received a prompt's KV from the prefill worker; it reports false when
+// ctx ends first.
+func (s *Server) receiveKV(ctx context.Context, prompt int) bool {
+	end := s.link.reserve(s.simNow(), float64(prompt)*s.capa.kvBytes, s.cfg.GPUs())
+	return sleepCtx(ctx, s.realUntil(end)) == nil
+}

@@ -212,16 +212,6 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(s.renderMetrics())
 }
 
-// malformedPage is the metrics text of the malformed-metrics fault (nil
-// without it): on the wall clock's /metrics and as the virtual clock's
-// sample log schema alike.
-func (s *Server) malformedPage() []byte {
-	if _, ok := s.cfg.HasFault(FaultMalformedMetrics); !ok {
-		return nil
-	}
-	return fmt.Appendf(nil, "# TYPE %s:num_running_reqs gauge\n%s:num_running_reqs{model_name=\"%s\" 3\nthis is not a metric line\n", s.cfg.Engine, s.cfg.Engine, s.cfg.ServedModelName)
-}
-
 // chatRequest is the part of an OpenAI chat completion request the
 // simulator reads; other fields are accepted and ignored.
 type chatRequest struct {
@@ -547,14 +537,6 @@ func plainJSON(s string) bool {
 	return true
 }
 
-// abandon drops q because its client went away or the server stops.
-func (s *Server) abandon(q *simRequest) {
-	q.aborted.Store(true)
-	if s.vc != nil {
-		s.vabandon(q)
-	}
-}
-
 // response identifies one answer across its chunks.
 type response struct {
 	id, model string
@@ -732,4 +714,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, q *simRequest, r
 		}
 		return
 	}
+}
+
+// simLag answers GET /sim/lag on the wall clock.
+func (s *Server) simLag(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(s.lag.read())
 }

@@ -1,10 +1,6 @@
 package simengine
 
-import (
-	"encoding/json"
-	"net/http"
-	"sync"
-)
+import "sync"
 
 // LagTolerance is how far, in simulated seconds, a step of the wall
 // clock's scheduler may end behind its schedule and still count as on
@@ -74,10 +70,4 @@ func (m *lagMeter) read() Lag {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.lag
-}
-
-// simLag answers GET /sim/lag on the wall clock.
-func (s *Server) simLag(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(s.lag.read())
 }

@@ -3,6 +3,7 @@ package simengine
 import (
 	"bytes"
 	"cmp"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -373,4 +374,14 @@ func (s *Server) renderVLLM(e *expo, snaps []stats) {
 	} {
 		each(h.name, "histogram", h.help, func(i int, st *stats) { e.hist("vllm:"+h.name, lbl(i), h.h(st)) })
 	}
+}
+
+// malformedPage is the metrics text of the malformed-metrics fault (nil
+// without it): on the wall clock's /metrics and as the virtual clock's
+// sample log schema alike.
+func (s *Server) malformedPage() []byte {
+	if _, ok := s.cfg.HasFault(FaultMalformedMetrics); !ok {
+		return nil
+	}
+	return fmt.Appendf(nil, "# TYPE %s:num_running_reqs gauge\n%s:num_running_reqs{model_name=\"%s\" 3\nthis is not a metric line\n", s.cfg.Engine, s.cfg.Engine, s.cfg.ServedModelName)
 }

@@ -110,16 +110,6 @@ func (s *stats) init(c *Config) {
 	s.iterTok, s.maxToks = newHistogram(vllmTokenBuckets), newHistogram(vllmTokenBuckets)
 }
 
-func (s *stats) setLive(r *rank) {
-	s.running, s.waiting = len(r.running), len(r.waiting)
-	s.used, s.evictable, s.pool = r.used(), r.cache.evictable, r.capa.poolTokens
-	s.available = max(r.free(), 0)
-	s.decodeSumSeqLens = 0
-	for _, q := range r.running {
-		s.decodeSumSeqLens += q.prompt + q.generated
-	}
-}
-
 func (s *stats) onAdmit(c *Config, q *simRequest, now float64) {
 	if c.Engine == configs.SGLang {
 		s.queue.observe(now-q.arrival, 1)

@@ -11,30 +11,6 @@ import (
 	"sweep/internal/stats"
 )
 
-// Metric selects the throughput a knee is found on.
-type Metric string
-
-// Metrics.
-const (
-	MetricTotal  Metric = "total"  // request_metrics.throughput.per_gpu.total_tput_tps
-	MetricOutput Metric = "output" // request_metrics.throughput.per_gpu.output_tput_tps
-)
-
-// Set implements pflag.Value.
-func (m *Metric) Set(s string) error {
-	switch Metric(s) {
-	case MetricTotal, MetricOutput:
-		*m = Metric(s)
-		return nil
-	}
-	return fmt.Errorf("metric %q: want total or output", s)
-}
-
-func (m *Metric) String() string { return string(*m) }
-
-// Type implements pflag.Value.
-func (m *Metric) Type() string { return "total|output" }
-
 // Status is the verdict on one arm.
 type Status string
 
@@ -46,40 +22,6 @@ const (
 	StatusAmbiguous      Status = "ambiguous"        // a knee, but it moves within the noise
 	StatusInsufficient   Status = "insufficient"     // fewer than 3 usable concurrencies
 )
-
-// Options tune Analyze. The zero value means the defaults of peers' §2.7.
-type Options struct {
-	Threshold float64 // X: the knee reaches X × peak; default 0.9
-	Metric    Metric  // default MetricTotal
-	// Gain is τ, the per-doubling gain at the top of the grid above which
-	// an arm counts as unsaturated; default 0.10.
-	Gain float64
-	// Drop is δ: a fitted fall below (1 − δ) × peak after the peak flags a
-	// cliff; default 0.05.
-	Drop float64
-	// Sigma is the relative noise assumed when no concurrency has
-	// replicates; default 0.03.
-	Sigma float64
-}
-
-func (o Options) withDefaults() Options {
-	if o.Threshold <= 0 {
-		o.Threshold = 0.9
-	}
-	if o.Metric == "" {
-		o.Metric = MetricTotal
-	}
-	if o.Gain <= 0 {
-		o.Gain = 0.10
-	}
-	if o.Drop <= 0 {
-		o.Drop = 0.05
-	}
-	if o.Sigma <= 0 {
-		o.Sigma = 0.03
-	}
-	return o
-}
 
 // minPoints is the fewest usable concurrencies a verdict needs.
 const minPoints = 3
@@ -1085,8 +1027,6 @@ func medianOf(ss []*Sample, f func(*Sample) *float64) *float64 {
 }
 
 func ptr(v float64) *float64 { return &v }
-
-func sq(x float64) float64 { return x * x }
 
 // round5 rounds to 5 decimals, as InferenceX's result numbers are.
 func round5(v float64) float64 { return math.Round(v*1e5) / 1e5 }

@@ -445,32 +445,6 @@ func probeable(grid []int, c int) bool {
 	return i == 0 || 2*grid[i-1] >= c
 }
 
-// kvNearFull is the KV pool usage (Sample.KVUsage: the highest the window
-// saw, 0-1) from which a probe is not trusted: within a fifth of the
-// pool.
-const kvNearFull = 0.8
-
-// Unsteady reports whether s is a usable probe whose KV pool came near
-// full (kvNearFull). Such a probe has not shown the steady state of a
-// full-length point: agentic sessions' contexts grow for minutes, so the
-// pool fills late in a short window or after it, and only then do cached
-// prefixes get evicted and re-prefilled, the regime a 1200 s point
-// settles in. A probe ends in the warm-cache phase and overstates the
-// throughput (the simulated GLM-5.2 MI325X TP8 arm's c4 probe reads 1.9
-// times its 1200 s point, its cache hit rate 0.77 against 0.43), or past
-// a KV cliff, before the collapse is complete, misstates it either way.
-// The window's usage says nothing of when the pool filled, so the
-// signal is the usage itself, with a margin: a probe's highest usage
-// understates the full point's where sessions are still growing at its
-// end (GLM c3: 0.85 against 0.95).
-func (s *Sample) Unsteady() bool { return s.Probe && s.poolNearFull() }
-
-// poolNearFull reports whether s is usable and its KV pool came near
-// full (kvNearFull), at any length.
-func (s *Sample) poolNearFull() bool {
-	return s.Excluded == "" && s.KVUsage != nil && *s.KVUsage >= kvNearFull
-}
-
 // unsteadyProbes returns the concurrencies whose every reading is an
 // unsteady probe, to measure again at the full length when the verdict
 // hangs on them (that reading replaces the probe's).

@@ -100,3 +100,5 @@ func (m saturating) sse(u, y, w []float64) float64 {
 	}
 	return s
 }
+
+func sq(x float64) float64 { return x * x }

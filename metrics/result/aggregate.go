@@ -142,73 +142,6 @@ func Aggregate(in *Inputs, facts RunFacts) (*Result, error) {
 	return res, nil
 }
 
-// applyShape fills the topology fields and returns the GPU count.
-// Identify is the part of a result its facts decide: the point it
-// measures (hardware, model, framework, topology, concurrency, recipe
-// fingerprint), with no measurement. A resumed sweep compares a result
-// file with it to tell its point's result from another's.
-func Identify(facts RunFacts) *Result {
-	res, _ := newResult(facts)
-	return res
-}
-
-// newResult is the result of a run before any measurement: its identity,
-// image and topology from the facts (InferenceX's key order), and the
-// run's GPU count.
-func newResult(facts RunFacts) (*Result, int) {
-	res := &Result{
-		HW:                 facts.RunnerType,
-		Conc:               facts.Conc,
-		Image:              facts.Image,
-		RecipeFingerprint:  facts.RecipeFingerprint,
-		Model:              facts.Model,
-		InfmaxModelPrefix:  facts.ModelPrefix,
-		Framework:          facts.Framework,
-		Precision:          facts.Precision,
-		SpecDecoding:       facts.SpecDecoding,
-		Disagg:             facts.Disagg,
-		ScenarioType:       "agentic-coding",
-		IsMultinode:        facts.Multinode,
-		KVOffloading:       facts.KVOffloading,
-		KVOffloadBackend:   facts.KVOffloadBackendMeta,
-		AllocatedCPUDRAMGB: facts.TotalCPUDRAMGB,
-		Router:             facts.Router,
-		KVP2PTransfer:      facts.KVP2PTransfer,
-	}
-	return res, applyShape(res, facts)
-}
-
-func applyShape(res *Result, f RunFacts) int {
-	if !f.Multinode {
-		res.TP, res.EP, res.DPAttention = f.TP, f.EP, f.DPAttention
-		res.SingleNodeShape = &SingleNodeShape{PP: f.PP, DCPSize: f.DCP, PCPSize: f.PCP}
-		return f.NumGPUs()
-	}
-	p, d := f.Prefill, f.Decode
-	np, nd := p.gpus(), d.gpus()
-	if nd <= 0 {
-		// Aggregated worker: no separate decode GPUs, so the decode side
-		// adds nothing to TP/EP.
-		d.TP, d.EP, d.PP, d.DCP, d.PCP = 0, 0, 1, 1, 1
-	}
-	res.TP = p.TP + d.TP
-	res.EP = max(p.EP, d.EP)
-	res.DPAttention = "false"
-	if envBool(p.DPAttention) || envBool(d.DPAttention) {
-		res.DPAttention = "true"
-	}
-	res.MultiNodeShape = &MultiNodeShape{
-		PrefillNumWorkers: p.NumWorkers, PrefillTP: p.TP, PrefillPP: p.PP, PrefillDCPSize: p.DCP,
-		PrefillPCPSize: p.PCP, PrefillEP: p.EP, PrefillDPAttention: p.DPAttention, NumPrefillGPU: np,
-		DecodeNumWorkers: d.NumWorkers, DecodeTP: d.TP, DecodePP: d.PP, DecodeDCPSize: d.DCP,
-		DecodePCPSize: d.PCP, DecodeEP: d.EP, DecodeDPAttention: d.DPAttention, NumDecodeGPU: nd,
-	}
-	if f.PrefillHW != "" {
-		res.MultiNodeShape.PrefillHW, res.MultiNodeShape.DecodeHW = f.PrefillHW, f.DecodeHW
-	}
-	return np + nd
-}
-
 // splitRecords keeps the successful profiling records and counts the rest.
 func splitRecords(all []aiperf.Record) ([]*aiperf.Record, RequestAccounting) {
 	var acct RequestAccounting
@@ -289,15 +222,6 @@ func requestMetrics(recs []*aiperf.Record, summary *aiperf.Summary, traces Trace
 	return rm, nil
 }
 
-func pickTTFT(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.Get("time_to_first_token") }
-func pickE2EL(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.Get("request_latency") }
-func pickITL(m *aiperf.RecordMetrics) *aiperf.MetricValue  { return m.Get("inter_token_latency") }
-func pickFRITL(m *aiperf.RecordMetrics) *aiperf.MetricValue {
-	return m.Get("full_response_inter_token_latency")
-}
-func pickISL(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.Get("input_sequence_length") }
-func pickOSL(m *aiperf.RecordMetrics) *aiperf.MetricValue { return m.Get("output_sequence_length") }
-
 func latencyStats(recs []*aiperf.Record) Latency {
 	ttft := msToSeconds(floatsOf(recs, pickTTFT))
 	e2el := msToSeconds(floatsOf(recs, pickE2EL))
@@ -333,8 +257,6 @@ func scalarOf(m *aiperf.MetricValue) aiperf.Scalar {
 	}
 	return m.Value
 }
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // interactivity turns latency statistics into rates: each of mean and the
 // percentiles becomes 1/value when positive (so the slow tail stays the

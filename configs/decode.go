@@ -70,6 +70,49 @@ func (d *decoder) parseDocument(data []byte) *yaml.Node {
 	return doc.Content[0]
 }
 
+// syntaxErr records err, a syntax error yaml.v3 returned for data, at the
+// line and column of the token the parser stopped at, and names the
+// construct it was inside when that starts elsewhere.
+func (d *decoder) syntaxErr(data []byte, err error) {
+	msg := err.Error()
+	reported := 0 // yaml.v3's line, 0 when it gave none
+	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+		reported, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	construct, isParser := parserConstructs[msg]
+	ctxLine := reported // 1-based line of the construct yaml.v3 names
+	if isParser && reported > 0 {
+		ctxLine = reported + 1
+	}
+	line, col := syntaxPos(data, err.Error())
+	if line == 0 {
+		line, col = max(ctxLine, 1), 1
+	}
+	text := "invalid YAML: " + msg
+	if ctxLine > 0 && ctxLine < line {
+		switch construct {
+		case "block mapping", "block sequence":
+			c := blockColumn(data, ctxLine, construct == "block mapping")
+			what := "keys"
+			if construct == "block sequence" {
+				what = "'-' items"
+			}
+			text += fmt.Sprintf("; this line (column %d) does not continue the %s that starts at line %d (%s at column %d): indent it like its siblings, or fix the earlier line that opened a deeper block",
+				col, construct, ctxLine, what, c)
+		case "flow sequence", "flow mapping":
+			text += fmt.Sprintf("; the cause is the %s opened at line %d: it is not closed before here (a missing ',' or closing bracket)", construct, ctxLine)
+		case "node":
+			text += fmt.Sprintf("; the value that starts at line %d has no content", ctxLine)
+		default:
+			text += fmt.Sprintf("; the cause is the token that starts at line %d (an unclosed quote or key)", ctxLine)
+		}
+	}
+	d.errs = append(d.errs, &Error{File: d.file, Line: line, Col: col, Msg: text})
+}
+
 // resolve follows aliases.
 func resolve(n *yaml.Node) *yaml.Node {
 	for n != nil && n.Kind == yaml.AliasNode {

@@ -3,11 +3,8 @@ package configs
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"regexp"
-	"strconv"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -38,49 +35,6 @@ var parserConstructs = map[string]string{
 // maxBisect bounds the file size syntaxPos bisects; larger files keep
 // yaml.v3's line.
 const maxBisect = 8 << 20
-
-// syntaxErr records err, a syntax error yaml.v3 returned for data, at the
-// line and column of the token the parser stopped at, and names the
-// construct it was inside when that starts elsewhere.
-func (d *decoder) syntaxErr(data []byte, err error) {
-	msg := err.Error()
-	reported := 0 // yaml.v3's line, 0 when it gave none
-	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
-		reported, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-	}
-	construct, isParser := parserConstructs[msg]
-	ctxLine := reported // 1-based line of the construct yaml.v3 names
-	if isParser && reported > 0 {
-		ctxLine = reported + 1
-	}
-	line, col := syntaxPos(data, err.Error())
-	if line == 0 {
-		line, col = max(ctxLine, 1), 1
-	}
-	text := "invalid YAML: " + msg
-	if ctxLine > 0 && ctxLine < line {
-		switch construct {
-		case "block mapping", "block sequence":
-			c := blockColumn(data, ctxLine, construct == "block mapping")
-			what := "keys"
-			if construct == "block sequence" {
-				what = "'-' items"
-			}
-			text += fmt.Sprintf("; this line (column %d) does not continue the %s that starts at line %d (%s at column %d): indent it like its siblings, or fix the earlier line that opened a deeper block",
-				col, construct, ctxLine, what, c)
-		case "flow sequence", "flow mapping":
-			text += fmt.Sprintf("; the cause is the %s opened at line %d: it is not closed before here (a missing ',' or closing bracket)", construct, ctxLine)
-		case "node":
-			text += fmt.Sprintf("; the value that starts at line %d has no content", ctxLine)
-		default:
-			text += fmt.Sprintf("; the cause is the token that starts at line %d (an unclosed quote or key)", ctxLine)
-		}
-	}
-	d.errs = append(d.errs, &Error{File: d.file, Line: line, Col: col, Msg: text})
-}
 
 // syntaxPos returns the 1-based line and column where yaml.v3 fails on
 // data with the error text want, or 0, 0 when no prefix reproduces it.

@@ -1121,21 +1121,6 @@ func (r *runner) add(rec *record) {
 	}
 }
 
-// sleepCtx waits d or until ctx is done; it reports whether d elapsed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
 // newUUID returns a random RFC 4122 version 4 UUID string.
 func newUUID() string {
 	var b [16]byte

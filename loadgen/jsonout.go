@@ -10,6 +10,10 @@ import (
 	"sweep/metrics/aiperf"
 )
 
+// aiperfVersion is the aiperf release whose artifact formats the load
+// generator writes.
+const aiperfVersion = "0.12.0"
+
 // MarshalJSON writes the object's keys in order.
 func (o object) MarshalJSON() ([]byte, error) { return appendJSON(nil, o) }
 

@@ -193,6 +193,17 @@ func (c *vclock) sleep(ctx context.Context, p *vpart, until float64, cap time.Du
 	return ctx.Err() == nil
 }
 
+// cleanupTimeout bounds the clock calls that end a participant's part
+// after the run was cancelled.
+const cleanupTimeout = scrapeTimeout
+
+// cleanupCtx is ctx without its cancellation, bounded from now: a
+// participant must still leave the clock (or hand its time on) when the
+// run is cancelled, or a reused engine would wait for it forever.
+func cleanupCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+}
+
 // vgroup is a set of participants another one (the waiter) waits for:
 // the last member to arrive sets the waiter, and the members that stay,
 // to the latest member time, so nothing runs before that time is known.

@@ -11,17 +11,6 @@ import (
 
 var inf = math.Inf(1)
 
-// cleanupTimeout bounds the clock calls that end a participant's part
-// after the run was cancelled.
-const cleanupTimeout = scrapeTimeout
-
-// cleanupCtx is ctx without its cancellation, bounded from now: a
-// participant must still leave the clock (or hand its time on) when the
-// run is cancelled, or a reused engine would wait for it forever.
-func cleanupCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-}
-
 // vjoin makes every lane a participant at the run's time.
 func (r *runner) vjoin(ctx context.Context, lanes []*lane) error {
 	ids := make([]string, len(lanes))

@@ -138,3 +138,13 @@ func resolveDataset(o *Options, warn func(string)) (*dataset, error) {
 func uncapped(repo string) bool {
 	return strings.HasPrefix(repo, "semianalysisai/cc-traces-weka-") && !strings.HasSuffix(repo, "-256k")
 }
+
+func (ds *dataset) describe() string {
+	switch ds.SourceType {
+	case "builtin":
+		return fmt.Sprintf("the built-in synthetic trace set (%d traces)", len(ds.Traces))
+	case "public_dataset":
+		return fmt.Sprintf("%s (%s, %d traces)", ds.HFName, ds.Path, len(ds.Traces))
+	}
+	return fmt.Sprintf("%s (%d traces)", ds.Path, len(ds.Traces))
+}

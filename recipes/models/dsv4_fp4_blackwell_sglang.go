@@ -6,11 +6,6 @@ import (
 	"sweep/recipes"
 )
 
-// dsv4BlackwellChatTemplate is the DeepSeek-V4 thinking template as the
-// Blackwell scripts pass it ($SCRIPT_DIR/../chat_templates/...), with the
-// InferenceX checkout mounted at /workspace (both keys' images).
-const dsv4BlackwellChatTemplate = "/workspace/benchmarks/single_node/agentic/../chat_templates/deepseek_v4_thinking.jinja"
-
 // dsv4BlackwellEnv is what both Blackwell DSv4 SGLang scripts export.
 func dsv4BlackwellEnv(extra ...recipes.EnvVar) []recipes.EnvVar {
 	return append([]recipes.EnvVar{

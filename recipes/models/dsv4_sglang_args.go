@@ -8,6 +8,11 @@ import "sweep/recipes"
 // chunked prefill, memory and speculative flags in between, so it spells
 // its flags out.
 
+// dsv4BlackwellChatTemplate is the DeepSeek-V4 thinking template as the
+// Blackwell scripts pass it ($SCRIPT_DIR/../chat_templates/...), with the
+// InferenceX checkout mounted at /workspace (both keys' images).
+const dsv4BlackwellChatTemplate = "/workspace/benchmarks/single_node/agentic/../chat_templates/deepseek_v4_thinking.jinja"
+
 // dsv4BlackwellSGLangChat is DeepSeek-V4's tool-call and reasoning parsers,
 // the thinking chat template, the 30-minute watchdog and the speculative
 // flags, in the order both Blackwell scripts pass them.

@@ -24,9 +24,6 @@ import (
 	"sweep/internal/textdiff"
 )
 
-// prog starts every message the framework prints.
-const prog = "sweep"
-
 // IOStreams carries every input and output of a command; tests use buffers.
 type IOStreams struct {
 	In     io.Reader

@@ -23,6 +23,9 @@ const (
 	ExitCancelled = 130
 )
 
+// prog starts every message the framework prints.
+const prog = "sweep"
+
 // FlagError is a usage mistake: ExitCode prints it with a hint and
 // returns ExitUsage. It is usage.Error, which libraries return for a
 // mistake in what they were asked.

@@ -52,25 +52,9 @@ type Knees struct {
 // listed.
 func (k *Knees) Empty() bool { return len(k.Results) == 0 && len(k.Failed) == 0 }
 
-// FailedPoint is a failed point of a sweep with no result the knees read.
-type FailedPoint struct {
-	// Arm is the label of the point's arm (result.Identity.Label); ""
-	// when the journal places the point on no arm.
-	Arm string
-	// Point is the point's ID: its directory under the sweep's.
-	Point string
-	// Conc is the point's concurrency; 0 when the journal does not say.
-	Conc int
-	// Error is why its last attempt failed, as the journal records it.
-	Error string
-	// Result is the result file its last attempt's end names (under the
-	// sweep directory, as knee.Sample.File is), there but not read by the
-	// knees; "" when it wrote none, or the file is gone.
-	Result string
-	// Attempts counts its attempts that ended.
-	Attempts int
-	// Probe is true when its last attempt was an adaptive search's probe.
-	Probe bool
+// LeftOut is LeftOutOf the knees' verdicts and failed points.
+func (k *Knees) LeftOut() []LeftOut {
+	return LeftOutOf(k.Results, k.Failed)
 }
 
 // UnfinishedPoint is a point of a sweep that has not finished.

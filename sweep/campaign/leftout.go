@@ -75,11 +75,6 @@ func LeftOutOf(rs []*knee.Result, failed []FailedPoint) []LeftOut {
 	return append(out, others...)
 }
 
-// LeftOut is LeftOutOf the knees' verdicts and failed points.
-func (k *Knees) LeftOut() []LeftOut {
-	return LeftOutOf(k.Results, k.Failed)
-}
-
 // Name names the left-out point l where sweep knees and a report list
 // it: "c16"; "c16 (probe)" for a probe that failed; "c16 (probe,
 // superseded)" for a probe its full-length run superseded (no failure,
@@ -94,6 +89,27 @@ func (l LeftOut) Name() string {
 		return fmt.Sprintf("c%d (probe)", l.Point.Conc)
 	}
 	return fmt.Sprintf("c%d", l.Point.Conc)
+}
+
+// FailedPoint is a failed point of a sweep with no result the knees read.
+type FailedPoint struct {
+	// Arm is the label of the point's arm (result.Identity.Label); ""
+	// when the journal places the point on no arm.
+	Arm string
+	// Point is the point's ID: its directory under the sweep's.
+	Point string
+	// Conc is the point's concurrency; 0 when the journal does not say.
+	Conc int
+	// Error is why its last attempt failed, as the journal records it.
+	Error string
+	// Result is the result file its last attempt's end names (under the
+	// sweep directory, as knee.Sample.File is), there but not read by the
+	// knees; "" when it wrote none, or the file is gone.
+	Result string
+	// Attempts counts its attempts that ended.
+	Attempts int
+	// Probe is true when its last attempt was an adaptive search's probe.
+	Probe bool
 }
 
 // Name names the failed point f in a list: "c16", "c16 (probe)", or its

@@ -1,19 +1,20 @@
 package aiperf
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
-)
 
-// Phase names as aiperf writes them in benchmark_phase and phase_name.
-const (
-	PhaseWarmup    = "warmup"
-	PhaseProfiling = "profiling"
+	"sweep/configs"
 )
 
 // Record is one line of profile_export.jsonl: what sweep's load generator
@@ -327,6 +328,146 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// maxRecordLine bounds one JSONL line (a record with a long error message
+// or a big inter_chunk_latency list is still far below it).
+const maxRecordLine = 64 << 20
+
+// ReadRecords reads every record of a profile_export.jsonl stream. name is
+// used in errors. Blank lines are skipped; a line that is not a JSON object
+// or has no "metadata" object is an error naming the line. It returns what
+// EachRecord would give, in order (with an error, the records before the
+// first bad line), but decodes the lines in batches on every core: a
+// point's file is thousands of 2-3 kB records, read after each point.
+func ReadRecords(r io.Reader, name string) ([]Record, error) {
+	type batch struct {
+		first int      // line number of lines[0]
+		lines [][]byte // within data
+		data  []byte
+		recs  []Record
+		err   error // the batch's first bad line's; recs are the lines before it
+	}
+	var batches []*batch
+	work := make(chan *batch)
+	var wg sync.WaitGroup
+	for range max(runtime.GOMAXPROCS(0), 1) {
+		wg.Go(func() { // exits when work is closed
+			for b := range work {
+				b.recs = make([]Record, 0, len(b.lines))
+				for i, l := range b.lines {
+					rec, ok, err := decodeRecordLine(l, name, b.first+i)
+					if err != nil {
+						b.err = err
+						break
+					}
+					if ok {
+						b.recs = append(b.recs, rec)
+					}
+				}
+			}
+		})
+	}
+	const batchBytes = 256 << 10
+	cur := &batch{first: 1}
+	send := func(next int) {
+		batches = append(batches, cur)
+		work <- cur
+		cur = &batch{first: next}
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 256<<10), maxRecordLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		if len(cur.data)+len(sc.Bytes()) > cap(cur.data) {
+			cur.data = make([]byte, 0, max(batchBytes, len(sc.Bytes())))
+			// the earlier lines keep the previous array
+		}
+		off := len(cur.data)
+		cur.data = append(cur.data, sc.Bytes()...)
+		cur.lines = append(cur.lines, cur.data[off:len(cur.data):len(cur.data)])
+		if len(cur.lines) >= 128 {
+			send(line + 1)
+		}
+	}
+	if len(cur.lines) > 0 {
+		send(line + 1)
+	}
+	close(work)
+	wg.Wait()
+	n := 0
+	for _, b := range batches {
+		n += len(b.recs)
+	}
+	var out []Record // nil without records, as before
+	if n > 0 {
+		out = make([]Record, 0, n)
+	}
+	for _, b := range batches {
+		out = append(out, b.recs...)
+		b.recs = nil
+		if b.err != nil {
+			return out, b.err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("%s: line %d: %w", name, line+1, err)
+	}
+	return out, nil
+}
+
+// EachRecord streams the records of a profile_export.jsonl stream to fn
+// without keeping them; fn must not retain rec.
+func EachRecord(r io.Reader, name string, fn func(rec *Record) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 256<<10), maxRecordLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		rec, ok, err := decodeRecordLine(sc.Bytes(), name, line)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if err := fn(&rec); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: line %d: %w", name, line+1, err)
+	}
+	return nil
+}
+
+// decodeRecordLine decodes l, line number line of a records file; ok is
+// false for a blank line.
+func decodeRecordLine(l []byte, name string, line int) (rec Record, ok bool, _ error) {
+	b := bytes.TrimSpace(l)
+	if len(b) == 0 {
+		return rec, false, nil
+	}
+	if b[0] != '{' {
+		return rec, false, &configs.Error{File: name, Line: line, Key: "record", Msg: "not a JSON object"}
+	}
+	var raw recordJSON
+	if err := json.Unmarshal(b, &raw); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "metrics" {
+			err = errMetricsNotObject
+		}
+		return rec, false, &configs.Error{File: name, Line: line, Key: "record", Msg: err.Error()}
+	}
+	if raw.Metadata == nil {
+		return rec, false, &configs.Error{File: name, Line: line, Key: "metadata", Msg: "missing (aiperf writes it on every record)"}
+	}
+	rec.Metrics = raw.metrics()
+	rec.Metadata = raw.Metadata.metadata()
+	rec.Error = raw.Error // nil when absent or null
+	rec.Line = line
+	return rec, true, nil
 }
 
 // IntScalar is the integer v, as a record's timestamps are written.

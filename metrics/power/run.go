@@ -58,6 +58,32 @@ type namedMetric struct {
 	v   float64
 }
 
+// RoleMetrics are the per-role figures of a valid multi-node measurement,
+// unrounded; a role's are set only when it has GPUs.
+type RoleMetrics struct {
+	PrefillGPUEnergyJ, PrefillAvgPowerW, PrefillJoulesPerInputToken *float64
+	DecodeGPUEnergyJ, DecodeAvgPowerW, DecodeJoulesPerOutputToken   *float64
+}
+
+// named lists the set metrics in the order InferenceX writes them.
+func (r *RoleMetrics) named() []namedMetric {
+	var out []namedMetric
+	for _, nm := range []struct {
+		key string
+		v   *float64
+	}{
+		{"prefill_gpu_energy_j", r.PrefillGPUEnergyJ}, {"prefill_avg_power_w", r.PrefillAvgPowerW},
+		{"prefill_joules_per_input_token", r.PrefillJoulesPerInputToken},
+		{"decode_gpu_energy_j", r.DecodeGPUEnergyJ}, {"decode_avg_power_w", r.DecodeAvgPowerW},
+		{"decode_joules_per_output_token", r.DecodeJoulesPerOutputToken},
+	} {
+		if nm.v != nil {
+			out = append(out, namedMetric{nm.key, *nm.v})
+		}
+	}
+	return out
+}
+
 // metricKeys are the aggregate keys a patch replaces.
 var metricKeys = []string{
 	"avg_power_w", "avg_total_gpu_power_w", "total_gpu_energy_j",
@@ -472,6 +498,15 @@ type Fields struct {
 	DecodeGPUEnergyJ           *pyjson.Float `json:"decode_gpu_energy_j,omitempty"`
 	DecodeAvgPowerW            *pyjson.Float `json:"decode_avg_power_w,omitempty"`
 	DecodeJoulesPerOutputToken *pyjson.Float `json:"decode_joules_per_output_token,omitempty"`
+}
+
+// precisionOf is the patch's rounding: 3 decimals for watts and joules
+// (keys ending _w or _j), else 6.
+func precisionOf(key string) int {
+	if strings.HasSuffix(key, "_w") || strings.HasSuffix(key, "_j") {
+		return 3
+	}
+	return 6
 }
 
 // NewFields rounds the metrics as the patch does; a non-finite metric is

@@ -86,9 +86,6 @@ func (c *Changelog) Throughput() Matrix {
 	return out
 }
 
-// scenarioOrder is the order InferenceX processes scenarios in.
-var scenarioOrder = [...]string{configs.ScenarioFixedSeqLen, configs.ScenarioAgenticCoding}
-
 // ProcessChangelog turns the entries a change appends to
 // perf-changelog.yaml into the sweep they ask for, exactly as InferenceX's
 // utils/process_changelog.py does:

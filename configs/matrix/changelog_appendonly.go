@@ -157,6 +157,9 @@ func seriesOf(r *Row) visualSeries {
 	return s
 }
 
+// scenarioOrder is the order InferenceX processes scenarios in.
+var scenarioOrder = [...]string{configs.ScenarioFixedSeqLen, configs.ScenarioAgenticCoding}
+
 // checkAppendOnlyScope rejects base-to-head edits of master configs
 // outside what the append-only entries selected (validate_append_only_scope):
 // configs that were not selected must be unchanged; a selected config must

@@ -46,6 +46,36 @@ func (o EvalOptions) check() error {
 	return nil
 }
 
+// finishEvals applies the eval options to freshly generated rows, as the
+// generator's main does after expansion.
+func finishEvals(rows Matrix, o EvalOptions) Matrix {
+	if o.NoEvals {
+		// Fixed-seq-len rows always carry run-eval; agentic rows only
+		// once eval selection ran.
+		for _, r := range rows {
+			if !r.Kind.Agentic() {
+				r.RunEval = ptr(false)
+			}
+		}
+	} else {
+		markEvals(rows, o.EvalsOnly || o.AllEvals)
+		if o.AllEvals {
+			rows = markAllEvals(rows)
+		}
+	}
+	if o.EvalsOnly || o.AllEvals {
+		kept := rows[:0]
+		for _, r := range rows {
+			if r.IsEval() {
+				r.EvalOnly = ptr(true)
+				kept = append(kept, r)
+			}
+		}
+		rows = kept
+	}
+	return rows
+}
+
 // TestConfigOptions are the arguments of "generate_sweep_configs.py
 // test-config": every point of the named config keys, concurrency ranges
 // always doubling.

@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -408,23 +409,6 @@ func appendStringList(b []byte, xs []string, s jsonStyle) []byte {
 	return append(b, ']')
 }
 
-// workerKey identifies one key of a worker block. The constants are in
-// the order of InferenceX's WorkerConfig model.
-type workerKey uint8
-
-const (
-	wNumWorker workerKey = iota
-	wTP
-	wPP
-	wDCPSize
-	wPCPSize
-	wEP
-	wDPAttn
-	wHardware
-	wAdditionalSettings
-	numWorkerKeys
-)
-
 // workerField describes one key of a worker block, as rowField does for a
 // row.
 type workerField struct {
@@ -544,4 +528,75 @@ func (k *Backend) appendJSON(b []byte, s jsonStyle) []byte {
 		b = pyjson.AppendString(b, *k.Version, s.asciiOnly())
 	}
 	return append(b, '}')
+}
+
+// MarshalJSON writes the matrix byte for byte as generate_sweep_configs.py
+// prints it (json.dumps defaults: ", " and ": " separators, ASCII only,
+// keys in the generator's insertion order). Rows' ConfigKey is left out,
+// as InferenceX has no such key; AppendJSON(b, WithConfigKey()) keeps it.
+func (m Matrix) MarshalJSON() ([]byte, error) {
+	return m.AppendJSON(make([]byte, 0, 600*len(m)+2)), nil
+}
+
+// JSONOption changes how AppendJSON writes rows.
+type JSONOption func(*jsonOptions)
+
+type jsonOptions struct {
+	configKey bool
+}
+
+// WithConfigKey writes each row's ConfigKey as a last "config-key" member
+// (when set), so the rows read back with UnmarshalJSON know their key. The
+// output is then no longer InferenceX's.
+func WithConfigKey() JSONOption { return func(o *jsonOptions) { o.configKey = true } }
+
+// AppendJSON appends the matrix as MarshalJSON writes it, changed by opts.
+func (m Matrix) AppendJSON(b []byte, opts ...JSONOption) []byte {
+	var o jsonOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	b = append(b, '[')
+	for i, r := range m {
+		if i > 0 {
+			b = append(b, ',', ' ')
+		}
+		b = r.appendJSON(b, o)
+	}
+	return append(b, ']')
+}
+
+// WriteJSON writes the matrix and a newline as InferenceX's generator
+// prints it, with each row's config key when withKey is set.
+func (m Matrix) WriteJSON(w io.Writer, withKey bool) error {
+	var opts []JSONOption
+	if withKey {
+		opts = append(opts, WithConfigKey())
+	}
+	_, err := w.Write(append(m.AppendJSON(make([]byte, 0, 600*len(m)+2), opts...), '\n'))
+	return err
+}
+
+// MarshalJSON writes the row as one element of Matrix.MarshalJSON.
+func (r *Row) MarshalJSON() ([]byte, error) {
+	return appendRowJSON(nil, r, stylePython, 0), nil
+}
+
+// AppendJSON appends the row as MarshalJSON writes it, changed by opts.
+func (r *Row) AppendJSON(b []byte, opts ...JSONOption) []byte {
+	var o jsonOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return r.appendJSON(b, o)
+}
+
+func (r *Row) appendJSON(b []byte, o jsonOptions) []byte {
+	b = appendRowJSON(b, r, stylePython, 0)
+	if o.configKey && r.ConfigKey != "" {
+		b = append(b[:len(b)-1], `, "config-key": `...)
+		b = pyjson.AppendString(b, r.ConfigKey, true)
+		b = append(b, '}')
+	}
+	return b
 }

@@ -1,10 +1,7 @@
 package matrix
 
 import (
-	"io"
-
 	"sweep/configs"
-	"sweep/internal/pyjson"
 )
 
 // Kind says which of InferenceX's four matrix row shapes a Row has. The
@@ -200,6 +197,23 @@ func clonePtr[T any](p *T) *T {
 
 func ptr[T any](v T) *T { return &v }
 
+// workerKey identifies one key of a worker block. The constants are in
+// the order of InferenceX's WorkerConfig model.
+type workerKey uint8
+
+const (
+	wNumWorker workerKey = iota
+	wTP
+	wPP
+	wDCPSize
+	wPCPSize
+	wEP
+	wDPAttn
+	wHardware
+	wAdditionalSettings
+	numWorkerKeys
+)
+
 // Worker is the prefill or decode block of a multi-node row: the master
 // config's worker block with pp, dcp-size and pcp-size filled in.
 type Worker struct {
@@ -237,74 +251,3 @@ type Backend struct {
 
 // Matrix is a list of rows in generator order.
 type Matrix []*Row
-
-// MarshalJSON writes the matrix byte for byte as generate_sweep_configs.py
-// prints it (json.dumps defaults: ", " and ": " separators, ASCII only,
-// keys in the generator's insertion order). Rows' ConfigKey is left out,
-// as InferenceX has no such key; AppendJSON(b, WithConfigKey()) keeps it.
-func (m Matrix) MarshalJSON() ([]byte, error) {
-	return m.AppendJSON(make([]byte, 0, 600*len(m)+2)), nil
-}
-
-// JSONOption changes how AppendJSON writes rows.
-type JSONOption func(*jsonOptions)
-
-type jsonOptions struct {
-	configKey bool
-}
-
-// WithConfigKey writes each row's ConfigKey as a last "config-key" member
-// (when set), so the rows read back with UnmarshalJSON know their key. The
-// output is then no longer InferenceX's.
-func WithConfigKey() JSONOption { return func(o *jsonOptions) { o.configKey = true } }
-
-// AppendJSON appends the matrix as MarshalJSON writes it, changed by opts.
-func (m Matrix) AppendJSON(b []byte, opts ...JSONOption) []byte {
-	var o jsonOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	b = append(b, '[')
-	for i, r := range m {
-		if i > 0 {
-			b = append(b, ',', ' ')
-		}
-		b = r.appendJSON(b, o)
-	}
-	return append(b, ']')
-}
-
-// WriteJSON writes the matrix and a newline as InferenceX's generator
-// prints it, with each row's config key when withKey is set.
-func (m Matrix) WriteJSON(w io.Writer, withKey bool) error {
-	var opts []JSONOption
-	if withKey {
-		opts = append(opts, WithConfigKey())
-	}
-	_, err := w.Write(append(m.AppendJSON(make([]byte, 0, 600*len(m)+2), opts...), '\n'))
-	return err
-}
-
-// MarshalJSON writes the row as one element of Matrix.MarshalJSON.
-func (r *Row) MarshalJSON() ([]byte, error) {
-	return appendRowJSON(nil, r, stylePython, 0), nil
-}
-
-// AppendJSON appends the row as MarshalJSON writes it, changed by opts.
-func (r *Row) AppendJSON(b []byte, opts ...JSONOption) []byte {
-	var o jsonOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	return r.appendJSON(b, o)
-}
-
-func (r *Row) appendJSON(b []byte, o jsonOptions) []byte {
-	b = appendRowJSON(b, r, stylePython, 0)
-	if o.configKey && r.ConfigKey != "" {
-		b = append(b[:len(b)-1], `, "config-key": `...)
-		b = pyjson.AppendString(b, r.ConfigKey, true)
-		b = append(b, '}')
-	}
-	return b
-}

@@ -1,7 +1,6 @@
 package propose
 
 import (
-	"strconv"
 	"strings"
 
 	"sweep/configs"
@@ -75,13 +74,4 @@ func unfinishedNote(r Request) string {
 		}
 	}
 	return strings.Join(arms, "; ")
-}
-
-// concs names concurrencies: "c40, c48".
-func concs(cs []int) string {
-	s := make([]string, len(cs))
-	for i, c := range cs {
-		s[i] = "c" + strconv.Itoa(c)
-	}
-	return strings.Join(s, ", ")
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"sweep/sweep/knee"
@@ -199,4 +200,13 @@ func (p ArmPlan) Summary() string {
 		parts = append(parts, fmt.Sprintf("c%d (%s)", c, strings.Join(p.Why[c], ", ")))
 	}
 	return fmt.Sprintf("%s: %s", label, strings.Join(parts, ", "))
+}
+
+// concs names concurrencies: "c40, c48".
+func concs(cs []int) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = "c" + strconv.Itoa(c)
+	}
+	return strings.Join(s, ", ")
 }

@@ -127,7 +127,6 @@ type sweep struct {
 	// searches says which adaptive arms' searches recorded their end.
 	searches searchState
 	started  time.Time
-	done     int // points finished in this invocation
 	jErr     error
 	// stopErr is why the sweep stopped on its own before its points
 	// were done (a point found the disk full); jErr, its journal's
@@ -157,7 +156,7 @@ type sweep struct {
 		// work is their runs' Work.
 		work float64
 	}
-	// doneWork is the Work of this invocation's runs that ended (done's).
+	// doneWork is the Work of this invocation's runs that ended.
 	doneWork float64
 	// unannounced holds, by point ID, the progress line of a point that
 	// got no server (Record.NoServer) until its end says whether its
@@ -1088,11 +1087,8 @@ func (s *sweep) pointEnded(r *Record, st *pointState) bool {
 		delete(s.unannounced, r.Point)
 		announce(serverWord(true, false, r.Status))
 	}
-	if r.Status != StatusInterrupted {
-		s.done++
-		if p := s.points[r.Point]; p != nil {
-			s.doneWork += s.work(p, r.Probe)
-		}
+	if p := s.points[r.Point]; p != nil && r.Status != StatusInterrupted {
+		s.doneWork += s.work(p, r.Probe)
 	}
 	if r.Status == StatusFailed {
 		s.pointFailed(*r, st)
@@ -1151,7 +1147,6 @@ func (s *sweep) journal(r Record) {
 func (s *sweep) eta() string {
 	elapsed := time.Since(s.started)
 	spent := elapsed + s.before.wall
-	done := s.done + s.before.runs
 	doneWork := s.doneWork + s.before.work
 	left := 0.0
 	var est time.Duration
@@ -1170,7 +1165,7 @@ func (s *sweep) eta() string {
 	}
 	var eta time.Duration
 	switch {
-	case done > 0 && doneWork > 0:
+	case doneWork > 0:
 		eta = time.Duration(float64(spent) / doneWork * left)
 	case est > 0: // Estimate's; none on the virtual clock
 		eta = est / time.Duration(s.o.Parallel)

@@ -33,7 +33,7 @@ func TestResumeETA(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) { // time.Since(s.started) is 2 s exactly
 			s := newSweep(Options{Schedule: &Schedule{Arms: []*Arm{{Name: "k tp8", Points: pts}}, Points: pts}}, nil)
 			s.started = time.Now().Add(-2 * time.Second)
-			s.done, s.before.runs, s.before.wall = 1, tc.beforeRuns, tc.beforeWall
+			s.before.runs, s.before.wall = tc.beforeRuns, tc.beforeWall
 			s.doneWork, s.before.work = 1, float64(tc.beforeRuns) // without Options.Work, a run is 1
 			assert.Equal(t, tc.want, s.eta(), tc.name)
 		})
@@ -97,7 +97,6 @@ func TestVirtualWorkETA(t *testing.T) {
 					if i < done {
 						spent += 100 * r.seconds
 						s.state[pts[i].ID].status = StatusOK
-						s.done++
 						s.doneWork += s.work(pts[i], false)
 					} else {
 						left += 100 * r.seconds

@@ -28,7 +28,7 @@ type Made struct {
 	// ClientName and ClientArgv are the client process's name and argv:
 	// its aiperf profile flags are compared (the built-in client's
 	// wrapper, sweep loadgen ... --, and aiperf's program, which Client
-	// names, are left out, as are VolatileClientFlags); nil ClientArgv:
+	// names, are left out, as are volatileClientFlags); nil ClientArgv:
 	// not compared.
 	ClientName string
 	ClientArgv []string
@@ -159,21 +159,21 @@ func stableFlags(argv []string) map[string]string {
 	return flags
 }
 
-// VolatileClientFlags are client flags that change from run to run of
+// volatileClientFlags are client flags that change from run to run of
 // the same point without changing what it measures: the engine's URLs
 // (a port) and where the artifacts go (the directory's path).
-var VolatileClientFlags = []string{"--url", "--server-metrics", "--output-artifact-dir"}
+var volatileClientFlags = []string{"--url", "--server-metrics", "--output-artifact-dir"}
 
 // clientFlags is a client argv's aiperf profile flags ("" for a bare
 // flag): those after its profile subcommand, aiperf's or the built-in
 // client's (sweep loadgen ... -- profile), secrets redacted as a record
-// redacts them, and without VolatileClientFlags.
+// redacts them, and without volatileClientFlags.
 func clientFlags(argv []string) map[string]string {
 	if i := slices.Index(argv, "profile"); i >= 0 {
 		argv = argv[i+1:]
 	}
 	flags := argvFlags(redactArgv(argv))
-	for _, name := range VolatileClientFlags {
+	for _, name := range volatileClientFlags {
 		delete(flags, name)
 	}
 	return flags

@@ -59,10 +59,9 @@ type campaignOptions struct {
 	Point run.Options
 	// stopGraceSet is --stop-grace given.
 	stopGraceSet bool
-	// simClockSet and timeScaleSet are --sim-clock and --time-scale
-	// given (a disaggregated multi-node arm defaults to the wall clock at
-	// run.DefaultMultiNodeTimeScale).
-	simClockSet, timeScaleSet bool
+	// simClockSet is --sim-clock given (a disaggregated multi-node arm
+	// defaults to the wall clock).
+	simClockSet bool
 }
 
 // bind binds the flags every sweep command has.
@@ -101,7 +100,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *cli.Lists) {
 // check validates the shared flags after parsing.
 func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 	o.stopGraceSet = fs.Changed("stop-grace")
-	o.simClockSet, o.timeScaleSet = fs.Changed("sim-clock"), fs.Changed("time-scale")
+	o.simClockSet = fs.Changed("sim-clock")
 	switch {
 	case o.Out == "":
 		return flagErrorf("missing --out DIR (the sweep directory; rerun the same command on it to resume)")
@@ -346,7 +345,7 @@ func (o *campaignOptions) multiNodeClock(rows matrix.Matrix) error {
 	if !o.Simulate || !o.Selection.Select(rows).HasAgenticMultiNode() {
 		return nil
 	}
-	return o.MultiNodeClock(o.simClockSet, o.timeScaleSet)
+	return o.MultiNodeClock(o.simClockSet)
 }
 
 // profile is the runner's profile with the --site changes.

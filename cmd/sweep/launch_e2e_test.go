@@ -241,7 +241,7 @@ func TestLaunchInterruptedAndCancelled(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "p")
 			var log syncbuf.Buffer
-			// A wall clock: the load takes about 25 s, time to stop it.
+			// A wall clock (20x by default): the load lasts minutes, time to stop it.
 			cmd := launchCmd(t, tc.runner, out, &log, append(site, "--sim-clock", "wall")...)
 			require.NoError(t, cmd.Start())
 			exited := make(chan error, 1)

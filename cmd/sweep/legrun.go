@@ -32,7 +32,7 @@ type abRunOptions struct {
 func (o *abRunOptions) bindLegFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Out, "out", "", "output directory (default ./ab-runs/LEG-<UTC time>; must not exist or be empty)")
 	fs.BoolVar(&o.Simulate, "simulate", false, "simulated engine, router and bfcl (the leg's simulate section)")
-	cli.FloatVar(fs, &o.TimeScale, "time-scale", run.DefaultSimTimeScale, "with --simulate: simulated seconds per wall second", timeScale)
+	cli.FloatVar(fs, &o.TimeScale, "time-scale", leg.DefaultTimeScale, "with --simulate: simulated seconds per wall second", timeScale)
 	fs.StringVar(&o.BFCL, "bfcl", "bfcl", "the bfcl program (bfcl-eval, pinned to the same version for both arms)")
 	fs.IntVar(&o.Port, "port", 0, "public port of each arm, one after the other (default 8888; with --simulate a free port per arm)")
 	fs.DurationVar(&o.RunTimeout, "run-timeout", 0, "stop a bfcl generate that runs longer (0: the leg's timeouts.run, else no limit); the replicate is then incomplete")

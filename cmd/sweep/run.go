@@ -70,7 +70,6 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 				}
 				o.StopGraceSet = fs.Changed("stop-grace")
 				o.SimClockSet = fs.Changed("sim-clock")
-				o.TimeScaleSet = fs.Changed("time-scale")
 				switch {
 				case o.Point.StopGrace < 0:
 					return flagErrorf("--stop-grace %s: want 0 (kill at once) or a positive duration", o.Point.StopGrace)

@@ -61,7 +61,7 @@ func simAgreementRun(ctx context.Context, o *simAgreementOptions) error {
 	}
 	o.Generator = g
 	p := &o.Point
-	p.Simulate, p.Builtin, p.SimClock, p.TimeScale = true, true, run.ClockVirtual, run.DefaultSimTimeScale
+	p.Simulate, p.Builtin, p.SimClock, p.TimeScale = true, true, run.ClockVirtual, run.DefaultTimeScale
 	p.Plan.Fast, p.Plan.AiperfVersion = true, recipes.DefaultAiperfVersion
 	p.Generator, p.FreePort, p.FreePorts = o.Inputs.generator, recipes.FreeRouterPort, recipes.FreePorts
 	p.Stdout, p.Stderr = o.IO.ErrOut, o.IO.ErrOut

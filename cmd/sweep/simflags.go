@@ -27,7 +27,7 @@ func bindSimFlags(fs *pflag.FlagSet, s *run.Mode, fault bool, gpuUsage string) {
 	fs.BoolVar(&s.Simulate, "simulate", false, "run against sweep's simulated engine instead of the real one")
 	fs.StringVar(&s.Aiperf, "aiperf", "", "aiperf program to run (default: aiperf on PATH, else the built-in load generator)")
 	fs.BoolVar(&s.Builtin, "builtin-client", false, "use the built-in load generator even when aiperf is installed")
-	cli.FloatVar(fs, &s.TimeScale, "time-scale", run.DefaultSimTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second", timeScale)
+	cli.FloatVar(fs, &s.TimeScale, "time-scale", run.DefaultTimeScale, "with --simulate --sim-clock wall: simulated seconds per wall second", timeScale)
 	fs.StringVar(&s.SimClock, "sim-clock", run.ClockVirtual, simClockUsage)
 	if fault {
 		fs.StringVar(&s.SimFault, "sim-fault", "", "with --simulate: engine faults to inject, comma-separated ("+simengine.FaultForms()+"; see sweep sim-engine --help)")

@@ -24,7 +24,7 @@ func (r *Request) runMultiNode(ctx context.Context, out string, started time.Tim
 	if !r.Simulate {
 		return usage.Errorf("%s is a multi-node key: its points run as one Slurm job over several nodes (sweep plan --config-keys %s shows the job); on this host they run only with --simulate", r.ConfigKey, r.ConfigKey)
 	}
-	if err := r.MultiNodeClock(r.SimClockSet, r.TimeScaleSet); err != nil {
+	if err := r.MultiNodeClock(r.SimClockSet); err != nil {
 		return err
 	}
 	row, err := r.SelectMultiNodeRow(rows)

@@ -35,10 +35,9 @@ type Request struct {
 	// Point are the runner's options.
 	Point run.Options
 	// StopGraceSet is Point.StopGrace given (0 then means no grace);
-	// SimClockSet and TimeScaleSet are the clock and the time scale given
-	// (a multi-node point defaults to the wall clock at
-	// run.DefaultMultiNodeTimeScale).
-	StopGraceSet, SimClockSet, TimeScaleSet bool
+	// SimClockSet is the clock given (a multi-node point defaults to the
+	// wall clock).
+	StopGraceSet, SimClockSet bool
 
 	// Launch runs the point the way the runner's launcher does: allocate,
 	// import the image, run engine and client inside it.

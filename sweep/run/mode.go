@@ -11,16 +11,18 @@ import (
 	"sweep/simengine"
 )
 
-// DefaultSimTimeScale compresses a simulated point so that the official
-// 3,600 s profile runs in about 25 s of wall time.
-const DefaultSimTimeScale = 150
-
-// DefaultMultiNodeTimeScale is a simulated multi-node point's time scale:
-// on the wall clock every wall-clock delay of the host (scheduling, the
-// router's hops) is multiplied by it, so at the single-node default (150)
-// a conc-8 point on a loaded 2-core host measured a TTFT p50 of 25 s
-// where at 10x it measured 1.1 s; 20x runs a 1200 s point in 1 minute.
-const DefaultMultiNodeTimeScale = 20
+// DefaultTimeScale is a simulated point's time scale on the wall clock,
+// single-node or multi-node: every wall-clock delay of the host (timers,
+// scheduling, the router's hops) is multiplied by it. On an idle 2-core
+// host (2026-12-07, main f188a91) the MI325X Qwen3.5 FP8 TP4 c32 point
+// fell 64 % behind its schedule at 150x (invalid; TTFT p50 4.8 s against
+// the virtual clock's 0.81 s) and 7 % at 50x (TTFT p50 1.25 s); at 20x it
+// kept its schedule (1200 s profile: TTFT p50 0.85 s against 0.84 s,
+// throughput within 0.3 %; 3600 s: 0.97 s against 0.81 s), and TP8 c64
+// fell 1 % behind (0.54 s against 0.44 s). Before, a multi-node conc-8
+// point on a loaded host measured a TTFT p50 of 25 s at 150x and 1.1 s at
+// 10x. 20x runs a 1200 s point in a minute, a 3600 s one in three.
+const DefaultTimeScale = 20
 
 // The simulated engine's clocks (Mode.SimClock): its virtual clock, or a
 // compressed wall clock.
@@ -179,20 +181,16 @@ func aiperfSchemaVersion(v string) string {
 	return v
 }
 
-// MultiNodeClock makes the wall clock at DefaultMultiNodeTimeScale the
-// default of a simulated disaggregated multi-node point (its workers are
-// separate processes: the virtual clock is kept by one engine) and
-// refuses the virtual clock asked for; clockSet and scaleSet are the
-// clock and the time scale given.
-func (m *Mode) MultiNodeClock(clockSet, scaleSet bool) error {
+// MultiNodeClock makes the wall clock the default of a simulated
+// disaggregated multi-node point (its workers are separate processes: the
+// virtual clock is kept by one engine) and refuses the virtual clock asked
+// for; clockSet is whether a clock was given.
+func (m *Mode) MultiNodeClock(clockSet bool) error {
 	switch {
 	case clockSet && m.SimClock == ClockVirtual:
 		return &usage.Error{Err: ErrVirtualMultiNode}
 	case !clockSet:
 		m.SimClock = ClockWall
-	}
-	if !scaleSet {
-		m.TimeScale = DefaultMultiNodeTimeScale
 	}
 	return nil
 }

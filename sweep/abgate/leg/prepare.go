@@ -19,6 +19,12 @@ import (
 	"sweep/sweep/run"
 )
 
+// DefaultTimeScale is a simulated leg's time scale: a leg's verdict
+// counts the answers BFCL grades, not latencies, so its simulated
+// engines run on a wall clock compressed more than a benchmark point's
+// (run.DefaultTimeScale), as long as the host keeps up with the answers.
+const DefaultTimeScale = 150
+
 // Request is a leg to run as `sweep ab run` and `sweep ab calibrate` ask
 // for it. Errors about what it asks for are *usage.Error.
 type Request struct {
@@ -30,8 +36,9 @@ type Request struct {
 	// ./ab-runs/<leg><Suffix>-<UTC time>; made absolute).
 	Out    string
 	Suffix string
-	// Mode holds the simulation (Simulate, TimeScale); a leg's simulated
-	// engine runs on the compressed wall clock and its client is bfcl.
+	// Mode holds the simulation (Simulate, TimeScale: DefaultTimeScale
+	// unless given); a leg's simulated engine runs on the compressed wall
+	// clock and its client is bfcl.
 	run.Mode
 	// BFCL is the bfcl program of real runs.
 	BFCL string

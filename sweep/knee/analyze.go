@@ -90,7 +90,8 @@ type Result struct {
 	Bracket int
 	// Reason says why the verdict, for a person.
 	Reason string
-	// Kneedle is kneed's knee on the fitted rising side (0: no bend).
+	// Kneedle is kneed's knee on the fitted rising side (0: no bend, or
+	// not run: NoBend tells them apart).
 	Kneedle int
 	// Cliff lists why the arm falls off after its knee (throughput or
 	// interactivity falling, KV pinned, cache hit collapsing, errors
@@ -843,6 +844,19 @@ func noise(points []Point, def float64) float64 {
 		return def
 	}
 	return min(max(math.Sqrt(ss/float64(dof)), 0.01), maxSigma)
+}
+
+// NoBend is what the Kneedle column of sweep knees' table and of the
+// report says for an arm Kneedle found no bend in (Result.NoBend), so
+// both read the same.
+const NoBend = "no bend"
+
+// NoBend reports whether Kneedle ran on the arm's fitted rising side
+// and found no bend there (fewer than 4 points on it, or no knee in
+// them). Kneedle runs only on an arm with a knee: an unsaturated or
+// insufficient arm's Kneedle is 0 for not run, and NoBend false.
+func (r *Result) NoBend() bool {
+	return r.Kneedle == 0 && r.Status != StatusInsufficient && r.Status != StatusUnsaturated
 }
 
 // kneedleOnFit runs Kneedle on the fitted rising side (log2 c, fit) and

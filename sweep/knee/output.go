@@ -74,8 +74,8 @@ func WriteTable(w io.Writer, rs []*Result) error {
 			reason += "; cliff: " + strings.Join(r.Cliff, ", ")
 		}
 		kneedle := c(r.Kneedle)
-		if r.Kneedle == 0 && r.Status != StatusInsufficient && r.Status != StatusUnsaturated {
-			kneedle = "no bend"
+		if r.NoBend() {
+			kneedle = NoBend
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Arm.Identity.Label(), r.Status, c(r.Knee), c(r.Peak), kneedle, cliff, reason)
 	}

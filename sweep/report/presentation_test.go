@@ -1,8 +1,11 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
+	"html"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,4 +125,57 @@ func TestComparisonSides(t *testing.T) {
 	for _, p := range cmp.Problems {
 		assert.NotEqual(t, compare.MissingArm, p.Kind, "an arm only HEAD has is not a problem")
 	}
+}
+
+// TestKneedleColumn: the report's Kneedle column reads as sweep knees'
+// does ("no bend" where Kneedle ran and found none, a dash where it did
+// not run: unsaturated, insufficient), and the page and the summary say
+// so under the knee table. The report printed "–" for "no bend".
+func TestKneedleColumn(t *testing.T) {
+	id := synth.KeySweep(11)[0].Arm.Identity
+	tests := []struct {
+		name    string
+		status  knee.Status
+		kneedle int
+		want    string // the report's cell; sweep knees prints "-" for "–"
+	}{
+		{"a knee", knee.StatusOK, 16, "c16"},
+		{"no bend at ok", knee.StatusOK, 0, "no bend"},
+		{"no bend at saturated-at-min", knee.StatusSaturatedAtMin, 0, "no bend"},
+		{"no bend at ambiguous", knee.StatusAmbiguous, 0, "no bend"},
+		{"unsaturated: not run", knee.StatusUnsaturated, 0, "–"},
+		{"insufficient: not run", knee.StatusInsufficient, 0, "–"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &knee.Result{Arm: &knee.Arm{Identity: id}, Status: tc.status, Kneedle: tc.kneedle, Reason: "r"}
+			rows := kneeRows([]*knee.Result{r})
+			require.Len(t, rows, 1)
+			col := slices.Index(kneeHeader, "Kneedle")
+			assert.Equal(t, tc.want, rows[0][col], "report")
+
+			var table bytes.Buffer
+			require.NoError(t, knee.WriteTable(&table, []*knee.Result{r}))
+			lines := strings.Split(table.String(), "\n")
+			at := strings.Index(lines[0], "KNEEDLE")
+			cell, _, _ := strings.Cut(lines[1][at:], "  ")
+			assert.Equal(t, strings.ReplaceAll(tc.want, "–", "-"), cell, "sweep knees:\n%s", table.String())
+		})
+	}
+
+	rep, _ := buildKeySweep(t)
+	section := func(page, from, to string) string {
+		_, s, _ := strings.Cut(page, from)
+		s, _, _ = strings.Cut(s, to)
+		return s
+	}
+	note := `"no bend": it finds none there (fewer than 4 points on the rising side, or no bend in them); – for an unsaturated or insufficient arm`
+	md := section(rep.Markdown(ChartsDir), "## Sweep knees", "\n## ")
+	assert.Contains(t, md, " | no bend | ", "an arm of the key sweep has no bend")
+	assert.Contains(t, md, " |\n\nKneedle: the knee kneed's KneeLocator")
+	assert.Contains(t, md, note)
+	page := section(rep.HTML(), "<h2>Knees</h2>", "<h2>")
+	assert.Contains(t, page, "<td>no bend</td>")
+	assert.Contains(t, page, "</table>\n<p>Kneedle: the knee kneed&#39;s KneeLocator")
+	assert.Contains(t, page, html.EscapeString(note))
 }

@@ -29,6 +29,9 @@ func kneeRows(rs []*knee.Result) [][]string {
 			cliff = strings.Join(r.Cliff, "; ")
 		}
 		kneedle := cOrDash(r.Kneedle)
+		if r.NoBend() {
+			kneedle = knee.NoBend
+		}
 		excl := 0
 		for _, p := range r.Points {
 			excl += len(p.Excluded)
@@ -40,6 +43,13 @@ func kneeRows(rs []*knee.Result) [][]string {
 }
 
 var kneeHeader = []string{"arm", "status", "knee", "peak", "Kneedle", "excluded files", "cliff", "reason"}
+
+// kneedleNote says under the knee table what its Kneedle column holds,
+// in the words of sweep knees' help and the README.
+const kneedleNote = "Kneedle: the knee kneed's KneeLocator (its defaults) finds on the fitted rising side, " +
+	"a diagnostic beside the knee for comparison with InferenceX's tooling; " +
+	"\"" + knee.NoBend + "\": it finds none there (fewer than 4 points on the rising side, or no bend in them); " +
+	"– for an unsaturated or insufficient arm, which has no knee to look for."
 
 // failedRows lists the points the knees leave out
 // (campaign.LeftOutOf: in its order), with why: every result file left

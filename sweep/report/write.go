@@ -167,6 +167,7 @@ func (rep *Report) Markdown(chartsDir string) string {
 		b.WriteString(noneYet + "\n")
 	} else {
 		mdTable(&b, kneeHeader, kneeRows(rep.Results))
+		fmt.Fprintf(&b, "\n%s\n", kneedleNote)
 	}
 	if rows, noResult := failedRows(rep.Results, rep.Failed, rep.Dir); len(rows) > 0 {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", failedTitle(len(rows), noResult), failedIntro)
@@ -254,6 +255,7 @@ figcaption{font-size:13px;padding:4px}
 		fmt.Fprintf(&b, "<p>%s</p>\n", noneYet)
 	} else {
 		htmlTable(&b, "knees", kneeHeader, kneeRows(rep.Results))
+		fmt.Fprintf(&b, "<p>%s</p>\n", html.EscapeString(kneedleNote))
 	}
 	if rows, noResult := failedRows(rep.Results, rep.Failed, rep.Dir); len(rows) > 0 {
 		fmt.Fprintf(&b, "<h2>%s</h2>\n<p>%s</p>\n", html.EscapeString(failedTitle(len(rows), noResult)), html.EscapeString(failedIntro))

@@ -58,6 +58,15 @@ func kneeThumb(c color.Color) *plotter.Scatter {
 // ring under "knee" matched none of them).
 const armKneeLabel = "knee (ring in the colour of its arm)"
 
+// addKneeRings rings an arm's knee at each of kn in c, its colour, under
+// the one legend entry armKneeLabel: the Pareto and energy charts ring
+// knees alike. Nothing is drawn or listed when kn is empty.
+func addKneeRings(fig *figure, kn plotter.XYs, c color.Color) {
+	if len(kn) > 0 {
+		fig.addShared(armKneeLabel, kneeThumb(grey), mustScatter(kn, c, draw.RingGlyph{}, vg.Points(7)))
+	}
+}
+
 // paretoChart draws throughput/GPU vs interactivity for every arm of one
 // frontier, the frontier as a line and each arm's knee as a ring.
 func paretoChart(name string, f *knee.Frontier, metric knee.Metric) *figure {
@@ -80,9 +89,7 @@ func paretoChart(name string, f *knee.Frontier, metric knee.Metric) *figure {
 			continue
 		}
 		fig.add(r.Arm.Identity.Parallelism(), mustScatter(xys, armColor(i), plotutil.Shape(i), vg.Points(3)))
-		if len(kn) > 0 {
-			fig.addShared(armKneeLabel, kneeThumb(grey), mustScatter(kn, armColor(i), draw.RingGlyph{}, vg.Points(7)))
-		}
+		addKneeRings(fig, kn, armColor(i))
 	}
 	var fr plotter.XYs
 	for _, pt := range f.OnFrontier() {
@@ -440,7 +447,8 @@ var bandColor = color.NRGBA{R: 120, G: 120, B: 120, A: 45}
 var grey = color.RGBA{R: 110, G: 110, B: 110, A: 255}
 
 // energyChart draws throughput per GPU against energy per output token,
-// one line per arm through its concurrencies (the knee ringed); nil when
+// one line per arm through its concurrencies (the knee ringed in the
+// arm's colour, as on the Pareto chart: addKneeRings); nil when
 // no arm of the group has valid power.
 func energyChart(name, groupLabel string, rs []*knee.Result, metric knee.Metric) *figure {
 	fig := newFigure(name, fmt.Sprintf("Throughput per GPU vs energy per output token\n%s", groupLabel),
@@ -464,9 +472,7 @@ func energyChart(name, groupLabel string, rs []*knee.Result, metric knee.Metric)
 		}
 		any = true
 		fig.add(r.Arm.Identity.Parallelism(), mustScatter(xys, armColor(i), plotutil.Shape(i), vg.Points(3)), mustLine(xys, armColor(i), false))
-		if len(knees) > 0 {
-			fig.addShared("knee", kneeThumb(black), mustScatter(knees, black, draw.RingGlyph{}, vg.Points(6)))
-		}
+		addKneeRings(fig, knees, armColor(i))
 	}
 	if !any && d.dropped == 0 {
 		return nil

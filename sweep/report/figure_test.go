@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 	"regexp"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -83,11 +83,7 @@ func TestLegendListsOnlyWhatIsDrawn(t *testing.T) {
 					continue
 				}
 				seen[c.Name] = true
-				label := "knee" // the energy chart's rings are black
-				if strings.Contains(c.Name, "pareto") {
-					label = armKneeLabel // the Pareto charts' are in their arms' colours
-				}
-				assert.Equal(t, want, slices.Contains(svgTexts(c.SVG), label), "%s lists %q: got %v, want %v", c.Name, label, !want, want)
+				assert.Equal(t, want, slices.Contains(svgTexts(c.SVG), armKneeLabel), "%s lists %q: got %v, want %v", c.Name, armKneeLabel, !want, want)
 			}
 			assert.Len(t, seen, len(tc.knee), "charts drawn: %v", seen)
 		})
@@ -201,6 +197,47 @@ func TestLegendOfManyEntriesFits(t *testing.T) {
 			checkLegend(t, f)
 		})
 	}
+}
+
+// TestKneeRingsInArmColours: the energy chart rings each arm's knee as
+// the Pareto charts do, in the arm's colour under the one legend entry
+// that says so (armKneeLabel, a grey ring); it drew black rings under
+// "knee". The rings are read off each chart's SVG: a ring of radius 7
+// and the colour of its stroke.
+func TestKneeRingsInArmColours(t *testing.T) {
+	rep, err := patchedKeySweep(t, withEnergy)
+	require.NoError(t, err)
+	hex := func(c color.Color) string {
+		r, g, b, _ := c.RGBA()
+		return fmt.Sprintf("#%02X%02X%02X", r>>8, g>>8, b>>8)
+	}
+	var want []string
+	for i, r := range rep.Results {
+		if r.Knee > 0 {
+			want = append(want, hex(armColor(i)))
+		}
+	}
+	require.NotEmpty(t, want)
+	ring := regexp.MustCompile(`A7,7 0 1 1 [^"]*Z" style="fill:none;stroke:(#[0-9A-F]{6})`)
+	for _, name := range []string{"g1-pareto-p90", "g1-pareto-median", "g1-energy"} {
+		t.Run(name, func(t *testing.T) {
+			i := slices.IndexFunc(rep.Charts, func(c Chart) bool { return c.Name == name })
+			require.GreaterOrEqual(t, i, 0, "no chart %s", name)
+			svg := rep.Charts[i].SVG
+			var got []string
+			for _, m := range ring.FindAllSubmatch(svg, -1) {
+				got = append(got, string(m[1]))
+			}
+			assert.Equal(t, want, got, "the knee rings' colours, in the arms' order")
+			texts := svgTexts(svg)
+			assert.Contains(t, texts, armKneeLabel)
+			assert.NotContains(t, texts, "knee", "a second entry for knee rings")
+		})
+	}
+	f := energyChart("e", "group", rep.Results, knee.MetricTotal)
+	require.Len(t, f.shared, 1)
+	require.Len(t, f.shared[0].thumbs, 1)
+	assert.Equal(t, grey, f.shared[0].thumbs[0].(*plotter.Scatter).GlyphStyle.Color, "the legend's ring: neutral, no arm's colour")
 }
 
 // TestParetoKneeLegend: the Pareto chart rings each arm's knee in the

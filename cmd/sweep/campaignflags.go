@@ -318,7 +318,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 		return &FlagError{Err: pe.Err}
 	}
 	if de, ok := errors.AsType[*campaign.DifferenceError](err); ok && de != nil {
-		return &FlagError{Err: err}
+		return &FlagError{Err: err, Refusal: true} // it names the fix
 	}
 	return err
 }

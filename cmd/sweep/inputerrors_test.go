@@ -5,10 +5,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"sweep/sweep/campaign"
+	"sweep/sweep/testkit/synth"
 )
 
 // TestInputErrorsExitTwo: the same kind of input error exits 2 from every
@@ -64,4 +68,84 @@ func TestInputErrorsExitTwo(t *testing.T) {
 			assert.Contains(t, stdout+stderr, tc.want)
 		})
 	}
+}
+
+// TestOutRefusalsPrintNoUsageHint: a command refused for its output
+// directory exits 2 with a message that names what is wrong and the fix,
+// and ends there; it ended with "run with --help for usage" as a mistyped
+// flag does, which the help cannot fix. Every command's refusal of its
+// --out is checked: a sweep's (discover, official: a directory holding
+// something else, another sweep, one in use, a file, one it cannot
+// make), a point's (run: also another --out than its --plan's), a
+// report's and an A/B leg's. A mistake in the command line's shape
+// (an unknown flag, a missing argument) keeps the hint.
+func TestOutRefusalsPrintNoUsageHint(t *testing.T) {
+	const key = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
+	dir := t.TempDir()
+	used := filepath.Join(dir, "used") // holds an unrelated file
+	require.NoError(t, os.MkdirAll(used, 0o755))
+	file := filepath.Join(used, "notes.txt")
+	require.NoError(t, os.WriteFile(file, []byte("x\n"), 0o644))
+	other := filepath.Join(dir, "other") // another sweep's directory
+	require.NoError(t, os.MkdirAll(other, 0o755))
+	require.NoError(t, synth.WriteJournal(other, campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "official"}}))
+	busy := filepath.Join(dir, "busy") // a sweep's directory in use
+	require.NoError(t, os.MkdirAll(busy, 0o755))
+	lock, err := os.Create(filepath.Join(busy, ".lock"))
+	require.NoError(t, err)
+	defer lock.Close()
+	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+	_, err = lock.WriteString("4242\n")
+	require.NoError(t, err)
+	link := filepath.Join(dir, "link") // a report's --out through a link
+	require.NoError(t, os.Symlink(used, link))
+	unmakeable := "/proc/sweep-test-no-such-dir" // procfs makes no directory, not even for root
+	planned := filepath.Join(dir, "planned")     // a plan's result directory
+	code, planJSON, stderr := runCLI(t, "plan", "--config-keys", key, "--tp", "8", "--ep", "8", "--conc", "4", "--format", "json", "--result-dir", planned)
+	require.Equal(t, 0, code, stderr)
+	plan := filepath.Join(dir, "plan.json")
+	require.NoError(t, os.WriteFile(plan, []byte(planJSON), 0o644))
+	sweepArgs := func(command, out string) []string {
+		return []string{command, "--simulate", "--config-keys", key, "--tp", "8", "--ep", "8", "--conc-list", "4", "--out", out}
+	}
+	runArgs := []string{"run", "--simulate", "--config-key", key, "--tp", "8", "--ep", "8", "--conc", "4", "--out"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // the message's end: the fix
+		hint bool
+	}{
+		{"discover: holds a file", sweepArgs("discover", used), "give --out an empty or new directory (or, to resume a sweep, the directory holding its journal.jsonl)", false},
+		{"discover --dry-run: holds a file", append(sweepArgs("discover", used), "--dry-run"), "the directory holding its journal.jsonl)", false},
+		{"official: holds a file", sweepArgs("official", used), "the directory holding its journal.jsonl)", false},
+		{"discover: another sweep", sweepArgs("discover", other), "use another --out, or the command that started it to resume", false},
+		{"discover: in use", sweepArgs("discover", busy), "is in use by another sweep (pid 4242): wait for it or stop it", false},
+		{"discover: not makeable", sweepArgs("discover", unmakeable), "no such file or directory; give --out a directory this user can make and write", false},
+		{"discover: a file", sweepArgs("discover", file), "it is a file, not a directory: give a directory (one that does not exist yet is made)", false},
+		{"official: parent missing", sweepArgs("official", filepath.Join(dir, "typo", "d")), "does not exist: make it first, or give a path under a directory that exists", false},
+		{"run: holds a file", append(runArgs, used), "not empty (notes.txt); use --force to overwrite it, or a new directory", false},
+		{"run: a sweep's directory", append(runArgs, other), "holds a sweep (journal.jsonl): rerun the sweep's command to run its points, or give sweep run another directory", false},
+		{"run: not makeable", append(runArgs, unmakeable), "no such file or directory; give --out a directory this user can make and write", false},
+		{"run: a file", append(runArgs, file), "it is a file, not a directory: give a directory (one that does not exist yet is made)", false},
+		{"run --plan: another --out", []string{"run", "--plan", plan, "--simulate", "--out", filepath.Join(dir, "elsewhere")}, "plan it with --result-dir " + filepath.Join(dir, "elsewhere") + ", or run it with --out " + planned, false},
+		{"report: a file", []string{"report", "../../testdata/knee/cases/v0004", "--out", file}, "give --out a directory for the report (index.html, summary.md, charts/)", false},
+		{"report: a link", []string{"report", "../../testdata/knee/cases/v0004", "--out", link}, "not through a link to another; remove the link, or give --out a directory", false},
+		{"ab run: holds a file", []string{"ab", "run", "minimaxm3-mi325x-smg", "--simulate", "--out", used}, "give another --out, or drop --out for the default ./ab-runs/<LEG>-<UTC time>", false},
+		{"ab calibrate: a file", []string{"ab", "calibrate", "minimaxm3-mi325x-smg", "--simulate", "--out", file}, "it is a file, not a directory: give a directory that does not exist yet or is empty", false},
+		{"unknown flag", []string{"discover", "--prot", "1"}, "unknown flag: --prot; did you mean --port?", true},
+		{"missing argument", []string{"report"}, "report takes one directory, got 0 arguments", true},
+		{"missing flag", []string{"discover", "--config-keys", key}, "missing --out DIR (the sweep directory; rerun the same command on it to resume)", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.args...)
+			assert.Equal(t, exitUsage, code, stderr)
+			want := tc.want + "\n"
+			if tc.hint {
+				want += "run with --help for usage\n"
+			}
+			assert.True(t, strings.HasSuffix(stderr, want), "stderr ends:\n%s\nwant it to end:\n%s", stderr[max(0, len(stderr)-400):], want)
+		})
+	}
+	assert.NoFileExists(t, filepath.Join(used, campaign.JournalFile), "nothing written")
+	assert.NoDirExists(t, unmakeable)
 }

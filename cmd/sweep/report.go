@@ -109,8 +109,9 @@ func reportRun(ctx context.Context, o *reportOptions) error {
 
 // writeError is the report's write failure err: on a directory it may
 // not write (a read-only disk, no permission, a file on its path) a
-// usage error (exit 2) naming it and the fix, run.OutDirFix, as sweep
-// discover's sweep directory says; any other failure as it is.
+// refusal (exit 2, no --help hint) naming it and the fix,
+// run.OutDirFix, as sweep discover's sweep directory says; any other
+// failure as it is.
 func (o *reportOptions) writeError(err error) error {
 	if !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) && !errors.Is(err, syscall.ENOTDIR) {
 		return err
@@ -119,5 +120,5 @@ func (o *reportOptions) writeError(err error) error {
 	if o.Out == filepath.Join(o.Dir, "report") {
 		where = "the report's directory " + o.Out + " (RESULTS_DIR/report without --out)"
 	}
-	return cli.FlagErrorf("%s: %v; %s", where, err, run.OutDirFix)
+	return cli.Refusef("%s: %v; %s", where, err, run.OutDirFix)
 }

@@ -162,6 +162,8 @@ func TestExitCode(t *testing.T) {
 		{"failure", t.Context(), errors.New("boom"), ExitError, "sweep: boom\n"},
 		{"usage", t.Context(), fmt.Errorf("x: %w", FlagErrorf("bad %d", 1)), ExitUsage, "sweep: x: bad 1\nrun with --help for usage\n"},
 		{"library usage", t.Context(), fmt.Errorf("plan: %w", usage.Errorf("bad port")), ExitUsage, "sweep: plan: bad port\nrun with --help for usage\n"},
+		{"refusal", t.Context(), fmt.Errorf("point c4: %w", usage.Refusef("--out d: not empty; use a new directory")), ExitUsage, "sweep: point c4: --out d: not empty; use a new directory\n"},
+		{"refusal in a usage error", t.Context(), FlagErrorf("--out: %w", Refusef("d is in use")), ExitUsage, "sweep: --out: d is in use\n"},
 		{"own code", t.Context(), &ExitCodeError{Code: 3, Err: errors.New("regressed")}, 3, "sweep: regressed\n"},
 		{"cancelled", cancelled, fmt.Errorf("stage: %w", context.Canceled), ExitCancelled, "sweep: cancelled\n"},
 		{"canceled error, live context", t.Context(), context.Canceled, ExitError, "sweep: context canceled\n"},
@@ -229,7 +231,7 @@ func TestCheckOutDir(t *testing.T) {
 	}{
 		{name: "new directory", path: dir + "/new"},
 		{name: "existing directory", path: dir},
-		{name: "parent missing", path: dir + "/typo/new", want: "--out " + dir + "/typo/new: the parent directory " + dir + "/typo does not exist"},
+		{name: "parent missing", path: dir + "/typo/new", want: "--out " + dir + "/typo/new: the parent directory " + dir + "/typo does not exist: make it first, or give a path under a directory that exists"},
 		{name: "a file", path: file, want: "--out " + file + ": it is a file, not a directory: give a directory (one that does not exist yet is made)"},
 		{name: "under a file", path: file + "/d", want: "--out " + file + "/d: " + file + " is a file, not a directory: give a path under a directory"},
 		{name: "deeper under a file", path: file + "/d/e", want: "--out " + file + "/d/e: " + file + " is a file, not a directory: give a path under a directory"},
@@ -241,7 +243,9 @@ func TestCheckOutDir(t *testing.T) {
 				return
 			}
 			assert.EqualError(t, err, tc.want)
-			assert.True(t, IsUsage(err))
+			var out bytes.Buffer
+			assert.Equal(t, ExitUsage, ExitCode(t.Context(), &out, err))
+			assert.Equal(t, "sweep: "+tc.want+"\n", out.String(), "a refusal naming its fix: no hint to run --help")
 		})
 	}
 }

@@ -41,11 +41,16 @@ func IsUsage(err error) bool {
 	return ok
 }
 
+// Refusef makes a usage error that refuses what was given and names the
+// fix (usage.Refusef): ExitUsage, with no hint to run --help.
+func Refusef(format string, a ...any) error { return usage.Refusef(format, a...) }
+
 // CheckOutDir refuses a directory given to --flag that cannot be made
-// (a usage error), before anything is made under it: the path or one of
-// its parents is a file, or its parent directory does not exist (a typo
-// should not create a tree somewhere). A path that does not exist yet is
-// fine; whether it can be written is found when it is made.
+// (a usage error naming the fix: Refusef), before anything is made
+// under it: the path or one of its parents is a file, or its parent
+// directory does not exist (a typo should not create a tree somewhere).
+// A path that does not exist yet is fine; whether it can be written is
+// found when it is made.
 func CheckOutDir(flag, path string) error {
 	path = filepath.Clean(path)
 	parent := filepath.Dir(path)
@@ -53,11 +58,11 @@ func CheckOutDir(flag, path string) error {
 		st, err := os.Stat(p)
 		switch {
 		case err == nil && !st.IsDir() && p == path:
-			return FlagErrorf("--%s %s: it is a file, not a directory: give a directory (one that does not exist yet is made)", flag, path)
+			return Refusef("--%s %s: it is a file, not a directory: give a directory (one that does not exist yet is made)", flag, path)
 		case err == nil && !st.IsDir():
-			return FlagErrorf("--%s %s: %s is a file, not a directory: give a path under a directory", flag, path, p)
+			return Refusef("--%s %s: %s is a file, not a directory: give a path under a directory", flag, path, p)
 		case err == nil && p != path && p != parent:
-			return FlagErrorf("--%s %s: the parent directory %s does not exist", flag, path, parent)
+			return Refusef("--%s %s: the parent directory %s does not exist: make it first, or give a path under a directory that exists", flag, path, parent)
 		case err == nil:
 			return nil
 		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
@@ -80,8 +85,9 @@ func (e *ExitCodeError) Unwrap() error { return e.Err }
 
 // ExitCode is the process's exit code for a command's error, printed to
 // errOut: ExitOK for none (or a --help), ExitCancelled when ctx was
-// cancelled, ExitUsage for a FlagError (with a hint to run --help), the
-// code of an ExitCodeError, else ExitError.
+// cancelled, ExitUsage for a FlagError (with a hint to run --help, but
+// for a refusal that names its fix: usage.IsRefusal), the code of an
+// ExitCodeError, else ExitError.
 func ExitCode(ctx context.Context, errOut io.Writer, err error) int {
 	switch {
 	case err == nil, errors.Is(err, pflag.ErrHelp):
@@ -92,7 +98,9 @@ func ExitCode(ctx context.Context, errOut io.Writer, err error) int {
 	}
 	fmt.Fprintf(errOut, "%s: %v\n", prog, err)
 	if IsUsage(err) {
-		fmt.Fprintln(errOut, "run with --help for usage")
+		if !usage.IsRefusal(err) {
+			fmt.Fprintln(errOut, "run with --help for usage")
+		}
 		return ExitUsage
 	}
 	if ce, ok := errors.AsType[*ExitCodeError](err); ok && ce != nil {

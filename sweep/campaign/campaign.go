@@ -226,7 +226,8 @@ func (s *sweep) records() []Record {
 // the disk full (the sweep stopped there), ErrPointsFailed when points
 // failed for good. A directory it cannot make or lock (not writable, a
 // file on its path, in use by another sweep) is a *usage.Error: the
-// caller gave a directory it cannot use.
+// caller gave a directory it cannot use (a refusal naming the fix:
+// usage.Refusef).
 func Run(ctx context.Context, o Options) (*Summary, error) {
 	if o.Parallel < 1 {
 		o.Parallel = 1
@@ -238,7 +239,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		return nil, err
 	}
 	if err := run.MakeOutDir(o.Dir, "sweep directory"); err != nil {
-		return nil, &usage.Error{Err: err}
+		return nil, usage.Refuse(err)
 	}
 	unlock, err := lockDir(o.Dir)
 	if err != nil {
@@ -1260,12 +1261,12 @@ func lockDir(dir string) (func(), error) {
 	path := filepath.Join(dir, lockFile)
 	f, err := atomicfile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, usage.Errorf("sweep directory %s: cannot write its lock file: %w; %s", dir, err, run.OutDirFix)
+		return nil, usage.Refusef("sweep directory %s: cannot write its lock file: %w; %s", dir, err, run.OutDirFix)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		holder, _ := inputfile.Read(path, inputfile.Text)
-		return nil, usage.Errorf("%s is in use by another sweep (pid %s): wait for it or stop it", dir, strings.TrimSpace(string(holder)))
+		return nil, usage.Refusef("%s is in use by another sweep (pid %s): wait for it or stop it", dir, strings.TrimSpace(string(holder)))
 	}
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)

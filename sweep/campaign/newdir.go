@@ -22,7 +22,7 @@ const lockFile = ".lock"
 // directory as its own (the knees, the report, the adaptive search), so
 // whatever is there, a point of sweep run, another sweep in a
 // subdirectory, would join its readings. The refusal is a *usage.Error
-// naming what dir holds and the fix: an empty or new directory, or the
+// (a refusal: usage.Refusef) naming what dir holds and the fix: an empty or new directory, or the
 // directory of the sweep to resume. A directory that does not exist, or
 // does not read, or whose journal holds records (a resume, or another
 // sweep's, which Identity.Diff refuses) or does not read, is left to the
@@ -65,7 +65,7 @@ func checkNewDir(dir string) error {
 	if len(sweeps) > 0 {
 		fix = "give --out an empty or new directory, or, to resume a sweep it holds, that sweep's directory (" + strings.Join(sweeps, ", ") + ") with the command that started it"
 	}
-	return usage.Errorf("sweep directory %s is not empty and holds no sweep (no %s): %s; a new sweep reads every result below its directory as its own: %s",
+	return usage.Refusef("sweep directory %s is not empty and holds no sweep (no %s): %s; a new sweep reads every result below its directory as its own: %s",
 		dir, JournalFile, strings.Join(held, ", "), fix)
 }
 

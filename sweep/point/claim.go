@@ -68,7 +68,7 @@ func (r *Request) claim(out, name string, made *run.Made, launchPlan string) (re
 		return nil, nil
 	}
 	if err != nil {
-		return nil, &usage.Error{Err: err}
+		return nil, usage.Refuse(err) // run.OutDirError names the fix
 	}
 	if c.RedoneLaunch {
 		fmt.Fprintf(r.Stderr, "point %s: its earlier launch in %s failed before its run began; launching it again\n", name, out)

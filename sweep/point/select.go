@@ -175,7 +175,7 @@ func ReadPlanFile(path, out string) (*recipes.Point, error) {
 		return nil, usage.Errorf("--plan %s: the point has no row or no engine command", path)
 	}
 	if filepath.Clean(p.ResultDir) != out {
-		return nil, usage.Errorf("--plan %s writes into %s, not --out %s: plan it with --result-dir %s, or run it with --out %s", path, p.ResultDir, out, out, p.ResultDir)
+		return nil, usage.Refusef("--plan %s writes into %s, not --out %s: plan it with --result-dir %s, or run it with --out %s", path, p.ResultDir, out, out, p.ResultDir)
 	}
 	if err := checkPlannedEngine(path, p); err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"sweep/internal/plural"
 	"sweep/internal/usage"
 	"sweep/sweep/knee"
+	"sweep/sweep/run"
 )
 
 // Files written by Write.
@@ -85,7 +86,8 @@ const pagePrefix = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf
 // CheckDir checks that Write may write the report into dir: neither dir
 // nor dir/charts is a symbolic link, and its summary.md and index.html,
 // where they exist, are a report's. A problem is a *usage.Error (the
-// directory is --out, default DIR/report) with the fix.
+// directory is --out, default DIR/report), a refusal naming the fix
+// (usage.Refusef).
 func CheckDir(dir string) error {
 	for _, d := range []string{dir, filepath.Join(dir, ChartsDir)} {
 		st, err := os.Lstat(d)
@@ -93,12 +95,12 @@ func CheckDir(dir string) error {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
 		case err != nil:
-			return usage.Errorf("--out: %w", err)
+			return usage.Refusef("--out: %w; %s", err, run.OutDirFix)
 		case st.Mode()&fs.ModeSymlink != 0:
 			to, _ := os.Readlink(d)
-			return usage.Errorf("--out: %s is a symbolic link (to %s): sweep report writes only into a directory of its own, not through a link to another; remove the link, or give --out a directory", d, to)
+			return usage.Refusef("--out: %s is a symbolic link (to %s): sweep report writes only into a directory of its own, not through a link to another; remove the link, or give --out a directory", d, to)
 		case !st.IsDir():
-			return usage.Errorf("--out: %s is not a directory: give --out a directory for the report (index.html, summary.md, charts/)", d)
+			return usage.Refusef("--out: %s is not a directory: give --out a directory for the report (index.html, summary.md, charts/)", d)
 		}
 	}
 	for _, f := range []struct {
@@ -106,7 +108,7 @@ func CheckDir(dir string) error {
 		own  atomicfile.Own
 	}{{PageFile, ownPage}, {SummaryFile, ownSummary}} {
 		if err := atomicfile.CheckReplace(filepath.Join(dir, f.name), f.own); err != nil {
-			return usage.Errorf("%w; give --out an empty directory or one sweep report wrote", err)
+			return usage.Refusef("%w; give --out an empty directory or one sweep report wrote", err)
 		}
 	}
 	return nil

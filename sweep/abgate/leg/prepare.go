@@ -153,7 +153,7 @@ func (p *Prepared) Err(ctx context.Context, cmd string, err error) error {
 		return fmt.Errorf("%s: %v: %w", cmd, err, context.Canceled)
 	}
 	if errors.Is(err, abgate.ErrRootNotEmpty) {
-		return usage.Errorf("--out %s: %w", p.Out, err)
+		return usage.Refusef("--out %s: %w", p.Out, err)
 	}
 	return err
 }
@@ -166,17 +166,17 @@ func checkOut(out string) error {
 	st, err := os.Stat(out)
 	switch {
 	case errors.Is(err, syscall.ENOTDIR):
-		return usage.Errorf("--out %s: a parent of it is a file, not a directory: give a directory that does not exist yet or is empty", out)
+		return usage.Refusef("--out %s: a parent of it is a file, not a directory: give a directory that does not exist yet or is empty", out)
 	case err != nil:
 		return nil // missing (Run makes it) or unreadable (making it says why)
 	case !st.IsDir():
-		return usage.Errorf("--out %s: it is a file, not a directory: give a directory that does not exist yet or is empty", out)
+		return usage.Refusef("--out %s: it is a file, not a directory: give a directory that does not exist yet or is empty", out)
 	}
 	entries, err := os.ReadDir(out)
 	if err != nil || len(entries) == 0 {
 		return nil
 	}
-	return usage.Errorf("--out %s: not empty (holds %s): each leg or A/A calibration writes its servers, BFCL roots and report into a new or empty directory: give another --out, or drop --out for the default ./ab-runs/<LEG>-<UTC time>", out, holds(entries))
+	return usage.Refusef("--out %s: not empty (holds %s): each leg or A/A calibration writes its servers, BFCL roots and report into a new or empty directory: give another --out, or drop --out for the default ./ab-runs/<LEG>-<UTC time>", out, holds(entries))
 }
 
 // holds names up to three of a directory's entries.

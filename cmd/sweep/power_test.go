@@ -149,6 +149,8 @@ func TestRunSimulatedPower(t *testing.T) {
 		assert.Equal(t, true, res["valid"], "invalid telemetry does not fail the point without REQUIRE_POWER")
 		side := readJSONMap(t, filepath.Join(out, power.ValidationFile))
 		assert.Equal(t, []any{"expected_gpu_count_mismatch"}, side["reasons"])
+		assert.Contains(t, stderr, "power telemetry invalid: expected_gpu_count_mismatch (expected 8 GPUs, observed 7: GPU 3 absent) (best effort; see power_validation.json)\n")
+		assert.NotContains(t, stderr, "--power-gpus", "integrating the allocated GPUs gives no absent GPU back")
 	})
 
 	// The failure named only expected_gpu_count_mismatch: the counts and
@@ -160,7 +162,7 @@ func TestRunSimulatedPower(t *testing.T) {
 		code, stdout, stderr := runCLI(t, simRunArgs(out)...)
 		assert.Equal(t, exitError, code, "stdout %s\nstderr %s", stdout, stderr)
 		const want = "expected_gpu_count_mismatch (expected 8 GPUs, observed 7: GPU 3 absent)"
-		assert.Contains(t, stdout, "FAILED at stage power: power telemetry invalid: "+want+" (REQUIRE_POWER)")
+		assert.Contains(t, stdout, "FAILED at stage power: power telemetry invalid: "+want+" (REQUIRE_POWER) (")
 		rec := readRunRecord(t, out)
 		require.NotNil(t, rec.Failed())
 		assert.Equal(t, "power", rec.Failed().Name)
@@ -172,7 +174,11 @@ func TestRunSimulatedPower(t *testing.T) {
 
 	// InferenceX expects TP*PP*PCP GPUs while the monitor records the whole
 	// (simulated, 8-GPU) node: a TP4 point is never power-valid unless
-	// --power-gpus allocated integrates only its GPUs.
+	// --power-gpus allocated integrates only its GPUs, which the line
+	// saying it is invalid names (it named no fix), as the failure under
+	// REQUIRE_POWER does.
+	const hint = "; --power-gpus allocated (sweep run, discover, official) or SWEEP_POWER_GPUS=allocated integrates only the point's 4 GPUs"
+	const tp4Mismatch = "power telemetry invalid: expected_gpu_count_mismatch (expected 4 GPUs, observed 8: GPUs 4, 5, 6, 7 not expected)"
 	for _, mode := range []string{"", "allocated"} {
 		t.Run("tp4 on 8 GPUs "+mode, func(t *testing.T) {
 			out := t.TempDir()
@@ -189,13 +195,25 @@ func TestRunSimulatedPower(t *testing.T) {
 				assert.Equal(t, []any{"expected_gpu_count_mismatch"}, side["reasons"])
 				assert.Equal(t, 8.0, side["observed_gpu_count"])
 				assert.NotContains(t, side, "gpu_filter")
-				assert.Contains(t, stderr, "power telemetry invalid: expected_gpu_count_mismatch (expected 4 GPUs, observed 8: GPUs 4, 5, 6, 7 not expected) (best effort")
+				assert.Contains(t, stderr, tp4Mismatch+" (best effort; see power_validation.json)"+hint+"\n")
 			} else {
 				assert.Equal(t, 1.0, res["power_valid"], "%v", side["reasons"])
 				assert.Equal(t, []any{"0", "1", "2", "3"}, side["gpu_filter"])
+				assert.NotContains(t, stderr, "--power-gpus allocated (")
 			}
 		})
 	}
+	t.Run("tp4 on 8 GPUs, REQUIRE_POWER", func(t *testing.T) {
+		t.Setenv("REQUIRE_POWER", "1")
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, simRunArgs(out, "--tp", "4", "--ep", "1")...)
+		assert.Equal(t, exitError, code, "stdout %s\nstderr %s", stdout, stderr)
+		assert.Contains(t, stdout, "FAILED at stage power: "+tp4Mismatch+" (REQUIRE_POWER)"+hint+" (")
+		assert.Contains(t, stderr, "sweep: stage power: "+tp4Mismatch+" (REQUIRE_POWER)"+hint+"\n")
+		_, res := pointResult(t, out)
+		assert.Contains(t, res["invalid_reasons"], "power: expected_gpu_count_mismatch (expected 4 GPUs, observed 8: GPUs 4, 5, 6, 7 not expected) (REQUIRE_POWER)",
+			"the result file's reason stays InferenceX's, without sweep's flags")
+	})
 
 	t.Run("lane off", func(t *testing.T) {
 		t.Setenv("ENABLE_AGENTX_POWER", "0")

@@ -20,6 +20,12 @@ const MaxSampleGap = 3.0
 // IntegrationMethod names how energy is computed, as the sidecar says it.
 const IntegrationMethod = "per_device_trapezoidal_with_linear_boundary_interpolation"
 
+// ReasonGPUCountMismatch is InferenceX's reason code for telemetry that
+// holds another number of GPUs than expected (TP×PP×PCP): with every GPU
+// of the node integrated, as InferenceX does, that of a point using
+// fewer GPUs than the node has.
+const ReasonGPUCountMismatch = "expected_gpu_count_mismatch"
+
 // Integration is the result of integrating one telemetry stream over a
 // window (InferenceX's PowerIntegration). The per-GPU maps are keyed by
 // GPU id in ObservedGPUs order; the averages are nil unless every GPU was
@@ -166,7 +172,7 @@ func integrate(csvPath string, start, end float64, expected *int, maxGap float64
 	}
 	sortGPUs(in.ObservedGPUs)
 	if expected != nil && *expected > 0 && len(in.ObservedGPUs) != *expected {
-		reasons = appendReason(reasons, "expected_gpu_count_mismatch")
+		reasons = appendReason(reasons, ReasonGPUCountMismatch)
 	}
 	for _, gpu := range in.ObservedGPUs {
 		var samples []sample

@@ -227,7 +227,7 @@ func (o Outcome) Explained() []string {
 		return out
 	}
 	for i, r := range out {
-		if r == "expected_gpu_count_mismatch" || r == ReasonFilteredGPUsAbsent {
+		if r == ReasonGPUCountMismatch || r == ReasonFilteredGPUsAbsent {
 			out[i] += " (" + o.GPUs.String() + ")"
 			break // the count once, after the first reason about it
 		}

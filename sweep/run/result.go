@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -193,12 +194,30 @@ func (r *runner) powerStage(ctx context.Context, out *power.Outcome) {
 			return nil
 		}
 		msg := "power telemetry invalid: " + strings.Join(out.Explained(), ", ")
+		hint := allocatedHint(r.spec.Power, *out)
 		if out.ExitCode != 0 {
-			return errors.New(msg + " (REQUIRE_POWER)")
+			return errors.New(msg + " (REQUIRE_POWER)" + hint)
 		}
-		r.progress(msg + " (best effort; see " + power.ValidationFile + ")")
+		r.progress(msg + " (best effort; see " + power.ValidationFile + ")" + hint)
 		return nil
 	})
+}
+
+// allocatedHint is the fix sweep offers when a single-node point's
+// telemetry is invalid as InferenceX's adapter judges it by default
+// (power.Outcome): expected_gpu_count_mismatch with GPUs the point does
+// not use (a TP4 point on an 8-GPU node), which integrating only the
+// point's GPUs (PowerGPUsAllocated) makes valid: "; --power-gpus
+// allocated ... integrates only the point's 4 GPUs". It is "" for any
+// other outcome, a point already integrating only its GPUs and a
+// disaggregated point.
+func allocatedHint(ps *PowerSpec, out power.Outcome) string {
+	if ps == nil || ps.AllocatedGPUs || len(ps.Nodes) > 0 || out.GPUs == nil || len(out.GPUs.Extra) == 0 ||
+		!slices.Contains(out.Reasons, power.ReasonGPUCountMismatch) {
+		return ""
+	}
+	return fmt.Sprintf("; --power-gpus %s (sweep run, discover, official) or %s=%s integrates only the point's %d GPUs",
+		PowerGPUsAllocated, EnvPowerGPUs, PowerGPUsAllocated, out.GPUs.Expected)
 }
 
 // invalidReasons lists why the point does not count: a stage that failed

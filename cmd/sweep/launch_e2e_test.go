@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,7 +19,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs/matrix"
 	"sweep/internal/testkit/syncbuf"
+	"sweep/recipes"
 	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
@@ -461,4 +464,45 @@ func TestDiscoverLaunchDryRun(t *testing.T) {
 	code, _, stderr = runCLI(t, "discover", "--config-keys", launchKey, "--dry-run", "--launch", "--out", out)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--launch with --executor local: arm 1: launch: runner mi325x-amds launches through Slurm (runners/launch_mi325x-amds.sh): run its arms with --executor slurm")
+}
+
+// Every planned single-node key plans its --launch: with its shared
+// server and with --exact-servers (a server per point), through Slurm, and
+// a docker runner's key through docker. An arm whose server restarts per
+// point panicked (nil row) in the launch plan.
+func TestDiscoverLaunchDryRunEveryKey(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "plan", "--coverage", "--format", "json")
+	require.Equal(t, 0, code, stderr)
+	var cov []recipes.KeyCoverage
+	require.NoError(t, json.Unmarshal([]byte(stdout), &cov))
+	g, err := (&matrixInputs{}).generator()
+	require.NoError(t, err)
+	singleNode := 0
+	for _, kc := range cov {
+		if kc.Status != recipes.Planned {
+			continue
+		}
+		rows, _, err := g.AgenticRows([]string{kc.Key}, nil, matrix.EvalOptions{NoEvals: true})
+		require.NoError(t, err)
+		if recipes.IsMultiNodeRow(rows[0]) {
+			continue // discover launches no multi-node arm
+		}
+		singleNode++
+		for _, exact := range []bool{false, true} {
+			args := []string{"discover", "--config-keys", kc.Key, "--dry-run", "--executor", "slurm", "--launch", "--out", filepath.Join(t.TempDir(), "d")}
+			if exact {
+				args = append(args, "--exact-servers")
+			}
+			code, stdout, stderr := runCLI(t, args...)
+			require.Equal(t, 0, code, "%s: %s", strings.Join(args, " "), stderr)
+			assert.Contains(t, stdout, "\n  arm 1 (", "%s: no launch plan", strings.Join(args, " "))
+		}
+	}
+	assert.Greater(t, singleNode, 20, "the configs' planned single-node keys")
+
+	// A docker runner's arms, a server per point.
+	code, stdout, stderr = runCLI(t, "discover", "--config-files", relabelledKey(t, "cluster:mi325x-tw"), "--config-keys", launchKey, "--tp", "2", "--ep", "2",
+		"--exact-servers", "--dry-run", "--launch", "--site", "docker-flags=none", "--out", filepath.Join(t.TempDir(), "d"))
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "  arm 1 (mi325x-tw, ")
 }

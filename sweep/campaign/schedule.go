@@ -79,8 +79,10 @@ type Arm struct {
 	// or why not, for the dry-run.
 	Shared bool
 	Why    string
-	// ServerRow is the row the arm's server was planned from (its largest
-	// concurrency when the server is shared).
+	// ServerRow is the row the arm's servers are launched from (image,
+	// runner, model: what every point of the arm shares): its largest
+	// concurrency's, the one a shared server's engine command is planned
+	// for. Set on every arm, also when the server restarts per point.
 	ServerRow *matrix.Row
 	// Grid is the arm's concurrencies in the config, ascending, before a
 	// selection's ConcList narrowed them (SetGrids; nil: not given):
@@ -202,9 +204,6 @@ func decideServers(a *Arm, o ScheduleOptions) {
 		a.Why = fmt.Sprintf("restart per point: the engine flags %s change with conc and recipe %s does not declare that one server sized for the largest conc serves the smaller ones (recipes.Recipe.ArmServer)", strings.Join(diff, ", "), a.Recipe)
 	}
 	a.ServerRow = largest.Plan.Row.Clone()
-	if !a.Shared {
-		a.ServerRow = nil
-	}
 	prev := ""
 	for i, p := range a.Points {
 		k := recipes.ServerKey(p.Plan)

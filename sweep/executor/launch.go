@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"sweep/configs/matrix"
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
@@ -66,14 +65,6 @@ func (l Launch) options(runner string, clientMounts []string) launch.Options {
 	return launch.Options{RunnerName: runner, Mounts: append([]string{launch.SweepMount(l.Binary)}, clientMounts...), Export: []string{launch.SweepExport(l.Binary)}}
 }
 
-// armRow is the matrix row an arm's launch is built from.
-func armRow(a *campaign.Arm) *matrix.Row {
-	if a.ServerRow != nil || len(a.Points) == 0 {
-		return a.ServerRow
-	}
-	return &a.Points[0].Plan.Row
-}
-
 // clientEnv is an arm's client environment in its container for the job
 // key (nil without Client) and the mounts it needs. Every point of the
 // arm must replay the same trace set.
@@ -86,7 +77,7 @@ func (l Launch) clientEnv(prof recipes.Profile, a *campaign.Arm, key string) (*r
 		mounts []string
 	)
 	for i, p := range a.Points {
-		pe, m, err := l.Client.Env(prof, armRow(a), p.Plan.Client, key)
+		pe, m, err := l.Client.Env(prof, a.ServerRow, p.Plan.Client, key)
 		if err != nil {
 			return nil, nil, fmt.Errorf("arm %d, point %s: %w", a.Index+1, p.ID, err)
 		}
@@ -118,7 +109,7 @@ func (l Launch) Preflight(ctx context.Context, sched *campaign.Schedule, net lau
 		if err != nil {
 			return err
 		}
-		_, hostHub := launch.HubCache(prof, armRow(a))
+		_, hostHub := launch.HubCache(prof, a.ServerRow)
 		k := hostHub + "\x00" + ce.Loader
 		if checked[k] {
 			continue

@@ -450,7 +450,8 @@ func TestLaunchMI300XStagesTheWorkspace(t *testing.T) {
 
 // discover --dry-run --launch prints each arm's import and job step (and
 // the job's per-job variables); a Slurm runner's arms with the local
-// executor are a usage error.
+// executor and a docker runner's with the Slurm executor are usage
+// errors.
 func TestDiscoverLaunchDryRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "d")
 	code, stdout, stderr := runCLI(t, "discover", "--config-keys", launchKey, "--tp", "2", "--ep", "2", "--dry-run", "--executor", "slurm", "--launch",
@@ -464,6 +465,18 @@ func TestDiscoverLaunchDryRun(t *testing.T) {
 	code, _, stderr = runCLI(t, "discover", "--config-keys", launchKey, "--dry-run", "--launch", "--out", out)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--launch with --executor local: arm 1: launch: runner mi325x-amds launches through Slurm (runners/launch_mi325x-amds.sh): run its arms with --executor slurm")
+	// The Slurm executor launches Slurm runners' arms only, refused
+	// before anything is written (each point failed, retried, with a
+	// journal, summary and report).
+	tw := relabelledKey(t, "cluster:mi325x-tw")
+	for _, dry := range []string{"--dry-run", "--simulate"} {
+		out := filepath.Join(t.TempDir(), "d")
+		code, _, stderr = runCLI(t, "discover", "--config-files", tw, "--config-keys", launchKey, "--tp", "2", "--ep", "2", dry, "--builtin-client",
+			"--executor", "slurm", "--launch", "--out", out)
+		assert.Equal(t, exitUsage, code, dry)
+		assert.Contains(t, stderr, "sweep: --launch with --executor slurm: arm 1: launch: runner mi325x-tw runs docker on its node (runners/launch_mi325x-tw.sh), not Slurm jobs: run its arms with --executor local\n", dry)
+		assert.NoDirExists(t, out, dry)
+	}
 }
 
 // Every planned single-node key plans its --launch: with its shared

@@ -137,11 +137,31 @@ func (l Launch) step(prof recipes.Profile, a *campaign.Arm) (*launch.JobStep, *r
 	return js, ce, err
 }
 
-// ArmProgram gives each arm's job the container step of its runner's
-// launch around the mounted sweep (Options.ArmProgram), importing each
-// image once (under the launcher's flock) before the first job that
-// needs it.
-func (l Launch) ArmProgram() func(context.Context, *campaign.Arm) (campaign.ArmCommand, error) {
+// checkJobs checks, before anything starts, that every arm of sched has
+// its job's container step: a docker runner's arm runs on its node, not
+// as a Slurm job. A failure is the caller's usage error (*ProfileError).
+func (l Launch) checkJobs(sched *campaign.Schedule) error {
+	for _, a := range sched.Arms {
+		prof, err := l.Profile(a.Runner)
+		if err == nil {
+			_, _, err = l.step(prof, a)
+		}
+		if err != nil {
+			return &ProfileError{Err: fmt.Errorf("--launch with --executor slurm: arm %d: %w", a.Index+1, err)}
+		}
+	}
+	return nil
+}
+
+// ArmProgram gives each arm's job of sched the container step of its
+// runner's launch around the mounted sweep (Options.ArmProgram),
+// importing each image once (under the launcher's flock) before the
+// first job that needs it. Every arm's step is checked first
+// (checkJobs).
+func (l Launch) ArmProgram(sched *campaign.Schedule) (func(context.Context, *campaign.Arm) (campaign.ArmCommand, error), error) {
+	if err := l.checkJobs(sched); err != nil {
+		return nil, err
+	}
 	var mu sync.Mutex
 	imported := map[string]error{}
 	return func(ctx context.Context, a *campaign.Arm) (campaign.ArmCommand, error) {
@@ -168,7 +188,7 @@ func (l Launch) ArmProgram() func(context.Context, *campaign.Arm) (campaign.ArmC
 			return campaign.ArmCommand{}, fmt.Errorf("image %s: %w", imp.Image, ierr)
 		}
 		return campaign.ArmCommand{Argv: append(js.Argv, l.sweepInImage()), Env: js.Env, Client: ce}, nil
-	}
+	}, nil
 }
 
 // ContainerArms runs each arm of sched in its docker runner's container
@@ -251,6 +271,9 @@ func (l Launch) WriteDryRun(w io.Writer, sched *campaign.Schedule, slurmJobs boo
 			}
 		}
 		return nil
+	}
+	if err := l.checkJobs(sched); err != nil {
+		return err
 	}
 	fmt.Fprintln(w, "\nlaunch (--launch): per arm, the image import on this host, then the sbatch job's step")
 	for _, a := range sched.Arms {

@@ -171,6 +171,29 @@ func TestLaunchContainerArmClientEnv(t *testing.T) {
 	assert.Contains(t, b.String(), "    setup:  aiperf-install: UV_CACHE_DIR=/tmp/inferencex-agentic-mi325x-tw-arm02-"+launch.DirTag(l.Dir)+"/uv-cache ")
 }
 
+// A docker runner's arms are refused as Slurm jobs before anything
+// starts, with the fix named, as the caller's usage error; in the dry run
+// too, before any arm is printed.
+func TestLaunchJobsRefuseDockerRunner(t *testing.T) {
+	sched := runnerSchedule(t, "mi325x-tw", recipes.Loader062126)
+	l := Launch{Profile: func(r string) (recipes.Profile, error) { return recipes.SiteProfile(r, nil) }, Binary: "/usr/local/bin/sweep", Dir: t.TempDir()}
+	const want = "--launch with --executor slurm: arm 1: launch: runner mi325x-tw runs docker on its node (runners/launch_mi325x-tw.sh), not Slurm jobs: run its arms with --executor local"
+	prog, err := l.ArmProgram(sched)
+	var pe *ProfileError
+	require.ErrorAs(t, err, &pe)
+	assert.EqualError(t, err, want)
+	assert.Nil(t, prog)
+	var b strings.Builder
+	err = l.WriteDryRun(&b, sched, true)
+	require.ErrorAs(t, err, &pe)
+	assert.EqualError(t, err, want)
+	assert.Empty(t, b.String())
+
+	prog, err = l.ArmProgram(clientSchedule(t, recipes.Loader062126))
+	require.NoError(t, err)
+	assert.NotNil(t, prog)
+}
+
 func TestNewLaunch(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-sweep")
 	_, err := NewLaunch("/d", []string{"no-such-fact=1"}, missing, "")

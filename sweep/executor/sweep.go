@@ -187,7 +187,9 @@ func (s *Sweep) wire(l Launch, progress io.Writer) error {
 		}
 		s.Program = []string{exe}
 		if launched {
-			s.ArmProgram = l.ArmProgram()
+			if s.ArmProgram, err = l.ArmProgram(s.Schedule); err != nil {
+				return err
+			}
 		}
 	} else if launched {
 		var err error

@@ -584,7 +584,7 @@ type JobStep struct {
 // resolve.
 func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (*JobStep, error) {
 	if p.Launch.Docker != nil {
-		return nil, fmt.Errorf("launch: runner %s runs docker on its node, not Slurm jobs", p.Name)
+		return nil, fmt.Errorf("launch: runner %s runs docker on its node (%s), not Slurm jobs: run its arms with --executor local", p.Name, p.LauncherFile())
 	}
 	o.JobID = "${SLURM_JOB_ID}"
 	o.Workspace = dir

@@ -253,7 +253,7 @@ func TestInJob(t *testing.T) {
 	docker, err := recipes.ProfileFor("mi325x-tw_0")
 	require.NoError(t, err)
 	_, err = InJob(docker, row, Options{RunnerName: "mi325x-tw_0"}, "/d")
-	assert.ErrorContains(t, err, "runs docker on its node")
+	assert.EqualError(t, err, "launch: runner mi325x-tw runs docker on its node (runners/launch_mi325x-tw.sh), not Slurm jobs: run its arms with --executor local")
 }
 
 // InContainer: a docker runner's arm runs its payload in the launcher's

@@ -287,7 +287,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	// The engines' own variables that reach them: part of what the
 	// sweep measures, as its flags are.
 	sw.Settings = append(slices.Clone(sw.Settings), campaign.EngineEnv(sched, os.Environ(), o.engineEnvReaches())...)
-	if sw.GPUs, err = executor.NodeGPUs(o.Run.GPUs, o.Simulate || o.Run.DryRun); err != nil {
+	if sw.GPUs, err = executor.NodeGPUs(o.Run.Name, o.Run.GPUs, o.Simulate || o.Run.DryRun); err != nil {
 		return &FlagError{Err: err}
 	}
 	if !o.Run.DryRun {

@@ -16,11 +16,14 @@ import (
 	"sweep/sweep/run"
 )
 
-// NodeGPUs are the local executor's GPUs: given (sorted; an id listed
-// twice is an error), else 0..7 for a simulation or a dry run, else the
-// GPUs rocm-smi or nvidia-smi lists. Its errors are the caller's usage
-// errors (they name --gpus).
-func NodeGPUs(given []int, simulateOrDryRun bool) ([]int, error) {
+// NodeGPUs are the GPUs executor ex places the arms on: given (sorted;
+// an id listed twice is an error), else 0..7 for a simulation, a dry run
+// or the Slurm executor, else the GPUs rocm-smi or nvidia-smi lists.
+// Only the local executor asks this host: a Slurm arm's GPUs are its
+// job's (--gres), on a node the submitting host need not see; its eight
+// price the schedule and its first ETA, as in the dry run. Its errors
+// are the caller's usage errors (they name --gpus).
+func NodeGPUs(ex Name, given []int, simulateOrDryRun bool) ([]int, error) {
 	if len(given) > 0 {
 		ids := slices.Clone(given)
 		slices.Sort(ids)
@@ -29,7 +32,7 @@ func NodeGPUs(given []int, simulateOrDryRun bool) ([]int, error) {
 		}
 		return ids, nil
 	}
-	if simulateOrDryRun {
+	if simulateOrDryRun || ex == Slurm {
 		return []int{0, 1, 2, 3, 4, 5, 6, 7}, nil
 	}
 	mem, checked, err := run.SystemGPUProbe(context.Background())

@@ -395,25 +395,23 @@ func Plan(rows matrix.Matrix, dir string, o PlanOptions) (*Schedule, error) {
 			}
 		}
 		for _, p := range a.Points {
-			pp := po
-			pp.Port = port
-			pp.ResultDir = result.PointDir(dir, p.ID)
-			got, err := recipes.Plan(matrix.Matrix{&p.Plan.Row}, pp)
+			got, err := planOnPort(p, po, dir, port)
 			if err != nil {
-				return nil, planError(err)
+				return nil, err
 			}
-			points = append(points, got[0])
+			points = append(points, got)
 			if o.ProbeDuration > 0 {
 				if full := recipes.Duration(&p.Plan.Row, po.Fast, po.Duration); o.ProbeDuration >= full {
 					return nil, fmt.Errorf("%w: probe duration %d s: %s runs %d s at the full length, and a probe must be shorter (the search reads its probes against the full-length points): give less than %d s, or 0 to run every point at the full length",
 						recipes.ErrInvalidOptions, o.ProbeDuration, p.ID, full, full)
 				}
+				pp := po
 				pp.ProbeDuration = o.ProbeDuration
-				probe, err := recipes.Plan(matrix.Matrix{&p.Plan.Row}, pp)
+				probe, err := planOnPort(p, pp, dir, port)
 				if err != nil {
-					return nil, planError(err)
+					return nil, err
 				}
-				probes[p.ID] = probe[0].Client
+				probes[p.ID] = probe.Client
 			}
 		}
 	}
@@ -426,7 +424,61 @@ func Plan(rows matrix.Matrix, dir string, o PlanOptions) (*Schedule, error) {
 			p.ProbeClient, p.ProbeDuration = c, o.ProbeDuration
 		}
 	}
+	s.OnPort = func(a *Arm, points []*Point, port int) ([]*Point, error) {
+		return onPort(a, points, port, po, dir, so)
+	}
 	return s, nil
+}
+
+// planOnPort plans the single-node point p again into its directory
+// below dir with its server on port.
+func planOnPort(p *Point, po recipes.PlanOptions, dir string, port int) (recipes.Point, error) {
+	po.Port = port
+	po.ResultDir = result.PointDir(dir, p.ID)
+	got, err := recipes.Plan(matrix.Matrix{&p.Plan.Row}, po)
+	if err != nil {
+		return recipes.Point{}, planError(err)
+	}
+	return got[0], nil
+}
+
+// onPort is Schedule.OnPort of a schedule Plan planned with po and so
+// into dir: every point of the single-node arm a planned on port and its
+// servers decided again (a shared server is planned for the arm's
+// largest concurrency, as on the planned port), then points as copies
+// with those plans. A probe's client is not planned again: an arm with
+// probes is refused.
+func onPort(a *Arm, points []*Point, port int, po recipes.PlanOptions, dir string, so ScheduleOptions) ([]*Point, error) {
+	if a.Nodes > 0 {
+		return nil, fmt.Errorf("arm %d: a multi-node arm's ports are its deployment's", a.Index+1)
+	}
+	var planned []recipes.Point
+	for _, p := range a.Points {
+		got, err := planOnPort(p, po, dir, port)
+		if err != nil {
+			return nil, err
+		}
+		planned = append(planned, got)
+	}
+	s, err := BuildSchedule(planned, so)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]*Point{}
+	for _, p := range s.Points {
+		byID[p.ID] = p
+	}
+	out := make([]*Point, 0, len(points))
+	for _, p := range points {
+		got := byID[p.ID]
+		if got == nil || p.ProbeClient != nil {
+			return nil, fmt.Errorf("arm %d: point %s cannot be planned on port %d (not of the arm, or a probe)", a.Index+1, p.ID, port)
+		}
+		c := *p
+		c.Plan = got.Plan
+		out = append(out, &c)
+	}
+	return out, nil
 }
 
 // MinProbeSeconds is the shortest probe an adaptive search takes: a probe

@@ -154,3 +154,39 @@ func TestPlanPortsDirectoriesAndProbes(t *testing.T) {
 	_, err = campaign.Plan(rows, dir, o)
 	assert.EqualError(t, err, "no free port")
 }
+
+// OnPort plans an arm's points as Plan plans them on that port: the
+// shared server's command (planned for the arm's largest concurrency) or
+// each point's own, the engine, client and health on the new port; the
+// schedule's points keep theirs.
+func TestPlanOnPort(t *testing.T) {
+	rows, runners := builtinRows(t, "qwen3.5-fp8-mi325x-sglang-agentic-mtp")
+	rows = campaign.Selection{TP: []int{8}, ConcList: []int{4, 16, 32}}.Select(rows)
+	dir := t.TempDir()
+	for _, exact := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exact servers %t", exact), func(t *testing.T) {
+			o := campaign.PlanOptions{Recipe: recipes.PlanOptions{Runners: runners, Fast: true}, ExactServers: exact}
+			s, err := campaign.Plan(rows, dir, o)
+			require.NoError(t, err)
+			o.ArmPort = func(int) (int, error) { return 40377, nil }
+			want, err := campaign.Plan(rows, dir, o)
+			require.NoError(t, err)
+			a := s.Arms[1]
+			require.Len(t, a.Points, 3)
+			assert.Equal(t, !exact, a.Shared)
+			got, err := s.OnPort(a, a.Points[:2], 40377)
+			require.NoError(t, err)
+			require.Len(t, got, 2)
+			for i, p := range got {
+				assert.Equal(t, want.Arms[1].Points[i].Plan, p.Plan, p.ID)
+				assert.Equal(t, 40377, p.Plan.Port)
+				assert.Equal(t, "http://localhost:40377/health", p.Plan.HealthURL)
+				assert.Contains(t, fmt.Sprint(p.Plan.Engine.Argv), "--port 40377")
+				assert.Equal(t, a.Points[i].ID, p.ID)
+				assert.Equal(t, a.Points[i].Index, p.Index)
+				assert.Equal(t, a.Points[i].Server, p.Server)
+				assert.Equal(t, recipes.DefaultPort+2, a.Points[i].Plan.Port, "the schedule's point is not changed")
+			}
+		})
+	}
+}

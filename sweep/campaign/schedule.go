@@ -95,6 +95,11 @@ type Arm struct {
 type Schedule struct {
 	Arms   []*Arm
 	Points []*Point
+	// OnPort, set by Plan, plans points of the single-node arm a again
+	// with the arm's server on another public port (a Slurm job's, known
+	// once the job has its id): copies of points with the plans Plan
+	// would have made on port. Nil on a schedule Plan did not make.
+	OnPort func(a *Arm, points []*Point, port int) ([]*Point, error)
 }
 
 // ServerStarts is the number of server starts of the schedule.

@@ -461,6 +461,7 @@ func TestDiscoverLaunchDryRun(t *testing.T) {
 	assert.Contains(t, stdout, "step:   srun --container-image=/data/sq/"+launch.SquashName(launchImage)+" --container-mounts="+out+":/workspace/,")
 	assert.Contains(t, stdout, " run-arm --job ... --events ...")
 	assert.Contains(t, stdout, "    env:    XDG_CACHE_HOME=/tmp/xdg-cache-${SLURM_JOB_ID} (set on the node, ${SLURM_JOB_ID} its job id)")
+	assert.Contains(t, stdout, "\nports: arm 1's server listens on 40000 + the job id % 10000, as the launcher puts them (its jobs share nodes), not on the planned port: each job is submitted held and its points planned on that port once it has its id\n")
 	// The local executor launches docker runners' arms only.
 	code, _, stderr = runCLI(t, "discover", "--config-keys", launchKey, "--dry-run", "--launch", "--out", out)
 	assert.Equal(t, exitUsage, code)

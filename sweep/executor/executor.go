@@ -11,12 +11,14 @@ package executor
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"sweep/recipes"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/local"
 	"sweep/sweep/executor/slurm"
+	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
 
@@ -99,6 +101,10 @@ func New(o Options) (campaign.Executor, error) {
 	watchdog := o.Cost.Watchdog(o.Setup.Simulate, o.Setup.TimeScale)
 	switch o.Name {
 	case Slurm:
+		var onPort func(*campaign.Arm, []*campaign.Point, int) ([]*campaign.Point, error)
+		if o.Schedule != nil {
+			onPort = o.Schedule.OnPort
+		}
 		if o.Adaptive {
 			return nil, fmt.Errorf("adaptive discovery runs with the local executor only (the Slurm job runs a fixed list of points)")
 		}
@@ -109,6 +115,7 @@ func New(o Options) (campaign.Executor, error) {
 			// --time: the arm's planned time on its node, twice over.
 			TimeLimit: slurm.WatchdogTimeLimit(watchdog),
 			Spec:      slurm.ProfileSpec(o.Profile, !o.Setup.Simulate || o.ArmProgram != nil, o.Partition),
+			JobPort:   jobPort(o.Profile, !o.Setup.Simulate), OnPort: onPort,
 		}, nil
 	case Local, "":
 		backend := &campaign.RunBackend{Dir: o.Dir, Setup: o.Setup, Options: o.Point, Official: o.Official, Nodes: o.Nodes}
@@ -125,6 +132,34 @@ func New(o Options) (campaign.Executor, error) {
 		return ex, nil
 	}
 	return nil, fmt.Errorf("executor %q: want local or slurm", string(o.Name))
+}
+
+// jobPort is slurm.Executor.JobPort from the runner profiles (nil:
+// recipes.ProfileFor): a real engine's single-node arm whose launcher
+// derives the port from the job id (recipes.PortFromJobID: MI325X and
+// MI300X, whose jobs share nodes) has its server on the job's port
+// (launch.PortOf), as InferenceX's launcher puts it; a simulated one
+// keeps the free port planned here, as sweep run --launch does.
+func jobPort(profile func(runner string) (recipes.Profile, error), real bool) func(*campaign.Arm) func(slurm.JobID) (int, error) {
+	if !real {
+		return nil
+	}
+	if profile == nil {
+		profile = recipes.ProfileFor
+	}
+	return func(a *campaign.Arm) func(slurm.JobID) (int, error) {
+		prof, err := profile(a.Runner)
+		if err != nil || prof.Launch.Port != recipes.PortFromJobID || a.Nodes > 0 {
+			return nil
+		}
+		return func(id slurm.JobID) (int, error) {
+			n, err := strconv.Atoi(launch.PortOf(recipes.PortFromJobID, string(id), ""))
+			if err != nil {
+				return 0, fmt.Errorf("job id %q: not a number to derive the engine port from", id)
+			}
+			return n, nil
+		}
+	}
 }
 
 // Choose is how the arms choose their points: with Adaptive, the knee

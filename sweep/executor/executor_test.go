@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -51,4 +52,43 @@ func TestNew(t *testing.T) {
 
 	_, err = New(Options{Name: Slurm, Adaptive: true, Cost: cost})
 	assert.ErrorContains(t, err, "local executor only")
+}
+
+// A real engine's arm on a launcher whose jobs share nodes (MI325X,
+// MI300X) has its server on 40000 + the job id % 10000, as InferenceX's
+// launcher puts it; other launchers' arms, multi-node arms and simulated
+// engines keep the planned port.
+func TestJobPort(t *testing.T) {
+	for _, tc := range []struct {
+		runner string
+		nodes  int
+		real   bool
+		want   int // 0: the planned port
+	}{
+		{runner: "cluster:mi325x-amds", real: true, want: 48123},
+		{runner: "mi300x-amds", real: true, want: 48123},
+		{runner: "mi325x-amds"},
+		{runner: "mi325x-amds", nodes: 2, real: true},
+		{runner: "mi355x-amds", real: true},
+		{runner: "b200-dgxc", real: true},
+		{runner: "mi325x-tw", real: true},
+	} {
+		t.Run(fmt.Sprintf("%s nodes %d real %t", tc.runner, tc.nodes, tc.real), func(t *testing.T) {
+			jp := jobPort(nil, tc.real)
+			var port func(slurm.JobID) (int, error)
+			if jp != nil {
+				port = jp(&campaign.Arm{Runner: tc.runner, Nodes: tc.nodes})
+			}
+			if tc.want == 0 {
+				assert.Nil(t, port)
+				return
+			}
+			require.NotNil(t, port)
+			got, err := port("1238123")
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+			_, err = port("x")
+			assert.EqualError(t, err, `job id "x": not a number to derive the engine port from`)
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -245,6 +246,7 @@ func (s Sweep) dryRun(progress io.Writer) error {
 			fmt.Fprintf(s.Out, "  %s\n", line)
 		}
 	}
+	s.writeJobPorts(s.Out)
 	if s.NewLaunch == nil {
 		return nil
 	}
@@ -254,6 +256,33 @@ func (s Sweep) dryRun(progress io.Writer) error {
 	}
 	l.Progress = progress
 	return l.WriteDryRun(s.Out, s.Schedule, s.Name == Slurm)
+}
+
+// writeJobPorts names the arms whose servers listen on their Slurm job's
+// port (jobPort), which no plan made before the job has its id shows.
+func (s Sweep) writeJobPorts(w io.Writer) {
+	if s.Name != Slurm {
+		return
+	}
+	jp := jobPort(s.Profile, !s.Setup.Simulate)
+	if jp == nil {
+		return
+	}
+	var arms []string
+	for _, a := range s.Schedule.Arms {
+		if jp(a) != nil {
+			arms = append(arms, strconv.Itoa(a.Index+1))
+		}
+	}
+	switch len(arms) {
+	case 0:
+		return
+	case 1:
+		fmt.Fprintf(w, "\nports: arm %s's server listens", arms[0])
+	default:
+		fmt.Fprintf(w, "\nports: the servers of arms %s listen", strings.Join(arms, ", "))
+	}
+	fmt.Fprintln(w, " on 40000 + the job id % 10000, as the launcher puts them (its jobs share nodes), not on the planned port: each job is submitted held and its points planned on that port once it has its id")
 }
 
 // costModel returns the per-point and per-start times: measured ones from

@@ -102,6 +102,9 @@ type JobSpec struct {
 	Partition string        // --partition ("" : the default)
 	Output    string        // --output file (stdout and stderr)
 	Dir       string        // --chdir
+	// Hold submits the job held (--hold): it starts once released
+	// (Client.Unhold).
+	Hold bool
 	// Options are further sbatch options from the runner profile
 	// (e.g. --exclusive, --cpus-per-task=256), one token each.
 	Options []string
@@ -139,6 +142,9 @@ func SbatchArgv(spec JobSpec) ([]string, error) {
 	}
 	if spec.Dir != "" {
 		argv = append(argv, "--chdir="+spec.Dir)
+	}
+	if spec.Hold {
+		argv = append(argv, "--hold")
 	}
 	for _, o := range spec.Options {
 		if !strings.HasPrefix(o, "-") {
@@ -220,6 +226,13 @@ func (c *Client) Cancel(ctx context.Context, id JobID) error {
 	if ce, ok := errors.AsType[*CommandError](err); ok && strings.Contains(ce.Stderr, "already completing or completed") {
 		return nil
 	}
+	return err
+}
+
+// Unhold releases a job submitted held (scontrol release), which then
+// starts as its resources allow.
+func (c *Client) Unhold(ctx context.Context, id JobID) error {
+	_, err := c.Cmd.Run(ctx, []string{"scontrol", "release", string(id)})
 	return err
 }
 

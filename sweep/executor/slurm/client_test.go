@@ -51,6 +51,7 @@ func TestSbatchArgv(t *testing.T) {
 				"--output=/d/slurm-%j.out", "--chdir=/d", "--exclusive", "--cpus-per-task=256", "/d/job.sh",
 				"sweep", "campaign", "arm", "--dir", "/d", "--arm", "a b"}},
 		{name: "minimal", spec: JobSpec{Script: "j.sh", Argv: []string{"true"}}, want: []string{"sbatch", "--parsable", "j.sh", "true"}},
+		{name: "held", spec: JobSpec{Script: "j.sh", Argv: []string{"true"}, Hold: true}, want: []string{"sbatch", "--parsable", "--hold", "j.sh", "true"}},
 		{name: "no command", spec: JobSpec{Script: "j.sh"}, err: "a script and a command are required"},
 		{name: "option without dash", spec: JobSpec{Script: "j.sh", Argv: []string{"true"}, Options: []string{"exclusive"}}, err: "must start with '-'"},
 	}

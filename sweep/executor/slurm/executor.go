@@ -40,6 +40,15 @@ type Executor struct {
 	ArmProgram func(context.Context, *campaign.Arm) (campaign.ArmCommand, error)
 	// Settings say how the node runs the points.
 	Settings campaign.ArmSettings
+	// JobPort, when set, gives for an arm whose server's port comes from
+	// its job's id (a launcher whose nodes jobs share: MI325X's and
+	// MI300X's 40000 + JOB_ID % 10000) how; nil from it: the planned
+	// port stands. Such a job is submitted held, its points planned on
+	// its port (OnPort) into its job file, and released.
+	JobPort func(*campaign.Arm) func(JobID) (int, error)
+	// OnPort plans an arm's points on another port
+	// (campaign.Schedule.OnPort).
+	OnPort func(a *campaign.Arm, points []*campaign.Point, port int) ([]*campaign.Point, error)
 	// Spec returns the arm's job settings from its runner profile
 	// (partition, options); GPUs and TimeLimit are filled in when empty.
 	// Its Name and Output are not used: an arm job is named
@@ -118,10 +127,16 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 	}
 	aj := campaign.NewArmJob(job, e.PointTimeout, e.Settings)
 	aj.Env, aj.Client = program.Env, program.Client
-	if err := aj.Write(jobFile); err != nil {
-		return err
+	var port func(JobID) (int, error)
+	if e.JobPort != nil {
+		port = e.JobPort(arm)
 	}
-	spec := JobSpec{}
+	if port == nil {
+		if err := aj.Write(jobFile); err != nil {
+			return err
+		}
+	}
+	spec := JobSpec{Hold: port != nil}
 	if e.Spec != nil {
 		spec = e.Spec(arm)
 	}
@@ -141,7 +156,19 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 		return nil
 	}
 	e.recordJob(dir, id)
-	e.progress(fmt.Sprintf("arm %d: slurm job %s submitted (%d GPUs, %d points; log %s)", arm.Index+1, id, spec.GPUs, len(job.Points), spec.Output))
+	onPort := ""
+	if port != nil {
+		n, err := e.portJob(ctx, id, job, aj, jobFile, port)
+		if err != nil {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			_ = e.Client.Cancel(cctx, id)
+			cancel()
+			campaign.FailJob(job, obs, fmt.Sprintf("slurm job %s: %v", id, err))
+			return nil
+		}
+		onPort = fmt.Sprintf("; its server on port %d, from the job id", n)
+	}
+	e.progress(fmt.Sprintf("arm %d: slurm job %s submitted (%d GPUs, %d points%s; log %s)", arm.Index+1, id, spec.GPUs, len(job.Points), onPort, spec.Output))
 
 	remote := campaign.NewRemoteArm(events)
 	forward := func() {
@@ -199,6 +226,25 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 			return nil
 		}
 	}
+}
+
+// portJob writes the job file of held job id with its points planned on
+// the port its id gives, then releases the job; it returns the port.
+func (e *Executor) portJob(ctx context.Context, id JobID, job campaign.Job, aj *campaign.ArmJob, jobFile string, port func(JobID) (int, error)) (int, error) {
+	n, err := port(id)
+	if err != nil {
+		return 0, err
+	}
+	if e.OnPort == nil {
+		return 0, errors.New("its points cannot be planned on the job's port (no OnPort)")
+	}
+	if aj.Points, err = e.OnPort(job.Arm, job.Points, n); err != nil {
+		return 0, err
+	}
+	if err := aj.Write(jobFile); err != nil {
+		return 0, err
+	}
+	return n, e.Client.Unhold(ctx, id)
 }
 
 func reasonOf(st JobStatus) string {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sweep/recipes/models"
 	"sync"
@@ -480,4 +482,82 @@ func TestExecutorArmProgramEnv(t *testing.T) {
 	assert.Equal(t, map[string]string{"XDG_CACHE_HOME": "/tmp/xdg-cache-8123"}, env)
 	_, err = aj.JobEnv("")
 	assert.ErrorContains(t, err, "XDG_CACHE_HOME=/tmp/xdg-cache-${SLURM_JOB_ID} needs the Slurm job id")
+}
+
+// An arm whose server's port comes from its job's id is submitted held,
+// its job file written with its points on that port, then released: the
+// node reads the port-planned points; an arm without such a port is
+// submitted as it was. A port that cannot be planned fails the arm's
+// points with why and cancels the held job.
+func TestExecutorJobPort(t *testing.T) {
+	s := newSlurmSweep(t, 2, 1, 4)
+	var ran []*campaign.ArmJob
+	var mu sync.Mutex
+	node := s.cluster.node
+	s.cluster.node = func(ctx context.Context, a []string) error {
+		aj, err := campaign.ReadArmJob(a[len(a)-3])
+		require.NoError(t, err)
+		mu.Lock()
+		ran = append(ran, aj)
+		mu.Unlock()
+		return node(ctx, a)
+	}
+	s.ex.JobPort = func(a *campaign.Arm) func(JobID) (int, error) {
+		if a.Index != 0 {
+			return nil
+		}
+		return func(id JobID) (int, error) {
+			n, err := strconv.Atoi(string(id))
+			return 40000 + n, err
+		}
+	}
+	s.ex.OnPort = func(a *campaign.Arm, points []*campaign.Point, port int) ([]*campaign.Point, error) {
+		var out []*campaign.Point
+		for _, p := range points {
+			c := *p
+			c.Plan.Port = port
+			out = append(out, &c)
+		}
+		return out, nil
+	}
+	sum, err := s.run(t, t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 4, sum.OK)
+	// The arms are submitted at once: either may be job 1.
+	m := regexp.MustCompile(`arm 1: slurm job (\d+) submitted \(8 GPUs, 2 points; its server on port (\d+), from the job id; log `).FindStringSubmatch(s.progress())
+	require.NotNil(t, m, s.progress())
+	id, _ := strconv.Atoi(m[1])
+	assert.Equal(t, strconv.Itoa(40000+id), m[2])
+	require.Len(t, ran, 2)
+	for _, aj := range ran {
+		want := 0 // arm 2: as planned
+		if aj.Arm.Index == 0 {
+			want = 40000 + id
+		}
+		for _, p := range aj.Points {
+			assert.Equal(t, want, p.Plan.Port, "arm %d", aj.Arm.Index+1)
+		}
+	}
+	for _, p := range s.sched.Points {
+		assert.Zero(t, p.Plan.Port, "the schedule's points keep their plans")
+	}
+	assert.Equal(t, 1, s.cluster.count("scontrol"), "one release")
+
+	// The port cannot be planned: the held job is cancelled, never run.
+	s = newSlurmSweep(t, 1, 1)
+	s.ex.JobPort = func(*campaign.Arm) func(JobID) (int, error) {
+		return func(JobID) (int, error) { return 40001, nil }
+	}
+	s.ex.OnPort = func(*campaign.Arm, []*campaign.Point, int) ([]*campaign.Point, error) {
+		return nil, fmt.Errorf("no plan on that port")
+	}
+	s.o.Retries = 0
+	sum, err = s.run(t, t.Context())
+	require.Error(t, err)
+	assert.Equal(t, 1, sum.Failed)
+	ends := s.ends(t, s.sched.Points[0].ID)
+	require.Len(t, ends, 1)
+	assert.Equal(t, "slurm job 1: no plan on that port", ends[0].Error)
+	assert.Equal(t, []State{"CANCELLED"}, s.cluster.states())
+	assert.Equal(t, 0, s.node.loadsOf(s.sched.Points[0].ID))
 }

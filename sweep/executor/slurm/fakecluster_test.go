@@ -58,6 +58,7 @@ type fakeJob struct {
 	uid    int      // the submitting user's id (this process's unless a test changes it)
 	argv   []string // the program after the script
 	gpus   int
+	held   bool // sbatch --hold, until scontrol release
 	state  State
 	reason string
 	exit   int // raw wait status, as squeue reports it
@@ -119,6 +120,11 @@ func (c *fakeCluster) Run(ctx context.Context, argv []string) ([]byte, error) {
 		}
 		c.endLocked(j, "CANCELLED", 15)
 		return nil, nil
+	case "scontrol":
+		if j, ok := c.jobs[JobID(argv[len(argv)-1])]; ok && len(argv) == 3 && argv[1] == "release" {
+			j.held = false
+			return nil, nil
+		}
 	}
 	return nil, &CommandError{Argv: argv, Err: errors.New("exit status 127"), Stderr: argv[0] + ": not found"}
 }
@@ -138,6 +144,9 @@ func (c *fakeCluster) sbatch(argv []string) ([]byte, error) {
 		}
 		if n, ok := strings.CutPrefix(a, "--output="); ok {
 			j.output = n
+		}
+		if a == "--hold" {
+			j.held, j.reason = true, "JobHeldUser"
 		}
 	}
 	if j.gpus > c.gpus {
@@ -160,6 +169,9 @@ func (c *fakeCluster) schedule() {
 	for _, id := range c.order {
 		j := c.jobs[id]
 		if j.state != "PENDING" {
+			continue
+		}
+		if j.held {
 			continue
 		}
 		if c.hold != "" || j.gpus > free {

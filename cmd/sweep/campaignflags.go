@@ -80,7 +80,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *cli.Lists) {
 	fs.StringVar(&o.Inferencex, "inferencex", "", "with --launch: an InferenceX checkout; each arm's job installs its utils/aiperf into a per-job venv with this host's uv (mounted) and downloads the trace set with hf, once before its engine starts, as benchmark_lib.sh does (skipped when there; checked before anything is allocated); that aiperf measures every point")
 	fs.StringVar(&o.SweepBinary, "sweep-binary", "", "with --launch: the sweep binary mounted into the image (default: this one; build it with CGO_ENABLED=0)")
 	fs.DurationVar(&o.Run.Poll, "slurm-poll", 2*time.Second, "slurm: how often job states and events are read")
-	fs.DurationVar(&o.Run.StartTimeout, "slurm-start-timeout", 0, "slurm: cancel and fail a job still pending after this long (0: wait)")
+	fs.DurationVar(&o.Run.StartTimeout, "slurm-start-timeout", 0, "slurm, or --slurm's allocations: cancel and fail a job still pending after this long (0: wait)")
 	lists.Ints(fs, &o.Run.GPUs, "gpus", "local: the node's GPU ids (default: 0..7 with --simulate, else from rocm-smi/nvidia-smi)")
 	fs.IntVar(&o.Run.MaxParallel, "max-parallel", 0, "most arms running at once (default: as many as fit the GPUs)")
 	fs.IntVar(&o.Run.Retries, "retries", 1, "how often a failed point is run again (over every invocation on --out)")
@@ -106,8 +106,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("missing --out DIR (the sweep directory; rerun the same command on it to resume)")
 	case o.Run.Name.Set(o.Executor) != nil:
 		return flagErrorf("--executor %q: %v", o.Executor, o.Run.Name.Set(o.Executor))
-	case o.Executor != "slurm" && (fs.Changed("slurm-partition") || fs.Changed("slurm-poll") || fs.Changed("slurm-start-timeout")):
-		return flagErrorf("--slurm-* flags need --executor slurm")
+	case o.slurmFlagsError(fs) != nil:
+		return o.slurmFlagsError(fs)
 	case nonPositive(o.ConcList) != "":
 		return flagErrorf("--conc-list %s: want concurrencies of 1 or more", nonPositive(o.ConcList))
 	case o.DPAttn != "" && o.DPAttn != "true" && o.DPAttn != "false":
@@ -139,6 +139,23 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 	}
 	if o.stopGraceSet && o.Point.StopGrace == 0 {
 		o.Point.StopGrace = run.NoGrace
+	}
+	return nil
+}
+
+// slurmFlagsError refuses the --slurm-* flags of a sweep that submits and
+// allocates nothing: --slurm-start-timeout also bounds discover --slurm's
+// allocations.
+func (o *campaignOptions) slurmFlagsError(fs *pflag.FlagSet) error {
+	switch {
+	case o.Executor == "slurm":
+		return nil
+	case fs.Changed("slurm-partition") || fs.Changed("slurm-poll"):
+		return flagErrorf("--slurm-* flags need --executor slurm")
+	case fs.Changed("slurm-start-timeout") && !o.Run.SlurmNodes && fs.Lookup("slurm") != nil:
+		return flagErrorf("--slurm-start-timeout needs --executor slurm, or --slurm (multi-node arms' allocations)")
+	case fs.Changed("slurm-start-timeout") && !o.Run.SlurmNodes:
+		return flagErrorf("--slurm-* flags need --executor slurm")
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -113,5 +114,35 @@ func TestBadConfigFileExitsUsage(t *testing.T) {
 		code, _, stderr := runCLI(t, append(args, "--config-files", bad)...)
 		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr)
 		assert.Contains(t, stderr, bad+":1:7: invalid YAML", "%v", args)
+	}
+}
+
+// TestSlurmStartTimeoutFlag: --slurm-start-timeout bounds an allocation's
+// wait wherever sweep allocates (discover --executor slurm's jobs, the
+// --slurm allocations of sweep run and discover), with the same default
+// (0: wait); anywhere else it is refused naming what it needs.
+func TestSlurmStartTimeoutFlag(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d")
+	run, err := parseOptions(t, newRunCmd, "--config-key", "k", "--tp", "8", "--conc", "4", "--out", out, "--simulate", "--slurm", "--slurm-start-timeout", "10m")
+	require.NoError(t, err)
+	assert.Equal(t, 10*time.Minute, run.SlurmStartTimeout)
+	run, err = parseOptions(t, newRunCmd, "--config-key", "k", "--tp", "8", "--conc", "4", "--out", out, "--simulate", "--slurm")
+	require.NoError(t, err)
+	assert.Zero(t, run.SlurmStartTimeout, "default: wait until it starts")
+	d, err := parseOptions(t, newDiscoverCmd, "--config-keys", "k", "--out", out, "--simulate", "--slurm", "--slurm-start-timeout", "10m")
+	require.NoError(t, err)
+	assert.Equal(t, 10*time.Minute, d.Run.StartTimeout)
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--config-key", "k", "--tp", "8", "--conc", "4", "--out", out, "--simulate", "--slurm-start-timeout", "1m"}, "--slurm-start-timeout bounds --slurm's allocation: give --slurm too"},
+		{[]string{"discover", "--config-keys", "k", "--out", out, "--simulate", "--slurm-start-timeout", "1m"}, "--slurm-start-timeout needs --executor slurm, or --slurm (multi-node arms' allocations)"},
+		{[]string{"official", "--config-keys", "k", "--out", out, "--simulate", "--slurm-start-timeout", "1m"}, "--slurm-* flags need --executor slurm"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		assert.Equal(t, exitUsage, code, stderr)
+		assert.Contains(t, stderr, tc.want)
 	}
 }

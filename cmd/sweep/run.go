@@ -62,6 +62,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 			fs.StringVar(&o.Inferencex, "inferencex", "", "with --launch: an InferenceX checkout; its utils/aiperf is installed into a per-job venv with this host's uv and the trace set downloaded with hf, as benchmark_lib.sh does (skipped when there; checked before allocating)")
 			fs.StringVar(&o.SubmitDir, "submit-dir", "", "with --launch on a multi-node key: the checkout the launcher submits from (InferenceX's for the AMD job.slurm; the prepared srt-slurm checkout for srtctl apply); default: the current directory")
 			fs.BoolVar(&o.Slurm, "slurm", false, "with --simulate on a multi-node key: allocate a node per worker on the Slurm cluster (SLURM_CONF) and run each worker as a job step on its node, the router and the client on the first; the allocation is released at the end")
+			fs.DurationVar(&o.SlurmStartTimeout, "slurm-start-timeout", 0, "with --slurm: cancel and fail the allocation still pending after this long (0: wait until it starts)")
 			o.Inputs.bind(fs, lists)
 			lists.Finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
@@ -120,6 +121,9 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 				}
 				if o.Slurm && (!o.Simulate || o.Launch || o.PlanFile != "") {
 					return flagErrorf("--slurm runs a simulated multi-node point on a Slurm cluster's nodes: it needs --simulate and --config-key, not --launch or --plan")
+				}
+				if !o.Slurm && fs.Changed("slurm-start-timeout") {
+					return flagErrorf("--slurm-start-timeout bounds --slurm's allocation: give --slurm too")
 				}
 				if o.Launch && o.PlanFile != "" {
 					return flagErrorf("--launch plans the point itself: use --config-key/--tp/--ep/--conc, not --plan")

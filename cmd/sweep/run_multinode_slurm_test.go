@@ -174,3 +174,65 @@ func liveInGroup(pgid int) bool {
 	}
 	return false
 }
+
+// pendingSlurmEnv is the directory of pendingSlurm's cluster.
+const pendingSlurmEnv = "SWEEP_TEST_PENDING_SLURM"
+
+// pendingSlurm plays a Slurm cluster whose nodes are all down, when the
+// test binary runs as sbatch, scontrol or scancel (symlinks in a
+// directory first on PATH): a job is submitted as 4242 and stays pending
+// until scancel, which records it ($SWEEP_TEST_PENDING_SLURM/cancelled).
+func pendingSlurm(argv []string) (code int, ok bool) {
+	dir := os.Getenv(pendingSlurmEnv)
+	cancelled := filepath.Join(dir, "cancelled")
+	switch filepath.Base(argv[0]) {
+	case "sbatch":
+		_ = os.Remove(cancelled)
+		fmt.Println("4242")
+	case "scancel":
+		_ = os.WriteFile(cancelled, nil, 0o644)
+	case "scontrol":
+		state := "PENDING Reason=Nodes_required_for_job_are_DOWN,_DRAINED_or_reserved_for_jobs_in_higher_priority_partitions"
+		if _, err := os.Stat(cancelled); err == nil {
+			state = "CANCELLED Reason=None"
+		}
+		fmt.Printf("JobId=4242 JobName=sweep JobState=%s NodeList=(null)\n", state)
+	default:
+		return 0, false
+	}
+	return 0, true
+}
+
+// TestRunSlurmAllocationThatStaysPending: while the allocation waits for
+// nodes the point says what it is and what it waits for; past
+// --slurm-start-timeout the job is cancelled and the error names the flag;
+// the same command then runs again into its directory without --force.
+func TestRunSlurmAllocationThatStaysPending(t *testing.T) {
+	bin := t.TempDir()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	for _, tool := range []string{"sbatch", "scontrol", "scancel"} {
+		require.NoError(t, os.Symlink(self, filepath.Join(bin, tool)))
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv(pendingSlurmEnv, t.TempDir())
+	out := filepath.Join(t.TempDir(), "mn4")
+	args := disaggRunArgs(out, "--slurm", "--slurm-start-timeout", "1s")
+
+	code, stdout, stderr := runCLI(t, args...)
+	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, "point "+amdDisaggKey+" ")
+	assert.Contains(t, stderr, "(multi-node, disaggregated, KV transfer")
+	assert.Contains(t, stderr, "  allocating 2 node(s) on the Slurm cluster; waiting up to 1s (--slurm-start-timeout)\n")
+	assert.Regexp(t, `\] slurm job 4242 PENDING \(reason Nodes_required_for_job_are_DOWN,\S+\); waited 0s of 1s\n`, stderr)
+	assert.Contains(t, stderr, "sweep: allocating 2 node(s) on the Slurm cluster: slurm job 4242 did not start within")
+	assert.Contains(t, stderr, "(pending reason: Nodes_required_for_job_are_DOWN,")
+	assert.Contains(t, stderr, "; cancelled; give --slurm-start-timeout a longer wait, or 0 to wait until the nodes are free, and run the same command again\n")
+	assert.FileExists(t, filepath.Join(os.Getenv(pendingSlurmEnv), "cancelled"), "the pending job is cancelled")
+
+	code, stdout, stderr = runCLI(t, args...)
+	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.NotContains(t, stderr, "not empty")
+	assert.Contains(t, stderr, "its earlier Slurm allocation in "+out+" ended before the run began; allocating again")
+	assert.Contains(t, stderr, "slurm job 4242 did not start within")
+}

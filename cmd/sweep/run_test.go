@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 	if tool, ok := simulatedSMI(os.Args[0]); ok { // linked as a simulated GPU tool
 		os.Exit(simengine.SMIMain(tool))
 	}
+	if code, ok := pendingSlurm(os.Args); ok { // linked as sbatch, scontrol or scancel
+		os.Exit(code)
+	}
 	if os.Getenv(asCLIEnv) == "1" {
 		os.Exit(Main())
 	}

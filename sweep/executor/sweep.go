@@ -199,7 +199,7 @@ func (s *Sweep) wire(l Launch, progress io.Writer) error {
 		}
 	}
 	if s.SlurmNodes {
-		s.Nodes = &slurm.ArmNodes{Client: slurm.NewClient(slurm.Exec{}), Dir: s.Dir, Progress: progress,
+		s.Nodes = &slurm.ArmNodes{Client: slurm.NewClient(slurm.Exec{}), Dir: s.Dir, Progress: progress, StartTimeout: s.StartTimeout,
 			Wall: func(a *campaign.Arm) time.Duration {
 				var d time.Duration
 				for _, p := range a.Points {

@@ -91,7 +91,7 @@ func TestSweepRunRefusesBeforeRunning(t *testing.T) {
 }
 
 func TestSweepWire(t *testing.T) {
-	sw := Sweep{Options: Options{Name: Slurm, Dir: t.TempDir(), Schedule: oneArm()}, Simulate: true, TimeScale: 100, SlurmNodes: true, Log: &bytes.Buffer{}}
+	sw := Sweep{Options: Options{Name: Slurm, Dir: t.TempDir(), Schedule: oneArm(), StartTimeout: 5 * time.Minute}, Simulate: true, TimeScale: 100, SlurmNodes: true, Log: &bytes.Buffer{}}
 	sw.Cost = campaign.PlannedCost(600)
 	require.NoError(t, sw.wire(Launch{}, &bytes.Buffer{}))
 	require.Len(t, sw.Program, 1, "a Slurm job starts this sweep")
@@ -103,6 +103,7 @@ func TestSweepWire(t *testing.T) {
 	want := sw.Cost.PointWall(a.Points[0], true, 100) + sw.Cost.PointWall(a.Points[1], true, 100)
 	assert.Equal(t, want, nodes.Wall(a), "an allocation lasts the arm's points")
 	assert.Greater(t, want, time.Duration(0))
+	assert.Equal(t, 5*time.Minute, nodes.StartTimeout, "--slurm-start-timeout bounds the allocations too")
 }
 
 // TestSweepCancelledSaysRerun: a sweep stopped by its context says how to

@@ -18,18 +18,19 @@ import (
 // already is a no-op without Force), run it with the runner's progress on
 // Stderr, print the summary.
 func (r *Request) runSpec(ctx context.Context, spec run.Spec, out string, started time.Time) error {
-	return r.runClaimed(ctx, spec.Name, run.SpecMade(spec), out, started, func() (run.Spec, func(), error) { return spec, func() {}, nil })
+	made := run.SpecMade(spec)
+	return r.runClaimed(ctx, run.PointClaim{Dir: out, Name: spec.Name, Made: &made}, started, func() (run.Spec, func(), error) { return spec, func() {}, nil })
 }
 
-// runClaimed is runSpec with the Spec made once out is claimed (build):
-// a point whose roles need an allocation allocates it only then, and
-// build's release runs after the point. made is how the point called
-// name is made, as far as it is known before build.
-func (r *Request) runClaimed(ctx context.Context, name string, made run.Made, out string, started time.Time, build func() (run.Spec, func(), error)) error {
+// runClaimed is runSpec with the Spec made once pc.Dir is claimed
+// (build): a point whose roles need an allocation allocates it only then,
+// and build's release runs after the point. pc.Made is how the point
+// called pc.Name is made, as far as it is known before build.
+func (r *Request) runClaimed(ctx context.Context, pc run.PointClaim, started time.Time, build func() (run.Spec, func(), error)) error {
 	po := r.PointOptions(r.Point, r.StopGraceSet)
-	po.OutDir = out
+	po.OutDir = pc.Dir
 	po.Progress = r.progress(started)
-	release, err := r.claim(out, name, &made, "")
+	release, err := r.claim(pc)
 	if release == nil {
 		return err
 	}
@@ -53,13 +54,15 @@ func (r *Request) runClaimed(ctx context.Context, name string, made run.Made, ou
 	return runErr
 }
 
-// claim claims out for the point called name, made as made
-// (run.PointClaim; launchPlan: a launched point's plan file, whose
-// failed launch is redone), and says what it found there: the processes an
-// earlier run left, the same point completed (release nil, err nil:
-// nothing to do) or an unfinished run of it (redone).
-func (r *Request) claim(out, name string, made *run.Made, launchPlan string) (release func(), err error) {
-	c, err := run.PointClaim{Dir: out, Name: name, Made: made, Force: r.Force, LaunchPlan: launchPlan}.Claim()
+// claim claims pc.Dir for the point pc.Name (run.PointClaim, with
+// r.Force), and says what it found there: the processes an earlier run
+// left, the same point completed (release nil, err nil: nothing to do), an
+// unfinished run of it, a failed launch or an allocation that ended before
+// the run began (redone).
+func (r *Request) claim(pc run.PointClaim) (release func(), err error) {
+	pc.Force = r.Force
+	out, name := pc.Dir, pc.Name
+	c, err := pc.Claim()
 	if len(c.Leftovers) > 0 {
 		fmt.Fprintf(r.Stderr, "stopped %d process(es) an earlier run left in %s: pids %v\n", len(c.Leftovers), out, c.Leftovers)
 	}
@@ -72,6 +75,9 @@ func (r *Request) claim(out, name string, made *run.Made, launchPlan string) (re
 	}
 	if c.RedoneLaunch {
 		fmt.Fprintf(r.Stderr, "point %s: its earlier launch in %s failed before its run began; launching it again\n", name, out)
+	}
+	if c.RedoneAllocation {
+		fmt.Fprintf(r.Stderr, "point %s: its earlier Slurm allocation in %s ended before the run began; allocating again\n", name, out)
 	}
 	if rec := c.Redone; rec != nil {
 		how := "did not end"

@@ -95,7 +95,7 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 	if err := launch.Preflight(pl); err != nil {
 		return err
 	}
-	release, err := r.claim(out, p.ResultFilename, r.launchedMade(row, p), launch.PlanFile)
+	release, err := r.claim(run.PointClaim{Dir: out, Name: p.ResultFilename, Made: r.launchedMade(row, p), LaunchPlan: launch.PlanFile})
 	if release == nil {
 		return err
 	}

@@ -70,7 +70,12 @@ func (r *Request) runMultiNode(ctx context.Context, out string, started time.Tim
 	if err != nil {
 		return err
 	}
-	announce := func(l *recipes.LocalMultiNode, spec run.Spec, where string) {
+	// header is the point's first line: what it is.
+	header := func() {
+		fmt.Fprintf(r.Stderr, "point %s %s conc %d (multi-node, disaggregated, KV transfer %s)\n", row.ConfigKey, row.ExpName, r.Conc, l.Point.KVTransfer)
+	}
+	// details says how it runs: its roles, where, its client and output.
+	details := func(l *recipes.LocalMultiNode, spec run.Spec, where string) {
 		var roles []string
 		for _, w := range l.Workers {
 			roles = append(roles, w.Name)
@@ -79,19 +84,26 @@ func (r *Request) runMultiNode(ctx context.Context, out string, started time.Tim
 		if c := spec.Simulation.Calibration; c != nil {
 			calibration = "; " + c.String()
 		}
-		fmt.Fprintf(r.Stderr, "point %s %s conc %d (multi-node, disaggregated, KV transfer %s)\n  simulated %s on %s, time scale %gx: %s behind the PD router%s%s; client: %s (%s)\n  output: %s\n",
-			row.ConfigKey, row.ExpName, r.Conc, l.Point.KVTransfer, row.Framework, spec.Simulation.GPU, r.TimeScale,
-			strings.Join(roles, ", "), where, calibration, spec.ClientInfo.Name, setup.ClientWhy, out)
+		fmt.Fprintf(r.Stderr, "  simulated %s on %s, time scale %gx: %s behind the PD router%s%s; client: %s (%s)\n  output: %s\n",
+			row.Framework, spec.Simulation.GPU, r.TimeScale, strings.Join(roles, ", "), where, calibration, spec.ClientInfo.Name, setup.ClientWhy, out)
 	}
 	if !r.Slurm {
-		announce(l, spec, "")
+		header()
+		details(l, spec, "")
 		return r.runSpec(ctx, spec, out, started)
 	}
 	// The engines' commands run as steps of an allocation not made yet:
 	// their argv is not compared.
 	made := run.SpecMade(spec)
 	made.Engine = nil
-	return r.runClaimed(ctx, spec.Name, made, out, started, func() (run.Spec, func(), error) {
+	pc := run.PointClaim{Dir: out, Name: spec.Name, Made: &made, AllocFiles: slurm.IsAllocFile}
+	return r.runClaimed(ctx, pc, started, func() (run.Spec, func(), error) {
+		header()
+		bound := "until they are free (--slurm-start-timeout 0)"
+		if r.SlurmStartTimeout > 0 {
+			bound = fmt.Sprintf("up to %s (--slurm-start-timeout)", r.SlurmStartTimeout)
+		}
+		fmt.Fprintf(r.Stderr, "  allocating %d node(s) on the Slurm cluster; waiting %s\n", workers, bound)
 		c := slurm.NewClient(slurm.Exec{})
 		gpus := 0
 		for _, role := range planned[0].Roles {
@@ -100,7 +112,11 @@ func (r *Request) runMultiNode(ctx context.Context, out string, started time.Tim
 		// The point's planned time, twice, and ten minutes for the rest.
 		d := time.Duration(recipes.Duration(row, po.Fast, po.Duration)) * time.Second
 		limit := 2*time.Duration(float64(d)/r.TimeScale) + 10*time.Minute
-		a, err := c.Allocate(ctx, slurm.AllocSpec{Name: "sweep-" + row.ConfigKey, Nodes: workers, GPUsPerNode: gpus, TimeLimit: limit, Dir: out})
+		a, err := c.Allocate(ctx, slurm.AllocSpec{Name: "sweep-" + row.ConfigKey, Nodes: workers, GPUsPerNode: gpus, TimeLimit: limit, Dir: out,
+			StartTimeout: r.SlurmStartTimeout, Progress: r.progress(started)})
+		if _, ok := errors.AsType[*slurm.NotStartedError](err); ok {
+			return run.Spec{}, nil, fmt.Errorf("allocating %d node(s) on the Slurm cluster: %w; %s", workers, err, slurm.StartTimeoutFix)
+		}
 		if err != nil {
 			return run.Spec{}, nil, fmt.Errorf("allocating %d node(s) on the Slurm cluster: %w", workers, err)
 		}
@@ -126,7 +142,7 @@ func (r *Request) runMultiNode(ctx context.Context, out string, started time.Tim
 		for _, n := range a.Nodes {
 			nodes = append(nodes, n.Name+" "+n.Addr)
 		}
-		announce(l, spec, fmt.Sprintf(" on Slurm job %s (%s)", a.ID, strings.Join(nodes, ", ")))
+		details(l, spec, fmt.Sprintf(" on Slurm job %s (%s)", a.ID, strings.Join(nodes, ", ")))
 		return spec, release, nil
 	})
 }

@@ -56,6 +56,9 @@ type Request struct {
 	// Slurm runs a simulated multi-node point's roles as job steps on the
 	// nodes of a Slurm allocation.
 	Slurm bool
+	// SlurmStartTimeout bounds how long that allocation may stay pending
+	// (0: no bound; slurm.AllocSpec.StartTimeout).
+	SlurmStartTimeout time.Duration
 
 	// Generator loads the configs (called when the point is planned by Key).
 	Generator func() (*matrix.Generator, error)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -174,6 +175,14 @@ type PointClaim struct {
 	// plan, of this point, is a launch that failed before its container's
 	// run wrote anything, redone as an unfinished run is.
 	LaunchPlan string
+	// AllocFiles, for a point whose roles run on a Slurm allocation made
+	// once Dir is claimed, reports whether an entry of Dir is a file of
+	// that allocation (slurm.IsAllocFile): a directory holding only such
+	// files is an allocation that ended before the point's run began
+	// (still pending at its start timeout, or interrupted), redone as an
+	// unfinished run is. The files do not name the point; they hold no
+	// measurement either.
+	AllocFiles func(entry string) bool
 }
 
 // Claimed is a claimed output directory.
@@ -191,6 +200,10 @@ type Claimed struct {
 	// launch of this point that failed before its run began (LaunchPlan),
 	// cleared for this run.
 	RedoneLaunch bool
+	// RedoneAllocation says Dir held only the files of an earlier Slurm
+	// allocation that ended before its point's run began (AllocFiles),
+	// cleared for this run.
+	RedoneAllocation bool
 }
 
 // Claim makes c.Dir (if needed) and takes its lock (LockOutDir) for the
@@ -290,6 +303,16 @@ func (c PointClaim) Claim() (Claimed, error) {
 			return Claimed{}, &OutDirError{Dir: dir, Msg: "cannot clear the failed launch of this point in it: " + err.Error()}
 		}
 		claimed.RedoneLaunch = true
+		return claimed, nil
+	}
+	if c.AllocFiles != nil && c.Made != nil && !slices.ContainsFunc(others, func(e string) bool { return !c.AllocFiles(e) }) {
+		for _, e := range others {
+			if err := os.Remove(filepath.Join(dir, e)); err != nil {
+				release()
+				return Claimed{}, &OutDirError{Dir: dir, Msg: "cannot clear the Slurm allocation of an earlier run in it: " + err.Error()}
+			}
+		}
+		claimed.RedoneAllocation = true
 		return claimed, nil
 	}
 	release()

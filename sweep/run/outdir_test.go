@@ -309,16 +309,20 @@ func TestPointClaimComparesHowThePointIsMade(t *testing.T) {
 }
 
 // A refused claim leaves the directory as it found it (no lock file of its
-// own), and a directory holding only a failed launch's plan of this point
-// is redone, not refused as non-empty.
+// own), and a directory holding only a failed launch's plan of this point,
+// or only the files of a Slurm allocation that never ran the point, is
+// redone, not refused as non-empty.
 func TestClaimRefusalWritesNothingAndFailedLaunchRedone(t *testing.T) {
 	const plan = ".sweep-launch/plan.json"
+	allocFiles := func(e string) bool { return e == "slurm-alloc.sh" || e == "slurm-alloc-65.out" }
 	for _, tc := range []struct {
 		name        string
 		files       map[string]string
 		launchPlan  string
+		allocFiles  func(string) bool
 		wantErr     string
 		wantRedone  bool
+		wantAlloc   bool     // RedoneAllocation
 		wantEntries []string // after a refusal
 	}{
 		{name: "a stranger's file: refused, no lock file left", files: map[string]string{"notes.txt": "hi"},
@@ -333,6 +337,14 @@ func TestClaimRefusalWritesNothingAndFailedLaunchRedone(t *testing.T) {
 			launchPlan: plan, wantErr: "not empty (.sweep-launch, x.txt)", wantEntries: []string{".sweep-launch", "x.txt"}},
 		{name: "not a launched run: a plan directory is not its own", files: map[string]string{plan: `{"result_filename": "p1"}`},
 			wantErr: "not empty (.sweep-launch)", wantEntries: []string{".sweep-launch"}},
+		{name: "an allocation still pending at its start timeout: redone", files: map[string]string{"slurm-alloc.sh": "#!/bin/sh"},
+			allocFiles: allocFiles, wantAlloc: true},
+		{name: "an allocation that ended before the run: redone", files: map[string]string{"slurm-alloc.sh": "#!/bin/sh", "slurm-alloc-65.out": "cancelled"},
+			allocFiles: allocFiles, wantAlloc: true},
+		{name: "an allocation's files and more: refused", files: map[string]string{"slurm-alloc.sh": "#!/bin/sh", "x.txt": ""},
+			allocFiles: allocFiles, wantErr: "not empty (slurm-alloc.sh, x.txt)", wantEntries: []string{"slurm-alloc.sh", "x.txt"}},
+		{name: "no allocation of its own: an allocation's files are not its own", files: map[string]string{"slurm-alloc.sh": "#!/bin/sh"},
+			wantErr: "not empty (slurm-alloc.sh)", wantEntries: []string{"slurm-alloc.sh"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -340,7 +352,7 @@ func TestClaimRefusalWritesNothingAndFailedLaunchRedone(t *testing.T) {
 				require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
 				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
 			}
-			c, err := PointClaim{Dir: dir, Name: "p1", Made: &Made{}, LaunchPlan: tc.launchPlan}.Claim()
+			c, err := PointClaim{Dir: dir, Name: "p1", Made: &Made{}, LaunchPlan: tc.launchPlan, AllocFiles: tc.allocFiles}.Claim()
 			if tc.wantErr != "" {
 				assert.ErrorContains(t, err, tc.wantErr)
 				var got []string
@@ -355,7 +367,9 @@ func TestClaimRefusalWritesNothingAndFailedLaunchRedone(t *testing.T) {
 			require.NoError(t, err)
 			defer c.Release()
 			assert.Equal(t, tc.wantRedone, c.RedoneLaunch)
+			assert.Equal(t, tc.wantAlloc, c.RedoneAllocation)
 			assert.NoDirExists(t, filepath.Join(dir, ".sweep-launch"))
+			assert.NoFileExists(t, filepath.Join(dir, "slurm-alloc.sh"))
 		})
 	}
 }

@@ -19,11 +19,45 @@ type AllocSpec struct {
 	GPUsPerNode int           // --gres=gpu:N (0: none)
 	TimeLimit   time.Duration // --time; the holder job also ends after it
 	// Dir holds the holder job's script and output (Dir/slurm-alloc.sh,
-	// Dir/slurm-alloc-<id>.out).
+	// Dir/slurm-alloc-<id>.out; IsAllocFile).
 	Dir string
 	// Poll is how often the job's state is read until it runs (default
-	// 250 ms); StartTimeout bounds the wait (default 2 minutes).
-	Poll, StartTimeout time.Duration
+	// 250 ms).
+	Poll time.Duration
+	// StartTimeout is how long the job may stay pending; past it the job
+	// is cancelled and Allocate returns a *NotStartedError (0: no bound,
+	// wait until it runs or ctx ends), as WaitOptions.StartTimeout.
+	StartTimeout time.Duration
+	// Progress, when set, receives a line while the job is not running
+	// yet: its id, state, Slurm's reason and how long it has waited, when
+	// first seen, on every change, and every PendingEvery in between.
+	Progress func(line string)
+}
+
+// StartTimeoutFix is the fix for an allocation still pending at its start
+// timeout (*NotStartedError), the flag sweep run --slurm and discover
+// --slurm bound the wait with.
+const StartTimeoutFix = "give --slurm-start-timeout a longer wait, or 0 to wait until the nodes are free, and run the same command again"
+
+// PendingEvery is how often Allocate repeats the progress line of a job
+// that stays pending with the same reason.
+const PendingEvery = 30 * time.Second
+
+// AllocScript is the holder job's script Allocate writes into its
+// directory; its output is "slurm-alloc-<id>.out" beside it.
+const AllocScript = "slurm-alloc.sh"
+
+// IsAllocFile reports whether name (an entry of an allocation's
+// directory) is a file Allocate writes there: AllocScript or the holder
+// job's output.
+func IsAllocFile(name string) bool {
+	if name == AllocScript {
+		return true
+	}
+	id, ok := strings.CutPrefix(name, "slurm-alloc-")
+	id, ok2 := strings.CutSuffix(id, ".out")
+	_, err := strconv.ParseUint(id, 10, 64)
+	return ok && ok2 && err == nil
 }
 
 // Node is one node of an allocation: its name (srun --nodelist) and the
@@ -59,7 +93,7 @@ func (c *Client) Allocate(ctx context.Context, spec AllocSpec) (*Allocation, err
 	if spec.Nodes < 1 || spec.TimeLimit <= 0 || spec.Dir == "" {
 		return nil, errors.New("slurm allocation: nodes, a time limit and a directory are required")
 	}
-	script := filepath.Join(spec.Dir, "slurm-alloc.sh")
+	script := filepath.Join(spec.Dir, AllocScript)
 	if err := os.WriteFile(script, []byte(WrapperScript), 0o755); err != nil {
 		return nil, err
 	}
@@ -82,15 +116,16 @@ func (c *Client) Allocate(ctx context.Context, spec AllocSpec) (*Allocation, err
 	return a, nil
 }
 
+// awaitNodes polls the holder job until it runs, reporting it on
+// spec.Progress while it does not.
 func (c *Client) awaitNodes(ctx context.Context, id JobID, spec AllocSpec) (*Allocation, error) {
-	poll, limit := spec.Poll, spec.StartTimeout
+	poll := spec.Poll
 	if poll <= 0 {
 		poll = 250 * time.Millisecond
 	}
-	if limit <= 0 {
-		limit = 2 * time.Minute
-	}
-	deadline := time.Now().Add(limit)
+	began := time.Now()
+	var said string // the state and reason last reported
+	var saidAt time.Time
 	for {
 		out, err := c.Cmd.Run(ctx, []string{"scontrol", "show", "job", "-o", string(id)})
 		if err != nil {
@@ -103,8 +138,21 @@ func (c *Client) awaitNodes(ctx context.Context, id JobID, spec AllocSpec) (*All
 		case st.Done():
 			return nil, fmt.Errorf("slurm allocation %s ended before it ran: %s (%s)", id, st, f["Reason"])
 		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("slurm allocation %s still %s after %s (reason %s)", id, f["JobState"], limit, f["Reason"])
+		waited := time.Since(began)
+		if now := f["JobState"] + " " + f["Reason"]; spec.Progress != nil && (now != said || time.Since(saidAt) >= PendingEvery) {
+			line := fmt.Sprintf("slurm job %s %s", id, f["JobState"])
+			if r := f["Reason"]; r != "" && r != "None" {
+				line += " (reason " + r + ")"
+			}
+			line += "; waited " + waited.Round(time.Second).String()
+			if spec.StartTimeout > 0 {
+				line += " of " + spec.StartTimeout.String()
+			}
+			spec.Progress(line)
+			said, saidAt = now, time.Now()
+		}
+		if spec.StartTimeout > 0 && waited > spec.StartTimeout {
+			return nil, &NotStartedError{ID: id, Waited: waited, Reason: f["Reason"]}
 		}
 		select {
 		case <-ctx.Done():

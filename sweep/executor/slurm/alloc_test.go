@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -88,7 +89,10 @@ func TestAllocateFailures(t *testing.T) {
 	// Still pending at the start timeout: the job is cancelled, not left.
 	f := allocFake(1000, "CANCELLED", false)
 	_, err = NewClient(f).Allocate(ctx, AllocSpec{Nodes: 2, TimeLimit: time.Minute, Dir: t.TempDir(), Poll: time.Millisecond, StartTimeout: 20 * time.Millisecond})
-	assert.ErrorContains(t, err, "slurm allocation 77 still PENDING after 20ms (reason Resources)")
+	var nse *NotStartedError
+	require.ErrorAs(t, err, &nse)
+	assert.Equal(t, "Resources", nse.Reason)
+	assert.ErrorContains(t, err, "slurm job 77 did not start within")
 	assert.Contains(t, f.commands(), "scancel")
 
 	// Cancelled by the caller while pending: cancelled on Slurm too.
@@ -98,4 +102,42 @@ func TestAllocateFailures(t *testing.T) {
 	_, err = NewClient(f).Allocate(cctx, AllocSpec{Nodes: 2, TimeLimit: time.Minute, Dir: t.TempDir(), Poll: time.Millisecond})
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Contains(t, f.commands(), "scancel")
+}
+
+// TestAllocateReportsPending: a holder job that waits for its nodes is
+// reported when first seen, then every PendingEvery, with its reason and
+// the time waited; without a StartTimeout it is waited for until it runs.
+func TestAllocateReportsPending(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var lines []string
+		f := allocFake(70, "CANCELLED", false) // 70 polls of 1 s pending
+		a, err := NewClient(f).Allocate(t.Context(), AllocSpec{Nodes: 2, TimeLimit: time.Hour, Dir: t.TempDir(), Poll: time.Second,
+			Progress: func(line string) { lines = append(lines, line) }})
+		require.NoError(t, err)
+		assert.Equal(t, JobID("77"), a.ID)
+		assert.Equal(t, []string{
+			"slurm job 77 PENDING (reason Resources); waited 0s",
+			"slurm job 77 PENDING (reason Resources); waited 30s",
+			"slurm job 77 PENDING (reason Resources); waited 1m0s",
+		}, lines)
+
+		// With a StartTimeout the line says how long it may wait.
+		lines = nil
+		_, err = NewClient(allocFake(1000, "CANCELLED", false)).Allocate(t.Context(), AllocSpec{Nodes: 2, TimeLimit: time.Hour, Dir: t.TempDir(), Poll: time.Second,
+			StartTimeout: 45 * time.Second, Progress: func(line string) { lines = append(lines, line) }})
+		assert.Equal(t, "slurm job 77 did not start within 46s (pending reason: Resources); cancelled", err.Error())
+		assert.Equal(t, []string{
+			"slurm job 77 PENDING (reason Resources); waited 0s of 45s",
+			"slurm job 77 PENDING (reason Resources); waited 30s of 45s",
+		}, lines)
+	})
+}
+
+func TestIsAllocFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"slurm-alloc.sh": true, "slurm-alloc-65.out": true,
+		"slurm-alloc-.out": false, "slurm-alloc-x.out": false, "slurm-alloc-65.log": false, "run.json": false, "slurm-65.out": false,
+	} {
+		assert.Equal(t, want, IsAllocFile(name), name)
+	}
 }

@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -23,7 +24,11 @@ type ArmNodes struct {
 	// Wall is the arm's planned wall time (its points' load and the
 	// deployment's start), before doubling.
 	Wall func(*campaign.Arm) time.Duration
-	// Progress receives a line per allocation and release (nil: none).
+	// StartTimeout bounds how long an allocation may stay pending (0: no
+	// bound; AllocSpec.StartTimeout).
+	StartTimeout time.Duration
+	// Progress receives a line per allocation and release, and the
+	// allocation's state while it is pending (nil: none).
 	Progress io.Writer
 }
 
@@ -33,7 +38,14 @@ func (n *ArmNodes) Allocate(ctx context.Context, arm *campaign.Arm, workers int)
 	if n.Wall != nil {
 		limit += 2 * n.Wall(arm)
 	}
-	a, err := n.Client.Allocate(ctx, AllocSpec{Name: "sweep-" + arm.ConfigKey, Nodes: workers, GPUsPerNode: arm.GPUs, TimeLimit: limit, Dir: n.Dir})
+	spec := AllocSpec{Name: "sweep-" + arm.ConfigKey, Nodes: workers, GPUsPerNode: arm.GPUs, TimeLimit: limit, Dir: n.Dir, StartTimeout: n.StartTimeout}
+	if n.Progress != nil {
+		spec.Progress = func(line string) { n.printf("arm %d: %s\n", arm.Index+1, line) }
+	}
+	a, err := n.Client.Allocate(ctx, spec)
+	if _, ok := errors.AsType[*NotStartedError](err); ok {
+		return nil, fmt.Errorf("allocating %d node(s) for arm %d on the Slurm cluster: %w; %s", workers, arm.Index+1, err, StartTimeoutFix)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("allocating %d node(s) for arm %d on the Slurm cluster: %w", workers, arm.Index+1, err)
 	}

@@ -85,7 +85,7 @@ func (s Sweep) CheckMultiNode(rows matrix.Matrix, launched bool) error {
 	case launched:
 		return fmt.Errorf("--launch: multi-node arms are launched with sweep run --launch, not by %s", s.Command)
 	case s.Name == Slurm:
-		return errors.New("--executor slurm: multi-node arms run with --executor local (simulated on this host's loopback)")
+		return errors.New("--executor slurm: multi-node arms run with --executor local, simulated on this host's loopback, or with --executor local --slurm, each deployment as job steps on a Slurm allocation of its own")
 	}
 	return nil
 }

@@ -161,7 +161,7 @@ func TestSweepCheckMultiNode(t *testing.T) {
 		{"unsimulated", Sweep{Command: "official"}, multi, false, "official runs them only with --simulate"},
 		{"unsimulated dry run", Sweep{DryRun: true, Command: "discover"}, multi, false, "discover runs them only with --simulate"},
 		{"launched", Sweep{Simulate: true, Command: "discover"}, multi, true, "--launch: multi-node arms are launched with sweep run --launch, not by discover"},
-		{"slurm executor", Sweep{Simulate: true, Options: Options{Name: Slurm}}, multi, false, "--executor slurm: multi-node arms run with --executor local"},
+		{"slurm executor", Sweep{Simulate: true, Options: Options{Name: Slurm}}, multi, false, "--executor slurm: multi-node arms run with --executor local, simulated on this host's loopback, or with --executor local --slurm, each deployment"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.s.CheckMultiNode(tc.rows, tc.launched)

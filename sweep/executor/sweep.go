@@ -228,8 +228,15 @@ func (s Sweep) dryRun(progress io.Writer) error {
 	}
 	if s.Adaptive {
 		points := "at the full length"
-		if s.ProbeDuration > 0 {
+		probing, full := armsProbing(s.Schedule)
+		switch {
+		case s.ProbeDuration <= 0:
+		case full == 0:
 			points = fmt.Sprintf("as %d s probes, run again at the full length where the verdict hangs on them", s.ProbeDuration)
+		case probing == 0:
+			points = "at the full length: multi-node arms run no probes"
+		default:
+			points = fmt.Sprintf("as %d s probes, run again at the full length where the verdict hangs on them; multi-node arms run no probes, their points at the full length", s.ProbeDuration)
 		}
 		fmt.Fprintf(s.Out, "adaptive: each arm runs only the points knee.Next asks for as results come in (x4 bracketing %s, then the knee's neighbours that can still move it; README: sweep discover --adaptive); the cost below is the full grid's, an upper bound: the summary gives the GPU-hours the search spent when it ends\n", points)
 	}
@@ -283,6 +290,20 @@ func (s Sweep) writeJobPorts(w io.Writer) {
 		fmt.Fprintf(w, "\nports: the servers of arms %s listen", strings.Join(arms, ", "))
 	}
 	fmt.Fprintln(w, " on 40000 + the job id % 10000, as the launcher puts them (its jobs share nodes), not on the planned port: each job is submitted held and its points planned on that port once it has its id")
+}
+
+// armsProbing counts the arms whose points an adaptive search can run as
+// short probes and the multi-node arms, which it runs at the full length
+// only (campaign.Plan plans no probe for them).
+func armsProbing(s *campaign.Schedule) (probing, full int) {
+	for _, a := range s.Arms {
+		if len(a.Points) > 0 && a.Points[0].Plan.MultiNode != nil {
+			full++
+		} else {
+			probing++
+		}
+	}
+	return probing, full
 }
 
 // costModel returns the per-point and per-start times: measured ones from

@@ -39,6 +39,28 @@ func TestSweepDryRun(t *testing.T) {
 	assert.Contains(t, out.String(), "4 8", "the arm's concurrencies")
 	assert.Empty(t, log.String())
 
+	// Multi-node arms run no probes: the header says their points run at
+	// the full length, alone or beside single-node arms.
+	multi := oneArm()
+	for _, p := range multi.Points {
+		p.Plan.MultiNode = &recipes.LocalMultiNode{}
+	}
+	both := oneArm()
+	both.Arms = append(both.Arms, multi.Arms[0])
+	for _, tc := range []struct {
+		sched *campaign.Schedule
+		want  string
+	}{
+		{multi, "(x4 bracketing at the full length: multi-node arms run no probes, then the knee's neighbours"},
+		{both, "(x4 bracketing as 300 s probes, run again at the full length where the verdict hangs on them; multi-node arms run no probes, their points at the full length, then the knee's neighbours"},
+	} {
+		out.Reset()
+		sw := Sweep{Options: Options{Schedule: tc.sched, GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Adaptive: true}, ProbeDuration: 300, DryRun: true, Out: &out, Log: &log}
+		require.NoError(t, sw.Run(t.Context()))
+		assert.Contains(t, out.String(), tc.want)
+		assert.NotContains(t, out.String(), "as 300 s probes, run again at the full length where the verdict hangs on them, then", "no arm of the header's claim")
+	}
+
 	out.Reset()
 	sw.Adaptive, sw.NewLaunch, sw.CostFrom = false, nil, filepath.Join(t.TempDir(), "missing")
 	require.NoError(t, sw.Run(t.Context()))

@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -112,8 +113,10 @@ func RunnerName(r *matrix.Row, runners *configs.Runners) string {
 // same GPU (the docker twin launch_mi325x-tw.sh runs an mi325x key's
 // recipe as launch_mi325x-amds.sh does). Any other runner would route the
 // key to another GPU's recipe, image and environment, so it is an
-// ErrInvalidOptions naming the label's runners. A label runners does not
-// list is not checked.
+// ErrInvalidOptions naming the label's runners. A runner of a launcher
+// that runners lists runners of must be one of them (mi325x-amds_99 is
+// no node of launch_mi325x-amds.sh); a launcher it lists none of (the
+// docker twin) takes any. A label runners does not list is not checked.
 func CheckRunner(row *matrix.Row, runners *configs.Runners, name string) error {
 	if runners == nil || name == "" {
 		return nil
@@ -124,10 +127,30 @@ func CheckRunner(row *matrix.Row, runners *configs.Runners, name string) error {
 	}
 	own, ownErr := LauncherFor(names[0])
 	if l, err := LauncherFor(name); err == nil && ownErr == nil && l.GPU == own.GPU {
-		return nil
+		known := launcherRunners(runners, l.Name)
+		if len(known) == 0 || slices.Contains(known, name) {
+			return nil
+		}
+		return fmt.Errorf("%w: --runner-name %s is not a runner of launch_%s.sh in %s (its runners: %s); give one of them, e.g. --runner-name %s, or drop --runner-name",
+			ErrInvalidOptions, name, l.Name, cmp.Or(runners.File, "runners.yaml"), strings.Join(known, ", "), names[0])
 	}
 	return fmt.Errorf("%w: --runner-name %s is not a runner of %s (runner label %s: %s); give one of them, e.g. --runner-name %s, or drop --runner-name",
 		ErrInvalidOptions, name, row.ConfigKey, row.Runner, strings.Join(names, ", "), names[0])
+}
+
+// launcherRunners lists, sorted, the runner names of every label of
+// runners whose launcher is the one called launcher.
+func launcherRunners(runners *configs.Runners, launcher string) []string {
+	var known []string
+	for _, names := range runners.Labels {
+		for _, n := range names {
+			if l, err := LauncherFor(n); err == nil && l.Name == launcher && !slices.Contains(known, n) {
+				known = append(known, n)
+			}
+		}
+	}
+	slices.Sort(known)
+	return known
 }
 
 // LauncherFor returns the launcher of a runner name (mi325x-amds_03 →

@@ -31,6 +31,8 @@ func TestPlanRefusesAnotherGPUsRunner(t *testing.T) {
 		{"b200-dgxc_01", "--runner-name b200-dgxc_01 is not a runner of " + mi325xKey + " (runner label cluster:mi325x-amds: mi325x-amds_00,"},
 		{"mi355x-amds_00", "--runner-name mi355x-amds_00 is not a runner of"},
 		{"nosuch", "--runner-name nosuch is not a runner of"},
+		// The key's launcher, but no node runners.yaml lists for it.
+		{"mi325x-amds_99", "--runner-name mi325x-amds_99 is not a runner of launch_mi325x-amds.sh in configs/runners.yaml (its runners: mi325x-amds_00, mi325x-amds_01,"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.runner, func(t *testing.T) {

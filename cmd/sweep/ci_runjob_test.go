@@ -211,7 +211,7 @@ func TestCIRunJobAllEvals(t *testing.T) {
 		require.NoError(t, err)
 		jobFile := filepath.Join(dir, fmt.Sprintf("job%d.json", i))
 		require.NoError(t, os.WriteFile(jobFile, data, 0o644))
-		code, _, stderr := runCLI(t, "ci", "run-job", "--job", jobFile, "--runner-name", "mi325x-amds_0", "--out", filepath.Join(dir, fmt.Sprint(i)), "--simulate")
+		code, _, stderr := runCLI(t, "ci", "run-job", "--job", jobFile, "--runner-name", "mi325x-amds_00", "--out", filepath.Join(dir, fmt.Sprint(i)), "--simulate")
 		assert.Equal(t, exitError, code, "job %d (conc %d): %s", i, j.Points[0].Conc, stderr)
 		assert.Contains(t, stderr, "eval point: lm-eval scores synthetic text as 0: not available in simulation", "job %d (conc %d)", i, j.Points[0].Conc)
 	}

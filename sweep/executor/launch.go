@@ -225,7 +225,7 @@ func (l Launch) ContainerArms(sched *campaign.Schedule, stopWait time.Duration) 
 		return ce, err
 	}
 	return &local.ContainerArms{Dir: l.Dir, Plan: plan, Client: client, Sweep: l.sweepInImage(), Progress: progress,
-		Exec: launch.Exec{Stdout: l.Progress, Stderr: l.Progress, Guard: []string{l.Binary, "launch-guard"}, Progress: progress, StopWait: stopWait}}, nil
+		Exec: launch.Exec{Guard: []string{l.Binary, "launch-guard"}, Progress: progress, StopWait: stopWait}}, nil
 }
 
 // containerArmName names an arm's docker container (arms run at once) and

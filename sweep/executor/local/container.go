@@ -18,8 +18,11 @@ import (
 // a docker launcher (launch_mi325x-tw.sh) runs its recipe: the arm's job
 // file goes to Dir/docker/, the launch (docker rm -f, docker run, docker
 // rm -f) runs the mounted sweep's `run-arm` in the image with the arm's
-// GPUs, and the arm's events are followed into the sweep's journal. Set
-// it as an Executor's RunArm.
+// GPUs, and the arm's events are followed into the sweep's journal, as a
+// Slurm arm's are; the container's own output (run-arm's raw event lines,
+// the engine's) goes to Dir/docker/<arm job>.log, named on the progress
+// line that starts it, as a Slurm job's goes to its log. Set it as an
+// Executor's RunArm.
 type ContainerArms struct {
 	// Dir is the sweep directory, mounted at its own path in the container.
 	Dir string
@@ -36,7 +39,9 @@ type ContainerArms struct {
 	Settings     campaign.ArmSettings
 	PointTimeout func(*campaign.Point) time.Duration
 	// Exec runs the launch (its Guard removes the container if this
-	// process is killed).
+	// process is killed); the output of the launch's commands (docker rm,
+	// the container's docker run) goes to the arm's log, not to its Stdout
+	// and Stderr.
 	Exec launch.Exec
 	// Poll is how often the events are read (default 1 s).
 	Poll     time.Duration
@@ -63,7 +68,7 @@ func (c *ContainerArms) Run(ctx context.Context, job campaign.Job, gpus []int, o
 		campaign.FailJob(job, obs, err.Error())
 		return
 	}
-	jobFile, events := stem+".json", stem+".events.jsonl"
+	jobFile, events, logFile := stem+".json", stem+".events.jsonl", stem+".log"
 	aj := campaign.NewArmJob(job, c.PointTimeout, c.Settings)
 	if c.Client != nil {
 		aj.Client, err = c.Client(arm)
@@ -80,7 +85,15 @@ func (c *ContainerArms) Run(ctx context.Context, job campaign.Job, gpus []int, o
 		campaign.FailJob(job, obs, err.Error())
 		return
 	}
-	progress(fmt.Sprintf("container %s on GPUs %v (%s; %s)", pl.ContainerName, gpus, pl.Launcher, plural.Count(len(job.Points), "point", "points")))
+	logf, err := os.Create(logFile)
+	if err != nil {
+		campaign.FailJob(job, obs, err.Error())
+		return
+	}
+	defer logf.Close()
+	ex := c.Exec
+	ex.Stdout, ex.Stderr = logf, logf
+	progress(fmt.Sprintf("container %s on GPUs %v (%s; %s; log %s)", pl.ContainerName, gpus, pl.Launcher, plural.Count(len(job.Points), "point", "points"), logFile))
 	remote := campaign.NewRemoteArm(events)
 	forward := func() {
 		if err := remote.Forward(ctx, obs); err != nil {
@@ -89,7 +102,7 @@ func (c *ContainerArms) Run(ctx context.Context, job campaign.Job, gpus []int, o
 	}
 	done := make(chan error, 1)
 	go func() {
-		res, err := c.Exec.Run(ctx, pl)
+		res, err := ex.Run(ctx, pl)
 		done <- errors.Join(err, res.ReleaseErr)
 	}()
 	poll := c.Poll

@@ -1,10 +1,12 @@
 package local
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,21 +30,32 @@ func containerJob() campaign.Job {
 }
 
 // A container that cannot run fails every point with the reason, after
-// the arm's job file was written for it; the release still runs.
+// the arm's job file was written for it; the release still runs. What the
+// container printed (run-arm's raw event lines) is in the arm's log, named
+// on its progress line, not among the sweep's progress lines.
 func TestContainerArmsFailure(t *testing.T) {
 	dir := t.TempDir()
-	var payload []string
+	var payload, lines []string
+	var out bytes.Buffer
 	c := &ContainerArms{Dir: dir, Sweep: "/opt/sweep/sweep", Poll: 10e6,
 		Plan: func(_ *campaign.Arm, gpus []int, p []string) (*launch.Plan, error) {
 			payload = p
 			return &launch.Plan{ContainerName: "c1", Commands: []recipes.HostCommand{
-				{Role: launch.RoleRun, Argv: []string{"sh", "-c", "exit 3"}},
+				{Role: launch.RoleRun, Argv: []string{"sh", "-c", "echo server_start p1 ok; exit 3"}},
 				{Role: launch.RoleRelease, Argv: []string{"true"}, MayFail: true}}}, nil
-		}}
+		},
+		Exec:     launch.Exec{Stdout: &out, Stderr: &out},
+		Progress: func(line string) { lines = append(lines, line) }}
 	var recs []campaign.Record
 	c.Run(context.Background(), containerJob(), []int{2, 3}, func(r campaign.Record) { recs = append(recs, r) })
 	require.Equal(t, []string{"/opt/sweep/sweep", "run-arm", "--job", dir + "/docker/arm02-t1.json", "--events", dir + "/docker/arm02-t1.events.jsonl"}, payload)
 	assert.FileExists(t, dir+"/docker/arm02-t1.json")
+	require.NotEmpty(t, lines)
+	assert.Contains(t, lines[0], "arm 2: container c1 on GPUs [2 3] (; 2 points; log "+dir+"/docker/arm02-t1.log)")
+	assert.NotContains(t, out.String()+strings.Join(lines, "\n"), "server_start", "the container's output is not progress")
+	log, err := os.ReadFile(dir + "/docker/arm02-t1.log")
+	require.NoError(t, err)
+	assert.Equal(t, "server_start p1 ok\n", string(log))
 	require.Len(t, recs, 4)
 	for _, r := range []campaign.Record{recs[1], recs[3]} {
 		assert.Equal(t, campaign.StatusFailed, r.Status)

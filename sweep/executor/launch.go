@@ -288,7 +288,11 @@ func (l Launch) WriteDryRun(w io.Writer, sched *campaign.Schedule, slurmJobs boo
 		fmt.Fprintf(w, "  arm %d (%s, %s):\n    import: %s\n    step:   %s %s run-arm --job ... --events ...\n", a.Index+1, prof.Name, js.Import.Launcher,
 			launch.Oneline(js.Import.Commands[0].Argv), strings.Join(js.Argv, " "), l.sweepInImage())
 		for _, k := range slices.Sorted(maps.Keys(js.Env)) {
-			fmt.Fprintf(w, "    env:    %s=%s (set on the node, %s its job id)\n", k, js.Env[k], campaign.SlurmJobID)
+			note := "set on the node"
+			if strings.Contains(js.Env[k], campaign.SlurmJobID) {
+				note += ", " + campaign.SlurmJobID + " its job id"
+			}
+			fmt.Fprintf(w, "    env:    %s=%s (%s)\n", k, js.Env[k], note)
 		}
 		if err := writeClientSteps(w, ce); err != nil {
 			return err

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -62,7 +63,11 @@ func TestLauncherArgvSample(t *testing.T) {
 			got := bound.Commands[i]
 			assert.Equal(t, roles[c.Role], got.Role, "%s call %d", s.ConfigKey, i)
 			assert.Equal(t, c.Argv, got.Argv, "%s call %d (%s)", s.ConfigKey, i, c.Role)
-			assert.Equal(t, c.Env, got.Env, "%s call %d (%s) env", s.ConfigKey, i, c.Role)
+			// The recording's environment had none of the workflow's
+			// variables; sweep exports its HF_HUB_CACHE as the workflow does.
+			want := maps.Clone(c.Env)
+			want["HF_HUB_CACHE"] = DefaultHubCache
+			assert.Equal(t, want, got.Env, "%s call %d (%s) env", s.ConfigKey, i, c.Role)
 		}
 	}
 }
@@ -159,8 +164,13 @@ func TestLauncherArgvSet(t *testing.T) {
 				for k, v := range got {
 					if _, ok := want[k]; !ok && exact {
 						// The workflow already sets GPU_COUNT to the point's
-						// GPUs: the launcher's export changes nothing.
-						assert.Equal(t, "GPU_COUNT", k, "%s: sweep exports %s=%s, the launcher does not", what, k, v)
+						// GPUs (the launcher's export changes nothing) and
+						// HF_HUB_CACHE to the hub cache mount, which the
+						// recording's environment did not.
+						assert.Contains(t, []string{"GPU_COUNT", "HF_HUB_CACHE"}, k, "%s: sweep exports %s=%s, the launcher does not", what, k, v)
+						if k == "HF_HUB_CACHE" {
+							assert.Equal(t, DefaultHubCache, v, "%s: the workflow's HF_HUB_CACHE", what)
+						}
 					}
 				}
 			}

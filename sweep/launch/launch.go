@@ -61,7 +61,9 @@ const (
 )
 
 // DefaultHubCache is the container's HF_HUB_CACHE (InferenceX's workflow
-// environment) unless the launcher sets its own.
+// environment) unless the launcher sets its own: every launch exports it
+// to the container step (and an arm's job), where the launcher's hub cache
+// mount is.
 const DefaultHubCache = "/mnt/hf_hub_cache/"
 
 // Options are what a launch needs beyond the profile and the row.
@@ -208,6 +210,13 @@ func (b *builder) hostEnv() {
 		}
 	}
 	b.env["GPU_COUNT"] = strconv.Itoa(b.gpus())
+	if _, ok := b.env["HF_HUB_CACHE"]; !ok {
+		// The workflow's (benchmark-tmpl.yml), which srun --export=ALL
+		// carries into the container: the engine's weights and the
+		// client's trace set are looked up on the hub cache mount, never
+		// in the container's home.
+		b.env["HF_HUB_CACHE"] = DefaultHubCache
+	}
 }
 
 // gpus is the point's GPU count: TP·PP·PCP (InferenceX's GPU_COUNT).
@@ -566,7 +575,7 @@ func (pl *Plan) RunEnv(name string) string {
 // JobStep is an arm's launch as a batch job: the image import, run on the
 // submitting host before the job, the container step's argv (without the
 // payload) and the launcher's per-job variables, ${SLURM_JOB_ID} standing
-// for the job's id.
+// for the job's id, with the workflow's HF_HUB_CACHE.
 type JobStep struct {
 	Import *Plan
 	Argv   []string
@@ -578,8 +587,9 @@ type JobStep struct {
 // the submitting host before the job (as launch_b300-nv.sh imports), the
 // container step's argv without --jobid (srun inside the job uses the
 // job's allocation), ending before the payload, and the launcher's
-// per-job variables (MI325X's XDG_CACHE_HOME, TRITON_CACHE_DIR), which
-// the job sets on its node once its id is known. dir is mounted at the
+// per-job variables (MI325X's XDG_CACHE_HOME, TRITON_CACHE_DIR) with the
+// workflow's HF_HUB_CACHE, which the job sets on its node (once its id is
+// known). dir is mounted at the
 // same path in the container too, so the job's absolute file names
 // resolve.
 func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (*JobStep, error) {
@@ -602,11 +612,14 @@ func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (*JobStep,
 			js.Import.Commands = append(js.Import.Commands, c)
 		case RoleRun:
 			js.Argv = slices.DeleteFunc(slices.Clone(c.Argv), func(a string) bool { return strings.HasPrefix(a, "--jobid=") })
+			js.Env = map[string]string{}
 			for k := range p.Launch.JobEnv {
-				if js.Env == nil {
-					js.Env = map[string]string{}
-				}
 				js.Env[k] = c.Env[k]
+			}
+			if h := c.Env["HF_HUB_CACHE"]; !strings.Contains(h, "${") {
+				// A launcher's ${HOME}/... is its host shell's: left to
+				// the job's own environment.
+				js.Env["HF_HUB_CACHE"] = h
 			}
 		}
 	}

@@ -59,7 +59,8 @@ func TestSingleNodeProfiles(t *testing.T) {
 				"--container-mounts=${GITHUB_WORKSPACE}:/workspace/,/raid/hf-hub-cache/:/mnt/hf_hub_cache/,/dev/kfd:/dev/kfd,/dev/dri:/dev/dri",
 				"--container-mount-home", "--container-writable", "--container-remap-root", "--container-workdir=/workspace/", "--no-container-entrypoint", "--export=ALL"},
 			payload: []string{"bash", "benchmarks/single_node/agentic/qwen3.5_fp8_mi325x_mtp.sh"},
-			runEnv:  map[string]string{"PORT": "${PORT}", "XDG_CACHE_HOME": "/tmp/xdg-cache-${JOB_ID}", "TRITON_CACHE_DIR": "/tmp/triton-cache-${JOB_ID}", "GPU_COUNT": "4"},
+			runEnv: map[string]string{"PORT": "${PORT}", "XDG_CACHE_HOME": "/tmp/xdg-cache-${JOB_ID}", "TRITON_CACHE_DIR": "/tmp/triton-cache-${JOB_ID}", "GPU_COUNT": "4",
+				"HF_HUB_CACHE": "/mnt/hf_hub_cache/"},
 		},
 		{
 			runner: "mi300x-amds_01",
@@ -71,7 +72,7 @@ func TestSingleNodeProfiles(t *testing.T) {
 				"--container-mounts=/tmp/inferencex-${JOB_ID}:/workspace/,/raid/hf-hub-cache/:/mnt/hf_hub_cache/,/dev/kfd:/dev/kfd,/dev/dri:/dev/dri",
 				"--container-mount-home", "--container-writable", "--container-remap-root", "--container-workdir=/workspace/", "--no-container-entrypoint", "--export=ALL"},
 			payload: []string{"bash", "benchmarks/single_node/agentic/minimaxm3_fp8_mi300x_mtp.sh"},
-			runEnv:  map[string]string{"PORT": "${PORT}", "XDG_RUNTIME_DIR": "/tmp/enroot-runtime-${UID}"},
+			runEnv:  map[string]string{"PORT": "${PORT}", "XDG_RUNTIME_DIR": "/tmp/enroot-runtime-${UID}", "HF_HUB_CACHE": "/mnt/hf_hub_cache/"},
 		},
 		{
 			runner: "mi355x-amds_3",
@@ -84,7 +85,8 @@ func TestSingleNodeProfiles(t *testing.T) {
 				"--container-mount-home", "--container-writable", "--container-workdir=/workspace/", "--container-remap-root",
 				"--no-container-entrypoint", "--export=ALL,AIPERF_DATASET_MMAP_CACHE_DIR=/aiperf_mmap_cache"},
 			payload: []string{"bash", "benchmarks/single_node/agentic/dsv4_fp4_mi355x_vllm_mtp.sh"},
-			runEnv:  map[string]string{"PORT": "8891", "VLLM_CACHE_ROOT": "/it-share/gharunners/.cache/vllm", "HF_HUB_CACHE_MOUNT": "/it-share/hf-hub-cache/"},
+			runEnv: map[string]string{"PORT": "8891", "VLLM_CACHE_ROOT": "/it-share/gharunners/.cache/vllm", "HF_HUB_CACHE_MOUNT": "/it-share/hf-hub-cache/",
+				"HF_HUB_CACHE": "/mnt/hf_hub_cache/"},
 		},
 		{
 			runner: "b300-nv_0",
@@ -108,7 +110,7 @@ func TestSingleNodeProfiles(t *testing.T) {
 				"--container-mounts=${GITHUB_WORKSPACE}:/ix,/lustre/fsw/models/deepseek-v4-pro:/lustre/fsw/models/deepseek-v4-pro,/lustre/fsw/gharunners/aiperf-cache:/aiperf_mmap_cache",
 				"--no-container-mount-home", "--container-workdir=/ix", "--no-container-entrypoint", "--export=ALL,PORT=8888,AIPERF_DATASET_MMAP_CACHE_DIR=/aiperf_mmap_cache"},
 			payload: []string{"bash", "benchmarks/single_node/agentic/dsv4_fp4_b200_sglang_mtp.sh"},
-			runEnv:  map[string]string{"MODEL": "/lustre/fsw/models/deepseek-v4-pro", "MODEL_PATH": "/lustre/fsw/models/deepseek-v4-pro"},
+			runEnv:  map[string]string{"MODEL": "/lustre/fsw/models/deepseek-v4-pro", "MODEL_PATH": "/lustre/fsw/models/deepseek-v4-pro", "HF_HUB_CACHE": "/mnt/hf_hub_cache/"},
 		},
 		{
 			runner: "h200-dgxc-slurm_1",
@@ -120,6 +122,7 @@ func TestSingleNodeProfiles(t *testing.T) {
 				"--container-mounts=${GITHUB_WORKSPACE}:/workspace/,/models/gharunners/hf-hub-cache:/mnt/hf_hub_cache/,/home/sa-shared/gharunners/ai-perf-cache:/aiperf_mmap_cache",
 				"--no-container-mount-home", "--container-remap-root", "--container-workdir=/workspace/", "--no-container-entrypoint", "--export=ALL,PORT=8888,AIPERF_DATASET_MMAP_CACHE_DIR=/aiperf_mmap_cache"},
 			payload: []string{"bash", "benchmarks/single_node/agentic/minimaxm3_fp8_h200_mtp.sh"}, // the launcher falls back to the name without the framework: no _vllm_mtp script at 843c6254f
+			runEnv:  map[string]string{"HF_HUB_CACHE": "/mnt/hf_hub_cache/"},
 		},
 		{
 			runner: "h100-dgxc-slurm_0",
@@ -131,6 +134,7 @@ func TestSingleNodeProfiles(t *testing.T) {
 				"--container-mounts=${GITHUB_WORKSPACE}:/workspace/,/mnt/nfs/sa-shared/gharunners/hf-hub-cache/:/mnt/hf_hub_cache/,/mnt/nfs/sa-shared/gharunners/ai-perf-cache:/aiperf_mmap_cache",
 				"--no-container-mount-home", "--container-workdir=/workspace/", "--no-container-entrypoint", "--export=ALL,PORT=8888,AIPERF_DATASET_MMAP_CACHE_DIR=/aiperf_mmap_cache"},
 			payload: []string{"bash", "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"},
+			runEnv:  map[string]string{"HF_HUB_CACHE": "/mnt/hf_hub_cache/"},
 		},
 	}
 	for _, tt := range tests {
@@ -243,13 +247,16 @@ func TestInJob(t *testing.T) {
 	assert.Equal(t, []string{"srun", "--container-image=/raid/squash/lmsysorg_sglang_v0.5.16-rocm720-mi30x.sqsh",
 		"--container-mounts=/shared/d:/workspace/,/raid/hf-hub-cache/:/mnt/hf_hub_cache/,/dev/kfd:/dev/kfd,/dev/dri:/dev/dri,/b:/opt/sweep:ro,/shared/d:/shared/d",
 		"--container-mount-home", "--container-writable", "--container-remap-root", "--container-workdir=/workspace/", "--no-container-entrypoint", "--export=ALL"}, step)
-	// MI325X's per-job caches, by the job's id on the node.
-	assert.Equal(t, map[string]string{"XDG_CACHE_HOME": "/tmp/xdg-cache-${SLURM_JOB_ID}", "TRITON_CACHE_DIR": "/tmp/triton-cache-${SLURM_JOB_ID}"}, js.Env)
+	// MI325X's per-job caches, by the job's id on the node, and the
+	// workflow's HF_HUB_CACHE: the mounted hub cache, where the client
+	// looks for its trace set.
+	assert.Equal(t, map[string]string{"XDG_CACHE_HOME": "/tmp/xdg-cache-${SLURM_JOB_ID}", "TRITON_CACHE_DIR": "/tmp/triton-cache-${SLURM_JOB_ID}",
+		"HF_HUB_CACHE": "/mnt/hf_hub_cache/"}, js.Env)
 	h200, err := recipes.ProfileFor("h200-dgxc-slurm_0")
 	require.NoError(t, err)
 	js, err = InJob(h200, row, Options{RunnerName: "h200-dgxc-slurm_0"}, "/shared/d")
 	require.NoError(t, err)
-	assert.Empty(t, js.Env, "H200's launcher has no per-job variables")
+	assert.Equal(t, map[string]string{"HF_HUB_CACHE": "/mnt/hf_hub_cache/"}, js.Env, "H200's launcher has no per-job variables")
 	docker, err := recipes.ProfileFor("mi325x-tw_0")
 	require.NoError(t, err)
 	_, err = InJob(docker, row, Options{RunnerName: "mi325x-tw_0"}, "/d")

@@ -22,6 +22,8 @@ type CommandLine struct {
 	// else 1.
 	TimeScale    float64
 	VirtualClock bool
+	// RequireTraces is Options.RequireTraces (--require-traces).
+	RequireTraces bool
 	// Getenv reads the environment (nil: os.Getenv).
 	Getenv func(string) string
 }
@@ -70,6 +72,7 @@ func (c *CommandLine) Options(warn io.Writer) (Options, error) {
 		opts.ClockOrigin = time.Unix(0, ns)
 	}
 	opts.VirtualClock = c.VirtualClock
+	opts.RequireTraces = c.RequireTraces
 	opts.CLICommand = "sweep loadgen -- " + strings.Join(c.Argv, " ")
 	return opts, nil
 }

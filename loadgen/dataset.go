@@ -1,6 +1,8 @@
 package loadgen
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,26 +62,30 @@ func hfRepoFor(loader string) (string, bool) {
 }
 
 // hfCacheDirs lists the Hugging Face hub caches to search, in the
-// huggingface_hub order.
-func hfCacheDirs() []string {
+// huggingface_hub order; getenv reads HF_HUB_CACHE, HF_HOME and HOME.
+func hfCacheDirs(getenv func(string) string) []string {
 	var dirs []string
-	if d := os.Getenv("HF_HUB_CACHE"); d != "" {
+	if d := getenv("HF_HUB_CACHE"); d != "" {
 		dirs = append(dirs, d)
 	}
-	if d := os.Getenv("HF_HOME"); d != "" {
+	if d := getenv("HF_HOME"); d != "" {
 		dirs = append(dirs, filepath.Join(d, "hub"))
 	}
-	if home, err := os.UserHomeDir(); err == nil {
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if home != "" {
 		dirs = append(dirs, filepath.Join(home, ".cache", "huggingface", "hub"))
 	}
 	return dirs
 }
 
 // findHFSnapshot returns the newest snapshot directory of a cached
-// dataset repo, or "".
-func findHFSnapshot(repo string) string {
+// dataset repo in dirs, or "".
+func findHFSnapshot(repo string, dirs []string) string {
 	dirName := "datasets--" + strings.ReplaceAll(repo, "/", "--")
-	for _, cache := range hfCacheDirs() {
+	for _, cache := range dirs {
 		snaps, err := filepath.Glob(filepath.Join(cache, dirName, "snapshots", "*"))
 		if err != nil || len(snaps) == 0 {
 			continue
@@ -90,10 +96,54 @@ func findHFSnapshot(repo string) string {
 	return ""
 }
 
+// TraceSetError is a trace set the client's options name that none of
+// the local Hugging Face hub caches holds.
+type TraceSetError struct {
+	Repo string
+	// Dirs are the hub caches looked in, in order.
+	Dirs []string
+}
+
+func (e *TraceSetError) Error() string {
+	return fmt.Sprintf("trace set %s is not in the local Hugging Face cache (looked in %s): set HF_HUB_CACHE to the hub cache that holds it, or download it there (hf download --repo-type dataset %s); the built-in load generator never downloads",
+		e.Repo, strings.Join(e.Dirs, ", "), e.Repo)
+}
+
+// TraceSet finds the trace set o names (--public-dataset, --hf-weka-dataset)
+// in the local Hugging Face hub caches, getenv giving HF_HUB_CACHE, HF_HOME
+// and HOME (nil: os.Getenv): its repo and newest snapshot directory. The
+// repo is "" when o names none or --input-file gives the traces; a named
+// set that is not there is a *TraceSetError with its repo.
+func TraceSet(o *Options, getenv func(string) string) (repo, snapshot string, err error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if o.TraceFile != "" {
+		return "", "", nil
+	}
+	repo = o.HFDataset
+	if repo == "" && o.PublicDataset != "" {
+		r, ok := hfRepoFor(o.PublicDataset)
+		if !ok {
+			return "", "", fmt.Errorf("--public-dataset %s: the load generator replays WEKA agentic traces only (semianalysis_cc_traces_weka_* or weka_hf)", o.PublicDataset)
+		}
+		repo = r
+	}
+	if repo == "" {
+		return "", "", nil
+	}
+	dirs := hfCacheDirs(getenv)
+	if snap := findHFSnapshot(repo, dirs); snap != "" {
+		return repo, snap, nil
+	}
+	return repo, "", &TraceSetError{Repo: repo, Dirs: dirs}
+}
+
 // resolveDataset picks the trace source: --input-file; else the
 // --public-dataset / --hf-weka-dataset repo from the local Hugging Face
 // cache (the load generator never downloads); else the built-in
-// synthetic set, with a warning on warn.
+// synthetic set, with a warning on warn. A named trace set that is not
+// in the cache is an error with RequireTraces (a real engine's point).
 func resolveDataset(o *Options, warn func(string)) (*dataset, error) {
 	if o.TraceFile != "" {
 		ts, err := LoadTraces(o.TraceFile)
@@ -102,31 +152,22 @@ func resolveDataset(o *Options, warn func(string)) (*dataset, error) {
 		}
 		return &dataset{SourceType: "file", Loader: "weka_trace", Path: o.TraceFile, Traces: ts}, nil
 	}
-	repo := o.HFDataset
-	loader := o.PublicDataset
-	if repo == "" && loader != "" {
-		r, ok := hfRepoFor(loader)
-		if !ok {
-			return nil, fmt.Errorf("--public-dataset %s: the load generator replays WEKA agentic traces only (semianalysis_cc_traces_weka_* or weka_hf)", loader)
+	repo, snap, err := TraceSet(o, nil)
+	missing, isMissing := errors.AsType[*TraceSetError](err)
+	switch {
+	case err != nil && (!isMissing || o.RequireTraces):
+		return nil, err
+	case snap != "":
+		ts, err := LoadTraces(snap)
+		if err != nil {
+			return nil, err
 		}
-		repo = r
-	}
-	if repo != "" {
-		if loader == "" {
-			loader = "weka_hf"
-		}
-		if snap := findHFSnapshot(repo); snap != "" {
-			ts, err := LoadTraces(snap)
-			if err != nil {
-				return nil, err
-			}
-			return &dataset{SourceType: "public_dataset", Loader: loader, HFName: repo, Path: snap, Traces: ts}, nil
-		}
-		if uncapped(repo) {
-			warn(fmt.Sprintf("dataset %s is not in the local Hugging Face cache (%s); replaying the built-in long-context synthetic agentic trace set instead", repo, strings.Join(hfCacheDirs(), ", ")))
-			return &dataset{SourceType: "builtin", Loader: "sweep_synthetic_agentic_long", Traces: LongAgenticTraces(builtinTraceSeed, builtinTraceCount)}, nil
-		}
-		warn(fmt.Sprintf("dataset %s is not in the local Hugging Face cache (%s); replaying the built-in synthetic agentic trace set instead", repo, strings.Join(hfCacheDirs(), ", ")))
+		return &dataset{SourceType: "public_dataset", Loader: cmp.Or(o.PublicDataset, "weka_hf"), HFName: repo, Path: snap, Traces: ts}, nil
+	case isMissing && uncapped(repo):
+		warn(fmt.Sprintf("dataset %s is not in the local Hugging Face cache (%s); replaying the built-in long-context synthetic agentic trace set instead", repo, strings.Join(missing.Dirs, ", ")))
+		return &dataset{SourceType: "builtin", Loader: "sweep_synthetic_agentic_long", Traces: LongAgenticTraces(builtinTraceSeed, builtinTraceCount)}, nil
+	case isMissing:
+		warn(fmt.Sprintf("dataset %s is not in the local Hugging Face cache (%s); replaying the built-in synthetic agentic trace set instead", repo, strings.Join(missing.Dirs, ", ")))
 	}
 	return &dataset{SourceType: "builtin", Loader: "sweep_synthetic_agentic", Traces: AgenticTraces(builtinTraceSeed, builtinTraceCount)}, nil
 }

@@ -16,8 +16,9 @@
 // not implement (SupportedFlags lists the ones it does).
 //
 // Run resolves the traces (--input-file; the --public-dataset repo in the
-// local Hugging Face cache; else the built-in synthetic set from
-// SyntheticTraces), then:
+// local Hugging Face cache, TraceSet; else the built-in synthetic set from
+// AgenticTraces, unless Options.RequireTraces makes a named set that is
+// not cached a *TraceSetError), then:
 //
 //  1. scrapes every metrics endpoint once (baseline) and keeps polling;
 //  2. warm-up: each of the --concurrency lanes takes the next trace in

@@ -60,6 +60,11 @@ type Options struct {
 	TraceFile     string // WEKA traces: JSONL file, JSON file or directory
 	PublicDataset string // --public-dataset loader name (looked up in the HF cache)
 	HFDataset     string // --hf-weka-dataset repo id
+	// RequireTraces makes a named trace set missing from the local hub
+	// cache an error (*TraceSetError) before any request, never a replay
+	// of the built-in synthetic set: a real engine's point (sweep run
+	// sets it unless the engine is simulated).
+	RequireTraces bool
 
 	ServerMetricsURLs []string      // Prometheus endpoints scraped besides URL/metrics
 	NoServerMetrics   bool          // --no-server-metrics

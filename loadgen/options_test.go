@@ -267,3 +267,38 @@ func TestResolveDatasetFromHFCache(t *testing.T) {
 	assert.Equal(t, "semianalysisai/cc-traces-weka-062126", ds.HFName)
 	assert.Len(t, ds.Traces, 16)
 }
+
+// TestResolveDatasetRequireTraces: a real engine's client (RequireTraces)
+// never replays the synthetic set for a named trace set that is not
+// cached: the error names every cache it looked in and the fix; a cached
+// set, --input-file and no named set are unaffected.
+func TestResolveDatasetRequireTraces(t *testing.T) {
+	cache, home := t.TempDir(), t.TempDir()
+	t.Setenv("HF_HUB_CACHE", cache)
+	t.Setenv("HF_HOME", "")
+	t.Setenv("HOME", home)
+	o := DefaultOptions()
+	o.RequireTraces = true
+	for _, loader := range []string{"semianalysis_cc_traces_weka_062126", "semianalysis_cc_traces_weka_062126_256k"} {
+		o.PublicDataset = loader
+		_, err := resolveDataset(&o, func(s string) { t.Errorf("unexpected warning %s", s) })
+		missing, ok := errors.AsType[*TraceSetError](err)
+		require.True(t, ok, "%s: got %v, want a *TraceSetError", loader, err)
+		assert.Equal(t, []string{cache, home + "/.cache/huggingface/hub"}, missing.Dirs)
+		want := "trace set " + missing.Repo + " is not in the local Hugging Face cache (looked in " + cache + ", " + home + "/.cache/huggingface/hub): " +
+			"set HF_HUB_CACHE to the hub cache that holds it, or download it there (hf download --repo-type dataset " + missing.Repo + ")"
+		assert.ErrorContains(t, err, want)
+	}
+
+	o.PublicDataset = "semianalysis_cc_traces_weka_062126"
+	snap := cache + "/datasets--semianalysisai--cc-traces-weka-062126/snapshots/abc"
+	require.NoError(t, mkdirCopy(wekaSample, snap+"/traces.jsonl"))
+	ds, err := resolveDataset(&o, func(s string) { t.Errorf("unexpected warning %s", s) })
+	require.NoError(t, err)
+	assert.Equal(t, "public_dataset", ds.SourceType)
+
+	o.PublicDataset = ""
+	ds, err = resolveDataset(&o, func(s string) { t.Errorf("unexpected warning %s", s) })
+	require.NoError(t, err)
+	assert.Equal(t, "builtin", ds.SourceType, "no trace set named: the built-in set, as asked")
+}

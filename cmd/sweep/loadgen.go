@@ -16,10 +16,13 @@ import (
 
 type loadgenOptions struct {
 	IO        *IOStreams
-	Schema    string   // aiperf schema ref the argv is checked against
-	TimeScale float64  // 0: from $SWEEP_LOADGEN_TIME_SCALE, else 1
-	Clock     string   // "wall" or "virtual"; "": from $SWEEP_LOADGEN_CLOCK, else wall
-	Argv      []string // "profile" and the aiperf flags
+	Schema    string  // aiperf schema ref the argv is checked against
+	TimeScale float64 // 0: from $SWEEP_LOADGEN_TIME_SCALE, else 1
+	Clock     string  // "wall" or "virtual"; "": from $SWEEP_LOADGEN_CLOCK, else wall
+	// RequireTraces: a named trace set missing from the hub cache is an
+	// error, not a replay of the built-in synthetic set.
+	RequireTraces bool
+	Argv          []string // "profile" and the aiperf flags
 }
 
 func newLoadgenCmd(ios *IOStreams, runF func(context.Context, *loadgenOptions) error) *Command {
@@ -37,6 +40,7 @@ func newLoadgenCmd(ios *IOStreams, runF func(context.Context, *loadgenOptions) e
 			fs.SetInterspersed(false) // everything from "profile" on is aiperf's
 			fs.StringVar(&o.Schema, "aiperf-schema", loadgen.DefaultSchema, "aiperf flag schema (tool@version) the argv is checked against")
 			fs.StringVar(&o.Clock, "clock", "", "wall: real (or --time-scale compressed) time; virtual: the simulated engine's virtual clock, where every wait and timestamp is simulated time advanced by events, deterministic whatever the machine load (default $"+simproto.EnvLoadgenClock+", else wall)")
+			fs.BoolVar(&o.RequireTraces, "require-traces", false, "a trace set --public-dataset or --hf-weka-dataset names that is not in the local Hugging Face cache is an error naming where it looked (exit 1, before any request), not a replay of the built-in synthetic trace set; sweep run sets it against a real engine")
 			cli.FloatVar(fs, &o.TimeScale, "time-scale", 0, "divide every wait (duration, grace periods, recorded idle gaps) by this factor, for an engine on a compressed clock (default $"+simproto.EnvLoadgenTimeScale+", else $"+simproto.EnvTimeScale+", else 1); reported times are multiplied back", timeScale)
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
@@ -61,7 +65,7 @@ func loadgenArgError(err error) error {
 }
 
 func loadgenRun(ctx context.Context, o *loadgenOptions) error {
-	c := loadgen.CommandLine{Argv: o.Argv, Schema: o.Schema, TimeScale: o.TimeScale, VirtualClock: o.Clock == "virtual"}
+	c := loadgen.CommandLine{Argv: o.Argv, Schema: o.Schema, TimeScale: o.TimeScale, VirtualClock: o.Clock == "virtual", RequireTraces: o.RequireTraces}
 	opts, err := c.Options(o.IO.ErrOut)
 	if err != nil {
 		return loadgenArgError(err)

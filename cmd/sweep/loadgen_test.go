@@ -38,8 +38,12 @@ func sseServer(t *testing.T) *httptest.Server {
 
 func TestLoadgenCommand(t *testing.T) {
 	srv := sseServer(t)
-	dir := t.TempDir()
+	dir, hub := t.TempDir(), t.TempDir()
 	base := []string{"loadgen", "--", "profile", "--url", srv.URL, "--model", "m", "--streaming", "--concurrency", "2"}
+	// A real engine's client (sweep run without --simulate) never replays
+	// the synthetic traces for a trace set it cannot find.
+	missing := append([]string{"loadgen", "--require-traces", "--"}, append(slices.Clone(base[2:]), "--request-count", "2",
+		"--public-dataset", "semianalysis_cc_traces_weka_062126_256k", "--output-artifact-dir", t.TempDir())...)
 	tests := []struct {
 		name   string
 		args   []string
@@ -54,12 +58,15 @@ func TestLoadgenCommand(t *testing.T) {
 		{"run", append(base, "--request-count", "4", "--trace-idle-gap-cap-seconds", "0.001", "--use-server-token-count", "--output-artifact-dir", dir),
 			exitOK, filepath.Join(dir, "profile_export.jsonl") + "\n" + filepath.Join(dir, "profile_export_aiperf.json") + "\n" + filepath.Join(dir, "profile_export_aiperf.csv") + "\n" + filepath.Join(dir, "profile_export_console.txt") + "\n" + filepath.Join(dir, "server_metrics_export.json") + "\n" + filepath.Join(dir, "server_metrics_export.csv") + "\n",
 			"profiling 4 ok / 0 failed"},
+		{"--require-traces: a trace set not in the hub cache", missing, exitError, "",
+			"loadgen: trace set semianalysisai/cc-traces-weka-062126-256k is not in the local Hugging Face cache (looked in " + hub + ", "},
 		{"without --", []string{"loadgen", "profile", "--url", srv.URL, "--model", "m", "--concurrency", "1", "--request-count", "1", "--trace-idle-gap-cap-seconds", "0.001", "--no-server-metrics", "--output-artifact-dir", t.TempDir()}, exitOK, "profile_export_aiperf.json", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(simproto.EnvLoadgenTimeScale, "")
 			t.Setenv(simproto.EnvTimeScale, "")
+			t.Setenv("HF_HUB_CACHE", hub)
 			code, out, errOut := runCLI(t, tc.args...)
 			assert.Equal(t, tc.code, code, "stdout:\n%s\nstderr:\n%s", out, errOut)
 			assert.Contains(t, out, tc.stdout)

@@ -154,3 +154,40 @@ func TestRunRecordsTheHubCache(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "/client/cache", spec.Facts.HFHubCache, "what the client itself is given")
 }
+
+// TestBuiltinClientNeedsItsTracesAgainstARealEngine: a launched point's
+// built-in client did not find its trace set (HF_HUB_CACHE unset in the
+// container), replayed the synthetic traces against the engine and the
+// result was valid. Against a real engine the point now fails before the
+// engine starts, naming where it looked and the fix, and the client runs
+// with --require-traces; a simulated point keeps the documented fallback.
+func TestBuiltinClientNeedsItsTracesAgainstARealEngine(t *testing.T) {
+	cache, home := t.TempDir(), t.TempDir()
+	p := &recipes.Point{
+		ResultFilename: "p",
+		ResultDir:      t.TempDir(),
+		Engine:         recipes.Command{Argv: []string{"python3", "-m", "sglang.launch_server", "--model-path", "m"}},
+		Client: &recipes.Command{Argv: []string{"aiperf", "profile", "--url", "http://localhost:8000", "--model", "m", "--streaming",
+			"--concurrency", "4", "--benchmark-duration", "60", "--public-dataset", "semianalysis_cc_traces_weka_062126_256k"}},
+	}
+	env := map[string]string{"HOME": home}
+	setup := Setup{Executable: "/bin/sweep", Environ: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+
+	_, err := FromPlan(p, setup)
+	require.Error(t, err)
+	assert.Equal(t, "built-in client against a real engine: trace set semianalysisai/cc-traces-weka-062126-256k is not in the local Hugging Face cache (looked in "+
+		home+"/.cache/huggingface/hub): set HF_HUB_CACHE to the hub cache that holds it, or download it there (hf download --repo-type dataset semianalysisai/cc-traces-weka-062126-256k); "+
+		"the built-in load generator never downloads", err.Error())
+
+	sim := setup
+	sim.Simulate = true
+	spec, err := FromPlan(p, sim)
+	require.NoError(t, err, "a simulated point replays the built-in traces")
+	assert.NotContains(t, spec.Client.Argv, "--require-traces")
+
+	env["HF_HUB_CACHE"] = cache
+	require.NoError(t, os.MkdirAll(cache+"/datasets--semianalysisai--cc-traces-weka-062126-256k/snapshots/abc", 0o755))
+	spec, err = FromPlan(p, setup)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/bin/sweep", "loadgen", "--require-traces", "--", "profile"}, spec.Client.Argv[:5])
+}

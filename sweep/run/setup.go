@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"sweep/internal/proc"
 	"sweep/internal/selfexe"
 	"sweep/internal/simproto"
+	"sweep/loadgen"
 	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/recipes/schema"
@@ -160,12 +162,26 @@ func (s Setup) setClient(spec *Spec, cmd recipes.Command, virtual bool) error {
 	if len(c.Argv) < 2 || c.Argv[1] != "profile" {
 		return fmt.Errorf("client command %q is not an aiperf profile command", strings.Join(c.Argv, " "))
 	}
+	getenv := func(k string) string {
+		if v, ok := c.Env[k]; ok {
+			return v
+		}
+		v, _ := s.Environ(k)
+		return v
+	}
 	if s.Aiperf != "" {
 		c.Argv[0] = s.Aiperf
 	} else {
 		head := []string{s.Executable, "loadgen"}
 		if s.AiperfSchema != "" {
 			head = append(head, "--aiperf-schema", s.AiperfSchema)
+		}
+		if !s.Simulate {
+			// Against a real engine the synthetic traces are no stand-in.
+			head = append(head, "--require-traces")
+			if err := s.checkTraces(cmd, getenv); err != nil {
+				return err
+			}
 		}
 		c.Argv = append(append(head, "--"), c.Argv[1:]...)
 	}
@@ -179,13 +195,24 @@ func (s Setup) setClient(spec *Spec, cmd recipes.Command, virtual bool) error {
 	spec.ClientInfo = s.ClientInfo()
 	// The cache the client reads the trace dataset from is where the
 	// result's expected output lengths come from, as in InferenceX.
-	spec.Facts.HFHubCache = result.HubCache(func(k string) string {
-		if v, ok := c.Env[k]; ok {
-			return v
-		}
-		v, _ := s.Environ(k)
-		return v
-	})
+	spec.Facts.HFHubCache = result.HubCache(getenv)
+	return nil
+}
+
+// checkTraces is the built-in client's trace set against a real engine,
+// checked before the engine starts: a set its command names that the hub
+// cache the client will search (getenv: the client's environment) does
+// not hold is an error naming where it looked and the fix. A command the
+// load generator cannot read is left to it to report.
+func (s Setup) checkTraces(cmd recipes.Command, getenv func(string) string) error {
+	cl := loadgen.CommandLine{Argv: cmd.Argv[1:], Schema: s.AiperfSchema, Getenv: getenv}
+	o, err := cl.Options(io.Discard)
+	if err != nil {
+		return nil
+	}
+	if _, _, err := loadgen.TraceSet(&o, getenv); err != nil {
+		return fmt.Errorf("built-in client against a real engine: %w", err)
+	}
 	return nil
 }
 

@@ -196,10 +196,16 @@ func resultFiles(t *testing.T, dir string) []string {
 // path (salloc, the enroot import under flock skipped for a valid squash
 // file, srun --container-image): the engine and the client run in the
 // image, the result lands on the mounted workspace, and the job is
-// released.
+// released. The client replays the trace set staged in the site's hub
+// cache: the container's HF_HUB_CACHE is its mount, as in InferenceX's
+// workflow (it once looked in the container's home and replayed the
+// synthetic traces).
 func TestLaunchThroughPyxis(t *testing.T) {
 	requirePyxis(t)
 	site := pyxisSite(t)
+	const traces = "datasets--semianalysisai--cc-traces-weka-062126-256k"
+	hub := strings.TrimPrefix(site[7], "hub-cache=")
+	require.NoError(t, os.CopyFS(filepath.Join(hub, traces), os.DirFS(filepath.Join("../../testdata/aggregation/builtin-c4/hf_cache", traces))))
 	out := filepath.Join(t.TempDir(), "p")
 	var log syncbuf.Buffer
 	cmd := launchCmd(t, "mi325x-amds_07", out, &log, site...)
@@ -219,6 +225,15 @@ func TestLaunchThroughPyxis(t *testing.T) {
 	assert.Equal(t, launch.SweepDir+"/sweep", rec.Processes["client"].Argv[0])
 	assert.Equal(t, "/workspace", filepath.Dir(rec.ArtifactDir))
 	assert.FileExists(t, filepath.Join(out, launch.PlanFile))
+	require.NotNil(t, rec.Facts)
+	assert.Equal(t, launch.DefaultHubCache, rec.Facts.HFHubCache)
+	b, err := os.ReadFile(resultFiles(t, out)[0])
+	require.NoError(t, err)
+	var res struct {
+		Dataset struct{ Loader string } `json:"dataset"`
+	}
+	require.NoError(t, json.Unmarshal(b, &res))
+	assert.Equal(t, "semianalysis_cc_traces_weka_062126_256k", res.Dataset.Loader, "the staged trace set, not the synthetic one")
 	assertNothingLeft(t, "mi325x-amds_07", out)
 }
 
@@ -379,6 +394,9 @@ func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 	id := strings.Fields(string(ids))[0]
 	assert.Contains(t, string(jobLog), "job env: TRITON_CACHE_DIR=/tmp/triton-cache-"+id+"\n")
 	assert.Contains(t, string(jobLog), "job env: XDG_CACHE_HOME=/tmp/xdg-cache-"+id+"\n")
+	// The workflow's HF_HUB_CACHE, the hub cache's mount: where the arm's
+	// client looks for its trace set.
+	assert.Contains(t, string(jobLog), "job env: HF_HUB_CACHE="+launch.DefaultHubCache+"\n")
 	for _, id := range strings.Fields(string(ids)) {
 		q, err := exec.Command("squeue", "-h", "-j", id, "-o", "%T").Output()
 		if err == nil {

@@ -58,13 +58,13 @@ func newPlanCmd(ios *IOStreams, runF func(context.Context, *planOptions) error) 
 			fs.IntVar(&o.Plan.Duration, "duration", 0, "benchmark duration in seconds (default: the row's, 3600; below 900 adds --unsafe-override)")
 			fs.StringVar(&o.Format, "format", "text", "output format: text or json")
 			fs.BoolVar(&o.Coverage, "coverage", false, "print one line per config key (default: every key): planned, unsupported or failing, with the reason")
-			fs.IntVar(&o.Plan.Port, "port", recipes.DefaultPort, "the point's public port (the engine's, or the router's with DP attention; the engine then uses port+1)")
+			fs.IntVar(&o.Plan.Port, "port", recipes.DefaultPort, "the point's public port (the engine's, or the router's with DP attention; the engine then uses port+1); with --runner-name, the launcher's")
 			fs.StringVar(&o.Plan.ModelPath, "model-path", "", "what the engine loads (default: the model id)")
-			fs.StringVar(&o.Plan.ResultDir, "result-dir", recipes.DefaultResultDir, "per-point result directory")
+			fs.StringVar(&o.Plan.ResultDir, "result-dir", recipes.DefaultResultDir, "per-point result directory; with --runner-name, the container's workspace")
 			fs.StringVar(&o.Plan.AiperfVersion, "aiperf-version", recipes.DefaultAiperfVersion, "aiperf schema version: 0.12.0 (upstream) or "+recipes.ForkAiperfVersion+" / fork (InferenceX's fork)")
 			fs.StringVar(&o.Plan.RunnerName, "runner-name", "", "runner name for routing and RESULT_FILENAME (default: the first runner of the row's label; a runner of the label, or of another launcher of the same GPU); with it, every point also lists the host commands that launch it on that runner (launch)")
 			fs.StringArrayVar(&o.Site, "site", nil, "with --runner-name: change a site fact of the runner profile, key=value ("+strings.Join(recipes.SiteKeys, ", ")+"); repeatable")
-			fs.StringVar(&o.Workspace, "workspace", "", "with --runner-name: the host directory the launch mounts on the container's workdir (default ${GITHUB_WORKSPACE})")
+			fs.StringVar(&o.Workspace, "workspace", "", "with --runner-name: the host directory the launch mounts on the container's workdir, sweep run --launch's --out (default ${GITHUB_WORKSPACE}); on a docker runner it gives the container's name its tag")
 			lists.Finish(fs)
 			return fs, func(ctx context.Context, args []string) error {
 				if err := lists.ParseRest(fs, args); err != nil {
@@ -145,9 +145,10 @@ func planRun(ctx context.Context, o *planOptions) error {
 	return recipes.WriteProfiles(o.IO.Out, points, g.Runners)
 }
 
-// addLaunch fills every point's launch: the host commands that run it on
-// --runner-name as sweep run --launch does (the container runs the
-// mounted sweep on the planned point).
+// addLaunch plans every point as sweep run --launch runs it on
+// --runner-name (launch.PlanPoints: its results in the container's
+// workspace, the launcher's port) and fills its launch: the host commands
+// that run it (the container runs the mounted sweep on the planned point).
 func (o *planOptions) addLaunch(points []recipes.Point) error {
 	prof, err := recipes.SiteProfile(o.Plan.RunnerName, o.Site)
 	if errors.Is(err, recipes.ErrNoProfile) {
@@ -162,7 +163,7 @@ func (o *planOptions) addLaunch(points []recipes.Point) error {
 	}
 	// A launch that cannot be built is a site or runner sweep was given
 	// (as sweep run --launch says of the same launch): exit 2.
-	if err := launch.PlanPoints(points, prof, o.Plan.RunnerName, o.Workspace, bin); err != nil {
+	if err := launch.PlanPoints(points, o.Plan, prof, o.Plan.RunnerName, o.Workspace, bin); err != nil {
 		return &FlagError{Err: err}
 	}
 	return nil

@@ -245,6 +245,10 @@ func TestPlanLaunch(t *testing.T) {
 	require.NoError(t, planRun(t.Context(), o))
 	assert.Contains(t, out.String(), "# launch 1/4 on the runner host: allocate:")
 	assert.Contains(t, out.String(), "# launch 4/4 on the runner host: release:")
+	// Planned as the launch runs it: the result in the container's
+	// workspace; the port, known once allocated, is said to be ${PORT}.
+	assert.Contains(t, out.String(), "# result:   /workspace/qwen3.5_tp2_")
+	assert.Contains(t, out.String(), "# launch note: the engine's port is the launcher's ${PORT} (40000 + JOB_ID % 10000), known once allocated")
 
 	o.Site = []string{"colour=blue"}
 	var fe *FlagError

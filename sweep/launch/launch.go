@@ -88,9 +88,9 @@ type Options struct {
 	// User is squeue's -u (default ${USER}).
 	User string
 	// Instance, when set, is appended to a docker container's name
-	// (DirTag of the output directory): launches into different
-	// directories on one host never share, and so never remove, a
-	// container.
+	// (PointOptions sets DirTag of the output directory, or OutTag):
+	// launches into different directories on one host never share, and
+	// so never remove, a container.
 	Instance string
 }
 

@@ -12,6 +12,7 @@ import (
 	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
+	"sweep/recipes/models"
 )
 
 func agenticRow(image, model, prefix, precision, framework string, tp int) *matrix.Row {
@@ -328,4 +329,58 @@ func TestDockerContainerNamePerDirectory(t *testing.T) {
 	assert.NotEqual(t, name(a), name(b))
 	assert.Equal(t, name(a), name(a+"/"))
 	assert.Equal(t, "bmk-server-mi325x-tw_01-"+DirTag(a), name(a))
+}
+
+// TestPlanPoints: sweep plan --runner-name printed `docker rm -f
+// bmk-server-mi325x-tw_4` where the launch removes
+// bmk-server-mi325x-tw_4-<tag> (pasting it would remove InferenceX's own
+// container on that runner), and planned every point on port 8888 in
+// /workspace/results where the launch binds the launcher's port in the
+// container's workspace. PlanPoints plans each point as the launch runs
+// it (PointOptions, the one rule of the container's name) and says what
+// is known only at launch.
+func TestPlanPoints(t *testing.T) {
+	row := agenticRow("lmsysorg/sglang:v0.5.16-rocm720-mi30x", "Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5", "fp8", "sglang", 2)
+	row.ConfigKey, row.Runner, row.EP = "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "mi325x", 2
+	po := models.WithBuiltin(recipes.PlanOptions{RunnerName: "mi325x-tw_4"})
+	planned := func(runner, workspace string) recipes.Point {
+		t.Helper()
+		prof, err := recipes.ProfileFor(runner)
+		require.NoError(t, err)
+		po := po
+		po.RunnerName = runner
+		points, err := recipes.Plan(matrix.Matrix{row}, po)
+		require.NoError(t, err)
+		require.NoError(t, PlanPoints(points, po, prof, runner, workspace, "/usr/local/bin/sweep"))
+		return points[0]
+	}
+	notes := func(p recipes.Point) string { return strings.Join(p.LaunchNotes, "\n") }
+
+	ws := filepath.Join(t.TempDir(), "out")
+	p := planned("mi325x-tw_4", ws)
+	name := "bmk-server-mi325x-tw_4-" + DirTag(ws)
+	assert.Equal(t, []string{"docker", "rm", "-f", name}, p.Launch[0].Argv)
+	prof, err := recipes.ProfileFor("mi325x-tw_4")
+	require.NoError(t, err)
+	lo := PointOptions(prof, row, "mi325x-tw_4", ws, "/usr/local/bin/sweep")
+	pl, err := Build(prof, row, lo)
+	require.NoError(t, err)
+	assert.Equal(t, name, pl.ContainerName, "sweep run --launch's container")
+	assert.Equal(t, "/workspace", p.ResultDir, "the container's workspace, where the launch writes the result")
+	assert.NotContains(t, notes(p), "${PORT}")
+
+	p = planned("mi325x-tw_4", "")
+	assert.Equal(t, []string{"docker", "rm", "-f", "bmk-server-mi325x-tw_4-${OUT_TAG}"}, p.Launch[0].Argv)
+	assert.Contains(t, notes(p), "${OUT_TAG} in the container's name is 8 hex digits of the SHA-256 of sweep run --launch's absolute --out")
+
+	p = planned("mi325x-amds_03", "")
+	assert.Contains(t, notes(p), "the engine's port is the launcher's ${PORT} (40000 + JOB_ID % 10000), known once allocated")
+	assert.Contains(t, notes(p), "sweep run --launch adds its own flags to the container's sweep run")
+
+	row = agenticRow("vllm/vllm-openai-rocm:v0.27.1", "deepseek-ai/DeepSeek-V4-Pro", "dsv4", "fp4", "vllm", 8)
+	row.ConfigKey, row.Runner = "dsv4-fp4-mi355x-vllm-agentic-mtp", "mi355x"
+	p = planned("mi355x-amds_3", "")
+	assert.Equal(t, 8891, p.Port, "the launcher's 8888 + the runner's digit")
+	assert.Equal(t, "http://localhost:8891/health", p.HealthURL)
+	assert.NotContains(t, notes(p), "${PORT}")
 }

@@ -64,7 +64,8 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 	if err != nil {
 		return err
 	}
-	mounts, inner := []string{launch.SweepMount(bin)}, r.innerRunArgs()
+	var mounts []string
+	inner := r.innerRunArgs()
 	var client *launch.ClientSetup
 	if !r.Builtin && (r.Inferencex != "" || r.Aiperf != "") {
 		client = &launch.ClientSetup{Checkout: r.Inferencex, Aiperf: r.Aiperf}
@@ -77,16 +78,10 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 			inner = append(inner, "--aiperf", ce.AiperfProgram())
 		}
 	}
-	lo := launch.Options{RunnerName: runner, Workspace: out, JobID: jobID,
-		Payload: launch.SweepPayload(bin, ws, inner...), Mounts: mounts, Export: []string{launch.SweepExport(bin)}}
+	lo := launch.PointOptions(prof, row, runner, out, bin, inner...)
+	lo.JobID, lo.Mounts = jobID, append(lo.Mounts, mounts...)
 	if u, err := user.Current(); err == nil {
 		lo.User = u.Username
-	}
-	if prof.Launch.Docker != nil {
-		// The launcher's name is per runner: two points run into
-		// different directories on one host would remove each other's
-		// container.
-		lo.Instance = launch.DirTag(out)
 	}
 	pl, err := launch.Build(prof, row, lo)
 	if err != nil {

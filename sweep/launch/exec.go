@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -151,9 +152,6 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 			if rerr == nil || (c.MayFail && !releaseFailed(pl, out.String())) {
 				continue
 			}
-			if last := lastLine(out.String()); last != "" {
-				rerr = fmt.Errorf("%w: %s", rerr, last)
-			}
 			res.ReleaseErr = errors.Join(res.ReleaseErr, &StepError{Role: c.Role, Argv: c.Argv, Err: rerr})
 		}
 		guard.done()
@@ -214,22 +212,30 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 			if ctx.Err() != nil {
 				return res, ctx.Err()
 			}
-			serr := &StepError{Role: c.Role, Argv: c.Argv, Err: err}
-			if c.Role == RoleRun {
-				// A failed point's files still come back (MI300X).
-				for _, rest := range bound.Commands[i+1:] {
-					if rest.Role == RoleCollect {
-						_ = e.command(ctx, rest, nil)
-					}
-				}
-			}
-			return res, serr
+			return res, e.failed(ctx, bound, i, err)
 		}
 	}
 	if res.Bound == nil {
 		res.Bound = bound
 	}
 	return res, nil
+}
+
+// failed is the error of bound's command i, which failed with err while
+// ctx was not cancelled. A failed point's files still come back (MI300X's
+// collect).
+func (e Exec) failed(ctx context.Context, bound *Plan, i int, err error) error {
+	c := bound.Commands[i]
+	serr := &StepError{Role: c.Role, Argv: c.Argv, Err: err}
+	if c.Role != RoleRun {
+		return serr
+	}
+	for _, rest := range bound.Commands[i+1:] {
+		if rest.Role == RoleCollect {
+			_ = e.command(ctx, rest, nil)
+		}
+	}
+	return serr
 }
 
 // jobID is the id of the job an allocate step made: salloc's granted id
@@ -265,13 +271,61 @@ func (e Exec) jobID(ctx context.Context, allocOut string, allocOK bool, step *re
 // not remove the container (the daemon unreachable, say). Other optional
 // releases (MI300X's clean-up of copied files) only tidy up.
 func releaseFailed(pl *Plan, output string) bool {
-	return pl.ContainerName != "" && !strings.Contains(output, "No such container")
+	return pl.ContainerName != "" && !strings.Contains(output, noSuchContainer)
 }
 
-// lastLine is the last non-empty line of a command's output.
-func lastLine(out string) string {
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
+// noSuchContainer is what docker rm says of a container that is not there.
+const noSuchContainer = "No such container"
+
+// notCause are lines a failed command prints that never say why: srun's
+// report of a task's exit code (the error carries it) and docker's hint
+// to read its --help after its own error.
+var notCause = regexp.MustCompile(`^(srun: error: .*: tasks? [0-9,-]+: Exited with exit code [0-9]+|Run '.*--help' for more information)$`)
+
+// causeLine keeps the last line a command wrote that can say why it
+// failed (curl's "Could not resolve host" under enroot import, docker's
+// "Error response from daemon", the payload's own last word), passing
+// over lines that never say why (notCause). Safe for concurrent writes.
+type causeLine struct {
+	mu      sync.Mutex
+	partial []byte
+	last    string
+}
+
+func (c *causeLine) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.partial = append(c.partial, p...)
+	for {
+		i := bytes.IndexByte(c.partial, '\n')
+		if i < 0 {
+			break
+		}
+		c.keep(string(c.partial[:i]))
+		c.partial = c.partial[i+1:]
+	}
+	if len(c.partial) > 4096 {
+		// A line without end (a progress bar): only its tail matters.
+		c.partial = c.partial[len(c.partial)-4096:]
+	}
+	return len(p), nil
+}
+
+func (c *causeLine) keep(line string) {
+	if line = strings.TrimSpace(line); line != "" && !notCause.MatchString(line) {
+		c.last = line
+	}
+}
+
+// String is the cause: the last line kept, or an unfinished last line.
+func (c *causeLine) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.partial) > 0 {
+		c.keep(string(c.partial))
+		c.partial = nil
+	}
+	return c.last
 }
 
 // jobIDs are the job ids of squeue -h -o %A output, one a line.
@@ -336,6 +390,19 @@ func (e Exec) command(ctx context.Context, c recipes.HostCommand, capture *bytes
 		cmd.Stdout = io.MultiWriter(cmd.Stdout, capture)
 		cmd.Stderr = io.MultiWriter(cmd.Stderr, capture)
 	}
+	cause := &causeLine{}
+	cmd.Stderr = io.MultiWriter(cmd.Stderr, cause)
+	if err := e.run(ctx, cmd, c); err != nil {
+		if why := cause.String(); why != "" && ctx.Err() == nil {
+			return fmt.Errorf("%w: %s", err, why)
+		}
+		return err
+	}
+	return nil
+}
+
+// run runs cmd, piping its stdout into c's StdoutTo reader when it has one.
+func (e Exec) run(ctx context.Context, cmd *exec.Cmd, c recipes.HostCommand) error {
 	if len(c.StdoutTo) == 0 {
 		return cmd.Run()
 	}

@@ -178,3 +178,34 @@ func TestExecDockerReleaseFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestExecErrorNamesTheCause: an unreachable image ended "launch import
+// (srun --jobid=352): exit status 6", curl's reason only in the output
+// above it, and a docker run "exit status 125". A failed step's error
+// carries the last line it wrote to stderr that says why: srun's report
+// of the exit code and docker's --help hint are passed over.
+func TestExecErrorNamesTheCause(t *testing.T) {
+	for _, tc := range []struct {
+		name, run, want string
+	}{
+		{name: "curl under enroot import, then srun's exit report",
+			run:  "echo '[INFO] Querying registry for permission grant'; echo 'srun: error: vm: task 0: Exited with exit code 6' >&2; echo 'curl: (6) Could not resolve host: registry-1.docker.io' >&2; exit 6",
+			want: "launch run (sh -c): exit status 6: curl: (6) Could not resolve host: registry-1.docker.io"},
+		{name: "srun's exit report last",
+			run:  "echo 'sweep: stage client: loadgen failed' >&2; echo 'srun: error: vm: task 0: Exited with exit code 1' >&2; exit 1",
+			want: "launch run (sh -c): exit status 1: sweep: stage client: loadgen failed"},
+		{name: "docker's --help hint",
+			run:  "printf 'docker: Error response from daemon: No such image: x\\n\\nRun '\\''docker run --help'\\'' for more information\\n' >&2; exit 125",
+			want: "launch run (sh -c): exit status 125: docker: Error response from daemon: No such image: x"},
+		{name: "a last line without its newline", run: "printf 'no newline' >&2; exit 2", want: "launch run (sh -c): exit status 2: no newline"},
+		{name: "nothing on stderr", run: "echo only stdout; exit 3", want: "launch run (sh -c): exit status 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "log")
+			_, err := Exec{}.Run(t.Context(), shPlan(log, tc.run))
+			var se *StepError
+			require.ErrorAs(t, err, &se)
+			assert.EqualError(t, err, tc.want)
+		})
+	}
+}

@@ -55,6 +55,10 @@ type Result struct {
 	// Released says the release commands ran (and how they ended).
 	Released   bool
 	ReleaseErr error
+	// NoContainer says a docker launch's release found no container of
+	// its name to remove: docker run's --rm removed it, or docker run
+	// never made one.
+	NoContainer bool
 }
 
 // granted matches salloc's "Granted job allocation N".
@@ -149,6 +153,9 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 			}
 			var out bytes.Buffer
 			rerr := e.command(rctx, c, &out)
+			if pl.ContainerName != "" && strings.Contains(out.String(), noSuchContainer) {
+				res.NoContainer = true
+			}
 			if rerr == nil || (c.MayFail && !releaseFailed(pl, out.String())) {
 				continue
 			}

@@ -170,6 +170,7 @@ func TestExecDockerReleaseFailure(t *testing.T) {
 			res, err := Exec{}.Run(t.Context(), pl)
 			require.NoError(t, err)
 			assert.True(t, res.Released)
+			assert.Equal(t, tc.name == "already gone", res.NoContainer, "the release found no container")
 			if tc.wantErr == "" {
 				assert.NoError(t, res.ReleaseErr)
 			} else {

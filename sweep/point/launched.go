@@ -139,16 +139,7 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 	}
 	res, runErr := ex.Run(ctx, pl)
 	if res.Released {
-		switch {
-		case pl.ContainerName != "" && res.ReleaseErr != nil:
-			fmt.Fprintf(r.Stderr, "container %s could NOT be removed (remove it with docker rm -f %s once docker answers): %v\n", pl.ContainerName, pl.ContainerName, res.ReleaseErr)
-		case pl.ContainerName != "":
-			fmt.Fprintf(r.Stderr, "container %s removed\n", pl.ContainerName)
-		case res.ReleaseErr != nil:
-			fmt.Fprintf(r.Stderr, "allocation %s release FAILED: %v\n", res.JobID, res.ReleaseErr)
-		default:
-			fmt.Fprintf(r.Stderr, "allocation %s released\n", res.JobID)
-		}
+		fmt.Fprintln(r.Stderr, released(pl, res, runErr))
 	}
 	switch {
 	case runErr != nil && ctx.Err() != nil:
@@ -160,6 +151,23 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 		return errors.Join(err, res.ReleaseErr)
 	}
 	return res.ReleaseErr
+}
+
+// released says how a launch's release ended: the container removed (or
+// none left: docker run may have failed before it made one), the
+// allocation released, or not.
+func released(pl *launch.Plan, res launch.Result, runErr error) string {
+	switch {
+	case pl.ContainerName != "" && res.ReleaseErr != nil:
+		return fmt.Sprintf("container %s could NOT be removed (remove it with docker rm -f %s once docker answers): %v", pl.ContainerName, pl.ContainerName, res.ReleaseErr)
+	case pl.ContainerName != "" && res.NoContainer && runErr != nil:
+		return fmt.Sprintf("no container %s left to remove", pl.ContainerName)
+	case pl.ContainerName != "":
+		return fmt.Sprintf("container %s removed", pl.ContainerName)
+	case res.ReleaseErr != nil:
+		return fmt.Sprintf("allocation %s release FAILED: %v", res.JobID, res.ReleaseErr)
+	}
+	return fmt.Sprintf("allocation %s released", res.JobID)
 }
 
 // checkLaunchedOutput is what a launched point must leave in out once its

@@ -18,6 +18,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/usage"
 	"sweep/recipes"
+	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
 
@@ -202,6 +203,35 @@ func TestSelectRowEvals(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, []int{tc.k.TP, tc.k.EP, tc.k.Conc}, []int{row.TP, row.EP, row.Conc})
 			assert.Equal(t, tc.k.Eval, row.IsEval() && row.EvalOnly != nil && *row.EvalOnly)
+		})
+	}
+}
+
+// TestReleased: a docker run that failed (exit 125, say) before making
+// its container was followed by "container ... removed" for a container
+// that never existed; the release now says none was left, and says
+// "removed" only when a run's container is gone.
+func TestReleased(t *testing.T) {
+	docker := &launch.Plan{ContainerName: "bmk-server-mi325x-tw_4-69863f02"}
+	slurmPlan := &launch.Plan{}
+	runErr := errors.New("launch run (docker run): exit status 125")
+	for _, tc := range []struct {
+		name   string
+		pl     *launch.Plan
+		res    launch.Result
+		runErr error
+		want   string
+	}{
+		{"docker run failed, no container", docker, launch.Result{NoContainer: true}, runErr, "no container bmk-server-mi325x-tw_4-69863f02 left to remove"},
+		{"docker run's --rm removed it", docker, launch.Result{NoContainer: true}, nil, "container bmk-server-mi325x-tw_4-69863f02 removed"},
+		{"docker rm -f removed it", docker, launch.Result{}, runErr, "container bmk-server-mi325x-tw_4-69863f02 removed"},
+		{"docker unreachable", docker, launch.Result{ReleaseErr: errors.New("daemon down")}, nil,
+			"container bmk-server-mi325x-tw_4-69863f02 could NOT be removed (remove it with docker rm -f bmk-server-mi325x-tw_4-69863f02 once docker answers): daemon down"},
+		{"allocation", slurmPlan, launch.Result{JobID: "389"}, runErr, "allocation 389 released"},
+		{"allocation not released", slurmPlan, launch.Result{JobID: "389", ReleaseErr: errors.New("scancel: timeout")}, nil, "allocation 389 release FAILED: scancel: timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, released(tc.pl, tc.res, tc.runErr))
 		})
 	}
 }

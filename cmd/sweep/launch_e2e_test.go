@@ -282,6 +282,10 @@ func TestLaunchInterruptedAndCancelled(t *testing.T) {
 			assert.Equal(t, tc.wantCode, ee.ExitCode(), log.String())
 			assertNothingLeft(t, tc.runner, out)
 			assert.Empty(t, resultFiles(t, out))
+			if tc.name == "scancel" {
+				// Not a Ctrl-C: sweep says Slurm ended the job (exit 1).
+				assert.Regexp(t, `sweep: slurm job \d+ ended CANCELLED while the point ran in it, not stopped by this sweep`, log.String())
+			}
 			if tc.name == "ctrl-c" {
 				// The container's sweep was asked to stop (scancel
 				// --signal=TERM) and wrote down how its point ended.

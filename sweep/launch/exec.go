@@ -44,6 +44,12 @@ type Exec struct {
 	// take to end after it (the payload's own stop grace and then some;
 	// default 10 s) before it is killed.
 	StopWait time.Duration
+	// JobEnded, when set, says whether the Slurm job jobID has ended, and
+	// in which state (CANCELLED, TIMEOUT, ...). It is asked when a
+	// container step fails without this process stopping it, before the
+	// release, so the state is Slurm's and not the release's: a job
+	// cancelled from outside is then a *JobEndedError.
+	JobEnded func(ctx context.Context, jobID string) (state string, ended bool)
 }
 
 // Result is what a launch did.
@@ -79,6 +85,20 @@ func (e *StepError) Error() string {
 }
 
 func (e *StepError) Unwrap() error { return e.Err }
+
+// JobEndedError is a container step that failed because its Slurm job
+// ended under it without this process stopping it: cancelled from
+// outside (scancel) or by Slurm (its time limit, a node failure).
+type JobEndedError struct {
+	JobID, State string
+	Step         *StepError
+}
+
+func (e *JobEndedError) Error() string {
+	return fmt.Sprintf("slurm job %s ended %s while the point ran in it, not stopped by this sweep (scancel from outside, or Slurm: its time limit, a node failure); the point did not finish (%v)", e.JobID, e.State, e.Step)
+}
+
+func (e *JobEndedError) Unwrap() error { return e.Step }
 
 // Preflight checks that the host programs of the plan are installed, so a
 // missing tool is an error before anything is allocated.
@@ -229,18 +249,29 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 }
 
 // failed is the error of bound's command i, which failed with err while
-// ctx was not cancelled. A failed point's files still come back (MI300X's
-// collect).
+// ctx was not cancelled: a *StepError, or for the container step a
+// *JobEndedError when its job ended under it (asked before the release,
+// which would end it anyway). A failed point's files still come back
+// (MI300X's collect).
 func (e Exec) failed(ctx context.Context, bound *Plan, i int, err error) error {
 	c := bound.Commands[i]
 	serr := &StepError{Role: c.Role, Argv: c.Argv, Err: err}
 	if c.Role != RoleRun {
 		return serr
 	}
+	var ended error
+	if e.JobEnded != nil && bound.JobID != "" && bound.ContainerName == "" {
+		if state, ok := e.JobEnded(ctx, bound.JobID); ok {
+			ended = &JobEndedError{JobID: bound.JobID, State: state, Step: serr}
+		}
+	}
 	for _, rest := range bound.Commands[i+1:] {
 		if rest.Role == RoleCollect {
 			_ = e.command(ctx, rest, nil)
 		}
+	}
+	if ended != nil {
+		return ended
 	}
 	return serr
 }

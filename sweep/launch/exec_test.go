@@ -3,8 +3,11 @@ package launch
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -209,4 +212,52 @@ func TestExecErrorNamesTheCause(t *testing.T) {
 			assert.EqualError(t, err, tc.want)
 		})
 	}
+}
+
+// TestExecJobEndedUnderTheStep: a scancel of a launched point's job said
+// "FAILED at stage client: context canceled" and "sweep: cancelled", as a
+// Ctrl-C does. A container step that fails while its job has ended (asked
+// before the release, which would end it anyway) is a *JobEndedError
+// naming the job and its state; a step that fails in a running job stays
+// a *StepError.
+func TestExecJobEndedUnderTheStep(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		state   string
+		ended   bool
+		wantErr string
+	}{
+		{name: "cancelled from outside", state: "CANCELLED", ended: true,
+			wantErr: "slurm job 4242 ended CANCELLED while the point ran in it, not stopped by this sweep (scancel from outside, or Slurm: its time limit, a node failure); the point did not finish (launch run (sh -c): exit status 130: sweep: cancelled)"},
+		{name: "the time limit", state: "TIMEOUT", ended: true, wantErr: "slurm job 4242 ended TIMEOUT while the point ran in it"},
+		{name: "the payload failed in a running job", state: "RUNNING", wantErr: "launch run (sh -c): exit status 130: sweep: cancelled"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "log")
+			var asked []string
+			ex := Exec{JobEnded: func(_ context.Context, id string) (string, bool) {
+				asked = append(asked, id+" released="+fmt.Sprint(strings.Contains(readLog(t, log), "release")))
+				return tc.state, tc.ended
+			}}
+			res, err := ex.Run(t.Context(), shPlan(log, "echo 'sweep: cancelled' >&2; exit 130"))
+			require.Error(t, err)
+			assert.ErrorContains(t, err, tc.wantErr)
+			je, isEnded := errors.AsType[*JobEndedError](err)
+			assert.Equal(t, tc.ended, isEnded)
+			if isEnded {
+				assert.Equal(t, "4242", je.JobID)
+				assert.Equal(t, RoleRun, je.Step.Role)
+			}
+			assert.Equal(t, []string{"4242 released=false"}, asked, "asked once, before the release")
+			assert.True(t, res.Released)
+		})
+	}
+	t.Run("not asked when this process stopped the step", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "log")
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		defer cancel()
+		ex := Exec{JobEnded: func(context.Context, string) (string, bool) { t.Error("JobEnded asked"); return "CANCELLED", true }}
+		_, err := ex.Run(ctx, shPlan(log, "sleep 30"))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+	})
 }

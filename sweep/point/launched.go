@@ -17,6 +17,7 @@ import (
 	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/recipes/models"
+	"sweep/sweep/executor/slurm"
 	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
@@ -105,6 +106,7 @@ func (r *Request) runLaunched(ctx context.Context, out string, started time.Time
 		// The container's sweep stops its processes with --stop-grace.
 		StopWait: max(r.Point.StopGrace, 0) + 20*time.Second,
 		Progress: r.progress(started),
+		JobEnded: jobEnded,
 		BeforeRun: func(bound *launch.Plan) error {
 			port := recipes.DefaultPort
 			if n, err := strconv.Atoi(bound.RunEnv("PORT")); err == nil {
@@ -168,6 +170,33 @@ func released(pl *launch.Plan, res launch.Result, runErr error) string {
 		return fmt.Sprintf("allocation %s release FAILED: %v", res.JobID, res.ReleaseErr)
 	}
 	return fmt.Sprintf("allocation %s released", res.JobID)
+}
+
+// jobEnded is launch.Exec's JobEnded: the job's state as Slurm reports it
+// (squeue, else sacct), and whether it has ended; a state Slurm does not
+// give is not taken for an end. A job still COMPLETING (its steps being
+// torn down after scancel) is asked again for up to 30 s for its final
+// state (CANCELLED, TIMEOUT, ...): the launch's own allocation never
+// completes by itself, so COMPLETING is an end too.
+func jobEnded(ctx context.Context, id string) (string, bool) {
+	c := slurm.NewClient(slurm.Exec{})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := c.Status(ctx, slurm.JobID(id))
+		switch {
+		case err != nil:
+			return "", false
+		case st.State != "COMPLETING":
+			return string(st.State), st.State.Done()
+		case time.Now().After(deadline):
+			return string(st.State), true
+		}
+		select {
+		case <-ctx.Done():
+			return "", false
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // checkLaunchedOutput is what a launched point must leave in out once its

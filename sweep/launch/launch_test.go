@@ -379,7 +379,7 @@ func TestPlanPoints(t *testing.T) {
 
 	row = agenticRow("vllm/vllm-openai-rocm:v0.27.1", "deepseek-ai/DeepSeek-V4-Pro", "dsv4", "fp4", "vllm", 8)
 	row.ConfigKey, row.Runner = "dsv4-fp4-mi355x-vllm-agentic-mtp", "mi355x"
-	p = planned("mi355x-amds_3", "")
+	p = planned("mi355x-amds_03", "")
 	assert.Equal(t, 8891, p.Port, "the launcher's 8888 + the runner's digit")
 	assert.Equal(t, "http://localhost:8891/health", p.HealthURL)
 	assert.NotContains(t, notes(p), "${PORT}")

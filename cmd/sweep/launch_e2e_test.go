@@ -22,6 +22,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/testkit/syncbuf"
 	"sweep/recipes"
+	"sweep/sweep/campaign"
 	"sweep/sweep/launch"
 	"sweep/sweep/run"
 )
@@ -371,7 +372,7 @@ func assertArmRanInImage(t *testing.T, out string) {
 
 // TestDiscoverLaunchThroughPyxis runs a simulated discovery arm as a Slurm
 // job whose step runs in the image (the MI325X launch: the image imported
-// under flock before submitting, srun --container-image in the job): both
+// under flock in the job, on its node, then srun --container-image): both
 // points complete inside the container, on one server, and no job is left.
 func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 	requirePyxis(t)
@@ -386,15 +387,18 @@ func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &log, &log
 	require.NoError(t, cmd.Run(), log.String())
 	s := log.String()
-	assert.Contains(t, s, "Squash file already exists and is valid, skipping import")
 	assert.Contains(t, s, "2 ok, 0 failed, 0 not run; 1 server start")
 	assertArmRanInImage(t, out)
 	ids, err := os.ReadFile(filepath.Join(out, "slurm", "jobs.txt"))
 	require.NoError(t, err)
-	// MI325X's per-job caches were set in the container for the engine
-	// and the client, by the job's own id (launch_mi325x-amds.sh).
 	jobLog, err := os.ReadFile(filepath.Join(out, "slurm", "arm01-t1.out"))
 	require.NoError(t, err)
+	// The image was imported in the job (launch_mi325x-amds.sh's srun
+	// import), not by the submitting sweep.
+	assert.Contains(t, string(jobLog), "Squash file already exists and is valid, skipping import")
+	assert.NotContains(t, s, "Squash file already exists")
+	// MI325X's per-job caches were set in the container for the engine
+	// and the client, by the job's own id (launch_mi325x-amds.sh).
 	id := strings.Fields(string(ids))[0]
 	assert.Contains(t, string(jobLog), "job env: TRITON_CACHE_DIR=/tmp/triton-cache-"+id+"\n")
 	assert.Contains(t, string(jobLog), "job env: XDG_CACHE_HOME=/tmp/xdg-cache-"+id+"\n")
@@ -407,6 +411,41 @@ func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 			assert.Empty(t, strings.TrimSpace(string(q)), "job %s left", id)
 		}
 	}
+}
+
+// TestDiscoverLaunchImportFailsInJob: an arm whose image cannot be
+// imported on its job's node (here its squash directory cannot be made
+// there) fails its points with the import's own last line, and its
+// container step never runs.
+func TestDiscoverLaunchImportFailsInJob(t *testing.T) {
+	requirePyxis(t)
+	notDir := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(notDir, nil, 0o644))
+	site := append(pyxisSite(t), "--site", "squash-dir="+notDir+"/squash")
+	out := filepath.Join(t.TempDir(), "d")
+	args := append([]string{"discover", "--simulate", "--executor", "slurm", "--launch", "--sweep-binary", staticSweep.path,
+		"--slurm-poll", "300ms", "--builtin-client", "--no-report", "--config-keys", launchKey, "--tp", "2", "--ep", "2",
+		"--conc-list", "1", "4", "--retries", "0", "--out", out}, site...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	var log syncbuf.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	require.Error(t, cmd.Run(), log.String())
+	recs, err := campaign.ReadJournal(out)
+	require.NoError(t, err)
+	var ends []string
+	for _, r := range recs {
+		if r.Event == campaign.EventPointEnd {
+			ends = append(ends, r.Error)
+		}
+	}
+	require.Len(t, ends, 2, log.String())
+	for _, e := range ends {
+		assert.Regexp(t, `^slurm job \d+: the image import on its node failed: .*`+regexp.QuoteMeta(notDir+"/squash/")+`.*: Not a directory$`, e)
+	}
+	jobLog, err := os.ReadFile(filepath.Join(out, "slurm", "arm01-t1.out"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(jobLog), "run-arm", "the container step never ran")
 }
 
 // TestDiscoverLaunchThroughDocker runs a simulated discovery arm of a

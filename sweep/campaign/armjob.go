@@ -42,9 +42,14 @@ type ArmJob struct {
 
 // ArmCommand is how a node runs an arm's job: the argv that runs sweep
 // (run-arm and its flags follow it), the job's ArmJob.Env and its
-// ArmJob.Client.
+// ArmJob.Client, and the step the job runs on its node first.
 type ArmCommand struct {
-	Argv   []string
+	Argv []string
+	// Import, when set, is the argv the job runs on its node before Argv
+	// (its runner's image import, an srun step of the job); a failed
+	// import ends the job before Argv, and its output's last line is why
+	// the arm's points failed.
+	Import []string
 	Env    map[string]string
 	Client *recipes.ClientEnv
 }

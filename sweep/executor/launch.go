@@ -18,7 +18,8 @@ import (
 )
 
 // Launch says how an arm runs in its recipe's image through its runner's
-// launch path: a Slurm runner's arm as a batch job (sweep/launch.InJob),
+// launch path: a Slurm runner's arm as a batch job that imports its image
+// where the launcher does (sweep/launch.InJob),
 // a docker runner's in its launcher's container on this host
 // (sweep/launch.InContainer).
 type Launch struct {
@@ -154,10 +155,11 @@ func (l Launch) checkJobs(sched *campaign.Schedule) error {
 }
 
 // ArmProgram gives each arm's job of sched the container step of its
-// runner's launch around the mounted sweep (Options.ArmProgram),
-// importing each image once (under the launcher's flock) before the
-// first job that needs it. Every arm's step is checked first
-// (checkJobs).
+// runner's launch around the mounted sweep (Options.ArmProgram), and its
+// image import where the runner's launcher runs it (launch.JobStep): in
+// the job on its node before the container step (ArmCommand.Import), or
+// on this host, once per image (under the launcher's flock), before the
+// first job that needs it. Every arm's step is checked first (checkJobs).
 func (l Launch) ArmProgram(sched *campaign.Schedule) (func(context.Context, *campaign.Arm) (campaign.ArmCommand, error), error) {
 	if err := l.checkJobs(sched); err != nil {
 		return nil, err
@@ -173,7 +175,12 @@ func (l Launch) ArmProgram(sched *campaign.Schedule) (func(context.Context, *cam
 		if err != nil {
 			return campaign.ArmCommand{}, err
 		}
+		cmd := campaign.ArmCommand{Argv: append(js.Argv, l.sweepInImage()), Env: js.Env, Client: ce}
 		imp := js.Import
+		if !js.ImportOnHost {
+			cmd.Import = imp.Bind(launch.HostVars()).Commands[0].Argv
+			return cmd, nil
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		ierr, done := imported[imp.SquashFile]
@@ -187,7 +194,7 @@ func (l Launch) ArmProgram(sched *campaign.Schedule) (func(context.Context, *cam
 		if ierr != nil {
 			return campaign.ArmCommand{}, fmt.Errorf("image %s: %w", imp.Image, ierr)
 		}
-		return campaign.ArmCommand{Argv: append(js.Argv, l.sweepInImage()), Env: js.Env, Client: ce}, nil
+		return cmd, nil
 	}, nil
 }
 
@@ -244,8 +251,9 @@ func (e *ProfileError) Error() string { return e.Err.Error() }
 func (e *ProfileError) Unwrap() error { return e.Err }
 
 // WriteDryRun prints what --launch runs per arm: with slurmJobs, the image
-// import on this host and the job's container step (run-arm follows it);
-// else each arm's docker launch on this host.
+// import, where it runs (this host or the job's node), and the job's
+// container step (run-arm follows it); else each arm's docker launch on
+// this host.
 func (l Launch) WriteDryRun(w io.Writer, sched *campaign.Schedule, slurmJobs bool) error {
 	if !slurmJobs {
 		cs, err := l.ContainerArms(sched, 0)
@@ -275,7 +283,7 @@ func (l Launch) WriteDryRun(w io.Writer, sched *campaign.Schedule, slurmJobs boo
 	if err := l.checkJobs(sched); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nlaunch (--launch): per arm, the image import on this host, then the sbatch job's step")
+	fmt.Fprintln(w, "\nlaunch (--launch): per arm, the image import where its launcher runs it (this host before sbatch, or the job's node), then the sbatch job's step")
 	for _, a := range sched.Arms {
 		prof, err := l.Profile(a.Runner)
 		if err != nil {
@@ -285,8 +293,12 @@ func (l Launch) WriteDryRun(w io.Writer, sched *campaign.Schedule, slurmJobs boo
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "  arm %d (%s, %s):\n    import: %s\n    step:   %s %s run-arm --job ... --events ...\n", a.Index+1, prof.Name, js.Import.Launcher,
-			launch.Oneline(js.Import.Commands[0].Argv), strings.Join(js.Argv, " "), l.sweepInImage())
+		where := "in the job on its node, before the step"
+		if js.ImportOnHost {
+			where = "on this host, once before the first job"
+		}
+		fmt.Fprintf(w, "  arm %d (%s, %s):\n    import: %s (%s)\n    step:   %s %s run-arm --job ... --events ...\n", a.Index+1, prof.Name, js.Import.Launcher,
+			launch.Oneline(js.Import.Commands[0].Argv), where, strings.Join(js.Argv, " "), l.sweepInImage())
 		for _, k := range slices.Sorted(maps.Keys(js.Env)) {
 			note := "set on the node"
 			if strings.Contains(js.Env[k], campaign.SlurmJobID) {

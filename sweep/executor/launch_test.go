@@ -3,8 +3,10 @@ package executor
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -192,6 +194,43 @@ func TestLaunchJobsRefuseDockerRunner(t *testing.T) {
 	prog, err = l.ArmProgram(clientSchedule(t, recipes.Loader062126))
 	require.NoError(t, err)
 	assert.NotNil(t, prog)
+}
+
+// An arm's image is imported where its runner's launcher imports it: in
+// its job on its node (the job's first step, this host's ${UID} bound)
+// for MI325X, on this host before sbatch for B300; the dry run says where.
+func TestLaunchImportWhereTheLauncherDoes(t *testing.T) {
+	prof := func(r string) (recipes.Profile, error) { return recipes.SiteProfile(r, nil) }
+	l := Launch{Profile: prof, Binary: "/usr/local/bin/sweep", Dir: t.TempDir(), Progress: io.Discard}
+	for _, tc := range []struct {
+		runner, where string
+		inJob         []string // the job's import before its script; nil: on this host
+	}{
+		{runner: "mi300x-amds", where: "in the job on its node, before the step",
+			inJob: []string{"env", "HF_HUB_CACHE_MOUNT=/raid/hf-hub-cache/", "XDG_RUNTIME_DIR=/tmp/enroot-runtime-" + strconv.Itoa(os.Getuid()), "srun", "--job-name=mi300x-amds", "bash", "-c"}},
+		{runner: "mi355x-amds", where: "in the job on its node, before the step",
+			inJob: []string{"env", "AIPERF_MMAP_CACHE_HOST_PATH=/it-share/aiperf-cache/", "VLLM_CACHE_ROOT=/it-share/gharunners/.cache/vllm", "srun", "bash", "-c"}},
+		{runner: "b300-nv", where: "on this host, once before the first job"},
+	} {
+		t.Run(tc.runner, func(t *testing.T) {
+			sched := runnerSchedule(t, tc.runner, recipes.Loader062126)
+			var b strings.Builder
+			require.NoError(t, l.WriteDryRun(&b, sched, true))
+			assert.Contains(t, b.String(), "launch (--launch): per arm, the image import where its launcher runs it (this host before sbatch, or the job's node), then the sbatch job's step\n")
+			assert.Equal(t, 2, strings.Count(b.String(), "> ("+tc.where+")\n"), "each arm's import says where it runs:\n%s", b.String())
+			if tc.inJob == nil {
+				return // running it would import on this host
+			}
+			prog, err := l.ArmProgram(sched)
+			require.NoError(t, err)
+			cmd, err := prog(t.Context(), sched.Arms[0])
+			require.NoError(t, err)
+			require.Len(t, cmd.Import, len(tc.inJob)+1, "%q", cmd.Import)
+			assert.Equal(t, tc.inJob, cmd.Import[:len(tc.inJob)])
+			assert.Contains(t, cmd.Import[len(tc.inJob)], "enroot import -o ")
+			assert.Equal(t, "srun", cmd.Argv[0])
+		})
+	}
 }
 
 func TestNewLaunch(t *testing.T) {

@@ -67,6 +67,17 @@ type Result struct {
 	NoContainer bool
 }
 
+// HostVars are the values of this host a plan's commands may hold
+// before anything runs (Plan.Bind): ${UID} and ${HOME}, the user's. A
+// batch job runs as the user who submits it, so they hold on its node too.
+func HostVars() map[string]string {
+	host := map[string]string{"UID": strconv.Itoa(os.Getuid())}
+	if h, err := os.UserHomeDir(); err == nil {
+		host["HOME"] = h
+	}
+	return host
+}
+
 // granted matches salloc's "Granted job allocation N".
 var granted = regexp.MustCompile(`Granted job allocation ([0-9]+)`)
 
@@ -144,12 +155,7 @@ func (e Exec) Run(ctx context.Context, pl *Plan) (res Result, err error) {
 	if e.ReleaseTimeout <= 0 {
 		e.ReleaseTimeout = 2 * time.Minute
 	}
-	// Values of this host known before anything runs.
-	host := map[string]string{"UID": strconv.Itoa(os.Getuid())}
-	if h, err := os.UserHomeDir(); err == nil {
-		host["HOME"] = h
-	}
-	pl = pl.Bind(host)
+	pl = pl.Bind(HostVars())
 	bound := pl
 	var guard *guardProc
 	beforeRun := func() error {

@@ -572,26 +572,34 @@ func (pl *Plan) RunEnv(name string) string {
 	return ""
 }
 
-// JobStep is an arm's launch as a batch job: the image import, run on the
-// submitting host before the job, the container step's argv (without the
+// JobStep is an arm's launch as a batch job: the image import, where
+// the runner's launcher runs it, the container step's argv (without the
 // payload) and the launcher's per-job variables, ${SLURM_JOB_ID} standing
 // for the job's id, with the workflow's HF_HUB_CACHE.
 type JobStep struct {
-	Import *Plan
-	Argv   []string
-	Env    map[string]string
+	// Import is the image import, one command: with ImportOnHost, bash on
+	// the submitting host before the job is submitted (as launch_b300-nv.sh
+	// imports before salloc); else an srun step of the job on its node,
+	// before the container step (as the other launchers import with srun
+	// --jobid), so a node-local squash directory holds the image where the
+	// container step looks for it.
+	Import       *Plan
+	ImportOnHost bool
+	Argv         []string
+	Env          map[string]string
 }
 
 // InJob is the launch of an arm that runs as a batch job (sweep
-// discover/official --executor slurm --launch): the image import, run on
-// the submitting host before the job (as launch_b300-nv.sh imports), the
-// container step's argv without --jobid (srun inside the job uses the
+// discover/official --executor slurm --launch): the image import where
+// the launcher runs it (Build decides, from the profile's ImportOnHost),
+// the container step's argv without --jobid (srun inside the job uses the
 // job's allocation), ending before the payload, and the launcher's
 // per-job variables (MI325X's XDG_CACHE_HOME, TRITON_CACHE_DIR) with the
-// workflow's HF_HUB_CACHE, which the job sets on its node (once its id is
-// known). dir is mounted at the
-// same path in the container too, so the job's absolute file names
-// resolve.
+// workflow's HF_HUB_CACHE, which the job sets on its node once its id is
+// known. An import in the job loses its --jobid too, and keeps the
+// launcher's host variables (XDG_RUNTIME_DIR) as an env prefix, ${UID}
+// and ${HOME} still to bind (HostVars). dir is mounted at the same path
+// in the container too, so the job's absolute file names resolve.
 func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (*JobStep, error) {
 	if p.Launch.Docker != nil {
 		return nil, fmt.Errorf("launch: runner %s runs docker on its node (%s), not Slurm jobs: run its arms with --executor local", p.Name, p.LauncherFile())
@@ -604,14 +612,19 @@ func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (*JobStep,
 	if err != nil {
 		return nil, err
 	}
-	js := &JobStep{Import: &Plan{Runner: pl.Runner, Profile: pl.Profile, Launcher: pl.Launcher, Image: pl.Image, SquashFile: pl.SquashFile}}
+	js := &JobStep{Import: &Plan{Runner: pl.Runner, Profile: pl.Profile, Launcher: pl.Launcher, Image: pl.Image, SquashFile: pl.SquashFile}, ImportOnHost: p.Launch.ImportOnHost}
+	withoutJobID := func(argv []string) []string {
+		return slices.DeleteFunc(slices.Clone(argv), func(a string) bool { return strings.HasPrefix(a, "--jobid=") })
+	}
 	for _, c := range pl.Commands {
 		switch c.Role {
 		case RoleImport:
-			c.Argv = []string{"bash", "-c", c.Argv[len(c.Argv)-1]}
+			if !js.ImportOnHost {
+				c.Argv = append(hostEnvPrefix(p, c.Env), withoutJobID(c.Argv)...)
+			}
 			js.Import.Commands = append(js.Import.Commands, c)
 		case RoleRun:
-			js.Argv = slices.DeleteFunc(slices.Clone(c.Argv), func(a string) bool { return strings.HasPrefix(a, "--jobid=") })
+			js.Argv = withoutJobID(c.Argv)
 			js.Env = map[string]string{}
 			for k := range p.Launch.JobEnv {
 				js.Env[k] = c.Env[k]
@@ -627,6 +640,22 @@ func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (*JobStep,
 		return nil, fmt.Errorf("launch: runner %s has no import and container step to run in a job", p.Name)
 	}
 	return js, nil
+}
+
+// hostEnvPrefix is `env NAME=VALUE...` of the launcher's host variables
+// in env (the values its import step inherits on the host), none when it
+// exports none.
+func hostEnvPrefix(p recipes.Profile, env map[string]string) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(p.Launch.HostEnv)) {
+		if v, ok := env[k]; ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	return append([]string{"env"}, out...)
 }
 
 // InContainer is the launch of an arm that runs in its runner's docker

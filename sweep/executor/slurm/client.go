@@ -118,6 +118,29 @@ type JobSpec struct {
 // arguments, so a job's command stays an argv from end to end.
 const WrapperScript = "#!/bin/sh\n# sweep: run the job's command, given as arguments.\nexec \"$@\"\n"
 
+// ImportScript is a batch script (bash) for a job that imports its image
+// on its node before its command, both argvs end to end: its arguments are
+// LOG, N, the import's N arguments, then the command. The import's output
+// goes to LOG and then to the job's output; LOG is removed once the import
+// succeeded, and a failed import ends the job with its exit status before
+// the command runs, LOG kept for the submitter to read why.
+const ImportScript = `#!/bin/bash
+# sweep: import the job's image on its node, then run the job's command.
+# Arguments: LOG N IMPORT... (N arguments) COMMAND...
+log=$1 n=$2
+shift 2
+"${@:1:$n}" >"$log" 2>&1
+rc=$?
+cat "$log"
+if [ "$rc" -ne 0 ]; then
+	echo "sweep: the image import failed (exit $rc); its output is in $log" >&2
+	exit "$rc"
+fi
+rm -f "$log"
+shift "$n"
+exec "$@"
+`
+
 // SbatchArgv returns the sbatch command line for spec.
 func SbatchArgv(spec JobSpec) ([]string, error) {
 	if spec.Script == "" || len(spec.Argv) == 0 {

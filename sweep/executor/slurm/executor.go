@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -36,7 +38,9 @@ type Executor struct {
 	// ArmProgram, when set, is the argv that runs sweep for an arm instead
 	// of Program (run --launch: srun --container-image ... /opt/sweep/sweep)
 	// and the variables of its job (the job file's env); an error fails the
-	// arm's points with it.
+	// arm's points with it. Its Import, when set, runs first in the job
+	// (ImportScript); a failed import fails the arm's points with its last
+	// output line.
 	ArmProgram func(context.Context, *campaign.Arm) (campaign.ArmCommand, error)
 	// Settings say how the node runs the points.
 	Settings campaign.ArmSettings
@@ -85,6 +89,12 @@ func (e *Executor) Execute(ctx context.Context, jobs []campaign.Job, obs campaig
 	script := filepath.Join(dir, "job.sh")
 	if err := atomicfile.Write(script, []byte(WrapperScript), 0o755); err != nil {
 		return err
+	}
+	if e.ArmProgram != nil {
+		// An arm whose image is imported in its job (ArmCommand.Import).
+		if err := atomicfile.Write(filepath.Join(dir, importScriptName), []byte(ImportScript), 0o755); err != nil {
+			return err
+		}
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -150,6 +160,12 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 	spec.Output = stem + ".out"
 	spec.Script = script
 	spec.Argv = append(append([]string(nil), program.Argv...), "run-arm", "--job", jobFile, "--events", events)
+	importLog := ""
+	if program.Import != nil {
+		importLog = stem + ".import.log"
+		spec.Script = filepath.Join(dir, importScriptName)
+		spec.Argv = append(append([]string{importLog, strconv.Itoa(len(program.Import))}, program.Import...), spec.Argv...)
+	}
 	id, err := e.Client.Submit(ctx, spec)
 	if err != nil {
 		campaign.FailJob(job, obs, fmt.Sprintf("sbatch: %v", err))
@@ -210,14 +226,18 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 				return nil
 			}
 			why := fmt.Sprintf("slurm job %s ended %s%s (exit %d)", id, res.st.State, reasonOf(res.st), res.st.ExitCode)
+			importFailed := false
 			if res.err != nil {
 				why = res.err.Error() // names the job
+			} else if line, ok := importFailure(importLog, res.st); ok {
+				why, importFailed = fmt.Sprintf("slurm job %s: the image import on its node failed: %s", id, line), true
 			}
 			remote.CloseOpen(job, obs, campaign.StatusFailed, why)
-			if res.err != nil {
+			if res.err != nil || importFailed {
 				// The job never ran its points (it did not start in time,
-				// or Slurm stopped answering): they fail with the reason,
-				// instead of being resubmitted without one.
+				// Slurm stopped answering, its image is not there): they
+				// fail with the reason, instead of being resubmitted
+				// without one.
 				campaign.FailJob(remote.NotStarted(job), obs, why)
 			}
 			if res.err != nil || res.st.State != "COMPLETED" {
@@ -245,6 +265,43 @@ func (e *Executor) portJob(ctx context.Context, id JobID, job campaign.Job, aj *
 		return 0, err
 	}
 	return n, e.Client.Unhold(ctx, id)
+}
+
+// importScriptName is the batch script of jobs that import their image
+// first (ImportScript), in the slurm directory.
+const importScriptName = "job-import.sh"
+
+// importFailure is the last line of a failed job's image import (its
+// ImportScript log, kept only when the import failed; "" log: the job
+// imports nothing): false when the job did not fail or its import did
+// not.
+func importFailure(log string, st JobStatus) (string, bool) {
+	if log == "" || st.State != "FAILED" {
+		return "", false
+	}
+	f, err := inputfile.Open(log, inputfile.Log)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > 8<<10 {
+		if _, err := f.Seek(fi.Size()-8<<10, io.SeekStart); err != nil {
+			return "", false
+		}
+	}
+	data, err := f.ReadAll()
+	if err != nil {
+		return "", false
+	}
+	line := "no output (exit " + strconv.Itoa(st.ExitCode) + ")"
+	for l := range strings.Lines(string(data)) {
+		// A progress bar's last state is after its last carriage return.
+		l = strings.TrimRight(l, "\r\n")
+		if l = strings.TrimSpace(l[strings.LastIndexByte(l, '\r')+1:]); l != "" {
+			line = l
+		}
+	}
+	return line, true
 }
 
 func reasonOf(st JobStatus) string {

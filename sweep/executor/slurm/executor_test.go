@@ -561,3 +561,56 @@ func TestExecutorJobPort(t *testing.T) {
 	assert.Equal(t, []State{"CANCELLED"}, s.cluster.states())
 	assert.Equal(t, 0, s.node.loadsOf(s.sched.Points[0].ID))
 }
+
+// An arm whose image is imported in its job runs the import on its node
+// before its command (ImportScript): an import that succeeds leaves no
+// log and the points run; one that fails ends the job before its command,
+// and the arm's points fail with the import's last line.
+func TestExecutorImportInJob(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		script string // the import's shell text
+		ok     bool
+		want   string // the points' error
+	}{
+		{name: "imported", script: "echo 'Squash file already exists and is valid, skipping import'", ok: true},
+		{name: "import fails", script: "echo 'Pulling image'; printf '[INFO] 12%%\\r[ERROR] URL https://registry-1.docker.io/v2/x/manifests/1 returned error code: 404 Not Found\\n' >&2; exit 1",
+			want: "slurm job 1: the image import on its node failed: [ERROR] URL https://registry-1.docker.io/v2/x/manifests/1 returned error code: 404 Not Found"},
+		{name: "import fails silently", script: "exit 3", want: "slurm job 1: the image import on its node failed: no output (exit 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSlurmSweep(t, 1, 4)
+			s.o.Retries = 0
+			var ran []string
+			node := s.cluster.node
+			s.cluster.node = func(ctx context.Context, a []string) error {
+				ran = a
+				return node(ctx, a)
+			}
+			s.ex.ArmProgram = func(context.Context, *campaign.Arm) (campaign.ArmCommand, error) {
+				return campaign.ArmCommand{Argv: []string{"srun", "--container-image=/sq/x.sqsh", "/opt/sweep/sweep"},
+					Import: []string{"srun", "bash", "-c", tc.script}}, nil
+			}
+			// The import's srun is bash here, as it is on the node inside the job.
+			bin := t.TempDir()
+			require.NoError(t, os.Symlink("/usr/bin/env", filepath.Join(bin, "srun")))
+			t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+			sum, err := s.run(t, t.Context())
+			log := filepath.Join(s.dir, "slurm", "arm01-t1.import.log")
+			if tc.ok {
+				require.NoError(t, err)
+				assert.Equal(t, 1, sum.OK)
+				assert.Equal(t, []string{"srun", "--container-image=/sq/x.sqsh", "/opt/sweep/sweep", "run-arm"}, ran[:4], "the command after the import")
+				assert.NoFileExists(t, log, "a successful import's log is removed")
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, 1, sum.Failed)
+			assert.Nil(t, ran, "the job's command never ran")
+			ends := s.ends(t, s.sched.Points[0].ID)
+			require.Len(t, ends, 1)
+			assert.Equal(t, tc.want, ends[0].Error)
+			assert.FileExists(t, log)
+		})
+	}
+}

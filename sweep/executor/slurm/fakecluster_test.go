@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -56,6 +57,7 @@ type fakeJob struct {
 	name   string   // --job-name
 	output string   // --output, as given
 	uid    int      // the submitting user's id (this process's unless a test changes it)
+	script string   // the batch script
 	argv   []string // the program after the script
 	gpus   int
 	held   bool // sbatch --hold, until scontrol release
@@ -133,7 +135,7 @@ func (c *fakeCluster) sbatch(argv []string) ([]byte, error) {
 	j := &fakeJob{id: JobID(strconv.Itoa(len(c.order) + 1)), state: "PENDING", reason: "None", uid: os.Getuid()}
 	for i, a := range argv[2:] {
 		if !strings.HasPrefix(a, "-") {
-			j.argv = argv[2+i+1:] // the script's arguments
+			j.script, j.argv = a, argv[2+i+1:] // the script's arguments
 			break
 		}
 		if n, ok := strings.CutPrefix(a, "--gres=gpu:"); ok {
@@ -156,6 +158,25 @@ func (c *fakeCluster) sbatch(argv []string) ([]byte, error) {
 	c.jobs[j.id] = j
 	c.order = append(c.order, j.id)
 	return []byte(string(j.id) + "\n"), nil
+}
+
+// runScript runs a job's batch script on its arguments with node as its
+// command: WrapperScript's command is node's argv; ImportScript's import
+// runs for real (bash), its own command stood in by true, then node runs
+// the rest unless the import failed.
+func runScript(ctx context.Context, script string, argv []string, node func(context.Context, []string) error) error {
+	if filepath.Base(script) != importScriptName {
+		return node(ctx, argv)
+	}
+	n, err := strconv.Atoi(argv[1])
+	if err != nil || len(argv) < 2+n {
+		return fmt.Errorf("not an import job's arguments: %q", argv)
+	}
+	cmd := exec.CommandContext(ctx, "bash", append(append([]string{script}, argv[:2+n]...), "true")...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %w (%s)", script, err, out)
+	}
+	return node(ctx, argv[2+n:])
 }
 
 // schedule starts the pending jobs the node has GPUs for, in order.
@@ -187,7 +208,7 @@ func (c *fakeCluster) schedule() {
 		c.running.Add(1)
 		go func() {
 			defer c.running.Done()
-			err := c.node(ctx, j.argv)
+			err := runScript(ctx, j.script, j.argv, c.node)
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			switch {

@@ -77,8 +77,11 @@ func TestInputErrorsExitTwo(t *testing.T) {
 // --out is checked: a sweep's (discover, official: a directory holding
 // something else, another sweep, one in use, a file, one it cannot
 // make), a point's (run: also another --out than its --plan's), a
-// report's and an A/B leg's. A mistake in the command line's shape
-// (an unknown flag, a missing argument) keeps the hint.
+// report's and an A/B leg's; so is discover --launch's refusal of a
+// runner its --executor cannot launch (a Slurm runner with local, a
+// docker runner with slurm), which names the other executor. A mistake
+// in the command line's shape (an unknown flag, a missing argument)
+// keeps the hint.
 func TestOutRefusalsPrintNoUsageHint(t *testing.T) {
 	const key = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
 	dir := t.TempDir()
@@ -132,6 +135,10 @@ func TestOutRefusalsPrintNoUsageHint(t *testing.T) {
 		{"report: a link", []string{"report", "../../testdata/knee/cases/v0004", "--out", link}, "not through a link to another; remove the link, or give --out a directory", false},
 		{"ab run: holds a file", []string{"ab", "run", "minimaxm3-mi325x-smg", "--simulate", "--out", used}, "give another --out, or drop --out for the default ./ab-runs/<LEG>-<UTC time>", false},
 		{"ab calibrate: a file", []string{"ab", "calibrate", "minimaxm3-mi325x-smg", "--simulate", "--out", file}, "it is a file, not a directory: give a directory that does not exist yet or is empty", false},
+		{"discover --launch: a Slurm runner with --executor local", append(sweepArgs("discover", filepath.Join(dir, "launch-local")), "--launch", "--dry-run"),
+			"launch: runner mi325x-amds launches through Slurm (runners/launch_mi325x-amds.sh): run its arms with --executor slurm", false},
+		{"discover --launch: a docker runner with --executor slurm", append(sweepArgs("discover", filepath.Join(dir, "launch-slurm")), "--launch", "--dry-run", "--config-files", relabelledKey(t, "cluster:mi325x-tw"), "--executor", "slurm"),
+			"launch: runner mi325x-tw runs docker on its node (runners/launch_mi325x-tw.sh), not Slurm jobs: run its arms with --executor local", false},
 		{"unknown flag", []string{"discover", "--prot", "1"}, "unknown flag: --prot; did you mean --port?", true},
 		{"missing argument", []string{"report"}, "report takes one directory, got 0 arguments", true},
 		{"missing flag", []string{"discover", "--config-keys", key}, "missing --out DIR (the sweep directory; rerun the same command on it to resume)", true},

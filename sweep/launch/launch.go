@@ -36,6 +36,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/internal/usage"
 	"sweep/recipes"
 	"sweep/recipes/models"
 )
@@ -596,13 +597,14 @@ type JobStep struct {
 // job's allocation), ending before the payload, and the launcher's
 // per-job variables (MI325X's XDG_CACHE_HOME, TRITON_CACHE_DIR) with the
 // workflow's HF_HUB_CACHE, which the job sets on its node once its id is
-// known. An import in the job loses its --jobid too, and keeps the
-// launcher's host variables (XDG_RUNTIME_DIR) as an env prefix, ${UID}
-// and ${HOME} still to bind (HostVars). dir is mounted at the same path
-// in the container too, so the job's absolute file names resolve.
+// known. A docker runner's arm is refused (a usage.Refusef naming
+// --executor local). An import in the job loses its --jobid too, and
+// keeps the launcher's host variables (XDG_RUNTIME_DIR) as an env prefix,
+// ${UID} and ${HOME} still to bind (HostVars). dir is mounted at the same
+// path in the container too, so the job's absolute file names resolve.
 func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (*JobStep, error) {
 	if p.Launch.Docker != nil {
-		return nil, fmt.Errorf("launch: runner %s runs docker on its node (%s), not Slurm jobs: run its arms with --executor local", p.Name, p.LauncherFile())
+		return nil, usage.Refusef("launch: runner %s runs docker on its node (%s), not Slurm jobs: run its arms with --executor local", p.Name, p.LauncherFile())
 	}
 	o.JobID = "${SLURM_JOB_ID}"
 	o.Workspace = dir
@@ -664,10 +666,11 @@ func hostEnvPrefix(p recipes.Profile, env map[string]string) []string {
 // and removal, with the sweep directory dir as the workspace and mounted
 // at its own path, the arm's GPU ids exported, and payload (the mounted
 // sweep's run-arm) as the command. o.RunnerName should name the arm: arms
-// run at once, each in a container of its own name.
+// run at once, each in a container of its own name. A Slurm runner's arm
+// is refused (a usage.Refusef naming --executor slurm).
 func InContainer(p recipes.Profile, row *matrix.Row, o Options, dir string, gpus []int) (*Plan, error) {
 	if p.Launch.Docker == nil {
-		return nil, fmt.Errorf("launch: runner %s launches through Slurm (%s): run its arms with --executor slurm", p.Name, p.LauncherFile())
+		return nil, usage.Refusef("launch: runner %s launches through Slurm (%s): run its arms with --executor slurm", p.Name, p.LauncherFile())
 	}
 	o.Workspace = dir
 	o.Mounts = append(o.Mounts, dir+":"+dir)

@@ -15,7 +15,7 @@ func TestEmbeddedCatalog(t *testing.T) {
 	for _, s := range c.All() {
 		ids = append(ids, s.ID())
 	}
-	assert.Equal(t, []string{"aiperf@0.12.0", "aiperf@sa-754356e9", "sglang@v0.5.16", "sglang@v0.5.17", "vllm@v0.27.1"}, ids)
+	assert.Equal(t, []string{"aiperf@0.12.0", "aiperf@sa-754356e9", "sglang@v0.5.16", "sglang@v0.5.17", "smg@v1.9.0-193-gf8daa883", "vllm@v0.27.1"}, ids)
 
 	aiperf := MustLoad("aiperf", "")
 	assert.Equal(t, "aiperf@0.12.0", aiperf.ID())
@@ -39,13 +39,20 @@ func TestEmbeddedCatalog(t *testing.T) {
 	assert.True(t, ok)
 	_, ok = aiperf.Lookup("--warmup-requests-per-lane")
 	assert.False(t, ok)
+
+	smg := MustLoad("smg", "")
+	assert.Equal(t, "smg@v1.9.0-193-gf8daa883", smg.ID())
+	tools, ok := smg.Lookup("--tool-call-parser")
+	require.True(t, ok)
+	assert.False(t, tools.OpenChoices, "SMG's argparse refuses a tool-call parser outside its registry")
+	assert.Len(t, tools.Choices, 22)
 }
 
 func TestCatalogErrors(t *testing.T) {
 	c, err := Embedded()
 	require.NoError(t, err)
 	_, err = c.Get("trtllm", "")
-	assert.EqualError(t, err, `no schema for tool "trtllm" (known: aiperf, sglang, vllm)`)
+	assert.EqualError(t, err, `no schema for tool "trtllm" (known: aiperf, sglang, smg, vllm)`)
 	_, err = c.Resolve("aiperf@0.13.0")
 	assert.EqualError(t, err, "no schema for aiperf@0.13.0 (known versions: 0.12.0, sa-754356e9)")
 }
@@ -118,6 +125,7 @@ func TestEngineSchemaProvenance(t *testing.T) {
 		{"sglang@v0.5.16", 497, 1, true},
 		{"sglang@v0.5.17", 497, 1, true}, // extends v0.5.16 unchanged
 		{"vllm@v0.27.1", 305, 13, true},
+		{"smg@v1.9.0-193-gf8daa883", 152, 0, true},
 	}
 	c, err := Embedded()
 	require.NoError(t, err)

@@ -42,7 +42,7 @@ type Error struct {
 	Flag          string   // canonical flag name ("" for stray tokens or the command itself)
 	Spelling      string   // the spelling used in the argv, when it differs from Flag
 	Value         string   // the offending value, if any
-	Suggestion    string   // the closest known spelling, for unknown flags
+	Suggestion    string   // the closest known spelling (unknown flags) or choice (bad choices)
 	Rule          string   // the rule or scenario that was violated
 	// Bypassable is true for scenario violations that the override flag (aiperf
 	// --unsafe-override) turns into warnings.

@@ -497,6 +497,37 @@ func TestTrimProgram(t *testing.T) {
 }
 
 // Suggestions match Python difflib.get_close_matches(word, spellings)[0], which cyclopts uses.
+// SMG's router: the leg's launch_router argv, a misspelt flag, and its closed parser
+// registries (argparse choices=get_available_*_parsers()).
+func TestParseSMG(t *testing.T) {
+	s := MustLoad("smg", "")
+	base := []string{"--worker-urls", "grpc://127.0.0.1:8001", "--host", "127.0.0.1", "--port", "8000", "--prometheus-port", "8002"}
+	tests := []struct {
+		name    string
+		argv    []string
+		want    []problem
+		suggest string // the error's Suggestion, when set
+	}{
+		{name: "the legs' router", argv: append(base, "--tool-call-parser", "minimax_m2", "--reasoning-parser", "minimax", "--model-path", "MiniMaxAI/MiniMax-M2.7")},
+		{name: "misspelt flag", argv: append(base, "--model-pth", "m"), want: []problem{{UnknownFlag, "--model-pth"}}, suggest: "--model-path"},
+		{name: "unknown reasoning parser", argv: append(base, "--reasoning-parser", "minimax_m9"), want: []problem{{BadChoice, "--reasoning-parser"}}, suggest: "minimax"},
+		{name: "unknown tool-call parser", argv: append(base, "--tool-call-parser", "minimax_m9"), want: []problem{{BadChoice, "--tool-call-parser"}}, suggest: "minimax_m2"},
+		{name: "vLLM's name is not SMG's", argv: append(base, "--tool-call-parser", "kimi_k2"), want: []problem{{BadChoice, "--tool-call-parser"}}, suggest: "kimik2"},
+		{name: "prefix abbreviation", argv: append(base, "--model", "m", "--cache-thresh", "0.5")},
+		{name: "worker urls accumulate", argv: []string{"--worker-urls", "http://a:1", "http://b:2", "--worker-urls", "http://c:3"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := s.Parse(tc.argv)
+			assert.Equal(t, tc.want, problemsOf(err), "argv %q: %v", tc.argv, err)
+			if tc.suggest != "" {
+				require.Len(t, Problems(err), 1)
+				assert.Equal(t, tc.suggest, Problems(err)[0].Suggestion, "%v", err)
+			}
+		})
+	}
+}
+
 func TestSuggest(t *testing.T) {
 	s := MustLoad("aiperf", "0.12.0")
 	tests := map[string]string{

@@ -285,6 +285,14 @@ func (ps *parser) convert(f *Flag, spelling string, v *Value, raw []string) {
 	bad := func(kind Kind, val, format string, a ...any) {
 		ps.probs.add(&Error{Kind: kind, Flag: f.Name, Spelling: spelling, Value: val, Msg: fmt.Sprintf(format, a...)})
 	}
+	badChoice := func(val string) {
+		e := &Error{Kind: BadChoice, Flag: f.Name, Spelling: spelling, Value: val, Suggestion: closest(val, f.Choices),
+			Msg: fmt.Sprintf("%q is not one of: %s", val, strings.Join(f.Choices, ", "))}
+		if e.Suggestion != "" {
+			e.Msg += fmt.Sprintf(" (did you mean %s?)", e.Suggestion)
+		}
+		ps.probs.add(e)
+	}
 	if f.Type == JSON {
 		var doc any
 		if err := json.Unmarshal([]byte(raw[0]), &doc); err != nil {
@@ -339,7 +347,7 @@ func (ps *parser) convert(f *Flag, spelling string, v *Value, raw []string) {
 		case Enum:
 			c, ok := ps.choice(f, el)
 			if !ok {
-				bad(BadChoice, el, "%q is not one of: %s", el, strings.Join(f.Choices, ", "))
+				badChoice(el)
 				continue
 			}
 			v.Strs = append(v.Strs, c)
@@ -347,7 +355,7 @@ func (ps *parser) convert(f *Flag, spelling string, v *Value, raw []string) {
 			if len(f.Choices) > 0 && !f.OpenChoices {
 				c, ok := ps.choice(f, el)
 				if !ok {
-					bad(BadChoice, el, "%q is not one of: %s", el, strings.Join(f.Choices, ", "))
+					badChoice(el)
 					continue
 				}
 				el = c

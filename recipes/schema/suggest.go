@@ -4,14 +4,18 @@ package schema
 // It ranks candidates the way cyclopts does (Python difflib.get_close_matches with its
 // default cutoff 0.6, best first, ties to the greater string), so the hint matches the one
 // the real aiperf prints ("Did you mean --apply-chat-template?").
-func (s *Schema) Suggest(name string) string {
+func (s *Schema) Suggest(name string) string { return closest(name, s.spelling) }
+
+// closest returns the candidate closest to word by Suggest's ranking, or "" when none is
+// close (a misspelt choice: "minimax_m9" finds "minimax_m2").
+func closest(word string, cands []string) string {
 	best, bestScore := "", 0.0
-	word := []rune(name)
-	for _, cand := range s.spelling {
-		if upperBound(word, []rune(cand)) < 0.6 {
+	w := []rune(word)
+	for _, cand := range cands {
+		if upperBound(w, []rune(cand)) < 0.6 {
 			continue // difflib's quick_ratio: no need for the full match
 		}
-		r := matchRatio(name, cand)
+		r := matchRatio(word, cand)
 		if r < 0.6 {
 			continue
 		}

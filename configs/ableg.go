@@ -138,8 +138,10 @@ type ABArm struct {
 	// GPUMemoryUtil is vLLM's --gpu-memory-utilization (SGLang's
 	// --mem-fraction-static); 0 keeps the engine's default.
 	GPUMemoryUtil float64
-	// Args are extra engine flags, checked against the engine's schema.
-	Args []string
+	// Args are extra engine flags, checked against the engine's schema;
+	// ArgsPos is where each is.
+	Args    []string
+	ArgsPos []Pos
 	// Env is extra environment of the engine (e.g.
 	// SMG_VLLM_SERVICER_IMPL=rust).
 	Env map[string]string
@@ -161,6 +163,8 @@ type ABArm struct {
 // router. nil keeps what the recipe has; ABParserNone removes the flag.
 type ABParsers struct {
 	ToolCall, Reasoning *string
+	// ToolCallPos and ReasoningPos are where the values are.
+	ToolCallPos, ReasoningPos Pos
 }
 
 // ABParserNone as a parser value removes the flag.
@@ -170,9 +174,14 @@ const ABParserNone = "none"
 // launch_router). The runner appends --worker-urls, --host, --port and
 // --prometheus-port to Argv, then the parser flags, then Args.
 type ABRouter struct {
-	// Argv is the launcher, e.g. [python3, -m, smg.launch_router].
+	// Argv is the launcher, e.g. [python3, -m, smg.launch_router];
+	// ArgvPos is where it is.
 	Argv    []string
+	ArgvPos Pos
+	// Args are the router's own flags, checked against its flag schema;
+	// ArgsPos is where each is.
 	Args    []string
+	ArgsPos []Pos
 	Parsers ABParsers
 	// Health is the router's readiness path (default /health; SMG's
 	// /readiness waits for its workers' tokenizers too).
@@ -608,7 +617,7 @@ func (d *decoder) abDirect(a *ABArm, f fields, p string) {
 					}
 				}
 			}
-			a.Args = args
+			a.Args, a.ArgsPos = args, d.itemPos(n)
 		}
 	}
 	if n := f.get("env"); n != nil {
@@ -634,7 +643,23 @@ func (d *decoder) abParsers(n *yaml.Node, p string) ABParsers {
 	}
 	ps.ToolCall = d.strPtr(f, "tool-call", p)
 	ps.Reasoning = d.strPtr(f, "reasoning", p)
+	if n := f.get("tool-call"); n != nil {
+		ps.ToolCallPos = d.pos(resolve(n))
+	}
+	if n := f.get("reasoning"); n != nil {
+		ps.ReasoningPos = d.pos(resolve(n))
+	}
 	return ps
+}
+
+// itemPos is where each item of sequence n is.
+func (d *decoder) itemPos(n *yaml.Node) []Pos {
+	items := resolve(n).Content
+	out := make([]Pos, len(items))
+	for i, it := range items {
+		out[i] = d.pos(it)
+	}
+	return out
 }
 
 func (d *decoder) abRouter(n *yaml.Node, p string) *ABRouter {
@@ -645,6 +670,7 @@ func (d *decoder) abRouter(n *yaml.Node, p string) *ABRouter {
 	}
 	d.require(f, resolve(n), p, "argv")
 	if an := f.get("argv"); an != nil {
+		r.ArgvPos = d.pos(resolve(an))
 		if argv, ok := d.strList(an, joinPath(p, "argv")); ok {
 			if len(argv) == 0 {
 				d.errAt(resolve(an), joinPath(p, "argv"), "must name the router program, e.g. [python3, -m, smg.launch_router]")
@@ -666,7 +692,7 @@ func (d *decoder) abRouter(n *yaml.Node, p string) *ABRouter {
 					}
 				}
 			}
-			r.Args = args
+			r.Args, r.ArgsPos = args, d.itemPos(an)
 		}
 	}
 	if pn := f.get("parsers"); pn != nil {

@@ -71,8 +71,8 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 	if i := slices.Index(argv, "--max-model-len"); i >= 0 && i+1 < len(argv) && argv[i+1] == "auto" {
 		escapes = append(escapes, autoLenEscape)
 	}
-	if err := checkArgv(tool, argv, escapes); err != nil {
-		return Arm{}, armError(a, "", "the engine command %q is not what %s accepts: %v", strings.Join(argv, " "), tool, err)
+	if err := checkEngine(a, tool, argv, escapes); err != nil {
+		return Arm{}, err
 	}
 	devices := make([]string, len(a.GPUs))
 	for i, g := range a.GPUs {
@@ -105,6 +105,9 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 		}
 		pt.Router, pt.RouterHealthURL = routerCommand(a.Router, scheme+"://127.0.0.1:"+ep, public, o.Simulate)
 		pt.Router.Env = maps.Clone(env)
+		if err := checkRouter(a, pt.Router.Argv); err != nil {
+			return Arm{}, err
+		}
 	}
 	name := a.Name
 	if name == "" {
@@ -129,25 +132,4 @@ func routerCommand(r *configs.ABRouter, worker string, public int, simulate bool
 		health = "/health"
 	}
 	return &recipes.Command{Argv: argv, Env: map[string]string{}}, "http://127.0.0.1:" + strconv.Itoa(public) + health
-}
-
-// checkArgv parses argv (program included) with the engine's embedded
-// flag schema.
-func checkArgv(tool configs.Engine, argv []string, escapes []schema.Escape) error {
-	cat, err := schema.Embedded()
-	if err != nil {
-		return err
-	}
-	s, err := cat.Resolve(string(tool))
-	if err != nil {
-		return err
-	}
-	rest := argv[3:] // python3 -m MODULE flags...
-	if argv[0] == string(tool) {
-		rest = argv[1:] // vllm serve MODEL flags...
-	} else {
-		rest = append(slices.Clone(tool.Facts().SchemaPrefix), rest...)
-	}
-	_, err = s.Parse(rest, schema.AllowUnchecked(escapes...))
-	return err
 }

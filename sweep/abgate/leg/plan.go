@@ -161,9 +161,19 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 	}
 	pt := points[0]
 	pt.Engine.Argv = applyParsers(pt.Engine.Argv, a.Parsers, pt.Row.Framework.Facts().AutoToolChoiceFlag)
+	if a.Parsers.ToolCall != nil || a.Parsers.Reasoning != nil {
+		// The recipe's own command was checked when it was built; the
+		// leg's parsers are checked here.
+		if err := checkEngine(a, pt.Row.Framework, pt.Engine.Argv, pt.Escapes); err != nil {
+			return Arm{}, err
+		}
+	}
 	if a.Router != nil {
 		pt.Router, pt.RouterHealthURL = routerCommand(a.Router, "http://127.0.0.1:"+strconv.Itoa(enginePort), public, o.Simulate)
 		pt.Port = public
+		if err := checkRouter(a, pt.Router.Argv); err != nil {
+			return Arm{}, err
+		}
 	}
 	name := a.Name
 	if name == "" {

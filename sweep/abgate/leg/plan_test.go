@@ -79,7 +79,7 @@ func TestPlanShippedLeg(t *testing.T) {
 	require.NotNil(t, b.Point.Router)
 	assert.Equal(t, []string{"python3", "-m", "smg.launch_router", "--worker-urls", "http://127.0.0.1:21001",
 		"--host", "127.0.0.1", "--port", "21000", "--prometheus-port", "31000",
-		"--tool-call-parser", "minimax_m3", "--reasoning-parser", "minimax", "--model-path", "MiniMaxAI/MiniMax-M3-MXFP8"}, b.Point.Router.Argv)
+		"--tool-call-parser", "minimax_m2", "--reasoning-parser", "minimax", "--model-path", "MiniMaxAI/MiniMax-M3-MXFP8"}, b.Point.Router.Argv)
 	assert.Equal(t, "http://127.0.0.1:21000/readiness", b.Point.RouterHealthURL)
 	assert.Equal(t, 1, strings.Count(strings.Join(b.Point.Engine.Argv, " "), "--tool-call-parser minimax_m3"))
 	assert.Equal(t, []any{"a", "b", 0.85, uint64(11)}, []any{a.Sim.Name, b.Sim.Name, b.Sim.Accuracy, b.Sim.Seed})

@@ -1,0 +1,155 @@
+package leg
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"sweep/configs"
+	"sweep/recipes/schema"
+)
+
+// origin says where the flags of a checked command came from in the leg
+// file, so that a problem is reported at the key that set the token: its
+// parsers, one of its args, else the mapping Key names.
+type origin struct {
+	Key     string      // "arms.b.router"
+	Pos     configs.Pos // where Key's mapping is
+	Parsers configs.ABParsers
+	Args    []string
+	ArgsPos []configs.Pos
+}
+
+// engineOrigin is where an arm's engine flags come from: the arm's
+// parsers and args.
+func engineOrigin(a configs.ABArm) origin {
+	return origin{Key: "arms." + a.Label, Pos: a.Pos, Parsers: a.Parsers, Args: a.Args, ArgsPos: a.ArgsPos}
+}
+
+// routerOrigin is where the flags of an arm's router come from.
+func routerOrigin(a configs.ABArm) origin {
+	r := a.Router
+	return origin{Key: "arms." + a.Label + ".router", Pos: r.Pos, Parsers: r.Parsers, Args: r.Args, ArgsPos: r.ArgsPos}
+}
+
+// checkArgv parses argv (program included) with the engine's embedded
+// flag schema.
+func checkArgv(tool configs.Engine, argv []string, escapes []schema.Escape) error {
+	cat, err := schema.Embedded()
+	if err != nil {
+		return err
+	}
+	s, err := cat.Resolve(string(tool))
+	if err != nil {
+		return err
+	}
+	rest := argv[3:] // python3 -m MODULE flags...
+	if argv[0] == string(tool) {
+		rest = argv[1:] // vllm serve MODEL flags...
+	} else {
+		rest = append(slices.Clone(tool.Facts().SchemaPrefix), rest...)
+	}
+	_, err = s.Parse(rest, schema.AllowUnchecked(escapes...))
+	return err
+}
+
+// checkEngine checks an arm's engine command against the engine's flag
+// schema; a refusal is a *configs.Error per problem, at the parser or arg
+// of the leg that set it.
+func checkEngine(a configs.ABArm, tool configs.Engine, argv []string, escapes []schema.Escape) error {
+	err := checkArgv(tool, argv, escapes)
+	if err == nil {
+		return nil
+	}
+	return refusals(err, engineOrigin(a), fmt.Sprintf("the engine command %q", strings.Join(argv, " ")), string(tool))
+}
+
+// checkRouter checks the command of an arm's router against the flag
+// schema of the program its argv starts (SMG's python3 -m
+// smg.launch_router); a router sweep has no schema for is refused, since
+// nothing could check its flags or parser names.
+func checkRouter(a configs.ABArm, argv []string) error {
+	cat, err := schema.Embedded()
+	if err != nil {
+		return err
+	}
+	r := a.Router
+	var s *schema.Schema
+	for _, c := range cat.All() {
+		if c.Default && c.Program != "" && len(r.Argv) > 0 && len(c.TrimProgram(r.Argv)) == 0 {
+			s = c
+		}
+	}
+	if s == nil {
+		fix := "add its flag schema under recipes/schema/data"
+		if smg, err := cat.Get("smg", ""); err == nil {
+			fix = fmt.Sprintf("start SMG's router as [%s] (schema %s), or %s", strings.Join(strings.Fields(smg.Program), ", "), smg.ID(), fix)
+		}
+		return &configs.Error{File: r.ArgvPos.File, Line: r.ArgvPos.Line, Col: r.ArgvPos.Col, Key: "arms." + a.Label + ".router.argv",
+			Msg: fmt.Sprintf("%q has no flag schema, so its flags and parser names cannot be checked: %s", strings.Join(r.Argv, " "), fix)}
+	}
+	_, err = s.Parse(argv[len(r.Argv):])
+	if err == nil {
+		return nil
+	}
+	return refusals(err, routerOrigin(a), fmt.Sprintf("the router command %q", strings.Join(argv, " ")), s.ID())
+}
+
+// refusals turns the problems of a schema parse into *configs.Error at the
+// leg keys that set the offending tokens, each with the fix; what names
+// the command and ref the schema ("smg@v1.9.0-...", "vllm").
+func refusals(err error, o origin, what, ref string) error {
+	probs := schema.Problems(err)
+	if len(probs) == 0 {
+		return &configs.Error{File: o.Pos.File, Line: o.Pos.Line, Col: o.Pos.Col, Key: o.Key, Msg: fmt.Sprintf("%s: %v", what, err)}
+	}
+	errs := make([]error, 0, len(probs))
+	for _, p := range probs {
+		key, pos := o.locate(p)
+		fix := "see `sweep schema show " + ref + "`"
+		switch p.Kind {
+		case schema.UnknownFlag, schema.RemovedFlag:
+			fix = "fix or remove the flag (`sweep schema show " + ref + "` lists them)"
+		case schema.BadChoice:
+			fix = "use a name it accepts (`sweep schema show " + ref + " " + p.Flag + "` lists them)"
+		}
+		msg := fmt.Sprintf("%v: %s", p, fix)
+		if key == o.Key {
+			msg = fmt.Sprintf("%v, in %s: %s", p, what, fix) // not set by one key: show the command
+		}
+		errs = append(errs, &configs.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Key: key, Msg: msg})
+	}
+	return errors.Join(errs...)
+}
+
+// locate finds the key and position that set the token of problem p: the
+// parser value for a parser flag, the arg for a flag or value among the
+// args, else the command's mapping.
+func (o origin) locate(p *schema.Error) (string, configs.Pos) {
+	for _, ps := range []struct {
+		flag, key string
+		val       *string
+		pos       configs.Pos
+	}{{"--tool-call-parser", "tool-call", o.Parsers.ToolCall, o.Parsers.ToolCallPos}, {"--reasoning-parser", "reasoning", o.Parsers.Reasoning, o.Parsers.ReasoningPos}} {
+		if p.Flag == ps.flag && ps.val != nil && ps.pos.Line > 0 {
+			return o.Key + ".parsers." + ps.key, ps.pos
+		}
+	}
+	spelling := cmp.Or(p.Spelling, p.Flag)
+	at := -1
+	for i, arg := range o.Args {
+		if spelling != "" && (arg == spelling || strings.HasPrefix(arg, spelling+"=")) {
+			at = i
+			if p.Value != "" && i+1 < len(o.Args) && o.Args[i+1] == p.Value {
+				at = i + 1
+			}
+			break
+		}
+	}
+	if at < 0 || at >= len(o.ArgsPos) {
+		return o.Key, o.Pos
+	}
+	return fmt.Sprintf("%s.args[%d]", o.Key, at), o.ArgsPos[at]
+}

@@ -1,0 +1,79 @@
+package leg
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
+)
+
+// TestPlanChecksCommands: the router's argv and each arm's engine argv
+// (with the leg's parsers) are checked against their flag schemas when the
+// leg is planned, before anything starts; a refusal names the leg's
+// file:line:col and key that set the token, what was expected and the fix.
+func TestPlanChecksCommands(t *testing.T) {
+	// Line 6 is arm a, line 7 arm b: a config-key arm (the shipped leg's
+	// point) behind SMG; line 8 is a direct vLLM gRPC arm behind SMG.
+	const doc = `model: Org/M-FC
+runner: cluster:mi325x-amds
+categories: [simple_python]
+sampling: {temperature: 0}
+arms:
+  a: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16, parsers: {tool-call: minimax_m3, reasoning: minimax_m3}}
+  b: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16, router: {argv: [python3, -m, smg.launch_router], args: [--model-path, M], parsers: {tool-call: minimax_m2, reasoning: minimax}}}
+`
+	tests := []struct {
+		name     string
+		old, new string // replaced in doc
+		want     string // the error; "" when the leg plans
+	}{
+		{name: "the shipped leg's commands"},
+		{name: "1 misspelt router flag", old: "args: [--model-path, M]", new: "args: [--model-pth, M]",
+			want: "leg.yaml:7:131: arms.b.router.args[0]: smg v1.9.0-193-gf8daa883 has no flag --model-pth (did you mean --model-path?): fix or remove the flag (`sweep schema show smg@v1.9.0-193-gf8daa883` lists them)"},
+		{name: "2 unknown router reasoning parser", old: "reasoning: minimax}}}", new: "reasoning: minimax_m9}}}",
+			want: "leg.yaml:7:193: arms.b.router.parsers.reasoning: smg v1.9.0-193-gf8daa883: --reasoning-parser: \"minimax_m9\" is not one of: base, cohere_cmd, deepseek_r1, deepseek_v31, deepseek_v4, glm45, inkling, kimi, kimi_k25, kimi_k3, kimi_thinking, minimax, nano_v3, passthrough, qwen3, qwen3_thinking, step3 (did you mean minimax?): use a name it accepts"},
+		{name: "3 router parser named as vLLM names it", old: "tool-call: minimax_m2", new: "tool-call: kimi_k2",
+			want: "leg.yaml:7:170: arms.b.router.parsers.tool-call: smg v1.9.0-193-gf8daa883: --tool-call-parser: \"kimi_k2\" is not one of: cohere, deepseek, deepseek31, deepseek32, deepseek_v4, glm45_moe, glm47_moe, inkling, json, kimi_k3, kimik2, llama, minimax_m2, mistral, nemotron, passthrough, pythonic, qwen, qwen_coder, qwen_xml, sarashina, step3 (did you mean kimik2?): use a name it accepts"},
+		{name: "4 router without a schema", old: "argv: [python3, -m, smg.launch_router]", new: "argv: [smg, launch]",
+			want: "leg.yaml:7:90: arms.b.router.argv: \"smg launch\" has no flag schema, so its flags and parser names cannot be checked: start SMG's router as [python3, -m, smg.launch_router] (schema smg@v1.9.0-193-gf8daa883), or add its flag schema under recipes/schema/data"},
+		{name: "5 misspelt value of a router flag", old: "args: [--model-path, M]", new: "args: [--model-path, M, --policy, round-robin]",
+			want: "leg.yaml:7:158: arms.b.router.args[3]: smg v1.9.0-193-gf8daa883: --policy: \"round-robin\" is not one of: random, round_robin, passthrough, cache_aware, power_of_two, least_load, manual, consistent_hashing, prefix_hash (did you mean round_robin?): use a name it accepts (`sweep schema show smg@v1.9.0-193-gf8daa883 --policy` lists them)"},
+		{name: "6 misspelt router flag of a direct arm", old: "b: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16, router: {argv: [python3, -m, smg.launch_router], args: [--model-path, M]",
+			new:  "b: {engine: vllm-grpc, model-path: M, tp: 8, router: {argv: [python3, -m, smg.launch_router], args: [--model-pth, M]",
+			want: "leg.yaml:7:104: arms.b.router.args[0]: smg v1.9.0-193-gf8daa883 has no flag --model-pth (did you mean --model-path?)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(doc, tc.old, tc.new, 1)
+			require.True(t, tc.old == "" || src != doc, "case does not change the leg")
+			l, err := configs.ParseABLeg(configs.Source{Name: "leg.yaml", Data: []byte(src)})
+			require.NoError(t, err)
+			_, err = NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir()})
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "got  %v\nwant %s...", err, tc.want)
+		})
+	}
+}
+
+// TestShippedLegsPassTheirChecks: every shipped leg plans, so its routers'
+// flags and parser names and its engines' commands with the leg's parsers
+// are what their schemas accept.
+func TestShippedLegsPassTheirChecks(t *testing.T) {
+	names := configs.ABLegNames()
+	require.NotEmpty(t, names)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			l, err := configs.DefaultABLeg(name)
+			require.NoError(t, err)
+			_, err = NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir()})
+			assert.NoError(t, err)
+		})
+	}
+}

@@ -267,7 +267,7 @@ func (s *Schema) Compare(help []HelpFlag) *Drift {
 }
 
 func compareChoices(family Family, f *Flag, h HelpFlag) *Change {
-	if f.OpenChoices || f.isBool() {
+	if f.OpenChoices || f.Registry || f.isBool() {
 		return nil
 	}
 	if h.Choices == nil && family == Cyclopts {

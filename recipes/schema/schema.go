@@ -95,13 +95,17 @@ type Flag struct {
 	// OpenChoices means Choices are known examples, not a closed set (parser registries,
 	// enum-or-path options); any value is accepted.
 	OpenChoices bool `yaml:"open_choices"`
-	Default     any  `yaml:"default"`
-	Repeatable  bool `yaml:"repeatable"` // a list that accumulates over repeated occurrences
-	Multi       bool `yaml:"multi"`      // several values may follow one occurrence
-	Comma       bool `yaml:"comma"`      // a value may hold a comma-separated list
-	Sweep       bool `yaml:"sweep"`      // a comma list of numbers turns the run into a sweep
-	Object      bool `yaml:"object"`     // a JSON flag whose value must be an object
-	Dotted      bool `yaml:"dotted"`     // a JSON flag that also takes --flag.key value
+	// Registry means Choices are a closed parser registry the tool checks at startup, not
+	// argparse choices (vLLM's validate_api_server_args): a value outside them is refused
+	// here all the same, but --help does not list them, so they are not compared with it.
+	Registry   bool `yaml:"registry"`
+	Default    any  `yaml:"default"`
+	Repeatable bool `yaml:"repeatable"` // a list that accumulates over repeated occurrences
+	Multi      bool `yaml:"multi"`      // several values may follow one occurrence
+	Comma      bool `yaml:"comma"`      // a value may hold a comma-separated list
+	Sweep      bool `yaml:"sweep"`      // a comma list of numbers turns the run into a sweep
+	Object     bool `yaml:"object"`     // a JSON flag whose value must be an object
+	Dotted     bool `yaml:"dotted"`     // a JSON flag that also takes --flag.key value
 	// Numeric bounds (pydantic gt/ge/lt/le) and the minimum list length.
 	Gt       *float64 `yaml:"gt"`
 	Ge       *float64 `yaml:"ge"`

@@ -28,7 +28,8 @@ arms:
 	tests := []struct {
 		name     string
 		old, new string // replaced in doc
-		want     string // the error; "" when the leg plans
+		want     string // the error's start; "" when the leg plans
+		hint     string // in the error too, when set
 	}{
 		{name: "the shipped leg's commands"},
 		{name: "1 misspelt router flag", old: "args: [--model-path, M]", new: "args: [--model-pth, M]",
@@ -44,6 +45,12 @@ arms:
 		{name: "6 misspelt router flag of a direct arm", old: "b: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16, router: {argv: [python3, -m, smg.launch_router], args: [--model-path, M]",
 			new:  "b: {engine: vllm-grpc, model-path: M, tp: 8, router: {argv: [python3, -m, smg.launch_router], args: [--model-pth, M]",
 			want: "leg.yaml:7:104: arms.b.router.args[0]: smg v1.9.0-193-gf8daa883 has no flag --model-pth (did you mean --model-path?)"},
+		{name: "7 unknown engine parser of a config-key arm", old: "reasoning: minimax_m3}}", new: "reasoning: minimax_m9}}",
+			hint: "(did you mean minimax_m3?): use a name it accepts (`sweep schema show vllm --reasoning-parser` lists them)",
+			want: "leg.yaml:6:119: arms.a.parsers.reasoning: vllm v0.27.1: --reasoning-parser: \"minimax_m9\" is not one of: "},
+		{name: "8 misspelt engine tool-call parser", old: "parsers: {tool-call: minimax_m3,", new: "parsers: {tool-call: minimax_m2x,",
+			hint: "(did you mean minimax_m2?)",
+			want: "leg.yaml:6:96: arms.a.parsers.tool-call: vllm v0.27.1: --tool-call-parser: \"minimax_m2x\" is not one of: "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,6 +65,7 @@ arms:
 			}
 			require.Error(t, err)
 			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "got  %v\nwant %s...", err, tc.want)
+			assert.Contains(t, err.Error(), tc.hint)
 		})
 	}
 }

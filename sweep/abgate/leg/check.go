@@ -98,14 +98,15 @@ func checkRouter(a configs.ABArm, argv []string) error {
 }
 
 // refusals turns the problems of a schema parse into *configs.Error at the
-// leg keys that set the offending tokens, each with the fix; what names
-// the command and ref the schema ("smg@v1.9.0-...", "vllm").
+// leg keys that set the offending tokens, each with the fix, in the file's
+// order; what names the command and ref the schema ("smg@v1.9.0-...",
+// "vllm").
 func refusals(err error, o origin, what, ref string) error {
 	probs := schema.Problems(err)
 	if len(probs) == 0 {
 		return &configs.Error{File: o.Pos.File, Line: o.Pos.Line, Col: o.Pos.Col, Key: o.Key, Msg: fmt.Sprintf("%s: %v", what, err)}
 	}
-	errs := make([]error, 0, len(probs))
+	errs := make([]*configs.Error, 0, len(probs))
 	for _, p := range probs {
 		key, pos := o.locate(p)
 		fix := "see `sweep schema show " + ref + "`"
@@ -121,7 +122,12 @@ func refusals(err error, o origin, what, ref string) error {
 		}
 		errs = append(errs, &configs.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Key: key, Msg: msg})
 	}
-	return errors.Join(errs...)
+	slices.SortStableFunc(errs, func(x, y *configs.Error) int { return cmp.Or(cmp.Compare(x.Line, y.Line), cmp.Compare(x.Col, y.Col)) })
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+	}
+	return errors.Join(out...)
 }
 
 // locate finds the key and position that set the token of problem p: the

@@ -51,6 +51,8 @@ arms:
 		{name: "8 misspelt engine tool-call parser", old: "parsers: {tool-call: minimax_m3,", new: "parsers: {tool-call: minimax_m2x,",
 			hint: "(did you mean minimax_m2?)",
 			want: "leg.yaml:6:96: arms.a.parsers.tool-call: vllm v0.27.1: --tool-call-parser: \"minimax_m2x\" is not one of: "},
+		{name: "9 every problem, in the file's order", old: "args: [--model-path, M], parsers: {tool-call: minimax_m2, reasoning: minimax}", new: "args: [--model-pth, M], parsers: {tool-call: minimax_m2, reasoning: minimax_m9}",
+			want: "leg.yaml:7:131: arms.b.router.args[0]: smg v1.9.0-193-gf8daa883 has no flag --model-pth (did you mean --model-path?): fix or remove the flag (`sweep schema show smg@v1.9.0-193-gf8daa883` lists them)\nleg.yaml:7:192: arms.b.router.parsers.reasoning: "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

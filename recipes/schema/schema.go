@@ -1,5 +1,5 @@
 // Package schema holds versioned command-line schemas for the tools sweep runs (aiperf, SGLang,
-// vLLM), a typed builder that turns a recipe's flag settings into an argv slice, a parser that
+// vLLM, SMG's router in front of an A/B arm), a typed builder that turns a recipe's flag settings into an argv slice, a parser that
 // reads an argv back into typed values, and a checker that compares a schema with a tool's
 // --help output.
 //

@@ -10,6 +10,12 @@
 //	// res.Output: report.md and report.json, written atomically, and their
 //	// content, also when err is a *leg.NotWrittenError (a full disk)
 //
+// NewPlan checks every command before anything starts: each arm's engine
+// argv with the leg's parsers against the engine's flag schema, and each
+// router's argv against the schema of the program it starts (SMG's
+// launch_router); a problem is a *configs.Error at the leg's key that set
+// the token, with the closest known flag or parser name.
+//
 // leg.Calibrate is the A/A run: arm A against itself for a number of
 // identical runs, its flip rates and false alarms written to
 // calibration.json, which Options.Calibration hands to the comparison.

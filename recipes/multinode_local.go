@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"sweep/configs/matrix"
+	"sweep/metrics/aiperf"
 )
 
 // OnHosts is the same point laid out with its router and workers at
@@ -148,7 +149,7 @@ func PlanMultiNodeOnHosts(row *matrix.Row, conc int, opts PlanOptions, ports []i
 		Model: served, ModelPath: served, ResultDir: cfg.ResultDir}
 	rc := &Recipe{Client: Client{ServerMetrics: true, RequiredMetricPrefix: l.RequiredMetricPrefix}}
 	rs := replaySettings{URL: routerURL, Duration: cfg.duration(r), WarmupPerLane: officialWarmupPerLane,
-		ArtifactDir: strings.TrimSuffix(cfg.ResultDir, "/") + "/aiperf_artifacts", ServerMetrics: l.MetricsURLs}
+		ArtifactDir: aiperf.ArtifactDir(cfg.ResultDir), ServerMetrics: l.MetricsURLs}
 	if cfg.Fast {
 		rs.WarmupPerLane = fastWarmupPerLane
 	}

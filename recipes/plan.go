@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"sweep/configs/matrix"
+	"sweep/metrics/aiperf"
 	"sweep/metrics/result"
 	"sweep/recipes/schema"
 )
@@ -185,7 +186,7 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 	} else {
 		rs := replaySettings{
 			URL: url, Duration: o.duration(row), WarmupPerLane: officialWarmupPerLane,
-			ArtifactDir: strings.TrimSuffix(o.ResultDir, "/") + "/aiperf_artifacts", ServerMetrics: serverMetrics,
+			ArtifactDir: aiperf.ArtifactDir(o.ResultDir), ServerMetrics: serverMetrics,
 		}
 		if o.Fast {
 			rs.WarmupPerLane = fastWarmupPerLane

@@ -790,12 +790,24 @@ func (e *ServerMetricsExport) Names() []string {
 	return names
 }
 
+// ArtifactDirName is the directory of a point's RESULT_DIR its client
+// writes into (--output-artifact-dir), as InferenceX names it.
+const ArtifactDirName = "aiperf_artifacts"
+
+// ArtifactDir is RESULT_DIR/aiperf_artifacts as a planned client's
+// --output-artifact-dir names it (resultDir as given, one "/" before the
+// name): where the client writes and every reader of the point reads
+// (ResolveArtifactDir).
+func ArtifactDir(resultDir string) string {
+	return strings.TrimSuffix(resultDir, "/") + "/" + ArtifactDirName
+}
+
 // ResolveArtifactDir finds the directory holding aiperf's files under
 // RESULT_DIR/aiperf_artifacts: the directory itself when it has
 // profile_export.jsonl, else its first subdirectory (by name) that has one,
 // else the directory itself (InferenceX's _resolve_artifact_dir).
 func ResolveArtifactDir(resultDir string) string {
-	base := filepath.Join(resultDir, "aiperf_artifacts")
+	base := filepath.Join(resultDir, ArtifactDirName)
 	if isFile(filepath.Join(base, RecordsFile)) {
 		return base
 	}

@@ -635,3 +635,19 @@ func TestAiperfParity(t *testing.T) {
 		}
 	}
 }
+
+// TestWrites: the paths an aiperf argv writes are its path flags not
+// marked reads, by any spelling; an input file is read, not written, and
+// WritesOutside lists the written paths not under the directory (another
+// directory, a sibling sharing its prefix, a relative path).
+func TestWrites(t *testing.T) {
+	s := MustLoad("aiperf", "0.12.0")
+	p, err := s.Parse([]string{"profile", "--model", "m",
+		"--artifact-dir", "/out/p/aiperf_artifacts", "--input-file", "/data/traces.jsonl", "-f", "/etc/aiperf.yaml",
+		"--request-rate-series", "/data/rates.csv", "--zmq-ipc-path", "/out/p2/zmq", "--profile-export-prefix", "run1"})
+	require.NoError(t, err)
+	assert.Equal(t, []Write{{"--artifact-dir", "/out/p/aiperf_artifacts"}, {"--zmq-ipc-path", "/out/p2/zmq"}, {"--profile-export-prefix", "run1"}}, p.Writes())
+	assert.Equal(t, []Write{{"--zmq-ipc-path", "/out/p2/zmq"}, {"--profile-export-prefix", "run1"}}, p.WritesOutside("/out/p"))
+	assert.Equal(t, []Write{{"--artifact-dir", "/out/p/aiperf_artifacts"}, {"--zmq-ipc-path", "/out/p2/zmq"}}, p.WritesOutside("."), "a relative path lies under a relative directory")
+	assert.Equal(t, []Write{{"--profile-export-prefix", "run1"}}, p.WritesOutside("/out"), "only the relative path is outside the parent")
+}

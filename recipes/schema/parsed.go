@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -273,4 +274,39 @@ func (v *Value) tokens(s *Schema) []string {
 		last := v.Occurrences[len(v.Occurrences)-1]
 		return append([]string{f.Name}, last...)
 	}
+}
+
+// Write is a path a command line writes: the flag as spelled and the path.
+type Write struct{ Flag, Path string }
+
+// Writes lists the paths the command line names for the tool to write:
+// the values of its Path flags not marked Reads, in first-occurrence
+// order (a flag not given writes where its default says, which Writes
+// does not list).
+func (p *Parsed) Writes() []Write {
+	var out []Write
+	for _, name := range p.order {
+		v := p.values[name]
+		if v.Flag.elemType() != Path || v.Flag.Reads {
+			continue
+		}
+		for _, path := range v.Strs {
+			out = append(out, Write{Flag: v.Spelling, Path: path})
+		}
+	}
+	return out
+}
+
+// WritesOutside lists the paths of Writes that are not dir or under it
+// (a relative path lies under a relative dir only: it is relative to the
+// tool's working directory).
+func (p *Parsed) WritesOutside(dir string) []Write {
+	var out []Write
+	for _, w := range p.Writes() {
+		rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(w.Path))
+		if err != nil || filepath.IsAbs(w.Path) != filepath.IsAbs(dir) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			out = append(out, w)
+		}
+	}
+	return out
 }

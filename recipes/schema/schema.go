@@ -73,7 +73,7 @@ const (
 	Int          Type = "int"
 	Float        Type = "float"
 	String       Type = "string"
-	Path         Type = "path" // a string naming a file or directory
+	Path         Type = "path" // a string naming a file or directory the tool writes, unless Reads
 	Enum         Type = "enum" // one of Choices
 	List         Type = "list" // several values of Item type
 	JSON         Type = "json" // a JSON document (vLLM config objects, SGLang JSON text)
@@ -98,8 +98,11 @@ type Flag struct {
 	// Registry means Choices are a closed parser registry the tool checks at startup, not
 	// argparse choices (vLLM's validate_api_server_args): a value outside them is refused
 	// here all the same, but --help does not list them, so they are not compared with it.
-	Registry   bool `yaml:"registry"`
-	Default    any  `yaml:"default"`
+	Registry bool `yaml:"registry"`
+	Default  any  `yaml:"default"`
+	// Reads marks a Path flag naming a file the tool only reads (an input);
+	// every other Path flag names where the tool writes (Parsed.Writes).
+	Reads      bool `yaml:"reads"`
 	Repeatable bool `yaml:"repeatable"` // a list that accumulates over repeated occurrences
 	Multi      bool `yaml:"multi"`      // several values may follow one occurrence
 	Comma      bool `yaml:"comma"`      // a value may hold a comma-separated list
@@ -515,6 +518,26 @@ func resolveExtends(raw map[string]*Schema, id string, seen []string) (*Schema, 
 }
 
 // index builds the spelling table and checks the schema's own consistency.
+// checkValueTraits reports (bad) what of the flag's type and value traits
+// does not hold together.
+func (f *Flag) checkValueTraits(bad func(format string, a ...any)) {
+	if !slices.Contains(knownTypes, f.Type) {
+		bad("flag %s: type %q: want one of %v", f.Name, f.Type, knownTypes)
+	}
+	if f.Type == Enum && len(f.Choices) == 0 {
+		bad("flag %s: enum without choices", f.Name)
+	}
+	if f.Format != "" && valueFormats[f.Format] == nil {
+		bad("flag %s: format %q: want one of %v", f.Name, f.Format, slices.Sorted(maps.Keys(valueFormats)))
+	}
+	if f.Reads && f.elemType() != Path {
+		bad("flag %s: only a path flag reads (reads: true)", f.Name)
+	}
+	if f.Negative != "" && f.Type != Bool {
+		bad("flag %s: only a bool has a negative form", f.Name)
+	}
+}
+
 func (s *Schema) index() error {
 	var errs []error
 	bad := func(format string, a ...any) {
@@ -529,18 +552,7 @@ func (s *Schema) index() error {
 		bad := func(format string, a ...any) {
 			errs = append(errs, fmt.Errorf("%s: "+format, append([]any{cmp.Or(f.pos, s.file)}, a...)...))
 		}
-		if !slices.Contains(knownTypes, f.Type) {
-			bad("flag %s: type %q: want one of %v", f.Name, f.Type, knownTypes)
-		}
-		if f.Type == Enum && len(f.Choices) == 0 {
-			bad("flag %s: enum without choices", f.Name)
-		}
-		if f.Format != "" && valueFormats[f.Format] == nil {
-			bad("flag %s: format %q: want one of %v", f.Name, f.Format, slices.Sorted(maps.Keys(valueFormats)))
-		}
-		if f.Negative != "" && f.Type != Bool {
-			bad("flag %s: only a bool has a negative form", f.Name)
-		}
+		f.checkValueTraits(bad)
 		for _, sp := range f.Spellings() {
 			if !strings.HasPrefix(sp, "-") {
 				bad("flag %s: spelling %q does not start with '-'", f.Name, sp)

@@ -77,6 +77,8 @@ func TestLoadFSRejectsBadSchemas(t *testing.T) {
 			want: "d/x@1.yaml:8:5: rule r: non_default applies only to requires_* rules"},
 		{name: "requires_not_value with two needs", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --a, type: int}\n  - {name: --b, type: int}\nrules:\n  - {id: r, kind: requires_not_value, flags: [--a], needs: [--a, --b], value: \"1\"}\n",
 			want: "d/x@1.yaml:8:5: rule r: requires_not_value needs exactly one flag in needs"},
+		{name: "reads on a flag that is no path", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nfamily: argparse\nflags:\n  - {name: --a, type: string, reads: true}\n",
+			want: "d/x@1.yaml:5:5: flag --a: only a path flag reads (reads: true)"},
 		{name: "extends unknown", file: "x@1.yaml", body: "tool: x\nversion: \"1\"\nextends: x@0\n",
 			want: "extends unknown schema x@0"},
 	}

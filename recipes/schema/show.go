@@ -106,6 +106,9 @@ func (s *Schema) WriteFlag(w io.Writer, f *Flag) {
 	if f.Dotted {
 		traits = append(traits, "also --flag.key value")
 	}
+	if f.elemType() == Path {
+		traits = append(traits, map[bool]string{true: "a path the tool reads", false: "a path the tool writes (a plan's must lie in its result directory)"}[f.Reads])
+	}
 	if len(traits) > 0 {
 		fmt.Fprintf(w, "  values:    %s\n", strings.Join(traits, "; "))
 	}

@@ -77,6 +77,9 @@ func Run(ctx context.Context, r *Request) error {
 	setup.ALTolerance = r.Point.ALTolerance
 	spec, err := run.FromPlan(p, setup)
 	if err != nil {
+		if r.PlanFile != "" {
+			return fmt.Errorf("--plan %s: %w", r.PlanFile, err)
+		}
 		return err
 	}
 	client := fmt.Sprintf("%s (%s)", spec.ClientInfo.Name, setup.ClientWhy)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -232,6 +233,73 @@ func TestReleased(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, released(tc.pl, tc.res, tc.runErr))
+		})
+	}
+}
+
+// TestPlanFileClientWritesOnlyUnderOut: a plan file whose result_dir was
+// edited to --out but whose client still wrote into another point's
+// aiperf_artifacts/ ran, wrote there (the other point's completed
+// artifacts changed) and failed "nothing to aggregate" in its own
+// directory. The client's written paths are checked before anything
+// runs: its artifact directory must be the one the run reads, and no
+// other path it writes may lie outside --out; a path it only reads may.
+func TestPlanFileClientWritesOnlyUnderOut(t *testing.T) {
+	out, other := t.TempDir(), t.TempDir()
+	r := &Request{Key: Key{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 8, EP: 8, Conc: 4}}
+	p, err := r.PlanRow(generator(t), out)
+	require.NoError(t, err)
+	setup := run.Setup{Simulate: true, TimeScale: 50, Executable: "/bin/sweep", AiperfSchema: "aiperf@0.12.0",
+		Environ: func(string) (string, bool) { return "", false }}
+	artifacts := out + "/aiperf_artifacts"
+	edit := func(from, to string, more ...string) func([]string) []string {
+		return func(argv []string) []string {
+			i := slices.Index(argv, from)
+			require.GreaterOrEqual(t, i, 0, "%s in %q", from, argv)
+			argv = slices.Clone(argv)
+			argv[i+1] = to
+			return append(argv, more...)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func([]string) []string
+		want string // "": runs, its artifacts read where the client writes them
+	}{
+		{"as planned", func(a []string) []string { return a }, ""},
+		{"a trace file read elsewhere", func(a []string) []string { return append(slices.Clone(a), "--input-file", "/data/traces.jsonl") }, ""},
+		{"another point's artifacts", edit("--output-artifact-dir", other+"/aiperf_artifacts"),
+			"client command: --output-artifact-dir " + other + "/aiperf_artifacts: the point's artifacts are read from " + artifacts + " (its result directory's aiperf_artifacts/); plan the point again for its directory (sweep plan --format json --result-dir " + out + ") or edit the path"},
+		{"a subdirectory", edit("--output-artifact-dir", artifacts+"/sub"), "client command: --output-artifact-dir " + artifacts + "/sub: the point's artifacts are read from " + artifacts},
+		{"by its alias", func(a []string) []string {
+			a = edit("--output-artifact-dir", other)(a)
+			a[slices.Index(a, "--output-artifact-dir")] = "--artifact-dir"
+			return a
+		}, "client command: --artifact-dir " + other + ": the point's artifacts are read from " + artifacts},
+		{"no artifact directory", func(a []string) []string {
+			i := slices.Index(a, "--output-artifact-dir")
+			return slices.Delete(slices.Clone(a), i, i+2)
+		}, "client command has no --output-artifact-dir: the client would write its artifacts into its working directory, not " + artifacts},
+		{"a socket outside", edit("--output-artifact-dir", artifacts, "--zmq-ipc-path", other),
+			"client command: --zmq-ipc-path " + other + " writes outside the point's result directory " + out + "; plan the point again"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := *p
+			q.Client = &recipes.Command{Argv: tc.edit(p.Client.Argv), Env: p.Client.Env}
+			b, err := json.Marshal([]*recipes.Point{&q})
+			require.NoError(t, err)
+			file := filepath.Join(t.TempDir(), "point.json")
+			require.NoError(t, os.WriteFile(file, b, 0o644))
+			fromFile, err := ReadPlanFile(file, out)
+			require.NoError(t, err)
+			spec, err := run.FromPlan(fromFile, setup)
+			if tc.want == "" {
+				require.NoError(t, err)
+				assert.Equal(t, artifacts, spec.ArtifactDir)
+				return
+			}
+			assert.ErrorContains(t, err, tc.want)
+			assert.True(t, usage.IsRefusal(err), "exit 2, naming its fix: %v", err)
 		})
 	}
 }

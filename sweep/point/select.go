@@ -148,8 +148,10 @@ const planWant = "a planned point as `sweep plan --format json` prints it (an ob
 // exactly one, as `sweep plan --format json` prints them, strictly
 // (configs.DecodeJSON: a problem at its file:line:col). Its engine command
 // must parse with its recipe's flag schema (the plan's escapes allowed),
-// as planning checks it. The plan's result directory must be out, since
-// its commands write there. Every problem is a usage error.
+// as planning checks it, and write nowhere outside the point's result
+// directory (schema.Parsed.WritesOutside; run.FromPlan checks the
+// client's). The plan's result directory must be out, since its commands
+// write there. Every problem is a usage error.
 func ReadPlanFile(path, out string) (*recipes.Point, error) {
 	data, err := inputfile.Read(path, inputfile.SmallJSON)
 	if err != nil {
@@ -201,8 +203,12 @@ func checkPlannedEngine(path string, p *recipes.Point) error {
 	if len(rest) == len(argv) {
 		return usage.Errorf("--plan %s: engine argv starts %q, not %s's program %q: want the engine command its recipe %s plans", path, argv[0], rc.Engine, s.Program, rc.Name)
 	}
-	if _, err := s.Parse(rest, schema.AllowUnchecked(p.Escapes...)); err != nil {
+	parsed, err := s.Parse(rest, schema.AllowUnchecked(p.Escapes...))
+	if err != nil {
 		return usage.Errorf("--plan %s: engine command, checked with the %s %s flag schema of recipe %s:\n%w\nedit the plan's engine argv to flags the schema has (sweep schema show %s@%s), or plan the point again", path, rc.Engine, rc.EngineVersion, rc.Name, err, rc.Engine, rc.EngineVersion)
+	}
+	if out := parsed.WritesOutside(p.ResultDir); len(out) > 0 {
+		return usage.Refusef("--plan %s: engine command: %s %s writes outside the point's result directory %s; plan the point again for its directory (sweep plan --format json --result-dir %s) or edit the path", path, out[0].Flag, out[0].Path, p.ResultDir, p.ResultDir)
 	}
 	return nil
 }

@@ -152,7 +152,7 @@ func checkPointDir(dir, name string) error {
 	if _, err := os.Stat(filepath.Join(dir, RecordFile)); err == nil {
 		return nil
 	}
-	if _, err := os.Stat(filepath.Join(dir, "aiperf_artifacts")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, aiperf.ArtifactDirName)); err == nil {
 		return nil
 	}
 	return usage.Errorf("RESULT_DIR %s holds no point: it has neither %s nor aiperf_artifacts/: give the directory a point was run into (sweep run's --out)", name, RecordFile)

@@ -69,11 +69,12 @@ func TestChooseClient(t *testing.T) {
 // enforced where specs are made, so no caller (a sweep, a Slurm arm job)
 // runs a real aiperf against a compressed clock.
 func TestFromPlanRefusesARealAiperfOnACompressedClock(t *testing.T) {
+	dir := t.TempDir()
 	p := &recipes.Point{
 		ResultFilename: "p",
-		ResultDir:      t.TempDir(),
+		ResultDir:      dir,
 		Engine:         recipes.Command{Argv: []string{"python3", "-m", "sglang.launch_server", "--model-path", "m"}},
-		Client:         &recipes.Command{Argv: []string{"aiperf", "profile", "--model", "m"}},
+		Client:         &recipes.Command{Argv: []string{"aiperf", "profile", "--model", "m", "--output-artifact-dir", dir + "/aiperf_artifacts"}},
 	}
 	setup := Setup{Simulate: true, Executable: "/bin/sweep", Aiperf: "/opt/aiperf", AiperfSchema: "aiperf@0.12.0", WallClock: true, TimeScale: 150}
 	_, err := FromPlan(p, setup)
@@ -132,11 +133,12 @@ func TestResultCarriesTheScenarioStamp(t *testing.T) {
 // from the trace dataset in the model cache. The cache the client sees
 // is recorded (its own environment first, then this machine's).
 func TestRunRecordsTheHubCache(t *testing.T) {
+	dir := t.TempDir()
 	p := &recipes.Point{
 		ResultFilename: "p",
-		ResultDir:      t.TempDir(),
+		ResultDir:      dir,
 		Engine:         recipes.Command{Argv: []string{"python3", "-m", "sglang.launch_server", "--model-path", "m"}},
-		Client:         &recipes.Command{Argv: []string{"aiperf", "profile", "--model", "m"}},
+		Client:         &recipes.Command{Argv: []string{"aiperf", "profile", "--model", "m", "--output-artifact-dir", dir + "/aiperf_artifacts"}},
 	}
 	env := map[string]string{"HF_HOME": "/data/hf", "HOME": "/home/u"}
 	setup := Setup{Executable: "/bin/sweep", Environ: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
@@ -163,12 +165,14 @@ func TestRunRecordsTheHubCache(t *testing.T) {
 // with --require-traces; a simulated point keeps the documented fallback.
 func TestBuiltinClientNeedsItsTracesAgainstARealEngine(t *testing.T) {
 	cache, home := t.TempDir(), t.TempDir()
+	dir := t.TempDir()
 	p := &recipes.Point{
 		ResultFilename: "p",
-		ResultDir:      t.TempDir(),
+		ResultDir:      dir,
 		Engine:         recipes.Command{Argv: []string{"python3", "-m", "sglang.launch_server", "--model-path", "m"}},
 		Client: &recipes.Command{Argv: []string{"aiperf", "profile", "--url", "http://localhost:8000", "--model", "m", "--streaming",
-			"--concurrency", "4", "--benchmark-duration", "60", "--public-dataset", "semianalysis_cc_traces_weka_062126_256k"}},
+			"--concurrency", "4", "--benchmark-duration", "60", "--public-dataset", "semianalysis_cc_traces_weka_062126_256k",
+			"--output-artifact-dir", dir + "/aiperf_artifacts"}},
 	}
 	env := map[string]string{"HOME": home}
 	setup := Setup{Executable: "/bin/sweep", Environ: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}

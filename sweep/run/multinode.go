@@ -8,6 +8,7 @@ import (
 
 	"sweep/internal/proc"
 	"sweep/internal/simproto"
+	"sweep/metrics/aiperf"
 	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/recipes"
@@ -97,7 +98,7 @@ func FromLocalMultiNode(l *recipes.LocalMultiNode, s Setup) (Spec, error) {
 		},
 		LoadSpec: LoadSpec{
 			Name:        l.ResultFilename,
-			ArtifactDir: l.ResultDir + "/aiperf_artifacts",
+			ArtifactDir: aiperf.ArtifactDir(l.ResultDir),
 			Facts:       result.FactsFromRow(row, l.ResultFilename, nil, s.ALTolerance),
 			Simulation:  s.simulation(gpu, false),
 		},

@@ -17,6 +17,7 @@ import (
 	"sweep/configs"
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
+	"sweep/metrics/aiperf"
 	"sweep/metrics/result"
 )
 
@@ -367,7 +368,7 @@ func clearPointDir(dir, name string, entries []string) error {
 // into its output directory.
 func sweepWrites(e, name string) bool {
 	switch {
-	case e == "aiperf_artifacts", e == RecordFile, e == PanicFile, e == result.FileName(name):
+	case e == aiperf.ArtifactDirName, e == RecordFile, e == PanicFile, e == result.FileName(name):
 		return true
 	case strings.HasSuffix(e, ".log"), strings.HasSuffix(e, "_command.txt"):
 		return true

@@ -11,9 +11,12 @@ import (
 
 	"sweep/internal/inputfile"
 	"sweep/internal/simproto"
+	"sweep/internal/usage"
+	"sweep/metrics/aiperf"
 	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/recipes"
+	"sweep/recipes/schema"
 )
 
 // The power lane's GPU choices (Setup.PowerGPUs, --power-gpus).
@@ -87,11 +90,17 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 			FlushURLs:            flushURLs(p),
 		},
 		LoadSpec: LoadSpec{
-			Name:        p.ResultFilename,
-			ArtifactDir: filepath.Join(p.ResultDir, "aiperf_artifacts"),
-			GoldenAL:    p.GoldenAL,
-			Facts:       result.FactsFromRow(&p.Row, p.ResultFilename, p.GoldenAL, s.ALTolerance),
+			Name:     p.ResultFilename,
+			GoldenAL: p.GoldenAL,
+			Facts:    result.FactsFromRow(&p.Row, p.ResultFilename, p.GoldenAL, s.ALTolerance),
 		},
+	}
+	if p.Client != nil {
+		dir, err := clientArtifactDir(p, s.AiperfSchema)
+		if err != nil {
+			return Spec{}, err
+		}
+		spec.ArtifactDir = dir
 	}
 	spec.Engine = s.proc("engine", p.Engine)
 	if lane := power.LaneFromEnv(s.Environ, spec.Facts.Multinode); lane.Enabled && p.Client != nil {
@@ -242,4 +251,39 @@ func flushURLs(p *recipes.Point) []string {
 func inside(dir, path string) bool {
 	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path))
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && filepath.IsAbs(path) == filepath.IsAbs(dir)
+}
+
+// clientArtifactDir is where the point's client writes its artifacts,
+// read from its argv with the aiperf schema it was planned for (ref
+// "aiperf@VERSION"; "" or no version: the default): its
+// --output-artifact-dir, which must be the point's result directory's
+// aiperf_artifacts/ (aiperf.ArtifactDir), where the run and every later
+// reader of the point read them, and every other path it writes must lie
+// in the result directory. Anything else is a usage error naming the
+// flag, the path and the fix: a plan file edited, or planned for another
+// directory, would write into another point's directory.
+func clientArtifactDir(p *recipes.Point, ref string) (string, error) {
+	_, version, _ := strings.Cut(ref, "@")
+	sch, err := schema.Load("aiperf", version)
+	if err != nil {
+		return "", fmt.Errorf("client command: %w", err)
+	}
+	// Only the paths are read here: any other problem of the argv is the
+	// client's to report, as it is for a point planned here.
+	parsed, _ := sch.Parse(sch.TrimProgram(p.Client.Argv))
+	want := aiperf.ArtifactDir(p.ResultDir)
+	fix := fmt.Sprintf("plan the point again for its directory (sweep plan --format json --result-dir %s) or edit the path", p.ResultDir)
+	const flag = "--output-artifact-dir"
+	v, ok := parsed.Get(flag)
+	if !ok || len(v.Strs) == 0 {
+		return "", usage.Refusef("client command has no %s: the client would write its artifacts into its working directory, not %s; %s", flag, want, fix)
+	}
+	got := v.Strs[len(v.Strs)-1]
+	if filepath.Clean(got) != filepath.Clean(want) {
+		return "", usage.Refusef("client command: %s %s: the point's artifacts are read from %s (its result directory's %s/); %s", v.Spelling, got, want, aiperf.ArtifactDirName, fix)
+	}
+	if out := parsed.WritesOutside(p.ResultDir); len(out) > 0 {
+		return "", usage.Refusef("client command: %s %s writes outside the point's result directory %s; %s", out[0].Flag, out[0].Path, p.ResultDir, fix)
+	}
+	return got, nil
 }

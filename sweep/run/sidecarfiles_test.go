@@ -25,7 +25,7 @@ func TestSimulatedRunKeepsTheSidecarFiles(t *testing.T) {
 		ResultFilename: "p",
 		ResultDir:      dir,
 		Engine:         recipes.Command{Argv: []string{"vllm", "serve", "m"}},
-		Client:         &recipes.Command{Argv: []string{"aiperf", "profile", "--model", "m"}},
+		Client:         &recipes.Command{Argv: []string{"aiperf", "profile", "--model", "m", "--output-artifact-dir", dir + "/aiperf_artifacts"}},
 		Sidecars: []recipes.Sidecar{{Name: "mooncake-master", Command: recipes.Command{Argv: []string{"mooncake_master"}},
 			Files: []recipes.File{cfg}}},
 	}

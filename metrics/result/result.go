@@ -228,6 +228,32 @@ type Client struct {
 	Why string `json:"why,omitempty"`
 }
 
+// DatasetName names the trace set the result's client replayed, from its
+// dataset block (aiperf's metadata.dataset): its loader, the Hugging
+// Face dataset it read ("hf NAME") and the number of entries it took
+// ("N entries"), as far as the block says; "" without one.
+func (r *Result) DatasetName() string {
+	var ds struct {
+		Loader  string `json:"loader"`
+		HF      string `json:"hf_dataset_name"`
+		Entries *int   `json:"num_dataset_entries"`
+	}
+	if len(r.Dataset) == 0 || json.Unmarshal(r.Dataset, &ds) != nil {
+		return ""
+	}
+	parts := []string{}
+	if ds.Loader != "" {
+		parts = append(parts, ds.Loader)
+	}
+	if ds.HF != "" {
+		parts = append(parts, "hf "+ds.HF)
+	}
+	if ds.Entries != nil {
+		parts = append(parts, fmt.Sprintf("%d entries", *ds.Entries))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Stamped returns a copy of c with AiperfVersion taken from the summary
 // the client wrote (nil c stays nil).
 func (c *Client) Stamped(s *aiperf.Summary) *Client {

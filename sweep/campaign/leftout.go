@@ -56,8 +56,14 @@ func LeftOutOf(rs []*knee.Result, failed []FailedPoint) []LeftOut {
 		}
 		journal := byArm[label]
 		slices.SortStableFunc(journal, func(a, b LeftOut) int { return a.Failed.Conc - b.Failed.Conc })
-		for i := range r.Points {
-			p := &r.Points[i]
+		points := make([]*knee.Point, 0, len(r.Points)+len(r.MadeOtherwise))
+		for _, ps := range [][]knee.Point{r.Points, r.MadeOtherwise} {
+			for i := range ps {
+				points = append(points, &ps[i])
+			}
+		}
+		slices.SortStableFunc(points, func(a, b *knee.Point) int { return a.Conc - b.Conc })
+		for _, p := range points {
 			for len(journal) > 0 && journal[0].Failed.Conc < p.Conc {
 				out, journal = append(out, journal[0]), journal[1:]
 			}

@@ -217,10 +217,10 @@ func differs(b, h *knee.Arm) []string {
 
 // benchmarkDuration is the benchmark duration a result's client ran for,
 // "" for a result no reading reads (superseded, or of another length:
-// knee.OneLength).
+// knee.OneMeasurement).
 func benchmarkDuration(s *knee.Sample) string {
 	switch {
-	case s.Superseded || s.OtherLength:
+	case s.Superseded || s.OtherMeasurement:
 		return ""
 	case s.BenchmarkSeconds <= 0:
 		return "unknown"

@@ -27,7 +27,7 @@
 // little): at a point with a full-length result, the adaptive search's
 // short probes are left out and named, and so are, at a point a side
 // measured for several benchmark durations, its results not at the
-// duration most of its arm's ran (knee.OneLength). A point the sides
+// duration most of its arm's ran (knee.OneMeasurement). A point the sides
 // measured at different lengths (one only as probes and the other at the
 // full length, or for different benchmark durations: a discovery's
 // 1200 s against an official sweep's 3600 s) is a problem

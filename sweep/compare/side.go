@@ -8,7 +8,7 @@ import (
 )
 
 // side is one arm's results on one side, by concurrency, each read at
-// one length (knee.OneLength): a probe at a concurrency with a
+// one length (knee.OneMeasurement): a probe at a concurrency with a
 // full-length result is superseded, a result of another benchmark
 // duration than most of the arm's left out; both are excluded, so they
 // are listed and never read.
@@ -23,7 +23,7 @@ func newSide(a *knee.Arm) *side {
 	if a == nil {
 		return s
 	}
-	samples := knee.OneLength(a.Samples)
+	samples := knee.OneMeasurement(a.Samples)
 	for i := range samples {
 		smp := &samples[i]
 		if _, ok := s.byConc[smp.Conc]; !ok {
@@ -36,7 +36,7 @@ func newSide(a *knee.Arm) *side {
 }
 
 // length is a point's length (knee.Length): that of the results a
-// reading reads (neither superseded nor of another length: knee.OneLength
+// reading reads (neither superseded nor of another length: knee.OneMeasurement
 // leaves one length at a concurrency), a probe when all of them are,
 // with their benchmark duration when one says it. Results of different
 // lengths read differently (a probe runs a fraction of a point's length
@@ -47,7 +47,7 @@ func length(ss []*knee.Sample) knee.Length {
 	l := knee.Length{Probe: true}
 	n := 0
 	for _, s := range ss {
-		if s.Superseded || s.OtherLength {
+		if s.Superseded || s.OtherMeasurement {
 			continue
 		}
 		n++

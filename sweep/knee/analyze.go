@@ -109,6 +109,12 @@ type Result struct {
 	// full-length points, shrunk toward none); 0 when none was applied.
 	ProbeBias float64
 	Points    []Point
+	// MadeOtherwise are the concurrencies whose every result was made
+	// with another setup than the arm's (OneMeasurement:
+	// ExcludedOtherSetup), with those results in Excluded: not measured
+	// as the arm is, so neither a reading nor a failure of the arm (not
+	// in Points), but listed where the left-out results are.
+	MadeOtherwise []Point
 	// namedAbove is, for an unsaturated verdict whose reason names the
 	// concurrencies above its top usable point that were not measured
 	// (unfinished, or not planned: unsaturated), that point's
@@ -123,7 +129,10 @@ type Result struct {
 // a full-length result at their concurrency supersedes (listed in
 // Point.Excluded with ExcludedSuperseded) and the results of another
 // benchmark duration than most of the arm's at a concurrency that has
-// both (OneLength: ExcludedOtherLength), read the other short probes
+// both (OneMeasurement: ExcludedOtherLength) and, at any concurrency, the
+// results made with another setup than most of the arm's
+// (ExcludedOtherSetup; a concurrency with only such results is
+// Result.MadeOtherwise, not a point), read the other short probes
 // against the curve of the arm's full-length points and divide them by
 // the bias found (probeBias; Result.ProbeBias), clean the points (drop
 // failed files, merge replicates by median), fit a unimodal isotonic curve
@@ -142,8 +151,12 @@ type Result struct {
 // ratio is all noise.
 func Analyze(a *Arm, o Options) *Result {
 	o = o.withDefaults()
-	samples, bias := unbiasProbes(OneLength(a.Samples), o)
+	samples, bias := unbiasProbes(OneMeasurement(a.Samples), o)
+	samples, otherwise := madeOtherwise(samples)
 	r := &Result{Arm: a, Points: clean(&Arm{Samples: samples}, o.Metric), Unfinished: slices.Clone(a.Unfinished)}
+	if len(otherwise) > 0 {
+		r.MadeOtherwise = clean(&Arm{Samples: otherwise}, o.Metric)
+	}
 	if len(r.Unfinished) > 0 {
 		defer r.noteUnfinished()
 	}
@@ -946,6 +959,29 @@ const MaxThroughput = 1e9
 
 // clean groups an arm's samples by concurrency, keeps the usable ones and
 // takes medians.
+// madeOtherwise splits off the samples at the concurrencies where every
+// sample was made with another setup than the arm's (OneMeasurement):
+// the arm has no measurement of its own there.
+func madeOtherwise(samples []Sample) (own, otherwise []Sample) {
+	mine := map[int]bool{}
+	for _, s := range samples {
+		if !s.OtherMeasurement { // one of another length has its point's reading beside it
+			mine[s.Conc] = true
+		}
+	}
+	if len(mine) == len(samples) || !slices.ContainsFunc(samples, func(s Sample) bool { return !mine[s.Conc] }) {
+		return samples, nil
+	}
+	for _, s := range samples {
+		if mine[s.Conc] {
+			own = append(own, s)
+		} else {
+			otherwise = append(otherwise, s)
+		}
+	}
+	return own, otherwise
+}
+
 func clean(a *Arm, m Metric) []Point {
 	var pts []Point
 	for i := range a.Samples {

@@ -6,7 +6,7 @@
 //
 // The call sequence:
 //
-//	arms, err := knee.Read(ctx, dir)       // every result under dir, grouped by IdentityKeys; each concurrency read at one length (OneLength)
+//	arms, err := knee.Read(ctx, dir)       // every result under dir, grouped by IdentityKeys; the arm read as one measurement: one setup, each concurrency at one length (OneMeasurement)
 //	for _, a := range arms {
 //		r := knee.Analyze(a, knee.Options{}) // clean, fit, gate, knee; r.Status says ok or why not
 //		results = append(results, r)

@@ -20,6 +20,9 @@ type resultJSON struct {
 	// Unfinished are the concurrencies its sweep has not finished
 	// (Result.Unfinished); left out for a finished sweep.
 	Unfinished []int `json:"unfinished_conc,omitempty"`
+	// MadeOtherwise are the concurrencies whose every result was made
+	// otherwise than the arm's (Result.MadeOtherwise); left out when none.
+	MadeOtherwise []Point `json:"made_otherwise,omitempty"`
 }
 
 func optInt(v int) *int {
@@ -30,11 +33,11 @@ func optInt(v int) *int {
 }
 
 // MarshalJSON writes the verdict as {"arm", "status", "knee_conc",
-// "peak_conc", "points"}, and "unfinished_conc" when its sweep has not
-// finished; knee_conc is null for unsaturated and insufficient arms.
+// "peak_conc", "points"}, "unfinished_conc" when its sweep has not
+// finished and "made_otherwise" when results were made otherwise; knee_conc is null for unsaturated and insufficient arms.
 func (r *Result) MarshalJSON() ([]byte, error) {
 	return json.Marshal(resultJSON{Arm: r.Arm.Identity, Status: r.Status, KneeConc: optInt(r.Knee),
-		PeakConc: optInt(r.Peak), Points: r.Points, Unfinished: r.Unfinished})
+		PeakConc: optInt(r.Peak), Points: r.Points, Unfinished: r.Unfinished, MadeOtherwise: r.MadeOtherwise})
 }
 
 // WriteJSON prints the verdicts as one indented JSON array.

@@ -22,7 +22,8 @@ var ErrMixedSimulation = errors.New("simulated and real results in one arm")
 // Excluded set, and so do the probes a full-length result of their arm
 // and concurrency supersedes (Sample.Superseded) and the results of
 // another benchmark duration than the arm's reading at their
-// concurrency (Sample.OtherLength; OneLength). A result file whose
+// concurrency, or made with another client, trace set, aiperf version or
+// image than most of the arm's (Sample.OtherMeasurement; OneMeasurement). A result file whose
 // fields have the wrong types, or an arm that mixes simulated and real
 // results, is an error (all such problems are joined).
 func Read(ctx context.Context, dir string) ([]*Arm, error) {
@@ -60,7 +61,7 @@ func read(ctx context.Context, dir string, refuseMix bool) ([]*Arm, error) {
 			}
 			return a.Samples[i].File < a.Samples[j].File
 		})
-		a.Samples = OneLength(a.Samples)
+		a.Samples = OneMeasurement(a.Samples)
 		a.Simulated = a.Samples[0].Simulated
 		for _, s := range a.Samples[1:] {
 			if !refuseMix {

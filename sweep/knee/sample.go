@@ -37,10 +37,13 @@ type Sample struct {
 	// probe it measured again at the full length (campaign.ClearPointDir),
 	// and the full-length run's result is the reading there.
 	Superseded bool
-	// OtherLength is true for a result whose client ran for another
-	// benchmark duration than the arm's reading at its concurrency
-	// (OneLength marks it; Excluded then starts with ExcludedOtherLength).
-	OtherLength bool
+	// OtherMeasurement is true for a result that is not the same
+	// measurement as the arm's reading (OneMeasurement marks it): made with
+	// another client, trace set, aiperf version or image than most of the
+	// arm's results (Excluded then starts with ExcludedOtherSetup), or
+	// whose client ran for another benchmark duration than the arm's
+	// reading at its concurrency (ExcludedOtherLength).
+	OtherMeasurement bool
 
 	TotalTPS, OutputTPS *float64 // per GPU
 	// ErrorRate is records_error_dropped / (records_profiled +
@@ -58,6 +61,11 @@ type Sample struct {
 	// the point ran with ("" when the file has none): what a change
 	// changes, so never part of the arm's identity.
 	Image, Fingerprint string
+	// Client, AiperfVersion and Dataset are the load client that made the
+	// result (result.Client.Name), the aiperf version its artifacts
+	// record and its trace set (result.Result.DatasetName); "" where the
+	// file does not say. With Image, they are the result's Setup.
+	Client, AiperfVersion, Dataset string
 	// SimCalibration is what a simulated point's calibration file set
 	// (result.SimCalibration.Setting: "" for none, or the model's values).
 	SimCalibration string
@@ -97,6 +105,10 @@ func SampleOf(f *result.File) Sample {
 	s := Sample{File: f.Path, Conc: r.Conc, Simulated: r.Simulated, AL: r.AcceptanceLength, Probe: r.Probe,
 		Excluded: f.Excluded(), ErrorRate: f.ErrorRate(), Errors: r.RequestAccounting.RecordsErrorDropped,
 		Image: r.Image, Fingerprint: r.RecipeFingerprint, BenchmarkSeconds: f.BenchmarkSeconds}
+	if r.Client != nil {
+		s.Client, s.AiperfVersion = r.Client.Name, r.Client.AiperfVersion
+	}
+	s.Dataset = r.DatasetName()
 	if r.Simulation != nil {
 		s.SimCalibration = r.Simulation.Calibration.Setting()
 		s.SimSeed, s.SimFaults = strconv.FormatUint(r.Simulation.Seed, 10), r.Simulation.Faults

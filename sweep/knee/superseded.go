@@ -3,7 +3,9 @@ package knee
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 )
 
 // ExcludedSuperseded is Sample.Excluded of a probe at a concurrency where
@@ -30,7 +32,7 @@ func fullLengthAt(samples []Sample) map[int]bool {
 // reading at that concurrency. A full-length result that failed
 // supersedes its probe too: the full run is the measurement the search
 // asked for, and a point that fails at the full length after a short
-// probe passed is that finding (knee.NextStep reads it so). OneLength
+// probe passed is that finding (knee.NextStep reads it so). OneMeasurement
 // applies it first. samples itself when nothing is superseded, else a
 // copy.
 func SupersedeProbes(samples []Sample) []Sample {
@@ -69,7 +71,7 @@ func fullReplacesProbes(measured []Sample) []Sample {
 // cold cache, a fraction of a point's length) or a full-length run, and
 // the benchmark duration its client was configured with (Seconds:
 // Sample.BenchmarkSeconds, 0 when its result does not say). Results of
-// different lengths are neither one point's replicates (OneLength) nor
+// different lengths are neither one point's replicates (OneMeasurement) nor
 // compared with each other (sweep compare): agentic sessions get further
 // in a longer run, its cache warms and its KV pool fills otherwise (one
 // simulated point read 7.5 % apart at 1200 s and 3600 s).
@@ -88,27 +90,60 @@ func (l Length) Differs(o Length) bool {
 	return l.Probe != o.Probe || (l.Seconds > 0 && o.Seconds > 0 && l.Seconds != o.Seconds)
 }
 
+// Setup is how a result was made beyond its arm and its length: its load
+// client, trace set, aiperf version and image ("" each where the result
+// does not say). Results of one arm made with another setup are not one
+// measurement (OneMeasurement): another trace set is another workload,
+// and another client or image may read otherwise.
+type Setup struct{ Client, Dataset, AiperfVersion, Image string }
+
+// Setup is the sample's setup.
+func (s *Sample) Setup() Setup {
+	return Setup{Client: s.Client, Dataset: s.Dataset, AiperfVersion: s.AiperfVersion, Image: s.Image}
+}
+
+// SetupFields are Setup's parts, named as messages name them.
+var SetupFields = []struct {
+	Name string
+	Get  func(Setup) string
+	Set  func(*Setup, string)
+}{
+	{"client", func(s Setup) string { return s.Client }, func(s *Setup, v string) { s.Client = v }},
+	{"trace set", func(s Setup) string { return s.Dataset }, func(s *Setup, v string) { s.Dataset = v }},
+	{"aiperf version", func(s Setup) string { return s.AiperfVersion }, func(s *Setup, v string) { s.AiperfVersion = v }},
+	{"image", func(s Setup) string { return s.Image }, func(s *Setup, v string) { s.Image = v }},
+}
+
+// ExcludedOtherSetup starts Sample.Excluded of a result made with another
+// setup than most of its arm's results (Sample.OtherMeasurement).
+const ExcludedOtherSetup = "made otherwise than the arm's reading"
+
 // ExcludedOtherLength starts Sample.Excluded of a result whose client ran
 // for another benchmark duration than the arm's reading at its
-// concurrency (Sample.OtherLength).
+// concurrency (Sample.OtherMeasurement).
 const ExcludedOtherLength = "another benchmark duration than the point's reading"
 
-// OneLength returns samples with each concurrency read at one length:
+// OneMeasurement returns samples with the arm read as one measurement:
 // the probes a full-length result supersedes marked (SupersedeProbes);
-// then, at a concurrency whose other results ran for more than one
-// benchmark duration (Sample.BenchmarkSeconds), those not at the one
-// most of the arm's results ran for (of a tie, the longer) marked
-// OtherLength, with Excluded ExcludedOtherLength and both durations: they
-// stay listed, but never enter a reading, since results of different
-// lengths are no replicates (Length). A result of unknown duration is
+// then the results made with another setup (Setup: client, trace set,
+// aiperf version, image) than the one most of the arm's results were
+// made with (per part, among those that say it; of a tie, the last by
+// name) marked OtherMeasurement, with Excluded ExcludedOtherSetup naming
+// each part that differs; then, at a concurrency whose other results ran
+// for more than one benchmark duration (Sample.BenchmarkSeconds), those
+// not at the one most of the arm's results ran for (of a tie, the
+// longer) marked OtherMeasurement, with Excluded ExcludedOtherLength and
+// both durations. They stay listed, but never enter a reading, since
+// results of different setups or lengths are no replicates (Length). A
+// result that does not say a part (an unknown duration, no client) is
 // kept. Read, Analyze and sweep compare read an arm through it; samples
 // itself when nothing is marked, else a copy.
-func OneLength(samples []Sample) []Sample {
-	samples = SupersedeProbes(samples)
+func OneMeasurement(samples []Sample) []Sample {
+	samples = oneSetup(SupersedeProbes(samples))
 	count := map[Length]int{}
 	at := map[int][]Length{} // per concurrency, its known lengths
 	for _, s := range samples {
-		if s.Superseded || s.BenchmarkSeconds <= 0 {
+		if s.Superseded || s.OtherMeasurement || s.BenchmarkSeconds <= 0 {
 			continue
 		}
 		l := s.Length()
@@ -125,7 +160,7 @@ func OneLength(samples []Sample) []Sample {
 	}
 	other := func(s *Sample) bool {
 		k, ok := keep[s.Conc]
-		return ok && !s.Superseded && !s.OtherLength && s.BenchmarkSeconds > 0 && s.Length() != k
+		return ok && !s.Superseded && !s.OtherMeasurement && s.BenchmarkSeconds > 0 && s.Length() != k
 	}
 	if !slices.ContainsFunc(samples, func(s Sample) bool { return other(&s) }) {
 		return samples
@@ -136,9 +171,60 @@ func OneLength(samples []Sample) []Sample {
 		if !other(s) {
 			continue
 		}
-		s.OtherLength = true
+		s.OtherMeasurement = true
 		why := fmt.Sprintf("%s: ran %g s, the point is read at %g s, the arm's most common duration (of a tie, the longer): results of different lengths are no replicates",
 			ExcludedOtherLength, s.BenchmarkSeconds, keep[s.Conc].Seconds)
+		if s.Excluded != "" {
+			why += " (the result: " + s.Excluded + ")"
+		}
+		s.Excluded = why
+	}
+	return out
+}
+
+// oneSetup marks the results made with another setup than most of the
+// arm's (OneMeasurement); samples itself when none is, else a copy.
+func oneSetup(samples []Sample) []Sample {
+	var keep Setup
+	for _, f := range SetupFields {
+		count := map[string]int{}
+		for i := range samples {
+			if v := f.Get(samples[i].Setup()); v != "" && !samples[i].Superseded {
+				count[v]++
+			}
+		}
+		if len(count) < 2 {
+			continue
+		}
+		f.Set(&keep, slices.MaxFunc(slices.Sorted(maps.Keys(count)), func(a, b string) int { return cmp.Or(count[a]-count[b], strings.Compare(a, b)) }))
+	}
+	differs := func(s *Sample) []string {
+		var out []string
+		for _, f := range SetupFields {
+			if k, v := f.Get(keep), f.Get(s.Setup()); k != "" && v != "" && v != k {
+				out = append(out, fmt.Sprintf("%s %s, not %s", f.Name, v, k))
+			}
+		}
+		return out
+	}
+	mark := func(s *Sample) []string {
+		if s.Superseded || s.OtherMeasurement {
+			return nil
+		}
+		return differs(s)
+	}
+	if keep == (Setup{}) || !slices.ContainsFunc(samples, func(s Sample) bool { return len(mark(&s)) > 0 }) {
+		return samples
+	}
+	out := slices.Clone(samples)
+	for i := range out {
+		s := &out[i]
+		d := mark(s)
+		if len(d) == 0 {
+			continue
+		}
+		s.OtherMeasurement = true
+		why := fmt.Sprintf("%s: %s (most of the arm's results): results made otherwise are not one measurement", ExcludedOtherSetup, strings.Join(d, "; "))
 		if s.Excluded != "" {
 			why += " (the result: " + s.Excluded + ")"
 		}

@@ -85,13 +85,13 @@ func TestAnalyzeSupersededProbe(t *testing.T) {
 	}
 }
 
-// TestAnalyzeOneLength: results of one point whose clients ran for
+// TestAnalyzeOneMeasurement: results of one point whose clients ran for
 // different benchmark durations (a discovery's 1200 s and an official
 // sweep's 3600 s gathered in one directory) are no replicates: the
 // point is read at the duration most of the arm's results ran (of a tie,
 // the longer) and the others are left out, named with both durations. A
 // result whose duration is unknown is kept.
-func TestAnalyzeOneLength(t *testing.T) {
+func TestAnalyzeOneMeasurement(t *testing.T) {
 	at := func(c int, seconds, v float64) knee.Sample {
 		return knee.Sample{File: fmt.Sprintf("c%d-%gs", c, seconds), Conc: c, TotalTPS: &v, BenchmarkSeconds: seconds}
 	}
@@ -112,7 +112,7 @@ func TestAnalyzeOneLength(t *testing.T) {
 		// the replicates read at c4 and the results left out there
 		want     []float64
 		excluded []knee.Exclusion
-		// the duration of the results marked OtherLength at every
+		// the duration of the results marked OtherMeasurement at every
 		// concurrency, 0 for none
 		other float64
 	}{
@@ -136,11 +136,71 @@ func TestAnalyzeOneLength(t *testing.T) {
 			assert.ElementsMatch(t, tc.want, r.Points[i].Replicates)
 			assert.Equal(t, tc.excluded, r.Points[i].Excluded)
 
-			marked := knee.OneLength(samples)
-			assert.Equal(t, marked, knee.OneLength(marked), "marking again changes nothing")
+			marked := knee.OneMeasurement(samples)
+			assert.Equal(t, marked, knee.OneMeasurement(marked), "marking again changes nothing")
 			for _, s := range marked {
-				assert.Equal(t, tc.other > 0 && s.BenchmarkSeconds == tc.other, s.OtherLength, s.File)
+				assert.Equal(t, tc.other > 0 && s.BenchmarkSeconds == tc.other, s.OtherMeasurement, s.File)
 			}
+		})
+	}
+}
+
+// TestAnalyzeOneSetup: an arm whose results were made with another
+// client, trace set, aiperf version or image (a built-in client's point
+// gathered with aiperf's, one point rerun on a new image) was pooled into
+// one curve without a word. Such a result is left out as a result of
+// another duration is, at any concurrency (the arm is one measurement),
+// named with what differs; the arm is read as most of its results were
+// made (per part, of a tie the last by name). A result that does not
+// say a part is kept.
+func TestAnalyzeOneSetup(t *testing.T) {
+	const weka, synth = "semianalysis_cc_traces_weka_062126_256k, 393 entries", "sweep_synthetic_agentic, 393 entries"
+	made := func(c int, v float64, client, dataset, image string) knee.Sample {
+		return knee.Sample{File: fmt.Sprintf("c%d-%s", c, client), Conc: c, TotalTPS: &v, Client: client, Dataset: dataset, AiperfVersion: "0.12.0", Image: image}
+	}
+	grid := func(concs ...int) []knee.Sample {
+		var out []knee.Sample
+		for _, c := range concs {
+			out = append(out, made(c, 1000*float64(min(c, 16)), "aiperf", weka, "sglang:v0.5.16"))
+		}
+		return out
+	}
+	other := func(file, what string) knee.Exclusion {
+		return knee.Exclusion{File: file, Reason: knee.ExcludedOtherSetup + ": " + what + " (most of the arm's results): results made otherwise are not one measurement"}
+	}
+	for _, tc := range []struct {
+		name    string
+		samples []knee.Sample
+		conc    int // the point asserted
+		// its replicates read and the results left out there
+		want     []float64
+		excluded []knee.Exclusion
+	}{
+		{"another client and trace set alone at its point", append(grid(1, 2, 4, 8, 16), made(32, 9000, "built-in", synth, "sglang:v0.5.16")),
+			32, nil, []knee.Exclusion{other("c32-built-in", "client built-in, not aiperf; trace set "+synth+", not "+weka)}},
+		{"another image beside a replicate", append(grid(1, 2, 4, 8, 16, 32), made(4, 4400, "aiperf2", weka, "sglang:v0.5.17")),
+			4, []float64{4000}, []knee.Exclusion{other("c4-aiperf2", "client aiperf2, not aiperf; image sglang:v0.5.17, not sglang:v0.5.16")}},
+		{"a result that does not say is kept", append(grid(1, 2, 4, 8, 16, 32), made(4, 4100, "", "", "")),
+			4, []float64{4000, 4100}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			samples := slices.Clone(tc.samples)
+			slices.SortStableFunc(samples, func(a, b knee.Sample) int { return a.Conc - b.Conc })
+			r := knee.Analyze(&knee.Arm{Samples: samples}, knee.Options{})
+			points := r.Points
+			if tc.want == nil {
+				// no result of the arm's own there: not a failed point
+				// of the arm, listed apart
+				assert.False(t, slices.ContainsFunc(r.Points, func(p knee.Point) bool { return p.Conc == tc.conc }))
+				assert.NotContains(t, r.Reason, "failed")
+				points = r.MadeOtherwise
+			}
+			i := slices.IndexFunc(points, func(p knee.Point) bool { return p.Conc == tc.conc })
+			require.GreaterOrEqual(t, i, 0)
+			assert.ElementsMatch(t, tc.want, points[i].Replicates)
+			assert.Equal(t, tc.excluded, points[i].Excluded)
+			marked := knee.OneMeasurement(samples)
+			assert.Equal(t, marked, knee.OneMeasurement(marked), "marking again changes nothing")
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"sweep/internal/markdown"
@@ -33,7 +34,7 @@ func kneeRows(rs []*knee.Result) [][]string {
 			kneedle = knee.NoBend
 		}
 		excl := 0
-		for _, p := range r.Points {
+		for _, p := range slices.Concat(r.Points, r.MadeOtherwise) {
 			excl += len(p.Excluded)
 		}
 		rows = append(rows, []string{r.Arm.Identity.Label(), string(r.Status), cOrDash(r.Knee), cOrDash(r.Peak),

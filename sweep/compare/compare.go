@@ -69,6 +69,10 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 			simText(b), simText(h)))
 	}
 	ar.Differs = differs(b, h)
+	if bd, hd := b.Values(readDataset), h.Values(readDataset); len(bd) > 0 && len(hd) > 0 && !slices.Equal(bd, hd) {
+		problem(DatasetMismatch, "", nil, fmt.Sprintf("BASE replayed %s, HEAD %s: results of different trace sets measure different workloads and are never compared; run both sides on one trace set",
+			listOr(bd), listOr(hd)))
+	}
 	var sumRep, nRep, basePeak float64
 	for _, c := range bs.concs {
 		conc := c
@@ -192,8 +196,10 @@ func simText(a *knee.Arm) string {
 
 // differs names the images, recipe fingerprints, the benchmark durations
 // of the results read (knee.Sample.BenchmarkSeconds: "unknown" where a
-// result does not say) and simulated engines' calibrations, seeds and
-// injected faults (knee.Sample) that differ between the sides.
+// result does not say), the clients, trace sets and aiperf versions of
+// the results read (knee.Setup) and simulated engines' calibrations,
+// seeds and injected faults (knee.Sample) that differ between the sides.
+// A trace set that differs is also a problem (pairArm).
 func differs(b, h *knee.Arm) []string {
 	out := []string{}
 	for _, f := range []struct {
@@ -203,6 +209,9 @@ func differs(b, h *knee.Arm) []string {
 		{"image", func(s *knee.Sample) string { return s.Image }},
 		{"recipe_fingerprint", func(s *knee.Sample) string { return s.Fingerprint }},
 		{"client's benchmark duration", benchmarkDuration},
+		{"client", ofReading(func(s knee.Setup) string { return s.Client })},
+		{"trace set", readDataset},
+		{"aiperf version", ofReading(func(s knee.Setup) string { return s.AiperfVersion })},
 		{"simulated engine's calibration", func(s *knee.Sample) string { return simOrNone(s, s.SimCalibration) }},
 		{"simulated engine's seed", func(s *knee.Sample) string { return s.SimSeed }},
 		{"simulated engine's faults", func(s *knee.Sample) string { return simOrNone(s, s.SimFaults) }},
@@ -214,6 +223,21 @@ func differs(b, h *knee.Arm) []string {
 	}
 	return out
 }
+
+// ofReading gets a part of the setup of a result a reading reads: ""
+// for one no reading reads (superseded, or another measurement:
+// knee.OneMeasurement) or that does not say.
+func ofReading(get func(knee.Setup) string) func(*knee.Sample) string {
+	return func(s *knee.Sample) string {
+		if s.Superseded || s.OtherMeasurement {
+			return ""
+		}
+		return get(s.Setup())
+	}
+}
+
+// readDataset is the trace set of a result a reading reads (ofReading).
+var readDataset = ofReading(func(s knee.Setup) string { return s.Dataset })
 
 // benchmarkDuration is the benchmark duration a result's client ran for,
 // "" for a result no reading reads (superseded, or of another length:

@@ -453,3 +453,49 @@ func TestMarkdownSummaryIsHTML(t *testing.T) {
 	assert.NotContains(t, summary, `\`)
 	assert.True(t, strings.HasSuffix(summary, "</summary>"), summary)
 }
+
+// TestSetupDiffers: a side made with another client, aiperf version or
+// trace set read PASS with no word of it, where another image is named
+// under differs. They are named now; another trace set is another
+// workload, so the arm is INCOMPLETE (dataset-mismatch), while another
+// client or aiperf version on the same traces is only named. A side
+// whose results do not say their traces is no mismatch.
+func TestSetupDiffers(t *testing.T) {
+	const weka, synth = "semianalysis_cc_traces_weka_062126_256k, hf semianalysisai/cc-traces-weka-062126-256k, 393 entries", "sweep_synthetic_agentic, 393 entries"
+	pts := map[int][]float64{4: {100}, 8: {200}}
+	for _, tc := range []struct {
+		name       string
+		base, head knee.Setup
+		differs    []string
+		problem    string // "": none
+		incomplete bool
+	}{
+		{"the same", knee.Setup{Client: "aiperf 0.12.0", AiperfVersion: "0.12.0", Dataset: weka}, knee.Setup{Client: "aiperf 0.12.0", AiperfVersion: "0.12.0", Dataset: weka},
+			[]string{}, "", false},
+		{"another client on the same traces", knee.Setup{Client: "aiperf 0.12.0", Dataset: weka}, knee.Setup{Client: "aiperf fork", Dataset: weka},
+			[]string{"client: aiperf 0.12.0 → aiperf fork"}, "", false},
+		{"another aiperf version", knee.Setup{AiperfVersion: "0.12.0"}, knee.Setup{AiperfVersion: "0.14.2"},
+			[]string{"aiperf version: 0.12.0 → 0.14.2"}, "", false},
+		{"another trace set", knee.Setup{Client: "aiperf 0.12.0", Dataset: weka}, knee.Setup{Client: "built-in (aiperf 0.12.0 artifacts)", Dataset: synth},
+			[]string{"client: aiperf 0.12.0 → built-in (aiperf 0.12.0 artifacts)", "trace set: " + weka + " → " + synth},
+			"dataset-mismatch: arm qwen3.5 mi325x-amds sglang fp8 mtp tp2: BASE replayed " + weka + ", HEAD " + synth + ": results of different trace sets measure different workloads and are never compared; run both sides on one trace set", true},
+		{"traces not said on one side", knee.Setup{}, knee.Setup{Dataset: weka}, []string{"trace set: (none) → " + weka}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, h := arm(2, false, pts), arm(2, false, pts)
+			for i := range b.Samples {
+				b.Samples[i].Client, b.Samples[i].AiperfVersion, b.Samples[i].Dataset = tc.base.Client, tc.base.AiperfVersion, tc.base.Dataset
+				h.Samples[i].Client, h.Samples[i].AiperfVersion, h.Samples[i].Dataset = tc.head.Client, tc.head.AiperfVersion, tc.head.Dataset
+			}
+			rep := Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{Tolerance: 5})
+			assert.Equal(t, tc.differs, rep.Arms[0].Differs)
+			assert.Equal(t, tc.incomplete, rep.Verdict == Incomplete, "%s", rep.Verdict)
+			if tc.problem == "" {
+				assert.Empty(t, rep.Problems)
+				return
+			}
+			require.Len(t, rep.Problems, 1)
+			assert.Equal(t, tc.problem, rep.Problems[0].String())
+		})
+	}
+}

@@ -36,7 +36,10 @@
 // cache warms and its KV pool fills otherwise (one simulated point read
 // 7.5 % apart at 1200 s and 3600 s). The durations the sides ran are
 // named among what differs. Probes pair with probes; an unknown duration
-// pairs with any. The frontier and an A/A calibration read full-length
+// pairs with any. Sides that replayed different trace sets (knee.Setup's
+// Dataset, as both sides' results say it) are a problem
+// (dataset-mismatch): another workload, never a change. Another client,
+// aiperf version or image is named among what differs and judged. The frontier and an A/A calibration read full-length
 // results only.
 //
 // Pooling. An arm's change is the geometric mean of its points' ratios:

@@ -184,6 +184,7 @@ const (
 	InvalidResult     = "invalid-result"
 	SimulatedMismatch = "simulated-mismatch"
 	LengthMismatch    = "length-mismatch"
+	DatasetMismatch   = "dataset-mismatch"
 )
 
 // Problem is what makes a comparison INCOMPLETE.

@@ -16,6 +16,7 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/inputfile"
+	"sweep/internal/usage"
 	"sweep/metrics/aiperf"
 )
 
@@ -240,7 +241,54 @@ func ReadDir(ctx context.Context, dir string) (files []*File, problems []error, 
 		}
 	}
 	readBenchmarkSeconds(w.files)
-	return w.files, w.problems, nil
+	return w.files, append(w.problems, readRunRecords(w.files)...), nil
+}
+
+// RunRecordFile is the run record a point's run writes beside its result
+// (sweep/run's RecordFile): what the run was, as the run itself saw it.
+const RunRecordFile = "run.json"
+
+// readRunRecords holds each file that is the only result of its
+// directory against the run record beside it (RunRecordFile), when the
+// record names the file (its result_file, by base name): a result whose
+// "simulated" key is missing is read as simulated when the record
+// records a simulation (its "simulation" block), so a key removed by
+// hand never passes a simulated point for a real one; a result that
+// says otherwise than its record is a problem naming both files (a
+// usage error). A record that is missing or does not read says nothing.
+func readRunRecords(files []*File) []error {
+	in := map[string]int{}
+	for _, f := range files {
+		in[filepath.Dir(f.Path)]++
+	}
+	var problems []error
+	for _, f := range files {
+		dir := filepath.Dir(f.Path)
+		if in[dir] != 1 {
+			continue
+		}
+		path := filepath.Join(dir, RunRecordFile)
+		data, err := inputfile.Read(path, inputfile.SmallJSON)
+		if err != nil {
+			continue
+		}
+		var rec struct {
+			ResultFile string          `json:"result_file"`
+			Simulation json.RawMessage `json:"simulation"`
+		}
+		if json.Unmarshal(data, &rec) != nil || filepath.Base(rec.ResultFile) != filepath.Base(f.Path) {
+			continue
+		}
+		simulated := len(rec.Simulation) > 0 && string(rec.Simulation) != "null"
+		switch {
+		case !f.has("simulated"):
+			f.Simulated = simulated
+		case f.Simulated != simulated:
+			problems = append(problems, usage.Refusef("%s says \"simulated\": %t, but its run record %s %s: the result and its run disagree on what was measured; aggregate the point again (sweep result aggregate %s) or move the result out of the results directory",
+				f.Path, f.Simulated, path, map[bool]string{true: "records a simulation", false: "records a real run"}[simulated], dir))
+		}
+	}
+	return problems
 }
 
 // readBenchmarkSeconds sets File.BenchmarkSeconds of each file that is

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/configs"
+	"sweep/internal/usage"
 	"sweep/metrics/aiperf"
 )
 
@@ -307,4 +308,51 @@ func TestReadDirBenchmarkSeconds(t *testing.T) {
 		got[rel] = f.BenchmarkSeconds
 	}
 	assert.Equal(t, map[string]float64{"full/full.json": 1200, "full.probe/full.json": 180, "flat/a.json": 0, "flat/b.json": 0, "bare/bare.json": 0}, got)
+}
+
+// TestReadDirRunRecord: a simulated result whose "simulated" key was
+// removed by hand read as real, though the run.json beside it records
+// the simulation (and passed official --propose's refusal of simulated
+// results). The record decides a missing key; a result that says
+// otherwise than its record is a usage error naming both files; a
+// record of another result file says nothing of this one.
+func TestReadDirRunRecord(t *testing.T) {
+	const sim, real = `{"result_file": "/elsewhere/p/r.json", "simulation": {"seed": 0, "clock": "virtual"}}`, `{"result_file": "/elsewhere/p/r.json"}`
+	for _, tc := range []struct {
+		name, result, record string
+		simulated            bool
+		problem              string // "": none
+	}{
+		{"the key removed, a simulation recorded", `{"conc": 4, "tp": 8, "request_metrics": {}}`, sim, true, ""},
+		{"the key removed, a real run recorded", `{"conc": 4, "tp": 8, "request_metrics": {}}`, real, false, ""},
+		{"the key null", `{"conc": 4, "tp": 8, "simulated": null, "request_metrics": {}}`, sim, true, ""},
+		{"the key agrees", `{"conc": 4, "tp": 8, "simulated": true, "request_metrics": {}}`, sim, true, ""},
+		{"the key says real, a simulation recorded", `{"conc": 4, "tp": 8, "simulated": false, "request_metrics": {}}`, sim, false,
+			`says "simulated": false, but its run record `},
+		{"the key says simulated, a real run recorded", `{"conc": 4, "tp": 8, "simulated": true, "request_metrics": {}}`, real, true,
+			`says "simulated": true, but its run record `},
+		{"a record of another file", `{"conc": 4, "tp": 8, "request_metrics": {}}`, `{"result_file": "/p/other.json", "simulation": {}}`, false, ""},
+		{"no record", `{"conc": 4, "tp": 8, "request_metrics": {}}`, "", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "p")
+			require.NoError(t, os.Mkdir(p, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(p, "r.json"), []byte(tc.result), 0o644))
+			if tc.record != "" {
+				require.NoError(t, os.WriteFile(filepath.Join(p, RunRecordFile), []byte(tc.record), 0o644))
+			}
+			files, problems, err := ReadDir(t.Context(), dir)
+			require.NoError(t, err)
+			require.Len(t, files, 1)
+			assert.Equal(t, tc.simulated, files[0].Simulated)
+			if tc.problem == "" {
+				assert.Empty(t, problems)
+				return
+			}
+			require.Len(t, problems, 1)
+			assert.ErrorContains(t, problems[0], filepath.Join(p, "r.json")+" "+tc.problem+filepath.Join(p, RunRecordFile))
+			assert.True(t, usage.IsRefusal(problems[0]), "exit 2, naming the fix")
+		})
+	}
 }

@@ -29,7 +29,7 @@ const (
 )
 
 // RecordFile is the name of the run record in OutDir.
-const RecordFile = "run.json"
+const RecordFile = result.RunRecordFile
 
 // PanicFile, in OutDir, holds the stack of a panic inside a point.
 const PanicFile = "panic.log"

@@ -102,8 +102,8 @@ func (s *Sample) Setup() Setup {
 	return Setup{Client: s.Client, Dataset: s.Dataset, AiperfVersion: s.AiperfVersion, Image: s.Image}
 }
 
-// SetupFields are Setup's parts, named as messages name them.
-var SetupFields = []struct {
+// setupParts are Setup's parts, named as messages name them.
+var setupParts = []struct {
 	Name string
 	Get  func(Setup) string
 	Set  func(*Setup, string)
@@ -186,7 +186,7 @@ func OneMeasurement(samples []Sample) []Sample {
 // arm's (OneMeasurement); samples itself when none is, else a copy.
 func oneSetup(samples []Sample) []Sample {
 	var keep Setup
-	for _, f := range SetupFields {
+	for _, f := range setupParts {
 		count := map[string]int{}
 		for i := range samples {
 			if v := f.Get(samples[i].Setup()); v != "" && !samples[i].Superseded {
@@ -200,7 +200,7 @@ func oneSetup(samples []Sample) []Sample {
 	}
 	differs := func(s *Sample) []string {
 		var out []string
-		for _, f := range SetupFields {
+		for _, f := range setupParts {
 			if k, v := f.Get(keep), f.Get(s.Setup()); k != "" && v != "" && v != k {
 				out = append(out, fmt.Sprintf("%s %s, not %s", f.Name, v, k))
 			}

@@ -186,3 +186,26 @@ func TestPlansNotPlanned(t *testing.T) {
 	assert.Nil(t, p.NotPlanned(tp8, []int{1, 4, 16, 32}), "an arm outside the discovery: its own rule")
 	assert.Nil(t, campaign.Plans(nil).NotPlanned(tp8ep8, []int{1, 32}), "no journal's arms: every point planned")
 }
+
+// TestLeftOutOfMadeOtherwise: a point whose every result was made
+// otherwise than its arm's (knee.Result.MadeOtherwise: another client or
+// trace set) is no point of the arm's curve, but its results are listed
+// with the arm's other left-out results, in concurrency order, as sweep
+// knees' excluded points and a report's failed points' table list them.
+func TestLeftOutOfMadeOtherwise(t *testing.T) {
+	v := 1000.0
+	arm := &knee.Arm{}
+	r := &knee.Result{Arm: arm,
+		Points: []knee.Point{
+			{Conc: 4, Usable: true, Throughput: &v},
+			{Conc: 16, Excluded: []knee.Exclusion{{File: "c16.json", Reason: "marked invalid"}}},
+			{Conc: 64, Excluded: []knee.Exclusion{{File: "c64.json", Reason: "marked invalid"}}},
+		},
+		MadeOtherwise: []knee.Point{{Conc: 32, Excluded: []knee.Exclusion{{File: "c32.json", Reason: knee.ExcludedOtherSetup + ": client built-in, not aiperf"}}}},
+	}
+	var got []string
+	for _, l := range campaign.LeftOutOf([]*knee.Result{r}, nil) {
+		got = append(got, l.Name()+" "+l.Exclusion.File)
+	}
+	assert.Equal(t, []string{"c16 c16.json", "c32 c32.json", "c64 c64.json"}, got)
+}

@@ -9,7 +9,9 @@ import (
 
 // LeftOut is a point the knees leave out, as sweep knees' "excluded
 // points" and a report's failed points' table list it: a result file
-// knee.Analyze excluded (Exclusion, on Result's Point), or a point its
+// knee.Analyze excluded (Exclusion, on Result's Point, or on a point of
+// Result.MadeOtherwise: results made otherwise than their arm's), or a
+// point its
 // sweep's journal ends failed with no result the knees read (Failed).
 type LeftOut struct {
 	// Arm is the label of the point's arm; "" for a failed point the

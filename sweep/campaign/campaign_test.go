@@ -221,6 +221,9 @@ func (s *fakeServer) RunLoad(ctx context.Context, p *campaign.Point) campaign.Ou
 	if fault == "poor-scrapes" { // the warning the run recorded
 		rec.Warnings = []string{poorScrapes}
 	}
+	if measured["simulated"] == true { // a simulated point's record names its simulation
+		rec.Simulation = &result.Simulation{Clock: "virtual"}
+	}
 	recData, err := json.Marshal(rec)
 	if err == nil {
 		err = os.WriteFile(filepath.Join(filepath.Dir(path), run.RecordFile), recData, 0o644)

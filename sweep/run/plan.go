@@ -165,7 +165,7 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		spec.Router = &r
 	}
 	switch {
-	case p.Client != nil:
+	case p.Client != nil && needLoad: // a server alone runs no client: its trace set is not needed
 		if err := s.setClient(&spec, *p.Client, virtual); err != nil {
 			return Spec{}, err
 		}

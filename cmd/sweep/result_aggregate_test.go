@@ -306,3 +306,27 @@ func TestResultAggregateRefusesBeforeWriting(t *testing.T) {
 	}
 	assert.FileExists(t, filepath.Join(dir, "power_validation.json"))
 }
+
+// TestResultAggregateDamagedArtifacts: artifacts that disagree with
+// themselves make the result invalid, each reason naming the files and
+// both values. Before, a point whose profile_export.jsonl was emptied
+// after aiperf's exit 0 aggregated valid, with 0 requests.
+func TestResultAggregateDamagedArtifacts(t *testing.T) {
+	dir, _ := pointDirWithRecord(t, run.Record{})
+	jsonl := filepath.Join(dir, "aiperf_artifacts", "profile_export.jsonl")
+	require.NoError(t, os.WriteFile(jsonl, nil, 0o644))
+	code, stdout, stderr := runCLI(t, "result", "aggregate", dir)
+	require.Equal(t, 0, code, stderr)
+	var res struct {
+		Valid          bool     `json:"valid"`
+		InvalidReasons []string `json:"invalid_reasons"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+	assert.False(t, res.Valid)
+	summary := filepath.Join(dir, "aiperf_artifacts", "profile_export_aiperf.json")
+	assert.Equal(t, []string{
+		"artifacts: no_profiled_records: " + jsonl + " holds no successful profiling request (0 records, 0 failed profiling requests): the load left nothing to measure",
+		"artifacts: request_count_mismatch: " + jsonl + " has 0 successful profiling records, " + summary + " request_count.avg says 145",
+		"artifacts: error_count_mismatch: " + jsonl + " has 0 failed profiling records, " + summary + " error_request_count.avg says 5",
+	}, res.InvalidReasons)
+}

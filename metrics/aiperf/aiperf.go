@@ -469,30 +469,84 @@ func (s *Summary) Scenario() (st ScenarioStamp, ok bool) {
 // when the summary records none (a run stopped by request count, or no
 // input_config).
 func (s *Summary) BenchmarkDuration() (seconds float64, ok bool) {
-	var ic struct {
-		Phases []struct {
-			Kind     string   `json:"kind"`
-			Duration *float64 `json:"duration"`
-		} `json:"phases"`
-		Loadgen struct {
-			BenchmarkDuration *float64 `json:"benchmark_duration"`
-		} `json:"loadgen"`
-	}
-	if s == nil {
-		return 0, false
-	}
-	if raw, found := s.raw["input_config"]; !found || json.Unmarshal(raw, &ic) != nil {
-		return 0, false
-	}
-	for _, p := range ic.Phases {
-		if p.Kind == PhaseProfiling && p.Duration != nil && *p.Duration > 0 {
-			return *p.Duration, true
-		}
-	}
-	if d := ic.Loadgen.BenchmarkDuration; d != nil && *d > 0 {
-		return *d, true
+	p, fork := s.profilingPhase()
+	switch {
+	case p.Duration != nil && *p.Duration > 0:
+		return *p.Duration, true
+	case fork.BenchmarkDuration != nil && *fork.BenchmarkDuration > 0:
+		return *fork.BenchmarkDuration, true
 	}
 	return 0, false
+}
+
+// Concurrency is the concurrency the client was configured with
+// (--concurrency), as its input_config records it: aiperf 0.12's
+// profiling phase's "concurrency", or the fork's loadgen.concurrency. ok
+// is false when the summary records none.
+func (s *Summary) Concurrency() (n int, ok bool) {
+	p, fork := s.profilingPhase()
+	switch {
+	case p.Concurrency != nil && *p.Concurrency > 0:
+		return *p.Concurrency, true
+	case fork.Concurrency != nil && *fork.Concurrency > 0:
+		return *fork.Concurrency, true
+	}
+	return 0, false
+}
+
+// profilingSettings are the settings of a run's profiling phase that
+// input_config records.
+type profilingSettings struct {
+	Kind              string   `json:"kind"`
+	Duration          *float64 `json:"duration"`
+	Concurrency       *int     `json:"concurrency"`
+	BenchmarkDuration *float64 `json:"benchmark_duration"`
+}
+
+// profilingPhase is input_config's profiling phase (aiperf 0.12's
+// phases[] with kind "profiling") and its loadgen section (the fork's);
+// zero values where the summary has none.
+func (s *Summary) profilingPhase() (phase, loadgen profilingSettings) {
+	var ic struct {
+		Phases  []profilingSettings `json:"phases"`
+		Loadgen profilingSettings   `json:"loadgen"`
+	}
+	if s == nil {
+		return phase, loadgen
+	}
+	if raw, found := s.raw["input_config"]; !found || json.Unmarshal(raw, &ic) != nil {
+		return phase, loadgen
+	}
+	for _, p := range ic.Phases {
+		if p.Kind == PhaseProfiling {
+			return p, ic.Loadgen
+		}
+	}
+	return phase, ic.Loadgen
+}
+
+// WasCancelled reports whether the summary's was_cancelled is true: the
+// run was stopped before its end (aiperf's cancel, an interrupt or its
+// failed-request abort).
+func (s *Summary) WasCancelled() bool {
+	if s == nil {
+		return false
+	}
+	var v bool
+	return json.Unmarshal(s.raw["was_cancelled"], &v) == nil && v
+}
+
+// CLICommand is run_info.cli_command, the command line that wrote the
+// artifacts ("aiperf profile ...", or the built-in load generator's
+// "sweep loadgen -- profile ..."); "" when the summary has none.
+func (s *Summary) CLICommand() string {
+	var ri struct {
+		CLICommand string `json:"cli_command"`
+	}
+	if s == nil || json.Unmarshal(s.raw["run_info"], &ri) != nil {
+		return ""
+	}
+	return ri.CLICommand
 }
 
 // ExportedSeries is one label set of a server metric in

@@ -20,7 +20,9 @@ import (
 type Inputs struct {
 	// Records are every line of profile_export.jsonl, warm-up and failed
 	// ones included; Aggregate drops and counts them.
-	Records       []aiperf.Record
+	Records []aiperf.Record
+	// RecordsFile is the profile_export.jsonl Records came from.
+	RecordsFile   string
 	Summary       *aiperf.Summary
 	ServerMetrics *aiperf.ServerMetricsExport
 	// ServerLogs are the engine logs to read the KV pool size from
@@ -45,7 +47,7 @@ func LoadInputs(resultDir, hfHubCache string) (*Inputs, error) {
 	if !exists(jsonl) {
 		return nil, fmt.Errorf("%w at %s", ErrNoRecords, jsonl)
 	}
-	in := &Inputs{}
+	in := &Inputs{RecordsFile: jsonl}
 	// The two large files (a 3,600 s point's are tens of MB each) are
 	// decoded side by side.
 	var metricsErr error

@@ -19,6 +19,7 @@
 //	err = result.WriteResult(result.Path(outDir, facts.ResultFilename), res)
 //	verdict, err := result.Validate(aiperf.ResolveArtifactDir(resultDir),
 //		result.ValidateOptions{FailedRequestThreshold: result.DefaultFailedRequestThreshold})
+//	reasons := result.CheckArtifacts(in) // sweep's own: the artifacts against themselves
 //
 // Reading results back:
 //
@@ -40,6 +41,7 @@
 // Python's exact statistics.mean/pstdev, the linear percentile, round(x, 5)
 // and the backend adapters' preferences; Validate reproduces
 // validate_agentic_result and the required-metric-prefix check, in order
-// and with the same messages. The conformance cases in
+// and with the same messages; CheckArtifacts' reasons are sweep's own,
+// judged beside InferenceX's verdict, never inside it. The conformance cases in
 // testdata/aggregation are InferenceX's own outputs.
 package result

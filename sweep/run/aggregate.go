@@ -100,25 +100,16 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 	if facts.GoldenAL != nil || result.Speculative(facts.SpecDecoding) {
 		res.AcceptanceLength = result.CheckALFromExport(in.ServerMetrics, facts.GoldenAL, facts.ALTolerance)
 	}
-	// The result says whether it counts, as sweep run's results do.
-	var reasons []string
-	if al := res.AcceptanceLength; al != nil && al.Verdict == metrics.ALFail {
-		reasons = append(reasons, "acceptance length: "+al.Reason)
-	}
+	// The result says whether it counts, judged as sweep run judges it.
 	v, verr := result.Validate(aiperf.ResolveArtifactDir(dir), vopts)
-	switch {
-	case verr != nil:
-		reasons = append(reasons, "validation: "+verr.Error())
-	case !v.Valid:
-		reasons = append(reasons, "validation: "+v.Reason)
-	}
+	j := judgement{al: res.AcceptanceLength, verdict: &v, verdictErr: verr, artifacts: result.CheckArtifacts(in)}
 	out := &Aggregated{Result: res, Facts: facts}
 	outName := o.OutName
 	if outName == "" {
 		outName = result.FileName(facts.ResultFilename)
 	}
-	aggregatePower(dir, o.Log, outName, out, &reasons)
-	res.SetValidity(reasons)
+	j.power = aggregatePower(dir, o.Log, outName, out)
+	res.SetValidity(j.reasons())
 	// What the point was comes from what its directory records, whatever
 	// gave the facts: run.json's simulation, client and scrape health,
 	// else the artifacts' own word on the client.
@@ -197,9 +188,9 @@ func recordedScrapeHealth(dir string, rec *Record) *metrics.ScrapeHealth {
 // had it (ENABLE_AGENTX_POWER on, the offset file the recipe writes with
 // the monitor present; for a disaggregated point its node monitors'
 // directories, summed as in sweep run): the power keys go into the
-// result, the sidecars into dir. Under REQUIRE_POWER invalid telemetry adds a
-// reason and sets PowerExit.
-func aggregatePower(dir string, log io.Writer, outName string, a *Aggregated, reasons *[]string) {
+// result, the sidecars into dir. Under REQUIRE_POWER invalid telemetry sets
+// PowerExit and is the reason it returns ("": none).
+func aggregatePower(dir string, log io.Writer, outName string, a *Aggregated) string {
 	var fields *power.Fields
 	var out power.Outcome
 	if a.Facts.Multinode {
@@ -207,7 +198,7 @@ func aggregatePower(dir string, log io.Writer, outName string, a *Aggregated, re
 		lane := power.LaneFromEnv(os.LookupEnv, false)
 		nodes := multiNodePowerRan(dir)
 		if !lane.Enabled || len(nodes) == 0 {
-			return
+			return ""
 		}
 		o := multiNodePowerOptions(dir, a.Facts, nodes)
 		o.RequirePower, o.Stdout, o.Stderr = lane.Require, log, log
@@ -215,7 +206,7 @@ func aggregatePower(dir string, log io.Writer, outName string, a *Aggregated, re
 	} else {
 		lane := power.LaneFromEnv(os.LookupEnv, false)
 		if !lane.Enabled || !power.LaneRan(dir) {
-			return
+			return ""
 		}
 		expected := power.ExpectedGPUs(a.Facts.TP, a.Facts.PP, a.Facts.PCP)
 		fields, out = power.AdaptResult(power.Options{
@@ -225,11 +216,11 @@ func aggregatePower(dir string, log io.Writer, outName string, a *Aggregated, re
 	}
 	a.Result.Fields = fields
 	if out.ExitCode == 0 {
-		return
+		return ""
 	}
 	msg := "power: " + strings.Join(out.Explained(), ", ") + " (REQUIRE_POWER)"
-	*reasons = append(*reasons, msg)
 	a.PowerExit, a.PowerErr = out.ExitCode, errors.New(msg)
+	return msg
 }
 
 // aggregateFacts picks the run facts of dir: the env file, else the

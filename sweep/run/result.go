@@ -88,6 +88,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 	}
 	var verdict *result.Verdict
 	var verdictErr error
+	var artifactReasons []string // sweep's own, beside InferenceX's verdict
 	var powerOut *power.Outcome
 	r.stage(ctx, StageAggregate, nil, func() error {
 		in, err := inputs()
@@ -115,13 +116,13 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		} else {
 			verdict = &v
 		}
-		reasons := r.invalidReasons(al, verdict, verdictErr)
+		j := judgement{failedStages: r.failedStages(), al: al, verdict: verdict, verdictErr: verdictErr,
+			artifacts: result.CheckArtifacts(in), official: r.spec.Official, submission: res.Submission}
+		artifactReasons = j.artifacts
 		if r.spec.Power != nil {
 			out, reason := r.adaptPower(res, in.Records)
 			powerOut = &out
-			if reason != "" {
-				reasons = append(reasons, reason)
-			}
+			j.power = reason
 		}
 		if sim := r.spec.Simulation; sim != nil {
 			s := *sim
@@ -129,17 +130,12 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			res.Simulated, res.Simulation = true, &s
 			if w, invalid := lagVerdict(r.lag, s.TimeScale); w != "" {
 				r.warn(w)
-				if invalid != "" {
-					reasons = append(reasons, invalid)
-				}
+				j.lag = invalid
 			}
 		}
-		res.SetValidity(reasons)
+		res.SetValidity(j.reasons())
 		res.Probe = r.spec.Probe
 		res.Client = r.spec.ClientInfo.Stamped(in.Summary)
-		if r.spec.Official && res.Submission != nil && !res.Submission.Valid {
-			res.SetValidity(append(res.InvalidReasons, fmt.Sprintf("not a valid %s submission (%s): an official point must be one", res.Submission.Scenario, strings.Join(res.Submission.InvalidReasons, ", "))))
-		}
 		path := result.Path(r.o.OutDir, r.spec.Name)
 		if err := result.WriteResult(path, res); err != nil {
 			return err
@@ -170,6 +166,10 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 				return fmt.Errorf("%s (the engine must export %q metrics)", v.Reason, p)
 			}
 			return errors.New(v.Reason)
+		}
+		if len(artifactReasons) > 0 {
+			// InferenceX's validator reads only the summary's counts.
+			return errors.New(strings.Join(artifactReasons, "; "))
 		}
 		return nil
 	})
@@ -220,26 +220,16 @@ func allocatedHint(ps *PowerSpec, out power.Outcome) string {
 		PowerGPUsAllocated, EnvPowerGPUs, PowerGPUsAllocated, out.GPUs.Expected)
 }
 
-// invalidReasons lists why the point does not count: a stage that failed
-// before the result (the load, readiness), an acceptance length outside
-// the golden band, and InferenceX's validation verdict.
-func (r *runner) invalidReasons(al *metrics.ALCheck, v *result.Verdict, verr error) []string {
+// failedStages are the point's stages that failed or were cancelled
+// so far, each as a reason its result does not count.
+func (r *runner) failedStages() []string {
 	var out []string
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, st := range r.rec.Stages {
 		if st.Outcome == outcomeFailed || st.Outcome == outcomeCancelled {
 			out = append(out, fmt.Sprintf("stage %s %s: %s", st.Name, st.Outcome, st.Error))
 		}
-	}
-	r.mu.Unlock()
-	if al != nil && al.Verdict == metrics.ALFail {
-		out = append(out, "acceptance length: "+al.Reason)
-	}
-	switch {
-	case verr != nil:
-		out = append(out, "validation: "+verr.Error())
-	case v != nil && !v.Valid:
-		out = append(out, "validation: "+v.Reason)
 	}
 	return out
 }

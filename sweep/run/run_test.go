@@ -168,6 +168,12 @@ func fakeClient() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	if os.Getenv(faultEnv) == "empty-records" { // aiperf's exit 0 over an emptied profile_export.jsonl
+		if err := os.WriteFile(filepath.Join(dst, aiperf.RecordsFile), nil, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	if os.Getenv(faultEnv) == "no-export" {
 		if err := os.Remove(filepath.Join(dst, aiperf.ServerMetricsFile)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -393,6 +399,11 @@ func TestRunFaults(t *testing.T) {
 			errContains: "is not ours: GET http://127.0.0.1:"},
 		{name: "required metric prefix missing", prefix: "vllm:", failedStage: StageValidate,
 			errContains: "vllm:", resultFile: true},
+		// The client exited 0 over an emptied records file: the point was
+		// ok and its result valid with 0 requests (InferenceX's validation
+		// reads only the summary's counts).
+		{name: "records emptied", clientFault: "empty-records", failedStage: StageValidate,
+			errContains: "artifacts: no_profiled_records: ", errContainsAlso: "request_count.avg says 145", resultFile: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,62 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+
+	"sweep/metrics"
+	"sweep/metrics/result"
+)
+
+// judgement is what a point's result is judged on, by sweep run (its
+// aggregate stage) and sweep result aggregate (a point's directory)
+// alike: each gives what it has, a zero field adds no reason.
+type judgement struct {
+	// failedStages are the stages that failed before the result
+	// ("stage load failed: ..."); sweep run's only.
+	failedStages []string
+	// al is the acceptance-length check (nil: not made).
+	al *metrics.ALCheck
+	// verdict is InferenceX's validation of the artifacts, verdictErr
+	// why it could not be made.
+	verdict    *result.Verdict
+	verdictErr error
+	// artifacts are what result.CheckArtifacts found in the artifacts.
+	artifacts []string
+	// power is the power lane's reason under REQUIRE_POWER ("": none).
+	power string
+	// lag is a wall-clock simulation's schedule-lag reason ("": none).
+	lag string
+	// official with submission: an official point must be a valid
+	// submission of its scenario as the client stamped it.
+	official   bool
+	submission *result.Submission
+}
+
+// reasons lists why the point does not count, in one order: the stages
+// that failed before the result, an acceptance length outside the
+// golden band, InferenceX's validation verdict, what the artifacts
+// disagree on, the power lane, the simulation's schedule lag and an
+// official point's submission stamp. None: the point counts.
+func (j judgement) reasons() []string {
+	out := append([]string(nil), j.failedStages...)
+	if j.al != nil && j.al.Verdict == metrics.ALFail {
+		out = append(out, "acceptance length: "+j.al.Reason)
+	}
+	switch {
+	case j.verdictErr != nil:
+		out = append(out, "validation: "+j.verdictErr.Error())
+	case j.verdict != nil && !j.verdict.Valid:
+		out = append(out, "validation: "+j.verdict.Reason)
+	}
+	out = append(out, j.artifacts...)
+	for _, r := range []string{j.power, j.lag} {
+		if r != "" {
+			out = append(out, r)
+		}
+	}
+	if s := j.submission; j.official && s != nil && !s.Valid {
+		out = append(out, fmt.Sprintf("not a valid %s submission (%s): an official point must be one", s.Scenario, strings.Join(s.InvalidReasons, ", ")))
+	}
+	return out
+}

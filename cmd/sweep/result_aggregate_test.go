@@ -330,3 +330,33 @@ func TestResultAggregateDamagedArtifacts(t *testing.T) {
 		"artifacts: error_count_mismatch: " + jsonl + " has 0 failed profiling records, " + summary + " error_request_count.avg says 5",
 	}, res.InvalidReasons)
 }
+
+// TestResultAggregateForeignArtifacts: a point directory holding another
+// run's artifacts is invalid, naming what its run.json asked and what the
+// artifacts' summary records. Before, c16's 300 s artifacts in a c4
+// 120 s point's directory aggregated valid, c16's throughput labelled c4.
+func TestResultAggregateForeignArtifacts(t *testing.T) {
+	client := []string{"aiperf", "profile", "--concurrency", "48", "--benchmark-duration", "300"}
+	dir, _ := pointDirWithRecord(t, run.Record{Processes: map[string]*run.ProcessOutcome{run.ClientProcess: {Argv: client}}})
+	code, stdout, stderr := runCLI(t, "result", "aggregate", dir)
+	require.Equal(t, 0, code, stderr)
+	var res struct {
+		Valid          bool     `json:"valid"`
+		InvalidReasons []string `json:"invalid_reasons"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+	assert.False(t, res.Valid)
+	assert.Equal(t, []string{"artifacts: duration_mismatch: " + filepath.Join(dir, "aiperf_artifacts", "profile_export_aiperf.json") +
+		" input_config says a benchmark duration of 1800 s, the point's client asked for 300 s: these artifacts are another run's"}, res.InvalidReasons)
+
+	// Labelled another concurrency by the env file's CONC.
+	env := filepath.Join(t.TempDir(), "env.json")
+	data, err := os.ReadFile(filepath.Join(aggCases, "sglang-mtp-tp8-dpattn-hicache", "env.json"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(env, []byte(strings.Replace(string(data), `"CONC": "48"`, `"CONC": "4"`, 1)), 0o644))
+	code, stdout, stderr = runCLI(t, "result", "aggregate", dir, "--env-file", env)
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+	assert.Contains(t, res.InvalidReasons, "artifacts: concurrency_mismatch: "+filepath.Join(dir, "aiperf_artifacts", "profile_export_aiperf.json")+
+		" input_config says concurrency 48, the point is conc 4: these artifacts are another point's")
+}

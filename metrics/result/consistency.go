@@ -6,6 +6,15 @@ import (
 	"sweep/metrics/aiperf"
 )
 
+// Asked is what a point's own record says its client was asked to run:
+// the concurrency its result is labelled with (its facts' conc) and the
+// benchmark duration of the client's command (--benchmark-duration,
+// seconds). A zero field is not known and not compared.
+type Asked struct {
+	Conc            int
+	DurationSeconds float64
+}
+
 // The reason codes of CheckArtifacts: each reason reads "artifacts:
 // CODE: what disagreed, where, and the two values". They are sweep's,
 // beside InferenceX's own validation (Validate), which they never
@@ -23,6 +32,14 @@ const (
 	// ReasonClientCancelled: the summary's was_cancelled is true, the
 	// client stopped before the end of its benchmark.
 	ReasonClientCancelled = "client_cancelled"
+	// ReasonConcurrencyMismatch: the concurrency the summary's
+	// input_config records is not the point's (another point's
+	// artifacts in its directory).
+	ReasonConcurrencyMismatch = "concurrency_mismatch"
+	// ReasonDurationMismatch: the benchmark duration the summary's
+	// input_config records is not the one the point's client command
+	// asked for.
+	ReasonDurationMismatch = "duration_mismatch"
 )
 
 // reasonPrefix starts every reason of CheckArtifacts.
@@ -30,14 +47,15 @@ const reasonPrefix = "artifacts: "
 
 // CheckArtifacts lists how the artifacts in disagree with themselves
 // (the records of profile_export.jsonl against the counts of
-// profile_export_aiperf.json); none when they agree on everything both
-// say. Each reason
+// profile_export_aiperf.json) or with what the point asked of its client
+// (asked: the concurrency and duration the summary's input_config
+// records); none when they agree on everything both say. Each reason
 // names the code, the files and both values. InferenceX reads only the
 // summary's counts, so a cut or emptied records file, or a summary of
 // another run, passes its validation; these reasons are sweep's, added
 // beside its verdict, and sweep run's result and sweep result aggregate
 // both judge a point with them.
-func CheckArtifacts(in *Inputs) []string {
+func CheckArtifacts(in *Inputs, asked Asked) []string {
 	var out []string
 	add := func(code, format string, a ...any) {
 		out = append(out, reasonPrefix+code+": "+fmt.Sprintf(format, a...))
@@ -67,6 +85,14 @@ func CheckArtifacts(in *Inputs) []string {
 	}
 	if s.WasCancelled() {
 		add(ReasonClientCancelled, "%s says was_cancelled: true: the client stopped before the end of its benchmark", s.File)
+	}
+	if n, ok := s.Concurrency(); ok && asked.Conc > 0 && n != asked.Conc {
+		add(ReasonConcurrencyMismatch, "%s input_config says concurrency %d, the point is conc %d: these artifacts are another point's",
+			s.File, n, asked.Conc)
+	}
+	if d, ok := s.BenchmarkDuration(); ok && asked.DurationSeconds > 0 && d != asked.DurationSeconds {
+		add(ReasonDurationMismatch, "%s input_config says a benchmark duration of %s s, the point's client asked for %s s: these artifacts are another run's",
+			s.File, pyG(d), pyG(asked.DurationSeconds))
 	}
 	return out
 }

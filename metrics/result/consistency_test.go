@@ -93,33 +93,46 @@ func TestCheckArtifacts(t *testing.T) {
 	jsonl := filepath.Join("aiperf_artifacts", aiperf.RecordsFile)
 	summary := filepath.Join("aiperf_artifacts", aiperf.SummaryFile)
 	tests := []struct {
-		name string
-		edit artifactsEdit
-		want []string
+		name  string
+		edit  artifactsEdit
+		asked Asked
+		want  []string
 	}{
-		{"intact", artifactsEdit{}, nil},
-		{"warm-up records left out", artifactsEdit{records: func(r []map[string]json.RawMessage) []map[string]json.RawMessage { return r[4:] }}, nil},
-		{"records emptied", artifactsEdit{records: keep(0)}, []string{
+		{"intact", artifactsEdit{}, Asked{}, nil},
+		{"intact, as asked", artifactsEdit{}, Asked{Conc: 4, DurationSeconds: 60}, nil},
+		// Another point's artifacts in a point's directory: c16's
+		// throughput was labelled c4.
+		{"another concurrency's artifacts", artifactsEdit{}, Asked{Conc: 16, DurationSeconds: 60}, []string{
+			"artifacts: concurrency_mismatch: DIR/" + summary + " input_config says concurrency 4, the point is conc 16: these artifacts are another point's",
+		}},
+		{"another duration's artifacts", artifactsEdit{}, Asked{Conc: 4, DurationSeconds: 120}, []string{
+			"artifacts: duration_mismatch: DIR/" + summary + " input_config says a benchmark duration of 60 s, the point's client asked for 120 s: these artifacts are another run's",
+		}},
+		{"the fork's input_config", artifactsEdit{summary: map[string]string{"input_config": `{"loadgen":{"concurrency":8,"benchmark_duration":1800.0}}`}}, Asked{Conc: 4, DurationSeconds: 1800}, []string{
+			"artifacts: concurrency_mismatch: DIR/" + summary + " input_config says concurrency 8, the point is conc 4: these artifacts are another point's",
+		}},
+		{"warm-up records left out", artifactsEdit{records: func(r []map[string]json.RawMessage) []map[string]json.RawMessage { return r[4:] }}, Asked{}, nil},
+		{"records emptied", artifactsEdit{records: keep(0)}, Asked{}, []string{
 			"artifacts: no_profiled_records: DIR/" + jsonl + " holds no successful profiling request (0 records, 0 failed profiling requests): the load left nothing to measure",
 			"artifacts: request_count_mismatch: DIR/" + jsonl + " has 0 successful profiling records, DIR/" + summary + " request_count.avg says 24",
 		}},
-		{"records cut at a line", artifactsEdit{records: keep(14)}, []string{
+		{"records cut at a line", artifactsEdit{records: keep(14)}, Asked{}, []string{
 			"artifacts: request_count_mismatch: DIR/" + jsonl + " has 10 successful profiling records, DIR/" + summary + " request_count.avg says 24",
 		}},
-		{"only warm-up records", artifactsEdit{records: keep(4)}, []string{
+		{"only warm-up records", artifactsEdit{records: keep(4)}, Asked{}, []string{
 			"artifacts: no_profiled_records: DIR/" + jsonl + " holds no successful profiling request (4 records, 0 failed profiling requests): the load left nothing to measure",
 			"artifacts: request_count_mismatch: DIR/" + jsonl + " has 0 successful profiling records, DIR/" + summary + " request_count.avg says 24",
 		}},
-		{"failed records the summary does not count", artifactsEdit{records: failFirst(6)}, []string{
+		{"failed records the summary does not count", artifactsEdit{records: failFirst(6)}, Asked{}, []string{
 			"artifacts: request_count_mismatch: DIR/" + jsonl + " has 18 successful profiling records, DIR/" + summary + " request_count.avg says 24",
 			"artifacts: error_count_mismatch: DIR/" + jsonl + " has 6 failed profiling records, DIR/" + summary + " error_request_count.avg says 0",
 		}},
 		{"failed records the summary counts", artifactsEdit{records: failFirst(2), summary: map[string]string{
-			"request_count": `{"unit":"requests","avg":22.0}`, "error_request_count": `{"unit":"requests","avg":2.0}`}}, nil},
-		{"summary request_count of another run", artifactsEdit{summary: map[string]string{"request_count": `{"unit":"requests","avg":10.0}`}}, []string{
+			"request_count": `{"unit":"requests","avg":22.0}`, "error_request_count": `{"unit":"requests","avg":2.0}`}}, Asked{}, nil},
+		{"summary request_count of another run", artifactsEdit{summary: map[string]string{"request_count": `{"unit":"requests","avg":10.0}`}}, Asked{}, []string{
 			"artifacts: request_count_mismatch: DIR/" + jsonl + " has 24 successful profiling records, DIR/" + summary + " request_count.avg says 10",
 		}},
-		{"client cancelled", artifactsEdit{summary: map[string]string{"was_cancelled": "true"}}, []string{
+		{"client cancelled", artifactsEdit{summary: map[string]string{"was_cancelled": "true"}}, Asked{}, []string{
 			"artifacts: client_cancelled: DIR/" + summary + " says was_cancelled: true: the client stopped before the end of its benchmark",
 		}},
 	}
@@ -129,7 +142,7 @@ func TestCheckArtifacts(t *testing.T) {
 			in, err := LoadInputs(dir, "")
 			require.NoError(t, err)
 			var got []string
-			for _, r := range CheckArtifacts(in) {
+			for _, r := range CheckArtifacts(in, tc.asked) {
 				got = append(got, strings.ReplaceAll(r, dir, "DIR"))
 			}
 			assert.Equal(t, tc.want, got)

@@ -102,7 +102,11 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 	}
 	// The result says whether it counts, judged as sweep run judges it.
 	v, verr := result.Validate(aiperf.ResolveArtifactDir(dir), vopts)
-	j := judgement{al: res.AcceptanceLength, verdict: &v, verdictErr: verr, artifacts: result.CheckArtifacts(in)}
+	var clientArgv []string // what the client was asked, as run.json records it
+	if rec != nil && rec.Processes[ClientProcess] != nil {
+		clientArgv = rec.Processes[ClientProcess].Argv
+	}
+	j := judgement{al: res.AcceptanceLength, verdict: &v, verdictErr: verr, artifacts: result.CheckArtifacts(in, askedOf(facts, clientArgv))}
 	out := &Aggregated{Result: res, Facts: facts}
 	outName := o.OutName
 	if outName == "" {

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"sweep/metrics"
@@ -59,4 +60,17 @@ func (j judgement) reasons() []string {
 		out = append(out, fmt.Sprintf("not a valid %s submission (%s): an official point must be one", s.Scenario, strings.Join(s.InvalidReasons, ", ")))
 	}
 	return out
+}
+
+// askedOf is what a point asked of its client: the concurrency of its
+// facts and the --benchmark-duration of its client's argv (clientArgv,
+// as run.json records it; nil or without the flag: not known).
+func askedOf(facts result.RunFacts, clientArgv []string) result.Asked {
+	a := result.Asked{Conc: facts.Conc}
+	if v, ok := clientFlags(clientArgv)["--benchmark-duration"]; ok {
+		if d, err := strconv.ParseFloat(v, 64); err == nil && d > 0 {
+			a.DurationSeconds = d
+		}
+	}
+	return a
 }

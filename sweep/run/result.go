@@ -117,7 +117,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			verdict = &v
 		}
 		j := judgement{failedStages: r.failedStages(), al: al, verdict: verdict, verdictErr: verdictErr,
-			artifacts: result.CheckArtifacts(in), official: r.spec.Official, submission: res.Submission}
+			artifacts: result.CheckArtifacts(in, askedOf(r.spec.Facts, r.clientArgv())), official: r.spec.Official, submission: res.Submission}
 		artifactReasons = j.artifacts
 		if r.spec.Power != nil {
 			out, reason := r.adaptPower(res, in.Records)
@@ -218,6 +218,14 @@ func allocatedHint(ps *PowerSpec, out power.Outcome) string {
 	}
 	return fmt.Sprintf("; --power-gpus %s (sweep run, discover, official) or %s=%s integrates only the point's %d GPUs",
 		PowerGPUsAllocated, EnvPowerGPUs, PowerGPUsAllocated, out.GPUs.Expected)
+}
+
+// clientArgv is the argv of the point's load client (nil for an eval).
+func (r *runner) clientArgv() []string {
+	if r.spec.Client == nil {
+		return nil
+	}
+	return r.spec.Client.Argv
 }
 
 // failedStages are the point's stages that failed or were cancelled

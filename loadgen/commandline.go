@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"sweep/internal/simproto"
+	"sweep/metrics/aiperf"
 )
 
 // CommandLine is how `sweep loadgen` is started: an `aiperf profile`
@@ -73,6 +74,6 @@ func (c *CommandLine) Options(warn io.Writer) (Options, error) {
 	}
 	opts.VirtualClock = c.VirtualClock
 	opts.RequireTraces = c.RequireTraces
-	opts.CLICommand = "sweep loadgen -- " + strings.Join(c.Argv, " ")
+	opts.CLICommand = aiperf.BuiltinCLICommand + strings.Join(c.Argv, " ")
 	return opts, nil
 }

@@ -179,7 +179,9 @@ func pointDirWithRecord(t *testing.T, rec run.Record) (dir, envFile string) {
 // re-aggregation stated the scrape_health the point's result had.
 func TestResultAggregateKeepsWhatTheDirectoryRecords(t *testing.T) {
 	sim := &result.Simulation{TimeScale: 150, Seed: 7, GPU: "b200"}
-	client := &result.Client{Name: "built-in (aiperf 0.12.0 artifacts)", Schema: "aiperf@0.12.0", Why: "no aiperf on PATH"}
+	// The case's artifacts are aiperf's (run_info.cli_command "aiperf
+	// profile ..."), so the client recorded is aiperf.
+	client := &result.Client{Name: "aiperf 0.12.0", Program: "/usr/bin/aiperf", Schema: "aiperf@0.12.0", Why: "aiperf on PATH"}
 	health := &metrics.ScrapeHealth{IntervalSeconds: 1, Endpoints: []metrics.EndpointHealth{{URL: "http://localhost:1/metrics", Engine: "sglang", Attempts: 9, Successes: 9}}}
 	wantHealth := map[string]any{"interval_seconds": 1.0, "endpoints": []any{map[string]any{"url": "http://localhost:1/metrics", "engine": "sglang", "attempts": 9.0, "successes": 9.0, "failures": 0.0, "points": 0.0}}}
 	tests := []struct {
@@ -359,4 +361,54 @@ func TestResultAggregateForeignArtifacts(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &res))
 	assert.Contains(t, res.InvalidReasons, "artifacts: concurrency_mismatch: "+filepath.Join(dir, "aiperf_artifacts", "profile_export_aiperf.json")+
 		" input_config says concurrency 48, the point is conc 4: these artifacts are another point's")
+}
+
+// TestResultAggregateNamesWhatRan: the result's client says what wrote
+// the artifacts, and an aiperf version other than the one the command
+// was planned for is invalid. Before, artifacts of aiperf 0.14.2 (or of
+// the built-in load generator behind an --aiperf wrapper) aggregated
+// valid, named "aiperf 0.12.0".
+func TestResultAggregateNamesWhatRan(t *testing.T) {
+	planned := &result.Client{Name: "aiperf 0.12.0", Program: "/usr/bin/aiperf", Schema: "aiperf@0.12.0", Why: "aiperf on PATH"}
+	summaryOf := func(dir string) string { return filepath.Join(dir, "aiperf_artifacts", "profile_export_aiperf.json") }
+	tests := []struct {
+		name    string
+		edit    func(summary string) string
+		client  string
+		why     string
+		reasons func(dir string) []string
+		version string
+	}{
+		{"as planned", func(s string) string { return s }, "aiperf 0.12.0", "aiperf on PATH", func(string) []string { return []string{} }, "0.12.0"},
+		{"another aiperf version", func(s string) string {
+			return strings.Replace(s, `"aiperf_version": "0.12.0"`, `"aiperf_version": "0.14.2"`, 1)
+		}, "aiperf 0.14.2", "aiperf on PATH; planned as aiperf 0.12.0, but SUMMARY says aiperf 0.14.2 wrote it", func(dir string) []string {
+			return []string{"artifacts: aiperf_version_mismatch: " + summaryOf(dir) + " says aiperf_version 0.14.2, the client's command was planned for aiperf@0.12.0 (and its artifacts are read as 0.12.0's)"}
+		}, "0.14.2"},
+		{"the built-in behind an aiperf wrapper", func(s string) string {
+			return strings.Replace(s, `"cli_command": "aiperf profile`, `"cli_command": "sweep loadgen -- profile`, 1)
+		}, "built-in (aiperf 0.12.0 artifacts)", "aiperf on PATH; planned as aiperf 0.12.0, but SUMMARY says built-in (aiperf 0.12.0 artifacts) wrote it", func(string) []string { return []string{} }, "0.12.0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, _ := pointDirWithRecord(t, run.Record{Client: planned})
+			data, err := os.ReadFile(summaryOf(dir))
+			require.NoError(t, err)
+			edited := tc.edit(string(data))
+			require.NoError(t, os.WriteFile(summaryOf(dir), []byte(edited), 0o644))
+			code, stdout, stderr := runCLI(t, "result", "aggregate", dir)
+			require.Equal(t, 0, code, stderr)
+			var res struct {
+				Valid          bool          `json:"valid"`
+				InvalidReasons []string      `json:"invalid_reasons"`
+				Client         result.Client `json:"client"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+			assert.Equal(t, tc.client, res.Client.Name)
+			assert.Equal(t, strings.ReplaceAll(tc.why, "SUMMARY", summaryOf(dir)), res.Client.Why)
+			assert.Equal(t, tc.version, res.Client.AiperfVersion)
+			assert.Equal(t, tc.reasons(dir), res.InvalidReasons)
+			assert.Equal(t, len(tc.reasons(dir)) == 0, res.Valid)
+		})
+	}
 }

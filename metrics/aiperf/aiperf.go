@@ -536,9 +536,14 @@ func (s *Summary) WasCancelled() bool {
 	return json.Unmarshal(s.raw["was_cancelled"], &v) == nil && v
 }
 
+// BuiltinCLICommand starts the run_info.cli_command of the artifacts
+// sweep's built-in load generator writes ("sweep loadgen -- profile
+// ..."); aiperf's own start with its program ("aiperf profile ...").
+const BuiltinCLICommand = "sweep loadgen -- "
+
 // CLICommand is run_info.cli_command, the command line that wrote the
-// artifacts ("aiperf profile ...", or the built-in load generator's
-// "sweep loadgen -- profile ..."); "" when the summary has none.
+// artifacts ("aiperf profile ...", or BuiltinCLICommand's); "" when the
+// summary has none.
 func (s *Summary) CLICommand() string {
 	var ri struct {
 		CLICommand string `json:"cli_command"`

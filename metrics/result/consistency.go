@@ -2,17 +2,21 @@ package result
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"sweep/metrics/aiperf"
 )
 
 // Asked is what a point's own record says its client was asked to run:
-// the concurrency its result is labelled with (its facts' conc) and the
+// the concurrency its result is labelled with (its facts' conc), the
 // benchmark duration of the client's command (--benchmark-duration,
-// seconds). A zero field is not known and not compared.
+// seconds) and the aiperf flag schema the command was planned with
+// ("aiperf@0.12.0"). A zero field is not known and not compared.
 type Asked struct {
 	Conc            int
 	DurationSeconds float64
+	Schema          string
 }
 
 // The reason codes of CheckArtifacts: each reason reads "artifacts:
@@ -40,6 +44,10 @@ const (
 	// input_config records is not the one the point's client command
 	// asked for.
 	ReasonDurationMismatch = "duration_mismatch"
+	// ReasonAiperfVersionMismatch: the summary's aiperf_version is not
+	// the release the client's flag schema names: the command was
+	// planned, and the artifacts are read, for that release.
+	ReasonAiperfVersionMismatch = "aiperf_version_mismatch"
 )
 
 // reasonPrefix starts every reason of CheckArtifacts.
@@ -94,6 +102,10 @@ func CheckArtifacts(in *Inputs, asked Asked) []string {
 		add(ReasonDurationMismatch, "%s input_config says a benchmark duration of %s s, the point's client asked for %s s: these artifacts are another run's",
 			s.File, pyG(d), pyG(asked.DurationSeconds))
 	}
+	if v, want := s.AIPerfVersion, schemaRelease(asked.Schema); want != "" && v != "" && v != want {
+		add(ReasonAiperfVersionMismatch, "%s says aiperf_version %s, the client's command was planned for %s (and its artifacts are read as %s's)",
+			s.File, v, asked.Schema, want)
+	}
 	return out
 }
 
@@ -112,4 +124,20 @@ func profilingCounts(recs []aiperf.Record) (ok, failed int) {
 		}
 	}
 	return ok, failed
+}
+
+// schemaRelease is the aiperf release a flag schema names
+// ("aiperf@0.12.0": "0.12.0"); "" for one that names none (the fork's
+// "aiperf@sa-754356e9", whose artifacts' version is not judged).
+func schemaRelease(schema string) string {
+	v, ok := strings.CutPrefix(schema, "aiperf@")
+	if !ok || v == "" {
+		return ""
+	}
+	for part := range strings.SplitSeq(v, ".") {
+		if _, err := strconv.Atoi(part); err != nil {
+			return ""
+		}
+	}
+	return v
 }

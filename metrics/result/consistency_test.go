@@ -111,6 +111,11 @@ func TestCheckArtifacts(t *testing.T) {
 		{"the fork's input_config", artifactsEdit{summary: map[string]string{"input_config": `{"loadgen":{"concurrency":8,"benchmark_duration":1800.0}}`}}, Asked{Conc: 4, DurationSeconds: 1800}, []string{
 			"artifacts: concurrency_mismatch: DIR/" + summary + " input_config says concurrency 8, the point is conc 4: these artifacts are another point's",
 		}},
+		{"another aiperf version", artifactsEdit{summary: map[string]string{"aiperf_version": `"0.14.2"`}}, Asked{Schema: "aiperf@0.12.0"}, []string{
+			"artifacts: aiperf_version_mismatch: DIR/" + summary + " says aiperf_version 0.14.2, the client's command was planned for aiperf@0.12.0 (and its artifacts are read as 0.12.0's)",
+		}},
+		// The fork's schema names no release: its version is not judged.
+		{"the fork's schema", artifactsEdit{summary: map[string]string{"aiperf_version": `"0.8.0"`}}, Asked{Schema: "aiperf@sa-754356e9"}, nil},
 		{"warm-up records left out", artifactsEdit{records: func(r []map[string]json.RawMessage) []map[string]json.RawMessage { return r[4:] }}, Asked{}, nil},
 		{"records emptied", artifactsEdit{records: keep(0)}, Asked{}, []string{
 			"artifacts: no_profiled_records: DIR/" + jsonl + " holds no successful profiling request (0 records, 0 failed profiling requests): the load left nothing to measure",

@@ -214,7 +214,8 @@ func scaleText(v float64) string {
 // Client says which load client made a result's artifacts.
 type Client struct {
 	// Name is "aiperf 0.12.0", "aiperf fork" or "built-in (aiperf 0.12.0
-	// artifacts)".
+	// artifacts)" (ClientName): the client planned, or, when the
+	// artifacts say another ran (Stamped), that one.
 	Name string `json:"name"`
 	// Program is the aiperf program that ran (empty for the built-in).
 	Program string `json:"program,omitempty"`
@@ -254,15 +255,47 @@ func (r *Result) DatasetName() string {
 	return strings.Join(parts, ", ")
 }
 
+// ClientName names a load client: "aiperf VERSION", or for the built-in
+// load generator "built-in (aiperf VERSION artifacts)"; without a
+// version, "aiperf" and "built-in".
+func ClientName(builtin bool, version string) string {
+	switch {
+	case builtin && version != "":
+		return "built-in (aiperf " + version + " artifacts)"
+	case builtin:
+		return "built-in"
+	case version != "":
+		return "aiperf " + version
+	}
+	return "aiperf"
+}
+
 // Stamped returns a copy of c with AiperfVersion taken from the summary
-// the client wrote (nil c stays nil).
+// the client wrote, and named for what the summary says wrote it when
+// that is not the client planned: the built-in load generator (its
+// run_info.cli_command, aiperf.BuiltinCLICommand) where aiperf was
+// planned or the other way round, or an aiperf version other than the
+// release its flag schema names ("aiperf 0.14.2" for a command planned
+// for aiperf@0.12.0). nil c stays nil; without a summary c is as
+// planned.
 func (c *Client) Stamped(s *aiperf.Summary) *Client {
 	if c == nil {
 		return nil
 	}
 	cp := *c
-	if s != nil {
-		cp.AiperfVersion = s.AIPerfVersion
+	if s == nil {
+		return &cp
+	}
+	cp.AiperfVersion = s.AIPerfVersion
+	plannedBuiltin := c.Program == ""
+	ranBuiltin := plannedBuiltin
+	if cmd := s.CLICommand(); cmd != "" {
+		ranBuiltin = strings.HasPrefix(cmd, aiperf.BuiltinCLICommand)
+	}
+	release := schemaRelease(c.Schema)
+	if ranBuiltin != plannedBuiltin || (release != "" && s.AIPerfVersion != "" && s.AIPerfVersion != release) {
+		cp.Name = ClientName(ranBuiltin, s.AIPerfVersion)
+		cp.Why = strings.TrimPrefix(c.Why+"; ", "; ") + "planned as " + c.Name + ", but " + s.File + " says " + cp.Name + " wrote it"
 	}
 	return &cp
 }

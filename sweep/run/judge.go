@@ -63,10 +63,14 @@ func (j judgement) reasons() []string {
 }
 
 // askedOf is what a point asked of its client: the concurrency of its
-// facts and the --benchmark-duration of its client's argv (clientArgv,
-// as run.json records it; nil or without the flag: not known).
-func askedOf(facts result.RunFacts, clientArgv []string) result.Asked {
+// facts, the --benchmark-duration of its client's argv (clientArgv, as
+// run.json records it; nil or without the flag: not known) and the flag
+// schema of its client (nil: not known).
+func askedOf(facts result.RunFacts, clientArgv []string, client *result.Client) result.Asked {
 	a := result.Asked{Conc: facts.Conc}
+	if client != nil {
+		a.Schema = client.Schema
+	}
 	if v, ok := clientFlags(clientArgv)["--benchmark-duration"]; ok {
 		if d, err := strconv.ParseFloat(v, 64); err == nil && d > 0 {
 			a.DurationSeconds = d

@@ -117,7 +117,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			verdict = &v
 		}
 		j := judgement{failedStages: r.failedStages(), al: al, verdict: verdict, verdictErr: verdictErr,
-			artifacts: result.CheckArtifacts(in, askedOf(r.spec.Facts, r.clientArgv())), official: r.spec.Official, submission: res.Submission}
+			artifacts: result.CheckArtifacts(in, askedOf(r.spec.Facts, r.clientArgv(), r.spec.ClientInfo)), official: r.spec.Official, submission: res.Submission}
 		artifactReasons = j.artifacts
 		if r.spec.Power != nil {
 			out, reason := r.adaptPower(res, in.Records)

@@ -216,29 +216,14 @@ func (s Setup) checkTraces(cmd recipes.Command, getenv func(string) string) erro
 	return nil
 }
 
-// builtinClientName is the result's client name for the built-in load
-// generator.
-const builtinClientName = "built-in"
-
 // ClientInfo is what a result records about the client of a Setup.
 func (s Setup) ClientInfo() *result.Client {
 	version := strings.TrimPrefix(s.AiperfSchema, "aiperf@")
 	if version == recipes.ForkAiperfVersion {
 		version = "fork"
 	}
-	c := &result.Client{Schema: s.AiperfSchema, Why: s.ClientWhy}
-	if s.Aiperf == "" {
-		c.Name = builtinClientName
-		if version != "" {
-			c.Name += " (aiperf " + version + " artifacts)"
-		}
-		return c
-	}
-	c.Program = s.Aiperf
-	c.Name = "aiperf"
-	if version != "" {
-		c.Name += " " + version
-	}
+	c := &result.Client{Schema: s.AiperfSchema, Why: s.ClientWhy, Program: s.Aiperf}
+	c.Name = result.ClientName(s.Aiperf == "", version)
 	return c
 }
 

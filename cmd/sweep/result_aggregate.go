@@ -117,7 +117,7 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 		}
 		_, err = o.IO.Out.Write(data)
 		result.WriteSummary(o.IO.ErrOut, res)
-		return errors.Join(err, powerErr)
+		return errors.Join(err, powerErr, agg.InputErr)
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
@@ -127,5 +127,5 @@ func resultAggregateRun(_ context.Context, o *resultAggregateOptions) error {
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Saved aggregated agentic result to %s\n", out)
 	result.WriteSummary(o.IO.ErrOut, res)
-	return powerErr
+	return errors.Join(powerErr, agg.InputErr)
 }

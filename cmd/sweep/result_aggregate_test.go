@@ -412,3 +412,26 @@ func TestResultAggregateNamesWhatRan(t *testing.T) {
 		})
 	}
 }
+
+// TestResultAggregateNaNSummary: a NaN in the summary (aiperf 0.12.0
+// writes null for one) exits 2 at the file's line and column, and the
+// result is still written from the records, invalid. Before, the point
+// was lost: exit 1, "invalid character 'N' looking for beginning of
+// value", no result.
+func TestResultAggregateNaNSummary(t *testing.T) {
+	dir, _ := pointDirWithRecord(t, run.Record{})
+	summary := filepath.Join(dir, "aiperf_artifacts", "profile_export_aiperf.json")
+	data, err := os.ReadFile(summary)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(summary, []byte(strings.Replace(string(data), `"std": 1921.1532572365247`, `"std": NaN`, 1)), 0o644))
+	out := filepath.Join(t.TempDir(), "agg.json")
+	code, _, stderr := runCLI(t, "result", "aggregate", dir, "--out", out)
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, summary+":23:12: a non-finite number (NaN or Infinity), which aiperf 0.12.0 never writes")
+	assert.NotContains(t, stderr, "run with --help")
+	f, err := result.ReadFile(out)
+	require.NoError(t, err, "the result is written")
+	assert.False(t, f.Valid)
+	assert.Equal(t, 145, f.NumRequestsSuccessful, "from the records")
+	assert.Contains(t, f.InvalidReasons, "artifacts: summary_unreadable: "+summary+":23:12: a non-finite number (NaN or Infinity), which aiperf 0.12.0 never writes (its exporter writes null for one): something else wrote or edited the file")
+}

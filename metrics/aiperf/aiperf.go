@@ -366,7 +366,7 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 		if _, wrongType := errors.AsType[*json.UnmarshalTypeError](err); err == nil || wrongType {
 			return nil, &configs.Error{File: name, Key: "(top level)", Msg: "must contain a JSON object"}
 		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, summarySyntaxError(name, data, err)
 	}
 	for key, dst := range map[string]*string{"schema_version": &s.SchemaVersion, "aiperf_version": &s.AIPerfVersion, "benchmark_id": &s.BenchmarkID} {
 		if v, ok := s.raw[key]; ok {
@@ -377,6 +377,30 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 		s.Metadata = md
 	}
 	return s, nil
+}
+
+// summarySyntaxError is the *configs.Error of a summary that is not
+// valid JSON (err, from decoding data): where it stops being JSON, and,
+// at a NaN or an Infinity, that aiperf 0.12.0 never writes one (its
+// exporter writes null for a number that is not finite).
+func summarySyntaxError(name string, data []byte, err error) error {
+	off := int64(len(data)) // io.ErrUnexpectedEOF: the file ends early
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		off = se.Offset - 1
+	}
+	off = max(0, min(off, int64(len(data))))
+	nonFinite := bytes.HasPrefix(data[off:], []byte("NaN")) || bytes.HasPrefix(data[off:], []byte("Infinity"))
+	if nonFinite && off > 0 && data[off-1] == '-' {
+		off-- // -Infinity: the decoder stops after its sign
+	}
+	line, col := 1+bytes.Count(data[:off], []byte("\n")), int(off)-bytes.LastIndexByte(data[:off], '\n')
+	e := &configs.Error{File: name, Line: line, Col: col,
+		Msg: "not valid JSON: " + err.Error() + ": want the JSON object aiperf writes"}
+	if nonFinite {
+		e.Msg = "a non-finite number (NaN or Infinity), which aiperf 0.12.0 never writes (its exporter writes null for one): " +
+			"something else wrote or edited the file"
+	}
+	return e
 }
 
 // Has reports whether the top-level key exists.

@@ -77,3 +77,27 @@ func TestBenchmarkDuration(t *testing.T) {
 	_, ok := (*Summary)(nil).BenchmarkDuration()
 	assert.False(t, ok, "no summary")
 }
+
+// TestReadSummaryNotJSON: a summary that is not JSON is an error at its
+// line and column. Before, a NaN (which aiperf 0.12.0 never writes: its
+// exporter writes null) was "invalid character 'N' looking for
+// beginning of value", with no position.
+func TestReadSummaryNotJSON(t *testing.T) {
+	const nan = "a non-finite number (NaN or Infinity), which aiperf 0.12.0 never writes (its exporter writes null for one): something else wrote or edited the file"
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"NaN", "{\n  \"request_latency\": {\n    \"std\": NaN\n  }\n}\n", "s.json:3:12: " + nan},
+		{"Infinity", "{\"a\": {\"max\": Infinity}}", "s.json:1:15: " + nan},
+		{"-Infinity", "{\"a\": {\"min\": -Infinity}}", "s.json:1:15: " + nan},
+		{"cut short", "{\"a\": {\"min\": 1", "s.json:1:15: not valid JSON: unexpected end of JSON input: want the JSON object aiperf writes"},
+		{"garbage", "{\"a\": 1}}", "s.json:1:9: not valid JSON: invalid character '}' after top-level value: want the JSON object aiperf writes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadSummary(strings.NewReader(tc.body), "s.json")
+			_, ok := errors.AsType[*configs.Error](err)
+			require.True(t, ok, "got %T %v", err, err)
+			assert.EqualError(t, err, tc.want)
+		})
+	}
+}

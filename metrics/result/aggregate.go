@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"sweep/configs"
 	"sweep/internal/inputfile"
 	"sweep/internal/pyjson"
 	"sweep/metrics/aiperf"
@@ -22,8 +23,12 @@ type Inputs struct {
 	// ones included; Aggregate drops and counts them.
 	Records []aiperf.Record
 	// RecordsFile is the profile_export.jsonl Records came from.
-	RecordsFile   string
-	Summary       *aiperf.Summary
+	RecordsFile string
+	Summary     *aiperf.Summary
+	// SummaryErr is why profile_export_aiperf.json did not read, a
+	// *configs.Error (at its line and column for one that is not JSON);
+	// Summary is nil then, and CheckArtifacts names it.
+	SummaryErr    error
 	ServerMetrics *aiperf.ServerMetricsExport
 	// ServerLogs are the engine logs to read the KV pool size from
 	// (server.log, watchtower-*.out), as text.
@@ -61,7 +66,14 @@ func LoadInputs(resultDir, hfHubCache string) (*Inputs, error) {
 		return nil, err
 	}
 	if p := filepath.Join(dir, aiperf.SummaryFile); exists(p) {
-		if in.Summary, err = aiperf.ReadSummaryFile(p); err != nil {
+		// A summary that is not aiperf's JSON loses the point's summary
+		// only, never its records: the result is still written, invalid.
+		// One refused unread (not a regular file, over its size limit)
+		// stops the aggregation as any such input does.
+		in.Summary, err = aiperf.ReadSummaryFile(p)
+		if _, bad := errors.AsType[*configs.Error](err); bad {
+			in.SummaryErr = err
+		} else if err != nil {
 			return nil, err
 		}
 	}

@@ -44,6 +44,10 @@ const (
 	// input_config records is not the one the point's client command
 	// asked for.
 	ReasonDurationMismatch = "duration_mismatch"
+	// ReasonSummaryUnreadable: profile_export_aiperf.json does not read
+	// (not JSON, a NaN aiperf 0.12.0 never writes): named at its line and
+	// column.
+	ReasonSummaryUnreadable = "summary_unreadable"
 	// ReasonAiperfVersionMismatch: the summary's aiperf_version is not
 	// the release the client's flag schema names: the command was
 	// planned, and the artifacts are read, for that release.
@@ -72,6 +76,9 @@ func CheckArtifacts(in *Inputs, asked Asked) []string {
 	if ok == 0 {
 		add(ReasonNoProfiledRecords, "%s holds no successful profiling request (%d records, %d failed profiling requests): the load left nothing to measure",
 			in.RecordsFile, len(in.Records), failed)
+	}
+	if in.SummaryErr != nil {
+		add(ReasonSummaryUnreadable, "%v", in.SummaryErr)
 	}
 	s := in.Summary
 	if s == nil {

@@ -50,6 +50,11 @@ type AggregateOptions struct {
 type Aggregated struct {
 	Result *result.Result
 	Facts  result.RunFacts
+	// InputErr is a problem of an artifact the result was made in spite
+	// of (a summary that does not read: its records still give the
+	// result, invalid): a usage error at the file's line and column,
+	// for the command to exit with once the result is written.
+	InputErr error
 	// PowerExit is the power lane's exit code under REQUIRE_POWER with
 	// invalid telemetry (0 otherwise); PowerErr says why.
 	PowerExit int
@@ -117,6 +122,9 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 		outName = result.FileName(facts.ResultFilename)
 	}
 	j.power = aggregatePower(dir, o.Log, outName, out)
+	if in.SummaryErr != nil {
+		out.InputErr = usage.Refuse(fmt.Errorf("%w; the result is made from the records alone, invalid: aggregate a directory whose summary aiperf wrote", in.SummaryErr))
+	}
 	res.SetValidity(j.reasons())
 	// What the point was comes from what its directory records, whatever
 	// gave the facts: run.json's simulation, client and scrape health,

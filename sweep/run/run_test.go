@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -170,6 +171,17 @@ func fakeClient() {
 	}
 	if os.Getenv(faultEnv) == "empty-records" { // aiperf's exit 0 over an emptied profile_export.jsonl
 		if err := os.WriteFile(filepath.Join(dst, aiperf.RecordsFile), nil, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	if os.Getenv(faultEnv) == "nan-summary" { // a NaN, which aiperf 0.12.0 never writes, at line 23 column 12
+		p := filepath.Join(dst, aiperf.SummaryFile)
+		data, err := os.ReadFile(p)
+		if err == nil {
+			err = os.WriteFile(p, bytes.Replace(data, []byte(`"std": 1921.1532572365247`), []byte(`"std": NaN`), 1), 0o644)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -402,6 +414,11 @@ func TestRunFaults(t *testing.T) {
 		// The client exited 0 over an emptied records file: the point was
 		// ok and its result valid with 0 requests (InferenceX's validation
 		// reads only the summary's counts).
+		// One NaN in the summary lost the completed point: no result,
+		// the aggregate stage failed with "invalid character 'N'", no
+		// line or column.
+		{name: "NaN in the summary", clientFault: "nan-summary", failedStage: StageValidate,
+			errContains: "profile_export_aiperf.json:23:12: a non-finite number (NaN or Infinity), which aiperf 0.12.0 never writes", resultFile: true},
 		{name: "records emptied", clientFault: "empty-records", failedStage: StageValidate,
 			errContains: "artifacts: no_profiled_records: ", errContainsAlso: "request_count.avg says 145", resultFile: true},
 	}

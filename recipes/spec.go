@@ -35,6 +35,27 @@ func (s Speculation) goldenAL(g *configs.GoldenAL) (float64, error) {
 	return al, nil
 }
 
+// GoldenAL is the golden acceptance length a benchmark point of the
+// recipe is judged against, looked up in g (nil: the embedded curves,
+// which planning uses by default): nil when the recipe has no
+// speculative decoding.
+func (r *Recipe) GoldenAL(g *configs.GoldenAL) (*float64, error) {
+	if !r.Spec.Enabled() {
+		return nil, nil
+	}
+	if g == nil {
+		var err error
+		if g, err = configs.DefaultGoldenAL(); err != nil {
+			return nil, err
+		}
+	}
+	al, err := r.Spec.goldenAL(g)
+	if err != nil {
+		return nil, err
+	}
+	return &al, nil
+}
+
 // SpecArgs expands the speculative decoding flags. For vLLM, benchmark rows
 // get the synthetic acceptance sampler at the golden AL inside
 // --speculative-config (rejection_sample_method "synthetic",

@@ -108,6 +108,8 @@ func TestOutRefusalsPrintNoUsageHint(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	plan := filepath.Join(dir, "plan.json")
 	require.NoError(t, os.WriteFile(plan, []byte(planJSON), 0o644))
+	noGolden := filepath.Join(dir, "no-golden.json") // an MTP point's golden removed
+	require.NoError(t, os.WriteFile(noGolden, []byte(strings.Replace(planJSON, `"golden_al": 3.39`, `"golden_al": null`, 1)), 0o644))
 	sweepArgs := func(command, out string) []string {
 		return []string{command, "--simulate", "--config-keys", key, "--tp", "8", "--ep", "8", "--conc-list", "4", "--out", out}
 	}
@@ -131,6 +133,7 @@ func TestOutRefusalsPrintNoUsageHint(t *testing.T) {
 		{"run: not makeable", append(runArgs, unmakeable), "no such file or directory; give --out a directory this user can make and write", false},
 		{"run: a file", append(runArgs, file), "it is a file, not a directory: give a directory (one that does not exist yet is made)", false},
 		{"run --plan: another --out", []string{"run", "--plan", plan, "--simulate", "--out", filepath.Join(dir, "elsewhere")}, "plan it with --result-dir " + filepath.Join(dir, "elsewhere") + ", or run it with --out " + planned, false},
+		{"run --plan: a golden not its recipe's", []string{"run", "--plan", noGolden, "--simulate", "--out", planned}, "golden_al null, but recipe qwen3.5_fp8_mi325x_mtp plans 3.39 for this point: the point's acceptance length is judged against its recipe's golden; restore golden_al 3.39, or plan the point again (sweep plan --format json)", false},
 		{"report: a file", []string{"report", "../../testdata/knee/cases/v0004", "--out", file}, "give --out a directory for the report (index.html, summary.md, charts/)", false},
 		{"report: a link", []string{"report", "../../testdata/knee/cases/v0004", "--out", link}, "not through a link to another; remove the link, or give --out a directory", false},
 		{"ab run: holds a file", []string{"ab", "run", "minimaxm3-mi325x-smg", "--simulate", "--out", used}, "give another --out, or drop --out for the default ./ab-runs/<LEG>-<UTC time>", false},

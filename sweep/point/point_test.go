@@ -151,6 +151,12 @@ func TestReadPlanFileChecksEdits(t *testing.T) {
 		{"engine flag of the wrong type", regexp.MustCompile(`("--tp-size",\s*)"8"`).ReplaceAllString(plan, `${1}"eight"`), "--tp-size"},
 		{"row value of the wrong type", strings.Replace(plan, `"conc": 32`, `"conc": "32"`, 1),
 			fmt.Sprintf(".json:%d:7: conc: a JSON string where an integer belongs", concAt)},
+		// A null golden on an MTP point ran valid, "golden n/a:
+		// no_golden": its acceptance length never judged.
+		{"golden removed", strings.Replace(plan, `"golden_al": 3.39`, `"golden_al": null`, 1),
+			"golden_al null, but recipe qwen3.5_fp8_mi325x_mtp plans 3.39 for this point: the point's acceptance length is judged against its recipe's golden; restore golden_al 3.39, or plan the point again (sweep plan --format json)"},
+		{"golden edited", strings.Replace(plan, `"golden_al": 3.39`, `"golden_al": 2.5`, 1),
+			"golden_al 2.5, but recipe qwen3.5_fp8_mi325x_mtp plans 3.39 for this point"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

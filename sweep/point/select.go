@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sweep/configs"
@@ -182,7 +183,41 @@ func ReadPlanFile(path, out string) (*recipes.Point, error) {
 	if err := checkPlannedEngine(path, p); err != nil {
 		return nil, err
 	}
+	if err := checkPlannedGolden(path, p); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkPlannedGolden checks a plan file's golden acceptance length
+// against its recipe's, as planning sets it: the golden the point's
+// acceptance length is judged against, none for an eval point (real
+// acceptance) or a recipe without speculative decoding. An edited
+// golden_al (null on an MTP point read "golden n/a: no_golden", a point
+// never judged) is refused naming both.
+func checkPlannedGolden(path string, p *recipes.Point) error {
+	rc, ok := models.Builtin().Recipe(p.Recipe)
+	if !ok {
+		return nil // checkPlannedEngine refused it
+	}
+	want, err := rc.GoldenAL(nil)
+	if err != nil {
+		return fmt.Errorf("--plan %s: recipe %s: %w", path, rc.Name, err)
+	}
+	if p.Eval != nil {
+		want = nil
+	}
+	text := func(al *float64) string {
+		if al == nil {
+			return "null"
+		}
+		return strconv.FormatFloat(*al, 'g', -1, 64)
+	}
+	if (p.GoldenAL == nil) != (want == nil) || (want != nil && *p.GoldenAL != *want) {
+		return usage.Refusef("--plan %s: golden_al %s, but recipe %s plans %s for this point: the point's acceptance length is judged against its recipe's golden; restore golden_al %s, or plan the point again (sweep plan --format json)",
+			path, text(p.GoldenAL), rc.Name, text(want), text(want))
+	}
+	return nil
 }
 
 // checkPlannedEngine checks a plan file's engine command against the flag

@@ -2,8 +2,6 @@ package result
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"sweep/metrics/aiperf"
 )
@@ -131,20 +129,4 @@ func profilingCounts(recs []aiperf.Record) (ok, failed int) {
 		}
 	}
 	return ok, failed
-}
-
-// schemaRelease is the aiperf release a flag schema names
-// ("aiperf@0.12.0": "0.12.0"); "" for one that names none (the fork's
-// "aiperf@sa-754356e9", whose artifacts' version is not judged).
-func schemaRelease(schema string) string {
-	v, ok := strings.CutPrefix(schema, "aiperf@")
-	if !ok || v == "" {
-		return ""
-	}
-	for part := range strings.SplitSeq(v, ".") {
-		if _, err := strconv.Atoi(part); err != nil {
-			return ""
-		}
-	}
-	return v
 }

@@ -2,6 +2,8 @@ package abgate
 
 import (
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,6 +80,84 @@ func TestBootstrapCI(t *testing.T) {
 		assert.InDelta(t, -0.016, got[0], 1e-12)
 		assert.InDelta(t, -0.016, got[1], 1e-12)
 	})
+}
+
+// TestUint64N: bootstrapCI's draws are math/rand/v2's Rand.Uint64N on the
+// same PCG, so its intervals are those it gave through rand.Rand: powers
+// of two, n near 2⁶⁴ where Lemire's rejection loops, and the stratum
+// sizes of the calibration's categories.
+func TestUint64N(t *testing.T) {
+	if strconv.IntSize == 32 {
+		t.Skip("rand.Rand draws below 2³² another way on 32-bit platforms")
+	}
+	for _, n := range []uint64{1, 2, 3, 7, 64, 200, 1053, 4441, 1<<32 + 1, 1<<62 + 3, 1<<63 + 1, math.MaxUint64} {
+		t.Run(strconv.FormatUint(n, 10), func(t *testing.T) {
+			want := rand.New(rand.NewPCG(42, 0x9e3779b97f4a7c15))
+			got := rand.NewPCG(42, 0x9e3779b97f4a7c15)
+			for i := range 2000 {
+				if w, g := want.Uint64N(n), uint64N(got, n); w != g {
+					t.Fatalf("draw %d of [0, %d): got %d, want rand.Rand's %d", i, n, g, w)
+				}
+			}
+		})
+	}
+}
+
+// bootstrapThroughRand is bootstrapCI as it drew its cases through
+// rand.Rand.IntN, before uint64N.
+func bootstrapThroughRand(strata []stratum, resamples int, seed uint64) (pooled [2]float64, per [][2]float64) {
+	n := 0
+	for _, s := range strata {
+		n += len(s)
+	}
+	per = make([][2]float64, len(strata))
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	pooledDraws := make([]float64, resamples)
+	perDraws := make([][]float64, len(strata))
+	for k := range strata {
+		perDraws[k] = make([]float64, resamples)
+	}
+	for b := range resamples {
+		total := 0.0
+		for k, s := range strata {
+			sum := 0.0
+			for range len(s) {
+				sum += s[rng.IntN(len(s))]
+			}
+			total += sum
+			if len(s) > 0 {
+				perDraws[k][b] = sum / float64(len(s))
+			}
+		}
+		pooledDraws[b] = total / float64(n)
+	}
+	pooled = percentileInterval(pooledDraws)
+	for k := range strata {
+		per[k] = percentileInterval(perDraws[k])
+	}
+	return pooled, per
+}
+
+func TestBootstrapCIAsThroughRand(t *testing.T) {
+	if strconv.IntSize == 32 {
+		t.Skip("rand.Rand draws below 2³² another way on 32-bit platforms")
+	}
+	strata := []stratum{discordant(200, 16, 12), {}, discordant(1, 1, 0), discordant(64, 3, 5), halfStratum(1053, 90), discordant(4441, 130, 128)}
+	for _, seed := range []uint64{1, 7, 42} {
+		wantPooled, wantPer := bootstrapThroughRand(strata, 500, seed)
+		pooled, per := bootstrapCI(strata, 500, seed)
+		assert.Equal(t, wantPooled, pooled, "seed %d", seed)
+		assert.Equal(t, wantPer, per, "seed %d", seed)
+	}
+}
+
+// BenchmarkBootstrapCI is one comparison of an A/A calibration of BFCL:
+// 4441 cases in 17 categories (here one), 10⁴ resamples.
+func BenchmarkBootstrapCI(b *testing.B) {
+	strata := []stratum{discordant(4441, 130, 128)}
+	for b.Loop() {
+		bootstrapCI(strata, DefaultResamples, 1)
+	}
 }
 
 func TestReplicatesFor80Power(t *testing.T) {

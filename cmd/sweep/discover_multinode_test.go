@@ -48,6 +48,7 @@ func commandPort(t *testing.T, file string) string {
 // and a rerun on the directory runs nothing.
 func TestDiscoverSimulatedDisaggregatedArm(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
+	noSimulatedLoading(t)
 	out := filepath.Join(t.TempDir(), "d")
 	code, stdout, stderr := runCLI(t, disaggDiscoverArgs(out)...)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)

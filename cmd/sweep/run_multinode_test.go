@@ -34,6 +34,7 @@ func disaggRunArgs(out string, extra ...string) []string {
 // the router, and the result with InferenceX's multi-node fields.
 func TestRunSimulatedDisaggregatedPoint(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
+	noSimulatedLoading(t)
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, disaggRunArgs(out)...)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)

@@ -465,6 +465,7 @@ func fitDisaggRoles(t *testing.T, dir, out string) map[string]simengine.ArmCalib
 // (+5.0 %), where the uncalibrated model is 25 % or more off.
 func TestSimCalibrateRecoversAPlantedDisaggArm(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
+	noSimulatedLoading(t)
 	dir := t.TempDir()
 	planted := filepath.Join(dir, "planted.json")
 	arm := `"engine": "sglang", "model": "DeepSeek-V4-Pro", "gpu": "mi355x", "tp": 8, "ep": 1, "host_kv": true`

@@ -227,7 +227,10 @@ func TestRunFaultsSimulated(t *testing.T) {
 	}{
 		{"engine never ready", []string{"--sim-fault", "never-ready", "--ready-timeout", "2s"}, run.StageEngine, "not ready", nil, "", ""},
 		{"engine dies mid-load", []string{"--sim-fault", "crash:20"}, run.StageClient, "engine exited during the load", nil, "", ""},
-		{"engine hangs", []string{"--sim-fault", "hang:20"}, run.StageClient, "engine stopped answering", []string{"gpu_metrics_energy_end.csv"}, "", ""},
+		// A hang is declared after 10 simulated minutes, 5 s of wall time
+		// at --time-scale 120 (12 s at the tests' 50; the virtual clock
+		// runs the point itself the same at either).
+		{"engine hangs", []string{"--sim-fault", "hang:20", "--time-scale", "120"}, run.StageClient, "engine stopped answering", []string{"gpu_metrics_energy_end.csv"}, "", ""},
 		// The failure said "no two good scrapes of the engine" and the
 		// client's log "no server metrics endpoint answered": the parse
 		// error was in the result's scrape_health alone.

@@ -10,21 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/internal/simproto"
 	"sweep/sweep/executor/slurm"
 )
-
-// noSimulatedLoading starts the simulated engines of a test with their
-// port open at once (SWEEP_SIM_LOAD_TIME=0; the warm-up before /health
-// turns green stays): on the wall clock a disaggregated server start ran
-// each worker's 90 simulated seconds of model loading, one worker after
-// the other, 9 of its 10 s at time scale 20. For tests that do not look
-// at the loading; the points measure the same (the load time is no part
-// of a sweep's identity either).
-func noSimulatedLoading(t *testing.T) {
-	t.Helper()
-	t.Setenv(simproto.EnvLoadTime, "0")
-}
 
 // assertMetricsRecorded checks that the client's server-metrics export
 // (aiperf_artifacts/server_metrics_export.json) lists each of urls among

@@ -84,6 +84,7 @@ func TestRunSimulatedPower(t *testing.T) {
 	// seconds (stretched about the origin the runner gives them and the
 	// client), so the point has a power lane as a virtual-clock one does.
 	t.Run("wall clock", func(t *testing.T) {
+		noSimulatedLoading(t)
 		out := t.TempDir()
 		started := time.Now().Unix()
 		code, stdout, stderr := runCLI(t, simRunArgs(out, "--sim-clock", "wall")...)
@@ -285,6 +286,7 @@ func TestRunWallClockBehindSchedule(t *testing.T) {
 	}{{"0.1", false}, {"1", true}} {
 		t.Run("SWEEP_SIM_MAX_LAG="+tc.maxLag, func(t *testing.T) {
 			t.Setenv(simproto.EnvMaxLag, tc.maxLag)
+			noSimulatedLoading(t)
 			out := t.TempDir()
 			code, stdout, stderr := runCLI(t, simRunArgs(out, "--sim-clock", "wall", "--sim-fault", "late-steps:50ms")...)
 			_, res := pointResult(t, out)

@@ -68,6 +68,19 @@ func TestMain(m *testing.M) {
 // the end are cancelled and counted as failed, as aiperf counts them.
 var simTestArgs = []string{"--simulate", "--duration", "300", "--time-scale", "50", "--stop-grace", "3s"}
 
+// noSimulatedLoading starts the simulated engines of a test on the wall
+// clock with their port open at once (SWEEP_SIM_LOAD_TIME=0; the warm-up
+// before /health turns green stays): each start ran 90 simulated seconds
+// of model loading, 1.8 s at the tests' time scale 50 and 4.5 s per
+// worker of a disaggregated point at its 20, the prefill worker's and
+// then the decode worker's. For tests that do not look at the loading;
+// the points measure the same (the load time is no part of a sweep's
+// identity either). The virtual clock spends no wall time loading.
+func noSimulatedLoading(t *testing.T) {
+	t.Helper()
+	t.Setenv(simproto.EnvLoadTime, "0")
+}
+
 // simRunArgs runs a short simulated point of the MI325X Qwen3.5 recipe.
 func simRunArgs(out string, extra ...string) []string {
 	args := append([]string{"run", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8", "--conc", "16", "--out", out}, simTestArgs...)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,6 +17,52 @@ import (
 	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
 )
+
+// measuredKey is the simulated discovery of the measured key with its own
+// settings (`sweep discover --simulate --config-keys
+// qwen3.5-fp8-mi325x-sglang-agentic-mtp --no-report`: 32 points in 5
+// arms), run once for the tests that read it (about a minute on two
+// cores). It runs as its own process from the build without the race
+// detector, as the simulated points' processes do: its numbers come from
+// the simulated clock, not the wall clock, so a loaded machine changes
+// nothing but the time it takes. TestMain removes its directory.
+var measuredKey struct {
+	once sync.Once
+	dir  string // the sweep directory, in a directory of its own
+	log  string // its stdout and stderr
+	err  error
+}
+
+// measuredKeyDiscovery returns the directory and output of measuredKey's
+// discovery, running it on first use. Callers only read the directory.
+func measuredKeyDiscovery(t *testing.T) (dir, log string) {
+	t.Helper()
+	measuredKey.once.Do(func() {
+		bin, err := selfexe.Path()
+		if err != nil {
+			measuredKey.err = err
+			return
+		}
+		parent, err := os.MkdirTemp("", "sweep-measured-key-")
+		if err != nil {
+			measuredKey.err = err
+			return
+		}
+		measuredKey.dir = filepath.Join(parent, "d")
+		out, err := exec.CommandContext(t.Context(), bin, "discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
+			"--no-report", "--out", measuredKey.dir).CombinedOutput()
+		measuredKey.log, measuredKey.err = string(out), err
+	})
+	require.NoError(t, measuredKey.err, "the measured key's discovery:\n%s", measuredKey.log)
+	return measuredKey.dir, measuredKey.log
+}
+
+// removeMeasuredKey removes measuredKey's directory (TestMain).
+func removeMeasuredKey() {
+	if measuredKey.dir != "" {
+		os.RemoveAll(filepath.Dir(measuredKey.dir))
+	}
+}
 
 // TestDiscoverMeasuredKeyAsOnTheCluster is issue 28's acceptance, run as
 // a user runs it: `sweep discover --simulate --config-keys
@@ -29,18 +76,10 @@ import (
 // one grid step of each, fall off after the peak where the cluster did,
 // and run all 32 points green.
 //
-// The discovery runs as its own process from the test's build without
-// the race detector, as the simulated points' processes do: its numbers
-// come from the simulated clock, not the wall clock, so a loaded machine
-// changes nothing but the time it takes.
+// The discovery is measuredKeyDiscovery's.
 func TestDiscoverMeasuredKeyAsOnTheCluster(t *testing.T) {
-	bin, err := selfexe.Path()
-	require.NoError(t, err)
-	out := filepath.Join(t.TempDir(), "d")
-	cmd := exec.CommandContext(t.Context(), bin, "discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--no-report", "--out", out)
-	log, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", log)
-	assert.Contains(t, string(log), "32 ok, 0 failed, 0 not run")
+	out, log := measuredKeyDiscovery(t)
+	assert.Contains(t, log, "32 ok, 0 failed, 0 not run")
 
 	var sum campaign.Summary
 	data, err := os.ReadFile(filepath.Join(out, campaign.SummaryJSON))
@@ -104,10 +143,22 @@ func TestDiscoverMeasuredKeyAsOnTheCluster(t *testing.T) {
 // server when retried). With the far-neighbour bracketing points as
 // probes the default adaptive discovery of this arm runs only probes
 // (c4 c16 c48 c32 c40), so the full-length comparison runs with
-// --probe-duration 0, where every point it asks for is full length.
+// --probe-duration 0, where every point it asks for is full length. The
+// full discovery is the arm's in measuredKeyDiscovery's, which reads as
+// the arm's discovery alone does.
 func TestDiscoverAdaptiveMeasuresAsTheFullDiscovery(t *testing.T) {
 	bin, err := selfexe.Path()
 	require.NoError(t, err)
+	tep4 := func(arms []*knee.Arm) map[int]knee.Sample {
+		i := slices.IndexFunc(arms, func(a *knee.Arm) bool { return a.Identity.Get("tp") == "4" && a.Identity.Get("ep") == "4" })
+		require.GreaterOrEqual(t, i, 0, "no TEP4 arm among %d", len(arms))
+		got := map[int]knee.Sample{}
+		for _, s := range arms[i].Samples {
+			assert.Empty(t, s.Excluded, "c%d", s.Conc)
+			got[s.Conc] = s
+		}
+		return got
+	}
 	discover := func(extra ...string) map[int]knee.Sample {
 		out := filepath.Join(t.TempDir(), "d")
 		args := append([]string{"discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "4", "--ep", "4",
@@ -118,14 +169,13 @@ func TestDiscoverAdaptiveMeasuresAsTheFullDiscovery(t *testing.T) {
 		arms, err := knee.Read(t.Context(), out)
 		require.NoError(t, err)
 		require.Len(t, arms, 1)
-		got := map[int]knee.Sample{}
-		for _, s := range arms[0].Samples {
-			assert.Empty(t, s.Excluded, "c%d", s.Conc)
-			got[s.Conc] = s
-		}
-		return got
+		return tep4(arms)
 	}
-	full := discover()
+	dir, log := measuredKeyDiscovery(t)
+	assert.Contains(t, log, " 0 failed", "%s", log)
+	arms, err := knee.Read(t.Context(), dir)
+	require.NoError(t, err)
+	full := tep4(arms)
 	require.Contains(t, discover("--adaptive"), 48, "the top of the grid, probed")
 	adaptive := discover("--adaptive", "--probe-duration", "0")
 	require.Contains(t, adaptive, 48, "the top of the grid")

@@ -57,6 +57,7 @@ func TestMain(m *testing.M) {
 		os.Setenv(simproto.EnvMaxLag, "1")
 	}
 	code := m.Run()
+	removeMeasuredKey()
 	removeStaticSweep()
 	os.Exit(code)
 }

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
@@ -175,8 +176,15 @@ func plannedKey(id result.Identity) string {
 // PlanArms plans one point of every single-node agentic arm of g's
 // config keys with the shipped recipes: its engine command and golden
 // acceptance length. An arm whose point cannot be planned is left out.
+// The embedded golden AL curves are read once for every arm (each plan
+// read them again: 2.8 s of sim calibrate's 8 s in cmd/sweep's tests under
+// the race detector).
 func PlanArms(g *matrix.Generator) (Planned, error) {
-	opts := recipes.PlanOptions{Catalog: models.Builtin(), Runners: g.Runners}
+	golden, err := configs.DefaultGoldenAL()
+	if err != nil {
+		return nil, err
+	}
+	opts := recipes.PlanOptions{Catalog: models.Builtin(), Runners: g.Runners, Golden: golden}
 	rows, _, err := g.AgenticRows([]string{"*"}, nil, matrix.EvalOptions{NoEvals: true})
 	if err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ import (
 func TestDiscoverDisaggregatedArmOnSlurmNodes(t *testing.T) {
 	requireMultiNodeSlurm(t, 2)
 	t.Setenv(asCLIEnv, "1")
+	noSimulatedLoading(t)
 	out := filepath.Join(t.TempDir(), "d")
 	code, stdout, stderr := runCLI(t, disaggDiscoverArgs(out, "--slurm")...)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)

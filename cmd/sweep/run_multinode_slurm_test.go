@@ -72,6 +72,7 @@ func requireMultiNodeSlurm(t *testing.T, nodes int) {
 func TestRunDisaggregatedPointOnSlurmNodes(t *testing.T) {
 	requireMultiNodeSlurm(t, 2)
 	t.Setenv(asCLIEnv, "1")
+	noSimulatedLoading(t)
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, disaggRunArgs(out, "--slurm")...)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)

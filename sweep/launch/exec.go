@@ -326,6 +326,11 @@ const noSuchContainer = "No such container"
 // to read its --help after its own error.
 var notCause = regexp.MustCompile(`^(srun: error: .*: tasks? [0-9,-]+: Exited with exit code [0-9]+|Run '.*--help' for more information)$`)
 
+// NotCause reports whether a line a failed command printed is one that
+// never says why it failed (notCause): a caller picking the line that
+// names the cause passes over it.
+func NotCause(line string) bool { return notCause.MatchString(line) }
+
 // causeLine keeps the last line a command wrote that can say why it
 // failed (curl's "Could not resolve host" under enroot import, docker's
 // "Error response from daemon", the payload's own last word), passing

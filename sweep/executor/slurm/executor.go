@@ -16,6 +16,7 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/inputfile"
 	"sweep/sweep/campaign"
+	"sweep/sweep/launch"
 )
 
 // Executor runs a sweep's arms as Slurm batch jobs, one job per arm: the
@@ -297,7 +298,9 @@ func importFailure(log string, st JobStatus) (string, bool) {
 	for l := range strings.Lines(string(data)) {
 		// A progress bar's last state is after its last carriage return.
 		l = strings.TrimRight(l, "\r\n")
-		if l = strings.TrimSpace(l[strings.LastIndexByte(l, '\r')+1:]); l != "" {
+		// srun's own report of the step's exit code says no why: the
+		// import's last line before it does (launch.NotCause).
+		if l = strings.TrimSpace(l[strings.LastIndexByte(l, '\r')+1:]); l != "" && !launch.NotCause(l) {
 			line = l
 		}
 	}

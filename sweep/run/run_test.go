@@ -379,6 +379,11 @@ func TestRunFaults(t *testing.T) {
 		// hangTimeout overrides Options.HangTimeout when set: a race-enabled
 		// client takes a second to exit, with the engine unhealthy.
 		hangTimeout time.Duration
+		// stopGrace overrides Options.StopGrace when set: the wait for a
+		// client that finishes on its own after its engine exited, which
+		// a loaded CI host stretched past the default 2 s for a client
+		// that sleeps 1 s.
+		stopGrace time.Duration
 	}{
 		{name: "engine never ready", engineFault: "never-ready", failedStage: StageEngine,
 			errContains: "not ready", tailContains: "stuck loading"},
@@ -394,7 +399,7 @@ func TestRunFaults(t *testing.T) {
 		// The engine crashed after the last request, while the client
 		// wrote its artifacts: the client was killed mid-write, and the
 		// point said the engine exited during the load.
-		{name: "engine crashes before the client's export", clientFault: "crash-before-export", failedStage: StageClient, hangTimeout: 10 * time.Second,
+		{name: "engine crashes before the client's export", clientFault: "crash-before-export", failedStage: StageClient, hangTimeout: 10 * time.Second, stopGrace: 20 * time.Second,
 			errContains: "engine exited as the load ended (exit code 7): client had sent its last request and finished on its own", tailContains: "scheduler died as the load ended", clientWrote: true},
 		// The acceptance check fell back on sweep's scrapes and said only
 		// "no two good scrapes of the engine": the scraper's error, the
@@ -430,6 +435,9 @@ func TestRunFaults(t *testing.T) {
 			}
 			if tc.hangTimeout > 0 {
 				opts.HangTimeout = tc.hangTimeout
+			}
+			if tc.stopGrace > 0 {
+				opts.StopGrace = tc.stopGrace
 			}
 			rec, err := Run(t.Context(), spec, opts)
 			require.Error(t, err)

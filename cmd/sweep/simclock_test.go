@@ -77,10 +77,10 @@ func TestSimulatedPointIsDeterministic(t *testing.T) {
 	require.Greater(t, len(want), 50)
 
 	hogged := filepath.Join(t.TempDir(), "hogged")
-	func() {
+	t.Run("under a CPU hog", func(t *testing.T) { // the hog ends with the subtest
 		cpuhog.Hog(t)
 		code, stdout, stderr = runCLI(t, args(hogged)...)
-	}()
+	})
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	got := resultNumbers(t, hogged)
 	var differ []string

@@ -13,10 +13,11 @@ GO ?= go
 # processes (whose sweep is one build without the race detector): it runs
 # beside the other packages, its output printed when it ends.
 E2E_PKG := ./cmd/sweep
-# Its tests run serially, about 620 s with the clusters up: they run as two
-# go test processes, the tests E2E_SHARD matches (every one that uses the
-# Slurm clusters or a container runtime among them, 339 s; the rest 278 s)
-# and the rest (-skip), so the package's second half does not wait for its first.
+# Its tests run serially: they run as two go test processes, the tests
+# E2E_SHARD matches (every one that uses the Slurm clusters or a container
+# runtime among them) and the rest (-skip), so the package's second half
+# does not wait for its first (CI on 2026-12-07: 511 s and 544 s beside the
+# other packages).
 E2E_SHARD := ^Test(Discover|Run|Launch)
 # The Slurm executor's package submits jobs to the test cluster too: it runs
 # after cmd/sweep, so neither waits for the other's GPUs.

@@ -89,6 +89,7 @@ type Launch struct {
 	StageWorkspace bool
 	// StageTmpDir is a node directory the stage step makes (mode 700)
 	// beside XDG_RUNTIME_DIR: MI300X's enroot TMPDIR; may hold ${UID}.
+	// An import in an arm's job, which has no stage step, makes both.
 	StageTmpDir string
 	// MountDir is the container directory the workspace is mounted on for
 	// an image ("/workspace" unless the image installs under it); nil:

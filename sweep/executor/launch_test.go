@@ -197,19 +197,24 @@ func TestLaunchJobsRefuseDockerRunner(t *testing.T) {
 }
 
 // An arm's image is imported where its runner's launcher imports it: in
-// its job on its node (the job's first step, this host's ${UID} bound)
-// for MI325X, on this host before sbatch for B300; the dry run says where.
+// its job on its node (the job's first step, this host's ${UID} bound,
+// MI300X's node directories made first) for MI300X and MI355X, on this
+// host before sbatch for B300; the dry run says where.
 func TestLaunchImportWhereTheLauncherDoes(t *testing.T) {
 	prof := func(r string) (recipes.Profile, error) { return recipes.SiteProfile(r, nil) }
 	l := Launch{Profile: prof, Binary: "/usr/local/bin/sweep", Dir: t.TempDir(), Progress: io.Discard}
+	uid := strconv.Itoa(os.Getuid())
 	for _, tc := range []struct {
 		runner, where string
 		inJob         []string // the job's import before its script; nil: on this host
+		args          []string // the script's $0 and arguments after it
 	}{
 		{runner: "mi300x-amds", where: "in the job on its node, before the step",
-			inJob: []string{"env", "HF_HUB_CACHE_MOUNT=/raid/hf-hub-cache/", "XDG_RUNTIME_DIR=/tmp/enroot-runtime-" + strconv.Itoa(os.Getuid()), "srun", "--job-name=mi300x-amds", "bash", "-c"}},
+			inJob: []string{"env", "HF_HUB_CACHE_MOUNT=/raid/hf-hub-cache/", "XDG_RUNTIME_DIR=/tmp/enroot-runtime-" + uid, "srun", "--job-name=mi300x-amds", "bash", "-c"},
+			args:  []string{"sweep-import", "/tmp/enroot-runtime-" + uid, "/raid/hf-hub-cache/runtime-cache/enroot/tmp-" + uid}},
 		{runner: "mi355x-amds", where: "in the job on its node, before the step",
-			inJob: []string{"env", "AIPERF_MMAP_CACHE_HOST_PATH=/it-share/aiperf-cache/", "VLLM_CACHE_ROOT=/it-share/gharunners/.cache/vllm", "srun", "bash", "-c"}},
+			inJob: []string{"env", "AIPERF_MMAP_CACHE_HOST_PATH=/it-share/aiperf-cache/", "VLLM_CACHE_ROOT=/it-share/gharunners/.cache/vllm", "srun", "bash", "-c"},
+			args:  []string{}},
 		{runner: "b300-nv", where: "on this host, once before the first job"},
 	} {
 		t.Run(tc.runner, func(t *testing.T) {
@@ -217,7 +222,7 @@ func TestLaunchImportWhereTheLauncherDoes(t *testing.T) {
 			var b strings.Builder
 			require.NoError(t, l.WriteDryRun(&b, sched, true))
 			assert.Contains(t, b.String(), "launch (--launch): per arm, the image import where its launcher runs it (this host before sbatch, or the job's node), then the sbatch job's step\n")
-			assert.Equal(t, 2, strings.Count(b.String(), "> ("+tc.where+")\n"), "each arm's import says where it runs:\n%s", b.String())
+			assert.Equal(t, 2, strings.Count(b.String(), " ("+tc.where+")\n"), "each arm's import says where it runs:\n%s", b.String())
 			if tc.inJob == nil {
 				return // running it would import on this host
 			}
@@ -225,9 +230,10 @@ func TestLaunchImportWhereTheLauncherDoes(t *testing.T) {
 			require.NoError(t, err)
 			cmd, err := prog(t.Context(), sched.Arms[0])
 			require.NoError(t, err)
-			require.Len(t, cmd.Import, len(tc.inJob)+1, "%q", cmd.Import)
+			require.Len(t, cmd.Import, len(tc.inJob)+1+len(tc.args), "%q", cmd.Import)
 			assert.Equal(t, tc.inJob, cmd.Import[:len(tc.inJob)])
 			assert.Contains(t, cmd.Import[len(tc.inJob)], "enroot import -o ")
+			assert.Equal(t, tc.args, cmd.Import[len(tc.inJob)+1:], "the script's arguments")
 			assert.Equal(t, "srun", cmd.Argv[0])
 		})
 	}

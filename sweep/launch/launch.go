@@ -93,6 +93,9 @@ type Options struct {
 	// launches into different directories on one host never share, and
 	// so never remove, a container.
 	Instance string
+	// inJob: the import runs as a step of a batch job that has no stage
+	// step (InJob), so it makes the launcher's node directories itself.
+	inJob bool
 }
 
 // DirTag is a short tag unique to a directory: the first 8 hex digits of
@@ -279,7 +282,7 @@ func (b *builder) slurm() (*Plan, error) {
 		b.env["PORT"] = PortOf(l.Port, "", b.o.RunnerName)
 	}
 	if l.ImportOnHost {
-		b.add(RoleImport, "bash", "-c", b.importScript(squash, true))
+		b.add(RoleImport, "bash", "-c", b.importScript(squash, true, false))
 	}
 	job := b.o.JobID
 	b.pl.JobID = job
@@ -334,17 +337,21 @@ func (b *builder) slurm() (*Plan, error) {
 		b.add(RoleStage, stepName([]string{"srun", "--jobid=" + job})...)
 		last := &b.pl.Commands[len(b.pl.Commands)-1]
 		lines := []string{"set -euo pipefail"}
-		for _, d := range []string{b.env["XDG_RUNTIME_DIR"], b.expand(l.StageTmpDir)} {
-			if d != "" {
-				lines = append(lines, "mkdir -p '"+d+"'", "chmod 700 '"+d+"'")
-			}
+		for _, d := range b.nodeDirs() {
+			lines = append(lines, "mkdir -p '"+d+"'", "chmod 700 '"+d+"'")
 		}
 		lines = append(lines, "rm -rf '"+remote+"'", "mkdir -p '"+remote+"'", "tar -C '"+remote+"' -xzf '"+remote+".tar.gz'")
 		last.Argv = append(last.Argv, "bash", "-c", "\n    "+strings.Join(lines, "\n    ")+"\n")
 	}
 	if !l.ImportOnHost {
 		argv := stepName([]string{"srun", "--jobid=" + job})
-		b.add(RoleImport, append(argv, "bash", "-c", b.importScript(squash, false))...)
+		var dirs []string
+		if b.o.inJob {
+			// No stage step runs before it in a job: the import makes the
+			// node directories, given as its arguments.
+			dirs = b.nodeDirs()
+		}
+		b.add(RoleImport, append(argv, b.importArgv(squash, dirs)...)...)
 	}
 	run := append([]string{"srun", "--jobid=" + job}, l.SrunFlags...)
 	run = append(run, "--container-image="+squash, "--container-mounts="+strings.ReplaceAll(b.mounts(), JobID, job))
@@ -369,14 +376,49 @@ func (b *builder) slurm() (*Plan, error) {
 	return b.pl, nil
 }
 
+// nodeDirs are the node directories the launcher's stage step makes
+// (mkdir -p, chmod 700) before the import: the XDG_RUNTIME_DIR it exports
+// on the host and its enroot TMPDIR (StageTmpDir; MI300X's, whose
+// compute nodes have neither: enroot's runtime and temporary files go
+// there).
+func (b *builder) nodeDirs() []string {
+	var dirs []string
+	for _, d := range []string{b.env["XDG_RUNTIME_DIR"], b.expand(b.p.Launch.StageTmpDir)} {
+		if d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// importArgName is the import script's $0 when it takes the node
+// directories as its arguments (bash names it in its own errors).
+const importArgName = "sweep-import"
+
+// importArgv is the step's bash running importScript on the node, which
+// first makes dirs (mode 700) when there are any: they reach the script
+// as its arguments, never as its text.
+func (b *builder) importArgv(squash string, dirs []string) []string {
+	argv := []string{"bash", "-c", b.importScript(squash, false, len(dirs) > 0)}
+	if len(dirs) > 0 {
+		argv = append(append(argv, importArgName), dirs...)
+	}
+	return argv
+}
+
 // importScript is the launchers' import under flock: skip a valid squash
-// file (unsquashfs -l), else import docker://IMAGE into it.
-func (b *builder) importScript(squash string, onHost bool) string {
+// file (unsquashfs -l), else import docker://IMAGE into it. With
+// makeArgs, it first makes each of its arguments a directory of mode 700,
+// as the launcher's stage step makes its node directories.
+func (b *builder) importScript(squash string, onHost, makeArgs bool) string {
 	l := b.p.Launch
 	lock := squash + ".lock"
 	var lines []string
 	if l.ImportStrict {
 		lines = append(lines, "set -euo pipefail")
+	}
+	if makeArgs {
+		lines = append(lines, `for d in "$@"; do mkdir -p -- "$d" && chmod 700 -- "$d" || exit; done`)
 	}
 	if !onHost {
 		lines = append(lines, l.ImportPreamble...)
@@ -600,7 +642,10 @@ type JobStep struct {
 // known. A docker runner's arm is refused (a usage.Refusef naming
 // --executor local). An import in the job loses its --jobid too, and
 // keeps the launcher's host variables (XDG_RUNTIME_DIR) as an env prefix,
-// ${UID} and ${HOME} still to bind (HostVars). dir is mounted at the same
+// ${UID} and ${HOME} still to bind (HostVars); with no stage step in the
+// job, it first makes the node directories the launcher's stage step
+// makes (MI300X's XDG_RUNTIME_DIR and enroot TMPDIR, mode 700), given as
+// the script's arguments. dir is mounted at the same
 // path in the container too, so the job's absolute file names resolve.
 func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (*JobStep, error) {
 	if p.Launch.Docker != nil {
@@ -609,6 +654,7 @@ func InJob(p recipes.Profile, row *matrix.Row, o Options, dir string) (*JobStep,
 	o.JobID = "${SLURM_JOB_ID}"
 	o.Workspace = dir
 	o.Payload = []string{}
+	o.inJob = true
 	o.Mounts = append(o.Mounts, dir+":"+dir)
 	pl, err := Build(p, row, o)
 	if err != nil {

@@ -239,6 +239,48 @@ func TestLaunchImportWhereTheLauncherDoes(t *testing.T) {
 	}
 }
 
+// B300's image import runs on this host before sbatch; when it fails,
+// the arm's error names the importer's last line that says why, by the
+// rule an import in a job follows (launch.LastCause): a progress bar's
+// last state, srun's exit report and blank lines passed over, only the
+// exit status when the importer said nothing.
+func TestHostImportFailureNamesItsCause(t *testing.T) {
+	for _, tc := range []struct {
+		name, enroot string // the fake enroot's script
+		want         string // the arm's error after "launch import (bash -c): "
+	}{
+		{name: "the registry's answer after a progress bar",
+			enroot: `printf '[INFO] Querying registry for permission grant\n' >&2
+printf '[INFO] 12%%\r[ERROR] URL https://registry-1.docker.io/v2/x/manifests/1 returned error code: 404 Not Found\r\n\n' >&2
+exit 1`,
+			want: "exit status 1: [ERROR] URL https://registry-1.docker.io/v2/x/manifests/1 returned error code: 404 Not Found"},
+		{name: "curl's line then srun's exit report",
+			enroot: `echo 'curl: (6) Could not resolve host: registry-1.docker.io' >&2
+echo 'srun: error: b300-018: task 0: Exited with exit code 6' >&2
+exit 6`,
+			want: "exit status 6: curl: (6) Could not resolve host: registry-1.docker.io"},
+		{name: "nothing said", enroot: "exit 3", want: "exit status 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// enroot on this host is the fake; no squash file is valid yet.
+			bin := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(bin, "enroot"), []byte("#!/bin/sh\n"+tc.enroot+"\n"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(bin, "unsquashfs"), []byte("#!/bin/sh\nexit 1\n"), 0o755))
+			t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+			squash := t.TempDir()
+			prof := func(r string) (recipes.Profile, error) {
+				return recipes.SiteProfile(r, []string{"squash-dir=" + squash})
+			}
+			l := Launch{Profile: prof, Binary: "/usr/local/bin/sweep", Dir: t.TempDir(), Progress: io.Discard}
+			sched := runnerSchedule(t, "b300-nv", recipes.Loader062126)
+			prog, err := l.ArmProgram(sched)
+			require.NoError(t, err)
+			_, err = prog(t.Context(), sched.Arms[0])
+			assert.EqualError(t, err, "image lmsysorg/sglang:v0.5.16: launch import (bash -c): "+tc.want)
+		})
+	}
+}
+
 func TestNewLaunch(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-sweep")
 	_, err := NewLaunch("/d", []string{"no-such-fact=1"}, missing, "")

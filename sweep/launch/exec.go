@@ -331,10 +331,37 @@ var notCause = regexp.MustCompile(`^(srun: error: .*: tasks? [0-9,-]+: Exited wi
 // names the cause passes over it.
 func NotCause(line string) bool { return notCause.MatchString(line) }
 
+// Cause is what one line of a failed command's output says of why it
+// failed: the line's last state (after its last carriage return, where a
+// progress bar leaves the message that overwrote it), trimmed; "" when it
+// says nothing (blank, or NotCause).
+func Cause(line string) string {
+	line = strings.TrimRight(line, "\r\n")
+	line = strings.TrimSpace(line[strings.LastIndexByte(line, '\r')+1:])
+	if line == "" || NotCause(line) {
+		return ""
+	}
+	return line
+}
+
+// LastCause is the last line of a failed command's output that says why
+// it failed (Cause), "" when none does: the rule of every launch error
+// that names a cause (a host command's, Exec; an import's in an arm's
+// job, from its log).
+func LastCause(output string) string {
+	last := ""
+	for line := range strings.Lines(output) {
+		if c := Cause(line); c != "" {
+			last = c
+		}
+	}
+	return last
+}
+
 // causeLine keeps the last line a command wrote that can say why it
 // failed (curl's "Could not resolve host" under enroot import, docker's
-// "Error response from daemon", the payload's own last word), passing
-// over lines that never say why (notCause). Safe for concurrent writes.
+// "Error response from daemon", the payload's own last word), as
+// LastCause picks it from the whole output. Safe for concurrent writes.
 type causeLine struct {
 	mu      sync.Mutex
 	partial []byte
@@ -361,7 +388,7 @@ func (c *causeLine) Write(p []byte) (int, error) {
 }
 
 func (c *causeLine) keep(line string) {
-	if line = strings.TrimSpace(line); line != "" && !notCause.MatchString(line) {
+	if line = Cause(line); line != "" {
 		c.last = line
 	}
 }

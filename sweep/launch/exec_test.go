@@ -202,6 +202,9 @@ func TestExecErrorNamesTheCause(t *testing.T) {
 			run:  "printf 'docker: Error response from daemon: No such image: x\\n\\nRun '\\''docker run --help'\\'' for more information\\n' >&2; exit 125",
 			want: "launch run (sh -c): exit status 125: docker: Error response from daemon: No such image: x"},
 		{name: "a last line without its newline", run: "printf 'no newline' >&2; exit 2", want: "launch run (sh -c): exit status 2: no newline"},
+		{name: "a progress bar's last state, as in an import's log",
+			run:  "printf '[INFO] 12%%\\r[ERROR] URL https://registry-1.docker.io/v2/x/manifests/1 returned error code: 404 Not Found\\r\\n\\n' >&2; exit 1",
+			want: "launch run (sh -c): exit status 1: [ERROR] URL https://registry-1.docker.io/v2/x/manifests/1 returned error code: 404 Not Found"},
 		{name: "nothing on stderr", run: "echo only stdout; exit 3", want: "launch run (sh -c): exit status 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -294,17 +294,13 @@ func importFailure(log string, st JobStatus) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	line := "no output (exit " + strconv.Itoa(st.ExitCode) + ")"
-	for l := range strings.Lines(string(data)) {
-		// A progress bar's last state is after its last carriage return.
-		l = strings.TrimRight(l, "\r\n")
-		// srun's own report of the step's exit code says no why: the
-		// import's last line before it does (launch.NotCause).
-		if l = strings.TrimSpace(l[strings.LastIndexByte(l, '\r')+1:]); l != "" && !launch.NotCause(l) {
-			line = l
-		}
+	// The rule of every launch error's cause (launch.LastCause): srun's
+	// own report of the step's exit code says no why, the import's last
+	// line before it does.
+	if line := launch.LastCause(string(data)); line != "" {
+		return line, true
 	}
-	return line, true
+	return "no output (exit " + strconv.Itoa(st.ExitCode) + ")", true
 }
 
 func reasonOf(st JobStatus) string {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -355,10 +356,11 @@ func TestLaunchThroughDocker(t *testing.T) {
 }
 
 // assertArmRanInImage checks the discovery arm's two points in out
-// completed with their client in the image.
-func assertArmRanInImage(t *testing.T, out string) {
+// (its layout "tp2", "tp4", ... in their names) completed with their
+// client in the image.
+func assertArmRanInImage(t *testing.T, out, layout string) {
 	t.Helper()
-	points, err := filepath.Glob(filepath.Join(out, "qwen3.5_tp2_conc*"))
+	points, err := filepath.Glob(filepath.Join(out, "qwen3.5_"+layout+"_conc*"))
 	require.NoError(t, err)
 	require.Len(t, points, 2)
 	for _, p := range points {
@@ -388,7 +390,7 @@ func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 	require.NoError(t, cmd.Run(), log.String())
 	s := log.String()
 	assert.Contains(t, s, "2 ok, 0 failed, 0 not run; 1 server start")
-	assertArmRanInImage(t, out)
+	assertArmRanInImage(t, out, "tp2")
 	ids, err := os.ReadFile(filepath.Join(out, "slurm", "jobs.txt"))
 	require.NoError(t, err)
 	jobLog, err := os.ReadFile(filepath.Join(out, "slurm", "arm01-t1.out"))
@@ -448,6 +450,40 @@ func TestDiscoverLaunchImportFailsInJob(t *testing.T) {
 	assert.NotContains(t, string(jobLog), "run-arm", "the container step never ran")
 }
 
+// TestDiscoverLaunchMI300XInJob runs a simulated discovery arm on the
+// MI300X launch path as a Slurm job through Pyxis: its import, a step of
+// the job, makes the node directories launch_mi300x-amds.sh's stage step
+// makes (enroot's TMPDIR, tmp-UID under the squash directory, mode 700;
+// a fresh one here) before it imports, and the container step mounts the
+// sweep directory as its workspace (it mounted /tmp/inferencex-${SLURM_JOB_ID},
+// which no step makes in a job: Pyxis refused the step and the arm never
+// ran).
+func TestDiscoverLaunchMI300XInJob(t *testing.T) {
+	requirePyxis(t)
+	site := pyxisSite(t)
+	squash := strings.TrimPrefix(site[slices.IndexFunc(site, func(s string) bool { return strings.HasPrefix(s, "squash-dir=") })], "squash-dir=")
+	out := filepath.Join(t.TempDir(), "d")
+	args := append([]string{"discover", "--simulate", "--executor", "slurm", "--launch", "--sweep-binary", staticSweep.path,
+		"--slurm-poll", "300ms", "--builtin-client", "--no-report", "--config-keys", launchKey, "--tp", "4", "--ep", "1",
+		"--conc-list", "1", "8", "--stop-grace", "2s", "--retries", "0", "--out", out}, site...)
+	args = append(args, "--site", "exclude=", "--config-files", relabelledKey(t, "cluster:mi300x-amds"))
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	var log syncbuf.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	require.NoError(t, cmd.Run(), log.String())
+	assert.Contains(t, log.String(), "2 ok, 0 failed, 0 not run; 1 server start")
+	assertArmRanInImage(t, out, "tp4")
+	jobLog, err := os.ReadFile(filepath.Join(out, "slurm", "arm01-t1.out"))
+	require.NoError(t, err)
+	assert.Contains(t, string(jobLog), "Squash file already exists and is valid, skipping import")
+	tmp := filepath.Join(squash, "tmp-"+strconv.Itoa(os.Getuid()))
+	fi, err := os.Stat(tmp)
+	require.NoError(t, err, "the import made enroot's TMPDIR on the node")
+	assert.True(t, fi.IsDir())
+	assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+}
+
 // TestDiscoverLaunchThroughDocker runs a simulated discovery arm of a
 // docker runner (launch_mi325x-tw.sh) with --executor local --launch: the
 // arm's run-arm runs in docker run on this host with the arm's GPUs, both
@@ -469,7 +505,7 @@ func TestDiscoverLaunchThroughDocker(t *testing.T) {
 	assert.Contains(t, s, "run: docker run --rm --network=host --name=bmk-server-mi325x-tw-arm01")
 	assert.Contains(t, s, "-e HIP_VISIBLE_DEVICES=2,3 -e ROCR_VISIBLE_DEVICES=2,3 --entrypoint="+launch.SweepDir+"/sweep "+launchImage+" run-arm --job "+out+"/docker/arm01-t1.json")
 	assert.Contains(t, s, "2 ok, 0 failed, 0 not run; 1 server start")
-	assertArmRanInImage(t, out)
+	assertArmRanInImage(t, out, "tp2")
 	ps, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "name=bmk-server-mi325x-tw-arm").Output()
 	require.NoError(t, err)
 	assert.Empty(t, strings.TrimSpace(string(ps)))

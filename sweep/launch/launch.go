@@ -244,9 +244,16 @@ func (b *builder) expand(s string) string {
 	if b.p.ModelPath != nil {
 		model = b.p.ModelPath(b.row)
 	}
+	// The stage step's copy of the workspace on the node (MI300X); in an
+	// arm's job no stage step runs: its nodes share the workspace (the
+	// sweep directory) itself.
+	remote := "/tmp/inferencex-" + JobID
+	if b.o.inJob {
+		remote = b.o.Workspace
+	}
 	return strings.NewReplacer(
 		"$GITHUB_WORKSPACE", b.o.Workspace,
-		"$REMOTE_WORKSPACE", "/tmp/inferencex-"+JobID,
+		"$REMOTE_WORKSPACE", remote,
 		"$HF_HUB_CACHE_MOUNT", hub,
 		"$HF_HUB_CACHE", b.hubCacheRaw(),
 		"$MODEL_PATH", model,

@@ -236,8 +236,8 @@ func TestBuildRejectsShellInImage(t *testing.T) {
 }
 
 // InJob: the container step has no --jobid (it runs in the batch job)
-// and mounts the sweep directory at its own path. The import's argv is
-// TestInJobImport's.
+// and mounts the sweep directory as the workspace and at its own path.
+// The import's argv is TestInJobImport's.
 func TestInJob(t *testing.T) {
 	row := agenticRow("lmsysorg/sglang:v0.5.16-rocm720-mi30x", "Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5", "fp8", "sglang", 2)
 	prof, err := recipes.ProfileFor("cluster:mi325x-amds")
@@ -253,6 +253,15 @@ func TestInJob(t *testing.T) {
 	// looks for its trace set.
 	assert.Equal(t, map[string]string{"XDG_CACHE_HOME": "/tmp/xdg-cache-${SLURM_JOB_ID}", "TRITON_CACHE_DIR": "/tmp/triton-cache-${SLURM_JOB_ID}",
 		"HF_HUB_CACHE": "/mnt/hf_hub_cache/"}, js.Env)
+	// MI300X's container step mounts the stage step's copy of the
+	// workspace (/tmp/inferencex-JOB_ID) in its launcher; a job has no
+	// stage step, and its node shares the sweep directory: that is
+	// mounted, never a path no step made.
+	mi300x, err := recipes.ProfileFor("mi300x-amds_00")
+	require.NoError(t, err)
+	js, err = InJob(mi300x, row, Options{RunnerName: "mi300x-amds_00"}, "/shared/d")
+	require.NoError(t, err)
+	assert.Contains(t, js.Argv, "--container-mounts=/shared/d:/workspace/,/raid/hf-hub-cache/:/mnt/hf_hub_cache/,/dev/kfd:/dev/kfd,/dev/dri:/dev/dri,/shared/d:/shared/d")
 	h200, err := recipes.ProfileFor("h200-dgxc-slurm_0")
 	require.NoError(t, err)
 	js, err = InJob(h200, row, Options{RunnerName: "h200-dgxc-slurm_0"}, "/shared/d")

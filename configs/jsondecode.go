@@ -173,50 +173,81 @@ func offsetLineCol(data []byte, offset int64) (line, col int) {
 // decoded but is wrong: key names it ("arms[2].step_scale"). The line and
 // column are left out when the element cannot be found.
 func JSONElementErrorf(file string, data []byte, list string, i int, key, format string, args ...any) *Error {
+	return JSONValueErrorf(file, data, []any{list, i}, key, format, args...)
+}
+
+// JSONValueErrorf returns an Error at the value path names in data, one
+// step per level from the top: an object key (string) or a list index
+// (int, 0-based), as {"engine": {"argv": [...]}}'s third argv token is
+// []any{"engine", "argv", 2}; key names it in the message. The line and
+// column are left out when the value cannot be found.
+func JSONValueErrorf(file string, data []byte, path []any, key, format string, args ...any) *Error {
 	e := &Error{File: file, Key: key, Msg: fmt.Sprintf(format, args...)}
-	if at := elementOffset(data, list, i); at >= 0 {
+	if at := valueOffset(data, path); at >= 0 {
 		e.Line, e.Col = offsetLineCol(data, at)
 	}
 	return e
 }
 
-// elementOffset returns the offset of the i-th element of the list under
-// the top-level object key list in data, or -1.
-func elementOffset(data []byte, list string, i int) int64 {
+// valueOffset returns the offset of the value path names in data (see
+// JSONValueErrorf), or -1.
+func valueOffset(data []byte, path []any) int64 {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return -1
-	}
-	for dec.More() {
-		k, err := dec.Token()
+	for _, step := range path {
+		t, err := dec.Token()
 		if err != nil {
 			return -1
 		}
-		if k != list {
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return -1
-			}
-			continue
+		var found bool
+		switch step := step.(type) {
+		case string:
+			found = t == json.Delim('{') && skipToKey(dec, step)
+		case int:
+			found = t == json.Delim('[') && skipElements(dec, step)
 		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		if !found {
 			return -1
 		}
-		for n := 0; dec.More(); n++ {
-			at := dec.InputOffset()
-			if n == i {
-				at = nextNonSpace(data, at)
-				if at < int64(len(data)) && data[at] == ',' {
-					at = nextNonSpace(data, at+1)
-				}
-				return at
-			}
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return -1
-			}
-		}
+	}
+	// The value starts after the ':' of its key or the ',' after the
+	// element before it.
+	at := nextNonSpace(data, dec.InputOffset())
+	if at < int64(len(data)) && (data[at] == ',' || data[at] == ':') {
+		at = nextNonSpace(data, at+1)
+	}
+	if at >= int64(len(data)) {
 		return -1
 	}
-	return -1
+	return at
+}
+
+// skipToKey reads an object's members up to the key name (dec just read
+// the object's '{'), reporting whether it is there.
+func skipToKey(dec *json.Decoder, name string) bool {
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if k == name {
+			return true
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return false
+}
+
+// skipElements reads the first n elements of a list (dec just read its
+// '['), reporting whether an element n follows them.
+func skipElements(dec *json.Decoder, n int) bool {
+	for ; n > 0 && dec.More(); n-- {
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return n == 0 && dec.More()
 }

@@ -115,3 +115,30 @@ func TestDecodeJSONOwnUnmarshaler(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, "p.json:3:3: x: unknown key: want a plan", err.Error())
 }
+
+// TestJSONValueErrorf: an error about a value that decoded but is wrong
+// points at that value, however deep (keys and list indexes, a plan file
+// printed as an array of one), and leaves the position out when the path
+// names no value.
+func TestJSONValueErrorf(t *testing.T) {
+	const plan = "[\n  {\n    \"recipe\": \"r\",\n    \"engine\": {\n      \"argv\": [\"python3\", \"-m\",\n        \"sglang.launch_server\", \"--crash-dump-folder\", \"/elsewhere\"]\n    }\n  }\n]\n"
+	tests := []struct {
+		name string
+		data string
+		path []any
+		want string
+	}{
+		{"argv token of a plan array", plan, []any{0, "engine", "argv", 4}, "p.json:6:56: k: m"},
+		{"first argv token", plan, []any{0, "engine", "argv", 0}, "p.json:5:16: k: m"},
+		{"object value", plan, []any{0, "recipe"}, "p.json:3:15: k: m"},
+		{"top-level list element", "{\"arms\": [{\"tp\": 8},\n  {\"tp\": 4}]}", []any{"arms", 1}, "p.json:2:3: k: m"},
+		{"index past the end", plan, []any{0, "engine", "argv", 5}, "p.json: k: m"},
+		{"missing key", plan, []any{0, "client"}, "p.json: k: m"},
+		{"key of a list", plan, []any{"engine"}, "p.json: k: m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, JSONValueErrorf("p.json", []byte(tt.data), tt.path, "k", "m").Error())
+		})
+	}
+}

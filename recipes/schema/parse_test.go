@@ -651,3 +651,32 @@ func TestWrites(t *testing.T) {
 	assert.Equal(t, []Write{{"--artifact-dir", "/out/p/aiperf_artifacts"}, {"--zmq-ipc-path", "/out/p2/zmq"}}, p.WritesOutside("."), "a relative path lies under a relative directory")
 	assert.Equal(t, []Write{{"--profile-export-prefix", "run1"}}, p.WritesOutside("/out"), "only the relative path is outside the parent")
 }
+
+// TestEngineWrites: the engines' write-path flags are typed paths, so a
+// command's writes are read from any spelling (SGLang's argparse prefix,
+// the = form) and a path the engine only reads (the model, a config
+// file) is not one of them.
+func TestEngineWrites(t *testing.T) {
+	tests := []struct {
+		tool string
+		argv []string
+		want []Write
+	}{
+		{"sglang", []string{"--model-path", "/models/m", "--config", "/etc/sglang.yaml",
+			"--crash-dump-folder=/out/p/crash", "--export-metrics-to-file", "--export-metrics-to-file-dir", "/var/metrics",
+			"--spec-trace", "traces", "--debug-tensor-dump-output-folder", "/out/p/tensors",
+			"--modelopt-checkpoint-save-path", "/ckpt", "--modelopt-export-path", "/export", "--file-storage-path", "files"},
+			[]Write{{"--crash-dump-folder", "/out/p/crash"}, {"--export-metrics-to-file-dir", "/var/metrics"}, {"--spec-trace-dir", "traces"},
+				{"--debug-tensor-dump-output-folder", "/out/p/tensors"}, {"--modelopt-checkpoint-save-path", "/ckpt"},
+				{"--modelopt-export-path", "/export"}, {"--file-storage-path", "files"}}},
+		{"vllm", []string{"serve", "/models/m", "--mm-encoder-fp8-scale-path", "/scales.json", "--mm-encoder-fp8-scale-save-path", "/out/p/scales.json"},
+			[]Write{{"--mm-encoder-fp8-scale-save-path", "/out/p/scales.json"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.tool, func(t *testing.T) {
+			p, err := MustLoad(tc.tool, "").Parse(tc.argv)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, p.Writes())
+		})
+	}
+}

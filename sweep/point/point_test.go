@@ -177,6 +177,62 @@ func TestReadPlanFileChecksEdits(t *testing.T) {
 	}
 }
 
+// TestPlanFileEngineWritesOnlyUnderOut: an edited plan's engine command
+// that writes outside --out (a crash dump folder, a metrics file
+// directory: the schema's write-path flags) is refused, exit 2, at the
+// argv token's line and column in the plan file, naming the flag, the
+// path and the fix; written under the point's directory it reads fine,
+// and a path the engine only reads (the model) is not held to it.
+func TestPlanFileEngineWritesOnlyUnderOut(t *testing.T) {
+	out := t.TempDir()
+	r := &Request{Key: Key{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 8, EP: 8, Conc: 4}}
+	p, err := r.PlanRow(generator(t), out)
+	require.NoError(t, err)
+	fix := ": give it a path under " + out + ", or plan the point again for its directory (sweep plan --format json --result-dir " + out + ")"
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		token string // the argv token the refusal points at; "": the plan reads fine
+		want  string
+	}{
+		{"crash dumps under the point", []string{"--crash-dump-folder", out + "/crash"}, "", ""},
+		{"crash dumps elsewhere", []string{"--crash-dump-folder", "/tmp/elsewhere"}, `"/tmp/elsewhere"`,
+			"engine.argv[%d]: engine command: --crash-dump-folder /tmp/elsewhere writes outside the point's result directory " + out + fix},
+		{"metrics files, = form", []string{"--export-metrics-to-file", "--export-metrics-to-file-dir=/var/metrics"}, `"--export-metrics-to-file-dir=/var/metrics"`,
+			"engine command: --export-metrics-to-file-dir /var/metrics writes outside"},
+		{"a relative path, an abbreviated flag", []string{"--spec-trace", "traces"}, `"traces"`,
+			"engine command: --spec-trace-dir traces writes outside"},
+		{"the point's parent", []string{"--debug-tensor-dump-output-folder", out + "/.."}, `"` + out + `/.."`,
+			"engine command: --debug-tensor-dump-output-folder " + out + "/.. writes outside"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := *p
+			q.Engine.Argv = append(slices.Clone(p.Engine.Argv), tc.extra...)
+			b, err := json.MarshalIndent([]*recipes.Point{&q}, "", "  ")
+			require.NoError(t, err)
+			file := filepath.Join(t.TempDir(), "point.json")
+			require.NoError(t, os.WriteFile(file, b, 0o644))
+			_, err = ReadPlanFile(file, out)
+			if tc.token == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			plan := string(b)
+			at := strings.Index(plan, tc.token)
+			require.GreaterOrEqual(t, at, 0)
+			line, col := strings.Count(plan[:at], "\n")+1, at-strings.LastIndex(plan[:at], "\n")
+			want := tc.want
+			if strings.Contains(want, "%d") {
+				want = fmt.Sprintf(want, len(q.Engine.Argv)-1)
+			}
+			assert.ErrorContains(t, err, fmt.Sprintf("--plan: %s:%d:%d: ", file, line, col))
+			assert.ErrorContains(t, err, want)
+			assert.True(t, usage.IsRefusal(err), "exit 2, naming its fix: %v", err)
+		})
+	}
+}
+
 // TestSelectRowEvals: --eval picks the points InferenceX evaluates by
 // default, the highest concurrency per model and runner (tp8 ep1 conc80
 // for this key); under the all-evals label every agentic point is an eval

@@ -159,7 +159,9 @@ func ReadPlanFile(path, out string) (*recipes.Point, error) {
 		return nil, usage.Errorf("--plan: %w", err)
 	}
 	var points []recipes.Point
+	var at []any // the JSON path of the point: [] for an object, [0] for an array of one
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		at = []any{0}
 		if err := configs.DecodeJSON(path, data, &points, planWant); err != nil {
 			return nil, usage.Errorf("--plan: %w", err)
 		}
@@ -180,7 +182,7 @@ func ReadPlanFile(path, out string) (*recipes.Point, error) {
 	if filepath.Clean(p.ResultDir) != out {
 		return nil, usage.Refusef("--plan %s writes into %s, not --out %s: plan it with --result-dir %s, or run it with --out %s", path, p.ResultDir, out, out, p.ResultDir)
 	}
-	if err := checkPlannedEngine(path, p); err != nil {
+	if err := checkPlannedEngine(path, data, at, p); err != nil {
 		return nil, err
 	}
 	if err := checkPlannedGolden(path, p); err != nil {
@@ -223,8 +225,12 @@ func checkPlannedGolden(path string, p *recipes.Point) error {
 // checkPlannedEngine checks a plan file's engine command against the flag
 // schema its recipe plans with (engine and version), as planning does: an
 // edited plan's unknown flag or bad value is refused here, not by the
-// engine at start-up.
-func checkPlannedEngine(path string, p *recipes.Point) error {
+// engine at start-up. A path the command writes outside the point's
+// result directory (the schema's write-path flags: SGLang's crash dumps,
+// metrics files, traces; schema.Parsed.WritesOutside, the rule
+// run.FromPlan holds the client's argv to) is refused at its argv token's
+// line and column in data, whose point is at the JSON path at.
+func checkPlannedEngine(path string, data []byte, at []any, p *recipes.Point) error {
 	rc, ok := models.Builtin().Recipe(p.Recipe)
 	if !ok {
 		return usage.Errorf("--plan %s: recipe %q: this sweep has no recipe of that name; plan the point again with this sweep (sweep plan --format json)", path, p.Recipe)
@@ -243,7 +249,31 @@ func checkPlannedEngine(path string, p *recipes.Point) error {
 		return usage.Errorf("--plan %s: engine command, checked with the %s %s flag schema of recipe %s:\n%w\nedit the plan's engine argv to flags the schema has (sweep schema show %s@%s), or plan the point again", path, rc.Engine, rc.EngineVersion, rc.Name, err, rc.Engine, rc.EngineVersion)
 	}
 	if out := parsed.WritesOutside(p.ResultDir); len(out) > 0 {
-		return usage.Refusef("--plan %s: engine command: %s %s writes outside the point's result directory %s; plan the point again for its directory (sweep plan --format json --result-dir %s) or edit the path", path, out[0].Flag, out[0].Path, p.ResultDir, p.ResultDir)
+		w := out[0]
+		where, key := append(slices.Clone(at), "engine", "argv"), "engine.argv"
+		if i := writeToken(argv, w); i >= 0 {
+			where, key = append(where, i), fmt.Sprintf("%s[%d]", key, i)
+		}
+		return usage.Refuse(fmt.Errorf("--plan: %w", configs.JSONValueErrorf(path, data, where, key,
+			"engine command: %s %s writes outside the point's result directory %s: give it a path under %s, or plan the point again for its directory (sweep plan --format json --result-dir %s)",
+			w.Flag, w.Path, p.ResultDir, p.ResultDir, p.ResultDir)))
 	}
 	return nil
+}
+
+// writeToken is the index in argv of the token that names w's path:
+// "FLAG=PATH", or PATH after FLAG, FLAG spelt as w.Flag or as an argparse
+// abbreviation of it (the parse names the canonical flag); -1 when there
+// is none.
+func writeToken(argv []string, w schema.Write) int {
+	spelt := func(tok string) bool {
+		return strings.HasPrefix(tok, "--") && strings.HasPrefix(w.Flag, tok) || tok == w.Flag
+	}
+	for i, a := range argv {
+		flag, path, hasPath := strings.Cut(a, "=")
+		if hasPath && path == w.Path && spelt(flag) || a == w.Path && i > 0 && spelt(argv[i-1]) {
+			return i
+		}
+	}
+	return -1
 }

@@ -130,9 +130,9 @@ func TestReadPlanFileRefusals(t *testing.T) {
 
 // TestReadPlanFileChecksEdits: an edited plan is checked as planning
 // checks a point: an engine flag its recipe's schema does not have (it
-// reached the engine, which failed at engine-ready) and a value of the
-// wrong type (no line or column) are usage errors at the file's line and
-// column or naming the schema.
+// reached the engine, which failed at engine-ready), a parser name the
+// engine does not register and a value of the wrong type are usage errors
+// at the file's line and column of the argv token, naming the schema.
 func TestReadPlanFileChecksEdits(t *testing.T) {
 	out := t.TempDir()
 	r := &Request{Key: Key{ConfigKey: "qwen3.5-fp8-mi325x-sglang-agentic-mtp", TP: 8, EP: 8, Conc: 32}}
@@ -142,12 +142,24 @@ func TestReadPlanFileChecksEdits(t *testing.T) {
 	require.NoError(t, err)
 	plan := string(b)
 	concAt := strings.Count(plan[:strings.Index(plan, `"conc": 32`)], "\n") + 1
+	// at is the file:line:col of the first occurrence of token in data.
+	at := func(data, token string) string {
+		i := strings.Index(data, token)
+		require.GreaterOrEqual(t, i, 0, token)
+		return fmt.Sprintf(".json:%d:%d: ", strings.Count(data[:i], "\n")+1, i-strings.LastIndex(data[:i], "\n"))
+	}
+	bogus := strings.Replace(plan, `"--model-path"`, `"--bogus-flag", "--model-path"`, 1)
+	parser := strings.Replace(plan, `"qwen3_coder"`, `"qwen3_codr"`, 1)
 	tests := []struct {
 		name, data, want string
 	}{
 		{"as planned", plan, ""},
-		{"unknown engine flag", strings.Replace(plan, `"--model-path"`, `"--bogus-flag", "--model-path"`, 1),
-			"engine command, checked with the sglang v0.5.16 flag schema of recipe qwen3.5_fp8_mi325x_mtp:\nsglang v0.5.16 has no flag --bogus-flag"},
+		{"unknown engine flag", bogus,
+			at(bogus, `"--bogus-flag"`) + "engine.argv[3]: engine command, checked with the sglang v0.5.16 flag schema of recipe qwen3.5_fp8_mi325x_mtp:\nsglang v0.5.16 has no flag --bogus-flag"},
+		{"misspelt tool-call parser", parser,
+			at(parser, `"qwen3_codr"`) + "engine.argv["},
+		{"misspelt tool-call parser, named", parser, `--tool-call-parser: "qwen3_codr" is not one of: `},
+		{"misspelt tool-call parser, closest", parser, "(did you mean qwen3_coder?)\nedit the plan's engine argv"},
 		{"engine flag of the wrong type", regexp.MustCompile(`("--tp-size",\s*)"8"`).ReplaceAllString(plan, `${1}"eight"`), "--tp-size"},
 		{"row value of the wrong type", strings.Replace(plan, `"conc": 32`, `"conc": "32"`, 1),
 			fmt.Sprintf(".json:%d:7: conc: a JSON string where an integer belongs", concAt)},

@@ -2,6 +2,7 @@ package point
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -224,12 +225,14 @@ func checkPlannedGolden(path string, p *recipes.Point) error {
 
 // checkPlannedEngine checks a plan file's engine command against the flag
 // schema its recipe plans with (engine and version), as planning does: an
-// edited plan's unknown flag or bad value is refused here, not by the
-// engine at start-up. A path the command writes outside the point's
-// result directory (the schema's write-path flags: SGLang's crash dumps,
-// metrics files, traces; schema.Parsed.WritesOutside, the rule
-// run.FromPlan holds the client's argv to) is refused at its argv token's
-// line and column in data, whose point is at the JSON path at.
+// edited plan's unknown flag or bad value (a parser name the engine does
+// not register) is refused here, not by the engine at start-up. A path the
+// command writes outside the point's result directory (the schema's
+// write-path flags: SGLang's crash dumps, metrics files, traces;
+// schema.Parsed.WritesOutside, the rule run.FromPlan holds the client's
+// argv to) is refused too. Both name the line and column in data of the
+// argv token at fault (the first problem's), the point being at the JSON
+// path at.
 func checkPlannedEngine(path string, data []byte, at []any, p *recipes.Point) error {
 	rc, ok := models.Builtin().Recipe(p.Recipe)
 	if !ok {
@@ -244,34 +247,46 @@ func checkPlannedEngine(path string, data []byte, at []any, p *recipes.Point) er
 	if len(rest) == len(argv) {
 		return usage.Errorf("--plan %s: engine argv starts %q, not %s's program %q: want the engine command its recipe %s plans", path, argv[0], rc.Engine, s.Program, rc.Name)
 	}
+	// argvErrorf is a problem at argv[i] (the whole argv when i < 0).
+	argvErrorf := func(i int, format string, a ...any) error {
+		where, key := append(slices.Clone(at), "engine", "argv"), "engine.argv"
+		if i >= 0 {
+			where, key = append(where, i), fmt.Sprintf("%s[%d]", key, i)
+		}
+		return fmt.Errorf("--plan: %w", configs.JSONValueErrorf(path, data, where, key, format, a...))
+	}
 	parsed, err := s.Parse(rest, schema.AllowUnchecked(p.Escapes...))
 	if err != nil {
-		return usage.Errorf("--plan %s: engine command, checked with the %s %s flag schema of recipe %s:\n%w\nedit the plan's engine argv to flags the schema has (sweep schema show %s@%s), or plan the point again", path, rc.Engine, rc.EngineVersion, rc.Name, err, rc.Engine, rc.EngineVersion)
+		i := -1
+		if probs := schema.Problems(err); len(probs) > 0 {
+			i = argvToken(argv, cmp.Or(probs[0].Spelling, probs[0].Flag), probs[0].Value)
+		}
+		return &usage.Error{Err: argvErrorf(i, "engine command, checked with the %s %s flag schema of recipe %s:\n%v\nedit the plan's engine argv to flags the schema has (sweep schema show %s@%s), or plan the point again",
+			rc.Engine, rc.EngineVersion, rc.Name, err, rc.Engine, rc.EngineVersion)}
 	}
 	if out := parsed.WritesOutside(p.ResultDir); len(out) > 0 {
 		w := out[0]
-		where, key := append(slices.Clone(at), "engine", "argv"), "engine.argv"
-		if i := writeToken(argv, w); i >= 0 {
-			where, key = append(where, i), fmt.Sprintf("%s[%d]", key, i)
-		}
-		return usage.Refuse(fmt.Errorf("--plan: %w", configs.JSONValueErrorf(path, data, where, key,
+		return usage.Refuse(argvErrorf(argvToken(argv, w.Flag, w.Path),
 			"engine command: %s %s writes outside the point's result directory %s: give it a path under %s, or plan the point again for its directory (sweep plan --format json --result-dir %s)",
-			w.Flag, w.Path, p.ResultDir, p.ResultDir, p.ResultDir)))
+			w.Flag, w.Path, p.ResultDir, p.ResultDir, p.ResultDir))
 	}
 	return nil
 }
 
-// writeToken is the index in argv of the token that names w's path:
-// "FLAG=PATH", or PATH after FLAG, FLAG spelt as w.Flag or as an argparse
-// abbreviation of it (the parse names the canonical flag); -1 when there
-// is none.
-func writeToken(argv []string, w schema.Write) int {
+// argvToken is the index in argv of the token that gives flag value
+// ("FLAG=VALUE", or VALUE after FLAG), or of the flag itself when value is
+// "": FLAG spelt as flag or as an argparse abbreviation of it (a parse
+// names the canonical flag); -1 when there is none.
+func argvToken(argv []string, flag, value string) int {
 	spelt := func(tok string) bool {
-		return strings.HasPrefix(tok, "--") && strings.HasPrefix(w.Flag, tok) || tok == w.Flag
+		return tok == flag || len(tok) > 2 && strings.HasPrefix(tok, "--") && strings.HasPrefix(flag, tok)
 	}
 	for i, a := range argv {
-		flag, path, hasPath := strings.Cut(a, "=")
-		if hasPath && path == w.Path && spelt(flag) || a == w.Path && i > 0 && spelt(argv[i-1]) {
+		name, v, hasV := strings.Cut(a, "=")
+		switch {
+		case value == "" && spelt(name):
+			return i
+		case value != "" && (hasV && v == value && spelt(name) || a == value && i > 0 && spelt(argv[i-1])):
 			return i
 		}
 	}

@@ -35,13 +35,10 @@ func routerOrigin(a configs.ABArm) origin {
 }
 
 // checkArgv parses argv (program included) with the engine's embedded
-// flag schema.
-func checkArgv(tool configs.Engine, argv []string, escapes []schema.Escape) error {
-	cat, err := schema.Embedded()
-	if err != nil {
-		return err
-	}
-	s, err := cat.Resolve(string(tool))
+// flag schema at version (the engine's default schema when empty: a
+// direct arm names no release).
+func checkArgv(tool configs.Engine, version string, argv []string, escapes []schema.Escape) error {
+	s, err := schema.Load(string(tool), version)
 	if err != nil {
 		return err
 	}
@@ -56,14 +53,19 @@ func checkArgv(tool configs.Engine, argv []string, escapes []schema.Escape) erro
 }
 
 // checkEngine checks an arm's engine command against the engine's flag
-// schema; a refusal is a *configs.Error per problem, at the parser or arg
-// of the leg that set it.
-func checkEngine(a configs.ABArm, tool configs.Engine, argv []string, escapes []schema.Escape) error {
-	err := checkArgv(tool, argv, escapes)
+// schema at version (its recipe's release; "" for the default); a
+// refusal is a *configs.Error per problem, at the parser or arg of the
+// leg that set it.
+func checkEngine(a configs.ABArm, tool configs.Engine, version string, argv []string, escapes []schema.Escape) error {
+	err := checkArgv(tool, version, argv, escapes)
 	if err == nil {
 		return nil
 	}
-	return refusals(err, engineOrigin(a), fmt.Sprintf("the engine command %q", strings.Join(argv, " ")), string(tool))
+	ref := string(tool)
+	if version != "" {
+		ref += "@" + version
+	}
+	return refusals(err, engineOrigin(a), fmt.Sprintf("the engine command %q", strings.Join(argv, " ")), ref)
 }
 
 // checkRouter checks the command of an arm's router against the flag

@@ -71,7 +71,7 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 	if i := slices.Index(argv, "--max-model-len"); i >= 0 && i+1 < len(argv) && argv[i+1] == "auto" {
 		escapes = append(escapes, autoLenEscape)
 	}
-	if err := checkEngine(a, tool, argv, escapes); err != nil {
+	if err := checkEngine(a, tool, "", argv, escapes); err != nil {
 		return Arm{}, err
 	}
 	devices := make([]string, len(a.GPUs))

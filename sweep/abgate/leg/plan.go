@@ -170,7 +170,11 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 	if a.Parsers.ToolCall != nil || a.Parsers.Reasoning != nil {
 		// The recipe's own command was checked when it was built; the
 		// leg's parsers are checked here.
-		if err := checkEngine(a, pt.Row.Framework, pt.Engine.Argv, pt.Escapes); err != nil {
+		var version string // the recipe's pinned release, whose schema built its command
+		if rc, ok := models.Builtin().Recipe(pt.Recipe); ok {
+			version = rc.EngineVersion
+		}
+		if err := checkEngine(a, pt.Row.Framework, version, pt.Engine.Argv, pt.Escapes); err != nil {
 			return Arm{}, err
 		}
 	}

@@ -236,7 +236,7 @@ func checkPlannedGolden(path string, p *recipes.Point) error {
 func checkPlannedEngine(path string, data []byte, at []any, p *recipes.Point) error {
 	rc, ok := models.Builtin().Recipe(p.Recipe)
 	if !ok {
-		return usage.Errorf("--plan %s: recipe %q: this sweep has no recipe of that name; plan the point again with this sweep (sweep plan --format json)", path, p.Recipe)
+		return usage.Refusef("--plan %s: recipe %q: this sweep has no recipe of that name; plan the point again with this sweep (sweep plan --format json)", path, p.Recipe)
 	}
 	s, err := schema.Load(string(rc.Engine), rc.EngineVersion)
 	if err != nil {
@@ -245,7 +245,7 @@ func checkPlannedEngine(path string, data []byte, at []any, p *recipes.Point) er
 	argv := p.Engine.Argv
 	rest := s.TrimProgram(argv)
 	if len(rest) == len(argv) {
-		return usage.Errorf("--plan %s: engine argv starts %q, not %s's program %q: want the engine command its recipe %s plans", path, argv[0], rc.Engine, s.Program, rc.Name)
+		return usage.Refusef("--plan %s: engine argv starts %q, not %s's program %q: want the engine command its recipe %s plans", path, argv[0], rc.Engine, s.Program, rc.Name)
 	}
 	// argvErrorf is a problem at argv[i] (the whole argv when i < 0).
 	argvErrorf := func(i int, format string, a ...any) error {
@@ -261,8 +261,8 @@ func checkPlannedEngine(path string, data []byte, at []any, p *recipes.Point) er
 		if probs := schema.Problems(err); len(probs) > 0 {
 			i = argvToken(argv, cmp.Or(probs[0].Spelling, probs[0].Flag), probs[0].Value)
 		}
-		return &usage.Error{Err: argvErrorf(i, "engine command, checked with the %s %s flag schema of recipe %s:\n%v\nedit the plan's engine argv to flags the schema has (sweep schema show %s@%s), or plan the point again",
-			rc.Engine, rc.EngineVersion, rc.Name, err, rc.Engine, rc.EngineVersion)}
+		return usage.Refuse(argvErrorf(i, "engine command, checked with the %s %s flag schema of recipe %s:\n%v\nedit the plan's engine argv to flags the schema has (sweep schema show %s@%s), or plan the point again",
+			rc.Engine, rc.EngineVersion, rc.Name, err, rc.Engine, rc.EngineVersion))
 	}
 	if out := parsed.WritesOutside(p.ResultDir); len(out) > 0 {
 		w := out[0]

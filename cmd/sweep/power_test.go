@@ -303,6 +303,15 @@ func TestRunWallClockBehindSchedule(t *testing.T) {
 			}
 			rec := readRunRecord(t, out)
 			assert.Contains(t, strings.Join(rec.Warnings, "\n"), "fell 100 % behind its schedule")
+			// Re-aggregated, the point is judged on its recorded lag as
+			// run judged it: it was valid, the lag not stated.
+			code, stdout, stderr = runCLI(t, "result", "aggregate", out)
+			require.Equal(t, 0, code, stderr)
+			agg := map[string]any{}
+			require.NoError(t, json.Unmarshal([]byte(stdout), &agg))
+			assert.Equal(t, res["simulation"], agg["simulation"], "sweep result aggregate's simulation, then sweep run's")
+			assert.Equal(t, res["valid"], agg["valid"])
+			assert.Equal(t, res["invalid_reasons"], agg["invalid_reasons"])
 		})
 	}
 	t.Run("a bad SWEEP_SIM_MAX_LAG", func(t *testing.T) {

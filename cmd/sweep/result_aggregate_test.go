@@ -333,6 +333,55 @@ func TestResultAggregateDamagedArtifacts(t *testing.T) {
 	}, res.InvalidReasons)
 }
 
+// TestResultAggregateJudgesAsRunDid: the stages run.json records as
+// failed before the result was aggregated, its schedule lag and the
+// point's official mark make the re-aggregated result invalid with the
+// reasons sweep run gave. Before, re-aggregating a point whose client
+// failed (the engine crashed as the load ended) wrote a valid result.
+func TestResultAggregateJudgesAsRunDid(t *testing.T) {
+	stage := func(name, outcome, err string) run.Stage { return run.Stage{Name: name, Outcome: outcome, Error: err} }
+	lag := &result.Simulation{Clock: "wall", TimeScale: 150, ScheduleLag: &result.ScheduleLag{Share: 0.5, WorstSeconds: 2, Steps: 100, LateSteps: 50, ToleranceSeconds: 0.5, InvalidShare: 0.1}}
+	tests := []struct {
+		name string
+		rec  run.Record
+		args []string
+		want []string
+	}{
+		{name: "client failed before the result; the stop after it is not the result's",
+			rec: run.Record{Stages: []run.Stage{stage(run.StageEngine, "ok", ""), stage(run.StageClient, "failed", "engine exited as the load ended (exit code 7)"),
+				stage(run.StageAggregate, "ok", ""), stage(run.StageValidate, "failed", "engine exited"), stage(run.StageStop, "failed", "engine did not stop")}},
+			want: []string{"stage client failed: engine exited as the load ended (exit code 7)"}},
+		{name: "killed during the load: no aggregate stage",
+			rec:  run.Record{Stages: []run.Stage{stage(run.StageClient, "cancelled", "context canceled"), stage(run.StageStop, "failed", "engine did not stop")}},
+			want: []string{"stage client cancelled: context canceled"}},
+		{name: "acceptance length failed",
+			rec:  run.Record{Stages: []run.Stage{stage(run.StageAcceptance, "failed", "2.990 outside 3.5 ± 0.05"), stage(run.StageAggregate, "ok", "")}},
+			want: []string{"stage acceptance-length failed: 2.990 outside 3.5 ± 0.05"}},
+		{name: "acceptance length judged again with --golden-al",
+			rec:  run.Record{Stages: []run.Stage{stage(run.StageAcceptance, "failed", "2.990 outside 3.5 ± 0.05"), stage(run.StageAggregate, "ok", "")}},
+			args: []string{"--golden-al", "2.99"}},
+		{name: "schedule lag", rec: run.Record{Simulation: lag},
+			want: []string{"the simulated engine fell 50 % behind its schedule (50 of 100 steps ended more than 0.5 s late, the worst 2.00 s): the host was too loaded for time scale 150; rerun with a lower --time-scale or on an idle host"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, envFile := pointDirWithRecord(t, tc.rec)
+			for _, args := range [][]string{{dir}, {dir, "--env-file", envFile}} {
+				args = append(args, tc.args...)
+				code, stdout, stderr := runCLI(t, append([]string{"result", "aggregate"}, args...)...)
+				require.Equal(t, 0, code, stderr)
+				var res struct {
+					Valid          bool     `json:"valid"`
+					InvalidReasons []string `json:"invalid_reasons"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+				assert.Equal(t, len(tc.want) == 0, res.Valid, "%v", args)
+				assert.Equal(t, append([]string{}, tc.want...), res.InvalidReasons, "%v", args)
+			}
+		})
+	}
+}
+
 // TestResultAggregateForeignArtifacts: a point directory holding another
 // run's artifacts is invalid, naming what its run.json asked and what the
 // artifacts' summary records. Before, c16's 300 s artifacts in a c4

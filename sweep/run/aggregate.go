@@ -23,7 +23,7 @@ type AggregateOptions struct {
 	// run.json sweep run wrote in the directory, else the process
 	// environment. It replaces the run facts only: what run.json records
 	// of the point (its simulation, client, validation settings, golden
-	// AL and scrape health) stays.
+	// AL, scrape health and what the result was judged on) stays.
 	EnvFile string
 	// OutDir fills the env file's <AGENTIC_OUTPUT_DIR> placeholder.
 	OutDir string
@@ -64,7 +64,9 @@ type Aggregated struct {
 // Aggregate aggregates the artifacts of the result directory dir
 // (absolute) into InferenceX's result, with the acceptance length, the
 // validation and, when the run had it, the power lane; the result says
-// whether it is valid, simulated and which client made it.
+// whether it is valid, simulated and which client made it. Its validity
+// is sweep run's judgement (judgement): with run.json's failed stages
+// before the result (judgedStages), its schedule lag and official mark.
 func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 	if o.Name == "" {
 		o.Name = dir
@@ -116,6 +118,15 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 		}
 	}
 	j := judgement{al: res.AcceptanceLength, verdict: &v, verdictErr: verr, artifacts: result.CheckArtifacts(in, askedOf(facts, clientArgv, client))}
+	if rec != nil {
+		// What run.json records of the run itself: its failed stages,
+		// the schedule lag and whether the point was official.
+		j.failedStages = stageReasons(judgedStages(rec, o.GoldenAL != nil || o.ALToleranceGiven))
+		if sim := rec.Simulation; sim != nil {
+			_, j.lag = lagVerdict(sim.ScheduleLag, sim.TimeScale)
+		}
+		j.official, j.submission = rec.Official, res.Submission
+	}
 	out := &Aggregated{Result: res, Facts: facts}
 	outName := o.OutName
 	if outName == "" {
@@ -133,6 +144,7 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 		if rec.Simulation != nil {
 			res.Simulated, res.Simulation = true, rec.Simulation
 		}
+		res.Probe = rec.Probe
 		res.Client = rec.Client.Stamped(in.Summary)
 		res.ScrapeHealth = recordedScrapeHealth(dir, rec)
 	} else if in.Summary != nil && in.Summary.AIPerfVersion != "" {

@@ -124,6 +124,12 @@ func TestResultCarriesTheScenarioStamp(t *testing.T) {
 			if official {
 				assert.Contains(t, res.InvalidReasons, "not a valid inferencex-agentx-mvp submission (unsafe_override): an official point must be one")
 			}
+			// sweep result aggregate judges the directory as run did: the
+			// official point's re-aggregated result was valid.
+			agg, err := Aggregate(opts.OutDir, AggregateOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, res.Valid, agg.Result.Valid, "sweep result aggregate's validity, then sweep run's")
+			assert.Equal(t, res.InvalidReasons, agg.Result.InvalidReasons, "sweep result aggregate's reasons, then sweep run's")
 		})
 	}
 }

@@ -14,7 +14,8 @@ import (
 // alike: each gives what it has, a zero field adds no reason.
 type judgement struct {
 	// failedStages are the stages that failed before the result
-	// ("stage load failed: ..."); sweep run's only.
+	// ("stage client failed: ..."): sweep run's so far, run.json's
+	// (judgedStages) for a point's directory.
 	failedStages []string
 	// al is the acceptance-length check (nil: not made).
 	al *metrics.ALCheck
@@ -58,6 +59,42 @@ func (j judgement) reasons() []string {
 	}
 	if s := j.submission; j.official && s != nil && !s.Valid {
 		out = append(out, fmt.Sprintf("not a valid %s submission (%s): an official point must be one", s.Scenario, strings.Join(s.InvalidReasons, ", ")))
+	}
+	return out
+}
+
+// stageReasons are the failed or cancelled stages among stages, each as
+// a reason the point's result does not count ("stage client failed: ...").
+func stageReasons(stages []Stage) []string {
+	var out []string
+	for _, st := range stages {
+		if st.Outcome == outcomeFailed || st.Outcome == outcomeCancelled {
+			out = append(out, fmt.Sprintf("stage %s %s: %s", st.Name, st.Outcome, st.Error))
+		}
+	}
+	return out
+}
+
+// judgedStages are the stages of a point's record (run.json) that sweep
+// run judged its result on: those recorded before its aggregate stage,
+// or, in a record without one (the point killed before it), every stage
+// but those Run records after the result (validate, power, stop). When
+// rejudgeAL (another golden AL or tolerance given), the acceptance-length
+// stage is left out: the acceptance length is judged again.
+func judgedStages(rec *Record, rejudgeAL bool) []Stage {
+	var out []Stage
+	for _, st := range rec.Stages {
+		switch st.Name {
+		case StageAggregate:
+			return out
+		case StageValidate, StagePower, StageStop:
+			continue
+		case StageAcceptance:
+			if rejudgeAL {
+				continue
+			}
+		}
+		out = append(out, st)
 	}
 	return out
 }

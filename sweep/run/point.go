@@ -356,13 +356,19 @@ type Record struct {
 	// (a sweep's server for several points); nil when Run started it.
 	Server *ServerRef `json:"server,omitempty"`
 	// Facts, Simulation, Client and ValidateOptions are what the point's result
-	// was aggregated and validated with (nil in a server's own record):
+	// was aggregated and validated with (nil in a server's own record;
+	// Simulation holds the schedule lag once the result is judged):
 	// sweep result aggregate on this directory takes them from here
 	// instead of InferenceX's environment variables.
 	Facts           *result.RunFacts        `json:"facts,omitempty"`
 	Simulation      *result.Simulation      `json:"simulation,omitempty"`
 	Client          *result.Client          `json:"client,omitempty"`
 	ValidateOptions *result.ValidateOptions `json:"validate_options,omitempty"`
+	// Official and Probe are the point's (Spec.Official, Spec.Probe):
+	// sweep result aggregate judges and marks the result as sweep run
+	// did.
+	Official bool `json:"official,omitempty"`
+	Probe    bool `json:"probe,omitempty"`
 	// ScrapeHealth is the health of sweep's own scraping of the engine's
 	// /metrics during the load, as the result states it (nil when it did
 	// not scrape); sweep result aggregate states it again from here.

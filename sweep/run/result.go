@@ -128,6 +128,9 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			s := *sim
 			s.ScheduleLag = r.lag
 			res.Simulated, res.Simulation = true, &s
+			r.mu.Lock()
+			r.rec.Simulation = &s // with its lag, for sweep result aggregate to judge it again
+			r.mu.Unlock()
 			if w, invalid := lagVerdict(r.lag, s.TimeScale); w != "" {
 				r.warn(w)
 				j.lag = invalid
@@ -231,15 +234,9 @@ func (r *runner) clientArgv() []string {
 // failedStages are the point's stages that failed or were cancelled
 // so far, each as a reason its result does not count.
 func (r *runner) failedStages() []string {
-	var out []string
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, st := range r.rec.Stages {
-		if st.Outcome == outcomeFailed || st.Outcome == outcomeCancelled {
-			out = append(out, fmt.Sprintf("stage %s %s: %s", st.Name, st.Outcome, st.Error))
-		}
-	}
-	return out
+	return stageReasons(r.rec.Stages)
 }
 
 // acceptance measures AL from the counters the client exported over the

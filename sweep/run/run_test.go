@@ -478,6 +478,12 @@ func TestRunFaults(t *testing.T) {
 				require.NotNil(t, res.Valid, "the result states its validity")
 				assert.False(t, *res.Valid)
 				assert.Contains(t, strings.Join(res.InvalidReasons, "; "), tc.errContains)
+				// sweep result aggregate on the point's directory judges
+				// it as run did: a failed client stage was lost, the
+				// re-aggregated result valid.
+				agg, err := Aggregate(opts.OutDir, AggregateOptions{})
+				require.NoError(t, err)
+				assert.Equal(t, res.InvalidReasons, agg.Result.InvalidReasons, "sweep result aggregate's reasons, then sweep run's")
 			}
 			assertNothingLeft(t, rec)
 		})

@@ -56,6 +56,7 @@ func newRunner(spec Spec, o Options, name, file string) (*runner, error) {
 	if spec.Client != nil {
 		facts := spec.Facts
 		r.rec.Facts, r.rec.Simulation, r.rec.Client = &facts, spec.Simulation, spec.ClientInfo
+		r.rec.Official, r.rec.Probe = spec.Official, spec.Probe
 		r.rec.ValidateOptions = &result.ValidateOptions{FailedRequestThreshold: o.FailedRequestThreshold, RequiredMetricPrefix: spec.RequiredMetricPrefix}
 	}
 	r.save()

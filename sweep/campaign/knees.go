@@ -254,15 +254,22 @@ func (k *Knees) WriteTable(w io.Writer) error {
 	return nil
 }
 
+// MadeOtherwiseWhy says why the results made otherwise than their arm's
+// reading are left out, where sweep knees and a report list them.
+const MadeOtherwiseWhy = "not one measurement with the arm's reading: another client, trace set, aiperf version or image than most of its results, or another benchmark duration than the point's reading; kept, never read, no failure"
+
 // WriteLeftOut prints, under "excluded points:", the points the knees
 // leave out (LeftOut, in its order): each excluded result file with its
 // arm, point (LeftOut.Name), reason and file, and each point the journal
 // ends failed with no result the knees read, with the journal's error and
 // "no result file" (or the file they did not read); then, under
-// "superseded probes", the probes their full-length runs superseded (no
-// failure), as a report lists them apart. Nothing when there is none.
+// "superseded probes", the probes their full-length runs superseded, and
+// under "made otherwise", the results not one measurement with their
+// arm's reading (LeftOut.OtherMeasurement), each with what differed:
+// neither failed, and a report lists them apart too. Nothing when there
+// is none.
 func (k *Knees) WriteLeftOut(w io.Writer) error {
-	var failed, superseded strings.Builder
+	var failed, superseded, otherwise strings.Builder
 	for _, l := range k.LeftOut() {
 		if f := l.Failed; f != nil {
 			file := "no result file"
@@ -273,15 +280,22 @@ func (k *Knees) WriteLeftOut(w io.Writer) error {
 			continue
 		}
 		b := &failed
-		if l.Superseded {
+		switch {
+		case l.Superseded:
 			b = &superseded
+		case l.OtherMeasurement:
+			b = &otherwise
 		}
 		fmt.Fprintf(b, "  %s %s: %s (%s)\n", l.Arm, l.Name(), l.Exclusion.Reason, l.Exclusion.File)
 	}
 	for _, sec := range []struct {
 		head string
 		b    *strings.Builder
-	}{{"excluded points", &failed}, {"superseded probes (run again at the full length; kept, never read, no failure)", &superseded}} {
+	}{
+		{"excluded points", &failed},
+		{"superseded probes (run again at the full length; kept, never read, no failure)", &superseded},
+		{"made otherwise (" + MadeOtherwiseWhy + ")", &otherwise},
+	} {
 		if sec.b.Len() == 0 {
 			continue
 		}

@@ -190,8 +190,9 @@ func TestPlansNotPlanned(t *testing.T) {
 // TestLeftOutOfMadeOtherwise: a point whose every result was made
 // otherwise than its arm's (knee.Result.MadeOtherwise: another client or
 // trace set) is no point of the arm's curve, but its results are listed
-// with the arm's other left-out results, in concurrency order, as sweep
-// knees' excluded points and a report's failed points' table list them.
+// with the arm's other left-out results, in concurrency order, marked
+// made otherwise (LeftOut.OtherMeasurement, NoReading), so that sweep
+// knees and a report list them apart from the failed ones.
 func TestLeftOutOfMadeOtherwise(t *testing.T) {
 	v := 1000.0
 	arm := &knee.Arm{}
@@ -205,7 +206,8 @@ func TestLeftOutOfMadeOtherwise(t *testing.T) {
 	}
 	var got []string
 	for _, l := range campaign.LeftOutOf([]*knee.Result{r}, nil) {
-		got = append(got, l.Name()+" "+l.Exclusion.File)
+		got = append(got, fmt.Sprintf("%s %s otherwise=%t no-reading=%t", l.Name(), l.Exclusion.File, l.OtherMeasurement, l.NoReading))
 	}
-	assert.Equal(t, []string{"c16 c16.json", "c32 c32.json", "c64 c64.json"}, got)
+	assert.Equal(t, []string{"c16 c16.json otherwise=false no-reading=false", "c32 c32.json otherwise=true no-reading=true",
+		"c64 c64.json otherwise=false no-reading=false"}, got)
 }

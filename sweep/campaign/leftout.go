@@ -7,12 +7,13 @@ import (
 	"sweep/sweep/knee"
 )
 
-// LeftOut is a point the knees leave out, as sweep knees' "excluded
-// points" and a report's failed points' table list it: a result file
-// knee.Analyze excluded (Exclusion, on Result's Point, or on a point of
-// Result.MadeOtherwise: results made otherwise than their arm's), or a
-// point its
-// sweep's journal ends failed with no result the knees read (Failed).
+// LeftOut is a point the knees leave out, as sweep knees and a report
+// list it: a result file knee.Analyze excluded (Exclusion, on Result's
+// Point, or on a point of Result.MadeOtherwise: results made otherwise
+// than their arm's), or a point its sweep's journal ends failed with no
+// result the knees read (Failed). Both list the failed ones ("excluded
+// points", "Failed points") apart from the superseded probes and the
+// results made otherwise, which did not fail.
 type LeftOut struct {
 	// Arm is the label of the point's arm; "" for a failed point the
 	// journal places on no arm.
@@ -29,6 +30,15 @@ type LeftOut struct {
 	// Superseded says Exclusion is a probe its full-length run
 	// superseded (knee.Sample.Superseded): no failure.
 	Superseded bool
+	// OtherMeasurement says Exclusion is a result made otherwise than
+	// its arm's reading (knee.Sample.OtherMeasurement: another client,
+	// trace set, aiperf version, image or benchmark duration; every
+	// result of a point of Result.MadeOtherwise): not one measurement
+	// with the arm's, no failure.
+	OtherMeasurement bool
+	// NoReading says Point is one of Result.MadeOtherwise: its
+	// concurrency has no reading on the arm's curve.
+	NoReading bool
 	// Failed is the journal's failed point; nil for an Exclusion.
 	Failed *FailedPoint
 }
@@ -59,9 +69,11 @@ func LeftOutOf(rs []*knee.Result, failed []FailedPoint) []LeftOut {
 		journal := byArm[label]
 		slices.SortStableFunc(journal, func(a, b LeftOut) int { return a.Failed.Conc - b.Failed.Conc })
 		points := make([]*knee.Point, 0, len(r.Points)+len(r.MadeOtherwise))
-		for _, ps := range [][]knee.Point{r.Points, r.MadeOtherwise} {
+		noReading := map[*knee.Point]bool{}
+		for k, ps := range [][]knee.Point{r.Points, r.MadeOtherwise} {
 			for i := range ps {
 				points = append(points, &ps[i])
+				noReading[&ps[i]] = k == 1
 			}
 		}
 		slices.SortStableFunc(points, func(a, b *knee.Point) int { return a.Conc - b.Conc })
@@ -71,9 +83,10 @@ func LeftOutOf(rs []*knee.Result, failed []FailedPoint) []LeftOut {
 			}
 			for j := range p.Excluded {
 				e := &p.Excluded[j]
-				l := LeftOut{Arm: label, Result: r, Point: p, Exclusion: e}
+				l := LeftOut{Arm: label, Result: r, Point: p, Exclusion: e, NoReading: noReading[p], OtherMeasurement: noReading[p]}
 				if s := samples[e.File]; s != nil {
 					l.Probe, l.Superseded = s.Probe, s.Superseded
+					l.OtherMeasurement = l.OtherMeasurement || s.OtherMeasurement
 				}
 				out = append(out, l)
 			}

@@ -85,68 +85,11 @@ var update = flag.Bool("update", false, "rewrite testdata goldens")
 // probes a full-length run superseded (tp4 c4, which had failed, and c8)
 // are listed apart, by both, as "(probe, superseded)": sweep knees
 // listed them among the failed points as "c4", the report not at all.
+// The results made with another image than their arm's (tp4 ep4 c32 and
+// c64) are listed apart too, with what differed: the report listed them
+// under "Failed points", though they did not fail.
 func TestFailedPointsFromJournal(t *testing.T) {
-	dir := t.TempDir()
-	start := campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover"}}
-	var recs []campaign.Record
-	for i, c := range synth.KeySweep(11) {
-		tp, ep := c.Arm.Identity.Get("tp"), c.Arm.Identity.Get("ep")
-		plan := campaign.ArmPlan{Arm: i + 1, Identity: c.Arm.Identity}
-		written := &knee.Arm{Identity: c.Arm.Identity}
-		for _, s := range c.Arm.Samples {
-			switch {
-			case tp == "8" && ep == "8" && s.Conc <= 2: // planned, failed: its server did not start
-			case tp == "8" && ep == "8": // not planned
-				continue
-			case tp == "4" && ep == "1" && s.Conc == 16: // failed before writing a result
-			default:
-				written.Samples = append(written.Samples, s)
-			}
-			id := fmt.Sprintf("%s-c%d", c.ID, s.Conc)
-			plan.Points = append(plan.Points, campaign.PointPlan{Point: id, Conc: s.Conc})
-			start.Identity.Points = append(start.Identity.Points, id)
-		}
-		start.Arms = append(start.Arms, plan)
-		if tp == "4" && ep == "1" {
-			// An adaptive search's probes at c4 (failed) and c8, each run
-			// again at the full length: superseded, no failure.
-			for _, c := range []int{4, 8} {
-				j := slices.IndexFunc(written.Samples, func(s knee.Sample) bool { return s.Conc == c })
-				p := written.Samples[j]
-				p.Probe = true
-				if c == 4 {
-					p.ErrorRate = 0.2
-				}
-				written.Samples = append(written.Samples, p)
-			}
-		}
-		paths, err := synth.WriteDir(dir, written, true)
-		require.NoError(t, err)
-		for _, p := range plan.Points {
-			st := campaign.Record{Event: campaign.EventPointStart, Arm: i + 1, Point: p.Point, Conc: p.Conc}
-			end := campaign.Record{Event: campaign.EventPointEnd, Arm: i + 1, Point: p.Point, Conc: p.Conc, Status: campaign.StatusOK, Attempt: 1}
-			if j := slices.IndexFunc(written.Samples, func(s knee.Sample) bool { return s.Conc == p.Conc }); j >= 0 {
-				end.Result, err = filepath.Rel(dir, paths[j])
-				require.NoError(t, err)
-				if written.Samples[j].Excluded != "" {
-					end.Status, end.Error = campaign.StatusFailed, "stage client: error rate over the limit"
-				}
-				recs = append(recs, st, end)
-				continue
-			}
-			end.Status = campaign.StatusFailed
-			if tp == "8" {
-				st.NoServer = true
-				end.Error = fmt.Sprintf("server start: stage engine-ready: engine not ready after 1800s (c%d)", p.Conc)
-				recs = append(recs, st, end)
-				continue
-			}
-			end.Error = "stage client: client failed (killed by SIGKILL)"
-			recs = append(recs, st, end, st, end) // two attempts
-		}
-	}
-	require.NoError(t, synth.WriteJournal(dir, append([]campaign.Record{start}, recs...)...))
-
+	dir := failedJournalSweep(t)
 	rep, err := Read(t.Context(), dir, knee.Options{})
 	require.NoError(t, err)
 	require.Len(t, rep.Results, 4, "tp8 ep8 has no result")
@@ -213,8 +156,8 @@ func TestFailedPointsFromJournal(t *testing.T) {
 	assert.Equal(t, string(want), listed)
 	rows, _ := failedRows(rep.Results, rep.Failed, dir)
 	sections := strings.Split(strings.TrimSpace(listed), "\n\n")
-	require.Len(t, sections, 2, "excluded points, then superseded probes")
-	for i, rows := range [][][]string{rows, supersededRows(rep.Results, dir)} {
+	require.Len(t, sections, 3, "excluded points, then superseded probes, then results made otherwise")
+	for i, rows := range [][][]string{rows, supersededRows(rep.Results, dir), otherwiseRows(rep.Results, dir)} {
 		lines := strings.Split(sections[i], "\n")[1:]
 		require.Len(t, lines, len(rows), "one line per row of the report's table")
 		for n, row := range rows {
@@ -226,6 +169,104 @@ func TestFailedPointsFromJournal(t *testing.T) {
 	assert.Contains(t, md, "| qwen3.5 mi325x-amds sglang fp8 mtp tp4 | c8 (probe, superseded) | "+knee.ExcludedSuperseded+" |")
 	assert.Contains(t, sections[1], "qwen3.5 mi325x-amds sglang fp8 mtp tp4 c8 (probe, superseded): "+knee.ExcludedSuperseded+" (DIR/")
 	assert.NotContains(t, sections[0], "probe")
+	// Results made with another image than their arm's are listed apart,
+	// with what differed, by both: they did not fail, and the report
+	// listed them under "Failed points".
+	assert.NotContains(t, sections[0], "made otherwise")
+	assert.NotContains(t, md[:strings.Index(md, "## Superseded probes")], "made otherwise")
+	assert.Contains(t, md, "| qwen3.5 mi325x-amds sglang fp8 mtp tp4 ep4 | c64 | "+knee.ExcludedOtherSetup+": image lmsysorg/sglang:other, not lmsysorg/sglang:synthetic")
+	page = rep.HTML()
+	i, j = strings.Index(page, "<h2>Results made otherwise (2)</h2>"), strings.Index(page, "<h2>Pareto frontier")
+	require.True(t, i >= 0 && j > i, "no table of results made otherwise")
+	assert.Contains(t, page[i:j], `<table id="made-otherwise">`)
+	assert.Contains(t, page[i:j], "<td>c32 (other results used)</td>")
+	assert.NotContains(t, page[:i], knee.ExcludedOtherSetup, "not under Failed points")
+}
+
+// failedJournalSweep writes the sweep TestFailedPointsFromJournal reads
+// into a new directory and returns it: synth.KeySweep(11)'s arms with
+// failed results, failed points with no result (tp4 c16, tp8 ep8 c1 and
+// c2), superseded probes (tp4 c4 and c8) and results made with another
+// image than their arm's (tp4 ep4: a replicate at c32, the only result
+// at c64), and its journal.
+func failedJournalSweep(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	start := campaign.Record{Event: campaign.EventSweepStart, Identity: &campaign.Identity{Command: "discover"}}
+	var recs []campaign.Record
+	for i, c := range synth.KeySweep(11) {
+		tp, ep := c.Arm.Identity.Get("tp"), c.Arm.Identity.Get("ep")
+		plan := campaign.ArmPlan{Arm: i + 1, Identity: c.Arm.Identity}
+		written := &knee.Arm{Identity: c.Arm.Identity}
+		for _, s := range c.Arm.Samples {
+			switch {
+			case tp == "8" && ep == "8" && s.Conc <= 2: // planned, failed: its server did not start
+			case tp == "8" && ep == "8": // not planned
+				continue
+			case tp == "4" && ep == "1" && s.Conc == 16: // failed before writing a result
+			default:
+				written.Samples = append(written.Samples, s)
+			}
+			id := fmt.Sprintf("%s-c%d", c.ID, s.Conc)
+			plan.Points = append(plan.Points, campaign.PointPlan{Point: id, Conc: s.Conc})
+			start.Identity.Points = append(start.Identity.Points, id)
+		}
+		start.Arms = append(start.Arms, plan)
+		if tp == "4" && ep == "1" {
+			// An adaptive search's probes at c4 (failed) and c8, each run
+			// again at the full length: superseded, no failure.
+			for _, c := range []int{4, 8} {
+				j := slices.IndexFunc(written.Samples, func(s knee.Sample) bool { return s.Conc == c })
+				p := written.Samples[j]
+				p.Probe = true
+				if c == 4 {
+					p.ErrorRate = 0.2
+				}
+				written.Samples = append(written.Samples, p)
+			}
+		}
+		otherImage := map[int]bool{} // indices of written.Samples made with another image
+		if tp == "4" && ep == "4" {
+			// A replicate at c32 and the only result at c64 made with
+			// another image than the arm's: not one measurement with
+			// its reading, and no failure.
+			j := slices.IndexFunc(written.Samples, func(s knee.Sample) bool { return s.Conc == 32 })
+			written.Samples = append(written.Samples, written.Samples[j])
+			otherImage[len(written.Samples)-1] = true
+			otherImage[slices.IndexFunc(written.Samples, func(s knee.Sample) bool { return s.Conc == 64 })] = true
+		}
+		paths, err := synth.WriteDir(dir, written, true)
+		require.NoError(t, err)
+		for j := range otherImage {
+			data, err := os.ReadFile(paths[j])
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(paths[j], bytes.Replace(data, []byte("lmsysorg/sglang:synthetic"), []byte("lmsysorg/sglang:other"), 1), 0o644))
+		}
+		for _, p := range plan.Points {
+			st := campaign.Record{Event: campaign.EventPointStart, Arm: i + 1, Point: p.Point, Conc: p.Conc}
+			end := campaign.Record{Event: campaign.EventPointEnd, Arm: i + 1, Point: p.Point, Conc: p.Conc, Status: campaign.StatusOK, Attempt: 1}
+			if j := slices.IndexFunc(written.Samples, func(s knee.Sample) bool { return s.Conc == p.Conc }); j >= 0 {
+				end.Result, err = filepath.Rel(dir, paths[j])
+				require.NoError(t, err)
+				if written.Samples[j].Excluded != "" {
+					end.Status, end.Error = campaign.StatusFailed, "stage client: error rate over the limit"
+				}
+				recs = append(recs, st, end)
+				continue
+			}
+			end.Status = campaign.StatusFailed
+			if tp == "8" {
+				st.NoServer = true
+				end.Error = fmt.Sprintf("server start: stage engine-ready: engine not ready after 1800s (c%d)", p.Conc)
+				recs = append(recs, st, end)
+				continue
+			}
+			end.Error = "stage client: client failed (killed by SIGKILL)"
+			recs = append(recs, st, end, st, end) // two attempts
+		}
+	}
+	require.NoError(t, synth.WriteJournal(dir, append([]campaign.Record{start}, recs...)...))
+	return dir
 }
 
 // TestWriteSweepOnlyFailedPoints: a sweep whose every point failed before
@@ -328,5 +369,30 @@ func TestKneeChartFailedWithNoResult(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tc.note, c.Note)
 		})
+	}
+}
+
+// TestMadeOtherwiseInBrowser: the page of failedJournalSweep, loaded in
+// headless Chromium, shows the results made otherwise under their own
+// heading, with what differed, and not in the failed points' table.
+func TestMadeOtherwiseInBrowser(t *testing.T) {
+	bin := chromium(t)
+	dir := failedJournalSweep(t)
+	rep, err := Read(t.Context(), dir, knee.Options{})
+	require.NoError(t, err)
+	page, err := rep.Write(filepath.Join(t.TempDir(), "report"))
+	require.NoError(t, err)
+	abs, err := filepath.Abs(page)
+	require.NoError(t, err)
+	dom := string(runChromium(t, bin, "--dump-dom", "file://"+abs))
+	i, j := strings.Index(dom, `<table id="failed">`), strings.Index(dom, `<table id="made-otherwise">`)
+	require.True(t, i >= 0 && j > i, "the failed points' table, then the table of results made otherwise:\n%s", dom)
+	assert.NotContains(t, dom[i:j], knee.ExcludedOtherSetup)
+	assert.Contains(t, dom[:j], "<h2>Results made otherwise (2)</h2>")
+	tables := dom[j:]
+	tables = tables[:strings.Index(tables, "</table>")]
+	assert.Equal(t, 2, strings.Count(tables, knee.ExcludedOtherSetup+": image lmsysorg/sglang:other, not lmsysorg/sglang:synthetic"), tables)
+	if keep := os.Getenv("REPORT_SCREENSHOT"); keep != "" {
+		runChromium(t, bin, "--screenshot="+keep, "--window-size=1400,1600", "file://"+abs)
 	}
 }

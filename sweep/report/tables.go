@@ -55,7 +55,8 @@ const kneedleNote = "Kneedle: the knee kneed's KneeLocator (its defaults) finds 
 // failedRows lists the points the knees leave out
 // (campaign.LeftOutOf: in its order), with why: every result file left
 // out because it failed (knee.Point.Excluded; not a probe its
-// full-length run superseded, which is no failure: supersededRows): the
+// full-length run superseded nor a result made otherwise than its arm's
+// reading, which are no failures: supersededRows, otherwiseRows): the
 // arm, the point (campaign.LeftOut.Name, with "other results used" when
 // the point has usable ones too), the
 // reason and the file (relative to dir when under it); and each point of
@@ -74,7 +75,7 @@ func failedRows(rs []*knee.Result, failed []campaign.FailedPoint, dir string) (r
 			noResult++
 			continue
 		}
-		if l.Superseded {
+		if l.Superseded || l.OtherMeasurement {
 			continue
 		}
 		point := l.Name()
@@ -100,6 +101,32 @@ func supersededRows(rs []*knee.Result, dir string) [][]string {
 	}
 	return rows
 }
+
+// otherwiseRows lists the results made otherwise than their arm's
+// reading (campaign.LeftOut.OtherMeasurement, in LeftOutOf's order), as
+// sweep knees lists them under "made otherwise": the arm, the point
+// ("c32 (other results used)" when the point has a reading from its
+// other results), what differed and the file (relative to dir when under
+// it).
+func otherwiseRows(rs []*knee.Result, dir string) [][]string {
+	var rows [][]string
+	for _, l := range campaign.LeftOutOf(rs, nil) {
+		if !l.OtherMeasurement || l.Superseded {
+			continue
+		}
+		point := l.Name()
+		if !l.NoReading && l.Point.Usable {
+			point += " (other results used)"
+		}
+		rows = append(rows, []string{l.Arm, point, l.Exclusion.Reason, relTo(dir, l.Exclusion.File)})
+	}
+	return rows
+}
+
+// otherwiseIntro says what the table of results made otherwise lists,
+// in the words of sweep knees' heading (campaign.MadeOtherwiseWhy).
+const otherwiseIntro = "Left out of the knees and fits, " + campaign.MadeOtherwiseWhy +
+	". Each row says what differed; a point with only such results has no reading and no mark on its arm's chart."
 
 // supersededIntro says what the superseded probes' table lists.
 const supersededIntro = "An adaptive discovery's short probes that its search ran again at the full length: each kept beside its point (RESULT_FILENAME.probe/) and counted among the knees' excluded files, but never read and no failure; the full-length run is the point's reading."
@@ -130,6 +157,10 @@ func failedTitle(rows, noResult int) string {
 	}
 	return fmt.Sprintf("Failed points (%s)", strings.Join(parts, ", "))
 }
+
+// otherwiseTitle is the title of the table of results made otherwise:
+// "Results made otherwise (2)".
+func otherwiseTitle(rows int) string { return fmt.Sprintf("Results made otherwise (%d)", rows) }
 
 // pointName names a point of r in a table: "c4", "c4 (probe)" when its
 // reading is an adaptive search's short probe only.

@@ -148,7 +148,8 @@ func (rep *Report) metricLine() string {
 // (NoResult: only failed points; Provenance: simulated results, calibrations, probes; Incomplete:
 // points a sweep has not finished), the throughput metric, a
 // comparison's verdict, the knee table, the failed points with why, the
-// superseded probes (an adaptive discovery's), the frontier at P90
+// superseded probes (an adaptive discovery's), the results made otherwise
+// than their arm's reading (neither failed), the frontier at P90
 // E2E-normalised interactivity, energy, and links to the PNG charts
 // under chartsDir (relative).
 func (rep *Report) Markdown(chartsDir string) string {
@@ -177,6 +178,10 @@ func (rep *Report) Markdown(chartsDir string) string {
 	}
 	if rows := supersededRows(rep.Results, rep.Dir); len(rows) > 0 {
 		fmt.Fprintf(&b, "\n## Superseded probes (%d)\n\n%s\n\n", len(rows), supersededIntro)
+		mdTable(&b, failedHeader, rows)
+	}
+	if rows := otherwiseRows(rep.Results, rep.Dir); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", otherwiseTitle(len(rows)), otherwiseIntro)
 		mdTable(&b, failedHeader, rows)
 	}
 	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
@@ -266,6 +271,10 @@ figcaption{font-size:13px;padding:4px}
 	if rows := supersededRows(rep.Results, rep.Dir); len(rows) > 0 {
 		fmt.Fprintf(&b, "<h2>Superseded probes (%d)</h2>\n<p>%s</p>\n", len(rows), html.EscapeString(supersededIntro))
 		htmlTable(&b, "superseded", failedHeader, rows)
+	}
+	if rows := otherwiseRows(rep.Results, rep.Dir); len(rows) > 0 {
+		fmt.Fprintf(&b, "<h2>%s</h2>\n<p>%s</p>\n", html.EscapeString(otherwiseTitle(len(rows))), html.EscapeString(otherwiseIntro))
+		htmlTable(&b, "made-otherwise", failedHeader, rows)
 	}
 	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))
 	if len(rep.Results) == 0 {

@@ -261,14 +261,22 @@ func (r *Result) DatasetName() string {
 func ClientName(builtin bool, version string) string {
 	switch {
 	case builtin && version != "":
-		return "built-in (aiperf " + version + " artifacts)"
+		return builtinName + " (aiperf " + version + " artifacts)"
 	case builtin:
-		return "built-in"
+		return builtinName
 	case version != "":
 		return "aiperf " + version
 	}
 	return "aiperf"
 }
+
+// builtinName starts the Name of the built-in load generator.
+const builtinName = "built-in"
+
+// Builtin reports whether the client that made the result is sweep's
+// built-in load generator (Name, as ClientName and Stamped give it), not
+// aiperf; false for nil.
+func (c *Client) Builtin() bool { return c != nil && strings.HasPrefix(c.Name, builtinName) }
 
 // Stamped returns a copy of c with AiperfVersion taken from the summary
 // the client wrote, and named for what the summary says wrote it when

@@ -243,25 +243,25 @@ func dedupe(rs []*result.File) (kept []*result.File, dups [][2]string) {
 	return kept, dups
 }
 
+// writeTable writes one row per result: what made it (its client, and
+// whether the engine was sweep's simulated one), its numbers and whether
+// it counts, with its first reason when not; then what "built-in" and
+// "simulated" mean when a row says either.
 func writeTable(b *strings.Builder, rs []*result.File) {
-	b.WriteString("| result | conc | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | interactivity p50 (tok/s) | power_valid | J/output tok | valid |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| result | conc | client | engine | tok/s/GPU | output tok/s/GPU | TTFT p50 (s) | interactivity p50 (tok/s) | power_valid | J/output tok | valid |\n")
+	b.WriteString("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---|\n")
+	var builtin, simulated bool
 	for _, r := range rs {
 		m := r.RequestMetrics
 		var tot, outp *pyjson.Rounded
 		if m.Throughput.PerGPU != nil {
 			tot, outp = m.Throughput.PerGPU.TotalTputTPS, m.Throughput.PerGPU.OutputTputTPS
 		}
-		valid := "yes"
-		switch {
-		case r.ValidStated && !r.Valid:
-			valid = "no: " + strings.Join(r.InvalidReasons, "; ")
-		case !r.ValidStated:
-			valid = "(not stated)"
-		}
+		engine := "real"
 		if r.Simulated {
-			valid += " (simulated)"
+			engine, simulated = "simulated", true
 		}
+		builtin = builtin || r.Client.Builtin()
 		powerValid, jpt := "–", "–"
 		if r.Fields != nil {
 			powerValid = fmt.Sprint(r.Fields.Valid)
@@ -269,9 +269,50 @@ func writeTable(b *strings.Builder, rs []*result.File) {
 		if j := power.JoulesPerOutputTokenOf(r.Fields); j != nil {
 			jpt = fmt.Sprintf("%.3f", *j)
 		}
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", markdown.Cell(strings.TrimSuffix(filepath.Base(r.Path), ".json")), r.Conc,
-			num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), powerValid, jpt, markdown.Cell(valid))
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", markdown.Cell(strings.TrimSuffix(filepath.Base(r.Path), ".json")), r.Conc,
+			markdown.Cell(clientCell(r.Client)), engine, num(tot, 1), num(outp, 1), num(m.Latency.TTFT.P50, 3), num(m.Latency.Intvty.P50, 1), powerValid, jpt, markdown.Cell(validCell(r)))
 	}
+	if builtin || simulated {
+		b.WriteString("\n")
+	}
+	if builtin {
+		b.WriteString("- client built-in: sweep's own load generator replayed the trace set, writing aiperf's artifacts; not the aiperf InferenceX measures with, so its numbers are another client's than InferenceX's\n")
+	}
+	if simulated {
+		b.WriteString("- engine simulated: sweep's simulated engine, not the hardware; its numbers rehearse a sweep, they are not measurements\n")
+	}
+}
+
+// clientCell names the client that made a result: its name ("aiperf
+// 0.12.0", "built-in (aiperf fork artifacts)") and, when the name does
+// not say it, the aiperf version its artifacts name ("built-in (aiperf
+// fork artifacts), aiperf_version 0.12.0"); "not stated" for a
+// result without a client (InferenceX's own).
+func clientCell(c *result.Client) string {
+	switch {
+	case c == nil:
+		return "not stated"
+	case c.AiperfVersion != "" && !strings.Contains(c.Name, c.AiperfVersion):
+		return fmt.Sprintf("%s, aiperf_version %s", c.Name, c.AiperfVersion)
+	}
+	return c.Name
+}
+
+// validCell says whether a result counts: "yes", "no: " its first reason
+// (and how many more its invalid_reasons list), or "not stated" for a
+// result that does not say (InferenceX's own).
+func validCell(r *result.File) string {
+	switch {
+	case !r.ValidStated:
+		return "not stated"
+	case r.Valid:
+		return "yes"
+	case len(r.InvalidReasons) == 0:
+		return "no"
+	case len(r.InvalidReasons) == 1:
+		return "no: " + r.InvalidReasons[0]
+	}
+	return fmt.Sprintf("no: %s (and %d more in its invalid_reasons)", r.InvalidReasons[0], len(r.InvalidReasons)-1)
 }
 
 func num(v *pyjson.Rounded, prec int) string {

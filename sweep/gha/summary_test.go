@@ -22,8 +22,8 @@ func TestWriteSummary(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
-	write("a/x_conc8_r.json", `{"conc": 8, "valid": true, "simulated": true, "power_metric_schema_version": 2, "power_valid": 1, "joules_per_output_token": 6.104847, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 1234.56, "output_tput_tps": 50.01}}, "latency": {"ttft": {"p50": 0.5}, "intvty": {"p50": 120}}}}`)
-	write("a/x_conc2_r.json", `{"conc": 2, "valid": false, "invalid_reasons": ["error rate 20%"], "power_metric_schema_version": 2, "power_valid": 0, "request_metrics": {"throughput": {}, "latency": {}}}`)
+	write("a/x_conc8_r.json", `{"conc": 8, "valid": true, "simulated": true, "client": {"name": "built-in (aiperf fork artifacts)", "aiperf_version": "0.12.0"}, "power_metric_schema_version": 2, "power_valid": 1, "joules_per_output_token": 6.104847, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 1234.56, "output_tput_tps": 50.01}}, "latency": {"ttft": {"p50": 0.5}, "intvty": {"p50": 120}}}}`)
+	write("a/x_conc2_r.json", `{"conc": 2, "valid": false, "invalid_reasons": ["stage client failed: engine exited during the load (exit code 7)", "error rate 20%"], "simulated": false, "client": {"name": "aiperf 0.12.0", "program": "/opt/aiperf", "aiperf_version": "0.12.0"}, "power_metric_schema_version": 2, "power_valid": 0, "request_metrics": {"throughput": {}, "latency": {}}}`)
 	write("a/run.json", `{"name": "not a result"}`)
 	// Python writes NaN: the file is still a row, the NaN figure a dash.
 	write("c/y_conc4_r.json", `{"conc": 4, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 99.0, "output_tput_tps": NaN}}, "latency": {"ttft": {"p50": Infinity}}}}`)
@@ -36,11 +36,17 @@ func TestWriteSummary(t *testing.T) {
 	out := b.String()
 	assert.Contains(t, out, "Label sweep-enabled: 2 jobs run.")
 	assert.Contains(t, out, "- skipped 3 jobs of sweep-agentic on cluster:mi355x-amds: no runner")
-	assert.Contains(t, out, `| x\_conc8\_r | 8 | 1234.6 | 50.0 | 0.500 | 120.0 | 1 | 6.105 | yes (simulated) |`)
-	assert.Contains(t, out, `| x\_conc2\_r | 2 | – | – | – | – | 0 | – | no: error rate 20% |`)
+	// Each row says which client made it, on which engine, and whether it
+	// counts with its first reason: the summary said neither the client
+	// nor (for a real run) the engine, and a reviewer read the built-in
+	// client's numbers as aiperf's.
+	assert.Contains(t, out, `| x\_conc8\_r | 8 | built-in (aiperf fork artifacts), aiperf\_version 0.12.0 | simulated | 1234.6 | 50.0 | 0.500 | 120.0 | 1 | 6.105 | yes |`)
+	assert.Contains(t, out, `| x\_conc2\_r | 2 | aiperf 0.12.0 | real | – | – | – | – | 0 | – | no: stage client failed: engine exited during the load (exit code 7) (and 1 more in its invalid\_reasons) |`)
 	assert.Less(t, strings.Index(out, `x\_conc2\_r`), strings.Index(out, `x\_conc8\_r`), "rows by arm, then concurrency")
 	assert.NotContains(t, out, "run.json")
-	assert.Contains(t, out, `| y\_conc4\_r | 4 | 99.0 | – | – | – | – | – | (not stated) |`, "no power lane")
+	assert.Contains(t, out, `| y\_conc4\_r | 4 | not stated | real | 99.0 | – | – | – | – | – | not stated |`, "no power lane")
+	assert.Contains(t, out, "\n- client built-in: sweep's own load generator")
+	assert.Contains(t, out, "\n- engine simulated: sweep's simulated engine, not the hardware")
 
 	b.Reset()
 	_, err = WriteSummary(&b, &FanoutJSON{}, dir)
@@ -66,7 +72,7 @@ func TestWriteSummaryEscapes(t *testing.T) {
 	}
 	assert.NotRegexp(t, `(^|[^\\])<(img|b)`, out, "unescaped HTML")
 	assert.NotContains(t, out, "[click](")
-	assert.Contains(t, out, `| x\|y\`+"`"+`z\_conc4 | 4 | – | – | – | – | – | – | no: ttft \# Approved by maintainers; \[click\](https://evil.example/x); \<img src="https://evil.example/p.png"\> |`)
+	assert.Contains(t, out, `| x\|y\`+"`"+`z\_conc4 | 4 | not stated | real | – | – | – | – | – | – | no: ttft \# Approved by maintainers (and 2 more in its invalid\_reasons) |`)
 	assert.Contains(t, out, "- skipped 1 job of sweep-agentic on gpu\\` \\# x: no runner \\<b\\>")
 }
 
@@ -97,7 +103,7 @@ func golden(t *testing.T, path, got string) {
 // points exited 1; now their family is not run, listed once with its
 // keys and why, and no point of it is expected.
 func TestWriteSummaryChecksTheFanout(t *testing.T) {
-	const result = `{"conc": %d, "valid": true, "simulated": true, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 1000, "output_tput_tps": 40}}, "latency": {"ttft": {"p50": 0.3}, "intvty": {"p50": 90}}}}`
+	const result = `{"conc": %d, "valid": true, "simulated": true, "client": {"name": "built-in (aiperf fork artifacts)", "aiperf_version": "0.12.0"}, "request_metrics": {"throughput": {"per_gpu": {"total_tput_tps": 1000, "output_tput_tps": 40}}, "latency": {"ttft": {"p50": 0.3}, "intvty": {"p50": 90}}}}`
 	pt := func(conc int, kind string) Point {
 		switch kind {
 		case "eval":

@@ -47,7 +47,7 @@ func newCIRunJobCmd(ios *IOStreams, runF func(context.Context, *ciRunJobOptions)
 			fs.StringVar(&o.RunnerConfig, "runner-config", "", "runners.yaml (default: the built-in one)")
 			fs.BoolVar(&o.OnHost, "on-host", false, "start a real engine on this host instead of through the runner's launcher (sweep run --launch)")
 			fs.StringArrayVar(&o.Site, "site", nil, "change a site fact of the runner profile, key=value (sweep run --site); repeatable")
-			fs.StringVar(&o.Inferencex, "inferencex", "", "an InferenceX checkout whose aiperf the points install and run in the image (sweep run --inferencex)")
+			fs.StringVar(&o.Inferencex, "inferencex", "", "an InferenceX checkout whose aiperf the agentic points install and run in the image as their load client (sweep run --inferencex; eval-only points run lm-eval)")
 			return fs, func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return flagErrorf("unexpected arguments %q", args)

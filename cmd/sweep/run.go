@@ -119,6 +119,9 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 				if o.Inferencex != "" && (o.Aiperf != "" || o.Builtin) {
 					return flagErrorf("--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client, or drop --inferencex")
 				}
+				if o.Inferencex != "" && o.Eval {
+					return flagErrorf("--inferencex installs InferenceX's aiperf for the load client, and an --eval point runs lm-eval, no load client: drop --inferencex")
+				}
 				if o.Slurm && (!o.Simulate || o.Launch || o.PlanFile != "") {
 					return flagErrorf("--slurm runs a simulated multi-node point on a Slurm cluster's nodes: it needs --simulate and --config-key, not --launch or --plan")
 				}

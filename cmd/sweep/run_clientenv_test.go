@@ -30,6 +30,13 @@ func TestRunLaunchClientPreflight(t *testing.T) {
 	code, _, stderr = runCLI(t, "run", "--launch", "--inferencex", t.TempDir(), "--builtin-client", "--config-key", "k", "--tp", "2", "--conc", "1", "--out", out)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client")
+
+	// An eval point has no load client: it failed after planning with
+	// "client environment: the point's client has no --public-dataset
+	// trace loader".
+	code, _, stderr = runCLI(t, "run", "--launch", "--inferencex", t.TempDir(), "--eval", "--config-key", "k", "--tp", "2", "--conc", "1", "--out", out)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "an --eval point runs lm-eval, no load client: drop --inferencex")
 }
 
 // The container's `sweep run --plan` makes the client environment first:

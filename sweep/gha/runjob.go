@@ -26,8 +26,9 @@ type RunJob struct {
 	Out string
 	// Simulate runs against the simulated engine; else OnHost starts a
 	// real engine on this host, or the point runs through the runner's
-	// launch path (sweep run --launch, with the Site changes and
-	// Inferencex's aiperf).
+	// launch path (sweep run --launch, with the Site changes and, for an
+	// agentic point, Inferencex's aiperf as its load client; an eval-only
+	// point runs lm-eval, no load client).
 	Simulate, OnHost bool
 	Site             []string
 	Inferencex       string
@@ -72,7 +73,8 @@ func (r RunJob) Runs(job *Job, row *matrix.Row) ([]PointRun, error) {
 		if job.AgentxFast {
 			pr.Args = append(pr.Args, "--fast")
 		}
-		if row.EvalOnly != nil && *row.EvalOnly {
+		evalOnly := row.EvalOnly != nil && *row.EvalOnly
+		if evalOnly {
 			// Under the all-evals label every agentic point is an eval
 			// point; --all-evals lets sweep run select it (a point of
 			// the default selection is one of them).
@@ -85,7 +87,7 @@ func (r RunJob) Runs(job *Job, row *matrix.Row) ([]PointRun, error) {
 			for _, s := range r.Site {
 				pr.Args = append(pr.Args, "--site", s)
 			}
-			if r.Inferencex != "" {
+			if r.Inferencex != "" && !evalOnly {
 				pr.Args = append(pr.Args, "--inferencex", r.Inferencex)
 			}
 		}

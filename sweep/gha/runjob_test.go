@@ -23,8 +23,17 @@ func TestRunJobRuns(t *testing.T) {
 	require.Len(t, runs, 2)
 	assert.Equal(t, "r_c8_h100-1", runs[1].Name)
 	assert.Equal(t, "/o/r_c8_h100-1", runs[1].Out, "a job of several points: a directory per point")
+	// An eval-only point gets no --inferencex: it runs lm-eval, no load
+	// client (sweep run refuses the two together; the workflow's eval
+	// jobs failed with "the point's client has no --public-dataset trace
+	// loader").
 	assert.Equal(t, []string{"--config-key", "k", "--tp", "8", "--ep", "4", "--conc", "8", "--runner-name", "h100-1", "--out", "/o/r_c8_h100-1",
-		"--dp-attn", "--fast", "--eval", "--all-evals", "--launch", "--site", "a=b", "--inferencex", "/ix", "--config-files", "m1.yaml,m2.yaml", "--runner-config", "r.yaml"}, runs[1].Args)
+		"--dp-attn", "--fast", "--eval", "--all-evals", "--launch", "--site", "a=b", "--config-files", "m1.yaml,m2.yaml", "--runner-config", "r.yaml"}, runs[1].Args)
+	row.EvalOnly = nil
+	runs, err = RunJob{RunnerName: "h100-1", Out: "/o", Inferencex: "/ix"}.Runs(job, row)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"--launch", "--inferencex", "/ix"}, runs[1].Args[len(runs[1].Args)-3:], "an agentic point's load client is InferenceX's aiperf")
+	row.EvalOnly = &evalOnly
 
 	job.Points, job.AgentxFast = job.Points[:1], false
 	for _, tc := range []struct {

@@ -16,6 +16,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/recipes"
 )
 
 // The PR sweep's workflows, read as GitHub reads them: these tests hold
@@ -102,6 +103,11 @@ func TestWorkflowRunsBaseBranchCode(t *testing.T) {
 				where := name + " " + jn + " " + s.Name
 				if strings.HasPrefix(s.Uses, "actions/checkout@") {
 					assert.Equal(t, "false", s.With["persist-credentials"], "%s: a checkout keeps no token", where)
+					if s.With["repository"] == inferencexRepo {
+						assert.Equal(t, "inferencex", s.With["path"], "%s: InferenceX is checked out in inferencex/", where)
+						assert.Regexp(t, "^"+recipes.LauncherCommit+"[0-9a-f]{31}$", s.With["ref"], "%s: at the commit sweep mirrors, pinned", where)
+						continue
+					}
 					if s.With["ref"] != "" || s.With["repository"] != "" {
 						assert.Equal(t, "pr", s.With["path"], "%s: the pull request is checked out in pr/", where)
 						assert.Contains(t, []string{"${{ github.event.pull_request.head.sha }}", "${{ inputs.head-sha }}"}, s.With["ref"], "%s: at the approved head SHA", where)
@@ -109,8 +115,8 @@ func TestWorkflowRunsBaseBranchCode(t *testing.T) {
 						assert.Equal(t, "tool", s.With["path"], "%s: the base branch is checked out in tool/", where)
 					}
 				}
-				assert.False(t, strings.HasPrefix(s.WorkingDir, "pr"), "%s: nothing runs in pr/", where)
-				assert.NotRegexp(t, `\bgo (run|test|generate)\b|\bmake\b|\bbash pr/|\./pr/`, s.Run, "%s: runs no pull-request code", where)
+				assert.False(t, strings.HasPrefix(s.WorkingDir, "pr") || strings.HasPrefix(s.WorkingDir, "inferencex"), "%s: nothing runs in pr/ or inferencex/", where)
+				assert.NotRegexp(t, `\bgo (run|test|generate)\b|\bmake\b|\bbash (pr|inferencex)/|\./(pr|inferencex)/`, s.Run, "%s: runs no pull-request or InferenceX code", where)
 				if strings.Contains(s.Run, "go build") {
 					assert.Equal(t, "tool", s.WorkingDir, "%s: builds the base branch's tool", where)
 				}
@@ -134,6 +140,55 @@ func TestWorkflowRunsBaseBranchCode(t *testing.T) {
 			assert.Equal(t, "${{ github.event.pull_request.head.sha }}", j.With["head-sha"], jn)
 		}
 	}
+}
+
+// inferencexRepo is the repository whose checkout gives sweep-point.yml
+// InferenceX's client.
+const inferencexRepo = "SemiAnalysisAI/InferenceX"
+
+// TestWorkflowMeasuresWithInferenceXsClient: the PR sweep's agentic
+// points measure with InferenceX's own client unless the workflow's
+// client input says otherwise: its checkout at the commit sweep mirrors,
+// with submodules (utils/aiperf, the aiperf fork), and uv for the per-job
+// venv, handed to ci run-job --inferencex. Before, ci run-job ran without
+// it, so each launched point measured with whatever the image had: the
+// built-in load generator in InferenceX's images, which have no aiperf.
+func TestWorkflowMeasuresWithInferenceXsClient(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "sweep-point.yml"))
+	require.NoError(t, err)
+	var w struct {
+		On struct {
+			WorkflowCall struct {
+				Inputs map[string]map[string]any `yaml:"inputs"`
+			} `yaml:"workflow_call"`
+		} `yaml:"on"`
+	}
+	require.NoError(t, yaml.Unmarshal(data, &w))
+	client := w.On.WorkflowCall.Inputs["client"]
+	require.NotNil(t, client, "sweep-point.yml has a client input")
+	assert.Equal(t, "inferencex", client["default"], "InferenceX's client by default")
+	for jn, j := range readWorkflow(t, "sweep.yml").Jobs {
+		if j.Uses != "" {
+			assert.NotContains(t, j.With, "client", "%s: the default client", jn)
+		}
+	}
+	steps := map[string]wfStep{}
+	for _, s := range readWorkflow(t, "sweep-point.yml").Jobs["point"].Steps {
+		steps[s.Name] = s
+	}
+	ix := steps["Check out InferenceX (its aiperf)"]
+	assert.Equal(t, inferencexRepo, ix.With["repository"])
+	assert.Equal(t, "true", ix.With["submodules"], "utils/aiperf is a submodule")
+	assert.Equal(t, "inputs.client == 'inferencex'", ix.If)
+	uv := steps["Install uv (mounted into the image for the aiperf venv)"]
+	assert.True(t, strings.HasPrefix(uv.Uses, "astral-sh/setup-uv@"), uv.Uses)
+	assert.Equal(t, "inputs.client == 'inferencex'", uv.If)
+	runStep := steps["Run the point"]
+	assert.Equal(t, "${{ inputs.client }}", runStep.Env["CLIENT"])
+	assert.Contains(t, runStep.Run, `if [ "$CLIENT" = inferencex ]; then
+  client=(--inferencex `+ix.With["path"]+`)`)
+	assert.Contains(t, runStep.Run, `"${client[@]}"`)
+	assert.Contains(t, steps["Check the client input"].Run, "inferencex|image) ;;")
 }
 
 // TestWorkflowDropsApprovalOnPush: a push (synchronize) runs only the job

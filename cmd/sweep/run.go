@@ -116,11 +116,8 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 				if !o.Launch && (len(o.Site) > 0 || o.SweepBinary != "" || o.JobID != "" || o.SubmitDir != "" || o.Inferencex != "") {
 					return flagErrorf("--site, --sweep-binary, --job-id, --submit-dir and --inferencex need --launch")
 				}
-				if o.Inferencex != "" && (o.Aiperf != "" || o.Builtin) {
-					return flagErrorf("--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client, or drop --inferencex")
-				}
-				if o.Inferencex != "" && o.Eval {
-					return flagErrorf("--inferencex installs InferenceX's aiperf for the load client, and an --eval point runs lm-eval, no load client: drop --inferencex")
+				if err := checkInferencex(o); err != nil {
+					return err
 				}
 				if o.Slurm && (!o.Simulate || o.Launch || o.PlanFile != "") {
 					return flagErrorf("--slurm runs a simulated multi-node point on a Slurm cluster's nodes: it needs --simulate and --config-key, not --launch or --plan")
@@ -135,6 +132,21 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 			}
 		},
 	}
+}
+
+// checkInferencex refuses what --inferencex cannot go with: another
+// client (--aiperf, --builtin-client), and an --eval point, which runs
+// lm-eval and no load client to install aiperf for.
+func checkInferencex(o *runOptions) error {
+	switch {
+	case o.Inferencex == "":
+		return nil
+	case o.Aiperf != "" || o.Builtin:
+		return flagErrorf("--inferencex installs InferenceX's aiperf: drop --aiperf and --builtin-client, or drop --inferencex")
+	case o.Eval:
+		return flagErrorf("--inferencex installs InferenceX's aiperf for the load client, and an --eval point runs lm-eval, no load client: drop --inferencex")
+	}
+	return nil
 }
 
 func runRun(ctx context.Context, o *runOptions) error {

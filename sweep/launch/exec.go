@@ -322,14 +322,38 @@ func releaseFailed(pl *Plan, output string) bool {
 const noSuchContainer = "No such container"
 
 // notCause are lines a failed command prints that never say why: srun's
-// report of a task's exit code (the error carries it) and docker's hint
-// to read its --help after its own error.
-var notCause = regexp.MustCompile(`^(srun: error: .*: tasks? [0-9,-]+: Exited with exit code [0-9]+|Run '.*--help' for more information)$`)
+// report of a task's exit code or of its end by a signal (the error
+// carries it; a time limit's line before it says why), docker's hint to
+// read its --help after its own error, and what Slurm and Pyxis print
+// after a container step's own reason (Pyxis's "--container-mounts:
+// source path does not exist: DIR", a failed import's or enroot's
+// error): that the step's container was not made or started, that the
+// plugin stack failed, Pyxis's entrypoint hint and the heading of the
+// log it echoes.
+var notCause = regexp.MustCompile(`^(srun: error: .*: tasks? [0-9,-]+: (Exited with exit code [0-9]+|Terminated|Killed)|Run '.*--help' for more information|` +
+	slurmError + `(Failed to invoke spank plugin stack|spank: required plugin \S+: \S+ failed with rc=-?[0-9]+|` +
+	`pyxis: (printing \S+ log file:|container was not started successfully by another task|couldn't create enroot start configuration script|if the image has an unusual entrypoint, try using --no-container-entrypoint)))$`)
+
+// slurmError begins an error line of srun or of a step's slurmstepd
+// ("slurmstepd-NODE: error: " in Slurm 22.05).
+const slurmError = `(?:srun|slurmstepd(?:-\S+)?): error: `
+
+// pyxisEcho begins a line of the log Pyxis echoes after a failure (its
+// importer's or enroot's; a blank one trimmed to "pyxis:"): such a line
+// says why only when it reports an error, not the import's or the
+// container's progress before it.
+var pyxisEcho = regexp.MustCompile(`^` + slurmError + `pyxis:(?:     |$)`)
 
 // NotCause reports whether a line a failed command printed is one that
-// never says why it failed (notCause): a caller picking the line that
-// names the cause passes over it.
-func NotCause(line string) bool { return notCause.MatchString(line) }
+// never says why it failed (notCause, or a line of a log Pyxis echoes
+// that reports no error): a caller picking the line that names the cause
+// passes over it.
+func NotCause(line string) bool {
+	if m := pyxisEcho.FindStringIndex(line); m != nil {
+		return !strings.Contains(strings.ToLower(line[m[1]:]), "error")
+	}
+	return notCause.MatchString(line)
+}
 
 // Cause is what one line of a failed command's output says of why it
 // failed: the line's last state (after its last carriage return, where a

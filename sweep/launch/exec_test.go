@@ -206,6 +206,26 @@ func TestExecErrorNamesTheCause(t *testing.T) {
 			run:  "printf '[INFO] 12%%\\r[ERROR] URL https://registry-1.docker.io/v2/x/manifests/1 returned error code: 404 Not Found\\r\\n\\n' >&2; exit 1",
 			want: "launch run (sh -c): exit status 1: [ERROR] URL https://registry-1.docker.io/v2/x/manifests/1 returned error code: 404 Not Found"},
 		{name: "nothing on stderr", run: "echo only stdout; exit 3", want: "launch run (sh -c): exit status 3"},
+		// Slurm 22.05 and Pyxis on the test cluster, a mount's source
+		// missing: Pyxis's reason comes first, then what failed after it
+		// and the enroot log it echoes.
+		{name: "Pyxis refuses the container step",
+			run: `printf '%s\n' 'slurmstepd-vm: error: pyxis: --container-mounts: source path does not exist: /data/hub' 'srun: error: vm: task 0: Exited with exit code 1' \
+				"slurmstepd-vm: error: pyxis: couldn't create enroot start configuration script" 'slurmstepd-vm: error: pyxis: printing enroot log file:' \
+				'slurmstepd-vm: error: pyxis:     [INFO] Extracting squashfs filesystem...' 'slurmstepd-vm: error: pyxis:     ' 'slurmstepd-vm: error: pyxis:     created 0 hardlinks' \
+				'slurmstepd-vm: error: pyxis: container was not started successfully by another task' \
+				'slurmstepd-vm: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1' 'slurmstepd-vm: error: Failed to invoke spank plugin stack' >&2; exit 1`,
+			want: "launch run (sh -c): exit status 1: slurmstepd-vm: error: pyxis: --container-mounts: source path does not exist: /data/hub"},
+		{name: "enroot's error in the log Pyxis echoes",
+			run: `printf '%s\n' 'slurmstepd: error: pyxis: container start failed with error code: 1' \
+				'slurmstepd: error: pyxis: if the image has an unusual entrypoint, try using --no-container-entrypoint' 'slurmstepd: error: pyxis: printing enroot log file:' \
+				'slurmstepd: error: pyxis:     [ERROR] /etc/rc.local: No such file or directory' 'slurmstepd: error: pyxis:     exiting' \
+				'slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1' >&2; exit 1`,
+			want: "launch run (sh -c): exit status 1: slurmstepd: error: pyxis:     [ERROR] /etc/rc.local: No such file or directory"},
+		{name: "a time limit, then srun's report of the task's end",
+			run: `printf '%s\n' 'srun: Job step aborted: Waiting up to 7 seconds for job step to finish.' 'slurmstepd-vm: error: *** STEP 3.0 ON vm CANCELLED AT 2026-12-07T18:35:19 DUE TO TIME LIMIT ***' \
+				'srun: error: vm: task 0: Terminated' >&2; exit 143`,
+			want: "launch run (sh -c): exit status 143: slurmstepd-vm: error: *** STEP 3.0 ON vm CANCELLED AT 2026-12-07T18:35:19 DUE TO TIME LIMIT ***"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "log")

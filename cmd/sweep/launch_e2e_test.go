@@ -450,6 +450,53 @@ func TestDiscoverLaunchImportFailsInJob(t *testing.T) {
 	assert.NotContains(t, string(jobLog), "run-arm", "the container step never ran")
 }
 
+// TestDiscoverLaunchContainerStepFailsInJob: an arm whose container step
+// Pyxis refuses (here the hub cache it mounts does not exist on the node),
+// after its image was imported, ended its job before any point started:
+// its points stayed pending, were resubmitted in new jobs despite
+// --retries 0, and ended "not run" with no reason, exit 0. They fail with
+// the step's own last line, the job's id and its log, in one job, and the
+// command exits 1 as for other failed points.
+func TestDiscoverLaunchContainerStepFailsInJob(t *testing.T) {
+	requirePyxis(t)
+	missing := filepath.Join(t.TempDir(), "no-hub")
+	site := append(pyxisSite(t), "--site", "hub-cache="+missing)
+	out := filepath.Join(t.TempDir(), "d")
+	args := append([]string{"discover", "--simulate", "--executor", "slurm", "--launch", "--sweep-binary", staticSweep.path,
+		"--slurm-poll", "300ms", "--builtin-client", "--no-report", "--config-keys", launchKey, "--tp", "2", "--ep", "2",
+		"--conc-list", "1", "4", "--retries", "0", "--out", out}, site...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	var log syncbuf.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, log.String())
+	assert.Equal(t, 1, exit.ExitCode(), log.String())
+	assert.Contains(t, log.String(), "0 ok, 2 failed, 0 not run")
+	ids, err := os.ReadFile(filepath.Join(out, "slurm", "jobs.txt"))
+	require.NoError(t, err)
+	require.Len(t, strings.Fields(string(ids)), 1, "one job, not resubmitted (--retries 0)")
+	id := strings.Fields(string(ids))[0]
+	jobLog := filepath.Join(out, "slurm", "arm01-t1.out")
+	recs, err := campaign.ReadJournal(out)
+	require.NoError(t, err)
+	var ends []string
+	for _, r := range recs {
+		if r.Event == campaign.EventPointEnd {
+			ends = append(ends, r.Error)
+		}
+	}
+	require.Len(t, ends, 2, log.String())
+	for _, e := range ends {
+		assert.Regexp(t, `^slurm job `+id+` ended FAILED.* before its first point: .*`+regexp.QuoteMeta(missing)+`.* \(log `+regexp.QuoteMeta(jobLog)+`\)$`, e)
+		assert.NotContains(t, e, "Exited with exit code", "srun's exit report says no why")
+	}
+	data, err := os.ReadFile(jobLog)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "Squash file already exists and is valid, skipping import", "the import ran and succeeded")
+}
+
 // TestDiscoverLaunchMI300XInJob runs a simulated discovery arm on the
 // MI300X launch path as a Slurm job through Pyxis: its import, a step of
 // the job, makes the node directories launch_mi300x-amds.sh's stage step

@@ -798,7 +798,12 @@ func (s *sweep) rounds(parent context.Context) error {
 		if s.failed && s.o.FailFast {
 			break
 		}
-		// round-1, not Retries+1: the sum overflows near the int limit.
+		// A bound on the rounds, not the retry budget (each point's
+		// failures count against Retries: finished): the two rounds past
+		// Retries+1 run the points a remote arm's job never reached (it
+		// ended from outside after its first point: pending, not
+		// failed), which still get their retries. round-1, not
+		// Retries+1: the sum overflows near the int limit.
 		if round-1 > s.o.Retries {
 			break
 		}

@@ -123,7 +123,9 @@ const WrapperScript = "#!/bin/sh\n# sweep: run the job's command, given as argum
 // LOG, N, the import's N arguments, then the command. The import's output
 // goes to LOG and then to the job's output; LOG is removed once the import
 // succeeded, and a failed import ends the job with its exit status before
-// the command runs, LOG kept for the submitter to read why.
+// the command runs, LOG kept for the submitter to read why. A successful
+// import writes importedLine before the command runs, so that the job's
+// output after it is the command's alone.
 const ImportScript = `#!/bin/bash
 # sweep: import the job's image on its node, then run the job's command.
 # Arguments: LOG N IMPORT... (N arguments) COMMAND...
@@ -137,9 +139,14 @@ if [ "$rc" -ne 0 ]; then
 	exit "$rc"
 fi
 rm -f "$log"
+echo "` + importedLine + `"
 shift "$n"
 exec "$@"
 `
+
+// importedLine is the line ImportScript writes to the job's output once
+// the import succeeded, before the job's command runs.
+const importedLine = "sweep: the image is imported; the job's command follows"
 
 // SbatchArgv returns the sbatch command line for spec.
 func SbatchArgv(spec JobSpec) ([]string, error) {

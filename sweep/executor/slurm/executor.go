@@ -27,8 +27,10 @@ import (
 // sweep's journal. A job that ends (completed, failed, cancelled with
 // scancel, timed out, node failure) closes its arm: points it started but
 // did not finish are failed with the job's state, the campaign retries
-// them per --retries, and the points it finished are kept. On ctx's
-// cancellation every job is cancelled with scancel.
+// them per --retries, and the points it finished are kept; a job that
+// ended before its first point fails every point with its end and the
+// line of its log that says why (jobEnd). On ctx's cancellation every
+// job is cancelled with scancel.
 type Executor struct {
 	Client *Client
 	// Dir is the sweep directory; job files go to Dir/slurm/.
@@ -226,19 +228,9 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 				remote.CloseOpen(job, obs, campaign.StatusInterrupted, fmt.Sprintf("interrupted; slurm job %s cancelled", id))
 				return nil
 			}
-			why := fmt.Sprintf("slurm job %s ended %s%s (exit %d)", id, res.st.State, reasonOf(res.st), res.st.ExitCode)
-			importFailed := false
-			if res.err != nil {
-				why = res.err.Error() // names the job
-			} else if line, ok := importFailure(importLog, res.st); ok {
-				why, importFailed = fmt.Sprintf("slurm job %s: the image import on its node failed: %s", id, line), true
-			}
+			why, failRest := jobEnd(id, res.st, res.err, importLog, spec.Output, len(remote.Started) > 0)
 			remote.CloseOpen(job, obs, campaign.StatusFailed, why)
-			if res.err != nil || importFailed {
-				// The job never ran its points (it did not start in time,
-				// Slurm stopped answering, its image is not there): they
-				// fail with the reason, instead of being resubmitted
-				// without one.
+			if failRest {
 				campaign.FailJob(remote.NotStarted(job), obs, why)
 			}
 			if res.err != nil || res.st.State != "COMPLETED" {
@@ -247,6 +239,35 @@ func (e *Executor) runJob(ctx context.Context, dir, script string, job campaign.
 			return nil
 		}
 	}
+}
+
+// jobEnd is why job id ended as it did (st, or Wait's error werr), and
+// whether the points it never started fail with it: when it ran none (it
+// did not start in time, Slurm stopped answering, its image import
+// failed, or it ended before its first point: Pyxis refused its container
+// step, srun failed, its time limit), they would fail so again in a new
+// job, and left pending they were resubmitted with no failure counted
+// until the sweep's rounds ran out, then "not run" with no reason. Such
+// an end names the line of the job's log (output) that says why and the
+// log. A job that ended from outside after its first point leaves the
+// points it never reached to a new job. importLog is the job's import log
+// ("": none); started says a point of it started.
+func jobEnd(id JobID, st JobStatus, werr error, importLog, output string, started bool) (string, bool) {
+	if werr != nil {
+		return werr.Error(), true // names the job
+	}
+	if line, ok := importFailure(importLog, st); ok {
+		return fmt.Sprintf("slurm job %s: the image import on its node failed: %s", id, line), true
+	}
+	why := fmt.Sprintf("slurm job %s ended %s%s (exit %d)", id, st.State, reasonOf(st), st.ExitCode)
+	if started || st.State == "COMPLETED" {
+		return why, false
+	}
+	why += " before its first point"
+	if line, ok := logCause(output, importedLine); ok && line != "" {
+		why += ": " + line
+	}
+	return why + " (log " + output + ")", true
 }
 
 // portJob writes the job file of held job id with its points planned on
@@ -280,6 +301,23 @@ func importFailure(log string, st JobStatus) (string, bool) {
 	if log == "" || st.State != "FAILED" {
 		return "", false
 	}
+	line, ok := logCause(log, "")
+	switch {
+	case !ok:
+		return "", false
+	case line == "":
+		return "no output (exit " + strconv.Itoa(st.ExitCode) + ")", true
+	}
+	return line, true
+}
+
+// logCause is the line of a failed job's log (its last 8 KiB, after its
+// last line after, when after is not "") that says why it failed, ""
+// when none does; false when the log cannot be read. The rule of every
+// launch error's cause (launch.LastCause): srun's own report of a step's
+// exit code says no why, the step's last line before it does; a step
+// that printed nothing has none, not the line of the step before it.
+func logCause(log, after string) (string, bool) {
 	f, err := inputfile.Open(log, inputfile.Log)
 	if err != nil {
 		return "", false
@@ -294,13 +332,11 @@ func importFailure(log string, st JobStatus) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	// The rule of every launch error's cause (launch.LastCause): srun's
-	// own report of the step's exit code says no why, the import's last
-	// line before it does.
-	if line := launch.LastCause(string(data)); line != "" {
-		return line, true
+	text := string(data)
+	if i := strings.LastIndex(text, after+"\n"); after != "" && i >= 0 {
+		text = text[i+len(after)+1:]
 	}
-	return "no output (exit " + strconv.Itoa(st.ExitCode) + ")", true
+	return launch.LastCause(text), true
 }
 
 func reasonOf(st JobStatus) string {

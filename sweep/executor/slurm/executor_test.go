@@ -3,6 +3,7 @@ package slurm
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -613,4 +614,116 @@ func TestExecutorImportInJob(t *testing.T) {
 			assert.FileExists(t, log)
 		})
 	}
+}
+
+// pyxisRefusal is what a job's output gets from a container step Pyxis
+// refuses (Slurm 22.05, Pyxis 0.20: a --container-mounts source missing
+// on the node), after srun's report of the step's exit code.
+const pyxisRefusal = `slurmstepd-vm: error: pyxis: --container-mounts: source path does not exist: /data/hub
+srun: error: vm: task 0: Exited with exit code 1
+slurmstepd-vm: error: pyxis: couldn't create enroot start configuration script
+slurmstepd-vm: error: pyxis: printing enroot log file:
+slurmstepd-vm: error: pyxis:     [INFO] Extracting squashfs filesystem...
+slurmstepd-vm: error: pyxis:     ` + `
+slurmstepd-vm: error: pyxis:     created 0 hardlinks
+slurmstepd-vm: error: pyxis: container was not started successfully by another task
+slurmstepd-vm: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1
+slurmstepd-vm: error: Failed to invoke spank plugin stack`
+
+// A job that ended before its first point (Pyxis refused its container
+// step, the step failed silently, its time limit) left its points
+// pending: they were resubmitted in new jobs whatever --retries said, and
+// ended "not run" with no reason, the sweep without an error. Its points
+// fail with the job's end, the line of its log that says why and the
+// log, and are retried per --retries.
+func TestExecutorJobEndsBeforeItsFirstPoint(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		step    string // what the container step writes before it fails; "": it runs until the job ends
+		end     State  // with step "": how the job ends from outside
+		retries int
+		want    string // the points' error; {LOG} stands for the job's log, {N} for its id
+	}{
+		{name: "Pyxis refuses the container step", step: pyxisRefusal,
+			want: "slurm job {N} ended FAILED (NonZeroExitCode) (exit 1) before its first point: slurmstepd-vm: error: pyxis: --container-mounts: source path does not exist: /data/hub (log {LOG})"},
+		{name: "retried once", step: pyxisRefusal, retries: 1,
+			want: "slurm job {N} ended FAILED (NonZeroExitCode) (exit 1) before its first point: slurmstepd-vm: error: pyxis: --container-mounts: source path does not exist: /data/hub (log {LOG})"},
+		{name: "a silent step: not the import's line before it", step: "srun: error: vm: task 0: Exited with exit code 1",
+			want: "slurm job {N} ended FAILED (NonZeroExitCode) (exit 1) before its first point (log {LOG})"},
+		{name: "its time limit", end: "TIMEOUT",
+			want: "slurm job {N} ended TIMEOUT (exit 0) before its first point: slurmstepd-vm: error: *** JOB {N} ON vm CANCELLED AT 2026-12-07T18:35:19 DUE TO TIME LIMIT *** (log {LOG})"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSlurmSweep(t, 1, 4, 8)
+			s.o.Retries = tc.retries
+			stepped := make(chan struct{}, 10)
+			s.cluster.node = func(ctx context.Context, a []string) error {
+				stepped <- struct{}{}
+				if tc.step == "" {
+					<-ctx.Done()
+					return ctx.Err()
+				}
+				return errors.New(tc.step)
+			}
+			if tc.end != "" {
+				go func() {
+					for {
+						select {
+						case <-stepped:
+						case <-t.Context().Done():
+							return
+						}
+						if running := s.cluster.ids("RUNNING"); assert.Len(t, running, 1) {
+							// What slurmstepd and srun write then.
+							log := filepath.Join(s.dir, "slurm", "arm01-t"+string(running[0])+".out")
+							assert.NoError(t, appendFile(log, "srun: Job step aborted: Waiting up to 7 seconds for job step to finish.\n"+
+								"slurmstepd-vm: error: *** JOB "+string(running[0])+" ON vm CANCELLED AT 2026-12-07T18:35:19 DUE TO TIME LIMIT ***\n"+
+								"srun: error: vm: task 0: Terminated\n"))
+							s.cluster.end(running[0], tc.end)
+						}
+					}
+				}()
+			}
+			s.ex.ArmProgram = func(context.Context, *campaign.Arm) (campaign.ArmCommand, error) {
+				return campaign.ArmCommand{Argv: []string{"srun", "--container-image=/sq/x.sqsh", "/opt/sweep/sweep"},
+					Import: []string{"srun", "bash", "-c", "echo 'Squash file already exists and is valid, skipping import'"}}, nil
+			}
+			bin := t.TempDir()
+			require.NoError(t, os.Symlink("/usr/bin/env", filepath.Join(bin, "srun")))
+			t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+
+			sum, err := s.run(t, t.Context())
+			require.ErrorIs(t, err, campaign.ErrPointsFailed)
+			assert.Equal(t, 2, sum.Failed)
+			assert.Zero(t, sum.Pending, "no point left not run")
+			jobs := tc.retries + 1
+			assert.Len(t, s.cluster.states(), jobs, "one job, and one per retry")
+			for _, p := range s.sched.Points {
+				ends := s.ends(t, p.ID)
+				require.Len(t, ends, jobs, p.ID)
+				for i, e := range ends {
+					n := strconv.Itoa(i + 1)
+					log := filepath.Join(s.dir, "slurm", "arm01-t"+n+".out")
+					want := strings.NewReplacer("{N}", n, "{LOG}", log).Replace(tc.want)
+					assert.Equal(t, campaign.StatusFailed, e.Status, p.ID)
+					assert.Equal(t, want, e.Error, p.ID)
+				}
+				assert.Zero(t, s.node.loadsOf(p.ID))
+			}
+			assert.Contains(t, s.progress(), "arm 1: slurm job 1 ended ")
+		})
+	}
+}
+
+// appendFile appends text to the file at path.
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -163,20 +164,38 @@ func (c *fakeCluster) sbatch(argv []string) ([]byte, error) {
 // runScript runs a job's batch script on its arguments with node as its
 // command: WrapperScript's command is node's argv; ImportScript's import
 // runs for real (bash), its own command stood in by true, then node runs
-// the rest unless the import failed.
-func runScript(ctx context.Context, script string, argv []string, node func(context.Context, []string) error) error {
-	if filepath.Base(script) != importScriptName {
-		return node(ctx, argv)
+// the rest unless the import failed. What the script writes goes to
+// output, as to the job's --output file, and so does the error node
+// returns (its stderr).
+func runScript(ctx context.Context, script string, argv []string, node func(context.Context, []string) error, output io.Writer) error {
+	if filepath.Base(script) == importScriptName {
+		n, err := strconv.Atoi(argv[1])
+		if err != nil || len(argv) < 2+n {
+			return fmt.Errorf("not an import job's arguments: %q", argv)
+		}
+		cmd := exec.CommandContext(ctx, "bash", append(append([]string{script}, argv[:2+n]...), "true")...)
+		out, err := cmd.CombinedOutput()
+		_, _ = output.Write(out)
+		if err != nil {
+			return fmt.Errorf("%s: %w (%s)", script, err, out)
+		}
+		argv = argv[2+n:]
 	}
-	n, err := strconv.Atoi(argv[1])
-	if err != nil || len(argv) < 2+n {
-		return fmt.Errorf("not an import job's arguments: %q", argv)
+	err := node(ctx, argv)
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintln(output, err)
 	}
-	cmd := exec.CommandContext(ctx, "bash", append(append([]string{script}, argv[:2+n]...), "true")...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s: %w (%s)", script, err, out)
+	return err
+}
+
+// jobOutput is the job's --output file opened for appending (io.Discard
+// without one); close closes it.
+func jobOutput(path string) (w io.Writer, close func()) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if path == "" || err != nil {
+		return io.Discard, func() {}
 	}
-	return node(ctx, argv[2+n:])
+	return f, func() { _ = f.Close() }
 }
 
 // schedule starts the pending jobs the node has GPUs for, in order.
@@ -208,7 +227,9 @@ func (c *fakeCluster) schedule() {
 		c.running.Add(1)
 		go func() {
 			defer c.running.Done()
-			err := runScript(ctx, j.script, j.argv, c.node)
+			output, closeOutput := jobOutput(j.output)
+			err := runScript(ctx, j.script, j.argv, c.node, output)
+			closeOutput()
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			switch {

@@ -251,10 +251,11 @@ func (s ArmSettings) Runner() (run.Setup, run.Options) {
 }
 
 // FailJob fails every point of a job that never ran (it could not be
-// started), with why.
+// started, or ended before its first point), with why: no server started
+// for them (Record.NoServer).
 func FailJob(job Job, obs Observer, why string) {
 	for _, p := range job.Points {
-		obs(Record{Event: EventPointStart, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc()})
+		obs(Record{Event: EventPointStart, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), NoServer: true})
 		obs(Record{Event: EventPointEnd, Arm: job.Arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), Status: StatusFailed, Error: why})
 	}
 }

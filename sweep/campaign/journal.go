@@ -94,8 +94,9 @@ type Record struct {
 	Reused bool `json:"reused,omitempty"`
 	// NoServer says the point got no server (point_start): the server
 	// started for it did not start, or one started for an earlier point
-	// of its arm's job did (RunArm); its point_end, failed or
-	// interrupted, follows at once with why.
+	// of its arm's job did (RunArm), or its arm's job never ran it
+	// (FailJob: not submitted, ended before its first point); its
+	// point_end, failed or interrupted, follows at once with why.
 	NoServer bool `json:"no_server,omitempty"`
 	// Probe says the point ran as an adaptive search's short bracketing
 	// probe (point_start, point_end).

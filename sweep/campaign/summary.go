@@ -33,8 +33,8 @@ type PointSummary struct {
 	Seconds  float64 `json:"seconds,omitempty"`
 	Reused   bool    `json:"server_reused,omitempty"`
 	// StartFailed says the point's last attempt got no server: the one
-	// started for it, or for an earlier point of its arm, did not start
-	// (its Error says why).
+	// started for it, or for an earlier point of its arm, did not start,
+	// or its arm's job never ran it (its Error says why).
 	StartFailed bool `json:"server_start_failed,omitempty"`
 	// DiskFull says the point's last attempt failed for want of space
 	// on a disk, which stopped the sweep (Record.DiskFull): not the

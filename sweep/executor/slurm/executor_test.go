@@ -710,7 +710,11 @@ func TestExecutorJobEndsBeforeItsFirstPoint(t *testing.T) {
 				}
 				assert.Zero(t, s.node.loadsOf(p.ID))
 			}
+			for _, ps := range sum.Points {
+				assert.True(t, ps.StartFailed, "%s: no server started", ps.ID)
+			}
 			assert.Contains(t, s.progress(), "arm 1: slurm job 1 ended ")
+			assert.NotContains(t, s.o.Progress.(*bytes.Buffer).String(), "server started")
 		})
 	}
 }

@@ -715,6 +715,16 @@ func TestExecutorJobEndsBeforeItsFirstPoint(t *testing.T) {
 			}
 			assert.Contains(t, s.progress(), "arm 1: slurm job 1 ended ")
 			assert.NotContains(t, s.o.Progress.(*bytes.Buffer).String(), "server started")
+
+			// The journal holds the failures: a resume with the same
+			// --retries submits no job and fails as the sweep did.
+			progress := &bytes.Buffer{}
+			s.o.Progress = progress
+			sum, err = s.run(t, t.Context())
+			require.ErrorIs(t, err, campaign.ErrPointsFailed)
+			assert.Equal(t, 2, sum.Failed)
+			assert.Len(t, s.cluster.states(), jobs, "no job submitted on resume")
+			assert.Contains(t, progress.String(), fmt.Sprintf("2 failed with no retry left (--retries %d)", tc.retries))
 		})
 	}
 }

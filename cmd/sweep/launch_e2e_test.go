@@ -372,6 +372,36 @@ func assertArmRanInImage(t *testing.T, out, layout string) {
 	}
 }
 
+// pyxisDiscover runs a simulated discovery of launchKey's arm (--tp, --ep
+// and the rest in args) with --executor slurm --launch through Pyxis on
+// the test cluster, with site's --site flags, into out; it returns the
+// command's output and its error.
+func pyxisDiscover(t *testing.T, out string, site []string, args ...string) (string, error) {
+	t.Helper()
+	argv := append([]string{"discover", "--simulate", "--executor", "slurm", "--launch", "--sweep-binary", staticSweep.path,
+		"--slurm-poll", "300ms", "--builtin-client", "--no-report", "--config-keys", launchKey, "--out", out}, args...)
+	cmd := exec.Command(os.Args[0], append(argv, site...)...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	var log syncbuf.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	err := cmd.Run()
+	return log.String(), err
+}
+
+// pointEndErrors are the errors of the point-end records of out's journal.
+func pointEndErrors(t *testing.T, out string) []string {
+	t.Helper()
+	recs, err := campaign.ReadJournal(out)
+	require.NoError(t, err)
+	var ends []string
+	for _, r := range recs {
+		if r.Event == campaign.EventPointEnd {
+			ends = append(ends, r.Error)
+		}
+	}
+	return ends
+}
+
 // TestDiscoverLaunchThroughPyxis runs a simulated discovery arm as a Slurm
 // job whose step runs in the image (the MI325X launch: the image imported
 // under flock in the job, on its node, then srun --container-image): both
@@ -380,15 +410,8 @@ func TestDiscoverLaunchThroughPyxis(t *testing.T) {
 	requirePyxis(t)
 	site := pyxisSite(t)
 	out := filepath.Join(t.TempDir(), "d")
-	args := append([]string{"discover", "--simulate", "--executor", "slurm", "--launch", "--sweep-binary", staticSweep.path,
-		"--slurm-poll", "300ms", "--builtin-client", "--no-report", "--config-keys", launchKey, "--tp", "2", "--ep", "2",
-		"--conc-list", "1", "4", "--stop-grace", "2s", "--out", out}, site...)
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
-	var log syncbuf.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	require.NoError(t, cmd.Run(), log.String())
-	s := log.String()
+	s, err := pyxisDiscover(t, out, site, "--tp", "2", "--ep", "2", "--conc-list", "1", "4", "--stop-grace", "2s")
+	require.NoError(t, err, s)
 	assert.Contains(t, s, "2 ok, 0 failed, 0 not run; 1 server start")
 	assertArmRanInImage(t, out, "tp2")
 	ids, err := os.ReadFile(filepath.Join(out, "slurm", "jobs.txt"))
@@ -425,23 +448,10 @@ func TestDiscoverLaunchImportFailsInJob(t *testing.T) {
 	require.NoError(t, os.WriteFile(notDir, nil, 0o644))
 	site := append(pyxisSite(t), "--site", "squash-dir="+notDir+"/squash")
 	out := filepath.Join(t.TempDir(), "d")
-	args := append([]string{"discover", "--simulate", "--executor", "slurm", "--launch", "--sweep-binary", staticSweep.path,
-		"--slurm-poll", "300ms", "--builtin-client", "--no-report", "--config-keys", launchKey, "--tp", "2", "--ep", "2",
-		"--conc-list", "1", "4", "--retries", "0", "--out", out}, site...)
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
-	var log syncbuf.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	require.Error(t, cmd.Run(), log.String())
-	recs, err := campaign.ReadJournal(out)
-	require.NoError(t, err)
-	var ends []string
-	for _, r := range recs {
-		if r.Event == campaign.EventPointEnd {
-			ends = append(ends, r.Error)
-		}
-	}
-	require.Len(t, ends, 2, log.String())
+	log, err := pyxisDiscover(t, out, site, "--tp", "2", "--ep", "2", "--conc-list", "1", "4", "--retries", "0")
+	require.Error(t, err, log)
+	ends := pointEndErrors(t, out)
+	require.Len(t, ends, 2, log)
 	for _, e := range ends {
 		assert.Regexp(t, `^slurm job \d+: the image import on its node failed: .*`+regexp.QuoteMeta(notDir+"/squash/")+`.*: Not a directory$`, e)
 	}
@@ -462,32 +472,18 @@ func TestDiscoverLaunchContainerStepFailsInJob(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-hub")
 	site := append(pyxisSite(t), "--site", "hub-cache="+missing)
 	out := filepath.Join(t.TempDir(), "d")
-	args := append([]string{"discover", "--simulate", "--executor", "slurm", "--launch", "--sweep-binary", staticSweep.path,
-		"--slurm-poll", "300ms", "--builtin-client", "--no-report", "--config-keys", launchKey, "--tp", "2", "--ep", "2",
-		"--conc-list", "1", "4", "--retries", "0", "--out", out}, site...)
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
-	var log syncbuf.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	err := cmd.Run()
+	log, err := pyxisDiscover(t, out, site, "--tp", "2", "--ep", "2", "--conc-list", "1", "4", "--retries", "0")
 	var exit *exec.ExitError
-	require.ErrorAs(t, err, &exit, log.String())
-	assert.Equal(t, 1, exit.ExitCode(), log.String())
-	assert.Contains(t, log.String(), "0 ok, 2 failed, 0 not run")
+	require.ErrorAs(t, err, &exit, log)
+	assert.Equal(t, 1, exit.ExitCode(), log)
+	assert.Contains(t, log, "0 ok, 2 failed, 0 not run")
 	ids, err := os.ReadFile(filepath.Join(out, "slurm", "jobs.txt"))
 	require.NoError(t, err)
 	require.Len(t, strings.Fields(string(ids)), 1, "one job, not resubmitted (--retries 0)")
 	id := strings.Fields(string(ids))[0]
 	jobLog := filepath.Join(out, "slurm", "arm01-t1.out")
-	recs, err := campaign.ReadJournal(out)
-	require.NoError(t, err)
-	var ends []string
-	for _, r := range recs {
-		if r.Event == campaign.EventPointEnd {
-			ends = append(ends, r.Error)
-		}
-	}
-	require.Len(t, ends, 2, log.String())
+	ends := pointEndErrors(t, out)
+	require.Len(t, ends, 2, log)
 	for _, e := range ends {
 		assert.Regexp(t, `^slurm job `+id+` ended FAILED.* before its first point: .*`+regexp.QuoteMeta(missing)+`.* \(log `+regexp.QuoteMeta(jobLog)+`\)$`, e)
 		assert.NotContains(t, e, "Exited with exit code", "srun's exit report says no why")
@@ -510,16 +506,10 @@ func TestDiscoverLaunchMI300XInJob(t *testing.T) {
 	site := pyxisSite(t)
 	squash := strings.TrimPrefix(site[slices.IndexFunc(site, func(s string) bool { return strings.HasPrefix(s, "squash-dir=") })], "squash-dir=")
 	out := filepath.Join(t.TempDir(), "d")
-	args := append([]string{"discover", "--simulate", "--executor", "slurm", "--launch", "--sweep-binary", staticSweep.path,
-		"--slurm-poll", "300ms", "--builtin-client", "--no-report", "--config-keys", launchKey, "--tp", "4", "--ep", "1",
-		"--conc-list", "1", "8", "--stop-grace", "2s", "--retries", "0", "--out", out}, site...)
-	args = append(args, "--site", "exclude=", "--config-files", relabelledKey(t, "cluster:mi300x-amds"))
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
-	var log syncbuf.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	require.NoError(t, cmd.Run(), log.String())
-	assert.Contains(t, log.String(), "2 ok, 0 failed, 0 not run; 1 server start")
+	log, err := pyxisDiscover(t, out, site, "--tp", "4", "--ep", "1", "--conc-list", "1", "8", "--stop-grace", "2s", "--retries", "0",
+		"--site", "exclude=", "--config-files", relabelledKey(t, "cluster:mi300x-amds"))
+	require.NoError(t, err, log)
+	assert.Contains(t, log, "2 ok, 0 failed, 0 not run; 1 server start")
 	assertArmRanInImage(t, out, "tp4")
 	jobLog, err := os.ReadFile(filepath.Join(out, "slurm", "arm01-t1.out"))
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -278,6 +279,11 @@ func steadyPoint(cfg Config, conc int, sh tracesShape) armPoint {
 
 var update = flag.Bool("update", false, "rewrite testdata/simengine/agreement.golden")
 
+// windowColumn is the width of agreement.golden's first column, each
+// key's window provenance (window-provenance.csv), before its verdict's
+// line (knee.KeyVerdict.Line).
+const windowColumn = 10
+
 // simulatedKeys lists the planned agentic config keys a simulated
 // discovery runs (single-node, aggregated: what scripts/sim-agreement.sh
 // discovers and sweep sim agreement counts), in the masters' order, with their planned points.
@@ -309,29 +315,70 @@ func simulatedKeys(t *testing.T) ([]string, map[string][]recipes.Point) {
 	return keys, planned
 }
 
+// TestWindowProvenanceCoversPlannedKeys: window-provenance.csv has one
+// row for each key TestAgreementWithOfficialWindows judges, in the same
+// order, and no other: a planned key added to the masters needs its
+// windows' provenance read from InferenceX before it is counted.
+func TestWindowProvenanceCoversPlannedKeys(t *testing.T) {
+	keys, _ := simulatedKeys(t)
+	var rows []string
+	for _, s := range windowProvenance(t) {
+		rows = append(rows, s.key)
+	}
+	assert.Equal(t, keys, rows, "%s: its keys (got) against the planned single-node agentic keys (want), in the masters' order", windowProvenanceFile)
+}
+
 // TestAgreementWithOfficialWindows counts the planned agentic keys whose
-// official windows (chosen around the knees measured on the hardware)
-// the capacity model agrees with: each arm's steady-state curve over its
-// official concurrencies (steadyPoint, the scheduler's capacity model
-// without the simulation) has its knee inside the window, as
-// sweep sim agreement judges a full simulated discovery, with the same
-// rules (knee.JudgeKey). The count and every key's verdict are a golden,
-// with a second count by the peak (knee.Window.Judge's byPeak; "by peak"
-// lines) and a third by the frontier (knee.FrontierVerdict, for each arm
-// whose knee misses its window; "by frontier" lines, and every such arm
-// says why the rule does or does not take it): a change of the model that
-// moves them must say so
+// official windows the capacity model agrees with: each arm's
+// steady-state curve over its official concurrencies (steadyPoint, the
+// scheduler's capacity model without the simulation) has its knee inside
+// the window, as sweep sim agreement judges a full simulated discovery,
+// with the same rules (knee.JudgeKey). The count and every key's verdict
+// are a golden, with a second count by the peak (knee.Window.Judge's
+// byPeak; "by peak" lines) and a third by the frontier
+// (knee.FrontierVerdict, for each arm whose knee misses its window; "by
+// frontier" lines, and every such arm says why the rule does or does not
+// take it): a change of the model that moves them must say so
 // (go test ./simengine -run TestAgreementWithOfficialWindows -update).
+// Not every window was chosen at a knee measured on the hardware: each
+// line starts with its key's window provenance (window-provenance.csv:
+// knee, or a hard cap, a grid mirrored from another key, a KV-cache dtype
+// the key no longer ships, nothing said), and a second summary line
+// counts the keys whose windows InferenceX chose at a measured knee, the
+// ones where agreement is a test of the model, apart from the others.
 func TestAgreementWithOfficialWindows(t *testing.T) {
 	var buf bytes.Buffer
 	keys, planned := simulatedKeys(t)
-	var tally knee.Tally
+	provenance := map[string]string{}
+	for _, s := range windowProvenance(t) {
+		provenance[s.key] = s.provenance
+	}
+	var tally, atKnee, others knee.Tally
+	otherKinds := map[string]int{}
+	// A header over the columns: Line pads its label to the key's column.
+	fmt.Fprintf(&buf, "%-*s%-*s%s\n", windowColumn, "window", len(knee.KeyVerdict{}.Line("")), "verdict", "key")
 	for _, key := range keys {
 		v := judgeKey(t, armsOf(t, planned[key]))
 		tally.Add(v)
-		fmt.Fprintln(&buf, v.Line(key))
+		p, ok := provenance[key]
+		require.True(t, ok, "%s: no row in %s (TestWindowProvenanceCoversPlannedKeys)", key, windowProvenanceFile)
+		if p == kneeWindow {
+			atKnee.Add(v)
+		} else {
+			others.Add(v)
+			otherKinds[p]++
+		}
+		fmt.Fprintf(&buf, "%-*s%s\n", windowColumn, p, v.Line(key))
 	}
 	fmt.Fprintln(&buf, tally)
+	var kinds []string
+	for _, p := range windowProvenances {
+		if n := otherKinds[p]; n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d %s", n, p))
+		}
+	}
+	fmt.Fprintf(&buf, "%d of %d keys whose windows InferenceX chose at a measured knee agree (%d by the peak, %d by the frontier); of the other %d (%s), %d agree (%d by the peak, %d by the frontier)\n",
+		atKnee.Strict, atKnee.Keys, atKnee.ByPeak, atKnee.ByFrontier, others.Keys, strings.Join(kinds, ", "), others.Strict, others.ByPeak, others.ByFrontier)
 	t.Log("\n" + buf.String())
 	golden := filepath.Join("..", "testdata", "simengine", "agreement.golden")
 	if *update {

@@ -478,18 +478,24 @@ func searchCorpora(t testing.TB, seed uint64, n int, simSeeds ...int) []searchCo
 // their simulated curves rise through, whose top gate, a fifth to half
 // a doubling wide, the search reads again at the full length.
 func bySimAgreement(t testing.TB, cases []*searchCase) (agreeing, others searchTally) {
-	agrees := simAgreeing(t)
-	var a, o []*searchCase
+	return splitByKey(t, cases, func(v simKeyVerdict) bool { return v.strict })
+}
+
+// splitByKey scores the search on the cases whose key's line of the
+// agreement golden (simAgreeing) is in, and on the others.
+func splitByKey(t testing.TB, cases []*searchCase, in func(simKeyVerdict) bool) (yes, no searchTally) {
+	verdicts := simAgreeing(t)
+	var y, n []*searchCase
 	for _, c := range cases {
-		in, ok := agrees[c.key]
+		v, ok := verdicts[c.key]
 		require.True(t, ok, "%s: key %q not in %s", c.id, c.key, simAgreementGolden)
-		if in {
-			a = append(a, c)
+		if in(v) {
+			y = append(y, c)
 		} else {
-			o = append(o, c)
+			n = append(n, c)
 		}
 	}
-	return scoreSearch(a, nil), scoreSearch(o, nil)
+	return scoreSearch(y, nil), scoreSearch(n, nil)
 }
 
 // simKeys is the set of keys of a simulated corpus's arms.

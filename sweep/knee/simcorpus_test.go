@@ -30,16 +30,27 @@ const (
 )
 
 // simAgreementGolden is simengine's TestAgreementWithOfficialWindows
-// golden: for each planned key, whether its simulated arms put their
-// knees inside the official windows InferenceX measured.
+// golden: for each planned key, where InferenceX's official windows came
+// from and whether its simulated arms put their knees inside them.
 const simAgreementGolden = "../../testdata/simengine/agreement.golden"
 
-// simAgreeing reads simAgreementGolden into whether each key agrees by
-// the strict count. Each key's line is knee.KeyVerdict.Line's: the
-// verdict's label (Label) in 17 columns, then the key; the strict one's
-// label is the only agreeing one (by peak, by frontier, disagree and
-// unfinished are not). The count at the end has no label.
-func simAgreeing(t testing.TB) map[string]bool {
+// simKeyVerdict is one key's line of simAgreementGolden.
+type simKeyVerdict struct {
+	// strict: the key agrees by the strict count (knee.KeyVerdict.Strict).
+	strict bool
+	// window is the provenance of the key's official windows
+	// (testdata/simengine/window-provenance.csv): "knee" where InferenceX
+	// chose them at a measured knee; cap, mirrored, other-kv or unknown.
+	window string
+}
+
+// simAgreeing reads simAgreementGolden into each key's verdict. Each
+// key's line is its window provenance in 10 columns, then
+// knee.KeyVerdict.Line's: the verdict's label (Label) in 17 columns,
+// then the key; the strict one's label is the only agreeing one (by
+// peak, by frontier, disagree and unfinished are not). The header and
+// the counts at the end have no label.
+func simAgreeing(t testing.TB) map[string]simKeyVerdict {
 	t.Helper()
 	b, err := os.ReadFile(simAgreementGolden)
 	require.NoError(t, err)
@@ -47,15 +58,15 @@ func simAgreeing(t testing.TB) map[string]bool {
 	for _, v := range []knee.KeyVerdict{{Strict: true}, {ByPeak: true, ByFrontier: true}, {ByPeak: true}, {ByFrontier: true}, {}, {Unfinished: true}} {
 		labels[v.Label()] = v.Strict
 	}
-	const labelWidth = 17
-	out := map[string]bool{}
+	const windowWidth, labelWidth = 10, 17
+	out := map[string]simKeyVerdict{}
 	for line := range strings.Lines(string(b)) {
-		if len(line) <= labelWidth {
+		if len(line) <= windowWidth+labelWidth {
 			continue
 		}
-		strict, ok := labels[strings.TrimSpace(line[:labelWidth])]
-		if f := strings.Fields(line[labelWidth:]); ok && len(f) > 0 {
-			out[strings.TrimSuffix(f[0], ":")] = strict
+		strict, ok := labels[strings.TrimSpace(line[windowWidth:windowWidth+labelWidth])]
+		if f := strings.Fields(line[windowWidth+labelWidth:]); ok && len(f) > 0 {
+			out[strings.TrimSuffix(f[0], ":")] = simKeyVerdict{strict: strict, window: strings.TrimSpace(line[:windowWidth])}
 		}
 	}
 	require.NotEmpty(t, out, "%s: no key read", simAgreementGolden)

@@ -481,6 +481,16 @@ func bySimAgreement(t testing.TB, cases []*searchCase) (agreeing, others searchT
 	return splitByKey(t, cases, func(v simKeyVerdict) bool { return v.strict })
 }
 
+// byWindowProvenance scores the search on a simulated corpus's cases
+// split by where their keys' official windows came from (simAgreeing's
+// window): the arms of keys whose windows InferenceX chose at a measured
+// knee, and the others (a hard cap, a grid mirrored from another key, a
+// KV-cache dtype the key no longer ships, nothing said). Only on the
+// first does a window say where the hardware's knee is.
+func byWindowProvenance(t testing.TB, cases []*searchCase) (atKnee, others searchTally) {
+	return splitByKey(t, cases, func(v simKeyVerdict) bool { return v.window == kneeWindow })
+}
+
 // splitByKey scores the search on the cases whose key's line of the
 // agreement golden (simAgreeing) is in, and on the others.
 func splitByKey(t testing.TB, cases []*searchCase, in func(simKeyVerdict) bool) (yes, no searchTally) {
@@ -560,6 +570,9 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 			agreeing, others := bySimAgreement(b, r.cases)
 			fmt.Fprintf(&out, "simulated, 180 s probes, keys whose simulated knees fall inside the official windows: %s\nsimulated, 180 s probes, the other keys: %s\n",
 				agreeing, others)
+			atKnee, notKnee := byWindowProvenance(b, r.cases)
+			fmt.Fprintf(&out, "simulated, 180 s probes, keys whose windows InferenceX chose at a measured knee: %s\nsimulated, 180 s probes, keys whose windows were not (cap, mirrored, other KV dtype, nothing said): %s\n",
+				atKnee, notKnee)
 		}
 	}
 	// On stdout: testing cuts a benchmark's log to its first ten lines.
@@ -1828,6 +1841,9 @@ func TestAdaptiveSearch(t *testing.T) {
 				ta, to := bySimAgreement(t, cases)
 				t.Logf("%s, %s, keys whose simulated knees fall inside the official windows: %s", sc.name, f.name, ta)
 				t.Logf("%s, %s, the other keys: %s", sc.name, f.name, to)
+				tk, tn := byWindowProvenance(t, cases)
+				t.Logf("%s, %s, keys whose windows InferenceX chose at a measured knee: %s", sc.name, f.name, tk)
+				t.Logf("%s, %s, keys whose windows were not: %s", sc.name, f.name, tn)
 				if ta.agree < ta.arms || ta.gpuHours() > 0.20 {
 					t.Errorf("%s, %s, keys whose simulated knees fall inside the official windows: knee agreement %.2f%% at %.1f%% of the full grid's GPU-hours, want 100%% at ≤ 20%%",
 						sc.name, f.name, pct(ta.agree, ta.arms), 100*ta.gpuHours())
@@ -1869,13 +1885,47 @@ func TestAdaptiveSearchMoreKeys(t *testing.T) {
 		cases []*searchCase
 	}{{fmt.Sprintf("%d more keys, seeds 1 and 2", len(moreKeys)), tally, cases}, {fmt.Sprintf("all %d keys, seeds 1 and 2", len(allKeys)), scoreSearch(all, nil), all}} {
 		agreeing, others := bySimAgreement(t, c.cases)
+		atKnee, notKnee := byWindowProvenance(t, c.cases)
 		t.Logf("%s: %s", c.what, c.tally)
 		t.Logf("  keys whose simulated knees fall inside the official windows: %s", agreeing)
 		t.Logf("  the other keys: %s", others)
+		t.Logf("  keys whose windows InferenceX chose at a measured knee: %s", atKnee)
+		t.Logf("  keys whose windows were not: %s", notKnee)
 	}
 	if float64(tally.agree) < simMinAgree*float64(tally.arms) || tally.gpuHours() > 0.235 {
 		t.Errorf("%d more keys: knee agreement %.2f%% at %.1f%% of the full grid's GPU-hours, want ≥ %.0f%% at ≤ 23.5%%", len(moreKeys), pct(tally.agree, tally.arms), 100*tally.gpuHours(), 100*simMinAgree)
 	}
+}
+
+// TestSimWindowProvenanceSplit: every key of the simulated corpora has its
+// windows' provenance in the agreement golden (simAgreeing), and the
+// split by it (byWindowProvenance, which the benchmark prints) puts each
+// arm the search scores of the corpora's seed 1 on one side, those of the
+// keys whose windows InferenceX chose at a measured knee on one and the
+// others on the other.
+func TestSimWindowProvenanceSplit(t *testing.T) {
+	skipUnderRace(t)
+	verdicts := simAgreeing(t)
+	arms := slices.Concat(loadSimCorpus(t, simCorpusFile), loadSimCorpus(t, simKeysCorpusFile))
+	for k := range simKeys(arms) {
+		assert.NotEmpty(t, verdicts[k].window, "%s: no window provenance in %s", k, simAgreementGolden)
+	}
+	cases := simCases(arms, probes, 1)
+	atKnee, others := byWindowProvenance(t, cases)
+	t.Logf("seed 1, keys whose windows InferenceX chose at a measured knee: %s", atKnee)
+	t.Logf("seed 1, keys whose windows were not: %s", others)
+	whole := scoreSearch(cases, nil)
+	assert.Equal(t, whole.arms, atKnee.arms+others.arms, "every arm the search scores on one side")
+	assert.InDelta(t, whole.ours, atKnee.ours+others.ours, 1e-9*whole.ours, "the GPU-hours of both sides add up")
+	var kneeCases []*searchCase
+	for _, c := range cases {
+		if verdicts[c.key].window == kneeWindow {
+			kneeCases = append(kneeCases, c)
+		}
+	}
+	assert.Equal(t, scoreSearch(kneeCases, nil).arms, atKnee.arms, "the knee side holds the arms of the knee keys")
+	assert.Positive(t, atKnee.arms, "the corpora hold keys whose windows were chosen at a knee")
+	assert.Positive(t, others.arms, "the corpora hold keys whose windows were not")
 }
 
 // simMinAgree is the knee agreement the search holds on the simulated

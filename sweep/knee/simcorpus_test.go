@@ -44,6 +44,10 @@ type simKeyVerdict struct {
 	window string
 }
 
+// kneeWindow is the provenance of windows InferenceX chose at a measured
+// knee (simKeyVerdict.window).
+const kneeWindow = "knee"
+
 // simAgreeing reads simAgreementGolden into each key's verdict. Each
 // key's line is its window provenance in 10 columns, then
 // knee.KeyVerdict.Line's: the verdict's label (Label) in 17 columns,

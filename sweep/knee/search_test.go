@@ -673,6 +673,16 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // 21.19 %); all 31 keys on seeds 1 and 2 99.15 % at 21.94 % (20.72 %,
 // 23.03 %); the simulated doubling grids 100 % at 16.53 %. The two arms
 // lost are simMinAgree's.
+// Split instead by where the keys' windows came from (byWindowProvenance,
+// testdata/simengine/window-provenance.csv; the same recording, no rule
+// changed): the four keys of simcorpus.csv whose windows InferenceX chose
+// at a measured knee (Qwen3.5 FP8 MI325X and MI300X, MiniMax-M3 FP8
+// MI325X and FP4 MI355X) 100 % at 19.19 % on seeds 1-8 (80 arms) and
+// 18.98 % held out (40 arms); the other four (a BF16-KV window, a hard
+// cap at c16, two lists no PR explains) 98.21 % at 31.26 % (56 arms) and
+// 96.43 % at 30.79 % held out. On all 31 keys, seeds 1 and 2: the 10
+// knee keys 97.62 % at 20.67 % (42 arms; the arm lost is Qwen3.5 NVFP4
+// B200 TP2's, above), the other 21 100 % at 22.68 %.
 // Before the failed top probe's rule, arms whose probes near a full KV
 // pool read far off their full points ran those again (MI300X Qwen3.5 TP8 and TP8 EP8, seed 3:
 // c20 and c24 at KV 0.93 and 1.00 after a full-length c32; 60.0 % of

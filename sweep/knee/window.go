@@ -37,7 +37,8 @@ type WindowPoint struct {
 }
 
 // Window is one arm of a config key over its official window (InferenceX's
-// conc-list for it, chosen around the knee measured on the hardware): its
+// conc-list for it, chosen around the knee measured on the hardware where
+// InferenceX says so; testdata/simengine/window-provenance.csv): its
 // points at the window's concurrencies, ascending and distinct.
 type Window struct {
 	Arm    string // the arm's name in the verdicts
@@ -160,8 +161,8 @@ func (w Window) measured() []WindowPoint {
 // strictly when its knee (ok or ambiguous) lies above the window's first
 // point and at most its last. ByPeak judges it by InferenceX's own word
 // instead: its notes call an arm's peak its knee (the measured MI325X
-// Qwen3.5 key's "TP2 peaks at c4"), and its windows were chosen around
-// those. The arm agrees by the peak when the knee finder gives a knee
+// Qwen3.5 key's "TP2 peaks at c4"), and the windows it chose at a
+// measured knee were chosen around those. The arm agrees by the peak when the knee finder gives a knee
 // (HasKnee: ok, ambiguous or saturated-at-min; a peak at the top of a
 // window it is still climbing is no peak) and the peak lies above the
 // window's first point and at most its last; JudgeKey also takes a

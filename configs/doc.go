@@ -16,7 +16,11 @@
 // agentic entries whose shape does not match multinode, DRAM offload on a
 // runner without hardware facts. The project's own configs/*.yaml are
 // compiled in (Embedded, DefaultMasters, DefaultRunners, DefaultGoldenAL) so
-// commands work from any directory.
+// commands work from any directory, and so is window-provenance.csv
+// (DefaultWindowProvenance): where each planned single-node agentic key's
+// official windows came from by InferenceX's own account (chosen at a
+// measured knee, configs.WindowAtKnee, or a hard cap, a mirrored grid,
+// ...), which sweep sim agreement prints and counts by.
 //
 // Typical use:
 //
@@ -45,4 +49,7 @@
 //	golden, err := configs.DefaultGoldenAL()
 //	set, _ := golden.Set("qwen3.5_mtp")
 //	al, ok := set.AL("qwen3.5-397b-a17b-nvfp4", configs.ThinkingOn, 3) // 3.39
+//
+//	windows, err := configs.DefaultWindowProvenance()
+//	// windows[0].Key, windows[0].Provenance ("knee"), windows[0].Evidence
 package configs

@@ -9,13 +9,13 @@ import (
 	"sweep/internal/inputfile"
 )
 
-//go:embed amd-master.yaml nvidia-master.yaml runners.yaml golden-al/*.yaml ab/*.yaml
+//go:embed amd-master.yaml nvidia-master.yaml runners.yaml golden-al/*.yaml ab/*.yaml window-provenance.csv
 var embedded embed.FS
 
 // Embedded returns the config files shipped inside the sweep binary:
-// amd-master.yaml, nvidia-master.yaml, runners.yaml, golden-al/*.yaml and
-// the A/B legs ab/*.yaml (the same files as the repository's configs/
-// directory). Commands use
+// amd-master.yaml, nvidia-master.yaml, runners.yaml, golden-al/*.yaml,
+// the A/B legs ab/*.yaml and window-provenance.csv (the same files as the
+// repository's configs/ directory). Commands use
 // them when no path is given, so sweep runs from any directory.
 func Embedded() fs.FS { return embedded }
 

@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
 	"sweep/sweep/knee"
@@ -279,11 +279,6 @@ func steadyPoint(cfg Config, conc int, sh tracesShape) armPoint {
 
 var update = flag.Bool("update", false, "rewrite testdata/simengine/agreement.golden")
 
-// windowColumn is the width of agreement.golden's first column, each
-// key's window provenance (window-provenance.csv), before its verdict's
-// line (knee.KeyVerdict.Line).
-const windowColumn = 10
-
 // simulatedKeys lists the planned agentic config keys a simulated
 // discovery runs (single-node, aggregated: what scripts/sim-agreement.sh
 // discovers and sweep sim agreement counts), in the masters' order, with their planned points.
@@ -315,17 +310,19 @@ func simulatedKeys(t *testing.T) ([]string, map[string][]recipes.Point) {
 	return keys, planned
 }
 
-// TestWindowProvenanceCoversPlannedKeys: window-provenance.csv has one
+// TestWindowProvenanceCoversPlannedKeys: configs/window-provenance.csv has one
 // row for each key TestAgreementWithOfficialWindows judges, in the same
 // order, and no other: a planned key added to the masters needs its
 // windows' provenance read from InferenceX before it is counted.
 func TestWindowProvenanceCoversPlannedKeys(t *testing.T) {
 	keys, _ := simulatedKeys(t)
+	sources, err := configs.DefaultWindowProvenance()
+	require.NoError(t, err)
 	var rows []string
-	for _, s := range windowProvenance(t) {
-		rows = append(rows, s.key)
+	for _, s := range sources {
+		rows = append(rows, s.Key)
 	}
-	assert.Equal(t, keys, rows, "%s: its keys (got) against the planned single-node agentic keys (want), in the masters' order", windowProvenanceFile)
+	assert.Equal(t, keys, rows, "%s: its keys (got) against the planned single-node agentic keys (want), in the masters' order", configs.DefaultWindowProvenanceFile)
 }
 
 // TestAgreementWithOfficialWindows counts the planned agentic keys whose
@@ -341,7 +338,7 @@ func TestWindowProvenanceCoversPlannedKeys(t *testing.T) {
 // take it): a change of the model that moves them must say so
 // (go test ./simengine -run TestAgreementWithOfficialWindows -update).
 // Not every window was chosen at a knee measured on the hardware: each
-// line starts with its key's window provenance (window-provenance.csv:
+// line starts with its key's window provenance (configs/window-provenance.csv:
 // knee, or a hard cap, a grid mirrored from another key, a KV-cache dtype
 // the key no longer ships, nothing said), and a second summary line
 // counts the keys whose windows InferenceX chose at a measured knee, the
@@ -349,36 +346,27 @@ func TestWindowProvenanceCoversPlannedKeys(t *testing.T) {
 func TestAgreementWithOfficialWindows(t *testing.T) {
 	var buf bytes.Buffer
 	keys, planned := simulatedKeys(t)
+	sources, err := configs.DefaultWindowProvenance()
+	require.NoError(t, err)
 	provenance := map[string]string{}
-	for _, s := range windowProvenance(t) {
-		provenance[s.key] = s.provenance
+	for _, s := range sources {
+		provenance[s.Key] = s.Provenance
 	}
-	var tally, atKnee, others knee.Tally
-	otherKinds := map[string]int{}
+	var tally knee.Tally
+	var windows knee.WindowTally
 	// A header over the columns: Line pads its label to the key's column.
-	fmt.Fprintf(&buf, "%-*s%-*s%s\n", windowColumn, "window", len(knee.KeyVerdict{}.Line("")), "verdict", "key")
+	fmt.Fprintf(&buf, "%-*s%-*s%s\n", knee.WindowColumn, "window", len(knee.KeyVerdict{}.Line("")), "verdict", "key")
 	for _, key := range keys {
 		v := judgeKey(t, armsOf(t, planned[key]))
-		tally.Add(v)
 		p, ok := provenance[key]
-		require.True(t, ok, "%s: no row in %s (TestWindowProvenanceCoversPlannedKeys)", key, windowProvenanceFile)
-		if p == kneeWindow {
-			atKnee.Add(v)
-		} else {
-			others.Add(v)
-			otherKinds[p]++
-		}
-		fmt.Fprintf(&buf, "%-*s%s\n", windowColumn, p, v.Line(key))
+		require.True(t, ok, "%s: no row in %s (TestWindowProvenanceCoversPlannedKeys)", key, configs.DefaultWindowProvenanceFile)
+		v.Window = p
+		tally.Add(v)
+		windows.Add(v)
+		fmt.Fprintln(&buf, v.WindowLine(key))
 	}
 	fmt.Fprintln(&buf, tally)
-	var kinds []string
-	for _, p := range windowProvenances {
-		if n := otherKinds[p]; n > 0 {
-			kinds = append(kinds, fmt.Sprintf("%d %s", n, p))
-		}
-	}
-	fmt.Fprintf(&buf, "%d of %d keys whose windows InferenceX chose at a measured knee agree (%d by the peak, %d by the frontier); of the other %d (%s), %d agree (%d by the peak, %d by the frontier)\n",
-		atKnee.Strict, atKnee.Keys, atKnee.ByPeak, atKnee.ByFrontier, others.Keys, strings.Join(kinds, ", "), others.Strict, others.ByPeak, others.ByFrontier)
+	fmt.Fprintln(&buf, windows)
 	t.Log("\n" + buf.String())
 	golden := filepath.Join("..", "testdata", "simengine", "agreement.golden")
 	if *update {

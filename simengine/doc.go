@@ -258,7 +258,7 @@
 //
 // The other planned agentic keys' official conc-lists were not all chosen
 // at a knee measured on the hardware.
-// testdata/simengine/window-provenance.csv gives each key's provenance,
+// configs/window-provenance.csv gives each key's provenance,
 // by InferenceX's own changelog, config comments and PR commits (the PR
 // and a short quote): 10 of the 31
 // keys' windows were chosen around a measured knee, peak or capacity

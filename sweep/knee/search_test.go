@@ -674,7 +674,7 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // 23.03 %); the simulated doubling grids 100 % at 16.53 %. The two arms
 // lost are simMinAgree's.
 // Split instead by where the keys' windows came from (byWindowProvenance,
-// testdata/simengine/window-provenance.csv; the same recording, no rule
+// configs/window-provenance.csv; the same recording, no rule
 // changed): the four keys of simcorpus.csv whose windows InferenceX chose
 // at a measured knee (Qwen3.5 FP8 MI325X and MI300X, MiniMax-M3 FP8
 // MI325X and FP4 MI355X) 100 % at 19.19 % on seeds 1-8 (80 arms) and

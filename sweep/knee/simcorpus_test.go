@@ -39,7 +39,7 @@ type simKeyVerdict struct {
 	// strict: the key agrees by the strict count (knee.KeyVerdict.Strict).
 	strict bool
 	// window is the provenance of the key's official windows
-	// (testdata/simengine/window-provenance.csv): "knee" where InferenceX
+	// (configs/window-provenance.csv): "knee" where InferenceX
 	// chose them at a measured knee; cap, mirrored, other-kv or unknown.
 	window string
 }

@@ -38,7 +38,7 @@ type WindowPoint struct {
 
 // Window is one arm of a config key over its official window (InferenceX's
 // conc-list for it, chosen around the knee measured on the hardware where
-// InferenceX says so; testdata/simengine/window-provenance.csv): its
+// InferenceX says so; configs/window-provenance.csv): its
 // points at the window's concurrencies, ascending and distinct.
 type Window struct {
 	Arm    string // the arm's name in the verdicts
@@ -441,6 +441,11 @@ type KeyVerdict struct {
 	// (Window.Absent): a key with Absent > 0 is judged on the other
 	// Arms-Absent only, and Line says so.
 	Arms, Absent int
+	// Window is where the key's official windows came from, as the
+	// caller read it (configs.WindowSource.Provenance; "" when the key
+	// has no row): JudgeKey leaves it empty, WindowLine prints it and
+	// WindowTally counts by it.
+	Window string
 }
 
 // OnSomeArms reports whether the verdict rests on part of the key's arms

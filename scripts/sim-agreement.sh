@@ -10,7 +10,11 @@
 # frontier" when each arm whose knee misses its window is a segment of the
 # key's Pareto frontier (the command runs each such arm's one extra
 # simulated point, at its frontier step, into OUT_DIR/KEY.frontier/, reused
-# when there). The last line gives the three counts. Multi-node keys are
+# when there). Each key's line starts with where its official windows came
+# from (configs/window-provenance.csv: knee, cap, ...). The counts line
+# gives the three counts, and the last line the same for the keys whose
+# windows InferenceX chose at a measured knee apart from the others (as
+# agreement.golden ends). Multi-node keys are
 # listed as skipped without a discovery, and so are keys whose discovery
 # failed or timed out; neither is counted. About half a minute a key on 2
 # cores. go test ./simengine -run
@@ -34,14 +38,14 @@ for k in "${keys[@]}"; do
 	# simulated discovery (minutes a point on the compressed wall clock)
 	# is not run.
 	if [[ $("$sweep" plan --config-keys "$k" 2>&1 || true) == *"agentic-coding multi-node"* ]]; then
-		printf '%-17s %s: %s\n' skip "$k" "multi-node (sweep sim agreement judges single-node arms)"
+		printf '%-10s%-17s %s: %s\n' '' skip "$k" "multi-node (sweep sim agreement judges single-node arms)"
 		continue
 	fi
 	if [ ! -e "$out/$k/summary.json" ]; then
 		timeout 900 "$sweep" discover --simulate --builtin-client --config-keys "$k" --no-report --out "$out/$k" >"$out/$k.log" 2>&1 || true
 	fi
 	if [ ! -e "$out/$k/summary.json" ]; then
-		printf '%-17s %s: %s\n' skip "$k" "$(grep -m1 '^sweep:' "$out/$k.log" || tail -n1 "$out/$k.log")"
+		printf '%-10s%-17s %s: %s\n' '' skip "$k" "$(grep -m1 '^sweep:' "$out/$k.log" || tail -n1 "$out/$k.log")"
 		continue
 	fi
 	discovered+=("$k")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sweep/configs"
 	"sweep/internal/cli"
 	"sweep/recipes"
 	"sweep/sweep/agreement"
@@ -50,8 +51,9 @@ func newSimAgreementCmd(ios *IOStreams, runF func(context.Context, *simAgreement
 	}
 }
 
-// simAgreementRun judges each key's discovery and prints its line, then
-// the counts. A frontier point runs as sweep discover --simulate
+// simAgreementRun judges each key's discovery and prints its line (after
+// its window provenance, configs.DefaultWindowProvenance), then the
+// counts. A frontier point runs as sweep discover --simulate
 // --builtin-client runs its points (agentx-fast, virtual clock) with
 // sweep run's defaults.
 func simAgreementRun(ctx context.Context, o *simAgreementOptions) error {
@@ -65,10 +67,15 @@ func simAgreementRun(ctx context.Context, o *simAgreementOptions) error {
 	p.Plan.Fast, p.Plan.AiperfVersion = true, recipes.DefaultAiperfVersion
 	p.Generator, p.FreePort, p.FreePorts = o.Inputs.generator, recipes.FreeRouterPort, recipes.FreePorts
 	p.Stdout, p.Stderr = o.IO.ErrOut, o.IO.ErrOut
+	if o.Windows, err = configs.DefaultWindowProvenance(); err != nil {
+		return err
+	}
 	tally, err := agreement.Judge(ctx, o.Options, func(k agreement.Key) { fmt.Fprintln(o.IO.Out, k.Line()) })
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(o.IO.Out, tally)
+	for _, l := range tally.Lines() {
+		fmt.Fprintln(o.IO.Out, l)
+	}
 	return nil
 }

@@ -76,17 +76,19 @@ func TestSimAgreementJudgesDiscoveries(t *testing.T) {
 
 	code, stdout, stderr := runCLI(t, args...)
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, `disagree          glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated no knee window 1-4 (frontier: c8 not measured)
-skip              dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp: no single-node agentic arm (multi-node and disaggregated keys are not judged)
-skip              qwen3.5-fp8-mi325x-sglang-agentic-mtp: no discovery in `+filepath.Join(out, "qwen3.5-fp8-mi325x-sglang-agentic-mtp")+`
+	assert.Equal(t, `unknown   disagree          glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated no knee window 1-4 (frontier: c8 not measured)
+unlisted  skip              dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp: no single-node agentic arm (multi-node and disaggregated keys are not judged)
+knee      skip              qwen3.5-fp8-mi325x-sglang-agentic-mtp: no discovery in `+filepath.Join(out, "qwen3.5-fp8-mi325x-sglang-agentic-mtp")+`
 0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier (1 key open: an arm's point at its frontier step is not measured)
+0 of 0 keys whose windows InferenceX chose at a measured knee agree (0 by the peak, 0 by the frontier); of the other 1 (1 unknown), 0 agree (0 by the peak, 0 by the frontier)
 `, stdout)
 
 	writeCurve(t, filepath.Join(out, agreementKey+".frontier", "tp8-ep8-c8"), ids[8], map[int][2]float64{8: {25000, 38}})
 	code, stdout, stderr = runCLI(t, args[:4]...)
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, `by frontier       glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated no knee window 1-4 (frontier: c8 (25000 tok/s/GPU, 38.0 tok/s/user) dominated by tp4 ep4 kv:dram c8 (30000 tok/s/GPU, 40.0 tok/s/user))
+	assert.Equal(t, `unknown   by frontier       glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated no knee window 1-4 (frontier: c8 (25000 tok/s/GPU, 38.0 tok/s/user) dominated by tp4 ep4 kv:dram c8 (30000 tok/s/GPU, 40.0 tok/s/user))
 0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier
+0 of 0 keys whose windows InferenceX chose at a measured knee agree (0 by the peak, 0 by the frontier); of the other 1 (1 unknown), 0 agree (0 by the peak, 1 by the frontier)
 `, stdout)
 
 	tp4[16] = [2]float64{-1, 0}
@@ -95,7 +97,7 @@ skip              qwen3.5-fp8-mi325x-sglang-agentic-mtp: no discovery in `+filep
 	writeCurve(t, disc, ids[8], map[int][2]float64{1: {8000, 90}, 2: {15000, 70}, 4: {22000, 50}})
 	code, stdout, stderr = runCLI(t, args[:4]...)
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, "disagree          glm5.2-fp4-mi355x-sglang-agentic-mtp: tp4 ep4 kv:dram: 1 of 7 points failed (frontier: 1 of 7 window points failed); tp8 ep8: unsaturated no knee window 1-4 (frontier: c8 (25000 tok/s/GPU, 38.0 tok/s/user) dominated by tp4 ep4 kv:dram c8 (30000 tok/s/GPU, 40.0 tok/s/user))\n", strings.SplitAfter(stdout, "\n")[0])
+	assert.Equal(t, "unknown   disagree          glm5.2-fp4-mi355x-sglang-agentic-mtp: tp4 ep4 kv:dram: 1 of 7 points failed (frontier: 1 of 7 window points failed); tp8 ep8: unsaturated no knee window 1-4 (frontier: c8 (25000 tok/s/GPU, 38.0 tok/s/user) dominated by tp4 ep4 kv:dram c8 (30000 tok/s/GPU, 40.0 tok/s/user))\n", strings.SplitAfter(stdout, "\n")[0])
 }
 
 // TestSimAgreementRunsTheFrontierPoint: with --frontier the arm's point
@@ -113,7 +115,7 @@ func TestSimAgreementRunsTheFrontierPoint(t *testing.T) {
 	writeCurve(t, disc, ids[8], map[int][2]float64{1: {8000, 900}, 2: {15000, 700}, 4: {22000, 500}})
 	code, stdout, stderr := runCLI(t, "sim", "agreement", "--frontier", out, agreementKey)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	assert.Contains(t, stdout, "by frontier       glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated no knee window 1-4 (frontier: c8 (")
+	assert.Contains(t, stdout, "unknown   by frontier       glm5.2-fp4-mi355x-sglang-agentic-mtp: tp8 ep8: unsaturated no knee window 1-4 (frontier: c8 (")
 	assert.Contains(t, stdout, "dominated by tp4 ep4 kv:dram c10 (93000 tok/s/GPU, 35.0 tok/s/user))\n", "the dominating point with the most throughput")
 	files, err := filepath.Glob(filepath.Join(out, agreementKey+".frontier", "tp8-ep8-c8", "glm5.2_tp8_conc8_*.json"))
 	require.NoError(t, err)
@@ -203,9 +205,10 @@ func TestSimAgreementDiscoveryOfOneArm(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	code, stdout, stderr := runCLI(t, "sim", "agreement", "--frontier", out, agreementKey)
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, "disagree          "+agreementKey+": judged on 1 of 2 arms; tp4 ep4 kv:dram: not in this discovery; tp8 ep8: unsaturated no knee window 1-4 (frontier: no other arm in this discovery)\n"+
+	assert.Equal(t, "unknown   disagree          "+agreementKey+": judged on 1 of 2 arms; tp4 ep4 kv:dram: not in this discovery; tp8 ep8: unsaturated no knee window 1-4 (frontier: no other arm in this discovery)\n"+
 		"0 of 1 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier; "+
-		"1 key judged on part of its arms (on the arms its discovery ran: 0 agree, 0 by the peak, 0 by the frontier)\n", stdout)
+		"1 key judged on part of its arms (on the arms its discovery ran: 0 agree, 0 by the peak, 0 by the frontier)\n"+
+		"0 of 0 keys whose windows InferenceX chose at a measured knee agree (0 by the peak, 0 by the frontier); of the other 1 (1 unknown), 0 agree (0 by the peak, 0 by the frontier)\n", stdout)
 	assert.DirExists(t, filepath.Join(out, agreementKey+".frontier", "tp8-ep8-c8"), "the point at the frontier step run for the peak")
 }
 
@@ -225,11 +228,12 @@ func TestSimAgreementKilledAdaptiveDiscovery(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	code, finished, stderr := runCLI(t, "sim", "agreement", out, key)
 	require.Equal(t, 0, code, stderr)
-	require.Equal(t, "agree             "+key+": judged on 1 of 5 arms; tp2 ep2: not in this discovery; tp4: not in this discovery; "+
+	require.Equal(t, "knee      agree             "+key+": judged on 1 of 5 arms; tp2 ep2: not in this discovery; tp4: not in this discovery; "+
 		"tp4 ep4: ambiguous knee c32 peak c40 on window c4 c16 c32 c40 c48: 5 green (probe only: c4 c16 c32 c40 c48); tp8: not in this discovery; tp8 ep8: not in this discovery\n"+
 		"1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier; "+
 		"0 judged on full discoveries, 1 on adaptive ones (on the points they measured: 1 agree, 1 by the peak, 1 by the frontier); "+
-		"1 key judged on part of its arms (on the arms its discovery ran: 1 agree, 1 by the peak, 1 by the frontier)\n", finished,
+		"1 key judged on part of its arms (on the arms its discovery ran: 1 agree, 1 by the peak, 1 by the frontier)\n"+
+		"1 of 1 keys whose windows InferenceX chose at a measured knee agree (1 by the peak, 1 by the frontier); of the other 0, 0 agree (0 by the peak, 0 by the frontier)\n", finished,
 		"the arms outside the discovery's selection are not in it, not failed")
 
 	data, err := os.ReadFile(filepath.Join(dir, campaign.JournalFile))
@@ -276,7 +280,7 @@ func TestSimAgreementResumedOlderDiscovery(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	code, finished, stderr := runCLI(t, "sim", "agreement", out, key)
 	require.Equal(t, 0, code, stderr)
-	require.True(t, strings.HasPrefix(finished, "agree "), finished)
+	require.True(t, strings.HasPrefix(finished, "knee      agree "), finished)
 	// cut keeps the journal's records before the first that last says
 	// is one to cut.
 	cut := func(last func(campaign.Record) bool) string {

@@ -20,6 +20,11 @@
 // key's is judged on the arms it has (knee.Discovery.Absent): an arm not
 // in it is neither measured nor failed, and no frontier point of it
 // runs; a discovery with none of the key's arms is not judged (skipped).
+// Each key's line starts with where its official windows came from
+// (Options.Windows, configs.DefaultWindowProvenance: chosen at a measured
+// knee, a hard cap, ...), and the counts split by it (Tally.Windows,
+// knee.WindowTally), so agreement with a measured knee is told from
+// agreement with a cap.
 //
 // It sits above sweep/point, the last package of floor 5 it uses.
 package agreement
@@ -35,6 +40,7 @@ import (
 	"slices"
 	"strings"
 
+	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/internal/plural"
 	"sweep/internal/usage"
@@ -64,6 +70,11 @@ type Options struct {
 	// FreePort, FreePorts, Stdout and Stderr as sweep run sets them). Its
 	// Row, Out and Key are set per point.
 	Point point.Request
+	// Windows says where the keys' official windows came from
+	// (configs.DefaultWindowProvenance): each key's line starts with its
+	// provenance and Tally.Windows counts by it. A key without a row is
+	// "unlisted".
+	Windows []configs.WindowSource
 }
 
 // Key is one key's verdict, or why it was skipped.
@@ -74,18 +85,39 @@ type Key struct {
 	Skipped string
 }
 
-// Line is the key's line: knee.KeyVerdict.Line, or "skip" with why.
+// Line is the key's line: its window provenance, then
+// knee.KeyVerdict.Line, or "skip" with why (knee.KeyVerdict.WindowLine).
 func (k Key) Line() string {
 	if k.Skipped != "" {
-		return fmt.Sprintf("%-17s %s: %s", "skip", k.Key, k.Skipped)
+		return fmt.Sprintf("%-*s%-17s %s: %s", knee.WindowColumn, k.Verdict.WindowLabel(), "skip", k.Key, k.Skipped)
 	}
-	return k.Verdict.Line(k.Key)
+	return k.Verdict.WindowLine(k.Key)
+}
+
+// Tally counts the judged keys by the three rules, over every key and
+// apart by where their windows came from.
+type Tally struct {
+	knee.Tally
+	Windows knee.WindowTally
+}
+
+// Lines are the counts lines: over every key, then, when a key was
+// judged, by window provenance.
+func (t Tally) Lines() []string {
+	if t.Keys == 0 {
+		return []string{t.Tally.String()}
+	}
+	return []string{t.Tally.String(), t.Windows.String()}
 }
 
 // Judge judges each key of o in turn and reports it to each as soon as
 // it is judged; the tally counts the judged keys.
-func Judge(ctx context.Context, o Options, each func(Key)) (knee.Tally, error) {
-	var t knee.Tally
+func Judge(ctx context.Context, o Options, each func(Key)) (Tally, error) {
+	var t Tally
+	windows := map[string]string{}
+	for _, s := range o.Windows {
+		windows[s.Key] = s.Provenance
+	}
 	if st, err := os.Stat(o.Dir); err != nil {
 		return t, usage.Errorf("OUT_DIR: %w (give the directory holding a discovery per key, OUT_DIR/KEY)", err)
 	} else if !st.IsDir() {
@@ -101,8 +133,10 @@ func Judge(ctx context.Context, o Options, each func(Key)) (knee.Tally, error) {
 		if err != nil {
 			return t, fmt.Errorf("%s: %w", key, err)
 		}
+		k.Verdict.Window = windows[key]
 		if k.Skipped == "" {
 			t.Add(k.Verdict)
+			t.Windows.Add(k.Verdict)
 		}
 		each(k)
 	}

@@ -192,7 +192,8 @@ func writeJournal(t *testing.T, dir string, recs ...campaign.Record) {
 func pointID(arm, conc int) string { return fmt.Sprintf("arm%d-c%d", arm+1, conc) }
 
 // judgeDiscovery writes a made-up discovery of testKey (writeDiscovery)
-// and judges it: the key's line and the counts line.
+// and judges it: the key's line after its window provenance (unlisted:
+// no Options.Windows) and the counts line.
 func judgeDiscovery(t *testing.T, ids []result.Identity, g *matrix.Generator, runs []run, j journal) (line, tally string) {
 	t.Helper()
 	out := t.TempDir()
@@ -201,7 +202,51 @@ func judgeDiscovery(t *testing.T, ids []result.Identity, g *matrix.Generator, ru
 	tl, err := Judge(t.Context(), Options{Dir: out, Keys: []string{testKey}, Generator: g}, func(k Key) { lines = append(lines, k.Line()) })
 	require.NoError(t, err)
 	require.Len(t, lines, 1)
-	return lines[0], tl.String()
+	line, ok := strings.CutPrefix(lines[0], "unlisted  ")
+	require.True(t, ok, "the key's line starts with its window provenance: %s", lines[0])
+	return line, tl.String()
+}
+
+// TestJudgeByWindowProvenance: each key's line starts with where its
+// official windows came from (Options.Windows), and the counts add a
+// line that counts the keys whose windows InferenceX chose at a measured
+// knee apart from the others; a key without a row is unlisted.
+func TestJudgeByWindowProvenance(t *testing.T) {
+	ids, g := testArms(t)
+	out := t.TempDir()
+	writeDiscovery(t, filepath.Join(out, testKey), ids, []run{{pts: tp4(1, 2, 4, 8, 10, 12, 16)}, {pts: tp8Curve}}, noJournal)
+	const other = "qwen3.5-fp8-mi325x-sglang-agentic-mtp"
+	for _, tc := range []struct {
+		name    string
+		windows []configs.WindowSource
+		want    []string
+	}{
+		{name: "at a knee", windows: []configs.WindowSource{{Key: testKey, Provenance: configs.WindowAtKnee}, {Key: other, Provenance: "cap"}}, want: []string{
+			"knee      agree             " + testKey,
+			"cap       skip              " + other + ": no discovery in " + filepath.Join(out, other),
+			"1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier",
+			"1 of 1 keys whose windows InferenceX chose at a measured knee agree (1 by the peak, 1 by the frontier); of the other 0, 0 agree (0 by the peak, 0 by the frontier)",
+		}},
+		{name: "a cap", windows: []configs.WindowSource{{Key: testKey, Provenance: "cap"}}, want: []string{
+			"cap       agree             " + testKey,
+			"unlisted  skip              " + other + ": no discovery in " + filepath.Join(out, other),
+			"1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier",
+			"0 of 0 keys whose windows InferenceX chose at a measured knee agree (0 by the peak, 0 by the frontier); of the other 1 (1 cap), 1 agree (1 by the peak, 1 by the frontier)",
+		}},
+		{name: "unlisted", want: []string{
+			"unlisted  agree             " + testKey,
+			"unlisted  skip              " + other + ": no discovery in " + filepath.Join(out, other),
+			"1 of 1 keys agree; 1 with InferenceX's knee, the peak, inside every window; 1 with each arm whose knee misses its window a segment of the simulated frontier",
+			"0 of 0 keys whose windows InferenceX chose at a measured knee agree (0 by the peak, 0 by the frontier); of the other 1 (1 unlisted), 1 agree (1 by the peak, 1 by the frontier)",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var lines []string
+			tl, err := Judge(t.Context(), Options{Dir: out, Keys: []string{testKey, other}, Generator: g, Windows: tc.windows}, func(k Key) { lines = append(lines, k.Line()) })
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, append(lines, tl.Lines()...))
+		})
+	}
 }
 
 // TestJudgeRepeatedKey: a key given twice was judged twice ("2 of 2
@@ -337,7 +382,7 @@ func TestJudgeReadsALinkedDiscovery(t *testing.T) {
 	var lines []string
 	_, err := Judge(t.Context(), Options{Dir: out, Keys: []string{testKey}, Generator: g}, func(k Key) { lines = append(lines, k.Line()) })
 	require.NoError(t, err)
-	assert.Equal(t, []string{"agree             " + testKey}, lines)
+	assert.Equal(t, []string{"unlisted  agree             " + testKey}, lines)
 }
 
 // TestJudgeDiscoveriesOfSomeArms judges made-up discoveries of one of
@@ -407,7 +452,7 @@ func TestJudgeDiscoveriesOfSomeArms(t *testing.T) {
 	var lines []string
 	tl, err := Judge(t.Context(), Options{Dir: out, Keys: []string{testKey}, Generator: g}, func(k Key) { lines = append(lines, k.Line()) })
 	require.NoError(t, err)
-	assert.Equal(t, []string{"skip              " + testKey + ": none of its 2 arms is in the discovery in " + dir + " (its journal records 1 arm: " + other[0].id.Label() + ")"}, lines)
+	assert.Equal(t, []string{"unlisted  skip              " + testKey + ": none of its 2 arms is in the discovery in " + dir + " (its journal records 1 arm: " + other[0].id.Label() + ")"}, lines)
 	assert.Equal(t, "0 of 0 keys agree; 0 with InferenceX's knee, the peak, inside every window; 0 with each arm whose knee misses its window a segment of the simulated frontier", tl.String())
 
 	// A key's directory with neither a journal nor a result is no
@@ -419,7 +464,7 @@ func TestJudgeDiscoveriesOfSomeArms(t *testing.T) {
 	lines = nil
 	_, err = Judge(t.Context(), Options{Dir: empty, Keys: []string{testKey}, Generator: g}, func(k Key) { lines = append(lines, k.Line()) })
 	require.NoError(t, err)
-	assert.Equal(t, []string{"skip              " + testKey + ": no discovery in " + filepath.Join(empty, testKey) + ": neither a sweep journal nor a result"}, lines)
+	assert.Equal(t, []string{"unlisted  skip              " + testKey + ": no discovery in " + filepath.Join(empty, testKey) + ": neither a sweep journal nor a result"}, lines)
 	_, err = Judge(t.Context(), Options{Dir: filepath.Join(empty, "missing"), Keys: []string{testKey}, Generator: g}, func(Key) {})
 	assert.ErrorContains(t, err, "no such file or directory")
 }

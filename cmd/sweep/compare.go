@@ -96,11 +96,7 @@ func compareRun(ctx context.Context, o *compareOptions) error {
 	if len(o.Calibrate) > 0 {
 		return inputError(calibrateRun(ctx, o))
 	}
-	base, err := compare.ReadSide(ctx, "BASE", o.Base)
-	if err != nil {
-		return inputError(err)
-	}
-	head, err := compare.ReadSide(ctx, "HEAD", o.Head)
+	base, head, err := compare.ReadSides(ctx, o.Base, o.Head)
 	if err != nil {
 		return inputError(err)
 	}

@@ -4,8 +4,7 @@
 // that account for run-to-run noise and, for a REGRESSION, for the number
 // of arms and points that could each have shown one by chance.
 //
-//	base, _ := compare.ReadSide(ctx, "BASE", "runs/main")
-//	head, _ := compare.ReadSide(ctx, "HEAD", "runs/pr-123")
+//	base, head, _ := compare.ReadSides(ctx, "runs/main", "runs/pr-123")
 //	rep := compare.Compare(base, head, compare.Options{Tolerance: 5})
 //	_ = compare.WriteMarkdown(os.Stdout, rep) // or WriteJSON, WriteText
 //	if rep.Verdict == compare.Regression { ... } // sweep compare exits 1

@@ -53,24 +53,69 @@ func CalibrateDirs(ctx context.Context, dirs []string, m Metric) (*Calibration, 
 	return Calibrate(dirs, sides, m)
 }
 
-// distinctRuns refuses runs that share a result file (by its real path).
+// distinctRuns refuses runs that share a result file (sharedResult).
 func distinctRuns(dirs []string, sides [][]*knee.Arm) error {
-	in := map[string]int{} // a result file's real path → its run
-	for i, arms := range sides {
+	i, j, file, err := sharedResult(sides)
+	if err != nil || file == "" {
+		return err
+	}
+	return usage.Errorf("run %s and run %s both hold the result %s: an A/A calibration needs separate runs of the same points (a result read twice counts as its own replicate, with no noise)", dirs[i], dirs[j], file)
+}
+
+// ReadSides reads BASE from base and HEAD from head (ReadSide), refusing
+// as a *usage.Error two sides that share a result file (one directory
+// given twice, one inside the other, or results linked from the other,
+// as cp -al copies them): a sweep compared with itself always passes.
+func ReadSides(ctx context.Context, base, head string) (baseArms, headArms []*knee.Arm, err error) {
+	if baseArms, err = ReadSide(ctx, "BASE", base); err != nil {
+		return nil, nil, err
+	}
+	if headArms, err = ReadSide(ctx, "HEAD", head); err != nil {
+		return nil, nil, err
+	}
+	_, _, file, err := sharedResult([][]*knee.Arm{baseArms, headArms})
+	if err != nil {
+		return nil, nil, err
+	}
+	if file != "" {
+		return nil, nil, usage.Refusef("BASE %s and HEAD %s hold the same result file (%s): a sweep compared with itself always passes; give HEAD the candidate's results, in a directory of their own", base, head, file)
+	}
+	return baseArms, headArms, nil
+}
+
+// sharedResult finds a result file that two of sides hold: the same file
+// by its real path, or by its inode (a hard link). It returns the two
+// sides and the file as the later one names it; "" when none is shared.
+func sharedResult(sides [][]*knee.Arm) (i, j int, file string, err error) {
+	type held struct {
+		side int
+		info os.FileInfo
+	}
+	byPath := map[string]held{}
+	for j, arms := range sides {
 		for _, a := range arms {
 			for _, s := range a.Samples {
 				real, err := filepath.EvalSymlinks(s.File)
 				if err != nil {
-					return err
+					return 0, 0, "", err
 				}
-				if j, ok := in[real]; ok && j != i {
-					return usage.Errorf("run %s and run %s both hold the result %s: an A/A calibration needs separate runs of the same points (a result read twice counts as its own replicate, with no noise)", dirs[j], dirs[i], s.File)
+				info, err := os.Stat(real)
+				if err != nil {
+					return 0, 0, "", err
 				}
-				in[real] = i
+				if h, ok := byPath[real]; ok && h.side != j {
+					return h.side, j, s.File, nil
+				}
+				for _, h := range byPath {
+					if h.side != j && os.SameFile(h.info, info) {
+						return h.side, j, s.File, nil
+					}
+				}
+				byPath[real] = held{j, info}
 			}
 		}
 	}
-	return nil
+	return 0, 0, "", nil
 }
 
 // WriteCalibrationFile writes c to path atomically, creating its

@@ -40,6 +40,48 @@ func TestReadSide(t *testing.T) {
 	assert.EqualError(t, err, "run "+empty+` holds no result file (a *.json with "conc" and "request_metrics")`)
 }
 
+// TestReadSidesRefusesOneSweepTwice: a sweep compared with itself (one
+// directory given twice, one inside the other, or a hard-linked copy as
+// cp -al makes) read PASS with a zero-width interval; it is refused. A
+// copy of its own (cp -r) is read: a deterministic simulated rerun is
+// byte for byte the same, and a real comparison.
+func TestReadSidesRefusesOneSweepTwice(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/conformance/cases/*")
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	base := filepath.Join(dirs[0], "base")
+	files, err := filepath.Glob(filepath.Join(base, "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	linked, copied := t.TempDir(), t.TempDir()
+	for _, f := range files {
+		require.NoError(t, os.Link(f, filepath.Join(linked, filepath.Base(f))))
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(copied, filepath.Base(f)), data, 0o644))
+	}
+	for _, tc := range []struct{ name, head, want string }{
+		{"the same directory", base, "BASE " + base + " and HEAD " + base + " hold the same result file ("},
+		{"its parent", dirs[0], "BASE " + base + " and HEAD " + dirs[0] + " hold the same result file ("},
+		{"a hard-linked copy", linked, "BASE " + base + " and HEAD " + linked + " hold the same result file (" + linked + "/"},
+		{"a copy of its own", copied, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, h, err := ReadSides(t.Context(), base, tc.head)
+			if tc.want == "" {
+				require.NoError(t, err)
+				assert.NotEmpty(t, b)
+				assert.NotEmpty(t, h)
+				return
+			}
+			require.Error(t, err)
+			assert.True(t, usage.IsRefusal(err), "a refusal naming its fix: %v", err)
+			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "got  %v\nwant %s...", err, tc.want)
+			assert.Contains(t, err.Error(), "a sweep compared with itself always passes")
+		})
+	}
+}
+
 func TestWriteCalibrationFile(t *testing.T) {
 	c := &Calibration{Kind: CalibrationKind, Version: 1, Metric: MetricTotal}
 	path := filepath.Join(t.TempDir(), "new", "noise.json")

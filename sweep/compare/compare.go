@@ -81,6 +81,9 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 		switch {
 		case len(bv) == 0:
 			problem(InvalidResult, "base", &conc, "no valid BASE result: "+strings.Join(bwhy, "; "))
+			if len(hs.byConc[c]) > 0 && len(hv) == 0 { // both sides to fix, not one after the other
+				problem(InvalidResult, "head", &conc, "no valid HEAD result: "+strings.Join(hwhy, "; "))
+			}
 			continue
 		case len(hs.byConc[c]) == 0:
 			problem(MissingPoint, "head", &conc, "HEAD has no result at this concurrency")

@@ -73,6 +73,24 @@ func TestInvalidResults(t *testing.T) {
 	assert.Equal(t, []int{4, 8}, []int{rep.Arms[0].Points[0].Conc, rep.Arms[0].Points[1].Conc})
 }
 
+// TestInvalidOnBothSides: a point whose results are invalid on both
+// sides named BASE's problem alone, so the user who fixed it met HEAD's
+// in a second run.
+func TestInvalidOnBothSides(t *testing.T) {
+	b := arm(2, false, map[int][]float64{4: {100}, 8: {200}, 16: {300}})
+	b.Samples[2].Excluded = "engine crashed"
+	h := arm(2, false, map[int][]float64{4: {100}, 8: {200}, 16: {300}})
+	h.Samples[2].Excluded = "error rate 15.0% > 10%"
+	rep := Compare([]*knee.Arm{b}, []*knee.Arm{h}, Options{Tolerance: 5})
+	assert.Equal(t, Incomplete, rep.Verdict)
+	require.Len(t, rep.Problems, 2, "%v", rep.Problems)
+	for i, want := range []string{"no valid BASE result: engine crashed", "no valid HEAD result: error rate 15.0% > 10%"} {
+		assert.Equal(t, InvalidResult, rep.Problems[i].Kind)
+		assert.Equal(t, 16, *rep.Problems[i].Conc)
+		assert.Contains(t, rep.Problems[i].String(), want)
+	}
+}
+
 // TestVerdict: the interval against the tolerance, higher or lower
 // better.
 func TestVerdict(t *testing.T) {

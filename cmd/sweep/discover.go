@@ -64,7 +64,7 @@ func newDiscoverCmd(ios *IOStreams, runF func(context.Context, *discoverOptions)
 				}
 				o.Fast = !o.OfficialDurations
 				if o.Fast && fs.Changed("duration") {
-					fmt.Fprintf(o.IO.ErrOut, "sweep discover: --duration %d is not used: agentx-fast points run at agentx-fast's duration, as InferenceX runs them (--dry-run shows it); add --official-durations to set the duration\n", o.Run.Duration)
+					return cli.Refusef("--duration %d would not be used: agentx-fast points run at agentx-fast's duration, as InferenceX runs them (--dry-run shows it); add --official-durations to run every point at %d s, or drop --duration", o.Run.Duration, o.Run.Duration)
 				}
 				return runF(ctx, o)
 			}

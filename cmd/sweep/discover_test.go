@@ -658,17 +658,18 @@ func TestDiscoverFlags(t *testing.T) {
 	}
 }
 
-// --duration without --official-durations is said to be unused: the
+// --duration without --official-durations is refused (it printed a
+// warning and ran every point at agentx-fast's duration, exit 0): the
 // agentx-fast points keep their duration, as InferenceX's do.
-func TestDiscoverSaysDurationUnused(t *testing.T) {
+func TestDiscoverRefusesDurationUnused(t *testing.T) {
 	args := []string{"discover", "--simulate", "--dry-run", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "8",
 		"--duration", "120", "--out", filepath.Join(t.TempDir(), "d")}
 	code, _, stderr := runCLI(t, args...)
-	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, stderr, "--duration 120 is not used: agentx-fast points run at agentx-fast's duration")
+	require.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, "--duration 120 would not be used: agentx-fast points run at agentx-fast's duration")
+	assert.NotContains(t, stderr, "--help", "a refusal naming its fix")
 	code, _, stderr = runCLI(t, append(args, "--official-durations")...)
 	require.Equal(t, exitOK, code, stderr)
-	assert.NotContains(t, stderr, "is not used")
 }
 
 // TestServerServesTwoLoads: run.StartServer + two RunLoads at different

@@ -258,7 +258,7 @@ func TestSimCalibrationRefitResume(t *testing.T) {
 	cal := writePlantedCalibration(t, dir)
 	out := filepath.Join(dir, "d")
 	args := []string{"discover", "--simulate", "--builtin-client", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "1",
-		"--conc-list", "4", "--duration", "60", "--no-report", "--stop-grace", "3s", "--sim-calibration", cal, "--out", out}
+		"--conc-list", "4", "--no-report", "--stop-grace", "3s", "--sim-calibration", cal, "--out", out}
 	code, stdout, stderr := runCLI(t, args...)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 
@@ -406,7 +406,7 @@ func TestDiscoverSaysWhyAPointFailed(t *testing.T) {
 	require.NoError(t, os.WriteFile(tiny, []byte(`{"version": 1, "arms": [{"engine": "sglang", "model": "Qwen/Qwen3.5-397B-A17B-FP8", "gpu": "mi325x", "tp": 8, "step_scale": 1, "pool_tokens": 4096}]}`), 0o644))
 	out := filepath.Join(dir, "d")
 	code, stdout, stderr := runCLI(t, "discover", "--simulate", "--builtin-client", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "1",
-		"--conc-list", "1", "--duration", "60", "--no-report", "--stop-grace", "3s", "--retries", "0", "--sim-calibration", tiny, "--out", out)
+		"--conc-list", "1", "--no-report", "--stop-grace", "3s", "--retries", "0", "--sim-calibration", tiny, "--out", out)
 	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	const why = "stage client: client failed (exit code 1); from its log: sweep: loadgen: warm-up request"
 	assert.Contains(t, stderr+stdout, why)

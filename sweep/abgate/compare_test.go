@@ -122,7 +122,7 @@ func TestDecide(t *testing.T) {
 		wantInNote string
 	}{
 		{"pass", 0.05, [2]float64{-0.5, 0.6}, Passed, ""},
-		{"pass with a small real drop", -0.9, [2]float64{-1.5, -0.3}, Passed, "small but real"},
+		{"pass with a small drop", -0.9, [2]float64{-1.5, -0.3}, Passed, "B is lower: the whole 90 % CI is below 0"},
 		{"regression", -8.4, [2]float64{-9.8, -7.0}, Regression, ""},
 		{"upper bound at the tolerance is not a regression", -3, [2]float64{-4, -2}, Inconclusive, "contains -2.00"},
 		{"lower bound at the tolerance is not a pass", -1, [2]float64{-2, 0}, Inconclusive, ""},

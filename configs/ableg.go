@@ -127,8 +127,9 @@ type ABArm struct {
 	Image string
 	// ModelPath is what the engine loads (a Hugging Face id or a local
 	// path); ServedModel the name it serves (default ModelPath), which
-	// bfcl's handler sends.
+	// bfcl's handler sends. ModelPathPos is where model-path is.
 	ModelPath, ServedModel string
+	ModelPathPos           Pos
 	// GPUs are the device indices the arm's engine sees (default 0..TP-1,
 	// or TP..2TP-1 for arm b of a concurrent leg).
 	GPUs []int
@@ -557,6 +558,7 @@ func (d *decoder) abDirect(a *ABArm, f fields, p string) {
 	}
 	if s := d.strPtr(f, "model-path", p); s != nil {
 		a.ModelPath = *s
+		a.ModelPathPos = d.pos(resolve(f.get("model-path")))
 	}
 	if s := d.strPtr(f, "served-model-name", p); s != nil {
 		a.ServedModel = *s

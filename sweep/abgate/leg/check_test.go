@@ -23,7 +23,7 @@ categories: [simple_python]
 sampling: {temperature: 0}
 arms:
   a: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16, parsers: {tool-call: minimax_m3, reasoning: minimax_m3}}
-  b: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16, router: {argv: [python3, -m, smg.launch_router], args: [--model-path, M], parsers: {tool-call: minimax_m2, reasoning: minimax}}}
+  b: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16, router: {argv: [python3, -m, smg.launch_router], args: [--model-path, MiniMaxAI/MiniMax-M3-MXFP8], parsers: {tool-call: minimax_m2, reasoning: minimax}}}
 `
 	tests := []struct {
 		name     string
@@ -32,17 +32,17 @@ arms:
 		hint     string // in the error too, when set
 	}{
 		{name: "the shipped leg's commands"},
-		{name: "1 misspelt router flag", old: "args: [--model-path, M]", new: "args: [--model-pth, M]",
+		{name: "1 misspelt router flag", old: "args: [--model-path,", new: "args: [--model-pth,",
 			want: "leg.yaml:7:131: arms.b.router.args[0]: smg v1.9.0-193-gf8daa883 has no flag --model-pth (did you mean --model-path?): fix or remove the flag (`sweep schema show smg@v1.9.0-193-gf8daa883` lists them)"},
 		{name: "2 unknown router reasoning parser", old: "reasoning: minimax}}}", new: "reasoning: minimax_m9}}}",
-			want: "leg.yaml:7:193: arms.b.router.parsers.reasoning: smg v1.9.0-193-gf8daa883: --reasoning-parser: \"minimax_m9\" is not one of: base, cohere_cmd, deepseek_r1, deepseek_v31, deepseek_v4, glm45, inkling, kimi, kimi_k25, kimi_k3, kimi_thinking, minimax, nano_v3, passthrough, qwen3, qwen3_thinking, step3 (did you mean minimax?): use a name it accepts"},
+			want: "leg.yaml:7:218: arms.b.router.parsers.reasoning: smg v1.9.0-193-gf8daa883: --reasoning-parser: \"minimax_m9\" is not one of: base, cohere_cmd, deepseek_r1, deepseek_v31, deepseek_v4, glm45, inkling, kimi, kimi_k25, kimi_k3, kimi_thinking, minimax, nano_v3, passthrough, qwen3, qwen3_thinking, step3 (did you mean minimax?): use a name it accepts"},
 		{name: "3 router parser named as vLLM names it", old: "tool-call: minimax_m2", new: "tool-call: kimi_k2",
-			want: "leg.yaml:7:170: arms.b.router.parsers.tool-call: smg v1.9.0-193-gf8daa883: --tool-call-parser: \"kimi_k2\" is not one of: cohere, deepseek, deepseek31, deepseek32, deepseek_v4, glm45_moe, glm47_moe, inkling, json, kimi_k3, kimik2, llama, minimax_m2, mistral, nemotron, passthrough, pythonic, qwen, qwen_coder, qwen_xml, sarashina, step3 (did you mean kimik2?): use a name it accepts"},
+			want: "leg.yaml:7:195: arms.b.router.parsers.tool-call: smg v1.9.0-193-gf8daa883: --tool-call-parser: \"kimi_k2\" is not one of: cohere, deepseek, deepseek31, deepseek32, deepseek_v4, glm45_moe, glm47_moe, inkling, json, kimi_k3, kimik2, llama, minimax_m2, mistral, nemotron, passthrough, pythonic, qwen, qwen_coder, qwen_xml, sarashina, step3 (did you mean kimik2?): use a name it accepts"},
 		{name: "4 router without a schema", old: "argv: [python3, -m, smg.launch_router]", new: "argv: [smg, launch]",
 			want: "leg.yaml:7:90: arms.b.router.argv: \"smg launch\" has no flag schema, so its flags and parser names cannot be checked: start SMG's router as [python3, -m, smg.launch_router] (schema smg@v1.9.0-193-gf8daa883), or add its flag schema under recipes/schema/data"},
-		{name: "5 misspelt value of a router flag", old: "args: [--model-path, M]", new: "args: [--model-path, M, --policy, round-robin]",
-			want: "leg.yaml:7:158: arms.b.router.args[3]: smg v1.9.0-193-gf8daa883: --policy: \"round-robin\" is not one of: random, round_robin, passthrough, cache_aware, power_of_two, least_load, manual, consistent_hashing, prefix_hash (did you mean round_robin?): use a name it accepts (`sweep schema show smg@v1.9.0-193-gf8daa883 --policy` lists them)"},
-		{name: "6 misspelt router flag of a direct arm", old: "b: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16, router: {argv: [python3, -m, smg.launch_router], args: [--model-path, M]",
+		{name: "5 misspelt value of a router flag", old: "MXFP8]", new: "MXFP8, --policy, round-robin]",
+			want: "leg.yaml:7:183: arms.b.router.args[3]: smg v1.9.0-193-gf8daa883: --policy: \"round-robin\" is not one of: random, round_robin, passthrough, cache_aware, power_of_two, least_load, manual, consistent_hashing, prefix_hash (did you mean round_robin?): use a name it accepts (`sweep schema show smg@v1.9.0-193-gf8daa883 --policy` lists them)"},
+		{name: "6 misspelt router flag of a direct arm", old: "b: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16, router: {argv: [python3, -m, smg.launch_router], args: [--model-path, MiniMaxAI/MiniMax-M3-MXFP8]",
 			new:  "b: {engine: vllm-grpc, model-path: M, tp: 8, router: {argv: [python3, -m, smg.launch_router], args: [--model-pth, M]",
 			want: "leg.yaml:7:104: arms.b.router.args[0]: smg v1.9.0-193-gf8daa883 has no flag --model-pth (did you mean --model-path?)"},
 		{name: "7 unknown engine parser of a config-key arm", old: "reasoning: minimax_m3}}", new: "reasoning: minimax_m9}}",
@@ -59,8 +59,8 @@ arms:
 			new:  "a: {config-key: qwen3.5-fp8-mi325x-sglang-agentic-mtp, tp: 8, conc: 16, parsers: {tool-call: qwen3_coder, reasoning: qwen3_thinking}}",
 			hint: "(did you mean qwen3-thinking?)",
 			want: "leg.yaml:6:120: arms.a.parsers.reasoning: sglang v0.5.16: --reasoning-parser: \"qwen3_thinking\" is not one of: "},
-		{name: "9 every problem, in the file's order", old: "args: [--model-path, M], parsers: {tool-call: minimax_m2, reasoning: minimax}", new: "args: [--model-pth, M], parsers: {tool-call: minimax_m2, reasoning: minimax_m9}",
-			want: "leg.yaml:7:131: arms.b.router.args[0]: smg v1.9.0-193-gf8daa883 has no flag --model-pth (did you mean --model-path?): fix or remove the flag (`sweep schema show smg@v1.9.0-193-gf8daa883` lists them)\nleg.yaml:7:192: arms.b.router.parsers.reasoning: "},
+		{name: "9 every problem, in the file's order", old: "args: [--model-path, MiniMaxAI/MiniMax-M3-MXFP8], parsers: {tool-call: minimax_m2, reasoning: minimax}", new: "args: [--model-pth, MiniMaxAI/MiniMax-M3-MXFP8], parsers: {tool-call: minimax_m2, reasoning: minimax_m9}",
+			want: "leg.yaml:7:131: arms.b.router.args[0]: smg v1.9.0-193-gf8daa883 has no flag --model-pth (did you mean --model-path?): fix or remove the flag (`sweep schema show smg@v1.9.0-193-gf8daa883` lists them)\nleg.yaml:7:217: arms.b.router.parsers.reasoning: "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,7 +14,11 @@
 // argv with the leg's parsers against the engine's flag schema, and each
 // router's argv against the schema of the program it starts (SMG's
 // launch_router); a problem is a *configs.Error at the leg's key that set
-// the token, with the closest known flag or parser name.
+// the token, with the closest known flag or parser name. It also checks
+// that the leg is one model served two ways: both arms serve the same
+// model (a config-key arm its key's model and precision, a direct arm its
+// model-path), a router's --model-path is its engine's model, and a
+// config-key arm's key runs on the leg's GPU (serves.go).
 //
 // leg.Calibrate is the A/A run: arm A against itself for a number of
 // identical runs, its flip rates and false alarms written to
@@ -100,12 +104,15 @@ func NewPlan(l *configs.ABLeg, o PlanOptions) (*Plan, error) {
 		used[p], used[recipes.EnginePortBehindRouter(p)] = true, true
 		return p, nil
 	}
+	planned := 0
 	for i, a := range l.Arms {
 		arm, err := planArm(l, a, o, armPort)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		planned++
+		errs = append(errs, checkArmServes(l, a, arm)...)
 		arm.Sim = bfclsim.Arm{Model: l.Model, Seed: sim.Seed, Name: a.Label, Accuracy: sim.Accuracy, Flip: sim.Flip,
 			InfraErrors: sim.InfraErrors[i], CategoryOffset: sim.CategoryOffset[i]}.WithOffset(sim.Offset[i])
 		p.Arms[i] = arm
@@ -114,6 +121,9 @@ func NewPlan(l *configs.ABLeg, o PlanOptions) (*Plan, error) {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: sampling.temperature: arm %s (%s): %s", l.Sampling.TemperaturePos, a.Label, f.Display, w))
 			}
 		}
+	}
+	if planned == len(l.Arms) {
+		errs = append(errs, checkSameModel(l, p.Arms))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

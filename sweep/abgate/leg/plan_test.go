@@ -2,6 +2,7 @@ package leg
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -112,9 +113,10 @@ arms:
 	assert.Equal(t, []any{7, "arms.b"}, []any{got[2].Line, got[2].Key})
 	assert.Contains(t, got[2].Msg, "no point tp 4, ep 1, dp-attn false, conc 4; pick one of: {tp: 8, ep: 1, dp-attn: false, conc: 1}")
 
-	// Without the planning mistakes, the temperature is warned about for
-	// each vLLM arm.
-	doc = strings.NewReplacer(", simple]", "]", ", router: {argv: [smg]}", "", "tp: 4", "tp: 8").Replace(doc)
+	// Without the planning mistakes (arm a serves arm b's model, on the
+	// leg's hardware), the temperature is warned about for each vLLM arm.
+	doc = strings.NewReplacer(", simple]", "]", "dsv4-fp4-mi355x-vllm-agentic-mtp, tp: 8, dp-attn: true, conc: 64, router: {argv: [smg]}", "minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16",
+		"tp: 4", "tp: 8", "runner: r", "runner: cluster:mi325x-amds").Replace(doc)
 	l, err = configs.ParseABLeg(configs.Source{Name: "leg.yaml", Data: []byte(doc)})
 	require.NoError(t, err)
 	p, err := NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir()})
@@ -225,4 +227,64 @@ func TestDirectArmsMatchLaunchArm(t *testing.T) {
 	assert.Equal(t, flagSet(launchArmBWorker), flagSet(p.Arms[1].Point.Engine.Argv))
 	assert.Equal(t, flagSet(launchArmBGateway), flagSet(p.Arms[1].Point.Router.Argv))
 	assert.Equal(t, map[string]string{"CUDA_VISIBLE_DEVICES": "4,5,6,7"}, p.Arms[1].Point.Engine.Env)
+}
+
+// TestPlanRefusesOtherModels: an A/B leg is one model served two ways,
+// so a leg whose arms serve different models, whose config-key arm runs
+// on other hardware than the leg, or whose router loads another model
+// than its engine is refused when planned, at the leg's file:line:col and
+// key, naming both models.
+func TestPlanRefusesOtherModels(t *testing.T) {
+	direct := "model: Org/M-FC\nrunner: h100\ncategories: [multiple]\narms:\n  a: {engine: vllm, model-path: Org/M, tp: 1}\n  b: "
+	for _, tc := range []struct {
+		name string
+		file string // a leg under testdata, or
+		doc  string // a leg's text (leg.yaml)
+		want []string
+		has  []string // in the messages
+	}{
+		{name: "1 config-key arm moved to another key, model and hardware", file: "testdata/L1-otherkey.yaml",
+			want: []string{
+				"testdata/L1-otherkey.yaml:21:17: arms.b.config-key", // runs on mi355x, the leg on mi325x
+				"testdata/L1-otherkey.yaml:27:28: arms.b.router.args[1]",
+				"testdata/L1-otherkey.yaml:21:17: arms.b.config-key",
+			},
+			has: []string{"runs on cluster:mi355x-amds (mi355x), but the leg runs on cluster:mi325x-amds (mi325x",
+				"arm b serves amd/MiniMax-M3-MXFP4 (config key minimaxm3-fp4-mi355x-vllm-agentic-mtp, fp4), arm a serves MiniMaxAI/MiniMax-M3-MXFP8 (config key minimaxm3-fp8-mi325x-vllm-agentic-mtp, fp8 at testdata/L1-otherkey.yaml:15:17)",
+				"make arm b serve MiniMaxAI/MiniMax-M3-MXFP8 at fp8"}},
+		{name: "2 engine arm with another model-path and image", file: "testdata/L4-othermodel.yaml",
+			want: []string{"testdata/L4-othermodel.yaml:37:28: arms.b.router.args[1]", "testdata/L4-othermodel.yaml:30:17: arms.b.model-path"},
+			has: []string{"the router loads Qwen/Qwen3.6-27B, but its engine serves Qwen/Qwen3-0.6B",
+				"arm b serves Qwen/Qwen3-0.6B (model-path), arm a serves Qwen/Qwen3.6-27B (model-path at testdata/L4-othermodel.yaml:20:17)"}},
+		{name: "3 direct arms of different models, no router", doc: direct + "{engine: vllm, model-path: Org/N, tp: 1}\n",
+			want: []string{"leg.yaml:6:33: arms.b.model-path"}, has: []string{"arm b serves Org/N (model-path), arm a serves Org/M"}},
+		{name: "4 router loading another model than its engine (--model-path=)",
+			doc:  direct + "{engine: vllm-grpc, model-path: Org/M, tp: 1, router: {argv: [python3, -m, smg.launch_router], args: [--model-path=Org/N]}}\n",
+			want: []string{"leg.yaml:6:108: arms.b.router.args[0]"}, has: []string{"the router loads Org/N, but its engine serves Org/M"}},
+		{name: "5 config-key arms of the leg's model on other hardware",
+			doc: "model: Org/M-FC\nrunner: h100\ncategories: [multiple]\narms:\n" +
+				"  a: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16}\n  b: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16}\n",
+			want: []string{"leg.yaml:5:19: arms.a.config-key", "leg.yaml:6:19: arms.b.config-key"},
+			has:  []string{"config key minimaxm3-fp8-mi325x-vllm-agentic-mtp runs on cluster:mi325x-amds (mi325x), but the leg runs on h100 (h100, runner at leg.yaml:2:9)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var l *configs.ABLeg
+			var err error
+			if tc.file != "" {
+				l, err = configs.LoadABLeg(tc.file)
+			} else {
+				l, err = configs.ParseABLeg(configs.Source{Name: "leg.yaml", Data: []byte(tc.doc)})
+			}
+			require.NoError(t, err)
+			_, err = NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir()})
+			var got []string
+			for _, e := range configs.Errors(err) {
+				got = append(got, fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Key))
+			}
+			assert.Equal(t, tc.want, got, "%v", err)
+			for _, h := range tc.has {
+				assert.ErrorContains(t, err, h)
+			}
+		})
+	}
 }

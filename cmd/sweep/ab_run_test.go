@@ -66,6 +66,18 @@ func TestABRunSimulated(t *testing.T) {
 			assert.Equal(t, tc.leg, rep.Leg)
 			assert.Equal(t, "MiniMaxAI/MiniMax-M3-MXFP8-FC", rep.Model)
 			assert.Equal(t, abgate.ReportRoots{A: []string{filepath.Join(out, "a", "bfcl-r1")}, B: []string{filepath.Join(out, "b", "bfcl-r1")}}, rep.Roots)
+			// The report records what each arm's server ran, from its plan.
+			require.Len(t, rep.Servers, 2)
+			for i, s := range rep.Servers {
+				assert.Equal(t, []string{[]string{"a", "b"}[i], "minimaxm3-fp8-mi325x-vllm-agentic-mtp", "fp8", "vllm/vllm-openai-rocm:v0.27.1", "MiniMaxAI/MiniMax-M3-MXFP8", "MiniMaxAI/MiniMax-M3-MXFP8"},
+					[]string{s.Arm, s.ConfigKey, s.Precision, s.Image, s.ModelPath, s.ServedModel})
+				assert.Equal(t, []string{"vllm", "serve", "MiniMaxAI/MiniMax-M3-MXFP8"}, s.EngineArgv[:3])
+			}
+			assert.Nil(t, rep.Servers[0].RouterArgv)
+			assert.Equal(t, []string{"python3", "-m", "smg.launch_router"}, rep.Servers[1].RouterArgv[:3])
+			require.NotNil(t, rep.Servers[1].RouterParsers)
+			assert.Equal(t, "minimax_m2", rep.Servers[1].RouterParsers.ToolCall)
+			assert.Contains(t, string(table), "\nArms as launched:\n- A (vllm): config key minimaxm3-fp8-mi325x-vllm-agentic-mtp (fp8)")
 			assert.Contains(t, string(table), " (SIMULATED)\n\n**Simulated**: sweep's simulated engines and router, and sweep sim-bfcl in place of bfcl")
 			assert.Contains(t, string(table), "Simulated: yes.")
 			for _, arm := range []string{"a", "b"} {

@@ -55,6 +55,9 @@ type Options struct {
 	// leg's name, and whether its arms were simulated (nil: not known).
 	Leg       string
 	Simulated *bool
+	// Servers are what each arm's server ran (sweep ab run), recorded in
+	// the report.
+	Servers []ArmServer
 	// Calibration, when set, supplies the A/A-measured flip rates behind
 	// an INCONCLUSIVE verdict's replicate advice (otherwise the flips
 	// between the arms are used). Its model must be Model.
@@ -129,7 +132,10 @@ type Report struct {
 	// Tolerance is the tolerated drop in points.
 	Tolerance float64 `json:"tolerance"`
 	// Roots are each arm's BFCL_PROJECT_ROOTs, as given.
-	Roots      ReportRoots      `json:"roots"`
+	Roots ReportRoots `json:"roots"`
+	// Servers are what each arm's server ran: image, model, served name,
+	// commands and parsers (sweep ab run; absent for sweep ab compare).
+	Servers    []ArmServer      `json:"servers,omitempty"`
 	Primary    Primary          `json:"primary"`
 	Overall    Overall          `json:"overall"`
 	Categories []CategoryResult `json:"categories"`
@@ -178,7 +184,7 @@ func Compare(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep := &Report{Leg: o.Leg, Model: o.Model, Simulated: o.Simulated, Tolerance: o.Tolerance,
 		Roots:       ReportRoots{A: append([]string{}, o.A...), B: append([]string{}, o.B...)},
-		ReplicatesA: len(o.A), ReplicatesB: len(o.B), Problems: append([]Problem{}, o.Problems...)}
+		ReplicatesA: len(o.A), ReplicatesB: len(o.B), Problems: append([]Problem{}, o.Problems...), Servers: slices.Clone(o.Servers)}
 	var strata []stratum
 	var clean []int // indexes into rep.Categories of strata
 	for _, c := range o.Categories {

@@ -29,6 +29,9 @@
 // on PYTHONPATH, verified with "bfcl models"); package bfclsim writes
 // stand-in roots for simulated legs.
 //
+// Options.Servers (sweep ab run: each arm's ArmServer, what its server
+// ran) are recorded in the report and listed by WriteTable.
+//
 // Calibrate is the A/A measurement of §5.3: identical runs of one arm, the
 // per-category flip rate between them and the gate's false alarms on
 // A-against-A splits. Options.Calibration makes an INCONCLUSIVE verdict's

@@ -70,6 +70,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 		b.WriteString(" Simulated: no (real engines and bfcl).")
 	}
 	b.WriteString("\n")
+	writeServers(&b, rep.Servers)
 	if len(rep.Problems) > 0 {
 		fmt.Fprintf(&b, "\nProblems (%d):\n", len(rep.Problems))
 		for _, p := range rep.Problems {

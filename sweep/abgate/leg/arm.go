@@ -107,3 +107,20 @@ func removeFlag(argv []string, flag string) []string {
 	}
 	return out
 }
+
+// flagArg finds flag in argv, given as "--flag VALUE" or "--flag=VALUE":
+// the index of the token that holds its value (-1 when absent or without
+// a value) and the value.
+func flagArg(argv []string, flag string) (int, string) {
+	for i, arg := range argv {
+		name, value, inline := strings.Cut(arg, "=")
+		switch {
+		case name != flag:
+		case inline:
+			return i, value
+		case i+1 < len(argv):
+			return i + 1, argv[i+1]
+		}
+	}
+	return -1, ""
+}

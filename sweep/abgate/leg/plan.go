@@ -7,7 +7,8 @@
 //	p, err := leg.NewPlan(l, leg.PlanOptions{Generator: g, Dir: out})
 //	res, err := leg.Run(ctx, p, leg.Options{Dir: out, Setup: setup, Server: serverOpts})
 //	// res.Report.Verdict: PASS, REGRESSION, INCONCLUSIVE or INCOMPLETE;
-//	// res.Output: report.md and report.json, written atomically, and their
+//	// res.Output: report.md and report.json (with each arm's server as
+//	// planned: image, model, argv, parsers), written atomically, and their
 //	// content, also when err is a *leg.NotWrittenError (a full disk)
 //
 // NewPlan checks every command before anything starts: each arm's engine

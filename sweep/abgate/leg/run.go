@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -220,6 +221,7 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 		A: res.Roots[0], B: res.Roots[1], Model: p.Leg.Model, Categories: p.Categories,
 		Tolerance: p.Leg.Tolerance, Read: abgate.ReadOptions{Since: since, AllowPartial: p.Leg.PartialEval},
 		Problems: problems, Calibration: o.Calibration, Leg: p.Leg.Name, Simulated: &o.Setup.Simulate,
+		Servers: []abgate.ArmServer{armServer(p.Leg.Model, &p.Arms[0]), armServer(p.Leg.Model, &p.Arms[1])},
 	})
 	if err != nil {
 		return nil, err
@@ -450,6 +452,30 @@ func apiModel(registry string, arm *Arm) string {
 		return names[0]
 	}
 	return strings.TrimSuffix(registry, "-FC")
+}
+
+// armServer is what arm's server ran, from its planned point: the
+// report's record of the arm (registry is the leg's BFCL model name).
+func armServer(registry string, arm *Arm) abgate.ArmServer {
+	pt := arm.Point
+	s := abgate.ArmServer{Arm: arm.Label, Name: arm.Name, ConfigKey: pt.Row.ConfigKey, Recipe: pt.Recipe, Image: pt.Row.Image,
+		ModelPath: pt.Row.Model, ServedModel: apiModel(registry, arm), EngineArgv: slices.Clone(pt.Engine.Argv), EngineParsers: parsersOf(pt.Engine.Argv)}
+	if s.ConfigKey != "" {
+		s.Precision = pt.Row.Precision
+	}
+	if pt.Router != nil {
+		s.RouterArgv = slices.Clone(pt.Router.Argv)
+		ps := parsersOf(pt.Router.Argv)
+		s.RouterParsers = &ps
+	}
+	return s
+}
+
+// parsersOf is the parser flags of argv.
+func parsersOf(argv []string) abgate.Parsers {
+	_, tool := flagArg(argv, "--tool-call-parser")
+	_, reasoning := flagArg(argv, "--reasoning-parser")
+	return abgate.Parsers{ToolCall: tool, Reasoning: reasoning}
 }
 
 // simulatedSuffix marks a simulated leg's or calibration's heading.

@@ -2,7 +2,6 @@ package leg
 
 import (
 	"fmt"
-	"strings"
 
 	"sweep/configs"
 	"sweep/sweep/run"
@@ -54,23 +53,14 @@ func checkArmServes(l *configs.ABLeg, a configs.ABArm, arm Arm) []error {
 	if a.Router == nil {
 		return errs
 	}
-	for i, arg := range a.Router.Args {
-		name, value, inline := strings.Cut(arg, "=")
-		if name != "--model-path" {
-			continue
-		}
-		at := i
-		if !inline && i+1 < len(a.Router.Args) {
-			at, value = i+1, a.Router.Args[i+1]
-		}
-		if value == s.model || at >= len(a.Router.ArgsPos) {
-			continue
-		}
-		pos := a.Router.ArgsPos[at]
-		errs = append(errs, &configs.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Key: fmt.Sprintf("arms.%s.router.args[%d]", a.Label, at),
-			Msg: fmt.Sprintf("the router loads %s, but its engine serves %s (%s at %s): a router's --model-path is its engine's model; set it to %s",
-				value, s.model, s.from, s.pos, s.model)})
+	at, value := flagArg(a.Router.Args, "--model-path")
+	if at < 0 || value == s.model || at >= len(a.Router.ArgsPos) {
+		return errs
 	}
+	pos := a.Router.ArgsPos[at]
+	errs = append(errs, &configs.Error{File: pos.File, Line: pos.Line, Col: pos.Col, Key: fmt.Sprintf("arms.%s.router.args[%d]", a.Label, at),
+		Msg: fmt.Sprintf("the router loads %s, but its engine serves %s (%s at %s): a router's --model-path is its engine's model; set it to %s",
+			value, s.model, s.from, s.pos, s.model)})
 	return errs
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"sweep/internal/simproto"
 	"sweep/metrics/power"
+	"sweep/sweep/run"
 )
 
 // readJSONMap reads a JSON object file.
@@ -277,7 +278,10 @@ func running(pid int) bool {
 // the time scale, as on a host too loaded for it) records the lag in
 // its result's simulation, warns and is invalid; one on schedule is
 // valid. Before, it was valid with no word. SWEEP_SIM_MAX_LAG 1 (these
-// tests' own, TestMain) keeps such a point valid, still warning.
+// tests' own, TestMain) keeps such a point valid, still warning. An
+// invalid one fails its validate stage naming the lag: exit 1, run.json
+// not ok, and the same command runs it again. Before, it printed "ok",
+// exited 0 and a rerun said "already completed".
 func TestRunWallClockBehindSchedule(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	for _, tc := range []struct {
@@ -303,6 +307,17 @@ func TestRunWallClockBehindSchedule(t *testing.T) {
 			}
 			rec := readRunRecord(t, out)
 			assert.Contains(t, strings.Join(rec.Warnings, "\n"), "fell 100 % behind its schedule")
+			assert.Equal(t, tc.valid, rec.OK, "run.json's ok")
+			if tc.valid {
+				assert.Equal(t, 0, code, stderr)
+				assert.Contains(t, stdout, ": ok (")
+			} else {
+				assert.Equal(t, 1, code, "exit code of a point judged invalid\nstdout %s\nstderr %s", stdout, stderr)
+				assert.Contains(t, stdout, "FAILED at stage validate: the simulated engine fell 100 % behind its schedule")
+				f := rec.Failed()
+				require.NotNil(t, f, "run.json's failed stage")
+				assert.Equal(t, run.StageValidate, f.Name)
+			}
 			// Re-aggregated, the point is judged on its recorded lag as
 			// run judged it: it was valid, the lag not stated.
 			code, stdout, stderr = runCLI(t, "result", "aggregate", out)
@@ -312,6 +327,17 @@ func TestRunWallClockBehindSchedule(t *testing.T) {
 			assert.Equal(t, res["simulation"], agg["simulation"], "sweep result aggregate's simulation, then sweep run's")
 			assert.Equal(t, res["valid"], agg["valid"])
 			assert.Equal(t, res["invalid_reasons"], agg["invalid_reasons"])
+			// The same command again: a valid point is done, an invalid
+			// one runs again.
+			code, _, stderr = runCLI(t, simRunArgs(out, "--sim-clock", "wall", "--sim-fault", "late-steps:50ms")...)
+			if tc.valid {
+				assert.Equal(t, 0, code, stderr)
+				assert.Contains(t, stderr, "already completed in "+out)
+			} else {
+				assert.Equal(t, 1, code, stderr)
+				assert.NotContains(t, stderr, "already completed")
+				assert.Contains(t, stderr, "its earlier run in "+out+" failed at stage validate; running it again")
+			}
 		})
 	}
 	t.Run("a bad SWEEP_SIM_MAX_LAG", func(t *testing.T) {

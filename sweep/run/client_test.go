@@ -102,15 +102,26 @@ func TestFromPlanRefusesARealAiperfOnACompressedClock(t *testing.T) {
 // TestResultCarriesTheScenarioStamp: aiperf stamped a point shorter than
 // 900 s submission_valid=false (--unsafe-override) and sweep's result
 // dropped it. The result carries the stamp; an official point that is
-// not a valid submission is invalid, a discovery point stays valid.
+// not a valid submission is invalid, a discovery point stays valid. The
+// invalid one fails its validate stage naming the stamp (run.json not
+// ok: sweep run exits 1 and runs it again), where it ended ok.
 func TestResultCarriesTheScenarioStamp(t *testing.T) {
 	for _, official := range []bool{false, true} {
 		t.Run(fmt.Sprintf("official=%t", official), func(t *testing.T) {
 			spec, opts := testSpec(t, "", "")
 			spec.Official = official
 			spec.ClientInfo = &result.Client{Name: "aiperf 0.12.0", Program: "/opt/aiperf"}
-			rec, _ := Run(t.Context(), spec, opts)
+			rec, err := Run(t.Context(), spec, opts)
 			require.NotEmpty(t, rec.ResultFile)
+			assert.Equal(t, !official, rec.OK, "run.json's ok")
+			if official {
+				se, ok := errors.AsType[*StageError](err)
+				require.True(t, ok, "Run's error %v", err)
+				assert.Equal(t, StageValidate, se.Stage)
+				assert.ErrorContains(t, err, "not a valid inferencex-agentx-mvp submission (unsafe_override)")
+			} else {
+				assert.NoError(t, err)
+			}
 			b, err := os.ReadFile(rec.ResultFile)
 			require.NoError(t, err)
 			var res result.Result

@@ -37,9 +37,8 @@ type judgement struct {
 
 // reasons lists why the point does not count, in one order: the stages
 // that failed before the result, an acceptance length outside the
-// golden band, InferenceX's validation verdict, what the artifacts
-// disagree on, the power lane, the simulation's schedule lag and an
-// official point's submission stamp. None: the point counts.
+// golden band, InferenceX's validation verdict, the validate stage's own
+// reasons (validateReasons) and the power lane. None: the point counts.
 func (j judgement) reasons() []string {
 	out := append([]string(nil), j.failedStages...)
 	if j.al != nil && j.al.Verdict == metrics.ALFail {
@@ -51,11 +50,26 @@ func (j judgement) reasons() []string {
 	case j.verdict != nil && !j.verdict.Valid:
 		out = append(out, "validation: "+j.verdict.Reason)
 	}
-	out = append(out, j.artifacts...)
-	for _, r := range []string{j.power, j.lag} {
-		if r != "" {
-			out = append(out, r)
-		}
+	out = append(out, j.validateReasons()...)
+	if j.power != "" {
+		out = append(out, j.power)
+	}
+	return out
+}
+
+// validateReasons are the reasons sweep run's validate stage fails on
+// beside InferenceX's verdict: what the artifacts disagree on, the
+// simulation's schedule lag and an official point's submission stamp.
+// Every other reason fails a stage of its own (the stage itself, the
+// acceptance-length stage, the power stage under REQUIRE_POWER), so a
+// point its judgement makes invalid never ends ok: run.json's ok, sweep
+// run's exit code and a rerun's "already completed" agree with the
+// result's valid, as sweep discover's resume (campaign.finished) reads
+// both.
+func (j judgement) validateReasons() []string {
+	out := append([]string(nil), j.artifacts...)
+	if j.lag != "" {
+		out = append(out, j.lag)
 	}
 	if s := j.submission; j.official && s != nil && !s.Valid {
 		out = append(out, fmt.Sprintf("not a valid %s submission (%s): an official point must be one", s.Scenario, strings.Join(s.InvalidReasons, ", ")))

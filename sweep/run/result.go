@@ -88,7 +88,7 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 	}
 	var verdict *result.Verdict
 	var verdictErr error
-	var artifactReasons []string // sweep's own, beside InferenceX's verdict
+	var j judgement // the point's judgement, made by the aggregate stage
 	var powerOut *power.Outcome
 	r.stage(ctx, StageAggregate, nil, func() error {
 		in, err := inputs()
@@ -116,9 +116,8 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 		} else {
 			verdict = &v
 		}
-		j := judgement{failedStages: r.failedStages(), al: al, verdict: verdict, verdictErr: verdictErr,
+		j = judgement{failedStages: r.failedStages(), al: al, verdict: verdict, verdictErr: verdictErr,
 			artifacts: result.CheckArtifacts(in, askedOf(r.spec.Facts, r.clientArgv(), r.spec.ClientInfo)), official: r.spec.Official, submission: res.Submission}
-		artifactReasons = j.artifacts
 		if r.spec.Power != nil {
 			out, reason := r.adaptPower(res, in.Records)
 			powerOut = &out
@@ -170,9 +169,10 @@ func (r *runner) finishResult(scraped *metrics.ScrapeResult) {
 			}
 			return errors.New(v.Reason)
 		}
-		if len(artifactReasons) > 0 {
-			// InferenceX's validator reads only the summary's counts.
-			return errors.New(strings.Join(artifactReasons, "; "))
+		if rs := j.validateReasons(); len(rs) > 0 {
+			// InferenceX's validator reads only the summary's counts;
+			// the result is invalid for these too, so the stage fails.
+			return errors.New(strings.Join(rs, "; "))
 		}
 		return nil
 	})

@@ -16,12 +16,13 @@ import (
 // (simengine.Lag: the host too loaded for the time scale) stretches every
 // latency the client measures. Past LagWarnShare of its busy time in late
 // steps the point warns; past LagInvalidShare (or SWEEP_SIM_MAX_LAG,
-// LoadSpec.MaxLag) it is invalid. Measured on an idle 2-core host
-// (DefaultTimeScale's figures): a TP8 c64 point 1 % behind read its TTFT
-// p50 24 % above the virtual clock's (0.54 s, 0.44 s), a TP4 c32 point 7 %
-// behind 55 % above (1.25 s, 0.81 s), 64 % behind six times (4.8 s); the
-// throughputs within 0.3 %, but 4 % low at 64 %. So a point past 5 % is
-// invalid, where 10 % let the 7 % point's latencies through.
+// LoadSpec.MaxLag) it is invalid, its validate stage failing. Measured
+// on an idle 2-core host (DefaultTimeScale's figures): a TP8 c64 point
+// 1 % behind read its TTFT p50 24 % above the virtual clock's (0.54 s,
+// 0.44 s), a TP4 c32 point 7 % behind 55 % above (1.25 s, 0.81 s), 64 %
+// behind six times (4.8 s); the throughputs within 0.3 %, but 4 % low at
+// 64 %. So a point past 5 % is invalid, where 10 % let the 7 % point's
+// latencies through.
 const (
 	LagWarnShare    = 0.01
 	LagInvalidShare = 0.05

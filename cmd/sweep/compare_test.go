@@ -244,3 +244,33 @@ func TestCompareBenchmarkDurations(t *testing.T) {
 	assert.Contains(t, stdout, "length-mismatch: arm qwen3.5 cluster:mi325x-amds sglang fp8 mtp tp8 ep8, conc 16: BASE ran it for 120 s, HEAD for 150 s")
 	assert.Contains(t, stdout, "\nverdict: INCOMPLETE: 5 problems (5 length-mismatch); no verdict is drawn from incomplete data\n")
 }
+
+// TestCompareWithoutArtifacts: a sweep whose points' aiperf artifacts
+// were deleted (the CI uploads most results alone) does not say its
+// benchmark duration, but its results say the span they measured: 120 s
+// points (spanning about 130 s) against 300 s ones are a length-mismatch,
+// BASE's or HEAD's artifacts gone. It read PASS ("an unknown duration
+// pairs with any").
+func TestCompareWithoutArtifacts(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	dir := t.TempDir()
+	long, short := filepath.Join(dir, "long"), filepath.Join(dir, "short")
+	simulatedDiscoveryOf(t, 300, long, nil, "--ep", "8")
+	simulatedDiscovery(t, short, nil, "--ep", "8")
+	arts, err := filepath.Glob(filepath.Join(short, "*", "aiperf_artifacts"))
+	require.NoError(t, err)
+	require.Len(t, arts, 5, "the points' aiperf artifacts")
+	for _, a := range arts {
+		require.NoError(t, os.RemoveAll(a))
+	}
+	for _, tc := range []struct{ base, head, want string }{
+		{long, short, "BASE ran it for 300 s (the client's configured benchmark duration), HEAD for a duration its results do not say (no aiperf artifacts beside them) over a measured span of "},
+		{short, long, "HEAD ran it for 300 s (the client's configured benchmark duration), BASE for a duration its results do not say (no aiperf artifacts beside them) over a measured span of "},
+	} {
+		code, stdout, stderr := runCLI(t, "compare", tc.base, tc.head)
+		require.Equal(t, exitABIncomplete, code, "compare %s %s\nstdout:\n%s\nstderr:\n%s", tc.base, tc.head, stdout, stderr)
+		assert.Contains(t, stdout, "length-mismatch: arm qwen3.5 cluster:mi325x-amds sglang fp8 mtp tp8 ep8, conc 16: "+tc.want)
+		assert.Contains(t, stdout, "more than 10 % short of 300 s: a shorter run")
+		assert.Contains(t, stdout, "\nverdict: INCOMPLETE: 5 problems (5 length-mismatch); no verdict is drawn from incomplete data\n")
+	}
+}

@@ -66,7 +66,8 @@ type File struct {
 	NonFinite []NonFinite
 	// BenchmarkSeconds is the benchmark duration the point's client was
 	// configured with (--benchmark-duration; not the measured span,
-	// request_metrics.throughput.duration_seconds, which varies a little),
+	// request_metrics.throughput.duration_seconds, which reaches past it
+	// by the requests' latency: knee.SpanTolerance),
 	// as the aiperf summary of the file's point directory records it
 	// (aiperf.Summary.BenchmarkDuration). ReadDir reads it for a result
 	// that is its directory's only one (a point's directory: sweep's

@@ -154,7 +154,8 @@ func throughputOf(ss []*knee.Sample) float64 {
 
 // lengthMismatch is the detail of a point the sides measured at
 // different lengths (knee.Length.Differs): one as a short probe and the
-// other at the full length, or for different benchmark durations.
+// other at the full length, for different benchmark durations, or, where
+// a side's duration is unknown, over a span too short for the other's.
 func lengthMismatch(b, h knee.Length, c int) string {
 	if b.Probe != h.Probe {
 		short, full := "BASE", "HEAD"
@@ -167,7 +168,16 @@ func lengthMismatch(b, h knee.Length, c int) string {
 	if b.Probe {
 		what = "probed"
 	}
-	return fmt.Sprintf("BASE %s it for %g s, HEAD for %g s (the client's configured benchmark duration): results of different lengths are not compared (a longer run's sessions get further, its cache warms and its KV pool fills otherwise); measure c%d on both sides at one length (the same sweep command, or the same --duration)", what, b.Seconds, h.Seconds, c)
+	const why = "results of different lengths are not compared (a longer run's sessions get further, its cache warms and its KV pool fills otherwise)"
+	if b.Seconds > 0 && h.Seconds > 0 {
+		return fmt.Sprintf("BASE %s it for %g s, HEAD for %g s (the client's configured benchmark duration): %s; measure c%d on both sides at one length (the same sweep command, or the same --duration)", what, b.Seconds, h.Seconds, why, c)
+	}
+	known, unknown, kl, ul := "BASE", "HEAD", b, h
+	if h.Seconds > 0 {
+		known, unknown, kl, ul = unknown, known, h, b
+	}
+	return fmt.Sprintf("%s %s it for %g s (the client's configured benchmark duration), %s for a duration its results do not say (no aiperf artifacts beside them) over a measured span of %.4g s, more than %g %% short of %g s: a shorter run; %s; measure c%d on both sides at one length (the same sweep command, or the same --duration), and keep the aiperf artifacts beside the results",
+		known, what, kl.Seconds, unknown, ul.Span, 100*knee.SpanTolerance, kl.Seconds, why, c)
 }
 
 func pointConcs(ps []PointReport) []int {

@@ -411,8 +411,56 @@ func TestBenchmarkDurations(t *testing.T) {
 	})
 	t.Run("a side that does not say", func(t *testing.T) {
 		rep := Compare([]*knee.Arm{at(1200, base, false)}, []*knee.Arm{at(0, base, false)}, Options{Tolerance: 5})
-		assert.Empty(t, rep.Problems, "an unknown duration is no mismatch")
+		assert.Empty(t, rep.Problems, "an unknown duration without spans is no mismatch")
 		assert.Equal(t, []string{"client's benchmark duration: 1200 s → unknown"}, rep.Arms[0].Differs)
+	})
+	// A side whose aiperf artifacts were deleted does not say its
+	// duration, but its results say the span they measured
+	// (request_metrics.throughput.duration_seconds), at least about the
+	// duration its client ran for: one more than knee.SpanTolerance short
+	// of the other side's known duration is a shorter run. A 600 s
+	// discovery without its artifacts (spans 619.5 s) against a 1200 s
+	// one read PASS.
+	spanned := func(seconds, span float64) *knee.Arm {
+		a := at(seconds, base, false)
+		for i := range a.Samples {
+			a.Samples[i].Seconds = span
+		}
+		return a
+	}
+	for _, tc := range []struct {
+		name       string
+		base, head *knee.Arm
+		detail     string // the first problem's; "" for none
+	}{
+		{"HEAD's duration unknown, its span half BASE's duration", spanned(1200, 1224), spanned(0, 619.5),
+			"BASE ran it for 1200 s (the client's configured benchmark duration), HEAD for a duration its results do not say (no aiperf artifacts beside them) over a measured span of 619.5 s, more than 10 % short of 1200 s: a shorter run; results of different lengths are not compared (a longer run's sessions get further, its cache warms and its KV pool fills otherwise); measure c4 on both sides at one length (the same sweep command, or the same --duration), and keep the aiperf artifacts beside the results"},
+		{"BASE's duration unknown, its span short of HEAD's", spanned(0, 619.5), spanned(1200, 1224),
+			"HEAD ran it for 1200 s (the client's configured benchmark duration), BASE for a duration its results do not say (no aiperf artifacts beside them) over a measured span of 619.5 s"},
+		{"HEAD's span within 10 % of BASE's duration", spanned(1200, 1224), spanned(0, 1081), ""},
+		{"HEAD's span longer: a span never tells a longer run", spanned(600, 619.5), spanned(0, 1224), ""},
+		{"both unknown: spans of one length lie far apart", spanned(0, 619.5), spanned(0, 1224), ""},
+		{"known durations win over the spans", spanned(1200, 1224), spanned(1200, 600), ""},
+		{"known durations that differ, spans alike", spanned(1200, 1224), spanned(1100, 1224), "BASE ran it for 1200 s, HEAD for 1100 s (the client's configured benchmark duration)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := Compare([]*knee.Arm{tc.base}, []*knee.Arm{tc.head}, Options{Tolerance: 5})
+			if tc.detail == "" {
+				assert.Empty(t, rep.Problems)
+				return
+			}
+			assert.Equal(t, Incomplete, rep.Verdict)
+			require.Len(t, rep.Problems, 4)
+			assert.Equal(t, LengthMismatch, rep.Problems[0].Kind)
+			assert.True(t, strings.HasPrefix(rep.Problems[0].Detail, tc.detail), "got %s\nwant %s...", rep.Problems[0].Detail, tc.detail)
+		})
+	}
+	t.Run("an invalid result's span is not the point's", func(t *testing.T) {
+		h := spanned(0, 1230)
+		cut := knee.Sample{Conc: 4, TotalTPS: new(6000.0), Simulated: true, File: "cut", Seconds: 30, Excluded: "marked invalid: stage client failed"}
+		h.Samples = append(h.Samples, cut)
+		rep := Compare([]*knee.Arm{spanned(1200, 1224)}, []*knee.Arm{h}, Options{Tolerance: 5})
+		assert.Empty(t, rep.Problems)
 	})
 }
 

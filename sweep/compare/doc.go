@@ -22,8 +22,8 @@
 // 100·(head/base − 1). Results of one length only (knee.Length: a short
 // probe or the full length, and the benchmark duration the client was
 // configured with, as the aiperf artifacts beside the result record it,
-// result.File.BenchmarkSeconds; not the measured span, which varies a
-// little): at a point with a full-length result, the adaptive search's
+// result.File.BenchmarkSeconds; not the measured span, which reaches
+// past it by the requests' latency): at a point with a full-length result, the adaptive search's
 // short probes are left out and named, and so are, at a point a side
 // measured for several benchmark durations, its results not at the
 // duration most of its arm's ran (knee.OneMeasurement). A point the sides
@@ -34,8 +34,17 @@
 // length from a cold cache, and a longer run's sessions get further, its
 // cache warms and its KV pool fills otherwise (one simulated point read
 // 7.5 % apart at 1200 s and 3600 s). The durations the sides ran are
-// named among what differs. Probes pair with probes; an unknown duration
-// pairs with any. Sides that replayed different trace sets (knee.Setup's
+// named among what differs. Probes pair with probes. Where one side's
+// duration is unknown (its aiperf artifacts gone: the CI uploads most
+// results alone), its results' measured span (knee.Length's Span, the
+// mean of request_metrics.throughput.duration_seconds over the point's
+// valid results) stands in, one way only: a run spans at least about its
+// configured duration, so a span more than knee.SpanTolerance (10 %)
+// short of the other side's known duration is a shorter run and a
+// length-mismatch; a longer span says nothing (how far a span reaches
+// past its duration depends on the requests' latency, up to 35 % apart
+// at one point of one length), so there, and where neither side's
+// duration is known, an unknown duration pairs with any. Sides that replayed different trace sets (knee.Setup's
 // Dataset, as both sides' results say it) are a problem
 // (dataset-mismatch): another workload, never a change. Another client,
 // aiperf version or image is named among what differs and judged. The frontier and an A/A calibration read full-length

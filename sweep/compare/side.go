@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"sweep/internal/stats"
 	"sweep/sweep/knee"
 )
 
@@ -38,14 +39,16 @@ func newSide(a *knee.Arm) *side {
 // length is a point's length (knee.Length): that of the results a
 // reading reads (neither superseded nor of another length: knee.OneMeasurement
 // leaves one length at a concurrency), a probe when all of them are,
-// with their benchmark duration when one says it. Results of different
-// lengths read differently (a probe runs a fraction of a point's length
-// from a cold cache and reads up to 2.4 times high where the KV pool
-// fills after it ends; a longer run's sessions get further), so points
-// of different lengths are never compared.
+// with their benchmark duration when one says it and the mean of the
+// measured spans of the valid ones. Results of different lengths read differently (a probe
+// runs a fraction of a point's length from a cold cache and reads up to
+// 2.4 times high where the KV pool fills after it ends; a longer run's
+// sessions get further), so points of different lengths are never
+// compared.
 func length(ss []*knee.Sample) knee.Length {
 	l := knee.Length{Probe: true}
 	n := 0
+	var spans []float64
 	for _, s := range ss {
 		if s.Superseded || s.OtherMeasurement {
 			continue
@@ -55,8 +58,16 @@ func length(ss []*knee.Sample) knee.Length {
 		if s.BenchmarkSeconds > 0 {
 			l.Seconds = s.BenchmarkSeconds
 		}
+		if s.Seconds > 0 && s.Excluded == "" {
+			// An invalid result's span (a client cut short) is not the
+			// point's.
+			spans = append(spans, s.Seconds)
+		}
 	}
 	l.Probe = l.Probe && n > 0
+	if len(spans) > 0 {
+		l.Span = stats.Mean(spans)
+	}
 	return l
 }
 

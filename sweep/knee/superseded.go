@@ -75,19 +75,54 @@ func fullReplacesProbes(measured []Sample) []Sample {
 // compared with each other (sweep compare): agentic sessions get further
 // in a longer run, its cache warms and its KV pool fills otherwise (one
 // simulated point read 7.5 % apart at 1200 s and 3600 s).
+//
+// Span is the span the results measured (Sample.Seconds,
+// request_metrics.throughput.duration_seconds; 0 when unknown), which
+// every result records, also one whose aiperf artifacts are gone (the CI
+// uploads most results alone): Differs reads it where one configured
+// duration is unknown. Sample.Length leaves it 0, so a Length of a
+// sample is a configured length, one key per duration.
 type Length struct {
 	Probe   bool
 	Seconds float64
+	Span    float64
 }
+
+// SpanTolerance is how far (a share of the configured duration) a
+// result's measured span may fall short of a benchmark duration and
+// still be a run of it (Length.Differs). A client configured for D
+// seconds sends requests until D and the requests still running then end
+// after it, so its span is at least about D (in simulated runs 1224 s of
+// a 1200 s point, 619.5 s of a 600 s one, 133 s of a 120 s one); how far
+// beyond D it reaches depends on the requests' latency (the sweeps of
+// sweep/compare's conformance sample span 800 s at c1 and over 10,000 s
+// at c256, one point's two sides up to 35 % apart where a change slowed
+// the engine), so a span says only that its run was not longer than it:
+// it never tells a longer run from one of D.
+const SpanTolerance = 0.10
 
 // Length is the sample's length.
 func (s *Sample) Length() Length { return Length{Probe: s.Probe, Seconds: s.BenchmarkSeconds} }
 
 // Differs reports whether l and o are different lengths: one a probe and
-// the other not, or two known benchmark durations that differ. An
+// the other not, two known benchmark durations that differ, or one known
+// duration and, for the other whose duration is unknown, a measured span
+// more than SpanTolerance short of it (a shorter run). Otherwise an
 // unknown duration differs from none.
 func (l Length) Differs(o Length) bool {
-	return l.Probe != o.Probe || (l.Seconds > 0 && o.Seconds > 0 && l.Seconds != o.Seconds)
+	switch {
+	case l.Probe != o.Probe:
+		return true
+	case l.Seconds > 0 && o.Seconds > 0:
+		return l.Seconds != o.Seconds
+	}
+	return l.shorterSpan(o) || o.shorterSpan(l)
+}
+
+// shorterSpan reports whether o, of an unknown duration, measured a span
+// too short to be a run of l's known one (SpanTolerance).
+func (l Length) shorterSpan(o Length) bool {
+	return l.Seconds > 0 && o.Seconds <= 0 && o.Span > 0 && o.Span < (1-SpanTolerance)*l.Seconds
 }
 
 // Setup is how a result was made beyond its arm and its length: its load

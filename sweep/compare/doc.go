@@ -44,8 +44,9 @@
 // length-mismatch; a longer span says nothing (how far a span reaches
 // past its duration depends on the requests' latency, up to 35 % apart
 // at one point of one length), so there, and where neither side's
-// duration is known, an unknown duration pairs with any. Sides that replayed different trace sets (knee.Setup's
-// Dataset, as both sides' results say it) are a problem
+// duration is known, an unknown duration pairs with any. Sides that
+// replayed different trace sets (knee.Setup's Dataset, as both sides'
+// results say it) are a problem
 // (dataset-mismatch): another workload, never a change. Another client,
 // aiperf version or image is named among what differs and judged. The frontier and an A/A calibration read full-length
 // results only.

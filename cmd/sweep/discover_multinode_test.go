@@ -112,7 +112,7 @@ func TestDiscoverDisaggregatedDryRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "d")
 	code, stdout, stderr := runCLI(t, disaggDiscoverArgs(out, "--dry-run")...)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	assert.Regexp(t, `tp16 kv:dram disagg\s+16 \(2 nodes x 8\)\s+2 4\s+1\s`, stdout)
+	assert.Regexp(t, `1P×tp8 1D×tp8 kv:dram disagg\s+16 \(2 nodes x 8\)\s+2 4\s+1\s`, stdout)
 	assert.Contains(t, stdout, "  this schedule:   1 server start, 4.3 GPU-hours, wall 16m0s on 2 nodes of 8 GPUs\n")
 	assert.Contains(t, stdout, "  simulated here:  about ")
 	assert.Contains(t, stdout, " of load at time scale 20\n")

@@ -14,13 +14,29 @@ import (
 // config of one config key), in the order they are printed. Files that
 // agree on all of them are one arm; everything else (conc, measurements,
 // image, runner node) may differ.
+//
+// The keys from "prefill_num_workers" on are a multi-node result's
+// deployment (MultiNodeShape: workers and parallelism per role); a
+// single-node result has none of them. They are sweep's own: InferenceX's
+// result keeps "tp" as prefill_tp + decode_tp and "ep" as the larger of
+// the two (applyShape, checked by the aggregation conformance cases), so
+// a 1P1D and a 1P2D deployment of tp8 workers both read "tp16", and
+// without the shape their points at one concurrency would be one arm:
+// compare would pair them and average them as replicates, the knees
+// would read them as one curve.
 var IdentityKeys = [identityLen]string{
 	"infmax_model_prefix", "hw", "framework", "precision", "spec_decoding", "scenario_type",
 	"disagg", "is_multinode", "tp", "ep", "dp_attention", "kv_offloading", "pp",
+	"prefill_num_workers", "prefill_tp", "prefill_pp", "prefill_dcp_size", "prefill_pcp_size", "prefill_ep", "prefill_dp_attention",
+	"decode_num_workers", "decode_tp", "decode_pp", "decode_dcp_size", "decode_pcp_size", "decode_ep", "decode_dp_attention",
 }
 
 const (
-	identityLen = 13
+	identityLen = 27
+	// shapeKeyStart is the index of the first multi-node shape key in
+	// IdentityKeys; MarshalJSON leaves those a result lacks out, so a
+	// single-node identity is written as before they were added.
+	shapeKeyStart = 13
 	// groupKeyCount is how many leading IdentityKeys name the config key
 	// an arm belongs to (model prefix, hardware, framework, precision,
 	// spec decoding, scenario, disagg, multinode): the arms a Pareto
@@ -47,11 +63,15 @@ func identityOf(top map[string]json.RawMessage) Identity {
 	return id
 }
 
-// MarshalJSON writes the identity as an object in IdentityKeys order.
+// MarshalJSON writes the identity as an object in IdentityKeys order;
+// the multi-node shape keys only where the identity has them.
 func (id Identity) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, k := range IdentityKeys {
+		if i >= shapeKeyStart && textOf(id[i]) == "" {
+			continue
+		}
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -143,17 +163,25 @@ func (id Identity) Label() string {
 	return strings.Join(append(parts, id.Parallelism()), " ")
 }
 
-// Parallelism names the arm inside its config key: "tp8 ep8 dpa kv:dram".
+// Parallelism names the arm inside its config key: "tp8 ep8 dpa kv:dram";
+// a multi-node arm by its deployment, workers per role and each role's
+// parallelism: "1P×tp8 2D×tp8·ep8·dpa kv:dram disagg" (an aggregated
+// multi-node arm, with no decode workers: "2×tp8·ep8·dpa").
 func (id Identity) Parallelism() string {
-	parts := []string{"tp" + id.Get("tp")}
-	if ep := id.Get("ep"); ep != "" && ep != "1" {
-		parts = append(parts, "ep"+ep)
-	}
-	if id.Get("dp_attention") == "true" {
-		parts = append(parts, "dpa")
-	}
-	if pp := id.Get("pp"); pp != "" && pp != "1" {
-		parts = append(parts, "pp"+pp)
+	var parts []string
+	if id.Get("prefill_num_workers") != "" {
+		parts = id.roles()
+	} else {
+		parts = []string{"tp" + id.Get("tp")}
+		if ep := id.Get("ep"); ep != "" && ep != "1" {
+			parts = append(parts, "ep"+ep)
+		}
+		if id.Get("dp_attention") == "true" {
+			parts = append(parts, "dpa")
+		}
+		if pp := id.Get("pp"); pp != "" && pp != "1" {
+			parts = append(parts, "pp"+pp)
+		}
 	}
 	if kv := id.Get("kv_offloading"); kv != "" && kv != "none" {
 		parts = append(parts, "kv:"+kv)
@@ -162,6 +190,28 @@ func (id Identity) Parallelism() string {
 		parts = append(parts, "disagg")
 	}
 	return strings.Join(parts, " ")
+}
+
+// roles names a multi-node arm's workers: "1P×tp8" and "2D×tp8·ep8·dpa"
+// (sizes of 1 and no DP attention left out), or "2×tp8" alone when it
+// has no decode workers (an aggregated deployment).
+func (id Identity) roles() []string {
+	role := func(prefix, letter string) string {
+		s := id.Get(prefix+"num_workers") + letter + "×tp" + id.Get(prefix+"tp")
+		for _, k := range []string{"ep", "pp", "dcp_size", "pcp_size"} {
+			if v := id.Get(prefix + k); v != "" && v != "1" {
+				s += "·" + strings.TrimSuffix(k, "_size") + v
+			}
+		}
+		if id.Get(prefix+"dp_attention") == "true" {
+			s += "·dpa"
+		}
+		return s
+	}
+	if w := id.Get("decode_num_workers"); w == "" || w == "0" {
+		return []string{role("prefill_", "")}
+	}
+	return []string{role("prefill_", "P"), role("decode_", "D")}
 }
 
 // GroupLabel names the config key side of the arm (no parallelism).

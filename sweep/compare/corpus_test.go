@@ -51,7 +51,9 @@ func identity(tp, ep int, kv string) result.Identity {
 		"spec_decoding": "mtp", "scenario_type": "agentic", "disagg": false, "is_multinode": false, "tp": tp, "ep": ep,
 		"dp_attention": "false", "kv_offloading": kv, "pp": 1}
 	for i, k := range result.IdentityKeys {
-		id[i], _ = json.Marshal(vals[k])
+		if v, ok := vals[k]; ok { // no multi-node shape
+			id[i], _ = json.Marshal(v)
+		}
 	}
 	return id
 }

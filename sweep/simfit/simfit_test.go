@@ -31,7 +31,9 @@ func qwenIdentity(framework, hw string, tp, ep int) result.Identity {
 		"spec_decoding": "mtp", "scenario_type": "agentic-coding", "disagg": false, "is_multinode": false, "tp": tp, "ep": ep,
 		"dp_attention": "false", "kv_offloading": "none", "pp": 1}
 	for i, k := range result.IdentityKeys {
-		id[i], _ = json.Marshal(vals[k])
+		if v, ok := vals[k]; ok { // no multi-node shape
+			id[i], _ = json.Marshal(v)
+		}
 	}
 	return id
 }

@@ -508,8 +508,18 @@ func WriteDir(dir string, a *knee.Arm, simulated bool) ([]string, error) {
 	var paths []string
 	for i, s := range a.Samples {
 		obj := map[string]any{}
-		for j, k := range result.IdentityKeys {
-			obj[k] = a.Identity[j]
+		// Identity.MarshalJSON writes the keys a result of the arm has (a
+		// single-node arm no multi-node shape).
+		idJSON, err := json.Marshal(a.Identity)
+		if err != nil {
+			return nil, err
+		}
+		var idKeys map[string]json.RawMessage
+		if err := json.Unmarshal(idJSON, &idKeys); err != nil {
+			return nil, err
+		}
+		for k, v := range idKeys {
+			obj[k] = v
 		}
 		obj["conc"] = s.Conc
 		obj["image"] = "lmsysorg/sglang:synthetic"

@@ -145,6 +145,13 @@ func (id Identity) key(n int) string {
 // the same arm.
 func (id Identity) ArmKey() string { return id.key(identityLen) }
 
+// SummedArmKey is ArmKey without the multi-node shape: the arm as
+// InferenceX's result fields alone name it (a multi-node arm by its
+// summed TP, largest EP and either role's DP attention). Two arms with
+// one SummedArmKey and different ArmKeys are two deployments of one
+// config key, say 1P1D and 1P2D of tp8 workers.
+func (id Identity) SummedArmKey() string { return id.key(shapeKeyStart) }
+
 // GroupKey is a text key equal for two identities exactly when their arms
 // belong to the same config key (model prefix, hardware, framework,
 // precision, spec decoding, scenario, disagg, multinode): the arms a

@@ -29,7 +29,11 @@ func Compare(base, head []*knee.Arm, o Options) *Report {
 	for _, b := range base {
 		k := b.Identity.ArmKey()
 		seen[k] = true
-		ar, ss, df := pairArm(rep, b, heads[k], o.Metric)
+		h := heads[k]
+		if h == nil {
+			h = otherDeployment(b, head)
+		}
+		ar, ss, df := pairArm(rep, b, h, o.Metric)
 		repSS += ss
 		repDF += df
 		rep.Arms = append(rep.Arms, ar)
@@ -41,6 +45,18 @@ func Compare(base, head []*knee.Arm, o Options) *Report {
 	}
 	decide(rep, o, repSS, repDF)
 	return rep
+}
+
+// otherDeployment is the first of head's arms that differs from b only in
+// its multi-node deployment (result.Identity.SummedArmKey), nil when none
+// does: what HEAD holds instead of b when the change is a deployment.
+func otherDeployment(b *knee.Arm, head []*knee.Arm) *knee.Arm {
+	for _, h := range head {
+		if h.Identity.SummedArmKey() == b.Identity.SummedArmKey() {
+			return h
+		}
+	}
+	return nil
 }
 
 // collapseFraction is the share of BASE's highest throughput at a lower
@@ -61,6 +77,11 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 	}
 	if h == nil {
 		problem(MissingArm, "head", nil, "HEAD has no result of this arm")
+		return ar, 0, 0
+	}
+	if h.Identity.ArmKey() != b.Identity.ArmKey() {
+		problem(MissingArm, "head", nil, fmt.Sprintf("HEAD has no result of this arm; it has %s, another multi-node deployment with the same summed tp and ep, "+
+			"a different arm that is never paired with this one: compare results of one deployment", h.Identity.Parallelism()))
 		return ar, 0, 0
 	}
 	bs, hs := newSide(b), newSide(h)

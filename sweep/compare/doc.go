@@ -11,7 +11,11 @@
 //
 // Pairing. A point is an arm (result.IdentityKeys: model, hardware,
 // framework, precision, spec decoding, scenario, disagg, multinode, TP, EP,
-// DP-attention, KV offload, PP) and a concurrency. The image and the recipe
+// DP-attention, KV offload, PP; a multi-node arm's deployment too: workers,
+// TP, PP, DCP, PCP, EP and DP attention per role) and a concurrency. Two
+// deployments are never paired; a BASE arm whose deployment HEAD lacks is
+// a missing arm, its problem naming the deployment HEAD has of the same
+// summed TP and EP (result.Identity.SummedArmKey). The image and the recipe
 // fingerprint are not part of it (they are what a change changes); the
 // report names them per arm where they differ.
 //

@@ -722,6 +722,19 @@ func TestServerWorkerDiesMidLoad(t *testing.T) {
 	require.Error(t, err, "the next load finds the worker gone")
 	assert.ErrorContains(t, err, "decode0 exited (exit code 7)")
 	assert.Equal(t, StageServer, rec.Failed().Name)
+
+	// Died names the dead worker, its log's cause and its log.
+	died, log := srv.Died()
+	require.NotNil(t, died)
+	assert.Equal(t, "decode0 exited (exit code 7)", died.Error)
+	assert.Contains(t, died.Detail(), "decode0 exited (exit code 7); from its log: ", "the cause from its log tail")
+	assert.Contains(t, died.Detail(), "illegal memory access")
+	assert.Equal(t, filepath.Join(srv.Dir(), "decode0.log"), log)
+	_, err = srv.Stop()
+	require.NoError(t, err)
+	died, log = srv.Died()
+	assert.Nil(t, died, "a stopped server did not die")
+	assert.Empty(t, log)
 }
 
 // TestServerHealthyOverTCP: a server whose engine's readiness is a TCP
@@ -736,4 +749,7 @@ func TestServerHealthyOverTCP(t *testing.T) {
 	require.NoError(t, err)
 	defer func() { _, _ = srv.Stop() }()
 	assert.NoError(t, srv.Healthy(t.Context()))
+	died, log := srv.Died()
+	assert.Nil(t, died, "a running server has not died")
+	assert.Empty(t, log)
 }

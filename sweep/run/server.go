@@ -107,13 +107,8 @@ func (s *Server) Healthy(ctx context.Context) error {
 	if stopped {
 		return errors.New("the server was stopped")
 	}
-	s.r.mu.Lock()
-	procs := append([]*proc.Process(nil), s.r.procs...)
-	s.r.mu.Unlock()
-	for _, p := range procs {
-		if p.Exited() {
-			return fmt.Errorf("%s exited (%s)", p.Name(), p.Status())
-		}
+	if p := s.exited(); p != nil {
+		return errors.New(exitedText(p))
 	}
 	c := &http.Client{Timeout: max(s.r.o.ReadyInterval, 2*time.Second)}
 	for _, u := range append(s.r.spec.engineHealthURLs(), s.r.spec.RouterHealthURL) {
@@ -125,6 +120,53 @@ func (s *Server) Healthy(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Died returns the first of the server's processes that ended on its own
+// before Stop (a sidecar, the engine, a worker or the router): a failed
+// StageServer stage whose Error names the process and how it ended
+// ("engine exited (exit code 1)") and whose LogTail is its last output
+// lines, so Stage.Detail adds the line of its log that says why; and the
+// path of that log ("" when it has none). It returns nil and "" while
+// every process runs, and once the server was stopped.
+func (s *Server) Died() (*Stage, string) {
+	s.mu.Lock()
+	stopped := s.stopped
+	s.mu.Unlock()
+	if stopped {
+		return nil, ""
+	}
+	p := s.exited()
+	if p == nil {
+		return nil, ""
+	}
+	st := &Stage{Name: StageServer, Outcome: outcomeFailed, Error: exitedText(p), LogTail: p.Tail()}
+	s.r.mu.Lock()
+	defer s.r.mu.Unlock()
+	if po := s.r.rec.Processes[p.Name()]; po != nil && po.Log != "" {
+		return st, filepath.Join(s.Dir(), po.Log)
+	}
+	return st, ""
+}
+
+// exited is the first of the server's processes, in start order, that
+// has ended; nil while all run.
+func (s *Server) exited() *proc.Process {
+	s.r.mu.Lock()
+	procs := append([]*proc.Process(nil), s.r.procs...)
+	s.r.mu.Unlock()
+	for _, p := range procs {
+		if p.Exited() {
+			return p
+		}
+	}
+	return nil
+}
+
+// exitedText names an ended process and how it ended: "engine exited
+// (exit code 1)".
+func exitedText(p *proc.Process) string {
+	return fmt.Sprintf("%s exited (%s)", p.Name(), p.Status())
 }
 
 // RunLoad runs one point's load against the server, with its client log,

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +20,7 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/cli"
+	"sweep/internal/simproto"
 	"sweep/sweep/abgate"
 	"sweep/sweep/abgate/bfclsim"
 	"sweep/sweep/abgate/leg"
@@ -144,6 +146,46 @@ func TestABRunRunFailed(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"a", "b"}, arms, "one run-failed problem per arm: %+v", rep.Problems)
+}
+
+// TestABRunServerDies: an arm's engine that crashes during bfcl generate
+// is a run-failed problem of that replicate, listed first, naming the
+// process, its exit status, the line of its log that says why and the
+// log; the replicates after it are not run against the dead server (each
+// is run-failed), and the inference errors it caused are still listed.
+func TestABRunServerDies(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	t.Setenv(simproto.EnvFault, "crash:10")
+	base, err := os.ReadFile(filepath.Join(abLegsDir, "pass.yaml"))
+	require.NoError(t, err)
+	legFile := filepath.Join(t.TempDir(), "dies.yaml")
+	require.NoError(t, os.WriteFile(legFile, append(base, "replicates: 2\n"...), 0o644))
+	out := filepath.Join(t.TempDir(), "leg")
+	code, stdout, stderr := runCLI(t, "ab", "run", legFile, "--simulate", "--out", out, "--stop-grace", "3s", "--format", "json")
+	require.Equal(t, exitABIncomplete, code, "stderr:\n%s", stderr)
+	var rep abgate.Report
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
+	require.Greater(t, len(rep.Problems), 4, "%+v", rep.Problems)
+	cause := "engine exited (exit code 1); from its log: sweep: sim-engine: simulated engine crash after 10 finished requests"
+	for i, arm := range []string{"a", "a", "b", "b"} {
+		p := rep.Problems[i]
+		log := filepath.Join(out, arm, "server", "server.log")
+		want := abgate.Problem{Arm: arm, Root: filepath.Join(out, arm, "bfcl-r1"), Category: "*", Reason: abgate.ReasonRunFailed,
+			Detail: "the server died before bfcl generate ended: " + cause + " (log: " + log + ")"}
+		if i%2 == 1 {
+			want.Root = filepath.Join(out, arm, "bfcl-r2")
+			want.Detail = "not run: the server died before replicate 2: " + cause + " (log: " + log + ")"
+		}
+		assert.Equal(t, want, p, "problem %d", i)
+	}
+	for _, arm := range []string{"a", "b"} {
+		assert.True(t, slices.ContainsFunc(rep.Problems[4:], func(p abgate.Problem) bool {
+			return p.Arm == arm && p.Root == filepath.Join(out, arm, "bfcl-r1") && p.Reason == abgate.ReasonInfraErrorRate
+		}), "arm %s: the inference errors the crash caused are listed after it: %+v", arm, rep.Problems)
+	}
+	for _, arm := range []string{"a", "b"} {
+		assert.NoDirExists(t, filepath.Join(out, arm, "bfcl-r2"), "replicate 2 of arm %s ran against a dead server", arm)
+	}
 }
 
 func TestABRunFlags(t *testing.T) {

@@ -34,8 +34,9 @@ const (
 	// from another run).
 	ReasonForeignFile Reason = "foreign-file"
 	// ReasonRunFailed: a stage that produces the root's files failed (the
-	// arm's server did not start, bfcl generate or evaluate exited
-	// non-zero); the leg runner reports it through Options.Problems.
+	// arm's server did not start or died before bfcl generate ended, bfcl
+	// generate or evaluate exited non-zero); the leg runner reports it
+	// through Options.Problems, which come first in the report.
 	ReasonRunFailed Reason = "run-failed"
 )
 

@@ -31,8 +31,10 @@
 //
 // Arms run one after the other on the same ports. A stage that fails (a
 // server that never becomes ready, a model bfcl does not list, bfcl
-// exiting non-zero or running past its timeout) is an abgate Problem
-// (run-failed), so the leg is INCOMPLETE, never a silent zero. With
+// exiting non-zero or running past its timeout, a server that dies before
+// bfcl generate ends, run.Server.Died) is an abgate Problem (run-failed),
+// so the leg is INCOMPLETE, never a silent zero; after a server died, the
+// arm's later replicates are not run (run-failed). With
 // Options.Simulate the engine is sweep's simulated one and `sweep
 // sim-bfcl` stands in for bfcl, playing each arm's seeded case model
 // (the leg's simulate section).

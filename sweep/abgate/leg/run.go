@@ -312,7 +312,17 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) ([]stri
 	o.Progress(fmt.Sprintf("arm %s: server ready at %s", arm.Label, arm.BaseURL))
 	var probs []abgate.Problem
 	for r, root := range roots {
-		ps, err := runReplicate(ctx, p, arm, o, r+1, root)
+		if detail := serverDied(srv); detail != "" {
+			// bfcl against a dead server would only fill the replicates
+			// left with inference errors.
+			detail = fmt.Sprintf("not run: the server died before replicate %d: %s", r+1, detail)
+			o.Progress(fmt.Sprintf("arm %s: %s", arm.Label, detail))
+			for _, left := range roots[r:] {
+				probs = append(probs, abgate.Problem{Arm: arm.Label, Root: left, Category: "*", Reason: abgate.ReasonRunFailed, Detail: detail})
+			}
+			break
+		}
+		ps, err := runReplicate(ctx, p, arm, o, r+1, root, func() string { return serverDied(srv) })
 		if err != nil {
 			return nil, nil, err
 		}
@@ -330,12 +340,30 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) ([]stri
 	return roots, probs, nil
 }
 
+// serverDied is "" while every process of srv runs, else which one ended
+// on its own, how, the line of its log that says why (run.Stage.Detail)
+// and the log: "engine exited (exit code 1); from its log: ... (log:
+// DIR/server.log)".
+func serverDied(srv *run.Server) string {
+	st, log := srv.Died()
+	if st == nil {
+		return ""
+	}
+	if log == "" {
+		return st.Detail()
+	}
+	return st.Detail() + " (log: " + log + ")"
+}
+
 // runReplicate writes the registry entry of a fresh root, verifies it with
 // bfcl models, then runs bfcl generate and bfcl evaluate there. evaluate
 // runs even after a failed generate, so the categories that were generated
 // are scored and the others named. A registry entry that is not written or
-// not listed stops the replicate: it is a run-failed problem.
-func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, root string) ([]abgate.Problem, error) {
+// not listed stops the replicate: it is a run-failed problem. died (nil:
+// not asked) says whether the arm's server died (serverDied): asked when
+// generate ends, a server dead by then is a run-failed problem, listed
+// before the inference errors it caused.
+func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, root string, died func() string) ([]abgate.Problem, error) {
 	problem := func(detail string) abgate.Problem {
 		return abgate.Problem{Arm: arm.Label, Root: root, Category: "*", Reason: abgate.ReasonRunFailed, Detail: detail}
 	}
@@ -373,6 +401,12 @@ func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, ro
 		st, err := runProcess(ctx, proc.Spec{Name: "bfcl " + stage.name, Argv: argv, Env: env, Dir: root, LogPath: log}, stage.timeout, o.StopGrace)
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
+		}
+		if stage.name == "generate" && died != nil {
+			if detail := died(); detail != "" {
+				o.Progress(fmt.Sprintf("arm %s: replicate %d: the server died before bfcl generate ended: %s", arm.Label, rep, detail))
+				probs = append(probs, problem("the server died before bfcl generate ended: "+detail))
+			}
 		}
 		switch {
 		case err != nil:

@@ -53,7 +53,7 @@ func TestRunReplicateFailures(t *testing.T) {
 	script := `echo "$@" >> ../argv; echo "$BFCL_PROJECT_ROOT $OPENAI_BASE_URL $OPENAI_API_KEY $PYTHONPATH $SWEEP_BFCL_REGISTRY_NAME $SWEEP_BFCL_API_MODEL" >> ../env; case "$1" in ` + fakeModels + `generate) exit 3;; *) exit 5;; esac`
 	o := Options{Dir: dir, BFCL: []string{"sh", "-c", script, "bfcl"}, StopGrace: time.Second, Progress: func(string) {}}
 	root := RootDir(dir, "b", 1)
-	probs, err := runReplicate(t.Context(), p, arm, o, 1, root)
+	probs, err := runReplicate(t.Context(), p, arm, o, 1, root, nil)
 	require.NoError(t, err)
 	require.Len(t, probs, 2)
 	for i, want := range []string{"bfcl generate: exit code 3", "bfcl evaluate: exit code 5"} {
@@ -74,7 +74,7 @@ func TestRunReplicateFailures(t *testing.T) {
 	assert.Equal(t, abgate.Sitecustomize(), site, "the static registration file")
 
 	// A reused root is refused, never written into.
-	probs, err = runReplicate(t.Context(), p, arm, o, 1, filepath.Join(dir, "b"))
+	probs, err = runReplicate(t.Context(), p, arm, o, 1, filepath.Join(dir, "b"), nil)
 	require.NoError(t, err)
 	require.Len(t, probs, 1)
 	assert.Contains(t, probs[0].Detail, "fresh root")
@@ -108,7 +108,7 @@ func TestRunReplicateRegistration(t *testing.T) {
 				require.NoError(t, os.WriteFile(PythonDir(dir, "a", 1), nil, 0o644))
 			}
 			root := RootDir(dir, "a", 1)
-			probs, err := runReplicate(t.Context(), p, arm, o, 1, root)
+			probs, err := runReplicate(t.Context(), p, arm, o, 1, root, nil)
 			require.NoError(t, err)
 			require.Len(t, probs, 1)
 			assert.Equal(t, abgate.ReasonRunFailed, probs[0].Reason)

@@ -198,7 +198,9 @@ func problemSummary(ps []compare.Problem) string {
 			kinds = append(kinds, p.Kind)
 		}
 		if p.Conc != nil {
-			concs[p.Kind] = append(concs[p.Kind], fmt.Sprintf("c%d", *p.Conc))
+			if c := fmt.Sprintf("c%d", *p.Conc); !slices.Contains(concs[p.Kind], c) { // both sides' problem at one point: named once
+				concs[p.Kind] = append(concs[p.Kind], c)
+			}
 		} else {
 			concs[p.Kind] = append(concs[p.Kind], "")
 		}

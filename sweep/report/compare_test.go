@@ -48,8 +48,10 @@ func TestAddComparison(t *testing.T) {
 	rows := tableRows(md, "| verdict | arm |")
 	require.Len(t, rows, len(rep.Results))
 	assert.Contains(t, rows[0], "| INCOMPLETE | qwen3.5 mi325x-amds sglang fp8 mtp tp2 ep2 |")
-	assert.Contains(t, rows[0], "2 problems (listed below): invalid-result at c64, c128 |")
-	assert.Contains(t, md, "\nThe 3 problems, by arm:\n\n- qwen3.5 mi325x-amds sglang fp8 mtp tp2 ep2\n  - c64 invalid-result: ")
+	// Both sides are invalid at c64 and c128: a problem each, the point
+	// named once in the row.
+	assert.Contains(t, rows[0], "4 problems (listed below): invalid-result at c64, c128 |")
+	assert.Contains(t, md, "\nThe 6 problems, by arm:\n\n- qwen3.5 mi325x-amds sglang fp8 mtp tp2 ep2\n  - c64 invalid-result: ")
 	assert.Contains(t, md, "| verdict | arm | Δ % | 90% CI | 90%-family CI | points beyond tolerance (99%-family CI) |")
 	page := rep.HTML()
 	assert.Contains(t, page, `<p id="compare-verdict">verdict: INCOMPLETE`)

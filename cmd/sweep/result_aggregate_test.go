@@ -309,6 +309,23 @@ func TestResultAggregateRefusesBeforeWriting(t *testing.T) {
 	assert.FileExists(t, filepath.Join(dir, "power_validation.json"))
 }
 
+// judged is a result's validity and reasons.
+type judged struct {
+	Valid          bool     `json:"valid"`
+	InvalidReasons []string `json:"invalid_reasons"`
+}
+
+// aggregateJudged runs sweep result aggregate with args, which must exit
+// 0, and reads the result's validity and reasons from its output.
+func aggregateJudged(t *testing.T, args ...string) judged {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, append([]string{"result", "aggregate"}, args...)...)
+	require.Equal(t, 0, code, stderr)
+	var res judged
+	require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+	return res
+}
+
 // TestResultAggregateDamagedArtifacts: artifacts that disagree with
 // themselves make the result invalid, each reason naming the files and
 // both values. Before, a point whose profile_export.jsonl was emptied
@@ -317,13 +334,7 @@ func TestResultAggregateDamagedArtifacts(t *testing.T) {
 	dir, _ := pointDirWithRecord(t, run.Record{})
 	jsonl := filepath.Join(dir, "aiperf_artifacts", "profile_export.jsonl")
 	require.NoError(t, os.WriteFile(jsonl, nil, 0o644))
-	code, stdout, stderr := runCLI(t, "result", "aggregate", dir)
-	require.Equal(t, 0, code, stderr)
-	var res struct {
-		Valid          bool     `json:"valid"`
-		InvalidReasons []string `json:"invalid_reasons"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+	res := aggregateJudged(t, dir)
 	assert.False(t, res.Valid)
 	summary := filepath.Join(dir, "aiperf_artifacts", "profile_export_aiperf.json")
 	assert.Equal(t, []string{
@@ -368,13 +379,7 @@ func TestResultAggregateJudgesAsRunDid(t *testing.T) {
 			dir, envFile := pointDirWithRecord(t, tc.rec)
 			for _, args := range [][]string{{dir}, {dir, "--env-file", envFile}} {
 				args = append(args, tc.args...)
-				code, stdout, stderr := runCLI(t, append([]string{"result", "aggregate"}, args...)...)
-				require.Equal(t, 0, code, stderr)
-				var res struct {
-					Valid          bool     `json:"valid"`
-					InvalidReasons []string `json:"invalid_reasons"`
-				}
-				require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+				res := aggregateJudged(t, args...)
 				assert.Equal(t, len(tc.want) == 0, res.Valid, "%v", args)
 				assert.Equal(t, append([]string{}, tc.want...), res.InvalidReasons, "%v", args)
 			}
@@ -389,13 +394,7 @@ func TestResultAggregateJudgesAsRunDid(t *testing.T) {
 func TestResultAggregateForeignArtifacts(t *testing.T) {
 	client := []string{"aiperf", "profile", "--concurrency", "48", "--benchmark-duration", "300"}
 	dir, _ := pointDirWithRecord(t, run.Record{Processes: map[string]*run.ProcessOutcome{run.ClientProcess: {Argv: client}}})
-	code, stdout, stderr := runCLI(t, "result", "aggregate", dir)
-	require.Equal(t, 0, code, stderr)
-	var res struct {
-		Valid          bool     `json:"valid"`
-		InvalidReasons []string `json:"invalid_reasons"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+	res := aggregateJudged(t, dir)
 	assert.False(t, res.Valid)
 	assert.Equal(t, []string{"artifacts: duration_mismatch: " + filepath.Join(dir, "aiperf_artifacts", "profile_export_aiperf.json") +
 		" input_config says a benchmark duration of 1800 s, the point's client asked for 300 s: these artifacts are another run's"}, res.InvalidReasons)
@@ -405,9 +404,7 @@ func TestResultAggregateForeignArtifacts(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(aggCases, "sglang-mtp-tp8-dpattn-hicache", "env.json"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(env, []byte(strings.Replace(string(data), `"CONC": "48"`, `"CONC": "4"`, 1)), 0o644))
-	code, stdout, stderr = runCLI(t, "result", "aggregate", dir, "--env-file", env)
-	require.Equal(t, 0, code, stderr)
-	require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+	res = aggregateJudged(t, dir, "--env-file", env)
 	assert.Contains(t, res.InvalidReasons, "artifacts: concurrency_mismatch: "+filepath.Join(dir, "aiperf_artifacts", "profile_export_aiperf.json")+
 		" input_config says concurrency 48, the point is conc 4: these artifacts are another point's")
 }

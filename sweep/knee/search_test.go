@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/sweep/knee"
 	"sweep/sweep/testkit/synth"
 )
@@ -488,7 +489,7 @@ func bySimAgreement(t testing.TB, cases []*searchCase) (agreeing, others searchT
 // KV-cache dtype the key no longer ships, nothing said). Only on the
 // first does a window say where the hardware's knee is.
 func byWindowProvenance(t testing.TB, cases []*searchCase) (atKnee, others searchTally) {
-	return splitByKey(t, cases, func(v simKeyVerdict) bool { return v.window == kneeWindow })
+	return splitByKey(t, cases, func(v simKeyVerdict) bool { return v.window == configs.WindowAtKnee })
 }
 
 // splitByKey scores the search on the cases whose key's line of the
@@ -1915,7 +1916,8 @@ func TestAdaptiveSearchMoreKeys(t *testing.T) {
 }
 
 // TestSimWindowProvenanceSplit: every key of the simulated corpora has its
-// windows' provenance in the agreement golden (simAgreeing), and the
+// windows' provenance (configs.DefaultWindowProvenance, read by
+// simAgreeing), and the
 // split by it (byWindowProvenance, which the benchmark prints) puts each
 // arm the search scores of the corpora's seed 1 on one side, those of the
 // keys whose windows InferenceX chose at a measured knee on one and the
@@ -1925,7 +1927,7 @@ func TestSimWindowProvenanceSplit(t *testing.T) {
 	verdicts := simAgreeing(t)
 	arms := slices.Concat(loadSimCorpus(t, simCorpusFile), loadSimCorpus(t, simKeysCorpusFile))
 	for k := range simKeys(arms) {
-		assert.NotEmpty(t, verdicts[k].window, "%s: no window provenance in %s", k, simAgreementGolden)
+		assert.NotEmpty(t, verdicts[k].window, "%s: no window provenance in %s", k, configs.DefaultWindowProvenanceFile)
 	}
 	cases := simCases(arms, probes, 1)
 	atKnee, others := byWindowProvenance(t, cases)
@@ -1936,7 +1938,7 @@ func TestSimWindowProvenanceSplit(t *testing.T) {
 	assert.InDelta(t, whole.ours, atKnee.ours+others.ours, 1e-9*whole.ours, "the GPU-hours of both sides add up")
 	var kneeCases []*searchCase
 	for _, c := range cases {
-		if verdicts[c.key].window == kneeWindow {
+		if verdicts[c.key].window == configs.WindowAtKnee {
 			kneeCases = append(kneeCases, c)
 		}
 	}

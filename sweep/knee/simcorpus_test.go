@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
 	"sweep/sweep/knee"
 )
 
@@ -34,26 +35,24 @@ const (
 // from and whether its simulated arms put their knees inside them.
 const simAgreementGolden = "../../testdata/simengine/agreement.golden"
 
-// simKeyVerdict is one key's line of simAgreementGolden.
+// simKeyVerdict is one key's verdict in simAgreementGolden and where its
+// windows came from.
 type simKeyVerdict struct {
 	// strict: the key agrees by the strict count (knee.KeyVerdict.Strict).
 	strict bool
-	// window is the provenance of the key's official windows
-	// (configs/window-provenance.csv): "knee" where InferenceX
-	// chose them at a measured knee; cap, mirrored, other-kv or unknown.
+	// window is the provenance of the key's official windows, from their
+	// one home (configs.DefaultWindowProvenance): configs.WindowAtKnee
+	// where InferenceX chose them at a measured knee; cap, mirrored,
+	// other-kv or unknown.
 	window string
 }
 
-// kneeWindow is the provenance of windows InferenceX chose at a measured
-// knee (simKeyVerdict.window).
-const kneeWindow = "knee"
-
-// simAgreeing reads simAgreementGolden into each key's verdict. Each
-// key's line is its window provenance in 10 columns, then
-// knee.KeyVerdict.Line's: the verdict's label (Label) in 17 columns,
-// then the key; the strict one's label is the only agreeing one (by
-// peak, by frontier, disagree and unfinished are not). The header and
-// the counts at the end have no label.
+// simAgreeing reads simAgreementGolden into each key's verdict, with the
+// key's window provenance. Each key's line is its window provenance in
+// knee.WindowColumn columns, then knee.KeyVerdict.Line's: the verdict's
+// label (Label) in 17 columns, then the key; the strict one's label is
+// the only agreeing one (by peak, by frontier, disagree and unfinished
+// are not). The header and the counts at the end have no label.
 func simAgreeing(t testing.TB) map[string]simKeyVerdict {
 	t.Helper()
 	b, err := os.ReadFile(simAgreementGolden)
@@ -62,15 +61,22 @@ func simAgreeing(t testing.TB) map[string]simKeyVerdict {
 	for _, v := range []knee.KeyVerdict{{Strict: true}, {ByPeak: true, ByFrontier: true}, {ByPeak: true}, {ByFrontier: true}, {}, {Unfinished: true}} {
 		labels[v.Label()] = v.Strict
 	}
-	const windowWidth, labelWidth = 10, 17
+	sources, err := configs.DefaultWindowProvenance()
+	require.NoError(t, err)
+	window := map[string]string{}
+	for _, s := range sources {
+		window[s.Key] = s.Provenance
+	}
+	const labelWidth = 17
 	out := map[string]simKeyVerdict{}
 	for line := range strings.Lines(string(b)) {
-		if len(line) <= windowWidth+labelWidth {
+		if len(line) <= knee.WindowColumn+labelWidth {
 			continue
 		}
-		strict, ok := labels[strings.TrimSpace(line[windowWidth:windowWidth+labelWidth])]
-		if f := strings.Fields(line[windowWidth+labelWidth:]); ok && len(f) > 0 {
-			out[strings.TrimSuffix(f[0], ":")] = simKeyVerdict{strict: strict, window: strings.TrimSpace(line[:windowWidth])}
+		strict, ok := labels[strings.TrimSpace(line[knee.WindowColumn:knee.WindowColumn+labelWidth])]
+		if f := strings.Fields(line[knee.WindowColumn+labelWidth:]); ok && len(f) > 0 {
+			key := strings.TrimSuffix(f[0], ":")
+			out[key] = simKeyVerdict{strict: strict, window: window[key]}
 		}
 	}
 	require.NotEmpty(t, out, "%s: no key read", simAgreementGolden)

@@ -86,7 +86,7 @@ func ReadSides(ctx context.Context, base, head string) (baseArms, headArms []*kn
 // sharedResult finds a result file that two of sides hold: the same file
 // by its real path, or by its inode (a hard link). It returns the two
 // sides and the file as the later one names it; "" when none is shared.
-func sharedResult(sides [][]*knee.Arm) (i, j int, file string, err error) {
+func sharedResult(sides [][]*knee.Arm) (first, later int, file string, err error) {
 	type held struct {
 		side int
 		info os.FileInfo

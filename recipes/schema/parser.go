@@ -3,7 +3,6 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,21 +15,6 @@ type parser struct {
 	p     *Parsed
 	args  []string
 	i     int
-}
-
-var negNumber = regexp.MustCompile(`^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
-
-// isOption says whether a token starts a flag rather than being a value.
-func (ps *parser) isOption(tok string) bool {
-	if !strings.HasPrefix(tok, "-") || tok == "-" {
-		return false
-	}
-	if negNumber.MatchString(tok) {
-		// argparse treats negative numbers as values when no option looks like one;
-		// cyclopts does the same for numeric parameters.
-		return false
-	}
-	return true
 }
 
 func (ps *parser) run(argv []string) {
@@ -62,7 +46,7 @@ func (ps *parser) run(argv []string) {
 			ps.p.Help = true
 			return
 		}
-		if !ps.isOption(tok) {
+		if !isFlagToken(tok) {
 			stray = append(stray, ps.positionals([]string{tok})...)
 			continue
 		}
@@ -103,30 +87,13 @@ func (ps *parser) resolve(name string) (f *Flag, spelling string, ok bool) {
 }
 
 func (ps *parser) resolveReport(name string) (f *Flag, spelling string, ok, reported bool) {
-	s := ps.s
-	if f, ok := s.bySpell[name]; ok {
-		return f, name, true, false
+	f, spelling, hits := ps.s.resolveSpelling(name, true)
+	if f != nil {
+		return f, spelling, true, false
 	}
-	if s.Underscores && strings.HasPrefix(name, "--") {
-		alt := "--" + strings.ReplaceAll(name[2:], "_", "-")
-		if f, ok := s.bySpell[alt]; ok {
-			return f, alt, true, false
-		}
-	}
-	if s.AllowAbbrev && strings.HasPrefix(name, "--") && len(name) > 2 {
-		var hits []string
-		for _, sp := range s.spelling {
-			if strings.HasPrefix(sp, name) {
-				hits = append(hits, sp)
-			}
-		}
-		if len(hits) == 1 {
-			return s.bySpell[hits[0]], hits[0], true, false
-		}
-		if len(hits) > 1 {
-			ps.probs.add(&Error{Kind: UnknownFlag, Spelling: name, Msg: fmt.Sprintf("ambiguous option: %s could match %s", name, strings.Join(hits, ", "))})
-			return nil, "", false, true
-		}
+	if len(hits) > 1 {
+		ps.probs.add(&Error{Kind: UnknownFlag, Spelling: name, Msg: fmt.Sprintf("ambiguous option: %s could match %s", name, strings.Join(hits, ", "))})
+		return nil, "", false, true
 	}
 	return nil, "", false, false
 }
@@ -162,14 +129,14 @@ func (ps *parser) option(tok string) {
 		}
 		ps.probs.add(&Error{Kind: UnknownFlag, Spelling: name, Suggestion: ps.s.Suggest(name)})
 		// Skip what is most likely its value so one typo is one problem.
-		if !hasAttached && ps.i < len(ps.args) && !ps.isOption(ps.args[ps.i]) {
+		if !hasAttached && ps.i < len(ps.args) && !isFlagToken(ps.args[ps.i]) {
 			ps.i++
 		}
 		return
 	}
 	if f.Removed != "" {
 		ps.probs.add(&Error{Kind: RemovedFlag, Flag: f.Name, Spelling: spelling, Msg: "removed in this version: " + f.Removed})
-		if !f.isBool() && !hasAttached && ps.i < len(ps.args) && !ps.isOption(ps.args[ps.i]) {
+		if !f.isBool() && !hasAttached && ps.i < len(ps.args) && !isFlagToken(ps.args[ps.i]) {
 			ps.i++
 		}
 		return
@@ -187,7 +154,7 @@ func (ps *parser) option(tok string) {
 	}
 	vals := []string{val}
 	if f.Multi && !hasAttached {
-		for ps.i < len(ps.args) && !ps.isOption(ps.args[ps.i]) && ps.args[ps.i] != "--" {
+		for ps.i < len(ps.args) && !isFlagToken(ps.args[ps.i]) && ps.args[ps.i] != "--" {
 			vals = append(vals, ps.args[ps.i])
 			ps.i++
 		}
@@ -245,7 +212,7 @@ func (ps *parser) takeValue(f *Flag, spelling, attached string, hasAttached bool
 	if hasAttached {
 		return attached, true
 	}
-	if ps.i >= len(ps.args) || ps.isOption(ps.args[ps.i]) || ps.args[ps.i] == "--" {
+	if ps.i >= len(ps.args) || isFlagToken(ps.args[ps.i]) || ps.args[ps.i] == "--" {
 		ps.probs.add(&Error{Kind: MissingValue, Flag: f.Name, Spelling: spelling, Msg: "requires an argument"})
 		return "", false
 	}

@@ -1,0 +1,111 @@
+package schema
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestArgvFind(t *testing.T) {
+	sglang := ArgvOptions{Schema: MustLoad("sglang", "v0.5.16")}
+	vllm := ArgvOptions{Schema: MustLoad("vllm", "v0.27.1")}
+	abbrev := func(o ArgvOptions) ArgvOptions { o.Abbrev = true; return o }
+	tests := []struct {
+		name   string
+		opts   ArgvOptions
+		argv   []string
+		flag   string
+		ok     bool
+		values []string
+		at     int // ValueAt
+	}{
+		{"attached value", ArgvOptions{}, []string{"--x=1"}, "--x", true, []string{"1"}, 0},
+		{"attached empty value", ArgvOptions{}, []string{"--x=", "2"}, "--x", true, []string{""}, 0},
+		{"separate value", ArgvOptions{}, []string{"--x", "1"}, "--x", true, []string{"1"}, 1},
+		{"bare before a flag", ArgvOptions{}, []string{"--x", "--y", "2"}, "--x", true, nil, -1},
+		{"bare at the end", ArgvOptions{}, []string{"--y", "2", "--x"}, "--x", true, nil, -1},
+		{"negative number value", ArgvOptions{}, []string{"--x", "-1", "--y"}, "--x", true, []string{"-1"}, 1},
+		{"negative float value", ArgvOptions{}, []string{"--x", "-1.5e3"}, "--x", true, []string{"-1.5e3"}, 1},
+		{"dash alone is a value", ArgvOptions{}, []string{"--x", "-"}, "--x", true, []string{"-"}, 1},
+		{"single-dash flag", ArgvOptions{}, []string{"python3", "-m", "sglang.launch_server"}, "-m", true, []string{"sglang.launch_server"}, 2},
+		{"flag before a single-dash flag is bare", ArgvOptions{}, []string{"--x", "-m", "v"}, "--x", true, nil, -1},
+		{"absent", ArgvOptions{}, []string{"--y", "1"}, "--x", false, nil, 0},
+		{"a value is not a flag", ArgvOptions{}, []string{"--y", "--x=1"}, "--x", true, []string{"1"}, 1},
+		{"last occurrence", ArgvOptions{}, []string{"--x", "1", "--x", "2"}, "--x", true, []string{"2"}, 3},
+		{"double dash ends the flags", ArgvOptions{}, []string{"--x", "--", "--y", "1"}, "--y", false, nil, 0},
+		{"abbreviation not asked for", ArgvOptions{}, []string{"--max-model", "5"}, "--max-model-len", false, nil, 0},
+		{"abbreviation without a schema", ArgvOptions{Abbrev: true}, []string{"--max-model", "5"}, "--max-model-len", true, []string{"5"}, 1},
+		{"bare two dashes abbreviate nothing", ArgvOptions{Abbrev: true}, []string{"--", "5"}, "--max-model-len", false, nil, 0},
+
+		{"schema: bool flag is bare", sglang, []string{"--enable-dp-attention", "stray"}, "--enable-dp-attention", true, nil, -1},
+		{"schema: value flag", sglang, []string{"--enable-dp-attention", "--tp-size", "8"}, "--tp-size", true, []string{"8"}, 2},
+		{"schema: alias", sglang, []string{"--tensor-parallel-size", "8"}, "--tp-size", true, []string{"8"}, 1},
+		{"schema: negative number value", sglang, []string{"--mem-fraction-static", "-1"}, "--mem-fraction-static", true, []string{"-1"}, 1},
+		{"schema: program is positional", sglang, []string{"python3", "-m", "sglang.launch_server", "--port", "1"}, "-m", false, nil, 0},
+		{"schema: unknown flag reads as without one", sglang, []string{"--new-flag", "v"}, "--new-flag", true, []string{"v"}, 1},
+		{"schema: abbreviation not asked for", sglang, []string{"--mem-fraction", "0.8"}, "--mem-fraction-static", false, nil, 0},
+		{"schema: abbreviation", abbrev(sglang), []string{"--mem-fraction", "0.8"}, "--mem-fraction-static", true, []string{"0.8"}, 1},
+		{"schema: abbreviation the tool refuses", abbrev(vllm), []string{"vllm", "serve", "m", "--max-model", "5"}, "--max-model-len", false, nil, 0},
+		{"schema: ambiguous abbreviation", abbrev(sglang), []string{"--enable-dp", "--port", "1"}, "--enable-dp-attention", false, nil, 0},
+		{"schema: underscores", vllm, []string{"vllm", "serve", "m", "--max_num_seqs", "4"}, "--max-num-seqs", true, []string{"4"}, 4},
+		{"schema: multi flag", vllm, []string{"vllm", "serve", "m", "--served-model-name", "a", "b", "--port", "1"}, "--served-model-name", true, []string{"a", "b"}, 4},
+		{"schema: negative form", vllm, []string{"--no-enable-prefix-caching", "m"}, "--enable-prefix-caching", true, nil, -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, ok := ReadArgv(tc.argv, tc.opts).Find(tc.flag)
+			assert.Equal(t, tc.ok, ok, "found %s in %q", tc.flag, tc.argv)
+			if !ok {
+				return
+			}
+			assert.Equal(t, tc.values, f.Values, "values of %s in %q", tc.flag, tc.argv)
+			assert.Equal(t, tc.at, f.ValueAt(), "index of %s's value in %q", tc.flag, tc.argv)
+		})
+	}
+}
+
+func TestArgvPositionals(t *testing.T) {
+	tests := []struct {
+		name string
+		opts ArgvOptions
+		argv []string
+		want []int
+	}{
+		{"program without a schema", ArgvOptions{}, []string{"python3", "-m", "sglang.launch_server", "--port", "1"}, []int{0}},
+		{"program with a schema", ArgvOptions{Schema: MustLoad("sglang", "")}, []string{"python3", "-m", "sglang.launch_server", "--port", "1"}, []int{0, 1, 2}},
+		{"subcommand and model tag", ArgvOptions{Schema: MustLoad("vllm", "")}, []string{"vllm", "serve", "m", "--port", "1"}, []int{0, 1, 2}},
+		{"after a bare flag", ArgvOptions{Schema: MustLoad("sglang", "")}, []string{"--enable-dp-attention", "x"}, []int{1}},
+		{"after double dash", ArgvOptions{}, []string{"--x", "--", "--y", "1"}, []int{2, 3}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ReadArgv(tc.argv, tc.opts).Positionals, "positionals of %q", tc.argv)
+		})
+	}
+}
+
+func TestArgvEdits(t *testing.T) {
+	argv := []string{"python3", "-m", "sglang.launch_server", "--port", "1", "--tool-call-parser=qwen", "--enable-dp-attention", "--tool-call-parser", "x", "--host", "h"}
+	s := ArgvOptions{Schema: MustLoad("sglang", "")}
+	assert.Equal(t, []string{"python3", "-m", "sglang.launch_server", "--port", "1", "--enable-dp-attention", "--host", "h"},
+		ReadArgv(argv, s).Without("--tool-call-parser"))
+	assert.Equal(t, []string{"python3", "-m", "sglang.launch_server", "--port", "1", "--tool-call-parser=qwen", "--tool-call-parser", "x", "--host", "h"},
+		ReadArgv(argv, s).Without("--enable-dp-attention"))
+	assert.Equal(t, argv, ReadArgv(argv, s).Without("--absent"))
+
+	got, ok := ReadArgv(argv, s).WithValue("--port", "2")
+	assert.True(t, ok)
+	assert.Equal(t, "2", got[4], "separate value replaced")
+	assert.Equal(t, "1", argv[4], "the argv read is left as it is")
+	got, ok = ReadArgv([]string{"--port=1"}, ArgvOptions{}).WithValue("--port", "2")
+	assert.True(t, ok)
+	assert.Equal(t, []string{"--port=2"}, got, "attached value replaced in its form")
+	_, ok = ReadArgv(argv, s).WithValue("--enable-dp-attention", "2")
+	assert.False(t, ok, "a bare flag has no value to replace")
+	_, ok = ReadArgv([]string{"--port"}, ArgvOptions{}).WithValue("--port", "2")
+	assert.False(t, ok, "a flag at the end without a value")
+
+	assert.Equal(t, map[string]string{"-m": "sglang.launch_server", "--port": "1", "--tool-call-parser": "x", "--enable-dp-attention": "", "--host": "h"},
+		ReadArgv(argv, ArgvOptions{}).Values())
+	assert.Equal(t, map[string]string{"--x": "-1", "--y": ""}, ReadArgv([]string{"--x", "-1", "--y"}, ArgvOptions{}).Values())
+}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"sweep/internal/inputfile"
+	"sweep/recipes/schema"
 	"sweep/simengine"
 )
 
@@ -89,34 +89,17 @@ func simEngineArgv(argv []string) (engine, unchecked []string, ok bool) {
 
 // EngineFlags reads the engine command recorded beside a result file
 // (EngineCommand) and returns its flags with their values ("" for a bare
-// flag); nil when there is none.
+// flag), read as schema.ReadArgv reads an argv of a tool it has no schema
+// for (the command names no version); nil when there is none.
 func EngineFlags(resultFile string) map[string]string {
 	cmd, ok := EngineCommand(resultFile)
 	if !ok {
 		return nil
 	}
-	return argvFlags(cmd.Argv)
+	return schema.ReadArgv(cmd.Argv, schema.ArgvOptions{}).Values()
 }
 
 // VolatileFlags are engine flags that change from run to run without
 // changing what is served (ports and addresses): neither sweep compare
 // nor a point's rerun (MadeDiff) counts them as a difference.
 var VolatileFlags = []string{"--port", "--host", "--prometheus-port", "--dist-init-addr", "--nccl-port", "--master-port"}
-
-// argvFlags is an argv's flags with their values ("" for a bare flag).
-func argvFlags(argv []string) map[string]string {
-	flags := map[string]string{}
-	for i := 0; i < len(argv); i++ {
-		a := argv[i]
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		name, val, hasVal := strings.Cut(a, "=")
-		if !hasVal && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
-			val = argv[i+1]
-			i++
-		}
-		flags[name] = val
-	}
-	return flags
-}

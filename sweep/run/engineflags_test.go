@@ -58,3 +58,25 @@ func TestPlannedEngineCommand(t *testing.T) {
 	assert.NotContains(t, p.Engine.Env, "X", "the plan's environment is copied")
 	assert.Contains(t, p.Engine.Argv[2], recipes.HFSnapshotPlaceholder, "the plan's argv is copied")
 }
+
+// TestFlagsWithNegativeValues: an engine flag's negative value
+// (SGLang's --chunked-prefill-size -1, which turns chunked prefill off)
+// is its value. Before, it was read as a bare flag followed by a flag
+// "-1": sweep compare listed "-1" as a flag, and a rerun made with 4096
+// was refused with "engine flag --chunked-prefill-size: set, now 4096;
+// engine flag -1: set, now absent".
+func TestFlagsWithNegativeValues(t *testing.T) {
+	dir := t.TempDir()
+	result := filepath.Join(dir, "r.json")
+	engine := func(chunk string) []string {
+		return []string{"python3", "-m", "sglang.launch_server", "--chunked-prefill-size", chunk, "--enable-dp-attention", "--port", "1"}
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sglang_command.txt"), []byte(commandText(engine("-1"), nil, nil)), 0o644))
+	assert.Equal(t, map[string]string{"-m": "sglang.launch_server", "--chunked-prefill-size": "-1", "--enable-dp-attention": "", "--port": "1"},
+		EngineFlags(result))
+
+	rec := &Record{Processes: map[string]*ProcessOutcome{"engine": {Argv: engine("-1")}}}
+	assert.Equal(t, []string{"engine flag --chunked-prefill-size: -1, now 4096"},
+		MadeDiff(rec, Made{EngineName: "engine", Engine: engine("4096")}))
+	assert.Empty(t, MadeDiff(rec, Made{EngineName: "engine", Engine: engine("-1")}))
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"sweep/metrics/result"
+	"sweep/recipes/schema"
 )
 
 // Made is how a point's result is made, as its run.json records it: by
@@ -145,14 +146,15 @@ func clientText(c *result.Client) string {
 }
 
 // stableFlags is an engine argv's program and flags ("" for a bare
-// flag), the simulated engine's wrapper left out, secrets redacted as a
-// record redacts them, and without VolatileFlags.
+// flag; read as schema.ReadArgv reads an argv without a schema), the
+// simulated engine's wrapper left out, secrets redacted as a record
+// redacts them, and without VolatileFlags.
 func stableFlags(argv []string) map[string]string {
 	if engine, _, ok := simEngineArgv(argv); ok {
 		argv = engine
 	}
 	argv = redactArgv(argv)
-	flags := argvFlags(argv)
+	flags := schema.ReadArgv(argv, schema.ArgvOptions{}).Values()
 	for _, name := range VolatileFlags {
 		delete(flags, name)
 	}
@@ -165,14 +167,15 @@ func stableFlags(argv []string) map[string]string {
 var volatileClientFlags = []string{"--url", "--server-metrics", "--output-artifact-dir"}
 
 // clientFlags is a client argv's aiperf profile flags ("" for a bare
-// flag): those after its profile subcommand, aiperf's or the built-in
-// client's (sweep loadgen ... -- profile), secrets redacted as a record
-// redacts them, and without volatileClientFlags.
+// flag; read as schema.ReadArgv reads an argv without a schema): those
+// after its profile subcommand, aiperf's or the built-in client's (sweep
+// loadgen ... -- profile), secrets redacted as a record redacts them,
+// and without volatileClientFlags.
 func clientFlags(argv []string) map[string]string {
 	if i := slices.Index(argv, "profile"); i >= 0 {
 		argv = argv[i+1:]
 	}
-	flags := argvFlags(redactArgv(argv))
+	flags := schema.ReadArgv(redactArgv(argv), schema.ArgvOptions{}).Values()
 	for _, name := range volatileClientFlags {
 		delete(flags, name)
 	}

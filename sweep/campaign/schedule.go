@@ -6,13 +6,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sweep/recipes/models"
 
 	"sweep/configs/matrix"
 	"sweep/internal/filename"
 	"sweep/internal/usage"
 	"sweep/metrics/result"
 	"sweep/recipes"
+	"sweep/recipes/models"
+	"sweep/recipes/schema"
 )
 
 // Point is one scheduled benchmark point.
@@ -191,8 +192,8 @@ func decideServers(a *Arm, o ScheduleOptions) {
 			largest = p
 		}
 	}
-	diff := engineDiff(a.Points)
 	rc, _ := o.Catalog.Recipe(a.Recipe)
+	diff := engineDiff(a.Points, engineSchema(rc))
 	declared := rc != nil && rc.ArmServer != ""
 	switch {
 	case len(diff) == 0:
@@ -232,16 +233,30 @@ func armKey(p *recipes.Point) string {
 	return p.Row.ConfigKey + "\x00" + p.Recipe + "\x00" + string(data)
 }
 
+// engineSchema is the flag schema of a recipe's engine; nil when the
+// recipe or its schema is unknown (the argv is then read without one).
+func engineSchema(rc *recipes.Recipe) *schema.Schema {
+	if rc == nil {
+		return nil
+	}
+	s, err := schema.Load(string(rc.Engine), rc.EngineVersion)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
 // engineDiff names the engine flags and variables whose values differ
-// between the points.
-func engineDiff(points []*Point) []string {
+// between the points, their engine argvs read with the engine's flag
+// schema s (nil: without one).
+func engineDiff(points []*Point, s *schema.Schema) []string {
 	if len(points) < 2 {
 		return nil
 	}
-	first := flagValues(points[0].Plan)
+	first := flagValues(points[0].Plan, s)
 	var out []string
 	for _, p := range points[1:] {
-		fv := flagValues(p.Plan)
+		fv := flagValues(p.Plan, s)
 		for _, k := range slices.Sorted(maps.Keys(union(first, fv))) {
 			if first[k] != fv[k] && !slices.Contains(out, k) {
 				out = append(out, k)
@@ -252,27 +267,15 @@ func engineDiff(points []*Point) []string {
 	return out
 }
 
-// flagValues maps each engine flag (and each environment variable, as
-// $NAME) to its value.
-func flagValues(p recipes.Point) map[string]string {
-	out := map[string]string{}
-	argv := p.Engine.Argv
-	for i := 0; i < len(argv); i++ {
-		a := argv[i]
-		if !strings.HasPrefix(a, "--") {
-			out["arg"+fmt.Sprint(i)] = a
-			continue
-		}
-		if name, v, ok := strings.Cut(a, "="); ok {
-			out[name] = v
-			continue
-		}
-		v := ""
-		if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "--") {
-			v = argv[i+1]
-			i++
-		}
-		out[a] = v
+// flagValues maps each engine flag to its value (as schema.ReadArgv
+// reads the argv with s), each positional token (the program, vLLM's
+// serve and model) to itself as arg<i>, and each environment variable,
+// as $NAME, to its value.
+func flagValues(p recipes.Point, s *schema.Schema) map[string]string {
+	argv := schema.ReadArgv(p.Engine.Argv, schema.ArgvOptions{Schema: s})
+	out := argv.Values()
+	for _, i := range argv.Positionals {
+		out["arg"+fmt.Sprint(i)] = argv.Tokens[i]
 	}
 	for k, v := range p.Engine.Env {
 		out["$"+k] = v

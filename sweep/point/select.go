@@ -259,14 +259,14 @@ func checkPlannedEngine(path string, data []byte, at []any, p *recipes.Point) er
 	if err != nil {
 		i := -1
 		if probs := schema.Problems(err); len(probs) > 0 {
-			i = argvToken(argv, cmp.Or(probs[0].Spelling, probs[0].Flag), probs[0].Value)
+			i = argvToken(s, argv, cmp.Or(probs[0].Spelling, probs[0].Flag), probs[0].Value)
 		}
 		return usage.Refuse(argvErrorf(i, "engine command, checked with the %s %s flag schema of recipe %s:\n%v\nedit the plan's engine argv to flags the schema has (sweep schema show %s@%s), or plan the point again",
 			rc.Engine, rc.EngineVersion, rc.Name, err, rc.Engine, rc.EngineVersion))
 	}
 	if out := parsed.WritesOutside(p.ResultDir); len(out) > 0 {
 		w := out[0]
-		return usage.Refuse(argvErrorf(argvToken(argv, w.Flag, w.Path),
+		return usage.Refuse(argvErrorf(argvToken(s, argv, w.Flag, w.Path),
 			"engine command: %s %s writes outside the point's result directory %s: give it a path under %s, or plan the point again for its directory (sweep plan --format json --result-dir %s)",
 			w.Flag, w.Path, p.ResultDir, p.ResultDir, p.ResultDir))
 	}
@@ -275,19 +275,18 @@ func checkPlannedEngine(path string, data []byte, at []any, p *recipes.Point) er
 
 // argvToken is the index in argv of the token that gives flag value
 // ("FLAG=VALUE", or VALUE after FLAG), or of the flag itself when value is
-// "": FLAG spelt as flag or as an argparse abbreviation of it (a parse
-// names the canonical flag); -1 when there is none.
-func argvToken(argv []string, flag, value string) int {
-	spelt := func(tok string) bool {
-		return tok == flag || len(tok) > 2 && strings.HasPrefix(tok, "--") && strings.HasPrefix(flag, tok)
-	}
-	for i, a := range argv {
-		name, v, hasV := strings.Cut(a, "=")
+// "": argv read as the engine reads it, with its schema s, so FLAG is any
+// spelling of the flag, an argparse abbreviation included (a parse names
+// the canonical flag); -1 when there is none.
+func argvToken(s *schema.Schema, argv []string, flag, value string) int {
+	for _, f := range schema.ReadArgv(argv, schema.ArgvOptions{Schema: s, Abbrev: true}).All(flag) {
 		switch {
-		case value == "" && spelt(name):
-			return i
-		case value != "" && (hasV && v == value && spelt(name) || a == value && i > 0 && spelt(argv[i-1])):
-			return i
+		case value == "" || f.Attached && f.Value() == value:
+			return f.At
+		case !f.Attached:
+			if j := slices.Index(f.Values, value); j >= 0 {
+				return f.At + 1 + j
+			}
 		}
 	}
 	return -1

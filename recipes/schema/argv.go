@@ -267,3 +267,28 @@ func (a Argv) Values() map[string]string {
 	}
 	return out
 }
+
+// OfProgram is the default schema of the tool whose program argv starts
+// with (TrimProgram removes it: "python3 -m sglang.launch_server",
+// "vllm", "aiperf", "python3 -m smg.launch_router"), for reading a whole
+// command line whose tool the caller does not know otherwise; nil when
+// argv starts with no tool's program. The default version reads as well
+// as any: versions differ in the flags they accept, hardly in which of
+// them take values.
+func (c *Catalog) OfProgram(argv []string) *Schema {
+	for _, s := range c.schemas {
+		if s.Default && s.Program != "" && len(argv) > 0 && len(s.TrimProgram(argv)) < len(argv) {
+			return s
+		}
+	}
+	return nil
+}
+
+// OfProgram is the embedded catalog's Catalog.OfProgram.
+func OfProgram(argv []string) *Schema {
+	c, err := Embedded()
+	if err != nil {
+		return nil
+	}
+	return c.OfProgram(argv)
+}

@@ -109,3 +109,27 @@ func TestArgvEdits(t *testing.T) {
 		ReadArgv(argv, ArgvOptions{}).Values())
 	assert.Equal(t, map[string]string{"--x": "-1", "--y": ""}, ReadArgv([]string{"--x", "-1", "--y"}, ArgvOptions{}).Values())
 }
+
+func TestOfProgram(t *testing.T) {
+	tests := []struct {
+		argv []string
+		want string // schema ID, "" for none
+	}{
+		{[]string{"python3", "-m", "sglang.launch_server", "--port", "1"}, MustLoad("sglang", "").ID()},
+		{[]string{"/venv/bin/python", "-m", "sglang.launch_server"}, MustLoad("sglang", "").ID()},
+		{[]string{"sglang", "serve", "--port", "1"}, MustLoad("sglang", "").ID()},
+		{[]string{"vllm", "serve", "m"}, MustLoad("vllm", "").ID()},
+		{[]string{"/usr/bin/aiperf", "profile"}, MustLoad("aiperf", "").ID()},
+		{[]string{"python3", "-m", "smg.launch_router", "--port", "1"}, MustLoad("smg", "").ID()},
+		{[]string{"./launch.sh", "--port", "1"}, ""},
+		{[]string{"--port", "1"}, ""},
+		{nil, ""},
+	}
+	for _, tc := range tests {
+		got := ""
+		if s := OfProgram(tc.argv); s != nil {
+			got = s.ID()
+		}
+		assert.Equal(t, tc.want, got, "schema of %q", tc.argv)
+	}
+}

@@ -3,11 +3,11 @@ package leg
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"sweep/configs"
 	"sweep/configs/matrix"
 	"sweep/recipes"
+	"sweep/recipes/schema"
 	"sweep/sweep/abgate/bfclsim"
 )
 
@@ -65,8 +65,12 @@ func armPorts(a configs.ABArm, port func() (int, error)) (public, engine int, er
 // the flag as it is, configs.ABParserNone removes it, any other value
 // replaces it or is appended. autoToolChoice, when set, is the flag the
 // engine needs beside a tool-call parser (the engine table's
-// AutoToolChoiceFlag: vLLM's --enable-auto-tool-choice).
+// AutoToolChoiceFlag: vLLM's --enable-auto-tool-choice). argv is read
+// with the schema of the program it starts with (schema.OfProgram).
 func applyParsers(argv []string, ps configs.ABParsers, autoToolChoice string) []string {
+	read := func(argv []string) schema.Argv {
+		return schema.ReadArgv(argv, schema.ArgvOptions{Schema: schema.OfProgram(argv)})
+	}
 	out := slices.Clone(argv)
 	for _, f := range []struct {
 		flag string
@@ -75,52 +79,18 @@ func applyParsers(argv []string, ps configs.ABParsers, autoToolChoice string) []
 		if f.val == nil {
 			continue
 		}
-		out = removeFlag(out, f.flag)
+		out = read(out).Without(f.flag)
 		if *f.val != configs.ABParserNone {
 			out = append(out, f.flag, *f.val)
 		}
 	}
 	if autoToolChoice != "" && ps.ToolCall != nil {
-		has := slices.ContainsFunc(out, func(s string) bool { return s == "--tool-call-parser" || strings.HasPrefix(s, "--tool-call-parser=") })
-		out = removeFlag(out, autoToolChoice)
+		a := read(out)
+		_, has := a.Find("--tool-call-parser")
+		out = a.Without(autoToolChoice)
 		if has {
 			out = append(out, autoToolChoice)
 		}
 	}
 	return out
-}
-
-// removeFlag drops flag (and its value, when the next token is not a
-// flag) from argv.
-func removeFlag(argv []string, flag string) []string {
-	out := make([]string, 0, len(argv))
-	for i := 0; i < len(argv); i++ {
-		switch {
-		case argv[i] == flag:
-			if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "--") {
-				i++
-			}
-		case strings.HasPrefix(argv[i], flag+"="):
-		default:
-			out = append(out, argv[i])
-		}
-	}
-	return out
-}
-
-// flagArg finds flag in argv, given as "--flag VALUE" or "--flag=VALUE":
-// the index of the token that holds its value (-1 when absent or without
-// a value) and the value.
-func flagArg(argv []string, flag string) (int, string) {
-	for i, arg := range argv {
-		name, value, inline := strings.Cut(arg, "=")
-		switch {
-		case name != flag:
-		case inline:
-			return i, value
-		case i+1 < len(argv):
-			return i + 1, argv[i+1]
-		}
-	}
-	return -1, ""
 }

@@ -68,7 +68,7 @@ func planDirect(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (i
 	argv = append(argv, a.Args...)
 	argv = applyParsers(argv, a.Parsers, tool.Facts().AutoToolChoiceFlag)
 	var escapes []schema.Escape
-	if i := slices.Index(argv, "--max-model-len"); i >= 0 && i+1 < len(argv) && argv[i+1] == "auto" {
+	if f, _ := schema.ReadArgv(argv, schema.ArgvOptions{Schema: schema.OfProgram(argv)}).Find("--max-model-len"); f.Value() == "auto" {
 		escapes = append(escapes, autoLenEscape)
 	}
 	if err := checkEngine(a, tool, "", argv, escapes); err != nil {

@@ -57,6 +57,22 @@ func TestApplyParsers(t *testing.T) {
 		applyParsers([]string{"vllm", "serve", "M"}, configs.ABParsers{ToolCall: str("x")}, auto(true)))
 }
 
+// TestApplyParsersKeepsWhatFollowsABareFlag: removing vLLM's bare
+// --enable-auto-tool-choice took the token after it along as its value
+// unless it started with "--": an arm's args "-tp 8" lost "-tp" and left
+// a stray 8, and a model given after the flag was lost.
+func TestApplyParsersKeepsWhatFollowsABareFlag(t *testing.T) {
+	auto := configs.VLLM.Facts().AutoToolChoiceFlag
+	ps := configs.ABParsers{ToolCall: str("hermes")}
+	assert.Equal(t, []string{"vllm", "serve", "M", "-tp", "8", "--tool-call-parser", "hermes", "--enable-auto-tool-choice"},
+		applyParsers([]string{"vllm", "serve", "M", "--enable-auto-tool-choice", "-tp", "8"}, ps, auto))
+	assert.Equal(t, []string{"vllm", "serve", "M", "--tool-call-parser", "hermes", "--enable-auto-tool-choice"},
+		applyParsers([]string{"vllm", "serve", "--enable-auto-tool-choice", "M"}, ps, auto))
+	assert.Equal(t, []string{"vllm", "serve", "M", "--max-num-seqs", "4"},
+		applyParsers([]string{"vllm", "serve", "M", "--tool-call-parser", "--max-num-seqs", "4"}, configs.ABParsers{ToolCall: str(configs.ABParserNone)}, auto),
+		"a parser flag without a value is removed alone")
+}
+
 // TestPlanShippedLeg: arm a serves directly on the public port, arm b's
 // engine moves to port+1 behind the router on the public port, and bfcl
 // talks to each arm's public port.

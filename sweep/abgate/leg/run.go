@@ -19,6 +19,7 @@ import (
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
 	"sweep/internal/selfexe"
+	"sweep/recipes/schema"
 	"sweep/sweep/abgate"
 	"sweep/sweep/run"
 )
@@ -505,11 +506,13 @@ func armServer(registry string, arm *Arm) abgate.ArmServer {
 	return s
 }
 
-// parsersOf is the parser flags of argv.
+// parsersOf is the parser flags of argv, read with the schema of the
+// program it starts with (schema.OfProgram).
 func parsersOf(argv []string) abgate.Parsers {
-	_, tool := flagArg(argv, "--tool-call-parser")
-	_, reasoning := flagArg(argv, "--reasoning-parser")
-	return abgate.Parsers{ToolCall: tool, Reasoning: reasoning}
+	a := schema.ReadArgv(argv, schema.ArgvOptions{Schema: schema.OfProgram(argv)})
+	tool, _ := a.Find("--tool-call-parser")
+	reasoning, _ := a.Find("--reasoning-parser")
+	return abgate.Parsers{ToolCall: tool.Value(), Reasoning: reasoning.Value()}
 }
 
 // simulatedSuffix marks a simulated leg's or calibration's heading.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"sweep/configs"
+	"sweep/recipes/schema"
 	"sweep/sweep/run"
 )
 
@@ -53,7 +54,8 @@ func checkArmServes(l *configs.ABLeg, a configs.ABArm, arm Arm) []error {
 	if a.Router == nil {
 		return errs
 	}
-	at, value := flagArg(a.Router.Args, "--model-path")
+	f, _ := schema.ReadArgv(a.Router.Args, schema.ArgvOptions{}).Find("--model-path")
+	at, value := f.ValueAt(), f.Value()
 	if at < 0 || value == s.model || at >= len(a.Router.ArgsPos) {
 		return errs
 	}

@@ -12,4 +12,5 @@ var (
 	NvidiaSrtSlurm = nvidiaSrtSlurm
 	Settings       = settings
 	SrtRecipes     = srtRecipes
+	WithAddress    = withAddress
 )

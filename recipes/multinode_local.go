@@ -10,6 +10,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/metrics/aiperf"
+	"sweep/recipes/schema"
 )
 
 // OnHosts is the same point laid out with its router and workers at
@@ -131,7 +132,8 @@ func PlanMultiNodeOnHosts(row *matrix.Row, conc int, opts PlanOptions, ports []i
 			rargv[i] = u
 		}
 	}
-	if err := setFlagValue(rargv, "--port", strconv.Itoa(ports[0])); err != nil {
+	rargv, err = withFlagValue(rargv, "--port", strconv.Itoa(ports[0]))
+	if err != nil {
 		return nil, fmt.Errorf("%s router: %w", r.ConfigKey, err)
 	}
 	if a := slices.IndexFunc(rargv, func(a string) bool { return strings.Contains(a, "${") }); a >= 0 {
@@ -144,7 +146,9 @@ func PlanMultiNodeOnHosts(row *matrix.Row, conc int, opts PlanOptions, ports []i
 
 	// The client: InferenceX's replay settings against the router, with
 	// the model name the workers serve (their --model-path).
-	served := argValueOf(l.Workers[0].Command.Argv, "--model-path")
+	wargv := l.Workers[0].Command.Argv
+	model, _ := schema.ReadArgv(wargv, schema.ArgvOptions{Schema: schema.OfProgram(wargv)}).Find("--model-path")
+	served := model.Value()
 	c := &Ctx{Row: r, Parallelism: r.Prefill.Parallelism, Conc: conc, Port: ports[0], EnginePort: ports[0],
 		Model: served, ModelPath: served, ResultDir: cfg.ResultDir}
 	rc := &Recipe{Client: Client{ServerMetrics: true, RequiredMetricPrefix: l.RequiredMetricPrefix}}
@@ -168,11 +172,11 @@ func PlanMultiNodeOnHosts(row *matrix.Row, conc int, opts PlanOptions, ports []i
 // withAddress is a worker argv listening on addr:port instead of the
 // node's address and job.slurm's port.
 func withAddress(argv []string, addr string, port int) ([]string, error) {
-	out := slices.Clone(argv)
-	if err := setFlagValue(out, "--port", strconv.Itoa(port)); err != nil {
+	out, err := withFlagValue(argv, "--port", strconv.Itoa(port))
+	if err != nil {
 		return nil, err
 	}
-	if err := setFlagValue(out, "--host", addr); err != nil {
+	if out, err = withFlagValue(out, "--host", addr); err != nil {
 		return nil, err
 	}
 	if a := slices.IndexFunc(out, func(a string) bool { return strings.Contains(a, "${") }); a >= 0 {
@@ -181,22 +185,15 @@ func withAddress(argv []string, addr string, port int) ([]string, error) {
 	return out, nil
 }
 
-// setFlagValue replaces the value of flag (given as "--flag VALUE").
-func setFlagValue(argv []string, flag, value string) error {
-	i := slices.Index(argv, flag)
-	if i < 0 || i+1 >= len(argv) {
-		return fmt.Errorf("no %s VALUE in the command", flag)
+// withFlagValue is argv with the value of flag replaced, in the form it
+// was given (--flag VALUE or --flag=VALUE), argv read with the schema of
+// its program (schema.OfProgram).
+func withFlagValue(argv []string, flag, value string) ([]string, error) {
+	out, ok := schema.ReadArgv(argv, schema.ArgvOptions{Schema: schema.OfProgram(argv)}).WithValue(flag, value)
+	if !ok {
+		return nil, fmt.Errorf("no %s VALUE in the command", flag)
 	}
-	argv[i+1] = value
-	return nil
-}
-
-// argValueOf is the value after flag in argv ("" when absent).
-func argValueOf(argv []string, flag string) string {
-	if i := slices.Index(argv, flag); i >= 0 && i+1 < len(argv) {
-		return argv[i+1]
-	}
-	return ""
+	return out, nil
 }
 
 // SweepPoint is the disaggregated point as a sweep's point: the row at the

@@ -92,3 +92,37 @@ func TestPlanLocalMultiNodeRefusesSrtSlurm(t *testing.T) {
 	require.ErrorIs(t, err, recipes.ErrNotSupported)
 	assert.True(t, strings.Contains(err.Error(), "srtctl apply"), err.Error())
 }
+
+// TestWithAddress: a worker's --port and --host are replaced in the form
+// job.slurm gives them. Before, only "--port VALUE" was found: a worker
+// started with --port=30000 was refused ("no --port VALUE in the
+// command"), and of a flag given twice the first was replaced, not the
+// one the engine reads.
+func TestWithAddress(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		want []string
+		err  string
+	}{
+		{"separate values", []string{"python3", "-m", "sglang.launch_server", "--port", "30000", "--host", "${NODE_ADDR}"},
+			[]string{"python3", "-m", "sglang.launch_server", "--port", "7001", "--host", "10.0.0.2"}, ""},
+		{"attached values", []string{"python3", "-m", "sglang.launch_server", "--port=30000", "--host=${NODE_ADDR}"},
+			[]string{"python3", "-m", "sglang.launch_server", "--port=7001", "--host=10.0.0.2"}, ""},
+		{"the last of two", []string{"python3", "-m", "sglang.launch_server", "--port", "1", "--host", "h", "--port", "30000"},
+			[]string{"python3", "-m", "sglang.launch_server", "--port", "1", "--host", "10.0.0.2", "--port", "7001"}, ""},
+		{"no port", []string{"python3", "-m", "sglang.launch_server", "--host", "h"}, nil, "no --port VALUE in the command"},
+		{"port at the end", []string{"python3", "-m", "sglang.launch_server", "--host", "h", "--port"}, nil, "no --port VALUE in the command"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := recipes.WithAddress(tc.argv, "10.0.0.2", 7001)
+			if tc.err != "" {
+				assert.EqualError(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got, "%q", tc.argv)
+		})
+	}
+}

@@ -8,8 +8,9 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
 	"time"
+
+	"sweep/recipes/schema"
 )
 
 // maxModelsBody bounds the /v1/models answer read by checkServedModel.
@@ -18,42 +19,25 @@ const maxModelsBody = 1 << 20
 // ServedModels returns the names an engine command line serves its model
 // under, as SGLang and vLLM answer them on /v1/models: the values of
 // --served-model-name, else the model (SGLang --model-path or --model,
-// vLLM `serve MODEL` or --model). It returns nil when the argv names no
-// model (the check is then skipped).
+// vLLM `serve MODEL` or --model), the argv read with the schema of its
+// program (schema.OfProgram: vLLM's --served-model-name takes several
+// names). It returns nil when the argv names no model (the check is then
+// skipped).
 func ServedModels(argv []string) []string {
-	var served []string
-	model := ""
-	for i := 0; i < len(argv); i++ {
-		name, value, inline := strings.Cut(argv[i], "=")
-		switch name {
-		case "--served-model-name":
-			if inline {
-				served = append(served, value)
-				continue
-			}
-			for i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") { // nargs '+' in vLLM
-				i++
-				served = append(served, argv[i])
-			}
-		case "--model-path", "--model":
-			if inline {
-				model = value
-			} else if i+1 < len(argv) {
-				i++
-				model = argv[i]
-			}
-		case "serve":
-			if !inline && model == "" && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
-				i++
-				model = argv[i]
-			}
+	a := schema.ReadArgv(argv, schema.ArgvOptions{Schema: schema.OfProgram(argv)})
+	if f, ok := a.Find("--served-model-name"); ok && len(f.Values) > 0 {
+		return slices.Clone(f.Values)
+	}
+	for _, name := range []string{"--model-path", "--model"} {
+		if f, ok := a.Find(name); ok && f.Value() != "" {
+			return []string{f.Value()}
 		}
 	}
-	if len(served) > 0 {
-		return served
-	}
-	if model != "" {
-		return []string{model}
+	// vLLM's model tag: the positional after its serve command.
+	for j, i := range a.Positionals {
+		if a.Tokens[i] == "serve" && j+1 < len(a.Positionals) && a.Positionals[j+1] == i+1 {
+			return []string{a.Tokens[i+1]}
+		}
 	}
 	return nil
 }

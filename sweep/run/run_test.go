@@ -610,6 +610,15 @@ func TestServedModels(t *testing.T) {
 	}
 }
 
+// TestServedModelsGivenTwice: an engine reads the last of a flag given
+// twice (an A/B arm's args after its recipe's). Before, the names of
+// every --served-model-name were gathered, the recipe's first, so bfcl
+// asked the arm for a model name its vLLM did not serve.
+func TestServedModelsGivenTwice(t *testing.T) {
+	assert.Equal(t, []string{"x"}, ServedModels([]string{"vllm", "serve", "meta/L", "--served-model-name", "r", "--port", "8000", "--served-model-name", "x"}))
+	assert.Equal(t, []string{"/models/n"}, ServedModels([]string{"python3", "-m", "sglang.launch_server", "--model-path", "/models/q", "--model", "/models/n"}))
+}
+
 // TestRunRecordsGoRunBuildAsSweep: a point run with `go run` recorded the
 // temporary build's path in its command files and run.json.
 func TestRunRecordsGoRunBuildAsSweep(t *testing.T) {

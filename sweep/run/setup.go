@@ -263,13 +263,14 @@ func (s Setup) proc(name string, c recipes.Command) proc.Spec {
 }
 
 // uncheckedArgs are sim-engine's --unchecked FLAG:N options for the plan's
-// escapes that are engine flags, so the simulated engine accepts the flags
+// escapes that are engine flags (given as FLAG VALUE or FLAG=VALUE), so the simulated engine accepts the flags
 // the plan passed without a schema check, as the real engine would.
 func uncheckedArgs(escapes []schema.Escape, argv []string) []string {
 	var out []string
 	seen := map[string]bool{}
+	given := schema.ReadArgv(argv, schema.ArgvOptions{})
 	for _, e := range escapes {
-		if strings.HasPrefix(e.Flag, "-") && !seen[e.Flag] && slices.Contains(argv, e.Flag) {
+		if _, ok := given.Find(e.Flag); ok && strings.HasPrefix(e.Flag, "-") && !seen[e.Flag] {
 			seen[e.Flag] = true
 			out = append(out, "--unchecked", e.Flag+":"+strconv.Itoa(len(e.Values)))
 		}

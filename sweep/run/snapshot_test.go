@@ -62,3 +62,12 @@ func TestSimulatedEngineGetsThePlansUncheckedFlags(t *testing.T) {
 	}
 	assert.Equal(t, []string{"--unchecked", "--numa-bind:0", "--unchecked", "--attention-config:1"}, uncheckedArgs(p.Escapes, p.Engine.Argv))
 }
+
+// TestSimulatedEngineGetsAttachedUncheckedFlags: an escaped flag given
+// as FLAG=VALUE, which the schema check and the simulated engine both
+// accept, is passed as --unchecked too. Before, only FLAG VALUE was
+// found, so the simulated engine refused the plan's flag as unknown.
+func TestSimulatedEngineGetsAttachedUncheckedFlags(t *testing.T) {
+	escapes := []schema.Escape{{Flag: "--attention-config", Values: []string{"{}"}, Reason: "r"}}
+	assert.Equal(t, []string{"--unchecked", "--attention-config:1"}, uncheckedArgs(escapes, []string{"vllm", "serve", "m", "--attention-config={}"}))
+}

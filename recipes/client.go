@@ -175,8 +175,8 @@ func (p *Point) SubmissionProblem() string {
 		return ""
 	}
 	d := "its duration"
-	if i := slices.Index(p.Client.Argv, "--benchmark-duration"); i >= 0 && i+1 < len(p.Client.Argv) {
-		d = p.Client.Argv[i+1] + " s"
+	if f, _ := schema.ReadArgv(p.Client.Argv, schema.ArgvOptions{}).Find("--benchmark-duration"); f.Value() != "" {
+		d = f.Value() + " s"
 	}
 	return fmt.Sprintf("%s is below the %s scenario's %d s minimum, so aiperf runs it with --unsafe-override and stamps it submission_valid=false", d, agentxScenario, minScenarioDuration)
 }

@@ -626,3 +626,11 @@ func TestSpeculativeConfigFloatText(t *testing.T) {
 	assert.Contains(t, argv[i+1], `"num_speculative_tokens":3,`)
 	assert.Contains(t, argv[i+1], `"synthetic_acceptance_length":3.0}`)
 }
+
+// TestSubmissionProblemReadsAnAttachedDuration: the duration a
+// submission problem names is the client's --benchmark-duration in
+// either form. Before, --benchmark-duration=300 was "its duration".
+func TestSubmissionProblemReadsAnAttachedDuration(t *testing.T) {
+	p := recipes.Point{Client: &recipes.Command{Argv: []string{"aiperf", "profile", "--benchmark-duration=300", "--unsafe-override"}}}
+	assert.True(t, strings.HasPrefix(p.SubmissionProblem(), "300 s is below the "), "got %q", p.SubmissionProblem())
+}

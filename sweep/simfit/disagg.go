@@ -10,6 +10,7 @@ import (
 
 	"sweep/configs"
 	"sweep/metrics/aiperf"
+	"sweep/recipes/schema"
 	"sweep/simengine"
 	"sweep/sweep/knee"
 	"sweep/sweep/run"
@@ -40,14 +41,10 @@ func pointWorkers(resultFile string) (map[string][]worker, error) {
 				return nil, err
 			}
 			w := worker{name: strings.TrimSuffix(filepath.Base(f), "_command.txt"), role: role, cmd: cmd}
-			for i, a := range cmd.Argv {
-				if i+1 < len(cmd.Argv) && a == "--port" {
-					w.port = cmd.Argv[i+1]
-				}
-				if i+1 < len(cmd.Argv) && a == "--host" {
-					w.host = cmd.Argv[i+1]
-				}
-			}
+			given := schema.ReadArgv(cmd.Argv, schema.ArgvOptions{Schema: schema.OfProgram(cmd.Argv)})
+			port, _ := given.Find("--port")
+			host, _ := given.Find("--host")
+			w.port, w.host = port.Value(), host.Value()
 			if w.host == "0.0.0.0" || w.host == "::" {
 				w.host = ""
 			}

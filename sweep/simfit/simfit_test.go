@@ -250,3 +250,22 @@ func TestPrefillMidContext(t *testing.T) {
 	assert.InDelta(t, want, mid, 1e-6)
 	assert.InDelta(t, 13682, mid, 1)
 }
+
+// TestPointWorkersReadAttachedAddresses: a recorded worker's --port and
+// --host are read in either form. Before, --port=7001 left the worker
+// without a port, so no aiperf export was matched to it.
+func TestPointWorkersReadAttachedAddresses(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("prefill0_command.txt", "python3 -m sglang.launch_server --port=7001 --host=10.0.0.2 --disaggregation-mode prefill\n")
+	write("decode0_command.txt", "python3 -m sglang.launch_server --port 7002 --host 0.0.0.0 --disaggregation-mode decode\n")
+	ws, err := pointWorkers(filepath.Join(dir, "r.json"))
+	require.NoError(t, err)
+	require.Len(t, ws["prefill"], 1)
+	require.Len(t, ws["decode"], 1)
+	assert.Equal(t, [2]string{"10.0.0.2", "7001"}, [2]string{ws["prefill"][0].host, ws["prefill"][0].port})
+	assert.Equal(t, [2]string{"", "7002"}, [2]string{ws["decode"][0].host, ws["decode"][0].port})
+	assert.True(t, ws["prefill"][0].serves("http://10.0.0.2:7001/metrics"))
+}

@@ -145,15 +145,13 @@ func (o origin) locate(p *schema.Error) (string, configs.Pos) {
 			return o.Key + ".parsers." + ps.key, ps.pos
 		}
 	}
-	spelling := cmp.Or(p.Spelling, p.Flag)
 	at := -1
-	for i, arg := range o.Args {
-		if spelling != "" && (arg == spelling || strings.HasPrefix(arg, spelling+"=")) {
-			at = i
-			if p.Value != "" && i+1 < len(o.Args) && o.Args[i+1] == p.Value {
-				at = i + 1
+	if spelling := cmp.Or(p.Spelling, p.Flag); spelling != "" {
+		if f := schema.ReadArgv(o.Args, schema.ArgvOptions{Abbrev: true}).All(spelling); len(f) > 0 {
+			at = f[0].At
+			if p.Value != "" && !f[0].Attached && f[0].Value() == p.Value {
+				at = f[0].ValueAt()
 			}
-			break
 		}
 	}
 	if at < 0 || at >= len(o.ArgsPos) {

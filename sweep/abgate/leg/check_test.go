@@ -95,3 +95,23 @@ func TestShippedLegsPassTheirChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanLocatesAnAbbreviatedArg: an SGLang arm's arg given as an
+// argparse abbreviation, as SGLang accepts it, is refused at that arg.
+// Before, only the flag's full spelling was looked for among the args, so
+// the refusal named the whole arm.
+func TestPlanLocatesAnAbbreviatedArg(t *testing.T) {
+	const doc = `model: Org/M-FC
+runner: cluster:mi325x-amds
+categories: [simple_python]
+sampling: {temperature: 0}
+arms:
+  a: {engine: sglang, model-path: M, tp: 8}
+  b: {engine: sglang, model-path: M, tp: 8, args: [--attention-back, tritonx]}
+`
+	l, err := configs.ParseABLeg(configs.Source{Name: "leg.yaml", Data: []byte(doc)})
+	require.NoError(t, err)
+	_, err = NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir()})
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "leg.yaml:7:70: arms.b.args[1]: sglang v0.5.17: --attention-backend: \"tritonx\" is not one of: "), "got %v", err)
+}

@@ -15,6 +15,7 @@ import (
 
 	"sweep/configs/matrix"
 	"sweep/recipes"
+	"sweep/recipes/schema"
 )
 
 // Container directories of the client environment's host parts.
@@ -68,11 +69,8 @@ func (s ClientSetup) Env(p recipes.Profile, row *matrix.Row, client *recipes.Com
 	}
 	loader := ""
 	if client != nil {
-		for i, a := range client.Argv {
-			if a == "--public-dataset" && i+1 < len(client.Argv) {
-				loader = client.Argv[i+1]
-			}
-		}
+		f, _ := schema.ReadArgv(client.Argv, schema.ArgvOptions{}).Find("--public-dataset")
+		loader = f.Value()
 	}
 	if loader == "" {
 		return recipes.ClientEnv{}, nil, fmt.Errorf("client environment: the point's client has no --public-dataset trace loader")

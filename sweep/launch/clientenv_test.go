@@ -224,3 +224,16 @@ func TestMakeClient(t *testing.T) {
 	_, err = MakeClient(t.Context(), ce, r, nil)
 	assert.ErrorContains(t, err, "client setup aiperf-venv: "+ce.UV+" is not installed in the image")
 }
+
+// TestClientSetupEnvReadsAnAttachedLoader: the client's trace loader
+// given as --public-dataset=LOADER is its loader. Before, only the token
+// after --public-dataset was read: "no --public-dataset trace loader".
+func TestClientSetupEnvReadsAnAttachedLoader(t *testing.T) {
+	prof, err := recipes.ProfileFor("mi325x-amds_00")
+	require.NoError(t, err)
+	row := agenticRow("img:1", "Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5", "fp8", "sglang", 2)
+	client := &recipes.Command{Argv: []string{"aiperf", "profile", "--public-dataset=" + recipes.Loader062126}}
+	ce, _, err := ClientSetup{Aiperf: "aiperf"}.Env(prof, row, client, "1")
+	require.NoError(t, err)
+	assert.Equal(t, recipes.Loader062126, ce.Loader)
+}

@@ -11,11 +11,7 @@ import (
 // rewrite, the flags two commands differ in, the token a problem stands
 // at), so an argv a schema would refuse, or one of a tool sweep has no
 // schema for, reads too. It is the one home of the rule that tells a
-// flag's value from the next flag:
-//
-//	a := schema.ReadArgv(argv, schema.ArgvOptions{Schema: s})
-//	if f, ok := a.Find("--port"); ok { port := f.Value() }
-//	others := a.Without("--tool-call-parser")
+// flag's value from the next flag (isFlagToken), which Parse shares.
 
 // negNumber is a token argparse reads as a negative number, a value
 // rather than a flag.

@@ -1,7 +1,8 @@
 // Package schema holds versioned command-line schemas for the tools sweep runs (aiperf, SGLang,
 // vLLM, SMG's router in front of an A/B arm), a typed builder that turns a recipe's flag settings into an argv slice, a parser that
-// reads an argv back into typed values, and a checker that compares a schema with a tool's
-// --help output.
+// reads an argv back into typed values, a reader that finds flags and their values in an argv
+// without checking it (ReadArgv, with the tool's schema or without one), and a checker that
+// compares a schema with a tool's --help output.
 //
 // A schema is one YAML file per tool and version under data/, embedded in the binary. Every
 // command sweep runs is built from the schema of the exact version it targets, so a flag the
@@ -21,6 +22,11 @@
 //
 //	p, err := s.Parse(argv) // the same schema reads argv back
 //	conc, _ := p.Int("--concurrency")
+//
+// Finding a flag in a command line (to rewrite it, compare it, point at it):
+//
+//	a := schema.ReadArgv(argv, schema.ArgvOptions{Schema: schema.OfProgram(argv)}) // nil schema: the fallback rule
+//	f, ok := a.Find("--port") // f.Value(), f.ValueAt(); a.Without(flag), a.WithValue(flag, v), a.Values()
 //
 // Drift against an installed tool:
 //

@@ -18,4 +18,26 @@
 // measured so far (ReadFile reads one); it is a pure function, so a
 // resumed sweep makes the same choices. Kneedle is kneed's KneeLocator with
 // its defaults, for comparison with InferenceX's tooling.
+//
+// What the search costs on a short window, and why not less
+// (BenchmarkAdaptiveSearch, simulated official windows, seeds 1-8, as a
+// share of InferenceX's GPU-hours): measuring every point of a window
+// once, as a probe on one server, already costs 17.4 % on the windows
+// InferenceX chose at a measured knee (the search spends 19.2 %) and
+// 19.2 % on the others (the server start alone is 6.5 % of a five-point
+// window's), so on the latter the 20 % goal leaves no room for a
+// full-length point. There the search spends 31.3 %: server starts 6.3,
+// probes 11.1, full-length re-runs 13.9, 11.3 of those for the noise of
+// arms still rising through the window's top (Qwen3.5 FP8 H200 TP8 EP8,
+// Qwen3.5 FP4 MI355X TP4 and TP2 EP2, DeepSeek-V4 MI355X TP8). Their
+// full grids read unsaturated on a top step of 0.32-0.42 of a doubling
+// gaining 15-29 % per doubling against the 10 % gate (DeepSeek: one
+// doubling, 52 %); two 180 s probes (7.7 % noise each) read a gain per
+// doubling over 0.42 of one to about ±50 points (two standard
+// deviations), two full-length points to ±20, so the verdict needs the
+// top pair at the full length unless the posterior over the whole fit is
+// sure (≥ 99 %, sureUnsaturated: 8 of those 40 arms) or the step is wide
+// enough for probes to read (DeepSeek's, on 5 of its 8 seeds). With the
+// top pair at the full length on every still-rising arm they would cost
+// 34.4 %. Studies of what else was tried: TestAdaptiveSearch.
 package knee

@@ -305,6 +305,13 @@ func TestOffloadSizing(t *testing.T) {
 		assert.Equal(t, "5558", value(p.Sidecars[3].Command.Argv, "--port"))
 		assert.Equal(t, "http://127.0.0.1:8083/healthcheck", p.Sidecars[3].HealthURL)
 		assert.Contains(t, value(p.Engine.Argv, "--kv-transfer-config"), `"lmcache.mp.server_urls":"tcp://127.0.0.1:5555,tcp://127.0.0.1:5556,tcp://127.0.0.1:5557,tcp://127.0.0.1:5558"`)
+		// LMCache's flag schema, which the simulated engine reads the
+		// servers with, accepts every server's command.
+		s := schema.MustLoad("lmcache", "")
+		for _, sc := range p.Sidecars {
+			_, err := s.Parse(s.TrimProgram(sc.Command.Argv))
+			assert.NoError(t, err, "%q", sc.Command.Argv)
+		}
 	})
 	t.Run("glm fp4 ratio hicache and k=5 golden AL", func(t *testing.T) {
 		p := find(t, "glm5.2-fp4-mi355x-sglang-agentic-mtp", dram)

@@ -15,7 +15,7 @@ func TestEmbeddedCatalog(t *testing.T) {
 	for _, s := range c.All() {
 		ids = append(ids, s.ID())
 	}
-	assert.Equal(t, []string{"aiperf@0.12.0", "aiperf@sa-754356e9", "sglang@v0.5.16", "sglang@v0.5.17", "smg@v1.9.0-193-gf8daa883", "vllm@v0.27.1"}, ids)
+	assert.Equal(t, []string{"aiperf@0.12.0", "aiperf@sa-754356e9", "lmcache@0.5.3", "sglang@v0.5.16", "sglang@v0.5.17", "smg@v1.9.0-193-gf8daa883", "vllm@v0.27.1"}, ids)
 
 	aiperf := MustLoad("aiperf", "")
 	assert.Equal(t, "aiperf@0.12.0", aiperf.ID())
@@ -52,7 +52,7 @@ func TestCatalogErrors(t *testing.T) {
 	c, err := Embedded()
 	require.NoError(t, err)
 	_, err = c.Get("trtllm", "")
-	assert.EqualError(t, err, `no schema for tool "trtllm" (known: aiperf, sglang, smg, vllm)`)
+	assert.EqualError(t, err, `no schema for tool "trtllm" (known: aiperf, lmcache, sglang, smg, vllm)`)
 	_, err = c.Resolve("aiperf@0.13.0")
 	assert.EqualError(t, err, "no schema for aiperf@0.13.0 (known versions: 0.12.0, sa-754356e9)")
 }

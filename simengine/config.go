@@ -162,7 +162,8 @@ type Config struct {
 	// default (90 s and 10 s); a negative value means none.
 	LoadTime, WarmupTime time.Duration
 	// HostKV is the KV offload tier in host memory (SGLang HiCache, vLLM's
-	// CPU offload connector); the zero value means none.
+	// CPU offload, Mooncake store and LMCache connectors); the zero value
+	// means none.
 	HostKV HostKV
 	// KVBytesPerToken overrides the KV footprint of one token summed
 	// over all ranks; 0 derives it from the model name.
@@ -183,7 +184,8 @@ type Config struct {
 // workers (one per GPU), like the device pool it extends.
 type HostKV struct {
 	// BytesPerWorker is the host memory of each worker (SGLang
-	// --hicache-size GB, vLLM cpu_bytes_to_use_per_rank).
+	// --hicache-size GB, vLLM cpu_bytes_to_use_per_rank, an LMCache
+	// server's --l1-size-gb over the workers it serves).
 	BytesPerWorker float64
 	// Bytes is the host memory of one engine, split evenly over its
 	// workers, when BytesPerWorker is 0 (vLLM's SimpleCPUOffload
@@ -504,14 +506,23 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 		}
 		str("--kv-cache-dtype", &c.KVCacheDType)
 		if raw, ok := flags.String("--kv-transfer-config"); ok && strings.TrimSpace(raw) != "" {
-			connector, err := parseVLLMKVTransfer(raw, &c.HostKV)
+			connector, extra, err := parseVLLMKVTransfer(raw, &c.HostKV)
 			if err != nil {
 				errs = append(errs, err)
 			}
-			if connector == "MooncakeStoreConnector" {
+			switch connector {
+			case "MooncakeStoreConnector":
 				if err := mooncakeStore(env[envMooncakeConfig], &c.HostKV); err != nil {
 					errs = append(errs, err)
 				}
+			case lmcacheConnector:
+				// Write-through, per worker: the connector stores every
+				// chunk a worker computes in its own server.
+				n, err := lmcacheBytesPerWorker(extra, env[simproto.EnvSidecars], max(c.TP, 1)*max(c.PP, 1))
+				if err != nil {
+					errs = append(errs, fmt.Errorf("--kv-transfer-config %s: %w", lmcacheConnector, err))
+				}
+				c.HostKV.BytesPerWorker = n
 			}
 		}
 		if raw, ok := flags.String("--speculative-config"); ok && strings.TrimSpace(raw) != "" {
@@ -556,29 +567,35 @@ func boolFlag(flags Lookup, name string) bool {
 // the CPU offload connectors' cpu_bytes_to_use_per_rank, or their
 // cpu_bytes_to_use for the whole engine (vLLM splits it over the world
 // size; the per-rank figure wins when both are given). It returns the
-// connector's name. Other connectors (LMCache's, whose L1 size its own
-// server holds, Mooncake's, whose segment size is in its config file:
-// mooncakeStore, disaggregation's) add no tier the engine's flags size.
-func parseVLLMKVTransfer(raw string, h *HostKV) (string, error) {
+// connector's name and its kv_connector_extra_config. Other connectors
+// (LMCache's, whose L1 size its servers hold: lmcacheBytesPerWorker,
+// Mooncake's, whose segment size is in its config file: mooncakeStore,
+// disaggregation's) add no tier the engine's flags size.
+func parseVLLMKVTransfer(raw string, h *HostKV) (string, json.RawMessage, error) {
 	var v struct {
-		Connector string `json:"kv_connector"`
-		Extra     struct {
-			PerRank float64 `json:"cpu_bytes_to_use_per_rank"`
-			Total   float64 `json:"cpu_bytes_to_use"`
-			Lazy    bool    `json:"lazy_offload"`
-		} `json:"kv_connector_extra_config"`
+		Connector string          `json:"kv_connector"`
+		Extra     json.RawMessage `json:"kv_connector_extra_config"`
 	}
-	if err := json.Unmarshal([]byte(raw), &v); err != nil {
-		return "", fmt.Errorf("--kv-transfer-config %q: %w", raw, err)
+	var extra struct {
+		PerRank float64 `json:"cpu_bytes_to_use_per_rank"`
+		Total   float64 `json:"cpu_bytes_to_use"`
+		Lazy    bool    `json:"lazy_offload"`
+	}
+	err := json.Unmarshal([]byte(raw), &v)
+	if err == nil && len(v.Extra) > 0 {
+		err = json.Unmarshal(v.Extra, &extra)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("--kv-transfer-config %q: %w", raw, err)
 	}
 	switch {
-	case v.Extra.PerRank > 0:
-		h.BytesPerWorker = v.Extra.PerRank
-	case v.Extra.Total > 0:
-		h.Bytes = v.Extra.Total
+	case extra.PerRank > 0:
+		h.BytesPerWorker = extra.PerRank
+	case extra.Total > 0:
+		h.Bytes = extra.Total
 	}
-	h.WriteBack = h.BytesPerWorker+h.Bytes > 0 && v.Extra.Lazy
-	return v.Connector, nil
+	h.WriteBack = h.BytesPerWorker+h.Bytes > 0 && extra.Lazy
+	return v.Connector, v.Extra, nil
 }
 
 // envMooncakeConfig names the Mooncake store's config file, as vLLM's

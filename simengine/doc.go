@@ -80,8 +80,21 @@
 // rank. The point runner writes its sidecars' files in a simulated run
 // too. Not modelled: mooncake_master's eviction watermark
 // (--eviction_high_watermark_ratio 0.80 in InferenceX's recipes), which
-// starts evicting before a store is full. LMCache's tier (its own server
-// holds the size) is not modelled. Speculative decoding
+// starts evicting before a store is full. vLLM's LMCacheMPConnector keeps
+// each worker's KV in an LMCache server of its own (InferenceX's MiniMax-M3
+// MI300X and MI355X DRAM arms run one a TP rank, ports 5555+i), whose
+// --l1-size-gb (GB of 2^30 bytes) sizes the tier, not the engine's flags:
+// the simulated engine reads the servers' commands from the point's
+// sidecars (SWEEP_SIM_SIDECARS, which a simulated run sets since it starts
+// no sidecar) with LMCache's flag schema, matches each URL of
+// lmcache.mp.server_urls (else lmcache.mp.host and port) to the server on
+// its port, and gives each worker its server's L1 over the workers that
+// share it (the connector splits TP × PP workers evenly over its
+// servers), the smallest share for all: a write-through tier (the
+// connector stores every chunk a worker computes) with LRU eviction. A URL
+// no server listens on fails the engine's start, as the real connector
+// fails to connect. Not modelled: LMCache's eviction watermark (it evicts
+// a fifth of L1 once 80 % is used) and its 256-token chunks. Speculative decoding
 // draws accepted drafts per verify step so that the mean tokens per step
 // equals the synthetic acceptance length (SGLANG_SIMULATE_ACC_LEN, vLLM
 // synthetic_acceptance_length), which the engines' counters then report.
@@ -695,8 +708,7 @@
 // prefill cost is the indexer's), the traces' real corpus (the built-in
 // capped and long sets stand in for it when it is not cached),
 // kernel choices, collective and network variance, DP
-// attention's load imbalance, LMCache's tier (its own server holds the
-// size, not the engine's flags), HiCache's storage backends and overlap
+// attention's load imbalance, HiCache's storage backends and overlap
 // of loads with compute, and any engine version's scheduler details.
 //
 // Faults for tests (Config.Faults, env SWEEP_SIM_FAULT): never-ready,

@@ -2,8 +2,12 @@ package simengine
 
 import (
 	"os"
-	"sweep/configs"
+	"slices"
+	"strconv"
 	"testing"
+
+	"sweep/configs"
+	"sweep/internal/simproto"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,10 +59,13 @@ func TestHostKVFromEngineFlags(t *testing.T) {
 		{"vllm simple cpu offload", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use_per_rank":187375000000,"lazy_offload":false}}`}, HostKV{BytesPerWorker: 187375000000}},
 		{"vllm simple cpu offload for the engine", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use":2199023255552,"lazy_offload":true}}`}, HostKV{Bytes: 2199023255552, WriteBack: true}},
 		{"vllm per rank wins", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_connector_extra_config":{"cpu_bytes_to_use":8e11,"cpu_bytes_to_use_per_rank":1e11}}`}, HostKV{BytesPerWorker: 1e11}},
-		{"vllm lmcache sizes no tier", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both","kv_connector_extra_config":{"lmcache.mp.server_urls":"tcp://127.0.0.1:5555","lmcache.mp.mq_timeout":6000.0}}`}, HostKV{}},
+		// Its server holds the size: one `lmcache server` a rank
+		// (recipes.LMCache), its command handed over in a simulated run.
+		{"vllm lmcache sized by its server", configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both","kv_connector_extra_config":{"lmcache.mp.server_urls":"tcp://127.0.0.1:5555","lmcache.mp.mq_timeout":6000.0}}`}, HostKV{BytesPerWorker: 24 << 30}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := ConfigFromArgs(tc.engine, tc.flags, nil)
+			env := map[string]string{simproto.EnvSidecars: sidecarsEnv(t, lmcacheServerArgv(5555, "24"))}
+			c, err := ConfigFromArgs(tc.engine, tc.flags, env)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, c.HostKV)
 		})
@@ -308,9 +315,87 @@ func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
 			assert.Equal(t, tc.want, c.HostKV)
 		})
 	}
-	// Another connector does not read the file.
+	// Another connector does not read the file: LMCache's takes its
+	// server's size.
 	c, err := ConfigFromArgs(configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both"}`},
-		map[string]string{"MOONCAKE_CONFIG_PATH": write("g.json", `{"global_segment_size": "87GB"}`)})
+		map[string]string{"MOONCAKE_CONFIG_PATH": write("g.json", `{"global_segment_size": "87GB"}`), simproto.EnvSidecars: sidecarsEnv(t, lmcacheServerArgv(5555, "10"))})
 	require.NoError(t, err)
-	assert.Equal(t, HostKV{}, c.HostKV)
+	assert.Equal(t, HostKV{BytesPerWorker: 10 << 30}, c.HostKV)
+}
+
+// lmcacheServerArgv is the command recipes.LMCache starts for one rank's
+// LMCache server, listening on port with an L1 of gb GB.
+func lmcacheServerArgv(port int, gb string) []string {
+	return []string{"lmcache", "server", "--host", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--http-host", "127.0.0.1", "--http-port", strconv.Itoa(port + 2525),
+		"--l1-size-gb", gb, "--l1-init-size-gb", "10", "--l1-read-ttl-seconds", "7200",
+		"--chunk-size", "256", "--max-workers", "2", "--eviction-policy", "LRU",
+		"--supported-transfer-mode", "lmcache_driven"}
+}
+
+// sidecarsEnv is simproto.EnvSidecars' value for argvs.
+func sidecarsEnv(t testing.TB, argvs ...[]string) string {
+	t.Helper()
+	v, err := simproto.Sidecars(argvs)
+	require.NoError(t, err)
+	return v
+}
+
+// TestLMCacheTierFromItsServers: vLLM's LMCacheMPConnector keeps each
+// worker's KV in the LMCache server its lmcache.mp.server_urls names,
+// whose --l1-size-gb (GB of 2^30 bytes) is the tier's size, as InferenceX's
+// MiniMax-M3 MI300X and MI355X DRAM arms run one server a TP rank. The
+// simulated engine reads the servers' commands from the point's sidecars
+// (SWEEP_SIM_SIDECARS). Before, the connector gave no tier at all: the
+// LMCache arms ran GPU-resident in simulation.
+func TestLMCacheTierFromItsServers(t *testing.T) {
+	transfer := func(extra string) string {
+		return `{"kv_connector":"LMCacheMPConnector","kv_connector_module_path":"lmcache.integration.vllm.lmcache_mp_connector","kv_role":"kv_both","kv_connector_extra_config":` + extra + `}`
+	}
+	eight := `{"lmcache.mp.server_urls":"tcp://127.0.0.1:5555,tcp://127.0.0.1:5556,tcp://127.0.0.1:5557,tcp://127.0.0.1:5558,tcp://127.0.0.1:5559,tcp://127.0.0.1:5560,tcp://127.0.0.1:5561,tcp://127.0.0.1:5562","lmcache.mp.mq_timeout":6000.0}`
+	var servers [][]string
+	for i := range 8 {
+		servers = append(servers, lmcacheServerArgv(5555+i, "24"))
+	}
+	mooncake := []string{"mooncake_master", "--port", "20000"}
+	for _, tc := range []struct {
+		name     string
+		tp       int
+		extra    string
+		sidecars [][]string
+		want     float64 // HostKV.BytesPerWorker
+		err      string
+	}{
+		{name: "the recipe: a server a rank", tp: 8, extra: eight, sidecars: servers, want: 24 << 30},
+		{name: "other sidecars are no servers", tp: 8, extra: eight, sidecars: append([][]string{mooncake, {"lmcache", "kvcache", "clear"}}, servers...), want: 24 << 30},
+		{name: "the smallest server bounds the tier", tp: 8, extra: eight, sidecars: append(slices.Clone(servers[:7]), lmcacheServerArgv(5562, "12.5")), want: 12.5 * (1 << 30)},
+		{name: "one server for four workers", tp: 4, extra: `{"lmcache.mp.server_urls":["127.0.0.1:5555"]}`, sidecars: servers[:1], want: 6 << 30},
+		{name: "host and port", tp: 1, extra: `{"lmcache.mp.host":"tcp://localhost","lmcache.mp.port":5556}`, sidecars: servers[:2], want: 24 << 30},
+		{name: "the default server", tp: 1, extra: `{}`, sidecars: servers[:1], want: 24 << 30},
+		{name: "a URL without a server", tp: 8, extra: eight, sidecars: servers[:7], err: "no LMCache server for tcp://127.0.0.1:5562: the real engine would fail to connect"},
+		{name: "no sidecars given", tp: 8, extra: eight, err: "no LMCache server for tcp://127.0.0.1:5555"},
+		{name: "uneven workers", tp: 8, extra: `{"lmcache.mp.server_urls":"tcp://a:5555,tcp://b:5556,tcp://c:5557"}`, sidecars: servers, err: "3 LMCache servers for 8 workers"},
+		{name: "a server the schema rejects", tp: 1, extra: `{}`, sidecars: [][]string{{"lmcache", "server", "--port", "5555", "--l1-size-gb", "lots", "--eviction-policy", "LRU"}}, err: `lmcache 0.5.3: --l1-size-gb: could not convert string to float: "lots"`},
+		{name: "a server without its size", tp: 1, extra: `{}`, sidecars: [][]string{{"lmcache", "server", "--port", "5555", "--eviction-policy", "LRU"}}, err: "the L1 size is required"},
+		{name: "a policy the tier does not model", tp: 1, extra: `{}`, sidecars: [][]string{{"lmcache", "server", "--l1-size-gb", "8", "--eviction-policy", "noop"}}, err: "--eviction-policy noop"},
+		{name: "two servers on one port", tp: 1, extra: `{}`, sidecars: [][]string{servers[0], servers[0]}, err: "both listen on port 5555"},
+		{name: "a port out of range", tp: 1, extra: `{"lmcache.mp.server_urls":"tcp://h:70000"}`, sidecars: servers, err: `server URL "tcp://h:70000"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			flags := mapLookup{"--model": "MiniMaxAI/MiniMax-M3", "--tensor-parallel-size": tc.tp, "--kv-transfer-config": transfer(tc.extra)}
+			env := map[string]string{}
+			if tc.sidecars != nil {
+				env[simproto.EnvSidecars] = sidecarsEnv(t, tc.sidecars...)
+			}
+			c, err := ConfigFromArgs(configs.VLLM, flags, env)
+			if tc.err != "" {
+				assert.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, HostKV{BytesPerWorker: tc.want}, c.HostKV, "write-through, a worker's own server")
+		})
+	}
+	_, err := ConfigFromArgs(configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": transfer(`{}`)}, map[string]string{simproto.EnvSidecars: "lmcache server"})
+	assert.ErrorContains(t, err, "SWEEP_SIM_SIDECARS: want a JSON array of argv arrays")
 }

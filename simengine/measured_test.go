@@ -108,6 +108,15 @@ func pointConfig(t testing.TB, p recipes.Point) (string, Config) {
 		env = map[string]string{}
 	}
 	env[simproto.EnvGPU] = gpu
+	// The point's sidecars (LMCache's servers), as sweep run hands them
+	// to a simulated engine.
+	if len(p.Sidecars) > 0 {
+		var argvs [][]string
+		for _, sc := range p.Sidecars {
+			argvs = append(argvs, sc.Command.Argv)
+		}
+		env[simproto.EnvSidecars] = sidecarsEnv(t, argvs...)
+	}
 	cfg, err := ConfigFromArgs(cmd.Engine, cmd.Flags, env)
 	require.NoError(t, err, name)
 	cfg, err = cfg.Normalize()

@@ -9,6 +9,11 @@
 // HeaderTime, and every SSE event is preceded by a SSEClockPrefix comment.
 package simproto
 
+import (
+	"encoding/json"
+	"fmt"
+)
+
 // Environment variables of the simulated engine (sweep sim-engine).
 const (
 	EnvFault     = "SWEEP_SIM_FAULT"      // fault list (simengine.ParseFaults)
@@ -27,7 +32,32 @@ const (
 	// simulated engine takes its step costs and KV pool from when one of
 	// its arms matches the engine's configuration.
 	EnvCalibration = "SWEEP_SIM_CALIBRATION"
+	// EnvSidecars carries the commands of the helper processes a point
+	// starts beside its engine (LMCache's servers, Mooncake's master),
+	// which a simulated run does not start, to the simulated engine: a
+	// JSON array of argv arrays (Sidecars, ParseSidecars). The engine reads
+	// from them what the real one would learn from its servers (an LMCache
+	// server's L1 size).
+	EnvSidecars = "SWEEP_SIM_SIDECARS"
 )
+
+// Sidecars is EnvSidecars' value for the argvs of a point's sidecars.
+func Sidecars(argvs [][]string) (string, error) {
+	b, err := json.Marshal(argvs)
+	return string(b), err
+}
+
+// ParseSidecars reads EnvSidecars' value ("" is none).
+func ParseSidecars(v string) ([][]string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var argvs [][]string
+	if err := json.Unmarshal([]byte(v), &argvs); err != nil {
+		return nil, fmt.Errorf("%s: want a JSON array of argv arrays, as sweep run writes it: %w", EnvSidecars, err)
+	}
+	return argvs, nil
+}
 
 // Environment variables of the built-in load client (sweep loadgen).
 const (

@@ -118,6 +118,9 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 	if s.Simulate {
 		gpu := s.simGPU(&p.Row)
 		s.simulateEngine(&spec.Engine, uncheckedArgs(p.Escapes, p.Engine.Argv), gpu, virtual)
+		if err := setSimSidecars(spec.Engine.Env, p.Sidecars); err != nil {
+			return Spec{}, err
+		}
 		spec.Simulation = s.simulation(gpu, virtual)
 		maxLag, err := s.maxLag()
 		if err != nil {
@@ -148,7 +151,10 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 			spec.Files = append(spec.Files, f)
 		}
 		if s.Simulate {
-			continue // no sidecar process: the simulated engine reads its files and keeps the KV in simulated memory
+			// No sidecar process: the simulated engine reads its files and
+			// its command (setSimSidecars) and keeps the KV in simulated
+			// memory.
+			continue
 		}
 		if sc.HealthURL == "" {
 			return Spec{}, fmt.Errorf("sidecar %s has no readiness endpoint: real runs of this offload backend are not supported yet (run it with --simulate)", sc.Name)
@@ -204,7 +210,32 @@ func PlannedEngineCommand(p *recipes.Point) (RecordedCommand, error) {
 	if cmd.Env == nil {
 		cmd.Env = map[string]string{}
 	}
+	if err := setSimSidecars(cmd.Env, p.Sidecars); err != nil {
+		return RecordedCommand{}, err
+	}
 	return cmd, nil
+}
+
+// setSimSidecars hands a simulated engine the commands of the point's
+// sidecars, which a simulated run does not start, in env
+// (simproto.EnvSidecars): the engine reads from them what the real one
+// learns from its servers (an LMCache server's L1 size). Secret flag
+// values are redacted, as in the command files that record the
+// environment. A point without sidecars adds nothing.
+func setSimSidecars(env map[string]string, sidecars []recipes.Sidecar) error {
+	if len(sidecars) == 0 {
+		return nil
+	}
+	argvs := make([][]string, len(sidecars))
+	for i, sc := range sidecars {
+		argvs[i] = redactArgv(sc.Command.Argv)
+	}
+	v, err := simproto.Sidecars(argvs)
+	if err != nil {
+		return fmt.Errorf("sidecars of the simulated engine: %w", err)
+	}
+	env[simproto.EnvSidecars] = v
+	return nil
 }
 
 // simulatedSnapshot is the snapshot revision a simulated engine is given

@@ -8,7 +8,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/configs"
+	"sweep/configs/matrix"
 	"sweep/recipes"
+	"sweep/recipes/models"
+	"sweep/simengine"
 )
 
 // TestSimulatedRunKeepsTheSidecarFiles: a Mooncake row's store is sized
@@ -47,4 +51,70 @@ func TestSimulatedRunKeepsTheSidecarFiles(t *testing.T) {
 	got, err := os.ReadFile(spec2.Files[0].Path)
 	require.NoError(t, err)
 	assert.Equal(t, cfg.Content, string(got))
+}
+
+// TestSimulatedLMCacheEngineGetsItsServers: vLLM's LMCacheMPConnector
+// keeps the KV of each TP rank in an LMCache server, a sidecar whose
+// --l1-size-gb sizes the host tier. A simulated run starts no sidecar,
+// and the simulated engine had no tier for the MiniMax-M3 MI300X DRAM
+// arm: it ran c16 GPU-resident. The plan's sidecar commands now reach the
+// simulated engine (simproto.EnvSidecars), through FromPlan and
+// PlannedEngineCommand alike, and it reads one server of 243 GB a rank
+// (the DRAM budget over TP 8).
+func TestSimulatedLMCacheEngineGetsItsServers(t *testing.T) {
+	masters, err := configs.DefaultMasters()
+	require.NoError(t, err)
+	runners, err := configs.DefaultRunners()
+	require.NoError(t, err)
+	g := &matrix.Generator{Masters: masters, Runners: runners}
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{"minimaxm3-fp8-mi300x-vllm-agentic-mtp"}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
+	require.NoError(t, err)
+	var lmcache matrix.Matrix
+	for _, r := range rows {
+		if r.KVOffloadBackend != nil && r.KVOffloadBackend.Name == "lmcache" {
+			lmcache = append(lmcache, r)
+		}
+	}
+	require.Len(t, lmcache, 1, "the key's one LMCache point (c16)")
+	dir := t.TempDir()
+	points, err := recipes.Plan(lmcache, recipes.PlanOptions{Catalog: models.Builtin(), Fast: true, ResultDir: dir})
+	require.NoError(t, err)
+	p := &points[0]
+	require.Len(t, p.Sidecars, 8, "one LMCache server a TP rank")
+	shard := p.Row.TotalCPUDRAMGB / 8
+
+	spec, err := FromPlan(p, Setup{Simulate: true, Executable: "/bin/sweep", AiperfSchema: "aiperf@" + recipes.ForkAiperfVersion})
+	require.NoError(t, err)
+	assert.Empty(t, spec.Sidecars, "no sidecar process in a simulated run")
+	engine, unchecked, ok := simEngineArgv(spec.Engine.Argv)
+	require.True(t, ok, "%q", spec.Engine.Argv)
+	planned, err := PlannedEngineCommand(p)
+	require.NoError(t, err)
+	for name, cmd := range map[string]RecordedCommand{
+		"run":     {Argv: engine, Unchecked: unchecked, Env: spec.Engine.Env},
+		"planned": planned,
+	} {
+		cfg, err := cmd.SimConfig(false)
+		require.NoError(t, err, name)
+		assert.Equal(t, simengine.HostKV{BytesPerWorker: float64(shard) * (1 << 30)}, cfg.HostKV, "%s: each rank's server's L1, write-through", name)
+	}
+
+	// Its record reads back the same: the command file keeps the
+	// sidecars' commands in the engine's environment.
+	path := filepath.Join(dir, "vllm_command.txt")
+	require.NoError(t, os.WriteFile(path, []byte(commandText(spec.Engine.Argv, spec.Engine.Env, nil)), 0o644))
+	rec, err := ReadCommandFile(path)
+	require.NoError(t, err)
+	cfg, err := rec.SimConfig(false)
+	require.NoError(t, err)
+	assert.Equal(t, float64(shard)*(1<<30), cfg.HostKV.BytesPerWorker)
+
+	// A server missing from the plan fails the engine's start, as the
+	// real connector fails to connect.
+	p.Sidecars = p.Sidecars[:7]
+	spec, err = FromPlan(p, Setup{Simulate: true, Executable: "/bin/sweep", AiperfSchema: "aiperf@" + recipes.ForkAiperfVersion})
+	require.NoError(t, err)
+	engine, unchecked, _ = simEngineArgv(spec.Engine.Argv)
+	_, err = RecordedCommand{Argv: engine, Unchecked: unchecked, Env: spec.Engine.Env}.SimConfig(false)
+	assert.ErrorContains(t, err, "no LMCache server for tcp://127.0.0.1:5562")
 }

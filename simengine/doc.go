@@ -673,6 +673,18 @@
 //     offload arm takes over. So does DeepSeek-V4 MI355X
 //     SGLang's TP8 (below: its c32 falls to 6 % of c16), which takes both
 //     keys and that one from disagree to by peak: 18 to 21 of 31.
+//     MiniMax-M3 MI300X's LMCache arm now takes over in the model too:
+//     its servers' 243 GiB a rank hold 11.3M tokens a rank, the device
+//     pool's 4.2M among them (write-through): 33 sessions where the
+//     device alone holds 12.5, so its one-point window, c16, runs at 31.3k
+//     tok/s/GPU and 28.3 tok/s/user in a simulated discovery, above the
+//     resident top c10's 31.0k (with no tier, before, it collapsed to
+//     2.7k at 3.6). No verdict moves (a one-point window agrees either
+//     way). MiniMax-M3 FP4 MI355X's LMCache arm (c32, c40) gains nothing
+//     in the model: 74 GiB of L1 a rank (the 0.20 DRAM share over TP4)
+//     hold 3.4M tokens, fewer than the 170 GB device pool's 7.4M, and a
+//     write-through tier adds only what exceeds the device's, so both
+//     points collapse as its resident arm does from c24.
 //   - No measured knee: grids mirrored from another key (Qwen3.5 FP8 on
 //     B200 and B300, PRs 2514 and 2515), the Qwen3.5 H100 and H200 MTP
 //     arms' hard stop at c16 (a policy; the non-MTP H100 HiCache arm ran

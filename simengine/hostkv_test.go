@@ -376,6 +376,7 @@ func TestLMCacheTierFromItsServers(t *testing.T) {
 		{name: "no sidecars given", tp: 8, extra: eight, err: "no LMCache server for tcp://127.0.0.1:5555"},
 		{name: "uneven workers", tp: 8, extra: `{"lmcache.mp.server_urls":"tcp://a:5555,tcp://b:5556,tcp://c:5557"}`, sidecars: servers, err: "3 LMCache servers for 8 workers"},
 		{name: "a server the schema rejects", tp: 1, extra: `{}`, sidecars: [][]string{{"lmcache", "server", "--port", "5555", "--l1-size-gb", "lots", "--eviction-policy", "LRU"}}, err: `lmcache 0.5.3: --l1-size-gb: could not convert string to float: "lots"`},
+		{name: "a flag the partial schema does not list", tp: 1, extra: `{}`, sidecars: [][]string{append(lmcacheServerArgv(5555, "8"), "--l1-use-lazy")}, err: "lmcache@0.5.3 lists only the flags sweep's recipes pass"},
 		{name: "a server without its size", tp: 1, extra: `{}`, sidecars: [][]string{{"lmcache", "server", "--port", "5555", "--eviction-policy", "LRU"}}, err: "the L1 size is required"},
 		{name: "a policy the tier does not model", tp: 1, extra: `{}`, sidecars: [][]string{{"lmcache", "server", "--l1-size-gb", "8", "--eviction-policy", "noop"}}, err: "--eviction-policy noop"},
 		{name: "two servers on one port", tp: 1, extra: `{}`, sidecars: [][]string{servers[0], servers[0]}, err: "both listen on port 5555"},

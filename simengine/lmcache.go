@@ -122,6 +122,9 @@ func lmcacheServers(sidecars string) (map[int]lmcacheServer, error) {
 		}
 		cmd := strings.Join(argv, " ")
 		p, err := s.Parse(rest)
+		if err != nil && !s.Complete {
+			return nil, fmt.Errorf("%s %q: %w\n(%s lists only the flags sweep's recipes pass: add a flag the server takes to recipes/schema/data/%s.yaml)", simproto.EnvSidecars, cmd, err, s.ID(), s.ID())
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: %w", simproto.EnvSidecars, cmd, err)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -49,6 +50,7 @@ func abRunRun(ctx context.Context, o *abRunOptions) (err error) {
 			return &FlagError{Err: fmt.Errorf("--calibration: %w", err)}
 		}
 	}
+	o.Resume = true
 	r, err := prepareABLeg(o, "")
 	if err != nil {
 		return err
@@ -75,6 +77,9 @@ func abRunRun(ctx context.Context, o *abRunOptions) (err error) {
 	}
 	res, err := leg.Run(ctx, p, r.Options)
 	if res == nil {
+		if ie, ok := errors.AsType[*leg.InterruptedError](err); ok {
+			fmt.Fprintf(o.IO.ErrOut, "ab run %s: %v\n", l.Name, ie)
+		}
 		return r.Err(ctx, "ab run", err)
 	}
 	if err := printLegOutput(o.IO, o.Format, "report", &res.Output, err, "ab run "+l.Name+": "+abgate.VerdictLine(res.Report)); err != nil {

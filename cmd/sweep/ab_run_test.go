@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -364,11 +365,18 @@ func TestABRunCategoryRegression(t *testing.T) {
 	}
 }
 
-// TestABRunInterrupt: SIGINT while arm b runs stops the leg (exit 130)
-// and leaves no server process behind.
+// TestABRunInterrupt: SIGINT while arm b runs stops the leg (exit 130),
+// leaves no server process behind and names the complete replicates and
+// how to resume. Rerunning the command then resumed nothing (the --out
+// was refused as not empty): now it keeps arm a's complete replicate
+// (its files untouched, its server not started), runs arm b's in a
+// fresh root and writes the whole report. A replicate whose record says
+// complete but whose root lost a file is run again; the directory run
+// as another leg (other categories) is refused naming the difference.
 func TestABRunInterrupt(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "leg")
-	cmd := exec.Command(os.Args[0], "ab", "run", filepath.Join(abLegsDir, "regression.yaml"), "--simulate", "--out", out, "--stop-grace", "3s")
+	args := []string{"ab", "run", filepath.Join(abLegsDir, "regression.yaml"), "--simulate", "--out", out, "--stop-grace", "3s"}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
@@ -399,6 +407,69 @@ func TestABRunInterrupt(t *testing.T) {
 			assert.ErrorIs(t, syscall.Kill(-p.PID, 0), syscall.ESRCH, "%s %s survived the interrupt", arm, name)
 		}
 	}
+	assert.Contains(t, log.String(), "ab run regression: interrupted before the report; complete replicates: a/bfcl-r1; not complete: b/bfcl-r1; "+
+		"run the same command with --out "+out+" to resume: it keeps the complete replicates and runs the others in fresh roots\nsweep: cancelled\n")
+
+	t.Setenv(asCLIEnv, "1")
+	armA := filesOf(t, filepath.Join(out, "a"))
+	code, stdout, errOut := runCLI(t, append(args, "--format", "json")...)
+	require.Equal(t, exitABRegression, code, "stderr:\n%s", errOut)
+	assert.Contains(t, errOut, "] arm a: replicate 1: kept a/bfcl-r1: complete\n")
+	assert.Contains(t, errOut, "] arm a (vllm): every replicate kept: its server is not started\n")
+	assert.NotContains(t, errOut, "arm a: replicate 1: bfcl generate")
+	assert.Equal(t, armA, filesOf(t, filepath.Join(out, "a")), "arm a's replicate and server files, as the interrupted run left them")
+	var rep abgate.Report
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
+	assert.Empty(t, rep.Problems)
+	require.Len(t, rep.Roots.B, 1)
+	rootB := rep.Roots.B[0]
+	assert.Equal(t, abgate.ReportRoots{A: []string{filepath.Join(out, "a", "bfcl-r1")}, B: []string{rootB}}, rep.Roots)
+	if _, err := os.Stat(filepath.Join(out, "b", "bfcl-r1.json")); err == nil {
+		// the interrupt came after replicate 1 of arm b started: it runs again in a fresh root
+		assert.Equal(t, filepath.Join(out, "b", "bfcl-r1.try2"), rootB)
+		assert.Contains(t, errOut, "] arm b: replicate 1: not complete: b/bfcl-r1 (interrupted: it did not end): runs again in b/bfcl-r1.try2\n")
+	}
+	for _, c := range rep.Categories {
+		assert.True(t, c.A != nil && c.B != nil, "%s: both arms measured", c.Category)
+	}
+	assert.Less(t, *rep.Primary.Delta, -2.0, "the planted regression")
+
+	// A root that lost a file is not complete: its replicate runs again.
+	cats, err := abgate.ExpandCategories([]string{"live_simple"})
+	require.NoError(t, err)
+	lost := filepath.Join(rootB, filepath.FromSlash(abgate.ScorePath(rep.Model, cats[0])))
+	require.NoError(t, os.Remove(lost))
+	code, _, errOut = runCLI(t, args...)
+	require.Equal(t, exitABRegression, code, "stderr:\n%s", errOut)
+	assert.Contains(t, errOut, "] arm a: replicate 1: kept a/bfcl-r1: complete\n")
+	assert.Regexp(t, `\] arm b: replicate 1: not complete: .*`+regexp.QuoteMeta(filepath.Base(rootB)+" ("+lost+" does not exist): runs again in b/bfcl-r1.try"), errOut)
+	assert.NoFileExists(t, lost, "the incomplete root is left as it was")
+
+	// Another leg on the directory is refused before anything starts.
+	code, _, errOut = runCLI(t, append(args, "--categories", "simple_python")...)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "sweep: --out "+out+" holds a leg made otherwise than this one (leg.json): arms a and b: bfcl generate flag --test-category: simple_python,")
+	assert.Contains(t, errOut, ", now simple_python: give another --out, or run the leg as it was made to resume it\n")
+}
+
+// filesOf is every file under dir with its modification time and content.
+func filesOf(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		files[path] = st.ModTime().String() + " " + string(data)
+		return err
+	}))
+	require.NotEmpty(t, files)
+	return files
 }
 
 // TestSimBFCLRegistration: the stand-in knows the leg's model only through

@@ -30,7 +30,7 @@ type abRunOptions struct {
 
 // bindLegFlags binds the flags "ab run" and "ab calibrate" share.
 func (o *abRunOptions) bindLegFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Out, "out", "", "output directory (default ./ab-runs/LEG-<UTC time>; must not exist or be empty)")
+	fs.StringVar(&o.Out, "out", "", "output directory (default ./ab-runs/LEG-<UTC time>; must not exist or be empty, but ab run resumes its own earlier run of the same leg there)")
 	fs.BoolVar(&o.Simulate, "simulate", false, "simulated engine, router and bfcl (the leg's simulate section)")
 	cli.FloatVar(fs, &o.TimeScale, "time-scale", leg.DefaultTimeScale, "with --simulate: simulated seconds per wall second", timeScale)
 	fs.StringVar(&o.BFCL, "bfcl", "bfcl", "the bfcl program (bfcl-eval, pinned to the same version for both arms)")

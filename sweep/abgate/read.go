@@ -85,6 +85,10 @@ type ReadOptions struct {
 	// Since, when not zero, makes a result or score file modified strictly
 	// before it a stale-file problem.
 	Since time.Time
+	// SinceOf, when it holds a root, is that root's Since, in place of
+	// Since (sweep ab run resumed: a kept root was made by an earlier
+	// run, from the instant its record gives).
+	SinceOf map[string]time.Time
 	// AllowPartial accepts a result file with fewer rows than BFCL's
 	// dataset (but never more).
 	AllowPartial bool
@@ -119,14 +123,18 @@ func ReadRoot(root, model, arm string, c Category, o ReadOptions) (*RootCategory
 	if rerr != nil || serr != nil {
 		return nil, probs
 	}
-	if !o.Since.IsZero() {
+	since := o.Since
+	if t, ok := o.SinceOf[root]; ok {
+		since = t
+	}
+	if !since.IsZero() {
 		for _, f := range []struct {
 			file string
 			mod  time.Time
 		}{{resultFile, rows.mod}, {scoreFile, sc.mod}} {
-			if f.mod.Before(o.Since) {
+			if f.mod.Before(since) {
 				probs = append(probs, prob(ReasonStale, "%s was modified at %s, before --since %s: a file of an earlier run; use a fresh root",
-					f.file, f.mod.UTC().Format(time.RFC3339), o.Since.UTC().Format(time.RFC3339)))
+					f.file, f.mod.UTC().Format(time.RFC3339), since.UTC().Format(time.RFC3339)))
 			}
 		}
 	}

@@ -276,6 +276,26 @@ func TestReadRootProblems(t *testing.T) {
 	}
 }
 
+// TestReadRootSinceOf: a root made by an earlier run (a resumed leg's
+// kept replicate) is stale only before its own instant, while the other
+// roots keep Since.
+func TestReadRootSinceOf(t *testing.T) {
+	since := time.Date(2026, 8, 22, 7, 17, 0, 0, time.UTC)
+	kept, other := t.TempDir(), t.TempDir()
+	c := mustCategory(t, "simple_javascript")
+	for _, root := range []string{kept, other} {
+		result, score := writeCategory(t, root, c, catFiles{})
+		for _, f := range []string{result, score} {
+			require.NoError(t, os.Chtimes(f, since.Add(-time.Hour), since.Add(-time.Hour)))
+		}
+	}
+	o := ReadOptions{Since: since, SinceOf: map[string]time.Time{kept: since.Add(-2 * time.Hour)}}
+	_, probs := ReadRoot(kept, testModel, "a", c, o)
+	assert.Empty(t, probs, "the kept root's files are its own run's")
+	_, probs = ReadRoot(other, testModel, "a", c, o)
+	assert.Equal(t, []Reason{ReasonStale, ReasonStale}, reasons(probs))
+}
+
 func seq(n int) []int {
 	out := make([]int, n)
 	for i := range out {

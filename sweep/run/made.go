@@ -217,3 +217,15 @@ func flagValue(v string, ok bool) string {
 	}
 	return strings.TrimSpace(v)
 }
+
+// FlagDiff lists how the flags of two argvs differ, from a to b: {flag,
+// a's, b's} sorted by flag, a flag one side lacks "absent", a bare flag
+// "set"; each read with the schema of its program (schema.OfProgram),
+// secret values redacted first (VolatileFlags are compared: leave them
+// out of the argvs when they do not matter).
+func FlagDiff(a, b []string) [][3]string {
+	values := func(argv []string) map[string]string {
+		return schema.ReadArgv(redactArgv(argv), schema.ArgvOptions{Schema: schema.OfProgram(argv)}).Values()
+	}
+	return flagDiff(values(a), values(b))
+}

@@ -44,16 +44,17 @@ func Calibrate(ctx context.Context, p *Plan, o Options, runs int) (*Calibration,
 	if runs > 2*configs.MaxABReplicates {
 		return nil, fmt.Errorf("calibrate: %s: at most %d (twice the most replicates a leg may have)", plural.Count(runs, "run", "runs"), 2*configs.MaxABReplicates)
 	}
-	since, err := o.defaults()
+	since, err := o.defaults(p, false)
 	if err != nil {
 		return nil, err
 	}
 	arm := &p.Arms[0]
 	o.Progress(fmt.Sprintf("A/A calibration: %d identical runs of arm %s (%s)", runs, arm.Label, arm.Name))
-	roots, probs, err := runArm(ctx, p, arm, o, runs)
+	ran, err := runArm(ctx, p, arm, o, runs)
 	if err != nil {
 		return nil, err
 	}
+	roots, probs := ran.roots, ran.problems
 	cal, err := abgate.Calibrate(ctx, abgate.CalibrateOptions{
 		Roots: roots, Model: p.Leg.Model, Arm: arm.Label, Categories: p.Categories,
 		Replicates: min(max(1, p.Leg.Replicates), runs/2), Tolerance: p.Leg.Tolerance,

@@ -29,6 +29,13 @@
 // (abgate.Registry: a static sitecustomize.py first on bfcl's PYTHONPATH)
 // and verified with "bfcl models".
 //
+// Run marks its directory with LegFile (what each arm's replicates are
+// made with, Made) and records each attempt at a replicate beside its
+// root (Replicate, RecordFile); run again on the directory, it keeps the
+// replicates that ended complete and were made as the leg makes them
+// now, runs the others in fresh roots (AttemptRoot), and refuses a
+// directory made otherwise (CheckResume), naming each difference.
+//
 // Arms run one after the other on the same ports. A stage that fails (a
 // server that never becomes ready, a model bfcl does not list, bfcl
 // exiting non-zero or running past its timeout, a server that dies before

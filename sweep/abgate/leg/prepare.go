@@ -36,6 +36,9 @@ type Request struct {
 	// ./ab-runs/<leg><Suffix>-<UTC time>; made absolute).
 	Out    string
 	Suffix string
+	// Resume accepts an Out that holds an earlier Run of the same leg
+	// made the same way (LegFile, CheckResume): sweep ab run resumes it.
+	Resume bool
 	// Mode holds the simulation (Simulate, TimeScale: DefaultTimeScale
 	// unless given); a leg's simulated engine runs on the compressed wall
 	// clock and its client is bfcl.
@@ -118,7 +121,7 @@ func Prepare(r *Request) (*Prepared, error) {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(r.Stderr, "warning: %s\n", w)
 	}
-	if err := checkOut(out); err != nil {
+	if err := checkOut(out, r.Resume, p, r.Simulate); err != nil {
 		return nil, err
 	}
 	r.SimClock, r.Builtin = run.ClockWall, true
@@ -160,9 +163,11 @@ func (p *Prepared) Err(ctx context.Context, cmd string, err error) error {
 
 // checkOut refuses, before anything starts, an output directory (--out)
 // that a leg cannot have to itself: a file, a path under a file, or a
-// directory that holds something (an earlier leg's roots and report). One
-// that does not exist yet is made by Run.
-func checkOut(out string) error {
+// directory that holds something (an earlier leg's roots and report)
+// but, resume set, an earlier Run of p's leg made as it is made now
+// (simulated or not; CheckResume). One that does not exist yet is made by
+// Run.
+func checkOut(out string, resume bool, p *Plan, simulated bool) error {
 	st, err := os.Stat(out)
 	switch {
 	case errors.Is(err, syscall.ENOTDIR):
@@ -176,7 +181,14 @@ func checkOut(out string) error {
 	if err != nil || len(entries) == 0 {
 		return nil
 	}
-	return usage.Refusef("--out %s: not empty (holds %s): each leg or A/A calibration writes its servers, BFCL roots and report into a new or empty directory: give another --out, or drop --out for the default ./ab-runs/<LEG>-<UTC time>", out, holds(entries))
+	if _, err := os.Lstat(filepath.Join(out, LegFile)); resume && err == nil {
+		return CheckResume(out, p, simulated)
+	}
+	resumes := ""
+	if resume {
+		resumes = " (only the directory of an earlier sweep ab run, with its " + LegFile + ", is resumed)"
+	}
+	return usage.Refusef("--out %s: not empty (holds %s): each leg or A/A calibration writes its servers, BFCL roots and report into a new or empty directory%s: give another --out, or drop --out for the default ./ab-runs/<LEG>-<UTC time>", out, holds(entries), resumes)
 }
 
 // holds names up to three of a directory's entries.

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"sweep/internal/inputfile"
 	"sweep/internal/proc"
 	"sweep/internal/selfexe"
-	"sweep/recipes/schema"
 	"sweep/sweep/abgate"
 	"sweep/sweep/run"
 )
@@ -133,9 +131,12 @@ func (e *NotWrittenError) Error() string {
 
 func (e *NotWrittenError) Unwrap() error { return e.Err }
 
-// defaults fills o's defaults and prepares the leg's directory. It returns
-// the instant before which files are stale.
-func (o *Options) defaults() (time.Time, error) {
+// defaults fills o's defaults and prepares the leg's directory: a new
+// or empty one, which, resume set (Run), it marks with p's LegFile; or,
+// resume set, one already marked so (an earlier Run of the leg, checked
+// by CheckResume). It returns the instant before which this run's files
+// are stale.
+func (o *Options) defaults(p *Plan, resume bool) (time.Time, error) {
 	if o.Progress == nil {
 		o.Progress = func(string) {}
 	}
@@ -155,23 +156,43 @@ func (o *Options) defaults() (time.Time, error) {
 			o.BFCL = []string{exe, "sim-bfcl", "--"}
 		}
 	}
+	// Files written before this instant are stale; the second boundary
+	// keeps file systems with coarse timestamps honest.
+	since := time.Now().Truncate(time.Second)
+	legFile := filepath.Join(o.Dir, LegFile)
+	if _, err := os.Lstat(legFile); resume && err == nil {
+		if err := CheckResume(o.Dir, p, o.Setup.Simulate); err != nil {
+			return time.Time{}, err
+		}
+		o.Progress("resuming the leg in " + o.Dir)
+		return since, nil
+	}
 	if err := abgate.PrepareRoot(o.Dir); err != nil {
 		return time.Time{}, fmt.Errorf("leg directory: %w", err)
 	}
-	// Files written before this instant are stale; the second boundary
-	// keeps file systems with coarse timestamps honest.
-	return time.Now().Truncate(time.Second), nil
+	if resume {
+		if err := atomicfile.WriteJSON(legFile, legMade(p, o.Setup.Simulate)); err != nil {
+			return time.Time{}, fmt.Errorf("leg directory: %w", run.CheckDiskFull(o.Dir, err))
+		}
+	}
+	return since, nil
 }
 
 // Run runs both arms, one after the other or (a concurrent leg) both at
 // once on their own GPUs and ports, holding the leg's host lock if it
-// names one, and compares them. It returns an error only for unusable
-// options, an unusable output directory, a host lock not had in time,
-// cancellation or a report file that cannot be written; every failed
-// stage is a Problem in the report. A report drawn but not written is
-// returned with its *NotWrittenError: the Result's Output holds it.
+// names one, and compares them. Its directory is new or empty, marked
+// then with LegFile, or an earlier Run's of the same leg made the same
+// way (CheckResume): that run's complete replicates are kept (an arm
+// with all of them kept starts no server), the others run again in
+// fresh roots (AttemptRoot). Interrupted, it returns an
+// *InterruptedError naming the complete replicates. It returns an error
+// only for unusable options, an unusable output directory, a host lock
+// not had in time, cancellation or a report file that cannot be written;
+// every failed stage is a Problem in the report. A report drawn but not
+// written is returned with its *NotWrittenError: the Result's Output
+// holds it.
 func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
-	since, err := o.defaults()
+	since, err := o.defaults(p, true)
 	if err != nil {
 		return nil, err
 	}
@@ -187,40 +208,44 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 	}
 	res := &Result{}
 	var problems []abgate.Problem
+	sinceOf := map[string]time.Time{}
 	type armOut struct {
-		roots []string
-		probs []abgate.Problem
-		err   error
+		run *armRun
+		err error
 	}
 	var outs [2]armOut
 	if p.Leg.Mode == configs.ABConcurrent {
 		var wg sync.WaitGroup
 		for i := range p.Arms {
 			wg.Go(func() {
-				r, pr, err := runArm(ctx, p, &p.Arms[i], o, p.Leg.Replicates)
-				outs[i] = armOut{r, pr, err}
+				r, err := runArm(ctx, p, &p.Arms[i], o, p.Leg.Replicates)
+				outs[i] = armOut{r, err}
 			})
 		}
 		wg.Wait()
 	} else {
 		for i := range p.Arms {
-			r, pr, err := runArm(ctx, p, &p.Arms[i], o, p.Leg.Replicates)
-			outs[i] = armOut{r, pr, err}
+			r, err := runArm(ctx, p, &p.Arms[i], o, p.Leg.Replicates)
+			outs[i] = armOut{r, err}
 			if err != nil {
 				break
 			}
 		}
 	}
+	if ctx.Err() != nil {
+		return nil, interrupted(o.Dir, p, o.Setup.Simulate, context.Cause(ctx))
+	}
 	for i, out := range outs {
 		if out.err != nil {
 			return nil, out.err
 		}
-		res.Roots[i] = out.roots
-		problems = append(problems, out.probs...)
+		res.Roots[i] = out.run.roots
+		problems = append(problems, out.run.problems...)
+		maps.Copy(sinceOf, out.run.kept)
 	}
 	rep, err := abgate.Compare(ctx, abgate.Options{
 		A: res.Roots[0], B: res.Roots[1], Model: p.Leg.Model, Categories: p.Categories,
-		Tolerance: p.Leg.Tolerance, Read: abgate.ReadOptions{Since: since, AllowPartial: p.Leg.PartialEval},
+		Tolerance: p.Leg.Tolerance, Read: abgate.ReadOptions{Since: since, SinceOf: sinceOf, AllowPartial: p.Leg.PartialEval},
 		Problems: problems, Calibration: o.Calibration, Leg: p.Leg.Name, Simulated: &o.Setup.Simulate,
 		Servers: []abgate.ArmServer{armServer(p.Leg.Model, &p.Arms[0]), armServer(p.Leg.Model, &p.Arms[1])},
 	})
@@ -273,24 +298,52 @@ func (o *Options) writeOutputs(tableName, heading string, table func(io.Writer) 
 	return out, nil
 }
 
-// runArm brings the arm's server up, runs reps replicates against it and
-// stops it. The roots are returned even when nothing was written in them,
-// so the comparison names what is missing.
-func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) ([]string, []abgate.Problem, error) {
-	roots := make([]string, reps)
-	for r := range reps {
-		roots[r] = RootDir(o.Dir, arm.Label, r+1)
+// armRun is what runArm made of an arm: its replicates' roots, one per
+// replicate, named also when nothing was written in them, so the
+// comparison names what is missing; their run-failed problems; and the
+// roots kept from an earlier run, each with the instant before which
+// its files are stale (its attempt's start).
+type armRun struct {
+	roots    []string
+	problems []abgate.Problem
+	kept     map[string]time.Time
+}
+
+// runArm keeps the arm's complete replicates in o.Dir (scanReplicates)
+// and, when some are left, brings the arm's server up, runs them against
+// it in fresh roots and stops it.
+func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) (*armRun, error) {
+	made := madeOf(p, arm, o.Setup.Simulate)
+	states, err := scanReplicates(o.Dir, p, arm, made, reps)
+	if err != nil {
+		return nil, err
 	}
-	failAll := func(detail string) []abgate.Problem {
-		var ps []abgate.Problem
-		for _, root := range roots {
-			ps = append(ps, abgate.Problem{Arm: arm.Label, Root: root, Category: "*", Reason: abgate.ReasonRunFailed, Detail: detail})
+	out := &armRun{roots: make([]string, reps), kept: map[string]time.Time{}}
+	var todo []replicateState
+	for i, st := range states {
+		if st.kept != "" {
+			out.roots[i], out.kept[st.kept] = st.kept, st.started.Truncate(time.Second)
+			o.Progress(fmt.Sprintf("arm %s: replicate %d: kept %s: complete", arm.Label, st.rep, relTo(o.Dir, st.kept)))
+			continue
 		}
-		return ps
+		out.roots[i] = st.fresh
+		if len(st.redo) > 0 {
+			o.Progress(fmt.Sprintf("arm %s: replicate %d: not complete: %s: runs again in %s", arm.Label, st.rep, strings.Join(st.redo, "; "), relTo(o.Dir, st.fresh)))
+		}
+		todo = append(todo, st)
+	}
+	if len(todo) == 0 {
+		o.Progress(fmt.Sprintf("arm %s (%s): every replicate kept: its server is not started", arm.Label, arm.Name))
+		return out, nil
+	}
+	failAll := func(left []replicateState, detail string) {
+		for _, st := range left {
+			out.problems = append(out.problems, abgate.Problem{Arm: arm.Label, Root: st.fresh, Category: "*", Reason: abgate.ReasonRunFailed, Detail: detail})
+		}
 	}
 	spec, err := run.ServerFromPlan(&arm.Point, o.Setup)
 	if err != nil {
-		return nil, nil, fmt.Errorf("arm %s: %w", arm.Label, err)
+		return nil, fmt.Errorf("arm %s: %w", arm.Label, err)
 	}
 	so := o.Server
 	so.OutDir = ServerDir(o.Dir, arm.Label)
@@ -298,7 +351,7 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) ([]stri
 	srv, rec, err := run.StartServer(ctx, spec.ServerSpec, so)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, fmt.Errorf("arm %s: %w", arm.Label, context.Cause(ctx))
+			return nil, fmt.Errorf("arm %s: %w", arm.Label, context.Cause(ctx))
 		}
 		detail := "the server did not start: " + err.Error()
 		if rec != nil {
@@ -307,27 +360,25 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) ([]stri
 			}
 		}
 		o.Progress(fmt.Sprintf("arm %s: %s", arm.Label, detail))
-		return roots, failAll(detail), nil
+		failAll(todo, detail)
+		return out, nil
 	}
 	defer srv.Stop()
 	o.Progress(fmt.Sprintf("arm %s: server ready at %s", arm.Label, arm.BaseURL))
-	var probs []abgate.Problem
-	for r, root := range roots {
+	for k, st := range todo {
 		if detail := serverDied(srv); detail != "" {
 			// bfcl against a dead server would only fill the replicates
 			// left with inference errors.
-			detail = fmt.Sprintf("not run: the server died before replicate %d: %s", r+1, detail)
+			detail = fmt.Sprintf("not run: the server died before replicate %d: %s", st.rep, detail)
 			o.Progress(fmt.Sprintf("arm %s: %s", arm.Label, detail))
-			for _, left := range roots[r:] {
-				probs = append(probs, abgate.Problem{Arm: arm.Label, Root: left, Category: "*", Reason: abgate.ReasonRunFailed, Detail: detail})
-			}
+			failAll(todo[k:], detail)
 			break
 		}
-		ps, err := runReplicate(ctx, p, arm, o, r+1, root, func() string { return serverDied(srv) })
+		ps, err := runReplicate(ctx, p, arm, o, st, made, func() string { return serverDied(srv) })
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		probs = append(probs, ps...)
+		out.problems = append(out.problems, ps...)
 	}
 	final, err := srv.Stop()
 	if err != nil {
@@ -336,9 +387,9 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) ([]stri
 		o.Progress(fmt.Sprintf("arm %s: server stopped", arm.Label))
 	}
 	if ctx.Err() != nil {
-		return nil, nil, context.Cause(ctx)
+		return nil, context.Cause(ctx)
 	}
-	return roots, probs, nil
+	return out, nil
 }
 
 // serverDied is "" while every process of srv runs, else which one ended
@@ -356,7 +407,34 @@ func serverDied(srv *run.Server) string {
 	return st.Detail() + " (log: " + log + ")"
 }
 
-// runReplicate writes the registry entry of a fresh root, verifies it with
+// runReplicate runs attempt st of a replicate of arm (made as made) in
+// its fresh root (runStages), recording it beside the root (Replicate):
+// started, then ended with its problems. A record not written is warned
+// about: the replicate counts in this run's report, and a rerun of the
+// leg runs it again.
+func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, st replicateState, made Made, died func() string) ([]abgate.Problem, error) {
+	root := st.fresh
+	if err := abgate.PrepareRoot(root); err != nil {
+		return []abgate.Problem{{Arm: arm.Label, Root: root, Category: "*", Reason: abgate.ReasonRunFailed, Detail: err.Error()}}, nil
+	}
+	rec := &Replicate{Arm: arm.Label, Replicate: st.rep, Attempt: st.attempt, Started: time.Now().UTC(), Made: made}
+	record := func() {
+		if err := writeRecord(root, rec); err != nil {
+			o.Progress(fmt.Sprintf("arm %s: replicate %d: warning: its record was not written (a rerun of the leg runs it again): %v", arm.Label, st.rep, run.CheckDiskFull(o.Dir, err)))
+		}
+	}
+	record()
+	probs, err := runStages(ctx, p, arm, o, st.rep, root, died)
+	if err != nil {
+		return nil, err
+	}
+	ended := time.Now().UTC()
+	rec.Ended, rec.Problems = &ended, probs
+	record()
+	return probs, nil
+}
+
+// runStages writes the registry entry of a fresh root, verifies it with
 // bfcl models, then runs bfcl generate and bfcl evaluate there. evaluate
 // runs even after a failed generate, so the categories that were generated
 // are scored and the others named. A registry entry that is not written or
@@ -364,16 +442,12 @@ func serverDied(srv *run.Server) string {
 // not asked) says whether the arm's server died (serverDied): asked when
 // generate ends, a server dead by then is a run-failed problem, listed
 // before the inference errors it caused.
-func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, root string, died func() string) ([]abgate.Problem, error) {
+func runStages(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, root string, died func() string) ([]abgate.Problem, error) {
 	problem := func(detail string) abgate.Problem {
 		return abgate.Problem{Arm: arm.Label, Root: root, Category: "*", Reason: abgate.ReasonRunFailed, Detail: detail}
 	}
-	if err := abgate.PrepareRoot(root); err != nil {
-		return []abgate.Problem{problem(err.Error())}, nil
-	}
-	b := abgate.BFCL{Model: p.Leg.Model, Categories: p.Categories, Root: root, BaseURL: arm.BaseURL,
-		Temperature: p.Leg.Sampling.Temperature, NumThreads: p.Leg.Sampling.NumThreads, PartialEval: p.Leg.PartialEval}
-	reg := abgate.Registry{Name: p.Leg.Model, APIModel: apiModel(p.Leg.Model, arm), Dir: PythonDir(o.Dir, arm.Label, rep)}
+	b := bfclOf(p, arm, root)
+	reg := abgate.Registry{Name: p.Leg.Model, APIModel: apiModel(p.Leg.Model, arm), Dir: PythonDir(root)}
 	if err := reg.Write(); err != nil {
 		return []abgate.Problem{problem("the bfcl registry entry was not written: " + err.Error())}, nil
 	}
@@ -383,7 +457,7 @@ func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, ro
 		maps.Copy(env, arm.Sim.Env(rep-1))
 	}
 	o.Progress(fmt.Sprintf("arm %s: replicate %d: bfcl models (registry entry %s in %s)", arm.Label, rep, reg.Name, reg.Dir))
-	log := filepath.Join(filepath.Dir(root), fmt.Sprintf("bfcl-r%d-models.log", rep))
+	log := LogFile(root, "models")
 	if detail := verifyModel(ctx, p.Leg.Model, env, root, log, o); detail != "" {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -398,7 +472,7 @@ func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, ro
 	}{{"generate", b.Generate(), o.RunTimeout}, {"evaluate", b.Evaluate(), 0}} {
 		o.Progress(fmt.Sprintf("arm %s: replicate %d: bfcl %s", arm.Label, rep, stage.name))
 		argv := append(append([]string{}, o.BFCL...), stage.argv[1:]...)
-		log := filepath.Join(filepath.Dir(root), fmt.Sprintf("bfcl-r%d-%s.log", rep, stage.name))
+		log := LogFile(root, stage.name)
 		st, err := runProcess(ctx, proc.Spec{Name: "bfcl " + stage.name, Argv: argv, Env: env, Dir: root, LogPath: log}, stage.timeout, o.StopGrace)
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -478,41 +552,6 @@ func verifyModel(ctx context.Context, model string, env map[string]string, dir, 
 	return fmt.Sprintf("bfcl models does not list %s although the registry entry was written (%s first on PYTHONPATH): "+
 		"the bfcl program must run a Python that honours PYTHONPATH and imports bfcl_eval.constants.model_config (bfcl-eval 2026.3.23); "+
 		"look for a \"sweep sitecustomize:\" line in the log (log: %s)", model, env["PYTHONPATH"], log)
-}
-
-// apiModel is the model name bfcl sends to the arm: the engine's served
-// model name, else the registry name without its "-FC" suffix.
-func apiModel(registry string, arm *Arm) string {
-	if names := run.ServedModels(arm.Point.Engine.Argv); len(names) > 0 {
-		return names[0]
-	}
-	return strings.TrimSuffix(registry, "-FC")
-}
-
-// armServer is what arm's server ran, from its planned point: the
-// report's record of the arm (registry is the leg's BFCL model name).
-func armServer(registry string, arm *Arm) abgate.ArmServer {
-	pt := arm.Point
-	s := abgate.ArmServer{Arm: arm.Label, Name: arm.Name, ConfigKey: pt.Row.ConfigKey, Recipe: pt.Recipe, Image: pt.Row.Image,
-		ModelPath: pt.Row.Model, ServedModel: apiModel(registry, arm), EngineArgv: slices.Clone(pt.Engine.Argv), EngineParsers: parsersOf(pt.Engine.Argv)}
-	if s.ConfigKey != "" {
-		s.Precision = pt.Row.Precision
-	}
-	if pt.Router != nil {
-		s.RouterArgv = slices.Clone(pt.Router.Argv)
-		ps := parsersOf(pt.Router.Argv)
-		s.RouterParsers = &ps
-	}
-	return s
-}
-
-// parsersOf is the parser flags of argv, read with the schema of the
-// program it starts with (schema.OfProgram).
-func parsersOf(argv []string) abgate.Parsers {
-	a := schema.ReadArgv(argv, schema.ArgvOptions{Schema: schema.OfProgram(argv)})
-	tool, _ := a.Find("--tool-call-parser")
-	reasoning, _ := a.Find("--reasoning-parser")
-	return abgate.Parsers{ToolCall: tool.Value(), Reasoning: reasoning.Value()}
 }
 
 // simulatedSuffix marks a simulated leg's or calibration's heading.

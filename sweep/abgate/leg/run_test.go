@@ -53,7 +53,7 @@ func TestRunReplicateFailures(t *testing.T) {
 	script := `echo "$@" >> ../argv; echo "$BFCL_PROJECT_ROOT $OPENAI_BASE_URL $OPENAI_API_KEY $PYTHONPATH $SWEEP_BFCL_REGISTRY_NAME $SWEEP_BFCL_API_MODEL" >> ../env; case "$1" in ` + fakeModels + `generate) exit 3;; *) exit 5;; esac`
 	o := Options{Dir: dir, BFCL: []string{"sh", "-c", script, "bfcl"}, StopGrace: time.Second, Progress: func(string) {}}
 	root := RootDir(dir, "b", 1)
-	probs, err := runReplicate(t.Context(), p, arm, o, 1, root, nil)
+	probs, err := runReplicate(t.Context(), p, arm, o, replicateState{rep: 1, fresh: root, attempt: 1}, Made{}, nil)
 	require.NoError(t, err)
 	require.Len(t, probs, 2)
 	for i, want := range []string{"bfcl generate: exit code 3", "bfcl evaluate: exit code 5"} {
@@ -67,14 +67,14 @@ func TestRunReplicateFailures(t *testing.T) {
 	assert.Equal(t, "models\ngenerate --model Org/M-FC --test-category multiple --temperature 0 --num-threads 4 --allow-overwrite\nevaluate --model Org/M-FC --test-category multiple\n", string(argv))
 	env, err := os.ReadFile(filepath.Join(dir, "b", "env"))
 	require.NoError(t, err)
-	py := PythonDir(dir, "b", 1)
+	py := PythonDir(root)
 	assert.Equal(t, strings.Repeat(root+" http://127.0.0.1:1/v1 EMPTY "+py+":/opt/site Org/M-FC Org/M\n", 3), string(env))
 	site, err := os.ReadFile(filepath.Join(py, abgate.SitecustomizeFile))
 	require.NoError(t, err)
 	assert.Equal(t, abgate.Sitecustomize(), site, "the static registration file")
 
 	// A reused root is refused, never written into.
-	probs, err = runReplicate(t.Context(), p, arm, o, 1, filepath.Join(dir, "b"), nil)
+	probs, err = runReplicate(t.Context(), p, arm, o, replicateState{rep: 1, fresh: filepath.Join(dir, "b"), attempt: 1}, Made{}, nil)
 	require.NoError(t, err)
 	require.Len(t, probs, 1)
 	assert.Contains(t, probs[0].Detail, "fresh root")
@@ -105,10 +105,10 @@ func TestRunReplicateRegistration(t *testing.T) {
 			o := Options{Dir: dir, BFCL: []string{"sh", "-c", tc.script, "bfcl"}, StopGrace: time.Second, Progress: func(string) {}}
 			if tc.block {
 				require.NoError(t, os.MkdirAll(filepath.Join(dir, "a"), 0o755))
-				require.NoError(t, os.WriteFile(PythonDir(dir, "a", 1), nil, 0o644))
+				require.NoError(t, os.WriteFile(PythonDir(RootDir(dir, "a", 1)), nil, 0o644))
 			}
 			root := RootDir(dir, "a", 1)
-			probs, err := runReplicate(t.Context(), p, arm, o, 1, root, nil)
+			probs, err := runReplicate(t.Context(), p, arm, o, replicateState{rep: 1, fresh: root, attempt: 1}, Made{}, nil)
 			require.NoError(t, err)
 			require.Len(t, probs, 1)
 			assert.Equal(t, abgate.ReasonRunFailed, probs[0].Reason)

@@ -1,0 +1,58 @@
+package leg
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
+)
+
+// TestMadeOfPortsAndDiff: two plans of one leg that drew other ports (a
+// simulated leg draws free ones on every run) make the same Made, so a
+// rerun keeps the replicates; a leg changed in its engine's flags, its
+// router's parsers, its categories or its simulated case model differs,
+// and each difference is named once with both values.
+func TestMadeOfPortsAndDiff(t *testing.T) {
+	plan := func(t *testing.T, port int, edit func(*configs.ABLeg)) *Plan {
+		t.Helper()
+		l, err := configs.DefaultABLeg("minimaxm3-mi325x-smg")
+		require.NoError(t, err)
+		if edit != nil {
+			edit(l)
+		}
+		next := port
+		p, err := NewPlan(l, PlanOptions{Generator: generator(t), Simulate: true, Port: func() (int, error) { next += 100; return next, nil }})
+		require.NoError(t, err)
+		return p
+	}
+	was, other := plan(t, 12000, nil), plan(t, 17000, nil)
+	for i := range was.Arms {
+		assert.Empty(t, madeDiff(madeOf(was, &was.Arms[i], true), madeOf(other, &other.Arms[i], true)), "arm %s: other ports", was.Arms[i].Label)
+	}
+	b := madeOf(was, &was.Arms[1], true)
+	assert.Contains(t, b.Server.RouterArgv, "http://127.0.0.1:{engine-port}", "the router's worker URL names the engine's port")
+	assert.NotContains(t, b.EngineEnv["AIPERF_SERVER_METRICS_URLS"], "12", "the metrics URL's port is named")
+
+	for _, tc := range []struct {
+		name      string
+		edit      func(*configs.ABLeg)
+		simulated bool
+		want      []string
+	}{
+		{"router parser", func(l *configs.ABLeg) { l.Arms[1].Router.Parsers.ToolCall = str("kimik2") }, true,
+			[]string{"router flag --tool-call-parser: minimax_m2, now kimik2"}},
+		{"categories", func(l *configs.ABLeg) { l.Categories = []string{"simple_python"} }, true,
+			[]string{"bfcl generate flag --test-category: simple_python,simple_java,simple_javascript,multiple,parallel,parallel_multiple,irrelevance," +
+				"live_simple,live_multiple,live_parallel,live_parallel_multiple,live_irrelevance,live_relevance," +
+				"multi_turn_base,multi_turn_miss_func,multi_turn_miss_param,multi_turn_long_context, now simple_python"}},
+		{"case model", func(l *configs.ABLeg) { l.Simulate.Seed = 12 }, true, []string{"simulated bfcl's seed: 11, now 12"}},
+		{"real", nil, false, []string{"engines and bfcl: simulated, now real"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := plan(t, 12000, tc.edit)
+			assert.Equal(t, tc.want, madeDiff(b, madeOf(now, &now.Arms[1], tc.simulated)))
+		})
+	}
+}

@@ -1,0 +1,263 @@
+package leg
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"sweep/configs"
+	"sweep/internal/atomicfile"
+	"sweep/internal/inputfile"
+	"sweep/internal/plural"
+	"sweep/internal/usage"
+	"sweep/sweep/abgate"
+)
+
+// recordFormat is the format of LegFile and of the replicate records.
+const recordFormat = 1
+
+// legStamp is LegFile's content: the leg directory's mark, with what
+// each arm's replicates are made with.
+type legStamp struct {
+	Format int `json:"format"`
+	// Arms are arm a's and arm b's Made.
+	Arms []Made `json:"arms"`
+}
+
+// Replicate is the record of one attempt at a replicate of an arm
+// (RecordFile beside its root), written atomically when the attempt
+// starts and again when it ends, so a killed leg leaves each attempt's
+// record whole: started and not ended, or ended.
+type Replicate struct {
+	Format int `json:"format"`
+	// Arm is the arm's label; Replicate (1-based) and Attempt (1-based,
+	// AttemptRoot) place the root.
+	Arm       string    `json:"arm"`
+	Replicate int       `json:"replicate"`
+	Attempt   int       `json:"attempt"`
+	Started   time.Time `json:"started"`
+	// Ended is when the attempt's last bfcl stage ended (nil: it did not
+	// end: interrupted or killed).
+	Ended *time.Time `json:"ended,omitempty"`
+	// Problems are the attempt's run-failed problems (none: bfcl models,
+	// generate and evaluate succeeded against a live server).
+	Problems []abgate.Problem `json:"problems,omitempty"`
+	Made     Made             `json:"made"`
+}
+
+// readRecord reads a replicate's record; nil when there is none.
+func readRecord(file string) (*Replicate, error) {
+	data, err := inputfile.Read(file, inputfile.SmallJSON)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r Replicate
+	if err := configs.DecodeRecordJSON(file, data, &r, "the replicate record sweep ab run writes"); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// writeRecord writes rec beside root, atomically.
+func writeRecord(root string, rec *Replicate) error {
+	rec.Format = recordFormat
+	return atomicfile.WriteJSON(RecordFile(root), rec)
+}
+
+// replicateState is what a leg's directory holds of one replicate of an
+// arm.
+type replicateState struct {
+	rep int
+	// kept is the root of the replicate's complete attempt ("" for none),
+	// started when that attempt started.
+	kept    string
+	started time.Time
+	// fresh and attempt are the root and number of its next attempt, one
+	// no earlier attempt wrote anything for.
+	fresh   string
+	attempt int
+	// redo lists its incomplete attempts: "b/bfcl-r1 (interrupted: ...)".
+	redo []string
+}
+
+// scanReplicates reads what dir holds of arm's replicates 1..reps: each
+// attempt's record, the complete one (attemptIncomplete) kept. An
+// attempt made otherwise than made (madeDiff) is a *usage.Error naming
+// the differences: its directory is another leg's or another setup's.
+func scanReplicates(dir string, p *Plan, arm *Arm, made Made, reps int) ([]replicateState, error) {
+	states := make([]replicateState, reps)
+	for r := range reps {
+		st := &states[r]
+		st.rep = r + 1
+		for n := 1; ; n++ {
+			root := AttemptRoot(dir, arm.Label, st.rep, n)
+			if !attemptUsed(root) {
+				st.fresh, st.attempt = root, n
+				break
+			}
+			rec, err := readRecord(RecordFile(root))
+			if err != nil {
+				return nil, usage.Refusef("%s: %w: move the directory aside, or give another --out", dir, err)
+			}
+			if rec != nil {
+				if diffs := madeDiff(rec.Made, made); len(diffs) > 0 {
+					return nil, madeOtherwise(dir, RecordFile(root), diffs)
+				}
+			}
+			if why := attemptIncomplete(rec, root, p, arm.Label); why != "" {
+				st.redo = append(st.redo, fmt.Sprintf("%s (%s)", relTo(dir, root), why))
+				continue
+			}
+			st.kept, st.started = root, rec.Started
+		}
+	}
+	return states, nil
+}
+
+// madeOtherwise refuses a leg directory one of whose records (file) says
+// it was made otherwise: diffs.
+func madeOtherwise(dir, file string, diffs []string) error {
+	return usage.Refusef("--out %s holds a leg made otherwise than this one (%s): %s: give another --out, or run the leg as it was made to resume it",
+		dir, relTo(dir, file), strings.Join(diffs, "; "))
+}
+
+// attemptUsed says whether an attempt wrote anything for root: the root,
+// its record, its registry entry or its first log.
+func attemptUsed(root string) bool {
+	for _, path := range []string{root, RecordFile(root), PythonDir(root), LogFile(root, "models")} {
+		if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+	}
+	return false
+}
+
+// attemptIncomplete says why the attempt rec records at root is not a
+// complete replicate ("" when it is): it has no record (its run did not
+// start it), it did not end, a bfcl stage or the server failed, or a
+// category's result or score file is missing or unreadable.
+func attemptIncomplete(rec *Replicate, root string, p *Plan, label string) string {
+	switch {
+	case rec == nil:
+		return "no record " + filepath.Base(RecordFile(root))
+	case rec.Ended == nil:
+		return "interrupted: it did not end"
+	case len(rec.Problems) > 0:
+		return "run-failed: " + rec.Problems[0].Detail
+	}
+	for _, c := range p.Categories {
+		if rc, probs := abgate.ReadRoot(root, p.Leg.Model, label, c, abgate.ReadOptions{AllowPartial: p.Leg.PartialEval}); rc == nil && len(probs) > 0 {
+			return probs[0].Detail
+		}
+	}
+	return ""
+}
+
+// relTo is path relative to dir, or path when it is not below dir.
+func relTo(dir, path string) string {
+	if rel, err := filepath.Rel(dir, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
+}
+
+// legMade is what each of p's arms' replicates are made with now.
+func legMade(p *Plan, simulated bool) legStamp {
+	return legStamp{Format: recordFormat, Arms: []Made{madeOf(p, &p.Arms[0], simulated), madeOf(p, &p.Arms[1], simulated)}}
+}
+
+// CheckResume checks that dir, an earlier `sweep ab run`'s directory
+// (LegFile), holds p's leg made as it would be made now (simulated or
+// not): its LegFile and every replicate record. A difference is a
+// *usage.Error naming each one.
+func CheckResume(dir string, p *Plan, simulated bool) error {
+	now := legMade(p, simulated)
+	file := filepath.Join(dir, LegFile)
+	data, err := inputfile.Read(file, inputfile.SmallJSON)
+	if err != nil {
+		return usage.Refusef("--out %s: %w", dir, err)
+	}
+	var was legStamp
+	if err := configs.DecodeRecordJSON(file, data, &was, "the leg.json sweep ab run writes"); err != nil {
+		return usage.Refusef("--out %s: %w: move the directory aside, or give another --out", dir, err)
+	}
+	if len(was.Arms) != len(now.Arms) {
+		return usage.Refusef("--out %s: %s records %d arms, want %d: move the directory aside, or give another --out", dir, file, len(was.Arms), len(now.Arms))
+	}
+	// A difference both arms have (the categories, the leg's sampling) is
+	// named once.
+	var diffs []string
+	arms := map[string][]string{}
+	for i := range now.Arms {
+		for _, d := range madeDiff(was.Arms[i], now.Arms[i]) {
+			if arms[d] == nil {
+				diffs = append(diffs, d)
+			}
+			arms[d] = append(arms[d], p.Arms[i].Label)
+		}
+	}
+	if len(diffs) > 0 {
+		for i, d := range diffs {
+			diffs[i] = plural.Word(len(arms[d]), "arm", "arms") + " " + strings.Join(arms[d], " and ") + ": " + d
+		}
+		return madeOtherwise(dir, file, diffs)
+	}
+	for i := range p.Arms {
+		if _, err := scanReplicates(dir, p, &p.Arms[i], now.Arms[i], p.Leg.Replicates); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// InterruptedError is a leg interrupted before its report: which
+// replicates are complete (a rerun of the same command on the same
+// directory keeps them) and which are not (a rerun runs them again in
+// fresh roots). It wraps the cancellation's cause.
+type InterruptedError struct {
+	Dir                  string
+	Complete, Incomplete []string
+	Err                  error
+}
+
+func (e *InterruptedError) Error() string {
+	complete, incomplete := "none", "none"
+	if len(e.Complete) > 0 {
+		complete = strings.Join(e.Complete, ", ")
+	}
+	if len(e.Incomplete) > 0 {
+		incomplete = strings.Join(e.Incomplete, ", ")
+	}
+	return fmt.Sprintf("interrupted before the report; complete replicates: %s; not complete: %s; "+
+		"run the same command with --out %s to resume: it keeps the complete replicates and runs the others in fresh roots", complete, incomplete, e.Dir)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// interrupted is the InterruptedError of p's leg in dir, from what dir
+// holds now, for cause.
+func interrupted(dir string, p *Plan, simulated bool, cause error) error {
+	now := legMade(p, simulated)
+	ie := &InterruptedError{Dir: dir, Err: cause}
+	for i := range p.Arms {
+		states, err := scanReplicates(dir, p, &p.Arms[i], now.Arms[i], p.Leg.Replicates)
+		if err != nil {
+			return cause
+		}
+		for _, st := range states {
+			if st.kept != "" {
+				ie.Complete = append(ie.Complete, relTo(dir, st.kept))
+			} else {
+				ie.Incomplete = append(ie.Incomplete, fmt.Sprintf("%s/bfcl-r%d", p.Arms[i].Label, st.rep))
+			}
+		}
+	}
+	return ie
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"sweep/sweep/compare"
 	"sweep/sweep/knee"
+	"sweep/sweep/run"
 )
 
 // simulatedDiscovery runs a short simulated discovery of the MI325X
@@ -247,25 +249,54 @@ func TestCompareBenchmarkDurations(t *testing.T) {
 
 // TestCompareWithoutArtifacts: a sweep whose points' aiperf artifacts
 // were deleted (the CI uploads most results alone) does not say its
-// benchmark duration, but its results say the span they measured: 120 s
-// points (spanning about 130 s) against 300 s ones are a length-mismatch,
-// BASE's or HEAD's artifacts gone. It read PASS ("an unknown duration
-// pairs with any").
+// benchmark duration there, but each point's run.json records the
+// client's argv: its --benchmark-duration is the duration (it read
+// "differs: client's benchmark duration: 120 s → unknown" against the
+// same sweep with its artifacts, and paired 120 s points with 300 s ones
+// only by their spans). Without run.json either, its results' measured
+// span stands in: 120 s points (spanning about 130 s) against 300 s ones
+// are a length-mismatch, BASE's or HEAD's artifacts gone (it read PASS:
+// "an unknown duration pairs with any").
 func TestCompareWithoutArtifacts(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	dir := t.TempDir()
-	long, short := filepath.Join(dir, "long"), filepath.Join(dir, "short")
+	long, short, same := filepath.Join(dir, "long"), filepath.Join(dir, "short"), filepath.Join(dir, "same")
 	simulatedDiscoveryOf(t, 300, long, nil, "--ep", "8")
 	simulatedDiscovery(t, short, nil, "--ep", "8")
+	require.NoError(t, exec.Command("cp", "-a", short, same).Run(), "the same sweep, its artifacts kept")
 	arts, err := filepath.Glob(filepath.Join(short, "*", "aiperf_artifacts"))
 	require.NoError(t, err)
 	require.Len(t, arts, 5, "the points' aiperf artifacts")
 	for _, a := range arts {
 		require.NoError(t, os.RemoveAll(a))
 	}
+
+	// run.json says the duration: the same sweep differs in nothing, and
+	// the other duration is named.
+	code, stdout, stderr := runCLI(t, "compare", same, short)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.NotContains(t, stdout, "benchmark duration")
 	for _, tc := range []struct{ base, head, want string }{
-		{long, short, "BASE ran it for 300 s (the client's configured benchmark duration), HEAD for a duration its results do not say (no aiperf artifacts beside them) over a measured span of "},
-		{short, long, "HEAD ran it for 300 s (the client's configured benchmark duration), BASE for a duration its results do not say (no aiperf artifacts beside them) over a measured span of "},
+		{long, short, "BASE ran it for 300 s, HEAD for 120 s (the client's configured benchmark duration)"},
+		{short, long, "BASE ran it for 120 s, HEAD for 300 s (the client's configured benchmark duration)"},
+	} {
+		code, stdout, stderr := runCLI(t, "compare", tc.base, tc.head)
+		require.Equal(t, exitABIncomplete, code, "compare %s %s\nstdout:\n%s\nstderr:\n%s", tc.base, tc.head, stdout, stderr)
+		assert.Contains(t, stdout, "\n  differs: client's benchmark duration: "+map[bool]string{true: "300 s → 120 s", false: "120 s → 300 s"}[tc.base == long]+"\n")
+		assert.Contains(t, stdout, "length-mismatch: arm qwen3.5 cluster:mi325x-amds sglang fp8 mtp tp8 ep8, conc 16: "+tc.want)
+		assert.Contains(t, stdout, "\nverdict: INCOMPLETE: 5 problems (5 length-mismatch); no verdict is drawn from incomplete data\n")
+	}
+
+	// Without run.json either, the span stands in.
+	recs, err := filepath.Glob(filepath.Join(short, "*", run.RecordFile))
+	require.NoError(t, err)
+	require.Len(t, recs, 5, "the points' run.json")
+	for _, r := range recs {
+		require.NoError(t, os.Remove(r))
+	}
+	for _, tc := range []struct{ base, head, want string }{
+		{long, short, "BASE ran it for 300 s (the client's configured benchmark duration), HEAD for a duration its results do not say (neither aiperf artifacts nor a run.json beside them) over a measured span of "},
+		{short, long, "HEAD ran it for 300 s (the client's configured benchmark duration), BASE for a duration its results do not say (neither aiperf artifacts nor a run.json beside them) over a measured span of "},
 	} {
 		code, stdout, stderr := runCLI(t, "compare", tc.base, tc.head)
 		require.Equal(t, exitABIncomplete, code, "compare %s %s\nstdout:\n%s\nstderr:\n%s", tc.base, tc.head, stdout, stderr)

@@ -197,7 +197,7 @@ func lengthMismatch(b, h knee.Length, c int) string {
 	if h.Seconds > 0 {
 		known, unknown, kl, ul = unknown, known, h, b
 	}
-	return fmt.Sprintf("%s %s it for %g s (the client's configured benchmark duration), %s for a duration its results do not say (no aiperf artifacts beside them) over a measured span of %.4g s, more than %g %% short of %g s: a shorter run; %s; measure c%d on both sides at one length (the same sweep command, or the same --duration), and keep the aiperf artifacts beside the results",
+	return fmt.Sprintf("%s %s it for %g s (the client's configured benchmark duration), %s for a duration its results do not say (neither aiperf artifacts nor a run.json beside them) over a measured span of %.4g s, more than %g %% short of %g s: a shorter run; %s; measure c%d on both sides at one length (the same sweep command, or the same --duration), and keep the aiperf artifacts or run.json beside the results",
 		known, what, kl.Seconds, unknown, ul.Span, 100*knee.SpanTolerance, kl.Seconds, why, c)
 }
 

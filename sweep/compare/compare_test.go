@@ -434,9 +434,9 @@ func TestBenchmarkDurations(t *testing.T) {
 		detail     string // the first problem's; "" for none
 	}{
 		{"HEAD's duration unknown, its span half BASE's duration", spanned(1200, 1224), spanned(0, 619.5),
-			"BASE ran it for 1200 s (the client's configured benchmark duration), HEAD for a duration its results do not say (no aiperf artifacts beside them) over a measured span of 619.5 s, more than 10 % short of 1200 s: a shorter run; results of different lengths are not compared (a longer run's sessions get further, its cache warms and its KV pool fills otherwise); measure c4 on both sides at one length (the same sweep command, or the same --duration), and keep the aiperf artifacts beside the results"},
+			"BASE ran it for 1200 s (the client's configured benchmark duration), HEAD for a duration its results do not say (neither aiperf artifacts nor a run.json beside them) over a measured span of 619.5 s, more than 10 % short of 1200 s: a shorter run; results of different lengths are not compared (a longer run's sessions get further, its cache warms and its KV pool fills otherwise); measure c4 on both sides at one length (the same sweep command, or the same --duration), and keep the aiperf artifacts or run.json beside the results"},
 		{"BASE's duration unknown, its span short of HEAD's", spanned(0, 619.5), spanned(1200, 1224),
-			"HEAD ran it for 1200 s (the client's configured benchmark duration), BASE for a duration its results do not say (no aiperf artifacts beside them) over a measured span of 619.5 s"},
+			"HEAD ran it for 1200 s (the client's configured benchmark duration), BASE for a duration its results do not say (neither aiperf artifacts nor a run.json beside them) over a measured span of 619.5 s"},
 		{"HEAD's span within 10 % of BASE's duration", spanned(1200, 1224), spanned(0, 1081), ""},
 		{"HEAD's span longer: a span never tells a longer run", spanned(600, 619.5), spanned(0, 1224), ""},
 		{"both unknown: spans of one length lie far apart", spanned(0, 619.5), spanned(0, 1224), ""},

@@ -9,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"sweep/sweep/knee"
 )
 
 type caseFile struct {
@@ -45,9 +43,9 @@ func TestConformance(t *testing.T) {
 			require.NoError(t, err)
 			var cf caseFile
 			require.NoError(t, json.Unmarshal(data, &cf))
-			base, err := knee.ReadMixed(t.Context(), filepath.Join(dir, "base"))
+			base, err := ReadSide(t.Context(), "BASE", filepath.Join(dir, "base"))
 			require.NoError(t, err)
-			head, err := knee.ReadMixed(t.Context(), filepath.Join(dir, "head"))
+			head, err := ReadSide(t.Context(), "HEAD", filepath.Join(dir, "head"))
 			require.NoError(t, err)
 			rep := Compare(base, head, Options{Tolerance: cf.Tolerance})
 			switch cf.Expect.Class {

@@ -26,7 +26,9 @@
 // 100·(head/base − 1). Results of one length only (knee.Length: a short
 // probe or the full length, and the benchmark duration the client was
 // configured with, as the aiperf artifacts beside the result record it,
-// result.File.BenchmarkSeconds; not the measured span, which reaches
+// result.File.BenchmarkSeconds, or, where they are gone, the client's
+// argv its run.json records (run.ConfiguredDuration, read by ReadSide
+// through knee.ReadMixed); not the measured span, which reaches
 // past it by the requests' latency): at a point with a full-length result, the adaptive search's
 // short probes are left out and named, and so are, at a point a side
 // measured for several benchmark durations, its results not at the
@@ -39,8 +41,8 @@
 // cache warms and its KV pool fills otherwise (one simulated point read
 // 7.5 % apart at 1200 s and 3600 s). The durations the sides ran are
 // named among what differs. Probes pair with probes. Where one side's
-// duration is unknown (its aiperf artifacts gone: the CI uploads most
-// results alone), its results' measured span (knee.Length's Span, the
+// duration is unknown (its aiperf artifacts and run.json gone: the CI
+// uploads most results alone), its results' measured span (knee.Length's Span, the
 // mean of request_metrics.throughput.duration_seconds over the point's
 // valid results) stands in, one way only: a run spans at least about its
 // configured duration, so a span more than knee.SpanTolerance (10 %)

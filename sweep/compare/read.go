@@ -10,6 +10,7 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/usage"
 	"sweep/sweep/knee"
+	"sweep/sweep/run"
 )
 
 // NoResultsError is a side (a directory) that holds no result file.
@@ -20,10 +21,12 @@ func (e *NoResultsError) Error() string {
 }
 
 // ReadSide reads the arms of one side of a comparison from dir
-// (knee.ReadMixed); name ("BASE", "HEAD", "run") starts its errors. A
-// side without results is a *NoResultsError.
+// (knee.ReadMixed; a result whose aiperf artifacts are gone has the
+// benchmark duration its run.json records, run.ConfiguredDuration);
+// name ("BASE", "HEAD", "run") starts its errors. A side without results
+// is a *NoResultsError.
 func ReadSide(ctx context.Context, name, dir string) ([]*knee.Arm, error) {
-	arms, err := knee.ReadMixed(ctx, dir)
+	arms, err := knee.ReadMixed(ctx, dir, run.ConfiguredDuration)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", name, dir, err)
 	}

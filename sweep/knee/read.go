@@ -27,24 +27,31 @@ var ErrMixedSimulation = errors.New("simulated and real results in one arm")
 // fields have the wrong types, or an arm that mixes simulated and real
 // results, is an error (all such problems are joined).
 func Read(ctx context.Context, dir string) ([]*Arm, error) {
-	return read(ctx, dir, true)
+	return read(ctx, dir, true, nil)
 }
 
 // ReadMixed is Read without the refusal of arms that mix simulated and
 // real results: each Sample says whether it was simulated and Arm.Simulated
 // is true when any was. sweep compare reads with it and names such a mix as
-// a problem instead of failing.
-func ReadMixed(ctx context.Context, dir string) ([]*Arm, error) {
-	return read(ctx, dir, false)
+// a problem instead of failing. configured, when not nil, gives the
+// benchmark duration of a result whose aiperf artifacts do not say it
+// (result.File.BenchmarkSeconds 0; configured's 0: not known either), so
+// OneMeasurement and the lengths read it: sweep compare passes
+// run.ConfiguredDuration, the point's run.json.
+func ReadMixed(ctx context.Context, dir string, configured func(resultFile string) float64) ([]*Arm, error) {
+	return read(ctx, dir, false, configured)
 }
 
-func read(ctx context.Context, dir string, refuseMix bool) ([]*Arm, error) {
+func read(ctx context.Context, dir string, refuseMix bool, configured func(string) float64) ([]*Arm, error) {
 	files, problems, err := result.ReadDir(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
 	arms := map[string]*Arm{}
 	for _, f := range files {
+		if f.BenchmarkSeconds <= 0 && configured != nil {
+			f.BenchmarkSeconds = configured(f.Path)
+		}
 		k := f.Identity.ArmKey()
 		a := arms[k]
 		if a == nil {

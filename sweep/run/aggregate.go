@@ -109,13 +109,10 @@ func Aggregate(dir string, o AggregateOptions) (*Aggregated, error) {
 	}
 	// The result says whether it counts, judged as sweep run judges it.
 	v, verr := result.Validate(aiperf.ResolveArtifactDir(dir), vopts)
-	var clientArgv []string // what the client was asked, as run.json records it
+	clientArgv := recordedClientArgv(rec) // what the client was asked, as run.json records it
 	var client *result.Client
 	if rec != nil {
 		client = rec.Client
-		if p := rec.Processes[ClientProcess]; p != nil {
-			clientArgv = p.Argv
-		}
 	}
 	j := judgement{al: res.AcceptanceLength, verdict: &v, verdictErr: verr, artifacts: result.CheckArtifacts(in, askedOf(facts, clientArgv, client))}
 	if rec != nil {

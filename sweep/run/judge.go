@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -128,4 +129,31 @@ func askedOf(facts result.RunFacts, clientArgv []string, client *result.Client) 
 		}
 	}
 	return a
+}
+
+// recordedClientArgv is the client's argv as rec (a point's run.json)
+// records it; nil when rec is nil or records no client.
+func recordedClientArgv(rec *Record) []string {
+	if rec == nil {
+		return nil
+	}
+	if p := rec.Processes[ClientProcess]; p != nil {
+		return p.Argv
+	}
+	return nil
+}
+
+// ConfiguredDuration is the benchmark duration the client of the point
+// whose result is resultFile was asked for, read from the run.json beside
+// it as the point's judgement reads it (askedOf: the --benchmark-duration
+// of the client's recorded argv); 0 when the directory holds no readable
+// run.json of that result or it does not say. sweep compare reads it for
+// a result whose aiperf artifacts are gone (result.File.BenchmarkSeconds
+// unknown).
+func ConfiguredDuration(resultFile string) float64 {
+	rec, err := ReadRecordFile(filepath.Dir(resultFile))
+	if err != nil || rec == nil || filepath.Base(rec.ResultFile) != filepath.Base(resultFile) {
+		return 0
+	}
+	return askedOf(result.RunFacts{}, recordedClientArgv(rec), rec.Client).DurationSeconds
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // TestSignals: SIGHUP (an ssh disconnect) stops a command like SIGTERM; a
-// second signal exits at once; a batch command exits at the first.
+// second signal exits at once; a batch command exits at the first. The
+// context's cause names the signal.
 func TestSignals(t *testing.T) {
 	wait := func(t *testing.T, ch <-chan int) int {
 		t.Helper()
@@ -36,6 +37,9 @@ func TestSignals(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("SIGHUP did not cancel the command")
 		}
+		cause := context.Cause(ctx)
+		assert.ErrorIs(t, cause, context.Canceled, "a cancellation to every caller that asks errors.Is")
+		assert.EqualError(t, cause, "interrupted by SIGHUP", "the cause names the signal")
 		assert.Empty(t, exits, "the first signal only cancels")
 		require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGINT))
 		assert.Equal(t, ExitCancelled, wait(t, exits))

@@ -40,7 +40,9 @@ func newABRunCmd(ios *IOStreams, runF func(context.Context, *abRunOptions) error
 
 // abRunRun runs the leg, prints the report and maps the verdict to the
 // exit code; a leg that draws no verdict, or whose report cannot be
-// written (printed then, on stdout only), exits 2 (abNoVerdict).
+// written (printed then, on stdout only), exits 2 (abNoVerdict). An
+// interrupted leg prints its INCOMPLETE report (leg.Run wrote it) and
+// exits as an interrupt does (130).
 func abRunRun(ctx context.Context, o *abRunOptions) (err error) {
 	defer func() { err = abNoVerdict(err) }()
 	var cal *abgate.Calibration
@@ -76,10 +78,20 @@ func abRunRun(ctx context.Context, o *abRunOptions) (err error) {
 		fmt.Fprintf(o.IO.ErrOut, "  A/A calibration: %s\n", cal.Source())
 	}
 	res, err := leg.Run(ctx, p, r.Options)
-	if res == nil {
-		if ie, ok := errors.AsType[*leg.InterruptedError](err); ok {
-			fmt.Fprintf(o.IO.ErrOut, "ab run %s: %v\n", l.Name, ie)
+	if ie, ok := errors.AsType[*leg.InterruptedError](err); ok {
+		if res != nil {
+			var notWritten error
+			if nw, ok := errors.AsType[*leg.NotWrittenError](err); ok {
+				notWritten = nw
+			}
+			if err := printLegOutput(o.IO, o.Format, "report", &res.Output, notWritten, "ab run "+l.Name+": "+abgate.VerdictLine(res.Report)); err != nil {
+				fmt.Fprintf(o.IO.ErrOut, "warning: %v\n", err)
+			}
 		}
+		fmt.Fprintf(o.IO.ErrOut, "ab run %s: %v\n", l.Name, ie)
+		return r.Err(ctx, "ab run", ie)
+	}
+	if res == nil {
 		return r.Err(ctx, "ab run", err)
 	}
 	if err := printLegOutput(o.IO, o.Format, "report", &res.Output, err, "ab run "+l.Name+": "+abgate.VerdictLine(res.Report)); err != nil {

@@ -365,9 +365,13 @@ func TestABRunCategoryRegression(t *testing.T) {
 	}
 }
 
-// TestABRunInterrupt: SIGINT while arm b runs stops the leg (exit 130),
-// leaves no server process behind and names the complete replicates and
-// how to resume. Rerunning the command then resumed nothing (the --out
+// TestABRunInterrupt: SIGTERM (a runner's preemption) while arm b runs
+// stops the leg (exit 130), leaves no server process behind and names
+// the complete replicates and how to resume, on stderr and in an
+// INCOMPLETE report (report.json, report.md and stdout), so the nightly
+// tells a leg preempted after arm a from one never started; an
+// interrupted leg used to write no report. Rerunning the command then
+// resumed nothing (the --out
 // was refused as not empty): now it keeps arm a's complete replicate
 // (its files untouched, its server not started), runs arm b's in a
 // fresh root and writes the whole report. A replicate whose record says
@@ -378,6 +382,8 @@ func TestABRunInterrupt(t *testing.T) {
 	args := []string{"ab", "run", filepath.Join(abLegsDir, "regression.yaml"), "--simulate", "--out", out, "--stop-grace", "3s"}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	var stdout1 bytes.Buffer
+	cmd.Stdout = &stdout1
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -387,7 +393,7 @@ func TestABRunInterrupt(t *testing.T) {
 	for sc.Scan() {
 		log.WriteString(sc.Text() + "\n")
 		if !sent && strings.Contains(sc.Text(), "arm b: server ready") {
-			require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 			sent = true
 		}
 	}
@@ -396,7 +402,23 @@ func TestABRunInterrupt(t *testing.T) {
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee, log.String())
 	assert.Equal(t, exitCancelled, ee.ExitCode(), log.String())
-	assert.NoFileExists(t, filepath.Join(out, "report.json"), "no verdict from an interrupted leg")
+	interruption := "interrupted by SIGTERM before the report; complete replicates: a/bfcl-r1; not complete: b/bfcl-r1; " +
+		"run the same command with --out " + out + " to resume: it keeps the complete replicates and runs the others in fresh roots"
+	var incomplete abgate.Report
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	require.NoError(t, err, "the interrupted leg's report:\n%s", log.String())
+	require.NoError(t, json.Unmarshal(data, &incomplete), string(data))
+	assert.Equal(t, abgate.Incomplete, incomplete.Verdict)
+	assert.Equal(t, "regression", incomplete.Leg)
+	assert.Equal(t, []abgate.Problem{{Arm: "*", Root: out, Category: "*", Reason: abgate.ReasonInterrupted, Detail: interruption}}, incomplete.Problems)
+	assert.Equal(t, abgate.ReportRoots{A: []string{filepath.Join(out, "a", "bfcl-r1")}, B: []string{filepath.Join(out, "b", "bfcl-r1")}}, incomplete.Roots)
+	assert.Len(t, incomplete.Servers, 2, "what each arm's server ran, from the plan")
+	table, err := os.ReadFile(filepath.Join(out, "report.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(table), "- interrupted: *, arm * ("+out+"): "+interruption+"\n")
+	assert.True(t, strings.HasSuffix(string(table), "\nverdict: INCOMPLETE: 1 problem; no overall result is computed from incomplete data\n"), string(table))
+	assert.Equal(t, string(table), stdout1.String(), "stdout holds the report too")
+	assert.Contains(t, log.String(), "report: "+filepath.Join(out, "report.md")+", "+filepath.Join(out, "report.json")+"\n")
 	for _, arm := range []string{"a", "b"} {
 		var srv run.Record
 		data, err := os.ReadFile(filepath.Join(out, arm, "server", run.ServerRecordFile))
@@ -407,8 +429,7 @@ func TestABRunInterrupt(t *testing.T) {
 			assert.ErrorIs(t, syscall.Kill(-p.PID, 0), syscall.ESRCH, "%s %s survived the interrupt", arm, name)
 		}
 	}
-	assert.Contains(t, log.String(), "ab run regression: interrupted before the report; complete replicates: a/bfcl-r1; not complete: b/bfcl-r1; "+
-		"run the same command with --out "+out+" to resume: it keeps the complete replicates and runs the others in fresh roots\nsweep: cancelled\n")
+	assert.Contains(t, log.String(), "ab run regression: "+interruption+"\nsweep: cancelled\n")
 
 	t.Setenv(asCLIEnv, "1")
 	armA := filesOf(t, filepath.Join(out, "a"))

@@ -38,10 +38,16 @@ const (
 	// generate or evaluate exited non-zero); the leg runner reports it
 	// through Options.Problems, which come first in the report.
 	ReasonRunFailed Reason = "run-failed"
+	// ReasonInterrupted: the leg was interrupted (a signal) before its
+	// report; the leg runner's report then holds this one problem, of
+	// the whole leg (arm and category "*"), which names the complete and
+	// incomplete replicates and how to resume.
+	ReasonInterrupted Reason = "interrupted"
 )
 
 // Problem is one reason the comparison cannot be trusted. Arm is "a" or
-// "b"; Detail names the file (and line) and what was found.
+// "b" ("*": the whole leg); Detail names the file (and line) and what was
+// found.
 type Problem struct {
 	Arm      string `json:"arm"`
 	Root     string `json:"root"`

@@ -35,6 +35,10 @@
 // replicates that ended complete and were made as the leg makes them
 // now, runs the others in fresh roots (AttemptRoot), and refuses a
 // directory made otherwise (CheckResume), naming each difference.
+// Interrupted, it writes an INCOMPLETE report drawn from those records
+// alone (one abgate.ReasonInterrupted problem naming the complete and
+// incomplete replicates and how to resume) at the interrupt and again once
+// the arms have stopped, and returns it with an *InterruptedError.
 //
 // Arms run one after the other on the same ports. A stage that fails (a
 // server that never becomes ready, a model bfcl does not list, bfcl

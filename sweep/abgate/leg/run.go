@@ -184,23 +184,47 @@ func (o *Options) defaults(p *Plan, resume bool) (time.Time, error) {
 // then with LegFile, or an earlier Run's of the same leg made the same
 // way (CheckResume): that run's complete replicates are kept (an arm
 // with all of them kept starts no server), the others run again in
-// fresh roots (AttemptRoot). Interrupted, it returns an
-// *InterruptedError naming the complete replicates. It returns an error
-// only for unusable options, an unusable output directory, a host lock
-// not had in time, cancellation or a report file that cannot be written;
-// every failed stage is a Problem in the report. A report drawn but not
-// written is returned with its *NotWrittenError: the Result's Output
-// holds it.
+// fresh roots (AttemptRoot). Interrupted (ctx done before the verdict is
+// drawn), it writes the INCOMPLETE report of what the directory holds
+// (InterruptedError.report: no server asked, no result read) at once,
+// again once the arms have stopped, and returns it with an
+// *InterruptedError naming the complete replicates (joined with a
+// *NotWrittenError when the report could not be written). It returns an
+// error only for unusable options, an unusable output directory, a host
+// lock not had in time, cancellation or a report file that cannot be
+// written; every failed stage is a Problem in the report. A report drawn
+// but not written is returned with its *NotWrittenError: the Result's
+// Output holds it.
 func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 	since, err := o.defaults(p, true)
 	if err != nil {
 		return nil, err
 	}
 	o.legDefaults(p.Leg)
+	// A preempted runner may kill the leg before its servers have stopped
+	// (a second signal exits at once): the report of the interrupt is
+	// written as soon as it comes, then again at the end.
+	early := make(chan struct{})
+	stopEarly := context.AfterFunc(ctx, func() {
+		defer close(early)
+		_, _ = o.writeInterrupted(p, context.Cause(ctx))
+	})
+	// settled waits for the early report, if the interrupt started it,
+	// so that no later report is overwritten; it runs once.
+	settled := sync.OnceFunc(func() {
+		if !stopEarly() {
+			<-early
+		}
+	})
+	defer settled()
 	if p.Leg.HostLock != "" {
 		o.Progress(fmt.Sprintf("waiting for the host lock %s (at most %s)", p.Leg.HostLock, lockTimeout(p.Leg)))
 		unlock, err := lockHost(ctx, p.Leg.HostLock, lockTimeout(p.Leg))
 		if err != nil {
+			if ctx.Err() != nil {
+				settled()
+				return o.writeInterrupted(p, context.Cause(ctx))
+			}
 			return nil, err
 		}
 		defer unlock()
@@ -233,7 +257,8 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 		}
 	}
 	if ctx.Err() != nil {
-		return nil, interrupted(o.Dir, p, o.Setup.Simulate, context.Cause(ctx))
+		settled()
+		return o.writeInterrupted(p, context.Cause(ctx))
 	}
 	for i, out := range outs {
 		if out.err != nil {
@@ -249,18 +274,42 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 		Problems: problems, Calibration: o.Calibration, Leg: p.Leg.Name, Simulated: &o.Setup.Simulate,
 		Servers: []abgate.ArmServer{armServer(p.Leg.Model, &p.Arms[0]), armServer(p.Leg.Model, &p.Arms[1])},
 	})
+	settled() // a verdict drawn is written, even over the report of an interrupt that came since
 	if err != nil {
+		if ctx.Err() != nil {
+			return o.writeInterrupted(p, context.Cause(ctx))
+		}
 		return nil, err
 	}
 	res.Report = rep
+	return o.writeReport(p, res)
+}
+
+// writeReport writes res.Report as the leg's report (report.md and
+// report.json) and returns res with its Output: Run's result and error.
+func (o *Options) writeReport(p *Plan, res *Result) (*Result, error) {
 	heading := fmt.Sprintf("## BFCL A/B: %s (%s): A %s, B %s%s\n\n", p.Leg.Name, p.Leg.Model, p.Arms[0].Name, p.Arms[1].Name, simulatedSuffix(o.Setup.Simulate))
-	out, err := o.writeOutputs(ReportTable, heading, func(w io.Writer) error { return abgate.WriteTable(w, rep) },
-		ReportJSON, func(w io.Writer) error { return abgate.WriteJSON(w, rep) })
+	out, err := o.writeOutputs(ReportTable, heading, func(w io.Writer) error { return abgate.WriteTable(w, res.Report) },
+		ReportJSON, func(w io.Writer) error { return abgate.WriteJSON(w, res.Report) })
 	if out == nil {
 		return nil, err
 	}
 	res.Output = *out
 	return res, err
+}
+
+// writeInterrupted writes the INCOMPLETE report of p's leg interrupted
+// by cause, from what o.Dir holds now, and returns it with the
+// *InterruptedError (joined with the *NotWrittenError of a report not
+// written); cause alone, and no report, when the directory's records do
+// not read.
+func (o *Options) writeInterrupted(p *Plan, cause error) (*Result, error) {
+	ie := interrupted(o.Dir, p, o.Setup.Simulate, cause)
+	if ie == nil {
+		return nil, cause
+	}
+	res, werr := o.writeReport(p, &Result{Report: ie.report(p, o.Setup.Simulate), Roots: ie.Roots})
+	return res, errors.Join(ie, werr)
 }
 
 // writeOutputs renders a leg's two outputs, the Markdown table (heading,

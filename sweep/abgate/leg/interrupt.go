@@ -1,0 +1,94 @@
+package leg
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"sweep/sweep/abgate"
+)
+
+// InterruptedError is a leg interrupted before its report: which
+// replicates are complete (a rerun of the same command on the same
+// directory keeps them) and which are not (a rerun runs them again in
+// fresh roots). It wraps the cancellation's cause: sweep's signal
+// handling makes it name the signal ("interrupted by SIGTERM").
+type InterruptedError struct {
+	Dir                  string
+	Complete, Incomplete []string
+	// Roots are each arm's replicates' roots, as the directory holds
+	// them: the complete attempt's, else the last attempt's, else (not
+	// started) the one a resume runs it in.
+	Roots [2][]string
+	Err   error
+}
+
+func (e *InterruptedError) Error() string {
+	complete, incomplete := "none", "none"
+	if len(e.Complete) > 0 {
+		complete = strings.Join(e.Complete, ", ")
+	}
+	if len(e.Incomplete) > 0 {
+		incomplete = strings.Join(e.Incomplete, ", ")
+	}
+	return fmt.Sprintf("%s before the report; complete replicates: %s; not complete: %s; "+
+		"run the same command with --out %s to resume: it keeps the complete replicates and runs the others in fresh roots", e.what(), complete, incomplete, e.Dir)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// what is "interrupted", or the cancellation's cause when it says more
+// than context.Canceled ("interrupted by SIGINT").
+func (e *InterruptedError) what() string {
+	if e.Err != nil && e.Err != context.Canceled && errors.Is(e.Err, context.Canceled) {
+		return e.Err.Error()
+	}
+	return "interrupted"
+}
+
+// interrupted is the InterruptedError of p's leg in dir, from what dir
+// holds now, for cause; nil when dir's records do not read.
+func interrupted(dir string, p *Plan, simulated bool, cause error) *InterruptedError {
+	now := legMade(p, simulated)
+	ie := &InterruptedError{Dir: dir, Err: cause}
+	for i := range p.Arms {
+		states, err := scanReplicates(dir, p, &p.Arms[i], now.Arms[i], p.Leg.Replicates)
+		if err != nil {
+			return nil
+		}
+		for _, st := range states {
+			switch {
+			case st.kept != "":
+				ie.Complete = append(ie.Complete, relTo(dir, st.kept))
+				ie.Roots[i] = append(ie.Roots[i], st.kept)
+				continue
+			case st.attempt > 1:
+				ie.Roots[i] = append(ie.Roots[i], AttemptRoot(dir, p.Arms[i].Label, st.rep, st.attempt-1))
+			default:
+				ie.Roots[i] = append(ie.Roots[i], st.fresh)
+			}
+			ie.Incomplete = append(ie.Incomplete, fmt.Sprintf("%s/bfcl-r%d", p.Arms[i].Label, st.rep))
+		}
+	}
+	return ie
+}
+
+// report is the INCOMPLETE report of the leg e interrupted, drawn from
+// p and e alone (no server is asked, no result file read): the leg's
+// roots as the directory holds them and one problem (arm and category
+// "*", root the leg's directory, reason abgate.ReasonInterrupted) that
+// names the interruption, the complete and incomplete replicates and
+// the command that resumes the leg.
+func (e *InterruptedError) report(p *Plan, simulated bool) *abgate.Report {
+	return &abgate.Report{
+		Verdict: abgate.Incomplete, Leg: p.Leg.Name, Model: p.Leg.Model, Simulated: &simulated,
+		Tolerance: cmp.Or(p.Leg.Tolerance, abgate.DefaultTolerance),
+		Roots:     abgate.ReportRoots{A: e.Roots[0], B: e.Roots[1]}, ReplicatesA: len(e.Roots[0]), ReplicatesB: len(e.Roots[1]),
+		Servers:    []abgate.ArmServer{armServer(p.Leg.Model, &p.Arms[0]), armServer(p.Leg.Model, &p.Arms[1])},
+		Primary:    abgate.Primary{Metric: "weighted"},
+		Categories: []abgate.CategoryResult{},
+		Problems:   []abgate.Problem{{Arm: "*", Root: e.Dir, Category: "*", Reason: abgate.ReasonInterrupted, Detail: e.Error()}},
+	}
+}

@@ -377,6 +377,8 @@ func TestABRunCategoryRegression(t *testing.T) {
 // fresh root and writes the whole report. A replicate whose record says
 // complete but whose root lost a file is run again; the directory run
 // as another leg (other categories) is refused naming the difference.
+// The resumed arm b's server keeps the interrupted one's files: they are
+// moved to b/server.1 (then b/server.2), no longer replaced.
 func TestABRunInterrupt(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "leg")
 	args := []string{"ab", "run", filepath.Join(abLegsDir, "regression.yaml"), "--simulate", "--out", out, "--stop-grace", "3s"}
@@ -433,8 +435,16 @@ func TestABRunInterrupt(t *testing.T) {
 
 	t.Setenv(asCLIEnv, "1")
 	armA := filesOf(t, filepath.Join(out, "a"))
+	firstLog, err := os.ReadFile(filepath.Join(out, "b", "server", "server.log"))
+	require.NoError(t, err)
 	code, stdout, errOut := runCLI(t, append(args, "--format", "json")...)
 	require.Equal(t, exitABRegression, code, "stderr:\n%s", errOut)
+	// The interrupted server's log is kept aside, not replaced by the new one's.
+	assert.Contains(t, errOut, "] arm b: the earlier server's files moved to b/server.1\n")
+	keptLog, err := os.ReadFile(filepath.Join(out, "b", "server.1", "server.log"))
+	require.NoError(t, err)
+	assert.Equal(t, string(firstLog), string(keptLog), "b/server.1 holds the interrupted server's log")
+	assert.FileExists(t, filepath.Join(out, "b", "server", run.ServerRecordFile), "the new server writes b/server")
 	assert.Contains(t, errOut, "] arm a: replicate 1: kept a/bfcl-r1: complete\n")
 	assert.Contains(t, errOut, "] arm a (vllm): every replicate kept: its server is not started\n")
 	assert.NotContains(t, errOut, "arm a: replicate 1: bfcl generate")
@@ -464,6 +474,10 @@ func TestABRunInterrupt(t *testing.T) {
 	require.Equal(t, exitABRegression, code, "stderr:\n%s", errOut)
 	assert.Contains(t, errOut, "] arm a: replicate 1: kept a/bfcl-r1: complete\n")
 	assert.Regexp(t, `\] arm b: replicate 1: not complete: .*`+regexp.QuoteMeta(filepath.Base(rootB)+" ("+lost+" does not exist): runs again in b/bfcl-r1.try"), errOut)
+	assert.Contains(t, errOut, "] arm b: the earlier server's files moved to b/server.2\n", "the next free number")
+	keptLog, err = os.ReadFile(filepath.Join(out, "b", "server.1", "server.log"))
+	require.NoError(t, err)
+	assert.Equal(t, string(firstLog), string(keptLog), "b/server.1 is left as it was")
 	assert.NoFileExists(t, lost, "the incomplete root is left as it was")
 
 	// Another leg on the directory is refused before anything starts.

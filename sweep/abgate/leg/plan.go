@@ -33,8 +33,10 @@
 // made with, Made) and records each attempt at a replicate beside its
 // root (Replicate, RecordFile); run again on the directory, it keeps the
 // replicates that ended complete and were made as the leg makes them
-// now, runs the others in fresh roots (AttemptRoot), and refuses a
-// directory made otherwise (CheckResume), naming each difference.
+// now, runs the others in fresh roots (AttemptRoot) against a server
+// whose earlier run's files it first moves aside to <arm>/server.<n>, and
+// refuses a directory made otherwise (CheckResume), naming each
+// difference.
 // Interrupted, it writes an INCOMPLETE report drawn from those records
 // alone (one abgate.ReasonInterrupted problem naming the complete and
 // incomplete replicates and how to resume) at the interrupt and again once

@@ -360,7 +360,8 @@ type armRun struct {
 
 // runArm keeps the arm's complete replicates in o.Dir (scanReplicates)
 // and, when some are left, brings the arm's server up, runs them against
-// it in fresh roots and stops it.
+// it in fresh roots and stops it. An earlier run's server files are
+// moved aside first (keepEarlierServer), under the host lock Run holds.
 func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) (*armRun, error) {
 	made := madeOf(p, arm, o.Setup.Simulate)
 	states, err := scanReplicates(o.Dir, p, arm, made, reps)
@@ -396,6 +397,16 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) (*armRu
 	}
 	so := o.Server
 	so.OutDir = ServerDir(o.Dir, arm.Label)
+	earlier, err := keepEarlierServer(so.OutDir)
+	if err != nil {
+		detail := "the server was not started: " + err.Error()
+		o.Progress(fmt.Sprintf("arm %s: %s", arm.Label, detail))
+		failAll(todo, detail)
+		return out, nil
+	}
+	if earlier != "" {
+		o.Progress(fmt.Sprintf("arm %s: the earlier server's files moved to %s", arm.Label, relTo(o.Dir, earlier)))
+	}
 	o.Progress(fmt.Sprintf("arm %s (%s): starting the server (%s, logs in %s)", arm.Label, arm.Name, arm.Point.Recipe, so.OutDir))
 	srv, rec, err := run.StartServer(ctx, spec.ServerSpec, so)
 	if err != nil {

@@ -421,6 +421,8 @@ func TestABRunInterrupt(t *testing.T) {
 	assert.True(t, strings.HasSuffix(string(table), "\nverdict: INCOMPLETE: 1 problem; no overall result is computed from incomplete data\n"), string(table))
 	assert.Equal(t, string(table), stdout1.String(), "stdout holds the report too")
 	assert.Contains(t, log.String(), "report: "+filepath.Join(out, "report.md")+", "+filepath.Join(out, "report.json")+"\n")
+	// Written first as soon as the signal came, before the servers stopped.
+	assert.Contains(t, log.String(), "] interrupted: the INCOMPLETE report is written ("+filepath.Join(out, "report.md")+", "+filepath.Join(out, "report.json")+") while the leg stops\n")
 	for _, arm := range []string{"a", "b"} {
 		var srv run.Record
 		data, err := os.ReadFile(filepath.Join(out, arm, "server", run.ServerRecordFile))

@@ -207,7 +207,12 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 	early := make(chan struct{})
 	stopEarly := context.AfterFunc(ctx, func() {
 		defer close(early)
-		_, _ = o.writeInterrupted(p, context.Cause(ctx))
+		res, err := o.writeInterrupted(p, context.Cause(ctx))
+		if nw, ok := errors.AsType[*NotWrittenError](err); ok {
+			o.Progress("interrupted: the INCOMPLETE report: " + nw.Error())
+		} else if res != nil {
+			o.Progress(fmt.Sprintf("interrupted: the INCOMPLETE report is written (%s, %s) while the leg stops", res.Table, res.JSON))
+		}
 	})
 	// settled waits for the early report, if the interrupt started it,
 	// so that no later report is overwritten; it runs once.

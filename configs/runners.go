@@ -2,6 +2,7 @@ package configs
 
 import (
 	"fmt"
+	"strings"
 
 	"sweep/internal/inputfile"
 )
@@ -112,5 +113,14 @@ func (d *decoder) runners(data []byte) *Runners {
 			}
 		}
 	}
+	return r
+}
+
+// GPUOfRunner derives the GPU model from a runner label or name:
+// "cluster:mi325x-amds" and "mi325x-amds_03" both give "mi325x".
+func GPUOfRunner(runner string) string {
+	r := strings.TrimPrefix(runner, "cluster:")
+	r, _, _ = strings.Cut(r, "_")
+	r, _, _ = strings.Cut(r, "-")
 	return r
 }

@@ -61,3 +61,15 @@ func TestParseRunnersValues(t *testing.T) {
 	assert.Equal(t, Hardware{AvailableCPUDRAMMiB: 3091589, GPUsPerNode: 4}, r.Hardware["cluster:z"])
 	assert.Equal(t, Pos{File: "r.yaml", Line: 5, Col: 3}, r.HardwarePos["cluster:z"])
 }
+
+func TestGPUOfRunner(t *testing.T) {
+	for runner, want := range map[string]string{
+		"cluster:mi325x-amds": "mi325x",
+		"mi325x-amds_03":      "mi325x",
+		"h200":                "h200",
+		"cluster:b200-dgxc":   "b200",
+		"b200_1":              "b200",
+	} {
+		assert.Equal(t, want, GPUOfRunner(runner), runner)
+	}
+}

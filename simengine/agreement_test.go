@@ -290,11 +290,12 @@ func simulatedKeys(t *testing.T) ([]string, map[string][]recipes.Point) {
 	require.NoError(t, err)
 	var keys []string
 	planned := map[string][]recipes.Point{}
+	dir := t.TempDir()
 	for _, m := range ms {
 		if len(m.Scenarios.AgenticCoding) == 0 {
 			continue
 		}
-		points, err := plannedArmsErr(m.Key)
+		points, err := plannedArmsErr(m.Key, dir)
 		if err != nil || len(points) == 0 {
 			continue
 		}

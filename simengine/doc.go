@@ -11,6 +11,17 @@
 //	srv, err := simengine.New(cfg, simengine.Options{Log: serverLog})
 //	err = srv.Run(ctx) // loads, listens, warms up, serves until ctx is done
 //
+// A planned point's engine is started as PlannedCommandLine plans it (sweep
+// run --simulate, sweep sim calibrate's planned commands, and this
+// package's agreement tests alike): the recipe's argv with the model
+// snapshot SimulatedSnapshot, the plan's unchecked flags, its environment
+// with its sidecars' commands and the runner's GPU; the caller writes the
+// sidecars' files where the plan puts them, then reads the command line:
+//
+//	cl, err := simengine.PlannedCommandLine(&point)
+//	// write point.Sidecars[i].Files (a Mooncake store's config)
+//	cfg, err := cl.Config(log)
+//
 // What it serves: POST /v1/chat/completions and /v1/completions (SSE
 // streaming or not), GET /v1/models, /health (the port is closed while
 // "loading"; SGLang answers 503 during warm-up), /metrics with the

@@ -4,6 +4,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"sweep/configs"
@@ -321,6 +322,37 @@ func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
 		map[string]string{"MOONCAKE_CONFIG_PATH": write("g.json", `{"global_segment_size": "87GB"}`), simproto.EnvSidecars: sidecarsEnv(t, lmcacheServerArgv(5555, "10"))})
 	require.NoError(t, err)
 	assert.Equal(t, HostKV{BytesPerWorker: 10 << 30}, c.HostKV)
+}
+
+// TestPlannedMooncakeArmsHaveTheirTier: the agreement and capacity tests
+// build each planned point's engine as a simulated run does (pointConfig:
+// PlannedCommandLine, with the sidecars' files written where the plan
+// puts them). Before, they built it their own way and wrote no Mooncake
+// config, so the MiniMax-M3 H100 and H200 Mooncake arms were judged with
+// no host tier (H100 c6: 1,388 tok/s/GPU at 2.1 tok/s/user in the steady
+// state, 19,612 at 35.1 with it) while sweep discover --simulate gives
+// them one: each rank's global segment, the recipe's 119 GB and 87 GB.
+func TestPlannedMooncakeArmsHaveTheirTier(t *testing.T) {
+	for _, tc := range []struct {
+		key       string
+		segmentGB float64
+	}{
+		{"minimaxm3-fp8-h100-vllm-agentic-mtp", 119},
+		{"minimaxm3-fp8-h200-vllm-agentic-mtp", 87},
+	} {
+		arms := 0
+		for _, a := range plannedArms(t, tc.key) {
+			if !strings.HasSuffix(a.name, "kv:dram") {
+				assert.Equal(t, HostKV{}, a.cfg.HostKV, "%s %s: no offload, no tier", tc.key, a.name)
+				continue
+			}
+			arms++
+			for i, cfg := range a.points {
+				assert.Equal(t, HostKV{BytesPerWorker: tc.segmentGB * (1 << 30), Shared: true}, cfg.HostKV, "%s %s c%d", tc.key, a.name, a.concs[i])
+			}
+		}
+		assert.Equal(t, 1, arms, "%s: its one Mooncake arm", tc.key)
+	}
 }
 
 // lmcacheServerArgv is the command recipes.LMCache starts for one rank's

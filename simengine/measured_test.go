@@ -1,7 +1,8 @@
 package simengine
 
 import (
-	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -12,7 +13,6 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
-	"sweep/internal/simproto"
 	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/recipes/models"
@@ -51,7 +51,7 @@ func (a plannedArm) at(t testing.TB, conc int) Config {
 	if i := slices.Index(a.concs, conc); i >= 0 {
 		return a.points[i]
 	}
-	points, err := recipes.Plan(matrix.Matrix{a.row.AtConc(conc)}, recipes.PlanOptions{Catalog: models.Builtin(), Fast: true})
+	points, err := recipes.Plan(matrix.Matrix{a.row.AtConc(conc)}, recipes.PlanOptions{Catalog: models.Builtin(), Fast: true, ResultDir: t.TempDir()})
 	require.NoError(t, err, "%s at c%d", a.name, conc)
 	require.Len(t, points, 1, "%s at c%d", a.name, conc)
 	_, cfg := pointConfig(t, points[0])
@@ -62,7 +62,7 @@ func (a plannedArm) at(t testing.TB, conc int) Config {
 // parses each arm's engine command as sim-engine does.
 func plannedArms(t *testing.T, key string) []plannedArm {
 	t.Helper()
-	points, err := plannedArmsErr(key)
+	points, err := plannedArmsErr(key, t.TempDir())
 	require.NoError(t, err)
 	return armsOf(t, points)
 }
@@ -90,34 +90,30 @@ func armsOf(t testing.TB, points []recipes.Point) []plannedArm {
 	return arms
 }
 
-// pointConfig names a planned point's arm and parses its engine command
-// as sim-engine does.
+// pointConfig names a planned point's arm and builds its simulated
+// engine's Config as a simulated run does: the command line
+// PlannedCommandLine plans (sweep run's), the point's sidecar files
+// written where the plan puts them (a Mooncake store's config, which
+// MOONCAKE_CONFIG_PATH names), which must be inside its result
+// directory (plannedArmsErr plans into a temporary one).
 func pointConfig(t testing.TB, p recipes.Point) (string, Config) {
 	t.Helper()
 	// As sweep knees and sweep sim agreement name it (an offload arm is
 	// an arm of its own).
 	name := result.RowIdentity(&p.Row).Parallelism()
-	cmd, err := ParseCommand(p.Engine.Argv, ParseOptions{Unchecked: p.Escapes})
+	cl, err := PlannedCommandLine(&p)
 	require.NoError(t, err, name)
-	gpu, _, _ := strings.Cut(strings.TrimPrefix(p.Row.Runner, "cluster:"), "-")
-	// The environment the engine gets (the golden acceptance length
-	// SGLang reads from SGLANG_SIMULATE_ACC_LEN), as sim-engine sees it
-	// in a discovery, and the runner's GPU.
-	env := maps.Clone(p.Engine.Env)
-	if env == nil {
-		env = map[string]string{}
-	}
-	env[simproto.EnvGPU] = gpu
-	// The point's sidecars (LMCache's servers), as sweep run hands them
-	// to a simulated engine.
-	if len(p.Sidecars) > 0 {
-		var argvs [][]string
-		for _, sc := range p.Sidecars {
-			argvs = append(argvs, sc.Command.Argv)
+	for _, sc := range p.Sidecars {
+		for _, f := range sc.Files {
+			rel, err := filepath.Rel(p.ResultDir, f.Path)
+			require.NoError(t, err, name)
+			require.False(t, p.ResultDir == recipes.DefaultResultDir || rel == ".." || strings.HasPrefix(rel, "../"),
+				"%s: sidecar %s writes %s outside the point's result directory %s: plan it into t.TempDir()", name, sc.Name, f.Path, p.ResultDir)
+			require.NoError(t, os.MkdirAll(filepath.Dir(f.Path), 0o755), name)
+			require.NoError(t, os.WriteFile(f.Path, []byte(f.Content), 0o644), name)
 		}
-		env[simproto.EnvSidecars] = sidecarsEnv(t, argvs...)
 	}
-	cfg, err := ConfigFromArgs(cmd.Engine, cmd.Flags, env)
+	cfg, err := cl.Config(nil)
 	require.NoError(t, err, name)
 	cfg, err = cfg.Normalize()
 	require.NoError(t, err, name)
@@ -330,7 +326,7 @@ func TestEveryPlannedAgenticArmFits(t *testing.T) {
 		if len(m.Scenarios.AgenticCoding) == 0 {
 			continue
 		}
-		if _, err := plannedArmsErr(m.Key); err != nil {
+		if _, err := plannedArmsErr(m.Key, t.TempDir()); err != nil {
 			continue // not planned (ATOM, TRT-LLM, multi-node): sweep plan --coverage says why
 		}
 		planned++
@@ -347,8 +343,10 @@ func TestEveryPlannedAgenticArmFits(t *testing.T) {
 	assert.Greater(t, planned, 20)
 }
 
-// plannedArmsErr plans a key's agentic rows, returning the error.
-func plannedArmsErr(key string) ([]recipes.Point, error) {
+// plannedArmsErr plans a key's agentic rows into the result directory
+// dir (where pointConfig writes their sidecar files), returning the
+// error.
+func plannedArmsErr(key, dir string) ([]recipes.Point, error) {
 	masters, runners, err := defaultConfigs()
 	if err != nil {
 		return nil, err
@@ -358,7 +356,7 @@ func plannedArmsErr(key string) ([]recipes.Point, error) {
 	if err != nil {
 		return nil, err
 	}
-	return recipes.Plan(rows, recipes.PlanOptions{Catalog: models.Builtin(), Fast: true})
+	return recipes.Plan(rows, recipes.PlanOptions{Catalog: models.Builtin(), Fast: true, ResultDir: dir})
 }
 
 // defaultConfigs parses the built-in masters and runners once for the

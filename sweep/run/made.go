@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"sweep/internal/redact"
 	"sweep/metrics/result"
 	"sweep/recipes/schema"
 )
@@ -153,7 +154,7 @@ func stableFlags(argv []string) map[string]string {
 	if engine, _, ok := simEngineArgv(argv); ok {
 		argv = engine
 	}
-	argv = redactArgv(argv)
+	argv = redact.Argv(argv)
 	flags := schema.ReadArgv(argv, schema.ArgvOptions{}).Values()
 	for _, name := range VolatileFlags {
 		delete(flags, name)
@@ -175,7 +176,7 @@ func clientFlags(argv []string) map[string]string {
 	if i := slices.Index(argv, "profile"); i >= 0 {
 		argv = argv[i+1:]
 	}
-	flags := schema.ReadArgv(redactArgv(argv), schema.ArgvOptions{}).Values()
+	flags := schema.ReadArgv(redact.Argv(argv), schema.ArgvOptions{}).Values()
 	for _, name := range volatileClientFlags {
 		delete(flags, name)
 	}
@@ -225,7 +226,7 @@ func flagValue(v string, ok bool) string {
 // out of the argvs when they do not matter).
 func FlagDiff(a, b []string) [][3]string {
 	values := func(argv []string) map[string]string {
-		return schema.ReadArgv(redactArgv(argv), schema.ArgvOptions{Schema: schema.OfProgram(argv)}).Values()
+		return schema.ReadArgv(redact.Argv(argv), schema.ArgvOptions{Schema: schema.OfProgram(argv)}).Values()
 	}
 	return flagDiff(values(a), values(b))
 }

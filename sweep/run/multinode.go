@@ -12,6 +12,7 @@ import (
 	"sweep/metrics/power"
 	"sweep/metrics/result"
 	"sweep/recipes"
+	"sweep/simengine"
 )
 
 // ErrVirtualMultiNode is returned for a disaggregated point asked to run
@@ -79,7 +80,7 @@ func FromLocalMultiNode(l *recipes.LocalMultiNode, s Setup) (Spec, error) {
 	}
 	worker := func(w recipes.LocalWorker) Worker {
 		ps := s.proc(w.Name, w.Command)
-		s.simulateEngine(&ps, uncheckedArgs(l.Escapes, w.Command.Argv), gpu, false)
+		s.simulateEngine(&ps, uncheckedArgs(simengine.UncheckedSpecs(l.Escapes, w.Command.Argv)), gpu, false)
 		if calibration != nil {
 			e, err := calibratedEngine(ps)
 			calErr = cmp.Or(calErr, err)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/recipes/schema"
+	"sweep/simengine"
 )
 
 // The power lane's GPU choices (Setup.PowerGPUs, --power-gpus).
@@ -116,11 +116,15 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 	}
 	virtual := s.Virtual() && p.Client != nil
 	if s.Simulate {
-		gpu := s.simGPU(&p.Row)
-		s.simulateEngine(&spec.Engine, uncheckedArgs(p.Escapes, p.Engine.Argv), gpu, virtual)
-		if err := setSimSidecars(spec.Engine.Env, p.Sidecars); err != nil {
+		// The engine as simengine.PlannedCommandLine plans it for a
+		// simulated run, with the plan's Unset and EnvFrom as above.
+		sim, err := simengine.PlannedCommandLine(p)
+		if err != nil {
 			return Spec{}, err
 		}
+		spec.Engine = s.proc("engine", recipes.Command{Argv: sim.Argv, Env: sim.Env, Unset: p.Engine.Unset, EnvFrom: p.Engine.EnvFrom})
+		gpu := s.simGPU(&p.Row)
+		s.simulateEngine(&spec.Engine, uncheckedArgs(sim.Unchecked), gpu, virtual)
 		spec.Simulation = s.simulation(gpu, virtual)
 		maxLag, err := s.maxLag()
 		if err != nil {
@@ -131,8 +135,8 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 			simulatedGPUs(&spec, s.Executable, gpu, p.HealthURL, virtual)
 		}
 	}
-	if slices.Contains(p.Engine.Placeholders, recipes.HFSnapshotPlaceholder) {
-		if err := resolveSnapshot(spec.Engine.Argv, s.Simulate); err != nil {
+	if !s.Simulate && slices.Contains(p.Engine.Placeholders, recipes.HFSnapshotPlaceholder) {
+		if err := resolveSnapshot(spec.Engine.Argv); err != nil {
 			return Spec{}, err
 		}
 	}
@@ -152,8 +156,8 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		}
 		if s.Simulate {
 			// No sidecar process: the simulated engine reads its files and
-			// its command (setSimSidecars) and keeps the KV in simulated
-			// memory.
+			// its command (simengine.SidecarsEnv) and keeps the KV in
+			// simulated memory.
 			continue
 		}
 		if sc.HealthURL == "" {
@@ -191,75 +195,37 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 }
 
 // PlannedEngineCommand is the engine command of a planned point as a
-// simulated engine gets it (FromPlan with Simulate): its argv, the model
-// snapshot's revision resolved as a simulated engine's (it loads none),
-// the --unchecked specs of the plan's escapes, and the planned
-// environment (without what EnvFrom would take from this machine).
+// simulated engine gets it (FromPlan with Simulate): the argv,
+// --unchecked specs and planned environment of
+// simengine.PlannedCommandLine (without what EnvFrom would take from this
+// machine). The point's sidecar files are not written: a Mooncake point's
+// store config is read where the plan puts it.
 func PlannedEngineCommand(p *recipes.Point) (RecordedCommand, error) {
-	argv := slices.Clone(p.Engine.Argv)
-	if slices.Contains(p.Engine.Placeholders, recipes.HFSnapshotPlaceholder) {
-		if err := resolveSnapshot(argv, true); err != nil {
-			return RecordedCommand{}, err
-		}
-	}
-	cmd := RecordedCommand{Argv: argv, Env: maps.Clone(p.Engine.Env)}
-	args := uncheckedArgs(p.Escapes, p.Engine.Argv)
-	for i := 1; i < len(args); i += 2 {
-		cmd.Unchecked = append(cmd.Unchecked, args[i])
-	}
-	if cmd.Env == nil {
-		cmd.Env = map[string]string{}
-	}
-	if err := setSimSidecars(cmd.Env, p.Sidecars); err != nil {
+	sim, err := simengine.PlannedCommandLine(p)
+	if err != nil {
 		return RecordedCommand{}, err
 	}
-	return cmd, nil
+	return RecordedCommand{Argv: sim.Argv, Unchecked: sim.Unchecked, Env: sim.Env}, nil
 }
-
-// setSimSidecars hands a simulated engine the commands of the point's
-// sidecars, which a simulated run does not start, in env
-// (simproto.EnvSidecars): the engine reads from them what the real one
-// learns from its servers (an LMCache server's L1 size). Secret flag
-// values are redacted, as in the command files that record the
-// environment. A point without sidecars adds nothing.
-func setSimSidecars(env map[string]string, sidecars []recipes.Sidecar) error {
-	if len(sidecars) == 0 {
-		return nil
-	}
-	argvs := make([][]string, len(sidecars))
-	for i, sc := range sidecars {
-		argvs[i] = redactArgv(sc.Command.Argv)
-	}
-	v, err := simproto.Sidecars(argvs)
-	if err != nil {
-		return fmt.Errorf("sidecars of the simulated engine: %w", err)
-	}
-	env[simproto.EnvSidecars] = v
-	return nil
-}
-
-// simulatedSnapshot is the snapshot revision a simulated engine is given
-// (it loads no weights).
-const simulatedSnapshot = "simulated"
 
 // resolveSnapshot replaces recipes.HFSnapshotPlaceholder in argv with the
 // revision the HF hub cache holds for the model (refs/main beside the
-// snapshots directory), as InferenceX's recipe resolves it.
-func resolveSnapshot(argv []string, simulate bool) error {
+// snapshots directory), as InferenceX's recipe resolves it. A simulated
+// engine gets simengine.SimulatedSnapshot instead
+// (simengine.PlannedCommandLine).
+func resolveSnapshot(argv []string) error {
 	for i, a := range argv {
 		dir, _, ok := strings.Cut(a, "/snapshots/"+recipes.HFSnapshotPlaceholder)
 		if !ok {
 			continue
 		}
-		rev := simulatedSnapshot
-		if !simulate {
-			data, err := inputfile.Read(filepath.Join(dir, "refs", "main"), inputfile.Text)
-			if err != nil {
-				return fmt.Errorf("engine model %s: no cached snapshot (%w); download it first (hf download)", dir, err)
-			}
-			if rev = strings.TrimSpace(string(data)); rev == "" || strings.ContainsRune(rev, '/') {
-				return fmt.Errorf("engine model %s: refs/main holds %q, not a revision", dir, rev)
-			}
+		data, err := inputfile.Read(filepath.Join(dir, "refs", "main"), inputfile.Text)
+		if err != nil {
+			return fmt.Errorf("engine model %s: no cached snapshot (%w); download it first (hf download)", dir, err)
+		}
+		rev := strings.TrimSpace(string(data))
+		if rev == "" || strings.ContainsRune(rev, '/') {
+			return fmt.Errorf("engine model %s: refs/main holds %q, not a revision", dir, rev)
 		}
 		argv[i] = strings.ReplaceAll(a, recipes.HFSnapshotPlaceholder, rev)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"strings"
+	"sweep/configs"
 	"sweep/internal/usage"
 
 	"sweep/configs/matrix"
@@ -19,7 +20,6 @@ import (
 	"sweep/loadgen"
 	"sweep/metrics/result"
 	"sweep/recipes"
-	"sweep/recipes/schema"
 )
 
 // Setup says how a planned point runs on this machine: with the real
@@ -83,7 +83,7 @@ func (s Setup) simGPU(row *matrix.Row) string {
 	if s.SimGPU != "" {
 		return s.SimGPU
 	}
-	return GPUOfRunner(row.Runner)
+	return configs.GPUOfRunner(row.Runner)
 }
 
 // simulateEngine turns an engine's process into `sweep sim-engine` on its
@@ -262,18 +262,12 @@ func (s Setup) proc(name string, c recipes.Command) proc.Spec {
 	return proc.Spec{Name: name, Argv: slices.Clone(c.Argv), Env: env, Unset: slices.Clone(c.Unset)}
 }
 
-// uncheckedArgs are sim-engine's --unchecked FLAG:N options for the plan's
-// escapes that are engine flags (given as FLAG VALUE or FLAG=VALUE), so the simulated engine accepts the flags
-// the plan passed without a schema check, as the real engine would.
-func uncheckedArgs(escapes []schema.Escape, argv []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	given := schema.ReadArgv(argv, schema.ArgvOptions{})
-	for _, e := range escapes {
-		if _, ok := given.Find(e.Flag); ok && strings.HasPrefix(e.Flag, "-") && !seen[e.Flag] {
-			seen[e.Flag] = true
-			out = append(out, "--unchecked", e.Flag+":"+strconv.Itoa(len(e.Values)))
-		}
+// uncheckedArgs are sim-engine's --unchecked options for specs
+// (simengine.UncheckedSpecs).
+func uncheckedArgs(specs []string) []string {
+	out := make([]string, 0, 2*len(specs))
+	for _, spec := range specs {
+		out = append(out, "--unchecked", spec)
 	}
 	return out
 }
@@ -302,15 +296,6 @@ func unresolved(spec Spec) error {
 	check(spec.Client)
 	check(spec.Eval)
 	return errors.Join(errs...)
-}
-
-// GPUOfRunner derives the GPU model from a runner label or name:
-// "cluster:mi325x-amds" and "mi325x-amds_03" both give "mi325x".
-func GPUOfRunner(runner string) string {
-	r := strings.TrimPrefix(runner, "cluster:")
-	r, _, _ = strings.Cut(r, "_")
-	r, _, _ = strings.Cut(r, "-")
-	return r
 }
 
 func formatScale(f float64) string {

@@ -10,7 +10,6 @@ import (
 	"sweep/configs/matrix"
 	"sweep/recipes"
 	"sweep/recipes/schema"
-	"sweep/sweep/run"
 )
 
 // autoLenEscape lets "--max-model-len auto" through the vLLM schema, which
@@ -24,7 +23,7 @@ func GPU(l *configs.ABLeg) string {
 	if l.GPU != "" {
 		return l.GPU
 	}
-	return run.GPUOfRunner(l.Runner)
+	return configs.GPUOfRunner(l.Runner)
 }
 
 // deviceVar is the variable that hands an engine its GPUs: HIP's on AMD

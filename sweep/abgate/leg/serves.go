@@ -5,7 +5,6 @@ import (
 
 	"sweep/configs"
 	"sweep/recipes/schema"
-	"sweep/sweep/run"
 )
 
 // served is what a planned arm serves: the model its engine loads and,
@@ -45,7 +44,7 @@ func checkArmServes(l *configs.ABLeg, a configs.ABArm, arm Arm) []error {
 	var errs []error
 	s := servedBy(a, arm)
 	if a.ConfigKey != "" {
-		if keyGPU, legGPU := run.GPUOfRunner(arm.Point.Row.Runner), GPU(l); keyGPU != legGPU {
+		if keyGPU, legGPU := configs.GPUOfRunner(arm.Point.Row.Runner), GPU(l); keyGPU != legGPU {
 			errs = append(errs, &configs.Error{File: s.pos.File, Line: s.pos.Line, Col: s.pos.Col, Key: s.key,
 				Msg: fmt.Sprintf("config key %s runs on %s (%s), but the leg runs on %s (%s, runner at %s): pick a config key of %s, or move the leg to the key's runner",
 					a.ConfigKey, arm.Point.Row.Runner, keyGPU, l.Runner, legGPU, l.RunnerPos, legGPU)})

@@ -6,7 +6,9 @@
 // benchmark_lib.sh) by typed, declarative recipes whose every command is
 // built through the versioned flag schemas of recipes/schema, so a flag the
 // tool does not have is a plan-time error that names the recipe, the flag
-// and the closest real flag.
+// and the closest real flag. A sidecar's command (an LMCache server's) is
+// checked against its program's schema at plan time the same way (role
+// "sidecar NAME"; a program without one, mooncake_master, is not).
 //
 // Call sequence:
 //

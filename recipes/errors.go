@@ -16,7 +16,7 @@ type Problem struct {
 	ConfigKey string // "" when unknown
 	Point     string // short description: tp/ep/dpa/conc
 	Recipe    string // "" when no recipe was found
-	Role      string // "recipe", "engine", "router", "client", "eval"
+	Role      string // "recipe", "engine", "router", "client", "eval", "sidecar NAME"
 	Err       error  // a *schema.Error for schema problems
 }
 

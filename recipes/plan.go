@@ -155,6 +155,9 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 	if off != nil && off.Sidecars != nil {
 		for _, s := range off.Sidecars(c) {
 			s.Command = withEnv(s.Command.Argv)
+			for _, err := range checkSidecar(s) {
+				probs = append(probs, &Problem{Index: i, ConfigKey: key, Point: describe(row), Recipe: rc.Name, Role: "sidecar " + s.Name, Err: err})
+			}
 			p.Sidecars = append(p.Sidecars, s)
 		}
 	}
@@ -204,6 +207,30 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 	p.MetricsURLs = append([]string{metricsURL(c.Port)}, serverMetrics...)
 	p.MetricsURLs = slices.Compact(p.MetricsURLs)
 	return p, probs
+}
+
+// checkSidecar checks a sidecar's command against the flag schema of its
+// program (an LMCache server's, lmcache), as the engine's and the
+// client's argv are built through theirs: each problem the schema finds,
+// a *schema.Error wrapped with the fix (the offload's command in
+// recipes/offload.go, or, for a partial schema that lists only the flags
+// sweep's recipes pass, the schema file to add the flag to). A program
+// with no schema (mooncake_master) is not checked.
+func checkSidecar(s Sidecar) []error {
+	sch := schema.OfProgram(s.Command.Argv)
+	if sch == nil {
+		return nil
+	}
+	_, err := sch.Parse(sch.TrimProgram(s.Command.Argv))
+	fix := "fix the sidecar's command (the recipe's offload, recipes/offload.go)"
+	if !sch.Complete {
+		fix += fmt.Sprintf(", or add a flag the program takes to its partial schema, recipes/schema/data/%s.yaml", sch.ID())
+	}
+	var out []error
+	for _, pe := range schema.Problems(err) {
+		out = append(out, fmt.Errorf("%w; %s", pe, fix))
+	}
+	return out
 }
 
 // runner is the runner a row is planned for: the option's, else the first

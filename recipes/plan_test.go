@@ -77,6 +77,8 @@ func keyRows(t testing.TB, keys ...string) matrix.Matrix {
 }
 
 func TestPlanEveryShippedKey(t *testing.T) {
+	checked := 0 // sidecars checked against their schema
+	defer func() { assert.Positive(t, checked, "the shipped LMCache servers' commands were parsed") }()
 	for _, version := range []string{recipes.DefaultAiperfVersion, "sa-754356e9"} {
 		for _, key := range shippedKeys {
 			t.Run(version+"/"+key, func(t *testing.T) {
@@ -102,6 +104,15 @@ func TestPlanEveryShippedKey(t *testing.T) {
 					es := schema.MustLoad(string(rc.Engine), rc.EngineVersion)
 					_, err = es.Parse(es.TrimProgram(p.Engine.Argv), schema.AllowUnchecked(p.Escapes...))
 					assert.NoError(t, err)
+					// So does every sidecar whose program has a schema
+					// (LMCache's servers; mooncake_master has none).
+					for _, sc := range p.Sidecars {
+						if ss := schema.OfProgram(sc.Command.Argv); ss != nil {
+							checked++
+							_, err := ss.Parse(ss.TrimProgram(sc.Command.Argv))
+							assert.NoError(t, err, "%s sidecar %s", p.ResultFilename, sc.Name)
+						}
+					}
 				}
 			})
 		}
@@ -147,6 +158,45 @@ func TestPlanRejectsBadClientFlag(t *testing.T) {
 	assert.Contains(t, err.Error(), "recipe qwen3.5_fp8_mi325x_mtp: "+mi325xKey+" tp8 c80: client: ")
 	assert.Contains(t, err.Error(), "aiperf 0.12.0 has no flag --use-chat-template (did you mean --apply-chat-template?)")
 	assert.Contains(t, err.Error(), "32 problem(s) in 32 point(s)")
+}
+
+// TestPlanRejectsBadSidecarFlag: a sidecar's command is checked against
+// its program's flag schema at plan time, as the engine's and the
+// client's are: an LMCache server flag the schema does not have fails
+// the plan, naming the recipe, the point, the sidecar, the flag, the
+// closest real flag and the fix. Before, only the simulated engine read
+// the servers' commands, at its start, and a real run would have started
+// the server with the flag.
+func TestPlanRejectsBadSidecarFlag(t *testing.T) {
+	const key = "minimaxm3-fp8-mi300x-vllm-agentic-mtp"
+	rc, ok := models.Builtin().Recipe("minimaxm3_fp8_mi300x_mtp")
+	require.True(t, ok)
+	bad := rc.Clone()
+	lm := recipes.LMCache()
+	servers := lm.Sidecars
+	lm.Sidecars = func(c *recipes.Ctx) []recipes.Sidecar {
+		out := servers(c)
+		out[1].Command.Argv = append(out[1].Command.Argv, "--l1-size", "10")
+		return out
+	}
+	bad.Offload = []recipes.Offload{lm}
+	cat, err := recipes.NewCatalog(bad)
+	require.NoError(t, err)
+
+	rs := slices.DeleteFunc(keyRows(t, key), func(r *matrix.Row) bool { return r.KVOffloadBackend == nil || r.KVOffloadBackend.Name != "lmcache" })
+	require.Len(t, rs, 1, "the key's one LMCache point")
+	_, err = recipes.Plan(rs, recipes.PlanOptions{Catalog: cat})
+	pe, ok := errors.AsType[*recipes.PlanError](err)
+	require.True(t, ok, "%v", err)
+	require.Len(t, pe.Problems, 1)
+	p := pe.Problems[0]
+	assert.Equal(t, "sidecar lmcache-1", p.Role)
+	se, ok := errors.AsType[*schema.Error](p)
+	require.True(t, ok)
+	assert.Equal(t, schema.UnknownFlag, se.Kind)
+	assert.Equal(t, "--l1-size", se.Spelling)
+	assert.Equal(t, "recipe minimaxm3_fp8_mi300x_mtp: "+key+" tp8 kv:dram c16: sidecar lmcache-1: lmcache 0.5.3 has no flag --l1-size (did you mean --l1-size-gb?); "+
+		"fix the sidecar's command (the recipe's offload, recipes/offload.go), or add a flag the program takes to its partial schema, recipes/schema/data/lmcache@0.5.3.yaml", err.Error())
 }
 
 func TestPlanOptions(t *testing.T) {

@@ -189,6 +189,49 @@ func TestReadPlanFileChecksEdits(t *testing.T) {
 	}
 }
 
+// TestReadPlanFileChecksSidecars: an edited plan's sidecar command (an
+// LMCache server) is checked against its program's flag schema as
+// planning checks it: a flag the schema does not have is a usage error at
+// the file's line and column of the argv token, naming the sidecar, the
+// schema and the fix. Before, it reached the simulated engine, which
+// failed at its start, or the real server.
+func TestReadPlanFileChecksSidecars(t *testing.T) {
+	out := t.TempDir()
+	r := &Request{Key: Key{ConfigKey: "minimaxm3-fp8-mi300x-vllm-agentic-mtp", TP: 8, EP: 1, Conc: 16}}
+	p, err := r.PlanRow(generator(t), out)
+	require.NoError(t, err)
+	require.Len(t, p.Sidecars, 8, "the LMCache point: one server a TP rank")
+	b, err := json.MarshalIndent(p, "", "  ")
+	require.NoError(t, err)
+	plan := string(b)
+	first := strings.Index(plan, `"--l1-size-gb"`)
+	second := first + 1 + strings.Index(plan[first+1:], `"--l1-size-gb"`)
+	bad := plan[:second] + `"--l1-size"` + plan[second+len(`"--l1-size-gb"`):]
+	line := strings.Count(bad[:second], "\n") + 1
+	col := second - strings.LastIndex(bad[:second], "\n")
+	for _, tc := range []struct{ name, data, want string }{
+		{"as planned", plan, ""},
+		{"unknown server flag", bad, fmt.Sprintf(".json:%d:%d: sidecars[1].command.argv[10]: sidecar lmcache-1's command, checked with the lmcache@0.5.3 flag schema:\n"+
+			"lmcache 0.5.3 has no flag --l1-size (did you mean --l1-size-gb?)\n"+
+			"lmcache 0.5.3: --l1-size-gb: the L1 size is required (--l1-size-gb GB)\n"+
+			"edit the plan's sidecar argv to flags the schema has (sweep schema show lmcache@0.5.3), or plan the point again; "+
+			"lmcache@0.5.3 is partial, the flags sweep's recipes pass: a flag the server takes belongs in recipes/schema/data/lmcache@0.5.3.yaml", line, col)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "point.json")
+			require.NoError(t, os.WriteFile(file, []byte(tc.data), 0o644))
+			_, err := ReadPlanFile(file, out)
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			_, ok := errors.AsType[*usage.Error](err)
+			assert.True(t, ok, "%v", err)
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
 // TestPlanFileEngineWritesOnlyUnderOut: an edited plan's engine command
 // that writes outside --out (a crash dump folder, a metrics file
 // directory: the schema's write-path flags) is refused, exit 2, at the

@@ -186,6 +186,9 @@ func ReadPlanFile(path, out string) (*recipes.Point, error) {
 	if err := checkPlannedEngine(path, data, at, p); err != nil {
 		return nil, err
 	}
+	if err := checkPlannedSidecars(path, data, at, p); err != nil {
+		return nil, err
+	}
 	if err := checkPlannedGolden(path, p); err != nil {
 		return nil, err
 	}
@@ -269,6 +272,40 @@ func checkPlannedEngine(path string, data []byte, at []any, p *recipes.Point) er
 		return usage.Refuse(argvErrorf(argvToken(s, argv, w.Flag, w.Path),
 			"engine command: %s %s writes outside the point's result directory %s: give it a path under %s, or plan the point again for its directory (sweep plan --format json --result-dir %s)",
 			w.Flag, w.Path, p.ResultDir, p.ResultDir, p.ResultDir))
+	}
+	return nil
+}
+
+// checkPlannedSidecars checks a plan file's sidecar commands against the
+// flag schema of their program (an LMCache server's), as planning does
+// (recipes.Plan): an edited plan's unknown flag or bad value is refused
+// here, not by the simulated engine at its start or the real server. The
+// error names the sidecar and the line and column in data of the argv
+// token at fault (the first problem's), the point being at the JSON path
+// at. A program with no schema (mooncake_master) is not checked.
+func checkPlannedSidecars(path string, data []byte, at []any, p *recipes.Point) error {
+	for i, sc := range p.Sidecars {
+		argv := sc.Command.Argv
+		s := schema.OfProgram(argv)
+		if s == nil {
+			continue
+		}
+		_, err := s.Parse(s.TrimProgram(argv))
+		if err == nil {
+			continue
+		}
+		where, key := append(slices.Clone(at), "sidecars", i, "command", "argv"), fmt.Sprintf("sidecars[%d].command.argv", i)
+		if probs := schema.Problems(err); len(probs) > 0 {
+			if j := argvToken(s, argv, cmp.Or(probs[0].Spelling, probs[0].Flag), probs[0].Value); j >= 0 {
+				where, key = append(where, j), fmt.Sprintf("%s[%d]", key, j)
+			}
+		}
+		fix := fmt.Sprintf("edit the plan's sidecar argv to flags the schema has (sweep schema show %s), or plan the point again", s.ID())
+		if !s.Complete {
+			fix += fmt.Sprintf("; %s is partial, the flags sweep's recipes pass: a flag the server takes belongs in recipes/schema/data/%s.yaml", s.ID(), s.ID())
+		}
+		return usage.Refuse(fmt.Errorf("--plan: %w", configs.JSONValueErrorf(path, data, where, key,
+			"sidecar %s's command, checked with the %s flag schema:\n%v\n%s", sc.Name, s.ID(), err, fix)))
 	}
 	return nil
 }

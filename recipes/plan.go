@@ -155,7 +155,7 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 	if off != nil && off.Sidecars != nil {
 		for _, s := range off.Sidecars(c) {
 			s.Command = withEnv(s.Command.Argv)
-			for _, err := range checkSidecar(s) {
+			for _, err := range sidecarProblems(s) {
 				probs = append(probs, &Problem{Index: i, ConfigKey: key, Point: describe(row), Recipe: rc.Name, Role: "sidecar " + s.Name, Err: err})
 			}
 			p.Sidecars = append(p.Sidecars, s)
@@ -209,22 +209,34 @@ func (o *planConfig) plan(i int, row *matrix.Row) (Point, []*Problem) {
 	return p, probs
 }
 
-// checkSidecar checks a sidecar's command against the flag schema of its
+// CheckSidecar checks a sidecar's command against the flag schema of its
 // program (an LMCache server's, lmcache), as the engine's and the
-// client's argv are built through theirs: each problem the schema finds,
-// a *schema.Error wrapped with the fix (the offload's command in
-// recipes/offload.go, or, for a partial schema that lists only the flags
-// sweep's recipes pass, the schema file to add the flag to). A program
-// with no schema (mooncake_master) is not checked.
-func checkSidecar(s Sidecar) []error {
-	sch := schema.OfProgram(s.Command.Argv)
-	if sch == nil {
+// client's argv are built through theirs: the schema (nil for a program
+// with none, such as mooncake_master, which is not checked) and the
+// schema's problems (*schema.Error, joined; nil when it parses). Plan
+// reports each with its fix (sidecarProblems); sweep run --plan checks a
+// plan file's sidecars with it.
+func CheckSidecar(sc Sidecar) (*schema.Schema, error) {
+	s := schema.OfProgram(sc.Command.Argv)
+	if s == nil {
+		return nil, nil
+	}
+	_, err := s.Parse(s.TrimProgram(sc.Command.Argv))
+	return s, err
+}
+
+// sidecarProblems are CheckSidecar's problems, each wrapped with the fix:
+// the offload's command in recipes/offload.go, or, for a partial schema
+// that lists only the flags sweep's recipes pass, the schema file to add
+// the flag to.
+func sidecarProblems(sc Sidecar) []error {
+	s, err := CheckSidecar(sc)
+	if err == nil {
 		return nil
 	}
-	_, err := sch.Parse(sch.TrimProgram(s.Command.Argv))
 	fix := "fix the sidecar's command (the recipe's offload, recipes/offload.go)"
-	if !sch.Complete {
-		fix += fmt.Sprintf(", or add a flag the program takes to its partial schema, recipes/schema/data/%s.yaml", sch.ID())
+	if !s.Complete {
+		fix += fmt.Sprintf(", or add a flag the program takes to its partial schema, recipes/schema/data/%s.yaml", s.ID())
 	}
 	var out []error
 	for _, pe := range schema.Problems(err) {

@@ -107,10 +107,10 @@ func TestPlanEveryShippedKey(t *testing.T) {
 					// So does every sidecar whose program has a schema
 					// (LMCache's servers; mooncake_master has none).
 					for _, sc := range p.Sidecars {
-						if ss := schema.OfProgram(sc.Command.Argv); ss != nil {
+						ss, err := recipes.CheckSidecar(sc)
+						assert.NoError(t, err, "%s sidecar %s", p.ResultFilename, sc.Name)
+						if ss != nil {
 							checked++
-							_, err := ss.Parse(ss.TrimProgram(sc.Command.Argv))
-							assert.NoError(t, err, "%s sidecar %s", p.ResultFilename, sc.Name)
 						}
 					}
 				}
@@ -197,6 +197,25 @@ func TestPlanRejectsBadSidecarFlag(t *testing.T) {
 	assert.Equal(t, "--l1-size", se.Spelling)
 	assert.Equal(t, "recipe minimaxm3_fp8_mi300x_mtp: "+key+" tp8 kv:dram c16: sidecar lmcache-1: lmcache 0.5.3 has no flag --l1-size (did you mean --l1-size-gb?); "+
 		"fix the sidecar's command (the recipe's offload, recipes/offload.go), or add a flag the program takes to its partial schema, recipes/schema/data/lmcache@0.5.3.yaml", err.Error())
+}
+
+// TestCheckSidecar: a sidecar is checked with its program's schema; a
+// program with none (the Mooncake master) is not checked.
+func TestCheckSidecar(t *testing.T) {
+	side := func(argv ...string) recipes.Sidecar {
+		return recipes.Sidecar{Name: "s", Command: recipes.Command{Argv: argv}}
+	}
+	s, err := recipes.CheckSidecar(side("mooncake_master", "--port", "20088", "--no-such-flag"))
+	assert.Nil(t, s)
+	assert.NoError(t, err)
+	s, err = recipes.CheckSidecar(side("lmcache", "server", "--port", "5555", "--l1-size-gb", "10", "--eviction-policy", "LRU"))
+	require.NotNil(t, s)
+	assert.Equal(t, "lmcache@0.5.3", s.ID())
+	assert.NoError(t, err)
+	_, err = recipes.CheckSidecar(side("lmcache", "server", "--port", "5555", "--l1-size-gb", "10", "--eviction-policy", "FIFO"))
+	pe := schema.Problems(err)
+	require.Len(t, pe, 1)
+	assert.Equal(t, schema.BadChoice, pe[0].Kind)
 }
 
 func TestPlanOptions(t *testing.T) {

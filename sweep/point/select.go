@@ -278,7 +278,7 @@ func checkPlannedEngine(path string, data []byte, at []any, p *recipes.Point) er
 
 // checkPlannedSidecars checks a plan file's sidecar commands against the
 // flag schema of their program (an LMCache server's), as planning does
-// (recipes.Plan): an edited plan's unknown flag or bad value is refused
+// (recipes.CheckSidecar): an edited plan's unknown flag or bad value is refused
 // here, not by the simulated engine at its start or the real server. The
 // error names the sidecar and the line and column in data of the argv
 // token at fault (the first problem's), the point being at the JSON path
@@ -286,11 +286,7 @@ func checkPlannedEngine(path string, data []byte, at []any, p *recipes.Point) er
 func checkPlannedSidecars(path string, data []byte, at []any, p *recipes.Point) error {
 	for i, sc := range p.Sidecars {
 		argv := sc.Command.Argv
-		s := schema.OfProgram(argv)
-		if s == nil {
-			continue
-		}
-		_, err := s.Parse(s.TrimProgram(argv))
+		s, err := recipes.CheckSidecar(sc)
 		if err == nil {
 			continue
 		}

@@ -139,8 +139,10 @@ type ABArm struct {
 	// GPUMemoryUtil is vLLM's --gpu-memory-utilization (SGLang's
 	// --mem-fraction-static); 0 keeps the engine's default.
 	GPUMemoryUtil float64
-	// Args are extra engine flags, checked against the engine's schema;
-	// ArgsPos is where each is.
+	// Args are extra engine flags, checked against the engine's schema
+	// when the leg is planned (sweep/abgate/leg), which also refuses one
+	// the arm's keys or the runner set (--port, --model-path, parsers,
+	// ...) in any spelling the engine reads; ArgsPos is where each is.
 	Args    []string
 	ArgsPos []Pos
 	// Env is extra environment of the engine (e.g.
@@ -179,8 +181,10 @@ type ABRouter struct {
 	// ArgvPos is where it is.
 	Argv    []string
 	ArgvPos Pos
-	// Args are the router's own flags, checked against its flag schema;
-	// ArgsPos is where each is.
+	// Args are the router's own flags, checked against its flag schema
+	// when the leg is planned (sweep/abgate/leg), which also refuses one
+	// the runner or Parsers set (--port, --tool-call-parser, ...) in any
+	// spelling the router reads; ArgsPos is where each is.
 	Args    []string
 	ArgsPos []Pos
 	Parsers ABParsers
@@ -612,13 +616,6 @@ func (d *decoder) abDirect(a *ABArm, f fields, p string) {
 	}
 	if n := f.get("args"); n != nil {
 		if args, ok := d.strList(n, joinPath(p, "args")); ok {
-			for i, arg := range args {
-				for _, own := range []string{"--host", "--port", "--served-model-name", "--model", "--model-path", "--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tool-call-parser", "--reasoning-parser", "--enable-auto-tool-choice"} {
-					if arg == own || strings.HasPrefix(arg, own+"=") {
-						d.errAt(resolve(n).Content[i], indexPath(joinPath(p, "args"), i), "%s is set from the arm's keys (model-path, served-model-name, tp, parsers) or by the runner (host, port); remove it", own)
-					}
-				}
-			}
 			a.Args, a.ArgsPos = args, d.itemPos(n)
 		}
 	}
@@ -687,13 +684,6 @@ func (d *decoder) abRouter(n *yaml.Node, p string) *ABRouter {
 	}
 	if an := f.get("args"); an != nil {
 		if args, ok := d.strList(an, joinPath(p, "args")); ok {
-			for i, a := range args {
-				for _, own := range []string{"--worker-urls", "--host", "--port", "--prometheus-port", "--tool-call-parser", "--reasoning-parser"} {
-					if a == own || strings.HasPrefix(a, own+"=") {
-						d.errAt(resolve(an).Content[i], indexPath(joinPath(p, "args"), i), "%s is set by the runner (ports, worker URL) or by router.parsers; remove it", own)
-					}
-				}
-			}
 			r.Args, r.ArgsPos = args, d.itemPos(an)
 		}
 	}

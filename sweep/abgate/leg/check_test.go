@@ -96,6 +96,62 @@ func TestShippedLegsPassTheirChecks(t *testing.T) {
 	}
 }
 
+// TestPlanRefusesArgsTheRunnerSets: an arm's or router's args may not
+// give a flag the runner or the arm's keys set, in any spelling the tool
+// reads as that flag (an argparse abbreviation where it allows them, '_'
+// for '-' where it takes that, an alias), refused at the arg. Before,
+// only the exact spelling was refused, so SMG ran "--tool-call-pars
+// kimik2" after the leg's --tool-call-parser minimax_m2 and the report
+// named minimax_m2.
+func TestPlanRefusesArgsTheRunnerSets(t *testing.T) {
+	const head = "model: Org/M-FC\nrunner: cluster:mi325x-amds\ncategories: [simple_python]\narms:\n  a: {engine: sglang, model-path: M, tp: 8}\n"
+	router := func(args string) string {
+		return head + "  b: {engine: vllm-grpc, model-path: M, tp: 8, router: {argv: [python3, -m, smg.launch_router], args: [" + args + "]}}\n"
+	}
+	arm := func(engine, args string) string {
+		return head + "  b: {engine: " + engine + ", model-path: M, tp: 8, args: [" + args + "]}\n"
+	}
+	const smgRefusal = "is set by the runner (ports, worker URL) or by router.parsers; remove it"
+	const armRefusal = "is set from the arm's keys (model-path, served-model-name, tp, parsers) or by the runner (host, port); remove it"
+	tests := []struct {
+		name, doc string
+		want      []string // each error: "file:line:col: key: message"
+	}{
+		{"router parser, full spelling", router("--tool-call-parser, kimik2"),
+			[]string{"leg.yaml:6:104: arms.b.router.args[0]: --tool-call-parser " + smgRefusal}},
+		{"router parser, abbreviated", router("--tool-call-pars, kimik2"),
+			[]string{"leg.yaml:6:104: arms.b.router.args[0]: --tool-call-pars (smg@v1.9.0-193-gf8daa883 reads it as --tool-call-parser) " + smgRefusal}},
+		{"router reasoning parser, abbreviated and attached", router("--reasoning-p=kimi"),
+			[]string{"leg.yaml:6:104: arms.b.router.args[0]: --reasoning-p (smg@v1.9.0-193-gf8daa883 reads it as --reasoning-parser) " + smgRefusal}},
+		{"router ports, each arg", router("--policy, random, --prometheus-po, '9', --port=1"),
+			[]string{"leg.yaml:6:122: arms.b.router.args[2]: --prometheus-po (smg@v1.9.0-193-gf8daa883 reads it as --prometheus-port) " + smgRefusal,
+				"leg.yaml:6:144: arms.b.router.args[4]: --port " + smgRefusal}},
+		{"an abbreviation of a flag the router leaves to the args", router("--poli, random"), nil},
+		{"SGLang arm port, abbreviated", arm("sglang", "--por, '1'"),
+			[]string{"leg.yaml:6:52: arms.b.args[0]: --por (sglang@v0.5.17 reads it as --port) " + armRefusal}},
+		{"SGLang arm parser, abbreviated", arm("sglang", "--tool-call-pars, qwen"),
+			[]string{"leg.yaml:6:52: arms.b.args[0]: --tool-call-pars (sglang@v0.5.17 reads it as --tool-call-parser) " + armRefusal}},
+		{"vLLM arm parser with underscores", arm("vllm", "--tool_call_parser, hermes"),
+			[]string{"leg.yaml:6:50: arms.b.args[0]: --tool_call_parser (vllm@v0.27.1 reads it as --tool-call-parser) " + armRefusal}},
+		{"vLLM arm tp, alias", arm("vllm", "-tp, '2'"),
+			[]string{"leg.yaml:6:50: arms.b.args[0]: -tp (vllm@v0.27.1 reads it as --tensor-parallel-size) " + armRefusal}},
+		{"vLLM arm port, full spelling attached", arm("vllm", "--port=1"),
+			[]string{"leg.yaml:6:50: arms.b.args[0]: --port " + armRefusal}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := configs.ParseABLeg(configs.Source{Name: "leg.yaml", Data: []byte(tc.doc)})
+			require.NoError(t, err)
+			_, err = NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir()})
+			var got []string
+			for _, e := range configs.Errors(err) {
+				got = append(got, e.Error())
+			}
+			assert.Equal(t, tc.want, got, "%v", err)
+		})
+	}
+}
+
 // TestPlanLocatesAnAbbreviatedArg: an SGLang arm's arg given as an
 // argparse abbreviation, as SGLang accepts it, is refused at that arg.
 // Before, only the flag's full spelling was looked for among the args, so

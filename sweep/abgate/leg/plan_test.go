@@ -277,6 +277,9 @@ func TestPlanRefusesOtherModels(t *testing.T) {
 		{name: "4 router loading another model than its engine (--model-path=)",
 			doc:  direct + "{engine: vllm-grpc, model-path: Org/M, tp: 1, router: {argv: [python3, -m, smg.launch_router], args: [--model-path=Org/N]}}\n",
 			want: []string{"leg.yaml:6:108: arms.b.router.args[0]"}, has: []string{"the router loads Org/N, but its engine serves Org/M"}},
+		{name: "6 router loading another model through an abbreviation SMG reads (--model-pa)",
+			doc:  direct + "{engine: vllm-grpc, model-path: Org/M, tp: 1, router: {argv: [python3, -m, smg.launch_router], args: [--model-pa, Org/N]}}\n",
+			want: []string{"leg.yaml:6:120: arms.b.router.args[1]"}, has: []string{"the router loads Org/N, but its engine serves Org/M"}},
 		{name: "5 config-key arms of the leg's model on other hardware",
 			doc: "model: Org/M-FC\nrunner: h100\ncategories: [multiple]\narms:\n" +
 				"  a: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16}\n  b: {config-key: minimaxm3-fp8-mi325x-vllm-agentic-mtp, tp: 8, conc: 16}\n",

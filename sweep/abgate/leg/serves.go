@@ -53,7 +53,13 @@ func checkArmServes(l *configs.ABLeg, a configs.ABArm, arm Arm) []error {
 	if a.Router == nil {
 		return errs
 	}
-	f, _ := schema.ReadArgv(a.Router.Args, schema.ArgvOptions{}).Find("--model-path")
+	rs, err := routerSchema(a)
+	if err != nil {
+		return errs // planning the arm refused it
+	}
+	// Read as the router reads its args: "--model-pa" is --model-path to
+	// SMG's argparse.
+	f, _ := schema.ReadArgv(a.Router.Args, schema.ArgvOptions{Schema: rs, Abbrev: true}).Find("--model-path")
 	at, value := f.ValueAt(), f.Value()
 	if at < 0 || value == s.model || at >= len(a.Router.ArgsPos) {
 		return errs

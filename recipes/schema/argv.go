@@ -77,7 +77,8 @@ type ArgvOptions struct {
 	// abbreviates: with a Schema only where the tool accepts them (its
 	// allow_abbrev) and unique among its spellings; without one, Find
 	// matches any prefix of the flag asked for longer than "--". It is
-	// for finding what the tool read (the token a parse problem names);
+	// for finding what the tool read (the token a parse problem names,
+	// the flags two commands differ in, a flag a caller may not give);
 	// a caller that edits an argv names its flags exactly.
 	Abbrev bool
 }
@@ -91,6 +92,11 @@ type ArgvFlag struct {
 	Values   []string
 	Attached bool  // Values[0] is attached to the flag's own token
 	Flag     *Flag // the schema's flag it spells; nil without a schema or for a flag it does not know
+	// Name is the flag as the tool reads it: Flag's canonical name (the
+	// negative form's for a negative spelling, "--no-x"), so that an
+	// alias, an abbreviation and '_' for '-' name it alike; Spelling when
+	// Flag is nil.
+	Name string
 }
 
 // Value is the flag's first value, "" for a bare flag.
@@ -168,8 +174,17 @@ func (a Argv) flagAt(i int) ArgvFlag {
 	if name, value, ok := strings.Cut(tok, "="); ok {
 		f.Spelling, f.Values, f.Attached = name, []string{value}, true
 	}
+	f.Name = f.Spelling
 	if s := a.opts.Schema; s != nil {
-		f.Flag, _, _ = s.resolveSpelling(f.Spelling, a.opts.Abbrev)
+		var spelling string
+		f.Flag, spelling, _ = s.resolveSpelling(f.Spelling, a.opts.Abbrev)
+		switch {
+		case f.Flag == nil:
+		case slices.Contains(f.Flag.negatives(), spelling):
+			f.Name = spelling
+		default:
+			f.Name = f.Flag.Name
+		}
 	}
 	if f.Attached {
 		return f
@@ -254,12 +269,14 @@ func (a Argv) WithValue(name, value string) (argv []string, ok bool) {
 	return out, true
 }
 
-// Values maps each flag, as spelt, to its first value ("" for a bare
-// flag); a flag given more than once has its last occurrence's.
+// Values maps each flag, by its Name (as the tool reads it with a
+// schema that knows it, else as spelt), to its first value ("" for a
+// bare flag); a flag given more than once, in any spelling, has its last
+// occurrence's.
 func (a Argv) Values() map[string]string {
 	out := make(map[string]string, len(a.Flags))
 	for _, f := range a.Flags {
-		out[f.Spelling] = f.Value()
+		out[f.Name] = f.Value()
 	}
 	return out
 }

@@ -110,6 +110,48 @@ func TestArgvEdits(t *testing.T) {
 	assert.Equal(t, map[string]string{"--x": "-1", "--y": ""}, ReadArgv([]string{"--x", "-1", "--y"}, ArgvOptions{}).Values())
 }
 
+// TestValuesByName: with the tool's schema, Values keys a flag by the
+// name the tool reads it as, so that spellings the tool reads alike
+// (an abbreviation where it allows them, an alias, '_' for '-') are one
+// flag; a negative form stays its own, and a flag the schema does not
+// know, or an argv read without one, keys as spelt. Before, every flag
+// keyed as spelt, and "--max-running-req 8" differed from
+// "--max-running-requests=8".
+func TestValuesByName(t *testing.T) {
+	sglang := ArgvOptions{Schema: MustLoad("sglang", ""), Abbrev: true}
+	vllm := ArgvOptions{Schema: MustLoad("vllm", ""), Abbrev: true}
+	tests := []struct {
+		name string
+		argv []string
+		o    ArgvOptions
+		want map[string]string
+	}{
+		{"SGLang abbreviation", []string{"python3", "-m", "sglang.launch_server", "--max-running-req", "8"}, sglang,
+			map[string]string{"--max-running-requests": "8"}},
+		{"SGLang attached full spelling", []string{"python3", "-m", "sglang.launch_server", "--max-running-requests=8"}, sglang,
+			map[string]string{"--max-running-requests": "8"}},
+		{"SGLang alias and abbreviation, the last one kept", []string{"python3", "-m", "sglang.launch_server", "--tp", "4", "--tp-si=8"}, sglang,
+			map[string]string{"--tp-size": "8"}},
+		{"an abbreviation without Abbrev keys as spelt", []string{"python3", "-m", "sglang.launch_server", "--max-running-req", "8"}, ArgvOptions{Schema: sglang.Schema},
+			map[string]string{"--max-running-req": "8"}},
+		{"a flag the schema does not know keys as spelt", []string{"python3", "-m", "sglang.launch_server", "--frobnicate", "1"}, sglang,
+			map[string]string{"--frobnicate": "1"}},
+		{"vLLM underscores and alias", []string{"vllm", "serve", "m", "--max_num_seqs", "8", "-tp", "2"}, vllm,
+			map[string]string{"--max-num-seqs": "8", "--tensor-parallel-size": "2"}},
+		{"vLLM negative form stays its own", []string{"vllm", "serve", "m", "--no_enable_prefix_caching"}, vllm,
+			map[string]string{"--no-enable-prefix-caching": ""}},
+		{"vLLM takes no abbreviation", []string{"vllm", "serve", "m", "--max-num-se", "8"}, vllm,
+			map[string]string{"--max-num-se": "8"}},
+		{"no schema: as spelt", []string{"--max-running-req", "8", "--tp", "2"}, ArgvOptions{Abbrev: true},
+			map[string]string{"--max-running-req": "8", "--tp": "2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ReadArgv(tc.argv, tc.o).Values())
+		})
+	}
+}
+
 func TestOfProgram(t *testing.T) {
 	tests := []struct {
 		argv []string

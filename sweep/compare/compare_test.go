@@ -237,6 +237,46 @@ func TestEngineFlagDiffs(t *testing.T) {
 	}, rep.Arms[0].Differs)
 }
 
+// TestEngineFlagsAsTheEngineReadsThem: engine flags are compared as the
+// engine reads them, so spellings it reads alike (SGLang's argparse
+// abbreviation, FLAG=VALUE) are one flag, named by its canonical name.
+// Before, "--max-running-req 8" against "--max-running-requests=8" read
+// as one flag added and another removed.
+func TestEngineFlagsAsTheEngineReadsThem(t *testing.T) {
+	const sglang = "/opt/sweep sim-engine -- python3 -m sglang.launch_server --model-path m --port 8000 "
+	tests := []struct {
+		name, base, head string
+		want             []string
+	}{
+		{"abbreviated against attached", "--max-running-requests=8", "--max-running-req 8", nil},
+		{"abbreviated against full, another value", "--max-running-requests 32", "--max-running-req 8",
+			[]string{"engine flag --max-running-requests 32 → 8 (every paired point)"}},
+		{"alias against name", "--tp-size 8", "--tp 8", nil},
+		{"a flag the schema does not know stays as spelt", "--max-running-requests 8", "--max-running-requests 8 --frobnicate 1",
+			[]string{"engine flag --frobnicate 1 added (every paired point)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			mk := func(side, flags string) *knee.Arm {
+				d := filepath.Join(dir, side)
+				require.NoError(t, os.MkdirAll(d, 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(d, "sglang_command.txt"), []byte(sglang+flags+"\n"), 0o644))
+				v := 400.0
+				return &knee.Arm{Identity: identity(2, 1, "none"), Samples: []knee.Sample{{Conc: 4, TotalTPS: &v, File: filepath.Join(d, "r.json")}}}
+			}
+			rep := Compare([]*knee.Arm{mk("base", tc.base)}, []*knee.Arm{mk("head", tc.head)}, Options{})
+			var differs []string
+			for _, d := range rep.Arms[0].Differs {
+				if strings.HasPrefix(d, "engine flag") {
+					differs = append(differs, d)
+				}
+			}
+			assert.Equal(t, tc.want, differs)
+		})
+	}
+}
+
 // TestEnergyMetric: energy per output token compares like a latency, a
 // rise beyond the tolerance being the regression; results without a valid
 // power lane have no value.

@@ -89,14 +89,25 @@ func simEngineArgv(argv []string) (engine, unchecked []string, ok bool) {
 
 // EngineFlags reads the engine command recorded beside a result file
 // (EngineCommand) and returns its flags with their values ("" for a bare
-// flag), read as schema.ReadArgv reads an argv of a tool it has no schema
-// for (the command names no version); nil when there is none.
+// flag), keyed as engineValues keys them; nil when there is none.
 func EngineFlags(resultFile string) map[string]string {
 	cmd, ok := EngineCommand(resultFile)
 	if !ok {
 		return nil
 	}
-	return schema.ReadArgv(cmd.Argv, schema.ArgvOptions{}).Values()
+	return engineValues(cmd.Argv)
+}
+
+// engineValues is an engine argv's flags with their values ("" for a
+// bare flag), read as the engine reads it: with the schema of its
+// program (schema.OfProgram; the command names no version, and versions
+// hardly differ in how they read), abbreviations included where the
+// engine takes them, so that each flag keys by its canonical name
+// ("--max-running-req 8" is --max-running-requests to SGLang) and the
+// program is no flag. An argv of a program without a schema keys its
+// flags as spelt.
+func engineValues(argv []string) map[string]string {
+	return schema.ReadArgv(argv, schema.ArgvOptions{Schema: schema.OfProgram(argv), Abbrev: true}).Values()
 }
 
 // VolatileFlags are engine flags that change from run to run without

@@ -1,8 +1,10 @@
 package run
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,11 +74,60 @@ func TestFlagsWithNegativeValues(t *testing.T) {
 		return []string{"python3", "-m", "sglang.launch_server", "--chunked-prefill-size", chunk, "--enable-dp-attention", "--port", "1"}
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "sglang_command.txt"), []byte(commandText(engine("-1"), nil, nil)), 0o644))
-	assert.Equal(t, map[string]string{"-m": "sglang.launch_server", "--chunked-prefill-size": "-1", "--enable-dp-attention": "", "--port": "1"},
+	assert.Equal(t, map[string]string{"--chunked-prefill-size": "-1", "--enable-dp-attention": "", "--port": "1"},
 		EngineFlags(result))
 
 	rec := &Record{Processes: map[string]*ProcessOutcome{"engine": {Argv: engine("-1")}}}
 	assert.Equal(t, []string{"engine flag --chunked-prefill-size: -1, now 4096"},
 		MadeDiff(rec, Made{EngineName: "engine", Engine: engine("4096")}))
 	assert.Empty(t, MadeDiff(rec, Made{EngineName: "engine", Engine: engine("-1")}))
+}
+
+// TestFlagsAsTheEngineReadsThem: a rerun's engine flags (MadeDiff), a
+// recorded command's (EngineFlags) and two commands' (FlagDiff) are read
+// as the engine reads them: spellings it reads alike (an argparse
+// abbreviation where it takes them, FLAG=VALUE, an alias, vLLM's '_' for
+// '-') are one flag, keyed by its canonical name. Before, a point made
+// with "--max-running-req 8" was refused for "--max-running-requests=8"
+// (engine flag --max-running-req: 8, now absent; engine flag
+// --max-running-requests: absent, now 8).
+func TestFlagsAsTheEngineReadsThem(t *testing.T) {
+	sglang := func(flags ...string) []string {
+		return append([]string{"python3", "-m", "sglang.launch_server", "--model-path", "m", "--port", "1"}, flags...)
+	}
+	vllm := func(flags ...string) []string { return append([]string{"vllm", "serve", "m", "--port", "1"}, flags...) }
+	tests := []struct {
+		name     string
+		was, now []string
+		want     []string // MadeDiff
+	}{
+		{"abbreviated, then attached", sglang("--max-running-req", "8"), sglang("--max-running-requests=8"), nil},
+		{"abbreviated, then full with another value", sglang("--max-running-req", "8"), sglang("--max-running-requests", "32"),
+			[]string{"engine flag --max-running-requests: 8, now 32"}},
+		{"alias, then name", sglang("--tp", "8"), sglang("--tp-size", "8"), nil},
+		{"abbreviated port is volatile", sglang("--max-running-requests", "8", "--por", "2"), sglang("--max-running-requests", "8"), nil},
+		{"vLLM underscores, then dashes", vllm("--max_num_seqs", "8"), vllm("--max-num-seqs", "8"), nil},
+		{"vLLM takes no abbreviation", vllm("--max-num-se", "8"), vllm("--max-num-seqs", "8"),
+			[]string{"engine flag --max-num-se: 8, now absent", "engine flag --max-num-seqs: absent, now 8"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &Record{Processes: map[string]*ProcessOutcome{"engine": {Argv: tc.was}}}
+			assert.Equal(t, tc.want, MadeDiff(rec, Made{EngineName: "engine", Engine: tc.now}))
+
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "engine_command.txt"), []byte(commandText(tc.was, nil, nil)), 0o644))
+			was := EngineFlags(filepath.Join(dir, "r.json"))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "engine_command.txt"), []byte(commandText(tc.now, nil, nil)), 0o644))
+			now := EngineFlags(filepath.Join(dir, "r.json"))
+			for _, name := range VolatileFlags {
+				delete(was, name)
+				delete(now, name)
+			}
+			assert.Equal(t, tc.want == nil, maps.Equal(was, now), "EngineFlags %v, then %v", was, now)
+		})
+	}
+	// FlagDiff reads a router's argv as SMG reads it (its abbreviations).
+	smg := []string{"python3", "-m", "smg.launch_router", "--port", "1"}
+	assert.Empty(t, FlagDiff(append(slices.Clone(smg), "--model-path=M"), append(slices.Clone(smg), "--model-pa", "M")))
 }

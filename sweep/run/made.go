@@ -146,16 +146,15 @@ func clientText(c *result.Client) string {
 	return s
 }
 
-// stableFlags is an engine argv's program and flags ("" for a bare
-// flag; read as schema.ReadArgv reads an argv without a schema), the
-// simulated engine's wrapper left out, secrets redacted as a record
-// redacts them, and without VolatileFlags.
+// stableFlags is an engine argv's flags ("" for a bare flag; read as
+// the engine reads them, engineValues), the simulated engine's wrapper
+// left out, secrets redacted as a record redacts them, and without
+// VolatileFlags.
 func stableFlags(argv []string) map[string]string {
 	if engine, _, ok := simEngineArgv(argv); ok {
 		argv = engine
 	}
-	argv = redact.Argv(argv)
-	flags := schema.ReadArgv(argv, schema.ArgvOptions{}).Values()
+	flags := engineValues(redact.Argv(argv))
 	for _, name := range VolatileFlags {
 		delete(flags, name)
 	}
@@ -221,12 +220,13 @@ func flagValue(v string, ok bool) string {
 
 // FlagDiff lists how the flags of two argvs differ, from a to b: {flag,
 // a's, b's} sorted by flag, a flag one side lacks "absent", a bare flag
-// "set"; each read with the schema of its program (schema.OfProgram),
+// "set"; each read as its tool reads it (engineValues: the schema of its
+// program, its abbreviations, a flag keyed by its canonical name),
 // secret values redacted first (VolatileFlags are compared: leave them
 // out of the argvs when they do not matter).
 func FlagDiff(a, b []string) [][3]string {
 	values := func(argv []string) map[string]string {
-		return schema.ReadArgv(redact.Argv(argv), schema.ArgvOptions{Schema: schema.OfProgram(argv)}).Values()
+		return engineValues(redact.Argv(argv))
 	}
 	return flagDiff(values(a), values(b))
 }

@@ -269,6 +269,48 @@ func (a Argv) WithValue(name, value string) (argv []string, ok bool) {
 	return out, true
 }
 
+// TokenAt is the index of the token a problem stands at (a parse
+// problem's flag, by Spelling or Flag, and Value): of the flag called
+// flag, the token that gives it value (FLAG=VALUE, or VALUE among the
+// tokens it takes) in the first occurrence that has it, else its first
+// occurrence's flag token (value "": the flag's); with no flag, value is
+// stray tokens (a StrayToken problem's, joined by spaces) and the index
+// is the first of them among the positional tokens after the program.
+// -1 when the argv has none.
+func (a Argv) TokenAt(flag, value string) int {
+	if flag == "" {
+		if value == "" {
+			return -1
+		}
+		program := 0
+		if a.opts.Schema != nil {
+			program = len(a.Tokens) - len(a.opts.Schema.TrimProgram(a.Tokens))
+		}
+		for _, i := range a.Positionals {
+			if tok := a.Tokens[i]; i >= program && (value == tok || strings.HasPrefix(value, tok+" ")) {
+				return i
+			}
+		}
+		return -1
+	}
+	all := a.All(flag)
+	for _, f := range all {
+		switch {
+		case value == "":
+		case f.Attached && f.Value() == value:
+			return f.At
+		case !f.Attached:
+			if j := slices.Index(f.Values, value); j >= 0 {
+				return f.At + 1 + j
+			}
+		}
+	}
+	if len(all) == 0 {
+		return -1
+	}
+	return all[0].At
+}
+
 // Values maps each flag, by its Name (as the tool reads it with a
 // schema that knows it, else as spelt), to its first value ("" for a
 // bare flag); a flag given more than once, in any spelling, has its last

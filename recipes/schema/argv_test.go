@@ -152,6 +152,39 @@ func TestValuesByName(t *testing.T) {
 	}
 }
 
+// TestTokenAt: the token a problem stands at is the one that gives the
+// flag the value it names (attached or separate, in whichever occurrence
+// has it), else the flag's; a stray token (a problem with no flag, its
+// tokens as Value) is found among the positionals after the program.
+// Before, a stray token had no position, so a bool flag given a value
+// ("--enable-metrics true") was refused at the whole argv.
+func TestTokenAt(t *testing.T) {
+	sglang := ArgvOptions{Schema: MustLoad("sglang", ""), Abbrev: true}
+	argv := []string{"python3", "-m", "sglang.launch_server", "--tp", "8", "--enable-metrics", "true", "--tool-call-parser=x", "--tool-call-parser", "y", "--max-running-req", "8", "extra"}
+	tests := []struct {
+		name, flag, value string
+		want              int
+	}{
+		{"the flag", "--enable-metrics", "", 5},
+		{"a separate value", "--tp-size", "8", 4},
+		{"the occurrence with the value, attached", "--tool-call-parser", "x", 7},
+		{"the occurrence with the value, separate", "--tool-call-parser", "y", 9},
+		{"another value: the first occurrence's flag", "--tool-call-parser", "z", 7},
+		{"an abbreviation", "--max-running-requests", "8", 11},
+		{"a stray token", "", "true", 6},
+		{"stray tokens, the first", "", "true extra", 6},
+		{"a stray token after the others", "", "extra", 12},
+		{"not a program token", "", "python3", -1},
+		{"an absent flag", "--port", "", -1},
+		{"nothing", "", "", -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ReadArgv(argv, sglang).TokenAt(tc.flag, tc.value))
+		})
+	}
+}
+
 func TestOfProgram(t *testing.T) {
 	tests := []struct {
 		argv []string

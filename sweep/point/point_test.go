@@ -150,6 +150,11 @@ func TestReadPlanFileChecksEdits(t *testing.T) {
 	}
 	bogus := strings.Replace(plan, `"--model-path"`, `"--bogus-flag", "--model-path"`, 1)
 	parser := strings.Replace(plan, `"qwen3_coder"`, `"qwen3_codr"`, 1)
+	// A value given to a bool flag is a stray token: refused at it, not
+	// at the argv's opening line (before, "engine.argv: ...").
+	boolValue := strings.Replace(plan, `"--enable-metrics"`, `"--enable-metrics", "yes"`, 1)
+	enableMetrics := slices.Index(p.Engine.Argv, "--enable-metrics")
+	require.GreaterOrEqual(t, enableMetrics, 0)
 	tests := []struct {
 		name, data, want string
 	}{
@@ -158,6 +163,8 @@ func TestReadPlanFileChecksEdits(t *testing.T) {
 			at(bogus, `"--bogus-flag"`) + "engine.argv[3]: engine command, checked with the sglang v0.5.16 flag schema of recipe qwen3.5_fp8_mi325x_mtp:\nsglang v0.5.16 has no flag --bogus-flag"},
 		{"misspelt tool-call parser", parser,
 			at(parser, `"qwen3_codr"`) + "engine.argv["},
+		{"a bool flag given a value", boolValue,
+			at(boolValue, `"yes"`) + fmt.Sprintf("engine.argv[%d]: engine command, checked with the sglang v0.5.16 flag schema of recipe qwen3.5_fp8_mi325x_mtp:\nsglang v0.5.16: unrecognized arguments: yes", enableMetrics+1)},
 		{"misspelt tool-call parser, named", parser, `--tool-call-parser: "qwen3_codr" is not one of: `},
 		{"misspelt tool-call parser, closest", parser, "(did you mean qwen3_coder?)\nedit the plan's engine argv"},
 		{"engine flag of the wrong type", regexp.MustCompile(`("--tp-size",\s*)"8"`).ReplaceAllString(plan, `${1}"eight"`), "--tp-size"},

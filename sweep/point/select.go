@@ -306,21 +306,12 @@ func checkPlannedSidecars(path string, data []byte, at []any, p *recipes.Point) 
 	return nil
 }
 
-// argvToken is the index in argv of the token that gives flag value
-// ("FLAG=VALUE", or VALUE after FLAG), or of the flag itself when value is
-// "": argv read as the engine reads it, with its schema s, so FLAG is any
-// spelling of the flag, an argparse abbreviation included (a parse names
-// the canonical flag); -1 when there is none.
+// argvToken is the index in argv of the token a problem of flag and
+// value stands at (schema.Argv.TokenAt: the token that gives the flag
+// that value, else the flag's; a stray token when flag is ""), argv read
+// as the engine reads it, with its schema s, so FLAG is any spelling of
+// the flag, an argparse abbreviation included (a parse names the
+// canonical flag); -1 when there is none.
 func argvToken(s *schema.Schema, argv []string, flag, value string) int {
-	for _, f := range schema.ReadArgv(argv, schema.ArgvOptions{Schema: s, Abbrev: true}).All(flag) {
-		switch {
-		case value == "" || f.Attached && f.Value() == value:
-			return f.At
-		case !f.Attached:
-			if j := slices.Index(f.Values, value); j >= 0 {
-				return f.At + 1 + j
-			}
-		}
-	}
-	return -1
+	return schema.ReadArgv(argv, schema.ArgvOptions{Schema: s, Abbrev: true}).TokenAt(flag, value)
 }

@@ -111,7 +111,7 @@ func checkEngine(a configs.ABArm, tool configs.Engine, version string, argv []st
 	if version != "" {
 		ref += "@" + version
 	}
-	return refusals(err, owned, o, fmt.Sprintf("the engine command %q", strings.Join(argv, " ")), ref)
+	return refusals(err, owned, o, s, fmt.Sprintf("the engine command %q", strings.Join(argv, " ")), ref)
 }
 
 // routerSchema is the flag schema of the program r's argv starts (SMG's
@@ -150,22 +150,23 @@ func checkRouter(a configs.ABArm, argv []string) error {
 	if err == nil && len(owned) == 0 {
 		return nil
 	}
-	return refusals(err, owned, o, fmt.Sprintf("the router command %q", strings.Join(argv, " ")), s.ID())
+	return refusals(err, owned, o, s, fmt.Sprintf("the router command %q", strings.Join(argv, " ")), s.ID())
 }
 
 // refusals turns the problems of a schema parse (err, nil when it
 // passed) into *configs.Error at the leg keys that set the offending
 // tokens, each with the fix, and joins them with the refusals already
-// made (more), in the file's order; what names the command and ref the
-// schema ("smg@v1.9.0-...", "vllm").
-func refusals(err error, more []*configs.Error, o origin, what, ref string) error {
+// made (more), in the file's order; s is the schema that parsed the
+// command, what names the command and ref the schema ("smg@v1.9.0-...",
+// "vllm").
+func refusals(err error, more []*configs.Error, o origin, s *schema.Schema, what, ref string) error {
 	errs := slices.Clone(more)
 	probs := schema.Problems(err)
 	if err != nil && len(probs) == 0 {
 		errs = append(errs, &configs.Error{File: o.Pos.File, Line: o.Pos.Line, Col: o.Pos.Col, Key: o.Key, Msg: fmt.Sprintf("%s: %v", what, err)})
 	}
 	for _, p := range probs {
-		key, pos := o.locate(p)
+		key, pos := o.locate(s, p)
 		fix := "see `sweep schema show " + ref + "`"
 		switch p.Kind {
 		case schema.UnknownFlag, schema.RemovedFlag:
@@ -188,9 +189,10 @@ func refusals(err error, more []*configs.Error, o origin, what, ref string) erro
 }
 
 // locate finds the key and position that set the token of problem p: the
-// parser value for a parser flag, the arg for a flag or value among the
-// args, else the command's mapping.
-func (o origin) locate(p *schema.Error) (string, configs.Pos) {
+// parser value for a parser flag, the arg for a flag, value or stray
+// token among the args (read as the tool reads them, with its schema s),
+// else the command's mapping.
+func (o origin) locate(s *schema.Schema, p *schema.Error) (string, configs.Pos) {
 	for _, ps := range []struct {
 		flag, key string
 		val       *string
@@ -200,15 +202,7 @@ func (o origin) locate(p *schema.Error) (string, configs.Pos) {
 			return o.Key + ".parsers." + ps.key, ps.pos
 		}
 	}
-	at := -1
-	if spelling := cmp.Or(p.Spelling, p.Flag); spelling != "" {
-		if f := schema.ReadArgv(o.Args, schema.ArgvOptions{Abbrev: true}).All(spelling); len(f) > 0 {
-			at = f[0].At
-			if p.Value != "" && !f[0].Attached && f[0].Value() == p.Value {
-				at = f[0].ValueAt()
-			}
-		}
-	}
+	at := schema.ReadArgv(o.Args, schema.ArgvOptions{Schema: s, Abbrev: true}).TokenAt(cmp.Or(p.Spelling, p.Flag), p.Value)
 	if at < 0 || at >= len(o.ArgsPos) {
 		return o.Key, o.Pos
 	}

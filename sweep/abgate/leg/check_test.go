@@ -171,3 +171,22 @@ arms:
 	require.Error(t, err)
 	assert.True(t, strings.HasPrefix(err.Error(), "leg.yaml:7:70: arms.b.args[1]: sglang v0.5.17: --attention-backend: \"tritonx\" is not one of: "), "got %v", err)
 }
+
+// TestPlanLocatesAStrayArg: a value given to a bare flag among an arm's
+// args (SGLang's --enable-metrics takes none) is refused at that value's
+// arg, read as SGLang reads the args. Before, it was refused at the
+// whole arm.
+func TestPlanLocatesAStrayArg(t *testing.T) {
+	const doc = `model: Org/M-FC
+runner: cluster:mi325x-amds
+categories: [simple_python]
+arms:
+  a: {engine: sglang, model-path: M, tp: 8}
+  b: {engine: sglang, model-path: M, tp: 8, args: [--enable-metrics, 'yes']}
+`
+	l, err := configs.ParseABLeg(configs.Source{Name: "leg.yaml", Data: []byte(doc)})
+	require.NoError(t, err)
+	_, err = NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir()})
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "leg.yaml:6:70: arms.b.args[1]: sglang v0.5.17: unrecognized arguments: yes: "), "got %v", err)
+}

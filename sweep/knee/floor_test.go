@@ -69,9 +69,9 @@ func hindsightFloor(c *searchCase, rule floorRule) (spent float64, set []knee.Sa
 	probeAt := make([]knee.Sample, n)
 	fullAt := make([]knee.Sample, n)
 	for i, g := range c.grid {
-		fullAt[i] = measure(g, false)
+		fullAt[i] = measure(g, gridRun)
 		if c.probeSeconds > 0 {
-			probeAt[i] = measure(g, true)
+			probeAt[i] = measure(g, probeRun)
 		}
 	}
 	probeCost := c.probeSeconds + drainSeconds

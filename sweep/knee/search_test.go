@@ -67,6 +67,10 @@ type searchTally struct {
 	// fullBy is the full-length points' GPU-seconds by cause
 	// (searchRun.fullBy).
 	fullBy [fullCauses]float64
+	// truthArms are the arms with a noise-free truth (synthetic ones):
+	// of those, the full grid's verdict hits it (hit) on fullTruth, the
+	// search's on oursTruth.
+	truthArms, fullTruth, oursTruth int
 	// gridOnce is every grid point measured once, as a probe where the
 	// corpus has them, on one server: what the search would spend with
 	// no point skipped and none run again (on the official conc-lists,
@@ -81,7 +85,17 @@ func (t searchTally) String() string {
 		100*float64(t.points)/float64(t.fullPoints), 100*t.ours/t.inferencex,
 		100*t.starts/t.inferencex, 100*t.full/t.inferencex, 100*t.probeGS/t.inferencex, 100*t.probeAgainGS/t.inferencex, 100*t.floor/t.inferencex, 100*t.floorFull/t.inferencex, 100*t.gridOnce/t.inferencex) +
 		fmt.Sprintf("; full-length points after a failed probe %.1f%%, after one near a full KV pool %.1f%%, after another probe %.1f%%, without a probe %.1f%%",
-			100*t.fullBy[afterFailedProbe]/t.inferencex, 100*t.fullBy[afterUnsteadyProbe]/t.inferencex, 100*t.fullBy[afterSteadyProbe]/t.inferencex, 100*t.fullBy[withoutProbe]/t.inferencex)
+			100*t.fullBy[afterFailedProbe]/t.inferencex, 100*t.fullBy[afterUnsteadyProbe]/t.inferencex, 100*t.fullBy[afterSteadyProbe]/t.inferencex, 100*t.fullBy[withoutProbe]/t.inferencex) +
+		t.truthString()
+}
+
+// truthString is the tally's hits on the noise-free truth ("" without
+// any arm that has one).
+func (t searchTally) truthString() string {
+	if t.truthArms == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; against the noise-free truth of %d arms the full grid hits %.2f%%, the search %.2f%%", t.truthArms, pct(t.fullTruth, t.truthArms), pct(t.oursTruth, t.truthArms))
 }
 
 func (t searchTally) gpuHours() float64 { return t.ours / t.inferencex }
@@ -92,15 +106,16 @@ func (t searchTally) gpuHours() float64 { return t.ours / t.inferencex }
 type searchCase struct {
 	id string
 	// key is a simulated arm's config key ("" for a synthetic arm).
-	key  string
-	grid []int
-	full *knee.Arm
-	gpus float64
+	key string
+	// truth is a synthetic arm's case, whose noise-free truth the search
+	// and the full grid are also scored against (nil for a simulated arm).
+	truth *synth.Case
+	grid  []int
+	full  *knee.Arm
+	gpus  float64
 	// session starts measuring the arm (the same draws every time) and
-	// returns how a point is measured: at the full length (probe false)
-	// the full grid's sample there; a probe of the corpus's probe length
-	// otherwise.
-	session func() func(conc int, probe bool) knee.Sample
+	// returns how a point is measured (measurement).
+	session func() func(conc int, m measurement) knee.Sample
 	// probeSeconds is the probes' benchmark length (0: none, every point
 	// runs at the full length).
 	probeSeconds float64
@@ -109,11 +124,34 @@ type searchCase struct {
 	again func() *knee.Arm
 }
 
+// measurement is how a search session measures a point
+// (searchCase.session).
+type measurement int
+
+const (
+	// probeRun is a probe of the corpus's probe length.
+	probeRun measurement = iota
+	// gridRun is the point at the full length where the search has not
+	// measured it before: the full grid's own sample there (the search
+	// and the full grid share that measurement).
+	gridRun
+	// rerun is the point at the full length again, after the search's
+	// probe of it: a fresh measurement with its own noise, as on the
+	// hardware (a synthetic arm's curve drawn again at the full length's
+	// noise, a simulated arm's point on another seed, otherSeed). Until
+	// 2026-12-07 it was the full grid's own sample, which agrees with the
+	// full grid by construction: the search's re-runs, asked for where a
+	// probe's noise decides the verdict, were handed the full grid's
+	// reading there.
+	rerun
+)
+
 // synthCases are the synthetic corpus's arms with their bracketing
 // points at fidelity f: a full-length point is the case's first file
 // there (what the full grid measured); a probe is a fresh draw of the
 // case's curve with the noise of its length (σ·sqrt(1200 s / probe)),
-// failed where the case's file failed.
+// and a re-run at the full length one with the case's σ (synthRerun);
+// both failed where the case's file failed.
 func synthCases(cases []*synth.Case, f fidelity) []*searchCase {
 	var out []*searchCase
 	for _, c := range cases {
@@ -121,16 +159,19 @@ func synthCases(cases []*synth.Case, f fidelity) []*searchCase {
 			continue // too few usable points for either
 		}
 		out = append(out, &searchCase{
-			id: c.ID, grid: armGrid(c.Arm), full: c.Arm, gpus: 1, probeSeconds: f.probeSeconds,
+			id: c.ID, truth: c, grid: armGrid(c.Arm), full: c.Arm, gpus: 1, probeSeconds: f.probeSeconds,
 			again: func() *knee.Arm { return synthAgain(c) },
-			session: func() func(int, bool) knee.Sample {
+			session: func() func(int, measurement) knee.Sample {
 				rng := rand.New(rand.NewPCG(uint64(len(c.ID)), hashID(c.ID)))
-				return func(n int, probe bool) knee.Sample {
+				return func(n int, m measurement) knee.Sample {
 					i := slices.IndexFunc(c.Arm.Samples, func(s knee.Sample) bool { return s.Conc == n })
 					smp := c.Arm.Samples[i]
-					if !probe {
+					switch m {
+					case gridRun:
 						smp.Seconds = fullSeconds
 						return smp
+					case rerun:
+						return synthRerun(c, smp)
 					}
 					if smp.Excluded == "" {
 						smp.TotalTPS = draw(c, n, c.Sigma*math.Sqrt(fullSeconds/f.probeSeconds), rng)
@@ -142,6 +183,20 @@ func synthCases(cases []*synth.Case, f fidelity) []*searchCase {
 		})
 	}
 	return out
+}
+
+// synthRerun is grid, the case's sample at a concurrency, measured again
+// at the full length: a fresh draw of the case's curve there with its
+// noise σ, failed where grid failed. Its draw is the case's and the
+// concurrency's alone (the same whatever else the search measured, and
+// independent of the probes' and synthAgain's draws).
+func synthRerun(c *synth.Case, grid knee.Sample) knee.Sample {
+	if grid.Excluded == "" {
+		rng := rand.New(rand.NewPCG(hashID(c.ID)+2, uint64(grid.Conc)))
+		grid.TotalTPS = draw(c, grid.Conc, c.Sigma, rng)
+	}
+	grid.Seconds = fullSeconds
+	return grid
 }
 
 // synthAgain is the case's full grid measured again: a fresh draw of its
@@ -176,8 +231,10 @@ func simArmGrid(a *simArm) *knee.Arm {
 
 // simCases are the simulated corpus's arms whose seed is in seeds (all
 // when empty), their probes the recorded 180 s runs (f probes) or none
-// (f equal-length). An arm's full grid measured again is the same key's
-// arm on another seed of the corpus.
+// (f equal-length). An arm's point measured again at the full length
+// after its probe (rerun), and its full grid measured again, are the
+// same key's arm on another seed of arms (otherSeed); a search that
+// re-runs a point of an arm with no other seed there panics.
 func simCases(arms []*simArm, f fidelity, seeds ...int) []*searchCase {
 	var out []*searchCase
 	for _, a := range arms {
@@ -185,9 +242,10 @@ func simCases(arms []*simArm, f fidelity, seeds ...int) []*searchCase {
 			continue
 		}
 		full := simArmGrid(a)
+		other := otherSeed(arms, a)
 		var again func() *knee.Arm
-		if i := slices.IndexFunc(arms, func(b *simArm) bool { return b.key == a.key && b.arm == a.arm && b.seed != a.seed }); i >= 0 {
-			again = func() *knee.Arm { return simArmGrid(arms[i]) }
+		if other != nil {
+			again = func() *knee.Arm { return simArmGrid(other) }
 		}
 		probeSeconds := 0.0
 		if f.probeSeconds > 0 {
@@ -195,14 +253,25 @@ func simCases(arms []*simArm, f fidelity, seeds ...int) []*searchCase {
 		}
 		out = append(out, &searchCase{
 			id: a.id(), key: a.key, grid: armGrid(full), full: full, gpus: float64(a.gpus), probeSeconds: probeSeconds, again: again,
-			session: func() func(int, bool) knee.Sample {
-				return func(n int, probe bool) knee.Sample {
-					if probe {
+			session: func() func(int, measurement) knee.Sample {
+				return func(n int, m measurement) knee.Sample {
+					switch m {
+					case probeRun:
 						s, ok := a.probe[n]
 						if !ok {
 							s = knee.Sample{Conc: n, Probe: true, Simulated: true, Excluded: "no probe result"}
 						}
 						s.Seconds = simProbeSeconds
+						return s
+					case rerun:
+						if other == nil {
+							panic(fmt.Sprintf("%s: c%d run again at the full length, but the corpus given holds no other seed of the arm to measure it on", a.id(), n))
+						}
+						s, ok := other.full[n]
+						if !ok {
+							s = knee.Sample{Conc: n, Simulated: true, Excluded: "no result"}
+						}
+						s.Seconds = fullSeconds
 						return s
 					}
 					s := a.full[n]
@@ -213,6 +282,30 @@ func simCases(arms []*simArm, f fidelity, seeds ...int) []*searchCase {
 		})
 	}
 	return out
+}
+
+// otherSeed is a's arm (the same key and arm) on the next seed of arms
+// above a's, or on the lowest when a's is the highest (seeds 1-8: 2 for
+// 1, ..., 1 for 8); nil when arms hold no other seed of it. Each seed of
+// the simulated engine is a discovery of its own (its noise and output
+// lengths), so its reading of a point is an independent measurement.
+func otherSeed(arms []*simArm, a *simArm) *simArm {
+	var next, lowest *simArm
+	for _, b := range arms {
+		if b.key != a.key || b.arm != a.arm || b.seed == a.seed {
+			continue
+		}
+		if lowest == nil || b.seed < lowest.seed {
+			lowest = b
+		}
+		if b.seed > a.seed && (next == nil || b.seed < next.seed) {
+			next = b
+		}
+	}
+	if next != nil {
+		return next
+	}
+	return lowest
 }
 
 // simProbeSeconds is the length of the simulated corpus's probe runs.
@@ -278,14 +371,16 @@ func search(c *searchCase) searchRun {
 				run.again++
 			}
 			if !step.Probe || c.probeSeconds == 0 {
+				m := rerun
 				if prior == nil {
 					run.fullBy[withoutProbe]++
+					m = gridRun
 				}
-				run.measured = append(run.measured, measure(n, false))
+				run.measured = append(run.measured, measure(n, m))
 				run.spent += pointSeconds
 				continue
 			}
-			run.measured = append(run.measured, measure(n, true))
+			run.measured = append(run.measured, measure(n, probeRun))
 			run.probes++
 			run.spent += c.probeSeconds + drainSeconds
 		}
@@ -326,6 +421,15 @@ func scoreSearch(cases []*searchCase, logf func(string, ...any)) searchTally {
 		t.again += run.again
 		ours := knee.Analyze(&knee.Arm{Samples: measured}, knee.Options{})
 		t.arms++
+		if c.truth != nil {
+			t.truthArms++
+			if hit(c.truth, full.Status, full.Knee) {
+				t.fullTruth++
+			}
+			if hit(c.truth, ours.Status, ours.Knee) {
+				t.oursTruth++
+			}
+		}
 		if knee.SameVerdict(full, ours) {
 			t.agree++
 		} else if logf != nil {
@@ -372,7 +476,8 @@ func scoreSearch(cases []*searchCase, logf func(string, ...any)) searchTally {
 // the case's probes with the full grid: the ceiling of a search whose
 // points all run as probes (0 without probes). With trusted set, a
 // probe the search does not trust (Sample.Unsteady: its KV pool came
-// near full) is measured again at the full length, as the search does.
+// near full) is measured again at the full length (rerun), as the search
+// does.
 func retest(cases []*searchCase, trusted bool) float64 {
 	return agreeShare(cases, func(c *searchCase) *knee.Arm {
 		if c.probeSeconds == 0 {
@@ -381,9 +486,9 @@ func retest(cases []*searchCase, trusted bool) float64 {
 		a := &knee.Arm{}
 		measure := c.session()
 		for _, g := range c.grid {
-			smp := measure(g, true)
+			smp := measure(g, probeRun)
 			if trusted && smp.Unsteady() {
-				smp = measure(g, false)
+				smp = measure(g, rerun)
 			}
 			a.Samples = append(a.Samples, smp)
 		}
@@ -520,10 +625,13 @@ func simKeys(arms []*simArm) map[string]bool {
 
 // BenchmarkAdaptiveSearch prints the adaptive search against the full
 // grid on the four corpora, with the bracketing points at the full
-// length and as probes: knee agreement, points per arm, the agreement of
+// length and as probes: knee agreement (a point the search runs again
+// at the full length after its probe a fresh measurement, rerun), points
+// per arm, the agreement of
 // the full grid measured again at the full length with itself (fullAgain:
-// a fresh draw of a synthetic arm, a simulated arm's other seed; how far
-// the yardstick reproduces), the agreement of the whole grid measured
+// a fresh draw of a synthetic arm, a simulated arm's next seed; how far
+// the yardstick reproduces, the ceiling of any search scored against
+// it), the agreement of the whole grid measured
 // again as probes (the noise's ceiling for a
 // search made of probes) and the same with the probes the search does
 // not trust (Sample.Unsteady) measured again at the full length,
@@ -592,6 +700,41 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // (search panics otherwise), and the
 // GPU-hours at most maxGPUHours of InferenceX's restart-per-point full
 // grid.
+//
+// A point the search measures again at the full length after its probe
+// reads a fresh measurement of the point (rerun: the synthetic arm's
+// curve drawn again with its noise, the simulated arm's point on the next
+// seed) since 2026-12-07; before, it read the full grid's own sample
+// there, which agrees with the full grid by construction, and so the
+// re-runs, asked for exactly where a probe's noise decides the verdict,
+// were handed the full grid's verdict. With the same rules the held-out
+// figures moved, 180 s probes (agreement, GPU-hours): conc-lists 97.35 /
+// 16.32 % to 96.22 / 16.23 %, doubling 98.09 / 12.93 % to 97.71 / 12.97 %,
+// simulated (seeds 5-8) 98.53 / 23.36 % to 98.53 / 23.20 %, sim-doubling
+// 100 / 16.44 % unchanged, the 23 more keys (TestAdaptiveSearchMoreKeys)
+// 98.81 / 21.17 % unchanged; the equal-length rows run no re-run and did
+// not move. The conc-lists' and doubling grids' agreement limits moved
+// with them (0.973 to 0.962, 0.980 to 0.977): those were the figures of
+// the flawed harness. The ceiling beside them is the full grid measured
+// again, a second independent full grid of the same arm (fullAgain): it
+// agrees with the first on 98.5 % of the held-out conc-lists' arms, 99.0 %
+// of the doubling grids', 100 % of the simulated ones (two seeds of the
+// simulated engine read a full-length point of simcorpus.csv 0.2 % apart
+// in the median, 2 % at the 95th percentile, where Analyze assumes 3 %
+// noise: that corpus cannot show what a re-run's noise costs). Against the synthetic arms'
+// noise-free truth (hit) the search lost less than against the full grid:
+// conc-lists 97.73 % (the full grid 98.49 %), doubling 97.71 % (99.81 %).
+// Of the seven conc-list arms the fresh re-runs lost (the search gained
+// one, s0287), three (s0010, s0336, s0473) are the full grid's noise:
+// the search reads the truth there and the full grid does not; in the
+// other four and the doubling grids' two (s0203, s0377) a fresh reading
+// lands on the other side of a threshold the verdict hangs on (three of
+// the six saturated-at-min against ok, the first point near 0.9 of the
+// top). No rule of the search was changed for it. No rule was studied
+// alone under fresh re-runs; in aggregate the search's hits on the truth
+// moved by one arm on each synthetic corpus (518 to 517 of 529, 512 to
+// 511 of 523), so none is seen to have held only through the full grid's
+// own readings.
 //
 // Now (180 s probes, adopted below; the top gate's re-run of an
 // ambiguous knee, adopted from branch h-ambig; the bracketing points
@@ -1847,8 +1990,8 @@ func TestAdaptiveSearch(t *testing.T) {
 	// of the arms with one (0: not held; on the synthetic corpora the
 	// peak on a flat plateau is the noise's pick)
 	limits := map[string]map[fidelity][3]float64{
-		"conc-lists":   {equalLength: {0.986, 0.460}, probes: {0.973, 0.167}},
-		"doubling":     {equalLength: {0.996, 0.433}, probes: {0.980, 0.133}},
+		"conc-lists":   {equalLength: {0.986, 0.460}, probes: {0.962, 0.167}},
+		"doubling":     {equalLength: {0.996, 0.433}, probes: {0.977, 0.133}},
 		"simulated":    {equalLength: {1, 0.600, 1}, probes: {simMinAgree, 0.235, 0.7}},
 		"sim-doubling": {equalLength: {1, 0.488}, probes: {1, 0.165}},
 	}
@@ -2371,16 +2514,7 @@ func TestNextStepUnsteadyProbeEitherWay(t *testing.T) {
 // (unsaturated on 12 points); measured again at the full length it is
 // the cliff, and the search agrees with the full grid on 7 points.
 func TestSearchUnsteadyProbeSimArm(t *testing.T) {
-	var arm *simArm
-	for _, a := range loadSimCorpus(t, simCorpusFile) {
-		if a.key == "minimaxm3-fp4-mi355x-vllm-agentic-mtp" && a.arm == "tp4" && a.seed == 1 {
-			arm = a
-		}
-	}
-	if arm == nil {
-		t.Fatal("no MiniMax M3 FP4 MI355X TP4 seed 1 arm in the corpus")
-	}
-	c := simCases([]*simArm{arm}, probes)[0]
+	c := simArmCase(t, simCorpusFile, "minimaxm3-fp4-mi355x-vllm-agentic-mtp", "tp4", 1)
 	run := search(c)
 	full := knee.Analyze(c.full, knee.Options{})
 	ours := knee.Analyze(&knee.Arm{Samples: run.measured}, knee.Options{})
@@ -2390,16 +2524,80 @@ func TestSearchUnsteadyProbeSimArm(t *testing.T) {
 }
 
 // simArmCase is the probes case of the simulated corpus file's arm
-// key/arm at seed.
+// key/arm at seed (its re-runs on the file's next seed, otherSeed).
 func simArmCase(t *testing.T, file, key, arm string, seed int) *searchCase {
 	t.Helper()
-	for _, a := range loadSimCorpus(t, file) {
-		if a.key == key && a.arm == arm && a.seed == seed {
-			return simCases([]*simArm{a}, probes)[0]
+	id := (&simArm{key: key, arm: arm, seed: seed}).id()
+	for _, c := range simCases(loadSimCorpus(t, file), probes, seed) {
+		if c.id == id {
+			return c
 		}
 	}
 	t.Fatalf("no %s %s seed %d arm in %s", key, arm, seed, file)
 	return nil
+}
+
+// TestSearchRerunIsFresh: a point the search measures again at the full
+// length after its probe reads a fresh measurement of the point, as on
+// the hardware, never the full grid's own sample (which would agree with
+// the full grid by construction): on the synthetic conc-lists the case's
+// curve drawn again with its noise (synthRerun), differing from the full
+// grid's reading at every usable point; on the simulated official
+// windows the arm's point on the next seed (otherSeed). The same search
+// reads the same again.
+func TestSearchRerunIsFresh(t *testing.T) {
+	sim, synthetic := loadSimCorpus(t, simCorpusFile), synth.Corpus(corpusSeed+2, 150)
+	for _, tc := range []struct {
+		name  string
+		cases []*searchCase
+		// fresh is what a re-run of c at conc must read.
+		fresh func(c *searchCase, conc int) knee.Sample
+	}{
+		{"synthetic conc-lists", synthCases(synthetic, probes), func(c *searchCase, conc int) knee.Sample {
+			i := slices.IndexFunc(synthetic, func(s *synth.Case) bool { return s.ID == c.id })
+			j := slices.IndexFunc(synthetic[i].Arm.Samples, func(s knee.Sample) bool { return s.Conc == conc })
+			return synthRerun(synthetic[i], synthetic[i].Arm.Samples[j])
+		}},
+		{"simulated windows, seed 1", simCases(sim, probes, 1), func(c *searchCase, conc int) knee.Sample {
+			i := slices.IndexFunc(sim, func(a *simArm) bool { return a.id() == c.id })
+			s := otherSeed(sim, sim[i]).full[conc]
+			s.Seconds = fullSeconds
+			return s
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reruns, moved := 0, 0
+			for _, c := range tc.cases {
+				var asked []int
+				traced := *c
+				traced.session = func() func(int, measurement) knee.Sample {
+					measure := c.session()
+					return func(n int, m measurement) knee.Sample {
+						if m == rerun {
+							asked = append(asked, n)
+						}
+						return measure(n, m)
+					}
+				}
+				run := search(&traced)
+				require.Len(t, asked, run.again, "%s: re-runs asked of the session", c.id)
+				for _, n := range asked {
+					i := slices.IndexFunc(run.measured, func(s knee.Sample) bool { return s.Conc == n })
+					j := slices.IndexFunc(c.full.Samples, func(s knee.Sample) bool { return s.Conc == n })
+					got, grid := run.measured[i], c.full.Samples[j]
+					assert.Equal(t, tc.fresh(c, n), got, "%s: c%d run again", c.id, n)
+					reruns++
+					if got.TotalTPS != nil && grid.TotalTPS != nil && *got.TotalTPS != *grid.TotalTPS {
+						moved++
+					}
+				}
+				assert.Equal(t, run.measured, search(c).measured, "%s: the same search again", c.id)
+			}
+			t.Logf("%d re-runs, %d reading otherwise than the full grid", reruns, moved)
+			assert.Positive(t, reruns, "the corpus's searches run points again")
+			assert.Positive(t, moved, "re-runs reading otherwise than the full grid")
+		})
+	}
 }
 
 // TestSearchProbeBiasSimArm: on the simulated Qwen3.5 FP4 MI355X TP2 EP2

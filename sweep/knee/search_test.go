@@ -509,6 +509,29 @@ func fullAgain(cases []*searchCase) float64 {
 	})
 }
 
+// independent are cases with every full-length point the search measures
+// a fresh measurement (rerun), none the full grid's own (gridRun): the
+// search run apart from the full grid, as on the hardware, where its
+// agreement with the full grid cannot be expected to beat the full
+// grid's with itself measured again (fullAgain).
+func independent(cases []*searchCase) []*searchCase {
+	out := make([]*searchCase, len(cases))
+	for i, c := range cases {
+		ic := *c
+		ic.session = func() func(int, measurement) knee.Sample {
+			measure := c.session()
+			return func(n int, m measurement) knee.Sample {
+				if m == gridRun {
+					m = rerun
+				}
+				return measure(n, m)
+			}
+		}
+		out[i] = &ic
+	}
+	return out
+}
+
 // agreeShare is the share (%) of the cases whose full grid has a verdict
 // (not insufficient) and which measure measures again (nil: not this
 // case) where Analyze of that measurement agrees with the full grid's
@@ -631,7 +654,12 @@ func simKeys(arms []*simArm) map[string]bool {
 // the full grid measured again at the full length with itself (fullAgain:
 // a fresh draw of a synthetic arm, a simulated arm's next seed; how far
 // the yardstick reproduces, the ceiling of any search scored against
-// it), the agreement of the whole grid measured
+// it), the search's agreement and GPU-hours run apart from the full grid
+// (independent: every full-length point of it a fresh measurement, the
+// search on the hardware), on the synthetic corpora how often the full
+// grid's verdict and the search's hit the arm's noise-free truth (hit:
+// what the search gets wrong against what the yardstick's own noise
+// does), the agreement of the whole grid measured
 // again as probes (the noise's ceiling for a
 // search made of probes) and the same with the probes the search does
 // not trust (Sample.Unsteady) measured again at the full length,
@@ -647,6 +675,7 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 		t               searchTally
 		retest, trusted float64
 		again           float64
+		apart           searchTally // the search on independent(cases)
 	}
 	var rows []row
 	for _, sc := range searchCorpora(b, corpusSeed, corpusSize) {
@@ -662,14 +691,19 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 	for i := range rows {
 		rows[i].retest, rows[i].trusted = retest(rows[i].cases, false), retest(rows[i].cases, true)
 		rows[i].again = fullAgain(rows[i].cases)
+		rows[i].apart = scoreSearch(independent(rows[i].cases), nil)
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "synthetic corpus seed %d, %d arms per synthetic corpus; simulated: seeds 1-8\n%-12s %-20s %6s %9s %7s %9s %11s %11s %10s %15s %14s %15s %11s %9s %13s %11s\n", corpusSeed, corpusSize,
-		"corpus", "bracketing", "arms", "agree %", "peak %", "peak±1 %", "points/arm", "probes/arm", "full grid", "full grid again", "grid as probes", "trusted probes", "GPU-hours %", "floor %", "floor+1full %", "grid once %")
+	fmt.Fprintf(&out, "synthetic corpus seed %d, %d arms per synthetic corpus; simulated: seeds 1-8\n%-12s %-20s %6s %9s %7s %9s %11s %11s %10s %15s %12s %12s %11s %13s %14s %15s %11s %9s %13s %11s\n", corpusSeed, corpusSize,
+		"corpus", "bracketing", "arms", "agree %", "peak %", "peak±1 %", "points/arm", "probes/arm", "full grid", "full grid again", "apart agree", "apart GPU-h", "grid truth", "search truth", "grid as probes", "trusted probes", "GPU-hours %", "floor %", "floor+1full %", "grid once %")
 	for _, r := range rows {
-		fmt.Fprintf(&out, "%-12s %-20s %6d %9.2f %7.1f %9.1f %11.2f %11.2f %10.2f %15.1f %14.1f %15.1f %11.2f %9.1f %13.1f %11.1f\n", r.corpus, r.f.name, r.t.arms,
+		gridTruth, searchTruth := "-", "-"
+		if r.t.truthArms > 0 {
+			gridTruth, searchTruth = fmt.Sprintf("%.2f", pct(r.t.fullTruth, r.t.truthArms)), fmt.Sprintf("%.2f", pct(r.t.oursTruth, r.t.truthArms))
+		}
+		fmt.Fprintf(&out, "%-12s %-20s %6d %9.2f %7.1f %9.1f %11.2f %11.2f %10.2f %15.1f %12.2f %12.2f %11s %13s %14.1f %15.1f %11.2f %9.1f %13.1f %11.1f\n", r.corpus, r.f.name, r.t.arms,
 			pct(r.t.agree, r.t.arms), pct(r.t.peakSame, r.t.peakArms), pct(r.t.peakNear, r.t.peakArms), float64(r.t.points)/float64(r.t.arms), float64(r.t.probes)/float64(r.t.arms),
-			float64(r.t.fullPoints)/float64(r.t.arms), r.again, r.retest, r.trusted, 100*r.t.gpuHours(), 100*r.t.floor/r.t.inferencex, 100*r.t.floorFull/r.t.inferencex, 100*r.t.gridOnce/r.t.inferencex)
+			float64(r.t.fullPoints)/float64(r.t.arms), r.again, pct(r.apart.agree, r.apart.arms), 100*r.apart.gpuHours(), gridTruth, searchTruth, r.retest, r.trusted, 100*r.t.gpuHours(), 100*r.t.floor/r.t.inferencex, 100*r.t.floorFull/r.t.inferencex, 100*r.t.gridOnce/r.t.inferencex)
 		b.ReportMetric(pct(r.t.agree, r.t.arms), "agree_%_"+r.corpus+"_"+strings.Fields(r.f.name)[0])
 		b.ReportMetric(100*r.t.gpuHours(), "gpu_hours_%_"+r.corpus+"_"+strings.Fields(r.f.name)[0])
 		b.ReportMetric(pct(r.t.peakSame, r.t.peakArms), "peak_%_"+r.corpus+"_"+strings.Fields(r.f.name)[0])

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -287,16 +289,43 @@ func TestCompareWithoutArtifacts(t *testing.T) {
 		assert.Contains(t, stdout, "\nverdict: INCOMPLETE: 5 problems (5 length-mismatch); no verdict is drawn from incomplete data\n")
 	}
 
-	// Without run.json either, the span stands in.
+	// A run.json that does not read is no duration silently unknown: the
+	// comparison exits 2 naming it at its line and column (it read
+	// "1200 s → 1200 s, unknown" and exit 0). One that records another
+	// result says so under differs:.
 	recs, err := filepath.Glob(filepath.Join(short, "*", run.RecordFile))
 	require.NoError(t, err)
 	require.Len(t, recs, 5, "the points' run.json")
+	sort.Strings(recs)
+	bad, swapped := filepath.Join(dir, "bad"), filepath.Join(dir, "swapped")
+	for _, d := range []string{bad, swapped} {
+		require.NoError(t, exec.Command("cp", "-a", short, d).Run())
+	}
+	badRec := filepath.Join(bad, filepath.Base(filepath.Dir(recs[0])), run.RecordFile)
+	require.NoError(t, os.Truncate(badRec, 200))
+	code, stdout, stderr = runCLI(t, "compare", same, bad)
+	require.Equal(t, exitUsage, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Regexp(t, regexp.QuoteMeta(badRec)+`:\d+:\d+: the JSON ends early: want the run.json sweep run writes; the benchmark duration of \S+ is read from it \(its aiperf artifacts are gone\): restore the point's run.json, or remove it`, stderr)
+	swapRec := filepath.Join(swapped, filepath.Base(filepath.Dir(recs[0])), run.RecordFile)
+	data, err := os.ReadFile(recs[1])
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(swapRec, data, 0o644))
+	resultOf := func(rec string) string {
+		r, err := run.ReadRecordFile(filepath.Dir(rec))
+		require.NoError(t, err)
+		return filepath.Base(r.ResultFile)
+	}
+	code, stdout, stderr = runCLI(t, "compare", same, swapped)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "\n  differs: client's benchmark duration: 120 s → 120 s, unknown ("+swapRec+" records result "+resultOf(recs[1])+", not "+resultOf(recs[0])+")\n")
+
+	// Without run.json either, the span stands in.
 	for _, r := range recs {
 		require.NoError(t, os.Remove(r))
 	}
 	for _, tc := range []struct{ base, head, want string }{
-		{long, short, "BASE ran it for 300 s (the client's configured benchmark duration), HEAD for a duration its results do not say (neither aiperf artifacts nor a run.json beside them) over a measured span of "},
-		{short, long, "HEAD ran it for 300 s (the client's configured benchmark duration), BASE for a duration its results do not say (neither aiperf artifacts nor a run.json beside them) over a measured span of "},
+		{long, short, "BASE ran it for 300 s (the client's configured benchmark duration), HEAD for a duration its results do not say (no aiperf artifacts beside them, and no run.json that says it) over a measured span of "},
+		{short, long, "HEAD ran it for 300 s (the client's configured benchmark duration), BASE for a duration its results do not say (no aiperf artifacts beside them, and no run.json that says it) over a measured span of "},
 	} {
 		code, stdout, stderr := runCLI(t, "compare", tc.base, tc.head)
 		require.Equal(t, exitABIncomplete, code, "compare %s %s\nstdout:\n%s\nstderr:\n%s", tc.base, tc.head, stdout, stderr)
@@ -304,4 +333,29 @@ func TestCompareWithoutArtifacts(t *testing.T) {
 		assert.Contains(t, stdout, "more than 10 % short of 300 s: a shorter run")
 		assert.Contains(t, stdout, "\nverdict: INCOMPLETE: 5 problems (5 length-mismatch); no verdict is drawn from incomplete data\n")
 	}
+
+	// Neither side says its duration: a line says so with both sides'
+	// spans, and spans more than twice apart (300 s against 120 s) are
+	// different lengths (no duration line at all, and INCONCLUSIVE).
+	for _, pattern := range []string{"aiperf_artifacts", run.RecordFile} {
+		paths, err := filepath.Glob(filepath.Join(long, "*", pattern))
+		require.NoError(t, err)
+		require.Len(t, paths, 5, pattern)
+		for _, p := range paths {
+			require.NoError(t, os.RemoveAll(p))
+		}
+	}
+	spans := regexp.MustCompile(`\n  differs: client's benchmark duration: unknown → unknown \(measured spans (\d[\d.]*)-(\d[\d.]*) s → (\d[\d.]*)-(\d[\d.]*) s\)\n`)
+	code, stdout, stderr = runCLI(t, "compare", long, short)
+	require.Equal(t, exitABIncomplete, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	m := spans.FindStringSubmatch(stdout)
+	require.NotNil(t, m, "no line of both spans in:\n%s", stdout)
+	assert.Contains(t, stdout, "length-mismatch: arm qwen3.5 cluster:mi325x-amds sglang fp8 mtp tp8 ep8, conc 16: BASE and HEAD ran it for durations their results do not say (no aiperf artifacts beside them, and no run.json that says it) over measured spans of ")
+	assert.Contains(t, stdout, "\nverdict: INCOMPLETE: 5 problems (5 length-mismatch); no verdict is drawn from incomplete data\n")
+	// One length on both sides: no problem, the line stays.
+	again := filepath.Join(dir, "short-again")
+	require.NoError(t, exec.Command("cp", "-a", short, again).Run())
+	code, stdout, stderr = runCLI(t, "compare", short, again)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Regexp(t, spans, stdout)
 }

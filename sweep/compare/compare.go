@@ -175,8 +175,9 @@ func throughputOf(ss []*knee.Sample) float64 {
 
 // lengthMismatch is the detail of a point the sides measured at
 // different lengths (knee.Length.Differs): one as a short probe and the
-// other at the full length, for different benchmark durations, or, where
-// a side's duration is unknown, over a span too short for the other's.
+// other at the full length, for different benchmark durations, where
+// one side's duration is unknown, over a span too short for the other's,
+// or, where both are, over spans too far apart.
 func lengthMismatch(b, h knee.Length, c int) string {
 	if b.Probe != h.Probe {
 		short, full := "BASE", "HEAD"
@@ -193,12 +194,17 @@ func lengthMismatch(b, h knee.Length, c int) string {
 	if b.Seconds > 0 && h.Seconds > 0 {
 		return fmt.Sprintf("BASE %s it for %g s, HEAD for %g s (the client's configured benchmark duration): %s; measure c%d on both sides at one length (the same sweep command, or the same --duration)", what, b.Seconds, h.Seconds, why, c)
 	}
+	const unsaid = "(no aiperf artifacts beside them, and no run.json that says it)"
+	if b.Seconds <= 0 && h.Seconds <= 0 {
+		return fmt.Sprintf("BASE and HEAD %s it for durations their results do not say %s over measured spans of %.4g s and %.4g s, more than %g %% apart: runs of different lengths (a slower engine has stretched a span by about a third, not twice); %s; measure c%d on both sides at one length (the same sweep command, or the same --duration), and keep the aiperf artifacts or run.json beside the results",
+			what, unsaid, b.Span, h.Span, 100*knee.SpansApart, why, c)
+	}
 	known, unknown, kl, ul := "BASE", "HEAD", b, h
 	if h.Seconds > 0 {
 		known, unknown, kl, ul = unknown, known, h, b
 	}
-	return fmt.Sprintf("%s %s it for %g s (the client's configured benchmark duration), %s for a duration its results do not say (neither aiperf artifacts nor a run.json beside them) over a measured span of %.4g s, more than %g %% short of %g s: a shorter run; %s; measure c%d on both sides at one length (the same sweep command, or the same --duration), and keep the aiperf artifacts or run.json beside the results",
-		known, what, kl.Seconds, unknown, ul.Span, 100*knee.SpanTolerance, kl.Seconds, why, c)
+	return fmt.Sprintf("%s %s it for %g s (the client's configured benchmark duration), %s for a duration its results do not say %s over a measured span of %.4g s, more than %g %% short of %g s: a shorter run; %s; measure c%d on both sides at one length (the same sweep command, or the same --duration), and keep the aiperf artifacts or run.json beside the results",
+		known, what, kl.Seconds, unknown, unsaid, ul.Span, 100*knee.SpanTolerance, kl.Seconds, why, c)
 }
 
 func pointConcs(ps []PointReport) []int {
@@ -242,7 +248,7 @@ func differs(b, h *knee.Arm) []string {
 	}{
 		{"image", func(s *knee.Sample) string { return s.Image }},
 		{"recipe_fingerprint", func(s *knee.Sample) string { return s.Fingerprint }},
-		{"client's benchmark duration", benchmarkDuration},
+		{"client's benchmark duration", nil}, // durationDiffers
 		{"client", ofReading(func(s knee.Setup) string { return s.Client })},
 		{"trace set", readDataset},
 		{"aiperf version", ofReading(func(s knee.Setup) string { return s.AiperfVersion })},
@@ -250,6 +256,12 @@ func differs(b, h *knee.Arm) []string {
 		{"simulated engine's seed", func(s *knee.Sample) string { return s.SimSeed }},
 		{"simulated engine's faults", func(s *knee.Sample) string { return simOrNone(s, s.SimFaults) }},
 	} {
+		if f.get == nil {
+			if d := durationDiffers(b, h); d != "" {
+				out = append(out, f.name+": "+d)
+			}
+			continue
+		}
 		bv, hv := b.Values(f.get), h.Values(f.get)
 		if !slices.Equal(bv, hv) {
 			out = append(out, fmt.Sprintf("%s: %s → %s", f.name, listOr(bv), listOr(hv)))
@@ -273,13 +285,65 @@ func ofReading(get func(knee.Setup) string) func(*knee.Sample) string {
 // readDataset is the trace set of a result a reading reads (ofReading).
 var readDataset = ofReading(func(s knee.Setup) string { return s.Dataset })
 
+// durationDiffers is the benchmark durations of the results read on
+// each side (benchmarkDuration) where they differ, "" where they are the
+// same. Where no result read on either side says its duration, it says so
+// with each side's measured spans (spanRange; results that record no span
+// either, as synthetic ones, get no line), the one thing left to tell
+// runs of different lengths apart (knee.Length.Differs, a length-mismatch
+// beyond knee.SpansApart).
+func durationDiffers(b, h *knee.Arm) string {
+	bv, hv := b.Values(benchmarkDuration), h.Values(benchmarkDuration)
+	if bs, hs := spanRange(b), spanRange(h); allUnknown(bv) && allUnknown(hv) && bs != "" && hs != "" {
+		return fmt.Sprintf("%s → %s (measured spans %s → %s)", listOr(bv), listOr(hv), bs, hs)
+	}
+	if slices.Equal(bv, hv) {
+		return ""
+	}
+	return fmt.Sprintf("%s → %s", listOr(bv), listOr(hv))
+}
+
+// allUnknown reports whether durations (benchmarkDuration's, at least one)
+// are all unknown.
+func allUnknown(durations []string) bool {
+	for _, d := range durations {
+		if !strings.HasPrefix(d, "unknown") {
+			return false
+		}
+	}
+	return len(durations) > 0
+}
+
+// spanRange is the range of the measured spans of the valid results a
+// reading reads (knee.Sample.Seconds), "" without one.
+func spanRange(a *knee.Arm) string {
+	var spans []float64
+	for _, s := range a.Samples {
+		if !s.Superseded && !s.OtherMeasurement && s.Excluded == "" && s.Seconds > 0 {
+			spans = append(spans, s.Seconds)
+		}
+	}
+	if len(spans) == 0 {
+		return ""
+	}
+	lo, hi := slices.Min(spans), slices.Max(spans)
+	if lo == hi {
+		return fmt.Sprintf("%.4g s", lo)
+	}
+	return fmt.Sprintf("%.4g-%.4g s", lo, hi)
+}
+
 // benchmarkDuration is the benchmark duration a result's client ran for,
 // "" for a result no reading reads (superseded, or of another length:
-// knee.OneMeasurement).
+// knee.OneMeasurement), "unknown" with why where the reader was told
+// (knee.Sample.DurationUnknown: "unknown (DIR/run.json records result X,
+// not Y)").
 func benchmarkDuration(s *knee.Sample) string {
 	switch {
 	case s.Superseded || s.OtherMeasurement:
 		return ""
+	case s.BenchmarkSeconds <= 0 && s.DurationUnknown != "":
+		return "unknown (" + s.DurationUnknown + ")"
 	case s.BenchmarkSeconds <= 0:
 		return "unknown"
 	}

@@ -474,12 +474,15 @@ func TestBenchmarkDurations(t *testing.T) {
 		detail     string // the first problem's; "" for none
 	}{
 		{"HEAD's duration unknown, its span half BASE's duration", spanned(1200, 1224), spanned(0, 619.5),
-			"BASE ran it for 1200 s (the client's configured benchmark duration), HEAD for a duration its results do not say (neither aiperf artifacts nor a run.json beside them) over a measured span of 619.5 s, more than 10 % short of 1200 s: a shorter run; results of different lengths are not compared (a longer run's sessions get further, its cache warms and its KV pool fills otherwise); measure c4 on both sides at one length (the same sweep command, or the same --duration), and keep the aiperf artifacts or run.json beside the results"},
+			"BASE ran it for 1200 s (the client's configured benchmark duration), HEAD for a duration its results do not say (no aiperf artifacts beside them, and no run.json that says it) over a measured span of 619.5 s, more than 10 % short of 1200 s: a shorter run; results of different lengths are not compared (a longer run's sessions get further, its cache warms and its KV pool fills otherwise); measure c4 on both sides at one length (the same sweep command, or the same --duration), and keep the aiperf artifacts or run.json beside the results"},
 		{"BASE's duration unknown, its span short of HEAD's", spanned(0, 619.5), spanned(1200, 1224),
-			"HEAD ran it for 1200 s (the client's configured benchmark duration), BASE for a duration its results do not say (neither aiperf artifacts nor a run.json beside them) over a measured span of 619.5 s"},
+			"HEAD ran it for 1200 s (the client's configured benchmark duration), BASE for a duration its results do not say (no aiperf artifacts beside them, and no run.json that says it) over a measured span of 619.5 s"},
 		{"HEAD's span within 10 % of BASE's duration", spanned(1200, 1224), spanned(0, 1081), ""},
 		{"HEAD's span longer: a span never tells a longer run", spanned(600, 619.5), spanned(0, 1224), ""},
-		{"both unknown: spans of one length lie far apart", spanned(0, 619.5), spanned(0, 1224), ""},
+		{"both unknown: spans a third apart, as a slower engine's at one length", spanned(0, 2431), spanned(0, 3293), ""},
+		{"both unknown: spans twice apart are not told apart", spanned(0, 619.5), spanned(0, 1224), ""},
+		{"both unknown: spans more than twice apart", spanned(0, 1210), spanned(0, 306),
+			"BASE and HEAD ran it for durations their results do not say (no aiperf artifacts beside them, and no run.json that says it) over measured spans of 1210 s and 306 s, more than 50 % apart: runs of different lengths"},
 		{"known durations win over the spans", spanned(1200, 1224), spanned(1200, 600), ""},
 		{"known durations that differ, spans alike", spanned(1200, 1224), spanned(1100, 1224), "BASE ran it for 1200 s, HEAD for 1100 s (the client's configured benchmark duration)"},
 	} {

@@ -40,17 +40,25 @@
 // length from a cold cache, and a longer run's sessions get further, its
 // cache warms and its KV pool fills otherwise (one simulated point read
 // 7.5 % apart at 1200 s and 3600 s). The durations the sides ran are
-// named among what differs. Probes pair with probes. Where one side's
-// duration is unknown (its aiperf artifacts and run.json gone: the CI
-// uploads most results alone), its results' measured span (knee.Length's Span, the
+// named among what differs. Probes pair with probes. A run.json that
+// does not read, where its result's artifacts are gone, is an error at
+// its line and column (ReadSide); one that records another result, or no
+// duration, leaves the duration unknown with that reason named among
+// what differs ("unknown (DIR/run.json records result X, not Y)").
+// Where one side's duration is unknown (its aiperf artifacts and run.json
+// gone: the CI uploads most results alone), its results' measured span
+// (knee.Length's Span, the
 // mean of request_metrics.throughput.duration_seconds over the point's
 // valid results) stands in, one way only: a run spans at least about its
 // configured duration, so a span more than knee.SpanTolerance (10 %)
 // short of the other side's known duration is a shorter run and a
 // length-mismatch; a longer span says nothing (how far a span reaches
 // past its duration depends on the requests' latency, up to 35 % apart
-// at one point of one length), so there, and where neither side's
-// duration is known, an unknown duration pairs with any. Sides that
+// at one point of one length). Where neither side's duration is known,
+// the differs line says so with both sides' spans ("unknown → unknown
+// (measured spans 1210 s → 306 s)"), and spans more than
+// knee.SpansApart (50 %) apart, which no slowdown explains, are a
+// length-mismatch; nearer ones pair. Sides that
 // replayed different trace sets (knee.Setup's Dataset, as both sides'
 // results say it) are a problem
 // (dataset-mismatch): another workload, never a change. Another client,

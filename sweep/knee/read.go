@@ -35,30 +35,41 @@ func Read(ctx context.Context, dir string) ([]*Arm, error) {
 // is true when any was. sweep compare reads with it and names such a mix as
 // a problem instead of failing. configured, when not nil, gives the
 // benchmark duration of a result whose aiperf artifacts do not say it
-// (result.File.BenchmarkSeconds 0; configured's 0: not known either), so
-// OneMeasurement and the lengths read it: sweep compare passes
-// run.ConfiguredDuration, the point's run.json.
-func ReadMixed(ctx context.Context, dir string, configured func(resultFile string) float64) ([]*Arm, error) {
+// (result.File.BenchmarkSeconds 0; configured's 0: not known either, with
+// why in Sample.DurationUnknown; its error is one of the joined
+// problems), so OneMeasurement and the lengths read it: sweep compare
+// passes run.ConfiguredDuration, the point's run.json.
+func ReadMixed(ctx context.Context, dir string, configured func(resultFile string) (seconds float64, unknown string, err error)) ([]*Arm, error) {
 	return read(ctx, dir, false, configured)
 }
 
-func read(ctx context.Context, dir string, refuseMix bool, configured func(string) float64) ([]*Arm, error) {
+func read(ctx context.Context, dir string, refuseMix bool, configured func(string) (float64, string, error)) ([]*Arm, error) {
 	files, problems, err := result.ReadDir(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
+	unknown := map[string]string{}
+	for _, f := range files {
+		if f.BenchmarkSeconds > 0 || configured == nil {
+			continue
+		}
+		d, why, err := configured(f.Path)
+		if err != nil {
+			problems = append(problems, err)
+		}
+		f.BenchmarkSeconds, unknown[f.Path] = d, why
+	}
 	arms := map[string]*Arm{}
 	for _, f := range files {
-		if f.BenchmarkSeconds <= 0 && configured != nil {
-			f.BenchmarkSeconds = configured(f.Path)
-		}
 		k := f.Identity.ArmKey()
 		a := arms[k]
 		if a == nil {
 			a = &Arm{Identity: f.Identity}
 			arms[k] = a
 		}
-		a.Samples = append(a.Samples, SampleOf(f))
+		s := SampleOf(f)
+		s.DurationUnknown = unknown[f.Path]
+		a.Samples = append(a.Samples, s)
 	}
 	out := make([]*Arm, 0, len(arms))
 	for _, a := range arms {

@@ -27,6 +27,10 @@ type Sample struct {
 	// with (result.File.BenchmarkSeconds), 0 when unknown: with Probe, the
 	// result's Length.
 	BenchmarkSeconds float64
+	// DurationUnknown says why BenchmarkSeconds is unknown where the
+	// reader was told (ReadMixed's configured: "DIR/run.json records
+	// result X, not Y"); "" when it is known or nothing says why.
+	DurationUnknown string
 	// Excluded says why the point is not used (result.File.Excluded: no
 	// successful request, error rate, marked invalid, no throughput; or
 	// ExcludedSuperseded); empty when usable.

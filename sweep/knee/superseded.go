@@ -104,10 +104,23 @@ const SpanTolerance = 0.10
 // Length is the sample's length.
 func (s *Sample) Length() Length { return Length{Probe: s.Probe, Seconds: s.BenchmarkSeconds} }
 
+// SpansApart is how far apart (a share of the longer) the measured
+// spans of two results whose benchmark durations are both unknown may lie
+// and still be read as one length (Length.Differs). A span tells a run's
+// duration only from below (SpanTolerance), and at one duration two sides'
+// spans lie up to 35 % apart where a change slowed the engine (sweep
+// compare's conformance sample: 26 % at one point of a planted
+// regression), so only spans more than twice apart, which no slowdown
+// the samples show explains, are runs of different lengths: a 300 s
+// run's 310 s span against a 1200 s run's 1224 s is caught, a 600 s
+// run's against a 1200 s one's may not be.
+const SpansApart = 0.5
+
 // Differs reports whether l and o are different lengths: one a probe and
-// the other not, two known benchmark durations that differ, or one known
+// the other not, two known benchmark durations that differ, one known
 // duration and, for the other whose duration is unknown, a measured span
-// more than SpanTolerance short of it (a shorter run). Otherwise an
+// more than SpanTolerance short of it (a shorter run), or, both durations
+// unknown, measured spans more than SpansApart apart. Otherwise an
 // unknown duration differs from none.
 func (l Length) Differs(o Length) bool {
 	switch {
@@ -115,8 +128,17 @@ func (l Length) Differs(o Length) bool {
 		return true
 	case l.Seconds > 0 && o.Seconds > 0:
 		return l.Seconds != o.Seconds
+	case l.Seconds <= 0 && o.Seconds <= 0:
+		return l.spansApart(o)
 	}
 	return l.shorterSpan(o) || o.shorterSpan(l)
+}
+
+// spansApart reports whether l's and o's measured spans, both known, lie
+// more than SpansApart apart (the shorter under SpansApart of the longer).
+func (l Length) spansApart(o Length) bool {
+	short, long := min(l.Span, o.Span), max(l.Span, o.Span)
+	return short > 0 && short < (1-SpansApart)*long
 }
 
 // shorterSpan reports whether o, of an unknown duration, measured a span

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,24 +14,32 @@ import (
 // TestConfiguredDuration: the benchmark duration of a result whose aiperf
 // artifacts are gone is the --benchmark-duration of the client argv its
 // point's run.json records (aiperf's, or the built-in client's after its
-// wrapper); 0 where run.json is missing, of another result, or silent.
+// wrapper); 0 where run.json is missing, and 0 with why where it records
+// another result or no duration. A run.json that does not read is an
+// error at its line and column (it read 0, said nothing).
 func TestConfiguredDuration(t *testing.T) {
 	const name = "qwen_tp8_conc16.json"
 	for _, tc := range []struct {
-		name   string
-		record *Record // nil: no run.json
-		want   float64
+		name    string
+		record  *Record // nil: no run.json
+		want    float64
+		unknown string // with DIR/ before it
 	}{
 		{"aiperf", &Record{ResultFile: "/elsewhere/" + name, Processes: map[string]*ProcessOutcome{
-			ClientProcess: {Argv: []string{"aiperf", "profile", "--concurrency", "16", "--benchmark-duration", "1200"}}}}, 1200},
+			ClientProcess: {Argv: []string{"aiperf", "profile", "--concurrency", "16", "--benchmark-duration", "1200"}}}}, 1200, ""},
 		{"built-in client", &Record{ResultFile: name, Processes: map[string]*ProcessOutcome{
-			ClientProcess: {Argv: []string{"sweep", "loadgen", "--time-scale", "30", "--", "profile", "--benchmark-duration=600"}}}}, 600},
+			ClientProcess: {Argv: []string{"sweep", "loadgen", "--time-scale", "30", "--", "profile", "--benchmark-duration=600"}}}}, 600, ""},
 		{"another result's record", &Record{ResultFile: "other.json", Processes: map[string]*ProcessOutcome{
-			ClientProcess: {Argv: []string{"aiperf", "profile", "--benchmark-duration", "1200"}}}}, 0},
+			ClientProcess: {Argv: []string{"aiperf", "profile", "--benchmark-duration", "1200"}}}}, 0,
+			"run.json records result other.json, not " + name},
+		{"a record of no result", &Record{Processes: map[string]*ProcessOutcome{
+			ClientProcess: {Argv: []string{"aiperf", "profile", "--benchmark-duration", "1200"}}}}, 0,
+			"run.json records no result, not " + name},
 		{"no duration flag", &Record{ResultFile: name, Processes: map[string]*ProcessOutcome{
-			ClientProcess: {Argv: []string{"aiperf", "profile", "--request-count", "100"}}}}, 0},
-		{"no client", &Record{ResultFile: name}, 0},
-		{"no run.json", nil, 0},
+			ClientProcess: {Argv: []string{"aiperf", "profile", "--request-count", "100"}}}}, 0,
+			"run.json records no --benchmark-duration of the client"},
+		{"no client", &Record{ResultFile: name}, 0, "run.json records no --benchmark-duration of the client"},
+		{"no run.json", nil, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -39,7 +48,23 @@ func TestConfiguredDuration(t *testing.T) {
 				require.NoError(t, err)
 				require.NoError(t, os.WriteFile(filepath.Join(dir, RecordFile), data, 0o644))
 			}
-			assert.Equal(t, tc.want, ConfiguredDuration(filepath.Join(dir, name)))
+			got, unknown, err := ConfiguredDuration(filepath.Join(dir, name))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+			if tc.unknown != "" {
+				tc.unknown = filepath.Join(dir, tc.unknown)
+			}
+			assert.Equal(t, tc.unknown, unknown)
 		})
 	}
+	t.Run("a run.json that does not read", func(t *testing.T) {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, RecordFile), []byte("{\n  \"result_file\": \"x.json\",\n  \"processes\": {"), 0o644))
+		got, unknown, err := ConfiguredDuration(filepath.Join(dir, name))
+		require.Error(t, err)
+		assert.Zero(t, got)
+		assert.Empty(t, unknown)
+		assert.True(t, strings.HasPrefix(err.Error(), filepath.Join(dir, RecordFile)+":3:17: "), "got %s", err)
+		assert.Contains(t, err.Error(), "restore the point's run.json, or remove it")
+	})
 }

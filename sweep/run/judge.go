@@ -146,14 +146,29 @@ func recordedClientArgv(rec *Record) []string {
 // ConfiguredDuration is the benchmark duration the client of the point
 // whose result is resultFile was asked for, read from the run.json beside
 // it as the point's judgement reads it (askedOf: the --benchmark-duration
-// of the client's recorded argv); 0 when the directory holds no readable
-// run.json of that result or it does not say. sweep compare reads it for
-// a result whose aiperf artifacts are gone (result.File.BenchmarkSeconds
-// unknown).
-func ConfiguredDuration(resultFile string) float64 {
-	rec, err := ReadRecordFile(filepath.Dir(resultFile))
-	if err != nil || rec == nil || filepath.Base(rec.ResultFile) != filepath.Base(resultFile) {
-		return 0
+// of the client's recorded argv). sweep compare reads it for a result
+// whose aiperf artifacts are gone (result.File.BenchmarkSeconds unknown).
+// Where it is not known, seconds is 0 and unknown says why when there is
+// a run.json: it records another result ("DIR/run.json records result
+// X, not Y": `sweep result aggregate --out-name` makes such a directory,
+// and a run.json copied from another point one), or no
+// --benchmark-duration of its client; no run.json says nothing ("").
+// A run.json that does not read is an error at its line and column.
+func ConfiguredDuration(resultFile string) (seconds float64, unknown string, err error) {
+	dir := filepath.Dir(resultFile)
+	rec, err := ReadRecordFile(dir)
+	switch {
+	case err != nil:
+		return 0, "", fmt.Errorf("%w; the benchmark duration of %s is read from it (its aiperf artifacts are gone): restore the point's run.json, or remove it to compare the result by its measured span alone", err, resultFile)
+	case rec == nil:
+		return 0, "", nil
+	case rec.ResultFile == "":
+		return 0, fmt.Sprintf("%s records no result, not %s", filepath.Join(dir, RecordFile), filepath.Base(resultFile)), nil
+	case filepath.Base(rec.ResultFile) != filepath.Base(resultFile):
+		return 0, fmt.Sprintf("%s records result %s, not %s", filepath.Join(dir, RecordFile), filepath.Base(rec.ResultFile), filepath.Base(resultFile)), nil
 	}
-	return askedOf(result.RunFacts{}, recordedClientArgv(rec), rec.Client).DurationSeconds
+	if d := askedOf(result.RunFacts{}, recordedClientArgv(rec), rec.Client).DurationSeconds; d > 0 {
+		return d, "", nil
+	}
+	return 0, fmt.Sprintf("%s records no --benchmark-duration of the client", filepath.Join(dir, RecordFile)), nil
 }

@@ -27,7 +27,6 @@ var (
 	workerKeys       = []string{"num-worker", "tp", "pp", "dcp-size", "pcp-size", "ep", "dp-attn", "hardware", "additional-settings"}
 	componentKeys    = []string{"name", "version"}
 	specModes        = []string{SpecMTP, SpecDraftModel, SpecNone}
-	kvOffloadModes   = []string{KVOffloadNone, KVOffloadDRAM}
 )
 
 // generatedFields are fields the matrix generator computes; writing them in
@@ -619,8 +618,8 @@ func (d *decoder) kvOffload(s *SearchSpace, f fields, at *yaml.Node, path string
 		s.KVOffloadingPos = d.pos(f.keyNode("kv-offloading"))
 		p := joinPath(path, "kv-offloading")
 		if x, ok := d.str(modeN, p); ok {
-			if !containsStr(kvOffloadModes, x) {
-				d.errAt(modeN, p, "unknown kv-offloading %q; allowed: %s", x, strings.Join(kvOffloadModes, ", "))
+			if !containsStr(KVOffloadModes(), x) {
+				d.errAt(modeN, p, "unknown kv-offloading %q; allowed: %s", x, strings.Join(KVOffloadModes(), ", "))
 			} else {
 				s.KVOffloading = &x
 			}

@@ -62,6 +62,10 @@ const (
 	KVOffloadDRAM = "dram"
 )
 
+// KVOffloadModes are the kv-offloading values a search space may give
+// (and sweep run's --kv-offloading picks among).
+func KVOffloadModes() []string { return []string{KVOffloadNone, KVOffloadDRAM} }
+
 // ClusterPrefix starts every runner label that names one exact hardware
 // fleet; agentic configs must use such a label.
 const ClusterPrefix = "cluster:"

@@ -422,6 +422,36 @@ func TestRunAndPlanResolveKeysAlike(t *testing.T) {
 func TestRunPlanFixesThePoint(t *testing.T) {
 	_, err := parseOptions(t, newRunCmd, "--plan", filepath.Join(t.TempDir(), "point.json"), "--out", t.TempDir(), "--tp", "8")
 	assert.ErrorContains(t, err, "--tp cannot be combined with --plan")
+	_, err = parseOptions(t, newRunCmd, "--plan", filepath.Join(t.TempDir(), "point.json"), "--out", t.TempDir(), "--kv-offloading", "dram")
+	assert.ErrorContains(t, err, "--kv-offloading cannot be combined with --plan")
+}
+
+// TestRunKVOffloading: a key with a kv:none and a kv:dram point at one
+// layout and concurrency (FP4 MI355X tp4 conc32) ran the kv:none one with
+// no word said, and nothing ran the other. Without --kv-offloading the
+// choice is refused (exit 2) naming the flag; with it the point runs.
+// A point of one row (conc40, kv:dram only) still runs without it.
+func TestRunKVOffloading(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	const key = "minimaxm3-fp4-mi355x-vllm-agentic-mtp"
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", "--simulate", "--builtin-client", "--config-key", key, "--tp", "4", "--conc", "32", "--duration", "60", "--out", filepath.Join(dir, "none"))
+	require.Equal(t, exitUsage, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, key+" has 2 points tp4 ep1 dp-attn=false conc32 that differ in KV offloading: add the --kv-offloading that picks one of them:\n  --kv-offloading none  (minimaxm3_tp4_conc32_kvnone_spec-mtp)\n  --kv-offloading dram  (minimaxm3_tp4_conc32_kvdram-lmcache_spec-mtp)\n")
+	assert.NoDirExists(t, filepath.Join(dir, "none"), "nothing is run")
+	for _, tc := range []struct{ conc, kv, want string }{
+		{"32", "dram", "point " + key + " tp4 kv:dram c32 "},
+		{"32", "none", "point " + key + " tp4 c32 "},
+		{"40", "", "point " + key + " tp4 kv:dram c40 "},
+	} {
+		args := []string{"run", "--simulate", "--builtin-client", "--config-key", key, "--tp", "4", "--conc", tc.conc, "--duration", "60", "--out", filepath.Join(dir, tc.conc+tc.kv)}
+		if tc.kv != "" {
+			args = append(args, "--kv-offloading", tc.kv)
+		}
+		code, stdout, stderr := runCLI(t, args...)
+		require.Equal(t, exitOK, code, "%v\nstdout:\n%s\nstderr:\n%s", args, stdout, stderr)
+		assert.Contains(t, stdout+stderr, tc.want, "%v", args)
+	}
 }
 
 // TestRunRecordsSimFaults: a simulated point's result records the faults

@@ -289,7 +289,7 @@ func frontierPoint(ctx context.Context, o Options, dir string, a *plannedArm, co
 	row.StampFingerprint()
 	req := o.Point
 	req.Row, req.Out = row, dir
-	req.Key = point.Key{ConfigKey: row.ConfigKey, TP: row.TP, EP: row.EP, DPAttn: row.DPAttn, Conc: conc}
+	req.Key = point.Key{ConfigKey: row.ConfigKey, TP: row.TP, EP: row.EP, DPAttn: row.DPAttn, Conc: conc, KVOffloading: row.KVOffloading}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return knee.WindowPoint{}, false, err
 	}

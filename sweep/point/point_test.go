@@ -427,3 +427,54 @@ func TestPlanFileClientWritesOnlyUnderOut(t *testing.T) {
 		})
 	}
 }
+
+// TestSelectRowKVOffloading: the FP4 MI355X key has a kv:none and a
+// kv:dram point at tp4 conc32. `sweep run --config-key K --tp 4 --conc 32`
+// silently took the kv:none one and nothing selected the other; now the
+// choice is refused listing both with the --kv-offloading that picks
+// each, and a point of one row (conc40, kv:dram only; conc28, kv:none
+// only) needs no flag, as scripts call it.
+func TestSelectRowKVOffloading(t *testing.T) {
+	const key = "minimaxm3-fp4-mi355x-vllm-agentic-mtp"
+	g := generator(t)
+	for _, tc := range []struct {
+		name string
+		k    Key
+		kv   string // the row's; "" when refused
+		err  string
+	}{
+		{"two rows, no flag", Key{ConfigKey: key, TP: 4, EP: 1, Conc: 32}, "",
+			key + " has 2 points tp4 ep1 dp-attn=false conc32 that differ in KV offloading: add the --kv-offloading that picks one of them:\n" +
+				"  --kv-offloading none  (minimaxm3_tp4_conc32_kvnone_spec-mtp)\n" +
+				"  --kv-offloading dram  (minimaxm3_tp4_conc32_kvdram-lmcache_spec-mtp)"},
+		{"two rows, dram", Key{ConfigKey: key, TP: 4, EP: 1, Conc: 32, KVOffloading: "dram"}, "dram", ""},
+		{"two rows, none", Key{ConfigKey: key, TP: 4, EP: 1, Conc: 32, KVOffloading: "none"}, "none", ""},
+		{"one dram row, no flag", Key{ConfigKey: key, TP: 4, EP: 1, Conc: 40}, "dram", ""},
+		{"one none row, no flag", Key{ConfigKey: key, TP: 4, EP: 1, Conc: 28}, "none", ""},
+		{"one dram row, none asked", Key{ConfigKey: key, TP: 4, EP: 1, Conc: 40, KVOffloading: "none"}, "",
+			key + " has no point tp4 ep1 dp-attn=false conc40 kv-offloading=none; its points are:\n"},
+		{"no such mode", Key{ConfigKey: key, TP: 4, EP: 1, Conc: 32, KVOffloading: "ssd"}, "",
+			`--kv-offloading "ssd": want one of none, dram`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			row, err := tc.k.SelectRow(g)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.True(t, strings.HasPrefix(err.Error(), tc.err), "got %s\nwant %s...", err, tc.err)
+				_, isUsage := errors.AsType[*usage.Error](err)
+				assert.True(t, isUsage, "a usage error (exit 2): %v", err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, []any{4, 1, tc.k.Conc, tc.kv}, []any{row.TP, row.EP, row.Conc, row.KVOffloading})
+			assert.NotEmpty(t, row.RecipeFingerprint)
+		})
+	}
+	// A point that does not exist lists the two rows of conc32 with the
+	// flag that picks each, and the others without it.
+	_, err := Key{ConfigKey: key, TP: 4, EP: 1, Conc: 33}.SelectRow(g)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "\n  --tp 4 --ep 1 --conc 32 --kv-offloading none\n")
+	assert.Contains(t, err.Error(), "\n  --tp 4 --ep 1 --conc 32 --kv-offloading dram\n")
+	assert.True(t, strings.HasSuffix(err.Error(), "\n  --tp 4 --ep 1 --conc 40"), "got %s", err)
+}

@@ -24,13 +24,19 @@ import (
 // concurrency; Eval picks the eval points: those InferenceX evaluates by
 // default (the highest concurrency per model and runner), or with
 // AllEvals every agentic point, as its all-evals label selects.
+// KVOffloading (configs.KVOffloadModes: "none", "dram"; "" any) picks
+// among the rows of one layout and concurrency that differ in KV
+// offloading (a key with a kv:none and a kv:dram search space at one
+// concurrency): without it such a choice is refused, listing the rows
+// (a key with one row there needs none).
 type Key struct {
-	ConfigKey string
-	TP, EP    int
-	DPAttn    bool
-	Conc      int
-	Eval      bool
-	AllEvals  bool
+	ConfigKey    string
+	TP, EP       int
+	DPAttn       bool
+	Conc         int
+	Eval         bool
+	AllEvals     bool
+	KVOffloading string
 }
 
 // ResolveKey resolves a config key as every command resolves keys
@@ -75,26 +81,101 @@ func (k Key) SelectRow(g *matrix.Generator) (*matrix.Row, error) {
 	if err != nil {
 		return nil, matrixError(err)
 	}
-	var have []string
+	if err := k.checkKVOffloading(); err != nil {
+		return nil, err
+	}
+	var single, match []*matrix.Row
 	for _, r := range rows {
 		if r.Kind != matrix.AgenticSingleNode {
 			continue
 		}
-		if r.TP == k.TP && r.EP == k.EP && r.DPAttn == k.DPAttn && r.Conc == k.Conc {
-			r.StampFingerprint()
-			return r, nil
+		single = append(single, r)
+		if r.TP == k.TP && r.EP == k.EP && r.DPAttn == k.DPAttn && r.Conc == k.Conc && k.kvMatches(r) {
+			match = append(match, r)
 		}
-		have = append(have, fmt.Sprintf("--tp %d --ep %d%s --conc %d", r.TP, r.EP, map[bool]string{true: " --dp-attn"}[r.DPAttn], r.Conc))
+	}
+	if len(match) > 0 {
+		return k.pick(key, match)
 	}
 	what := "points"
 	if k.Eval {
 		what = "eval points"
 	}
-	if len(have) == 0 {
+	if len(single) == 0 {
 		return nil, usage.Errorf("%s has no single-node agentic %s", key, what)
 	}
-	return nil, usage.Errorf("%s has no point tp%d ep%d dp-attn=%t conc%d; its %s are:\n  %s",
-		key, k.TP, k.EP, k.DPAttn, k.Conc, what, strings.Join(have, "\n  "))
+	kv := kvDiffers(single, func(r *matrix.Row) string { return fmt.Sprint(r.TP, r.EP, r.DPAttn, r.Conc) })
+	have := make([]string, len(single))
+	for i, r := range single {
+		have[i] = pointFlags(r.TP, r.EP, r.DPAttn, r.Conc) + kv(r)
+	}
+	return nil, usage.Errorf("%s has no point tp%d ep%d dp-attn=%t conc%d%s; its %s are:\n  %s",
+		key, k.TP, k.EP, k.DPAttn, k.Conc, k.kvWhat(), what, strings.Join(have, "\n  "))
+}
+
+// pointFlags are the flags of sweep run that name a point's layout and
+// concurrency.
+func pointFlags(tp, ep int, dpAttn bool, conc int) string {
+	return fmt.Sprintf("--tp %d --ep %d%s --conc %d", tp, ep, map[bool]string{true: " --dp-attn"}[dpAttn], conc)
+}
+
+// checkKVOffloading refuses a KVOffloading that is no kv-offloading mode.
+func (k Key) checkKVOffloading() error {
+	if k.KVOffloading != "" && !slices.Contains(configs.KVOffloadModes(), k.KVOffloading) {
+		return usage.Errorf("--kv-offloading %q: want one of %s (a search space's kv-offloading)", k.KVOffloading, strings.Join(configs.KVOffloadModes(), ", "))
+	}
+	return nil
+}
+
+// kvMatches reports whether row r is of the KV offloading k asks for
+// (any when k asks for none).
+func (k Key) kvMatches(r *matrix.Row) bool {
+	return k.KVOffloading == "" || r.KVOffloading == k.KVOffloading
+}
+
+// kvWhat is the KV offloading k asks for as the point's name ends with
+// it, "" for any.
+func (k Key) kvWhat() string {
+	if k.KVOffloading == "" {
+		return ""
+	}
+	return " kv-offloading=" + k.KVOffloading
+}
+
+// kvDiffers gives each row " --kv-offloading MODE" where another row of
+// the same point (point: its layout and concurrency) has another KV
+// offloading, so the flags listed pick it; "" elsewhere.
+func kvDiffers(rows []*matrix.Row, point func(*matrix.Row) string) func(*matrix.Row) string {
+	modes := map[string]map[string]bool{}
+	for _, r := range rows {
+		p := point(r)
+		if modes[p] == nil {
+			modes[p] = map[string]bool{}
+		}
+		modes[p][r.KVOffloading] = true
+	}
+	return func(r *matrix.Row) string {
+		if len(modes[point(r)]) < 2 {
+			return ""
+		}
+		return " --kv-offloading " + r.KVOffloading
+	}
+}
+
+// pick is the first row of match (the rows k names), stamped; rows of
+// more than one KV offloading are a usage error listing them with the
+// --kv-offloading that picks each.
+func (k Key) pick(key string, match []*matrix.Row) (*matrix.Row, error) {
+	if !slices.ContainsFunc(match, func(r *matrix.Row) bool { return r.KVOffloading != match[0].KVOffloading }) {
+		match[0].StampFingerprint()
+		return match[0], nil
+	}
+	lines := make([]string, len(match))
+	for i, r := range match {
+		lines[i] = fmt.Sprintf("--kv-offloading %s  (%s)", r.KVOffloading, r.ExpName)
+	}
+	return nil, usage.Refusef("%s has %d points tp%d ep%d dp-attn=%t conc%d that differ in KV offloading: add the --kv-offloading that picks one of them:\n  %s",
+		key, len(match), k.TP, k.EP, k.DPAttn, k.Conc, strings.Join(lines, "\n  "))
 }
 
 // MultiNodeRows are the multi-node agentic rows of the key (none for a
@@ -115,19 +196,29 @@ func (k Key) MultiNodeRows(g *matrix.Generator) (matrix.Matrix, error) {
 // is the key's TP, EP and DP-attention and whose concurrencies hold its
 // concurrency.
 func (k Key) SelectMultiNodeRow(rows matrix.Matrix) (*matrix.Row, error) {
-	var have []string
+	if err := k.checkKVOffloading(); err != nil {
+		return nil, err
+	}
+	var match []*matrix.Row
 	for _, r := range rows {
 		p := r.ArmLayout()
-		if p.TP == k.TP && p.EP == k.EP && p.DPAttn == k.DPAttn && slices.Contains(r.Concs, k.Conc) {
-			r.StampFingerprint()
-			return r, nil
-		}
-		for _, c := range r.Concs {
-			have = append(have, fmt.Sprintf("--tp %d --ep %d%s --conc %d  (%s)", p.TP, p.EP, map[bool]string{true: " --dp-attn"}[p.DPAttn], c, r.ExpName))
+		if p.TP == k.TP && p.EP == k.EP && p.DPAttn == k.DPAttn && slices.Contains(r.Concs, k.Conc) && k.kvMatches(r) {
+			match = append(match, r)
 		}
 	}
-	return nil, usage.Errorf("%s has no multi-node point with prefill tp%d ep%d dp-attn=%t at conc %d; --tp, --ep and --dp-attn name the prefill workers' layout, and its points are:\n  %s",
-		rows[0].ConfigKey, k.TP, k.EP, k.DPAttn, k.Conc, strings.Join(have, "\n  "))
+	if len(match) > 0 {
+		return k.pick(rows[0].ConfigKey, match)
+	}
+	var have []string
+	kv := kvDiffers(rows, func(r *matrix.Row) string { p := r.ArmLayout(); return fmt.Sprint(p.TP, p.EP, p.DPAttn, r.Concs) })
+	for _, r := range rows {
+		p := r.ArmLayout()
+		for _, c := range r.Concs {
+			have = append(have, fmt.Sprintf("%s%s  (%s)", pointFlags(p.TP, p.EP, p.DPAttn, c), kv(r), r.ExpName))
+		}
+	}
+	return nil, usage.Errorf("%s has no multi-node point with prefill tp%d ep%d dp-attn=%t at conc %d%s; --tp, --ep and --dp-attn name the prefill workers' layout, and its points are:\n  %s",
+		rows[0].ConfigKey, k.TP, k.EP, k.DPAttn, k.Conc, k.kvWhat(), strings.Join(have, "\n  "))
 }
 
 // planOne plans row with po: invalid options are a usage error, any other

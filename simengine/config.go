@@ -208,6 +208,10 @@ type HostKV struct {
 	// TP ranks that hold the same KV head (TP above the model's KV heads)
 	// write one key between them instead of a copy each.
 	Shared bool
+	// Source says where the tier comes from, as the engine's log names
+	// it: "SGLang HiCache: --hicache-size 144 GB per rank", "LMCache: 4
+	// servers × 74 GiB L1, LRU", ...; "" for none.
+	Source string
 }
 
 // Enabled reports whether the configuration has a host tier.
@@ -457,8 +461,10 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 			// --hicache-size gives its GB per rank.
 			c.HostKV.Ratio = 2
 			frac("--hicache-ratio", &c.HostKV.Ratio)
+			c.HostKV.Source = fmt.Sprintf("SGLang HiCache: --hicache-ratio %g of the device pool", c.HostKV.Ratio)
 			if v, ok := flags.Float("--hicache-size"); ok && v > 0 {
 				c.HostKV.BytesPerWorker = v * 1e9
+				c.HostKV.Source = fmt.Sprintf("SGLang HiCache: --hicache-size %g GB per rank", v)
 			}
 			if v, ok := flags.String("--hicache-write-policy"); ok && v == "write_back" {
 				c.HostKV.WriteBack = true
@@ -518,11 +524,11 @@ func ConfigFromArgs(engine configs.Engine, flags Lookup, env map[string]string) 
 			case lmcacheConnector:
 				// Write-through, per worker: the connector stores every
 				// chunk a worker computes in its own server.
-				n, err := lmcacheBytesPerWorker(extra, env[simproto.EnvSidecars], max(c.TP, 1)*max(c.PP, 1))
+				n, source, err := lmcacheTier(extra, env[simproto.EnvSidecars], max(c.TP, 1)*max(c.PP, 1))
 				if err != nil {
 					errs = append(errs, fmt.Errorf("--kv-transfer-config %s: %w", lmcacheConnector, err))
 				}
-				c.HostKV.BytesPerWorker = n
+				c.HostKV.BytesPerWorker, c.HostKV.Source = n, source
 			}
 		}
 		if raw, ok := flags.String("--speculative-config"); ok && strings.TrimSpace(raw) != "" {
@@ -568,7 +574,7 @@ func boolFlag(flags Lookup, name string) bool {
 // cpu_bytes_to_use for the whole engine (vLLM splits it over the world
 // size; the per-rank figure wins when both are given). It returns the
 // connector's name and its kv_connector_extra_config. Other connectors
-// (LMCache's, whose L1 size its servers hold: lmcacheBytesPerWorker,
+// (LMCache's, whose L1 size its servers hold: lmcacheTier,
 // Mooncake's, whose segment size is in its config file: mooncakeStore,
 // disaggregation's) add no tier the engine's flags size.
 func parseVLLMKVTransfer(raw string, h *HostKV) (string, json.RawMessage, error) {
@@ -591,8 +597,10 @@ func parseVLLMKVTransfer(raw string, h *HostKV) (string, json.RawMessage, error)
 	switch {
 	case extra.PerRank > 0:
 		h.BytesPerWorker = extra.PerRank
+		h.Source = fmt.Sprintf("vLLM %s: cpu_bytes_to_use_per_rank %.4g GB", v.Connector, extra.PerRank/1e9)
 	case extra.Total > 0:
 		h.Bytes = extra.Total
+		h.Source = fmt.Sprintf("vLLM %s: cpu_bytes_to_use %.4g GB over the engine's workers", v.Connector, extra.Total/1e9)
 	}
 	h.WriteBack = h.BytesPerWorker+h.Bytes > 0 && extra.Lazy
 	return v.Connector, v.Extra, nil
@@ -636,6 +644,7 @@ func mooncakeStore(path string, h *HostKV) error {
 		return fmt.Errorf("%s=%s: global_segment_size %s: %w", envMooncakeConfig, path, v.Segment, err)
 	}
 	h.BytesPerWorker, h.Shared = n, true
+	h.Source = fmt.Sprintf("Mooncake store: global_segment_size %.4g GiB per worker, one store, each KV shard once", n/(1<<30))
 	return nil
 }
 

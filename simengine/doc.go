@@ -105,7 +105,16 @@
 // connector stores every chunk a worker computes) with LRU eviction. A URL
 // no server listens on fails the engine's start, as the real connector
 // fails to connect. Not modelled: LMCache's eviction watermark (it evicts
-// a fifth of L1 once 80 % is used) and its 256-token chunks. Speculative decoding
+// a fifth of L1 once 80 % is used) and its 256-token chunks. The engine's
+// log names the tier's source (HostKV.Source: "LMCache: 4 servers × 74
+// GiB L1 (1 worker a server), LRU", the HiCache, vLLM connector or
+// Mooncake flags), its tokens per rank and what they add to the device
+// pool ("within the device pool's 7363840: a write-through tier copies
+// the device's blocks, so it adds nothing"), and warns of a size beyond
+// reason, which it still runs as given: a tier below one block, or one
+// taking more host memory on a node than InferenceX's runners of its GPU
+// give to KV offload (configs/runners.yaml's available-cpu-dram-mib).
+// Speculative decoding
 // draws accepted drafts per verify step so that the mean tokens per step
 // equals the synthetic acceptance length (SGLANG_SIMULATE_ACC_LEN, vLLM
 // synthetic_acceptance_length), which the engines' counters then report.

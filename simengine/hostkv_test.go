@@ -1,7 +1,9 @@
 package simengine
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,6 +70,7 @@ func TestHostKVFromEngineFlags(t *testing.T) {
 			env := map[string]string{simproto.EnvSidecars: sidecarsEnv(t, lmcacheServerArgv(5555, "24"))}
 			c, err := ConfigFromArgs(tc.engine, tc.flags, env)
 			require.NoError(t, err)
+			c.HostKV.Source = "" // TestHostTierLog
 			assert.Equal(t, tc.want, c.HostKV)
 		})
 	}
@@ -313,6 +316,10 @@ func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
+			if tc.want.Enabled() {
+				assert.True(t, strings.HasPrefix(c.HostKV.Source, "Mooncake store: global_segment_size "), c.HostKV.Source)
+			}
+			c.HostKV.Source = "" // TestHostTierLog
 			assert.Equal(t, tc.want, c.HostKV)
 		})
 	}
@@ -321,7 +328,7 @@ func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
 	c, err := ConfigFromArgs(configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both"}`},
 		map[string]string{"MOONCAKE_CONFIG_PATH": write("g.json", `{"global_segment_size": "87GB"}`), simproto.EnvSidecars: sidecarsEnv(t, lmcacheServerArgv(5555, "10"))})
 	require.NoError(t, err)
-	assert.Equal(t, HostKV{BytesPerWorker: 10 << 30}, c.HostKV)
+	assert.Equal(t, HostKV{BytesPerWorker: 10 << 30, Source: "LMCache: 1 server × 10 GiB L1 (1 worker a server), LRU"}, c.HostKV)
 }
 
 // TestPlannedMooncakeArmsHaveTheirTier: the agreement and capacity tests
@@ -426,9 +433,88 @@ func TestLMCacheTierFromItsServers(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
+			c.HostKV.Source = "" // TestHostTierLog
 			assert.Equal(t, HostKV{BytesPerWorker: tc.want}, c.HostKV, "write-through, a worker's own server")
 		})
 	}
 	_, err := ConfigFromArgs(configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": transfer(`{}`)}, map[string]string{simproto.EnvSidecars: "lmcache server"})
 	assert.ErrorContains(t, err, "SWEEP_SIM_SIDECARS: want a JSON array of argv arrays")
+}
+
+// TestHostTierLog: the engine's log said only "host KV tier: 7040765
+// tokens per rank beyond the device pool (write-back false)", not that
+// the tier was LMCache's, of how many servers of what size; a tier of
+// 8 PB (--l1-size-gb 999999 on 8 servers) or of 0 tokens (0.001) passed
+// without a word, and FP4 MI355X's 4 × 74 GiB write-through tier, inside
+// its device pool, ran as the resident engine with no word either.
+func TestHostTierLog(t *testing.T) {
+	lmcache := func(tp int, gb string) (mapLookup, map[string]string) {
+		var urls []string
+		var servers [][]string
+		for i := range tp {
+			urls = append(urls, fmt.Sprintf("tcp://127.0.0.1:%d", 5555+i))
+			servers = append(servers, lmcacheServerArgv(5555+i, gb))
+		}
+		return mapLookup{"--model": "MiniMaxAI/MiniMax-M3", "--tensor-parallel-size": tp,
+				"--kv-transfer-config": `{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both","kv_connector_extra_config":{"lmcache.mp.server_urls":"` + strings.Join(urls, ",") + `"}}`},
+			map[string]string{simproto.EnvSidecars: sidecarsEnv(t, servers...), simproto.EnvGPU: "mi355x"}
+	}
+	type want struct {
+		line     string // the first line, %[1]d the tier's tokens, %[2]d those beyond the pool, %[3]d the pool's
+		warnings []string
+	}
+	for _, tc := range []struct {
+		name   string
+		engine configs.Engine
+		flags  func() (mapLookup, map[string]string)
+		want   want
+	}{
+		{"lmcache beyond the device pool", configs.VLLM, func() (mapLookup, map[string]string) { return lmcache(8, "243") },
+			want{line: "host KV tier (LMCache: 8 servers × 243 GiB L1 (1 worker a server), LRU, write-through): %[1]d tokens per rank, %[2]d beyond the device pool's %[3]d (a write-through tier copies the device's blocks)"}},
+		{"lmcache within the device pool adds nothing", configs.VLLM, func() (mapLookup, map[string]string) { return lmcache(4, "24") },
+			want{line: "host KV tier (LMCache: 4 servers × 24 GiB L1 (1 worker a server), LRU, write-through): %[1]d tokens per rank, within the device pool's %[3]d: a write-through tier copies the device's blocks, so it adds nothing"}},
+		{"lmcache above the node's host memory", configs.VLLM, func() (mapLookup, map[string]string) { return lmcache(8, "999999") },
+			want{line: "host KV tier (LMCache: 8 servers × 999999 GiB L1 (1 worker a server), LRU, write-through): %[1]d tokens per rank, %[2]d beyond",
+				warnings: []string{"warning: host KV tier takes 7999992 GiB of host memory on a node (999999 GiB a GPU), above the 3023 GiB a mi355x node gives to KV offload (available-cpu-dram-mib of cluster:mi355x-amds in configs/runners.yaml): a real node could not hold it"}}},
+		{"lmcache below one block", configs.VLLM, func() (mapLookup, map[string]string) { return lmcache(8, "0.00001") },
+			want{line: "host KV tier (LMCache: 8 servers × 1e-05 GiB L1 (1 worker a server), LRU, write-through): %[1]d tokens per rank, within",
+				warnings: []string{"warning: host KV tier of %[1]d tokens per rank is less than one block (page size 16): it holds nothing"}}},
+		{"hicache size, write back", configs.SGLang, func() (mapLookup, map[string]string) {
+			return mapLookup{"--model-path": "m", "--enable-hierarchical-cache": true, "--hicache-size": 144.0, "--hicache-write-policy": "write_back"}, nil
+		}, want{line: "host KV tier (SGLang HiCache: --hicache-size 144 GB per rank, write-back): %[1]d tokens per rank, all beyond the device pool"}},
+		{"hicache ratio", configs.SGLang, func() (mapLookup, map[string]string) {
+			return mapLookup{"--model-path": "m", "--enable-hierarchical-cache": true, "--hicache-ratio": 3.0}, nil
+		}, want{line: "host KV tier (SGLang HiCache: --hicache-ratio 3 of the device pool, write-through): %[1]d tokens per rank, %[2]d beyond the device pool's %[3]d"}},
+		{"mooncake store", configs.VLLM, func() (mapLookup, map[string]string) {
+			path := filepath.Join(t.TempDir(), "mooncake.json")
+			require.NoError(t, os.WriteFile(path, []byte(`{"global_segment_size": "87GB"}`), 0o644))
+			return mapLookup{"--model": "MiniMaxAI/MiniMax-M3", "--tensor-parallel-size": 8, "--kv-transfer-config": `{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}`},
+				map[string]string{"MOONCAKE_CONFIG_PATH": path}
+		}, want{line: "host KV tier (Mooncake store: global_segment_size 87 GiB per worker, one store, each KV shard once, write-through): %[1]d tokens per rank"}},
+		{"vllm simple cpu offload", configs.VLLM, func() (mapLookup, map[string]string) {
+			return mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_connector_extra_config":{"cpu_bytes_to_use":2199023255552,"lazy_offload":true}}`}, nil
+		}, want{line: "host KV tier (vLLM SimpleCPUOffloadConnector: cpu_bytes_to_use 2199 GB over the engine's workers, write-back): %[1]d tokens per rank, all beyond the device pool"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			flags, env := tc.flags()
+			c, err := ConfigFromArgs(tc.engine, flags, env)
+			require.NoError(t, err)
+			capa := newCapacity(c)
+			got := hostTierLog(c, capa)
+			require.NotEmpty(t, got)
+			line := fmt.Sprintf(tc.want.line, capa.hostTier, capa.hostTokens, capa.poolTokens)
+			assert.True(t, strings.HasPrefix(got[0], line), "got  %s\nwant %s...", got[0], line)
+			warnings := []string{}
+			for _, w := range tc.want.warnings {
+				if strings.Contains(w, "%[1]d") {
+					w = fmt.Sprintf(w, capa.hostTier)
+				}
+				warnings = append(warnings, w)
+			}
+			assert.Equal(t, warnings, got[1:])
+		})
+	}
+	c, err := ConfigFromArgs(configs.VLLM, mapLookup{"--model": "m"}, nil)
+	require.NoError(t, err)
+	assert.Empty(t, hostTierLog(c, newCapacity(c)), "no tier, no line")
 }

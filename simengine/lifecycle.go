@@ -71,8 +71,8 @@ func (s *Server) Run(ctx context.Context) error {
 		c.Engine, c.ModelPath, c.ServedModelName, c.TP, c.EP, c.DP, c.DPAttention, c.GPU, c.GPUs(), c.TimeScale)
 	s.logf("KV pool: %d tokens per rank (%d ranks), max running requests %d, page size %d, prefix cache %t, speculative %q steps=%d draft_tokens=%d synthetic AL %g",
 		s.capa.poolTokens, len(s.ranks), s.capa.maxRunning, c.PageSize, !c.NoPrefixCache, c.Spec.Algorithm, c.Spec.NumSteps, c.Spec.NumDraftTokens, c.Spec.AcceptLength)
-	if c.HostKV.Enabled() {
-		s.logf("host KV tier: %d tokens per rank beyond the device pool (write-back %t)", s.capa.hostTokens, c.HostKV.WriteBack)
+	for _, line := range hostTierLog(*c, s.capa) {
+		s.logf("%s", line)
 	}
 	if a := c.Calibration; a != nil {
 		s.logf("calibrated (%s): step costs x%g, pool %d tokens per rank (0: the model's)", simproto.EnvCalibration, a.StepScale, a.PoolTokens)

@@ -145,47 +145,60 @@ func lmcacheServers(sidecars string) (map[int]lmcacheServer, error) {
 	return out, nil
 }
 
-// lmcacheBytesPerWorker is the host memory each worker of an engine of
-// world workers (TP × PP) keeps its KV in through vLLM's
-// LMCacheMPConnector: the connector's extra config names the servers
-// (lmcacheExtra.urls), sidecars (simproto.EnvSidecars) their commands. As
-// the connector does, the workers split into len(urls) contiguous groups
-// (world must divide evenly), each on one server, so each worker gets
-// its server's L1 over the group's size; the smallest share bounds what
-// the workers hold together (a block is a hit only where every worker
-// has its shard), so it is the tier's. A URL no server listens on fails
+// lmcacheTier sizes the host tier of an engine of world workers (TP ×
+// PP) that keeps its KV through vLLM's LMCacheMPConnector: the
+// connector's extra config names the servers (lmcacheExtra.urls), sidecars
+// (simproto.EnvSidecars) their commands. As the connector does, the
+// workers split into len(urls) contiguous groups (world must divide
+// evenly), each on one server, so each worker gets its server's L1 over
+// the group's size; the smallest share bounds what the workers hold
+// together (a block is a hit only where every worker has its shard), so
+// it is the tier's (perWorker, HostKV.BytesPerWorker); source names the
+// servers and their L1 (HostKV.Source). A URL no server listens on fails
 // the engine's start, as the real connector fails to connect.
-func lmcacheBytesPerWorker(extra json.RawMessage, sidecars string, world int) (float64, error) {
+func lmcacheTier(extra json.RawMessage, sidecars string, world int) (perWorker float64, source string, err error) {
 	var x lmcacheExtra
 	if len(extra) > 0 {
 		if err := json.Unmarshal(extra, &x); err != nil {
-			return 0, fmt.Errorf("kv_connector_extra_config: %w", err)
+			return 0, "", fmt.Errorf("kv_connector_extra_config: %w", err)
 		}
 	}
 	urls, err := x.urls()
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if world%len(urls) != 0 {
-		return 0, fmt.Errorf("%d LMCache servers for %d workers (TP × PP): the connector needs the workers to divide evenly over its servers", len(urls), world)
+		return 0, "", fmt.Errorf("%d LMCache servers for %d workers (TP × PP): the connector needs the workers to divide evenly over its servers", len(urls), world)
 	}
 	servers, err := lmcacheServers(sidecars)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	perServer := float64(world / len(urls))
 	least := math.Inf(1)
+	var sizes []string
 	for _, u := range urls {
 		port, err := urlPort(u)
 		if err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		srv, ok := servers[port]
 		if !ok {
-			return 0, fmt.Errorf("no LMCache server for %s: the real engine would fail to connect; start `lmcache server --port %d --l1-size-gb GB --eviction-policy LRU` beside it (a simulated run reads the point's sidecars from %s, which sweep run sets from the plan; %d lmcache servers there)",
+			return 0, "", fmt.Errorf("no LMCache server for %s: the real engine would fail to connect; start `lmcache server --port %d --l1-size-gb GB --eviction-policy LRU` beside it (a simulated run reads the point's sidecars from %s, which sweep run sets from the plan; %d lmcache servers there)",
 				u, port, simproto.EnvSidecars, len(servers))
 		}
 		least = min(least, srv.l1Bytes/perServer)
+		if size := fmt.Sprintf("%g GiB", srv.l1Bytes/(1<<30)); !slices.Contains(sizes, size) {
+			sizes = append(sizes, size)
+		}
 	}
-	return least, nil
+	servs := fmt.Sprintf("%d servers", len(urls))
+	if len(urls) == 1 {
+		servs = "1 server"
+	}
+	workers := fmt.Sprintf("%g workers", perServer)
+	if perServer == 1 {
+		workers = "1 worker"
+	}
+	return least, fmt.Sprintf("LMCache: %s × %s L1 (%s a server), LRU", servs, strings.Join(sizes, " or "), workers), nil
 }

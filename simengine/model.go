@@ -21,6 +21,7 @@ type capacity struct {
 	specOverhead  float64 // multiplier on the step for draft + verify
 	fits          bool    // the weights fit in the memory fraction
 	hostTokens    int     // host-tier KV per rank beyond the device pool, tokens
+	hostTier      int     // host-tier KV per rank, tokens, whatever the device pool holds
 	perLoadToken  float64 // per token loaded from the host tier
 	kvBytes       float64 // KV of one token, all layers and ranks (kvBytesPerToken)
 }
@@ -210,7 +211,7 @@ func newCapacity(c Config) capacity {
 			// rank is an engine of its own and takes all of it.
 			host = c.HostKV.Bytes / float64(max(c.TP, 1)*max(c.PP, 1)) / attnGPUToken
 		}
-		capa.hostTokens = int(host)
+		capa.hostTokens, capa.hostTier = int(host), int(host)
 		if !c.HostKV.WriteBack {
 			capa.hostTokens = max(int(host)-capa.poolTokens, 0)
 		}

@@ -355,6 +355,8 @@ func TestPlannedMooncakeArmsHaveTheirTier(t *testing.T) {
 			}
 			arms++
 			for i, cfg := range a.points {
+				assert.True(t, strings.HasPrefix(cfg.HostKV.Source, "Mooncake store: "), cfg.HostKV.Source)
+				cfg.HostKV.Source = "" // TestHostTierLog
 				assert.Equal(t, HostKV{BytesPerWorker: tc.segmentGB * (1 << 30), Shared: true}, cfg.HostKV, "%s %s c%d", tc.key, a.name, a.concs[i])
 			}
 		}

@@ -3,6 +3,7 @@ package run
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -96,6 +97,8 @@ func TestSimulatedLMCacheEngineGetsItsServers(t *testing.T) {
 	} {
 		cfg, err := cmd.SimConfig(false)
 		require.NoError(t, err, name)
+		assert.True(t, strings.HasPrefix(cfg.HostKV.Source, "LMCache: "), cfg.HostKV.Source)
+		cfg.HostKV.Source = "" // simengine's TestHostTierLog holds the source's words
 		assert.Equal(t, simengine.HostKV{BytesPerWorker: float64(shard) * (1 << 30)}, cfg.HostKV, "%s: each rank's server's L1, write-through", name)
 	}
 

@@ -489,6 +489,108 @@ func TestABRunInterrupt(t *testing.T) {
 	assert.Contains(t, errOut, ", now simple_python: give another --out, or run the leg as it was made to resume it\n")
 }
 
+// TestABRunResumeRepairs reruns a complete leg on its --out after
+// each damage the leg's report rejects, and checks that the rerun keeps
+// exactly what that report accepts: a result file that lost a line, a
+// score file that lost a failed case and a replicate record that does
+// not read are not complete: the replicate runs again in a fresh root
+// and the leg PASSes, the damaged files left as they are.
+func TestABRunResumeRepairs(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "leg")
+	args := []string{"ab", "run", filepath.Join(abLegsDir, "pass.yaml"), "--simulate", "--out", out, "--stop-grace", "3s", "--format", "json"}
+	t.Setenv(asCLIEnv, "1")
+	code, _, errOut := runCLI(t, args...)
+	require.Equal(t, exitOK, code, "stderr:\n%s", errOut)
+
+	cats, err := abgate.ExpandCategories([]string{"simple_python"})
+	require.NoError(t, err)
+	model := "MiniMaxAI/MiniMax-M3-MXFP8-FC"
+	resultOf := func(root string) string {
+		return filepath.Join(root, filepath.FromSlash(abgate.ResultPath(model, cats[0])))
+	}
+	scoreOf := func(root string) string {
+		return filepath.Join(root, filepath.FromSlash(abgate.ScorePath(model, cats[0])))
+	}
+	dropLine := func(file string, n int) { // n: 1-based; 0 the last
+		t.Helper()
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+		if n == 0 {
+			n = len(lines)
+		}
+		lines = slices.Delete(lines, n-1, n)
+		require.NoError(t, os.WriteFile(file, []byte(strings.Join(lines, "")), 0o644))
+	}
+	rootA := func(n int) string {
+		if n == 1 {
+			return filepath.Join(out, "a", "bfcl-r1")
+		}
+		return filepath.Join(out, "a", fmt.Sprintf("bfcl-r1.try%d", n))
+	}
+
+	dropLine(resultOf(rootA(1)), 0)
+	for _, tc := range []struct {
+		name   string
+		damage func(root string) // of arm a's last attempt
+		why    string            // its not-complete reason, a regexp
+	}{
+		{"result file lost a line", nil, // damaged above
+			regexp.QuoteMeta(scoreOf(rootA(1))+":1: total_count is ") + `\d+` + regexp.QuoteMeta(" but "+resultOf(rootA(1))+" has ") + `\d+ rows`},
+		{"score file lost a failed case", func(root string) { dropLine(scoreOf(root), 2) },
+			regexp.QuoteMeta(scoreOf(rootA(2))+":1: total_count - correct_count is ") + `\d+ but the file lists \d+ failed cases`},
+		{"record does not read", func(root string) {
+			require.NoError(t, os.WriteFile(root+".json", []byte(`{"format":1,`+"\n"), 0o644))
+		}, regexp.QuoteMeta("its record does not read: " + rootA(3) + ".json:2:1: the JSON ends early: want the replicate record sweep ab run writes")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := 1
+			for ; ; n++ {
+				if _, err := os.Stat(rootA(n + 1)); err != nil {
+					break
+				}
+			}
+			if tc.damage != nil {
+				tc.damage(rootA(n))
+			}
+			damaged := contentsOf(t, filepath.Join(out, "a"))
+			code, stdout, errOut := runCLI(t, args...)
+			require.Equal(t, exitOK, code, "stderr:\n%s", errOut)
+			rel := strings.TrimPrefix(rootA(n), out+"/")
+			assert.Regexp(t, `\] arm a: replicate 1: not complete: (.*; )?`+regexp.QuoteMeta(rel)+` \(`+tc.why+`\): runs again in `+regexp.QuoteMeta(strings.TrimPrefix(rootA(n+1), out+"/"))+"\n", errOut)
+			assert.Contains(t, errOut, "] arm b: replicate 1: kept b/bfcl-r1: complete\n")
+			var rep abgate.Report
+			require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
+			assert.Equal(t, abgate.Passed, rep.Verdict, "%+v", rep.Problems)
+			assert.Equal(t, abgate.ReportRoots{A: []string{rootA(n + 1)}, B: []string{filepath.Join(out, "b", "bfcl-r1")}}, rep.Roots)
+			for path, was := range damaged {
+				if !strings.HasPrefix(path, filepath.Join(out, "a", "bfcl-r1")) {
+					continue // the server's files, moved aside
+				}
+				now, err := os.ReadFile(path)
+				if assert.NoError(t, err, "%s is kept", path) {
+					assert.Equal(t, was, string(now), "%s is left as it was", path)
+				}
+			}
+		})
+	}
+}
+
+// contentsOf is every file under dir with its content.
+func contentsOf(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		files[path] = string(data)
+		return err
+	}))
+	return files
+}
+
 // filesOf is every file under dir with its modification time and content.
 func filesOf(t *testing.T, dir string) map[string]string {
 	t.Helper()

@@ -58,7 +58,7 @@ func Calibrate(ctx context.Context, p *Plan, o Options, runs int) (*Calibration,
 	cal, err := abgate.Calibrate(ctx, abgate.CalibrateOptions{
 		Roots: roots, Model: p.Leg.Model, Arm: arm.Label, Categories: p.Categories,
 		Replicates: min(max(1, p.Leg.Replicates), runs/2), Tolerance: p.Leg.Tolerance,
-		Read: abgate.ReadOptions{Since: since, AllowPartial: p.Leg.PartialEval}, Problems: probs,
+		Read: readOptions(p, since, ran.kept), Problems: probs,
 		Simulated: &o.Setup.Simulate,
 	})
 	if err != nil {

@@ -76,9 +76,9 @@ func writeRecord(root string, rec *Replicate) error {
 type replicateState struct {
 	rep int
 	// kept is the root of the replicate's complete attempt ("" for none),
-	// started when that attempt started.
+	// keptRec its record.
 	kept    string
-	started time.Time
+	keptRec *Replicate
 	// fresh and attempt are the root and number of its next attempt, one
 	// no earlier attempt wrote anything for.
 	fresh   string
@@ -89,8 +89,10 @@ type replicateState struct {
 
 // scanReplicates reads what dir holds of arm's replicates 1..reps: each
 // attempt's record, the complete one (attemptIncomplete) kept. An
-// attempt made otherwise than made (madeDiff) is a *usage.Error naming
-// the differences: its directory is another leg's or another setup's.
+// attempt whose record does not read is not complete: its replicate runs
+// again in a fresh root, the record left as it is. An attempt made
+// otherwise than made (madeDiff) is a *usage.Error naming the
+// differences: its directory is another leg's or another setup's.
 func scanReplicates(dir string, p *Plan, arm *Arm, made Made, reps int) ([]replicateState, error) {
 	states := make([]replicateState, reps)
 	for r := range reps {
@@ -104,7 +106,8 @@ func scanReplicates(dir string, p *Plan, arm *Arm, made Made, reps int) ([]repli
 			}
 			rec, err := readRecord(RecordFile(root))
 			if err != nil {
-				return nil, usage.Refusef("%s: %w: move the directory aside, or give another --out", dir, err)
+				st.redo = append(st.redo, fmt.Sprintf("%s (its record does not read: %v)", relTo(dir, root), err))
+				continue
 			}
 			if rec != nil {
 				if diffs := madeDiff(rec.Made, made); len(diffs) > 0 {
@@ -115,7 +118,7 @@ func scanReplicates(dir string, p *Plan, arm *Arm, made Made, reps int) ([]repli
 				st.redo = append(st.redo, fmt.Sprintf("%s (%s)", relTo(dir, root), why))
 				continue
 			}
-			st.kept, st.started = root, rec.Started
+			st.kept, st.keptRec = root, rec
 		}
 	}
 	return states, nil
@@ -141,8 +144,12 @@ func attemptUsed(root string) bool {
 
 // attemptIncomplete says why the attempt rec records at root is not a
 // complete replicate ("" when it is): it has no record (its run did not
-// start it), it did not end, a bfcl stage or the server failed, or a
-// category's result or score file is missing or unreadable.
+// start it), it did not end, a bfcl stage or the server failed, or the
+// leg's report would not accept a category of the root: any problem
+// abgate.ReadRoot finds there, read as the report reads a kept root
+// (readOptions, stale before the attempt started), is the first one's
+// detail (a missing or unreadable file, a score file that contradicts
+// its result file, a partial category, too many inference errors).
 func attemptIncomplete(rec *Replicate, root string, p *Plan, label string) string {
 	switch {
 	case rec == nil:
@@ -153,11 +160,22 @@ func attemptIncomplete(rec *Replicate, root string, p *Plan, label string) strin
 		return "run-failed: " + rec.Problems[0].Detail
 	}
 	for _, c := range p.Categories {
-		if rc, probs := abgate.ReadRoot(root, p.Leg.Model, label, c, abgate.ReadOptions{AllowPartial: p.Leg.PartialEval}); rc == nil && len(probs) > 0 {
+		if _, probs := abgate.ReadRoot(root, p.Leg.Model, label, c, readOptions(p, rec.since(), nil)); len(probs) > 0 {
 			return probs[0].Detail
 		}
 	}
 	return ""
+}
+
+// since is the instant before which the files of rec's attempt are
+// stale: its start, to the second (file systems with coarse timestamps).
+func (r *Replicate) since() time.Time { return r.Started.Truncate(time.Second) }
+
+// readOptions is how the leg's report reads its roots: a file modified
+// before since is stale, or, in a root kept from an earlier run (sinceOf),
+// before its attempt started; a partial category only as the leg allows.
+func readOptions(p *Plan, since time.Time, sinceOf map[string]time.Time) abgate.ReadOptions {
+	return abgate.ReadOptions{Since: since, SinceOf: sinceOf, AllowPartial: p.Leg.PartialEval}
 }
 
 // relTo is path relative to dir, or path when it is not below dir.

@@ -275,7 +275,7 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 	}
 	rep, err := abgate.Compare(ctx, abgate.Options{
 		A: res.Roots[0], B: res.Roots[1], Model: p.Leg.Model, Categories: p.Categories,
-		Tolerance: p.Leg.Tolerance, Read: abgate.ReadOptions{Since: since, SinceOf: sinceOf, AllowPartial: p.Leg.PartialEval},
+		Tolerance: p.Leg.Tolerance, Read: readOptions(p, since, sinceOf),
 		Problems: problems, Calibration: o.Calibration, Leg: p.Leg.Name, Simulated: &o.Setup.Simulate,
 		Servers: []abgate.ArmServer{armServer(p.Leg.Model, &p.Arms[0]), armServer(p.Leg.Model, &p.Arms[1])},
 	})
@@ -377,7 +377,7 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) (*armRu
 	var todo []replicateState
 	for i, st := range states {
 		if st.kept != "" {
-			out.roots[i], out.kept[st.kept] = st.kept, st.started.Truncate(time.Second)
+			out.roots[i], out.kept[st.kept] = st.kept, st.keptRec.since()
 			o.Progress(fmt.Sprintf("arm %s: replicate %d: kept %s: complete", arm.Label, st.rep, relTo(o.Dir, st.kept)))
 			continue
 		}

@@ -182,7 +182,10 @@ func madeDiff(was, now Made) []string {
 }
 
 // argvDiff lists how command what's argv differs: flag by flag
-// (run.FlagDiff), else as a whole when only its positional words differ.
+// (run.FlagDiff), else as a whole when its positional words differ. Two
+// argvs that give the same flags the same values and the same positional
+// words do not differ, however their flags are spelt ("--model-path=X"
+// and "--model-path X").
 func argvDiff(what string, was, now []string) []string {
 	switch {
 	case slices.Equal(was, now):
@@ -194,10 +197,22 @@ func argvDiff(what string, was, now []string) []string {
 	for _, d := range run.FlagDiff(was, now) {
 		diffs = append(diffs, fmt.Sprintf("%s flag %s: %s, now %s", what, d[0], d[1], d[2]))
 	}
-	if len(diffs) == 0 {
+	if len(diffs) == 0 && !slices.Equal(positionals(was), positionals(now)) {
 		diffs = append(diffs, fmt.Sprintf("%s command: %s, now %s", what, argvText(was), argvText(now)))
 	}
 	return diffs
+}
+
+// positionals is argv's positional words (the program, a subcommand, a
+// model), read as run.FlagDiff reads its flags: with the schema of the
+// program argv starts with (schema.OfProgram).
+func positionals(argv []string) []string {
+	a := schema.ReadArgv(argv, schema.ArgvOptions{Schema: schema.OfProgram(argv)})
+	words := make([]string, len(a.Positionals))
+	for i, at := range a.Positionals {
+		words[i] = argv[at]
+	}
+	return words
 }
 
 func argvText(argv []string) string {

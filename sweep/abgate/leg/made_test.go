@@ -1,6 +1,8 @@
 package leg
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -53,6 +55,34 @@ func TestMadeOfPortsAndDiff(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			now := plan(t, 12000, tc.edit)
 			assert.Equal(t, tc.want, madeDiff(b, madeOf(now, &now.Arms[1], tc.simulated)))
+		})
+	}
+}
+
+// TestArgvDiff: argvs that give the same flags the same values and the
+// same positional words do not differ, however a flag is spelt; other
+// values, flags or positional words do, each named.
+func TestArgvDiff(t *testing.T) {
+	router := []string{"python3", "-m", "smg.launch_router", "--host", "127.0.0.1", "--port", "{port}"}
+	with := func(argv []string, more ...string) []string { return append(slices.Clone(argv), more...) }
+	for _, tc := range []struct {
+		name     string
+		was, now []string
+		want     []string
+	}{
+		{"same", with(router, "--model-path", "M"), with(router, "--model-path", "M"), nil},
+		{"attached value", with(router, "--model-path=M"), with(router, "--model-path", "M"), nil},
+		{"attached value, the other way", with(router, "--model-path", "M"), with(router, "--model-path=M"), nil},
+		{"other value", with(router, "--model-path=M"), with(router, "--model-path", "N"),
+			[]string{"router flag --model-path: M, now N"}},
+		{"flag added", router, with(router, "--model-path", "M"),
+			[]string{"router flag --model-path: absent, now M"}},
+		{"other positional", []string{"vllm", "serve", "M", "--port", "1"}, []string{"vllm", "serve", "N", "--port", "1"},
+			[]string{"router command: vllm serve M --port 1, now vllm serve N --port 1"}},
+		{"none before", nil, router, []string{"router: none, now " + strings.Join(router, " ")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, argvDiff("router", tc.was, tc.now), "was %q, now %q", tc.was, tc.now)
 		})
 	}
 }

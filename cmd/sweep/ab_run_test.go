@@ -491,16 +491,30 @@ func TestABRunInterrupt(t *testing.T) {
 
 // TestABRunResumeRepairs reruns a complete leg on its --out after
 // each damage the leg's report rejects, and checks that the rerun keeps
-// exactly what that report accepts: a result file that lost a line, a
-// score file that lost a failed case and a replicate record that does
-// not read are not complete: the replicate runs again in a fresh root
-// and the leg PASSes, the damaged files left as they are.
+// exactly what that report accepts:
+//   - a second run while one holds the directory is refused before
+//     anything starts (exit 2), naming the process, and touches nothing;
+//   - a result file that lost a line, a score file that lost a failed
+//     case and a replicate record that does not read are not complete:
+//     the replicate runs again in a fresh root and the leg PASSes, the
+//     damaged files left as they are.
 func TestABRunResumeRepairs(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "leg")
 	args := []string{"ab", "run", filepath.Join(abLegsDir, "pass.yaml"), "--simulate", "--out", out, "--stop-grace", "3s", "--format", "json"}
 	t.Setenv(asCLIEnv, "1")
 	code, _, errOut := runCLI(t, args...)
 	require.Equal(t, exitOK, code, "stderr:\n%s", errOut)
+
+	// Another run holds the directory (its lock, as sweep run's): refused.
+	release, err := run.LockOutDir(out)
+	require.NoError(t, err)
+	before := filesOf(t, out)
+	code, _, errOut = runCLI(t, args...)
+	release()
+	assert.Equal(t, exitUsage, code, errOut)
+	assert.Contains(t, errOut, fmt.Sprintf("sweep: --out %s: process %d is running this leg: wait for it to end, or give another --out\n", out, os.Getpid()))
+	assert.NotContains(t, errOut, "replicate 1")
+	assert.Equal(t, before, filesOf(t, out), "the refused run touched nothing")
 
 	cats, err := abgate.ExpandCategories([]string{"simple_python"})
 	require.NoError(t, err)

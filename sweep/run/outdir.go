@@ -81,6 +81,10 @@ type OutDirError struct {
 	// What names the directory ("" is sweep run's "--out"; "point
 	// directory", "server directory").
 	What string
+	// Holder names the process that holds the directory's lock
+	// (LockOutDir): "process 4242", or "another process" when its lock
+	// file does not name one; "" when the lock is not the matter.
+	Holder string
 }
 
 func (e *OutDirError) Error() string {
@@ -110,7 +114,7 @@ func MakeOutDir(dir, what string) error {
 // (campaign.ClearPointDir) and server (StartServer). While it is held no
 // other point runs in dir and no claim stops the processes recorded
 // there (StopLeftovers), which are the holder's. A lock another process
-// holds is an *OutDirError naming its pid. The returned release drops
+// holds is an *OutDirError naming its pid (Holder). The returned release drops
 // the lock; the kernel drops it too if the process dies.
 func LockOutDir(dir string) (release func(), err error) {
 	release, _, err = lockOutDir(dir)
@@ -139,7 +143,7 @@ func lockOutDir(dir string) (release func(), made bool, err error) {
 			}
 		}
 		f.Close()
-		return nil, false, &OutDirError{Dir: dir, Msg: holder + " is running a point or a sweep's server there; wait for it to end or use another directory"}
+		return nil, false, &OutDirError{Dir: dir, Holder: holder, Msg: holder + " is running a point or a sweep's server there; wait for it to end or use another directory"}
 	case err != nil:
 		f.Close()
 		return nil, false, &OutDirError{Dir: dir, Msg: fmt.Sprintf("cannot lock it (%v): give a directory on a filesystem that supports flock", err)}

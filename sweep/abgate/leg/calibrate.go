@@ -44,10 +44,11 @@ func Calibrate(ctx context.Context, p *Plan, o Options, runs int) (*Calibration,
 	if runs > 2*configs.MaxABReplicates {
 		return nil, fmt.Errorf("calibrate: %s: at most %d (twice the most replicates a leg may have)", plural.Count(runs, "run", "runs"), 2*configs.MaxABReplicates)
 	}
-	since, err := o.defaults(p, false)
+	since, release, err := o.defaults(p, false)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	arm := &p.Arms[0]
 	o.Progress(fmt.Sprintf("A/A calibration: %d identical runs of arm %s (%s)", runs, arm.Label, arm.Name))
 	ran, err := runArm(ctx, p, arm, o, runs)

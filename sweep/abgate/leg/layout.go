@@ -2,7 +2,11 @@ package leg
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
+
+	"sweep/sweep/run"
 )
 
 // Files of a leg's output directory.
@@ -46,3 +50,27 @@ func LogFile(root, stage string) string { return root + "-" + stage + ".log" }
 // RecordFile is the record of root's replicate (Replicate): what it was
 // made with and whether it ended.
 func RecordFile(root string) string { return root + ".json" }
+
+// withoutLock is a leg directory's entries but its lock (lockLegDir),
+// which marks no leg.
+func withoutLock(entries []os.DirEntry) []os.DirEntry {
+	var out []os.DirEntry
+	for _, e := range entries {
+		if e.Name() != run.LockFile {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// holds names up to three of a directory's entries.
+func holds(entries []os.DirEntry) string {
+	var names []string
+	for _, e := range entries[:min(3, len(entries))] {
+		names = append(names, e.Name())
+	}
+	if len(entries) > 3 {
+		names = append(names, "...")
+	}
+	return strings.Join(names, ", ")
+}

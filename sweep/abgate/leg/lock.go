@@ -2,13 +2,33 @@ package leg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
 	"time"
 
 	"sweep/configs"
+	"sweep/internal/usage"
+	"sweep/sweep/run"
 )
+
+// lockLegDir makes dir (if needed) and takes its lock, the one sweep run
+// and a sweep hold in their output directories (run.LockOutDir:
+// run.LockFile holding this process's pid), and returns its release. A
+// directory whose lock another process holds (another sweep ab run or
+// calibrate on the same --out) is a *usage.Error naming that process:
+// nothing of the directory is touched and no process is stopped.
+func lockLegDir(dir string) (func(), error) {
+	release, err := run.LockOutDir(dir)
+	if oe, ok := errors.AsType[*run.OutDirError](err); ok && oe.Holder != "" {
+		return nil, usage.Refusef("--out %s: %s is running this leg: wait for it to end, or give another --out", dir, oe.Holder)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("leg directory: %w", err)
+	}
+	return release, nil
+}
 
 // defaultLockTimeout is SMG's nightly wait for its host lock (flock -w 9000).
 const defaultLockTimeout = 9000 * time.Second

@@ -163,8 +163,8 @@ func (p *Prepared) Err(ctx context.Context, cmd string, err error) error {
 
 // checkOut refuses, before anything starts, an output directory (--out)
 // that a leg cannot have to itself: a file, a path under a file, or a
-// directory that holds something (an earlier leg's roots and report)
-// but, resume set, an earlier Run of p's leg made as it is made now
+// directory that holds something (an earlier leg's roots and report; its
+// lock alone is nothing) but, resume set, an earlier Run of p's leg made as it is made now
 // (simulated or not; CheckResume). One that does not exist yet is made by
 // Run.
 func checkOut(out string, resume bool, p *Plan, simulated bool) error {
@@ -178,7 +178,7 @@ func checkOut(out string, resume bool, p *Plan, simulated bool) error {
 		return usage.Refusef("--out %s: it is a file, not a directory: give a directory that does not exist yet or is empty", out)
 	}
 	entries, err := os.ReadDir(out)
-	if err != nil || len(entries) == 0 {
+	if entries = withoutLock(entries); err != nil || len(entries) == 0 {
 		return nil
 	}
 	if _, err := os.Lstat(filepath.Join(out, LegFile)); resume && err == nil {
@@ -189,16 +189,4 @@ func checkOut(out string, resume bool, p *Plan, simulated bool) error {
 		resumes = " (only the directory of an earlier sweep ab run, with its " + LegFile + ", is resumed)"
 	}
 	return usage.Refusef("--out %s: not empty (holds %s): each leg or A/A calibration writes its servers, BFCL roots and report into a new or empty directory%s: give another --out, or drop --out for the default ./ab-runs/<LEG>-<UTC time>", out, holds(entries), resumes)
-}
-
-// holds names up to three of a directory's entries.
-func holds(entries []os.DirEntry) string {
-	var names []string
-	for _, e := range entries[:min(3, len(entries))] {
-		names = append(names, e.Name())
-	}
-	if len(entries) > 3 {
-		names = append(names, "...")
-	}
-	return strings.Join(names, ", ")
 }

@@ -131,12 +131,13 @@ func (e *NotWrittenError) Error() string {
 
 func (e *NotWrittenError) Unwrap() error { return e.Err }
 
-// defaults fills o's defaults and prepares the leg's directory: a new
-// or empty one, which, resume set (Run), it marks with p's LegFile; or,
-// resume set, one already marked so (an earlier Run of the leg, checked
-// by CheckResume). It returns the instant before which this run's files
-// are stale.
-func (o *Options) defaults(p *Plan, resume bool) (time.Time, error) {
+// defaults fills o's defaults and prepares the leg's directory, holding
+// its lock (lockLegDir) from before it reads anything there: a new or
+// empty one (but for the lock), which, resume set (Run), it marks with
+// p's LegFile; or, resume set, one already marked so (an earlier Run of
+// the leg, checked by CheckResume). It returns the instant before which
+// this run's files are stale and the lock's release.
+func (o *Options) defaults(p *Plan, resume bool) (time.Time, func(), error) {
 	if o.Progress == nil {
 		o.Progress = func(string) {}
 	}
@@ -150,7 +151,7 @@ func (o *Options) defaults(p *Plan, resume bool) (time.Time, error) {
 			if exe == "" {
 				var err error
 				if exe, err = selfexe.Path(); err != nil {
-					return time.Time{}, fmt.Errorf("find the sweep executable: %w", err)
+					return time.Time{}, nil, fmt.Errorf("find the sweep executable: %w", err)
 				}
 			}
 			o.BFCL = []string{exe, "sim-bfcl", "--"}
@@ -159,23 +160,35 @@ func (o *Options) defaults(p *Plan, resume bool) (time.Time, error) {
 	// Files written before this instant are stale; the second boundary
 	// keeps file systems with coarse timestamps honest.
 	since := time.Now().Truncate(time.Second)
+	release, err := lockLegDir(o.Dir)
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	fail := func(err error) (time.Time, func(), error) {
+		release()
+		return time.Time{}, nil, err
+	}
 	legFile := filepath.Join(o.Dir, LegFile)
 	if _, err := os.Lstat(legFile); resume && err == nil {
 		if err := CheckResume(o.Dir, p, o.Setup.Simulate); err != nil {
-			return time.Time{}, err
+			return fail(err)
 		}
 		o.Progress("resuming the leg in " + o.Dir)
-		return since, nil
+		return since, release, nil
 	}
-	if err := abgate.PrepareRoot(o.Dir); err != nil {
-		return time.Time{}, fmt.Errorf("leg directory: %w", err)
+	entries, err := os.ReadDir(o.Dir)
+	if err != nil {
+		return fail(fmt.Errorf("leg directory: %w", err))
+	}
+	if others := withoutLock(entries); len(others) > 0 {
+		return fail(fmt.Errorf("leg directory %s: %w (holds %s)", o.Dir, abgate.ErrRootNotEmpty, holds(others)))
 	}
 	if resume {
 		if err := atomicfile.WriteJSON(legFile, legMade(p, o.Setup.Simulate)); err != nil {
-			return time.Time{}, fmt.Errorf("leg directory: %w", run.CheckDiskFull(o.Dir, err))
+			return fail(fmt.Errorf("leg directory: %w", run.CheckDiskFull(o.Dir, err)))
 		}
 	}
-	return since, nil
+	return since, release, nil
 }
 
 // Run runs both arms, one after the other or (a concurrent leg) both at
@@ -196,10 +209,12 @@ func (o *Options) defaults(p *Plan, resume bool) (time.Time, error) {
 // but not written is returned with its *NotWrittenError: the Result's
 // Output holds it.
 func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
-	since, err := o.defaults(p, true)
+	since, release, err := o.defaults(p, true)
 	if err != nil {
 		return nil, err
 	}
+	// Released last, once every report of this run is written.
+	defer release()
 	o.legDefaults(p.Leg)
 	// A preempted runner may kill the leg before its servers have stopped
 	// (a second signal exits at once): the report of the interrupt is

@@ -494,6 +494,8 @@ func TestABRunInterrupt(t *testing.T) {
 // exactly what that report accepts:
 //   - a second run while one holds the directory is refused before
 //     anything starts (exit 2), naming the process, and touches nothing;
+//   - a resumed run moves the earlier report aside before it starts
+//     work, so one killed with SIGKILL leaves no stale PASS report.md;
 //   - a result file that lost a line, a score file that lost a failed
 //     case and a replicate record that does not read are not complete:
 //     the replicate runs again in a fresh root and the leg PASSes, the
@@ -504,6 +506,8 @@ func TestABRunResumeRepairs(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	code, _, errOut := runCLI(t, args...)
 	require.Equal(t, exitOK, code, "stderr:\n%s", errOut)
+	passTable, err := os.ReadFile(filepath.Join(out, "report.md"))
+	require.NoError(t, err)
 
 	// Another run holds the directory (its lock, as sweep run's): refused.
 	release, err := run.LockOutDir(out)
@@ -543,7 +547,34 @@ func TestABRunResumeRepairs(t *testing.T) {
 		return filepath.Join(out, "a", fmt.Sprintf("bfcl-r1.try%d", n))
 	}
 
+	// A resumed run killed (SIGKILL) before it writes any report leaves
+	// none: the earlier PASS report was moved aside before work began.
 	dropLine(resultOf(rootA(1)), 0)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	killed := false
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if !killed && strings.Contains(sc.Text(), "arm a: replicate 1: not complete") {
+			require.NoError(t, cmd.Process.Kill())
+			killed = true
+		}
+	}
+	_ = cmd.Wait()
+	require.True(t, killed, "the rerun never found arm a's replicate incomplete:\n%s", log.String())
+	assert.Contains(t, log.String(), "] the earlier report report.md moved to report.md.1: this run writes its own\n")
+	assert.Contains(t, log.String(), "] the earlier report report.json moved to report.json.1: this run writes its own\n")
+	assert.NoFileExists(t, filepath.Join(out, "report.md"), "no stale report of the earlier state")
+	assert.NoFileExists(t, filepath.Join(out, "report.json"))
+	kept, err := os.ReadFile(filepath.Join(out, "report.md.1"))
+	require.NoError(t, err)
+	assert.Equal(t, string(passTable), string(kept), "the earlier report, kept aside")
+
 	for _, tc := range []struct {
 		name   string
 		damage func(root string) // of arm a's last attempt

@@ -135,8 +135,9 @@ func (e *NotWrittenError) Unwrap() error { return e.Err }
 // its lock (lockLegDir) from before it reads anything there: a new or
 // empty one (but for the lock), which, resume set (Run), it marks with
 // p's LegFile; or, resume set, one already marked so (an earlier Run of
-// the leg, checked by CheckResume). It returns the instant before which
-// this run's files are stale and the lock's release.
+// the leg, checked by CheckResume), whose earlier report it moves aside
+// (keepEarlierReport). It returns the instant before which this run's
+// files are stale and the lock's release.
 func (o *Options) defaults(p *Plan, resume bool) (time.Time, func(), error) {
 	if o.Progress == nil {
 		o.Progress = func(string) {}
@@ -174,6 +175,13 @@ func (o *Options) defaults(p *Plan, resume bool) (time.Time, func(), error) {
 			return fail(err)
 		}
 		o.Progress("resuming the leg in " + o.Dir)
+		moves, err := keepEarlierReport(o.Dir)
+		for _, m := range moves {
+			o.Progress(fmt.Sprintf("the earlier report %s moved to %s: this run writes its own", m[0], m[1]))
+		}
+		if err != nil {
+			return fail(err)
+		}
 		return since, release, nil
 	}
 	entries, err := os.ReadDir(o.Dir)

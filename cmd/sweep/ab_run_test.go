@@ -499,7 +499,9 @@ func TestABRunInterrupt(t *testing.T) {
 //   - a result file that lost a line, a score file that lost a failed
 //     case and a replicate record that does not read are not complete:
 //     the replicate runs again in a fresh root and the leg PASSes, the
-//     damaged files left as they are.
+//     damaged files left as they are;
+//   - the arm whose replicates were all kept reports the server its
+//     record names (ports by name), not ports no server used.
 func TestABRunResumeRepairs(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "leg")
 	args := []string{"ab", "run", filepath.Join(abLegsDir, "pass.yaml"), "--simulate", "--out", out, "--stop-grace", "3s", "--format", "json"}
@@ -575,6 +577,10 @@ func TestABRunResumeRepairs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(passTable), string(kept), "the earlier report, kept aside")
 
+	rec1, err := os.ReadFile(filepath.Join(out, "b", "bfcl-r1.json"))
+	require.NoError(t, err)
+	var recB leg.Replicate
+	require.NoError(t, json.Unmarshal(rec1, &recB))
 	for _, tc := range []struct {
 		name   string
 		damage func(root string) // of arm a's last attempt
@@ -617,6 +623,12 @@ func TestABRunResumeRepairs(t *testing.T) {
 					assert.Equal(t, was, string(now), "%s is left as it was", path)
 				}
 			}
+			// Arm b started no server: its server is the one its record
+			// names, ports by name, not the ports this run drew for it.
+			require.Len(t, rep.Servers, 2)
+			assert.Equal(t, recB.Made.Server, rep.Servers[1])
+			assert.Contains(t, rep.Servers[1].RouterArgv, "{port}")
+			assert.NotContains(t, rep.Servers[0].EngineArgv, "{port}", "arm a's server ran now, on the ports drawn")
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"sweep/sweep/abgate"
 )
@@ -23,6 +24,9 @@ type InterruptedError struct {
 	// started) the one a resume runs it in.
 	Roots [2][]string
 	Err   error
+	// servers are, for an arm whose every replicate is kept from an
+	// earlier run, what its server ran (keptServer); nil: the plan's.
+	servers [2]*abgate.ArmServer
 }
 
 func (e *InterruptedError) Error() string {
@@ -49,8 +53,9 @@ func (e *InterruptedError) what() string {
 }
 
 // interrupted is the InterruptedError of p's leg in dir, from what dir
-// holds now, for cause; nil when dir's records do not read.
-func interrupted(dir string, p *Plan, simulated bool, cause error) *InterruptedError {
+// holds now, for cause, of the run that started at since; nil when dir's
+// records do not read.
+func interrupted(dir string, p *Plan, simulated bool, since time.Time, cause error) *InterruptedError {
 	now := legMade(p, simulated)
 	ie := &InterruptedError{Dir: dir, Err: cause}
 	for i := range p.Arms {
@@ -58,6 +63,7 @@ func interrupted(dir string, p *Plan, simulated bool, cause error) *InterruptedE
 		if err != nil {
 			return nil
 		}
+		ie.servers[i] = keptServer(states, since)
 		for _, st := range states {
 			switch {
 			case st.kept != "":
@@ -80,13 +86,21 @@ func interrupted(dir string, p *Plan, simulated bool, cause error) *InterruptedE
 // roots as the directory holds them and one problem (arm and category
 // "*", root the leg's directory, reason abgate.ReasonInterrupted) that
 // names the interruption, the complete and incomplete replicates and
-// the command that resumes the leg.
+// the command that resumes the leg. An arm's server is the plan's, or, for
+// an arm all of whose replicates are kept from an earlier run, the record
+// of the server that made them (keptServer).
 func (e *InterruptedError) report(p *Plan, simulated bool) *abgate.Report {
+	servers := []abgate.ArmServer{armServer(p.Leg.Model, &p.Arms[0]), armServer(p.Leg.Model, &p.Arms[1])}
+	for i, s := range e.servers {
+		if s != nil {
+			servers[i] = *s
+		}
+	}
 	return &abgate.Report{
 		Verdict: abgate.Incomplete, Leg: p.Leg.Name, Model: p.Leg.Model, Simulated: &simulated,
 		Tolerance: cmp.Or(p.Leg.Tolerance, abgate.DefaultTolerance),
 		Roots:     abgate.ReportRoots{A: e.Roots[0], B: e.Roots[1]}, ReplicatesA: len(e.Roots[0]), ReplicatesB: len(e.Roots[1]),
-		Servers:    []abgate.ArmServer{armServer(p.Leg.Model, &p.Arms[0]), armServer(p.Leg.Model, &p.Arms[1])},
+		Servers:    servers,
 		Primary:    abgate.Primary{Metric: "weighted"},
 		Categories: []abgate.CategoryResult{},
 		Problems:   []abgate.Problem{{Arm: "*", Root: e.Dir, Category: "*", Reason: abgate.ReasonInterrupted, Detail: e.Error()}},

@@ -167,6 +167,25 @@ func attemptIncomplete(rec *Replicate, root string, p *Plan, label string) strin
 	return ""
 }
 
+// keptServer is what the server of an arm ran whose every replicate
+// (states) is kept from an earlier run, each attempt started before
+// since (this run's start): the first kept attempt's record of it, its
+// ports by name (Made), since no server of this run served them and the
+// ports the plan drew now were never used. It is nil when a replicate is
+// this run's or is left to run: this run's server is the arm's then.
+func keptServer(states []replicateState, since time.Time) *abgate.ArmServer {
+	if len(states) == 0 {
+		return nil
+	}
+	for _, st := range states {
+		if st.kept == "" || !st.keptRec.Started.Before(since) {
+			return nil
+		}
+	}
+	s := states[0].keptRec.Made.Server
+	return &s
+}
+
 // since is the instant before which the files of rec's attempt are
 // stale: its start, to the second (file systems with coarse timestamps).
 func (r *Replicate) since() time.Time { return r.Started.Truncate(time.Second) }

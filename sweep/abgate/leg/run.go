@@ -46,6 +46,10 @@ type Options struct {
 	// the comparison's replicate advice uses its flip rates.
 	Calibration *abgate.Calibration
 
+	// started is this run's start (set by defaults): an attempt that
+	// started before it is an earlier run's.
+	started time.Time
+
 	// fileWriter, when set, stands between an output's temporary file
 	// and what is written to it (nil: the file itself): tests fill the
 	// disk with it.
@@ -160,7 +164,8 @@ func (o *Options) defaults(p *Plan, resume bool) (time.Time, func(), error) {
 	}
 	// Files written before this instant are stale; the second boundary
 	// keeps file systems with coarse timestamps honest.
-	since := time.Now().Truncate(time.Second)
+	o.started = time.Now()
+	since := o.started.Truncate(time.Second)
 	release, err := lockLegDir(o.Dir)
 	if err != nil {
 		return time.Time{}, nil, err
@@ -296,11 +301,17 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 		problems = append(problems, out.run.problems...)
 		maps.Copy(sinceOf, out.run.kept)
 	}
+	servers := []abgate.ArmServer{armServer(p.Leg.Model, &p.Arms[0]), armServer(p.Leg.Model, &p.Arms[1])}
+	for i, out := range outs {
+		if out.run.server != nil {
+			servers[i] = *out.run.server
+		}
+	}
 	rep, err := abgate.Compare(ctx, abgate.Options{
 		A: res.Roots[0], B: res.Roots[1], Model: p.Leg.Model, Categories: p.Categories,
 		Tolerance: p.Leg.Tolerance, Read: readOptions(p, since, sinceOf),
 		Problems: problems, Calibration: o.Calibration, Leg: p.Leg.Name, Simulated: &o.Setup.Simulate,
-		Servers: []abgate.ArmServer{armServer(p.Leg.Model, &p.Arms[0]), armServer(p.Leg.Model, &p.Arms[1])},
+		Servers: servers,
 	})
 	settled() // a verdict drawn is written, even over the report of an interrupt that came since
 	if err != nil {
@@ -332,7 +343,7 @@ func (o *Options) writeReport(p *Plan, res *Result) (*Result, error) {
 // written); cause alone, and no report, when the directory's records do
 // not read.
 func (o *Options) writeInterrupted(p *Plan, cause error) (*Result, error) {
-	ie := interrupted(o.Dir, p, o.Setup.Simulate, cause)
+	ie := interrupted(o.Dir, p, o.Setup.Simulate, o.started, cause)
 	if ie == nil {
 		return nil, cause
 	}
@@ -377,13 +388,16 @@ func (o *Options) writeOutputs(tableName, heading string, table func(io.Writer) 
 
 // armRun is what runArm made of an arm: its replicates' roots, one per
 // replicate, named also when nothing was written in them, so the
-// comparison names what is missing; their run-failed problems; and the
+// comparison names what is missing; their run-failed problems; the
 // roots kept from an earlier run, each with the instant before which
-// its files are stale (its attempt's start).
+// its files are stale (its attempt's start); and, when every replicate
+// was kept and no server started, what the server that made them ran
+// (keptServer; nil: the plan's, armServer).
 type armRun struct {
 	roots    []string
 	problems []abgate.Problem
 	kept     map[string]time.Time
+	server   *abgate.ArmServer
 }
 
 // runArm keeps the arm's complete replicates in o.Dir (scanReplicates)
@@ -412,6 +426,7 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) (*armRu
 	}
 	if len(todo) == 0 {
 		o.Progress(fmt.Sprintf("arm %s (%s): every replicate kept: its server is not started", arm.Label, arm.Name))
+		out.server = keptServer(states, o.started)
 		return out, nil
 	}
 	failAll := func(left []replicateState, detail string) {

@@ -32,11 +32,15 @@
 // Run marks its directory with LegFile (what each arm's replicates are
 // made with, Made) and records each attempt at a replicate beside its
 // root (Replicate, RecordFile); run again on the directory, it keeps the
-// replicates that ended complete and were made as the leg makes them
-// now, runs the others in fresh roots (AttemptRoot) against a server
-// whose earlier run's files it first moves aside to <arm>/server.<n>, and
-// refuses a directory made otherwise (CheckResume), naming each
-// difference.
+// replicates that ended complete, whose roots the report accepts and that
+// were made as the leg makes them now, runs the others (and those whose
+// record does not read) in fresh roots (AttemptRoot) against a server
+// whose earlier run's files it first moves aside to <arm>/server.<n>,
+// moves the earlier report aside to report.md.<n> before it starts work,
+// and refuses a directory made otherwise (CheckResume), naming each
+// difference. It holds the directory's lock (run.LockOutDir) while it
+// runs: a second Run or Calibrate on it is refused before anything
+// starts.
 // Interrupted, it writes an INCOMPLETE report drawn from those records
 // alone (one abgate.ReasonInterrupted problem naming the complete and
 // incomplete replicates and how to resume) at the interrupt and again once

@@ -10,6 +10,7 @@ import (
 	"sweep/configs"
 	"sweep/internal/simproto"
 	"sweep/internal/usage"
+	"sweep/recipes"
 	"sweep/recipes/schema"
 )
 
@@ -24,6 +25,11 @@ type CommandLine struct {
 	// check, each with its number of values.
 	Unchecked []string
 	Env       map[string]string // the environment the engine would see
+	// Files are files the engine's point writes before it starts (its
+	// sidecars' recipes.Sidecar.Files: the Mooncake store's config),
+	// read at their paths before the disk: a planned point's engine is
+	// read before its files are written (PlannedCommandLine).
+	Files []recipes.File
 	// Overrides of the SWEEP_SIM_* environment, applied when set.
 	TimeScale  string
 	GPU        string
@@ -75,7 +81,7 @@ func (c *CommandLine) Config(log io.Writer) (Config, error) {
 			env[ov.key] = ov.val
 		}
 	}
-	cfg, err := ConfigFromArgs(cmd.Engine, cmd.Flags, env)
+	cfg, err := configFromArgs(cmd.Engine, cmd.Flags, env, c.Files)
 	if err != nil {
 		return cfg, usage.Errorf("sim-engine: %v", err)
 	}

@@ -15,12 +15,14 @@
 // run --simulate, sweep sim calibrate's planned commands, and this
 // package's agreement tests alike): the recipe's argv with the model
 // snapshot SimulatedSnapshot, the plan's unchecked flags, its environment
-// with its sidecars' commands and the runner's GPU; the caller writes the
-// sidecars' files where the plan puts them, then reads the command line:
+// with its sidecars' commands and the runner's GPU, and its sidecars'
+// files (a Mooncake store's config) in CommandLine.Files, which Config
+// reads before the disk: a planned engine reads as it will run before
+// anything is written. The point runner writes the files where the plan
+// puts them before the engine starts, which reads them there:
 //
 //	cl, err := simengine.PlannedCommandLine(&point)
-//	// write point.Sidecars[i].Files (a Mooncake store's config)
-//	cfg, err := cl.Config(log)
+//	cfg, err := cl.Config(log) // the sidecars' files from cl.Files
 //
 // What it serves: POST /v1/chat/completions and /v1/completions (SSE
 // streaming or not), GET /v1/models, /health (the port is closed while
@@ -89,7 +91,9 @@
 // holds TP × segment / (KV shards × a shard's bytes a token) tokens:
 // MiniMax-M3 at TP8 has 4 KV heads, twice the tokens of one copy per
 // rank. The point runner writes its sidecars' files in a simulated run
-// too. Not modelled: mooncake_master's eviction watermark
+// too; a MOONCAKE_CONFIG_PATH naming no file fails the engine's start, as
+// the real connector fails to load its config (it once ran with no tier,
+// silently). Not modelled: mooncake_master's eviction watermark
 // (--eviction_high_watermark_ratio 0.80 in InferenceX's recipes), which
 // starts evicting before a store is full. vLLM's LMCacheMPConnector keeps
 // each worker's KV in an LMCache server of its own (InferenceX's MiniMax-M3

@@ -285,7 +285,10 @@ func TestAdmissionLoadsItsOwnHostBlocks(t *testing.T) {
 // puts each worker's blocks in a global segment whose size is in the file
 // MOONCAKE_CONFIG_PATH names (InferenceX's MiniMax-M3 Hopper recipes:
 // "87GB" a rank at 1,234 GB of DRAM). Before, the simulated engine read no
-// file and ran the Mooncake points with no tier.
+// file and ran the Mooncake points with no tier; then it read the file but
+// took a missing one for no tier, silently (a plan whose sidecar files
+// were not written): now the engine refuses to start, naming the
+// variable and the path, as the real connector fails to load its config.
 func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -304,7 +307,7 @@ func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
 		{"bytes", write("b.json", `{"global_segment_size": 1000000}`), HostKV{BytesPerWorker: 1e6, Shared: true}, ""},
 		{"megabytes", write("c.json", `{"global_segment_size": "512 MB"}`), HostKV{BytesPerWorker: 512 << 20, Shared: true}, ""},
 		{"no size", write("d.json", `{"mode": "embedded"}`), HostKV{}, ""},
-		{"no file: no tier", dir + "/missing.json", HostKV{}, ""},
+		{"no file: the engine does not start", dir + "/missing.json", HostKV{}, "MOONCAKE_CONFIG_PATH=" + dir + "/missing.json: no such file"},
 		{"no variable: no tier", "", HostKV{}, ""},
 		{"a bad size", write("e.json", `{"global_segment_size": "lots"}`), HostKV{}, "global_segment_size"},
 		{"not JSON", write("f.json", `{`), HostKV{}, "MOONCAKE_CONFIG_PATH"},

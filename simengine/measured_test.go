@@ -1,8 +1,6 @@
 package simengine
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -92,10 +90,11 @@ func armsOf(t testing.TB, points []recipes.Point) []plannedArm {
 
 // pointConfig names a planned point's arm and builds its simulated
 // engine's Config as a simulated run does: the command line
-// PlannedCommandLine plans (sweep run's), the point's sidecar files
-// written where the plan puts them (a Mooncake store's config, which
-// MOONCAKE_CONFIG_PATH names), which must be inside its result
-// directory (plannedArmsErr plans into a temporary one).
+// PlannedCommandLine plans (sweep run's), with the point's sidecar files
+// (a Mooncake store's config, which MOONCAKE_CONFIG_PATH names) read
+// from the plan, as the engine reads them once the point runner wrote
+// them. Before, this helper wrote them itself, a second copy of the
+// runner's step.
 func pointConfig(t testing.TB, p recipes.Point) (string, Config) {
 	t.Helper()
 	// As sweep knees and sweep sim agreement name it (an offload arm is
@@ -103,16 +102,6 @@ func pointConfig(t testing.TB, p recipes.Point) (string, Config) {
 	name := result.RowIdentity(&p.Row).Parallelism()
 	cl, err := PlannedCommandLine(&p)
 	require.NoError(t, err, name)
-	for _, sc := range p.Sidecars {
-		for _, f := range sc.Files {
-			rel, err := filepath.Rel(p.ResultDir, f.Path)
-			require.NoError(t, err, name)
-			require.False(t, p.ResultDir == recipes.DefaultResultDir || rel == ".." || strings.HasPrefix(rel, "../"),
-				"%s: sidecar %s writes %s outside the point's result directory %s: plan it into t.TempDir()", name, sc.Name, f.Path, p.ResultDir)
-			require.NoError(t, os.MkdirAll(filepath.Dir(f.Path), 0o755), name)
-			require.NoError(t, os.WriteFile(f.Path, []byte(f.Content), 0o644), name)
-		}
-	}
 	cfg, err := cl.Config(nil)
 	require.NoError(t, err, name)
 	cfg, err = cfg.Normalize()

@@ -24,11 +24,14 @@ const SimulatedSnapshot = "simulated"
 // with its model snapshot's revision SimulatedSnapshot, the --unchecked
 // specs of the plan's escapes (UncheckedSpecs), the planned environment
 // with the point's sidecars' commands (SidecarsEnv) and the GPU its
-// runner names (configs.GPUOfRunner). The point's sidecar files
+// runner names (configs.GPUOfRunner), and the point's sidecar files
 // (recipes.Sidecar.Files, such as the Mooncake store's config that
-// MOONCAKE_CONFIG_PATH names) are not written here: a caller writes them
-// where the plan puts them before Config reads the command line, as the
-// point runner writes them before the engine starts.
+// MOONCAKE_CONFIG_PATH names) in Files: Config reads them from there, so
+// a planned engine is read as it will run before any file is written
+// (sweep sim calibrate's planned commands, a calibrated run's record at
+// plan time), and nothing is written here. The point runner writes them
+// where the plan puts them before the engine starts, which reads them
+// from the disk: a file missing there fails its start.
 func PlannedCommandLine(p *recipes.Point) (CommandLine, error) {
 	argv := make([]string, len(p.Engine.Argv))
 	for i, a := range p.Engine.Argv {
@@ -45,7 +48,11 @@ func PlannedCommandLine(p *recipes.Point) (CommandLine, error) {
 	if sidecars != "" {
 		env[simproto.EnvSidecars] = sidecars
 	}
-	return CommandLine{Argv: argv, Unchecked: UncheckedSpecs(p.Escapes, p.Engine.Argv), Env: env, GPU: configs.GPUOfRunner(p.Row.Runner)}, nil
+	var files []recipes.File
+	for _, sc := range p.Sidecars {
+		files = append(files, sc.Files...)
+	}
+	return CommandLine{Argv: argv, Unchecked: UncheckedSpecs(p.Escapes, p.Engine.Argv), Env: env, Files: files, GPU: configs.GPUOfRunner(p.Row.Runner)}, nil
 }
 
 // UncheckedSpecs are the FLAG:N specs (CommandLine.Unchecked, sim-engine's

@@ -1,6 +1,8 @@
 package simengine
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,6 +46,38 @@ func TestPlannedCommandLine(t *testing.T) {
 	cl, err = PlannedCommandLine(p)
 	require.NoError(t, err)
 	assert.NotContains(t, cl.Env, simproto.EnvSidecars, "a point without sidecars adds nothing")
+	assert.Empty(t, cl.Files)
+}
+
+// TestPlannedCommandLineCarriesItsSidecarFiles: a Mooncake point's engine
+// reads the store's config its sidecar writes before the engine starts.
+// The planned command line carries that file (Files), so it is read as it
+// will run before anything is written (sweep sim calibrate's planned
+// commands had MOONCAKE_CONFIG_PATH name /workspace/results, never
+// written: the arms were fitted with no host tier); a file neither
+// planned nor on the disk fails the engine's start.
+func TestPlannedCommandLineCarriesItsSidecarFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mooncake_config.json")
+	cfgFile := recipes.File{Path: path, Content: `{"global_segment_size": "87GB"}`}
+	p := &recipes.Point{
+		Row: matrix.Row{Runner: "h200-dgxc-slurm"},
+		Engine: recipes.Command{Argv: []string{"vllm", "serve", "MiniMaxAI/MiniMax-M3-MXFP8", "--tensor-parallel-size", "8",
+			"--kv-transfer-config", `{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}`},
+			Env: map[string]string{"MOONCAKE_CONFIG_PATH": path}},
+		Sidecars: []recipes.Sidecar{{Name: "mooncake-master", Command: recipes.Command{Argv: []string{"mooncake_master"}}, Files: []recipes.File{cfgFile}}},
+	}
+	cl, err := PlannedCommandLine(p)
+	require.NoError(t, err)
+	assert.Equal(t, []recipes.File{cfgFile}, cl.Files)
+	cfg, err := cl.Config(nil)
+	require.NoError(t, err)
+	assert.Equal(t, HostKV{BytesPerWorker: 87 << 30, Shared: true}, cfg.HostKV, "read from the plan")
+	_, err = os.Stat(path)
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing written")
+
+	cl.Files = nil
+	_, err = cl.Config(nil)
+	assert.ErrorContains(t, err, "MOONCAKE_CONFIG_PATH="+path+": no such file", "nor planned nor on the disk: the engine does not start")
 }
 
 // TestUncheckedSpecs: the specs name each escaped flag of the engine's

@@ -47,7 +47,7 @@ func TestCalibratedEngine(t *testing.T) {
 			ps := proc.Spec{Name: "engine", Argv: tc.argv, Env: map[string]string{}}
 			s.simulateEngine(&ps, tc.unchecked, tc.gpu, true)
 			assert.Equal(t, cal, ps.Env[simproto.EnvCalibration], "the engine is handed the file")
-			got, err := calibratedEngine(ps)
+			got, err := calibratedEngine(ps, nil)
 			if tc.err != "" {
 				assert.ErrorContains(t, err, tc.err)
 				return
@@ -56,6 +56,6 @@ func TestCalibratedEngine(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
-	_, err := calibratedEngine(proc.Spec{Name: "engine", Argv: engine("--tp", "8")})
+	_, err := calibratedEngine(proc.Spec{Name: "engine", Argv: engine("--tp", "8")}, nil)
 	assert.ErrorContains(t, err, "is not a simulated engine's command")
 }

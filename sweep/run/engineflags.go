@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"sweep/internal/inputfile"
+	"sweep/recipes"
 	"sweep/recipes/schema"
 	"sweep/simengine"
 )
@@ -14,18 +15,22 @@ import (
 // the real engine's argv (the simulated engine's wrapper, sweep
 // sim-engine ... --, left out), the --unchecked FLAG:N specs that wrapper
 // passed (flags the plan passes without a schema check), and the
-// exported environment.
+// exported environment. Files, for a planned command
+// (PlannedEngineCommand), are the point's sidecar files, not written
+// (simengine.CommandLine.Files); a recorded one has none (they are on
+// the disk).
 type RecordedCommand struct {
 	Argv      []string
 	Unchecked []string
 	Env       map[string]string
+	Files     []recipes.File
 }
 
 // SimConfig is the simulated engine's configuration for the command, read
 // as the simulated engine reads it (with the calibration its environment
 // names); lenient reads flags its schema does not know past.
 func (c RecordedCommand) SimConfig(lenient bool) (simengine.Config, error) {
-	cl := simengine.CommandLine{Argv: c.Argv, Unchecked: c.Unchecked, Env: c.Env, Lenient: lenient}
+	cl := simengine.CommandLine{Argv: c.Argv, Unchecked: c.Unchecked, Env: c.Env, Files: c.Files, Lenient: lenient}
 	return cl.Config(nil)
 }
 

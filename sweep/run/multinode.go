@@ -82,7 +82,7 @@ func FromLocalMultiNode(l *recipes.LocalMultiNode, s Setup) (Spec, error) {
 		ps := s.proc(w.Name, w.Command)
 		s.simulateEngine(&ps, uncheckedArgs(simengine.UncheckedSpecs(l.Escapes, w.Command.Argv)), gpu, false)
 		if calibration != nil {
-			e, err := calibratedEngine(ps)
+			e, err := calibratedEngine(ps, nil) // a worker has no sidecar
 			calErr = cmp.Or(calErr, err)
 			calibration.Engines = append(calibration.Engines, e)
 		}

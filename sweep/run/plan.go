@@ -115,10 +115,12 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		}
 	}
 	virtual := s.Virtual() && p.Client != nil
+	var sim simengine.CommandLine
 	if s.Simulate {
 		// The engine as simengine.PlannedCommandLine plans it for a
 		// simulated run, with the plan's Unset and EnvFrom as above.
-		sim, err := simengine.PlannedCommandLine(p)
+		var err error
+		sim, err = simengine.PlannedCommandLine(p)
 		if err != nil {
 			return Spec{}, err
 		}
@@ -141,7 +143,7 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		}
 	}
 	if s.Simulate && s.SimCalibration != "" {
-		e, err := calibratedEngine(spec.Engine)
+		e, err := calibratedEngine(spec.Engine, sim.Files)
 		if err != nil {
 			return Spec{}, err
 		}
@@ -198,14 +200,15 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 // simulated engine gets it (FromPlan with Simulate): the argv,
 // --unchecked specs and planned environment of
 // simengine.PlannedCommandLine (without what EnvFrom would take from this
-// machine). The point's sidecar files are not written: a Mooncake point's
-// store config is read where the plan puts it.
+// machine), with the point's sidecar files, not written, in Files (a
+// Mooncake point's store config is read from there, not from where the
+// plan puts it).
 func PlannedEngineCommand(p *recipes.Point) (RecordedCommand, error) {
 	sim, err := simengine.PlannedCommandLine(p)
 	if err != nil {
 		return RecordedCommand{}, err
 	}
-	return RecordedCommand{Argv: sim.Argv, Unchecked: sim.Unchecked, Env: sim.Env}, nil
+	return RecordedCommand{Argv: sim.Argv, Unchecked: sim.Unchecked, Env: sim.Env, Files: sim.Files}, nil
 }
 
 // resolveSnapshot replaces recipes.HFSnapshotPlaceholder in argv with the

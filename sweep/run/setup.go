@@ -107,14 +107,15 @@ func (s Setup) simulateEngine(ps *proc.Spec, unchecked []string, gpu string, vir
 // calibratedEngine is what the calibration file (Setup.SimCalibration,
 // in the process's environment) sets for the simulated engine ps, a
 // process simulateEngine made (`sweep sim-engine [--unchecked FLAG:N]...
-// -- ENGINE ARGV`), read as that engine reads it: a command line it
-// would reject is an error here too.
-func calibratedEngine(ps proc.Spec) (result.CalibratedEngine, error) {
+// -- ENGINE ARGV`), read as that engine reads it, with the point's
+// sidecar files (not written yet at plan time: RecordedCommand.Files): a
+// command line it would reject is an error here too.
+func calibratedEngine(ps proc.Spec, files []recipes.File) (result.CalibratedEngine, error) {
 	engine, unchecked, ok := simEngineArgv(ps.Argv)
 	if !ok {
 		return result.CalibratedEngine{}, fmt.Errorf("%s: %q is not a simulated engine's command", ps.Name, ps.Argv)
 	}
-	cfg, err := RecordedCommand{Argv: engine, Unchecked: unchecked, Env: ps.Env}.SimConfig(false)
+	cfg, err := RecordedCommand{Argv: engine, Unchecked: unchecked, Env: ps.Env, Files: files}.SimConfig(false)
 	if err != nil {
 		return result.CalibratedEngine{}, fmt.Errorf("%s: %w", ps.Name, err)
 	}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"sweep/configs"
 	"sweep/configs/matrix"
+	"sweep/metrics/result"
 	"sweep/recipes"
 	"sweep/recipes/models"
 	"sweep/simengine"
@@ -120,4 +122,51 @@ func TestSimulatedLMCacheEngineGetsItsServers(t *testing.T) {
 	engine, unchecked, _ = simEngineArgv(spec.Engine.Argv)
 	_, err = RecordedCommand{Argv: engine, Unchecked: unchecked, Env: spec.Engine.Env}.SimConfig(false)
 	assert.ErrorContains(t, err, "no LMCache server for tcp://127.0.0.1:5562")
+}
+
+// TestCalibratedMooncakeRunReadsItsPlannedStore: a simulated run of a
+// Mooncake point under a calibration records, at plan time, what the
+// calibration sets for its engine, read as the engine will read it:
+// with the store's config the point's sidecar writes before the engine
+// starts (not written yet when the plan is read). Before, the engine
+// took the missing file for no tier; now a missing file fails its start,
+// and the plan-time read must take the planned file: the host-tier arm
+// of the calibration is the one that matches.
+func TestCalibratedMooncakeRunReadsItsPlannedStore(t *testing.T) {
+	masters, err := configs.DefaultMasters()
+	require.NoError(t, err)
+	runners, err := configs.DefaultRunners()
+	require.NoError(t, err)
+	g := &matrix.Generator{Masters: masters, Runners: runners}
+	rows, err := g.TestConfig(matrix.TestConfigOptions{ConfigKeys: []string{"minimaxm3-fp8-h200-vllm-agentic-mtp"}, ScenarioTypes: []string{"agentic-coding"}, EvalOptions: matrix.EvalOptions{NoEvals: true}})
+	require.NoError(t, err)
+	var mooncake matrix.Matrix
+	for _, r := range rows {
+		if r.KVOffloadBackend != nil && r.KVOffloadBackend.Name == "mooncake" && r.Conc == 12 {
+			mooncake = append(mooncake, r)
+		}
+	}
+	require.Len(t, mooncake, 1, "the key's Mooncake point at c12")
+	dir := t.TempDir()
+	points, err := recipes.Plan(mooncake, recipes.PlanOptions{Catalog: models.Builtin(), Fast: true, ResultDir: dir})
+	require.NoError(t, err)
+	p := &points[0]
+	planned, err := PlannedEngineCommand(p)
+	require.NoError(t, err)
+	cfg, err := planned.SimConfig(false)
+	require.NoError(t, err, "the planned store's config is read, not the disk's (nothing is written)")
+	require.True(t, cfg.HostKV.Enabled())
+	_, err = os.Stat(filepath.Join(dir, "mooncake_config.json"))
+	require.ErrorIs(t, err, os.ErrNotExist, "nothing written at plan time")
+
+	cal := filepath.Join(t.TempDir(), "cal.json")
+	arm := func(hostKV bool, scale float64) string {
+		return fmt.Sprintf(`{"engine": "vllm", "model": %q, "gpu": "h200", "tp": %d, "ep": %d, "dp_attention": false, "host_kv": %t, "step_scale": %g, "pool_tokens": 0, "rms_error_pct": 0}`,
+			cfg.ModelPath, cfg.TP, max(cfg.EP, 1), hostKV, scale)
+	}
+	require.NoError(t, os.WriteFile(cal, []byte(`{"version": 1, "arms": [`+arm(false, 1.1)+`, `+arm(true, 1.4)+`]}`), 0o644))
+	spec, err := FromPlan(p, Setup{Simulate: true, Executable: "/bin/sweep", AiperfSchema: "aiperf@" + recipes.ForkAiperfVersion, SimCalibration: cal})
+	require.NoError(t, err)
+	require.NotNil(t, spec.Simulation.Calibration)
+	assert.Equal(t, []result.CalibratedEngine{{Name: "engine", Calibrated: true, StepScale: 1.4}}, spec.Simulation.Calibration.Engines, "the host-tier arm")
 }

@@ -527,7 +527,7 @@ func configFromArgs(engine configs.Engine, flags Lookup, env map[string]string, 
 			}
 			switch connector {
 			case "MooncakeStoreConnector":
-				if err := mooncakeStore(env[envMooncakeConfig], files, &c.HostKV); err != nil {
+				if err := mooncakeStore(env[EnvMooncakeConfig], files, &c.HostKV); err != nil {
 					errs = append(errs, err)
 				}
 			case lmcacheConnector:
@@ -615,9 +615,10 @@ func parseVLLMKVTransfer(raw string, h *HostKV) (string, json.RawMessage, error)
 	return v.Connector, v.Extra, nil
 }
 
-// envMooncakeConfig names the Mooncake store's config file, as vLLM's
-// MooncakeStoreConnector reads it.
-const envMooncakeConfig = "MOONCAKE_CONFIG_PATH"
+// EnvMooncakeConfig names the Mooncake store's config file, as vLLM's
+// MooncakeStoreConnector reads it (the point's sidecar writes it before
+// the engine starts: recipes.Mooncake).
+const EnvMooncakeConfig = "MOONCAKE_CONFIG_PATH"
 
 // mooncakeStore sizes the host tier of vLLM's MooncakeStoreConnector from
 // the store's config file: each worker (TP rank) mounts a global segment
@@ -644,23 +645,23 @@ func mooncakeStore(path string, files []recipes.File, h *HostKV) error {
 		raw, err = os.ReadFile(path)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s=%s: no such file: vLLM's MooncakeStoreConnector reads the Mooncake store's config (its global_segment_size sizes the host KV tier) there; write the point's sidecar files (sweep run writes them into the point's result directory before the engine starts) or point %s at the store's config", envMooncakeConfig, path, envMooncakeConfig)
+		return fmt.Errorf("%s=%s: no such file: vLLM's MooncakeStoreConnector reads the Mooncake store's config (its global_segment_size sizes the host KV tier) there; write the point's sidecar files (sweep run writes them into the point's result directory before the engine starts) or point %s at the store's config", EnvMooncakeConfig, path, EnvMooncakeConfig)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", envMooncakeConfig, err)
+		return fmt.Errorf("%s: %w", EnvMooncakeConfig, err)
 	}
 	var v struct {
 		Segment json.RawMessage `json:"global_segment_size"`
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return fmt.Errorf("%s=%s: %w", envMooncakeConfig, path, err)
+		return fmt.Errorf("%s=%s: %w", EnvMooncakeConfig, path, err)
 	}
 	if len(v.Segment) == 0 {
 		return nil
 	}
 	n, err := parseByteSize(v.Segment)
 	if err != nil {
-		return fmt.Errorf("%s=%s: global_segment_size %s: %w", envMooncakeConfig, path, v.Segment, err)
+		return fmt.Errorf("%s=%s: global_segment_size %s: %w", EnvMooncakeConfig, path, v.Segment, err)
 	}
 	h.BytesPerWorker, h.Shared = n, true
 	h.Source = fmt.Sprintf("Mooncake store: global_segment_size %.4g GiB per worker, one store, each KV shard once", n/(1<<30))

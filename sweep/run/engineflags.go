@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -36,19 +37,33 @@ func (c RecordedCommand) SimConfig(lenient bool) (simengine.Config, error) {
 
 // EngineCommand reads the engine command recorded beside a result file
 // (the point's sglang_command.txt, vllm_command.txt, server_command.txt,
-// ...); ok is false when there is none that can be read.
+// ...); ok is false when there is none that can be read. A Mooncake
+// store's config its environment names (simengine.EnvMooncakeConfig)
+// that is not where it was recorded (results copied elsewhere; a real
+// run's container path) is the one beside the result, where the point
+// runner writes it (besideLoad), when that one is there.
 func EngineCommand(resultFile string) (cmd RecordedCommand, ok bool) {
-	files, _ := filepath.Glob(filepath.Join(filepath.Dir(resultFile), "*_command.txt"))
+	dir := filepath.Dir(resultFile)
+	files, _ := filepath.Glob(filepath.Join(dir, "*_command.txt"))
 	for _, f := range files {
 		switch filepath.Base(f) {
 		case "benchmark_command.txt", "router_command.txt", "eval_command.txt":
 			continue
 		}
 		if cmd, err := ReadCommandFile(f); err == nil {
+			if path := cmd.Env[simengine.EnvMooncakeConfig]; path != "" && !exists(path) && exists(filepath.Join(dir, filepath.Base(path))) {
+				cmd.Env[simengine.EnvMooncakeConfig] = filepath.Join(dir, filepath.Base(path))
+			}
 			return cmd, true
 		}
 	}
 	return RecordedCommand{}, false
+}
+
+// exists reports whether path names a file.
+func exists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // ReadCommandFile reads one command file sweep writes beside a point

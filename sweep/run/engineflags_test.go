@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"maps"
 	"os"
 	"path/filepath"
@@ -130,4 +131,36 @@ func TestFlagsAsTheEngineReadsThem(t *testing.T) {
 	// FlagDiff reads a router's argv as SMG reads it (its abbreviations).
 	smg := []string{"python3", "-m", "smg.launch_router", "--port", "1"}
 	assert.Empty(t, FlagDiff(append(slices.Clone(smg), "--model-path=M"), append(slices.Clone(smg), "--model-pa", "M")))
+}
+
+// TestEngineCommandFindsItsStoreConfigBesideTheResult: a recorded
+// command's Mooncake store config (MOONCAKE_CONFIG_PATH) is read where it
+// was recorded when it is there; else (results copied elsewhere, a real
+// run's container path /workspace/results) the one beside the result,
+// which the point runner writes there; with neither, the recorded path
+// stands (and the simulated engine refuses it).
+func TestEngineCommandFindsItsStoreConfigBesideTheResult(t *testing.T) {
+	elsewhere := filepath.Join(t.TempDir(), "mooncake_config.json")
+	require.NoError(t, os.WriteFile(elsewhere, []byte(`{}`), 0o644))
+	for _, tc := range []struct {
+		name, recorded string
+		beside         bool
+		want           string // "" for the one beside the result
+	}{
+		{"where it was recorded", elsewhere, true, elsewhere},
+		{"gone: the one beside the result", "/workspace/results/mooncake_config.json", true, ""},
+		{"neither", "/workspace/results/mooncake_config.json", false, "/workspace/results/mooncake_config.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			result := filepath.Join(dir, "r.json")
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "vllm_command.txt"), []byte(commandText([]string{"vllm", "serve", "m"}, map[string]string{"MOONCAKE_CONFIG_PATH": tc.recorded}, nil)), 0o644))
+			if tc.beside {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "mooncake_config.json"), []byte(`{}`), 0o644))
+			}
+			cmd, ok := EngineCommand(result)
+			require.True(t, ok)
+			assert.Equal(t, cmp.Or(tc.want, filepath.Join(dir, "mooncake_config.json")), cmd.Env["MOONCAKE_CONFIG_PATH"])
+		})
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"sweep/internal/atomicfile"
 	"sweep/internal/proc"
 	"sweep/internal/simproto"
+	"sweep/recipes"
 	"sweep/simengine"
 )
 
@@ -110,15 +111,9 @@ func (r *runner) startServer(ctx context.Context) (*proc.Process, bool) {
 		r.fail(StageEngine, err, nil)
 		return nil, false
 	}
-	for _, f := range r.spec.Files {
-		err := os.MkdirAll(filepath.Dir(f.Path), 0o755)
-		if err == nil {
-			err = atomicfile.Write(f.Path, []byte(f.Content), 0o644)
-		}
-		if err != nil {
-			r.fail(StageSidecars, fmt.Errorf("sidecar file: %w", err), nil)
-			return nil, false
-		}
+	if err := writeFiles(r.spec.Files); err != nil {
+		r.fail(StageSidecars, err, nil)
+		return nil, false
 	}
 	for i, sc := range r.spec.Sidecars {
 		if _, ok := r.startAndWait(ctx, StageSidecars, sc.Proc, fmt.Sprintf("sidecar%d.log", i), sc.HealthURL); !ok {
@@ -480,6 +475,20 @@ func tailOf(p *proc.Process) []string {
 		return nil
 	}
 	return p.Tail()
+}
+
+// writeFiles writes the sidecars' files, each where its Path says.
+func writeFiles(files []recipes.File) error {
+	for _, f := range files {
+		err := os.MkdirAll(filepath.Dir(f.Path), 0o755)
+		if err == nil {
+			err = atomicfile.Write(f.Path, []byte(f.Content), 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("sidecar file: %w", err)
+		}
+	}
+	return nil
 }
 
 // writeCommands records the server's commands, the load's, or both,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"sweep/internal/proc"
+	"sweep/recipes"
 )
 
 // ServerRecordFile is the name of a server's record in its directory.
@@ -202,6 +203,9 @@ func (s *Server) RunLoad(ctx context.Context, spec LoadSpec, outDir string) (rec
 	if err := lr.writeCommands(true, false); err != nil {
 		lr.warn(err.Error())
 	}
+	if err := writeFiles(besideLoad(s.r.spec.Files, outDir)); err != nil {
+		lr.warn(err.Error())
+	}
 	ok := lr.stage(ctx, StageServer, func() []string { return s.engine.Tail() }, func() error { return s.Healthy(ctx) })
 	if ok && n > 1 && len(s.r.spec.FlushURLs) > 0 {
 		ok = lr.stage(ctx, StageFlush, nil, func() error { return s.flush(ctx) })
@@ -212,6 +216,20 @@ func (s *Server) RunLoad(ctx context.Context, spec LoadSpec, outDir string) (rec
 	}
 	lr.stopAll()
 	return lr.finish(ctx)
+}
+
+// besideLoad are the server's sidecar files (a Mooncake store's config)
+// as a load records them beside its results in outDir, as it records the
+// server's command: the files the engine read, which sweep sim calibrate
+// reads there (EngineCommand). An arm's shared server writes them into
+// its first point's directory, which the sweep clears before that
+// point's load: a discovery's points kept none.
+func besideLoad(files []recipes.File, outDir string) []recipes.File {
+	out := make([]recipes.File, len(files))
+	for i, f := range files {
+		out[i] = recipes.File{Path: filepath.Join(outDir, filepath.Base(f.Path)), Content: f.Content}
+	}
+	return out
 }
 
 // flush resets the engine's caches. SGLang refuses a flush while requests

@@ -503,3 +503,77 @@ func TestSimCalibrateRecoversAPlantedDisaggArm(t *testing.T) {
 		assert.Greater(t, math.Abs(model-p.MeasuredStep)/p.MeasuredStep, 0.25, "%s c8: the uncalibrated model does not", role)
 	}
 }
+
+// TestSimCalibrateKeepsAMooncakeArmsTier: the MiniMax-M3 H200 Mooncake
+// arm's host KV tier is sized by the store's config (MOONCAKE_CONFIG_PATH)
+// its sidecar writes. sim calibrate fitted it with no tier, so its
+// calibration arm matched no Mooncake engine: a discovery kept no config
+// beside its points (the arm's server wrote it into its first point's
+// directory, which the sweep clears before that point's load) and the
+// recipe's planned command named /workspace/results/mooncake_config.json,
+// never written, both read as no tier. Each point now keeps the config
+// its server read, the fit reads it there (also from a copy of the
+// results elsewhere), and the planned command carries the recipe's; the
+// basis names the file.
+func TestSimCalibrateKeepsAMooncakeArmsTier(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	t.Setenv(simproto.EnvSeed, "0")
+	dir := t.TempDir()
+	// A pool the c12 and c14 agentic points do not pin (the model's
+	// 2.3 M tokens fill), so the fit has points.
+	planted := filepath.Join(dir, "planted.json")
+	require.NoError(t, os.WriteFile(planted, []byte(`{"version": 1, "arms": [{"engine": "vllm", "model": "/mnt/hf_hub_cache/models--MiniMaxAI--MiniMax-M3-MXFP8/snapshots/simulated",
+		"gpu": "h200", "tp": 8, "ep": 1, "dp_attention": false, "host_kv": true, "step_scale": 1.5, "pool_tokens": 20000000, "rms_error_pct": 0}]}`), 0o644))
+	seen := filepath.Join(dir, "seen")
+	code, stdout, stderr := runCLI(t, "discover", "--simulate", "--builtin-client", "--config-keys", "minimaxm3-fp8-h200-vllm-agentic-mtp",
+		"--tp", "8", "--ep", "1", "--conc-list", "12", "14", "--no-report", "--stop-grace", "3s", "--sim-calibration", planted, "--out", seen)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	files, problems, err := result.ReadDir(t.Context(), seen)
+	require.NoError(t, err)
+	require.Empty(t, problems)
+	require.Len(t, files, 2)
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(f.Path), "mooncake_config.json"))
+		require.NoError(t, err, "the store's config the server read, beside the point's results")
+		assert.Contains(t, string(data), `"global_segment_size": "87GB"`)
+	}
+
+	fit := func(results, basis string) simengine.ArmCalibration {
+		t.Helper()
+		out := filepath.Join(dir, filepath.Base(results)+".json")
+		code, stdout, stderr := runCLI(t, "sim", "calibrate", results, "--out", out)
+		require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+		assert.Contains(t, stdout, "the model's configuration: "+basis)
+		cal, err := simengine.LoadCalibration(out)
+		require.NoError(t, err)
+		require.Len(t, cal.Arms, 1)
+		arm := cal.Arms[0]
+		assert.True(t, arm.HostKV, "the arm's host tier, so the calibration matches the Mooncake engine: %+v", arm)
+		assert.Equal(t, basis, arm.Basis)
+		assert.Len(t, arm.Points, 2)
+		return arm
+	}
+	configIn := func(root, conc string) string {
+		t.Helper()
+		paths, err := filepath.Glob(filepath.Join(root, "*_conc"+conc+"_*", "mooncake_config.json"))
+		require.NoError(t, err)
+		require.Len(t, paths, 1)
+		return paths[0]
+	}
+	// The recorded command names the config in the directory of the
+	// point whose plan the arm's server ran (c14's), kept there.
+	recorded := fit(seen, simengine.BasisCommand+", its host KV tier from the Mooncake store's config "+configIn(seen, "14"))
+
+	// Moved elsewhere, the recorded path is gone: the one beside the
+	// results of the arm's first point read (c12's) is.
+	moved := filepath.Join(dir, "moved")
+	require.NoError(t, os.Rename(seen, moved))
+	m := fit(moved, simengine.BasisCommand+", its host KV tier from the Mooncake store's config "+configIn(moved, "12"))
+	assert.Equal(t, recorded.StepScale, m.StepScale)
+
+	// As InferenceX writes them (no engine command): the recipe's planned
+	// command, with the store's config it plans.
+	asInferenceXWrites(t, moved, filepath.Join(dir, "ix"))
+	ix := fit(filepath.Join(dir, "ix"), simengine.BasisPlanned+", its host KV tier from the Mooncake store's config the recipe plans")
+	assert.InEpsilon(t, recorded.StepScale, ix.StepScale, 0.02)
+}

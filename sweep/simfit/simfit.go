@@ -17,6 +17,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"sweep/configs"
@@ -246,7 +247,7 @@ func armConfig(arm *simengine.ArmCalibration, commands []basedCommand, spec stri
 			cfg.MaxTotalTokens = arm.PoolTokens
 		}
 		arm.Engine, arm.Model, arm.GPU, arm.TP, arm.EP, arm.DPAttention = cfg.Engine, cfg.ModelPath, cfg.GPU, cfg.TP, max(cfg.EP, 1), cfg.DPAttention
-		arm.HostKV, arm.KVCacheDType, arm.Basis = cfg.HostKV.Enabled(), cfg.KVCacheDType, c.basis
+		arm.HostKV, arm.KVCacheDType, arm.Basis = cfg.HostKV.Enabled(), cfg.KVCacheDType, c.basis+hostTierFrom(c.cmd, cfg)
 		if len(unread) > 0 {
 			arm.Basis += " (" + strings.Join(unread, "; ") + ")"
 		}
@@ -257,6 +258,21 @@ func armConfig(arm *simengine.ArmCalibration, commands []basedCommand, spec stri
 		arm.Basis += " (" + strings.Join(unread, "; ") + ")"
 	}
 	return arm.Config(spec, al)
+}
+
+// hostTierFrom says, for the basis, which file sized the host KV tier of
+// cfg, the configuration cmd sets: a Mooncake store's config, the one
+// beside the results (run.EngineCommand) or the one the recipe plans
+// (not written: run.RecordedCommand.Files); "" for none.
+func hostTierFrom(cmd run.RecordedCommand, cfg simengine.Config) string {
+	path := cmd.Env[simengine.EnvMooncakeConfig]
+	switch {
+	case path == "" || !cfg.HostKV.Enabled():
+		return ""
+	case slices.ContainsFunc(cmd.Files, func(f recipes.File) bool { return filepath.Clean(f.Path) == filepath.Clean(path) }):
+		return ", its host KV tier from the Mooncake store's config the recipe plans"
+	}
+	return ", its host KV tier from the Mooncake store's config " + path
 }
 
 // commandConfig is the simulator configuration an engine command sets,

@@ -91,3 +91,58 @@ func TestAtConc(t *testing.T) {
 	assert.NotEqual(t, hi.Conc, lo.Conc, "the row moved is a copy")
 	assert.Contains(t, at.ExpName, "_conc"+strconv.Itoa(hi.Conc)+"_")
 }
+
+// TestSelectPoint: the rows of one point that differ in KV offloading are
+// never taken silently (the first row was: the kv:none one); kv picks
+// each, a point of one KV offloading needs none, and KVPicks names kv
+// only where a point needs it.
+func TestSelectPoint(t *testing.T) {
+	row := func(conc int, kv, name string) *Row { return &Row{Conc: conc, KVOffloading: kv, ExpName: name} }
+	m := Matrix{row(32, "none", "c32-none"), row(32, "dram", "c32-dram"), row(40, "dram", "c40-dram"), row(8, "none", "c8-a"), row(8, "none", "c8-b")}
+	at := func(conc int) func(*Row) bool { return func(r *Row) bool { return r.Conc == conc } }
+	tests := []struct {
+		name   string
+		conc   int
+		kv     string
+		want   string   // the row's ExpName
+		choice []string // the rows of a *KVChoiceError
+	}{
+		{"rows that differ in kv are a choice", 32, "", "", []string{"c32-none", "c32-dram"}},
+		{"kv none picks its row", 32, "none", "c32-none", nil},
+		{"kv dram picks its row", 32, "dram", "c32-dram", nil},
+		{"a point of one row needs no kv", 40, "", "c40-dram", nil},
+		{"rows of one kv: the first", 8, "", "c8-a", nil},
+		{"no row of that kv", 40, "none", "", nil},
+		{"no row at the point", 16, "", "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := m.SelectPoint(at(tc.conc), tc.kv)
+			if tc.choice != nil {
+				c, ok := errors.AsType[*KVChoiceError](err)
+				require.True(t, ok, "got %v, %v; want a *KVChoiceError", r, err)
+				var names []string
+				for _, r := range c.Rows {
+					names = append(names, r.ExpName)
+				}
+				assert.Equal(t, tc.choice, names)
+				assert.Nil(t, r)
+				return
+			}
+			require.NoError(t, err)
+			if tc.want == "" {
+				assert.Nil(t, r)
+				return
+			}
+			require.NotNil(t, r)
+			assert.Equal(t, tc.want, r.ExpName)
+		})
+	}
+
+	picks := m.KVPicks(func(r *Row) string { return strconv.Itoa(r.Conc) })
+	var got []string
+	for _, r := range m {
+		got = append(got, picks(r))
+	}
+	assert.Equal(t, []string{"none", "dram", "", "", ""}, got)
+}

@@ -84,18 +84,17 @@ func (k Key) SelectRow(g *matrix.Generator) (*matrix.Row, error) {
 	if err := k.checkKVOffloading(); err != nil {
 		return nil, err
 	}
-	var single, match []*matrix.Row
+	var single matrix.Matrix
 	for _, r := range rows {
-		if r.Kind != matrix.AgenticSingleNode {
-			continue
-		}
-		single = append(single, r)
-		if r.TP == k.TP && r.EP == k.EP && r.DPAttn == k.DPAttn && r.Conc == k.Conc && k.kvMatches(r) {
-			match = append(match, r)
+		if r.Kind == matrix.AgenticSingleNode {
+			single = append(single, r)
 		}
 	}
-	if len(match) > 0 {
-		return k.pick(key, match)
+	row, err := single.SelectPoint(func(r *matrix.Row) bool {
+		return r.TP == k.TP && r.EP == k.EP && r.DPAttn == k.DPAttn && r.Conc == k.Conc
+	}, k.KVOffloading)
+	if row != nil || err != nil {
+		return k.picked(key, row, err)
 	}
 	what := "points"
 	if k.Eval {
@@ -104,10 +103,10 @@ func (k Key) SelectRow(g *matrix.Generator) (*matrix.Row, error) {
 	if len(single) == 0 {
 		return nil, usage.Errorf("%s has no single-node agentic %s", key, what)
 	}
-	kv := kvDiffers(single, func(r *matrix.Row) string { return fmt.Sprint(r.TP, r.EP, r.DPAttn, r.Conc) })
+	kv := single.KVPicks(func(r *matrix.Row) string { return fmt.Sprint(r.TP, r.EP, r.DPAttn, r.Conc) })
 	have := make([]string, len(single))
 	for i, r := range single {
-		have[i] = pointFlags(r.TP, r.EP, r.DPAttn, r.Conc) + kv(r)
+		have[i] = pointFlags(r.TP, r.EP, r.DPAttn, r.Conc) + kvFlag(kv(r))
 	}
 	return nil, usage.Errorf("%s has no point tp%d ep%d dp-attn=%t conc%d%s; its %s are:\n  %s",
 		key, k.TP, k.EP, k.DPAttn, k.Conc, k.kvWhat(), what, strings.Join(have, "\n  "))
@@ -127,12 +126,6 @@ func (k Key) checkKVOffloading() error {
 	return nil
 }
 
-// kvMatches reports whether row r is of the KV offloading k asks for
-// (any when k asks for none).
-func (k Key) kvMatches(r *matrix.Row) bool {
-	return k.KVOffloading == "" || r.KVOffloading == k.KVOffloading
-}
-
 // kvWhat is the KV offloading k asks for as the point's name ends with
 // it, "" for any.
 func (k Key) kvWhat() string {
@@ -142,40 +135,32 @@ func (k Key) kvWhat() string {
 	return " kv-offloading=" + k.KVOffloading
 }
 
-// kvDiffers gives each row " --kv-offloading MODE" where another row of
-// the same point (point: its layout and concurrency) has another KV
-// offloading, so the flags listed pick it; "" elsewhere.
-func kvDiffers(rows []*matrix.Row, point func(*matrix.Row) string) func(*matrix.Row) string {
-	modes := map[string]map[string]bool{}
-	for _, r := range rows {
-		p := point(r)
-		if modes[p] == nil {
-			modes[p] = map[string]bool{}
-		}
-		modes[p][r.KVOffloading] = true
+// kvFlag is the --kv-offloading that picks a row of KV offloading mode
+// where its point needs one (matrix.Matrix.KVPicks), "" where mode is "".
+func kvFlag(mode string) string {
+	if mode == "" {
+		return ""
 	}
-	return func(r *matrix.Row) string {
-		if len(modes[point(r)]) < 2 {
-			return ""
-		}
-		return " --kv-offloading " + r.KVOffloading
-	}
+	return " --kv-offloading " + mode
 }
 
-// pick is the first row of match (the rows k names), stamped; rows of
-// more than one KV offloading are a usage error listing them with the
+// picked is SelectPoint's answer for k: the row, stamped, or for rows
+// that differ in KV offloading a usage refusal listing them with the
 // --kv-offloading that picks each.
-func (k Key) pick(key string, match []*matrix.Row) (*matrix.Row, error) {
-	if !slices.ContainsFunc(match, func(r *matrix.Row) bool { return r.KVOffloading != match[0].KVOffloading }) {
-		match[0].StampFingerprint()
-		return match[0], nil
+func (k Key) picked(key string, row *matrix.Row, err error) (*matrix.Row, error) {
+	if c, ok := errors.AsType[*matrix.KVChoiceError](err); ok {
+		lines := make([]string, len(c.Rows))
+		for i, r := range c.Rows {
+			lines[i] = fmt.Sprintf("--kv-offloading %s  (%s)", r.KVOffloading, r.ExpName)
+		}
+		return nil, usage.Refusef("%s has %d points tp%d ep%d dp-attn=%t conc%d that differ in KV offloading: add the --kv-offloading that picks one of them:\n  %s",
+			key, len(c.Rows), k.TP, k.EP, k.DPAttn, k.Conc, strings.Join(lines, "\n  "))
 	}
-	lines := make([]string, len(match))
-	for i, r := range match {
-		lines[i] = fmt.Sprintf("--kv-offloading %s  (%s)", r.KVOffloading, r.ExpName)
+	if err != nil {
+		return nil, err
 	}
-	return nil, usage.Refusef("%s has %d points tp%d ep%d dp-attn=%t conc%d that differ in KV offloading: add the --kv-offloading that picks one of them:\n  %s",
-		key, len(match), k.TP, k.EP, k.DPAttn, k.Conc, strings.Join(lines, "\n  "))
+	row.StampFingerprint()
+	return row, nil
 }
 
 // MultiNodeRows are the multi-node agentic rows of the key (none for a
@@ -199,22 +184,19 @@ func (k Key) SelectMultiNodeRow(rows matrix.Matrix) (*matrix.Row, error) {
 	if err := k.checkKVOffloading(); err != nil {
 		return nil, err
 	}
-	var match []*matrix.Row
-	for _, r := range rows {
+	row, err := rows.SelectPoint(func(r *matrix.Row) bool {
 		p := r.ArmLayout()
-		if p.TP == k.TP && p.EP == k.EP && p.DPAttn == k.DPAttn && slices.Contains(r.Concs, k.Conc) && k.kvMatches(r) {
-			match = append(match, r)
-		}
-	}
-	if len(match) > 0 {
-		return k.pick(rows[0].ConfigKey, match)
+		return p.TP == k.TP && p.EP == k.EP && p.DPAttn == k.DPAttn && slices.Contains(r.Concs, k.Conc)
+	}, k.KVOffloading)
+	if row != nil || err != nil {
+		return k.picked(rows[0].ConfigKey, row, err)
 	}
 	var have []string
-	kv := kvDiffers(rows, func(r *matrix.Row) string { p := r.ArmLayout(); return fmt.Sprint(p.TP, p.EP, p.DPAttn, r.Concs) })
+	kv := rows.KVPicks(func(r *matrix.Row) string { p := r.ArmLayout(); return fmt.Sprint(p.TP, p.EP, p.DPAttn, r.Concs) })
 	for _, r := range rows {
 		p := r.ArmLayout()
 		for _, c := range r.Concs {
-			have = append(have, fmt.Sprintf("%s%s  (%s)", pointFlags(p.TP, p.EP, p.DPAttn, c), kv(r), r.ExpName))
+			have = append(have, fmt.Sprintf("%s%s  (%s)", pointFlags(p.TP, p.EP, p.DPAttn, c), kvFlag(kv(r)), r.ExpName))
 		}
 	}
 	return nil, usage.Errorf("%s has no multi-node point with prefill tp%d ep%d dp-attn=%t at conc %d%s; --tp, --ep and --dp-attn name the prefill workers' layout, and its points are:\n  %s",

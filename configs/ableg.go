@@ -150,10 +150,15 @@ type ABArm struct {
 	Env map[string]string
 	// GPUsPos is where gpus is (the arm's mapping when it is absent).
 	GPUsPos Pos
-	// TP, EP, DPAttn and Conc pick the key's matrix row (EP defaults to 1).
-	TP, EP int
-	DPAttn bool
-	Conc   int
+	// TP, EP, DPAttn and Conc pick the key's matrix row (EP defaults to 1);
+	// KVOffloading (kv-offloading: one of KVOffloadModes, "" any) picks
+	// between the key's rows there that differ in KV offloading (kv:none
+	// and kv:dram at one concurrency), which the leg runner refuses to
+	// choose between without it (matrix.Matrix.SelectPoint).
+	TP, EP       int
+	DPAttn       bool
+	Conc         int
+	KVOffloading string
 	// Pos is where the arm's mapping starts.
 	Pos Pos
 	// Parsers override the recipe's engine parser flags.
@@ -217,7 +222,7 @@ var (
 	abTimeoutKeys  = []string{"startup", "run", "lock"}
 	abSamplingKeys = []string{"temperature", "num-threads"}
 	abArmsKeys     = []string{"a", "b"}
-	abArmKeys      = []string{"name", "config-key", "engine", "image", "model-path", "served-model-name", "tp", "gpus", "max-model-len", "gpu-memory-utilization", "args", "env", "ep", "dp-attn", "conc", "parsers", "router"}
+	abArmKeys      = []string{"name", "config-key", "engine", "image", "model-path", "served-model-name", "tp", "gpus", "max-model-len", "gpu-memory-utilization", "args", "env", "ep", "dp-attn", "conc", "kv-offloading", "parsers", "router"}
 	abParserKeys   = []string{"tool-call", "reasoning"}
 	abRouterKeys   = []string{"argv", "args", "parsers", "health"}
 	abSimKeys      = []string{"seed", "accuracy", "flip", "a", "b"}
@@ -506,7 +511,7 @@ func (d *decoder) abArm(n *yaml.Node, p string) ABArm {
 		d.errAt(f.keyNode("engine"), joinPath(p, "engine"), "an arm is either a point of a config key (config-key, tp, conc) or an engine declared directly (engine, model-path, tp); remove one of them")
 	case direct:
 		d.require(f, resolve(n), p, "model-path", "tp")
-		for _, k := range []string{"ep", "dp-attn", "conc"} {
+		for _, k := range []string{"ep", "dp-attn", "conc", "kv-offloading"} {
 			if f.has(k) {
 				d.errAt(f.keyNode(k), joinPath(p, k), "%s picks a config key's matrix point; a directly declared arm has none", k)
 			}
@@ -537,6 +542,15 @@ func (d *decoder) abArm(n *yaml.Node, p string) ABArm {
 	}
 	if v := d.intPtr(f, "conc", p, 1); v != nil {
 		a.Conc = *v
+	}
+	if n := f.get("kv-offloading"); n != nil {
+		if v, ok := d.str(n, joinPath(p, "kv-offloading")); ok {
+			if !slices.Contains(KVOffloadModes(), v) {
+				d.errAt(n, joinPath(p, "kv-offloading"), "%q: want one of %s (the kv-offloading of the key's search space whose point the arm serves)", v, strings.Join(KVOffloadModes(), ", "))
+			} else {
+				a.KVOffloading = v
+			}
+		}
 	}
 	if pn := f.get("parsers"); pn != nil {
 		a.Parsers = d.abParsers(pn, joinPath(p, "parsers"))

@@ -35,6 +35,7 @@ arms:
     ep: 8
     dp-attn: true
     conc: 4
+    kv-offloading: dram
     parsers: {tool-call: none}
   b:
     config-key: k
@@ -64,11 +65,11 @@ simulate:
 	assert.Equal(t, 1.5, l.Tolerance)
 	assert.True(t, l.PartialEval)
 	a, b := l.Arms[0], l.Arms[1]
-	assert.Equal(t, []any{"a", "vllm", "k", 8, 8, true, 4}, []any{a.Label, a.Name, a.ConfigKey, a.TP, a.EP, a.DPAttn, a.Conc})
+	assert.Equal(t, []any{"a", "vllm", "k", 8, 8, true, 4, "dram"}, []any{a.Label, a.Name, a.ConfigKey, a.TP, a.EP, a.DPAttn, a.Conc, a.KVOffloading})
 	assert.Equal(t, ABParserNone, *a.Parsers.ToolCall)
 	assert.Nil(t, a.Parsers.Reasoning)
 	assert.Nil(t, a.Router)
-	assert.Equal(t, []any{"b", "", 1, false}, []any{b.Label, b.Name, b.EP, b.DPAttn})
+	assert.Equal(t, []any{"b", "", 1, false, ""}, []any{b.Label, b.Name, b.EP, b.DPAttn, b.KVOffloading})
 	assert.Equal(t, "qwen3_xml", *b.Parsers.ToolCall)
 	require.NotNil(t, b.Router)
 	assert.Equal(t, []string{"python3", "-m", "smg.launch_router"}, b.Router.Argv)
@@ -106,6 +107,10 @@ func TestParseABLegErrors(t *testing.T) {
 			[]wantErr{{5, "arms.b", "required key is missing"}}},
 		{"arm fields", withArmB("    config-key: k\n    tp: 0\n    conc: four\n    dp-attn: maybe\n"),
 			[]wantErr{{8, "arms.b.tp", "must be >= 1"}, {9, "arms.b.conc", "must be an integer"}, {10, "arms.b.dp-attn", "must be true or false"}}},
+		{"kv-offloading", withArmB("    config-key: k\n    tp: 8\n    conc: 4\n    kv-offloading: ssd\n"),
+			[]wantErr{{10, "arms.b.kv-offloading", `"ssd": want one of none, dram`}}},
+		{"kv-offloading not a string", withArmB("    config-key: k\n    tp: 8\n    conc: 4\n    kv-offloading: [dram]\n"),
+			[]wantErr{{10, "arms.b.kv-offloading", "must be a string"}}},
 		{"parser key", withArmB("    config-key: k\n    tp: 8\n    conc: 4\n    parsers: {tool: x}\n"),
 			[]wantErr{{10, "arms.b.parsers.tool", `unknown key "tool"`}}},
 		{"router flags", withArmB("    config-key: k\n    tp: 8\n    conc: 4\n    router:\n      argv: [smg, --port]\n      args: [--port, '1', --policy, x]\n      health: readiness\n"),
@@ -131,6 +136,8 @@ func TestParseABLegErrors(t *testing.T) {
 			[]wantErr{{5, "arms.a.engine", "either a point of a config key"}}},
 		{"direct arm with point keys", direct("", "{engine: vllm, model-path: m, tp: 1, conc: 4}", "{engine: sglang, model-path: m, tp: 2, gpus: [0]}"),
 			[]wantErr{{5, "arms.a.conc", "picks a config key's matrix point"}, {6, "arms.b.gpus", "1 GPUs for tp 2"}}},
+		{"direct arm with kv-offloading", direct("", "{engine: vllm, model-path: m, tp: 1, kv-offloading: dram}", "{engine: vllm, model-path: m, tp: 1}"),
+			[]wantErr{{5, "arms.a.kv-offloading", "picks a config key's matrix point"}}},
 		{"config-key arm with engine keys", direct("", "{config-key: k, tp: 1, conc: 4, image: i}", "{engine: tgi, model-path: m, tp: 1}"),
 			[]wantErr{{5, "arms.a.image", "declares an engine directly"}, {6, "arms.b.engine", `"tgi": want one of vllm, vllm-grpc, sglang`}}},
 		{"direct arm values", direct("", "{engine: vllm, model-path: m, tp: 1, max-model-len: big, gpu-memory-utilization: 2, args: [--port, '1']}", "{engine: vllm, tp: 1}"),

@@ -165,23 +165,9 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 	if err != nil {
 		return Arm{}, armError(a, ".config-key", "%v", err)
 	}
-	var row *matrix.Row
-	var have []string
-	for _, r := range rows {
-		if r.Kind != matrix.AgenticSingleNode {
-			continue
-		}
-		if r.TP == a.TP && r.EP == a.EP && r.DPAttn == a.DPAttn && r.Conc == a.Conc {
-			row = r
-			break
-		}
-		have = append(have, fmt.Sprintf("{tp: %d, ep: %d, dp-attn: %t, conc: %d}", r.TP, r.EP, r.DPAttn, r.Conc))
-	}
-	if row == nil {
-		if len(have) == 0 {
-			return Arm{}, armError(a, ".config-key", "%s has no single-node agentic point to serve an arm", a.ConfigKey)
-		}
-		return Arm{}, armError(a, "", "%s has no point tp %d, ep %d, dp-attn %t, conc %d; pick one of: %s", a.ConfigKey, a.TP, a.EP, a.DPAttn, a.Conc, strings.Join(have, ", "))
+	row, err := selectRow(a, rows)
+	if err != nil {
+		return Arm{}, err
 	}
 	row.StampFingerprint()
 	if a.Router != nil && row.DPAttn {
@@ -220,4 +206,49 @@ func planArm(l *configs.ABLeg, a configs.ABArm, o PlanOptions, port func() (int,
 		name = a.Label
 	}
 	return Arm{Label: a.Label, Name: name, Point: pt, BaseURL: "http://127.0.0.1:" + strconv.Itoa(pt.Port) + "/v1"}, nil
+}
+
+// selectRow is the single-node row of rows that arm a names, picked by
+// the rule sweep run picks a point by (matrix.Matrix.SelectPoint): rows
+// there that differ in KV offloading, with no kv-offloading on the arm,
+// are refused at the arm listing them with the kv-offloading that picks
+// each; no row there is refused listing the key's points.
+func selectRow(a configs.ABArm, rows matrix.Matrix) (*matrix.Row, error) {
+	var single matrix.Matrix
+	for _, r := range rows {
+		if r.Kind == matrix.AgenticSingleNode {
+			single = append(single, r)
+		}
+	}
+	if len(single) == 0 {
+		return nil, armError(a, ".config-key", "%s has no single-node agentic point to serve an arm", a.ConfigKey)
+	}
+	point := fmt.Sprintf("tp %d, ep %d, dp-attn %t, conc %d", a.TP, a.EP, a.DPAttn, a.Conc)
+	row, err := single.SelectPoint(func(r *matrix.Row) bool {
+		return r.TP == a.TP && r.EP == a.EP && r.DPAttn == a.DPAttn && r.Conc == a.Conc
+	}, a.KVOffloading)
+	if c, ok := errors.AsType[*matrix.KVChoiceError](err); ok {
+		picks := make([]string, len(c.Rows))
+		for i, r := range c.Rows {
+			picks[i] = fmt.Sprintf("kv-offloading: %s (%s)", r.KVOffloading, r.ExpName)
+		}
+		return nil, armError(a, "", "%s has %d points %s that differ in KV offloading; add to the arm the kv-offloading that picks one of them: %s",
+			a.ConfigKey, len(c.Rows), point, strings.Join(picks, ", "))
+	}
+	if err != nil || row != nil {
+		return row, err
+	}
+	if a.KVOffloading != "" {
+		point += ", kv-offloading " + a.KVOffloading
+	}
+	kv := single.KVPicks(func(r *matrix.Row) string { return fmt.Sprint(r.TP, r.EP, r.DPAttn, r.Conc) })
+	have := make([]string, len(single))
+	for i, r := range single {
+		have[i] = fmt.Sprintf("{tp: %d, ep: %d, dp-attn: %t, conc: %d", r.TP, r.EP, r.DPAttn, r.Conc)
+		if m := kv(r); m != "" {
+			have[i] += ", kv-offloading: " + m
+		}
+		have[i] += "}"
+	}
+	return nil, armError(a, "", "%s has no point %s; pick one of: %s", a.ConfigKey, point, strings.Join(have, ", "))
 }

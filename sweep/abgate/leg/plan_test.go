@@ -307,3 +307,66 @@ func TestPlanRefusesOtherModels(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanKVOffloading: the FP4 MI355X MiniMax-M3 key has a kv:none and
+// a kv:dram (LMCache) row at tp4 conc32. An arm there without
+// kv-offloading was planned on the first, kv:none, with no word; it is
+// refused at the arm listing both with the kv-offloading that picks each,
+// and kv-offloading picks either. conc40 has the dram row alone and needs
+// none; a kv-offloading the point lacks lists the key's points with the
+// kv-offloading of those that need one.
+func TestPlanKVOffloading(t *testing.T) {
+	const key = "minimaxm3-fp4-mi355x-vllm-agentic-mtp"
+	leg := func(a, b string) string {
+		return "model: Org/M-FC\nrunner: cluster:mi355x-amds\ncategories: [multiple]\narms:\n" +
+			"  a: {config-key: " + key + ", tp: 4, " + a + "}\n" +
+			"  b: {config-key: " + key + ", tp: 4, " + b + "}\n"
+	}
+	for _, tc := range []struct {
+		name   string
+		doc    string
+		kv     [2]string // each arm's row's KV offloading, when it plans
+		conc   int       // and its concurrency
+		err    string    // file:line:col: key of the one error, when it does not
+		has    []string  // in the error
+		hasNot []string
+	}{
+		{name: "rows that differ in KV offloading are refused at the arm", doc: leg("conc: 32", "conc: 32, kv-offloading: dram"),
+			err: "leg.yaml:5:6: arms.a",
+			has: []string{key + " has 2 points tp 4, ep 1, dp-attn false, conc 32 that differ in KV offloading; add to the arm the kv-offloading that picks one of them: " +
+				"kv-offloading: none (minimaxm3_tp4_conc32_", "kv-offloading: dram (minimaxm3_tp4_conc32_"}},
+		{name: "kv-offloading picks each row", doc: leg("conc: 32, kv-offloading: none", "conc: 32, kv-offloading: dram"), kv: [2]string{"none", "dram"}, conc: 32},
+		{name: "a point of one row needs none", doc: leg("conc: 40", "conc: 40, kv-offloading: dram"), kv: [2]string{"dram", "dram"}, conc: 40},
+		{name: "a kv-offloading the point lacks", doc: leg("conc: 40, kv-offloading: none", "conc: 40"),
+			err:    "leg.yaml:5:6: arms.a",
+			has:    []string{key + " has no point tp 4, ep 1, dp-attn false, conc 40, kv-offloading none; pick one of: ", "{tp: 4, ep: 1, dp-attn: false, conc: 32, kv-offloading: none}", "{tp: 4, ep: 1, dp-attn: false, conc: 32, kv-offloading: dram}", "{tp: 4, ep: 1, dp-attn: false, conc: 40}"},
+			hasNot: []string{"conc: 40, kv-offloading", "conc: 2, kv-offloading"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := configs.ParseABLeg(configs.Source{Name: "leg.yaml", Data: []byte(tc.doc)})
+			require.NoError(t, err)
+			p, err := NewPlan(l, PlanOptions{Generator: generator(t), Dir: t.TempDir()})
+			if tc.err != "" {
+				var got []string
+				for _, e := range configs.Errors(err) {
+					got = append(got, fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Key))
+				}
+				assert.Equal(t, []string{tc.err}, got, "%v", err)
+				for _, h := range tc.has {
+					assert.ErrorContains(t, err, h)
+				}
+				for _, h := range tc.hasNot {
+					assert.NotContains(t, err.Error(), h)
+				}
+				return
+			}
+			require.NoError(t, err)
+			for i, want := range tc.kv {
+				row := p.Arms[i].Point.Row
+				assert.Equal(t, []any{want, tc.conc}, []any{row.KVOffloading, row.Conc}, "arm %s", p.Arms[i].Label)
+				argv := strings.Join(p.Arms[i].Point.Engine.Argv, " ")
+				assert.Equal(t, want == configs.KVOffloadDRAM, strings.Contains(argv, "LMCache"), "arm %s's engine: %s", p.Arms[i].Label, argv)
+			}
+		})
+	}
+}

@@ -223,6 +223,41 @@ func TestABRunFlags(t *testing.T) {
 	}
 }
 
+// TestABRunKVOffloading: a config-key arm at a point where its key has a
+// kv:none and a kv:dram row (MI355X MiniMax-M3 FP4, tp4 conc32) was run
+// on the kv:none row with no word; without kv-offloading the leg is now
+// refused at the arm (exit 2) listing both rows with the kv-offloading
+// that picks each, before anything is written, and a kv-offloading that
+// is no mode is refused at its position.
+func TestABRunKVOffloading(t *testing.T) {
+	arm := "{config-key: minimaxm3-fp4-mi355x-vllm-agentic-mtp, tp: 4, conc: 32%s}"
+	leg := func(b string) string {
+		return "model: Org/M-FC\nrunner: cluster:mi355x-amds\ncategories: [multiple]\narms:\n  a: " + fmt.Sprintf(arm, "") + "\n  b: " + fmt.Sprintf(arm, b) + "\n"
+	}
+	for _, tc := range []struct {
+		name, b string
+		want    []string
+	}{
+		{"the rows of the point are refused without kv-offloading", ", kv-offloading: dram", []string{
+			"leg.yaml:5:6: arms.a: minimaxm3-fp4-mi355x-vllm-agentic-mtp has 2 points tp 4, ep 1, dp-attn false, conc 32 that differ in KV offloading; " +
+				"add to the arm the kv-offloading that picks one of them: kv-offloading: none (minimaxm3_tp4_conc32_kvnone_spec-mtp), kv-offloading: dram (minimaxm3_tp4_conc32_kvdram-lmcache_spec-mtp)"}},
+		{"a kv-offloading that is no mode", ", kv-offloading: ssd", []string{
+			`leg.yaml:6:90: arms.b.kv-offloading: "ssd": want one of none, dram`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "leg.yaml")
+			require.NoError(t, os.WriteFile(file, []byte(leg(tc.b)), 0o644))
+			out := filepath.Join(t.TempDir(), "out")
+			code, _, stderr := runCLI(t, "ab", "run", file, "--simulate", "--out", out)
+			assert.Equal(t, exitUsage, code, stderr)
+			for _, w := range tc.want {
+				assert.Contains(t, stderr, w)
+			}
+			assert.NoDirExists(t, out, "nothing is written for a leg that does not plan")
+		})
+	}
+}
+
 // TestABRunTemperatureWarning: a positive temperature below vLLM's 0.01
 // clamp is warned about, at the leg's position.
 func TestABRunTemperatureWarning(t *testing.T) {

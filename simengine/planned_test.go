@@ -3,6 +3,7 @@ package simengine
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,6 +72,8 @@ func TestPlannedCommandLineCarriesItsSidecarFiles(t *testing.T) {
 	assert.Equal(t, []recipes.File{cfgFile}, cl.Files)
 	cfg, err := cl.Config(nil)
 	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(cfg.HostKV.Source, "Mooncake store: "), cfg.HostKV.Source)
+	cfg.HostKV.Source = "" // TestHostTierLog
 	assert.Equal(t, HostKV{BytesPerWorker: 87 << 30, Shared: true}, cfg.HostKV, "read from the plan")
 	_, err = os.Stat(path)
 	assert.ErrorIs(t, err, os.ErrNotExist, "nothing written")

@@ -95,9 +95,9 @@ type Result struct {
 	Kneedle int
 	// Cliff lists why the arm falls off after its knee (throughput or
 	// interactivity falling, KV pinned, cache hit collapsing, errors
-	// rising, failed points with no healthy point above them: a crash
-	// the arm recovers from is a failure, not a cliff); empty when it
-	// does not.
+	// rising or failed points, either with no healthy point above it: a
+	// crash or an error burst the arm recovers from is no cliff); empty
+	// when it does not.
 	Cliff []string
 	// Settle lists the concurrencies whose replicates would settle an
 	// ambiguous knee.
@@ -892,9 +892,10 @@ func kneedleOnFit(u, fit []float64, points []Point, use []int) int {
 // cliffs lists why the arm degrades after its knee: fitted throughput
 // falling below (1 − δ) × peak, interactivity falling faster than
 // concurrency rises, KV usage pinned at ≥ 99 %, the cache hit rate
-// collapsing, failed points or error rates rising. A failed point with a
-// healthy point above it (recovered) is a failure, not a cliff: the arm
-// did not fall off there.
+// collapsing, failed points or error rates rising. A failed point or a
+// rising error rate with a healthy point above it (recovered) is no
+// cliff: the arm did not fall off there (a failure is still listed with
+// the excluded points, an error rate stays in its point's ErrorRate).
 func cliffs(r *Result, use []int, fit []float64, peak float64, o Options) []string {
 	var why []string
 	add := func(p *Point, s string) {
@@ -928,18 +929,20 @@ func cliffs(r *Result, use []int, fit []float64, peak float64, o Options) []stri
 			add(p, fmt.Sprintf("cache hit rate %.2f (knee %.2f)", *p.CacheHit, *kp.CacheHit))
 		}
 	}
-	// healthy: a usable point above the knee with no sign of a cliff of
-	// its own (the loop above has named those past the peak).
-	healthy := func(q *Point) bool {
-		return q.Usable && len(q.Cliff) == 0 && !errorsRise(kp.ErrorRate, q.ErrorRate)
+	// recovered: a usable point above the i-th has no sign of a cliff of
+	// its own (the loop above has named those past the peak) and its
+	// error rate is not rising.
+	recovered := func(i int) bool {
+		return slices.ContainsFunc(r.Points[i+1:], func(q Point) bool {
+			return q.Usable && len(q.Cliff) == 0 && !errorsRise(kp.ErrorRate, q.ErrorRate)
+		})
 	}
 	for i := kneeIdx + 1; i < len(r.Points); i++ {
 		p := &r.Points[i]
-		if !p.Usable {
-			if !slices.ContainsFunc(r.Points[i+1:], func(q Point) bool { return healthy(&q) }) {
-				add(p, "failed")
-			}
-		} else if errorsRise(kp.ErrorRate, p.ErrorRate) {
+		switch {
+		case !p.Usable && !recovered(i):
+			add(p, "failed")
+		case p.Usable && errorsRise(kp.ErrorRate, p.ErrorRate) && !recovered(i):
 			add(p, fmt.Sprintf("error rate %.1f%% (knee %.1f%%)", 100*p.ErrorRate, 100*kp.ErrorRate))
 		}
 	}

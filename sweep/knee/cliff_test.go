@@ -8,12 +8,14 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestFailedPointAmongHealthyIsNoCliff: a failed point past the knee is
-// a sign of a cliff only when no healthy point lies above it (a usable
-// point with no cliff sign of its own: on the plateau, its error rate
-// not rising). A crash among healthy points is a failure, listed with
-// the excluded points, not a cliff: `sweep knees` said "cliff: c16
-// failed" for an arm whose c32 and c64 read on the plateau.
+// TestFailedPointAmongHealthyIsNoCliff: a failed point or a rising error
+// rate past the knee is a sign of a cliff only when no healthy point lies
+// above it (a usable point with no cliff sign of its own: on the plateau,
+// its error rate not rising). A crash among healthy points is a failure,
+// listed with the excluded points, not a cliff: `sweep knees` said
+// "cliff: c16 failed" for an arm whose c32 and c64 read on the plateau,
+// and "cliff: c4 error rate 3.2%" for one whose c16 and c24 (its peak)
+// read healthy.
 func TestFailedPointAmongHealthyIsNoCliff(t *testing.T) {
 	concs := []int{1, 2, 4, 8, 16, 32, 64}
 	plateau := []float64{1000, 1900, 3300, 3400, 3420, 3430, 3440}
@@ -40,6 +42,11 @@ func TestFailedPointAmongHealthyIsNoCliff(t *testing.T) {
 			[]string{"c32 throughput", "c64 throughput", "c16 failed"}},
 		{"failed, then errors rising", []point{{conc: 16, failed: true}, {conc: 32, errs: 0.06}, {conc: 64, errs: 0.08}},
 			[]string{"c16 failed", "c32 error rate", "c64 error rate"}},
+		{"errors rising among healthy", []point{{conc: 16, errs: 0.06}}, nil},
+		{"errors rising, then failed, then healthy", []point{{conc: 16, errs: 0.06}, {conc: 32, failed: true}}, nil},
+		{"errors rising at the top", []point{{conc: 64, errs: 0.06}}, []string{"c64 error rate"}},
+		{"errors rising, then failed to the top", []point{{conc: 16, errs: 0.06}, {conc: 32, failed: true}, {conc: 64, failed: true}},
+			[]string{"c16 error rate", "c32 failed", "c64 failed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := &Arm{}

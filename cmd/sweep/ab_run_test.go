@@ -452,7 +452,7 @@ func TestABRunInterrupt(t *testing.T) {
 	assert.Len(t, incomplete.Servers, 2, "what each arm's server ran, from the plan")
 	table, err := os.ReadFile(filepath.Join(out, "report.md"))
 	require.NoError(t, err)
-	assert.Contains(t, string(table), "- interrupted: *, arm * ("+out+"): "+interruption+"\n")
+	assert.Contains(t, string(table), "- interrupted: the leg ("+out+"): "+interruption+"\n")
 	assert.True(t, strings.HasSuffix(string(table), "\nverdict: INCOMPLETE: 1 problem; no overall result is computed from incomplete data\n"), string(table))
 	assert.Equal(t, string(table), stdout1.String(), "stdout holds the report too")
 	assert.Contains(t, log.String(), "report: "+filepath.Join(out, "report.md")+", "+filepath.Join(out, "report.json")+"\n")

@@ -268,7 +268,7 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 	if len(c.Problems) > 0 {
 		fmt.Fprintf(&b, "\nProblems (%d):\n", len(c.Problems))
 		for _, p := range c.Problems {
-			fmt.Fprintf(&b, "- %s: %s, arm %s (%s): %s\n", p.Reason, p.Category, p.Arm, p.Root, p.Detail)
+			fmt.Fprintf(&b, "- %s\n", p)
 		}
 		fmt.Fprintf(&b, "\ncalibration: INCOMPLETE: %s; no flip rate is measured from incomplete data\n", plural.Count(len(c.Problems), "problem", "problems"))
 		_, err := io.WriteString(w, b.String())

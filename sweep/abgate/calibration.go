@@ -128,7 +128,7 @@ func ReadCalibration(file string) (*Calibration, error) {
 	}
 	switch {
 	case len(c.Problems) > 0:
-		return nil, fmt.Errorf("%s: the A/A calibration is incomplete (%s, first: %s %s: %s): rerun sweep ab calibrate", file, plural.Count(len(c.Problems), "problem", "problems"), c.Problems[0].Reason, c.Problems[0].Category, c.Problems[0].Detail)
+		return nil, fmt.Errorf("%s: the A/A calibration is incomplete (%s, first: %s %s: %s): rerun sweep ab calibrate", file, plural.Count(len(c.Problems), "problem", "problems"), c.Problems[0].Reason, c.Problems[0].categoryText(), c.Problems[0].Detail)
 	case c.Runs < 2:
 		return nil, fmt.Errorf("%s: runs %d: an A/A calibration needs at least 2 identical runs", file, c.Runs)
 	case c.Model == "":

@@ -61,7 +61,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 		fmt.Fprintf(&b, "; McNemar exact one-sided p (B worse) = %.3g", *rep.Primary.McNemarP)
 	}
 	b.WriteString(".\n")
-	fmt.Fprintf(&b, "\nModel %s; roots A: %s; B: %s.", rep.Model, strings.Join(rep.Roots.A, ", "), strings.Join(rep.Roots.B, ", "))
+	fmt.Fprintf(&b, "\nModel %s; roots A: %s; B: %s.", rep.Model, rootsText(rep.Roots.A), rootsText(rep.Roots.B))
 	switch {
 	case rep.Simulated == nil:
 	case *rep.Simulated:
@@ -74,7 +74,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 	if len(rep.Problems) > 0 {
 		fmt.Fprintf(&b, "\nProblems (%d):\n", len(rep.Problems))
 		for _, p := range rep.Problems {
-			fmt.Fprintf(&b, "- %s: %s, arm %s (%s): %s\n", p.Reason, p.Category, p.Arm, p.Root, p.Detail)
+			fmt.Fprintf(&b, "- %s\n", p)
 		}
 	}
 	for _, n := range rep.Notes {
@@ -93,6 +93,15 @@ func VerdictLine(rep *Report) string {
 	}
 	rel := map[Decision]string{Passed: "lower bound above", Regression: "upper bound below", Inconclusive: "interval contains"}[rep.Verdict]
 	return fmt.Sprintf("verdict: %s: weighted Δ %s pp, 90%% CI %s, %s -%.2f", rep.Verdict, pts(rep.Primary.Delta), ci(rep.Primary.CI90), rel, rep.Tolerance)
+}
+
+// rootsText is an arm's roots, comma-separated, or "none" (an arm an
+// interrupted leg never started).
+func rootsText(roots []string) string {
+	if len(roots) == 0 {
+		return "none"
+	}
+	return strings.Join(roots, ", ")
 }
 
 func pct(v *float64) string {

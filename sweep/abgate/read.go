@@ -40,20 +40,46 @@ const (
 	ReasonRunFailed Reason = "run-failed"
 	// ReasonInterrupted: the leg was interrupted (a signal) before its
 	// report; the leg runner's report then holds this one problem, of
-	// the whole leg (arm and category "*"), which names the complete and
+	// the whole leg (arm and category Every), which names the complete and
 	// incomplete replicates and how to resume.
 	ReasonInterrupted Reason = "interrupted"
 )
 
 // Problem is one reason the comparison cannot be trusted. Arm is "a" or
-// "b" ("*": the whole leg); Detail names the file (and line) and what was
-// found.
+// "b" (Every: the whole leg); Category is a BFCL category (Every: all of
+// the arm's); Detail names the file (and line) and what was found.
 type Problem struct {
 	Arm      string `json:"arm"`
 	Root     string `json:"root"`
 	Category string `json:"category"`
 	Reason   Reason `json:"reason"`
 	Detail   string `json:"detail"`
+}
+
+// Every is a Problem's Arm for a problem of the whole leg, and its
+// Category for one of every category of its arm.
+const Every = "*"
+
+// String is the problem as the reports list it, Every in words:
+// "run-failed: every category, arm a (ROOT): DETAIL", "interrupted: the
+// leg (DIR): DETAIL".
+func (p Problem) String() string {
+	if p.Arm == Every && p.Category == Every {
+		return fmt.Sprintf("%s: the leg (%s): %s", p.Reason, p.Root, p.Detail)
+	}
+	arm := "arm " + p.Arm
+	if p.Arm == Every {
+		arm = "the leg"
+	}
+	return fmt.Sprintf("%s: %s, %s (%s): %s", p.Reason, p.categoryText(), arm, p.Root, p.Detail)
+}
+
+// categoryText is p's Category, Every in words ("every category").
+func (p Problem) categoryText() string {
+	if p.Category == Every {
+		return "every category"
+	}
+	return p.Category
 }
 
 // Outcome is one case's verdict in one root.

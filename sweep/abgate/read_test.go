@@ -319,3 +319,26 @@ func TestInfraErrorNeverPasses(t *testing.T) {
 	assert.Equal(t, Fail, rc.Outcomes["irrelevance_2"])
 	assert.Equal(t, Pass, rc.Outcomes["irrelevance_3"])
 }
+
+// TestProblemString: the reports list a problem with Every in words: a
+// run-failed problem of all of an arm's categories says "every
+// category", the interrupt's problem of the whole leg "the leg"; they
+// read "run-failed: *, arm a" and "interrupted: *, arm *".
+func TestProblemString(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    Problem
+		want string
+	}{
+		{"one category", Problem{Arm: "b", Root: "out/b/bfcl-r1", Category: "simple_python", Reason: ReasonMissingResult, Detail: "no file"},
+			"missing-result-file: simple_python, arm b (out/b/bfcl-r1): no file"},
+		{"every category", Problem{Arm: "a", Root: "out/a/bfcl-r1", Category: Every, Reason: ReasonRunFailed, Detail: "bfcl generate: exit 1"},
+			"run-failed: every category, arm a (out/a/bfcl-r1): bfcl generate: exit 1"},
+		{"the whole leg", Problem{Arm: Every, Root: "out", Category: Every, Reason: ReasonInterrupted, Detail: "interrupted by SIGTERM before the report"},
+			"interrupted: the leg (out): interrupted by SIGTERM before the report"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.p.String())
+		})
+	}
+}

@@ -35,6 +35,10 @@ type ArmServer struct {
 	// commands ("" where a flag is absent).
 	EngineParsers Parsers  `json:"engine_parsers"`
 	RouterParsers *Parsers `json:"router_parsers,omitempty"`
+	// NotStarted is set for an arm whose server the run never started (a
+	// leg interrupted before the arm's turn): its commands are the ones
+	// it would have run, ports by name ({port}), since none was used.
+	NotStarted bool `json:"not_started,omitempty"`
 }
 
 // Parsers are the tool-call and reasoning parsers a command was started
@@ -56,7 +60,7 @@ func (p Parsers) String() string {
 }
 
 // writeServers writes the arms' servers as a Markdown list, each
-// command in full.
+// command in full; an arm whose server was not started says so first.
 func writeServers(b *strings.Builder, servers []ArmServer) {
 	if len(servers) == 0 {
 		return
@@ -70,6 +74,9 @@ func writeServers(b *strings.Builder, servers []ArmServer) {
 		image := s.Image
 		if image == "" {
 			image = "none named"
+		}
+		if s.NotStarted {
+			from = "not started; " + from
 		}
 		fmt.Fprintf(b, "- %s (%s): %s; image %s; model %s, served as %s; engine parsers %s", strings.ToUpper(s.Arm), s.Name, from, image, s.ModelPath, s.ServedModel, s.EngineParsers)
 		if s.RouterParsers != nil {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,4 +66,32 @@ func TestReportRecordsServers(t *testing.T) {
 	require.NoError(t, WriteJSON(&js, rep))
 	assert.NotContains(t, md.String(), "Arms as launched")
 	assert.NotContains(t, js.String(), `"servers"`)
+}
+
+// TestReportArmNotStarted: an arm whose server an interrupted leg never
+// started is listed as not started, with no root ("none"), in report.md;
+// report.json marks it not_started and lists its roots as [].
+func TestReportArmNotStarted(t *testing.T) {
+	rep := &Report{Verdict: Incomplete, Leg: "minimaxm3-mi325x-smg", Model: "MiniMaxAI/MiniMax-M3-MXFP8-FC", Tolerance: 2,
+		Roots:       ReportRoots{A: []string{"out/a/bfcl-r1"}, B: []string{}},
+		Primary:     Primary{Metric: "weighted"},
+		Categories:  []CategoryResult{},
+		Problems:    []Problem{{Arm: Every, Root: "out", Category: Every, Reason: ReasonInterrupted, Detail: "interrupted by SIGINT before the report"}},
+		ReplicatesA: 1,
+		Servers: []ArmServer{
+			{Arm: "a", Name: "vllm", Recipe: "ab-vllm", EngineArgv: []string{"vllm", "serve", "m", "--port", "8888"}},
+			{Arm: "b", Name: "smg", Recipe: "ab-vllm-grpc", EngineArgv: []string{"python3", "-m", "vllm.entrypoints.grpc_server", "--port", "{engine-port}"},
+				RouterArgv: []string{"python3", "-m", "smg.launch_router", "--port", "{port}"}, RouterParsers: &Parsers{}, NotStarted: true},
+		},
+	}
+	var md, js bytes.Buffer
+	require.NoError(t, WriteTable(&md, rep))
+	require.NoError(t, WriteJSON(&js, rep))
+	assert.Contains(t, md.String(), "\nA: 1 root, B: 0 roots;")
+	assert.Contains(t, md.String(), "; roots A: out/a/bfcl-r1; B: none.")
+	assert.Contains(t, md.String(), "\n- A (vllm): recipe ab-vllm;")
+	assert.Contains(t, md.String(), "\n- B (smg): not started; recipe ab-vllm-grpc;")
+	assert.Contains(t, md.String(), "\n- interrupted: the leg (out): interrupted by SIGINT before the report\n")
+	assert.Equal(t, 1, strings.Count(js.String(), `"not_started": true`), js.String())
+	assert.Contains(t, js.String(), `"b": []`)
 }

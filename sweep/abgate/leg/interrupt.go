@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"sweep/sweep/abgate"
@@ -20,13 +21,48 @@ type InterruptedError struct {
 	Dir                  string
 	Complete, Incomplete []string
 	// Roots are each arm's replicates' roots, as the directory holds
-	// them: the complete attempt's, else the last attempt's, else (not
-	// started) the one a resume runs it in.
+	// them: the complete attempt's, else the last attempt's, else, when
+	// this run started the arm's server, the fresh root it runs in (none
+	// for a replicate of an arm not started).
 	Roots [2][]string
 	Err   error
 	// servers are, for an arm whose every replicate is kept from an
-	// earlier run, what its server ran (keptServer); nil: the plan's.
+	// earlier run, what its server ran (keptServer); for an arm whose
+	// server this run did not start, its commands marked NotStarted, ports
+	// by name (Made); nil: the plan's, with the ports this run drew.
 	servers [2]*abgate.ArmServer
+}
+
+// launches are the arms whose server this run started (from the moment
+// it starts it): an interrupted leg's report names the plan's server,
+// with the ports this run drew, and the fresh roots only for those.
+// Safe for both arms at once; a nil *launches holds none.
+type launches struct {
+	mu   sync.Mutex
+	arms map[string]bool
+}
+
+// add records that arm label's server is started (nil: not recorded).
+func (l *launches) add(label string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.arms == nil {
+		l.arms = map[string]bool{}
+	}
+	l.arms[label] = true
+}
+
+// has reports whether arm label's server was started.
+func (l *launches) has(label string) bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.arms[label]
 }
 
 func (e *InterruptedError) Error() string {
@@ -53,9 +89,9 @@ func (e *InterruptedError) what() string {
 }
 
 // interrupted is the InterruptedError of p's leg in dir, from what dir
-// holds now, for cause, of the run that started at since; nil when dir's
-// records do not read.
-func interrupted(dir string, p *Plan, simulated bool, since time.Time, cause error) *InterruptedError {
+// holds now and the arms whose server this run launched, for cause, of
+// the run that started at since; nil when dir's records do not read.
+func interrupted(dir string, p *Plan, simulated bool, since time.Time, launched *launches, cause error) *InterruptedError {
 	now := legMade(p, simulated)
 	ie := &InterruptedError{Dir: dir, Err: cause}
 	for i := range p.Arms {
@@ -63,7 +99,14 @@ func interrupted(dir string, p *Plan, simulated bool, since time.Time, cause err
 		if err != nil {
 			return nil
 		}
+		started := launched.has(p.Arms[i].Label)
+		ie.Roots[i] = []string{} // report.json lists an arm with none as []
 		ie.servers[i] = keptServer(states, since)
+		if ie.servers[i] == nil && !started {
+			s := now.Arms[i].Server
+			s.NotStarted = true
+			ie.servers[i] = &s
+		}
 		for _, st := range states {
 			switch {
 			case st.kept != "":
@@ -72,7 +115,7 @@ func interrupted(dir string, p *Plan, simulated bool, since time.Time, cause err
 				continue
 			case st.attempt > 1:
 				ie.Roots[i] = append(ie.Roots[i], AttemptRoot(dir, p.Arms[i].Label, st.rep, st.attempt-1))
-			default:
+			case started:
 				ie.Roots[i] = append(ie.Roots[i], st.fresh)
 			}
 			ie.Incomplete = append(ie.Incomplete, fmt.Sprintf("%s/bfcl-r%d", p.Arms[i].Label, st.rep))
@@ -84,11 +127,13 @@ func interrupted(dir string, p *Plan, simulated bool, since time.Time, cause err
 // report is the INCOMPLETE report of the leg e interrupted, drawn from
 // p and e alone (no server is asked, no result file read): the leg's
 // roots as the directory holds them and one problem (arm and category
-// "*", root the leg's directory, reason abgate.ReasonInterrupted) that
-// names the interruption, the complete and incomplete replicates and
-// the command that resumes the leg. An arm's server is the plan's, or, for
-// an arm all of whose replicates are kept from an earlier run, the record
-// of the server that made them (keptServer).
+// abgate.Every, root the leg's directory, reason
+// abgate.ReasonInterrupted) that names the interruption, the complete
+// and incomplete replicates and the command that resumes the leg. An
+// arm's server is the plan's; for an arm all of whose replicates are
+// kept from an earlier run, the record of the server that made them
+// (keptServer); for an arm whose server this run did not start, the
+// commands it would run, not started, ports by name.
 func (e *InterruptedError) report(p *Plan, simulated bool) *abgate.Report {
 	servers := []abgate.ArmServer{armServer(p.Leg.Model, &p.Arms[0]), armServer(p.Leg.Model, &p.Arms[1])}
 	for i, s := range e.servers {
@@ -103,6 +148,6 @@ func (e *InterruptedError) report(p *Plan, simulated bool) *abgate.Report {
 		Servers:    servers,
 		Primary:    abgate.Primary{Metric: "weighted"},
 		Categories: []abgate.CategoryResult{},
-		Problems:   []abgate.Problem{{Arm: "*", Root: e.Dir, Category: "*", Reason: abgate.ReasonInterrupted, Detail: e.Error()}},
+		Problems:   []abgate.Problem{{Arm: abgate.Every, Root: e.Dir, Category: abgate.Every, Reason: abgate.ReasonInterrupted, Detail: e.Error()}},
 	}
 }

@@ -49,6 +49,9 @@ type Options struct {
 	// started is this run's start (set by defaults): an attempt that
 	// started before it is an earlier run's.
 	started time.Time
+	// launched are the arms whose server this run started (set by
+	// defaults, shared by the copies runArm gets).
+	launched *launches
 
 	// fileWriter, when set, stands between an output's temporary file
 	// and what is written to it (nil: the file itself): tests fill the
@@ -165,6 +168,7 @@ func (o *Options) defaults(p *Plan, resume bool) (time.Time, func(), error) {
 	// Files written before this instant are stale; the second boundary
 	// keeps file systems with coarse timestamps honest.
 	o.started = time.Now()
+	o.launched = &launches{}
 	since := o.started.Truncate(time.Second)
 	release, err := lockLegDir(o.Dir)
 	if err != nil {
@@ -343,7 +347,7 @@ func (o *Options) writeReport(p *Plan, res *Result) (*Result, error) {
 // written); cause alone, and no report, when the directory's records do
 // not read.
 func (o *Options) writeInterrupted(p *Plan, cause error) (*Result, error) {
-	ie := interrupted(o.Dir, p, o.Setup.Simulate, o.started, cause)
+	ie := interrupted(o.Dir, p, o.Setup.Simulate, o.started, o.launched, cause)
 	if ie == nil {
 		return nil, cause
 	}
@@ -431,7 +435,7 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) (*armRu
 	}
 	failAll := func(left []replicateState, detail string) {
 		for _, st := range left {
-			out.problems = append(out.problems, abgate.Problem{Arm: arm.Label, Root: st.fresh, Category: "*", Reason: abgate.ReasonRunFailed, Detail: detail})
+			out.problems = append(out.problems, abgate.Problem{Arm: arm.Label, Root: st.fresh, Category: abgate.Every, Reason: abgate.ReasonRunFailed, Detail: detail})
 		}
 	}
 	spec, err := run.ServerFromPlan(&arm.Point, o.Setup)
@@ -450,7 +454,12 @@ func runArm(ctx context.Context, p *Plan, arm *Arm, o Options, reps int) (*armRu
 	if earlier != "" {
 		o.Progress(fmt.Sprintf("arm %s: the earlier server's files moved to %s", arm.Label, relTo(o.Dir, earlier)))
 	}
+	if ctx.Err() != nil {
+		// interrupted before its turn: the arm's server is not started
+		return nil, fmt.Errorf("arm %s: %w", arm.Label, context.Cause(ctx))
+	}
 	o.Progress(fmt.Sprintf("arm %s (%s): starting the server (%s, logs in %s)", arm.Label, arm.Name, arm.Point.Recipe, so.OutDir))
+	o.launched.add(arm.Label)
 	srv, rec, err := run.StartServer(ctx, spec.ServerSpec, so)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -518,7 +527,7 @@ func serverDied(srv *run.Server) string {
 func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, st replicateState, made Made, died func() string) ([]abgate.Problem, error) {
 	root := st.fresh
 	if err := abgate.PrepareRoot(root); err != nil {
-		return []abgate.Problem{{Arm: arm.Label, Root: root, Category: "*", Reason: abgate.ReasonRunFailed, Detail: err.Error()}}, nil
+		return []abgate.Problem{{Arm: arm.Label, Root: root, Category: abgate.Every, Reason: abgate.ReasonRunFailed, Detail: err.Error()}}, nil
 	}
 	rec := &Replicate{Arm: arm.Label, Replicate: st.rep, Attempt: st.attempt, Started: time.Now().UTC(), Made: made}
 	record := func() {
@@ -547,7 +556,7 @@ func runReplicate(ctx context.Context, p *Plan, arm *Arm, o Options, st replicat
 // before the inference errors it caused.
 func runStages(ctx context.Context, p *Plan, arm *Arm, o Options, rep int, root string, died func() string) ([]abgate.Problem, error) {
 	problem := func(detail string) abgate.Problem {
-		return abgate.Problem{Arm: arm.Label, Root: root, Category: "*", Reason: abgate.ReasonRunFailed, Detail: detail}
+		return abgate.Problem{Arm: arm.Label, Root: root, Category: abgate.Every, Reason: abgate.ReasonRunFailed, Detail: detail}
 	}
 	b := bfclOf(p, arm, root)
 	reg := abgate.Registry{Name: p.Leg.Model, APIModel: apiModel(p.Leg.Model, arm), Dir: PythonDir(root)}

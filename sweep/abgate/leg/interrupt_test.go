@@ -1,0 +1,68 @@
+package leg
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"sweep/configs"
+	"sweep/sweep/abgate"
+)
+
+// TestInterruptedReportArmNotStarted: the INCOMPLETE report of a leg
+// interrupted before an arm's server started lists that arm as not
+// started, its commands with ports by name and no root; an arm whose
+// server this run started keeps the plan's ports and its fresh root.
+// `sweep ab run` interrupted during arm a listed arm b's drawn ports "as
+// launched" and a root b/bfcl-r1 that did not exist.
+func TestInterruptedReportArmNotStarted(t *testing.T) {
+	l, err := configs.DefaultABLeg("minimaxm3-mi325x-smg")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	ports := []int{20000, 21000}
+	next := 0
+	p, err := NewPlan(l, PlanOptions{Generator: generator(t), Dir: dir, Port: func() (int, error) { next++; return ports[next-1], nil }})
+	require.NoError(t, err)
+	drawn := []string{"20000", "21000", "21001", "31000"} // a's port, b's router, engine and metrics ports
+	for _, tc := range []struct {
+		name     string
+		launched []string
+	}{
+		{"none started", nil},
+		{"arm a started", []string{"a"}},
+		{"both started", []string{"a", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			launched := &launches{}
+			for _, label := range tc.launched {
+				launched.add(label)
+			}
+			ie := interrupted(dir, p, false, time.Now(), launched, context.Canceled)
+			require.NotNil(t, ie)
+			rep := ie.report(p, false)
+			require.Len(t, rep.Servers, 2)
+			assert.Equal(t, []abgate.Problem{{Arm: abgate.Every, Root: dir, Category: abgate.Every, Reason: abgate.ReasonInterrupted, Detail: ie.Error()}}, rep.Problems)
+			for i, label := range []string{"a", "b"} {
+				s := rep.Servers[i]
+				roots := [][]string{rep.Roots.A, rep.Roots.B}[i]
+				argv := strings.Join(append(append([]string{}, s.EngineArgv...), s.RouterArgv...), " ")
+				if launched.has(label) {
+					assert.False(t, s.NotStarted, "arm %s", label)
+					assert.Equal(t, []string{filepath.Join(dir, label, "bfcl-r1")}, roots, "arm %s", label)
+					continue
+				}
+				assert.True(t, s.NotStarted, "arm %s", label)
+				assert.Equal(t, []string{}, roots, "arm %s: no root", label)
+				assert.Contains(t, argv, "{port}", "arm %s: ports by name", label)
+				for _, port := range drawn {
+					assert.NotContains(t, argv, port, "arm %s: a drawn port no server used", label)
+				}
+			}
+		})
+	}
+}

@@ -148,6 +148,9 @@ type Config struct {
 	// GPU is a hint for the hardware model (mi300x, mi325x, mi355x, h100,
 	// h200, b200, b300, gb200); default mi300x.
 	GPU string
+	// Runner is the point's runner label (simproto.EnvRunner), whose node
+	// bounds the host KV tier's memory (hostTierLog); "" when not told.
+	Runner string
 	// TimeScale divides every simulated duration: 60 runs a 20-minute
 	// point in 20 s. Metrics report simulated seconds. Default 1.
 	TimeScale float64
@@ -758,6 +761,7 @@ func simEnv(env map[string]string, c *Config) error {
 	if v, ok := env[simproto.EnvGPU]; ok && v != "" {
 		c.GPU = v
 	}
+	c.Runner = env[simproto.EnvRunner]
 	if v, ok := env[simproto.EnvSeed]; ok && v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {

@@ -116,8 +116,10 @@
 // pool ("within the device pool's 7363840: a write-through tier copies
 // the device's blocks, so it adds nothing"), and warns of a size beyond
 // reason, which it still runs as given: a tier below one block, or one
-// taking more host memory on a node than InferenceX's runners of its GPU
-// give to KV offload (configs/runners.yaml's available-cpu-dram-mib).
+// taking more host memory on a node than a node of the point's runner
+// (Config.Runner, simproto.EnvRunner) gives to KV offload
+// (configs/runners.yaml's available-cpu-dram-mib); the largest of its
+// GPU's runners, saying so, when it was not told a runner of its GPU.
 // Speculative decoding
 // draws accepted drafts per verify step so that the mean tokens per step
 // equals the synthetic acceptance length (SGLANG_SIMULATE_ACC_LEN, vLLM

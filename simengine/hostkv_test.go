@@ -451,7 +451,11 @@ func TestLMCacheTierFromItsServers(t *testing.T) {
 // the tier was LMCache's, of how many servers of what size; a tier of
 // 8 PB (--l1-size-gb 999999 on 8 servers) or of 0 tokens (0.001) passed
 // without a word, and FP4 MI355X's 4 × 74 GiB write-through tier, inside
-// its device pool, ran as the resident engine with no word either.
+// its device pool, ran as the resident engine with no word either. The
+// node's host memory is the engine's runner's (SWEEP_SIM_RUNNER): the
+// largest of its GPU's runners, which a MiniMax MI300X point on
+// cluster:mi300x-amds was checked against, let an H200 tier that fits
+// cluster:h200-cw's nodes but not cluster:h200-dgxc's pass on the latter.
 func TestHostTierLog(t *testing.T) {
 	lmcache := func(tp int, gb string) (mapLookup, map[string]string) {
 		var urls []string
@@ -463,6 +467,14 @@ func TestHostTierLog(t *testing.T) {
 		return mapLookup{"--model": "MiniMaxAI/MiniMax-M3", "--tensor-parallel-size": tp,
 				"--kv-transfer-config": `{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both","kv_connector_extra_config":{"lmcache.mp.server_urls":"` + strings.Join(urls, ",") + `"}}`},
 			map[string]string{simproto.EnvSidecars: sidecarsEnv(t, servers...), simproto.EnvGPU: "mi355x"}
+	}
+	// on is an LMCache tier of 8 servers of gb GiB on gpu, told runner.
+	on := func(gpu, runner, gb string) func() (mapLookup, map[string]string) {
+		return func() (mapLookup, map[string]string) {
+			flags, env := lmcache(8, gb)
+			env[simproto.EnvGPU], env[simproto.EnvRunner] = gpu, runner
+			return flags, env
+		}
 	}
 	type want struct {
 		line     string // the first line, %[1]d the tier's tokens, %[2]d those beyond the pool, %[3]d the pool's
@@ -480,7 +492,17 @@ func TestHostTierLog(t *testing.T) {
 			want{line: "host KV tier (LMCache: 4 servers × 24 GiB L1 (1 worker a server), LRU, write-through): %[1]d tokens per rank, within the device pool's %[3]d: a write-through tier copies the device's blocks, so it adds nothing"}},
 		{"lmcache above the node's host memory", configs.VLLM, func() (mapLookup, map[string]string) { return lmcache(8, "999999") },
 			want{line: "host KV tier (LMCache: 8 servers × 999999 GiB L1 (1 worker a server), LRU, write-through): %[1]d tokens per rank, %[2]d beyond",
-				warnings: []string{"warning: host KV tier takes 7999992 GiB of host memory on a node (999999 GiB a GPU), above the 3023 GiB a mi355x node gives to KV offload (available-cpu-dram-mib of cluster:mi355x-amds in configs/runners.yaml): a real node could not hold it"}}},
+				warnings: []string{"warning: host KV tier takes 7999992 GiB of host memory on a node (999999 GiB a GPU), above the 3023 GiB a mi355x node gives to KV offload at most (available-cpu-dram-mib of cluster:mi355x-amds, the largest of mi355x's runners in configs/runners.yaml; the engine was not told its runner (SWEEP_SIM_RUNNER)): a real node could not hold it"}}},
+		{"above its own runner's node", configs.VLLM, on("h200", "cluster:h200-dgxc", "190"),
+			want{line: "host KV tier (LMCache: 8 servers × 190 GiB L1 (1 worker a server), LRU, write-through): %[1]d tokens per rank",
+				warnings: []string{"warning: host KV tier takes 1520 GiB of host memory on a node (190 GiB a GPU), above the 1437 GiB a node of its runner cluster:h200-dgxc gives to KV offload (available-cpu-dram-mib of cluster:h200-dgxc in configs/runners.yaml): a real node could not hold it"}}},
+		{"within its own runner's node", configs.VLLM, on("h200", "cluster:h200-cw", "190"),
+			want{line: "host KV tier (LMCache: 8 servers × 190 GiB L1 (1 worker a server), LRU, write-through): %[1]d tokens per rank"}},
+		{"runner not told: the largest node of the GPU", configs.VLLM, on("h200", "", "190"),
+			want{line: "host KV tier (LMCache: 8 servers × 190 GiB L1 (1 worker a server), LRU, write-through): %[1]d tokens per rank"}},
+		{"a runner of another GPU (--sim-gpu)", configs.VLLM, on("h200", "cluster:mi300x-amds", "250"),
+			want{line: "host KV tier (LMCache: 8 servers × 250 GiB L1 (1 worker a server), LRU, write-through): %[1]d tokens per rank",
+				warnings: []string{"warning: host KV tier takes 2000 GiB of host memory on a node (250 GiB a GPU), above the 1952 GiB a h200 node gives to KV offload at most (available-cpu-dram-mib of cluster:h200-cw, the largest of h200's runners in configs/runners.yaml; its runner cluster:mi300x-amds has no h200 node under hardware there): a real node could not hold it"}}},
 		{"lmcache below one block", configs.VLLM, func() (mapLookup, map[string]string) { return lmcache(8, "0.00001") },
 			want{line: "host KV tier (LMCache: 8 servers × 1e-05 GiB L1 (1 worker a server), LRU, write-through): %[1]d tokens per rank, within",
 				warnings: []string{"warning: host KV tier of %[1]d tokens per rank is less than one block (page size 16): it holds nothing"}}},

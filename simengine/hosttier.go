@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"sweep/configs"
+	"sweep/internal/simproto"
 )
 
 // hostTierLog is what the engine's log says of c's host KV tier (none
@@ -13,7 +14,8 @@ import (
 // pool adds nothing: the engine runs as the resident one); then a warning
 // for a size beyond reason, which the real engine would take as given (a
 // refusal is the engine's, never the log's): below one block, or more
-// host memory than a node of c's GPU gives to KV offload (nodeDRAM).
+// host memory than a node of c's runner (else the largest of c's GPU)
+// gives to KV offload (nodeDRAM).
 func hostTierLog(c Config, capa capacity) []string {
 	h := c.HostKV
 	if !h.Enabled() {
@@ -40,13 +42,13 @@ func hostTierLog(c Config, capa capacity) []string {
 	if capa.hostTier < c.PageSize {
 		out = append(out, fmt.Sprintf("warning: host KV tier of %d tokens per rank is less than one block (page size %d): it holds nothing", capa.hostTier, c.PageSize))
 	}
-	if node, label := nodeDRAM(c.GPU); node.bytes > 0 {
+	if node := nodeDRAM(c.GPU, c.Runner); node.bytes > 0 {
 		gpus := c.GPUs()
 		perGPU := hostBytesPerGPU(c)
 		onNode := perGPU * float64(min(gpus, node.gpus))
 		if onNode > node.bytes {
-			out = append(out, fmt.Sprintf("warning: host KV tier takes %s of host memory on a node (%s a GPU), above the %s a %s node gives to KV offload (available-cpu-dram-mib of %s in configs/runners.yaml): a real node could not hold it",
-				gibText(onNode), gibText(perGPU), gibText(node.bytes), c.GPU, label))
+			out = append(out, fmt.Sprintf("warning: host KV tier takes %s of host memory on a node (%s a GPU), above the %s %s: a real node could not hold it",
+				gibText(onNode), gibText(perGPU), gibText(node.bytes), node.whose(c)))
 		}
 	}
 	return out
@@ -66,33 +68,55 @@ func hostBytesPerGPU(c Config) float64 {
 	return 0
 }
 
-// nodeHost is the host memory a node gives to KV offload and its GPUs.
+// nodeHost is the host memory a node gives to KV offload and its GPUs,
+// with the runner label whose hardware entry says so and whether that
+// is the engine's own runner (else the largest of its GPU's).
 type nodeHost struct {
 	bytes float64
 	gpus  int
+	label string
+	own   bool
 }
 
-// nodeDRAM is the most CPU DRAM a node of gpu gives to KV offload among
-// the hardware of InferenceX's runners (configs.DefaultRunners:
-// available-cpu-dram-mib, the label whose GPU is gpu, GPUFromRunner), with
-// that label; zero when no runner of gpu says.
-func nodeDRAM(gpu string) (nodeHost, string) {
+// nodeDRAM is the CPU DRAM a node gives to KV offload by the hardware of
+// InferenceX's runners (configs.DefaultRunners: available-cpu-dram-mib):
+// the engine's runner's when runner is a label of gpu with an entry (a
+// label's GPU is GPUFromRunner's), else the most among gpu's labels;
+// zero when no runner of gpu says.
+func nodeDRAM(gpu, runner string) nodeHost {
 	runners, err := configs.DefaultRunners()
 	if err != nil || gpu == "" {
-		return nodeHost{}, ""
+		return nodeHost{}
+	}
+	of := func(l string) nodeHost {
+		hw := runners.Hardware[l]
+		return nodeHost{bytes: float64(hw.AvailableCPUDRAMMiB) * (1 << 20), gpus: max(hw.GPUsPerNode, 1), label: l}
+	}
+	if own := of(runner); runner != "" && GPUFromRunner(runner) == gpu && own.bytes > 0 {
+		own.own = true
+		return own
 	}
 	var best nodeHost
-	var label string
 	for _, l := range runners.HardwareOrder {
-		hw := runners.Hardware[l]
-		if GPUFromRunner(l) != gpu || hw.AvailableCPUDRAMMiB <= 0 {
-			continue
-		}
-		if b := float64(hw.AvailableCPUDRAMMiB) * (1 << 20); b > best.bytes {
-			best, label = nodeHost{bytes: b, gpus: max(hw.GPUsPerNode, 1)}, l
+		if n := of(l); GPUFromRunner(l) == gpu && n.bytes > best.bytes {
+			best = n
 		}
 	}
-	return best, label
+	return best
+}
+
+// whose says whose node n is, for c's warning: "a node of its runner
+// gives ... (LABEL)", or the largest of c's GPU and why its own runner's
+// is not used.
+func (n nodeHost) whose(c Config) string {
+	if n.own {
+		return fmt.Sprintf("a node of its runner %s gives to KV offload (available-cpu-dram-mib of %s in configs/runners.yaml)", n.label, n.label)
+	}
+	why := fmt.Sprintf("the engine was not told its runner (%s)", simproto.EnvRunner)
+	if c.Runner != "" {
+		why = fmt.Sprintf("its runner %s has no %s node under hardware there", c.Runner, c.GPU)
+	}
+	return fmt.Sprintf("a %s node gives to KV offload at most (available-cpu-dram-mib of %s, the largest of %s's runners in configs/runners.yaml; %s)", c.GPU, n.label, c.GPU, why)
 }
 
 // gibText is bytes in GiB for the log: whole GiB from 10 on.

@@ -21,6 +21,10 @@ const (
 	EnvClock     = "SWEEP_SIM_CLOCK"      // "virtual" or "wall"
 	EnvGPU       = "SWEEP_SIM_GPU"        // GPU model: mi300x, h200, ...
 	EnvSeed      = "SWEEP_SIM_SEED"       // uint64 seed of noise and output lengths
+	// EnvRunner is the point's runner label (configs/runners.yaml:
+	// cluster:mi300x-amds): its hardware entry's host memory is what a
+	// node gives the engine's host KV tier.
+	EnvRunner = "SWEEP_SIM_RUNNER"
 	// EnvMaxLag is the share of a wall-clock simulated engine's busy time
 	// in late steps past which a point is invalid (sweep run reads it;
 	// 0.10 when unset; 1: never, for a host known to be loaded, such as

@@ -45,7 +45,7 @@ func TestCalibratedEngine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := Setup{Executable: "sweep", Simulate: true, SimCalibration: cal}
 			ps := proc.Spec{Name: "engine", Argv: tc.argv, Env: map[string]string{}}
-			s.simulateEngine(&ps, tc.unchecked, tc.gpu, true)
+			s.simulateEngine(&ps, tc.unchecked, tc.gpu, "", true)
 			assert.Equal(t, cal, ps.Env[simproto.EnvCalibration], "the engine is handed the file")
 			got, err := calibratedEngine(ps, nil)
 			if tc.err != "" {

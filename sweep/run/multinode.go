@@ -80,7 +80,7 @@ func FromLocalMultiNode(l *recipes.LocalMultiNode, s Setup) (Spec, error) {
 	}
 	worker := func(w recipes.LocalWorker) Worker {
 		ps := s.proc(w.Name, w.Command)
-		s.simulateEngine(&ps, uncheckedArgs(simengine.UncheckedSpecs(l.Escapes, w.Command.Argv)), gpu, false)
+		s.simulateEngine(&ps, uncheckedArgs(simengine.UncheckedSpecs(l.Escapes, w.Command.Argv)), gpu, row.Runner, false)
 		if calibration != nil {
 			e, err := calibratedEngine(ps, nil) // a worker has no sidecar
 			calErr = cmp.Or(calErr, err)

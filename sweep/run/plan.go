@@ -126,7 +126,7 @@ func fromPlan(p *recipes.Point, s Setup, needLoad bool) (Spec, error) {
 		}
 		spec.Engine = s.proc("engine", recipes.Command{Argv: sim.Argv, Env: sim.Env, Unset: p.Engine.Unset, EnvFrom: p.Engine.EnvFrom})
 		gpu := s.simGPU(&p.Row)
-		s.simulateEngine(&spec.Engine, uncheckedArgs(sim.Unchecked), gpu, virtual)
+		s.simulateEngine(&spec.Engine, uncheckedArgs(sim.Unchecked), gpu, p.Row.Runner, virtual)
 		spec.Simulation = s.simulation(gpu, virtual)
 		maxLag, err := s.maxLag()
 		if err != nil {

@@ -87,12 +87,17 @@ func (s Setup) simGPU(row *matrix.Row) string {
 }
 
 // simulateEngine turns an engine's process into `sweep sim-engine` on its
-// argv (unchecked are its --unchecked options) on the given GPU and clock.
-func (s Setup) simulateEngine(ps *proc.Spec, unchecked []string, gpu string, virtual bool) {
+// argv (unchecked are its --unchecked options) on the given GPU and clock,
+// telling it the point's runner label ("" none: configs/runners.yaml's
+// hardware of the runner bounds its host KV tier).
+func (s Setup) simulateEngine(ps *proc.Spec, unchecked []string, gpu, runner string, virtual bool) {
 	head := append([]string{s.Executable, "sim-engine"}, unchecked...)
 	ps.Argv = append(append(head, "--"), ps.Argv...)
 	ps.Env[simproto.EnvTimeScale] = formatScale(s.TimeScale)
 	ps.Env[simproto.EnvGPU] = gpu
+	if runner != "" {
+		ps.Env[simproto.EnvRunner] = runner
+	}
 	if virtual {
 		ps.Env[simproto.EnvClock] = "virtual"
 	}

@@ -452,7 +452,11 @@ func TestSelectRowKVOffloading(t *testing.T) {
 		{"one dram row, no flag", Key{ConfigKey: key, TP: 4, EP: 1, Conc: 40}, "dram", ""},
 		{"one none row, no flag", Key{ConfigKey: key, TP: 4, EP: 1, Conc: 28}, "none", ""},
 		{"one dram row, none asked", Key{ConfigKey: key, TP: 4, EP: 1, Conc: 40, KVOffloading: "none"}, "",
-			key + " has no point tp4 ep1 dp-attn=false conc40 kv-offloading=none; its points are:\n"},
+			key + "'s point tp4 ep1 dp-attn=false conc40 is a kv-offloading dram point only, not none (minimaxm3_tp4_conc40_kvdram-lmcache_spec-mtp): drop --kv-offloading, or give --kv-offloading dram"},
+		{"one none row, dram asked", Key{ConfigKey: key, TP: 4, EP: 1, Conc: 28, KVOffloading: "dram"}, "",
+			key + "'s point tp4 ep1 dp-attn=false conc28 is a kv-offloading none point only, not dram"},
+		{"a key without dram rows", Key{ConfigKey: "glm5.2-fp8-mi325x-sglang-agentic-mtp", TP: 8, EP: 1, Conc: 999, KVOffloading: "dram"}, "",
+			"glm5.2-fp8-mi325x-sglang-agentic-mtp has no point tp8 ep1 dp-attn=false conc999 kv-offloading=dram (it has no kv-offloading dram point at all: drop --kv-offloading); its points are:\n  --tp "},
 		{"no such mode", Key{ConfigKey: key, TP: 4, EP: 1, Conc: 32, KVOffloading: "ssd"}, "",
 			`--kv-offloading "ssd": want one of none, dram`},
 	} {
@@ -477,4 +481,9 @@ func TestSelectRowKVOffloading(t *testing.T) {
 	assert.Contains(t, err.Error(), "\n  --tp 4 --ep 1 --conc 32 --kv-offloading none\n")
 	assert.Contains(t, err.Error(), "\n  --tp 4 --ep 1 --conc 32 --kv-offloading dram\n")
 	assert.True(t, strings.HasSuffix(err.Error(), "\n  --tp 4 --ep 1 --conc 40"), "got %s", err)
+	// With --kv-offloading given, every point is listed with its mode:
+	// what differs may be the mode asked for.
+	_, err = Key{ConfigKey: key, TP: 4, EP: 1, Conc: 33, KVOffloading: "none"}.SelectRow(g)
+	require.Error(t, err)
+	assert.True(t, strings.HasSuffix(err.Error(), "\n  --tp 4 --ep 1 --conc 40 --kv-offloading dram"), "got %s", err)
 }

@@ -90,11 +90,15 @@ func (k Key) SelectRow(g *matrix.Generator) (*matrix.Row, error) {
 			single = append(single, r)
 		}
 	}
-	row, err := single.SelectPoint(func(r *matrix.Row) bool {
+	at := func(r *matrix.Row) bool {
 		return r.TP == k.TP && r.EP == k.EP && r.DPAttn == k.DPAttn && r.Conc == k.Conc
-	}, k.KVOffloading)
+	}
+	row, err := single.SelectPoint(at, k.KVOffloading)
 	if row != nil || err != nil {
 		return k.picked(key, row, err)
+	}
+	if err := k.otherMode(single, at, key, fmt.Sprintf("tp%d ep%d dp-attn=%t conc%d", k.TP, k.EP, k.DPAttn, k.Conc)); err != nil {
+		return nil, err
 	}
 	what := "points"
 	if k.Eval {
@@ -103,13 +107,49 @@ func (k Key) SelectRow(g *matrix.Generator) (*matrix.Row, error) {
 	if len(single) == 0 {
 		return nil, usage.Errorf("%s has no single-node agentic %s", key, what)
 	}
-	kv := single.KVPicks(func(r *matrix.Row) string { return fmt.Sprint(r.TP, r.EP, r.DPAttn, r.Conc) })
+	kv := k.kvPicks(single, func(r *matrix.Row) string { return fmt.Sprint(r.TP, r.EP, r.DPAttn, r.Conc) })
 	have := make([]string, len(single))
 	for i, r := range single {
 		have[i] = pointFlags(r.TP, r.EP, r.DPAttn, r.Conc) + kvFlag(kv(r))
 	}
-	return nil, usage.Errorf("%s has no point tp%d ep%d dp-attn=%t conc%d%s; its %s are:\n  %s",
-		key, k.TP, k.EP, k.DPAttn, k.Conc, k.kvWhat(), what, strings.Join(have, "\n  "))
+	return nil, usage.Errorf("%s has no point tp%d ep%d dp-attn=%t conc%d%s%s; its %s are:\n  %s",
+		key, k.TP, k.EP, k.DPAttn, k.Conc, k.kvWhat(), k.noModeAt(single), what, strings.Join(have, "\n  "))
+}
+
+// otherMode is the refusal of a KVOffloading the point (at, named point)
+// has no row of while it has rows of another: the point is there, of that
+// KV offloading only, and the fix names it. nil when k asks for no mode or
+// the point is not in rows at all.
+func (k Key) otherMode(rows matrix.Matrix, at func(*matrix.Row) bool, key, point string) error {
+	if k.KVOffloading == "" {
+		return nil
+	}
+	row, err := rows.SelectPoint(at, "")
+	if row == nil || err != nil {
+		return nil // no row there (or rows of both modes, so one of k's)
+	}
+	return usage.Refusef("%s's point %s is a kv-offloading %s point only, not %s (%s): drop --kv-offloading, or give --kv-offloading %s",
+		key, point, row.KVOffloading, k.KVOffloading, row.ExpName, row.KVOffloading)
+}
+
+// kvPicks is the KV offloading each row of rows is listed with when k
+// has no point there: with k's KVOffloading given, every row's (what
+// differs may be the mode asked for), else only where its point needs one
+// (matrix.Matrix.KVPicks).
+func (k Key) kvPicks(rows matrix.Matrix, point func(*matrix.Row) string) func(*matrix.Row) string {
+	if k.KVOffloading != "" {
+		return func(r *matrix.Row) string { return r.KVOffloading }
+	}
+	return rows.KVPicks(point)
+}
+
+// noModeAt says, after the point k names, that rows have no row of k's
+// KVOffloading at all ("" when k asks for none or some row has it).
+func (k Key) noModeAt(rows matrix.Matrix) string {
+	if k.KVOffloading == "" || slices.ContainsFunc(rows, func(r *matrix.Row) bool { return r.KVOffloading == k.KVOffloading }) {
+		return ""
+	}
+	return fmt.Sprintf(" (it has no kv-offloading %s point at all: drop --kv-offloading)", k.KVOffloading)
 }
 
 // pointFlags are the flags of sweep run that name a point's layout and
@@ -184,23 +224,27 @@ func (k Key) SelectMultiNodeRow(rows matrix.Matrix) (*matrix.Row, error) {
 	if err := k.checkKVOffloading(); err != nil {
 		return nil, err
 	}
-	row, err := rows.SelectPoint(func(r *matrix.Row) bool {
+	at := func(r *matrix.Row) bool {
 		p := r.ArmLayout()
 		return p.TP == k.TP && p.EP == k.EP && p.DPAttn == k.DPAttn && slices.Contains(r.Concs, k.Conc)
-	}, k.KVOffloading)
+	}
+	row, err := rows.SelectPoint(at, k.KVOffloading)
 	if row != nil || err != nil {
 		return k.picked(rows[0].ConfigKey, row, err)
 	}
+	if err := k.otherMode(rows, at, rows[0].ConfigKey, fmt.Sprintf("with prefill tp%d ep%d dp-attn=%t at conc %d", k.TP, k.EP, k.DPAttn, k.Conc)); err != nil {
+		return nil, err
+	}
 	var have []string
-	kv := rows.KVPicks(func(r *matrix.Row) string { p := r.ArmLayout(); return fmt.Sprint(p.TP, p.EP, p.DPAttn, r.Concs) })
+	kv := k.kvPicks(rows, func(r *matrix.Row) string { p := r.ArmLayout(); return fmt.Sprint(p.TP, p.EP, p.DPAttn, r.Concs) })
 	for _, r := range rows {
 		p := r.ArmLayout()
 		for _, c := range r.Concs {
 			have = append(have, fmt.Sprintf("%s%s  (%s)", pointFlags(p.TP, p.EP, p.DPAttn, c), kvFlag(kv(r)), r.ExpName))
 		}
 	}
-	return nil, usage.Errorf("%s has no multi-node point with prefill tp%d ep%d dp-attn=%t at conc %d%s; --tp, --ep and --dp-attn name the prefill workers' layout, and its points are:\n  %s",
-		rows[0].ConfigKey, k.TP, k.EP, k.DPAttn, k.Conc, k.kvWhat(), strings.Join(have, "\n  "))
+	return nil, usage.Errorf("%s has no multi-node point with prefill tp%d ep%d dp-attn=%t at conc %d%s%s; --tp, --ep and --dp-attn name the prefill workers' layout, and its points are:\n  %s",
+		rows[0].ConfigKey, k.TP, k.EP, k.DPAttn, k.Conc, k.kvWhat(), k.noModeAt(rows), strings.Join(have, "\n  "))
 }
 
 // planOne plans row with po: invalid options are a usage error, any other

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -22,12 +23,14 @@ type planOptions struct {
 	Inputs     matrixInputs
 	ConfigKeys []string
 	Conc       []int
-	TP, EP     []int  // keep only points with one of these tp / ep (empty: all)
-	DPAttn     *bool  // keep only DP-attention (true) or other (false) points; nil: all
-	Eval       bool   // the evals-only selection: eval rows, lm-eval instead of aiperf
-	Format     string // text or json
-	Coverage   bool   // a table of every key: planned or not, and why
-	Plan       recipes.PlanOptions
+	TP, EP     []int // keep only points with one of these tp / ep (empty: all)
+	DPAttn     *bool // keep only DP-attention (true) or other (false) points; nil: all
+	// KVOffloading keeps only the points of this KV offloading mode ("": all).
+	KVOffloading string
+	Eval         bool   // the evals-only selection: eval rows, lm-eval instead of aiperf
+	Format       string // text or json
+	Coverage     bool   // a table of every key: planned or not, and why
+	Plan         recipes.PlanOptions
 	// Site changes the runner profile's site facts (key=value).
 	Site []string
 	// Workspace is the host directory the launch mounts (default ${GITHUB_WORKSPACE}).
@@ -53,6 +56,7 @@ func newPlanCmd(ios *IOStreams, runF func(context.Context, *planOptions) error) 
 			lists.Ints(fs, &o.TP, "tp", "keep only points with these tensor parallel sizes")
 			lists.Ints(fs, &o.EP, "ep", "keep only points with these expert parallel sizes")
 			dpAttn := fs.Bool("dp-attn", false, "keep only the DP-attention points (--dp-attn=false: only the others)")
+			bindKVOffloading(fs, &o.KVOffloading, "keep only the points of this mode, as sweep run --kv-offloading picks between a key's kv:none and kv:dram points of one layout and concurrency")
 			fs.BoolVar(&o.Eval, "eval", false, "plan the eval rows InferenceX selects (evals-only: highest concurrency per model and runner) with lm-eval")
 			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery points: 1200 s and 1 warm-up request per lane")
 			fs.IntVar(&o.Plan.Duration, "duration", 0, "benchmark duration in seconds (default: the row's, 3600; below 900 adds --unsafe-override)")
@@ -75,6 +79,9 @@ func newPlanCmd(ios *IOStreams, runF func(context.Context, *planOptions) error) 
 				}
 				if len(o.ConfigKeys) == 0 && !o.Coverage {
 					return flagErrorf("--config-keys is required")
+				}
+				if err := checkKVOffloading(o.KVOffloading); err != nil {
+					return err
 				}
 				if o.Format != "text" && o.Format != "json" {
 					return flagErrorf("--format %q: want text or json", o.Format)
@@ -170,14 +177,28 @@ func (o *planOptions) addLaunch(points []recipes.Point) error {
 }
 
 // filter keeps the rows --tp, --ep and --dp-attn select, as "sweep run"
-// selects its point; none left is a usage error naming the arms there are.
+// selects its point, and of them those of --kv-offloading's mode; none
+// left is a usage error naming the arms (or modes) there are.
 func (o *planOptions) filter(rows matrix.Matrix) (matrix.Matrix, error) {
-	if len(o.TP) == 0 && len(o.EP) == 0 && o.DPAttn == nil {
+	if len(o.TP) > 0 || len(o.EP) > 0 || o.DPAttn != nil {
+		kept, arms := rows.SelectArms(o.TP, o.EP, o.DPAttn)
+		if len(kept) == 0 {
+			return nil, flagErrorf("no point matches the --tp/--ep/--dp-attn filters; the selected points have:\n  %s", strings.Join(arms, "\n  "))
+		}
+		rows = kept
+	}
+	if o.KVOffloading == "" {
 		return rows, nil
 	}
-	kept, arms := rows.SelectArms(o.TP, o.EP, o.DPAttn)
+	kept := slices.DeleteFunc(slices.Clone(rows), func(r *matrix.Row) bool { return r.KVOffloading != o.KVOffloading })
 	if len(kept) == 0 {
-		return nil, flagErrorf("no point matches the --tp/--ep/--dp-attn filters; the selected points have:\n  %s", strings.Join(arms, "\n  "))
+		var modes []string
+		for _, r := range rows {
+			if !slices.Contains(modes, r.KVOffloading) {
+				modes = append(modes, r.KVOffloading)
+			}
+		}
+		return nil, flagErrorf("no point selected has --kv-offloading %s; theirs is %s: drop --kv-offloading, or give one of those", o.KVOffloading, strings.Join(modes, ", "))
 	}
 	return kept, nil
 }

@@ -45,6 +45,10 @@ func TestNewPlanCmdFlags(t *testing.T) {
 			require.NotNil(t, o.DPAttn)
 			assert.False(t, *o.DPAttn)
 		}},
+		{name: "kv-offloading filter", args: []string{"--config-keys", "k", "--kv-offloading", "dram"}, want: func(o *planOptions) {
+			assert.Equal(t, "dram", o.KVOffloading)
+		}},
+		{name: "kv-offloading that is no mode", args: []string{"--config-keys", "k", "--kv-offloading", "ssd"}, err: `--kv-offloading "ssd": want one of none, dram`},
 		{name: "no dp-attn filter by default", args: []string{"--config-keys", "k"}, want: func(o *planOptions) { assert.Nil(t, o.DPAttn) }},
 		{name: "keys required", args: nil, err: "--config-keys is required"},
 		{name: "bad format", args: []string{"--config-keys", "k", "--format", "yaml"}, err: `--format "yaml": want text or json`},
@@ -73,6 +77,26 @@ func TestPlanRun(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 32, strings.Count(out.String(), "=== point "))
 		assert.Contains(t, out.String(), "=== point 1/32: qwen3.5-fp8-mi325x-sglang-agentic-mtp  tp=2 ep=2 dpa=false conc=1 kv=none  [benchmark]")
+	})
+	// The FP4 MI355X MiniMax-M3 key has a kv:none and a kv:dram point at
+	// tp4 conc32: a plan of it held both, and run --plan refused it ("holds
+	// 2 points") with no filter to plan one; --kv-offloading picks one, as
+	// sweep run's does, and a mode the selection has no point of is
+	// refused naming the modes it has.
+	t.Run("kv-offloading picks one of a point's rows", func(t *testing.T) {
+		const key = "minimaxm3-fp4-mi355x-vllm-agentic-mtp"
+		for _, kv := range []string{"none", "dram"} {
+			var out bytes.Buffer
+			require.NoError(t, planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &out}, ConfigKeys: []string{key}, TP: []int{4}, Conc: []int{32}, KVOffloading: kv, Format: "json"}))
+			var pts []recipes.Point
+			require.NoError(t, json.Unmarshal(out.Bytes(), &pts))
+			require.Len(t, pts, 1, kv)
+			assert.Equal(t, kv, pts[0].Row.KVOffloading)
+		}
+		err := planRun(t.Context(), &planOptions{IO: &IOStreams{Out: &bytes.Buffer{}}, ConfigKeys: []string{key}, TP: []int{4}, Conc: []int{28}, KVOffloading: "dram", Format: "json"})
+		var fe *FlagError
+		require.ErrorAs(t, err, &fe)
+		assert.ErrorContains(t, err, "no point selected has --kv-offloading dram; theirs is none")
 	})
 	t.Run("json, eval rows of both h200 keys", func(t *testing.T) {
 		var out bytes.Buffer

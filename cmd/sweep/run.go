@@ -39,7 +39,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 			fs.IntVar(&o.EP, "ep", 1, "expert parallel size of the point")
 			fs.BoolVar(&o.DPAttn, "dp-attn", false, "the DP-attention arm of the key")
 			fs.IntVar(&o.Conc, "conc", 0, "concurrency of the point (required)")
-			fs.StringVar(&o.KVOffloading, "kv-offloading", "", "the point's KV offloading, none or dram: picks between a key's kv:none and kv:dram points of one layout and concurrency (required only there)")
+			bindKVOffloading(fs, &o.KVOffloading, "picks between a key's kv:none and kv:dram points of one layout and concurrency (required only there)")
 			fs.BoolVar(&o.Eval, "eval", false, "run the point as an eval (lm-eval instead of aiperf): one InferenceX evaluates (the highest concurrency per model and runner)")
 			fs.BoolVar(&o.AllEvals, "all-evals", false, "with --eval: any agentic point of the key, as InferenceX's all-evals label evaluates every one")
 			fs.StringVar(&o.Out, "out", "", "output directory (required; created if missing)")

@@ -114,7 +114,7 @@ func TestReadPlanFileRefusals(t *testing.T) {
 	for name, tc := range map[string]struct{ data, want string }{
 		"garbage": {"{", ".json:1:2: the JSON ends early: want a planned point"},
 		"array":   {"[1]", ": a JSON number where an object belongs: want a planned point"},
-		"none":    {"[]", "holds 0 points; give one"},
+		"none":    {"[]", "holds no point; give one"},
 		"no row":  {"{}", `planned point: no "row"`},
 	} {
 		file := filepath.Join(dir, name+".json")
@@ -126,6 +126,31 @@ func TestReadPlanFileRefusals(t *testing.T) {
 		assert.ErrorContains(t, err, file)
 		assert.ErrorContains(t, err, tc.want)
 	}
+}
+
+// TestReadPlanFileTwoKVRows: a plan of a point whose key has a kv:none
+// and a kv:dram row there holds both; run --plan said only "holds 2
+// points; give one (e.g. jq '.[i]')". Now it lists each with its index
+// and KV offloading and names sweep plan's --kv-offloading.
+func TestReadPlanFileTwoKVRows(t *testing.T) {
+	out := t.TempDir()
+	var pts []*recipes.Point
+	for _, kv := range []string{"none", "dram"} {
+		r := &Request{Key: Key{ConfigKey: "minimaxm3-fp4-mi355x-vllm-agentic-mtp", TP: 4, EP: 1, Conc: 32, KVOffloading: kv}}
+		p, err := r.PlanRow(generator(t), out)
+		require.NoError(t, err)
+		pts = append(pts, p)
+	}
+	b, err := json.Marshal(pts)
+	require.NoError(t, err)
+	file := filepath.Join(out, "plan.json")
+	require.NoError(t, os.WriteFile(file, b, 0o644))
+	_, err = ReadPlanFile(file, out)
+	require.Error(t, err)
+	assert.True(t, usage.IsRefusal(err), "exit 2 naming its fix: %v", err)
+	assert.Equal(t, "--plan "+file+" holds 2 points; give one: they are one point's rows that differ in KV offloading: plan one with sweep plan --kv-offloading none or dram, or pick one with jq '.[i]':\n"+
+		"  [0] minimaxm3_tp4_conc32_kvnone_spec-mtp (tp4 ep1 conc32 kv-offloading none)\n"+
+		"  [1] minimaxm3_tp4_conc32_kvdram-lmcache_spec-mtp (tp4 ep1 conc32 kv-offloading dram)", err.Error())
 }
 
 // TestReadPlanFileChecksEdits: an edited plan is checked as planning

@@ -160,8 +160,17 @@ func pointFlags(tp, ep int, dpAttn bool, conc int) string {
 
 // checkKVOffloading refuses a KVOffloading that is no kv-offloading mode.
 func (k Key) checkKVOffloading() error {
-	if k.KVOffloading != "" && !slices.Contains(configs.KVOffloadModes(), k.KVOffloading) {
-		return usage.Errorf("--kv-offloading %q: want one of %s (a search space's kv-offloading)", k.KVOffloading, strings.Join(configs.KVOffloadModes(), ", "))
+	if err := CheckKVOffloading(k.KVOffloading); err != nil {
+		return &usage.Error{Err: err}
+	}
+	return nil
+}
+
+// CheckKVOffloading refuses a --kv-offloading (sweep run's, sweep plan's)
+// that is no kv-offloading mode (configs.KVOffloadModes); "" (any) is one.
+func CheckKVOffloading(kv string) error {
+	if kv != "" && !slices.Contains(configs.KVOffloadModes(), kv) {
+		return fmt.Errorf("--kv-offloading %q: want one of %s (a search space's kv-offloading)", kv, strings.Join(configs.KVOffloadModes(), ", "))
 	}
 	return nil
 }
@@ -291,7 +300,7 @@ func ReadPlanFile(path, out string) (*recipes.Point, error) {
 		points = append(points, p)
 	}
 	if len(points) != 1 {
-		return nil, usage.Errorf("--plan %s holds %d points; give one (e.g. jq '.[i]')", path, len(points))
+		return nil, planCountError(path, points)
 	}
 	p := &points[0]
 	if p.Row.Model == "" || len(p.Engine.Argv) == 0 {
@@ -310,6 +319,28 @@ func ReadPlanFile(path, out string) (*recipes.Point, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// planCountError refuses a --plan file of other than one point, listing
+// its points (index, experiment, KV offloading) and the sweep plan
+// filters that plan one: points of one layout and concurrency that differ
+// only in KV offloading are told apart by --kv-offloading alone.
+func planCountError(path string, points []recipes.Point) error {
+	if len(points) == 0 {
+		return usage.Refusef("--plan %s holds no point; give one: plan it with sweep plan --format json", path)
+	}
+	lines := make([]string, len(points))
+	kvOnly := true
+	for i, p := range points {
+		r, r0 := p.Row, points[0].Row
+		lines[i] = fmt.Sprintf("[%d] %s (tp%d ep%d conc%d kv-offloading %s)", i, r.ExpName, r.TP, r.EP, r.Conc, r.KVOffloading)
+		kvOnly = kvOnly && r.TP == r0.TP && r.EP == r0.EP && r.DPAttn == r0.DPAttn && r.Conc == r0.Conc
+	}
+	fix := "plan one with sweep plan's --tp, --ep, --dp-attn, --conc and --kv-offloading filters"
+	if kvOnly {
+		fix = "they are one point's rows that differ in KV offloading: plan one with sweep plan --kv-offloading none or dram"
+	}
+	return usage.Refusef("--plan %s holds %d points; give one: %s, or pick one with jq '.[i]':\n  %s", path, len(points), fix, strings.Join(lines, "\n  "))
 }
 
 // checkPlannedGolden checks a plan file's golden acceptance length

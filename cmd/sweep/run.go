@@ -44,7 +44,7 @@ func newRunCmd(ios *IOStreams, runF func(context.Context, *runOptions) error) *C
 			fs.BoolVar(&o.AllEvals, "all-evals", false, "with --eval: any agentic point of the key, as InferenceX's all-evals label evaluates every one")
 			fs.StringVar(&o.Out, "out", "", "output directory (required; created if missing)")
 			fs.StringVar(&o.PlanFile, "plan", "", "run the planned point in `FILE` (one element of \"sweep plan --format json\") instead of --config-key/--tp/--ep/--conc; its engine command is checked against its recipe's flag schema, its golden_al against its recipe's golden, and its commands write only under --out (the client's --output-artifact-dir is OUT/aiperf_artifacts, where the point is read)")
-			fs.BoolVar(&o.Force, "force", false, "overwrite a non-empty --out (another point's files are replaced)")
+			fs.BoolVar(&o.Force, "force", false, "overwrite a non-empty --out: the run there (another point's too, its result included) is deleted, and named")
 			bindSimFlags(fs, &o.Mode, true, "with --simulate: GPU to simulate (default: from the runner, e.g. mi325x)")
 			fs.BoolVar(&o.Plan.Fast, "fast", false, "agentx-fast discovery settings: 1200 s and 1 warm-up request per lane")
 			fs.IntVar(&o.Plan.Duration, "duration", 0, "benchmark duration in seconds (default: the row's, 3600)")

@@ -454,6 +454,34 @@ func TestRunKVOffloading(t *testing.T) {
 	}
 }
 
+// TestRunOtherKVRowIntoOut: sweep run of a key's kv:none row into the
+// --out of its completed kv:dram row said only "not empty (...); use
+// --force", and --force then deleted the kv:dram result with no word.
+// The refusal names the point there, its KV offloading and its result;
+// --force says what it deleted.
+func TestRunOtherKVRowIntoOut(t *testing.T) {
+	t.Setenv(asCLIEnv, "1")
+	const key = "minimaxm3-fp4-mi355x-vllm-agentic-mtp"
+	out := t.TempDir()
+	args := func(kv string, extra ...string) []string {
+		return append([]string{"run", "--simulate", "--builtin-client", "--config-key", key, "--tp", "4", "--conc", "32", "--duration", "60", "--out", out, "--kv-offloading", kv}, extra...)
+	}
+	code, stdout, stderr := runCLI(t, args("dram")...)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	dram := readRunRecord(t, out)
+
+	code, _, stderr = runCLI(t, args("none")...)
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, "--out "+out+": holds point "+dram.Name+" (tp4 ep1 conc32 kv-offloading dram; completed, with its result file), not point minimaxm3_tp4_conc32_kvnone_")
+	assert.Contains(t, stderr, "give this run another --out, or --force to delete that run and its result")
+	assert.FileExists(t, dram.ResultFile, "a refusal keeps the result")
+
+	code, stdout, stderr = runCLI(t, args("none", "--force")...)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, "--force: deleted point "+dram.Name+" (tp4 ep1 conc32 kv-offloading dram; completed, with its result file) from "+out+" to run point minimaxm3_tp4_conc32_kvnone_")
+	assert.NoFileExists(t, dram.ResultFile)
+}
+
 // TestRunRecordsSimFaults: a simulated point's result records the faults
 // its engine ran with, from --sim-fault or SWEEP_SIM_FAULT. It recorded
 // neither, so a comparison read a slowed engine's numbers as a change.

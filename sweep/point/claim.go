@@ -73,6 +73,9 @@ func (r *Request) claim(pc run.PointClaim) (release func(), err error) {
 	if err != nil {
 		return nil, usage.Refuse(err) // run.OutDirError names the fix
 	}
+	if rec := c.Replaced; rec != nil {
+		fmt.Fprintf(r.Stderr, "--force: deleted point %s (%s) from %s to run point %s there\n", rec.Name, rec.Held(), out, name)
+	}
 	if c.RedoneLaunch {
 		fmt.Fprintf(r.Stderr, "point %s: its earlier launch in %s failed before its run began; launching it again\n", name, out)
 	}

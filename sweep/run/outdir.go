@@ -209,6 +209,11 @@ type Claimed struct {
 	// allocation that ended before its point's run began (AllocFiles),
 	// cleared for this run.
 	RedoneAllocation bool
+	// Replaced is the record of the run (of this point or another, completed
+	// or not) Force deleted from Dir for this run; nil when Dir held no
+	// run record. The caller says what was deleted: a completed result is
+	// never lost silently.
+	Replaced *Record
 }
 
 // Claim makes c.Dir (if needed) and takes its lock (LockOutDir) for the
@@ -266,10 +271,12 @@ func (c PointClaim) Claim() (Claimed, error) {
 		return claimed, nil
 	}
 	if c.Force {
+		replaced, _ := ReadRecordFile(dir) // read before it is deleted
 		if err := clearPointDir(dir, name, others); err != nil {
 			release()
 			return Claimed{}, &OutDirError{Dir: dir, Msg: "--force: cannot clear it: " + err.Error()}
 		}
+		claimed.Replaced = replaced
 		return claimed, nil
 	}
 	rec, err := ReadRecordFile(dir)
@@ -302,6 +309,13 @@ func (c PointClaim) Claim() (Claimed, error) {
 			return claimed, nil
 		}
 	}
+	if rec != nil && rec.Name != name {
+		// Another point's run (the same key's other KV offloading row,
+		// another concurrency): named, so the user sees what --force
+		// would delete.
+		release()
+		return Claimed{Leftovers: leftovers}, &OutDirError{Dir: dir, Msg: fmt.Sprintf("holds point %s (%s), not point %s this run makes: give this run another --out, or --force to delete that run and its result", rec.Name, rec.Held(), name)}
+	}
 	if c.LaunchPlan != "" && c.Made != nil && launchOnly(dir, others, c.LaunchPlan, name) {
 		if err := os.RemoveAll(filepath.Join(dir, others[0])); err != nil {
 			release()
@@ -326,6 +340,31 @@ func (c PointClaim) Claim() (Claimed, error) {
 		shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(others)-5))
 	}
 	return Claimed{}, &OutDirError{Dir: dir, Msg: fmt.Sprintf("not empty (%s); use --force to overwrite it, or a new directory", strings.Join(shown, ", "))}
+}
+
+// Held says what the run rec records is, for a user about to lose it:
+// its layout, concurrency and KV offloading (from its facts, when it
+// recorded them) and whether it completed, naming its result file.
+func (rec *Record) Held() string {
+	var parts []string
+	if f := rec.Facts; f != nil {
+		if f.Multinode {
+			parts = append(parts, fmt.Sprintf("conc%d kv-offloading %s", f.Conc, f.KVOffloading))
+		} else {
+			parts = append(parts, fmt.Sprintf("tp%d ep%d conc%d kv-offloading %s", f.TP, f.EP, f.Conc, f.KVOffloading))
+		}
+	}
+	switch {
+	case rec.OK && rec.ResultFile != "" && filepath.Base(rec.ResultFile) == result.FileName(rec.Name):
+		parts = append(parts, "completed, with its result file")
+	case rec.OK && rec.ResultFile != "":
+		parts = append(parts, "completed, its result "+filepath.Base(rec.ResultFile))
+	case rec.OK:
+		parts = append(parts, "completed")
+	default:
+		parts = append(parts, "a run that did not complete")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // launchOnly says whether dir's entries others are only the directory of

@@ -373,3 +373,48 @@ func TestClaimRefusalWritesNothingAndFailedLaunchRedone(t *testing.T) {
 		})
 	}
 }
+
+// TestPointClaimOtherPoint: sweep run of a key's kv:dram row into the
+// --out of its kv:none row said only "not empty (... and 10 more); use
+// --force", and --force deleted the kv:none result silently. Now the
+// refusal names the point there, its layout and KV offloading and its
+// result, and a forced claim returns that record (Replaced) so the run
+// says what it deleted.
+func TestPointClaimOtherPoint(t *testing.T) {
+	const old, asked = "m_tp4_conc32_kvnone", "m_tp4_conc32_kvdram-lmcache"
+	for _, tc := range []struct {
+		name string
+		ok   bool
+		want string
+	}{
+		{"completed", true, "holds point " + old + " (tp4 ep1 conc32 kv-offloading none; completed, with its result file), not point " + asked +
+			" this run makes: give this run another --out, or --force to delete that run and its result"},
+		{"unfinished", false, "holds point " + old + " (tp4 ep1 conc32 kv-offloading none; a run that did not complete), not point " + asked},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			rec := &Record{Name: old, OK: tc.ok, Facts: &result.RunFacts{TP: 4, EP: 1, Conc: 32, KVOffloading: "none"}}
+			if tc.ok {
+				rec.ResultFile = filepath.Join(dir, result.FileName(old))
+			}
+			b, err := json.Marshal(rec)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, RecordFile), b, 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, result.FileName(old)), []byte("{}"), 0o644))
+			made := Made{EngineName: "engine", Engine: []string{"vllm", "serve"}}
+
+			_, err = PointClaim{Dir: dir, Name: asked, Made: &made}.Claim()
+			oe, ok := errors.AsType[*OutDirError](err)
+			require.True(t, ok, "got %v, want a refusal", err)
+			assert.Equal(t, tc.want, oe.Msg[:len(tc.want)])
+			assert.FileExists(t, filepath.Join(dir, result.FileName(old)), "a refusal deletes nothing")
+
+			c, err := PointClaim{Dir: dir, Name: asked, Made: &made, Force: true}.Claim()
+			require.NoError(t, err)
+			c.Release()
+			require.NotNil(t, c.Replaced, "--force returns what it deleted")
+			assert.Equal(t, old, c.Replaced.Name)
+			assert.NoFileExists(t, filepath.Join(dir, result.FileName(old)))
+		})
+	}
+}

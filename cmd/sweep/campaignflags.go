@@ -30,7 +30,7 @@ type campaignOptions struct {
 	Inputs  matrixInputs
 	Command string // discover or official
 
-	// Selection holds the --tp, --ep, --dp-attn and --conc-list filters
+	// Selection holds the --tp, --ep, --dp-attn, --kv-offloading and --conc-list filters
 	// (zero: every value).
 	campaign.Selection
 
@@ -69,6 +69,7 @@ func (o *campaignOptions) bind(fs *pflag.FlagSet, lists *cli.Lists) {
 	lists.Ints(fs, &o.TP, "tp", "only arms with these tensor parallel sizes")
 	lists.Ints(fs, &o.EP, "ep", "only arms with these expert parallel sizes")
 	fs.StringVar(&o.DPAttn, "dp-attn", "", "only DP-attention arms (true) or only the others (false)")
+	bindKVOffloading(fs, &o.KVOffloading, "only the arms of this mode (a key's kv:none and kv:dram search spaces are arms of their own)")
 	lists.Ints(fs, &o.ConcList, "conc-list", "only these concurrencies (values no selected arm has are named with the arms' concurrencies)")
 	fs.StringVar(&o.Out, "out", "", "sweep directory (required; a new sweep starts only in an empty or new one): journal, one directory per point, servers/, summary")
 	o.simFlags.bind(fs, false, "with --simulate: GPU to simulate (default: from the runner)")
@@ -108,6 +109,8 @@ func (o *campaignOptions) check(fs *pflag.FlagSet) error {
 		return flagErrorf("--executor %q: %v", o.Executor, o.Run.Name.Set(o.Executor))
 	case o.slurmFlagsError(fs) != nil:
 		return o.slurmFlagsError(fs)
+	case checkKVOffloading(o.KVOffloading) != nil:
+		return checkKVOffloading(o.KVOffloading)
 	case nonPositive(o.ConcList) != "":
 		return flagErrorf("--conc-list %s: want concurrencies of 1 or more", nonPositive(o.ConcList))
 	case o.DPAttn != "" && o.DPAttn != "true" && o.DPAttn != "false":
@@ -197,6 +200,10 @@ func (o *campaignOptions) settings(extra ...campaign.Setting) []campaign.Setting
 		campaign.Setting{Name: "--inferencex", Value: map[bool]string{true: "true"}[o.Inferencex != ""]},
 		campaign.Paths("--config-files", o.Inputs.ConfigFiles),
 	)
+	// Absent when every mode, as directories from before it was recorded have it.
+	if o.KVOffloading != "" {
+		out = append(out, campaign.Setting{Name: "--kv-offloading", Value: o.KVOffloading})
+	}
 	// Absent when all, as directories from before it was recorded have it.
 	if pg := o.PowerGPUsIn(os.LookupEnv); pg != run.PowerGPUsAll {
 		out = append(out, campaign.Setting{Name: "--power-gpus", Value: pg,
@@ -280,10 +287,13 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 	if m := o.Selection.CheckEmpty(rows); m != nil {
 		return &FlagError{Err: m}
 	}
+	if err := o.Selection.CheckKV(rows); err != nil {
+		return &FlagError{Err: err}
+	}
 	grid := rows // the arms' concurrencies before --conc-list (Schedule.SetGrids)
 	rows = o.Selection.Select(rows)
 	if len(rows) == 0 {
-		return &FlagError{Err: errors.New("no agentic point matches the selection (check --config-keys and the --tp/--ep/--dp-attn/--conc-list filters against `sweep plan`)")}
+		return &FlagError{Err: errors.New("no agentic point matches the selection (check --config-keys and the --tp/--ep/--dp-attn/--kv-offloading/--conc-list filters against `sweep plan`)")}
 	}
 	sw := o.Run // --executor, --gpus, --max-parallel, --slurm-*, --retries, --dry-run, ...
 	sw.Official, sw.Profile, sw.Command, sw.Settings = o.Command == "official", o.profile, o.Command, settings

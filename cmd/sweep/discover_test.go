@@ -594,6 +594,29 @@ func TestDiscoverDryRun(t *testing.T) {
 	assert.Contains(t, stdout, "the summary gives the GPU-hours the search spent when it ends")
 }
 
+// TestDiscoverKVOffloading: sweep plan and sweep run pick a key's kv:none
+// or kv:dram rows with --kv-offloading; discover and official had no such
+// filter, so the FP4 MI355X MiniMax-M3 key's kv:dram arm could not be
+// discovered alone. --kv-offloading keeps the arms of that mode; a mode no
+// selected arm has, or no mode at all, is a usage error.
+func TestDiscoverKVOffloading(t *testing.T) {
+	const key = "minimaxm3-fp4-mi355x-vllm-agentic-mtp"
+	out := filepath.Join(t.TempDir(), "d")
+	code, stdout, stderr := runCLI(t, "discover", "--config-keys", key, "--kv-offloading", "dram", "--dry-run", "--out", out)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, key+" tp4 kv:dram ")
+	assert.NotContains(t, stdout, "kvnone", "only the kv:dram arm")
+	assert.NoDirExists(t, out, "a dry run writes nothing")
+	for _, tc := range []struct{ key, kv, want string }{
+		{"glm5.2-fp8-mi325x-sglang-agentic-mtp", "dram", "no selected arm has --kv-offloading dram; theirs is none: drop --kv-offloading"},
+		{key, "ssd", `--kv-offloading "ssd": want one of none, dram`},
+	} {
+		code, _, stderr = runCLI(t, "discover", "--config-keys", tc.key, "--kv-offloading", tc.kv, "--dry-run", "--out", out)
+		assert.Equal(t, exitUsage, code, stderr)
+		assert.Contains(t, stderr, tc.want)
+	}
+}
+
 // TestDiscoverRefusesADirectoryItDidNotMake: discover and official
 // started a new sweep in any --out and read what was there as their own
 // (a sweep run point's 300 s result as a replicate of c16's, another

@@ -21,6 +21,10 @@ type Selection struct {
 	// DPAttn is "", "true" or "false".
 	DPAttn   string
 	ConcList []int
+	// KVOffloading keeps only the arms of this KV offloading mode ("none",
+	// "dram"; "" every mode): a key's kv:none and kv:dram search spaces
+	// are arms of their own.
+	KVOffloading string
 }
 
 // Select keeps the agentic rows the selection names, stamped with their
@@ -46,8 +50,13 @@ func (s Selection) Select(rows matrix.Matrix) matrix.Matrix {
 // selectsSingleNode reports whether r is a single-node agentic row the
 // selection names.
 func (s Selection) selectsSingleNode(r *matrix.Row) bool {
-	return r.Kind == matrix.AgenticSingleNode && s.selectsLayout(r.ArmLayout()) &&
+	return r.Kind == matrix.AgenticSingleNode && s.selectsLayout(r.ArmLayout()) && s.selectsKV(r) &&
 		(len(s.ConcList) == 0 || slices.Contains(s.ConcList, r.Conc))
+}
+
+// selectsKV reports whether the selection's KVOffloading names r's.
+func (s Selection) selectsKV(r *matrix.Row) bool {
+	return s.KVOffloading == "" || r.KVOffloading == s.KVOffloading
 }
 
 // selectsLayout reports whether the selection's TP, EP and DPAttn name
@@ -67,7 +76,7 @@ func (s Selection) selectsLayout(p configs.Parallelism) bool {
 // selection names, or nil when it names none of them or not its prefill
 // layout.
 func (s Selection) selectMultiNode(r *matrix.Row) *matrix.Row {
-	if r.Prefill == nil || !s.selectsLayout(r.ArmLayout()) {
+	if r.Prefill == nil || !s.selectsLayout(r.ArmLayout()) || !s.selectsKV(r) {
 		return nil
 	}
 	if len(s.ConcList) == 0 {
@@ -248,6 +257,31 @@ func (s Selection) CheckEmpty(rows matrix.Matrix) *NoMatch {
 		f = append(f, "--dp-attn "+s.DPAttn)
 	}
 	return &NoMatch{Filters: strings.Join(f, " "), Arms: arms}
+}
+
+// CheckKV refuses a selection whose KVOffloading no agentic row of rows
+// its layout filters name has (a key with only kv:none search spaces
+// asked for dram), naming the modes they have; nil when one has it, no
+// mode is asked for or no row is named (CheckEmpty's).
+func (s Selection) CheckKV(rows matrix.Matrix) error {
+	if s.KVOffloading == "" {
+		return nil
+	}
+	var modes []string
+	for _, r := range rows {
+		if (r.Kind == matrix.AgenticSingleNode || r.Kind == matrix.AgenticMultiNode) && s.selectsLayout(r.ArmLayout()) {
+			if r.KVOffloading == s.KVOffloading {
+				return nil
+			}
+			if !slices.Contains(modes, r.KVOffloading) {
+				modes = append(modes, r.KVOffloading)
+			}
+		}
+	}
+	if len(modes) == 0 {
+		return nil
+	}
+	return fmt.Errorf("no selected arm has --kv-offloading %s; theirs is %s: drop --kv-offloading, or give one of those", s.KVOffloading, strings.Join(modes, ", "))
 }
 
 // Error names the filters and lists every arm with its concurrencies

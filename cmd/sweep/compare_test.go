@@ -265,6 +265,8 @@ func TestCompareWithoutArtifacts(t *testing.T) {
 	long, short, same := filepath.Join(dir, "long"), filepath.Join(dir, "short"), filepath.Join(dir, "same")
 	simulatedDiscoveryOf(t, 300, long, nil, "--ep", "8")
 	simulatedDiscovery(t, short, nil, "--ep", "8")
+	mid := filepath.Join(dir, "mid")
+	simulatedDiscoveryOf(t, 200, mid, nil, "--ep", "8")
 	require.NoError(t, exec.Command("cp", "-a", short, same).Run(), "the same sweep, its artifacts kept")
 	arts, err := filepath.Glob(filepath.Join(short, "*", "aiperf_artifacts"))
 	require.NoError(t, err)
@@ -337,25 +339,38 @@ func TestCompareWithoutArtifacts(t *testing.T) {
 	// Neither side says its duration: a line says so with both sides'
 	// spans, and spans more than twice apart (300 s against 120 s) are
 	// different lengths (no duration line at all, and INCONCLUSIVE).
-	for _, pattern := range []string{"aiperf_artifacts", run.RecordFile} {
-		paths, err := filepath.Glob(filepath.Join(long, "*", pattern))
-		require.NoError(t, err)
-		require.Len(t, paths, 5, pattern)
-		for _, p := range paths {
-			require.NoError(t, os.RemoveAll(p))
+	for _, d := range []string{long, mid} {
+		for _, pattern := range []string{"aiperf_artifacts", run.RecordFile} {
+			paths, err := filepath.Glob(filepath.Join(d, "*", pattern))
+			require.NoError(t, err)
+			require.Len(t, paths, 5, pattern)
+			for _, p := range paths {
+				require.NoError(t, os.RemoveAll(p))
+			}
 		}
 	}
-	spans := regexp.MustCompile(`\n  differs: client's benchmark duration: unknown → unknown \(measured spans (\d[\d.]*)-(\d[\d.]*) s → (\d[\d.]*)-(\d[\d.]*) s\)\n`)
+	spans := regexp.MustCompile(`\n  differs: client's benchmark duration: unknown → unknown \(measured spans (\d[\d.]*)-(\d[\d.]*) s → (\d[\d.]*)-(\d[\d.]*) s, HEAD's a median 0\.\d+x BASE's\)\n`)
 	code, stdout, stderr = runCLI(t, "compare", long, short)
 	require.Equal(t, exitABIncomplete, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	m := spans.FindStringSubmatch(stdout)
 	require.NotNil(t, m, "no line of both spans in:\n%s", stdout)
 	assert.Contains(t, stdout, "length-mismatch: arm qwen3.5 cluster:mi325x-amds sglang fp8 mtp tp8 ep8, conc 16: BASE and HEAD ran it for durations their results do not say (no aiperf artifacts beside them, and no run.json that says it) over measured spans of ")
 	assert.Contains(t, stdout, "\nverdict: INCOMPLETE: 5 problems (5 length-mismatch); no verdict is drawn from incomplete data\n")
-	// One length on both sides: no problem, the line stays.
+	// 120 s against 200 s: spans 1.6 times apart at every point, at one
+	// throughput, none twice apart. The arm's sides ran for different
+	// lengths (it read PASS, and 120 s against 240 s flagged only the
+	// point whose spans were twice apart).
+	code, stdout, stderr = runCLI(t, "compare", short, mid)
+	require.Equal(t, exitABIncomplete, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Regexp(t, `\n  differs: client's benchmark duration: unknown → unknown \(measured spans \S+ s → \S+ s, HEAD's a median 1\.\d+x BASE's\)\n`, stdout)
+	assert.Contains(t, stdout, "length-mismatch: arm qwen3.5 cluster:mi325x-amds sglang fp8 mtp tp8 ep8, conc 16: BASE and HEAD ran this arm for durations their results do not say (no aiperf artifacts beside them, and no run.json that says it): HEAD's measured spans are a median 1.")
+	assert.Contains(t, stdout, "\nverdict: INCOMPLETE: 5 problems (5 length-mismatch); no verdict is drawn from incomplete data\n")
+	// One length on both sides: no problem, and nothing differs (it
+	// read "differs: ... unknown → unknown (measured spans 132.2 s →
+	// 132.2 s)").
 	again := filepath.Join(dir, "short-again")
 	require.NoError(t, exec.Command("cp", "-a", short, again).Run())
 	code, stdout, stderr = runCLI(t, "compare", short, again)
 	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	assert.Regexp(t, spans, stdout)
+	assert.NotContains(t, stdout, "differs:")
 }

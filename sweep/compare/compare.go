@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -89,7 +90,9 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 		problem(SimulatedMismatch, "", nil, fmt.Sprintf("BASE is %s, HEAD is %s: simulated and real results are never compared",
 			simText(b), simText(h)))
 	}
-	ar.Differs = differs(b, h)
+	unsaid := unsaidSpans(bs, hs, m)
+	apart, span, work := knee.SidesRanApart(slices.Collect(maps.Values(unsaid)))
+	ar.Differs = differs(b, h, span)
 	if bd, hd := b.Values(readDataset), h.Values(readDataset); len(bd) > 0 && len(hd) > 0 && !slices.Equal(bd, hd) {
 		problem(DatasetMismatch, "", nil, fmt.Sprintf("BASE replayed %s, HEAD %s: results of different trace sets measure different workloads and are never compared; run both sides on one trace set",
 			listOr(bd), listOr(hd)))
@@ -114,6 +117,9 @@ func pairArm(rep *Report, b, h *knee.Arm, m Metric) (ar *ArmReport, repSS, repDF
 			continue
 		case length(bs.byConc[c]).Differs(length(hs.byConc[c])):
 			problem(LengthMismatch, "", &conc, lengthMismatch(length(bs.byConc[c]), length(hs.byConc[c]), c))
+			continue
+		case apart && unsaid[c] != (knee.PairedSpans{}):
+			problem(LengthMismatch, "", &conc, sidesApart(unsaid[c], span, work, len(unsaid), c))
 			continue
 		}
 		for i, s := range bx {
@@ -207,6 +213,42 @@ func lengthMismatch(b, h knee.Length, c int) string {
 		known, what, kl.Seconds, unknown, unsaid, ul.Span, 100*knee.SpanTolerance, kl.Seconds, why, c)
 }
 
+// unsaidSpans is, by concurrency, the spans and throughputs of the
+// points both sides measured with valid results (of metric m) at one
+// kind of length (probes or full runs) and durations neither side's
+// results say (knee.PairedSpans), where both record a span and a
+// throughput: what knee.SidesRanApart reads.
+func unsaidSpans(bs, hs *side, m Metric) map[int]knee.PairedSpans {
+	out := map[int]knee.PairedSpans{}
+	for _, c := range bs.concs {
+		bl, hl := length(bs.byConc[c]), length(hs.byConc[c])
+		if bl.Probe != hl.Probe || bl.Seconds > 0 || hl.Seconds > 0 || bl.Span <= 0 || hl.Span <= 0 {
+			continue
+		}
+		bv, _, _ := usable(bs.byConc[c], m)
+		hv, _, _ := usable(hs.byConc[c], m)
+		bt, ht := throughputOf(bs.byConc[c]), throughputOf(hs.byConc[c])
+		if len(bv) == 0 || len(hv) == 0 || bt <= 0 || ht <= 0 {
+			continue
+		}
+		out[c] = knee.PairedSpans{BaseSpan: bl.Span, HeadSpan: hl.Span, BaseTPS: bt, HeadTPS: ht}
+	}
+	return out
+}
+
+// sidesApart is the detail of a point of an arm whose sides ran for
+// different lengths by knee.SidesRanApart: p is the point's spans, span
+// and work the arm's median ratios over its n points.
+func sidesApart(p knee.PairedSpans, span, work float64, n, c int) string {
+	return fmt.Sprintf("BASE and HEAD ran this arm for durations their results do not say "+
+		"(no aiperf artifacts beside them, and no run.json that says it): HEAD's measured spans are a median %.3gx BASE's over the %d points both measured "+
+		"(%.4g s → %.4g s here) and the work they delivered (throughput × span) a median %.3gx, more than %g %% apart the same way: "+
+		"runs of different lengths (a longer run stretches its spans at an unchanged throughput; a slower engine stretches them but delivers no more work); "+
+		"results of different lengths are not compared; measure c%d on both sides at one length (the same sweep command, or the same --duration), "+
+		"and keep the aiperf artifacts or run.json beside the results",
+		span, n, p.BaseSpan, p.HeadSpan, work, 100*knee.ArmSpansApart, c)
+}
+
 func pointConcs(ps []PointReport) []int {
 	out := make([]int, len(ps))
 	for i, p := range ps {
@@ -240,7 +282,7 @@ func simText(a *knee.Arm) string {
 // the results read (knee.Setup) and simulated engines' calibrations,
 // seeds and injected faults (knee.Sample) that differ between the sides.
 // A trace set that differs is also a problem (pairArm).
-func differs(b, h *knee.Arm) []string {
+func differs(b, h *knee.Arm, span float64) []string {
 	out := []string{}
 	for _, f := range []struct {
 		name string
@@ -257,7 +299,7 @@ func differs(b, h *knee.Arm) []string {
 		{"simulated engine's faults", func(s *knee.Sample) string { return simOrNone(s, s.SimFaults) }},
 	} {
 		if f.get == nil {
-			if d := durationDiffers(b, h); d != "" {
+			if d := durationDiffers(b, h, span); d != "" {
 				out = append(out, f.name+": "+d)
 			}
 			continue
@@ -292,10 +334,14 @@ var readDataset = ofReading(func(s knee.Setup) string { return s.Dataset })
 // either, as synthetic ones, get no line), the one thing left to tell
 // runs of different lengths apart (knee.Length.Differs, a length-mismatch
 // beyond knee.SpansApart).
-func durationDiffers(b, h *knee.Arm) string {
+func durationDiffers(b, h *knee.Arm, span float64) string {
 	bv, hv := b.Values(benchmarkDuration), h.Values(benchmarkDuration)
-	if bs, hs := spanRange(b), spanRange(h); allUnknown(bv) && allUnknown(hv) && bs != "" && hs != "" {
-		return fmt.Sprintf("%s → %s (measured spans %s → %s)", listOr(bv), listOr(hv), bs, hs)
+	if allUnknown(bv) && allUnknown(hv) {
+		bs, hs := spanRange(b), spanRange(h)
+		if bs == "" || hs == "" || knee.SpansAlike(span) {
+			return ""
+		}
+		return fmt.Sprintf("%s → %s (measured spans %s → %s, HEAD's a median %.3gx BASE's)", listOr(bv), listOr(hv), bs, hs, span)
 	}
 	if slices.Equal(bv, hv) {
 		return ""

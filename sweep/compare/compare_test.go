@@ -468,6 +468,28 @@ func TestBenchmarkDurations(t *testing.T) {
 		}
 		return a
 	}
+	// slowed is a with every throughput times f, as an engine f times as
+	// fast delivers.
+	slowed := func(a *knee.Arm, f float64) *knee.Arm {
+		for i := range a.Samples {
+			v := *a.Samples[i].TotalTPS * f
+			a.Samples[i].TotalTPS = &v
+		}
+		return a
+	}
+	// oneFar is a with the span of its point at c4 alone set to span.
+	oneFar := func(a *knee.Arm, span float64) *knee.Arm {
+		a.Samples[0].Seconds = span
+		return a
+	}
+	// Where neither side's duration is known, the arm's sides are runs of
+	// different lengths when their spans lie a median more than
+	// knee.ArmSpansApart apart and the longer spans delivered that much
+	// more work (throughput × span), as a longer run does and a slower
+	// engine does not. 120 s results against 200 s ones (spans 132 s
+	// against 216 s, throughput unchanged) read PASS, and 120 s against
+	// 240 s flagged only the point whose spans were twice apart.
+	const apart = "BASE and HEAD ran this arm for durations their results do not say (no aiperf artifacts beside them, and no run.json that says it): HEAD's measured spans are a median "
 	for _, tc := range []struct {
 		name       string
 		base, head *knee.Arm
@@ -479,8 +501,16 @@ func TestBenchmarkDurations(t *testing.T) {
 			"HEAD ran it for 1200 s (the client's configured benchmark duration), BASE for a duration its results do not say (no aiperf artifacts beside them, and no run.json that says it) over a measured span of 619.5 s"},
 		{"HEAD's span within 10 % of BASE's duration", spanned(1200, 1224), spanned(0, 1081), ""},
 		{"HEAD's span longer: a span never tells a longer run", spanned(600, 619.5), spanned(0, 1224), ""},
-		{"both unknown: spans a third apart, as a slower engine's at one length", spanned(0, 2431), spanned(0, 3293), ""},
-		{"both unknown: spans twice apart are not told apart", spanned(0, 619.5), spanned(0, 1224), ""},
+		{"both unknown: spans a third apart at a quarter less throughput, as a slower engine's at one length", spanned(0, 2431), slowed(spanned(0, 3293), 0.75), ""},
+		{"both unknown: spans 12 % apart at half the throughput", spanned(0, 132), slowed(spanned(0, 148), 0.44), ""},
+		{"both unknown: a faster HEAD's shorter spans", spanned(0, 1224), slowed(spanned(0, 1000), 1.5), ""},
+		{"both unknown: spans 1.6 times apart at one throughput (120 s against 200 s)", spanned(0, 132.2), spanned(0, 215.8),
+			apart + "1.63x BASE's over the 4 points both measured (132.2 s → 215.8 s here) and the work they delivered (throughput × span) a median 1.63x, more than 15 % apart the same way: runs of different lengths"},
+		{"both unknown: HEAD's spans shorter at one throughput", spanned(0, 1224), spanned(0, 619.5), apart + "0.506x"},
+		{"both unknown: spans twice apart at one throughput, once under the other's half", spanned(0, 619.5), oneFar(spanned(0, 1224), 1300),
+			"BASE and HEAD ran it for durations their results do not say (no aiperf artifacts beside them, and no run.json that says it) over measured spans of 619.5 s and 1300 s, more than 50 % apart: runs of different lengths"},
+		{"both unknown: one point's spans 20 % apart, the arm's alike", spanned(0, 1000), oneFar(spanned(0, 1000), 1200), ""},
+		{"both unknown: spans 1.6 times apart at 20 % less throughput: more work, a longer run", spanned(0, 132.2), slowed(spanned(0, 215.8), 0.8), apart + "1.63x"},
 		{"both unknown: spans more than twice apart", spanned(0, 1210), spanned(0, 306),
 			"BASE and HEAD ran it for durations their results do not say (no aiperf artifacts beside them, and no run.json that says it) over measured spans of 1210 s and 306 s, more than 50 % apart: runs of different lengths"},
 		{"known durations win over the spans", spanned(1200, 1224), spanned(1200, 600), ""},

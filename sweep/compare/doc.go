@@ -55,10 +55,15 @@
 // length-mismatch; a longer span says nothing (how far a span reaches
 // past its duration depends on the requests' latency, up to 35 % apart
 // at one point of one length). Where neither side's duration is known,
-// the differs line says so with both sides' spans ("unknown → unknown
-// (measured spans 1210 s → 306 s)"), and spans more than
-// knee.SpansApart (50 %) apart, which no slowdown explains, are a
-// length-mismatch; nearer ones pair. Sides that
+// the arm is judged as a whole (knee.SidesRanApart over the points both
+// sides measured): spans a median more than knee.ArmSpansApart (15 %)
+// apart whose longer side delivered that much more work (throughput ×
+// span), as a longer run does and a slower engine does not, make every
+// such point a length-mismatch, and so do one point's spans more than
+// knee.SpansApart (50 %) apart; the differs line then names both sides'
+// spans ("unknown → unknown (measured spans 1210 s → 306 s, HEAD's a
+// median 0.253x BASE's)"), and is left out where they lie within
+// knee.ArmSpansApart of each other. Sides that
 // replayed different trace sets (knee.Setup's Dataset, as both sides'
 // results say it) are a problem
 // (dataset-mismatch): another workload, never a change. Another client,

@@ -4,8 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
+
+	"sweep/internal/stats"
 )
 
 // ExcludedSuperseded is Sample.Excluded of a probe at a concurrency where
@@ -110,10 +113,10 @@ func (s *Sample) Length() Length { return Length{Probe: s.Probe, Seconds: s.Benc
 // duration only from below (SpanTolerance), and at one duration two sides'
 // spans lie up to 35 % apart where a change slowed the engine (sweep
 // compare's conformance sample: 26 % at one point of a planted
-// regression), so only spans more than twice apart, which no slowdown
-// the samples show explains, are runs of different lengths: a 300 s
-// run's 310 s span against a 1200 s run's 1224 s is caught, a 600 s
-// run's against a 1200 s one's may not be.
+// regression), so one point's spans say a different length only when
+// they are more than twice apart, which no slowdown the samples show
+// explains. Nearer ones are judged with the arm's other points, by their
+// work as well (SidesRanApart).
 const SpansApart = 0.5
 
 // Differs reports whether l and o are different lengths: one a probe and
@@ -121,7 +124,8 @@ const SpansApart = 0.5
 // duration and, for the other whose duration is unknown, a measured span
 // more than SpanTolerance short of it (a shorter run), or, both durations
 // unknown, measured spans more than SpansApart apart. Otherwise an
-// unknown duration differs from none.
+// unknown duration differs from none at one point; an arm's points of
+// unknown durations are judged together by SidesRanApart.
 func (l Length) Differs(o Length) bool {
 	switch {
 	case l.Probe != o.Probe:
@@ -145,6 +149,59 @@ func (l Length) spansApart(o Length) bool {
 // too short to be a run of l's known one (SpanTolerance).
 func (l Length) shorterSpan(o Length) bool {
 	return l.Seconds > 0 && o.Seconds <= 0 && o.Span > 0 && o.Span < (1-SpanTolerance)*l.Seconds
+}
+
+// PairedSpans is one point both sides of a comparison measured with
+// durations neither side's results say: each side's measured span
+// (Length.Span) and throughput (any one measure, as long as both sides
+// give the same), all positive.
+type PairedSpans struct{ BaseSpan, HeadSpan, BaseTPS, HeadTPS float64 }
+
+// ArmSpansApart is how far apart (a share) the typical measured spans of
+// an arm's two sides may lie, where neither side's benchmark duration is
+// known, and still be read as one length (SidesRanApart). A span is
+// about the configured duration D plus the drain of the requests still
+// running at D, which take about a request's latency to end: a longer
+// run stretches every span by about the duration it adds and, the server
+// unchanged, keeps its throughput, so it delivers that much more work
+// (throughput × span); a slower server stretches the drain only and
+// lowers its throughput, so it delivers no more work over its longer
+// spans (sweep compare's conformance sample: a planted regression at
+// -25 % throughput stretched one arm's spans by a median 17 %, up to 35 %
+// at one point, while its work fell by a median 10 %; simulated
+// slowdowns of -56 % to -90 % stretched spans by at most 12 %). Spans of
+// one length lie within about 5 % of each other, point by point.
+const ArmSpansApart = 0.15
+
+// SidesRanApart reports whether the two sides of an arm, over the points
+// they both measured with durations their results do not say, ran for
+// different lengths: their measured spans a median more than
+// ArmSpansApart apart, and the work they delivered (throughput × span)
+// a median more than ArmSpansApart apart the same way, the longer spans
+// delivering more, as a longer run does and a slower server does not.
+// span and work are the medians of HEAD's over BASE's (1 without a
+// point). A single point's spans further apart than SpansApart are a
+// different length on their own (Length.Differs).
+func SidesRanApart(ps []PairedSpans) (apart bool, span, work float64) {
+	if len(ps) == 0 {
+		return false, 1, 1
+	}
+	spans := make([]float64, len(ps))
+	works := make([]float64, len(ps))
+	for i, p := range ps {
+		spans[i] = math.Log(p.HeadSpan / p.BaseSpan)
+		works[i] = math.Log(p.HeadSpan * p.HeadTPS / (p.BaseSpan * p.BaseTPS))
+	}
+	ls, lw := stats.Median(spans), stats.Median(works)
+	limit := math.Log(1 + ArmSpansApart)
+	apart = math.Abs(ls) > limit && math.Abs(lw) > limit && (ls > 0) == (lw > 0)
+	return apart, math.Exp(ls), math.Exp(lw)
+}
+
+// SpansAlike reports whether span, SidesRanApart's median span ratio,
+// is one length's: within ArmSpansApart either way.
+func SpansAlike(span float64) bool {
+	return math.Abs(math.Log(span)) <= math.Log(1+ArmSpansApart)
 }
 
 // Setup is how a result was made beyond its arm and its length: its load

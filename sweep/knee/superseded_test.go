@@ -204,3 +204,50 @@ func TestAnalyzeOneSetup(t *testing.T) {
 		})
 	}
 }
+
+// TestSidesRanApart: an arm's two sides whose durations neither says ran
+// for different lengths when their spans lie a median more than
+// knee.ArmSpansApart apart and the longer spans delivered that much more
+// work (throughput × span): a longer run at one throughput. A slower
+// engine stretches its spans but delivers less, and one point far apart
+// does not move the median. Judged point by point, 120 s results against
+// 200 s ones (spans 132 s against 216 s) read as one length.
+func TestSidesRanApart(t *testing.T) {
+	// pts is n points of spans b and h at throughputs bt and ht, with
+	// extra ones appended.
+	pts := func(n int, b, h, bt, ht float64, extra ...knee.PairedSpans) []knee.PairedSpans {
+		var out []knee.PairedSpans
+		for i := range n {
+			wobble := 1 + 0.02*float64(i%3-1) // spans of one length lie a few % apart
+			out = append(out, knee.PairedSpans{BaseSpan: b, HeadSpan: h * wobble, BaseTPS: bt, HeadTPS: ht / wobble})
+		}
+		return append(out, extra...)
+	}
+	for _, tc := range []struct {
+		name       string
+		ps         []knee.PairedSpans
+		apart      bool
+		span, work float64 // the medians, to 2 decimals
+	}{
+		{"none", nil, false, 1, 1},
+		{"one length", pts(6, 1000, 1000, 100, 100), false, 1, 1},
+		{"120 s against 200 s at one throughput", pts(6, 132.2, 215.8, 100, 100), true, 1.63, 1.63},
+		{"200 s against 120 s", pts(6, 215.8, 132.2, 100, 100), true, 0.61, 0.61},
+		{"120 s against 240 s", pts(6, 132, 253, 100, 100), true, 1.92, 1.92},
+		{"1200 s against 1500 s", pts(6, 1224, 1524, 100, 100), true, 1.25, 1.25},
+		{"spans 12 % apart at one throughput: one length", pts(6, 1000, 1120, 100, 100), false, 1.12, 1.12},
+		{"a slower engine: spans 17 % apart at 25 % less throughput", pts(9, 1000, 1170, 100, 75), false, 1.17, 0.88},
+		{"a much slower engine: spans 12 % apart at 56 % less", pts(6, 132, 148, 100, 44), false, 1.12, 0.49},
+		{"a faster engine: shorter spans, more work", pts(6, 1224, 1100, 100, 150), false, 0.90, 1.35},
+		{"a longer run on a slower engine still delivered more", pts(6, 132.2, 215.8, 100, 80), true, 1.63, 1.31},
+		{"one point far apart, the rest one length", pts(5, 1000, 1000, 100, 100, knee.PairedSpans{BaseSpan: 1000, HeadSpan: 2500, BaseTPS: 100, HeadTPS: 100}), false, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			apart, span, work := knee.SidesRanApart(tc.ps)
+			assert.Equal(t, tc.apart, apart)
+			assert.InDelta(t, tc.span, span, 0.005)
+			assert.InDelta(t, tc.work, work, 0.005)
+			assert.Equal(t, !tc.apart && math.Abs(tc.span-1) <= knee.ArmSpansApart, knee.SpansAlike(span))
+		})
+	}
+}

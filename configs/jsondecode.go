@@ -2,6 +2,7 @@ package configs
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // DecodeJSON decodes data, the contents of file, into v the way sweep
@@ -61,7 +63,13 @@ func decodeJSON(file string, data []byte, v any, want string, strict bool) error
 	case errors.As(err, &te):
 		if error(te) == err {
 			e.Line, e.Col = offsetLineCol(data, te.Offset-1)
-			e.Key = te.Field
+			// encoding/json's Field leaves out map keys and list
+			// indexes ("processes.argv" of processes.client.argv); a
+			// value outside any field (an element of a top-level list)
+			// is named by its position alone.
+			if e.Key = te.Field; e.Key != "" {
+				e.Key = cmp.Or(keyPathAt(data, te.Offset), te.Field)
+			}
 		} else {
 			// From a type's own UnmarshalJSON: its offset is into the
 			// value that type was given, not into data.
@@ -219,6 +227,62 @@ func valueOffset(data []byte, path []any) int64 {
 		return -1
 	}
 	return at
+}
+
+// keyPathAt is the path of the innermost value in data that ends at or
+// after offset ("processes.client.argv", "arms[2].step_scale"), "" when
+// data does not read that far or offset is in no object or list.
+func keyPathAt(data []byte, offset int64) string {
+	type level struct {
+		obj  bool
+		key  string
+		idx  int
+		want bool // an object's next string is a key
+	}
+	var stack []level
+	path := func() string {
+		var b strings.Builder
+		for _, l := range stack {
+			switch {
+			case l.obj && b.Len() > 0:
+				b.WriteString("." + l.key)
+			case l.obj:
+				b.WriteString(l.key)
+			default:
+				fmt.Fprintf(&b, "[%d]", l.idx)
+			}
+		}
+		return b.String()
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if d, ok := t.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				top := &stack[len(stack)-1]
+				top.want, top.idx = top.obj, top.idx+1
+			}
+			continue
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].want {
+			stack[n-1].key, stack[n-1].want = t.(string), false
+			continue
+		}
+		if dec.InputOffset() >= offset {
+			return path()
+		}
+		if d, ok := t.(json.Delim); ok {
+			stack = append(stack, level{obj: d == '{', want: d == '{'})
+			continue
+		}
+		if n := len(stack); n > 0 {
+			stack[n-1].want, stack[n-1].idx = stack[n-1].obj, stack[n-1].idx+1
+		}
+	}
 }
 
 // skipToKey reads an object's members up to the key name (dec just read

@@ -18,9 +18,10 @@ func TestDecodeJSON(t *testing.T) {
 		Scale float64 `json:"step_scale"`
 	}
 	type file struct {
-		Version int    `json:"version"`
-		Source  string `json:"source"`
-		Arms    []arm  `json:"arms"`
+		Version int            `json:"version"`
+		Source  string         `json:"source"`
+		Arms    []arm          `json:"arms"`
+		Procs   map[string]arm `json:"procs"`
 	}
 	const want = "the JSON sweep sim calibrate writes"
 	tests := []struct {
@@ -30,7 +31,12 @@ func TestDecodeJSON(t *testing.T) {
 		{"good", "{\"version\": 1,\n \"arms\": [{\"tp\": 8}]}\n", ""},
 		{"unknown key", "{\"version\": 1,\n \"arms\": [{\"tp\": 8,\n   \"tp_size\": 8}]}", "c.json:3:4: tp_size: unknown key: want " + want},
 		{"unknown key named in a value first", "{\"source\": \"pool\", \"arms\": [{\"tp\": 8}],\n \"pool\": 1}", "c.json:2:2: pool: unknown key: want " + want},
-		{"wrong type", "{\"version\": 1,\n \"arms\": [{\"tp\": \"eight\"}]}", "c.json:2:24: arms.tp: a JSON string where an integer belongs: want " + want},
+		{"wrong type", "{\"version\": 1,\n \"arms\": [{\"tp\": \"eight\"}]}", "c.json:2:24: arms[0].tp: a JSON string where an integer belongs: want " + want},
+		// encoding/json's own path leaves out list indexes and map keys
+		// (a run.json's "processes.argv" of processes.client.argv).
+		{"wrong type in a later element", "{\"arms\": [{\"tp\": 8},\n {\"tp\": 8, \"step_scale\": [1]}]}", "c.json:2:26: arms[1].step_scale: a JSON array where a number belongs: want " + want},
+		{"wrong type under a map key", "{\"version\": 1,\n \"procs\": {\"client\": {\"tp\": 1},\n  \"server\": {\"tp\": \"eight\"}}}", "c.json:3:26: procs.server.tp: a JSON string where an integer belongs: want " + want},
+		{"wrong type of a whole value", "{\"version\": 1,\n \"procs\": {\"client\": [8]}}", "c.json:2:22: procs.client: a JSON array where an object belongs: want " + want},
 		{"syntax", "{\"version\": 1,\n \"arms\": [{\"tp\": 8,}]}", "c.json:2:20: invalid character '}' looking for beginning of object key string: want " + want},
 		{"ends early", "{\"version\": 1,\n \"arms\": [", "c.json:2:11: the JSON ends early: want " + want},
 		{"empty", "  \n", "c.json: empty: want " + want},

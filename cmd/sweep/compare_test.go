@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -320,6 +321,31 @@ func TestCompareWithoutArtifacts(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "compare", same, swapped)
 	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	assert.Contains(t, stdout, "\n  differs: client's benchmark duration: 120 s → 120 s, unknown ("+swapRec+" records result "+resultOf(recs[1])+", not "+resultOf(recs[0])+")\n")
+
+	// A run.json whose client's --benchmark-duration is no number says so
+	// (it read "records no --benchmark-duration of the client"); one whose
+	// client argv is no list names that key (it read "processes.argv").
+	rec, err := run.ReadRecordFile(filepath.Dir(recs[0]))
+	require.NoError(t, err)
+	argv := rec.Processes[run.ClientProcess].Argv
+	i := slices.Index(argv, "--benchmark-duration")
+	require.GreaterOrEqual(t, i, 0, "the client's argv: %q", argv)
+	argv[i+1] = "abc"
+	data, err = json.MarshalIndent(rec, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(swapRec, data, 0o644))
+	code, stdout, stderr = runCLI(t, "compare", same, swapped)
+	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "\n  differs: client's benchmark duration: 120 s → 120 s, unknown ("+swapRec+` records a --benchmark-duration of the client that is no positive number of seconds ("abc"))`+"\n")
+	var raw map[string]any
+	require.NoError(t, json.Unmarshal(data, &raw))
+	raw["processes"].(map[string]any)[run.ClientProcess].(map[string]any)["argv"] = strings.Join(argv, " ")
+	data, err = json.MarshalIndent(raw, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(swapRec, data, 0o644))
+	code, stdout, stderr = runCLI(t, "compare", same, swapped)
+	require.Equal(t, exitUsage, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Regexp(t, regexp.QuoteMeta(swapRec)+`:\d+:\d+: processes\.client\.argv: a JSON string where a list belongs: want the run.json sweep run writes`, stderr)
 
 	// Without run.json either, the span stands in.
 	for _, r := range recs {

@@ -38,6 +38,13 @@ func TestConfiguredDuration(t *testing.T) {
 		{"no duration flag", &Record{ResultFile: name, Processes: map[string]*ProcessOutcome{
 			ClientProcess: {Argv: []string{"aiperf", "profile", "--request-count", "100"}}}}, 0,
 			"run.json records no --benchmark-duration of the client"},
+		// It read "records no --benchmark-duration of the client".
+		{"a duration that is no number", &Record{ResultFile: name, Processes: map[string]*ProcessOutcome{
+			ClientProcess: {Argv: []string{"aiperf", "profile", "--benchmark-duration", "abc"}}}}, 0,
+			`run.json records a --benchmark-duration of the client that is no positive number of seconds ("abc")`},
+		{"a duration of 0", &Record{ResultFile: name, Processes: map[string]*ProcessOutcome{
+			ClientProcess: {Argv: []string{"aiperf", "profile", "--benchmark-duration=0"}}}}, 0,
+			`run.json records a --benchmark-duration of the client that is no positive number of seconds ("0")`},
 		{"no client", &Record{ResultFile: name}, 0, "run.json records no --benchmark-duration of the client"},
 		{"no run.json", nil, 0, ""},
 	} {
@@ -66,5 +73,13 @@ func TestConfiguredDuration(t *testing.T) {
 		assert.Empty(t, unknown)
 		assert.True(t, strings.HasPrefix(err.Error(), filepath.Join(dir, RecordFile)+":3:17: "), "got %s", err)
 		assert.Contains(t, err.Error(), "restore the point's run.json, or remove it")
+	})
+	// It named "processes.argv", encoding/json's path without the map key.
+	t.Run("a client argv that is a string", func(t *testing.T) {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, RecordFile), []byte("{\n  \"result_file\": \""+name+"\",\n  \"processes\": {\"client\": {\n    \"argv\": \"aiperf profile\"}}}"), 0o644))
+		_, _, err := ConfiguredDuration(filepath.Join(dir, name))
+		require.Error(t, err)
+		assert.True(t, strings.HasPrefix(err.Error(), filepath.Join(dir, RecordFile)+":4:28: processes.client.argv: a JSON string where a list belongs"), "got %s", err)
 	})
 }

@@ -151,8 +151,9 @@ func recordedClientArgv(rec *Record) []string {
 // Where it is not known, seconds is 0 and unknown says why when there is
 // a run.json: it records another result ("DIR/run.json records result
 // X, not Y": `sweep result aggregate --out-name` makes such a directory,
-// and a run.json copied from another point one), or no
-// --benchmark-duration of its client; no run.json says nothing ("").
+// and a run.json copied from another point one), a --benchmark-duration
+// of its client that is no positive number, or none; no run.json says
+// nothing ("").
 // A run.json that does not read is an error at its line and column.
 func ConfiguredDuration(resultFile string) (seconds float64, unknown string, err error) {
 	dir := filepath.Dir(resultFile)
@@ -167,8 +168,12 @@ func ConfiguredDuration(resultFile string) (seconds float64, unknown string, err
 	case filepath.Base(rec.ResultFile) != filepath.Base(resultFile):
 		return 0, fmt.Sprintf("%s records result %s, not %s", filepath.Join(dir, RecordFile), filepath.Base(rec.ResultFile), filepath.Base(resultFile)), nil
 	}
-	if d := askedOf(result.RunFacts{}, recordedClientArgv(rec), rec.Client).DurationSeconds; d > 0 {
+	argv := recordedClientArgv(rec)
+	if d := askedOf(result.RunFacts{}, argv, rec.Client).DurationSeconds; d > 0 {
 		return d, "", nil
+	}
+	if v, ok := clientFlags(argv)["--benchmark-duration"]; ok {
+		return 0, fmt.Sprintf("%s records a --benchmark-duration of the client that is no positive number of seconds (%q)", filepath.Join(dir, RecordFile), v), nil
 	}
 	return 0, fmt.Sprintf("%s records no --benchmark-duration of the client", filepath.Join(dir, RecordFile)), nil
 }

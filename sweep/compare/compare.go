@@ -241,12 +241,20 @@ func unsaidSpans(bs, hs *side, m Metric) map[int]knee.PairedSpans {
 // and work the arm's median ratios over its n points.
 func sidesApart(p knee.PairedSpans, span, work float64, n, c int) string {
 	return fmt.Sprintf("BASE and HEAD ran this arm for durations their results do not say "+
-		"(no aiperf artifacts beside them, and no run.json that says it): HEAD's measured spans are a median %.3gx BASE's over the %d points both measured "+
+		"(no aiperf artifacts beside them, and no run.json that says it): HEAD's measured spans are a median %.3gx BASE's over %s "+
 		"(%.4g s → %.4g s here) and the work they delivered (throughput × span) a median %.3gx, more than %g %% apart the same way: "+
 		"runs of different lengths (a longer run stretches its spans at an unchanged throughput; a slower engine stretches them but delivers no more work); "+
 		"results of different lengths are not compared; measure c%d on both sides at one length (the same sweep command, or the same --duration), "+
 		"and keep the aiperf artifacts or run.json beside the results",
-		span, n, p.BaseSpan, p.HeadSpan, work, 100*knee.ArmSpansApart, c)
+		span, pointsBoth(n), p.BaseSpan, p.HeadSpan, work, 100*knee.ArmSpansApart, c)
+}
+
+// pointsBoth names n points both sides measured.
+func pointsBoth(n int) string {
+	if n == 1 {
+		return "the one point both measured"
+	}
+	return fmt.Sprintf("the %d points both measured", n)
 }
 
 func pointConcs(ps []PointReport) []int {

@@ -490,6 +490,16 @@ func TestBenchmarkDurations(t *testing.T) {
 	// against 216 s, throughput unchanged) read PASS, and 120 s against
 	// 240 s flagged only the point whose spans were twice apart.
 	const apart = "BASE and HEAD ran this arm for durations their results do not say (no aiperf artifacts beside them, and no run.json that says it): HEAD's measured spans are a median "
+	t.Run("both unknown: an arm of one point", func(t *testing.T) {
+		one := func(span float64) *knee.Arm {
+			a := at(0, map[int][]float64{16: {16895.3}}, false)
+			a.Samples[0].Seconds = span
+			return a
+		}
+		rep := Compare([]*knee.Arm{one(132.2)}, []*knee.Arm{one(215.8)}, Options{Tolerance: 5})
+		require.Len(t, rep.Problems, 1)
+		assert.Contains(t, rep.Problems[0].Detail, "HEAD's measured spans are a median 1.63x BASE's over the one point both measured (132.2 s → 215.8 s here)")
+	})
 	for _, tc := range []struct {
 		name       string
 		base, head *knee.Arm

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"sweep/internal/inputfile"
 )
 
 // DecodeJSON decodes data, the contents of file, into v the way sweep
@@ -30,6 +32,28 @@ func DecodeJSON(file string, data []byte, v any, want string) error {
 // its line and column, want ending its message.
 func DecodeRecordJSON(file string, data []byte, v any, want string) error {
 	return decodeJSON(file, data, v, want, false)
+}
+
+// ReadJSON reads file (a small regular file: inputfile.SmallJSON) and
+// decodes it into v as DecodeJSON does, returning its contents for
+// positioned errors of the caller's own checks. An error reading it is
+// inputfile's (errors.Is fs.ErrNotExist for a missing file).
+func ReadJSON(file string, v any, want string) ([]byte, error) {
+	return readJSON(file, v, want, true)
+}
+
+// ReadRecordJSON is ReadJSON for a record sweep writes for itself
+// (DecodeRecordJSON: keys v does not have are passed over).
+func ReadRecordJSON(file string, v any, want string) ([]byte, error) {
+	return readJSON(file, v, want, false)
+}
+
+func readJSON(file string, v any, want string, strict bool) ([]byte, error) {
+	data, err := inputfile.Read(file, inputfile.SmallJSON)
+	if err != nil {
+		return nil, err
+	}
+	return data, decodeJSON(file, data, v, want, strict)
 }
 
 // decodeJSON is DecodeJSON, refusing unknown keys when strict.

@@ -3,6 +3,9 @@ package configs
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -147,4 +150,26 @@ func TestJSONValueErrorf(t *testing.T) {
 			assert.Equal(t, tt.want, JSONValueErrorf("p.json", []byte(tt.data), tt.path, "k", "m").Error())
 		})
 	}
+}
+
+// TestReadJSON: ReadJSON refuses a key its value lacks at its line and
+// column, ReadRecordJSON passes over it (a newer sweep's record), both
+// return the file's bytes, and a missing file is fs.ErrNotExist.
+func TestReadJSON(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "r.json")
+	require.NoError(t, os.WriteFile(file, []byte("{\"a\": 1,\n \"newer\": true}\n"), 0o644))
+	var v struct {
+		A int `json:"a"`
+	}
+	_, err := ReadJSON(file, &v, "a test file")
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, [2]int{2, 2}, [2]int{e.Line, e.Col}, "%v", err)
+	data, err := ReadRecordJSON(file, &v, "a test record")
+	require.NoError(t, err)
+	assert.Equal(t, 1, v.A)
+	assert.Contains(t, string(data), `"newer"`)
+	_, err = ReadRecordJSON(filepath.Join(dir, "none.json"), &v, "a test record")
+	assert.ErrorIs(t, err, fs.ErrNotExist)
 }

@@ -12,7 +12,6 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/filename"
-	"sweep/internal/inputfile"
 	"sweep/internal/pyjson"
 )
 
@@ -311,12 +310,8 @@ func subset(keys []string, allowed ...string) bool {
 // conformance cases' env.json) and replaces each "<NAME>" placeholder with
 // placeholders[NAME] (e.g. "RESULT_DIR").
 func EnvFromFile(path string, placeholders map[string]string) (map[string]string, error) {
-	data, err := inputfile.Read(path, inputfile.SmallJSON)
-	if err != nil {
-		return nil, err
-	}
 	var raw map[string]any
-	if err := configs.DecodeJSON(path, data, &raw, "a JSON object of InferenceX variable names to values"); err != nil {
+	if _, err := configs.ReadJSON(path, &raw, "a JSON object of InferenceX variable names to values"); err != nil {
 		return nil, err
 	}
 	env := make(map[string]string, len(raw))

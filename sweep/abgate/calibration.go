@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"sweep/configs"
-	"sweep/internal/inputfile"
 	"sweep/internal/plural"
 )
 
@@ -118,12 +117,8 @@ func (c *Calibration) CheckFor(simulated bool) (warning string, err error) {
 // refuses one that cannot inform a comparison (incomplete, too few runs,
 // rates out of range).
 func ReadCalibration(file string) (*Calibration, error) {
-	data, err := inputfile.Read(file, inputfile.SmallJSON)
-	if err != nil {
-		return nil, err
-	}
 	var c Calibration
-	if err := configs.DecodeJSON(file, data, &c, "the "+CalibrationFile+" sweep ab calibrate writes"); err != nil {
+	if _, err := configs.ReadJSON(file, &c, "the "+CalibrationFile+" sweep ab calibrate writes"); err != nil {
 		return nil, err
 	}
 	switch {

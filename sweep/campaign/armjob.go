@@ -133,12 +133,8 @@ func (aj *ArmJob) Write(path string) error { return atomicfile.WriteJSON(path, a
 
 // ReadArmJob reads a job file; unknown keys are errors.
 func ReadArmJob(path string) (*ArmJob, error) {
-	data, err := inputfile.Read(path, inputfile.SmallJSON)
-	if err != nil {
-		return nil, err
-	}
 	var aj ArmJob
-	if err := configs.DecodeJSON(path, data, &aj, "an arm job file as sweep writes it"); err != nil {
+	if _, err := configs.ReadJSON(path, &aj, "an arm job file as sweep writes it"); err != nil {
 		return nil, err
 	}
 	if len(aj.Points) == 0 {

@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	"sweep/configs"
-	"sweep/internal/inputfile"
 	"sweep/internal/stats"
 	"sweep/metrics/result"
 	"sweep/sweep/knee"
@@ -145,12 +144,9 @@ func WriteCalibration(w io.Writer, c *Calibration) error {
 // strictly (configs.DecodeJSON): a problem, an unknown key included, is a
 // *configs.Error at its line and column.
 func ReadCalibration(path string) (*Calibration, error) {
-	data, err := inputfile.Read(path, inputfile.SmallJSON)
-	if err != nil {
-		return nil, err
-	}
 	var c Calibration
-	if err := configs.DecodeJSON(path, data, &c, "the JSON sweep compare --calibrate writes"); err != nil {
+	data, err := configs.ReadJSON(path, &c, "the JSON sweep compare --calibrate writes")
+	if err != nil {
 		return nil, err
 	}
 	if c.Kind != CalibrationKind || c.Version != 1 {

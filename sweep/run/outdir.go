@@ -424,16 +424,12 @@ func sweepWrites(e, name string) bool {
 // its line and column (configs.DecodeRecordJSON), which each caller
 // gives its own fix.
 func ReadRecordFile(dir string) (*Record, error) {
-	path := filepath.Join(dir, RecordFile)
-	b, err := inputfile.Read(path, inputfile.SmallJSON)
+	var rec Record
+	_, err := configs.ReadRecordJSON(filepath.Join(dir, RecordFile), &rec, "the run.json sweep run writes")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
-	}
-	var rec Record
-	if err := configs.DecodeRecordJSON(path, b, &rec, "the run.json sweep run writes"); err != nil {
 		return nil, err
 	}
 	return &rec, nil

@@ -51,15 +51,12 @@ type Replicate struct {
 
 // readRecord reads a replicate's record; nil when there is none.
 func readRecord(file string) (*Replicate, error) {
-	data, err := inputfile.Read(file, inputfile.SmallJSON)
+	var r Replicate
+	_, err := configs.ReadRecordJSON(file, &r, "the replicate record sweep ab run writes")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
-	}
-	var r Replicate
-	if err := configs.DecodeRecordJSON(file, data, &r, "the replicate record sweep ab run writes"); err != nil {
 		return nil, err
 	}
 	return &r, nil

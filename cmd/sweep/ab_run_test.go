@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -417,33 +416,17 @@ func TestABRunCategoryRegression(t *testing.T) {
 func TestABRunInterrupt(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "leg")
 	args := []string{"ab", "run", filepath.Join(abLegsDir, "regression.yaml"), "--simulate", "--out", out, "--stop-grace", "3s"}
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
 	var stdout1 bytes.Buffer
-	cmd.Stdout = &stdout1
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	var log strings.Builder
-	sc := bufio.NewScanner(stderr)
-	sent := false
-	for sc.Scan() {
-		log.WriteString(sc.Text() + "\n")
-		if !sent && strings.Contains(sc.Text(), "arm b: server ready") {
-			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-			sent = true
-		}
-	}
-	err = cmd.Wait()
-	require.True(t, sent, "arm b never became ready:\n%s", log.String())
+	log, sent, err := signalAtLine(t, args, &stdout1, "arm b: server ready", syscall.SIGTERM)
+	require.True(t, sent, "arm b never became ready:\n%s", log)
 	var ee *exec.ExitError
-	require.ErrorAs(t, err, &ee, log.String())
-	assert.Equal(t, exitCancelled, ee.ExitCode(), log.String())
+	require.ErrorAs(t, err, &ee, log)
+	assert.Equal(t, exitCancelled, ee.ExitCode(), log)
 	interruption := "interrupted by SIGTERM before the report; complete replicates: a/bfcl-r1; not complete: b/bfcl-r1; " +
 		"run the same command with --out " + out + " to resume: it keeps the complete replicates and runs the others in fresh roots"
 	var incomplete abgate.Report
 	data, err := os.ReadFile(filepath.Join(out, "report.json"))
-	require.NoError(t, err, "the interrupted leg's report:\n%s", log.String())
+	require.NoError(t, err, "the interrupted leg's report:\n%s", log)
 	require.NoError(t, json.Unmarshal(data, &incomplete), string(data))
 	assert.Equal(t, abgate.Incomplete, incomplete.Verdict)
 	assert.Equal(t, "regression", incomplete.Leg)
@@ -455,9 +438,9 @@ func TestABRunInterrupt(t *testing.T) {
 	assert.Contains(t, string(table), "- interrupted: the leg ("+out+"): "+interruption+"\n")
 	assert.True(t, strings.HasSuffix(string(table), "\nverdict: INCOMPLETE: 1 problem; no overall result is computed from incomplete data\n"), string(table))
 	assert.Equal(t, string(table), stdout1.String(), "stdout holds the report too")
-	assert.Contains(t, log.String(), "report: "+filepath.Join(out, "report.md")+", "+filepath.Join(out, "report.json")+"\n")
+	assert.Contains(t, log, "report: "+filepath.Join(out, "report.md")+", "+filepath.Join(out, "report.json")+"\n")
 	// Written first as soon as the signal came, before the servers stopped.
-	assert.Contains(t, log.String(), "] interrupted: the INCOMPLETE report is written ("+filepath.Join(out, "report.md")+", "+filepath.Join(out, "report.json")+") while the leg stops\n")
+	assert.Contains(t, log, "] interrupted: the INCOMPLETE report is written ("+filepath.Join(out, "report.md")+", "+filepath.Join(out, "report.json")+") while the leg stops\n")
 	for _, arm := range []string{"a", "b"} {
 		var srv run.Record
 		data, err := os.ReadFile(filepath.Join(out, arm, "server", run.ServerRecordFile))
@@ -468,7 +451,7 @@ func TestABRunInterrupt(t *testing.T) {
 			assert.ErrorIs(t, syscall.Kill(-p.PID, 0), syscall.ESRCH, "%s %s survived the interrupt", arm, name)
 		}
 	}
-	assert.Contains(t, log.String(), "ab run regression: "+interruption+"\nsweep: cancelled\n")
+	assert.Contains(t, log, "ab run regression: "+interruption+"\nsweep: cancelled\n")
 
 	t.Setenv(asCLIEnv, "1")
 	armA := filesOf(t, filepath.Join(out, "a"))
@@ -587,25 +570,10 @@ func TestABRunResumeRepairs(t *testing.T) {
 	// A resumed run killed (SIGKILL) before it writes any report leaves
 	// none: the earlier PASS report was moved aside before work began.
 	dropLine(resultOf(rootA(1)), 0)
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	var log strings.Builder
-	sc := bufio.NewScanner(stderr)
-	killed := false
-	for sc.Scan() {
-		log.WriteString(sc.Text() + "\n")
-		if !killed && strings.Contains(sc.Text(), "arm a: replicate 1: not complete") {
-			require.NoError(t, cmd.Process.Kill())
-			killed = true
-		}
-	}
-	_ = cmd.Wait()
-	require.True(t, killed, "the rerun never found arm a's replicate incomplete:\n%s", log.String())
-	assert.Contains(t, log.String(), "] the earlier report report.md moved to report.md.1: this run writes its own\n")
-	assert.Contains(t, log.String(), "] the earlier report report.json moved to report.json.1: this run writes its own\n")
+	log, killed, _ := signalAtLine(t, args, nil, "arm a: replicate 1: not complete", syscall.SIGKILL)
+	require.True(t, killed, "the rerun never found arm a's replicate incomplete:\n%s", log)
+	assert.Contains(t, log, "] the earlier report report.md moved to report.md.1: this run writes its own\n")
+	assert.Contains(t, log, "] the earlier report report.json moved to report.json.1: this run writes its own\n")
 	assert.NoFileExists(t, filepath.Join(out, "report.md"), "no stale report of the earlier state")
 	assert.NoFileExists(t, filepath.Join(out, "report.json"))
 	kept, err := os.ReadFile(filepath.Join(out, "report.md.1"))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -503,31 +502,16 @@ func TestDiscoverInterruptAndKill(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "d")
-			cmd := exec.Command(os.Args[0], discoverArgs(out, "--builtin-client", "--no-report", "--duration", "240")...)
-			cmd.Env = append(os.Environ(), asCLIEnv+"=1")
-			stderr, err := cmd.StderrPipe()
-			require.NoError(t, err)
-			require.NoError(t, cmd.Start())
-			var log strings.Builder
-			sc := bufio.NewScanner(stderr)
-			sent := false
-			for sc.Scan() {
-				log.WriteString(sc.Text() + "\n")
-				if !sent && strings.Contains(sc.Text(), "point 2/2") {
-					// As the second point starts on the reused server: a
-					// sleep here would race the simulated load, which can
-					// finish in well under a second.
-					require.NoError(t, cmd.Process.Signal(sig))
-					sent = true
-				}
-			}
-			err = cmd.Wait()
-			require.True(t, sent, "the second point never started:\n%s", log.String())
+			// Signalled as the second point starts on the reused server: a
+			// sleep would race the simulated load, which can finish in
+			// well under a second.
+			log, sent, err := signalAtLine(t, discoverArgs(out, "--builtin-client", "--no-report", "--duration", "240"), nil, "point 2/2", sig)
+			require.True(t, sent, "the second point never started:\n%s", log)
 			ee, ok := err.(*exec.ExitError)
-			require.True(t, ok, "%v\n%s", err, log.String())
+			require.True(t, ok, "%v\n%s", err, log)
 			recs := journalOf(t, out)
 			if sig == syscall.SIGINT {
-				assert.Equal(t, exitCancelled, ee.ExitCode(), log.String())
+				assert.Equal(t, exitCancelled, ee.ExitCode(), log)
 				assert.Equal(t, campaign.EventSweepEnd, recs[len(recs)-1].Event, "the journal is closed")
 				for _, r := range recs {
 					if r.Event == campaign.EventServerReady {
@@ -543,7 +527,7 @@ func TestDiscoverInterruptAndKill(t *testing.T) {
 					first = r.Point
 				}
 			}
-			require.NotEmpty(t, first, "the first point completed before the signal:\n%s", log.String())
+			require.NotEmpty(t, first, "the first point completed before the signal:\n%s", log)
 
 			t.Setenv(asCLIEnv, "1")
 			code, stdout, errOut := runCLI(t, discoverArgs(out, "--builtin-client", "--no-report", "--duration", "240")...)

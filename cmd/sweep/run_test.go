@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -505,4 +506,30 @@ func TestRunRecordsSimFaults(t *testing.T) {
 			assert.Equal(t, "slow-steps:5", r.Simulation.Faults)
 		})
 	}
+}
+
+// signalAtLine runs sweep with args as its own process (the CLI, its
+// stdout into stdout when not nil), sends it sig once a line of its
+// stderr contains at, and returns its stderr, whether sig was sent, and
+// the process's end (cmd.Wait).
+func signalAtLine(t *testing.T, args []string, stdout io.Writer, at string, sig os.Signal) (log string, sent bool, err error) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCLIEnv+"=1")
+	if stdout != nil {
+		cmd.Stdout = stdout
+	}
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var b strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		b.WriteString(sc.Text() + "\n")
+		if !sent && strings.Contains(sc.Text(), at) {
+			require.NoError(t, cmd.Process.Signal(sig))
+			sent = true
+		}
+	}
+	return b.String(), sent, cmd.Wait()
 }

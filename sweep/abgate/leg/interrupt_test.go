@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"sweep/configs"
 	"sweep/sweep/abgate"
 )
 
@@ -21,13 +20,8 @@ import (
 // `sweep ab run` interrupted during arm a listed arm b's drawn ports "as
 // launched" and a root b/bfcl-r1 that did not exist.
 func TestInterruptedReportArmNotStarted(t *testing.T) {
-	l, err := configs.DefaultABLeg("minimaxm3-mi325x-smg")
-	require.NoError(t, err)
 	dir := t.TempDir()
-	ports := []int{20000, 21000}
-	next := 0
-	p, err := NewPlan(l, PlanOptions{Generator: generator(t), Dir: dir, Port: func() (int, error) { next++; return ports[next-1], nil }})
-	require.NoError(t, err)
+	p := shippedPlan(t, dir)
 	drawn := []string{"20000", "21000", "21001", "31000"} // a's port, b's router, engine and metrics ports
 	for _, tc := range []struct {
 		name     string

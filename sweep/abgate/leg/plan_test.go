@@ -77,13 +77,8 @@ func TestApplyParsersKeepsWhatFollowsABareFlag(t *testing.T) {
 // engine moves to port+1 behind the router on the public port, and bfcl
 // talks to each arm's public port.
 func TestPlanShippedLeg(t *testing.T) {
-	l, err := configs.DefaultABLeg("minimaxm3-mi325x-smg")
-	require.NoError(t, err)
 	dir := t.TempDir()
-	ports := []int{20000, 21000}
-	next := 0
-	p, err := NewPlan(l, PlanOptions{Generator: generator(t), Dir: dir, Port: func() (int, error) { next++; return ports[next-1], nil }})
-	require.NoError(t, err)
+	p := shippedPlan(t, dir)
 	assert.Len(t, p.Categories, 17)
 	assert.Empty(t, p.Warnings, "temperature 0 is not clamped")
 	a, b := p.Arms[0], p.Arms[1]
@@ -103,6 +98,8 @@ func TestPlanShippedLeg(t *testing.T) {
 
 	// Simulated, the router is waited for on /health (all the simulated
 	// router answers).
+	l, err := configs.DefaultABLeg("minimaxm3-mi325x-smg")
+	require.NoError(t, err)
 	p, err = NewPlan(l, PlanOptions{Generator: generator(t), Dir: dir, Simulate: true})
 	require.NoError(t, err)
 	assert.Equal(t, "http://127.0.0.1:8888/health", p.Arms[1].Point.RouterHealthURL)
@@ -369,4 +366,17 @@ func TestPlanKVOffloading(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shippedPlan plans the shipped minimaxm3-mi325x-smg leg into dir, its
+// public ports drawn as 20000 (arm a) and 21000 (arm b).
+func shippedPlan(t *testing.T, dir string) *Plan {
+	t.Helper()
+	l, err := configs.DefaultABLeg("minimaxm3-mi325x-smg")
+	require.NoError(t, err)
+	ports := []int{20000, 21000}
+	next := 0
+	p, err := NewPlan(l, PlanOptions{Generator: generator(t), Dir: dir, Port: func() (int, error) { next++; return ports[next-1], nil }})
+	require.NoError(t, err)
+	return p
 }

@@ -635,10 +635,11 @@ const EnvMooncakeConfig = "MOONCAKE_CONFIG_PATH"
 // the disk. A path naming no file fails the engine's start, as the real
 // connector fails to load its config: a plan's sidecar files not written
 // (recipes.Sidecar.Files) once left the engine without a tier, silently
-// (MiniMax-M3 H200 c12 read 1.6k tok/s/GPU instead of 27k).
+// (MiniMax-M3 H200 c12 read 1.6k tok/s/GPU instead of 27k). So does the
+// variable unset (vLLM's MooncakeStoreConfig.load_from_env raises then).
 func mooncakeStore(path string, files []recipes.File, h *HostKV) error {
 	if path == "" {
-		return nil
+		return fmt.Errorf("%s is not set: vLLM's MooncakeStoreConnector reads the Mooncake store's config (its global_segment_size sizes the host KV tier) from the file it names, and does not start without it; set it to the store's config (a planned point's sidecar writes it: recipes.Mooncake)", EnvMooncakeConfig)
 	}
 	var raw []byte
 	var err error

@@ -91,9 +91,9 @@
 // holds TP × segment / (KV shards × a shard's bytes a token) tokens:
 // MiniMax-M3 at TP8 has 4 KV heads, twice the tokens of one copy per
 // rank. The point runner writes its sidecars' files in a simulated run
-// too; a MOONCAKE_CONFIG_PATH naming no file fails the engine's start, as
-// the real connector fails to load its config (it once ran with no tier,
-// silently). Not modelled: mooncake_master's eviction watermark
+// too; a MOONCAKE_CONFIG_PATH unset or naming no file fails the engine's
+// start, as the real connector fails to load its config (it once ran with
+// no tier, silently). Not modelled: mooncake_master's eviction watermark
 // (--eviction_high_watermark_ratio 0.80 in InferenceX's recipes), which
 // starts evicting before a store is full. vLLM's LMCacheMPConnector keeps
 // each worker's KV in an LMCache server of its own (InferenceX's MiniMax-M3

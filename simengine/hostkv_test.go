@@ -287,8 +287,9 @@ func TestAdmissionLoadsItsOwnHostBlocks(t *testing.T) {
 // "87GB" a rank at 1,234 GB of DRAM). Before, the simulated engine read no
 // file and ran the Mooncake points with no tier; then it read the file but
 // took a missing one for no tier, silently (a plan whose sidecar files
-// were not written): now the engine refuses to start, naming the
-// variable and the path, as the real connector fails to load its config.
+// were not written) or the variable unset: now the engine refuses to
+// start, naming the variable and the path, as the real connector fails to
+// load its config.
 func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -308,7 +309,7 @@ func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
 		{"megabytes", write("c.json", `{"global_segment_size": "512 MB"}`), HostKV{BytesPerWorker: 512 << 20, Shared: true}, ""},
 		{"no size", write("d.json", `{"mode": "embedded"}`), HostKV{}, ""},
 		{"no file: the engine does not start", dir + "/missing.json", HostKV{}, "MOONCAKE_CONFIG_PATH=" + dir + "/missing.json: no such file"},
-		{"no variable: no tier", "", HostKV{}, ""},
+		{"no variable: the engine does not start", "", HostKV{}, "MOONCAKE_CONFIG_PATH is not set"},
 		{"a bad size", write("e.json", `{"global_segment_size": "lots"}`), HostKV{}, "global_segment_size"},
 		{"not JSON", write("f.json", `{`), HostKV{}, "MOONCAKE_CONFIG_PATH"},
 	} {

@@ -315,6 +315,25 @@ func TestSimCalibrationDryRun(t *testing.T) {
 	assert.NoDirExists(t, filepath.Join(dir, "d"), "a dry run writes nothing")
 }
 
+// TestSimCalibrationDryRunReadsAtTheArmsServerPoint: the MiniMax-M3 H200
+// Mooncake arm shares one server planned for its largest concurrency, its
+// store's config written into that point's directory. The calibration
+// line read the arm's first point (c12) with c14's sidecar and said
+// "calibration … not read: sidecar mooncake-master writes <c14>/…,
+// outside the run's directory <c12>" although the run was calibrated;
+// it now reads the point the server is planned for.
+func TestSimCalibrationDryRunReadsAtTheArmsServerPoint(t *testing.T) {
+	dir := t.TempDir()
+	cal := filepath.Join(dir, "planted.json")
+	require.NoError(t, os.WriteFile(cal, []byte(`{"version": 1, "arms": [{"engine": "vllm", "model": "/mnt/hf_hub_cache/models--MiniMaxAI--MiniMax-M3-MXFP8/snapshots/simulated",
+		"gpu": "h200", "tp": 8, "ep": 1, "dp_attention": false, "host_kv": true, "step_scale": 1.5, "pool_tokens": 20000000, "rms_error_pct": 0}]}`), 0o644))
+	code, stdout, stderr := runCLI(t, "discover", "--simulate", "--builtin-client", "--config-keys", "minimaxm3-fp8-h200-vllm-agentic-mtp",
+		"--tp", "8", "--ep", "1", "--conc-list", "12", "14", "--sim-calibration", cal, "--dry-run", "--out", filepath.Join(dir, "d"))
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "  arm 1 minimaxm3-fp8-h200-vllm-agentic-mtp tp8 kv:dram: calibrated by "+cal+" (step costs x1.5, pool 20000000 tokens per rank)\n")
+	assert.NotContains(t, stdout, "not read")
+}
+
 // TestSimCalibrationFittedOnSimulatedResults: a calibration whose file
 // says it was fitted on simulated results is warned of where it is used
 // (nothing said so: it reproduced the simulator as if a measured engine);

@@ -186,12 +186,7 @@ func BuildSchedule(points []recipes.Point, o ScheduleOptions) (*Schedule, error)
 
 // decideServers sets the arm's server starts and the points' servers.
 func decideServers(a *Arm, o ScheduleOptions) {
-	largest := a.Points[0]
-	for _, p := range a.Points {
-		if p.Conc() > largest.Conc() {
-			largest = p
-		}
-	}
+	largest := a.ServerPoint()
 	rc, _ := o.Catalog.Recipe(a.Recipe)
 	diff := engineDiff(a.Points, engineSchema(rc))
 	declared := rc != nil && rc.ArmServer != ""
@@ -222,6 +217,23 @@ func decideServers(a *Arm, o ScheduleOptions) {
 		p.Server = a.Servers - 1
 		prev = k
 	}
+}
+
+// ServerPoint is the arm's point of largest concurrency (the first of
+// them on a tie): a shared server's engine command, router and sidecars
+// are planned for it (decideServers), and its directory holds the
+// sidecars' files. Nil on an arm without points.
+func (a *Arm) ServerPoint() *Point {
+	if len(a.Points) == 0 {
+		return nil
+	}
+	largest := a.Points[0]
+	for _, p := range a.Points {
+		if p.Conc() > largest.Conc() {
+			largest = p
+		}
+	}
+	return largest
 }
 
 // armKey is the row without its concurrency and the names derived from it.

@@ -365,19 +365,21 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 // calibrationLines say, arm by arm, what the simulated engines'
 // calibration file (Setup.SimCalibration; none: no line) sets for the
-// arm's engines, read as they read it at the arm's first point (each
-// result records it for its own point).
+// arm's engines, read as they read it at the point the arm's server is
+// planned for (campaign.Arm.ServerPoint: a shared server's; each result
+// records it for its own point).
 func (s Sweep) calibrationLines() []string {
 	if !s.Setup.Simulate || s.Setup.SimCalibration == "" {
 		return nil
 	}
 	var lines []string
 	for _, arm := range s.Schedule.Arms {
-		if len(arm.Points) == 0 {
+		p := arm.ServerPoint()
+		if p == nil {
 			continue
 		}
 		what := ""
-		spec, err := run.FromPlan(&arm.Points[0].Plan, s.Setup)
+		spec, err := run.FromPlan(&p.Plan, s.Setup)
 		switch {
 		case err != nil:
 			what = fmt.Sprintf("calibration %s not read: %v", s.Setup.SimCalibration, err)

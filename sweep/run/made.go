@@ -167,15 +167,20 @@ func stableFlags(argv []string) map[string]string {
 var volatileClientFlags = []string{"--url", "--server-metrics", "--output-artifact-dir"}
 
 // clientFlags is a client argv's aiperf profile flags ("" for a bare
-// flag; read as schema.ReadArgv reads an argv without a schema): those
-// after its profile subcommand, aiperf's or the built-in client's (sweep
-// loadgen ... -- profile), secrets redacted as a record redacts them,
-// and without volatileClientFlags.
+// flag): those after its profile subcommand, aiperf's or the built-in
+// client's (sweep loadgen ... -- profile), read as aiperf reads them,
+// as engineValues reads an engine's: with aiperf's default schema (the
+// versions hardly differ in how they read), so that each flag keys by
+// its canonical name ("--benchmark_duration" and "--benchmark-duration"
+// are one flag; a flag the schema does not know keys as spelt); secrets
+// redacted as a record redacts them, and without volatileClientFlags.
 func clientFlags(argv []string) map[string]string {
 	if i := slices.Index(argv, "profile"); i >= 0 {
 		argv = argv[i+1:]
 	}
-	flags := schema.ReadArgv(redact.Argv(argv), schema.ArgvOptions{}).Values()
+	// Without the catalog (it is embedded), flags key as spelt.
+	sch, _ := schema.Load("aiperf", "")
+	flags := schema.ReadArgv(redact.Argv(argv), schema.ArgvOptions{Schema: sch, Abbrev: true}).Values()
 	for _, name := range volatileClientFlags {
 		delete(flags, name)
 	}

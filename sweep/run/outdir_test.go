@@ -273,6 +273,17 @@ func TestPointClaimComparesHowThePointIsMade(t *testing.T) {
 			m.Client = &result.Client{Name: "aiperf 0.12.0", Program: "aiperf", Schema: "aiperf@0.12.0"}
 			m.ClientArgv = append([]string{"/usr/bin/aiperf"}, client("16042", "/o")[5:]...)
 		}), "(client: built-in (aiperf 0.12.0 artifacts) for aiperf@0.12.0, now aiperf 0.12.0 (aiperf) for aiperf@0.12.0); use --force"},
+		// Before, the client's flags were read as spelt: aiperf reads
+		// --benchmark_duration as --benchmark-duration, and a rerun
+		// spelling it so was "made otherwise".
+		{"17 aiperf's underscore spelling is the same flag", record(true), with(func(m *Made) {
+			m.ClientArgv = slices.Clone(m.ClientArgv)
+			m.ClientArgv[slices.Index(m.ClientArgv, "--benchmark-duration")] = "--benchmark_duration"
+		}), "done"},
+		{"18 a flag differs by its canonical name however spelt", record(true), with(func(m *Made) {
+			m.ClientArgv = setFlag(m.ClientArgv, "--benchmark-duration", "600")
+			m.ClientArgv[slices.Index(m.ClientArgv, "--benchmark-duration")] = "--benchmark_duration"
+		}), "(client flag --benchmark-duration: 300, now 600); use --force"},
 		// Before, a run.json that did not parse was "not empty (run.json, server.log)".
 		{"11 a run.json that does not read is refused at its position", nil, &simMade,
 			"its run.json does not read, so what point it holds and how it was made is unknown: DIR/run.json:2:9: the JSON ends early: want the run.json sweep run writes; use --force"},

@@ -50,6 +50,10 @@ func recordTag(dir, tag string) error {
 	return err
 }
 
+// LeftoverGrace is how long StopLeftovers' callers give what an earlier
+// run left behind between SIGTERM and SIGKILL.
+const LeftoverGrace = 10 * time.Second
+
 // StopLeftovers stops the live processes of earlier runs in dir (an engine
 // whose sweep was killed with kill -9 or lost its terminal) and returns
 // their pids; the caller holds dir's lock.
@@ -250,7 +254,7 @@ func (c PointClaim) Claim() (Claimed, error) {
 		release()
 		return Claimed{}, &OutDirError{Dir: dir, Msg: fmt.Sprintf("holds a sweep (%s): rerun the sweep's command to run its points, or give sweep run another directory", SweepJournal)}
 	}
-	leftovers, err := StopLeftovers(dir, 10*time.Second)
+	leftovers, err := StopLeftovers(dir, LeftoverGrace)
 	if err != nil {
 		release()
 		return Claimed{}, &OutDirError{Dir: dir, Msg: "cannot stop the processes an earlier run left: " + err.Error()}

@@ -24,18 +24,7 @@ func keepEarlierReport(dir string) ([][2]string, error) {
 	if len(present) == 0 {
 		return nil, nil
 	}
-	n := 1
-	for ; ; n++ {
-		free := true
-		for _, name := range []string{ReportTable, ReportJSON} {
-			if _, err := os.Lstat(filepath.Join(dir, fmt.Sprintf("%s.%d", name, n))); !errors.Is(err, fs.ErrNotExist) {
-				free = false
-			}
-		}
-		if free {
-			break
-		}
-	}
+	n := freeSuffix(filepath.Join(dir, ReportTable), filepath.Join(dir, ReportJSON))
 	var moves [][2]string
 	for _, name := range present {
 		to := fmt.Sprintf("%s.%d", name, n)

@@ -5,14 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"time"
+	"slices"
 
 	"sweep/sweep/run"
 )
-
-// leftoverGrace is the wait between SIGTERM and SIGKILL for the processes
-// an earlier run left in a server directory, as run.ClaimOutDir waits.
-const leftoverGrace = 10 * time.Second
 
 // keepEarlierServer moves what an earlier run's server left in dir (an
 // arm's ServerDir: its logs, command files and server.json) aside to
@@ -33,7 +29,7 @@ func keepEarlierServer(dir string) (string, error) {
 		return "", err
 	}
 	defer unlock()
-	if _, err := run.StopLeftovers(dir, leftoverGrace); err != nil {
+	if _, err := run.StopLeftovers(dir, run.LeftoverGrace); err != nil {
 		return "", fmt.Errorf("server directory %s: cannot stop the processes an earlier run left: %w", dir, err)
 	}
 	entries, err := os.ReadDir(dir)
@@ -43,14 +39,23 @@ func keepEarlierServer(dir string) (string, error) {
 	if len(entries) == 0 || len(entries) == 1 && entries[0].Name() == run.LockFile {
 		return "", nil
 	}
+	to := fmt.Sprintf("%s.%d", dir, freeSuffix(dir))
+	if err := os.Rename(dir, to); err != nil {
+		return "", fmt.Errorf("server directory %s: cannot move the earlier server's files aside: %w", dir, err)
+	}
+	return to, nil
+}
+
+// freeSuffix is the first n from 1 for which no path.<n> exists, for
+// every path given: the number that moves them all aside together.
+func freeSuffix(paths ...string) int {
 	for n := 1; ; n++ {
-		to := fmt.Sprintf("%s.%d", dir, n)
-		if _, err := os.Lstat(to); !errors.Is(err, fs.ErrNotExist) {
-			continue
+		taken := slices.ContainsFunc(paths, func(p string) bool {
+			_, err := os.Lstat(fmt.Sprintf("%s.%d", p, n))
+			return !errors.Is(err, fs.ErrNotExist)
+		})
+		if !taken {
+			return n
 		}
-		if err := os.Rename(dir, to); err != nil {
-			return "", fmt.Errorf("server directory %s: cannot move the earlier server's files aside: %w", dir, err)
-		}
-		return to, nil
 	}
 }

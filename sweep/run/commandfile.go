@@ -153,10 +153,3 @@ func shellWords(s string) ([]string, error) {
 	}
 	return out, nil
 }
-
-// Redacted returns argv and env with the values of secrets replaced, as
-// command files and records write them (a record that outlives the run,
-// such as an A/B replicate's, keeps no secret either).
-func Redacted(argv []string, env map[string]string) ([]string, map[string]string) {
-	return redact.Argv(argv), redact.Env(env)
-}

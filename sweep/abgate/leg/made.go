@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"sweep/internal/redact"
 	"sweep/recipes"
 	"sweep/recipes/schema"
 	"sweep/sweep/abgate"
@@ -55,9 +56,9 @@ func bfclOf(p *Plan, arm *Arm, root string) abgate.BFCL {
 func madeOf(p *Plan, arm *Arm, simulated bool) Made {
 	ports := armPortNames(arm.Point)
 	srv := armServer(p.Leg.Model, arm)
-	srv.EngineArgv, _ = run.Redacted(ports.argv(srv.EngineArgv), nil)
+	srv.EngineArgv = redact.Argv(ports.argv(srv.EngineArgv))
 	if srv.RouterArgv != nil {
-		srv.RouterArgv, _ = run.Redacted(ports.argv(srv.RouterArgv), nil)
+		srv.RouterArgv = redact.Argv(ports.argv(srv.RouterArgv))
 	}
 	b := bfclOf(p, arm, "")
 	m := Made{Leg: p.Leg.Name, Model: p.Leg.Model, Simulated: simulated, Server: srv,
@@ -133,7 +134,7 @@ func (n portNames) env(env map[string]string) map[string]string {
 	if len(env) == 0 {
 		return nil
 	}
-	_, out := run.Redacted(nil, env)
+	out := redact.Env(env)
 	for k, v := range out {
 		out[k] = n.url(v)
 	}

@@ -106,26 +106,24 @@ func (n portNames) url(s string) string {
 }
 
 // argv writes the arm's ports by name in argv: the value of a flag
-// named for a port (--port, --prometheus-port, "--port=N") and the
-// port of a URL.
+// named for a port (--port, --prometheus-port, "--port=N", read as
+// schema.ReadArgv reads an argv) and the port of a URL.
 func (n portNames) argv(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, tok := range argv {
-		flag, val, inline := strings.Cut(tok, "=")
+		out[i] = n.url(tok)
+	}
+	for _, f := range schema.ReadArgv(argv, schema.ArgvOptions{}).Flags {
+		name := n[f.Value()]
 		switch {
-		case inline && isPortFlag(flag) && n[val] != "":
-			out[i] = flag + "=" + n[val]
-		case i > 0 && isPortFlag(argv[i-1]) && n[tok] != "":
-			out[i] = n[tok]
+		case name == "" || !strings.HasSuffix(f.Spelling, "port"):
+		case f.Attached:
+			out[f.At] = f.Spelling + "=" + name
 		default:
-			out[i] = n.url(tok)
+			out[f.ValueAt()] = name
 		}
 	}
 	return out
-}
-
-func isPortFlag(tok string) bool {
-	return strings.HasPrefix(tok, "-") && strings.HasSuffix(tok, "port")
 }
 
 // env is env with the arm's ports in its URLs written by name, secrets

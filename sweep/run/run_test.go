@@ -127,8 +127,11 @@ func fakeEngine() {
 }
 
 // crashDelay is how long after the client's exit the fake engine's crash
-// shows (its exit).
-const crashDelay = 100 * time.Millisecond
+// shows (its exit): long enough for the runner to see the client's exit
+// first on a loaded host (at 100 ms, make test on a loaded 2-core host
+// once saw both at once, and the runner took the other, equally true,
+// wording), within engineExitWait.
+const crashDelay = 500 * time.Millisecond
 
 // fakeClient copies recorded aiperf artifacts into place. Faults: fail
 // (exit 2 after writing nothing), no-space (exit 1, its artifacts'

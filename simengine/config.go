@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -530,9 +527,11 @@ func configFromArgs(engine configs.Engine, flags Lookup, env map[string]string, 
 			}
 			switch connector {
 			case "MooncakeStoreConnector":
-				if err := mooncakeStore(env[EnvMooncakeConfig], files, &c.HostKV); err != nil {
+				n, source, err := mooncakeTier(env[EnvMooncakeConfig], files)
+				if err != nil {
 					errs = append(errs, err)
 				}
+				c.HostKV.BytesPerWorker, c.HostKV.Shared, c.HostKV.Source = n, n > 0, source
 			case lmcacheConnector:
 				// Write-through, per worker: the connector stores every
 				// chunk a worker computes in its own server.
@@ -587,7 +586,7 @@ func boolFlag(flags Lookup, name string) bool {
 // size; the per-rank figure wins when both are given). It returns the
 // connector's name and its kv_connector_extra_config. Other connectors
 // (LMCache's, whose L1 size its servers hold: lmcacheTier,
-// Mooncake's, whose segment size is in its config file: mooncakeStore,
+// Mooncake's, whose segment size is in its config file: mooncakeTier,
 // disaggregation's) add no tier the engine's flags size.
 func parseVLLMKVTransfer(raw string, h *HostKV) (string, json.RawMessage, error) {
 	var v struct {
@@ -616,88 +615,6 @@ func parseVLLMKVTransfer(raw string, h *HostKV) (string, json.RawMessage, error)
 	}
 	h.WriteBack = h.BytesPerWorker+h.Bytes > 0 && extra.Lazy
 	return v.Connector, v.Extra, nil
-}
-
-// EnvMooncakeConfig names the Mooncake store's config file, as vLLM's
-// MooncakeStoreConnector reads it (the point's sidecar writes it before
-// the engine starts: recipes.Mooncake).
-const EnvMooncakeConfig = "MOONCAKE_CONFIG_PATH"
-
-// mooncakeStore sizes the host tier of vLLM's MooncakeStoreConnector from
-// the store's config file: each worker (TP rank) mounts a global segment
-// of global_segment_size bytes (a number, or a string with a B, KB, MB or
-// GB suffix, 1,024-based as Mooncake parses it) into one store shared by
-// all of them, and the workers put every block they compute there
-// (write-through), once per distinct KV head shard (HostKV.Shared).
-// local_buffer_size is each client's transfer staging buffer, not
-// storage. The file is read from files (the point's sidecar files, not
-// yet written: CommandLine.Files) when one of them is at path, else from
-// the disk. A path naming no file fails the engine's start, as the real
-// connector fails to load its config: a plan's sidecar files not written
-// (recipes.Sidecar.Files) once left the engine without a tier, silently
-// (MiniMax-M3 H200 c12 read 1.6k tok/s/GPU instead of 27k). So does the
-// variable unset (vLLM's MooncakeStoreConfig.load_from_env raises then).
-func mooncakeStore(path string, files []recipes.File, h *HostKV) error {
-	if path == "" {
-		return fmt.Errorf("%s is not set: vLLM's MooncakeStoreConnector reads the Mooncake store's config (its global_segment_size sizes the host KV tier) from the file it names, and does not start without it; set it to the store's config (a planned point's sidecar writes it: recipes.Mooncake)", EnvMooncakeConfig)
-	}
-	var raw []byte
-	var err error
-	if i := slices.IndexFunc(files, func(f recipes.File) bool { return filepath.Clean(f.Path) == filepath.Clean(path) }); i >= 0 {
-		raw = []byte(files[i].Content)
-	} else {
-		raw, err = os.ReadFile(path)
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s=%s: no such file: vLLM's MooncakeStoreConnector reads the Mooncake store's config (its global_segment_size sizes the host KV tier) there; write the point's sidecar files (sweep run writes them into the point's result directory before the engine starts) or point %s at the store's config", EnvMooncakeConfig, path, EnvMooncakeConfig)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", EnvMooncakeConfig, err)
-	}
-	var v struct {
-		Segment json.RawMessage `json:"global_segment_size"`
-	}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return fmt.Errorf("%s=%s: %w", EnvMooncakeConfig, path, err)
-	}
-	if len(v.Segment) == 0 {
-		return nil
-	}
-	n, err := parseByteSize(v.Segment)
-	if err != nil {
-		return fmt.Errorf("%s=%s: global_segment_size %s: %w", EnvMooncakeConfig, path, v.Segment, err)
-	}
-	h.BytesPerWorker, h.Shared = n, true
-	h.Source = fmt.Sprintf("Mooncake store: global_segment_size %.4g GiB per worker, one store, each KV shard once", n/(1<<30))
-	return nil
-}
-
-// parseByteSize reads a JSON number of bytes or a string such as "87GB".
-func parseByteSize(raw json.RawMessage) (float64, error) {
-	var n float64
-	if err := json.Unmarshal(raw, &n); err == nil {
-		return n, nil
-	}
-	var str string
-	if err := json.Unmarshal(raw, &str); err != nil {
-		return 0, errors.New("want a number of bytes or a string such as \"87GB\"")
-	}
-	str = strings.ToLower(strings.TrimSpace(str))
-	mult := 1.0
-	for _, u := range []struct {
-		suffix string
-		mult   float64
-	}{{"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}, {"b", 1}} {
-		if rest, ok := strings.CutSuffix(str, u.suffix); ok {
-			str, mult = strings.TrimSpace(rest), u.mult
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(str, 64)
-	if err != nil || f < 0 {
-		return 0, errors.New("want a number of bytes or a string such as \"87GB\"")
-	}
-	return f * mult, nil
 }
 
 // vllmSpecConfig is the subset of vLLM's --speculative-config JSON that the

@@ -93,9 +93,27 @@
 // rank. The point runner writes its sidecars' files in a simulated run
 // too; a MOONCAKE_CONFIG_PATH unset or naming no file fails the engine's
 // start, as the real connector fails to load its config (it once ran with
-// no tier, silently). Not modelled: mooncake_master's eviction watermark
-// (--eviction_high_watermark_ratio 0.80 in InferenceX's recipes), which
-// starts evicting before a store is full. vLLM's LMCacheMPConnector keeps
+// no tier, silently). The file is read by vLLM's rules
+// (vllm-project/vllm vllm/distributed/mooncake_store.py at 07d682b5ff0a,
+// MooncakeStoreConfig; Mooncake's store setup at kvcache-ai/Mooncake
+// 3b5a594133958449): a size left out is vLLM's default, 4 GiB for
+// global_segment_size (a file without one once gave no tier, silently)
+// and for local_buffer_size; a size is a whole number of bytes (a JSON
+// number's fraction is truncated) or a string of digits and a dot with an
+// optional B, KB, MB or GB suffix, 1,024-based ("87GB", "512 MB"; no TB,
+// GiB or exponent). What vLLM or Mooncake refuse fails the engine's
+// start, each problem at its line and column: another string or type, a
+// negative size, a zero segment in embedded mode or a zero local buffer,
+// a mode other than "embedded" (standalone-store, whose store is an
+// external mooncake_client's, is not modelled), a master_server_address
+// left out or empty, and metadata_server, protocol or device_name not
+// strings; so are true and false, which vLLM would take as 1 and 0
+// bytes. The log names the file and whether each size is the file's or
+// vLLM's default. Not read: whether Mooncake could reach the master and
+// metadata server or use the protocol and device. Not modelled:
+// mooncake_master's eviction watermark (--eviction_high_watermark_ratio
+// 0.80 in InferenceX's recipes), which starts evicting before a store is
+// full. vLLM's LMCacheMPConnector keeps
 // each worker's KV in an LMCache server of its own (InferenceX's MiniMax-M3
 // MI300X and MI355X DRAM arms run one a TP rank, ports 5555+i), whose
 // --l1-size-gb (GB of 2^30 bytes) sizes the tier, not the engine's flags:

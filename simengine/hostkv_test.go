@@ -289,7 +289,10 @@ func TestAdmissionLoadsItsOwnHostBlocks(t *testing.T) {
 // took a missing one for no tier, silently (a plan whose sidecar files
 // were not written) or the variable unset: now the engine refuses to
 // start, naming the variable and the path, as the real connector fails to
-// load its config.
+// load its config. A file without global_segment_size then gave no tier,
+// silently; vLLM mounts its default of 4 GiB a worker (rows 4 and 5), and
+// the values vLLM or Mooncake refuse fail the start at their line and
+// column (rows 9 on), as the real engine fails.
 func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -297,40 +300,91 @@ func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
 		return path
 	}
+	// store is a config with what recipes.Mooncake writes besides the
+	// sizes, and body's members first.
+	store := func(body string) string {
+		return `{` + body + `"metadata_server": "P2PHANDSHAKE", "master_server_address": "127.0.0.1:20000", "protocol": "rdma", "device_name": ""}`
+	}
 	transfer := `{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both","kv_connector_extra_config":{"load_async":true}}`
 	flags := mapLookup{"--model": "MiniMaxAI/MiniMax-M3-MXFP8", "--kv-transfer-config": transfer}
-	for _, tc := range []struct {
-		name, path string
-		want       HostKV
-		err        string
+	const fromFile, byDefault = "the file's", "vLLM's default, not in the file"
+	for i, tc := range []struct {
+		name       string
+		body       string  // the file's contents, "" for no file
+		segment    float64 // the tier's bytes per worker
+		from       string  // where the segment's and the buffer's sizes came from
+		bufferFrom string
+		err        string // the error's text after the path, when the engine does not start
 	}{
-		{"the recipe's file", write("a.json", `{"mode": "embedded", "global_segment_size": "87GB", "local_buffer_size": "4GB"}`), HostKV{BytesPerWorker: 87 << 30, Shared: true}, ""},
-		{"bytes", write("b.json", `{"global_segment_size": 1000000}`), HostKV{BytesPerWorker: 1e6, Shared: true}, ""},
-		{"megabytes", write("c.json", `{"global_segment_size": "512 MB"}`), HostKV{BytesPerWorker: 512 << 20, Shared: true}, ""},
-		{"no size", write("d.json", `{"mode": "embedded"}`), HostKV{}, ""},
-		{"no file: the engine does not start", dir + "/missing.json", HostKV{}, "MOONCAKE_CONFIG_PATH=" + dir + "/missing.json: no such file"},
-		{"no variable: the engine does not start", "", HostKV{}, "MOONCAKE_CONFIG_PATH is not set"},
-		{"a bad size", write("e.json", `{"global_segment_size": "lots"}`), HostKV{}, "global_segment_size"},
-		{"not JSON", write("f.json", `{`), HostKV{}, "MOONCAKE_CONFIG_PATH"},
+		{name: "the recipe's file", body: store(`"mode": "embedded", "global_segment_size": "87GB", "local_buffer_size": "4GB", `), segment: 87 << 30, from: fromFile, bufferFrom: fromFile},
+		{name: "bytes", body: store(`"global_segment_size": 1000000, `), segment: 1e6, from: fromFile, bufferFrom: byDefault},
+		{name: "megabytes, a space before the unit, any case", body: store(`"global_segment_size": " 512 mB ", `), segment: 512 << 20, from: fromFile, bufferFrom: byDefault},
+		{name: "no global_segment_size: vLLM's 4 GiB", body: store(`"mode": "embedded", "local_buffer_size": "4GB", `), segment: 4 << 30, from: byDefault, bufferFrom: fromFile},
+		{name: "no sizes, no mode: vLLM's defaults", body: store(``), segment: 4 << 30, from: byDefault, bufferFrom: byDefault},
+		{name: "a fraction of a GB, truncated to whole bytes", body: store(`"global_segment_size": "1.5GB", `), segment: 1.5 * (1 << 30), from: fromFile, bufferFrom: byDefault},
+		{name: "a JSON number with a fraction, truncated as int() does", body: store(`"global_segment_size": 8.9e9, `), segment: 8.9e9, from: fromFile, bufferFrom: byDefault},
+		{name: "a bare number string is bytes", body: store(`"global_segment_size": "2048", `), segment: 2048, from: fromFile, bufferFrom: byDefault},
+		{name: "no file: the engine does not start", err: ": no such file"},
+		{name: "not JSON", body: `{`, err: ":1:2: the JSON ends early"},
+		{name: "not an object", body: `null`, err: ":1:1: not a JSON object"},
+		{name: "a unit vLLM does not know", body: store(`"global_segment_size": "87GiB", `), err: `:1:25: global_segment_size: "87GiB": vLLM's _parse_size raises ValueError (Invalid format)`},
+		{name: "a terabyte string", body: store(`"global_segment_size": "1TB", `), err: `:1:25: global_segment_size: "1TB": vLLM's _parse_size raises ValueError (Invalid format)`},
+		{name: "an exponent in a string", body: store(`"global_segment_size": "1e9", `), err: `:1:25: global_segment_size: "1e9": vLLM's _parse_size raises ValueError (Invalid format)`},
+		{name: "two dots", body: store(`"global_segment_size": "1.2.3GB", `), err: `:1:25: global_segment_size: "1.2.3GB": vLLM's _parse_size raises ValueError (Invalid numeric value)`},
+		{name: "an empty string", body: store(`"global_segment_size": " ", `), err: `:1:25: global_segment_size: " ": an empty string`},
+		{name: "zero in embedded mode", body: store(`"global_segment_size": "0", `), err: `:1:25: global_segment_size: "0": vLLM's MooncakeStoreConfig raises ValueError (embedded mode requires global_segment_size > 0)`},
+		{name: "zero bytes as a number", body: store(`"mode": "embedded", "global_segment_size": 0, `), err: `:1:45: global_segment_size: 0: vLLM's MooncakeStoreConfig raises ValueError (embedded mode requires`},
+		{name: "negative", body: store(`"global_segment_size": -1, `), err: `:1:25: global_segment_size: -1: negative`},
+		{name: "beyond size_t", body: store(`"global_segment_size": 18446744073709551616, `), err: `:1:25: global_segment_size: 18446744073709551616: beyond 2^64 - 1 bytes`},
+		{name: "null", body: store(`"global_segment_size": null, `), err: `:1:25: global_segment_size: null: vLLM's _parse_size raises TypeError`},
+		{name: "a list", body: store(`"global_segment_size": [87], `), err: `:1:25: global_segment_size: [87]: vLLM's _parse_size raises TypeError`},
+		{name: "true", body: store(`"global_segment_size": true, `), err: `:1:25: global_segment_size: true: true and false are no size`},
+		{name: "a zero local buffer", body: store(`"local_buffer_size": "0GB", `), err: `:1:23: local_buffer_size: "0GB": vLLM's MooncakeStoreConfig raises ValueError (local_buffer_size must be > 0)`},
+		{name: "a bad local buffer", body: store(`"local_buffer_size": {}, `), err: `:1:23: local_buffer_size: {}: vLLM's _parse_size raises TypeError`},
+		{name: "an unknown mode", body: store(`"mode": "Embedded", `), err: `:1:10: mode: "Embedded": vLLM's MooncakeStoreConfig raises ValueError (unknown Mooncake mode)`},
+		{name: "standalone-store takes no segment", body: store(`"mode": "standalone-store", `), err: `: global_segment_size: left out in standalone-store mode: vLLM's MooncakeStoreConfig raises ValueError`},
+		{name: "standalone-store is not modelled", body: store(`"mode": "standalone-store", "global_segment_size": 0, `), err: `:1:10: mode: "standalone-store": the workers mount no memory`},
+		{name: "no master", body: `{"global_segment_size": "87GB", "metadata_server": "P2PHANDSHAKE"}`, err: `: master_server_address: left out: vLLM passes "" to Mooncake's store setup, which connects to no master`},
+		{name: "an empty master", body: `{"master_server_address": ""}`, err: `:1:27: master_server_address: "": vLLM passes ""`},
+		{name: "a master that is no string", body: `{"master_server_address": 20000}`, err: `:1:27: master_server_address: 20000: vLLM passes it to Mooncake's store setup, which takes a string only (TypeError)`},
+		{name: "a protocol that is no string", body: `{"master_server_address": "127.0.0.1:20000", "protocol": null}`, err: `:1:58: protocol: null: vLLM passes it to Mooncake's store setup, which takes a string only`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c, err := ConfigFromArgs(configs.VLLM, flags, map[string]string{"MOONCAKE_CONFIG_PATH": tc.path})
+		t.Run(fmt.Sprintf("%02d %s", i+1, tc.name), func(t *testing.T) {
+			path := dir + "/missing.json"
+			if tc.body != "" {
+				path = write(fmt.Sprintf("%02d.json", i+1), tc.body)
+			}
+			c, err := ConfigFromArgs(configs.VLLM, flags, map[string]string{"MOONCAKE_CONFIG_PATH": path})
 			if tc.err != "" {
-				assert.ErrorContains(t, err, tc.err)
+				require.Error(t, err, tc.body)
+				assert.Contains(t, err.Error(), "MOONCAKE_CONFIG_PATH")
+				assert.Contains(t, err.Error(), path+tc.err, tc.body)
 				return
 			}
-			require.NoError(t, err)
-			if tc.want.Enabled() {
-				assert.True(t, strings.HasPrefix(c.HostKV.Source, "Mooncake store: global_segment_size "), c.HostKV.Source)
-			}
-			c.HostKV.Source = "" // TestHostTierLog
-			assert.Equal(t, tc.want, c.HostKV)
+			require.NoError(t, err, tc.body)
+			want := HostKV{BytesPerWorker: tc.segment, Shared: true}
+			assert.Equal(t, want, HostKV{BytesPerWorker: c.HostKV.BytesPerWorker, Shared: c.HostKV.Shared}, tc.body)
+			assert.Equal(t, fmt.Sprintf("Mooncake store (%s): global_segment_size %.4g GiB per worker (%s), local_buffer_size 4 GiB (%s; a transfer buffer, not storage), one store, each KV shard once",
+				path, tc.segment/(1<<30), tc.from, tc.bufferFrom), c.HostKV.Source)
 		})
 	}
+	t.Run("no variable: the engine does not start", func(t *testing.T) {
+		_, err := ConfigFromArgs(configs.VLLM, flags, map[string]string{"MOONCAKE_CONFIG_PATH": ""})
+		assert.ErrorContains(t, err, "MOONCAKE_CONFIG_PATH is not set")
+	})
+	t.Run("every problem at once", func(t *testing.T) {
+		path := write("all.json", "{\n  \"global_segment_size\": \"lots\",\n  \"local_buffer_size\": 0\n}\n")
+		_, err := ConfigFromArgs(configs.VLLM, flags, map[string]string{"MOONCAKE_CONFIG_PATH": path})
+		var got []string
+		for _, e := range configs.Errors(err) {
+			got = append(got, fmt.Sprintf("%d:%d %s", e.Line, e.Col, e.Key))
+		}
+		assert.Equal(t, []string{"2:26 global_segment_size", "3:24 local_buffer_size", "0:0 master_server_address"}, got, "%v", err)
+	})
 	// Another connector does not read the file: LMCache's takes its
 	// server's size.
 	c, err := ConfigFromArgs(configs.VLLM, mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both"}`},
-		map[string]string{"MOONCAKE_CONFIG_PATH": write("g.json", `{"global_segment_size": "87GB"}`), simproto.EnvSidecars: sidecarsEnv(t, lmcacheServerArgv(5555, "10"))})
+		map[string]string{"MOONCAKE_CONFIG_PATH": write("g.json", store(`"global_segment_size": "87GB", `)), simproto.EnvSidecars: sidecarsEnv(t, lmcacheServerArgv(5555, "10"))})
 	require.NoError(t, err)
 	assert.Equal(t, HostKV{BytesPerWorker: 10 << 30, Source: "LMCache: 1 server × 10 GiB L1 (1 worker a server), LRU"}, c.HostKV)
 }
@@ -359,7 +413,7 @@ func TestPlannedMooncakeArmsHaveTheirTier(t *testing.T) {
 			}
 			arms++
 			for i, cfg := range a.points {
-				assert.True(t, strings.HasPrefix(cfg.HostKV.Source, "Mooncake store: "), cfg.HostKV.Source)
+				assert.Contains(t, cfg.HostKV.Source, "global_segment_size "+strconv.FormatFloat(tc.segmentGB, 'g', -1, 64)+" GiB per worker (the file's), local_buffer_size 4 GiB (the file's;", cfg.HostKV.Source)
 				cfg.HostKV.Source = "" // TestHostTierLog
 				assert.Equal(t, HostKV{BytesPerWorker: tc.segmentGB * (1 << 30), Shared: true}, cfg.HostKV, "%s %s c%d", tc.key, a.name, a.concs[i])
 			}
@@ -477,8 +531,9 @@ func TestHostTierLog(t *testing.T) {
 			return flags, env
 		}
 	}
+	mooncakeConfig := filepath.Join(t.TempDir(), "mooncake.json")
 	type want struct {
-		line     string // the first line, %[1]d the tier's tokens, %[2]d those beyond the pool, %[3]d the pool's
+		line     string // the first line, %[1]d the tier's tokens, %[2]d those beyond the pool, %[3]d the pool's, %[4]s mooncakeConfig
 		warnings []string
 	}
 	for _, tc := range []struct {
@@ -514,11 +569,10 @@ func TestHostTierLog(t *testing.T) {
 			return mapLookup{"--model-path": "m", "--enable-hierarchical-cache": true, "--hicache-ratio": 3.0}, nil
 		}, want{line: "host KV tier (SGLang HiCache: --hicache-ratio 3 of the device pool, write-through): %[1]d tokens per rank, %[2]d beyond the device pool's %[3]d"}},
 		{"mooncake store", configs.VLLM, func() (mapLookup, map[string]string) {
-			path := filepath.Join(t.TempDir(), "mooncake.json")
-			require.NoError(t, os.WriteFile(path, []byte(`{"global_segment_size": "87GB"}`), 0o644))
+			require.NoError(t, os.WriteFile(mooncakeConfig, []byte(`{"global_segment_size": "87GB", "master_server_address": "127.0.0.1:20000"}`), 0o644))
 			return mapLookup{"--model": "MiniMaxAI/MiniMax-M3", "--tensor-parallel-size": 8, "--kv-transfer-config": `{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}`},
-				map[string]string{"MOONCAKE_CONFIG_PATH": path}
-		}, want{line: "host KV tier (Mooncake store: global_segment_size 87 GiB per worker, one store, each KV shard once, write-through): %[1]d tokens per rank"}},
+				map[string]string{"MOONCAKE_CONFIG_PATH": mooncakeConfig}
+		}, want{line: "host KV tier (Mooncake store (%[4]s): global_segment_size 87 GiB per worker (the file's), local_buffer_size 4 GiB (vLLM's default, not in the file; a transfer buffer, not storage), one store, each KV shard once, write-through): %[1]d tokens per rank"}},
 		{"vllm simple cpu offload", configs.VLLM, func() (mapLookup, map[string]string) {
 			return mapLookup{"--model": "m", "--kv-transfer-config": `{"kv_connector":"SimpleCPUOffloadConnector","kv_connector_extra_config":{"cpu_bytes_to_use":2199023255552,"lazy_offload":true}}`}, nil
 		}, want{line: "host KV tier (vLLM SimpleCPUOffloadConnector: cpu_bytes_to_use 2199 GB over the engine's workers, write-back): %[1]d tokens per rank, all beyond the device pool"}},
@@ -530,7 +584,7 @@ func TestHostTierLog(t *testing.T) {
 			capa := newCapacity(c)
 			got := hostTierLog(c, capa)
 			require.NotEmpty(t, got)
-			line := fmt.Sprintf(tc.want.line, capa.hostTier, capa.hostTokens, capa.poolTokens)
+			line := fmt.Sprintf(tc.want.line, capa.hostTier, capa.hostTokens, capa.poolTokens, mooncakeConfig)
 			assert.True(t, strings.HasPrefix(got[0], line), "got  %s\nwant %s...", got[0], line)
 			warnings := []string{}
 			for _, w := range tc.want.warnings {

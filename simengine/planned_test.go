@@ -59,7 +59,7 @@ func TestPlannedCommandLine(t *testing.T) {
 // planned nor on the disk fails the engine's start.
 func TestPlannedCommandLineCarriesItsSidecarFiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mooncake_config.json")
-	cfgFile := recipes.File{Path: path, Content: `{"global_segment_size": "87GB"}`}
+	cfgFile := recipes.File{Path: path, Content: `{"global_segment_size": "87GB", "master_server_address": "127.0.0.1:20000"}`}
 	p := &recipes.Point{
 		Row: matrix.Row{Runner: "h200-dgxc-slurm"},
 		Engine: recipes.Command{Argv: []string{"vllm", "serve", "MiniMaxAI/MiniMax-M3-MXFP8", "--tensor-parallel-size", "8",
@@ -72,7 +72,7 @@ func TestPlannedCommandLineCarriesItsSidecarFiles(t *testing.T) {
 	assert.Equal(t, []recipes.File{cfgFile}, cl.Files)
 	cfg, err := cl.Config(nil)
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(cfg.HostKV.Source, "Mooncake store: "), cfg.HostKV.Source)
+	assert.True(t, strings.HasPrefix(cfg.HostKV.Source, "Mooncake store ("+path+"): global_segment_size 87 GiB per worker (the file's)"), cfg.HostKV.Source)
 	cfg.HostKV.Source = "" // TestHostTierLog
 	assert.Equal(t, HostKV{BytesPerWorker: 87 << 30, Shared: true}, cfg.HostKV, "read from the plan")
 	_, err = os.Stat(path)

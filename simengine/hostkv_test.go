@@ -340,6 +340,7 @@ func TestMooncakeStoreSizedByItsConfigFile(t *testing.T) {
 		{name: "a list", body: store(`"global_segment_size": [87], `), err: `:1:25: global_segment_size: [87]: vLLM's _parse_size raises TypeError`},
 		{name: "true", body: store(`"global_segment_size": true, `), err: `:1:25: global_segment_size: true: true and false are no size`},
 		{name: "a zero local buffer", body: store(`"local_buffer_size": "0GB", `), err: `:1:23: local_buffer_size: "0GB": vLLM's MooncakeStoreConfig raises ValueError (local_buffer_size must be > 0)`},
+		{name: "a negative local buffer", body: store(`"local_buffer_size": -4, `), err: `:1:23: local_buffer_size: -4: vLLM's MooncakeStoreConfig raises ValueError (local_buffer_size must be > 0)`},
 		{name: "a bad local buffer", body: store(`"local_buffer_size": {}, `), err: `:1:23: local_buffer_size: {}: vLLM's _parse_size raises TypeError`},
 		{name: "an unknown mode", body: store(`"mode": "Embedded", `), err: `:1:10: mode: "Embedded": vLLM's MooncakeStoreConfig raises ValueError (unknown Mooncake mode)`},
 		{name: "standalone-store takes no segment", body: store(`"mode": "standalone-store", `), err: `: global_segment_size: left out in standalone-store mode: vLLM's MooncakeStoreConfig raises ValueError`},

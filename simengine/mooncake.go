@@ -70,10 +70,10 @@ const mooncakeWant = `want the Mooncake store's config as vLLM's MooncakeStoreCo
 // file that is no JSON object fails the engine's start; so does a size
 // vLLM's _parse_size refuses (a JSON null, list or object: TypeError; a
 // string other than digits and a dot with an optional B, KB, MB or GB
-// suffix, 1,024-based: ValueError), a size Mooncake's setup refuses
-// (negative, or beyond 2^64 - 1: its size_t argument), a zero segment in
-// embedded mode or a local_buffer_size of 0 (MooncakeStoreConfig's
-// ValueError), a mode other than "embedded" and "standalone-store", and a
+// suffix, 1,024-based: ValueError), a size Mooncake's setup refuses (a
+// negative segment, any size beyond 2^64 - 1: its size_t argument), a
+// zero segment in embedded mode or a local_buffer_size of 0 or less
+// (MooncakeStoreConfig's ValueError), a mode other than "embedded" and "standalone-store", and a
 // master_server_address left out or empty (vLLM passes "" to Mooncake,
 // which connects to no master) or not a string, as metadata_server,
 // protocol and device_name not strings (Mooncake's setup takes
@@ -131,11 +131,13 @@ func mooncakeTier(path string, files []recipes.File) (bytesPerWorker float64, so
 	buffer, bufErr := mooncakeSize(f.Buffer, mooncakeDefaultBuffer)
 	if bufErr != nil {
 		errs = append(errs, at("local_buffer_size", "%s: %v", f.Buffer, bufErr))
-	} else if buffer == 0 {
+	} else if buffer <= 0 {
 		errs = append(errs, at("local_buffer_size", `%s: vLLM's MooncakeStoreConfig raises ValueError (local_buffer_size must be > 0): it is each worker's transfer buffer; give its size (recipes.Mooncake writes "4GB") or leave the key out for vLLM's default of 4 GiB`, f.Buffer))
 	}
 	switch {
 	case segErr != nil:
+	case segment < 0:
+		errs = append(errs, at("global_segment_size", "%s: negative: vLLM passes it to Mooncake's store setup, whose size_t argument refuses it (TypeError), so the engine does not start; give the segment each worker mounts, such as \"87GB\", or leave the key out for vLLM's default of 4 GiB", f.Segment))
 	case mode == "embedded" && segment == 0:
 		errs = append(errs, at("global_segment_size", `%s: vLLM's MooncakeStoreConfig raises ValueError (embedded mode requires global_segment_size > 0); give the segment each worker mounts, such as "87GB", or leave the key out for vLLM's default of 4 GiB`, f.Segment))
 	case mode == "standalone-store" && segment != 0:
@@ -160,8 +162,8 @@ func mooncakeTier(path string, files []recipes.File) (bytesPerWorker float64, so
 	if len(errs) > 0 {
 		return 0, "", fmt.Errorf("%s: %w", EnvMooncakeConfig, errors.Join(errs...))
 	}
-	return float64(segment), fmt.Sprintf("Mooncake store (%s): global_segment_size %.4g GiB per worker (%s), local_buffer_size %.4g GiB (%s; a transfer buffer, not storage), one store, each KV shard once",
-		path, float64(segment)/(1<<30), mooncakeFrom(f.Segment), float64(buffer)/(1<<30), mooncakeFrom(f.Buffer)), nil
+	return segment, fmt.Sprintf("Mooncake store (%s): global_segment_size %.4g GiB per worker (%s), local_buffer_size %.4g GiB (%s; a transfer buffer, not storage), one store, each KV shard once",
+		path, segment/(1<<30), mooncakeFrom(f.Segment), buffer/(1<<30), mooncakeFrom(f.Buffer)), nil
 }
 
 // mooncakeFrom says where a size of the file came from, for the
@@ -188,9 +190,9 @@ func mooncakeString(raw json.RawMessage) (s string, ok bool) {
 var mooncakeSizeString = regexp.MustCompile(`^([0-9.]+)\s*(gb|mb|kb|b)?$`)
 
 // mooncakeSize reads a size of the store's config as vLLM's _parse_size
-// does, def when the key is left out; see mooncakeTier for what it
-// refuses.
-func mooncakeSize(raw json.RawMessage, def uint64) (uint64, error) {
+// does, in whole bytes (negative for a negative JSON number), def when
+// the key is left out; see mooncakeTier for what it refuses.
+func mooncakeSize(raw json.RawMessage, def float64) (float64, error) {
 	const want = `want a whole number of bytes or a string such as "87GB" (B, KB, MB or GB, 1,024-based), or leave the key out for vLLM's default of 4 GiB`
 	if len(raw) == 0 {
 		return def, nil
@@ -206,7 +208,7 @@ func mooncakeSize(raw json.RawMessage, def uint64) (uint64, error) {
 	case json.Number:
 		if !strings.ContainsAny(string(v), ".eE") {
 			if n, err := strconv.ParseUint(string(v), 10, 64); err == nil {
-				return n, nil
+				return float64(n), nil
 			}
 		}
 		f, _ = strconv.ParseFloat(string(v), 64)
@@ -230,11 +232,8 @@ func mooncakeSize(raw json.RawMessage, def uint64) (uint64, error) {
 	default: // null, a list, an object
 		return 0, errors.New("vLLM's _parse_size raises TypeError (Unsupported type for size); " + want)
 	}
-	switch {
-	case f < 0:
-		return 0, errors.New("negative: vLLM passes it to Mooncake's store setup, whose size_t argument refuses it (TypeError), so the engine does not start; " + want)
-	case f >= 1<<64:
+	if f >= 1<<64 {
 		return 0, errors.New("beyond 2^64 - 1 bytes: Mooncake's store setup takes a size_t and refuses it (TypeError), so the engine does not start; " + want)
 	}
-	return uint64(f), nil
+	return f, nil
 }

@@ -106,17 +106,18 @@ func (n portNames) url(s string) string {
 }
 
 // argv writes the arm's ports by name in argv: the value of a flag
-// named for a port (--port, --prometheus-port, "--port=N", read as
-// schema.ReadArgv reads an argv) and the port of a URL.
+// named for a port (--port, --prometheus-port, "--port=N", or an
+// abbreviation the tool accepts, "--po N": read as schema.ReadArgv reads
+// the tool's argv, schema.OfProgram) and the port of a URL.
 func (n portNames) argv(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, tok := range argv {
 		out[i] = n.url(tok)
 	}
-	for _, f := range schema.ReadArgv(argv, schema.ArgvOptions{}).Flags {
+	for _, f := range schema.ReadArgv(argv, schema.ArgvOptions{Schema: schema.OfProgram(argv), Abbrev: true}).Flags {
 		name := n[f.Value()]
 		switch {
-		case name == "" || !strings.HasSuffix(f.Spelling, "port"):
+		case name == "" || !strings.HasSuffix(f.Name, "port"):
 		case f.Attached:
 			out[f.At] = f.Spelling + "=" + name
 		default:

@@ -86,3 +86,38 @@ func TestArgvDiff(t *testing.T) {
 		})
 	}
 }
+
+// TestPortNamesArgv: a record names the arm's ports in a command however
+// its port flag is spelt (the value after it, attached with "=", an
+// abbreviation the tool accepts) and in its URLs, so a rerun that drew
+// other ports reads as the same leg; a port number given to a flag not
+// named for a port, and a flag of a tool that takes no abbreviations,
+// are left as they are.
+func TestPortNamesArgv(t *testing.T) {
+	names := portNames{"20000": "{port}", "21001": "{engine-port}", "30000": "{router-metrics-port}"}
+	sglang := []string{"python3", "-m", "sglang.launch_server", "--model-path", "M"}
+	router := []string{"python3", "-m", "smg.launch_router", "--worker-urls", "http://127.0.0.1:21001"}
+	with := func(argv []string, more ...string) []string { return append(slices.Clone(argv), more...) }
+	for _, tc := range []struct {
+		name       string
+		argv, want []string
+	}{
+		{"--port N", with(sglang, "--port", "20000"), with(sglang, "--port", "{port}")},
+		{"--port=N", with(sglang, "--port=20000"), with(sglang, "--port={port}")},
+		{"abbreviated --po N (sglang allows abbreviations)", with(sglang, "--po", "20000"), with(sglang, "--po", "{port}")},
+		{"abbreviated --po=N", with(sglang, "--po=20000"), with(sglang, "--po={port}")},
+		{"router --port and --prometheus-port", with(router, "--port", "20000", "--prometheus-port", "30000"),
+			[]string{"python3", "-m", "smg.launch_router", "--worker-urls", "http://127.0.0.1:{engine-port}", "--port", "{port}", "--prometheus-port", "{router-metrics-port}"}},
+		{"router abbreviated --prometheus-p=N", with(router, "--prometheus-p=30000"),
+			[]string{"python3", "-m", "smg.launch_router", "--worker-urls", "http://127.0.0.1:{engine-port}", "--prometheus-p={router-metrics-port}"}},
+		{"vllm --port N", []string{"vllm", "serve", "M", "--port", "21001"}, []string{"vllm", "serve", "M", "--port", "{engine-port}"}},
+		{"vllm takes no abbreviation", []string{"vllm", "serve", "M", "--po", "21001"}, []string{"vllm", "serve", "M", "--po", "21001"}},
+		{"a port number given to another flag", with(sglang, "--max-running-requests", "20000"), with(sglang, "--max-running-requests", "20000")},
+		{"a port not the arm's", with(sglang, "--port", "8888"), with(sglang, "--port", "8888")},
+		{"an unknown program's --port", []string{"engine", "--port", "20000"}, []string{"engine", "--port", "{port}"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, names.argv(tc.argv), "argv %q", tc.argv)
+		})
+	}
+}

@@ -433,8 +433,18 @@ func TestABRunInterrupt(t *testing.T) {
 	assert.Equal(t, []abgate.Problem{{Arm: "*", Root: out, Category: "*", Reason: abgate.ReasonInterrupted, Detail: interruption}}, incomplete.Problems)
 	assert.Equal(t, abgate.ReportRoots{A: []string{filepath.Join(out, "a", "bfcl-r1")}, B: []string{filepath.Join(out, "b", "bfcl-r1")}}, incomplete.Roots)
 	assert.Len(t, incomplete.Servers, 2, "what each arm's server ran, from the plan")
+	// What arm a's complete replicate measured, per category, labelled
+	// partial: no verdict, no overall result (before, no category at all).
+	assert.Equal(t, &abgate.Partial{Complete: abgate.ReportRoots{A: []string{filepath.Join(out, "a", "bfcl-r1")}, B: []string{}}, Incomplete: []string{"b/bfcl-r1"}}, incomplete.Partial)
+	require.NotEmpty(t, incomplete.Categories)
+	for _, c := range incomplete.Categories {
+		assert.True(t, c.A != nil && c.B == nil && c.Delta == nil, "%s: arm a measured, arm b not: %+v", c.Category, c)
+	}
+	assert.Nil(t, incomplete.Primary.Delta, "no overall result")
 	table, err := os.ReadFile(filepath.Join(out, "report.md"))
 	require.NoError(t, err)
+	assert.Contains(t, string(table), "**Partial, no verdict**: the leg was interrupted; the rows are what its complete replicates alone measured (A: "+filepath.Join(out, "a", "bfcl-r1")+"; B: none), not the leg's result. Not complete: b/bfcl-r1.\n")
+	assert.Regexp(t, `\n\| live_simple \| \d+ \| \d+\.\d\d \| – \| – \|`, string(table))
 	assert.Contains(t, string(table), "- interrupted: the leg ("+out+"): "+interruption+"\n")
 	assert.True(t, strings.HasSuffix(string(table), "\nverdict: INCOMPLETE: 1 problem; no overall result is computed from incomplete data\n"), string(table))
 	assert.Equal(t, string(table), stdout1.String(), "stdout holds the report too")

@@ -133,6 +133,10 @@ type Report struct {
 	Tolerance float64 `json:"tolerance"`
 	// Roots are each arm's BFCL_PROJECT_ROOTs, as given.
 	Roots ReportRoots `json:"roots"`
+	// Partial is set in the INCOMPLETE report of a leg interrupted before
+	// its verdict (sweep ab run): Categories are then what its complete
+	// replicates alone measured (PartialRows), not the leg's result.
+	Partial *Partial `json:"partial,omitempty"`
 	// Servers are what each arm's server ran: image, model, served name,
 	// commands and parsers (sweep ab run; absent for sweep ab compare).
 	Servers    []ArmServer      `json:"servers,omitempty"`
@@ -146,6 +150,17 @@ type Report struct {
 	// Notes explain the verdict: a small drop under PASS, the
 	// replicates an INCONCLUSIVE result needs.
 	Notes []string `json:"-"`
+}
+
+// Partial says what the categories of an interrupted leg's INCOMPLETE
+// report are over: no verdict is drawn from them.
+type Partial struct {
+	// Complete are each arm's complete replicates' roots, the rows' only
+	// data (an arm with none: [], its columns "–").
+	Complete ReportRoots `json:"complete"`
+	// Incomplete names the replicates that are not complete
+	// ("b/bfcl-r1"): none of their files is in the rows.
+	Incomplete []string `json:"incomplete"`
 }
 
 // ReportRoots are the roots a report compared, per arm.
@@ -185,19 +200,9 @@ func Compare(ctx context.Context, o Options) (*Report, error) {
 	rep := &Report{Leg: o.Leg, Model: o.Model, Simulated: o.Simulated, Tolerance: o.Tolerance,
 		Roots:       ReportRoots{A: append([]string{}, o.A...), B: append([]string{}, o.B...)},
 		ReplicatesA: len(o.A), ReplicatesB: len(o.B), Problems: append([]Problem{}, o.Problems...), Servers: slices.Clone(o.Servers)}
-	var strata []stratum
-	var clean []int // indexes into rep.Categories of strata
-	for _, c := range o.Categories {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		cr, d, probs := compareCategory(o, c)
-		rep.Problems = append(rep.Problems, probs...)
-		if cr.Clean {
-			strata = append(strata, d)
-			clean = append(clean, len(rep.Categories))
-		}
-		rep.Categories = append(rep.Categories, cr)
+	strata, clean, stopped := rep.readCategories(o, func() bool { return ctx.Err() != nil })
+	if stopped {
+		return nil, ctx.Err()
 	}
 	rep.Primary.Metric = "weighted"
 	if len(rep.Problems) > 0 {
@@ -223,6 +228,38 @@ func Compare(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.decide(strata, names, o.Calibration)
 	return rep, nil
+}
+
+// readCategories compares every category of o (compareCategory) into
+// rep's Categories and Problems, asking stop (nil: never) before each
+// whether to stop there (stopped). It returns the paired differences of
+// the clean categories (strata) and their indexes in rep.Categories.
+func (rep *Report) readCategories(o Options, stop func() bool) (strata []stratum, clean []int, stopped bool) {
+	for _, c := range o.Categories {
+		if stop != nil && stop() {
+			return nil, nil, true
+		}
+		cr, d, probs := compareCategory(o, c)
+		rep.Problems = append(rep.Problems, probs...)
+		if cr.Clean {
+			strata = append(strata, d)
+			clean = append(clean, len(rep.Categories))
+		}
+		rep.Categories = append(rep.Categories, cr)
+	}
+	return strata, clean, false
+}
+
+// PartialRows are the per-category rows of an INCOMPLETE report of a leg
+// interrupted before its verdict (Report.Partial): what o's roots, the
+// leg's complete replicates only, measured in each category, read as
+// Compare reads them; either arm may have none (its columns "–"). The
+// problems are those the roots show (a replicate's case set unlike
+// another's). No overall result, interval or verdict is drawn from them.
+func PartialRows(o Options) ([]CategoryResult, []Problem) {
+	rep := Report{Categories: []CategoryResult{}}
+	rep.readCategories(o, nil)
+	return rep.Categories, rep.Problems
 }
 
 // overall fills Overall and Primary from the clean categories.
@@ -316,6 +353,9 @@ func compareCategory(o Options, c Category) (cr CategoryResult, d stratum, probs
 	arms := [2]*armData{}
 	for k, roots := range [2][]string{o.A, o.B} {
 		arm := [2]string{"a", "b"}[k]
+		if len(roots) == 0 {
+			continue // an arm with no complete replicate (PartialRows): not measured
+		}
 		var rcs []*RootCategory
 		infra, infraOK := 0, true
 		for _, root := range roots {

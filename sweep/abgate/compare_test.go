@@ -1,8 +1,11 @@
 package abgate
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -166,4 +169,58 @@ func TestCompareCalibrationOfAnotherModel(t *testing.T) {
 	_, err := Compare(t.Context(), Options{A: []string{"a"}, B: []string{"b"}, Model: testModel, Categories: []Category{mustCategory(t, "multiple")},
 		Calibration: &Calibration{Model: "Org/Other-FC", Runs: 2, Arm: "a", File: "cal.json"}})
 	assert.ErrorContains(t, err, `compare: the A/A calibration cal.json: 2 identical runs of arm a is of model "Org/Other-FC", not "Org/Model-FC"`)
+}
+
+// TestPartialRows: an interrupted leg's report shows, per category, what
+// its complete replicates measured, the arm with none "–" (not 0 %, not
+// 0 infra errors), labelled partial with the replicates not complete, and
+// draws no overall result or verdict; both arms complete, the rows are
+// the ones Compare draws. Before, such a report listed no category.
+func TestPartialRows(t *testing.T) {
+	dir := t.TempDir()
+	js, rel := mustCategory(t, "simple_javascript"), mustCategory(t, "live_relevance")
+	a, b := filepath.Join(dir, "a", "bfcl-r1"), filepath.Join(dir, "b", "bfcl-r1")
+	for _, c := range []Category{js, rel} {
+		writeCategory(t, a, c, catFiles{fail: seq(8)})
+		writeCategory(t, b, c, catFiles{fail: seq(4)})
+	}
+	cats := []Category{js, rel}
+	rows, probs := PartialRows(Options{A: []string{a}, B: []string{}, Model: testModel, Categories: cats})
+	assert.Empty(t, probs)
+	require.Len(t, rows, 2)
+	for _, r := range rows {
+		require.NotNil(t, r.A, r.Category)
+		assert.Nil(t, r.B, "%s: arm b has no complete replicate", r.Category)
+		assert.Nil(t, r.Delta, r.Category)
+		assert.Nil(t, r.InfraErrorsB, "%s: not measured, not 0", r.Category)
+	}
+	assert.InDelta(t, 100*42.0/50, *rows[0].A, 1e-9)
+	assert.InDelta(t, 100*8.0/16, *rows[1].A, 1e-9)
+
+	both, probs := PartialRows(Options{A: []string{a}, B: []string{b}, Model: testModel, Categories: cats})
+	assert.Empty(t, probs)
+	full, err := Compare(t.Context(), Options{A: []string{a}, B: []string{b}, Model: testModel, Categories: cats, Resamples: 100})
+	require.NoError(t, err)
+	for i := range both {
+		want := full.Categories[i]
+		want.CI90 = nil // a category's own interval is a verdict's, not drawn here
+		assert.Equal(t, want, both[i])
+	}
+
+	sim := false
+	rep := &Report{Verdict: Incomplete, Leg: "regression", Model: testModel, Simulated: &sim, Tolerance: 2,
+		Roots:   ReportRoots{A: []string{a}, B: []string{}},
+		Partial: &Partial{Complete: ReportRoots{A: []string{a}, B: []string{}}, Incomplete: []string{"b/bfcl-r1"}},
+		Primary: Primary{Metric: "weighted"}, Categories: rows, ReplicatesA: 1,
+		Problems: []Problem{{Arm: Every, Root: dir, Category: Every, Reason: ReasonInterrupted, Detail: "interrupted before the report"}}}
+	var md bytes.Buffer
+	require.NoError(t, WriteTable(&md, rep))
+	got := strings.ReplaceAll(md.String(), dir, "D")
+	path := filepath.Join("testdata", "report-partial.md")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got, "%s (go test -update rewrites it)", path)
 }

@@ -30,7 +30,10 @@
 // stand-in roots for simulated legs.
 //
 // Options.Servers (sweep ab run: each arm's ArmServer, what its server
-// ran) are recorded in the report and listed by WriteTable.
+// ran) are recorded in the report and listed by WriteTable. A leg
+// interrupted before its verdict reports PartialRows instead: what its
+// complete replicates alone measured per category, marked
+// Report.Partial, INCOMPLETE and with no overall result.
 //
 // Calibrate is the A/A measurement of §5.3: identical runs of one arm, the
 // per-category flip rate between them and the gate's false alarms on

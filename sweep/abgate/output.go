@@ -26,12 +26,21 @@ func writeIndented(w io.Writer, v any) error {
 
 // WriteTable writes the report as a Markdown table a person pastes into a
 // pull request: per category the cases, A and B in percent, Δ in points,
-// its own 90 % CI and the flips; then the overall rows, the problems, the
+// its own 90 % CI and the flips (an interrupted leg's: over its complete
+// replicates, labelled partial first); then the overall rows, the problems, the
 // notes and, last, the verdict line.
 func WriteTable(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	if rep.Simulated != nil && *rep.Simulated {
 		b.WriteString("**Simulated**: sweep's simulated engines and router, and sweep sim-bfcl in place of bfcl (sweep ab run --simulate): the accuracies are the leg's seeded case model, not a measurement of " + rep.Model + ".\n\n")
+	}
+	if p := rep.Partial; p != nil {
+		incomplete := "none"
+		if len(p.Incomplete) > 0 {
+			incomplete = strings.Join(p.Incomplete, ", ")
+		}
+		fmt.Fprintf(&b, "**Partial, no verdict**: the leg was interrupted; the rows are what its complete replicates alone measured (A: %s; B: %s), not the leg's result. Not complete: %s.\n\n",
+			rootsText(p.Complete.A), rootsText(p.Complete.B), incomplete)
 	}
 	b.WriteString("| category | cases | A % | B % | Δ pp | 90% CI | A✓B✗ | A✗B✓ | infra A/B |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---|---:|---:|---|\n")

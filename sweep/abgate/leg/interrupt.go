@@ -31,6 +31,11 @@ type InterruptedError struct {
 	// server this run did not start, its commands marked NotStarted, ports
 	// by name (Made); nil: the plan's, with the ports this run drew.
 	servers [2]*abgate.ArmServer
+	// complete are each arm's complete replicates' roots, sinceOf the
+	// instant before which each one's files are stale: the report's
+	// partial rows read them (abgate.PartialRows).
+	complete [2][]string
+	sinceOf  map[string]time.Time
 }
 
 // launches are the arms whose server this run started (from the moment
@@ -93,7 +98,7 @@ func (e *InterruptedError) what() string {
 // the run that started at since; nil when dir's records do not read.
 func interrupted(dir string, p *Plan, simulated bool, since time.Time, launched *launches, cause error) *InterruptedError {
 	now := legMade(p, simulated)
-	ie := &InterruptedError{Dir: dir, Err: cause}
+	ie := &InterruptedError{Dir: dir, Err: cause, sinceOf: map[string]time.Time{}}
 	for i := range p.Arms {
 		states, err := scanReplicates(dir, p, &p.Arms[i], now.Arms[i], p.Leg.Replicates)
 		if err != nil {
@@ -101,6 +106,7 @@ func interrupted(dir string, p *Plan, simulated bool, since time.Time, launched 
 		}
 		started := launched.has(p.Arms[i].Label)
 		ie.Roots[i] = []string{} // report.json lists an arm with none as []
+		ie.complete[i] = []string{}
 		ie.servers[i] = keptServer(states, since)
 		if ie.servers[i] == nil && !started {
 			s := now.Arms[i].Server
@@ -112,6 +118,8 @@ func interrupted(dir string, p *Plan, simulated bool, since time.Time, launched 
 			case st.kept != "":
 				ie.Complete = append(ie.Complete, relTo(dir, st.kept))
 				ie.Roots[i] = append(ie.Roots[i], st.kept)
+				ie.complete[i] = append(ie.complete[i], st.kept)
+				ie.sinceOf[st.kept] = st.keptRec.since()
 				continue
 			case st.attempt > 1:
 				ie.Roots[i] = append(ie.Roots[i], AttemptRoot(dir, p.Arms[i].Label, st.rep, st.attempt-1))
@@ -125,9 +133,11 @@ func interrupted(dir string, p *Plan, simulated bool, since time.Time, launched 
 }
 
 // report is the INCOMPLETE report of the leg e interrupted, drawn from
-// p and e alone (no server is asked, no result file read): the leg's
-// roots as the directory holds them and one problem (arm and category
-// abgate.Every, root the leg's directory, reason
+// p, e and the complete replicates' files (no server is asked): the
+// leg's roots as the directory holds them; per category, what the
+// complete replicates alone measured (abgate.PartialRows, marked
+// Partial: no verdict), with the problems they show; and one problem
+// (arm and category abgate.Every, root the leg's directory, reason
 // abgate.ReasonInterrupted) that names the interruption, the complete
 // and incomplete replicates and the command that resumes the leg. An
 // arm's server is the plan's; for an arm all of whose replicates are
@@ -141,13 +151,21 @@ func (e *InterruptedError) report(p *Plan, simulated bool) *abgate.Report {
 			servers[i] = *s
 		}
 	}
+	rows, probs := abgate.PartialRows(abgate.Options{A: e.complete[0], B: e.complete[1], Model: p.Leg.Model, Categories: p.Categories,
+		Read: readOptions(p, time.Time{}, e.sinceOf)})
 	return &abgate.Report{
 		Verdict: abgate.Incomplete, Leg: p.Leg.Name, Model: p.Leg.Model, Simulated: &simulated,
 		Tolerance: cmp.Or(p.Leg.Tolerance, abgate.DefaultTolerance),
 		Roots:     abgate.ReportRoots{A: e.Roots[0], B: e.Roots[1]}, ReplicatesA: len(e.Roots[0]), ReplicatesB: len(e.Roots[1]),
+		Partial:    &abgate.Partial{Complete: abgate.ReportRoots{A: e.complete[0], B: e.complete[1]}, Incomplete: e.incomplete()},
 		Servers:    servers,
 		Primary:    abgate.Primary{Metric: "weighted"},
-		Categories: []abgate.CategoryResult{},
-		Problems:   []abgate.Problem{{Arm: abgate.Every, Root: e.Dir, Category: abgate.Every, Reason: abgate.ReasonInterrupted, Detail: e.Error()}},
+		Categories: rows,
+		Problems:   append([]abgate.Problem{{Arm: abgate.Every, Root: e.Dir, Category: abgate.Every, Reason: abgate.ReasonInterrupted, Detail: e.Error()}}, probs...),
 	}
+}
+
+// incomplete is e.Incomplete, [] for none (as report.json lists it).
+func (e *InterruptedError) incomplete() []string {
+	return append([]string{}, e.Incomplete...)
 }

@@ -216,7 +216,8 @@ func (o *Options) defaults(p *Plan, resume bool) (time.Time, func(), error) {
 // with all of them kept starts no server), the others run again in
 // fresh roots (AttemptRoot). Interrupted (ctx done before the verdict is
 // drawn), it writes the INCOMPLETE report of what the directory holds
-// (InterruptedError.report: no server asked, no result read) at once,
+// (InterruptedError.report: no server asked; per category, what the
+// complete replicates alone measured, labelled partial) at once,
 // again once the arms have stopped, and returns it with an
 // *InterruptedError naming the complete replicates (joined with a
 // *NotWrittenError when the report could not be written). It returns an

@@ -431,7 +431,13 @@ func TestABRunInterrupt(t *testing.T) {
 	assert.Equal(t, abgate.Incomplete, incomplete.Verdict)
 	assert.Equal(t, "regression", incomplete.Leg)
 	assert.Equal(t, []abgate.Problem{{Arm: "*", Root: out, Category: "*", Reason: abgate.ReasonInterrupted, Detail: interruption}}, incomplete.Problems)
-	assert.Equal(t, abgate.ReportRoots{A: []string{filepath.Join(out, "a", "bfcl-r1")}, B: []string{filepath.Join(out, "b", "bfcl-r1")}}, incomplete.Roots)
+	assert.Equal(t, []string{filepath.Join(out, "a", "bfcl-r1")}, incomplete.Roots.A)
+	// Arm b's root is named once its replicate made it: the signal came
+	// as its server was ready, so it may not have been made yet.
+	if assert.LessOrEqual(t, len(incomplete.Roots.B), 1, "%v", incomplete.Roots.B) && len(incomplete.Roots.B) == 1 {
+		assert.Equal(t, filepath.Join(out, "b", "bfcl-r1"), incomplete.Roots.B[0])
+		assert.DirExists(t, incomplete.Roots.B[0], "the report names only directories that exist")
+	}
 	assert.Len(t, incomplete.Servers, 2, "what each arm's server ran, from the plan")
 	// What arm a's complete replicate measured, per category, labelled
 	// partial: no verdict, no overall result (before, no category at all).
@@ -529,7 +535,8 @@ func TestABRunInterrupt(t *testing.T) {
 //     the replicate runs again in a fresh root and the leg PASSes, the
 //     damaged files left as they are;
 //   - the arm whose replicates were all kept reports the server its
-//     record names (ports by name), not ports no server used.
+//     record names (ports by name), not ports no server used, marked
+//     kept from an earlier run.
 func TestABRunResumeRepairs(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "leg")
 	args := []string{"ab", "run", filepath.Join(abLegsDir, "pass.yaml"), "--simulate", "--out", out, "--stop-grace", "3s", "--format", "json"}
@@ -639,7 +646,9 @@ func TestABRunResumeRepairs(t *testing.T) {
 			// Arm b started no server: its server is the one its record
 			// names, ports by name, not the ports this run drew for it.
 			require.Len(t, rep.Servers, 2)
-			assert.Equal(t, recB.Made.Server, rep.Servers[1])
+			keptB := recB.Made.Server
+			keptB.Kept = true // and the report says so
+			assert.Equal(t, keptB, rep.Servers[1])
 			assert.Contains(t, rep.Servers[1].RouterArgv, "{port}")
 			assert.NotContains(t, rep.Servers[0].EngineArgv, "{port}", "arm a's server ran now, on the ports drawn")
 		})

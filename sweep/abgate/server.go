@@ -39,6 +39,11 @@ type ArmServer struct {
 	// leg interrupted before the arm's turn): its commands are the ones
 	// it would have run, ports by name ({port}), since none was used.
 	NotStarted bool `json:"not_started,omitempty"`
+	// Kept is set for an arm whose every replicate a resumed run kept
+	// from an earlier one, so it started no server: this is what the
+	// earlier run's server ran, as its replicates' records name it, ports
+	// by name ({port}), since the ports it listened on are not recorded.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // Parsers are the tool-call and reasoning parsers a command was started
@@ -60,7 +65,8 @@ func (p Parsers) String() string {
 }
 
 // writeServers writes the arms' servers as a Markdown list, each
-// command in full; an arm whose server was not started says so first.
+// command in full; an arm whose server was not started, or whose
+// replicates were all kept from an earlier run (Kept), says so first.
 func writeServers(b *strings.Builder, servers []ArmServer) {
 	if len(servers) == 0 {
 		return
@@ -75,8 +81,11 @@ func writeServers(b *strings.Builder, servers []ArmServer) {
 		if image == "" {
 			image = "none named"
 		}
-		if s.NotStarted {
+		switch {
+		case s.NotStarted:
 			from = "not started; " + from
+		case s.Kept:
+			from = "kept from an earlier run (every replicate kept; no server started by this run; ports by name); " + from
 		}
 		fmt.Fprintf(b, "- %s (%s): %s; image %s; model %s, served as %s; engine parsers %s", strings.ToUpper(s.Arm), s.Name, from, image, s.ModelPath, s.ServedModel, s.EngineParsers)
 		if s.RouterParsers != nil {

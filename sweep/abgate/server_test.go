@@ -95,3 +95,31 @@ func TestReportArmNotStarted(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(js.String(), `"not_started": true`), js.String())
 	assert.Contains(t, js.String(), `"b": []`)
 }
+
+// TestWriteServersSaysWhichRan: an arm's server line says first when its
+// server was not started (ports by name, never used) or was an earlier
+// run's whose replicates were all kept (ports by name, as recorded), so
+// a reader never takes {port} placeholders for this run's server.
+func TestWriteServersSaysWhichRan(t *testing.T) {
+	srv := ArmServer{Arm: "b", Name: "smg", Recipe: "ab-vllm", Image: "img", ModelPath: "M", ServedModel: "M",
+		EngineArgv: []string{"vllm", "serve", "M", "--port", "{port}"}}
+	for _, tc := range []struct {
+		name string
+		edit func(*ArmServer)
+		want string
+	}{
+		{"this run's", func(*ArmServer) {}, "- B (smg): recipe ab-vllm; image img;"},
+		{"not started", func(s *ArmServer) { s.NotStarted = true }, "- B (smg): not started; recipe ab-vllm; image img;"},
+		{"kept", func(s *ArmServer) { s.Kept = true },
+			"- B (smg): kept from an earlier run (every replicate kept; no server started by this run; ports by name); recipe ab-vllm; image img;"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := srv
+			tc.edit(&s)
+			var b strings.Builder
+			writeServers(&b, []ArmServer{s})
+			want := "\nArms as launched:\n" + tc.want
+			assert.True(t, strings.HasPrefix(b.String(), want), "got:\n%s\nwant it to start with:\n%s", b.String(), want)
+		})
+	}
+}

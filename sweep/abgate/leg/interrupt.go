@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -22,8 +23,9 @@ type InterruptedError struct {
 	Complete, Incomplete []string
 	// Roots are each arm's replicates' roots, as the directory holds
 	// them: the complete attempt's, else the last attempt's, else, when
-	// this run started the arm's server, the fresh root it runs in (none
-	// for a replicate of an arm not started).
+	// this run started the arm's server, the fresh root it runs in; only
+	// those that exist (none for a replicate of an arm not started, or
+	// whose root its run had not made yet).
 	Roots [2][]string
 	Err   error
 	// servers are, for an arm whose every replicate is kept from an
@@ -122,14 +124,25 @@ func interrupted(dir string, p *Plan, simulated bool, since time.Time, launched 
 				ie.sinceOf[st.kept] = st.keptRec.since()
 				continue
 			case st.attempt > 1:
-				ie.Roots[i] = append(ie.Roots[i], AttemptRoot(dir, p.Arms[i].Label, st.rep, st.attempt-1))
+				ie.Roots[i] = appendDir(ie.Roots[i], AttemptRoot(dir, p.Arms[i].Label, st.rep, st.attempt-1))
 			case started:
-				ie.Roots[i] = append(ie.Roots[i], st.fresh)
+				ie.Roots[i] = appendDir(ie.Roots[i], st.fresh)
 			}
 			ie.Incomplete = append(ie.Incomplete, fmt.Sprintf("%s/bfcl-r%d", p.Arms[i].Label, st.rep))
 		}
 	}
 	return ie
+}
+
+// appendDir appends root to roots when it is a directory: an attempt
+// may have written only its record, and a started arm's fresh root is
+// made only when its replicate begins, so the report names no root that
+// does not exist.
+func appendDir(roots []string, root string) []string {
+	if st, err := os.Stat(root); err == nil && st.IsDir() {
+		return append(roots, root)
+	}
+	return roots
 }
 
 // report is the INCOMPLETE report of the leg e interrupted, drawn from

@@ -168,7 +168,8 @@ func attemptIncomplete(rec *Replicate, root string, p *Plan, label string) strin
 // (states) is kept from an earlier run, each attempt started before
 // since (this run's start): the first kept attempt's record of it, its
 // ports by name (Made), since no server of this run served them and the
-// ports the plan drew now were never used. It is nil when a replicate is
+// ports the plan drew now were never used; marked Kept, so the report
+// says so. It is nil when a replicate is
 // this run's or is left to run: this run's server is the arm's then.
 func keptServer(states []replicateState, since time.Time) *abgate.ArmServer {
 	if len(states) == 0 {
@@ -180,6 +181,7 @@ func keptServer(states []replicateState, since time.Time) *abgate.ArmServer {
 		}
 	}
 	s := states[0].keptRec.Made.Server
+	s.Kept = true
 	return &s
 }
 

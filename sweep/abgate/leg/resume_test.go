@@ -37,6 +37,7 @@ func TestKeptServer(t *testing.T) {
 			}
 			if assert.NotNil(t, got) {
 				assert.Equal(t, tc.want, got.EngineArgv)
+				assert.True(t, got.Kept, "the report says it is kept from an earlier run")
 			}
 		})
 	}

@@ -488,6 +488,7 @@ func TestABRunInterrupt(t *testing.T) {
 	var rep abgate.Report
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
 	assert.Empty(t, rep.Problems)
+	assert.Equal(t, []string{"report.md.1", "report.json.1", "b/server.1"}, rep.MovedAside, "the report lists what the resumed run moved aside and kept")
 	require.Len(t, rep.Roots.B, 1)
 	rootB := rep.Roots.B[0]
 	assert.Equal(t, abgate.ReportRoots{A: []string{filepath.Join(out, "a", "bfcl-r1")}, B: []string{rootB}}, rep.Roots)

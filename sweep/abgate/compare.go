@@ -139,7 +139,12 @@ type Report struct {
 	Partial *Partial `json:"partial,omitempty"`
 	// Servers are what each arm's server ran: image, model, served name,
 	// commands and parsers (sweep ab run; absent for sweep ab compare).
-	Servers    []ArmServer      `json:"servers,omitempty"`
+	Servers []ArmServer `json:"servers,omitempty"`
+	// MovedAside are what resumed runs of the leg moved aside and kept in
+	// its directory, relative to it (sweep ab run: earlier reports,
+	// report.md.<n>, and earlier servers' files, <arm>/server.<n>): never
+	// read, never deleted by sweep.
+	MovedAside []string         `json:"moved_aside,omitempty"`
 	Primary    Primary          `json:"primary"`
 	Overall    Overall          `json:"overall"`
 	Categories []CategoryResult `json:"categories"`

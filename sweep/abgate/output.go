@@ -27,8 +27,9 @@ func writeIndented(w io.Writer, v any) error {
 // WriteTable writes the report as a Markdown table a person pastes into a
 // pull request: per category the cases, A and B in percent, Δ in points,
 // its own 90 % CI and the flips (an interrupted leg's: over its complete
-// replicates, labelled partial first); then the overall rows, the problems, the
-// notes and, last, the verdict line.
+// replicates, labelled partial first); then the overall rows, the arms'
+// servers, what resumed runs moved aside, the problems, the notes and,
+// last, the verdict line.
 func WriteTable(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	if rep.Simulated != nil && *rep.Simulated {
@@ -80,6 +81,9 @@ func WriteTable(w io.Writer, rep *Report) error {
 	}
 	b.WriteString("\n")
 	writeServers(&b, rep.Servers)
+	if len(rep.MovedAside) > 0 {
+		fmt.Fprintf(&b, "\nMoved aside by resumed runs and kept (never read; remove them by hand once not needed): %s.\n", strings.Join(rep.MovedAside, ", "))
+	}
 	if len(rep.Problems) > 0 {
 		fmt.Fprintf(&b, "\nProblems (%d):\n", len(rep.Problems))
 		for _, p := range rep.Problems {

@@ -30,6 +30,7 @@ func TestReportRecordsServers(t *testing.T) {
 		Categories:  []CategoryResult{{Category: "simple_python", Cases: 400, Arms: Arms{A: f(85), B: f(84.5), Delta: f(-0.5)}, APassBFail: n(3), AFailBPass: n(1), InfraErrorsA: n(0), InfraErrorsB: n(0), CI90: &[2]float64{-1.5, 0.5}, Clean: true}},
 		Problems:    []Problem{},
 		ReplicatesA: 1, ReplicatesB: 1,
+		MovedAside: []string{"report.md.1", "report.json.1", "b/server.1"},
 		Servers: []ArmServer{
 			{Arm: "a", Name: "vllm", ConfigKey: "minimaxm3-fp8-mi325x-vllm-agentic-mtp", Precision: "fp8", Recipe: "minimaxm3_fp8_mi325x_mtp",
 				Image: "vllm/vllm-openai-rocm:v0.27.1", ModelPath: "MiniMaxAI/MiniMax-M3-MXFP8", ServedModel: "MiniMaxAI/MiniMax-M3-MXFP8",

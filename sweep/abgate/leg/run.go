@@ -330,8 +330,10 @@ func Run(ctx context.Context, p *Plan, o Options) (*Result, error) {
 }
 
 // writeReport writes res.Report as the leg's report (report.md and
-// report.json) and returns res with its Output: Run's result and error.
+// report.json), listing what resumed runs moved aside (movedAside), and
+// returns res with its Output: Run's result and error.
 func (o *Options) writeReport(p *Plan, res *Result) (*Result, error) {
+	res.Report.MovedAside = movedAside(o.Dir, p)
 	heading := fmt.Sprintf("## BFCL A/B: %s (%s): A %s, B %s%s\n\n", p.Leg.Name, p.Leg.Model, p.Arms[0].Name, p.Arms[1].Name, simulatedSuffix(o.Setup.Simulate))
 	out, err := o.writeOutputs(ReportTable, heading, func(w io.Writer) error { return abgate.WriteTable(w, res.Report) },
 		ReportJSON, func(w io.Writer) error { return abgate.WriteJSON(w, res.Report) })

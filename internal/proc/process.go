@@ -17,6 +17,13 @@
 // own), so no orphan survives. Output (stdout and stderr, interleaved by line)
 // is drained to the log file by two goroutines that exit when the program's
 // pipes close; the last lines are also kept in memory for error messages.
+//
+// Of several processes watched together, FirstEnded names the one that
+// ended first, by the monotonic time each was seen to end (Ended), not by
+// which Done channel a select happened to take:
+//
+//	<-p.Done() // or q's
+//	first := process.FirstEnded(p, q)
 package proc
 
 import (
@@ -101,6 +108,7 @@ type Process struct {
 	logFile *os.File
 
 	mu       sync.Mutex
+	ended    time.Time // when go-cmd's wait returned (Ended); zero while it runs
 	tail     []string
 	tag      string       // value of TagEnv in the process's environment
 	seen     map[int]bool // descendants ever observed, for the final KILL
@@ -250,6 +258,9 @@ func (p *Process) record(line string) {
 // wait records the final status once go-cmd reports it.
 func (p *Process) wait(statusCh <-chan gocmd.Status) {
 	st := <-statusCh
+	p.mu.Lock()
+	p.ended = time.Now()
+	p.mu.Unlock()
 	<-p.drained
 	p.mu.Lock()
 	p.status = convert(st, p.exec, st.PID)
@@ -308,6 +319,40 @@ func (p *Process) Exited() bool {
 	default:
 		return false
 	}
+}
+
+// Ended returns when the process was seen to end, and whether it has: a
+// reading of this program's clock, its monotonic part included, taken as
+// soon as go-cmd's wait for the process returned, before the output is
+// drained (Done closes a moment later). Readings of two processes order
+// their exits whatever the wall clock does in between. go-cmd's own
+// Status.StopTs, taken at about the same moment, is not used: it is the
+// wall clock in Unix nanoseconds, which a clock step (NTP) can reorder.
+func (p *Process) Ended() (time.Time, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ended, !p.ended.IsZero()
+}
+
+// FirstEnded returns the one of procs that ended first by Ended, nil when
+// none has ended yet; nil entries are skipped, and of two with the same
+// reading the earlier in procs wins. A caller that watches several
+// processes decides with it which ended first, not by which Done channel
+// its select saw closed: once both are closed, a select picks at random.
+// The process returned may not be Done yet (its output still draining);
+// its Status is final once it is.
+func FirstEnded(procs ...*Process) *Process {
+	var first *Process
+	var firstAt time.Time
+	for _, p := range procs {
+		if p == nil {
+			continue
+		}
+		if at, ok := p.Ended(); ok && (first == nil || at.Before(firstAt)) {
+			first, firstAt = p, at
+		}
+	}
+	return first
 }
 
 // Status returns the final status once Done is closed; before that Exit is -1.

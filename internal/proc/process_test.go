@@ -124,6 +124,45 @@ func TestExitCodeAndLog(t *testing.T) {
 	assert.Equal(t, 3, p.Stop(time.Second).Exit)
 }
 
+// TestFirstEnded: of processes that have ended, FirstEnded names the one
+// that ended first by Ended's readings, whatever order it is given them
+// in; one still running has no reading and is passed over.
+func TestFirstEnded(t *testing.T) {
+	start := func(mode string) *Process {
+		t.Helper()
+		spec, _ := helperSpec(t, mode)
+		p, err := Start(t.Context(), spec)
+		require.NoError(t, err)
+		t.Cleanup(func() { p.Stop(time.Second) })
+		return p
+	}
+	ended := func(p *Process) time.Time {
+		t.Helper()
+		_, err := p.Wait(t.Context())
+		require.NoError(t, err)
+		at, ok := p.Ended()
+		require.True(t, ok, "%s: Done is closed but Ended says it runs", p.Name())
+		return at
+	}
+	first := start("exit3")
+	firstAt := ended(first) // the second starts only once the first has ended
+	second := start("exit3")
+	secondAt := ended(second)
+	running := start("sleep")
+
+	assert.True(t, firstAt.Before(secondAt), "first ended at %v, second at %v", firstAt, secondAt)
+	// A monotonic reading, which a step of the wall clock cannot reorder
+	// (time.Time prints it as m=±seconds).
+	assert.Contains(t, firstAt.String(), " m=+", "the reading has no monotonic part")
+	at, ok := running.Ended()
+	assert.False(t, ok, "a running process has ended at %v", at)
+	assert.Same(t, first, FirstEnded(second, running, first))
+	assert.Same(t, first, FirstEnded(nil, first, second))
+	assert.Same(t, second, FirstEnded(running, second))
+	assert.Nil(t, FirstEnded(running, nil))
+	assert.Nil(t, FirstEnded())
+}
+
 func TestStartErrors(t *testing.T) {
 	_, err := Start(t.Context(), Spec{Name: "engine", Argv: []string{"/nonexistent/engine"}})
 	require.Error(t, err)

@@ -19,10 +19,12 @@
 //
 // Every stage's outcome is recorded in run.json (server.json for a
 // server), rewritten atomically after each stage, so a killed run still
-// leaves a record of what finished. Exit codes of every process are kept;
-// nothing that ran is left running when Run or Stop returns (engine,
-// router and client are stopped as process trees, also when ctx is
-// cancelled).
+// leaves a record of what finished. Which of the client, the engine and
+// the workers exited first, which words a load's failure and whom it
+// blames, is read from the time each was seen to exit, however late the
+// runner looks. Exit codes of every process are kept; nothing that ran
+// is left running when Run or Stop returns (engine, router and client
+// are stopped as process trees, also when ctx is cancelled).
 package run
 
 import (

@@ -12,7 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"sweep/internal/atomicfile"
@@ -261,49 +263,57 @@ func (r *runner) runClient(ctx context.Context, stage string, spec proc.Spec, lo
 		}
 		blame = client
 		r.progress(fmt.Sprintf("%s: started pid %d", spec.Name, client.PID()))
-		hung := r.watchHealth(ctx, client.Done())
-		down := firstExit(append([]*proc.Process{engine}, r.workers...))
-		select {
-		case <-client.Done():
-			st := client.Status()
-			if st.Success() {
-				// An engine that crashes with the load's last request exits
-				// just after the client: the point is its failure, not that
-				// of a later stage that misses its metrics.
-				if e := r.exitedAtEnd(ctx, down); e != nil {
-					blame = e
-					return fmt.Errorf("%s exited as the load ended (%s), just after %s finished", e.Name(), e.Status(), spec.Name)
-				}
-				return nil
-			}
-			// A client fails at once when the engine dies under it: give
-			// the engine's exit a moment to show, and blame the engine.
-			select {
-			case e := <-down:
-				blame = e
-				return fmt.Errorf("%s exited during the load (%s)", e.Name(), e.Status())
-			case <-time.After(engineExitWait):
-			}
-			return fmt.Errorf("%s failed (%s)", spec.Name, st)
-		case e := <-down:
-			blame = e
-			// An engine that exits after the last request leaves a client
-			// that is writing its artifacts: let it finish, as long as it
-			// takes a client to stop.
-			if r.clientFinishes(ctx, client) {
-				return fmt.Errorf("%s exited as the load ended (%s): %s had sent its last request and finished on its own", e.Name(), e.Status(), spec.Name)
-			}
-			client.Stop(r.o.StopGrace)
-			return fmt.Errorf("%s exited during the load (%s)", e.Name(), e.Status())
-		case err := <-hung:
-			blame = engine
-			client.Stop(r.o.StopGrace)
-			return err
-		case <-ctx.Done():
-			client.Stop(r.o.StopGrace)
-			return ctx.Err()
-		}
+		blame, err = r.watchLoad(ctx, client, engine, r.watchHealth(ctx, client.Done()))
+		return err
 	})
+}
+
+// watchLoad waits for the client's exit while watching the engine and the
+// workers, and returns the process a failure is put on (the client unless
+// a server is to blame) with the failure. When the client and a server
+// have both exited by the time it looks, the wording follows which of them
+// exited first (firstDone), not which channel a select took.
+func (r *runner) watchLoad(ctx context.Context, client, engine *proc.Process, hung <-chan error) (*proc.Process, error) {
+	down := watchExits(append([]*proc.Process{engine}, r.workers...))
+	select {
+	case <-client.Done():
+	case <-down.any:
+	case err := <-hung:
+		client.Stop(r.o.StopGrace)
+		return engine, err
+	case <-ctx.Done():
+		client.Stop(r.o.StopGrace)
+		return client, ctx.Err()
+	}
+	if e := firstDone(append([]*proc.Process{client}, down.procs...)...); e != client {
+		// An engine that exits after the last request leaves a client
+		// that is writing its artifacts: let it finish, as long as it
+		// takes a client to stop.
+		if r.clientFinishes(ctx, client) {
+			return e, fmt.Errorf("%s exited as the load ended (%s): %s had sent its last request and finished on its own", e.Name(), e.Status(), client.Name())
+		}
+		client.Stop(r.o.StopGrace)
+		return e, fmt.Errorf("%s exited during the load (%s)", e.Name(), e.Status())
+	}
+	st := client.Status()
+	if st.Success() {
+		// An engine that crashes with the load's last request exits
+		// just after the client: the point is its failure, not that
+		// of a later stage that misses its metrics.
+		if e := r.exitedAtEnd(ctx, down); e != nil {
+			return e, fmt.Errorf("%s exited as the load ended (%s), just after %s finished", e.Name(), e.Status(), client.Name())
+		}
+		return client, nil
+	}
+	// A client fails at once when the engine dies under it: give the
+	// engine's exit a moment to show, and blame the engine.
+	select {
+	case <-down.any:
+		e := down.first()
+		return e, fmt.Errorf("%s exited during the load (%s)", e.Name(), e.Status())
+	case <-time.After(engineExitWait):
+	}
+	return client, fmt.Errorf("%s failed (%s)", client.Name(), st)
 }
 
 // clientFinishes waits up to the stop grace for a client whose engine has
@@ -325,20 +335,43 @@ func (r *runner) clientFinishes(ctx context.Context, client *proc.Process) bool 
 	return false
 }
 
-// firstExit delivers the first of procs to exit. Its goroutines end when
-// their processes do (every process is stopped before a point ends).
-func firstExit(procs []*proc.Process) <-chan *proc.Process {
-	out := make(chan *proc.Process, len(procs))
-	for _, p := range procs {
-		if p == nil {
-			continue
-		}
+// exitWatch watches a point's servers (engine and workers): any is
+// closed once one of them is Done.
+type exitWatch struct {
+	procs []*proc.Process
+	any   chan struct{}
+}
+
+// watchExits starts watching procs (nil entries left out). Its goroutines
+// end when their processes do (every process is stopped before a point
+// ends).
+func watchExits(procs []*proc.Process) *exitWatch {
+	w := &exitWatch{procs: slices.DeleteFunc(slices.Clone(procs), func(p *proc.Process) bool { return p == nil }), any: make(chan struct{})}
+	var once sync.Once
+	for _, p := range w.procs {
 		go func() {
 			<-p.Done()
-			out <- p
+			once.Do(func() { close(w.any) })
 		}()
 	}
-	return out
+	return w
+}
+
+// first is the first of the watched servers to exit (firstDone); nil
+// while all run.
+func (w *exitWatch) first() *proc.Process { return firstDone(w.procs...) }
+
+// firstDone returns the one of procs that exited first, by the time each
+// was seen to exit (proc.FirstEnded), once it is Done (its Status final,
+// a moment after its exit); nil when none has exited. Every decision of
+// the runner between exits takes it: a select on their Done channels,
+// once both are closed (a loaded host), picks one at random.
+func firstDone(procs ...*proc.Process) *proc.Process {
+	p := proc.FirstEnded(procs...)
+	if p != nil {
+		<-p.Done()
+	}
+	return p
 }
 
 // engineExitWait is how long a failed client waits for the engine's exit
@@ -351,14 +384,14 @@ const endPoll = 20 * time.Millisecond
 
 // exitedAtEnd checks, after the client exited successfully, that the
 // engine and the workers outlived the load: it returns the first of them
-// seen in down (firstExit) before each answers its health URL once more,
-// within engineExitWait; nil when they all answered, or when neither
-// happened in time (a hang is the health watchdog's to report). A
+// to exit (down.first) if one does before each answers its health URL
+// once more, within engineExitWait; nil when they all answered, or when
+// neither happened in time (a hang is the health watchdog's to report). A
 // crashing engine stops answering at once but can take a moment to exit,
 // and exits after a client whose last request it served: without this
 // wait its exit went unnoticed, and the point failed at the acceptance
 // check for want of metrics, or not at all.
-func (r *runner) exitedAtEnd(ctx context.Context, down <-chan *proc.Process) *proc.Process {
+func (r *runner) exitedAtEnd(ctx context.Context, down *exitWatch) *proc.Process {
 	ctx, cancel := context.WithTimeout(ctx, engineExitWait)
 	defer cancel()
 	urls := r.spec.engineHealthURLs()
@@ -371,16 +404,16 @@ func (r *runner) exitedAtEnd(ctx context.Context, down <-chan *proc.Process) *pr
 			urls = urls[1:]
 		}
 		select {
-		case e := <-down:
-			return e
+		case <-down.any:
+			return down.first()
 		default:
 		}
 		if len(urls) == 0 && !noURL {
 			return nil
 		}
 		select {
-		case e := <-down:
-			return e
+		case <-down.any:
+			return down.first()
 		case <-ctx.Done():
 			return nil
 		case <-t.C:

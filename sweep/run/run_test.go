@@ -44,6 +44,9 @@ func TestMain(m *testing.M) {
 		fakeEngine()
 	case "client":
 		fakeClient()
+	case "exit": // exits at once with the code in faultEnv
+		code, _ := strconv.Atoi(os.Getenv(faultEnv))
+		os.Exit(code)
 	default:
 		os.Exit(m.Run())
 	}

@@ -328,6 +328,9 @@ func (p *Process) Exited() bool {
 // their exits whatever the wall clock does in between. go-cmd's own
 // Status.StopTs, taken at about the same moment, is not used: it is the
 // wall clock in Unix nanoseconds, which a clock step (NTP) can reorder.
+// It is when this program saw the exit, not the kernel's time of it: a
+// program starved of CPU across two exits sees both late, and can order
+// two exits closer together than that stall either way.
 func (p *Process) Ended() (time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -130,10 +130,13 @@ func fakeEngine() {
 }
 
 // crashDelay is how long after the client's exit the fake engine's crash
-// shows (its exit): long enough for the runner to see the client's exit
-// first on a loaded host (at 100 ms, make test on a loaded 2-core host
-// once saw both at once, and the runner took the other, equally true,
-// wording), within engineExitWait.
+// shows (its exit), within engineExitWait: long enough for the test
+// process to see the client's exit first on a loaded host. The runner
+// orders exits by when it saw each (proc.Process.Ended), however late it
+// looks, but a test process starved of CPU across both exits sees them
+// together: at 100 ms, 1 run in 80 on a 2-core host at load 11 still
+// took the engine's exit for the first (3 in 40 when the runner took
+// whichever exit its select picked).
 const crashDelay = 500 * time.Millisecond
 
 // fakeClient copies recorded aiperf artifacts into place. Faults: fail

@@ -18,8 +18,8 @@ import (
 // both were closed: TestRunFaults/engine_crashes_as_the_load_ends saw
 // "client had sent its last request" for an engine that exited after its
 // client. Each case's processes have exited, in its order, before the
-// runner looks, as many times as it takes a coin to come up the same way
-// every time by chance once in a million.
+// runner looks, 200 times (the select's pick, not a fair coin when the
+// watchers start at the look, failed every run of the test, 10 of 10).
 func TestWatchLoadExitOrder(t *testing.T) {
 	const looks = 200
 	tests := []struct {

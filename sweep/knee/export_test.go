@@ -19,3 +19,7 @@ var SureUnsaturated = sureUnsaturated
 // UnsteadyLow is the factor the search moves an unsteady probe by to ask
 // whether the verdict hangs on it (unsteadyDecides).
 const UnsteadyLow = unsteadyLow
+
+// ScaleThroughput scales s's throughputs by f (scaleThroughput), as a
+// run-to-run noise the benchmark gives the simulated corpora moves them.
+func (s *Sample) ScaleThroughput(f float64) { s.scaleThroughput(f) }

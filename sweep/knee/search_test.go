@@ -67,9 +67,11 @@ type searchTally struct {
 	// fullBy is the full-length points' GPU-seconds by cause
 	// (searchRun.fullBy).
 	fullBy [fullCauses]float64
-	// truthArms are the arms with a noise-free truth (synthetic ones):
-	// of those, the full grid's verdict hits it (hit) on fullTruth, the
-	// search's on oursTruth.
+	// truthArms are the arms with a noise-free truth (synthetic ones,
+	// and the simulated ones given run-to-run noise, withRunNoise): of
+	// those, the full grid's verdict hits it on fullTruth, the search's
+	// on oursTruth (hit for a synthetic arm; for a simulated one the same
+	// verdict, SameVerdict, as the full grid without the noise).
 	truthArms, fullTruth, oursTruth int
 	// gridOnce is every grid point measured once, as a probe where the
 	// corpus has them, on one server: what the search would spend with
@@ -110,6 +112,10 @@ type searchCase struct {
 	// truth is a synthetic arm's case, whose noise-free truth the search
 	// and the full grid are also scored against (nil for a simulated arm).
 	truth *synth.Case
+	// clean is a simulated arm's full grid before withRunNoise gave it
+	// run-to-run noise (nil for an arm without added noise): its verdict
+	// is the arm's noise-free truth.
+	clean *knee.Arm
 	grid  []int
 	full  *knee.Arm
 	gpus  float64
@@ -251,8 +257,12 @@ func simCases(arms []*simArm, f fidelity, seeds ...int) []*searchCase {
 		if f.probeSeconds > 0 {
 			probeSeconds = simProbeSeconds
 		}
+		var clean *knee.Arm
+		if a.clean != nil {
+			clean = simArmGrid(a.clean)
+		}
 		out = append(out, &searchCase{
-			id: a.id(), key: a.key, grid: armGrid(full), full: full, gpus: float64(a.gpus), probeSeconds: probeSeconds, again: again,
+			id: a.id(), key: a.key, clean: clean, grid: armGrid(full), full: full, gpus: float64(a.gpus), probeSeconds: probeSeconds, again: again,
 			session: func() func(int, measurement) knee.Sample {
 				return func(n int, m measurement) knee.Sample {
 					switch m {
@@ -397,6 +407,29 @@ func hashID(id string) uint64 {
 	return h
 }
 
+// hitsTruth is how a verdict on c is scored against c's noise-free
+// truth: hit on a synthetic arm's case, SameVerdict with the verdict on a
+// simulated arm's full grid without its added noise (clean); nil when c
+// has no truth.
+func (c *searchCase) hitsTruth() func(*knee.Result) bool {
+	switch {
+	case c.truth != nil:
+		return func(r *knee.Result) bool { return hit(c.truth, r.Status, r.Knee) }
+	case c.clean != nil:
+		truth := knee.Analyze(c.clean, knee.Options{})
+		return func(r *knee.Result) bool { return knee.SameVerdict(truth, r) }
+	}
+	return nil
+}
+
+// hitWord names a verdict's hit on the noise-free truth in a log line.
+func hitWord(hit bool) string {
+	if hit {
+		return "hits"
+	}
+	return "misses"
+}
+
 func armGrid(a *knee.Arm) []int {
 	var g []int
 	for _, s := range a.Samples {
@@ -421,19 +454,23 @@ func scoreSearch(cases []*searchCase, logf func(string, ...any)) searchTally {
 		t.again += run.again
 		ours := knee.Analyze(&knee.Arm{Samples: measured}, knee.Options{})
 		t.arms++
-		if c.truth != nil {
+		if hitTruth := c.hitsTruth(); hitTruth != nil {
 			t.truthArms++
-			if hit(c.truth, full.Status, full.Knee) {
+			if hitTruth(full) {
 				t.fullTruth++
 			}
-			if hit(c.truth, ours.Status, ours.Knee) {
+			if hitTruth(ours) {
 				t.oursTruth++
 			}
 		}
 		if knee.SameVerdict(full, ours) {
 			t.agree++
 		} else if logf != nil {
-			logf("%s: full grid %s c%d, search %s c%d on %v", c.id, full.Status, full.Knee, ours.Status, ours.Knee, concs(measured))
+			truth := ""
+			if hitTruth := c.hitsTruth(); hitTruth != nil {
+				truth = fmt.Sprintf(" (noise-free truth: the full grid %s it, the search %s)", hitWord(hitTruth(full)), hitWord(hitTruth(ours)))
+			}
+			logf("%s: full grid %s c%d, search %s c%d on %v%s", c.id, full.Status, full.Knee, ours.Status, ours.Knee, concs(measured), truth)
 		}
 		if full.Peak > 0 {
 			t.peakArms++
@@ -578,7 +615,10 @@ func concs(ss []knee.Sample) []string {
 // simulated discoveries of 8 keys on seeds 1-8, their probes recorded
 // 180 s runs of the same points), on the keys' official conc-lists
 // ("simulated") and on the doubling grid 1-256 ("sim-doubling": what a
-// discovery of a key without a measured window runs).
+// discovery of a key without a measured window runs), and the two
+// simulated corpora again with a full-length point's run-to-run noise
+// (withRunNoise, runNoise: "sim+noise", "sim-dbl+noise"), which the
+// simulated engine's seeds do not give them.
 type searchCorpus struct {
 	name  string
 	cases func(f fidelity) []*searchCase
@@ -595,7 +635,48 @@ func searchCorpora(t testing.TB, seed uint64, n int, simSeeds ...int) []searchCo
 		{"doubling", synthetic(synth.DoublingCorpus)},
 		{"simulated", func(f fidelity) []*searchCase { return simCases(sim, f, simSeeds...) }},
 		{"sim-doubling", func(f fidelity) []*searchCase { return simCases(simDoubling, f, simSeeds...) }},
+		{"sim+noise", func(f fidelity) []*searchCase { return simCases(withRunNoise(sim, runNoise), f, simSeeds...) }},
+		{"sim-dbl+noise", func(f fidelity) []*searchCase { return simCases(withRunNoise(simDoubling, runNoise), f, simSeeds...) }},
 	}
+}
+
+// runNoise is the run-to-run noise withRunNoise gives the full-length
+// points of the simulated corpora's "+noise" copies: the relative σ of a
+// full-length (1200 s) point that Analyze assumes (Options.Sigma's
+// default).
+const runNoise = 0.03
+
+// withRunNoise is arms with every full-length reading multiplied by
+// exp(sigma·z), z a standard normal drawn from the arm's id and the
+// concurrency (each seed's arm its own draws: a re-run, which reads the
+// point on another seed, otherSeed, and the full grid measured again are
+// independent of the full grid's reading, as on the hardware). The
+// simulated engine's full-length points carry next to no run-to-run
+// noise (two seeds read a point about 0.2 % apart in the median) where a
+// GPU's spread is of the order Analyze assumes, so without this the
+// simulated corpora test the search on the curves' shapes and the
+// probes' bias but not on the full grid's own noise. The recorded probes
+// are kept as they are: against the full-length points they already
+// spread as much as the search assumes of a probe and a full point
+// together (TestSimProbeNoise). The arm keeps its recorded self (clean),
+// whose verdict scores the search and the full grid against the
+// noise-free truth.
+func withRunNoise(arms []*simArm, sigma float64) []*simArm {
+	out := make([]*simArm, 0, len(arms))
+	for _, a := range arms {
+		b := *a
+		b.clean = a
+		b.full = make(map[int]knee.Sample, len(a.full))
+		for c, smp := range a.full {
+			if smp.Excluded == "" {
+				rng := rand.New(rand.NewPCG(hashID(a.id()), uint64(c)))
+				smp.ScaleThroughput(math.Exp(sigma * rng.NormFloat64()))
+			}
+			b.full[c] = smp
+		}
+		out = append(out, &b)
+	}
+	return out
 }
 
 // bySimAgreement scores the search (scoreSearch) on a simulated
@@ -647,7 +728,7 @@ func simKeys(arms []*simArm) map[string]bool {
 }
 
 // BenchmarkAdaptiveSearch prints the adaptive search against the full
-// grid on the four corpora, with the bracketing points at the full
+// grid on the six corpora (searchCorpora), with the bracketing points at the full
 // length and as probes: knee agreement (a point the search runs again
 // at the full length after its probe a fresh measurement, rerun), points
 // per arm, the agreement of
@@ -656,10 +737,11 @@ func simKeys(arms []*simArm) map[string]bool {
 // the yardstick reproduces, the ceiling of any search scored against
 // it), the search's agreement and GPU-hours run apart from the full grid
 // (independent: every full-length point of it a fresh measurement, the
-// search on the hardware), on the synthetic corpora how often the full
-// grid's verdict and the search's hit the arm's noise-free truth (hit:
-// what the search gets wrong against what the yardstick's own noise
-// does), the agreement of the whole grid measured
+// search on the hardware), on the synthetic and "+noise" corpora how
+// often the full grid's verdict and the search's hit the arm's
+// noise-free truth (hit; on a "+noise" corpus the same verdict as on the
+// recorded grid: what the search gets wrong against what the
+// yardstick's own noise does), the agreement of the whole grid measured
 // again as probes (the noise's ceiling for a
 // search made of probes) and the same with the probes the search does
 // not trust (Sample.Unsteady) measured again at the full length,
@@ -769,6 +851,33 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 // moved by one arm on each synthetic corpus (518 to 517 of 529, 512 to
 // 511 of 523), so none is seen to have held only through the full grid's
 // own readings.
+//
+// Scored against a yardstick that hits the truth on 98.49 % of the
+// held-out conc-lists' arms, a search that hits it on p agrees with it
+// on about 0.985·p when the two miss apart: 97 % asks p ≈ 98.5 %, as
+// often as every point at the full length (the equal-length rows). One
+// general variant was measured on 2026-12-08 and not adopted: every
+// probe (not only the far ones, farProbesDecide) run again at the full
+// length when its reading moved two standard deviations moves the knee
+// by more than half a doubling: held-out conc-lists 96.41 % at 24.10 %,
+// doubling 98.47 % at 23.32 %, simulated 100 % at 26.55 %, sim-doubling
+// 100 % at 24.45 % (a third of a doubling: conc-lists 96.22 % at
+// 25.38 %): the cost of the extra full-length points, not the noise of
+// the search, is what it buys on these corpora.
+//
+// The "+noise" corpora (2026-12-08) are the simulated corpora with a
+// full-length point's run-to-run noise of 3 % (withRunNoise): the
+// recorded simulated engine reads a point on another seed 0.2 % apart,
+// so the corpora above cannot show the full grid's own noise. Held out
+// (seeds 5-8, 180 s probes): the official windows 94.12 % at 22.56 %,
+// with the full grid measured again agreeing with itself on 91.2 %, and
+// against the noise-free verdict (the recorded grid's) the search hits
+// 97.06 %, the full grid 94.12 %: on windows narrowed around the knee,
+// 3 % noise moves the full grid's verdict more often than the search's,
+// which re-runs the points its verdict hangs on. The doubling grids:
+// 100 % at 16.87 %, both hitting the noise-free verdict on every arm.
+// Their limits are those figures; the test also holds the search to
+// hitting the noise-free truth no less often than the full grid there.
 //
 // Now (180 s probes, adopted below; the top gate's re-run of an
 // ambiguous knee, adopted from branch h-ambig; the bracketing points
@@ -2024,10 +2133,12 @@ func TestAdaptiveSearch(t *testing.T) {
 	// of the arms with one (0: not held; on the synthetic corpora the
 	// peak on a flat plateau is the noise's pick)
 	limits := map[string]map[fidelity][3]float64{
-		"conc-lists":   {equalLength: {0.986, 0.460}, probes: {0.962, 0.167}},
-		"doubling":     {equalLength: {0.996, 0.433}, probes: {0.977, 0.133}},
-		"simulated":    {equalLength: {1, 0.600, 1}, probes: {simMinAgree, 0.235, 0.7}},
-		"sim-doubling": {equalLength: {1, 0.488}, probes: {1, 0.165}},
+		"conc-lists":    {equalLength: {0.986, 0.460}, probes: {0.962, 0.167}},
+		"doubling":      {equalLength: {0.996, 0.433}, probes: {0.977, 0.133}},
+		"simulated":     {equalLength: {1, 0.600, 1}, probes: {simMinAgree, 0.235, 0.7}},
+		"sim-doubling":  {equalLength: {1, 0.488}, probes: {1, 0.165}},
+		"sim+noise":     {equalLength: {1, 0.590}, probes: {0.94, 0.230}},
+		"sim-dbl+noise": {equalLength: {1, 0.488}, probes: {1, 0.170}},
 	}
 	for _, sc := range searchCorpora(t, corpusSeed+2, 600, 5, 6, 7, 8) {
 		for _, f := range []fidelity{equalLength, probes} {
@@ -2048,6 +2159,15 @@ func TestAdaptiveSearch(t *testing.T) {
 			}
 			if p := float64(tally.peakSame) / float64(tally.peakArms); p < lim[2] {
 				t.Errorf("%s, %s: the peak the full grid's on %.1f%% of the arms with one, want ≥ %.1f%%", sc.name, f.name, 100*p, 100*lim[2])
+			}
+			if strings.HasSuffix(sc.name, "+noise") && f == probes && tally.oursTruth < tally.fullTruth {
+				// With the full grid's own noise the search, which re-runs
+				// the points whose noise decides its verdict, should read
+				// the noise-free verdict no less often than the grid it is
+				// scored against (held out: official windows 97.06 %
+				// against the grid's 94.12 %, doubling grids 100 % both).
+				t.Errorf("%s, %s: the search hits the noise-free truth on %d of %d arms, the full grid on %d: want at least as many",
+					sc.name, f.name, tally.oursTruth, tally.truthArms, tally.fullTruth)
 			}
 			if sc.name == "simulated" && f == probes {
 				// The 20 % on the four keys here whose simulated

@@ -92,6 +92,9 @@ type simArm struct {
 	seed        int
 	gpus        int
 	full, probe map[int]knee.Sample
+	// clean is the arm before withRunNoise gave its readings run-to-run
+	// noise (nil for a recorded arm).
+	clean *simArm
 }
 
 func (a *simArm) id() string { return fmt.Sprintf("%s %s seed %d", a.key, a.arm, a.seed) }
@@ -280,4 +283,54 @@ func TestSimProbeNoise(t *testing.T) {
 	rms, want := math.Sqrt(all.sum2/float64(all.n)), math.Hypot(sp, sf)
 	t.Logf("%d trusted probes: log(probe/full) %.2f %% rms, assumed %.2f %% (probe %.2f %%, full %.2f %%)", all.n, 100*rms, 100*want, 100*sp, 100*sf)
 	assert.InDelta(t, 1, rms/want, 1.0/6, "the probes' noise the search assumes against the simulated corpora's")
+}
+
+// TestWithRunNoise: the "+noise" corpora's full-length readings spread
+// around the recorded ones by runNoise (log-ratio rms within a tenth of
+// it over the corpus), each seed's arm with draws of its own, the same
+// draws every time; failed points, the probes and the recorded corpus
+// untouched.
+func TestWithRunNoise(t *testing.T) {
+	arms := loadSimCorpus(t, simCorpusFile)
+	noisy, again := withRunNoise(arms, runNoise), withRunNoise(arms, runNoise)
+	require.Len(t, noisy, len(arms))
+	var sum2 float64
+	var n int
+	draws := map[string]float64{} // an arm's key, arm and concurrency: the first seed's draw
+	sameDraw := 0
+	for i, a := range arms {
+		b := noisy[i]
+		assert.Same(t, a, b.clean, "%s: keeps its recorded self", a.id())
+		assert.Equal(t, a.probe, b.probe, "%s: probes as recorded", a.id())
+		for c, rec := range a.full {
+			got := b.full[c]
+			if rec.Excluded != "" || rec.TotalTPS == nil {
+				assert.Equal(t, rec, got, "%s c%d: a failed point as recorded", a.id(), c)
+				continue
+			}
+			d := math.Log(*got.TotalTPS / *rec.TotalTPS)
+			if rec.OutputTPS != nil {
+				assert.InDelta(t, d, math.Log(*got.OutputTPS / *rec.OutputTPS), 1e-12, "%s c%d: both throughputs by one factor", a.id(), c)
+			}
+			assert.Equal(t, *got.TotalTPS, *again[i].full[c].TotalTPS, "%s c%d: the same draw every time", a.id(), c)
+			sum2 += d * d
+			n++
+			k := fmt.Sprintf("%s %s c%d", a.key, a.arm, c)
+			if first, ok := draws[k]; !ok {
+				draws[k] = d
+			} else if first == d {
+				sameDraw++
+			}
+		}
+	}
+	require.Greater(t, n, 500)
+	rms := math.Sqrt(sum2 / float64(n))
+	t.Logf("%d full-length points: log(noisy/recorded) %.2f %% rms, runNoise %.2f %%", n, 100*rms, 100*runNoise)
+	assert.InDelta(t, 1, rms/runNoise, 0.1)
+	assert.Zero(t, sameDraw, "another seed's arm draws its own noise")
+	assert.NotSame(t, arms[0], noisy[0])
+	rec := loadSimCorpus(t, simCorpusFile)
+	for i := range arms {
+		assert.Equal(t, rec[i].full, arms[i].full, "%s: the recorded corpus untouched", arms[i].id())
+	}
 }

@@ -776,14 +776,14 @@ func BenchmarkAdaptiveSearch(b *testing.B) {
 		rows[i].apart = scoreSearch(independent(rows[i].cases), nil)
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "synthetic corpus seed %d, %d arms per synthetic corpus; simulated: seeds 1-8\n%-12s %-20s %6s %9s %7s %9s %11s %11s %10s %15s %12s %12s %11s %13s %14s %15s %11s %9s %13s %11s\n", corpusSeed, corpusSize,
+	fmt.Fprintf(&out, "synthetic corpus seed %d, %d arms per synthetic corpus; simulated: seeds 1-8\n%-13s %-20s %6s %9s %7s %9s %11s %11s %10s %15s %12s %12s %11s %13s %14s %15s %11s %9s %13s %11s\n", corpusSeed, corpusSize,
 		"corpus", "bracketing", "arms", "agree %", "peak %", "peak±1 %", "points/arm", "probes/arm", "full grid", "full grid again", "apart agree", "apart GPU-h", "grid truth", "search truth", "grid as probes", "trusted probes", "GPU-hours %", "floor %", "floor+1full %", "grid once %")
 	for _, r := range rows {
 		gridTruth, searchTruth := "-", "-"
 		if r.t.truthArms > 0 {
 			gridTruth, searchTruth = fmt.Sprintf("%.2f", pct(r.t.fullTruth, r.t.truthArms)), fmt.Sprintf("%.2f", pct(r.t.oursTruth, r.t.truthArms))
 		}
-		fmt.Fprintf(&out, "%-12s %-20s %6d %9.2f %7.1f %9.1f %11.2f %11.2f %10.2f %15.1f %12.2f %12.2f %11s %13s %14.1f %15.1f %11.2f %9.1f %13.1f %11.1f\n", r.corpus, r.f.name, r.t.arms,
+		fmt.Fprintf(&out, "%-13s %-20s %6d %9.2f %7.1f %9.1f %11.2f %11.2f %10.2f %15.1f %12.2f %12.2f %11s %13s %14.1f %15.1f %11.2f %9.1f %13.1f %11.1f\n", r.corpus, r.f.name, r.t.arms,
 			pct(r.t.agree, r.t.arms), pct(r.t.peakSame, r.t.peakArms), pct(r.t.peakNear, r.t.peakArms), float64(r.t.points)/float64(r.t.arms), float64(r.t.probes)/float64(r.t.arms),
 			float64(r.t.fullPoints)/float64(r.t.arms), r.again, pct(r.apart.agree, r.apart.arms), 100*r.apart.gpuHours(), gridTruth, searchTruth, r.retest, r.trusted, 100*r.t.gpuHours(), 100*r.t.floor/r.t.inferencex, 100*r.t.floorFull/r.t.inferencex, 100*r.t.gridOnce/r.t.inferencex)
 		b.ReportMetric(pct(r.t.agree, r.t.arms), "agree_%_"+r.corpus+"_"+strings.Fields(r.f.name)[0])

@@ -16,7 +16,10 @@
 //
 // An adaptive sweep calls NextStep (or Next) with the grid and the samples
 // measured so far (ReadFile reads one); it is a pure function, so a
-// resumed sweep makes the same choices. Kneedle is kneed's KneeLocator with
+// resumed sweep makes the same choices. Each Step says why it asks for
+// each point (Step.Why: the rule and the numbers it read), and the last
+// one why each grid point left unmeasured is not needed (Step.Skipped)
+// and the verdict it ends on (Step.Done); outputs only. Kneedle is kneed's KneeLocator with
 // its defaults, for comparison with InferenceX's tooling.
 //
 // What the search costs on a short window, and why not less

@@ -1,6 +1,7 @@
 package knee
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -152,10 +153,33 @@ func Next(grid []int, measured []Sample, o SearchOptions) []int {
 // unsaturated with 99 % odds (sureUnsaturated). A fill point runs short where its
 // grid neighbours lie within a doubling (probeable), and on a grid of
 // three.
+//
+// A step also says why (outputs only, never read back: a resumed sweep
+// makes the same choices whatever they say): Why names, for each of
+// Conc, the rule that asks for it with the numbers it read ("c32 again
+// at full length: the top gate's gain 9.1 % per doubling from c24 to c32
+// lies within 2σ (±12.0 %) of the 10.0 % gate, and the probes' noise
+// decides it ..."), and the last step, with no Conc, says in Skipped why
+// each grid point not measured is not needed ("above c48: c48 fell off a
+// cliff ...", "between c16 and c64, measured: the knee c32 (ok) is
+// bounded by c16 and c64, both measured") and in Done the verdict the
+// search ends on.
 type Step struct {
 	Conc  []int
 	Probe bool
+	// Why is, by concurrency of Conc, the rule that asks for it.
+	Why map[int]string
+	// Skipped is, by grid concurrency not measured, why the search does
+	// not need it; set only on the last step (no Conc).
+	Skipped map[int]string
+	// Done is the verdict the search ends on, for a person ("knee c32
+	// (ok)"); set only on the last step.
+	Done string
 }
+
+// String is the step's points and kind, as the search's tests compare
+// steps: its reasons (Why, Skipped, Done) explain it and are left out.
+func (s Step) String() string { return fmt.Sprintf("{%v %v}", s.Conc, s.Probe) }
 
 // NextStep is Next with the kind of points it asks for.
 func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
@@ -188,22 +212,35 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	if len(unsteadyAgain) == 0 {
 		return nextOther(grid, measured, byConc, o, ao)
 	}
-	decides, noVerdict := unsteadyDecides(measured, unsteadyAgain, ao)
+	decides, noVerdict, as, half := unsteadyDecides(measured, unsteadyAgain, ao)
 	step := nextOther(grid, measured, byConc, o, ao)
+	hangs := "too few points are usable for a verdict"
 	switch {
 	case !decides:
 		return step
 	case noVerdict:
 		if len(step.Conc) > 0 && (slices.Max(step.Conc) < unsteadyAgain[0] || needsEvery(grid)) {
+			for c, why := range step.Why {
+				step.Why[c] = fmt.Sprintf("%s (before unsteady %s runs again at full length: %s)", why, concList(unsteadyAgain), hangs)
+			}
 			return step
 		}
 	default:
 		low := scaledAt(measured, unsteadyAgain, unsteadyLow)
 		if both := belowEitherWay(step, nextOther(grid, low, samplesByConc(low), o, ao), unsteadyAgain[0]); len(both.Conc) > 0 {
+			for c, why := range both.Why {
+				both.Why[c] = fmt.Sprintf("%s (asked for with unsteady %s as read and at half its reading, so it runs before that probe runs again at full length)", why, concList(unsteadyAgain))
+			}
 			return both
 		}
+		hangs = fmt.Sprintf("the verdict hangs on it (%s as read, %s at half its reading)", verdictWhy(as), verdictWhy(half))
 	}
-	return Step{Conc: unsteadyAgain}
+	why := "its probe's KV pool came near full (unsteady: short of a full point's steady state) and " + hangs
+	out := Step{Conc: unsteadyAgain, Why: map[int]string{}}
+	for _, c := range unsteadyAgain {
+		out.Why[c] = againWhy(c, why)
+	}
+	return out
 }
 
 // samplesByConc indexes measured by concurrency.
@@ -238,31 +275,42 @@ func belowEitherWay(asRead, low Step, lowest int) Step {
 		return Step{}
 	}
 	var both []int
+	why := map[int]string{}
 	for _, c := range asRead.Conc {
 		if c < lowest && slices.Contains(low.Conc, c) {
 			both = append(both, c)
+			why[c] = asRead.Why[c]
 		}
 	}
-	return Step{Conc: both, Probe: asRead.Probe && len(both) > 0}
+	return Step{Conc: both, Probe: asRead.Probe && len(both) > 0, Why: why}
 }
 
 // nextOther is NextStep's bracket and fill: the step on what is measured,
 // its unsteady probes read as they are.
 func nextOther(grid []int, measured []Sample, byConc map[int][]*Sample, o SearchOptions, ao Options) Step {
 	rd := newReadings(byConc, o, ao)
-	step, ceiling := bracket(grid, rd, o, ao)
+	step, end := bracket(grid, rd, o, ao)
 	if len(step.Conc) > 0 {
 		return step
 	}
-	conc, rising, again := fill(grid, measured, ceiling, rd, ao)
-	if again {
-		return Step{Conc: conc}
-	}
-	if gapDecidesGate(grid, conc, rd, ao) {
-		return Step{Conc: conc}
+	f := fill(grid, measured, end, rd, ao)
+	conc, rising := f.conc, f.rising
+	switch {
+	case len(conc) == 0:
+		return Step{Skipped: skippedWhy(grid, f, rd), Done: doneWhy(f.r)}
+	case f.again:
+		return Step{Conc: conc, Why: f.why}
+	case gapDecidesGate(grid, conc, rd, ao):
+		top, below, _ := fullGateNear(grid, rd, ao)
+		gain, band, _ := topGain(top, below, rd)
+		return Step{Conc: conc, Why: suffixed(f.why, "; at full length: the top gate's two points, read at full length, lie within its noise (the "+
+			gateWhy(below, top, gain, band, ao.Gain)+"), so the fit through the gaps decides the gate, and a probe's bias would decide it instead")}
 	}
 	if probe := fillProbes(grid, conc); probe || rising {
-		return Step{Conc: conc, Probe: probe}
+		if !probe {
+			f.why = suffixed(f.why, "; at full length, as the whole step: a grid neighbour of one of them lies more than a doubling away, and the still-rising arm's gap fill keeps one length")
+		}
+		return Step{Conc: conc, Probe: probe, Why: f.why}
 	}
 	// Around a knee, the points that must run full length run first; the
 	// others are chosen again with those readings in hand, as probes.
@@ -272,7 +320,67 @@ func nextOther(grid []int, measured []Sample, byConc map[int][]*Sample, o Search
 			full = append(full, c)
 		}
 	}
-	return Step{Conc: full}
+	why := map[int]string{}
+	for _, c := range full {
+		why[c] = f.why[c] + "; at full length (a grid neighbour lies more than a doubling away), before the fill's probes"
+	}
+	return Step{Conc: full, Why: why}
+}
+
+// skippedWhy says, for each grid point not measured when the search
+// ends (f: its last fill, which asks for nothing), why it is not needed:
+// it lies above the ceiling (a cliff, two failures), or where the verdict
+// does not hang on it (between two measured points, or above the top
+// one), with the verdict and what bounds it.
+func skippedWhy(grid []int, f fillOut, rd readings) map[int]string {
+	verdict := verdictWhy(f.r)
+	switch r := f.r; {
+	case r.HasKnee() && r.Status != StatusSaturatedAtMin:
+		if lo, hi := gapAround(grid, func(g int) bool { _, ok := rd.tput(g); return ok }, r.Knee); hi > 0 {
+			if lo > 0 {
+				verdict = fmt.Sprintf("the %s is bounded by c%d and c%d, both measured", verdict, lo, hi)
+			} else {
+				verdict = fmt.Sprintf("the %s is bounded by c%d above it, measured", verdict, hi)
+			}
+		} else {
+			verdict = fmt.Sprintf("the %s has nothing left to measure above it", verdict)
+		}
+	case sureUnsaturated(r):
+		verdict = fmt.Sprintf("the arm reads %s, sure at %.0f %% or more: the gaps below its top need no filling", verdict, 100*sureOdds)
+	case r.Status == StatusUnsaturated:
+		verdict = fmt.Sprintf("the arm reads %s, its top gain clear of the gate beyond the noise", verdict)
+	case r.Status == StatusInsufficient:
+		verdict += ", and none is left to measure below the ceiling"
+	default:
+		verdict = "the arm reads " + verdict
+	}
+	out := map[int]string{}
+	for _, g := range grid {
+		if rd.has(g) {
+			continue
+		}
+		lo, hi := gapAround(grid, rd.has, g)
+		switch {
+		case g > f.end.ceiling:
+			out[g] = fmt.Sprintf("above c%d: %s", f.end.ceiling, f.end.why)
+		case lo > 0 && hi > 0:
+			out[g] = fmt.Sprintf("between c%d and c%d, measured: %s", lo, hi, verdict)
+		case lo > 0:
+			out[g] = fmt.Sprintf("above c%d, the highest point measured: %s", lo, verdict)
+		default:
+			out[g] = fmt.Sprintf("below c%d, the lowest point measured: %s", hi, verdict)
+		}
+	}
+	return out
+}
+
+// suffixed returns why with each reason followed by more.
+func suffixed(why map[int]string, more string) map[int]string {
+	out := make(map[int]string, len(why))
+	for c, w := range why {
+		out[c] = w + more
+	}
+	return out
 }
 
 // newReadings reads the measured samples by concurrency (byConc).
@@ -332,41 +440,50 @@ func newReadings(byConc map[int][]*Sample, o SearchOptions, ao Options) readings
 // bracket is the search's first stage: from the grid's first point it
 // measures every o.Step-th concurrency up (the top of the grid last)
 // until the arm stops gaining the gate, fails twice in a row or falls off
-// a cliff. It returns the step to measure next, or (an empty step) the
-// ceiling nothing above which is measured.
-func bracket(grid []int, rd readings, o SearchOptions, ao Options) (step Step, ceiling int) {
+// a cliff. It returns the step to measure next, or (an empty step) where
+// the bracket ended: the ceiling nothing above which is measured.
+func bracket(grid []int, rd readings, o SearchOptions, ao Options) (step Step, end bracketEnd) {
 	has, tput, sig, probeFailed, usable := rd.has, rd.tput, rd.sig, rd.probeFailed, rd.usable
-	ceiling = grid[len(grid)-1] // nothing above two failures in a row or a cliff
+	end.ceiling = grid[len(grid)-1] // nothing above two failures in a row or a cliff
 	prev, prevT := 0, 0.0
 	failed := 0 // the last bracket point, when it failed
+	why := "bracket: the grid's first point"
 	for c := grid[0]; ; {
 		if !has(c) {
-			return Step{Conc: []int{c}, Probe: len(grid) >= minPoints}, 0
+			return Step{Conc: []int{c}, Probe: len(grid) >= minPoints, Why: map[int]string{c: why}}, bracketEnd{}
 		}
 		t, ok := tput(c)
 		next := 0
 		switch {
 		case !ok && failed == 0 && probeFailed(c) && c < grid[len(grid)-1]: // it would stop the bracket (the top ends it anyway)
-			return Step{Conc: []int{c}}, 0
+			return Step{Conc: []int{c}, Why: map[int]string{c: againWhy(c, "its probe failed the way a short window can, and that failure would end the bracket")}}, bracketEnd{}
 		case !ok && failed > 0: // two failures in a row: the server's capacity
-			ceiling = failed
+			end.ceiling, end.why = failed, fmt.Sprintf("c%d and c%d failed in a row (the server's capacity)", failed, c)
 		case !ok: // one failure may be transient: try the next grid point
 			failed = c
 			if i := slices.Index(grid, c); i+1 < len(grid) {
 				next = grid[i+1]
+				why = fmt.Sprintf("bracket: the grid point after c%d, which failed (one failure may be transient)", c)
 			}
 		case prev > 0 && fellOff(prevT, t, sig(prev), sig(c)): // a cliff, beyond noise
 			if usable() >= minPoints {
-				ceiling = c
+				end.ceiling = c
+				end.why = fmt.Sprintf("c%d fell off a cliff (%.0f against c%d's %.0f tok/s/GPU, beyond the noise)", c, t, prev, prevT)
 			} // else the fill checks the fall one grid point above
 		case prev > 0 && doublingGain(prev, prevT, c, t) < ao.Gain:
 			// saturating: the fill settles the knee
 		default:
+			gained := fmt.Sprintf(" above c%d, the first usable point", c)
+			if prev > 0 {
+				gained = fmt.Sprintf(": c%d gained %s per doubling over c%d (gate %s)", c, pct(doublingGain(prev, prevT, c, t)), prev, pct(ao.Gain))
+			}
 			failed, prev, prevT = 0, c, t
 			if i := slices.IndexFunc(grid, func(g int) bool { return g >= o.Step*c }); i >= 0 {
 				next = grid[i]
+				why = fmt.Sprintf("bracket: the next ×%d step%s", o.Step, gained)
 			} else if c < grid[len(grid)-1] {
 				next = grid[len(grid)-1]
+				why = "bracket: the top of the grid" + gained
 			}
 		}
 		if next == 0 {
@@ -374,7 +491,15 @@ func bracket(grid []int, rd readings, o SearchOptions, ao Options) (step Step, c
 		}
 		c = next
 	}
-	return Step{}, ceiling
+	return Step{}, end
+}
+
+// bracketEnd is where the bracket ended: the ceiling nothing above which
+// is measured (the grid's top, a cliff, the first of two failures in a
+// row) and, below the grid's top, why ("c48 fell off a cliff ...").
+type bracketEnd struct {
+	ceiling int
+	why     string
 }
 
 // readings are what NextStep reads of the measured samples, by
@@ -494,12 +619,17 @@ func fellOff(from, to, sFrom, sTo float64) bool {
 // first, and the verdict with them may not hang on the failure), so that
 // the failure decides the verdict; or, with nothing
 // left to fill, the probes whose noise decides the verdict (gateProbes,
-// topGateProbes, then farProbesDecide).
-func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (conc []int, rising, again bool) {
+// topGateProbes, then farProbesDecide). Each point comes with why it is
+// asked for (fillOut.why), and the result with the verdict on what is
+// measured and where nothing above is measured (fillOut.r, fillOut.end),
+// from which the last step says why of the points not measured.
+func fill(grid []int, measured []Sample, end bracketEnd, rd readings, ao Options) fillOut {
 	has, tput, probeFailed := rd.has, rd.tput, rd.probeFailed
 	arm := &Arm{Samples: slices.Clone(measured)}
 	slices.SortFunc(arm.Samples, func(a, b Sample) int { return a.Conc - b.Conc })
 	r := Analyze(arm, ao)
+	out := fillOut{r: r, end: end}
+	ceiling := end.ceiling
 	top := 0 // the highest usable measured concurrency
 	usable := 0
 	for _, g := range grid {
@@ -525,11 +655,19 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 	if len(failedAbove) > 0 && probeFailed(failedAbove[0]) {
 		gapBelow := slices.ContainsFunc(grid, func(g int) bool { return g > top && g < failedAbove[0] && !has(g) })
 		if usable < minPoints && !gapBelow || r.Status == StatusUnsaturated {
-			return failedAbove[:1], false, true
+			c := failedAbove[0]
+			why := "the arm reads as still rising into it"
+			if r.Status != StatusUnsaturated {
+				why = "too few points are usable for a verdict without it"
+			}
+			out.conc, out.again = []int{c}, true
+			out.why = map[int]string{c: againWhy(c, "its probe failed the way a short window can, and "+why)}
+			return out
 		}
 	}
-	if len(failedAbove) >= 2 {
-		ceiling = min(ceiling, failedAbove[0])
+	if len(failedAbove) >= 2 && failedAbove[0] < ceiling {
+		ceiling = failedAbove[0]
+		out.end = bracketEnd{ceiling: ceiling, why: fmt.Sprintf("%s failed above the top usable point c%d (the server's capacity)", concList(failedAbove[:2]), top)}
 	}
 	idx := slices.Index(grid, top)
 	below := 0
@@ -547,41 +685,75 @@ func fill(grid []int, measured []Sample, ceiling int, rd readings, ao Options) (
 	if top > 0 && len(over) > 0 {
 		above = nearest(over, 2*float64(top))
 	}
-	want := fillWant(grid, r, fillAt{top: top, below: below, above: above, usable: usable, ceiling: ceiling}, rd, ao)
+	want, wantWhy := fillWant(grid, r, fillAt{top: top, below: below, above: above, usable: usable, ceiling: ceiling}, rd, ao)
 	if len(want) > 0 && usable < minPoints {
 		// One point at a time while too few are usable.
-		for _, c := range want {
+		for i, c := range want {
 			if c > 0 && c <= ceiling && !has(c) {
-				return []int{c}, r.Status == StatusUnsaturated, false
+				out.conc, out.rising, out.why = []int{c}, r.Status == StatusUnsaturated, map[int]string{c: wantWhy[i]}
+				return out
 			}
 		}
-		return nil, false, false
+		return out
 	}
-	var out []int
-	for _, c := range want {
-		if c > 0 && c <= ceiling && !has(c) && !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		if again := gateProbes(grid, arm.Samples, r, rd, ao); len(again) > 0 {
-			return again, false, true
-		}
-		if again := topGateProbes(grid, arm.Samples, r, rd, ao); len(again) > 0 {
-			// The full grid's top gate compares the top with the grid
-			// point below it: measured first when missing, the gate may
-			// then stand on its probes (or its pair runs again). A grid of
-			// three has it measured by now: its verdict needs every point.
-			if g := grid[len(grid)-2]; !has(g) && g <= ceiling {
-				return []int{g}, r.Status == StatusUnsaturated, false
-			}
-			return again, false, true
-		}
-		if again := farProbesDecide(grid, arm.Samples, r, rd, ao); len(again) > 0 {
-			return again, false, true
+	out.why = map[int]string{}
+	for i, c := range want {
+		if c > 0 && c <= ceiling && !has(c) && !slices.Contains(out.conc, c) {
+			out.conc = append(out.conc, c)
+			out.why[c] = wantWhy[i]
 		}
 	}
-	return out, r.Status == StatusUnsaturated, false
+	if len(out.conc) == 0 && probesAgain(grid, arm.Samples, ceiling, rd, ao, &out) {
+		return out
+	}
+	out.rising = r.Status == StatusUnsaturated
+	return out
+}
+
+// probesAgain sets out (a fill with nothing left to fill) to the probes
+// whose noise decides the verdict out.r, to measure again at the full
+// length (gateProbes, topGateProbes, then farProbesDecide), or, for the
+// top gate, to the grid point below the top when it is not measured yet
+// (the full grid's gate compares the two); it reports whether it found
+// any.
+func probesAgain(grid []int, samples []Sample, ceiling int, rd readings, ao Options, out *fillOut) bool {
+	r := out.r
+	if again, why := gateProbes(grid, samples, r, rd, ao); len(again) > 0 {
+		out.conc, out.again, out.why = again, true, againEach(again, why)
+		return true
+	}
+	if again, why := topGateProbes(grid, samples, r, rd, ao); len(again) > 0 {
+		// The full grid's top gate compares the top with the grid
+		// point below it: measured first when missing, the gate may
+		// then stand on its probes (or its pair runs again). A grid of
+		// three has it measured by now: its verdict needs every point.
+		if g := grid[len(grid)-2]; !rd.has(g) && g <= ceiling {
+			out.conc, out.rising = []int{g}, r.Status == StatusUnsaturated
+			out.why = map[int]string{g: fmt.Sprintf("the grid point below the top c%d, which the top gate compares, measured before probes run again at full length (%s)", grid[len(grid)-1], why)}
+			return true
+		}
+		out.conc, out.again, out.why = again, true, againEach(again, why)
+		return true
+	}
+	if again, why := farProbesDecide(grid, samples, r, rd, ao); len(again) > 0 {
+		out.conc, out.again, out.why = again, true, againEach(again, why)
+		return true
+	}
+	return false
+}
+
+// fillOut is what fill returns: the points that settle the knee (conc,
+// each with why it is asked for), whether the arm still rises at the top
+// of what is measured, whether conc are probes to measure again at the
+// full length (again); the verdict on what is measured (r), and where
+// nothing is measured above (end: the bracket's ceiling, or two failed
+// points above the top usable one).
+type fillOut struct {
+	conc          []int
+	rising, again bool
+	why           map[int]string
+	r             *Result
+	end           bracketEnd
 }
 
 // fillAt is where the fill stands on the grid: the highest usable
@@ -594,50 +766,66 @@ type fillAt struct {
 
 // fillWant is fill's choice of points for the verdict r on what is
 // measured (some may be measured already or lie above the ceiling: fill
-// drops those).
-func fillWant(grid []int, r *Result, at fillAt, rd readings, ao Options) []int {
+// drops those), each with why (the same index of whys).
+func fillWant(grid []int, r *Result, at fillAt, rd readings, ao Options) (want []int, whys []string) {
 	has, tput := rd.has, rd.tput
 	top, below, above, usable, ceiling := at.top, at.below, at.above, at.usable, at.ceiling
-	var want []int
+	add := func(c int, why string, args ...any) {
+		want, whys = append(want, c), append(whys, fmt.Sprintf(why, args...))
+	}
+	// gap is the middle of the widest gap below the ceiling, with why.
+	gap := func(because string) {
+		c := gapMiddle(grid, has, ceiling)
+		lo, hi := gapAround(grid, has, c)
+		add(c, "fill: the middle of the widest gap, c%d to c%d: %s", lo, hi, because)
+	}
 	switch {
 	case usable < minPoints:
-		want = append(want, gapMiddle(grid, has, ceiling), above, below)
+		gap(fmt.Sprintf("%d usable points, a verdict needs %d", usable, minPoints))
+		add(above, "fill: the next point above c%d, the top usable one: %d usable points, a verdict needs %d", top, usable, minPoints)
+		add(below, "fill: the grid point below c%d, the top usable one: %d usable points, a verdict needs %d", top, usable, minPoints)
 	case r.Status == StatusUnsaturated:
-		want = append(want, above)
+		add(above, "fill: the arm still gains at c%d (%s): the next point above, nearest 2×c%d", top, verdictWhy(r), top)
 		if above == 0 {
 			// At the top of the grid: the top gate needs the point below;
 			// only when its gain is within the noise of the gate does a
 			// fit without wide gaps decide, as on the full grid, and not
 			// when the gate's posterior, over the whole fit, is sure.
-			want = append(want, below)
+			add(below, "top gate: the arm still gains at the top c%d, which the gate compares with the grid point below it", top)
 			if (!has(below) || !clearGain(top, below, rd, ao)) && !sureUnsaturated(r) {
-				want = append(want, gapMiddle(grid, has, ceiling))
+				because := fmt.Sprintf("the top c%d's gain is not clear of the gate yet (c%d not measured), and the fit through the gaps decides it", top, below)
+				if gain, band, ok := topGain(top, below, rd); ok {
+					because = fmt.Sprintf("the top gate's %s, so the fit through the gaps decides it (%s)", gateWhy(below, top, gain, band, ao.Gain), verdictWhy(r))
+				}
+				gap(because)
 			}
 		}
 	case r.HasKnee():
 		half := nearest(grid, float64(r.Knee)/2)
-		want = append(want, half)
+		add(half, "fill: k/2 of the %s, its lower doubling neighbour", verdictWhy(r))
 		// A failed point there does not bound the knee from below: its
 		// usable bracket lies further down (an arm whose top gains on
 		// rising errors has its knee there, the peak anywhere between),
 		// so measure between the two.
 		if _, ok := tput(half); has(half) && !ok && r.Bracket > 0 && r.Bracket < half {
-			want = append(want, nearest(grid, math.Sqrt(float64(r.Bracket)*float64(half))))
+			add(nearest(grid, math.Sqrt(float64(r.Bracket)*float64(half))), "fill: between c%d, the %s's usable bracket, and c%d, its k/2, which failed", r.Bracket, verdictWhy(r), half)
 		}
 		if !plateauAbove(grid, tput, r.Knee, (1-ao.Drop)*r.PeakValue) {
 			// Only an unbounded upper side can move the knee up: a point
 			// above it measured on the plateau (the ×4 bracket's) bounds
 			// it; one fallen below the plateau (a cliff) does not, the
 			// peak may lie between.
-			want = append(want, nearest(grid, 2*float64(r.Knee)))
+			add(nearest(grid, 2*float64(r.Knee)), "fill: 2k of the %s, its upper doubling neighbour: no point above it is measured on the plateau to bound it", verdictWhy(r))
 		}
 		// Nor does a point above the peak that failed or fell off a
 		// cliff bound the peak: it may lie between the two.
 		if c := peakGap(grid, r, rd); c > 0 {
-			want = append(want, c)
+			_, hi := gapAround(grid, has, c)
+			add(c, "peak gap: c%d above the peak c%d failed or fell off a cliff, so the peak (and the knee with it) may lie between", hi, r.Peak)
 		}
 		if r.Knee == top {
-			want = append(want, below, above)
+			add(below, "fill: the %s is the top usable point: the grid point below it", verdictWhy(r))
+			add(above, "fill: the %s is the top usable point: the next point above, nearest 2×c%d", verdictWhy(r), top)
 			// Capped at the knee (nothing left to measure above it: failed
 			// points or the grid's end): the verdict between a knee at the
 			// top and unsaturated is the top gate's, as for a still-rising
@@ -645,16 +833,32 @@ func fillWant(grid []int, r *Result, at fillAt, rd readings, ao Options) []int {
 			// gate either way, the fit decides, so fill the gaps below as
 			// the full grid has them.
 			if above == 0 && has(below) && nearGate(top, below, rd, ao) {
-				want = append(want, gapMiddle(grid, has, ceiling))
+				gain, band, _ := topGain(top, below, rd)
+				gap(fmt.Sprintf("the %s has nothing above it to measure, and the %s: knee at the top or unsaturated is the fit's to decide", verdictWhy(r), gateWhy(below, top, gain, band, ao.Gain)))
 			}
 		}
 		// A knee below a top gate read at the full length within its
 		// noise: the fit through the gaps decides knee or unsaturated.
-		if _, below, ok := fullGateNear(grid, rd, ao); ok && below == at.below {
-			want = append(want, gapMiddle(grid, has, ceiling))
+		if t, below, ok := fullGateNear(grid, rd, ao); ok && below == at.below {
+			gain, band, _ := topGain(t, below, rd)
+			gap(fmt.Sprintf("the top gate's %s, read at full length: the fit through the gaps decides knee or unsaturated", gateWhy(below, t, gain, band, ao.Gain)))
 		}
 	}
-	return want
+	return want, whys
+}
+
+// gapAround returns the measured grid points just below and above c (0
+// when none).
+func gapAround(grid []int, has func(int) bool, c int) (lo, hi int) {
+	for _, g := range grid {
+		switch {
+		case g < c && has(g):
+			lo = g
+		case g > c && has(g) && hi == 0:
+			hi = g
+		}
+	}
+	return lo, hi
 }
 
 // gateProbes returns the probes to measure again at the full length
@@ -667,10 +871,10 @@ func fillWant(grid []int, r *Result, at fillAt, rd readings, ao Options) []int {
 // standard deviations is unsaturated one way and not the other, the
 // probes' noise decides the verdict, and the full length settles it as
 // on the full grid.
-func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options) []int {
+func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options) ([]int, string) {
 	has, tput, sig := rd.has, rd.tput, rd.sig
 	if r.Peak == 0 || r.Peak == grid[len(grid)-1] || r.Status == StatusInsufficient || r.Status == StatusSaturatedAtMin {
-		return nil
+		return nil, ""
 	}
 	pt, ok1 := tput(r.Peak)
 	capped, below, above := false, 0, 0
@@ -688,11 +892,12 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 	}
 	bt, ok2 := tput(below)
 	if !capped || below == 0 || !ok1 || !ok2 || bt <= 0 {
-		return nil
+		return nil, ""
 	}
 	du := math.Log2(float64(r.Peak) / float64(below))
-	if math.Abs(doublingGain(below, bt, r.Peak, pt)-ao.Gain) >= 2*math.Hypot(sig(r.Peak), sig(below))/du {
-		return nil
+	gain, band := doublingGain(below, bt, r.Peak, pt), 2*math.Hypot(sig(r.Peak), sig(below))/du
+	if math.Abs(gain-ao.Gain) >= band {
+		return nil, ""
 	}
 	var out []int
 	for _, c := range []int{below, r.Peak} {
@@ -702,9 +907,10 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 	}
 	// Only when the probes' noise decides the gate.
 	if len(out) == 0 || !noiseDecidesGate(samples, below, r.Peak, rd, ao) {
-		return nil
+		return nil, ""
 	}
-	return out
+	return out, fmt.Sprintf("c%d above the peak c%d failed or fell off a cliff, so the gate reads the %s, and the probes' noise decides it (unsaturated moved 2σ one way, not the other)",
+		above, r.Peak, gateWhy(below, r.Peak, gain, band, ao.Gain))
 }
 
 // topGateProbes returns the probes among the top of the grid and the
@@ -723,10 +929,10 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 // bracket being the pair. Where neither holds, the probes stand: with
 // their warm-up and drain, two 180 s probes cost under a fifth of the
 // full-length pair the full grid measures there.
-func topGateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options) []int {
+func topGateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options) ([]int, string) {
 	top, below := topUsable(grid, rd)
 	if top == 0 {
-		return nil
+		return nil, ""
 	}
 	var out []int
 	for _, c := range []int{below, top} {
@@ -736,11 +942,13 @@ func topGateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Opti
 	}
 	switch {
 	case len(out) == 2 && kneeInTopGate(r, below):
-		return out
+		return out, fmt.Sprintf("the %s lies at the top gate's probes c%d and c%d, and its verdict would rest on probes alone", verdictWhy(r), below, top)
 	case len(out) == 0 || sureUnsaturated(r) || !noiseDecidesGate(samples, below, top, rd, ao):
-		return nil
+		return nil, ""
 	}
-	return out[len(out)-1:] // the top when it is a probe
+	gain, band, _ := topGain(top, below, rd)
+	return out[len(out)-1:], // the top when it is a probe
+		fmt.Sprintf("the top gate's %s, and the probes' noise decides it (unsaturated moved 2σ one way, not the other)", gateWhy(below, top, gain, band, ao.Gain))
 }
 
 // kneeInTopGate reports whether r reads an ambiguous knee at the top
@@ -995,17 +1203,19 @@ const unsteadyLow = 0.5
 // on the unsteady probes at concs: Analyze's verdict with them as read
 // and with them at unsteadyLow times their reading differ (a knee more
 // than a doubling apart, or another status), or too few points are usable
-// for a verdict (noVerdict). A probe whose overstated reading moves nothing
+// for a verdict (noVerdict); as and half are the two verdicts (half nil
+// with noVerdict). A probe whose overstated reading moves nothing
 // (past a knee the bracket has already bounded, it reads on the plateau or
 // off a cliff either way) need not run again at the full length.
-func unsteadyDecides(measured []Sample, concs []int, ao Options) (decides, noVerdict bool) {
+func unsteadyDecides(measured []Sample, concs []int, ao Options) (decides, noVerdict bool, as, half *Result) {
 	samples := slices.Clone(measured)
 	slices.SortFunc(samples, func(a, b Sample) int { return a.Conc - b.Conc })
-	as := Analyze(&Arm{Samples: samples}, ao)
+	as = Analyze(&Arm{Samples: samples}, ao)
 	if as.Status == StatusInsufficient {
-		return true, true
+		return true, true, as, nil
 	}
-	return !SameVerdict(as, Analyze(&Arm{Samples: scaledAt(samples, concs, unsteadyLow)}, ao)), false
+	half = Analyze(&Arm{Samples: scaledAt(samples, concs, unsteadyLow)}, ao)
+	return !SameVerdict(as, half), false, as, half
 }
 
 // farProbesDecide returns the lowest of the bracket's probes at points
@@ -1022,9 +1232,9 @@ func unsteadyDecides(measured []Sample, concs []int, ao Options) (decides, noVer
 // three points no point is probeable, so each of its probes is tested:
 // the verdict needs every point there. None runs again where r reads
 // the arm unsaturated with 99 % odds (sureUnsaturated).
-func farProbesDecide(grid []int, samples []Sample, r *Result, rd readings, ao Options) []int {
+func farProbesDecide(grid []int, samples []Sample, r *Result, rd readings, ao Options) ([]int, string) {
 	if sureUnsaturated(r) {
-		return nil
+		return nil, ""
 	}
 	for _, g := range grid {
 		if _, ok := rd.tput(g); !ok || !rd.probe(g) || probeable(grid, g) {
@@ -1038,11 +1248,15 @@ func farProbesDecide(grid []int, samples []Sample, r *Result, rd readings, ao Op
 				return 1
 			})
 			if !SameVerdict(r, moved) {
-				return []int{g}
+				way := "up"
+				if dir < 0 {
+					way = "down"
+				}
+				return []int{g}, fmt.Sprintf("a grid neighbour lies more than a doubling away, and its probe moved 2σ (%s) %s reads %s, not %s", pct(2*rd.sig(g)), way, verdictWhy(moved), verdictWhy(r))
 			}
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 // analyzeMoved is Analyze's verdict on samples (sorted by concurrency)

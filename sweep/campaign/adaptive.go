@@ -48,49 +48,13 @@ import (
 // arm whose every point is done gets a job, holding no points, exactly
 // when this asks for such a probe, and none when the search is finished
 // with it.
+//
+// Each point it returns is a copy that says why the search asks for it
+// (Point.Why); AdaptiveEnd says why of the points it does not ask for.
 func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Point {
 	return func(job Job, ran map[string]Ran) []*Point {
-		pending := map[string]bool{}
-		for _, p := range job.Points {
-			pending[p.ID] = true
-		}
-		var grid []int
-		var measured []knee.Sample
-		candidates := job.Points
-		for _, p := range job.Arm.Points {
-			grid = append(grid, p.Conc())
-			r := ran[p.ID]
-			if pending[p.ID] && !r.Any() {
-				// To run (again): an earlier attempt's file does not count,
-				// the probe a full-length attempt replaced does: kept, or,
-				// when the attempt was interrupted in the probe's pass
-				// (Job.Earlier), a probe that left no result to keep.
-				if smp, ok := keptProbe(dir, p.ID); ok {
-					measured = append(measured, smp)
-				} else if job.Earlier[p.ID].Probe {
-					measured = append(measured, failedRun(p.Conc(), Ran{Probe: true}))
-				}
-				continue
-			}
-			last := r
-			if !r.Any() {
-				last = job.Earlier[p.ID]
-			}
-			smp, ok := runSample(result.PointPath(dir, p.ID), p.Conc(), last)
-			if !ok {
-				continue
-			}
-			measured = append(measured, smp)
-			if smp.Probe && !pending[p.ID] && !r.Any() {
-				// A probe ended in an earlier invocation (complete, or
-				// failed with no retry left or held by Run): the search
-				// may ask for its full length, which that invocation was
-				// killed before it started.
-				candidates = append(candidates, p)
-			}
-		}
+		step, candidates, pending := search(dir, o, job, ran)
 		var out []*Point
-		step := knee.NextStep(grid, measured, o)
 		for _, c := range step.Conc {
 			for _, p := range candidates {
 				if p.Conc() != c || step.Probe && !pending[p.ID] {
@@ -100,12 +64,76 @@ func Adaptive(dir string, o knee.SearchOptions) func(Job, map[string]Ran) []*Poi
 					p = p.AsProbe()
 				}
 				if ran[p.ID].allows(p) {
-					out = append(out, p)
+					q := *p
+					q.Why = step.Why[c]
+					out = append(out, &q)
 				}
 			}
 		}
 		return out
 	}
+}
+
+// AdaptiveEnd returns an ArmOptions.Ended for Adaptive over the sweep
+// directory dir: the search's last step, read as Adaptive reads it.
+func AdaptiveEnd(dir string, o knee.SearchOptions) func(Job, map[string]Ran) SearchEnd {
+	return func(job Job, ran map[string]Ran) SearchEnd {
+		step, _, _ := search(dir, o, job, ran)
+		end := SearchEnd{Skipped: map[string]string{}, Verdict: step.Done}
+		for _, p := range job.Arm.Points {
+			if why := step.Skipped[p.Conc()]; why != "" {
+				end.Skipped[p.ID] = why
+			}
+		}
+		return end
+	}
+}
+
+// search is the search's next step for job after what ran (Adaptive's
+// reading of the directory dir), the points it may run (candidates: the
+// job's, and the probes an earlier invocation ended) and which of them
+// the job holds (pending).
+func search(dir string, o knee.SearchOptions, job Job, ran map[string]Ran) (step knee.Step, candidates []*Point, pending map[string]bool) {
+	pending = map[string]bool{}
+	for _, p := range job.Points {
+		pending[p.ID] = true
+	}
+	var grid []int
+	var measured []knee.Sample
+	candidates = job.Points
+	for _, p := range job.Arm.Points {
+		grid = append(grid, p.Conc())
+		r := ran[p.ID]
+		if pending[p.ID] && !r.Any() {
+			// To run (again): an earlier attempt's file does not count,
+			// the probe a full-length attempt replaced does: kept, or,
+			// when the attempt was interrupted in the probe's pass
+			// (Job.Earlier), a probe that left no result to keep.
+			if smp, ok := keptProbe(dir, p.ID); ok {
+				measured = append(measured, smp)
+			} else if job.Earlier[p.ID].Probe {
+				measured = append(measured, failedRun(p.Conc(), Ran{Probe: true}))
+			}
+			continue
+		}
+		last := r
+		if !r.Any() {
+			last = job.Earlier[p.ID]
+		}
+		smp, ok := runSample(result.PointPath(dir, p.ID), p.Conc(), last)
+		if !ok {
+			continue
+		}
+		measured = append(measured, smp)
+		if smp.Probe && !pending[p.ID] && !r.Any() {
+			// A probe ended in an earlier invocation (complete, or
+			// failed with no retry left or held by Run): the search
+			// may ask for its full length, which that invocation was
+			// killed before it started.
+			candidates = append(candidates, p)
+		}
+	}
+	return knee.NextStep(grid, measured, o), candidates, pending
 }
 
 // noResult is the Excluded reason of a run that left no readable result.
@@ -143,7 +171,19 @@ func failedRun(conc int, last Ran) knee.Sample {
 // whose full points run duration seconds (0: the row's): the probes'
 // noise is scaled against the full points' length.
 func AdaptiveFor(dir string, s *Schedule, duration int) func(Job, map[string]Ran) []*Point {
+	return Adaptive(dir, searchOptions(s, duration))
+}
+
+// AdaptiveEndFor is AdaptiveEnd over the sweep directory dir of schedule
+// s, as AdaptiveFor searches it.
+func AdaptiveEndFor(dir string, s *Schedule, duration int) func(Job, map[string]Ran) SearchEnd {
+	return AdaptiveEnd(dir, searchOptions(s, duration))
+}
+
+// searchOptions are the search's options for schedule s, whose full
+// points run duration seconds (0: the row's): the probes' noise is
+// scaled against the full points' length.
+func searchOptions(s *Schedule, duration int) knee.SearchOptions {
 	p := s.Points[0].Plan
-	full := recipes.Duration(&p.Row, p.Fast, duration)
-	return Adaptive(dir, knee.SearchOptions{FullSeconds: float64(full)})
+	return knee.SearchOptions{FullSeconds: float64(recipes.Duration(&p.Row, p.Fast, duration))}
 }

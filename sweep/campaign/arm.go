@@ -93,6 +93,21 @@ type ArmOptions struct {
 	// cancelled. A point runs once, but a point that ran as a probe may
 	// run once more at the full length (a failed probe measured again).
 	Choose func(job Job, ran map[string]Ran) []*Point
+	// Ended, with Choose, says why Choose, asking for nothing more, needs
+	// none of the points not run (AdaptiveEnd): their point_skip records
+	// and the search_end give it. Nil: "not needed to find the knee".
+	Ended func(job Job, ran map[string]Ran) SearchEnd
+}
+
+// SearchEnd is how an adaptive arm's search ends, when it asks for no
+// more points (ArmOptions.Ended, e.g. AdaptiveEnd): why it needs none of
+// the points it did not measure, by point ID ("between c16 and c64,
+// measured: the knee c32 (ok) is bounded by c16 and c64, both
+// measured"; knee.Step.Skipped), and the verdict it ends on ("knee c32
+// (ok)"; knee.Step.Done).
+type SearchEnd struct {
+	Skipped map[string]string
+	Verdict string
 }
 
 // Ran is how a point ran in this invocation of an arm: as a probe, at
@@ -169,13 +184,17 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 			if ctx.Err() != nil || abandoned {
 				return // interrupted or abandoned: the rest is decided on resume
 			}
+			var end SearchEnd
+			if o.Ended != nil {
+				end = o.Ended(job, ran)
+			}
 			for _, p := range job.Points {
 				if !ran[p.ID].Any() {
 					obs(Record{Event: EventPointSkip, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
-						Reason: "adaptive discovery: not needed to find the knee"})
+						Reason: notNeeded + whyNot(end.Skipped[p.ID])})
 				}
 			}
-			obs(Record{Event: EventSearchEnd, Arm: arm.Index + 1, Reason: searchDone})
+			obs(Record{Event: EventSearchEnd, Arm: arm.Index + 1, Reason: searchDone + whyNot(end.Verdict)})
 		}()
 	}
 	next := func() *Point {
@@ -208,7 +227,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 			return
 		}
 		if down != "" && (p.Server == downFor || failedStarts >= maxFailedStarts) {
-			obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe, NoServer: true})
+			obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe, NoServer: true, Reason: p.Why})
 			obs(Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
 				Status: StatusFailed, Error: down, Probe: p.Probe})
 			continue
@@ -235,7 +254,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 				if ctx.Err() != nil {
 					status = StatusInterrupted
 				}
-				obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe, NoServer: true})
+				obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Probe: p.Probe, NoServer: true, Reason: p.Why})
 				obs(Record{Event: EventPointEnd, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(),
 					Status: status, Error: serverStartFailed + err.Error(), Seconds: since(start), Probe: p.Probe}.withDiskFull(err))
 				if o.Choose != nil {
@@ -261,7 +280,7 @@ func RunArm(ctx context.Context, job Job, gpus []int, b Backend, obs Observer, o
 			srv, srvFor, failedStarts = s, p.Server, 0
 			obs(Record{Event: EventServerReady, Arm: arm.Index + 1, Point: p.ID, PIDs: s.PIDs(), Tags: s.Tags(), Seconds: since(start)})
 		}
-		obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Reused: reason == "", Probe: p.Probe})
+		obs(Record{Event: EventPointStart, Arm: arm.Index + 1, Point: p.ID, Index: p.Index + 1, Conc: p.Conc(), GPUs: gpus, Reused: reason == "", Probe: p.Probe, Reason: p.Why})
 		if ctx.Err() != nil {
 			// The sweep stopped as the point was to start (its journal
 			// could not record the start, another arm's point found the
@@ -324,7 +343,20 @@ func (r Record) withDiskFull(err error) Record {
 	return r
 }
 
-// searchDone is the reason of a search_end record.
-const searchDone = "adaptive discovery: the knee search needs no more points"
+// searchDone is the reason of a search_end record (then ": " and the
+// verdict it ends on, SearchEnd.Verdict), notNeeded of a point_skip's
+// (then ": " and why, SearchEnd.Skipped).
+const (
+	searchDone = "adaptive discovery: the knee search needs no more points"
+	notNeeded  = "adaptive discovery: not needed to find the knee"
+)
+
+// whyNot is ": why", or nothing when why is empty.
+func whyNot(why string) string {
+	if why == "" {
+		return ""
+	}
+	return ": " + why
+}
 
 func since(t time.Time) float64 { return time.Since(t).Seconds() }

@@ -846,7 +846,7 @@ func (s *sweep) summary() *Summary {
 	for _, p := range s.o.Schedule.Points {
 		st := s.state[p.ID]
 		ps := PointSummary{Index: p.Index + 1, ID: p.ID, Arm: s.o.Schedule.Arms[p.Arm].Name, Conc: p.Conc(),
-			Status: st.status, Attempts: st.attempts, Error: st.err, Result: st.result, Seconds: st.seconds, Reused: st.reused, DiskFull: st.diskFull, Probe: st.probe, Metrics: st.metrics,
+			Status: st.status, Attempts: st.attempts, Error: st.err, Result: st.result, Seconds: st.seconds, Reused: st.reused, DiskFull: st.diskFull, Probe: st.probe, Why: st.why, Metrics: st.metrics,
 			StartFailed: st.noServer || st.startFailed()} // startFailed: a journal without no_server
 		switch st.status {
 		case StatusOK:
@@ -1038,9 +1038,13 @@ func (s *sweep) pointStarted(r Record, st *pointState) {
 	if s.o.Choose != nil {
 		run = fmt.Sprintf("run %d, ", s.runs)
 	}
+	why := "" // with adaptive discovery, the rule that asked for it
+	if r.Reason != "" {
+		why = "  why: " + r.Reason
+	}
 	announce := func(srv string) {
-		s.linef("%spoint %d/%d  arm %d/%d %s  conc %d%s  server %s  %s", run, r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
-			s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, srv, s.eta())
+		s.linef("%spoint %d/%d  arm %d/%d %s  conc %d%s  server %s  %s%s", run, r.Index, len(s.o.Schedule.Points), r.Arm, len(s.o.Schedule.Arms),
+			s.o.Schedule.Arms[r.Arm-1].Name, r.Conc, probe, srv, s.eta(), why)
 	}
 	if r.NoServer {
 		// Its end follows at once: the server failed to start,

@@ -306,11 +306,13 @@ func newSweep(t *testing.T, sched *campaign.Schedule) *sweepRun {
 func (s *sweepRun) run(ctx context.Context) (*campaign.Summary, error) { return campaign.Run(ctx, s.o) }
 
 // adaptive makes the sweep's arms choose their points with the adaptive
-// search (ArmOptions.Choose = Adaptive), and Run form their jobs with it
-// (Options.Choose), as sweep/executor wires them.
+// search (ArmOptions.Choose = Adaptive, and Ended = AdaptiveEnd for why
+// it skips the others), and Run form their jobs with it (Options.Choose),
+// as sweep/executor wires them.
 func (s *sweepRun) adaptive() {
 	choose := campaign.Adaptive(s.dir, knee.SearchOptions{})
 	s.o.Executor.(*local.Executor).Arm.Choose, s.o.Choose = choose, choose
+	s.o.Executor.(*local.Executor).Arm.Ended = campaign.AdaptiveEnd(s.dir, knee.SearchOptions{})
 }
 
 // pointEnds are the journal's end records of the points at conc, as

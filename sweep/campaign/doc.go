@@ -28,7 +28,11 @@
 // done while it still asks for one of them (a probe, complete or failed,
 // at the full length: the sweep was killed before that run); an arm
 // whose search asks for no more points records so (EventSearchEnd),
-// which tells ReadCoverage a finished search from one killed between two
+// each point the search asks for carries why (Point.Why: its point_start
+// record's Reason and progress line), and ArmOptions.Ended with
+// AdaptiveEnd says why it needs none of the others (their point_skip
+// records) and the verdict it ends on (the search_end's); the end record
+// tells ReadCoverage a finished search from one killed between two
 // steps, and Run when a point that failed in the search's pass may be
 // retried (a resume goes on with a killed pass first, reading the point
 // as failed); each sweep_start, a new sweep's or a resume's, gives the

@@ -107,8 +107,13 @@ type Record struct {
 	// that says it finished ok: the sweep was killed between the two
 	// writes, or the end's write failed. Older binaries read it as any
 	// point_end.
-	Recovered bool   `json:"recovered,omitempty"`
-	Reason    string `json:"reason,omitempty"`
+	Recovered bool `json:"recovered,omitempty"`
+	// Reason says why: a server_start's and server_stop's, a recovered
+	// point_end's; with adaptive discovery, a point_start's is the rule
+	// of the search that asked for the point (Point.Why), a point_skip's
+	// why the search does not need it and a search_end's the verdict it
+	// ends on (SearchEnd).
+	Reason string `json:"reason,omitempty"`
 	// PIDs are the server's process ids (server_ready), for stopping
 	// leftovers of a killed sweep.
 	PIDs []int `json:"pids,omitempty"`

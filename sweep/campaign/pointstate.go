@@ -34,6 +34,9 @@ type pointState struct {
 	// one interrupted, its retries intact.
 	diskFull bool
 	probe    bool // the last attempt ran as an adaptive search's probe
+	// why: the rule of the adaptive search that asked for the last
+	// attempt (its point_start's Reason); "" without one.
+	why string
 	// inPass: the last attempt started in its arm's adaptive search pass
 	// that has not recorded its end (search_end) yet.
 	inPass bool
@@ -52,6 +55,7 @@ func (st *pointState) start(r Record) {
 	st.replaced = !r.Probe && st.probe && st.inPass && (st.status == StatusOK || st.status == StatusFailed && !st.diskFull)
 	st.status, st.open = StatusInterrupted, true // until its end record
 	st.reused, st.noServer, st.probe, st.inPass, st.failHeld, st.diskFull = r.Reused, r.NoServer, r.Probe, true, false, false
+	st.why = r.Reason
 }
 
 // end is what a point_end record r says of the point's attempts: one

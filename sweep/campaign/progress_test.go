@@ -15,9 +15,9 @@ import (
 // and the label of a probe or its full-length run.
 var runLine = regexp.MustCompile(`(run \d+, point .*?)  server `)
 
-// runLines are the run lines of progress (runLine), and the ETA part of
-// each, its numbers as N.
-func runLines(progress string) (runs, etas []string) {
+// runLines are the run lines of progress (runLine), the ETA part of
+// each, its numbers as N, and why the search ran it (after "  why: ").
+func runLines(progress string) (runs, etas, whys []string) {
 	num := regexp.MustCompile(`\d+s`)
 	for line := range strings.Lines(progress) {
 		m := runLine.FindStringSubmatch(line)
@@ -27,9 +27,11 @@ func runLines(progress string) (runs, etas []string) {
 		runs = append(runs, m[1])
 		_, eta, _ := strings.Cut(line, "  server ")
 		_, eta, _ = strings.Cut(eta, "  ")
+		eta, why, _ := strings.Cut(eta, "  why: ")
 		etas = append(etas, num.ReplaceAllString(strings.TrimSpace(eta), "Ns"))
+		whys = append(whys, strings.TrimSpace(why))
 	}
-	return runs, etas
+	return runs, etas, whys
 }
 
 // TestAdaptiveResumeProgress: a resumed adaptive sweep, interrupted
@@ -52,7 +54,7 @@ func TestAdaptiveResumeProgress(t *testing.T) {
 	whole, _, wholeProgress := setup(t)
 	_, err := whole.run(t.Context())
 	require.NoError(t, err)
-	want, _ := runLines(wholeProgress.String())
+	want, _, wantWhy := runLines(wholeProgress.String())
 	require.Contains(t, want, "run 5, point 7/9  arm 1/1 "+whole.sched.Arms[0].Name+"  conc 64 (full length after its probe)", "the uninterrupted sweep's run after the probe")
 
 	s, c64, progress := setup(t)
@@ -61,14 +63,18 @@ func TestAdaptiveResumeProgress(t *testing.T) {
 	s.b.faults[c64] = "cancel-full-run"
 	_, err = s.run(ctx)
 	require.ErrorIs(t, err, context.Canceled)
-	before, _ := runLines(progress.String())
+	before, _, beforeWhy := runLines(progress.String())
 	require.NotEmpty(t, before)
 	progress.Reset()
 	_, err = s.run(t.Context())
 	require.NoError(t, err)
-	after, etas := runLines(progress.String())
+	after, etas, afterWhy := runLines(progress.String())
 	// The interrupted run is redone: the resume's first run is its.
 	assert.Equal(t, want, append(before[:len(before)-1], after...), "runs interrupted and resumed, as the uninterrupted sweep's")
+	// Each says why the search ran it, as the uninterrupted sweep's did.
+	assert.Equal(t, wantWhy, append(beforeWhy[:len(beforeWhy)-1], afterWhy...), "why of each run, interrupted and resumed")
+	assert.NotContains(t, wantWhy, "", "a run the search asked for without saying why")
+	assert.Contains(t, wantWhy, "c64 again at full length: its probe's KV pool came near full (unsteady: short of a full point's steady state) and the verdict hangs on it (unsaturated (100.0 % likely) as read, knee c16 (ok) at half its reading)")
 	for _, eta := range etas {
 		assert.Equal(t, "elapsed Ns in this invocation, Ns in all, ETA Ns", eta)
 	}

@@ -38,6 +38,10 @@ type Point struct {
 	// Probe marks a point chosen to run as a probe: a copy of the
 	// scheduled one whose Plan.Client is its ProbeClient.
 	Probe bool
+	// Why is, on a copy an adaptive search chose (Adaptive), the rule
+	// that asked for it, with the numbers it read (knee.Step.Why); its
+	// point_start record and progress line give it. Empty otherwise.
+	Why string
 }
 
 // AsProbe returns the point to run as a probe, or p when it has no probe

@@ -43,7 +43,11 @@ type PointSummary struct {
 	DiskFull bool `json:"disk_full,omitempty"`
 	// Probe says the point ran as an adaptive search's short bracketing
 	// probe.
-	Probe   bool     `json:"probe,omitempty"`
+	Probe bool `json:"probe,omitempty"`
+	// Why is, for a point an adaptive search ran, the rule that asked for
+	// its last attempt (knee.Step.Why); for one it skipped, Error says
+	// why it was not needed.
+	Why     string   `json:"why,omitempty"`
 	Metrics *Metrics `json:"metrics,omitempty"`
 	// Warnings are what the point's last attempt warned of (its
 	// run.json's run.Record.Warnings, such as poor scraping of the
@@ -117,6 +121,7 @@ func (sum *Summary) Table() string {
 		fmt.Fprintf(&b, "%s\n", sum.Stopped) // "the sweep stopped: ..."
 	}
 	b.WriteString(sum.failures())
+	b.WriteString(sum.searched())
 	b.WriteString(sum.warnings())
 	if sum.Spent != nil {
 		b.WriteString(sum.Spent.Lines(len(sum.Points)))
@@ -175,6 +180,31 @@ func (sum *Summary) failures() string {
 			attempts += " (the full disk's not counted: a resume runs it again)"
 		}
 		fmt.Fprintf(&b, "  %d  %s c%d, %s: %s\n", p.Index, p.Arm, p.Conc, attempts, strings.ReplaceAll(why, "\n", "\n      "))
+	}
+	return b.String()
+}
+
+// searched says why an adaptive search ran or skipped each point, under
+// the number of its row: "adaptive discovery, why each point ran or was
+// skipped:", then "  3  ARM c16 (probe): bracket: ..." and "  2  ARM c2
+// skipped: between c1 and c4, measured: ...". Empty for a sweep that ran
+// every point.
+func (sum *Summary) searched() string {
+	var b strings.Builder
+	for _, p := range sum.Points {
+		why := ": " + p.Why
+		switch {
+		case p.Status == StatusSkipped:
+			why = " skipped: " + strings.TrimPrefix(p.Error, notNeeded+": ")
+		case p.Why == "":
+			continue
+		case p.Probe:
+			why = " (probe)" + why
+		}
+		if b.Len() == 0 {
+			b.WriteString("adaptive discovery, why each point ran or was skipped:\n")
+		}
+		fmt.Fprintf(&b, "  %d  %s c%d%s\n", p.Index, p.Arm, p.Conc, why)
 	}
 	return b.String()
 }

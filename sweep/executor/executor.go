@@ -119,7 +119,7 @@ func New(o Options) (campaign.Executor, error) {
 		}, nil
 	case Local, "":
 		backend := &campaign.RunBackend{Dir: o.Dir, Setup: o.Setup, Options: o.Point, Official: o.Official, Nodes: o.Nodes}
-		armOpts := campaign.ArmOptions{PointTimeout: watchdog, Choose: o.Choose()}
+		armOpts := campaign.ArmOptions{PointTimeout: watchdog, Choose: o.Choose(), Ended: o.Ended()}
 		ex := &local.Executor{GPUs: o.GPUs, MaxParallel: o.MaxParallel, Backend: backend, Arm: armOpts}
 		if o.Containers != nil {
 			if o.Adaptive {
@@ -171,6 +171,17 @@ func (o Options) Choose() func(campaign.Job, map[string]campaign.Ran) []*campaig
 		return nil
 	}
 	return campaign.AdaptiveFor(o.Dir, o.Schedule, o.Cost.Duration)
+}
+
+// Ended is, with Adaptive, why the knee search needs none of the points
+// it did not run and the verdict it ends on (campaign.AdaptiveEndFor),
+// which New gives the local executor's arms for their point_skip and
+// search_end records; nil otherwise.
+func (o Options) Ended() func(campaign.Job, map[string]campaign.Ran) campaign.SearchEnd {
+	if !o.Adaptive {
+		return nil
+	}
+	return campaign.AdaptiveEndFor(o.Dir, o.Schedule, o.Cost.Duration)
 }
 
 // Where says where the arms run, for the sweep's header line.

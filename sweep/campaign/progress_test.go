@@ -74,7 +74,7 @@ func TestAdaptiveResumeProgress(t *testing.T) {
 	// Each says why the search ran it, as the uninterrupted sweep's did.
 	assert.Equal(t, wantWhy, append(beforeWhy[:len(beforeWhy)-1], afterWhy...), "why of each run, interrupted and resumed")
 	assert.NotContains(t, wantWhy, "", "a run the search asked for without saying why")
-	assert.Contains(t, wantWhy, "c64 again at full length: its probe's KV pool came near full (unsteady: short of a full point's steady state) and the verdict hangs on it (unsaturated (100.0 % likely) as read, knee c16 (ok) at half its reading)")
+	assert.Contains(t, wantWhy, "c64 again at full length: its probe's KV pool came near full (unsteady: short of a full point's steady state), with the verdict hanging on it (unsaturated (100.0 % likely) as read, knee c16 (ok) at half its reading)")
 	for _, eta := range etas {
 		assert.Equal(t, "elapsed Ns in this invocation, Ns in all, ETA Ns", eta)
 	}

@@ -19,11 +19,11 @@ func TestNextStepWhy(t *testing.T) {
 		return knee.Sample{Conc: c, TotalTPS: &v, Probe: true, Seconds: 300}
 	}
 	full := func(c int, v float64) knee.Sample { return knee.Sample{Conc: c, TotalTPS: &v, Seconds: 1200} }
-	unsteady := func(s knee.Sample) knee.Sample {
-		kv := 0.947
-		s.KVUsage = &kv
+	kv := func(s knee.Sample, usage float64) knee.Sample {
+		s.KVUsage = &usage
 		return s
 	}
+	unsteady := func(s knee.Sample) knee.Sample { return kv(s, 0.947) }
 	failed := func(s knee.Sample) knee.Sample {
 		s.Excluded = "marked invalid: acceptance length: measured AL 2.7124 is outside golden 2.7800 ± 0.0500"
 		return s
@@ -61,7 +61,17 @@ func TestNextStepWhy(t *testing.T) {
 				32: "fill: 2k of the knee c16 (ok), its upper doubling neighbour: no point above it is measured on the plateau to bound it",
 			}, nil, ""},
 		{"unsteady probe", doubling, append(slices.Clone(rising), unsteady(probe(64, 20000))), "{[64] false}",
-			map[int]string{64: "c64 again at full length: its probe's KV pool came near full (unsteady: short of a full point's steady state) and the verdict hangs on it (unsaturated (99.2 % likely) as read, knee c16 (ok) at half its reading)"}, nil, ""},
+			map[int]string{64: "c64 again at full length: its probe's KV pool came near full (unsteady: short of a full point's steady state), with the verdict hanging on it (unsaturated (99.2 % likely) as read, knee c16 (ok) at half its reading)"}, nil, ""},
+		// The simulated H200 Qwen3.5 arm's probes (TestNextStepUnsteadyProbeEitherWay):
+		// c32 is asked for with c64 as read and at half its reading.
+		{"below an unsteady probe, either way", []int{4, 16, 24, 32, 40, 48, 64},
+			[]knee.Sample{kv(probe(4, 6812), 0.056), kv(probe(16, 17520), 0.201), kv(probe(64, 23279), 0.856)}, "{[32] true}",
+			map[int]string{32: "fill: the middle of the widest gap, c16 to c64: the top c64's gain is not clear of the gate yet (c48 not measured), and the fit through the gaps decides it (asked for with unsteady c64 as read and at half its reading, so it runs first: that probe may run again at full length after it)"}, nil, ""},
+		// The simulated DeepSeek V4 TP8 DRAM-KV arm's probes
+		// (TestNextStepUnsteadyProbeTooFewPoints): two usable points.
+		{"below an unsteady probe, too few points", []int{16, 32, 48},
+			[]knee.Sample{kv(probe(16, 56276), 0.59), kv(probe(48, 7390), 1)}, "{[32] true}",
+			map[int]string{32: "fill: the middle of the widest gap, c16 to c48: 2 usable points, a verdict needs 3 (first: unsteady c48, with too few points usable for a verdict, may run again at full length after it)"}, nil, ""},
 		{"top gate: the point below the top", []int{1, 2, 4, 8, 16}, []knee.Sample{probe(1, 1000), probe(4, 4000), probe(16, 16000)}, "{[8] true}",
 			map[int]string{8: "top gate: the arm still gains at the top c16, which the gate compares with the grid point below it"}, nil, ""},
 		{"a far probe decides", []int{1, 4, 8, 16, 32, 40, 48, 56, 64}, []knee.Sample{probe(1, 1000), probe(4, 3000), probe(16, 3000)}, "{[4] false}",

@@ -214,14 +214,14 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 	}
 	decides, noVerdict, as, half := unsteadyDecides(measured, unsteadyAgain, ao)
 	step := nextOther(grid, measured, byConc, o, ao)
-	hangs := "too few points are usable for a verdict"
+	hangs := "too few points usable for a verdict"
 	switch {
 	case !decides:
 		return step
 	case noVerdict:
 		if len(step.Conc) > 0 && (slices.Max(step.Conc) < unsteadyAgain[0] || needsEvery(grid)) {
 			for c, why := range step.Why {
-				step.Why[c] = fmt.Sprintf("%s (before unsteady %s runs again at full length: %s)", why, concList(unsteadyAgain), hangs)
+				step.Why[c] = fmt.Sprintf("%s (first: unsteady %s, with %s, may run again at full length after it)", why, concList(unsteadyAgain), hangs)
 			}
 			return step
 		}
@@ -229,13 +229,13 @@ func NextStep(grid []int, measured []Sample, o SearchOptions) Step {
 		low := scaledAt(measured, unsteadyAgain, unsteadyLow)
 		if both := belowEitherWay(step, nextOther(grid, low, samplesByConc(low), o, ao), unsteadyAgain[0]); len(both.Conc) > 0 {
 			for c, why := range both.Why {
-				both.Why[c] = fmt.Sprintf("%s (asked for with unsteady %s as read and at half its reading, so it runs before that probe runs again at full length)", why, concList(unsteadyAgain))
+				both.Why[c] = fmt.Sprintf("%s (asked for with unsteady %s as read and at half its reading, so it runs first: that probe may run again at full length after it)", why, concList(unsteadyAgain))
 			}
 			return both
 		}
-		hangs = fmt.Sprintf("the verdict hangs on it (%s as read, %s at half its reading)", verdictWhy(as), verdictWhy(half))
+		hangs = fmt.Sprintf("the verdict hanging on it (%s as read, %s at half its reading)", verdictWhy(as), verdictWhy(half))
 	}
-	why := "its probe's KV pool came near full (unsteady: short of a full point's steady state) and " + hangs
+	why := "its probe's KV pool came near full (unsteady: short of a full point's steady state), with " + hangs
 	out := Step{Conc: unsteadyAgain, Why: map[int]string{}}
 	for _, c := range unsteadyAgain {
 		out.Why[c] = againWhy(c, why)

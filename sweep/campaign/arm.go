@@ -351,6 +351,11 @@ const (
 	notNeeded  = "adaptive discovery: not needed to find the knee"
 )
 
+// notNeededWhy is why a point_skip's reason says the point is not
+// needed, without its notNeeded prefix (the whole reason when it has
+// none: an older binary's).
+func notNeededWhy(reason string) string { return strings.TrimPrefix(reason, notNeeded+": ") }
+
 // whyNot is ": why", or nothing when why is empty.
 func whyNot(why string) string {
 	if why == "" {

@@ -70,6 +70,13 @@ type Coverage struct {
 	// before the sweep's --conc-list (ArmPlan.Grid); none for a journal
 	// whose binary did not record them.
 	Grid map[int][]int
+	// Searched holds, in the journal's order, why an adaptive search ran
+	// or skipped each point whose records say: the point_skip record of
+	// a skipped point (Reason: why it is not needed), else a point_start
+	// (Point, Arm, Conc, Probe, Status) whose Reason is the rule that
+	// asked for the point's last attempt. Empty for a journal whose
+	// binary recorded no reasons, or a sweep that ran every point.
+	Searched []Record
 }
 
 // Plans are the concurrencies a sweep's start plans per arm, by
@@ -193,6 +200,13 @@ func ReadCoverage(dir string) (Coverage, error) {
 		}
 	}
 	for _, id := range order {
+		switch st := state[id]; {
+		case st.status == StatusSkipped && last[id].Reason != "":
+			c.Searched = append(c.Searched, last[id])
+		case st.why != "":
+			w := where[id]
+			c.Searched = append(c.Searched, Record{Event: EventPointStart, Point: id, Arm: w.Arm, Conc: w.Conc, Probe: st.probe, Status: st.status, Reason: st.why})
+		}
 		switch st := state[id]; st.status {
 		case StatusSkipped:
 			c.Skipped = append(c.Skipped, last[id])

@@ -40,9 +40,40 @@ type Knees struct {
 	// the discovery left out. Nil when the directory has no journal, or
 	// one that records no arms.
 	Plans Plans
+	// Searched says why an adaptive discovery's search ran or skipped
+	// each point (Coverage.Searched), in its journal's order; nil for a
+	// sweep that ran every point, or a journal with no reasons.
+	Searched []SearchedPoint
 	// planned counts the points the sweep's start plans (Coverage.
 	// Planned); 0 when its journal does not record them.
 	planned int
+}
+
+// SearchedPoint is why an adaptive discovery's search ran or skipped one
+// point (Knees.Searched).
+type SearchedPoint struct {
+	// Arm is the label of the point's arm (result.Identity.Label); ""
+	// when the journal places the point on no arm.
+	Arm  string
+	Conc int
+	// Skipped says the search did not need the point; else Probe says
+	// its last attempt ran as a probe (else at the full length).
+	Skipped, Probe bool
+	// Why is the rule that asked for the point's last attempt, or why a
+	// skipped point is not needed (without the "adaptive discovery: not
+	// needed to find the knee: " of its point_skip record).
+	Why string
+}
+
+// Ran says how the search ran p: "probe", "full length" or "skipped".
+func (p SearchedPoint) Ran() string {
+	switch {
+	case p.Skipped:
+		return "skipped"
+	case p.Probe:
+		return "probe"
+	}
+	return "full length"
 }
 
 // Empty says the directory has nothing to show: no result, and no point
@@ -132,6 +163,13 @@ func ReadKnees(ctx context.Context, dir string, o knee.Options) (*Knees, error) 
 			slices.Sort(a.Unfinished)
 		}
 		k.Failed = failedPoints(dir, c, arms)
+		for _, r := range c.Searched {
+			p := SearchedPoint{Conc: r.Conc, Skipped: r.Event == EventPointSkip, Probe: r.Probe, Why: notNeededWhy(r.Reason)}
+			if id, ok := c.ArmOf(dir, r.Arm, arms); ok {
+				p.Arm = id.Label()
+			}
+			k.Searched = append(k.Searched, p)
+		}
 	}
 	for _, a := range arms {
 		k.Results = append(k.Results, knee.Analyze(a, o))

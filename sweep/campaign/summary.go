@@ -195,7 +195,7 @@ func (sum *Summary) searched() string {
 		why := ": " + p.Why
 		switch {
 		case p.Status == StatusSkipped:
-			why = " skipped: " + strings.TrimPrefix(p.Error, notNeeded+": ")
+			why = " skipped: " + notNeededWhy(p.Error)
 		case p.Why == "":
 			continue
 		case p.Probe:

@@ -50,6 +50,10 @@ type Report struct {
 	// arms' throughput charts mark them as they mark those. Read sets
 	// it; nil when the verdicts were handed over (Build).
 	Failed []campaign.FailedPoint
+	// Searched says why an adaptive discovery's search ran or skipped
+	// each point (campaign.Knees.Searched): its own table. Read sets it;
+	// nil for a sweep that ran every point, or handed-over verdicts.
+	Searched []campaign.SearchedPoint
 	// NoResult, when not "", says that no point of the sweep has a
 	// result, only failed points (Failed): the banner the summary and the
 	// page lead with. Read sets it.
@@ -134,7 +138,7 @@ func fromKnees(k *campaign.Knees, dir string, metric knee.Metric) (*Report, erro
 	if err != nil {
 		return nil, err
 	}
-	rep.Dir = dir
+	rep.Dir, rep.Searched = dir, k.Searched
 	if len(k.Results) == 0 && len(k.Failed) > 0 {
 		rep.NoResult = fmt.Sprintf("No point has a result: %s failed before writing one; the failed points' table says why.",
 			plural.Count(len(k.Failed), "point", "points"))

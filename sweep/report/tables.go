@@ -131,6 +131,22 @@ const otherwiseIntro = "Left out of the knees and fits, " + campaign.MadeOtherwi
 // supersededIntro says what the superseded probes' table lists.
 const supersededIntro = "An adaptive discovery's short probes that its search ran again at the full length: each kept beside its point (RESULT_FILENAME.probe/) and counted among the knees' excluded files, but never read and no failure; the full-length run is the point's reading."
 
+// searchedHeader, searchedRows and searchedIntro are the table of why an
+// adaptive discovery's search ran or skipped each point
+// (campaign.Knees.Searched, in its journal's order): the arm, the point,
+// how it ran (probe, full length, skipped) and why.
+var searchedHeader = []string{"arm", "point", "ran", "why"}
+
+func searchedRows(ps []campaign.SearchedPoint) [][]string {
+	var rows [][]string
+	for _, p := range ps {
+		rows = append(rows, []string{p.Arm, fmt.Sprintf("c%d", p.Conc), p.Ran(), p.Why})
+	}
+	return rows
+}
+
+const searchedIntro = "The rule of the adaptive search that asked for each point's last run, with the numbers it read, and why it needed none of the points it skipped (the journal's point_start and point_skip reasons)."
+
 // relTo is file relative to dir when under it, else file.
 func relTo(dir, file string) string {
 	if rel, err := filepath.Rel(dir, file); dir != "" && err == nil && !strings.HasPrefix(rel, "..") {

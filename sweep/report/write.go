@@ -149,7 +149,8 @@ func (rep *Report) metricLine() string {
 // points a sweep has not finished), the throughput metric, a
 // comparison's verdict, the knee table, the failed points with why, the
 // superseded probes (an adaptive discovery's), the results made otherwise
-// than their arm's reading (neither failed), the frontier at P90
+// than their arm's reading (neither failed), why an adaptive search ran
+// or skipped each point (Searched), the frontier at P90
 // E2E-normalised interactivity, energy, and links to the PNG charts
 // under chartsDir (relative).
 func (rep *Report) Markdown(chartsDir string) string {
@@ -183,6 +184,10 @@ func (rep *Report) Markdown(chartsDir string) string {
 	if rows := otherwiseRows(rep.Results, rep.Dir); len(rows) > 0 {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", otherwiseTitle(len(rows)), otherwiseIntro)
 		mdTable(&b, failedHeader, rows)
+	}
+	if rows := searchedRows(rep.Searched); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n## Adaptive search: why each point ran or was skipped (%d)\n\n%s\n\n", len(rows), searchedIntro)
+		mdTable(&b, searchedHeader, rows)
 	}
 	fmt.Fprintf(&b, "\n## Pareto frontier (%s)\n\n", knee.AxisE2ENormP90.Title())
 	if len(rep.Results) == 0 {
@@ -275,6 +280,10 @@ figcaption{font-size:13px;padding:4px}
 	if rows := otherwiseRows(rep.Results, rep.Dir); len(rows) > 0 {
 		fmt.Fprintf(&b, "<h2>%s</h2>\n<p>%s</p>\n", html.EscapeString(otherwiseTitle(len(rows))), html.EscapeString(otherwiseIntro))
 		htmlTable(&b, "made-otherwise", failedHeader, rows)
+	}
+	if rows := searchedRows(rep.Searched); len(rows) > 0 {
+		fmt.Fprintf(&b, "<h2>Adaptive search: why each point ran or was skipped (%d)</h2>\n<p>%s</p>\n", len(rows), html.EscapeString(searchedIntro))
+		htmlTable(&b, "searched", searchedHeader, rows)
 	}
 	fmt.Fprintf(&b, "<h2>Pareto frontier (%s)</h2>\n", html.EscapeString(knee.AxisE2ENormP90.Title()))
 	if len(rep.Results) == 0 {

@@ -55,6 +55,13 @@ func TestNextStepWhy(t *testing.T) {
 			map[int]string{12: "bracket: the top of the grid: c4 gained 94.9 % per doubling over c1 (gate 10.0 %)"}, nil, ""},
 		{"fill: k/2", doubling, plateau, "{[8] true}",
 			map[int]string{8: "fill: k/2 of the knee c16 (ok), its lower doubling neighbour"}, nil, ""},
+		// The simulated MI325X Qwen3.5 FP8 MTP TP4 arm's probes: c48 reads
+		// a cliff above the peak c32.
+		{"peak gap below a cliff", []int{1, 8, 16, 32, 40, 48}, []knee.Sample{probe(1, 2000), probe(8, 13000), probe(16, 19000), probe(32, 23000), probe(48, 9000)}, "{[40] true}",
+			map[int]string{40: "peak gap: c48 above the peak c32 fell off a cliff (9000 against the peak's 23000 tok/s/GPU), so the peak (and the knee with it) may lie between"}, nil, ""},
+		// The same with c48 failed: the arm reads still rising into it.
+		{"still rising below a failure", []int{1, 8, 16, 32, 40, 48}, []knee.Sample{probe(1, 2000), probe(8, 13000), probe(16, 19000), probe(32, 23000), failed(full(48, 9000))}, "{[40] true}",
+			map[int]string{40: "fill: the arm still gains at c32 (unsaturated (98.5 % likely)): the next point above, nearest 2×c32"}, nil, ""},
 		{"fill: k/2 and 2k below a cliff", doubling, append(slices.Clone(rising), full(64, 2000)), "{[8 32] true}",
 			map[int]string{
 				8:  "fill: k/2 of the knee c16 (ok), its lower doubling neighbour",
@@ -83,8 +90,8 @@ func TestNextStepWhy(t *testing.T) {
 			}, nil, ""},
 		{"the gate into a capped peak", doubling, append(slices.Clone(rising), failed(full(64, 900)), failed(full(128, 900)), probe(8, 8000), probe(32, 15000)), "{[16 32] false}",
 			map[int]string{
-				16: "c16 again at full length: c64 above the peak c32 failed or fell off a cliff, so the gate reads the gain 7.1 % per doubling from c16 to c32 lies within 2σ (±17.0 %) of the 10.0 % gate, and the probes' noise decides it (unsaturated moved 2σ one way, not the other)",
-				32: "c32 again at full length: c64 above the peak c32 failed or fell off a cliff, so the gate reads the gain 7.1 % per doubling from c16 to c32 lies within 2σ (±17.0 %) of the 10.0 % gate, and the probes' noise decides it (unsaturated moved 2σ one way, not the other)",
+				16: "c16 again at full length: c64 above the peak c32 failed, so the gate reads the gain 7.1 % per doubling from c16 to c32 lies within 2σ (±17.0 %) of the 10.0 % gate, and the probes' noise decides it (unsaturated moved 2σ one way, not the other)",
+				32: "c32 again at full length: c64 above the peak c32 failed, so the gate reads the gain 7.1 % per doubling from c16 to c32 lies within 2σ (±17.0 %) of the 10.0 % gate, and the probes' noise decides it (unsaturated moved 2σ one way, not the other)",
 			}, nil, ""},
 		{"done: a knee bounded", doubling, append(slices.Clone(plateau), probe(8, 8000)), "{[] false}", nil,
 			map[int]string{

@@ -821,7 +821,12 @@ func fillWant(grid []int, r *Result, at fillAt, rd readings, ao Options) (want [
 		// cliff bound the peak: it may lie between the two.
 		if c := peakGap(grid, r, rd); c > 0 {
 			_, hi := gapAround(grid, has, c)
-			add(c, "peak gap: c%d above the peak c%d failed or fell off a cliff, so the peak (and the knee with it) may lie between", hi, r.Peak)
+			fell := "failed"
+			if t, ok := tput(hi); ok {
+				pt, _ := tput(r.Peak)
+				fell = fmt.Sprintf("fell off a cliff (%.0f against the peak's %.0f tok/s/GPU)", t, pt)
+			}
+			add(c, "peak gap: c%d above the peak c%d %s, so the peak (and the knee with it) may lie between", hi, r.Peak, fell)
 		}
 		if r.Knee == top {
 			add(below, "fill: the %s is the top usable point: the grid point below it", verdictWhy(r))
@@ -909,8 +914,12 @@ func gateProbes(grid []int, samples []Sample, r *Result, rd readings, ao Options
 	if len(out) == 0 || !noiseDecidesGate(samples, below, r.Peak, rd, ao) {
 		return nil, ""
 	}
-	return out, fmt.Sprintf("c%d above the peak c%d failed or fell off a cliff, so the gate reads the %s, and the probes' noise decides it (unsaturated moved 2σ one way, not the other)",
-		above, r.Peak, gateWhy(below, r.Peak, gain, band, ao.Gain))
+	fell := "failed"
+	if t, ok := tput(above); ok {
+		fell = fmt.Sprintf("fell off a cliff (%.0f against the peak's %.0f tok/s/GPU)", t, pt)
+	}
+	return out, fmt.Sprintf("c%d above the peak c%d %s, so the gate reads the %s, and the probes' noise decides it (unsaturated moved 2σ one way, not the other)",
+		above, r.Peak, fell, gateWhy(below, r.Peak, gain, band, ao.Gain))
 }
 
 // topGateProbes returns the probes among the top of the grid and the

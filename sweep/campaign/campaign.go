@@ -994,6 +994,9 @@ func (s *sweep) observe(r Record) {
 			st.skip(r.Reason, s.o.Retries)
 		}
 	case EventSearchEnd:
+		// The verdict it ends on (an ambiguous knee: the replicates that
+		// would settle it, which the search does not run).
+		s.linef("  arm %d: %s", r.Arm, strings.TrimPrefix(r.Reason, "adaptive discovery: "))
 		for _, held := range ended {
 			if held.failHeld && held.status == StatusFailed {
 				s.failedPoint()

@@ -48,9 +48,12 @@ func TestAdaptiveWhy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.sweep(t)
 			s.adaptive()
+			var progress strings.Builder
+			s.o.Progress = &progress
 			sum, err := s.run(t.Context())
 			require.NoError(t, err)
 			checkGolden(t, "adaptive-why-"+tc.name+".golden", whyOf(t, s, sum))
+			assert.Contains(t, progress.String(), "]   arm 1: the knee search needs no more points: knee c16 (ok)\n", "the progress says what the search ends on")
 		})
 	}
 }

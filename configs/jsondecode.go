@@ -100,6 +100,10 @@ func decodeJSON(file string, data []byte, v any, want string, strict bool) error
 			e.Key, e.Line, e.Col = namedKeyAt(data, err)
 		}
 		e.Msg = fmt.Sprintf("a JSON %s where %s belongs: want %s", te.Value, jsonKind(te.Type), want)
+		if kind := jsonKind(te.Type); kind == "a number" && strings.HasPrefix(te.Value, "number") {
+			// A number where a number belongs: one a float64 cannot hold.
+			e.Msg = fmt.Sprintf("a JSON %s, out of a number's range (at most about 1.8e308 either way): want %s", te.Value, want)
+		}
 	default:
 		if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
 			name, _ := strconv.Unquote(m[1])
@@ -107,6 +111,8 @@ func decodeJSON(file string, data []byte, v any, want string, strict bool) error
 			e.Msg = "unknown key: want " + want
 			if at := keyOffset(data, name); at >= 0 {
 				e.Line, e.Col = offsetLineCol(data, at)
+				// Its path (arms[1].stepscale), as a wrong type's.
+				e.Key = cmp.Or(keyPathAt(data, at), name)
 			}
 		} else {
 			e.Key, e.Line, e.Col = namedKeyAt(data, err)
@@ -279,6 +285,7 @@ func keyPathAt(data []byte, offset int64) string {
 		return b.String()
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // a number no float64 holds (1e999) is a token too
 	for {
 		t, err := dec.Token()
 		if err != nil {

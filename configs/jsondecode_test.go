@@ -32,7 +32,7 @@ func TestDecodeJSON(t *testing.T) {
 		err        string // "" when it decodes
 	}{
 		{"good", "{\"version\": 1,\n \"arms\": [{\"tp\": 8}]}\n", ""},
-		{"unknown key", "{\"version\": 1,\n \"arms\": [{\"tp\": 8,\n   \"tp_size\": 8}]}", "c.json:3:4: tp_size: unknown key: want " + want},
+		{"unknown key", "{\"version\": 1,\n \"arms\": [{\"tp\": 8,\n   \"tp_size\": 8}]}", "c.json:3:4: arms[0].tp_size: unknown key: want " + want},
 		{"unknown key named in a value first", "{\"source\": \"pool\", \"arms\": [{\"tp\": 8}],\n \"pool\": 1}", "c.json:2:2: pool: unknown key: want " + want},
 		{"wrong type", "{\"version\": 1,\n \"arms\": [{\"tp\": \"eight\"}]}", "c.json:2:24: arms[0].tp: a JSON string where an integer belongs: want " + want},
 		// encoding/json's own path leaves out list indexes and map keys
@@ -40,6 +40,11 @@ func TestDecodeJSON(t *testing.T) {
 		{"wrong type in a later element", "{\"arms\": [{\"tp\": 8},\n {\"tp\": 8, \"step_scale\": [1]}]}", "c.json:2:26: arms[1].step_scale: a JSON array where a number belongs: want " + want},
 		{"wrong type under a map key", "{\"version\": 1,\n \"procs\": {\"client\": {\"tp\": 1},\n  \"server\": {\"tp\": \"eight\"}}}", "c.json:3:26: procs.server.tp: a JSON string where an integer belongs: want " + want},
 		{"wrong type of a whole value", "{\"version\": 1,\n \"procs\": {\"client\": [8]}}", "c.json:2:22: procs.client: a JSON array where an object belongs: want " + want},
+		// The path of a number no float64 holds, and of an unknown key in a
+		// later element: they were named "arms.step_scale" and
+		// "stepscale", where a wrong type is "arms[1].step_scale".
+		{"number out of range", "{\"arms\": [{\"tp\": 8},\n {\"tp\": 8, \"step_scale\": 1e999}]}", "c.json:2:30: arms[1].step_scale: a JSON number 1e999, out of a number's range (at most about 1.8e308 either way): want " + want},
+		{"unknown key in a later element", "{\"arms\": [{\"tp\": 8},\n {\"tp\": 8, \"stepscale\": 1}]}", "c.json:2:12: arms[1].stepscale: unknown key: want " + want},
 		{"syntax", "{\"version\": 1,\n \"arms\": [{\"tp\": 8,}]}", "c.json:2:20: invalid character '}' looking for beginning of object key string: want " + want},
 		{"ends early", "{\"version\": 1,\n \"arms\": [", "c.json:2:11: the JSON ends early: want " + want},
 		{"empty", "  \n", "c.json: empty: want " + want},

@@ -40,7 +40,7 @@ func TestLoadCalibration(t *testing.T) {
 	require.NoError(t, os.WriteFile(typo, []byte("{\n  \"version\": 1,\n  \"arms\": [\n    {\"engine\": \"sglang\", \"model\": \"Org/M\", \"gpu\": \"mi325x\", \"tp\": 8,\n     \"pool_token\": 2000000}\n  ]\n}\n"), 0o644))
 	_, err = LoadCalibration(typo)
 	require.Error(t, err)
-	assert.Equal(t, typo+":5:6: pool_token: unknown key: want the JSON sweep sim calibrate writes", err.Error())
+	assert.Equal(t, typo+":5:6: arms[0].pool_token: unknown key: want the JSON sweep sim calibrate writes", err.Error())
 
 	fifo := filepath.Join(dir, "fifo.json")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))

@@ -173,7 +173,7 @@ func TestReadCalibrationStrict(t *testing.T) {
 		key, msg   string
 	}{
 		{"cut", good[:60], 4, 4, "", "the JSON ends early"},
-		{"typo", strings.Replace(good, `"df"`, `"dof"`, 1), 7, 37, "dof", "unknown key"},
+		{"typo", strings.Replace(good, `"df"`, `"dof"`, 1), 7, 37, "arms[0].dof", "unknown key"},
 		{"bad arm", strings.Replace(good, `"df": 3`, `"df": 0`, 1), 7, 5, "arms[0]", "sigma_log 0.01 with df 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/inputfile"
+	"sweep/metrics/result"
 )
 
 // CalibrationVersion is the version of the calibration file format.
@@ -295,7 +296,7 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 		if a.PoolTokens > 0 {
 			pool = fmt.Sprintf("pool %d tokens per rank", a.PoolTokens)
 		}
-		fmt.Fprintf(tw, "%s: step scale %.3f, %s, rms error %.1f%%\n", a.Label(), a.StepScale, pool, a.RMSErrorPct)
+		fmt.Fprintf(tw, "%s: step scale %s, %s, rms error %.1f%%\n", a.Label(), result.ScaleText(a.StepScale), pool, a.RMSErrorPct)
 		if a.Basis != "" {
 			fmt.Fprintf(tw, "  the model's configuration: %s\n", a.Basis)
 		}

@@ -23,14 +23,14 @@ func TestWriteFits(t *testing.T) {
 			Points: []FitPoint{{Conc: 2, Running: 2, MeasuredStep: 0.01, FittedStep: 0.01}}}}}
 	var b bytes.Buffer
 	require.NoError(t, c.WriteFits(&b))
-	assert.Equal(t, "sglang Org/M mi325x tp8 ep1: step scale 1.500, pool 2000000 tokens per rank, rms error 3.2%\n"+
+	assert.Equal(t, "sglang Org/M mi325x tp8 ep1: step scale 1.5, pool 2000000 tokens per rank, rms error 3.2%\n"+
 		"  the model's configuration: the engine command beside the results\n"+
 		"  conc              in flight  measured step (ms)  fitted (ms)  error\n"+
 		"  4                 4.0        12.34               12.50        +1.3%\n"+
 		"  16 (181 s probe)  15.5       20.00               19.00        -5.0%\n"+
 		"  4 (replicate 2)   4.0        12.30               12.50        +1.6%\n"+
 		"  left out: c80: KV usage 99.8 %\n"+
-		"vllm Org/N h200 tp4 ep4 dpa host kv: step scale 0.900, the model's pool (the results report none), rms error 0.0%\n"+
+		"vllm Org/N h200 tp4 ep4 dpa host kv: step scale 0.9, the model's pool (the results report none), rms error 0.0%\n"+
 		"  the model's configuration: rebuilt from the results' identity\n"+
 		"  conc  in flight  measured step (ms)  fitted (ms)  error\n"+
 		"  2     2.0        10.00               10.00        +0.0%\n", b.String())

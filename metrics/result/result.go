@@ -190,7 +190,7 @@ func (e CalibratedEngine) setting() string {
 	}
 	scale, pool := "the model's step costs", "the model's pool"
 	if e.StepScale > 0 {
-		scale = "step costs x" + scaleText(e.StepScale)
+		scale = "step costs x" + ScaleText(e.StepScale)
 	}
 	if e.PoolTokens > 0 {
 		pool = fmt.Sprintf("pool %d tokens per rank", e.PoolTokens)
@@ -198,14 +198,19 @@ func (e CalibratedEngine) setting() string {
 	return scale + ", " + pool
 }
 
-// scaleText formats a step-cost scale to 3 significant digits, or as
-// many more as show that it is not 1 (a fit's 1.00105: "1.001", never
-// "1"), so a calibration that changed the step costs never reads as one
-// that left them.
-func scaleText(v float64) string {
+// ScaleText formats a step-cost scale as sweep sim calibrate prints it
+// and a simulated point's header and report say it: 3 decimals (1.00576
+// is "1.006", 1.5 "1.5"), or as many more as show that it is not 1 (a
+// fit's 0.99996: "0.99996", never "1"), so a calibration that changed the
+// step costs never reads as one that left them, and the header never
+// reads another scale (it said "x1.01") than the fit printed.
+func ScaleText(v float64) string {
 	for p := 3; ; p++ {
-		s := strconv.FormatFloat(v, 'g', p, 64)
-		if v == 1 || s != "1" || p == 17 {
+		s := strconv.FormatFloat(v, 'f', p, 64)
+		if strings.Contains(s, ".") {
+			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		}
+		if v == 1 || (s != "1" && s != "0") || p == 17 {
 			return s
 		}
 	}

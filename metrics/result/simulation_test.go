@@ -25,6 +25,10 @@ func TestSimCalibrationString(t *testing.T) {
 			"calibrated by cal.json (step costs x1.001, pool 5300000 tokens per rank)"},
 		{"a scale just under 1", SimCalibration{File: "cal.json", Engines: []CalibratedEngine{{Name: "engine", Calibrated: true, StepScale: 0.99996}}},
 			"calibrated by cal.json (step costs x0.99996, the model's pool)"},
+		// A fit's 1.00576 read "step costs x1.01" where sweep sim
+		// calibrate printed "step scale 1.006".
+		{"a scale sim calibrate printed to 3 decimals", SimCalibration{File: "cal.json", Engines: []CalibratedEngine{{Name: "engine", Calibrated: true, StepScale: 1.00576, PoolTokens: 3691488}}},
+			"calibrated by cal.json (step costs x1.006, pool 3691488 tokens per rank)"},
 		{"a scale of 1", SimCalibration{File: "cal.json", Engines: []CalibratedEngine{{Name: "engine", Calibrated: true, StepScale: 1}}},
 			"calibrated by cal.json (step costs x1, the model's pool)"},
 		{"workers", SimCalibration{File: "cal.json", Engines: []CalibratedEngine{{Name: "prefill-0", Calibrated: true, StepScale: 1.5}, {Name: "decode-0"}}},

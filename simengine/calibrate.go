@@ -13,6 +13,7 @@ import (
 
 	"sweep/configs"
 	"sweep/internal/inputfile"
+	"sweep/metrics/aiperf"
 	"sweep/metrics/result"
 )
 
@@ -327,9 +328,47 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 			}
 			fmt.Fprintf(tw, "  %s\t%.1f\t%.2f\t%.2f\t%+.1f%%\n", conc, p.Running, 1e3*p.MeasuredStep, 1e3*p.FittedStep, p.ErrorPct)
 		}
+		for _, l := range a.fallbacks() {
+			fmt.Fprintf(tw, "  %s\n", l)
+		}
 		for _, l := range a.LeftOut {
 			fmt.Fprintf(tw, "  left out: %s\n", l)
 		}
 	}
 	return tw.Flush()
+}
+
+// fallbacks says where the fit of an arm's decode steps read less than
+// it reads from a whole result, and what it took instead: the means'
+// prefill context where no per-request records say what each request
+// computed after what cached prefix (PrefillMidContext), the median ITL
+// where the result has no mean latency and TTFT (Gap). A prefill
+// worker's fit reads neither.
+func (a *ArmCalibration) fallbacks() []string {
+	if a.Role == DisaggPrefill {
+		return nil
+	}
+	var means, medianITL []string
+	for _, p := range a.Points {
+		if p.MeasuredStep == 0 {
+			continue
+		}
+		c := "c" + strconv.Itoa(p.Conc)
+		if p.PrefillPerSecond > 0 && p.PrefillTokens > 0 && p.PrefillMidContext == 0 && !slices.Contains(means, c) {
+			means = append(means, c)
+		}
+		if p.Gap == 0 && !slices.Contains(medianITL, c) {
+			medianITL = append(medianITL, c)
+		}
+	}
+	var out []string
+	if len(means) > 0 {
+		out = append(out, fmt.Sprintf("fitted on the means at %s: no per-request record says how much of its prompt was cached (%s is missing beside the results, or its records have no %s), so the prefills' context is the means' (on the simulated MI325X Qwen3.5 SGLang arm that put the scale 4.5 %% low)",
+			strings.Join(means, ", "), aiperf.RecordsFile, "usage_prompt_cache_read_tokens"))
+	}
+	if len(medianITL) > 0 {
+		out = append(out, fmt.Sprintf("fitted on the median ITL at %s: the results have no mean latency and TTFT to read the mean gap between tokens from",
+			strings.Join(medianITL, ", ")))
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"sweep/internal/atomicfile"
+	"sweep/internal/pyjson"
 )
 
 // ConsoleExport is the text of the metric tables aiperf 0.12.0 prints at
@@ -130,20 +131,7 @@ func writeTable(b *strings.Builder, title string, rows [][]string) {
 
 // thousands formats v with 2 decimals and comma thousands separators.
 func thousands(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 2, 64)
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	intPart, frac, _ := strings.Cut(s, ".")
-	var out []byte
-	for i := range len(intPart) {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, intPart[i])
-	}
-	return sign + string(out) + "." + frac
+	return pyjson.Thousands(strconv.FormatFloat(v, 'f', 2, 64))
 }
 
 // writeConsole writes profile_export_console.txt.

@@ -29,7 +29,12 @@
 // "loading"; SGLang answers 503 during warm-up), /metrics with the
 // engines' own metric names, labels and update semantics, and the cache
 // resets (SGLang /flush_cache, vLLM /reset_prefix_cache), plus SGLang's
-// /get_server_info and vLLM's /ping and /version.
+// /get_server_info and vLLM's /ping and /version. At start-up it logs
+// its KV pool in the engine's own words (SGLang's scheduler line
+// "max_total_num_tokens=N, ..." under each rank's tag, vLLM's "GPU KV
+// cache size: N tokens" from each EngineCore_DPn), so a simulated point's
+// result reads kv_cache_pool_tokens from the log as a real point's does,
+// and sweep sim calibrate hands the pool back for either engine.
 //
 // The capacity model: each DP rank runs a step-based continuous-batching
 // scheduler. A step's duration is a fixed part (weights, collectives;

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"sweep/configs"
+	"sweep/internal/pyjson"
 	"sweep/internal/simproto"
 )
 
@@ -59,6 +60,41 @@ func New(cfg Config, opts Options) (*Server, error) {
 	return s, nil
 }
 
+// logEnginePool writes each rank's KV pool in the words its engine uses
+// at start-up, so a simulated point's result reads its pool from the log
+// as a real point's does (metrics/result.SGLangKVPoolFromLog and
+// VLLMKVPoolFromLog): SGLang's scheduler line "max_total_num_tokens=N,
+// ..." (the fields the simulator models) under each rank's tag; vLLM's
+// "GPU KV cache size: N tokens" (N with thousands separators) and
+// "Maximum concurrency for ..." from each engine core (vLLM V1 names them
+// EngineCore_DPn, EngineCore_DP0 when there is one). The readers sum the
+// ranks' lines: the total the engines' own metrics report.
+func (s *Server) logEnginePool() {
+	c := &s.cfg
+	n := len(s.ranks)
+	for i := range n {
+		switch c.Engine {
+		case configs.VLLM:
+			tag := fmt.Sprintf("EngineCore_DP%d", i)
+			s.engineLogf(tag, "kv_cache_utils.py", "GPU KV cache size: %s tokens", pyjson.Thousands(strconv.Itoa(s.capa.poolTokens)))
+			s.engineLogf(tag, "kv_cache_utils.py", "Maximum concurrency for %s tokens per request: %.2fx",
+				pyjson.Thousands(strconv.Itoa(c.ContextLength)), float64(s.capa.poolTokens)/float64(max(c.ContextLength, 1)))
+		default:
+			tag := "TP0"
+			if n > 1 {
+				tp := i * max(c.TP/n, 1)
+				tag = fmt.Sprintf("DP%d TP%d EP%d", i, tp, tp)
+			}
+			chunk := c.ChunkSize
+			if chunk >= 1<<30 {
+				chunk = -1 // --chunked-prefill-size -1: no chunking
+			}
+			s.engineLogf(tag, "", "max_total_num_tokens=%d, chunked_prefill_size=%d, max_running_requests=%d, context_len=%d",
+				s.capa.poolTokens, chunk, s.capa.maxRunning, c.ContextLength)
+		}
+	}
+}
+
 // Run loads (the port stays closed for LoadTime), listens, warms up and
 // serves until ctx is done, then shuts down gracefully and returns nil.
 // With the crash fault it returns a *CrashError as soon as the fault
@@ -71,6 +107,7 @@ func (s *Server) Run(ctx context.Context) error {
 		c.Engine, c.ModelPath, c.ServedModelName, c.TP, c.EP, c.DP, c.DPAttention, c.GPU, c.GPUs(), c.TimeScale)
 	s.logf("KV pool: %d tokens per rank (%d ranks), max running requests %d, page size %d, prefix cache %t, speculative %q steps=%d draft_tokens=%d synthetic AL %g",
 		s.capa.poolTokens, len(s.ranks), s.capa.maxRunning, c.PageSize, !c.NoPrefixCache, c.Spec.Algorithm, c.Spec.NumSteps, c.Spec.NumDraftTokens, c.Spec.AcceptLength)
+	s.logEnginePool()
 	for _, line := range hostTierLog(*c, s.capa) {
 		s.logf("%s", line)
 	}

@@ -7,10 +7,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"sweep/configs"
 )
 
 // Phase is the lifecycle state of a Server.
@@ -106,6 +109,22 @@ func (s *Server) logf(format string, a ...any) {
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
 	fmt.Fprintf(s.opts.Log, "[%s] "+format+"\n", append([]any{time.Now().UTC().Format("2006-01-02 15:04:05")}, a...)...)
+}
+
+// engineLogf writes one line shaped as the real engine's logger shapes
+// it: SGLang's "[2026-08-14 03:14:02 DP0 TP0 EP0] msg" (tag the process's
+// rank tag), vLLM's "(EngineCore pid=N) INFO 08-14 03:14:02 [file] msg"
+// (tag the process name, file the module that logs the line).
+func (s *Server) engineLogf(tag, file, format string, a ...any) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	now := time.Now().UTC()
+	msg := fmt.Sprintf(format, a...)
+	if s.cfg.Engine == configs.VLLM {
+		fmt.Fprintf(s.opts.Log, "(%s pid=%d) INFO %s [%s] %s\n", tag, os.Getpid(), now.Format("01-02 15:04:05"), file, msg)
+		return
+	}
+	fmt.Fprintf(s.opts.Log, "[%s %s] %s\n", now.Format("2006-01-02 15:04:05"), tag, msg)
 }
 
 // simNow is the simulated time in seconds since Run started.

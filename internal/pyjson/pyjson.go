@@ -11,6 +11,7 @@
 //	pyjson.Round5(x)                  // round(x, 5)
 //	pyjson.ParseFloat(" 1_000.5")     // float(s)
 //	pyjson.ParseInt("+42")            // int(s)
+//	pyjson.Thousands("6740864.50")    // "6,740,864.50", the format spec ","
 package pyjson
 
 import (
@@ -266,6 +267,29 @@ func OptRounded(x *float64) *Rounded {
 		return nil
 	}
 	return RoundedPtr(*x)
+}
+
+// Thousands puts commas between the thousands of a decimal number's
+// integer part, as Python's format spec "," does (f"{n:,}",
+// f"{x:,.2f}"): "-1234567.891" is "-1,234,567.891".
+func Thousands(num string) string {
+	sign, digits := "", num
+	if strings.HasPrefix(digits, "-") {
+		sign, digits = "-", digits[1:]
+	}
+	intPart, frac, hasFrac := strings.Cut(digits, ".")
+	var b strings.Builder
+	b.WriteString(sign)
+	for i := range len(intPart) {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(intPart[i])
+	}
+	if hasFrac {
+		b.WriteString("." + frac)
+	}
+	return b.String()
 }
 
 // SplitLines splits on the line boundaries Python's str.splitlines knows.

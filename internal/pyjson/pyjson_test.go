@@ -112,3 +112,12 @@ func TestPromFloat(t *testing.T) {
 		assert.Equal(t, tt.want, PromFloat(tt.in), "%v", tt.in)
 	}
 }
+
+func TestThousands(t *testing.T) {
+	for in, want := range map[string]string{
+		"0": "0", "999": "999", "1000": "1,000", "6740864": "6,740,864", "-1234567.891": "-1,234,567.891",
+		"1234.50": "1,234.50", "123456": "123,456",
+	} {
+		assert.Equal(t, want, Thousands(in), "Thousands(%q)", in)
+	}
+}

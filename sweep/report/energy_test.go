@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"sweep/internal/markdown"
+	"sweep/metrics/power"
 	"sweep/sweep/knee"
 	"sweep/sweep/testkit/synth"
 )
@@ -84,4 +86,57 @@ func TestEnergy(t *testing.T) {
 	assert.Contains(t, md, "## Energy (GPU power, valid points)")
 	assert.Equal(t, got, strings.Count(md[strings.Index(md, "## Energy"):strings.Index(md, "## Charts")], "\n| ")-2, "header and separator rows, then one row per point with energy")
 	assert.Contains(t, rep.HTML(), `<table id="energy">`)
+}
+
+// TestEnergyNamesPointsLeftOut: the packed TP2/TP4 arms of a simulated
+// discovery had power_valid false (expected_gpu_count_mismatch: the
+// monitor records the node's 8 GPUs) and the energy section left them
+// out without a word (h-au6 O1). Each measured point whose power lane ran
+// and whose measurement is invalid is named under the energy table with
+// its reasons, its GPU counts and, for a point sharing its node, the fix;
+// a point whose lane did not run or whose measurement is valid is not.
+func TestEnergyNamesPointsLeftOut(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "results")
+	c := synth.KeySweep(11)[0]
+	_, err := synth.WriteDir(dir, c.Arm, true)
+	require.NoError(t, err)
+	arms, err := knee.Read(t.Context(), dir)
+	require.NoError(t, err)
+	require.Len(t, arms, 1)
+	var files []string // the measured points' results (the power lane is read when the report is built)
+	for _, s := range arms[0].Samples {
+		if s.Excluded == "" && !s.Superseded {
+			files = append(files, s.File)
+		}
+	}
+	require.GreaterOrEqual(t, len(files), 4)
+	verdict := func(f string, valid bool, reasons ...string) int {
+		t.Helper()
+		d := filepath.Dir(f)
+		require.NoError(t, os.WriteFile(filepath.Join(d, power.OffsetFile), []byte("+0000\n"), 0o644))
+		v := map[string]any{"schema_version": 1, "power_valid": valid, "reasons": reasons, "expected_gpu_count": 4,
+			"observed_gpu_ids": []string{"0", "1", "2", "3", "4", "5", "6", "7"}}
+		data, err := json.Marshal(v)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(d, power.ValidationFile), data, 0o644))
+		data, err = os.ReadFile(f)
+		require.NoError(t, err)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(data, &m))
+		return int(m["conc"].(float64))
+	}
+	shared := verdict(files[0], false, power.ReasonGPUCountMismatch)
+	missing := verdict(files[1], false, "telemetry_file_missing")
+	valid := verdict(files[2], true)
+	r := knee.Analyze(arms[0], knee.Options{})
+	rep, err := Build([]*knee.Result{r}, knee.MetricTotal)
+	require.NoError(t, err)
+	label := r.Arm.Identity.Label()
+	md := rep.Markdown(ChartsDir)
+	require.Contains(t, md, "## Energy (GPU power, valid points)", "the section names the points it leaves out even when no point has energy")
+	energy := md[strings.Index(md, "## Energy"):strings.Index(md, "## Charts")]
+	assert.Contains(t, energy, "- "+markdown.Cell(label+" "+pointName(r, shared)+": expected_gpu_count_mismatch (expected 4 GPUs, observed 8: GPUs 4, 5, 6, 7 not expected); --power-gpus allocated (sweep run, discover, official) or SWEEP_POWER_GPUS=allocated integrates only the point's 4 GPUs")+"\n")
+	assert.Contains(t, energy, "- "+markdown.Cell(label+" "+pointName(r, missing)+": telemetry_file_missing")+"\n")
+	assert.Equal(t, 2, strings.Count(energy, "\n- "), "a point whose measurement is valid, or whose lane did not run, is not listed (valid c%d):\n%s", valid, energy)
+	assert.Contains(t, rep.HTML(), `<ul id="energy-left-out">`)
 }

@@ -9,8 +9,10 @@ import (
 
 	"sweep/internal/markdown"
 	"sweep/internal/plural"
+	"sweep/metrics/power"
 	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
+	"sweep/sweep/run"
 )
 
 // cOrDash is a concurrency as the report's tables print it (c32), or a
@@ -235,6 +237,46 @@ func energyRows(rs []*knee.Result) [][]string {
 		}
 	}
 	return rows
+}
+
+// energyLeftOutIntro heads energyLeftOut's list in the report.
+const energyLeftOutIntro = "Left out (power measured, not valid): the power adapter, as InferenceX's, integrates every GPU the node's monitor recorded and expects TP×PP×PCP of them, so a point that shares its node with GPUs it does not use is never valid unless only its GPUs are integrated."
+
+// energyLeftOut says, arm by arm, which points the energy table leaves
+// out and why: each measured point whose power lane ran but whose
+// measurement is invalid, grouped by its reasons as the point's
+// power_validation.json gives them (GPU counts named), with the fix for
+// a point that shares its node (run.AllocatedFix). A failed point is
+// listed with the failed points, not here.
+func energyLeftOut(rs []*knee.Result) []string {
+	var out []string
+	for _, r := range rs {
+		var whys []string               // distinct reasons, in the order first met
+		points := map[string][]string{} // reason: the points it holds for
+		for _, s := range r.Arm.Samples {
+			if s.File == "" || s.Excluded != "" || s.Superseded {
+				continue
+			}
+			o, ok := power.ReadOutcome(filepath.Dir(s.File))
+			if !ok || o.Valid {
+				continue
+			}
+			why := strings.Join(o.Explained(), ", ")
+			if fix := run.AllocatedFix(o); fix != "" {
+				why += "; " + fix
+			}
+			if _, seen := points[why]; !seen {
+				whys = append(whys, why)
+			}
+			if c := pointName(r, s.Conc); !slices.Contains(points[why], c) {
+				points[why] = append(points[why], c)
+			}
+		}
+		for _, why := range whys {
+			out = append(out, fmt.Sprintf("%s %s: %s", r.Arm.Identity.Label(), strings.Join(points[why], ", "), why))
+		}
+	}
+	return out
 }
 
 func energyHeader(metric knee.Metric) []string {

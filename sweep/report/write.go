@@ -195,9 +195,20 @@ func (rep *Report) Markdown(chartsDir string) string {
 	} else {
 		mdTable(&b, frontierHeader(rep.Metric), frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
 	}
-	if rows := energyRows(rep.Results); len(rows) > 0 {
+	if rows, left := energyRows(rep.Results), energyLeftOut(rep.Results); len(rows) > 0 || len(left) > 0 {
 		fmt.Fprintf(&b, "\n## Energy (GPU power, valid points)\n\n")
-		mdTable(&b, energyHeader(rep.Metric), rows)
+		if len(rows) > 0 {
+			mdTable(&b, energyHeader(rep.Metric), rows)
+		}
+		if len(left) > 0 {
+			if len(rows) > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "%s\n\n", energyLeftOutIntro)
+			for _, l := range left {
+				fmt.Fprintf(&b, "- %s\n", markdown.Cell(l))
+			}
+		}
 	}
 	fmt.Fprintf(&b, "\n## Charts\n\n")
 	if len(rep.Charts) == 0 {
@@ -291,9 +302,18 @@ figcaption{font-size:13px;padding:4px}
 	} else {
 		htmlTable(&b, "frontier", frontierHeader(rep.Metric), frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
 	}
-	if rows := energyRows(rep.Results); len(rows) > 0 {
+	if rows, left := energyRows(rep.Results), energyLeftOut(rep.Results); len(rows) > 0 || len(left) > 0 {
 		b.WriteString("<h2>Energy (GPU power, valid points)</h2>\n")
-		htmlTable(&b, "energy", energyHeader(rep.Metric), rows)
+		if len(rows) > 0 {
+			htmlTable(&b, "energy", energyHeader(rep.Metric), rows)
+		}
+		if len(left) > 0 {
+			fmt.Fprintf(&b, "<p>%s</p>\n<ul id=\"energy-left-out\">\n", html.EscapeString(energyLeftOutIntro))
+			for _, l := range left {
+				fmt.Fprintf(&b, "<li>%s</li>\n", html.EscapeString(l))
+			}
+			b.WriteString("</ul>\n")
+		}
 	}
 	b.WriteString("<h2>Charts</h2>\n")
 	if len(rep.Charts) == 0 {

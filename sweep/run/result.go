@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -208,18 +207,31 @@ func (r *runner) powerStage(ctx context.Context, out *power.Outcome) {
 
 // allocatedHint is the fix sweep offers when a single-node point's
 // telemetry is invalid as InferenceX's adapter judges it by default
-// (power.Outcome): expected_gpu_count_mismatch with GPUs the point does
-// not use (a TP4 point on an 8-GPU node), which integrating only the
-// point's GPUs (PowerGPUsAllocated) makes valid: "; --power-gpus
-// allocated ... integrates only the point's 4 GPUs". It is "" for any
-// other outcome, a point already integrating only its GPUs and a
-// disaggregated point.
+// (power.Outcome): "; " and AllocatedFix's. It is "" for any other
+// outcome, a point already integrating only its GPUs and a disaggregated
+// point.
 func allocatedHint(ps *PowerSpec, out power.Outcome) string {
-	if ps == nil || ps.AllocatedGPUs || len(ps.Nodes) > 0 || out.GPUs == nil || len(out.GPUs.Extra) == 0 ||
-		!slices.Contains(out.Reasons, power.ReasonGPUCountMismatch) {
+	if ps == nil || ps.AllocatedGPUs || len(ps.Nodes) > 0 {
 		return ""
 	}
-	return fmt.Sprintf("; --power-gpus %s (sweep run, discover, official) or %s=%s integrates only the point's %d GPUs",
+	if fix := AllocatedFix(out); fix != "" {
+		return "; " + fix
+	}
+	return ""
+}
+
+// AllocatedFix is the fix for a measurement invalid only because its
+// point shares its node (power.Outcome.SharesNode: a TP4 point on an
+// 8-GPU node, expected_gpu_count_mismatch with GPUs the point does not
+// use), which integrating only the point's GPUs (PowerGPUsAllocated)
+// makes valid: "--power-gpus allocated (sweep run, discover, official)
+// or SWEEP_POWER_GPUS=allocated integrates only the point's 4 GPUs"; ""
+// for any other outcome.
+func AllocatedFix(out power.Outcome) string {
+	if !out.SharesNode() {
+		return ""
+	}
+	return fmt.Sprintf("--power-gpus %s (sweep run, discover, official) or %s=%s integrates only the point's %d GPUs",
 		PowerGPUsAllocated, EnvPowerGPUs, PowerGPUsAllocated, out.GPUs.Expected)
 }
 

@@ -257,8 +257,9 @@
 //
 // The curves (the virtual clock, the built-in trace set: 128 seeded
 // InferenceX-shaped agentic traces, mean input 68k tokens, output 423,
-// lognormal think time; agentx-fast durations, the default seed; main
-// e173cbe). Throughput rises while the KV pool holds every live
+// lognormal think time; agentx-fast durations, the default seed; each
+// curve its arm's in sweep discover --simulate --config-keys KEY, main
+// 4b50bc4). Throughput rises while the KV pool holds every live
 // session's prefix (about 85k tokens a session with its subagents); once
 // the live contexts exceed the pool, prefixes are evicted, every turn
 // recomputes its whole history and throughput falls off a cliff:
@@ -269,23 +270,26 @@
 //	tok/s/usr  169     81     56     42     34     27     20
 //
 // Peak at 64, the last point of the arm's grid, as on the cluster; the
-// knee (the first point at 90 % of the peak) is between 32 and 40 within
-// noise. TP8's grid
+// knee (the first point at 90 % of the peak) is c32 (c32..c40 within
+// noise). TP8's grid
 // goes on to 80, where 80 sessions of about 85k tokens need more than the
 // 6.17M-token pool, prefixes are evicted and recomputed and throughput
 // falls to 4221 tok/s/GPU.
 //
-//	minimaxm3-fp8-mi325x-vllm-agentic-mtp, TP8 (vLLM, KV pool 7.5M tokens)
+//	minimaxm3-fp8-mi325x-vllm-agentic-mtp, TP8 (vLLM, KV pool 6.74M tokens)
 //	conc      1     2      4      8      10     12     14     16     18
-//	tok/s/GPU 7100  10613  17928  30399  33173  36512  37048  37962  37160
+//	tok/s/GPU 7097  10612  18049  30388  33134  36554  37026  37798  11815
 //
 // MiniMax-M3 is one of the families InferenceX replays its uncapped
 // corpus to, so the load generator replays the long built-in set: about
-// 340k tokens a live session, so 18 sessions fill the pool (its 4 KV
-// heads replicated at TP8 and the indexer's key on every GPU) and c18
-// falls below c16; the knee finder still reads the grid's top as gaining
-// (24 % per doubling fitted), where the cluster's window ends. Before the
-// long set the pool held seven times the grid's live contexts. The
+// 340k tokens a live session and more at a turn's peak, so 16 sessions
+// fill the pool (its 4 KV heads replicated at TP8 and the indexer's key
+// on every GPU) to 99 % and 18 overflow it: c18's prefixes are evicted
+// and recomputed and its throughput falls 70 % below the peak (KV cache
+// pinned). The knee finder reads the arm as ambiguous: knee c14 (c12..c14
+// within noise), peak c16, cliff at c18, where the cluster's window ends
+// (its "c16-c18 latency knee", below). Before the long set the pool held
+// seven times the grid's live contexts. The
 // pool is what moves a knee: a smaller one (--mem-fraction-static,
 // --gpu-memory-utilization) or fewer GPUs per server (less HBM for KV)
 // brings it to lower concurrency (the capacity tests check the curve's
@@ -296,7 +300,9 @@
 // 62-point agentx-fast discovery, the InferenceX PR that added it), and
 // its official conc-lists keep each arm's peak and the point after it.
 // A simulated discovery of the key (sweep discover --simulate
-// --builtin-client --config-keys KEY, 32 points; "now" is main e173cbe):
+// --builtin-client --config-keys KEY, 32 points; "now" is main 4b50bc4;
+// TestDocCurvesAsTheMeasuredKeyDiscovery in cmd/sweep holds this table
+// and the TEP8 curve above to a fresh discovery):
 //
 //	arm   measured     simulated before           simulated now
 //	       peak, cliff  (main 15aae79)             (tok/s/GPU)
@@ -352,7 +358,8 @@
 // window's first point). Full discoveries of keys the change
 // should move: glm5.2-fp8-mi325x now agrees (knee c2, was unsaturated),
 // dsv4-fp4-mi355x-vllm still agrees, minimaxm3-fp8-mi325x peaks at c16
-// with c18 below it but is still read unsaturated (above),
+// with c18 below it but was still read unsaturated (since, a cliff at
+// c18: above),
 // minimaxm3-fp4-b300's TP4 arm is unsaturated at c20 (its offload points
 // are green), minimaxm3-fp8-h200's resident arm has its knee at c6 and
 // its cliff at c10 (the cluster's resident knee is c10) and its two

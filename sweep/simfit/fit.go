@@ -19,7 +19,9 @@ import (
 // official run, real or simulated) and returns the calibration. An arm
 // keeps the KV pool its results report (kv_cache_pool_tokens, from the
 // engine's log) and gets the step scale simengine.FitStepScale finds on its points
-// below a pinned pool (KV usage under 95 %). Arms of engines the
+// below a pinned pool (KV usage under 95 %; for an arm with a host KV
+// tier, whose device pool sits full by design, its requests in flight's
+// context under 95 % of a rank's device pool: pastDevicePool). Arms of engines the
 // simulator does not serve, or without a point to fit, are skipped with
 // a reason in skipped.
 //
@@ -69,6 +71,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 		kv := a.Identity.Get("kv_offloading")
 		arm := simengine.ArmCalibration{Engine: engine, TP: tp, EP: max(ep, 1), DPAttention: a.Identity.Get("dp_attention") == "true", HostKV: kv != "" && kv != "none"}
 		var points []simengine.FitPoint
+		var judge []deviceJudged                  // points of a host-tier arm pastDevicePool judges
 		var recorded, unread *run.RecordedCommand // the first command read, and the first that did not
 		planned, hasPlanned := o.Planned[plannedKey(a.Identity)]
 		var commands []basedCommand // the engine commands to read, in order
@@ -112,7 +115,8 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 			if pool, ok := num(facts.r.KVCachePoolTokens); ok {
 				arm.PoolTokens = int(pool)
 			}
-			if why := unfit(s); why != "" {
+			tierPool := facts.hostTierPool(arm.HostKV)
+			if why := unfit(s, tierPool > 0); why != "" {
 				arm.LeftOut = append(arm.LeftOut, pointName(s)+": "+why)
 				continue
 			}
@@ -131,6 +135,9 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 				al = p.AL
 			}
 			points = append(points, p)
+			if tierPool > 0 {
+				judge = append(judge, deviceJudged{len(points) - 1, pointName(s), tierPool})
+			}
 		}
 		if arm.GPU == "" {
 			skipped = append(skipped, fmt.Sprintf("%s: runner %q names no GPU the simulator knows", label, a.Identity.Get("hw")))
@@ -154,6 +161,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 			skipped = append(skipped, fmt.Sprintf("%s: %v", label, err))
 			continue
 		}
+		points = leaveOutPastDevicePool(&arm, cfg.Ranks(), points, judge)
 		arm.StepScale, arm.RMSErrorPct, err = simengine.FitStepScale(cfg, points)
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s: %v (%s)", label, err, strings.Join(arm.LeftOut, "; ")))
@@ -164,4 +172,34 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 		cal.Simulated = cal.Simulated || a.Simulated
 	}
 	return cal, skipped, nil
+}
+
+// deviceJudged is a point of an arm with a host KV tier whose device
+// pool's usage did not decide whether it is fitted: its index among the
+// arm's points, its name (pointName) and the device pool its result
+// reports, per rank.
+type deviceJudged struct {
+	i    int
+	name string
+	pool int
+}
+
+// leaveOutPastDevicePool is points without those of judge past their
+// device pool over ranks DP ranks (pastDevicePool), which are named, with
+// why, in arm.LeftOut.
+func leaveOutPastDevicePool(arm *simengine.ArmCalibration, ranks int, points []simengine.FitPoint, judge []deviceJudged) []simengine.FitPoint {
+	out := map[int]bool{}
+	for _, j := range judge {
+		if why := pastDevicePool(points[j.i], j.pool, ranks); why != "" {
+			arm.LeftOut = append(arm.LeftOut, j.name+": "+why)
+			out[j.i] = true
+		}
+	}
+	var kept []simengine.FitPoint
+	for i, p := range points {
+		if !out[i] {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }

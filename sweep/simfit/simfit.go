@@ -37,8 +37,29 @@ import (
 
 // pinnedUsage is the KV usage from which a point is taken to be past the
 // pool's capacity: its steps recompute evicted prefixes, which the step
-// model does not describe, so the fit leaves it out.
+// model does not describe, so the fit leaves it out. An arm with a host
+// KV tier is judged by its requests' own context instead (pastDevicePool).
 const pinnedUsage = 0.95
+
+// pastDevicePool says why a point of an arm with a host KV tier (SGLang
+// HiCache, LMCache, Mooncake) is past its device pool of pool tokens per
+// rank over ranks DP ranks ("" when it is not). Such an arm's device pool
+// sits full by design: it caches the prefixes of idle sessions and the
+// tier keeps those it evicts, which the next turn loads back rather than
+// recomputes, so the pool's usage says nothing of a limit (it read 98-100
+// % at every point of the B300 DeepSeek-V4 HiCache arm, whose prefixes
+// hit at 93-94 %, and no such arm could be fitted). What does limit it is
+// the device pool holding the requests in flight themselves: when their
+// context (p.CtxTokens, a rank's share) reaches pinnedUsage of a rank's
+// pool, the engine retracts requests and recomputes them, tier or not.
+func pastDevicePool(p simengine.FitPoint, pool, ranks int) string {
+	perRank := p.CtxTokens / float64(max(ranks, 1))
+	if perRank < pinnedUsage*float64(pool) {
+		return ""
+	}
+	return fmt.Sprintf("the requests in flight decode over %.0f tokens of context per rank, %.1f %% of the device pool's %d, at or past %g %%: the engine retracts requests and recomputes them, which the step model does not describe (the host KV tier keeps evicted prefixes only)",
+		perRank, 100*perRank/float64(pool), pool, 100*pinnedUsage)
+}
 
 // resultFacts is what the calibration reads of a result file beyond what
 // knee reads: the file as result.ReadFile reads it (Python's NaN, a
@@ -65,6 +86,19 @@ func (f resultFacts) decodeContext(running float64) float64 {
 	}
 	out, _ := num(t.OutputActual.Mean)
 	return running * (in + out/2)
+}
+
+// hostTierPool is the device pool per rank the result reports when its
+// point, of an arm with a host KV tier (hostKV), is judged by its
+// requests' own context against that pool (pastDevicePool) rather than
+// by the pool's usage, which such an arm keeps full by design: the result
+// reports the pool and the requests' context. 0 when it is not.
+func (f resultFacts) hostTierPool(hostKV bool) int {
+	pool, ok := num(f.r.KVCachePoolTokens)
+	if !hostKV || !ok || pool <= 0 || f.decodeContext(f.running()) <= 0 {
+		return 0
+	}
+	return int(pool)
 }
 
 // prefill is the uncached prompt tokens computed per second, per request,
@@ -399,7 +433,10 @@ func unusable(s knee.Sample) string {
 }
 
 // unfit says why a point is left out of the fit ("" when it is fitted).
-func unfit(s knee.Sample) string {
+// tiered: the arm has a host KV tier and the point's requests' context and
+// device pool are known, so the pool's usage does not decide
+// (pastDevicePool does, once the arm's DP ranks are read).
+func unfit(s knee.Sample, tiered bool) string {
 	if why := unusable(s); why != "" {
 		return why
 	}
@@ -408,7 +445,7 @@ func unfit(s knee.Sample) string {
 		return "no median inter-token latency"
 	case s.KVUsage == nil:
 		return "no KV usage"
-	case *s.KVUsage >= pinnedUsage:
+	case *s.KVUsage >= pinnedUsage && !tiered:
 		return fmt.Sprintf("KV usage %.1f %%, at or past %g %%: the pool is pinned and steps recompute evicted prefixes, which the step model does not describe", 100**s.KVUsage, 100*pinnedUsage)
 	}
 	return ""

@@ -269,3 +269,29 @@ func TestPointWorkersReadAttachedAddresses(t *testing.T) {
 	assert.Equal(t, [2]string{"", "7002"}, [2]string{ws["decode"][0].host, ws["decode"][0].port})
 	assert.True(t, ws["prefill"][0].serves("http://10.0.0.2:7001/metrics"))
 }
+
+// TestPastDevicePool: a point of an arm with a host KV tier is past its
+// device pool when its requests in flight's context, a rank's share,
+// reaches 95 % of a rank's pool (4 DP ranks of 1M tokens here), whatever
+// the pool's usage (a tier keeps it full).
+func TestPastDevicePool(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ctx  float64
+		want string
+	}{
+		{"a rank's requests hold half its pool", 2 << 20, ""},
+		{"just under 95 %", 0.949 * (4 << 20), ""},
+		{"at 95 %", 0.95 * (4 << 20), "the requests in flight decode over 996147 tokens of context per rank, 95.0 % of the device pool's 1048576, at or past 95 %: the engine retracts requests"},
+		{"past the pool", 5 << 20, "the requests in flight decode over 1310720 tokens of context per rank, 125.0 % of the device pool's 1048576"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := pastDevicePool(simengine.FitPoint{Conc: 64, CtxTokens: tc.ctx}, 1<<20, 4)
+			if tc.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			assert.True(t, strings.HasPrefix(got, tc.want), "got %q, want the prefix %q", got, tc.want)
+		})
+	}
+}

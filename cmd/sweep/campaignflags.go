@@ -324,7 +324,7 @@ func (o *campaignOptions) execute(ctx context.Context, rows matrix.Matrix, g *ma
 			return err
 		}
 		sw.Point = o.PointOptions(o.Point, o.stopGraceSet)
-	} else if o.Simulate && o.SimCalib != "" {
+	} else if calibration, _ := o.SimCalibration(os.LookupEnv); calibration != "" {
 		// The dry run names what the calibration sets for each arm, as
 		// the engines will read it; no client is chosen.
 		if sw.Setup, err = o.Setup(o.Plan.AiperfVersion, true); err != nil {

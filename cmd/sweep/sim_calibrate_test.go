@@ -664,3 +664,36 @@ func TestSimCalibrateFitsAHostTierArm(t *testing.T) {
 	assert.InEpsilon(t, want[48], got[48], 0.05, "the fitted calibration reproduces the planted arm (+2.9 %)")
 	assert.Greater(t, math.Abs(model[48]-want[48])/want[48], 0.1, "the uncalibrated model differs")
 }
+
+// TestSimCalibrationFromTheEnvironment: a calibration given as
+// SWEEP_SIM_CALIBRATION (without --sim-calibration), which every simulated
+// engine inherits, is checked before any engine starts as the flag's is
+// (exit 2 at the file's line and column, naming the variable) and named
+// in the headers. Before, a dry run exited 0 saying nothing of it, and a
+// run started its engine, which refused the file: the point failed at
+// engine start (exit 1), the reason only in the engine's log.
+func TestSimCalibrationFromTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte("{\"version\": 1, \"arms\": [\n  {\"engine\": \"sglang\", \"model\": \"M\", \"gpu\": \"mi325x\", \"tp\": 8, \"step_scale\": -1}]}"), 0o644))
+	discover := []string{"discover", "--simulate", "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--dry-run", "--out", filepath.Join(dir, "d")}
+	run := []string{"run", "--simulate", "--builtin-client", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "8", "--ep", "1", "--conc", "1",
+		"--duration", "60", "--stop-grace", "3s", "--out", filepath.Join(dir, "r")}
+	t.Setenv(simproto.EnvCalibration, bad)
+	for _, args := range [][]string{discover, run} {
+		code, stdout, stderr := runCLI(t, args...)
+		assert.Equal(t, exitUsage, code, "%v\nstdout:\n%s\nstderr:\n%s", args, stdout, stderr)
+		assert.Contains(t, stderr, "SWEEP_SIM_CALIBRATION: "+bad+":2:3: arms[0].step_scale: -1: want 0 (the model's step costs) or 0.01 to 100", "%v", args)
+	}
+	assert.NoDirExists(t, filepath.Join(dir, "r"), "no engine started")
+
+	// A good file, given relative to the working directory: the dry run
+	// names what it sets per arm, its path made absolute, as for the flag.
+	cal := writePlantedCalibration(t, dir)
+	t.Chdir(dir)
+	t.Setenv(simproto.EnvCalibration, filepath.Base(cal))
+	code, stdout, stderr := runCLI(t, discover...)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "\nsimulated engines' calibration (SWEEP_SIM_CALIBRATION):\n")
+	assert.Contains(t, stdout, "  arm 4 qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8: calibrated by "+cal+" (step costs x1.5, pool 2000000 tokens per rank)\n")
+}

@@ -3,33 +3,36 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
+	"os"
 
-	"sweep/simengine"
+	"sweep/sweep/run"
 )
 
-// checkSimCalibration checks a --sim-calibration file (it needs
-// --simulate and must load) and makes its path absolute, as the engine
-// runs in another directory. A calibration fitted on simulated results
-// is warned of on errOut (nil: not).
+// checkSimCalibration checks the calibration file the simulated engines
+// will read, before any starts (run.LoadSimCalibration, the one check):
+// --sim-calibration (it needs --simulate; its path made absolute, as the
+// engines run in another directory), else, simulating, the
+// SWEEP_SIM_CALIBRATION they inherit (run.Mode.SimCalibration; left as
+// given, the sweep's identity records it so). A calibration fitted on
+// simulated results is warned of on errOut (nil: not).
 func checkSimCalibration(simulate bool, path *string, errOut io.Writer) error {
-	if *path == "" {
-		return nil
-	}
-	if !simulate {
+	if *path != "" && !simulate {
 		return flagErrorf("--sim-calibration needs --simulate")
 	}
-	abs, err := filepath.Abs(*path)
-	if err != nil {
-		return flagErrorf("--sim-calibration: %v", err)
+	m := run.Mode{Simulate: simulate, SimCalib: *path}
+	given, from := m.SimCalibration(os.LookupEnv)
+	if given == "" {
+		return nil
 	}
-	cal, err := simengine.LoadCalibration(abs)
+	abs, cal, err := run.LoadSimCalibration(from, given)
 	if err != nil {
-		return flagErrorf("--sim-calibration: %v", err)
+		return err
 	}
 	if cal.Simulated && errOut != nil {
-		fmt.Fprintf(errOut, "warning: --sim-calibration %s was fitted on simulated results (%s): it reproduces the simulator, not a measured engine\n", *path, cal.Source)
+		fmt.Fprintf(errOut, "warning: %s %s was fitted on simulated results (%s): it reproduces the simulator, not a measured engine\n", from, given, cal.Source)
 	}
-	*path = abs
+	if *path != "" {
+		*path = abs
+	}
 	return nil
 }

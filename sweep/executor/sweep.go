@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -248,7 +249,7 @@ func (s Sweep) dryRun(progress io.Writer) error {
 		return err
 	}
 	if lines := s.calibrationLines(); len(lines) > 0 {
-		fmt.Fprintf(s.Out, "\nsimulated engines' calibration (--sim-calibration):\n")
+		fmt.Fprintf(s.Out, "\nsimulated engines' calibration (%s):\n", cmp.Or(s.Setup.SimCalibrationFrom, run.FlagSimCalibration))
 		for _, line := range lines {
 			fmt.Fprintf(s.Out, "  %s\n", line)
 		}

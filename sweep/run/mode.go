@@ -2,6 +2,7 @@ package run
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"sweep/internal/simproto"
@@ -69,6 +70,42 @@ func checkFaults(from, s string) error {
 	return nil
 }
 
+// FlagSimCalibration is where a calibration given by flag comes from,
+// for messages and headers (Setup.SimCalibrationFrom).
+const FlagSimCalibration = "--sim-calibration"
+
+// SimCalibration is the calibration file the mode's simulated engines
+// read, as given, and where it comes from: --sim-calibration (SimCalib),
+// else simproto.EnvCalibration of environ (os.LookupEnv), which every
+// simulated engine inherits; "" when neither, or not simulating (a real
+// engine reads neither).
+func (m *Mode) SimCalibration(environ func(string) (string, bool)) (path, from string) {
+	switch v, _ := environ(simproto.EnvCalibration); {
+	case m.SimCalib != "":
+		return m.SimCalib, FlagSimCalibration
+	case m.Simulate && v != "":
+		return v, simproto.EnvCalibration
+	}
+	return "", ""
+}
+
+// LoadSimCalibration loads the calibration file path given as from
+// (FlagSimCalibration, simproto.EnvCalibration) as every simulated engine
+// will (simengine.LoadCalibration: its errors name the file's line and
+// column, the key and the values wanted) and makes its path absolute, as
+// the engines run in other directories; a usage error names from. The
+// one check of a calibration before any engine starts, whichever way it
+// is given.
+func LoadSimCalibration(from, path string) (abs string, cal *simengine.Calibration, err error) {
+	if abs, err = filepath.Abs(path); err != nil {
+		return "", nil, usage.Errorf("%s: %w", from, err)
+	}
+	if cal, err = simengine.LoadCalibration(abs); err != nil {
+		return "", nil, usage.Errorf("%s: %w", from, err)
+	}
+	return abs, cal, nil
+}
+
 // Setup is the Setup the mode chooses, planned for aiperfVersion; the
 // client is ChooseClient's (aiperf or the built-in load generator, and
 // why). In an image (inImage) Aiperf names a program there, as given.
@@ -82,8 +119,18 @@ func (m *Mode) Setup(aiperfVersion string, inImage bool) (Setup, error) {
 			}
 		}
 	}
-	setup := Setup{Simulate: m.Simulate, TimeScale: m.TimeScale, WallClock: m.SimClock == ClockWall, SimFault: m.SimFault, SimGPU: m.SimGPU, SimCalibration: m.SimCalib,
+	setup := Setup{Simulate: m.Simulate, TimeScale: m.TimeScale, WallClock: m.SimClock == ClockWall, SimFault: m.SimFault, SimGPU: m.SimGPU,
 		AiperfSchema: "aiperf@" + aiperfSchemaVersion(aiperfVersion), PowerGPUs: m.PowerGPUs}
+	if path, from := m.SimCalibration(os.LookupEnv); path != "" {
+		// The engines inherit SWEEP_SIM_CALIBRATION too: a file they
+		// would refuse is refused here, before any engine starts, and
+		// the headers and results name it as they name the flag's.
+		abs, _, err := LoadSimCalibration(from, path)
+		if err != nil {
+			return Setup{}, err
+		}
+		setup.SimCalibration, setup.SimCalibrationFrom = abs, from
+	}
 	if inImage {
 		// nothing of this host's PATH applies
 		setup.Aiperf, setup.ClientWhy = m.Aiperf, "--launch: --aiperf in the image"

@@ -54,8 +54,10 @@ type Setup struct {
 	// SimGPU names the simulated GPU; "" derives it from the row's runner.
 	SimGPU string
 	// SimCalibration is a calibration file (sweep sim calibrate) the
-	// simulated engine takes its step costs and KV pool from.
-	SimCalibration string
+	// simulated engine takes its step costs and KV pool from, and
+	// SimCalibrationFrom where it was given (FlagSimCalibration,
+	// simproto.EnvCalibration; Mode.SimCalibration).
+	SimCalibration, SimCalibrationFrom string
 	// ALTolerance is recorded with the facts (0 = default).
 	ALTolerance float64
 	// Environ looks up variables of this machine for Command.EnvFrom

@@ -15,6 +15,7 @@ import (
 	"sweep/internal/inputfile"
 	"sweep/metrics/aiperf"
 	"sweep/metrics/result"
+	"sweep/recipes/schema"
 )
 
 // CalibrationVersion is the version of the calibration file format.
@@ -73,8 +74,18 @@ type ArmCalibration struct {
 	Role string `json:"role,omitempty"`
 
 	// KVCacheDType is the engine's --kv-cache-dtype the results ran with
-	// ("" when not recorded: 16-bit); the fit's per-context cost uses it.
+	// ("auto" where the engine set none: the model's 16-bit activation
+	// dtype); the fit's per-context cost uses it, and the arm calibrates
+	// only engines whose KV cache has its width (kvBits: 16, 8 or 4 bits,
+	// which set the pool's tokens and a step's KV reads). "" (a
+	// hand-written arm, a file from before it was matched, a fit rebuilt
+	// from the results' identity) calibrates any.
 	KVCacheDType string `json:"kv_cache_dtype,omitempty"`
+	// DraftSteps is the speculative decoding's draft steps per verify step
+	// the results ran with (0: none), which set the step costs and the
+	// draft's share of the pool: the arm calibrates only engines that
+	// draft as many. Absent (nil) calibrates any, as KVCacheDType "".
+	DraftSteps *int `json:"draft_steps,omitempty"`
 
 	StepScale  float64 `json:"step_scale"`
 	PoolTokens int     `json:"pool_tokens"`
@@ -208,6 +219,11 @@ func LoadCalibration(path string) (*Calibration, error) {
 			return nil, bad("pool_tokens", "%d: want 0 (the model's pool) or %d to %d tokens per rank", a.PoolTokens, minPoolTokens, int64(maxPoolTokens))
 		case a.Role != "" && a.Role != DisaggPrefill && a.Role != DisaggDecode:
 			return nil, bad("role", "%q: want %q or %q (a disaggregated arm's workers), or none for an engine serving both phases", a.Role, DisaggPrefill, DisaggDecode)
+		case a.DraftSteps != nil && *a.DraftSteps < 0:
+			return nil, bad("draft_steps", "%d: want the engine's draft steps per verify step (0: no speculative decoding), or no key for any", *a.DraftSteps)
+		}
+		if dtypes, known := kvCacheDTypes(a.Engine); a.KVCacheDType != "" && !slices.Contains(dtypes, strings.ToLower(a.KVCacheDType)) {
+			return nil, bad("kv_cache_dtype", "%q: want one of %s's --kv-cache-dtype values (%s), or no key for an arm of any KV cache dtype%s", a.KVCacheDType, a.Engine, strings.Join(dtypes, ", "), known)
 		}
 		for j := range i {
 			if cal.Arms[j].sameArm(a) {
@@ -242,10 +258,42 @@ func (c *Calibration) Sets() string {
 	return strings.Join(parts, "; ")
 }
 
-// sameArm reports whether a and b calibrate the same engines: the same
-// layout and role.
+// sameArm reports whether a and b calibrate some engine both: the same
+// layout and role, and KV cache widths and draft steps that some engine
+// has both of (sameSteps).
 func (a *ArmCalibration) sameArm(b *ArmCalibration) bool {
-	return a.sameLayout(b) && a.Role == b.Role
+	return a.sameLayout(b) && a.Role == b.Role && a.sameSteps(b)
+}
+
+// sameSteps reports whether a and b name the same KV cache width (kvBits)
+// and draft steps, what sets an engine's pool and step costs beside its
+// layout; one that names none (KVCacheDType "", DraftSteps nil) is the
+// same as any.
+func (a *ArmCalibration) sameSteps(b *ArmCalibration) bool {
+	return (a.KVCacheDType == "" || b.KVCacheDType == "" || kvBits(a.KVCacheDType) == kvBits(b.KVCacheDType)) &&
+		(a.DraftSteps == nil || b.DraftSteps == nil || *a.DraftSteps == *b.DraftSteps)
+}
+
+// kvCacheDTypes is the values engine's --kv-cache-dtype takes in its
+// default flag schema (lower case), and, when the schema cannot say, why
+// (then any value is refused with it).
+func kvCacheDTypes(engine configs.Engine) (dtypes []string, why string) {
+	cat, err := schema.Embedded()
+	if err != nil {
+		return nil, fmt.Sprintf(" (the flag schemas do not read: %v)", err)
+	}
+	s, err := cat.Get(string(engine), "")
+	if err != nil {
+		return nil, fmt.Sprintf(" (%v)", err)
+	}
+	f, ok := s.Lookup("--kv-cache-dtype")
+	if !ok {
+		return nil, fmt.Sprintf(" (%s has no --kv-cache-dtype)", s.ID())
+	}
+	for _, c := range f.Choices {
+		dtypes = append(dtypes, strings.ToLower(c))
+	}
+	return dtypes, ""
 }
 
 // sameLayout reports whether a and b name the same engine, model, GPU,

@@ -71,6 +71,11 @@ func TestLoadCalibrationRefuses(t *testing.T) {
 		{"tiny pool", `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "pool_tokens": 1}`, `:4:5: arms[0].pool_tokens: 1: want 0 (the model's pool) or 4096 to`},
 		{"role", `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "role": "Decode"}`, `:4:5: arms[0].role: "Decode": want "prefill" or "decode"`},
 		{"same arm", arm + ",\n    " + `{"engine": "sglang", "model": "org/m", "gpu": "MI325X", "tp": 8, "step_scale": 3}`, `:5:5: arms[1]: the same arm as arms[0] (sglang org/m MI325X tp8 ep1): want one fit per arm`},
+		{"kv cache dtype", `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "kv_cache_dtype": "bogus"}`,
+			`:4:5: arms[0].kv_cache_dtype: "bogus": want one of sglang's --kv-cache-dtype values (auto, fp8_e5m2, fp8_e4m3, `},
+		{"vllm kv cache dtype", `{"engine": "vllm", "model": "Org/M", "gpu": "h200", "tp": 8, "kv_cache_dtype": "fp8_e4m3 "}`, `:4:5: arms[0].kv_cache_dtype: "fp8_e4m3 ": want one of vllm's --kv-cache-dtype values (auto, bfloat16, float16, fp8, `},
+		{"draft steps", `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "draft_steps": -1}`, `:4:5: arms[0].draft_steps: -1: want the engine's draft steps per verify step (0: no speculative decoding), or no key for any`},
+		{"same arm, one of any dtype", arm + ",\n    " + `{"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "kv_cache_dtype": "fp8_e4m3", "draft_steps": 3}`, `:5:5: arms[1]: the same arm as arms[0]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "cal.json")
@@ -102,6 +107,54 @@ func TestLoadCalibrationRefuses(t *testing.T) {
 	assert.InDelta(t, 1.5, cal.Arm(local).StepScale, 1e-9)
 	local.ModelPath = "/models/M-2"
 	assert.Nil(t, cal.Arm(local))
+}
+
+// TestCalibrationArmByCacheAndDrafts: an arm that names a KV cache dtype
+// and draft steps calibrates only engines whose KV cache has that width
+// (FP8 E4M3 and E5M2 alike; "auto" and BF16 alike) and that draft as many
+// steps, what sets the pool and the step costs beside the layout; one that
+// names neither calibrates any (a hand-written arm). Before, an arm fitted
+// on an FP8 KV cache with 3 MTP drafts calibrated a BF16-KV or a
+// non-speculative engine of the same layout, its pool half or twice as
+// many bytes a token.
+func TestCalibrationArmByCacheAndDrafts(t *testing.T) {
+	layout := `"engine": "sglang", "model": "Org/M", "gpu": "mi325x", "tp": 8, "ep": 1`
+	path := filepath.Join(t.TempDir(), "cal.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"version": 1, "arms": [{`+layout+`, "kv_cache_dtype": "fp8_e4m3", "draft_steps": 3, "step_scale": 1.1},
+		{`+layout+`, "kv_cache_dtype": "auto", "draft_steps": 3, "step_scale": 1.2}, {`+layout+`, "kv_cache_dtype": "fp8_e4m3", "draft_steps": 0, "step_scale": 1.3}]}`), 0o644))
+	cal, err := LoadCalibration(path)
+	require.NoError(t, err, "three arms: two widths, two draft counts")
+	mtp := Spec{Algorithm: "EAGLE", NumSteps: 3, TopK: 1, NumDraftTokens: 4}
+	for _, tc := range []struct {
+		name  string
+		dtype string
+		spec  Spec
+		want  float64 // 0: no arm
+	}{
+		{"fp8, 3 drafts", "fp8_e4m3", mtp, 1.1},
+		{"another fp8", "fp8_e5m2", mtp, 1.1},
+		{"no dtype: auto, 16-bit", "", mtp, 1.2},
+		{"bf16", "bf16", mtp, 1.2},
+		{"fp8, no drafts", "fp8_e4m3", Spec{}, 1.3},
+		{"fp4", "fp4_e2m1", mtp, 0},
+		{"fp8, 1 draft", "fp8_e4m3", Spec{Algorithm: "EAGLE", NumSteps: 1, TopK: 1, NumDraftTokens: 2}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Config{Engine: configs.SGLang, ModelPath: "Org/M", GPU: "mi325x", TP: 8, EP: 1, KVCacheDType: tc.dtype, Spec: tc.spec}.Normalize()
+			require.NoError(t, err)
+			got := cal.Arm(c)
+			if tc.want == 0 {
+				assert.Nil(t, got)
+				return
+			}
+			require.NotNil(t, got)
+			assert.InDelta(t, tc.want, got.StepScale, 1e-9)
+		})
+	}
+	anyDType := &Calibration{Arms: []ArmCalibration{{Engine: configs.SGLang, Model: "Org/M", GPU: "mi325x", TP: 8, EP: 1, StepScale: 1.4}}}
+	c, err := Config{Engine: configs.SGLang, ModelPath: "Org/M", GPU: "mi325x", TP: 8, EP: 1, KVCacheDType: "fp4_e2m1"}.Normalize()
+	require.NoError(t, err)
+	require.NotNil(t, anyDType.Arm(c), "an arm naming neither calibrates any engine of its layout")
 }
 
 // TestCalibrationArmByRole: a disaggregated worker takes the arm of its

@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -741,21 +742,27 @@ func (c Config) HasFault(k FaultKind) (Fault, bool) {
 }
 
 // CalibrationArm is the arm of a calibration that calibrates c: its
-// engine, model, GPU, layout, host KV tier and worker role, nothing
-// fitted.
+// engine, model, GPU, layout, host KV tier, worker role, KV cache dtype
+// ("auto" where c sets none) and draft steps (0 without speculative
+// decoding), nothing fitted.
 func (c *Config) CalibrationArm() ArmCalibration {
-	return ArmCalibration{Engine: c.Engine, Model: c.ModelPath, GPU: c.GPU, TP: c.TP, EP: max(c.EP, 1), DPAttention: c.DPAttention, HostKV: c.HostKV.Enabled(), Role: c.Disagg}
+	drafts := 0
+	if c.Spec.Enabled() {
+		drafts = c.Spec.NumSteps
+	}
+	return ArmCalibration{Engine: c.Engine, Model: c.ModelPath, GPU: c.GPU, TP: c.TP, EP: max(c.EP, 1), DPAttention: c.DPAttention, HostKV: c.HostKV.Enabled(), Role: c.Disagg,
+		KVCacheDType: cmp.Or(c.KVCacheDType, "auto"), DraftSteps: &drafts}
 }
 
 // Arm returns the arm of the calibration that calibrates c (normalized),
-// or nil: the arm of its layout and role, else (a disaggregated worker
-// the file has no arm of its role for) the arm of its layout without a
-// role.
+// or nil: the arm of its layout, KV cache width and draft steps
+// (sameSteps) and role, else (a disaggregated worker the file has no arm
+// of its role for) the arm of its layout without a role.
 func (cal *Calibration) Arm(c Config) *ArmCalibration {
 	want := c.CalibrationArm()
 	for _, role := range []string{want.Role, ""} {
 		for i := range cal.Arms {
-			if a := &cal.Arms[i]; a.Role == role && a.sameLayout(&want) {
+			if a := &cal.Arms[i]; a.Role == role && a.sameLayout(&want) && a.sameSteps(&want) {
 				return a
 			}
 		}

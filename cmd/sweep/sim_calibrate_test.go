@@ -147,6 +147,8 @@ func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 	assert.True(t, fit.Simulated, "fitted on a simulated discovery, and the file says so")
 	assert.Equal(t, 2000000, arm.PoolTokens)
 	assert.Equal(t, "fp8_e4m3", arm.KVCacheDType, "from the engine command beside the results")
+	require.NotNil(t, arm.DraftSteps, "the arm calibrates engines drafting as many steps")
+	assert.Equal(t, 3, *arm.DraftSteps)
 	assert.InEpsilon(t, 1.5, arm.StepScale, 0.03, "within 3 %: it read 4.5 % low while it costed prefills at the mean request's context")
 	assert.Less(t, arm.RMSErrorPct, 10.0)
 	require.Len(t, arm.Points, 2, "c32 is past the pool (KV pinned) and left out of the fit")
@@ -389,7 +391,7 @@ func TestSimCalibrateRecoversPlantedArms(t *testing.T) {
 		{"vllm", `"engine": "vllm", "model": "MiniMaxAI/MiniMax-M3-MXFP8", "gpu": "mi325x", "tp": 8, "ep": 1, "dp_attention": false`,
 			"minimaxm3-fp8-mi325x-vllm-agentic-mtp", []string{"--tp", "8", "--ep", "1", "--conc-list", "4", "8", "12"}, "fp8"},
 		{"sglang dp attention", `"engine": "sglang", "model": "/scratch/models/DeepSeek-V4-Pro", "gpu": "b300", "tp": 4, "ep": 4, "dp_attention": true`,
-			"dsv4-fp4-b300-sglang-agentic-hicache-mtp", []string{"--tp", "4", "--ep", "4", "--dp-attn", "true", "--conc-list", "8", "16", "24"}, ""},
+			"dsv4-fp4-b300-sglang-agentic-hicache-mtp", []string{"--tp", "4", "--ep", "4", "--dp-attn", "true", "--conc-list", "8", "16", "24"}, "auto"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

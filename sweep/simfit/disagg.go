@@ -253,7 +253,7 @@ func fitDisaggArm(a *knee.Arm) (arms []simengine.ArmCalibration, skipped []strin
 		}
 		arm := cfg.CalibrationArm()
 		arm.EP = max(arm.EP, 1)
-		arm.KVCacheDType, arm.Basis = cfg.KVCacheDType, simengine.BasisWorkerCommand
+		arm.Basis = simengine.BasisWorkerCommand
 		arm.PoolTokens, arm.LeftOut = f.arm.PoolTokens, f.arm.LeftOut
 		if arm.Engine != configs.SGLang {
 			skipped = append(skipped, fmt.Sprintf("%s: the %s workers run %s: the fit reads SGLang's worker metrics only", label, role, arm.Engine))

@@ -268,7 +268,8 @@ type basedCommand struct {
 // rebuilt from the results' identity (ArmCalibration.Config: the spec's
 // drafts at the acceptance length al), the basis saying why. From the
 // command, the arm takes the engine, model path, GPU, layout and host KV
-// tier the engine matches a calibration by, and the cache dtype.
+// tier, cache dtype and draft steps the engine matches a calibration by
+// (simengine.Config.CalibrationArm).
 func armConfig(arm *simengine.ArmCalibration, commands []basedCommand, spec string, al float64) (simengine.Config, error) {
 	var unread []string
 	for _, c := range commands {
@@ -280,8 +281,9 @@ func armConfig(arm *simengine.ArmCalibration, commands []basedCommand, spec stri
 		if arm.PoolTokens > 0 {
 			cfg.MaxTotalTokens = arm.PoolTokens
 		}
-		arm.Engine, arm.Model, arm.GPU, arm.TP, arm.EP, arm.DPAttention = cfg.Engine, cfg.ModelPath, cfg.GPU, cfg.TP, max(cfg.EP, 1), cfg.DPAttention
-		arm.HostKV, arm.KVCacheDType, arm.Basis = cfg.HostKV.Enabled(), cfg.KVCacheDType, c.basis+hostTierFrom(c.cmd, cfg)
+		a := cfg.CalibrationArm()
+		arm.Engine, arm.Model, arm.GPU, arm.TP, arm.EP, arm.DPAttention = a.Engine, a.Model, a.GPU, a.TP, a.EP, a.DPAttention
+		arm.HostKV, arm.KVCacheDType, arm.DraftSteps, arm.Basis = a.HostKV, a.KVCacheDType, a.DraftSteps, c.basis+hostTierFrom(c.cmd, cfg)
 		if len(unread) > 0 {
 			arm.Basis += " (" + strings.Join(unread, "; ") + ")"
 		}
@@ -338,7 +340,7 @@ func engineLabel(cmd run.RecordedCommand, gpu string) (string, error) {
 	// DP-attention recipe's --max-running-requests is 2x conc), and they
 	// bound the batch and size the pool, which the fit reads from each
 	// point's results.
-	return fmt.Sprintf("%s (KV dtype %q, %d draft steps)", a.Label(), cfg.KVCacheDType, cfg.Spec.NumSteps), nil
+	return fmt.Sprintf("%s (KV dtype %q, %d draft steps)", a.Label(), a.KVCacheDType, *a.DraftSteps), nil
 }
 
 // noALReason is why a speculative arm's point without an acceptance

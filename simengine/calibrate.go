@@ -326,6 +326,22 @@ func (a *ArmCalibration) Label() string {
 	return l
 }
 
+// Describe names the arm as its Label does, with the KV cache dtype and
+// draft steps it matches engines by where it names them (sameSteps).
+func (a *ArmCalibration) Describe() string {
+	var what []string
+	if a.KVCacheDType != "" {
+		what = append(what, fmt.Sprintf("KV dtype %q", a.KVCacheDType))
+	}
+	if a.DraftSteps != nil {
+		what = append(what, fmt.Sprintf("%d draft steps", *a.DraftSteps))
+	}
+	if len(what) == 0 {
+		return a.Label()
+	}
+	return a.Label() + " (" + strings.Join(what, ", ") + ")"
+}
+
 // measuredStep is the time between two of a request's decode steps the
 // point measured: its mean gap between tokens × AL, else (no means to
 // read the gap from) its median ITL × AL.

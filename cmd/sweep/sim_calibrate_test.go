@@ -169,10 +169,13 @@ func TestSimCalibrateRecoversAPlantedArm(t *testing.T) {
 
 	// A point of the arm run on another engine configuration (another GPU
 	// under the same runner label) is left out, saying so, and the fit
-	// stands as it was (it took the point into the arm's fit).
+	// stands as it was (it took the point into the arm's fit). It runs
+	// without the planted calibration, which has no arm for an H100 engine
+	// (a run it calibrates nothing of is refused): its results record the
+	// same setting, none, as under it.
 	mixed := filepath.Join(dir, "mixed")
 	require.NoError(t, os.CopyFS(mixed, os.DirFS(filepath.Join(dir, "seen"))))
-	code, stdout, stderr := runCLI(t, "run", "--simulate", "--builtin-client", "--sim-gpu", "h100", "--sim-calibration", planted, "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
+	code, stdout, stderr := runCLI(t, "run", "--simulate", "--builtin-client", "--sim-gpu", "h100", "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
 		"--tp", "8", "--ep", "1", "--conc", "8", "--duration", "120", "--stop-grace", "3s", "--out", filepath.Join(mixed, "h100"))
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	m := fitOneArm(t, mixed, filepath.Join(dir, "fit-mixed.json"))
@@ -279,27 +282,49 @@ func TestSimCalibrationRefitResume(t *testing.T) {
 	assert.Contains(t, stderr, "1 of 1 points complete: 0 to run", "the file as it was resumes")
 }
 
-// TestSimCalibrationOfAnotherArm: a point whose engine (TP4) has no arm
-// in the calibration file (TP8's) runs on the model's step costs and pool, and its
-// header, result and engine log say so.
+// TestSimCalibrationOfAnotherArm: a discovery whose calibration file has
+// an arm for one of its arms (the MI325X Qwen3.5 SGLang TP8's) runs the
+// other (the MI325X MiniMax-M3 vLLM TP8's) on the model's step costs and
+// pool, and its header, result and engine log say so. A run whose every
+// engine the file has no arm for is refused before any engine starts
+// (exit 2, also a dry run), naming the file's arms and the run's: it ran
+// uncalibrated with exit 0, one header line the only word of it.
 func TestSimCalibrationOfAnotherArm(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	dir := t.TempDir()
 	cal := writePlantedCalibration(t, dir)
-	out := filepath.Join(dir, "r")
-	code, stdout, stderr := runCLI(t, "run", "--simulate", "--builtin-client", "--sim-calibration", cal, "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
-		"--tp", "4", "--ep", "1", "--conc", "8", "--duration", "300", "--stop-grace", "3s", "--out", out)
+	for _, args := range [][]string{
+		{"run", "--simulate", "--builtin-client", "--sim-calibration", cal, "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp",
+			"--tp", "4", "--ep", "1", "--conc", "8", "--duration", "300", "--stop-grace", "3s", "--out", filepath.Join(dir, "r")},
+		{"discover", "--simulate", "--dry-run", "--sim-calibration", cal, "--config-keys", "minimaxm3-fp8-mi325x-vllm-agentic-mtp", "--out", filepath.Join(dir, "dry")},
+	} {
+		code, stdout, stderr := runCLI(t, args...)
+		assert.Equal(t, exitUsage, code, "%v\nstdout:\n%s\nstderr:\n%s", args, stdout, stderr)
+		assert.Contains(t, stderr, "--sim-calibration "+cal+" calibrates none of this run's simulated engines, which would all run on the model's step costs and pool: its arms are sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp8 ep1; the run's are ", "%v", args)
+		assert.Contains(t, stderr, "or drop --sim-calibration to run the model's", "%v", args)
+	}
+	assert.NoDirExists(t, filepath.Join(dir, "r"), "no engine started")
+	code, _, stderr := runCLI(t, "run", "--simulate", "--sim-calibration", cal, "--config-key", "qwen3.5-fp8-mi325x-sglang-agentic-mtp", "--tp", "4", "--ep", "1", "--conc", "8", "--out", filepath.Join(dir, "r"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "the run's are qwen3.5-fp8-mi325x-sglang-agentic-mtp tp4 c8 (an arm calibrates")
+
+	out := filepath.Join(dir, "d")
+	code, stdout, stderr := runCLI(t, "discover", "--simulate", "--builtin-client", "--sim-calibration", cal, "--config-keys", "qwen3.5-fp8-mi325x-sglang-agentic-mtp,minimaxm3-fp8-mi325x-vllm-agentic-mtp",
+		"--tp", "8", "--ep", "1", "--conc-list", "8", "--no-report", "--stop-grace", "3s", "--out", out)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	assert.Contains(t, stderr, "calibration "+cal+" has no arm for this engine (the model's step costs and pool)")
+	assert.Regexp(t, `arm \d minimaxm3-fp8-mi325x-vllm-agentic-mtp tp8: calibration `+regexp.QuoteMeta(cal)+` has no arm for this engine \(the model's step costs and pool\)`, stderr)
+	assert.Regexp(t, `arm \d qwen3.5-fp8-mi325x-sglang-agentic-mtp tp8: calibrated by `+regexp.QuoteMeta(cal), stderr)
 	files, problems, err := result.ReadDir(t.Context(), out)
 	require.NoError(t, err)
 	require.Empty(t, problems)
-	require.Len(t, files, 1)
-	require.NotNil(t, files[0].Simulation)
-	assert.Equal(t, &result.SimCalibration{File: cal, Engines: []result.CalibratedEngine{{Name: "engine"}}}, files[0].Simulation.Calibration)
-	log, err := os.ReadFile(filepath.Join(out, "server.log"))
+	require.Len(t, files, 2)
+	i := slices.IndexFunc(files, func(f *result.File) bool { return f.Framework == "vllm" })
+	require.GreaterOrEqual(t, i, 0)
+	require.NotNil(t, files[i].Simulation)
+	assert.Equal(t, &result.SimCalibration{File: cal, Engines: []result.CalibratedEngine{{Name: "engine"}}}, files[i].Simulation.Calibration)
+	log, err := os.ReadFile(filepath.Join(filepath.Dir(files[i].Path), "server.log"))
 	require.NoError(t, err)
-	assert.Contains(t, string(log), "warning: calibration "+cal+" (SWEEP_SIM_CALIBRATION) has no arm for sglang Qwen/Qwen3.5-397B-A17B-FP8 mi325x tp4 ep1: the model's step costs and KV pool stand",
+	assert.Contains(t, string(log), "warning: calibration "+cal+" (SWEEP_SIM_CALIBRATION) has no arm for vllm ",
 		"the engine's log says so too")
 }
 

@@ -14,6 +14,7 @@ import (
 	"sweep/configs/matrix"
 	"sweep/internal/plural"
 	"sweep/internal/selfexe"
+	"sweep/metrics/result"
 	"sweep/sweep/campaign"
 	"sweep/sweep/executor/slurm"
 	"sweep/sweep/launch"
@@ -102,6 +103,9 @@ func (s Sweep) Run(ctx context.Context) error {
 	if s.DryRun {
 		return s.dryRun(progress)
 	}
+	if _, err := s.calibrationLines(); err != nil {
+		return err // before any engine starts
+	}
 	var l Launch
 	if s.NewLaunch != nil {
 		var err error
@@ -171,7 +175,8 @@ func (s Sweep) header(l campaign.Left) {
 	fmt.Fprintf(s.Log, "sweep %s: %s in %s, %s; %s; client: %s (%s); directory %s\n",
 		s.Command, plural.Count(len(s.Schedule.Points), "point", "points"), plural.Count(len(s.Schedule.Arms), "arm", "arms"),
 		planned, s.Where(), s.Setup.ClientInfo().Name, s.Setup.ClientWhy, s.Dir)
-	for _, line := range s.calibrationLines() {
+	lines, _ := s.calibrationLines() // Run refused a file that calibrates nothing
+	for _, line := range lines {
 		fmt.Fprintf(s.Log, "  %s\n", line)
 	}
 }
@@ -248,7 +253,11 @@ func (s Sweep) dryRun(progress io.Writer) error {
 	if err := WriteDryRun(s.Out, s.Schedule, s.Cost, s.GPUs, s.MaxParallel, s.Simulate, scale, left); err != nil {
 		return err
 	}
-	if lines := s.calibrationLines(); len(lines) > 0 {
+	lines, err := s.calibrationLines()
+	if err != nil {
+		return err
+	}
+	if len(lines) > 0 {
 		fmt.Fprintf(s.Out, "\nsimulated engines' calibration (%s):\n", cmp.Or(s.Setup.SimCalibrationFrom, run.FlagSimCalibration))
 		for _, line := range lines {
 			fmt.Fprintf(s.Out, "  %s\n", line)
@@ -368,12 +377,14 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // calibration file (Setup.SimCalibration; none: no line) sets for the
 // arm's engines, read as they read it at the point the arm's server is
 // planned for (campaign.Arm.ServerPoint: a shared server's; each result
-// records it for its own point).
-func (s Sweep) calibrationLines() []string {
+// records it for its own point). A file that calibrates none of the
+// sweep's engines is refused (run.Setup.CheckCalibrationReach).
+func (s Sweep) calibrationLines() ([]string, error) {
 	if !s.Setup.Simulate || s.Setup.SimCalibration == "" {
-		return nil
+		return nil, nil
 	}
-	var lines []string
+	var lines, names []string
+	var cals []*result.SimCalibration
 	for _, arm := range s.Schedule.Arms {
 		p := arm.ServerPoint()
 		if p == nil {
@@ -384,12 +395,15 @@ func (s Sweep) calibrationLines() []string {
 		switch {
 		case err != nil:
 			what = fmt.Sprintf("calibration %s not read: %v", s.Setup.SimCalibration, err)
+			cals = append(cals, nil) // not known
 		case spec.Simulation == nil || spec.Simulation.Calibration == nil:
 			continue
 		default:
 			what = spec.Simulation.Calibration.String()
+			cals = append(cals, spec.Simulation.Calibration)
 		}
-		lines = append(lines, fmt.Sprintf("arm %d %s: %s", arm.Index+1, arm.Name, what))
+		name := fmt.Sprintf("arm %d %s", arm.Index+1, arm.Name)
+		lines, names = append(lines, name+": "+what), append(names, name)
 	}
-	return lines
+	return lines, s.Setup.CheckCalibrationReach(names, cals)
 }

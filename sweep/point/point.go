@@ -82,6 +82,12 @@ func Run(ctx context.Context, r *Request) error {
 		}
 		return err
 	}
+	if spec.Simulation != nil {
+		name := row.ConfigKey + " " + result.RowIdentity(&row).PointLabel(row.Conc)
+		if err := setup.CheckCalibrationReach([]string{name}, []*result.SimCalibration{spec.Simulation.Calibration}); err != nil {
+			return err
+		}
+	}
 	client := fmt.Sprintf("%s (%s)", spec.ClientInfo.Name, setup.ClientWhy)
 	engine := "engine: " + p.Engine.Argv[0]
 	if r.Simulate {

@@ -340,7 +340,7 @@ func engineLabel(cmd run.RecordedCommand, gpu string) (string, error) {
 	// DP-attention recipe's --max-running-requests is 2x conc), and they
 	// bound the batch and size the pool, which the fit reads from each
 	// point's results.
-	return fmt.Sprintf("%s (KV dtype %q, %d draft steps)", a.Label(), a.KVCacheDType, *a.DraftSteps), nil
+	return a.Describe(), nil
 }
 
 // noALReason is why a speculative arm's point without an acceptance

@@ -99,7 +99,9 @@ type ArmCalibration struct {
 	ALFrom string `json:"al_from,omitempty"`
 
 	// Points are the measurements the scale was fitted to, with the
-	// fitted step and its error; RMSErrorPct is their root mean square.
+	// fitted step and its error; RMSErrorPct is their root mean square,
+	// 0 by construction on a fit of one point (FittedPoints), whose scale
+	// is that point's ratio: no error is measured then.
 	Points      []FitPoint `json:"points,omitempty"`
 	RMSErrorPct float64    `json:"rms_error_pct"`
 	// LeftOut names the arm's measured points the fit did not use, each
@@ -352,8 +354,25 @@ func (p *FitPoint) measuredStep() float64 {
 	return p.ITL * p.AL
 }
 
-// WriteFits writes each arm's fit: its step scale, pool and error, then a
-// table of the measured and the fitted decode step per concurrency.
+// FittedPoints is the number of points the arm's scale was fitted to
+// (those with a measured step).
+func (a *ArmCalibration) FittedPoints() int {
+	n := 0
+	for _, p := range a.Points {
+		if p.MeasuredStep != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// OnePoint says of an arm fitted to one point that its error is not
+// measured: the scale is that point's ratio, its error 0 by construction.
+const OnePoint = "rms error not measured (1 point: the scale is its ratio, the error 0 by construction; fit more concurrencies to check the fit)"
+
+// WriteFits writes each arm's fit: its step scale, pool and error (on
+// one point, OnePoint), then a table of the measured and the fitted
+// decode step per concurrency.
 func (c *Calibration) WriteFits(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, a := range c.Arms {
@@ -361,7 +380,11 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 		if a.PoolTokens > 0 {
 			pool = fmt.Sprintf("pool %d tokens per rank", a.PoolTokens)
 		}
-		fmt.Fprintf(tw, "%s: step scale %s, %s, rms error %.1f%%\n", a.Label(), result.ScaleText(a.StepScale), pool, a.RMSErrorPct)
+		rms := fmt.Sprintf("rms error %.1f%%", a.RMSErrorPct)
+		if a.FittedPoints() == 1 {
+			rms = OnePoint
+		}
+		fmt.Fprintf(tw, "%s: step scale %s, %s, %s\n", a.Label(), result.ScaleText(a.StepScale), pool, rms)
 		if a.Basis != "" {
 			fmt.Fprintf(tw, "  the model's configuration: %s\n", a.Basis)
 		}

@@ -14,7 +14,9 @@ import (
 // against, then the points the fit used (a point without a measured step
 // is left out; a probe says so, a second point at a concurrency is a
 // replicate), columns aligned, and the points the fit
-// left out with why; an arm without a pool keeps the model's.
+// left out with why; an arm without a pool keeps the model's. An arm
+// fitted to one point says its error is not measured: it read "rms error
+// 0.0%", a perfect fit, where the scale is that point's ratio.
 func TestWriteFits(t *testing.T) {
 	c := &Calibration{Arms: []ArmCalibration{{Engine: configs.SGLang, Model: "Org/M", GPU: "mi325x", TP: 8, EP: 1, StepScale: 1.5, PoolTokens: 2000000, RMSErrorPct: 3.25, Basis: BasisCommand,
 		Points:  []FitPoint{{Conc: 4, Gap: 0.005, Running: 3.96, MeasuredStep: 0.01234, FittedStep: 0.0125, ErrorPct: 1.3}, {Conc: 64}, {Conc: 16, Gap: 0.008, ProbeSeconds: 181.4, Running: 15.5, MeasuredStep: 0.02, FittedStep: 0.019, ErrorPct: -5}, {Conc: 4, Gap: 0.005, Running: 4, MeasuredStep: 0.0123, FittedStep: 0.0125, ErrorPct: 1.6}},
@@ -30,7 +32,7 @@ func TestWriteFits(t *testing.T) {
 		"  16 (181 s probe)  15.5       20.00               19.00        -5.0%\n"+
 		"  4 (replicate 2)   4.0        12.30               12.50        +1.6%\n"+
 		"  left out: c80: KV usage 99.8 %\n"+
-		"vllm Org/N h200 tp4 ep4 dpa host kv: step scale 0.9, the model's pool (the results report none), rms error 0.0%\n"+
+		"vllm Org/N h200 tp4 ep4 dpa host kv: step scale 0.9, the model's pool (the results report none), rms error not measured (1 point: the scale is its ratio, the error 0 by construction; fit more concurrencies to check the fit)\n"+
 		"  the model's configuration: rebuilt from the results' identity\n"+
 		"  conc  in flight  measured step (ms)  fitted (ms)  error\n"+
 		"  2     2.0        10.00               10.00        +0.0%\n"+

@@ -89,6 +89,10 @@ type ArmCalibration struct {
 
 	StepScale  float64 `json:"step_scale"`
 	PoolTokens int     `json:"pool_tokens"`
+	// PoolFrom says which point's pool PoolTokens is where the arm's
+	// points report different pools, and their spread ("" when they
+	// agree, or the pool is the model's).
+	PoolFrom string `json:"pool_from,omitempty"`
 
 	// Basis is the configuration the scale was fitted against:
 	// BasisCommand, BasisPlanned or BasisIdentity (with why, when a
@@ -387,6 +391,9 @@ func (c *Calibration) WriteFits(w io.Writer) error {
 		fmt.Fprintf(tw, "%s: step scale %s, %s, %s\n", a.Label(), result.ScaleText(a.StepScale), pool, rms)
 		if a.Basis != "" {
 			fmt.Fprintf(tw, "  the model's configuration: %s\n", a.Basis)
+		}
+		if a.PoolFrom != "" {
+			fmt.Fprintf(tw, "  the pool: %s\n", a.PoolFrom)
 		}
 		if a.ALFrom != "" {
 			fmt.Fprintf(tw, "  acceptance length: %s\n", a.ALFrom)

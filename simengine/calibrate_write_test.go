@@ -18,7 +18,7 @@ import (
 // fitted to one point says its error is not measured: it read "rms error
 // 0.0%", a perfect fit, where the scale is that point's ratio.
 func TestWriteFits(t *testing.T) {
-	c := &Calibration{Arms: []ArmCalibration{{Engine: configs.SGLang, Model: "Org/M", GPU: "mi325x", TP: 8, EP: 1, StepScale: 1.5, PoolTokens: 2000000, RMSErrorPct: 3.25, Basis: BasisCommand,
+	c := &Calibration{Arms: []ArmCalibration{{Engine: configs.SGLang, Model: "Org/M", GPU: "mi325x", TP: 8, EP: 1, StepScale: 1.5, PoolTokens: 2000000, RMSErrorPct: 3.25, Basis: BasisCommand, PoolFrom: "c64's",
 		Points:  []FitPoint{{Conc: 4, Gap: 0.005, Running: 3.96, MeasuredStep: 0.01234, FittedStep: 0.0125, ErrorPct: 1.3}, {Conc: 64}, {Conc: 16, Gap: 0.008, ProbeSeconds: 181.4, Running: 15.5, MeasuredStep: 0.02, FittedStep: 0.019, ErrorPct: -5}, {Conc: 4, Gap: 0.005, Running: 4, MeasuredStep: 0.0123, FittedStep: 0.0125, ErrorPct: 1.6}},
 		LeftOut: []string{"c80: KV usage 99.8 %"}},
 		{Engine: configs.VLLM, Model: "Org/N", GPU: "h200", TP: 4, EP: 4, DPAttention: true, HostKV: true, StepScale: 0.9, Basis: BasisIdentity,
@@ -27,6 +27,7 @@ func TestWriteFits(t *testing.T) {
 	require.NoError(t, c.WriteFits(&b))
 	assert.Equal(t, "sglang Org/M mi325x tp8 ep1: step scale 1.5, pool 2000000 tokens per rank, rms error 3.2%\n"+
 		"  the model's configuration: the engine command beside the results\n"+
+		"  the pool: c64's\n"+
 		"  conc              in flight  measured step (ms)  fitted (ms)  error\n"+
 		"  4                 4.0        12.34               12.50        +1.3%\n"+
 		"  16 (181 s probe)  15.5       20.00               19.00        -5.0%\n"+

@@ -412,11 +412,13 @@ func TestSimCalibrateRecoversPlantedArms(t *testing.T) {
 		key       string
 		flags     []string
 		dtype     string
+		poolFrom  string // the pool's point and spread (PoolFrom)
 	}{
 		{"vllm", `"engine": "vllm", "model": "MiniMaxAI/MiniMax-M3-MXFP8", "gpu": "mi325x", "tp": 8, "ep": 1, "dp_attention": false`,
-			"minimaxm3-fp8-mi325x-vllm-agentic-mtp", []string{"--tp", "8", "--ep", "1", "--conc-list", "4", "8", "12"}, "fp8"},
+			"minimaxm3-fp8-mi325x-vllm-agentic-mtp", []string{"--tp", "8", "--ep", "1", "--conc-list", "4", "8", "12"}, "fp8", ""},
 		{"sglang dp attention", `"engine": "sglang", "model": "/scratch/models/DeepSeek-V4-Pro", "gpu": "b300", "tp": 4, "ep": 4, "dp_attention": true`,
-			"dsv4-fp4-b300-sglang-agentic-hicache-mtp", []string{"--tp", "4", "--ep", "4", "--dp-attn", "true", "--conc-list", "8", "16", "24"}, "auto"},
+			"dsv4-fp4-b300-sglang-agentic-hicache-mtp", []string{"--tp", "4", "--ep", "4", "--dp-attn", "true", "--conc-list", "8", "16", "24"}, "auto",
+			"c24's, the arm's largest concurrency: its points report "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -429,6 +431,7 @@ func TestSimCalibrateRecoversPlantedArms(t *testing.T) {
 			require.Contains(t, stderr, "calibrated by "+planted, "the planted arm matches the discovery's engine")
 			arm := fitOneArm(t, seen, filepath.Join(dir, "fit.json"))
 			assert.Equal(t, tc.dtype, arm.KVCacheDType, "from the engine command beside the results")
+			assert.True(t, strings.HasPrefix(arm.PoolFrom, tc.poolFrom), "the pool's point and spread: %q", arm.PoolFrom)
 			t.Logf("%s: step scale %.4f, rms %.2f %%", tc.name, arm.StepScale, arm.RMSErrorPct)
 			assert.InEpsilon(t, 1.5, arm.StepScale, 0.03)
 			assert.Less(t, arm.RMSErrorPct, 5.0)

@@ -18,7 +18,8 @@ import (
 // FitResults fits every arm of the results under dir (a discovery, an
 // official run, real or simulated) and returns the calibration. An arm
 // keeps the KV pool its results report (kv_cache_pool_tokens, from the
-// engine's log) and gets the step scale simengine.FitStepScale finds on its points
+// engine's log; where it differs by point, its largest concurrency's,
+// the spread named: armPool) and gets the step scale simengine.FitStepScale finds on its points
 // below a pinned pool (KV usage under 95 %; for an arm with a host KV
 // tier, whose device pool sits full by design, its requests in flight's
 // context under 95 % of a rank's device pool: pastDevicePool). Arms of engines the
@@ -72,6 +73,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 		arm := simengine.ArmCalibration{Engine: engine, TP: tp, EP: max(ep, 1), DPAttention: a.Identity.Get("dp_attention") == "true", HostKV: kv != "" && kv != "none"}
 		var points []simengine.FitPoint
 		var judge []deviceJudged                  // points of a host-tier arm pastDevicePool judges
+		pools, pool := map[int]int{}, 0           // the pools the points report, by concurrency; the last read
 		var recorded, unread *run.RecordedCommand // the first command read, and the first that did not
 		planned, hasPlanned := o.Planned[plannedKey(a.Identity)]
 		var commands []basedCommand // the engine commands to read, in order
@@ -112,15 +114,16 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 				arm.LeftOut = append(arm.LeftOut, fmt.Sprintf("%s: run under another calibration (%s) than most of the arm's points (%s)", pointName(s), orNone(s.SimCalibration), orNone(calibration)))
 				continue
 			}
-			if pool, ok := num(facts.r.KVCachePoolTokens); ok {
-				arm.PoolTokens = int(pool)
+			if v, ok := num(facts.r.KVCachePoolTokens); ok {
+				pool = int(v)
+				pools[s.Conc] = pool
 			}
 			tierPool := facts.hostTierPool(arm.HostKV)
 			if why := unfit(s, tierPool > 0); why != "" {
 				arm.LeftOut = append(arm.LeftOut, pointName(s)+": "+why)
 				continue
 			}
-			p, alFrom, why := fitPoint(s, facts, arm.PoolTokens, planned)
+			p, alFrom, why := fitPoint(s, facts, pool, planned)
 			if why != "" {
 				if why == noALReason {
 					noAL++
@@ -147,6 +150,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 			skipped = append(skipped, fmt.Sprintf("%s: speculative decoding (%s) without a measured acceptance length at any point, nor a golden one planned for the arm: a decode step is ITL × AL (results sweep writes carry it under acceptance_length; InferenceX's own do not)", label, spec))
 			continue
 		}
+		arm.PoolTokens, arm.PoolFrom = armPool(pools)
 		if recorded == nil {
 			recorded = unread
 		}

@@ -399,6 +399,37 @@ func CheckOut(path string) error {
 	return atomicfile.CheckReplace(path, atomicfile.Own{Kind: "calibration file", Writer: "sweep sim calibrate", Example: "sim-calibration.json", Is: simengine.IsCalibrationFile})
 }
 
+// armPool is the KV pool per rank an arm's calibration sets, from the
+// pools its points' results report by concurrency: the one at its largest
+// concurrency, where a pool pins first; and, where they differ, from
+// names it and their spread, since the file sets one pool for every point
+// while the engine sized it per point (recipes set the batch limit and
+// memory fraction per point: the B300 DeepSeek-V4 DP-attention recipe's
+// --max-running-requests of 2x conc takes SGLang's per-request state off
+// the pool, 15.98 M tokens at c8, 15.70 M at c64). Before, the last point
+// read set it, silently. 0 and "" when no point reports one.
+func armPool(pools map[int]int) (pool int, from string) {
+	if len(pools) == 0 {
+		return 0, ""
+	}
+	concs := slices.Sorted(maps.Keys(pools))
+	top := concs[len(concs)-1]
+	lo, hi := concs[0], concs[0]
+	for _, c := range concs {
+		if pools[c] < pools[lo] {
+			lo = c
+		}
+		if pools[c] > pools[hi] {
+			hi = c
+		}
+	}
+	if pools[lo] == pools[hi] {
+		return pools[top], ""
+	}
+	return pools[top], fmt.Sprintf("c%d's, the arm's largest concurrency: its points report %d (c%d) to %d (c%d) tokens per rank, %.1f %% apart (the engine sized it per point; the file sets one pool for every point)",
+		top, pools[lo], lo, pools[hi], hi, 100*float64(pools[hi]-pools[lo])/float64(pools[hi]))
+}
+
 // mostCommon is the calibration (knee.Sample.SimCalibration) most of
 // samples ran under ("" for none), the first met on a tie.
 func mostCommon(samples []knee.Sample) string {

@@ -295,3 +295,27 @@ func TestPastDevicePool(t *testing.T) {
 		})
 	}
 }
+
+// TestArmPool: an arm's calibration sets its largest concurrency's pool,
+// and where its points' pools differ says so with their spread (the
+// file sets one pool for every point); the last point read set it,
+// silently, before.
+func TestArmPool(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		pools map[int]int
+		pool  int
+		from  string
+	}{
+		{"none reported", nil, 0, ""},
+		{"one pool", map[int]int{4: 6172736, 16: 6172736, 32: 6172736}, 6172736, ""},
+		{"by point", map[int]int{64: 15702016, 8: 15979520, 24: 15900672}, 15702016,
+			"c64's, the arm's largest concurrency: its points report 15702016 (c64) to 15979520 (c8) tokens per rank, 1.7 % apart (the engine sized it per point; the file sets one pool for every point)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pool, from := armPool(tc.pools)
+			assert.Equal(t, tc.pool, pool)
+			assert.Equal(t, tc.from, from)
+		})
+	}
+}

@@ -115,7 +115,7 @@ func (s *Server) Run(ctx context.Context) error {
 		s.logf("calibrated (%s): step costs x%g, pool %d tokens per rank (0: the model's)", simproto.EnvCalibration, a.StepScale, a.PoolTokens)
 	} else if c.CalibrationFile != "" {
 		arm := c.CalibrationArm()
-		s.logf("warning: calibration %s (%s) has no arm for %s: the model's step costs and KV pool stand", c.CalibrationFile, simproto.EnvCalibration, arm.Label())
+		s.logf("warning: calibration %s (%s) has no arm for %s: the model's step costs and KV pool stand", c.CalibrationFile, simproto.EnvCalibration, arm.Describe())
 	}
 	if !s.capa.fits {
 		s.logf("warning: the weights of %s do not fit in %d x %s at memory fraction %g; the KV pool is a token stand-in (a real engine would fail to start)", c.ModelPath, c.GPUs(), c.GPU, c.MemFraction)

@@ -90,8 +90,10 @@ type ArmCalibration struct {
 	StepScale  float64 `json:"step_scale"`
 	PoolTokens int     `json:"pool_tokens"`
 	// PoolFrom says which point's pool PoolTokens is where the arm's
-	// points report different pools, and their spread ("" when they
-	// agree, or the pool is the model's).
+	// points report different pools, and their spread, and, for an arm
+	// of several DP ranks, that PoolTokens is the results' pool (every
+	// rank's, summed) divided by them ("" when the points agree on one
+	// rank's pool, or the pool is the model's).
 	PoolFrom string `json:"pool_from,omitempty"`
 
 	// Basis is the configuration the scale was fitted against:

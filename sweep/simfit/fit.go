@@ -18,8 +18,9 @@ import (
 // FitResults fits every arm of the results under dir (a discovery, an
 // official run, real or simulated) and returns the calibration. An arm
 // keeps the KV pool its results report (kv_cache_pool_tokens, from the
-// engine's log; where it differs by point, its largest concurrency's,
-// the spread named: armPool) and gets the step scale simengine.FitStepScale finds on its points
+// engine's log, summed over its ranks: a rank's share, the division
+// named; where it differs by point, its largest concurrency's, the
+// spread named: armPool) and gets the step scale simengine.FitStepScale finds on its points
 // below a pinned pool (KV usage under 95 %; for an arm with a host KV
 // tier, whose device pool sits full by design, its requests in flight's
 // context under 95 % of a rank's device pool: pastDevicePool). Arms of engines the
@@ -73,7 +74,7 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 		arm := simengine.ArmCalibration{Engine: engine, TP: tp, EP: max(ep, 1), DPAttention: a.Identity.Get("dp_attention") == "true", HostKV: kv != "" && kv != "none"}
 		var points []simengine.FitPoint
 		var judge []deviceJudged                  // points of a host-tier arm pastDevicePool judges
-		pools, pool := map[int]int{}, 0           // the pools the points report, by concurrency; the last read
+		pools, pool := map[int]int{}, 0           // the pools the points report (over every rank), by concurrency; the last read
 		var recorded, unread *run.RecordedCommand // the first command read, and the first that did not
 		planned, hasPlanned := o.Planned[plannedKey(a.Identity)]
 		var commands []basedCommand // the engine commands to read, in order
@@ -150,7 +151,6 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 			skipped = append(skipped, fmt.Sprintf("%s: speculative decoding (%s) without a measured acceptance length at any point, nor a golden one planned for the arm: a decode step is ITL × AL (results sweep writes carry it under acceptance_length; InferenceX's own do not)", label, spec))
 			continue
 		}
-		arm.PoolTokens, arm.PoolFrom = armPool(pools)
 		if recorded == nil {
 			recorded = unread
 		}
@@ -164,6 +164,9 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s: %v", label, err))
 			continue
+		}
+		if arm.PoolTokens, arm.PoolFrom = armPool(pools, cfg); arm.PoolTokens > 0 {
+			cfg.MaxTotalTokens = arm.PoolTokens
 		}
 		points = leaveOutPastDevicePool(&arm, cfg.Ranks(), points, judge)
 		arm.StepScale, arm.RMSErrorPct, err = simengine.FitStepScale(cfg, points)
@@ -181,20 +184,20 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 // deviceJudged is a point of an arm with a host KV tier whose device
 // pool's usage did not decide whether it is fitted: its index among the
 // arm's points, its name (pointName) and the device pool its result
-// reports, per rank.
+// reports, over every rank.
 type deviceJudged struct {
 	i    int
 	name string
 	pool int
 }
 
-// leaveOutPastDevicePool is points without those of judge past their
-// device pool over ranks DP ranks (pastDevicePool), which are named, with
-// why, in arm.LeftOut.
+// leaveOutPastDevicePool is points without those of judge past a rank's
+// share of their device pool over ranks DP ranks (perRank,
+// pastDevicePool), which are named, with why, in arm.LeftOut.
 func leaveOutPastDevicePool(arm *simengine.ArmCalibration, ranks int, points []simengine.FitPoint, judge []deviceJudged) []simengine.FitPoint {
 	out := map[int]bool{}
 	for _, j := range judge {
-		if why := pastDevicePool(points[j.i], j.pool, ranks); why != "" {
+		if why := pastDevicePool(points[j.i], perRank(j.pool, ranks), ranks); why != "" {
 			arm.LeftOut = append(arm.LeftOut, j.name+": "+why)
 			out[j.i] = true
 		}

@@ -1,8 +1,9 @@
 // Package simfit fits the simulated engine (sweep/simengine) to measured
 // results: `sweep sim calibrate RESULTS_DIR` reads a discovery's or an
 // official run's results, groups them into arms as sweep knees does
-// (knee.Read) and fits each arm's step-cost scale and KV pool
-// (simengine.ArmCalibration), the calibration `--sim-calibration FILE`
+// (knee.Read) and fits each arm's step-cost scale and KV pool per rank
+// (simengine.ArmCalibration; the results report the pool summed over
+// the ranks: perRank), the calibration `--sim-calibration FILE`
 // hands every simulated engine; a disaggregated arm's per worker role
 // (its prefill workers' and its decode workers', ArmCalibration.Role),
 // from the worker commands and the per-worker server metrics beside
@@ -88,7 +89,8 @@ func (f resultFacts) decodeContext(running float64) float64 {
 	return running * (in + out/2)
 }
 
-// hostTierPool is the device pool per rank the result reports when its
+// hostTierPool is the device pool the result reports (over every rank:
+// perRank) when its
 // point, of an arm with a host KV tier (hostKV), is judged by its
 // requests' own context against that pool (pastDevicePool) rather than
 // by the pool's usage, which such an arm keeps full by design: the result
@@ -261,9 +263,10 @@ type basedCommand struct {
 // the first of commands the simulated engine reads (the one sweep writes
 // beside every point, then the one the shipped recipe plans for the arm,
 // as for InferenceX's own results), since its flags set the step costs
-// (a draft model, the batch limits, the cache's dtype), with the
-// results' pool in place of the model's when they report one and
-// without a calibration that run had (the fit is against the model);
+// (a draft model, the batch limits, the cache's dtype), without a
+// calibration that run had (the fit is against the model; the caller
+// sets the results' pool in place of the model's, a rank's share of it:
+// armPool);
 // else (no command, or none the simulator reads) the configuration
 // rebuilt from the results' identity (ArmCalibration.Config: the spec's
 // drafts at the acceptance length al), the basis saying why. From the
@@ -277,9 +280,6 @@ func armConfig(arm *simengine.ArmCalibration, commands []basedCommand, spec stri
 		if err != nil {
 			unread = append(unread, fmt.Sprintf("%s was not read: %v", c.basis, err))
 			continue
-		}
-		if arm.PoolTokens > 0 {
-			cfg.MaxTotalTokens = arm.PoolTokens
 		}
 		a := cfg.CalibrationArm()
 		arm.Engine, arm.Model, arm.GPU, arm.TP, arm.EP, arm.DPAttention = a.Engine, a.Model, a.GPU, a.TP, a.EP, a.DPAttention
@@ -351,7 +351,8 @@ func engineLabel(cmd run.RecordedCommand, gpu string) (string, error) {
 const noALReason = "no acceptance length (speculative decoding: a decode step is ITL × AL)"
 
 // fitPoint is the fit's point of the sample s, whose result file says
-// facts, in an arm of poolTokens per rank that the recipe plans as
+// facts, in an arm of poolTokens over every rank (as the result reports
+// it: its context is the requests' over every rank) that the recipe plans as
 // planned: its gap, requests in flight and decoding, context, prefill and
 // acceptance length (measured, else the recipe's golden one, alFrom
 // saying so), or why it is left out (its per-request records do not
@@ -399,35 +400,69 @@ func CheckOut(path string) error {
 	return atomicfile.CheckReplace(path, atomicfile.Own{Kind: "calibration file", Writer: "sweep sim calibrate", Example: "sim-calibration.json", Is: simengine.IsCalibrationFile})
 }
 
+// perRank is a rank's share of a KV pool a result reports: its
+// kv_cache_pool_tokens is every rank's pool summed, as the engine logs
+// and exports each rank's and InferenceX sums them
+// (metrics/result.SGLangKVPoolFromLog, VLLMKVPoolFromLog: SGLang's
+// "DPn TPn EPn" ranks, vLLM's EngineCore_DPn engines), while the
+// simulator's pool (simengine.Config.MaxTotalTokens) and a
+// calibration's (ArmCalibration.PoolTokens) are a rank's. ranks is the
+// arm's simengine.Config.Ranks: its DP-attention or data-parallel ranks,
+// each with its own pool. Taken as a rank's, a DeepSeek-V4 B300 TP4 DP-attention
+// arm's 4 x 3994880 tokens made a calibration of 15979520 per rank.
+func perRank(total, ranks int) int { return total / max(ranks, 1) }
+
 // armPool is the KV pool per rank an arm's calibration sets, from the
-// pools its points' results report by concurrency: the one at its largest
+// pools its points' results report by concurrency (over every rank of
+// cfg, the arm's configuration: perRank): the one at its largest
 // concurrency, where a pool pins first; and, where they differ, from
 // names it and their spread, since the file sets one pool for every point
 // while the engine sized it per point (recipes set the batch limit and
 // memory fraction per point: the B300 DeepSeek-V4 DP-attention recipe's
 // --max-running-requests of 2x conc takes SGLang's per-request state off
-// the pool, 15.98 M tokens at c8, 15.70 M at c64). Before, the last point
-// read set it, silently. 0 and "" when no point reports one.
-func armPool(pools map[int]int) (pool int, from string) {
+// the pool, 3.99 M tokens per rank at c8, 3.93 M at c64). Before, the last point
+// read set it, silently. For an arm of more than one rank, from also
+// names the division. 0 and "" when no point reports one.
+func armPool(pools map[int]int, cfg simengine.Config) (pool int, from string) {
 	if len(pools) == 0 {
 		return 0, ""
 	}
-	concs := slices.Sorted(maps.Keys(pools))
+	ranks := cfg.Ranks()
+	var division string
+	if ranks > 1 {
+		what := "data-parallel ranks"
+		switch {
+		case cfg.Engine == configs.SGLang && cfg.DPAttention:
+			what = "DP-attention ranks"
+		case cfg.Engine == configs.VLLM:
+			what = "data-parallel engines"
+		}
+		division = fmt.Sprintf("the results' kv_cache_pool_tokens (every rank's pool summed, as the engine logs each) divided by the arm's %d %s", ranks, what)
+	}
+	per := map[int]int{}
+	for c, total := range pools {
+		per[c] = perRank(total, ranks)
+	}
+	concs := slices.Sorted(maps.Keys(per))
 	top := concs[len(concs)-1]
 	lo, hi := concs[0], concs[0]
 	for _, c := range concs {
-		if pools[c] < pools[lo] {
+		if per[c] < per[lo] {
 			lo = c
 		}
-		if pools[c] > pools[hi] {
+		if per[c] > per[hi] {
 			hi = c
 		}
 	}
-	if pools[lo] == pools[hi] {
-		return pools[top], ""
+	if per[lo] == per[hi] {
+		return per[top], division
 	}
-	return pools[top], fmt.Sprintf("c%d's, the arm's largest concurrency: its points report %d (c%d) to %d (c%d) tokens per rank, %.1f %% apart (the engine sized it per point; the file sets one pool for every point)",
-		top, pools[lo], lo, pools[hi], hi, 100*float64(pools[hi]-pools[lo])/float64(pools[hi]))
+	from = fmt.Sprintf("c%d's, the arm's largest concurrency: its points report %d (c%d) to %d (c%d) tokens per rank, %.1f %% apart (the engine sized it per point; the file sets one pool for every point)",
+		top, per[lo], lo, per[hi], hi, 100*float64(per[hi]-per[lo])/float64(per[hi]))
+	if division != "" {
+		from += "; " + division
+	}
+	return per[top], from
 }
 
 // mostCommon is the calibration (knee.Sample.SimCalibration) most of

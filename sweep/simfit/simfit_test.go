@@ -115,7 +115,7 @@ func ptr(v float64) *float64 { return &v }
 // identity; the basis says why a command was passed over.
 func TestArmConfigBasis(t *testing.T) {
 	base := func() simengine.ArmCalibration {
-		return simengine.ArmCalibration{Engine: configs.SGLang, Model: "Qwen/Qwen3.5-397B-A17B-FP8", GPU: "mi325x", TP: 8, EP: 1, PoolTokens: 3000000}
+		return simengine.ArmCalibration{Engine: configs.SGLang, Model: "Qwen/Qwen3.5-397B-A17B-FP8", GPU: "mi325x", TP: 8, EP: 1}
 	}
 	argv := []string{"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3.5-397B-A17B-FP8", "--tp", "8", "--ep-size", "8", "--kv-cache-dtype", "fp8_e4m3"}
 	engine := basedCommand{run.RecordedCommand{Argv: argv, Env: map[string]string{simproto.EnvCalibration: "/gone/cal.json"}}, simengine.BasisCommand}
@@ -143,7 +143,6 @@ func TestArmConfigBasis(t *testing.T) {
 			assert.Equal(t, tc.ep, arm.EP)
 			assert.Equal(t, tc.dtype, arm.KVCacheDType)
 			assert.Equal(t, "mi325x", cfg.GPU, "the results' GPU where the command names none")
-			assert.Equal(t, 3000000, cfg.MaxTotalTokens, "the results' pool")
 			assert.Nil(t, cfg.Calibration, "fitted against the model")
 		})
 	}
@@ -297,23 +296,36 @@ func TestPastDevicePool(t *testing.T) {
 }
 
 // TestArmPool: an arm's calibration sets its largest concurrency's pool,
-// and where its points' pools differ says so with their spread (the
-// file sets one pool for every point); the last point read set it,
-// silently, before.
+// a rank's share of what the results report (every rank's pool summed),
+// and says which division it made; where its points' pools differ it
+// says so with their spread (the file sets one pool for every point);
+// the last point read set it, silently, before, and an arm of DP ranks
+// took the sum for a rank's pool.
 func TestArmPool(t *testing.T) {
+	one := simengine.Config{Engine: configs.SGLang, TP: 8}
+	dpa := simengine.Config{Engine: configs.SGLang, TP: 4, DP: 4, DPAttention: true}
+	dep := simengine.Config{Engine: configs.VLLM, TP: 1, DP: 8}
 	for _, tc := range []struct {
 		name  string
 		pools map[int]int
+		cfg   simengine.Config
 		pool  int
 		from  string
 	}{
-		{"none reported", nil, 0, ""},
-		{"one pool", map[int]int{4: 6172736, 16: 6172736, 32: 6172736}, 6172736, ""},
-		{"by point", map[int]int{64: 15702016, 8: 15979520, 24: 15900672}, 15702016,
+		{"none reported", nil, one, 0, ""},
+		{"one pool", map[int]int{4: 6172736, 16: 6172736, 32: 6172736}, one, 6172736, ""},
+		{"by point", map[int]int{64: 15702016, 8: 15979520, 24: 15900672}, one, 15702016,
 			"c64's, the arm's largest concurrency: its points report 15702016 (c64) to 15979520 (c8) tokens per rank, 1.7 % apart (the engine sized it per point; the file sets one pool for every point)"},
+		{"DP attention, one pool", map[int]int{8: 15979520, 32: 15979520}, dpa, 3994880,
+			"the results' kv_cache_pool_tokens (every rank's pool summed, as the engine logs each) divided by the arm's 4 DP-attention ranks"},
+		{"DP attention, by point", map[int]int{64: 15702016, 8: 15979520, 24: 15900672}, dpa, 3925504,
+			"c64's, the arm's largest concurrency: its points report 3925504 (c64) to 3994880 (c8) tokens per rank, 1.7 % apart (the engine sized it per point; the file sets one pool for every point); " +
+				"the results' kv_cache_pool_tokens (every rank's pool summed, as the engine logs each) divided by the arm's 4 DP-attention ranks"},
+		{"vLLM data parallel", map[int]int{128: 8 * 1048576}, dep, 1048576,
+			"the results' kv_cache_pool_tokens (every rank's pool summed, as the engine logs each) divided by the arm's 8 data-parallel engines"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pool, from := armPool(tc.pools)
+			pool, from := armPool(tc.pools, tc.cfg)
 			assert.Equal(t, tc.pool, pool)
 			assert.Equal(t, tc.from, from)
 		})

@@ -488,12 +488,16 @@ func orNone(s string) string {
 }
 
 // unusable says why a point is left out of every fit, a disaggregated
-// arm's roles' too ("" when it is not): a superseded probe or a failed
-// point.
+// arm's roles' too ("" when it is not): a superseded probe, a result
+// made otherwise than the arm's reading (knee.Sample.OtherMeasurement:
+// its reason, which says what differed; it did not fail, and was listed
+// as "failed: made otherwise ..." before) or a failed point.
 func unusable(s knee.Sample) string {
 	switch {
 	case s.Superseded:
 		return "a probe its full-length run superseded"
+	case s.OtherMeasurement:
+		return s.Excluded
 	case s.Excluded != "":
 		return "failed: " + s.Excluded
 	}

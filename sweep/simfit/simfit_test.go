@@ -331,3 +331,30 @@ func TestArmPool(t *testing.T) {
 		})
 	}
 }
+
+// TestUnusable: a point is left out of every fit with its reason; only a
+// failed one says "failed:". A result made otherwise than the arm's
+// reading (another client, trace set, aiperf version, image or
+// benchmark duration) did not fail, and said "failed: made otherwise
+// than the arm's reading" before.
+func TestUnusable(t *testing.T) {
+	otherSetup := knee.ExcludedOtherSetup + ": client aiperf 0.12.0, not the built-in load generator (most of the arm's results): results made otherwise are not one measurement"
+	otherLength := knee.ExcludedOtherLength + ": ran 180 s, the point is read at 1200 s, the arm's most common duration (of a tie, the longer): results of different lengths are no replicates"
+	for _, tc := range []struct {
+		name string
+		s    knee.Sample
+		want string
+	}{
+		{"usable", knee.Sample{Conc: 8}, ""},
+		{"superseded probe", knee.Sample{Conc: 8, Probe: true, Superseded: true, Excluded: knee.ExcludedSuperseded}, "a probe its full-length run superseded"},
+		{"another setup", knee.Sample{Conc: 8, OtherMeasurement: true, Excluded: otherSetup}, otherSetup},
+		{"another length", knee.Sample{Conc: 8, OtherMeasurement: true, Excluded: otherLength}, otherLength},
+		{"another setup, failed too", knee.Sample{Conc: 8, OtherMeasurement: true, Excluded: otherSetup + " (the result: error rate 40 %)"},
+			otherSetup + " (the result: error rate 40 %)"},
+		{"failed", knee.Sample{Conc: 8, Excluded: "error rate 40 %"}, "failed: error rate 40 %"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, unusable(tc.s))
+		})
+	}
+}

@@ -274,11 +274,16 @@ func (c Coverage) ArmOf(dir string, arm int, measured []*knee.Arm) (id result.Id
 	return result.Identity{}, false
 }
 
-// WriteTable prints the verdicts as sweep knees does (knee.WriteTable),
-// the points they leave out (WriteLeftOut) and, when the sweep has not
-// finished, which points it has not (Incomplete).
+// WriteTable prints the verdicts as sweep knees does (knee.WriteTable:
+// the table, then the energy lines of the valid points), the points the
+// energy lines leave out for an invalid power measurement
+// (EnergyLeftOut), the points the knees leave out (WriteLeftOut) and,
+// when the sweep has not finished, which points it has not (Incomplete).
 func (k *Knees) WriteTable(w io.Writer) error {
 	if err := knee.WriteTable(w, k.Results); err != nil {
+		return err
+	}
+	if err := writeEnergyLeftOut(w, k.Results); err != nil {
 		return err
 	}
 	if err := k.WriteLeftOut(w); err != nil {

@@ -866,6 +866,18 @@ func noise(points []Point, def float64) float64 {
 // both read the same.
 const NoBend = "no bend"
 
+// PointName is the point at conc as the knee's readers list it: "c32",
+// or "c32 (probe)" where the arm's point there is an adaptive search's
+// short probe (sweep report's tables, the energy lines' points left out).
+func (r *Result) PointName(conc int) string {
+	for _, p := range r.Points {
+		if p.Conc == conc && p.Probe {
+			return fmt.Sprintf("c%d (probe)", conc)
+		}
+	}
+	return fmt.Sprintf("c%d", conc)
+}
+
 // NoBend reports whether Kneedle ran on the arm's fitted rising side
 // and found no bend there (fewer than 4 points on it, or no knee in
 // them). Kneedle runs only on an arm with a knee: an unsaturated or

@@ -56,8 +56,10 @@ func WriteJSON(w io.Writer, rs []*Result) error {
 // WriteTable prints one line per arm (identity, status, knee, peak,
 // Kneedle's knee, cliff, the reason for the verdict), then the energy
 // per token where measured. The points left out (each excluded file,
-// with the failed points of a sweep's journal) are campaign's to list
-// (campaign.Knees.WriteTable), where the journal is read.
+// with the failed points of a sweep's journal; the points whose power
+// measurement is invalid, which the energy lines leave out) are
+// campaign's to list (campaign.Knees.WriteTable), where the journal is
+// read and the power lane's verdicts with their fix.
 func WriteTable(w io.Writer, rs []*Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ARM\tSTATUS\tKNEE\tPEAK\tKNEEDLE\tCLIFF\tREASON")
@@ -90,7 +92,9 @@ func WriteTable(w io.Writer, rs []*Result) error {
 
 // writeEnergy lists, for the arms whose results carry valid power, the
 // energy per output token and output tokens per joule at each
-// concurrency, the knee's marked; nothing when no arm has any.
+// concurrency, the knee's marked; nothing when no arm has any. The
+// points it leaves out for an invalid measurement are listed after it
+// by campaign.Knees.WriteTable (campaign.EnergyLeftOut).
 func writeEnergy(w io.Writer, rs []*Result) error {
 	var b strings.Builder
 	for _, r := range rs {

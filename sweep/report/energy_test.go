@@ -135,8 +135,8 @@ func TestEnergyNamesPointsLeftOut(t *testing.T) {
 	md := rep.Markdown(ChartsDir)
 	require.Contains(t, md, "## Energy (GPU power, valid points)", "the section names the points it leaves out even when no point has energy")
 	energy := md[strings.Index(md, "## Energy"):strings.Index(md, "## Charts")]
-	assert.Contains(t, energy, "- "+markdown.Cell(label+" "+pointName(r, shared)+": expected_gpu_count_mismatch (expected 4 GPUs, observed 8: GPUs 4, 5, 6, 7 not expected); --power-gpus allocated (sweep run, discover, official) or SWEEP_POWER_GPUS=allocated integrates only the point's 4 GPUs")+"\n")
-	assert.Contains(t, energy, "- "+markdown.Cell(label+" "+pointName(r, missing)+": telemetry_file_missing")+"\n")
+	assert.Contains(t, energy, "- "+markdown.Cell(label+" "+r.PointName(shared)+": expected_gpu_count_mismatch (expected 4 GPUs, observed 8: GPUs 4, 5, 6, 7 not expected); --power-gpus allocated (sweep run, discover, official) or SWEEP_POWER_GPUS=allocated integrates only the point's 4 GPUs")+"\n")
+	assert.Contains(t, energy, "- "+markdown.Cell(label+" "+r.PointName(missing)+": telemetry_file_missing")+"\n")
 	assert.Equal(t, 2, strings.Count(energy, "\n- "), "a point whose measurement is valid, or whose lane did not run, is not listed (valid c%d):\n%s", valid, energy)
 	assert.Contains(t, rep.HTML(), `<ul id="energy-left-out">`)
 }

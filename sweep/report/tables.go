@@ -9,10 +9,8 @@ import (
 
 	"sweep/internal/markdown"
 	"sweep/internal/plural"
-	"sweep/metrics/power"
 	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
-	"sweep/sweep/run"
 )
 
 // cOrDash is a concurrency as the report's tables print it (c32), or a
@@ -180,22 +178,11 @@ func failedTitle(rows, noResult int) string {
 // "Results made otherwise (2)".
 func otherwiseTitle(rows int) string { return fmt.Sprintf("Results made otherwise (%d)", rows) }
 
-// pointName names a point of r in a table: "c4", "c4 (probe)" when its
-// reading is an adaptive search's short probe only.
-func pointName(r *knee.Result, conc int) string {
-	for _, p := range r.Points {
-		if p.Conc == conc && p.Probe {
-			return fmt.Sprintf("c%d (probe)", conc)
-		}
-	}
-	return fmt.Sprintf("c%d", conc)
-}
-
 func frontierRows(fs []*knee.Frontier) [][]string {
 	var rows [][]string
 	for _, f := range fs {
 		for _, p := range f.OnFrontier() {
-			rows = append(rows, []string{f.Group, p.Result.Arm.Identity.Parallelism(), pointName(p.Result, p.Conc),
+			rows = append(rows, []string{f.Group, p.Result.Arm.Identity.Parallelism(), p.Result.PointName(p.Conc),
 				fmt.Sprintf("%.1f", p.Intvty), fmt.Sprintf("%.0f", p.Throughput)})
 		}
 		for _, r := range armsOf(f) {
@@ -228,7 +215,7 @@ func energyRows(rs []*knee.Result) [][]string {
 			if p.Throughput != nil {
 				tput = fmt.Sprintf("%.0f", *p.Throughput)
 			}
-			point := pointName(r, p.Conc)
+			point := r.PointName(p.Conc)
 			if p.Conc == r.Knee {
 				point += " (knee)"
 			}
@@ -239,45 +226,9 @@ func energyRows(rs []*knee.Result) [][]string {
 	return rows
 }
 
-// energyLeftOutIntro heads energyLeftOut's list in the report.
-const energyLeftOutIntro = "Left out (power measured, not valid): the power adapter, as InferenceX's, integrates every GPU the node's monitor recorded and expects TP×PP×PCP of them, so a point that shares its node with GPUs it does not use is never valid unless only its GPUs are integrated."
-
-// energyLeftOut says, arm by arm, which points the energy table leaves
-// out and why: each measured point whose power lane ran but whose
-// measurement is invalid, grouped by its reasons as the point's
-// power_validation.json gives them (GPU counts named), with the fix for
-// a point that shares its node (run.AllocatedFix). A failed point is
-// listed with the failed points, not here.
-func energyLeftOut(rs []*knee.Result) []string {
-	var out []string
-	for _, r := range rs {
-		var whys []string               // distinct reasons, in the order first met
-		points := map[string][]string{} // reason: the points it holds for
-		for _, s := range r.Arm.Samples {
-			if s.File == "" || s.Excluded != "" || s.Superseded {
-				continue
-			}
-			o, ok := power.ReadOutcome(filepath.Dir(s.File))
-			if !ok || o.Valid {
-				continue
-			}
-			why := strings.Join(o.Explained(), ", ")
-			if fix := run.AllocatedFix(o); fix != "" {
-				why += "; " + fix
-			}
-			if _, seen := points[why]; !seen {
-				whys = append(whys, why)
-			}
-			if c := pointName(r, s.Conc); !slices.Contains(points[why], c) {
-				points[why] = append(points[why], c)
-			}
-		}
-		for _, why := range whys {
-			out = append(out, fmt.Sprintf("%s %s: %s", r.Arm.Identity.Label(), strings.Join(points[why], ", "), why))
-		}
-	}
-	return out
-}
+// energyLeftOutIntro heads the list of the points the energy table
+// leaves out (campaign.EnergyLeftOut) in the report.
+const energyLeftOutIntro = "Left out (power measured, not valid): " + campaign.EnergyLeftOutWhy + "."
 
 func energyHeader(metric knee.Metric) []string {
 	return []string{"arm", "point", "J per output token", "output tokens per J", tputHeader(metric)}

@@ -16,6 +16,7 @@ import (
 	"sweep/internal/markdown"
 	"sweep/internal/plural"
 	"sweep/internal/usage"
+	"sweep/sweep/campaign"
 	"sweep/sweep/knee"
 	"sweep/sweep/run"
 )
@@ -195,7 +196,7 @@ func (rep *Report) Markdown(chartsDir string) string {
 	} else {
 		mdTable(&b, frontierHeader(rep.Metric), frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
 	}
-	if rows, left := energyRows(rep.Results), energyLeftOut(rep.Results); len(rows) > 0 || len(left) > 0 {
+	if rows, left := energyRows(rep.Results), campaign.EnergyLeftOut(rep.Results); len(rows) > 0 || len(left) > 0 {
 		fmt.Fprintf(&b, "\n## Energy (GPU power, valid points)\n\n")
 		if len(rows) > 0 {
 			mdTable(&b, energyHeader(rep.Metric), rows)
@@ -302,7 +303,7 @@ figcaption{font-size:13px;padding:4px}
 	} else {
 		htmlTable(&b, "frontier", frontierHeader(rep.Metric), frontierRows(rep.Frontiers[knee.AxisE2ENormP90]))
 	}
-	if rows, left := energyRows(rep.Results), energyLeftOut(rep.Results); len(rows) > 0 || len(left) > 0 {
+	if rows, left := energyRows(rep.Results), campaign.EnergyLeftOut(rep.Results); len(rows) > 0 || len(left) > 0 {
 		b.WriteString("<h2>Energy (GPU power, valid points)</h2>\n")
 		if len(rows) > 0 {
 			htmlTable(&b, "energy", energyHeader(rep.Metric), rows)

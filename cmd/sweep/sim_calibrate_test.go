@@ -664,11 +664,13 @@ func hostTierDiscovery(t *testing.T, out, seed, calibration string, conc ...stri
 // calibrate took every point for a pinned pool and skipped the arm
 // ("no point left to fit", exit 2). It now judges such a point by its
 // requests' own context against a rank's device pool: a planted x1.3 is
-// recovered within 3 % (1.282), and the fit reproduces the planted arm on a seed
-// it did not see, where the uncalibrated model does not. It fits c32 and
-// c40, whose requests' context is 71 and 89 % of a rank's device pool:
-// c64's, 130 %, is left out (it was fitted while the fit took the 4
-// DP-attention ranks' pools summed for a rank's).
+// recovered within 3 % (1.287), and the fit reproduces the planted arm on a seed
+// it did not see, where the uncalibrated model does not. It fits c32, c40
+// and c64: c64's requests' context, estimated at 130 % of a rank's device
+// pool, was left out as pinned though its engine retracted no request
+// (the estimate counts the prefix subagents share with their parent once
+// per request, the radix cache once); the retractions the results record
+// decide now, and the estimate only where none is recorded.
 func TestSimCalibrateFitsAHostTierArm(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	dir := t.TempDir()
@@ -676,7 +678,7 @@ func TestSimCalibrateFitsAHostTierArm(t *testing.T) {
 	require.NoError(t, os.WriteFile(planted, []byte(`{"version": 1, "arms": [{"engine": "sglang", "model": "/scratch/models/DeepSeek-V4-Pro", "gpu": "b300",
 		"tp": 4, "ep": 4, "dp_attention": true, "host_kv": true, "step_scale": 1.3, "pool_tokens": 0}]}`), 0o644))
 
-	hostTierDiscovery(t, filepath.Join(dir, "seen"), "0", planted, "32", "40")
+	hostTierDiscovery(t, filepath.Join(dir, "seen"), "0", planted, "32", "40", "64")
 	files, problems, err := result.ReadDir(t.Context(), filepath.Join(dir, "seen"))
 	require.NoError(t, err)
 	require.Empty(t, problems)
@@ -690,13 +692,13 @@ func TestSimCalibrateFitsAHostTierArm(t *testing.T) {
 	t.Logf("step scale %.4f, rms %.2f %%", arm.StepScale, arm.RMSErrorPct)
 	assert.InEpsilon(t, 1.3, arm.StepScale, 0.03)
 	assert.Less(t, arm.RMSErrorPct, 5.0)
-	assert.Len(t, arm.Points, 2, "no point left out: %q", arm.LeftOut)
+	assert.Len(t, arm.Points, 3, "no point left out: %q", arm.LeftOut)
 
 	want := hostTierDiscovery(t, filepath.Join(dir, "planted-seed1"), "1", planted, "48")
 	got := hostTierDiscovery(t, filepath.Join(dir, "fitted-seed1"), "1", fitted, "48")
 	model := hostTierDiscovery(t, filepath.Join(dir, "model-seed1"), "1", "", "48")
 	t.Logf("c48 seed 1: planted %.0f, fitted %.0f, model %.0f tok/s", want[48], got[48], model[48])
-	assert.InEpsilon(t, want[48], got[48], 0.05, "the fitted calibration reproduces the planted arm (+2.9 %)")
+	assert.InEpsilon(t, want[48], got[48], 0.05, "the fitted calibration reproduces the planted arm (+1.1 %)")
 	assert.Greater(t, math.Abs(model[48]-want[48])/want[48], 0.1, "the uncalibrated model differs")
 }
 

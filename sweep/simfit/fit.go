@@ -22,8 +22,10 @@ import (
 // named; where it differs by point, its largest concurrency's, the
 // spread named: armPool) and gets the step scale simengine.FitStepScale finds on its points
 // below a pinned pool (KV usage under 95 %; for an arm with a host KV
-// tier, whose device pool sits full by design, its requests in flight's
-// context under 95 % of a rank's device pool: pastDevicePool). Arms of engines the
+// tier, whose device pool sits full by design, the engine retracting no
+// request there, as the server metrics export beside it records, else,
+// where it records none, its requests in flight's context under 95 % of a
+// rank's device pool: pinned). Arms of engines the
 // simulator does not serve, or without a point to fit, are skipped with
 // a reason in skipped.
 //
@@ -138,10 +140,15 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 			if result.Speculative(facts.r.SpecDecoding) {
 				al = p.AL
 			}
-			points = append(points, p)
 			if tierPool > 0 {
-				judge = append(judge, deviceJudged{len(points) - 1, pointName(s), tierPool})
+				j, why := judged(s, len(points), tierPool)
+				if why != "" {
+					arm.LeftOut = append(arm.LeftOut, pointName(s)+": "+why)
+					continue
+				}
+				judge = append(judge, j)
 			}
+			points = append(points, p)
 		}
 		if arm.GPU == "" {
 			skipped = append(skipped, fmt.Sprintf("%s: runner %q names no GPU the simulator knows", label, a.Identity.Get("hw")))
@@ -179,34 +186,4 @@ func FitResults(ctx context.Context, dir string, o Options) (cal *simengine.Cali
 		cal.Simulated = cal.Simulated || a.Simulated
 	}
 	return cal, skipped, nil
-}
-
-// deviceJudged is a point of an arm with a host KV tier whose device
-// pool's usage did not decide whether it is fitted: its index among the
-// arm's points, its name (pointName) and the device pool its result
-// reports, over every rank.
-type deviceJudged struct {
-	i    int
-	name string
-	pool int
-}
-
-// leaveOutPastDevicePool is points without those of judge past a rank's
-// share of their device pool over ranks DP ranks (perRank,
-// pastDevicePool), which are named, with why, in arm.LeftOut.
-func leaveOutPastDevicePool(arm *simengine.ArmCalibration, ranks int, points []simengine.FitPoint, judge []deviceJudged) []simengine.FitPoint {
-	out := map[int]bool{}
-	for _, j := range judge {
-		if why := pastDevicePool(points[j.i], perRank(j.pool, ranks), ranks); why != "" {
-			arm.LeftOut = append(arm.LeftOut, j.name+": "+why)
-			out[j.i] = true
-		}
-	}
-	var kept []simengine.FitPoint
-	for i, p := range points {
-		if !out[i] {
-			kept = append(kept, p)
-		}
-	}
-	return kept
 }

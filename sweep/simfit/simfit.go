@@ -39,7 +39,8 @@ import (
 // pinnedUsage is the KV usage from which a point is taken to be past the
 // pool's capacity: its steps recompute evicted prefixes, which the step
 // model does not describe, so the fit leaves it out. An arm with a host
-// KV tier is judged by its requests' own context instead (pastDevicePool).
+// KV tier is judged by the retractions its results record instead, else
+// by its requests' own context (pinned, pastDevicePool).
 const pinnedUsage = 0.95
 
 // pastDevicePool says why a point of an arm with a host KV tier (SGLang

@@ -134,8 +134,18 @@ type FitPoint struct {
 	// from (the fit then takes the median ITL, and the requests in flight).
 	Gap      float64 `json:"gap_s,omitempty"`
 	Decoding float64 `json:"decoding,omitempty"`
-	AL       float64 `json:"al"`
-	Running  float64 `json:"running"`
+	// EngineStep and EngineBatch are a disaggregated decode worker's mean
+	// decode step and the requests in it (a rank's), as the worker's own
+	// counters time and count its steps; the fit reads them before the
+	// client's gap and the requests decoding. 0 when the point has none.
+	// A simulated disaggregated point runs on the wall clock, where the
+	// client's gap also holds the time the engines fell behind their
+	// schedule on a loaded host (a planted decode scale of 1.4 read 1.44
+	// idle and 1.50 under a CPU hog); the engines' step times do not.
+	EngineStep  float64 `json:"engine_step_s,omitempty"`
+	EngineBatch float64 `json:"engine_batch,omitempty"`
+	AL          float64 `json:"al"`
+	Running     float64 `json:"running"`
 	// CtxTokens is the context the requests in flight decode over (their
 	// prompts and half their outputs; the pool's usage when the result
 	// has no token counts).
@@ -351,9 +361,13 @@ func (a *ArmCalibration) Describe() string {
 }
 
 // measuredStep is the time between two of a request's decode steps the
-// point measured: its mean gap between tokens × AL, else (no means to
+// point measured: a disaggregated decode worker's own mean step where the
+// point has it, else its mean gap between tokens × AL, else (no means to
 // read the gap from) its median ITL × AL.
 func (p *FitPoint) measuredStep() float64 {
+	if p.EngineStep > 0 {
+		return p.EngineStep
+	}
 	if p.Gap > 0 {
 		return p.Gap * p.AL
 	}

@@ -18,7 +18,9 @@ var ErrTooFewPoints = errors.New("no point left to fit")
 // decoding beside it over their contexts, stretched by the share of time
 // the other requests' prefills take) equals the measured one (the
 // token-weighted mean gap × AL, FitPoint.Gap; the median ITL × AL where
-// the result has no means to read it from). It fills every point's fitted
+// the result has no means to read it from; a disaggregated decode
+// worker's own mean step at its own batch, FitPoint.EngineStep and
+// EngineBatch, where the point has them). It fills every point's fitted
 // step and error.
 func FitStepScale(cfg Config, points []FitPoint) (scale, rmsPct float64, err error) {
 	capa := newCapacity(cfg)
@@ -78,6 +80,9 @@ func FitStepScale(cfg Config, points []FitPoint) (scale, rmsPct float64, err err
 	// arms' scales 1-2 % high (their decode steps' batch 2-5 % low), the
 	// requests in flight put the vLLM arm's 2 % low.
 	batch := func(p FitPoint, s float64) float64 {
+		if p.EngineBatch > 0 {
+			return p.EngineBatch // the step's own batch, no prefill in it
+		}
 		if p.Decoding <= 0 {
 			return perRank(p)
 		}

@@ -75,6 +75,12 @@ type roleMetrics struct {
 	// category prefill; hasForward says whether the export has it.
 	prefillSeconds float64
 	hasForward     bool
+	// decodeSeconds is sglang:forward_execution_seconds_total of category
+	// decode, decodePasses sglang:cuda_graph_passes_total of the decode
+	// modes (decode_cuda_graph, decode_none) and decodeTokens
+	// sglang:realtime_tokens_total of mode decode: the decode steps as
+	// the workers timed and counted them.
+	decodeSeconds, decodePasses, decodeTokens float64
 	// computed and cached are sglang:realtime_tokens_total's
 	// prefill_compute and prefill_cache; requests sglang:num_requests_total.
 	computed, cached, requests float64
@@ -111,9 +117,17 @@ func readRoleMetrics(resultFile string, workers map[string][]worker) (map[string
 		}
 		total := func(s *aiperf.ExportedSeries) float64 { v, _ := s.Stat("total"); return v }
 		each("sglang:forward_execution_seconds", func(s *aiperf.ExportedSeries) {
-			if s.Labels["category"] == "prefill" {
+			switch s.Labels["category"] {
+			case "prefill":
 				m.hasForward = true
 				m.prefillSeconds += total(s)
+			case "decode":
+				m.decodeSeconds += total(s)
+			}
+		})
+		each("sglang:cuda_graph_passes", func(s *aiperf.ExportedSeries) {
+			if strings.HasPrefix(s.Labels["mode"], "decode") {
+				m.decodePasses += total(s)
 			}
 		})
 		each("sglang:realtime_tokens", func(s *aiperf.ExportedSeries) {
@@ -122,6 +136,8 @@ func readRoleMetrics(resultFile string, workers map[string][]worker) (map[string
 				m.computed += total(s)
 			case "prefill_cache":
 				m.cached += total(s)
+			case "decode":
+				m.decodeTokens += total(s)
 			}
 		})
 		each("sglang:num_requests", func(s *aiperf.ExportedSeries) { m.requests += total(s) })
@@ -153,8 +169,9 @@ type roleFit struct {
 // fitDisaggArm fits a disaggregated arm's workers, one calibration arm
 // per role: the prefill workers' prefill cost (FitPrefillScale on their
 // forward time per request) and pool, the decode workers' step cost
-// (FitStepScale on the client's gap between tokens, a decode worker
-// computing no prompt) and pool. Both read each point's worker commands
+// (FitStepScale on their own decode steps' time and batch, else the
+// client's gap between tokens; a decode worker computes no prompt) and
+// pool. Both read each point's worker commands
 // and its server metrics export, per worker endpoint: the result's own
 // server metrics and pool sum the workers'. A role that cannot be fitted
 // is in skipped with why.
@@ -301,6 +318,14 @@ func prefillPoint(s knee.Sample, m roleMetrics) (simengine.FitPoint, string) {
 // the step (over output tokens - 1 it read the step 0.4 % short at 430
 // output tokens and AL 2.6). Or why there is none: the decode pool
 // pinned, no acceptance length of a speculative arm, no means.
+//
+// Where the export has the decode workers' forward time, passes and
+// tokens of the decode steps, the point carries the step as they timed it
+// (forward time over passes) and its batch (tokens over passes and AL),
+// which the fit reads before the client's gap: a simulated disaggregated
+// point runs on the wall clock, where the gap also holds how far the
+// engines fell behind their schedule on a loaded host, and the engines'
+// own step times do not.
 func decodePoint(s knee.Sample, facts resultFacts, m roleMetrics, workers int) (simengine.FitPoint, string) {
 	if m.usage >= pinnedUsage {
 		return simengine.FitPoint{}, fmt.Sprintf("the decode workers' KV usage %.1f %%, at or past %g %%: the pool is pinned and steps recompute evicted prefixes, which the step model does not describe", 100*m.usage, 100*pinnedUsage)
@@ -334,6 +359,10 @@ func decodePoint(s knee.Sample, facts resultFacts, m roleMetrics, workers int) (
 	p.CtxTokens = facts.decodeContext(q*e2el) / n
 	if p.CtxTokens <= 0 {
 		return p, "no mean prompt length (the context the requests decode over)"
+	}
+	if m.decodeSeconds > 0 && m.decodePasses > 0 && m.decodeTokens > 0 {
+		p.EngineStep = m.decodeSeconds / m.decodePasses
+		p.EngineBatch = m.decodeTokens / m.decodePasses / p.AL
 	}
 	return p, ""
 }

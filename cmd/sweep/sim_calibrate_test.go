@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"sweep/internal/simproto"
+	"sweep/internal/testkit/cpuhog"
 	"sweep/metrics/result"
 	"sweep/simengine"
 	"sweep/sweep/campaign"
@@ -509,14 +510,21 @@ func fitDisaggRoles(t *testing.T, dir, out string) map[string]simengine.ArmCalib
 // workers' costs x1.5 and a 3M-token pool, decode workers' x1.4 and 4M)
 // is fitted by sim calibrate, which recovers each role's pool (the
 // prefill's rounded down to its 256-token page, as the engine rounds it)
-// and scale (decode within 5 %, 1.405; prefill within 8 %, 1.563: the
-// host tier's loads read as prefill cost) where it skipped the arm
+// and scale (decode within 1 %, 1.399; prefill within 8 %, 1.554-1.565:
+// the host tier's loads read as prefill cost) where it skipped the arm
 // before; the fit then predicts the point of a seed it did not see, the
-// decode step within 6 % (+0.4 %) and the prefill time within 9 %
-// (+5.0 %), where the uncalibrated model is 25 % or more off.
+// decode step within 2 % (+0.1 %) and the prefill time within 9 %
+// (+3-5 %), where the uncalibrated model is 25 % or more off.
+//
+// The point runs on the wall clock (several engines), here with every CPU
+// hogged: the decode fit reads the decode workers' own step times, not
+// the client's gap between tokens, which also holds how far the engines
+// fell behind on a loaded host (it put the decode scale at 1.441 idle,
+// 1.455-1.504 hogged, and missed the 6 % bounds at load average 10).
 func TestSimCalibrateRecoversAPlantedDisaggArm(t *testing.T) {
 	t.Setenv(asCLIEnv, "1")
 	noSimulatedLoading(t)
+	cpuhog.Hog(t)
 	dir := t.TempDir()
 	planted := filepath.Join(dir, "planted.json")
 	arm := `"engine": "sglang", "model": "DeepSeek-V4-Pro", "gpu": "mi355x", "tp": 8, "ep": 1, "host_kv": true`
@@ -528,13 +536,14 @@ func TestSimCalibrateRecoversAPlantedDisaggArm(t *testing.T) {
 	want := map[string]float64{simengine.DisaggPrefill: 1.5, simengine.DisaggDecode: 1.4}
 	// The prefill fit reads the host tier's loads as prefill cost (SGLang
 	// counts no host hits): 1.533-1.563 for the planted 1.5.
-	within := map[string]float64{simengine.DisaggPrefill: 0.08, simengine.DisaggDecode: 0.05}
+	within := map[string]float64{simengine.DisaggPrefill: 0.08, simengine.DisaggDecode: 0.01}
+	rms := map[string]float64{simengine.DisaggPrefill: 6, simengine.DisaggDecode: 1}
 	assert.Equal(t, 3000000/256*256, seen[simengine.DisaggPrefill].PoolTokens)
 	assert.Equal(t, 4000000, seen[simengine.DisaggDecode].PoolTokens)
 	for role, a := range seen {
 		t.Logf("%s: step scale %.3f, rms %.1f %%", role, a.StepScale, a.RMSErrorPct)
 		assert.InEpsilon(t, want[role], a.StepScale, within[role], role)
-		assert.Less(t, a.RMSErrorPct, 6.0, role)
+		assert.Less(t, a.RMSErrorPct, rms[role], role)
 		assert.Len(t, a.Points, 2, role)
 		assert.Empty(t, a.LeftOut, role)
 	}

@@ -43,19 +43,15 @@ func TestKneesEnergyNamesPointsLeftOut(t *testing.T) {
 	// result and, for a valid one, the energy it puts in the result.
 	lane := func(f string, valid bool, reasons ...string) {
 		t.Helper()
-		d := filepath.Dir(f)
-		require.NoError(t, os.WriteFile(filepath.Join(d, power.OffsetFile), []byte("+0000\n"), 0o644))
 		observed := []string{"0", "1", "2", "3", "4", "5", "6", "7"}
 		if valid {
 			observed = observed[:2] // the arm is TP2
 		}
-		data, err := json.Marshal(map[string]any{"schema_version": 1, "power_valid": valid, "reasons": reasons, "expected_gpu_count": 2, "observed_gpu_ids": observed})
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(d, power.ValidationFile), data, 0o644))
+		require.NoError(t, synth.WritePowerLane(filepath.Dir(f), valid, 2, observed, reasons...))
 		if !valid {
 			return
 		}
-		data, err = os.ReadFile(f)
+		data, err := os.ReadFile(f)
 		require.NoError(t, err)
 		var m map[string]any
 		require.NoError(t, json.Unmarshal(data, &m))

@@ -112,14 +112,8 @@ func TestEnergyNamesPointsLeftOut(t *testing.T) {
 	require.GreaterOrEqual(t, len(files), 4)
 	verdict := func(f string, valid bool, reasons ...string) int {
 		t.Helper()
-		d := filepath.Dir(f)
-		require.NoError(t, os.WriteFile(filepath.Join(d, power.OffsetFile), []byte("+0000\n"), 0o644))
-		v := map[string]any{"schema_version": 1, "power_valid": valid, "reasons": reasons, "expected_gpu_count": 4,
-			"observed_gpu_ids": []string{"0", "1", "2", "3", "4", "5", "6", "7"}}
-		data, err := json.Marshal(v)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(d, power.ValidationFile), data, 0o644))
-		data, err = os.ReadFile(f)
+		require.NoError(t, synth.WritePowerLane(filepath.Dir(f), valid, 4, []string{"0", "1", "2", "3", "4", "5", "6", "7"}, reasons...))
+		data, err := os.ReadFile(f)
 		require.NoError(t, err)
 		var m map[string]any
 		require.NoError(t, json.Unmarshal(data, &m))
